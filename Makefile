@@ -1,0 +1,39 @@
+# The two commands of the README: `make book` and `make test`. Both set up .venv on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
+
+.PHONY: book test unit nbval html sync-check clean
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install --no-deps -e .
+	touch $(STAMP)
+
+## make book: execute every chapter at smoke scale (cached) and build the HTML book into _build/html
+book: $(STAMP)
+	$(BIN)/jupyter-book build .
+
+## make test: unit tests, every notebook under nbval, the strict book build and the HTML checks
+test: unit nbval html
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests -m "not html" -n 2
+
+nbval: $(STAMP)
+	$(BIN)/python -m pytest notebooks/*.ipynb $(NBVAL)
+
+html: $(STAMP)
+	$(BIN)/jupyter-book build -W -n --keep-going .
+	$(BIN)/python -m pytest tests -m html
+
+## the jupytext pairs must be in sync: syncing leaves git clean
+sync-check: $(STAMP)
+	$(BIN)/jupytext --sync notebooks/*.md
+	git diff --exit-code -- notebooks
+
+clean:
+	rm -rf _build

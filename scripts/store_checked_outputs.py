@@ -1,0 +1,34 @@
+"""Execute paired notebooks and store outputs only for the cells marked ``# NBVAL_CHECK_OUTPUT``.
+
+nbval compares those cells' fresh outputs with the stored ones; every other cell is kept without
+outputs (the .ipynb twins are otherwise output-free). Run after changing a checked cell:
+
+    .venv/bin/python scripts/store_checked_outputs.py notebooks/00_attention_dilution.ipynb
+"""
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+
+def main(paths):
+    for p in map(Path, paths):
+        nb = nbformat.read(p, as_version=4)
+        ran = nbformat.read(p, as_version=4)
+        NotebookClient(ran, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(p.parent)}}).execute()
+        for cell, done in zip(nb.cells, ran.cells):
+            if cell.cell_type != "code":
+                continue
+            keep = "NBVAL_CHECK_OUTPUT" in cell.source
+            cell.outputs = done.outputs if keep else []
+            cell.execution_count = None
+            for out in cell.outputs:
+                if "execution_count" in out:
+                    out["execution_count"] = None
+        nbformat.write(nb, p)
+        print(f"stored checked outputs of {p}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

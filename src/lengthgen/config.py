@@ -1,0 +1,142 @@
+"""Run-time configuration: the scale and device knobs, threads, seeding and argument checks.
+
+Environment variables (read at call time, never at import time):
+
+``LENGTHGEN_SCALE``  ``smoke`` (default; what the notebooks and CI run) or ``full`` (the paper's protocol).
+``LENGTHGEN_DEVICE`` ``auto`` (default: CUDA when available), ``cpu`` or ``cuda``.
+``LENGTHGEN_THREADS`` intra-op torch threads on CPU (default 1; the CI machine has 2 shared cores).
+
+The ``check_*`` helpers are used by every public function of the package so that bad input gets
+an error naming the bad value and the valid choices.
+"""
+from __future__ import annotations
+
+import math
+import os
+import random
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Iterable
+
+SCALES = ("smoke", "full")
+DEVICES = ("auto", "cpu", "cuda")
+DTYPES = ("float32", "float64")
+
+
+class ConfigError(ValueError):
+    """A bad configuration value (environment variable or argument)."""
+
+
+# --------------------------------------------------------------------------- argument checks
+def check_choice(name: str, value, choices: Iterable) -> str:
+    """Return ``value`` if it is one of ``choices``; otherwise raise naming both."""
+    choices = tuple(choices)
+    if value not in choices:
+        raise ConfigError(f"unknown {name} {value!r}; valid choices: {', '.join(map(str, choices))}")
+    return value
+
+
+def check_positive_int(name: str, value, minimum: int = 1) -> int:
+    """Return ``value`` as int if it is an integer >= ``minimum``; otherwise raise."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ConfigError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_probability(name: str, value) -> float:
+    """Return ``value`` as float if it lies in [0, 1]; otherwise raise."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 <= float(value) <= 1.0):
+        raise ConfigError(f"{name} must be a probability in [0, 1], got {value!r}")
+    return float(value)
+
+
+def check_finite(name: str, value, *, nonnegative: bool = False) -> float:
+    """Return ``value`` as float if finite (and >= 0 when ``nonnegative``); otherwise raise."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(float(value)):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
+    if nonnegative and value < 0:
+        raise ConfigError(f"{name} must be >= 0, got {value!r}")
+    return float(value)
+
+
+# --------------------------------------------------------------------------- knobs
+def get_scale(value: str | None = None) -> str:
+    """The run scale: ``value`` if given, else ``$LENGTHGEN_SCALE``, else ``smoke``."""
+    if value is None:
+        value = os.environ.get("LENGTHGEN_SCALE", "smoke").strip() or "smoke"
+    return check_choice("scale (LENGTHGEN_SCALE)", value, SCALES)
+
+
+def get_device(value: str | None = None):
+    """The torch device: ``value`` if given, else ``$LENGTHGEN_DEVICE``, else ``auto``.
+
+    ``auto`` picks CUDA when available and the CPU otherwise; asking for ``cuda`` on a machine
+    without CUDA is an error rather than a silent fallback.
+    """
+    import torch
+
+    if value is None:
+        value = os.environ.get("LENGTHGEN_DEVICE", "auto").strip() or "auto"
+    check_choice("device (LENGTHGEN_DEVICE)", value, DEVICES)
+    if value == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if value == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device 'cuda' was requested but torch sees no CUDA device; use 'cpu' or 'auto'")
+    return torch.device(value)
+
+
+def get_dtype(value: str = "float64"):
+    """The torch dtype named ``value`` (``float32`` or ``float64``)."""
+    import torch
+
+    check_choice("dtype", value, DTYPES)
+    return getattr(torch, value)
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, NumPy's and torch's global generators from one integer."""
+    import numpy as np
+    import torch
+
+    seed = check_positive_int("seed", seed, minimum=0)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What :func:`setup` decided: scale, device, threads and the seed."""
+
+    scale: str
+    device: str
+    threads: int
+    seed: int
+
+    @property
+    def full(self) -> bool:
+        return self.scale == "full"
+
+
+def setup(seed: int = 0, scale: str | None = None, device: str | None = None,
+          threads: int | None = None) -> RunConfig:
+    """Configure a session: validate knobs, set CPU threads (default 1), seed everything.
+
+    Every chapter's first code cell calls this. ``threads`` defaults to ``$LENGTHGEN_THREADS``
+    or 1: on the 2-core CI machine two intra-op threads per process thrash.
+    """
+    import torch
+
+    scale = get_scale(scale)
+    dev = get_device(device)
+    if threads is None:
+        raw = os.environ.get("LENGTHGEN_THREADS", "1")
+        try:
+            threads = int(raw)
+        except ValueError:
+            raise ConfigError(f"LENGTHGEN_THREADS must be a positive integer, got {raw!r}") from None
+    threads = check_positive_int("threads (LENGTHGEN_THREADS)", threads)
+    if dev.type == "cpu":
+        torch.set_num_threads(threads)
+    seed_everything(seed)
+    return RunConfig(scale=scale, device=str(dev), threads=threads, seed=seed)

@@ -1,0 +1,45 @@
+"""Structural checks of the chapters: pairs exist, Colab setup cells agree with _config.yml, no stray outputs."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
+
+
+def repo_url():
+    return yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+
+
+def test_there_are_chapters():
+    assert SOURCES, "no notebooks/NN_name.md chapters found"
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
+def test_pair_and_setup_cell(md):
+    nb_path = md.with_suffix(".ipynb")
+    assert nb_path.exists(), f"{md.name} has no paired .ipynb"
+    nb = json.loads(nb_path.read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    first = "".join(code[0]["source"])
+    assert '"google.colab" in sys.modules' in first, "first code cell must be the Colab-only setup cell"
+    urls = re.findall(r'REPO_URL = "([^"]+)"', first)
+    assert urls == [repo_url()], f"setup cell installs from {urls}, _config.yml says {repo_url()}"
+    for cell in code:
+        src = "".join(cell["source"])
+        if "NBVAL_CHECK_OUTPUT" not in src:
+            assert not cell.get("outputs"), f"{nb_path.name}: stored outputs in a cell that nbval does not check"
+    assert f"notebooks/{md.stem}" in (ROOT / "_toc.yml").read_text(), f"{md.stem} is not in _toc.yml"
+
+
+def test_setup_cell_is_inert_outside_colab():
+    import sys
+
+    md = SOURCES[0]
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    first = "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
+    assert "google.colab" not in sys.modules
+    exec(compile(first, "setup-cell", "exec"), {})  # must do nothing here (no clone, no install)
