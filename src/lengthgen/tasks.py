@@ -1,0 +1,73 @@
+"""Binary-string tasks shared by chapters 1 and 2: FIRST, PARITY, MAJORITY and INDEX.
+
+Strings are integer tensors of 0/1 with the string length as the last dimension. Labels:
+
+* ``first``    w_1                                  (Chiang & Cholak 2022; Zhu & Chiang 2026 §2.1)
+* ``parity``   (Σ_j w_j) mod 2
+* ``majority`` 1[Σ_j w_j ≥ (n+1)/2], defined for odd n only
+* ``index``    w_k for a query position k ∈ [1, n] (1-based, as in Zhu & Chiang)
+
+Evaluation banks specific to one paper live with that chapter's module or are added here when
+they are shared.
+"""
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+from .config import check_choice, check_positive_int
+
+TASKS = ("first", "parity", "majority", "index")
+
+
+def check_bits(bits: torch.Tensor) -> torch.Tensor:
+    """Validate a 0/1 string tensor (non-empty last dimension, entries in {0, 1})."""
+    if not isinstance(bits, torch.Tensor):
+        bits = torch.as_tensor(bits)
+    if bits.ndim == 0 or bits.shape[-1] == 0:
+        raise ValueError(f"strings must be non-empty (last dimension > 0), got shape {tuple(bits.shape)}")
+    if bits.dtype.is_floating_point or bits.dtype == torch.bool:
+        bits = bits.long()
+    bad = (bits != 0) & (bits != 1)
+    if bool(bad.any()):
+        raise ValueError(f"strings must be binary (0/1); found symbol {int(bits[bad][0])}")
+    return bits.long()
+
+
+def label(task: str, bits, k=None) -> torch.Tensor:
+    """The task's label for each string (``k`` is the 1-based query position for ``index``)."""
+    check_choice("task", task, TASKS)
+    bits = check_bits(bits)
+    n = bits.shape[-1]
+    if task == "first":
+        return bits[..., 0]
+    if task == "parity":
+        return bits.sum(-1) % 2
+    if task == "majority":
+        if n % 2 == 0:
+            raise ValueError(f"majority is defined for odd n only, got n = {n}")
+        return (bits.sum(-1) >= (n + 1) // 2).long()
+    if k is None:
+        raise ValueError("index needs the query position k")
+    k = torch.as_tensor(k, dtype=torch.long)
+    if bool(((k < 1) | (k > n)).any()):
+        bad = int(k[(k < 1) | (k > n)].flatten()[0])
+        raise ValueError(f"index query k must lie in [1, {n}], got {bad}")
+    k = k.expand(bits.shape[:-1])
+    return torch.gather(bits, -1, (k - 1).unsqueeze(-1)).squeeze(-1)
+
+
+def all_strings(n: int) -> torch.Tensor:
+    """Every binary string of length n, shape [2**n, n], in lexicographic order."""
+    n = check_positive_int("n", n)
+    if n > 24:
+        raise ValueError(f"all_strings(n) enumerates 2**n strings; n = {n} is too large (max 24)")
+    return torch.tensor(list(itertools.product((0, 1), repeat=n)), dtype=torch.long)
+
+
+def random_strings(batch: int, n: int, generator: torch.Generator | None = None, device=None) -> torch.Tensor:
+    """``batch`` independent uniformly random strings of length n, shape [batch, n]."""
+    batch = check_positive_int("batch", batch)
+    n = check_positive_int("n", n)
+    return torch.randint(0, 2, (batch, n), generator=generator, device=device)
