@@ -1,0 +1,360 @@
+"""Batched optimizers for ensembles: Adam, AdamW, SGD and Muon with per-member state.
+
+Every parameter is a tensor ``[E, ...]`` whose leading dimension indexes the E independent
+members of an ensemble (seeds × variants, see :mod:`lengthgen.train`). The update of member e
+reads only member e's gradient, state and hyperparameters, so one batched step equals E separate
+``torch.optim`` steps up to floating-point rounding (tested member by member in
+``tests/test_optim.py``):
+
+* ``adam``  -- :class:`torch.optim.Adam` (L2 weight decay added to the gradient);
+* ``adamw`` -- :class:`torch.optim.AdamW` (decoupled weight decay ``p ← p (1 − lr·wd)``);
+* ``sgd``   -- :class:`torch.optim.SGD` (optional momentum / Nesterov, dampening 0);
+* ``muon``  -- :class:`torch.optim.Muon` on every parameter that is a matrix per member
+  (stacked ``[E, out, in]``), Newton–Schulz orthogonalisation batched over members; every other
+  parameter (biases, vectors, anything listed in ``OptimConfig.adamw_params``) is trained with
+  AdamW, as Huang & Li (chapter 4, App. B) do for the first-layer bias.
+
+Learning rate and weight decay may differ per member (a sequence of length E), e.g. for the
+weight-decay sweeps of chapter 4. Gradient-norm clipping (``clip``) is per member: the norm is
+taken over that member's parameters only, as :func:`torch.nn.utils.clip_grad_norm_` would for a
+single model.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Sequence
+
+import torch
+
+from .config import ConfigError, check_choice, check_finite, check_positive_int
+
+OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
+NS_DTYPES = ("bfloat16", "float32", "float64")
+ADJUST_LR = ("original", "match_rms_adamw", "none")
+
+#: Newton–Schulz coefficients of torch.optim.Muon (Keller Jordan's quintic iteration).
+MUON_NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
+
+
+def _check_per_member(name: str, value, *, nonnegative: bool = True):
+    """A finite number or a non-empty sequence of finite numbers (returned as float / tuple)."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu().tolist()
+        if isinstance(value, float):
+            return check_finite(name, value, nonnegative=nonnegative)
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return check_finite(name, value, nonnegative=nonnegative)
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise ConfigError(f"{name} must be a number or a sequence of numbers (one per member), got {value!r}")
+    vals = tuple(check_finite(f"{name}[{i}]", v, nonnegative=nonnegative) for i, v in enumerate(value))
+    if not vals:
+        raise ConfigError(f"{name} must not be an empty sequence")
+    return vals
+
+
+@dataclass(frozen=True)
+class OptimConfig:
+    """How every member is optimised; ``lr`` / ``weight_decay`` may be per-member sequences.
+
+    Parameters
+    ----------
+    name : ``"adam"``, ``"adamw"``, ``"sgd"`` or ``"muon"``.
+    lr : learning rate (≥ 0), a number or one per member.
+    weight_decay : weight decay (≥ 0), a number or one per member. Adam and SGD add ``wd·p`` to
+        the gradient (PyTorch's L2 form); AdamW and Muon decay decoupled, ``p ← p (1 − lr·wd)``.
+    decay : names of the parameters that receive weight decay; ``None`` (default) means all.
+    betas, eps : Adam/AdamW moments and stabiliser (PyTorch defaults).
+    momentum, nesterov : SGD momentum (PyTorch's SGD with dampening 0).
+    clip : per-member gradient-norm clipping threshold, or ``None`` for no clipping.
+    muon_momentum, muon_nesterov, ns_steps, ns_coefficients, ns_eps, adjust_lr : Muon's settings,
+        defaults equal to :class:`torch.optim.Muon` (0.95, Nesterov, 5 steps, (3.4445, −4.7750,
+        2.0315), 1e-7, ``"original"`` = ``lr·sqrt(max(1, out/in))``).
+    ns_dtype : dtype of the Newton–Schulz iteration; ``"bfloat16"`` (default) is what
+        :class:`torch.optim.Muon` does, ``"float32"`` / ``"float64"`` are more precise.
+    muon_params : names trained by Muon (each must be a matrix per member); ``None`` means every
+        parameter that is a matrix per member, minus ``adamw_params``.
+    adamw_params : names forced onto AdamW under Muon (e.g. embeddings, output heads).
+    adamw_lr : learning rate of the AdamW-trained parameters under Muon (``None``: ``lr``).
+    """
+
+    name: str = "adam"
+    lr: float | Sequence[float] = 1e-3
+    weight_decay: float | Sequence[float] = 0.0
+    decay: Sequence[str] | None = None
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+    momentum: float = 0.0
+    nesterov: bool = False
+    clip: float | None = None
+    muon_momentum: float = 0.95
+    muon_nesterov: bool = True
+    ns_steps: int = 5
+    ns_coefficients: tuple[float, float, float] = MUON_NS_COEFFICIENTS
+    ns_eps: float = 1e-7
+    ns_dtype: str = "bfloat16"
+    adjust_lr: str = "original"
+    muon_params: Sequence[str] | None = None
+    adamw_params: Sequence[str] = field(default_factory=tuple)
+    adamw_lr: float | Sequence[float] | None = None
+
+    def __post_init__(self):
+        check_choice("optimizer", self.name, OPTIMIZERS)
+        object.__setattr__(self, "lr", _check_per_member("lr", self.lr))
+        object.__setattr__(self, "weight_decay", _check_per_member("weight_decay", self.weight_decay))
+        if self.adamw_lr is not None:
+            object.__setattr__(self, "adamw_lr", _check_per_member("adamw_lr", self.adamw_lr))
+        if len(self.betas) != 2:
+            raise ConfigError(f"betas must be a pair (beta1, beta2), got {self.betas!r}")
+        for i, b in enumerate(self.betas):
+            check_finite(f"betas[{i}]", b, nonnegative=True)
+            if not b < 1:
+                raise ConfigError(f"betas[{i}] must lie in [0, 1), got {b!r}")
+        check_finite("eps", self.eps, nonnegative=True)
+        check_finite("momentum", self.momentum, nonnegative=True)
+        check_finite("muon_momentum", self.muon_momentum, nonnegative=True)
+        if self.nesterov and self.momentum <= 0:
+            raise ConfigError("nesterov=True needs momentum > 0 (as in torch.optim.SGD)")
+        if self.clip is not None:
+            check_finite("clip", self.clip)
+            if self.clip <= 0:
+                raise ConfigError(f"clip must be > 0 (or None for no clipping), got {self.clip!r}")
+        check_positive_int("ns_steps", self.ns_steps)
+        if self.ns_steps >= 100:
+            raise ConfigError(f"ns_steps must be < 100, got {self.ns_steps!r}")
+        if len(self.ns_coefficients) != 3:
+            raise ConfigError(f"ns_coefficients must be three numbers (a, b, c), got {self.ns_coefficients!r}")
+        for i, c in enumerate(self.ns_coefficients):
+            check_finite(f"ns_coefficients[{i}]", c)
+        check_finite("ns_eps", self.ns_eps, nonnegative=True)
+        check_choice("ns_dtype", self.ns_dtype, NS_DTYPES)
+        check_choice("adjust_lr", self.adjust_lr, ADJUST_LR)
+        for attr in ("decay", "muon_params", "adamw_params"):
+            val = getattr(self, attr)
+            if val is not None:
+                if isinstance(val, str):
+                    raise ConfigError(f"{attr} must be a sequence of parameter names, got the string {val!r}")
+                object.__setattr__(self, attr, tuple(val))
+
+    def per_member(self, name: str, members: int) -> tuple[float, ...]:
+        """The hyperparameter ``name`` (``lr``, ``weight_decay``, ``adamw_lr``) as E values."""
+        check_choice("per-member hyperparameter", name, ("lr", "weight_decay", "adamw_lr"))
+        val = getattr(self, name)
+        if val is None:  # adamw_lr defaults to lr
+            val = self.lr
+        if isinstance(val, tuple):
+            if len(val) != members:
+                raise ConfigError(f"{name} has {len(val)} values but the ensemble has {members} members")
+            return val
+        return (float(val),) * members
+
+
+# --------------------------------------------------------------------------- building blocks
+def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
+    """Clip member by member, in place: g_e ← g_e · min(1, max_norm / (‖g_e‖ + 1e-6)).
+
+    ``‖g_e‖`` is the Euclidean norm over all of member e's gradient entries (every tensor's
+    slice ``[e]``), exactly the rule of :func:`torch.nn.utils.clip_grad_norm_` for one model.
+    Returns the pre-clipping norms ``[E]``.
+    """
+    check_finite("max_norm", max_norm, nonnegative=True)
+    if not grads:
+        raise ValueError("no gradients to clip")
+    sq = None
+    for g in grads:
+        s = g.reshape(g.shape[0], -1).pow(2).sum(1)
+        sq = s if sq is None else sq + s
+    norms = sq.sqrt()
+    coef = (max_norm / (norms + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(coef.view(-1, *([1] * (g.dim() - 1))))
+    return norms
+
+
+def zeropower_newton_schulz(G: torch.Tensor, steps: int = 5, coefficients=MUON_NS_COEFFICIENTS,
+                            eps: float = 1e-7, dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+    """Approximate orthogonalisation ``U Vᵀ`` of each matrix in a stack ``G = [E, A, B]``.
+
+    The quintic Newton–Schulz iteration of :class:`torch.optim.Muon`, batched over the member
+    dimension: normalise each matrix by its Frobenius norm, then ``steps`` times
+    ``X ← a X + (b XXᵀ + c (XXᵀ)²) X`` (on the transpose when A > B). Computed in ``dtype``
+    (bfloat16 as in PyTorch) and returned in that dtype.
+    """
+    if G.dim() != 3:
+        raise ValueError(f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}")
+    check_positive_int("steps", steps)
+    a, b, c = coefficients
+    X = G.to(dtype)
+    tall = G.size(1) > G.size(2)
+    if tall:
+        X = X.mT
+    X = X / torch.linalg.vector_norm(X, dim=(-2, -1), keepdim=True).clamp(min=eps)
+    for _ in range(steps):
+        gram = X @ X.mT
+        update = torch.baddbmm(gram, gram, gram, beta=b, alpha=c)
+        X = torch.baddbmm(X, update, X, beta=a)
+    if tall:
+        X = X.mT
+    return X
+
+
+def _col(v, t: torch.Tensor):
+    """A per-member value as something broadcastable against ``t`` ([E, ...]): float or [E,1,..]."""
+    if isinstance(v, torch.Tensor):
+        return v.view(-1, *([1] * (t.dim() - 1)))
+    return v
+
+
+def _values(vals: Sequence[float], like: torch.Tensor):
+    """E values as a Python float when all equal (bitwise like torch.optim), else a tensor [E]."""
+    if all(v == vals[0] for v in vals):
+        return float(vals[0])
+    return torch.tensor(vals, dtype=like.dtype, device=like.device)
+
+
+class EnsembleOptimizer:
+    """Per-member optimizer state for a dict of stacked parameters; see the module docstring.
+
+    ``step(params, grads)`` updates ``params`` in place from ``grads`` (dicts name → [E, ...]).
+    ``select(index)`` keeps only the given members (used when members stop early).
+    """
+
+    def __init__(self, config: OptimConfig, params: dict[str, torch.Tensor], names: Sequence[str]):
+        if not isinstance(config, OptimConfig):
+            raise TypeError(f"optim must be an OptimConfig, got {type(config).__name__}")
+        self.config = config
+        self.names = list(names)
+        if not self.names:
+            raise ValueError("no trainable parameters")
+        first = params[self.names[0]]
+        self.members = int(first.shape[0])
+        E = self.members
+        for n in self.names:
+            if params[n].shape[0] != E:
+                raise ValueError(f"parameter {n!r} has {params[n].shape[0]} members, expected {E}")
+        self.lr = config.per_member("lr", E)
+        self.wd = config.per_member("weight_decay", E)
+        self.adamw_lr = config.per_member("adamw_lr", E)
+        decay = config.decay
+        for group, label in ((decay, "decay"), (config.muon_params, "muon_params"), (config.adamw_params, "adamw_params")):
+            for n in group or ():
+                if n not in params:
+                    raise ValueError(f"{label} names unknown parameter {n!r}; parameters: {', '.join(params)}")
+        self.decayed = {n: (decay is None or n in decay) for n in self.names}
+        if config.name == "muon":
+            if config.muon_params is not None:
+                muon = [n for n in config.muon_params if n in self.names]
+                for n in muon:
+                    if params[n].dim() != 3:
+                        raise ValueError(f"Muon needs a matrix per member ([E, out, in]); {n!r} has shape {tuple(params[n].shape)}")
+                    if n in config.adamw_params:
+                        raise ValueError(f"parameter {n!r} is listed in both muon_params and adamw_params")
+            else:
+                muon = [n for n in self.names if params[n].dim() == 3 and n not in config.adamw_params]
+            self.muon = set(muon)
+        else:
+            self.muon = set()
+        self.t = 0
+        self.state: dict[str, dict[str, torch.Tensor]] = {n: {} for n in self.names}
+
+    # ------------------------------------------------------------------ compaction
+    def select(self, index: torch.Tensor) -> None:
+        """Keep members ``index`` (a 1-D long tensor), in that order, dropping the others' state."""
+        idx = index.tolist()
+        self.lr = tuple(self.lr[i] for i in idx)
+        self.wd = tuple(self.wd[i] for i in idx)
+        self.adamw_lr = tuple(self.adamw_lr[i] for i in idx)
+        for st in self.state.values():
+            for k, v in st.items():
+                st[k] = v.index_select(0, index.to(v.device))
+        self.members = len(idx)
+
+    # ------------------------------------------------------------------ the step
+    @torch.no_grad()
+    def step(self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]) -> None:
+        cfg = self.config
+        self.t += 1
+        for n in self.names:
+            p, g = params[n], grads[n]
+            if g is None:
+                continue
+            st = self.state[n]
+            wd = self.wd if self.decayed[n] else (0.0,)
+            if cfg.name == "muon":
+                if n in self.muon:
+                    self._muon(p, g, st, _values(self.lr, p), _values(wd, p))
+                else:
+                    self._adam(p, g, st, _values(self.adamw_lr, p), _values(wd, p), decoupled=True)
+            elif cfg.name in ("adam", "adamw"):
+                self._adam(p, g, st, _values(self.lr, p), _values(wd, p), decoupled=cfg.name == "adamw")
+            else:
+                self._sgd(p, g, st, _values(self.lr, p), _values(wd, p))
+
+    @staticmethod
+    def _nonzero(v) -> bool:
+        return bool((v != 0).any()) if isinstance(v, torch.Tensor) else v != 0
+
+    def _adam(self, p, g, st, lr, wd, *, decoupled: bool) -> None:
+        """torch.optim.Adam / AdamW (single-tensor path), member-wise."""
+        b1, b2 = self.config.betas
+        if decoupled:
+            if self._nonzero(wd):
+                p.mul_(1 - _col(lr, p) * _col(wd, p))
+        elif self._nonzero(wd):
+            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
+        if "exp_avg" not in st:
+            st["exp_avg"] = torch.zeros_like(p)
+            st["exp_avg_sq"] = torch.zeros_like(p)
+        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        bc1 = 1 - b1 ** self.t
+        bc2_sqrt = math.sqrt(1 - b2 ** self.t)
+        denom = (v.sqrt() / bc2_sqrt).add_(self.config.eps)
+        if isinstance(lr, torch.Tensor):
+            p.sub_(_col(lr / bc1, p) * (m / denom))
+        else:
+            p.addcdiv_(m, denom, value=-(lr / bc1))
+
+    def _sgd(self, p, g, st, lr, wd) -> None:
+        """torch.optim.SGD with dampening 0, member-wise."""
+        cfg = self.config
+        if self._nonzero(wd):
+            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
+        if cfg.momentum != 0:
+            if "momentum_buffer" not in st:
+                st["momentum_buffer"] = g.clone()
+            else:
+                st["momentum_buffer"].mul_(cfg.momentum).add_(g)
+            buf = st["momentum_buffer"]
+            g = g.add(buf, alpha=cfg.momentum) if cfg.nesterov else buf
+        if isinstance(lr, torch.Tensor):
+            p.sub_(_col(lr, p) * g)
+        else:
+            p.add_(g, alpha=-lr)
+
+    def _muon(self, p, g, st, lr, wd) -> None:
+        """torch.optim.Muon, batched: momentum, Newton–Schulz per member, decoupled decay."""
+        cfg = self.config
+        if "momentum_buffer" not in st:
+            st["momentum_buffer"] = torch.zeros_like(g)
+        buf = st["momentum_buffer"]
+        buf.lerp_(g, 1 - cfg.muon_momentum)
+        update = g.lerp(buf, cfg.muon_momentum) if cfg.muon_nesterov else buf
+        O = zeropower_newton_schulz(update, cfg.ns_steps, cfg.ns_coefficients, cfg.ns_eps,
+                                    getattr(torch, cfg.ns_dtype))
+        A, B = p.shape[1], p.shape[2]
+        if cfg.adjust_lr == "original":
+            ratio = math.sqrt(max(1, A / B))
+        elif cfg.adjust_lr == "match_rms_adamw":
+            ratio = 0.2 * math.sqrt(max(A, B))
+        else:
+            ratio = 1.0
+        if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
+            lr_t = lr if isinstance(lr, torch.Tensor) else torch.full((p.shape[0],), lr, dtype=p.dtype, device=p.device)
+            p.mul_(1 - _col(lr_t, p) * _col(wd, p))
+            p.sub_(_col(lr_t * ratio, p) * O.to(p.dtype))
+        else:
+            p.mul_(1 - lr * wd)
+            p.add_(O, alpha=-(lr * ratio))

@@ -1,0 +1,635 @@
+"""The ensemble training engine: E independent models trained as one vectorised program.
+
+Seeds and model variants are a batch dimension. Every parameter is stacked along a leading
+member dimension ``E``; one forward and one backward pass per step serve all members, and the
+optimizer (:mod:`lengthgen.optim`) keeps per-member state. Member e's numbers depend only on its
+own initial tensors, its own data generator and its own hyperparameters, so the ensemble equals
+a Python loop over E separate trainings up to floating-point rounding (``tests/test_train.py``
+checks losses and parameters in float64), and re-running a seed on the CPU reproduces it exactly.
+
+A *model* is any object with two methods::
+
+    init(seeds: Sequence[int], dtype, device) -> dict[str, Tensor]   # each tensor [E, ...], E = len(seeds)
+    forward(params: dict[str, Tensor], x) -> Tensor                  # x has leading dim E; returns [E, B, ...]
+
+Hand-batched models (einsum / bmm over the member dimension) are the fast path;
+:func:`vmap_model` wraps an ordinary ``nn.Module`` factory into the same interface with
+``torch.func`` (``stack_module_state`` + ``functional_call`` + ``vmap``). Parameters whose name
+starts with an underscore are per-member constants (not trained, but carried along), e.g. the
+``_variant`` index of :class:`VariantModel`.
+
+Example (the complete protocol of Zhu & Chiang D.2 on a toy model)::
+
+    import torch
+    from lengthgen.train import (train_ensemble, evaluate_ensemble, OptimConfig, Validation,
+                                 classification_loss, seeded_generators)
+
+    class Linear:                                   # a hand-batched model: one logit per string
+        def init(self, seeds, dtype=torch.float64, device="cpu"):
+            gens = seeded_generators(seeds)
+            w = torch.stack([torch.randn(8, generator=g, dtype=dtype) for g in gens])
+            return {"w": w.to(device), "b": torch.zeros(len(seeds), dtype=dtype, device=device)}
+        def forward(self, params, x):               # x: [E, B, 8] -> logits [E, B]
+            return torch.einsum("ebn,en->eb", x, params["w"]) + params["b"][:, None]
+
+    def sample(step, gens):                         # a fresh batch per update, per member
+        x = torch.stack([torch.randint(0, 2, (256, 8), generator=g) for g in gens]).double()
+        return x, x[..., 0]                         # task First: label = first bit
+
+    model, seeds = Linear(), list(range(2000, 2020))
+    params = model.init(seeds)
+    bank_x = torch.randint(0, 2, (1000, 8), generator=torch.Generator().manual_seed(1)).double()
+    res = train_ensemble(model, params, sample=sample, loss=classification_loss,
+                         optim=OptimConfig("adam", lr=3e-4, clip=1.0), steps=3000,
+                         data_seeds=[s + 10_000 for s in seeds],
+                         validation=Validation(every=500, bank=(bank_x, bank_x[:, 0]), patience=3),
+                         progress=False)
+    res.params, res.best_step, res.best_acc, res.stop_step      # selected checkpoint per member
+    acc = evaluate_ensemble(model, res.params, banks={8: (bank_x, bank_x[:, 0])})  # {8: Tensor[E]}
+
+Banks are shared by all members unless ``per_member=True`` (then x has the leading dim E).
+``x`` and ``y`` may be tensors or tuples / dicts of tensors (e.g. inputs plus a padding mask);
+the engine only moves them to the device, expands shared banks and slices them into chunks.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import torch
+import torch.nn.functional as F
+
+from .config import ConfigError, check_positive_int, get_device
+from .optim import EnsembleOptimizer, OptimConfig
+
+__all__ = [
+    "OptimConfig", "Validation", "TrainResult", "train_ensemble", "evaluate_ensemble",
+    "classification_loss", "classification_metric", "accuracy", "vmap_model", "VariantModel",
+    "paired", "seeded_generators", "members_of", "select_members",
+]
+
+
+# --------------------------------------------------------------------------- pytrees of tensors
+def _tree_map(fn, obj):
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_tree_map(fn, o) for o in obj))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_tree_map(fn, o) for o in obj)
+    if isinstance(obj, Mapping):
+        return {k: _tree_map(fn, v) for k, v in obj.items()}
+    return obj
+
+
+def _tree_leaves(obj) -> list[torch.Tensor]:
+    out: list[torch.Tensor] = []
+    _tree_map(lambda t: out.append(t) or t, obj)
+    return out
+
+
+def seeded_generators(seeds: Sequence[int], device="cpu") -> list[torch.Generator]:
+    """One ``torch.Generator`` per seed (``manual_seed(seed)``): per-member init or data streams."""
+    out = []
+    for i, s in enumerate(seeds):
+        check_positive_int(f"seeds[{i}]", s, minimum=0)
+        out.append(torch.Generator(device=device).manual_seed(int(s)))
+    return out
+
+
+def members_of(params: Mapping[str, torch.Tensor]) -> int:
+    """The ensemble size E of a params dict (checking every tensor has the same leading dim)."""
+    if not isinstance(params, Mapping) or not params:
+        raise ValueError("params must be a non-empty dict of tensors with a leading member dimension")
+    sizes = {}
+    for name, t in params.items():
+        if not isinstance(t, torch.Tensor) or t.dim() == 0:
+            raise ValueError(f"parameter {name!r} must be a tensor with a leading member dimension, got {type(t).__name__}"
+                             + (f" of shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else ""))
+        sizes[name] = int(t.shape[0])
+    if len(set(sizes.values())) != 1:
+        raise ValueError(f"parameters disagree on the number of members: {sizes}")
+    return next(iter(sizes.values()))
+
+
+def select_members(params: Mapping[str, torch.Tensor], index) -> dict[str, torch.Tensor]:
+    """The sub-ensemble ``index`` (ints or a long tensor) of a params dict, as new tensors."""
+    E = members_of(params)
+    idx = torch.as_tensor(index, dtype=torch.long)
+    if idx.dim() != 1 or (idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= E)):
+        raise ValueError(f"member index must be a 1-D list of integers in [0, {E}), got {index!r}")
+    return {k: v.detach().index_select(0, idx.to(v.device)).clone() for k, v in params.items()}
+
+
+# --------------------------------------------------------------------------- losses and metrics
+def classification_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member mean cross-entropy ``[E]``.
+
+    ``out`` [E, B, C] with integer labels ``y`` [E, B] (softmax cross-entropy), or ``out`` [E, B]
+    binary logits with 0/1 labels (logistic loss, the same as a 2-class softmax with logits 0, z).
+    """
+    if out.dim() == y.dim() + 1:
+        E, B, C = out.shape[0], out.shape[1], out.shape[-1]
+        ce = F.cross_entropy(out.reshape(-1, C), y.reshape(-1).long(), reduction="none")
+        return ce.view(E, -1).mean(1)
+    if out.shape == y.shape:
+        bce = F.binary_cross_entropy_with_logits(out, y.to(out.dtype), reduction="none")
+        return bce.reshape(out.shape[0], -1).mean(1)
+    raise ValueError(f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}: "
+                     "expected [E, B, C] with [E, B] (classes) or [E, B] with [E, B] (binary logits)")
+
+
+def _predictions(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    if out.dim() == y.dim() + 1:
+        return out.argmax(-1)
+    if out.shape == y.shape:
+        return (out > 0).long()
+    raise ValueError(f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}")
+
+
+def accuracy(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member fraction of correct predictions ``[E]`` (argmax, or logit > 0 for binary)."""
+    correct = (_predictions(out, y) == y.long()).to(torch.float64)
+    return correct.reshape(correct.shape[0], -1).mean(1)
+
+
+def classification_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(accuracy [E], cross-entropy [E])``: the default validation metric."""
+    return accuracy(out, y), classification_loss(out, y).to(torch.float64)
+
+
+METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
+
+
+# --------------------------------------------------------------------------- configuration
+@dataclass(frozen=True)
+class Validation:
+    """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2).
+
+    Every ``every`` updates all still-training members are evaluated on the fixed ``bank`` (x, y)
+    with ``metric(out, y) -> (accuracy [E], loss [E])`` (default: accuracy and cross-entropy).
+    A member stops after ``patience`` consecutive perfect validations (accuracy exactly 1);
+    ``patience=None`` never stops early. The selected checkpoint maximises validation accuracy,
+    ties broken by lower loss, then by the earlier update. With ``at_end=True`` the last update
+    is validated too when ``steps`` is not a multiple of ``every``. ``per_member=False`` means
+    the bank is shared (no member dim); ``batch_size`` chunks the bank to bound memory.
+    """
+
+    every: int
+    bank: Any
+    patience: int | None = 3
+    metric: Callable | None = None
+    per_member: bool = False
+    batch_size: int | None = None
+    at_end: bool = True
+
+    def __post_init__(self):
+        check_positive_int("validation every", self.every)
+        if self.patience is not None:
+            check_positive_int("patience", self.patience)
+        if self.batch_size is not None:
+            check_positive_int("validation batch_size", self.batch_size)
+        if not (isinstance(self.bank, (tuple, list)) and len(self.bank) == 2):
+            raise ConfigError("validation bank must be a pair (x, y)")
+        if self.metric is not None and not callable(self.metric):
+            raise ConfigError(f"validation metric must be callable, got {self.metric!r}")
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train_ensemble` returns (all per-member tensors on the CPU).
+
+    params        selected checkpoint per member (best validation; the final one without validation)
+    final_params  parameters after each member's last update
+    history       ``loss`` [records, E] training loss (NaN once a member stopped), ``step`` [records]
+                  (the update after which it was recorded... the loss is that of the batch used for
+                  that update), ``val_step`` [V], ``val_acc`` [V, E], ``val_loss`` [V, E] (NaN once stopped)
+    best_step     [E] update count of the selected checkpoint (0 = the initial parameters)
+    best_acc, best_loss  [E] its validation accuracy and loss (NaN without validation)
+    stop_step     [E] number of updates each member received
+    steps_run     number of loop iterations (≤ steps; fewer when every member stopped)
+    """
+
+    params: dict[str, torch.Tensor]
+    final_params: dict[str, torch.Tensor]
+    history: dict[str, Any]
+    best_step: torch.Tensor
+    best_acc: torch.Tensor
+    best_loss: torch.Tensor
+    stop_step: torch.Tensor
+    steps_run: int
+    members: int
+    wall_time_s: float
+    device: str = "cpu"
+    extra: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        """JSON-ready per-member summary (best step/acc/loss, stop step) for the result store."""
+        return {"members": self.members, "steps_run": self.steps_run, "wall_time_s": round(self.wall_time_s, 3),
+                "best_step": self.best_step.tolist(), "best_acc": self.best_acc.tolist(),
+                "best_loss": self.best_loss.tolist(), "stop_step": self.stop_step.tolist(),
+                "final_loss": self.history["loss"][-1].tolist() if len(self.history["loss"]) else []}
+
+
+# --------------------------------------------------------------------------- evaluation
+def _expand_bank(x, E: int, per_member: bool):
+    if per_member:
+        for t in _tree_leaves(x):
+            if t.shape[0] != E:
+                raise ValueError(f"per-member bank has leading dim {t.shape[0]}, expected {E} members")
+        return x
+    return _tree_map(lambda t: t.unsqueeze(0).expand(E, *t.shape), x)
+
+
+def _bank_size(x, per_member: bool) -> int:
+    leaves = _tree_leaves(x)
+    if not leaves:
+        raise ValueError("a bank must contain at least one tensor")
+    dim = 1 if per_member else 0
+    sizes = {int(t.shape[dim]) for t in leaves if t.dim() > dim}
+    if len(sizes) != 1:
+        raise ValueError(f"bank tensors disagree on the number of examples: {sorted(sizes)}")
+    return sizes.pop()
+
+
+def _chunk(x, lo: int, hi: int, per_member: bool):
+    if per_member:
+        return _tree_map(lambda t: t[:, lo:hi] if t.dim() > 1 else t, x)
+    return _tree_map(lambda t: t[lo:hi], x)
+
+
+@torch.no_grad()
+def _evaluate(model, params, x, y, metric, E: int, per_member: bool, batch_size: int | None, device):
+    """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
+    x = _tree_map(lambda t: t.to(device), x)
+    y = _tree_map(lambda t: t.to(device), y)
+    n = _bank_size(x, per_member)
+    bs = n if batch_size is None else batch_size
+    totals = None
+    for lo in range(0, n, bs):
+        hi = min(n, lo + bs)
+        xb = _expand_bank(_chunk(x, lo, hi, per_member), E, per_member)
+        yb = _expand_bank(_chunk(y, lo, hi, per_member), E, per_member)
+        vals = metric(model.forward(params, xb), yb)
+        vals = vals if isinstance(vals, tuple) else (vals,)
+        vals = tuple(v.detach().to(torch.float64) * (hi - lo) for v in vals)
+        totals = vals if totals is None else tuple(a + b for a, b in zip(totals, vals))
+    return tuple(t / n for t in totals)
+
+
+def evaluate_ensemble(model, params: Mapping[str, torch.Tensor], banks: Mapping, metric="accuracy", *,
+                      per_member: bool = False, batch_size: int | None = None, device=None) -> dict:
+    """Evaluate every member on every bank, batched over members: ``{key: Tensor[E]}`` (CPU).
+
+    ``banks`` maps a key (e.g. the test length L) to ``(x, y)``; shared by all members unless
+    ``per_member=True``. ``metric`` is ``"accuracy"`` (default), ``"cross_entropy"`` or a callable
+    ``(out, y) -> Tensor[E]`` that is a mean over examples (chunks are combined by size).
+    ``batch_size`` evaluates the bank in chunks of that many examples to bound memory.
+    """
+    _check_model(model)
+    E = members_of(params)
+    if isinstance(metric, str):
+        from .config import check_choice
+
+        metric = METRICS[check_choice("metric", metric, tuple(METRICS))]
+    elif not callable(metric):
+        raise ConfigError(f"metric must be 'accuracy', 'cross_entropy' or a callable, got {metric!r}")
+    if not isinstance(banks, Mapping) or not banks:
+        raise ConfigError("banks must be a non-empty dict {key: (x, y)}")
+    if batch_size is not None:
+        check_positive_int("batch_size", batch_size)
+    dev = _params_device(params) if device is None else get_device(device)
+    params = {k: v.detach().to(dev) for k, v in params.items()}
+    out = {}
+    for key, bank in banks.items():
+        if not (isinstance(bank, (tuple, list)) and len(bank) == 2):
+            raise ConfigError(f"bank {key!r} must be a pair (x, y)")
+        out[key] = _evaluate(model, params, bank[0], bank[1], metric, E, per_member, batch_size, dev)[0].cpu()
+    return out
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_model(model) -> None:
+    for meth in ("forward",):
+        if not callable(getattr(model, meth, None)):
+            raise TypeError(f"model must have a {meth}(params, x) method; got {type(model).__name__}")
+
+
+def _params_device(params) -> torch.device:
+    devs = {t.device for t in params.values()}
+    if len(devs) != 1:
+        raise ValueError(f"parameters live on several devices: {sorted(map(str, devs))}")
+    return devs.pop()
+
+
+def _accepts_members(fn) -> bool:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    return "members" in sig.parameters or any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+def _to_cpu(params):
+    return {k: v.detach().to("cpu").clone() for k, v in params.items()}
+
+
+# --------------------------------------------------------------------------- the engine
+def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callable, loss: Callable = classification_loss,
+                   optim: OptimConfig | None = None, steps: int, data_seeds: Sequence[int],
+                   validation: Validation | None = None, progress: bool = True, record_every: int = 1,
+                   device=None, desc: str = "train") -> TrainResult:
+    """Train the E members of ``params`` for up to ``steps`` updates, as one batched program.
+
+    Parameters
+    ----------
+    model : object with ``forward(params, x) -> out`` batched over the leading member dim.
+    params : dict name → tensor ``[E, ...]`` (from ``model.init``); not modified (copied).
+        Names starting with ``_`` are per-member constants, not trained.
+    sample : ``sample(step, generators) -> (x, y)``, a fresh batch per update with leading dim
+        E (one generator per member, seeded by ``data_seeds``; ``step`` counts from 0). Once
+        members have stopped, only the still-training members' generators are passed; a sample
+        function with a ``members`` keyword also receives their original indices (a long tensor).
+    loss : ``loss(out, y) -> Tensor[E]`` per-member mean loss (default :func:`classification_loss`).
+    optim : an :class:`OptimConfig` (default Adam, lr 1e-3); lr / weight decay may be per member.
+    steps : maximum number of updates (≥ 1).
+    data_seeds : one seed per member for its data generator (``torch.Generator`` on the CPU, so
+        the CPU and CUDA runs see identical batches). Equal seeds give identical streams (paired runs).
+    validation : optional :class:`Validation` for early stopping and checkpoint selection.
+        Stopped members are removed from the batch (they cost nothing further); when every
+        member has stopped the loop ends.
+    progress : show a tqdm bar (members still training, steps/s, ETA); ``False`` for notebooks.
+    record_every : keep the training loss every this many updates in ``history``.
+    device : ``None`` keeps the device of ``params``; otherwise resolved by
+        :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``).
+    """
+    _check_model(model)
+    E = members_of(params)
+    steps = check_positive_int("steps", steps)
+    record_every = check_positive_int("record_every", record_every)
+    if not callable(sample):
+        raise ConfigError(f"sample must be a callable sample(step, generators) -> (x, y), got {sample!r}")
+    if not callable(loss):
+        raise ConfigError(f"loss must be a callable loss(out, y) -> Tensor[E], got {loss!r}")
+    optim = OptimConfig() if optim is None else optim
+    if not isinstance(optim, OptimConfig):
+        raise ConfigError(f"optim must be an OptimConfig, got {type(optim).__name__}")
+    if validation is not None and not isinstance(validation, Validation):
+        raise ConfigError(f"validation must be a Validation or None, got {type(validation).__name__}")
+    if isinstance(data_seeds, (str, bytes)) or not hasattr(data_seeds, "__len__"):
+        raise ConfigError(f"data_seeds must be a sequence of integers, one per member, got {data_seeds!r}")
+    if len(data_seeds) != E:
+        raise ConfigError(f"data_seeds has {len(data_seeds)} seeds but params have {E} members")
+    gens = seeded_generators(data_seeds)
+    for name, t in params.items():
+        if not (t.is_floating_point() or name.startswith("_")):
+            raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
+    dev = _params_device(params) if device is None else get_device(device)
+    metric = classification_metric if validation is None or validation.metric is None else validation.metric
+    with_members = _accepts_members(sample)
+
+    t0 = time.perf_counter()
+    P = {k: v.detach().to(dev).clone() for k, v in params.items()}
+    names = [k for k in P if not k.startswith("_")]
+    if not names:
+        raise ConfigError("no trainable parameters (every name starts with '_')")
+    for k in names:
+        P[k].requires_grad_(True)
+    opt = EnsembleOptimizer(optim, P, names)
+
+    active = torch.arange(E)                       # original indices of the members in the batch
+    final = _to_cpu(P)
+    best = _to_cpu(P)
+    best_step = torch.zeros(E, dtype=torch.long)
+    best_acc = torch.full((E,), float("nan"), dtype=torch.float64)
+    best_loss = torch.full((E,), float("nan"), dtype=torch.float64)
+    stop_step = torch.full((E,), steps, dtype=torch.long)
+    perfect = torch.zeros(E, dtype=torch.long)
+    if validation is not None:
+        best_acc.fill_(-math.inf)
+        best_loss.fill_(math.inf)
+    hist_loss, hist_step, val_step, val_acc, val_loss = [], [], [], [], []
+
+    try:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=steps, desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        bar = None
+    step = 0
+    try:
+        for step in range(steps):
+            n_act = int(active.numel())
+            kw = {"members": active.clone()} if with_members else {}
+            x, y = sample(step, gens if n_act == E else [gens[i] for i in active.tolist()], **kw)
+            x = _tree_map(lambda t: t.to(dev), x)
+            y = _tree_map(lambda t: t.to(dev), y)
+            out = model.forward(P, x)
+            lvec = loss(out, y)
+            if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
+                raise ValueError(f"loss must return a per-member tensor of shape [{n_act}], got "
+                                 f"{getattr(lvec, 'shape', type(lvec).__name__)}")
+            grads = torch.autograd.grad(lvec.sum(), [P[k] for k in names], allow_unused=True)
+            grads = [torch.zeros_like(P[k]) if g is None else g for k, g in zip(names, grads)]
+            if optim.clip is not None:
+                from .optim import clip_grad_norm_
+
+                clip_grad_norm_(grads, optim.clip)
+            opt.step(P, dict(zip(names, grads)))
+            done = step + 1
+            if done % record_every == 0 or done == steps:
+                row = torch.full((E,), float("nan"), dtype=torch.float64)
+                row[active] = lvec.detach().to("cpu", torch.float64)
+                hist_loss.append(row)
+                hist_step.append(done)
+            if bar is not None:
+                bar.update(1)
+                if done % 50 == 0 or done == steps:
+                    bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
+            if validation is not None and (done % validation.every == 0 or (validation.at_end and done == steps)):
+                bx, by = validation.bank
+                if validation.per_member:
+                    bx = _tree_map(lambda t: t.index_select(0, active.to(t.device)), bx)
+                    by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), by)
+                vals = _evaluate(model, P, bx, by, metric, n_act, validation.per_member, validation.batch_size, dev)
+                if len(vals) != 2:
+                    raise ValueError("the validation metric must return (accuracy [E], loss [E])")
+                acc, vloss = vals
+                acc, vloss = acc.cpu(), vloss.cpu()
+                arow = torch.full((E,), float("nan"), dtype=torch.float64)
+                lrow = arow.clone()
+                arow[active], lrow[active] = acc, vloss
+                val_step.append(done)
+                val_acc.append(arow)
+                val_loss.append(lrow)
+                better = (acc > best_acc[active]) | ((acc == best_acc[active]) & (vloss < best_loss[active]))
+                if bool(better.any()):
+                    idx = better.nonzero().flatten()
+                    orig = active[idx]
+                    for k in P:
+                        best[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+                    best_acc[orig], best_loss[orig] = acc[idx], vloss[idx]
+                    best_step[orig] = done
+                perfect[active] = torch.where(acc == 1.0, perfect[active] + 1, torch.zeros_like(perfect[active]))
+                if validation.patience is not None:
+                    stop = perfect[active] >= validation.patience
+                    if bool(stop.any()):
+                        idx = stop.nonzero().flatten()
+                        orig = active[idx]
+                        for k in P:
+                            final[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+                        stop_step[orig] = done
+                        keep = (~stop).nonzero().flatten()
+                        active = active[keep]
+                        if active.numel() == 0:
+                            break
+                        kd = keep.to(dev)
+                        P = {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
+                        opt.select(keep)
+    finally:
+        if bar is not None:
+            bar.close()
+    steps_run = step + 1
+    if active.numel():
+        idx = torch.arange(active.numel())
+        for k in P:
+            final[k][active] = P[k].detach()[idx.to(dev)].cpu()
+        stop_step[active] = steps_run
+    if validation is None:
+        best = {k: v.clone() for k, v in final.items()}
+        best_step = stop_step.clone()
+    history = {
+        "loss": torch.stack(hist_loss) if hist_loss else torch.empty(0, E, dtype=torch.float64),
+        "step": torch.tensor(hist_step, dtype=torch.long),
+        "val_step": torch.tensor(val_step, dtype=torch.long),
+        "val_acc": torch.stack(val_acc) if val_acc else torch.empty(0, E, dtype=torch.float64),
+        "val_loss": torch.stack(val_loss) if val_loss else torch.empty(0, E, dtype=torch.float64),
+    }
+    return TrainResult(params=best, final_params=final, history=history, best_step=best_step,
+                       best_acc=best_acc, best_loss=best_loss, stop_step=stop_step, steps_run=steps_run,
+                       members=E, wall_time_s=time.perf_counter() - t0, device=str(dev))
+
+
+# --------------------------------------------------------------------------- torch.func wrapper
+class vmap_model:
+    """Wrap an ``nn.Module`` factory into the ensemble model interface via ``torch.func``.
+
+    ``init(seeds, dtype, device)`` builds one module per seed (the global RNG is forked and seeded
+    with that seed, so the caller's RNG state is untouched) and stacks their parameters with
+    ``torch.func.stack_module_state``; buffers are carried as ``_buffer.<name>`` constants.
+    ``forward(params, x)`` runs ``torch.func.functional_call`` under ``torch.func.vmap`` over the
+    member dimension of the parameters and of ``x`` (a tensor, or a tuple passed as ``*x``).
+    Hand-batched einsum models are usually faster (see ``book/engine.md``).
+    """
+
+    def __init__(self, module_factory: Callable[[], torch.nn.Module]):
+        if not callable(module_factory):
+            raise ConfigError(f"module_factory must be a callable returning an nn.Module, got {module_factory!r}")
+        self.factory = module_factory
+        self._base = None
+
+    def _template(self, dtype, device):
+        if self._base is None:
+            import copy
+
+            with torch.random.fork_rng(devices=[]):
+                m = self.factory()
+            if not isinstance(m, torch.nn.Module):
+                raise TypeError(f"module_factory must return an nn.Module, got {type(m).__name__}")
+            self._base = copy.deepcopy(m).to("meta")
+        return self._base
+
+    def init(self, seeds: Sequence[int], dtype=torch.float64, device=None) -> dict[str, torch.Tensor]:
+        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
+            raise ConfigError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+        dev = torch.device("cpu") if device is None else torch.device(device)
+        mods = []
+        for i, s in enumerate(seeds):
+            check_positive_int(f"seeds[{i}]", s, minimum=0)
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(int(s))
+                mods.append(self.factory().to(dtype))
+        self._template(dtype, dev)
+        params, buffers = torch.func.stack_module_state(mods)
+        out = {k: v.detach().to(dev) for k, v in params.items()}
+        out.update({f"_buffer.{k}": v.detach().to(dev) for k, v in buffers.items()})
+        return out
+
+    def forward(self, params: Mapping[str, torch.Tensor], x):
+        base = self._base
+        if base is None:
+            raise RuntimeError("call init(...) once before forward (it builds the module template)")
+        p = {k: v for k, v in params.items() if not k.startswith("_buffer.")}
+        b = {k[len("_buffer."):]: v for k, v in params.items() if k.startswith("_buffer.")}
+
+        def one(p1, b1, x1):
+            args = x1 if isinstance(x1, tuple) else (x1,)
+            return torch.func.functional_call(base, (p1, b1), args)
+
+        return torch.func.vmap(one, in_dims=(0, 0, 0))(p, b, tuple(x) if isinstance(x, list) else x)
+
+
+# --------------------------------------------------------------------------- paired variants
+def paired(params: Mapping[str, torch.Tensor], data_seeds: Sequence[int], variants: int = 2):
+    """Duplicate every member into ``variants`` copies that share initial tensors and batches.
+
+    Returns ``(params, data_seeds)`` of size ``variants · E``: copy v of member e sits at index
+    ``v·E + e``, starts from an identical clone of member e's tensors and gets the same data seed
+    (so an identical stream of training batches). A ``_variant`` constant ``[variants·E]`` holds
+    v; :class:`VariantModel` uses it to run each copy through its own model. This is how Zhu &
+    Chiang pair A_pos with A_norm (D.2).
+    """
+    variants = check_positive_int("variants", variants)
+    E = members_of(params)
+    if len(data_seeds) != E:
+        raise ConfigError(f"data_seeds has {len(data_seeds)} seeds but params have {E} members")
+    if "_variant" in params:
+        raise ConfigError("params already carry a '_variant' constant (already paired)")
+    out = {k: torch.cat([v.detach().clone() for _ in range(variants)]) for k, v in params.items()}
+    dev = _params_device(params)
+    out["_variant"] = torch.arange(variants, device=dev).repeat_interleave(E)
+    return out, [int(s) for s in data_seeds] * variants
+
+
+class VariantModel:
+    """Several models with the same parameter names trained as one ensemble.
+
+    Member e runs through ``models[params["_variant"][e]]`` (see :func:`paired`); outputs are
+    gathered back in member order. ``init`` delegates to the first model (paired variants share
+    initial tensors).
+    """
+
+    def __init__(self, *models):
+        if not models:
+            raise ConfigError("VariantModel needs at least one model")
+        for m in models:
+            _check_model(m)
+        self.models = models
+
+    def init(self, seeds, dtype=torch.float64, device=None):
+        return self.models[0].init(seeds, dtype, device)
+
+    def forward(self, params, x):
+        if "_variant" not in params:
+            raise ValueError("params lack the '_variant' constant; build them with lengthgen.train.paired")
+        var = params["_variant"]
+        if int(var.max()) >= len(self.models) or int(var.min()) < 0:
+            raise ValueError(f"_variant values must lie in [0, {len(self.models)})")
+        outs, order = [], []
+        for v, m in enumerate(self.models):
+            idx = (var == v).nonzero().flatten()
+            if idx.numel() == 0:
+                continue
+            sub = {k: t.index_select(0, idx) for k, t in params.items()}
+            xs = _tree_map(lambda t: t.index_select(0, idx.to(t.device)), x)
+            outs.append(m.forward(sub, xs))
+            order.append(idx)
+        out = torch.cat(outs)
+        perm = torch.cat(order)
+        inv = torch.empty_like(perm)
+        inv[perm] = torch.arange(perm.numel(), device=perm.device)
+        return out.index_select(0, inv)
