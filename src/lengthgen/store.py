@@ -55,6 +55,13 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def _command_line() -> str:
+    """The current command line, written as the user typed it for ``python -m lengthgen``."""
+    prog = Path(sys.argv[0])
+    head = "python -m lengthgen" if prog.name == "__main__.py" and prog.parent.name == "lengthgen" else prog.name
+    return " ".join([head, *sys.argv[1:]])
+
+
 def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_s: float | None = None,
                command: str | None = None, extra: dict | None = None) -> dict:
     """Collect the provenance block stored with every result."""
@@ -62,7 +69,7 @@ def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_
 
     status = _git("status", "--porcelain", "--untracked-files=no")
     prov = {
-        "command": command if command is not None else " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "command": command if command is not None else _command_line(),
         "git_commit": _git("rev-parse", "HEAD"),
         "git_dirty": None if status is None else bool(status),
         "device": str(device),
