@@ -1,0 +1,228 @@
+"""Positional encodings: the feature maps φ of chapter 3 and the encodings of the trained decoder.
+
+Chapter 3 (Han, Chai & Wang 2026, §3) models the positional part of an attention logit as
+``φ(i)ᵀ W φ(j)`` with a feature map ``φ: ℕ → ℝ^m``. Stacking ``φ(0) … φ(n−1)`` as rows gives the
+matrix ``Φ_n ∈ ℝ^{n×m}`` (:func:`feature_map`). Each encoding also restricts which ``W`` a head
+can actually realize; :class:`KernelFamily` holds that structural constraint as a linear map from
+free coefficients to ``W`` (plus a sign constraint for ALiBi):
+
+============  ============================================  ===========================================
+encoding      feature map φ(i)                              realizable kernel family
+============  ============================================  ===========================================
+``nope``      ``[1]``                                       constants (every logit ties)
+``sinusoidal``  ``[cos iθ_k, sin iθ_k]_k`` (additive PE)    any ``W`` (m × m)
+``learned_abs`` ``e_{min(i, L0−1)}`` (clamped table)         any ``W`` (L0 × L0)
+``rope``      ``[cos iθ_k, sin iθ_k]_k``                    relative: κ(d) = Σ_k a_k cos dθ_k − b_k sin dθ_k
+``alibi``     ``[1, i]``                                    relative affine: κ(d) = c₀ + s·d with s ≤ 0
+============  ============================================  ===========================================
+
+with ``d = i − j`` and geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1
+(the paper's default: 16 frequencies, base 10⁴, so ``θ_min ≈ 1.78·10⁻⁴``).
+
+The same module supplies the encodings of the trained decoder (:mod:`lengthgen.decoder`):
+:func:`sinusoidal_table` (additive), :func:`clamped_positions` (learned-absolute lookup),
+:func:`rope_rotate` (rotary q/k) and :func:`alibi_bias` (fixed geometric slopes).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .config import ConfigError, check_choice, check_finite, check_positive_int
+
+#: The five encodings of chapter 3, in the paper's order (Table 2).
+ENCODINGS = ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
+#: Encodings whose kernel depends on i − j only.
+RELATIVE = ("rope", "alibi")
+#: The paper's predictor defaults (Prop. 3, App. I): 16 frequencies with base 10⁴.
+NUM_FREQ = 16
+BASE = 1e4
+
+
+def check_encoding(encoding: str) -> str:
+    """Return ``encoding`` if it is one of :data:`ENCODINGS`; otherwise raise naming the choices."""
+    return check_choice("encoding", encoding, ENCODINGS)
+
+
+# --------------------------------------------------------------------------- frequencies
+def frequencies(num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float64) -> torch.Tensor:
+    """Geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1 (θ_0 = 1 rad/position)."""
+    num_freq = check_positive_int("num_freq", num_freq)
+    base = check_finite("base", base)
+    if base <= 1:
+        raise ConfigError(f"base must be > 1, got {base!r}")
+    k = torch.arange(num_freq, dtype=dtype)
+    return base ** (-k / num_freq)
+
+
+def _positions(n: int) -> torch.Tensor:
+    return torch.arange(check_positive_int("n", n), dtype=torch.float64)
+
+
+# --------------------------------------------------------------------------- feature maps (ch. 3 §3)
+def feature_map(encoding: str, n: int, *, L0: int = 20, num_freq: int = NUM_FREQ, base: float = BASE,
+                dtype=torch.float64) -> torch.Tensor:
+    """The stacked positional features ``Φ_n ∈ ℝ^{n×m}`` of ``encoding`` (row i = φ(i)ᵀ).
+
+    ``L0`` is the size of the learned-absolute table (positions ≥ L0 share the feature of L0−1);
+    ``num_freq``/``base`` set the sinusoidal and RoPE frequencies. ``m`` is 1 (NoPE), 2 (ALiBi),
+    ``L0`` (learned-absolute) or ``2·num_freq`` (sinusoidal, RoPE).
+    """
+    check_encoding(encoding)
+    n = check_positive_int("n", n)
+    L0 = check_positive_int("L0", L0)
+    i = _positions(n)
+    if encoding == "nope":
+        phi = torch.ones(n, 1, dtype=torch.float64)
+    elif encoding == "alibi":
+        phi = torch.stack([torch.ones_like(i), i], dim=1)
+    elif encoding == "learned_abs":
+        phi = torch.nn.functional.one_hot(clamped_positions(n, L0), L0).to(torch.float64)
+    else:  # sinusoidal and RoPE share the features; they differ in the admissible W
+        ang = i[:, None] * frequencies(num_freq, base)[None, :]
+        phi = torch.stack([torch.cos(ang), torch.sin(ang)], dim=2).reshape(n, 2 * ang.shape[1])
+    return phi.to(dtype)
+
+
+def feature_dim(encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ) -> int:
+    """The dimension m of φ for ``encoding``."""
+    check_encoding(encoding)
+    return {"nope": 1, "alibi": 2, "learned_abs": check_positive_int("L0", L0)}.get(
+        encoding, 2 * check_positive_int("num_freq", num_freq))
+
+
+# --------------------------------------------------------------------------- kernel families
+class KernelFamily:
+    """The realizable positional kernels ``Φ W(c) Φᵀ`` of one encoding (ch. 3 §3–4).
+
+    ``W(c)`` is linear in a coefficient vector ``c`` of length :attr:`n_coef`, which encodes each
+    encoding's structural constraint: a free ``W`` for sinusoidal/learned-absolute, one scalar for
+    NoPE, the relative (rotation-commuting) 2×2 blocks ``[[a, b], [−b, a]]`` per frequency for
+    RoPE, and ``[[c₀, −s], [s, 0]]`` for ALiBi, whose recency slope must satisfy ``s ≤ 0``
+    (:meth:`project`).
+    """
+
+    def __init__(self, encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ, base: float = BASE):
+        self.encoding = check_encoding(encoding)
+        self.L0 = check_positive_int("L0", L0)
+        self.num_freq = check_positive_int("num_freq", num_freq)
+        self.base = check_finite("base", base)
+        self.m = feature_dim(encoding, L0=L0, num_freq=num_freq)
+        self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * self.num_freq}.get(encoding, self.m * self.m)
+        self.relative = encoding in RELATIVE
+
+    def __repr__(self) -> str:
+        return f"KernelFamily({self.encoding!r}, m={self.m}, n_coef={self.n_coef})"
+
+    def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
+        """``Φ_n`` for this family (see :func:`feature_map`)."""
+        return feature_map(self.encoding, n, L0=self.L0, num_freq=self.num_freq, base=self.base, dtype=dtype)
+
+    def W(self, coef: torch.Tensor) -> torch.Tensor:
+        """The m×m parameter ``W(c)`` for coefficients ``coef`` (differentiable, any float dtype)."""
+        coef = torch.as_tensor(coef)
+        if coef.shape != (self.n_coef,):
+            raise ValueError(f"{self.encoding} needs {self.n_coef} coefficients, got shape {tuple(coef.shape)}")
+        if self.encoding in ("sinusoidal", "learned_abs"):
+            return coef.reshape(self.m, self.m)
+        if self.encoding == "nope":
+            return coef.reshape(1, 1)
+        if self.encoding == "alibi":
+            c0, s = coef[0], coef[1]
+            z = torch.zeros((), dtype=coef.dtype)
+            return torch.stack([torch.stack([c0, -s]), torch.stack([s, z])])
+        a, b = coef[: self.num_freq], coef[self.num_freq:]
+        blocks = torch.stack([torch.stack([a, b], -1), torch.stack([-b, a], -1)], -2)  # [F, 2, 2]
+        return torch.block_diag(*blocks)
+
+    def project(self, coef: torch.Tensor) -> torch.Tensor:
+        """Impose the sign constraint in place (ALiBi recency slope ``s ≤ 0``) and return ``coef``."""
+        if self.encoding == "alibi":
+            with torch.no_grad():
+                coef[1].clamp_(max=0.0)
+        return coef
+
+    def is_admissible(self, W: torch.Tensor, atol: float = 1e-12) -> bool:
+        """Whether ``W`` lies in this family (the structural constraint holds up to ``atol``)."""
+        W = torch.as_tensor(W, dtype=torch.float64)
+        if W.shape != (self.m, self.m):
+            return False
+        if self.encoding in ("sinusoidal", "learned_abs", "nope"):
+            return True
+        if self.encoding == "alibi":
+            return bool(abs(W[1, 1]) <= atol and abs(W[0, 1] + W[1, 0]) <= atol and W[1, 0] <= atol)
+        a, b = torch.diagonal(W)[0::2], W[0::2, 1::2].diagonal()
+        return bool(torch.allclose(W, self.W(torch.cat([a, b])), atol=atol, rtol=0))
+
+    def kappa(self, coef: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
+        """The relative kernel ``κ(d)`` at offsets ``d`` (RoPE and ALiBi only)."""
+        if not self.relative:
+            raise ValueError(f"encoding {self.encoding!r} is not relative; valid: {', '.join(RELATIVE)}")
+        coef = torch.as_tensor(coef, dtype=torch.float64)
+        d = torch.as_tensor(d, dtype=torch.float64)
+        if self.encoding == "alibi":
+            return coef[0] + coef[1] * d
+        th = frequencies(self.num_freq, self.base)
+        ang = d[..., None] * th
+        return (coef[: self.num_freq] * torch.cos(ang) - coef[self.num_freq:] * torch.sin(ang)).sum(-1)
+
+
+# --------------------------------------------------------------------------- encodings of the decoder
+def sinusoidal_table(n: int, dim: int, base: float = BASE, dtype=torch.float32) -> torch.Tensor:
+    """Additive sinusoidal position table ``[n, dim]`` (Vaswani et al. 2017): interleaved cos/sin pairs.
+
+    Uses ``dim/2`` frequencies ``θ_k = base^(−2k/dim)``; its row i equals the ch. 3 feature
+    map φ(i) with ``num_freq = dim/2``.
+    """
+    dim = check_positive_int("dim", dim, minimum=2)
+    if dim % 2:
+        raise ConfigError(f"dim must be even, got {dim}")
+    return feature_map("sinusoidal", n, num_freq=dim // 2, base=base).to(dtype)
+
+
+def clamped_positions(n: int, L0: int, device=None) -> torch.Tensor:
+    """Indices ``min(i, L0−1)`` into a learned-absolute table of size ``L0`` (positions ≥ L0 share L0−1)."""
+    n, L0 = check_positive_int("n", n), check_positive_int("L0", L0)
+    return torch.arange(n, device=device).clamp(max=L0 - 1)
+
+
+def rope_rotate(x: torch.Tensor, base: float = BASE) -> torch.Tensor:
+    """Rotary position embedding (Su et al. 2024) of ``x[..., n, d_head]`` at positions 0 … n−1.
+
+    Pairs of coordinates ``(2k, 2k+1)`` are rotated by the angle ``i·θ_k`` with
+    ``θ_k = base^(−2k/d_head)``, so ``⟨rot_i q, rot_j k⟩`` depends on ``i − j`` only.
+    """
+    n, dh = x.shape[-2], x.shape[-1]
+    if dh % 2:
+        raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
+    th = frequencies(dh // 2, base).to(x.dtype).to(x.device)
+    ang = torch.arange(n, dtype=x.dtype, device=x.device)[:, None] * th
+    cos, sin = torch.cos(ang), torch.sin(ang)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    out = torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
+    return out.flatten(-2)
+
+
+def alibi_slopes(n_heads: int, dtype=torch.float32) -> torch.Tensor:
+    """ALiBi's fixed geometric head slopes ``2^(−8h/H)``, h = 1 … H (Press et al. 2022)."""
+    H = check_positive_int("n_heads", n_heads)
+    return torch.tensor([2.0 ** (-8.0 * h / H) for h in range(1, H + 1)], dtype=dtype)
+
+
+def alibi_bias(n: int, n_heads: int, dtype=torch.float32, device=None) -> torch.Tensor:
+    """ALiBi's additive logit bias ``[H, n, n]``: ``−slope_h · (i − j)`` (a recency penalty, slope ≤ 0 in κ)."""
+    n = check_positive_int("n", n)
+    i = torch.arange(n, dtype=dtype, device=device)
+    d = i[:, None] - i[None, :]
+    return -alibi_slopes(n_heads, dtype).to(device)[:, None, None] * d
+
+
+def theta_min(num_freq: int = NUM_FREQ, base: float = BASE) -> float:
+    """The lowest frequency ``θ_min = base^(−(num_freq−1)/num_freq)`` (≈ 1.78·10⁻⁴ for 16, 10⁴)."""
+    return float(frequencies(num_freq, base)[-1])
+
+
+def monotone_range(num_freq: int = NUM_FREQ, base: float = BASE) -> int:
+    """The largest offset d at which ``sin(d θ_min)`` is still increasing: ``⌊π / (2 θ_min)⌋`` rounded to the peak."""
+    return int(round(math.pi / (2 * theta_min(num_freq, base))))

@@ -1,0 +1,538 @@
+"""Positional realizability (chapter 3; Han, Chai & Wang 2026): tasks, the transfer operator and α_L.
+
+Tasks as target functions (§3, App. C, App. E)
+---------------------------------------------
+A position-driven task asks the query at row ``i`` of a length-``n`` input to attend to one key
+``t_n(i) ≤ i``. :func:`targets` returns ``t_n`` as a vector with ``−1`` on rows that are not
+query rows of the task:
+
+==========  =======================  ===========================
+task        target t_n(i)            query rows
+==========  =======================  ===========================
+``prev``    i − 1                    i ≥ 1
+``skipK``   i − K (K = 2, 3, 5)      i ≥ K
+``copy``    i − ⌈n/2⌉                i ≥ ⌈n/2⌉ (second half)
+``reverse`` 2⌈n/2⌉ − 1 − i           i ≥ ⌈n/2⌉ (second half)
+``first``   0                        all i
+``posP``    P (P = 2, 5)             i ≥ P
+==========  =======================  ===========================
+
+The transfer operator and α_L (§4)
+----------------------------------
+A head is a parameter ``W`` (m × m). Its kernel at length L is the transfer ``T_L(W) = Φ_L W Φ_Lᵀ``
+(eq. 2, :func:`transfer`). A *selection rule* picks ``W`` from the length-L0 fit: the regularised
+cross-entropy fit of the family's coefficients (:func:`fit_ce`; 400 Adam steps, weight decay
+10⁻⁴, constraints imposed) or the min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (:func:`fit_min_norm`).
+The simulation alignment (eq. 3, :func:`simulate`) is the fraction of scored rows
+``S_L = query rows ∩ [L0, L)`` whose causal (j ≤ i) row-argmax of ``T_L(W)`` is the target, with
+the argmax required to be *strict*: a tie at the top counts as a failure.
+
+Theory checks
+-------------
+:func:`prop1_search` (affine features never give a strict interior argmax), the relative-kernel
+tools behind Theorem 2 (:func:`relative_argmax`, :func:`relative_alpha`, :func:`thm2_random_kernels`,
+:func:`reverse_sweep`), :func:`prop2_montecarlo` (learned-absolute chance rate 1/(k−1)),
+:func:`prop3_monotone_copy` (sin(dθ_min) solves copy at L = 17665) and :func:`duality_table`
+(Prop. 4).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from .config import ConfigError, check_choice, check_finite, check_positive_int
+from .positional import BASE, ENCODINGS, NUM_FREQ, KernelFamily, check_encoding, frequencies
+
+#: The seven tasks of the main study (§6) and the two interior absolute positions of App. E.
+MAIN_TASKS = ("prev", "skip2", "skip3", "skip5", "copy", "reverse", "first")
+TASKS = MAIN_TASKS + ("pos2", "pos5")
+#: Training length and the evaluation lengths of the study (App. C) and of the predictor tables.
+L0_DEFAULT = 20
+STUDY_LENGTHS = (30, 40, 50, 60, 80)
+LONG_LENGTHS = (128, 256, 512)
+SELECTION_RULES = ("ce", "min_norm")
+#: Relative tolerance below which two logits count as tied (float64 rounding of Φ W Φᵀ).
+TIE_RTOL = 1e-9
+
+
+def check_task(task: str) -> str:
+    """Return ``task`` if it is one of :data:`TASKS`; otherwise raise naming the choices."""
+    return check_choice("task", task, TASKS)
+
+
+def _check_lengths(L: int, L0: int) -> tuple[int, int]:
+    L0 = check_positive_int("L0", L0)
+    L = check_positive_int("L", L)
+    if L <= L0:
+        raise ConfigError(f"the test length L must exceed the training length L0 = {L0}, got L = {L}")
+    return L, L0
+
+
+# --------------------------------------------------------------------------- tasks
+def targets(task: str, n: int) -> torch.Tensor:
+    """``t_n(i)`` for i = 0 … n−1 as a LongTensor, ``−1`` where row i is not a query row of ``task``."""
+    check_task(task)
+    n = check_positive_int("n", n)
+    i = torch.arange(n)
+    t = torch.full((n,), -1, dtype=torch.long)
+    h = (n + 1) // 2  # ⌈n/2⌉
+    if task == "prev" or task.startswith("skip"):
+        k = 1 if task == "prev" else int(task[4:])
+        q = i >= k
+        t[q] = i[q] - k
+    elif task == "copy":
+        q = i >= h
+        t[q] = i[q] - h
+    elif task == "reverse":
+        q = i >= h
+        t[q] = 2 * h - 1 - i[q]
+    elif task == "first":
+        t[:] = 0
+    else:  # posP
+        p = int(task[3:])
+        q = i >= p
+        t[q] = p
+    return t
+
+
+def query_rows(task: str, n: int) -> torch.Tensor:
+    """The rows of a length-``n`` input on which ``task`` defines a target."""
+    return torch.nonzero(targets(task, n) >= 0).flatten()
+
+
+def scored_rows(task: str, L: int, L0: int = L0_DEFAULT) -> torch.Tensor:
+    """``S_L``: the task's query rows that lie in ``[L0, L)`` (eq. 3)."""
+    L, L0 = _check_lengths(L, L0)
+    q = query_rows(task, L)
+    return q[q >= L0]
+
+
+def offsets(task: str, n: int) -> torch.Tensor:
+    """The demanded offsets ``δ_n(i) = i − t_n(i)`` (−1 on non-query rows)."""
+    t = targets(task, n)
+    d = torch.arange(n) - t
+    d[t < 0] = -1
+    return d
+
+
+def pattern(task: str, n: int, dtype=torch.float64) -> torch.Tensor:
+    """The required pattern ``R_n[i, j] = 1[j = t_n(i)]`` (zero rows off the query set)."""
+    t = targets(task, n)
+    R = torch.zeros(n, n, dtype=dtype)
+    q = t >= 0
+    R[torch.nonzero(q).flatten(), t[q]] = 1.0
+    return R
+
+
+# --------------------------------------------------------------------------- the transfer operator
+def transfer(W: torch.Tensor, Phi: torch.Tensor) -> torch.Tensor:
+    """``T_L(W) = Φ_L W Φ_Lᵀ`` (eq. 2): the head's positional logits on the length-L grid."""
+    W, Phi = torch.as_tensor(W), torch.as_tensor(Phi)
+    if Phi.ndim != 2 or W.shape != (Phi.shape[1], Phi.shape[1]):
+        raise ValueError(f"W must be m×m with m = Φ.shape[1]; got W {tuple(W.shape)}, Φ {tuple(Phi.shape)}")
+    return Phi @ W @ Phi.T
+
+
+@dataclass
+class Simulation:
+    """The outcome of one transfer ``(W, task, L)``: α_L and its row-level evidence."""
+
+    alpha: float
+    rows: np.ndarray      # scored rows S_L
+    target: np.ndarray    # t_L(i) on those rows
+    argmax: np.ndarray    # strict causal argmax (−1 where the top is tied)
+    margin: np.ndarray    # logit of the target minus the best competitor (≤ 0 means wrong)
+    correct: np.ndarray   # bool
+
+    @property
+    def n_scored(self) -> int:
+        return len(self.rows)
+
+
+def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
+    """Strict argmax and target margin for causal rows of ``logits`` (rows × keys)."""
+    keys = torch.arange(logits.shape[1])
+    valid = keys[None, :] <= rows[:, None]
+    masked = logits.masked_fill(~valid, -math.inf)
+    scale = masked.masked_fill(~valid, 0.0).abs().amax(1).clamp(min=1.0)
+    tol = TIE_RTOL * scale
+    top, arg = masked.max(1)
+    n_top = (masked >= (top - tol)[:, None]).sum(1)
+    arg = torch.where(n_top == 1, arg, torch.full_like(arg, -1))
+    t_logit = masked.gather(1, tgt[:, None]).squeeze(1)
+    others = masked.scatter(1, tgt[:, None], -math.inf).max(1).values
+    margin = t_logit - others  # +inf when the target is the only key
+    correct = margin > tol
+    return arg, margin, correct
+
+
+def simulate(W: torch.Tensor, family: KernelFamily, task: str, L: int, L0: int = L0_DEFAULT,
+             *, chunk: int = 1024) -> Simulation:
+    """α_L (eq. 3) of the head ``W`` of ``family`` on ``task`` at length ``L``, strict argmax.
+
+    Computes ``T_L(W)`` only on the scored rows, in chunks of ``chunk`` rows, so lengths of a few
+    ten thousand fit in memory.
+    """
+    check_task(task)
+    L, L0 = _check_lengths(L, L0)
+    W = torch.as_tensor(W, dtype=torch.float64)
+    Phi = family.features(L)
+    if W.shape != (family.m, family.m):
+        raise ValueError(f"W must be {family.m}×{family.m} for {family.encoding}, got {tuple(W.shape)}")
+    rows = scored_rows(task, L, L0)
+    tgt_all = targets(task, L)
+    out = {"arg": [], "margin": [], "correct": []}
+    for s in range(0, len(rows), check_positive_int("chunk", chunk)):
+        r = rows[s:s + chunk]
+        kmax = int(r.max()) + 1
+        logits = Phi[r] @ W @ Phi[:kmax].T
+        a, m, c = _row_stats(logits, r, tgt_all[r])
+        out["arg"].append(a), out["margin"].append(m), out["correct"].append(c)
+    cat = {k: torch.cat(v).numpy() if v else np.zeros(0) for k, v in out.items()}
+    correct = cat["correct"].astype(bool)
+    alpha = float(correct.mean()) if len(rows) else float("nan")
+    return Simulation(alpha=alpha, rows=rows.numpy(), target=tgt_all[rows].numpy(), argmax=cat["arg"].astype(int),
+                      margin=cat["margin"], correct=correct)
+
+
+def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> float:
+    """The smallest target margin over the query rows at the training length L0 (> 0: W realizes R_L0)."""
+    check_task(task)
+    L0 = check_positive_int("L0", L0)
+    Phi = family.features(L0)
+    rows = query_rows(task, L0)
+    P = transfer(torch.as_tensor(W, dtype=torch.float64), Phi)
+    _, m, _ = _row_stats(P[rows], rows, targets(task, L0)[rows])
+    return float(m.min())
+
+
+# --------------------------------------------------------------------------- selection rules
+def _masked_logits(P: torch.Tensor) -> torch.Tensor:
+    n = P.shape[0]
+    return P.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -math.inf)
+
+
+def fit_ce(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, steps: int = 400, lr: float = 0.05,
+           weight_decay: float = 1e-4) -> torch.Tensor:
+    """Regularised cross-entropy selection rule (§4, App. C): returns the selected ``W``.
+
+    Minimises the mean cross-entropy of the causal softmax of ``Φ_L0 W(c) Φ_L0ᵀ`` against the
+    targets on the query rows at length L0, over the family's coefficients ``c`` (zero start,
+    ``steps`` Adam steps with L2 weight decay), projecting onto the family's sign constraint after
+    every step. The paper fixes 400 steps and weight decay 10⁻⁴ but not the learning rate; we
+    use 0.05 (an a-priori choice; the chapter shows the sensitivity).
+    """
+    check_task(task)
+    L0 = check_positive_int("L0", L0)
+    steps = check_positive_int("steps", steps)
+    lr = check_finite("lr", lr, nonnegative=True)
+    weight_decay = check_finite("weight_decay", weight_decay, nonnegative=True)
+    Phi = family.features(L0)
+    rows = query_rows(task, L0)
+    tgt = targets(task, L0)[rows]
+    coef = torch.zeros(family.n_coef, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.Adam([coef], lr=lr, weight_decay=weight_decay)
+    for _ in range(steps):
+        opt.zero_grad()
+        P = _masked_logits(transfer(family.W(coef), Phi))[rows]
+        loss = torch.nn.functional.cross_entropy(P, tgt)
+        loss.backward()
+        opt.step()
+        family.project(coef)
+    return family.W(coef.detach()).detach()
+
+
+def fit_min_norm(family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> torch.Tensor:
+    """Min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family.
+
+    For unconstrained families (sinusoidal, learned-absolute, NoPE) this is exactly
+    ``Φ_L0⁺ R_L0 (Φ_L0⁺)ᵀ``, the minimum-norm least-squares solution of ``Φ W Φᵀ ≈ R``. For the
+    relative families (RoPE, ALiBi) the same least-squares problem is solved over the family's
+    coefficients (minimum-norm solution); for ALiBi a positive slope is clipped to 0 and c₀ refit.
+    """
+    check_task(task)
+    L0 = check_positive_int("L0", L0)
+    Phi = family.features(L0)
+    R = pattern(task, L0)
+    if family.encoding in ("sinusoidal", "learned_abs", "nope"):
+        Pp = torch.linalg.pinv(Phi)
+        return Pp @ R @ Pp.T
+    eye = torch.eye(family.n_coef, dtype=torch.float64)
+    A = torch.stack([transfer(family.W(eye[c]), Phi).flatten() for c in range(family.n_coef)], 1)
+    coef = torch.linalg.pinv(A) @ R.flatten()
+    if family.encoding == "alibi" and coef[1] > 0:
+        coef = torch.stack([R.mean(), torch.zeros((), dtype=torch.float64)])
+    return family.W(coef)
+
+
+@lru_cache(maxsize=512)
+def _select_cached(encoding, task, rule, L0, num_freq, base, steps, lr, weight_decay):
+    fam = KernelFamily(encoding, L0=L0, num_freq=num_freq, base=base)
+    if rule == "ce":
+        W = fit_ce(fam, task, L0, steps=steps, lr=lr, weight_decay=weight_decay)
+    else:
+        W = fit_min_norm(fam, task, L0)
+    return fam, W
+
+
+def select(encoding: str, task: str, rule: str = "ce", *, L0: int = L0_DEFAULT, num_freq: int = NUM_FREQ,
+           base: float = BASE, steps: int = 400, lr: float = 0.05, weight_decay: float = 1e-4):
+    """``(family, W)`` selected by ``rule`` (``ce`` or ``min_norm``) for ``encoding`` on ``task`` at L0 (cached)."""
+    check_encoding(encoding)
+    check_task(task)
+    check_choice("selection rule", rule, SELECTION_RULES)
+    fam, W = _select_cached(encoding, task, rule, check_positive_int("L0", L0), check_positive_int("num_freq", num_freq),
+                            check_finite("base", base), check_positive_int("steps", steps),
+                            check_finite("lr", lr, nonnegative=True), check_finite("weight_decay", weight_decay, nonnegative=True))
+    return fam, W.clone()
+
+
+def alpha(encoding: str, task: str, L: int, *, rule: str = "ce", L0: int = L0_DEFAULT, **fit_kw) -> float:
+    """α_L of ``(encoding, task)`` under the selection ``rule`` (eq. 3)."""
+    _check_lengths(L, L0)
+    fam, W = select(encoding, task, rule, L0=L0, **fit_kw)
+    return simulate(W, fam, task, L, L0).alpha
+
+
+def alpha_table(encodings=ENCODINGS, tasks=TASKS, lengths=STUDY_LENGTHS + LONG_LENGTHS, *, rule: str = "ce",
+                L0: int = L0_DEFAULT, **fit_kw) -> dict:
+    """α_L for every (encoding, task, L): ``{(encoding, task): {L: α}}``."""
+    out = {}
+    for e in encodings:
+        for t in tasks:
+            out[(e, t)] = {int(L): alpha(e, t, L, rule=rule, L0=L0, **fit_kw) for L in lengths}
+    return out
+
+
+# --------------------------------------------------------------------------- relative kernels (Thm. 2)
+def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL) -> np.ndarray:
+    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` for rows i = 0 … n−1.
+
+    Row i compares the offsets ``d = 0 … i``; the prefix maximum gives its argmax in O(n).
+    ``tie`` decides a tied top: ``fail`` (−1, the strict rule of eq. 3), ``low`` (smallest offset)
+    or ``high`` (largest offset). ``kappa`` is a sequence of κ(0) … κ(n−1) (or longer).
+    """
+    check_choice("tie rule", tie, ("fail", "low", "high"))
+    n = check_positive_int("n", n)
+    k = np.asarray(kappa, dtype=float)
+    if k.ndim != 1 or len(k) < n:
+        raise ValueError(f"kappa must list κ(0) … κ(n−1) (length ≥ {n}), got shape {k.shape}")
+    out = np.empty(n, dtype=int)
+    best, lo, hi = -math.inf, -1, -1
+    for d in range(n):
+        v = k[d]
+        tol = rtol * max(1.0, abs(best) if math.isfinite(best) else 0.0, abs(v))
+        if v > best + tol:
+            best, lo, hi = v, d, d
+        elif v >= best - tol:
+            best, hi = max(best, v), d
+        out[d] = (lo if lo == hi else -1) if tie == "fail" else (lo if tie == "low" else hi)
+    return out
+
+
+def relative_alpha(kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail") -> float:
+    """α_L of a relative kernel κ, computed in O(L) from :func:`relative_argmax`.
+
+    ``task_or_offsets`` is a task name or a function ``offset(i, L)`` giving the demanded offset
+    of row i (for the hypothetical tasks of App. A.5–A.6); every row of [L0, L) is scored then.
+    """
+    L, L0 = _check_lengths(L, L0)
+    arg = relative_argmax(kappa, L, tie=tie)
+    if isinstance(task_or_offsets, str):
+        rows = scored_rows(task_or_offsets, L, L0).numpy()
+        demand = offsets(task_or_offsets, L).numpy()[rows]
+    else:
+        rows = np.arange(L0, L)
+        demand = np.array([task_or_offsets(int(i), L) for i in rows])
+    return float(np.mean(arg[rows] == demand)) if len(rows) else float("nan")
+
+
+def peaked_kernel(c: int, n: int) -> np.ndarray:
+    """The relative kernel ``κ(d) = −|d − c|`` (strict unique global maximizer c), d = 0 … n−1."""
+    c = check_positive_int("c", c, minimum=0)
+    return -np.abs(np.arange(check_positive_int("n", n)) - c).astype(float)
+
+
+def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> dict:
+    """Deep-row lemma (App. A.5): for random κ with a strict unique global maximizer c, every row i ≥ c
+    has masked argmax offset c, under both tie rules. Kernels take integer values in [0, 6] (so
+    ties below the top are common) on a random support of up to 60 offsets plus a unique top.
+    Returns counts of violations per tie rule and the number of deep rows checked.
+    """
+    rng = np.random.default_rng(seed)
+    n_kernels, n = check_positive_int("n_kernels", n_kernels), check_positive_int("n", n)
+    viol = {"low": 0, "high": 0}
+    checked = 0
+    for _ in range(n_kernels):
+        support = int(rng.integers(2, 61))
+        k = np.full(n, -1.0)
+        k[:support] = rng.integers(0, 7, size=support)
+        c = int(rng.integers(0, support))
+        k[c] = k[:support].max() + 1.0 + rng.random()
+        for tie in ("low", "high"):
+            arg = relative_argmax(k, n, tie=tie)
+            viol[tie] += int(np.sum(arg[c:] != c))
+        checked += n - c
+    return {"violations": viol, "deep_rows_checked": checked, "kernels": n_kernels}
+
+
+def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) -> int:
+    """Number of random relative kernels (κ(d) ~ N(0,1), d < L0) that solve reverse at L0 (strict argmax).
+
+    Theorem 2(b)'s nested-window argument (rows 18 and 17 demand offsets 17 and 15 and each window
+    contains the other's offset) says the answer is 0 whatever the kernel.
+    """
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((check_positive_int("n_kernels", n_kernels), L0))
+    rows = query_rows("reverse", L0).numpy()
+    demand = offsets("reverse", L0).numpy()
+    solved = np.ones(len(K), dtype=bool)
+    for i in rows:
+        win = K[:, : i + 1]
+        top = win.max(1)
+        solved &= (win[:, demand[i]] == top) & ((win >= top[:, None]).sum(1) == 1)
+    return int(solved.sum())
+
+
+# --------------------------------------------------------------------------- Prop. 1
+def prop1_search(n: int = 30, n_random: int = 20_000, n_adversarial: int = 20, steps: int = 300, seed: int = 0) -> dict:
+    """Proposition 1: with affine features φ(i) = [1, i] no strict interior key is ever the argmax.
+
+    Random search: ``n_random`` Gaussian W (2×2); counts rows 2 … n−1 whose strict argmax is
+    interior. Adversarial search: ``n_adversarial`` restarts of Adam ascent on the smallest
+    prev-token margin (a soft-min over rows 2 … n−1, W normalised to unit Frobenius norm);
+    reports the largest margin found. The proposition says both are ≤ 0.
+    """
+    n = check_positive_int("n", n, minimum=3)
+    g = torch.Generator().manual_seed(seed)
+    Phi = torch.stack([torch.ones(n), torch.arange(n, dtype=torch.float64)], 1).double()
+    Ws = torch.randn(check_positive_int("n_random", n_random), 2, 2, generator=g, dtype=torch.float64)
+    P = Phi @ Ws @ Phi.T  # [N, n, n]
+    rows = torch.arange(2, n)
+    interior = 0
+    for b in range(0, len(Ws), 2000):
+        for i in rows.tolist():
+            blk = P[b:b + 2000, i, : i + 1]
+            top = blk.max(1)
+            unique = (blk >= top.values[:, None] - TIE_RTOL * blk.abs().amax(1, keepdim=True).clamp(min=1)).sum(1) == 1
+            interior += int((unique & (top.indices > 0) & (top.indices < i)).sum())
+    best = -math.inf
+    tgt = rows - 1
+    for r in range(check_positive_int("n_adversarial", n_adversarial)):
+        W = torch.randn(2, 2, generator=g, dtype=torch.float64).requires_grad_(True)
+        opt = torch.optim.Adam([W], lr=0.05)
+        for _ in range(check_positive_int("steps", steps)):
+            Wn = W / W.norm()
+            Pm = _masked_logits(Phi @ Wn @ Phi.T)[rows]
+            t_logit = Pm.gather(1, tgt[:, None]).squeeze(1)
+            others = Pm.scatter(1, tgt[:, None], -math.inf).max(1).values
+            margin = t_logit - others
+            loss = torch.logsumexp(-margin / 0.01, 0) * 0.01  # soft max of −margin
+            opt.zero_grad(), loss.backward(), opt.step()
+            with torch.no_grad():
+                best = max(best, float(margin.min()))
+    return {"interior_strict_argmax": interior, "rows_checked": len(Ws) * len(rows), "best_prev_margin": best}
+
+
+# --------------------------------------------------------------------------- Prop. 2
+def prop2_montecarlo(L: int, *, L0: int = L0_DEFAULT, m: int = 64, n_trials: int = 20_000, task: str = "prev",
+                     seed: int = 0) -> dict:
+    """Proposition 2 (learned-absolute underdetermination) by Monte Carlo, last row i = L − 1.
+
+    Each trial draws the trained table v_0 … v_{L0−1} and the untrained rows v_{L0} … v_{L−1}
+    i.i.d. N(0, I_m/m), selects W as the min-norm interpolant of ``task`` on the trained rows
+    (a rule that sees the trained rows only) and takes the strict argmax M_i of v_iᵀ W v_j over
+    j ≤ i. N_i = {L0 ≤ j < i}, k = |{L0 ≤ j ≤ i}|; the target t_L(i) lies in N_i. Returns the
+    conditional hit rate Pr[M_i = t | M_i ∈ N_i], the unconditional rate, Pr[M_i ∈ N_i] and the
+    bound 1/(k − 1).
+    """
+    L, L0 = _check_lengths(L, L0)
+    m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)
+    i = L - 1
+    t = int(targets(task, L)[i])
+    if not (L0 <= t < i):
+        raise ValueError(f"task {task!r} at L = {L}: target {t} of row {i} is not an untrained key")
+    g = torch.Generator().manual_seed(seed)
+    R = pattern(task, L0)
+    hits = in_new = 0
+    B = 2000
+    for s in range(0, n_trials, B):
+        b = min(B, n_trials - s)
+        V = torch.randn(b, L, m, generator=g, dtype=torch.float64) / math.sqrt(m)
+        Vp = torch.linalg.pinv(V[:, :L0])                       # [b, m, L0]
+        W = Vp @ R @ Vp.transpose(1, 2)                          # [b, m, m]
+        logits = torch.einsum("bm,bmn,bjn->bj", V[:, i], W, V[:, : i + 1])
+        top = logits.max(1)
+        unique = (logits >= top.values[:, None] - TIE_RTOL * logits.abs().amax(1, keepdim=True).clamp(min=1)).sum(1) == 1
+        M = torch.where(unique, top.indices, torch.full_like(top.indices, -1))
+        inN = (M >= L0) & (M < i)
+        in_new += int(inN.sum())
+        hits += int((M == t).sum())
+    k = i - L0 + 1
+    return {"L": L, "row": i, "k": k, "bound": 1.0 / (k - 1), "conditional": hits / max(in_new, 1),
+            "unconditional": hits / n_trials, "p_new": in_new / n_trials, "n_trials": n_trials}
+
+
+# --------------------------------------------------------------------------- Prop. 3
+def prop3_monotone_copy(num_freq: int = NUM_FREQ, base: float = BASE, L: int | None = None, L0: int = L0_DEFAULT) -> dict:
+    """Proposition 3: the sinusoidal-span kernel ``κ(d) = sin(d θ_min)`` attains α_L = 1 on copy.
+
+    ``W`` is the 2×2 block ``[[0, −1], [1, 0]]`` on the lowest-frequency pair of φ, so
+    ``φ(i)ᵀ W φ(j) = sin((i − j) θ_min)`` exactly. Default L = 2·⌊π/(2θ_min)⌉ − 1 (17665 for 16
+    frequencies, base 10⁴), where the demanded copy offset ⌈L/2⌉ sits at the kernel's peak.
+    The full transfer ``Φ_L W Φ_Lᵀ`` is evaluated on every scored row (chunked).
+    """
+    from .positional import monotone_range, theta_min
+
+    fam = KernelFamily("sinusoidal", L0=L0, num_freq=num_freq, base=base)
+    peak = monotone_range(num_freq, base)
+    L = 2 * peak - 1 if L is None else L
+    W = torch.zeros(fam.m, fam.m, dtype=torch.float64)
+    W[-2, -1], W[-1, -2] = -1.0, 1.0
+    sim = simulate(W, fam, "copy", L, L0, chunk=512)
+    return {"L": L, "theta_min": theta_min(num_freq, base), "peak_offset": peak, "copy_offset": (L + 1) // 2,
+            "alpha": sim.alpha, "n_scored": sim.n_scored, "min_margin": float(sim.margin.min())}
+
+
+def prop3_existence(delta: int = 1, d_max: int = 50_000, num_freq: int = NUM_FREQ, base: float = BASE) -> dict:
+    """Prop. 3(A): ``g(d) = Σ_k cos(θ_k (d − δ))`` (in the sinusoidal span) has its unique global max at d = δ.
+
+    Returns the argmax over d ∈ [0, d_max], the margin to the runner-up and α_L of prev-like
+    offset ``delta`` at L = d_max via :func:`relative_alpha`.
+    """
+    th = frequencies(num_freq, base).numpy()
+    d = np.arange(check_positive_int("d_max", d_max) + 1)
+    g = np.cos(np.outer(d - delta, th)).sum(1)
+    order = np.argsort(g)[::-1]
+    task = {1: "prev", 2: "skip2", 3: "skip3", 5: "skip5"}.get(delta)
+    a = relative_alpha(g, task, d_max, L0_DEFAULT) if task else float("nan")
+    return {"argmax": int(order[0]), "margin": float(g[order[0]] - g[order[1]]), "alpha_at_dmax": a, "d_max": d_max}
+
+
+# --------------------------------------------------------------------------- Prop. 4
+def clamped_margin(task: str, L: int, L0: int = L0_DEFAULT, rule: str = "ce") -> float:
+    """Smallest target margin over the scored rows for the selected clamped learned-absolute head."""
+    fam, W = select("learned_abs", task, rule, L0=L0)
+    return float(simulate(W, fam, task, L, L0).margin.min())
+
+
+def duality_table(lengths=(30, 60, 128), L0: int = L0_DEFAULT) -> list[dict]:
+    """Proposition 4's 2 × 3 table, measured: α_L on (prev, first, copy) for a relative head and the
+    clamped learned-absolute head (both CE-selected), plus the ideal relative kernel peaked at 1
+    and the i.i.d.-extended learned-absolute variant (Prop. 2, Monte Carlo at its last row)."""
+    rows = []
+    for L in lengths:
+        row = {"L": L}
+        for enc in ("rope", "learned_abs"):
+            for task in ("prev", "first", "copy"):
+                row[f"{enc}/{task}"] = alpha(enc, task, L, L0=L0)
+        row["peak1/prev"] = relative_alpha(peaked_kernel(1, L), "prev", L, L0)
+        row["peak1/first"] = relative_alpha(peaked_kernel(1, L), "first", L, L0)
+        row["learned_abs/prev margin"] = clamped_margin("prev", L, L0)
+        row["learned_abs/first margin"] = clamped_margin("first", L, L0)
+        rows.append(row)
+    return rows
