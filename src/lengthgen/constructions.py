@@ -1,0 +1,205 @@
+"""Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST.
+
+Every function returns ``(encoder, params)`` for one member (E = 1), float64 by default, built
+on :class:`lengthgen.encoder.Encoder`. Coordinates are named below with 0-based indices (the
+paper counts from 1).
+
+PARITY (Knowl 1; ``parity``): d = 9.
+    0,1,2  one-hot of symbol 0, symbol 1, CLS;   3  i/N;   4  cos(π i)
+    layer 1, head 1: zero keys → uniform average; values put k/N in 5 and 1/N in 6
+    layer 1, FFN:    (ReLU(k−i+1) − 2 ReLU(k−i) + ReLU(k−i−1)) / N = 1[i = k] / N in 7
+                     (bias-free: the three hidden units read 5, 3 and 6)
+    layer 2, heads 1/2: CLS query, keys −cos(π i) / +cos(π i) (favour odd / even positions),
+                     values read 7; head 1 minus head 2 is written to 8
+    output logit  s = output_scale · x_8 at CLS, positive exactly when k is odd.
+
+FIRST (Knowl 2; ``first``): d = 6.
+    0,1,2  one-hot;   3  1[i = 1]
+    layer 1, FFN:    ReLU(tok₁ + 1[i=1] − (tok₀ + tok₁ + CLS)) = 1[i = 1 and w_i = 1] in 4
+                     (bias-free because the three one-hot coordinates sum to 1)
+    layer 2, head:   CLS query c, key 1[i = 1] → logit c on position 1, 0 elsewhere;
+                     value x_4 − x_3 / 2 = (1[w_1 = 1] − 1/2) at position 1, 0 elsewhere → 5
+    output logit  s = e^c / (e^c + N − 1) · (1[w_1 = 1] − 1/2)   (times ``output_scale``).
+
+Log-scaled FIRST (Knowl 5; ``first_log_scaled``): one layer, d = 5.
+    head: CLS query c = 2, key 1[i = 1]; value (tok₁ − tok₀)/2 at every position → 4.
+    With β = log N the first position's weight is N^c, and for c = 2 the logit obeys
+    1/4 < |s| < 1/2 at every length (derivation in chapter 1). With standard attention the same
+    weights are the "flawed" construction of §5.2, whose other positions can outvote the first.
+
+Layer normalisation (Knowl 3 and 4; ``layer_norm=True``): :func:`paired` rewrites a construction
+on the doubled coordinates [x; −x] (mean zero, so layer norm only rescales each position by a
+positive factor, which the bias-free constructions tolerate), and the last layer's FFN, unused
+by the constructions, is replaced by the clean-up of Knowl 3: it zeroes every coordinate except
+the output pair [s; −s], which layer norm with ε = 0 maps to ±√(d/2) whatever |s| is.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .config import check_finite
+from .encoder import Encoder, EncoderConfig
+
+CONSTRUCTIONS = ("parity", "first", "first_log_scaled")
+
+
+def _check_common(eps, output_scale):
+    check_finite("eps", eps, nonnegative=True)
+    s = check_finite("output_scale", output_scale)
+    if s <= 0:
+        raise ValueError(f"output_scale must be > 0, got {output_scale!r}")
+
+
+def parity(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = False,
+           output_scale: float = 1.0, value_k: float = 1.0, dtype=torch.float64):
+    """The exact two-layer, two-head PARITY transformer (Knowl 1); paired + clean-up if ``layer_norm``.
+
+    ``value_k`` is the first-layer value weight that computes k/N (1 in the construction); chapter 1
+    perturbs it for the sensitivity sweep of Knowl 8.
+    """
+    _check_common(eps, output_scale)
+    check_finite("value_k", value_k)
+    d, dk = 9, 2
+    cfg = EncoderConfig(d_model=d, n_layers=2, n_heads=2, d_head=dk, d_ffn=3, layer_norm=False,
+                        eps=0.0, log_scaled=log_scaled, positional="parity",
+                        pos_map=((0, 0, 0, 1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 1, 0, 0, 0, 0)))
+    enc = Encoder(cfg)
+    p = enc.zeros(1, dtype=dtype)
+    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    # layer 1, head 1: uniform attention (zero keys); values k/N → 5, 1/N → 6
+    p["wv"][0, 0, 0, 1, 0] = value_k        # symbol 1 → value 0
+    p["wv"][0, 0, 0, 2, 1] = 1.0            # CLS      → value 1
+    p["wo"][0, 0, 0, 0, 5] = 1.0
+    p["wo"][0, 0, 0, 1, 6] = 1.0
+    # layer 1, FFN: hidden units (k−i+1)/N, (k−i)/N, (k−i−1)/N from coordinates 5 (k/N), 3 (i/N), 6 (1/N)
+    for j, off in enumerate((1.0, 0.0, -1.0)):
+        p["w1"][0, 0, 5, j] = 1.0
+        p["w1"][0, 0, 3, j] = -1.0
+        p["w1"][0, 0, 6, j] = off
+    p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=dtype)
+    # layer 2: CLS query (one-hot coordinate 2); head 0 keys −cos (odd positions), head 1 keys +cos
+    sq = math.sqrt(dk)
+    for h, sign in ((0, -1.0), (1, 1.0)):
+        p["wq"][0, 1, h, 2, 0] = sq
+        p["wk"][0, 1, h, 4, 0] = sign
+        p["wv"][0, 1, h, 7, 0] = 1.0
+        p["wo"][0, 1, h, 0, 8] = -sign     # head 0 adds, head 1 subtracts
+    p["out_w"][0, 8] = output_scale
+    if layer_norm:
+        enc, p = paired(enc, p, eps=eps, keep=8)
+    return enc, p
+
+
+def first(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = False, c: float = 1.0,
+          output_scale: float = 1.0, dtype=torch.float64):
+    """The exact two-layer FIRST transformer (Knowl 2) with first-position advantage ``c``."""
+    _check_common(eps, output_scale)
+    c = check_finite("c", c)
+    d, dk = 6, 1
+    cfg = EncoderConfig(d_model=d, n_layers=2, n_heads=1, d_head=dk, d_ffn=1, layer_norm=False, eps=0.0,
+                        log_scaled=log_scaled, positional="first", pos_map=((0, 0, 0, 1, 0, 0),))
+    enc = Encoder(cfg)
+    p = enc.zeros(1, dtype=dtype)
+    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    # layer 1: attention zero; FFN h = ReLU(tok1 + 1[i=1] − (tok0 + tok1 + CLS)) → 4
+    p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=dtype)
+    p["w2"][0, 0, 0, 4] = 1.0
+    # layer 2: CLS query c, key 1[i = 1]; value x4 − x3/2 → 5
+    p["wq"][0, 1, 0, 2, 0] = c * math.sqrt(dk)
+    p["wk"][0, 1, 0, 3, 0] = 1.0
+    p["wv"][0, 1, 0, 4, 0] = 1.0
+    p["wv"][0, 1, 0, 3, 0] = -0.5
+    p["wo"][0, 1, 0, 0, 5] = 1.0
+    p["out_w"][0, 5] = output_scale
+    if layer_norm:
+        enc, p = paired(enc, p, eps=eps, keep=5)
+    return enc, p
+
+
+def first_log_scaled(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = True, c: float = 2.0,
+                     output_scale: float = 1.0, dtype=torch.float64):
+    """The one-layer FIRST transformer of Knowl 5 (values nonzero at every position).
+
+    With ``log_scaled=True`` (the construction) and c = 2: 1/4 < |s| < 1/2 for every n ≥ 1. With
+    ``log_scaled=False`` it is the flawed transformer of §5.2.
+    """
+    _check_common(eps, output_scale)
+    c = check_finite("c", c)
+    d, dk = 5, 1
+    cfg = EncoderConfig(d_model=d, n_layers=1, n_heads=1, d_head=dk, d_ffn=1, layer_norm=False, eps=0.0,
+                        log_scaled=log_scaled, positional="first", pos_map=((0, 0, 0, 1, 0),))
+    enc = Encoder(cfg)
+    p = enc.zeros(1, dtype=dtype)
+    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    p["wq"][0, 0, 0, 2, 0] = c * math.sqrt(dk)
+    p["wk"][0, 0, 0, 3, 0] = 1.0
+    p["wv"][0, 0, 0, 1, 0] = 0.5
+    p["wv"][0, 0, 0, 0, 0] = -0.5
+    p["wo"][0, 0, 0, 0, 4] = 1.0
+    p["out_w"][0, 4] = output_scale
+    if layer_norm:
+        enc, p = paired(enc, p, eps=eps, keep=4, cleanup=False)
+    return enc, p
+
+
+def build(name: str, **kw):
+    """Dispatch by name: ``parity``, ``first`` or ``first_log_scaled``."""
+    from .config import check_choice
+
+    check_choice("construction", name, CONSTRUCTIONS)
+    return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[name](**kw)
+
+
+def paired(enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True):
+    """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (Knowl 4).
+
+    Queries, keys, values and the first FFN matrix read the positive half; attention outputs,
+    FFN outputs and the embedding write [v; −v]; the classifier reads the positive half. Biases
+    must be zero (they are in every construction here), because layer norm multiplies each
+    position by its own positive factor and only bias-free maps commute with that. With
+    ``cleanup`` the last layer's FFN (which must be unused) becomes the Knowl 3 clean-up that
+    zeroes every coordinate pair except ``keep``.
+    """
+    cfg = enc.config
+    eps = check_finite("eps", eps, nonnegative=True)
+    if cfg.layer_norm:
+        raise ValueError("paired() expects a construction without layer norm")
+    for name in ("bq", "bk", "bv", "bo", "b1", "b2", "out_b"):
+        if bool((params[name] != 0).any()):
+            raise ValueError(f"paired() needs bias-free constructions; {name} is nonzero")
+    d = cfg.d_model
+    f = max(cfg.d_ffn, 2 * d) if cleanup else cfg.d_ffn
+    pos = cfg.pos_matrix()
+    new_cfg = EncoderConfig(d_model=2 * d, n_layers=cfg.n_layers, n_heads=cfg.n_heads, d_head=cfg.head_dim,
+                            d_ffn=f, layer_norm=True, eps=eps, log_scaled=cfg.log_scaled,
+                            positional=cfg.positional,
+                            pos_map=tuple(tuple(float(v) for v in r) for r in torch.cat([pos, -pos], -1).tolist()))
+    new = Encoder(new_cfg)
+    p = new.zeros(params["embed"].shape[0], dtype=params["embed"].dtype, device=params["embed"].device)
+    p["embed"] = torch.cat([params["embed"], -params["embed"]], -1)
+    for name in ("wq", "wk", "wv"):
+        p[name][..., :d, :] = params[name]
+    p["wo"] = torch.cat([params["wo"], -params["wo"]], -1)
+    p["w1"][..., :d, :cfg.d_ffn] = params["w1"]
+    p["w2"][..., :cfg.d_ffn, :] = torch.cat([params["w2"], -params["w2"]], -1)
+    p["out_w"][..., :d] = params["out_w"]
+    if cleanup:
+        last = cfg.n_layers - 1
+        if bool((params["w1"][:, last] != 0).any()) or bool((params["w2"][:, last] != 0).any()):
+            raise ValueError("the clean-up needs the last layer's FFN to be unused")
+        if keep is None:
+            raise ValueError("cleanup needs the coordinate to keep")
+        # hidden j = ReLU(x_j), j = 0 … 2d−1; output_j = −ReLU(x_j) + ReLU(x_{j±d}) = −x_j except the kept pair
+        p["w1"][:, last] = 0.0
+        p["w2"][:, last] = 0.0
+        p["w1"][:, last, :, :2 * d] = torch.eye(2 * d, dtype=p["w1"].dtype)
+        for j in range(d):
+            if j == keep:
+                continue
+            p["w2"][:, last, j, j] = -1.0
+            p["w2"][:, last, j + d, j] = 1.0
+            p["w2"][:, last, j, j + d] = 1.0
+            p["w2"][:, last, j + d, j + d] = -1.0
+    return new, p

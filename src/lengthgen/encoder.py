@@ -1,0 +1,359 @@
+"""The CLS-token transformer encoder of chapter 1 (Chiang & Cholak 2022, §2.2), batched over members.
+
+A binary string ``w_1 … w_n`` is read as ``N = n + 1`` positions: a CLS token at position 0 and
+the symbols at positions 1 … n. Position i gets
+
+    x_i = embed[token_i] + pos_features(i, N) · pos_map                     (§2.2.1)
+
+and each of the L layers applies multi-head attention, a residual connection, an optional layer
+norm, a ReLU feed-forward network, another residual and another optional layer norm
+(post-residual "post-norm", as in the paper and in ``torch.nn.TransformerEncoderLayer``):
+
+    y = LN₁(x + Σ_h Att_h(x) W_O,h + b_O)         Att_h: softmax(β · q·k / √d_head) v
+    z = LN₂(y + ReLU(y W₁ + b₁) W₂ + b₂)                                     (§2.2.2)
+
+with β = 1 for standard attention and β = log N for log-length-scaled attention (Knowl 5). The
+output is the logit ``s = z_0 · w_out + b_out`` read at the CLS position (§2.2.3);
+P(accept) = σ(s). Layer norm ``LN(x) = γ (x − mean x) / √(var x + ε) + β_LN`` allows ε = 0.
+
+Every parameter carries a leading member dimension E, so one call evaluates E independent
+encoders (seeds × variants); this is the model interface of the ensemble engine
+(:mod:`lengthgen.train`): ``init(seeds, dtype, device)`` and ``forward(params, x)``. The same
+object is small enough to set every weight by hand (:meth:`Encoder.zeros`), which is how
+:mod:`lengthgen.constructions` builds the exact PARITY and FIRST transformers.
+
+Two evaluation shortcuts are exact and are used only when no gradient is needed:
+
+* the output depends on the CLS position only, so the **last layer** computes its attention
+  row, residual, layer norm and FFN for position 0 alone (always, also with gradients);
+* a head whose key weights are zero for every member has the same key at every position, so
+  its softmax is uniform and its output is the mean of the values: computed in O(N) instead
+  of O(N²) (the first layers of both constructions).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import torch
+
+from .attention import log_length_scale
+from .config import ConfigError, check_choice, check_finite, check_positive_int
+from .tasks import check_bits
+
+#: Fixed positional features available to the encoder (what ``pos_features(i, N)`` returns).
+POSITIONAL = ("none", "first", "parity")
+#: Vocabulary: symbol 0, symbol 1, CLS.
+VOCAB = 3
+CLS = 2
+
+
+def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) -> torch.Tensor:
+    """The fixed positional features ``[N, p]`` of positions i = 0 … N−1 (CLS at 0).
+
+    ``first``  p = 1: the indicator 1[i = 1] of the first symbol (Knowl 2).
+    ``parity`` p = 2: i / N and cos(π i) (Knowl 1).
+    ``none``   p = 0.
+    """
+    check_choice("positional", kind, POSITIONAL)
+    N = check_positive_int("N", N)
+    i = torch.arange(N, dtype=dtype, device=device)
+    if kind == "first":
+        return (i == 1).to(dtype).unsqueeze(-1)
+    if kind == "parity":
+        # cos(π i) = (−1)^i exactly (torch.cos(π i) would carry rounding error)
+        return torch.stack([i / N, 1.0 - 2.0 * (i % 2)], dim=-1)
+    return torch.zeros(N, 0, dtype=dtype, device=device)
+
+
+def n_positional(kind: str) -> int:
+    """Number p of positional features of ``kind``."""
+    return {"none": 0, "first": 1, "parity": 2}[check_choice("positional", kind, POSITIONAL)]
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """Shape and options of an :class:`Encoder`.
+
+    ``log_scaled`` is one flag for all members or a tuple with one flag per member (so standard
+    and scaled encoders can be trained as one ensemble). ``pos_map`` is the fixed ``[p, d_model]``
+    matrix placing the positional features into the model's coordinates (default: feature j
+    into coordinate j). ``layer_norm`` switches both post-residual layer norms on or off; ``eps``
+    is their ε (0 allowed, Knowl 3).
+    """
+
+    d_model: int
+    n_layers: int = 2
+    n_heads: int = 1
+    d_head: int | None = None
+    d_ffn: int = 64
+    layer_norm: bool = True
+    eps: float = 1e-5
+    log_scaled: bool | tuple = False
+    positional: str = "first"
+    pos_map: tuple | None = None
+
+    def __post_init__(self):
+        check_positive_int("d_model", self.d_model)
+        check_positive_int("n_layers", self.n_layers)
+        check_positive_int("n_heads", self.n_heads)
+        check_positive_int("d_ffn", self.d_ffn)
+        if self.d_head is not None:
+            check_positive_int("d_head", self.d_head)
+        elif self.d_model % self.n_heads:
+            raise ConfigError(f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}; give d_head")
+        check_finite("eps", self.eps, nonnegative=True)
+        if not isinstance(self.layer_norm, bool):
+            raise ConfigError(f"layer_norm must be True or False, got {self.layer_norm!r}")
+        check_choice("positional", self.positional, POSITIONAL)
+        flags = self.log_scaled if isinstance(self.log_scaled, tuple) else (self.log_scaled,)
+        if not flags or any(not isinstance(f, bool) for f in flags):
+            raise ConfigError(f"log_scaled must be a bool or a non-empty tuple of bools, got {self.log_scaled!r}")
+        if self.pos_map is not None:
+            p = n_positional(self.positional)
+            if len(self.pos_map) != p or any(len(r) != self.d_model for r in self.pos_map):
+                raise ConfigError(f"pos_map must be a {p} x {self.d_model} nested tuple for positional {self.positional!r}")
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_head if self.d_head is not None else self.d_model // self.n_heads
+
+    def pos_matrix(self, dtype=torch.float64, device=None) -> torch.Tensor:
+        """The fixed ``[p, d_model]`` placement of the positional features."""
+        p = n_positional(self.positional)
+        if self.pos_map is not None:
+            return torch.tensor(self.pos_map, dtype=dtype, device=device).reshape(p, self.d_model)
+        return torch.eye(p, self.d_model, dtype=dtype, device=device)
+
+
+#: Parameter names and shapes (without the leading member dimension E).
+def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
+    """Shapes of every parameter of an encoder with config ``cfg`` (member dimension excluded)."""
+    L, H, d, k, f = cfg.n_layers, cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn
+    shapes = {
+        "embed": (VOCAB, d),
+        "wq": (L, H, d, k), "bq": (L, H, k),
+        "wk": (L, H, d, k), "bk": (L, H, k),
+        "wv": (L, H, d, k), "bv": (L, H, k),
+        "wo": (L, H, k, d), "bo": (L, d),
+        "w1": (L, d, f), "b1": (L, f),
+        "w2": (L, f, d), "b2": (L, d),
+        "out_w": (d,), "out_b": (),
+    }
+    if cfg.layer_norm:
+        shapes.update({"ln1_g": (L, d), "ln1_b": (L, d), "ln2_g": (L, d), "ln2_b": (L, d)})
+    return shapes
+
+
+class Encoder:
+    """A batched CLS-token transformer encoder (see the module docstring).
+
+    ``forward(params, bits)`` takes strings ``[B, n]`` (shared by all members) or ``[E, B, n]``
+    (one batch per member) of 0/1 symbols and returns the CLS output logits ``[E, B]``.
+    """
+
+    def __init__(self, config: EncoderConfig):
+        if not isinstance(config, EncoderConfig):
+            raise TypeError(f"config must be an EncoderConfig, got {type(config).__name__}")
+        self.config = config
+
+    # ------------------------------------------------------------------ parameters
+    def zeros(self, members: int = 1, *, dtype=torch.float64, device=None) -> dict[str, torch.Tensor]:
+        """All-zero parameters (layer-norm gains 1) for ``members`` members: the canvas for hand-set weights."""
+        members = check_positive_int("members", members)
+        p = {k: torch.zeros((members, *s), dtype=dtype, device=device) for k, s in param_shapes(self.config).items()}
+        if self.config.layer_norm:
+            p["ln1_g"].fill_(1.0)
+            p["ln2_g"].fill_(1.0)
+        return p
+
+    def init(self, seeds: Sequence[int], dtype=torch.float32, device=None) -> dict[str, torch.Tensor]:
+        """PyTorch-default initialisation, member e drawn from ``torch.Generator().manual_seed(seeds[e])``.
+
+        Mirrors ``nn.Embedding`` (N(0, 1)), ``nn.MultiheadAttention`` (Xavier-uniform in-projection
+        over the stacked [3d, d] matrix, zero in-projection and out-projection biases, out-projection
+        weight U(±1/√d)), ``nn.Linear`` (weight and bias U(±1/√fan_in)) and ``nn.LayerNorm``
+        (γ = 1, β = 0). As in ``nn.TransformerEncoder``, which deep-copies one layer, every layer
+        starts from the same values.
+        """
+        cfg = self.config
+        seeds = [check_positive_int("seed", s, minimum=0) for s in seeds]
+        if not seeds:
+            raise ConfigError("init needs at least one seed")
+        H, d, k, f, L = cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn, cfg.n_layers
+        inner = H * k
+        members = []
+        for s in seeds:
+            g = torch.Generator().manual_seed(s)
+
+            def u(shape, bound):
+                return (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
+
+            m = {"embed": torch.randn((VOCAB, d), generator=g, dtype=torch.float64)}
+            xav = math.sqrt(6.0 / (d + 3 * inner))
+            w_in = u((3 * inner, d), xav)                                  # rows: q, k, v outputs
+            for name, block in zip(("wq", "wk", "wv"), w_in.chunk(3)):
+                m[name] = block.reshape(H, k, d).transpose(-1, -2)         # [H, d, k]
+                m["b" + name[1]] = torch.zeros(H, k, dtype=torch.float64)
+            m["wo"] = u((d, inner), 1 / math.sqrt(inner)).T.reshape(H, k, d)
+            m["bo"] = torch.zeros(d, dtype=torch.float64)
+            m["w1"] = u((f, d), 1 / math.sqrt(d)).T
+            m["b1"] = u((f,), 1 / math.sqrt(d))
+            m["w2"] = u((d, f), 1 / math.sqrt(f)).T
+            m["b2"] = u((d,), 1 / math.sqrt(f))
+            for name in ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "w1", "b1", "w2", "b2"):
+                m[name] = m[name].unsqueeze(0).expand(L, *m[name].shape).clone()
+            if cfg.layer_norm:
+                m["ln1_g"] = torch.ones(L, d, dtype=torch.float64)
+                m["ln2_g"] = torch.ones(L, d, dtype=torch.float64)
+                m["ln1_b"] = torch.zeros(L, d, dtype=torch.float64)
+                m["ln2_b"] = torch.zeros(L, d, dtype=torch.float64)
+            m["out_w"] = u((d,), 1 / math.sqrt(d))
+            m["out_b"] = u((), 1 / math.sqrt(d))
+            members.append(m)
+        return {k_: torch.stack([m[k_] for m in members]).to(dtype=dtype, device=device).contiguous()
+                for k_ in param_shapes(cfg)}
+
+    def check_params(self, params: dict) -> int:
+        """Validate names and shapes of ``params``; returns the number of members E."""
+        shapes = param_shapes(self.config)
+        missing = sorted(set(shapes) - set(params))
+        extra = sorted(set(params) - set(shapes))
+        if missing or extra:
+            raise ValueError(f"parameter names differ from the config: missing {missing}, unexpected {extra}")
+        E = params["embed"].shape[0]
+        for name, s in shapes.items():
+            if tuple(params[name].shape) != (E, *s):
+                raise ValueError(f"parameter {name!r} has shape {tuple(params[name].shape)}, expected {(E, *s)}")
+        return E
+
+    def _beta(self, E: int, N: int, dtype, device) -> torch.Tensor:
+        """Per-member logit multiplier β: log N for log-scaled members, 1 otherwise; shape [E]."""
+        flags = self.config.log_scaled
+        if isinstance(flags, tuple):
+            if len(flags) != E:
+                raise ValueError(f"config.log_scaled has {len(flags)} flags but params have {E} members")
+            f = torch.tensor(flags, device=device)
+        else:
+            f = torch.full((E,), bool(flags), device=device)
+        logn = torch.tensor(log_length_scale(N), dtype=dtype, device=device)
+        return torch.where(f, logn, torch.ones((), dtype=dtype, device=device))
+
+    # ------------------------------------------------------------------ forward
+    def embed(self, params: dict, bits: torch.Tensor) -> torch.Tensor:
+        """Input vectors ``[E, B, N, d]`` (CLS prepended) for strings ``[E, B, n]``."""
+        E, B, n = bits.shape
+        emb = params["embed"]
+        tokens = torch.cat([torch.full((E, B, 1), CLS, dtype=torch.long, device=bits.device), bits], dim=-1)
+        x = emb[torch.arange(E, device=bits.device)[:, None, None], tokens]
+        pf = positional_features(self.config.positional, n + 1, dtype=emb.dtype, device=emb.device)
+        return x + pf @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
+
+    def _norm(self, x, g, b, plain: bool):
+        """(x − mean) / √(var + ε) · γ + β over the last dimension (biased variance, ε may be 0)."""
+        y = torch.nn.functional.layer_norm(x, x.shape[-1:], eps=self.config.eps)
+        return y if plain else y * g + b
+
+    def _layer(self, params, l, x, beta, *, last: bool, want_weights: bool, fast: bool):
+        """One encoder layer; ``last`` computes position 0 only. Returns (output, CLS attention row)."""
+        cfg = self.config
+        E, B, N, d = x.shape
+        P = lambda name: params[name][:, l]                               # noqa: E731
+        if fast and bool((P("wk") == 0).all()):
+            # keys equal at every position → uniform softmax → the head output is the mean value,
+            # and by linearity mean(x W_V + b_V) = mean(x) W_V + b_V
+            v = torch.einsum("ebd,ehdk->ebhk", x.mean(dim=-2), P("wv")) + P("bv")[:, None]
+            a = (torch.einsum("ebhk,ehkd->ebd", v, P("wo")) + P("bo")[:, None])[:, :, None, :]
+            w = torch.full((E, B, cfg.n_heads, N), 1.0 / N, dtype=x.dtype, device=x.device) if want_weights else None
+        else:
+            xq = x[:, :, :1] if last else x
+            q = torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq")) + P("bq")[:, None, :, None, :]
+            k = torch.einsum("ebnd,ehdk->ebhnk", x, P("wk")) + P("bk")[:, None, :, None, :]
+            v = torch.einsum("ebnd,ehdk->ebhnk", x, P("wv")) + P("bv")[:, None, :, None, :]
+            logits = (q @ k.transpose(-1, -2)) * (beta[:, None, None, None, None] / math.sqrt(cfg.head_dim))
+            att = torch.softmax(logits, dim=-1)
+            a = torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo")) + P("bo")[:, None, None, :]
+            w = att[..., 0, :] if want_weights else None
+        h = (x[:, :, :1] if last else x) + a
+        plain = fast and self._plain_norm(params, l)
+        if cfg.layer_norm:
+            h = self._norm(h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain)
+        ff = torch.relu(h @ P("w1")[:, None] + P("b1")[:, None, None, :]) @ P("w2")[:, None] + P("b2")[:, None, None, :]
+        z = h + ff
+        if cfg.layer_norm:
+            z = self._norm(z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain)
+        return z, w
+
+    def _plain_norm(self, params, l) -> bool:
+        """Whether layer l's norms have γ = 1 and β = 0 for every member (then the affine step is skipped)."""
+        if not self.config.layer_norm:
+            return False
+        return all(bool((params[n][:, l] == v).all()) for n, v in (("ln1_g", 1), ("ln2_g", 1), ("ln1_b", 0), ("ln2_b", 0)))
+
+    def _prepare(self, params, bits):
+        E = self.check_params(params)
+        bits = check_bits(bits).to(params["embed"].device)
+        if bits.ndim == 1:
+            bits = bits.unsqueeze(0)
+        if bits.ndim == 2:
+            bits = bits.unsqueeze(0).expand(E, *bits.shape)
+        if bits.ndim != 3 or bits.shape[0] != E:
+            raise ValueError(f"strings must have shape [B, n] or [E={E}, B, n], got {tuple(bits.shape)}")
+        return E, bits
+
+    def _run(self, params, bits, *, want_weights: bool):
+        E, B, n = bits.shape
+        N = n + 1
+        x = self.embed(params, bits)
+        beta = self._beta(E, N, x.dtype, x.device)
+        fast = not torch.is_grad_enabled() or not any(t.requires_grad for t in params.values())
+        weights = []
+        for l in range(self.config.n_layers):
+            x, w = self._layer(params, l, x, beta, last=(l == self.config.n_layers - 1),
+                               want_weights=want_weights, fast=fast)
+            weights.append(w)
+        cls = x[:, :, 0]
+        logit = (cls * params["out_w"][:, None, :]).sum(-1) + params["out_b"][:, None]
+        return logit, cls, weights
+
+    def forward(self, params: dict, bits, *, max_elements: int = 2 ** 24) -> torch.Tensor:
+        """CLS logits ``[E, B]``. Without gradients, large batches are evaluated in chunks so that no
+        attention tensor exceeds about ``max_elements`` entries."""
+        E, bits = self._prepare(params, bits)
+        B, N = bits.shape[1], bits.shape[2] + 1
+        cfg = self.config
+        # the widest per-string tensor: full attention rows [H, N, N] in a non-last layer whose keys vary,
+        # otherwise the hidden states [N, max(d, d_ffn, H·d_head)]
+        full = any(bool((params["wk"][:, l] != 0).any()) for l in range(cfg.n_layers - 1))
+        width = max(cfg.d_model, cfg.d_ffn, cfg.n_heads * cfg.head_dim, cfg.n_heads * N if full else 0)
+        chunk = max(1, max_elements // max(1, E * N * width))
+        if torch.is_grad_enabled() or chunk >= B:
+            return self._run(params, bits, want_weights=False)[0]
+        return torch.cat([self._run(params, bits[:, i:i + chunk], want_weights=False)[0]
+                          for i in range(0, B, chunk)], dim=1)
+
+    __call__ = forward
+
+    def trace(self, params: dict, bits) -> dict[str, object]:
+        """Logits ``[E, B]``, the final CLS vector ``[E, B, d]`` and, per layer, the CLS row of the
+        attention weights ``[E, B, H, N]`` (for the chapter's explorer)."""
+        E, bits = self._prepare(params, bits)
+        with torch.no_grad():
+            logit, cls, weights = self._run(params, bits, want_weights=True)
+        return {"logit": logit, "cls": cls, "attention": weights}
+
+
+# --------------------------------------------------------------------------- metrics
+def cross_entropy_bits(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Per-string cross-entropy in bits, −log₂ σ(±s), computed stably; same shape as ``logits``."""
+    labels = torch.as_tensor(labels, device=logits.device)
+    sign = 2.0 * labels.to(logits.dtype) - 1.0
+    return torch.nn.functional.softplus(-sign * logits) / math.log(2.0)
+
+
+def accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Fraction of strings whose logit has the label's sign (logit 0 counts as wrong), over the last dim."""
+    labels = torch.as_tensor(labels, device=logits.device)
+    sign = 2.0 * labels.to(logits.dtype) - 1.0
+    return (sign * logits > 0).to(logits.dtype).mean(-1)

@@ -1,0 +1,104 @@
+"""Exact PARITY and FIRST transformers (Chiang & Cholak 2022), checked exhaustively for n ≤ 10."""
+import math
+
+import pytest
+import torch
+
+from lengthgen import constructions as C
+from lengthgen import tasks
+from lengthgen.encoder import accuracy
+
+VARIANTS = [
+    ("parity", {}), ("parity", {"layer_norm": True, "eps": 0.0}), ("parity", {"layer_norm": True, "eps": 1e-5}),
+    ("first", {}), ("first", {"layer_norm": True, "eps": 0.0}), ("first", {"layer_norm": True, "eps": 1e-5}),
+    ("first", {"log_scaled": True}), ("parity", {"log_scaled": True}),
+    ("first_log_scaled", {}), ("first_log_scaled", {"layer_norm": True, "eps": 0.0}),
+]
+ALL = {n: tasks.all_strings(n) for n in range(1, 11)}
+
+
+def task_of(name):
+    return "parity" if name == "parity" else "first"
+
+
+@pytest.mark.parametrize("name,kw", VARIANTS, ids=lambda v: str(v))
+def test_exact_on_every_string_up_to_10(name, kw):
+    enc, p = C.build(name, **kw)
+    for n, s in ALL.items():
+        logits = enc(p, s)[0]
+        assert float(accuracy(logits, tasks.label(task_of(name), s))) == 1.0, f"{name} {kw} fails at n = {n}"
+
+
+def test_first_logit_closed_form():
+    # Knowl 2: s = e^c / (e^c + N − 1) · (1[w_1 = 1] − 1/2)
+    for c in (0.5, 1.0, 3.0):
+        enc, p = C.first(c=c)
+        for n in (1, 4, 10):
+            s = ALL[n]
+            N = n + 1
+            want = math.exp(c) / (math.exp(c) + N - 1) * (s[:, 0].double() - 0.5)
+            assert torch.allclose(enc(p, s)[0], want, atol=1e-14)
+
+
+def test_parity_logit_shrinks_but_keeps_sign():
+    enc, p = C.parity()
+    mags = [float(enc(p, ALL[n])[0].abs().max()) for n in range(1, 11)]
+    assert all(b < a for a, b in zip(mags, mags[1:]))
+
+
+def test_log_scaled_first_bounds():
+    # 1/4 < |s| < 1/2 for c = 2 at every length (chapter 1's derivation), exhaustive for n ≤ 10
+    enc, p = C.first_log_scaled()
+    for n, s in ALL.items():
+        mag = enc(p, s)[0].abs()
+        assert float(mag.min()) > 0.25 and float(mag.max()) < 0.5
+        N = n + 1
+        ones = s[:, 1:].sum(-1).double()
+        num = N ** 2 * (s[:, 0].double() - 0.5) + ones - (n - 1) / 2
+        assert torch.allclose(enc(p, s)[0], num / (N ** 2 + N - 1), atol=1e-14)
+
+
+def test_flawed_first_fails_without_scaling():
+    enc, p = C.first_log_scaled(log_scaled=False)
+    s = ALL[10]
+    assert float(accuracy(enc(p, s)[0], tasks.label("first", s))) < 1.0
+
+
+def test_eps_zero_output_is_length_independent():
+    # Knowl 3: with ε = 0 the clean-up maps [s; −s] to ±√(d/2) whatever |s| is
+    for name, d in (("parity", 18), ("first", 12)):
+        for scale in (1.0, 10.0):
+            enc, p = C.build(name, layer_norm=True, eps=0.0, output_scale=scale)
+            mags = torch.cat([enc(p, ALL[n])[0].abs() for n in range(1, 11)])
+            assert torch.allclose(mags, torch.full_like(mags, scale * math.sqrt(d / 2)), rtol=1e-9)
+    enc, p = C.parity(layer_norm=True, eps=1e-5)
+    mags = [float(enc(p, ALL[n])[0].abs().mean()) for n in (1, 10)]
+    assert mags[1] < mags[0]
+
+
+def test_value_parameter_perturbation_breaks_parity():
+    enc, p = C.parity(layer_norm=True, eps=0.0, value_k=1.2)
+    s = ALL[10]
+    assert float(accuracy(enc(p, s)[0], tasks.label("parity", s))) < 1.0
+
+
+def test_construction_bad_inputs():
+    with pytest.raises(ValueError, match="eps must be >= 0"):
+        C.parity(layer_norm=True, eps=-1.0)
+    with pytest.raises(ValueError, match="eps must be >= 0"):
+        C.first(layer_norm=True, eps=-1e-5)
+    with pytest.raises(ValueError, match="output_scale"):
+        C.first(output_scale=0.0)
+    with pytest.raises(ValueError, match="'majority'.*parity"):
+        C.build("majority")
+    enc, p = C.first()
+    with pytest.raises(ValueError, match="non-empty"):
+        enc(p, torch.zeros(1, 0, dtype=torch.long))
+    with pytest.raises(ValueError, match="binary"):
+        enc(p, torch.tensor([[1, 0, 3]]))
+    p["b1"][0, 0, 0] = 1.0
+    with pytest.raises(ValueError, match="bias-free"):
+        C.paired(enc, p)
+    enc2, p2 = C.first(layer_norm=True)
+    with pytest.raises(ValueError, match="without layer norm"):
+        C.paired(enc2, p2)
