@@ -1,0 +1,225 @@
+"""A small decoder-only transformer, hand-batched over ensemble members (chapters 3 and 4).
+
+:class:`Decoder` follows the ensemble-model interface of :mod:`lengthgen.train`:
+``init(seeds, dtype, device)`` returns a dict of parameters, each with a leading member dimension
+E (member e initialised from its own ``torch.Generator(seeds[e])``), and ``forward(params, x)``
+maps token ids ``x [E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``. Every member runs the
+same architecture; seeds and task variants are the batch dimension E, so one forward/backward
+pass serves the whole ensemble.
+
+Architecture (Han, Chai & Wang 2026, App. C; reused by chapter 4)
+-----------------------------------------------------------------
+* learned token embedding (``vocab`` symbols, default 12), width ``d_model`` (default 64);
+* ``n_layers`` pre-LN blocks ``x ← x + Attn(LN(x))``, ``x ← x + MLP(LN(x))`` and a final LN,
+  then an untied linear read-out to ``vocab`` logits;
+* causal multi-head attention (``n_heads`` heads of width d_model/n_heads, logits scaled by
+  1/√d_head, keys j ≤ i only) computed with :func:`lengthgen.attention.attend`;
+* MLP of width ``mlp_ratio · d_model`` (default 4d) with ``activation`` ∈ {``"gelu"``, ``"relu"``,
+  ``"sine"``} (chapter 4 compares the three);
+* one of five positional encodings from :mod:`lengthgen.positional`: ``nope`` (none),
+  ``sinusoidal`` (additive, Vaswani et al.), ``learned_abs`` (a learned table of ``L0`` rows;
+  positions ≥ L0 share row L0−1), ``rope`` (rotary q/k in every head) and ``alibi`` (fixed
+  geometric head slopes).
+
+Initialisation mirrors PyTorch's module defaults: embeddings and the learned position table
+N(0, 1), linear weights and biases U(−1/√fan_in, 1/√fan_in), LayerNorm gain 1 and bias 0.
+
+The three depth tiers of chapter 3 are :data:`TIERS`: ``1L1H``, ``2L4H`` and ``4L4H``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from .attention import attend, causal_mask
+from .config import ConfigError, check_choice, check_positive_int
+from .positional import ENCODINGS, alibi_bias, clamped_positions, rope_rotate, sinusoidal_table
+
+ACTIVATIONS = ("gelu", "relu", "sine")
+#: Depth tiers of chapter 3 (§6): name → (layers, heads).
+TIERS = {"1L1H": (1, 1), "2L4H": (2, 4), "4L4H": (4, 4)}
+
+
+def activation_fn(name: str):
+    """The MLP nonlinearity ``name`` (``gelu`` (exact erf form), ``relu`` or ``sine``)."""
+    check_choice("activation", name, ACTIVATIONS)
+    return {"gelu": F.gelu, "relu": F.relu, "sine": torch.sin}[name]
+
+
+def _layer_norm(x, g, b, eps: float = 1e-5):
+    mu = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True, unbiased=False)
+    return (x - mu) / torch.sqrt(var + eps) * g + b
+
+
+def _bcast(p, x):
+    """Reshape a per-member tensor ``[E, *s]`` to broadcast against ``x [E, ..., *s]``."""
+    return p.reshape(p.shape[0], *([1] * (x.dim() - p.dim())), *p.shape[1:])
+
+
+class Decoder:
+    """Pre-LN decoder-only transformer batched over E ensemble members (see the module docstring).
+
+    Parameters
+    ----------
+    encoding : one of :data:`lengthgen.positional.ENCODINGS`
+    n_layers, n_heads : depth and heads per layer (``d_model`` must be divisible by ``n_heads``)
+    d_model : residual width (64 in chapter 3)
+    vocab : number of token ids (12 in chapter 3); also the read-out size unless ``n_out`` is given
+    mlp_ratio : MLP width as a multiple of ``d_model`` (4)
+    activation : ``"gelu"`` (chapter 3), ``"relu"`` or ``"sine"``
+    L0 : size of the learned-absolute position table (positions ≥ L0 are clamped to L0−1)
+    base : frequency base of the sinusoidal and rotary encodings (10⁴)
+    n_out : read-out size (default ``vocab``)
+    """
+
+    def __init__(self, encoding: str = "rope", *, n_layers: int = 1, n_heads: int = 1, d_model: int = 64,
+                 vocab: int = 12, mlp_ratio: int = 4, activation: str = "gelu", L0: int = 20, base: float = 1e4,
+                 n_out: int | None = None):
+        self.encoding = check_choice("encoding", encoding, ENCODINGS)
+        self.n_layers = check_positive_int("n_layers", n_layers)
+        self.n_heads = check_positive_int("n_heads", n_heads)
+        self.d_model = check_positive_int("d_model", d_model)
+        if d_model % n_heads:
+            raise ConfigError(f"d_model = {d_model} must be divisible by n_heads = {n_heads}")
+        self.d_head = d_model // n_heads
+        if encoding == "rope" and self.d_head % 2:
+            raise ConfigError(f"RoPE needs an even head width, got d_model/n_heads = {self.d_head}")
+        if encoding == "sinusoidal" and d_model % 2:
+            raise ConfigError(f"the sinusoidal encoding needs an even d_model, got {d_model}")
+        self.vocab = check_positive_int("vocab", vocab, minimum=2)
+        self.n_out = self.vocab if n_out is None else check_positive_int("n_out", n_out)
+        self.mlp = check_positive_int("mlp_ratio", mlp_ratio) * d_model
+        self.activation = check_choice("activation", activation, ACTIVATIONS)
+        self._act = activation_fn(activation)
+        self.L0 = check_positive_int("L0", L0)
+        self.base = float(base)
+
+    @classmethod
+    def tier(cls, name: str, encoding: str, **kw) -> "Decoder":
+        """The chapter-3 depth tier ``name`` (``1L1H``, ``2L4H``, ``4L4H``) with ``encoding``."""
+        layers, heads = TIERS[check_choice("tier", name, tuple(TIERS))]
+        return cls(encoding, n_layers=layers, n_heads=heads, **kw)
+
+    def __repr__(self) -> str:
+        return (f"Decoder({self.encoding!r}, layers={self.n_layers}, heads={self.n_heads}, d={self.d_model}, "
+                f"vocab={self.vocab}, mlp={self.mlp}, act={self.activation!r})")
+
+    # ------------------------------------------------------------------ parameters
+    def param_shapes(self) -> dict[str, tuple]:
+        """Name → per-member shape of every parameter."""
+        d, m = self.d_model, self.mlp
+        shapes = {"tok_emb": (self.vocab, d)}
+        if self.encoding == "learned_abs":
+            shapes["pos_emb"] = (self.L0, d)
+        for l in range(self.n_layers):
+            p = f"l{l}."
+            shapes.update({p + "ln1_g": (d,), p + "ln1_b": (d,), p + "wqkv": (d, 3 * d), p + "bqkv": (3 * d,),
+                           p + "wo": (d, d), p + "bo": (d,), p + "ln2_g": (d,), p + "ln2_b": (d,),
+                           p + "w1": (d, m), p + "b1": (m,), p + "w2": (m, d), p + "b2": (d,)})
+        shapes.update({"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, self.n_out), "b_out": (self.n_out,)})
+        return shapes
+
+    def n_params(self) -> int:
+        """Trainable parameters per member."""
+        return sum(math.prod(s) for s in self.param_shapes().values())
+
+    def init(self, seeds: Sequence[int], dtype=torch.float32, device=None) -> dict[str, torch.Tensor]:
+        """Per-member initial parameters ``{name: [E, ...]}``, member e from ``torch.Generator(seeds[e])``."""
+        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
+            raise ConfigError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+        shapes = self.param_shapes()
+        members = {k: [] for k in shapes}
+        for i, s in enumerate(seeds):
+            g = torch.Generator().manual_seed(check_positive_int(f"seeds[{i}]", s, minimum=0))
+            for name, shape in shapes.items():
+                leaf = name.split(".")[-1]
+                if leaf in ("tok_emb", "pos_emb"):
+                    t = torch.randn(shape, generator=g, dtype=torch.float64)
+                elif leaf.endswith("_g"):
+                    t = torch.ones(shape, dtype=torch.float64)
+                elif leaf.startswith("ln") or leaf == "lnf_b":
+                    t = torch.zeros(shape, dtype=torch.float64)
+                else:  # linear weight or bias: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as nn.Linear
+                    fan_in = {"wqkv": self.d_model, "bqkv": self.d_model, "wo": self.d_model, "bo": self.d_model,
+                              "w1": self.d_model, "b1": self.d_model, "w2": self.mlp, "b2": self.mlp,
+                              "w_out": self.d_model, "b_out": self.d_model}[leaf]
+                    bound = 1.0 / math.sqrt(fan_in)
+                    t = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
+                members[name].append(t)
+        return {k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()}
+
+    # ------------------------------------------------------------------ forward
+    def _check_x(self, params, x):
+        if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.dtype not in (torch.int64, torch.int32):
+            raise ValueError(f"x must be an integer tensor [E, B, n] of token ids, got "
+                             f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}")
+        E = params["tok_emb"].shape[0]
+        if x.shape[0] != E:
+            raise ValueError(f"x has {x.shape[0]} members, params have {E}")
+        if x.numel() and (int(x.min()) < 0 or int(x.max()) >= self.vocab):
+            raise ValueError(f"token ids must lie in [0, {self.vocab}), got range [{int(x.min())}, {int(x.max())}]")
+
+    def embed(self, params, x):
+        """Token (+ additive position) embedding ``[E, B, n, d]``."""
+        E, B, n = x.shape
+        emb = params["tok_emb"]
+        h = torch.gather(emb[:, None].expand(E, B, *emb.shape[1:]), 2,
+                         x[..., None].expand(E, B, n, self.d_model).long())
+        if self.encoding == "sinusoidal":
+            h = h + sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
+        elif self.encoding == "learned_abs":
+            pos = params["pos_emb"][:, clamped_positions(n, self.L0, device=h.device)]  # [E, n, d]
+            h = h + pos[:, None]
+        return h
+
+    def _attention(self, params, l, h, return_weights=False):
+        E, B, n, d = h.shape
+        H, dh = self.n_heads, self.d_head
+        p = f"l{l}."
+        qkv = torch.einsum("ebnd,edf->ebnf", h, params[p + "wqkv"]) + params[p + "bqkv"][:, None, None]
+        q, k, v = (t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1))  # [E, B, H, n, dh]
+        if self.encoding == "rope":
+            q, k = rope_rotate(q, self.base), rope_rotate(k, self.base)
+        bias = alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
+        out, w = attend(q, k, v, scale=1.0 / math.sqrt(dh), bias=bias, mask=causal_mask(n, device=h.device),
+                        return_weights=True)
+        out = out.transpose(2, 3).reshape(E, B, n, d)
+        out = torch.einsum("ebnd,edf->ebnf", out, params[p + "wo"]) + params[p + "bo"][:, None, None]
+        return (out, w) if return_weights else out
+
+    def _block(self, params, l, h, return_weights=False):
+        p = f"l{l}."
+        a = self._attention(params, l, _layer_norm(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h)),
+                            return_weights)
+        a, w = a if return_weights else (a, None)
+        h = h + a
+        z = _layer_norm(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
+        z = self._act(torch.einsum("ebnd,edf->ebnf", z, params[p + "w1"]) + params[p + "b1"][:, None, None])
+        h = h + torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"]) + params[p + "b2"][:, None, None]
+        return h, w
+
+    def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+        """Logits ``[E, B, n, n_out]`` for token ids ``x [E, B, n]`` (causal: position i sees 0 … i)."""
+        self._check_x(params, x)
+        h = self.embed(params, x)
+        for l in range(self.n_layers):
+            h, _ = self._block(params, l, h)
+        h = _layer_norm(h, _bcast(params["lnf_g"], h), _bcast(params["lnf_b"], h))
+        return torch.einsum("ebnd,edv->ebnv", h, params["w_out"]) + params["b_out"][:, None, None]
+
+    __call__ = forward
+
+    @torch.no_grad()
+    def attention_maps(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> list[torch.Tensor]:
+        """Attention weights per layer, each ``[E, B, H, n, n]`` (row i: query i over keys j)."""
+        self._check_x(params, x)
+        h = self.embed(params, x)
+        maps = []
+        for l in range(self.n_layers):
+            h, w = self._block(params, l, h, return_weights=True)
+            maps.append(w)
+        return maps
