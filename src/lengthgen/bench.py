@@ -31,7 +31,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from .config import check_positive_int
+from .config import ConfigError, check_positive_int
 from .train import OptimConfig, seeded_generators, train_ensemble, vmap_model
 
 #: Defaults of the benchmark (the issue's protocol).
@@ -141,7 +141,7 @@ def make_sampler(batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64
     batch = check_positive_int("batch", batch)
     max_len = check_positive_int("max_len", max_len)
     if max_len > 62:
-        raise ValueError(f"the benchmark sampler draws one 62-bit word per string; max_len must be <= 62, got {max_len}")
+        raise ConfigError(f"the benchmark sampler draws one 62-bit word per string; max_len must be <= 62, got {max_len}")
 
     def sample(step, gens):
         lengths = [int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens]

@@ -1,0 +1,62 @@
+"""The benchmark runs, reports the agreed keys, and the ensemble and the loop agree (tiny step count)."""
+import json
+
+import pytest
+import torch
+
+from lengthgen.bench import (AttentionClassifier, AttentionClassifierModule, make_sampler, run_benchmark,
+                             unpack_bits)
+from lengthgen.cli import main
+from lengthgen.config import ConfigError
+from lengthgen.train import seeded_generators
+
+KEYS = {"ensemble_steps_per_s", "loop_steps_per_s", "ratio", "members", "max_abs_loss_diff", "peak_rss_mb"}
+
+
+def test_benchmark_keys_and_equal_losses():
+    res = run_benchmark(steps=3, members=4, batch=16)
+    assert KEYS <= set(res) and res["members"] == 4 and res["steps"] == 3
+    assert res["max_abs_loss_diff"] < 1e-10 and res["max_abs_param_diff"] < 1e-10
+    assert res["ensemble_steps_per_s"] > 0 and res["loop_steps_per_s"] > 0 and res["peak_rss_mb"] > 0
+    assert torch.get_num_threads() == 1  # restored
+    json.dumps(res)
+
+
+def test_cli_bench_json(capsys):
+    assert main(["bench", "--json", "--steps", "1"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert KEYS <= set(res) and res["members"] == 40 and res["max_abs_loss_diff"] < 1e-10
+    assert main(["bench", "--steps", "0"]) == 2
+    assert "steps must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_model_matches_module_and_sampler():
+    model = AttentionClassifier(max_len=9)
+    params = model.init([1, 2], torch.float64)
+    sample = make_sampler(batch=5, max_len=9)
+    (bits, mask, scale), y = sample(0, seeded_generators([3, 4]))
+    assert bits.shape[:2] == (2, 5) and torch.equal(y, bits[:, :, 0].long())
+    assert torch.equal(mask.sum(1), torch.exp(scale).round().long())       # scale = log(length)
+    assert float((bits * ~mask[:, None, :]).abs().sum()) == 0.0            # padding bits are 0
+    out = model.forward(params, (bits, mask, scale))
+    for e in range(2):
+        mod = AttentionClassifierModule(max_len=9).double()
+        with torch.no_grad():
+            for k, p in mod.named_parameters():
+                p.copy_(params[k][e])
+        n = int(mask[e].sum())
+        ref = mod(bits[e, :, :n], mask[e, :n], scale[e])
+        torch.testing.assert_close(out[e], ref, rtol=0, atol=1e-12)
+    w = torch.tensor([[0b1011]])
+    assert unpack_bits(w, 5).tolist() == [[1.0, 1.0, 0.0, 1.0, 0.0]]
+
+
+def test_bad_benchmark_arguments():
+    for kw, match in [({"steps": 0}, "steps"), ({"members": -1}, "members"), ({"threads": 0}, "threads"),
+                      ({"seed": -1}, "seed")]:
+        with pytest.raises(ConfigError, match=match):
+            run_benchmark(**kw)
+    with pytest.raises(ConfigError, match="max_len must be <= 62"):
+        make_sampler(max_len=100)
+    with pytest.raises(ValueError, match="cannot unpack"):
+        unpack_bits(torch.zeros(2, 1, dtype=torch.long), 65)
