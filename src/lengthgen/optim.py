@@ -256,6 +256,7 @@ class EnsembleOptimizer:
         else:
             self.muon = set()
         self.t = 0
+        self._cache: dict = {}
         self.state: dict[str, dict[str, torch.Tensor]] = {n: {} for n in self.names}
 
     # ------------------------------------------------------------------ compaction
@@ -269,6 +270,7 @@ class EnsembleOptimizer:
             for k, v in st.items():
                 st[k] = v.index_select(0, index.to(v.device))
         self.members = len(idx)
+        self._cache.clear()
 
     # ------------------------------------------------------------------ the step
     @torch.no_grad()
@@ -280,16 +282,24 @@ class EnsembleOptimizer:
             if g is None:
                 continue
             st = self.state[n]
-            wd = self.wd if self.decayed[n] else (0.0,)
+            wd = self._cached("wd" if self.decayed[n] else "zero", p)
             if cfg.name == "muon":
                 if n in self.muon:
-                    self._muon(p, g, st, _values(self.lr, p), _values(wd, p))
+                    self._muon(p, g, st, self._cached("lr", p), wd)
                 else:
-                    self._adam(p, g, st, _values(self.adamw_lr, p), _values(wd, p), decoupled=True)
+                    self._adam(p, g, st, self._cached("adamw_lr", p), wd, decoupled=True)
             elif cfg.name in ("adam", "adamw"):
-                self._adam(p, g, st, _values(self.lr, p), _values(wd, p), decoupled=cfg.name == "adamw")
+                self._adam(p, g, st, self._cached("lr", p), wd, decoupled=cfg.name == "adamw")
             else:
-                self._sgd(p, g, st, _values(self.lr, p), _values(wd, p))
+                self._sgd(p, g, st, self._cached("lr", p), wd)
+
+    def _cached(self, which: str, like: torch.Tensor):
+        """Per-member values as a float (all equal) or an [E] tensor, cached per dtype/device."""
+        key = (which, like.dtype, like.device)
+        if key not in self._cache:
+            vals = (0.0,) if which == "zero" else getattr(self, which)
+            self._cache[key] = _values(vals, like)
+        return self._cache[key]
 
     @staticmethod
     def _nonzero(v) -> bool:
