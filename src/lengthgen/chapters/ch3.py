@@ -1,0 +1,350 @@
+"""Chapter 3 (Han, Chai & Wang 2026): α_L tables, theory checks and the trained-transformer study.
+
+* :func:`alpha_tables` — α_L for every (encoding, task, L) and both selection rules (cheap; the
+  notebook runs it live at full size).
+* :func:`theory_checks` — the executable checks of Props. 1–4 and Thm. 2 (full size, seconds).
+* The trained study (§6, App. C): decoders of :mod:`lengthgen.decoder` trained through
+  :func:`lengthgen.train.train_ensemble` — one ensemble per (tier, encoding, seed, task group)
+  with the tasks as members — and evaluated on the extrapolation rows [L0, L).
+  :func:`train_cell_group` runs one ensemble; :func:`study_plan` lists the groups in the order
+  the full run does them (tier 1L1H first); :func:`study_stats` computes AUC, Spearman, precision
+  and the table/figure data from whatever measurements exist.
+
+``reproduce(scale, device, out)`` writes ``alpha_tables.json``, ``theory.json``, one store entry
+per trained group under ``study/`` (resumable: finished groups are skipped) and
+``study_rows.json`` (all measurements so far, with provenance). At ``full`` scale the study stops
+starting new groups after ``$LENGTHGEN_CH3_BUDGET_S`` seconds (default 2400).
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..config import check_choice, check_positive_int, get_scale
+from ..decoder import TIERS, Decoder
+from ..positional import ENCODINGS
+from ..realizability import (L0_DEFAULT, LONG_LENGTHS, MAIN_TASKS, SELECTION_RULES, STUDY_LENGTHS, TASKS,
+                             alpha_table, duality_table, peaked_kernel, prop1_search, prop2_montecarlo,
+                             prop3_existence, prop3_monotone_copy, relative_alpha, relative_argmax,
+                             reverse_sweep, targets, thm2_random_kernels)
+from ..store import ResultStore, provenance, save_result
+
+POS_TASKS = ("pos2", "pos5")
+IGNORE = -100
+
+#: The paper's protocol (App. C) and the smoke-scale reduction used by the notebook.
+PROTOCOL = {
+    "full": {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": (0, 1, 2, 3, 4), "steps": 2000, "batch": 64,
+             "lr": 3e-4, "weight_decay": 0.01, "eval_n": 256, "train_eval_n": 22, "lengths": STUDY_LENGTHS},
+    "smoke": {"tiers": ("1L1H",), "encodings": ("rope", "learned_abs"), "seeds": (0,), "steps": 200, "batch": 64,
+              "lr": 3e-4, "weight_decay": 0.01, "eval_n": 32, "train_eval_n": 6, "lengths": (30, 60),
+              "tasks": ("prev", "first")},
+}
+
+
+# --------------------------------------------------------------------------- α tables and theory
+def alpha_tables(lengths=STUDY_LENGTHS + LONG_LENGTHS, L0: int = L0_DEFAULT) -> dict:
+    """``{rule: {"enc/task": {L: α}}}`` for both selection rules, every encoding and task."""
+    out = {}
+    for rule in SELECTION_RULES:
+        tab = alpha_table(ENCODINGS, TASKS, lengths, rule=rule, L0=L0)
+        out[rule] = {f"{e}/{t}": v for (e, t), v in tab.items()}
+    return out
+
+
+def theory_checks() -> dict:
+    """All executable theory checks at full size (Props. 1–4, Thm. 2, App. A.5–A.6)."""
+    res = {"prop1": prop1_search(n=30, n_random=20_000, n_adversarial=20, steps=300)}
+    ce = [1.46, 1.96, 1.80, 6.32]
+    arg = relative_argmax(ce + [-10.0] * 16, 20)
+    res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2]), "deep_offsets": sorted(set(arg[3:].tolist()))}
+    res["thm2_random"] = thm2_random_kernels(4000, 200)
+    res["thm2_fixed_offset"] = {k: {L: relative_alpha(peaked_kernel(c, L), k, L) for L in (30, 60, 128, 512, 5000)}
+                                for k, c in (("prev", 1), ("skip2", 2), ("skip3", 3), ("skip5", 5))}
+    res["thm2_growing"] = {t: {c: relative_alpha(peaked_kernel(c, 2 * c + 200), t, 2 * c + 200) for c in (1, 5, 15, 30)}
+                           for t in ("copy", "reverse")}
+    k30 = peaked_kernel(30, 200_000)
+    res["thm2_clipped"] = {L: relative_alpha(k30, lambda i, L: 1 if i < 30 else 30, L) for L in (40, 100, 1000, 200_000)}
+    k1 = peaked_kernel(1, 50_000)
+    res["thm2_squares"] = {L: relative_alpha(k1, lambda i, L: 2 if int(round(i ** 0.5)) ** 2 == i else 1, L)
+                           for L in (200, 5000, 50_000)}
+    res["thm2_parity"] = {c: relative_alpha(peaked_kernel(c, 1000), lambda i, L: 1 + i % 2, 1000) for c in (1, 2)}
+    ladder = np.full(40_961, -1.0)
+    for m in range(6):
+        ladder[20 * 4 ** m] = m + 2
+    res["thm2_ladder"] = {L: relative_alpha(ladder, "copy", L) for L in (40, 160, 640, 2560, 10240, 40960)}
+    two = np.full(100, -1.0)
+    two[10], two[30] = 5.0, 8.0
+    res["thm2_two_lengths"] = {"copy_L0": _copy_at_L0(two), "copy_60": relative_alpha(two, "copy", 60)}
+    res["thm2_reverse_sweep"] = {"kernels": 20_000, "solved": reverse_sweep(20_000)}
+    res["prop2"] = {L: prop2_montecarlo(L, n_trials=20_000) for L in (30, 60)}
+    res["prop3_copy"] = prop3_monotone_copy()
+    res["prop3_existence"] = prop3_existence(1, 50_000)
+    res["prop4"] = duality_table()
+    return res
+
+
+def _copy_at_L0(kappa, L0: int = L0_DEFAULT) -> bool:
+    """Whether the relative kernel solves copy on every query row at length L0 (strict argmax)."""
+    arg = relative_argmax(kappa, L0)
+    t = targets("copy", L0)
+    rows = (t >= 0).nonzero().flatten().tolist()
+    return all(arg[i] == i - int(t[i]) for i in rows)
+
+
+# --------------------------------------------------------------------------- the trained study: data
+def target_table(tasks, L: int) -> torch.Tensor:
+    """``[T, L+1, L]``: entry [τ, n, i] = t_n(i) of task τ at length n (−1 off the query rows or i ≥ n)."""
+    T = torch.full((len(tasks), L + 1, L), -1, dtype=torch.long)
+    for a, task in enumerate(tasks):
+        for n in range(1, L + 1):
+            T[a, n, :n] = targets(task, n)
+    return T
+
+
+def labels(x: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    """Per-position labels ``x[t(i)]`` where ``tgt[..., i] ≥ 0``, :data:`IGNORE` elsewhere (x, tgt: [..., n])."""
+    y = torch.gather(x, -1, tgt.clamp(min=0))
+    return torch.where(tgt >= 0, y, torch.full_like(y, IGNORE))
+
+
+def make_sampler(tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, steps: int, length_seed: int = 0):
+    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator.
+
+    The training length of each update, n ~ U{L0/2, …, L0}, comes from one fixed schedule
+    (generator ``length_seed``) shared by all members, so a batch is ``[E, batch, n]`` without
+    padding and a member's data do not depend on which other members share its ensemble.
+    """
+    tab = target_table(tasks, L0)
+    sched = torch.randint(L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(length_seed))
+
+    def sample(step, gens, members=None):
+        idx = torch.arange(len(tasks)) if members is None else members
+        n = int(sched[step % steps])
+        x = torch.stack([torch.randint(0, vocab, (batch, n), generator=g) for g in gens])
+        tg = tab[idx, n, :n][:, None, :].expand(len(gens), batch, n)
+        return x, labels(x, tg)
+
+    return sample
+
+
+def masked_ce(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member mean cross-entropy over labelled positions (``y != IGNORE``): ``[E]``."""
+    E, V = out.shape[0], out.shape[-1]
+    ce = torch.nn.functional.cross_entropy(out.reshape(-1, V), y.reshape(-1), ignore_index=IGNORE, reduction="none")
+    ce = ce.view(E, -1)
+    mask = (y.reshape(E, -1) != IGNORE).to(ce.dtype)
+    return (ce * mask).sum(1) / mask.sum(1).clamp(min=1)
+
+
+def masked_acc(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member accuracy over labelled positions: ``[E]``."""
+    E = out.shape[0]
+    mask = y.reshape(E, -1) != IGNORE
+    hit = (out.argmax(-1).reshape(E, -1) == y.reshape(E, -1)) & mask
+    return hit.sum(1).double() / mask.sum(1).clamp(min=1).double()
+
+
+def eval_banks(tasks, lengths, *, n_eval: int, train_n: int, L0: int = L0_DEFAULT, vocab: int = 12, seed: int = 12345):
+    """Per-member banks ``{key: (x [E, N, L], y [E, N, L])}``.
+
+    Key ``L`` scores the extrapolation rows: the task's query rows in [L0, L) at length L. Keys
+    ``("train", n)`` for n = L0/2 … L0 score every query row of the training lengths.
+    """
+    g = torch.Generator().manual_seed(seed)
+    E = len(tasks)
+    banks = {}
+    for L in lengths:
+        x = torch.randint(0, vocab, (n_eval, L), generator=g)
+        tg = torch.stack([targets(t, L) for t in tasks])           # [E, L]
+        tg[:, :L0] = -1                                            # score [L0, L) only
+        xe = x[None].expand(E, n_eval, L)
+        banks[int(L)] = (xe, labels(xe, tg[:, None, :].expand(E, n_eval, L)))
+    for n in range(L0 // 2, L0 + 1):
+        x = torch.randint(0, vocab, (train_n, n), generator=g)
+        tg = torch.stack([targets(t, n) for t in tasks])
+        xe = x[None].expand(E, train_n, n)
+        banks[("train", n)] = (xe, labels(xe, tg[:, None, :].expand(E, train_n, n)))
+    return banks
+
+
+def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, batch: int = 64, lr: float = 3e-4,
+                     weight_decay: float = 0.01, lengths=STUDY_LENGTHS, eval_n: int = 256, train_eval_n: int = 22,
+                     L0: int = L0_DEFAULT, device: str | None = None, progress: bool = False) -> list[dict]:
+    """Train one ensemble (members = ``tasks``, all with init seed ``seed``) and measure it.
+
+    Protocol (App. C): AdamW (lr 3·10⁻⁴, weight decay 0.01), batch 64, ``steps`` updates, n ~
+    U{L0/2 … L0}, cross-entropy on the query positions only; accuracy on the extrapolation rows
+    [L0, L) for each L in ``lengths`` and on the training lengths (``train_acc``). Returns one
+    row per (task, L): ``{tier, encoding, task, seed, L, acc, train_acc}``.
+    """
+    from ..train import OptimConfig, evaluate_ensemble, train_ensemble
+
+    check_choice("tier", tier, tuple(TIERS))
+    tasks = tuple(tasks)
+    for t in tasks:
+        check_choice("task", t, TASKS)
+    steps = check_positive_int("steps", steps)
+    model = Decoder.tier(tier, encoding, L0=L0)
+    params = model.init([seed] * len(tasks), dtype=torch.float32, device=device)
+    data_seeds = [10_000 + 1000 * seed + TASKS.index(t) for t in tasks]
+    res = train_ensemble(model, params, sample=make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=seed),
+                         loss=masked_ce, optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay), steps=steps,
+                         data_seeds=data_seeds, progress=progress, record_every=max(1, steps // 20),
+                         desc=f"{tier} {encoding} s{seed}")
+    banks = eval_banks(tasks, lengths, n_eval=eval_n, train_n=train_eval_n, L0=L0, seed=777 + seed)
+    acc = evaluate_ensemble(model, res.params, banks, metric=masked_acc, per_member=True, batch_size=64)
+    train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
+    final_loss = res.history["loss"][-1].tolist()
+    rows = []
+    for e, task in enumerate(tasks):
+        for L in lengths:
+            rows.append({"tier": tier, "encoding": encoding, "task": task, "seed": int(seed), "L": int(L),
+                         "acc": float(acc[int(L)][e]), "train_acc": float(train_acc[e]),
+                         "final_loss": float(final_loss[e]), "steps": steps})
+    return rows
+
+
+def study_plan(scale: str) -> list[dict]:
+    """The trained groups in run order: tier by tier (1L1H first), seed by seed, encoding by
+    encoding, the seven main tasks and then pos2/pos5 (App. E)."""
+    P = PROTOCOL[check_choice("scale", scale, ("smoke", "full"))]
+    plan = []
+    for tier in P["tiers"]:
+        for seed in P["seeds"]:
+            groups = [("main", P.get("tasks", MAIN_TASKS))] + ([("pos", POS_TASKS)] if scale == "full" else [])
+            for gname, tasks in groups:
+                for enc in P["encodings"]:
+                    plan.append({"key": f"{tier}__{enc}__{gname}__seed{seed}", "tier": tier, "encoding": enc,
+                                 "tasks": tasks, "seed": seed})
+    return plan
+
+
+# --------------------------------------------------------------------------- statistics
+def _cells(rows, tier, alpha, tasks=MAIN_TASKS):
+    """Per (encoding, task) cell: α (mean over L), LG (mean over seeds and L), train acc, seeds."""
+    out = {}
+    for e in ENCODINGS:
+        for t in tasks:
+            r = [x for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t]
+            if not r:
+                continue
+            Ls = sorted({x["L"] for x in r})
+            out[(e, t)] = {"alpha": float(np.mean([alpha[f"{e}/{t}"][L] for L in Ls])),
+                           "lg": float(np.mean([x["acc"] for x in r])),
+                           "train": float(np.mean([x["train_acc"] for x in r])),
+                           "seeds": sorted({x["seed"] for x in r}), "lengths": Ls}
+    return out
+
+
+def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, n_boot: int = 10_000,
+                learnable: float = 0.8) -> dict:
+    """The §6 statistics of one tier from measurement ``rows`` and the CE α table ``alpha``
+    (``{"enc/task": {L: α}}``): cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over all
+    cells and over learnable cells (train acc > ``learnable``) with a bootstrap CI over cells,
+    and the precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over (cell, L, seed) rows with a bootstrap CI."""
+    from ..stats import auc, bootstrap_ci, permutation_pvalue, spearman
+
+    cells = _cells(rows, tier, alpha)
+    if not cells:
+        return {"tier": tier, "n_cells": 0}
+    keys = sorted(cells)
+    a = np.array([cells[k]["alpha"] for k in keys])
+    lg = np.array([cells[k]["lg"] for k in keys])
+    pos = lg >= 0.5
+    out = {"tier": tier, "n_cells": len(keys), "n_pos": int(pos.sum()),
+           "cells": {f"{e}/{t}": cells[(e, t)] for e, t in keys}}
+    if 0 < pos.sum() < len(pos):
+        obs, p = permutation_pvalue(lambda s, y: auc(s, y), a, pos, n_perm=n_perm, alternative="greater")
+        out.update(auc=obs, auc_p=p, min_alpha_pos=float(a[pos].min()), max_alpha_neg=float(a[~pos].max()))
+    out["spearman_all"] = spearman(a, lg)
+
+    def rho(v):
+        r = spearman(v[:, 0], v[:, 1])
+        return 0.0 if np.isnan(r) else r
+
+    learn = np.array([cells[k]["train"] > learnable for k in keys])
+    out["n_learnable"] = int(learn.sum())
+    if learn.sum() >= 3:
+        v = np.stack([a[learn], lg[learn]], 1)
+        est, lo, hi = bootstrap_ci(v, stat=rho, n_boot=n_boot)
+        out.update(spearman_learnable=spearman(a[learn], lg[learn]), spearman_ci=(lo, hi))
+    hi_rows = [x for x in rows if x["tier"] == tier and x["task"] in MAIN_TASKS
+               and alpha[f"{x['encoding']}/{x['task']}"][x["L"]] >= 0.5]
+    if hi_rows:
+        ok = np.array([x["acc"] >= 0.7 for x in hi_rows], dtype=float)
+        est, lo, hi = bootstrap_ci(ok, n_boot=n_boot)
+        out.update(precision=est, precision_ci=(lo, hi), n_high_rows=len(hi_rows), n_violations=int((ok == 0).sum()))
+    return out
+
+
+def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
+    """``{"enc/task": {"alpha": α_L, "lg_mean", "lg_std", "n_seeds"}}`` at one length (Table 3, Fig. 5, Table 6)."""
+    out = {}
+    for e in ENCODINGS:
+        for t in tasks:
+            acc = [x["acc"] for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t and x["L"] == L]
+            if acc:
+                out[f"{e}/{t}"] = {"alpha": alpha[f"{e}/{t}"][L], "lg_mean": float(np.mean(acc)),
+                                   "lg_std": float(np.std(acc)), "n_seeds": len(acc)}
+    return out
+
+
+# --------------------------------------------------------------------------- entry point
+def run_study(scale: str, out: Path, device: str | None = None, budget_s: float | None = None,
+              progress: bool = True) -> list[dict]:
+    """Run (or resume) the trained study into ``out/study``; returns all measurement rows stored."""
+    from tqdm.auto import tqdm
+
+    P = PROTOCOL[check_choice("scale", scale, ("smoke", "full"))]
+    store = ResultStore(Path(out) / "study")
+    plan = study_plan(scale)
+    t0 = time.perf_counter()
+    for g in tqdm(plan, desc="ch3 study groups", disable=not progress):
+        if store.has(g["key"]):
+            continue
+        if budget_s is not None and time.perf_counter() - t0 > budget_s:
+            break
+        t1 = time.perf_counter()
+        rows = train_cell_group(g["tier"], g["encoding"], g["tasks"], g["seed"], steps=P["steps"], batch=P["batch"],
+                                lr=P["lr"], weight_decay=P["weight_decay"], lengths=P["lengths"], eval_n=P["eval_n"],
+                                train_eval_n=P["train_eval_n"], device=device, progress=progress)
+        store.put(g["key"], rows, provenance(scale=scale, device=str(device or "cpu"), seeds=[g["seed"]],
+                                             wall_time_s=time.perf_counter() - t1))
+    rows = []
+    for k in store.keys() if store.folder.is_dir() else []:
+        rows.extend(store.get(k))
+    return rows
+
+
+def reproduce(scale: str, device: str, out: Path) -> list[Path]:
+    """``python -m lengthgen reproduce ch3``: α tables, theory checks and the (resumable) trained study."""
+    scale = get_scale(scale)
+    out = Path(out)
+    torch.set_num_threads(int(os.environ.get("LENGTHGEN_THREADS", "1")))
+    paths = []
+    t0 = time.perf_counter()
+    tabs = alpha_tables()
+    paths.append(save_result(out / "alpha_tables.json", tabs,
+                             provenance(scale=scale, device="cpu", wall_time_s=time.perf_counter() - t0)))
+    if not (out / "theory.json").exists():
+        t0 = time.perf_counter()
+        th = theory_checks()
+        paths.append(save_result(out / "theory.json", th,
+                                 provenance(scale=scale, device="cpu", wall_time_s=time.perf_counter() - t0)))
+    budget = float(os.environ.get("LENGTHGEN_CH3_BUDGET_S", "2400")) if scale == "full" else None
+    t0 = time.perf_counter()
+    dev = None if device in (None, "auto", "cpu") else device
+    rows = run_study(scale, out, device=dev, budget_s=budget)
+    plan = study_plan(scale)
+    done = {f"{r['tier']}__{r['encoding']}__{'pos' if r['task'] in POS_TASKS else 'main'}__seed{r['seed']}" for r in rows}
+    prov = provenance(scale=scale, device=str(device), seeds=sorted({r["seed"] for r in rows}),
+                      wall_time_s=time.perf_counter() - t0,
+                      extra={"groups_done": len(done), "groups_planned": len(plan), "protocol": {
+                          k: v for k, v in PROTOCOL[scale].items()}})
+    paths.append(save_result(out / "study_rows.json", rows, prov))
+    return paths
