@@ -196,7 +196,9 @@ def test_early_stopping_and_checkpoint_selection():
     assert res.history["val_step"].tolist() == [EVERY * (k + 1) for k in range(10)]
     assert torch.isnan(res.history["val_acc"][4:, 0]).all() and not torch.isnan(res.history["val_acc"][:4, 0]).any()
     assert torch.isnan(res.history["loss"][4 * EVERY:, 0]).all()
-    json.dumps(res.summary())
+    summary = json.loads(json.dumps(res.summary()))
+    assert summary["stop_step"] == res.stop_step.tolist() and not any(math.isnan(v) for v in summary["final_loss"])
+    assert res.final_loss()[0] == res.history["loss"][4 * EVERY - 1, 0]
 
 
 def test_all_members_stop_ends_the_loop():

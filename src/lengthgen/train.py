@@ -205,9 +205,9 @@ class TrainResult:
 
     params        selected checkpoint per member (best validation; the final one without validation)
     final_params  parameters after each member's last update
-    history       ``loss`` [records, E] training loss (NaN once a member stopped), ``step`` [records]
-                  (the update after which it was recorded... the loss is that of the batch used for
-                  that update), ``val_step`` [V], ``val_acc`` [V, E], ``val_loss`` [V, E] (NaN once stopped)
+    history       ``loss`` [records, E]: the training loss of the batch of update ``step`` [records]
+                  (NaN once a member stopped); ``val_step`` [V], ``val_acc`` [V, E], ``val_loss`` [V, E]
+                  (NaN once stopped)
     best_step     [E] update count of the selected checkpoint (0 = the initial parameters)
     best_acc, best_loss  [E] its validation accuracy and loss (NaN without validation)
     stop_step     [E] number of updates each member received
@@ -232,7 +232,18 @@ class TrainResult:
         return {"members": self.members, "steps_run": self.steps_run, "wall_time_s": round(self.wall_time_s, 3),
                 "best_step": self.best_step.tolist(), "best_acc": self.best_acc.tolist(),
                 "best_loss": self.best_loss.tolist(), "stop_step": self.stop_step.tolist(),
-                "final_loss": self.history["loss"][-1].tolist() if len(self.history["loss"]) else []}
+                "final_loss": self.final_loss().tolist()}
+
+    def final_loss(self) -> torch.Tensor:
+        """[E] each member's last recorded training loss (NaN if none was recorded)."""
+        loss = self.history["loss"]
+        out = torch.full((self.members,), float("nan"), dtype=torch.float64)
+        for e in range(self.members):
+            col = loss[:, e]
+            ok = (~torch.isnan(col)).nonzero()
+            if ok.numel():
+                out[e] = col[ok[-1, 0]]
+        return out
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -413,6 +424,16 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
         best_acc.fill_(-math.inf)
         best_loss.fill_(math.inf)
     hist_loss, hist_step, val_step, val_acc, val_loss = [], [], [], [], []
+    buf_loss: list[torch.Tensor] = []
+
+    def flush() -> None:
+        """Move the buffered training losses of the current members into [k, E] CPU rows."""
+        if buf_loss:
+            vals = torch.stack(buf_loss).to("cpu", torch.float64)
+            rows = torch.full((vals.shape[0], E), float("nan"), dtype=torch.float64)
+            rows[:, active] = vals
+            hist_loss.append(rows)
+            buf_loss.clear()
 
     try:
         from tqdm.auto import tqdm
@@ -442,9 +463,7 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
             opt.step(P, dict(zip(names, grads)))
             done = step + 1
             if done % record_every == 0 or done == steps:
-                row = torch.full((E,), float("nan"), dtype=torch.float64)
-                row[active] = lvec.detach().to("cpu", torch.float64)
-                hist_loss.append(row)
+                buf_loss.append(lvec.detach())   # stays on the device: no sync per step
                 hist_step.append(done)
             if bar is not None:
                 bar.update(1)
@@ -478,6 +497,7 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
                 if validation.patience is not None:
                     stop = perfect[active] >= validation.patience
                     if bool(stop.any()):
+                        flush()
                         idx = stop.nonzero().flatten()
                         orig = active[idx]
                         for k in P:
@@ -493,6 +513,7 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
     finally:
         if bar is not None:
             bar.close()
+    flush()
     steps_run = step + 1
     if active.numel():
         idx = torch.arange(active.numel())
@@ -503,7 +524,7 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
         best = {k: v.clone() for k, v in final.items()}
         best_step = stop_step.clone()
     history = {
-        "loss": torch.stack(hist_loss) if hist_loss else torch.empty(0, E, dtype=torch.float64),
+        "loss": torch.cat(hist_loss) if hist_loss else torch.empty(0, E, dtype=torch.float64),
         "step": torch.tensor(hist_step, dtype=torch.long),
         "val_step": torch.tensor(val_step, dtype=torch.long),
         "val_acc": torch.stack(val_acc) if val_acc else torch.empty(0, E, dtype=torch.float64),
