@@ -378,3 +378,9 @@ def test_cuda_matches_cpu():  # pragma: no cover - runs on GPU machines only
     assert r_gpu.device.startswith("cuda")
     for k in params:
         torch.testing.assert_close(r_gpu.final_params[k], r_cpu.final_params[k], rtol=1e-9, atol=1e-10)
+
+
+def test_progress_bar_runs(capsys):
+    model = MLP()
+    res = train_ensemble(model, model.init(SEEDS), sample=sample, steps=3, data_seeds=DATA, progress=True, desc="toy")
+    assert res.steps_run == 3
