@@ -2,7 +2,8 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/ensemble_vs_loop.py [--steps N] [--members E] [--repeat R] [--json]
+    .venv/bin/python benchmarks/ensemble_vs_loop.py [--steps N] [--members E] [--repeat R]
+                                                    [--lengths per_member|shared] [--no-vmap] [--json]
 
 Everything lives in :mod:`lengthgen.bench`; this script only parses arguments and prints.
 """
@@ -19,11 +20,13 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=STEPS, help=f"updates per member (default {STEPS})")
     p.add_argument("--members", type=int, default=MEMBERS, help=f"ensemble size (default {MEMBERS})")
     p.add_argument("--repeat", type=int, default=1, help="run the benchmark this many times")
+    p.add_argument("--lengths", choices=("per_member", "shared"), default="per_member",
+                   help="each member draws its own length per batch (default), or one shared length per step")
     p.add_argument("--no-vmap", action="store_true", help="skip the torch.func.vmap variant")
     p.add_argument("--json", action="store_true", help="one JSON object per run")
     args = p.parse_args(argv)
     for _ in range(max(1, args.repeat)):
-        res = run_benchmark(steps=args.steps, members=args.members, vmap=not args.no_vmap)
+        res = run_benchmark(steps=args.steps, members=args.members, vmap=not args.no_vmap, lengths=args.lengths)
         if args.json:
             print(json.dumps(res), flush=True)
         else:

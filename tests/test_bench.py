@@ -20,6 +20,8 @@ def test_benchmark_keys_and_equal_losses():
     assert res["ensemble_steps_per_s"] > 0 and res["loop_steps_per_s"] > 0 and res["peak_rss_mb"] > 0
     assert torch.get_num_threads() == 1  # restored
     json.dumps(res)
+    shared = run_benchmark(steps=2, members=3, batch=8, lengths="shared", vmap=False)
+    assert shared["lengths"] == "shared" and shared["max_abs_loss_diff"] < 1e-10 and "vmap_ratio" not in shared
 
 
 def test_cli_bench_json(capsys):
@@ -53,10 +55,12 @@ def test_model_matches_module_and_sampler():
 
 def test_bad_benchmark_arguments():
     for kw, match in [({"steps": 0}, "steps"), ({"members": -1}, "members"), ({"threads": 0}, "threads"),
-                      ({"seed": -1}, "seed")]:
+                      ({"seed": -1}, "seed"), ({"lengths": "mixed"}, "valid choices: per_member, shared")]:
         with pytest.raises(ConfigError, match=match):
             run_benchmark(**kw)
     with pytest.raises(ConfigError, match="max_len must be <= 62"):
         make_sampler(max_len=100)
+    with pytest.raises(ConfigError, match="shared lengths must be <= max_len"):
+        make_sampler(max_len=5, lengths=[3, 6])
     with pytest.raises(ValueError, match="cannot unpack"):
         unpack_bits(torch.zeros(2, 1, dtype=torch.long), 65)

@@ -31,7 +31,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from .config import ConfigError, check_positive_int
+from .config import ConfigError, check_choice, check_positive_int
 from .train import OptimConfig, seeded_generators, train_ensemble, vmap_model
 
 #: Defaults of the benchmark (the issue's protocol).
@@ -132,22 +132,32 @@ def unpack_bits(words: torch.Tensor, n: int, dtype=torch.float64) -> torch.Tenso
     return out[..., :n].contiguous()
 
 
-def make_sampler(batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64):
+def make_sampler(batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64, lengths=None):
     """``sample(step, generators)``: per member a length n ~ U{1..max_len}, then ``batch`` random
     strings of that length (task First, label = first bit); padded to the longest with a mask.
 
     Each member's generator draws its length and ``batch`` words of 62 random bits
-    (max_len ≤ 62); the bits are unpacked for all members at once (cheap: one op instead of E)."""
+    (max_len ≤ 62); the bits are unpacked for all members at once (cheap: one op instead of E).
+    With ``lengths`` (a sequence, one length per step) every member uses ``lengths[step]`` and
+    only the bits come from its generator: no padding, at the price of correlated lengths.
+    """
     batch = check_positive_int("batch", batch)
     max_len = check_positive_int("max_len", max_len)
     if max_len > 62:
         raise ConfigError(f"the benchmark sampler draws one 62-bit word per string; max_len must be <= 62, got {max_len}")
+    if lengths is not None:
+        lengths = [check_positive_int("lengths[i]", n) for n in lengths]
+        if max(lengths) > max_len:
+            raise ConfigError(f"shared lengths must be <= max_len = {max_len}, got {max(lengths)}")
 
     def sample(step, gens):
-        lengths = [int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens]
+        if lengths is None:
+            ns = [int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens]
+        else:
+            ns = [lengths[step]] * len(gens)
         words = torch.stack([torch.randint(0, 2**62, (batch, 1), generator=g) for g in gens])
-        L = max(lengths)
-        n = torch.tensor(lengths)
+        L = max(ns)
+        n = torch.tensor(ns)
         words &= ((1 << n) - 1)[:, None, None]                 # zero the padding bits
         bits = unpack_bits(words, L, dtype)                     # [E, B, L]
         mask = torch.arange(L)[None, :] < n[:, None]
@@ -156,9 +166,9 @@ def make_sampler(batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64
     return sample
 
 
-def _train_loop(params, seeds, steps, batch, max_len, width, lr):
+def _train_loop(params, seeds, steps, batch, max_len, width, lr, lengths=None):
     """Baseline: one nn.Module + torch.optim.Adam per member, one after the other."""
-    sample = make_sampler(batch, max_len)
+    sample = make_sampler(batch, max_len, lengths=lengths)
     losses, finals = [], []
     for e, seed in enumerate(seeds):
         mod = AttentionClassifierModule(width, width, max_len).to(torch.float64)
@@ -187,7 +197,8 @@ def peak_rss_mb() -> float:
 
 
 def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BATCH, max_len: int = MAX_LEN,
-                  width: int = WIDTH, threads: int = 1, seed: int = 0, vmap: bool = True) -> dict:
+                  width: int = WIDTH, threads: int = 1, seed: int = 0, vmap: bool = True,
+                  lengths: str = "per_member") -> dict:
     """Time ensemble vs vmap vs Python loop on the same members and data; return the figures.
 
     Keys: ``ensemble_steps_per_s``, ``vmap_steps_per_s`` and ``loop_steps_per_s`` (member-updates
@@ -196,8 +207,12 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
     ``max_abs_param_diff``, ``peak_rss_mb`` (whole process), and the settings. ``ratio`` uses
     wall-clock time; ``cpu_time_ratio`` uses this process's CPU time, which is less disturbed by
     other processes on a shared machine. ``handbatched_vs_vmap`` > 1 means hand-batched is faster.
+    ``lengths="per_member"`` (default) lets every member draw its own length per batch (the
+    ensemble pads to the longest); ``"shared"`` draws one length per step for all members (and
+    the loop uses the same lengths), which removes the padding.
     """
     steps = check_positive_int("steps", steps)
+    check_choice("lengths", lengths, ("per_member", "shared"))
     members = check_positive_int("members", members)
     threads = check_positive_int("threads", threads)
     check_positive_int("seed", seed, minimum=0)
@@ -209,7 +224,17 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
         model = AttentionClassifier(width, width, max_len)
         params = model.init(seeds, torch.float64)
         optim = OptimConfig("adam", lr=LR, clip=1.0)
-        sample = make_sampler(batch, max_len)
+        shared = None
+        if lengths == "shared":
+            shared = torch.randint(1, max_len + 1, (steps,), generator=torch.Generator().manual_seed(seed + 9)).tolist()
+        sample = make_sampler(batch, max_len, lengths=shared)
+
+        # warm-up (untimed): first calls import and initialise lazily (torch.optim imports
+        # torch._dynamo on the first step, torch.func builds its batching rules), which would
+        # otherwise be charged to whichever variant runs first
+        sub = {k: v[:2] for k, v in params.items()}
+        train_ensemble(model, sub, sample=sample, optim=optim, steps=1, data_seeds=data_seeds[:2], progress=False)
+        _train_loop(sub, data_seeds[:1], 1, batch, max_len, width, LR, shared)
 
         t0, c0 = time.perf_counter(), time.process_time()
         res = train_ensemble(model, params, sample=sample, optim=optim, steps=steps, data_seeds=data_seeds,
@@ -222,6 +247,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
         if vmap:
             vm = vmap_model(lambda: AttentionClassifierModule(width, width, max_len))
             vm.init([0], torch.float64)  # builds the template; the parameters come from `params`
+            train_ensemble(vm, sub, sample=sample, optim=optim, steps=1, data_seeds=data_seeds[:2], progress=False)
             t0, c0 = time.perf_counter(), time.process_time()
             resv = train_ensemble(vm, params, sample=sample, optim=optim, steps=steps, data_seeds=data_seeds,
                                   progress=False)
@@ -229,7 +255,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
             diffs.append((resv.history["loss"][-1] - ens_loss).abs().max().item())
 
         t0, c0 = time.perf_counter(), time.process_time()
-        loop_loss, loop_params = _train_loop(params, data_seeds, steps, batch, max_len, width, LR)
+        loop_loss, loop_params = _train_loop(params, data_seeds, steps, batch, max_len, width, LR, shared)
         t_loop, c_loop = time.perf_counter() - t0, time.process_time() - c0
         diffs.append((loop_loss - ens_loss).abs().max().item())
         pdiff = max((res.final_params[k][e] - loop_params[e][k]).abs().max().item()
@@ -248,7 +274,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
             "max_abs_loss_diff": max(diffs), "max_abs_param_diff": pdiff,
             "ensemble_s": round(t_ens, 2), "loop_s": round(t_loop, 2),
             "peak_rss_mb": round(peak_rss_mb(), 1), "threads": threads, "dtype": "float64",
-            "batch": batch, "max_len": max_len, "width": width, "torch": torch.__version__,
+            "batch": batch, "max_len": max_len, "lengths": lengths, "width": width, "torch": torch.__version__,
         })
         return out
     finally:
