@@ -80,7 +80,9 @@ def _torch_reference(enc: Encoder, p: dict, e: int, bits: torch.Tensor) -> torch
                 getattr(layer, f"norm{i}").bias.copy_(p[f"ln{i}_b"][e, l])
         layers.append(layer.eval())
     with torch.no_grad():
-        x = enc.embed({k_: v[e:e + 1] for k_, v in p.items()}, bits.unsqueeze(0))[0]
+        pe = {k_: v[e:e + 1] for k_, v in p.items()}
+        inp = enc._prepare(pe, bits)
+        x = enc.embed(pe, inp.tokens, inp.feats)[0]
         for layer in layers:
             x = layer(x)
         outs = x[:, 0] @ p["out_w"][e] + p["out_b"][e]
@@ -172,3 +174,31 @@ def test_bad_inputs():
         two(two.init([0, 1, 2]), torch.tensor([[0, 1]]))
     with pytest.raises(ConfigError, match="seed"):
         two.init([-1])
+
+
+def test_grouped_positions_equal_full_strings():
+    from lengthgen.encoder import Grouped
+
+    cfg = EncoderConfig(d_model=8, n_layers=2, n_heads=2, d_ffn=16, log_scaled=(False, True), positional="first")
+    enc = Encoder(cfg)
+    p = enc.init([0, 1], dtype=torch.float64)
+    for n in (1, 2, 7):
+        bits = torch.randint(0, 2, (2, 5, n), generator=torch.Generator().manual_seed(n))
+        g = enc.group(bits)
+        assert isinstance(g, Grouped) and float(g.counts.sum(-1).max()) == n + 1
+        assert torch.allclose(enc(p, bits), enc(p, g), atol=1e-12)
+        with torch.no_grad():
+            assert torch.allclose(enc(p, bits), enc(p, g), atol=1e-12)
+    # gradients agree too (training on groups is training on the strings)
+    bits = torch.randint(0, 2, (2, 3, 9), generator=torch.Generator().manual_seed(9))
+    grads = []
+    for x in (bits, enc.group(bits)):
+        q = {k: v.clone().requires_grad_(True) for k, v in p.items()}
+        enc(q, x).sum().backward()
+        grads.append(torch.cat([q[k].grad.flatten() for k in sorted(q)]))
+    assert torch.allclose(grads[0], grads[1], atol=1e-10)
+    with pytest.raises(ValueError, match="cannot be grouped"):
+        Encoder(EncoderConfig(d_model=4, positional="parity")).group(bits)
+    bad = enc.group(bits)
+    with pytest.raises(ValueError, match="CLS"):
+        enc(p, bad._replace(counts=bad.counts * 2))

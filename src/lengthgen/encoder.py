@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import torch
 
@@ -228,8 +228,8 @@ class Encoder:
                 raise ValueError(f"parameter {name!r} has shape {tuple(params[name].shape)}, expected {(E, *s)}")
         return E
 
-    def _beta(self, E: int, N: int, dtype, device) -> torch.Tensor:
-        """Per-member logit multiplier β: log N for log-scaled members, 1 otherwise; shape [E]."""
+    def _beta(self, E: int, N, dtype, device) -> torch.Tensor:
+        """Per-member logit multiplier β (log N for log-scaled members, 1 otherwise), shape [E, B or 1]."""
         flags = self.config.log_scaled
         if isinstance(flags, tuple):
             if len(flags) != E:
@@ -237,41 +237,83 @@ class Encoder:
             f = torch.tensor(flags, device=device)
         else:
             f = torch.full((E,), bool(flags), device=device)
-        logn = torch.tensor(log_length_scale(N), dtype=dtype, device=device)
-        return torch.where(f, logn, torch.ones((), dtype=dtype, device=device))
+        if isinstance(N, torch.Tensor):
+            logn = torch.log(N.to(dtype))
+        else:
+            logn = torch.full((E, 1), log_length_scale(N), dtype=dtype, device=device)
+        return torch.where(f[:, None], logn, torch.ones((), dtype=dtype, device=device))
 
     # ------------------------------------------------------------------ forward
-    def embed(self, params: dict, bits: torch.Tensor) -> torch.Tensor:
-        """Input vectors ``[E, B, N, d]`` (CLS prepended) for strings ``[E, B, n]``."""
-        E, B, n = bits.shape
+    def group(self, bits) -> "Grouped":
+        """The strings as groups of identical positions (exact for ``positional`` ``first`` or ``none``).
+
+        With only the features 1[i = 1] (or none), two positions holding the same symbol and the same
+        feature have the same vector at every layer: attention treats keys as a multiset, and every
+        other operation acts position by position. A string is then fully described by four groups,
+        CLS (count 1), the first symbol (count 1), later 0s and later 1s (counts n − 1 − k′ and k′),
+        and attention over N positions equals attention over the groups with log(count) added to the
+        logits. The cost per string drops from O(N²) to O(1): this is how chapter 1 trains on FIRST
+        at n = 300 and tests at n = 1000 on a CPU. ``forward`` accepts the result in place of ``bits``.
+        """
+        kind = self.config.positional
+        if kind == "parity":
+            raise ValueError("positional 'parity' gives every position its own features; strings cannot be grouped")
+        bits = check_bits(bits)
+        lead = bits.shape[:-1]
+        n = bits.shape[-1]
+        ones_later = bits[..., 1:].sum(-1).to(torch.float64)
+        one = torch.ones(lead, dtype=torch.float64, device=bits.device)
+        if kind == "first":
+            tokens = torch.stack([torch.full_like(bits[..., 0], CLS), bits[..., 0], torch.zeros_like(bits[..., 0]),
+                                  torch.ones_like(bits[..., 0])], dim=-1)
+            feats = torch.tensor([[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device).expand(*lead, 4, 1)
+            counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
+        else:
+            ones = bits.sum(-1).to(torch.float64)
+            tokens = torch.stack([torch.full_like(bits[..., 0], CLS), torch.zeros_like(bits[..., 0]),
+                                  torch.ones_like(bits[..., 0])], dim=-1)
+            feats = torch.zeros(*lead, 3, 0, dtype=torch.float64, device=bits.device)
+            counts = torch.stack([one, n - ones, ones], dim=-1)
+        return Grouped(tokens, feats, counts)
+
+    def embed(self, params: dict, tokens: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+        """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
         emb = params["embed"]
-        tokens = torch.cat([torch.full((E, B, 1), CLS, dtype=torch.long, device=bits.device), bits], dim=-1)
-        x = emb[torch.arange(E, device=bits.device)[:, None, None], tokens]
-        pf = positional_features(self.config.positional, n + 1, dtype=emb.dtype, device=emb.device)
-        return x + pf @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
+        E = emb.shape[0]
+        x = emb[torch.arange(E, device=emb.device)[:, None, None], tokens]
+        return x + feats.to(emb.dtype) @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
 
     def _norm(self, x, g, b, plain: bool):
         """(x − mean) / √(var + ε) · γ + β over the last dimension (biased variance, ε may be 0)."""
         y = torch.nn.functional.layer_norm(x, x.shape[-1:], eps=self.config.eps)
         return y if plain else y * g + b
 
-    def _layer(self, params, l, x, beta, *, last: bool, want_weights: bool, fast: bool):
-        """One encoder layer; ``last`` computes position 0 only. Returns (output, CLS attention row)."""
+    def _layer(self, params, l, x, beta, inp: "_Inputs", *, last: bool, want_weights: bool, fast: bool):
+        """One encoder layer; ``last`` computes the CLS position only. Returns (output, CLS attention row)."""
         cfg = self.config
-        E, B, N, d = x.shape
+        E, B, T, d = x.shape
         P = lambda name: params[name][:, l]                               # noqa: E731
         if fast and bool((P("wk") == 0).all()):
             # keys equal at every position → uniform softmax → the head output is the mean value,
             # and by linearity mean(x W_V + b_V) = mean(x) W_V + b_V
-            v = torch.einsum("ebd,ehdk->ebhk", x.mean(dim=-2), P("wv")) + P("bv")[:, None]
+            if inp.counts is None:
+                xm = x.mean(dim=-2)
+                w = torch.full((E, B, cfg.n_heads, T), 1.0 / T, dtype=x.dtype, device=x.device)
+            else:
+                c = inp.counts.to(x.dtype)
+                xm = (x * c[..., None]).sum(-2) / inp.N[..., None].to(x.dtype)
+                w = (c / inp.N[..., None].to(x.dtype))[:, :, None, :].expand(E, B, cfg.n_heads, T)
+            v = torch.einsum("ebd,ehdk->ebhk", xm, P("wv")) + P("bv")[:, None]
             a = (torch.einsum("ebhk,ehkd->ebd", v, P("wo")) + P("bo")[:, None])[:, :, None, :]
-            w = torch.full((E, B, cfg.n_heads, N), 1.0 / N, dtype=x.dtype, device=x.device) if want_weights else None
+            w = w if want_weights else None
         else:
             xq = x[:, :, :1] if last else x
             q = torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq")) + P("bq")[:, None, :, None, :]
             k = torch.einsum("ebnd,ehdk->ebhnk", x, P("wk")) + P("bk")[:, None, :, None, :]
             v = torch.einsum("ebnd,ehdk->ebhnk", x, P("wv")) + P("bv")[:, None, :, None, :]
-            logits = (q @ k.transpose(-1, -2)) * (beta[:, None, None, None, None] / math.sqrt(cfg.head_dim))
+            logits = (q @ k.transpose(-1, -2)) * (beta[:, :, None, None, None] / math.sqrt(cfg.head_dim))
+            if inp.counts is not None:
+                logits = logits + torch.log(inp.counts.to(x.dtype))[:, :, None, None, :]
             att = torch.softmax(logits, dim=-1)
             a = torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo")) + P("bo")[:, None, None, :]
             w = att[..., 0, :] if want_weights else None
@@ -291,57 +333,96 @@ class Encoder:
             return False
         return all(bool((params[n][:, l] == v).all()) for n, v in (("ln1_g", 1), ("ln2_g", 1), ("ln1_b", 0), ("ln2_b", 0)))
 
-    def _prepare(self, params, bits):
+    def _prepare(self, params, inp) -> "_Inputs":
         E = self.check_params(params)
-        bits = check_bits(bits).to(params["embed"].device)
+        dev = params["embed"].device
+        if isinstance(inp, Grouped):
+            tokens, feats, counts = inp
+            if tokens.ndim == 2:
+                tokens, feats, counts = (t.unsqueeze(0).expand(E, *t.shape) for t in (tokens, feats, counts))
+            if tokens.ndim != 3 or tokens.shape[0] != E or counts.shape != tokens.shape:
+                raise ValueError(f"grouped tokens must have shape [B, T] or [E={E}, B, T], got {tuple(tokens.shape)}")
+            if bool((tokens[..., 0] != CLS).any()) or bool((counts[..., 0] != 1).any()):
+                raise ValueError("group 0 must be the CLS token with count 1")
+            if bool((counts < 0).any()) or bool(((tokens < 0) | (tokens >= VOCAB)).any()):
+                raise ValueError("group counts must be >= 0 and tokens in {0, 1, 2}")
+            counts = counts.to(dev)
+            return _Inputs(tokens.to(dev), feats.to(dev), counts, counts.sum(-1))
+        bits = check_bits(inp).to(dev)
         if bits.ndim == 1:
             bits = bits.unsqueeze(0)
         if bits.ndim == 2:
             bits = bits.unsqueeze(0).expand(E, *bits.shape)
         if bits.ndim != 3 or bits.shape[0] != E:
             raise ValueError(f"strings must have shape [B, n] or [E={E}, B, n], got {tuple(bits.shape)}")
-        return E, bits
+        Eb, B, n = bits.shape
+        tokens = torch.cat([torch.full((E, B, 1), CLS, dtype=torch.long, device=dev), bits], dim=-1)
+        feats = positional_features(self.config.positional, n + 1, dtype=params["embed"].dtype, device=dev)
+        return _Inputs(tokens, feats, None, n + 1)
 
-    def _run(self, params, bits, *, want_weights: bool):
-        E, B, n = bits.shape
-        N = n + 1
-        x = self.embed(params, bits)
-        beta = self._beta(E, N, x.dtype, x.device)
+    def _run(self, params, inp: "_Inputs", *, want_weights: bool):
+        E = inp.tokens.shape[0]
+        x = self.embed(params, inp.tokens, inp.feats)
+        beta = self._beta(E, inp.N, x.dtype, x.device)
         fast = not torch.is_grad_enabled() or not any(t.requires_grad for t in params.values())
         weights = []
         for l in range(self.config.n_layers):
-            x, w = self._layer(params, l, x, beta, last=(l == self.config.n_layers - 1),
+            x, w = self._layer(params, l, x, beta, inp, last=(l == self.config.n_layers - 1),
                                want_weights=want_weights, fast=fast)
             weights.append(w)
         cls = x[:, :, 0]
         logit = (cls * params["out_w"][:, None, :]).sum(-1) + params["out_b"][:, None]
         return logit, cls, weights
 
-    def forward(self, params: dict, bits, *, max_elements: int = 2 ** 24) -> torch.Tensor:
-        """CLS logits ``[E, B]``. Without gradients, large batches are evaluated in chunks so that no
-        attention tensor exceeds about ``max_elements`` entries."""
-        E, bits = self._prepare(params, bits)
-        B, N = bits.shape[1], bits.shape[2] + 1
+    def forward(self, params: dict, x, *, max_elements: int = 2 ** 22) -> torch.Tensor:
+        """CLS logits ``[E, B]`` for strings ``x`` (``[B, n]``, ``[E, B, n]`` or a :class:`Grouped`).
+
+        Without gradients, large batches are evaluated in chunks so that no intermediate tensor
+        exceeds about ``max_elements`` entries.
+        """
+        inp = self._prepare(params, x)
+        E, B, T = inp.tokens.shape
         cfg = self.config
-        # the widest per-string tensor: full attention rows [H, N, N] in a non-last layer whose keys vary,
-        # otherwise the hidden states [N, max(d, d_ffn, H·d_head)]
+        # widest per-string tensor: attention rows [H, T, T] in a non-last layer whose keys vary,
+        # otherwise the hidden states [T, max(d, d_ffn, H·d_head)]
         full = any(bool((params["wk"][:, l] != 0).any()) for l in range(cfg.n_layers - 1))
-        width = max(cfg.d_model, cfg.d_ffn, cfg.n_heads * cfg.head_dim, cfg.n_heads * N if full else 0)
-        chunk = max(1, max_elements // max(1, E * N * width))
+        width = max(cfg.d_model, cfg.d_ffn, cfg.n_heads * cfg.head_dim, cfg.n_heads * T if full else 0)
+        chunk = max(1, max_elements // max(1, E * T * width))
         if torch.is_grad_enabled() or chunk >= B:
-            return self._run(params, bits, want_weights=False)[0]
-        return torch.cat([self._run(params, bits[:, i:i + chunk], want_weights=False)[0]
+            return self._run(params, inp, want_weights=False)[0]
+        return torch.cat([self._run(params, inp.slice(i, i + chunk), want_weights=False)[0]
                           for i in range(0, B, chunk)], dim=1)
 
     __call__ = forward
 
-    def trace(self, params: dict, bits) -> dict[str, object]:
+    def trace(self, params: dict, x) -> dict[str, object]:
         """Logits ``[E, B]``, the final CLS vector ``[E, B, d]`` and, per layer, the CLS row of the
-        attention weights ``[E, B, H, N]`` (for the chapter's explorer)."""
-        E, bits = self._prepare(params, bits)
+        attention weights ``[E, B, H, N]`` (per group for :class:`Grouped` input; for the explorer)."""
+        inp = self._prepare(params, x)
         with torch.no_grad():
-            logit, cls, weights = self._run(params, bits, want_weights=True)
+            logit, cls, weights = self._run(params, inp, want_weights=True)
         return {"logit": logit, "cls": cls, "attention": weights}
+
+
+class Grouped(NamedTuple):
+    """Strings as groups of identical positions: ``tokens`` [(E,) B, T] (group 0 = CLS), positional
+    ``features`` [(E,) B, T, p] and multiplicities ``counts`` [(E,) B, T]; see :meth:`Encoder.group`."""
+
+    tokens: torch.Tensor
+    features: torch.Tensor
+    counts: torch.Tensor
+
+
+class _Inputs(NamedTuple):
+    tokens: torch.Tensor          # [E, B, T]
+    feats: torch.Tensor           # [T, p] or [E, B, T, p]
+    counts: torch.Tensor | None   # [E, B, T] or None (every position its own group)
+    N: object                     # int, or [E, B] tensor of position counts
+
+    def slice(self, lo: int, hi: int) -> "_Inputs":
+        cut = lambda t: t[:, lo:hi] if t is not None and t.ndim >= 3 else t   # noqa: E731
+        N = self.N[:, lo:hi] if isinstance(self.N, torch.Tensor) else self.N
+        return _Inputs(self.tokens[:, lo:hi], cut(self.feats), cut(self.counts), N)
 
 
 # --------------------------------------------------------------------------- metrics
