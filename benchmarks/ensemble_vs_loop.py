@@ -3,7 +3,8 @@
 Usage::
 
     .venv/bin/python benchmarks/ensemble_vs_loop.py [--steps N] [--members E] [--repeat R]
-                                                    [--lengths per_member|shared] [--no-vmap] [--json]
+                                                    [--lengths per_member|shared] [--formulation factored|softmax]
+                                                    [--no-vmap] [--json]
 
 Everything lives in :mod:`lengthgen.bench`; this script only parses arguments and prints.
 """
@@ -22,11 +23,14 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=1, help="run the benchmark this many times")
     p.add_argument("--lengths", choices=("per_member", "shared"), default="per_member",
                    help="each member draws its own length per batch (default), or one shared length per step")
+    p.add_argument("--formulation", choices=("factored", "softmax"), default="factored",
+                   help="attention computed via one batched matmul over the bits (default) or an explicit softmax")
     p.add_argument("--no-vmap", action="store_true", help="skip the torch.func.vmap variant")
     p.add_argument("--json", action="store_true", help="one JSON object per run")
     args = p.parse_args(argv)
     for _ in range(max(1, args.repeat)):
-        res = run_benchmark(steps=args.steps, members=args.members, vmap=not args.no_vmap, lengths=args.lengths)
+        res = run_benchmark(steps=args.steps, members=args.members, vmap=not args.no_vmap, lengths=args.lengths,
+                            formulation=args.formulation)
         if args.json:
             print(json.dumps(res), flush=True)
         else:

@@ -32,8 +32,9 @@ def test_cli_bench_json(capsys):
     assert "steps must be an integer >= 1" in capsys.readouterr().err
 
 
-def test_model_matches_module_and_sampler():
-    model = AttentionClassifier(max_len=9)
+@pytest.mark.parametrize("formulation", ["factored", "softmax"])
+def test_model_matches_module_and_sampler(formulation):
+    model = AttentionClassifier(max_len=9, formulation=formulation)
     params = model.init([1, 2], torch.float64)
     sample = make_sampler(batch=5, max_len=9)
     (bits, mask, scale), y = sample(0, seeded_generators([3, 4]))
@@ -42,20 +43,23 @@ def test_model_matches_module_and_sampler():
     assert float((bits * ~mask[:, None, :]).abs().sum()) == 0.0            # padding bits are 0
     out = model.forward(params, (bits, mask, scale))
     for e in range(2):
-        mod = AttentionClassifierModule(max_len=9).double()
+        mod = AttentionClassifierModule(max_len=9, formulation=formulation).double()
         with torch.no_grad():
             for k, p in mod.named_parameters():
                 p.copy_(params[k][e])
         n = int(mask[e].sum())
         ref = mod(bits[e, :, :n], mask[e, :n], scale[e])
         torch.testing.assert_close(out[e], ref, rtol=0, atol=1e-12)
+    other = AttentionClassifier(max_len=9, formulation="softmax" if formulation == "factored" else "factored")
+    torch.testing.assert_close(other.forward(params, (bits, mask, scale)), out, rtol=0, atol=1e-12)
     w = torch.tensor([[0b1011]])
     assert unpack_bits(w, 5).tolist() == [[1.0, 1.0, 0.0, 1.0, 0.0]]
 
 
 def test_bad_benchmark_arguments():
     for kw, match in [({"steps": 0}, "steps"), ({"members": -1}, "members"), ({"threads": 0}, "threads"),
-                      ({"seed": -1}, "seed"), ({"lengths": "mixed"}, "valid choices: per_member, shared")]:
+                      ({"seed": -1}, "seed"), ({"lengths": "mixed"}, "valid choices: per_member, shared"),
+                      ({"formulation": "dense"}, "valid choices: factored, softmax")]:
         with pytest.raises(ConfigError, match=match):
             run_benchmark(**kw)
     with pytest.raises(ConfigError, match="max_len must be <= 62"):

@@ -17,9 +17,11 @@ In the ensemble each member's batch is padded to the longest length drawn by any
 that step (masked attention); the loop trains each member at its own length.
 
 The model's attention has one learned query (as in the chapters' classifiers). Because tokens
-are bits, every position's key score and pooled value are affine in the bit, so neither
-implementation materialises a [B, n, d] tensor; the per-member arithmetic is identical in (a),
-(b) and (c).
+are bits, every position's key score and pooled value are affine in the bit, so no [B, n, d]
+tensor is needed. ``formulation="softmax"`` still forms the [B, n] scores and their softmax;
+``"factored"`` (default) folds the softmax into one matrix product ``bits @ [w | w ⊙ P]``
+(see :func:`_pool_factored`). (a), (b) and (c) call the same function :func:`_classify`, so
+the per-member arithmetic is identical; only the batching differs.
 """
 from __future__ import annotations
 
@@ -44,6 +46,55 @@ _SHAPES = lambda d, h, L: {  # noqa: E731 - name -> per-member shape and init st
 }
 
 
+FORMULATIONS = ("factored", "softmax")
+
+
+def _pool_softmax(bits, base, c, E0, dE, Pn):
+    """Attention pooling with an explicit softmax over [..., B, n] scores."""
+    s = torch.addcmul(base[..., None, :], bits, c[..., None, None])
+    a = torch.softmax(s, -1)
+    m = (a * bits).sum(-1)
+    return E0[..., None, :] + m[..., None] * dE[..., None, :] + a @ Pn
+
+
+def _pool_factored(bits, base, c, E0, dE, Pn):
+    """The same pooling without a [..., B, n] intermediate, using that the tokens are bits.
+
+    With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
+    exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
+    sums of bits and positions are the matrix product ``bits @ [w | w ⊙ P]`` plus per-member
+    constants. (The shifts are detached: softmax does not depend on them.)
+    """
+    w = torch.exp(base - base.max(-1, keepdim=True).values.detach())           # [..., n]
+    cp = torch.relu(c).detach()
+    u0, u1 = torch.exp(-cp), torch.exp(c - cp)                                   # [...]
+    wP = w[..., None] * Pn                                                       # [..., n, d]
+    S = bits @ torch.cat([w[..., None], wP], -1)                                 # [..., B, 1 + d]
+    Sw, SP = S[..., 0], S[..., 1:]
+    du = (u1 - u0)[..., None]
+    Z = u0[..., None] * w.sum(-1)[..., None] + du * Sw                           # [..., B]
+    mbits = u1[..., None] * Sw / Z
+    aP = (u0[..., None, None] * wP.sum(-2)[..., None, :] + du[..., None] * SP) / Z[..., None]
+    return E0[..., None, :] + mbits[..., None] * dE[..., None, :] + aP
+
+
+def _classify(p, bits, mask, scale, factored: bool):
+    """Logits [..., B, 2]; ``p`` holds one member's tensors or stacked [E, ...] tensors."""
+    n = bits.shape[-1]
+    q = (p["Wq"] @ p["q0"][..., None])[..., 0]
+    kq = (p["Wk"].mT @ q[..., None])[..., 0]
+    dE = p["E1"] - p["E0"]
+    t0 = (p["E0"] * kq).sum(-1)
+    Pn = p["P"][..., :n, :]
+    base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])      # [..., n]
+    base = base.masked_fill(~mask, float("-inf"))
+    c = scale * (dE * kq).sum(-1)
+    pooled = (_pool_factored if factored else _pool_softmax)(bits, base, c, p["E0"], dE, Pn)
+    v = pooled @ p["Wv"].mT
+    h = torch.relu(v @ p["W1"].mT + p["b1"][..., None, :])
+    return h @ p["W2"].mT + p["b2"][..., None, :]
+
+
 class AttentionClassifier:
     """Hand-batched single-layer, single-query attention classifier over bit strings.
 
@@ -52,12 +103,15 @@ class AttentionClassifier:
     the score of position j is s_j = log(n) · (E_{w_j} + P_j) · kq, the pooled value is
     Wv Σ_j α_j (E_{w_j} + P_j) with α = softmax(s) over the first n positions.
     ``x = (bits [E, B, n], mask [E, n], scale [E])``; returns logits [E, B, 2].
+    ``formulation="softmax"`` materialises the [E, B, n] scores; ``"factored"`` (default)
+    computes the same function with one batched matrix product (see :func:`_pool_factored`).
     """
 
-    def __init__(self, width: int = WIDTH, hidden: int = WIDTH, max_len: int = MAX_LEN):
+    def __init__(self, width: int = WIDTH, hidden: int = WIDTH, max_len: int = MAX_LEN, formulation: str = "factored"):
         self.d = check_positive_int("width", width)
         self.h = check_positive_int("hidden", hidden)
         self.max_len = check_positive_int("max_len", max_len)
+        self.factored = check_choice("formulation", formulation, FORMULATIONS) == "factored"
 
     def init(self, seeds, dtype=torch.float64, device=None):
         gens = seeded_generators(seeds)
@@ -68,48 +122,21 @@ class AttentionClassifier:
 
     def forward(self, p, x):
         bits, mask, scale = x
-        n = bits.shape[-1]
-        q = torch.einsum("eij,ej->ei", p["Wq"], p["q0"])
-        kq = torch.einsum("eij,ei->ej", p["Wk"], q)
-        dE = p["E1"] - p["E0"]
-        t0 = (p["E0"] * kq).sum(-1)
-        dt = (dE * kq).sum(-1)
-        Pn = p["P"][:, :n]
-        base = scale[:, None] * (t0[:, None] + torch.einsum("end,ed->en", Pn, kq))        # [E, n]
-        base = base.masked_fill(~mask, float("-inf"))
-        s = torch.addcmul(base[:, None, :], bits, (scale * dt)[:, None, None])            # [E, B, n]
-        a = torch.softmax(s, -1)
-        m = (a * bits).sum(-1)
-        pooled = torch.baddbmm(p["E0"][:, None, :] + m[..., None] * dE[:, None, :], a, Pn)
-        v = torch.einsum("ebd,efd->ebf", pooled, p["Wv"])
-        h = torch.relu(torch.einsum("ebd,ehd->ebh", v, p["W1"]) + p["b1"][:, None, :])
-        return torch.einsum("ebh,eoh->ebo", h, p["W2"]) + p["b2"][:, None, :]
+        return _classify(p, bits, mask, scale, self.factored)
 
 
 class AttentionClassifierModule(torch.nn.Module):
     """The same classifier for one member as an ``nn.Module`` (the loop's and vmap's model)."""
 
-    def __init__(self, width: int = WIDTH, hidden: int = WIDTH, max_len: int = MAX_LEN):
+    def __init__(self, width: int = WIDTH, hidden: int = WIDTH, max_len: int = MAX_LEN, formulation: str = "factored"):
         super().__init__()
+        self.factored = check_choice("formulation", formulation, FORMULATIONS) == "factored"
         for name, (shape, std) in _SHAPES(width, hidden, max_len).items():
             setattr(self, name, torch.nn.Parameter(torch.randn(shape) * std))
 
     def forward(self, bits, mask, scale):
-        n = bits.shape[-1]
-        kq = self.Wk.T @ (self.Wq @ self.q0)
-        dE = self.E1 - self.E0
-        t0 = self.E0 @ kq
-        dt = dE @ kq
-        Pn = self.P[:n]
-        base = scale * (t0 + Pn @ kq)
-        base = base.masked_fill(~mask, float("-inf"))
-        s = torch.addcmul(base[None, :], bits, scale * dt)
-        a = torch.softmax(s, -1)
-        m = (a * bits).sum(-1)
-        pooled = torch.addmm(self.E0[None, :] + m[:, None] * dE[None, :], a, Pn)
-        v = pooled @ self.Wv.T
-        h = torch.relu(v @ self.W1.T + self.b1)
-        return h @ self.W2.T + self.b2
+        p = {name: getattr(self, name) for name in _SHAPES(1, 1, 1)}   # works under functional_call too
+        return _classify(p, bits, mask, scale, self.factored)
 
 
 _BYTE_BITS: dict = {}
@@ -166,12 +193,12 @@ def make_sampler(batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64
     return sample
 
 
-def _train_loop(params, seeds, steps, batch, max_len, width, lr, lengths=None):
+def _train_loop(params, seeds, steps, batch, max_len, width, lr, lengths=None, formulation="factored"):
     """Baseline: one nn.Module + torch.optim.Adam per member, one after the other."""
     sample = make_sampler(batch, max_len, lengths=lengths)
     losses, finals = [], []
     for e, seed in enumerate(seeds):
-        mod = AttentionClassifierModule(width, width, max_len).to(torch.float64)
+        mod = AttentionClassifierModule(width, width, max_len, formulation).to(torch.float64)
         with torch.no_grad():
             for name, prm in mod.named_parameters():
                 prm.copy_(params[name][e])
@@ -198,7 +225,7 @@ def peak_rss_mb() -> float:
 
 def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BATCH, max_len: int = MAX_LEN,
                   width: int = WIDTH, threads: int = 1, seed: int = 0, vmap: bool = True,
-                  lengths: str = "per_member") -> dict:
+                  lengths: str = "per_member", formulation: str = "factored") -> dict:
     """Time ensemble vs vmap vs Python loop on the same members and data; return the figures.
 
     Keys: ``ensemble_steps_per_s``, ``vmap_steps_per_s`` and ``loop_steps_per_s`` (member-updates
@@ -213,6 +240,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
     """
     steps = check_positive_int("steps", steps)
     check_choice("lengths", lengths, ("per_member", "shared"))
+    check_choice("formulation", formulation, FORMULATIONS)
     members = check_positive_int("members", members)
     threads = check_positive_int("threads", threads)
     check_positive_int("seed", seed, minimum=0)
@@ -221,7 +249,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
     try:
         seeds = [seed + 1000 + e for e in range(members)]
         data_seeds = [seed + 5000 + e for e in range(members)]
-        model = AttentionClassifier(width, width, max_len)
+        model = AttentionClassifier(width, width, max_len, formulation)
         params = model.init(seeds, torch.float64)
         optim = OptimConfig("adam", lr=LR, clip=1.0)
         shared = None
@@ -234,7 +262,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
         # otherwise be charged to whichever variant runs first
         sub = {k: v[:2] for k, v in params.items()}
         train_ensemble(model, sub, sample=sample, optim=optim, steps=1, data_seeds=data_seeds[:2], progress=False)
-        _train_loop(sub, data_seeds[:1], 1, batch, max_len, width, LR, shared)
+        _train_loop(sub, data_seeds[:1], 1, batch, max_len, width, LR, shared, formulation)
 
         t0, c0 = time.perf_counter(), time.process_time()
         res = train_ensemble(model, params, sample=sample, optim=optim, steps=steps, data_seeds=data_seeds,
@@ -245,7 +273,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
         out = {"members": members, "steps": steps}
         diffs = []
         if vmap:
-            vm = vmap_model(lambda: AttentionClassifierModule(width, width, max_len))
+            vm = vmap_model(lambda: AttentionClassifierModule(width, width, max_len, formulation))
             vm.init([0], torch.float64)  # builds the template; the parameters come from `params`
             train_ensemble(vm, sub, sample=sample, optim=optim, steps=1, data_seeds=data_seeds[:2], progress=False)
             t0, c0 = time.perf_counter(), time.process_time()
@@ -255,7 +283,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
             diffs.append((resv.history["loss"][-1] - ens_loss).abs().max().item())
 
         t0, c0 = time.perf_counter(), time.process_time()
-        loop_loss, loop_params = _train_loop(params, data_seeds, steps, batch, max_len, width, LR, shared)
+        loop_loss, loop_params = _train_loop(params, data_seeds, steps, batch, max_len, width, LR, shared, formulation)
         t_loop, c_loop = time.perf_counter() - t0, time.process_time() - c0
         diffs.append((loop_loss - ens_loss).abs().max().item())
         pdiff = max((res.final_params[k][e] - loop_params[e][k]).abs().max().item()
@@ -274,7 +302,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
             "max_abs_loss_diff": max(diffs), "max_abs_param_diff": pdiff,
             "ensemble_s": round(t_ens, 2), "loop_s": round(t_loop, 2),
             "peak_rss_mb": round(peak_rss_mb(), 1), "threads": threads, "dtype": "float64",
-            "batch": batch, "max_len": max_len, "lengths": lengths, "width": width, "torch": torch.__version__,
+            "batch": batch, "max_len": max_len, "lengths": lengths, "formulation": formulation, "width": width, "torch": torch.__version__,
         })
         return out
     finally:
