@@ -71,3 +71,42 @@ def random_strings(batch: int, n: int, generator: torch.Generator | None = None,
     batch = check_positive_int("batch", batch)
     n = check_positive_int("n", n)
     return torch.randint(0, 2, (batch, n), generator=generator, device=device)
+
+
+# --------------------------------------------------------------------------- Zhu & Chiang (2026) App. D.3 banks
+def _check_bank_size(size: int) -> int:
+    size = check_positive_int("bank size", size, minimum=2)
+    if size % 2:
+        raise ValueError(f"bank size must be even (examples come in balanced halves or pairs), got {size}")
+    return size
+
+
+def first_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> torch.Tensor:
+    """FIRST test bank of Zhu & Chiang (D.3): the first bit is exactly balanced, the rest random.
+
+    Returns strings [size, n]; the first ``size/2`` have w₁ = 0, the others w₁ = 1.
+    """
+    size = _check_bank_size(size)
+    bits = random_strings(size, check_positive_int("n", n), generator)
+    bits[:, 0] = (torch.arange(size) >= size // 2).long()
+    return bits
+
+
+def majority_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> torch.Tensor:
+    """MAJORITY test bank (D.3): ``size/2`` random strings followed by their complements (n odd)."""
+    size = _check_bank_size(size)
+    n = check_positive_int("n", n)
+    if n % 2 == 0:
+        raise ValueError(f"majority is defined for odd n only, got n = {n}")
+    half = random_strings(size // 2, n, generator)
+    return torch.cat([half, 1 - half])
+
+
+def index_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """INDEX test bank (D.3): ``size/2`` random (string, query) pairs, then the complemented
+    strings with the same queries. Returns ``(strings [size, n], k [size])`` with k ∈ [1, n]."""
+    size = _check_bank_size(size)
+    n = check_positive_int("n", n)
+    half = random_strings(size // 2, n, generator)
+    k = torch.randint(1, n + 1, (size // 2,), generator=generator)
+    return torch.cat([half, 1 - half]), torch.cat([k, k])

@@ -1,0 +1,304 @@
+"""The four single-layer transformers of Zhu & Chiang (2026), batched over ensemble members.
+
+All four share the same skeleton (§2.2, eqs. 2–3): one attention head whose only query is the
+index token ``z``; the attention weights over the ``n`` data tokens are a softmax of the scores
+multiplied by ``log n`` (no ``1/√d``); the attention output ``A ∈ R²`` feeds a width-``h`` ReLU
+classifier ``y = W2 ReLU(W1 A + b1) + b2 ∈ R²`` whose argmax is the prediction. There is no
+residual connection and no layer norm.
+
+``gen``  A_gen(h): tokens ``x_j = e_{w_j}``, ``z = 0₂``, unrestricted affine Q, K, V: R² → R²
+         (5h + 20 parameters). Its scores depend only on the symbol, so the output depends only on
+         the number of ones ``t`` (eq. 71): ``A_t = v_0 + ρ_t (v_1 − v_0)`` with
+         ``ρ_t = tΓ / (n − t + tΓ)``, ``Γ = exp(log n · X)``. The forward pass uses this identity.
+``pos``  A_pos(h): ``x_j = (e_{w_j}, j, j²)``, ``z_k = (0₂, k, 0)``, the constrained maps of §2.2,
+         i.e. ``q = a k + b``, ``k_j = r j + s j² + c_K``, ``u_j = C_V e_{w_j} + b_V`` (5h + 18).
+``norm`` A_norm(h) (§4.2, eq. 19): the same parameters as ``pos``; the ``j²`` channel uses the
+         query ``b + F(a k)`` with ``F(v) = v / (1 + ‖v‖²)``.
+``sin``  A_sin(h) (App. C.1): ``x_j = (e_{w_j}, sin j, cos j)``, ``z = 0₄``, unrestricted affine
+         Q, K, V: R⁴ → R² (5h + 32 parameters).
+
+Inputs are one integer tensor ``x [..., L + 1]``: the data tokens (0/1, right-padded with
+:data:`PAD` when members or examples have different lengths) followed by the index token (the
+query position ``k`` for Index, ``1`` for First, ignored otherwise). :func:`encode` builds it.
+``A_gen`` and ``A_sin`` never see ``k`` (their index token is the zero vector, as in the paper).
+
+A model object is the ensemble interface of :mod:`lengthgen.train`: ``init(seeds, dtype,
+device)`` returns tensors with a leading member dimension E and ``forward(params, x)`` returns
+logits ``[E, B, 2]``. Initialisation follows App. D.2 (see :meth:`SingleLayer.init`).
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+
+from .config import check_choice, check_positive_int
+
+VARIANTS = ("gen", "pos", "sin", "norm")
+FAMILIES = {"gen": "gen", "sin": "sin", "pos": "positional", "norm": "positional"}
+#: padding symbol for data positions beyond a string's length
+PAD = 2
+
+
+def check_width(h) -> int:
+    """The classifier width h; the paper's theorems need h ≥ 2."""
+    return check_positive_int("classifier width h", h, minimum=2)
+
+
+def param_count(variant: str, h: int) -> int:
+    """Number of trainable scalars: 5h+20 (gen), 5h+18 (pos, norm), 5h+32 (sin)."""
+    check_choice("variant", variant, VARIANTS)
+    h = check_width(h)
+    return 5 * h + {"gen": 20, "pos": 18, "norm": 18, "sin": 32}[variant]
+
+
+def param_shapes(variant: str, h: int) -> dict[str, tuple[int, ...]]:
+    """Name → shape (without the member dimension) of every trainable tensor of ``variant``."""
+    check_choice("variant", variant, VARIANTS)
+    h = check_width(h)
+    head = {"W1": (h, 2), "b1": (h,), "W2": (2, h), "b2": (2,)}
+    if FAMILIES[variant] == "positional":
+        att = {"a": (2,), "b": (2,), "r": (2,), "s": (2,), "c_K": (2,), "C_V": (2, 2), "b_V": (2,)}
+    else:
+        d = 2 if variant == "gen" else 4
+        att = {"W_Q": (2, d), "b_Q": (2,), "W_K": (2, d), "b_K": (2,), "W_V": (2, d), "b_V": (2,)}
+    return {**att, **head}
+
+
+# --------------------------------------------------------------------------- inputs
+def encode(bits, k=None, *, pad_to: int | None = None) -> torch.Tensor:
+    """Model input ``[..., L+1]``: data tokens (right-padded with PAD to ``pad_to``) then the index token.
+
+    ``bits`` is a 0/1 tensor ``[..., n]``; ``k`` (1-based, broadcastable to ``bits.shape[:-1]``)
+    is the Index query; ``None`` stores the fixed token 1 (First reads it as k = 1).
+    """
+    from .tasks import check_bits
+
+    bits = check_bits(bits)
+    n = bits.shape[-1]
+    if k is None:
+        kk = torch.ones(bits.shape[:-1], dtype=torch.long)
+    else:
+        kk = torch.as_tensor(k, dtype=torch.long).expand(bits.shape[:-1])
+        if bool(((kk < 1) | (kk > n)).any()):
+            raise ValueError(f"index query k must lie in [1, {n}], got {int(kk[(kk < 1) | (kk > n)].flatten()[0])}")
+    if pad_to is not None:
+        pad_to = check_positive_int("pad_to", pad_to)
+        if pad_to < n:
+            raise ValueError(f"pad_to = {pad_to} is shorter than the strings (n = {n})")
+        bits = torch.cat([bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)], -1)
+    return torch.cat([bits, kk.to(bits.device).unsqueeze(-1)], -1)
+
+
+def _split(x: torch.Tensor, dtype):
+    """(data [.., L] as float with PAD, valid mask, n [..], k [..]) from an encoded input."""
+    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
+        raise ValueError("model input must be a tensor [..., L + 1] (data tokens then the index token); "
+                         "build it with lengthgen.single_layer.encode")
+    x = x.to(dtype)
+    data = x[..., :-1]
+    valid = data != PAD
+    n = valid.sum(-1, dtype=dtype)
+    if bool((n < 1).any()):
+        raise ValueError("every input needs at least one data token")
+    return data, valid, n, x[..., -1]
+
+
+# --------------------------------------------------------------------------- initialisation (D.2)
+def _xavier(shape, g, dtype):
+    fan_out, fan_in = shape
+    bound = math.sqrt(6.0 / (fan_in + fan_out))
+    return (torch.rand(shape, generator=g, dtype=dtype) * 2 - 1) * bound
+
+
+def init_member(variant: str, h: int, seed: int, N: int, dtype=torch.float64) -> dict[str, torch.Tensor]:
+    """One member's initial tensors (App. D.2), drawn from ``torch.Generator().manual_seed(seed)``.
+
+    Positional family: a, r, s, b, c_K ~ N(0, σ²) with σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1; C_V, W1,
+    W2 Xavier-uniform; biases zero. ``pos`` and ``norm`` with the same seed get identical tensors.
+    ``gen`` / ``sin``: the same draws are made first and the value, bias and classifier blocks are
+    copied from them (b_Q ← b, b_K ← c_K, value content block ← C_V); the content query/key blocks
+    and the sinusoidal positional blocks are then drawn Xavier-uniform.
+    """
+    check_choice("variant", variant, VARIANTS)
+    h = check_width(h)
+    N = check_positive_int("maximum training length N", N)
+    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
+    a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N ** 2)
+    b, c_K = rn(0.1), rn(0.1)
+    C_V, W1, W2 = _xavier((2, 2), g, dtype), _xavier((h, 2), g, dtype), _xavier((2, h), g, dtype)
+    head = {"W1": W1, "b1": torch.zeros(h, dtype=dtype), "W2": W2, "b2": torch.zeros(2, dtype=dtype)}
+    zero2 = torch.zeros(2, dtype=dtype)
+    if FAMILIES[variant] == "positional":
+        return {"a": a, "b": b, "r": r, "s": s, "c_K": c_K, "C_V": C_V, "b_V": zero2, **head}
+    if variant == "gen":
+        W_Q, W_K = _xavier((2, 2), g, dtype), _xavier((2, 2), g, dtype)
+        return {"W_Q": W_Q, "b_Q": b, "W_K": W_K, "b_K": c_K, "W_V": C_V, "b_V": zero2, **head}
+    WQc, WQp, WKc, WKp, WVp = (_xavier((2, 2), g, dtype) for _ in range(5))
+    return {"W_Q": torch.cat([WQc, WQp], 1), "b_Q": b, "W_K": torch.cat([WKc, WKp], 1), "b_K": c_K,
+            "W_V": torch.cat([C_V, WVp], 1), "b_V": zero2, **head}
+
+
+# --------------------------------------------------------------------------- forward passes
+def _classifier(params, A):
+    """``W2 ReLU(W1 A + b1) + b2`` batched: A [E, B, 2] → logits [E, B, 2]."""
+    hid = torch.relu(torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :])
+    return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
+
+
+def F_norm(v: torch.Tensor) -> torch.Tensor:
+    """The bounded map F(v) = v / (1 + ‖v‖²) of eq. 17 (last dimension is v)."""
+    return v / (1 + (v * v).sum(-1, keepdim=True))
+
+
+def _positional_coefs(params, k: torch.Tensor, normalized):
+    """(c1, c2, c0) with g_j = c1·j + c2·j² + c0: eq. 8 (A_pos) or eq. 19 (A_norm); each [E, B]."""
+    a, b, r, s, cK = (params[n] for n in ("a", "b", "r", "s", "c_K"))
+    ak = a[:, None, :] * k[..., None]                      # [E, B, 2]
+    q = ak + b[:, None, :]
+    if isinstance(normalized, bool):
+        qq = b[:, None, :] + F_norm(ak) if normalized else q
+    else:
+        qq = torch.where(normalized.view(-1, 1, 1), b[:, None, :] + F_norm(ak), q)
+    return (q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1)
+
+
+def positional_scores(params, k: torch.Tensor, L: int, normalized) -> torch.Tensor:
+    """Scores ``g_j`` (eq. 8 for A_pos, eq. 19 for A_norm) for j = 1 … L, shape [E, B, L].
+
+    ``k`` is [E, B] (float); ``normalized`` a bool or a bool tensor [E] (per member).
+    """
+    c1, c2, c0 = _positional_coefs(params, k, normalized)
+    j = torch.arange(1, L + 1, dtype=k.dtype, device=k.device)
+    return c1[..., None] * j + c2[..., None] * (j * j) + c0[..., None]
+
+
+def _expand_x(params, x):
+    E = next(iter(params.values())).shape[0]
+    if x.dim() == 2:
+        x = x.unsqueeze(0).expand(E, *x.shape)
+    if x.shape[0] != E:
+        raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
+    return x
+
+
+def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
+    """Logits ``[E, B, 2]`` of ``variant`` for inputs ``x`` [E, B, L+1] (or [B, L+1], shared).
+
+    For ``pos``/``norm`` a per-member constant ``params["_norm"]`` (bool [E]) may select A_norm
+    member by member, so paired A_pos/A_norm members run in one pass.
+    """
+    check_choice("variant", variant, VARIANTS)
+    dtype = params["b_V"].dtype
+    x = _expand_x(params, x)
+    data, valid, n, k = _split(x, dtype)
+    logn = torch.log(n)
+    L = data.shape[-1]
+    if variant == "gen":
+        q = params["b_Q"]                                  # z = 0: q = Q(0) = b_Q
+        WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
+        s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
+        s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
+        t = data.sum(-1) - PAD * (L - n)                   # number of ones
+        d = torch.log(t) - torch.log(n - t) + logn * (s1 - s0)[:, None]
+        rho = torch.sigmoid(d)                             # ρ_t of eq. 71
+        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
+        A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
+        return _classifier(params, A)
+    if variant == "sin":
+        w = data * valid
+        q = params["b_Q"]
+        WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
+        j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
+        pj = torch.stack([torch.sin(j), torch.cos(j)], -1)                 # [L, 2]
+        s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
+        s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
+        pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)           # qᵀ W_K^pos p_j
+        # the symbol-0 score s0 is common to every position and cancels in the softmax
+        logits = torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None]) * logn[..., None]
+        logits = logits.masked_fill(~valid, float("-inf"))
+        alpha = torch.softmax(logits, -1)
+        p = (alpha * w).sum(-1)
+        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
+        P = torch.einsum("ebl,lp->ebp", alpha, pj)
+        A = v0[:, None, :] + p[..., None] * (v1 - v0)[:, None, :] + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)
+        return _classifier(params, A)
+    normalized = params.get("_norm", variant == "norm")
+    if isinstance(normalized, torch.Tensor):
+        normalized = normalized.bool()
+    c1, c2, _ = _positional_coefs(params, k, normalized)   # c0 = qᵀc_K is common to all j: cancels
+    j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
+    coef = torch.stack([c1, c2], -1) * logn[..., None]                     # [E, B, 2]
+    logits = torch.matmul(coef, torch.stack([j, j * j]))                   # [E, B, L]
+    logits = logits.masked_fill(~valid, float("-inf"))
+    alpha = torch.softmax(logits, -1)
+    p = (alpha * data).sum(-1)        # attention mass on ones (PAD positions have α = 0)
+    CV, bV = params["C_V"], params["b_V"]
+    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
+    A = u0[:, None, :] + p[..., None] * (u1 - u0)[:, None, :]
+    return _classifier(params, A)
+
+
+class SingleLayer:
+    """Ensemble model (the :mod:`lengthgen.train` interface) for one parameter family.
+
+    Parameters
+    ----------
+    variant : ``gen``, ``pos``, ``sin`` or ``norm``; with ``variants`` a per-member list mixing
+        ``pos`` and ``norm`` (they share parameters, so paired members train in one pass).
+    h : classifier width (≥ 2; the paper uses 8).
+    max_lengths : per-member maximum training length N (sets the init scales of D.2); a single
+        int is used for every member.
+    """
+
+    def __init__(self, variant: str = "pos", h: int = 8, max_lengths: int | Sequence[int] = 1,
+                 variants: Sequence[str] | None = None):
+        self.h = check_width(h)
+        if variants is not None:
+            variants = [check_choice("variant", v, VARIANTS) for v in variants]
+            fams = {FAMILIES[v] for v in variants}
+            if len(fams) != 1:
+                raise ValueError(f"one ensemble holds one parameter family; got variants {sorted(set(variants))}")
+            self.variants = list(variants)
+            self.variant = "norm" if all(v == "norm" for v in variants) else variants[0]
+        else:
+            self.variant = check_choice("variant", variant, VARIANTS)
+            self.variants = None
+        self.max_lengths = max_lengths
+
+    def _lengths(self, E: int) -> list[int]:
+        if isinstance(self.max_lengths, int):
+            return [check_positive_int("N", self.max_lengths)] * E
+        Ns = [check_positive_int("N", n) for n in self.max_lengths]
+        if len(Ns) != E:
+            raise ValueError(f"max_lengths has {len(Ns)} entries for {E} members")
+        return Ns
+
+    def init(self, seeds: Sequence[int], dtype=torch.float64, device=None) -> dict[str, torch.Tensor]:
+        """Stacked initial tensors, member e from seed ``seeds[e]`` with its own N (App. D.2)."""
+        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
+            raise ValueError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+        E = len(seeds)
+        Ns = self._lengths(E)
+        vs = self.variants if self.variants is not None else [self.variant] * E
+        if len(vs) != E:
+            raise ValueError(f"variants has {len(vs)} entries for {E} members")
+        members = [init_member(v, self.h, s, N, dtype) for v, s, N in zip(vs, seeds, Ns)]
+        out = {k: torch.stack([m[k] for m in members]).to(device or "cpu") for k in members[0]}
+        if FAMILIES[self.variant] == "positional":
+            out["_norm"] = torch.tensor([v == "norm" for v in vs], device=device or "cpu")
+        return out
+
+    def forward(self, params, x) -> torch.Tensor:
+        fam = FAMILIES[self.variant]
+        return forward("pos" if fam == "positional" else self.variant, params, x)
+
+
+def single_point(params: dict, variant: str | None = None) -> dict[str, torch.Tensor]:
+    """Add a member dimension of size 1 to an unbatched parameter point (for :func:`forward`)."""
+    out = {k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else torch.tensor([v])) for k, v in params.items()}
+    if variant is not None and FAMILIES[check_choice("variant", variant, VARIANTS)] == "positional":
+        out["_norm"] = torch.tensor([variant == "norm"])
+    return out

@@ -1,0 +1,579 @@
+"""Exact-solution analysis of the single-layer models of Zhu & Chiang (2026), chapter 2.
+
+What lives here
+---------------
+* The paper's *centers* (eqs. 11/25/37, App. A.1–A.3 and B.1) as functions of the box ``B`` and
+  width ``h``, and the same points with a free scale ``η`` (:func:`center`, :func:`paper_eta`).
+* The score-gap coefficients of eq. 9 (χ, ℓ, δ, φ) and their A_norm analogues of eq. 20.
+* An exactness checker (:func:`exactness`): is a parameter point strictly correct on *every*
+  input of length n (every index k for Index)?
+* Admissible intervals of the length-sensitive coordinates around a center
+  (:func:`admissible_width`), Monte Carlo exact-solution fractions (:func:`mc_fraction`) and the
+  Parity sign-change argument (:func:`parity_sign_changes`, :func:`parity_solution`).
+
+Which answers are exact and which are certified bounds
+------------------------------------------------------
+``method="exhaustive"`` runs the model's forward pass on all 2ⁿ strings (× all n queries) and is
+exact up to float64 rounding of the logits; it is limited to n ≤ 16.
+
+``method="structural"`` uses the models' structure and is valid for any n:
+
+* A_gen: the attention output depends only on the count of ones (eq. 71), so the n+1 count
+  levels decide exactness **exactly** (up to float64 rounding); First and Index are never
+  exact for n ≥ 2 (two strings with the same count have different labels).
+* A_pos / A_norm: the attention weights do not depend on the symbols, so for query k the
+  attention output is ``A(p) = u₀ + p (u₁ − u₀)`` with ``p = Σ_j α_j w_j``; the logit difference
+  ``f(p)`` is piecewise linear with at most h kinks. The inputs with ``w_k = 1`` have
+  ``p ∈ [α_k, 1]`` and those with ``w_k = 0`` have ``p ∈ [0, 1 − α_k]``.
+  - ``True`` is **certified**: ``f > 0`` on all of ``[α_k, 1]`` and ``f < 0`` on ``[0, 1 − α_k]``
+    for every k (minimum over kinks and endpoints, so this is exact interval arithmetic on f).
+  - ``False`` is **certified with a witness input**: one of the four realisable strings
+    ``e_k``, ``1``, ``0``, ``1 − e_k`` is misclassified.
+  - otherwise the answer is ``None`` (undecided: correctness then depends on which subset sums
+    of the attention weights fall into a sub-interval where f has the wrong sign). With
+    ``method="auto"`` an undecided point at n ≤ 16 is settled exhaustively.
+* A_sin: no structural shortcut is implemented; only the exhaustive method (n ≤ 16).
+
+"Strictly correct" means the logit of the true label is strictly larger (Definition 1).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from .config import check_choice, check_finite, check_positive_int
+from .single_layer import FAMILIES, VARIANTS, F_norm, check_width, encode, forward, single_point
+from .tasks import TASKS, all_strings, label
+
+DT = torch.float64
+#: tasks each model family is analysed on
+MODEL_TASKS = {"gen": ("first", "index", "majority", "parity"), "sin": ("first", "index", "majority", "parity"),
+               "pos": ("first", "index"), "norm": ("first", "index")}
+
+
+def _check_n(n, task=None) -> int:
+    n = check_positive_int("length n", n)
+    if task == "majority" and n % 2 == 0:
+        raise ValueError(f"majority is defined for odd n only, got n = {n}")
+    return n
+
+
+def _check_model_task(variant, task):
+    check_choice("variant", variant, VARIANTS)
+    check_choice("task", task, TASKS)
+    if task not in MODEL_TASKS[variant]:
+        raise ValueError(f"task {task!r} is not analysed under A_{variant}; valid: {', '.join(MODEL_TASKS[variant])}")
+
+
+# --------------------------------------------------------------------------- centers
+def paper_eta(B: float) -> float:
+    """The scale the paper's proofs use: η = min(B/16, 1/16) (App. A)."""
+    B = check_finite("box size B", B, nonnegative=True)
+    if B <= 0:
+        raise ValueError(f"box size B must be > 0, got {B}")
+    return min(B / 16, 1 / 16)
+
+
+def center(variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None) -> dict[str, torch.Tensor]:
+    """The paper's exact-solution center for (model, task), unbatched float64 tensors.
+
+    ``eta=None`` uses the paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant
+    (the center then lies in the box [−B', B'] with B' = :func:`box_of`). Implemented centers:
+
+    * A_pos / A_norm, First and Index (eqs. 25, 37; B.1): a = (2η, 0), b = (0, −η), r = (η, 0),
+      s = (0, η), c_K = 0, C_V = η I, b_V = 0, W1 = [η I; 0], b1 = (η², η², −η, …),
+      W2 = [η I, 0], b2 = 0. The score is g_j = −η² (j − k)² + const, so the attention peaks at k.
+    * A_gen, Majority (Lemma 8 with score contrast X = 0): v₀ = 0, v₁ = η e₁; one active hidden
+      unit with row η e₁ᵀ and bias η, the others inactive (row 0, bias −η); output-row difference
+      η on the active unit; b₂ = (0, −(η² + η³/2)), the midpoint of the admissible bias interval.
+    """
+    _check_model_task(variant, task)
+    h = check_width(h)
+    e = paper_eta(B) if eta is None else check_finite("eta", eta)
+    if e <= 0:
+        raise ValueError(f"eta must be > 0, got {e}")
+    t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
+    if FAMILIES[variant] == "positional":
+        W1 = torch.zeros(h, 2, dtype=DT)
+        W1[0, 0] = W1[1, 1] = e
+        b1 = torch.full((h,), -e, dtype=DT)
+        b1[:2] = e * e
+        W2 = torch.zeros(2, h, dtype=DT)
+        W2[0, 0] = W2[1, 1] = e
+        return {"a": t(2 * e, 0), "b": t(0, -e), "r": t(e, 0), "s": t(0, e), "c_K": t(0, 0),
+                "C_V": e * torch.eye(2, dtype=DT), "b_V": t(0, 0), "W1": W1, "b1": b1, "W2": W2, "b2": t(0, 0)}
+    if variant == "gen" and task == "majority":
+        W1 = torch.zeros(h, 2, dtype=DT)
+        W1[0, 0] = e
+        b1 = torch.full((h,), -e, dtype=DT)
+        b1[0] = e
+        W2 = torch.zeros(2, h, dtype=DT)
+        W2[1, 0] = e
+        return {"W_Q": torch.zeros(2, 2, dtype=DT), "b_Q": t(e, 0),
+                "W_K": torch.tensor([[e, e], [0.0, 0.0]], dtype=DT), "b_K": t(0, 0),
+                "W_V": torch.tensor([[0.0, e], [0.0, 0.0]], dtype=DT), "b_V": t(0, 0),
+                "W1": W1, "b1": b1, "W2": W2, "b2": t(0, -(e * e + e ** 3 / 2))}
+    raise ValueError(f"the paper gives no center for task {task!r} under A_{variant} "
+                     "(implemented: A_pos/A_norm First and Index, A_gen Majority)")
+
+
+def box_of(params: dict) -> float:
+    """The smallest B with every coordinate of ``params`` in [−B, B]."""
+    return max(float(v.abs().max()) for k, v in params.items() if not k.startswith("_"))
+
+
+# --------------------------------------------------------------------------- score-gap coefficients
+def score_coefficients(params: dict) -> dict[str, float]:
+    """χ = aᵀs, ℓ = 2bᵀs + aᵀr, δ = bᵀs, φ = bᵀr (eq. 9) and, for A_norm, χ̂ = âᵀs, ℓ̂ = ℓ + 2χ̂ (eq. 20).
+
+    Works on an unbatched point or a batch (leading dims kept); returns tensors.
+    """
+    a, b, r, s = (params[k] for k in ("a", "b", "r", "s"))
+    dot = lambda u, v: (u * v).sum(-1)  # noqa: E731
+    chi, ell = dot(a, s), 2 * dot(b, s) + dot(a, r)
+    ahat = a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300)
+    chi_hat = dot(ahat, s)
+    return {"chi": chi, "ell": ell, "delta": dot(b, s), "phi": dot(b, r), "chi_hat": chi_hat, "ell_hat": ell + 2 * chi_hat}
+
+
+def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
+    """g_{k+Δ} − g_k from the expansion Δ·C_lin(k) + Δ²·C_quad(k) (eq. 10, or eq. 22 for A_norm)."""
+    check_choice("variant", variant, ("pos", "norm"))
+    c = score_coefficients(params)
+    if variant == "pos":
+        C_lin = 2 * c["chi"] * k * k + c["ell"] * k + c["phi"]
+        C_quad = c["chi"] * k + c["delta"]
+    else:
+        a, s = params["a"], params["s"]
+        ahat = a / a.norm()
+        eps = ((F_norm(a * k) - ahat) * s).sum()
+        C_lin = c["ell_hat"] * k + c["phi"] + 2 * k * eps
+        C_quad = c["chi_hat"] + c["delta"] + eps
+    return float(delta * C_lin + delta * delta * C_quad)
+
+
+def attention_profile(params: dict, variant: str, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scores g_j and log-n-scaled attention weights α_j, j = 1 … n, for query k (A_pos / A_norm)."""
+    check_choice("variant", variant, ("pos", "norm"))
+    n = _check_n(n)
+    if not 1 <= int(k) <= n:
+        raise ValueError(f"query k must lie in [1, {n}], got {k}")
+    from .single_layer import positional_scores
+
+    P = single_point(params)
+    g = positional_scores(P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm")[0, 0]
+    return g.numpy(), torch.softmax(g * math.log(n), 0).numpy()
+
+
+# --------------------------------------------------------------------------- exactness
+@dataclass
+class Exactness:
+    """Result of :func:`exactness` for a batch of P parameter points.
+
+    decision  object array [P] of True / False / None (undecided)
+    method    which method produced each decision ("exhaustive", "structural")
+    margin    the smallest signed margin found (certified lower bound over all inputs when True)
+    """
+
+    decision: np.ndarray
+    method: np.ndarray
+    margin: np.ndarray
+
+    def all(self) -> bool:
+        return bool(all(d is True for d in self.decision))
+
+
+def _batch(params: dict) -> tuple[dict, bool]:
+    """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
+    single = params["b2"].dim() == 1
+    return ({k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v) for k, v in params.items()} if single else dict(params)), single
+
+
+def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
+    """f = y₁ − y₀ for attention outputs A [P, ..., 2]."""
+    shape = A.shape
+    A2 = A.reshape(shape[0], -1, 2)
+    hid = torch.relu(torch.einsum("pbi,phi->pbh", A2, P["W1"]) + P["b1"][:, None, :])
+    y = torch.einsum("pbh,pch->pbc", hid, P["W2"]) + P["b2"][:, None, :]
+    return (y[..., 1] - y[..., 0]).reshape(shape[:-1])
+
+
+def _exhaustive(P: dict, variant: str, task: str, n: int) -> np.ndarray:
+    if n > 16:
+        raise ValueError(f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)")
+    S = all_strings(n)
+    if task == "index":
+        ks = torch.arange(1, n + 1).repeat_interleave(S.shape[0])
+        S = S.repeat(n, 1)
+    else:
+        ks = None
+    y = label(task, S, ks)
+    x = encode(S, ks)
+    Pt = {k: v for k, v in P.items()}
+    if FAMILIES[variant] == "positional" and "_norm" not in Pt:
+        Pt["_norm"] = torch.full((P["b2"].shape[0],), variant == "norm")
+    margins = []
+    for lo in range(0, x.shape[0], 8192):
+        out = forward("pos" if FAMILIES[variant] == "positional" else variant, Pt, x[lo:lo + 8192])
+        sgn = (2 * y[lo:lo + 8192] - 1).to(DT)
+        margins.append(((out[..., 1] - out[..., 0]) * sgn).min(-1).values)
+    return torch.stack(margins, -1).min(-1).values.numpy()
+
+
+def diagonal_attention(P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000) -> torch.Tensor:
+    """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm)."""
+    from .single_layer import positional_scores
+
+    Pn = P["b2"].shape[0]
+    ks_t = torch.as_tensor(list(ks), dtype=DT)
+    j = torch.arange(1, n + 1, dtype=DT)
+    out = []
+    step = max(1, chunk // max(1, Pn * n))
+    logn = math.log(n)
+    normalized = (P["_norm"].bool() if "_norm" in P else torch.full((Pn,), variant == "norm"))
+    for lo in range(0, len(ks_t), step):
+        kk = ks_t[lo:lo + step]
+        g = positional_scores(P, kk.expand(Pn, -1), n, normalized) * logn        # [P, K, n]
+        gk = torch.gather(g, -1, (kk.long() - 1).expand(Pn, -1).unsqueeze(-1)).squeeze(-1)
+        out.append(torch.exp(gk - torch.logsumexp(g, -1)))
+    return torch.cat(out, -1)
+
+
+def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
+    """min and max of the piecewise-linear f(p) = head(u₀ + p(u₁ − u₀)) on [lo, hi] (lo, hi: [P, K])."""
+    CV, bV = P["C_V"], P["b_V"]
+    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
+    z0 = torch.einsum("phi,pi->ph", P["W1"], u0) + P["b1"]
+    d = torch.einsum("phi,pi->ph", P["W1"], u1 - u0)
+    kinks = torch.where(d != 0, -z0 / torch.where(d != 0, d, torch.ones_like(d)), torch.zeros_like(d))   # [P, h]
+    cand = torch.cat([lo[..., None], hi[..., None],
+                      torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None])], -1)  # [P, K, h+2]
+    A = u0[:, None, None, :] + cand[..., None] * (u1 - u0)[:, None, None, :]
+    f = _head_diff(P, A)
+    return f.min(-1).values, f.max(-1).values
+
+
+def _head_at(P, p):
+    CV, bV = P["C_V"], P["b_V"]
+    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
+    return _head_diff(P, u0[:, None, :] + p[..., None] * (u1 - u0)[:, None, :])
+
+
+def _structural_positional(P, variant, task, n):
+    ks = [1] if task == "first" else list(range(1, n + 1))
+    ak = diagonal_attention(P, variant, n, ks)                     # [P, K]
+    one, zero = torch.ones_like(ak), torch.zeros_like(ak)
+    min1, _ = _interval_extremes(P, ak, one)
+    _, max0 = _interval_extremes(P, zero, 1 - ak)
+    cert_margin = torch.minimum(min1, -max0).min(-1).values         # > 0 ⇒ certified exact
+    # witnesses: e_k (p = α_k), all ones (p = 1), all zeros (p = 0), all ones but k (p = 1 − α_k)
+    wit = torch.stack([_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)], -1)
+    wit_margin = wit.min(-1).values.min(-1).values                  # ≤ 0 ⇒ certified not exact
+    cm, wm = cert_margin.numpy(), wit_margin.numpy()
+    dec = np.full(len(cm), None, dtype=object)
+    dec[wm <= 0] = False
+    dec[cm > 0] = True
+    return dec, np.where(cm > 0, cm, wm)
+
+
+def count_level_outputs(P: dict, n: int) -> torch.Tensor:
+    """f(A_t) = y₁ − y₀ at the n+1 count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]."""
+    WK, bK, WV, bV = P["W_K"], P["b_K"], P["W_V"], P["b_V"]
+    q = P["b_Q"]
+    X = (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)                   # eq. 70
+    t = torch.arange(0, n + 1, dtype=DT)
+    d = torch.log(t) - torch.log(n - t) + math.log(n) * X[:, None]
+    rho = torch.sigmoid(d)
+    v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
+    A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
+    return _head_diff(P, A)
+
+
+def _structural_gen(P, task, n):
+    f = count_level_outputs(P, n)
+    t = torch.arange(0, n + 1)
+    Pn = f.shape[0]
+    if task in ("first", "index") and n >= 2:
+        marg = -f[:, 1:n].abs().min(-1).values        # count 1 … n−1 carries both labels
+        dec = np.array([False] * Pn, dtype=object)
+        return dec, marg.numpy()
+    if task in ("first", "index"):  # n = 1: the label is the single bit
+        lab = t
+    elif task == "majority":
+        lab = (t >= (n + 1) // 2).long()
+    else:
+        lab = t % 2
+    m = (f * (2 * lab - 1).to(DT)).min(-1).values
+    dec = np.array((m > 0).tolist(), dtype=object)
+    return dec, m.numpy()
+
+
+def exactness(params: dict, variant: str, task: str, n: int, *, method: str = "auto") -> Exactness:
+    """Is each parameter point strictly correct on every length-n input (and every k for Index)?
+
+    ``params``: one point (unbatched tensors as returned by :func:`center`) or a batch with a
+    leading point dimension. ``method``: ``exhaustive`` (n ≤ 16), ``structural`` (any n; see
+    the module docstring for which answers are exact and which are certified) or ``auto``
+    (structural, undecided points settled exhaustively when n ≤ 16).
+    """
+    _check_model_task(variant, task)
+    n = _check_n(n, task)
+    check_choice("method", method, ("auto", "exhaustive", "structural"))
+    P, _ = _batch(params)
+    Pn = P["b2"].shape[0]
+    if method == "exhaustive" or variant == "sin":
+        if variant == "sin" and method == "structural":
+            raise ValueError("A_sin has no structural exactness check; use method='exhaustive' (n ≤ 16)")
+        m = _exhaustive(P, variant, task, n)
+        return Exactness(np.array((m > 0).tolist(), dtype=object), np.array(["exhaustive"] * Pn, dtype=object), m)
+    if variant == "gen":
+        dec, marg = _structural_gen(P, task, n)
+    else:
+        dec, marg = _structural_positional(P, variant, task, n)
+    meth = np.array(["structural"] * Pn, dtype=object)
+    if method == "auto" and n <= 16:
+        und = [i for i in range(Pn) if dec[i] is None]
+        if und:
+            sub = {k: v[und] for k, v in P.items()}
+            m = _exhaustive(sub, variant, task, n)
+            for j, i in enumerate(und):
+                dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
+    return Exactness(dec, meth, np.asarray(marg, dtype=float))
+
+
+# --------------------------------------------------------------------------- the η = 1/16 centers
+def center_attention_floor(task: str, eta: float, log_n: float, terms: int = 4000) -> float:
+    """min_k α_k(k) at the center for very large n (positions beyond ``terms`` from k ignored).
+
+    At the center g_k − g_j = η²(j − k)², so with x = n^{−η²}: First has α₁ = 1/Σ_{d≥0} x^{d²} and
+    Index (worst k, in the middle) α = 1/Σ_{d∈Z} x^{d²}; both are computed in log space, so n
+    may be astronomically large (given through ``log_n``). Valid when n > 2·terms.
+    """
+    check_choice("task", task, ("first", "index"))
+    d = np.arange(1, terms + 1, dtype=float)
+    logs = -eta * eta * log_n * d * d
+    m = logs.max()
+    tail = math.exp(m) * np.exp(logs - m).sum() if m > -700 else 0.0
+    return 1.0 / (1.0 + (1 if task == "first" else 2) * tail)
+
+
+def center_exact_threshold(task: str, eta: float) -> float:
+    """log n* above which the center with scale η is exact (α_k > 1/2 for every k), by bisection.
+
+    At the center the logit difference is f = η³(2p − 1), so the center is exact exactly when
+    every queried position keeps more than half of the attention (see the chapter).
+    """
+    check_choice("task", task, ("first", "index"))
+    eta = check_finite("eta", eta)
+    lo, hi = 0.0, 1.0
+    while center_attention_floor(task, eta, hi) <= 0.5:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if center_attention_floor(task, eta, mid) > 0.5:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# --------------------------------------------------------------------------- admissible widths
+def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Tensor]:
+    """A parameter-space direction that moves one length-sensitive coordinate at unit rate.
+
+    A_pos: ``chi`` moves χ = aᵀs (via s₁) and ``ell`` moves ℓ = 2bᵀs + aᵀr (via r₁), each keeping
+    the other three coefficients of eq. 9 fixed at the center (where b₁ = 0).
+    A_norm: ``chi`` moves χ̂ = âᵀs with ℓ fixed (via s₁), ``ell`` moves ℓ (= ℓ̂ at fixed χ̂, via r₁)
+    and ``chi_fixed_ell_hat`` moves χ̂ with ℓ̂ = ℓ + 2χ̂ fixed (s₁ and r₁ together).
+    """
+    check_choice("variant", variant, ("pos", "norm"))
+    check_choice("coordinate", coordinate, ("chi", "ell", "chi_fixed_ell_hat"))
+    if coordinate == "chi_fixed_ell_hat" and variant != "norm":
+        raise ValueError("coordinate 'chi_fixed_ell_hat' is only defined for A_norm")
+    a = params["a"]
+    d = {k: torch.zeros_like(v) for k, v in params.items()}
+    a1 = float(a[0])
+    ahat1 = a1 / float(a.norm())
+    if coordinate == "ell":
+        d["r"][0] = 1.0 / a1
+    elif variant == "pos":
+        d["s"][0] = 1.0 / a1
+    elif coordinate == "chi":
+        d["s"][0] = 1.0 / ahat1
+    else:
+        d["s"][0] = 1.0 / ahat1
+        d["r"][0] = -2.0 / a1       # keeps ℓ̂ = 2bᵀs + aᵀr + 2âᵀs fixed (b₁ = 0 at the center)
+    return d
+
+
+def bias_direction(params: dict) -> dict[str, torch.Tensor]:
+    """The direction of the output bias b₂,₁ (Majority under A_gen, Lemma 5)."""
+    d = {k: torch.zeros_like(v) for k, v in params.items()}
+    d["b2"][1] = 1.0
+    return d
+
+
+def _ray_exact(params, d, ts, variant, task, n):
+    P = {k: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * d[k].unsqueeze(0) for k, v in params.items()}
+    res = exactness(P, variant, task, n, method="structural")
+    return np.array([x is True for x in res.decision]), np.array([x is None for x in res.decision])
+
+
+def admissible_width(params: dict, d: dict, variant: str, task: str, n: int, *, t_max: float = 10.0,
+                     grid: int = 32, rounds: int = 3) -> dict:
+    """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0.
+
+    Each side is located by a batched search: ``grid`` points geometrically spaced in (0, t_max],
+    then ``rounds`` refinements of the bracket (relative precision ≈ (ratio)^{1/grid^rounds}).
+    Uses the certified structural check (undecided points count as not certified, so the width
+    is a certified lower bound of the admissible interval when that interval is connected).
+    """
+    _check_model_task(variant, task)
+    n = _check_n(n, task)
+    ok0, _ = _ray_exact(params, d, torch.zeros(1, dtype=DT), variant, task, n)
+    if not ok0[0]:
+        raise ValueError(f"the starting point is not (certified) exact at n = {n}")
+    sides, undecided = [], 0
+    for sign in (1.0, -1.0):
+        lo, hi = 0.0, None
+        ts = torch.logspace(math.log10(t_max) - 12, math.log10(t_max), grid, dtype=DT)
+        for _ in range(rounds + 1):
+            ok, und = _ray_exact(params, d, sign * ts, variant, task, n)
+            undecided += int(und.sum())
+            bad = np.flatnonzero(~ok)
+            if len(bad) == 0:
+                lo = float(ts[-1]); hi = None
+                break
+            first_bad = bad[0]
+            hi = float(ts[first_bad])
+            lo = float(ts[first_bad - 1]) if first_bad > 0 else lo
+            ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
+            if not ok[:first_bad].all():
+                break
+        sides.append(lo if hi is None else (lo + hi) / 2 if lo > 0 else hi / 2)
+    return {"plus": sides[0], "minus": sides[1], "width": sides[0] + sides[1], "undecided": undecided}
+
+
+def majority_bias_area(params: dict, n: int, X_grid: np.ndarray) -> dict:
+    """∫ (width of the exact b₂,₁ interval) dX over the score contrast X (A_gen Majority).
+
+    For each X the query is rescaled so that X = b_Qᵀ W_K(e₁ − e₀) takes the grid value, and the
+    exact b₂,₁ interval is read off the two central count levels (Lemma 5; exact by eq. 71).
+    Returns the widths, the numerical area and the closed form η³·4·artanh(1/n)/log n (eq. 75).
+    """
+    n = _check_n(n, "majority")
+    P, _ = _batch(params)
+    WK = P["W_K"][0]
+    m = (n - 1) // 2
+    widths = []
+    for X in np.asarray(X_grid, dtype=float):
+        Q = {k: v.clone() for k, v in P.items()}
+        Q["W_K"] = WK.clone()[None]
+        Q["W_K"][0, 0, 1] = WK[0, 0] + X / float(P["b_Q"][0, 0])
+        f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n)[0]
+        widths.append(max(0.0, float(f[m + 1] - f[m])))
+    widths = np.array(widths)
+    area = float(np.trapezoid(widths, X_grid)) if hasattr(np, "trapezoid") else float(np.trapz(widths, X_grid))
+    return {"widths": widths, "area": area}
+
+
+# --------------------------------------------------------------------------- Monte Carlo fractions
+def mc_fraction(variant: str, task: str, n: int, *, coords: Sequence[str], half_width: float, samples: int,
+                seed: int = 0, eta: float = 1.0, h: int = 8, chunk: int = 4096) -> dict:
+    """Fraction of certified-exact points in a box around the center, by Monte Carlo.
+
+    Every scalar of the tensors named in ``coords`` is drawn uniformly from
+    [center − half_width, center + half_width]; all other coordinates stay at the center
+    (η = ``eta``). Returns counts of certified-exact, certified-not-exact and undecided samples
+    and the fraction's 95% Wilson interval (undecided points are reported, not guessed).
+    """
+    _check_model_task(variant, task)
+    n = _check_n(n, task)
+    samples = check_positive_int("samples", samples)
+    hw = check_finite("half_width", half_width, nonnegative=True)
+    c = center(variant, task, h, eta=eta)
+    for k in coords:
+        check_choice("coordinate tensor", k, tuple(c))
+    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    n_true = n_none = 0
+    for lo in range(0, samples, chunk):
+        m = min(chunk, samples - lo)
+        P = {k: v.unsqueeze(0).expand(m, *v.shape).clone() for k, v in c.items()}
+        for k in coords:
+            P[k] = P[k] + (torch.rand(P[k].shape, generator=g, dtype=DT) * 2 - 1) * hw
+        dec = exactness(P, variant, task, n, method="structural").decision
+        n_true += int((dec == True).sum())  # noqa: E712
+        n_none += int(np.equal(dec, None).sum())
+    p = n_true / samples
+    z = 1.96
+    den = 1 + z * z / samples
+    mid = (p + z * z / (2 * samples)) / den
+    half = z * math.sqrt(p * (1 - p) / samples + z * z / (4 * samples * samples)) / den
+    return {"n": n, "samples": samples, "exact": n_true, "undecided": n_none, "fraction": p,
+            "lo": max(0.0, mid - half), "hi": min(1.0, mid + half)}
+
+
+# --------------------------------------------------------------------------- Parity
+def parity_sign_changes(params: dict, n: int) -> dict:
+    """Sign changes of f along the count levels ρ₀ < … < ρ_n and kinks of f on the value segment.
+
+    The proof of eq. 7 (App. A.4): exact Parity needs n sign changes of f(ρ_t), and a piecewise
+    linear f with κ kinks in (0, 1) has at most κ + 1, with κ ≤ h. Returns both counts per point.
+    """
+    n = _check_n(n)
+    P, _ = _batch(params)
+    f = count_level_outputs(P, n)
+    s = torch.sign(f)
+    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1) + 0
+    WV, bV = P["W_V"], P["b_V"]
+    v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
+    z0 = torch.einsum("phi,pi->ph", P["W1"], v0) + P["b1"]
+    d = torch.einsum("phi,pi->ph", P["W1"], v1 - v0)
+    with torch.no_grad():
+        kink = -z0 / torch.where(d != 0, d, torch.full_like(d, float("nan")))
+    kinks = ((kink > 0) & (kink < 1)).sum(-1)
+    alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
+    exact = (f * alt > 0).all(-1)
+    return {"sign_changes": changes.numpy(), "kinks": kinks.numpy(), "exact": exact.numpy(), "needed": n}
+
+
+def parity_solution(n: int) -> dict[str, torch.Tensor]:
+    """An exact A_gen(h = n−1) Parity solution at length n ≥ 4 (unbatched point).
+
+    Score contrast X = 0 (so ρ_t = t/n), v₀ = 0, v₁ = e₁, and n−1 hidden units with kinks at the
+    count levels t/n, t = 1 … n−1: unit 3 opens to the left (pre-activation 3/n − p), the others
+    to the right (p − t/n). The output weights and bias come from a linear program that maximises
+    the smallest margin at the n+1 count levels. For n ≤ 3 no A_gen(n−1) solution exists: the
+    first and last linear pieces need slopes from left- and right-opening units respectively,
+    which forces a zero slope on a piece that must contain a sign change (see the chapter).
+    """
+    from scipy.optimize import linprog
+
+    n = check_positive_int("n", n, minimum=4)
+    h = n - 1
+    kinks = np.arange(1, n) / n
+    sigma = np.ones(h)
+    sigma[2] = -1.0                       # unit 3 opens to the left
+    ps = np.arange(0, n + 1) / n
+    feats = np.maximum(0.0, sigma[None, :] * (ps[:, None] - kinks[None, :]))        # [n+1, h]
+    sgn = np.array([(-1) ** (t + 1) for t in range(n + 1)], dtype=float)
+    # variables: beta (h), c, m ; maximise m s.t. sgn_t (feats_t·beta + c) ≥ m, |beta|, |c| ≤ 4n
+    A_ub = np.hstack([-(sgn[:, None] * feats), -sgn[:, None], np.ones((n + 1, 1))])
+    res = linprog(np.r_[np.zeros(h + 1), -1.0], A_ub=A_ub, b_ub=np.zeros(n + 1),
+                  bounds=[(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)], method="highs")
+    if not res.success or res.x[-1] <= 0:
+        raise RuntimeError(f"no parity solution found for n = {n}: {res.message}")
+    beta, c = res.x[:h], res.x[h]
+    W1 = torch.zeros(h, 2, dtype=DT)
+    W1[:, 0] = torch.tensor(sigma)
+    b1 = torch.tensor(-sigma * kinks, dtype=DT)
+    W2 = torch.zeros(2, h, dtype=DT)
+    W2[1] = torch.tensor(beta)
+    return {"W_Q": torch.zeros(2, 2, dtype=DT), "b_Q": torch.tensor([1.0, 0.0], dtype=DT),
+            "W_K": torch.zeros(2, 2, dtype=DT), "b_K": torch.zeros(2, dtype=DT),
+            "W_V": torch.tensor([[0.0, 1.0], [0.0, 0.0]], dtype=DT), "b_V": torch.zeros(2, dtype=DT),
+            "W1": W1, "b1": b1, "W2": W2, "b2": torch.tensor([0.0, c], dtype=DT)}

@@ -1,0 +1,115 @@
+"""Chapter 2 exactness checker, centers and volume tools (Zhu & Chiang 2026) against brute force."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lengthgen import volume as vo
+
+
+def _jitter(base, P, scale, g):
+    return {k: base[k].unsqueeze(0).expand(P, *base[k].shape) + scale * torch.randn(P, *base[k].shape, generator=g, dtype=torch.float64)
+            for k in base}
+
+
+@pytest.mark.parametrize("variant,task", [("pos", "first"), ("pos", "index"), ("norm", "first"), ("norm", "index"),
+                                          ("gen", "majority"), ("gen", "parity"), ("gen", "first"), ("gen", "index")])
+def test_structural_agrees_with_brute_force(variant, task):
+    """Structural decisions equal exhaustive enumeration (n ≤ 12) on random points near and far from the centers."""
+    g = torch.Generator().manual_seed(1)
+    base = vo.center(variant, "majority" if variant == "gen" else task, 8, eta=1.0)
+    ns = [1, 3, 5, 7, 9, 11] if task in ("majority",) else [1, 2, 3, 6, 12] if task == "first" or variant == "gen" else [1, 2, 4, 7, 10]
+    seen = set()
+    for scale in (0.05, 0.3, 1.5):
+        P = _jitter(base, 24 if task != "index" else 8, scale, g)
+        for n in ns:
+            s = vo.exactness(P, variant, task, n, method="structural").decision
+            e = vo.exactness(P, variant, task, n, method="exhaustive").decision
+            for a, b in zip(s, e):
+                assert a is None or a == b
+                seen.add(b)
+    if not (variant == "gen" and task in ("first", "index")):
+        assert seen == {True, False}
+
+
+def test_index_brute_force_n12():
+    g = torch.Generator().manual_seed(2)
+    P = _jitter(vo.center("norm", "index", 8, eta=1.0), 2, 0.05, g)
+    s = vo.exactness(P, "norm", "index", 12, method="structural").decision
+    e = vo.exactness(P, "norm", "index", 12, method="exhaustive").decision
+    assert all(a is None or a == b for a, b in zip(s, e))
+
+
+def test_centers_exact_eta_one_and_not_at_paper_eta():
+    for v in ("pos", "norm"):
+        for task in ("first", "index"):
+            c = vo.center(v, task, 8, eta=1.0)
+            assert vo.exactness(c, v, task, 300).all()
+            c16 = vo.center(v, task, 8)                       # η = min(B/16, 1/16) with B = 1
+            assert vo.exactness(c16, v, task, 50).decision[0] is False
+    assert vo.exactness(vo.center("gen", "majority", 8), "gen", "majority", 501).all()
+    assert vo.paper_eta(1.0) == 1 / 16 and vo.paper_eta(0.5) == 0.5 / 16
+
+
+def test_center_threshold_matches_theta_function():
+    # Index: 1 + 2Σ x^{d²} = 2 at x ≈ 0.4560; First: Σ_{d≥1} x^{d²} = 1 at x ≈ 0.7049 (x = n^{-η²})
+    for task, x_star in (("index", 0.45604), ("first", 0.70491)):
+        logn = vo.center_exact_threshold(task, 1 / 16)
+        assert math.isclose(math.exp(-logn / 256), x_star, rel_tol=2e-3)
+
+
+def test_score_gap_expansion():
+    g = torch.Generator().manual_seed(4)
+    c = {k: v + 0.2 * torch.randn(v.shape, generator=g, dtype=torch.float64) for k, v in vo.center("pos", "index", 4, eta=1.0).items()}
+    for v in ("pos", "norm"):
+        for k, d in ((3, 2), (10, -4), (7, 1)):
+            s, _ = vo.attention_profile(c, v, 20, k)
+            assert math.isclose(vo.score_gap(c, k, d, v), s[k + d - 1] - s[k - 1], rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_admissible_widths_scale():
+    c = vo.center("pos", "index", 8, eta=1.0)
+    w = [vo.admissible_width(c, vo.direction("pos", "chi", c), "pos", "index", n, grid=16)["width"] for n in (16, 32)]
+    assert 3.0 < w[0] / w[1] < 5.0          # ≈ 4: χ-range ∝ n^{-2}
+
+
+def test_parity_solution_and_sign_changes():
+    for n in (4, 7):
+        p = vo.parity_solution(n)
+        assert vo.exactness(p, "gen", "parity", n, method="exhaustive").all()
+        sc = vo.parity_sign_changes(p, n)
+        assert sc["sign_changes"][0] == n and sc["kinks"][0] == n - 1
+    g = torch.Generator().manual_seed(5)
+    P = _jitter(vo.center("gen", "majority", 3, eta=1.0), 200, 2.0, g)
+    sc = vo.parity_sign_changes(P, 9)
+    assert (sc["sign_changes"] <= sc["kinks"] + 1).all() and (sc["kinks"] <= 3).all() and not sc["exact"].any()
+
+
+def test_mc_fraction_counts():
+    r = vo.mc_fraction("pos", "first", 8, coords=("a", "b", "r", "s"), half_width=0.1, samples=500, seed=0)
+    assert r["exact"] + r["undecided"] <= 500 and r["lo"] <= r["fraction"] <= r["hi"]
+
+
+def test_bad_inputs():
+    c = vo.center("pos", "index", 8, eta=1.0)
+    with pytest.raises(ValueError, match="odd"):
+        vo.exactness(vo.center("gen", "majority", 8), "gen", "majority", 10)
+    with pytest.raises(ValueError, match=r"\[1, 5\]"):
+        vo.attention_profile(c, "pos", 5, 6)
+    with pytest.raises(ValueError, match=r"\[1, 5\]"):
+        vo.attention_profile(c, "pos", 5, 0)
+    with pytest.raises(ValueError, match="h must be an integer >= 2"):
+        vo.center("pos", "index", 1)
+    with pytest.raises(ValueError, match="not analysed"):
+        vo.exactness(c, "pos", "majority", 5)
+    with pytest.raises(ValueError, match="unknown method"):
+        vo.exactness(c, "pos", "index", 5, method="guess")
+    with pytest.raises(ValueError, match="too large"):
+        vo.exactness(c, "pos", "index", 20, method="exhaustive")
+    with pytest.raises(ValueError, match="no center"):
+        vo.center("gen", "parity")
+    with pytest.raises(ValueError, match="> 0"):
+        vo.paper_eta(0.0)
+    with pytest.raises(ValueError, match="n must be an integer >= 4"):
+        vo.parity_solution(3)
