@@ -384,3 +384,17 @@ def test_progress_bar_runs(capsys):
     model = MLP()
     res = train_ensemble(model, model.init(SEEDS), sample=sample, steps=3, data_seeds=DATA, progress=True, desc="toy")
     assert res.steps_run == 3
+
+
+def test_float32_members_stay_float32():
+    model = MLP()
+    params = model.init(SEEDS, dtype=torch.float32)
+
+    def sample32(step, gens):
+        x, y = sample(step, gens)
+        return x.float(), y
+
+    res = train_ensemble(model, params, sample=sample32, optim=OptimConfig("adamw", lr=0.01, weight_decay=0.1, clip=1.0),
+                         steps=4, data_seeds=DATA, progress=False)
+    assert all(v.dtype == torch.float32 for v in res.final_params.values())
+    assert res.history["loss"].dtype == torch.float64 and torch.isfinite(res.history["loss"]).all()

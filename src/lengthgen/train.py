@@ -40,7 +40,7 @@ Example (the complete protocol of Zhu & Chiang D.2 on a toy model)::
     params = model.init(seeds)
     bank_x = torch.randint(0, 2, (1000, 8), generator=torch.Generator().manual_seed(1)).double()
     res = train_ensemble(model, params, sample=sample, loss=classification_loss,
-                         optim=OptimConfig("adam", lr=3e-4, clip=1.0), steps=3000,
+                         optim=OptimConfig("adam", lr=0.03, clip=1.0), steps=3000,
                          data_seeds=[s + 10_000 for s in seeds],
                          validation=Validation(every=500, bank=(bank_x, bank_x[:, 0]), patience=3),
                          progress=False)
