@@ -764,3 +764,64 @@ def dominant_frequency(W: torch.Tensor, p: int) -> torch.Tensor:
     k = torch.arange(p, dtype=torch.float64)
     basis = torch.exp(-2j * math.pi * k[:, None] * v[None, :] / p)  # [p(k), p(v)]
     return (z @ basis.T).abs().argmax(-1)
+
+
+# --------------------------------------------------------------------------- training through the engine
+def padded_sets(datasets: Sequence[Dataset], dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    """Stack per-member datasets into ``x`` [E, n_max, p] and ``y`` [E, n_max] (label ``-1`` = padding)."""
+    if not datasets:
+        raise ConfigError("need at least one dataset")
+    nmax, p = max(len(d) for d in datasets), datasets[0].x.shape[-1]
+    x = torch.zeros(len(datasets), nmax, p, dtype=dtype)
+    y = torch.full((len(datasets), nmax), -1, dtype=torch.long)
+    for e, d in enumerate(datasets):
+        x[e, :len(d)] = d.x.to(dtype)
+        y[e, :len(d)] = d.y
+    return x, y
+
+
+def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, seeds: Sequence[int],
+        batch_size: int = 1024, progress: bool = False, desc: str = "ch4", device=None, record_every: int = 10):
+    """Train one ensemble of ``model`` (member e: init seed ``seeds[e]``, training set ``datasets[e]``).
+
+    Mini-batches of ``batch_size`` with per-epoch reshuffling (:class:`EpochSampler`, reshuffled
+    by a generator seeded like the member), cross-entropy on the logits (:func:`masked_loss`),
+    the optimizer of ``optim`` (an :class:`lengthgen.train.OptimConfig`), ``steps`` updates, all
+    through :func:`lengthgen.train.train_ensemble`. Returns the engine's ``TrainResult``.
+    """
+    from .train import train_ensemble
+
+    if len(seeds) != len(datasets):
+        raise ConfigError(f"{len(seeds)} seeds for {len(datasets)} datasets")
+    params = model.init(list(seeds))
+    if device is not None:
+        from .config import get_device
+        params = {k: v.to(get_device(device)) for k, v in params.items()}
+    sampler = EpochSampler(datasets, batch_size)
+    return train_ensemble(model, params, sample=sampler, loss=masked_loss, optim=optim, steps=steps,
+                          data_seeds=[int(s) for s in seeds], progress=progress, desc=desc,
+                          record_every=record_every, device=device)
+
+
+def accuracy_on(model: ModularMLP, params: dict, datasets: Sequence[Dataset] | Dataset, chunk: int = 4096) -> torch.Tensor:
+    """Strict-uniqueness accuracy ``[E]``: member e on ``datasets[e]`` (or all members on one shared set)."""
+    from .train import evaluate_ensemble
+
+    if isinstance(datasets, Dataset):
+        return evaluate_ensemble(model, params, {0: (datasets.x, datasets.y)}, metric=accuracy_of,
+                                 batch_size=chunk)[0]
+    x, y = padded_sets(datasets)
+    with torch.no_grad():
+        out = model.forward({k: v.to("cpu") for k, v in params.items()}, x)
+    return masked_metric(out, y)[0]
+
+
+def train_margins(model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5) -> dict:
+    """Per member: the q-th percentile training margin, the layer norm of Sec. 6 and their ratio."""
+    x, y = padded_sets(datasets)
+    params = {k: v.to("cpu") for k, v in params.items()}
+    with torch.no_grad():
+        out = model.forward(params, x)
+    gam = torch.stack([percentile_margin(out[e][y[e] >= 0], y[e][y[e] >= 0], q) for e in range(len(datasets))])
+    norm = layer_norm_product(params, model.activation)
+    return {"margin": gam.tolist(), "norm": norm.tolist(), "normalized": (gam / norm).tolist()}

@@ -1,0 +1,354 @@
+"""Chapter 4 (Huang & Li, sine activation for modular addition): experiments and the full run.
+
+Every experiment is a function of the scale (``smoke`` for the notebook, ``full`` for the stored
+run) returning a JSON-ready dict; :func:`reproduce` runs the full set through a
+:class:`~lengthgen.store.ResultStore` (one key per sweep cell, so an interrupted run resumes) and
+writes ``results/ch4/*.json`` with provenance. All training goes through the ensemble engine
+(:func:`lengthgen.modular.fit` → :func:`lengthgen.train.train_ensemble`).
+
+The paper trains each run for up to 300,000 epochs on a GPU. Our full protocol (:data:`PROTOCOL`)
+is a fixed number of optimizer updates per run, sized so that the whole full run fits in about
+40 minutes of one shared CPU core; the chapter records this (and the reduced widths, grids and
+seeds) as deviations in the ledger.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .. import modular as M
+from ..config import check_choice, get_scale
+from ..store import ResultStore, provenance, save_result
+
+# --------------------------------------------------------------------------- protocol
+#: Per-scale settings. ``steps`` are optimizer updates (batch 1024); see the module docstring.
+PROTOCOL = {
+    "smoke": {
+        "relu_width": {"p": 3, "lengths": (3, 6), "widths": (2, 4, 8), "steps": 300, "lr": 3e-3,
+                       "seeds": (1337,)},
+        "two_lengths": {"p": 5, "m1": 4, "m2": 6, "width": 32, "steps": 300, "lr": 1e-2, "seeds": (1337,)},
+        "underparam": {"configs": ((4, 17),), "widths": (8,), "budgets": (500,), "steps": 300,
+                       "lr": 1e-2, "seeds": (1337,), "n_test": 1000},
+        "overparam": {"m": 4, "p": 17, "width": 32, "n": 300, "wds": (0.0, 0.1, 1.0), "steps": 200,
+                      "lr": 3e-2, "seeds": (1337,), "n_test": 1000},
+        "lengthgen": {"p": 17, "width": 32, "budgets": (500,), "wds": (0.1,), "steps": 200,
+                      "lr": 3e-2, "seeds": (1337,), "n_test": 500, "test_lengths": (14, 53, 201)},
+    },
+    "full": {
+        "relu_width": {"p": 3, "lengths": (6, 12, 24, 48), "widths": (4, 8, 16, 32, 64),
+                       "steps": 3000, "lr": 3e-3, "seeds": (1337,)},
+        "two_lengths": {"p": 5, "m1": 4, "m2": 6, "width": 64, "steps": 3000, "lr": 1e-2, "seeds": (1337, 1338)},
+        "underparam": {"configs": ((4, 17), (3, 23)), "widths": (8, 16, 32), "budgets": (500, 1000, 2000, 4000),
+                       "steps": 1500, "lr": 1e-2, "seeds": (1337, 1338), "n_test": 10_000},
+        "overparam": {"m": 4, "p": 17, "width": 128, "n": 500, "wds": (0.0, 0.01, 0.03, 0.1, 0.3, 1.0),
+                      "steps": 1500, "lr": 3e-2, "seeds": (1337,), "n_test": 10_000},
+        "lengthgen": {"p": 17, "width": 128, "budgets": (500, 2000), "wds": (0.03, 0.1, 0.3), "steps": 2000,
+                      "lr": 3e-2, "seeds": (1337,), "n_test": 10_000, "test_lengths": M.OOD_LENGTHS},
+    },
+}
+#: The paper's settings that our protocol changes (recorded in the ledger as deviations).
+PAPER_PROTOCOL = {
+    "budget": "up to 300,000 epochs per run (batch 1024), final checkpoint",
+    "moduli": "(m, p) = (2, 307), (4, 53), (3, 97) (B.1.1–B.1.2); p = 97 and 53 (B.1.3)",
+    "learning rates": "AdamW 1e-3 (B.1.1); Muon 1e-3 (B.1.2–B.1.3)",
+    "width (B.1.3)": "1024", "seeds": "1337, 1338, 1339",
+    "Newton–Schulz dtype": "bfloat16 (PyTorch Muon)",
+}
+
+
+def protocol(scale: str | None = None) -> dict:
+    """The settings of :data:`PROTOCOL` for ``scale`` (default: the LENGTHGEN_SCALE knob)."""
+    return PROTOCOL[check_choice("scale", get_scale(scale), tuple(PROTOCOL))]
+
+
+# --------------------------------------------------------------------------- claim 1: constructions
+def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000) -> list[dict]:
+    """Every construction on every ordered input of length m, for small (m, p) with p^m ≤ ``limit``."""
+    rows = []
+    for p in ps:
+        for m in ms:
+            if p ** m > limit:
+                continue
+            row = {"p": p, "m": m, "inputs": p ** m,
+                   "thm41": M.exhaustive_accuracy(M.construct_fixed_length(m, p), m)["acc"],
+                   "thm42_bias": M.exhaustive_accuracy(M.construct_with_bias(p), m)["acc"],
+                   "fourier": M.exhaustive_accuracy(M.construct_fourier(p), m)["acc"] if p >= 3 else None,
+                   "fourier_theory": M.fourier_accuracy(p) if p >= 3 else None}
+            rows.append(row)
+    return rows
+
+
+def long_length_checks(primes=(97, 53), max_m: int = 811, n: int = 10_000, seed: int = 0) -> dict:
+    """Exact checks (phase automaton) of the three sine constructions at every m ≤ ``max_m``."""
+    out = {}
+    for p in primes:
+        fam = M.automaton_accuracy(None, p, max_m, n=n, seed=seed, fixed_length_family=True)
+        bias = M.automaton_accuracy(M.construct_with_bias(p), p, max_m, n=n, seed=seed + 1)
+        four = M.automaton_accuracy(M.construct_fourier(p), p, max_m, n=n, seed=seed + 2)
+        out[p] = {"thm41": fam, "thm42_bias": bias, "fourier": four}
+    return out
+
+
+def float_network_checks(primes=(97, 53), max_m: int = 811, n: int = 10_000, lengths=None, seed: int = 10) -> dict:
+    """The same constructions evaluated directly as float64 networks ``V sin(W x + b)``."""
+    out = {}
+    for p in primes:
+        out[p] = {
+            "thm41": M.accuracy_by_length(None, p, max_m, n=n, seed=seed, lengths=lengths, fixed_length_family=True),
+            "thm42_bias": M.accuracy_by_length(M.construct_with_bias(p), p, max_m, n=n, seed=seed + 1, lengths=lengths),
+            "fourier": M.accuracy_by_length(M.construct_fourier(p), p, max_m, n=n, seed=seed + 2, lengths=lengths),
+        }
+    return out
+
+
+def summarize_checks(checks: dict) -> dict:
+    """Min/max accuracy per construction and prime, and the largest gap to 1 − (tie-residue share)."""
+    out = {}
+    for p, d in checks.items():
+        for name, r in d.items():
+            acc = np.array(r["acc"]); tie = np.array(r["tie_residue_frac"])
+            out[f"{name}@{p}"] = {"min_acc": float(acc.min()), "max_acc": float(acc.max()),
+                                  "max_abs_acc_minus_1_minus_tie_share": float(np.abs(acc - (1 - tie)).max()),
+                                  "errors_outside_tie_residues": int(r["errors_outside_tie_residues"]),
+                                  "lengths": len(acc), "n_per_length": int(r["n"]),
+                                  "mean_acc": float(acc.mean())}
+    return out
+
+
+# --------------------------------------------------------------------------- claim 2: ReLU limits
+def relu_bounds_table(p: int = 97, lengths=(14, 38, 53, 97, 201, 303, 401, 512, 602, 705, 811)) -> list[dict]:
+    """Thm 4.3's bound, our path bound and the width of our explicit interpolant at each m."""
+    return [{"m": m, "paper_bound": M.relu_width_lower_bound(m, p), "path_bound": M.path_lower_bound(m, p),
+             "construction_width": 2 + len(M.relu_kinks(m, p))} for m in lengths]
+
+
+def _all_length_set(m: int, p: int) -> M.Dataset:
+    X = M.all_count_vectors(m, p)
+    return M.Dataset(X.float(), M.labels_of_counts(X, p), torch.full((X.shape[0],), m))
+
+
+def relu_min_width(cfg: dict, progress: bool = False) -> dict:
+    """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) for each width; record train accuracy.
+
+    One ensemble per width; its members are (length, seed) pairs (padded full batches).
+    """
+    from ..train import OptimConfig
+
+    p = cfg["p"]
+    sets = {m: _all_length_set(m, p) for m in cfg["lengths"]}
+    members = [(m, s) for m in cfg["lengths"] for s in cfg["seeds"]]
+    rows = []
+    for w in cfg["widths"]:
+        model = M.ModularMLP(p, w, "relu", bias=False)
+        ds = [sets[m] for m, _ in members]
+        bs = max(len(d) for d in ds)
+        res = M.fit(model, ds, optim=OptimConfig("adam", lr=cfg["lr"]), steps=cfg["steps"],
+                    seeds=[s for _, s in members], batch_size=bs, progress=progress, desc=f"relu w={w}")
+        acc = M.accuracy_on(model, res.final_params, ds)
+        for (m, s), a in zip(members, acc.tolist()):
+            rows.append({"width": w, "m": m, "seed": s, "train_acc": a})
+    minw = {}
+    for m in cfg["lengths"]:
+        ok = sorted({r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0})
+        minw[m] = ok[0] if ok else None
+    return {"rows": rows, "min_width": minw, "p": p,
+            "paper_bound": {m: M.relu_width_lower_bound(m, p) for m in cfg["lengths"]},
+            "path_bound": {m: M.path_lower_bound(m, p) for m in cfg["lengths"]},
+            "construction_width": {m: 2 + len(M.relu_kinks(m, p)) for m in cfg["lengths"]}}
+
+
+def two_lengths(cfg: dict, progress: bool = False) -> dict:
+    """Thm 4.4: bias-free ReLU trained on X_m1 alone, on X_m1 ∪ X_m2, and a ReLU with bias on the union."""
+    from ..train import OptimConfig
+
+    p, m1, m2 = cfg["p"], cfg["m1"], cfg["m2"]
+    a, b = _all_length_set(m1, p), _all_length_set(m2, p)
+    union = M.Dataset(torch.cat([a.x, b.x]), torch.cat([a.y, b.y]), torch.cat([a.m, b.m]))
+    pairs = M.homogeneous_pairs(m1, m2, p)
+    out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs["pairs"]), "runs": []}
+    for name, bias, data in (("relu, X_m1 only", False, a), ("relu, X_m1 ∪ X_m2", False, union),
+                             ("relu + bias, X_m1 ∪ X_m2", True, union)):
+        model = M.ModularMLP(p, cfg["width"], "relu", bias=bias)
+        seeds = list(cfg["seeds"])
+        res = M.fit(model, [data] * len(seeds), optim=OptimConfig("adam", lr=cfg["lr"]), steps=cfg["steps"],
+                    seeds=seeds, batch_size=len(data), progress=progress, desc=name)
+        P = res.final_params
+        acc1 = M.accuracy_on(model, P, a).tolist()
+        acc2 = M.accuracy_on(model, P, b).tolist()
+        # predictions at the paired inputs (m1/g) z and (m2/g) z
+        same = []
+        for e in range(len(seeds)):
+            net = M.Network(P["W"][e].double(), P["V"][e].double(), "relu", P["b"][e].double() if bias else None)
+            same.append(sum(int(net.predict(x1, 0.0)) == int(net.predict(x2, 0.0)) for x1, x2, _, _ in pairs["pairs"]))
+        out["runs"].append({"name": name, "bias": bias, "acc_m1": acc1, "acc_m2": acc2, "same_prediction_pairs": same,
+                            "example": {"W": P["W"][0].tolist(), "V": P["V"][0].tolist(),
+                                        "b": P["b"][0].tolist() if bias else None}})
+    return out
+
+
+# --------------------------------------------------------------------------- claims 3–5: training
+def _optim(name: str, lr: float, wds, activation: str, bias: bool):
+    """B.1: AdamW (wd 0) or Muon with decoupled decay on V (sine) or on W and V (ReLU); the bias by AdamW, no decay."""
+    from ..train import OptimConfig
+
+    decay = ["V"] if activation == "sine" else ["W", "V"]
+    if name == "adamw":
+        return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
+    return OptimConfig("muon", lr=lr, weight_decay=wds, decay=decay, muon_params=["W", "V"], ns_dtype="float32",
+                       adamw_params=["b"] if bias else ())
+
+
+def underparam(cfg: dict, progress: bool = False) -> dict:
+    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW lr 1e-3, wd 0, batch 1024.
+
+    One ensemble per (config, activation, width); members are (budget, seed). Training sets of
+    one seed are prefixes of each other across budgets; test sets are fixed per (seed, m).
+    """
+    rows = []
+    for m, p in cfg["configs"]:
+        members = [(n, s) for n in cfg["budgets"] for s in cfg["seeds"]]
+        train = [M.train_set(s, p, (m,), n) for n, s in members]
+        tests = {s: M.test_set(s, p, m, cfg["n_test"]) for s in cfg["seeds"]}
+        for act in M.ACTIVATIONS:
+            for w in cfg["widths"]:
+                model = M.ModularMLP(p, w, act)
+                res = M.fit(model, train, optim=_optim("adamw", cfg["lr"], 0.0, act, False), steps=cfg["steps"],
+                            seeds=[s for _, s in members], progress=progress, desc=f"under m={m} p={p} {act} d={w}")
+                tr = M.accuracy_on(model, res.final_params, train).tolist()
+                te = M.accuracy_on(model, res.final_params, [tests[s] for _, s in members]).tolist()
+                for (n, s), a, b in zip(members, tr, te):
+                    rows.append({"m": m, "p": p, "activation": act, "width": w, "n": n, "seed": s,
+                                 "train_acc": a, "test_acc": b})
+    return {"rows": rows}
+
+
+def overparam(cfg: dict, progress: bool = False) -> dict:
+    """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins."""
+    m, p = cfg["m"], cfg["p"]
+    members = [(wd, s) for wd in cfg["wds"] for s in cfg["seeds"]]
+    train = [M.train_set(s, p, (m,), cfg["n"]) for _, s in members]
+    tests = {s: M.test_set(s, p, m, cfg["n_test"]) for s in cfg["seeds"]}
+    rows = []
+    for act in M.ACTIVATIONS:
+        model = M.ModularMLP(p, cfg["width"], act)
+        res = M.fit(model, train, optim=_optim("muon", cfg["lr"], [wd for wd, _ in members], act, False),
+                    steps=cfg["steps"], seeds=[s for _, s in members], progress=progress, desc=f"over {act}")
+        P = res.final_params
+        tr = M.accuracy_on(model, P, train).tolist()
+        te = M.accuracy_on(model, P, [tests[s] for _, s in members]).tolist()
+        mg = M.train_margins(model, P, train)
+        for i, (wd, s) in enumerate(members):
+            rows.append({"activation": act, "wd": wd, "seed": s, "train_acc": tr[i], "test_acc": te[i],
+                         "margin": mg["margin"][i], "norm": mg["norm"][i], "normalized_margin": mg["normalized"][i]})
+    return {"rows": rows, "m": m, "p": p, "width": cfg["width"], "n": cfg["n"]}
+
+
+LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
+
+
+def lengthgen(cfg: dict, variant: tuple[str, bool], progress: bool = False) -> dict:
+    """B.1.3 for one variant (activation, bias): members are (budget, wd, seed); per-length test accuracy."""
+    act, bias = variant
+    p = cfg["p"]
+    members = [(n, wd, s) for n in cfg["budgets"] for wd in cfg["wds"] for s in cfg["seeds"]]
+    train = [M.train_set(s, p, M.TRAIN_LENGTHS, n) for n, _, s in members]
+    model = M.ModularMLP(p, cfg["width"], act, bias=bias)
+    res = M.fit(model, train, optim=_optim("muon", cfg["lr"], [wd for _, wd, _ in members], act, bias),
+                steps=cfg["steps"], seeds=[s for _, _, s in members], progress=progress,
+                desc=f"lengthgen {act}{'+b' if bias else ''}")
+    P = res.final_params
+    acc = {"train": M.accuracy_on(model, P, train).tolist()}
+    for L in tuple(M.IN_DOMAIN_LENGTHS) + tuple(cfg["test_lengths"]):
+        tests = {s: M.test_set(s, p, L, cfg["n_test"]) for s in cfg["seeds"]}
+        acc[L] = M.accuracy_on(model, P, [tests[s] for _, _, s in members]).tolist()
+    rows = []
+    for i, (n, wd, s) in enumerate(members):
+        rows.append({"activation": act, "bias": bias, "n": n, "wd": wd, "seed": s,
+                     **{str(k): v[i] for k, v in acc.items()}})
+    best = max(range(len(members)), key=lambda i: acc[cfg["test_lengths"][-1]][i])
+    return {"rows": rows, "wall_time_s": res.wall_time_s, "steps": res.steps_run,
+            "example_W": P["W"][best].tolist(), "example_V": P["V"][best].tolist(),
+            "example_member": list(members[best]), "example_b": P["b"][best].tolist() if bias else None}
+
+
+def epoch_timing(p: int = 53, width: int = 1024, n: int = 8000, runs: int = 3) -> dict:
+    """Seconds for one epoch (n/1024 updates) of the B.1.3 configuration, ``runs`` runs:
+    the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear + torch.optim.Muon)."""
+    from ..train import OptimConfig
+
+    seeds = list(M.PAPER_SEEDS[:runs]) if runs <= 3 else list(range(1337, 1337 + runs))
+    train = [M.train_set(s, p, M.TRAIN_LENGTHS, n) for s in seeds]
+    steps = -(-n // 1024)
+    model = M.ModularMLP(p, width, "sine")
+    t0 = time.perf_counter()
+    M.fit(model, train, optim=OptimConfig("muon", lr=1e-3, weight_decay=0.01, decay=["V"]), steps=steps, seeds=seeds)
+    engine = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for s, d in zip(seeds, train):
+        torch.manual_seed(s)
+        W = torch.nn.Linear(p, width, bias=False)
+        V = torch.nn.Linear(width, p, bias=False)
+        torch.nn.init.normal_(W.weight, std=0.01); torch.nn.init.normal_(V.weight, std=0.01)
+        opt = torch.optim.Muon([W.weight, V.weight], lr=1e-3, weight_decay=0.01)
+        g = torch.Generator().manual_seed(s)
+        perm = torch.randperm(len(d), generator=g)
+        for k in range(steps):
+            idx = perm[k * 1024:(k + 1) * 1024]
+            loss = torch.nn.functional.cross_entropy(V(torch.sin(W(d.x[idx]))), d.y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    loop = time.perf_counter() - t0
+    return {"p": p, "width": width, "n": n, "runs": runs, "updates_per_epoch": steps,
+            "engine_s": engine, "loop_s": loop, "threads": torch.get_num_threads()}
+
+
+# --------------------------------------------------------------------------- full run
+def reproduce(scale: str, device: str, out: Path) -> list[Path]:
+    """Run every chapter-4 experiment at ``scale`` and store the results under ``out``."""
+    scale = get_scale(scale)
+    cfg = protocol(scale)
+    out = Path(out)
+    store = ResultStore(out / "cells")
+    paths = []
+    t_all = time.perf_counter()
+
+    def cell(key, fn, seeds=()):
+        if store.has(key):
+            return store.get(key)
+        t0 = time.perf_counter()
+        val = fn()
+        store.put(key, val, provenance(scale=scale, device=device, seeds=seeds, wall_time_s=time.perf_counter() - t0))
+        return val
+
+    n_float = 2000 if scale == "full" else 200
+    data = {
+        "exhaustive": cell("exhaustive", small_exhaustive),
+        "automaton": cell("automaton", lambda: summarize_checks(long_length_checks())),
+        "float": cell(f"float_n{n_float}", lambda: summarize_checks(float_network_checks(n=n_float))),
+        "bounds": cell("bounds", relu_bounds_table),
+        "relu_min_width": cell("relu_min_width", lambda: relu_min_width(cfg["relu_width"], progress=True),
+                               cfg["relu_width"]["seeds"]),
+        "two_lengths": cell("two_lengths", lambda: two_lengths(cfg["two_lengths"], progress=True),
+                            cfg["two_lengths"]["seeds"]),
+    }
+    prov = provenance(scale=scale, device=device, wall_time_s=time.perf_counter() - t_all)
+    paths.append(save_result(out / "constructions_relu.json", data, prov))
+
+    t1 = time.perf_counter()
+    train = {"protocol": {k: {kk: (list(vv) if isinstance(vv, tuple) else vv) for kk, vv in v.items()}
+                          for k, v in cfg.items()},
+             "underparam": cell("underparam", lambda: underparam(cfg["underparam"], progress=True),
+                                cfg["underparam"]["seeds"]),
+             "overparam": cell("overparam", lambda: overparam(cfg["overparam"], progress=True),
+                               cfg["overparam"]["seeds"]),
+             "lengthgen": [cell(f"lengthgen_{a}_{'bias' if b else 'nobias'}",
+                                lambda a=a, b=b: lengthgen(cfg["lengthgen"], (a, b), progress=True),
+                                cfg["lengthgen"]["seeds"]) for a, b in LENGTHGEN_VARIANTS],
+             "timing": cell("timing", epoch_timing)}
+    prov = provenance(scale=scale, device=device, wall_time_s=time.perf_counter() - t1)
+    paths.append(save_result(out / "training.json", train, prov))
+    return paths
