@@ -280,7 +280,8 @@ class Encoder:
         """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
         emb = params["embed"]
         E = emb.shape[0]
-        x = emb[torch.arange(E, device=emb.device)[:, None, None], tokens]
+        flat = tokens + VOCAB * torch.arange(E, device=emb.device).view(E, *([1] * (tokens.ndim - 1)))
+        x = torch.nn.functional.embedding(flat, emb.reshape(E * VOCAB, emb.shape[-1]))
         return x + feats.to(emb.dtype) @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
 
     def _norm(self, x, g, b, plain: bool):
@@ -321,8 +322,13 @@ class Encoder:
         plain = fast and self._plain_norm(params, l)
         if cfg.layer_norm:
             h = self._norm(h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain)
-        ff = torch.relu(h @ P("w1")[:, None] + P("b1")[:, None, None, :]) @ P("w2")[:, None] + P("b2")[:, None, None, :]
-        z = h + ff
+        hid = torch.einsum("ebnd,edf->ebnf", h, P("w1"))
+        if not (fast and bool((P("b1") == 0).all())):          # hand-set constructions have no biases
+            hid = hid + P("b1")[:, None, None, :]
+        ff = torch.einsum("ebnf,efd->ebnd", torch.relu_(hid), P("w2"))
+        if not (fast and bool((P("b2") == 0).all())):
+            ff = ff + P("b2")[:, None, None, :]
+        z = ff.add_(h) if fast else h + ff
         if cfg.layer_norm:
             z = self._norm(z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain)
         return z, w

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -45,11 +46,17 @@ PROTOCOLS = {
     "full": {"runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": 1000, "test_strings": 100,
              "eval_every_epochs": 5, "parity_runs": 20, "parity_epochs": 100, "parity_n": 100,
              "fig2_strings": 1000, "sens_points": 401, "sens_strings": 100},
-    "smoke": {"runs": 2, "epochs": 10, "steps_per_epoch": 100, "test_n": 1000, "test_strings": 100,
-              "eval_every_epochs": 5, "parity_runs": 2, "parity_epochs": 3, "parity_n": 20,
-              "fig2_strings": 100, "sens_points": 101, "sens_strings": 100},
+    "smoke": {"runs": 1, "epochs": 3, "steps_per_epoch": 100, "test_n": 1000, "test_strings": 100,
+              "eval_every_epochs": 1, "parity_runs": 2, "parity_epochs": 1, "parity_n": 20,
+              "fig2_strings": 100, "sens_points": 81, "sens_strings": 100},
 }
 MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
+
+
+@lru_cache(maxsize=None)
+def _all_strings(n: int) -> torch.Tensor:
+    """Every string of length n (cached: the exhaustive checks reuse them for every construction)."""
+    return all_strings(n)
 
 
 def task_of(construction: str) -> str:
@@ -79,7 +86,7 @@ def exactness(name: str, kw: dict | None = None, *, n_exhaustive: int = 16, rand
     n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
     enc, p = C.build(name, **(kw or {}))
     task = task_of(name)
-    exh = [evaluate(enc, p, all_strings(n), task)["acc"] for n in range(1, n_exhaustive + 1)]
+    exh = [evaluate(enc, p, _all_strings(n), task)["acc"] for n in range(1, n_exhaustive + 1)]
     g = torch.Generator().manual_seed(seed)
     rnd = {int(n): evaluate(enc, p, random_strings(n_random, n, generator=g), task)["acc"] for n in random_ns}
     return {"exhaustive_min_acc": min(exh), "exhaustive_strings": int(sum(2 ** n for n in range(1, n_exhaustive + 1))),
@@ -107,18 +114,21 @@ def fig2(lengths=FIG2_LENGTHS, n_strings: int = 1000, seed: int = 0) -> list[dic
 
 
 def logit_range(name: str, kw: dict | None = None, *, lengths, n_strings: int = 1000, seed: int = 0) -> list[dict]:
-    """min / max |logit|, accuracy and cross-entropy at each length (random strings plus the two
-    extreme strings 1 0…0 and 0 1…1 where the other positions push hardest against the first)."""
+    """min / max |logit|, accuracy and cross-entropy at each length, on random strings plus the four
+    extreme strings 10…0, 01…1, 11…1 and 00…0 (where the later symbols push hardest against, or
+    hardest with, the first one). Above n = 1000 fewer random strings are drawn (10⁶ symbols per length)."""
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
     rows = []
     for n in lengths:
-        n = int(n)
-        bits = random_strings(n_strings, n, generator=g)
-        extreme = torch.zeros(2, n, dtype=torch.long)
+        n = check_positive_int("n", int(n))
+        k = max(10, min(n_strings, 10 ** 6 // n))
+        bits = random_strings(k, n, generator=g)
+        extreme = torch.zeros(4, n, dtype=torch.long)
         extreme[0, 0] = 1
         extreme[1, 1:] = 1
-        rows.append({"n": n, **evaluate(enc, p, torch.cat([bits, extreme]), task_of(name))})
+        extreme[2] = 1
+        rows.append({"n": n, "strings": k + 4, **evaluate(enc, p, torch.cat([bits, extreme]), task_of(name))})
     return rows
 
 
@@ -299,6 +309,32 @@ def first_table(result: dict) -> list[dict]:
     return rows
 
 
+def first_verdicts(result: dict) -> dict:
+    """The quantities Claim 4 is judged on, per attention type: mean test accuracy at each training
+    length, the largest of them, the number of perfect runs, and the largest mean test cross-entropy."""
+    rows = first_table(result)
+    out = {}
+    for att in ("standard", "log-scaled"):
+        mine = [r for r in rows if r["attention"] == att]
+        out[att] = {"acc_by_length": {r["train_n"]: r["test_acc"] for r in mine},
+                    "min_acc": min(r["test_acc"] for r in mine), "max_acc": max(r["test_acc"] for r in mine),
+                    "perfect_runs": sum(r["perfect_runs"] for r in mine), "runs": sum(r["runs"] for r in mine),
+                    "max_ce_bits": max(r["test_ce_bits"] for r in mine)}
+    return out
+
+
+def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
+    """Number of times the accuracy curve, read from left to right, climbs back above ``high``
+    after having dropped below ``low`` (the recoveries of Knowl 8's oscillation)."""
+    count, dropped = 0, False
+    for a in acc:
+        if a < low:
+            dropped = True
+        elif a > high and dropped:
+            count, dropped = count + 1, False
+    return count
+
+
 # --------------------------------------------------------------------------- command line entry
 def reproduce(scale: str, device: str, out: Path) -> list[Path]:
     """Run the chapter's sweeps at ``scale`` and store each under ``out`` (resumable per cell)."""
@@ -315,7 +351,7 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
             continue
         t0 = time.perf_counter()
         if key == "fig2":
-            data, seeds = fig2(n_strings=proto["fig2_strings"]), [0]
+            data, seeds = fig2(lengths=FIG2_LENGTHS, n_strings=proto["fig2_strings"]), [0]
         elif key == "sensitivity":
             vals = np.linspace(0.9, 1.1, proto["sens_points"])
             data, seeds = sensitivity_sweep(vals, n=100, n_strings=proto["sens_strings"]), [0]
@@ -325,7 +361,8 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
                                 progress=True)
             seeds = data["seeds"]
         else:
-            data = train_first(runs=proto["runs"], epochs=proto["epochs"], steps_per_epoch=proto["steps_per_epoch"],
+            data = train_first(lengths=TRAIN_LENGTHS, runs=proto["runs"], epochs=proto["epochs"],
+                               steps_per_epoch=proto["steps_per_epoch"],
                                test_n=proto["test_n"], test_strings=proto["test_strings"],
                                eval_every_epochs=proto["eval_every_epochs"], device=device, progress=True)
             seeds = data["seeds"]
