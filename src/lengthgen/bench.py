@@ -37,7 +37,7 @@ from .config import ConfigError, check_choice, check_positive_int
 from .train import OptimConfig, seeded_generators, train_ensemble, vmap_model
 
 #: Defaults of the benchmark (the issue's protocol).
-MEMBERS, WIDTH, BATCH, MAX_LEN, STEPS, LR = 40, 8, 256, 51, 60, 1e-3
+MEMBERS, WIDTH, BATCH, MAX_LEN, STEPS, LR = 40, 8, 256, 51, 40, 1e-3
 
 _SHAPES = lambda d, h, L: {  # noqa: E731 - name -> per-member shape and init std
     "E0": ((d,), 1.0), "E1": ((d,), 1.0), "P": ((L, d), 1.0), "q0": ((d,), 1.0),
@@ -231,7 +231,8 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
     Keys: ``ensemble_steps_per_s``, ``vmap_steps_per_s`` and ``loop_steps_per_s`` (member-updates
     per second), ``ratio`` (ensemble / loop), ``vmap_ratio`` (vmap / loop), ``members``, ``steps``,
     ``max_abs_loss_diff`` (final training losses, ensemble vs loop, and vmap vs loop),
-    ``max_abs_param_diff``, ``peak_rss_mb`` (whole process), and the settings. ``ratio`` uses
+    ``max_abs_param_diff``, ``peak_rss_mb`` (whole process; ``peak_rss_at_start_mb`` is the peak
+    before the benchmark ran, i.e. Python + torch), wall and CPU seconds, and the settings. ``ratio`` uses
     wall-clock time; ``cpu_time_ratio`` uses this process's CPU time, which is less disturbed by
     other processes on a shared machine. ``handbatched_vs_vmap`` > 1 means hand-batched is faster.
     ``lengths="per_member"`` (default) lets every member draw its own length per batch (the
@@ -244,6 +245,7 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
     members = check_positive_int("members", members)
     threads = check_positive_int("threads", threads)
     check_positive_int("seed", seed, minimum=0)
+    rss_start = peak_rss_mb()
     old_threads = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -301,6 +303,8 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
         out.update({
             "max_abs_loss_diff": max(diffs), "max_abs_param_diff": pdiff,
             "ensemble_s": round(t_ens, 2), "loop_s": round(t_loop, 2),
+            "ensemble_cpu_s": round(c_ens, 2), "loop_cpu_s": round(c_loop, 2),
+            "peak_rss_at_start_mb": round(rss_start, 1),
             "peak_rss_mb": round(peak_rss_mb(), 1), "threads": threads, "dtype": "float64",
             "batch": batch, "max_len": max_len, "lengths": lengths, "formulation": formulation, "width": width, "torch": torch.__version__,
         })
