@@ -154,20 +154,27 @@ class Simulation:
 
 
 def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
-    """Strict argmax and target margin for causal rows of ``logits`` (rows × keys)."""
+    """Strict argmax and target margin for causal rows of ``logits`` (rows × keys).
+
+    A row's argmax is strict when the best logit beats the runner-up by more than
+    ``TIE_RTOL · max(1, |best|)``; the margin is the target's logit minus the best competitor
+    (+inf when the target is the only key), and the row is correct when that margin is positive
+    in the same sense.
+    """
     keys = torch.arange(logits.shape[1])
-    valid = keys[None, :] <= rows[:, None]
-    masked = logits.masked_fill(~valid, -math.inf)
-    scale = masked.masked_fill(~valid, 0.0).abs().amax(1).clamp(min=1.0)
-    tol = TIE_RTOL * scale
-    top, arg = masked.max(1)
-    n_top = (masked >= (top - tol)[:, None]).sum(1)
-    arg = torch.where(n_top == 1, arg, torch.full_like(arg, -1))
+    masked = logits.masked_fill(keys[None, :] > rows[:, None], -math.inf)
+    if masked.shape[1] >= 2:
+        top2 = masked.topk(2, dim=1)
+        top, second, arg = top2.values[:, 0], top2.values[:, 1], top2.indices[:, 0]
+    else:
+        top, arg = masked[:, 0], torch.zeros(len(rows), dtype=torch.long)
+        second = torch.full_like(top, -math.inf)
+    tol = TIE_RTOL * top.abs().clamp(min=1.0)
+    unique = (top - second) > tol
     t_logit = masked.gather(1, tgt[:, None]).squeeze(1)
-    others = masked.scatter(1, tgt[:, None], -math.inf).max(1).values
-    margin = t_logit - others  # +inf when the target is the only key
+    margin = t_logit - torch.where(arg == tgt, second, top)   # best competitor of the target
     correct = margin > tol
-    return arg, margin, correct
+    return torch.where(unique, arg, torch.full_like(arg, -1)), margin, correct
 
 
 def simulate(W: torch.Tensor, family: KernelFamily, task: str, L: int, L0: int = L0_DEFAULT,
@@ -185,11 +192,16 @@ def simulate(W: torch.Tensor, family: KernelFamily, task: str, L: int, L0: int =
         raise ValueError(f"W must be {family.m}×{family.m} for {family.encoding}, got {tuple(W.shape)}")
     rows = scored_rows(task, L, L0)
     tgt_all = targets(task, L)
+    # Φ W Φᵀ only involves the rows/columns of W that are not identically zero
+    sr, sc = (W != 0).any(1).nonzero().flatten(), (W != 0).any(0).nonzero().flatten()
+    if len(sr) == 0:
+        sr = sc = torch.tensor([0])
+    Wsub, Pr, Pc = W[sr][:, sc], Phi[:, sr], Phi[:, sc]
     out = {"arg": [], "margin": [], "correct": []}
     for s in range(0, len(rows), check_positive_int("chunk", chunk)):
         r = rows[s:s + chunk]
         kmax = int(r.max()) + 1
-        logits = Phi[r] @ W @ Phi[:kmax].T
+        logits = Pr[r] @ Wsub @ Pc[:kmax].T
         a, m, c = _row_stats(logits, r, tgt_all[r])
         out["arg"].append(a), out["margin"].append(m), out["correct"].append(c)
     cat = {k: torch.cat(v).numpy() if v else np.zeros(0) for k, v in out.items()}
@@ -212,7 +224,7 @@ def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_
 
 # --------------------------------------------------------------------------- selection rules
 def _masked_logits(P: torch.Tensor) -> torch.Tensor:
-    n = P.shape[0]
+    n = P.shape[-1]
     return P.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -math.inf)
 
 
@@ -246,24 +258,27 @@ def fit_ce(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, steps: int 
     return family.W(coef.detach()).detach()
 
 
-def fit_min_norm(family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> torch.Tensor:
+def fit_min_norm(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol: float | None = None) -> torch.Tensor:
     """Min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family.
 
     For unconstrained families (sinusoidal, learned-absolute, NoPE) this is exactly
     ``Φ_L0⁺ R_L0 (Φ_L0⁺)ᵀ``, the minimum-norm least-squares solution of ``Φ W Φᵀ ≈ R``. For the
     relative families (RoPE, ALiBi) the same least-squares problem is solved over the family's
     coefficients (minimum-norm solution); for ALiBi a positive slope is clipped to 0 and c₀ refit.
+    ``rtol`` is the pseudo-inverse's relative singular-value cutoff (default: torch's,
+    max(rows, cols)·eps). ``Φ_20`` of the sinusoidal/RoPE bases is numerically rank-deficient
+    (σ_min/σ_max ≈ 10⁻¹⁷), so this rule's long-L behaviour depends on the cutoff (chapter 3 shows it).
     """
     check_task(task)
     L0 = check_positive_int("L0", L0)
     Phi = family.features(L0)
     R = pattern(task, L0)
     if family.encoding in ("sinusoidal", "learned_abs", "nope"):
-        Pp = torch.linalg.pinv(Phi)
+        Pp = torch.linalg.pinv(Phi, rtol=rtol)
         return Pp @ R @ Pp.T
     eye = torch.eye(family.n_coef, dtype=torch.float64)
     A = torch.stack([transfer(family.W(eye[c]), Phi).flatten() for c in range(family.n_coef)], 1)
-    coef = torch.linalg.pinv(A) @ R.flatten()
+    coef = torch.linalg.pinv(A, rtol=rtol) @ R.flatten()
     if family.encoding == "alibi" and coef[1] > 0:
         coef = torch.stack([R.mean(), torch.zeros((), dtype=torch.float64)])
     return family.W(coef)
@@ -312,26 +327,28 @@ def alpha_table(encodings=ENCODINGS, tasks=TASKS, lengths=STUDY_LENGTHS + LONG_L
 def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL) -> np.ndarray:
     """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` for rows i = 0 … n−1.
 
-    Row i compares the offsets ``d = 0 … i``; the prefix maximum gives its argmax in O(n).
-    ``tie`` decides a tied top: ``fail`` (−1, the strict rule of eq. 3), ``low`` (smallest offset)
-    or ``high`` (largest offset). ``kappa`` is a sequence of κ(0) … κ(n−1) (or longer).
+    Row i compares the offsets ``d = 0 … i``, so its argmax is the argmax of the prefix
+    κ(0) … κ(i): one cumulative-maximum pass gives every row (O(n), vectorised; ``kappa`` may also
+    be a batch ``[K, ≥n]`` of kernels). ``tie`` decides a tied top (values within
+    ``rtol · max(1, |top|)``): ``fail`` (−1, the strict rule of eq. 3), ``low`` (smallest offset)
+    or ``high`` (largest offset).
     """
     check_choice("tie rule", tie, ("fail", "low", "high"))
     n = check_positive_int("n", n)
     k = np.asarray(kappa, dtype=float)
-    if k.ndim != 1 or len(k) < n:
+    if k.ndim not in (1, 2) or k.shape[-1] < n:
         raise ValueError(f"kappa must list κ(0) … κ(n−1) (length ≥ {n}), got shape {k.shape}")
-    out = np.empty(n, dtype=int)
-    best, lo, hi = -math.inf, -1, -1
-    for d in range(n):
-        v = k[d]
-        tol = rtol * max(1.0, abs(best) if math.isfinite(best) else 0.0, abs(v))
-        if v > best + tol:
-            best, lo, hi = v, d, d
-        elif v >= best - tol:
-            best, hi = max(best, v), d
-        out[d] = (lo if lo == hi else -1) if tie == "fail" else (lo if tie == "low" else hi)
-    return out
+    k2 = np.atleast_2d(k)[:, :n]
+    M = np.maximum.accumulate(k2, axis=1)                       # prefix maximum
+    prev = np.concatenate([np.full((len(k2), 1), -np.inf), M[:, :-1]], axis=1)
+    tol = rtol * np.maximum(1.0, np.abs(np.where(np.isfinite(prev), prev, 0.0)))
+    d = np.arange(n)[None, :]
+    new_top = k2 > prev + tol                                   # a strictly larger value starts a new top
+    joins = k2 >= prev - tol                                    # a new top or a tie with the current one
+    low = np.maximum.accumulate(np.where(new_top, d, -1), axis=1)
+    high = np.maximum.accumulate(np.where(joins, d, -1), axis=1)
+    out = np.where(low == high, low, -1) if tie == "fail" else (low if tie == "low" else high)
+    return out[0] if k.ndim == 1 else out
 
 
 def relative_alpha(kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail") -> float:
@@ -399,59 +416,58 @@ def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) 
 
 
 # --------------------------------------------------------------------------- Prop. 1
-def prop1_search(n: int = 30, n_random: int = 20_000, n_adversarial: int = 20, steps: int = 300, seed: int = 0) -> dict:
+def prop1_search(n: int = 30, n_random: int = 5000, n_adversarial: int = 3, steps: int = 100, seed: int = 0) -> dict:
     """Proposition 1: with affine features φ(i) = [1, i] no strict interior key is ever the argmax.
 
     Random search: ``n_random`` Gaussian W (2×2); counts rows 2 … n−1 whose strict argmax is
-    interior. Adversarial search: ``n_adversarial`` restarts of Adam ascent on the smallest
-    prev-token margin (a soft-min over rows 2 … n−1, W normalised to unit Frobenius norm);
-    reports the largest margin found. The proposition says both are ≤ 0.
+    interior (0 < j < i). Adversarial search: ``n_adversarial`` restarts of Adam ascent on the
+    smallest prev-token margin (a soft-min over rows 2 … n−1, W normalised to unit Frobenius
+    norm); reports the largest margin found. The proposition says the count is 0 and the margin ≤ 0.
     """
     n = check_positive_int("n", n, minimum=3)
     g = torch.Generator().manual_seed(seed)
-    Phi = torch.stack([torch.ones(n), torch.arange(n, dtype=torch.float64)], 1).double()
+    Phi = torch.stack([torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1)
     Ws = torch.randn(check_positive_int("n_random", n_random), 2, 2, generator=g, dtype=torch.float64)
-    P = Phi @ Ws @ Phi.T  # [N, n, n]
-    rows = torch.arange(2, n)
-    interior = 0
-    for b in range(0, len(Ws), 2000):
-        for i in rows.tolist():
-            blk = P[b:b + 2000, i, : i + 1]
-            top = blk.max(1)
-            unique = (blk >= top.values[:, None] - TIE_RTOL * blk.abs().amax(1, keepdim=True).clamp(min=1)).sum(1) == 1
-            interior += int((unique & (top.indices > 0) & (top.indices < i)).sum())
+    P = _masked_logits(torch.einsum("ia,nab,jb->nij", Phi, Ws, Phi))   # [N, n, n], keys j > i masked
+    top = P.max(2)
+    near = P >= (top.values - TIE_RTOL * top.values.abs().clamp(min=1.0))[..., None]
+    unique = near.sum(2) == 1
+    i = torch.arange(n)
+    interior = unique & (top.indices > 0) & (top.indices < i) & (i >= 2)
     best = -math.inf
+    rows = torch.arange(2, n)
     tgt = rows - 1
-    for r in range(check_positive_int("n_adversarial", n_adversarial)):
+    for _ in range(check_positive_int("n_adversarial", n_adversarial)):
         W = torch.randn(2, 2, generator=g, dtype=torch.float64).requires_grad_(True)
         opt = torch.optim.Adam([W], lr=0.05)
         for _ in range(check_positive_int("steps", steps)):
-            Wn = W / W.norm()
-            Pm = _masked_logits(Phi @ Wn @ Phi.T)[rows]
+            Pm = _masked_logits(Phi @ (W / W.norm()) @ Phi.T)[rows]
             t_logit = Pm.gather(1, tgt[:, None]).squeeze(1)
-            others = Pm.scatter(1, tgt[:, None], -math.inf).max(1).values
-            margin = t_logit - others
-            loss = torch.logsumexp(-margin / 0.01, 0) * 0.01  # soft max of −margin
+            margin = t_logit - Pm.scatter(1, tgt[:, None], -math.inf).max(1).values
+            loss = torch.logsumexp(-margin / 0.01, 0) * 0.01      # a soft maximum of −margin
             opt.zero_grad(), loss.backward(), opt.step()
-            with torch.no_grad():
-                best = max(best, float(margin.min()))
-    return {"interior_strict_argmax": interior, "rows_checked": len(Ws) * len(rows), "best_prev_margin": best}
+            best = max(best, float(margin.detach().min()))
+    return {"interior_strict_argmax": int(interior.sum()), "rows_checked": len(Ws) * (n - 2), "best_prev_margin": best}
 
 
 # --------------------------------------------------------------------------- Prop. 2
-def prop2_montecarlo(L: int, *, L0: int = L0_DEFAULT, m: int = 64, n_trials: int = 20_000, task: str = "prev",
-                     seed: int = 0) -> dict:
+def prop2_montecarlo(L: int, *, L0: int = L0_DEFAULT, m: int = 32, n_trials: int = 5000, task: str = "prev",
+                     rule: str = "min_norm", seed: int = 0) -> dict:
     """Proposition 2 (learned-absolute underdetermination) by Monte Carlo, last row i = L − 1.
 
     Each trial draws the trained table v_0 … v_{L0−1} and the untrained rows v_{L0} … v_{L−1}
-    i.i.d. N(0, I_m/m), selects W as the min-norm interpolant of ``task`` on the trained rows
-    (a rule that sees the trained rows only) and takes the strict argmax M_i of v_iᵀ W v_j over
-    j ≤ i. N_i = {L0 ≤ j < i}, k = |{L0 ≤ j ≤ i}|; the target t_L(i) lies in N_i. Returns the
-    conditional hit rate Pr[M_i = t | M_i ∈ N_i], the unconditional rate, Pr[M_i ∈ N_i] and the
-    bound 1/(k − 1).
+    i.i.d. N(0, I_m/m) and a selection W that does not look at the untrained rows:
+    ``rule="min_norm"`` — the min-norm interpolant of ``task`` on the trained rows,
+    ``W = V⁺ R (V⁺)ᵀ`` (computed through the L0 × L0 Gram matrix, V has full row rank);
+    ``rule="generic"`` — a Gaussian W independent of every feature. M_i is the strict argmax of
+    v_iᵀ W v_j over j ≤ i. With N_i = {L0 ≤ j < i}, k = |{L0 ≤ j ≤ i}| and t_L(i) ∈ N_i, the
+    proposition predicts Pr[M_i = t | M_i ∈ N_i] = 1/(k − 1) and Pr[M_i = t] ≤ 1/(k − 1).
     """
     L, L0 = _check_lengths(L, L0)
     m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)
+    check_choice("rule", rule, ("min_norm", "generic"))
+    if m < L0:
+        raise ValueError(f"m must be >= L0 = {L0} so the trained rows are independent, got m = {m}")
     i = L - 1
     t = int(targets(task, L)[i])
     if not (L0 <= t < i):
@@ -463,18 +479,24 @@ def prop2_montecarlo(L: int, *, L0: int = L0_DEFAULT, m: int = 64, n_trials: int
     for s in range(0, n_trials, B):
         b = min(B, n_trials - s)
         V = torch.randn(b, L, m, generator=g, dtype=torch.float64) / math.sqrt(m)
-        Vp = torch.linalg.pinv(V[:, :L0])                       # [b, m, L0]
-        W = Vp @ R @ Vp.transpose(1, 2)                          # [b, m, m]
-        logits = torch.einsum("bm,bmn,bjn->bj", V[:, i], W, V[:, : i + 1])
-        top = logits.max(1)
-        unique = (logits >= top.values[:, None] - TIE_RTOL * logits.abs().amax(1, keepdim=True).clamp(min=1)).sum(1) == 1
-        M = torch.where(unique, top.indices, torch.full_like(top.indices, -1))
-        inN = (M >= L0) & (M < i)
-        in_new += int(inN.sum())
+        if rule == "min_norm":
+            V0 = V[:, :L0]                                        # [b, L0, m]
+            C = V0 @ V[:, : i + 1].transpose(1, 2)               # V0 v_j for every key
+            Gi = torch.linalg.solve(V0 @ V0.transpose(1, 2), torch.cat([C[:, :, i:], C], 2))
+            a, Bk = Gi[:, :, 0], Gi[:, :, 1:]                     # G⁻¹V0 v_i and G⁻¹V0 v_j
+            logits = torch.einsum("bp,pq,bqj->bj", a, R, Bk)     # v_iᵀ V0ᵀG⁻¹ R G⁻¹V0 v_j
+        else:
+            W = torch.randn(b, m, m, generator=g, dtype=torch.float64)
+            logits = torch.einsum("bm,bmn,bjn->bj", V[:, i], W, V[:, : i + 1])
+        top = logits.topk(2, dim=1)
+        unique = (top.values[:, 0] - top.values[:, 1]) > TIE_RTOL * top.values[:, 0].abs().clamp(min=1.0)
+        M = torch.where(unique, top.indices[:, 0], torch.full_like(top.indices[:, 0], -1))
+        in_new += int(((M >= L0) & (M < i)).sum())
         hits += int((M == t).sum())
     k = i - L0 + 1
-    return {"L": L, "row": i, "k": k, "bound": 1.0 / (k - 1), "conditional": hits / max(in_new, 1),
-            "unconditional": hits / n_trials, "p_new": in_new / n_trials, "n_trials": n_trials}
+    return {"L": L, "row": i, "k": k, "rule": rule, "m": m, "bound": 1.0 / (k - 1),
+            "conditional": hits / max(in_new, 1), "n_in_new": in_new, "unconditional": hits / n_trials,
+            "p_new": in_new / n_trials, "n_trials": n_trials}
 
 
 # --------------------------------------------------------------------------- Prop. 3

@@ -40,7 +40,7 @@ IGNORE = -100
 PROTOCOL = {
     "full": {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": (0, 1, 2, 3, 4), "steps": 2000, "batch": 64,
              "lr": 3e-4, "weight_decay": 0.01, "eval_n": 256, "train_eval_n": 22, "lengths": STUDY_LENGTHS},
-    "smoke": {"tiers": ("1L1H",), "encodings": ("rope", "learned_abs"), "seeds": (0,), "steps": 200, "batch": 64,
+    "smoke": {"tiers": ("1L1H",), "encodings": ("rope",), "seeds": (0,), "steps": 150, "batch": 64,
               "lr": 3e-4, "weight_decay": 0.01, "eval_n": 32, "train_eval_n": 6, "lengths": (30, 60),
               "tasks": ("prev", "first")},
 }
@@ -56,9 +56,13 @@ def alpha_tables(lengths=STUDY_LENGTHS + LONG_LENGTHS, L0: int = L0_DEFAULT) -> 
     return out
 
 
-def theory_checks() -> dict:
-    """All executable theory checks at full size (Props. 1–4, Thm. 2, App. A.5–A.6)."""
-    res = {"prop1": prop1_search(n=30, n_random=20_000, n_adversarial=20, steps=300)}
+def theory_checks(n_trials: int = 5000, n_random: int = 5000) -> dict:
+    """All executable theory checks at full size (Props. 1–4, Thm. 2, App. A.5–A.6).
+
+    ``n_trials`` is the Monte-Carlo sample per (L, rule) of Prop. 2 and ``n_random`` the number of
+    random W of Prop. 1; the reproduce run uses 20 000 of each, the notebook 5000.
+    """
+    res = {"prop1": prop1_search(n=30, n_random=n_random)}
     ce = [1.46, 1.96, 1.80, 6.32]
     arg = relative_argmax(ce + [-10.0] * 16, 20)
     res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2]), "deep_offsets": sorted(set(arg[3:].tolist()))}
@@ -81,7 +85,8 @@ def theory_checks() -> dict:
     two[10], two[30] = 5.0, 8.0
     res["thm2_two_lengths"] = {"copy_L0": _copy_at_L0(two), "copy_60": relative_alpha(two, "copy", 60)}
     res["thm2_reverse_sweep"] = {"kernels": 20_000, "solved": reverse_sweep(20_000)}
-    res["prop2"] = {L: prop2_montecarlo(L, n_trials=20_000) for L in (30, 60)}
+    res["prop2"] = {rule: {L: prop2_montecarlo(L, n_trials=n_trials, rule=rule) for L in (30, 60)}
+                    for rule in ("min_norm", "generic")}
     res["prop3_copy"] = prop3_monotone_copy()
     res["prop3_existence"] = prop3_existence(1, 50_000)
     res["prop4"] = duality_table()
@@ -333,18 +338,144 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
                              provenance(scale=scale, device="cpu", wall_time_s=time.perf_counter() - t0)))
     if not (out / "theory.json").exists():
         t0 = time.perf_counter()
-        th = theory_checks()
+        th = theory_checks(n_trials=20_000, n_random=20_000)
         paths.append(save_result(out / "theory.json", th,
                                  provenance(scale=scale, device="cpu", wall_time_s=time.perf_counter() - t0)))
     budget = float(os.environ.get("LENGTHGEN_CH3_BUDGET_S", "2400")) if scale == "full" else None
     t0 = time.perf_counter()
     dev = None if device in (None, "auto", "cpu") else device
-    rows = run_study(scale, out, device=dev, budget_s=budget)
+    run_study(scale, out, device=dev, budget_s=budget)
+    paths.append(collect_study(scale, out, device=str(device), wall_time_s=time.perf_counter() - t0))
+    return paths
+
+
+def collect_study(scale: str, out: Path, device: str = "cpu", wall_time_s: float | None = None) -> Path:
+    """Gather every stored group under ``out/study`` into ``out/study_rows.json`` (with provenance
+    saying how many of the planned groups exist)."""
+    out = Path(out)
+    store = ResultStore(out / "study")
+    rows = []
+    for k in store.keys() if store.folder.is_dir() else []:
+        rows.extend(store.get(k))
     plan = study_plan(scale)
     done = {f"{r['tier']}__{r['encoding']}__{'pos' if r['task'] in POS_TASKS else 'main'}__seed{r['seed']}" for r in rows}
-    prov = provenance(scale=scale, device=str(device), seeds=sorted({r["seed"] for r in rows}),
-                      wall_time_s=time.perf_counter() - t0,
-                      extra={"groups_done": len(done), "groups_planned": len(plan), "protocol": {
-                          k: v for k, v in PROTOCOL[scale].items()}})
-    paths.append(save_result(out / "study_rows.json", rows, prov))
-    return paths
+    prov = provenance(scale=scale, device=device, seeds=sorted({r["seed"] for r in rows}), wall_time_s=wall_time_s,
+                      extra={"groups_done": sorted(done), "groups_planned": len(plan),
+                             "protocol": dict(PROTOCOL[scale])})
+    return save_result(out / "study_rows.json", rows, prov)
+
+
+# --------------------------------------------------------------------------- tables and figures
+def alpha_frame(tabs: dict, rule: str = "ce", lengths=None):
+    """α_L table of one selection rule as a DataFrame (rows ``encoding/task``, columns L)."""
+    import pandas as pd
+
+    check_choice("selection rule", rule, SELECTION_RULES)
+    tab = tabs[rule]
+    df = pd.DataFrame({k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}).T
+    if lengths is not None:
+        df = df[[int(L) for L in lengths]]
+    df.index.name = "encoding/task"
+    return df
+
+
+def min_norm_cutoff(cells=(("rope", "prev"), ("rope", "skip2"), ("rope", "first"), ("sinusoidal", "first")),
+                    rtols=(None, 1e-12, 1e-10, 1e-8), lengths=(30, 60, 128, 512)):
+    """α_L of the min-norm rule as a function of the pseudo-inverse cutoff (numerical rank of Φ_L0)."""
+    import pandas as pd
+
+    from ..positional import KernelFamily
+    from ..realizability import fit_min_norm, simulate
+
+    rows = []
+    for e, t in cells:
+        fam = KernelFamily(e)
+        for rt in rtols:
+            W = fit_min_norm(fam, t, rtol=rt)
+            rows.append({"cell": f"{e}/{t}", "rtol": "default" if rt is None else rt,
+                         **{int(L): simulate(W, fam, t, L).alpha for L in lengths}})
+    return pd.DataFrame(rows).set_index(["cell", "rtol"])
+
+
+def lr_sensitivity(cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "skip3")),
+                   lrs=(0.01, 0.02, 0.05, 0.1, 0.2), lengths=(30, 40, 60, 128, 256, 512)):
+    """α_L of the CE selection rule as a function of its (unstated) Adam learning rate."""
+    import pandas as pd
+
+    from ..realizability import alpha
+
+    rows = []
+    for e, t in cells:
+        for lr in lrs:
+            rows.append({"cell": f"{e}/{t}", "lr": lr, **{int(L): alpha(e, t, L, lr=lr) for L in lengths}})
+    return pd.DataFrame(rows).set_index(["cell", "lr"])
+
+
+def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule: str = "ce", L0: int = L0_DEFAULT):
+    """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
+    (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
+    from .. import plotting
+    from ..realizability import select, simulate, transfer
+
+    fam, W = select(encoding, task, rule, L0=L0)
+    sim = simulate(W, fam, task, L, L0)
+    P = transfer(W, fam.features(L)).numpy().copy()
+    P[np.triu_indices(L, 1)] = np.nan
+    fig, ax = plotting.figure(width=5.6, height=4.6)
+    lo, hi = np.nanpercentile(P, 2), np.nanpercentile(P, 98)
+    im = ax.imshow(P, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1, interpolation="nearest")
+    fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)").ax.set_xlabel("logit")
+    ok, bad = sim.correct, ~sim.correct
+    arg = np.where(sim.argmax >= 0, sim.argmax, np.nan)
+    ax.scatter(arg[ok], sim.rows[ok], s=9, c=plotting.PALETTE[2], label="argmax = target")
+    ax.scatter(arg[bad], sim.rows[bad], s=9, c=plotting.PALETTE[3], label="argmax ≠ target")
+    tied = bad & (sim.argmax < 0)
+    if tied.any():
+        ax.scatter(np.full(tied.sum(), -0.5), sim.rows[tied], s=9, marker="<", c=plotting.PALETTE[3], label="tied top")
+    ax.scatter(sim.target, sim.rows, s=14, marker="x", c="white", linewidths=0.8, label="target t_L(i)")
+    ax.axhline(L0 - 0.5, color="white", lw=0.8, ls="--")
+    ax.set(xlabel="key position j", ylabel="query position i",
+           title=f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}")
+    ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
+    ax.grid(False)
+    return plotting.finish(fig), sim
+
+
+def plot_heatmaps(alpha60: dict, lg60: dict, title: str = ""):
+    """Fig. 5: α_60 (left) and LG@60 (right) over (encoding, task); missing cells are blank."""
+    from .. import plotting
+
+    A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
+    G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
+    fig, axes = plotting.figure(1, 2, width=4.6, height=3.6)
+    for ax, M, name in ((axes[0], A, "α_60 (training-free)"), (axes[1], G, "LG@60 (trained, mean over seeds)")):
+        im = ax.imshow(M, vmin=0, vmax=1, cmap="magma")
+        for (r, c), v in np.ndenumerate(M):
+            if np.isfinite(v):
+                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7, color="w" if v < 0.6 else "k")
+        ax.set(xticks=range(len(MAIN_TASKS)), xticklabels=MAIN_TASKS, yticks=range(len(ENCODINGS)),
+               yticklabels=ENCODINGS, xlabel="task", ylabel="positional encoding", title=name)
+        ax.tick_params(axis="x", rotation=45)
+        ax.grid(False)
+    fig.colorbar(im, ax=axes, label="fraction of rows correct").ax.set_xlabel("fraction")
+    return plotting.finish(fig, title=title or None)
+
+
+def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"), ("rope", "skip5"),
+                   ("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "first"), ("learned_abs", "first"),
+                   ("learned_abs", "prev"), ("rope", "copy"))):
+    """Fig. 4: trained LG (solid, mean over seeds) and α_L (dashed) against the test length L."""
+    from .. import plotting
+
+    fig, ax = plotting.figure(width=6.4, height=4.0)
+    for c, (e, t) in enumerate(cells):
+        r = [x for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t]
+        if not r:
+            continue
+        Ls = sorted({x["L"] for x in r})
+        col = plotting.PALETTE[c % len(plotting.PALETTE)]
+        ax.plot(Ls, [np.mean([x["acc"] for x in r if x["L"] == L]) for L in Ls], "-o", color=col, ms=3, label=f"{e}/{t}")
+        ax.plot(Ls, [alpha[f"{e}/{t}"][L] for L in Ls], "--", color=col, lw=1.2)
+    ax.set(xlabel="test length L (tokens)", ylabel="accuracy on rows [L0, L) / α_L", ylim=(-0.03, 1.03))
+    ax.legend(fontsize=7, ncol=2)
+    return plotting.finish(fig)

@@ -1,0 +1,91 @@
+"""Chapter 3 study plumbing: data and labels, masked loss, banks, plan order, statistics, a tiny run."""
+import numpy as np
+import pytest
+import torch
+
+from lengthgen.chapters import ch3
+from lengthgen.config import ConfigError
+from lengthgen.realizability import MAIN_TASKS, STUDY_LENGTHS
+
+
+def test_target_table_and_labels():
+    T = ch3.target_table(("prev", "copy"), 20)
+    assert T.shape == (2, 21, 20)
+    assert T[0, 12, :4].tolist() == [-1, 0, 1, 2] and T[0, 12, 12:].eq(-1).all()
+    assert T[1, 10, 5:10].tolist() == [0, 1, 2, 3, 4]
+    x = torch.tensor([[7, 3, 9, 4]])
+    y = ch3.labels(x, torch.tensor([[-1, 0, 1, 2]]))
+    assert y.tolist() == [[ch3.IGNORE, 7, 3, 9]]
+
+
+def test_sampler_is_per_member_and_shares_the_length_schedule():
+    s = ch3.make_sampler(("prev", "first"), batch=4, steps=10, length_seed=0)
+    g = [torch.Generator().manual_seed(1), torch.Generator().manual_seed(2)]
+    x, y = s(0, g)
+    assert x.shape[:2] == (2, 4) and 10 <= x.shape[2] <= 20 and y.shape == x.shape
+    n = x.shape[2]
+    assert torch.equal(y[0, :, 1:], x[0, :, :-1]) and (y[0, :, 0] == ch3.IGNORE).all()
+    assert torch.equal(y[1], x[1, :, :1].expand(4, n))
+    x1, _ = ch3.make_sampler(("first",), batch=4, steps=10)(0, [torch.Generator().manual_seed(2)])
+    assert torch.equal(x1[0], x[1])     # a member's data do not depend on its ensemble
+
+
+def test_masked_loss_and_accuracy():
+    out = torch.zeros(2, 1, 3, 5)
+    out[0, 0, 1, 2] = 10.0
+    y = torch.tensor([[[ch3.IGNORE, 2, ch3.IGNORE]], [[ch3.IGNORE, ch3.IGNORE, ch3.IGNORE]]])
+    acc = ch3.masked_acc(out, y)
+    assert acc.tolist() == [1.0, 0.0]
+    ce = ch3.masked_ce(out, y)
+    assert ce[0] < 1e-3 and ce[1] == 0
+
+
+def test_eval_banks_score_only_extrapolation_rows():
+    b = ch3.eval_banks(("prev", "copy"), (30,), n_eval=3, train_n=2)
+    x, y = b[30]
+    assert x.shape == (2, 3, 30)
+    assert (y[:, :, :20] == ch3.IGNORE).all() and (y[0, :, 20:] != ch3.IGNORE).all()
+    assert torch.equal(y[1, :, 20:], x[1, :, 5:15])            # copy at L = 30: t = i - 15
+    assert ("train", 10) in b and ("train", 20) in b
+
+
+def test_study_plan_order():
+    plan = ch3.study_plan("full")
+    assert len(plan) == 3 * 5 * 5 * 2
+    assert plan[0]["tier"] == "1L1H" and plan[0]["seed"] == 0 and plan[0]["tasks"] == MAIN_TASKS
+    assert {p["tier"] for p in plan[:50]} == {"1L1H"}
+    assert plan[5]["tasks"] == ("pos2", "pos5")
+    with pytest.raises(ConfigError):
+        ch3.study_plan("huge")
+
+
+def test_study_stats_on_synthetic_rows():
+    A = {f"{e}/{t}": {L: (1.0 if (e, t) in (("rope", "prev"), ("learned_abs", "first")) else 0.0) for L in STUDY_LENGTHS}
+         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope") for t in MAIN_TASKS}
+    rows = []
+    for e in ("rope", "learned_abs", "nope"):
+        for t in ("prev", "first"):
+            for s in (0, 1):
+                for L in STUDY_LENGTHS:
+                    acc = 0.95 if A[f"{e}/{t}"][L] == 1 else 0.1
+                    rows.append({"tier": "1L1H", "encoding": e, "task": t, "seed": s, "L": L, "acc": acc, "train_acc": 0.9})
+    st = ch3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
+    assert st["n_cells"] == 6 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
+    assert st["auc_p"] < 0.2 and st["n_learnable"] == 6
+    c = ch3.cell_table(rows, A, "1L1H", 60)
+    assert c["rope/prev"]["lg_mean"] == 0.95 and c["rope/prev"]["n_seeds"] == 2
+
+
+def test_tiny_trained_group_and_collect(tmp_path):
+    torch.manual_seed(0)
+    rows = ch3.train_cell_group("1L1H", "rope", ("prev", "first"), 0, steps=3, lengths=(30,), eval_n=4, train_eval_n=2)
+    assert len(rows) == 2 and {r["task"] for r in rows} == {"prev", "first"}
+    assert all(0 <= r["acc"] <= 1 and 0 <= r["train_acc"] <= 1 for r in rows)
+    from lengthgen.store import ResultStore, load_result, provenance
+    ResultStore(tmp_path / "study").put("1L1H__rope__main__seed0", rows, provenance(scale="smoke", device="cpu"))
+    res = load_result(ch3.collect_study("smoke", tmp_path))
+    assert len(res["data"]) == 2 and res["provenance"]["groups_done"] == ["1L1H__rope__main__seed0"]
+    with pytest.raises(ConfigError):
+        ch3.train_cell_group("9L9H", "rope", ("prev",), 0, steps=1)
+    with pytest.raises(ConfigError):
+        ch3.train_cell_group("1L1H", "rope", ("swap",), 0, steps=1)
