@@ -93,6 +93,14 @@ def test_packing_groups_cells_sharing_a_shape(tmp_path):
     packs.clear()
     run_sweep({"N": [7], "seed": list(range(5))}, fn, store, pack_by=lambda c: c["N"], max_pack=2, progress=False)
     assert [len(p) for p in packs] == [2, 2, 1]
+    # axis names instead of a function
+    packs.clear()
+    run_sweep({"N": [11, 12], "seed": [0, 1]}, fn, store, pack_by="N", progress=False)
+    assert packs == [["N=11__seed=0", "N=11__seed=1"], ["N=12__seed=0", "N=12__seed=1"]]
+    packs.clear()
+    run_sweep({"N": [13], "task": ["a", "b"], "seed": [0, 1]}, fn, tmp_path / "q", pack_by=("N", "task"),
+              progress=False)
+    assert [len(p) for p in packs] == [2, 2]
     # a packed function trains one ensemble per pack
     out = run_sweep(AXES, ensemble_cell, tmp_path / "e", pack_by=lambda c: c["N"], progress=False)
     assert out["N=5__seed=0"]["members"] == 3 and out["N=3__seed=2"]["w"] == pytest.approx(3 * 0.8 ** 3)
@@ -190,6 +198,8 @@ def test_dask_executor_local_cluster(tmp_path):
 
 def test_bad_sweep_arguments(tmp_path):
     for kw, match in [({"fn": 3}, "fn must be a callable"), ({"pack_by": 3}, "pack_by must be a callable"),
+                      ({"pack_by": ("N", "depth")}, "unknown pack_by axis 'depth'; valid choices: N, seed"),
+                      ({"pack_by": []}, "pack_by must be a callable"),
                       ({"max_pack": 0}, "max_pack must be an integer >= 1"), ({"max_pack": 2}, "max_pack needs pack_by"),
                       ({"executor": "threads"}, "valid choices: inprocess, process, dask"),
                       ({"executor": 5}, "executor must be"), ({"workers": 0}, "workers must be"),

@@ -7,8 +7,8 @@ soon as it is computed, atomically and with provenance; cells already in the sto
 So an interrupted sweep, re-run with the same arguments, resumes where it stopped and nothing is
 lost or computed twice (``tests/test_sweep.py`` kills a sweep process mid-run and resumes it).
 
-Packing: with ``pack_by=key_fn`` the missing cells that share ``key_fn(cell)`` (e.g. everything
-but the seed: the same model shape) are handed to the cell function together, as a list, so
+Packing: with ``pack_by=key_fn`` (or ``pack_by=("task", "N")``, axis names) the missing cells
+that share ``key_fn(cell)`` (e.g. everything but the seed: the same model shape) are handed to the cell function together, as a list, so
 that it can train them as one ensemble with :func:`lengthgen.train.train_ensemble`; it returns
 one result per cell, in order. ``max_pack`` bounds the size of a pack.
 
@@ -116,6 +116,16 @@ def local_dask_executor(n_workers: int = 1, threads_per_worker: int = 1, process
         cluster.close()
 
 
+class _AxesKey:
+    """``pack_by`` given as axis names: cells with equal values on those axes share a pack."""
+
+    def __init__(self, names):
+        self.names = tuple(names)
+
+    def __call__(self, cell):
+        return tuple(cell[a] for a in self.names)
+
+
 def _timed(fn: Callable, arg) -> tuple[Any, float]:
     """Call ``fn(arg)`` and return ``(result, wall seconds)`` (module-level: picklable)."""
     t0 = time.perf_counter()
@@ -141,7 +151,8 @@ def run_sweep(axes: Mapping[str, Sequence], fn: Callable, store: ResultStore | s
     fn : ``fn(cell) -> result`` or, with ``pack_by``, ``fn(cells: list) -> list of results``.
         Results must be JSON-serialisable (tensors and arrays become lists).
     store : a :class:`ResultStore` or a folder for one.
-    pack_by : ``pack_by(cell) -> hashable``; missing cells with equal values form one call.
+    pack_by : ``pack_by(cell) -> hashable``, or axis names (e.g. ``("task", "N")``: every axis
+        but the seed); missing cells with equal values form one call of ``fn``.
     max_pack : at most this many cells per call (``None``: no limit).
     executor : ``None``/``"inprocess"``, ``"process"``, ``"dask"`` (a local cluster), or any
         ``concurrent.futures.Executor`` (e.g. :func:`dask_executor` of a cluster's client).
@@ -154,8 +165,15 @@ def run_sweep(axes: Mapping[str, Sequence], fn: Callable, store: ResultStore | s
     """
     if not callable(fn):
         raise ConfigError(f"fn must be a callable cell function, got {fn!r}")
+    if isinstance(pack_by, str):
+        pack_by = (pack_by,)
     if pack_by is not None and not callable(pack_by):
-        raise ConfigError(f"pack_by must be a callable cell -> hashable, got {pack_by!r}")
+        names = tuple(pack_by) if isinstance(pack_by, (list, tuple)) else None
+        if not names or not all(isinstance(a, str) for a in names):
+            raise ConfigError(f"pack_by must be a callable cell -> hashable or a sequence of axis names, got {pack_by!r}")
+        for a in names:
+            check_choice("pack_by axis", a, tuple(axes) if isinstance(axes, Mapping) else ())
+        pack_by = _AxesKey(names)
     if max_pack is not None:
         max_pack = check_positive_int("max_pack", max_pack)
         if pack_by is None:
