@@ -277,21 +277,52 @@ class EnsembleOptimizer:
     def step(self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]) -> None:
         cfg = self.config
         self.t += 1
+        groups: dict = {}   # Adam-type parameters with scalar lr / wd: one foreach call per group
         for n in self.names:
             p, g = params[n], grads[n]
             if g is None:
                 continue
             st = self.state[n]
             wd = self._cached("wd" if self.decayed[n] else "zero", p)
-            if cfg.name == "muon":
-                if n in self.muon:
-                    self._muon(p, g, st, self._cached("lr", p), wd)
-                else:
-                    self._adam(p, g, st, self._cached("adamw_lr", p), wd, decoupled=True)
-            elif cfg.name in ("adam", "adamw"):
-                self._adam(p, g, st, self._cached("lr", p), wd, decoupled=cfg.name == "adamw")
-            else:
+            if cfg.name == "muon" and n in self.muon:
+                self._muon(p, g, st, self._cached("lr", p), wd)
+            elif cfg.name == "sgd":
                 self._sgd(p, g, st, self._cached("lr", p), wd)
+            else:
+                lr = self._cached("adamw_lr" if cfg.name == "muon" else "lr", p)
+                decoupled = cfg.name != "adam"
+                if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
+                    self._adam(p, g, st, lr, wd, decoupled=decoupled)
+                else:
+                    groups.setdefault((lr, wd, decoupled, p.dtype, p.device), []).append((p, g, st))
+        for (lr, wd, decoupled, _, _), items in groups.items():
+            self._adam_foreach(items, lr, wd, decoupled)
+
+    def _adam_foreach(self, items, lr: float, wd: float, decoupled: bool) -> None:
+        """The same Adam/AdamW arithmetic as :meth:`_adam` with torch._foreach ops (fewer calls)."""
+        b1, b2 = self.config.betas
+        ps = [p for p, _, _ in items]
+        gs = [g for _, g, _ in items]
+        for p, _, st in items:
+            if "exp_avg" not in st:
+                st["exp_avg"] = torch.zeros_like(p)
+                st["exp_avg_sq"] = torch.zeros_like(p)
+        ms = [st["exp_avg"] for _, _, st in items]
+        vs = [st["exp_avg_sq"] for _, _, st in items]
+        if wd != 0:
+            if decoupled:
+                torch._foreach_mul_(ps, 1 - lr * wd)
+            else:
+                gs = torch._foreach_add(gs, ps, alpha=wd)
+        torch._foreach_lerp_(ms, gs, 1 - b1)
+        torch._foreach_mul_(vs, b2)
+        torch._foreach_addcmul_(vs, gs, gs, 1 - b2)
+        bc1 = 1 - b1 ** self.t
+        bc2_sqrt = math.sqrt(1 - b2 ** self.t)
+        denom = torch._foreach_sqrt(vs)
+        torch._foreach_div_(denom, bc2_sqrt)
+        torch._foreach_add_(denom, self.config.eps)
+        torch._foreach_addcdiv_(ps, ms, denom, -(lr / bc1))
 
     def _cached(self, which: str, like: torch.Tensor):
         """Per-member values as a float (all equal) or an [E] tensor, cached per dtype/device."""
