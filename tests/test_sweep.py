@@ -12,8 +12,8 @@ import torch
 
 from lengthgen.config import ConfigError
 from lengthgen.store import ResultStore, load_result
-from lengthgen.sweep import (InProcessExecutor, SweepError, cell_key, dask_executor, grid, local_dask_executor,
-                             pending_cells, run_sweep)
+from lengthgen.sweep import (InProcessExecutor, SweepError, cell_key, collect, dask_executor, grid,
+                             local_dask_executor, pending_cells, run_sweep)
 
 AXES = {"N": [3, 5], "seed": [0, 1, 2]}
 
@@ -72,6 +72,13 @@ def test_sweep_stores_with_provenance_and_skips_done_cells(tmp_path):
     assert prov["scale"] == "smoke" and prov["device"] == "cpu" and prov["wall_time_s"] is not None
     # a second run computes nothing and returns the same results
     assert run_sweep(AXES, fn, store, progress=False) == out and len(calls) == 6
+    rows = collect(AXES, store)
+    assert rows[0] == {"N": 3, "seed": 0, "value": 9} and len(rows) == 6
+    with pytest.raises(SweepError, match="N=7__seed=0"):
+        collect({"N": [7], "seed": [0]}, store)
+    assert collect({"N": [3, 7], "seed": [0]}, store, missing="skip") == [{"N": 3, "seed": 0, "value": 9}]
+    with pytest.raises(ConfigError, match="valid choices: raise, skip"):
+        collect(AXES, store, missing="ignore")
     # a bigger grid computes only the new cells
     run_sweep({"N": [3, 5, 7], "seed": [0, 1, 2]}, fn, store, progress=False)
     assert len(calls) == 9 and pending_cells({"N": [3, 5, 7], "seed": [0, 1, 2]}, store) == []

@@ -139,6 +139,28 @@ def pending_cells(axes: Mapping[str, Sequence], store: ResultStore, key: Callabl
     return [c for c in grid(axes) if not store.has(key(c))]
 
 
+def collect(axes: Mapping[str, Sequence], store: ResultStore | str, *, key: Callable = cell_key,
+            missing: str = "raise") -> list[dict]:
+    """The stored results of a grid as table rows: each cell's axes merged with its result.
+
+    A dict result is merged (``{**cell, **result}``), anything else lands under ``"value"``.
+    ``missing="raise"`` (default) names the first cell without a result; ``"skip"`` leaves it out.
+    """
+    check_choice("missing", missing, ("raise", "skip"))
+    if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
+        store = ResultStore(store)
+    rows = []
+    for cell in grid(axes):
+        k = key(cell)
+        if not store.has(k):
+            if missing == "raise":
+                raise SweepError(f"cell {k!r} has no stored result in {store.folder}; run the sweep first")
+            continue
+        value = store.get(k)
+        rows.append({**cell, **value} if isinstance(value, dict) else {**cell, "value": value})
+    return rows
+
+
 def run_sweep(axes: Mapping[str, Sequence], fn: Callable, store: ResultStore | str, *, pack_by: Callable | None = None,
               max_pack: int | None = None, executor: cf.Executor | str | None = None, workers: int | None = None,
               key: Callable = cell_key, name: str = "sweep", scale: str | None = None, device: str | None = None,
