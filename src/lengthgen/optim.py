@@ -64,6 +64,8 @@ class OptimConfig:
     lr : learning rate (≥ 0), a number or one per member.
     weight_decay : weight decay (≥ 0), a number or one per member. Adam and SGD add ``wd·p`` to
         the gradient (PyTorch's L2 form); AdamW and Muon decay decoupled, ``p ← p (1 − lr·wd)``.
+        The default is 0 for every optimizer (``torch.optim.AdamW`` defaults to 0.01 and
+        ``torch.optim.Muon`` to 0.1: pass them explicitly to match).
     decay : names of the parameters that receive weight decay; ``None`` (default) means all.
     betas, eps : Adam/AdamW moments and stabiliser (PyTorch defaults).
     momentum, nesterov : SGD momentum (PyTorch's SGD with dampening 0).
