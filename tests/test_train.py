@@ -398,3 +398,25 @@ def test_float32_members_stay_float32():
                          steps=4, data_seeds=DATA, progress=False)
     assert all(v.dtype == torch.float32 for v in res.final_params.values())
     assert res.history["loss"].dtype == torch.float64 and torch.isfinite(res.history["loss"]).all()
+
+
+class WithBuffer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(D, 1)
+        self.register_buffer("offset", torch.randn(1))
+
+    def forward(self, x):
+        return (self.lin(x) + self.offset).squeeze(-1)
+
+
+def test_vmap_model_buffers_are_constants():
+    vm = vmap_model(WithBuffer)
+    p = vm.init(SEEDS, torch.float64)
+    assert set(p) == {"lin.weight", "lin.bias", "_buffer.offset"} and p["_buffer.offset"].shape == (4, 1)
+    res = train_ensemble(vm, p, sample=sample, optim=OptimConfig("sgd", lr=0.1), steps=3, data_seeds=DATA,
+                         progress=False)
+    assert torch.equal(res.final_params["_buffer.offset"], p["_buffer.offset"])
+    assert not torch.equal(res.final_params["lin.weight"], p["lin.weight"])
+    with pytest.raises(RuntimeError, match="call init"):
+        vmap_model(WithBuffer).forward(p, torch.zeros(4, 2, D))
