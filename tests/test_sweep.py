@@ -82,6 +82,9 @@ def test_sweep_stores_with_provenance_and_skips_done_cells(tmp_path):
     # a bigger grid computes only the new cells
     run_sweep({"N": [3, 5, 7], "seed": [0, 1, 2]}, fn, store, progress=False)
     assert len(calls) == 9 and pending_cells({"N": [3, 5, 7], "seed": [0, 1, 2]}, store) == []
+    assert pending_cells({"N": [3, 9]}, store.folder) == [{"N": 3}, {"N": 9}]
+    with pytest.raises(ConfigError, match="store must be a ResultStore"):
+        pending_cells(AXES, 3)
 
 
 def test_packing_groups_cells_sharing_a_shape(tmp_path):

@@ -134,8 +134,17 @@ def _timed(fn: Callable, arg) -> tuple[Any, float]:
 
 
 # --------------------------------------------------------------------------- the sweep
-def pending_cells(axes: Mapping[str, Sequence], store: ResultStore, key: Callable = cell_key) -> list[dict]:
-    """The cells of the grid that are not in ``store`` yet."""
+def _as_store(store) -> ResultStore:
+    if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
+        store = ResultStore(store)
+    if not isinstance(store, ResultStore):
+        raise ConfigError(f"store must be a ResultStore or a folder, got {type(store).__name__}")
+    return store
+
+
+def pending_cells(axes: Mapping[str, Sequence], store: ResultStore | str, key: Callable = cell_key) -> list[dict]:
+    """The cells of the grid that are not in ``store`` (a ResultStore or its folder) yet."""
+    store = _as_store(store)
     return [c for c in grid(axes) if not store.has(key(c))]
 
 
@@ -147,8 +156,7 @@ def collect(axes: Mapping[str, Sequence], store: ResultStore | str, *, key: Call
     ``missing="raise"`` (default) names the first cell without a result; ``"skip"`` leaves it out.
     """
     check_choice("missing", missing, ("raise", "skip"))
-    if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
-        store = ResultStore(store)
+    store = _as_store(store)
     rows = []
     for cell in grid(axes):
         k = key(cell)
@@ -204,10 +212,7 @@ def run_sweep(axes: Mapping[str, Sequence], fn: Callable, store: ResultStore | s
         workers = check_positive_int("workers", workers)
     if not callable(key):
         raise ConfigError(f"key must be a callable cell -> str, got {key!r}")
-    if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
-        store = ResultStore(store)
-    if not isinstance(store, ResultStore):
-        raise ConfigError(f"store must be a ResultStore or a folder, got {type(store).__name__}")
+    store = _as_store(store)
     scale = get_scale(scale)
     device = str(get_device(device))
     cells = grid(axes)
