@@ -430,24 +430,29 @@ def admissible_width(params: dict, d: dict, variant: str, task: str, n: int, *, 
     Each side is located by a batched search: ``grid`` points geometrically spaced in (0, t_max],
     then ``rounds`` refinements of the bracket (relative precision ≈ (ratio)^{1/grid^rounds}).
     Uses the certified structural check (undecided points count as not certified, so the width
-    is a certified lower bound of the admissible interval when that interval is connected).
+    is a certified lower bound of the admissible interval when that interval is connected). A side
+    still exact at ``t_max`` is reported as capped; ``finite_width`` sums only the uncapped sides.
     """
     _check_model_task(variant, task)
     n = _check_n(n, task)
     ok0, _ = _ray_exact(params, d, torch.zeros(1, dtype=DT), variant, task, n)
     if not ok0[0]:
         raise ValueError(f"the starting point is not (certified) exact at n = {n}")
-    sides, undecided = [], 0
+    sides, capped, undecided = [], [], 0
     for sign in (1.0, -1.0):
         lo, hi = 0.0, None
         ts = torch.logspace(math.log10(t_max) - 12, math.log10(t_max), grid, dtype=DT)
-        for _ in range(rounds + 1):
+        for rnd in range(rounds + 1):
             ok, und = _ray_exact(params, d, sign * ts, variant, task, n)
             undecided += int(und.sum())
             bad = np.flatnonzero(~ok)
             if len(bad) == 0:
-                lo = float(ts[-1]); hi = None
-                break
+                lo = float(ts[-1])
+                if rnd == 0:            # still exact at t_max: the side is capped
+                    hi = None
+                    break
+                ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
+                continue
             first_bad = bad[0]
             hi = float(ts[first_bad])
             lo = float(ts[first_bad - 1]) if first_bad > 0 else lo
@@ -455,7 +460,10 @@ def admissible_width(params: dict, d: dict, variant: str, task: str, n: int, *, 
             if not ok[:first_bad].all():
                 break
         sides.append(lo if hi is None else (lo + hi) / 2 if lo > 0 else hi / 2)
-    return {"plus": sides[0], "minus": sides[1], "width": sides[0] + sides[1], "undecided": undecided}
+        capped.append(hi is None)
+    finite = [sd for sd, cap in zip(sides, capped) if not cap]
+    return {"plus": sides[0], "minus": sides[1], "width": sides[0] + sides[1], "plus_capped": capped[0],
+            "minus_capped": capped[1], "finite_width": sum(finite) if finite else float("nan"), "undecided": undecided}
 
 
 def majority_bias_area(params: dict, n: int, X_grid: np.ndarray) -> dict:

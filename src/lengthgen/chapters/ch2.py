@@ -29,7 +29,7 @@ import torch
 
 from ..config import check_choice, check_positive_int, get_scale
 from ..single_layer import FAMILIES, PAD, SingleLayer, encode
-from ..store import ResultStore, provenance, save_result
+from ..store import ResultStore, load_result, provenance, results_dir, save_result
 from ..tasks import first_bank, index_bank, label, majority_bank, random_strings
 
 SEEDS = tuple(range(2000, 2020))
@@ -150,8 +150,13 @@ def _coefficients(params, N):
 
 
 def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: int, test_size: int, batch: int,
-                   device="cpu", progress: bool = True) -> dict:
-    """Train and test one experiment (all seeds × N × variants as one ensemble); JSON-ready dict."""
+                   device="cpu", progress: bool = True, keep_params: bool = False) -> dict:
+    """Train and test one experiment (all seeds × N × variants as one ensemble); JSON-ready dict.
+
+    For Parity under A_gen each member also reports the sign changes and kinks of its selected
+    checkpoint at length N (App. A.4). ``keep_params=True`` adds the selected parameters (tensors,
+    not JSON) under ``"params"``.
+    """
     from ..train import OptimConfig, Validation, evaluate_ensemble, select_members, train_ensemble
 
     check_choice("experiment", name, tuple(EXPERIMENTS))
@@ -189,10 +194,15 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
                "best_val_acc": float(res.best_acc[i]), "best_val_loss": float(res.best_loss[i]), "test": tests[i]}
         if coef is not None:
             row.update({k: coef[k][i] for k in coef})
+        if task == "parity" and vs[0] == "gen":
+            from ..volume import parity_sign_changes
+
+            sc = parity_sign_changes({k: t[i] for k, t in res.params.items()}, N)
+            row.update({"sign_changes": int(sc["sign_changes"][0]), "kinks": int(sc["kinks"][0])})
         rows.append(row)
     return {"experiment": name, "task": task, "variants": list(variants), "steps_cap": steps, "every": every,
             "batch": batch, "val_size": val_size, "test_size": test_size, "train_wall_s": train_s,
-            "steps_run": res.steps_run, "members": rows}
+            "steps_run": res.steps_run, "members": rows, **({"params": res.params} if keep_params else {})}
 
 
 # --------------------------------------------------------------------------- summaries
@@ -268,3 +278,56 @@ def reproduce(scale: str, device: str, out: Path, experiments=None) -> list[Path
         paths.append(save_result(out / "volume_scans.json", data,
                                  provenance(scale=scale, device=device, wall_time_s=time.perf_counter() - t0)))
     return paths
+
+
+# --------------------------------------------------------------------------- notebook helpers
+def load_runs(folder: Path | None = None, scale: str = "full") -> dict:
+    """Stored experiments ``{name: (result_dict, provenance)}`` (missing experiments are absent)."""
+    from ..store import load_result, results_dir
+
+    runs = ResultStore(Path(folder) if folder else results_dir() / "ch2" / "runs")
+    out = {}
+    for name in EXPERIMENTS:
+        key = f"{scale}_{name}"
+        if runs.has(key):
+            obj = load_result(runs.path(key))
+            out[name] = (obj["data"]["value"], obj["provenance"])
+    return out
+
+
+def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tuple[float, float, float]:
+    """Mean accuracy at L = 10N+1 across seeds with its 95% seed-bootstrap interval (percent)."""
+    from ..stats import bootstrap_ci
+
+    return bootstrap_ci(longest_accuracy(result, variant, N), n_boot=n_boot, seed=0)
+
+
+def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tuple[float, float, float]:
+    """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
+    from ..stats import bootstrap_ci
+
+    return bootstrap_ci(mean_ood(result, variant, N), n_boot=n_boot, seed=0)
+
+
+def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:
+    """D.4: within-N ranks of N²|χ| and N|ℓ| against seed-level mean OOD accuracy, pooled over N,
+    with a two-sided permutation test that shuffles ranks only within the same N."""
+    from ..stats import permutation_pvalue, rankdata
+
+    rows = [m for m in result["members"] if m["variant"] == "pos"]
+    Ns = np.array([m["N"] for m in rows])
+    acc = np.array([100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]]) for m in rows])
+    out = {"N": Ns.tolist(), "acc": acc.tolist()}
+    for name, val in (("chi", [m["N"] ** 2 * abs(m["chi"]) for m in rows]), ("ell", [m["N"] * abs(m["ell"]) for m in rows])):
+        val = np.asarray(val)
+        rv, ra = np.empty(len(val)), np.empty(len(val))
+        for N in np.unique(Ns):
+            idx = Ns == N
+            rv[idx], ra[idx] = rankdata(val[idx]), rankdata(acc[idx])
+        if rv.std() == 0 or ra.std() == 0:
+            out[name] = {"values": val.tolist(), "rho": float("nan"), "p": float("nan")}
+            continue
+        stat = lambda x, y: float(np.corrcoef(x, y)[0, 1])  # noqa: E731  (Pearson of within-N ranks)
+        r, p = permutation_pvalue(stat, rv, ra, n_perm=n_perm, seed=seed, groups=Ns)
+        out[name] = {"values": val.tolist(), "rho": r, "p": p}
+    return out
