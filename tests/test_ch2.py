@@ -56,3 +56,11 @@ def test_bad_input():
         ch2.run_experiment("sorting", seeds=(1,), Ns=(5,), steps=1, every=1, val_size=2, test_size=2, batch=2)
     with pytest.raises(ValueError, match="N must be an integer"):
         ch2.test_lengths(0)
+
+
+def test_cap_note():
+    res = {"steps_cap": 100, "members": [{"variant": "pos", "stop_step": 100, "best_val_acc": 1.0},
+                                         {"variant": "pos", "stop_step": 50, "best_val_acc": 1.0}]}
+    assert ch2.cap_note(res, "pos").startswith("1/2 members were cut")
+    res["members"][0]["stop_step"] = 60
+    assert "not the cause" in ch2.cap_note(res, "pos")

@@ -110,3 +110,17 @@ def test_bad_inputs():
         majority_bank(10)
     with pytest.raises(ValueError, match="even"):
         first_bank(5, 999)
+
+
+def test_norm_map_sqrt_diagnostic():
+    v = torch.tensor([[3.0, 4.0]], dtype=torch.float64)
+    assert torch.allclose(sl.F_norm(v), v / 26) and torch.allclose(sl.F_norm(v, "sqrt"), v / math.sqrt(26))
+    x = sl.encode(torch.randint(0, 2, (4, 9)), torch.randint(1, 10, (4,)))
+    a = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"])
+    b = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"], norm_map="sqrt")
+    pa, pb = a.init([1, 1]), b.init([1, 1])
+    pa["a"] = pb["a"] = torch.full((2, 2), 0.7, dtype=torch.float64)
+    oa, ob = a.forward(pa, x), b.forward(pb, x)
+    assert torch.equal(oa[0], ob[0]) and not torch.allclose(oa[1], ob[1])
+    with pytest.raises(ValueError, match="unknown norm map"):
+        sl.SingleLayer("norm", norm_map="tanh")

@@ -148,9 +148,19 @@ def _classifier(params, A):
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
 
 
-def F_norm(v: torch.Tensor) -> torch.Tensor:
-    """The bounded map F(v) = v / (1 + ‖v‖²) of eq. 17 (last dimension is v)."""
-    return v / (1 + (v * v).sum(-1, keepdim=True))
+NORM_MAPS = ("paper", "sqrt")
+
+
+def F_norm(v: torch.Tensor, kind: str = "paper") -> torch.Tensor:
+    """The bounded map of eq. 17 (last dimension is v).
+
+    ``paper``: F(v) = v / (1 + ‖v‖²), as printed. ``sqrt``: v / √(1 + ‖v‖²), the map for which the
+    bound 0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) of eq. 106 holds (used only in a diagnostic experiment).
+    """
+    if kind == "paper":
+        return v / (1 + (v * v).sum(-1, keepdim=True))
+    check_choice("norm map", kind, NORM_MAPS)
+    return v / torch.sqrt(1 + (v * v).sum(-1, keepdim=True))
 
 
 def _positional_coefs(params, k: torch.Tensor, normalized):
@@ -158,10 +168,14 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
     a, b, r, s, cK = (params[n] for n in ("a", "b", "r", "s", "c_K"))
     ak = a[:, None, :] * k[..., None]                      # [E, B, 2]
     q = ak + b[:, None, :]
+    Fa = F_norm(ak)
+    sq = params.get("_norm_sqrt")
+    if sq is not None and bool(sq.any()):
+        Fa = torch.where(sq.bool().view(-1, 1, 1), F_norm(ak, "sqrt"), Fa)
     if isinstance(normalized, bool):
-        qq = b[:, None, :] + F_norm(ak) if normalized else q
+        qq = b[:, None, :] + Fa if normalized else q
     else:
-        qq = torch.where(normalized.view(-1, 1, 1), b[:, None, :] + F_norm(ak), q)
+        qq = torch.where(normalized.view(-1, 1, 1), b[:, None, :] + Fa, q)
     return (q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1)
 
 
@@ -251,11 +265,13 @@ class SingleLayer:
     h : classifier width (≥ 2; the paper uses 8).
     max_lengths : per-member maximum training length N (sets the init scales of D.2); a single
         int is used for every member.
+    norm_map : ``paper`` (default, eq. 17 as printed) or ``sqrt`` (diagnostic; see :func:`F_norm`).
     """
 
     def __init__(self, variant: str = "pos", h: int = 8, max_lengths: int | Sequence[int] = 1,
-                 variants: Sequence[str] | None = None):
+                 variants: Sequence[str] | None = None, norm_map: str = "paper"):
         self.h = check_width(h)
+        self.norm_map = check_choice("norm map", norm_map, NORM_MAPS)
         if variants is not None:
             variants = [check_choice("variant", v, VARIANTS) for v in variants]
             fams = {FAMILIES[v] for v in variants}
@@ -289,6 +305,8 @@ class SingleLayer:
         out = {k: torch.stack([m[k] for m in members]).to(device or "cpu") for k in members[0]}
         if FAMILIES[self.variant] == "positional":
             out["_norm"] = torch.tensor([v == "norm" for v in vs], device=device or "cpu")
+            if self.norm_map == "sqrt":
+                out["_norm_sqrt"] = out["_norm"].clone()
         return out
 
     def forward(self, params, x) -> torch.Tensor:

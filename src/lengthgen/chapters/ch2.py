@@ -46,6 +46,7 @@ EXPERIMENTS = {
     "first_sin": ("first", ("sin",)),
     "index_sin": ("index", ("sin",)),
     "parity_gen": ("parity", ("gen",)),
+    "index_posnorm_sqrt": ("index", ("norm",)),   # diagnostic: A_norm with F(v) = v/√(1+‖v‖²), same streams as index_posnorm
 }
 #: run sizes per scale. ``full`` is the paper's protocol; ``steps`` may be capped by budget.
 SCALES = {
@@ -60,7 +61,8 @@ SCALES = {
 #: A_pos/A_norm, batch 256, float64, validation/early stopping/selection of D.2) and caps the number
 #: of updates per experiment. Every reduction is recorded as a deviation in the claims ledger.
 FULL_STEP_CAPS = {"index_posnorm": 12_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
-                  "first_gen": 1_000, "index_gen": 1_000, "first_sin": 1_000, "index_sin": 1_000, "parity_gen": 2_000}
+                  "first_gen": 1_000, "index_gen": 1_000, "first_sin": 1_000, "index_sin": 1_000, "parity_gen": 2_000,
+                  "index_posnorm_sqrt": 12_000}
 FULL_NS = {name: (51,) for name in EXPERIMENTS}
 FULL_NS["parity_gen"] = (11,)
 
@@ -167,11 +169,13 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
     sm = [m[2] for m in members]
     stream_ids = {}
     streams = [stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s) in members]
-    model = SingleLayer(vs[0], H, max_lengths=Nm, variants=vs)
+    norm_map = "sqrt" if name.endswith("_sqrt") else "paper"
+    model = SingleLayer(vs[0], H, max_lengths=Nm, variants=vs, norm_map=norm_map)
     params = model.init(sm, torch.float64, device)
     vx, vy = validation_bank(task, Nm, val_size)
     t0 = time.perf_counter()
-    res = train_ensemble(model, params, sample=make_sampler(task, Nm, streams, batch, base_seed=1 + list(EXPERIMENTS).index(name)),
+    base = 1 + list(EXPERIMENTS).index(name.removesuffix("_sqrt"))
+    res = train_ensemble(model, params, sample=make_sampler(task, Nm, streams, batch, base_seed=base),
                          optim=OptimConfig("adam", lr=3e-4, clip=1.0), steps=steps,
                          data_seeds=[s + 100 * N for (_, N, s) in members],
                          validation=Validation(every=every, bank=(vx, vy), patience=3, per_member=True, batch_size=250),
@@ -181,7 +185,7 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
     for N in sorted(set(Nm)):
         idx = [i for i, n in enumerate(Nm) if n == N]
         sub = select_members(res.params, idx)
-        submodel = SingleLayer(vs[0], H, max_lengths=[Nm[i] for i in idx], variants=[vs[i] for i in idx])
+        submodel = SingleLayer(vs[0], H, max_lengths=[Nm[i] for i in idx], variants=[vs[i] for i in idx], norm_map=norm_map)
         banks = {L: test_bank(task, L, test_size) for L in test_lengths(N)}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
         acc = evaluate_ensemble(submodel, sub, banks, batch_size=bs)
@@ -331,3 +335,16 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
         r, p = permutation_pvalue(stat, rv, ra, n_perm=n_perm, seed=seed, groups=Ns)
         out[name] = {"values": val.tolist(), "rho": r, "p": p}
     return out
+
+
+def cap_note(result: dict, variant: str) -> str:
+    """How the update cap touched one variant of a stored experiment (for the ledger's reasons)."""
+    ms = [m for m in result["members"] if m["variant"] == variant]
+    cap = result["steps_cap"]
+    hit = sum(m["stop_step"] >= cap for m in ms)
+    perfect = sum(m["best_val_acc"] == 1.0 for m in ms)
+    if hit:
+        return (f"{hit}/{len(ms)} members were cut at the {cap}-update cap (paper: up to 30,000) before the stopping rule "
+                f"fired ({perfect}/{len(ms)} selected checkpoints have perfect validation)")
+    return (f"all {len(ms)} members stopped by the paper's rule (3 perfect validations) before the {cap}-update cap, "
+            "so the cap is not the cause")
