@@ -56,7 +56,6 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
