@@ -49,7 +49,7 @@ def test_nope_all_ties_gives_alpha_zero():
     for task in TASKS:
         sim = simulate(torch.tensor([[3.7]], dtype=torch.float64), fam, task, 40)
         assert sim.alpha == 0.0 and np.all(sim.argmax == -1) and np.all(sim.margin == 0)
-    assert alpha("nope", "first", 30) == 0.0
+    assert alpha("nope", "first", 30, rule="min_norm") == 0.0 and alpha("nope", "prev", 30, steps=20) == 0.0
 
 
 def test_relative_kernel_peaked_at_one_realizes_prev_at_every_length():

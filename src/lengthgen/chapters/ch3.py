@@ -214,16 +214,21 @@ def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, 
     return rows
 
 
+#: Run order of the encodings inside a (tier, seed): those whose α_L is informative first.
+RUN_ORDER = ("rope", "sinusoidal", "learned_abs", "nope", "alibi")
+
+
 def study_plan(scale: str) -> list[dict]:
-    """The trained groups in run order: tier by tier (1L1H first), seed by seed, encoding by
-    encoding, the seven main tasks and then pos2/pos5 (App. E)."""
+    """The trained groups in run order: tier by tier (1L1H first), seed by seed, the seven main
+    tasks and then pos2/pos5 (App. E), encodings in :data:`RUN_ORDER`. The order only decides what
+    exists when a budget-limited run stops; every group is keyed and independent."""
     P = PROTOCOL[check_choice("scale", scale, ("smoke", "full"))]
     plan = []
     for tier in P["tiers"]:
         for seed in P["seeds"]:
             groups = [("main", P.get("tasks", MAIN_TASKS))] + ([("pos", POS_TASKS)] if scale == "full" else [])
             for gname, tasks in groups:
-                for enc in P["encodings"]:
+                for enc in sorted(P["encodings"], key=RUN_ORDER.index):
                     plan.append({"key": f"{tier}__{enc}__{gname}__seed{seed}", "tier": tier, "encoding": enc,
                                  "tasks": tasks, "seed": seed})
     return plan
