@@ -323,6 +323,22 @@ def first_verdicts(result: dict) -> dict:
     return out
 
 
+def failure_breakdown(result: dict) -> list[dict]:
+    """Per (training length, attention): runs below 100% test accuracy, and how many of those never
+    fitted their own training strings (last-epoch training cross-entropy above 0.5 bits)."""
+    out = []
+    mem = result["members"]
+    for n in result["protocol"]["lengths"]:
+        for s in (False, True):
+            idx = [i for i, m in enumerate(mem) if m["train_n"] == n and m["log_scaled"] == s]
+            failed = [i for i in idx if result["test_acc"][i] < 1.0]
+            unfit = [i for i in failed if result["train_ce_bits_last_epoch"][i] > 0.5]
+            out.append({"train_n": n, "attention": "log-scaled" if s else "standard", "runs": len(idx),
+                        "below_100%": len(failed), "of_which_unfit_on_training": len(unfit),
+                        "near_chance (≤ 0.6)": sum(result["test_acc"][i] <= 0.6 for i in idx)})
+    return out
+
+
 def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
     """Number of times the accuracy curve, read from left to right, climbs back above ``high``
     after having dropped below ``low`` (the recoveries of Knowl 8's oscillation)."""
