@@ -65,6 +65,10 @@ def test_reproduce_tiny_and_resumable(tmp_path, monkeypatch):
     before = {p.name: p.stat().st_mtime_ns for p in paths}
     again = ch1.reproduce("smoke", "cpu", tmp_path)
     assert {p.name: p.stat().st_mtime_ns for p in again} == before
+    # a cell stored at another scale is recomputed, never mistaken for this scale's result
+    monkeypatch.setitem(ch1.PROTOCOLS, "full", TINY)
+    ch1.reproduce("full", "cpu", tmp_path)
+    assert json.loads((tmp_path / "fig2.json").read_text())["provenance"]["scale"] == "full"
 
 
 def test_summarize():

@@ -30,7 +30,7 @@ import torch
 from .. import constructions as C
 from ..config import check_choice, check_positive_int, get_device
 from ..encoder import Encoder, EncoderConfig, Grouped, accuracy, cross_entropy_bits
-from ..store import ResultStore, provenance
+from ..store import ResultStore, load_result, provenance
 from ..tasks import all_strings, label, random_strings
 
 #: The three layer-norm settings of Fig. 2: (label, keyword arguments of the construction).
@@ -362,8 +362,8 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
     cells = ["fig2", "sensitivity", "parity_training", "first_training"]
     paths = []
     for key in tqdm(cells, desc=f"ch1 {scale}"):
-        if store.has(key):
-            paths.append(store.path(key))
+        if store.has(key) and load_result(store.path(key))["provenance"].get("scale") == scale:
+            paths.append(store.path(key))                 # finished cell of this scale: resume past it
             continue
         t0 = time.perf_counter()
         if key == "fig2":
