@@ -781,13 +781,16 @@ def padded_sets(datasets: Sequence[Dataset], dtype=torch.float32) -> tuple[torch
 
 
 def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, seeds: Sequence[int],
-        batch_size: int = 1024, progress: bool = False, desc: str = "ch4", device=None, record_every: int = 10):
+        batch_size: int = 1024, progress: bool = False, desc: str = "ch4", device=None, record_every: int = 10,
+        validation=None):
     """Train one ensemble of ``model`` (member e: init seed ``seeds[e]``, training set ``datasets[e]``).
 
     Mini-batches of ``batch_size`` with per-epoch reshuffling (:class:`EpochSampler`, reshuffled
     by a generator seeded like the member), cross-entropy on the logits (:func:`masked_loss`),
     the optimizer of ``optim`` (an :class:`lengthgen.train.OptimConfig`), ``steps`` updates, all
-    through :func:`lengthgen.train.train_ensemble`. Returns the engine's ``TrainResult``.
+    through :func:`lengthgen.train.train_ensemble` (``validation``: an optional
+    :class:`lengthgen.train.Validation`, e.g. to record accuracy on a long-length bank during
+    training). Returns the engine's ``TrainResult``.
     """
     from .train import train_ensemble
 
@@ -800,7 +803,7 @@ def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, se
     sampler = EpochSampler(datasets, batch_size)
     return train_ensemble(model, params, sample=sampler, loss=masked_loss, optim=optim, steps=steps,
                           data_seeds=[int(s) for s in seeds], progress=progress, desc=desc,
-                          record_every=record_every, device=device)
+                          record_every=record_every, device=device, validation=validation)
 
 
 def accuracy_on(model: ModularMLP, params: dict, datasets: Sequence[Dataset] | Dataset, chunk: int = 4096) -> torch.Tensor:
