@@ -21,7 +21,7 @@ import torch
 
 from .. import modular as M
 from ..config import check_choice, get_scale
-from ..store import ResultStore, provenance, save_result
+from ..store import ResultStore, load_result, provenance, save_result
 
 # --------------------------------------------------------------------------- protocol
 #: Per-scale settings. ``steps`` are optimizer updates (batch 1024); see the module docstring.
@@ -432,13 +432,23 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
     paths = []
     t_all = time.perf_counter()
 
+    cell_times: dict[str, float] = {}
+
     def cell(key, fn, seeds=()):
         if store.has(key):
+            cell_times[key] = load_result(store.path(key))["provenance"].get("wall_time_s") or 0.0
             return store.get(key)
         t0 = time.perf_counter()
         val = fn()
-        store.put(key, val, provenance(scale=scale, device=device, seeds=seeds, wall_time_s=time.perf_counter() - t0))
+        cell_times[key] = time.perf_counter() - t0
+        store.put(key, val, provenance(scale=scale, device=device, seeds=seeds, wall_time_s=cell_times[key]))
         return val
+
+    def block_provenance(keys, seeds=()):
+        """Provenance of a result file: wall time = sum of its cells' stored wall times (resumed runs included)."""
+        return provenance(scale=scale, device=device, seeds=seeds, wall_time_s=sum(cell_times[k] for k in keys),
+                          extra={"cell_wall_time_s": {k: round(cell_times[k], 3) for k in keys},
+                                 "session_wall_time_s": round(time.perf_counter() - t_all, 3)})
 
     n_float = 2000 if scale == "full" else 200
     data = {
@@ -451,10 +461,9 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
         "two_lengths": cell("two_lengths", lambda: two_lengths(cfg["two_lengths"], progress=True),
                             cfg["two_lengths"]["seeds"]),
     }
-    prov = provenance(scale=scale, device=device, wall_time_s=time.perf_counter() - t_all)
-    paths.append(save_result(out / "constructions_relu.json", data, prov))
+    first = list(cell_times)
+    paths.append(save_result(out / "constructions_relu.json", data, block_provenance(first)))
 
-    t1 = time.perf_counter()
     train = {"protocol": {k: {kk: (list(vv) if isinstance(vv, tuple) else vv) for kk, vv in v.items()}
                           for k, v in cfg.items()},
              "underparam": cell("underparam", lambda: underparam(cfg["underparam"], progress=True),
@@ -471,6 +480,7 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
     if "transformer" in cfg:
         train["transformer"] = cell("transformer", lambda: transformer_baseline(cfg["transformer"], progress=True),
                                     cfg["transformer"]["seeds"])
-    prov = provenance(scale=scale, device=device, wall_time_s=time.perf_counter() - t1)
-    paths.append(save_result(out / "training.json", train, prov))
+    rest = [k for k in cell_times if k not in first]
+    paths.append(save_result(out / "training.json", train, block_provenance(rest, seeds=sorted(
+        {s for k in ("underparam", "overparam", "lengthgen") for s in cfg[k]["seeds"]}))))
     return paths
