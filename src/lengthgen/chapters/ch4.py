@@ -36,7 +36,7 @@ PROTOCOL = {
                       "lr": 3e-2, "seeds": (1337,), "n_test": 1000},
         "lengthgen": {"p": 17, "width": 32, "budgets": (500,), "wds": (0.1,), "steps": 200,
                       "lr": 3e-2, "seeds": (1337,), "n_test": 500, "test_lengths": (14, 53, 201)},
-        "transformer": {"m": 2, "p": 17, "d_model": 32, "budgets": (64,), "steps": 20, "lr": 1e-2,
+        "transformer": {"m": 3, "p": 17, "d_model": 32, "budgets": (200,), "steps": 20, "lr": 1e-2,
                         "seeds": (1337,), "n_test": 500, "batch_size": 256},
         "budget_study": {"p": 17, "width": 32, "n": 500, "wds": (0.3,), "seeds": (1337,), "steps": 100, "every": 50,
                          "lr": 3e-2, "val_length": 201, "n_val": 200, "n_test": 200, "test_lengths": (14, 53)},
@@ -51,8 +51,8 @@ PROTOCOL = {
                       "steps": 1500, "lr": 3e-2, "seeds": (1337,), "n_test": 10_000},
         "lengthgen": {"p": 17, "width": 128, "budgets": (500, 2000), "wds": (0.03, 0.1, 0.3), "steps": 2000,
                       "lr": 3e-2, "seeds": (1337,), "n_test": 10_000, "test_lengths": M.OOD_LENGTHS},
-        "transformer": {"m": 2, "p": 17, "d_model": 32, "budgets": (48, 96, 192), "steps": 400,
-                        "lr": 1e-2, "seeds": (1337,), "n_test": 2000, "batch_size": 256},
+        "transformer": {"m": 3, "p": 17, "d_model": 32, "budgets": (500, 1000, 2000), "steps": 800,
+                        "lr": 1e-2, "seeds": (1337,), "n_test": 2000, "batch_size": 512},
         "budget_study": {"p": 17, "width": 128, "n": 2000, "wds": (0.1, 0.3), "seeds": (1337,), "steps": 8000,
                          "every": 500, "lr": 3e-2, "val_length": 201, "n_val": 2000, "n_test": 10_000,
                          "test_lengths": M.OOD_LENGTHS},
@@ -478,7 +478,7 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
         train["budget_study"] = cell("budget_study", lambda: budget_study(cfg["budget_study"], progress=True),
                                      cfg["budget_study"]["seeds"])
     if "transformer" in cfg:
-        train["transformer"] = cell("transformer", lambda: transformer_baseline(cfg["transformer"], progress=True),
+        train["transformer"] = cell("transformer_m3", lambda: transformer_baseline(cfg["transformer"], progress=True),
                                     cfg["transformer"]["seeds"])
     rest = [k for k in cell_times if k not in first]
     paths.append(save_result(out / "training.json", train, block_provenance(rest, seeds=sorted(
