@@ -48,6 +48,7 @@ EXPERIMENTS = {
     "parity_gen": ("parity", ("gen",)),
     "index_posnorm_sqrt": ("index", ("norm",)),   # diagnostic: A_norm with F(v) = v/√(1+‖v‖²), same streams as index_posnorm
     "index_posnorm_small": ("index", ("pos", "norm")),   # the same experiment at N = 11, 21 (time permitting)
+    "index_posnorm_mid": ("index", ("pos", "norm")),     # ... and at N = 31, 41
 }
 #: run sizes per scale. ``full`` is the paper's protocol; ``steps`` may be capped by budget.
 SCALES = {
@@ -63,10 +64,12 @@ SCALES = {
 #: of updates per experiment. Every reduction is recorded as a deviation in the claims ledger.
 FULL_STEP_CAPS = {"index_posnorm": 12_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
                   "first_gen": 1_000, "index_gen": 1_000, "first_sin": 1_000, "index_sin": 1_000, "parity_gen": 2_000,
-                  "index_posnorm_sqrt": 12_000, "index_posnorm_small": 12_000}
+                  "index_posnorm_sqrt": 12_000, "index_posnorm_small": 12_000,
+                  "index_posnorm_mid": 12_000}
 FULL_NS = {name: (51,) for name in EXPERIMENTS}
 FULL_NS["parity_gen"] = (11,)
 FULL_NS["index_posnorm_small"] = (11, 21)
+FULL_NS["index_posnorm_mid"] = (31, 41)
 
 
 def test_lengths(N: int) -> tuple[int, ...]:
@@ -176,7 +179,7 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
     params = model.init(sm, torch.float64, device)
     vx, vy = validation_bank(task, Nm, val_size)
     t0 = time.perf_counter()
-    base = 1 + list(EXPERIMENTS).index(name.removesuffix("_sqrt").removesuffix("_small"))
+    base = 1 + list(EXPERIMENTS).index(name.removesuffix("_sqrt").removesuffix("_small").removesuffix("_mid"))
     res = train_ensemble(model, params, sample=make_sampler(task, Nm, streams, batch, base_seed=base),
                          optim=OptimConfig("adam", lr=3e-4, clip=1.0), steps=steps,
                          data_seeds=[s + 100 * N for (_, N, s) in members],
