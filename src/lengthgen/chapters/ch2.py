@@ -49,6 +49,9 @@ EXPERIMENTS = {
     "index_posnorm_sqrt": ("index", ("norm",)),   # diagnostic: A_norm with F(v) = v/√(1+‖v‖²), same streams as index_posnorm
     "index_posnorm_small": ("index", ("pos", "norm")),   # the same experiment at N = 11, 21 (time permitting)
     "index_posnorm_mid": ("index", ("pos", "norm")),     # ... and at N = 31, 41
+    "majority_gen_more": ("majority", ("gen",)),         # Tables 2–3 at N = 11 … 41 (time permitting)
+    "first_posnorm_more": ("first", ("pos", "norm")),
+    "majority_sin_more": ("majority", ("sin",)),
 }
 #: run sizes per scale. ``full`` is the paper's protocol; ``steps`` may be capped by budget.
 SCALES = {
@@ -65,11 +68,14 @@ SCALES = {
 FULL_STEP_CAPS = {"index_posnorm": 12_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
                   "first_gen": 1_000, "index_gen": 1_000, "first_sin": 1_000, "index_sin": 1_000, "parity_gen": 2_000,
                   "index_posnorm_sqrt": 12_000, "index_posnorm_small": 12_000,
-                  "index_posnorm_mid": 12_000}
+                  "index_posnorm_mid": 12_000, "majority_gen_more": 10_000, "first_posnorm_more": 6_000,
+                  "majority_sin_more": 6_000}
 FULL_NS = {name: (51,) for name in EXPERIMENTS}
 FULL_NS["parity_gen"] = (11,)
 FULL_NS["index_posnorm_small"] = (11, 21)
 FULL_NS["index_posnorm_mid"] = (31, 41)
+for _name in ("majority_gen_more", "first_posnorm_more", "majority_sin_more"):
+    FULL_NS[_name] = (11, 21, 31, 41)
 
 
 def test_lengths(N: int) -> tuple[int, ...]:
@@ -179,7 +185,7 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
     params = model.init(sm, torch.float64, device)
     vx, vy = validation_bank(task, Nm, val_size)
     t0 = time.perf_counter()
-    base = 1 + list(EXPERIMENTS).index(name.removesuffix("_sqrt").removesuffix("_small").removesuffix("_mid"))
+    base = 1 + list(EXPERIMENTS).index(name.removesuffix("_sqrt").removesuffix("_small").removesuffix("_mid").removesuffix("_more"))
     res = train_ensemble(model, params, sample=make_sampler(task, Nm, streams, batch, base_seed=base),
                          optim=OptimConfig("adam", lr=3e-4, clip=1.0), steps=steps,
                          data_seeds=[s + 100 * N for (_, N, s) in members],
