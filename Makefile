@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: book test unit nbval html execute sync-check clean
+.PHONY: book test unit nbval html sync-check clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,15 +14,8 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 ## make book: execute every chapter at smoke scale (cached) and build the HTML book into _build/html
-book: $(STAMP) execute
+book: $(STAMP)
 	$(BIN)/jupyter-book build .
-
-## execute the chapters two at a time into the book's execution cache (jupyter-book then reuses them)
-CACHE := _build/.jupyter_cache
-execute: $(STAMP)
-	mkdir -p _build
-	yes | $(BIN)/jcache notebook -p $(CACHE) add notebooks/*.ipynb > /dev/null
-	$(BIN)/jcache notebook -p $(CACHE) execute -e local-parallel -t 900
 
 ## make test: unit tests, every notebook under nbval, the strict book build and the HTML checks
 test: unit nbval html
@@ -33,7 +26,7 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/python -m pytest notebooks/*.ipynb $(NBVAL)
 
-html: $(STAMP) execute
+html: $(STAMP)
 	$(BIN)/jupyter-book build -W -n --keep-going .
 	$(BIN)/python -m pytest tests -m html
 
