@@ -53,10 +53,24 @@ def test_study_plan_order():
     plan = ch3.study_plan("full")
     assert len(plan) == 3 * 5 * 5 * 2
     assert plan[0]["tier"] == "1L1H" and plan[0]["seed"] == 0 and plan[0]["tasks"] == MAIN_TASKS
-    assert {p["tier"] for p in plan[:50]} == {"1L1H"}
-    assert plan[5]["tasks"] == ("pos2", "pos5")
+    assert len({p["key"] for p in plan}) == len(plan)
+    assert all(p["tier"] == "1L1H" and p["tasks"] == MAIN_TASKS for p in plan[:25])       # 1L1H, all seeds
+    assert [p["seed"] for p in plan[:25:5]] == [0, 1, 2, 3, 4]
+    assert [(p["tier"], p["seed"]) for p in plan[25:35:5]] == [("2L4H", 0), ("4L4H", 0)]   # deep tiers, seed 0
+    assert all(p["tier"] == "1L1H" and p["tasks"] == ("pos2", "pos5") for p in plan[35:60])
+    assert plan[60]["tier"] == "2L4H" and plan[60]["seed"] == 1 and plan[60]["tasks"] == MAIN_TASKS
     with pytest.raises(ConfigError):
         ch3.study_plan("huge")
+
+
+def test_study_shards_partition_the_plan():
+    plan = ch3.study_plan("full")
+    parts = [ch3.shard(plan, f"{i}/3") for i in range(3)]
+    assert sorted(g["key"] for p in parts for g in p) == sorted(g["key"] for g in plan)
+    assert ch3.shard(plan, None) == plan and ch3.shard(plan, "") == plan
+    for bad in ("2", "a/b", "3/3", "-1/2", "0/0"):
+        with pytest.raises(ConfigError, match="LENGTHGEN_CH3_SHARD"):
+            ch3.shard(plan, bad)
 
 
 def test_study_stats_on_synthetic_rows():

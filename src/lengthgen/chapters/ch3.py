@@ -13,7 +13,8 @@
 ``reproduce(scale, device, out)`` writes ``alpha_tables.json``, ``theory.json``, one store entry
 per trained group under ``study/`` (resumable: finished groups are skipped) and
 ``study_rows.json`` (all measurements so far, with provenance). At ``full`` scale the study stops
-starting new groups after ``$LENGTHGEN_CH3_BUDGET_S`` seconds (default 2400).
+starting new groups after ``$LENGTHGEN_CH3_BUDGET_S`` seconds (default 2400); ``$LENGTHGEN_CH3_SHARD=i/n``
+makes this process run only every n-th group (several processes can share one full run).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import check_choice, check_positive_int, get_scale
+from ..config import ConfigError, check_choice, check_positive_int, get_scale
 from ..decoder import TIERS, Decoder
 from ..positional import ENCODINGS
 from ..realizability import (L0_DEFAULT, LONG_LENGTHS, MAIN_TASKS, SELECTION_RULES, STUDY_LENGTHS, TASKS,
@@ -219,19 +220,46 @@ RUN_ORDER = ("rope", "sinusoidal", "learned_abs", "nope", "alibi")
 
 
 def study_plan(scale: str) -> list[dict]:
-    """The trained groups in run order: tier by tier (1L1H first), seed by seed, the seven main
-    tasks and then pos2/pos5 (App. E), encodings in :data:`RUN_ORDER`. The order only decides what
-    exists when a budget-limited run stops; every group is keyed and independent."""
+    """The trained groups in run order. Every group is keyed and independent; the order only
+    decides what exists when a budget-limited run stops, so it puts first what the §6 statistics
+    need most: (1) tier 1L1H, the seven main tasks, every seed; (2) seed 0 of the deeper tiers
+    (2L4H, then 4L4H); (3) the pos2/pos5 groups of 1L1H (App. E); (4) the other seeds of the
+    deeper tiers; (5) their pos2/pos5 groups. Inside a (tier, seed) the encodings follow
+    :data:`RUN_ORDER`."""
     P = PROTOCOL[check_choice("scale", scale, ("smoke", "full"))]
+    groups = [("main", P.get("tasks", MAIN_TASKS))] + ([("pos", POS_TASKS)] if scale == "full" else [])
     plan = []
     for tier in P["tiers"]:
         for seed in P["seeds"]:
-            groups = [("main", P.get("tasks", MAIN_TASKS))] + ([("pos", POS_TASKS)] if scale == "full" else [])
             for gname, tasks in groups:
                 for enc in sorted(P["encodings"], key=RUN_ORDER.index):
                     plan.append({"key": f"{tier}__{enc}__{gname}__seed{seed}", "tier": tier, "encoding": enc,
                                  "tasks": tasks, "seed": seed})
-    return plan
+    tiers = list(P["tiers"])
+
+    def rank(g):
+        first_tier, pos = g["tier"] == tiers[0], g["tasks"] == POS_TASKS
+        if first_tier:
+            band = 2 if pos else 0
+        else:
+            band = (4 if pos else 3) if g["seed"] != P["seeds"][0] else (4 if pos else 1)
+        return band
+    return sorted(plan, key=rank)          # stable: tier, seed, encoding order kept inside a band
+
+
+def shard(plan: list[dict], spec: str | None) -> list[dict]:
+    """The groups of ``plan`` that worker ``i`` of ``n`` runs (``spec = "i/n"``, 0 ≤ i < n; every
+    n-th group in plan order), so that several processes can share one full run; ``None`` or
+    ``""`` returns the whole plan. Set through ``$LENGTHGEN_CH3_SHARD``."""
+    if not spec:
+        return plan
+    try:
+        i, n = (int(v) for v in str(spec).split("/"))
+    except ValueError:
+        raise ConfigError(f"LENGTHGEN_CH3_SHARD={spec!r} is not of the form i/n (e.g. 0/2)") from None
+    if n < 1 or not 0 <= i < n:
+        raise ConfigError(f"LENGTHGEN_CH3_SHARD={spec!r}: need n >= 1 and 0 <= i < n")
+    return plan[i::n]
 
 
 # --------------------------------------------------------------------------- statistics
@@ -312,7 +340,7 @@ def run_study(scale: str, out: Path, device: str | None = None, budget_s: float 
 
     P = PROTOCOL[check_choice("scale", scale, ("smoke", "full"))]
     store = ResultStore(Path(out) / "study")
-    plan = study_plan(scale)
+    plan = shard(study_plan(scale), os.environ.get("LENGTHGEN_CH3_SHARD"))
     t0 = time.perf_counter()
     for g in tqdm(plan, desc="ch3 study groups", disable=not progress):
         if store.has(g["key"]):
