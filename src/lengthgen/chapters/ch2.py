@@ -52,6 +52,7 @@ EXPERIMENTS = {
     "majority_gen_more": ("majority", ("gen",)),         # Tables 2–3 at N = 11 … 41 (time permitting)
     "first_posnorm_more": ("first", ("pos", "norm")),
     "majority_sin_more": ("majority", ("sin",)),
+    "majority_posnorm": ("majority", ("pos", "norm")),    # Table 1: Majority under A_pos / A_norm
 }
 #: run sizes per scale. ``full`` is the paper's protocol; ``steps`` may be capped by budget.
 SCALES = {
@@ -67,11 +68,11 @@ SCALES = {
 #: same protocol, and ``index_posnorm_sqrt`` is a diagnostic (A_norm with F(v) = v/√(1+‖v‖²)).
 #: Validation, early stopping and selection are exactly those of D.2; every reduction is recorded
 #: as a deviation in the claims ledger.
-FULL_STEP_CAPS = {"index_posnorm": 12_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
+FULL_STEP_CAPS = {"index_posnorm": 30_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
                   "first_gen": 1_000, "index_gen": 1_000, "first_sin": 1_000, "index_sin": 1_000, "parity_gen": 2_000,
                   "index_posnorm_sqrt": 12_000, "index_posnorm_small": 12_000,
-                  "index_posnorm_mid": 12_000, "majority_gen_more": 10_000, "first_posnorm_more": 6_000,
-                  "majority_sin_more": 6_000}
+                  "index_posnorm_mid": 30_000, "majority_gen_more": 10_000, "first_posnorm_more": 6_000,
+                  "majority_sin_more": 6_000, "majority_posnorm": 30_000}
 FULL_NS = {name: (51,) for name in EXPERIMENTS}
 FULL_NS["parity_gen"] = (11,)
 FULL_NS["index_posnorm_small"] = (11, 21)
