@@ -53,6 +53,9 @@ PROTOCOL = {
                       "lr": 3e-2, "seeds": (1337,), "n_test": 10_000, "test_lengths": M.OOD_LENGTHS},
         "transformer": {"m": 3, "p": 17, "d_model": 32, "budgets": (500, 1000, 2000), "steps": 800,
                         "lr": 1e-2, "seeds": (1337,), "n_test": 2000, "batch_size": 512},
+        "lengthgen_long": {"p": 17, "width": 128, "budgets": (2000, 8000), "wds": (0.03, 0.1, 0.3), "steps": 20_000,
+                           "lr": 1e-3, "seeds": (1337,), "n_test": 10_000, "test_lengths": M.OOD_LENGTHS,
+                           "track_every": 1000, "track_length": 201, "n_track": 1000},
         "budget_study": {"p": 17, "width": 128, "n": 2000, "wds": (0.1, 0.3), "seeds": (1337,), "steps": 8000,
                          "every": 500, "lr": 3e-2, "val_length": 201, "n_val": 2000, "n_test": 10_000,
                          "test_lengths": M.OOD_LENGTHS},
@@ -265,9 +268,15 @@ def lengthgen(cfg: dict, variant: tuple[str, bool], progress: bool = False) -> d
     members = [(n, wd, s) for n in cfg["budgets"] for wd in cfg["wds"] for s in cfg["seeds"]]
     train = [M.train_set(s, p, M.TRAIN_LENGTHS, n) for n, _, s in members]
     model = M.ModularMLP(p, cfg["width"], act, bias=bias)
+    validation = None
+    if cfg.get("track_every"):      # record accuracy at one far length during training (no early stopping)
+        from ..train import Validation
+
+        bank = M.test_set(cfg["seeds"][0], p, cfg["track_length"], cfg["n_track"])
+        validation = Validation(every=cfg["track_every"], bank=(bank.x, bank.y), patience=None, metric=M.masked_metric)
     res = M.fit(model, train, optim=_optim("muon", cfg["lr"], [wd for _, wd, _ in members], act, bias),
                 steps=cfg["steps"], seeds=[s for _, _, s in members], progress=progress,
-                desc=f"lengthgen {act}{'+b' if bias else ''}")
+                desc=f"lengthgen {act}{'+b' if bias else ''}", validation=validation)
     P = res.final_params
     acc = {"train": M.accuracy_on(model, P, train).tolist()}
     for L in tuple(M.IN_DOMAIN_LENGTHS) + tuple(cfg["test_lengths"]):
@@ -280,7 +289,9 @@ def lengthgen(cfg: dict, variant: tuple[str, bool], progress: bool = False) -> d
     best = max(range(len(members)), key=lambda i: acc[cfg["test_lengths"][-1]][i])
     return {"rows": rows, "wall_time_s": res.wall_time_s, "steps": res.steps_run,
             "example_W": P["W"][best].tolist(), "example_V": P["V"][best].tolist(),
-            "example_member": list(members[best]), "example_b": P["b"][best].tolist() if bias else None}
+            "example_member": list(members[best]), "example_b": P["b"][best].tolist() if bias else None,
+            **({"track_length": cfg["track_length"], "val_step": res.history["val_step"].tolist(),
+                "val_acc": res.history["val_acc"].tolist()} if validation is not None else {})}
 
 
 def epoch_timing(p: int = 53, width: int = 1024, n: int = 8000, runs: int = 3) -> dict:
@@ -474,6 +485,10 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
                                 lambda a=a, b=b: lengthgen(cfg["lengthgen"], (a, b), progress=True),
                                 cfg["lengthgen"]["seeds"]) for a, b in LENGTHGEN_VARIANTS],
              "timing": cell("timing", epoch_timing)}
+    if "lengthgen_long" in cfg:     # the paper's Muon lr (1e-3) with a 10x longer update budget
+        train["lengthgen_long"] = [cell(f"lengthgen_long_{a}_{'bias' if b else 'nobias'}",
+                                        lambda a=a, b=b: lengthgen(cfg["lengthgen_long"], (a, b), progress=True),
+                                        cfg["lengthgen_long"]["seeds"]) for a, b in LENGTHGEN_VARIANTS]
     if "budget_study" in cfg:
         train["budget_study"] = cell("budget_study", lambda: budget_study(cfg["budget_study"], progress=True),
                                      cfg["budget_study"]["seeds"])
