@@ -103,3 +103,20 @@ def test_tiny_trained_group_and_collect(tmp_path):
         ch3.train_cell_group("9L9H", "rope", ("prev",), 0, steps=1)
     with pytest.raises(ConfigError):
         ch3.train_cell_group("1L1H", "rope", ("swap",), 0, steps=1)
+
+
+def test_selection_ablation_ranks_rows_of_learnable_cells():
+    rows = []
+    for e, t, acc, tr in (("rope", "prev", 0.95, 0.99), ("nope", "first", 0.1, 0.95), ("alibi", "prev", 0.5, 0.9),
+                          ("rope", "copy", 0.3, 0.2)):
+        for L in (30, 60):
+            for s in (0, 1):
+                rows.append({"tier": "1L1H", "encoding": e, "task": t, "seed": s, "L": L, "acc": acc + 0.01 * s, "train_acc": tr})
+    good = {"rope/prev": {30: 1.0, 60: 1.0}, "nope/first": {30: 0.0, 60: 0.0}, "alibi/prev": {30: 0.5, 60: 0.4},
+            "rope/copy": {30: 0.9, 60: 0.9}}
+    bad = {k: {L: 1 - a for L, a in v.items()} for k, v in good.items()}
+    out = ch3.selection_ablation(rows, {"good": good, "bad": bad})
+    assert out["n_cells"] == 3 and out["n_rows"] == 6            # rope/copy is not learnable (train 0.2)
+    assert out["good"] > 0.9 and out["bad"] < -0.9
+    with pytest.raises(ValueError):
+        ch3.selection_ablation(rows, {})

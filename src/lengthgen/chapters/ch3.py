@@ -320,6 +320,32 @@ def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, 
     return out
 
 
+def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8) -> dict:
+    """App. D, Table 5: Spearman correlation between α_L and the trained LG over the
+    (learnable cell, L) rows of one tier, for each α table in ``alphas``
+    (``{name: {"enc/task": {L: α}}}``, e.g. the CE fit, the min-norm interpolant and the CE fit
+    without weight decay). A cell is learnable when its mean train accuracy exceeds
+    ``learnable`` (as in :func:`study_stats`); a row's LG is its mean over the seeds that exist.
+    The paper has 15 learnable cells × 5 lengths = 75 rows at 1L1H."""
+    from ..stats import spearman
+
+    if not alphas:
+        raise ValueError("alphas must name at least one α table")
+    cells = _cells(rows, tier, next(iter(alphas.values())))
+    keys = [k for k in sorted(cells) if cells[k]["train"] > learnable]
+    pts = []
+    for e, t in keys:
+        for L in cells[(e, t)]["lengths"]:
+            acc = [x["acc"] for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t and x["L"] == L]
+            pts.append((e, t, L, float(np.mean(acc))))
+    out = {"tier": tier, "n_cells": len(keys), "n_rows": len(pts)}
+    if len(pts) >= 3:
+        lg = np.array([q[3] for q in pts])
+        for name, tab in alphas.items():
+            out[name] = spearman(np.array([tab[f"{e}/{t}"][L] for e, t, L, _ in pts]), lg)
+    return out
+
+
 def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
     """``{"enc/task": {"alpha": α_L, "lg_mean", "lg_std", "n_seeds"}}`` at one length (Table 3, Fig. 5, Table 6)."""
     out = {}
