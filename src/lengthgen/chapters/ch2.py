@@ -69,7 +69,7 @@ SCALES = {
 #: Validation, early stopping and selection are exactly those of D.2; every reduction is recorded
 #: as a deviation in the claims ledger.
 FULL_STEP_CAPS = {"index_posnorm": 30_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
-                  "first_gen": 1_000, "index_gen": 1_000, "first_sin": 1_000, "index_sin": 1_000, "parity_gen": 2_000,
+                  "first_gen": 30_000, "index_gen": 30_000, "first_sin": 30_000, "index_sin": 30_000, "parity_gen": 30_000,
                   "index_posnorm_sqrt": 12_000, "index_posnorm_small": 12_000,
                   "index_posnorm_mid": 30_000, "majority_gen_more": 10_000, "first_posnorm_more": 6_000,
                   "majority_sin_more": 6_000, "majority_posnorm": 30_000}
