@@ -60,3 +60,11 @@ def test_claims_json(capsys, tmp_path, monkeypatch):
         assert key in rows[0]
     assert cli.main(["claims"]) == 0
     assert "ch0.a" in capsys.readouterr().out
+
+
+def test_only_names_experiments(capsys):
+    assert cli.main(["reproduce", "ch2", "--only", "index_posnorm,frobnicate", "--out", "/nonexistent/x"]) == 2
+    err = capsys.readouterr().err
+    assert "'frobnicate'" in err and "index_posnorm" in err
+    assert cli.main(["reproduce", "ch0", "--only", "x"]) == 2
+    assert "--only is not supported for chapter ch0" in capsys.readouterr().err

@@ -124,3 +124,21 @@ def test_norm_map_sqrt_diagnostic():
     assert torch.equal(oa[0], ob[0]) and not torch.allclose(oa[1], ob[1])
     with pytest.raises(ValueError, match="unknown norm map"):
         sl.SingleLayer("norm", norm_map="tanh")
+
+
+def test_counting_tasks_fixed_token_makes_pos_and_norm_identical():
+    """App. D.7: with the fixed index token 0 (FIXED_TOKEN for Majority) A_pos and A_norm compute the
+    same function for the same parameters; with token 1 (First's) they differ."""
+    assert sl.FIXED_TOKEN == {"first": 1, "majority": 0, "parity": 0}
+    bits = torch.randint(0, 2, (16, 9), generator=torch.Generator().manual_seed(3))
+    m = sl.SingleLayer("pos", 4, max_lengths=9, variants=["pos", "norm"])
+    p = m.init([5, 5])                                     # identical tensors for both members
+    p["a"] = torch.full((2, 2), 0.9, dtype=torch.float64)
+    x0 = sl.encode(bits, fixed=0)
+    assert torch.equal(x0[:, -1], torch.zeros(16, dtype=torch.long))
+    o0 = m.forward(p, x0)
+    assert torch.equal(o0[0], o0[1])
+    o1 = m.forward(p, sl.encode(bits, fixed=1))
+    assert not torch.allclose(o1[0], o1[1])
+    with pytest.raises(ValueError, match="fixed index token must be 0 or 1, got 2"):
+        sl.encode(bits, fixed=2)

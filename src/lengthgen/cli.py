@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--scale", choices=SCALES, default=None, help="smoke (default, or $LENGTHGEN_SCALE) or full")
     r.add_argument("--device", choices=DEVICES, default=None, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda")
     r.add_argument("--out", default=None, help="output folder (default results/<chapter>)")
+    r.add_argument("--only", default=None, metavar="NAME[,NAME…]",
+                   help="run only these experiments (chapter 2: names of lengthgen.chapters.ch2.EXPERIMENTS)")
     c = sub.add_parser("claims", help="print the claims ledger of every chapter")
     c.add_argument("--json", action="store_true", help="print a JSON list of claim objects")
     c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
@@ -42,8 +44,15 @@ def _reproduce(args) -> int:
     cfg = setup(scale=args.scale, device=args.device)
     out = Path(args.out) if args.out else results_dir() / args.chapter
     fn = get_reproducer(args.chapter)
+    kw = {}
+    if args.only is not None:
+        import inspect
+
+        if "experiments" not in inspect.signature(fn).parameters:
+            raise ConfigError(f"--only is not supported for chapter {args.chapter} (only ch2 runs named experiments)")
+        kw["experiments"] = [x.strip() for x in args.only.split(",") if x.strip()]
     t0 = time.perf_counter()
-    paths = fn(scale=cfg.scale, device=cfg.device, out=out)
+    paths = fn(scale=cfg.scale, device=cfg.device, out=out, **kw)
     print(f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s")
     for path in paths or []:
         print(f"  wrote {path}")

@@ -19,7 +19,8 @@ residual connection and no layer norm.
 
 Inputs are one integer tensor ``x [..., L + 1]``: the data tokens (0/1, right-padded with
 :data:`PAD` when members or examples have different lengths) followed by the index token (the
-query position ``k`` for Index, ``1`` for First, ignored otherwise). :func:`encode` builds it.
+query position ``k`` for Index, ``1`` for First, ``0`` for the counting tasks — see
+:data:`FIXED_TOKEN`). :func:`encode` builds it.
 ``A_gen`` and ``A_sin`` never see ``k`` (their index token is the zero vector, as in the paper).
 
 A model object is the ensemble interface of :mod:`lengthgen.train`: ``init(seeds, dtype,
@@ -67,18 +68,28 @@ def param_shapes(variant: str, h: int) -> dict[str, tuple[int, ...]]:
 
 
 # --------------------------------------------------------------------------- inputs
-def encode(bits, k=None, *, pad_to: int | None = None) -> torch.Tensor:
+#: The fixed index token of the tasks without a query (§2.1: "there is an index token for
+#: consistency's sake, but it is fixed"). First reads it as k = 1 (§2.2). For the counting tasks
+#: the paper does not print the value; App. D.7 says A_pos and A_norm are *equivalent* on Majority
+#: and give the same result for every seed, which holds exactly when the token is 0 (then the
+#: query is b under both maps, since F(0) = 0) and fails for any other fixed value, so we use 0.
+FIXED_TOKEN = {"first": 1, "majority": 0, "parity": 0}
+
+
+def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.Tensor:
     """Model input ``[..., L+1]``: data tokens (right-padded with PAD to ``pad_to``) then the index token.
 
     ``bits`` is a 0/1 tensor ``[..., n]``; ``k`` (1-based, broadcastable to ``bits.shape[:-1]``)
-    is the Index query; ``None`` stores the fixed token 1 (First reads it as k = 1).
+    is the Index query; ``None`` stores the fixed token ``fixed`` (0 or 1; see :data:`FIXED_TOKEN`).
     """
     from .tasks import check_bits
 
     bits = check_bits(bits)
     n = bits.shape[-1]
     if k is None:
-        kk = torch.ones(bits.shape[:-1], dtype=torch.long)
+        if fixed not in (0, 1):
+            raise ValueError(f"fixed index token must be 0 or 1, got {fixed!r}")
+        kk = torch.full(bits.shape[:-1], int(fixed), dtype=torch.long)
     else:
         kk = torch.as_tensor(k, dtype=torch.long).expand(bits.shape[:-1])
         if bool(((kk < 1) | (kk > n)).any()):

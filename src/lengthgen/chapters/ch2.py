@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import check_choice, check_positive_int, get_scale
-from ..single_layer import FAMILIES, PAD, SingleLayer, encode
+from ..config import ConfigError, check_choice, check_positive_int, get_scale
+from ..single_layer import FAMILIES, FIXED_TOKEN, PAD, SingleLayer, encode
 from ..store import ResultStore, load_result, provenance, results_dir, save_result
 from ..tasks import first_bank, index_bank, label, majority_bank, random_strings
 
@@ -104,7 +104,7 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0) -> tuple[torch
         bits, k = index_bank(L, size, g)
     else:
         bits = random_strings(size, L, g)
-    return encode(bits, k), _labels(task, bits, k)
+    return encode(bits, k, fixed=FIXED_TOKEN.get(task, 1)), _labels(task, bits, k)
 
 
 def validation_bank(task: str, Ns_members, size: int, seed: int = 0):
@@ -115,7 +115,7 @@ def validation_bank(task: str, Ns_members, size: int, seed: int = 0):
         g = torch.Generator().manual_seed(5_000_011 * (1 + seed) + N)
         bits = random_strings(size, N, g)
         k = torch.randint(1, N + 1, (size,), generator=g) if task == "index" else None
-        cache[N] = (encode(bits, k, pad_to=Lmax), _labels(task, bits, k))
+        cache[N] = (encode(bits, k, pad_to=Lmax, fixed=FIXED_TOKEN.get(task, 1)), _labels(task, bits, k))
     x = torch.stack([cache[N][0] for N in Ns_members])
     y = torch.stack([cache[N][1] for N in Ns_members])
     return x, y
@@ -148,7 +148,7 @@ def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed:
             ones = (bits * valid[:, None, :]).sum(-1)
             y = {"first": bits[..., 0], "majority": (ones >= (L[:, None] + 1) // 2),
                  "parity": ones % 2}[task].long()
-            kk = torch.ones_like(k)
+            kk = torch.full_like(k, FIXED_TOKEN[task])
         x = torch.cat([data, kk.unsqueeze(-1)], -1)
         sel = streams if members is None else streams[members]
         return x[sel], y[sel]
@@ -276,6 +276,11 @@ def reproduce(scale: str, device: str, out: Path, experiments=None) -> list[Path
     paths = []
     names = experiments or cfg.pop("experiments")
     cfg.pop("experiments", None)
+    if experiments is not None:
+        if not experiments:
+            raise ConfigError(f"no experiment named; choose from {', '.join(EXPERIMENTS)}")
+        for name in experiments:
+            check_choice("experiment", name, tuple(EXPERIMENTS))
     for name in names:
         key = f"{scale}_{name}"
         if store.has(key):
