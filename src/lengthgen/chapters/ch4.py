@@ -56,6 +56,9 @@ PROTOCOL = {
         "lengthgen_long": {"p": 17, "width": 128, "budgets": (2000, 8000), "wds": (0.03, 0.1, 0.3), "steps": 20_000,
                            "lr": 1e-3, "seeds": (1337,), "n_test": 10_000, "test_lengths": M.OOD_LENGTHS,
                            "track_every": 1000, "track_length": 201, "n_track": 1000},
+        "lengthgen_paper_lr_60k": {"p": 17, "width": 128, "budgets": (8000,), "wds": (0.03, 0.1, 0.3), "steps": 60_000,
+                                   "lr": 1e-3, "seeds": (1337,), "n_test": 10_000, "test_lengths": M.OOD_LENGTHS,
+                                   "track_every": 2000, "track_length": 811, "n_track": 1000},
         "budget_study": {"p": 17, "width": 128, "n": 2000, "wds": (0.1, 0.3), "seeds": (1337,), "steps": 8000,
                          "every": 500, "lr": 3e-2, "val_length": 201, "n_val": 2000, "n_test": 10_000,
                          "test_lengths": M.OOD_LENGTHS},
@@ -489,6 +492,10 @@ def reproduce(scale: str, device: str, out: Path) -> list[Path]:
         train["lengthgen_long"] = [cell(f"lengthgen_long_{a}_{'bias' if b else 'nobias'}",
                                         lambda a=a, b=b: lengthgen(cfg["lengthgen_long"], (a, b), progress=True),
                                         cfg["lengthgen_long"]["seeds"]) for a, b in LENGTHGEN_VARIANTS]
+    if "lengthgen_paper_lr_60k" in cfg:   # the biased sine MLP at the paper's lr, 3x longer again, budget n = 8,000
+        train["lengthgen_paper_lr_60k"] = cell("lengthgen_paper_lr_60k_sine_bias",
+                                               lambda: lengthgen(cfg["lengthgen_paper_lr_60k"], ("sine", True), progress=True),
+                                               cfg["lengthgen_paper_lr_60k"]["seeds"])
     if "budget_study" in cfg:
         train["budget_study"] = cell("budget_study", lambda: budget_study(cfg["budget_study"], progress=True),
                                      cfg["budget_study"]["seeds"])
