@@ -62,5 +62,7 @@ def test_cap_note():
     res = {"steps_cap": 100, "members": [{"variant": "pos", "stop_step": 100, "best_val_acc": 1.0},
                                          {"variant": "pos", "stop_step": 50, "best_val_acc": 1.0}]}
     assert ch2.cap_note(res, "pos").startswith("1/2 members were cut")
+    assert ch2.cap_note({**res, "steps_cap": 30_000, "members": [{**m, "stop_step": 30_000} for m in res["members"]]},
+                        "pos").startswith("the paper's protocol: 2/2 members ran all 30000 updates")
     res["members"][0]["stop_step"] = 60
     assert "not the cause" in ch2.cap_note(res, "pos")
