@@ -41,8 +41,8 @@ PAPER_SEEDS = (1337, 1338, 1339)
 TRAIN_LENGTHS = (2, 3, 4, 5, 7, 13, 19)
 OOD_LENGTHS = (14, 38, 53, 97, 201, 303, 401, 512, 602, 705, 811)
 IN_DOMAIN_LENGTHS = (3, 7, 13)
-#: weight-decay grid and sample budgets of B.1.3
-WD_GRID = (0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0)
+#: weight-decay grid of B.1.3 (ascending) and its sample budgets
+WD_GRID = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
 BUDGETS = {97: (4000, 8000, 16000, 32000, 64000), 53: (1000, 2000, 4000, 8000, 16000)}
 #: largest number of ordered tuples all_inputs will enumerate
 MAX_ENUMERATION = 2_000_000

@@ -68,8 +68,9 @@ def param_shapes(variant: str, h: int) -> dict[str, tuple[int, ...]]:
 
 
 # --------------------------------------------------------------------------- inputs
-#: The fixed index token of the tasks without a query (§2.1: "there is an index token for
-#: consistency's sake, but it is fixed"). First reads it as k = 1 (§2.2). For the counting tasks
+#: The fixed index token of the tasks without a query (§2.1 keeps the token in every input so that
+#: all tasks share one input format, with a constant value when nothing is queried). First reads it
+#: as k = 1 (§2.2). For the counting tasks
 #: the paper does not print the value; App. D.7 says A_pos and A_norm are *equivalent* on Majority
 #: and give the same result for every seed, which holds exactly when the token is 0 (then the
 #: query is b under both maps, since F(0) = 0) and fails for any other fixed value, so we use 0.

@@ -235,16 +235,14 @@ def study_plan(scale: str) -> list[dict]:
                 for enc in sorted(P["encodings"], key=RUN_ORDER.index):
                     plan.append({"key": f"{tier}__{enc}__{gname}__seed{seed}", "tier": tier, "encoding": enc,
                                  "tasks": tasks, "seed": seed})
-    tiers = list(P["tiers"])
+    first_tier, first_seed = P["tiers"][0], P["seeds"][0]
 
-    def rank(g):
-        first_tier, pos = g["tier"] == tiers[0], g["tasks"] == POS_TASKS
-        if first_tier:
-            band = 2 if pos else 0
-        else:
-            band = (4 if pos else 3) if g["seed"] != P["seeds"][0] else (4 if pos else 1)
-        return band
-    return sorted(plan, key=rank)          # stable: tier, seed, encoding order kept inside a band
+    def band(g):                            # the numbers (1)-(5) of the docstring, from 0
+        pos = g["tasks"] == POS_TASKS
+        if g["tier"] == first_tier:
+            return 2 if pos else 0
+        return 4 if pos else (1 if g["seed"] == first_seed else 3)
+    return sorted(plan, key=band)          # stable: tier, seed, encoding order kept inside a band
 
 
 def shard(plan: list[dict], spec: str | None) -> list[dict]:
