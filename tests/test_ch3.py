@@ -120,3 +120,39 @@ def test_selection_ablation_ranks_rows_of_learnable_cells():
     assert out["good"] > 0.9 and out["bad"] < -0.9
     with pytest.raises(ValueError):
         ch3.selection_ablation(rows, {})
+
+
+def _depth_rows():
+    """Synthetic 2L4H rows: α = 1 for rope/prev; alibi/first rescued by content (α 0, LG 0.9)."""
+    A = {f"{e}/{t}": {L: (1.0 if (e, t) == ("rope", "prev") else 0.0) for L in STUDY_LENGTHS}
+         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope") for t in MAIN_TASKS}
+    lg = {("rope", "prev"): 0.95, ("alibi", "first"): 0.9, ("nope", "prev"): 0.49, ("rope", "copy"): 0.1}
+    rows = [{"tier": "2L4H", "encoding": e, "task": t, "seed": s, "L": L, "acc": a, "train_acc": 0.95}
+            for (e, t), a in lg.items() for s in (0, 1) for L in STUDY_LENGTHS]
+    return A, rows
+
+
+def test_content_channel_lists_low_alpha_cells_that_generalize():
+    A, rows = _depth_rows()
+    cc = ch3.content_channel(rows, A, "2L4H")
+    assert list(cc) == ["alibi/first"]                      # nope/prev (0.49) is under the 0.5 split
+    assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"]["seeds"] == [0, 1]
+    assert list(ch3.content_channel(rows, A, "2L4H", lg_min=0.4)) == ["alibi/first", "nope/prev"]
+    assert ch3.content_channel(rows, A, "1L1H") == {}
+    with pytest.raises(ValueError, match="lg_min"):
+        ch3.content_channel(rows, A, "2L4H", lg_min=1.5)
+    with pytest.raises(ValueError, match="alpha_max"):
+        ch3.content_channel(rows, A, "2L4H", alpha_max=-0.1)
+    with pytest.raises(ConfigError, match="3L3H"):
+        ch3.content_channel(rows, A, "3L3H")
+
+
+def test_depth_figures_have_labelled_axes():
+    import matplotlib.pyplot as plt
+    A, rows = _depth_rows()
+    st = {"2L4H": ch3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100), "4L4H": {"n_cells": 0}}
+    fig = ch3.plot_alpha_vs_lg(st)
+    assert len([a for a in fig.axes if a.has_data()]) == 1 and fig.axes[0].get_xlabel()
+    fig2 = ch3.plot_depth_trend(st, paper={"1L1H": (0.9, 0.925), "2L4H": (0.31, 0.94)})
+    assert fig2.axes[0].get_ylabel()
+    plt.close("all")

@@ -344,6 +344,24 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
     return out
 
 
+def content_channel(rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_max: float = 0.5) -> dict:
+    """App. D, depth trend: the cells the positional predictor rules out but training rescues.
+
+    A cell (encoding, task) of ``tier`` is listed when its α (mean over the measured lengths) is
+    below ``alpha_max`` while its trained LG (mean over seeds and lengths) is at least ``lg_min``
+    — the same LG ≥ 0.5 split as the AUC of :func:`study_stats`. At depth these are the routes
+    through token content (outside the positional-only abstraction, assumption S3) that the
+    paper lists as growing with depth. Returns ``{"enc/task": {"alpha", "lg", "seeds"}}``.
+    """
+    for name, v in (("lg_min", lg_min), ("alpha_max", alpha_max)):
+        if not 0 <= v <= 1:
+            raise ValueError(f"{name} must lie in [0, 1], got {v!r}")
+    check_choice("tier", tier, tuple(TIERS))
+    return {f"{e}/{t}": {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
+            for (e, t), c in sorted(_cells(rows, tier, alpha).items())
+            if c["alpha"] < alpha_max and c["lg"] >= lg_min}
+
+
 def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
     """``{"enc/task": {"alpha": α_L, "lg_mean", "lg_std", "n_seeds"}}`` at one length (Table 3, Fig. 5, Table 6)."""
     out = {}
@@ -535,4 +553,54 @@ def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"
         ax.plot(Ls, [alpha[f"{e}/{t}"][L] for L in Ls], "--", color=col, lw=1.2)
     ax.set(xlabel="test length L (tokens)", ylabel="accuracy on rows [L0, L) / α_L", ylim=(-0.03, 1.03))
     ax.legend(fontsize=7, ncol=2)
+    return plotting.finish(fig)
+
+
+def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8):
+    """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
+    (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow."""
+    from .. import plotting
+
+    tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
+    fig, axes = plotting.figure(1, max(1, len(tiers)), width=3.4, height=3.4)
+    for ax, tier in zip(np.atleast_1d(axes), tiers):
+        st = tier_stats[tier]
+        cells = st["cells"].values()
+        for learn, style in ((True, dict(color=plotting.PALETTE[0])), (False, dict(facecolors="none", edgecolors="grey"))):
+            pts = [(c["alpha"], c["lg"]) for c in cells if (c["train"] > learnable) == learn]
+            if pts:
+                a, g = zip(*pts)
+                ax.scatter(a, g, s=22, label="learnable" if learn else "not learnable", **style)
+        rho = st.get("spearman_learnable")
+        seeds = sorted({len(c["seeds"]) for c in cells})
+        ax.set(xlabel="α_L (mean over L)", ylabel="trained LG (mean over seeds, L)", xlim=(-0.05, 1.05),
+               ylim=(-0.05, 1.05), title=f"{tier}: ρ = {rho:.2f}" if rho is not None else tier)
+        ax.text(0.98, 0.03, f"{st['n_cells']} cells, seeds/cell {seeds}", transform=ax.transAxes, ha="right", fontsize=7)
+        ax.legend(fontsize=7, loc="center right")
+    return plotting.finish(fig)
+
+
+def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
+    """Fig. 6: learnable-cell Spearman (circles) and precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] (squares),
+    each with its bootstrap CI, against depth; ``paper`` (``{tier: (ρ, precision)}``) adds the
+    paper's values as crosses."""
+    from .. import plotting
+
+    fig, ax = plotting.figure(width=5.2, height=3.6)
+    tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
+    depth = [TIERS[t][0] for t in tiers]
+    for key, ci, mark, col, name in (("spearman_learnable", "spearman_ci", "o", plotting.PALETTE[0], "Spearman ρ (learnable cells)"),
+                                     ("precision", "precision_ci", "s", plotting.PALETTE[1], "precision of α_L ≥ 0.5")):
+        pts = [(d, tier_stats[t][key], tier_stats[t][ci]) for d, t in zip(depth, tiers) if key in tier_stats[t]]
+        if pts:
+            d, v, c = zip(*pts)
+            err = np.array([[x - lo for x, (lo, _) in zip(v, c)], [hi - x for x, (_, hi) in zip(v, c)]])
+            ax.errorbar(d, v, yerr=np.clip(err, 0, None), fmt=mark + "-", color=col, capsize=3, label=name)
+    if paper:
+        pd_ = [(TIERS[t][0], r, p) for t, (r, p) in paper.items() if t in TIERS]
+        ax.plot([x[0] for x in pd_], [x[1] for x in pd_], "x", color=plotting.PALETTE[0], label="paper ρ")
+        ax.plot([x[0] for x in pd_], [x[2] for x in pd_], "x", color=plotting.PALETTE[1], label="paper precision")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set(xlabel="layers (1L1H, 2L4H, 4L4H)", ylabel="statistic (95% bootstrap CI)", xticks=[1, 2, 4], ylim=(-0.6, 1.08))
+    ax.legend(fontsize=7, loc="lower left")
     return plotting.finish(fig)
