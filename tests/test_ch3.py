@@ -156,3 +156,16 @@ def test_depth_figures_have_labelled_axes():
     fig2 = ch3.plot_depth_trend(st, paper={"1L1H": (0.9, 0.925), "2L4H": (0.31, 0.94)})
     assert fig2.axes[0].get_ylabel()
     plt.close("all")
+
+
+def test_cell_summary_averages_over_seeds_and_lengths():
+    A, rows = _depth_rows()
+    c = ch3.cell_summary(rows, "2L4H", A)
+    assert set(c) == {("rope", "prev"), ("alibi", "first"), ("nope", "prev"), ("rope", "copy")}
+    assert c[("rope", "prev")]["alpha"] == 1.0 and c[("rope", "prev")]["lg"] == pytest.approx(0.95)
+    assert c[("rope", "prev")]["seeds"] == [0, 1] and c[("rope", "prev")]["lengths"] == sorted(STUDY_LENGTHS)
+    assert ch3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
+    with pytest.raises(ConfigError, match="9L9H"):
+        ch3.cell_summary(rows, "9L9H", A)
+    with pytest.raises(ConfigError, match="swap"):
+        ch3.cell_summary(rows, "2L4H", A, tasks=("swap",))

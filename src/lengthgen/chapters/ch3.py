@@ -261,8 +261,14 @@ def shard(plan: list[dict], spec: str | None) -> list[dict]:
 
 
 # --------------------------------------------------------------------------- statistics
-def _cells(rows, tier, alpha, tasks=MAIN_TASKS):
-    """Per (encoding, task) cell: α (mean over L), LG (mean over seeds and L), train acc, seeds."""
+def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
+    """Per (encoding, task) cell of ``tier`` that has measurement ``rows``: ``{(enc, task): {"alpha"
+    (α_L of the table ``alpha`` averaged over the measured lengths), "lg" (trained accuracy on the
+    extrapolation rows, mean over seeds and lengths), "train" (mean train accuracy), "seeds",
+    "lengths"}}`` — the cell-level view behind §6's AUC/Spearman, App. D and App. E (``tasks=POS_TASKS``)."""
+    check_choice("tier", tier, tuple(TIERS))
+    for t in tasks:
+        check_choice("task", t, TASKS)
     out = {}
     for e in ENCODINGS:
         for t in tasks:
@@ -285,7 +291,7 @@ def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, 
     and the precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over (cell, L, seed) rows with a bootstrap CI."""
     from ..stats import auc, bootstrap_ci, permutation_pvalue, spearman
 
-    cells = _cells(rows, tier, alpha)
+    cells = cell_summary(rows, tier, alpha)
     if not cells:
         return {"tier": tier, "n_cells": 0}
     keys = sorted(cells)
@@ -329,7 +335,7 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
 
     if not alphas:
         raise ValueError("alphas must name at least one α table")
-    cells = _cells(rows, tier, next(iter(alphas.values())))
+    cells = cell_summary(rows, tier, next(iter(alphas.values())))
     keys = [k for k in sorted(cells) if cells[k]["train"] > learnable]
     pts = []
     for e, t in keys:
@@ -358,7 +364,7 @@ def content_channel(rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_
             raise ValueError(f"{name} must lie in [0, 1], got {v!r}")
     check_choice("tier", tier, tuple(TIERS))
     return {f"{e}/{t}": {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
-            for (e, t), c in sorted(_cells(rows, tier, alpha).items())
+            for (e, t), c in sorted(cell_summary(rows, tier, alpha).items())
             if c["alpha"] < alpha_max and c["lg"] >= lg_min}
 
 
