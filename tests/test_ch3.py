@@ -139,9 +139,9 @@ def test_content_channel_lists_low_alpha_cells_that_generalize():
     assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"]["seeds"] == [0, 1]
     assert list(ch3.content_channel(rows, A, "2L4H", lg_min=0.4)) == ["alibi/first", "nope/prev"]
     assert ch3.content_channel(rows, A, "1L1H") == {}
-    with pytest.raises(ValueError, match="lg_min"):
+    with pytest.raises(ConfigError, match="lg_min"):
         ch3.content_channel(rows, A, "2L4H", lg_min=1.5)
-    with pytest.raises(ValueError, match="alpha_max"):
+    with pytest.raises(ConfigError, match="alpha_max"):
         ch3.content_channel(rows, A, "2L4H", alpha_max=-0.1)
     with pytest.raises(ConfigError, match="3L3H"):
         ch3.content_channel(rows, A, "3L3H")
@@ -169,3 +169,14 @@ def test_cell_summary_averages_over_seeds_and_lengths():
         ch3.cell_summary(rows, "9L9H", A)
     with pytest.raises(ConfigError, match="swap"):
         ch3.cell_summary(rows, "2L4H", A, tasks=("swap",))
+
+
+def test_study_stats_on_the_interior_position_tasks():
+    A = {f"{e}/{t}": {L: float(e in ("learned_abs", "sinusoidal")) for L in STUDY_LENGTHS}
+         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope") for t in ch3.POS_TASKS}
+    rows = [{"tier": "1L1H", "encoding": e, "task": t, "seed": 0, "L": L, "acc": 0.99 if A[f"{e}/{t}"][L] else 0.15,
+             "train_acc": 1.0 if A[f"{e}/{t}"][L] else 0.3} for e in ("learned_abs", "rope") for t in ch3.POS_TASKS
+            for L in STUDY_LENGTHS]
+    st = ch3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
+    assert st["n_cells"] == 4 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
+    assert ch3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0   # default: main tasks only

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import ConfigError, check_choice, check_positive_int, get_scale
+from ..config import ConfigError, check_choice, check_positive_int, check_probability, get_scale
 from ..decoder import TIERS, Decoder
 from ..positional import ENCODINGS
 from ..realizability import (L0_DEFAULT, LONG_LENGTHS, MAIN_TASKS, SELECTION_RULES, STUDY_LENGTHS, TASKS,
@@ -284,14 +284,14 @@ def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
 
 
 def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, n_boot: int = 10_000,
-                learnable: float = 0.8) -> dict:
+                learnable: float = 0.8, tasks=MAIN_TASKS) -> dict:
     """The §6 statistics of one tier from measurement ``rows`` and the CE α table ``alpha``
     (``{"enc/task": {L: α}}``): cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over all
     cells and over learnable cells (train acc > ``learnable``) with a bootstrap CI over cells,
     and the precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over (cell, L, seed) rows with a bootstrap CI."""
     from ..stats import auc, bootstrap_ci, permutation_pvalue, spearman
 
-    cells = cell_summary(rows, tier, alpha)
+    cells = cell_summary(rows, tier, alpha, tasks)
     if not cells:
         return {"tier": tier, "n_cells": 0}
     keys = sorted(cells)
@@ -315,7 +315,7 @@ def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, 
         v = np.stack([a[learn], lg[learn]], 1)
         est, lo, hi = bootstrap_ci(v, stat=rho, n_boot=n_boot)
         out.update(spearman_learnable=spearman(a[learn], lg[learn]), spearman_ci=(lo, hi))
-    hi_rows = [x for x in rows if x["tier"] == tier and x["task"] in MAIN_TASKS
+    hi_rows = [x for x in rows if x["tier"] == tier and x["task"] in tasks
                and alpha[f"{x['encoding']}/{x['task']}"][x["L"]] >= 0.5]
     if hi_rows:
         ok = np.array([x["acc"] >= 0.7 for x in hi_rows], dtype=float)
@@ -359,10 +359,7 @@ def content_channel(rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_
     through token content (outside the positional-only abstraction, assumption S3) that the
     paper lists as growing with depth. Returns ``{"enc/task": {"alpha", "lg", "seeds"}}``.
     """
-    for name, v in (("lg_min", lg_min), ("alpha_max", alpha_max)):
-        if not 0 <= v <= 1:
-            raise ValueError(f"{name} must lie in [0, 1], got {v!r}")
-    check_choice("tier", tier, tuple(TIERS))
+    lg_min, alpha_max = check_probability("lg_min", lg_min), check_probability("alpha_max", alpha_max)
     return {f"{e}/{t}": {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
             for (e, t), c in sorted(cell_summary(rows, tier, alpha).items())
             if c["alpha"] < alpha_max and c["lg"] >= lg_min}
