@@ -6,14 +6,14 @@ Usage::
                                                     [--lengths per_member|shared] [--formulation factored|softmax]
                                                     [--no-vmap] [--json]
 
-Everything lives in :mod:`lengthgen.bench`; this script only parses arguments and prints.
+Everything lives in :mod:`lengthgen.engine.bench`; this script only parses arguments and prints.
 """
 from __future__ import annotations
 
 import argparse
 import json
 
-from lengthgen.bench import MEMBERS, STEPS, run_benchmark
+from lengthgen.engine.bench import MEMBERS, STEPS, run_benchmark
 
 
 def main(argv=None) -> int:

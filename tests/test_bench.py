@@ -4,11 +4,11 @@ import json
 import pytest
 import torch
 
-from lengthgen.bench import (AttentionClassifier, AttentionClassifierModule, make_sampler, run_benchmark,
+from lengthgen.engine.bench import (AttentionClassifier, AttentionClassifierModule, make_sampler, run_benchmark,
                              unpack_bits)
 from lengthgen.cli import main
 from lengthgen.config import ConfigError
-from lengthgen.train import seeded_generators
+from lengthgen.engine.train import seeded_generators
 
 KEYS = {"ensemble_steps_per_s", "loop_steps_per_s", "ratio", "members", "max_abs_loss_diff", "peak_rss_mb"}
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from lengthgen import constructions as C
-from lengthgen import tasks
-from lengthgen.chapters import ch1
+from lengthgen.chapters.ch1 import constructions as C
+from lengthgen.nn import tasks
+from lengthgen.chapters.ch1 import experiments as ch1
 
 TINY = {"runs": 1, "epochs": 1, "steps_per_epoch": 3, "test_n": 50, "test_strings": 4, "eval_every_epochs": 1,
         "parity_runs": 1, "parity_epochs": 1, "parity_n": 6, "fig2_strings": 3, "sens_points": 3, "sens_strings": 5}

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import torch
 
-from lengthgen.chapters import ch2
-from lengthgen.single_layer import PAD
+from lengthgen.chapters.ch2 import experiments as ch2
+from lengthgen.chapters.ch2.single_layer import PAD
 
 
 def test_test_lengths_and_banks():

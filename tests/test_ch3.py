@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 import torch
 
-from lengthgen.chapters import ch3
+from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.config import ConfigError
-from lengthgen.realizability import MAIN_TASKS, STUDY_LENGTHS
+from lengthgen.chapters.ch3.realizability import MAIN_TASKS, STUDY_LENGTHS
 
 
 def test_target_table_and_labels():

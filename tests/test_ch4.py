@@ -1,9 +1,9 @@
-"""Chapter 4's experiment functions (lengthgen.chapters.ch4) on tiny configurations."""
+"""Chapter 4's experiment functions (lengthgen.chapters.ch4.experiments) on tiny configurations."""
 import pytest
 import torch
 
-from lengthgen import modular as M
-from lengthgen.chapters import ch4
+from lengthgen.chapters.ch4 import modular as M
+from lengthgen.chapters.ch4 import experiments as ch4
 from lengthgen.config import ConfigError
 
 

@@ -4,9 +4,9 @@ import math
 import pytest
 import torch
 
-from lengthgen import constructions as C
-from lengthgen import tasks
-from lengthgen.encoder import accuracy
+from lengthgen.chapters.ch1 import constructions as C
+from lengthgen.nn import tasks
+from lengthgen.chapters.ch1.encoder import accuracy
 
 VARIANTS = [
     ("parity", {}), ("parity", {"layer_norm": True, "eps": 0.0}), ("parity", {"layer_norm": True, "eps": 1e-5}),

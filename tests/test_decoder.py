@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from lengthgen.config import ConfigError
-from lengthgen.decoder import ACTIVATIONS, TIERS, Decoder
-from lengthgen.positional import ENCODINGS
+from lengthgen.nn.decoder import ACTIVATIONS, TIERS, Decoder
+from lengthgen.nn.positional import ENCODINGS
 
 
 def _x(E=2, B=3, n=9, seed=0, vocab=12):

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from lengthgen import dilution
+from lengthgen.chapters.ch0 import dilution
 
 
 def test_hand_computed():

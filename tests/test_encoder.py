@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from lengthgen.config import ConfigError
-from lengthgen.encoder import (Encoder, EncoderConfig, accuracy, cross_entropy_bits, param_shapes,
+from lengthgen.chapters.ch1.encoder import (Encoder, EncoderConfig, accuracy, cross_entropy_bits, param_shapes,
                                positional_features)
 
 
@@ -123,7 +123,7 @@ def test_members_are_independent_and_per_member_scaling():
 
 
 def test_fast_paths_and_chunking_agree_with_general_path():
-    from lengthgen import constructions as C
+    from lengthgen.chapters.ch1 import constructions as C
 
     enc, p = C.parity(layer_norm=True, eps=1e-5)
     bits = torch.randint(0, 2, (6, 11), generator=torch.Generator().manual_seed(2))
@@ -177,7 +177,7 @@ def test_bad_inputs():
 
 
 def test_grouped_positions_equal_full_strings():
-    from lengthgen.encoder import Grouped
+    from lengthgen.chapters.ch1.encoder import Grouped
 
     cfg = EncoderConfig(d_model=8, n_layers=2, n_heads=2, d_ffn=16, log_scaled=(False, True), positional="first")
     enc = Encoder(cfg)

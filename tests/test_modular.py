@@ -1,10 +1,10 @@
-"""Chapter 4's task, data, model, constructions and margins (lengthgen.modular)."""
+"""Chapter 4's task, data, model, constructions and margins (lengthgen.chapters.ch4.modular)."""
 import math
 
 import pytest
 import torch
 
-from lengthgen import modular as M
+from lengthgen.chapters.ch4 import modular as M
 from lengthgen.config import ConfigError
 
 SMALL = [(p, m) for p in range(2, 8) for m in range(1, 5) if p ** m <= 2401]

@@ -6,10 +6,10 @@ import torch
 from torch.optim._muon import _zeropower_via_newtonschulz
 
 from lengthgen.config import ConfigError
-from lengthgen.optim import (MUON_NS_COEFFICIENTS, EnsembleOptimizer, OptimConfig, clip_grad_norm_,
+from lengthgen.engine.optim import (MUON_NS_COEFFICIENTS, EnsembleOptimizer, OptimConfig, clip_grad_norm_,
                              zeropower_newton_schulz)
-from lengthgen.train import OptimConfig as TrainOptimConfig
-from lengthgen.train import train_ensemble
+from lengthgen.engine.train import OptimConfig as TrainOptimConfig
+from lengthgen.engine.train import train_ensemble
 
 E = 3
 

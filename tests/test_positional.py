@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from lengthgen.config import ConfigError
-from lengthgen.positional import (ENCODINGS, KernelFamily, alibi_bias, alibi_slopes, clamped_positions, feature_dim,
+from lengthgen.nn.positional import (ENCODINGS, KernelFamily, alibi_bias, alibi_slopes, clamped_positions, feature_dim,
                                   feature_map, frequencies, monotone_range, rope_rotate, sinusoidal_table, theta_min)
 
 

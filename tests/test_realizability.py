@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from lengthgen.config import ConfigError
-from lengthgen.positional import KernelFamily
-from lengthgen.realizability import (TASKS, alpha, fit_ce, fit_min_norm, offsets, pattern, peaked_kernel,
+from lengthgen.nn.positional import KernelFamily
+from lengthgen.chapters.ch3.realizability import (TASKS, alpha, fit_ce, fit_min_norm, offsets, pattern, peaked_kernel,
                                      prop1_search, prop2_montecarlo, query_rows, relative_alpha, relative_argmax,
                                      reverse_sweep, scored_rows, select, simulate, targets, thm2_random_kernels,
                                      train_margin, transfer)
@@ -66,7 +66,7 @@ def test_relative_kernel_peaked_at_one_realizes_prev_at_every_length():
 
 
 def _th():
-    from lengthgen.positional import frequencies
+    from lengthgen.nn.positional import frequencies
     return frequencies(16, 1e4)
 
 

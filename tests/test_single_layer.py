@@ -4,8 +4,8 @@ import math
 import pytest
 import torch
 
-from lengthgen import single_layer as sl
-from lengthgen.tasks import first_bank, index_bank, majority_bank
+from lengthgen.chapters.ch2 import single_layer as sl
+from lengthgen.nn.tasks import first_bank, index_bank, majority_bank
 
 
 @pytest.mark.parametrize("variant,extra", [("gen", 20), ("pos", 18), ("norm", 18), ("sin", 32)])

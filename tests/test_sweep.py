@@ -12,7 +12,7 @@ import torch
 
 from lengthgen.config import ConfigError
 from lengthgen.store import ResultStore, load_result
-from lengthgen.sweep import (InProcessExecutor, SweepError, cell_key, collect, dask_executor, grid,
+from lengthgen.engine.runs import (InProcessExecutor, SweepError, cell_key, collect, dask_executor, grid,
                              local_dask_executor, pending_cells, run_sweep)
 
 AXES = {"N": [3, 5], "seed": [0, 1, 2]}
@@ -29,7 +29,7 @@ def packed_square(cells):
 
 def ensemble_cell(cells):
     """A packed cell function that trains one ensemble per pack with the engine."""
-    from lengthgen.train import OptimConfig, train_ensemble
+    from lengthgen.engine.train import OptimConfig, train_ensemble
 
     class Scalar:
         def forward(self, p, x):
@@ -134,7 +134,7 @@ def test_failures_keep_finished_cells(tmp_path):
 SCRIPT = textwrap.dedent("""
     import sys, time
     from lengthgen.store import ResultStore
-    from lengthgen.sweep import run_sweep
+    from lengthgen.engine.runs import run_sweep
 
     def slow(cell):
         time.sleep(0.4)

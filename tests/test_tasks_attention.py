@@ -3,7 +3,8 @@ import math
 import pytest
 import torch
 
-from lengthgen import attention, tasks
+from lengthgen.nn import attention
+from lengthgen.nn import tasks
 
 
 def test_labels_exhaustive_small():

@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lengthgen.train import (OptimConfig, Validation, VariantModel, accuracy, classification_loss,
+from lengthgen.engine.train import (OptimConfig, Validation, VariantModel, accuracy, classification_loss,
                              classification_metric, evaluate_ensemble, members_of, paired, seeded_generators,
                              select_members, train_ensemble, vmap_model)
 

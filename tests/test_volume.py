@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from lengthgen import volume as vo
+from lengthgen.chapters.ch2 import volume as vo
 
 
 def _jitter(base, P, scale, g):

@@ -1,15 +1,14 @@
 """lengthgen: the shared package of the executable book *Length Generalization, Executable*.
 
-The package is organised by concept and shared by all chapters:
+The package is laid out by role (see ``book/engine.md``):
 
-* :mod:`lengthgen.config`   -- the scale/device knobs, seeding, argument checking
-* :mod:`lengthgen.claims`   -- the claims ledger (paper value vs ours, with status)
-* :mod:`lengthgen.store`    -- result files with provenance, atomic writes
-* :mod:`lengthgen.stats`    -- bootstrap intervals and rank statistics
-* :mod:`lengthgen.plotting` -- the house figure style
-* :mod:`lengthgen.widgets`  -- ipywidgets explorers
-* :mod:`lengthgen.dilution` -- chapter 0: softmax attention dilution and log-length scaling
-* :mod:`lengthgen.chapters` -- one ``reproduce`` entry point per chapter for the CLI
+* book infrastructure: :mod:`lengthgen.config` (scale/device knobs, seeding, argument checks),
+  :mod:`lengthgen.store` (result files with provenance, validation), :mod:`lengthgen.claims`
+  (the claims ledger), :mod:`lengthgen.stats`, :mod:`lengthgen.plotting`, :mod:`lengthgen.widgets`,
+  :mod:`lengthgen.cli`
+* :mod:`lengthgen.engine` -- the generic ensemble trainer, optimizers, resumable runs, benchmark
+* :mod:`lengthgen.nn` -- model pieces shared by several chapters
+* :mod:`lengthgen.chapters` -- one package per chapter: its paper's models and analyses and its runs
 
 Importing the package (or any module in it) runs no computation.
 """

@@ -1,6 +1,6 @@
 """``python -m lengthgen``: see :mod:`lengthgen.cli`."""
 import sys
 
-from .cli import main
+from lengthgen.cli import main
 
 sys.exit(main())

@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .config import check_choice
-from .store import _clean, atomic_write_json, read_json, results_dir, ResultFileError
+from lengthgen.config import check_choice
+from lengthgen.store import _clean, atomic_write_json, read_json, results_dir, ResultFileError
 
 CHAPTERS = ("ch0", "ch1", "ch2", "ch3", "ch4")
 STATUSES = ("reproduced", "deviates", "not-reproducible")
@@ -116,7 +116,7 @@ class Ledger:
     """
 
     def __init__(self, chapter: str, paper: str, scale: str | None = None):
-        from .config import get_scale
+        from lengthgen.config import get_scale
 
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
         self.paper = paper

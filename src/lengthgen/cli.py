@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from .claims import CHAPTERS
-from .config import DEVICES, SCALES, ConfigError
+from lengthgen.claims import CHAPTERS
+from lengthgen.config import DEVICES, SCALES, ConfigError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--device", choices=DEVICES, default=None, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda")
     r.add_argument("--out", default=None, help="output folder (default results/<chapter>)")
     r.add_argument("--only", default=None, metavar="NAME[,NAME…]",
-                   help="run only these experiments (chapter 2: names of lengthgen.chapters.ch2.EXPERIMENTS)")
+                   help="run only these experiments (chapter 2: names of lengthgen.chapters.ch2.experiments.EXPERIMENTS)")
     c = sub.add_parser("claims", help="print the claims ledger of every chapter")
     c.add_argument("--json", action="store_true", help="print a JSON list of claim objects")
     c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
@@ -37,9 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _reproduce(args) -> int:
-    from .chapters import get_reproducer
-    from .config import setup
-    from .store import results_dir
+    from lengthgen.chapters import get_reproducer
+    from lengthgen.config import setup
+    from lengthgen.store import results_dir
 
     cfg = setup(scale=args.scale, device=args.device)
     out = Path(args.out) if args.out else results_dir() / args.chapter
@@ -60,7 +60,7 @@ def _reproduce(args) -> int:
 
 
 def _claims(args) -> int:
-    from .claims import claims_table, load_all, load_ledger
+    from lengthgen.claims import claims_table, load_all, load_ledger
 
     rows = load_ledger(args.chapter) if args.chapter else load_all()
     if args.json:
@@ -78,7 +78,7 @@ def _claims(args) -> int:
 
 def _bench(args) -> int:
     try:
-        from .bench import run_benchmark
+        from lengthgen.engine.bench import run_benchmark
     except ImportError as err:
         raise NotImplementedError(f"the benchmark is not available: {err}") from None
     res = run_benchmark(steps=args.steps) if args.steps is not None else run_benchmark()

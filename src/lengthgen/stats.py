@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import check_positive_int, check_probability
+from lengthgen.config import check_positive_int, check_probability
 
 
 def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean):
@@ -55,7 +55,7 @@ def permutation_pvalue(stat_fn, x, y, *, n_perm: int = 10_000, seed: int = 0, gr
 
     Returns ``(observed, p)`` with the add-one estimate ``(1 + #extreme) / (1 + n_perm)``.
     """
-    from .config import check_choice
+    from lengthgen.config import check_choice
 
     check_choice("alternative", alternative, ("two-sided", "greater", "less"))
     rng = np.random.default_rng(seed)

@@ -4,7 +4,7 @@ Every experiment is a function of the scale (``smoke`` for the notebook, ``full`
 run) returning a JSON-ready dict; :func:`reproduce` runs the full set through a
 :class:`~lengthgen.store.ResultStore` (one key per sweep cell, so an interrupted run resumes) and
 writes ``results/ch4/*.json`` with provenance. All training goes through the ensemble engine
-(:func:`lengthgen.modular.fit` → :func:`lengthgen.train.train_ensemble`).
+(:func:`lengthgen.chapters.ch4.modular.fit` → :func:`lengthgen.engine.train.train_ensemble`).
 
 The paper trains each run for up to 300,000 epochs on a GPU. Our full protocol (:data:`PROTOCOL`)
 is a fixed number of optimizer updates per run, sized so that the whole full run fits in about
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .. import modular as M
-from ..config import check_choice, get_scale
-from ..store import ResultStore, load_result, provenance, save_result
+from lengthgen.chapters.ch4 import modular as M
+from lengthgen.config import check_choice, get_scale
+from lengthgen.store import ResultStore, load_result, provenance, save_result
 
 # --------------------------------------------------------------------------- protocol
 #: Per-scale settings. ``steps`` are optimizer updates (batch 1024); see the module docstring.
@@ -150,7 +150,7 @@ def relu_min_width(cfg: dict, progress: bool = False) -> dict:
 
     One ensemble per width; its members are (length, seed) pairs (padded full batches).
     """
-    from ..train import OptimConfig
+    from lengthgen.engine.train import OptimConfig
 
     p = cfg["p"]
     sets = {m: _all_length_set(m, p) for m in cfg["lengths"]}
@@ -177,7 +177,7 @@ def relu_min_width(cfg: dict, progress: bool = False) -> dict:
 
 def two_lengths(cfg: dict, progress: bool = False) -> dict:
     """Thm 4.4: bias-free ReLU trained on X_m1 alone, on X_m1 ∪ X_m2, and a ReLU with bias on the union."""
-    from ..train import OptimConfig
+    from lengthgen.engine.train import OptimConfig
 
     p, m1, m2 = cfg["p"], cfg["m1"], cfg["m2"]
     a, b = _all_length_set(m1, p), _all_length_set(m2, p)
@@ -207,7 +207,7 @@ def two_lengths(cfg: dict, progress: bool = False) -> dict:
 # --------------------------------------------------------------------------- claims 3–5: training
 def _optim(name: str, lr: float, wds, activation: str, bias: bool):
     """B.1: AdamW (wd 0) or Muon with decoupled decay on V (sine) or on W and V (ReLU); the bias by AdamW, no decay."""
-    from ..train import OptimConfig
+    from lengthgen.engine.train import OptimConfig
 
     decay = ["V"] if activation == "sine" else ["W", "V"]
     if name == "adamw":
@@ -273,7 +273,7 @@ def lengthgen(cfg: dict, variant: tuple[str, bool], progress: bool = False) -> d
     model = M.ModularMLP(p, cfg["width"], act, bias=bias)
     validation = None
     if cfg.get("track_every"):      # record accuracy at one far length during training (no early stopping)
-        from ..train import Validation
+        from lengthgen.engine.train import Validation
 
         bank = M.test_set(cfg["seeds"][0], p, cfg["track_length"], cfg["n_track"])
         validation = Validation(every=cfg["track_every"], bank=(bank.x, bank.y), patience=None, metric=M.masked_metric)
@@ -300,7 +300,7 @@ def lengthgen(cfg: dict, variant: tuple[str, bool], progress: bool = False) -> d
 def epoch_timing(p: int = 53, width: int = 1024, n: int = 8000, runs: int = 3) -> dict:
     """Seconds for one epoch (n/1024 updates) of the B.1.3 configuration, ``runs`` runs:
     the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear + torch.optim.Muon)."""
-    from ..train import OptimConfig
+    from lengthgen.engine.train import OptimConfig
 
     seeds = list(M.PAPER_SEEDS[:runs]) if runs <= 3 else list(range(1337, 1337 + runs))
     train = [M.train_set(s, p, M.TRAIN_LENGTHS, n) for s in seeds]
@@ -336,7 +336,7 @@ def budget_study(cfg: dict, progress: bool = False) -> dict:
     the engine's validation records the accuracy on a fixed bank of length ``val_length`` every
     ``every`` updates (no early stopping; the final parameters are evaluated on every length).
     """
-    from ..train import Validation
+    from lengthgen.engine.train import Validation
 
     p = cfg["p"]
     members = [(wd, s) for wd in cfg["wds"] for s in cfg["seeds"]]
@@ -368,14 +368,14 @@ def addition_sequences(tokens: torch.Tensor, p: int) -> torch.Tensor:
 
 
 class LastTokenDecoder:
-    """The chapter-3 :class:`~lengthgen.decoder.Decoder` read out at the last position (the ``=``).
+    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the ``=``).
 
     B.1.4 initialisation: every linear and embedding weight i.i.d. N(0, 0.01²), linear biases 0,
     LayerNorm gains 1 and biases 0.
     """
 
     def __init__(self, p: int, m: int, activation: str, d_model: int = 64, init_std: float = 0.01):
-        from ..decoder import Decoder
+        from lengthgen.nn.decoder import Decoder
 
         self.p, self.m = M.check_modulus(p), M.check_length(m)
         self.dec = Decoder("learned_abs", n_layers=1, n_heads=1, d_model=d_model, vocab=p + 2,
@@ -402,7 +402,7 @@ class LastTokenDecoder:
 
 def transformer_baseline(cfg: dict, progress: bool = False) -> dict:
     """B.1.4: 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, test accuracy vs training-set size."""
-    from ..train import OptimConfig, train_ensemble
+    from lengthgen.engine.train import OptimConfig, train_ensemble
 
     m, p = cfg["m"], cfg["p"]
     members = [(n, s) for n in cfg["budgets"] for s in cfg["seeds"]]

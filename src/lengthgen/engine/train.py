@@ -2,7 +2,7 @@
 
 Seeds and model variants are a batch dimension. Every parameter is stacked along a leading
 member dimension ``E``; one forward and one backward pass per step serve all members, and the
-optimizer (:mod:`lengthgen.optim`) keeps per-member state. Member e's numbers depend only on its
+optimizer (:mod:`lengthgen.engine.optim`) keeps per-member state. Member e's numbers depend only on its
 own initial tensors, its own data generator and its own hyperparameters, so the ensemble equals
 a Python loop over E separate trainings up to floating-point rounding (``tests/test_train.py``
 checks losses and parameters in float64), and re-running a seed on the CPU reproduces it exactly.
@@ -21,7 +21,7 @@ starts with an underscore are per-member constants (not trained, but carried alo
 Example (the complete protocol of Zhu & Chiang D.2 on a toy model)::
 
     import torch
-    from lengthgen.train import (train_ensemble, evaluate_ensemble, OptimConfig, Validation,
+    from lengthgen.engine.train import (train_ensemble, evaluate_ensemble, OptimConfig, Validation,
                                  classification_loss, seeded_generators)
 
     class Linear:                                   # a hand-batched model: one logit per string
@@ -62,8 +62,8 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 import torch.nn.functional as F
 
-from .config import ConfigError, check_positive_int, get_device
-from .optim import EnsembleOptimizer, OptimConfig
+from lengthgen.config import ConfigError, check_positive_int, get_device
+from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 
 __all__ = [
     "OptimConfig", "Validation", "TrainResult", "train_ensemble", "evaluate_ensemble",
@@ -303,7 +303,7 @@ def evaluate_ensemble(model, params: Mapping[str, torch.Tensor], banks: Mapping,
     _check_model(model)
     E = members_of(params)
     if isinstance(metric, str):
-        from .config import check_choice
+        from lengthgen.config import check_choice
 
         metric = METRICS[check_choice("metric", metric, tuple(METRICS))]
     elif not callable(metric):
@@ -456,7 +456,7 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
             grads = torch.autograd.grad(lvec.sum(), [P[k] for k in names], allow_unused=True)
             grads = [torch.zeros_like(P[k]) if g is None else g for k, g in zip(names, grads)]
             if optim.clip is not None:
-                from .optim import clip_grad_norm_
+                from lengthgen.engine.optim import clip_grad_norm_
 
                 clip_grad_norm_(grads, optim.clip)
             opt.step(P, dict(zip(names, grads)))
@@ -635,7 +635,7 @@ class VariantModel:
 
     def forward(self, params, x):
         if "_variant" not in params:
-            raise ValueError("params lack the '_variant' constant; build them with lengthgen.train.paired")
+            raise ValueError("params lack the '_variant' constant; build them with lengthgen.engine.train.paired")
         var = params["_variant"]
         if int(var.max()) >= len(self.models) or int(var.min()) < 0:
             raise ValueError(f"_variant values must lie in [0, {len(self.models)})")

@@ -19,7 +19,7 @@ encoding      feature map φ(i)                              realizable kernel f
 with ``d = i − j`` and geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1
 (the paper's default: 16 frequencies, base 10⁴, so ``θ_min ≈ 1.78·10⁻⁴``).
 
-The same module supplies the encodings of the trained decoder (:mod:`lengthgen.decoder`):
+The same module supplies the encodings of the trained decoder (:mod:`lengthgen.nn.decoder`):
 :func:`sinusoidal_table` (additive), :func:`clamped_positions` (learned-absolute lookup),
 :func:`rope_rotate` (rotary q/k) and :func:`alibi_bias` (fixed geometric slopes).
 """
@@ -29,7 +29,7 @@ import math
 
 import torch
 
-from .config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 
 #: The five encodings of chapter 3, in the paper's order (Table 2).
 ENCODINGS = ("learned_abs", "nope", "alibi", "sinusoidal", "rope")

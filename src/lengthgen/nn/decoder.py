@@ -1,6 +1,6 @@
 """A small decoder-only transformer, hand-batched over ensemble members (chapters 3 and 4).
 
-:class:`Decoder` follows the ensemble-model interface of :mod:`lengthgen.train`:
+:class:`Decoder` follows the ensemble-model interface of :mod:`lengthgen.engine.train`:
 ``init(seeds, dtype, device)`` returns a dict of parameters, each with a leading member dimension
 E (member e initialised from its own ``torch.Generator(seeds[e])``), and ``forward(params, x)``
 maps token ids ``x [E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``. Every member runs the
@@ -13,10 +13,10 @@ Architecture (Han, Chai & Wang 2026, App. C; reused by chapter 4)
 * ``n_layers`` pre-LN blocks ``x ← x + Attn(LN(x))``, ``x ← x + MLP(LN(x))`` and a final LN,
   then an untied linear read-out to ``vocab`` logits;
 * causal multi-head attention (``n_heads`` heads of width d_model/n_heads, logits scaled by
-  1/√d_head, keys j ≤ i only) computed with :func:`lengthgen.attention.attend`;
+  1/√d_head, keys j ≤ i only) computed with :func:`lengthgen.nn.attention.attend`;
 * MLP of width ``mlp_ratio · d_model`` (default 4d) with ``activation`` ∈ {``"gelu"``, ``"relu"``,
   ``"sine"``} (chapter 4 compares the three);
-* one of five positional encodings from :mod:`lengthgen.positional`: ``nope`` (none),
+* one of five positional encodings from :mod:`lengthgen.nn.positional`: ``nope`` (none),
   ``sinusoidal`` (additive, Vaswani et al.), ``learned_abs`` (a learned table of ``L0`` rows;
   positions ≥ L0 share row L0−1), ``rope`` (rotary q/k in every head) and ``alibi`` (fixed
   geometric head slopes).
@@ -34,9 +34,9 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
-from .attention import attend, causal_mask
-from .config import ConfigError, check_choice, check_positive_int
-from .positional import ENCODINGS, alibi_bias, clamped_positions, rope_rotate, sinusoidal_table
+from lengthgen.nn.attention import attend, causal_mask
+from lengthgen.config import ConfigError, check_choice, check_positive_int
+from lengthgen.nn.positional import ENCODINGS, alibi_bias, clamped_positions, rope_rotate, sinusoidal_table
 
 ACTIVATIONS = ("gelu", "relu", "sine")
 #: Depth tiers of chapter 3 (§6): name → (layers, heads).
@@ -65,7 +65,7 @@ class Decoder:
 
     Parameters
     ----------
-    encoding : one of :data:`lengthgen.positional.ENCODINGS`
+    encoding : one of :data:`lengthgen.nn.positional.ENCODINGS`
     n_layers, n_heads : depth and heads per layer (``d_model`` must be divisible by ``n_heads``)
     d_model : residual width (64 in chapter 3)
     vocab : number of token ids (12 in chapter 3); also the read-out size unless ``n_out`` is given

@@ -16,7 +16,7 @@ import itertools
 
 import torch
 
-from .config import check_choice, check_positive_int
+from lengthgen.config import check_choice, check_positive_int
 
 TASKS = ("first", "parity", "majority", "index")
 

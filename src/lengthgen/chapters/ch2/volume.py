@@ -45,9 +45,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .config import check_choice, check_finite, check_positive_int
-from .single_layer import FAMILIES, VARIANTS, F_norm, check_width, encode, forward, single_point
-from .tasks import TASKS, all_strings, label
+from lengthgen.config import check_choice, check_finite, check_positive_int
+from lengthgen.chapters.ch2.single_layer import FAMILIES, VARIANTS, F_norm, check_width, encode, forward, single_point
+from lengthgen.nn.tasks import TASKS, all_strings, label
 
 DT = torch.float64
 #: tasks each model family is analysed on
@@ -162,7 +162,7 @@ def attention_profile(params: dict, variant: str, n: int, k: int) -> tuple[np.nd
     n = _check_n(n)
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
-    from .single_layer import positional_scores
+    from lengthgen.chapters.ch2.single_layer import positional_scores
 
     P = single_point(params)
     g = positional_scores(P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm")[0, 0]
@@ -226,7 +226,7 @@ def _exhaustive(P: dict, variant: str, task: str, n: int) -> np.ndarray:
 
 def diagonal_attention(P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000) -> torch.Tensor:
     """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm)."""
-    from .single_layer import positional_scores
+    from lengthgen.chapters.ch2.single_layer import positional_scores
 
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)

@@ -23,7 +23,7 @@ query position ``k`` for Index, ``1`` for First, ``0`` for the counting tasks â€
 :data:`FIXED_TOKEN`). :func:`encode` builds it.
 ``A_gen`` and ``A_sin`` never see ``k`` (their index token is the zero vector, as in the paper).
 
-A model object is the ensemble interface of :mod:`lengthgen.train`: ``init(seeds, dtype,
+A model object is the ensemble interface of :mod:`lengthgen.engine.train`: ``init(seeds, dtype,
 device)`` returns tensors with a leading member dimension E and ``forward(params, x)`` returns
 logits ``[E, B, 2]``. Initialisation follows App. D.2 (see :meth:`SingleLayer.init`).
 """
@@ -34,7 +34,7 @@ from typing import Sequence
 
 import torch
 
-from .config import check_choice, check_positive_int
+from lengthgen.config import check_choice, check_positive_int
 
 VARIANTS = ("gen", "pos", "sin", "norm")
 FAMILIES = {"gen": "gen", "sin": "sin", "pos": "positional", "norm": "positional"}
@@ -83,7 +83,7 @@ def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.
     ``bits`` is a 0/1 tensor ``[..., n]``; ``k`` (1-based, broadcastable to ``bits.shape[:-1]``)
     is the Index query; ``None`` stores the fixed token ``fixed`` (0 or 1; see :data:`FIXED_TOKEN`).
     """
-    from .tasks import check_bits
+    from lengthgen.nn.tasks import check_bits
 
     bits = check_bits(bits)
     n = bits.shape[-1]
@@ -107,7 +107,7 @@ def _split(x: torch.Tensor, dtype):
     """(data [.., L] as float with PAD, valid mask, n [..], k [..]) from an encoded input."""
     if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
         raise ValueError("model input must be a tensor [..., L + 1] (data tokens then the index token); "
-                         "build it with lengthgen.single_layer.encode")
+                         "build it with lengthgen.chapters.ch2.single_layer.encode")
     x = x.to(dtype)
     data = x[..., :-1]
     valid = data != PAD
@@ -268,7 +268,7 @@ def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
 
 
 class SingleLayer:
-    """Ensemble model (the :mod:`lengthgen.train` interface) for one parameter family.
+    """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family.
 
     Parameters
     ----------

@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .. import constructions as C
-from ..config import check_choice, check_positive_int, get_device
-from ..encoder import Encoder, EncoderConfig, Grouped, accuracy, cross_entropy_bits
-from ..store import ResultStore, load_result, provenance
-from ..tasks import all_strings, label, random_strings
+from lengthgen.chapters.ch1 import constructions as C
+from lengthgen.config import check_choice, check_positive_int, get_device
+from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig, Grouped, accuracy, cross_entropy_bits
+from lengthgen.store import ResultStore, load_result, provenance
+from lengthgen.nn.tasks import all_strings, label, random_strings
 
 #: The three layer-norm settings of Fig. 2: (label, keyword arguments of the construction).
 LN_VARIANTS = (("no layer norm", {}), ("layer norm, eps = 1e-5", {"layer_norm": True, "eps": 1e-5}),
@@ -192,7 +192,7 @@ def train_first(*, lengths=TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, ste
     Every ``eval_every_epochs`` epochs all members are tested on a fixed bank of ``test_strings``
     strings of length ``test_n`` per member; at the end on fresh ones (the paper's last-epoch test).
     """
-    from ..train import OptimConfig, Validation, train_ensemble
+    from lengthgen.engine.train import OptimConfig, Validation, train_ensemble
 
     runs = check_positive_int("runs", runs)
     epochs = check_positive_int("epochs", epochs)
@@ -251,7 +251,7 @@ def train_first(*, lengths=TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, ste
 def train_parity(*, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 100, n: int = 100,
                  test_strings: int = 100, seed: int = 0, device="cpu", progress: bool = False) -> dict:
     """Train the standard setup on PARITY (Knowl 8): training and test strings of length ``n``."""
-    from ..train import OptimConfig, train_ensemble
+    from lengthgen.engine.train import OptimConfig, train_ensemble
 
     runs = check_positive_int("runs", runs)
     n = check_positive_int("n", n)
@@ -286,7 +286,7 @@ def train_parity(*, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 10
 
 def summarize(values, *, seed: int = 0) -> dict:
     """Mean with its 95% seed-bootstrap interval (lengthgen.stats.bootstrap_ci)."""
-    from ..stats import bootstrap_ci
+    from lengthgen.stats import bootstrap_ci
 
     est, lo, hi = bootstrap_ci(np.asarray(values, dtype=float), seed=seed)
     return {"mean": est, "lo": lo, "hi": hi, "n": len(values)}

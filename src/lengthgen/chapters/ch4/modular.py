@@ -32,7 +32,7 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
-from .config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 
 ACTIVATIONS = ("sine", "relu")
 #: seeds of Appendix B.1 ("three random seeds {1337, 1338, 1339}")
@@ -288,7 +288,7 @@ def normalized_margin(params: dict, x: torch.Tensor, y: torch.Tensor, activation
 
 # --------------------------------------------------------------------------- the batched model
 class ModularMLP:
-    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.train`.
+    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`.
 
     Parameters ``W`` [E, d, p], ``V`` [E, p, d] and (``bias=True``) ``b`` [E, d], each member
     initialised i.i.d. N(0, ``init_std``²) from its own generator (B.1: std 0.01, float32).
@@ -787,18 +787,18 @@ def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, se
 
     Mini-batches of ``batch_size`` with per-epoch reshuffling (:class:`EpochSampler`, reshuffled
     by a generator seeded like the member), cross-entropy on the logits (:func:`masked_loss`),
-    the optimizer of ``optim`` (an :class:`lengthgen.train.OptimConfig`), ``steps`` updates, all
-    through :func:`lengthgen.train.train_ensemble` (``validation``: an optional
-    :class:`lengthgen.train.Validation`, e.g. to record accuracy on a long-length bank during
+    the optimizer of ``optim`` (an :class:`lengthgen.engine.train.OptimConfig`), ``steps`` updates, all
+    through :func:`lengthgen.engine.train.train_ensemble` (``validation``: an optional
+    :class:`lengthgen.engine.train.Validation`, e.g. to record accuracy on a long-length bank during
     training). Returns the engine's ``TrainResult``.
     """
-    from .train import train_ensemble
+    from lengthgen.engine.train import train_ensemble
 
     if len(seeds) != len(datasets):
         raise ConfigError(f"{len(seeds)} seeds for {len(datasets)} datasets")
     params = model.init(list(seeds))
     if device is not None:
-        from .config import get_device
+        from lengthgen.config import get_device
         params = {k: v.to(get_device(device)) for k, v in params.items()}
     sampler = EpochSampler(datasets, batch_size)
     return train_ensemble(model, params, sample=sampler, loss=masked_loss, optim=optim, steps=steps,
@@ -808,7 +808,7 @@ def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, se
 
 def accuracy_on(model: ModularMLP, params: dict, datasets: Sequence[Dataset] | Dataset, chunk: int = 4096) -> torch.Tensor:
     """Strict-uniqueness accuracy ``[E]``: member e on ``datasets[e]`` (or all members on one shared set)."""
-    from .train import evaluate_ensemble
+    from lengthgen.engine.train import evaluate_ensemble
 
     if isinstance(datasets, Dataset):
         return evaluate_ensemble(model, params, {0: (datasets.x, datasets.y)}, metric=accuracy_of,

@@ -2,7 +2,7 @@
 
 ``reproduce(scale, device, out)`` runs, in order of priority, one ensemble per (task, model
 family) — all seeds × maximum lengths N × paired variants as ONE batched program through
-:func:`lengthgen.train.train_ensemble` — and evaluates every selected checkpoint on the saved test
+:func:`lengthgen.engine.train.train_ensemble` — and evaluates every selected checkpoint on the saved test
 banks at the lengths N, 2N+1, 3N, 5N, 8N+1, 10N+1. Each experiment is one key of a
 :class:`~lengthgen.store.ResultStore` under ``out/runs`` so an interrupted run resumes.
 
@@ -10,7 +10,7 @@ Protocol (D.2): Adam (lr 3e-4, β = (0.9, 0.999), ε = 1e-8, no weight decay), b
 clipping at 1, float64, at most ``steps`` updates, validation every 500 updates on 1,000
 examples at length N, stop after 3 consecutive perfect validations, checkpoint = best validation
 accuracy, then lower cross-entropy, then earlier update. Init scales and the A_pos/A_norm pairing
-are those of :func:`lengthgen.single_layer.init_member`.
+are those of :func:`lengthgen.chapters.ch2.single_layer.init_member`.
 
 Batches: one data length per update, uniform on {1, …, N} (odd lengths for Majority). The uniform
 draw ``u`` is shared by all members of the ensemble at a given update (member e gets
@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import ConfigError, check_choice, check_positive_int, get_scale
-from ..single_layer import FAMILIES, FIXED_TOKEN, PAD, SingleLayer, encode
-from ..store import ResultStore, load_result, provenance, results_dir, save_result
-from ..tasks import first_bank, index_bank, label, majority_bank, random_strings
+from lengthgen.config import ConfigError, check_choice, check_positive_int, get_scale
+from lengthgen.chapters.ch2.single_layer import FAMILIES, FIXED_TOKEN, PAD, SingleLayer, encode
+from lengthgen.store import ResultStore, load_result, provenance, results_dir, save_result
+from lengthgen.nn.tasks import first_bank, index_bank, label, majority_bank, random_strings
 
 SEEDS = tuple(range(2000, 2020))
 NS = (11, 21, 31, 41, 51)
@@ -173,7 +173,7 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
     checkpoint at length N (App. A.4). ``keep_params=True`` adds the selected parameters (tensors,
     not JSON) under ``"params"``.
     """
-    from ..train import OptimConfig, Validation, evaluate_ensemble, select_members, train_ensemble
+    from lengthgen.engine.train import OptimConfig, Validation, evaluate_ensemble, select_members, train_ensemble
 
     check_choice("experiment", name, tuple(EXPERIMENTS))
     task, variants = EXPERIMENTS[name]
@@ -213,7 +213,7 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
         if coef is not None:
             row.update({k: coef[k][i] for k in coef})
         if task == "parity" and vs[0] == "gen":
-            from ..volume import parity_sign_changes
+            from lengthgen.chapters.ch2.volume import parity_sign_changes
 
             sc = parity_sign_changes({k: t[i] for k, t in res.params.items()}, N)
             row.update({"sign_changes": int(sc["sign_changes"][0]), "kinks": int(sc["kinks"][0])})
@@ -249,7 +249,7 @@ def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.nd
 # --------------------------------------------------------------------------- volume scans (stored)
 def volume_scans(ns=(8, 16, 32, 64, 128, 256, 512), mc_ns=None, mc_samples: int = 20_000, progress=True) -> dict:
     """Admissible widths of the length-sensitive coordinates and Monte Carlo exact fractions."""
-    from .. import volume as vo
+    from lengthgen.chapters.ch2 import volume as vo
 
     out = {"widths": {}, "mc": {}}
     combos = [("pos", "index", "chi"), ("pos", "index", "ell"), ("norm", "index", "chi"), ("norm", "index", "ell"),
@@ -306,7 +306,7 @@ def reproduce(scale: str, device: str, out: Path, experiments=None) -> list[Path
 # --------------------------------------------------------------------------- notebook helpers
 def load_runs(folder: Path | None = None, scale: str = "full") -> dict:
     """Stored experiments ``{name: (result_dict, provenance)}`` (missing experiments are absent)."""
-    from ..store import load_result, results_dir
+    from lengthgen.store import load_result, results_dir
 
     runs = ResultStore(Path(folder) if folder else results_dir() / "ch2" / "runs")
     out = {}
@@ -320,14 +320,14 @@ def load_runs(folder: Path | None = None, scale: str = "full") -> dict:
 
 def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tuple[float, float, float]:
     """Mean accuracy at L = 10N+1 across seeds with its 95% seed-bootstrap interval (percent)."""
-    from ..stats import bootstrap_ci
+    from lengthgen.stats import bootstrap_ci
 
     return bootstrap_ci(longest_accuracy(result, variant, N), n_boot=n_boot, seed=0)
 
 
 def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tuple[float, float, float]:
     """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
-    from ..stats import bootstrap_ci
+    from lengthgen.stats import bootstrap_ci
 
     return bootstrap_ci(mean_ood(result, variant, N), n_boot=n_boot, seed=0)
 
@@ -335,7 +335,7 @@ def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tup
 def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:
     """D.4: within-N ranks of N²|χ| and N|ℓ| against seed-level mean OOD accuracy, pooled over N,
     with a two-sided permutation test that shuffles ranks only within the same N."""
-    from ..stats import permutation_pvalue, rankdata
+    from lengthgen.stats import permutation_pvalue, rankdata
 
     rows = [m for m in result["members"] if m["variant"] == "pos"]
     Ns = np.array([m["N"] for m in rows])

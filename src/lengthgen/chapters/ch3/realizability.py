@@ -44,8 +44,8 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from .config import ConfigError, check_choice, check_finite, check_positive_int
-from .positional import BASE, ENCODINGS, NUM_FREQ, KernelFamily, check_encoding, frequencies
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.nn.positional import BASE, ENCODINGS, NUM_FREQ, KernelFamily, check_encoding, frequencies
 
 #: The seven tasks of the main study (§6) and the two interior absolute positions of App. E.
 MAIN_TASKS = ("prev", "skip2", "skip3", "skip5", "copy", "reverse", "first")
@@ -508,7 +508,7 @@ def prop3_monotone_copy(num_freq: int = NUM_FREQ, base: float = BASE, L: int | N
     frequencies, base 10⁴), where the demanded copy offset ⌈L/2⌉ sits at the kernel's peak.
     The full transfer ``Φ_L W Φ_Lᵀ`` is evaluated on every scored row (chunked).
     """
-    from .positional import monotone_range, theta_min
+    from lengthgen.nn.positional import monotone_range, theta_min
 
     fam = KernelFamily("sinusoidal", L0=L0, num_freq=num_freq, base=base)
     peak = monotone_range(num_freq, base)

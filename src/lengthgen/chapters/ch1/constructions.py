@@ -1,7 +1,7 @@
 """Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST.
 
 Every function returns ``(encoder, params)`` for one member (E = 1), float64 by default, built
-on :class:`lengthgen.encoder.Encoder`. Coordinates are named below with 0-based indices (the
+on :class:`lengthgen.chapters.ch1.encoder.Encoder`. Coordinates are named below with 0-based indices (the
 paper counts from 1).
 
 PARITY (Knowl 1; ``parity``): d = 9.
@@ -39,8 +39,8 @@ import math
 
 import torch
 
-from .config import check_finite
-from .encoder import Encoder, EncoderConfig
+from lengthgen.config import check_finite
+from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig
 
 CONSTRUCTIONS = ("parity", "first", "first_log_scaled")
 
@@ -146,7 +146,7 @@ def first_log_scaled(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: 
 
 def build(name: str, **kw):
     """Dispatch by name: ``parity``, ``first`` or ``first_log_scaled``."""
-    from .config import check_choice
+    from lengthgen.config import check_choice
 
     check_choice("construction", name, CONSTRUCTIONS)
     return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[name](**kw)

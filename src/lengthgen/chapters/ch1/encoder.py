@@ -18,9 +18,9 @@ P(accept) = σ(s). Layer norm ``LN(x) = γ (x − mean x) / √(var x + ε) + β
 
 Every parameter carries a leading member dimension E, so one call evaluates E independent
 encoders (seeds × variants); this is the model interface of the ensemble engine
-(:mod:`lengthgen.train`): ``init(seeds, dtype, device)`` and ``forward(params, x)``. The same
+(:mod:`lengthgen.engine.train`): ``init(seeds, dtype, device)`` and ``forward(params, x)``. The same
 object is small enough to set every weight by hand (:meth:`Encoder.zeros`), which is how
-:mod:`lengthgen.constructions` builds the exact PARITY and FIRST transformers.
+:mod:`lengthgen.chapters.ch1.constructions` builds the exact PARITY and FIRST transformers.
 
 Two evaluation shortcuts are exact and are used only when no gradient is needed:
 
@@ -38,9 +38,9 @@ from typing import NamedTuple, Sequence
 
 import torch
 
-from .attention import log_length_scale
-from .config import ConfigError, check_choice, check_finite, check_positive_int
-from .tasks import check_bits
+from lengthgen.nn.attention import log_length_scale
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.nn.tasks import check_bits
 
 #: Fixed positional features available to the encoder (what ``pos_features(i, N)`` returns).
 POSITIONAL = ("none", "first", "parity")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import check_finite, check_positive_int
+from lengthgen.config import check_finite, check_positive_int
 
 
 def _check_N(N) -> np.ndarray:
@@ -42,7 +42,7 @@ def softmax_weight(c: float, N: int, *, log_scaled: bool = False, dtype: str = "
     """The favoured weight computed by ``torch.softmax`` over an explicit length-N logit vector."""
     import torch
 
-    from .config import get_dtype
+    from lengthgen.config import get_dtype
 
     c = check_finite("c", c)
     N = check_positive_int("N", N)
@@ -59,7 +59,7 @@ def advantage_needed(N, weight: float = 0.5, *, log_scaled: bool = False):
     Unscaled: c = log(w (N−1) / (1−w)), which grows like log N. Scaled by log N the same advantage
     is divided by log N and tends to the constant 1 (for N ≥ 2).
     """
-    from .config import check_probability
+    from lengthgen.config import check_probability
 
     w = check_probability("weight", weight)
     if not 0 < w < 1:

@@ -1,7 +1,7 @@
 """Batched optimizers for ensembles: Adam, AdamW, SGD and Muon with per-member state.
 
 Every parameter is a tensor ``[E, ...]`` whose leading dimension indexes the E independent
-members of an ensemble (seeds × variants, see :mod:`lengthgen.train`). The update of member e
+members of an ensemble (seeds × variants, see :mod:`lengthgen.engine.train`). The update of member e
 reads only member e's gradient, state and hyperparameters, so one batched step equals E separate
 ``torch.optim`` steps up to floating-point rounding (tested member by member in
 ``tests/test_optim.py``):
@@ -28,7 +28,7 @@ from typing import Sequence
 
 import torch
 
-from .config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 
 OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
 NS_DTYPES = ("bfloat16", "float32", "float64")

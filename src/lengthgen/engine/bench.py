@@ -5,9 +5,9 @@ float64, batch 256, one length per batch drawn uniformly from 1 … 51 by each m
 generator, task First, Adam with lr 1e-3 and gradient clipping at 1) are trained for a fixed
 number of steps
 
-(a) by :func:`lengthgen.train.train_ensemble` with the hand-batched model :class:`AttentionClassifier`,
-(b) by :func:`lengthgen.train.train_ensemble` with the same model written as an ``nn.Module``
-    and wrapped by :func:`lengthgen.train.vmap_model` (``torch.func.vmap``),
+(a) by :func:`lengthgen.engine.train.train_ensemble` with the hand-batched model :class:`AttentionClassifier`,
+(b) by :func:`lengthgen.engine.train.train_ensemble` with the same model written as an ``nn.Module``
+    and wrapped by :func:`lengthgen.engine.train.vmap_model` (``torch.func.vmap``),
 (c) as a plain Python loop over the 40 models, each an ``nn.Module`` trained with
     ``torch.optim.Adam`` and ``clip_grad_norm_`` on its own generator's batches.
 
@@ -33,8 +33,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-from .config import ConfigError, check_choice, check_positive_int
-from .train import OptimConfig, seeded_generators, train_ensemble, vmap_model
+from lengthgen.config import ConfigError, check_choice, check_positive_int
+from lengthgen.engine.train import OptimConfig, seeded_generators, train_ensemble, vmap_model
 
 #: Defaults of the benchmark (the issue's protocol).
 MEMBERS, WIDTH, BATCH, MAX_LEN, STEPS, LR = 40, 8, 256, 51, 40, 1e-3

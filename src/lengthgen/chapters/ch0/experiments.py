@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dilution import favoured_weight, softmax_weight
-from ..store import provenance, save_result
+from lengthgen.chapters.ch0.dilution import favoured_weight, softmax_weight
+from lengthgen.store import provenance, save_result
 
 #: Advantages and lengths of the chapter's table; scale-independent, so smoke == full.
 C_VALUES = (0.5, 1.0, 2.0, 4.0)

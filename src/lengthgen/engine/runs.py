@@ -9,7 +9,7 @@ lost or computed twice (``tests/test_sweep.py`` kills a sweep process mid-run an
 
 Packing: with ``pack_by=key_fn`` (or ``pack_by=("task", "N")``, axis names) the missing cells
 that share ``key_fn(cell)`` (e.g. everything but the seed: the same model shape) are handed to the cell function together, as a list, so
-that it can train them as one ensemble with :func:`lengthgen.train.train_ensemble`; it returns
+that it can train them as one ensemble with :func:`lengthgen.engine.train.train_ensemble`; it returns
 one result per cell, in order. ``max_pack`` bounds the size of a pack.
 
 Executors: anything implementing :class:`concurrent.futures.Executor`.
@@ -20,7 +20,7 @@ Executors: anything implementing :class:`concurrent.futures.Executor`.
 * :func:`dask_executor` -- a Dask ``distributed`` cluster. For a real cluster::
 
       from dask.distributed import Client
-      from lengthgen.sweep import dask_executor, run_sweep
+      from lengthgen.engine.runs import dask_executor, run_sweep
       client = Client("tcp://scheduler-address:8786")       # or Client(LocalCluster(...))
       run_sweep(axes, cell_fn, store, pack_by=..., executor=dask_executor(client))
 
@@ -37,8 +37,8 @@ import itertools
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .config import ConfigError, check_choice, check_positive_int, get_device, get_scale
-from .store import ResultStore, provenance
+from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device, get_scale
+from lengthgen.store import ResultStore, provenance
 
 EXECUTORS = ("inprocess", "process", "dask")
 

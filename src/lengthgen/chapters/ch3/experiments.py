@@ -3,8 +3,8 @@
 * :func:`alpha_tables` — α_L for every (encoding, task, L) and both selection rules (cheap; the
   notebook runs it live at full size).
 * :func:`theory_checks` — the executable checks of Props. 1–4 and Thm. 2 (full size, seconds).
-* The trained study (§6, App. C): decoders of :mod:`lengthgen.decoder` trained through
-  :func:`lengthgen.train.train_ensemble` — one ensemble per (tier, encoding, seed, task group)
+* The trained study (§6, App. C): decoders of :mod:`lengthgen.nn.decoder` trained through
+  :func:`lengthgen.engine.train.train_ensemble` — one ensemble per (tier, encoding, seed, task group)
   with the tasks as members — and evaluated on the extrapolation rows [L0, L).
   :func:`train_cell_group` runs one ensemble; :func:`study_plan` lists the groups in the order
   the full run does them (tier 1L1H first); :func:`study_stats` computes AUC, Spearman, precision
@@ -25,14 +25,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import ConfigError, check_choice, check_positive_int, check_probability, get_scale
-from ..decoder import TIERS, Decoder
-from ..positional import ENCODINGS
-from ..realizability import (L0_DEFAULT, LONG_LENGTHS, MAIN_TASKS, SELECTION_RULES, STUDY_LENGTHS, TASKS,
+from lengthgen.config import ConfigError, check_choice, check_positive_int, check_probability, get_scale
+from lengthgen.nn.decoder import TIERS, Decoder
+from lengthgen.nn.positional import ENCODINGS
+from lengthgen.chapters.ch3.realizability import (L0_DEFAULT, LONG_LENGTHS, MAIN_TASKS, SELECTION_RULES, STUDY_LENGTHS, TASKS,
                              alpha_table, duality_table, peaked_kernel, prop1_search, prop2_montecarlo,
                              prop3_existence, prop3_monotone_copy, relative_alpha, relative_argmax,
                              reverse_sweep, targets, thm2_random_kernels)
-from ..store import ResultStore, provenance, save_result
+from lengthgen.store import ResultStore, provenance, save_result
 
 POS_TASKS = ("pos2", "pos5")
 IGNORE = -100
@@ -188,7 +188,7 @@ def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, 
     [L0, L) for each L in ``lengths`` and on the training lengths (``train_acc``). Returns one
     row per (task, L): ``{tier, encoding, task, seed, L, acc, train_acc}``.
     """
-    from ..train import OptimConfig, evaluate_ensemble, train_ensemble
+    from lengthgen.engine.train import OptimConfig, evaluate_ensemble, train_ensemble
 
     check_choice("tier", tier, tuple(TIERS))
     tasks = tuple(tasks)
@@ -289,7 +289,7 @@ def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, 
     (``{"enc/task": {L: α}}``): cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over all
     cells and over learnable cells (train acc > ``learnable``) with a bootstrap CI over cells,
     and the precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over (cell, L, seed) rows with a bootstrap CI."""
-    from ..stats import auc, bootstrap_ci, permutation_pvalue, spearman
+    from lengthgen.stats import auc, bootstrap_ci, permutation_pvalue, spearman
 
     cells = cell_summary(rows, tier, alpha, tasks)
     if not cells:
@@ -331,7 +331,7 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
     without weight decay). A cell is learnable when its mean train accuracy exceeds
     ``learnable`` (as in :func:`study_stats`); a row's LG is its mean over the seeds that exist.
     The paper has 15 learnable cells × 5 lengths = 75 rows at 1L1H."""
-    from ..stats import spearman
+    from lengthgen.stats import spearman
 
     if not alphas:
         raise ValueError("alphas must name at least one α table")
@@ -462,8 +462,8 @@ def min_norm_cutoff(cells=(("rope", "prev"), ("rope", "skip2"), ("rope", "first"
     """α_L of the min-norm rule as a function of the pseudo-inverse cutoff (numerical rank of Φ_L0)."""
     import pandas as pd
 
-    from ..positional import KernelFamily
-    from ..realizability import fit_min_norm, simulate
+    from lengthgen.nn.positional import KernelFamily
+    from lengthgen.chapters.ch3.realizability import fit_min_norm, simulate
 
     rows = []
     for e, t in cells:
@@ -480,7 +480,7 @@ def lr_sensitivity(cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoida
     """α_L of the CE selection rule as a function of its (unstated) Adam learning rate."""
     import pandas as pd
 
-    from ..realizability import alpha
+    from lengthgen.chapters.ch3.realizability import alpha
 
     rows = []
     for e, t in cells:
@@ -492,8 +492,8 @@ def lr_sensitivity(cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoida
 def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule: str = "ce", L0: int = L0_DEFAULT):
     """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
     (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
-    from .. import plotting
-    from ..realizability import select, simulate, transfer
+    from lengthgen import plotting
+    from lengthgen.chapters.ch3.realizability import select, simulate, transfer
 
     fam, W = select(encoding, task, rule, L0=L0)
     sim = simulate(W, fam, task, L, L0)
@@ -521,7 +521,7 @@ def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule
 
 def plot_heatmaps(alpha60: dict, lg60: dict, title: str = ""):
     """Fig. 5: α_60 (left) and LG@60 (right) over (encoding, task); missing cells are blank."""
-    from .. import plotting
+    from lengthgen import plotting
 
     A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
@@ -543,7 +543,7 @@ def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"
                    ("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "first"), ("learned_abs", "first"),
                    ("learned_abs", "prev"), ("rope", "copy"))):
     """Fig. 4: trained LG (solid, mean over seeds) and α_L (dashed) against the test length L."""
-    from .. import plotting
+    from lengthgen import plotting
 
     fig, ax = plotting.figure(width=6.4, height=4.0)
     for c, (e, t) in enumerate(cells):
@@ -562,7 +562,7 @@ def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"
 def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8):
     """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
     (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow."""
-    from .. import plotting
+    from lengthgen import plotting
 
     tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
     fig, axes = plotting.figure(1, max(1, len(tiers)), width=3.4, height=3.4)
@@ -587,7 +587,7 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
     """Fig. 6: learnable-cell Spearman (circles) and precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] (squares),
     each with its bootstrap CI, against depth; ``paper`` (``{tier: (ρ, precision)}``) adds the
     paper's values as crosses."""
-    from .. import plotting
+    from lengthgen import plotting
 
     fig, ax = plotting.figure(width=5.2, height=3.6)
     tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]

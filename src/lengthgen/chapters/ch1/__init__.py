@@ -1,0 +1,6 @@
+"""Chapter 1: Chiang & Cholak (2022), *Overcoming a Theoretical Limitation of Self-Attention*.
+
+* :mod:`.encoder`       -- the post-norm transformer encoder of the paper, batched over members
+* :mod:`.constructions` -- the exact PARITY and FIRST transformers (§1.2–1.4 of the chapter)
+* :mod:`.experiments`   -- Fig. 2 curves, the sensitivity sweep, FIRST/PARITY training; ``reproduce ch1``
+"""
