@@ -38,11 +38,52 @@ def test_bad_env_scale(monkeypatch, capsys):
 
 
 def test_reproduce_ch0(tmp_path):
-    from lengthgen.store import load_result
+    from lengthgen.engine.runs import load_stored
+    from lengthgen.chapters.ch0.experiments import GRID_SCHEMA
 
     assert cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu"]) == 0
-    res = load_result(tmp_path / "dilution_grid.json")
+    res = load_stored("ch0", "dilution_grid", folder=tmp_path / "cells", scale="smoke", schema=GRID_SCHEMA)
     assert res["provenance"]["scale"] == "smoke" and res["data"]["max_abs_error"] < 1e5 * 2.3e-16
+    assert res["provenance"]["device"] == "cpu" and "cpu_time_s" in res["provenance"]
+
+
+def test_smoke_default_out_leaves_results_alone(monkeypatch, tmp_path):
+    from lengthgen.engine.runs import default_out
+    from lengthgen.store import results_dir
+
+    assert default_out("ch4", "full") == results_dir() / "ch4"
+    assert default_out("ch4", "smoke").parts[-3:] == ("_build", "smoke-results", "ch4")
+
+
+@pytest.mark.parametrize("setup, needle", [
+    (lambda t: (t / "f").write_text("x") and str(t / "f"), "is an existing file"),
+    (lambda t: (t / "g").write_text("x") and str(t / "g" / "sub"), "is under the file"),
+])
+def test_bad_out_is_one_line_before_work(tmp_path, setup, needle):
+    r = run("reproduce", "ch0", "--out", setup(tmp_path))
+    assert r.returncode == 2 and needle in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_scale_conflict_and_corrupt_store_are_one_line(tmp_path):
+    assert run("reproduce", "ch0", "--out", str(tmp_path)).returncode == 0
+    r = run("reproduce", "ch0", "--out", str(tmp_path), "--scale", "full", "--allow-dirty")
+    assert r.returncode == 2 and "holds a result of another scale" in r.stderr and "Traceback" not in r.stderr
+    (tmp_path / "cells" / "dilution_grid.json").write_text("{oops")
+    r = run("reproduce", "ch0", "--out", str(tmp_path))
+    assert r.returncode == 2 and "corrupt result file" in r.stderr and "dilution_grid.json" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--workers", "0"], "--workers must be an integer >= 1"),
+    (["--budget-minutes", "-1"], "--budget-minutes must be >= 0"),
+    (["--executor", "process", "--scheduler", "tcp://x:1"], "--scheduler needs --executor dask"),
+    (["--only", "nosuchcell"], "matches no cell of ch0"),
+])
+def test_bad_run_options(tmp_path, args, needle):
+    r = run("reproduce", "ch0", "--out", str(tmp_path), *args)
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
 
 
 def test_claims_json(capsys, tmp_path, monkeypatch):
@@ -60,11 +101,3 @@ def test_claims_json(capsys, tmp_path, monkeypatch):
         assert key in rows[0]
     assert cli.main(["claims"]) == 0
     assert "ch0.a" in capsys.readouterr().out
-
-
-def test_only_names_experiments(capsys):
-    assert cli.main(["reproduce", "ch2", "--only", "index_posnorm,frobnicate", "--out", "/nonexistent/x"]) == 2
-    err = capsys.readouterr().err
-    assert "'frobnicate'" in err and "index_posnorm" in err
-    assert cli.main(["reproduce", "ch0", "--only", "x"]) == 2
-    assert "--only is not supported for chapter ch0" in capsys.readouterr().err

@@ -3,4 +3,5 @@ import sys
 
 from lengthgen.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":        # guard: process and Dask workers re-import the main module
+    sys.exit(main())

@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from lengthgen.config import check_choice
+from lengthgen.config import CHAPTERS, check_choice
 from lengthgen.store import _clean, atomic_write_json, read_json, results_dir, ResultFileError
 
-CHAPTERS = ("ch0", "ch1", "ch2", "ch3", "ch4")
+
 STATUSES = ("reproduced", "deviates", "not-reproducible")
 COMPARISONS = ("equal", "tolerance", "interval", "ci", "predicate", "none")
 SOURCES = ("live", "stored", "none")

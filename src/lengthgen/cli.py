@@ -7,8 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-from lengthgen.claims import CHAPTERS
-from lengthgen.config import DEVICES, SCALES, ConfigError
+from lengthgen.config import CHAPTERS, DEVICES, SCALES, ConfigError
+from lengthgen.engine.runs import EXECUTORS, RunError
+from lengthgen.store import ResultFileError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -20,13 +21,23 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m lengthgen", description="Length Generalization, Executable: run the book's reproductions.")
     sub = p.add_subparsers(dest="command", metavar="{reproduce,claims,bench}", parser_class=_Parser)
-    r = sub.add_parser("reproduce", help="run a chapter's sweeps and store the results with provenance")
+    r = sub.add_parser("reproduce", help="run a chapter's cells and store the results with provenance")
     r.add_argument("chapter", choices=CHAPTERS, help="which chapter")
     r.add_argument("--scale", choices=SCALES, default=None, help="smoke (default, or $LENGTHGEN_SCALE) or full")
     r.add_argument("--device", choices=DEVICES, default=None, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda")
-    r.add_argument("--out", default=None, help="output folder (default results/<chapter>)")
-    r.add_argument("--only", default=None, metavar="NAME[,NAME…]",
-                   help="run only these experiments (chapter 2: names of lengthgen.chapters.ch2.experiments.EXPERIMENTS)")
+    r.add_argument("--out", default=None,
+                   help="output folder (default: results/<chapter> at full scale, _build/smoke-results/<chapter> at smoke)")
+    r.add_argument("--only", default=None, metavar="PATTERN[,PATTERN…]",
+                   help="run only the cells whose names match these shell patterns (e.g. 'lengthgen_*')")
+    r.add_argument("--executor", choices=EXECUTORS, default="inprocess",
+                   help="inprocess (default), process (a local pool) or dask")
+    r.add_argument("--workers", type=int, default=None, help="worker processes for process/dask-local (default 2)")
+    r.add_argument("--scheduler", default=None, metavar="ADDRESS|local",
+                   help="with --executor dask: a scheduler address (tcp://host:8786) or 'local' (default)")
+    r.add_argument("--budget-minutes", type=float, default=None,
+                   help="start no new cell after this many minutes (finished cells stay stored; re-run to resume)")
+    r.add_argument("--allow-dirty", action="store_true",
+                   help="allow a full-scale run from a working tree with uncommitted changes (recorded)")
     c = sub.add_parser("claims", help="print the claims ledger of every chapter")
     c.add_argument("--json", action="store_true", help="print a JSON list of claim objects")
     c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
@@ -37,25 +48,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _reproduce(args) -> int:
-    from lengthgen.chapters import get_reproducer
-    from lengthgen.config import setup
-    from lengthgen.store import results_dir
+    from lengthgen.chapters import reproduce
+    from lengthgen.config import check_finite, check_positive_int, setup
 
+    if args.workers is not None:
+        check_positive_int("--workers", args.workers)
+    budget_s = None
+    if args.budget_minutes is not None:
+        budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
+    only = None if args.only is None else [x.strip() for x in args.only.split(",") if x.strip()]
     cfg = setup(scale=args.scale, device=args.device)
-    out = Path(args.out) if args.out else results_dir() / args.chapter
-    fn = get_reproducer(args.chapter)
-    kw = {}
-    if args.only is not None:
-        import inspect
-
-        if "experiments" not in inspect.signature(fn).parameters:
-            raise ConfigError(f"--only is not supported for chapter {args.chapter} (only ch2 runs named experiments)")
-        kw["experiments"] = [x.strip() for x in args.only.split(",") if x.strip()]
     t0 = time.perf_counter()
-    paths = fn(scale=cfg.scale, device=cfg.device, out=out, **kw)
-    print(f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s")
+    paths = reproduce(args.chapter, scale=cfg.scale, device=cfg.device, out=args.out, only=only,
+                      executor=args.executor, workers=args.workers, scheduler=args.scheduler,
+                      budget_s=budget_s, allow_dirty=args.allow_dirty)
+    print(f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
+          f"{len(paths)} result files")
     for path in paths or []:
-        print(f"  wrote {path}")
+        print(f"  {path}")
     return 0
 
 
@@ -98,6 +108,12 @@ def main(argv=None) -> int:
         return 2
     try:
         return {"reproduce": _reproduce, "claims": _claims, "bench": _bench}[args.command](args)
-    except (ConfigError, NotImplementedError, ValueError) as err:
+    except (ConfigError, ResultFileError, NotImplementedError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except RunError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; finished cells are stored — re-run the same command to resume", file=sys.stderr)
+        return 130

@@ -21,6 +21,7 @@ from typing import Iterable
 SCALES = ("smoke", "full")
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("float32", "float64")
+CHAPTERS = ("ch0", "ch1", "ch2", "ch3", "ch4")
 
 
 class ConfigError(ValueError):

@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 
 class ResultFileError(RuntimeError):
@@ -55,6 +56,13 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def git_state() -> dict:
+    """``{"commit": sha or None, "dirty": bool or None}`` of the book's repository. Untracked files
+    count as dirty (new code is code), except under ``results/`` and ``_build/`` where runs write."""
+    status = _git("status", "--porcelain", "--untracked-files=normal", "--", ".", ":!results", ":!_build")
+    return {"commit": _git("rev-parse", "HEAD"), "dirty": None if status is None else bool(status)}
+
+
 def _command_line() -> str:
     """The current command line, written as the user typed it for ``python -m lengthgen``."""
     prog = Path(sys.argv[0])
@@ -62,27 +70,48 @@ def _command_line() -> str:
     return " ".join([head, *sys.argv[1:]])
 
 
-def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_s: float | None = None,
-               command: str | None = None, extra: dict | None = None) -> dict:
-    """Collect the provenance block stored with every result."""
+def _versions() -> dict:
+    import numpy
     import torch
 
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    from lengthgen import __version__
+
+    return {"lengthgen_version": __version__, "torch_version": torch.__version__,
+            "numpy_version": numpy.__version__, "python_version": platform.python_version()}
+
+
+def device_name(device: str) -> str:
+    """A human name for ``device`` (the GPU's name for CUDA, the processor otherwise)."""
+    import torch
+
+    if "cuda" in str(device) and torch.cuda.is_available():
+        return torch.cuda.get_device_name(0)
+    return platform.processor() or platform.machine()
+
+
+def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_s: float | None = None,
+               command: str | None = None, git: dict | None = None, extra: dict | None = None) -> dict:
+    """Collect the provenance block stored with every result: command, git commit and clean flag
+    (``git``: a :func:`git_state` taken at the start of the run), versions, device, threads, scale,
+    seeds, wall time and date; ``extra`` adds fields (CPU time, load average, … from the runs facility)."""
+    import torch
+
+    git = git_state() if git is None else git
     prov = {
         "command": command if command is not None else _command_line(),
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": None if status is None else bool(status),
+        "git_commit": git.get("commit"),
+        "git_dirty": git.get("dirty"),
         "device": str(device),
-        "device_name": (torch.cuda.get_device_name(0) if str(device).startswith("cuda") else platform.processor() or platform.machine()),
-        "torch_version": torch.__version__,
-        "python_version": platform.python_version(),
+        "device_name": device_name(str(device)),
+        **_versions(),
+        "threads": torch.get_num_threads(),
         "scale": scale,
         "seeds": [int(s) for s in seeds],
         "wall_time_s": None if wall_time_s is None else round(float(wall_time_s), 3),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
     if extra:
-        prov.update(extra)
+        prov.update({k: (round(v, 3) if isinstance(v, float) else v) for k, v in extra.items()})
     return prov
 
 
@@ -113,6 +142,7 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)          # stored results are world-readable (mkstemp makes 0600)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -141,15 +171,94 @@ def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
     return atomic_write_json(path, {"provenance": prov, "data": data})
 
 
-def load_result(path: str | os.PathLike) -> dict:
+@dataclass(frozen=True)
+class Schema:
+    """What a stored result of one kind must hold; checked by :func:`load_result` (``schema=``).
+
+    Paths are dotted (``members.*.test.*``), ``*`` running over every item of a list or dict, and
+    are read inside the stored ``data``.
+
+    kind          : a name for messages (e.g. ``"ch2 experiment"``)
+    required      : paths that must exist
+    probabilities : paths whose values must be numbers in [0, 1]
+    counts        : ``(path, fn)`` pairs: the list/dict at ``path`` must have ``fn(data)`` items
+                    (e.g. one member per declared seed × length × variant)
+    """
+
+    kind: str
+    required: tuple[str, ...] = ()
+    probabilities: tuple[str, ...] = ()
+    counts: tuple[tuple[str, Callable[[Any], int]], ...] = ()
+
+
+_MISSING = object()
+
+
+def _walk(obj, parts: list[str], prefix: str = ""):
+    """Yield ``(path, value)`` for every match of the dotted pattern ``parts`` in ``obj``
+    (``value`` is ``_MISSING`` where a named key or index does not exist)."""
+    if not parts:
+        yield prefix, obj
+        return
+    head, rest = parts[0], parts[1:]
+    join = (lambda k: f"{prefix}.{k}" if prefix else str(k))
+    if head == "*":
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else None
+        if items is None:
+            yield join("*"), _MISSING
+            return
+        for k, v in items:
+            yield from _walk(v, rest, join(k))
+        return
+    if isinstance(obj, dict) and head in obj:
+        yield from _walk(obj[head], rest, join(head))
+    elif isinstance(obj, list) and head.lstrip("-").isdigit() and -len(obj) <= int(head) < len(obj):
+        yield from _walk(obj[int(head)], rest, join(head))
+    else:
+        yield join(head), _MISSING
+
+
+def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
+    """Check ``data`` against ``schema``; returns ``data`` or raises :class:`ResultFileError` with one
+    line naming the file, the field and what is wrong."""
+    def bad(field, msg):
+        raise ResultFileError(f"invalid {schema.kind} result {path}: field {field!r} {msg}")
+
+    for pattern in schema.required:
+        for where, v in _walk(data, pattern.split(".")):
+            if v is _MISSING:
+                bad(where, "is missing")
+    for pattern in schema.probabilities:
+        for where, v in _walk(data, pattern.split(".")):
+            if v is _MISSING:
+                bad(where, "is missing")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
+                bad(where, f"must be a probability in [0, 1], got {v!r}")
+    for pattern, fn in schema.counts:
+        want = fn(data)
+        for where, v in _walk(data, pattern.split(".")):
+            if v is _MISSING or not hasattr(v, "__len__"):
+                bad(where, "is missing")
+            if len(v) != want:
+                bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
+    return data
+
+
+def load_result(path: str | os.PathLike, schema: Schema | None = None) -> dict:
     """Load a stored result; returns ``{"provenance": ..., "data": ...}``.
 
-    Raises :class:`ResultFileError` naming the file if it is missing, not JSON, or lacks the
-    provenance/data structure.
+    Raises :class:`ResultFileError` naming the file if it is missing, not JSON, lacks the
+    provenance/data structure, or (with ``schema``) does not satisfy it. A cell of the runs
+    facility (:mod:`lengthgen.engine.runs`) is checked on its ``value``.
     """
     obj = read_json(path)
     if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
         raise ResultFileError(f"corrupt result file {path}: expected an object with 'provenance' and 'data'")
+    if schema is not None:
+        data = obj["data"]
+        if isinstance(data, dict) and "config_hash" in data and "value" in data:
+            data = data["value"]
+        validate(data, schema, path)
     return obj
 
 

@@ -1,22 +1,71 @@
 """The chapters, one package each: ``chapters/chN/`` holds that paper's models, constructions and
-analyses and ``experiments.py`` (the chapter's runs, its ``reproduce`` entry point for
-``python -m lengthgen reproduce chN``). Modules are imported only when their chapter is asked for.
+analyses, ``paper.py`` (the paper's numbers and protocol, where the chapter has a paper) and
+``experiments.py`` (the chapter's runs).
+
+Every chapter's ``experiments`` module declares its reproduction as a list of cells of the runs
+facility (:mod:`lengthgen.engine.runs`)::
+
+    cells(scale: str) -> list[Cell]          # the plan, in run order
+
+and may define ``assemble(out, scale, values) -> list[Path]`` to write summary files from the
+finished cells. :func:`reproduce` (``python -m lengthgen reproduce chN``) runs the plan; nothing
+else in a chapter loops over stored results to resume. Modules are imported only when their
+chapter is asked for.
 """
 from __future__ import annotations
 
+import fnmatch
 import importlib
+from pathlib import Path
 
-from lengthgen.claims import CHAPTERS
-from lengthgen.config import check_choice
+from lengthgen.config import CHAPTERS, ConfigError, check_choice
 
 
-def get_reproducer(chapter: str):
-    """The ``reproduce`` function of ``chapter``; clear errors for unknown or unfinished chapters."""
+
+
+def chapter_module(chapter: str):
+    """The ``experiments`` module of ``chapter`` (clear error for an unknown chapter)."""
     check_choice("chapter", chapter, CHAPTERS)
-    try:
-        mod = importlib.import_module(f"{__name__}.{chapter}.experiments")
-    except ModuleNotFoundError as err:
-        if err.name in (f"{__name__}.{chapter}", f"{__name__}.{chapter}.experiments"):
-            raise NotImplementedError(f"chapter {chapter} has no reproduce entry point yet") from None
-        raise
-    return mod.reproduce
+    return importlib.import_module(f"{__name__}.{chapter}.experiments")
+
+
+def plan(chapter: str, scale: str, only=None) -> list:
+    """The cells of ``chapter`` at ``scale``; ``only`` keeps the cells whose names match one of
+    the given shell patterns (``"lengthgen_*"``), each pattern having to match at least one cell."""
+    from lengthgen.config import get_scale
+
+    cells = chapter_module(chapter).cells(get_scale(scale))
+    if only is None:
+        return cells
+    pats = [only] if isinstance(only, str) else list(only)
+    if not pats or not all(isinstance(p, str) and p for p in pats):
+        raise ConfigError(f"--only needs cell names or patterns, got {only!r}")
+    names = [c.name for c in cells]
+    for p in pats:
+        if not fnmatch.filter(names, p):
+            shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+            raise ConfigError(f"--only {p!r} matches no cell of {chapter}; cells: {shown}")
+    return [c for c in cells if any(fnmatch.fnmatchcase(c.name, p) for p in pats)]
+
+
+def reproduce(chapter: str, *, scale: str, device: str = "cpu", out=None, only=None, executor=None,
+              workers=None, scheduler=None, budget_s=None, allow_dirty: bool = False,
+              progress: bool = True) -> list[Path]:
+    """Run (or resume) ``chapter``'s cells at ``scale`` into ``out`` (default
+    :func:`lengthgen.engine.runs.default_out`) and return the paths written or found.
+
+    Every argument is checked and the output folder prepared before the first cell runs.
+    """
+    from lengthgen.engine import runs
+
+    mod = chapter_module(chapter)
+    cells = plan(chapter, scale, only)
+    out = runs.check_out_dir(out if out is not None else runs.default_out(chapter, scale))
+    folder = out / "cells"
+    values = runs.run_cells(cells, folder, scale=scale, device=device, executor=executor, workers=workers,
+                            scheduler=scheduler, budget_s=budget_s, allow_dirty=allow_dirty,
+                            progress=progress, desc=f"{chapter} {scale}")
+    paths = [runs.cell_path(folder, name) for name in values]
+    if hasattr(mod, "assemble") and only is None:
+        paths += list(mod.assemble(out, scale, values) or [])
+    return paths

@@ -1,306 +1,435 @@
-"""Sweeps: a declared grid of cells, resumable through the result store, with pluggable executors.
+"""Resumable runs: every chapter's ``reproduce`` is a list of named cells run through :func:`run_cells`.
 
-A sweep is a grid ``axes = {"N": [11, 21], "seed": range(2000, 2020), ...}`` (the cartesian product,
-in declared order) and a cell function. Each cell's result is written to a
-:class:`lengthgen.store.ResultStore` under a key built from the cell (``"N=11__seed=2000"``) as
-soon as it is computed, atomically and with provenance; cells already in the store are skipped.
-So an interrupted sweep, re-run with the same arguments, resumes where it stopped and nothing is
-lost or computed twice (``tests/test_sweep.py`` kills a sweep process mid-run and resumes it).
+A *cell* (:class:`Cell`) is one unit of work of a chapter's reproduction — usually one ensemble of the
+engine (all seeds of a model shape trained at once), sometimes one analysis. It has a name, a
+module-level function and the keyword arguments that configure it. :func:`run_cells` stores each
+finished cell atomically as ``<folder>/<name>.json`` with its provenance and its *key*:
 
-Packing: with ``pack_by=key_fn`` (or ``pack_by=("task", "N")``, axis names) the missing cells
-that share ``key_fn(cell)`` (e.g. everything but the seed: the same model shape) are handed to the cell function together, as a list, so
-that it can train them as one ensemble with :func:`lengthgen.engine.train.train_ensemble`; it returns
-one result per cell, in order. ``max_pack`` bounds the size of a pack.
+* the **scale** it ran at (``smoke`` or ``full``) and
+* the **configuration hash** (:func:`config_hash`: the function's qualified name and its
+  keyword arguments, canonically serialised).
 
-Executors: anything implementing :class:`concurrent.futures.Executor`.
+Re-running the same list skips every cell whose stored key equals the planned one (so an
+interrupted run resumes where it stopped); a cell whose configuration changed is recomputed, never
+silently reused; a stored cell of *another* scale is never replaced — :class:`ScaleConflict` is
+raised before any work starts, so a smoke run can never overwrite a stored full-scale result.
+The default folders keep the two apart anyway: full-scale runs go to ``results/<chapter>/``,
+smoke runs to ``_build/smoke-results/<chapter>/`` (:func:`default_out`).
 
-* ``None`` / ``"inprocess"`` -- run in this process, one task at a time (the default);
-* ``"process"`` or a :class:`concurrent.futures.ProcessPoolExecutor` -- local processes (the cell
-  function must be importable, i.e. defined at module level);
-* :func:`dask_executor` -- a Dask ``distributed`` cluster. For a real cluster::
+Executors (``executor=``): ``"inprocess"`` (default), ``"process"`` (a local process pool of
+``workers`` processes) and ``"dask"`` (``scheduler="local"`` starts a throw-away ``LocalCluster`` of
+``workers`` process workers; an address such as ``"tcp://host:8786"`` uses an existing cluster whose
+workers have this package installed). Workers only compute; the calling process alone writes the
+store. Results do not depend on the executor: each cell seeds its own generators, and every worker
+runs torch with the same number of intra-op threads (``tests/test_runs.py`` checks the process and
+Dask executors give bit-identical results to the in-process one).
 
-      from dask.distributed import Client
-      from lengthgen.engine.runs import dask_executor, run_sweep
-      client = Client("tcp://scheduler-address:8786")       # or Client(LocalCluster(...))
-      run_sweep(axes, cell_fn, store, pack_by=..., executor=dask_executor(client))
-
-  Workers need the ``lengthgen`` package installed; results come back to this process, which
-  alone writes the store. ``local_dask_executor()`` starts a throw-away local cluster.
-
-Results are written by the calling process only, so workers never need access to the store.
+Provenance of each cell (:func:`lengthgen.store.provenance`): the command, git commit and whether the
+tree was clean, package/torch/numpy versions, the device the trained tensors actually lived on (the
+trainer reports it through :func:`note_device`), torch threads, wall time, the worker's CPU time,
+the load average at start and end, the date, the scale, the seeds and the configuration hash.
+A full-scale run from a dirty working tree is refused unless ``allow_dirty=True`` (recorded).
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import itertools
+import hashlib
+import inspect
+import json
+import os
+import re
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device, get_scale
-from lengthgen.store import ResultStore, provenance
+from lengthgen.config import ConfigError, check_choice, check_positive_int, get_scale
+from lengthgen.store import (ResultFileError, _clean, git_state, load_result, provenance, repo_root,
+                             results_dir, save_result)
 
 EXECUTORS = ("inprocess", "process", "dask")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=-]*$")
 
 
-class SweepError(RuntimeError):
-    """A cell function failed; the message names the cell(s). Finished cells stay stored."""
+class RunError(RuntimeError):
+    """A cell function failed; the message names the cell. Finished cells stay stored."""
 
 
-# --------------------------------------------------------------------------- grid and keys
-def grid(axes: Mapping[str, Sequence]) -> list[dict]:
-    """All cells of the grid: dicts axis → value, cartesian product in declared order."""
-    if not isinstance(axes, Mapping) or not axes:
-        raise ConfigError("axes must be a non-empty dict {axis name: sequence of values}")
-    values = []
-    for name, vals in axes.items():
-        if not isinstance(name, str) or not name:
-            raise ConfigError(f"axis names must be non-empty strings, got {name!r}")
-        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__iter__"):
-            raise ConfigError(f"axis {name!r} must be a sequence of values, got {vals!r}")
-        vals = list(vals)
-        if not vals:
-            raise ConfigError(f"axis {name!r} has no values")
-        if len(set(map(repr, vals))) != len(vals):
-            raise ConfigError(f"axis {name!r} has repeated values: {vals!r}")
-        values.append(vals)
-    return [dict(zip(axes, combo)) for combo in itertools.product(*values)]
+class ScaleConflict(ConfigError):
+    """A stored result of another scale (or kind) sits where this run would write."""
 
 
-def cell_key(cell: Mapping) -> str:
-    """The store key of a cell: ``"axis=value__axis=value"`` in the cell's axis order."""
-    if not isinstance(cell, Mapping) or not cell:
-        raise ConfigError(f"a cell must be a non-empty dict, got {cell!r}")
-    return "__".join(f"{k}={v}" for k, v in cell.items())
+# --------------------------------------------------------------------------- devices actually used
+_DEVICES_SEEN: set[str] = set()
 
 
-# --------------------------------------------------------------------------- executors
-class InProcessExecutor(cf.Executor):
-    """Runs each submitted call immediately in the calling process (the default executor)."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        fut: cf.Future = cf.Future()
-        try:
-            fut.set_result(fn(*args, **kwargs))
-        except BaseException as err:  # noqa: BLE001 - delivered through the future
-            if isinstance(err, (KeyboardInterrupt, SystemExit)):
-                raise
-            fut.set_exception(err)
-        return fut
+def note_device(device) -> None:
+    """Record that tensors of the current cell were trained on ``device`` (called by the trainer)."""
+    _DEVICES_SEEN.add(str(device))
 
 
-def dask_executor(client) -> cf.Executor:
-    """A :class:`concurrent.futures.Executor` running tasks on a ``dask.distributed.Client``.
+def _devices_seen() -> list[str]:
+    return sorted(_DEVICES_SEEN)
 
-    Tasks are submitted with ``pure=False`` so that Dask never merges two calls.
+
+# --------------------------------------------------------------------------- cells and keys
+def _qualname(fn: Callable) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def config_hash(fn: Callable, kwargs: Mapping) -> str:
+    """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments
+    (canonical JSON: sorted keys, tuples as lists). Equal hashes mean the same computation."""
+    blob = json.dumps({"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))}, sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of a chapter's reproduction.
+
+    name   : unique within the run; the stored file is ``<folder>/<name>.json``
+    fn     : a module-level function (picklable, for process and Dask workers) returning a
+             JSON-serialisable result; it receives ``kwargs`` plus ``device`` and ``progress`` when
+             its signature has those parameters
+    kwargs : the configuration (JSON-serialisable); hashed into the key
+    seeds  : the seeds the cell uses, recorded in the provenance
     """
-    if not hasattr(client, "get_executor"):
-        raise ConfigError(f"dask_executor needs a dask.distributed.Client, got {type(client).__name__}")
-    return client.get_executor(pure=False)
+
+    name: str
+    fn: Callable
+    kwargs: Mapping = field(default_factory=dict)
+    seeds: Sequence[int] = ()
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise ConfigError(f"cell name {self.name!r} must be letters, digits and _.=- (no slashes)")
+        if not callable(self.fn):
+            raise ConfigError(f"cell {self.name!r}: fn must be callable, got {self.fn!r}")
+        if not isinstance(self.kwargs, Mapping):
+            raise ConfigError(f"cell {self.name!r}: kwargs must be a dict, got {type(self.kwargs).__name__}")
+
+    @property
+    def hash(self) -> str:
+        return config_hash(self.fn, self.kwargs)
+
+
+def cell_path(folder: str | os.PathLike, name: str) -> Path:
+    return Path(folder) / f"{name}.json"
+
+
+def stored_state(folder, cell: Cell, scale: str) -> str:
+    """``"done"`` (stored with this scale and hash), ``"missing"``, ``"changed"`` (this scale, another
+    configuration: will be recomputed) or ``"other-scale"`` (never replaced)."""
+    path = cell_path(folder, cell.name)
+    if not path.exists():
+        return "missing"
+    data = load_result(path)["data"]
+    if not isinstance(data, dict) or "scale" not in data or "config_hash" not in data:
+        raise ResultFileError(f"corrupt result file {path}: not a cell of the runs facility "
+                              "(no 'scale'/'config_hash'); move it away or migrate it")
+    if data["scale"] != scale:
+        return "other-scale"
+    return "done" if data["config_hash"] == cell.hash else "changed"
+
+
+def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
+    """The stored record ``{"provenance", "data": {"key", "scale", "config_hash", "kwargs", "value"}}``
+    of cell ``name``; ``scale`` (if given) must match. Errors name the file."""
+    path = cell_path(folder, name)
+    obj = load_result(path)
+    data = obj["data"]
+    if not isinstance(data, dict) or "value" not in data or "scale" not in data:
+        raise ResultFileError(f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'")
+    if scale is not None and data["scale"] != scale:
+        raise ScaleConflict(f"{path} holds a {data['scale']}-scale result, not {scale}")
+    return obj
+
+
+def cell_value(folder, name: str, *, scale: str | None = None):
+    """The stored value of cell ``name`` (see :func:`load_cell`)."""
+    return load_cell(folder, name, scale=scale)["data"]["value"]
+
+
+def write_cell(folder, cell: Cell, scale: str, value, prov: dict) -> Path:
+    """Store ``value`` as cell ``cell`` at ``scale`` (atomic; refuses to replace another scale)."""
+    path = cell_path(folder, cell.name)
+    if path.exists() and stored_state(folder, cell, scale) == "other-scale":
+        raise ScaleConflict(f"{path} holds a result of another scale; a {scale} run does not replace it")
+    return save_result(path, {"key": cell.name, "scale": scale, "config_hash": cell.hash,
+                              "kwargs": _clean(dict(cell.kwargs)), "value": value}, prov)
+
+
+def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Path:
+    """Store a chapter's assembled output file (e.g. ``training.json``) at ``scale``; a file of
+    another scale already there is never replaced."""
+    path = Path(path)
+    if path.exists():
+        old = load_result(path)["provenance"].get("scale")
+        if old != scale:
+            raise ScaleConflict(f"{path} holds a {old}-scale result; a {scale} run does not replace it "
+                                "(write elsewhere with --out)")
+    return save_result(path, data, {**prov, "scale": scale})
+
+
+# --------------------------------------------------------------------------- output folders
+def default_out(chapter: str, scale: str) -> Path:
+    """Where ``reproduce`` writes by default: ``results/<chapter>`` for full scale (the stored runs
+    the book shows), ``_build/smoke-results/<chapter>`` for smoke (never tracked by git)."""
+    scale = get_scale(scale)
+    if scale == "full":
+        return results_dir() / chapter
+    return repo_root() / "_build" / "smoke-results" / chapter
+
+
+def check_out_dir(out: str | os.PathLike) -> Path:
+    """Check that ``out`` can be a result folder (creating it if needed) before any work starts;
+    raises :class:`ConfigError` with one line naming the problem."""
+    out = Path(out)
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                what = "is an existing file" if parent == out else f"is under the file {parent}"
+                raise ConfigError(f"--out {out} {what}; give a folder")
+            break
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"--out {out} cannot be created: {err.strerror or err}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {out} is not writable")
+    return out
+
+
+# --------------------------------------------------------------------------- execution
+def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: int):
+    """Run one cell in the current process (module level: picklable). Returns the value and what
+    the provenance needs: wall and CPU seconds, load average at start and end, devices used."""
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    kw = dict(kwargs)
+    params = inspect.signature(fn).parameters
+    if "device" in params:
+        kw["device"] = device
+    if "progress" in params:
+        kw["progress"] = progress
+    _DEVICES_SEEN.clear()
+    load0 = os.getloadavg()
+    w0, c0 = time.perf_counter(), time.process_time()
+    value = fn(**kw)
+    info = {"wall_time_s": time.perf_counter() - w0, "cpu_time_s": time.process_time() - c0,
+            "load_avg_start": [round(v, 2) for v in load0],
+            "load_avg_end": [round(v, 2) for v in os.getloadavg()],
+            "devices_used": _devices_seen(), "threads": torch.get_num_threads(), "pid": os.getpid()}
+    return _clean(value), info
 
 
 @contextlib.contextmanager
-def local_dask_executor(n_workers: int = 1, threads_per_worker: int = 1, processes: bool = False) -> Iterator[cf.Executor]:
-    """A throw-away ``LocalCluster`` + ``Client`` as an executor (closed on exit)."""
-    n_workers = check_positive_int("n_workers", n_workers)
-    threads_per_worker = check_positive_int("threads_per_worker", threads_per_worker)
-    from dask.distributed import Client, LocalCluster
+def make_executor(executor: str | cf.Executor | None = None, *, workers: int | None = None,
+                  scheduler: str | None = None) -> Iterator[cf.Executor | None]:
+    """The executor named ``executor`` (``None`` for in-process), closed on exit.
 
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes,
-                           dashboard_address=None)
-    client = Client(cluster)
-    try:
-        yield dask_executor(client)
-    finally:
-        client.close()
-        cluster.close()
-
-
-class _AxesKey:
-    """``pack_by`` given as axis names: cells with equal values on those axes share a pack."""
-
-    def __init__(self, names):
-        self.names = tuple(names)
-
-    def __call__(self, cell):
-        return tuple(cell[a] for a in self.names)
-
-
-def _timed(fn: Callable, arg) -> tuple[Any, float]:
-    """Call ``fn(arg)`` and return ``(result, wall seconds)`` (module-level: picklable)."""
-    t0 = time.perf_counter()
-    out = fn(arg)
-    return out, time.perf_counter() - t0
-
-
-# --------------------------------------------------------------------------- the sweep
-def _as_store(store) -> ResultStore:
-    if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
-        store = ResultStore(store)
-    if not isinstance(store, ResultStore):
-        raise ConfigError(f"store must be a ResultStore or a folder, got {type(store).__name__}")
-    return store
-
-
-def pending_cells(axes: Mapping[str, Sequence], store: ResultStore | str, key: Callable = cell_key) -> list[dict]:
-    """The cells of the grid that are not in ``store`` (a ResultStore or its folder) yet."""
-    store = _as_store(store)
-    return [c for c in grid(axes) if not store.has(key(c))]
-
-
-def collect(axes: Mapping[str, Sequence], store: ResultStore | str, *, key: Callable = cell_key,
-            missing: str = "raise") -> list[dict]:
-    """The stored results of a grid as table rows: each cell's axes merged with its result.
-
-    A dict result is merged (``{**cell, **result}``), anything else lands under ``"value"``.
-    ``missing="raise"`` (default) names the first cell without a result; ``"skip"`` leaves it out.
+    ``"process"``: a local pool of ``workers`` processes. ``"dask"``: ``scheduler="local"`` (default)
+    starts a ``LocalCluster`` of ``workers`` single-threaded *process* workers; any other
+    ``scheduler`` is the address of a running Dask scheduler. An ``Executor`` passed in is used
+    as is and not shut down.
     """
-    check_choice("missing", missing, ("raise", "skip"))
-    store = _as_store(store)
-    rows = []
-    for cell in grid(axes):
-        k = key(cell)
-        if not store.has(k):
-            if missing == "raise":
-                raise SweepError(f"cell {k!r} has no stored result in {store.folder}; run the sweep first")
-            continue
-        value = store.get(k)
-        rows.append({**cell, **value} if isinstance(value, dict) else {**cell, "value": value})
-    return rows
-
-
-def run_sweep(axes: Mapping[str, Sequence], fn: Callable, store: ResultStore | str, *, pack_by: Callable | None = None,
-              max_pack: int | None = None, executor: cf.Executor | str | None = None, workers: int | None = None,
-              key: Callable = cell_key, name: str = "sweep", scale: str | None = None, device: str | None = None,
-              progress: bool = True) -> dict[str, Any]:
-    """Compute every missing cell of the grid and return ``{key: result}`` for all cells.
-
-    Parameters
-    ----------
-    axes : dict axis → values (see :func:`grid`).
-    fn : ``fn(cell) -> result`` or, with ``pack_by``, ``fn(cells: list) -> list of results``.
-        Results must be JSON-serialisable (tensors and arrays become lists).
-    store : a :class:`ResultStore` or a folder for one.
-    pack_by : ``pack_by(cell) -> hashable``, or axis names (e.g. ``("task", "N")``: every axis
-        but the seed); missing cells with equal values form one call of ``fn``.
-    max_pack : at most this many cells per call (``None``: no limit).
-    executor : ``None``/``"inprocess"``, ``"process"``, ``"dask"`` (a local cluster), or any
-        ``concurrent.futures.Executor`` (e.g. :func:`dask_executor` of a cluster's client).
-        Executors passed in are not shut down.
-    workers : number of workers for ``"process"`` / ``"dask"`` (default 1).
-    key : cell → store key (default :func:`cell_key`).
-    name, scale, device : recorded in each result's provenance (``scale`` / ``device`` default to
-        the ``LENGTHGEN_SCALE`` / ``LENGTHGEN_DEVICE`` knobs).
-    progress : show a tqdm bar over cells.
-    """
-    if not callable(fn):
-        raise ConfigError(f"fn must be a callable cell function, got {fn!r}")
-    if isinstance(pack_by, str):
-        pack_by = (pack_by,)
-    if pack_by is not None and not callable(pack_by):
-        names = tuple(pack_by) if isinstance(pack_by, (list, tuple)) else None
-        if not names or not all(isinstance(a, str) for a in names):
-            raise ConfigError(f"pack_by must be a callable cell -> hashable or a sequence of axis names, got {pack_by!r}")
-        for a in names:
-            check_choice("pack_by axis", a, tuple(axes) if isinstance(axes, Mapping) else ())
-        pack_by = _AxesKey(names)
-    if max_pack is not None:
-        max_pack = check_positive_int("max_pack", max_pack)
-        if pack_by is None:
-            raise ConfigError("max_pack needs pack_by (cells are only packed when pack_by is given)")
+    if isinstance(executor, cf.Executor):
+        yield executor
+        return
+    kind = check_choice("executor", executor or "inprocess", EXECUTORS)
     if workers is not None:
         workers = check_positive_int("workers", workers)
-    if not callable(key):
-        raise ConfigError(f"key must be a callable cell -> str, got {key!r}")
-    store = _as_store(store)
-    scale = get_scale(scale)
-    device = str(get_device(device))
-    cells = grid(axes)
-    keys = [key(c) for c in cells]
-    if len(set(keys)) != len(keys):
-        raise ConfigError("the key function maps two cells to the same key")
-    todo = [c for c, k in zip(cells, keys) if not store.has(k)]
+    if scheduler is not None and kind != "dask":
+        raise ConfigError(f"--scheduler needs --executor dask (got executor {kind!r})")
+    if kind == "inprocess":
+        yield None
+    elif kind == "process":
+        import multiprocessing as mp
 
-    # group into tasks
-    if pack_by is None:
-        tasks = [(c, [c]) for c in todo]
+        with cf.ProcessPoolExecutor(max_workers=workers or 2, mp_context=mp.get_context("spawn")) as ex:
+            yield ex
     else:
-        groups: dict = {}
-        for c in todo:
-            groups.setdefault(pack_by(c), []).append(c)
-        tasks = []
-        for group in groups.values():
-            size = len(group) if max_pack is None else max_pack
-            for i in range(0, len(group), size):
-                chunk = group[i:i + size]
-                tasks.append((chunk, chunk))
-
-    with contextlib.ExitStack() as stack:
-        if executor is None or isinstance(executor, str):
-            kind = check_choice("executor", "inprocess" if executor is None else executor, EXECUTORS)
-            if kind == "inprocess":
-                ex: cf.Executor = InProcessExecutor()
-            elif kind == "process":
-                ex = stack.enter_context(cf.ProcessPoolExecutor(max_workers=workers or 1))
-            else:
-                ex = stack.enter_context(local_dask_executor(n_workers=workers or 1))
-        elif isinstance(executor, cf.Executor):
-            ex = executor
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ConfigError("--executor dask needs the 'distributed' package "
+                              "(pip install 'dask[distributed]')") from None
+        if scheduler in (None, "local"):
+            cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
         else:
-            raise ConfigError(f"executor must be 'inprocess', 'process', 'dask' or a concurrent.futures.Executor, "
-                              f"got {executor!r}")
-        window = 1 if isinstance(ex, InProcessExecutor) else max(1, len(tasks))
+            if workers is not None:
+                raise ConfigError("--workers applies to a local cluster only; a remote scheduler has its own")
+            cluster = None
+            try:
+                client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError) as err:
+                raise ConfigError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from None
+        try:
+            yield client.get_executor(pure=False)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(cells), initial=len(cells) - len(todo), desc=name, leave=False, dynamic_ncols=True)
-        queue = list(tasks)
-        pending: dict[cf.Future, list[dict]] = {}
-        failures = []
+def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
+    """``{cell name: stored_state}`` for every cell; raises :class:`ScaleConflict` naming the
+    first cell stored at another scale (checked before any work starts)."""
+    names = [c.name for c in cells]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ConfigError(f"cell names must be unique; repeated: {', '.join(dup)}")
+    status = {c.name: stored_state(folder, c, scale) for c in cells}
+    clash = [n for n, s in status.items() if s == "other-scale"]
+    if clash:
+        raise ScaleConflict(f"{cell_path(folder, clash[0])} holds a result of another scale than {scale}; "
+                            f"a {scale} run never replaces it (write elsewhere with --out)")
+    return status
+
+
+def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, device: str = "cpu",
+              executor: str | cf.Executor | None = None, workers: int | None = None,
+              scheduler: str | None = None, budget_s: float | None = None, allow_dirty: bool = False,
+              progress: bool = True, desc: str = "cells", extra: Mapping | None = None) -> dict[str, Any]:
+    """Compute every cell of ``cells`` not already stored under ``folder`` (same scale and hash).
+
+    Returns ``{name: value}`` for the cells stored when it ends (all of them unless ``budget_s``
+    seconds passed: then no new cell is started, the finished ones stay stored, and a re-run
+    resumes). ``device`` is handed to every cell function that takes one. ``extra`` is added to
+    each cell's provenance. See the module docstring for executors and keys.
+    """
+    import torch
+
+    scale = get_scale(scale)
+    cells = list(cells)
+    if not all(isinstance(c, Cell) for c in cells):
+        raise ConfigError("cells must be a list of lengthgen.engine.runs.Cell")
+    folder = Path(folder)
+    status = plan_status(cells, folder, scale)
+    git = git_state()
+    if scale == "full" and git["dirty"] and not allow_dirty:
+        raise ConfigError("a full-scale run needs a clean git tree (commit first), or --allow-dirty "
+                          "(recorded in the provenance)")
+    todo = [c for c in cells if status[c.name] != "done"]
+    threads = torch.get_num_threads()
+    t_start = time.perf_counter()
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(cells), initial=len(cells) - len(todo), desc=desc, leave=False,
+                   dynamic_ncols=True)
+    failures: list[tuple[Cell, BaseException]] = []
+    with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
+        exec_name = "inprocess" if ex is None else (executor if isinstance(executor, str) else type(ex).__name__)
+        window = 1 if ex is None else max(1, workers or 2)
+        queue, pending = list(todo), {}
         try:
             while queue or pending:
                 while queue and len(pending) < window and not failures:
-                    arg, group = queue.pop(0)
-                    pending[ex.submit(_timed, fn, arg)] = group
+                    if budget_s is not None and time.perf_counter() - t_start > budget_s:
+                        queue.clear()
+                        break
+                    c = queue.pop(0)
+                    args = (c.fn, dict(c.kwargs), str(device), bool(progress and ex is None), threads)
+                    if ex is None:
+                        fut: cf.Future = cf.Future()
+                        try:
+                            fut.set_result(_call(*args))
+                        except Exception as err:  # noqa: BLE001 - reported below with the cell
+                            fut.set_exception(err)
+                    else:
+                        fut = ex.submit(_call, *args)
+                    pending[fut] = c
                 if not pending:
                     break
                 done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
                 for fut in done:
-                    group = pending.pop(fut)
+                    c = pending.pop(fut)
                     try:
-                        result, wall = fut.result()
-                    except Exception as err:  # noqa: BLE001 - reported below with the cell
-                        failures.append((group, err))
+                        value, info = fut.result()
+                    except Exception as err:  # noqa: BLE001
+                        failures.append((c, err))
                         for other in list(pending):
                             if other.cancel():
                                 pending.pop(other)
                         continue
-                    _store_results(store, key, group, result, wall, pack_by is not None, name, scale, device)
+                    used = info.pop("devices_used") or ["cpu"]
+                    prov = provenance(scale=scale, device=",".join(used), seeds=c.seeds, git=git,
+                                      extra={**info, "requested_device": str(device), "executor": exec_name,
+                                             "cell": c.name, "config_hash": c.hash,
+                                             "allow_dirty": bool(allow_dirty), **(extra or {})})
+                    write_cell(folder, c, scale, value, prov)
                     if bar is not None:
-                        bar.update(len(group))
+                        bar.update(1)
         finally:
             if bar is not None:
                 bar.close()
-        if failures:
-            group, err = failures[0]
-            raise SweepError(f"{name}: cell function failed on {[key(c) for c in group]}: {err!r}; "
-                             "finished cells are stored, re-run to resume") from err
-    return {k: store.get(k) for k in keys}
+    if failures:
+        c, err = failures[0]
+        raise RunError(f"{desc}: cell {c.name!r} failed: {err!r}; finished cells are stored under "
+                       f"{folder}, re-run to resume") from err
+    out = {}
+    for c in cells:
+        if cell_path(folder, c.name).exists() and stored_state(folder, c, scale) == "done":
+            out[c.name] = cell_value(folder, c.name)
+    return out
 
 
-def _store_results(store, key, group, result, wall, packed, name, scale, device) -> None:
-    if packed:
-        if not isinstance(result, (list, tuple)) or len(result) != len(group):
-            raise SweepError(f"{name}: a packed cell function must return one result per cell "
-                             f"({len(group)}), got {type(result).__name__}"
-                             + (f" of length {len(result)}" if isinstance(result, (list, tuple)) else ""))
-        results = list(result)
-    else:
-        results = [result]
-    for cell, res in zip(group, results):
-        seeds = [v for k, v in cell.items() if "seed" in k and isinstance(v, int)]
-        prov = provenance(scale=scale, device=device, seeds=seeds, wall_time_s=wall,
-                          extra={"sweep": name, "cell": dict(cell), "pack_size": len(group)})
-        store.put(key(cell), res, prov)
+# --------------------------------------------------------------------------- migration
+def adopt(folder, cell: Cell, scale: str, old_path: str | os.PathLike, *, value=None, note: str = "") -> Path:
+    """Re-key a result stored before the runs facility existed as cell ``cell`` (used once per
+    chapter when the store moved to cells). The stored numbers are kept as they are (``value``
+    defaults to the old file's ``data``, or its ``data.value`` for the old keyed store); the old
+    provenance is kept and marked ``migrated`` with the date, the commit doing the migration and
+    ``note``. The configuration hash is the cell's as planned today: the note says why the old
+    run matches it. Refuses a scale that differs from the old provenance's."""
+    import datetime as _dt
+
+    old = load_result(old_path)
+    prov = dict(old["provenance"])
+    if prov.get("scale") != scale:
+        raise ScaleConflict(f"{old_path} was stored at scale {prov.get('scale')!r}, not {scale!r}")
+    if value is None:
+        data = old["data"]
+        value = data["value"] if isinstance(data, dict) and set(data) == {"key", "value"} else data
+    prov["migrated"] = {"from": str(Path(old_path).relative_to(repo_root()) if Path(old_path).is_absolute()
+                                     and repo_root() in Path(old_path).parents else old_path),
+                        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                        "by_commit": git_state()["commit"], "note": note}
+    prov.setdefault("cell", cell.name)
+    prov["config_hash"] = cell.hash
+    return write_cell(folder, cell, scale, value, prov)
+
+
+# --------------------------------------------------------------------------- reading stored runs
+def load_stored(chapter: str, name: str, *, schema=None, folder: str | os.PathLike | None = None,
+                scale: str = "full") -> dict:
+    """The stored full-scale cell ``name`` of ``chapter`` as ``{"provenance": ..., "data": value}``
+    (the shape of :func:`lengthgen.store.load_result`), checked against ``schema`` (a
+    :class:`lengthgen.store.Schema`). ``folder`` defaults to ``results/<chapter>/cells``. A missing,
+    corrupt or invalid file raises :class:`lengthgen.store.ResultFileError` naming it."""
+    from lengthgen.config import CHAPTERS
+
+    check_choice("chapter", chapter, CHAPTERS)
+    folder = Path(folder) if folder is not None else results_dir() / chapter / "cells"
+    path = cell_path(folder, name)
+    obj = load_cell(folder, name, scale=scale)
+    from lengthgen.store import validate
+
+    if schema is not None:
+        validate(obj["data"]["value"], schema, path)
+    return {"provenance": obj["provenance"], "data": obj["data"]["value"], "path": str(path)}
+
+
+def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = None) -> bool:
+    """Whether ``chapter`` has a stored cell ``name`` (the file exists; reading it may still fail)."""
+    folder = Path(folder) if folder is not None else results_dir() / chapter / "cells"
+    return cell_path(folder, name).is_file()

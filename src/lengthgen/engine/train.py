@@ -64,6 +64,7 @@ import torch.nn.functional as F
 
 from lengthgen.config import ConfigError, check_positive_int, get_device
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
+from lengthgen.engine.runs import note_device
 
 __all__ = [
     "OptimConfig", "Validation", "TrainResult", "train_ensemble", "evaluate_ensemble",
@@ -313,6 +314,7 @@ def evaluate_ensemble(model, params: Mapping[str, torch.Tensor], banks: Mapping,
     if batch_size is not None:
         check_positive_int("batch_size", batch_size)
     dev = _params_device(params) if device is None else get_device(device)
+    note_device(dev)                               # provenance: where the trained tensors live
     params = {k: v.detach().to(dev) for k, v in params.items()}
     out = {}
     for key, bank in banks.items():

@@ -1,21 +1,27 @@
-"""Chapter 0 (attention dilution): the numeric check of eqs. 1–2 on a grid of N up to 10^5."""
+"""Chapter 0 (attention dilution): the numeric check of eqs. 1–2 on a grid of N up to 10^5.
+
+The chapter's one stored cell, ``dilution_grid`` (section "The stored run"), is scale-independent:
+smoke and full compute the same grid.
+"""
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
-import numpy as np
-
 from lengthgen.chapters.ch0.dilution import favoured_weight, softmax_weight
-from lengthgen.store import provenance, save_result
+from lengthgen.engine.runs import Cell
+from lengthgen.store import Schema
 
 #: Advantages and lengths of the chapter's table; scale-independent, so smoke == full.
 C_VALUES = (0.5, 1.0, 2.0, 4.0)
 N_VALUES = (1, 2, 10, 100, 1_000, 10_000, 100_000)
 
+#: What a stored dilution grid must hold (checked on load).
+GRID_SCHEMA = Schema("ch0 dilution grid", required=("rows.*.c", "rows.*.N", "rows.*.log_scaled", "max_abs_error"),
+                     probabilities=("rows.*.softmax", "rows.*.closed_form"),
+                     counts=(("rows", lambda d: 2 * len(C_VALUES) * len(N_VALUES)),))
+
 
 def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:
-    """Numeric (torch.softmax) and closed-form favoured weights on the (c, N) grid, both scalings."""
+    """Numeric (torch.softmax) and closed-form favoured weights on the (c, N) grid, both scalings
+    (chapter 0, "The weight of the favoured position")."""
     rows = []
     for log_scaled in (False, True):
         for c in c_values:
@@ -27,8 +33,6 @@ def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:
     return {"rows": rows, "max_abs_error": err}
 
 
-def reproduce(scale: str, device: str, out: Path) -> list[Path]:
-    t0 = time.perf_counter()
-    data = dilution_grid()
-    prov = provenance(scale=scale, device=device, wall_time_s=time.perf_counter() - t0)
-    return [save_result(Path(out) / "dilution_grid.json", data, prov)]
+def cells(scale: str) -> list[Cell]:
+    """The chapter's reproduction plan: one cell, the same at both scales."""
+    return [Cell("dilution_grid", dilution_grid, {"c_values": list(C_VALUES), "n_values": list(N_VALUES)})]

@@ -1,0 +1,253 @@
+"""The runs facility: keys (scale + configuration hash), resume after a killed run, scale safety,
+provenance, executors giving bit-identical results, and bad input."""
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+
+from lengthgen.config import ConfigError
+from lengthgen.engine import runs
+from lengthgen.engine.runs import Cell, RunError, ScaleConflict, config_hash, run_cells
+from lengthgen.store import ResultFileError, load_result
+
+
+# module-level cell functions: process pools and Dask pickle them by reference
+def square(n, seed=0):
+    return {"value": n * n + seed}
+
+
+def failing(n):
+    if n == 3:
+        raise ArithmeticError("boom")
+    return n
+
+
+def slow(i):
+    time.sleep(0.3)
+    return {"i": i, "pid": os.getpid()}
+
+
+def train_cell(n_members, steps, device="cpu"):
+    """A tiny ensemble trained with the engine: the numbers must not depend on the executor."""
+    from lengthgen.engine.train import OptimConfig, seeded_generators, train_ensemble
+
+    class Linear:
+        def forward(self, p, x):
+            return torch.einsum("ebn,en->eb", x, p["w"])
+
+    seeds = list(range(n_members))
+    gens = seeded_generators(seeds)
+    params = {"w": torch.stack([torch.randn(4, generator=g, dtype=torch.float64) for g in gens])}
+
+    def sample(step, g):
+        x = torch.stack([torch.randint(0, 2, (16, 4), generator=gi) for gi in g]).double()
+        return x, x[..., 0]
+
+    res = train_ensemble(Linear(), params, sample=sample, optim=OptimConfig("adam", lr=0.05),
+                         steps=steps, data_seeds=seeds, progress=False, device=device)
+    return {"w": res.final_params["w"].tolist(), "device": res.device}
+
+
+def cells3():
+    return [Cell(f"sq{n}", square, {"n": n}, seeds=(0,)) for n in (1, 2, 3)]
+
+
+def test_config_hash_is_stable_and_sensitive():
+    a = config_hash(square, {"n": 2, "seed": 1})
+    assert a == config_hash(square, {"seed": 1, "n": 2})          # key order does not matter
+    assert a == config_hash(square, {"n": 2, "seed": 1})
+    assert a != config_hash(square, {"n": 3, "seed": 1})
+    assert a != config_hash(failing, {"n": 2, "seed": 1})         # the function is part of the key
+    assert config_hash(square, {"n": (1, 2)}) == config_hash(square, {"n": [1, 2]})
+    assert len(a) == 12
+
+
+def test_cells_stored_with_key_and_provenance(tmp_path):
+    out = run_cells(cells3(), tmp_path, scale="smoke", progress=False)
+    assert out == {"sq1": {"value": 1}, "sq2": {"value": 4}, "sq3": {"value": 9}}
+    obj = load_result(tmp_path / "sq2.json")
+    d, p = obj["data"], obj["provenance"]
+    assert d["scale"] == "smoke" and d["config_hash"] == cells3()[1].hash and d["kwargs"] == {"n": 2}
+    for key in ("command", "git_commit", "git_dirty", "torch_version", "numpy_version", "lengthgen_version",
+                "device", "requested_device", "threads", "wall_time_s", "cpu_time_s", "load_avg_start",
+                "load_avg_end", "date", "executor", "config_hash", "seeds"):
+        assert key in p, key
+    assert p["device"] == "cpu" and p["seeds"] == [0] and p["executor"] == "inprocess"
+    mode = stat.S_IMODE(os.stat(tmp_path / "sq2.json").st_mode)
+    assert mode & 0o044 == 0o044, oct(mode)                       # world-readable
+
+
+def test_rerun_skips_done_and_recomputes_changed(tmp_path):
+    run_cells(cells3(), tmp_path, scale="smoke", progress=False)
+    before = {n: load_result(tmp_path / f"sq{n}.json")["provenance"]["date"] for n in (1, 2, 3)}
+    mtimes = {n: os.stat(tmp_path / f"sq{n}.json").st_mtime_ns for n in (1, 2, 3)}
+    changed = [Cell("sq1", square, {"n": 1}), Cell("sq2", square, {"n": 2, "seed": 5}), Cell("sq3", square, {"n": 3})]
+    out = run_cells(changed, tmp_path, scale="smoke", progress=False)
+    assert out["sq2"] == {"value": 9}                              # recomputed, not reused
+    assert os.stat(tmp_path / "sq1.json").st_mtime_ns == mtimes[1]  # untouched
+    assert os.stat(tmp_path / "sq3.json").st_mtime_ns == mtimes[3]
+    assert load_result(tmp_path / "sq1.json")["provenance"]["date"] == before[1]
+    assert runs.stored_state(tmp_path, changed[1], "smoke") == "done"
+
+
+def test_other_scale_is_never_replaced(tmp_path):
+    run_cells(cells3(), tmp_path, scale="full", allow_dirty=True, progress=False)
+    text = (tmp_path / "sq1.json").read_text()
+    with pytest.raises(ScaleConflict, match=r"sq1\.json holds a result of another scale than smoke"):
+        run_cells(cells3(), tmp_path, scale="smoke", progress=False)
+    assert (tmp_path / "sq1.json").read_text() == text
+    runs.write_output(tmp_path / "summary.json", {"x": 1}, scale="full",
+                      prov=runs.provenance(scale="full", device="cpu"))
+    with pytest.raises(ScaleConflict, match="holds a full-scale result"):
+        runs.write_output(tmp_path / "summary.json", {"x": 2}, scale="smoke",
+                          prov=runs.provenance(scale="smoke", device="cpu"))
+    assert load_result(tmp_path / "summary.json")["data"] == {"x": 1}
+
+
+def test_full_scale_needs_a_clean_tree(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "git_state", lambda: {"commit": "abc", "dirty": True})
+    with pytest.raises(ConfigError, match="needs a clean git tree"):
+        run_cells(cells3(), tmp_path, scale="full", progress=False)
+    assert not list(tmp_path.glob("*.json"))
+    run_cells(cells3(), tmp_path, scale="full", allow_dirty=True, progress=False)
+    prov = load_result(tmp_path / "sq1.json")["provenance"]
+    assert prov["git_dirty"] is True and prov["allow_dirty"] is True
+    run_cells(cells3(), tmp_path / "smoke", scale="smoke", progress=False)   # smoke: no check
+
+
+def test_failure_keeps_finished_cells(tmp_path):
+    cells = [Cell(f"f{n}", failing, {"n": n}) for n in (1, 2, 3, 4)]
+    with pytest.raises(RunError, match=r"cell 'f3' failed: ArithmeticError\('boom'\).*re-run to resume"):
+        run_cells(cells, tmp_path, scale="smoke", progress=False)
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["f1.json", "f2.json"]
+
+
+def test_budget_stops_starting_cells(tmp_path):
+    cells = [Cell(f"s{i}", slow, {"i": i}) for i in range(4)]
+    out = run_cells(cells, tmp_path, scale="smoke", budget_s=0.1, progress=False)
+    assert 1 <= len(out) < 4
+    out = run_cells(cells, tmp_path, scale="smoke", progress=False)
+    assert sorted(out) == ["s0", "s1", "s2", "s3"]
+
+
+KILL_MODULE = textwrap.dedent("""
+    import os, sys, time
+    from lengthgen.engine.runs import Cell, run_cells
+
+    def slow(i):
+        time.sleep(0.3)
+        return {"i": i, "pid": os.getpid()}
+
+    def cells():
+        return [Cell(f"s{i}", slow, {"i": i}) for i in range(8)]
+
+    def main(folder):
+        run_cells(cells(), folder, scale="smoke", progress=False)
+""")
+
+
+def test_resume_after_kill(tmp_path, monkeypatch):
+    folder = tmp_path / "killed"
+    (tmp_path / "killmod.py").write_text(KILL_MODULE)
+    proc = subprocess.Popen([sys.executable, "-c", f"import killmod; killmod.main({str(folder)!r})"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, "LENGTHGEN_THREADS": "1", "PYTHONPATH": str(tmp_path)})
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if folder.is_dir() and len(list(folder.glob("s*.json"))) >= 2:
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"run ended early: {proc.stderr.read().decode()}")
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    before = {p.stem: load_result(p)["data"]["value"]["pid"] for p in folder.glob("s*.json")}
+    assert 2 <= len(before) < 8, before
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import killmod
+
+    out = run_cells(killmod.cells(), folder, scale="smoke", progress=False)
+    assert sorted(out) == sorted(f"s{i}" for i in range(8))       # nothing lost
+    assert all(out[k]["pid"] == pid for k, pid in before.items())  # nothing computed twice
+    assert all(out[k]["pid"] == os.getpid() for k in out if k not in before)
+
+
+def _train_cells():
+    return [Cell(f"t{n}", train_cell, {"n_members": n, "steps": 15}) for n in (2, 3)]
+
+
+def test_process_and_dask_executors_are_bit_identical(tmp_path):
+    ref = run_cells(_train_cells(), tmp_path / "inproc", scale="smoke", progress=False)
+    pool = run_cells(_train_cells(), tmp_path / "pool", scale="smoke", executor="process", workers=2,
+                     progress=False)
+    assert pool == ref
+    pytest.importorskip("dask.distributed")
+    dask = run_cells(_train_cells(), tmp_path / "dask", scale="smoke", executor="dask", scheduler="local",
+                     workers=2, progress=False)
+    assert dask == ref
+    prov = load_result(tmp_path / "dask" / "t2.json")["provenance"]
+    assert prov["executor"] == "dask" and prov["pid"] != os.getpid() and prov["device"] == "cpu"
+
+
+def test_device_actually_used_is_recorded(tmp_path):
+    run_cells(_train_cells()[:1], tmp_path, scale="smoke", device="cpu", progress=False)
+    prov = load_result(tmp_path / "t2.json")["provenance"]
+    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu"
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda t: (t / "f").write_text("x") and t / "f", "is an existing file"),
+    (lambda t: (t / "g").write_text("x") and t / "g" / "sub", "is under the file"),
+])
+def test_check_out_dir_bad_paths(tmp_path, make, match):
+    with pytest.raises(ConfigError, match=match):
+        runs.check_out_dir(make(tmp_path))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_check_out_dir_not_writable(tmp_path):  # pragma: no cover - CI runs as root
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o500)
+    with pytest.raises(ConfigError, match="not writable|cannot be created"):
+        runs.check_out_dir(ro / "x")
+
+
+def test_corrupt_and_foreign_files_are_named(tmp_path):
+    (tmp_path / "sq1.json").write_text("{not json")
+    with pytest.raises(ResultFileError, match=r"corrupt result file .*sq1\.json"):
+        run_cells(cells3(), tmp_path, scale="smoke", progress=False)
+    (tmp_path / "sq1.json").write_text('{"provenance": {}, "data": {"x": 1}}')
+    with pytest.raises(ResultFileError, match=r"sq1\.json: not a cell of the runs facility"):
+        run_cells(cells3(), tmp_path, scale="smoke", progress=False)
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(ConfigError, match="cell name 'a/b'"):
+        Cell("a/b", square, {})
+    with pytest.raises(ConfigError, match="fn must be callable"):
+        Cell("a", 3, {})
+    with pytest.raises(ConfigError, match="kwargs must be a dict"):
+        Cell("a", square, [1])
+    with pytest.raises(ConfigError, match="repeated: a"):
+        run_cells([Cell("a", square, {"n": 1}), Cell("a", square, {"n": 2})], tmp_path, scale="smoke")
+    with pytest.raises(ConfigError, match="valid choices: inprocess, process, dask"):
+        run_cells(cells3(), tmp_path, scale="smoke", executor="threads")
+    with pytest.raises(ConfigError, match="workers must be an integer >= 1"):
+        run_cells(cells3(), tmp_path, scale="smoke", executor="process", workers=0)
+    with pytest.raises(ConfigError, match="--scheduler needs --executor dask"):
+        run_cells(cells3(), tmp_path, scale="smoke", executor="process", scheduler="local")
+    with pytest.raises(ConfigError, match="valid choices: smoke, full"):
+        run_cells(cells3(), tmp_path, scale="huge")
+    with pytest.raises(ConfigError, match="must be a list of lengthgen.engine.runs.Cell"):
+        run_cells([square], tmp_path, scale="smoke")
