@@ -4,7 +4,7 @@ import os
 import pytest
 
 from lengthgen import store
-from lengthgen.store import ResultFileError, ResultStore
+from lengthgen.store import ResultFileError, Schema, validate
 
 
 def _prov(**kw):
@@ -62,12 +62,53 @@ def test_provenance_required(tmp_path):
         store.save_result(tmp_path / "r.json", {}, {"scale": "smoke"})
 
 
-def test_result_store(tmp_path):
-    rs = ResultStore(tmp_path / "sweep")
-    assert not rs.has("N=11/seed=3")
-    rs.put("N=11/seed=3", {"acc": 1.0}, _prov())
-    assert rs.has("N=11/seed=3") and rs.get("N=11/seed=3") == {"acc": 1.0}
-    assert rs.keys() == ["N=11/seed=3"]
+SCHEMA = Schema("toy run", required=("seeds", "members.*.seed"), probabilities=("members.*.test.*",),
+                counts=(("members", lambda d: len(d["seeds"])),))
+
+
+def _toy():
+    return {"seeds": [1, 2], "members": [{"seed": 1, "test": {"10": 0.5, "20": 1.0}},
+                                         {"seed": 2, "test": {"10": 0.0, "20": 0.75}}]}
+
+
+def test_schema_accepts_valid_data():
+    assert validate(_toy(), SCHEMA, "r.json") == _toy()
+
+
+@pytest.mark.parametrize("tamper, match", [
+    (lambda d: d["members"][1]["test"].__setitem__("20", 7.0),
+     r"invalid toy run result r\.json: field 'members\.1\.test\.20' must be a probability in \[0, 1\], got 7\.0"),
+    (lambda d: d["members"][0]["test"].__setitem__("10", "0.5"), r"'members\.0\.test\.10' must be a probability"),
+    (lambda d: d["members"][0]["test"].__setitem__("10", True), r"'members\.0\.test\.10' must be a probability"),
+    (lambda d: d["members"].pop(), r"field 'members' has 1 entries, but the declared protocol needs 2"),
+    (lambda d: d["members"][0].pop("seed"), r"field 'members\.0\.seed' is missing"),
+    (lambda d: d.pop("seeds"), r"field 'seeds' is missing"),
+    (lambda d: d.__setitem__("members", 3), r"field 'members\.\*' is missing"),
+])
+def test_schema_names_file_and_field(tamper, match):
+    d = _toy()
+    tamper(d)
+    with pytest.raises(ResultFileError, match=match):
+        validate(d, SCHEMA, "r.json")
+
+
+def test_load_result_validates_and_files_are_world_readable(tmp_path):
+    path = store.save_result(tmp_path / "r.json", _toy(), _prov())
+    assert os.stat(path).st_mode & 0o644 == 0o644
+    assert store.load_result(path, schema=SCHEMA)["data"] == _toy()
+    bad = _toy()
+    bad["members"][0]["test"]["10"] = 7.0
+    store.save_result(path, bad, _prov())
+    with pytest.raises(ResultFileError, match=r"r\.json: field 'members\.0\.test\.10'"):
+        store.load_result(path, schema=SCHEMA)
+
+
+def test_git_state_and_versions_in_provenance():
+    p = _prov()
+    st = store.git_state()
+    assert set(st) == {"commit", "dirty"}
+    for key in ("numpy_version", "lengthgen_version", "threads", "python_version"):
+        assert key in p
 
 
 def test_repo_root_env(monkeypatch, tmp_path):
