@@ -63,7 +63,7 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.config import ConfigError, check_positive_int, get_device
-from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
+from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
 from lengthgen.engine.runs import note_device
 
 __all__ = [
@@ -379,6 +379,58 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
     device : ``None`` keeps the device of ``params``; otherwise resolved by
         :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``).
     """
+    E, steps, record_every, optim, gens, dev = _check_train_args(model, params, sample, loss, optim, steps,
+                                                                 data_seeds, validation, record_every, device)
+    metric = classification_metric if validation is None or validation.metric is None else validation.metric
+    with_members = _accepts_members(sample)
+
+    t0 = time.perf_counter()
+    P = {k: v.detach().to(dev).clone() for k, v in params.items()}
+    names = [k for k in P if not k.startswith("_")]
+    if not names:
+        raise ConfigError("no trainable parameters (every name starts with '_')")
+    for k in names:
+        P[k].requires_grad_(True)
+    opt = EnsembleOptimizer(optim, P, names)
+    members = _Members(P, E, steps, validation)
+    log = _LossLog(E, steps, record_every)
+
+    bar = _progress_bar(steps, desc, progress)
+    step = 0
+    try:
+        for step in range(steps):
+            n_act = int(members.active.numel())
+            x, y = _draw_batch(sample, step, gens, members.active, with_members, dev)
+            lvec = _update_step(model, P, names, opt, optim.clip, loss, x, y, n_act)
+            done = step + 1
+            log.record(done, lvec)
+            if bar is not None:
+                bar.update(1)
+                if done % 50 == 0 or done == steps:
+                    bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
+            if members.validation_due(done):
+                members.validate(model, P, done, metric, dev)
+                stop = members.to_stop()
+                if stop is not None:
+                    log.flush(members.active)          # the rows of the loss history still use the old members
+                    keep = members.stop(P, stop, done, dev)
+                    if keep.numel() == 0:
+                        break
+                    kd = keep.to(dev)
+                    P = {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
+                    opt.select(keep)
+    finally:
+        if bar is not None:
+            bar.close()
+    log.flush(members.active)
+    steps_run = step + 1
+    members.finish(P, steps_run, dev)
+    return _train_result(members, log, steps_run, E, time.perf_counter() - t0, dev)
+
+
+def _check_train_args(model, params, sample, loss, optim, steps, data_seeds, validation, record_every, device):
+    """Check the arguments of :func:`train_ensemble` (one-line errors, in this order) and resolve the
+    defaults: returns ``(E, steps, record_every, optim, data generators, device)``."""
     _check_model(model)
     E = members_of(params)
     steps = check_positive_int("steps", steps)
@@ -401,139 +453,185 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
         if not (t.is_floating_point() or name.startswith("_")):
             raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
     dev = _params_device(params) if device is None else get_device(device)
-    metric = classification_metric if validation is None or validation.metric is None else validation.metric
-    with_members = _accepts_members(sample)
+    return E, steps, record_every, optim, gens, dev
 
-    t0 = time.perf_counter()
-    P = {k: v.detach().to(dev).clone() for k, v in params.items()}
-    names = [k for k in P if not k.startswith("_")]
-    if not names:
-        raise ConfigError("no trainable parameters (every name starts with '_')")
-    for k in names:
-        P[k].requires_grad_(True)
-    opt = EnsembleOptimizer(optim, P, names)
 
-    active = torch.arange(E)                       # original indices of the members in the batch
-    final = _to_cpu(P)
-    best = _to_cpu(P)
-    best_step = torch.zeros(E, dtype=torch.long)
-    best_acc = torch.full((E,), float("nan"), dtype=torch.float64)
-    best_loss = torch.full((E,), float("nan"), dtype=torch.float64)
-    stop_step = torch.full((E,), steps, dtype=torch.long)
-    perfect = torch.zeros(E, dtype=torch.long)
-    if validation is not None:
-        best_acc.fill_(-math.inf)
-        best_loss.fill_(math.inf)
-    hist_loss, hist_step, val_step, val_acc, val_loss = [], [], [], [], []
-    buf_loss: list[torch.Tensor] = []
-
-    def flush() -> None:
-        """Move the buffered training losses of the current members into [k, E] CPU rows."""
-        if buf_loss:
-            vals = torch.stack(buf_loss).to("cpu", torch.float64)
-            rows = torch.full((vals.shape[0], E), float("nan"), dtype=torch.float64)
-            rows[:, active] = vals
-            hist_loss.append(rows)
-            buf_loss.clear()
-
+def _progress_bar(steps: int, desc: str, progress: bool):
+    """A tqdm bar over ``steps`` updates (disabled unless ``progress``); ``None`` if tqdm is missing."""
     try:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=steps, desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
+        return tqdm(total=steps, desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
     except ImportError:  # pragma: no cover - tqdm is a dependency
-        bar = None
-    step = 0
-    try:
-        for step in range(steps):
-            n_act = int(active.numel())
-            kw = {"members": active.clone()} if with_members else {}
-            x, y = sample(step, gens if n_act == E else [gens[i] for i in active.tolist()], **kw)
-            x = _tree_map(lambda t: t.to(dev), x)
-            y = _tree_map(lambda t: t.to(dev), y)
-            out = model.forward(P, x)
-            lvec = loss(out, y)
-            if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
-                raise ValueError(f"loss must return a per-member tensor of shape [{n_act}], got "
-                                 f"{getattr(lvec, 'shape', type(lvec).__name__)}")
-            grads = torch.autograd.grad(lvec.sum(), [P[k] for k in names], allow_unused=True)
-            grads = [torch.zeros_like(P[k]) if g is None else g for k, g in zip(names, grads)]
-            if optim.clip is not None:
-                from lengthgen.engine.optim import clip_grad_norm_
+        return None
 
-                clip_grad_norm_(grads, optim.clip)
-            opt.step(P, dict(zip(names, grads)))
-            done = step + 1
-            if done % record_every == 0 or done == steps:
-                buf_loss.append(lvec.detach())   # stays on the device: no sync per step
-                hist_step.append(done)
-            if bar is not None:
-                bar.update(1)
-                if done % 50 == 0 or done == steps:
-                    bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
-            if validation is not None and (done % validation.every == 0 or (validation.at_end and done == steps)):
-                bx, by = validation.bank
-                if validation.per_member:
-                    bx = _tree_map(lambda t: t.index_select(0, active.to(t.device)), bx)
-                    by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), by)
-                vals = _evaluate(model, P, bx, by, metric, n_act, validation.per_member, validation.batch_size, dev)
-                if len(vals) != 2:
-                    raise ValueError("the validation metric must return (accuracy [E], loss [E])")
-                acc, vloss = vals
-                acc, vloss = acc.cpu(), vloss.cpu()
-                arow = torch.full((E,), float("nan"), dtype=torch.float64)
-                lrow = arow.clone()
-                arow[active], lrow[active] = acc, vloss
-                val_step.append(done)
-                val_acc.append(arow)
-                val_loss.append(lrow)
-                better = (acc > best_acc[active]) | ((acc == best_acc[active]) & (vloss < best_loss[active]))
-                if bool(better.any()):
-                    idx = better.nonzero().flatten()
-                    orig = active[idx]
-                    for k in P:
-                        best[k][orig] = P[k].detach()[idx.to(dev)].cpu()
-                    best_acc[orig], best_loss[orig] = acc[idx], vloss[idx]
-                    best_step[orig] = done
-                perfect[active] = torch.where(acc == 1.0, perfect[active] + 1, torch.zeros_like(perfect[active]))
-                if validation.patience is not None:
-                    stop = perfect[active] >= validation.patience
-                    if bool(stop.any()):
-                        flush()
-                        idx = stop.nonzero().flatten()
-                        orig = active[idx]
-                        for k in P:
-                            final[k][orig] = P[k].detach()[idx.to(dev)].cpu()
-                        stop_step[orig] = done
-                        keep = (~stop).nonzero().flatten()
-                        active = active[keep]
-                        if active.numel() == 0:
-                            break
-                        kd = keep.to(dev)
-                        P = {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
-                        opt.select(keep)
-    finally:
-        if bar is not None:
-            bar.close()
-    flush()
-    steps_run = step + 1
-    if active.numel():
-        idx = torch.arange(active.numel())
+
+def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: bool, dev):
+    """The batch ``(x, y)`` of update ``step`` on ``dev``, drawn from the data generators of the members
+    still training (``active``: their original indices, passed as ``members=`` when ``sample`` takes it)."""
+    kw = {"members": active.clone()} if with_members else {}
+    x, y = sample(step, gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()], **kw)
+    return _tree_map(lambda t: t.to(dev), x), _tree_map(lambda t: t.to(dev), y)
+
+
+def _update_step(model, P, names, opt: EnsembleOptimizer, clip, loss, x, y, n_act: int) -> torch.Tensor:
+    """One update of the ``n_act`` members in ``P`` (in place): per-member loss on the batch, gradients of
+    its sum (zeros for unused parameters), optional per-member norm clipping, one optimizer step.
+    Returns the per-member training loss ``[n_act]`` of the batch, computed before the update."""
+    lvec = loss(model.forward(P, x), y)
+    if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
+        raise ValueError(f"loss must return a per-member tensor of shape [{n_act}], got "
+                         f"{getattr(lvec, 'shape', type(lvec).__name__)}")
+    grads = torch.autograd.grad(lvec.sum(), [P[k] for k in names], allow_unused=True)
+    grads = [torch.zeros_like(P[k]) if g is None else g for k, g in zip(names, grads)]
+    if clip is not None:
+        clip_grad_norm_(grads, clip)
+    opt.step(P, dict(zip(names, grads)))
+    return lvec
+
+
+class _LossLog:
+    """The training-loss history ``[records, E]`` of one run.
+
+    The loss of every ``record_every``-th update (and of the last) is buffered on the device, so a
+    step does not synchronise; :meth:`flush` moves the buffer to CPU rows in float64, with NaN for
+    members that are no longer training. It must run before the set of training members changes.
+    """
+
+    def __init__(self, E: int, steps: int, record_every: int):
+        self.E, self.steps, self.every = E, steps, record_every
+        self.rows: list[torch.Tensor] = []
+        self.step: list[int] = []
+        self._buf: list[torch.Tensor] = []
+
+    def record(self, done: int, lvec: torch.Tensor) -> None:
+        """Keep the losses ``lvec`` [members training] of update number ``done`` if it is recorded."""
+        if done % self.every == 0 or done == self.steps:
+            self._buf.append(lvec.detach())
+            self.step.append(done)
+
+    def flush(self, active: torch.Tensor) -> None:
+        """Move the buffered losses of the members ``active`` (original indices) into [k, E] CPU rows."""
+        if self._buf:
+            vals = torch.stack(self._buf).to("cpu", torch.float64)
+            rows = torch.full((vals.shape[0], self.E), float("nan"), dtype=torch.float64)
+            rows[:, active] = vals
+            self.rows.append(rows)
+            self._buf.clear()
+
+
+class _Members:
+    """Per-member bookkeeping of one run: who still trains, checkpoint selection, early stopping.
+
+    ``active`` holds the original indices of the members still in the batch (row i of the
+    training tensors is member ``active[i]``). ``final`` and ``stop_step`` receive a member's
+    parameters and update count when it stops (or at the end); with validation, ``best`` /
+    ``best_step`` / ``best_acc`` / ``best_loss`` hold the selected checkpoint — the highest
+    validation accuracy, ties broken by lower validation loss, then by the earlier update — and
+    ``perfect`` counts consecutive validations with accuracy exactly 1 (Zhu & Chiang D.2).
+    """
+
+    def __init__(self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation: Validation | None):
+        self.validation, self.steps = validation, steps
+        self.active = torch.arange(E)
+        self.final = _to_cpu(P)
+        self.best = _to_cpu(P)
+        self.best_step = torch.zeros(E, dtype=torch.long)
+        self.best_acc = torch.full((E,), float("nan"), dtype=torch.float64)
+        self.best_loss = torch.full((E,), float("nan"), dtype=torch.float64)
+        self.stop_step = torch.full((E,), steps, dtype=torch.long)
+        self.perfect = torch.zeros(E, dtype=torch.long)
+        if validation is not None:
+            self.best_acc.fill_(-math.inf)
+            self.best_loss.fill_(math.inf)
+        self.val_step: list[int] = []
+        self.val_acc: list[torch.Tensor] = []
+        self.val_loss: list[torch.Tensor] = []
+
+    def validation_due(self, done: int) -> bool:
+        """Whether the members are validated after update number ``done`` (every ``every`` updates,
+        and after the last one with ``at_end``)."""
+        v = self.validation
+        return v is not None and (done % v.every == 0 or (v.at_end and done == self.steps))
+
+    def validate(self, model, P, done: int, metric, dev) -> None:
+        """Evaluate the training members ``P`` on the validation bank after update ``done``: append the
+        accuracy / loss rows [E] (NaN for stopped members), take the new checkpoint of every member
+        that improved (higher accuracy, or equal accuracy and lower loss) and update the counts of
+        consecutive perfect validations."""
+        v, active = self.validation, self.active
+        bx, by = v.bank
+        if v.per_member:
+            bx = _tree_map(lambda t: t.index_select(0, active.to(t.device)), bx)
+            by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), by)
+        vals = _evaluate(model, P, bx, by, metric, int(active.numel()), v.per_member, v.batch_size, dev)
+        if len(vals) != 2:
+            raise ValueError("the validation metric must return (accuracy [E], loss [E])")
+        acc, vloss = vals
+        acc, vloss = acc.cpu(), vloss.cpu()
+        arow = torch.full((self.best_acc.numel(),), float("nan"), dtype=torch.float64)
+        lrow = arow.clone()
+        arow[active], lrow[active] = acc, vloss
+        self.val_step.append(done)
+        self.val_acc.append(arow)
+        self.val_loss.append(lrow)
+        better = (acc > self.best_acc[active]) | ((acc == self.best_acc[active]) & (vloss < self.best_loss[active]))
+        if bool(better.any()):
+            idx = better.nonzero().flatten()
+            orig = active[idx]
+            for k in P:
+                self.best[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+            self.best_acc[orig], self.best_loss[orig] = acc[idx], vloss[idx]
+            self.best_step[orig] = done
+        perfect = self.perfect[active]
+        self.perfect[active] = torch.where(acc == 1.0, perfect + 1, torch.zeros_like(perfect))
+
+    def to_stop(self) -> torch.Tensor | None:
+        """Mask [training members] of those with ``patience`` consecutive perfect validations, or
+        ``None`` when no member stops now (or ``patience`` is ``None``)."""
+        if self.validation.patience is None:
+            return None
+        stop = self.perfect[self.active] >= self.validation.patience
+        return stop if bool(stop.any()) else None
+
+    def stop(self, P, stop: torch.Tensor, done: int, dev) -> torch.Tensor:
+        """Stop the training members marked in ``stop`` after update ``done``: keep their final
+        parameters and update count and drop them from ``active``. Returns the positions in ``P``
+        of the members that keep training (``P`` and the optimizer state are then cut to these)."""
+        idx = stop.nonzero().flatten()
+        orig = self.active[idx]
         for k in P:
-            final[k][active] = P[k].detach()[idx.to(dev)].cpu()
-        stop_step[active] = steps_run
-    if validation is None:
-        best = {k: v.clone() for k, v in final.items()}
-        best_step = stop_step.clone()
+            self.final[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+        self.stop_step[orig] = done
+        keep = (~stop).nonzero().flatten()
+        self.active = self.active[keep]
+        return keep
+
+    def finish(self, P, steps_run: int, dev) -> None:
+        """End of the loop after ``steps_run`` updates: the members still training keep their current
+        parameters as final ones; without validation the selected checkpoint is the final one."""
+        if self.active.numel():
+            idx = torch.arange(self.active.numel())
+            for k in P:
+                self.final[k][self.active] = P[k].detach()[idx.to(dev)].cpu()
+            self.stop_step[self.active] = steps_run
+        if self.validation is None:
+            self.best = {k: v.clone() for k, v in self.final.items()}
+            self.best_step = self.stop_step.clone()
+
+
+def _train_result(members: _Members, log: _LossLog, steps_run: int, E: int, wall_time_s: float, dev) -> TrainResult:
+    """Assemble the :class:`TrainResult` of a finished run from its member state and loss log."""
     history = {
-        "loss": torch.cat(hist_loss) if hist_loss else torch.empty(0, E, dtype=torch.float64),
-        "step": torch.tensor(hist_step, dtype=torch.long),
-        "val_step": torch.tensor(val_step, dtype=torch.long),
-        "val_acc": torch.stack(val_acc) if val_acc else torch.empty(0, E, dtype=torch.float64),
-        "val_loss": torch.stack(val_loss) if val_loss else torch.empty(0, E, dtype=torch.float64),
+        "loss": torch.cat(log.rows) if log.rows else torch.empty(0, E, dtype=torch.float64),
+        "step": torch.tensor(log.step, dtype=torch.long),
+        "val_step": torch.tensor(members.val_step, dtype=torch.long),
+        "val_acc": torch.stack(members.val_acc) if members.val_acc else torch.empty(0, E, dtype=torch.float64),
+        "val_loss": torch.stack(members.val_loss) if members.val_loss else torch.empty(0, E, dtype=torch.float64),
     }
-    return TrainResult(params=best, final_params=final, history=history, best_step=best_step,
-                       best_acc=best_acc, best_loss=best_loss, stop_step=stop_step, steps_run=steps_run,
-                       members=E, wall_time_s=time.perf_counter() - t0, device=str(dev))
+    return TrainResult(params=members.best, final_params=members.final, history=history, best_step=members.best_step,
+                       best_acc=members.best_acc, best_loss=members.best_loss, stop_step=members.stop_step,
+                       steps_run=steps_run, members=E, wall_time_s=wall_time_s, device=str(dev))
 
 
 # --------------------------------------------------------------------------- torch.func wrapper
