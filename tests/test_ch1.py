@@ -1,18 +1,26 @@
-"""Chapter 1's sweeps and training entry points, on tiny sizes."""
+"""Chapter 1: sweeps and training on tiny sizes, the reproduction plan on the runs facility (resume,
+device pass-through), the schemas of the stored cells, and the stored full-scale cells themselves."""
 import json
+import re
 
-import numpy as np
 import pytest
-import torch
 
+from lengthgen.chapters import reproduce
 from lengthgen.chapters.ch1 import constructions as C
-from lengthgen.nn import tasks
 from lengthgen.chapters.ch1 import experiments as ch1
+from lengthgen.chapters.ch1 import paper
+from lengthgen.config import ConfigError
+from lengthgen.engine import runs
+from lengthgen.nn import tasks
+from lengthgen.store import ResultFileError, load_result, results_dir, validate
 
+CELLS = ["fig2", "sensitivity", "parity_training", "first_training"]
+STORED = results_dir() / "ch1" / "cells"
 TINY = {"runs": 1, "epochs": 1, "steps_per_epoch": 3, "test_n": 50, "test_strings": 4, "eval_every_epochs": 1,
         "parity_runs": 1, "parity_epochs": 1, "parity_n": 6, "fig2_strings": 3, "sens_points": 3, "sens_strings": 5}
 
 
+# --------------------------------------------------------------------------- analyses
 def test_flawed_first_error_matches_brute_force():
     for n in (1, 2, 5, 9, 12):
         enc, p = C.first_log_scaled(log_scaled=False, c=2.0)
@@ -33,6 +41,9 @@ def test_exactness_and_curves_small():
 def test_sensitivity_and_oscillations():
     sw = ch1.sensitivity_sweep([0.98, 1.0], n=30, n_strings=20)
     assert sw["rows"][1]["acc"] == 1.0
+    grid = ch1.sensitivity(lo=0.98, hi=1.02, points=3, n=30, n_strings=20)
+    assert [r["value"] for r in grid["rows"]] == pytest.approx([0.98, 1.0, 1.02])
+    assert grid["rows"][1] == ch1.sensitivity_sweep([1.0], n=30, n_strings=20)["rows"][0]
     assert ch1.oscillations([0, 1, 2, 3, 4], [1.0, 0.2, 0.9, 0.1, 0.95]) == 2
     assert ch1.oscillations([0, 1], [1.0, 0.9]) == 0
 
@@ -47,28 +58,13 @@ def test_train_first_tiny_is_deterministic():
     v = ch1.first_verdicts(a)
     assert set(v) == {"standard", "log-scaled"} and set(v["standard"]["acc_by_length"]) == {10, 30}
     assert a["curve"]["epoch"] == [1]
+    validate(a, ch1.SCHEMAS["first_training"], "<tiny run>")
 
 
 def test_train_parity_tiny():
     r = ch1.train_parity(runs=2, epochs=1, steps_per_epoch=2, n=5, test_strings=3)
     assert len(r["test_acc"]) == 2 and r["protocol"]["n"] == 5
-
-
-def test_reproduce_tiny_and_resumable(tmp_path, monkeypatch):
-    monkeypatch.setitem(ch1.PROTOCOLS, "smoke", TINY)
-    monkeypatch.setattr(ch1, "FIG2_LENGTHS", (1, 3))
-    monkeypatch.setattr(ch1, "TRAIN_LENGTHS", (10,))
-    paths = ch1.reproduce("smoke", "cpu", tmp_path)
-    assert sorted(p.name for p in paths) == ["fig2.json", "first_training.json", "parity_training.json", "sensitivity.json"]
-    data = json.loads((tmp_path / "parity_training.json").read_text())
-    assert data["provenance"]["scale"] == "smoke" and data["data"]["key"] == "parity_training"
-    before = {p.name: p.stat().st_mtime_ns for p in paths}
-    again = ch1.reproduce("smoke", "cpu", tmp_path)
-    assert {p.name: p.stat().st_mtime_ns for p in again} == before
-    # a cell stored at another scale is recomputed, never mistaken for this scale's result
-    monkeypatch.setitem(ch1.PROTOCOLS, "full", TINY)
-    ch1.reproduce("full", "cpu", tmp_path)
-    assert json.loads((tmp_path / "fig2.json").read_text())["provenance"]["scale"] == "full"
+    validate(r, ch1.SCHEMAS["parity_training"], "<tiny run>")
 
 
 def test_summarize():
@@ -76,6 +72,122 @@ def test_summarize():
     assert s["mean"] == 0.75 and s["lo"] <= 0.75 <= s["hi"] and s["n"] == 4
 
 
+# --------------------------------------------------------------------------- the plan on the runs facility
+def _mtimes(folder):
+    return {p.name: p.stat().st_mtime_ns for p in sorted(folder.glob("*.json"))}
+
+
+def test_reproduce_smoke_writes_every_cell_and_resumes(tmp_path):
+    paths = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
+    assert sorted(p.name for p in paths) == sorted(f"{n}.json" for n in CELLS)
+    folder = tmp_path / "cells"
+    assert runs.plan_status(ch1.cells("smoke"), folder, "smoke") == {n: "done" for n in CELLS}
+    smoke_schemas = ch1.schemas("smoke")
+    for name in CELLS:
+        stored = runs.load_stored("ch1", name, schema=smoke_schemas[name], folder=folder, scale="smoke")
+        assert stored["provenance"]["scale"] == "smoke" and stored["provenance"]["cell"] == name
+    # the live computation of the notebook is the same cell
+    assert runs.cell_value(folder, "fig2") == json.loads(json.dumps(ch1.run_live("fig2", "smoke")))
+    before = _mtimes(folder)
+    again = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
+    assert sorted(again) == sorted(paths) and _mtimes(folder) == before      # nothing recomputed
+
+
+def test_device_reaches_training(tmp_path, monkeypatch):
+    monkeypatch.setitem(paper.PROTOCOLS, "smoke", TINY)
+    seen = []
+    real_train, real_device = ch1.train_ensemble, ch1.get_device
+
+    def spy(*args, device=None, **kw):
+        seen.append(device)
+        return real_train(*args, device="cpu", **kw)
+
+    monkeypatch.setattr(ch1, "train_ensemble", spy)
+    reproduce("ch1", scale="smoke", out=tmp_path / "cpu", device="cpu", only="*_training", progress=False)
+    assert seen == ["cpu", "cpu"]
+    # a sentinel device name must arrive unchanged (the module resolves it to the CPU for the tensors)
+    sentinel = "sentinel-device"
+    monkeypatch.setattr(ch1, "get_device", lambda d: real_device("cpu" if d == sentinel else d))
+    seen.clear()
+    reproduce("ch1", scale="smoke", out=tmp_path / "sentinel", device=sentinel, only="*_training", progress=False)
+    assert seen == [sentinel, sentinel]
+    prov = load_result(tmp_path / "sentinel" / "cells" / "first_training.json")["provenance"]
+    assert prov["requested_device"] == sentinel and prov["device"] == "cpu"
+
+
+def test_plan_is_declared_by_the_paper_module(monkeypatch):
+    full = {c.name: c for c in ch1.cells("full")}
+    assert list(full) == CELLS
+    first = full["first_training"].kwargs
+    assert first["lengths"] == list(paper.TRAIN_LENGTHS) and first["runs"] == paper.PROTOCOLS["full"]["runs"]
+    assert first["seed_offsets"] == paper.FIRST_SEED_OFFSETS and first["model"] == paper.MODEL
+    assert full["parity_training"].seeds == list(range(paper.PROTOCOLS["full"]["parity_runs"]))
+    # a changed protocol is a changed configuration: another hash, so the cell is recomputed
+    monkeypatch.setitem(paper.PROTOCOLS, "full", {**paper.PROTOCOLS["full"], "epochs": 99})
+    assert {c.name: c for c in ch1.cells("full")}["first_training"].hash != full["first_training"].hash
+
+
+# --------------------------------------------------------------------------- schemas of the stored cells
+def _copy_with(tmp_path, name, edit):
+    obj = json.loads((STORED / f"{name}.json").read_text())
+    edit(obj["data"]["value"])
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(obj))
+    return path
+
+
+def _load(tmp_path, name):
+    return runs.load_stored("ch1", name, schema=ch1.SCHEMAS[name], folder=tmp_path)
+
+
+def test_schema_rejects_an_accuracy_outside_0_1(tmp_path):
+    path = _copy_with(tmp_path, "first_training", lambda v: v["test_acc"].__setitem__(7, 7.0))
+    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'test_acc\.7'.*probability.*7\.0"):
+        _load(tmp_path, "first_training")
+    path = _copy_with(tmp_path, "parity_training", lambda v: v["test_acc"].__setitem__(0, 7.0))
+    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'test_acc\.0'.*probability"):
+        _load(tmp_path, "parity_training")
+    path = _copy_with(tmp_path, "fig2", lambda v: v[2]["rows"][4].__setitem__("acc", 7.0))
+    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'2\.rows\.4\.acc'.*probability"):
+        _load(tmp_path, "fig2")
+    path = _copy_with(tmp_path, "sensitivity", lambda v: v["rows"][0].__setitem__("acc", -0.5))
+    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'rows\.0\.acc'.*probability"):
+        _load(tmp_path, "sensitivity")
+
+
+def test_schema_rejects_a_missing_member(tmp_path):
+    path = _copy_with(tmp_path, "first_training", lambda v: v["members"].pop(5))
+    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'members' has 159 entries.*needs 160"):
+        _load(tmp_path, "first_training")
+    path = _copy_with(tmp_path, "first_training", lambda v: v["curve"]["acc"][3].pop())
+    with pytest.raises(ResultFileError, match=r"'curve\.acc\.3' has 159 entries.*needs 160"):
+        _load(tmp_path, "first_training")
+    path = _copy_with(tmp_path, "parity_training", lambda v: v["test_acc"].pop())
+    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'test_acc' has 19 entries.*needs 20"):
+        _load(tmp_path, "parity_training")
+    path = _copy_with(tmp_path, "fig2", lambda v: v[0]["rows"].pop())
+    with pytest.raises(ResultFileError, match=r"'0\.rows' has 12 entries.*needs 13"):
+        _load(tmp_path, "fig2")
+    path = _copy_with(tmp_path, "first_training", lambda v: v["protocol"].pop("runs"))
+    with pytest.raises(ResultFileError, match=r"'protocol\.runs' is missing"):
+        _load(tmp_path, "first_training")
+
+
+def test_stored_cells_are_current_and_valid():
+    """Every stored full-scale cell of chapter 1 matches today's plan (scale and configuration hash)
+    and holds what its schema requires."""
+    plan = ch1.cells("full")
+    assert runs.plan_status(plan, STORED, "full") == {c.name: "done" for c in plan}
+    for name, schema in ch1.SCHEMAS.items():
+        stored = runs.load_stored("ch1", name, schema=schema)
+        assert stored["provenance"]["scale"] == "full"
+    first = runs.load_stored("ch1", "first_training", schema=ch1.SCHEMAS["first_training"])["data"]
+    kw = {c.name: c for c in plan}["first_training"].kwargs
+    assert {k: first["protocol"][k] for k in ("lengths", "runs", "epochs", "test_n")} == \
+        {k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")}
+
+
+# --------------------------------------------------------------------------- bad input
 def test_bad_inputs():
     with pytest.raises(ValueError, match="'sort'.*parity"):
         ch1.exactness("sort")
@@ -85,7 +197,26 @@ def test_bad_inputs():
         ch1.train_first(runs=0)
     with pytest.raises(ValueError, match="training length"):
         ch1.train_first(lengths=(1,))
+    with pytest.raises(ConfigError, match="distinct"):
+        ch1.train_first(lengths=(10, 10))
+    with pytest.raises(ConfigError, match="'tpu'.*cpu"):
+        ch1.train_first(runs=1, epochs=1, steps_per_epoch=1, device="tpu")
+    with pytest.raises(ConfigError, match="'tpu'.*cpu"):
+        ch1.train_parity(runs=1, epochs=1, steps_per_epoch=1, device="tpu")
+    with pytest.raises(ConfigError, match="model must be a dict with the keys"):
+        ch1.train_parity(model={"d_model": 16})
+    with pytest.raises(ConfigError, match="seed_offsets must be a dict"):
+        ch1.train_first(seed_offsets={"data": 1})
     with pytest.raises(ValueError, match="'huge'.*smoke"):
-        ch1.reproduce("huge", "cpu", ".")
+        ch1.cells("huge")
+    with pytest.raises(ValueError, match="'nope'.*first_training"):
+        ch1.run_live("nope", "smoke")
+    with pytest.raises(ConfigError, match="lo < hi"):
+        ch1.sensitivity(lo=1.1, hi=0.9)
+    with pytest.raises(ConfigError, match="value weight"):
+        ch1.sensitivity_sweep([1.0, float("nan")])
     with pytest.raises(ValueError, match="n must be"):
         ch1.logit_range("first", lengths=(0,))
+    with pytest.raises(ConfigError, match="'sort'.*parity"):
+        ch1.task_of("sort")
+

@@ -8,49 +8,42 @@ Scale-independent pieces (run live by the notebook at full size):
 * :func:`sensitivity_sweep` the PARITY construction with the k/N value weight moved off 1 (Knowl 8)
 * :func:`flawed_first_error` exact error rate of the one-layer FIRST transformer with standard attention
 
-Training (scale-dependent; stored by ``python -m lengthgen reproduce ch1 --scale full``):
+The chapter's reproduction (``python -m lengthgen reproduce ch1``) is the list of cells of the runs
+facility returned by :func:`cells`, one per stored unit (the notebook's section in brackets):
 
-* :func:`train_first`  standard and log-scaled encoders on FIRST at training lengths 10 … 300, tested
-  at n = 1000, all settings and runs as one ensemble of the engine (Knowl 6, Fig. 4)
-* :func:`train_parity` the standard setup on PARITY (Knowl 8)
+* ``fig2``            :func:`fig2`, the six curves of Fig. 2 ("Confidence: cross-entropy against length")
+* ``sensitivity``     :func:`sensitivity`, the value-weight sweep ("PARITY is not learned …")
+* ``parity_training`` :func:`train_parity`, the standard setup on PARITY (Knowl 8; same section)
+* ``first_training``  :func:`train_first`, standard and log-scaled encoders on FIRST at training
+  lengths 10 … 300, tested at n = 1000, all settings and runs as one ensemble of the engine
+  (Knowl 6, Fig. 4; "Learning FIRST")
+
+Their configuration comes from :mod:`lengthgen.chapters.ch1.paper`; stored full-scale cells live in
+``results/ch1/cells/`` and are read back with :func:`lengthgen.engine.runs.load_stored` and the
+schemas of :data:`SCHEMAS`.
 
 FIRST strings are fed to the encoder as groups of identical positions (:meth:`Encoder.group`),
 which is exact and makes a string of length 1000 cost as much as one of length 3.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from functools import lru_cache
-from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 import torch
 
 from lengthgen.chapters.ch1 import constructions as C
-from lengthgen.config import check_choice, check_positive_int, get_device
+from lengthgen.chapters.ch1 import paper
 from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig, Grouped, accuracy, cross_entropy_bits
-from lengthgen.store import ResultStore, load_result, provenance
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, get_device
+from lengthgen.engine.runs import Cell
+from lengthgen.engine.train import OptimConfig, Validation, train_ensemble
 from lengthgen.nn.tasks import all_strings, label, random_strings
-
-#: The three layer-norm settings of Fig. 2: (label, keyword arguments of the construction).
-LN_VARIANTS = (("no layer norm", {}), ("layer norm, eps = 1e-5", {"layer_norm": True, "eps": 1e-5}),
-               ("layer norm, eps = 0", {"layer_norm": True, "eps": 0.0}))
-#: Lengths of Fig. 2 (log-spaced from 1 to 1000).
-FIG2_LENGTHS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000)
-TRAIN_LENGTHS = (10, 30, 100, 300)
-
-#: Training protocols. ``full`` is the paper's (Knowl 6 and 8; epochs and batch size 1 from the
-#: authors' released scripts); ``smoke`` is what the notebook runs live.
-PROTOCOLS = {
-    "full": {"runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": 1000, "test_strings": 100,
-             "eval_every_epochs": 5, "parity_runs": 20, "parity_epochs": 100, "parity_n": 100,
-             "fig2_strings": 1000, "sens_points": 401, "sens_strings": 100},
-    "smoke": {"runs": 1, "epochs": 3, "steps_per_epoch": 100, "test_n": 1000, "test_strings": 100,
-              "eval_every_epochs": 1, "parity_runs": 2, "parity_epochs": 1, "parity_n": 20,
-              "fig2_strings": 100, "sens_points": 81, "sens_strings": 100},
-}
-MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
+from lengthgen.store import Schema
 
 
 @lru_cache(maxsize=None)
@@ -60,7 +53,8 @@ def _all_strings(n: int) -> torch.Tensor:
 
 
 def task_of(construction: str) -> str:
-    return "parity" if construction == "parity" else "first"
+    """The task a construction solves: ``"parity"`` for PARITY, ``"first"`` for both FIRST constructions."""
+    return "parity" if check_choice("construction", construction, C.CONSTRUCTIONS) == "parity" else "first"
 
 
 def _inputs(enc: Encoder, bits: torch.Tensor):
@@ -78,8 +72,9 @@ def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str) -> dict:
             "min_abs_logit": float(mag.min()), "max_abs_logit": float(mag.max())}
 
 
-def exactness(name: str, kw: dict | None = None, *, n_exhaustive: int = 16, random_ns=(100, 1000),
-              n_random: int = 1000, seed: int = 0) -> dict:
+def exactness(name: str, kw: dict | None = None, *, n_exhaustive: int = paper.EXACT_N_EXHAUSTIVE,
+              random_ns=paper.EXACT_RANDOM_NS, n_random: int = paper.EXACT_RANDOM_STRINGS,
+              seed: int = paper.SEED) -> dict:
     """Accuracy of construction ``name`` on every string with n ≤ ``n_exhaustive`` and on
     ``n_random`` random strings at each n in ``random_ns`` (Knowl 9's check, Claim 1)."""
     check_choice("construction", name, C.CONSTRUCTIONS)
@@ -93,8 +88,10 @@ def exactness(name: str, kw: dict | None = None, *, n_exhaustive: int = 16, rand
             "random_acc": rnd, "all_correct": min(exh) == 1.0 and all(a == 1.0 for a in rnd.values())}
 
 
-def ce_curve(name: str, kw: dict | None = None, *, lengths=FIG2_LENGTHS, n_strings: int = 1000, seed: int = 0) -> dict:
-    """Mean cross-entropy (bits), accuracy and |logit| range of a construction at each length."""
+def ce_curve(name: str, kw: dict | None = None, *, lengths=paper.FIG2_LENGTHS, n_strings: int = 1000,
+             seed: int = paper.SEED) -> dict:
+    """Mean cross-entropy (bits), accuracy and |logit| range of a construction at each length, on
+    ``n_strings`` random strings per length (chapter section "Confidence: cross-entropy against length")."""
     check_choice("construction", name, C.CONSTRUCTIONS)
     n_strings = check_positive_int("n_strings", n_strings)
     enc, p = C.build(name, **(kw or {}))
@@ -104,11 +101,13 @@ def ce_curve(name: str, kw: dict | None = None, *, lengths=FIG2_LENGTHS, n_strin
     return {"construction": name, "kw": dict(kw or {}), "n_strings": n_strings, "rows": rows}
 
 
-def fig2(lengths=FIG2_LENGTHS, n_strings: int = 1000, seed: int = 0) -> list[dict]:
-    """The six curves of Fig. 2: PARITY and FIRST, each without layer norm and with ε = 1e-5 and 0."""
+def fig2(lengths=paper.FIG2_LENGTHS, n_strings: int = 1000, seed: int = paper.SEED) -> list[dict]:
+    """The six curves of Fig. 2 (cell ``fig2``): PARITY and FIRST, each without layer norm and with
+    ε = 1e-5 and 0 (:data:`paper.LN_VARIANTS`), at each of ``lengths``; a list of :func:`ce_curve`
+    results with their ``label`` (section "Confidence: cross-entropy against length")."""
     out = []
     for name in ("parity", "first"):
-        for lab, kw in LN_VARIANTS:
+        for lab, kw in paper.LN_VARIANTS:
             out.append({**ce_curve(name, kw, lengths=lengths, n_strings=n_strings, seed=seed), "label": lab})
     return out
 
@@ -132,9 +131,15 @@ def logit_range(name: str, kw: dict | None = None, *, lengths, n_strings: int = 
     return rows
 
 
-def sensitivity_sweep(values, *, n: int = 100, n_strings: int = 1000, seed: int = 0) -> dict:
+def sensitivity_sweep(values, *, n: int = paper.SENS_N, n_strings: int = 1000, seed: int = paper.SEED) -> dict:
     """Knowl 8: the ε = 0 layer-norm PARITY construction with the k/N value weight set to each of
-    ``values`` (1 is the construction); accuracy and cross-entropy on the same random strings."""
+    ``values`` (1 is the construction); accuracy and cross-entropy on the same ``n_strings`` random
+    strings of length ``n`` (section "PARITY is not learned, and its exact solution is a needle")."""
+    n = check_positive_int("n", n)
+    n_strings = check_positive_int("n_strings", n_strings)
+    values = [check_finite("value weight", v) for v in values]
+    if not values:
+        raise ConfigError("sensitivity_sweep needs at least one value weight")
     g = torch.Generator().manual_seed(seed)
     bits = random_strings(n_strings, n, generator=g)
     rows = []
@@ -158,17 +163,38 @@ def flawed_first_error(c: float, n) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- training
-def first_model(n_members_flags, *, eps: float = MODEL["eps"]) -> Encoder:
-    """The FIRST learner (Knowl 6): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1]."""
-    return Encoder(EncoderConfig(d_model=MODEL["d_model"], n_layers=MODEL["n_layers"], n_heads=1,
-                                 d_ffn=MODEL["d_ffn"], layer_norm=True, eps=eps,
-                                 log_scaled=tuple(bool(f) for f in n_members_flags), positional="first"))
+def _check_model(model: Mapping) -> dict:
+    """``model`` as a dict with exactly the keys of :data:`paper.MODEL`, each value valid."""
+    if not isinstance(model, Mapping) or set(model) != set(paper.MODEL):
+        raise ConfigError(f"model must be a dict with the keys {sorted(paper.MODEL)}, got {model!r}")
+    out = {k: check_positive_int(k, model[k]) for k in ("d_model", "d_ffn", "n_layers")}
+    out["lr"] = check_finite("lr", model["lr"], nonnegative=True)
+    out["eps"] = check_finite("eps", model["eps"], nonnegative=True)
+    return {k: out[k] for k in paper.MODEL}
 
 
-def parity_model(members: int) -> Encoder:
+def _check_offsets(offsets: Mapping, expected: Mapping) -> dict:
+    """``offsets`` as a dict with exactly the keys of ``expected`` (a seed-offset table of :mod:`.paper`)."""
+    if not isinstance(offsets, Mapping) or set(offsets) != set(expected):
+        raise ConfigError(f"seed_offsets must be a dict with the keys {sorted(expected)}, got {offsets!r}")
+    return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
+
+
+def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL) -> Encoder:
+    """The FIRST learner (Knowl 6): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1];
+    one member per entry of ``log_scaled_flags`` (True: log-length scaled attention)."""
+    model = _check_model(model)
+    return Encoder(EncoderConfig(d_model=model["d_model"], n_layers=model["n_layers"], n_heads=paper.FIRST_HEADS,
+                                 d_ffn=model["d_ffn"], layer_norm=True, eps=model["eps"],
+                                 log_scaled=tuple(bool(f) for f in log_scaled_flags), positional="first"))
+
+
+def parity_model(members: int, *, model: Mapping = paper.MODEL) -> Encoder:
     """The PARITY learner (Knowl 8): 2 layers, 2 heads, d 16, FFN 64, ε 1e-5, fixed i/N and cos(π i)."""
-    return Encoder(EncoderConfig(d_model=MODEL["d_model"], n_layers=MODEL["n_layers"], n_heads=2,
-                                 d_ffn=MODEL["d_ffn"], layer_norm=True, eps=MODEL["eps"],
+    model = _check_model(model)
+    members = check_positive_int("members", members)
+    return Encoder(EncoderConfig(d_model=model["d_model"], n_layers=model["n_layers"], n_heads=paper.PARITY_HEADS,
+                                 d_ffn=model["d_ffn"], layer_norm=True, eps=model["eps"],
                                  log_scaled=tuple([False] * members), positional="parity"))
 
 
@@ -181,29 +207,39 @@ def _stack_grouped(parts: list[Grouped], inv: torch.Tensor) -> Grouped:
     return Grouped(*(torch.cat([getattr(g, f) for g in parts])[inv] for f in Grouped._fields))
 
 
-def train_first(*, lengths=TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 100,
-                test_n: int = 1000, test_strings: int = 100, eval_every_epochs: int = 5, seed: int = 0,
-                device="cpu", progress: bool = False) -> dict:
-    """Train standard and log-scaled encoders on FIRST (Knowl 6), every (length, scaling, run) one member.
+def train_first(*, lengths=paper.TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 100,
+                test_n: int = paper.TEST_N, test_strings: int = 100, eval_every_epochs: int = 5,
+                seed: int = paper.SEED, seed_offsets: Mapping = paper.FIRST_SEED_OFFSETS,
+                model: Mapping = paper.MODEL, device: str = "cpu", progress: bool = False) -> dict:
+    """Train standard and log-scaled encoders on FIRST (Knowl 6, Fig. 4; cell ``first_training``),
+    every (training length, scaling, run) one member of one ensemble, trained on ``device``.
 
-    One string per update (batch size 1), ``steps_per_epoch`` updates per epoch, Adam 3e-4, float32.
-    Member (length L, scaling s, run r) is initialised from seed ``seed + r`` and reads its own data
-    stream, shared by the standard and scaled member of the same run and length (paired design).
-    Every ``eval_every_epochs`` epochs all members are tested on a fixed bank of ``test_strings``
-    strings of length ``test_n`` per member; at the end on fresh ones (the paper's last-epoch test).
+    One string per update (batch size 1), ``steps_per_epoch`` updates per epoch, Adam (``model["lr"]``),
+    float32. Member (length L, scaling s, run r) is initialised from seed ``seed + r`` and reads its
+    own data stream (seeds from ``seed_offsets``, see :data:`paper.FIRST_SEED_OFFSETS`), shared by the
+    standard and scaled member of the same run and length (paired design). Every
+    ``eval_every_epochs`` epochs all members are tested on a fixed bank of ``test_strings`` strings
+    of length ``test_n`` per member; at the end on fresh ones (the paper's last-epoch test).
+    Section "Learning FIRST (Fig. 4)" of the chapter.
     """
-    from lengthgen.engine.train import OptimConfig, Validation, train_ensemble
-
     runs = check_positive_int("runs", runs)
     epochs = check_positive_int("epochs", epochs)
     steps_per_epoch = check_positive_int("steps_per_epoch", steps_per_epoch)
+    test_n = check_positive_int("test_n", test_n)
+    test_strings = check_positive_int("test_strings", test_strings)
+    eval_every_epochs = check_positive_int("eval_every_epochs", eval_every_epochs)
+    seed = check_positive_int("seed", seed, minimum=0)
     lengths = [check_positive_int("training length", n, minimum=2) for n in lengths]
+    if not lengths or len(set(lengths)) != len(lengths):
+        raise ConfigError(f"training lengths must be distinct and at least one, got {lengths}")
+    off = _check_offsets(seed_offsets, paper.FIRST_SEED_OFFSETS)
+    model = _check_model(model)
+    dev = get_device(device)
     members = [(n, s, r) for n in lengths for s in (False, True) for r in range(runs)]
     E = len(members)
-    enc = first_model([m[1] for m in members])
-    dev = get_device(device) if isinstance(device, str) else device
+    enc = first_model([m[1] for m in members], model=model)
     params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
-    data_seeds = [10_000 + 1000 * lengths.index(m[0]) + seed + m[2] for m in members]
+    data_seeds = [off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2] for m in members]
     by_len = {n: [i for i, m in enumerate(members) if m[0] == n] for n in lengths}
     order = torch.tensor([i for n in lengths for i in by_len[n]])
     inv = torch.empty_like(order)
@@ -216,17 +252,17 @@ def train_first(*, lengths=TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, ste
         x = _stack_grouped(parts, inv)
         return x, x.tokens[..., 1]
 
-    tg = torch.Generator().manual_seed(99_000 + seed)
+    tg = torch.Generator().manual_seed(off["bank"] + seed)
     bank_bits = torch.stack([random_strings(test_strings, test_n, generator=tg) for _ in range(E)])
     bank = (enc.group(bank_bits), bank_bits[..., 0])
     steps = epochs * steps_per_epoch
     val = Validation(every=eval_every_epochs * steps_per_epoch, bank=bank, patience=None, metric=_ce_metric,
                      per_member=True)
     t0 = time.perf_counter()
-    res = train_ensemble(enc, params, sample=sample, optim=OptimConfig("adam", lr=MODEL["lr"]), steps=steps,
-                         data_seeds=data_seeds, validation=val, progress=progress, desc="ch1 FIRST")
+    res = train_ensemble(enc, params, sample=sample, optim=OptimConfig("adam", lr=model["lr"]), steps=steps,
+                         data_seeds=data_seeds, validation=val, progress=progress, device=device, desc="ch1 FIRST")
     # the paper's numbers: last epoch's training loss and a fresh test set for the final parameters
-    fg = torch.Generator().manual_seed(199_000 + seed)
+    fg = torch.Generator().manual_seed(off["test"] + seed)
     final_bits = torch.stack([random_strings(test_strings, test_n, generator=fg) for _ in range(E)])
     final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     with torch.no_grad():
@@ -238,8 +274,8 @@ def train_first(*, lengths=TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, ste
     wall = time.perf_counter() - t0
     return {
         "protocol": {"lengths": lengths, "runs": runs, "epochs": epochs, "steps_per_epoch": steps_per_epoch,
-                     "batch_size": 1, "test_n": test_n, "test_strings": test_strings, "seed": seed, **MODEL,
-                     "n_heads": 1, "positional": "1[i = 1] (fixed)", "dtype": "float32"},
+                     "batch_size": 1, "test_n": test_n, "test_strings": test_strings, "seed": seed, **model,
+                     "n_heads": paper.FIRST_HEADS, "positional": "1[i = 1] (fixed)", "dtype": "float32"},
         "members": [{"train_n": m[0], "log_scaled": m[1], "run": m[2]} for m in members],
         "test_acc": test_acc.tolist(), "test_ce_bits": test_ce.tolist(), "train_ce_bits_last_epoch": train_ce,
         "curve": {"epoch": (res.history["val_step"] // steps_per_epoch).tolist(),
@@ -249,14 +285,21 @@ def train_first(*, lengths=TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, ste
 
 
 def train_parity(*, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 100, n: int = 100,
-                 test_strings: int = 100, seed: int = 0, device="cpu", progress: bool = False) -> dict:
-    """Train the standard setup on PARITY (Knowl 8): training and test strings of length ``n``."""
-    from lengthgen.engine.train import OptimConfig, train_ensemble
-
+                 test_strings: int = 100, seed: int = paper.SEED, seed_offsets: Mapping = paper.PARITY_SEED_OFFSETS,
+                 model: Mapping = paper.MODEL, device: str = "cpu", progress: bool = False) -> dict:
+    """Train the standard setup on PARITY (Knowl 8; cell ``parity_training``) on ``device``: ``runs``
+    members initialised from seeds ``seed + r``, training and test strings of length ``n`` (data
+    seeds from :data:`paper.PARITY_SEED_OFFSETS`). Section "PARITY is not learned …" of the chapter."""
     runs = check_positive_int("runs", runs)
+    epochs = check_positive_int("epochs", epochs)
+    steps_per_epoch = check_positive_int("steps_per_epoch", steps_per_epoch)
     n = check_positive_int("n", n)
-    enc = parity_model(runs)
-    dev = get_device(device) if isinstance(device, str) else device
+    test_strings = check_positive_int("test_strings", test_strings)
+    seed = check_positive_int("seed", seed, minimum=0)
+    off = _check_offsets(seed_offsets, paper.PARITY_SEED_OFFSETS)
+    model = _check_model(model)
+    dev = get_device(device)
+    enc = parity_model(runs, model=model)
     params = enc.init([seed + r for r in range(runs)], dtype=torch.float32, device=dev)
 
     def sample(step, gens):
@@ -264,10 +307,10 @@ def train_parity(*, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 10
         return x, x.sum(-1) % 2
 
     t0 = time.perf_counter()
-    res = train_ensemble(enc, params, sample=sample, optim=OptimConfig("adam", lr=MODEL["lr"]),
-                         steps=epochs * steps_per_epoch, data_seeds=[20_000 + seed + r for r in range(runs)],
-                         progress=progress, desc="ch1 PARITY")
-    tg = torch.Generator().manual_seed(299_000 + seed)
+    res = train_ensemble(enc, params, sample=sample, optim=OptimConfig("adam", lr=model["lr"]),
+                         steps=epochs * steps_per_epoch, data_seeds=[off["data"] + seed + r for r in range(runs)],
+                         progress=progress, device=device, desc="ch1 PARITY")
+    tg = torch.Generator().manual_seed(off["test"] + seed)
     bits = torch.stack([random_strings(test_strings, n, generator=tg) for _ in range(runs)])
     final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     with torch.no_grad():
@@ -276,7 +319,7 @@ def train_parity(*, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 10
     last = res.history["loss"][-steps_per_epoch:]
     return {
         "protocol": {"runs": runs, "epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": 1, "n": n,
-                     "test_strings": test_strings, "seed": seed, **MODEL, "n_heads": 2,
+                     "test_strings": test_strings, "seed": seed, **model, "n_heads": paper.PARITY_HEADS,
                      "positional": "i/N, cos(pi i) (fixed)", "dtype": "float32"},
         "test_acc": accuracy(out, y).tolist(), "test_ce_bits": cross_entropy_bits(out, y).mean(-1).tolist(),
         "train_ce_bits_last_epoch": (last.mean(0) / math.log(2)).tolist(),
@@ -284,6 +327,7 @@ def train_parity(*, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 10
     }
 
 
+# --------------------------------------------------------------------------- analyses of the training runs
 def summarize(values, *, seed: int = 0) -> dict:
     """Mean with its 95% seed-bootstrap interval (lengthgen.stats.bootstrap_ci)."""
     from lengthgen.stats import bootstrap_ci
@@ -292,17 +336,21 @@ def summarize(values, *, seed: int = 0) -> dict:
     return {"mean": est, "lo": lo, "hi": hi, "n": len(values)}
 
 
+def _arm_members(result: dict, n: int, log_scaled: bool) -> list[int]:
+    return [i for i, m in enumerate(result["members"]) if m["train_n"] == n and m["log_scaled"] == log_scaled]
+
+
 def first_table(result: dict) -> list[dict]:
-    """Per (training length, scaling): mean test accuracy and cross-entropy with 95% bootstrap CIs."""
+    """Per (training length, scaling) of a :func:`train_first` result: mean test accuracy and
+    cross-entropy with 95% bootstrap CIs, and the number of perfect runs (Fig. 4)."""
     rows = []
-    mem = result["members"]
     for n in result["protocol"]["lengths"]:
-        for s in (False, True):
-            idx = [i for i, m in enumerate(mem) if m["train_n"] == n and m["log_scaled"] == s]
+        for s, att in zip((False, True), paper.ATTENTION_ARMS):
+            idx = _arm_members(result, n, s)
             acc = [result["test_acc"][i] for i in idx]
             ce = [result["test_ce_bits"][i] for i in idx]
             a, c = summarize(acc), summarize(ce)
-            rows.append({"train_n": n, "attention": "log-scaled" if s else "standard", "runs": len(idx),
+            rows.append({"train_n": n, "attention": att, "runs": len(idx),
                          "test_acc": a["mean"], "acc_lo": a["lo"], "acc_hi": a["hi"],
                          "perfect_runs": int(sum(v == 1.0 for v in acc)),
                          "test_ce_bits": c["mean"], "ce_lo": c["lo"], "ce_hi": c["hi"]})
@@ -314,7 +362,7 @@ def first_verdicts(result: dict) -> dict:
     length, the largest of them, the number of perfect runs, and the largest mean test cross-entropy."""
     rows = first_table(result)
     out = {}
-    for att in ("standard", "log-scaled"):
+    for att in paper.ATTENTION_ARMS:
         mine = [r for r in rows if r["attention"] == att]
         out[att] = {"acc_by_length": {r["train_n"]: r["test_acc"] for r in mine},
                     "min_acc": min(r["test_acc"] for r in mine), "max_acc": max(r["test_acc"] for r in mine),
@@ -327,13 +375,12 @@ def failure_breakdown(result: dict) -> list[dict]:
     """Per (training length, attention): runs below 100% test accuracy, and how many of those never
     fitted their own training strings (last-epoch training cross-entropy above 0.5 bits)."""
     out = []
-    mem = result["members"]
     for n in result["protocol"]["lengths"]:
-        for s in (False, True):
-            idx = [i for i, m in enumerate(mem) if m["train_n"] == n and m["log_scaled"] == s]
+        for s, att in zip((False, True), paper.ATTENTION_ARMS):
+            idx = _arm_members(result, n, s)
             failed = [i for i in idx if result["test_acc"][i] < 1.0]
             unfit = [i for i in failed if result["train_ce_bits_last_epoch"][i] > 0.5]
-            out.append({"train_n": n, "attention": "log-scaled" if s else "standard", "runs": len(idx),
+            out.append({"train_n": n, "attention": att, "runs": len(idx),
                         "below_100%": len(failed), "of_which_unfit_on_training": len(unfit),
                         "near_chance (≤ 0.6)": sum(result["test_acc"][i] <= 0.6 for i in idx)})
     return out
@@ -351,37 +398,102 @@ def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
     return count
 
 
-# --------------------------------------------------------------------------- command line entry
-def reproduce(scale: str, device: str, out: Path) -> list[Path]:
-    """Run the chapter's sweeps at ``scale`` and store each under ``out`` (resumable per cell)."""
-    from tqdm.auto import tqdm
+# --------------------------------------------------------------------------- the reproduction plan
+def sensitivity(*, lo: float = paper.SENS_RANGE[0], hi: float = paper.SENS_RANGE[1], points: int = 401,
+                n: int = paper.SENS_N, n_strings: int = 100, seed: int = paper.SEED) -> dict:
+    """Cell ``sensitivity``: :func:`sensitivity_sweep` at ``points`` value weights evenly spaced
+    from ``lo`` to ``hi`` (``numpy.linspace``)."""
+    lo, hi = check_finite("lo", lo), check_finite("hi", hi)
+    if not lo < hi:
+        raise ConfigError(f"the sweep needs lo < hi, got lo = {lo!r}, hi = {hi!r}")
+    points = check_positive_int("points", points, minimum=2)
+    return sensitivity_sweep(np.linspace(lo, hi, points), n=n, n_strings=n_strings, seed=seed)
 
-    check_choice("scale", scale, tuple(PROTOCOLS))
-    proto = PROTOCOLS[scale]
-    store = ResultStore(out)
-    cells = ["fig2", "sensitivity", "parity_training", "first_training"]
-    paths = []
-    for key in tqdm(cells, desc=f"ch1 {scale}"):
-        if store.has(key) and load_result(store.path(key))["provenance"].get("scale") == scale:
-            paths.append(store.path(key))                 # finished cell of this scale: resume past it
-            continue
-        t0 = time.perf_counter()
-        if key == "fig2":
-            data, seeds = fig2(lengths=FIG2_LENGTHS, n_strings=proto["fig2_strings"]), [0]
-        elif key == "sensitivity":
-            vals = np.linspace(0.9, 1.1, proto["sens_points"])
-            data, seeds = sensitivity_sweep(vals, n=100, n_strings=proto["sens_strings"]), [0]
-        elif key == "parity_training":
-            data = train_parity(runs=proto["parity_runs"], epochs=proto["parity_epochs"],
-                                steps_per_epoch=proto["steps_per_epoch"], n=proto["parity_n"], device=device,
-                                progress=True)
-            seeds = data["seeds"]
-        else:
-            data = train_first(lengths=TRAIN_LENGTHS, runs=proto["runs"], epochs=proto["epochs"],
-                               steps_per_epoch=proto["steps_per_epoch"],
-                               test_n=proto["test_n"], test_strings=proto["test_strings"],
-                               eval_every_epochs=proto["eval_every_epochs"], device=device, progress=True)
-            seeds = data["seeds"]
-        prov = provenance(scale=scale, device=device, seeds=seeds, wall_time_s=time.perf_counter() - t0)
-        paths.append(store.put(key, data, prov))
-    return paths
+
+def cells(scale: str) -> list[Cell]:
+    """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``, :data:`paper.PROTOCOLS`):
+    the cells ``fig2``, ``sensitivity``, ``parity_training`` and ``first_training``, in run order."""
+    proto = paper.PROTOCOLS[check_choice("scale", scale, tuple(paper.PROTOCOLS))]
+    seed = paper.SEED
+    return [
+        Cell("fig2", fig2, {"lengths": list(paper.FIG2_LENGTHS), "n_strings": proto["fig2_strings"], "seed": seed},
+             seeds=[seed]),
+        Cell("sensitivity", sensitivity,
+             {"lo": paper.SENS_RANGE[0], "hi": paper.SENS_RANGE[1], "points": proto["sens_points"],
+              "n": paper.SENS_N, "n_strings": proto["sens_strings"], "seed": seed}, seeds=[seed]),
+        Cell("parity_training", train_parity,
+             {"runs": proto["parity_runs"], "epochs": proto["parity_epochs"], "steps_per_epoch": proto["steps_per_epoch"],
+              "n": proto["parity_n"], "test_strings": proto["test_strings"], "seed": seed,
+              "seed_offsets": dict(paper.PARITY_SEED_OFFSETS), "model": dict(paper.MODEL)},
+             seeds=[seed + r for r in range(proto["parity_runs"])]),
+        Cell("first_training", train_first,
+             {"lengths": list(paper.TRAIN_LENGTHS), "runs": proto["runs"], "epochs": proto["epochs"],
+              "steps_per_epoch": proto["steps_per_epoch"], "test_n": proto["test_n"],
+              "test_strings": proto["test_strings"], "eval_every_epochs": proto["eval_every_epochs"], "seed": seed,
+              "seed_offsets": dict(paper.FIRST_SEED_OFFSETS), "model": dict(paper.MODEL)},
+             seeds=[seed + r for r in range(proto["runs"])]),
+    ]
+
+
+def run_live(name: str, scale: str, *, device: str = "cpu", progress: bool = False):
+    """Compute cell ``name`` of :func:`cells` at ``scale`` here and now, without storing it (what the
+    notebook shows live next to the stored full-scale run); ``device`` and ``progress`` go to the
+    cell's function when it takes them."""
+    plan = {c.name: c for c in cells(scale)}
+    cell = plan[check_choice("cell", name, tuple(plan))]
+    kw = dict(cell.kwargs)
+    params = inspect.signature(cell.fn).parameters
+    if "device" in params:
+        kw["device"] = device
+    if "progress" in params:
+        kw["progress"] = progress
+    return cell.fn(**kw)
+
+
+# --------------------------------------------------------------------------- schemas of the stored cells
+def _first_members(d) -> int:
+    """Members a FIRST training result declares: runs × training lengths × attention settings."""
+    return d["protocol"]["runs"] * len(d["protocol"]["lengths"]) * len(paper.ATTENTION_ARMS)
+
+
+def _parity_runs(d) -> int:
+    return d["protocol"]["runs"]
+
+
+def schemas(scale: str = "full") -> dict[str, Schema]:
+    """What each stored cell of chapter 1 must hold, by cell name. Counts of the training cells come
+    from the protocol stored with them; Fig. 2 has one row per :data:`paper.FIG2_LENGTHS` in each of
+    its (at least) six curves; the sensitivity sweep has ``sens_points`` rows of ``scale``'s protocol."""
+    proto = paper.PROTOCOLS[check_choice("scale", scale, tuple(paper.PROTOCOLS))]
+    curves = 2 * len(paper.LN_VARIANTS)
+    return {
+        "fig2": Schema("ch1 Fig. 2 curves",
+                       required=("*.construction", "*.label", "*.n_strings", "*.rows.*.n", "*.rows.*.ce_bits",
+                                 "*.rows.*.min_abs_logit", "*.rows.*.max_abs_logit", f"{curves - 1}.rows"),
+                       probabilities=("*.rows.*.acc",),
+                       counts=(("*.rows", lambda d: len(paper.FIG2_LENGTHS)),)),
+        "sensitivity": Schema("ch1 sensitivity sweep",
+                              required=("n", "n_strings", "rows.*.value", "rows.*.ce_bits"),
+                              probabilities=("rows.*.acc",),
+                              counts=(("rows", lambda d, k=proto["sens_points"]: k),)),
+        "parity_training": Schema("ch1 PARITY training",
+                                  required=("protocol.runs", "protocol.n", "protocol.epochs", "protocol.steps_per_epoch",
+                                            "protocol.seed", "test_ce_bits", "train_ce_bits_last_epoch", "seeds"),
+                                  probabilities=("test_acc.*",),
+                                  counts=tuple((f, _parity_runs) for f in ("test_acc", "test_ce_bits",
+                                                                           "train_ce_bits_last_epoch", "seeds"))),
+        "first_training": Schema("ch1 FIRST training",
+                                 required=("protocol.lengths", "protocol.runs", "protocol.epochs",
+                                           "protocol.steps_per_epoch", "protocol.test_n", "protocol.seed",
+                                           "members.*.train_n", "members.*.log_scaled", "members.*.run",
+                                           "test_ce_bits", "train_ce_bits_last_epoch", "curve.epoch", "curve.ce_bits"),
+                                 probabilities=("test_acc.*", "curve.acc.*.*"),
+                                 counts=tuple((f, _first_members) for f in ("members", "test_acc", "test_ce_bits",
+                                                                            "train_ce_bits_last_epoch", "curve.acc.*",
+                                                                            "curve.ce_bits.*"))
+                                 + (("curve.acc", lambda d: len(d["curve"]["epoch"])),)),
+    }
+
+
+#: The schemas of the stored full-scale cells (``results/ch1/cells/``), checked whenever they are loaded.
+SCHEMAS = schemas("full")

@@ -1,0 +1,73 @@
+"""Chiang & Cholak (2022), *Overcoming a Theoretical Limitation of Self-Attention*: the paper's
+numbers and chapter 1's protocol, in one place.
+
+Everything here is a constant; :mod:`lengthgen.chapters.ch1.experiments` builds the chapter's cells
+from it and the notebook (``notebooks/01_log_scaled_attention``) reads it. "Knowl n" refers to the
+numbered statements of the paper's summary that the chapter follows.
+"""
+from __future__ import annotations
+
+# --------------------------------------------------------------------------- exact constructions
+#: Knowl 9's exactness check (chapter section "Two exact constructions"): every string up to this
+#: length, and this many random strings at each of these lengths.
+EXACT_N_EXHAUSTIVE = 16
+EXACT_RANDOM_NS = (100, 1000)
+EXACT_RANDOM_STRINGS = 1000
+
+# --------------------------------------------------------------------------- Fig. 2
+#: Lengths of Fig. 2 (log-spaced from 1 to 1000; section "Confidence: cross-entropy against length").
+FIG2_LENGTHS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000)
+#: The three layer-norm settings of Fig. 2: (label, keyword arguments of the construction).
+LN_VARIANTS = (("no layer norm", {}), ("layer norm, eps = 1e-5", {"layer_norm": True, "eps": 1e-5}),
+               ("layer norm, eps = 0", {"layer_norm": True, "eps": 0.0}))
+
+# --------------------------------------------------------------------------- Knowl 5
+#: The band the log-scaled one-layer FIRST logit stays in at every length (|s| in [1/4, 1/2]).
+LOGIT_BAND = (0.25, 0.5)
+
+# --------------------------------------------------------------------------- training (Knowl 6, 8)
+#: FIRST (Fig. 4): training lengths, test length, and the two attention settings compared.
+TRAIN_LENGTHS = (10, 30, 100, 300)
+TEST_N = 1000
+ATTENTION_ARMS = ("standard", "log-scaled")          # log_scaled False, True
+#: The learners: 2 layers, d_model 16, FFN 64, post-norm eps 1e-5, Adam with learning rate 3e-4.
+MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
+#: Heads of the FIRST and the PARITY learner.
+FIRST_HEADS = 1
+PARITY_HEADS = 2
+
+#: Training protocols per scale. ``full`` is the paper's (Knowl 6 and 8; epochs and batch size 1
+#: from the authors' released scripts; PARITY at n = 100, the default of their script); ``smoke`` is
+#: what the notebook runs live. ``fig2_strings`` / ``sens_*``: strings per length of Fig. 2 and the
+#: points and strings of the sensitivity sweep.
+PROTOCOLS = {
+    "full": {"runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
+             "eval_every_epochs": 5, "parity_runs": 20, "parity_epochs": 100, "parity_n": 100,
+             "fig2_strings": 1000, "sens_points": 401, "sens_strings": 100},
+    "smoke": {"runs": 1, "epochs": 3, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
+              "eval_every_epochs": 1, "parity_runs": 2, "parity_epochs": 1, "parity_n": 20,
+              "fig2_strings": 100, "sens_points": 81, "sens_strings": 100},
+}
+
+# --------------------------------------------------------------------------- sensitivity (Knowl 8)
+#: The value weight computing k/N is swept over this interval (1 is the construction), at length n.
+SENS_RANGE = (0.9, 1.1)
+SENS_N = 100
+
+# --------------------------------------------------------------------------- seeds
+#: Base seed of every cell: random strings of Fig. 2 and of the sensitivity sweep; run r of a
+#: training ensemble is initialised from seed ``SEED + r``.
+SEED = 0
+#: Offsets added to the base seed to derive the data and evaluation generators of the FIRST
+#: training: run r at the i-th training length reads strings from ``data + data_per_length·i + SEED + r``
+#: (the standard and the log-scaled member of the same run and length share it: paired design);
+#: the fixed validation bank comes from ``bank + SEED``, the final test strings from ``test + SEED``.
+FIRST_SEED_OFFSETS = {"data": 10_000, "data_per_length": 1_000, "bank": 99_000, "test": 199_000}
+#: The same for PARITY: run r reads ``data + SEED + r``; test strings from ``test + SEED``.
+PARITY_SEED_OFFSETS = {"data": 20_000, "test": 299_000}
+
+# --------------------------------------------------------------------------- machine translation (Knowl 7)
+#: BLEU on IWSLT'15 En–Vi, (standard, log-scaled), as the paper reports them: training on sentences
+#: of at most 20 tokens and testing on longer ones, and with matched lengths. Not reproducible here.
+MT_BLEU_SHORT_TRAIN = (11.4, 12.4)
+MT_BLEU_MATCHED = (32.6, 32.5)
