@@ -114,3 +114,12 @@ def test_git_state_and_versions_in_provenance():
 def test_repo_root_env(monkeypatch, tmp_path):
     monkeypatch.setenv("LENGTHGEN_ROOT", str(tmp_path))
     assert store.results_dir() == tmp_path / "results"
+
+
+def test_schema_counts_top_level_and_bad_protocol():
+    top = Schema("list", counts=(("", lambda d: 2),))
+    validate([1, 2], top, "t.json")
+    with pytest.raises(ResultFileError, match=r"t\.json: field '<top level>' has 3 entries"):
+        validate([1, 2, 3], top, "t.json")
+    with pytest.raises(ResultFileError, match=r"field 'members' cannot be counted against the declared protocol"):
+        validate({"seeds": 3, "members": []}, SCHEMA, "t.json")

@@ -181,8 +181,8 @@ class Schema:
     kind          : a name for messages (e.g. ``"ch2 experiment"``)
     required      : paths that must exist
     probabilities : paths whose values must be numbers in [0, 1]
-    counts        : ``(path, fn)`` pairs: the list/dict at ``path`` must have ``fn(data)`` items
-                    (e.g. one member per declared seed × length × variant)
+    counts        : ``(path, fn)`` pairs: the list/dict at ``path`` (``""``: the data itself) must
+                    have ``fn(data)`` items (e.g. one member per declared seed × length × variant)
     """
 
     kind: str
@@ -235,8 +235,12 @@ def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
                 bad(where, f"must be a probability in [0, 1], got {v!r}")
     for pattern, fn in schema.counts:
-        want = fn(data)
-        for where, v in _walk(data, pattern.split(".")):
+        try:
+            want = int(fn(data))
+        except Exception as err:  # noqa: BLE001 - a malformed protocol inside the file
+            bad(pattern or "<top level>", f"cannot be counted against the declared protocol ({err!r})")
+        for where, v in _walk(data, pattern.split(".") if pattern else []):
+            where = where or "<top level>"
             if v is _MISSING or not hasattr(v, "__len__"):
                 bad(where, "is missing")
             if len(v) != want:
