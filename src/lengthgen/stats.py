@@ -1,21 +1,54 @@
-"""Statistics shared by the chapters: bootstrap intervals, rank correlation, permutation tests, AUC."""
+"""Statistics shared by the chapters: bootstrap intervals, rank correlation, permutation tests, AUC.
+
+Ranks, Spearman's ρ and the AUC are computed by :mod:`scipy.stats` (``rankdata``, ``spearmanr``,
+``mannwhitneyu``). The seed-bootstrap interval and the permutation test stay hand-written: the
+book's stored ledgers hold numbers computed with them, scipy's ``bootstrap`` / ``permutation_test``
+do not reproduce those numbers bit for bit, and the permutation test also shuffles within groups,
+which ``permutation_test`` cannot do (see each docstring for the exact difference).
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from lengthgen.config import check_positive_int, check_probability
+from lengthgen.config import check_choice, check_positive_int, check_probability
+
+
+def _vector(name: str, values, dtype=float) -> np.ndarray:
+    """``values`` as a 1-D array, or a one-line ValueError naming the argument."""
+    a = np.asarray(values, dtype=dtype)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence, got shape {a.shape}")
+    return a
+
+
+def _same_length(**arrays) -> None:
+    lengths = {k: len(v) for k, v in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError("lengths differ: " + ", ".join(f"{k} has {n}" for k, n in lengths.items()))
 
 
 def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean):
     """Percentile bootstrap interval of ``stat`` over the first axis of ``values``.
 
-    Returns ``(estimate, lo, hi)``. Used for the seed-bootstrap intervals of chapters 1–3.
+    Returns ``(estimate, lo, hi)``: ``stat(values)`` and the ``(1 - level)/2`` and ``(1 + level)/2``
+    quantiles (``np.quantile``, linear) of ``stat`` over ``n_boot`` resamples of the rows drawn with
+    ``np.random.default_rng(seed).integers(0, n, (n_boot, n))``. Used for the seed-bootstrap
+    intervals of chapters 1–3.
+
+    Hand-written on purpose: ``scipy.stats.bootstrap(..., method="percentile",
+    rng=np.random.default_rng(seed))`` draws exactly these resamples and the same bootstrap
+    distribution, but its endpoints come from ``scipy.stats.quantile``, whose interpolation rounds
+    differently from ``np.quantile``: an endpoint often moves by one ulp (25 of 60 random calls;
+    17 of the 76 intervals of the stored chapter-2 runs), and the stored ledgers hold the
+    ``np.quantile`` values. scipy also refuses a single value (n = 1), which a one-seed run passes.
     """
     x = np.asarray(values, dtype=float)
     if x.ndim == 0 or x.shape[0] == 0:
         raise ValueError("bootstrap_ci needs at least one value")
     check_probability("level", level)
     check_positive_int("n_boot", n_boot)
+    if not callable(stat):
+        raise ValueError(f"stat must be a callable of the values, got {stat!r}")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, x.shape[0], size=(n_boot, x.shape[0]))
     boots = np.array([stat(x[i]) for i in idx]) if stat is not np.mean else x[idx].mean(axis=1)
@@ -24,47 +57,80 @@ def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int
 
 
 def rankdata(x) -> np.ndarray:
-    """Average ranks (1-based), ties sharing the mean rank."""
-    from scipy.stats import rankdata as _rd
+    """Average ranks (1-based, float), ties sharing the mean rank: ``scipy.stats.rankdata``."""
+    from scipy.stats import rankdata as _rankdata
 
-    return _rd(np.asarray(x, dtype=float))
+    return _rankdata(_vector("x", x))
+
+
+def _constant(a: np.ndarray) -> bool:
+    return a.size == 0 or bool((a == a[0]).all())
 
 
 def spearman(x, y) -> float:
-    """Spearman rank correlation (Pearson correlation of average ranks)."""
-    rx, ry = rankdata(x), rankdata(y)
-    if rx.std() == 0 or ry.std() == 0:
+    """Spearman rank correlation (Pearson correlation of average ranks): ``scipy.stats.spearmanr``.
+
+    NaN when either input is constant (all ranks tie, ρ undefined); scipy's warning for that
+    case is not raised.
+    """
+    x, y = _vector("x", x), _vector("y", y)
+    _same_length(x=x, y=y)
+    if _constant(x) or _constant(y):
         return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(x, y).statistic)
 
 
 def auc(scores, labels) -> float:
-    """Area under the ROC curve of ``scores`` for binary ``labels`` (Mann–Whitney form, ties count 1/2)."""
-    s = np.asarray(scores, dtype=float)
-    y = np.asarray(labels, dtype=bool)
+    """Area under the ROC curve of ``scores`` for binary ``labels``: the Mann–Whitney
+    ``U / (n₁ n₀)`` of the positives against the negatives (``scipy.stats.mannwhitneyu``), i.e.
+    the fraction of (positive, negative) pairs ranked correctly, ties counting 1/2. NaN when a
+    class is empty (or a score is NaN)."""
+    s = _vector("scores", scores)
+    y = _vector("labels", labels, dtype=bool)
+    _same_length(scores=s, labels=y)
     pos, neg = s[y], s[~y]
     if len(pos) == 0 or len(neg) == 0:
         return float("nan")
-    diff = pos[:, None] - neg[None, :]
-    return float(((diff > 0) + 0.5 * (diff == 0)).mean())
+    from scipy.stats import mannwhitneyu
+
+    u = mannwhitneyu(pos, neg, method="asymptotic").statistic   # the p-value is not used
+    return float(u / (len(pos) * len(neg)))
 
 
 def permutation_pvalue(stat_fn, x, y, *, n_perm: int = 10_000, seed: int = 0, groups=None,
                        alternative: str = "two-sided") -> tuple[float, float]:
     """Permutation test of ``stat_fn(x, y)`` permuting ``y`` (within ``groups`` when given).
 
-    Returns ``(observed, p)`` with the add-one estimate ``(1 + #extreme) / (1 + n_perm)``.
-    """
-    from lengthgen.config import check_choice
+    Returns ``(observed, p)`` with the add-one estimate ``(1 + #extreme) / (1 + n_perm)``, where a
+    permuted statistic s is extreme when ``|s| ≥ |observed|`` (two-sided), ``s ≥ observed``
+    (greater) or ``s ≤ observed`` (less), up to 1e-12. Each permutation draws, for every group in
+    sorted order, ``rng.permutation`` of its indices from ``np.random.default_rng(seed)``.
 
+    Hand-written on purpose: ``scipy.stats.permutation_test`` cannot shuffle within groups (the
+    stratified test of chapter 2, D.4). Without groups, ``permutation_test((y,), ...,
+    permutation_type="pairings", rng=np.random.default_rng(seed))`` draws the same permutations
+    and gives the same one-sided p, but its two-sided p is twice the smaller one-sided p (not the
+    ``|s| ≥ |observed|`` count), it enumerates all permutations without the add-one term once
+    ``n! ≤ n_perm``, and its tie tolerance is relative (100 ulp of the observed value).
+    """
     check_choice("alternative", alternative, ("two-sided", "greater", "less"))
+    n_perm = check_positive_int("n_perm", n_perm)
+    if not callable(stat_fn):
+        raise ValueError(f"stat_fn must be a callable stat_fn(x, y) -> float, got {stat_fn!r}")
     rng = np.random.default_rng(seed)
     x, y = np.asarray(x), np.asarray(y)
+    if y.ndim == 0:
+        raise ValueError("y must be a sequence (its entries are permuted)")
+    if x.ndim:
+        _same_length(x=x, y=y)
     obs = stat_fn(x, y)
     groups = np.zeros(len(y), dtype=int) if groups is None else np.asarray(groups)
+    _same_length(y=y, groups=groups)
     idx_by_group = [np.flatnonzero(groups == g) for g in np.unique(groups)]
     extreme = 0
-    for _ in range(check_positive_int("n_perm", n_perm)):
+    for _ in range(n_perm):
         yp = y.copy()
         for idx in idx_by_group:
             yp[idx] = y[rng.permutation(idx)]
@@ -79,12 +145,13 @@ def permutation_pvalue(stat_fn, x, y, *, n_perm: int = 10_000, seed: int = 0, gr
 
 
 def loglog_slope(x, y, *, level: float = 0.95):
-    """Least-squares slope of log y on log x with a t-interval: ``(slope, lo, hi)``."""
-    from scipy import stats as st
-
+    """Least-squares slope of log y on log x with a t-interval: ``(slope, lo, hi)``
+    (``scipy.stats.linregress`` and the t quantile with n − 2 degrees of freedom)."""
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     if len(lx) < 3:
         raise ValueError("loglog_slope needs at least 3 points")
+    from scipy import stats as st
+
     res = st.linregress(lx, ly)
     t = st.t.ppf(0.5 + level / 2, len(lx) - 2)
     return float(res.slope), float(res.slope - t * res.stderr), float(res.slope + t * res.stderr)
