@@ -1,11 +1,19 @@
-"""Chapter 3 study plumbing: data and labels, masked loss, banks, plan order, statistics, a tiny run."""
+"""Chapter 3 study plumbing: data and labels, masked loss, banks, plan order, statistics; the chapter
+on the runs facility (resume, Dask, device pass-through, schemas) and its stored full-scale cells."""
+import json
+import shutil
+
 import numpy as np
 import pytest
 import torch
 
+import lengthgen.chapters
 from lengthgen.chapters.ch3 import experiments as ch3
-from lengthgen.config import ConfigError
+from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, STUDY_LENGTHS
+from lengthgen.config import ConfigError
+from lengthgen.engine import runs
+from lengthgen.store import ResultFileError, load_result, results_dir
 
 
 def test_target_table_and_labels():
@@ -59,18 +67,22 @@ def test_study_plan_order():
     assert [(p["tier"], p["seed"]) for p in plan[25:35:5]] == [("2L4H", 0), ("4L4H", 0)]   # deep tiers, seed 0
     assert all(p["tier"] == "1L1H" and p["tasks"] == ("pos2", "pos5") for p in plan[35:60])
     assert plan[60]["tier"] == "2L4H" and plan[60]["seed"] == 1 and plan[60]["tasks"] == MAIN_TASKS
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match="huge"):
         ch3.study_plan("huge")
 
 
-def test_study_shards_partition_the_plan():
-    plan = ch3.study_plan("full")
-    parts = [ch3.shard(plan, f"{i}/3") for i in range(3)]
-    assert sorted(g["key"] for p in parts for g in p) == sorted(g["key"] for g in plan)
-    assert ch3.shard(plan, None) == plan and ch3.shard(plan, "") == plan
-    for bad in ("2", "a/b", "3/3", "-1/2", "0/0"):
-        with pytest.raises(ConfigError, match="LENGTHGEN_CH3_SHARD"):
-            ch3.shard(plan, bad)
+def test_cells_follow_the_plan_with_the_whole_configuration():
+    cs = ch3.cells("full")
+    assert [c.name for c in cs[:2]] == ["alpha_tables", "theory"]
+    assert [c.name for c in cs[2:]] == [g["key"] for g in ch3.study_plan("full")]
+    kw = cs[2].kwargs
+    assert kw["steps"] == 2000 and kw["batch"] == 64 and kw["lr"] == 3e-4 and kw["weight_decay"] == 0.01
+    assert kw["lengths"] == list(STUDY_LENGTHS) and kw["eval_n"] == 256 and kw["train_eval_n"] == 22
+    assert kw["data_seed_offset"] == paper.DATA_SEED_OFFSET and kw["eval_seed_offset"] == paper.EVAL_SEED_OFFSET
+    assert cs[2].seeds == (kw["seed"],)
+    assert cs[1].kwargs == {"n_trials": 20_000, "n_random": 20_000}
+    assert cs[0].kwargs["fit"] == paper.CE_FIT and cs[0].kwargs["lengths"] == [30, 40, 50, 60, 80, 128, 256, 512]
+    assert [c.name for c in ch3.cells("smoke")] == ["alpha_tables", "theory", "1L1H__rope__main__seed0"]
 
 
 def test_study_stats_on_synthetic_rows():
@@ -90,19 +102,154 @@ def test_study_stats_on_synthetic_rows():
     assert c["rope/prev"]["lg_mean"] == 0.95 and c["rope/prev"]["n_seeds"] == 2
 
 
-def test_tiny_trained_group_and_collect(tmp_path):
-    torch.manual_seed(0)
-    rows = ch3.train_cell_group("1L1H", "rope", ("prev", "first"), 0, steps=3, lengths=(30,), eval_n=4, train_eval_n=2)
+TINY_STUDY = dict(steps=3, batch=8, lr=3e-4, weight_decay=0.01, lengths=(30,), eval_n=4, train_eval_n=2)
+
+
+def test_tiny_trained_group_and_argument_checks():
+    rows = ch3.train_cell_group("1L1H", "rope", ("prev", "first"), 0, **TINY_STUDY)
     assert len(rows) == 2 and {r["task"] for r in rows} == {"prev", "first"}
     assert all(0 <= r["acc"] <= 1 and 0 <= r["train_acc"] <= 1 for r in rows)
-    from lengthgen.store import ResultStore, load_result, provenance
-    ResultStore(tmp_path / "study").put("1L1H__rope__main__seed0", rows, provenance(scale="smoke", device="cpu"))
-    res = load_result(ch3.collect_study("smoke", tmp_path))
-    assert len(res["data"]) == 2 and res["provenance"]["groups_done"] == ["1L1H__rope__main__seed0"]
-    with pytest.raises(ConfigError):
-        ch3.train_cell_group("9L9H", "rope", ("prev",), 0, steps=1)
-    with pytest.raises(ConfigError):
-        ch3.train_cell_group("1L1H", "rope", ("swap",), 0, steps=1)
+    assert ch3.check_group(rows, {"tier": "1L1H", "encoding": "rope", "seed": 0, "steps": 3, "tasks": ["prev", "first"],
+                                  "lengths": [30]}) is rows
+    for bad, match in ((dict(tier="9L9H"), "9L9H"), (dict(tasks=("swap",)), "swap"), (dict(encoding="xpos"), "xpos"),
+                       (dict(steps=0), "steps"), (dict(lengths=(15,)), "test length"), (dict(device="tpu"), "tpu"),
+                       (dict(seed=-1), "seed")):
+        args = {"tier": "1L1H", "encoding": "rope", "tasks": ("prev",), "seed": 0, **TINY_STUDY, **bad}
+        with pytest.raises(ConfigError, match=match):
+            ch3.train_cell_group(args.pop("tier"), args.pop("encoding"), args.pop("tasks"), args.pop("seed"), **args)
+
+
+# --------------------------------------------------------------------------- the chapter on the runs facility
+#: A tiny protocol (seconds): every cell kind, four trained groups.
+TINY = {
+    "alpha": {"encodings": ("rope", "learned_abs"), "tasks": ("prev", "first"), "lengths": (30,), "L0": 20,
+              "fit": {"steps": 20, "lr": 0.05, "weight_decay": 1e-4}},
+    "theory": {"n_trials": 50, "n_random": 50},
+    "study": {"tiers": ("1L1H",), "encodings": ("rope", "nope"), "seeds": (0, 1), "groups": {"main": ("prev", "first")},
+              "steps": 3, "batch": 8, "lr": 3e-4, "weight_decay": 0.01, "lengths": (30, 40), "eval_n": 4,
+              "train_eval_n": 2, "L0": 20},
+}
+TINY_NAMES = ["alpha_tables", "theory", "1L1H__rope__main__seed0", "1L1H__nope__main__seed0",
+              "1L1H__rope__main__seed1", "1L1H__nope__main__seed1"]
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    monkeypatch.setitem(paper.PROTOCOL, "smoke", TINY)
+    assert [c.name for c in ch3.cells("smoke")] == TINY_NAMES
+
+
+def _values(folder):
+    return {p.stem: runs.cell_value(folder, p.stem) for p in sorted(folder.glob("*.json"))}
+
+
+def test_reproduce_writes_every_cell_and_resumes(tiny, tmp_path, monkeypatch):
+    paths = lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, progress=False)
+    assert sorted(p.stem for p in paths) == sorted(TINY_NAMES)
+    vals = _values(tmp_path / "cells")
+    assert set(vals) == set(TINY_NAMES)
+    assert set(vals["alpha_tables"]) == {"ce", "min_norm"} and vals["alpha_tables"]["ce"]["learned_abs/first"] == {"30": 1.0}
+    g = vals["1L1H__nope__main__seed1"]
+    assert len(g) == 4 and {r["seed"] for r in g} == {1}
+    prov = load_result(tmp_path / "cells" / "1L1H__nope__main__seed1.json")["provenance"]
+    assert prov["scale"] == "smoke" and prov["seeds"] == [1] and prov["device"] == "cpu"
+
+    def boom(*a, **k):
+        raise AssertionError("a stored cell was recomputed")
+    monkeypatch.setattr(runs, "_call", boom)
+    again = lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, progress=False)
+    assert sorted(again) == sorted(paths) and _values(tmp_path / "cells") == vals
+
+
+def test_the_study_through_dask_is_bit_identical(tiny, tmp_path):
+    pytest.importorskip("dask.distributed")
+    lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path / "inproc", progress=False)
+    lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path / "dask", executor="dask", scheduler="local",
+                                 workers=2, progress=False)
+    ref, dask = _values(tmp_path / "inproc" / "cells"), _values(tmp_path / "dask" / "cells")
+    assert set(ref) == set(TINY_NAMES) and dask == ref
+    prov = load_result(tmp_path / "dask" / "cells" / "1L1H__rope__main__seed1.json")["provenance"]
+    assert prov["executor"] == "dask" and prov["device"] == "cpu"
+
+
+def test_device_reaches_the_training(tiny, tmp_path, monkeypatch):
+    import lengthgen.engine.train as engine
+
+    seen = {"train": [], "eval": []}
+    real_train, real_eval = engine.train_ensemble, engine.evaluate_ensemble
+
+    def train(*a, device=None, **k):
+        seen["train"].append(device)
+        return real_train(*a, device=device, **k)
+
+    def evaluate(*a, device=None, **k):
+        seen["eval"].append(device)
+        return real_eval(*a, device=device, **k)
+    monkeypatch.setattr(engine, "train_ensemble", train)
+    monkeypatch.setattr(engine, "evaluate_ensemble", evaluate)
+    received = []
+    real_group = ch3.train_cell_group
+
+    def group(tier, encoding, tasks, seed, *, device, progress, **kw):
+        received.append(device)
+        return real_group(tier, encoding, tasks, seed, device=device, progress=progress, **kw)
+    monkeypatch.setattr(ch3, "train_cell_group", group)
+    lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, device="auto", only="1L1H__rope__*",
+                                 progress=False)
+    assert received == ["auto", "auto"]                               # what reproduce was given ...
+    want = "cuda" if torch.cuda.is_available() else "cpu"
+    assert seen["train"] == [want, want] and seen["eval"] == [want, want]   # ... resolved and used for training
+    prov = load_result(tmp_path / "cells" / "1L1H__rope__main__seed0.json")["provenance"]
+    assert prov["requested_device"] == "auto" and prov["device"].startswith(want)
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigError, match="cuda"):
+            real_group("1L1H", "rope", ("prev",), 0, device="cuda", **TINY_STUDY)
+
+
+# --------------------------------------------------------------------------- stored full-scale cells
+CELLS = results_dir() / "ch3" / "cells"
+
+
+def test_schema_violation_names_file_and_field(tmp_path):
+    name = "1L1H__rope__main__seed0"
+    shutil.copy(CELLS / f"{name}.json", tmp_path)
+    obj = json.loads((tmp_path / f"{name}.json").read_text())
+    obj["data"]["value"][3]["acc"] = 7.0
+    (tmp_path / f"{name}.json").write_text(json.dumps(obj))
+    with pytest.raises(ResultFileError, match=rf"{name}\.json.*'3\.acc'.*probability"):
+        ch3.load(name, folder=tmp_path)
+    obj["data"]["value"][3]["acc"] = 0.5
+    obj["data"]["value"][4]["seed"] = 3
+    (tmp_path / f"{name}.json").write_text(json.dumps(obj))
+    with pytest.raises(ResultFileError, match=rf"{name}\.json.*'4\.seed' is 3"):
+        ch3.load(name, folder=tmp_path)
+    del obj["data"]["value"][4]
+    (tmp_path / f"{name}.json").write_text(json.dumps(obj))
+    with pytest.raises(ResultFileError, match="differ from the declared 7 tasks"):
+        ch3.load(name, folder=tmp_path)
+    shutil.copy(CELLS / "alpha_tables.json", tmp_path)
+    obj = json.loads((tmp_path / "alpha_tables.json").read_text())
+    del obj["data"]["value"]["ce"]["rope/prev"]
+    (tmp_path / "alpha_tables.json").write_text(json.dumps(obj))
+    with pytest.raises(ResultFileError, match="alpha_tables.json.*'ce' has 44 entries"):
+        ch3.load("alpha_tables", folder=tmp_path)
+    with pytest.raises(ConfigError, match="no chapter-3 cell 'study_rows'"):
+        ch3.load("study_rows")
+
+
+def test_every_stored_cell_is_done_and_valid():
+    status = runs.plan_status(ch3.cells("full"), CELLS, "full")
+    stored = sorted(p.stem for p in CELLS.glob("*.json"))
+    assert stored and all(status[n] == "done" for n in stored)
+    groups = [n for n in stored if n not in ("alpha_tables", "theory")]
+    assert "alpha_tables" in stored and "theory" in stored and len(groups) == 100
+    missing = sorted(n for n, s in status.items() if s == "missing")
+    assert len(missing) == 50 and all(n.split("__")[0] in ("2L4H", "4L4H") and "__pos__" in n for n in missing)
+    for n in stored:
+        ch3.load(n)
+    rows = ch3.study_rows()
+    assert len(rows) == 2875 and len(ch3.stored_groups()) == 100
+    assert ch3.study_label(ch3.stored_groups()).startswith("stored full run: 100 of 150 planned groups")
 
 
 def test_selection_ablation_ranks_rows_of_learnable_cells():

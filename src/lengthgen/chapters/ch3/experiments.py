@@ -1,70 +1,83 @@
 """Chapter 3 (Han, Chai & Wang 2026): α_L tables, theory checks and the trained-transformer study.
 
-* :func:`alpha_tables` — α_L for every (encoding, task, L) and both selection rules (cheap; the
-  notebook runs it live at full size).
-* :func:`theory_checks` — the executable checks of Props. 1–4 and Thm. 2 (full size, seconds).
-* The trained study (§6, App. C): decoders of :mod:`lengthgen.nn.decoder` trained through
-  :func:`lengthgen.engine.train.train_ensemble` — one ensemble per (tier, encoding, seed, task group)
-  with the tasks as members — and evaluated on the extrapolation rows [L0, L).
-  :func:`train_cell_group` runs one ensemble; :func:`study_plan` lists the groups in the order
-  the full run does them (tier 1L1H first); :func:`study_stats` computes AUC, Spearman, precision
-  and the table/figure data from whatever measurements exist.
+The chapter's reproduction (``python -m lengthgen reproduce ch3``) is the list of cells returned by
+:func:`cells`, run by the runs facility (:mod:`lengthgen.engine.runs`) and built from
+:data:`lengthgen.chapters.ch3.paper.PROTOCOL`:
 
-``reproduce(scale, device, out)`` writes ``alpha_tables.json``, ``theory.json``, one store entry
-per trained group under ``study/`` (resumable: finished groups are skipped) and
-``study_rows.json`` (all measurements so far, with provenance). At ``full`` scale the study stops
-starting new groups after ``$LENGTHGEN_CH3_BUDGET_S`` seconds (default 2400); ``$LENGTHGEN_CH3_SHARD=i/n``
-makes this process run only every n-th group (several processes can share one full run).
+* ``alpha_tables`` — :func:`alpha_tables`: α_L for every (encoding, task, L) and both selection
+  rules (chapter section "α_L for every encoding and task");
+* ``theory`` — :func:`theory_checks`: the executable checks of Props. 1–4 and Thm. 2;
+* one cell per trained group, named ``<tier>__<encoding>__<group>__seed<s>`` —
+  :func:`train_cell_group`: one ensemble of decoders (:mod:`lengthgen.nn.decoder`, trained through
+  :func:`lengthgen.engine.train.train_ensemble`) with the group's tasks as members, measured on the
+  extrapolation rows [L0, L) (section "The trained study"). :func:`study_plan` gives their order.
+
+Full-scale cells are stored under ``results/ch3/cells/``. :func:`load` reads one, checked against
+its schema (:data:`ALPHA_SCHEMA`, :data:`THEORY_SCHEMA`, :data:`GROUP_SCHEMA` plus the group's
+declared tasks, lengths and seed); :func:`study_rows` gathers the measurements of every stored
+group, and :func:`study_stats`, :func:`cell_table`, :func:`content_channel` and
+:func:`selection_ablation` compute the §6, App. D and App. E statistics from them.
 """
 from __future__ import annotations
-
-import os
-import time
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from lengthgen.config import ConfigError, check_choice, check_positive_int, check_probability, get_scale
+from lengthgen.chapters.ch3 import paper
+from lengthgen.chapters.ch3.paper import (ALPHA_SPEC, COUNTEREXAMPLE_KAPPA, DATA_SEED_OFFSET, DATA_SEED_STRIDE,
+                                          EVAL_SEED_OFFSET, POS_TASKS)
+from lengthgen.chapters.ch3.realizability import (L0_DEFAULT, MAIN_TASKS, SELECTION_RULES, TASKS, alpha_table,
+                                                  check_task, duality_table, peaked_kernel, prop1_search,
+                                                  prop2_montecarlo, prop3_existence, prop3_monotone_copy,
+                                                  relative_alpha, relative_argmax, reverse_sweep, targets,
+                                                  thm2_random_kernels)
+from lengthgen.config import (ConfigError, check_choice, check_finite, check_positive_int, check_probability,
+                              get_device)
+from lengthgen.engine.runs import Cell
 from lengthgen.nn.decoder import TIERS, Decoder
-from lengthgen.nn.positional import ENCODINGS
-from lengthgen.chapters.ch3.realizability import (L0_DEFAULT, LONG_LENGTHS, MAIN_TASKS, SELECTION_RULES, STUDY_LENGTHS, TASKS,
-                             alpha_table, duality_table, peaked_kernel, prop1_search, prop2_montecarlo,
-                             prop3_existence, prop3_monotone_copy, relative_alpha, relative_argmax,
-                             reverse_sweep, targets, thm2_random_kernels)
-from lengthgen.store import ResultStore, provenance, save_result
+from lengthgen.nn.positional import ENCODINGS, check_encoding
+from lengthgen.store import ResultFileError, Schema
 
-POS_TASKS = ("pos2", "pos5")
 IGNORE = -100
-
-#: The paper's protocol (App. C) and the smoke-scale reduction used by the notebook.
-PROTOCOL = {
-    "full": {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": (0, 1, 2, 3, 4), "steps": 2000, "batch": 64,
-             "lr": 3e-4, "weight_decay": 0.01, "eval_n": 256, "train_eval_n": 22, "lengths": STUDY_LENGTHS},
-    "smoke": {"tiers": ("1L1H",), "encodings": ("rope",), "seeds": (0,), "steps": 150, "batch": 64,
-              "lr": 3e-4, "weight_decay": 0.01, "eval_n": 32, "train_eval_n": 6, "lengths": (30, 60),
-              "tasks": ("prev", "first")},
-}
+CHAPTER = "ch3"
 
 
 # --------------------------------------------------------------------------- α tables and theory
-def alpha_tables(lengths=STUDY_LENGTHS + LONG_LENGTHS, L0: int = L0_DEFAULT) -> dict:
-    """``{rule: {"enc/task": {L: α}}}`` for both selection rules, every encoding and task."""
+def alpha_tables(encodings=ALPHA_SPEC["encodings"], tasks=ALPHA_SPEC["tasks"], lengths=ALPHA_SPEC["lengths"],
+                 L0: int = ALPHA_SPEC["L0"], fit=None) -> dict:
+    """``{rule: {"enc/task": {L: α}}}`` for both selection rules, every encoding in ``encodings``,
+    task in ``tasks`` and length in ``lengths`` (section "α_L for every encoding and task").
+
+    ``fit`` configures the cross-entropy rule (keys ``steps``, ``lr``, ``weight_decay``; default
+    :data:`lengthgen.chapters.ch3.paper.CE_FIT`); the min-norm rule has no parameters.
+    """
+    fit = dict(paper.CE_FIT if fit is None else fit)
+    extra = sorted(set(fit) - set(paper.CE_FIT))
+    if extra:
+        raise ConfigError(f"fit has unknown keys {extra}; valid: {sorted(paper.CE_FIT)}")
+    for e in encodings:
+        check_encoding(e)
+    for t in tasks:
+        check_task(t)
     out = {}
     for rule in SELECTION_RULES:
-        tab = alpha_table(ENCODINGS, TASKS, lengths, rule=rule, L0=L0)
+        tab = alpha_table(tuple(encodings), tuple(tasks), tuple(lengths), rule=rule, L0=L0, **fit)
         out[rule] = {f"{e}/{t}": v for (e, t), v in tab.items()}
     return out
 
 
-def theory_checks(n_trials: int = 5000, n_random: int = 5000) -> dict:
-    """All executable theory checks at full size (Props. 1–4, Thm. 2, App. A.5–A.6).
+def theory_checks(*, n_trials: int, n_random: int) -> dict:
+    """All executable theory checks (Props. 1–4, Thm. 2, App. A.5–A.6; sections "Theorem 2" to
+    "Proposition 4").
 
     ``n_trials`` is the Monte-Carlo sample per (L, rule) of Prop. 2 and ``n_random`` the number of
-    random W of Prop. 1; the reproduce run uses 20 000 of each, the notebook 5000.
+    random W of Prop. 1 (:data:`lengthgen.chapters.ch3.paper.PROTOCOL`: 20 000 each for the stored
+    run, 5000 live in the notebook); every other check has a fixed size.
     """
+    n_trials = check_positive_int("n_trials", n_trials)
+    n_random = check_positive_int("n_random", n_random)
     res = {"prop1": prop1_search(n=30, n_random=n_random)}
-    ce = [1.46, 1.96, 1.80, 6.32]
+    ce = list(COUNTEREXAMPLE_KAPPA)
     arg = relative_argmax(ce + [-10.0] * 16, 20)
     res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2]), "deep_offsets": sorted(set(arg[3:].tolist()))}
     res["thm2_random"] = thm2_random_kernels(4000, 200)
@@ -100,6 +113,7 @@ def _copy_at_L0(kappa, L0: int = L0_DEFAULT) -> bool:
     t = targets("copy", L0)
     rows = (t >= 0).nonzero().flatten().tolist()
     return all(arg[i] == i - int(t[i]) for i in rows)
+
 
 
 # --------------------------------------------------------------------------- the trained study: data
@@ -178,32 +192,59 @@ def eval_banks(tasks, lengths, *, n_eval: int, train_n: int, L0: int = L0_DEFAUL
     return banks
 
 
-def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, batch: int = 64, lr: float = 3e-4,
-                     weight_decay: float = 0.01, lengths=STUDY_LENGTHS, eval_n: int = 256, train_eval_n: int = 22,
-                     L0: int = L0_DEFAULT, device: str | None = None, progress: bool = False) -> list[dict]:
-    """Train one ensemble (members = ``tasks``, all with init seed ``seed``) and measure it.
+def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, batch: int, lr: float,
+                     weight_decay: float, lengths, eval_n: int, train_eval_n: int, L0: int = L0_DEFAULT,
+                     data_seed_offset: int = DATA_SEED_OFFSET, data_seed_stride: int = DATA_SEED_STRIDE,
+                     eval_seed_offset: int = EVAL_SEED_OFFSET, device: str = "cpu",
+                     progress: bool = False) -> list[dict]:
+    """Train one ensemble (members = ``tasks``, all with init seed ``seed``) on ``device`` and measure
+    it (section "The trained study"; the cell function of every trained group).
 
-    Protocol (App. C): AdamW (lr 3·10⁻⁴, weight decay 0.01), batch 64, ``steps`` updates, n ~
-    U{L0/2 … L0}, cross-entropy on the query positions only; accuracy on the extrapolation rows
-    [L0, L) for each L in ``lengths`` and on the training lengths (``train_acc``). Returns one
-    row per (task, L): ``{tier, encoding, task, seed, L, acc, train_acc}``.
+    Protocol (App. C, :data:`lengthgen.chapters.ch3.paper.PROTOCOL`): AdamW (``lr``,
+    ``weight_decay``), ``batch`` sequences per update, ``steps`` updates, n ~ U{L0/2 … L0} from a
+    schedule seeded by ``seed``, cross-entropy on the query positions only; member τ's data come
+    from seed ``data_seed_offset + data_seed_stride·seed + TASKS.index(τ)`` and the evaluation banks
+    from ``eval_seed_offset + seed``. Accuracy on the extrapolation rows [L0, L) for each L in
+    ``lengths`` (``eval_n`` sequences each) and on the training lengths (``train_eval_n`` per length,
+    ``train_acc``). ``device`` (``cpu``, ``cuda``, ``auto``) is where the ensemble is trained and
+    evaluated. Returns one row per (task, L): ``{tier, encoding, task, seed, L, acc, train_acc,
+    final_loss, steps}``.
     """
+    from lengthgen.engine.runs import note_device
     from lengthgen.engine.train import OptimConfig, evaluate_ensemble, train_ensemble
 
     check_choice("tier", tier, tuple(TIERS))
+    check_encoding(encoding)
+    if isinstance(tasks, str) or not tasks:
+        raise ConfigError(f"tasks must be a non-empty list of task names from {TASKS}, got {tasks!r}")
     tasks = tuple(tasks)
     for t in tasks:
         check_choice("task", t, TASKS)
+    seed = check_positive_int("seed", seed, minimum=0)
     steps = check_positive_int("steps", steps)
+    batch = check_positive_int("batch", batch)
+    lr = check_finite("lr", lr, nonnegative=True)
+    weight_decay = check_finite("weight_decay", weight_decay, nonnegative=True)
+    L0 = check_positive_int("L0", L0, minimum=2)
+    if isinstance(lengths, (str, int)) or not lengths:
+        raise ConfigError(f"lengths must be a non-empty list of test lengths > L0 = {L0}, got {lengths!r}")
+    lengths = tuple(check_positive_int("test length", L, minimum=L0 + 1) for L in lengths)
+    eval_n = check_positive_int("eval_n", eval_n)
+    train_eval_n = check_positive_int("train_eval_n", train_eval_n)
+    for name, v in (("data_seed_offset", data_seed_offset), ("data_seed_stride", data_seed_stride),
+                    ("eval_seed_offset", eval_seed_offset)):
+        check_positive_int(name, v, minimum=0)
+    dev = get_device(device).type                  # "cpu" or "cuda" ("auto" resolved here)
     model = Decoder.tier(tier, encoding, L0=L0)
-    params = model.init([seed] * len(tasks), dtype=torch.float32, device=device)
-    data_seeds = [10_000 + 1000 * seed + TASKS.index(t) for t in tasks]
+    params = model.init([seed] * len(tasks), dtype=torch.float32, device=dev)
+    data_seeds = [data_seed_offset + data_seed_stride * seed + TASKS.index(t) for t in tasks]
     res = train_ensemble(model, params, sample=make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=seed),
                          loss=masked_ce, optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay), steps=steps,
                          data_seeds=data_seeds, progress=progress, record_every=max(1, steps // 20),
-                         desc=f"{tier} {encoding} s{seed}")
-    banks = eval_banks(tasks, lengths, n_eval=eval_n, train_n=train_eval_n, L0=L0, seed=777 + seed)
-    acc = evaluate_ensemble(model, res.params, banks, metric=masked_acc, per_member=True, batch_size=64)
+                         device=dev, desc=f"{tier} {encoding} s{seed}")
+    note_device(res.device)                        # provenance: where the ensemble was trained
+    banks = eval_banks(tasks, lengths, n_eval=eval_n, train_n=train_eval_n, L0=L0, seed=eval_seed_offset + seed)
+    acc = evaluate_ensemble(model, res.params, banks, metric=masked_acc, per_member=True, batch_size=64, device=dev)
     train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
     final_loss = res.history["loss"][-1].tolist()
     rows = []
@@ -215,49 +256,190 @@ def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, 
     return rows
 
 
+# --------------------------------------------------------------------------- the plan
 #: Run order of the encodings inside a (tier, seed): those whose α_L is informative first.
 RUN_ORDER = ("rope", "sinusoidal", "learned_abs", "nope", "alibi")
 
 
+def _protocol(scale: str) -> dict:
+    return paper.PROTOCOL[check_choice("scale", scale, tuple(paper.PROTOCOL))]
+
+
 def study_plan(scale: str) -> list[dict]:
-    """The trained groups in run order. Every group is keyed and independent; the order only
+    """The trained groups of ``scale`` in run order, as ``{"key", "tier", "encoding", "group",
+    "tasks", "seed"}`` (``key`` is the cell name). Every group is an independent cell; the order only
     decides what exists when a budget-limited run stops, so it puts first what the §6 statistics
-    need most: (1) tier 1L1H, the seven main tasks, every seed; (2) seed 0 of the deeper tiers
-    (2L4H, then 4L4H); (3) the pos2/pos5 groups of 1L1H (App. E); (4) the other seeds of the
+    need most: (1) the first tier (1L1H), main tasks, every seed; (2) the first seed of the deeper
+    tiers (2L4H, then 4L4H); (3) the pos2/pos5 groups of 1L1H (App. E); (4) the other seeds of the
     deeper tiers; (5) their pos2/pos5 groups. Inside a (tier, seed) the encodings follow
     :data:`RUN_ORDER`."""
-    P = PROTOCOL[check_choice("scale", scale, ("smoke", "full"))]
-    groups = [("main", P.get("tasks", MAIN_TASKS))] + ([("pos", POS_TASKS)] if scale == "full" else [])
+    P = _protocol(scale)["study"]
     plan = []
     for tier in P["tiers"]:
         for seed in P["seeds"]:
-            for gname, tasks in groups:
+            for gname, tasks in P["groups"].items():
                 for enc in sorted(P["encodings"], key=RUN_ORDER.index):
                     plan.append({"key": f"{tier}__{enc}__{gname}__seed{seed}", "tier": tier, "encoding": enc,
-                                 "tasks": tasks, "seed": seed})
+                                 "group": gname, "tasks": tuple(tasks), "seed": seed})
     first_tier, first_seed = P["tiers"][0], P["seeds"][0]
 
     def band(g):                            # the numbers (1)-(5) of the docstring, from 0
-        pos = g["tasks"] == POS_TASKS
+        pos = g["group"] == "pos"
         if g["tier"] == first_tier:
             return 2 if pos else 0
         return 4 if pos else (1 if g["seed"] == first_seed else 3)
     return sorted(plan, key=band)          # stable: tier, seed, encoding order kept inside a band
 
 
-def shard(plan: list[dict], spec: str | None) -> list[dict]:
-    """The groups of ``plan`` that worker ``i`` of ``n`` runs (``spec = "i/n"``, 0 ≤ i < n; every
-    n-th group in plan order), so that several processes can share one full run; ``None`` or
-    ``""`` returns the whole plan. Set through ``$LENGTHGEN_CH3_SHARD``."""
-    if not spec:
-        return plan
-    try:
-        i, n = (int(v) for v in str(spec).split("/"))
-    except ValueError:
-        raise ConfigError(f"LENGTHGEN_CH3_SHARD={spec!r} is not of the form i/n (e.g. 0/2)") from None
-    if n < 1 or not 0 <= i < n:
-        raise ConfigError(f"LENGTHGEN_CH3_SHARD={spec!r}: need n >= 1 and 0 <= i < n")
-    return plan[i::n]
+def group_kwargs(scale: str, group: dict) -> dict:
+    """The complete keyword arguments of :func:`train_cell_group` for one group of
+    :func:`study_plan` at ``scale`` (what the cell's configuration hash covers)."""
+    P = _protocol(scale)["study"]
+    return {"tier": group["tier"], "encoding": group["encoding"], "tasks": list(group["tasks"]),
+            "seed": int(group["seed"]), "steps": P["steps"], "batch": P["batch"], "lr": P["lr"],
+            "weight_decay": P["weight_decay"], "lengths": list(P["lengths"]), "eval_n": P["eval_n"],
+            "train_eval_n": P["train_eval_n"], "L0": P["L0"], "data_seed_offset": DATA_SEED_OFFSET,
+            "data_seed_stride": DATA_SEED_STRIDE, "eval_seed_offset": EVAL_SEED_OFFSET}
+
+
+def cells(scale: str) -> list[Cell]:
+    """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``, :data:`paper.PROTOCOL`):
+    ``alpha_tables``, ``theory``, then one cell per trained group in :func:`study_plan` order."""
+    P = _protocol(scale)
+    A = P["alpha"]
+    out = [Cell("alpha_tables", alpha_tables, {"encodings": list(A["encodings"]), "tasks": list(A["tasks"]),
+                                               "lengths": list(A["lengths"]), "L0": A["L0"], "fit": dict(A["fit"])}),
+           Cell("theory", theory_checks, dict(P["theory"]))]
+    for g in study_plan(scale):
+        out.append(Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],)))
+    return out
+
+
+# --------------------------------------------------------------------------- stored results
+def _alpha_cells(data) -> int:
+    A = paper.PROTOCOL["full"]["alpha"]
+    return len(A["encodings"]) * len(A["tasks"])
+
+
+def _alpha_lengths(data) -> int:
+    return len(paper.PROTOCOL["full"]["alpha"]["lengths"])
+
+
+#: A stored α table (``alpha_tables`` cell): both rules, one entry per declared (encoding, task) of
+#: the full protocol, one α ∈ [0, 1] per declared length.
+ALPHA_SCHEMA = Schema("ch3 alpha tables", required=SELECTION_RULES,
+                      probabilities=tuple(f"{r}.*.*" for r in SELECTION_RULES),
+                      counts=tuple((r, _alpha_cells) for r in SELECTION_RULES)
+                      + tuple((f"{r}.*", _alpha_lengths) for r in SELECTION_RULES))
+
+#: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
+THEORY_SCHEMA = Schema(
+    "ch3 theory checks",
+    required=("prop1.interior_strict_argmax", "prop1.rows_checked", "prop1.best_prev_margin",
+              "thm2_counterexample.row2_offset", "thm2_counterexample.deep_offsets", "thm2_random.violations.low",
+              "thm2_random.violations.high", "thm2_two_lengths.copy_L0", "thm2_reverse_sweep.solved",
+              "prop3_copy.L", "prop3_copy.copy_offset", "prop3_copy.theta_min", "prop3_existence.argmax",
+              "prop4.*.L"),
+    probabilities=("thm2_fixed_offset.*.*", "thm2_growing.*.*", "thm2_clipped.*", "thm2_squares.*", "thm2_parity.*",
+                   "thm2_ladder.*", "thm2_two_lengths.copy_60", "prop2.*.*.bound", "prop2.*.*.conditional",
+                   "prop2.*.*.unconditional", "prop2.*.*.p_new", "prop3_copy.alpha", "prop3_existence.alpha_at_dmax"),
+    counts=(("prop2", lambda d: 2), ("prop2.*", lambda d: 2)))
+
+#: A stored trained group: one row per (task, L) with its fields, accuracies in [0, 1]. That the
+#: rows are exactly the declared tasks × lengths, for the declared tier, encoding and seed, is
+#: checked against the cell's configuration by :func:`check_group`.
+GROUP_SCHEMA = Schema("ch3 study group",
+                      required=("*.tier", "*.encoding", "*.task", "*.seed", "*.L", "*.final_loss", "*.steps"),
+                      probabilities=("*.acc", "*.train_acc"))
+
+
+def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
+    """Check a trained group's ``rows`` against :data:`GROUP_SCHEMA` and the configuration
+    ``kwargs`` it was declared with (:func:`group_kwargs`): exactly one row per declared task × length,
+    each with the declared tier, encoding, seed and steps. Raises :class:`ResultFileError` naming
+    ``path`` and the field; returns ``rows``."""
+    from lengthgen.store import validate
+
+    if not isinstance(rows, list):
+        raise ResultFileError(f"invalid ch3 study group result {path}: expected a list of rows, got {type(rows).__name__}")
+    validate(rows, GROUP_SCHEMA, path)
+    want = [(t, int(L)) for t in kwargs["tasks"] for L in kwargs["lengths"]]
+    got = [(r["task"], r["L"]) for r in rows]
+    if sorted(got) != sorted(want):
+        raise ResultFileError(f"invalid ch3 study group result {path}: rows (task, L) {sorted(set(got) ^ set(want)) or 'repeated'} "
+                              f"differ from the declared {len(kwargs['tasks'])} tasks × {len(kwargs['lengths'])} lengths")
+    for i, r in enumerate(rows):
+        for field in ("tier", "encoding", "seed", "steps"):
+            if r[field] != kwargs[field]:
+                raise ResultFileError(f"invalid ch3 study group result {path}: field '{i}.{field}' is {r[field]!r}, "
+                                      f"but the cell declares {kwargs[field]!r}")
+    return rows
+
+
+def schema_for(name: str) -> Schema:
+    """The schema of the stored cell ``name`` (see :func:`cells`)."""
+    return {"alpha_tables": ALPHA_SCHEMA, "theory": THEORY_SCHEMA}.get(name, GROUP_SCHEMA)
+
+
+def load(name: str, *, folder=None) -> dict:
+    """The stored full-scale cell ``name`` as ``{"provenance", "data", "path"}``
+    (:func:`lengthgen.engine.runs.load_stored`), validated: its schema (:func:`schema_for`), for a
+    trained group also :func:`check_group`, and its configuration must be today's plan (the stored
+    configuration hash equals the planned one). ``folder`` defaults to ``results/ch3/cells``.
+    Any failure raises :class:`ResultFileError` (or :class:`~lengthgen.engine.runs.ScaleConflict`)
+    naming the file."""
+    return _load(name, {c.name: c for c in cells("full")}, folder)
+
+
+def _load(name: str, plan: dict, folder) -> dict:
+    from lengthgen.engine import runs
+    from lengthgen.store import results_dir
+
+    if name not in plan:
+        raise ConfigError(f"no chapter-3 cell {name!r}; the cells are alpha_tables, theory and "
+                          "<tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)")
+    folder = results_dir() / CHAPTER / "cells" if folder is None else folder
+    rec = runs.load_stored(CHAPTER, name, schema=schema_for(name), folder=folder)
+    if runs.stored_state(folder, plan[name], "full") != "done":
+        raise ResultFileError(f"{rec['path']} holds {name} computed with another configuration than today's plan "
+                              f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full --only {name}`")
+    if plan[name].fn is train_cell_group:
+        check_group(rec["data"], plan[name].kwargs, rec["path"])
+    return rec
+
+
+def stored_groups(folder=None) -> dict[str, dict]:
+    """Every stored full-scale trained group, ``{cell name: load(name)}`` in cell-name order (the
+    planned groups that are not stored are left out)."""
+    from lengthgen.engine import runs
+    from lengthgen.store import results_dir
+
+    folder = results_dir() / CHAPTER / "cells" if folder is None else folder
+    plan = {c.name: c for c in cells("full")}
+    names = sorted(n for n, c in plan.items() if c.fn is train_cell_group and runs.has_stored(CHAPTER, n, folder=folder))
+    return {n: _load(n, plan, folder) for n in names}
+
+
+def study_rows(folder=None) -> list[dict]:
+    """All measurement rows of the stored full-scale study (every validated group of
+    :func:`stored_groups`), concatenated in cell-name order so that the statistics' resampling is
+    reproducible. Empty when nothing is stored."""
+    return [row for rec in stored_groups(folder).values() for row in rec["data"]]
+
+
+def study_label(groups: dict) -> str:
+    """One line describing the stored groups (from :func:`stored_groups`) for a table or figure:
+    how many of the planned groups, devices, torch versions, dates and whether migrated."""
+    if not groups:
+        return "no stored full-scale study"
+    provs = [rec["provenance"] for rec in groups.values()]
+    dates = sorted(p.get("date", "")[:10] for p in provs)
+    devices = sorted({str(p.get("device")) for p in provs})
+    torch_v = sorted({str(p.get("torch_version")) for p in provs})
+    migrated = sum(1 for p in provs if "migrated" in p)
+    return (f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
+            f"({', '.join(devices)}, torch {', '.join(torch_v)}, {dates[0]} to {dates[-1]}"
+            + (f", {migrated} migrated from the pre-cells store" if migrated else "") + ")")
 
 
 # --------------------------------------------------------------------------- statistics
@@ -375,72 +557,6 @@ def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
                 out[f"{e}/{t}"] = {"alpha": alpha[f"{e}/{t}"][L], "lg_mean": float(np.mean(acc)),
                                    "lg_std": float(np.std(acc)), "n_seeds": len(acc)}
     return out
-
-
-# --------------------------------------------------------------------------- entry point
-def run_study(scale: str, out: Path, device: str | None = None, budget_s: float | None = None,
-              progress: bool = True) -> list[dict]:
-    """Run (or resume) the trained study into ``out/study``; returns all measurement rows stored."""
-    from tqdm.auto import tqdm
-
-    P = PROTOCOL[check_choice("scale", scale, ("smoke", "full"))]
-    store = ResultStore(Path(out) / "study")
-    plan = shard(study_plan(scale), os.environ.get("LENGTHGEN_CH3_SHARD"))
-    t0 = time.perf_counter()
-    for g in tqdm(plan, desc="ch3 study groups", disable=not progress):
-        if store.has(g["key"]):
-            continue
-        if budget_s is not None and time.perf_counter() - t0 > budget_s:
-            break
-        t1 = time.perf_counter()
-        rows = train_cell_group(g["tier"], g["encoding"], g["tasks"], g["seed"], steps=P["steps"], batch=P["batch"],
-                                lr=P["lr"], weight_decay=P["weight_decay"], lengths=P["lengths"], eval_n=P["eval_n"],
-                                train_eval_n=P["train_eval_n"], device=device, progress=progress)
-        store.put(g["key"], rows, provenance(scale=scale, device=str(device or "cpu"), seeds=[g["seed"]],
-                                             wall_time_s=time.perf_counter() - t1))
-    rows = []
-    for k in store.keys() if store.folder.is_dir() else []:
-        rows.extend(store.get(k))
-    return rows
-
-
-def reproduce(scale: str, device: str, out: Path) -> list[Path]:
-    """``python -m lengthgen reproduce ch3``: α tables, theory checks and the (resumable) trained study."""
-    scale = get_scale(scale)
-    out = Path(out)
-    torch.set_num_threads(int(os.environ.get("LENGTHGEN_THREADS", "1")))
-    paths = []
-    t0 = time.perf_counter()
-    tabs = alpha_tables()
-    paths.append(save_result(out / "alpha_tables.json", tabs,
-                             provenance(scale=scale, device="cpu", wall_time_s=time.perf_counter() - t0)))
-    if not (out / "theory.json").exists():
-        t0 = time.perf_counter()
-        th = theory_checks(n_trials=20_000, n_random=20_000)
-        paths.append(save_result(out / "theory.json", th,
-                                 provenance(scale=scale, device="cpu", wall_time_s=time.perf_counter() - t0)))
-    budget = float(os.environ.get("LENGTHGEN_CH3_BUDGET_S", "2400")) if scale == "full" else None
-    t0 = time.perf_counter()
-    dev = None if device in (None, "auto", "cpu") else device
-    run_study(scale, out, device=dev, budget_s=budget)
-    paths.append(collect_study(scale, out, device=str(device), wall_time_s=time.perf_counter() - t0))
-    return paths
-
-
-def collect_study(scale: str, out: Path, device: str = "cpu", wall_time_s: float | None = None) -> Path:
-    """Gather every stored group under ``out/study`` into ``out/study_rows.json`` (with provenance
-    saying how many of the planned groups exist)."""
-    out = Path(out)
-    store = ResultStore(out / "study")
-    rows = []
-    for k in store.keys() if store.folder.is_dir() else []:
-        rows.extend(store.get(k))
-    plan = study_plan(scale)
-    done = {f"{r['tier']}__{r['encoding']}__{'pos' if r['task'] in POS_TASKS else 'main'}__seed{r['seed']}" for r in rows}
-    prov = provenance(scale=scale, device=device, seeds=sorted({r["seed"] for r in rows}), wall_time_s=wall_time_s,
-                      extra={"groups_done": sorted(done), "groups_planned": len(plan),
-                             "protocol": dict(PROTOCOL[scale])})
-    return save_result(out / "study_rows.json", rows, prov)
 
 
 # --------------------------------------------------------------------------- tables and figures

@@ -46,14 +46,10 @@ import torch
 
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.nn.positional import BASE, ENCODINGS, NUM_FREQ, KernelFamily, check_encoding, frequencies
+# The task set, the lengths and the CE fit are the paper's protocol (chapters/ch3/paper.py).
+from lengthgen.chapters.ch3.paper import CE_FIT, LONG_LENGTHS, MAIN_TASKS, STUDY_LENGTHS, TASKS
+from lengthgen.chapters.ch3.paper import L0 as L0_DEFAULT
 
-#: The seven tasks of the main study (§6) and the two interior absolute positions of App. E.
-MAIN_TASKS = ("prev", "skip2", "skip3", "skip5", "copy", "reverse", "first")
-TASKS = MAIN_TASKS + ("pos2", "pos5")
-#: Training length and the evaluation lengths of the study (App. C) and of the predictor tables.
-L0_DEFAULT = 20
-STUDY_LENGTHS = (30, 40, 50, 60, 80)
-LONG_LENGTHS = (128, 256, 512)
 SELECTION_RULES = ("ce", "min_norm")
 #: Relative tolerance below which two logits count as tied (float64 rounding of Φ W Φᵀ).
 TIE_RTOL = 1e-9
@@ -228,15 +224,16 @@ def _masked_logits(P: torch.Tensor) -> torch.Tensor:
     return P.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -math.inf)
 
 
-def fit_ce(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, steps: int = 400, lr: float = 0.05,
-           weight_decay: float = 1e-4) -> torch.Tensor:
+def fit_ce(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, steps: int = CE_FIT["steps"],
+           lr: float = CE_FIT["lr"], weight_decay: float = CE_FIT["weight_decay"]) -> torch.Tensor:
     """Regularised cross-entropy selection rule (§4, App. C): returns the selected ``W``.
 
     Minimises the mean cross-entropy of the causal softmax of ``Φ_L0 W(c) Φ_L0ᵀ`` against the
     targets on the query rows at length L0, over the family's coefficients ``c`` (zero start,
     ``steps`` Adam steps with L2 weight decay), projecting onto the family's sign constraint after
-    every step. The paper fixes 400 steps and weight decay 10⁻⁴ but not the learning rate; we
-    use 0.05 (an a-priori choice; the chapter shows the sensitivity).
+    every step. The defaults are :data:`lengthgen.chapters.ch3.paper.CE_FIT`: the paper's 400
+    steps and weight decay 10⁻⁴, and our learning rate (the paper states none; the chapter shows
+    the sensitivity).
     """
     check_task(task)
     L0 = check_positive_int("L0", L0)
@@ -295,7 +292,8 @@ def _select_cached(encoding, task, rule, L0, num_freq, base, steps, lr, weight_d
 
 
 def select(encoding: str, task: str, rule: str = "ce", *, L0: int = L0_DEFAULT, num_freq: int = NUM_FREQ,
-           base: float = BASE, steps: int = 400, lr: float = 0.05, weight_decay: float = 1e-4):
+           base: float = BASE, steps: int = CE_FIT["steps"], lr: float = CE_FIT["lr"],
+           weight_decay: float = CE_FIT["weight_decay"]):
     """``(family, W)`` selected by ``rule`` (``ce`` or ``min_norm``) for ``encoding`` on ``task`` at L0 (cached)."""
     check_encoding(encoding)
     check_task(task)
