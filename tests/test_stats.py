@@ -81,6 +81,8 @@ def test_spearman_matches_pearson_of_counted_ranks():
 
 
 def test_auc_equals_pair_counting_exactly():
+    from scipy.stats import mannwhitneyu
+
     checked = 0
     for x, _, lab in small_cases():
         pos, neg = x[lab], x[~lab]
@@ -89,6 +91,8 @@ def test_auc_equals_pair_counting_exactly():
             continue
         wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
         assert stats.auc(x, lab) == wins / (len(pos) * len(neg))
+        u = mannwhitneyu(pos, neg, method="asymptotic").statistic          # the library's number
+        assert abs(stats.auc(x, lab) - u / (len(pos) * len(neg))) < 1e-12
         checked += 1
     assert checked > 100
     assert stats.auc([0.2, 0.9, 0.4], [0, 1, 0]) == 1.0 and stats.auc([1, 2, 3, 4], [1, 0, 1, 0]) == 0.25

@@ -83,20 +83,21 @@ def spearman(x, y) -> float:
 
 
 def auc(scores, labels) -> float:
-    """Area under the ROC curve of ``scores`` for binary ``labels``: the Mann–Whitney
-    ``U / (n₁ n₀)`` of the positives against the negatives (``scipy.stats.mannwhitneyu``), i.e.
-    the fraction of (positive, negative) pairs ranked correctly, ties counting 1/2. NaN when a
-    class is empty (or a score is NaN)."""
+    """Area under the ROC curve of ``scores`` for binary ``labels``: the fraction of (positive,
+    negative) pairs ranked correctly, ties counting 1/2 (the Mann–Whitney ``U / (n₁ n₀)``). NaN
+    when a class is empty or a score is NaN.
+
+    Hand-written on purpose: ``scipy.stats.mannwhitneyu(...).statistic / (n₁ n₀)`` gives the same
+    number (tested), but costs ~25× more per call, and chapter 3's AUC permutation test calls this
+    20,000 times."""
     s = _vector("scores", scores)
     y = _vector("labels", labels, dtype=bool)
     _same_length(scores=s, labels=y)
     pos, neg = s[y], s[~y]
-    if len(pos) == 0 or len(neg) == 0:
+    if len(pos) == 0 or len(neg) == 0 or np.isnan(s).any():
         return float("nan")
-    from scipy.stats import mannwhitneyu
-
-    u = mannwhitneyu(pos, neg, method="asymptotic").statistic   # the p-value is not used
-    return float(u / (len(pos) * len(neg)))
+    diff = pos[:, None] - neg[None, :]
+    return float(((diff > 0) + 0.5 * (diff == 0)).mean())
 
 
 def permutation_pvalue(stat_fn, x, y, *, n_perm: int = 10_000, seed: int = 0, groups=None,

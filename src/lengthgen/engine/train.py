@@ -453,6 +453,7 @@ def _check_train_args(model, params, sample, loss, optim, steps, data_seeds, val
         if not (t.is_floating_point() or name.startswith("_")):
             raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
     dev = _params_device(params) if device is None else get_device(device)
+    note_device(dev)                               # provenance: where the trained tensors live
     return E, steps, record_every, optim, gens, dev
 
 
