@@ -201,9 +201,11 @@ def test_process_and_dask_executors_are_bit_identical(tmp_path):
 
 
 def test_device_actually_used_is_recorded(tmp_path):
-    run_cells(_train_cells()[:1], tmp_path, scale="smoke", device="cpu", progress=False)
+    run_cells(_train_cells()[:1] + cells3()[:1], tmp_path, scale="smoke", device="cpu", progress=False)
     prov = load_result(tmp_path / "t2.json")["provenance"]
-    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu"
+    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu" and prov["trained_on"] == ["cpu"]
+    prov = load_result(tmp_path / "sq1.json")["provenance"]
+    assert prov["trained_on"] == [] and prov["device"] == "cpu"          # nothing trained: computed on the CPU
 
 
 @pytest.mark.parametrize("make, match", [

@@ -361,9 +361,10 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                             if other.cancel():
                                 pending.pop(other)
                         continue
-                    used = info.pop("devices_used") or ["cpu"]
-                    prov = provenance(scale=scale, device=",".join(used), seeds=c.seeds, git=git,
-                                      extra={**info, "requested_device": str(device), "executor": exec_name,
+                    trained_on = info.pop("devices_used")
+                    prov = provenance(scale=scale, device=",".join(trained_on or ["cpu"]), seeds=c.seeds, git=git,
+                                      extra={**info, "trained_on": trained_on, "requested_device": str(device),
+                                             "executor": exec_name,
                                              "cell": c.name, "config_hash": c.hash,
                                              "allow_dirty": bool(allow_dirty), **(extra or {})})
                     write_cell(folder, c, scale, value, prov)
