@@ -1,30 +1,69 @@
-"""Chapter 4's experiment functions (lengthgen.chapters.ch4.experiments) on tiny configurations."""
+"""Chapter 4's experiments (lengthgen.chapters.ch4.experiments): the cell functions on tiny
+configurations, the plan on the runs facility, the device each training path trains on, the
+schemas of the stored kinds and the stored full run."""
+import copy
+import json
+import shutil
+
 import pytest
 import torch
 
-from lengthgen.chapters.ch4 import modular as M
+import lengthgen.engine.train as engine_train
+from lengthgen.chapters import reproduce
 from lengthgen.chapters.ch4 import experiments as ch4
+from lengthgen.chapters.ch4 import paper
+from lengthgen.chapters.ch4 import transformer as TR
 from lengthgen.config import ConfigError
+from lengthgen.engine import runs
+from lengthgen.store import ResultFileError, load_result, results_dir
+
+LR = 1e-2
+TINY = {
+    "relu_width": {"p": 3, "lengths": (2,), "widths": (4,), "steps": 3, "lr": LR, "seeds": (1,)},
+    "two_lengths": {"p": 5, "m1": 2, "m2": 3, "width": 4, "steps": 2, "lr": LR, "seeds": (1,)},
+    "underparam": {"configs": ((2, 5),), "widths": (4,), "budgets": (20, 40), "steps": 2, "lr": LR, "seeds": (1,),
+                   "n_test": 50},
+    "overparam": {"m": 2, "p": 5, "width": 8, "n": 30, "wds": (0.0, 0.1), "steps": 2, "lr": LR, "seeds": (1,),
+                  "n_test": 50},
+    "lengthgen": {"p": 5, "width": 8, "budgets": (30,), "wds": (0.1,), "steps": 2, "lr": LR, "seeds": (1,),
+                  "n_test": 20, "test_lengths": (14, 40)},
+    "transformer": {"m": 2, "p": 5, "d_model": 8, "budgets": (10,), "steps": 2, "lr": LR, "seeds": (1,),
+                    "n_test": 20, "batch_size": 8},
+    "budget_study": {"p": 5, "width": 8, "n": 30, "wds": (0.3,), "seeds": (1,), "steps": 4, "every": 2, "lr": LR,
+                     "val_length": 20, "n_val": 20, "n_test": 20, "test_lengths": (14,)},
+}
+TINY_CHECKS = {
+    "exhaustive": {"ps": (3, 4), "ms": (1, 2), "limit": 100},
+    "automaton": {"primes": (7,), "max_m": 12, "n": 50, "seed": 0},
+    "float": {"primes": (7,), "max_m": 12, "n": 20, "seed": 10},
+    "bounds": {"p": 5, "lengths": (5, 20)},
+    "timing": {"p": 5, "width": 8, "n": 50, "runs": 1},
+}
+TRACKED = {**TINY["lengthgen"], "steps": 4, "track_every": 2, "track_length": 20, "n_track": 20}
 
 
+# --------------------------------------------------------------------------- protocol and cell functions
 def test_protocol_scales():
     for scale in ("smoke", "full"):
-        P = ch4.protocol(scale)
+        P = paper.protocol(scale)
         assert set(P) >= {"relu_width", "two_lengths", "underparam", "overparam", "lengthgen", "transformer"}
-    assert ch4.protocol("full")["lengthgen"]["test_lengths"] == M.OOD_LENGTHS
+        assert set(paper.checks(scale)) == {"exhaustive", "automaton", "float", "bounds", "timing"}
+    assert paper.protocol("full")["lengthgen"]["test_lengths"] == paper.OOD_LENGTHS
     with pytest.raises(ConfigError):
-        ch4.protocol("huge")
+        paper.protocol("huge")
+    assert set(paper.PAPER_VALUES) >= {"ch4.protocol", "ch4.fig45.lengthgen", "ch4.fig6.transformer"}
 
 
 def test_small_exhaustive_and_long_checks():
     rows = ch4.small_exhaustive(ps=(3, 4), ms=(1, 2))
     assert all(r["thm41"] == 1.0 and r["thm42_bias"] == 1.0 for r in rows)
     assert all(abs(r["fourier"] - r["fourier_theory"]) < 1e-12 for r in rows)
-    s = ch4.summarize_checks(ch4.long_length_checks(primes=(7,), max_m=30, n=200))
+    s = ch4.automaton_summary(primes=(7,), max_m=30, n=200, seed=0)
+    assert s == ch4.summarize_checks(ch4.long_length_checks(primes=(7,), max_m=30, n=200))
     assert s["thm41@7"]["min_acc"] == 1.0 and s["thm42_bias@7"]["min_acc"] == 1.0
     assert s["fourier@7"]["errors_outside_tie_residues"] == 0
     assert s["fourier@7"]["max_abs_acc_minus_1_minus_tie_share"] < 1e-6
-    f = ch4.summarize_checks(ch4.float_network_checks(primes=(7,), max_m=30, n=100, lengths=(1, 30)))
+    f = ch4.float_summary(primes=(7,), max_m=30, n=100, lengths=(1, 30), seed=10)
     assert f["thm42_bias@7"]["lengths"] == 2 and f["thm42_bias@7"]["min_acc"] == 1.0
 
 
@@ -35,32 +74,194 @@ def test_relu_bounds_table():
 
 
 def test_tiny_training_runs():
-    r = ch4.relu_min_width({"p": 3, "lengths": (2,), "widths": (4,), "steps": 3, "lr": 1e-2, "seeds": (1,)})
+    r = ch4.relu_min_width(**TINY["relu_width"])
     assert set(r["min_width"]) == {2} and len(r["rows"]) == 1
-    t = ch4.two_lengths({"p": 5, "m1": 2, "m2": 3, "width": 4, "steps": 2, "lr": 1e-2, "seeds": (1,)})
+    t = ch4.two_lengths(**TINY["two_lengths"])
     assert t["pairs"] == 4 and len(t["runs"]) == 3
     # Thm 4.4 holds for any bias-free ReLU network, trained or not: paired inputs share a prediction
     assert t["runs"][1]["same_prediction_pairs"] == [4]
-    u = ch4.underparam({"configs": ((2, 5),), "widths": (4,), "budgets": (20, 40), "steps": 2, "lr": 1e-2,
-                        "seeds": (1,), "n_test": 50})
+    u = ch4.underparam(**TINY["underparam"])
     assert len(u["rows"]) == 2 * 2
-    o = ch4.overparam({"m": 2, "p": 5, "width": 8, "n": 30, "wds": (0.0, 0.1), "steps": 2, "lr": 1e-2,
-                       "seeds": (1,), "n_test": 50})
+    o = ch4.overparam(**TINY["overparam"])
     assert len(o["rows"]) == 4 and all("normalized_margin" in r for r in o["rows"])
-    lg = ch4.lengthgen({"p": 5, "width": 8, "budgets": (30,), "wds": (0.1,), "steps": 2, "lr": 1e-2,
-                        "seeds": (1,), "n_test": 20, "test_lengths": (14, 40)}, ("sine", True))
+    lg = ch4.lengthgen(**TINY["lengthgen"], activation="sine", bias=True)
     assert set(lg["rows"][0]) >= {"train", "3", "14", "40"} and lg["example_b"] is not None
+    tr = ch4.lengthgen(**TRACKED, activation="relu")
+    assert tr["val_step"] == [2, 4] and len(tr["val_acc"][0]) == 1
+    b = ch4.budget_study(**TINY["budget_study"])
+    assert b["val_step"] == [2, 4] and set(b["final_acc"]) == {"3", "7", "13", "14"}
 
 
 def test_transformer_pieces():
-    seq = ch4.addition_sequences(torch.tensor([[3, 4, 1]]), 5)
+    seq = TR.addition_sequences(torch.tensor([[3, 4, 1]]), 5)
     assert seq.tolist() == [[3, 5, 4, 5, 1, 6]]
-    model = ch4.LastTokenDecoder(5, 3, "sine", d_model=8)
+    model = TR.LastTokenDecoder(5, 3, "sine", d_model=8)
     P = model.init([1, 2])
     assert float(P["l0.b1"].abs().max()) == 0.0 and float(P["l0.ln1_g"].min()) == 1.0
     assert 0.005 < float(P["l0.w1"].std()) < 0.02
     out = model.forward(P, seq.unsqueeze(0).expand(2, 1, 6))
     assert out.shape == (2, 1, 5)
-    r = ch4.transformer_baseline({"m": 2, "p": 5, "d_model": 8, "budgets": (10,), "steps": 2, "lr": 1e-2,
-                                  "seeds": (1,), "n_test": 20, "batch_size": 8})
+    r = ch4.transformer_baseline(**TINY["transformer"])
     assert {row["activation"] for row in r["rows"]} == {"sine", "relu", "gelu"}
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ch4.lengthgen(**TINY["lengthgen"], activation="gelu"),
+    lambda: ch4.lengthgen(**TINY["lengthgen"], device="tpu"),
+    lambda: ch4.underparam(**{**TINY["underparam"], "seeds": ()}),
+    lambda: ch4.overparam(**{**TINY["overparam"], "wds": ()}),
+    lambda: ch4.relu_bounds_table(p=1),
+    lambda: ch4.epoch_timing(runs=0),
+    lambda: ch4.schema_of("underparam"),
+    lambda: ch4.load_stored_cell("no_such_cell"),
+])
+def test_bad_arguments_raise(call):
+    with pytest.raises(ConfigError):
+        call()
+
+
+# --------------------------------------------------------------------------- (a) the plan on the runs facility
+def _snapshot(folder):
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def tiny_smoke(monkeypatch):
+    monkeypatch.setitem(paper.PROTOCOL, "smoke", copy.deepcopy(TINY))
+    monkeypatch.setitem(paper.CHECKS, "smoke", copy.deepcopy(TINY_CHECKS))
+
+
+def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_smoke):
+    before = _snapshot(results_dir())
+    plan = ch4.cells("smoke")
+    assert [c.name for c in plan] == ["exhaustive", "automaton", "float_n20", "bounds", "relu_min_width", "two_lengths",
+                                      "underparam", "overparam", "lengthgen_sine_nobias", "lengthgen_sine_bias",
+                                      "lengthgen_relu_nobias", "timing", "budget_study", "transformer_m2"]
+    paths = reproduce("ch4", scale="smoke", out=tmp_path, progress=False)
+    assert sorted(p.name for p in paths) == sorted(f"{c.name}.json" for c in plan)
+    assert sorted(p.name for p in tmp_path.rglob("*.json")) == sorted(f"{c.name}.json" for c in plan)
+    for cell in plan:
+        obj = load_result(tmp_path / "cells" / f"{cell.name}.json", schema=ch4.schema_of(cell))
+        assert obj["data"]["scale"] == "smoke" and obj["data"]["config_hash"] == cell.hash
+        assert obj["provenance"]["device"] == "cpu" and obj["provenance"]["requested_device"] == "cpu"
+    assert set(runs.plan_status(plan, tmp_path / "cells", "smoke").values()) == {"done"}
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a stored cell was recomputed")
+
+    monkeypatch.setattr(runs, "_call", boom)
+    again = _snapshot(tmp_path)
+    assert reproduce("ch4", scale="smoke", out=tmp_path, progress=False) == paths
+    assert _snapshot(tmp_path) == again
+    assert _snapshot(results_dir()) == before                       # nothing under results/ was touched
+
+
+# --------------------------------------------------------------------------- (b) every training path gets the device
+class _Stop(Exception):
+    pass
+
+
+META = torch.device("meta")
+
+
+@pytest.mark.parametrize("name,call", [
+    ("relu_min_width", lambda d: ch4.relu_min_width(**TINY["relu_width"], device=d)),
+    ("two_lengths", lambda d: ch4.two_lengths(**TINY["two_lengths"], device=d)),
+    ("underparam", lambda d: ch4.underparam(**TINY["underparam"], device=d)),
+    ("overparam", lambda d: ch4.overparam(**TINY["overparam"], device=d)),
+    ("lengthgen", lambda d: ch4.lengthgen(**TINY["lengthgen"], activation="sine", bias=True, device=d)),
+    ("lengthgen_tracked", lambda d: ch4.lengthgen(**TRACKED, device=d)),
+    ("budget_study", lambda d: ch4.budget_study(**TINY["budget_study"], device=d)),
+    ("transformer", lambda d: ch4.transformer_baseline(**TINY["transformer"], device=d)),
+    ("timing", lambda d: ch4.epoch_timing(**TINY_CHECKS["timing"], device=d)),
+])
+def test_training_paths_initialise_and_train_on_the_requested_device(name, call, monkeypatch):
+    seen = []
+
+    def fake_train_ensemble(model, params, **kw):
+        seen.append(({str(t.device) for t in params.values()}, kw.get("device")))
+        raise _Stop
+
+    monkeypatch.setattr(engine_train, "train_ensemble", fake_train_ensemble)
+    with pytest.raises(_Stop):
+        call(META)
+    params_on, device_kw = seen[0]
+    assert params_on == {"meta"} and device_kw in (None, META)       # None: the engine trains where params live
+
+
+def test_timing_loop_runs_on_the_requested_device(monkeypatch):
+    seen = []
+
+    class Muon(torch.optim.Muon):
+        def __init__(self, params, **kw):
+            params = list(params)
+            seen.append({str(p.device) for p in params})
+            super().__init__(params, **kw)
+
+    monkeypatch.setattr(ch4, "fit", lambda *a, **k: seen.append(k["device"]))
+    monkeypatch.setattr(torch.optim, "Muon", Muon)
+    ch4.epoch_timing(**TINY_CHECKS["timing"], device=META)
+    assert seen == [META, {"meta"}]
+
+
+def test_cell_provenance_names_the_device_trained_on(tmp_path, tiny_smoke):
+    cell = next(c for c in ch4.cells("smoke") if c.name == "overparam")
+    runs.run_cells([cell], tmp_path, scale="smoke", device="cpu", progress=False)
+    prov = load_result(tmp_path / "overparam.json")["provenance"]
+    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu"
+
+
+# --------------------------------------------------------------------------- (c) schema violations
+STORED = results_dir() / "ch4" / "cells"
+
+
+def _copy_cell(tmp_path, name, edit):
+    obj = json.loads((STORED / f"{name}.json").read_text())
+    edit(obj["data"]["value"])
+    (tmp_path / f"{name}.json").write_text(json.dumps(obj))
+
+
+def test_accuracy_out_of_range_names_file_and_field(tmp_path):
+    _copy_cell(tmp_path, "underparam", lambda v: v["rows"][3].__setitem__("test_acc", 7.0))
+    with pytest.raises(ResultFileError, match=r"underparam\.json.*rows\.3\.test_acc.*probability"):
+        ch4.load_stored_cell("underparam", folder=tmp_path)
+    _copy_cell(tmp_path, "lengthgen_sine_bias", lambda v: v["rows"][0].__setitem__("811", 7.0))
+    with pytest.raises(ResultFileError, match=r"lengthgen_sine_bias\.json.*rows\.0\.811"):
+        ch4.load_stored_cell("lengthgen_sine_bias", folder=tmp_path)
+
+
+def test_missing_member_is_a_count_error(tmp_path):
+    _copy_cell(tmp_path, "overparam", lambda v: v["rows"].pop())
+    with pytest.raises(ResultFileError, match=r"overparam\.json.*'rows' has 11 entries.*needs 12"):
+        ch4.load_stored_cell("overparam", folder=tmp_path)
+    _copy_cell(tmp_path, "budget_study", lambda v: v["final_acc"]["811"].pop())
+    with pytest.raises(ResultFileError, match=r"budget_study\.json.*final_acc\.811"):
+        ch4.load_stored_cell("budget_study", folder=tmp_path)
+
+
+def test_stored_cell_of_another_configuration_is_refused(tmp_path):
+    shutil.copy(STORED / "timing.json", tmp_path / "timing.json")
+    obj = json.loads((tmp_path / "timing.json").read_text())
+    obj["data"]["config_hash"] = "0" * 12
+    (tmp_path / "timing.json").write_text(json.dumps(obj))
+    with pytest.raises(ResultFileError, match="timing.*changed"):
+        ch4.load_stored_cell("timing", folder=tmp_path)
+
+
+# --------------------------------------------------------------------------- (d) the stored full run
+def test_every_stored_cell_is_done_and_valid():
+    plan = ch4.cells("full")
+    assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(c.name for c in plan)
+    assert set(runs.plan_status(plan, STORED, "full").values()) == {"done"}
+    for cell in plan:
+        rec = ch4.load_stored_cell(cell.name)
+        assert rec["provenance"]["scale"] == "full"
+    assert not (STORED.parent / "training.json").exists() and not (STORED.parent / "constructions_relu.json").exists()
+
+
+def test_stored_readers_shape():
+    c, t = ch4.stored_constructions(), ch4.stored_training()
+    assert set(c["data"]) == {"exhaustive", "automaton", "float", "bounds", "relu_min_width", "two_lengths"}
+    assert len(t["data"]["lengthgen"]) == len(t["data"]["lengthgen_long"]) == len(paper.LENGTHGEN_VARIANTS)
+    assert [r["rows"][0]["bias"] for r in t["data"]["lengthgen"]] == [b for _, b in paper.LENGTHGEN_VARIANTS]
+    assert "18 cells" not in c["label"] and t["label"].startswith("stored full run: 12 cells")

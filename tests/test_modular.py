@@ -1,10 +1,17 @@
-"""Chapter 4's task, data, model, constructions and margins (lengthgen.chapters.ch4.modular)."""
+"""Chapter 4's task and data, model, exact constructions and their checks, ReLU limits, margins and
+sampler (lengthgen.chapters.ch4.{data, model, constructions, checks, relu_limits, margins, training})."""
 import math
 
 import pytest
 import torch
 
-from lengthgen.chapters.ch4 import modular as M
+from lengthgen.chapters.ch4 import checks as K
+from lengthgen.chapters.ch4 import constructions as C
+from lengthgen.chapters.ch4 import data as D
+from lengthgen.chapters.ch4 import margins as G
+from lengthgen.chapters.ch4 import model, paper
+from lengthgen.chapters.ch4 import relu_limits as R
+from lengthgen.chapters.ch4 import training as T
 from lengthgen.config import ConfigError
 
 SMALL = [(p, m) for p in range(2, 8) for m in range(1, 5) if p ** m <= 2401]
@@ -13,23 +20,23 @@ SMALL = [(p, m) for p in range(2, 8) for m in range(1, 5) if p ** m <= 2401]
 # --------------------------------------------------------------------------- constructions, exhaustively
 @pytest.mark.parametrize("p,m", SMALL)
 def test_width2_constructions_exact_on_all_inputs(p, m):
-    assert M.exhaustive_accuracy(M.construct_fixed_length(m, p), m)["acc"] == 1.0
-    assert M.exhaustive_accuracy(M.construct_with_bias(p), m)["acc"] == 1.0
+    assert K.exhaustive_accuracy(C.construct_fixed_length(m, p), m)["acc"] == 1.0
+    assert K.exhaustive_accuracy(C.construct_with_bias(p), m)["acc"] == 1.0
 
 
 @pytest.mark.parametrize("p,m", [(p, m) for p, m in SMALL if p >= 3])
 def test_fourier_construction_accuracy_is_exactly_1_minus_ties(p, m):
-    net = M.construct_fourier(p)
+    net = C.construct_fourier(p)
     assert net.width == (p - 1) // 2
-    r = M.exhaustive_accuracy(net, m)
+    r = K.exhaustive_accuracy(net, m)
     # all p^m ordered tuples: labels exactly uniform, so the accuracy is exactly 1 - 1/p or 1 - 2/p
-    assert r["acc"] == pytest.approx(M.fourier_accuracy(p), abs=1e-12)
-    assert r["ties"] == pytest.approx(1 - M.fourier_accuracy(p), abs=1e-12)
+    assert r["acc"] == pytest.approx(C.fourier_accuracy(p), abs=1e-12)
+    assert r["ties"] == pytest.approx(1 - C.fourier_accuracy(p), abs=1e-12)
 
 
 def test_fourier_scores_match_lemma():
     p = 9
-    net = M.construct_fourier(p)
+    net = C.construct_fourier(p)
     for S in range(p):
         x = torch.zeros(p); x[S] = 1
         s = net.scores(x)
@@ -41,32 +48,32 @@ def test_fourier_scores_match_lemma():
 
 @pytest.mark.parametrize("p,m", [(2, 5), (3, 4), (5, 3), (4, 6), (7, 2)])
 def test_relu_construction_interpolates_all_count_vectors(p, m):
-    net = M.construct_relu(m, p)
-    X = M.all_count_vectors(m, p)
-    assert bool((net.predict(X, tol=1e-9) == M.labels_of_counts(X, p)).all())
-    assert net.width >= M.path_lower_bound(m, p)
+    net = C.construct_relu(m, p)
+    X = D.all_count_vectors(m, p)
+    assert bool((net.predict(X, tol=1e-9) == D.labels_of_counts(X, p)).all())
+    assert net.width >= R.path_lower_bound(m, p)
     # bias-free: at another length the kinks move and it fails somewhere
-    X2 = M.all_count_vectors(m + 1, p)
-    assert not bool((net.predict(X2, tol=1e-9) == M.labels_of_counts(X2, p)).all())
+    X2 = D.all_count_vectors(m + 1, p)
+    assert not bool((net.predict(X2, tol=1e-9) == D.labels_of_counts(X2, p)).all())
 
 
 def test_automaton_agrees_with_float_network_and_exhaustive():
     p = 11
-    for net in (M.construct_with_bias(p), M.construct_fourier(p)):
-        a = M.automaton_accuracy(net, p, 40, n=300, seed=3)
-        f = M.accuracy_by_length(net, p, 40, n=300, seed=3)
+    for net in (C.construct_with_bias(p), C.construct_fourier(p)):
+        a = K.automaton_accuracy(net, p, 40, n=300, seed=3)
+        f = K.accuracy_by_length(net, p, 40, n=300, seed=3)
         assert a["acc"] == f["acc"] and a["ties"] == f["ties"]
         assert a["errors_outside_tie_residues"] == 0
-    fam = M.automaton_accuracy(None, p, 30, n=200, fixed_length_family=True)
+    fam = K.automaton_accuracy(None, p, 30, n=200, fixed_length_family=True)
     assert min(fam["acc"]) == 1.0
-    famf = M.accuracy_by_length(None, p, 30, n=200, fixed_length_family=True)
+    famf = K.accuracy_by_length(None, p, 30, n=200, fixed_length_family=True)
     assert min(famf["acc"]) == 1.0
-    states, trans, start = M.phase_automaton(*M.construct_fourier(p).rational)
+    states, trans, start = K.phase_automaton(*C.construct_fourier(p).rational)
     assert states.shape[0] == p and trans.shape == (p, p)
 
 
 def test_fixed_length_network_fails_at_other_lengths():
-    r = M.automaton_accuracy(M.construct_fixed_length(7, 13), 13, 40, n=400)
+    r = K.automaton_accuracy(C.construct_fixed_length(7, 13), 13, 40, n=400)
     assert r["acc"][6] == 1.0 and min(r["acc"]) < 0.5
 
 
@@ -74,61 +81,61 @@ def test_fixed_length_network_fails_at_other_lengths():
 def test_lower_bounds():
     for p in (2, 3, 5, 97):
         for m in (1, 2, 10, 100, 811):
-            assert M.path_lower_bound(m, p) >= math.floor(M.relu_width_lower_bound(m, p)) or m < p
-            assert M.path_lower_bound(m, p) <= M.construct_relu(m, p).width if m * p < 2000 else True
-    assert M.relu_width_lower_bound(811, 97) == pytest.approx((811 - 97) / 99)
-    assert M.path_lower_bound(811, 97) == 8
+            assert R.path_lower_bound(m, p) >= math.floor(R.relu_width_lower_bound(m, p)) or m < p
+            assert R.path_lower_bound(m, p) <= C.construct_relu(m, p).width if m * p < 2000 else True
+    assert R.relu_width_lower_bound(811, 97) == pytest.approx((811 - 97) / 99)
+    assert R.path_lower_bound(811, 97) == 8
 
 
 def test_path_kinks_of_constructed_relu():
     m, p = 12, 3
-    net = M.construct_relu(m, p)
-    kinks = M.path_kinks(net, m)
+    net = C.construct_relu(m, p)
+    kinks = R.path_kinks(net, m)
     # along the path S = t, so the kinks sit at the construction's positions below m
-    assert kinks == pytest.approx([c for c in M.relu_kinks(m, p) if c < m])
-    x = M.path_inputs(m, p)
+    assert kinks == pytest.approx([c for c in C.relu_kinks(m, p) if c < m])
+    x = R.path_inputs(m, p)
     assert x.sum(1).tolist() == [m] * (m + 1)
-    assert M.labels_of_counts(x, p).tolist() == [t % p for t in range(m + 1)]
+    assert D.labels_of_counts(x, p).tolist() == [t % p for t in range(m + 1)]
 
 
 def test_homogeneous_pairs_force_equal_predictions():
     p, m1, m2 = 5, 4, 6
-    h = M.homogeneous_pairs(m1, m2, p)
+    h = R.homogeneous_pairs(m1, m2, p)
     assert h["g"] == 2 and h["incongruent"] and len(h["pairs"]) == p - 1
     g = torch.Generator().manual_seed(0)
-    net = M.Network(torch.randn(16, p, generator=g, dtype=torch.float64),
+    net = model.Network(torch.randn(16, p, generator=g, dtype=torch.float64),
                     torch.randn(p, 16, generator=g, dtype=torch.float64), "relu")
     for x1, x2, y1, y2 in h["pairs"]:
         assert x1.sum() == m1 and x2.sum() == m2 and y1 != y2
         assert int(net.predict(x1, 0.0)) == int(net.predict(x2, 0.0))
-    assert M.homogeneous_pairs(3, 8, 5)["incongruent"] is False
+    assert R.homogeneous_pairs(3, 8, 5)["incongruent"] is False
 
 
 # --------------------------------------------------------------------------- data
 def test_labels_uniform_over_all_tuples():
     for p, m in [(5, 3), (6, 2), (3, 5)]:
-        y = M.labels_of(M.all_inputs(m, p), p)
+        y = D.labels_of(D.all_inputs(m, p), p)
         assert torch.bincount(y, minlength=p).tolist() == [p ** (m - 1)] * p
 
 
 def test_count_vectors_and_labels():
     tok = torch.tensor([[0, 2, 2, 4], [1, 1, 1, 1]])
-    x = M.count_vectors(tok, 5)
+    x = D.count_vectors(tok, 5)
     assert x.tolist() == [[1, 0, 2, 0, 1], [0, 4, 0, 0, 0]]
-    assert M.labels_of(tok, 5).tolist() == [3, 4]
-    assert M.labels_of_counts(x, 5).tolist() == [3, 4]
-    X = M.all_count_vectors(3, 4)
+    assert D.labels_of(tok, 5).tolist() == [3, 4]
+    assert D.labels_of_counts(x, 5).tolist() == [3, 4]
+    X = D.all_count_vectors(3, 4)
     assert X.shape[0] == math.comb(6, 3) and bool((X.sum(1) == 3).all())
 
 
 def test_split_budget():
-    assert M.split_budget(4000, M.TRAIN_LENGTHS) == [572, 572, 572, 571, 571, 571, 571]
-    assert sum(M.split_budget(1000, M.TRAIN_LENGTHS)) == 1000
+    assert D.split_budget(4000, paper.TRAIN_LENGTHS) == [572, 572, 572, 571, 571, 571, 571]
+    assert sum(D.split_budget(1000, paper.TRAIN_LENGTHS)) == 1000
 
 
 def test_train_set_seeding_and_prefix_property():
-    p, L = 53, M.TRAIN_LENGTHS
-    small, big = M.train_set(1337, p, L, 1000), M.train_set(1337, p, L, 2000)
+    p, L = 53, paper.TRAIN_LENGTHS
+    small, big = D.train_set(1337, p, L, 1000), D.train_set(1337, p, L, 2000)
     assert len(small) == 1000 and len(big) == 2000
     for m in L:
         s, b = small.x[small.m == m], big.x[big.m == m]
@@ -137,27 +144,27 @@ def test_train_set_seeding_and_prefix_property():
     # the shard of length m is drawn by the generator seeded seed*1009 + m
     g = torch.Generator().manual_seed(1337 * 1009 + 2)
     tok = torch.randint(0, p, (143, 2), generator=g)
-    assert torch.equal(small.x[small.m == 2], M.count_vectors(tok, p))
-    assert torch.equal(small.y[small.m == 2], M.labels_of(tok, p))
-    assert not torch.equal(M.train_set(1338, p, L, 1000).x, small.x)
-    assert torch.equal(M.train_set(1337, p, L, 1000).x, small.x)
+    assert torch.equal(small.x[small.m == 2], D.count_vectors(tok, p))
+    assert torch.equal(small.y[small.m == 2], D.labels_of(tok, p))
+    assert not torch.equal(D.train_set(1338, p, L, 1000).x, small.x)
+    assert torch.equal(D.train_set(1337, p, L, 1000).x, small.x)
 
 
 def test_test_set_seeding():
-    t = M.test_set(1337, 97, 811, n=50)
+    t = D.test_set(1337, 97, 811, n=50)
     g = torch.Generator().manual_seed(1337 * 2009 + 811)
     tok = torch.randint(0, 97, (50, 811), generator=g)
-    assert torch.equal(t.y, M.labels_of(tok, 97)) and bool((t.x.sum(1) == 811).all())
-    assert M.train_seed(1, 3) == 1012 and M.test_seed(1, 3) == 2012
-    big = M.test_set(7, 97, 100, n=20000)
+    assert torch.equal(t.y, D.labels_of(tok, 97)) and bool((t.x.sum(1) == 811).all())
+    assert D.train_seed(1, 3) == 1012 and D.test_seed(1, 3) == 2012
+    big = D.test_set(7, 97, 100, n=20000)
     counts = torch.bincount(big.y, minlength=97).double()
     chi2 = float(((counts - 20000 / 97) ** 2 / (20000 / 97)).sum())
     assert chi2 < 160  # 96 d.o.f.: the labels are uniform (p-value far from 0)
 
 
 def test_epoch_sampler_visits_each_example_once_per_epoch():
-    ds = [M.train_set(1, 7, (2, 3), 10), M.train_set(2, 7, (2, 3), 7)]
-    smp = M.EpochSampler(ds, batch_size=4)
+    ds = [D.train_set(1, 7, (2, 3), 10), D.train_set(2, 7, (2, 3), 7)]
+    smp = T.EpochSampler(ds, batch_size=4)
     gens = [torch.Generator().manual_seed(s) for s in (5, 6)]
     seen = [[], []]
     for step in range(3):                                     # 3 batches = one epoch of member 0
@@ -168,23 +175,23 @@ def test_epoch_sampler_visits_each_example_once_per_epoch():
     x0 = torch.cat(seen[0])
     assert x0.shape[0] == 10 and sorted(map(tuple, x0.tolist())) == sorted(map(tuple, ds[0].x.tolist()))
     assert torch.cat(seen[1][:2]).shape[0] == 7               # member 1: 2 batches per epoch
-    loss = M.masked_loss(torch.zeros(2, 4, 7), y)
+    loss = T.masked_loss(torch.zeros(2, 4, 7), y)
     assert torch.allclose(loss, torch.full((2,), math.log(7)))
 
 
 # --------------------------------------------------------------------------- model
 def test_model_init_forward_and_determinism():
-    model = M.ModularMLP(p=5, width=3, activation="sine", bias=True)
-    a, b = model.init([1, 2]), model.init([1, 2])
+    net = model.ModularMLP(p=5, width=3, activation="sine", bias=True)
+    a, b = net.init([1, 2]), net.init([1, 2])
     assert a["W"].shape == (2, 3, 5) and a["V"].shape == (2, 5, 3) and a["b"].shape == (2, 3)
     assert a["W"].dtype == torch.float32 and torch.equal(a["W"], b["W"])
     assert not torch.equal(a["W"][0], a["W"][1])
-    assert 0.003 < float(model.init(list(range(50)))["W"].std()) < 0.03
+    assert 0.003 < float(net.init(list(range(50)))["W"].std()) < 0.03
     x = torch.rand(2, 4, 5)
-    out = model.forward(a, x)
+    out = net.forward(a, x)
     want = torch.sin(x @ a["W"].transpose(1, 2) + a["b"][:, None]) @ a["V"].transpose(1, 2)
     assert out.shape == (2, 4, 5) and torch.allclose(out, want)
-    relu = M.ModularMLP(p=5, width=3, activation="relu")
+    relu = model.ModularMLP(p=5, width=3, activation="relu")
     assert "b" not in relu.init([0])
 
 
@@ -192,41 +199,43 @@ def test_model_init_forward_and_determinism():
 def test_margins_hand_made():
     s = torch.tensor([[3.0, 1.0, 0.0], [0.0, 2.0, 2.0], [1.0, 4.0, 0.5]])
     y = torch.tensor([0, 1, 0])
-    assert M.margins(s, y).tolist() == [2.0, 0.0, -3.0]
-    assert M.uargmax(s).tolist() == [0, -1, 1]
-    assert float(M.percentile_margin(s, y, 50.0)) == 0.0
-    assert float(M.percentile_margin(s, y, 0.0)) == -3.0
+    assert G.margins(s, y).tolist() == [2.0, 0.0, -3.0]
+    assert model.uargmax(s).tolist() == [0, -1, 1]
+    assert float(G.percentile_margin(s, y, 50.0)) == 0.0
+    assert float(G.percentile_margin(s, y, 0.0)) == -3.0
     params = {"W": torch.tensor([[[3.0, 4.0]]]), "V": torch.tensor([[[2.0], [-1.0]]])}
-    assert float(M.layer_norm_product(params, "sine")) == 2.0            # max row ℓ1 norm of V
-    assert float(M.layer_norm_product(params, "relu")) == pytest.approx(5 * math.sqrt(5))
+    assert float(G.layer_norm_product(params, "sine")) == 2.0            # max row ℓ1 norm of V
+    assert float(G.layer_norm_product(params, "relu")) == pytest.approx(5 * math.sqrt(5))
     # a hand-made ReLU net: x = e_0 -> h = 3, scores (6, -3): margin 9, normalised by 5·√5
-    x, y1 = torch.tensor([[1.0, 0.0]]), torch.tensor([0])
-    assert float(M.normalized_margin(params, x, y1, "relu", q=0.5)) == pytest.approx(9 / (5 * math.sqrt(5)))
+    one = [D.Dataset(torch.tensor([[1.0, 0.0]]), torch.tensor([0]), torch.tensor([1]))]
+    relu = G.train_margins(model.ModularMLP(2, 1, "relu"), params, one, q=0.5)
+    assert relu["margin"] == [9.0] and relu["normalized"][0] == pytest.approx(9 / (5 * math.sqrt(5)))
     # sine: scores (2 sin 3, -sin 3): margin 3 sin 3, normalised by 2
-    assert float(M.normalized_margin(params, x, y1, "sine")) == pytest.approx(3 * math.sin(3) / 2, rel=1e-6)
+    sine = G.train_margins(model.ModularMLP(2, 1, "sine"), params, one)
+    assert sine["normalized"][0] == pytest.approx(3 * math.sin(3) / 2, rel=1e-6)
 
 
 def test_construction_margins():
     p = 11
-    net = M.construct_with_bias(p)
-    x = M.count_vectors(M.all_inputs(3, p), p, torch.float64)
-    g = M.margins(net.scores(x), M.labels_of_counts(x, p))
+    net = C.construct_with_bias(p)
+    x = D.count_vectors(D.all_inputs(3, p), p, torch.float64)
+    g = G.margins(net.scores(x), D.labels_of_counts(x, p))
     assert float(g.min()) == pytest.approx(1 - math.cos(2 * math.pi / p), abs=1e-9)
 
 
 # --------------------------------------------------------------------------- bad inputs
 @pytest.mark.parametrize("call", [
-    lambda: M.check_modulus(1), lambda: M.check_modulus(2.0), lambda: M.check_length(0),
-    lambda: M.labels_of([[0, 5]], 5), lambda: M.labels_of([[-1, 0]], 5), lambda: M.labels_of([[0.5]], 5),
-    lambda: M.count_vectors([[0, 7]], 7), lambda: M.sample_tokens(3, 0, 5), lambda: M.sample_tokens(3, 2, 1),
-    lambda: M.construct_fixed_length(0, 5), lambda: M.construct_with_bias(1), lambda: M.construct_fourier(2),
-    lambda: M.construct_relu(3, 1), lambda: M.all_inputs(20, 97), lambda: M.split_budget(0, (2, 3)),
-    lambda: M.split_budget(10, ()), lambda: M.train_set(-1, 5, (2,), 10), lambda: M.test_set(0, 5, 0),
-    lambda: M.ModularMLP(5, 3, activation="gelu"), lambda: M.ModularMLP(1, 3), lambda: M.ModularMLP(5, 0),
-    lambda: M.uargmax(torch.zeros(3, 1)), lambda: M.margins(torch.zeros(2, 3), torch.tensor([0, 3])),
-    lambda: M.percentile_margin(torch.zeros(2, 3), torch.tensor([0, 1]), 101),
-    lambda: M.labels_of_counts(torch.tensor([[1, -1, 0]]), 3), lambda: M.check_counts(torch.zeros(2, 4), 3),
-    lambda: M.automaton_accuracy(M.construct_relu(3, 5), 5, 3), lambda: M.path_kinks(M.construct_with_bias(5), 3),
+    lambda: D.check_modulus(1), lambda: D.check_modulus(2.0), lambda: D.check_length(0),
+    lambda: D.labels_of([[0, 5]], 5), lambda: D.labels_of([[-1, 0]], 5), lambda: D.labels_of([[0.5]], 5),
+    lambda: D.count_vectors([[0, 7]], 7), lambda: D.sample_tokens(3, 0, 5), lambda: D.sample_tokens(3, 2, 1),
+    lambda: C.construct_fixed_length(0, 5), lambda: C.construct_with_bias(1), lambda: C.construct_fourier(2),
+    lambda: C.construct_relu(3, 1), lambda: D.all_inputs(20, 97), lambda: D.split_budget(0, (2, 3)),
+    lambda: D.split_budget(10, ()), lambda: D.train_set(-1, 5, (2,), 10), lambda: D.test_set(0, 5, 0),
+    lambda: model.ModularMLP(5, 3, activation="gelu"), lambda: model.ModularMLP(1, 3), lambda: model.ModularMLP(5, 0),
+    lambda: model.uargmax(torch.zeros(3, 1)), lambda: G.margins(torch.zeros(2, 3), torch.tensor([0, 3])),
+    lambda: G.percentile_margin(torch.zeros(2, 3), torch.tensor([0, 1]), 101),
+    lambda: D.labels_of_counts(torch.tensor([[1, -1, 0]]), 3), lambda: D.check_counts(torch.zeros(2, 4), 3),
+    lambda: K.automaton_accuracy(C.construct_relu(3, 5), 5, 3), lambda: R.path_kinks(C.construct_with_bias(5), 3),
 ])
 def test_bad_inputs_raise(call):
     with pytest.raises(ConfigError):

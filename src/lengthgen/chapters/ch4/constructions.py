@@ -1,0 +1,121 @@
+"""Chapter 4 (Huang & Li): the exact networks of Sec. 4, as float64 :class:`~.model.Network` s.
+
+Sections "The phase/rotation view of the sine constructions" and "Claim 2":
+
+* :func:`construct_fixed_length` – Thm 4.1, width 2, no bias, exact at one length ``m``;
+* :func:`construct_with_bias` – Thm 4.2 with bias, width 2, exact at every length;
+* :func:`construct_fourier` – Thm 4.2 without bias, width ⌊(p−1)/2⌋, accuracy 1 − 1/p (odd p)
+  or 1 − 2/p (even p) at every length (:func:`fourier_accuracy`);
+* :func:`construct_relu` – our explicit bias-free ReLU interpolant of ``X_m`` (an upper bound to
+  set against the lower bounds of :mod:`.relu_limits`), with its kinks :func:`relu_kinks`;
+* :func:`phases` – where a first layer puts each token on the unit circle (the explorer).
+
+The sine constructions carry their weights as exact rational multiples of 2π (``rational``),
+which the phase automaton of :mod:`.checks` uses to evaluate them without rounding.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from lengthgen.chapters.ch4.data import check_length, check_modulus
+from lengthgen.chapters.ch4.model import Network
+from lengthgen.config import ConfigError
+
+
+def _readout(p: int) -> torch.Tensor:
+    """``V_ℓ = (cos 2πℓ/p, sin 2πℓ/p)``: with hidden (cos φ, sin φ) the score is cos(φ − 2πℓ/p)."""
+    ang = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
+    return torch.stack([torch.cos(ang), torch.sin(ang)], 1)
+
+
+def construct_fixed_length(m: int, p: int) -> Network:
+    """Thm 4.1: a width-2 bias-free sine network that realises the sum mod p on length ``m``.
+
+    ``W_{1v} = 2πv/p + π/(2m)`` and ``W_{2v} = 2πv/p``. On ``X_m``, ``W_1 x = 2πS/p + π/2`` (because
+    ``Σ_v x_v = m``), so the hidden units are ``(cos 2πS/p, sin 2πS/p)`` with ``S = Σ_v v x_v``, and
+    ``s_ℓ = cos(2π(S − ℓ)/p)`` peaks uniquely at ``ℓ ≡ S``.
+    """
+    m, p = check_length(m), check_modulus(p)
+    base = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
+    W = torch.stack([base + math.pi / (2 * m), base])
+    v = torch.arange(p)
+    N = torch.stack([4 * m * v + p, 4 * m * v])
+    return Network(W, _readout(p), "sine", None, f"Thm 4.1 (m = {m})",
+                   rational=(N, torch.zeros(2, dtype=torch.long), 4 * m * p))
+
+
+def construct_with_bias(p: int) -> Network:
+    """Thm 4.2 (with bias): width 2, ``W_{jv} = 2πv/p``, ``b = (π/2, 0)``; exact at every length."""
+    p = check_modulus(p)
+    base = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
+    W = torch.stack([base, base])
+    b = torch.tensor([math.pi / 2, 0.0], dtype=torch.float64)
+    v = torch.arange(p)
+    return Network(W, _readout(p), "sine", b, "Thm 4.2 (bias)",
+                   rational=(torch.stack([4 * v, 4 * v]), torch.tensor([p, 0]), 4 * p))
+
+
+def construct_fourier(p: int) -> Network:
+    """Thm 4.2 (no bias): width ``K = ⌊(p−1)/2⌋``, ``W_{kv} = 2πkv/p``, ``V_{ℓk} = sin(2πkℓ/p)``.
+
+    ``s_ℓ = Σ_k sin(2πkℓ/p) sin(2πkS/p) = (p/4)(1[ℓ ≡ S] − 1[ℓ ≡ −S])`` (our Lemma D.2), so the
+    prediction is right unless ``S ≡ −S`` (mod p), where every score is 0 (a tie): accuracy
+    ``1 − 1/p`` for odd p and ``1 − 2/p`` for even p, at every length. Needs ``p ≥ 3``.
+    """
+    p = check_modulus(p)
+    K = (p - 1) // 2
+    if K < 1:
+        raise ConfigError(f"the bias-free Fourier construction needs p >= 3 (width ⌊(p−1)/2⌋ ≥ 1), got p = {p}")
+    k = torch.arange(1, K + 1, dtype=torch.float64)
+    v = torch.arange(p, dtype=torch.float64)
+    W = 2 * math.pi * k[:, None] * v[None, :] / p
+    V = torch.sin(2 * math.pi * v[:, None] * k[None, :] / p)
+    N = (torch.arange(1, K + 1)[:, None] * torch.arange(p)[None, :]) % p
+    return Network(W, V, "sine", None, "Thm 4.2 (no bias)", rational=(N, torch.zeros(K, dtype=torch.long), p))
+
+
+def fourier_accuracy(p: int) -> float:
+    """The population accuracy of :func:`construct_fourier`: ``1 − 1/p`` (odd p), ``1 − 2/p`` (even p)."""
+    p = check_modulus(p)
+    return 1 - (1 if p % 2 else 2) / p
+
+
+def relu_kinks(m: int, p: int) -> list[float]:
+    """Kink positions (in units of S) of :func:`construct_relu`: ``kp + p − 3/4`` and ``kp + p − 1/4`` below ``m(p−1)``."""
+    m, p = check_length(m), check_modulus(p)
+    N = m * (p - 1)
+    out, k = [], 0
+    while k * p + p - 0.75 < N:
+        out.append(k * p + p - 0.75)
+        if k * p + p - 0.25 < N:
+            out.append(k * p + p - 0.25)
+        k += 1
+    return out
+
+
+def construct_relu(m: int, p: int) -> Network:
+    """An explicit bias-free ReLU network that interpolates ``X_m`` exactly (our construction).
+
+    All units read ``S = Σ_v v x_v`` shifted by a multiple of ``m = Σ_v x_v`` (the bias-free way to
+    place a kink at a fixed length): unit 0 is ``ReLU(m)`` with readout ``−ℓ²/(2m)``, unit 1 is
+    ``ReLU(S)`` with readout ``ℓ``, and each kink ``c`` is ``ReLU(S − c·m/m)`` with readout ``∓2pℓ``.
+    Along S the score ``F_ℓ`` is p-periodic and equals ``ℓj − ℓ²/2`` at ``S ≡ j``, whose unique
+    maximiser is ``ℓ = j`` (margin 1/2). Width ``2 + 2⌈·⌉ ≈ 2m(p−1)/p + 2``: an upper bound to set
+    against the lower bounds of Thm 4.3.
+    """
+    m, p = check_length(m), check_modulus(p)
+    v = torch.arange(p, dtype=torch.float64)
+    ell = torch.arange(p, dtype=torch.float64)
+    kinks = relu_kinks(m, p)
+    W = [torch.ones(p, dtype=torch.float64), v.clone()] + [v - c / m for c in kinks]
+    V = [-(ell ** 2) / (2 * m), ell.clone()]
+    for i, _ in enumerate(kinks):
+        V.append((-2 * p if i % 2 == 0 else 2 * p) * ell)
+    return Network(torch.stack(W), torch.stack(V, 1), "relu", None, f"ReLU interpolant (m = {m})")
+
+
+def phases(W: torch.Tensor) -> torch.Tensor:
+    """First-layer phases ``W_{jv} mod 2π`` ([d, p]): where token v puts neuron j on the unit circle."""
+    return torch.remainder(torch.as_tensor(W).double(), 2 * math.pi)

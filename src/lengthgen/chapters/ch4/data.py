@@ -1,0 +1,186 @@
+"""Chapter 4 (Huang & Li): the modular-addition task and its data.
+
+The task (section "The task and the model"). ``m`` tokens ``s_1 … s_m`` in ``[p] = {0, …, p−1}``;
+the label is ``(s_1+…+s_m) mod p``. The shared, position-independent embedding of Huang & Li
+turns the tokens into the count vector ``x ∈ ℕ^p`` (``x_v`` = how many tokens equal ``v``;
+``Σ_v x_v = m``), so the label is ``S(x) mod p`` with ``S(x) = Σ_v v·x_v``.
+
+What lives here: the argument checks for moduli, lengths, tokens and count vectors; labels and
+count vectors; sampling and enumeration of inputs; and the seeding scheme of Appendix B.1.3
+(:func:`train_set`, :func:`test_set`, :func:`split_budget`), used by every training study of the
+chapter (section "Training: protocol and budget").
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+from lengthgen.chapters.ch4.paper import N_TEST, TEST_SEED_MULTIPLIER, TRAIN_SEED_MULTIPLIER
+from lengthgen.config import ConfigError, check_positive_int
+
+#: largest number of ordered tuples (or count vectors) the enumerations will produce
+MAX_ENUMERATION = 2_000_000
+
+
+# --------------------------------------------------------------------------- argument checks
+def check_modulus(p) -> int:
+    """``p`` as int if it is an integer ≥ 2 (the number of residues), else ConfigError."""
+    return check_positive_int("modulus p", p, minimum=2)
+
+
+def check_length(m) -> int:
+    """``m`` as int if it is an integer ≥ 1 (the number of summands), else ConfigError."""
+    return check_positive_int("length m", m, minimum=1)
+
+
+def check_tokens(tokens, p: int) -> torch.Tensor:
+    """``tokens`` as a long tensor whose entries all lie in ``[0, p)``; ConfigError otherwise."""
+    p = check_modulus(p)
+    t = torch.as_tensor(tokens)
+    if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+        raise ConfigError(f"tokens must be integers in [0, {p}), got dtype {t.dtype}")
+    t = t.long()
+    if t.dim() == 0 or t.numel() == 0:
+        raise ConfigError("tokens must be a non-empty array of shape [..., m]")
+    lo, hi = int(t.min()), int(t.max())
+    if lo < 0 or hi >= p:
+        bad = lo if lo < 0 else hi
+        raise ConfigError(f"token {bad} lies outside [0, {p}); valid tokens are 0 … {p - 1}")
+    return t
+
+
+def check_counts(x, p: int) -> torch.Tensor:
+    """Count vectors ``x`` of shape [..., p] with non-negative integer entries (any float/int dtype)."""
+    p = check_modulus(p)
+    x = torch.as_tensor(x)
+    if x.dim() == 0 or x.shape[-1] != p:
+        raise ConfigError(f"count vectors must have last dimension p = {p}, got shape {tuple(x.shape)}")
+    if bool((x < 0).any()) or bool((x != torch.round(x.double()).to(x.dtype)).any()):
+        raise ConfigError("count vectors must have non-negative integer entries")
+    return x
+
+
+# --------------------------------------------------------------------------- the task
+def labels_of(tokens, p: int) -> torch.Tensor:
+    """The label ``(Σ_i s_i) mod p`` of each token tuple (last axis = the m tokens)."""
+    t = check_tokens(tokens, p)
+    return t.sum(-1).remainder(p)
+
+
+def count_vectors(tokens, p: int, dtype=torch.float32) -> torch.Tensor:
+    """The shared embedding: ``x_v = #{i : s_i = v}`` for each tuple; shape [..., p]."""
+    t = check_tokens(tokens, p)
+    out = torch.zeros(*t.shape[:-1], p, dtype=dtype)
+    return out.scatter_add_(-1, t, torch.ones(t.shape, dtype=dtype))
+
+
+def labels_of_counts(x, p: int) -> torch.Tensor:
+    """The label of count vectors: ``(Σ_v v·x_v) mod p``."""
+    x = check_counts(x, p)
+    v = torch.arange(p, dtype=torch.long)
+    return (x.long() * v).sum(-1).remainder(p)
+
+
+def sample_tokens(n: int, m: int, p: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    """``n`` i.i.d. uniform m-tuples from ``[p]``, shape [n, m] (``torch.randint``, row-major).
+
+    Drawing with the same generator state and a larger ``n`` extends the rows: the first ``n``
+    rows of an ``n' > n`` draw equal the ``n``-row draw (the prefix property of B.1).
+    """
+    n = check_positive_int("n", n)
+    m, p = check_length(m), check_modulus(p)
+    return torch.randint(0, p, (n, m), generator=generator)
+
+
+def all_inputs(m: int, p: int) -> torch.Tensor:
+    """All ``p^m`` ordered token tuples (shape [p^m, m]): the exhaustive check on small (m, p)."""
+    m, p = check_length(m), check_modulus(p)
+    if p ** m > MAX_ENUMERATION:
+        raise ConfigError(f"p^m = {p}^{m} exceeds {MAX_ENUMERATION} tuples; use sampled inputs instead")
+    grids = torch.meshgrid(*[torch.arange(p)] * m, indexing="ij")
+    return torch.stack([g.reshape(-1) for g in grids], -1)
+
+
+def all_count_vectors(m: int, p: int) -> torch.Tensor:
+    """Every count vector of ``X_m`` (multisets of m tokens), shape [C(m+p−1, p−1), p], int64."""
+    m, p = check_length(m), check_modulus(p)
+    if math.comb(m + p - 1, p - 1) > MAX_ENUMERATION:
+        raise ConfigError(f"X_m has C({m + p - 1}, {p - 1}) > {MAX_ENUMERATION} count vectors")
+    rows: list[list[int]] = []
+
+    def rec(prefix, left, slots):
+        if slots == 1:
+            rows.append(prefix + [left])
+            return
+        for k in range(left, -1, -1):
+            rec(prefix + [k], left - k, slots - 1)
+
+    rec([], m, p)
+    return torch.tensor(rows, dtype=torch.long)
+
+
+# --------------------------------------------------------------------------- datasets and seeding (B.1.3)
+def split_budget(n: int, lengths: Sequence[int]) -> list[int]:
+    """Split ``n`` examples as evenly as possible over ``lengths`` (the first ones get the remainder)."""
+    n = check_positive_int("n", n)
+    lengths = [check_length(m) for m in lengths]
+    if not lengths:
+        raise ConfigError("lengths must not be empty")
+    q, r = divmod(n, len(lengths))
+    return [q + (1 if i < r else 0) for i in range(len(lengths))]
+
+
+def train_seed(seed: int, m: int) -> int:
+    """B.1.3: the generator of the training data of length m is seeded with ``seed·1009 + m``."""
+    return check_positive_int("seed", seed, minimum=0) * TRAIN_SEED_MULTIPLIER + check_length(m)
+
+
+def test_seed(seed: int, m: int) -> int:
+    """B.1.3: the generator of the test data of length m is seeded with ``seed·2009 + m``."""
+    return check_positive_int("seed", seed, minimum=0) * TEST_SEED_MULTIPLIER + check_length(m)
+
+
+@dataclass
+class Dataset:
+    """Inputs ``x`` [n, …] (count vectors [n, p] for the MLPs), labels ``y`` [n] and lengths ``m`` [n]."""
+
+    x: torch.Tensor
+    y: torch.Tensor
+    m: torch.Tensor
+
+    def __len__(self) -> int:
+        return int(self.y.shape[0])
+
+
+def _shard(seed_value: int, n: int, m: int, p: int) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed_value)
+    tok = sample_tokens(n, m, p, g)
+    return count_vectors(tok, p), labels_of(tok, p)
+
+
+def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
+    """The static multi-length training set of B.1.3 (also used with one length for B.1.1–B.1.2).
+
+    The budget ``n`` is split evenly over ``lengths`` (:func:`split_budget`); the shard of length
+    ``m`` is drawn by its own CPU generator seeded ``seed·1009 + m``, so within each m a smaller
+    budget's shard is a prefix of a larger budget's. Shards are concatenated in the given order.
+    """
+    p = check_modulus(p)
+    sizes = split_budget(n, lengths)
+    xs, ys, ms = [], [], []
+    for m, k in zip(lengths, sizes):
+        if k == 0:
+            continue
+        x, y = _shard(train_seed(seed, m), k, m, p)
+        xs.append(x); ys.append(y); ms.append(torch.full((k,), m, dtype=torch.long))
+    return Dataset(torch.cat(xs), torch.cat(ys), torch.cat(ms))
+
+
+def test_set(seed: int, p: int, m: int, n: int = N_TEST) -> Dataset:
+    """The fixed held-out set of length ``m`` (B.1.3): ``n`` i.i.d. tuples from generator ``seed·2009 + m``."""
+    p, m = check_modulus(p), check_length(m)
+    x, y = _shard(test_seed(seed, m), check_positive_int("n", n), m, p)
+    return Dataset(x, y, torch.full((n,), m, dtype=torch.long))

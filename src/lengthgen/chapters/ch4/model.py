@@ -1,0 +1,129 @@
+"""Chapter 4 (Huang & Li): the two-layer MLP ``s(x) = V σ(W x [+ b])`` on count vectors.
+
+Section "The task and the model": ``W ∈ ℝ^{d×p}``, ``V ∈ ℝ^{p×d}``, optional first-layer bias
+``b ∈ ℝ^d`` and ``σ ∈ {sin, ReLU}``. Prediction uses the *strict-uniqueness* argmax of the paper
+(:func:`uargmax`): a tie for the top score is an invalid prediction and counts as wrong.
+
+What lives here: the activation and the prediction rule; :class:`Network`, one float64 network
+(the exact constructions of :mod:`.constructions`, or one member of a trained ensemble); and
+:class:`ModularMLP`, the same network batched over ensemble members for the training engine
+(:mod:`.training`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+from lengthgen.chapters.ch4.data import check_counts, check_modulus
+from lengthgen.chapters.ch4.paper import INIT_STD
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+
+ACTIVATIONS = ("sine", "relu")
+
+
+def check_activation(activation: str) -> str:
+    """``activation`` if it is one of :data:`ACTIVATIONS`, else ConfigError naming the choices."""
+    return check_choice("activation", activation, ACTIVATIONS)
+
+
+def activate(h: torch.Tensor, activation: str) -> torch.Tensor:
+    """σ(h) for σ = sin or ReLU."""
+    check_activation(activation)
+    return torch.sin(h) if activation == "sine" else torch.relu(h)
+
+
+def uargmax(scores: torch.Tensor, tol: float = 0.0) -> torch.Tensor:
+    """Strict-uniqueness argmax over the last axis; ``-1`` where the top score is not unique.
+
+    A top score counts as unique when it exceeds the runner-up by more than ``tol`` (``tol = 0``:
+    exact strictness, as in the paper; the exact constructions are evaluated in float64 with a
+    tiny ``tol`` that absorbs rounding, far below their smallest true gap).
+    """
+    check_finite("tol", tol, nonnegative=True)
+    if scores.dim() == 0 or scores.shape[-1] < 2:
+        raise ConfigError(f"scores need a last axis of at least 2 classes, got shape {tuple(scores.shape)}")
+    top = scores.topk(2, dim=-1)
+    unique = (top.values[..., 0] - top.values[..., 1]) > tol
+    return torch.where(unique, top.indices[..., 0], torch.full_like(top.indices[..., 0], -1))
+
+
+@dataclass
+class Network:
+    """One two-layer network ``s(x) = V σ(W x + b)`` (float64), e.g. an exact construction."""
+
+    W: torch.Tensor            # [d, p]
+    V: torch.Tensor            # [p, d]
+    activation: str = "sine"
+    b: torch.Tensor | None = None   # [d]
+    name: str = ""
+    #: exact phases: ``W = 2π N / D`` and ``b = 2π β / D`` with integer ``N`` [d, p], ``β`` [d]
+    rational: tuple | None = None
+
+    @property
+    def width(self) -> int:
+        return int(self.W.shape[0])
+
+    @property
+    def p(self) -> int:
+        return int(self.V.shape[0])
+
+    def scores(self, x) -> torch.Tensor:
+        """Logits for count vectors ``x`` [..., p] (float64)."""
+        x = check_counts(x, self.p).double()
+        h = x @ self.W.T
+        if self.b is not None:
+            h = h + self.b
+        return activate(h, self.activation) @ self.V.T
+
+    def predict(self, x, tol: float = 1e-6) -> torch.Tensor:
+        """Strict-uniqueness predictions (:func:`uargmax`, ``-1`` = tie) for count vectors ``x``."""
+        return uargmax(self.scores(x), tol)
+
+
+class ModularMLP:
+    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`.
+
+    Parameters ``W`` [E, d, p], ``V`` [E, p, d] and (``bias=True``) ``b`` [E, d], each member
+    initialised i.i.d. N(0, ``init_std``²) from its own CPU generator (B.1: std 0.01, float32)
+    and then moved to ``device``. ``forward(params, x)`` maps count vectors ``x`` [E, B, p] to
+    logits [E, B, p].
+    """
+
+    def __init__(self, p: int, width: int, activation: str = "sine", bias: bool = False, init_std: float = INIT_STD):
+        self.p = check_modulus(p)
+        self.width = check_positive_int("width", width)
+        self.activation = check_activation(activation)
+        if not isinstance(bias, bool):
+            raise ConfigError(f"bias must be True or False, got {bias!r}")
+        self.bias = bias
+        self.init_std = check_finite("init_std", init_std, nonnegative=True)
+
+    def init(self, seeds: Sequence[int], dtype=torch.float32, device="cpu") -> dict[str, torch.Tensor]:
+        """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed ``seeds[e]``)."""
+        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
+            raise ConfigError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+        Ws, Vs, bs = [], [], []
+        for i, s in enumerate(seeds):
+            g = torch.Generator().manual_seed(check_positive_int(f"seeds[{i}]", s, minimum=0))
+            Ws.append(torch.randn(self.width, self.p, generator=g, dtype=torch.float64) * self.init_std)
+            Vs.append(torch.randn(self.p, self.width, generator=g, dtype=torch.float64) * self.init_std)
+            if self.bias:
+                bs.append(torch.randn(self.width, generator=g, dtype=torch.float64) * self.init_std)
+        out = {"W": torch.stack(Ws).to(device, dtype), "V": torch.stack(Vs).to(device, dtype)}
+        if self.bias:
+            out["b"] = torch.stack(bs).to(device, dtype)
+        return out
+
+    def hidden(self, params: dict, x: torch.Tensor) -> torch.Tensor:
+        """Pre-activations ``W x + b``: [E, B, d]."""
+        h = torch.bmm(x, params["W"].transpose(1, 2))
+        if self.bias:
+            h = h + params["b"].unsqueeze(1)
+        return h
+
+    def forward(self, params: dict, x: torch.Tensor) -> torch.Tensor:
+        """Logits ``V σ(W x + b)``: [E, B, p]."""
+        a = activate(self.hidden(params, x), self.activation)
+        return torch.bmm(a, params["V"].transpose(1, 2))

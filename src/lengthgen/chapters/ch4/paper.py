@@ -1,0 +1,151 @@
+"""Chapter 4 (Huang & Li): the paper's numbers and our protocol, in one place.
+
+* the paper's setting (App. B.1): seeds, training and test lengths, the seeding scheme's
+  multipliers, the batch size, and :data:`PAPER_PROTOCOL` (what our protocol changes);
+* :data:`PROTOCOL`: our per-scale training protocol (section "Training: protocol and budget");
+* :data:`CHECKS`: the per-scale settings of the exact checks and the epoch timing
+  (sections "Claim 1", "Claim 2" and "How fast is an epoch?");
+* :data:`PAPER_VALUES`: the paper's value of each claim of the chapter's ledger.
+
+Nothing here computes anything; :mod:`lengthgen.chapters.ch4.experiments` turns these settings
+into the chapter's cells.
+"""
+from __future__ import annotations
+
+from lengthgen.config import check_choice, get_scale
+
+# --------------------------------------------------------------------------- the paper's setting (App. B.1)
+#: seeds of Appendix B.1 ("three random seeds {1337, 1338, 1339}")
+PAPER_SEEDS = (1337, 1338, 1339)
+#: training and test lengths of the length-generalization experiment (Sec. 7.3, B.1.3)
+TRAIN_LENGTHS = (2, 3, 4, 5, 7, 13, 19)
+OOD_LENGTHS = (14, 38, 53, 97, 201, 303, 401, 512, 602, 705, 811)
+#: held-out inputs of three training lengths, reported next to the unseen lengths
+IN_DOMAIN_LENGTHS = (3, 7, 13)
+#: B.1.3 seeding: training data of length m from generator ``seed·TRAIN_SEED_MULTIPLIER + m``,
+#: test data from ``seed·TEST_SEED_MULTIPLIER + m``
+TRAIN_SEED_MULTIPLIER = 1009
+TEST_SEED_MULTIPLIER = 2009
+#: mini-batch size of every MLP run (B.1)
+BATCH_SIZE = 1024
+#: initial weights i.i.d. N(0, INIT_STD²) (B.1, B.1.4)
+INIT_STD = 0.01
+#: test inputs per length (B.1.3)
+N_TEST = 10_000
+
+#: The paper's settings that our protocol changes (recorded in the ledger as deviations).
+PAPER_PROTOCOL = {
+    "budget": "up to 300,000 epochs per run (batch 1024), final checkpoint",
+    "moduli": "(m, p) = (2, 307), (4, 53), (3, 97) (B.1.1–B.1.2); p = 97 and 53 (B.1.3)",
+    "learning rates": "AdamW 1e-3 (B.1.1); Muon 1e-3 (B.1.2–B.1.3)",
+    "width (B.1.3)": "1024", "seeds": "1337, 1338, 1339",
+    "Newton–Schulz dtype": "bfloat16 (PyTorch Muon)",
+}
+
+# --------------------------------------------------------------------------- our seeds and offsets
+#: offset added to a member's seed for the B.1.4 re-initialisation of the transformer baseline
+#: (a generator separate from the decoder's own initialisation)
+TRANSFORMER_INIT_SEED_OFFSET = 7919
+#: seed of the exact (phase automaton) checks; the three constructions use seed, seed+1, seed+2
+AUTOMATON_SEED = 0
+#: seed of the float64-network checks (constructions again at seed, seed+1, seed+2)
+FLOAT_SEED = 10
+
+# --------------------------------------------------------------------------- training protocol
+#: Per-scale settings of the training studies. ``steps`` are optimizer updates (batch 1024).
+#: The paper trains each run for up to 300,000 epochs on a GPU; our full protocol is a fixed
+#: number of updates per run, sized for one shared CPU core (the chapter records this, and the
+#: reduced widths, grids and seeds, as deviations in the ledger).
+PROTOCOL = {
+    "smoke": {
+        "relu_width": {"p": 3, "lengths": (3, 6), "widths": (2, 4, 8), "steps": 300, "lr": 3e-3,
+                       "seeds": (1337,)},
+        "two_lengths": {"p": 5, "m1": 4, "m2": 6, "width": 32, "steps": 300, "lr": 1e-2, "seeds": (1337,)},
+        "underparam": {"configs": ((4, 17),), "widths": (8,), "budgets": (500,), "steps": 300,
+                       "lr": 1e-2, "seeds": (1337,), "n_test": 1000},
+        "overparam": {"m": 4, "p": 17, "width": 32, "n": 300, "wds": (0.0, 0.1, 1.0), "steps": 200,
+                      "lr": 3e-2, "seeds": (1337,), "n_test": 1000},
+        "lengthgen": {"p": 17, "width": 32, "budgets": (500,), "wds": (0.1,), "steps": 200,
+                      "lr": 3e-2, "seeds": (1337,), "n_test": 500, "test_lengths": (14, 53, 201)},
+        "transformer": {"m": 3, "p": 17, "d_model": 32, "budgets": (200,), "steps": 20, "lr": 1e-2,
+                        "seeds": (1337,), "n_test": 500, "batch_size": 256},
+        "budget_study": {"p": 17, "width": 32, "n": 500, "wds": (0.3,), "seeds": (1337,), "steps": 100, "every": 50,
+                         "lr": 3e-2, "val_length": 201, "n_val": 200, "n_test": 200, "test_lengths": (14, 53)},
+    },
+    "full": {
+        "relu_width": {"p": 3, "lengths": (6, 12, 24, 48), "widths": (4, 8, 16, 32, 64),
+                       "steps": 3000, "lr": 3e-3, "seeds": (1337,)},
+        "two_lengths": {"p": 5, "m1": 4, "m2": 6, "width": 64, "steps": 3000, "lr": 1e-2, "seeds": (1337, 1338)},
+        "underparam": {"configs": ((4, 17), (3, 23)), "widths": (8, 16, 32), "budgets": (500, 1000, 2000, 4000),
+                       "steps": 1500, "lr": 1e-2, "seeds": (1337, 1338), "n_test": 10_000},
+        "overparam": {"m": 4, "p": 17, "width": 128, "n": 500, "wds": (0.0, 0.01, 0.03, 0.1, 0.3, 1.0),
+                      "steps": 1500, "lr": 3e-2, "seeds": (1337,), "n_test": 10_000},
+        "lengthgen": {"p": 17, "width": 128, "budgets": (500, 2000), "wds": (0.03, 0.1, 0.3), "steps": 2000,
+                      "lr": 3e-2, "seeds": (1337,), "n_test": 10_000, "test_lengths": OOD_LENGTHS},
+        "transformer": {"m": 3, "p": 17, "d_model": 32, "budgets": (500, 1000, 2000), "steps": 800,
+                        "lr": 1e-2, "seeds": (1337,), "n_test": 2000, "batch_size": 512},
+        # the paper's Muon lr (1e-3) with a 10x longer update budget
+        "lengthgen_long": {"p": 17, "width": 128, "budgets": (2000, 8000), "wds": (0.03, 0.1, 0.3), "steps": 20_000,
+                           "lr": 1e-3, "seeds": (1337,), "n_test": 10_000, "test_lengths": OOD_LENGTHS,
+                           "track_every": 1000, "track_length": 201, "n_track": 1000},
+        # the biased sine MLP at the paper's lr, 3x longer again, budget n = 8,000
+        "lengthgen_paper_lr_60k": {"p": 17, "width": 128, "budgets": (8000,), "wds": (0.03, 0.1, 0.3), "steps": 60_000,
+                                   "lr": 1e-3, "seeds": (1337,), "n_test": 10_000, "test_lengths": OOD_LENGTHS,
+                                   "track_every": 2000, "track_length": 811, "n_track": 1000},
+        "budget_study": {"p": 17, "width": 128, "n": 2000, "wds": (0.1, 0.3), "seeds": (1337,), "steps": 8000,
+                         "every": 500, "lr": 3e-2, "val_length": 201, "n_val": 2000, "n_test": 10_000,
+                         "test_lengths": OOD_LENGTHS},
+    },
+}
+
+#: The variants (activation, first-layer bias) of the length-generalization study (B.1.3, Fig. 5).
+LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
+
+# --------------------------------------------------------------------------- exact checks and timing
+#: Per-scale settings of the construction checks (claims 1–2) and the epoch timing. Only the
+#: float64-network check is smaller at smoke scale.
+_CHECKS = {
+    "exhaustive": {"ps": (2, 3, 4, 5, 6, 7, 11), "ms": (1, 2, 3, 4), "limit": 20_000},
+    "automaton": {"primes": (97, 53), "max_m": max(OOD_LENGTHS), "n": N_TEST, "seed": AUTOMATON_SEED},
+    "bounds": {"p": 97, "lengths": OOD_LENGTHS},
+    "timing": {"p": 53, "width": 1024, "n": 8000, "runs": 3},
+}
+CHECKS = {
+    "smoke": {**_CHECKS, "float": {"primes": (97, 53), "max_m": max(OOD_LENGTHS), "n": 200, "seed": FLOAT_SEED}},
+    "full": {**_CHECKS, "float": {"primes": (97, 53), "max_m": max(OOD_LENGTHS), "n": 2000, "seed": FLOAT_SEED}},
+}
+
+
+def protocol(scale: str | None = None) -> dict:
+    """The training settings of :data:`PROTOCOL` for ``scale`` (default: the LENGTHGEN_SCALE knob)."""
+    return PROTOCOL[check_choice("scale", get_scale(scale), tuple(PROTOCOL))]
+
+
+def checks(scale: str | None = None) -> dict:
+    """The check and timing settings of :data:`CHECKS` for ``scale`` (default: LENGTHGEN_SCALE)."""
+    return CHECKS[check_choice("scale", get_scale(scale), tuple(CHECKS))]
+
+
+# --------------------------------------------------------------------------- the paper's claims
+#: The paper's value of each claim the chapter checks (ledger id → value as the ledger records it).
+PAPER_VALUES = {
+    "ch4.thm41_42.exhaustive": "1, 1, 1−1/p (odd) / 1−2/p (even)",
+    "ch4.thm41.long": 1.0,
+    "ch4.thm42.bias_long": 1.0,
+    "ch4.thm42.nobias_long": [1 - 1 / 97, 1 - 1 / 53],
+    "ch4.thm43.width_grows": "width ≥ (m − p)/(p + 2)",
+    "ch4.thm44.two_lengths": "no exact fit at two lengths m1 ≢ m2 (mod p)",
+    "ch4.protocol": "; ".join(f"{k}: {v}" for k, v in PAPER_PROTOCOL.items()),
+    "ch4.fig1.underparam": "sine better at every width",
+    "ch4.fig1.width": "reducing width (while still trainable) improves test accuracy",
+    "ch4.fig23.margins": "margins grow with moderate wd and track test accuracy",
+    "ch4.fig45.lengthgen": "sine ≈ 1.0 for n ≥ 8k; ReLU ≈ 1/p",
+    "ch4.fig4.relu": "ReLU poor in-domain, chance far out",
+    "ch4.fig5.bias": "bias improves robustness of length generalization",
+    "ch4.fig45.paper_lr": "sine ≈ 1.0 at all lengths for n ≥ 8k; ReLU ≈ 1/p",
+    "ch4.fig5.bias_paper_lr": "bias improves robustness of length generalization",
+    "ch4.fig6.transformer": "sine more sample-efficient than ReLU and GELU",
+}
+
+#: Our Newton–Schulz dtype for Muon (the paper's PyTorch Muon uses bfloat16, very slow on CPUs).
+NS_DTYPE = "float32"

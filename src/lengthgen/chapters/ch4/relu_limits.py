@@ -1,0 +1,80 @@
+"""Chapter 4 (Huang & Li): what ReLU networks cannot do (Thms 4.3–4.4, our versions).
+
+Section "Claim 2 — what ReLU networks cannot do":
+
+* width lower bounds for an exact ReLU interpolant of ``X_m``: the paper's Thm 4.3
+  (:func:`relu_width_lower_bound`) and our counting-path bound (:func:`path_lower_bound`), with the
+  path itself (:func:`path_inputs`) and a network's kinks along it (:func:`path_kinks`);
+* Thm 4.4: inputs of two lengths on one ray with different labels (:func:`homogeneous_pairs`),
+  which a bias-free (positively homogeneous) ReLU network must label alike.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from lengthgen.chapters.ch4.data import check_length, check_modulus, labels_of_counts
+from lengthgen.chapters.ch4.model import Network
+from lengthgen.config import ConfigError
+
+
+def relu_width_lower_bound(m: int, p: int) -> float:
+    """Thm 4.3 as stated by the paper: an exact ReLU interpolant of ``X_m`` has width ≥ (m − p)/(p + 2)."""
+    m, p = check_length(m), check_modulus(p)
+    return (m - p) / (p + 2)
+
+
+def path_lower_bound(m: int, p: int) -> int:
+    """Our counting-path bound: width ≥ ⌈(m + 1)/p⌉ − 1 (a ReLU net is affine between ≤ d kinks on
+    the path ``x(t) = (m−t)e_0 + t e_1``, and an affine piece can hold at most p consecutive labels)."""
+    m, p = check_length(m), check_modulus(p)
+    return -(-(m + 1) // p) - 1
+
+
+def path_inputs(m: int, p: int) -> torch.Tensor:
+    """The path of Thm 4.3: ``x(t) = (m − t) e_0 + t e_1`` for t = 0 … m (label t mod p); [m+1, p]."""
+    m, p = check_length(m), check_modulus(p)
+    t = torch.arange(m + 1)
+    x = torch.zeros(m + 1, p, dtype=torch.long)
+    x[:, 0] = m - t
+    x[:, 1] += t
+    return x
+
+
+def path_kinks(net: Network, m: int) -> list[float]:
+    """Kinks of a ReLU network along the path ``x(t)``, t ∈ [0, m]: the zeros of each unit's affine pre-activation."""
+    if not isinstance(net, Network) or net.activation != "relu":
+        raise ConfigError("path_kinks applies to ReLU networks (a Network with activation 'relu')")
+    m = check_length(m)
+    a = net.W[:, 0] * m + (net.b if net.b is not None else 0)     # pre-activation at t = 0
+    slope = net.W[:, 1] - net.W[:, 0]
+    out = []
+    for a_j, s_j in zip(a.tolist(), slope.tolist()):
+        if s_j != 0:
+            t = -a_j / s_j
+            if 0 < t < m:
+                out.append(t)
+    return sorted(out)
+
+
+def homogeneous_pairs(m1: int, m2: int, p: int) -> dict:
+    """Thm 4.4 (bias-free ReLU): inputs of lengths m1 and m2 on the same ray, with different labels.
+
+    With ``g = gcd(m1, m2)`` and any ``z ∈ X_g``, the inputs ``(m1/g) z ∈ X_{m1}`` and
+    ``(m2/g) z ∈ X_{m2}`` point in the same direction, so a positively homogeneous network
+    (``s(λx) = λ s(x)``) predicts the same label for both; their labels differ by
+    ``S(z)(m2 − m1)/g`` (mod p). Returns the conflicting pairs for ``z = (g−1)e_0 + e_v``.
+    """
+    m1, m2, p = check_length(m1), check_length(m2), check_modulus(p)
+    g = math.gcd(m1, m2)
+    pairs = []
+    for v in range(1, p):
+        z = torch.zeros(p, dtype=torch.long)
+        z[0] = g - 1
+        z[v] += 1
+        x1, x2 = (m1 // g) * z, (m2 // g) * z
+        y1, y2 = int(labels_of_counts(x1, p)), int(labels_of_counts(x2, p))
+        if y1 != y2:
+            pairs.append((x1, x2, y1, y2))
+    return {"g": g, "pairs": pairs, "incongruent": (m1 - m2) % p != 0}

@@ -1,0 +1,170 @@
+"""Chapter 4 (Huang & Li): training the MLPs through the ensemble engine, on a chosen device.
+
+Section "Training: protocol and budget" (App. B.1): static per-member training sets reshuffled
+every epoch (:class:`EpochSampler`), cross-entropy ignoring padding (:func:`masked_loss`), the
+strict-uniqueness accuracy (:func:`masked_metric`), the optimizers of B.1 (:func:`b1_optimizer`),
+one ensemble per call of :func:`fit` (→ :func:`lengthgen.engine.train.train_ensemble`) and the
+evaluation of trained members (:func:`accuracy_on`).
+
+Every function that trains or evaluates takes ``device``: parameters are initialised (on CPU
+generators, so the numbers do not depend on the device) and moved there, trained there and
+evaluated there; the device is reported to the runs facility
+(:func:`lengthgen.engine.runs.note_device`) so that a stored cell's provenance names the device
+the tensors actually lived on.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from lengthgen.chapters.ch4.data import Dataset
+from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
+from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE
+from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device
+from lengthgen.engine import train as engine
+from lengthgen.engine.optim import OptimConfig
+from lengthgen.engine.runs import note_device
+
+B1_OPTIMIZERS = ("adamw", "muon")
+
+
+def resolve_device(device) -> torch.device:
+    """The torch device for ``device``: a ``torch.device`` as given (tests use ``"meta"``), else
+    :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``; ``None`` = $LENGTHGEN_DEVICE)."""
+    if isinstance(device, torch.device):
+        return device
+    return get_device(device)
+
+
+# --------------------------------------------------------------------------- data, loss, metric, sampler
+def padded_sets(datasets: Sequence[Dataset], dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    """Stack per-member datasets into ``x`` [E, n_max, p] and ``y`` [E, n_max] (label ``-1`` = padding)."""
+    if not datasets or not all(isinstance(d, Dataset) for d in datasets):
+        raise ConfigError("need a non-empty list of Dataset")
+    nmax, p = max(len(d) for d in datasets), datasets[0].x.shape[-1]
+    x = torch.zeros(len(datasets), nmax, p, dtype=dtype)
+    y = torch.full((len(datasets), nmax), -1, dtype=torch.long)
+    for e, d in enumerate(datasets):
+        x[e, :len(d)] = d.x.to(dtype)
+        y[e, :len(d)] = d.y
+    return x, y
+
+
+def masked_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member mean cross-entropy ``[E]`` over the entries with ``y ≥ 0`` (``-1`` = padding)."""
+    E, B, C = out.shape
+    valid = (y >= 0)
+    ce = F.cross_entropy(out.reshape(-1, C), y.clamp(min=0).reshape(-1), reduction="none").view(E, B)
+    return (ce * valid).sum(1) / valid.sum(1).clamp(min=1)
+
+
+def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(accuracy [E], cross-entropy [E])`` over non-padding entries; accuracy uses :func:`uargmax`."""
+    valid = (y >= 0)
+    correct = (uargmax(out) == y) & valid
+    acc = correct.sum(1).double() / valid.sum(1).clamp(min=1)
+    return acc, masked_loss(out, y).double()
+
+
+def accuracy_of(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member strict-uniqueness accuracy ``[E]`` (a metric for ``evaluate_ensemble``)."""
+    return masked_metric(out, y)[0]
+
+
+class EpochSampler:
+    """The engine's ``sample(step, generators, members)`` for static per-member training sets.
+
+    Member e owns a training set ``(x_e, y_e)`` of ``n_e`` examples, reshuffled at the start of
+    each of its epochs with its own generator (B.1: "reshuffle it at the start of every epoch");
+    an epoch is ``ceil(n_e / batch_size)`` mini-batches, the last one possibly short. Batches
+    are padded to ``batch_size`` with label ``-1`` (ignored by :func:`masked_loss`).
+    """
+
+    def __init__(self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32):
+        if not datasets:
+            raise ConfigError("EpochSampler needs at least one dataset")
+        self.batch = check_positive_int("batch_size", batch_size)
+        self.n = [len(d) for d in datasets]
+        self.B = min(self.batch, max(self.n))
+        self.x, self.y = padded_sets(datasets, dtype)
+        self.perm: dict[int, torch.Tensor] = {}
+
+    def steps_per_epoch(self, e: int) -> int:
+        """Mini-batches per epoch of member ``e``."""
+        return -(-self.n[e] // self.batch)
+
+    def __call__(self, step: int, generators, members=None):
+        idx_rows, E = [], len(generators)
+        members = list(range(E)) if members is None else [int(i) for i in members]
+        for gen, e in zip(generators, members):
+            spe = self.steps_per_epoch(e)
+            k = step % spe
+            if k == 0 or e not in self.perm:
+                self.perm[e] = torch.randperm(self.n[e], generator=gen)
+            sl = self.perm[e][k * self.batch:(k + 1) * self.batch]
+            if sl.numel() < self.B:
+                sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
+            idx_rows.append(sl)
+        idx = torch.stack(idx_rows)                       # [E, B], -1 = padding
+        mem = torch.tensor(members).unsqueeze(1)
+        safe = idx.clamp(min=0)
+        x = self.x[mem, safe]
+        y = torch.where(idx >= 0, self.y[mem, safe], torch.full_like(safe, -1))
+        return x, y
+
+
+# --------------------------------------------------------------------------- optimizers of B.1
+def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig:
+    """B.1: AdamW or Muon with decoupled decay on V (sine) or on W and V (ReLU); with Muon the
+    bias is trained by AdamW without decay. ``lr`` and ``wds`` may be one value per member."""
+    check_choice("optimizer", name, B1_OPTIMIZERS)
+    decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
+    if name == "adamw":
+        return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
+    return OptimConfig("muon", lr=lr, weight_decay=wds, decay=decay, muon_params=["W", "V"], ns_dtype=NS_DTYPE,
+                       adamw_params=["b"] if bias else ())
+
+
+# --------------------------------------------------------------------------- training and evaluation
+def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, seeds: Sequence[int],
+        batch_size: int = BATCH_SIZE, progress: bool = False, desc: str = "ch4", device="cpu",
+        record_every: int = 10, validation=None):
+    """Train one ensemble of ``model`` on ``device`` (member e: init seed ``seeds[e]``, training set ``datasets[e]``).
+
+    Mini-batches of ``batch_size`` with per-epoch reshuffling (:class:`EpochSampler`, reshuffled
+    by a generator seeded like the member), cross-entropy on the logits (:func:`masked_loss`),
+    the optimizer of ``optim`` (an :class:`lengthgen.engine.optim.OptimConfig`), ``steps`` updates, all
+    through :func:`lengthgen.engine.train.train_ensemble` (``validation``: an optional
+    :class:`lengthgen.engine.train.Validation`, e.g. to record accuracy on a long-length bank during
+    training). The parameters are initialised on ``device`` and trained there. Returns the
+    engine's ``TrainResult`` (its parameters on the CPU).
+    """
+    if not isinstance(model, ModularMLP):
+        raise ConfigError(f"model must be a ModularMLP, got {type(model).__name__}")
+    if len(seeds) != len(datasets):
+        raise ConfigError(f"{len(seeds)} seeds for {len(datasets)} datasets")
+    dev = resolve_device(device)
+    params = model.init(list(seeds), device=dev)
+    note_device(dev)
+    sampler = EpochSampler(datasets, batch_size)
+    return engine.train_ensemble(model, params, sample=sampler, loss=masked_loss, optim=optim, steps=steps,
+                                 data_seeds=[int(s) for s in seeds], progress=progress, desc=desc,
+                                 record_every=record_every, validation=validation)   # trains where params live
+
+
+def accuracy_on(model: ModularMLP, params: dict, datasets: Sequence[Dataset] | Dataset, chunk: int = 4096,
+                device=None) -> torch.Tensor:
+    """Strict-uniqueness accuracy ``[E]`` (CPU): member e on ``datasets[e]`` (or all members on one
+    shared set), evaluated on ``device`` (default: where ``params`` live)."""
+    dev = next(iter(params.values())).device if device is None else resolve_device(device)
+    params = {k: v.to(dev) for k, v in params.items()}
+    if isinstance(datasets, Dataset):
+        return engine.evaluate_ensemble(model, params, {0: (datasets.x, datasets.y)}, metric=accuracy_of,
+                                        batch_size=chunk)[0]
+    x, y = padded_sets(datasets)
+    note_device(dev)
+    with torch.no_grad():
+        out = model.forward(params, x.to(dev))
+    return masked_metric(out, y.to(dev))[0].cpu()
