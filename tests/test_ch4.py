@@ -4,6 +4,7 @@ schemas of the stored kinds and the stored full run."""
 import copy
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import torch
@@ -132,7 +133,11 @@ def tiny_smoke(monkeypatch):
 
 
 def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_smoke):
-    before = _snapshot(results_dir())
+    import lengthgen.store as store
+
+    written, real_write = [], store.atomic_write_json
+    monkeypatch.setattr(store, "atomic_write_json", lambda path, obj: written.append(path) or real_write(path, obj))
+    before = _snapshot(results_dir() / "ch4")
     plan = ch4.cells("smoke")
     assert [c.name for c in plan] == ["exhaustive", "automaton", "float_n20", "bounds", "relu_min_width", "two_lengths",
                                       "underparam", "overparam", "lengthgen_sine_nobias", "lengthgen_sine_bias",
@@ -153,7 +158,8 @@ def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_sm
     again = _snapshot(tmp_path)
     assert reproduce("ch4", scale="smoke", out=tmp_path, progress=False) == paths
     assert _snapshot(tmp_path) == again
-    assert _snapshot(results_dir()) == before                       # nothing under results/ was touched
+    assert _snapshot(results_dir() / "ch4") == before
+    assert written and all(tmp_path in Path(p).parents for p in written)   # nothing written under results/
 
 
 # --------------------------------------------------------------------------- (b) every training path gets the device
