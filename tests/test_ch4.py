@@ -149,6 +149,8 @@ def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_sm
         obj = load_result(tmp_path / "cells" / f"{cell.name}.json", schema=ch4.schema_of(cell))
         assert obj["data"]["scale"] == "smoke" and obj["data"]["config_hash"] == cell.hash
         assert obj["provenance"]["device"] == "cpu" and obj["provenance"]["requested_device"] == "cpu"
+        trains = cell.name not in ("exhaustive", "automaton", "float_n20", "bounds")
+        assert obj["provenance"]["trained_on"] == (["cpu"] if trains else [])
     assert set(runs.plan_status(plan, tmp_path / "cells", "smoke").values()) == {"done"}
 
     def boom(*args, **kwargs):
@@ -214,7 +216,7 @@ def test_cell_provenance_names_the_device_trained_on(tmp_path, tiny_smoke):
     cell = next(c for c in ch4.cells("smoke") if c.name == "overparam")
     runs.run_cells([cell], tmp_path, scale="smoke", device="cpu", progress=False)
     prov = load_result(tmp_path / "overparam.json")["provenance"]
-    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu"
+    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu" and prov["trained_on"] == ["cpu"]
 
 
 # --------------------------------------------------------------------------- (c) schema violations
