@@ -61,3 +61,15 @@ def test_checks():
         config.get_dtype("float16")
     with pytest.raises(ConfigError, match="seed"):
         config.seed_everything(-1)
+
+
+def test_get_device_accepts_torch_devices():
+    import torch
+
+    from lengthgen.config import ConfigError, get_device
+
+    assert get_device(torch.device("meta")) == torch.device("meta")
+    assert get_device(torch.device("cpu")) == torch.device("cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigError, match="torch sees no CUDA device"):
+            get_device(torch.device("cuda:1"))

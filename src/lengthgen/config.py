@@ -69,13 +69,18 @@ def get_scale(value: str | None = None) -> str:
 
 
 def get_device(value: str | None = None):
-    """The torch device: ``value`` if given, else ``$LENGTHGEN_DEVICE``, else ``auto``.
+    """The torch device: ``value`` if given (a name or a ``torch.device``), else ``$LENGTHGEN_DEVICE``,
+    else ``auto``.
 
     ``auto`` picks CUDA when available and the CPU otherwise; asking for ``cuda`` on a machine
     without CUDA is an error rather than a silent fallback.
     """
     import torch
 
+    if isinstance(value, torch.device):          # an explicit device (e.g. cuda:1, or meta in tests)
+        if value.type == "cuda" and not torch.cuda.is_available():
+            raise ConfigError(f"device {str(value)!r} was requested but torch sees no CUDA device")
+        return value
     if value is None:
         value = os.environ.get("LENGTHGEN_DEVICE", "auto").strip() or "auto"
     check_choice("device (LENGTHGEN_DEVICE)", value, DEVICES)

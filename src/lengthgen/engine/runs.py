@@ -314,10 +314,10 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     folder = Path(folder)
     status = plan_status(cells, folder, scale)
     git = git_state()
-    if scale == "full" and git["dirty"] and not allow_dirty:
+    todo = [c for c in cells if status[c.name] != "done"]
+    if todo and scale == "full" and git["dirty"] and not allow_dirty:
         raise ConfigError("a full-scale run needs a clean git tree (commit first), or --allow-dirty "
                           "(recorded in the provenance)")
-    todo = [c for c in cells if status[c.name] != "done"]
     threads = torch.get_num_threads()
     t_start = time.perf_counter()
     bar = None
