@@ -152,7 +152,8 @@ def test_reproduce_writes_every_cell_and_resumes(tiny, tmp_path, monkeypatch):
     g = vals["1L1H__nope__main__seed1"]
     assert len(g) == 4 and {r["seed"] for r in g} == {1}
     prov = load_result(tmp_path / "cells" / "1L1H__nope__main__seed1.json")["provenance"]
-    assert prov["scale"] == "smoke" and prov["seeds"] == [1] and prov["device"] == "cpu"
+    assert prov["scale"] == "smoke" and prov["seeds"] == [1] and prov["device"] == "cpu" and prov["trained_on"] == ["cpu"]
+    assert load_result(tmp_path / "cells" / "theory.json")["provenance"]["trained_on"] == []    # no training there
 
     def boom(*a, **k):
         raise AssertionError("a stored cell was recomputed")
@@ -200,7 +201,7 @@ def test_device_reaches_the_training(tiny, tmp_path, monkeypatch):
     want = "cuda" if torch.cuda.is_available() else "cpu"
     assert seen["train"] == [want, want] and seen["eval"] == [want, want]   # ... resolved and used for training
     prov = load_result(tmp_path / "cells" / "1L1H__rope__main__seed0.json")["provenance"]
-    assert prov["requested_device"] == "auto" and prov["device"].startswith(want)
+    assert prov["requested_device"] == "auto" and prov["trained_on"] and all(d.startswith(want) for d in prov["trained_on"])
     if not torch.cuda.is_available():
         with pytest.raises(ConfigError, match="cuda"):
             real_group("1L1H", "rope", ("prev",), 0, device="cuda", **TINY_STUDY)

@@ -25,7 +25,8 @@ import torch
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import (ALPHA_SPEC, COUNTEREXAMPLE_KAPPA, DATA_SEED_OFFSET, DATA_SEED_STRIDE,
-                                          EVAL_SEED_OFFSET, POS_TASKS)
+                                          EVAL_SEED_OFFSET)
+from lengthgen.chapters.ch3.paper import POS_TASKS  # noqa: F401  (re-exported: ch3.POS_TASKS in the chapter)
 from lengthgen.chapters.ch3.realizability import (L0_DEFAULT, MAIN_TASKS, SELECTION_RULES, TASKS, alpha_table,
                                                   check_task, duality_table, peaked_kernel, prop1_search,
                                                   prop2_montecarlo, prop3_existence, prop3_monotone_copy,
@@ -38,6 +39,7 @@ from lengthgen.nn.decoder import TIERS, Decoder
 from lengthgen.nn.positional import ENCODINGS, check_encoding
 from lengthgen.store import ResultFileError, Schema
 
+#: Label of the positions a task does not score (ignored by the loss and the accuracy).
 IGNORE = -100
 CHAPTER = "ch3"
 
@@ -210,7 +212,6 @@ def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, 
     evaluated. Returns one row per (task, L): ``{tier, encoding, task, seed, L, acc, train_acc,
     final_loss, steps}``.
     """
-    from lengthgen.engine.runs import note_device
     from lengthgen.engine.train import OptimConfig, evaluate_ensemble, train_ensemble
 
     check_choice("tier", tier, tuple(TIERS))
@@ -242,7 +243,6 @@ def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, 
                          loss=masked_ce, optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay), steps=steps,
                          data_seeds=data_seeds, progress=progress, record_every=max(1, steps // 20),
                          device=dev, desc=f"{tier} {encoding} s{seed}")
-    note_device(res.device)                        # provenance: where the ensemble was trained
     banks = eval_banks(tasks, lengths, n_eval=eval_n, train_n=train_eval_n, L0=L0, seed=eval_seed_offset + seed)
     acc = evaluate_ensemble(model, res.params, banks, metric=masked_acc, per_member=True, batch_size=64, device=dev)
     train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
