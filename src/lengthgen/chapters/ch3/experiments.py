@@ -295,6 +295,9 @@ def group_kwargs(scale: str, group: dict) -> dict:
     """The complete keyword arguments of :func:`train_cell_group` for one group of
     :func:`study_plan` at ``scale`` (what the cell's configuration hash covers)."""
     P = _protocol(scale)["study"]
+    need = ("tier", "encoding", "tasks", "seed")
+    if not isinstance(group, dict) or any(k not in group for k in need):
+        raise ConfigError(f"group must be an entry of study_plan() with keys {', '.join(need)}, got {group!r}")
     return {"tier": group["tier"], "encoding": group["encoding"], "tasks": list(group["tasks"]),
             "seed": int(group["seed"]), "steps": P["steps"], "batch": P["batch"], "lr": P["lr"],
             "weight_decay": P["weight_decay"], "lengths": list(P["lengths"]), "eval_n": P["eval_n"],
@@ -360,6 +363,9 @@ def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
     ``path`` and the field; returns ``rows``."""
     from lengthgen.store import validate
 
+    missing = [k for k in ("tier", "encoding", "seed", "steps", "tasks", "lengths") if k not in kwargs]
+    if missing:
+        raise ConfigError(f"kwargs lacks {', '.join(missing)}: pass the cell's configuration (group_kwargs)")
     if not isinstance(rows, list):
         raise ResultFileError(f"invalid ch3 study group result {path}: expected a list of rows, got {type(rows).__name__}")
     validate(rows, GROUP_SCHEMA, path)
@@ -430,6 +436,8 @@ def study_rows(folder=None) -> list[dict]:
 def study_label(groups: dict) -> str:
     """One line describing the stored groups (from :func:`stored_groups`) for a table or figure:
     how many of the planned groups, devices, torch versions, dates and whether migrated."""
+    if not isinstance(groups, dict):
+        raise ConfigError(f"groups must be the dict returned by stored_groups(), got {type(groups).__name__}")
     if not groups:
         return "no stored full-scale study"
     provs = [rec["provenance"] for rec in groups.values()]
