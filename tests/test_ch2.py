@@ -1,10 +1,19 @@
-"""Chapter 2 reproduction entry point: sampler, banks, a tiny end-to-end run, summaries, bad input."""
+"""Chapter 2: sampler, banks, a tiny end-to-end run, summaries, bad input; the chapter's cells on the
+runs facility (resume, device pass-through, schemas) and the stored full-scale cells."""
+import json
+import os
+import shutil
+
 import numpy as np
 import pytest
 import torch
 
+from lengthgen.chapters import reproduce
 from lengthgen.chapters.ch2 import experiments as ch2
+from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.single_layer import PAD
+from lengthgen.engine import runs
+from lengthgen.store import ResultFileError, results_dir
 
 
 def test_test_lengths_and_banks():
@@ -66,3 +75,107 @@ def test_cap_note():
                         "pos").startswith("the paper's protocol: 2/2 members ran all 30000 updates")
     res["members"][0]["stop_step"] = 60
     assert "not the cause" in ch2.cap_note(res, "pos")
+
+
+# --------------------------------------------------------------------------- the runs facility
+TINY = {"seeds": (2000, 2001), "Ns": (5,), "steps": 20, "every": 10, "val_size": 20, "test_size": 20, "batch": 16}
+STORED = results_dir() / "ch2" / "cells"
+
+
+def test_cells_plan():
+    full = ch2.cells("full")
+    names = [c.name for c in full]
+    assert names == [*ch2.EXPERIMENTS, "volume_scans"]
+    for c in full[:-1]:
+        kw = c.kwargs
+        assert kw["steps"] == paper.STORED_STEP_CAPS[c.name] and kw["Ns"] == list(paper.STORED_NS[c.name])
+        assert kw["seeds"] == list(paper.SEEDS) and kw["batch"] == paper.BATCH and kw["lr"] == paper.LR
+    assert [c.name for c in ch2.cells("smoke")] == list(ch2.SMOKE_EXPERIMENTS)
+    with pytest.raises(ValueError, match="unknown scale"):
+        ch2.cells("huge")
+
+
+def test_reproduce_smoke_writes_then_resumes(tmp_path, monkeypatch):
+    monkeypatch.setattr(ch2, "SMOKE", TINY)
+    paths = reproduce("ch2", scale="smoke", out=tmp_path, only=["majority_gen"], progress=False)
+    assert paths == [tmp_path / "cells" / "majority_gen.json"]
+    obj = runs.load_cell(tmp_path / "cells", "majority_gen", scale="smoke")
+    assert obj["data"]["kwargs"]["steps"] == 20 and len(obj["data"]["value"]["members"]) == 2
+    assert obj["provenance"]["device"] == "cpu" and obj["provenance"]["scale"] == "smoke"
+    ch2.load_experiment("majority_gen", tmp_path / "cells", scale="smoke")            # valid against its schema
+    mtime = os.stat(paths[0]).st_mtime_ns
+    import lengthgen.engine.train as train
+
+    calls = []
+    monkeypatch.setattr(train, "train_ensemble", lambda *a, **kw: calls.append(kw))  # a recompute would call it
+    assert reproduce("ch2", scale="smoke", out=tmp_path, only=["majority_gen"], progress=False) == paths
+    assert calls == [] and os.stat(paths[0]).st_mtime_ns == mtime
+
+
+def test_device_reaches_the_trainer(tmp_path, monkeypatch):
+    import lengthgen.engine.train as train
+
+    monkeypatch.setattr(ch2, "SMOKE", TINY)
+    seen = {}
+    real_train, real_eval = train.train_ensemble, train.evaluate_ensemble
+
+    def spy_train(*a, **kw):
+        seen["train"] = kw["device"]
+        seen["params"] = {str(t.device) for t in a[1].values()}
+        return real_train(*a, **kw)
+
+    def spy_eval(*a, **kw):
+        seen["eval"] = kw["device"]
+        return real_eval(*a, **kw)
+
+    monkeypatch.setattr(train, "train_ensemble", spy_train)
+    monkeypatch.setattr(train, "evaluate_ensemble", spy_eval)
+    reproduce("ch2", scale="smoke", device="cpu", out=tmp_path, only=["majority_gen"], progress=False)
+    assert seen == {"train": "cpu", "params": {"cpu"}, "eval": "cpu"}
+    prov = runs.load_cell(tmp_path / "cells", "majority_gen")["provenance"]
+    assert prov["requested_device"] == "cpu" and prov["device"] == "cpu"
+    seen.clear()
+    ch2.run_experiment("majority_gen", device="auto", progress=False, **TINY)        # "auto" is resolved
+    assert seen["train"] in ("cpu", "cuda") and seen["train"] == seen["eval"]
+
+
+def _copy_cell(tmp_path, name):
+    shutil.copy(STORED / f"{name}.json", tmp_path / f"{name}.json")
+    return tmp_path / f"{name}.json"
+
+
+def _edit(path, fn):
+    obj = json.loads(path.read_text())
+    fn(obj["data"]["value"])
+    path.write_text(json.dumps(obj))
+
+
+def test_schema_violations_name_file_and_field(tmp_path):
+    path = _copy_cell(tmp_path, "majority_gen")
+    assert len(ch2.load_experiment("majority_gen", tmp_path)["data"]["members"]) == 20
+    _edit(path, lambda v: v["members"][3]["test"].__setitem__("511", 7.0))
+    with pytest.raises(ResultFileError, match=r"majority_gen\.json: field 'members\.3\.test\.511' must be a probability"):
+        ch2.load_experiment("majority_gen", tmp_path)
+    path = _copy_cell(tmp_path, "majority_gen")
+    _edit(path, lambda v: v["members"].pop())
+    with pytest.raises(ResultFileError, match=r"majority_gen\.json: field 'members' has 19 entries, but the declared protocol needs 20"):
+        ch2.load_experiment("majority_gen", tmp_path)
+    path = _copy_cell(tmp_path, "volume_scans")
+    _edit(path, lambda v: v["mc"]["pos/index"][0].__setitem__("fraction", -0.5))
+    with pytest.raises(ResultFileError, match=r"volume_scans\.json: field 'mc\.pos/index\.0\.fraction'"):
+        ch2.load_volume_scans(tmp_path)
+    with pytest.raises(ValueError, match="unknown experiment"):
+        ch2.load_experiment("sorting", tmp_path)
+
+
+def test_stored_cells_are_done_and_valid():
+    plan = ch2.cells("full")
+    stored = {p.stem for p in STORED.glob("*.json")}
+    assert stored == {c.name for c in plan}, "every stored cell is a cell of the full plan and vice versa"
+    status = runs.plan_status(plan, STORED, "full")
+    assert set(status.values()) == {"done"}, status
+    loaded = ch2.load_runs()
+    assert list(loaded) == list(ch2.EXPERIMENTS)
+    for name, (value, prov) in loaded.items():
+        assert prov["scale"] == "full" and value["experiment"] == name
+    assert ch2.load_volume_scans()["provenance"]["scale"] == "full"

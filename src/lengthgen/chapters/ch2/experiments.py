@@ -1,100 +1,140 @@
-"""Chapter 2 (Zhu & Chiang 2026): training protocol of App. D.2–D.3 and the stored volume scans.
+"""Chapter 2 (Zhu & Chiang 2026): the training runs of App. D.2–D.3 and the stored volume scans.
 
-``reproduce(scale, device, out)`` runs, in order of priority, one ensemble per (task, model
-family) — all seeds × maximum lengths N × paired variants as ONE batched program through
-:func:`lengthgen.engine.train.train_ensemble` — and evaluates every selected checkpoint on the saved test
-banks at the lengths N, 2N+1, 3N, 5N, 8N+1, 10N+1. Each experiment is one key of a
-:class:`~lengthgen.store.ResultStore` under ``out/runs`` so an interrupted run resumes.
+The chapter's reproduction is a list of cells of the runs facility (:func:`cells`, run by
+``python -m lengthgen reproduce ch2``): one cell per experiment of :data:`EXPERIMENTS` — all seeds
+× maximum lengths N × paired variants of one (task, model family) trained as ONE batched program
+through :func:`lengthgen.engine.train.train_ensemble` and evaluated on the saved test banks at
+N, 2N+1, 3N, 5N, 8N+1, 10N+1 — plus, at full scale, the volume scans (:func:`volume_scans`).
+Each cell's keyword arguments hold its whole configuration (task, variants, batch stream, seeds,
+N, update cap, sizes, optimiser), so a changed configuration is recomputed, never reused. The
+notebook reads the stored cells through :func:`load_runs` and :func:`load_volume_scans`, which
+check them against :func:`experiment_schema` and :data:`VOLUME_SCHEMA`.
 
-Protocol (D.2): Adam (lr 3e-4, β = (0.9, 0.999), ε = 1e-8, no weight decay), batch 256, gradient
-clipping at 1, float64, at most ``steps`` updates, validation every 500 updates on 1,000
-examples at length N, stop after 3 consecutive perfect validations, checkpoint = best validation
-accuracy, then lower cross-entropy, then earlier update. Init scales and the A_pos/A_norm pairing
-are those of :func:`lengthgen.chapters.ch2.single_layer.init_member`.
+Protocol (D.2, numbers in :mod:`lengthgen.chapters.ch2.paper`): Adam (lr 3e-4, β = (0.9, 0.999),
+ε = 1e-8, no weight decay), batch 256, gradient clipping at 1, float64, at most ``steps``
+updates, validation every 500 updates on 1,000 examples at length N, stop after 3 consecutive
+perfect validations, checkpoint = best validation accuracy, then lower cross-entropy, then
+earlier update. Init scales and the A_pos/A_norm pairing are those of
+:func:`lengthgen.chapters.ch2.single_layer.init_member`.
 
 Batches: one data length per update, uniform on {1, …, N} (odd lengths for Majority). The uniform
 draw ``u`` is shared by all members of the ensemble at a given update (member e gets
 ``L_e = ⌈u N_e⌉``), so each member's lengths are exactly uniform on its own range while the
 padded batch is only as long as the longest member's length; bits and queries are independent
-per data stream. Paired A_pos/A_norm members read the same stream.
+per data stream. Paired A_pos/A_norm members read the same stream. Experiments that repeat
+another one's trainings (``_sqrt``, ``_small``, ``_mid``, ``_more``) use its batch stream.
 """
 from __future__ import annotations
 
-import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from lengthgen.config import ConfigError, check_choice, check_positive_int, get_scale
-from lengthgen.chapters.ch2.single_layer import FAMILIES, FIXED_TOKEN, PAD, SingleLayer, encode
-from lengthgen.store import ResultStore, load_result, provenance, results_dir, save_result
-from lengthgen.nn.tasks import first_bank, index_bank, label, majority_bank, random_strings
+from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2.paper import PAPER_MAX_UPDATES, test_lengths
+from lengthgen.chapters.ch2.single_layer import (FAMILIES, FIXED_TOKEN, NORM_MAPS, PAD, VARIANTS, SingleLayer,
+                                                 check_width, encode)
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, get_device, get_scale
+from lengthgen.engine.runs import Cell
+from lengthgen.nn.tasks import TASKS, first_bank, index_bank, label, majority_bank, random_strings
+from lengthgen.store import Schema
 
-SEEDS = tuple(range(2000, 2020))
-NS = (11, 21, 31, 41, 51)
-H = 8
-#: experiment name → (task, variants). Order = priority when the budget is short.
+H = paper.H
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One (task, model family) ensemble of the chapter.
+
+    task     : ``first``, ``index``, ``majority`` or ``parity``
+    variants : the models trained together (``("pos", "norm")`` pairs A_pos and A_norm members)
+    stream   : the batch stream (see :data:`lengthgen.chapters.ch2.paper.BATCH_STREAM_STRIDE`);
+               experiments that repeat another one's trainings share its stream
+    norm_map : ``paper`` (eq. 17 as printed) or ``sqrt`` (the diagnostic of section "A diagnostic:
+               the map in the quadratic channel")
+    """
+
+    task: str
+    variants: tuple[str, ...]
+    stream: int
+    norm_map: str = "paper"
+
+
+#: experiment name → definition. Order = priority when the budget is short (the run order).
 EXPERIMENTS = {
-    "index_posnorm": ("index", ("pos", "norm")),
-    "first_posnorm": ("first", ("pos", "norm")),
-    "majority_gen": ("majority", ("gen",)),
-    "majority_sin": ("majority", ("sin",)),
-    "first_gen": ("first", ("gen",)),
-    "index_gen": ("index", ("gen",)),
-    "first_sin": ("first", ("sin",)),
-    "index_sin": ("index", ("sin",)),
-    "parity_gen": ("parity", ("gen",)),
-    "index_posnorm_sqrt": ("index", ("norm",)),   # diagnostic: A_norm with F(v) = v/√(1+‖v‖²), same streams as index_posnorm
-    "index_posnorm_small": ("index", ("pos", "norm")),   # the same experiment at N = 11, 21 (time permitting)
-    "index_posnorm_mid": ("index", ("pos", "norm")),     # ... and at N = 31, 41
-    "majority_gen_more": ("majority", ("gen",)),         # Tables 2–3 at N = 11 … 41 (time permitting)
-    "first_posnorm_more": ("first", ("pos", "norm")),
-    "majority_sin_more": ("majority", ("sin",)),
-    "majority_posnorm": ("majority", ("pos", "norm")),    # Table 1: Majority under A_pos / A_norm
+    "index_posnorm": Experiment("index", ("pos", "norm"), 1),
+    "first_posnorm": Experiment("first", ("pos", "norm"), 2),
+    "majority_gen": Experiment("majority", ("gen",), 3),
+    "majority_sin": Experiment("majority", ("sin",), 4),
+    "first_gen": Experiment("first", ("gen",), 5),
+    "index_gen": Experiment("index", ("gen",), 6),
+    "first_sin": Experiment("first", ("sin",), 7),
+    "index_sin": Experiment("index", ("sin",), 8),
+    "parity_gen": Experiment("parity", ("gen",), 9),
+    # diagnostic: A_norm with F(v) = v/√(1+‖v‖²), same seeds, initial tensors and batches as index_posnorm
+    "index_posnorm_sqrt": Experiment("index", ("norm",), 1, norm_map="sqrt"),
+    "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),   # index_posnorm at N = 11, 21
+    "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),     # ... and at N = 31, 41
+    "majority_gen_more": Experiment("majority", ("gen",), 3),         # Tables 2–3 at N = 11 … 41
+    "first_posnorm_more": Experiment("first", ("pos", "norm"), 2),
+    "majority_sin_more": Experiment("majority", ("sin",), 4),
+    "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),  # Table 1: Majority under A_pos / A_norm
 }
-#: run sizes per scale. ``full`` is the paper's protocol; ``steps`` may be capped by budget.
-SCALES = {
-    "smoke": {"seeds": SEEDS[:2], "Ns": (11,), "steps": 300, "every": 100, "val_size": 200, "test_size": 200,
-              "batch": 64, "experiments": ("index_posnorm", "majority_gen")},
-    "full": {"seeds": SEEDS, "Ns": NS, "steps": 30_000, "every": 500, "val_size": 1000, "test_size": 1000,
-             "batch": 256, "experiments": tuple(EXPERIMENTS)},
-}
-#: What the stored full run actually uses. The paper trains every experiment at N ∈ {11, …, 51}
-#: for up to 30,000 updates; on the book's 2-core shared CPU the stored run caps the number of
-#: updates per experiment and runs the Table 1 cells outside Table 2 only at N = 51. The main
-#: ensembles are at N = 51; the ``_small``/``_mid``/``_more`` ensembles add the smaller N with the
-#: same protocol, and ``index_posnorm_sqrt`` is a diagnostic (A_norm with F(v) = v/√(1+‖v‖²)).
-#: Validation, early stopping and selection are exactly those of D.2; every reduction is recorded
-#: as a deviation in the claims ledger.
-FULL_STEP_CAPS = {"index_posnorm": 30_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
-                  "first_gen": 30_000, "index_gen": 30_000, "first_sin": 30_000, "index_sin": 30_000, "parity_gen": 30_000,
-                  "index_posnorm_sqrt": 12_000, "index_posnorm_small": 12_000,
-                  "index_posnorm_mid": 30_000, "majority_gen_more": 10_000, "first_posnorm_more": 6_000,
-                  "majority_sin_more": 6_000, "majority_posnorm": 30_000}
-FULL_NS = {name: (51,) for name in EXPERIMENTS}
-FULL_NS["parity_gen"] = (11,)
-FULL_NS["index_posnorm_small"] = (11, 21)
-FULL_NS["index_posnorm_mid"] = (31, 41)
-for _name in ("majority_gen_more", "first_posnorm_more", "majority_sin_more"):
-    FULL_NS[_name] = (11, 21, 31, 41)
+
+#: the full-scale protocol (D.2–D.3); each experiment's cap and N are in paper.STORED_STEP_CAPS / STORED_NS
+FULL = {"seeds": paper.SEEDS, "every": paper.VALIDATE_EVERY, "val_size": paper.VAL_SIZE,
+        "test_size": paper.TEST_SIZE, "batch": paper.BATCH}
+#: the smoke protocol: two seeds at N = 11, a few hundred updates, small banks
+SMOKE = {"seeds": paper.SEEDS[:2], "Ns": (11,), "steps": 300, "every": 100, "val_size": 200, "test_size": 200,
+         "batch": 64}
+#: the experiments a smoke run trains (the full run trains all of EXPERIMENTS)
+SMOKE_EXPERIMENTS = ("index_posnorm", "majority_gen")
+
+#: the stored volume scans (section "Claim 2" and "Monte Carlo volume fractions")
+VOLUME_NS = (8, 16, 32, 64, 128, 256, 512)
+VOLUME_COMBOS = tuple(paper.PAPER_WINDOW_SLOPES)
+VOLUME_MC_NS = {"pos/index": (4, 8, 16, 32, 64), "norm/index": (4, 8, 16, 32, 64, 128), "pos/first": (4, 16, 64, 256)}
+VOLUME_MC_SAMPLES = 20_000
+VOLUME_HALF_WIDTH = 0.1
+VOLUME_ETA = 1.0
 
 
-def test_lengths(N: int) -> tuple[int, ...]:
-    """The test grid of eq. 151: N, 2N+1, 3N, 5N, 8N+1, 10N+1."""
-    N = check_positive_int("N", N)
-    return (N, 2 * N + 1, 3 * N, 5 * N, 8 * N + 1, 10 * N + 1)
+# --------------------------------------------------------------------------- banks and batches (D.3)
+def _nonempty(name: str, values) -> list:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) == 0:
+        raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
+    return list(values)
+
+
+def _fixed_token(task: str, fixed):
+    """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
+    if task == "index":
+        if fixed is not None:
+            raise ConfigError(f"Index reads its query from the index token; fixed token must be None, got {fixed!r}")
+        return None
+    fixed = FIXED_TOKEN[task] if fixed is None else fixed
+    if isinstance(fixed, bool) or fixed not in (0, 1):
+        raise ConfigError(f"fixed index token of {task} must be 0 or 1, got {fixed!r}")
+    return int(fixed)
 
 
 def _labels(task: str, bits: torch.Tensor, k: torch.Tensor | None) -> torch.Tensor:
     return label(task, bits, k) if task == "index" else label(task, bits)
 
 
-def test_bank(task: str, L: int, size: int = 1000, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """The saved test bank at length L (D.3), shared by all seeds and variants: ``(x, y)``."""
-    check_choice("task", task, ("first", "index", "majority", "parity"))
-    g = torch.Generator().manual_seed(7_000_003 * (1 + seed) + 1009 * L + {"first": 1, "index": 2, "majority": 3, "parity": 4}[task])
+def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None):
+    """The saved test bank at length L (D.3), shared by all seeds and variants: ``(x, y)``.
+
+    ``fixed`` is the index token of the tasks without a query (default :data:`FIXED_TOKEN`)."""
+    check_choice("task", task, TASKS)
+    fixed = _fixed_token(task, fixed)
+    L, size = check_positive_int("test length L", L), check_positive_int("test bank size", size)
+    seed = check_positive_int("bank seed", seed, minimum=0)
+    g = torch.Generator().manual_seed(paper.TEST_SEED_STRIDE * (1 + seed) + paper.TEST_SEED_LENGTH_STRIDE * L
+                                      + paper.TEST_SEED_TASK[task])
     k = None
     if task == "first":
         bits = first_bank(L, size, g)
@@ -104,25 +144,40 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0) -> tuple[torch
         bits, k = index_bank(L, size, g)
     else:
         bits = random_strings(size, L, g)
-    return encode(bits, k, fixed=FIXED_TOKEN.get(task, 1)), _labels(task, bits, k)
+    return encode(bits, k, fixed=1 if fixed is None else fixed), _labels(task, bits, k)
 
 
-def validation_bank(task: str, Ns_members, size: int, seed: int = 0):
-    """Per-member validation banks at each member's N (random examples), padded: ``(x [E,S,51+1], y [E,S])``."""
+def validation_bank(task: str, Ns_members, size: int, seed: int = 0, fixed: int | None = None):
+    """Per-member validation banks at each member's N (random examples), padded:
+    ``(x [E, S, max N + 1], y [E, S])`` (D.2)."""
+    check_choice("task", task, TASKS)
+    fixed = _fixed_token(task, fixed)
+    size = check_positive_int("validation size", size)
+    seed = check_positive_int("bank seed", seed, minimum=0)
+    Ns_members = [check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)]
     Lmax = max(Ns_members)
     cache = {}
     for N in sorted(set(Ns_members)):
-        g = torch.Generator().manual_seed(5_000_011 * (1 + seed) + N)
+        g = torch.Generator().manual_seed(paper.VALIDATION_SEED_STRIDE * (1 + seed) + N)
         bits = random_strings(size, N, g)
         k = torch.randint(1, N + 1, (size,), generator=g) if task == "index" else None
-        cache[N] = (encode(bits, k, pad_to=Lmax, fixed=FIXED_TOKEN.get(task, 1)), _labels(task, bits, k))
+        cache[N] = (encode(bits, k, pad_to=Lmax, fixed=1 if fixed is None else fixed), _labels(task, bits, k))
     x = torch.stack([cache[N][0] for N in Ns_members])
     y = torch.stack([cache[N][1] for N in Ns_members])
     return x, y
 
 
-def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed: int = 0):
-    """``sample(step, generators, members)`` for :func:`train_ensemble` (see the module docstring)."""
+def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed: int = 0, fixed: int | None = None):
+    """``sample(step, generators, members)`` for :func:`train_ensemble` (see the module docstring);
+    ``base_seed`` is the experiment's batch stream."""
+    check_choice("task", task, TASKS)
+    fixed = _fixed_token(task, fixed)
+    batch = check_positive_int("batch", batch)
+    base_seed = check_positive_int("batch stream", base_seed, minimum=0)
+    Ns_members = [check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)]
+    stream_of_member = [check_positive_int("stream of member", s, minimum=0) for s in _nonempty("stream_of_member", stream_of_member)]
+    if len(stream_of_member) != len(Ns_members):
+        raise ConfigError(f"stream_of_member has {len(stream_of_member)} entries for {len(Ns_members)} members")
     Ns = torch.as_tensor(Ns_members, dtype=torch.long)
     streams = torch.as_tensor(stream_of_member, dtype=torch.long)
     U = int(streams.max()) + 1
@@ -130,7 +185,7 @@ def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed:
     Ns_stream[streams] = Ns
 
     def sample(step, generators, members=None):
-        g = torch.Generator().manual_seed(base_seed * 1_000_003 + step)
+        g = torch.Generator().manual_seed(base_seed * paper.BATCH_STREAM_STRIDE + step)
         u = torch.rand((), generator=g, dtype=torch.float64)
         if task == "majority":
             L = 2 * torch.floor(u * ((Ns_stream + 1) // 2)).long() + 1
@@ -148,7 +203,7 @@ def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed:
             ones = (bits * valid[:, None, :]).sum(-1)
             y = {"first": bits[..., 0], "majority": (ones >= (L[:, None] + 1) // 2),
                  "parity": ones % 2}[task].long()
-            kk = torch.full_like(k, FIXED_TOKEN[task])
+            kk = torch.full_like(k, fixed)
         x = torch.cat([data, kk.unsqueeze(-1)], -1)
         sel = streams if members is None else streams[members]
         return x[sel], y[sel]
@@ -156,7 +211,7 @@ def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed:
     return sample
 
 
-def _coefficients(params, N):
+def _coefficients(params):
     a, b, r, s = (params[k] for k in ("a", "b", "r", "s"))
     chi = (a * s).sum(-1)
     ell = 2 * (b * s).sum(-1) + (a * r).sum(-1)
@@ -165,48 +220,79 @@ def _coefficients(params, N):
     return {"chi": chi.tolist(), "ell": ell.tolist(), "chi_hat": chi_hat.tolist(), "ell_hat": (ell + 2 * chi_hat).tolist()}
 
 
-def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: int, test_size: int, batch: int,
-                   device="cpu", progress: bool = True, keep_params: bool = False) -> dict:
-    """Train and test one experiment (all seeds × N × variants as one ensemble); JSON-ready dict.
+# --------------------------------------------------------------------------- one experiment (a cell)
+def _check_ints(name, values, minimum=1) -> list[int]:
+    out = [check_positive_int(name, v, minimum) for v in _nonempty(name, values)]
+    if len(set(out)) != len(out):
+        raise ConfigError(f"{name} must not repeat values, got {list(values)!r}")
+    return out
 
-    For Parity under A_gen each member also reports the sign changes and kinks of its selected
-    checkpoint at length N (App. A.4). ``keep_params=True`` adds the selected parameters (tensors,
-    not JSON) under ``"params"``.
+
+def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_map: str, fixed_token, seeds, Ns,
+                     steps: int, every: int, val_size: int, test_size: int, batch: int, h: int, lr: float, betas,
+                     eps: float, clip: float, patience: int, device="cpu", progress: bool = True,
+                     keep_params: bool = False) -> dict:
+    """Train and test one experiment (all ``seeds`` × ``Ns`` × ``variants`` as one ensemble on
+    ``device``) with the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"); returns a
+    JSON-ready dict (``keep_params=True`` adds the selected parameters, tensors, under ``"params"``).
+
+    Every argument is part of the stored configuration (the cell's hash). For Parity under A_gen
+    each member also reports the sign changes and kinks of its selected checkpoint at length N
+    (App. A.4); for the positional models the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4).
     """
     from lengthgen.engine.train import OptimConfig, Validation, evaluate_ensemble, select_members, train_ensemble
 
-    check_choice("experiment", name, tuple(EXPERIMENTS))
-    task, variants = EXPERIMENTS[name]
+    if not isinstance(experiment, str) or not experiment:
+        raise ConfigError(f"experiment must be a name, got {experiment!r}")
+    check_choice("task", task, TASKS)
+    if isinstance(variants, str) or not variants:
+        raise ConfigError(f"variants must be a non-empty list of {', '.join(VARIANTS)}, got {variants!r}")
+    variants = [check_choice("variant", v, VARIANTS) for v in variants]
+    stream = check_positive_int("batch stream", stream, minimum=0)
+    check_choice("norm map", norm_map, NORM_MAPS)
+    fixed = _fixed_token(task, fixed_token)
+    seeds = _check_ints("seeds", seeds, minimum=0)
+    Ns = _check_ints("Ns", Ns)
+    steps, every = check_positive_int("steps", steps), check_positive_int("validation every", every)
+    val_size, test_size = check_positive_int("val_size", val_size), check_positive_int("test_size", test_size)
+    batch, h, patience = check_positive_int("batch", batch), check_width(h), check_positive_int("patience", patience)
+    lr, eps, clip = (check_finite(n, v, nonnegative=True) for n, v in (("lr", lr), ("eps", eps), ("clip", clip)))
+    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__len__") or len(betas) != 2:
+        raise ConfigError(f"betas must be a pair of numbers, got {betas!r}")
+    betas = tuple(check_finite("beta", b, nonnegative=True) for b in betas)
+    dev = get_device(device)             # "auto" resolved here; the trainer gets "cpu" or "cuda"
+    device = dev.type
+
     members = [(v, N, s) for v in variants for N in Ns for s in seeds]
     vs = [m[0] for m in members]
     Nm = [m[1] for m in members]
     sm = [m[2] for m in members]
     stream_ids = {}
     streams = [stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s) in members]
-    norm_map = "sqrt" if name.endswith("_sqrt") else "paper"
-    model = SingleLayer(vs[0], H, max_lengths=Nm, variants=vs, norm_map=norm_map)
-    params = model.init(sm, torch.float64, device)
-    vx, vy = validation_bank(task, Nm, val_size)
+    model = SingleLayer(vs[0], h, max_lengths=Nm, variants=vs, norm_map=norm_map)
+    params = model.init(sm, torch.float64, dev)
+    vx, vy = validation_bank(task, Nm, val_size, fixed=fixed)
     t0 = time.perf_counter()
-    base = 1 + list(EXPERIMENTS).index(name.removesuffix("_sqrt").removesuffix("_small").removesuffix("_mid").removesuffix("_more"))
-    res = train_ensemble(model, params, sample=make_sampler(task, Nm, streams, batch, base_seed=base),
-                         optim=OptimConfig("adam", lr=3e-4, clip=1.0), steps=steps,
-                         data_seeds=[s + 100 * N for (_, N, s) in members],
-                         validation=Validation(every=every, bank=(vx, vy), patience=3, per_member=True, batch_size=250),
-                         progress=progress, record_every=max(1, every // 5), device=device, desc=name)
+    res = train_ensemble(model, params, sample=make_sampler(task, Nm, streams, batch, base_seed=stream, fixed=fixed),
+                         optim=OptimConfig("adam", lr=lr, betas=betas, eps=eps, clip=clip), steps=steps,
+                         data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s) in members],
+                         validation=Validation(every=every, bank=(vx, vy), patience=patience, per_member=True,
+                                               batch_size=250),
+                         progress=progress, record_every=max(1, every // 5), device=device, desc=experiment)
     train_s = time.perf_counter() - t0
     tests = {}
     for N in sorted(set(Nm)):
         idx = [i for i, n in enumerate(Nm) if n == N]
         sub = select_members(res.params, idx)
-        submodel = SingleLayer(vs[0], H, max_lengths=[Nm[i] for i in idx], variants=[vs[i] for i in idx], norm_map=norm_map)
-        banks = {L: test_bank(task, L, test_size) for L in test_lengths(N)}
+        submodel = SingleLayer(vs[0], h, max_lengths=[Nm[i] for i in idx], variants=[vs[i] for i in idx],
+                               norm_map=norm_map)
+        banks = {L: test_bank(task, L, test_size, fixed=fixed) for L in test_lengths(N)}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
-        acc = evaluate_ensemble(submodel, sub, banks, batch_size=bs)
+        acc = evaluate_ensemble(submodel, sub, banks, batch_size=bs, device=device)
         for j, i in enumerate(idx):
             tests[i] = {str(L): float(acc[L][j]) for L in banks}
     rows = []
-    coef = _coefficients(res.params, None) if FAMILIES[vs[0]] == "positional" else None
+    coef = _coefficients(res.params) if FAMILIES[vs[0]] == "positional" else None
     for i, (v, N, s) in enumerate(members):
         row = {"variant": v, "N": N, "seed": s, "best_step": int(res.best_step[i]), "stop_step": int(res.stop_step[i]),
                "best_val_acc": float(res.best_acc[i]), "best_val_loss": float(res.best_loss[i]), "test": tests[i]}
@@ -218,104 +304,190 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
             sc = parity_sign_changes({k: t[i] for k, t in res.params.items()}, N)
             row.update({"sign_changes": int(sc["sign_changes"][0]), "kinks": int(sc["kinks"][0])})
         rows.append(row)
-    return {"experiment": name, "task": task, "variants": list(variants), "steps_cap": steps, "every": every,
+    return {"experiment": experiment, "task": task, "variants": list(variants), "steps_cap": steps, "every": every,
             "batch": batch, "val_size": val_size, "test_size": test_size, "train_wall_s": train_s,
             "steps_run": res.steps_run, "members": rows, **({"params": res.params} if keep_params else {})}
 
 
+def experiment_config(name: str, *, seeds, Ns, steps: int, every: int, val_size: int, test_size: int,
+                      batch: int) -> dict:
+    """The complete keyword arguments of :func:`train_experiment` for experiment ``name`` with the
+    given run sizes; the rest (model, batch stream, fixed token, optimiser) is the definition in
+    :data:`EXPERIMENTS` and the protocol of :mod:`lengthgen.chapters.ch2.paper`."""
+    check_choice("experiment", name, tuple(EXPERIMENTS))
+    ex = EXPERIMENTS[name]
+    return {"experiment": name, "task": ex.task, "variants": list(ex.variants), "stream": ex.stream,
+            "norm_map": ex.norm_map, "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
+            "seeds": list(seeds), "Ns": list(Ns), "steps": steps, "every": every, "val_size": val_size,
+            "test_size": test_size, "batch": batch, "h": paper.H, "lr": paper.LR, "betas": list(paper.BETAS),
+            "eps": paper.EPS, "clip": paper.CLIP, "patience": paper.PATIENCE}
+
+
+def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: int, test_size: int, batch: int,
+                   device="cpu", progress: bool = True, keep_params: bool = False) -> dict:
+    """Train and test experiment ``name`` of :data:`EXPERIMENTS` at the given run sizes (what a
+    cell does, for the notebook's live runs); see :func:`train_experiment`."""
+    cfg = experiment_config(name, seeds=seeds, Ns=Ns, steps=steps, every=every, val_size=val_size,
+                            test_size=test_size, batch=batch)
+    return train_experiment(**cfg, device=device, progress=progress, keep_params=keep_params)
+
+
+# --------------------------------------------------------------------------- volume scans (a cell)
+def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: int = VOLUME_MC_SAMPLES,
+                 h: int = H, eta: float = VOLUME_ETA, half_width: float = VOLUME_HALF_WIDTH) -> dict:
+    """Admissible widths of the length-sensitive coordinates around the η = ``eta`` centers at the
+    lengths ``ns`` (chapter 2, "Claim 2") and Monte Carlo exact fractions in a box of half-width
+    ``half_width`` ("Monte Carlo volume fractions"); Index under A_pos gets 4× the samples from
+    n = 32 on, where its exact fraction is smallest."""
+    from lengthgen.chapters.ch2 import volume as vo
+
+    ns = _check_ints("ns", ns)
+    mc_ns = dict(VOLUME_MC_NS if mc_ns is None else mc_ns)
+    mc_samples = check_positive_int("mc_samples", mc_samples)
+    h = check_width(h)
+    eta = check_finite("eta", eta, nonnegative=True)
+    half_width = check_finite("half_width", half_width, nonnegative=True)
+    out = {"widths": {}, "mc": {}}
+    for combo in combos:
+        if isinstance(combo, str) or len(combo) != 3:
+            raise ConfigError(f"each volume combo must be (model, task, coordinate), got {combo!r}")
+        v, task, coord = combo
+        c = vo.center(v, task, h, eta=eta)
+        d = vo.direction(v, coord, c)
+        out["widths"][f"{v}/{task}/{coord}"] = {"n": list(ns), "width": [vo.admissible_width(c, d, v, task, n)["width"] for n in ns]}
+    for key, nlist in mc_ns.items():
+        if not isinstance(key, str) or key.count("/") != 1:
+            raise ConfigError(f"Monte Carlo keys are 'model/task', got {key!r}")
+        v, task = key.split("/")
+        out["mc"][key] = [vo.mc_fraction(v, task, n, coords=("a", "b", "r", "s"), half_width=half_width,
+                                         samples=mc_samples * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
+                                         seed=n, eta=eta, h=h) for n in _check_ints(f"mc_ns[{key!r}]", nlist)]
+    return out
+
+
+# --------------------------------------------------------------------------- the plan
+def cells(scale: str) -> list[Cell]:
+    """Chapter 2's reproduction plan at ``scale``: one cell per experiment (smoke: the
+    :data:`SMOKE_EXPERIMENTS` at the :data:`SMOKE` sizes; full: every experiment of
+    :data:`EXPERIMENTS` with its stored cap and N, then ``volume_scans``)."""
+    scale = get_scale(scale)
+    out = []
+    if scale == "smoke":
+        sizes = {k: SMOKE[k] for k in ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")}
+        for name in SMOKE_EXPERIMENTS:
+            out.append(Cell(name, train_experiment, experiment_config(name, **sizes), seeds=tuple(SMOKE["seeds"])))
+        return out
+    for name in EXPERIMENTS:
+        cfg = experiment_config(name, Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name], **FULL)
+        out.append(Cell(name, train_experiment, cfg, seeds=tuple(FULL["seeds"])))
+    out.append(Cell("volume_scans", volume_scans,
+                    {"ns": list(VOLUME_NS), "combos": [list(c) for c in VOLUME_COMBOS],
+                     "mc_ns": {k: list(v) for k, v in VOLUME_MC_NS.items()}, "mc_samples": VOLUME_MC_SAMPLES,
+                     "h": H, "eta": VOLUME_ETA, "half_width": VOLUME_HALF_WIDTH}))
+    return out
+
+
+# --------------------------------------------------------------------------- stored results
+_MEMBER_FIELDS = ("variant", "N", "seed", "best_step", "stop_step", "best_val_acc", "best_val_loss", "test")
+
+
+def experiment_schema(seeds, Ns) -> Schema:
+    """What a stored experiment declared with ``seeds`` and ``Ns`` must hold: its summary fields,
+    one member per seed × N × variant, six test lengths per member, accuracies in [0, 1]."""
+    n = len(_check_ints("seeds", seeds, minimum=0)) * len(_check_ints("Ns", Ns))
+    return Schema("ch2 experiment",
+                  required=("experiment", "task", "variants", "steps_cap", "steps_run", "every", "batch",
+                            *(f"members.*.{f}" for f in _MEMBER_FIELDS)),
+                  probabilities=("members.*.test.*", "members.*.best_val_acc"),
+                  counts=(("members", lambda d: n * len(d["variants"])), ("members.*.test", lambda d: 6)))
+
+
+#: What the stored volume scans must hold: every planned width curve and Monte Carlo row.
+VOLUME_SCHEMA = Schema("ch2 volume scans",
+                       required=("widths.*.n", "widths.*.width", "mc.*.*.n", "mc.*.*.samples", "mc.*.*.exact",
+                                 "mc.*.*.undecided"),
+                       probabilities=("mc.*.*.fraction", "mc.*.*.lo", "mc.*.*.hi"),
+                       counts=(("widths", lambda d: len(VOLUME_COMBOS)), ("widths.*.width", lambda d: len(VOLUME_NS)),
+                               ("mc", lambda d: len(VOLUME_MC_NS))))
+
+
+def _cells_folder(folder) -> Path:
+    from lengthgen.store import results_dir
+
+    return Path(folder) if folder is not None else results_dir() / "ch2" / "cells"
+
+
+def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
+    """The stored cell of experiment ``name`` as ``{"provenance", "data", "path"}``, checked against
+    :func:`experiment_schema` for the seeds and N its stored configuration declares
+    (``folder`` defaults to ``results/ch2/cells``). Errors name the file."""
+    from lengthgen.engine import runs
+    from lengthgen.store import ResultFileError
+
+    check_choice("experiment", name, tuple(EXPERIMENTS))
+    folder = _cells_folder(folder)
+    kw = runs.load_cell(folder, name, scale=scale)["data"].get("kwargs") or {}
+    if "seeds" not in kw or "Ns" not in kw:
+        raise ResultFileError(f"invalid ch2 experiment result {runs.cell_path(folder, name)}: "
+                              "its stored configuration declares no 'seeds'/'Ns'")
+    return runs.load_stored("ch2", name, folder=folder, scale=scale, schema=experiment_schema(kw["seeds"], kw["Ns"]))
+
+
+def load_runs(folder=None, scale: str = "full") -> dict:
+    """Stored experiments ``{name: (result, provenance)}`` in the order of :data:`EXPERIMENTS`
+    (experiments not stored are absent), each checked by :func:`load_experiment`."""
+    from lengthgen.engine import runs
+
+    folder = _cells_folder(folder)
+    out = {}
+    for name in EXPERIMENTS:
+        if runs.has_stored("ch2", name, folder=folder):
+            obj = load_experiment(name, folder, scale)
+            out[name] = (obj["data"], obj["provenance"])
+    return out
+
+
+def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
+    """The stored volume scans ``{"provenance", "data", "path"}`` checked against
+    :data:`VOLUME_SCHEMA`, or ``None`` when none is stored."""
+    from lengthgen.engine import runs
+
+    folder = _cells_folder(folder)
+    if not runs.has_stored("ch2", "volume_scans", folder=folder):
+        return None
+    return runs.load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
+
+
 # --------------------------------------------------------------------------- summaries
+def _check_result(result, *keys):
+    for key in ("members", *keys):
+        if not isinstance(result, dict) or key not in result:
+            raise ConfigError(f"result must be an experiment's result (a dict with {key!r}), got {type(result).__name__}")
+
+
+def _members(result: dict, variant: str, N: int) -> list[dict]:
+    _check_result(result)
+    check_choice("variant", variant, VARIANTS)
+    N = check_positive_int("N", N)
+    return [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
+
+
 def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
-    """Per-seed accuracy at L = 10N+1 for one variant and N (percent)."""
+    """Per-seed accuracy at L = 10N+1 for one variant and N (percent; Table 2)."""
     L = str(10 * N + 1)
-    return np.array([100 * m["test"][L] for m in result["members"] if m["variant"] == variant and m["N"] == N])
+    return np.array([100 * m["test"][L] for m in _members(result, variant, N)])
 
 
 def mean_ood(result: dict, variant: str, N: int) -> np.ndarray:
-    """Per-seed mean accuracy over the five test lengths > N (percent), D.3."""
-    out = []
-    for m in result["members"]:
-        if m["variant"] == variant and m["N"] == N:
-            out.append(100 * np.mean([m["test"][str(L)] for L in test_lengths(N)[1:]]))
-    return np.array(out)
+    """Per-seed mean accuracy over the five test lengths > N (percent), D.3 (Table 3)."""
+    return np.array([100 * np.mean([m["test"][str(L)] for L in test_lengths(N)[1:]])
+                     for m in _members(result, variant, N)])
 
 
 def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
-    """Test lengths and the per-seed accuracies [seeds, lengths] (percent)."""
+    """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
     Ls = list(test_lengths(N))
-    A = np.array([[100 * m["test"][str(L)] for L in Ls] for m in result["members"] if m["variant"] == variant and m["N"] == N])
-    return Ls, A
-
-
-# --------------------------------------------------------------------------- volume scans (stored)
-def volume_scans(ns=(8, 16, 32, 64, 128, 256, 512), mc_ns=None, mc_samples: int = 20_000, progress=True) -> dict:
-    """Admissible widths of the length-sensitive coordinates and Monte Carlo exact fractions."""
-    from lengthgen.chapters.ch2 import volume as vo
-
-    out = {"widths": {}, "mc": {}}
-    combos = [("pos", "index", "chi"), ("pos", "index", "ell"), ("norm", "index", "chi"), ("norm", "index", "ell"),
-              ("norm", "index", "chi_fixed_ell_hat"), ("pos", "first", "chi"), ("pos", "first", "ell")]
-    for v, task, coord in combos:
-        c = vo.center(v, task, H, eta=1.0)
-        d = vo.direction(v, coord, c)
-        out["widths"][f"{v}/{task}/{coord}"] = {"n": list(ns), "width": [vo.admissible_width(c, d, v, task, n)["width"] for n in ns]}
-    mc_ns = mc_ns or {"pos/index": (4, 8, 16, 32, 64), "norm/index": (4, 8, 16, 32, 64, 128), "pos/first": (4, 16, 64, 256)}
-    for key, nlist in mc_ns.items():
-        v, task = key.split("/")
-        out["mc"][key] = [vo.mc_fraction(v, task, n, coords=("a", "b", "r", "s"), half_width=0.1,
-                                         samples=mc_samples * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
-                                         seed=n) for n in nlist]
-    return out
-
-
-def reproduce(scale: str, device: str, out: Path, experiments=None) -> list[Path]:
-    """Run chapter 2's stored experiments at ``scale``; resumable (one store key per experiment)."""
-    scale = get_scale(scale)
-    cfg = dict(SCALES[scale])
-    out = Path(out)
-    store = ResultStore(out / "runs")
-    paths = []
-    names = experiments or cfg.pop("experiments")
-    cfg.pop("experiments", None)
-    if experiments is not None:
-        if not experiments:
-            raise ConfigError(f"no experiment named; choose from {', '.join(EXPERIMENTS)}")
-        for name in experiments:
-            check_choice("experiment", name, tuple(EXPERIMENTS))
-    for name in names:
-        key = f"{scale}_{name}"
-        if store.has(key):
-            paths.append(store.path(key))
-            continue
-        torch.set_num_threads(1)
-        run_cfg = dict(cfg)
-        if scale == "full":
-            run_cfg["steps"] = FULL_STEP_CAPS[name]
-            run_cfg["Ns"] = FULL_NS.get(name, cfg["Ns"])
-        t0 = time.perf_counter()
-        data = run_experiment(name, device=device, **run_cfg)
-        prov = provenance(scale=scale, device=device, seeds=cfg["seeds"], wall_time_s=time.perf_counter() - t0)
-        paths.append(store.put(key, data, prov))
-    if scale == "full" and not (out / "volume_scans.json").exists():
-        t0 = time.perf_counter()
-        data = volume_scans()
-        paths.append(save_result(out / "volume_scans.json", data,
-                                 provenance(scale=scale, device=device, wall_time_s=time.perf_counter() - t0)))
-    return paths
-
-
-# --------------------------------------------------------------------------- notebook helpers
-def load_runs(folder: Path | None = None, scale: str = "full") -> dict:
-    """Stored experiments ``{name: (result_dict, provenance)}`` (missing experiments are absent)."""
-    from lengthgen.store import load_result, results_dir
-
-    runs = ResultStore(Path(folder) if folder else results_dir() / "ch2" / "runs")
-    out = {}
-    for name in EXPERIMENTS:
-        key = f"{scale}_{name}"
-        if runs.has(key):
-            obj = load_result(runs.path(key))
-            out[name] = (obj["data"]["value"], obj["provenance"])
-    return out
+    return Ls, np.array([[100 * m["test"][str(L)] for L in Ls] for m in _members(result, variant, N)])
 
 
 def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tuple[float, float, float]:
@@ -337,6 +509,8 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
     with a two-sided permutation test that shuffles ranks only within the same N."""
     from lengthgen.stats import permutation_pvalue, rankdata
 
+    _check_result(result)
+    n_perm = check_positive_int("n_perm", n_perm)
     rows = [m for m in result["members"] if m["variant"] == "pos"]
     Ns = np.array([m["N"] for m in rows])
     acc = np.array([100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]]) for m in rows])
@@ -356,12 +530,10 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
     return out
 
 
-#: the update budget of App. D.2
-PAPER_MAX_UPDATES = 30_000
-
-
 def cap_note(result: dict, variant: str) -> str:
     """How the update cap touched one variant of a stored experiment (for the ledger's reasons)."""
+    _check_result(result, "steps_cap")
+    check_choice("variant", variant, VARIANTS)
     ms = [m for m in result["members"] if m["variant"] == variant]
     cap = result["steps_cap"]
     hit = sum(m["stop_step"] >= cap for m in ms)
