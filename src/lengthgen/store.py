@@ -273,38 +273,3 @@ def stored_label(result: dict) -> str:
     wall = p.get("wall_time_s")
     wall_s = f", {wall:.0f} s" if isinstance(wall, (int, float)) else ""
     return f"stored {p.get('scale')} run ({p.get('device')}, torch {p.get('torch_version')}, commit {commit}{wall_s}, {p.get('date', '')[:10]})"
-
-
-class ResultStore:
-    """A folder of keyed results (one JSON file per key), used by sweeps to resume.
-
-    ``put`` is atomic, so a key is either fully stored or absent; ``has``/``get`` read back.
-    """
-
-    def __init__(self, folder: str | os.PathLike):
-        self.folder = Path(folder)
-
-    @staticmethod
-    def _fname(key: str) -> str:
-        safe = "".join(c if (c.isalnum() or c in "-_.=") else "_" for c in str(key))
-        if not safe:
-            raise ValueError(f"empty result key {key!r}")
-        return safe + ".json"
-
-    def path(self, key: str) -> Path:
-        return self.folder / self._fname(key)
-
-    def has(self, key: str) -> bool:
-        return self.path(key).is_file()
-
-    def put(self, key: str, data: Any, prov: dict) -> Path:
-        return save_result(self.path(key), {"key": key, "value": data}, prov)
-
-    def get(self, key: str) -> Any:
-        return load_result(self.path(key))["data"]["value"]
-
-    def keys(self) -> list[str]:
-        out = []
-        for p in sorted(self.folder.glob("*.json")):
-            out.append(load_result(p)["data"]["key"])
-        return out

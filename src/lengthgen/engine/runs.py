@@ -389,7 +389,8 @@ def adopt(folder, cell: Cell, scale: str, old_path: str | os.PathLike, *, value=
     """Re-key a result stored before the runs facility existed as cell ``cell`` (used once per
     chapter when the store moved to cells). The stored numbers are kept as they are (``value``
     defaults to the old file's ``data``, or its ``data.value`` for the old keyed store); the old
-    provenance is kept and marked ``migrated`` with the date, the commit doing the migration and
+    provenance is kept and marked ``migrated`` with the date, ``by_commit`` (the HEAD commit at migration time;
+    the migration itself is committed after it) and
     ``note``. The configuration hash is the cell's as planned today: the note says why the old
     run matches it. Refuses a scale that differs from the old provenance's."""
     import datetime as _dt
