@@ -1,92 +1,167 @@
+"""The claims ledger: check kinds, declared deviations, self-checks, the complete-ledger rule,
+``claims --check`` against committed ledgers, and tamper tests on copies of the stored results."""
 import json
+import shutil
+import types
 
 import pytest
 
 from lengthgen import claims
-from lengthgen.claims import ClaimFailed, Ledger
-from lengthgen.store import ResultFileError
+from lengthgen.claims import Claim, ClaimFailed, Deviation, Unchecked, evaluate, reduced
+from lengthgen.config import ConfigError
 
 
-def _ledger():
-    return Ledger("ch0", paper="test paper", scale="smoke")
+def _c(**kw):
+    base = dict(id="ch0.x", location="Fig. 1", statement="s", paper_value=0.5, check="value", tolerance=0.02,
+                why="the paper's standard error", source="live")
+    base.update(kw)
+    return Claim(**base)
 
 
-def test_statuses(tmp_path):
-    led = _ledger()
-    led.check("ch0.a", location="Fig 1", statement="s", paper_value=0.5, our_value=0.51,
-              comparison="tolerance", tolerance=0.02)
-    led.check("ch0.b", location="Tab 1", statement="s", paper_value=3, our_value=4, comparison="equal",
-              known_deviation="we count differently")
-    led.not_reproducible("ch0.c", location="§5", statement="BLEU", paper_value=1.0, reason="no data set")
-    led.check("ch0.d", location="Fig 2", statement="s", paper_value=0.8, our_value=0.7, comparison="ci",
-              interval=(0.75, 0.85))
-    led.check("ch0.e", location="Fig 2", statement="s", paper_value="qualitative", our_value=[1, 2],
-              comparison="predicate", holds=True)
-    assert [c.status for c in led.claims] == ["reproduced", "deviates", "not-reproducible", "reproduced", "reproduced"]
-    assert led.counts() == {"reproduced": 3, "deviates": 1, "not-reproducible": 1}
-    assert led.claims[1].reason == "we count differently"
+def _eval(c, ours):
+    return evaluate(c, ours, chapter="ch0", scale="smoke")
 
 
-def test_failing_claim_raises():
-    led = _ledger()
-    with pytest.raises(ClaimFailed, match="ch0.x"):
-        led.check("ch0.x", location="l", statement="s", paper_value=1.0, our_value=2.0,
-                  comparison="tolerance", tolerance=0.1)
+def test_value_interval_equal_checks():
+    assert _eval(_c(), 0.51)["status"] == "reproduced"
+    with pytest.raises(ClaimFailed, match="ch0.x failed"):
+        _eval(_c(), 0.6)
+    assert _eval(_c(paper_value=[1.0, 2.0]), [1.01, 1.99])["holds"]
     with pytest.raises(ClaimFailed):
-        led.check("ch0.y", location="l", statement="s", paper_value="q", our_value=0, comparison="predicate", holds=False)
+        _eval(_c(paper_value=[1.0, 2.0]), [1.01, 2.5])
+    iv = _c(check="interval", tolerance=None, interval=(0.4, 0.6), paper_value=0.5)
+    assert _eval(iv, 0.45)["holds"] and _eval(iv, 0.45)["interval"] == [0.4, 0.6]
     with pytest.raises(ClaimFailed):
-        led.check("ch0.z", location="l", statement="s", paper_value=0.5, our_value=0.9, comparison="interval",
-                  interval=(0.4, 0.6))
-    assert led.claims == []
+        _eval(iv, 0.61)
+    eq = _c(check="equal", tolerance=None, paper_value=[1, 2, 3])
+    assert _eval(eq, (1, 2, 3))["holds"]
+    with pytest.raises(ClaimFailed):
+        _eval(eq, [1, 2, 4])
+    with pytest.raises(ClaimFailed):          # NaN never passes a value check
+        _eval(_c(), float("nan"))
 
 
-def test_declared_deviation_that_holds_is_reproduced():
-    c = _ledger().check("ch0.a", location="l", statement="s", paper_value=1, our_value=1, comparison="equal",
-                        known_deviation="expected to differ")
-    assert c.status == "reproduced" and c.reason == ""
+def test_direction_is_its_own_category():
+    d = _c(check="direction", tolerance=None, paper_value="+25.5 points", holds=lambda v: v > 0)
+    rec = _eval(d, 9.7)
+    assert rec["status"] == "reproduced" and claims.category(rec) == "direction"
+    assert claims.category(_eval(_c(), 0.5)) == "reproduced"
 
 
-def test_bad_arguments():
-    with pytest.raises(ValueError, match="ch9"):
-        Ledger("ch9", paper="p")
-    led = _ledger()
-    with pytest.raises(ValueError, match="must start with 'ch0.'"):
-        led.check("ch1.a", location="l", statement="s", paper_value=1, our_value=1, comparison="equal")
-    with pytest.raises(ValueError, match="comparison"):
-        led.check("ch0.a", location="l", statement="s", paper_value=1, our_value=1, comparison="roughly")
-    with pytest.raises(ValueError, match="tolerance"):
-        led.check("ch0.a", location="l", statement="s", paper_value=1, our_value=1, comparison="tolerance")
-    with pytest.raises(TypeError, match="holds"):
-        led.check("ch0.a", location="l", statement="s", paper_value=1, our_value=1, comparison="predicate")
-    with pytest.raises(ValueError, match="source"):
-        led.check("ch0.a", location="l", statement="s", paper_value=1, our_value=1, comparison="equal", source="web")
-    with pytest.raises(ValueError, match="reason"):
-        led.not_reproducible("ch0.a", location="l", statement="s", paper_value=1, reason="")
+def test_declared_deviation_and_one_that_starts_to_hold():
+    dev = Deviation("reduced-budget", "we train 2,000 updates instead of 300,000 epochs")
+    c = _c(deviation=dev, protocol=reduced("2,000 updates"))
+    rec = _eval(c, 0.9)
+    assert rec["status"] == "deviates" and rec["cause"] == "reduced-budget"
+    assert rec["explanation"].startswith("we train") and rec["protocol"] == "reduced"
+    held = _eval(c, 0.5)
+    assert held["status"] == "reproduced" and held["declared_deviation_holds"] is True
+    assert held["reduced"] == "2,000 updates"                     # the reduction stays visible
 
 
-def test_json_round_trip(tmp_path):
-    import numpy as np
-
-    led = _ledger()
-    led.check("ch0.a", location="l", statement="s", paper_value=[0.8, 0.4], our_value=np.array([0.8, 0.41]),
-              comparison="tolerance", tolerance=0.02)
-    path = led.save(tmp_path)
-    rows = claims.load_ledger("ch0", tmp_path)
-    assert rows == json.loads(path.read_text())
-    r = rows[0]
-    for key in ("id", "chapter", "status", "paper_value", "our_value", "scale", "source", "comparison", "tolerance"):
-        assert key in r
-    assert r["our_value"] == [0.8, 0.41] and r["chapter"] == "ch0" and r["source"] == "live"
-    assert claims.load_all(tmp_path) == rows
-    sc = claims.scorecard(tmp_path)
-    assert sc.set_index("chapter").loc["ch0", "reproduced"] == 1
-    assert len(led.table()) == 1
+def test_declarations_are_checked():
+    for kw, match in [({"check": "sign"}, "valid choices: value, interval"),
+                      ({"why": ""}, "why this comparison"),
+                      ({"tolerance": None}, "needs tolerance"),
+                      ({"check": "interval", "interval": (2, 1)}, "lo <= hi"),
+                      ({"check": "predicate"}, "needs holds"),
+                      ({"source": "stored"}, "needs measure"),
+                      ({"group": "mine"}, "valid choices: paper, self-check"),
+                      ({"deviation": "slow"}, "Deviation")]:
+        with pytest.raises(ConfigError, match=match):
+            _c(**kw)
+    with pytest.raises(ConfigError, match="needs a reason"):
+        Unchecked("ch0.u", "§5", "BLEU", 1.0, "not-reproducible", "")
+    with pytest.raises(ConfigError, match="what was reduced"):
+        claims.Protocol("reduced")
 
 
-def test_corrupt_ledger_names_file(tmp_path):
-    (tmp_path / "ch1.json").write_text("{not json")
-    with pytest.raises(ResultFileError, match="ch1.json"):
-        claims.load_ledger("ch1", tmp_path)
-    (tmp_path / "ch2.json").write_text('{"a": 1}')
-    with pytest.raises(ResultFileError, match="ch2.json"):
-        claims.load_ledger("ch2", tmp_path)
+def test_rounding_keeps_ledgers_stable():
+    assert claims.round_sig(0.6655000000000001) == 0.6655
+    assert claims.round_sig({"a": [1.23456789e-7, 3]}, 3) == {"a": [1.23e-7, 3]}
+
+
+def _fake_chapter(monkeypatch, claims_list, causes=None):
+    mod = types.SimpleNamespace(CLAIMS=claims_list, CAUSES=causes or {"run-to-run variance": "x"})
+    real = claims.importlib.import_module
+
+    def fake(name):
+        if name == "lengthgen.chapters.ch0.claims":
+            return mod
+        return real(name)
+
+    monkeypatch.setattr(claims.importlib, "import_module", fake)
+    return mod
+
+
+def test_ledger_refuses_to_save_with_missing_claims(monkeypatch, tmp_path):
+    _fake_chapter(monkeypatch, [_c(id="ch0.a"), _c(id="ch0.b"),
+                                Unchecked("ch0.u", "§7", "BLEU on long sentences", 12.4, "not-reproducible",
+                                          "no translation data here")])
+    led = claims.Ledger("ch0", scale="smoke")
+    led.record("ch0.a", 0.5)
+    with pytest.raises(ConfigError, match="live claims never recorded: ch0.b"):
+        led.save(tmp_path)
+    assert not (tmp_path / "ch0.json").exists()
+    led.record("ch0.b", 0.49)
+    rows = json.loads(led.save(tmp_path).read_text())
+    assert [r["id"] for r in rows] == ["ch0.a", "ch0.b", "ch0.u"]
+    assert rows[2]["status"] == "not-reproducible" and rows[2]["explanation"] == "no translation data here"
+    with pytest.raises(ConfigError, match="unknown claim 'ch0.zz'"):
+        led.record("ch0.zz", 1)
+
+
+def test_undeclared_cause_is_refused(monkeypatch):
+    _fake_chapter(monkeypatch, [_c(id="ch0.a", deviation=Deviation("luck", "because"))])
+    with pytest.raises(ConfigError, match="cause 'luck' is not one of ch0's CAUSES"):
+        claims.chapter_claims("ch0")
+
+
+# ------------------------------------------------------------------ claims --check on the real book
+def test_check_passes_on_the_committed_book():
+    problems = claims.check_ledgers()
+    assert problems == [], problems
+
+
+def _copy_results(tmp_path):
+    from lengthgen.store import results_dir
+
+    dst = tmp_path / "results"
+    shutil.copytree(results_dir(), dst)
+    return dst
+
+
+def _reproduced_stored_claims(chapter):
+    mod = claims.chapter_claims(chapter)
+    committed = {r["id"]: r for r in claims.load_ledger(chapter)}
+    return [c for c in mod.CLAIMS if isinstance(c, Claim) and c.source == "stored"
+            and committed.get(c.id, {}).get("status") == "reproduced" and c.group == "paper"]
+
+
+def test_tamper_ch0_stored_grid_is_caught(tmp_path, monkeypatch):
+    """Corrupting the stored number behind a ch0 claim makes ``claims --check`` fail and name it."""
+    root = _copy_results(tmp_path)
+    path = root / "ch0" / "cells" / "dilution_grid.json"
+    obj = json.loads(path.read_text())
+    obj["data"]["value"]["max_abs_error"] = 1e-9                 # beyond the rounding bound
+    path.write_text(json.dumps(obj))
+    problems = claims.check_ledgers(["ch0"], results_root=root)
+    assert [p["id"] for p in problems] == ["ch0.eq1.closed_form"]
+    assert "fails without a declared deviation" in problems[0]["problem"]
+    obj["data"]["value"]["max_abs_error"] = 1e-11                # moved, but within the claim's tolerance
+    path.write_text(json.dumps(obj))
+    assert claims.check_ledgers(["ch0"], results_root=root) == []
+
+
+def test_check_reports_missing_file_and_changed_ledger(tmp_path):
+    root = _copy_results(tmp_path)
+    led = root / "claims" / "ch0.json"
+    rows = json.loads(led.read_text())
+    led.write_text(json.dumps(rows[1:]))                          # a claim disappeared from the ledger
+    problems = claims.check_ledgers(["ch0"], results_root=root)
+    assert any(p["id"] == rows[0]["id"] and "missing from the committed ledger" in p["problem"] for p in problems)
+    (root / "ch0" / "cells" / "dilution_grid.json").unlink()
+    from lengthgen.store import ResultFileError
+
+    with pytest.raises(ResultFileError, match="dilution_grid.json"):
+        claims.check_ledgers(["ch0"], results_root=root)

@@ -86,18 +86,16 @@ def test_bad_run_options(tmp_path, args, needle):
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
 
 
-def test_claims_json(capsys, tmp_path, monkeypatch):
-    from lengthgen.claims import Ledger
-
-    (tmp_path / "_config.yml").write_text("")
-    monkeypatch.setenv("LENGTHGEN_ROOT", str(tmp_path))
-    led = Ledger("ch0", paper="p")
-    led.check("ch0.a", location="l", statement="s", paper_value=1, our_value=1, comparison="equal")
-    led.save()
-    assert cli.main(["claims", "--json"]) == 0
+def test_claims_json_table_and_check(capsys):
+    assert cli.main(["claims", "--json", "--chapter", "ch0"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows[0]["id"] == "ch0.a"
-    for key in ("id", "chapter", "status", "paper_value", "our_value", "scale", "source"):
+    assert rows[0]["id"].startswith("ch0.")
+    for key in ("id", "chapter", "group", "status", "check", "protocol", "paper_value", "our_value", "statement"):
         assert key in rows[0]
-    assert cli.main(["claims"]) == 0
-    assert "ch0.a" in capsys.readouterr().out
+    assert cli.main(["claims", "--chapter", "ch0"]) == 0
+    out = capsys.readouterr().out
+    assert "ch0.eq1.closed_form" in out and "self-check" in out
+    assert cli.main(["claims", "--check", "--chapter", "ch0"]) == 0
+    assert "0 problem(s)" in capsys.readouterr().out
+
+

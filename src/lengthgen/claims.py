@@ -1,71 +1,161 @@
-"""The claims ledger: every number a chapter reports, the paper's value next to ours.
+"""The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
+comparison chosen before our value was seen.
 
-A chapter opens a :class:`Ledger`, records each claim with :meth:`Ledger.check` (or
-:meth:`Ledger.not_reproducible`) and writes it with :meth:`Ledger.save` to
-``results/claims/<chapter>.json``. The scorecard page and ``python -m lengthgen claims`` read
-those files.
+Each chapter declares its claims once, in ``lengthgen.chapters.chN.claims`` (beside ``paper.py``, the
+paper's numbers): a list of :class:`Claim` records (and :class:`Unchecked` records for what the book
+does not attempt). The notebook shows a claim next to its derivation (:meth:`Ledger.show` for claims
+computed from stored full-scale results, :meth:`Ledger.record` for claims measured live while the
+page executes) and writes the chapter's ledger ``results/claims/chN.json`` with :meth:`Ledger.save`.
+``python -m lengthgen claims --check`` re-evaluates every stored-result claim from ``results/``
+without any notebook and compares it with the committed ledger (:func:`check_ledgers`).
 
-Comparisons
------------
-``equal``      our value equals the paper's (exactly, or element-wise for lists)
-``tolerance``  ``|ours - paper| <= tolerance`` (absolute; scalars or equal-length lists)
-``interval``   our value lies in ``interval = (lo, hi)`` (e.g. the paper's CI or a stated band)
-``ci``         the paper's value lies in our interval ``interval = (lo, hi)`` (e.g. our bootstrap CI)
-``predicate``  a qualitative statement; the caller computes ``holds`` (a bool) from measured data
+Checks (``Claim.check``), each justified in one line (``Claim.why``)
+---------------------------------------------------------------------
+``value``      ``|ours − paper| ≤ tolerance`` (element-wise for lists); the tolerance is the paper's
+               own standard error or interval half-width where it reports one, else stated a priori
+``interval``   ours lies in ``interval = (lo, hi)``: the paper's own interval, or a stated band
+``equal``      ours equals the paper's value exactly (counts, sets, exact constructions)
+``direction``  only the sign or order agrees (``holds(ours)``); shown and counted as "direction",
+               never as a numeric reproduction
+``predicate``  a precise property computed from data (``holds(ours)``), e.g. "every one of 20 runs
+               is perfect"; the statement says what exactly
 
 Statuses
 --------
-``reproduced``        the comparison holds
-``deviates``          it does not, and the chapter declared the deviation with a written reason
-``not-reproducible``  the claim cannot be checked here (reason required), e.g. a missing data set
+``reproduced``        the check holds (for a ``direction`` check: the direction holds)
+``deviates``          it does not, and the chapter declared the deviation beforehand with a cause
+                      from its list of causes and an explanation we wrote
+``not-reproducible``  the paper's claim cannot be checked here (:class:`Unchecked`, reason given)
+``not-attempted``     the book does not try to reproduce it (:class:`Unchecked`, reason given)
 
-A claim whose comparison fails and which was *not* declared as a known deviation raises
-:class:`ClaimFailed`, so an executed notebook (and therefore nbval) fails loudly.
+A failing check without a declared deviation raises :class:`ClaimFailed` (a notebook, nbval and CI
+fail). A declared deviation whose check holds is recorded as reproduced and flagged
+(``declared_deviation_holds``), so the next ``claims --check`` reports it. A reduced protocol
+(``protocol=reduced("…")``) stays visible whatever the outcome. Our own checks of the code (closed
+forms, brute force) are ``group="self-check"`` and are not counted as reproduced paper claims.
 """
 from __future__ import annotations
 
+import importlib
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable
 
-from lengthgen.config import CHAPTERS, check_choice
-from lengthgen.store import _clean, atomic_write_json, read_json, results_dir, ResultFileError
+from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.store import ResultFileError, _clean, atomic_write_json, read_json, results_dir
 
-
-STATUSES = ("reproduced", "deviates", "not-reproducible")
-COMPARISONS = ("equal", "tolerance", "interval", "ci", "predicate", "none")
-SOURCES = ("live", "stored", "none")
+CHECKS = ("value", "interval", "equal", "direction", "predicate")
+STATUSES = ("reproduced", "deviates", "not-reproducible", "not-attempted")
+GROUPS = ("paper", "self-check")
+SOURCES = ("stored", "live")
+#: the categories the scorecard counts: a direction check that holds is its own category
+CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
 
 
 class ClaimFailed(AssertionError):
-    """A claim's comparison failed and the chapter had not declared it as a known deviation."""
+    """A claim's check failed and the chapter had not declared the deviation."""
 
 
-@dataclass
+# --------------------------------------------------------------------------- declarations
+@dataclass(frozen=True)
+class Protocol:
+    """Whether our number comes from the paper's protocol or a reduced one (and what was reduced)."""
+
+    kind: str = "paper"
+    reduced: str = ""
+
+    def __post_init__(self):
+        check_choice("protocol", self.kind, ("paper", "reduced"))
+        if self.kind == "reduced" and not self.reduced:
+            raise ConfigError("a reduced protocol must say what was reduced")
+
+
+PAPER_PROTOCOL = Protocol()
+
+
+def reduced(what: str) -> Protocol:
+    """A reduced protocol; ``what`` says what differs from the paper's (e.g. "p = 17, 2,000 updates")."""
+    return Protocol("reduced", what)
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """A deviation declared before the check runs: a cause from the chapter's ``CAUSES`` and our
+    own explanation (never built from the measured value)."""
+
+    cause: str
+    explanation: str
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One row of the ledger."""
+    """One checked claim of a chapter's paper (or one of our self-checks).
+
+    ``measure(results) -> ours`` computes our value from stored full-scale results
+    (``source="stored"``; ``results`` is a :class:`StoredResults`); a ``source="live"`` claim gets its
+    value from the executing notebook (:meth:`Ledger.record`). ``holds(ours) -> bool`` decides
+    ``direction`` and ``predicate`` checks. ``digits`` significant digits of ours go to the ledger.
+    """
 
     id: str
-    chapter: str
-    paper: str
     location: str
     statement: str
     paper_value: Any
-    our_value: Any
-    comparison: str
-    tolerance: Any
-    scale: str
-    source: str
+    check: str
+    why: str
+    source: str = "stored"
+    measure: Callable | None = None
+    tolerance: float | None = None
+    interval: tuple | None = None
+    holds: Callable | None = None
+    paper_uncertainty: Any = None
+    protocol: Protocol = PAPER_PROTOCOL
+    deviation: Deviation | None = None
+    group: str = "paper"
+    digits: int = 4
+
+    def __post_init__(self):
+        check_choice(f"check of {self.id}", self.check, CHECKS)
+        check_choice(f"source of {self.id}", self.source, SOURCES)
+        check_choice(f"group of {self.id}", self.group, GROUPS)
+        if not self.why:
+            raise ConfigError(f"claim {self.id}: say in one line why this comparison (why=...)")
+        if self.source == "stored" and not callable(self.measure):
+            raise ConfigError(f"claim {self.id}: a stored claim needs measure(results) -> ours")
+        if self.check == "value" and (self.tolerance is None or not float(self.tolerance) >= 0):
+            raise ConfigError(f"claim {self.id}: a value check needs tolerance >= 0")
+        if self.check == "interval":
+            iv = self.interval
+            if iv is None or len(iv) != 2 or not float(iv[0]) <= float(iv[1]):
+                raise ConfigError(f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi")
+        if self.check in ("direction", "predicate") and not callable(self.holds):
+            raise ConfigError(f"claim {self.id}: a {self.check} check needs holds(ours) -> bool")
+        if self.deviation is not None and not isinstance(self.deviation, Deviation):
+            raise ConfigError(f"claim {self.id}: deviation must be a Deviation(cause, explanation)")
+
+
+@dataclass(frozen=True)
+class Unchecked:
+    """A claim of the paper that the book does not check: ``status`` is ``not-reproducible`` (cannot be
+    checked here) or ``not-attempted`` (out of the book's scope); ``reason`` says why."""
+
+    id: str
+    location: str
+    statement: str
+    paper_value: Any
     status: str
-    reason: str = ""
-    holds: bool | None = None
+    reason: str
+    group: str = "paper"
 
-    def to_dict(self) -> dict:
-        return _clean(asdict(self))
+    def __post_init__(self):
+        check_choice(f"status of {self.id}", self.status, ("not-reproducible", "not-attempted"))
+        if not self.reason:
+            raise ConfigError(f"claim {self.id}: an unchecked claim needs a reason")
 
 
-def _as_list(x) -> list | None:
+# --------------------------------------------------------------------------- evaluation
+def _as_list(x):
     if isinstance(x, (list, tuple)):
         return list(x)
     if hasattr(x, "tolist"):
@@ -74,176 +164,332 @@ def _as_list(x) -> list | None:
     return None
 
 
-def compare(comparison: str, paper_value, our_value, *, tolerance=None, interval=None, holds=None) -> bool:
-    """Evaluate one comparison (see the module docstring); returns whether it holds."""
-    check_choice("comparison", comparison, COMPARISONS)
-    if comparison == "predicate":
-        if not isinstance(holds, bool):
-            raise TypeError(f"a 'predicate' claim needs holds=True/False computed from data, got {holds!r}")
-        return holds
-    if comparison == "equal":
-        a, b = _as_list(paper_value), _as_list(our_value)
+def compare(claim: Claim, ours) -> bool:
+    """Whether ``ours`` passes ``claim``'s check (see the module docstring)."""
+    c = claim.check
+    if c in ("direction", "predicate"):
+        out = claim.holds(ours)
+        if not isinstance(out, (bool,)) and type(out).__name__ != "bool_":
+            raise TypeError(f"claim {claim.id}: holds() must return a bool, got {out!r}")
+        return bool(out)
+    if c == "equal":
+        a, b = _as_list(claim.paper_value), _as_list(ours)
         if a is not None or b is not None:
-            return a == b
-        return paper_value == our_value
-    if comparison == "tolerance":
-        if tolerance is None or float(tolerance) < 0:
-            raise ValueError(f"a 'tolerance' claim needs tolerance >= 0, got {tolerance!r}")
-        a, b = _as_list(paper_value), _as_list(our_value)
+            return _clean(a) == _clean(b)
+        return _clean(claim.paper_value) == _clean(ours)
+    if c == "value":
+        a, b = _as_list(claim.paper_value), _as_list(ours)
         if a is None and b is None:
-            a, b = [paper_value], [our_value]
+            a, b = [claim.paper_value], [ours]
         if a is None or b is None or len(a) != len(b):
-            raise ValueError(f"cannot compare {paper_value!r} with {our_value!r} element-wise")
-        return all(x is not None and y is not None and math.isfinite(float(y)) and abs(float(x) - float(y)) <= float(tolerance)
+            raise ValueError(f"claim {claim.id}: cannot compare {claim.paper_value!r} with {ours!r} element-wise")
+        return all(y is not None and math.isfinite(float(y)) and abs(float(x) - float(y)) <= float(claim.tolerance)
                    for x, y in zip(a, b))
-    if comparison in ("interval", "ci"):
-        if interval is None or len(interval) != 2 or not float(interval[0]) <= float(interval[1]):
-            raise ValueError(f"an '{comparison}' claim needs interval=(lo, hi) with lo <= hi, got {interval!r}")
-        lo, hi = float(interval[0]), float(interval[1])
-        v = our_value if comparison == "interval" else paper_value
-        return v is not None and lo <= float(v) <= hi
-    raise ValueError("comparison 'none' is only for not-reproducible claims")
+    lo, hi = (float(v) for v in claim.interval)
+    return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
 
 
+def round_sig(x, digits: int = 4):
+    """``x`` with floats rounded to ``digits`` significant digits (recursively), so re-running a
+    chapter leaves the ledger file unchanged by float noise."""
+    if isinstance(x, dict):
+        return {k: round_sig(v, digits) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [round_sig(v, digits) for v in x]
+    if isinstance(x, float) and math.isfinite(x) and x != 0.0:
+        return float(f"{x:.{digits}g}")
+    return x
+
+
+def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
+    """The ledger record of ``claim`` with our value ``ours``; raises :class:`ClaimFailed` if the
+    check fails and no deviation was declared."""
+    ours = _clean(ours)
+    ok = compare(claim, ours)
+    if not ok and claim.deviation is None:
+        raise ClaimFailed(f"claim {claim.id} failed: paper {claim.paper_value!r} vs ours {ours!r} "
+                          f"({claim.check}; tolerance={claim.tolerance!r}, interval={claim.interval!r}). "
+                          "Fix the reproduction, or declare the deviation with its cause in the chapter's claims.")
+    rec = {
+        "id": claim.id, "chapter": chapter, "group": claim.group, "location": claim.location,
+        "statement": claim.statement, "paper_value": _clean(claim.paper_value),
+        "paper_uncertainty": _clean(claim.paper_uncertainty), "our_value": round_sig(ours, claim.digits),
+        "check": claim.check, "tolerance": claim.tolerance,
+        "interval": None if claim.interval is None else [float(v) for v in claim.interval],
+        "why": claim.why, "source": claim.source, "scale": "full" if claim.source == "stored" else scale,
+        "protocol": claim.protocol.kind, "reduced": claim.protocol.reduced,
+        "status": "reproduced" if ok else "deviates", "holds": ok,
+        "cause": None, "explanation": None, "declared_deviation_holds": False,
+    }
+    if claim.deviation is not None:
+        rec["cause"], rec["explanation"] = claim.deviation.cause, claim.deviation.explanation
+        rec["declared_deviation_holds"] = ok
+    return rec
+
+
+def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
+    return {"id": u.id, "chapter": chapter, "group": u.group, "location": u.location, "statement": u.statement,
+            "paper_value": _clean(u.paper_value), "paper_uncertainty": None, "our_value": None, "check": None,
+            "tolerance": None, "interval": None, "why": None, "source": None, "scale": None,
+            "protocol": None, "reduced": "", "status": u.status, "holds": None, "cause": None,
+            "explanation": u.reason, "declared_deviation_holds": False}
+
+
+def category(rec: dict) -> str:
+    """Scorecard category of a ledger record: a holding ``direction`` check counts as "direction"."""
+    if rec["status"] == "reproduced" and rec.get("check") == "direction":
+        return "direction"
+    return rec["status"]
+
+
+# --------------------------------------------------------------------------- a chapter's declarations
+def chapter_claims(chapter: str):
+    """The ``claims`` module of ``chapter`` (``lengthgen.chapters.chN.claims``)."""
+    check_choice("chapter", chapter, CHAPTERS)
+    mod = importlib.import_module(f"lengthgen.chapters.{chapter}.claims")
+    ids = [c.id for c in mod.CLAIMS]
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"{chapter}: repeated claim ids {sorted({i for i in ids if ids.count(i) > 1})}")
+    for c in mod.CLAIMS:
+        if not c.id.startswith(chapter + "."):
+            raise ConfigError(f"claim id {c.id!r} must start with '{chapter}.'")
+        if isinstance(c, Claim) and c.deviation is not None and c.deviation.cause not in mod.CAUSES:
+            raise ConfigError(f"claim {c.id}: cause {c.deviation.cause!r} is not one of {chapter}'s CAUSES: "
+                              f"{', '.join(mod.CAUSES)}")
+    return mod
+
+
+class StoredResults:
+    """Lazy, cached access to a chapter's stored full-scale cells for ``measure`` functions:
+    ``results.cell(name)`` is the validated value (schemas from the chapter's ``experiments.SCHEMAS``
+    when it has one). ``folder`` defaults to ``results/<chapter>/cells``."""
+
+    def __init__(self, chapter: str, folder: str | Path | None = None):
+        self.chapter = check_choice("chapter", chapter, CHAPTERS)
+        self.folder = Path(folder) if folder is not None else results_dir() / chapter / "cells"
+        self._cache: dict[str, Any] = {}
+        self._prov: dict[str, dict] = {}
+
+    def _schema(self, name):
+        try:
+            mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
+        except ModuleNotFoundError:
+            return None
+        schemas = getattr(mod, "SCHEMAS", {}) or {}
+        return schemas.get(name)
+
+    def cell(self, name: str):
+        if name not in self._cache:
+            from lengthgen.engine.runs import load_stored
+
+            obj = load_stored(self.chapter, name, schema=self._schema(name), folder=self.folder)
+            self._cache[name], self._prov[name] = obj["data"], obj["provenance"]
+        return self._cache[name]
+
+    def provenance(self, name: str) -> dict:
+        self.cell(name)
+        return self._prov[name]
+
+
+def evaluate_stored(chapter: str, results: StoredResults | None = None) -> dict[str, dict]:
+    """Every stored-result claim of ``chapter`` evaluated from ``results`` (default: the repository's
+    ``results/``): ``{id: record}``. Undeclared failures raise :class:`ClaimFailed`."""
+    mod = chapter_claims(chapter)
+    results = results or StoredResults(chapter)
+    out = {}
+    for c in mod.CLAIMS:
+        if isinstance(c, Claim) and c.source == "stored":
+            out[c.id] = evaluate(c, c.measure(results), chapter=chapter, scale="full")
+    return out
+
+
+# --------------------------------------------------------------------------- the notebook's ledger
 class Ledger:
-    """The claims of one chapter.
+    """The claims of one chapter while its notebook executes.
 
-    Parameters
-    ----------
-    chapter : one of ``ch0`` … ``ch4``
-    paper   : short citation of the chapter's paper (e.g. ``"Chiang & Cholak 2022"``)
-    scale   : the scale live claims are measured at (default: the ``LENGTHGEN_SCALE`` knob)
+    ``show(id)`` evaluates a stored-result claim now and returns a small display; ``record(id, ours)``
+    records a live claim measured by the notebook; ``save()`` writes ``results/claims/chN.json`` and
+    refuses to if any declared claim was neither shown nor recorded (stored claims not shown are
+    evaluated at save time).
     """
 
-    def __init__(self, chapter: str, paper: str, scale: str | None = None):
+    def __init__(self, chapter: str, scale: str | None = None, results: StoredResults | None = None):
         from lengthgen.config import get_scale
 
-        self.chapter = check_choice("chapter", chapter, CHAPTERS)
-        self.paper = paper
+        self.module = chapter_claims(chapter)
+        self.chapter = chapter
         self.scale = get_scale(scale)
-        self._claims: dict[str, Claim] = {}
+        self.results = results or StoredResults(chapter)
+        self.by_id = {c.id: c for c in self.module.CLAIMS}
+        self._records: dict[str, dict] = {}
 
-    # ------------------------------------------------------------------ recording
-    def _check_id(self, cid: str) -> str:
-        if not isinstance(cid, str) or not cid.startswith(self.chapter + "."):
-            raise ValueError(f"claim id {cid!r} must start with '{self.chapter}.'")
-        return cid
+    def _claim(self, id: str, source: str | None = None):
+        if id not in self.by_id:
+            raise ConfigError(f"unknown claim {id!r} of {self.chapter}; declared: {', '.join(self.by_id)}")
+        c = self.by_id[id]
+        if source is not None and (not isinstance(c, Claim) or c.source != source):
+            raise ConfigError(f"claim {id} is not a {source} claim")
+        return c
 
-    def check(self, id: str, *, location: str, statement: str, paper_value, our_value,
-              comparison: str, tolerance=None, interval: Sequence[float] | None = None,
-              holds: bool | None = None, source: str = "live", scale: str | None = None,
-              known_deviation: str | None = None) -> Claim:
-        """Record a claim and decide its status.
+    def show(self, id: str):
+        """Evaluate stored-result claim ``id`` and return its one-row display table."""
+        c = self._claim(id, "stored")
+        self._records[id] = evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full")
+        return claims_display([self._records[id]])
 
-        ``known_deviation`` is the written reason for a deviation the chapter expects; without
-        it a failing comparison raises :class:`ClaimFailed`. A claim that was declared as a
-        deviation but holds is recorded as reproduced.
-        """
-        self._check_id(id)
-        check_choice("source", source, ("live", "stored"))
-        if comparison == "none":
-            raise ValueError("use Ledger.not_reproducible for claims that cannot be checked")
-        ok = compare(comparison, paper_value, our_value, tolerance=tolerance, interval=interval, holds=holds)
-        if ok:
-            status, reason = "reproduced", ""
-        elif known_deviation:
-            status, reason = "deviates", known_deviation
-        else:
-            raise ClaimFailed(
-                f"claim {id} failed: paper {paper_value!r} vs ours {our_value!r} "
-                f"({comparison}, tolerance={tolerance!r}, interval={interval!r}). "
-                "Report it as a known deviation with its reason, or fix the reproduction.")
-        tol = tolerance if comparison == "tolerance" else (list(interval) if interval is not None else None)
-        claim = Claim(id=id, chapter=self.chapter, paper=self.paper, location=location, statement=statement,
-                      paper_value=_clean(paper_value), our_value=_clean(our_value), comparison=comparison,
-                      tolerance=_clean(tol), scale=scale or self.scale, source=source, status=status,
-                      reason=reason, holds=bool(ok))
-        self._claims[id] = claim
-        return claim
+    def record(self, id: str, ours):
+        """Record live claim ``id`` with our measured value ``ours``; returns its display row."""
+        c = self._claim(id, "live")
+        self._records[id] = evaluate(c, ours, chapter=self.chapter, scale=self.scale)
+        return claims_display([self._records[id]])
 
-    def not_reproducible(self, id: str, *, location: str, statement: str, paper_value, reason: str) -> Claim:
-        """Record a claim that cannot be checked here, with the reason."""
-        self._check_id(id)
-        if not reason:
-            raise ValueError("a not-reproducible claim needs a reason")
-        claim = Claim(id=id, chapter=self.chapter, paper=self.paper, location=location, statement=statement,
-                      paper_value=_clean(paper_value), our_value=None, comparison="none", tolerance=None,
-                      scale="n/a", source="none", status="not-reproducible", reason=reason, holds=None)
-        self._claims[id] = claim
-        return claim
-
-    # ------------------------------------------------------------------ output
-    @property
-    def claims(self) -> list[Claim]:
-        return list(self._claims.values())
-
-    def counts(self) -> dict[str, int]:
-        out = {s: 0 for s in STATUSES}
-        for c in self._claims.values():
-            out[c.status] += 1
+    def records(self) -> list[dict]:
+        """Every declared claim's record in declaration order (stored ones evaluated if not shown);
+        raises naming the live claims that were never recorded."""
+        missing = [c.id for c in self.module.CLAIMS
+                   if isinstance(c, Claim) and c.source == "live" and c.id not in self._records]
+        if missing:
+            raise ConfigError(f"{self.chapter}: live claims never recorded: {', '.join(missing)}")
+        out = []
+        for c in self.module.CLAIMS:
+            if isinstance(c, Unchecked):
+                out.append(unchecked_record(c, chapter=self.chapter))
+            elif c.id in self._records:
+                out.append(self._records[c.id])
+            else:
+                out.append(evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full"))
         return out
 
-    def path(self, folder: str | Path | None = None) -> Path:
-        return Path(folder or results_dir() / "claims") / f"{self.chapter}.json"
-
     def save(self, folder: str | Path | None = None) -> Path:
-        """Write the ledger to ``results/claims/<chapter>.json`` (atomically)."""
-        return atomic_write_json(self.path(folder), [c.to_dict() for c in self.claims])
+        """Write the complete ledger (atomically); nothing is written if a claim is missing."""
+        recs = self.records()
+        path = Path(folder or results_dir() / "claims") / f"{self.chapter}.json"
+        return atomic_write_json(path, recs)
 
     def table(self):
-        """The ledger as a pandas DataFrame (for display at the end of a chapter)."""
-        return claims_table([c.to_dict() for c in self.claims])
+        return claims_display(self.records())
 
 
-def _fmt(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, list):
-        inner = ", ".join(_fmt(x) for x in v[:8])
-        return f"[{inner}{', …' if len(v) > 8 else ''}]"
-    return str(v)
-
-
-def claims_table(rows: list[dict]):
-    """Render claim dicts as a DataFrame with readable columns."""
-    import pandas as pd
-
-    cols = ["id", "location", "status", "paper_value", "our_value", "comparison", "source", "scale", "reason"]
-    df = pd.DataFrame([{k: r.get(k) for k in cols} for r in rows], columns=cols)
-    for c in ("paper_value", "our_value"):
-        df[c] = df[c].map(_fmt)
-    return df
-
-
+# --------------------------------------------------------------------------- reading and checking
 def load_ledger(chapter: str, folder: str | Path | None = None) -> list[dict]:
-    """Read one chapter's stored ledger (a list of claim dicts); [] if it was never written."""
+    """Read one chapter's committed ledger (a list of claim records); [] if never written."""
     check_choice("chapter", chapter, CHAPTERS)
     path = Path(folder or results_dir() / "claims") / f"{chapter}.json"
     if not path.exists():
         return []
     rows = read_json(path)
     if not isinstance(rows, list) or any(not isinstance(r, dict) or "id" not in r or "status" not in r for r in rows):
-        raise ResultFileError(f"corrupt claims file {path}: expected a list of claim objects")
+        raise ResultFileError(f"corrupt claims file {path}: expected a list of claim records")
     return rows
 
 
 def load_all(folder: str | Path | None = None) -> list[dict]:
-    """All chapters' claims, in chapter order."""
-    out = []
-    for ch in CHAPTERS:
-        out.extend(load_ledger(ch, folder))
-    return out
+    """All chapters' ledgers, in chapter order."""
+    return [r for ch in CHAPTERS for r in load_ledger(ch, folder)]
 
 
-def scorecard(folder: str | Path | None = None):
-    """Per-chapter counts of each status, as a DataFrame (the scorecard page's summary)."""
+def _changed(old: dict, new: dict) -> str | None:
+    """Why ``new`` differs materially from the committed ``old`` record (None if it does not)."""
+    if old.get("status") != new["status"]:
+        return f"status {old.get('status')} → {new['status']}"
+    a, b = old.get("our_value"), new["our_value"]
+    if a == b:
+        return None
+    tol = new.get("tolerance") if new.get("check") == "value" else None
+    try:
+        la, lb = (_as_list(a) or [a]), (_as_list(b) or [b])
+        if len(la) == len(lb) and all(isinstance(x, (int, float)) and isinstance(y, (int, float)) for x, y in zip(la, lb)):
+            worst = max(abs(float(x) - float(y)) for x, y in zip(la, lb))
+            limit = tol if tol is not None else 0.0
+            rel = max(abs(float(x)) for x in la) * 1e-3
+            if worst <= max(limit, rel):
+                return None
+            return f"value {a!r} → {b!r}"
+    except (TypeError, ValueError):
+        pass
+    return f"value {a!r} → {b!r}"
+
+
+def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> list[dict]:
+    """Re-evaluate every stored-result claim from ``results/`` and compare with the committed
+    ledgers. Returns one row per problem ``{chapter, id, problem}``: a claim whose status changed,
+    whose value moved beyond its tolerance, that failed without a declared deviation, that exists
+    on one side only, or a declared deviation that now holds."""
+    problems = []
+    for ch in chapters:
+        mod = chapter_claims(ch)
+        root = Path(results_root) if results_root is not None else results_dir()
+        committed = {r["id"]: r for r in load_ledger(ch, root / "claims")}
+        declared = {c.id for c in mod.CLAIMS}
+        for cid in sorted(set(committed) - declared):
+            problems.append({"chapter": ch, "id": cid, "problem": "in the committed ledger but no longer declared"})
+        for cid in [c.id for c in mod.CLAIMS if c.id not in committed]:
+            problems.append({"chapter": ch, "id": cid, "problem": "declared but missing from the committed ledger"})
+        results = StoredResults(ch, root / ch / "cells")
+        for c in mod.CLAIMS:
+            if not (isinstance(c, Claim) and c.source == "stored"):
+                continue
+            try:
+                new = evaluate(c, c.measure(results), chapter=ch, scale="full")
+            except ClaimFailed as err:
+                problems.append({"chapter": ch, "id": c.id, "problem": f"fails without a declared deviation: {err}"})
+                continue
+            if new["declared_deviation_holds"]:
+                problems.append({"chapter": ch, "id": c.id,
+                                 "problem": f"declared deviation ({c.deviation.cause}) now holds"})
+            if c.id in committed:
+                why = _changed(committed[c.id], new)
+                if why:
+                    problems.append({"chapter": ch, "id": c.id, "problem": why})
+    return problems
+
+
+# --------------------------------------------------------------------------- display
+def fmt_value(v, digits: int = 3) -> str:
+    """A claim value for people: numbers to ``digits`` significant digits, intervals ``a (b–c)``."""
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:.{digits}g}"
+    if isinstance(v, dict):
+        if set(v) >= {"mean", "lo", "hi"}:
+            return f"{fmt_value(v['mean'])} ({fmt_value(v['lo'])}–{fmt_value(v['hi'])})"
+        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:6]) + ("; …" if len(v) > 6 else "")
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(fmt_value(x) for x in v[:6])
+        return f"[{inner}{', …' if len(v) > 6 else ''}]"
+    return str(v)
+
+
+def claims_frame(rows: list[dict]):
+    """Ledger records as a DataFrame of readable columns."""
     import pandas as pd
 
-    rows = load_all(folder)
+    return pd.DataFrame([{"claim": r["statement"], "where": r["location"], "paper": fmt_value(r["paper_value"]),
+                          "ours": fmt_value(r["our_value"]), "status": category(r), "check": r.get("check") or "—",
+                          "protocol": ("reduced: " + r["reduced"]) if r.get("protocol") == "reduced"
+                          else (r.get("protocol") or "—"), "id": r["id"]} for r in rows])
+
+
+def claims_display(rows: list[dict]):
+    """A compact styled table of claim records (notebook output)."""
+    return claims_frame(rows).drop(columns=["id"]).style.hide(axis="index")
+
+
+def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
+    """Per-chapter counts of each category, as a DataFrame (the scorecard's totals)."""
+    import pandas as pd
+
+    rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
     data = []
     for ch in CHAPTERS:
         mine = [r for r in rows if r.get("chapter") == ch]
-        data.append({"chapter": ch, **{s: sum(r["status"] == s for r in mine) for s in STATUSES}, "total": len(mine)})
-    return pd.DataFrame(data)
+        data.append({"chapter": ch, **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
+                     "total": len(mine)})
+    df = pd.DataFrame(data)
+    total = {"chapter": "all", **{k: int(df[k].sum()) for k in CATEGORIES}, "total": int(df["total"].sum())}
+    return pd.concat([df, pd.DataFrame([total])], ignore_index=True)

@@ -38,9 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="start no new cell after this many minutes (finished cells stay stored; re-run to resume)")
     r.add_argument("--allow-dirty", action="store_true",
                    help="allow a full-scale run from a working tree with uncommitted changes (recorded)")
-    c = sub.add_parser("claims", help="print the claims ledger of every chapter")
-    c.add_argument("--json", action="store_true", help="print a JSON list of claim objects")
+    c = sub.add_parser("claims", help="print the claims ledger, or re-check it from the stored results")
+    c.add_argument("--json", action="store_true", help="print a JSON list of claim records")
     c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
+    c.add_argument("--check", action="store_true",
+                   help="re-evaluate every stored-result claim from results/ and compare with the committed "
+                        "ledger; exit 1 on any change")
     b = sub.add_parser("bench", help="ensemble engine vs Python loop benchmark")
     b.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     b.add_argument("--steps", type=int, default=None, help="training steps per member")
@@ -70,8 +73,20 @@ def _reproduce(args) -> int:
 
 
 def _claims(args) -> int:
-    from lengthgen.claims import claims_table, load_all, load_ledger
+    from lengthgen.claims import category, check_ledgers, load_all, load_ledger
 
+    if args.check:
+        chapters = [args.chapter] if args.chapter else list(CHAPTERS)
+        t0 = time.perf_counter()
+        problems = check_ledgers(chapters)
+        n = sum(len(load_ledger(ch)) for ch in chapters)
+        if args.json:
+            print(json.dumps(problems, indent=1))
+        for p in problems:
+            print(f"  {p['id']}: {p['problem']}")
+        print(f"claims --check: {len(problems)} problem(s) in {n} claims of {', '.join(chapters)} "
+              f"({time.perf_counter() - t0:.1f} s)")
+        return 1 if problems else 0
     rows = load_ledger(args.chapter) if args.chapter else load_all()
     if args.json:
         print(json.dumps(rows, indent=1))
@@ -79,10 +94,12 @@ def _claims(args) -> int:
     if not rows:
         print("no claims recorded yet (execute the chapters to fill results/claims/)")
         return 0
-    import pandas as pd
-
-    with pd.option_context("display.max_rows", None, "display.max_colwidth", 60, "display.width", 200):
-        print(claims_table(rows).drop(columns=["reason"]).to_string(index=False))
+    for r in rows:
+        prot = "paper" if r.get("protocol") != "reduced" else f"reduced ({r.get('reduced')})"
+        if r.get("group") == "self-check":
+            prot = "self-check (not a paper claim)"
+        print(f"{category(r):<17} {str(r.get('check') or '—'):<9} {r['id']:<44} {prot}")
+        print(f"{'':17} {r['statement']}")
     return 0
 
 
