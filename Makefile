@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: book test unit nbval html sync-check clean
+.PHONY: book test unit nbval html ledger sync-check clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,9 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build .
 
-## make test: unit tests, every notebook under nbval, the strict book build and the HTML checks
-test: unit nbval html
+## make test: unit tests, every notebook under nbval, the strict book build, the HTML checks and the
+## ledger check; it leaves `git status` clean (ledger values are rounded, smoke runs write under _build)
+test: unit nbval html ledger
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not html" -n 2
@@ -29,6 +30,11 @@ nbval: $(STAMP)
 html: $(STAMP)
 	$(BIN)/jupyter-book build -W -n --keep-going .
 	$(BIN)/python -m pytest tests -m html
+
+## every claim resting on a stored full-scale run re-checked against the committed ledger
+ledger: $(STAMP)
+	$(BIN)/python -m lengthgen claims --check
+	git diff --exit-code -- results
 
 ## the jupytext pairs must be in sync: syncing leaves git clean
 sync-check: $(STAMP)

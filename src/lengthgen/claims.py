@@ -367,7 +367,8 @@ class Ledger:
         return atomic_write_json(path, recs)
 
     def table(self):
-        return claims_display(self.records())
+        """The chapter's claims as the book's claims table (HTML in a notebook)."""
+        return HTMLTable(claims_html(self.records()))
 
 
 # --------------------------------------------------------------------------- reading and checking
@@ -493,3 +494,91 @@ def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
     df = pd.DataFrame(data)
     total = {"chapter": "all", **{k: int(df[k].sum()) for k in CATEGORIES}, "total": int(df["total"].sum())}
     return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
+
+
+# --------------------------------------------------------------------------- HTML (scorecard, chapter ends)
+_BADGE = {"reproduced": "#1b7f3b", "direction": "#3465a4", "deviates": "#b5470b",
+          "not-reproducible": "#6b6b6b", "not-attempted": "#8a8a8a"}
+_CSS = """<style>
+table.lg-claims{table-layout:fixed;width:100%;border-collapse:collapse;font-size:0.86em;margin:0.5em 0}
+table.lg-claims th,table.lg-claims td{border-bottom:1px solid #ddd;padding:4px 6px;vertical-align:top;
+ text-align:left;overflow-wrap:anywhere}
+table.lg-claims col.c-claim{width:43%} table.lg-claims col.c-num{width:15%} table.lg-claims col.c-st{width:14%}
+table.lg-claims col.c-kind{width:13%}
+table.lg-claims details{margin-top:3px;color:#444} table.lg-claims summary{cursor:pointer;color:#555}
+span.lg-badge{display:inline-block;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
+table.lg-totals{border-collapse:collapse;font-size:0.9em} table.lg-totals td,table.lg-totals th{padding:2px 8px;
+ border-bottom:1px solid #ddd;text-align:right} table.lg-totals td:first-child{text-align:left}
+</style>"""
+
+
+def _esc(x) -> str:
+    import html
+
+    return html.escape(str(x))
+
+
+def badge(cat: str) -> str:
+    """A coloured status badge (HTML) for a scorecard category."""
+    return f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">{_esc(cat)}</span>'
+
+
+def claims_html(rows: list[dict], *, css: bool = True) -> str:
+    """Ledger records as an HTML table that fits a page column: the statement (with the paper's
+    location), the paper's value, ours, the status badge, the check kind and the protocol; the
+    justification, the declared cause and the claim id in a collapsible detail under the statement."""
+    head = ('<table class="lg-claims"><colgroup><col class="c-claim"><col class="c-num"><col class="c-num">'
+            '<col class="c-st"><col class="c-kind"></colgroup><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
+            '<th>status</th><th>check · protocol</th></tr></thead><tbody>')
+    body = []
+    for r in rows:
+        cat = category(r)
+        prot = "self-check" if r.get("group") == "self-check" else (
+            f"reduced: {r['reduced']}" if r.get("protocol") == "reduced" else (r.get("protocol") or "—"))
+        notes = []
+        if r.get("why"):
+            notes.append(f"<b>check:</b> {_esc(r['why'])}")
+        if r.get("interval"):
+            notes.append(f"<b>interval:</b> {_esc(fmt_value(r['interval']))}")
+        if r.get("tolerance") is not None:
+            notes.append(f"<b>tolerance:</b> ± {_esc(fmt_value(r['tolerance']))}")
+        if r.get("cause"):
+            notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
+        if r.get("explanation"):
+            notes.append(f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
+                         f"{_esc(r['explanation'])}")
+        if r.get("declared_deviation_holds"):
+            notes.append("<b>note:</b> a deviation was declared but the check now holds")
+        notes.append(f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}")
+        body.append(
+            f"<tr><td>{_esc(r['statement'])} <i>({_esc(r['location'])})</i>"
+            f"<details><summary>details</summary>{'<br>'.join(notes)}</details></td>"
+            f"<td>{_esc(fmt_value(r['paper_value']))}</td><td>{_esc(fmt_value(r['our_value']))}</td>"
+            f"<td>{badge(cat)}</td><td>{_esc(r.get('check') or '—')} · {_esc(prot)}</td></tr>")
+    return (_CSS if css else "") + head + "".join(body) + "</tbody></table>"
+
+
+def totals_html(folder: str | Path | None = None) -> str:
+    """The scorecard's totals per chapter (paper claims; self-checks counted apart) as HTML."""
+    paper = scorecard(folder)
+    selfc = scorecard(folder, group="self-check")
+    cols = [k for k in CATEGORIES]
+    out = [_CSS, '<table class="lg-totals"><thead><tr><th>chapter</th>']
+    out += [f"<th>{badge(k)}</th>" for k in cols] + ["<th>paper claims</th><th>self-checks</th></tr></thead><tbody>"]
+    for (_, r), (_, s) in zip(paper.iterrows(), selfc.iterrows()):
+        strong = r["chapter"] == "all"
+        cell = (lambda v: f"<b>{v}</b>") if strong else (lambda v: str(v))
+        out.append(f"<tr><td>{cell(r['chapter'])}</td>" + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
+                   + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+class HTMLTable:
+    """Wraps an HTML string so that a notebook displays it (``_repr_html_``)."""
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return self.html
