@@ -171,7 +171,7 @@ def test_claims_html_shows_statements_badges_and_formatted_numbers():
     rec = _eval(_c(statement="Mean accuracy at N = 11", deviation=Deviation("reduced-budget", "fewer updates"),
                    protocol=reduced("2,000 updates")), 0.6655000000000001)
     html = claims.claims_html([rec])
-    assert "Mean accuracy at N = 11" in html and "deviates" in html and "0.666" in html
+    assert "Mean accuracy at N = 11" in html and "deviates" in html and "<td>0.665</td>" in html
     assert "0.6655000000000001" not in html and "reduced: 2,000 updates" in html
     assert "<details>" in html and "fewer updates" in html and "ch0.x" in html
     assert claims.fmt_value({"mean": 81.0, "lo": 79.5, "hi": 82.25}) == "81 (79.5–82.2)"
