@@ -67,6 +67,20 @@ def test_train_parity_tiny():
     validate(r, ch1.SCHEMAS["parity_training"], "<tiny run>")
 
 
+def test_failure_breakdown_counts_perfect_runs():
+    fake = {"protocol": {"lengths": [10]},
+            "members": [{"train_n": 10, "log_scaled": s, "run": r} for s in (False, True) for r in range(3)],
+            "test_acc": [0.5, 1.0, 1.0, 1.0, 1.0, 0.9], "test_ce_bits": [1.0, 0.02, 0.001, 0.0, 0.005, 0.3],
+            "train_ce_bits_last_epoch": [0.9, 0.1, 0.1, 0.1, 0.1, 0.8]}
+    std, sc = ch1.failure_breakdown(fake, perfect_ce_bits=0.01)
+    key = ch1.perfect_key(0.01)
+    assert (std["perfect (100%)"], std[key], std["below_100%"], std["of_which_unfit_on_training"]) == (2, 1, 1, 1)
+    assert (sc["perfect (100%)"], sc[key], sc["below_100%"], sc["of_which_unfit_on_training"]) == (2, 2, 1, 1)
+    assert std["near_chance (≤ 0.6)"] == 1 and sc["near_chance (≤ 0.6)"] == 0
+    with pytest.raises(ConfigError):
+        ch1.failure_breakdown(fake, perfect_ce_bits=float("nan"))
+
+
 def test_summarize():
     s = ch1.summarize([1.0, 1.0, 0.0, 1.0])
     assert s["mean"] == 0.75 and s["lo"] <= 0.75 <= s["hi"] and s["n"] == 4

@@ -371,16 +371,26 @@ def first_verdicts(result: dict) -> dict:
     return out
 
 
-def failure_breakdown(result: dict) -> list[dict]:
-    """Per (training length, attention): runs below 100% test accuracy, and how many of those never
-    fitted their own training strings (last-epoch training cross-entropy above 0.5 bits)."""
+def perfect_key(perfect_ce_bits: float) -> str:
+    """The column of :func:`failure_breakdown` counting runs with 100% accuracy and low cross-entropy."""
+    return f"perfect (100%, CE < {perfect_ce_bits:g} bits)"
+
+
+def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[dict]:
+    """Per (training length, attention): runs with 100% test accuracy, those of them whose mean test
+    cross-entropy is also below ``perfect_ce_bits`` (the "perfect" runs of the chapter's claims, rule 3
+    of :mod:`lengthgen.chapters.ch1.claims`), runs below 100%, how many of those never fitted their
+    own training strings (last-epoch training cross-entropy above 0.5 bits), and runs near chance."""
+    perfect_ce_bits = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
     out = []
     for n in result["protocol"]["lengths"]:
         for s, att in zip((False, True), paper.ATTENTION_ARMS):
             idx = _arm_members(result, n, s)
+            perfect = [i for i in idx if result["test_acc"][i] == 1.0]
             failed = [i for i in idx if result["test_acc"][i] < 1.0]
             unfit = [i for i in failed if result["train_ce_bits_last_epoch"][i] > 0.5]
-            out.append({"train_n": n, "attention": att, "runs": len(idx),
+            out.append({"train_n": n, "attention": att, "runs": len(idx), "perfect (100%)": len(perfect),
+                        perfect_key(perfect_ce_bits): sum(result["test_ce_bits"][i] < perfect_ce_bits for i in perfect),
                         "below_100%": len(failed), "of_which_unfit_on_training": len(unfit),
                         "near_chance (≤ 0.6)": sum(result["test_acc"][i] <= 0.6 for i in idx)})
     return out
