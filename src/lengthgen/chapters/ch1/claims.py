@@ -268,12 +268,6 @@ CLAIMS = [
           holds=lambda v: v["nondecreasing"] and abs(v["error_at_1e5"] - 0.5) <= 0.02,
           why="rule 6: the paper says the needed advantage grows with n, i.e. a fixed one fails; 0.02 of chance "
               "fixed a priori"),
-    Claim("ch1.dilution.closed_form_vs_encoder", "eq. eq-flawed (ours)", source="live", group="self-check",
-          statement="The closed-form error rate of the flawed one-layer FIRST transformer matches the encoder on "
-                    "2,000 random strings at each of 8 lengths within 4 binomial standard errors (largest |z|)",
-          paper_value="closed form = encoder", check="interval", interval=(0.0, 4.0),
-          why="sampling error of 2,000 strings: a correct closed form lies within 4 s.e. at all 8 lengths",
-          digits=3),
     # ---- Knowl 5 (section "Log-length scaled attention keeps FIRST confident"; live)
     Claim("ch1.logscaled.band", "Knowl 5", source="live",
           statement="Log-scaled one-layer FIRST: smallest and largest |logit| lie in [1/4, 1/2] and accuracy is "
@@ -381,4 +375,11 @@ CLAIMS = [
               paper_value="construction", status="not-attempted",
               reason="the summary names the section but gives neither the network nor a result; the book "
                      "starts from the transformer constructions"),
+    # ---- our own checks of the code
+    Claim("ch1.dilution.closed_form_vs_encoder", "eq. eq-flawed (ours)", source="live", group="self-check",
+          statement="Self-check (ours, not a paper claim): the closed-form error rate of the flawed one-layer "
+                    "FIRST transformer matches the encoder on 2,000 random strings at each of 8 lengths within 4 binomial standard errors (largest |z|)",
+          paper_value="closed form = encoder", check="interval", interval=(0.0, 4.0),
+          why="sampling error of 2,000 strings: a correct closed form lies within 4 s.e. at all 8 lengths",
+          digits=3),
 ]
