@@ -133,6 +133,22 @@ def relu_bounds_table(p: int = 97, lengths=OOD_LENGTHS) -> list[dict]:
              "construction_width": 2 + len(relu_kinks(m, p))} for m in _nonempty("lengths", lengths)]
 
 
+def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[dict]:
+    """Our explicit bias-free ReLU interpolant (:func:`~.constructions.construct_relu`) on every count
+    vector of ``X_m``, for each ``(p, lengths)`` of ``cases``: accuracy, width and our path bound."""
+    from lengthgen.chapters.ch4.constructions import construct_relu
+
+    rows = []
+    for p, lengths in _nonempty("cases", cases):
+        for m in _nonempty("lengths", lengths):
+            net = construct_relu(m, p)
+            X = all_count_vectors(m, p)
+            acc = float((net.predict(X.double(), 1e-9) == labels_of_counts(X, p)).double().mean())
+            rows.append({"p": p, "m": m, "count_vectors": int(X.shape[0]), "acc": acc,
+                         "width": int(net.W.shape[0]), "path_bound": path_lower_bound(m, p)})
+    return rows
+
+
 def _all_length_set(m: int, p: int) -> Dataset:
     X = all_count_vectors(m, p)
     return Dataset(X.float(), labels_of_counts(X, p), torch.full((X.shape[0],), m))

@@ -5,7 +5,8 @@
 * :data:`PROTOCOL`: our per-scale training protocol (section "Training: protocol and budget");
 * :data:`CHECKS`: the per-scale settings of the exact checks and the epoch timing
   (sections "Claim 1", "Claim 2" and "How fast is an epoch?");
-* :data:`PAPER_VALUES`: the paper's value of each claim of the chapter's ledger.
+* :data:`PAPER_VALUES`: every value the chapter quotes from the paper, with its location
+  (the claims themselves are declared in :mod:`lengthgen.chapters.ch4.claims`).
 
 Nothing here computes anything; :mod:`lengthgen.chapters.ch4.experiments` turns these settings
 into the chapter's cells.
@@ -33,7 +34,7 @@ INIT_STD = 0.01
 #: test inputs per length (B.1.3)
 N_TEST = 10_000
 
-#: The paper's settings that our protocol changes (recorded in the ledger as deviations).
+#: The paper's settings that our protocol changes (each ledger claim states what it reduced).
 PAPER_PROTOCOL = {
     "budget": "up to 300,000 epochs per run (batch 1024), final checkpoint",
     "moduli": "(m, p) = (2, 307), (4, 53), (3, 97) (B.1.1–B.1.2); p = 97 and 53 (B.1.3)",
@@ -54,8 +55,8 @@ FLOAT_SEED = 10
 # --------------------------------------------------------------------------- training protocol
 #: Per-scale settings of the training studies. ``steps`` are optimizer updates (batch 1024).
 #: The paper trains each run for up to 300,000 epochs on a GPU; our full protocol is a fixed
-#: number of updates per run, sized for one shared CPU core (the chapter records this, and the
-#: reduced widths, grids and seeds, as deviations in the ledger).
+#: number of updates per run, sized for one shared CPU core (every ledger claim read from these
+#: runs carries a reduced protocol naming this, and the reduced widths, grids and seeds).
 PROTOCOL = {
     "smoke": {
         "relu_width": {"p": 3, "lengths": (3, 6), "widths": (2, 4, 8), "steps": 300, "lr": 3e-3,
@@ -127,25 +128,59 @@ def checks(scale: str | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- the paper's claims
-#: The paper's value of each claim the chapter checks (ledger id → value as the ledger records it).
+#: Every number and statement the chapter quotes from the paper, with where the paper makes it:
+#: claim id → (location, the paper's value). The paper prints no numbers for its figures (and no
+#: error bars in our copy), so a figure's value is the paper's own words; how a word is read as a
+#: number is fixed once, by rule, in :mod:`lengthgen.chapters.ch4.claims`. Ids of claims the book
+#: does not check (theorems whose proofs are the claim, figures we do not run) are listed too.
 PAPER_VALUES = {
-    "ch4.thm41_42.exhaustive": "1, 1, 1−1/p (odd) / 1−2/p (even)",
-    "ch4.thm41.long": 1.0,
-    "ch4.thm42.bias_long": 1.0,
-    "ch4.thm42.nobias_long": [1 - 1 / 97, 1 - 1 / 53],
-    "ch4.thm43.width_grows": "width ≥ (m − p)/(p + 2)",
-    "ch4.thm44.two_lengths": "no exact fit at two lengths m1 ≢ m2 (mod p)",
-    "ch4.protocol": "; ".join(f"{k}: {v}" for k, v in PAPER_PROTOCOL.items()),
-    "ch4.fig1.underparam": "sine better at every width",
-    "ch4.fig1.width": "reducing width (while still trainable) improves test accuracy",
-    "ch4.fig23.margins": "margins grow with moderate wd and track test accuracy",
-    "ch4.fig45.lengthgen": "sine ≈ 1.0 for n ≥ 8k; ReLU ≈ 1/p",
-    "ch4.fig4.relu": "ReLU poor in-domain, chance far out",
-    "ch4.fig5.bias": "bias improves robustness of length generalization",
-    "ch4.fig45.paper_lr": "sine ≈ 1.0 at all lengths for n ≥ 8k; ReLU ≈ 1/p",
-    "ch4.fig5.bias_paper_lr": "bias improves robustness of length generalization",
-    "ch4.fig6.transformer": "sine more sample-efficient than ReLU and GELU",
+    # Sec. 4: expressivity (exact statements)
+    "ch4.thm41.exhaustive": ("Thm 4.1, App. D.1", 1.0),
+    "ch4.thm42.bias_exhaustive": ("Thm 4.2 (with bias), App. D.2", 1.0),
+    "ch4.thm42.nobias_exhaustive": ("Thm 4.2 (no bias), Sec. 1 item 1, App. D.2",
+                                    "1 − 1/p (odd p), 1 − 2/p (even p), at every m"),
+    "ch4.thm41.long": ("Thm 4.1", 1.0),
+    "ch4.thm42.bias_long": ("Thm 4.2 (with bias)", 1.0),
+    "ch4.thm42.nobias_long": ("Thm 4.2 (no bias), App. D.2", "1 − 1/p (odd p), at every m"),
+    "ch4.thm43": ("Thm 4.3, Sec. 1 item 1, App. D.3", "width ≥ (m − p)/(p + 2) for exact realization at length m"),
+    "ch4.thm44": ("Thm 4.4, Sec. 1 item 1, App. D.4", "no ReLU MLP fits two lengths m1 ≢ m2 (mod p) exactly"),
+    "ch4.prop_vc": ("Sec. 4 (proposition after Thm 4.2)", "VCdim{x ↦ sgn(sin(ax))} = ∞ on ℕ"),
+    "ch4.thm56": ("Thm 5.6, Cor. 5.7, Tab. 1", "uniform convergence / sample complexity Θ̃(dp)"),
+    "ch4.cor58": ("Cor. 5.8, Thm E.11", "interpolating constant-width sine ERM: Õ(p), matching Ω(p)"),
+    "ch4.thm62": ("Thm 6.2", "width-independent margin bound; population error Õ(p/√n) at Ω(1) normalized margin"),
+    "ch4.thm63": ("Thm 6.3", "ReLU interpolants' normalized margins decay exponentially with m"),
+    # Sec. 7.1, Fig. 1, App. B.2 (Figs 7–9): under-parameterized regime
+    "ch4.fig1.sine_beats_relu": ("Sec. 7.1, Fig. 1", "sine consistently outperforms ReLU in test accuracy "
+                                                     "across widths and training sizes"),
+    "ch4.fig1.width": ("Sec. 7.1, Fig. 1, Figs 7–8", "for a fixed n, reducing the width (while still "
+                                                     "sufficient for optimization) improves test accuracy"),
+    "ch4.fig9.sgd": ("App. B.2, Fig. 9", "with SGD at (3, 97) sine still beats ReLU; sine generalizes more slowly"),
+    "ch4.sec6.relu_margins": ("Sec. 6 remark, Figs 3, 11, 13",
+                              "trained ReLU networks reach larger margins at smaller widths"),
+    # Sec. 7.2, Figs 2–3 (and 10–13): over-parameterized regime
+    "ch4.fig23.margin_grows": ("Sec. 7.2, Figs 2–3", "normalized margins grow as weight decay increases "
+                                                     "through a moderate range"),
+    "ch4.fig23.test_improves": ("Sec. 7.2, Figs 2–3", "test accuracy improves as weight decay increases "
+                                                      "through a moderate range"),
+    "ch4.fig23.excessive": ("Sec. 7.2, Figs 2–3", "with excessively large decay, training accuracy falls "
+                                                  "and generalization degrades"),
+    "ch4.fig23.sine_vs_relu": ("Sec. 1 item 5, Figs 2–3", "sine outperforms ReLU; larger normalized margins "
+                                                          "track better test accuracy"),
+    # Sec. 7.3, Figs 4–5 (and 14–15): length generalization
+    "ch4.fig4.sine_seen": ("Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)", "perfect on all seen lengths once n ≥ 8k (p = 97)"),
+    "ch4.fig4.sine_far": ("Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)",
+                          "essentially perfect at unseen lengths up to 811 once n ≥ 8k (p = 97)"),
+    "ch4.fig4.relu_in_domain": ("Sec. 7.3, Fig. 4", "ReLU MLPs struggle even in-domain"),
+    "ch4.fig4.relu_chance": ("Sec. 7.3, Fig. 4", "ReLU MLPs degrade to chance (1/p) at longer unseen lengths"),
+    "ch4.fig5.bias_seen": ("Sec. 7.3, Fig. 5", "the bias preserves the excellent in-distribution performance"),
+    "ch4.fig5.bias_far": ("Sec. 1 item 5, Sec. 7.3, Figs 4–5", "near-perfect far beyond the training lengths (up to 811)"),
+    "ch4.fig5.bias_robust": ("Sec. 7.3, Fig. 5, App. B.2 (Fig. 15)",
+                             "with bias, accuracy stays high over a wider range of unseen lengths and weight decays"),
+    # Sec. 7.4, Fig. 6: transformer baseline
+    "ch4.fig6.transformer": ("Sec. 7.4, Fig. 6", "sine reaches high test accuracy with fewer samples; ReLU "
+                                                 "and GELU notably worse at moderate budgets"),
 }
+
 
 #: Our Newton–Schulz dtype for Muon (the paper's PyTorch Muon uses bfloat16, very slow on CPUs).
 NS_DTYPE = "float32"
