@@ -467,13 +467,21 @@ def fmt_value(v, digits: int = 3) -> str:
 
 
 def claims_frame(rows: list[dict]):
-    """Ledger records as a DataFrame of readable columns."""
+    """Ledger records as a DataFrame of readable columns (``note``: self-check, or the declared
+    cause and our explanation of a deviation)."""
     import pandas as pd
+
+    def note(r):
+        if r.get("status") == "deviates":
+            return f"{r.get('cause')}: {r.get('explanation')}"
+        if r.get("status") in ("not-reproducible", "not-attempted"):
+            return r.get("explanation") or ""
+        return "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
 
     return pd.DataFrame([{"claim": r["statement"], "where": r["location"], "paper": fmt_value(r["paper_value"]),
                           "ours": fmt_value(r["our_value"]), "status": category(r), "check": r.get("check") or "—",
                           "protocol": ("reduced: " + r["reduced"]) if r.get("protocol") == "reduced"
-                          else (r.get("protocol") or "—"), "id": r["id"]} for r in rows])
+                          else (r.get("protocol") or "—"), "note": note(r), "id": r["id"]} for r in rows])
 
 
 def claims_display(rows: list[dict]):
