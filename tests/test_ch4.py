@@ -52,7 +52,8 @@ def test_protocol_scales():
     assert paper.protocol("full")["lengthgen"]["test_lengths"] == paper.OOD_LENGTHS
     with pytest.raises(ConfigError):
         paper.protocol("huge")
-    assert set(paper.PAPER_VALUES) >= {"ch4.protocol", "ch4.fig45.lengthgen", "ch4.fig6.transformer"}
+    assert set(paper.PAPER_VALUES) >= {"ch4.thm41.long", "ch4.fig4.sine_far", "ch4.fig6.transformer"}
+    assert all(isinstance(v, tuple) and len(v) == 2 for v in paper.PAPER_VALUES.values())   # (location, value)
 
 
 def test_small_exhaustive_and_long_checks():
@@ -72,6 +73,15 @@ def test_relu_bounds_table():
     rows = ch4.relu_bounds_table(p=5, lengths=(5, 20))
     assert rows[0]["paper_bound"] == 0.0 and rows[1]["path_bound"] == 4
     assert all(r["construction_width"] >= r["path_bound"] for r in rows)
+
+
+def test_relu_construction_check_is_exact_and_counts_inputs():
+    rows = ch4.relu_construction_check(cases=((3, (4, 7)), (5, (3,))))
+    assert [(r["p"], r["m"]) for r in rows] == [(3, 4), (3, 7), (5, 3)]
+    assert all(r["acc"] == 1.0 and r["width"] >= r["path_bound"] for r in rows)
+    assert rows[0]["count_vectors"] == 15          # C(4 + 2, 2) count vectors of length 4 over 3 tokens
+    with pytest.raises(ConfigError):
+        ch4.relu_construction_check(cases=())
 
 
 def test_tiny_training_runs():

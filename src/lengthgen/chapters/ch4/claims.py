@@ -434,7 +434,7 @@ def _over_protocol():
 def _transformer_protocol():
     b = _FULL["transformer"]
     return reduced(f"(m, p) = ({b['m']}, {b['p']}), d_model {b['d_model']}, n ∈ {{{', '.join(f'{n:,}' for n in b['budgets'])}}}, "
-                   f"{len(b['seeds'])} seed; {b['steps']} AdamW updates at lr {b['lr']:g}, batch {b['batch_size']} "
+                   f"{len(b['seeds'])} seed (paper: 3); {b['steps']} AdamW updates at lr {b['lr']:g}, batch {b['batch_size']} "
                    "(our copy of B.1.4 gives neither the optimizer nor the budget)")
 
 
@@ -499,7 +499,8 @@ _UNDER_VAR = Deviation(
 _OVER_RELU_MARGIN = Deviation(
     "reduced budget",
     "the ReLU networks interpolate at every moderate decay but their normalized margins stay tiny and move without "
-    "a trend; after 1,500 updates decay has not yet reshaped the ReLU layers (norms of order 10³)")
+    "a trend; after 1,500 updates decay has not yet shrunk the ReLU layers (their norms stay in the hundreds to "
+    "thousands), so the normalized margin is dominated by memorisation")
 _OVER_CEILING = Deviation(
     "reduced modulus",
     "at p = 17 the sine MLP generalizes almost perfectly at every weight decay, so test accuracy has no room to "
@@ -514,9 +515,9 @@ _OVER_SINE_EXCESSIVE = Deviation(
     "network fitting its training set; the paper's B.1.2 grid, not in our copy, may reach further")
 _TRANSFORMER = Deviation(
     "unstated hyperparameter: transformer optimizer (B.1.4)",
-    "with our guessed optimizer and 800 updates the decoders either memorise their training set without "
-    "generalizing or do not fit it at all, so no activation reaches high test accuracy and the differences are "
-    "within noise")
+    "with our guessed optimizer and 800 updates the decoders either memorise the smallest training set, with test "
+    "accuracies within noise of each other, or fail to fit the largest one at all; no activation reaches high test "
+    "accuracy, and the sine lead is clear only in between")
 
 
 # --------------------------------------------------------------------------- the claims
@@ -597,7 +598,7 @@ CLAIMS = [
     Claim("ch4.thm43.training", "Thm 4.3 (our version)", group="self-check",
           statement="Optimization illustration, not evidence for the bound: trained bias-free ReLU MLPs on all of "
                     "X_m (p = 3, widths 4–64, 3,000 full-batch Adam steps); smallest width fitting X_m (None: no "
-                    "width tried) — every width that fits is at least the path bound",
+                    "width tried fits) — every width that fits is at least the path bound",
           paper_value="no fit narrower than the path bound", check="predicate", holds=_fits_respect_bound,
           why="a consequence of our Thm 4.3; widths that fail to train say nothing about the bound",
           measure=_relu_training),
