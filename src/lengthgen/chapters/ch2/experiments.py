@@ -53,8 +53,8 @@ class Experiment:
     variants : the models trained together (``("pos", "norm")`` pairs A_pos and A_norm members)
     stream   : the batch stream (see :data:`lengthgen.chapters.ch2.paper.BATCH_STREAM_STRIDE`);
                experiments that repeat another one's trainings share its stream
-    norm_map : ``paper`` (eq. 17 as printed) or ``sqrt`` (the diagnostic of section "A diagnostic:
-               the map in the quadratic channel")
+    norm_map : ``paper`` (our misreading of eq. 17, v/(1+‖v‖²)) or ``sqrt`` (the paper's map,
+               v/√(1+‖v‖²)); see :func:`lengthgen.chapters.ch2.single_layer.F_norm`
     """
 
     task: str
@@ -74,7 +74,7 @@ EXPERIMENTS = {
     "first_sin": Experiment("first", ("sin",), 7),
     "index_sin": Experiment("index", ("sin",), 8),
     "parity_gen": Experiment("parity", ("gen",), 9),
-    # diagnostic: A_norm with F(v) = v/√(1+‖v‖²), same seeds, initial tensors and batches as index_posnorm
+    # A_norm with the paper's map F(v) = v/√(1+‖v‖²), same seeds, initial tensors and batches as index_posnorm
     "index_posnorm_sqrt": Experiment("index", ("norm",), 1, norm_map="sqrt"),
     "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),   # index_posnorm at N = 11, 21
     "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),     # ... and at N = 31, 41
@@ -410,6 +410,12 @@ VOLUME_SCHEMA = Schema("ch2 volume scans",
                        counts=(("widths", lambda d: len(VOLUME_COMBOS)), ("widths.*.width", lambda d: len(VOLUME_NS)),
                                ("mc", lambda d: len(VOLUME_MC_NS))))
 
+#: Schema of each stored full-scale cell, by cell name (read by :class:`lengthgen.claims.StoredResults`,
+#: so the claims of :mod:`lengthgen.chapters.ch2.claims` see only validated values): an experiment
+#: holds one member per seed of the protocol × stored N × variant.
+SCHEMAS = {**{name: experiment_schema(FULL["seeds"], paper.STORED_NS[name]) for name in EXPERIMENTS},
+           "volume_scans": VOLUME_SCHEMA}
+
 
 def _cells_folder(folder) -> Path:
     from lengthgen.store import results_dir
@@ -531,7 +537,7 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
 
 
 def cap_note(result: dict, variant: str) -> str:
-    """How the update cap touched one variant of a stored experiment (for the ledger's reasons)."""
+    """How the update cap touched one variant of a stored experiment (printed next to the claims)."""
     _check_result(result, "steps_cap")
     check_choice("variant", variant, VARIANTS)
     ms = [m for m in result["members"] if m["variant"] == variant]

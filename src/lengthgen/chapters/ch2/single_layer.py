@@ -13,7 +13,10 @@ residual connection and no layer norm.
 ``pos``  A_pos(h): ``x_j = (e_{w_j}, j, j²)``, ``z_k = (0₂, k, 0)``, the constrained maps of §2.2,
          i.e. ``q = a k + b``, ``k_j = r j + s j² + c_K``, ``u_j = C_V e_{w_j} + b_V`` (5h + 18).
 ``norm`` A_norm(h) (§4.2, eq. 19): the same parameters as ``pos``; the ``j²`` channel uses the
-         query ``b + F(a k)`` with ``F(v) = v / (1 + ‖v‖²)``.
+         query ``b + F(a k)``. The paper's map is ``F(v) = v / √(1 + ‖v‖²)`` (eq. 17; norm map
+         ``sqrt``). The default norm map ``paper`` is ``v / (1 + ‖v‖²)``, our misreading of eq. 17
+         (the square root is lost in the text we worked from); the stored A_norm runs except
+         ``index_posnorm_sqrt`` used it, and it stays the default until they are redone.
 ``sin``  A_sin(h) (App. C.1): ``x_j = (e_{w_j}, sin j, cos j)``, ``z = 0₄``, unrestricted affine
          Q, K, V: R⁴ → R² (5h + 32 parameters).
 
@@ -166,8 +169,9 @@ NORM_MAPS = ("paper", "sqrt")
 def F_norm(v: torch.Tensor, kind: str = "paper") -> torch.Tensor:
     """The bounded map of eq. 17 (last dimension is v).
 
-    ``paper``: F(v) = v / (1 + ‖v‖²), as printed. ``sqrt``: v / √(1 + ‖v‖²), the map for which the
-    bound 0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) of eq. 106 holds (used only in a diagnostic experiment).
+    ``sqrt``: v / √(1 + ‖v‖²), the paper's map (eq. 17; the bound 0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) of
+    eqs. 23 and 106 holds for it). ``paper``: v / (1 + ‖v‖²), our misreading of eq. 17, which the
+    stored A_norm runs used (the name is historical; see the module docstring).
     """
     if kind == "paper":
         return v / (1 + (v * v).sum(-1, keepdim=True))
@@ -277,7 +281,7 @@ class SingleLayer:
     h : classifier width (≥ 2; the paper uses 8).
     max_lengths : per-member maximum training length N (sets the init scales of D.2); a single
         int is used for every member.
-    norm_map : ``paper`` (default, eq. 17 as printed) or ``sqrt`` (diagnostic; see :func:`F_norm`).
+    norm_map : ``paper`` (default; our misreading of eq. 17) or ``sqrt`` (the paper's map); see :func:`F_norm`.
     """
 
     def __init__(self, variant: str = "pos", h: int = 8, max_lengths: int | Sequence[int] = 1,
