@@ -98,7 +98,7 @@ def _half(t):
 def run_of(task: str, model: str, N: int) -> str:
     """The stored experiment holding (task, model) at maximum training length N."""
     if (task, model) == ("index", "norm") and N == 51:
-        return "index_posnorm_sqrt"                      # the paper's map
+        return "index_posnorm_sqrt"      # the one stored run with the paper's map is preferred where it exists
     base = {("first", "pos"): "first_posnorm", ("first", "norm"): "first_posnorm", ("majority", "gen"): "majority_gen",
             ("majority", "sin"): "majority_sin", ("index", "pos"): "index_posnorm", ("index", "norm"): "index_posnorm",
             ("first", "gen"): "first_gen", ("first", "sin"): "first_sin", ("index", "gen"): "index_gen",
@@ -112,7 +112,7 @@ def run_of(task: str, model: str, N: int) -> str:
     raise KeyError(f"no stored experiment holds {task}/{model} at N = {N}")
 
 
-#: the paper's 30,000-update protocol vs. our cap; the A_norm map of each experiment
+#: the protocol note of every claim measured with our misread A_norm map (see the module docstring)
 OUR_MAP = "A_norm with our misread map F(v) = v/(1+‖v‖²) (paper: v/√(1+‖v‖²))"
 
 
