@@ -105,6 +105,21 @@ def test_every_training_claim_names_its_reduced_protocol():
     assert "data-richer" in lr60.protocol.reduced and "1 seed" in lr60.protocol.reduced
 
 
+@pytest.mark.parametrize("p, n, m, held, total", [(17, 2000, 2, 132, 153), (97, 2000, 2, 277, 4753),
+                                                   (17, 8000, 2, 153, 153), (17, 8000, 3, 650, 969),
+                                                   (97, 8000, 2, 1006, 4753), (97, 8000, 3, 1142, 156849)])
+def test_data_richness_quoted_in_the_protocols(p, n, m, held, total):
+    """The count-vector coverage the length-generalization protocols quote (seed 1337's training sets)."""
+    from lengthgen.chapters.ch4.data import train_set
+    from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS
+
+    d = train_set(1337, p, TRAIN_LENGTHS, n)
+    assert len({tuple(r) for r in d.x[d.m == m].long().tolist()}) == held and math.comb(m + p - 1, p - 1) == total
+    text = C4.MAIN.reduced if n == 2000 else C4.PAPER_LR_60K.reduced
+    quoted = f"every one of the {total:,}" if held == total else f"{held:,} of "
+    assert quoted in text and f"{total:,}" in text
+
+
 def test_deviations_never_quote_our_value_and_causes_are_declared():
     committed = _committed()
     for c in C4.CLAIMS:
