@@ -56,7 +56,9 @@ def test_declared_deviation_and_one_that_starts_to_hold():
     assert rec["explanation"].startswith("we train") and rec["protocol"] == "reduced"
     held = _eval(c, 0.5)
     assert held["status"] == "reproduced" and held["declared_deviation_holds"] is True
-    assert held["reduced"] == "2,000 updates"                     # the reduction stays visible
+    assert held["protocol_note"] == "2,000 updates"               # the reduction stays visible
+    mod = _eval(_c(protocol=claims.modified("our map differs")), 0.5)
+    assert mod["protocol"] == "modified" and claims.protocol_label(mod) == "differs: our map differs"
 
 
 def test_declarations_are_checked():
@@ -72,7 +74,7 @@ def test_declarations_are_checked():
             _c(**kw)
     with pytest.raises(ConfigError, match="needs a reason"):
         Unchecked("ch0.u", "§5", "BLEU", 1.0, "not-reproducible", "")
-    with pytest.raises(ConfigError, match="what was reduced"):
+    with pytest.raises(ConfigError, match="must say what differs"):
         claims.Protocol("reduced")
 
 

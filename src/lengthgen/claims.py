@@ -31,7 +31,8 @@ Statuses
 A failing check without a declared deviation raises :class:`ClaimFailed` (a notebook, nbval and CI
 fail). A declared deviation whose check holds is recorded as reproduced and flagged
 (``declared_deviation_holds``), so the next ``claims --check`` reports it. A reduced protocol
-(``protocol=reduced("…")``) stays visible whatever the outcome. Our own checks of the code (closed
+(``protocol=reduced("…")``) or a modified one (``protocol=modified("…")``: a model or setting that
+differs from the paper's) stays visible whatever the outcome. Our own checks of the code (closed
 forms, brute force) are ``group="self-check"`` and are not counted as reproduced paper claims.
 """
 from __future__ import annotations
@@ -49,6 +50,7 @@ CHECKS = ("value", "interval", "equal", "direction", "predicate")
 STATUSES = ("reproduced", "deviates", "not-reproducible", "not-attempted")
 GROUPS = ("paper", "self-check")
 SOURCES = ("stored", "live")
+PROTOCOL_KINDS = ("paper", "reduced", "modified")
 #: the categories the scorecard counts: a direction check that holds is its own category
 CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
 
@@ -60,23 +62,30 @@ class ClaimFailed(AssertionError):
 # --------------------------------------------------------------------------- declarations
 @dataclass(frozen=True)
 class Protocol:
-    """Whether our number comes from the paper's protocol or a reduced one (and what was reduced)."""
+    """Whether our number comes from the paper's protocol, a reduced one (fewer updates, a smaller
+    modulus, …) or a modified one (a different model or setting than the paper's); ``reduced`` says
+    what was reduced or changed."""
 
     kind: str = "paper"
     reduced: str = ""
 
     def __post_init__(self):
-        check_choice("protocol", self.kind, ("paper", "reduced"))
-        if self.kind == "reduced" and not self.reduced:
-            raise ConfigError("a reduced protocol must say what was reduced")
+        check_choice("protocol", self.kind, PROTOCOL_KINDS)
+        if self.kind != "paper" and not self.reduced:
+            raise ConfigError(f"a {self.kind} protocol must say what differs from the paper's")
 
 
 PAPER_PROTOCOL = Protocol()
 
 
 def reduced(what: str) -> Protocol:
-    """A reduced protocol; ``what`` says what differs from the paper's (e.g. "p = 17, 2,000 updates")."""
+    """A reduced protocol; ``what`` says what was reduced (e.g. "p = 17, 2,000 updates")."""
     return Protocol("reduced", what)
+
+
+def modified(what: str) -> Protocol:
+    """A modified protocol: our model or setting differs from the paper's in ``what`` (not a reduction)."""
+    return Protocol("modified", what)
 
 
 @dataclass(frozen=True)
@@ -217,7 +226,7 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
         "check": claim.check, "tolerance": claim.tolerance,
         "interval": None if claim.interval is None else [float(v) for v in claim.interval],
         "why": claim.why, "source": claim.source, "scale": "full" if claim.source == "stored" else scale,
-        "protocol": claim.protocol.kind, "reduced": claim.protocol.reduced,
+        "protocol": claim.protocol.kind, "protocol_note": claim.protocol.reduced,
         "status": "reproduced" if ok else "deviates", "holds": ok,
         "cause": None, "explanation": None, "declared_deviation_holds": False,
     }
@@ -231,7 +240,7 @@ def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
     return {"id": u.id, "chapter": chapter, "group": u.group, "location": u.location, "statement": u.statement,
             "paper_value": _clean(u.paper_value), "paper_uncertainty": None, "our_value": None, "check": None,
             "tolerance": None, "interval": None, "why": None, "source": None, "scale": None,
-            "protocol": None, "reduced": "", "status": u.status, "holds": None, "cause": None,
+            "protocol": None, "protocol_note": "", "status": u.status, "holds": None, "cause": None,
             "explanation": u.reason, "declared_deviation_holds": False}
 
 
@@ -261,8 +270,9 @@ def chapter_claims(chapter: str):
 
 class StoredResults:
     """Lazy, cached access to a chapter's stored full-scale cells for ``measure`` functions:
-    ``results.cell(name)`` is the validated value (schemas from the chapter's ``experiments.SCHEMAS``
-    when it has one). ``folder`` defaults to ``results/<chapter>/cells``."""
+    ``results.cell(name)`` is the validated value: read by the chapter's
+    ``experiments.load_stored_cell(name, folder=...)`` where it defines one, else checked against
+    ``experiments.SCHEMAS[name]`` when that exists. ``folder`` defaults to ``results/<chapter>/cells``."""
 
     def __init__(self, chapter: str, folder: str | Path | None = None):
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
@@ -270,19 +280,25 @@ class StoredResults:
         self._cache: dict[str, Any] = {}
         self._prov: dict[str, dict] = {}
 
-    def _schema(self, name):
+    def _experiments(self):
         try:
-            mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
+            return importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
         except ModuleNotFoundError:
             return None
-        schemas = getattr(mod, "SCHEMAS", {}) or {}
+
+    def _schema(self, name):
+        schemas = getattr(self._experiments(), "SCHEMAS", {}) or {}
         return schemas.get(name)
 
     def cell(self, name: str):
         if name not in self._cache:
             from lengthgen.engine.runs import load_stored
 
-            obj = load_stored(self.chapter, name, schema=self._schema(name), folder=self.folder)
+            mod = self._experiments()
+            if mod is not None and hasattr(mod, "load_stored_cell"):     # the chapter's own checked reader
+                obj = mod.load_stored_cell(name, folder=self.folder)
+            else:
+                obj = load_stored(self.chapter, name, schema=self._schema(name), folder=self.folder)
             self._cache[name], self._prov[name] = obj["data"], obj["provenance"]
         return self._cache[name]
 
@@ -389,8 +405,16 @@ def load_all(folder: str | Path | None = None) -> list[dict]:
     return [r for ch in CHAPTERS for r in load_ledger(ch, folder)]
 
 
+#: record fields fixed by a claim's declaration: a change means the committed ledger is stale
+DECLARED_FIELDS = ("statement", "location", "paper_value", "check", "tolerance", "interval", "protocol",
+                   "protocol_note", "group", "cause")
+
+
 def _changed(old: dict, new: dict) -> str | None:
     """Why ``new`` differs materially from the committed ``old`` record (None if it does not)."""
+    stale = [k for k in DECLARED_FIELDS if _clean(old.get(k)) != _clean(new.get(k))]
+    if stale:
+        return f"declaration changed ({', '.join(stale)}) since the ledger was written; re-run the chapter"
     if old.get("status") != new["status"]:
         return f"status {old.get('status')} → {new['status']}"
     a, b = old.get("our_value"), new["our_value"]
@@ -466,6 +490,16 @@ def fmt_value(v, digits: int = 3) -> str:
     return str(v)
 
 
+def protocol_label(rec: dict) -> str:
+    """``paper``, ``reduced: …`` or ``differs: …`` for a ledger record."""
+    kind = rec.get("protocol")
+    if kind == "reduced":
+        return f"reduced: {rec.get('protocol_note')}"
+    if kind == "modified":
+        return f"differs: {rec.get('protocol_note')}"
+    return kind or "—"
+
+
 def claims_frame(rows: list[dict]):
     """Ledger records as a DataFrame of readable columns (``note``: self-check, or the declared
     cause and our explanation of a deviation)."""
@@ -480,8 +514,7 @@ def claims_frame(rows: list[dict]):
 
     return pd.DataFrame([{"claim": r["statement"], "where": r["location"], "paper": fmt_value(r["paper_value"]),
                           "ours": fmt_value(r["our_value"]), "status": category(r), "check": r.get("check") or "—",
-                          "protocol": ("reduced: " + r["reduced"]) if r.get("protocol") == "reduced"
-                          else (r.get("protocol") or "—"), "note": note(r), "id": r["id"]} for r in rows])
+                          "protocol": protocol_label(r), "note": note(r), "id": r["id"]} for r in rows])
 
 
 def claims_display(rows: list[dict]):
@@ -541,8 +574,7 @@ def claims_html(rows: list[dict], *, css: bool = True) -> str:
     body = []
     for r in rows:
         cat = category(r)
-        prot = "self-check" if r.get("group") == "self-check" else (
-            f"reduced: {r['reduced']}" if r.get("protocol") == "reduced" else (r.get("protocol") or "—"))
+        prot = "self-check" if r.get("group") == "self-check" else protocol_label(r)
         notes = []
         if r.get("why"):
             notes.append(f"<b>check:</b> {_esc(r['why'])}")

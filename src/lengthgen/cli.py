@@ -73,7 +73,7 @@ def _reproduce(args) -> int:
 
 
 def _claims(args) -> int:
-    from lengthgen.claims import category, check_ledgers, load_all, load_ledger
+    from lengthgen.claims import category, check_ledgers, load_all, load_ledger, protocol_label
 
     if args.check:
         chapters = [args.chapter] if args.chapter else list(CHAPTERS)
@@ -95,7 +95,7 @@ def _claims(args) -> int:
         print("no claims recorded yet (execute the chapters to fill results/claims/)")
         return 0
     for r in rows:
-        prot = "paper" if r.get("protocol") != "reduced" else f"reduced ({r.get('reduced')})"
+        prot = protocol_label(r)
         if r.get("group") == "self-check":
             prot = "self-check (not a paper claim)"
         print(f"{category(r):<17} {str(r.get('check') or '—'):<9} {r['id']:<44} {prot}")

@@ -39,7 +39,7 @@ A claim that reads an experiment trained under an update cap below the paper's 3
 ``reduced("update cap …")`` (the notebook prints how many members reached the cap). Our A_norm
 implementation (``single_layer.F_norm``, norm map ``paper``) uses F(v) = v/(1+‖v‖²), a misreading of
 the paper's F(v) = v/√(1+‖v‖²) (eq. 17; the square root is lost in the text we worked from). Every
-claim measured on that map says so in its protocol (:data:`OUR_MAP`), whatever its outcome; the one
+claim measured on that map says so in its protocol (``modified(OUR_MAP)``), whatever its outcome; the one
 stored run with the paper's map (``index_posnorm_sqrt``, N = 51) provides the N = 51 A_norm claims.
 
 Deviations are declared below (:data:`DEVIATIONS`), one per claim that deviates today, each with a
@@ -55,7 +55,7 @@ import numpy as np
 
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.experiments import EXPERIMENTS, coefficient_analysis, longest_accuracy, mean_ood
-from lengthgen.claims import PAPER_PROTOCOL, Claim, Deviation, Unchecked, reduced
+from lengthgen.claims import PAPER_PROTOCOL, Claim, Deviation, Unchecked, modified, reduced
 
 PAPER = "Zhu & Chiang 2026"
 
@@ -128,6 +128,8 @@ def protocol_of(pairs) -> object:
                 notes.append(note)
         if model == "norm" and EXPERIMENTS[name].norm_map != "sqrt" and task != "majority" and OUR_MAP not in notes:
             notes.append(OUR_MAP)                         # (Majority's fixed token k = 0 makes F(ak) = 0 for any F)
+    if OUR_MAP in notes:                  # a different model than the paper's, not a smaller run
+        return modified("; ".join(notes))
     return reduced("; ".join(notes)) if notes else PAPER_PROTOCOL
 
 
@@ -335,7 +337,7 @@ def _build():
                          paper_value=theory, check="value", tolerance=WINDOW_SLOPE_TOL,
                          why=f"rule 6: a finite-n window slope within ± {WINDOW_SLOPE_TOL} of the exponent",
                          measure=lambda r, k=f"{v}/{t}/{c}": window_slope(r, k),
-                         protocol=reduced(OUR_MAP) if v == "norm" else PAPER_PROTOCOL, deviation=_dev(cid)))
+                         protocol=modified(OUR_MAP) if v == "norm" else PAPER_PROTOCOL, deviation=_dev(cid)))
     for key, theory in paper.PAPER_MC_EXPONENTS.items():
         cid = f"ch2.volume.mc_{key.replace('/', '_')}"
         v, t = key.split("/")
@@ -345,7 +347,7 @@ def _build():
                          paper_value=theory, check="value", tolerance=MC_EXPONENT_TOL,
                          why=f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's",
                          measure=lambda r, k=key: mc_exponent(r, k),
-                         protocol=reduced(OUR_MAP) if v == "norm" else PAPER_PROTOCOL, deviation=_dev(cid)))
+                         protocol=modified(OUR_MAP) if v == "norm" else PAPER_PROTOCOL, deviation=_dev(cid)))
     out += [
         Claim("ch2.volume.majority_area_eq75", "Lemma 4 eq. 75", source="live",
               statement="The exact (X, b₂,₁) area of the A_gen Majority center equals η³·4 artanh(1/n)/log n "
