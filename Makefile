@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: book test unit nbval html ledger sync-check clean
+.PHONY: book test unit nbval html ledger pages sync-check clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,8 +14,12 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 ## make book: execute every chapter at smoke scale (cached) and build the HTML book into _build/html
-book: $(STAMP)
+book: pages
 	$(BIN)/jupyter-book build .
+
+## the scorecard's tables and the intro's results box, generated from results/claims/
+pages: $(STAMP)
+	$(BIN)/python scripts/build_pages.py
 
 ## make test: unit tests, every notebook under nbval, the strict book build, the HTML checks and the
 ## ledger check; it leaves `git status` clean (ledger values are rounded, smoke runs write under _build)
@@ -27,7 +31,7 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/python -m pytest notebooks/*.ipynb $(NBVAL)
 
-html: $(STAMP)
+html: pages
 	$(BIN)/jupyter-book build -W -n --keep-going .
 	$(BIN)/python -m pytest tests -m html
 

@@ -177,3 +177,15 @@ def test_claims_html_shows_statements_badges_and_formatted_numbers():
     assert "0.6655000000000001" not in html and "reduced: 2,000 updates" in html
     assert "<details>" in html and "fewer updates" in html and "ch0.x" in html
     assert claims.fmt_value({"mean": 81.0, "lo": 79.5, "hi": 82.25}) == "81 (79.5–82.2)"
+
+
+def test_every_chapter_has_a_headline_naming_its_claims():
+    from lengthgen.config import CHAPTERS
+
+    for ch in CHAPTERS:
+        mod = claims.chapter_claims(ch)
+        head = mod.HEADLINE
+        ids = {c.id for c in mod.CLAIMS}
+        assert head["finding"] and head["deviation"]
+        for cid in head["finding_ids"] + head["deviation_ids"]:
+            assert cid in ids, f"{ch} HEADLINE names unknown claim {cid}"

@@ -591,7 +591,8 @@ def claims_html(rows: list[dict], *, css: bool = True) -> str:
             notes.append("<b>note:</b> a deviation was declared but the check now holds")
         notes.append(f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}")
         body.append(
-            f"<tr><td>{_esc(r['statement'])} <i>({_esc(r['location'])})</i>"
+            f'<tr id="claim-{_esc(r["id"])}"><td>{_esc(r["statement"])} <i>({_esc(r["location"])})</i>'
+
             f"<details><summary>details</summary>{'<br>'.join(notes)}</details></td>"
             f"<td>{_esc(fmt_value(r['paper_value']))}</td><td>{_esc(fmt_value(r['our_value']))}</td>"
             f"<td>{badge(cat)}</td><td>{_esc(r.get('check') or '—')} · {_esc(prot)}</td></tr>")
@@ -622,3 +623,84 @@ class HTMLTable:
 
     def _repr_html_(self) -> str:
         return self.html
+
+
+TITLES = {"ch0": "Chapter 0 — attention dilution (background)", "ch1": "Chapter 1 — Chiang & Cholak (2022)",
+          "ch2": "Chapter 2 — Zhu & Chiang (2026)", "ch3": "Chapter 3 — Han, Chai & Wang (2026)",
+          "ch4": "Chapter 4 — Huang & Li (2025)"}
+
+
+def scorecard_markdown(folder: str | Path | None = None, figure: str | None = None) -> str:
+    """The generated body of the scorecard page (MyST markdown with raw HTML): the totals, the
+    figure ``figure`` (a file name next to the page) and, per chapter, its paper claims and its
+    self-checks. Each claim row has the anchor ``claim-<id>``."""
+    parts = [totals_html(folder), ""]
+    if figure:
+        parts += [f"```{{figure}} {figure}", ":name: fig-scorecard-totals", ":width: 100%", "",
+                  "Paper claims per chapter by status (self-checks not counted).", "```", ""]
+    for ch in CHAPTERS:
+        rows = load_ledger(ch, folder)
+        paper = [r for r in rows if r.get("group", "paper") == "paper"]
+        selfc = [r for r in rows if r.get("group") == "self-check"]
+        parts += [f"## {TITLES[ch]}", ""]
+        if paper:
+            parts += [claims_html(paper, css=False), ""]
+        if selfc:
+            parts += [f"Self-checks of our own code ({len(selfc)}), not counted above:", "",
+                      claims_html(selfc, css=False), ""]
+    return "\n".join(parts) + "\n"
+
+
+def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path:
+    """Save the bar chart of paper claims per chapter and status to ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lengthgen import plotting
+
+    tot = scorecard(folder)
+    tot = tot[tot["chapter"] != "all"]
+    fig, ax = plotting.figure(width=6.4, height=2.4)
+    left = [0] * len(tot)
+    for cat in CATEGORIES:
+        vals = tot[cat].tolist()
+        ax.barh(tot["chapter"], vals, left=left, color=_BADGE[cat], label=cat)
+        left = [a + b for a, b in zip(left, vals)]
+    ax.invert_yaxis()
+    ax.set(xlabel="paper claims (count)", ylabel="chapter")
+    ax.legend(ncol=3, fontsize=9, loc="lower right", frameon=False)
+    plotting.finish(fig)
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)
+
+
+def results_box_markdown(folder: str | Path | None = None) -> str:
+    """The intro page's results box (HTML): per chapter its headline finding and main deviation
+    (``HEADLINE`` of the chapter's claims module, each linked to its scorecard rows) and its
+    counts, then the book's totals."""
+    tot = scorecard(folder)
+    row_of = {r["chapter"]: r for _, r in tot.iterrows()}
+
+    def counts(r) -> str:
+        return " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k]))
+
+    def links(ids) -> str:
+        return " ".join(f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>' for n, i in enumerate(ids))
+
+    out = [_CSS, '<div class="lg-results"><table class="lg-claims"><colgroup><col style="width:16%">'
+           '<col style="width:34%"><col style="width:34%"><col style="width:16%"></colgroup><thead><tr>'
+           "<th>chapter</th><th>main finding</th><th>main deviation</th><th>paper claims</th></tr></thead><tbody>"]
+    for ch in CHAPTERS:
+        head = getattr(chapter_claims(ch), "HEADLINE", None) or {}
+        r = row_of[ch]
+        out.append(f"<tr><td>{_esc(TITLES[ch])}</td>"
+                   f"<td>{_esc(head.get('finding', '—'))} {links(head.get('finding_ids', []))}</td>"
+                   f"<td>{_esc(head.get('deviation', '—'))} {links(head.get('deviation_ids', []))}</td>"
+                   f"<td>{_esc(counts(r))}</td></tr>")
+    a = row_of["all"]
+    out.append(f"<tr><td><b>all chapters</b></td><td colspan=2><b>{int(a['total'])} paper claims:</b> "
+               f"{_esc(counts(a))}</td><td></td></tr></tbody></table></div>")
+    return "".join(out) + "\n"

@@ -62,3 +62,9 @@ CLAIMS = [
           paper_value=1.0, check="value", tolerance=1e-3,
           why="log(N − 1)/log N = 1 − 10⁻⁵/log 10⁵ + …, far inside 10⁻³"),
 ]
+
+#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
+HEADLINE = {"finding": "Closed forms of softmax dilution and of log-length scaling agree with torch.softmax "
+                       "to rounding for N up to 10⁵ (background; self-checks only).",
+            "finding_ids": ["ch0.eq1.closed_form"],
+            "deviation": "None: the chapter reproduces no experiment.", "deviation_ids": []}

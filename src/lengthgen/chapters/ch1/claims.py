@@ -383,3 +383,14 @@ CLAIMS = [
           why="sampling error of 2,000 strings: a correct closed form lies within 4 s.e. at all 8 lengths",
           digits=3),
 ]
+
+#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
+HEADLINE = {"finding": "The exact PARITY and FIRST transformers are 100 % accurate at every length, and "
+                       "log-scaled attention learns FIRST from short strings (20 of 20 runs perfect at n = 1000 "
+                       "when trained at 30 or 100).",
+            "finding_ids": ["ch1.exact.parity", "ch1.exact.first", "ch1.first_train.scaled_perfect_n30",
+                            "ch1.first_train.scaled_perfect_n100"],
+            "deviation": "Trained at n = 10 or 300, log-scaled attention is perfect in 16 and 17 of 20 runs "
+                         "(paper: 20 of 20), and standard attention at n = 10 is above chance.",
+            "deviation_ids": ["ch1.first_train.scaled_perfect_n10", "ch1.first_train.scaled_perfect_n300",
+                              "ch1.first_train.standard_chance_at_10"]}

@@ -516,3 +516,12 @@ DEVIATIONS.update({
 })
 
 CLAIMS = _build()
+
+#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
+HEADLINE = {"finding": "The exact-solution windows shrink as the paper derives (χ like n⁻², ℓ like n⁻¹ for Index; "
+                       "constant for First), and length generalization follows that order in training.",
+            "finding_ids": ["ch2.volume.pos_index_chi", "ch2.volume.pos_index_ell", "ch2.train.volume_order"],
+            "deviation": "A_norm at N = 11–41 was trained with our misread map F(v) = v/(1+‖v‖²) (an error of "
+                         "ours, re-run pending); Index under A_pos lies just outside the paper's intervals at "
+                         "several N.",
+            "deviation_ids": ["ch2.train.table2.index_norm_N31", "ch2.train.table2.index_pos_N51"]}
