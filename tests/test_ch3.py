@@ -249,6 +249,12 @@ def test_every_stored_cell_is_done_and_valid():
     for n in stored:
         ch3.load(n)
     rows = ch3.study_rows()
+    # 2,875 = the main study's 2,625 measurements (3 tiers x 5 PEs x 7 tasks x 5 seeds x 5 lengths, §6)
+    # + the 250 pos2/pos5 measurements of tier 1L1H (5 PEs x 2 tasks x 5 seeds x 5 lengths, App. E, Table 6)
+    main = [r for r in rows if r["task"] in MAIN_TASKS]
+    pos = [r for r in rows if r["task"] not in MAIN_TASKS]
+    assert len(main) == paper.N_MEASUREMENTS["main"] == 2625
+    assert len(pos) == paper.N_MEASUREMENTS["pos_1L1H"] == 250 and {r["tier"] for r in pos} == {"1L1H"}
     assert len(rows) == 2875 and len(ch3.stored_groups()) == 100
     assert ch3.study_label(ch3.stored_groups()).startswith("stored full run: 100 of 150 planned groups")
 

@@ -74,12 +74,15 @@ PROTOCOL = {
 ROPE_FIRST_ALPHA = {30: 0.80, 40: 0.40, 60: 0.20, 128: 0.12, 256: 0.055, 512: 0.039}
 #: Sinusoidal prev α_L under the CE rule (Prop. 3, App. A.4: existence vs selection).
 SIN_PREV_ALPHA = {60: 0.45, 128: 0.34}
-#: §6 (primary confirmation): standard deviation of the cell-level α (mean over L = 30…80) of the
-#: NoPE/ALiBi/copy/reverse cells, and the largest cell-level α among non-generalizing cells (RoPE/first).
+#: §6 (primary confirmation), App. D: standard deviation of the cell-level α (mean over L = 30…80)
+#: of the 20 NoPE/ALiBi/copy/reverse cells.
 ZERO_CELLS_ALPHA_STD = 0.02
-MAX_NEGATIVE_CELL_ALPHA = 0.36
-#: App. I, Table 12: sinusoidal prev α_60 with 8 and with 32 frequencies.
+#: App. I, Table 12 (caption): sinusoidal prev α_60 with 8 and with 32 frequencies, and sinusoidal
+#: first, whose shift 8 → 32 the caption quotes as 0.93 → 1.00 (we read both at L = 60).
 FREQ_SIN_PREV_ALPHA60 = {8: 0.47, 32: 0.00}
+FREQ_SIN_FIRST_ALPHA60 = {8: 0.93, 32: 1.00}
+#: App. I, Table 11 (caption): RoPE prev and skip3 score α_L = 1.00 under every frequency count and θ-base.
+FREQ_ROPE_FIXED = 1.00
 
 # --------------------------------------------------------------------------- paper values: theory
 #: App. A.5–A.6: the kernel κ(0…3) whose shallow row 2 takes offset 1 while deep rows take offset 3.
@@ -91,28 +94,66 @@ THM2_CLIPPED_ALPHA = {40: 0.500, 100: 0.875, 1000: 0.990, 200_000: 0.99995}
 THM2_SQUARES_ALPHA = {200: 0.944, 5000: 0.987, 50_000: 0.996}
 #: Prop. 2's Monte-Carlo figures: unconditional hit rate and share of winners among the new keys, per L.
 PROP2_MC = {30: (0.034, 0.30), 60: (0.016, 0.65)}
+#: App. A.6(a)–(c) and A.5: the parity offsets δ(i) ∈ {1, 2} score exactly 0.5; the unbounded ladder
+#: kernel attains α_L = 1 on copy along L = 40 … 40960; κ[10] = 5, κ[30] = 8 solves copy at L0 = 20
+#: and L = 60; a kernel with strict global peak c solves copy at L ∈ {2c − 1, 2c} (demanded offset
+#: ⌈L/2⌉ = c) and fails for every L > 2c; a 20k-kernel sweep finds no relative kernel solving reverse at L0.
+THM2_PARITY_ALPHA = 0.5
+THM2_LADDER = {"lengths": (40, 160, 640, 2560, 10240, 40960), "alpha": 1.0}
+THM2_TWO_LENGTHS = {"kappa": {10: 5.0, 30: 8.0}, "lengths": (20, 60)}
+PEAK_COPY_ALPHA = 1.0
+REVERSE_SWEEP = {"kernels": 20_000, "solved": 0}
+#: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev 0.00
+#: (exact tie), attend-first 1.00 with a length-independent margin.
+DUALITY = {"relative": {"prev": 1.0, "first": 0.0}, "clamped": {"prev": 0.0, "first": 1.0}}
 #: Prop. 3: sin(d θ_min) (16 frequencies, base 1e4) solves copy at L = 17665 (offset 8833); θ_min.
 PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-4}
 
 # --------------------------------------------------------------------------- paper values: the trained study
-#: Table 3: per cell, α_60 (CE rule) and the trained LG@60 of the 1L1H and 2L4H tiers.
+#: Table 3: per cell, α_60 (CE rule) and the trained LG@60 of the 1L1H and 2L4H tiers, mean over 5
+#: seeds; ``sd_*`` is the ± the table prints after each mean (the spread over the 5 seeds: our own
+#: seed standard deviations are of the same size, e.g. RoPE prev 1L1H 0.047 against the paper's 0.05).
 TABLE3 = {
-    "rope/skip5": {"alpha60": 1.00, "lg_1L1H": 1.00, "lg_2L4H": 0.97},
-    "rope/prev": {"alpha60": 1.00, "lg_1L1H": 0.87, "lg_2L4H": 0.85},
-    "rope/copy": {"alpha60": 0.00, "lg_1L1H": 0.10, "lg_2L4H": 0.14},
-    "sinusoidal/first": {"alpha60": 1.00, "lg_1L1H": 0.87, "lg_2L4H": 0.92},
-    "sinusoidal/skip3": {"alpha60": 0.25, "lg_1L1H": 0.22, "lg_2L4H": 0.11},
-    "learned_abs/first": {"alpha60": 1.00, "lg_1L1H": 1.00, "lg_2L4H": 1.00},
-    "learned_abs/prev": {"alpha60": 0.00, "lg_1L1H": 0.08, "lg_2L4H": 0.08},
-    "alibi/prev": {"alpha60": 0.00, "lg_1L1H": 0.18, "lg_2L4H": 1.00},
-    "alibi/first": {"alpha60": 0.00, "lg_1L1H": 0.15, "lg_2L4H": 1.00},
-    "nope/first": {"alpha60": 0.00, "lg_1L1H": 0.16, "lg_2L4H": 1.00},
+    "rope/skip5": {"alpha60": 1.00, "lg_1L1H": 1.00, "sd_1L1H": 0.00, "lg_2L4H": 0.97, "sd_2L4H": 0.02},
+    "rope/prev": {"alpha60": 1.00, "lg_1L1H": 0.87, "sd_1L1H": 0.05, "lg_2L4H": 0.85, "sd_2L4H": 0.13},
+    "rope/copy": {"alpha60": 0.00, "lg_1L1H": 0.10, "sd_1L1H": 0.01, "lg_2L4H": 0.14, "sd_2L4H": 0.01},
+    "sinusoidal/first": {"alpha60": 1.00, "lg_1L1H": 0.87, "sd_1L1H": 0.13, "lg_2L4H": 0.92, "sd_2L4H": 0.04},
+    "sinusoidal/skip3": {"alpha60": 0.25, "lg_1L1H": 0.22, "sd_1L1H": 0.03, "lg_2L4H": 0.11, "sd_2L4H": 0.01},
+    "learned_abs/first": {"alpha60": 1.00, "lg_1L1H": 1.00, "sd_1L1H": 0.00, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
+    "learned_abs/prev": {"alpha60": 0.00, "lg_1L1H": 0.08, "sd_1L1H": 0.00, "lg_2L4H": 0.08, "sd_2L4H": 0.00},
+    "alibi/prev": {"alpha60": 0.00, "lg_1L1H": 0.18, "sd_1L1H": 0.00, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
+    "alibi/first": {"alpha60": 0.00, "lg_1L1H": 0.15, "sd_1L1H": 0.01, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
+    "nope/first": {"alpha60": 0.00, "lg_1L1H": 0.16, "sd_1L1H": 0.01, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
 }
 #: Table 4: per tier, (Spearman ρ over learnable cells, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5]).
 TABLE4 = {"1L1H": (0.90, 0.925), "2L4H": (0.31, 0.94), "4L4H": (0.28, 0.97)}
-#: §6 (primary confirmation), 1L1H: cell-level AUC of α for LG ≥ 0.5, its permutation p, and the
-#: unconditioned Spearman over all cells.
-STUDY_1L1H = {"auc": 1.0, "auc_p": 5e-5, "spearman_all": 0.47}
+#: The 95 % bootstrap intervals of Table 4 that survive in the text (§6, App. D): the 1L1H Spearman
+#: (over 15 cells) and the precisions of the deeper tiers (over the high-α rows). The 2L4H and 4L4H
+#: Spearman intervals are only said to include 0; the 1L1H precision interval is lost with the table.
+TABLE4_CI = {("spearman", "1L1H"): (0.73, 0.95), ("precision", "2L4H"): (0.89, 0.97),
+             ("precision", "4L4H"): (0.94, 0.99)}
+#: Learnable cells (train acc > 0.8) per tier: 15 of 35 at 1L1H (§6), 20 at 2L4H (App. F, Table 7's caption).
+N_LEARNABLE = {"1L1H": 15, "2L4H": 20}
+#: §6 (primary confirmation), 1L1H: cell-level AUC of α for LG ≥ 0.5, its permutation p (20k
+#: shuffles), the unconditioned Spearman over all 35 cells, the 6 cells with LG ≥ 0.5 (base rate
+#: 0.17), the margin of the separation (min α among positives, max among negatives) and the AUC over
+#: the 11 non-trivial cells (negatives with α ≈ 0 dropped).
+STUDY_1L1H = {"auc": 1.0, "auc_p": 5e-5, "n_perm": 20_000, "spearman_all": 0.47, "n_cells": 35, "n_pos": 6,
+              "min_alpha_pos": 1.00, "max_alpha_neg": 0.36, "n_nontrivial": 11, "auc_nontrivial": 1.0}
+#: §6 (binary indicator), 1L1H learnable cells: ρ with α binarised at 0.5, ρ over the non-trivial
+#: cells (α > 0.05), and within the sinusoidal bounded-offset family (prev, skip2/3/5): cell-level
+#: (4 cells), row-level and (PE, task, L)-level.
+GRADED_1L1H = {"binarized": 0.85, "nontrivial": 0.77, "sin_cell": -0.20, "sin_row": 0.04, "sin_cell_L": 0.09}
+#: App. D (robustness): cell-level ρ on learnable cells with the learnability cutoff at train acc
+#: > 0.5, 0.7, 0.9.
+CUTOFF_RHO = {0.5: 0.91, 0.7: 0.90, 0.9: 0.90}
+#: §6 (sufficiency), 1L1H: precision of α_L ≥ τ ⇒ LG ≥ 0.7 for τ = 0.5, 0.7, 0.9; at τ = 0.5, 12 of
+#: the 160 high-α rows violate, from three families: (cell, L, violating seeds, α_L, mean LG).
+PRECISION_TAU = {0.5: 0.925, 0.7: 0.95, 0.9: 0.987}
+HIGH_ROWS_1L1H = {"rows": 160, "violations": 12}
+VIOLATIONS_1L1H = {"rope/first": {"L": 30, "alpha": 0.80, "lg": 0.13, "seeds": 5},
+                   "sinusoidal/prev": {"L": 40, "alpha": 0.50, "lg": 0.14, "seeds": 5},
+                   "sinusoidal/first": {"L": (60, 80), "seeds": (1, 1), "lg80": 0.77, "worst": 0.49}}
 #: App. D, Table 5: Spearman(α_L, LG) over the 75 (learnable cell, L) rows of 1L1H for the CE fit,
 #: the min-norm interpolant and the CE fit without weight decay.
 TABLE5 = {"ce": 0.91, "min_norm": 0.56, "ce_wd0": 0.92}
@@ -126,5 +167,28 @@ MARGINAL_GROWTH = {("nope/prev", "2L4H"): 0.53, ("nope/prev", "4L4H"): 0.74,
 #: App. E, Table 6: the absolute encodings reach LG@80 ≥ 0.97 on pos2/pos5; the α screen separates
 #: the cells perfectly (AUC 1).
 APP_E_ABSOLUTE = ("learned_abs", "sinusoidal")
+#: App. E: α_60 = 1.00 on every absolute-encoding pos2/pos5 cell and 0.00 on every relative/NoPE one.
+APP_E_ALPHA60 = {"absolute": 1.0, "other": 0.0}
 APP_E_MIN_LG80 = 0.97
 APP_E_AUC = 1.0
+
+# --------------------------------------------------------------------------- paper values the book does not check
+#: Study sizes: the main study (§6: 3 tiers × 5 PEs × 7 tasks × 5 seeds × 5 lengths) and App. E's
+#: pos2/pos5 study (5 PEs × 2 tasks × 3 tiers × 5 seeds × 5 lengths), of which the book runs the 1L1H
+#: tier (250 measurements, Table 6).
+N_MEASUREMENTS = {"main": 2625, "pos": 750, "pos_1L1H": 250}
+#: §6 (relation to the taxonomy): ρ of a PE-blind rule ("is the offset bounded?") and of the
+#: hand-built taxonomy baseline.
+BASELINE_RHO = {"pe_blind": -0.24, "taxonomy": 0.85}
+#: App. F, Table 7: vocab 64, d = 128 (2 seeds, 700 rows): 1L1H ρ and precision, 2L4H ρ over 19 cells.
+SCALE_ROBUSTNESS = {"rho_1L1H": 0.92, "precision_1L1H": 0.94, "rho_2L4H": 0.36, "cells_2L4H": 19}
+#: App. G, Table 8: L0 ∈ {10, 20, 40}, evaluated at 3 L0, 3 seeds: screen AUC 1.0 at every L0.
+L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
+#: App. H, Table 9: content-driven induction, largest 2-layer LG (α_L = 0 for every PE).
+INDUCTION_MAX_LG = 0.84
+#: App. H, Table 10: RoPE frequency scale 0.03 on skip-3 (1L1H): trained LG while α_L = 0.
+ROPE_FREQ_SCALE_LG = {"scale": 0.03, "lg": 0.88, "alpha": 0.0}
+#: App. A.6(c): a kernel peaked at 100 with a secondary peak at 20 reaches α_L = 1 on copy at these L.
+SECONDARY_PEAK_COPY_L = (39, 40, 199, 200)
+#: App. A.7: the i.i.d.-extended learned-absolute head on prev scores the chance level 0.046.
+IID_EXTENDED_PREV = 0.046
