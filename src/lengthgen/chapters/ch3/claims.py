@@ -585,7 +585,7 @@ CLAIMS = [
           measure=lambda r: theory(r)["prop1"]["interior_strict_argmax"]),
     Claim("ch3.prop1.adversarial", "Prop. 1",
           statement="Gradient ascent on the prev-token margin of φ(i) = [1, i] never reaches a positive margin (best margin)",
-          paper_value="≤ 0", check="interval", interval=(-math.inf, FLOAT_TOL),
+          paper_value="≤ 0", check="predicate", holds=lambda m: m <= FLOAT_TOL,
           why="rule 7: a margin that must be ≤ 0, up to float rounding",
           measure=lambda r: theory(r)["prop1"]["best_prev_margin"]),
     Claim("ch3.prop2.conditional", "Prop. 2 (eq. 4)",
