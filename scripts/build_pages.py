@@ -17,7 +17,7 @@ def main() -> None:
     out = ROOT / "book" / "_generated"
     out.mkdir(parents=True, exist_ok=True)
     claims.scorecard_figure(out / "scorecard.png")
-    (out / "scorecard_body.md").write_text(claims.scorecard_markdown(figure="scorecard.png"))
+    (out / "scorecard_body.md").write_text(claims.scorecard_markdown(figure="_generated/scorecard.png"))
     (out / "results_box.md").write_text(claims.results_box_markdown())
     print(f"wrote {out}")
 

@@ -548,8 +548,10 @@ table.lg-claims col.c-claim{width:43%} table.lg-claims col.c-num{width:15%} tabl
 table.lg-claims col.c-kind{width:13%}
 table.lg-claims details{margin-top:3px;color:#444} table.lg-claims summary{cursor:pointer;color:#555}
 span.lg-badge{display:inline-block;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
-table.lg-totals{border-collapse:collapse;font-size:0.9em} table.lg-totals td,table.lg-totals th{padding:2px 8px;
- border-bottom:1px solid #ddd;text-align:right} table.lg-totals td:first-child{text-align:left}
+table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed}
+table.lg-totals td,table.lg-totals th{padding:2px 4px;border-bottom:1px solid #ddd;text-align:right;
+ overflow-wrap:anywhere} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
+table.lg-totals span.lg-badge{white-space:normal}
 </style>"""
 
 
@@ -632,7 +634,7 @@ TITLES = {"ch0": "Chapter 0 — attention dilution (background)", "ch1": "Chapte
 
 def scorecard_markdown(folder: str | Path | None = None, figure: str | None = None) -> str:
     """The generated body of the scorecard page (MyST markdown with raw HTML): the totals, the
-    figure ``figure`` (a file name next to the page) and, per chapter, its paper claims and its
+    figure ``figure`` (a path relative to the page that includes the body) and, per chapter, its paper claims and its
     self-checks. Each claim row has the anchor ``claim-<id>``."""
     parts = [totals_html(folder), ""]
     if figure:
@@ -670,7 +672,8 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set(xlabel="paper claims (count)", ylabel="chapter")
-    ax.legend(ncol=3, fontsize=9, loc="lower right", frameon=False)
+    ax.legend(ncol=5, fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
+              handlelength=1.2, columnspacing=1.0)
     plotting.finish(fig)
     fig.savefig(path)
     plt.close(fig)
@@ -684,8 +687,12 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     tot = scorecard(folder)
     row_of = {r["chapter"]: r for _, r in tot.iterrows()}
 
+    selfc = {r["chapter"]: int(r["total"]) for _, r in scorecard(folder, group="self-check").iterrows()}
+
     def counts(r) -> str:
-        return " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k]))
+        out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
+        n = selfc.get(r["chapter"], 0)
+        return out + (f" (and {n} self-checks)" if n else "")
 
     def links(ids) -> str:
         return " ".join(f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>' for n, i in enumerate(ids))
