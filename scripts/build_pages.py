@@ -1,11 +1,13 @@
 """Generate the parts of the book's pages that come from the claims ledger (run before a build).
 
-Writes ``book/_generated/`` (ignored by git): ``scorecard_body.md`` and ``scorecard.png`` for the
+Copies MathJax into ``_mathjax/`` (offline math) and writes ``book/_generated/`` (both ignored by git): ``scorecard_body.md`` and ``scorecard.png`` for the
 scorecard page, and ``results_box.md`` for the intro's results box. The pages include them, so
 they are plain pages (no notebook, no launch button) and always agree with results/claims/.
 
     .venv/bin/python scripts/build_pages.py
 """
+import importlib.util
+import shutil
 from pathlib import Path
 
 from lengthgen import claims
@@ -13,7 +15,22 @@ from lengthgen import claims
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def copy_mathjax() -> Path:
+    """Copy MathJax 3 (from the ``django-static-mathjax`` wheel) into ``_mathjax/mathjax``, which the
+    build copies to the site's ``mathjax/`` (``html_extra_path``; not ``_static``, whose every script
+    Jupyter Book would load), so the book renders math without a network."""
+    spec = importlib.util.find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("MathJax is missing: pip install -r requirements.txt (django-static-mathjax)")
+    src = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
+    dst = ROOT / "_mathjax" / "mathjax"
+    if not (dst / "tex-chtml.js").exists():
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+    return dst
+
+
 def main() -> None:
+    copy_mathjax()
     out = ROOT / "book" / "_generated"
     out.mkdir(parents=True, exist_ok=True)
     claims.scorecard_figure(out / "scorecard.png")
