@@ -100,3 +100,28 @@ def test_no_visible_ledger_calls():
         text = page.read_text()
         assert "ledger.check(" not in text and "ledger.save(" not in text, page.name
         assert "ledger.show(" not in text and "ledger.record(" not in text, page.name
+
+
+PROBE = """<iframe id=f src="{src}" width=1280 height=900></iframe><script>
+setTimeout(function(){{var d=document.getElementById('f').contentDocument, out=[];
+d.querySelectorAll('.lg-explorer').forEach(function(ex){{
+  var img=ex.querySelector('img.lg-frame'), before=img.src, c=ex.querySelector('input,select');
+  if(c.tagName==='SELECT'){{c.selectedIndex=(c.selectedIndex+1)%c.options.length;}}
+  else{{c.value=(+c.value+1)%(+c.max+1);}}
+  c.dispatchEvent(new Event('input'));
+  out.push(before.length>100 && img.src!==before ? 'changed' : 'same');}});
+document.title='R'+out.join(',');}}, 3000);</script>"""
+
+
+def test_every_explorer_changes_its_figure_without_a_kernel(chromium, tmp_path):
+    import re
+
+    pages = [p for p in sorted((HTML / "notebooks").glob("*.html")) if "lg-explorer" in p.read_text()]
+    assert pages, "no chapter has a static explorer"
+    for page in pages:
+        probe = tmp_path / f"probe_{page.stem}.html"
+        probe.write_text(PROBE.format(src=page.as_uri()))
+        out = render(chromium, probe, "--dump-dom", "--allow-file-access-from-files")
+        m = re.search(r"<title>R([^<]*)</title>", out)
+        assert m and m.group(1), f"{page.name}: the probe found no explorer ({out[:200]})"
+        assert set(m.group(1).split(",")) == {"changed"}, f"{page.name}: an explorer did not change: {m.group(1)}"
