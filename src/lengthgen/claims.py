@@ -347,17 +347,30 @@ class Ledger:
             raise ConfigError(f"claim {id} is not a {source} claim")
         return c
 
-    def show(self, id: str):
-        """Evaluate stored-result claim ``id`` and return its one-row display table."""
+    def show(self, id: str) -> "ClaimRows":
+        """Evaluate stored-result claim ``id``; returns its row of the claims table."""
         c = self._claim(id, "stored")
         self._records[id] = evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full")
-        return claims_display([self._records[id]])
+        return ClaimRows([self._records[id]])
 
-    def record(self, id: str, ours):
-        """Record live claim ``id`` with our measured value ``ours``; returns its display row."""
+    def record(self, id: str, ours) -> "ClaimRows":
+        """Record live claim ``id`` with our measured value ``ours``; returns its row of the table."""
         c = self._claim(id, "live")
         self._records[id] = evaluate(c, ours, chapter=self.chapter, scale=self.scale)
-        return claims_display([self._records[id]])
+        return ClaimRows([self._records[id]])
+
+    def claims(self, *items) -> "ClaimRows":
+        """Several claims at once, as one table: each item is a stored claim's id (evaluated now) or
+        a live claim's ``(id, ours)`` pair (recorded)."""
+        recs = []
+        for it in items:
+            if isinstance(it, tuple) and len(it) == 2:
+                recs += self.record(*it).records
+            elif isinstance(it, str):
+                recs += self.show(it).records
+            else:
+                raise ConfigError(f"each item must be a stored claim id or an (id, ours) pair, got {it!r}")
+        return ClaimRows(recs)
 
     def records(self) -> list[dict]:
         """Every declared claim's record in declaration order (stored ones evaluated if not shown);
@@ -615,6 +628,21 @@ def totals_html(folder: str | Path | None = None) -> str:
                    + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td></tr>")
     out.append("</tbody></table>")
     return "".join(out)
+
+
+class ClaimRows:
+    """Claim records as the book's claims table: displayed as HTML (``_repr_html_``); ``data`` is
+    the same rows as a DataFrame and ``records`` the ledger records."""
+
+    def __init__(self, records: list[dict]):
+        self.records = list(records)
+
+    @property
+    def data(self):
+        return claims_frame(self.records)
+
+    def _repr_html_(self) -> str:
+        return claims_html(self.records)
 
 
 class HTMLTable:
