@@ -613,6 +613,137 @@ def lr_sensitivity(cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoida
     return pd.DataFrame(rows).set_index(["cell", "lr"])
 
 
+def styled(df, digits: int = 3, *, index: bool = True, caption: str | None = None, gradient=None):
+    """A DataFrame as the book's formatted HTML table: floats to ``digits`` decimals, integers as
+    they are, the index shown only if ``index``; ``gradient`` (a list of columns, or ``True`` for
+    all numeric ones) shades α/accuracy-like values on a 0–1 colour scale."""
+    import pandas as pd
+
+    df = df.copy()
+    if not index:
+        df = df.reset_index(drop=df.index.name is None and not isinstance(df.index, pd.MultiIndex))
+    num = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
+    sty = df.style.format({c: f"{{:.{digits}f}}" for c in num}, na_rep="—")
+    if gradient is not None:
+        cols = num if gradient is True else list(gradient)
+        sty = sty.background_gradient(cmap="Greens", vmin=0, vmax=1, subset=cols)
+    if not index:
+        sty = sty.hide(axis="index")
+    if caption:
+        sty = sty.set_caption(caption)
+    return sty.set_table_styles([{"selector": "td, th", "props": "padding: 2px 8px; font-size: 0.9em"}])
+
+
+def theory_table(th: dict, copy_2c: dict | None = None):
+    """Theorem 2's executable checks (``theory_checks(...)`` output) as rows of (check, result,
+    paper) text, for the chapter's table."""
+    import pandas as pd
+
+    def vals(d, fmt="{:.3f}"):
+        return ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
+
+    ce = th["thm2_counterexample"]
+    rnd = th["thm2_random"]
+    fixed = th["thm2_fixed_offset"]
+    grow = th["thm2_growing"]
+    lad = th["thm2_ladder"]
+    two = th["thm2_two_lengths"]
+    rev = th["thm2_reverse_sweep"]
+    rows = [
+        ("counterexample κ = (1.46, 1.96, 1.80, 6.32)",
+         f"row 2 takes offset {ce['row2_offset']}, deep rows {ce['deep_offsets']}",
+         "offset 1, deep rows 3"),
+        ("deep-row lemma, random kernels",
+         f"{sum(rnd['violations'].values())} violations in {rnd['deep_rows_checked']:,} deep rows "
+         f"({rnd['kernels']:,} kernels)", "none"),
+        ("fixed offsets (kernel peaked at k), min α_L over L ≤ 5000",
+         f"{min(min(v.values()) for v in fixed.values()):.3f} ({', '.join(fixed)})", "1"),
+        ("growing offsets, peak c, L = 2c + 200: max α_L",
+         f"copy {max(grow['copy'].values()):.3f}, reverse {max(grow['reverse'].values()):.3f}", "→ 0"),
+        ("clipped rows (peak 30, offset 1): α_L at L", vals(th["thm2_clipped"], "{:.4f}"),
+         vals(paper.THM2_CLIPPED_ALPHA, "{:.4f}")),
+        ("offset 2 on perfect squares: α_L at L", vals(th["thm2_squares"]), vals(paper.THM2_SQUARES_ALPHA)),
+        ("parity offsets δ ∈ {1, 2}: α_L per peak", vals(th["thm2_parity"], "{:.2f}"),
+         f"{paper.THM2_PARITY_ALPHA:.2f}"),
+        ("unbounded ladder, copy: min α_L over L = 40 … 40960", f"{min(lad.values()):.3f}",
+         f"{paper.THM2_LADDER['alpha']:.3f}"),
+        ("κ[10] = 5, κ[30] = 8: copy at L0 = 20 and at L = 60",
+         f"{'solved' if two['copy_L0'] else 'not solved'}; α_60 = {two['copy_60']:.3f}", "solved; 1"),
+        ("reverse at L0 = 20: kernels that solve it",
+         f"{rev['solved']} of {rev['kernels']:,}", f"{paper.REVERSE_SWEEP['solved']} of "
+         f"{paper.REVERSE_SWEEP['kernels']:,}"),
+    ]
+    if copy_2c:
+        rows.append(("peak c ∈ {15, 30, 100}: min α_L on copy at L = 2c − 1, 2c",
+                     f"{min(copy_2c.values()):.3f}", f"{paper.PEAK_COPY_ALPHA:.3f}"))
+    return pd.DataFrame(rows, columns=["check", "ours", "paper"])
+
+
+def plot_alpha_tables(tabs: dict, marked=()):
+    """The α_L tables of both selection rules as two heat-maps (rows ``encoding/task``, columns L),
+    cross-entropy left, min-norm right; cells listed in ``marked`` (``(row, L)``) get a box."""
+    from matplotlib.patches import Rectangle
+
+    from lengthgen import plotting
+
+    frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
+    rows, Ls = list(frames[0].index), list(frames[0].columns)
+    fig, axes = plotting.figure(1, 2, width=3.5, height=0.19 * len(rows) + 1.2, sharey=True)
+    for ax, df, rule in zip(axes, frames, SELECTION_RULES):
+        M = df.to_numpy(dtype=float)
+        im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
+        for (r, c), v in np.ndenumerate(M):
+            txt = "1" if v == 1 else ("0" if v == 0 else f"{v:.2f}".lstrip("0"))
+            ax.text(c, r, txt, ha="center", va="center", fontsize=9, color="w" if v < 0.6 else "k")
+        for r in range(len(ENCODINGS) - 1):
+            ax.axhline((r + 1) * len(rows) / len(ENCODINGS) - 0.5, color="w", lw=1.5)
+        for name, L in marked:
+            if name in rows and L in Ls and rule == "ce":
+                ax.add_patch(Rectangle((Ls.index(L) - 0.5, rows.index(name) - 0.5), 1, 1, fill=False,
+                                       ec=plotting.PALETTE[5], lw=2))
+        ax.set(xticks=range(len(Ls)), xticklabels=Ls, yticks=range(len(rows)), yticklabels=rows,
+               xlabel="test length L", ylabel="encoding/task" if rule == "ce" else "",
+               title="cross-entropy fit" if rule == "ce" else "min-norm interpolant")
+        ax.tick_params(axis="x", rotation=90, labelsize=9)
+        ax.tick_params(axis="y", labelsize=9)
+        ax.xaxis.set_ticks_position("top")
+        ax.xaxis.set_label_position("top")
+        ax.grid(False)
+    axes[1].set_ylabel("encoding/task")
+    axes[1].yaxis.label.set_visible(False)
+    return plotting.finish(fig)
+
+
+def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
+    """α_L against L for each learning rate of the CE fit (one panel per cell of ``sens``,
+    :func:`lr_sensitivity`); ``paper_alpha`` (``{cell: {L: α}}``) adds the paper's values."""
+    from lengthgen import plotting
+
+    cells = list(dict.fromkeys(sens.index.get_level_values("cell")))
+    fig, axes = plotting.figure(1, len(cells), width=7.0 / len(cells), height=2.9, sharey=True)
+    for ax, cell in zip(np.atleast_1d(axes), cells):
+        sub = sens.loc[cell]
+        Ls = [int(L) for L in sub.columns]
+        for j, (lr, row) in enumerate(sub.iterrows()):
+            ax.plot(Ls, row.to_numpy(), "o-", ms=3, lw=1.3, color=plotting.PALETTE[j % 5],
+                    label=f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else ""))
+        pv = (paper_alpha or {}).get(cell)
+        if pv:
+            ax.plot(list(pv), list(pv.values()), "kx", ms=8, mew=2, label="paper")
+        ax.set(xscale="log", xlabel="test length L", ylabel="α_L", title=cell, ylim=(-0.03, 1.03))
+        ax.set_xticks([30, 60, 128, 512], labels=["30", "60", "128", "512"])
+        ax.minorticks_off()
+    h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    for ax in np.atleast_1d(axes)[1:]:
+        for hh, ll in zip(*ax.get_legend_handles_labels()):
+            if ll not in lab:
+                h.append(hh)
+                lab.append(ll)
+    fig.legend(h, lab, loc="outside lower center", ncol=len(lab), fontsize=9, handlelength=1.2,
+               columnspacing=0.8)
+    return plotting.finish(fig)
+
+
 def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule: str = "ce", L0: int = L0_DEFAULT):
     """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
     (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
@@ -638,58 +769,81 @@ def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule
     ax.axhline(L0 - 0.5, color="white", lw=0.8, ls="--")
     ax.set(xlabel="key position j", ylabel="query position i",
            title=f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}")
-    ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
+    ax.legend(loc="lower left", fontsize=9, framealpha=0.8)
     ax.grid(False)
     return plotting.finish(fig), sim
 
 
-def plot_heatmaps(alpha60: dict, lg60: dict, title: str = ""):
-    """Fig. 5: α_60 (left) and LG@60 (right) over (encoding, task); missing cells are blank."""
+def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None):
+    """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
+    ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, boxed."""
+    from matplotlib.patches import Rectangle
+
     from lengthgen import plotting
 
     A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
-    fig, axes = plotting.figure(1, 2, width=4.6, height=3.6)
+    fig, axes = plotting.figure(2, 1, width=7.0, height=3.3)
     for ax, M, name in ((axes[0], A, "α_60 (training-free)"), (axes[1], G, "LG@60 (trained, mean over seeds)")):
-        im = ax.imshow(M, vmin=0, vmax=1, cmap="magma")
+        im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
         for (r, c), v in np.ndenumerate(M):
-            if np.isfinite(v):
-                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7, color="w" if v < 0.6 else "k")
+            if not np.isfinite(v):
+                continue
+            col = "w" if v < 0.6 else "k"
+            key = f"{ENCODINGS[r]}/{MAIN_TASKS[c]}"
+            if ax is axes[1] and paper_lg60 and key in paper_lg60:
+                ax.text(c, r - 0.17, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
+                ax.text(c, r + 0.23, f"paper {paper_lg60[key]:.2f}", ha="center", va="center", fontsize=9,
+                        color=col, style="italic")
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2))
+            else:
+                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
         ax.set(xticks=range(len(MAIN_TASKS)), xticklabels=MAIN_TASKS, yticks=range(len(ENCODINGS)),
-               yticklabels=ENCODINGS, xlabel="task", ylabel="positional encoding", title=name)
-        ax.tick_params(axis="x", rotation=45)
+               yticklabels=ENCODINGS, xlabel="task", ylabel="encoding", title=name)
         ax.grid(False)
-    fig.colorbar(im, ax=axes, label="fraction of rows correct").ax.set_xlabel("fraction")
+    fig.colorbar(im, ax=axes, label="fraction of rows correct", shrink=0.8).ax.set_xlabel("")
+    fig.axes[-1].set_xlabel("fraction", fontsize=9)
     return plotting.finish(fig, title=title or None)
 
 
 def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"), ("rope", "skip5"),
                    ("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "first"), ("learned_abs", "first"),
                    ("learned_abs", "prev"), ("rope", "copy"))):
-    """Fig. 4: trained LG (solid, mean over seeds) and α_L (dashed) against the test length L."""
+    """Fig. 4: trained LG (solid, mean over seeds, band: ± one seed standard deviation) and α_L
+    (dashed) against the test length L."""
+    from matplotlib.lines import Line2D
+
     from lengthgen import plotting
 
-    fig, ax = plotting.figure(width=6.4, height=4.0)
+    fig, ax = plotting.figure(width=7.0, height=4.6)
     for c, (e, t) in enumerate(cells):
         r = [x for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t]
         if not r:
             continue
         Ls = sorted({x["L"] for x in r})
         col = plotting.PALETTE[c % len(plotting.PALETTE)]
-        ax.plot(Ls, [np.mean([x["acc"] for x in r if x["L"] == L]) for L in Ls], "-o", color=col, ms=3, label=f"{e}/{t}")
+        acc = [np.array([x["acc"] for x in r if x["L"] == L]) for L in Ls]
+        m, sd = np.array([a.mean() for a in acc]), np.array([a.std() for a in acc])
+        ax.plot(Ls, m, "-o", color=col, ms=3, label=f"{e}/{t}")
+        ax.fill_between(Ls, m - sd, m + sd, color=col, alpha=0.15, lw=0)
         ax.plot(Ls, [alpha[f"{e}/{t}"][L] for L in Ls], "--", color=col, lw=1.2)
+    h, lab = ax.get_legend_handles_labels()
+    h += [Line2D([], [], color="grey", marker="o", ms=3), Line2D([], [], color="grey", ls="--", lw=1.2)]
+    lab += ["trained LG (mean ± sd)", "α_L"]
     ax.set(xlabel="test length L (tokens)", ylabel="accuracy on rows [L0, L) / α_L", ylim=(-0.03, 1.03))
-    ax.legend(fontsize=7, ncol=2)
+    fig.legend(h, lab, fontsize=9, ncol=4, loc="outside lower center", handlelength=1.6, columnspacing=1.0)
     return plotting.finish(fig)
 
 
-def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8):
+def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None):
     """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
-    (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow."""
+    (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow.
+    ``paper_rho`` (``{tier: ρ}``) adds the paper's learnable-cell Spearman to each title."""
     from lengthgen import plotting
 
     tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
-    fig, axes = plotting.figure(1, max(1, len(tiers)), width=3.4, height=3.4)
+    n = max(1, len(tiers))
+    fig, axes = plotting.figure(1, n, width=7.0 / max(n, 2), height=3.3, sharey=True)
     for ax, tier in zip(np.atleast_1d(axes), tiers):
         st = tier_stats[tier]
         cells = st["cells"].values()
@@ -699,25 +853,29 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8):
                 a, g = zip(*pts)
                 ax.scatter(a, g, s=22, label="learnable" if learn else "not learnable", **style)
         rho = st.get("spearman_learnable")
-        seeds = sorted({len(c["seeds"]) for c in cells})
-        ax.set(xlabel="α_L (mean over L)", ylabel="trained LG (mean over seeds, L)", xlim=(-0.05, 1.05),
-               ylim=(-0.05, 1.05), title=f"{tier}: ρ = {rho:.2f}" if rho is not None else tier)
-        ax.text(0.98, 0.03, f"{st['n_cells']} cells, seeds/cell {seeds}", transform=ax.transAxes, ha="right", fontsize=7)
-        ax.legend(fontsize=7, loc="center right")
+        title = tier if rho is None else f"{tier}: ρ = {rho:.2f}"
+        if paper_rho and tier in paper_rho:
+            title += f"\n(paper {paper_rho[tier]:.2f})"
+        ax.set(xlabel="α (mean over L)", ylabel="trained LG (mean)", xlim=(-0.05, 1.05),
+               ylim=(-0.05, 1.05), title=title)
+        ax.title.set_fontsize(10)
+        ax.text(0.97, 0.03, f"{st['n_cells']} cells", transform=ax.transAxes, ha="right", fontsize=9)
+    h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    fig.legend(h, lab, loc="outside lower center", ncol=2, fontsize=9)
     return plotting.finish(fig)
 
 
 def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
     """Fig. 6: learnable-cell Spearman (circles) and precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] (squares),
     each with its bootstrap CI, against depth; ``paper`` (``{tier: (ρ, precision)}``) adds the
-    paper's values as crosses."""
+    paper's values as black crosses (one legend entry, "paper")."""
     from lengthgen import plotting
 
-    fig, ax = plotting.figure(width=5.2, height=3.6)
+    fig, ax = plotting.figure(width=6.0, height=3.6)
     tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
     depth = [TIERS[t][0] for t in tiers]
-    for key, ci, mark, col, name in (("spearman_learnable", "spearman_ci", "o", plotting.PALETTE[0], "Spearman ρ (learnable cells)"),
-                                     ("precision", "precision_ci", "s", plotting.PALETTE[1], "precision of α_L ≥ 0.5")):
+    for key, ci, mark, col, name in (("spearman_learnable", "spearman_ci", "o", plotting.PALETTE[0], "ours: Spearman ρ (learnable cells)"),
+                                     ("precision", "precision_ci", "s", plotting.PALETTE[1], "ours: precision of α_L ≥ 0.5")):
         pts = [(d, tier_stats[t][key], tier_stats[t][ci]) for d, t in zip(depth, tiers) if key in tier_stats[t]]
         if pts:
             d, v, c = zip(*pts)
@@ -725,9 +883,10 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
             ax.errorbar(d, v, yerr=np.clip(err, 0, None), fmt=mark + "-", color=col, capsize=3, label=name)
     if paper:
         pd_ = [(TIERS[t][0], r, p) for t, (r, p) in paper.items() if t in TIERS]
-        ax.plot([x[0] for x in pd_], [x[1] for x in pd_], "x", color=plotting.PALETTE[0], label="paper ρ")
-        ax.plot([x[0] for x in pd_], [x[2] for x in pd_], "x", color=plotting.PALETTE[1], label="paper precision")
+        xs = [x[0] + 0.08 for x in pd_]
+        ax.plot(xs + xs, [x[1] for x in pd_] + [x[2] for x in pd_], "x", color="k", ms=8, mew=2,
+                label="paper (Table 4)")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set(xlabel="layers (1L1H, 2L4H, 4L4H)", ylabel="statistic (95% bootstrap CI)", xticks=[1, 2, 4], ylim=(-0.6, 1.08))
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=9, loc="lower left")
     return plotting.finish(fig)
