@@ -1,0 +1,179 @@
+"""Chapter 4's page helpers: formatted tables, the paper's levels on figures, the explorer frames.
+
+* :func:`table` and :func:`collapsible`: a DataFrame as a formatted HTML table (hidden index,
+  numbers rounded), optionally folded under a ``<details>`` summary;
+* :func:`paper_level`: the level a paper's sentence names ("near-perfect", "chance 1/p"), drawn
+  as a labelled reference line with the band the claims module reads it with
+  (:data:`lengthgen.chapters.ch4.claims.WORD_BAND`);
+* :func:`explorer_network` and :func:`explorer_frame`: the figure of the chapter's frame
+  explorer for one (network, length) setting.
+
+Nothing here computes a claim; the notebook and the tests call these functions.
+"""
+from __future__ import annotations
+
+import html as _html
+
+import numpy as np
+import pandas as pd
+import torch
+
+from lengthgen import plotting
+from lengthgen.chapters.ch4 import constructions as C
+from lengthgen.chapters.ch4 import paper
+from lengthgen.chapters.ch4.checks import accuracy_by_length, automaton_accuracy
+from lengthgen.chapters.ch4.claims import WORD_BAND
+from lengthgen.chapters.ch4.model import Network
+from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
+from lengthgen.config import ConfigError
+
+
+# --------------------------------------------------------------------------- tables
+def flat_columns(df: pd.DataFrame, sep: str = " ") -> pd.DataFrame:
+    """``df`` with its index as columns and a column MultiIndex joined into strings."""
+    out = df.copy()
+    if isinstance(out.columns, pd.MultiIndex):
+        out.columns = [sep.join(str(c) for c in col if str(c) != "") for col in out.columns]
+    if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
+        out = out.reset_index()
+    return out
+
+
+def table(df: pd.DataFrame, *, digits: int = 3, formats: dict | None = None, caption: str | None = None):
+    """A formatted HTML table of ``df`` (a pandas Styler): index shown as columns then hidden,
+    floats rounded to ``digits`` decimals (or by ``formats``, column → format), integers with
+    thousands separators."""
+    df = flat_columns(df)
+    fmt = {}
+    for c in df.columns:
+        if pd.api.types.is_bool_dtype(df[c]):
+            continue
+        if pd.api.types.is_float_dtype(df[c]):
+            fmt[c] = f"{{:.{digits}f}}"
+        elif pd.api.types.is_integer_dtype(df[c]):
+            fmt[c] = "{:,}"
+    fmt.update(formats or {})
+    sty = df.style.format(fmt, na_rep="–").hide(axis="index")
+    if caption:
+        sty = sty.set_caption(caption)
+    return sty
+
+
+class _HTML:
+    def __init__(self, html: str):
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def collapsible(obj, summary: str, *, open: bool = False) -> _HTML:
+    """``obj`` (anything with ``_repr_html_``, e.g. a Styler) folded under ``summary``."""
+    if not hasattr(obj, "_repr_html_") and not hasattr(obj, "to_html"):
+        raise ConfigError(f"collapsible needs an object with HTML, got {type(obj).__name__}")
+    body = obj.to_html() if hasattr(obj, "to_html") else obj._repr_html_()
+    flag = " open" if open else ""
+    return _HTML(f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>")
+
+
+# --------------------------------------------------------------------------- the paper's levels
+def paper_level(ax, y: float, label: str, *, band: bool = True, color: str = "k", ls: str = "--"):
+    """The level a sentence of the paper names, as a reference line at ``y`` labelled ``label``
+    (prefix it with "paper"), with the ±WORD_BAND band the claims are read with when ``band``."""
+    ax.axhline(y, color=color, lw=1.0, ls=ls, label=label, zorder=1)
+    if band:
+        ax.axhspan(y - WORD_BAND, min(y + WORD_BAND, 1.0), color=color, alpha=0.08, lw=0, zorder=0)
+
+
+def binomial_se(acc, n: int) -> np.ndarray:
+    """Standard error of an accuracy measured on ``n`` independent inputs."""
+    a = np.asarray(acc, dtype=float)
+    return np.sqrt(np.clip(a * (1 - a), 0, None) / n)
+
+
+# --------------------------------------------------------------------------- the explorer
+#: the networks of the explorer; the trained ones are examples kept in the stored full run (p = 17)
+TRAINED = {
+    "trained sine (2k updates)": ("lengthgen", 0),
+    "trained sine+bias (60k updates)": ("lengthgen_paper_lr_60k", None),
+}
+EXPLORER_KINDS = ("Thm 4.1 (fixed m)", "Thm 4.2 (bias)", "Thm 4.2 (no bias)", "ReLU interpolant",
+                  *TRAINED)
+#: lengths of the explorer's accuracy panel: every length to 40, then the paper's long test lengths
+EXPLORER_LENGTHS = tuple(range(1, 41)) + (53, 97, 201, 303, 401, 512, 602, 705, 811)
+
+
+def _tensor(x):
+    return torch.tensor(x, dtype=torch.float64)
+
+
+def explorer_network(kind: str, p: int, m: int, stored: dict | None = None) -> Network:
+    """The network ``kind`` at modulus ``p`` (built for length ``m`` where that matters);
+    trained networks are the examples kept in the stored training cells ``stored``
+    (``experiments.stored_training()["data"]``)."""
+    if kind == "Thm 4.1 (fixed m)":
+        return C.construct_fixed_length(m, p)
+    if kind == "Thm 4.2 (bias)":
+        return C.construct_with_bias(p)
+    if kind == "Thm 4.2 (no bias)":
+        return C.construct_fourier(p)
+    if kind == "ReLU interpolant":
+        return C.construct_relu(m, p)
+    if kind not in TRAINED:
+        raise ConfigError(f"unknown explorer network {kind!r}; choose from {EXPLORER_KINDS}")
+    if not stored:
+        raise ConfigError("trained networks need the stored training cells")
+    key, i = TRAINED[kind]
+    ex = stored[key] if i is None else stored[key][i]
+    b = _tensor(ex["example_b"]) if ex.get("example_b") else None
+    n, wd, _ = ex["example_member"]
+    return Network(_tensor(ex["example_W"]), _tensor(ex["example_V"]), "sine", b,
+                   f"{kind}: n = {n:,}, wd = {wd}")
+
+
+def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200):
+    """Left: the first-layer phases of the six neurons the readout uses most (sine networks), or
+    the scores along the counting path x(t) with its kinks (ReLU). Right: accuracy by length on
+    ``n`` sampled inputs per length (exact phases for the constructions)."""
+    net = explorer_network(kind, p, m, stored)
+    if net.p != p:
+        raise ConfigError(f"{kind} has p = {net.p}, not {p}")
+    fig, (ax0, ax1) = plotting.figure(1, 2, width=3.5, height=3.0)
+    if net.activation == "sine":
+        ph = C.phases(net.W).numpy()
+        t = np.linspace(0, 2 * np.pi, 200)
+        ax0.plot(np.cos(t), np.sin(t), color="0.8", lw=0.8)
+        top = net.V.norm(dim=0).argsort(descending=True)[:6].tolist()
+        for i, j in enumerate(top):
+            c = plotting.PALETTE[i % len(plotting.PALETTE)]
+            ax0.scatter(np.cos(ph[j]), np.sin(ph[j]), s=12, color=c, label=f"neuron {j}")
+            ax0.scatter(np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c)
+        ax0.set(xlabel="cos W_jv", ylabel="sin W_jv", aspect="equal", xlim=(-1.3, 1.3),
+                ylim=(-1.3, 1.3), title="token phases (○: v = 1)")
+        ax0.legend(fontsize=7, loc="center", frameon=False)
+    else:
+        s = net.scores(path_inputs(m, p)).numpy()
+        for lab in range(min(p, 4)):
+            ax0.plot(np.arange(m + 1), s[:, lab], lw=1, label=f"score of label {lab}")
+        for k in path_kinks(net, m):
+            ax0.axvline(k, color="k", lw=0.4, ls=":")
+        ax0.set(xlabel="t (ones on the path x(t))", ylabel="score (logit units)",
+                title="scores along the path")
+        ax0.legend(fontsize=7)
+    lens = np.array(EXPLORER_LENGTHS)
+    if net.rational is not None:
+        acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[lens - 1]
+    else:
+        acc = np.asarray(accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"])
+    ax1.plot(lens, acc, marker=".", ms=3, label="ours")
+    if kind in TRAINED:
+        ax1.plot(paper.TRAIN_LENGTHS, [1.04] * len(paper.TRAIN_LENGTHS), "v", ms=4, color="0.3",
+                 label="training lengths")
+    if kind in ("Thm 4.1 (fixed m)", "ReLU interpolant"):
+        ax1.axvline(m, color="k", lw=0.8, ls=":", label=f"built for m = {m}")
+    ax1.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
+    ax1.set(xscale="log", xlabel="input length m (tokens)", ylabel="accuracy", ylim=(-0.02, 1.08),
+            title=kind)
+    ax1.title.set_fontsize(9)
+    ax1.legend(fontsize=7, loc="lower left")
+    return plotting.finish(fig)
