@@ -179,3 +179,59 @@ def test_stored_cells_are_done_and_valid():
     for name, (value, prov) in loaded.items():
         assert prov["scale"] == "full" and value["experiment"] == name
     assert ch2.load_volume_scans()["provenance"]["scale"] == "full"
+
+
+# --------------------------------------------------------------------------- the chapter's figures
+def _legend_labels(fig):
+    labels = []
+    for leg in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        if leg is not None:
+            labels += [t.get_text() for t in leg.get_texts()]
+    return labels
+
+
+def test_figures_fit_the_column_and_overlay_the_paper():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lengthgen.chapters.ch2 import figures as f2
+
+    loaded = ch2.load_runs()
+    t2, t3 = f2.accuracy_table(loaded, "table2"), f2.accuracy_table(loaded, "table3")
+    assert len(t2) == 20 and len(t3) == 10 and len(f2.accuracy_table(loaded, "table1")) == len(paper.PAPER_T1)
+    row = t2[(t2["N"] == 51) & (t2["model"] == "A_norm")].iloc[0]
+    assert (row["paper"], row["paper lo"], row["paper hi"]) == paper.PAPER_T2[("index", "norm")][51]
+    assert row["A_norm map"] == "paper's" and row["ours lo"] <= row["ours"] <= row["ours hi"]
+    assert set(t2[(t2["model"] == "A_norm") & (t2["N"] < 51)]["A_norm map"]) == {"ours (misread)"}
+    html = f2.styled_accuracy_table(t2, "Table 2").to_html()
+    assert "85.1 (80.2–90.1)" in html and "Table 2" in html
+    scan = ch2.load_volume_scans()["data"]
+    figs = [f2.index_table2_figure(t2), f2.majority_figure(t2, t3), f2.curves_figure(loaded),
+            f2.windows_figure(scan["widths"]), f2.mc_figure(scan["mc"])]
+    for fig in figs:
+        assert fig.get_figwidth() <= 7.0
+        labels = _legend_labels(fig)
+        assert len(labels) == len(set(labels)), labels
+    for fig in figs[:3]:
+        assert any("paper" in lab for lab in _legend_labels(fig))
+    assert "A_norm: ours, misread map" in _legend_labels(figs[0])
+    plt.close("all")
+
+
+def test_attention_frames_differ():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lengthgen.chapters.ch2 import figures as f2
+    from lengthgen.chapters.ch2 import volume as vo
+    from lengthgen.widgets import frame_explorer
+
+    C = vo.center("pos", "index", 8, eta=1.0)
+    dirs = {v: {c: vo.direction(v, c, C) for c in ("chi", "ell")} for v in ("pos", "norm")}
+    fx = frame_explorer(lambda chi, k: f2.attention_panels(C, dirs, chi=chi, k=k),
+                        {"chi": [0.0, 3e-4], "k": [40]})
+    a, b = fx.frames[(0.0, 40)], fx.frames[(3e-4, 40)]
+    assert a != b
+

@@ -1,0 +1,273 @@
+"""Chapter 2's figures and summary tables (``notebooks/02_exact_solution_volume``).
+
+Every function returns a matplotlib figure (styled by :mod:`lengthgen.plotting`, at most 7 inches
+wide) or a DataFrame; nothing here trains or reads files. The accuracy figures overlay the paper's
+reported values (:mod:`lengthgen.chapters.ch2.paper`) with their 95 % intervals on ours.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lengthgen import plotting
+from lengthgen.chapters.ch2 import experiments as ch2
+from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2 import volume as vo
+from lengthgen.config import check_choice
+
+#: marker style of the paper's values (open squares), shifted right of ours on a shared x axis
+PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 5}
+#: marker style of our values (filled circles)
+OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
+
+
+def attention_panels(center: dict, dirs: dict, chi: float = 0.0, ell: float = 0.0, k: int = 40, n: int = 64):
+    """Attention weights over positions for query ``k`` at length ``n``, A_pos (left) and our A_norm
+    (right), at the center moved by ``chi`` along χ (χ̂) and ``ell`` along ℓ (the explorer's frame).
+    ``dirs[variant][coordinate]`` are the directions of :func:`volume.direction`."""
+    fig, axes = plotting.figure(1, 2, width=3.4, height=2.6, sharey=True)
+    for i, (ax, v) in enumerate(zip(axes, ("pos", "norm"))):
+        p = {key: center[key] + chi * dirs[v]["chi"][key] + ell * dirs[v]["ell"][key] for key in center}
+        _, alpha = vo.attention_profile(p, v, n, k)
+        alpha = np.asarray(alpha, dtype=float)
+        ax.plot(np.arange(1, n + 1), alpha, marker=".", ms=3, color=plotting.PALETTE[i])
+        ax.axvline(k, ls="--", color="grey", lw=1)
+        name = "A_pos" if v == "pos" else "A_norm (our map)"
+        ax.set_title(f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}", fontsize=10)
+        ax.set(xlabel="position j", ylabel="attention weight α_j", ylim=(0, 1.05))
+    return plotting.finish(fig)
+
+
+# --------------------------------------------------------------------------- accuracy tables
+def _summary(runs: dict, task: str, model: str, N: int, stat: str) -> dict:
+    name = _run_of(task, model, N)
+    res = runs[name][0]
+    at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
+    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
+    norm_map = "—"
+    if model == "norm":
+        norm_map = "paper's" if ch2.EXPERIMENTS[name].norm_map == "sqrt" else "ours (misread)"
+    return {"ours": m, "ours lo": lo, "ours hi": hi, "run": name, "A_norm map": norm_map}
+
+
+def _run_of(task, model, N):
+    from lengthgen.chapters.ch2.claims import run_of
+
+    return run_of(task, model, N)
+
+
+def accuracy_table(runs: dict, table: str):
+    """Paper against ours as numbers, one row per cell of Table 1, 2 or 3 (``table``: "table1",
+    "table2", "table3"): the paper's mean (and 95 % interval where it gives one), our 20-seed mean
+    with its 95 % seed-bootstrap interval, the stored run and, for A_norm, which map it used."""
+    import pandas as pd
+
+    check_choice("table", table, ("table1", "table2", "table3"))
+    rows = []
+    if table == "table2":
+        for N in paper.NS:
+            for (task, model), cells in paper.PAPER_T2.items():
+                pv, plo, phi = cells[N]
+                rows.append({"N": N, "task": task, "model": f"A_{model}", "paper": pv, "paper lo": plo,
+                             "paper hi": phi, **_summary(runs, task, model, N, "longest")})
+    elif table == "table3":
+        for model, cells in paper.PAPER_T3.items():
+            for N, (pv, plo, phi) in sorted(cells.items()):
+                rows.append({"N": N, "task": "majority", "model": f"A_{model}", "paper": pv, "paper lo": plo,
+                             "paper hi": phi, **_summary(runs, "majority", model, N, "ood")})
+    else:
+        for (task, model), pv in paper.PAPER_T1.items():
+            rows.append({"N": 51, "task": task, "model": f"A_{model}", "paper": pv, "paper lo": math.nan,
+                         "paper hi": math.nan, **_summary(runs, task, model, 51, "longest")})
+    return pd.DataFrame(rows)
+
+
+def styled_accuracy_table(df, caption: str | None = None):
+    """:func:`accuracy_table` as a formatted table: "mean (lo–hi)" for the paper and for us."""
+
+    def cell(m, lo, hi):
+        return f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
+
+    out = df[["N", "task", "model"]].copy()
+    out["paper"] = [cell(*r) for r in df[["paper", "paper lo", "paper hi"]].itertuples(index=False)]
+    out["ours (20 seeds)"] = [cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)]
+    if df["paper lo"].isna().all():      # Table 1: no intervals; the claims allow ± T1_TOLERANCE points
+        from lengthgen.chapters.ch2.claims import T1_TOLERANCE
+
+        out[f"within ± {T1_TOLERANCE:g} points"] = [
+            "yes" if abs(m - p) <= T1_TOLERANCE else "no" for m, p in zip(df["ours"], df["paper"])]
+    else:
+        out["inside paper's interval"] = [
+            "yes" if lo <= m <= hi else "no"
+            for m, lo, hi in df[["ours", "paper lo", "paper hi"]].itertuples(index=False)]
+    out["stored run"] = df["run"]
+    if (df["A_norm map"] != "—").any():
+        out["A_norm map"] = df["A_norm map"]
+    sty = out.style.hide(axis="index")
+    return sty.set_caption(caption) if caption else sty
+
+
+# --------------------------------------------------------------------------- accuracy figures
+def _errorbar(ax, x, m, lo, hi, **kw):
+    m, lo, hi = (np.asarray(a, dtype=float) for a in (m, lo, hi))
+    return ax.errorbar(x, m, yerr=[m - lo, hi - m], **kw)
+
+
+def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | None = None):
+    """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
+    d = df[df["model"] == f"A_{model}"]
+    label = label or f"A_{model}"
+    _errorbar(ax, d["N"], d["ours"], d["ours lo"], d["ours hi"], color=color, label=f"{label}: ours", **OURS_STYLE)
+    _errorbar(ax, d["N"] + shift, d["paper"], d["paper lo"], d["paper hi"], color=color,
+              label=f"{label}: paper", **PAPER_STYLE)
+
+
+def index_table2_figure(t2):
+    """Table 2's Index rows: accuracy at L = 10N+1 against N, ours and the paper's, A_pos and A_norm;
+    our A_norm at N < 51 (misread map) drawn apart from N = 51 (the paper's map)."""
+    fig, ax = plotting.figure(width=6.4, height=3.8)
+    d = t2[t2["task"] == "index"]
+    _paper_ours(ax, d, "pos", plotting.PALETTE[0])
+    dn = d[d["model"] == "A_norm"]
+    mis = dn[dn["A_norm map"] != "paper's"]
+    good = dn[dn["A_norm map"] == "paper's"]
+    c = plotting.PALETTE[3]
+    _errorbar(ax, mis["N"], mis["ours"], mis["ours lo"], mis["ours hi"], color=c, marker="^", ls=":", capsize=2,
+              ms=5, label="A_norm: ours, misread map")
+    _errorbar(ax, good["N"], good["ours"], good["ours lo"], good["ours hi"], color=c, marker="o", ls="none",
+              capsize=2, ms=5, label="A_norm: ours, paper's map")
+    _errorbar(ax, dn["N"] + 1.0, dn["paper"], dn["paper lo"], dn["paper hi"], color=c, label="A_norm: paper",
+              **PAPER_STYLE)
+    ax.axhline(50, color="grey", lw=0.8)
+    ax.set(xlabel="training length N (tokens)", ylabel="Index accuracy at L = 10N+1 (%)",
+           xticks=list(paper.NS), ylim=(40, 100))
+    fig.legend(loc="outside lower center", ncol=3, fontsize=9)
+    return plotting.finish(fig)
+
+
+def majority_figure(t2, t3):
+    """Majority: Table 2's A_gen accuracy at L = 10N+1 (left) and Table 3's mean OOD accuracy of
+    A_gen and A_sin (right) against N, ours and the paper's."""
+    fig, axes = plotting.figure(1, 2, width=3.4, height=3.0, sharey=True)
+    _paper_ours(axes[0], t2[t2["task"] == "majority"], "gen", plotting.PALETTE[0])
+    axes[0].set(ylabel="accuracy (%)", title="L = 10N+1 (Table 2)")
+    _paper_ours(axes[1], t3, "gen", plotting.PALETTE[0], shift=1.0)
+    _paper_ours(axes[1], t3, "sin", plotting.PALETTE[2], shift=2.0)
+    axes[1].set(ylabel="accuracy (%)", title="mean over L > N (Table 3)")
+    for ax in axes:
+        ax.title.set_fontsize(10)
+        ax.set(xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100))
+    h, lab = axes[1].get_legend_handles_labels()
+    fig.legend(h, lab, loc="outside lower center", ncol=4, fontsize=9)
+    return plotting.finish(fig)
+
+
+def curves_figure(runs: dict, N: int = 51):
+    """Index accuracy against test length at N (stored runs, mean and 95 % band over seeds) with the
+    paper's Table 2 value at L = 10N+1 overlaid."""
+    from lengthgen.stats import bootstrap_ci
+
+    fig, ax = plotting.figure(width=6.4, height=3.6)
+    curves = [("pos", "index_posnorm", "A_pos", "-", 0)]
+    if "index_posnorm_sqrt" in runs:
+        curves.append(("norm", "index_posnorm_sqrt", "A_norm, paper's map", "-", 3))
+    curves.append(("norm", "index_posnorm", "A_norm, our misread map", "--", 4))
+    L_top = 10 * N + 1
+    for v, name, lab, ls, ci in curves:
+        if name not in runs:
+            continue
+        Ls, A = ch2.accuracy_curve(runs[name][0], v, N)
+        band = np.array([bootstrap_ci(A[:, j], seed=0) for j in range(len(Ls))])
+        ax.plot(Ls, band[:, 0], marker="o", ms=4, ls=ls, label=f"{lab}: ours", color=plotting.PALETTE[ci])
+        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=plotting.PALETTE[ci])
+    for model, ci in (("pos", 0), ("norm", 3)):
+        pv, plo, phi = paper.PAPER_T2[("index", model)][N]
+        _errorbar(ax, [L_top * 1.06], [pv], [plo], [phi], color=plotting.PALETTE[ci],
+                  label=f"A_{model}: paper (Table 2)", **PAPER_STYLE)
+    ax.axhline(50, color="grey", lw=0.8)
+    ax.set(xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log", ylim=(40, 102))
+    Ls = list(ch2.test_lengths(N))
+    ax.set_xticks(Ls, [str(L) for L in Ls])
+    ax.minorticks_off()
+    ax.legend(fontsize=9, loc="lower left", ncol=2)
+    return plotting.finish(fig)
+
+
+# --------------------------------------------------------------------------- volume figures
+def _guide(ax, ns, ys, slope, color):
+    """A dashed line of the paper's slope through the first point (no legend entry)."""
+    ns = np.asarray(ns, dtype=float)
+    ax.plot(ns, ys[0] * (ns / ns[0]) ** slope, ls="--", lw=1, color=color, label="_nolegend_")
+
+
+def _slope_text(s) -> str:
+    """The paper's rate as a power of n ("no claim" where the paper makes none)."""
+    if s is None:
+        return "no claim"
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return "n" + str(int(s)).translate(sup)
+
+
+def _rate_label(s) -> str:
+    return "no paper claim" if s is None else f"paper {_slope_text(s)}"
+
+
+def windows_figure(widths: dict):
+    """Exact-window widths against n, A_pos (left) and our A_norm (right), with the paper's slope
+    as a dashed line through each first point; ``widths`` maps "model/task/coordinate" to
+    ``{"n": [...], "width": [...]}``."""
+    fig, axes = plotting.figure(1, 2, width=3.4, height=3.9, sharey=True)
+    names = {"chi": r"$\chi$", "ell": r"$\ell$", "chi_fixed_ell_hat": r"$\hat\chi$ at fixed $\hat\ell$"}
+    for i, (key, r) in enumerate(widths.items()):
+        v, t, c = key.split("/")
+        ax = axes[0] if v == "pos" else axes[1]
+        theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
+        name = r"$\hat\chi$ at fixed $\ell$" if (v, c) == ("norm", "chi") else names[c]
+        col = plotting.PALETTE[i % len(plotting.PALETTE)]
+        ax.loglog(r["n"], r["width"], marker="o", ms=4, color=col,
+                  label=f"{v}/{t}: {name} ({_rate_label(theory)})")
+        if theory is not None:
+            _guide(ax, r["n"], r["width"], theory, col)
+    axes[0].set_title("A_pos", fontsize=10)
+    axes[1].set_title("A_norm (our map)", fontsize=10)
+    handles = []
+    for ax in axes:
+        ax.set(xlabel="input length n (tokens)", ylabel="exact-window width")
+        handles += list(zip(*ax.get_legend_handles_labels()))
+    fig.legend(*zip(*handles), loc="outside lower center", ncol=2, fontsize=9)
+    return plotting.finish(fig)
+
+
+def mc_figure(mc: dict, min_exact: int = 10):
+    """Monte Carlo exact fractions against n with their 95 % intervals (lengths with at least
+    ``min_exact`` exact points), and the paper's exponent as a dashed line through the first point."""
+    fig, ax = plotting.figure(width=5.0, height=3.3)
+    for i, (key, rows) in enumerate(mc.items()):
+        rows = [r for r in rows if r["exact"] >= min_exact]
+        ns, fr = [r["n"] for r in rows], [r["fraction"] for r in rows]
+        col = plotting.PALETTE[i]
+        theory = paper.PAPER_MC_EXPONENTS[key]
+        _errorbar(ax, ns, fr, [r["lo"] for r in rows], [r["hi"] for r in rows], marker="o", ms=4, capsize=2,
+                  color=col, label=f"{key} (paper {_slope_text(theory)})")
+        _guide(ax, ns, fr, theory, col)
+    ax.set(xscale="log", yscale="log", xlabel="input length n (tokens)", ylabel="exact fraction of the box")
+    ax.legend(fontsize=9)
+    return plotting.finish(fig)
+
+
+def coefficient_figure(ca: dict):
+    """D.4: mean OOD accuracy of each selected A_pos checkpoint against N²|χ| (left) and N|ℓ|
+    (right), coloured by N; titles give our rank correlation and the paper's."""
+    fig, axes = plotting.figure(1, 2, width=3.4, height=3.0, sharey=True)
+    Ns = np.array(ca["N"])
+    for ax, key, lab in zip(axes, ("chi", "ell"), ("N²|χ|", "N|ℓ|")):
+        for i, N in enumerate(sorted(set(ca["N"]))):
+            sel = Ns == N
+            ax.scatter(np.array(ca[key]["values"])[sel], np.array(ca["acc"])[sel], s=12,
+                       label=f"N = {N}", color=plotting.PALETTE[i])
+        ax.set(xscale="log", xlabel=f"{lab} of the checkpoint", ylabel="mean OOD accuracy (%)")
+        ax.set_title(f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10)
+    h, lab = axes[0].get_legend_handles_labels()
+    fig.legend(h, lab, loc="outside lower center", ncol=5, fontsize=9)
+    return plotting.finish(fig)
