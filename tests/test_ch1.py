@@ -234,3 +234,44 @@ def test_bad_inputs():
     with pytest.raises(ConfigError, match="'sort'.*parity"):
         ch1.task_of("sort")
 
+
+
+# --------------------------------------------------------------------------- the chapter page
+def test_explorer_frames_differ_and_check_inputs():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lengthgen.chapters.ch1 import figures
+    from lengthgen.widgets import frame_explorer
+
+    fx = frame_explorer(figures.explorer_frame,
+                        {"n": [3, 30], "model": list(figures.EXPLORER_MODELS), "seed": [0]}, dpi=40)
+    assert len(fx.frames) == 4 and len(set(fx.frames.values())) == 4
+    with pytest.raises(ConfigError):
+        figures.explorer_frame(10, model="no such model")
+    with pytest.raises(ConfigError):
+        figures.explorer_frame(0)
+
+
+def test_chapter_page_is_clean():
+    """Visible code within 88 columns; claims shown as hidden-input tables; figures captioned."""
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "01_log_scaled_attention.ipynb")
+                    .read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    for cell in code:
+        src = "".join(cell["source"])
+        tags = cell.get("metadata", {}).get("tags", [])
+        hidden = "remove-input" in tags or "remove-cell" in tags
+        if not hidden:
+            assert all(len(line) <= 88 for line in src.split("\n")), src[:80]
+            assert "ledger." not in src and "print(" not in src, src[:80]
+        assert "pd.concat" not in src and "import ipywidgets" not in src
+        fig = cell.get("metadata", {}).get("mystnb", {}).get("figure")
+        if fig is not None:
+            assert fig.get("caption") and fig.get("name", "").startswith("fig-ch1-")
+    figs = [c["metadata"]["mystnb"]["figure"]["name"] for c in code if "mystnb" in c.get("metadata", {})]
+    assert len(figs) == 5 and len(set(figs)) == 5
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert all(f"{{numref}}`{name}`" in text for name in figs)
