@@ -283,3 +283,30 @@ def test_stored_readers_shape():
     assert len(t["data"]["lengthgen"]) == len(t["data"]["lengthgen_long"]) == len(paper.LENGTHGEN_VARIANTS)
     assert [r["rows"][0]["bias"] for r in t["data"]["lengthgen"]] == [b for _, b in paper.LENGTHGEN_VARIANTS]
     assert c["label"].startswith("stored full run: 6 cells") and t["label"].startswith("stored full run: 12 cells")
+
+
+# --------------------------------------------------------------------------- the page's helpers
+def test_page_tables_and_explorer_frames():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from lengthgen.chapters.ch4 import figures as F
+    from lengthgen.widgets import frame_explorer
+
+    df = pd.DataFrame({"n": [500, 2000], "acc": [0.91234, 1.0]}).set_index("n")
+    html = F.table(df).to_html()
+    assert "0.912" in html and "2,000" in html and "0.91234" not in html
+    assert "<details>" in F.collapsible(F.table(df), "more")._repr_html_()
+    with pytest.raises(ConfigError):
+        F.explorer_network("no such network", 17, 5)
+    with pytest.raises(ConfigError):
+        F.explorer_network("trained sine (2k updates)", 17, 5)  # needs the stored cells
+
+    def draw(network, m):
+        return F.explorer_frame(network, m, p=7, n=20)
+
+    fx = frame_explorer(draw, {"network": ["Thm 4.1 (fixed m)", "ReLU interpolant"], "m": [3, 5]})
+    frames = list(fx.frames.values())
+    assert len(frames) == 4 and len(set(frames)) == 4
