@@ -334,3 +334,23 @@ def test_study_stats_on_the_interior_position_tasks():
     st = ch3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
     assert st["n_cells"] == 4 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
     assert ch3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0   # default: main tasks only
+
+
+def test_page_figures_and_tables_fit_the_column():
+    """The chapter's figures are at most 7 in wide with labelled axes; the theory table and the
+    styled tables render as HTML."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    tabs = {r: {"rope/prev": {30: 1.0, 60: 0.5}, "nope/first": {30: 0.0, 60: 0.25}}
+            for r in ("ce", "min_norm")}
+    fig = ch3.plot_alpha_tables(tabs, [("rope/prev", 60)])
+    assert fig.get_figwidth() <= 7.0 + 1e-9 and all(a.get_xlabel() for a in fig.axes)
+    fig = ch3.plot_heatmaps({"rope/prev": 1.0}, {"rope/prev": 0.9}, paper_lg60={"rope/prev": 0.87})
+    assert fig.get_figwidth() <= 7.0 + 1e-9
+    assert any(t.get_text() == "paper 0.87" for t in fig.axes[1].texts)
+    fig, sim = ch3.show_transfer("rope", "prev", 30)
+    assert fig.get_figwidth() <= 7.0 and sim.alpha == 1.0
+    plt.close("all")
+    html = ch3.styled(pd.DataFrame({"a": [0.12345], "b": [1]}), 2, index=False).to_html()
+    assert "0.12" in html and "0.123" not in html

@@ -754,7 +754,7 @@ def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule
     sim = simulate(W, fam, task, L, L0)
     P = transfer(W, fam.features(L)).numpy().copy()
     P[np.triu_indices(L, 1)] = np.nan
-    fig, ax = plotting.figure(width=5.6, height=4.6)
+    fig, ax = plotting.figure(width=5.6, height=5.0)
     lo, hi = np.nanpercentile(P, 2), np.nanpercentile(P, 98)
     im = ax.imshow(P, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1, interpolation="nearest")
     fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)").ax.set_xlabel("logit")
@@ -769,7 +769,8 @@ def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule
     ax.axhline(L0 - 0.5, color="white", lw=0.8, ls="--")
     ax.set(xlabel="key position j", ylabel="query position i",
            title=f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}")
-    ax.legend(loc="lower left", fontsize=9, framealpha=0.8)
+    fig.legend(loc="outside lower center", ncol=3, fontsize=9, handletextpad=0.3, columnspacing=0.8,
+               facecolor="#aaaaaa", framealpha=1)
     ax.grid(False)
     return plotting.finish(fig), sim
 
