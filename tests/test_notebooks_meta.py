@@ -43,3 +43,21 @@ def test_setup_cell_is_inert_outside_colab():
     first = "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
     assert "google.colab" not in sys.modules
     exec(compile(first, "setup-cell", "exec"), {})  # must do nothing here (no clone, no install)
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
+def test_visible_code_fits_the_column(md):
+    """Code a reader sees (cells not tagged remove-input / remove-cell) is at most 88 columns wide,
+    and no visible cell calls the ledger (bookkeeping is hidden)."""
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if tags & {"remove-input", "remove-cell"}:
+            continue
+        src = "".join(cell["source"])
+        wide = [line for line in src.splitlines() if len(line) > 88]
+        assert not wide, f"{md.name}: visible code wider than 88 columns: {wide[0][:100]!r}"
+        assert "ledger." not in src or src.strip().startswith("ledger = "), \
+            f"{md.name}: a visible cell calls the ledger: {src[:80]!r}"
