@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: book test unit nbval html ledger pages sync-check clean
+.PHONY: book test unit nbval html ledger pages sync-check format-check clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,7 +23,7 @@ pages: $(STAMP)
 
 ## make test: unit tests, every notebook under nbval, the strict book build, the HTML checks and the
 ## ledger check; it leaves `git status` clean (ledger values are rounded, smoke runs write under _build)
-test: unit nbval html ledger
+test: unit format-check nbval html ledger
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not html" -n 2
@@ -39,6 +39,11 @@ html: pages
 ledger: $(STAMP)
 	$(BIN)/python -m lengthgen claims --check
 	git diff --exit-code -- results
+
+## the notebooks' code is formatted (ruff, 88 columns): run `ruff format --line-length 88
+## notebooks/*.ipynb` then `jupytext --sync notebooks/*.ipynb` to fix
+format-check: $(STAMP)
+	$(BIN)/ruff format --line-length 88 --check notebooks/*.ipynb
 
 ## the jupytext pairs must be in sync: syncing leaves git clean
 sync-check: $(STAMP)

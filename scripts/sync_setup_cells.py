@@ -16,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 TEMPLATE = '''# Colab setup (runs only inside Google Colab): fetch the book's code and stored results.
 import sys
+
 if "google.colab" in sys.modules:
     import os, subprocess
+
     REPO_URL = "{url}"
     ROOT = os.environ.get("LENGTHGEN_COLAB_DIR", "/content/lengthgen")
     if not os.path.isdir(ROOT):
