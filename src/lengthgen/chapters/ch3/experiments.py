@@ -7,6 +7,8 @@ The chapter's reproduction (``python -m lengthgen reproduce ch3``) is the list o
 * ``alpha_tables`` — :func:`alpha_tables`: α_L for every (encoding, task, L) and both selection
   rules (chapter section "α_L for every encoding and task");
 * ``theory`` — :func:`theory_checks`: the executable checks of Props. 1–4 and Thm. 2;
+* ``lr_grid`` — :func:`lr_grid`: the paper's α values and the RoPE fixed offsets under the CE fit
+  at every learning rate of :data:`lengthgen.chapters.ch3.paper.LR_GRID` (the paper states none);
 * one cell per trained group, named ``<tier>__<encoding>__<group>__seed<s>`` —
   :func:`train_cell_group`: one ensemble of decoders (:mod:`lengthgen.nn.decoder`, trained through
   :func:`lengthgen.engine.train.train_ensemble`) with the group's tasks as members, measured on the
@@ -66,6 +68,119 @@ def alpha_tables(encodings=ALPHA_SPEC["encodings"], tasks=ALPHA_SPEC["tasks"], l
         tab = alpha_table(tuple(encodings), tuple(tasks), tuple(lengths), rule=rule, L0=L0, **fit)
         out[rule] = {f"{e}/{t}": v for (e, t), v in tab.items()}
     return out
+
+
+#: RoPE tasks of the fixed-offset claim (α_L = 1 up to L = 512) and the lengths it spans.
+FIXED_OFFSET_TASKS = ("prev", "skip2", "skip3", "skip5")
+
+
+def _decimals(v: float) -> int:
+    """Printed decimals of a paper α (two, or three for values such as 0.055 and 0.039)."""
+    return 2 if abs(round(v, 2) - v) < 1e-9 else 3
+
+
+def paper_alpha_points() -> list[dict]:
+    """Every α value of a CE-fitted head that the paper prints and the chapter compares (per
+    :mod:`~lengthgen.chapters.ch3.paper`): ``{"source", "encoding", "task", "L", "num_freq", "paper",
+    "decimals"}``, one per value. Prop. 4(a)'s RoPE attend-first (6), App. A.4's sinusoidal prev
+    (2), Table 3's α_60 (10), App. I's frequency sweep (sinusoidal prev and first at 8 and 32
+    frequencies; RoPE prev and skip-3 at 8, 16, 32 — RoPE prev at 16 is Table 3's) and App. E's
+    pos2/pos5 α_60 (10): 37 values."""
+    pts = []
+
+    def add(source, cell, L, value, num_freq=16):
+        e, t = cell.split("/")
+        pts.append({"source": source, "encoding": e, "task": t, "L": int(L), "num_freq": num_freq,
+                    "paper": float(value), "decimals": _decimals(float(value))})
+
+    for L, v in paper.ROPE_FIRST_ALPHA.items():
+        add("Prop. 4(a)", "rope/first", L, v)
+    for L, v in paper.SIN_PREV_ALPHA.items():
+        add("App. A.4", "sinusoidal/prev", L, v)
+    for k, row in paper.TABLE3.items():
+        add("Table 3", k, 60, row["alpha60"])
+    for nf, v in paper.FREQ_SIN_PREV_ALPHA60.items():
+        add("App. I", "sinusoidal/prev", 60, v, nf)
+    for nf, v in paper.FREQ_SIN_FIRST_ALPHA60.items():
+        add("App. I", "sinusoidal/first", 60, v, nf)
+    for t in ("prev", "skip3"):
+        for nf in (8, 16, 32):
+            if not (t == "prev" and nf == 16):
+                add("App. I", f"rope/{t}", 60, paper.FREQ_ROPE_FIXED, nf)
+    for e in ENCODINGS:
+        v = paper.APP_E_ALPHA60["absolute" if e in paper.APP_E_ABSOLUTE else "other"]
+        for t in POS_TASKS:
+            add("App. E", f"{e}/{t}", 60, v)
+    return pts
+
+
+def lr_grid(*, lrs) -> dict:
+    """The CE fit at every learning rate in ``lrs`` (section "Selection-rule dependence"):
+    ``{"lrs", "points", "fixed"}`` — ``points``: one row per (lr, paper value of
+    :func:`paper_alpha_points`) with our ``alpha``; ``fixed``: one row per (lr, RoPE task of
+    :data:`FIXED_OFFSET_TASKS`, L of the α tables) with its ``alpha``."""
+    from lengthgen.chapters.ch3.realizability import alpha
+
+    lrs = [check_finite("lr", lr, nonnegative=True) for lr in lrs]
+    points, fixed = [], []
+    for lr in lrs:
+        for p in paper_alpha_points():
+            a = alpha(p["encoding"], p["task"], p["L"], num_freq=p["num_freq"], lr=lr)
+            points.append({**p, "lr": lr, "alpha": a})
+        for t in FIXED_OFFSET_TASKS:
+            for L in ALPHA_SPEC["lengths"]:
+                fixed.append({"lr": lr, "task": t, "L": int(L), "alpha": alpha("rope", t, L, lr=lr)})
+    return {"lrs": lrs, "points": points, "fixed": fixed}
+
+
+def lr_matches(data: dict):
+    """Per learning rate of a :func:`lr_grid` result: how many of the paper's α values it matches
+    (rule 2, half a unit of the last printed decimal), in total and per source, with the largest
+    miss; rows in ``lrs`` order."""
+    import pandas as pd
+
+    rows = []
+    for lr in data["lrs"]:
+        pts = [p for p in data["points"] if p["lr"] == lr]
+        hit = [abs(p["alpha"] - p["paper"]) <= 0.5 * 10.0 ** (-p["decimals"]) + 1e-12 for p in pts]
+        row = {"lr": lr}
+        for src in dict.fromkeys(p["source"] for p in pts):
+            sub = [h for p, h in zip(pts, hit) if p["source"] == src]
+            row[f"{src} ({len(sub)})"] = sum(sub)
+        row[f"matched (of {len(pts)})"] = sum(hit)
+        row["largest miss"] = max(abs(p["alpha"] - p["paper"]) for p in pts)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("lr")
+
+
+def lr_points(data: dict):
+    """The paper's α values (rows ``source: cell @ L`` with the frequency count when it is not 16)
+    against ours at each learning rate (columns), from a :func:`lr_grid` result."""
+    import pandas as pd
+
+    def name(p):
+        nf = "" if p["num_freq"] == 16 else f", {p['num_freq']} freq."
+        return f"{p['source']}: {p['encoding']}/{p['task']} @ {p['L']}{nf}"
+
+    tab = {}
+    for p in data["points"]:
+        tab.setdefault(name(p), {"paper": p["paper"]})[f"lr {p['lr']:g}"] = p["alpha"]
+    return pd.DataFrame(tab).T
+
+
+def lr_fixed_offsets(data: dict):
+    """Per learning rate of a :func:`lr_grid` result: the minimum α_L of each RoPE fixed-offset task
+    over L = 30 … 512 and whether all four are 1 (the claim ``ch3.alpha.rope_fixed_offsets``)."""
+    import pandas as pd
+
+    rows = []
+    for lr in data["lrs"]:
+        row = {"lr": lr}
+        for t in FIXED_OFFSET_TASKS:
+            row[t] = min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
+        row["α = 1 up to 512"] = all(row[t] == 1.0 for t in FIXED_OFFSET_TASKS)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("lr")
 
 
 def theory_checks(*, n_trials: int, n_random: int) -> dict:
@@ -312,7 +427,8 @@ def cells(scale: str) -> list[Cell]:
     A = P["alpha"]
     out = [Cell("alpha_tables", alpha_tables, {"encodings": list(A["encodings"]), "tasks": list(A["tasks"]),
                                                "lengths": list(A["lengths"]), "L0": A["L0"], "fit": dict(A["fit"])}),
-           Cell("theory", theory_checks, dict(P["theory"]))]
+           Cell("theory", theory_checks, dict(P["theory"])),
+           Cell("lr_grid", lr_grid, {"lrs": list(P["lr_grid"]["lrs"])})]
     for g in study_plan(scale):
         out.append(Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],)))
     return out
@@ -382,9 +498,14 @@ def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
     return rows
 
 
+#: The stored learning-rate grid (``lr_grid`` cell): every α in [0, 1].
+LR_GRID_SCHEMA = Schema("ch3 lr grid", required=("lrs", "points", "fixed"),
+                        probabilities=("points.*.alpha", "fixed.*.alpha"))
+
+
 def schema_for(name: str) -> Schema:
     """The schema of the stored cell ``name`` (see :func:`cells`)."""
-    return {"alpha_tables": ALPHA_SCHEMA, "theory": THEORY_SCHEMA}.get(name, GROUP_SCHEMA)
+    return {"alpha_tables": ALPHA_SCHEMA, "theory": THEORY_SCHEMA, "lr_grid": LR_GRID_SCHEMA}.get(name, GROUP_SCHEMA)
 
 
 def load(name: str, *, folder=None) -> dict:
@@ -402,7 +523,7 @@ def _load(name: str, plan: dict, folder) -> dict:
     from lengthgen.store import results_dir
 
     if name not in plan:
-        raise ConfigError(f"no chapter-3 cell {name!r}; the cells are alpha_tables, theory and "
+        raise ConfigError(f"no chapter-3 cell {name!r}; the cells are alpha_tables, theory, lr_grid and "
                           "<tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)")
     folder = results_dir() / CHAPTER / "cells" if folder is None else folder
     rec = runs.load_stored(CHAPTER, name, schema=schema_for(name), folder=folder)

@@ -28,6 +28,10 @@ LONG_LENGTHS = (128, 256, 512)
 #: the learning rate is not stated in the paper — 0.05 is ours, chosen before looking at any number
 #: (chapter section "Selection-rule dependence: the learning rate of the fit").
 CE_FIT = {"steps": 400, "lr": 0.05, "weight_decay": 1e-4}
+#: The learning rates of the sensitivity analysis of that unstated hyperparameter (ours; chapter
+#: section "Selection-rule dependence"): 0.06 … 0.12 in steps of 0.01 around the paper's apparent
+#: value, plus a coarse outer grid. It is an analysis, not a reproduction: the headline stays 0.05.
+LR_GRID = (0.01, 0.02, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.2)
 
 #: The α_L tables (chapter section "α_L for every encoding and task"): every encoding, task and
 #: length, both selection rules; the same at both scales (seconds on a CPU).
@@ -56,6 +60,7 @@ PROTOCOL = {
     "full": {
         "alpha": ALPHA_SPEC,
         "theory": {"n_trials": 20_000, "n_random": 20_000},
+        "lr_grid": {"lrs": LR_GRID},
         "study": {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": SEEDS, "groups": STUDY_GROUPS,
                   "steps": 2000, "batch": 64, "lr": 3e-4, "weight_decay": 0.01, "lengths": STUDY_LENGTHS,
                   "eval_n": 256, "train_eval_n": 22, "L0": L0},
@@ -63,6 +68,7 @@ PROTOCOL = {
     "smoke": {
         "alpha": ALPHA_SPEC,
         "theory": {"n_trials": 5000, "n_random": 5000},
+        "lr_grid": {"lrs": (0.05, 0.1)},
         "study": {"tiers": ("1L1H",), "encodings": ("rope",), "seeds": (0,), "groups": {"main": ("prev", "first")},
                   "steps": 150, "batch": 64, "lr": 3e-4, "weight_decay": 0.01, "lengths": (30, 60),
                   "eval_n": 32, "train_eval_n": 6, "L0": L0},
