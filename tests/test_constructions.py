@@ -13,6 +13,8 @@ VARIANTS = [
     ("first", {}), ("first", {"layer_norm": True, "eps": 0.0}), ("first", {"layer_norm": True, "eps": 1e-5}),
     ("first", {"log_scaled": True}), ("parity", {"log_scaled": True}),
     ("first_log_scaled", {}), ("first_log_scaled", {"layer_norm": True, "eps": 0.0}),
+    ("parity", {"sqrt_d": True}), ("parity", {"sqrt_d": True, "layer_norm": True, "eps": 1e-5}),
+    ("first", {"sqrt_d": True}), ("first", {"sqrt_d": True, "layer_norm": True, "eps": 0.0}),
 ]
 ALL = {n: tasks.all_strings(n) for n in range(1, 11)}
 
@@ -38,6 +40,25 @@ def test_first_logit_closed_form():
             N = n + 1
             want = math.exp(c) / (math.exp(c) + N - 1) * (s[:, 0].double() - 0.5)
             assert torch.allclose(enc(p, s)[0], want, atol=1e-14)
+
+
+def test_sqrt_d_convention():
+    # default unchanged (logit exactly c); sqrt_d divides the advantage by √(model width)
+    assert torch.equal(C.first()[1]["wq"], C.first(sqrt_d=False)[1]["wq"])
+    assert torch.equal(C.parity()[1]["wq"], C.parity(sqrt_d=False)[1]["wq"])
+    for c in (1.0, 2.0):
+        enc, p = C.first(c=c, sqrt_d=True)
+        s = ALL[6]
+        a = c / math.sqrt(6)
+        want = math.exp(a) / (math.exp(a) + 6) * (s[:, 0].double() - 0.5)
+        assert torch.allclose(enc(p, s)[0], want, atol=1e-14)
+    # paired layer norm: width 12, so the query weight is 1/√12 of the default's
+    q0, q1 = C.first(layer_norm=True)[1]["wq"], C.first(layer_norm=True, sqrt_d=True)[1]["wq"]
+    assert torch.allclose(q1 * math.sqrt(12), q0, atol=1e-15)
+    q0, q1 = C.parity(layer_norm=True)[1]["wq"], C.parity(layer_norm=True, sqrt_d=True)[1]["wq"]
+    assert torch.allclose(q1 * math.sqrt(18), q0, atol=1e-15)
+    with pytest.raises(TypeError):
+        C.first(sqrt_d=1)
 
 
 def test_parity_logit_shrinks_but_keeps_sign():

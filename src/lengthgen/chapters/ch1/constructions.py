@@ -32,6 +32,14 @@ on the doubled coordinates [x; −x] (mean zero, so layer norm only rescales eac
 positive factor, which the bias-free constructions tolerate), and the last layer's FFN, unused
 by the constructions, is replaced by the clean-up of Knowl 3: it zeroes every coordinate except
 the output pair [s; −s], which layer norm with ε = 0 maps to ±√(d/2) whatever |s| is.
+
+Logit convention (``sqrt_d``; Fig. 2). By default a query weight c·√d_head cancels the encoder's
+division by √d_head, so the favoured attention logit is exactly c (c = 1 for FIRST's position 1,
+±1 for PARITY's odd/even keys). With ``sqrt_d=True`` the query weight is c itself and the product
+is divided by √d, d the model width of the built encoder (6 for FIRST, 9 for PARITY; 12 and 18
+with paired layer norm), i.e. one head spanning the whole width as in softmax(Kq/√d): the
+favoured logit is c/√d. Both conventions classify every string correctly; they differ in how
+fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
 """
 from __future__ import annotations
 
@@ -45,6 +53,14 @@ from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig
 CONSTRUCTIONS = ("parity", "first", "first_log_scaled")
 
 
+def _query_scale(d_head: int, d: int, layer_norm: bool, sqrt_d: bool) -> float:
+    """Query weight per unit of logit: √d_head (logit exactly c) or, with ``sqrt_d``, √d_head/√width."""
+    if not isinstance(sqrt_d, bool):
+        raise TypeError(f"sqrt_d must be a bool, got {sqrt_d!r}")
+    width = 2 * d if layer_norm else d
+    return math.sqrt(d_head) / math.sqrt(width) if sqrt_d else math.sqrt(d_head)
+
+
 def _check_common(eps, output_scale):
     check_finite("eps", eps, nonnegative=True)
     s = check_finite("output_scale", output_scale)
@@ -53,11 +69,12 @@ def _check_common(eps, output_scale):
 
 
 def parity(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = False,
-           output_scale: float = 1.0, value_k: float = 1.0, dtype=torch.float64):
+           output_scale: float = 1.0, value_k: float = 1.0, sqrt_d: bool = False, dtype=torch.float64):
     """The exact two-layer, two-head PARITY transformer (Knowl 1); paired + clean-up if ``layer_norm``.
 
     ``value_k`` is the first-layer value weight that computes k/N (1 in the construction); chapter 1
-    perturbs it for the sensitivity sweep of Knowl 8.
+    perturbs it for the sensitivity sweep of Knowl 8. ``sqrt_d``: the logit convention of the module
+    docstring (key logits ±1/√d instead of ±1).
     """
     _check_common(eps, output_scale)
     check_finite("value_k", value_k)
@@ -80,7 +97,7 @@ def parity(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = Fal
         p["w1"][0, 0, 6, j] = off
     p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=dtype)
     # layer 2: CLS query (one-hot coordinate 2); head 0 keys −cos (odd positions), head 1 keys +cos
-    sq = math.sqrt(dk)
+    sq = _query_scale(dk, d, layer_norm, sqrt_d)
     for h, sign in ((0, -1.0), (1, 1.0)):
         p["wq"][0, 1, h, 2, 0] = sq
         p["wk"][0, 1, h, 4, 0] = sign
@@ -93,8 +110,11 @@ def parity(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = Fal
 
 
 def first(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = False, c: float = 1.0,
-          output_scale: float = 1.0, dtype=torch.float64):
-    """The exact two-layer FIRST transformer (Knowl 2) with first-position advantage ``c``."""
+          output_scale: float = 1.0, sqrt_d: bool = False, dtype=torch.float64):
+    """The exact two-layer FIRST transformer (Knowl 2) with first-position advantage ``c``.
+
+    ``sqrt_d``: the logit convention of the module docstring (advantage c/√d instead of c).
+    """
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 6, 1
@@ -107,7 +127,7 @@ def first(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = Fals
     p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=dtype)
     p["w2"][0, 0, 0, 4] = 1.0
     # layer 2: CLS query c, key 1[i = 1]; value x4 − x3/2 → 5
-    p["wq"][0, 1, 0, 2, 0] = c * math.sqrt(dk)
+    p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, d, layer_norm, sqrt_d)
     p["wk"][0, 1, 0, 3, 0] = 1.0
     p["wv"][0, 1, 0, 4, 0] = 1.0
     p["wv"][0, 1, 0, 3, 0] = -0.5

@@ -112,6 +112,17 @@ def fig2(lengths=paper.FIG2_LENGTHS, n_strings: int = 1000, seed: int = paper.SE
     return out
 
 
+def fig2_sqrt_d(lengths=paper.FIG2_LENGTHS, n_strings: int = 1000, seed: int = paper.SEED) -> list[dict]:
+    """The six curves of :func:`fig2` in the √d logit convention (``sqrt_d=True``: the query weight is
+    c and the product is divided by √d, d the model width), computed live by the chapter."""
+    out = []
+    for name in ("parity", "first"):
+        for lab, kw in paper.LN_VARIANTS:
+            out.append({**ce_curve(name, {**kw, "sqrt_d": True}, lengths=lengths, n_strings=n_strings, seed=seed),
+                        "label": lab})
+    return out
+
+
 def logit_range(name: str, kw: dict | None = None, *, lengths, n_strings: int = 1000, seed: int = 0) -> list[dict]:
     """min / max |logit|, accuracy and cross-entropy at each length, on random strings plus the four
     extreme strings 10…0, 01…1, 11…1 and 00…0 (where the later symbols push hardest against, or
