@@ -179,6 +179,40 @@ def test_epoch_sampler_visits_each_example_once_per_epoch():
     assert torch.allclose(loss, torch.full((2,), math.log(7)))
 
 
+def test_length_sampler_walks_lengths_in_order_with_single_length_batches():
+    ds = [D.train_set(1, 7, (2, 3, 5), 10), D.train_set(2, 7, (2, 3, 5), 7)]
+    smp = T.LengthEpochSampler(ds, batch_size=3)
+    assert [smp.steps_per_epoch(e) for e in (0, 1)] == [4, 3]  # shards 4,3,3 and 3,2,2
+    gens = [torch.Generator().manual_seed(s) for s in (5, 6)]
+    seen, lengths = [], []
+    for step in range(4):                                     # one epoch of member 0
+        x, y = smp(step, gens)
+        rows = x[0][y[0] >= 0]
+        lengths.append(sorted(set(rows.sum(1).long().tolist())))
+        seen.append(rows)
+    assert lengths == [[2], [2], [3], [5]]                    # one length per batch, in order
+    x0 = torch.cat(seen)
+    assert sorted(map(tuple, x0.tolist())) == sorted(map(tuple, ds[0].x.tolist()))
+    x, y = smp(4, gens)                                       # a new epoch starts at length 2
+    assert set(x[0][y[0] >= 0].sum(1).long().tolist()) == {2}
+    with pytest.raises(ConfigError):
+        T.fit(model.ModularMLP(7, 2, "sine"), ds, optim=None, steps=1, seeds=[1, 2], sampler="x")
+
+
+def test_updates_per_epoch_match_the_recorded_paper_protocol():
+    L7 = paper.TRAIN_LENGTHS
+    upe = {n: T.updates_per_epoch(n, L7) for n in paper.PAPER_LENGTHGEN_BUDGETS[97]}
+    assert upe == {4000: 7, 8000: 14, 16000: 21, 32000: 35, 64000: 63}
+    assert all(T.updates_per_epoch(n, L7) == 7 for n in (1000, 2000))
+    assert T.updates_per_epoch(8000, L7, by_length=False) == 8
+    rec = paper.PAPER_PROTOCOL["updates (B.1.3)"]
+    for n, k in upe.items():
+        assert f" {k} " in rec and f"{paper.PAPER_EPOCHS * k / 1e6:.1f}M" in rec
+    assert "bfloat16" not in " ".join(paper.PAPER_PROTOCOL.values())
+    assert paper.NS_DTYPE == "float32"
+    assert T.b1_optimizer("muon", 1e-3, 0.1, "sine", True).ns_dtype == "float32"
+
+
 # --------------------------------------------------------------------------- model
 def test_model_init_forward_and_determinism():
     net = model.ModularMLP(p=5, width=3, activation="sine", bias=True)

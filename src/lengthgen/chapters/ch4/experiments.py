@@ -33,7 +33,7 @@ from lengthgen.chapters.ch4.paper import (BATCH_SIZE, IN_DOMAIN_LENGTHS, LENGTHG
                                           PAPER_SEEDS, TRAIN_LENGTHS, checks, protocol)
 from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound, relu_width_lower_bound
 from lengthgen.chapters.ch4.training import (EpochSampler, accuracy_on, b1_optimizer, fit, masked_loss,
-                                             masked_metric, padded_sets, resolve_device)
+                                             masked_metric, padded_sets, resolve_device, updates_per_epoch)
 from lengthgen.chapters.ch4.transformer import LastTokenDecoder, addition_sequences
 from lengthgen.config import ConfigError, check_positive_int
 from lengthgen.engine.optim import OptimConfig
@@ -268,10 +268,11 @@ def lengthgen(*, p: int, width: int, budgets, wds, steps: int, lr: float, seeds,
               activation: str = "sine", bias: bool = False, train_lengths=TRAIN_LENGTHS,
               in_domain_lengths=IN_DOMAIN_LENGTHS, batch_size: int = BATCH_SIZE, track_every: int | None = None,
               track_length: int | None = None, n_track: int | None = None, device="cpu",
-              progress: bool = False) -> dict:
+              progress: bool = False, sampler: str = "mixed") -> dict:
     """B.1.3 for one variant (activation, bias): members are (budget, wd, seed); per-length test accuracy
     (section "Claim 5"). With ``track_every`` the accuracy on ``n_track`` inputs of length
-    ``track_length`` is recorded during training (no early stopping)."""
+    ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
+    batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
     from lengthgen.engine.train import Validation
 
     seeds, dev = _seeds(seeds), resolve_device(device)
@@ -286,7 +287,8 @@ def lengthgen(*, p: int, width: int, budgets, wds, steps: int, lr: float, seeds,
         validation = Validation(every=track_every, bank=(bank.x, bank.y), patience=None, metric=masked_metric)
     res = fit(model, train, optim=b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias),
               steps=steps, seeds=[s for _, _, s in members], batch_size=batch_size, progress=progress,
-              desc=f"lengthgen {act}{'+b' if bias else ''}", validation=validation, device=dev)
+              desc=f"lengthgen {act}{'+b' if bias else ''}", validation=validation, device=dev,
+              sampler=sampler)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
     for L in tuple(in_domain_lengths) + tuple(test_lengths):
@@ -375,6 +377,24 @@ def transformer_baseline(*, m: int, p: int, d_model: int, budgets, steps: int, l
 
 
 # --------------------------------------------------------------------------- epoch timing
+def sampler_comparison(*, p: int, width: int, n: int, wd: float, steps: int, lr: float, seed: int,
+                       n_test: int, test_lengths, activation: str = "sine", bias: bool = True,
+                       device="cpu") -> list[dict]:
+    """Section "Training: protocol and budget": the same B.1.3 run (one member, same seed, data and
+    initialisation) trained with mixed-length batches and with the released loop's single-length
+    batches. One row per sampler: updates per epoch, epochs run, and the accuracies of :func:`lengthgen`."""
+    rows = []
+    for name, by_length in (("mixed", False), ("by_length", True)):
+        out = lengthgen(p=p, width=width, budgets=(n,), wds=(wd,), steps=steps, lr=lr, seeds=(seed,),
+                        n_test=n_test, test_lengths=test_lengths, activation=activation, bias=bias,
+                        device=device, sampler=name)
+        upe = updates_per_epoch(n, TRAIN_LENGTHS, BATCH_SIZE, by_length=by_length)
+        rows.append({"sampler": name, "updates per epoch": upe, "epochs": steps / upe,
+                     **{k: v for k, v in out["rows"][0].items()
+                        if k not in ("activation", "bias", "n", "wd", "seed")}})
+    return rows
+
+
 def _sync(dev: torch.device) -> None:
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)

@@ -34,13 +34,29 @@ INIT_STD = 0.01
 #: test inputs per length (B.1.3)
 N_TEST = 10_000
 
+#: epochs of every paper run (B.1: "trained for up to 300,000 epochs", final checkpoint)
+PAPER_EPOCHS = 300_000
+#: the B.1.3 budgets n of the length-generalization sweeps: p → budgets
+PAPER_LENGTHGEN_BUDGETS = {97: (4000, 8000, 16_000, 32_000, 64_000), 53: (1000, 2000, 4000, 8000, 16_000)}
+
 #: The paper's settings that our protocol changes (each ledger claim states what it reduced).
+#: An epoch of the authors' released training loop walks the training lengths in order with
+#: single-length batches of 1024, so at B.1.3 it is Σ_m ceil(n_m / 1024) updates over the seven
+#: per-length shards (:func:`lengthgen.chapters.ch4.training.updates_per_epoch`, checked against
+#: these numbers in tests/test_ch4.py). The transformer settings are the released code's (our
+#: copy of B.1.4 does not print them).
 PAPER_PROTOCOL = {
-    "budget": "up to 300,000 epochs per run (batch 1024), final checkpoint",
+    "budget": "up to 300,000 epochs per run, final checkpoint",
+    "batches": "1024, single-length: an epoch walks the training lengths in order "
+               "(released training loop)",
+    "updates (B.1.3)": "an epoch is 7 updates at n ≤ 4k, 14 at 8k, 21 at 16k, 35 at 32k, 63 at "
+                       "64k: 300,000 epochs ≈ 2.1M, 4.2M, 6.3M, 10.5M, 18.9M updates",
     "moduli": "(m, p) = (2, 307), (4, 53), (3, 97) (B.1.1–B.1.2); p = 97 and 53 (B.1.3)",
     "learning rates": "AdamW 1e-3 (B.1.1); Muon 1e-3 (B.1.2–B.1.3)",
     "width (B.1.3)": "1024", "seeds": "1337, 1338, 1339",
-    "Newton–Schulz dtype": "bfloat16 (PyTorch Muon)",
+    "Newton–Schulz dtype": "float32 (B.1: float32 throughout; 5 steps, library defaults)",
+    "transformer (B.1.4)": "(m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0 "
+                           "(released code)",
 }
 
 # --------------------------------------------------------------------------- our seeds and offsets
@@ -98,6 +114,12 @@ PROTOCOL = {
                          "test_lengths": OOD_LENGTHS},
     },
 }
+
+#: A live side run (not stored, same at every scale): the biased sine MLP of the main sweep,
+#: n = 8,000, one seed, trained for a few hundred updates once with our mixed-length batches and
+#: once with the released loop's single-length batches (section "Training: protocol and budget").
+SAMPLER_COMPARISON = {"p": 17, "width": 128, "n": 8000, "wd": 0.1, "steps": 400, "lr": 3e-2, "seed": 1337,
+                      "n_test": 500, "test_lengths": (14, 53, 201)}
 
 #: The variants (activation, first-layer bias) of the length-generalization study (B.1.3, Fig. 5).
 LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
@@ -182,5 +204,7 @@ PAPER_VALUES = {
 }
 
 
-#: Our Newton–Schulz dtype for Muon (the paper's PyTorch Muon uses bfloat16, very slow on CPUs).
+#: Our Newton–Schulz dtype for Muon: float32, like the paper (B.1: float32 precision throughout).
+#: The engine's default (``OptimConfig.ns_dtype = "bfloat16"``) is what ``torch.optim.Muon``
+#: does internally; every chapter-4 Muon run passes this float32 instead.
 NS_DTYPE = "float32"

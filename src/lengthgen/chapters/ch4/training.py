@@ -107,12 +107,73 @@ class EpochSampler:
             if sl.numel() < self.B:
                 sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
             idx_rows.append(sl)
+        return self._gather(idx_rows, members)
+
+    def _gather(self, idx_rows, members):
         idx = torch.stack(idx_rows)                       # [E, B], -1 = padding
         mem = torch.tensor(members).unsqueeze(1)
         safe = idx.clamp(min=0)
         x = self.x[mem, safe]
         y = torch.where(idx >= 0, self.y[mem, safe], torch.full_like(safe, -1))
         return x, y
+
+
+class LengthEpochSampler(EpochSampler):
+    """Single-length mini-batches, as in the authors' released training loop.
+
+    An epoch walks member e's training lengths in order (the order of
+    :func:`lengthgen.chapters.ch4.data.train_set`); each per-length shard is reshuffled at the
+    start of the epoch and cut into ``ceil(n_m / batch_size)`` batches, so an epoch is
+    ``Σ_m ceil(n_m / batch_size)`` updates (14 at n = 8,000 over the seven B.1.3 lengths,
+    where :class:`EpochSampler`'s mixed-length epoch is ``ceil(8000 / 1024) = 8``).
+    """
+
+    def __init__(self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32):
+        super().__init__(datasets, batch_size, dtype)
+        self.shards = []                                  # per member: [(length, indices)]
+        for d in datasets:
+            m = d.m.tolist()
+            order = list(dict.fromkeys(m))
+            self.shards.append([(L, torch.nonzero(d.m == L).flatten()) for L in order])
+        self.plan = [[(j, k) for j, (_, ix) in enumerate(sh) for k in range(-(-len(ix) // self.batch))]
+                     for sh in self.shards]
+        self.B = min(self.batch, max(len(ix) for sh in self.shards for _, ix in sh))
+        self.shard_perm: dict[int, list[torch.Tensor]] = {}
+
+    def steps_per_epoch(self, e: int) -> int:
+        return len(self.plan[e])
+
+    def __call__(self, step: int, generators, members=None):
+        idx_rows, E = [], len(generators)
+        members = list(range(E)) if members is None else [int(i) for i in members]
+        for gen, e in zip(generators, members):
+            spe = self.steps_per_epoch(e)
+            k = step % spe
+            if k == 0 or e not in self.shard_perm:
+                self.shard_perm[e] = [ix[torch.randperm(len(ix), generator=gen)] for _, ix in self.shards[e]]
+            j, c = self.plan[e][k]
+            sl = self.shard_perm[e][j][c * self.batch:(c + 1) * self.batch]
+            if sl.numel() < self.B:
+                sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
+            idx_rows.append(sl)
+        return self._gather(idx_rows, members)
+
+
+#: the samplers :func:`fit` accepts: mixed-length batches (our stored runs) or single-length
+#: batches (the authors' released loop)
+SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
+
+
+def updates_per_epoch(n: int, lengths: Sequence[int], batch_size: int = BATCH_SIZE,
+                      by_length: bool = True) -> int:
+    """Updates in one epoch over the B.1.3 training set of budget ``n`` split evenly over
+    ``lengths``: ``Σ_m ceil(n_m / batch_size)`` with single-length batches, else ``ceil(n / batch_size)``."""
+    from lengthgen.chapters.ch4.data import split_budget
+
+    b = check_positive_int("batch_size", batch_size)
+    if not by_length:
+        return -(-check_positive_int("n", n) // b)
+    return sum(-(-k // b) for k in split_budget(n, lengths))
 
 
 # --------------------------------------------------------------------------- optimizers of B.1
@@ -130,11 +191,12 @@ def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig
 # --------------------------------------------------------------------------- training and evaluation
 def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, seeds: Sequence[int],
         batch_size: int = BATCH_SIZE, progress: bool = False, desc: str = "ch4", device="cpu",
-        record_every: int = 10, validation=None):
+        record_every: int = 10, validation=None, sampler: str = "mixed"):
     """Train one ensemble of ``model`` on ``device`` (member e: init seed ``seeds[e]``, training set ``datasets[e]``).
 
-    Mini-batches of ``batch_size`` with per-epoch reshuffling (:class:`EpochSampler`, reshuffled
-    by a generator seeded like the member), cross-entropy on the logits (:func:`masked_loss`),
+    Mini-batches of ``batch_size`` with per-epoch reshuffling (``sampler="mixed"``:
+    :class:`EpochSampler`, mixed-length batches; ``"by_length"``: :class:`LengthEpochSampler`,
+    single-length batches; reshuffled by a generator seeded like the member), cross-entropy on the logits (:func:`masked_loss`),
     the optimizer of ``optim`` (an :class:`lengthgen.engine.optim.OptimConfig`), ``steps`` updates, all
     through :func:`lengthgen.engine.train.train_ensemble` (``validation``: an optional
     :class:`lengthgen.engine.train.Validation`, e.g. to record accuracy on a long-length bank during
@@ -148,7 +210,7 @@ def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, se
     dev = resolve_device(device)
     params = model.init(list(seeds), device=dev)
     note_device(dev)
-    sampler = EpochSampler(datasets, batch_size)
+    sampler = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
     return engine.train_ensemble(model, params, sample=sampler, loss=masked_loss, optim=optim, steps=steps,
                                  data_seeds=[int(s) for s in seeds], progress=progress, desc=desc,
                                  record_every=record_every, validation=validation)   # trains where params live
