@@ -266,7 +266,8 @@ CLAIMS = [
           digits=3),
     Claim("ch1.fig2.sqrt_d_first_eps_1e-5_rises", "Knowl 9, Fig. 2", source="live",
           statement="In the √d convention (query weight c = 1, product divided by √d with d = 12, the width of "
-                    "the paired FIRST encoder; advantage 1/√12 ≈ 0.29), FIRST with layer norm and ε = 1e-5 on "
+                    "the paired FIRST encoder; advantage 1/√12 ≈ 0.29 before layer norm rescales queries and "
+                    "keys), FIRST with layer norm and ε = 1e-5 on "
                     "1,000 random strings per length: 100% accurate, cross-entropy rising strictly from n = 10 "
                     "to 100 to 1000, by more from 100 to 1000 than from 10 to 100, and by at least "
                     f"{STEEP_RISE_BITS:g} bits from n = 10 to n = 1000 (ours: bits at n = 10, 100, 1000)",
