@@ -74,7 +74,9 @@ def accuracy_of(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 class EpochSampler:
-    """The engine's ``sample(step, generators, members)`` for static per-member training sets.
+    """The engine's ``sample(step, generators, members)`` for static per-member training sets,
+    with mixed-length batches (our stored runs; :class:`LengthEpochSampler` gives the released
+    loop's single-length batches).
 
     Member e owns a training set ``(x_e, y_e)`` of ``n_e`` examples, reshuffled at the start of
     each of its epochs with its own generator (B.1: "reshuffle it at the start of every epoch");
