@@ -68,9 +68,6 @@ CHANCE_BAND = (0.4, 0.6)
 BOUND_GAP_BITS = 0.01
 #: Rule 6: the smallest rise (bits) that counts as "increases with length" (above float noise).
 RISE_BITS = 1e-3
-#: Rule 6 for Fig. 2 in the √d convention: "rises steeply towards n = 1000" is a rise of at least a
-#: tenth of the figure's one-bit axis between n = 10 and n = 1000, most of it after n = 100.
-STEEP_RISE_BITS = 0.1
 #: The lengths at which the √d-convention curve is read.
 SQRT_D_NS = (10, 100, 1000)
 #: Fixed advantage of the flawed one-layer FIRST transformer (§5.2) and the length where it is judged.
@@ -269,14 +266,13 @@ CLAIMS = [
                     "the paired FIRST encoder; advantage 1/√12 ≈ 0.29 before layer norm rescales queries and "
                     "keys), FIRST with layer norm and ε = 1e-5 on "
                     "1,000 random strings per length: 100% accurate, cross-entropy rising strictly from n = 10 "
-                    "to 100 to 1000, by more from 100 to 1000 than from 10 to 100, and by at least "
-                    f"{STEEP_RISE_BITS:g} bits from n = 10 to n = 1000 (ours: bits at n = 10, 100, 1000)",
-          paper_value="rises steeply towards n = 1000 (plotted only)", check="predicate",
+                    "to 100 to 1000, and by more from 100 to 1000 than from 10 to 100 "
+                    "(ours: bits at n = 10, 100, 1000)",
+          paper_value="rises steeply towards n = 1000 (plotted only)", check="direction",
           holds=lambda v: (v["min_acc"] == 1.0 and v["ce_bits"][0] < v["ce_bits"][1] < v["ce_bits"][2]
-                           and v["ce_bits"][2] - v["ce_bits"][1] > v["ce_bits"][1] - v["ce_bits"][0]
-                           and v["ce_bits"][2] - v["ce_bits"][0] >= STEEP_RISE_BITS),
-          why=f"rule 6: the figure is qualitative; 'steeply towards n = 1000' made precise as an accelerating "
-              f"rise of at least {STEEP_RISE_BITS:g} bits, a tenth of the one-bit axis",
+                           and v["ce_bits"][2] - v["ce_bits"][1] > v["ce_bits"][1] - v["ce_bits"][0]),
+          why="rule 6: the figure gives no numbers; 'rises steeply towards n = 1000' is checked as its shape "
+              "only (strictly rising, faster on the last decade), so it counts as a direction, not a value",
           digits=4),
     # ---- the flawed one-layer FIRST (section "Why a fixed attention advantage is not enough"; live)
     Claim("ch1.dilution.flawed_first", "Knowl 6 (simplified model), §5.2", source="live",
