@@ -73,7 +73,10 @@ def test_study_plan_order():
 
 def test_cells_follow_the_plan_with_the_whole_configuration():
     cs = ch3.cells("full")
-    assert [c.name for c in cs[:2]] == ["alpha_tables", "theory"]
+    assert [c.name for c in cs[:3]] == ["alpha_tables", "theory", "lr_grid"]
+    assert cs[2].kwargs == {"lrs": list(paper.LR_GRID)} and 0.05 in paper.LR_GRID
+    assert {0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12} <= set(paper.LR_GRID)
+    cs = cs[:2] + cs[3:]
     assert [c.name for c in cs[2:]] == [g["key"] for g in ch3.study_plan("full")]
     kw = cs[2].kwargs
     assert kw["steps"] == 2000 and kw["batch"] == 64 and kw["lr"] == 3e-4 and kw["weight_decay"] == 0.01
@@ -242,8 +245,8 @@ def test_every_stored_cell_is_done_and_valid():
     status = runs.plan_status(ch3.cells("full"), CELLS, "full")
     stored = sorted(p.stem for p in CELLS.glob("*.json"))
     assert stored and all(status[n] == "done" for n in stored)
-    groups = [n for n in stored if n not in ("alpha_tables", "theory")]
-    assert "alpha_tables" in stored and "theory" in stored and len(groups) == 100
+    groups = [n for n in stored if n not in ("alpha_tables", "theory", "lr_grid")]
+    assert {"alpha_tables", "theory", "lr_grid"} <= set(stored) and len(groups) == 100
     missing = sorted(n for n, s in status.items() if s == "missing")
     assert len(missing) == 50 and all(n.split("__")[0] in ("2L4H", "4L4H") and "__pos__" in n for n in missing)
     for n in stored:
@@ -354,3 +357,38 @@ def test_page_figures_and_tables_fit_the_column():
     plt.close("all")
     html = ch3.styled(pd.DataFrame({"a": [0.12345], "b": [1]}), 2, index=False).to_html()
     assert "0.12" in html and "0.123" not in html
+
+
+def test_lr_grid_points_and_match_counts():
+    """The learning-rate analysis: 37 paper α values with their printed decimals; the match counts
+    use rule 2 per value (half a unit of its last decimal) and the fixed-offset table its minimum."""
+    pts = ch3.paper_alpha_points()
+    assert len(pts) == 37 and sum(p["decimals"] == 3 for p in pts) == 2
+    assert {p["source"] for p in pts} == {"Prop. 4(a)", "App. A.4", "Table 3", "App. I", "App. E"}
+    lrs = [0.05, 0.1]
+    shift = {0.05: 0.0, 0.1: 0.004}
+    data = {"lrs": lrs,
+            "points": [{**p, "lr": lr, "alpha": min(1.0, p["paper"] + (shift[lr] if p["decimals"] == 2 else 0.001))}
+                       for lr in lrs for p in pts],
+            "fixed": [{"lr": lr, "task": t, "L": L, "alpha": 1.0 if lr == 0.05 or L < 512 else 0.9}
+                      for lr in lrs for t in ch3.FIXED_OFFSET_TASKS for L in (30, 512)]}
+    m = ch3.lr_matches(data)
+    assert m.loc[0.05, "matched (of 37)"] == 35 and m.loc[0.1, "matched (of 37)"] == 35
+    assert m.loc[0.05, "Prop. 4(a) (6)"] == 4 and m.loc[0.05, "Table 3 (10)"] == 10
+    assert m.loc[0.05, "on the edge"] == 0 and abs(m.loc[0.1, "largest difference"] - 0.004) < 1e-9
+    fx = ch3.lr_fixed_offsets(data)
+    assert bool(fx.loc[0.05, "α = 1 up to 512"]) and not bool(fx.loc[0.1, "α = 1 up to 512"])
+    assert fx.loc[0.1, "prev"] == 0.9
+    tab = ch3.lr_points(data)
+    assert tab.shape == (37, 3) and list(tab.columns) == ["paper", "lr 0.05", "lr 0.1"]
+
+
+def test_stored_lr_grid_supports_the_page():
+    """The numbers the page's prose quotes from the stored learning-rate grid."""
+    data = ch3.load("lr_grid")["data"]
+    m = ch3.lr_matches(data)["matched (of 37)"]
+    assert m.idxmax() == 0.09 and m[0.09] == 35 and m[0.1] == 34 and m[0.08] == 33 and m[0.05] == 28
+    assert ch3.lr_matches(data).loc[0.1, "on the edge"] == 2
+    fx = ch3.lr_fixed_offsets(data)
+    holds = [lr for lr, ok in fx["α = 1 up to 512"].items() if ok]
+    assert holds == [0.01, 0.02, 0.05, 0.06, 0.12, 0.2]

@@ -28,7 +28,7 @@ import torch
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import (ALPHA_SPEC, COUNTEREXAMPLE_KAPPA, DATA_SEED_OFFSET, DATA_SEED_STRIDE,
                                           EVAL_SEED_OFFSET)
-from lengthgen.chapters.ch3.paper import POS_TASKS  # noqa: F401  (re-exported: ch3.POS_TASKS in the chapter)
+from lengthgen.chapters.ch3.paper import POS_TASKS  # (also ch3.POS_TASKS in the chapter)
 from lengthgen.chapters.ch3.realizability import (L0_DEFAULT, MAIN_TASKS, SELECTION_RULES, TASKS, alpha_table,
                                                   check_task, duality_table, peaked_kernel, prop1_search,
                                                   prop2_montecarlo, prop3_existence, prop3_monotone_copy,
@@ -135,20 +135,23 @@ def lr_grid(*, lrs) -> dict:
 
 def lr_matches(data: dict):
     """Per learning rate of a :func:`lr_grid` result: how many of the paper's α values it matches
-    (rule 2, half a unit of the last printed decimal), in total and per source, with the largest
-    miss; rows in ``lrs`` order."""
+    (rule 2, half a unit of the last printed decimal, the band's edge included), in total and per
+    source, how many of the matches lie on the band's edge (e.g. 0.475 for a printed 0.47) and the
+    largest difference; rows in ``lrs`` order."""
     import pandas as pd
 
     rows = []
     for lr in data["lrs"]:
         pts = [p for p in data["points"] if p["lr"] == lr]
-        hit = [abs(p["alpha"] - p["paper"]) <= 0.5 * 10.0 ** (-p["decimals"]) + 1e-12 for p in pts]
+        gap = [abs(p["alpha"] - p["paper"]) - 0.5 * 10.0 ** (-p["decimals"]) for p in pts]
+        hit = [g <= 1e-12 for g in gap]
         row = {"lr": lr}
         for src in dict.fromkeys(p["source"] for p in pts):
             sub = [h for p, h in zip(pts, hit) if p["source"] == src]
             row[f"{src} ({len(sub)})"] = sum(sub)
         row[f"matched (of {len(pts)})"] = sum(hit)
-        row["largest miss"] = max(abs(p["alpha"] - p["paper"]) for p in pts)
+        row["on the edge"] = sum(abs(g) <= 1e-12 for g in gap)
+        row["largest difference"] = max(abs(p["alpha"] - p["paper"]) for p in pts)
         rows.append(row)
     return pd.DataFrame(rows).set_index("lr")
 
@@ -422,13 +425,15 @@ def group_kwargs(scale: str, group: dict) -> dict:
 
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``, :data:`paper.PROTOCOL`):
-    ``alpha_tables``, ``theory``, then one cell per trained group in :func:`study_plan` order."""
+    ``alpha_tables``, ``theory``, ``lr_grid`` (where the scale plans it: the full one), then one
+    cell per trained group in :func:`study_plan` order."""
     P = _protocol(scale)
     A = P["alpha"]
     out = [Cell("alpha_tables", alpha_tables, {"encodings": list(A["encodings"]), "tasks": list(A["tasks"]),
                                                "lengths": list(A["lengths"]), "L0": A["L0"], "fit": dict(A["fit"])}),
-           Cell("theory", theory_checks, dict(P["theory"])),
-           Cell("lr_grid", lr_grid, {"lrs": list(P["lr_grid"]["lrs"])})]
+           Cell("theory", theory_checks, dict(P["theory"]))]
+    if "lr_grid" in P:
+        out.append(Cell("lr_grid", lr_grid, {"lrs": list(P["lr_grid"]["lrs"])}))
     for g in study_plan(scale):
         out.append(Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],)))
     return out

@@ -51,7 +51,8 @@ DATA_SEED_STRIDE = 1_000
 EVAL_SEED_OFFSET = 777
 
 #: The chapter's plan per scale (``reproduce ch3 --scale full|smoke``).
-#: ``alpha``: the α_L tables (:data:`ALPHA_SPEC`). ``theory``: Monte-Carlo sample of Prop. 2 per
+#: ``alpha``: the α_L tables (:data:`ALPHA_SPEC`). ``lr_grid`` (full scale only): the CE fit at
+#: every learning rate of :data:`LR_GRID`. ``theory``: Monte-Carlo sample of Prop. 2 per
 #: (L, rule) and random W of Prop. 1 (ours: 20 000 for the stored run, 5000 live in the notebook).
 #: ``study``: App. C's protocol — depth tiers, encodings, seeds, AdamW (lr 3e-4, weight decay 0.01),
 #: batch 64, 2000 steps, the test lengths — with evaluation sizes of ours (``eval_n`` sequences per
@@ -68,7 +69,6 @@ PROTOCOL = {
     "smoke": {
         "alpha": ALPHA_SPEC,
         "theory": {"n_trials": 5000, "n_random": 5000},
-        "lr_grid": {"lrs": (0.05, 0.1)},
         "study": {"tiers": ("1L1H",), "encodings": ("rope",), "seeds": (0,), "groups": {"main": ("prev", "first")},
                   "steps": 150, "batch": 64, "lr": 3e-4, "weight_decay": 0.01, "lengths": (30, 60),
                   "eval_n": 32, "train_eval_n": 6, "L0": L0},
