@@ -1,7 +1,6 @@
 """The claims ledger: check kinds, declared deviations, self-checks, the complete-ledger rule,
 ``claims --check`` against committed ledgers, and tamper tests on copies of the stored results."""
 import json
-import shutil
 import types
 
 import pytest
@@ -9,6 +8,7 @@ import pytest
 from lengthgen import claims
 from lengthgen.claims import Claim, ClaimFailed, Deviation, Unchecked, evaluate, reduced
 from lengthgen.config import ConfigError
+from helpers import copy_results
 
 
 def _c(**kw):
@@ -125,14 +125,6 @@ def test_check_passes_on_the_committed_book():
     assert problems == [], problems
 
 
-def _copy_results(tmp_path):
-    from lengthgen.store import results_dir
-
-    dst = tmp_path / "results"
-    shutil.copytree(results_dir(), dst)
-    return dst
-
-
 def _reproduced_stored_claims(chapter):
     mod = claims.chapter_claims(chapter)
     committed = {r["id"]: r for r in claims.load_ledger(chapter)}
@@ -142,7 +134,7 @@ def _reproduced_stored_claims(chapter):
 
 def test_tamper_ch0_stored_grid_is_caught(tmp_path, monkeypatch):
     """Corrupting the stored number behind a ch0 claim makes ``claims --check`` fail and name it."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
     path = root / "ch0" / "cells" / "dilution_grid.json"
     obj = json.loads(path.read_text())
     obj["data"]["value"]["max_abs_error"] = 1e-9                 # beyond the rounding bound
@@ -156,7 +148,7 @@ def test_tamper_ch0_stored_grid_is_caught(tmp_path, monkeypatch):
 
 
 def test_check_reports_missing_file_and_changed_ledger(tmp_path):
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
     led = root / "claims" / "ch0.json"
     rows = json.loads(led.read_text())
     led.write_text(json.dumps(rows[1:]))                          # a claim disappeared from the ledger

@@ -1,7 +1,5 @@
 """Chapter 1's claims ledger: the declarations, and tamper tests on copies of the stored results
 (``claims --check`` must fail and name the claim whose stored number was corrupted)."""
-import json
-import shutil
 
 import pytest
 
@@ -9,20 +7,7 @@ from lengthgen import claims
 from lengthgen.chapters.ch1 import claims as ch1_claims
 from lengthgen.chapters.ch1 import paper
 from lengthgen.claims import Claim, Unchecked
-from lengthgen.store import results_dir
-
-
-def _copy_results(tmp_path):
-    dst = tmp_path / "results"
-    shutil.copytree(results_dir(), dst)
-    return dst
-
-
-def _edit(root, name, edit):
-    path = root / "ch1" / "cells" / f"{name}.json"
-    obj = json.loads(path.read_text())
-    edit(obj["data"]["value"])
-    path.write_text(json.dumps(obj))
+from helpers import copy_results, edit_cell
 
 
 def _member(value, n, log_scaled, run):
@@ -61,12 +46,12 @@ def test_committed_ledger_is_complete_and_current():
 
 def test_tamper_one_member_accuracy_is_caught(tmp_path):
     """One log-scaled run at training length 30 loses a test string: the 20/20 count becomes 19."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
 
     def edit(v):
         v["test_acc"][_member(v, 30, True, 7)] = 0.99
 
-    _edit(root, "first_training", edit)
+    edit_cell(root, "ch1", "first_training", edit)
     problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch1"], results_root=root)}
     # the count claim fails; the direction claim reads the same accuracies, so its value moved too
     assert set(problems) == {"ch1.first_train.scaled_perfect_n30", "ch1.first_train.scaled_beats_standard"}
@@ -76,26 +61,26 @@ def test_tamper_one_member_accuracy_is_caught(tmp_path):
 
 def test_tamper_fig2_logit_is_caught(tmp_path):
     """A FIRST logit of the stored Fig. 2 moved by 1e-6 no longer equals Knowl 2's formula."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
 
     def edit(v):
         curve = next(c for c in v if c["construction"] == "first" and c["label"] == "no layer norm")
         curve["rows"][-1]["max_abs_logit"] += 1e-6
 
-    _edit(root, "fig2", edit)
+    edit_cell(root, "ch1", "fig2", edit)
     assert [p["id"] for p in claims.check_ledgers(["ch1"], results_root=root)] == ["ch1.fig2.first_logit_formula"]
 
 
 def test_tamper_that_makes_a_declared_deviation_hold_is_reported(tmp_path):
     """If every log-scaled run at length 10 were perfect, the declared deviation would no longer apply."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
 
     def edit(v):
         for run in range(v["protocol"]["runs"]):
             i = _member(v, 10, True, run)
             v["test_acc"][i], v["test_ce_bits"][i] = 1.0, 1e-4
 
-    _edit(root, "first_training", edit)
+    edit_cell(root, "ch1", "first_training", edit)
     problems = claims.check_ledgers(["ch1"], results_root=root)
     assert {p["id"] for p in problems} == {"ch1.first_train.scaled_perfect_n10", "ch1.first_train.scaled_beats_standard"}
     assert any(p["id"] == "ch1.first_train.scaled_perfect_n10"
@@ -104,7 +89,7 @@ def test_tamper_that_makes_a_declared_deviation_hold_is_reported(tmp_path):
 
 @pytest.mark.parametrize("cell", ["parity_training", "sensitivity"])
 def test_tamper_other_cells_is_caught(tmp_path, cell):
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
     if cell == "parity_training":
         edit, expect = (lambda v: v["test_acc"].__setitem__(slice(None), [1.0] * len(v["test_acc"]))), \
             "ch1.parity_train.not_learned"
@@ -113,5 +98,5 @@ def test_tamper_other_cells_is_caught(tmp_path, cell):
             for r in v["rows"]:
                 r["acc"] = 1.0
         expect = "ch1.sensitivity.oscillates"
-    _edit(root, cell, edit)
+    edit_cell(root, "ch1", cell, edit)
     assert expect in [p["id"] for p in claims.check_ledgers(["ch1"], results_root=root)]

@@ -1,7 +1,5 @@
 """Chapter 2's claims ledger: the declarations, the committed ledger, and tamper tests on copies of
 the stored results (``claims --check`` must fail and name the claim whose stored number was corrupted)."""
-import json
-import shutil
 
 import pytest
 
@@ -9,20 +7,7 @@ from lengthgen import claims
 from lengthgen.chapters.ch2 import claims as ch2_claims
 from lengthgen.chapters.ch2 import paper
 from lengthgen.claims import Claim, Unchecked
-from lengthgen.store import results_dir
-
-
-def _copy_results(tmp_path):
-    dst = tmp_path / "results"
-    shutil.copytree(results_dir(), dst)
-    return dst
-
-
-def _edit(root, name, edit):
-    path = root / "ch2" / "cells" / f"{name}.json"
-    obj = json.loads(path.read_text())
-    edit(obj["data"]["value"])
-    path.write_text(json.dumps(obj))
+from helpers import copy_results, edit_cell
 
 
 def _declared():
@@ -89,13 +74,13 @@ def test_committed_ledger_is_complete_and_current():
 def test_tamper_halved_accuracies_are_caught(tmp_path):
     """Halving the stored test accuracies of the Majority A_pos/A_norm run breaks the Table 1 claim
     that reads it (and the D.7 self-check is untouched: both variants are halved alike)."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
 
     def edit(v):
         for m in v["members"]:
             m["test"] = {L: a / 2 for L, a in m["test"].items()}
 
-    _edit(root, "majority_posnorm", edit)
+    edit_cell(root, "ch2", "majority_posnorm", edit)
     problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     assert set(problems) == {"ch2.train.table1.majority_posnorm"}
     assert "fails without a declared deviation" in problems["ch2.train.table1.majority_posnorm"]
@@ -103,13 +88,13 @@ def test_tamper_halved_accuracies_are_caught(tmp_path):
 
 def test_tamper_one_seed_off_the_ceiling_is_caught(tmp_path):
     """One First/A_pos seed at N = 51 loses one test string at L = 511: 20/20 perfect becomes 19."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
 
     def edit(v):
         m = next(m for m in v["members"] if m["variant"] == "pos" and m["seed"] == paper.SEEDS[7])
         m["test"]["511"] = 0.999
 
-    _edit(root, "first_posnorm", edit)
+    edit_cell(root, "ch2", "first_posnorm", edit)
     problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     # the ceiling claim fails; the order claim reads the same mean, which moved by 0.005 points only
     assert "ch2.train.table2.first_pos_N51" in problems
@@ -119,12 +104,12 @@ def test_tamper_one_seed_off_the_ceiling_is_caught(tmp_path):
 
 def test_tamper_volume_scan_is_caught(tmp_path):
     """A stored χ window of Index under A_pos that stops shrinking at n = 512 moves the slope."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
 
     def edit(v):
         w = v["widths"]["pos/index/chi"]["width"]
         w[-1] = w[-2] * 4                      # the window grows at the longest length
 
-    _edit(root, "volume_scans", edit)
+    edit_cell(root, "ch2", "volume_scans", edit)
     problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     assert set(problems) == {"ch2.volume.pos_index_chi"}

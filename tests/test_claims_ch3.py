@@ -3,7 +3,6 @@ re-checks from the stored cells, and corrupting a stored number behind a reprodu
 (tamper tests on a copy of ``results/``)."""
 import json
 import math
-import shutil
 
 import pytest
 
@@ -11,13 +10,7 @@ from lengthgen import claims
 from lengthgen.chapters.ch3 import claims as c3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.claims import Claim, Unchecked
-from lengthgen.store import results_dir
-
-
-def _copy_results(tmp_path):
-    dst = tmp_path / "results"
-    shutil.copytree(results_dir(), dst)
-    return dst
+from helpers import copy_results
 
 
 def _committed():
@@ -75,7 +68,7 @@ def test_tamper_trained_accuracy_is_caught(tmp_path):
     """One seed's RoPE skip-5 LG@60 (1L1H) set to 0.5 moves Table 3's 5-seed mean by 0.1, beyond its
     tolerance: ``claims --check`` fails and names the reproduced claim that reads it."""
     assert _committed()["ch3.table3.lg60_1L1H"]["status"] == "reproduced"
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
     _corrupt_group(root, "1L1H__rope__main__seed0", "skip5", 60, 0.5)
     problems = claims.check_ledgers(["ch3"], results_root=root)
     named = {p["id"]: p["problem"] for p in problems}
@@ -86,7 +79,7 @@ def test_tamper_precision_row_is_caught(tmp_path):
     """Two failing high-α rows at 2L4H (RoPE prev at L = 60, seeds 0 and 1, set to 0.1) take its
     precision below the paper's interval: the reproduced precision claim is named."""
     assert _committed()["ch3.study.precision_2L4H"]["status"] == "reproduced"
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
     for s in (0, 1):
         _corrupt_group(root, f"2L4H__rope__main__seed{s}", "prev", 60, 0.1)
     named = {p["id"] for p in claims.check_ledgers(["ch3"], results_root=root)}
@@ -95,7 +88,7 @@ def test_tamper_precision_row_is_caught(tmp_path):
 
 def test_tamper_alpha_table_is_caught(tmp_path):
     """A stored α value behind a reproduced claim (RoPE attend-first at L = 30) is changed: named."""
-    root = _copy_results(tmp_path)
+    root = copy_results(tmp_path)
     path = root / "ch3" / "cells" / "alpha_tables.json"
     obj = json.loads(path.read_text())
     obj["data"]["value"]["ce"]["rope/first"]["30"] = 0.7

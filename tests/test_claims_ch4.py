@@ -1,31 +1,19 @@
 """Chapter 4's claims ledger: the committed ledger re-checks from results/, tampering with a stored
 number behind a claim is caught and named, and the declarations follow the chapter's rules
 (reduced protocols stay visible, deviations carry a declared cause and never quote our value)."""
-import json
 import math
-import shutil
 
 import pytest
 
 from lengthgen import claims
 from lengthgen.chapters.ch4 import claims as C4
 from lengthgen.claims import Claim, Unchecked
-from lengthgen.store import results_dir
+from helpers import copy_results, edit_cell
 
 
 @pytest.fixture
 def results_copy(tmp_path):
-    dst = tmp_path / "results"
-    shutil.copytree(results_dir() / "ch4", dst / "ch4")
-    shutil.copytree(results_dir() / "claims", dst / "claims")
-    return dst
-
-
-def _edit_cell(root, name, edit):
-    path = root / "ch4" / "cells" / f"{name}.json"
-    obj = json.loads(path.read_text())
-    edit(obj["data"]["value"])
-    path.write_text(json.dumps(obj))
+    return copy_results(tmp_path, chapters=["ch4"])
 
 
 def _committed():
@@ -44,7 +32,7 @@ def test_tamper_headline_length_generalization_is_caught(results_copy):
         for row in v["rows"]:
             row["811"] = 0.5
 
-    _edit_cell(results_copy, "lengthgen_paper_lr_60k_sine_bias", corrupt)
+    edit_cell(results_copy, "ch4", "lengthgen_paper_lr_60k_sine_bias", corrupt)
     problems = claims.check_ledgers(["ch4"], results_root=results_copy)
     assert [p["id"] for p in problems] == ["ch4.fig5.paper_lr_60k.bias_far"]
     assert "fails without a declared deviation" in problems[0]["problem"]
@@ -52,7 +40,7 @@ def test_tamper_headline_length_generalization_is_caught(results_copy):
 
 def test_tamper_theorem_accuracy_is_caught(results_copy):
     """One error of the Thm 4.1 network at p = 97 falsifies the exact claim."""
-    _edit_cell(results_copy, "automaton", lambda v: v["thm41@97"].update(min_acc=0.9999))
+    edit_cell(results_copy, "ch4", "automaton", lambda v: v["thm41@97"].update(min_acc=0.9999))
     problems = claims.check_ledgers(["ch4"], results_root=results_copy)
     assert [p["id"] for p in problems] == ["ch4.thm41.long"]
 
@@ -66,14 +54,14 @@ def test_tamper_that_moves_a_reported_value_is_caught_and_one_that_does_not_is_n
         for row in v["rows"]:
             row["401"] = min(row["401"], 0.05)
 
-    _edit_cell(results_copy, "lengthgen_long_relu_nobias", lower)
+    edit_cell(results_copy, "ch4", "lengthgen_long_relu_nobias", lower)
     assert claims.check_ledgers(["ch4"], results_root=results_copy) == []
 
     def raise_far(v):
         for row in v["rows"]:
             row["512"] = committed["our_value"] + 0.02
 
-    _edit_cell(results_copy, "lengthgen_long_relu_nobias", raise_far)
+    edit_cell(results_copy, "ch4", "lengthgen_long_relu_nobias", raise_far)
     problems = claims.check_ledgers(["ch4"], results_root=results_copy)
     assert [p["id"] for p in problems] == ["ch4.fig4.paper_lr.relu_chance"]
     assert problems[0]["problem"].startswith("value")
@@ -87,7 +75,7 @@ def test_declared_deviation_that_starts_to_hold_is_reported(results_copy):
                 if key.isdigit() or key == "train":
                     row[key] = 1.0
 
-    _edit_cell(results_copy, "lengthgen_long_sine_nobias", perfect)
+    edit_cell(results_copy, "ch4", "lengthgen_long_sine_nobias", perfect)
     problems = {}
     for p in claims.check_ledgers(["ch4"], results_root=results_copy):
         problems.setdefault(p["id"], []).append(p["problem"])
