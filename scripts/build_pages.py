@@ -1,8 +1,9 @@
 """Generate the parts of the book's pages that come from the claims ledger (run before a build).
 
 Copies MathJax into ``_mathjax/`` (offline math) and writes ``book/_generated/`` (both ignored by git): ``scorecard_body.md`` and ``scorecard.png`` for the
-scorecard page, and ``results_box.md`` for the intro's results box. The pages include them, so
-they are plain pages (no notebook, no launch button) and always agree with results/claims/.
+scorecard page, ``results_box.md`` for the intro's results box, and ``cost_table.md`` (from the
+stored cells' provenance, :mod:`lengthgen.cost`) for the page "What a reproduction costs". The
+pages include them, so they are plain pages (no notebook, no launch button) and always agree with results/claims/.
 
     .venv/bin/python scripts/build_pages.py
 """
@@ -10,7 +11,7 @@ import importlib.util
 import shutil
 from pathlib import Path
 
-from lengthgen import claims
+from lengthgen import claims, cost
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,6 +37,7 @@ def main() -> None:
     claims.scorecard_figure(out / "scorecard.png")
     (out / "scorecard_body.md").write_text(claims.scorecard_markdown(figure="_generated/scorecard.png"))
     (out / "results_box.md").write_text(claims.results_box_markdown())
+    (out / "cost_table.md").write_text(cost.cost_markdown())
     print(f"wrote {out}")
 
 

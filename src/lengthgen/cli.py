@@ -1,4 +1,4 @@
-"""Command line: ``python -m lengthgen {reproduce,claims,bench} ...``."""
+"""Command line: ``python -m lengthgen {reproduce,claims,cost,bench} ...``."""
 from __future__ import annotations
 
 import argparse
@@ -20,7 +20,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m lengthgen", description="Length Generalization, Executable: run the book's reproductions.")
-    sub = p.add_subparsers(dest="command", metavar="{reproduce,claims,bench}", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="{reproduce,claims,cost,bench}", parser_class=_Parser)
     r = sub.add_parser("reproduce", help="run a chapter's cells and store the results with provenance")
     r.add_argument("chapter", choices=CHAPTERS, help="which chapter")
     r.add_argument("--scale", choices=SCALES, default=None, help="smoke (default, or $LENGTHGEN_SCALE) or full")
@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--check", action="store_true",
                    help="re-evaluate every stored-result claim from results/ and compare with the committed "
                         "ledger; exit 1 on any change")
+    k = sub.add_parser("cost", help="what the stored full-scale runs cost: wall and CPU time per chapter")
+    k.add_argument("--json", action="store_true", help="print a JSON list of per-chapter rows and a total")
+    k.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
     b = sub.add_parser("bench", help="ensemble engine vs Python loop benchmark")
     b.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     b.add_argument("--steps", type=int, default=None, help="training steps per member")
@@ -103,6 +106,14 @@ def _claims(args) -> int:
     return 0
 
 
+def _cost(args) -> int:
+    from lengthgen.cost import cost_table, cost_text
+
+    rows = cost_table(args.chapter)
+    print(json.dumps(rows, indent=1) if args.json else cost_text(rows))
+    return 0
+
+
 def _bench(args) -> int:
     try:
         from lengthgen.engine.bench import run_benchmark
@@ -124,7 +135,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        return {"reproduce": _reproduce, "claims": _claims, "bench": _bench}[args.command](args)
+        return {"reproduce": _reproduce, "claims": _claims, "cost": _cost, "bench": _bench}[args.command](args)
     except (ConfigError, ResultFileError, NotImplementedError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
