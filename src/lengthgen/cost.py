@@ -122,6 +122,11 @@ HEADERS = ("chapter", "cells stored / planned", "stale", "stored wall time", "CP
            "CPU unknown (migrated)", "loaded at start", "2-core projection")
 
 
+#: shorter headers for the book's column (the page's text explains each)
+PAGE_HEADERS = ("chapter", "stored / planned", "stale", "wall", "CPU (cells)", "no CPU (migrated)",
+                "loaded", "2-core estimate")
+
+
 def _cells(r: dict) -> list[str]:
     cpu = f"{fmt_seconds(r['cpu_s'])} ({r['cpu_recorded']})" if r["cpu_recorded"] else "— (0)"
     proj = ("≤ " if r["projection_upper_bound"] else "") + fmt_seconds(r["projection_2core_s"])
@@ -144,8 +149,8 @@ def cost_text(rows: list[dict]) -> str:
 def cost_markdown(results: str | os.PathLike | None = None) -> str:
     """The generated table of ``book/cost.md`` (a MyST pipe table and a note), from the stored cells."""
     rows = cost_table(results=results)
-    head = "| " + " | ".join(HEADERS) + " |"
-    sep = "|" + "|".join([":--"] + ["--:"] * (len(HEADERS) - 1)) + "|"
+    head = "| " + " | ".join(PAGE_HEADERS) + " |"
+    sep = "|" + "|".join([":--"] + ["--:"] * (len(PAGE_HEADERS) - 1)) + "|"
     body = []
     for r in rows:
         cells = _cells(r)
