@@ -357,20 +357,20 @@ def _build():
         Claim("ch2.volume.majority_area", "Thm. 1 eq. 6, Lemma 4", source="live",
               statement="The exact area times log n decays like n⁻¹ (log-log slope over n = 11 … 3001)",
               paper_value=paper.PAPER_MAJORITY_AREA_SLOPE, check="value", tolerance=WINDOW_SLOPE_TOL,
-              why=f"rule 6: a finite-n window slope within ± {WINDOW_SLOPE_TOL} of the exponent"),
+              why=f"rule 6: a finite-n window slope within ± {WINDOW_SLOPE_TOL} of the exponent", group="self-check"),
         Claim("ch2.parity.random", "Thm. 1 eq. 7, App. A.4", source="live",
               statement="On 5000 random and 20 briefly trained A_gen(8) points at n = 11 the logit difference has at "
                         "most kinks + 1 ≤ h + 1 = 9 sign changes along the count segment, so none is exact",
               paper_value="NESV = 0 for n > h + 1", check="predicate",
               holds=lambda v: v["violations"] == 0 and v["exact"] == 0 and v["max_kinks"] <= paper.H,
-              why="the paper's capacity argument must hold at every point; one exact point would refute it"),
+              why="the paper's capacity argument must hold at every point; one exact point would refute it", group="self-check"),
         Claim("ch2.parity.trained", "Thm. 1 eq. 7, App. A.4",
               statement="Each of the 20 stored A_gen(8) Parity models (N = 11) has at most kinks + 1 ≤ 9 sign changes, "
                         "fewer than the 11 an exact solution needs",
               paper_value="NESV = 0 for n > h + 1", check="predicate",
               holds=lambda v: v["models"] == SEEDS and v["violations"] == 0 and v["max_sign_changes"] < 11,
               why="the paper's capacity argument must hold for every trained model",
-              measure=parity_trained, deviation=_dev("ch2.parity.trained")),
+              measure=parity_trained, deviation=_dev("ch2.parity.trained"), group="self-check"),
         Claim("ch2.parity.tight", "Thm. 1 eq. 7 (our construction)", group="self-check", source="live",
               statement="Exact A_gen(n−1) Parity solutions exist for n = 4, 5, 8, 12, 64 (our construction), so "
                         "n > h + 1 is also tight from n = 4 on",
