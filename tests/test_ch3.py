@@ -3,7 +3,6 @@ on the runs facility (resume, Dask, device pass-through, schemas) and its stored
 import json
 import shutil
 
-import numpy as np
 import pytest
 import torch
 
@@ -14,6 +13,7 @@ from lengthgen.chapters.ch3.realizability import MAIN_TASKS, STUDY_LENGTHS
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen.store import ResultFileError, load_result, results_dir
+from lengthgen.tables import styled
 
 
 def test_target_table_and_labels():
@@ -355,7 +355,7 @@ def test_page_figures_and_tables_fit_the_column():
     fig, sim = ch3.show_transfer("rope", "prev", 30)
     assert fig.get_figwidth() <= 7.0 and sim.alpha == 1.0
     plt.close("all")
-    html = ch3.styled(pd.DataFrame({"a": [0.12345], "b": [1]}), 2, index=False).to_html()
+    html = styled(pd.DataFrame({"a": [0.12345], "b": [1]}), 2, index=False).to_html()
     assert "0.12" in html and "0.123" not in html
 
 

@@ -11,6 +11,7 @@ import torch
 
 import lengthgen.engine.train as engine_train
 from lengthgen.chapters import reproduce
+from lengthgen.tables import collapsible, styled
 from lengthgen.chapters.ch4 import experiments as ch4
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4 import transformer as TR
@@ -296,9 +297,9 @@ def test_page_tables_and_explorer_frames():
     from lengthgen.widgets import frame_explorer
 
     df = pd.DataFrame({"n": [500, 2000], "acc": [0.91234, 1.0]}).set_index("n")
-    html = F.table(df).to_html()
+    html = styled(df).to_html()
     assert "0.912" in html and "2,000" in html and "0.91234" not in html
-    assert "<details>" in F.collapsible(F.table(df), "more")._repr_html_()
+    assert "<details>" in collapsible(styled(df), "more")._repr_html_()
     with pytest.raises(ConfigError):
         F.explorer_network("no such network", 17, 5)
     with pytest.raises(ConfigError):

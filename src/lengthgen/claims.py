@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -307,18 +307,6 @@ class StoredResults:
         return self._prov[name]
 
 
-def evaluate_stored(chapter: str, results: StoredResults | None = None) -> dict[str, dict]:
-    """Every stored-result claim of ``chapter`` evaluated from ``results`` (default: the repository's
-    ``results/``): ``{id: record}``. Undeclared failures raise :class:`ClaimFailed`."""
-    mod = chapter_claims(chapter)
-    results = results or StoredResults(chapter)
-    out = {}
-    for c in mod.CLAIMS:
-        if isinstance(c, Claim) and c.source == "stored":
-            out[c.id] = evaluate(c, c.measure(results), chapter=chapter, scale="full")
-    return out
-
-
 # --------------------------------------------------------------------------- the notebook's ledger
 class Ledger:
     """The claims of one chapter while its notebook executes.
@@ -397,7 +385,7 @@ class Ledger:
 
     def table(self):
         """The chapter's claims as the book's claims table (HTML in a notebook)."""
-        return HTMLTable(claims_html(self.records()))
+        return ClaimRows(self.records())
 
 
 # --------------------------------------------------------------------------- reading and checking
@@ -530,11 +518,6 @@ def claims_frame(rows: list[dict]):
                           "protocol": protocol_label(r), "note": note(r), "id": r["id"]} for r in rows])
 
 
-def claims_display(rows: list[dict]):
-    """A compact styled table of claim records (notebook output)."""
-    return claims_frame(rows).drop(columns=["id"]).style.hide(axis="index")
-
-
 def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
     """Per-chapter counts of each category, as a DataFrame (the scorecard's totals)."""
     import pandas as pd
@@ -643,16 +626,6 @@ class ClaimRows:
 
     def _repr_html_(self) -> str:
         return claims_html(self.records)
-
-
-class HTMLTable:
-    """Wraps an HTML string so that a notebook displays it (``_repr_html_``)."""
-
-    def __init__(self, html: str):
-        self.html = html
-
-    def _repr_html_(self) -> str:
-        return self.html
 
 
 TITLES = {"ch0": "Chapter 0 — attention dilution (background)", "ch1": "Chapter 1 — Chiang & Cholak (2022)",

@@ -1,12 +1,9 @@
-"""Explorers shared by the chapters: one that works in the static book and one for a live kernel.
+"""The chapters' explorers.
 
-* :func:`frame_explorer` (the book's explorers): the figure is drawn at build time for every
-  combination of a small grid of settings, and a client-side control (plain HTML and a few lines
-  of JavaScript, no kernel, no network) swaps the frames. It works in the built HTML book, offline,
-  and in Jupyter or Colab alike.
-* :func:`explorer` (live only): wraps ``ipywidgets.interactive`` with the book's defaults
-  (continuous update off). Its callback needs a running kernel, so in the static book it shows
-  the first figure only; chapters use it only for a live session, and say so.
+:func:`frame_explorer`: the figure is drawn at build time for every combination of a small grid of
+settings, and a client-side control (plain HTML and a few lines of JavaScript, no kernel, no
+network) swaps the frames. It works in the built HTML book, offline, and in Jupyter or Colab alike
+(a kernel-backed ipywidgets explorer would show only its first figure in the static book).
 
 Tests call the plotting functions directly and check that the frames differ.
 """
@@ -19,24 +16,6 @@ import json
 import uuid
 
 from lengthgen.config import ConfigError
-
-
-def explorer(fn, **controls):
-    """A live (kernel-backed) explorer of ``fn``; ``controls`` map argument names to widgets."""
-    import ipywidgets as w
-
-    for c in controls.values():
-        if isinstance(c, w.ValueWidget) and hasattr(c, "continuous_update"):
-            c.continuous_update = False
-    return w.interactive(fn, **controls)
-
-
-def float_log_slider(description: str, value: float, lo_exp: float, hi_exp: float, step: float = 0.1):
-    """A log-scale slider from 10**lo_exp to 10**hi_exp (for :func:`explorer`)."""
-    import ipywidgets as w
-
-    return w.FloatLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step, description=description,
-                            continuous_update=False)
 
 
 def _png(fig, dpi: int) -> str:

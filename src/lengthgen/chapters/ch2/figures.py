@@ -104,8 +104,9 @@ def styled_accuracy_table(df, caption: str | None = None):
     out["stored run"] = df["run"]
     if (df["A_norm map"] != "—").any():
         out["A_norm map"] = df["A_norm map"]
-    sty = out.style.hide(axis="index")
-    return sty.set_caption(caption) if caption else sty
+    from lengthgen.tables import styled
+
+    return styled(out, caption=caption)
 
 
 # --------------------------------------------------------------------------- accuracy figures

@@ -410,13 +410,6 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
     return d
 
 
-def bias_direction(params: dict) -> dict[str, torch.Tensor]:
-    """The direction of the output bias b₂,₁ (Majority under A_gen, Lemma 5)."""
-    d = {k: torch.zeros_like(v) for k, v in params.items()}
-    d["b2"][1] = 1.0
-    return d
-
-
 def _ray_exact(params, d, ts, variant, task, n):
     P = {k: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * d[k].unsqueeze(0) for k, v in params.items()}
     res = exactness(P, variant, task, n, method="structural")

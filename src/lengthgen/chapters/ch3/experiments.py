@@ -739,27 +739,6 @@ def lr_sensitivity(cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoida
     return pd.DataFrame(rows).set_index(["cell", "lr"])
 
 
-def styled(df, digits: int = 3, *, index: bool = True, caption: str | None = None, gradient=None):
-    """A DataFrame as the book's formatted HTML table: floats to ``digits`` decimals, integers as
-    they are, the index shown only if ``index``; ``gradient`` (a list of columns, or ``True`` for
-    all numeric ones) shades α/accuracy-like values on a 0–1 colour scale."""
-    import pandas as pd
-
-    df = df.copy()
-    if not index:
-        df = df.reset_index(drop=df.index.name is None and not isinstance(df.index, pd.MultiIndex))
-    num = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
-    sty = df.style.format({c: f"{{:.{digits}f}}" for c in num}, na_rep="—")
-    if gradient is not None:
-        cols = num if gradient is True else list(gradient)
-        sty = sty.background_gradient(cmap="Greens", vmin=0, vmax=1, subset=cols)
-    if not index:
-        sty = sty.hide(axis="index")
-    if caption:
-        sty = sty.set_caption(caption)
-    return sty.set_table_styles([{"selector": "td, th", "props": "padding: 2px 8px; font-size: 0.9em"}])
-
-
 def theory_table(th: dict, copy_2c: dict | None = None):
     """Theorem 2's executable checks (``theory_checks(...)`` output) as rows of (check, result,
     paper) text, for the chapter's table."""
@@ -817,7 +796,7 @@ def plot_alpha_tables(tabs: dict, marked=()):
     fig, axes = plotting.figure(1, 2, width=3.5, height=0.19 * len(rows) + 1.2, sharey=True)
     for ax, df, rule in zip(axes, frames, SELECTION_RULES):
         M = df.to_numpy(dtype=float)
-        im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
+        ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
         for (r, c), v in np.ndenumerate(M):
             txt = "1" if v == 1 else ("0" if v == 0 else f"{v:.2f}".lstrip("0"))
             ax.text(c, r, txt, ha="center", va="center", fontsize=9, color="w" if v < 0.6 else "k")

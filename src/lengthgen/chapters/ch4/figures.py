@@ -1,7 +1,6 @@
-"""Chapter 4's page helpers: formatted tables, the paper's levels on figures, the explorer frames.
+"""Chapter 4's page helpers: the paper's levels on figures and the explorer frames (formatted
+tables come from :mod:`lengthgen.tables`).
 
-* :func:`table` and :func:`collapsible`: a DataFrame as a formatted HTML table (hidden index,
-  numbers rounded), optionally folded under a ``<details>`` summary;
 * :func:`paper_level`: the level a paper's sentence names ("near-perfect", "chance 1/p"), drawn
   as a labelled reference line with the band the claims module reads it with
   (:data:`lengthgen.chapters.ch4.claims.WORD_BAND`);
@@ -12,10 +11,7 @@ Nothing here computes a claim; the notebook and the tests call these functions.
 """
 from __future__ import annotations
 
-import html as _html
-
 import numpy as np
-import pandas as pd
 import torch
 
 from lengthgen import plotting
@@ -28,54 +24,6 @@ from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
 from lengthgen.config import ConfigError
 
 
-# --------------------------------------------------------------------------- tables
-def flat_columns(df: pd.DataFrame, sep: str = " ") -> pd.DataFrame:
-    """``df`` with its index as columns and a column MultiIndex joined into strings."""
-    out = df.copy()
-    if isinstance(out.columns, pd.MultiIndex):
-        out.columns = [sep.join(str(c) for c in col if str(c) != "") for col in out.columns]
-    if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
-        out = out.reset_index()
-    return out
-
-
-def table(df: pd.DataFrame, *, digits: int = 3, formats: dict | None = None, caption: str | None = None):
-    """A formatted HTML table of ``df`` (a pandas Styler): index shown as columns then hidden,
-    floats rounded to ``digits`` decimals (or by ``formats``, column → format), integers with
-    thousands separators."""
-    df = flat_columns(df)
-    fmt = {}
-    for c in df.columns:
-        if pd.api.types.is_bool_dtype(df[c]):
-            continue
-        if pd.api.types.is_float_dtype(df[c]):
-            fmt[c] = f"{{:.{digits}f}}"
-        elif pd.api.types.is_integer_dtype(df[c]):
-            fmt[c] = "{:,}"
-    fmt.update(formats or {})
-    sty = df.style.format(fmt, na_rep="–").hide(axis="index")
-    if caption:
-        sty = sty.set_caption(caption)
-    return sty
-
-
-class _HTML:
-    def __init__(self, html: str):
-        self.html = html
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-
-def collapsible(obj, summary: str, *, open: bool = False) -> _HTML:
-    """``obj`` (anything with ``_repr_html_``, e.g. a Styler) folded under ``summary``."""
-    if not hasattr(obj, "_repr_html_") and not hasattr(obj, "to_html"):
-        raise ConfigError(f"collapsible needs an object with HTML, got {type(obj).__name__}")
-    body = obj.to_html() if hasattr(obj, "to_html") else obj._repr_html_()
-    flag = " open" if open else ""
-    return _HTML(f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>")
-
-
 # --------------------------------------------------------------------------- the paper's levels
 def paper_level(ax, y: float, label: str, *, band: bool = True, color: str = "k", ls: str = "--"):
     """The level a sentence of the paper names, as a reference line at ``y`` labelled ``label``
@@ -83,12 +31,6 @@ def paper_level(ax, y: float, label: str, *, band: bool = True, color: str = "k"
     ax.axhline(y, color=color, lw=1.0, ls=ls, label=label, zorder=1)
     if band:
         ax.axhspan(y - WORD_BAND, min(y + WORD_BAND, 1.0), color=color, alpha=0.08, lw=0, zorder=0)
-
-
-def binomial_se(acc, n: int) -> np.ndarray:
-    """Standard error of an accuracy measured on ``n`` independent inputs."""
-    a = np.asarray(acc, dtype=float)
-    return np.sqrt(np.clip(a * (1 - a), 0, None) / n)
 
 
 # --------------------------------------------------------------------------- the explorer

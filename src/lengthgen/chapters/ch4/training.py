@@ -97,15 +97,17 @@ class EpochSampler:
         """Mini-batches per epoch of member ``e``."""
         return -(-self.n[e] // self.batch)
 
+    def _indices(self, e: int, k: int, gen) -> torch.Tensor:
+        """Member ``e``'s example indices for batch ``k`` of its epoch (reshuffled when ``k = 0``)."""
+        if k == 0 or e not in self.perm:
+            self.perm[e] = torch.randperm(self.n[e], generator=gen)
+        return self.perm[e][k * self.batch:(k + 1) * self.batch]
+
     def __call__(self, step: int, generators, members=None):
         idx_rows, E = [], len(generators)
         members = list(range(E)) if members is None else [int(i) for i in members]
         for gen, e in zip(generators, members):
-            spe = self.steps_per_epoch(e)
-            k = step % spe
-            if k == 0 or e not in self.perm:
-                self.perm[e] = torch.randperm(self.n[e], generator=gen)
-            sl = self.perm[e][k * self.batch:(k + 1) * self.batch]
+            sl = self._indices(e, step % self.steps_per_epoch(e), gen)
             if sl.numel() < self.B:
                 sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
             idx_rows.append(sl)
@@ -145,20 +147,13 @@ class LengthEpochSampler(EpochSampler):
     def steps_per_epoch(self, e: int) -> int:
         return len(self.plan[e])
 
-    def __call__(self, step: int, generators, members=None):
-        idx_rows, E = [], len(generators)
-        members = list(range(E)) if members is None else [int(i) for i in members]
-        for gen, e in zip(generators, members):
-            spe = self.steps_per_epoch(e)
-            k = step % spe
-            if k == 0 or e not in self.shard_perm:
-                self.shard_perm[e] = [ix[torch.randperm(len(ix), generator=gen)] for _, ix in self.shards[e]]
-            j, c = self.plan[e][k]
-            sl = self.shard_perm[e][j][c * self.batch:(c + 1) * self.batch]
-            if sl.numel() < self.B:
-                sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
-            idx_rows.append(sl)
-        return self._gather(idx_rows, members)
+    def _indices(self, e: int, k: int, gen) -> torch.Tensor:
+        """Batch ``k`` of member ``e``'s epoch: one chunk of one length's shard (shards reshuffled
+        when ``k = 0``)."""
+        if k == 0 or e not in self.shard_perm:
+            self.shard_perm[e] = [ix[torch.randperm(len(ix), generator=gen)] for _, ix in self.shards[e]]
+        j, c = self.plan[e][k]
+        return self.shard_perm[e][j][c * self.batch:(c + 1) * self.batch]
 
 
 #: the samplers :func:`fit` accepts: mixed-length batches (our stored runs) or single-length

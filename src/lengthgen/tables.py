@@ -1,0 +1,77 @@
+"""The book's formatted tables, shared by every chapter.
+
+:func:`styled` turns a DataFrame into the book's HTML table (a pandas Styler): the index shown as
+ordinary columns (or dropped), column MultiIndexes joined, floats to a fixed number of decimals,
+integers with thousands separators, missing values as a dash, an optional caption and an
+optional 0–1 colour scale for α- or accuracy-like columns. :func:`collapsible` folds any HTML
+object under a ``<details>`` summary, for tables too large to show open.
+"""
+from __future__ import annotations
+
+import html as _html
+
+from lengthgen.config import ConfigError
+
+
+def flat_columns(df, sep: str = " "):
+    """``df`` with its (non-default) index as columns and a column MultiIndex joined into strings."""
+    import pandas as pd
+
+    out = df.copy()
+    if isinstance(out.columns, pd.MultiIndex):
+        out.columns = [sep.join(str(c) for c in col if str(c) != "") for col in out.columns]
+    if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
+        out = out.reset_index()
+    return out
+
+
+def styled(df, digits: int = 3, *, formats: dict | None = None, caption: str | None = None,
+           index: bool = True, gradient=None):
+    """``df`` as the book's formatted HTML table.
+
+    digits   : decimals of float columns; ``formats`` (column → format string) overrides per column
+    index    : show the index (as leading columns) or drop it
+    gradient : a list of columns, or ``True`` for every float column, shaded on a 0–1 scale
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise ConfigError(f"styled needs a pandas DataFrame, got {type(df).__name__}")
+    if not index:
+        df = df.reset_index(drop=True)
+    df = flat_columns(df)
+    fmt = {}
+    for c in df.columns:
+        if pd.api.types.is_bool_dtype(df[c]):
+            continue
+        if pd.api.types.is_float_dtype(df[c]):
+            fmt[c] = f"{{:.{digits}f}}"
+        elif pd.api.types.is_integer_dtype(df[c]):
+            fmt[c] = "{:,}"
+    fmt.update(formats or {})
+    sty = df.style.format(fmt, na_rep="—").hide(axis="index")
+    if gradient is not None:
+        cols = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])] if gradient is True else list(gradient)
+        sty = sty.background_gradient(cmap="Greens", vmin=0, vmax=1, subset=cols)
+    if caption:
+        sty = sty.set_caption(caption)
+    return sty.set_table_styles([{"selector": "td, th", "props": "padding: 2px 8px; font-size: 0.9em"}])
+
+
+class HTML:
+    """An HTML string that a notebook displays (``_repr_html_``)."""
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def collapsible(obj, summary: str, *, open: bool = False) -> HTML:
+    """``obj`` (anything with ``_repr_html_``, e.g. a Styler) folded under ``summary``."""
+    if not hasattr(obj, "_repr_html_") and not hasattr(obj, "to_html"):
+        raise ConfigError(f"collapsible needs an object with HTML, got {type(obj).__name__}")
+    body = obj.to_html() if hasattr(obj, "to_html") else obj._repr_html_()
+    flag = " open" if open else ""
+    return HTML(f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>")
