@@ -384,33 +384,6 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     return out
 
 
-# --------------------------------------------------------------------------- migration
-def adopt(folder, cell: Cell, scale: str, old_path: str | os.PathLike, *, value=None, note: str = "") -> Path:
-    """Re-key a result stored before the runs facility existed as cell ``cell`` (used once per
-    chapter when the store moved to cells). The stored numbers are kept as they are (``value``
-    defaults to the old file's ``data``, or its ``data.value`` for the old keyed store); the old
-    provenance is kept and marked ``migrated`` with the date, ``by_commit`` (the HEAD commit at migration time;
-    the migration itself is committed after it) and
-    ``note``. The configuration hash is the cell's as planned today: the note says why the old
-    run matches it. Refuses a scale that differs from the old provenance's."""
-    import datetime as _dt
-
-    old = load_result(old_path)
-    prov = dict(old["provenance"])
-    if prov.get("scale") != scale:
-        raise ScaleConflict(f"{old_path} was stored at scale {prov.get('scale')!r}, not {scale!r}")
-    if value is None:
-        data = old["data"]
-        value = data["value"] if isinstance(data, dict) and set(data) == {"key", "value"} else data
-    prov["migrated"] = {"from": str(Path(old_path).relative_to(repo_root()) if Path(old_path).is_absolute()
-                                     and repo_root() in Path(old_path).parents else old_path),
-                        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                        "by_commit": git_state()["commit"], "note": note}
-    prov.setdefault("cell", cell.name)
-    prov["config_hash"] = cell.hash
-    return write_cell(folder, cell, scale, value, prov)
-
-
 # --------------------------------------------------------------------------- reading stored runs
 def load_stored(chapter: str, name: str, *, schema=None, folder: str | os.PathLike | None = None,
                 scale: str = "full") -> dict:
