@@ -112,18 +112,35 @@ def test_bad_inputs():
         first_bank(5, 999)
 
 
-def test_norm_map_sqrt_diagnostic():
+def test_norm_map_default_is_the_papers_and_misread_is_an_ablation():
     v = torch.tensor([[3.0, 4.0]], dtype=torch.float64)
-    assert torch.allclose(sl.F_norm(v), v / 26) and torch.allclose(sl.F_norm(v, "sqrt"), v / math.sqrt(26))
+    # eq. 17: F(v) = v/√(1+‖v‖²) is the default; our earlier misreading v/(1+‖v‖²) only on request
+    assert torch.allclose(sl.F_norm(v), v / math.sqrt(26)) and torch.allclose(sl.F_norm(v, "sqrt"), v / math.sqrt(26))
+    assert torch.allclose(sl.F_norm(v, "misread"), v / 26)
+    assert sl.NORM_MAPS == ("sqrt", "misread")
+    # F(ak) = λ_a(k) â with 0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) (eqs. 105–106): the quadratic query tends to â
+    a = torch.tensor([0.3, -0.4], dtype=torch.float64)
+    for k in (1, 10, 1000):
+        lam = (sl.F_norm(a * k) / (a / a.norm())).mean()
+        assert 0 <= 1 - lam <= 1 / (2 * k * k * float(a.norm()) ** 2) + 1e-15
     x = sl.encode(torch.randint(0, 2, (4, 9)), torch.randint(1, 10, (4,)))
     a = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"])
-    b = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"], norm_map="sqrt")
+    b = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"], norm_map="misread")
+    assert a.norm_map == "sqrt" and "_norm_misread" not in a.init([1, 1])
     pa, pb = a.init([1, 1]), b.init([1, 1])
     pa["a"] = pb["a"] = torch.full((2, 2), 0.7, dtype=torch.float64)
     oa, ob = a.forward(pa, x), b.forward(pb, x)
     assert torch.equal(oa[0], ob[0]) and not torch.allclose(oa[1], ob[1])
-    with pytest.raises(ValueError, match="unknown norm map"):
+    # the default forward pass uses v/√(1+‖v‖²) in the quadratic channel (eq. 19)
+    k = x[:, -1].to(torch.float64)
+    c1, c2, _ = sl._positional_coefs(pa, k.expand(2, -1), True)
+    ak = pa["a"][1] * k[:, None]
+    assert torch.allclose(c2[1], ((pa["b"][1] + ak / torch.sqrt(1 + (ak * ak).sum(-1, keepdim=True)))
+                                  * pa["s"][1]).sum(-1))
+    with pytest.raises(ValueError, match="unknown norm map 'tanh'.*valid choices: sqrt, misread"):
         sl.SingleLayer("norm", norm_map="tanh")
+    with pytest.raises(ValueError, match="unknown norm map 'paper'"):
+        sl.F_norm(v, "paper")
 
 
 def test_counting_tasks_fixed_token_makes_pos_and_norm_identical():

@@ -97,8 +97,6 @@ def _half(t):
 # --------------------------------------------------------------------------- which stored run gives what
 def run_of(task: str, model: str, N: int) -> str:
     """The stored experiment holding (task, model) at maximum training length N."""
-    if (task, model) == ("index", "norm") and N == 51:
-        return "index_posnorm_sqrt"      # the one stored run with the paper's map is preferred where it exists
     base = {("first", "pos"): "first_posnorm", ("first", "norm"): "first_posnorm", ("majority", "gen"): "majority_gen",
             ("majority", "sin"): "majority_sin", ("index", "pos"): "index_posnorm", ("index", "norm"): "index_posnorm",
             ("first", "gen"): "first_gen", ("first", "sin"): "first_sin", ("index", "gen"): "index_gen",

@@ -22,7 +22,8 @@ draw ``u`` is shared by all members of the ensemble at a given update (member e 
 ``L_e = ⌈u N_e⌉``), so each member's lengths are exactly uniform on its own range while the
 padded batch is only as long as the longest member's length; bits and queries are independent
 per data stream. Paired A_pos/A_norm members read the same stream. Experiments that repeat
-another one's trainings (``_sqrt``, ``_small``, ``_mid``, ``_more``) use its batch stream.
+another one's trainings (``_small``, ``_mid``, ``_more``, the ablation ``index_norm_misread``) use its
+batch stream.
 """
 from __future__ import annotations
 
@@ -53,14 +54,15 @@ class Experiment:
     variants : the models trained together (``("pos", "norm")`` pairs A_pos and A_norm members)
     stream   : the batch stream (see :data:`lengthgen.chapters.ch2.paper.BATCH_STREAM_STRIDE`);
                experiments that repeat another one's trainings share its stream
-    norm_map : ``paper`` (our misreading of eq. 17, v/(1+‖v‖²)) or ``sqrt`` (the paper's map,
-               v/√(1+‖v‖²)); see :func:`lengthgen.chapters.ch2.single_layer.F_norm`
+    norm_map : ``sqrt`` (the paper's map of eq. 17, v/√(1+‖v‖²); default) or ``misread`` (our
+               earlier misreading, v/(1+‖v‖²), an ablation); see
+               :func:`lengthgen.chapters.ch2.single_layer.F_norm`
     """
 
     task: str
     variants: tuple[str, ...]
     stream: int
-    norm_map: str = "paper"
+    norm_map: str = "sqrt"
 
 
 #: experiment name → definition. Order = priority when the budget is short (the run order).
@@ -74,14 +76,15 @@ EXPERIMENTS = {
     "first_sin": Experiment("first", ("sin",), 7),
     "index_sin": Experiment("index", ("sin",), 8),
     "parity_gen": Experiment("parity", ("gen",), 9),
-    # A_norm with the paper's map F(v) = v/√(1+‖v‖²), same seeds, initial tensors and batches as index_posnorm
-    "index_posnorm_sqrt": Experiment("index", ("norm",), 1, norm_map="sqrt"),
     "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),   # index_posnorm at N = 11, 21
     "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),     # ... and at N = 31, 41
     "majority_gen_more": Experiment("majority", ("gen",), 3),         # Tables 2–3 at N = 11 … 41
     "first_posnorm_more": Experiment("first", ("pos", "norm"), 2),
     "majority_sin_more": Experiment("majority", ("sin",), 4),
     "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),  # Table 1: Majority under A_pos / A_norm
+    # ablation: A_norm with our earlier misread map F(v) = v/(1+‖v‖²), same seeds, initial tensors and
+    # batches as index_posnorm (which uses the paper's map)
+    "index_norm_misread": Experiment("index", ("norm",), 1, norm_map="misread"),
 }
 
 #: the full-scale protocol (D.2–D.3); each experiment's cap and N are in paper.STORED_STEP_CAPS / STORED_NS
@@ -336,7 +339,7 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
 def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: int = VOLUME_MC_SAMPLES,
                  h: int = H, eta: float = VOLUME_ETA, half_width: float = VOLUME_HALF_WIDTH) -> dict:
     """Admissible widths of the length-sensitive coordinates around the η = ``eta`` centers at the
-    lengths ``ns`` (chapter 2, "Claim 2") and Monte Carlo exact fractions in a box of half-width
+    lengths ``ns`` (chapter 2, "Claim 2"; A_norm with the paper's map) and Monte Carlo exact fractions in a box of half-width
     ``half_width`` ("Monte Carlo volume fractions"); Index under A_pos gets 4× the samples from
     n = 32 on, where its exact fraction is smallest."""
     from lengthgen.chapters.ch2 import volume as vo
@@ -354,7 +357,12 @@ def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: 
         v, task, coord = combo
         c = vo.center(v, task, h, eta=eta)
         d = vo.direction(v, coord, c)
-        out["widths"][f"{v}/{task}/{coord}"] = {"n": list(ns), "width": [vo.admissible_width(c, d, v, task, n)["width"] for n in ns]}
+        res = [vo.admissible_width(c, d, v, task, n) for n in ns]
+        # width: both sides, a side still exact at t_max counted as t_max; finite_width: the sides
+        # that close before t_max (NaN if none does); capped: how many sides reached t_max
+        out["widths"][f"{v}/{task}/{coord}"] = {
+            "n": list(ns), "width": [r["width"] for r in res], "finite_width": [r["finite_width"] for r in res],
+            "capped": [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res]}
     for key, nlist in mc_ns.items():
         if not isinstance(key, str) or key.count("/") != 1:
             raise ConfigError(f"Monte Carlo keys are 'model/task', got {key!r}")

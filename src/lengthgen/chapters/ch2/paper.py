@@ -64,15 +64,15 @@ TEST_SEED_TASK = {"first": 1, "index": 2, "majority": 3, "parity": 4}
 # Table 1 cells outside Table 2 only at N = 51 (Parity at N = 11); validation, early stopping and
 # selection are exactly those of D.2. A claim that reads an experiment with a cap below
 # PAPER_MAX_UPDATES carries a reduced protocol naming the cap (lengthgen.chapters.ch2.claims).
-# One more difference is not a reduction but our error: the A_norm runs use F(v) = v/(1+‖v‖²)
-# instead of the paper's F(v) = v/√(1+‖v‖²) (eq. 17; experiments.EXPERIMENTS, norm map "paper"),
-# except index_posnorm_sqrt, which uses the paper's map; re-runs are pending.
+# Every A_norm run uses the paper's map F(v) = v/√(1+‖v‖²) (eq. 17) except the ablation
+# index_norm_misread, which repeats index_posnorm's A_norm members with our earlier misreading
+# v/(1+‖v‖²) so that the old number stays visible.
 #: update cap of each stored experiment (PAPER_MAX_UPDATES = the paper's protocol)
 STORED_STEP_CAPS = {"index_posnorm": 30_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
                     "first_gen": 30_000, "index_gen": 30_000, "first_sin": 30_000, "index_sin": 30_000,
-                    "parity_gen": 30_000, "index_posnorm_sqrt": 12_000, "index_posnorm_small": 12_000,
+                    "parity_gen": 30_000, "index_posnorm_small": 12_000,
                     "index_posnorm_mid": 30_000, "majority_gen_more": 10_000, "first_posnorm_more": 6_000,
-                    "majority_sin_more": 6_000, "majority_posnorm": 30_000}
+                    "majority_sin_more": 6_000, "majority_posnorm": 30_000, "index_norm_misread": 30_000}
 #: maximum training lengths of each stored experiment (default N = 51)
 STORED_NS = {name: (51,) for name in STORED_STEP_CAPS}
 STORED_NS.update({"parity_gen": (11,), "index_posnorm_small": (11, 21), "index_posnorm_mid": (31, 41),

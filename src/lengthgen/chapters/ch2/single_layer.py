@@ -13,10 +13,10 @@ residual connection and no layer norm.
 ``pos``  A_pos(h): ``x_j = (e_{w_j}, j, j²)``, ``z_k = (0₂, k, 0)``, the constrained maps of §2.2,
          i.e. ``q = a k + b``, ``k_j = r j + s j² + c_K``, ``u_j = C_V e_{w_j} + b_V`` (5h + 18).
 ``norm`` A_norm(h) (§4.2, eq. 19): the same parameters as ``pos``; the ``j²`` channel uses the
-         query ``b + F(a k)``. The paper's map is ``F(v) = v / √(1 + ‖v‖²)`` (eq. 17; norm map
-         ``sqrt``). The default norm map ``paper`` is ``v / (1 + ‖v‖²)``, our misreading of eq. 17
-         (the square root is lost in the text we worked from); the stored A_norm runs except
-         ``index_posnorm_sqrt`` used it, and it stays the default until they are redone.
+         query ``b + F(a k)`` with the paper's map ``F(v) = v / √(1 + ‖v‖²)`` (eq. 17; norm map
+         ``sqrt``, the default). The norm map ``misread`` is ``v / (1 + ‖v‖²)``, our earlier misreading
+         of eq. 17 (the square root is lost in the text we worked from); it is kept only as a
+         labelled ablation (experiment ``index_norm_misread``).
 ``sin``  A_sin(h) (App. C.1): ``x_j = (e_{w_j}, sin j, cos j)``, ``z = 0₄``, unrestricted affine
          Q, K, V: R⁴ → R² (5h + 32 parameters).
 
@@ -163,19 +163,21 @@ def _classifier(params, A):
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
 
 
-NORM_MAPS = ("paper", "sqrt")
+#: the A_norm maps: ``sqrt`` (the paper's, the default) and ``misread`` (our earlier error, an ablation)
+NORM_MAPS = ("sqrt", "misread")
 
 
-def F_norm(v: torch.Tensor, kind: str = "paper") -> torch.Tensor:
+def F_norm(v: torch.Tensor, kind: str = "sqrt") -> torch.Tensor:
     """The bounded map of eq. 17 (last dimension is v).
 
-    ``sqrt``: v / √(1 + ‖v‖²), the paper's map (eq. 17; the bound 0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) of
-    eqs. 23 and 106 holds for it). ``paper``: v / (1 + ‖v‖²), our misreading of eq. 17, which the
-    stored A_norm runs used (the name is historical; see the module docstring).
+    ``sqrt`` (default): v / √(1 + ‖v‖²), the paper's map (eq. 17); F(ak) = λ_a(k) â with
+    0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) (eqs. 105–106), so the quadratic-channel query tends to â.
+    ``misread``: v / (1 + ‖v‖²), our earlier misreading of eq. 17, kept as a labelled ablation;
+    it tends to 0 instead of â as ‖v‖ grows.
     """
-    if kind == "paper":
-        return v / (1 + (v * v).sum(-1, keepdim=True))
     check_choice("norm map", kind, NORM_MAPS)
+    if kind == "misread":
+        return v / (1 + (v * v).sum(-1, keepdim=True))
     return v / torch.sqrt(1 + (v * v).sum(-1, keepdim=True))
 
 
@@ -185,9 +187,9 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
     ak = a[:, None, :] * k[..., None]                      # [E, B, 2]
     q = ak + b[:, None, :]
     Fa = F_norm(ak)
-    sq = params.get("_norm_sqrt")
-    if sq is not None and bool(sq.any()):
-        Fa = torch.where(sq.bool().view(-1, 1, 1), F_norm(ak, "sqrt"), Fa)
+    mis = params.get("_norm_misread")                      # per-member ablation flag (bool [E])
+    if mis is not None and bool(mis.any()):
+        Fa = torch.where(mis.bool().view(-1, 1, 1), F_norm(ak, "misread"), Fa)
     if isinstance(normalized, bool):
         qq = b[:, None, :] + Fa if normalized else q
     else:
@@ -281,11 +283,12 @@ class SingleLayer:
     h : classifier width (≥ 2; the paper uses 8).
     max_lengths : per-member maximum training length N (sets the init scales of D.2); a single
         int is used for every member.
-    norm_map : ``paper`` (default; our misreading of eq. 17) or ``sqrt`` (the paper's map); see :func:`F_norm`.
+    norm_map : ``sqrt`` (default; the paper's map of eq. 17) or ``misread`` (our earlier misreading,
+        an ablation); see :func:`F_norm`.
     """
 
     def __init__(self, variant: str = "pos", h: int = 8, max_lengths: int | Sequence[int] = 1,
-                 variants: Sequence[str] | None = None, norm_map: str = "paper"):
+                 variants: Sequence[str] | None = None, norm_map: str = "sqrt"):
         self.h = check_width(h)
         self.norm_map = check_choice("norm map", norm_map, NORM_MAPS)
         if variants is not None:
@@ -321,8 +324,8 @@ class SingleLayer:
         out = {k: torch.stack([m[k] for m in members]).to(device or "cpu") for k in members[0]}
         if FAMILIES[self.variant] == "positional":
             out["_norm"] = torch.tensor([v == "norm" for v in vs], device=device or "cpu")
-            if self.norm_map == "sqrt":
-                out["_norm_sqrt"] = out["_norm"].clone()
+            if self.norm_map == "misread":
+                out["_norm_misread"] = out["_norm"].clone()
         return out
 
     def forward(self, params, x) -> torch.Tensor:
