@@ -14,9 +14,9 @@ from lengthgen.engine import runs
 from lengthgen.nn import tasks
 from lengthgen.store import ResultFileError, load_result, results_dir, validate
 
-CELLS = ["fig2", "sensitivity", "parity_training", "first_training"]
+CELLS = ["fig2", "sensitivity", "parity_training", "first_training", "first_rates"]
 STORED = results_dir() / "ch1" / "cells"
-TINY = {"runs": 1, "epochs": 1, "steps_per_epoch": 3, "test_n": 50, "test_strings": 4, "eval_every_epochs": 1,
+TINY = {"rate_runs": 1, "runs": 1, "epochs": 1, "steps_per_epoch": 3, "test_n": 50, "test_strings": 4, "eval_every_epochs": 1,
         "parity_runs": 1, "parity_epochs": 1, "parity_n": 6, "fig2_strings": 3, "sens_points": 3, "sens_strings": 5}
 
 

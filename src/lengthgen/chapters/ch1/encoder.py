@@ -44,6 +44,8 @@ from lengthgen.nn.tasks import check_bits
 
 #: Fixed positional features available to the encoder (what ``pos_features(i, N)`` returns).
 POSITIONAL = ("none", "first", "parity")
+#: Where a log-scaled member's factor log N multiplies (see :class:`EncoderConfig`).
+LOG_PLACEMENTS = ("logit", "query")
 #: Vocabulary: symbol 0, symbol 1, CLS.
 VOCAB = 3
 CLS = 2
@@ -80,7 +82,11 @@ class EncoderConfig:
     and scaled encoders can be trained as one ensemble). ``pos_map`` is the fixed ``[p, d_model]``
     matrix placing the positional features into the model's coordinates (default: feature j
     into coordinate j). ``layer_norm`` switches both post-residual layer norms on or off; ``eps``
-    is their ε (0 allowed, Knowl 3).
+    is their ε (0 allowed, Knowl 3). ``log_placement`` (one value or one per member) says where a
+    log-scaled member's factor log N multiplies: ``"logit"`` (ours, the whole query–key product,
+    the query bias's share included) or ``"query"`` (the authors' released code: the query *input*
+    is multiplied before the query projection, so the query bias is not scaled). It has no effect
+    on members that are not log-scaled.
     """
 
     d_model: int
@@ -93,6 +99,7 @@ class EncoderConfig:
     log_scaled: bool | tuple = False
     positional: str = "first"
     pos_map: tuple | None = None
+    log_placement: str | tuple = "logit"
 
     def __post_init__(self):
         check_positive_int("d_model", self.d_model)
@@ -110,6 +117,14 @@ class EncoderConfig:
         flags = self.log_scaled if isinstance(self.log_scaled, tuple) else (self.log_scaled,)
         if not flags or any(not isinstance(f, bool) for f in flags):
             raise ConfigError(f"log_scaled must be a bool or a non-empty tuple of bools, got {self.log_scaled!r}")
+        places = self.log_placement if isinstance(self.log_placement, tuple) else (self.log_placement,)
+        if not places or any(pl not in LOG_PLACEMENTS for pl in places):
+            raise ConfigError(f"log_placement must be one of {LOG_PLACEMENTS} or a non-empty tuple of them, "
+                              f"got {self.log_placement!r}")
+        if isinstance(self.log_scaled, tuple) and isinstance(self.log_placement, tuple) \
+                and len(self.log_scaled) != len(self.log_placement):
+            raise ConfigError(f"log_scaled has {len(self.log_scaled)} flags but log_placement "
+                              f"{len(self.log_placement)} entries")
         if self.pos_map is not None:
             p = n_positional(self.positional)
             if len(self.pos_map) != p or any(len(r) != self.d_model for r in self.pos_map):
@@ -243,6 +258,18 @@ class Encoder:
             logn = torch.full((E, 1), log_length_scale(N), dtype=dtype, device=device)
         return torch.where(f[:, None], logn, torch.ones((), dtype=dtype, device=device))
 
+    def _query_members(self, E: int, device) -> torch.Tensor | None:
+        """Mask [E] of the log-scaled members whose factor multiplies the query input
+        (``log_placement="query"``), or ``None`` when there are none."""
+        flags = self.config.log_scaled
+        places = self.config.log_placement
+        f = list(flags) if isinstance(flags, tuple) else [bool(flags)] * E
+        pl = list(places) if isinstance(places, tuple) else [places] * E
+        if len(pl) != E:
+            raise ValueError(f"config.log_placement has {len(pl)} entries but params have {E} members")
+        mask = [bool(a) and b == "query" for a, b in zip(f, pl)]
+        return torch.tensor(mask, device=device) if any(mask) else None
+
     # ------------------------------------------------------------------ forward
     def group(self, bits) -> "Grouped":
         """The strings as groups of identical positions (exact for ``positional`` ``first`` or ``none``).
@@ -289,7 +316,8 @@ class Encoder:
         y = torch.nn.functional.layer_norm(x, x.shape[-1:], eps=self.config.eps)
         return y if plain else y * g + b
 
-    def _layer(self, params, l, x, beta, inp: "_Inputs", *, last: bool, want_weights: bool, fast: bool):
+    def _layer(self, params, l, x, beta, inp: "_Inputs", *, last: bool, want_weights: bool, fast: bool,
+               qscale=None):
         """One encoder layer; ``last`` computes the CLS position only. Returns (output, CLS attention row)."""
         cfg = self.config
         E, B, T, d = x.shape
@@ -309,7 +337,11 @@ class Encoder:
             w = w if want_weights else None
         else:
             xq = x[:, :, :1] if last else x
-            q = torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq")) + P("bq")[:, None, :, None, :]
+            if qscale is None:
+                q = torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq")) + P("bq")[:, None, :, None, :]
+            else:   # authors' placement: (log N · x) W_Q + b_Q for those members (qscale 1 elsewhere)
+                q = (torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq")) * qscale[:, :, None, None, None]
+                     + P("bq")[:, None, :, None, :])
             k = torch.einsum("ebnd,ehdk->ebhnk", x, P("wk")) + P("bk")[:, None, :, None, :]
             v = torch.einsum("ebnd,ehdk->ebhnk", x, P("wv")) + P("bv")[:, None, :, None, :]
             logits = (q @ k.transpose(-1, -2)) * (beta[:, :, None, None, None] / math.sqrt(cfg.head_dim))
@@ -370,11 +402,16 @@ class Encoder:
         E = inp.tokens.shape[0]
         x = self.embed(params, inp.tokens, inp.feats)
         beta = self._beta(E, inp.N, x.dtype, x.device)
+        qscale = None
+        query = self._query_members(E, x.device)
+        if query is not None:             # their factor moves from the logit onto the query input
+            qscale = torch.where(query[:, None], beta, torch.ones((), dtype=x.dtype, device=x.device))
+            beta = torch.where(query[:, None], torch.ones((), dtype=x.dtype, device=x.device), beta)
         fast = not torch.is_grad_enabled() or not any(t.requires_grad for t in params.values())
         weights = []
         for l in range(self.config.n_layers):
             x, w = self._layer(params, l, x, beta, inp, last=(l == self.config.n_layers - 1),
-                               want_weights=want_weights, fast=fast)
+                               want_weights=want_weights, fast=fast, qscale=qscale)
             weights.append(w)
         cls = x[:, :, 0]
         logit = (cls * params["out_w"][:, None, :]).sum(-1) + params["out_b"][:, None]

@@ -17,6 +17,9 @@ facility returned by :func:`cells`, one per stored unit (the notebook's section 
 * ``first_training``  :func:`train_first`, standard and log-scaled encoders on FIRST at training
   lengths 10 … 300, tested at n = 1000, all settings and runs as one ensemble of the engine
   (Knowl 6, Fig. 4; "Learning FIRST")
+* ``first_rates``     :func:`train_first_rates`, the same protocol with 100 runs per training length
+  and three attention arms (standard, our log scaling, the authors' placement of the factor):
+  success rates of the FIRST learners (issue 15; "How often does training find the solution?")
 
 Their configuration comes from :mod:`lengthgen.chapters.ch1.paper`; stored full-scale cells live in
 ``results/ch1/cells/`` and are read back with :func:`lengthgen.engine.runs.load_stored` and the
@@ -191,13 +194,16 @@ def _check_offsets(offsets: Mapping, expected: Mapping) -> dict:
     return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
 
-def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL) -> Encoder:
+def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL, placements=None) -> Encoder:
     """The FIRST learner (Knowl 6): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1];
-    one member per entry of ``log_scaled_flags`` (True: log-length scaled attention)."""
+    one member per entry of ``log_scaled_flags`` (True: log-length scaled attention), the factor placed
+    on the logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
     model = _check_model(model)
+    flags = tuple(bool(f) for f in log_scaled_flags)
+    place = "logit" if placements is None else tuple(placements)
     return Encoder(EncoderConfig(d_model=model["d_model"], n_layers=model["n_layers"], n_heads=paper.FIRST_HEADS,
                                  d_ffn=model["d_ffn"], layer_norm=True, eps=model["eps"],
-                                 log_scaled=tuple(bool(f) for f in log_scaled_flags), positional="first"))
+                                 log_scaled=flags, positional="first", log_placement=place))
 
 
 def parity_model(members: int, *, model: Mapping = paper.MODEL) -> Encoder:
@@ -218,6 +224,93 @@ def _stack_grouped(parts: list[Grouped], inv: torch.Tensor) -> Grouped:
     return Grouped(*(torch.cat([getattr(g, f) for g in parts])[inv] for f in Grouped._fields))
 
 
+def _grouped_bank(enc: Encoder, gen: torch.Generator, members: int, strings: int, n: int) -> Grouped:
+    """``strings`` random strings of length ``n`` for each of ``members`` members, drawn from ``gen`` one
+    member after the other and grouped member by member (the same draws and groups as grouping the whole
+    [members, strings, n] tensor at once, without holding it: 1,200 members × 100 × 1000 symbols)."""
+    parts = [enc.group(random_strings(strings, n, generator=gen)) for _ in range(members)]
+    return Grouped(*(torch.stack([getattr(g, f) for g in parts]) for f in Grouped._fields))
+
+
+def _train_first_arms(*, lengths, arms, runs, epochs, steps_per_epoch, test_n, test_strings, eval_every_epochs,
+                      seed, off, model, device, progress, fit_strings: int | None = None) -> dict:
+    """The FIRST training of :func:`train_first` and :func:`train_first_rates` with the attention
+    arms ``arms`` (names of :data:`paper.FIRST_ARMS`): one member per (training length, arm, run), in
+    that order; returns the members as (length, arm, run) plus the raw per-member results. With
+    ``fit_strings``, the final parameters are also tested on that many fresh strings of the member's
+    own training length (generator ``off["fit"] + seed``): the fit on the training distribution."""
+    runs = check_positive_int("runs", runs)
+    epochs = check_positive_int("epochs", epochs)
+    steps_per_epoch = check_positive_int("steps_per_epoch", steps_per_epoch)
+    test_n = check_positive_int("test_n", test_n)
+    test_strings = check_positive_int("test_strings", test_strings)
+    eval_every_epochs = check_positive_int("eval_every_epochs", eval_every_epochs)
+    seed = check_positive_int("seed", seed, minimum=0)
+    lengths = [check_positive_int("training length", n, minimum=2) for n in lengths]
+    if not lengths or len(set(lengths)) != len(lengths):
+        raise ConfigError(f"training lengths must be distinct and at least one, got {lengths}")
+    arms = [check_choice("arm", a, tuple(paper.FIRST_ARMS)) for a in arms]
+    if not arms or len(set(arms)) != len(arms):
+        raise ConfigError(f"arms must be distinct and at least one, got {arms}")
+    model = _check_model(model)
+    dev = get_device(device)
+    members = [(n, a, r) for n in lengths for a in arms for r in range(runs)]
+    E = len(members)
+    enc = first_model([paper.FIRST_ARMS[m[1]][0] for m in members], model=model,
+                      placements=[paper.FIRST_ARMS[m[1]][1] for m in members])
+    params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
+    data_seeds = [off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2] for m in members]
+    by_len = {n: [i for i, m in enumerate(members) if m[0] == n] for n in lengths}
+    order = torch.tensor([i for n in lengths for i in by_len[n]])
+    inv = torch.empty_like(order)
+    inv[order] = torch.arange(E)
+
+    def sample(step, gens, members=None):
+        if members is not None and len(members) != E:
+            raise RuntimeError("the FIRST training does not use early stopping")
+        parts = [enc.group(torch.stack([random_strings(1, n, generator=gens[i]) for i in by_len[n]])) for n in lengths]
+        x = _stack_grouped(parts, inv)
+        return x, x.tokens[..., 1]
+
+    bank_x = _grouped_bank(enc, torch.Generator().manual_seed(off["bank"] + seed), E, test_strings, test_n)
+    bank = (bank_x, bank_x.tokens[..., 1])
+    steps = epochs * steps_per_epoch
+    val = Validation(every=eval_every_epochs * steps_per_epoch, bank=bank, patience=None, metric=_ce_metric,
+                     per_member=True)
+    t0 = time.perf_counter()
+    res = train_ensemble(enc, params, sample=sample, optim=OptimConfig("adam", lr=model["lr"]), steps=steps,
+                         data_seeds=data_seeds, validation=val, progress=progress, device=device, desc="ch1 FIRST")
+    # the paper's numbers: last epoch's training loss and a fresh test set for the final parameters
+    final_x = _grouped_bank(enc, torch.Generator().manual_seed(off["test"] + seed), E, test_strings, test_n)
+    final_p = {k: v.to(dev) for k, v in res.final_params.items()}
+    with torch.no_grad():
+        out = enc(final_p, Grouped(*(t.to(dev) for t in final_x))).cpu().to(torch.float64)
+    y = final_x.tokens[..., 1]
+    extra = {}
+    if fit_strings is not None:
+        fit_strings = check_positive_int("fit_strings", fit_strings)
+        fg = torch.Generator().manual_seed(off["fit"] + seed)
+        fit_x = Grouped(*(torch.stack([getattr(enc.group(random_strings(fit_strings, m[0], generator=fg)), f)
+                                       for m in members]) for f in Grouped._fields))
+        with torch.no_grad():
+            fout = enc(final_p, Grouped(*(t.to(dev) for t in fit_x))).cpu().to(torch.float64)
+        fy = fit_x.tokens[..., 1]
+        extra = {"train_len_acc": accuracy(fout, fy).tolist(),
+                 "train_len_ce_bits": cross_entropy_bits(fout, fy).mean(-1).tolist()}
+    return {"members": members, "lengths": lengths, "model": model,
+            "test_acc": accuracy(out, y).tolist(), "test_ce_bits": cross_entropy_bits(out, y).mean(-1).tolist(),
+            "train_ce_bits_last_epoch": (res.history["loss"][-steps_per_epoch:].mean(0) / math.log(2)).tolist(),
+            "curve": {"epoch": (res.history["val_step"] // steps_per_epoch).tolist(),
+                      "acc": res.history["val_acc"].tolist(), "ce_bits": res.history["val_loss"].tolist()},
+            "wall_time_s": time.perf_counter() - t0, **extra}
+
+
+def _first_protocol(raw: dict, *, runs, epochs, steps_per_epoch, test_n, test_strings, seed) -> dict:
+    return {"lengths": raw["lengths"], "runs": runs, "epochs": epochs, "steps_per_epoch": steps_per_epoch,
+            "batch_size": 1, "test_n": test_n, "test_strings": test_strings, "seed": seed, **raw["model"],
+            "n_heads": paper.FIRST_HEADS, "positional": "1[i = 1] (fixed)", "dtype": "float32"}
+
+
 def train_first(*, lengths=paper.TRAIN_LENGTHS, runs: int = 20, epochs: int = 100, steps_per_epoch: int = 100,
                 test_n: int = paper.TEST_N, test_strings: int = 100, eval_every_epochs: int = 5,
                 seed: int = paper.SEED, seed_offsets: Mapping = paper.FIRST_SEED_OFFSETS,
@@ -233,65 +326,54 @@ def train_first(*, lengths=paper.TRAIN_LENGTHS, runs: int = 20, epochs: int = 10
     of length ``test_n`` per member; at the end on fresh ones (the paper's last-epoch test).
     Section "Learning FIRST (Fig. 4)" of the chapter.
     """
-    runs = check_positive_int("runs", runs)
-    epochs = check_positive_int("epochs", epochs)
-    steps_per_epoch = check_positive_int("steps_per_epoch", steps_per_epoch)
-    test_n = check_positive_int("test_n", test_n)
-    test_strings = check_positive_int("test_strings", test_strings)
-    eval_every_epochs = check_positive_int("eval_every_epochs", eval_every_epochs)
-    seed = check_positive_int("seed", seed, minimum=0)
-    lengths = [check_positive_int("training length", n, minimum=2) for n in lengths]
-    if not lengths or len(set(lengths)) != len(lengths):
-        raise ConfigError(f"training lengths must be distinct and at least one, got {lengths}")
     off = _check_offsets(seed_offsets, paper.FIRST_SEED_OFFSETS)
-    model = _check_model(model)
-    dev = get_device(device)
-    members = [(n, s, r) for n in lengths for s in (False, True) for r in range(runs)]
-    E = len(members)
-    enc = first_model([m[1] for m in members], model=model)
-    params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
-    data_seeds = [off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2] for m in members]
-    by_len = {n: [i for i, m in enumerate(members) if m[0] == n] for n in lengths}
-    order = torch.tensor([i for n in lengths for i in by_len[n]])
-    inv = torch.empty_like(order)
-    inv[order] = torch.arange(E)
-
-    def sample(step, gens, members=None):
-        if members is not None and len(members) != E:
-            raise RuntimeError("train_first does not use early stopping")
-        parts = [enc.group(torch.stack([random_strings(1, n, generator=gens[i]) for i in by_len[n]])) for n in lengths]
-        x = _stack_grouped(parts, inv)
-        return x, x.tokens[..., 1]
-
-    tg = torch.Generator().manual_seed(off["bank"] + seed)
-    bank_bits = torch.stack([random_strings(test_strings, test_n, generator=tg) for _ in range(E)])
-    bank = (enc.group(bank_bits), bank_bits[..., 0])
-    steps = epochs * steps_per_epoch
-    val = Validation(every=eval_every_epochs * steps_per_epoch, bank=bank, patience=None, metric=_ce_metric,
-                     per_member=True)
-    t0 = time.perf_counter()
-    res = train_ensemble(enc, params, sample=sample, optim=OptimConfig("adam", lr=model["lr"]), steps=steps,
-                         data_seeds=data_seeds, validation=val, progress=progress, device=device, desc="ch1 FIRST")
-    # the paper's numbers: last epoch's training loss and a fresh test set for the final parameters
-    fg = torch.Generator().manual_seed(off["test"] + seed)
-    final_bits = torch.stack([random_strings(test_strings, test_n, generator=fg) for _ in range(E)])
-    final_p = {k: v.to(dev) for k, v in res.final_params.items()}
-    with torch.no_grad():
-        out = enc(final_p, enc.group(final_bits.to(dev))).cpu().to(torch.float64)
-    y = final_bits[..., 0]
-    test_acc = accuracy(out, y)
-    test_ce = cross_entropy_bits(out, y).mean(-1)
-    train_ce = (res.history["loss"][-steps_per_epoch:].mean(0) / math.log(2)).tolist()
-    wall = time.perf_counter() - t0
+    raw = _train_first_arms(lengths=lengths, arms=paper.ATTENTION_ARMS, runs=runs, epochs=epochs,
+                            steps_per_epoch=steps_per_epoch, test_n=test_n, test_strings=test_strings,
+                            eval_every_epochs=eval_every_epochs, seed=seed, off=off, model=model, device=device,
+                            progress=progress)
+    members = raw["members"]
     return {
-        "protocol": {"lengths": lengths, "runs": runs, "epochs": epochs, "steps_per_epoch": steps_per_epoch,
-                     "batch_size": 1, "test_n": test_n, "test_strings": test_strings, "seed": seed, **model,
-                     "n_heads": paper.FIRST_HEADS, "positional": "1[i = 1] (fixed)", "dtype": "float32"},
-        "members": [{"train_n": m[0], "log_scaled": m[1], "run": m[2]} for m in members],
-        "test_acc": test_acc.tolist(), "test_ce_bits": test_ce.tolist(), "train_ce_bits_last_epoch": train_ce,
-        "curve": {"epoch": (res.history["val_step"] // steps_per_epoch).tolist(),
-                  "acc": res.history["val_acc"].tolist(), "ce_bits": res.history["val_loss"].tolist()},
-        "wall_time_s": wall, "seeds": sorted({seed + m[2] for m in members}),
+        "protocol": _first_protocol(raw, runs=runs, epochs=epochs, steps_per_epoch=steps_per_epoch, test_n=test_n,
+                                    test_strings=test_strings, seed=seed),
+        "members": [{"train_n": m[0], "log_scaled": paper.FIRST_ARMS[m[1]][0], "run": m[2]} for m in members],
+        "test_acc": raw["test_acc"], "test_ce_bits": raw["test_ce_bits"],
+        "train_ce_bits_last_epoch": raw["train_ce_bits_last_epoch"], "curve": raw["curve"],
+        "wall_time_s": raw["wall_time_s"], "seeds": sorted({seed + m[2] for m in members}),
+    }
+
+
+def train_first_rates(*, lengths=paper.TRAIN_LENGTHS, arms=tuple(paper.FIRST_ARMS), runs: int = 100,
+                      epochs: int = 100, steps_per_epoch: int = 100, test_n: int = paper.TEST_N,
+                      test_strings: int = 100, fit_strings: int = 100, eval_every_epochs: int = 5,
+                      seed: int = paper.SEED, seed_offsets: Mapping = paper.FIRST_RATE_SEED_OFFSETS,
+                      model: Mapping = paper.MODEL, device: str = "cpu", progress: bool = False) -> dict:
+    """Cell ``first_rates``: the protocol of :func:`train_first` with many runs and three attention arms
+    (:data:`paper.FIRST_ARMS`: standard, our log scaling of the whole logit, and the authors' placement
+    of the factor on the query input), to measure each arm's rate of perfect generalisation (issue 15).
+
+    Run r of every arm and training length starts from the weights of seed ``seed + r`` and reads the
+    data stream of its length and run (the streams and initialisations of ``first_training`` for
+    r < 20), so the arms are compared on the same seeds. Per run it records what ``first_training``
+    records plus the fit on the training distribution: accuracy and cross-entropy of the final
+    parameters on ``fit_strings`` fresh strings of the run's own training length.
+    """
+    off = _check_offsets(seed_offsets, paper.FIRST_RATE_SEED_OFFSETS)
+    raw = _train_first_arms(lengths=lengths, arms=arms, runs=runs, epochs=epochs, steps_per_epoch=steps_per_epoch,
+                            test_n=test_n, test_strings=test_strings, eval_every_epochs=eval_every_epochs,
+                            seed=seed, off=off, model=model, device=device, progress=progress,
+                            fit_strings=fit_strings)
+    members = raw["members"]
+    return {
+        "protocol": {**_first_protocol(raw, runs=runs, epochs=epochs, steps_per_epoch=steps_per_epoch,
+                                       test_n=test_n, test_strings=test_strings, seed=seed),
+                     "arms": list(dict.fromkeys(m[1] for m in members)), "fit_strings": fit_strings,
+                     "arm_definitions": {a: {"log_scaled": paper.FIRST_ARMS[a][0],
+                                             "placement": paper.FIRST_ARMS[a][1]} for a in arms}},
+        "members": [{"train_n": m[0], "arm": m[1], "run": m[2]} for m in members],
+        "test_acc": raw["test_acc"], "test_ce_bits": raw["test_ce_bits"],
+        "train_ce_bits_last_epoch": raw["train_ce_bits_last_epoch"],
+        "train_len_acc": raw["train_len_acc"], "train_len_ce_bits": raw["train_len_ce_bits"],
+        "curve": raw["curve"], "wall_time_s": raw["wall_time_s"], "seeds": sorted({seed + m[2] for m in members}),
     }
 
 
@@ -433,7 +515,8 @@ def sensitivity(*, lo: float = paper.SENS_RANGE[0], hi: float = paper.SENS_RANGE
 
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``, :data:`paper.PROTOCOLS`):
-    the cells ``fig2``, ``sensitivity``, ``parity_training`` and ``first_training``, in run order."""
+    the cells ``fig2``, ``sensitivity``, ``parity_training``, ``first_training`` and ``first_rates``,
+    in run order."""
     proto = paper.PROTOCOLS[check_choice("scale", scale, tuple(paper.PROTOCOLS))]
     seed = paper.SEED
     return [
@@ -453,6 +536,13 @@ def cells(scale: str) -> list[Cell]:
               "test_strings": proto["test_strings"], "eval_every_epochs": proto["eval_every_epochs"], "seed": seed,
               "seed_offsets": dict(paper.FIRST_SEED_OFFSETS), "model": dict(paper.MODEL)},
              seeds=[seed + r for r in range(proto["runs"])]),
+        Cell("first_rates", train_first_rates,
+             {"lengths": list(paper.TRAIN_LENGTHS), "arms": list(paper.FIRST_ARMS), "runs": proto["rate_runs"],
+              "epochs": proto["epochs"], "steps_per_epoch": proto["steps_per_epoch"], "test_n": proto["test_n"],
+              "test_strings": proto["test_strings"], "fit_strings": proto["test_strings"],
+              "eval_every_epochs": proto["eval_every_epochs"], "seed": seed,
+              "seed_offsets": dict(paper.FIRST_RATE_SEED_OFFSETS), "model": dict(paper.MODEL)},
+             seeds=[seed + r for r in range(proto["rate_runs"])]),
     ]
 
 
@@ -475,6 +565,11 @@ def run_live(name: str, scale: str, *, device: str = "cpu", progress: bool = Fal
 def _first_members(d) -> int:
     """Members a FIRST training result declares: runs × training lengths × attention settings."""
     return d["protocol"]["runs"] * len(d["protocol"]["lengths"]) * len(paper.ATTENTION_ARMS)
+
+
+def _rate_members(d) -> int:
+    """Members a success-rate result declares: runs × training lengths × arms."""
+    return d["protocol"]["runs"] * len(d["protocol"]["lengths"]) * len(d["protocol"]["arms"])
 
 
 def _parity_runs(d) -> int:
@@ -513,6 +608,18 @@ def schemas(scale: str = "full") -> dict[str, Schema]:
                                                                             "train_ce_bits_last_epoch", "curve.acc.*",
                                                                             "curve.ce_bits.*"))
                                  + (("curve.acc", lambda d: len(d["curve"]["epoch"])),)),
+        "first_rates": Schema("ch1 FIRST success rates",
+                              required=("protocol.lengths", "protocol.arms", "protocol.runs", "protocol.epochs",
+                                        "protocol.steps_per_epoch", "protocol.test_n", "protocol.fit_strings",
+                                        "protocol.seed", "members.*.train_n", "members.*.arm", "members.*.run",
+                                        "test_ce_bits", "train_ce_bits_last_epoch", "train_len_ce_bits",
+                                        "curve.epoch", "curve.ce_bits", "seeds"),
+                              probabilities=("test_acc.*", "train_len_acc.*", "curve.acc.*.*"),
+                              counts=tuple((f, _rate_members) for f in ("members", "test_acc", "test_ce_bits",
+                                                                        "train_ce_bits_last_epoch", "train_len_acc",
+                                                                        "train_len_ce_bits", "curve.acc.*",
+                                                                        "curve.ce_bits.*"))
+                              + (("curve.acc", lambda d: len(d["curve"]["epoch"])),)),
     }
 
 

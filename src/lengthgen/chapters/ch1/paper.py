@@ -30,6 +30,11 @@ LOGIT_BAND = (0.25, 0.5)
 TRAIN_LENGTHS = (10, 30, 100, 300)
 TEST_N = 1000
 ATTENTION_ARMS = ("standard", "log-scaled")          # log_scaled False, True
+#: The attention arms of the success-rate cell ``first_rates`` (issue 15): name → (log-scaled, where the
+#: factor log N multiplies). "log-scaled" is ours (the whole query–key logit, query bias included);
+#: "authors' placement" is the authors' released code (the query input, so the query bias is not
+#: scaled). Both take the log of N = n + 1, the length including the CLS token.
+FIRST_ARMS = {"standard": (False, "logit"), "log-scaled": (True, "logit"), "authors' placement": (True, "query")}
 #: The learners: 2 layers, d_model 16, FFN 64, post-norm eps 1e-5, Adam with learning rate 3e-4.
 MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
 #: Heads of the FIRST and the PARITY learner.
@@ -41,10 +46,10 @@ PARITY_HEADS = 2
 #: what the notebook runs live. ``fig2_strings`` / ``sens_*``: strings per length of Fig. 2 and the
 #: points and strings of the sensitivity sweep.
 PROTOCOLS = {
-    "full": {"runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
+    "full": {"rate_runs": 100, "runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
              "eval_every_epochs": 5, "parity_runs": 20, "parity_epochs": 100, "parity_n": 100,
              "fig2_strings": 1000, "sens_points": 401, "sens_strings": 100},
-    "smoke": {"runs": 1, "epochs": 3, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
+    "smoke": {"rate_runs": 2, "runs": 1, "epochs": 3, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
               "eval_every_epochs": 1, "parity_runs": 2, "parity_epochs": 1, "parity_n": 20,
               "fig2_strings": 100, "sens_points": 81, "sens_strings": 100},
 }
@@ -65,6 +70,10 @@ SEED = 0
 FIRST_SEED_OFFSETS = {"data": 10_000, "data_per_length": 1_000, "bank": 99_000, "test": 199_000}
 #: The same for PARITY: run r reads ``data + SEED + r``; test strings from ``test + SEED``.
 PARITY_SEED_OFFSETS = {"data": 20_000, "test": 299_000}
+#: The success-rate cell ``first_rates``: the offsets of the FIRST training (run r < 20 of an arm reads
+#: the same strings as in ``first_training``) and ``fit`` for the fresh strings of the training length
+#: on which each run's final fit is measured.
+FIRST_RATE_SEED_OFFSETS = {**FIRST_SEED_OFFSETS, "fit": 399_000}
 
 # --------------------------------------------------------------------------- the paper's reported values
 # Every number chapter 1 quotes from the paper (the claims of :mod:`.claims` read them from here).
