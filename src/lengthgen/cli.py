@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from lengthgen.config import CHAPTERS, DEVICES, SCALES, ConfigError
+from lengthgen.config import CHAPTERS, DEVICES, RUN_SCALES, ConfigError
 from lengthgen.engine.runs import EXECUTORS, RunError
 from lengthgen.store import ResultFileError
 
@@ -23,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="{reproduce,claims,cost,bench}", parser_class=_Parser)
     r = sub.add_parser("reproduce", help="run a chapter's cells and store the results with provenance")
     r.add_argument("chapter", choices=CHAPTERS, help="which chapter")
-    r.add_argument("--scale", choices=SCALES, default=None, help="smoke (default, or $LENGTHGEN_SCALE) or full")
+    r.add_argument("--scale", choices=RUN_SCALES, default=None,
+                   help="smoke (default, or $LENGTHGEN_SCALE), full, or paper (the paper's own protocol, "
+                        "chapter 4 only; needs a GPU)")
     r.add_argument("--device", choices=DEVICES, default=None, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda")
     r.add_argument("--out", default=None,
                    help="output folder (default: results/<chapter> at full scale, _build/smoke-results/<chapter> at smoke)")
@@ -35,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--scheduler", default=None, metavar="ADDRESS|local",
                    help="with --executor dask: a scheduler address (tcp://host:8786) or 'local' (default)")
     r.add_argument("--budget-minutes", type=float, default=None,
-                   help="start no new cell after this many minutes (finished cells stay stored; re-run to resume)")
+                   help="start no new cell after this many minutes, and stop a cell that can stop early (it stores "
+                        "what it did as a partial result; re-run to resume)")
     r.add_argument("--allow-dirty", action="store_true",
                    help="allow a full-scale run from a working tree with uncommitted changes (recorded)")
     c = sub.add_parser("claims", help="print the claims ledger, or re-check it from the stored results")
@@ -63,7 +66,7 @@ def _reproduce(args) -> int:
     if args.budget_minutes is not None:
         budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
     only = None if args.only is None else [x.strip() for x in args.only.split(",") if x.strip()]
-    cfg = setup(scale=args.scale, device=args.device)
+    cfg = setup(scale=args.scale, device=args.device, run=True)
     t0 = time.perf_counter()
     paths = reproduce(args.chapter, scale=cfg.scale, device=cfg.device, out=args.out, only=only,
                       executor=args.executor, workers=args.workers, scheduler=args.scheduler,

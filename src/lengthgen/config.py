@@ -19,6 +19,9 @@ from numbers import Integral, Real
 from typing import Iterable
 
 SCALES = ("smoke", "full")
+#: scales a reproduction may run at: the notebooks' two, plus ``paper`` (the paper's own protocol,
+#: defined only where a chapter has one -- chapter 4's GPU run; ``python -m lengthgen reproduce``)
+RUN_SCALES = SCALES + ("paper",)
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("float32", "float64")
 CHAPTERS = ("ch0", "ch1", "ch2", "ch3", "ch4")
@@ -66,6 +69,14 @@ def get_scale(value: str | None = None) -> str:
     if value is None:
         value = os.environ.get("LENGTHGEN_SCALE", "smoke").strip() or "smoke"
     return check_choice("scale (LENGTHGEN_SCALE)", value, SCALES)
+
+
+def get_run_scale(value: str | None = None) -> str:
+    """The scale of a reproduction: one of :data:`RUN_SCALES` (``value``, else ``$LENGTHGEN_SCALE``,
+    else ``smoke``). Only ``reproduce`` accepts ``paper``; notebooks use :func:`get_scale`."""
+    if value is None:
+        value = os.environ.get("LENGTHGEN_SCALE", "smoke").strip() or "smoke"
+    return check_choice("scale", value, RUN_SCALES)
 
 
 def get_device(value: str | None = None):
@@ -125,15 +136,16 @@ class RunConfig:
 
 
 def setup(seed: int = 0, scale: str | None = None, device: str | None = None,
-          threads: int | None = None) -> RunConfig:
+          threads: int | None = None, run: bool = False) -> RunConfig:
     """Configure a session: validate knobs, set CPU threads (default 1), seed everything.
 
     Every chapter's first code cell calls this. ``threads`` defaults to ``$LENGTHGEN_THREADS``
-    or 1: on the 2-core CI machine two intra-op threads per process thrash.
+    or 1: on the 2-core CI machine two intra-op threads per process thrash. ``run=True`` (the
+    ``reproduce`` command) also accepts the reproduction-only scale ``paper``.
     """
     import torch
 
-    scale = get_scale(scale)
+    scale = get_run_scale(scale) if run else get_scale(scale)
     dev = get_device(device)
     if threads is None:
         raw = os.environ.get("LENGTHGEN_THREADS", "1")

@@ -58,9 +58,17 @@ def _git(*args: str) -> str | None:
 
 def git_state() -> dict:
     """``{"commit": sha or None, "dirty": bool or None}`` of the book's repository. Untracked files
-    count as dirty (new code is code), except under ``results/`` and ``_build/`` where runs write."""
+    count as dirty (new code is code), except under ``results/`` and ``_build/`` where runs write.
+
+    Where the tree has no git metadata (a copy sent to a GPU machine), the commit is taken from
+    ``$LENGTHGEN_SOURCE_COMMIT`` if set (the launcher names the commit it copied) and marked so
+    (``"commit_source": "LENGTHGEN_SOURCE_COMMIT"``); ``dirty`` is then unknown (``None``)."""
+    commit = _git("rev-parse", "HEAD")
+    if commit is None and os.environ.get("LENGTHGEN_SOURCE_COMMIT"):
+        return {"commit": os.environ["LENGTHGEN_SOURCE_COMMIT"].strip(), "dirty": None,
+                "commit_source": "LENGTHGEN_SOURCE_COMMIT"}
     status = _git("status", "--porcelain", "--untracked-files=normal", "--", ".", ":!results", ":!_build")
-    return {"commit": _git("rev-parse", "HEAD"), "dirty": None if status is None else bool(status)}
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
 def _command_line() -> str:
@@ -101,6 +109,7 @@ def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_
         "command": command if command is not None else _command_line(),
         "git_commit": git.get("commit"),
         "git_dirty": git.get("dirty"),
+        **({"git_commit_source": git["commit_source"]} if git.get("commit_source") else {}),
         "device": str(device),
         "device_name": device_name(str(device)),
         **_versions(),

@@ -32,9 +32,9 @@ def chapter_module(chapter: str):
 def plan(chapter: str, scale: str, only=None) -> list:
     """The cells of ``chapter`` at ``scale``; ``only`` keeps the cells whose names match one of
     the given shell patterns (``"lengthgen_*"``), each pattern having to match at least one cell."""
-    from lengthgen.config import get_scale
+    from lengthgen.config import get_run_scale
 
-    cells = chapter_module(chapter).cells(get_scale(scale))
+    cells = chapter_module(chapter).cells(get_run_scale(scale))
     if only is None:
         return cells
     pats = [only] if isinstance(only, str) else list(only)

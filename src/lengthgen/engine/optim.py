@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import torch
 
@@ -67,6 +67,9 @@ class OptimConfig:
         The default is 0 for every optimizer (``torch.optim.AdamW`` defaults to 0.01 and
         ``torch.optim.Muon`` to 0.1: pass them explicitly to match).
     decay : names of the parameters that receive weight decay; ``None`` (default) means all.
+    decay_members : optional ``{name: E booleans}``: for that parameter, only the members marked
+        True receive weight decay (overrides ``decay`` for the names it lists). Chapter 4 trains
+        sine and ReLU networks in one ensemble, decaying W only for the ReLU members.
     betas, eps : Adam/AdamW moments and stabiliser (PyTorch defaults).
     momentum, nesterov : SGD momentum (PyTorch's SGD with dampening 0).
     clip : per-member gradient-norm clipping threshold, or ``None`` for no clipping.
@@ -100,6 +103,7 @@ class OptimConfig:
     muon_params: Sequence[str] | None = None
     adamw_params: Sequence[str] = field(default_factory=tuple)
     adamw_lr: float | Sequence[float] | None = None
+    decay_members: Mapping[str, Sequence[bool]] | None = None
 
     def __post_init__(self):
         check_choice("optimizer", self.name, OPTIMIZERS)
@@ -138,6 +142,18 @@ class OptimConfig:
                 if isinstance(val, str):
                     raise ConfigError(f"{attr} must be a sequence of parameter names, got the string {val!r}")
                 object.__setattr__(self, attr, tuple(val))
+        if self.decay_members is not None:
+            if not isinstance(self.decay_members, Mapping):
+                raise ConfigError(f"decay_members must map parameter names to one boolean per member, "
+                                  f"got {self.decay_members!r}")
+            clean = {}
+            for name, flags in self.decay_members.items():
+                if isinstance(flags, (str, bytes)) or not hasattr(flags, "__len__") or not flags \
+                        or not all(isinstance(f, bool) for f in flags):
+                    raise ConfigError(f"decay_members[{name!r}] must be a non-empty sequence of True/False, "
+                                      f"got {flags!r}")
+                clean[str(name)] = tuple(flags)
+            object.__setattr__(self, "decay_members", clean)
 
     def per_member(self, name: str, members: int) -> tuple[float, ...]:
         """The hyperparameter ``name`` (``lr``, ``weight_decay``, ``adamw_lr``) as E values."""
@@ -244,6 +260,13 @@ class EnsembleOptimizer:
                 if n not in params:
                     raise ValueError(f"{label} names unknown parameter {n!r}; parameters: {', '.join(params)}")
         self.decayed = {n: (decay is None or n in decay) for n in self.names}
+        self.decay_mask: dict[str, tuple[bool, ...]] = {}
+        for n, flags in (config.decay_members or {}).items():
+            if n not in params:
+                raise ValueError(f"decay_members names unknown parameter {n!r}; parameters: {', '.join(params)}")
+            if len(flags) != E:
+                raise ConfigError(f"decay_members[{n!r}] has {len(flags)} flags but the ensemble has {E} members")
+            self.decay_mask[n] = flags
         if config.name == "muon":
             if config.muon_params is not None:
                 muon = [n for n in config.muon_params if n in self.names]
@@ -268,11 +291,28 @@ class EnsembleOptimizer:
         self.lr = tuple(self.lr[i] for i in idx)
         self.wd = tuple(self.wd[i] for i in idx)
         self.adamw_lr = tuple(self.adamw_lr[i] for i in idx)
+        self.decay_mask = {n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()}
         for st in self.state.values():
             for k, v in st.items():
                 st[k] = v.index_select(0, index.to(v.device))
         self.members = len(idx)
         self._cache.clear()
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict:
+        """The step count and every member's optimizer state (tensors as they are), for a
+        checkpoint; :meth:`load_state_dict` restores it into an optimizer built the same way."""
+        return {"t": self.t, "members": self.members,
+                "state": {n: dict(st) for n, st in self.state.items()}}
+
+    def load_state_dict(self, sd: Mapping) -> None:
+        """Restore :meth:`state_dict` (same parameter names and member count, else ConfigError)."""
+        if sd.get("members") != self.members or set(sd.get("state", {})) != set(self.state):
+            raise ConfigError(f"optimizer checkpoint for {sd.get('members')} members and parameters "
+                              f"{sorted(sd.get('state', {}))} does not fit {self.members} members and "
+                              f"{sorted(self.state)}")
+        self.t = int(sd["t"])
+        self.state = {n: dict(st) for n, st in sd["state"].items()}
 
     # ------------------------------------------------------------------ the step
     @torch.no_grad()
@@ -285,7 +325,10 @@ class EnsembleOptimizer:
             if g is None:
                 continue
             st = self.state[n]
-            wd = self._cached("wd" if self.decayed[n] else "zero", p)
+            if n in self.decay_mask:
+                wd = self._cached(("wd", n), p)
+            else:
+                wd = self._cached("wd" if self.decayed[n] else "zero", p)
             if cfg.name == "muon" and n in self.muon:
                 self._muon(p, g, st, self._cached("lr", p), wd)
             elif cfg.name == "sgd":
@@ -330,7 +373,10 @@ class EnsembleOptimizer:
         """Per-member values as a float (all equal) or an [E] tensor, cached per dtype/device."""
         key = (which, like.dtype, like.device)
         if key not in self._cache:
-            vals = (0.0,) if which == "zero" else getattr(self, which)
+            if isinstance(which, tuple):     # ("wd", name): decay only the members marked in decay_mask
+                vals = tuple(w if f else 0.0 for w, f in zip(self.wd, self.decay_mask[which[1]]))
+            else:
+                vals = (0.0,) if which == "zero" else getattr(self, which)
             self._cache[key] = _values(vals, like)
         return self._cache[key]
 

@@ -5,7 +5,8 @@ engine (all seeds of a model shape trained at once), sometimes one analysis. It 
 module-level function and the keyword arguments that configure it. :func:`run_cells` stores each
 finished cell atomically as ``<folder>/<name>.json`` with its provenance and its *key*:
 
-* the **scale** it ran at (``smoke`` or ``full``) and
+* the **scale** it ran at (``smoke``, ``full``, or ``paper`` where a chapter defines the paper's
+  own protocol) and
 * the **configuration hash** (:func:`config_hash`: the function's qualified name and its
   keyword arguments, canonically serialised).
 
@@ -28,7 +29,15 @@ Provenance of each cell (:func:`lengthgen.store.provenance`): the command, git c
 tree was clean, package/torch/numpy versions, the device the trained tensors actually lived on (the
 trainer reports it through :func:`note_device`), torch threads, wall time, the worker's CPU time,
 the load average at start and end, the date, the scale, the seeds and the configuration hash.
-A full-scale run from a dirty working tree is refused unless ``allow_dirty=True`` (recorded).
+A full- or paper-scale run from a dirty working tree is refused unless ``allow_dirty=True`` (recorded).
+
+Long cells that can stop early: a cell function with a ``deadline`` parameter receives the
+``time.time()`` at which the run's budget ends (or ``None``), and one with a ``workdir`` parameter a
+folder of its own (``<out>/work/<cell>``) for checkpoints. Such a cell may return before it has done
+all its work, with ``"partial": True`` and ``"progress": {"done": k, "target": N}`` in its value:
+the value is stored (so the work is kept and shown as partial), and a re-run of the same plan
+calls the cell again, which resumes from its checkpoint. A stored partial result is never replaced
+by one that did less (``progress.done`` smaller), e.g. a re-run on a machine without the checkpoint.
 """
 from __future__ import annotations
 
@@ -44,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from lengthgen.config import ConfigError, check_choice, check_positive_int, get_scale
+from lengthgen.config import ConfigError, check_choice, check_positive_int, get_run_scale
 from lengthgen.store import (ResultFileError, _clean, git_state, load_result, provenance, repo_root,
                              results_dir, save_result)
 
@@ -120,9 +129,17 @@ def cell_path(folder: str | os.PathLike, name: str) -> Path:
     return Path(folder) / f"{name}.json"
 
 
+def _partial_done(value) -> int | None:
+    """``progress.done`` of a partial cell value, ``None`` for a complete one."""
+    if isinstance(value, dict) and value.get("partial"):
+        return int((value.get("progress") or {}).get("done", 0))
+    return None
+
+
 def stored_state(folder, cell: Cell, scale: str) -> str:
-    """``"done"`` (stored with this scale and hash), ``"missing"``, ``"changed"`` (this scale, another
-    configuration: will be recomputed) or ``"other-scale"`` (never replaced)."""
+    """``"done"`` (stored with this scale and hash), ``"partial"`` (stored, same key, but the cell
+    stopped early: will be resumed), ``"missing"``, ``"changed"`` (this scale, another configuration:
+    will be recomputed) or ``"other-scale"`` (never replaced)."""
     path = cell_path(folder, cell.name)
     if not path.exists():
         return "missing"
@@ -132,7 +149,9 @@ def stored_state(folder, cell: Cell, scale: str) -> str:
                               "(no 'scale'/'config_hash'); move it away or migrate it")
     if data["scale"] != scale:
         return "other-scale"
-    return "done" if data["config_hash"] == cell.hash else "changed"
+    if data["config_hash"] != cell.hash:
+        return "changed"
+    return "partial" if _partial_done(data.get("value")) is not None else "done"
 
 
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
@@ -154,10 +173,18 @@ def cell_value(folder, name: str, *, scale: str | None = None):
 
 
 def write_cell(folder, cell: Cell, scale: str, value, prov: dict) -> Path:
-    """Store ``value`` as cell ``cell`` at ``scale`` (atomic; refuses to replace another scale)."""
+    """Store ``value`` as cell ``cell`` at ``scale`` (atomic; refuses to replace another scale, and
+    keeps a stored partial result that did more work than a new partial ``value``)."""
     path = cell_path(folder, cell.name)
-    if path.exists() and stored_state(folder, cell, scale) == "other-scale":
+    state = stored_state(folder, cell, scale) if path.exists() else "missing"
+    if state == "other-scale":
         raise ScaleConflict(f"{path} holds a result of another scale; a {scale} run does not replace it")
+    new = _partial_done(value)
+    if state == "partial" and new is not None:
+        old = _partial_done(load_result(path)["data"]["value"])
+        if old > new:
+            print(f"kept {path}: its partial result did {old} units of work, this run only {new}")
+            return path
     return save_result(path, {"key": cell.name, "scale": scale, "config_hash": cell.hash,
                               "kwargs": _clean(dict(cell.kwargs)), "value": value}, prov)
 
@@ -178,8 +205,8 @@ def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Pa
 def default_out(chapter: str, scale: str) -> Path:
     """Where ``reproduce`` writes by default: ``results/<chapter>`` for full scale (the stored runs
     the book shows), ``_build/smoke-results/<chapter>`` for smoke (never tracked by git)."""
-    scale = get_scale(scale)
-    if scale == "full":
+    scale = get_run_scale(scale)
+    if scale != "smoke":
         return results_dir() / chapter
     return repo_root() / "_build" / "smoke-results" / chapter
 
@@ -204,9 +231,11 @@ def check_out_dir(out: str | os.PathLike) -> Path:
 
 
 # --------------------------------------------------------------------------- execution
-def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: int):
+def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: int,
+          extras: Mapping | None = None):
     """Run one cell in the current process (module level: picklable). Returns the value and what
-    the provenance needs: wall and CPU seconds, load average at start and end, devices used."""
+    the provenance needs: wall and CPU seconds, load average at start and end, devices used.
+    ``extras`` (``deadline``, ``workdir``) go to a cell function whose signature names them."""
     import torch
 
     if torch.get_num_threads() != threads:
@@ -217,6 +246,9 @@ def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: i
         kw["device"] = device
     if "progress" in params:
         kw["progress"] = progress
+    for k, v in (extras or {}).items():
+        if k in params:
+            kw[k] = v
     _DEVICES_SEEN.clear()
     load0 = os.getloadavg()
     w0, c0 = time.perf_counter(), time.process_time()
@@ -307,7 +339,7 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     """
     import torch
 
-    scale = get_scale(scale)
+    scale = get_run_scale(scale)
     cells = list(cells)
     if not all(isinstance(c, Cell) for c in cells):
         raise ConfigError("cells must be a list of lengthgen.engine.runs.Cell")
@@ -315,9 +347,10 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     status = plan_status(cells, folder, scale)
     git = git_state()
     todo = [c for c in cells if status[c.name] != "done"]
-    if todo and scale == "full" and git["dirty"] and not allow_dirty:
-        raise ConfigError("a full-scale run needs a clean git tree (commit first), or --allow-dirty "
+    if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
+        raise ConfigError(f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
                           "(recorded in the provenance)")
+    deadline = None if budget_s is None else time.time() + budget_s
     threads = torch.get_num_threads()
     t_start = time.perf_counter()
     bar = None
@@ -338,7 +371,8 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                         queue.clear()
                         break
                     c = queue.pop(0)
-                    args = (c.fn, dict(c.kwargs), str(device), bool(progress and ex is None), threads)
+                    extras = {"deadline": deadline, "workdir": str(folder.parent / "work" / c.name)}
+                    args = (c.fn, dict(c.kwargs), str(device), bool(progress and ex is None), threads, extras)
                     if ex is None:
                         fut: cf.Future = cf.Future()
                         try:
@@ -379,7 +413,7 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                        f"{folder}, re-run to resume") from err
     out = {}
     for c in cells:
-        if cell_path(folder, c.name).exists() and stored_state(folder, c, scale) == "done":
+        if cell_path(folder, c.name).exists() and stored_state(folder, c, scale) in ("done", "partial"):
             out[c.name] = cell_value(folder, c.name)
     return out
 

@@ -450,8 +450,17 @@ def _lengthgen_kwargs(block: dict, activation: str, bias: bool) -> dict:
             "in_domain_lengths": IN_DOMAIN_LENGTHS, "batch_size": BATCH_SIZE}
 
 
+#: the name of the paper-scale cell (``reproduce ch4 --scale paper``)
+PAPER_CELL = f"paper_p{paper.PAPER_RUN['p']}"
+
+
 def cells(scale: str) -> list[Cell]:
-    """The chapter's reproduction plan at ``scale`` (settings of :mod:`.paper`), in run order."""
+    """The chapter's reproduction plan at ``scale`` (settings of :mod:`.paper`), in run order.
+    ``paper``: the one GPU cell of :mod:`.paper_scale` with :data:`paper.PAPER_RUN`."""
+    if scale == "paper":
+        from lengthgen.chapters.ch4.paper_scale import train_paper_scale
+
+        return [Cell(PAPER_CELL, train_paper_scale, dict(paper.PAPER_RUN), paper.PAPER_RUN["seeds"])]
     P, C = protocol(scale), checks(scale)
     out = [Cell("exhaustive", small_exhaustive, C["exhaustive"]),
            Cell("automaton", automaton_summary, C["automaton"]),

@@ -115,6 +115,17 @@ PROTOCOL = {
     },
 }
 
+#: The paper-scale run (``reproduce ch4 --scale paper``, a GPU; section "At the paper's modulus"):
+#: B.1.3 at p = 53 with the paper's width, optimizer, learning rate, batches and test lengths, two
+#: of the budgets, three weight decays of the paper's grid (those of our p = 17 runs) and the first
+#: two seeds; every variant × budget × decay × seed is one member of one on-device ensemble (36).
+#: ``steps`` is the target number of updates (the paper's 300,000 epochs are 2.1M updates at
+#: n = 2,000 and 4.2M at n = 8,000); a run that reaches its time budget first is stored as partial.
+PAPER_RUN = {"p": 53, "width": 1024, "budgets": (2000, 8000), "wds": (0.3, 0.1, 0.03), "seeds": (1337, 1338),
+             "variants": (("sine", False), ("sine", True), ("relu", False)), "lr": 1e-3, "steps": 300_000,
+             "eval_every": 10_000, "n_eval": 2000, "eval_lengths": TRAIN_LENGTHS + OOD_LENGTHS,
+             "train_lengths": TRAIN_LENGTHS, "batch_size": BATCH_SIZE}
+
 #: A live side run (not stored, same at every scale): the biased sine MLP of the main sweep,
 #: n = 8,000, one seed, trained for a few hundred updates once with our mixed-length batches and
 #: once with the released loop's single-length batches (section "Training: protocol and budget").
