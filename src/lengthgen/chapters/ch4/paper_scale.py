@@ -91,7 +91,12 @@ class VariantMLP:
         return torch.bmm(a, params["V"].transpose(1, 2))
 
     def mask_grads(self, grads: dict) -> None:
-        grads["b"].mul_(self.has_bias.to(grads["b"].device).unsqueeze(1))
+        """Zero the bias gradient of the members without a bias (the mask is kept on the device:
+        a host-to-device copy per update would synchronise the GPU)."""
+        g = grads["b"]
+        if getattr(self, "_mask", None) is None or self._mask.device != g.device:
+            self._mask = self.has_bias.to(g.device, g.dtype).unsqueeze(1)
+        g.mul_(self._mask)
 
     def optimizer(self, params: dict, lr: float) -> EnsembleOptimizer:
         """B.1.3's Muon (float32 Newton–Schulz) on W and V, AdamW without decay on b; decoupled decay
@@ -150,14 +155,11 @@ class DeviceLengthSampler:
 
     def __call__(self, step: int):
         """The batch of update ``step`` (0-based): ``x`` [E, B, p], ``y`` [E, B] (``-1`` = padding)."""
-        restart = [step % s == 0 for s in self.spe]
+        restart = [step % s == 0 for s in self.spe]         # known on the host: no synchronisation
         if any(restart):
             keys = self.shard + torch.rand(self.shard.shape, generator=self.gen, device=self.dev)
             fresh = keys.argsort(dim=1)
-            if all(restart):
-                self.perm = fresh
-            else:
-                self.perm = torch.where(torch.tensor(restart, device=self.dev).unsqueeze(1), fresh, self.perm)
+            self.perm = fresh if all(restart) else torch.where(self.k == 0, fresh, self.perm)
         pos = (self.start.gather(1, self.k) + self.ar).clamp(max=self.n_max - 1)
         valid = self.ar < self.length.gather(1, self.k)
         idx = self.perm.gather(1, pos)
