@@ -337,11 +337,14 @@ def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: in
 
 # --------------------------------------------------------------------------- volume scans (a cell)
 def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: int = VOLUME_MC_SAMPLES,
-                 h: int = H, eta: float = VOLUME_ETA, half_width: float = VOLUME_HALF_WIDTH) -> dict:
+                 h: int = H, eta: float = VOLUME_ETA, half_width: float = VOLUME_HALF_WIDTH,
+                 norm_map: str = "sqrt") -> dict:
     """Admissible widths of the length-sensitive coordinates around the η = ``eta`` centers at the
-    lengths ``ns`` (chapter 2, "Claim 2"; A_norm with the paper's map) and Monte Carlo exact fractions in a box of half-width
+    lengths ``ns`` (chapter 2, "Claim 2") and Monte Carlo exact fractions in a box of half-width
     ``half_width`` ("Monte Carlo volume fractions"); Index under A_pos gets 4× the samples from
-    n = 32 on, where its exact fraction is smallest."""
+    n = 32 on, where its exact fraction is smallest. ``norm_map`` is the A_norm map of the scan;
+    the exactness checker implements the paper's ``sqrt`` only, and the argument is part of the
+    cell's configuration so that a scan made with another map is never reused."""
     from lengthgen.chapters.ch2 import volume as vo
 
     ns = _check_ints("ns", ns)
@@ -350,6 +353,8 @@ def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: 
     h = check_width(h)
     eta = check_finite("eta", eta, nonnegative=True)
     half_width = check_finite("half_width", half_width, nonnegative=True)
+    if check_choice("norm map", norm_map, NORM_MAPS) != "sqrt":
+        raise ConfigError(f"the volume scans use the paper's A_norm map 'sqrt' only, got {norm_map!r}")
     out = {"widths": {}, "mc": {}}
     for combo in combos:
         if isinstance(combo, str) or len(combo) != 3:
@@ -391,7 +396,7 @@ def cells(scale: str) -> list[Cell]:
     out.append(Cell("volume_scans", volume_scans,
                     {"ns": list(VOLUME_NS), "combos": [list(c) for c in VOLUME_COMBOS],
                      "mc_ns": {k: list(v) for k, v in VOLUME_MC_NS.items()}, "mc_samples": VOLUME_MC_SAMPLES,
-                     "h": H, "eta": VOLUME_ETA, "half_width": VOLUME_HALF_WIDTH}))
+                     "h": H, "eta": VOLUME_ETA, "half_width": VOLUME_HALF_WIDTH, "norm_map": "sqrt"}))
     return out
 
 
