@@ -272,6 +272,6 @@ def test_chapter_page_is_clean():
         if fig is not None:
             assert fig.get("caption") and fig.get("name", "").startswith("fig-ch1-")
     figs = [c["metadata"]["mystnb"]["figure"]["name"] for c in code if "mystnb" in c.get("metadata", {})]
-    assert len(figs) == 5 and len(set(figs)) == 5
+    assert len(figs) == 6 and len(set(figs)) == 6
     text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert all(f"{{numref}}`{name}`" in text for name in figs)

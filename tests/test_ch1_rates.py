@@ -90,3 +90,35 @@ def test_first_rates_cell_is_planned():
     first = {c.name: c for c in ch1.cells("full")}["first_training"].kwargs
     for k in ("lengths", "epochs", "steps_per_epoch", "test_n", "test_strings", "eval_every_epochs", "model"):
         assert full.kwargs[k] == first[k]
+
+
+def test_clopper_pearson_and_mcnemar():
+    from lengthgen.stats import clopper_pearson, mcnemar_exact
+
+    lo, hi = clopper_pearson(20, 20)
+    assert hi == 1.0 and lo == pytest.approx(0.025 ** (1 / 20), rel=1e-9)     # (α/2)^(1/n) for k = n
+    lo, hi = clopper_pearson(0, 100)
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 100), rel=1e-9)
+    lo, hi = clopper_pearson(85, 100)
+    assert lo < 0.85 < hi
+    with pytest.raises(ValueError):
+        clopper_pearson(5, 4)
+    r = mcnemar_exact([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
+    assert (r["both"], r["only_a"], r["only_b"], r["neither"]) == (2, 1, 1, 1) and r["p_value"] == 1.0
+    r = mcnemar_exact([1] * 10 + [0] * 5, [0] * 10 + [0] * 5)
+    assert r["only_a"] == 10 and r["p_value"] == pytest.approx(2 * 0.5 ** 10)
+
+
+def test_success_rates_and_placement_comparison_on_a_toy_result():
+    members = [{"train_n": n, "arm": a, "run": r} for n in (10,) for a in ("log-scaled", "authors' placement")
+               for r in range(4)]
+    acc = [1.0, 1.0, 0.5, 1.0, 1.0, 0.5, 0.5, 1.0]
+    ce = [1e-4, 0.02, 5.0, 1e-4, 1e-4, 5.0, 5.0, 1e-4]                 # run 1 of ours: 100% but CE too high
+    res = {"protocol": {"lengths": [10], "arms": ["log-scaled", "authors' placement"]}, "members": members,
+           "test_acc": acc, "test_ce_bits": ce, "train_len_acc": [1.0] * 7 + [0.9]}
+    rows = {r["arm"]: r for r in ch1.success_rates(res)}
+    assert rows["log-scaled"]["perfect"] == 2 and rows["log-scaled"]["rate"] == 0.5
+    assert rows["authors' placement"]["perfect"] == 2 and rows["authors' placement"]["unfit"] == 1
+    assert rows["log-scaled"]["p_all_20"] == pytest.approx(0.5 ** 20)
+    cmp = ch1.placement_comparison(res)[0]
+    assert (cmp["both"], cmp["only_a"], cmp["only_b"], cmp["neither"]) == (2, 0, 0, 2)

@@ -23,7 +23,10 @@ def test_declarations():
     # deviations are declared only on the Fig. 4 claims, each with a cause of the chapter's list
     assert {c.id for c in checked if c.deviation} == {"ch1.first_train.standard_chance_at_10",
                                                       "ch1.first_train.scaled_perfect_n10",
-                                                      "ch1.first_train.scaled_perfect_n300"}
+                                                      "ch1.first_train.scaled_perfect_n300",
+                                                      "ch1.first_rates.scaled_n10", "ch1.first_rates.scaled_n300",
+                                                      "ch1.first_rates.authors_placement_n10",
+                                                      "ch1.first_rates.authors_placement_n300"}
     assert all(c.deviation.cause in ch1_claims.CAUSES for c in checked if c.deviation)
     # the ceiling of Fig. 4 is checked as a count of perfect runs, one claim per training length
     perfect = [c for c in checked if c.id.startswith("ch1.first_train.scaled_perfect_n")]
@@ -32,7 +35,13 @@ def test_declarations():
     # checks of our own code against our own formulas are self-checks, not paper claims
     assert {c.id for c in checked if c.group == "self-check"} == {
         "ch1.dilution.closed_form_vs_encoder", "ch1.fig2.first_logit_formula",
-        "ch1.fig2.eps_0_output_scaling", "ch1.logscaled.low_ce"}
+        "ch1.fig2.eps_0_output_scaling", "ch1.logscaled.low_ce", "ch1.first_rates.placement_same_rate",
+        "ch1.first_rates.repeats_first_training"}
+    # the success rates (rule 8) are judged by p̂^20 >= 0.05, a predicate fixed before the runs
+    rates = [c for c in checked if c.id.startswith(("ch1.first_rates.scaled_n", "ch1.first_rates.authors_"))]
+    assert len(rates) == 2 * len(paper.TRAIN_LENGTHS) and all(c.check == "predicate" for c in rates)
+    assert all(c.holds({"p_20_of_20": 0.05}) and not c.holds({"p_20_of_20": 0.049}) for c in rates)
+    assert all(c.deviation.cause == "success rate below 1" for c in rates if c.deviation)
     # order statements are direction checks, never numeric reproductions (rule 6)
     for cid in ("ch1.first_train.scaled_beats_standard", "ch1.fig2.parity_logit_shrinks",
                 "ch1.fig2.eps_1e-5_grows", "ch1.first_train.standard_not_perfect",
@@ -60,8 +69,10 @@ def test_tamper_one_member_accuracy_is_caught(tmp_path):
 
     edit_cell(root, "ch1", "first_training", edit)
     problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch1"], results_root=root)}
-    # the count claim fails; the direction claim reads the same accuracies, so its value moved too
-    assert set(problems) == {"ch1.first_train.scaled_perfect_n30", "ch1.first_train.scaled_beats_standard"}
+    # the count claim fails; the direction claim reads the same accuracies, so its value moved too, and
+    # the run no longer ends as its twin in first_rates
+    assert set(problems) == {"ch1.first_train.scaled_perfect_n30", "ch1.first_train.scaled_beats_standard",
+                             "ch1.first_rates.repeats_first_training"}
     assert "fails without a declared deviation" in problems["ch1.first_train.scaled_perfect_n30"]
     assert problems["ch1.first_train.scaled_beats_standard"].startswith("value")
 
@@ -89,7 +100,8 @@ def test_tamper_that_makes_a_declared_deviation_hold_is_reported(tmp_path):
 
     edit_cell(root, "ch1", "first_training", edit)
     problems = claims.check_ledgers(["ch1"], results_root=root)
-    assert {p["id"] for p in problems} == {"ch1.first_train.scaled_perfect_n10", "ch1.first_train.scaled_beats_standard"}
+    assert {p["id"] for p in problems} == {"ch1.first_train.scaled_perfect_n10", "ch1.first_train.scaled_beats_standard",
+                                           "ch1.first_rates.repeats_first_training"}
     assert any(p["id"] == "ch1.first_train.scaled_perfect_n10"
                and "declared deviation (run-to-run variance) now holds" in p["problem"] for p in problems)
 
@@ -107,3 +119,52 @@ def test_tamper_other_cells_is_caught(tmp_path, cell):
         expect = "ch1.sensitivity.oscillates"
     edit_cell(root, "ch1", cell, edit)
     assert expect in [p["id"] for p in claims.check_ledgers(["ch1"], results_root=root)]
+
+
+def _rate_member(value, n, arm, run):
+    return next(i for i, m in enumerate(value["members"])
+                if m["train_n"] == n and m["arm"] == arm and m["run"] == run)
+
+
+def test_tamper_success_rate_is_caught(tmp_path):
+    """Fifteen more log-scaled runs at training length 30 fail (runs 20-34, outside the runs shared with
+    first_training): the rate falls below 0.861 and the 20-of-20 claim fails without a deviation."""
+    root = copy_results(tmp_path)
+
+    def edit(v):
+        for run in range(20, 35):
+            v["test_acc"][_rate_member(v, 30, "log-scaled", run)] = 0.5
+
+    edit_cell(root, "ch1", "first_rates", edit)
+    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch1"], results_root=root)}
+    assert "fails without a declared deviation" in problems["ch1.first_rates.scaled_n30"]
+    assert "ch1.first_rates.authors_placement_n30" not in problems
+    assert "ch1.first_rates.repeats_first_training" not in problems
+
+
+def test_tamper_that_makes_a_rate_deviation_hold_is_reported(tmp_path):
+    """If every run of the authors' placement at length 300 were perfect, its declared deviation would
+    no longer apply."""
+    root = copy_results(tmp_path)
+
+    def edit(v):
+        for run in range(v["protocol"]["runs"]):
+            i = _rate_member(v, 300, "authors' placement", run)
+            v["test_acc"][i], v["test_ce_bits"][i] = 1.0, 1e-4
+
+    edit_cell(root, "ch1", "first_rates", edit)
+    problems = claims.check_ledgers(["ch1"], results_root=root)
+    assert any(p["id"] == "ch1.first_rates.authors_placement_n300"
+               and "declared deviation (success rate below 1) now holds" in p["problem"] for p in problems)
+
+
+def test_tamper_shared_run_is_caught(tmp_path):
+    """A shared run whose training loss no longer matches first_training fails the self-check."""
+    root = copy_results(tmp_path)
+
+    def edit(v):
+        v["train_ce_bits_last_epoch"][_rate_member(v, 100, "standard", 3)] *= 1.01
+
+    edit_cell(root, "ch1", "first_rates", edit)
+    problems = {p["id"] for p in claims.check_ledgers(["ch1"], results_root=root)}
+    assert problems == {"ch1.first_rates.repeats_first_training"}

@@ -156,3 +156,31 @@ def loglog_slope(x, y, *, level: float = 0.95):
     res = st.linregress(lx, ly)
     t = st.t.ppf(0.5 + level / 2, len(lx) - 2)
     return float(res.slope), float(res.slope - t * res.stderr), float(res.slope + t * res.stderr)
+
+
+def clopper_pearson(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) interval ``(lo, hi)`` for a binomial proportion with ``k`` successes
+    in ``n`` trials: beta quantiles, lo = 0 when k = 0 and hi = 1 when k = n
+    (``scipy.stats.binomtest(k, n).proportion_ci(level, method="exact")``)."""
+    n = check_positive_int("n", n)
+    k = check_positive_int("k", k, minimum=0)
+    if k > n:
+        raise ValueError(f"k = {k} successes exceed n = {n} trials")
+    from scipy import stats as st
+
+    ci = st.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def mcnemar_exact(a, b) -> dict:
+    """Exact McNemar test of two paired 0/1 outcomes ``a`` and ``b`` (one pair per unit, e.g. the two
+    arms of one seed): two-sided binomial test of the discordant pairs against 1/2.
+    Returns the four cell counts and the p-value (1 when there is no discordant pair)."""
+    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    _same_length(a=a, b=b)
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    from scipy import stats as st
+
+    p = 1.0 if only_a + only_b == 0 else float(st.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+    return {"both": int((a & b).sum()), "only_a": only_a, "only_b": only_b, "neither": int((~a & ~b).sum()),
+            "p_value": p}

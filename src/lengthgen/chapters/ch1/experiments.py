@@ -489,6 +489,62 @@ def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[di
     return out
 
 
+def rate_perfect(result: dict, i: int, *, perfect_ce_bits: float = 0.01) -> bool:
+    """Whether member ``i`` of a :func:`train_first_rates` result generalised perfectly: 100% test
+    accuracy at the test length and mean test cross-entropy below ``perfect_ce_bits`` (the "perfect"
+    run of :func:`failure_breakdown`, rule 3 of :mod:`lengthgen.chapters.ch1.claims`)."""
+    return result["test_acc"][i] == 1.0 and result["test_ce_bits"][i] < perfect_ce_bits
+
+
+def _rate_members(result: dict, n: int, arm: str) -> list[int]:
+    """Indices of the members of arm ``arm`` at training length ``n``, in run order."""
+    idx = [i for i, m in enumerate(result["members"]) if m["train_n"] == n and m["arm"] == arm]
+    return sorted(idx, key=lambda i: result["members"][i]["run"])
+
+
+def success_rates(result: dict, *, perfect_ce_bits: float = 0.01, level: float = 0.95,
+                  paper_runs: int = paper.FIG4_RUNS) -> list[dict]:
+    """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs
+    (:func:`rate_perfect`), the success rate with its exact (Clopper–Pearson) ``level`` interval, the
+    probability p̂^paper_runs that ``paper_runs`` independent runs at our rate are all perfect, the mean
+    test accuracy, runs near chance (test accuracy ≤ 0.6), and runs that did not fit their own training
+    length (accuracy below 100% on fresh strings of the training length)."""
+    from lengthgen.stats import clopper_pearson
+
+    perfect_ce_bits = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
+    rows = []
+    for n in result["protocol"]["lengths"]:
+        for arm in result["protocol"]["arms"]:
+            idx = _rate_members(result, n, arm)
+            k = sum(rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in idx)
+            lo, hi = clopper_pearson(k, len(idx), level=level)
+            rate = k / len(idx)
+            rows.append({"train_n": n, "arm": arm, "runs": len(idx), "perfect": k, "rate": rate,
+                         "rate_lo": lo, "rate_hi": hi, f"p_all_{paper_runs}": rate ** paper_runs,
+                         "mean_test_acc": float(np.mean([result["test_acc"][i] for i in idx])),
+                         "near_chance": sum(result["test_acc"][i] <= 0.6 for i in idx),
+                         "unfit": sum(result["train_len_acc"][i] < 1.0 for i in idx)})
+    return rows
+
+
+def placement_comparison(result: dict, *, a: str = "log-scaled", b: str = "authors' placement",
+                         perfect_ce_bits: float = 0.01) -> list[dict]:
+    """Per training length: arms ``a`` and ``b`` compared run by run (run r of both arms starts from
+    the same weights and reads the same strings): counts of runs perfect in both, in one only, in
+    neither, and the two-sided exact McNemar p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
+    from lengthgen.stats import mcnemar_exact
+
+    rows = []
+    for n in result["protocol"]["lengths"]:
+        ia, ib = _rate_members(result, n, a), _rate_members(result, n, b)
+        if [result["members"][i]["run"] for i in ia] != [result["members"][i]["run"] for i in ib]:
+            raise ValueError(f"arms {a!r} and {b!r} do not hold the same runs at training length {n}")
+        pa = [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in ia]
+        pb = [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in ib]
+        rows.append({"train_n": n, "runs": len(ia), **mcnemar_exact(pa, pb)})
+    return rows
+
+
 def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
     """Number of times the accuracy curve, read from left to right, climbs back above ``high``
     after having dropped below ``low`` (the recoveries of Knowl 8's oscillation)."""
@@ -567,7 +623,7 @@ def _first_members(d) -> int:
     return d["protocol"]["runs"] * len(d["protocol"]["lengths"]) * len(paper.ATTENTION_ARMS)
 
 
-def _rate_members(d) -> int:
+def _rate_count(d) -> int:
     """Members a success-rate result declares: runs × training lengths × arms."""
     return d["protocol"]["runs"] * len(d["protocol"]["lengths"]) * len(d["protocol"]["arms"])
 
@@ -615,7 +671,7 @@ def schemas(scale: str = "full") -> dict[str, Schema]:
                                         "test_ce_bits", "train_ce_bits_last_epoch", "train_len_ce_bits",
                                         "curve.epoch", "curve.ce_bits", "seeds"),
                               probabilities=("test_acc.*", "train_len_acc.*", "curve.acc.*.*"),
-                              counts=tuple((f, _rate_members) for f in ("members", "test_acc", "test_ce_bits",
+                              counts=tuple((f, _rate_count) for f in ("members", "test_acc", "test_ce_bits",
                                                                         "train_ce_bits_last_epoch", "train_len_acc",
                                                                         "train_len_ce_bits", "curve.acc.*",
                                                                         "curve.ce_bits.*"))
