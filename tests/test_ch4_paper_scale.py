@@ -174,12 +174,15 @@ def test_paper_scale_is_chapter_4_only_and_needs_a_clean_tree(tmp_path, monkeypa
 def test_commit_named_by_the_launcher_without_git(monkeypatch):
     from lengthgen import store
 
-    monkeypatch.setattr(store, "_git", lambda *a: None)
+    monkeypatch.setattr(store, "_git", lambda *a: None)     # no git at all
     monkeypatch.setenv("LENGTHGEN_SOURCE_COMMIT", "f" * 40)
     st = store.git_state()
     assert st == {"commit": "f" * 40, "dirty": None, "commit_source": "LENGTHGEN_SOURCE_COMMIT"}
     prov = store.provenance(scale="paper", device="cpu", git=st)
     assert prov["git_commit"] == "f" * 40 and prov["git_commit_source"] == "LENGTHGEN_SOURCE_COMMIT"
+    # a copy inside another checkout: that checkout's HEAD is not this tree's commit
+    monkeypatch.setattr(store, "_git", lambda *a: "/elsewhere" if "--show-toplevel" in a else "e" * 40)
+    assert store.git_state()["commit"] == "f" * 40
     monkeypatch.delenv("LENGTHGEN_SOURCE_COMMIT")
     assert store.git_state() == {"commit": None, "dirty": None}
 
@@ -189,3 +192,33 @@ def test_flop_count_of_an_update():
 
     assert paper_scale_flops(53, 1024, 36) == pytest.approx(2.0e10, rel=0.01)
     assert math.isclose(paper_scale_flops(2, 1, 1, batch=1), 20.0)
+
+
+def test_git_state_on_a_real_checkout(tmp_path, monkeypatch):
+    """The clean-tree check reads git itself (results/ and _build/ do not count as dirty)."""
+    import shutil
+
+    from lengthgen import store
+
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    root = tmp_path / "book"
+    (root / "src" / "lengthgen").mkdir(parents=True)
+    (root / "_config.yml").write_text("title: t\n")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "init"], check=True)
+    monkeypatch.setattr(store, "repo_root", lambda: root)
+    monkeypatch.delenv("LENGTHGEN_SOURCE_COMMIT", raising=False)
+    st = store.git_state()
+    assert len(st["commit"]) == 40 and st["dirty"] is False
+    (root / "results").mkdir()
+    (root / "results" / "x.json").write_text("{}")
+    (root / "_build").mkdir()
+    (root / "_build" / "y").write_text("")
+    assert store.git_state()["dirty"] is False
+    (root / "_config.yml").write_text("title: u\n")
+    assert store.git_state()["dirty"] is True

@@ -60,14 +60,19 @@ def git_state() -> dict:
     """``{"commit": sha or None, "dirty": bool or None}`` of the book's repository. Untracked files
     count as dirty (new code is code), except under ``results/`` and ``_build/`` where runs write.
 
-    Where the tree has no git metadata (a copy sent to a GPU machine), the commit is taken from
+    Where the tree is not itself a git checkout (a copy sent to a GPU machine, possibly inside
+    another checkout, whose HEAD says nothing about this copy), the commit is taken from
     ``$LENGTHGEN_SOURCE_COMMIT`` if set (the launcher names the commit it copied) and marked so
     (``"commit_source": "LENGTHGEN_SOURCE_COMMIT"``); ``dirty`` is then unknown (``None``)."""
-    commit = _git("rev-parse", "HEAD")
+    top = _git("rev-parse", "--show-toplevel")
+    own = top is not None and Path(top).resolve() == repo_root().resolve()
+    commit = _git("rev-parse", "HEAD") if own else None      # not an enclosing checkout's HEAD
     if commit is None and os.environ.get("LENGTHGEN_SOURCE_COMMIT"):
         return {"commit": os.environ["LENGTHGEN_SOURCE_COMMIT"].strip(), "dirty": None,
                 "commit_source": "LENGTHGEN_SOURCE_COMMIT"}
-    status = _git("status", "--porcelain", "--untracked-files=normal", "--", ".", ":!results", ":!_build")
+    if not own:
+        return {"commit": None, "dirty": None}
+    status = _git("status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude)results", ":(exclude)_build")
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
