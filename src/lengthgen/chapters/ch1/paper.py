@@ -44,7 +44,8 @@ PARITY_HEADS = 2
 #: Training protocols per scale. ``full`` is the paper's (Knowl 6 and 8; epochs and batch size 1
 #: from the authors' released scripts; PARITY at n = 100, the default of their script); ``smoke`` is
 #: what the notebook runs live. ``fig2_strings`` / ``sens_*``: strings per length of Fig. 2 and the
-#: points and strings of the sensitivity sweep.
+#: points and strings of the sensitivity sweep. ``rate_runs``: runs per arm and training length of the
+#: success-rate cell ``first_rates`` (issue 15; the other FIRST settings are those of ``first_training``).
 PROTOCOLS = {
     "full": {"rate_runs": 100, "runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
              "eval_every_epochs": 5, "parity_runs": 20, "parity_epochs": 100, "parity_n": 100,
