@@ -4,8 +4,8 @@ import json
 import pytest
 import torch
 
-from lengthgen.engine.bench import (AttentionClassifier, AttentionClassifierModule, make_sampler, run_benchmark,
-                             unpack_bits)
+from lengthgen.engine.bench import (CHAPTER_ROWS, ROW_KEYS, AttentionClassifier, AttentionClassifierModule,
+                                    bench_text, make_sampler, run_benchmark, run_chapter_benchmark, unpack_bits)
 from lengthgen.cli import main
 from lengthgen.config import ConfigError
 from lengthgen.engine.train import seeded_generators
@@ -27,9 +27,44 @@ def test_benchmark_keys_and_equal_losses():
 def test_cli_bench_json(capsys):
     assert main(["bench", "--json", "--steps", "1"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert KEYS <= set(res) and res["members"] == 40 and res["max_abs_loss_diff"] < 1e-10
+    assert [r["name"] for r in res["rows"]] == list(CHAPTER_ROWS)
+    for row in res["rows"]:
+        assert set(ROW_KEYS) <= set(row) and row["steps"] == 1
+    assert res["ratio"] == sorted(r["ratio"] for r in res["rows"])[len(res["rows"]) // 2]
     assert main(["bench", "--steps", "0"]) == 2
     assert "steps must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_chapter_rows_keys_and_equal_losses():
+    """Every chapter's row on tiny sizes: the agreed keys, and the ensemble and the per-member loop
+    (its own leaves and torch.optim optimiser) end with the same training losses (float noise only:
+    float64 rows to 1e-12, float32 rows to 1e-5; ch4's loop runs torch.optim.Muon's bfloat16
+    Newton-Schulz against the chapter's float32 one). No speed is asserted."""
+    res = run_chapter_benchmark(size="tiny")
+    assert torch.get_num_threads() == 1
+    json.dumps(res)
+    rows = {r["name"]: r for r in res["rows"]}
+    assert list(rows) == list(CHAPTER_ROWS)
+    for name, row in rows.items():
+        assert set(ROW_KEYS) <= set(row), name
+        assert row["members"] >= 2 and row["ensemble_updates_per_s"] > 0 and row["loop_updates_per_s"] > 0
+        tol = 1e-12 if row["dtype"] == "float64" else 1e-5
+        assert row["max_abs_loss_diff"] <= tol, (name, row["max_abs_loss_diff"])
+    ratios = sorted(r["ratio"] for r in res["rows"])
+    assert res["ratio"] == ratios[len(ratios) // 2]
+    assert "fused" in rows["ch3_decoder"]["loop_optimizer"] or "foreach" in rows["ch3_decoder"]["loop_optimizer"]
+    assert "ch3_decoder" in bench_text(res)
+
+
+def test_chapter_bench_arguments():
+    with pytest.raises(ConfigError, match="valid choices"):
+        run_chapter_benchmark(["ch9"], size="tiny")
+    with pytest.raises(ConfigError, match="valid choices"):
+        run_chapter_benchmark(size="huge")
+    with pytest.raises(ConfigError, match="steps"):
+        run_chapter_benchmark(size="tiny", steps=0)
+    one = run_chapter_benchmark("ch2_single_layer", size="tiny", overrides={"ch2_single_layer": {"steps": 2}})
+    assert len(one["rows"]) == 1 and one["rows"][0]["steps"] == 2 and one["ratio"] == one["rows"][0]["ratio"]
 
 
 @pytest.mark.parametrize("formulation", ["factored", "softmax"])

@@ -119,15 +119,11 @@ def _cost(args) -> int:
 
 def _bench(args) -> int:
     try:
-        from lengthgen.engine.bench import run_benchmark
+        from lengthgen.engine.bench import bench_text, run_chapter_benchmark
     except ImportError as err:
         raise NotImplementedError(f"the benchmark is not available: {err}") from None
-    res = run_benchmark(steps=args.steps) if args.steps is not None else run_benchmark()
-    if args.json:
-        print(json.dumps(res))
-    else:
-        for k, v in res.items():
-            print(f"{k:>24}: {v}")
+    res = run_chapter_benchmark(steps=args.steps)
+    print(json.dumps(res) if args.json else bench_text(res))
     return 0
 
 
