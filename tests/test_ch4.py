@@ -269,12 +269,13 @@ def test_stored_cell_of_another_configuration_is_refused(tmp_path):
 
 # --------------------------------------------------------------------------- (d) the stored full run
 def test_every_stored_cell_is_done_and_valid():
-    plan = ch4.cells("full")
-    assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(c.name for c in plan)
+    plan, gpu = ch4.cells("full"), ch4.cells("paper")
+    assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(c.name for c in plan + gpu)
     assert set(runs.plan_status(plan, STORED, "full").values()) == {"done"}
-    for cell in plan:
+    assert set(runs.plan_status(gpu, STORED, "paper").values()) <= {"done", "partial"}
+    for cell, scale in [(c, "full") for c in plan] + [(c, "paper") for c in gpu]:
         rec = ch4.load_stored_cell(cell.name)
-        assert rec["provenance"]["scale"] == "full"
+        assert rec["provenance"]["scale"] == scale
     assert not (STORED.parent / "training.json").exists() and not (STORED.parent / "constructions_relu.json").exists()
 
 

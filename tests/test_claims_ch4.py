@@ -38,6 +38,33 @@ def test_tamper_headline_length_generalization_is_caught(results_copy):
     assert "fails without a declared deviation" in problems[0]["problem"]
 
 
+def test_tamper_paper_scale_gpu_run_is_caught(results_copy):
+    """The p = 53 GPU run: the bias-free sine MLP's length-811 accuracy set to chance in the stored
+    cell falsifies the reproduced Fig. 4 claim and moves the bias comparison's recorded value."""
+    assert _committed()["ch4.fig4.p53.sine_far"]["status"] == "reproduced"
+
+    def corrupt(v):
+        for i, m in enumerate(v["members"]):
+            if m["activation"] == "sine" and not m["bias"]:
+                v["final"]["acc"]["811"][i] = 0.02
+
+    edit_cell(results_copy, "ch4", "paper_p53", corrupt)
+    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch4"], results_root=results_copy)}
+    assert "fails without a declared deviation" in problems["ch4.fig4.p53.sine_far"]
+    assert set(problems) <= {"ch4.fig4.p53.sine_far", "ch4.fig5.p53.bias_robust"}
+
+
+def test_paper_scale_cell_is_loaded_at_its_own_scale(results_copy):
+    from lengthgen.chapters.ch4.experiments import load_stored_cell
+    from lengthgen.store import ResultFileError
+
+    rec = load_stored_cell("paper_p53", folder=results_copy / "ch4" / "cells")
+    assert rec["provenance"]["device_name"] == "NVIDIA H200" and rec["data"]["partial"] is True
+    edit_cell(results_copy, "ch4", "paper_p53", lambda v: v["final"]["acc"]["811"].pop())
+    with pytest.raises(ResultFileError, match="paper_p53"):
+        load_stored_cell("paper_p53", folder=results_copy / "ch4" / "cells")
+
+
 def test_tamper_theorem_accuracy_is_caught(results_copy):
     """One error of the Thm 4.1 network at p = 97 falsifies the exact claim."""
     edit_cell(results_copy, "ch4", "automaton", lambda v: v["thm41@97"].update(min_acc=0.9999))

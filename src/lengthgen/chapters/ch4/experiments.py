@@ -579,6 +579,19 @@ def schema_of(cell: Cell) -> Schema:
         E = _n(TRANSFORMER_ACTIVATIONS, kw["budgets"], kw["seeds"])
         return Schema("ch4 transformer baseline", required=("m", "p", "rows.*.activation", "rows.*.n", "rows.*.seed"),
                       probabilities=("rows.*.train_acc", "rows.*.test_acc"), counts=(("rows", _count(E)),))
+    if fn.__name__ == "train_paper_scale":
+        from lengthgen.chapters.ch4.paper_scale import members_of
+
+        E = len(members_of(kw["variants"], kw["budgets"], kw["wds"], kw["seeds"]))
+        L = len(kw["eval_lengths"])
+        return Schema("ch4 paper-scale cell",
+                      required=("progress.done", "progress.target", "updates_per_epoch", "device_name",
+                                "members.*.activation", "members.*.bias", "members.*.n", "members.*.wd",
+                                "members.*.seed", "history.*.step", "final.step"),
+                      probabilities=("final.train_acc.*", "final.acc.*.*", "history.*.train_acc.*",
+                                     "history.*.acc.*.*"),
+                      counts=(("members", _count(E)), ("final.train_acc", _count(E)), ("final.acc", _count(L)),
+                              ("final.acc.*", _count(E))))
     if fn is epoch_timing:
         return Schema("ch4 epoch timing", required=("p", "width", "n", "runs", "updates_per_epoch", "engine_s",
                                                     "loop_s", "threads"))
@@ -593,20 +606,25 @@ def _cells_folder(folder=None) -> Path:
 
 
 def load_stored_cell(name: str, *, folder=None) -> dict:
-    """The stored full-scale cell ``name`` as ``{"provenance", "data", "path"}``, after checking that
-    it was computed with today's full-scale configuration (same hash) and satisfies its schema.
-    Raises :class:`lengthgen.store.ResultFileError` naming the file otherwise."""
+    """The stored cell ``name`` (full scale, or the paper-scale :data:`PAPER_CELL`) as
+    ``{"provenance", "data", "path"}``, after checking that it was computed with today's
+    configuration (same hash) and satisfies its schema; the paper-scale cell may be partial (its
+    ``progress`` says how far it got). Raises :class:`lengthgen.store.ResultFileError` naming the
+    file otherwise."""
     from lengthgen.engine import runs
 
-    plan = {c.name: c for c in cells("full")}
+    scale = "paper" if name == PAPER_CELL else "full"
+    plan = {c.name: c for c in cells(scale)}
     if name not in plan:
-        raise ConfigError(f"chapter 4 has no full-scale cell {name!r}; cells: {', '.join(plan)}")
+        names = [c.name for c in cells("full")] + [PAPER_CELL]
+        raise ConfigError(f"chapter 4 has no stored cell {name!r}; cells: {', '.join(names)}")
     folder = _cells_folder(folder)
-    state = runs.stored_state(folder, plan[name], "full")
-    if state != "done":
+    state = runs.stored_state(folder, plan[name], scale)
+    if state not in (("done", "partial") if scale == "paper" else ("done",)):
         raise ResultFileError(f"{runs.cell_path(folder, name)}: stored ch4 cell {name!r} is {state} for today's "
-                              f"full-scale plan (run: python -m lengthgen reproduce ch4 --scale full --only {name})")
-    return runs.load_stored("ch4", name, schema=schema_of(plan[name]), folder=folder)
+                              f"{scale}-scale plan (run: python -m lengthgen reproduce ch4 --scale {scale} "
+                              f"--only {name})")
+    return runs.load_stored("ch4", name, schema=schema_of(plan[name]), folder=folder, scale=scale)
 
 
 def stored_label_of(records: dict) -> str:
@@ -644,6 +662,21 @@ def stored_constructions(folder=None) -> dict:
     return _gather({"exhaustive": "exhaustive", "automaton": "automaton",
                     "float": f"float_n{checks('full')['float']['n']}", "bounds": "bounds",
                     "relu_min_width": "relu_min_width", "two_lengths": "two_lengths"}, folder)
+
+
+def stored_paper_scale(folder=None) -> dict:
+    """The stored paper-scale GPU cell (:data:`PAPER_CELL`), shaped like :func:`stored_constructions`
+    with ``data["paper"]``; checked as in :func:`load_stored_cell`."""
+    return _gather({"paper": PAPER_CELL}, folder)
+
+
+def paper_scale_rows(value: dict) -> list[dict]:
+    """One row per member of a paper-scale value at its last evaluation, in the shape of the
+    length-generalization cells' rows: ``activation, bias, n, wd, seed, epochs, train`` and one
+    accuracy per evaluation length (keys ``str(m)``)."""
+    fin = value["final"]
+    return [{**m, "train": fin["train_acc"][i], **{L: acc[i] for L, acc in fin["acc"].items()}}
+            for i, m in enumerate(value["members"])]
 
 
 def stored_training(folder=None) -> dict:

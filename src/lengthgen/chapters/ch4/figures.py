@@ -119,3 +119,73 @@ def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n
     ax1.title.set_fontsize(9)
     ax1.legend(fontsize=7, loc="lower left")
     return plotting.finish(fig)
+
+
+# --------------------------------------------------------------------------- the paper-scale GPU run
+def _variant(m: dict) -> str:
+    return m["activation"] + ("+bias" if m["bias"] else "")
+
+
+def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
+    """Section "At the paper's modulus": one row per (variant, n, weight decay) of the stored
+    paper-scale cell, the seed-mean training accuracy and held-out accuracy at ``lengths`` at the
+    last evaluation (a pandas DataFrame)."""
+    import pandas as pd
+
+    fin, rows = value["final"], {}
+    for i, m in enumerate(value["members"]):
+        key = (_variant(m), m["n"], m["wd"])
+        rows.setdefault(key, []).append([fin["train_acc"][i]] + [fin["acc"][str(L)][i] for L in lengths])
+    cols = ["train"] + [f"m = {L}" for L in lengths]
+    df = pd.DataFrame({k: np.mean(v, axis=0) for k, v in rows.items()}, index=cols).T
+    df.index.names = ["variant", "n", "weight decay"]
+    return df
+
+
+def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
+    """Section "At the paper's modulus": left, accuracy at length ``track`` against updates for
+    every member with budget ``n`` (colour = variant, line style = weight decay); right, the last
+    evaluation's accuracy by test length, best over weight decay of the seed mean, per variant
+    and budget; the paper's levels (near-perfect for sine, chance 1/p for ReLU) overlaid."""
+    if not value.get("members") or not value.get("history"):
+        raise ConfigError("paper_scale_figure needs the value of the stored paper-scale cell")
+    p = paper.PAPER_RUN["p"]
+    variants = list(dict.fromkeys(_variant(m) for m in value["members"]))
+    colour = {v: plotting.PALETTE[i] for i, v in enumerate(variants)}
+    wds = sorted({m["wd"] for m in value["members"]}, reverse=True)
+    style = dict(zip(wds, ["-", "--", ":", "-."]))
+    steps = [h["step"] for h in value["history"]]
+    fig, (ax0, ax1) = plotting.figure(1, 2, width=3.5, height=3.4, sharey=True)
+    for ax in (ax0, ax1):
+        paper_level(ax, 1.0, "paper: near-perfect (sine)")
+        paper_level(ax, 1 / p, f"paper: ReLU at chance (1/{p})", color="0.45")
+    for i, m in enumerate(value["members"]):
+        if m["n"] == n:
+            acc = [h["acc"][str(track)][i] for h in value["history"]]
+            ax0.plot(steps, acc, color=colour[_variant(m)], ls=style[m["wd"]], lw=1.1, alpha=0.85)
+    for v in variants:
+        ax0.plot([], [], color=colour[v], label=v)
+    for wd in wds:
+        ax0.plot([], [], color="0.3", ls=style[wd], label=f"wd {wd:g}")
+    lengths = sorted(int(L) for L in value["final"]["acc"])
+    for v in variants:
+        for budget, ls in zip(sorted({m["n"] for m in value["members"]}, reverse=True), ("-", ":")):
+            best = []
+            for L in lengths:
+                by_wd = {}
+                for i, m in enumerate(value["members"]):
+                    if _variant(m) == v and m["n"] == budget:
+                        by_wd.setdefault(m["wd"], []).append(value["final"]["acc"][str(L)][i])
+                best.append(max(np.mean(a) for a in by_wd.values()))
+            ax1.plot(lengths, best, color=colour[v], ls=ls, marker="o", ms=2.5,
+                     label=f"{v}, n = {budget:,}")
+    ax0.set(xlabel="optimizer updates", ylabel=f"accuracy at m = {track}", ylim=(-0.02, 1.06))
+    ax1.axvspan(2, 19, color="0.9", lw=0)
+    ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")
+    handles = {}
+    for ax in (ax0, ax1):
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    hs, ls_ = list(handles.values()), list(handles)
+    fig.legend(hs, ls_, loc="outside lower center", ncol=3, fontsize=7.5)
+    return fig
