@@ -103,6 +103,8 @@ def test_resume_from_checkpoint_is_exact(tmp_path, capsys):
     assert whole["updates_per_epoch"] == {"60": 7, "200": 14}
     cut = train_paper_scale(**TINY, workdir=str(tmp_path / "b"), _stop_at=30)
     assert cut["partial"] and cut["progress"]["done"] == 30 and cut["history"][-1]["step"] == 30
+    prog = load_result(tmp_path / "b" / "progress.json")["data"]
+    assert prog["step"] == 30 and [h["step"] for h in prog["history"]] == [20, 30]
     again = train_paper_scale(**TINY, workdir=str(tmp_path / "b"))
     assert "resumed from" in capsys.readouterr().out
     assert again["resumed_at"] == [30] and not again["partial"]

@@ -15,7 +15,8 @@ weight decay × seed as **one ensemble** whose whole loop stays on the device:
 * every ``eval_every`` updates the accuracy on each member's training set and on ``n_eval``
   held-out inputs of every evaluation length is recorded (the first ``n_eval`` rows of the paper's
   10,000-input test sets, by the prefix property of the generators);
-* a checkpoint is written to ``workdir`` every ``checkpoint_every_s`` seconds; at the run's
+* a checkpoint (and ``progress.json``, the evaluations so far) is written to ``workdir`` every
+  ``checkpoint_every_s`` seconds; at the run's
   ``deadline`` (the ``--budget-minutes`` of ``reproduce``) the loop evaluates, checkpoints and
   returns a *partial* result, which a re-run resumes (:mod:`lengthgen.engine.runs`).
 
@@ -39,7 +40,7 @@ from lengthgen.chapters.ch4.training import masked_loss, resolve_device
 from lengthgen.config import ConfigError, check_finite, check_positive_int
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 from lengthgen.engine.runs import config_hash, note_device
-from lengthgen.store import ResultFileError, device_name
+from lengthgen.store import ResultFileError, device_name, save_result
 
 
 # --------------------------------------------------------------------------- members
@@ -288,6 +289,11 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
                                              "sampler": sampler.state(), "history": history,
                                              "wall_s": wall_before + time.perf_counter() - t0,
                                              "loss_sum": loss_sum, "loss_n": loss_n, "resumed": resumed})
+                # the evaluations so far as readable JSON too: a run killed outright keeps them
+                save_result(ckpt_path.with_name("progress.json"),
+                            {"step": step, "target": steps, "members": members, "history": history},
+                            {"note": "progress of an unfinished paper-scale run (not a stored cell)",
+                             "device_name": device_name(str(dev))})
 
         def evaluate():
             nonlocal loss_sum, loss_n
