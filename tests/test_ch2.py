@@ -12,6 +12,7 @@ from lengthgen.chapters import reproduce
 from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.single_layer import PAD
+from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen.store import ResultFileError, results_dir
 
@@ -90,6 +91,13 @@ def test_cells_plan():
         kw = c.kwargs
         assert kw["steps"] == paper.STORED_STEP_CAPS[c.name] and kw["Ns"] == list(paper.STORED_NS[c.name])
         assert kw["seeds"] == list(paper.SEEDS) and kw["batch"] == paper.BATCH and kw["lr"] == paper.LR
+        # the A_norm map is part of the configuration of the experiments that train A_norm only:
+        # the paper's map, except the ablation with our earlier misread map
+        expect = None if "norm" not in kw["variants"] else ("misread" if c.name == "index_norm_misread" else "sqrt")
+        assert kw["norm_map"] == expect, c.name
+    assert full[-1].kwargs["norm_map"] == "sqrt"
+    with pytest.raises(ConfigError, match="norm_map applies to A_norm only"):
+        ch2.train_experiment(**{**ch2.experiment_config("majority_gen", **TINY), "norm_map": "sqrt"}, progress=False)
     assert [c.name for c in ch2.cells("smoke")] == list(ch2.SMOKE_EXPERIMENTS)
     with pytest.raises(ValueError, match="unknown scale"):
         ch2.cells("huge")
@@ -203,8 +211,8 @@ def test_figures_fit_the_column_and_overlay_the_paper():
     assert len(t2) == 20 and len(t3) == 10 and len(f2.accuracy_table(loaded, "table1")) == len(paper.PAPER_T1)
     row = t2[(t2["N"] == 51) & (t2["model"] == "A_norm")].iloc[0]
     assert (row["paper"], row["paper lo"], row["paper hi"]) == paper.PAPER_T2[("index", "norm")][51]
-    assert row["A_norm map"] == "paper's" and row["ours lo"] <= row["ours"] <= row["ours hi"]
-    assert set(t2[(t2["model"] == "A_norm") & (t2["N"] < 51)]["A_norm map"]) == {"ours (misread)"}
+    assert row["run"] == "index_posnorm" and row["ours lo"] <= row["ours"] <= row["ours hi"]
+    assert "A_norm map" not in t2          # every A_norm row reads a run with the paper's map
     html = f2.styled_accuracy_table(t2, "Table 2").to_html()
     assert "85.1 (80.2–90.1)" in html and "Table 2" in html
     scan = ch2.load_volume_scans()["data"]
@@ -216,7 +224,7 @@ def test_figures_fit_the_column_and_overlay_the_paper():
         assert len(labels) == len(set(labels)), labels
     for fig in figs[:3]:
         assert any("paper" in lab for lab in _legend_labels(fig))
-    assert "A_norm: ours, misread map" in _legend_labels(figs[0])
+    assert "A_norm, misread map (ablation): ours" in _legend_labels(figs[2])
     plt.close("all")
 
 

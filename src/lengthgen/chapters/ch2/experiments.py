@@ -54,7 +54,8 @@ class Experiment:
     variants : the models trained together (``("pos", "norm")`` pairs A_pos and A_norm members)
     stream   : the batch stream (see :data:`lengthgen.chapters.ch2.paper.BATCH_STREAM_STRIDE`);
                experiments that repeat another one's trainings share its stream
-    norm_map : ``sqrt`` (the paper's map of eq. 17, v/√(1+‖v‖²); default) or ``misread`` (our
+    norm_map : for experiments with an A_norm variant (the others store ``None``): ``sqrt``
+               (the paper's map of eq. 17, v/√(1+‖v‖²); default) or ``misread`` (our
                earlier misreading, v/(1+‖v‖²), an ablation); see
                :func:`lengthgen.chapters.ch2.single_layer.F_norm`
     """
@@ -252,7 +253,10 @@ def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_
         raise ConfigError(f"variants must be a non-empty list of {', '.join(VARIANTS)}, got {variants!r}")
     variants = [check_choice("variant", v, VARIANTS) for v in variants]
     stream = check_positive_int("batch stream", stream, minimum=0)
-    check_choice("norm map", norm_map, NORM_MAPS)
+    if "norm" in variants:
+        check_choice("norm map", norm_map, NORM_MAPS)
+    elif norm_map is not None:
+        raise ConfigError(f"norm_map applies to A_norm only; variants {variants} need None, got {norm_map!r}")
     fixed = _fixed_token(task, fixed_token)
     seeds = _check_ints("seeds", seeds, minimum=0)
     Ns = _check_ints("Ns", Ns)
@@ -272,7 +276,7 @@ def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_
     sm = [m[2] for m in members]
     stream_ids = {}
     streams = [stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s) in members]
-    model = SingleLayer(vs[0], h, max_lengths=Nm, variants=vs, norm_map=norm_map)
+    model = SingleLayer(vs[0], h, max_lengths=Nm, variants=vs, norm_map=norm_map or "sqrt")
     params = model.init(sm, torch.float64, dev)
     vx, vy = validation_bank(task, Nm, val_size, fixed=fixed)
     t0 = time.perf_counter()
@@ -288,7 +292,7 @@ def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_
         idx = [i for i, n in enumerate(Nm) if n == N]
         sub = select_members(res.params, idx)
         submodel = SingleLayer(vs[0], h, max_lengths=[Nm[i] for i in idx], variants=[vs[i] for i in idx],
-                               norm_map=norm_map)
+                               norm_map=norm_map or "sqrt")
         banks = {L: test_bank(task, L, test_size, fixed=fixed) for L in test_lengths(N)}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
         acc = evaluate_ensemble(submodel, sub, banks, batch_size=bs, device=device)
@@ -320,7 +324,7 @@ def experiment_config(name: str, *, seeds, Ns, steps: int, every: int, val_size:
     check_choice("experiment", name, tuple(EXPERIMENTS))
     ex = EXPERIMENTS[name]
     return {"experiment": name, "task": ex.task, "variants": list(ex.variants), "stream": ex.stream,
-            "norm_map": ex.norm_map, "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
+            "norm_map": ex.norm_map if "norm" in ex.variants else None, "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
             "seeds": list(seeds), "Ns": list(Ns), "steps": steps, "every": every, "val_size": val_size,
             "test_size": test_size, "batch": batch, "h": paper.H, "lr": paper.LR, "betas": list(paper.BETAS),
             "eps": paper.EPS, "clip": paper.CLIP, "patience": paper.PATIENCE}
