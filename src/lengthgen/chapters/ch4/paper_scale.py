@@ -40,7 +40,7 @@ from lengthgen.chapters.ch4.training import masked_loss, resolve_device
 from lengthgen.config import ConfigError, check_finite, check_positive_int
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 from lengthgen.engine.runs import config_hash, note_device
-from lengthgen.store import ResultFileError, device_name, save_result
+from lengthgen.store import ResultFileError, device_name, provenance, save_result
 
 
 # --------------------------------------------------------------------------- members
@@ -292,8 +292,9 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
                 # the evaluations so far as readable JSON too: a run killed outright keeps them
                 save_result(ckpt_path.with_name("progress.json"),
                             {"step": step, "target": steps, "members": members, "history": history},
-                            {"note": "progress of an unfinished paper-scale run (not a stored cell)",
-                             "device_name": device_name(str(dev))})
+                            provenance(scale="paper", device=str(dev), seeds=sorted({m["seed"] for m in members}),
+                                       extra={"note": "progress of an unfinished paper-scale run (not a stored "
+                                                      "cell)"}))
 
         def evaluate():
             nonlocal loss_sum, loss_n
