@@ -52,11 +52,18 @@ def test_tolerance_rules_come_from_the_paper():
     assert ch2_claims.T1_TOLERANCE == 3.0
     lo, hi = ch2_claims.fisher_interval(-0.655, 100)
     assert lo < -0.655 < hi and hi - lo < 0.25
-    assert ch2_claims.run_of("index", "norm", 51) == "index_posnorm_sqrt"      # the paper's map
+    assert ch2_claims.run_of("index", "norm", 51) == "index_posnorm"           # paired with A_pos, the paper's map
     assert ch2_claims.run_of("index", "pos", 21) == "index_posnorm_small"
     assert ch2_claims.protocol_of([("index", "pos", 51)]).kind == "paper"
-    assert ch2_claims.OUR_MAP in ch2_claims.protocol_of([("index", "norm", 31)]).reduced
-    assert "12,000" in ch2_claims.protocol_of([("index", "norm", 51)]).reduced
+    assert ch2_claims.protocol_of([("index", "norm", 31)]).kind == "paper"
+    assert "12,000" in ch2_claims.protocol_of([("index", "norm", 11)]).reduced
+    # every A_norm run the claims read uses the paper's map; the misread map is the ablation only
+    from lengthgen.chapters.ch2.experiments import EXPERIMENTS
+
+    assert {n for n, e in EXPERIMENTS.items() if e.norm_map != "sqrt"} == {"index_norm_misread"}
+    for c in _declared().values():
+        if isinstance(c, Claim):
+            assert ch2_claims.MISREAD_MAP not in (c.protocol.reduced or "")
     with pytest.raises(KeyError, match="no stored experiment"):
         ch2_claims.run_of("parity", "gen", 51)
 
@@ -67,7 +74,9 @@ def test_committed_ledger_is_complete_and_current():
     assert claims.check_ledgers(["ch2"]) == []
     status = {r["id"]: claims.category(r) for r in rows}
     assert status["ch2.train.norm_vs_pos"] == "direction"
-    assert status["ch2.train.table2.index_norm_N31"] == "deviates"
+    # with the paper's A_norm map (re-run): inside the paper's interval at N = 21 … 51, just below at N = 11
+    assert [status[f"ch2.train.table2.index_norm_N{N}"] for N in paper.NS] == ["deviates"] + ["reproduced"] * 4
+    assert status["ch2.volume.norm_index_chi_fixed_ell_hat"] == "reproduced"
     assert status["ch2.train.table1.majority_posnorm"] == "reproduced"
 
 
@@ -107,8 +116,9 @@ def test_tamper_volume_scan_is_caught(tmp_path):
     root = copy_results(tmp_path)
 
     def edit(v):
-        w = v["widths"]["pos/index/chi"]["width"]
-        w[-1] = w[-2] * 4                      # the window grows at the longest length
+        for key in ("width", "finite_width"):
+            w = v["widths"]["pos/index/chi"][key]
+            w[-1] = w[-2] * 4                  # the window grows at the longest length
 
     edit_cell(root, "ch2", "volume_scans", edit)
     problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}

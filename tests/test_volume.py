@@ -74,6 +74,20 @@ def test_admissible_widths_scale():
     assert 3.0 < w[0] / w[1] < 5.0          # ≈ 4: χ-range ∝ n^{-2}
 
 
+def test_norm_windows_with_the_papers_map():
+    """A_norm with F(v) = v/√(1+‖v‖²) (App. B.1): ℓ̂ is confined to an O(1/n) window, χ̂ at fixed
+    ℓ̂ is not (one side closes at a width that does not shrink, the other stays open)."""
+    c = vo.center("norm", "index", 8, eta=1.0)
+    ell = [vo.admissible_width(c, vo.direction("norm", "ell", c), "norm", "index", n, grid=16)["width"]
+           for n in (16, 32)]
+    assert 1.7 < ell[0] / ell[1] < 2.3      # ≈ 2: ℓ̂-range ∝ n^{-1}
+    free = [vo.admissible_width(c, vo.direction("norm", "chi_fixed_ell_hat", c), "norm", "index", n, grid=16)
+            for n in (16, 64)]
+    assert all(r["plus_capped"] != r["minus_capped"] for r in free)
+    assert 0.8 < free[0]["finite_width"] / free[1]["finite_width"] < 1.25
+    assert free[1]["finite_width"] > 10 * ell[1]
+
+
 def test_parity_solution_and_sign_changes():
     for n in (4, 7):
         p = vo.parity_solution(n)

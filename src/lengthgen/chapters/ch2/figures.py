@@ -33,7 +33,7 @@ def attention_panels(center: dict, dirs: dict, chi: float = 0.0, ell: float = 0.
         alpha = np.asarray(alpha, dtype=float)
         ax.plot(np.arange(1, n + 1), alpha, marker=".", ms=3, color=plotting.PALETTE[i])
         ax.axvline(k, ls="--", color="grey", lw=1)
-        name = "A_pos" if v == "pos" else "A_norm (our map)"
+        name = "A_pos" if v == "pos" else "A_norm"
         ax.set_title(f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}", fontsize=10)
         ax.set(xlabel="position j", ylabel="attention weight α_j", ylim=(0, 1.05))
     return plotting.finish(fig)
@@ -45,10 +45,7 @@ def _summary(runs: dict, task: str, model: str, N: int, stat: str) -> dict:
     res = runs[name][0]
     at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
     m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
-    norm_map = "—"
-    if model == "norm":
-        norm_map = "paper's" if ch2.EXPERIMENTS[name].norm_map == "sqrt" else "ours (misread)"
-    return {"ours": m, "ours lo": lo, "ours hi": hi, "run": name, "A_norm map": norm_map}
+    return {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
 
 
 def _run_of(task, model, N):
@@ -102,8 +99,6 @@ def styled_accuracy_table(df, caption: str | None = None):
             "yes" if lo <= m <= hi else "no"
             for m, lo, hi in df[["ours", "paper lo", "paper hi"]].itertuples(index=False)]
     out["stored run"] = df["run"]
-    if (df["A_norm map"] != "—").any():
-        out["A_norm map"] = df["A_norm map"]
     from lengthgen.tables import styled
 
     return styled(out, caption=caption)
@@ -125,25 +120,16 @@ def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | N
 
 
 def index_table2_figure(t2):
-    """Table 2's Index rows: accuracy at L = 10N+1 against N, ours and the paper's, A_pos and A_norm;
-    our A_norm at N < 51 (misread map) drawn apart from N = 51 (the paper's map)."""
+    """Table 2's Index rows: accuracy at L = 10N+1 against N, ours and the paper's, A_pos and A_norm
+    (A_norm with the paper's map)."""
     fig, ax = plotting.figure(width=6.4, height=3.8)
     d = t2[t2["task"] == "index"]
     _paper_ours(ax, d, "pos", plotting.PALETTE[0])
-    dn = d[d["model"] == "A_norm"]
-    mis = dn[dn["A_norm map"] != "paper's"]
-    good = dn[dn["A_norm map"] == "paper's"]
-    c = plotting.PALETTE[3]
-    _errorbar(ax, mis["N"], mis["ours"], mis["ours lo"], mis["ours hi"], color=c, marker="^", ls=":", capsize=2,
-              ms=5, label="A_norm: ours, misread map")
-    _errorbar(ax, good["N"], good["ours"], good["ours lo"], good["ours hi"], color=c, marker="o", ls="none",
-              capsize=2, ms=5, label="A_norm: ours, paper's map")
-    _errorbar(ax, dn["N"] + 1.0, dn["paper"], dn["paper lo"], dn["paper hi"], color=c, label="A_norm: paper",
-              **PAPER_STYLE)
+    _paper_ours(ax, d, "norm", plotting.PALETTE[3])
     ax.axhline(50, color="grey", lw=0.8)
     ax.set(xlabel="training length N (tokens)", ylabel="Index accuracy at L = 10N+1 (%)",
            xticks=list(paper.NS), ylim=(40, 100))
-    fig.legend(loc="outside lower center", ncol=3, fontsize=9)
+    fig.legend(loc="outside lower center", ncol=2, fontsize=9)
     return plotting.finish(fig)
 
 
@@ -166,14 +152,13 @@ def majority_figure(t2, t3):
 
 def curves_figure(runs: dict, N: int = 51):
     """Index accuracy against test length at N (stored runs, mean and 95 % band over seeds) with the
-    paper's Table 2 value at L = 10N+1 overlaid."""
+    paper's Table 2 value at L = 10N+1 overlaid; the ablation with our earlier misread A_norm map
+    (``index_norm_misread``) is drawn dashed where it is stored."""
     from lengthgen.stats import bootstrap_ci
 
     fig, ax = plotting.figure(width=6.4, height=3.6)
-    curves = [("pos", "index_posnorm", "A_pos", "-", 0)]
-    if "index_posnorm_sqrt" in runs:
-        curves.append(("norm", "index_posnorm_sqrt", "A_norm, paper's map", "-", 3))
-    curves.append(("norm", "index_posnorm", "A_norm, our misread map", "--", 4))
+    curves = [("pos", "index_posnorm", "A_pos", "-", 0), ("norm", "index_posnorm", "A_norm", "-", 3),
+              ("norm", "index_norm_misread", "A_norm, misread map (ablation)", "--", 4)]
     L_top = 10 * N + 1
     for v, name, lab, ls, ci in curves:
         if name not in runs:
@@ -215,23 +200,26 @@ def _rate_label(s) -> str:
 
 
 def windows_figure(widths: dict):
-    """Exact-window widths against n, A_pos (left) and our A_norm (right), with the paper's slope
-    as a dashed line through each first point; ``widths`` maps "model/task/coordinate" to
-    ``{"n": [...], "width": [...]}``."""
+    """Exact-window widths against n, A_pos (left) and A_norm (right), with the paper's slope as a
+    dashed line through each first point; ``widths`` maps "model/task/coordinate" to ``{"n": [...],
+    "width": [...]}`` and optionally ``"finite_width"`` (the sides that close before the search
+    limit), which is drawn where every entry is finite."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=3.9, sharey=True)
     names = {"chi": r"$\chi$", "ell": r"$\ell$", "chi_fixed_ell_hat": r"$\hat\chi$ at fixed $\hat\ell$"}
+    norm_names = {"chi": r"$\hat\chi$ at fixed $\ell$", "ell": r"$\hat\ell$ (via $r_1$)"}
     for i, (key, r) in enumerate(widths.items()):
         v, t, c = key.split("/")
         ax = axes[0] if v == "pos" else axes[1]
         theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
-        name = r"$\hat\chi$ at fixed $\ell$" if (v, c) == ("norm", "chi") else names[c]
+        name = norm_names.get(c, names[c]) if v == "norm" else names[c]
+        fin = r.get("finite_width")
+        w = fin if fin is not None and all(x is not None and np.isfinite(x) for x in fin) else r["width"]
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
-        ax.loglog(r["n"], r["width"], marker="o", ms=4, color=col,
-                  label=f"{v}/{t}: {name} ({_rate_label(theory)})")
+        ax.loglog(r["n"], w, marker="o", ms=4, color=col, label=f"{v}/{t}: {name} ({_rate_label(theory)})")
         if theory is not None:
-            _guide(ax, r["n"], r["width"], theory, col)
+            _guide(ax, r["n"], w, theory, col)
     axes[0].set_title("A_pos", fontsize=10)
-    axes[1].set_title("A_norm (our map)", fontsize=10)
+    axes[1].set_title("A_norm", fontsize=10)
     handles = []
     for ax in axes:
         ax.set(xlabel="input length n (tokens)", ylabel="exact-window width")
