@@ -21,6 +21,14 @@ Architecture (Han, Chai & Wang 2026, App. C; reused by chapter 4)
   positions ≥ L0 share row L0−1), ``rope`` (rotary q/k in every head) and ``alibi`` (fixed
   geometric head slopes).
 
+Kernels (``kernels``): ``"fused"`` (default) computes each layer norm with
+:func:`torch.nn.functional.layer_norm` (one kernel forward and backward) and then the per-member gain
+and bias; ``"reference"`` is the hand-written form (mean, biased variance) that trained the stored
+chapter-3 study. The two compute the same function: in float64 they agree to ~1e-15
+(``tests/test_speed_paths.py``), in float32 to rounding. (``scaled_dot_product_attention`` was
+measured too and is slower on CPU for these short sequences and narrow heads, so attention stays
+explicit.)
+
 Initialisation mirrors PyTorch's module defaults: embeddings and the learned position table
 N(0, 1), linear weights and biases U(−1/√fan_in, 1/√fan_in), LayerNorm gain 1 and bias 0.
 
@@ -49,10 +57,22 @@ def activation_fn(name: str):
     return {"gelu": F.gelu, "relu": F.relu, "sine": torch.sin}[name]
 
 
+#: the decoder's kernels: ``fused`` (torch.nn.functional's layer norm and attention) or ``reference``
+KERNELS = ("fused", "reference")
+
+
 def _layer_norm(x, g, b, eps: float = 1e-5):
+    """Reference layer norm ``(x − mean) / √(var + ε) · g + b`` (biased variance), hand-written."""
     mu = x.mean(-1, keepdim=True)
     var = x.var(-1, keepdim=True, unbiased=False)
     return (x - mu) / torch.sqrt(var + eps) * g + b
+
+
+def _layer_norm_fused(x, g, b, eps: float = 1e-5):
+    """The same layer norm through :func:`torch.nn.functional.layer_norm` (one fused kernel forward and
+    backward), then the per-member gain ``g`` and bias ``b`` (they differ per member, so they cannot be
+    the kernel's own weight and bias)."""
+    return torch.addcmul(b, F.layer_norm(x, x.shape[-1:], eps=eps), g)
 
 
 def _bcast(p, x):
@@ -74,11 +94,14 @@ class Decoder:
     L0 : size of the learned-absolute position table (positions ≥ L0 are clamped to L0−1)
     base : frequency base of the sinusoidal and rotary encodings (10⁴)
     n_out : read-out size (default ``vocab``)
+    kernels : ``"fused"`` (default) or ``"reference"`` (see the module docstring); the same function
     """
 
     def __init__(self, encoding: str = "rope", *, n_layers: int = 1, n_heads: int = 1, d_model: int = 64,
                  vocab: int = 12, mlp_ratio: int = 4, activation: str = "gelu", L0: int = 20, base: float = 1e4,
-                 n_out: int | None = None):
+                 n_out: int | None = None, kernels: str = "fused"):
+        self.kernels = check_choice("kernels", kernels, KERNELS)
+        self._ln = _layer_norm_fused if kernels == "fused" else _layer_norm
         self.encoding = check_choice("encoding", encoding, ENCODINGS)
         self.n_layers = check_positive_int("n_layers", n_layers)
         self.n_heads = check_positive_int("n_heads", n_heads)
@@ -193,11 +216,11 @@ class Decoder:
 
     def _block(self, params, l, h, return_weights=False):
         p = f"l{l}."
-        a = self._attention(params, l, _layer_norm(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h)),
+        a = self._attention(params, l, self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h)),
                             return_weights)
         a, w = a if return_weights else (a, None)
         h = h + a
-        z = _layer_norm(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
+        z = self._ln(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
         z = self._act(torch.einsum("ebnd,edf->ebnf", z, params[p + "w1"]) + params[p + "b1"][:, None, None])
         h = h + torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"]) + params[p + "b2"][:, None, None]
         return h, w
@@ -208,7 +231,7 @@ class Decoder:
         h = self.embed(params, x)
         for l in range(self.n_layers):
             h, _ = self._block(params, l, h)
-        h = _layer_norm(h, _bcast(params["lnf_g"], h), _bcast(params["lnf_b"], h))
+        h = self._ln(h, _bcast(params["lnf_g"], h), _bcast(params["lnf_b"], h))
         return torch.einsum("ebnd,edv->ebnv", h, params["w_out"]) + params["b_out"][:, None, None]
 
     __call__ = forward

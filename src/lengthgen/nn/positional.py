@@ -192,7 +192,30 @@ def rope_rotate(x: torch.Tensor, base: float = BASE) -> torch.Tensor:
 
     Pairs of coordinates ``(2k, 2k+1)`` are rotated by the angle ``i·θ_k`` with
     ``θ_k = base^(−2k/d_head)``, so ``⟨rot_i q, rot_j k⟩`` depends on ``i − j`` only.
+
+    Computed as ``x ⊙ cos + (−x_{2k+1}, x_{2k}) ⊙ sin`` on contiguous tensors (issue 17: two
+    full-width products instead of four strided ones). Negation is exact and IEEE addition is
+    commutative, so every output (and gradient) equals the pairwise form
+    ``(x_{2k} cos − x_{2k+1} sin, x_{2k} sin + x_{2k+1} cos)`` bit for bit (:func:`rope_rotate_reference`).
     """
+    n, dh = x.shape[-2], x.shape[-1]
+    if dh % 2:
+        raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
+    cos, sin = _rope_tables(n, dh, base, x.dtype, x.device)
+    xp = x.unflatten(-1, (dh // 2, 2))
+    rot = torch.stack([xp[..., 1].neg(), xp[..., 0]], dim=-1).flatten(-2)
+    return x * cos + rot * sin
+
+
+def _rope_tables(n: int, dh: int, base: float, dtype, device):
+    """cos and sin of the angles ``i·θ_k``, each repeated for the pair (2k, 2k+1): ``[n, dh]``."""
+    th = frequencies(dh // 2, base).to(dtype).to(device)
+    ang = torch.arange(n, dtype=dtype, device=device)[:, None] * th
+    return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(2, -1)
+
+
+def rope_rotate_reference(x: torch.Tensor, base: float = BASE) -> torch.Tensor:
+    """The pairwise form of :func:`rope_rotate` (what trained the stored chapter-3 study); the same numbers."""
     n, dh = x.shape[-2], x.shape[-1]
     if dh % 2:
         raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
