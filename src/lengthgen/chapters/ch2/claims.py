@@ -27,6 +27,8 @@ How each comparison was chosen (fixed before looking at our value)
    :data:`WINDOW_SLOPE_TOL` of the exponent, a Monte Carlo exponent of an exact fraction within
    :data:`MC_EXPONENT_TOL` (both fixed when the scans were designed: the log n attention scale adds
    slowly varying factors, and a fraction is a product of several windows plus sampling error).
+   A window with one side still exact at the search limit is measured on the side that closes
+   (:func:`window_measure`), the rule the notebook's live scan has always used.
 7. A closed form the paper derives, computed numerically in float64: relative error ≤
    :data:`CLOSED_FORM_RTOL`. Statements that hold for every point checked (bounds, "none is exact")
    are ``predicate`` checks saying exactly what was checked.
