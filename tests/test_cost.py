@@ -68,7 +68,9 @@ def test_table_totals(tree):
     assert tot["wall_s"] == pytest.approx(ch0["wall_s"] + 140.0)
     assert tot["projection_upper_bound"] is True
     md = cost.cost_markdown(tree)
-    assert md.count("\n| ch") == 5 and "**total**" in md
+    table, speed = md.split("### Measured unit costs and the speed targets")
+    assert table.count("\n| ch") == 5 and "**total**" in table
+    assert "| ch3 | 4L4H main group (7 models) | 25 |" in speed and "shared" in speed
 
 
 def test_missing_chapter_folder_counts_nothing(tree):
@@ -101,3 +103,37 @@ def test_corrupt_cell_is_one_line_error(tree, capsys):
     assert cli.main(["cost", "--chapter", "ch4"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "bounds.json" in err and "\n" not in err
+
+
+def test_measured_units_and_targets():
+    """Issue 17: the measured unit costs, their study totals and the two-worker projections."""
+    ch3 = cost.measured_units("ch3")
+    assert len(ch3) == 6 and all(u["changed"] and u["count"] == 25 for u in ch3)
+    for u in ch3:
+        assert u["total_after_cpu_s"] == pytest.approx(u["after_cpu_s"] * 25)
+        assert u["after_cpu_s"] < u["before_cpu_s"]
+    ch2 = cost.measured_units("ch2")
+    assert ch2 and all(not u["changed"] and u["after_cpu_s"] == u["before_cpu_s"] for u in ch2)
+    rows = [{"chapter": ch, "planned": 1, "stored": 1, "projection_2core_s": 60.0, "projection_upper_bound": False}
+            for ch in cost.CHAPTERS]
+    targets = {t["chapter"]: t for t in cost.speed_targets(rows, results=False)}
+    assert set(targets) == {"ch1", "ch2", "ch3"}               # no whole-book row without results
+    t3 = targets["ch3"]
+    total = sum(u["after_cpu_s"] * u["count"] for u in ch3)
+    assert t3["projection_after_s"] == pytest.approx(round(max(total / 2, max(u["after_cpu_s"] for u in ch3)), 1))
+    assert t3["met"] is (t3["projection_after_s"] <= 2 * 3600)
+    assert t3["projection_before_s"] > t3["projection_after_s"]
+    assert cost._two_workers([{"x": 100.0, "count": 1}, {"x": 10.0, "count": 1}], "x") == 100.0   # a cell never splits
+    assert cost._two_workers([{"x": None, "count": 1}], "x") is None
+
+
+def test_rows_carry_targets(tree):
+    rows = cost.cost_table(results=tree)
+    by = {r["chapter"]: r for r in rows}
+    assert [t["chapter"] for t in by["ch3"]["targets"]] == ["ch3"] and by["ch3"]["measured_units"]
+    book = by["total"]["targets"]
+    assert len(book) == 1 and book[0]["target_s"] == 6 * 3600 and book[0]["uncounted_cells"] > 0
+    assert book[0]["met"] in (None, False)                    # cells are missing from the synthetic tree
+    text = cost.cost_text(rows)
+    assert "Measured per-unit CPU cost" in text and "two workers on two cores" in text and "shared" in text
+    json.dumps(rows)

@@ -21,6 +21,14 @@ sums what their provenance blocks (:mod:`lengthgen.engine.runs`) record:
 :func:`cost_markdown` renders the table for the book page ``book/cost.md`` ("What a reproduction
 costs"; ``scripts/build_pages.py`` writes it to ``book/_generated/cost_table.md``), which explains
 the measurement; ``python -m lengthgen cost [--json] [--chapter chN]`` prints it.
+
+Measured speed figures (issue 17, items 2-3): :data:`MEASURED` holds per-unit CPU costs measured with
+``time.process_time`` in one process with one torch thread, before and after the speed-ups of issue 17,
+on this book's shared two-core machine (other jobs were running: load average 2.4-3.2 on 2 cores, so
+the figures are pessimistic). :func:`speed_targets` projects them onto two worker processes on two
+cores (``reproduce ... --executor process --workers 2``: independent cells run side by side, one cell
+never splits) and compares them with the issue's targets. Every chapter row of :func:`cost_table`
+carries its ``measured_units`` and ``targets``; the total row carries the whole-book target.
 """
 from __future__ import annotations
 
@@ -92,9 +100,119 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
     return row
 
 
+# --------------------------------------------------------------------------- measured speed (issue 17)
+#: Per-unit CPU costs measured for issue 17 (``time.process_time``, one process, one torch thread).
+#: ``before_cpu_s`` / ``after_cpu_s``: one unit before and after the speed-ups (``None`` where the
+#: chapter's code was not changed: then ``after`` = ``before``); ``count``: units in the study.
+#: Chapter 3: training CPU s/step × 2000 steps (measured over 60 steps per tier × group × kernels, for
+#: RoPE and NoPE; a group's figure is (RoPE + 4 × NoPE) / 5, the other encodings cost like NoPE) plus
+#: its evaluation; the change is the decoder's fused layer norm and contiguous RoPE (``lengthgen.nn``),
+#: and a full re-run of the stored group 1L1H__rope__main__seed0 with it gave identical accuracies
+#: (final losses within 5e-9) in 137 CPU s. Chapter 2: the Table 2 cells, CPU s as recorded by the runs
+#: facility (first_posnorm re-measured: 26.5 s against 28.7 s recorded) or re-measured in full here
+#: (``majority_gen*``, not stored). Chapter 1: the Fig. 4 cell ``first_training`` (160 members,
+#: 10,000 updates) re-run in full (not stored; the same test accuracies as the stored cell).
+MEASURED = {
+    "date": "2026-11-30",
+    "machine": ("the book's 2-core CPU machine (AMD EPYC, AVX-512), shared with other engineers' jobs "
+                "while measured: load average 2.4-3.2 on 2 cores, so every figure is pessimistic"),
+    "method": "time.process_time of one process with one torch thread",
+    "units": [
+        {"chapter": "ch3", "unit": "1L1H main group (7 models)", "count": 25, "before_cpu_s": 177, "after_cpu_s": 124},
+        {"chapter": "ch3", "unit": "1L1H pos group (2 models)", "count": 25, "before_cpu_s": 47, "after_cpu_s": 41},
+        {"chapter": "ch3", "unit": "2L4H main group (7 models)", "count": 25, "before_cpu_s": 308, "after_cpu_s": 262},
+        {"chapter": "ch3", "unit": "2L4H pos group (2 models)", "count": 25, "before_cpu_s": 99, "after_cpu_s": 88},
+        {"chapter": "ch3", "unit": "4L4H main group (7 models)", "count": 25, "before_cpu_s": 549, "after_cpu_s": 446},
+        {"chapter": "ch3", "unit": "4L4H pos group (2 models)", "count": 25, "before_cpu_s": 162, "after_cpu_s": 144},
+        {"chapter": "ch2", "unit": "first_posnorm (N 51, A_pos+A_norm, 20 seeds)", "count": 1, "before_cpu_s": 28.7, "after_cpu_s": None},
+        {"chapter": "ch2", "unit": "first_posnorm_more (N 11-41)", "count": 1, "before_cpu_s": 80.1, "after_cpu_s": None},
+        {"chapter": "ch2", "unit": "majority_gen (N 51, A_gen, 20 seeds)", "count": 1, "before_cpu_s": 14.6, "after_cpu_s": None},
+        {"chapter": "ch2", "unit": "majority_gen_more (N 11-41)", "count": 1, "before_cpu_s": 29.1, "after_cpu_s": None},
+        {"chapter": "ch2", "unit": "index_posnorm (N 51)", "count": 1, "before_cpu_s": 190.3, "after_cpu_s": None},
+        {"chapter": "ch2", "unit": "index_posnorm_small (N 11, 21)", "count": 1, "before_cpu_s": 121.2, "after_cpu_s": None},
+        {"chapter": "ch2", "unit": "index_posnorm_mid (N 31, 41)", "count": 1, "before_cpu_s": 201.8, "after_cpu_s": None},
+        {"chapter": "ch1", "unit": "Fig. 4 cell first_training (160 members)", "count": 1, "before_cpu_s": 133.9,
+         "after_cpu_s": None},
+    ],
+}
+#: The issue's targets (wall seconds on two free cores) and the units each covers.
+TARGETS = {"ch3": ("chapter 3 study (all 150 groups)", 2 * 3600), "ch2": ("chapter 2 Table 2 (all N, models, 20 seeds)", 30 * 60),
+           "ch1": ("chapter 1 Fig. 4 study (2 arms, 4 lengths, 20 seeds)", 5 * 60), "total": ("every full-scale reproduction", 6 * 3600)}
+
+
+def _after(u: dict) -> float | None:
+    return u["after_cpu_s"] if u["after_cpu_s"] is not None else u["before_cpu_s"]
+
+
+def measured_units(chapter: str) -> list[dict]:
+    """The :data:`MEASURED` units of ``chapter`` with their study totals (CPU s, before and after)."""
+    out = []
+    for u in MEASURED["units"]:
+        if u["chapter"] != chapter:
+            continue
+        b, a = u["before_cpu_s"], _after(u)
+        out.append({**u, "after_cpu_s": a, "changed": u["after_cpu_s"] is not None,
+                    "total_before_cpu_s": None if b is None else round(b * u["count"], 1),
+                    "total_after_cpu_s": None if a is None else round(a * u["count"], 1)})
+    return out
+
+
+def _two_workers(units: list[dict], key: str) -> float | None:
+    """Wall seconds of the units on two worker processes: half the summed CPU, but no less than the
+    longest single unit (a cell never splits across workers)."""
+    vals = [(u[key], u["count"]) for u in units]
+    if not vals or any(v is None for v, _ in vals):
+        return None
+    total = sum(v * c for v, c in vals)
+    return round(max(total / 2, max(v for v, _ in vals)), 1)
+
+
+def speed_targets(rows: list[dict], results=None) -> list[dict]:
+    """The targets of issue 17 against the measured projections (two workers on two cores).
+
+    Per chapter with a target: ``projection_before_s`` / ``projection_after_s`` from
+    :data:`MEASURED` (``None`` where a unit is not measured). The whole book: the chapters' 2-core
+    projections of ``rows`` (:func:`chapter_cost` over ``results``, upper bounds where CPU time is
+    unknown), with chapter 3's trained study replaced by its measured projection (its stored groups
+    are partial and have no CPU time); ``uncounted_cells`` are planned cells not stored (or stale),
+    whose cost is unknown: with any of them a projection under the target leaves it open
+    (``met`` None). ``results=False`` skips the whole-book row."""
+    out = []
+    for ch in ("ch3", "ch2", "ch1"):
+        units = measured_units(ch)
+        name, target = TARGETS[ch]
+        before, after = _two_workers(units, "before_cpu_s"), _two_workers(units, "after_cpu_s")
+        out.append({"chapter": ch, "target": name, "target_s": target, "projection_before_s": before,
+                    "projection_after_s": after, "met": None if after is None else after <= target})
+    chapters = [r for r in rows if r["chapter"] != "total"]
+    if results is not False and {r["chapter"] for r in chapters} >= set(CHAPTERS):
+        ch3_study = next(t for t in out if t["chapter"] == "ch3")["projection_after_s"] or 0.0
+        ch3_rest = _ch3_other_cells(results)
+        others = [r for r in chapters if r["chapter"] != "ch3"] + [ch3_rest]
+        total = sum(r["projection_2core_s"] for r in others) + ch3_study
+        upper = any(r["projection_upper_bound"] for r in others)
+        uncounted = sum(r["planned"] - r["stored"] for r in others)
+        name, target = TARGETS["total"]
+        # an upper bound above the target, or uncounted cells under it, leave the target open
+        met = (total <= target) if not upper and not uncounted else (False if total > target and not upper else None)
+        out.append({"chapter": "total", "target": name, "target_s": target, "projection_before_s": None,
+                    "projection_after_s": round(total, 1), "upper_bound": upper, "uncounted_cells": uncounted,
+                    "met": met})
+    return out
+
+
+def _ch3_other_cells(results) -> dict:
+    """:func:`chapter_cost` of chapter 3's cells outside the trained study (α tables, theory, lr grid)."""
+    from lengthgen.chapters import chapter_module
+
+    cells = [c for c in chapter_module("ch3").cells("full") if "__" not in c.name]
+    return chapter_cost("ch3", results, cells=cells)
+
+
 def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[dict]:
     """Per-chapter rows (see the module docstring) for ``chapters`` (default all) followed by a
-    ``"total"`` row summing them."""
+    ``"total"`` row summing them. Every row also carries ``targets`` (issue 17's speed targets that
+    concern it, :func:`speed_targets`) and every chapter row its ``measured_units``."""
     chapters = list(CHAPTERS) if chapters is None else [chapters] if isinstance(chapters, str) else list(chapters)
     rows = [chapter_cost(ch, results) for ch in chapters]
     total = {"chapter": "total"}
@@ -106,6 +224,11 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
             total[k] = round(sum(vals), 3)
         else:
             total[k] = sum(vals)
+    targets = speed_targets(rows, results)
+    for r in rows:
+        r["measured_units"] = measured_units(r["chapter"])
+        r["targets"] = [t for t in targets if t["chapter"] == r["chapter"]]
+    total["targets"] = [t for t in targets if t["chapter"] == "total"]
     return rows + [total]
 
 
@@ -143,6 +266,64 @@ def cost_text(rows: list[dict]) -> str:
     out.append("")
     out.append("≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
                "from a shared, often loaded two-core machine. Cells not yet stored are not counted.")
+    speed = speed_lines(rows)
+    if speed:
+        out += ["", *speed]
+    return "\n".join(out)
+
+
+def _fmt(s) -> str:
+    return "—" if s is None else fmt_seconds(s)
+
+
+def _speed_cells(rows: list[dict]):
+    units = [u for r in rows for u in r.get("measured_units", [])]
+    targets = [t for r in rows for t in r.get("targets", [])]
+    sec = lambda v: "—" if v is None else f"{v:,.0f} s"     # noqa: E731
+    urows = [[u["chapter"], u["unit"], str(u["count"]), sec(u["before_cpu_s"]),
+              sec(u["after_cpu_s"]) + ("" if u["changed"] else " (code unchanged)")] for u in units]
+    trows = []
+    for t in targets:
+        met = {True: "met", False: "not met",
+               None: "not measured" if t["projection_after_s"] is None else
+               "open: " + ", ".join(x for x in (f"{t.get('uncounted_cells', 0)} cells not stored" if t.get("uncounted_cells") else "",
+                                                "upper bound" if t.get("upper_bound") else "") if x)}[t["met"]]
+        after = _fmt(t["projection_after_s"])
+        if t.get("upper_bound"):
+            after = "≤ " + after
+        trows.append([t["target"], "≤ " + fmt_seconds(t["target_s"]), _fmt(t["projection_before_s"]), after, met])
+    return urows, trows
+
+
+UNIT_HEADERS = ("chapter", "unit", "count", "CPU before", "CPU after")
+TARGET_HEADERS = ("target (two workers on two cores)", "target", "projected before", "projected after", "")
+
+
+def speed_lines(rows: list[dict]) -> list[str]:
+    """Plain-text tables of the measured unit costs and the targets for ``rows`` (empty if none)."""
+    urows, trows = _speed_cells(rows)
+    if not urows and not trows:
+        return []
+    out = [f"Measured per-unit CPU cost (issue 17; {MEASURED['date']}, {MEASURED['method']}; {MEASURED['machine']}):"]
+    for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
+        if not body:
+            continue
+        lines = [list(head)] + body
+        widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+        block = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
+        block.insert(1, "  ".join("-" * w for w in widths))
+        out += block + [""]
+    return out[:-1]
+
+
+def speed_markdown(rows: list[dict]) -> str:
+    """The measured unit costs and the targets as two MyST pipe tables."""
+    urows, trows = _speed_cells(rows)
+    out = []
+    for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
+        out += ["| " + " | ".join(head) + " |", "|" + "|".join([":--", ":--"] + ["--:"] * (len(head) - 2)) + "|"]
+        out += ["| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in body] + [""]
+    out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
     return "\n".join(out)
 
 
@@ -164,4 +345,5 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
             f"{tot['cpu_recorded']}, and {tot['loaded']} of them started on a machine whose load average "
             f"exceeded their thread count. ≤ marks a projection that is an upper bound; cells not yet "
             f"stored are not counted.")
-    return "\n".join([head, sep, *body, "", note, ""])
+    return "\n".join([head, sep, *body, "", note, "", "### Measured unit costs and the speed targets", "",
+                      speed_markdown(rows), ""])
