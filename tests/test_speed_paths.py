@@ -1,8 +1,9 @@
 """Issue 17: the optimised paths of the decoder give the numbers of the reference paths.
 
-* layer norm through ``torch.nn.functional.layer_norm`` (``Decoder(kernels="fused")``, the default)
-  against the hand-written mean / biased-variance form (``kernels="reference"``, what trained the
-  stored chapter-3 study): equal to 1e-12 in float64, forward and gradients;
+* layer norm through ``torch.nn.functional.layer_norm`` and linear maps as one ``baddbmm``
+  (``Decoder(kernels="fused")``, the default) against the hand-written mean / biased-variance form and
+  einsum-then-bias (``kernels="reference"``, what trained the stored chapter-3 study): equal to 1e-12
+  in float64, forward and gradients;
 * RoPE on contiguous tensors against the pairwise form: equal bit for bit (float32 and float64,
   values and gradients).
 """

@@ -1,6 +1,13 @@
 """Benchmark: the ensemble engine against a Python loop over the same models (``python -m lengthgen bench``).
 
-E = 40 members of a small single-layer attention classifier (embedding and hidden width 8,
+``python -m lengthgen bench [--json] [--steps K]`` runs :func:`run_chapter_benchmark`: one row per
+chapter's real training step (``ch1_encoder``, ``ch2_single_layer``, ``ch3_decoder``,
+``ch4_mlp_muon``) plus the toy case below (``toy``), each timed as an ensemble and as a per-member
+loop with the best plain-PyTorch settings (see "per-chapter rows" further down); the top-level
+``ratio`` is the median of the rows' ratios. No test asserts a speed: the tests check the keys and
+that the two sides end with the same losses.
+
+The toy case (:func:`run_benchmark`): E = 40 members of a small single-layer attention classifier (embedding and hidden width 8,
 float64, batch 256, one length per batch drawn uniformly from 1 … 51 by each member's own data
 generator, task First, Adam with lr 1e-3 and gradient clipping at 1) are trained for a fixed
 number of steps
