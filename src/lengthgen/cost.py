@@ -24,7 +24,7 @@ the measurement; ``python -m lengthgen cost [--json] [--chapter chN]`` prints it
 
 Measured speed figures (issue 17, items 2-3): :data:`MEASURED` holds per-unit CPU costs measured with
 ``time.process_time`` in one process with one torch thread, before and after the speed-ups of issue 17,
-on this book's shared two-core machine (other jobs were running: load average 2.4-3.2 on 2 cores, so
+on this book's shared two-core machine (other jobs were running: load average 1.0-3.2 on 2 cores, so
 the figures are pessimistic). :func:`speed_targets` projects them onto two worker processes on two
 cores (``reproduce ... --executor process --workers 2``: independent cells run side by side, one cell
 never splits) and compares them with the issue's targets. Every chapter row of :func:`cost_table`
@@ -106,24 +106,25 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
 #: chapter's code was not changed: then ``after`` = ``before``); ``count``: units in the study.
 #: Chapter 3: training CPU s/step × 2000 steps (measured over 60 steps per tier × group × kernels, for
 #: RoPE and NoPE; a group's figure is (RoPE + 4 × NoPE) / 5, the other encodings cost like NoPE) plus
-#: its evaluation; the change is the decoder's fused layer norm and contiguous RoPE (``lengthgen.nn``),
-#: and a full re-run of the stored group 1L1H__rope__main__seed0 with it gave identical accuracies
-#: (final losses within 5e-9) in 137 CPU s. Chapter 2: the Table 2 cells, CPU s as recorded by the runs
+#: its evaluation, before and after interleaved in one session; the change is the decoder's fused
+#: kernels (layer norm, baddbmm) and contiguous RoPE (``lengthgen.nn``). Full re-runs of stored groups
+#: with them: 1L1H__rope__main__seed0 identical accuracies in 124 CPU s, 2L4H__rope__main__seed0 one
+#: flipped position of 5120 in one of 35 rows in 259 CPU s (final losses within 2.4e-7). Chapter 2: the Table 2 cells, CPU s as recorded by the runs
 #: facility (first_posnorm re-measured: 26.5 s against 28.7 s recorded) or re-measured in full here
 #: (``majority_gen*``, not stored). Chapter 1: the Fig. 4 cell ``first_training`` (160 members,
 #: 10,000 updates) re-run in full (not stored; the same test accuracies as the stored cell).
 MEASURED = {
     "date": "2026-11-30",
     "machine": ("the book's 2-core CPU machine (AMD EPYC, AVX-512), shared with other engineers' jobs "
-                "while measured: load average 2.4-3.2 on 2 cores, so every figure is pessimistic"),
+                "while measured (load average 1.0-3.2 on 2 cores), so the figures are pessimistic, not idle-machine ones"),
     "method": "time.process_time of one process with one torch thread",
     "units": [
-        {"chapter": "ch3", "unit": "1L1H main group (7 models)", "count": 25, "before_cpu_s": 177, "after_cpu_s": 124},
-        {"chapter": "ch3", "unit": "1L1H pos group (2 models)", "count": 25, "before_cpu_s": 47, "after_cpu_s": 41},
-        {"chapter": "ch3", "unit": "2L4H main group (7 models)", "count": 25, "before_cpu_s": 308, "after_cpu_s": 262},
-        {"chapter": "ch3", "unit": "2L4H pos group (2 models)", "count": 25, "before_cpu_s": 99, "after_cpu_s": 88},
-        {"chapter": "ch3", "unit": "4L4H main group (7 models)", "count": 25, "before_cpu_s": 549, "after_cpu_s": 446},
-        {"chapter": "ch3", "unit": "4L4H pos group (2 models)", "count": 25, "before_cpu_s": 162, "after_cpu_s": 144},
+        {"chapter": "ch3", "unit": "1L1H main group (7 models)", "count": 25, "before_cpu_s": 147, "after_cpu_s": 115},
+        {"chapter": "ch3", "unit": "1L1H pos group (2 models)", "count": 25, "before_cpu_s": 44, "after_cpu_s": 33},
+        {"chapter": "ch3", "unit": "2L4H main group (7 models)", "count": 25, "before_cpu_s": 289, "after_cpu_s": 231},
+        {"chapter": "ch3", "unit": "2L4H pos group (2 models)", "count": 25, "before_cpu_s": 87, "after_cpu_s": 69},
+        {"chapter": "ch3", "unit": "4L4H main group (7 models)", "count": 25, "before_cpu_s": 591, "after_cpu_s": 493},
+        {"chapter": "ch3", "unit": "4L4H pos group (2 models)", "count": 25, "before_cpu_s": 166, "after_cpu_s": 128},
         {"chapter": "ch2", "unit": "first_posnorm (N 51, A_pos+A_norm, 20 seeds)", "count": 1, "before_cpu_s": 28.7, "after_cpu_s": None},
         {"chapter": "ch2", "unit": "first_posnorm_more (N 11-41)", "count": 1, "before_cpu_s": 80.1, "after_cpu_s": None},
         {"chapter": "ch2", "unit": "majority_gen (N 51, A_gen, 20 seeds)", "count": 1, "before_cpu_s": 14.6, "after_cpu_s": None},
