@@ -196,3 +196,16 @@ def test_max_difference():
     assert C4.max_difference({"a": 1}, {"b": 1}) == math.inf
     assert C4.max_difference([1, None], [1, None]) == 0.0
     assert C4.max_difference([1], [1, 2]) == math.inf
+
+
+def test_update_count_quoted_in_text_follows_the_stored_gpu_run():
+    """The paper-scale cell can be resumed: the update count typed into the protocol, the abstract
+    and the caption must follow its stored progress (a resumed run makes this test fail)."""
+    from pathlib import Path
+
+    from lengthgen.chapters.ch4.experiments import load_stored_cell
+
+    done = load_stored_cell("paper_p53")["data"]["progress"]["done"]
+    assert f"{done:,}" in C4.P53.reduced
+    page = (Path(__file__).parents[1] / "notebooks" / "04_sine_modular_addition.md").read_text()
+    assert page.count(f"{done:,}") >= 3

@@ -54,7 +54,8 @@ PAPER_PROTOCOL = {
     "moduli": "(m, p) = (2, 307), (4, 53), (3, 97) (B.1.1–B.1.2); p = 97 and 53 (B.1.3)",
     "learning rates": "AdamW 1e-3 (B.1.1); Muon 1e-3 (B.1.2–B.1.3)",
     "width (B.1.3)": "1024", "seeds": "1337, 1338, 1339",
-    "Newton–Schulz dtype": "float32 (B.1: float32 throughout; 5 steps, library defaults)",
+    "Newton–Schulz dtype": "unstated: B.1 says float32 throughout and 5 steps at the library defaults "
+                           "(a library Muon runs the iteration in bfloat16); we read it as float32",
     "transformer (B.1.4)": "(m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0 "
                            "(released code)",
 }
@@ -215,7 +216,8 @@ PAPER_VALUES = {
 }
 
 
-#: Our Newton–Schulz dtype for Muon: float32, like the paper (B.1: float32 precision throughout).
+#: Our Newton–Schulz dtype for Muon: float32, our reading of B.1's "float32 precision throughout" (the
+#: paper leaves Newton–Schulz at the library defaults, and a library Muon runs it in bfloat16).
 #: The engine's default (``OptimConfig.ns_dtype = "bfloat16"``) is what ``torch.optim.Muon``
 #: does internally; every chapter-4 Muon run passes this float32 instead.
 NS_DTYPE = "float32"
