@@ -1,6 +1,5 @@
 """``lengthgen.cost`` and ``python -m lengthgen cost``: sums and accounting over a synthetic results tree."""
 import json
-import shutil
 
 import pytest
 
@@ -17,12 +16,17 @@ def _prov(**kw):
 
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
-    """results/ with ch0's real cell (migrated) and three ch4 cells: one run since the runs facility on
-    an idle machine, one on a loaded machine, one migrated; plus one ch4 cell stored for another
-    configuration (stale)."""
+    """results/ with ch0's real cell marked migrated (its CPU time removed) and three ch4 cells: one run
+    since the runs facility on an idle machine, one on a loaded machine, one migrated; plus one ch4
+    cell stored for another configuration (stale)."""
+    import json
+
     root = tmp_path / "results"
     (root / "ch0" / "cells").mkdir(parents=True)
-    shutil.copy(results_dir() / "ch0" / "cells" / "dilution_grid.json", root / "ch0" / "cells")
+    grid = json.loads((results_dir() / "ch0" / "cells" / "dilution_grid.json").read_text())
+    grid["provenance"].pop("cpu_time_s", None)
+    grid["provenance"]["migrated"] = {"from": "old.json", "note": "re-keyed"}
+    (root / "ch0" / "cells" / "dilution_grid.json").write_text(json.dumps(grid))
     cells = {c.name: c for c in chapter_module("ch4").cells("full")}
     folder = root / "ch4" / "cells"
     runs.write_cell(folder, cells["bounds"], "full", {"x": 1},
