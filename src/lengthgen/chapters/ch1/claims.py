@@ -67,8 +67,6 @@ CAUSES: dict[str, str] = {
     "success rate below 1": "under the paper's own protocol a log-scaled run finds the length-general solution "
                             "only with some probability below 1; a set of 20 runs that all succeed is then a "
                             "favourable draw rather than what the protocol yields every time",
-    "log-factor placement": "where the factor log N multiplies: we scale the whole query-key logit, the authors' "
-                            "code scales the query input, so their query bias is not scaled",
 }
 
 #: Rule 2: float64 tolerance for quantities exact in real arithmetic.
@@ -265,13 +263,14 @@ _STANDARD_10_DEV = Deviation(
 _RATE_10 = ("Under the paper's own protocol, training at length 10 finds the length-general solution in most "
             "runs but not in all: the failed runs fit the short training strings and are near chance at length "
             "1000. At the rate we measure, 20 successes out of 20 runs happen only in a few percent of sets of 20 "
-            "runs, so the paper's 20 of 20 reads as a favourable draw; our interval still allows rates at which "
-            "it is less unusual.")
+            "runs, so the paper's 20 of 20 is consistent with a favourable draw; our interval still allows rates at "
+            "which it is less unusual, and a higher rate in the authors' runs is not excluded.")
 _RATE_300 = ("Under the paper's own protocol, training at length 300 succeeds in most runs but not in all: most "
              "failed runs never fit their own training strings within the 10,000 single-string updates "
              "(optimisation failures rather than failures to extrapolate). At the rate we measure, 20 successes "
-             "out of 20 runs happen only in a few percent of sets of 20 runs, so the paper's 20 of 20 reads as a "
-             "favourable draw; our interval still allows rates at which it is less unusual.")
+             "out of 20 runs happen only in a few percent of sets of 20 runs, so the paper's 20 of 20 is consistent "
+             "with a favourable draw; our interval still allows rates at which it is less unusual, and a higher "
+             "rate in the authors' runs is not excluded.")
 _RATE_DEV: dict = {(arm, n): Deviation("success rate below 1", text)
                    for arm in ("log-scaled", "authors' placement") for n, text in ((10, _RATE_10), (300, _RATE_300))}
 
@@ -414,8 +413,8 @@ CLAIMS = [
             paper_value=f"{paper.FIG4_RUNS} of {paper.FIG4_RUNS} perfect", check="predicate", holds=_plausible,
             why=f"rule 8: the paper's {paper.FIG4_RUNS} of {paper.FIG4_RUNS} is one draw of {paper.FIG4_RUNS} runs; "
                 f"it reproduces if such a draw is not surprising at our measured rate, "
-                f"p̂^{paper.FIG4_RUNS} ≥ {PLAUSIBLE:g} (i.e. p̂ ≥ {PLAUSIBLE ** (1 / paper.FIG4_RUNS):.3f}), fixed "
-                "before the runs",
+                f"p̂^{paper.FIG4_RUNS} ≥ {PLAUSIBLE:g} (i.e. p̂ ≥ {PLAUSIBLE ** (1 / paper.FIG4_RUNS):.3f}), written "
+                "while the runs were in progress, before their rates were read; the rule treats p̂ as exact",
             measure=lambda r, n=n: _rate(r, n, "log-scaled"), deviation=_RATE_DEV.get(("log-scaled", n)))
       for n in paper.TRAIN_LENGTHS],
     *[Claim(f"ch1.first_rates.authors_placement_n{n}", "Knowl 6, Fig. 4",
@@ -433,7 +432,7 @@ CLAIMS = [
                     f"{paper.PROTOCOLS['full']['rate_runs']} runs is within 0.1 of chance",
           paper_value="hardly better than random guessing", check="interval", interval=CHANCE_BAND,
           why="rule 4 with 100 runs instead of 20",
-          measure=lambda r: _rate_mean_acc(r, 10, "standard"), deviation=_RATE_DEV.get(("standard", 10))),
+          measure=lambda r: _rate_mean_acc(r, 10, "standard")),
     Claim("ch1.first_rates.standard_not_perfect", "Knowl 6, Fig. 4",
           statement=f"Standard attention: at every training length the success rate over "
                     f"{paper.PROTOCOLS['full']['rate_runs']} runs is below 1 (success rate per training length)",
@@ -449,8 +448,9 @@ CLAIMS = [
           paper_value="the placement should not matter", check="predicate",
           holds=lambda v: all(x["p"] >= PLAUSIBLE for x in v.values()),
           why="paired binary outcomes (same weights and strings per run) call for McNemar's exact test; "
-              "uncorrected for the four lengths, which errs towards finding a difference",
-          measure=_placement, deviation=_RATE_DEV.get("placement")),
+              "uncorrected for the four lengths, which errs towards finding a difference; with fewer than 6 "
+              "discordant runs at a length the test cannot reach p < 0.05 there, and the check is then weak",
+          measure=_placement),
     Claim("ch1.first_rates.repeats_first_training", "ours", group="self-check",
           statement="Self-check, not a paper claim: the 160 runs that first_rates shares with first_training "
                     "(runs 0-19 of the standard and our log-scaled arm) end with the same last-epoch training "
@@ -539,7 +539,8 @@ HEADLINE = {"finding": "The exact PARITY and FIRST transformers are 100 % accura
             "finding_ids": ["ch1.exact.parity", "ch1.exact.first", "ch1.first_train.scaled_perfect_n30",
                             "ch1.first_train.scaled_perfect_n100"],
             "deviation": "Trained at n = 10 or 300, log-scaled attention succeeds in 84 and 85 of 100 runs "
-                         "(the authors' placement of the factor: 82 and 84), so the paper's 20 of 20 is a "
-                         "favourable draw; at 30 and 100 it succeeds in 98 of 100.",
+                         "(the authors' placement of the factor: 82 and 84): a success rate of 1 is ruled out there, "
+                         "and the paper's 20 of 20 is consistent with a favourable draw; at 30 and 100 it "
+                         "succeeds in 98 of 100.",
             "deviation_ids": ["ch1.first_rates.scaled_n10", "ch1.first_rates.scaled_n300",
                               "ch1.first_rates.authors_placement_n10", "ch1.first_rates.authors_placement_n300"]}
