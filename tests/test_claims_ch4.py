@@ -209,3 +209,5 @@ def test_update_count_quoted_in_text_follows_the_stored_gpu_run():
     assert f"{done:,}" in C4.P53.reduced
     page = (Path(__file__).parents[1] / "notebooks" / "04_sine_modular_addition.md").read_text()
     assert page.count(f"{done:,}") >= 3
+    gains = _committed()["ch4.fig5.p53.bias_robust"]["our_value"]   # quoted in the prose, rounded
+    assert f"by {gains['8000']['gain']:.3f} at $n = 8000$ and {gains['2000']['gain']:.3f}" in page

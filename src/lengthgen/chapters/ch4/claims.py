@@ -47,6 +47,7 @@ import numpy as np
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, lengthgen_cell_name, load_stored_cell, paper_scale_rows
 from lengthgen.chapters.ch4.paper import IN_DOMAIN_LENGTHS, OOD_LENGTHS, PAPER_VALUES, TRAIN_LENGTHS
+from lengthgen.chapters.ch4.model import ACTIVATIONS
 from lengthgen.chapters.ch4.relu_limits import path_lower_bound
 from lengthgen.claims import Claim, Deviation, Unchecked, reduced
 
@@ -121,7 +122,7 @@ def _ahead(a, sa, b, sb):
     return a - b > N_SE * math.hypot(sa, sb)
 
 
-def _best_over_wd(rows, n, lengths):
+def best_over_wd(rows, n, lengths):
     """R4 / App. B.1: per length, the best over weight decay of the seed-averaged accuracy, at budget n."""
     out = {}
     for L in lengths:
@@ -139,13 +140,13 @@ def _largest_n(rows):
 
 def _worst(results, prefix, activation, bias, lengths):
     rows = _rows(results, prefix, activation, bias)
-    return min(_best_over_wd(rows, _largest_n(rows), lengths).values())
+    return min(best_over_wd(rows, _largest_n(rows), lengths).values())
 
 
 def _far_max(results, prefix):
     rows = _rows(results, prefix, "relu", False)
     far = [L for L in OOD_LENGTHS if L >= FAR_FROM]
-    return max(_best_over_wd(rows, _largest_n(rows), far).values())
+    return max(best_over_wd(rows, _largest_n(rows), far).values())
 
 
 def _bias_gain(results, prefix):
@@ -566,6 +567,35 @@ _TRANSFORMER = Deviation(
 
 
 # --------------------------------------------------------------------------- the claims
+def _over_trend_claims(act):
+    """The Figs 2–3 weight-decay statements for one activation of the over-parameterized sweep:
+    margin grows, test accuracy improves (moderate decays), the excessive decay breaks training."""
+    name = "sine MLP" if act == "sine" else "ReLU MLP"
+    dev = {"sine": {"test_improves": _OVER_CEILING, "excessive": _OVER_SINE_EXCESSIVE},
+           "relu": {"margin_grows": _OVER_RELU_MARGIN}}[act]
+    trend_why = "R5: a trend stated in words, counted only when significant at 5 %"
+    return [
+        Claim(f"ch4.fig23.margin_grows.{act}", _pv("ch4.fig23.margin_grows")[0],
+              statement=f"Over-parameterized {name} (Muon): normalized 0.5 % margin rises with weight decay over "
+                        f"the moderate range 0 … {MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
+              paper_value=_pv("ch4.fig23.margin_grows")[1], check="direction", holds=_significant_rise,
+              why=trend_why, measure=lambda r: _trend(r, act, "normalized_margin"), protocol=OVER,
+              deviation=dev.get("margin_grows")),
+        Claim(f"ch4.fig23.test_improves.{act}", _pv("ch4.fig23.test_improves")[0],
+              statement=f"Over-parameterized {name}: test accuracy rises with weight decay over 0 … "
+                        f"{MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
+              paper_value=_pv("ch4.fig23.test_improves")[1], check="direction", holds=_significant_rise,
+              why=trend_why, measure=lambda r: _trend(r, act, "test_acc"), protocol=OVER,
+              deviation=dev.get("test_improves")),
+        Claim(f"ch4.fig23.excessive.{act}", _pv("ch4.fig23.excessive")[0],
+              statement=f"Over-parameterized {name} at the largest decay (above {MODERATE_WD:g}): train accuracy "
+                        "below the near-perfect band and test accuracy more than 2 SE below the best moderate decay",
+              paper_value=_pv("ch4.fig23.excessive")[1], check="direction", holds=_excessive_holds,
+              why="R4 ('training accuracy falls' = leaves the near-perfect band) and R5 (orders beyond 2 SE)",
+              measure=lambda r: _excessive(r, act), protocol=OVER, deviation=dev.get("excessive")),
+    ]
+
+
 CLAIMS = [
     # ----- Sec. 4: the constructions (exact statements of the paper; R1–R3)
     Claim("ch4.thm41.exhaustive", _pv("ch4.thm41.exhaustive")[0],
@@ -709,42 +739,7 @@ CLAIMS = [
               paper_value=_pv("ch4.fig9.sgd")[1], status="not-attempted",
               reason="the book runs no SGD sweep (AdamW only for this regime)"),
     # ----- Sec. 7.2, Figs 2–3: over-parameterized regime (stored B.1.2 sweep, reduced)
-    Claim("ch4.fig23.margin_grows.sine", _pv("ch4.fig23.margin_grows")[0],
-          statement=f"Over-parameterized sine MLP (Muon): normalized 0.5 % margin rises with weight decay over the "
-                    f"moderate range 0 … {MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
-          paper_value=_pv("ch4.fig23.margin_grows")[1], check="direction", holds=_significant_rise,
-          why="R5: a trend stated in words, counted only when significant at 5 %",
-          measure=lambda r: _trend(r, "sine", "normalized_margin"), protocol=OVER),
-    Claim("ch4.fig23.margin_grows.relu", _pv("ch4.fig23.margin_grows")[0],
-          statement=f"Over-parameterized ReLU MLP (Muon): normalized 0.5 % margin rises with weight decay over the "
-                    f"moderate range 0 … {MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
-          paper_value=_pv("ch4.fig23.margin_grows")[1], check="direction", holds=_significant_rise,
-          why="R5: a trend stated in words, counted only when significant at 5 %",
-          measure=lambda r: _trend(r, "relu", "normalized_margin"), protocol=OVER, deviation=_OVER_RELU_MARGIN),
-    Claim("ch4.fig23.test_improves.sine", _pv("ch4.fig23.test_improves")[0],
-          statement=f"Over-parameterized sine MLP: test accuracy rises with weight decay over 0 … {MODERATE_WD:g} "
-                    "(Spearman ρ, exact one-sided p)",
-          paper_value=_pv("ch4.fig23.test_improves")[1], check="direction", holds=_significant_rise,
-          why="R5: a trend stated in words, counted only when significant at 5 %",
-          measure=lambda r: _trend(r, "sine", "test_acc"), protocol=OVER, deviation=_OVER_CEILING),
-    Claim("ch4.fig23.test_improves.relu", _pv("ch4.fig23.test_improves")[0],
-          statement=f"Over-parameterized ReLU MLP: test accuracy rises with weight decay over 0 … {MODERATE_WD:g} "
-                    "(Spearman ρ, exact one-sided p)",
-          paper_value=_pv("ch4.fig23.test_improves")[1], check="direction", holds=_significant_rise,
-          why="R5: a trend stated in words, counted only when significant at 5 %",
-          measure=lambda r: _trend(r, "relu", "test_acc"), protocol=OVER),
-    Claim("ch4.fig23.excessive.sine", _pv("ch4.fig23.excessive")[0],
-          statement=f"Over-parameterized sine MLP at the largest decay (above {MODERATE_WD:g}): train accuracy below "
-                    "the near-perfect band and test accuracy more than 2 SE below the best moderate decay",
-          paper_value=_pv("ch4.fig23.excessive")[1], check="direction", holds=_excessive_holds,
-          why="R4 ('training accuracy falls' = leaves the near-perfect band) and R5 (orders beyond 2 SE)",
-          measure=lambda r: _excessive(r, "sine"), protocol=OVER, deviation=_OVER_SINE_EXCESSIVE),
-    Claim("ch4.fig23.excessive.relu", _pv("ch4.fig23.excessive")[0],
-          statement=f"Over-parameterized ReLU MLP at the largest decay (above {MODERATE_WD:g}): train accuracy below "
-                    "the near-perfect band and test accuracy more than 2 SE below the best moderate decay",
-          paper_value=_pv("ch4.fig23.excessive")[1], check="direction", holds=_excessive_holds,
-          why="R4 ('training accuracy falls' = leaves the near-perfect band) and R5 (orders beyond 2 SE)",
-          measure=lambda r: _excessive(r, "relu"), protocol=OVER),
+    *[c for same_kind in zip(*map(_over_trend_claims, ACTIVATIONS)) for c in same_kind],
     Claim("ch4.fig23.sine_vs_relu", _pv("ch4.fig23.sine_vs_relu")[0],
           statement="Over-parameterized: at every weight decay the sine MLP has the larger normalized margin and "
                     "a test accuracy more than 2 SE above the ReLU MLP's",

@@ -31,6 +31,7 @@ from lengthgen.chapters.ch4.margins import train_margins
 from lengthgen.chapters.ch4.model import ACTIVATIONS, ModularMLP, Network, check_activation
 from lengthgen.chapters.ch4.paper import (BATCH_SIZE, IN_DOMAIN_LENGTHS, LENGTHGEN_VARIANTS, OOD_LENGTHS,
                                           PAPER_SEEDS, TRAIN_LENGTHS, checks, protocol)
+from lengthgen.chapters.ch4.paper_scale import members_of, train_paper_scale
 from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound, relu_width_lower_bound
 from lengthgen.chapters.ch4.training import (EpochSampler, accuracy_on, b1_optimizer, fit, masked_loss,
                                              masked_metric, padded_sets, resolve_device, updates_per_epoch)
@@ -458,8 +459,6 @@ def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan at ``scale`` (settings of :mod:`.paper`), in run order.
     ``paper``: the one GPU cell of :mod:`.paper_scale` with :data:`paper.PAPER_RUN`."""
     if scale == "paper":
-        from lengthgen.chapters.ch4.paper_scale import train_paper_scale
-
         return [Cell(PAPER_CELL, train_paper_scale, dict(paper.PAPER_RUN), paper.PAPER_RUN["seeds"])]
     P, C = protocol(scale), checks(scale)
     out = [Cell("exhaustive", small_exhaustive, C["exhaustive"]),
@@ -579,9 +578,7 @@ def schema_of(cell: Cell) -> Schema:
         E = _n(TRANSFORMER_ACTIVATIONS, kw["budgets"], kw["seeds"])
         return Schema("ch4 transformer baseline", required=("m", "p", "rows.*.activation", "rows.*.n", "rows.*.seed"),
                       probabilities=("rows.*.train_acc", "rows.*.test_acc"), counts=(("rows", _count(E)),))
-    if fn.__name__ == "train_paper_scale":
-        from lengthgen.chapters.ch4.paper_scale import members_of
-
+    if fn is train_paper_scale:
         E = len(members_of(kw["variants"], kw["budgets"], kw["wds"], kw["seeds"]))
         L = len(kw["eval_lengths"])
         return Schema("ch4 paper-scale cell",

@@ -18,7 +18,8 @@ from lengthgen import plotting
 from lengthgen.chapters.ch4 import constructions as C
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.checks import accuracy_by_length, automaton_accuracy
-from lengthgen.chapters.ch4.claims import WORD_BAND
+from lengthgen.chapters.ch4.claims import WORD_BAND, best_over_wd
+from lengthgen.chapters.ch4.experiments import paper_scale_rows
 from lengthgen.chapters.ch4.model import Network
 from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
 from lengthgen.config import ConfigError
@@ -168,16 +169,12 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     for wd in wds:
         ax0.plot([], [], color="0.3", ls=style[wd], label=f"wd {wd:g}")
     lengths = sorted(int(L) for L in value["final"]["acc"])
+    rows = paper_scale_rows(value)
     for v in variants:
-        for budget, ls in zip(sorted({m["n"] for m in value["members"]}, reverse=True), ("-", ":")):
-            best = []
-            for L in lengths:
-                by_wd = {}
-                for i, m in enumerate(value["members"]):
-                    if _variant(m) == v and m["n"] == budget:
-                        by_wd.setdefault(m["wd"], []).append(value["final"]["acc"][str(L)][i])
-                best.append(max(np.mean(a) for a in by_wd.values()))
-            ax1.plot(lengths, best, color=colour[v], ls=ls, marker="o", ms=2.5,
+        mine = [r for r in rows if _variant(r) == v]
+        for budget, ls in zip(sorted({r["n"] for r in mine}, reverse=True), ("-", ":")):
+            best = best_over_wd(mine, budget, lengths)
+            ax1.plot(lengths, [best[L] for L in lengths], color=colour[v], ls=ls, marker="o", ms=2.5,
                      label=f"{v}, n = {budget:,}")
     ax0.set(xlabel="optimizer updates", ylabel=f"accuracy at m = {track}", ylim=(-0.02, 1.06))
     ax1.axvspan(2, 19, color="0.9", lw=0)

@@ -351,7 +351,7 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
             "updates_per_s_this_session": round((step - step0) / max(train_s, 1e-9), 2),
             "train_wall_s": round(wall_before + train_s, 2), "setup_s": round(setup_s, 2),
             "resumed_at": resumed, "device_name": device_name(str(dev)),
-            "float32_matmul_precision": "highest", "members_count": E}
+            "float32_matmul_precision": "highest"}
 
 
 def paper_scale_flops(p: int, width: int, members: int, batch: int = BATCH_SIZE) -> float:
