@@ -141,3 +141,27 @@ def test_rows_carry_targets(tree):
     text = cost.cost_text(rows)
     assert "Measured per-unit CPU cost" in text and "two workers on two cores" in text and "shared" in text
     json.dumps(rows)
+
+
+def test_stored_projection_from_recorded_cpu(tree):
+    """Issue 17: a target is judged on its covered cells' recorded CPU time once all of them have it."""
+    cells = {c.name: c for c in chapter_module("ch1").cells("full")}
+    folder = tree / "ch1" / "cells"
+    empty = cost.stored_projection("ch1", tree)
+    assert empty == {"cells": 1, "with_cpu": 0, "cpu_s": 0, "longest_cpu_s": None, "projection_s": None}
+    runs.write_cell(folder, cells["first_training"], "full", {"x": 1}, _prov(wall_time_s=70.0, cpu_time_s=130.0))
+    st = cost.stored_projection("ch1", tree)
+    assert st["with_cpu"] == 1 and st["projection_s"] == 130.0        # one cell never splits across workers
+    t1 = next(t for t in cost.speed_targets(cost.cost_table(results=tree)[:-1], tree) if t["chapter"] == "ch1")
+    assert t1["basis"] == "stored cells" and t1["met"] is True and t1["stored"] == st
+    # chapter 3: only some groups stored -> no stored projection, the measured units decide
+    plan = [c for c in chapter_module("ch3").cells("full") if "__" in c.name]
+    runs.write_cell(tree / "ch3" / "cells", plan[0], "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=100.0))
+    runs.write_cell(tree / "ch3" / "cells", plan[1], "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=40.0))
+    st3 = cost.stored_projection("ch3", tree)
+    assert (st3["cells"], st3["with_cpu"], st3["cpu_s"], st3["longest_cpu_s"]) == (len(plan), 2, 140.0, 100.0)
+    assert st3["projection_s"] is None
+    t3 = next(t for t in cost.speed_targets(cost.cost_table(results=tree)[:-1], tree) if t["chapter"] == "ch3")
+    assert t3["basis"] == "measured units" and "2/150 cells with CPU time" in cost.cost_text(cost.cost_table(results=tree))
+    with pytest.raises(Exception, match="ch4"):
+        cost.stored_projection("ch4", tree)
