@@ -165,3 +165,16 @@ def test_stored_projection_from_recorded_cpu(tree):
     assert t3["basis"] == "measured units" and "2/150 cells with CPU time" in cost.cost_text(cost.cost_table(results=tree))
     with pytest.raises(Exception, match="ch4"):
         cost.stored_projection("ch4", tree)
+
+
+def test_ch3_matmul_bound():
+    """The chapter-3 lower bound is the counted matrix-product work at the recorded rate."""
+    from lengthgen.chapters.ch3.experiments import study_matmul_flops
+
+    b = cost.ch3_matmul_bound("smoke")
+    flops = study_matmul_flops("smoke")["total"]
+    assert b["cpu_s"] == pytest.approx(flops / (cost.MATMUL_RATE["gflops"] * 1e9), abs=0.05)
+    assert b["two_worker_s"] == pytest.approx(b["cpu_s"] / 2, abs=0.05)
+    lo, hi = cost.MATMUL_RATE["range"]
+    assert lo <= cost.MATMUL_RATE["gflops"] <= hi
+    assert "Lower bound" in cost.bound_line()

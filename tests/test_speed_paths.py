@@ -69,3 +69,47 @@ def test_rope_contiguous_is_bitwise_the_pairwise_form(dtype):
     assert torch.equal(torch.autograd.grad((a * w).sum(), x)[0], torch.autograd.grad((b * w).sum(), x)[0])
     with pytest.raises(ConfigError, match="even head dimension"):
         rope_rotate_reference(torch.zeros(3, 5))
+
+
+@pytest.mark.parametrize("tier", ["1L1H", "2L4H"])
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_matmul_flops_equal_torch_flop_counter(tier, encoding, kernels):
+    """``Decoder.matmul_flops`` (what the cost page's chapter-3 bound counts) equals torch's own count
+    of one forward and backward pass, and one forward pass."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model = Decoder.tier(tier, encoding, L0=6, kernels=kernels)
+    params = {k: v.requires_grad_(True) for k, v in model.init([0, 1, 2]).items()}
+    x = torch.randint(0, 12, (3, 5, 9), generator=torch.Generator().manual_seed(0))
+    with FlopCounterMode(display=False) as fc:
+        model(params, x).sum().backward()
+    assert fc.get_total_flops() == 3 * model.matmul_flops(5, 9)
+    with FlopCounterMode(display=False) as fc, torch.no_grad():
+        model(params, x)
+    assert fc.get_total_flops() == 3 * model.matmul_flops(5, 9, backward=False)
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, "3"])
+def test_matmul_flops_bad_input(bad):
+    with pytest.raises(ConfigError, match="batch"):
+        Decoder().matmul_flops(bad, 4)
+    with pytest.raises(ConfigError, match="n"):
+        Decoder().matmul_flops(4, bad)
+
+
+def test_study_matmul_flops_counts_every_update():
+    """Chapter 3's study count (smoke plan): the schedule aggregated by length equals a loop over
+    updates, and the groups sum to the total."""
+    from lengthgen.chapters.ch3 import experiments as ex
+    from lengthgen.chapters.ch3.paper import PROTOCOL
+
+    P = PROTOCOL["smoke"]["study"]
+    got = ex.study_matmul_flops("smoke")
+    assert got["total"] == got["train"] + got["eval"] == sum(got["per_group"].values())
+    (g,) = ex.study_plan("smoke")
+    model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
+    loop = sum(model.matmul_flops(P["batch"], int(n)) for n in ex.length_schedule(P["steps"], P["L0"], g["seed"]))
+    assert got["train"] == len(g["tasks"]) * loop
+    with pytest.raises(ConfigError, match="scale"):
+        ex.study_matmul_flops("huge")

@@ -136,6 +136,41 @@ MEASURED = {
          "after_cpu_s": None},
     ],
 }
+#: The rate of one core's float32 matrix products at chapter 3's shapes (``scripts/matmul_rate.py``):
+#: one decoder layer's linear maps for a 7-member group (960 rows, width 64, MLP 256), each forward
+#: product and its two backward products, ``torch.bmm`` with one thread, GFLOP/s of process CPU
+#: time. Four runs of five repeats on 2026-11-30 gave 68.1-86.2 (run medians 72.5, 78.5, 70.1,
+#: 81.2), measured while chapter 3's two re-run workers shared the two cores. :func:`ch3_matmul_bound`
+#: uses 80, near the top of that range, so that it stays a lower bound.
+MATMUL_RATE = {"gflops": 80.0, "range": (68.1, 86.2), "run_medians": (72.5, 78.5, 70.1, 81.2),
+               "how": "scripts/matmul_rate.py: torch.bmm, float32, one thread, one layer's products at the "
+                      "study's shapes, process CPU time, 2026-11-30"}
+
+
+def ch3_matmul_bound(scale: str = "full") -> dict:
+    """A lower bound on chapter 3's trained study at ``scale``: its matrix products alone (counted by
+    :func:`lengthgen.chapters.ch3.experiments.study_matmul_flops` from the protocol) at the measured
+    rate :data:`MATMUL_RATE`. ``{"tflop", "gflops", "cpu_s", "two_worker_s"}``; the book page "What
+    a reproduction costs" compares it with the target (layer norms, activations, softmax,
+    embeddings and the optimizer come on top)."""
+    from lengthgen.chapters.ch3.experiments import study_matmul_flops
+
+    flops = study_matmul_flops(scale)["total"]
+    cpu = flops / (MATMUL_RATE["gflops"] * 1e9)
+    return {"tflop": round(flops / 1e12, 1), "gflops": MATMUL_RATE["gflops"], "cpu_s": round(cpu, 1),
+            "two_worker_s": round(cpu / 2, 1)}
+
+
+def bound_line() -> str:
+    """One sentence stating :func:`ch3_matmul_bound` (the CLI's and the page's)."""
+    b = ch3_matmul_bound()
+    return (f"Lower bound for chapter 3's study: its matrix products are {b['tflop']:,.0f} TFLOP (counted from the "
+            f"protocol); at {b['gflops']:.0f} GFLOP/s, near the top of one core's measured "
+            f"{MATMUL_RATE['range'][0]:.0f}-{MATMUL_RATE['range'][1]:.0f} GFLOP/s for these shapes, that is "
+            f"{fmt_seconds(b['cpu_s'])} of CPU, {fmt_seconds(b['two_worker_s'])} on two workers, before any "
+            f"layer norm, activation, softmax or optimizer work.")
+
+
 #: The issue's targets (wall seconds on two free cores) and the units each covers.
 TARGETS = {"ch3": ("chapter 3 study (all 150 groups)", 2 * 3600), "ch2": ("chapter 2 Table 2 (all N, models, 20 seeds)", 30 * 60),
            "ch1": ("chapter 1 Fig. 4 study (2 arms, 4 lengths, 20 seeds)", 5 * 60), "total": ("every full-scale reproduction", 6 * 3600)}
@@ -371,7 +406,7 @@ def speed_lines(rows: list[dict]) -> list[str]:
         block = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
         block.insert(1, "  ".join("-" * w for w in widths))
         out += block + [""]
-    return out[:-1]
+    return out + [bound_line()]
 
 
 def speed_markdown(rows: list[dict]) -> str:
@@ -382,6 +417,7 @@ def speed_markdown(rows: list[dict]) -> str:
         out += ["| " + " | ".join(head) + " |", "|" + "|".join([":--", ":--"] + ["--:"] * (len(head) - 2)) + "|"]
         out += ["| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in body] + [""]
     out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
+    out += ["", bound_line()]
     return "\n".join(out)
 
 

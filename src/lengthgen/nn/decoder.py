@@ -166,6 +166,22 @@ class Decoder:
         """Trainable parameters per member."""
         return sum(math.prod(s) for s in self.param_shapes().values())
 
+    def matmul_flops(self, batch: int, n: int, *, backward: bool = True) -> int:
+        """Floating-point operations of the matrix products of one member's forward pass over ``batch``
+        sequences of length ``n`` (2 per multiply-add), times 3 with ``backward`` (every product's
+        backward is two products of the same size: the input's and the weight's gradient).
+
+        Per layer and position: the q/k/v, output and two MLP maps, ``2·(3d² + d² + 2·d·mlp)``, and
+        attention's ``q kᵀ`` and ``w v`` over all n keys, ``2·2·n·d`` (the causal mask is applied
+        after a full product); then the read-out, ``2·d·n_out``. Layer norms, activations, softmax,
+        embeddings and the optimizer are not counted (book page "What a reproduction costs":
+        what bounds chapter 3's study). Checked against :class:`torch.utils.flop_counter.FlopCounterMode`
+        (``tests/test_speed_paths.py``)."""
+        batch, n = check_positive_int("batch", batch), check_positive_int("n", n)
+        d, m = self.d_model, self.mlp
+        per_pos = self.n_layers * 2 * (4 * d * d + 2 * d * m + 2 * n * d) + 2 * d * self.n_out
+        return per_pos * batch * n * (3 if backward else 1)
+
     def init(self, seeds: Sequence[int], dtype=torch.float32, device=None) -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{name: [E, ...]}``, member e from ``torch.Generator(seeds[e])``."""
         if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:

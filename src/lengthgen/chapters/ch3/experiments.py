@@ -252,6 +252,12 @@ def labels(x: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     return torch.where(tgt >= 0, y, torch.full_like(y, IGNORE))
 
 
+def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Tensor:
+    """The training length of each of ``steps`` updates, n ~ U{L0/2, …, L0} from generator ``seed``
+    (shared by every member of a group; :func:`make_sampler`)."""
+    return torch.randint(L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(seed))
+
+
 def make_sampler(tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, steps: int, length_seed: int = 0):
     """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator.
 
@@ -260,7 +266,7 @@ def make_sampler(tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, st
     padding and a member's data do not depend on which other members share its ensemble.
     """
     tab = target_table(tasks, L0)
-    sched = torch.randint(L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(length_seed))
+    sched = length_schedule(steps, L0, length_seed)
 
     def sample(step, gens, members=None):
         idx = torch.arange(len(tasks)) if members is None else members
@@ -421,6 +427,29 @@ def group_kwargs(scale: str, group: dict) -> dict:
             "weight_decay": P["weight_decay"], "lengths": list(P["lengths"]), "eval_n": P["eval_n"],
             "train_eval_n": P["train_eval_n"], "L0": P["L0"], "data_seed_offset": DATA_SEED_OFFSET,
             "data_seed_stride": DATA_SEED_STRIDE, "eval_seed_offset": EVAL_SEED_OFFSET}
+
+
+def study_matmul_flops(scale: str) -> dict:
+    """Floating-point operations of the matrix products of the trained study at ``scale``, counted
+    from the protocol (:meth:`lengthgen.nn.decoder.Decoder.matmul_flops`): per group, every member's
+    forward and backward pass at each update's length of its schedule (:func:`length_schedule`),
+    plus the forward passes of its evaluation banks. Returns ``{"total", "train", "eval",
+    "per_group": {key: flops}}``; the book page "What a reproduction costs" divides it by a measured
+    matrix-product rate to bound the study's CPU time from below."""
+    P = _protocol(scale)["study"]
+    train = evals = 0
+    per_group = {}
+    for g in study_plan(scale):
+        model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
+        sched = length_schedule(P["steps"], P["L0"], g["seed"])
+        ns, counts = torch.unique(sched, return_counts=True)
+        tr = sum(int(c) * model.matmul_flops(P["batch"], int(n)) for n, c in zip(ns, counts))
+        ev = sum(model.matmul_flops(P["eval_n"], L, backward=False) for L in P["lengths"])
+        ev += sum(model.matmul_flops(P["train_eval_n"], n, backward=False) for n in range(P["L0"] // 2, P["L0"] + 1))
+        E = len(g["tasks"])
+        per_group[g["key"]] = E * (tr + ev)
+        train, evals = train + E * tr, evals + E * ev
+    return {"total": train + evals, "train": train, "eval": evals, "per_group": per_group}
 
 
 def cells(scale: str) -> list[Cell]:
