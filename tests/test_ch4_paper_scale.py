@@ -224,3 +224,30 @@ def test_git_state_on_a_real_checkout(tmp_path, monkeypatch):
     assert store.git_state()["dirty"] is False
     (root / "_config.yml").write_text("title: u\n")
     assert store.git_state()["dirty"] is True
+
+
+def _toy_value():
+    members = [{"activation": "sine", "bias": b, "n": 8, "wd": 0.1, "seed": s} for b in (False, True) for s in (1, 2)]
+    members.append({"activation": "relu", "bias": False, "n": 8, "wd": 0.1, "seed": 1})
+    hist = [{"step": 10, "acc": {"2": [1.0] * 5, "9": [0.1, 0.2, 0.95, 0.0, 0.0]}},
+            {"step": 20, "acc": {"2": [1.0] * 5, "9": [0.9, 0.3, 0.99, 0.5, 0.0]}}]
+    final = {"train_acc": [1.0] * 5, "acc": {"2": [1.0] * 5, "9": [0.9, 0.3, 0.99, 0.5, 0.0]}}
+    return {"members": members, "eval_lengths": [2, 9], "train_lengths": [2], "history": hist, "final": final}
+
+
+def test_paper_scale_ranges_and_arrivals_brute_force():
+    from lengthgen.chapters.ch4.experiments import paper_scale_arrivals, paper_scale_ranges
+
+    v = _toy_value()
+    rng = paper_scale_ranges(v, 8)                       # only the held-out length 9 counts
+    assert rng[("sine", 0.1)] == pytest.approx((0.6, 0.6)) and rng[("sine+bias", 0.1)] == pytest.approx((0.745, 0.745))
+    assert rng[("relu", 0.1)] == (0.0, 0.0)
+    arr = paper_scale_arrivals(v, 8, length=9)
+    assert arr == {("sine", 0.1, 1): 20, ("sine", 0.1, 2): None, ("sine+bias", 0.1, 1): 10,
+                   ("sine+bias", 0.1, 2): None, ("relu", 0.1, 1): None}
+    with pytest.raises(ConfigError, match="budgets"):
+        paper_scale_ranges(v, 9)
+    with pytest.raises(ConfigError, match="budgets"):
+        paper_scale_arrivals(v, 9, length=9)
+    with pytest.raises(ConfigError, match="evaluated lengths"):
+        paper_scale_arrivals(v, 8, length=811)

@@ -211,3 +211,22 @@ def test_update_count_quoted_in_text_follows_the_stored_gpu_run():
     assert page.count(f"{done:,}") >= 3
     gains = _committed()["ch4.fig5.p53.bias_robust"]["our_value"]   # quoted in the prose, rounded
     assert f"by {gains['8000']['gain']:.3f} at $n = 8000$ and {gains['2000']['gain']:.3f}" in page
+
+
+def test_gpu_section_ranges_and_arrivals_follow_the_stored_run():
+    """The accuracy ranges and the update counts typed into the GPU section are those of the stored
+    run (``paper_scale_ranges``, ``paper_scale_arrivals``): a changed run makes this test fail."""
+    from pathlib import Path
+
+    from lengthgen.chapters.ch4.experiments import paper_scale_arrivals, paper_scale_ranges, stored_paper_scale
+
+    value = stored_paper_scale()["data"]["paper"]
+    page = (Path(__file__).parents[1] / "notebooks" / "04_sine_modular_addition.md").read_text()
+    text = " ".join(page.split())
+    pct = lambda r: f"{round(100 * r[0])}–{round(100 * r[1])} %"      # noqa: E731
+    rng = paper_scale_ranges(value, 8000)
+    assert f"at decay 0.03 is right on {pct(rng[('sine', 0.03)])} of the inputs" in text
+    assert f"(at decay 0.1 on {pct(rng[('sine', 0.1)])})" in text
+    assert f"the biased one, at decay 0.3, on {pct(rng[('sine+bias', 0.3)])}" in text
+    hits = [s for s in paper_scale_arrivals(value, 8000).values() if s is not None]
+    assert f"between {min(hits):,} and {max(hits):,} updates here" in text
