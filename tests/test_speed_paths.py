@@ -80,14 +80,15 @@ def test_matmul_flops_equal_torch_flop_counter(tier, encoding, kernels):
     from torch.utils.flop_counter import FlopCounterMode
 
     model = Decoder.tier(tier, encoding, L0=6, kernels=kernels)
-    params = {k: v.requires_grad_(True) for k, v in model.init([0, 1, 2]).items()}
-    x = torch.randint(0, 12, (3, 5, 9), generator=torch.Generator().manual_seed(0))
+    E = 3                                                   # members; matmul_flops counts one
+    params = {k: v.requires_grad_(True) for k, v in model.init(list(range(E))).items()}
+    x = torch.randint(0, 12, (E, 5, 9), generator=torch.Generator().manual_seed(0))
     with FlopCounterMode(display=False) as fc:
         model(params, x).sum().backward()
-    assert fc.get_total_flops() == 3 * model.matmul_flops(5, 9)
+    assert fc.get_total_flops() == E * model.matmul_flops(5, 9)
     with FlopCounterMode(display=False) as fc, torch.no_grad():
         model(params, x)
-    assert fc.get_total_flops() == 3 * model.matmul_flops(5, 9, backward=False)
+    assert fc.get_total_flops() == E * model.matmul_flops(5, 9, backward=False)
 
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, "3"])
@@ -96,6 +97,19 @@ def test_matmul_flops_bad_input(bad):
         Decoder().matmul_flops(bad, 4)
     with pytest.raises(ConfigError, match="n"):
         Decoder().matmul_flops(4, bad)
+    with pytest.raises(ConfigError, match="backward"):
+        Decoder().matmul_flops(4, 4, backward="no")
+
+
+def test_length_schedule_bad_input():
+    from lengthgen.chapters.ch3.experiments import length_schedule
+
+    for kw, name in (({"steps": -1}, "steps"), ({"steps": 5.5}, "steps"), ({"steps": 4, "L0": 1}, "L0"),
+                     ({"steps": 4, "seed": -3}, "seed")):
+        with pytest.raises(ConfigError, match=name):
+            length_schedule(**kw)
+    sched = length_schedule(500, 20, 3)
+    assert int(sched.min()) == 10 and int(sched.max()) == 20
 
 
 def test_study_matmul_flops_counts_every_update():

@@ -178,6 +178,8 @@ class Decoder:
         what bounds chapter 3's study). Checked against :class:`torch.utils.flop_counter.FlopCounterMode`
         (``tests/test_speed_paths.py``)."""
         batch, n = check_positive_int("batch", batch), check_positive_int("n", n)
+        if not isinstance(backward, bool):
+            raise ConfigError(f"backward must be True or False, got {backward!r}")
         d, m = self.d_model, self.mlp
         per_pos = self.n_layers * 2 * (4 * d * d + 2 * d * m + 2 * n * d) + 2 * d * self.n_out
         return per_pos * batch * n * (3 if backward else 1)

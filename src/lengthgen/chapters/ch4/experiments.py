@@ -36,7 +36,7 @@ from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bou
 from lengthgen.chapters.ch4.training import (EpochSampler, accuracy_on, b1_optimizer, fit, masked_loss,
                                              masked_metric, padded_sets, resolve_device, updates_per_epoch)
 from lengthgen.chapters.ch4.transformer import LastTokenDecoder, addition_sequences
-from lengthgen.config import ConfigError, check_positive_int
+from lengthgen.config import ConfigError, check_positive_int, check_probability
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import Cell, note_device
 from lengthgen.store import ResultFileError, Schema
@@ -701,8 +701,11 @@ def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float
     """Per member of budget ``n`` (keys ``(variant, wd, seed)``): the first evaluated update at which
     its accuracy at test length ``length`` reached ``level``, or ``None`` if it never did -- when
     extrapolation "arrives" in the chapter's section "At the paper's modulus, on a GPU"."""
+    if not value.get("history"):
+        raise ConfigError("the paper-scale value has no evaluation history (the run stored no evaluation yet)")
     if str(length) not in value["history"][0]["acc"]:
         raise ConfigError(f"length must be one of the evaluated lengths {value['eval_lengths']}, got {length!r}")
+    level = check_probability("level", level)
     out = {}
     for i, m in enumerate(value["members"]):
         if m["n"] != n:
