@@ -181,3 +181,28 @@ def test_every_chapter_has_a_headline_naming_its_claims():
         assert head["finding"] and head["deviation"]
         for cid in head["finding_ids"] + head["deviation_ids"]:
             assert cid in ids, f"{ch} HEADLINE names unknown claim {cid}"
+
+
+def _ledger_values(ch):
+    from lengthgen.store import results_dir
+
+    data = json.loads((results_dir() / "claims" / f"{ch}.json").read_text())
+    recs = data["claims"] if isinstance(data, dict) and "claims" in data else data
+    return {r["id"]: r["our_value"] for r in recs}
+
+
+def test_headline_numbers_follow_the_ledger():
+    """The counts typed into the chapters' headlines (book intro, scorecard) are the committed
+    ledger's: a re-run that moves them makes this test fail until the headline is rewritten."""
+    v1, h1 = _ledger_values("ch1"), claims.chapter_claims("ch1").HEADLINE
+    n = {k: v1[f"ch1.first_rates.{k}"]["perfect"] for k in
+         ("scaled_n10", "scaled_n300", "scaled_n30", "scaled_n100", "authors_placement_n10",
+          "authors_placement_n300")}
+    assert all(v1[f"ch1.first_rates.{k}"]["runs"] == 100 for k in n)
+    assert f"succeeds in {n['scaled_n10']} and {n['scaled_n300']} of 100 runs" in h1["deviation"]
+    assert f"placement of the factor: {n['authors_placement_n10']} and {n['authors_placement_n300']})" in h1["deviation"]
+    assert n["scaled_n30"] == n["scaled_n100"] and f"it succeeds in {n['scaled_n30']} of 100" in h1["deviation"]
+    assert v1["ch1.first_train.scaled_perfect_n30"] == v1["ch1.first_train.scaled_perfect_n100"] == 20
+    assert "20 of 20 runs perfect" in h1["finding"]
+    v3, h3 = _ledger_values("ch3"), claims.chapter_claims("ch3").HEADLINE
+    assert f"(AUC {v3['ch3.study.auc']:g}, same {v3['ch3.study.n_generalizing']} of 35 cells)" in h3["finding"]
