@@ -47,6 +47,20 @@ def test_reproduce_ch0(tmp_path):
     assert res["provenance"]["device"] == "cpu" and "cpu_time_s" in res["provenance"]
 
 
+def test_reproduce_refresh_unmeasured(tmp_path):
+    """``--refresh-unmeasured`` re-runs a stored cell that has no CPU time and records what it replaced."""
+    import json
+
+    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu"]) == 0
+    path = tmp_path / "cells" / "dilution_grid.json"
+    obj = json.loads(path.read_text())
+    obj["provenance"].pop("cpu_time_s")
+    path.write_text(json.dumps(obj))
+    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu", "--refresh-unmeasured"]) == 0
+    prov = json.loads(path.read_text())["provenance"]
+    assert "cpu_time_s" in prov and prov["refreshed"]["max_abs_difference"] == 0.0
+
+
 def test_smoke_default_out_leaves_results_alone(monkeypatch, tmp_path):
     from lengthgen.engine.runs import default_out
     from lengthgen.store import results_dir

@@ -253,3 +253,48 @@ def test_bad_arguments(tmp_path):
         run_cells(cells3(), tmp_path, scale="huge")
     with pytest.raises(ConfigError, match="must be a list of lengthgen.engine.runs.Cell"):
         run_cells([square], tmp_path, scale="smoke")
+
+
+def _migrate(folder, name, value=None):
+    """Make a stored cell look like one migrated from before the runs facility: no CPU time."""
+    import json
+
+    path = folder / f"{name}.json"
+    obj = json.loads(path.read_text())
+    for k in ("cpu_time_s", "load_avg_start", "load_avg_end"):
+        obj["provenance"].pop(k, None)
+    obj["provenance"].update({"migrated": {"from": "old.json"}, "date": "2026-01-01T00:00:00+00:00",
+                              "git_commit": "abc1234", "wall_time_s": 99.0})
+    if value is not None:
+        obj["data"]["value"] = value
+    path.write_text(json.dumps(obj))
+
+
+def test_refresh_reruns_unmeasured_cells_only(tmp_path):
+    """``refresh``: stored cells without CPU time are recomputed and replaced, with a record of what
+    they replaced and how far the values differ; measured cells are left alone."""
+    run_cells(cells3(), tmp_path, scale="smoke", progress=False)
+    _migrate(tmp_path, "sq1")
+    _migrate(tmp_path, "sq2", value={"value": 4.5})              # a stored value the re-run will not repeat
+    mtime3 = os.stat(tmp_path / "sq3.json").st_mtime_ns
+    assert [runs.unmeasured(tmp_path, c, "smoke") for c in cells3()] == [True, True, False]
+    run_cells(cells3(), tmp_path, scale="smoke", progress=False)          # without refresh: nothing runs
+    assert runs.unmeasured(tmp_path, cells3()[0], "smoke")
+    out = run_cells(cells3(), tmp_path, scale="smoke", progress=False, refresh=True)
+    assert out == {"sq1": {"value": 1}, "sq2": {"value": 4}, "sq3": {"value": 9}}
+    assert os.stat(tmp_path / "sq3.json").st_mtime_ns == mtime3
+    p1, p2 = (load_result(tmp_path / f"sq{n}.json")["provenance"] for n in (1, 2))
+    assert isinstance(p1["cpu_time_s"], float) and "migrated" not in p1
+    assert p1["refreshed"] == {"previous_date": "2026-01-01T00:00:00+00:00", "previous_git_commit": "abc1234",
+                               "previous_wall_time_s": 99.0, "previous_migrated": True, "max_abs_difference": 0.0}
+    assert p2["refreshed"]["max_abs_difference"] == 0.5
+    assert not any(runs.unmeasured(tmp_path, c, "smoke") for c in cells3())
+    with pytest.raises(ConfigError, match="refresh"):
+        run_cells(cells3(), tmp_path, scale="smoke", progress=False, refresh="yes")
+
+
+def test_refresh_record_shapes():
+    old = {"provenance": {"date": "d", "git_commit": "c", "wall_time_s": 1.0}, "data": {"value": [1, 2]}}
+    assert runs.refresh_record(old, [1, 2, 3])["max_abs_difference"] == "inf"
+    assert runs.refresh_record(old, (1, 2.25))["max_abs_difference"] == 0.25
+    assert runs.refresh_record(old, [1, 2])["previous_migrated"] is False

@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "what it did as a partial result; re-run to resume)")
     r.add_argument("--allow-dirty", action="store_true",
                    help="allow a full-scale run from a working tree with uncommitted changes (recorded)")
+    r.add_argument("--refresh-unmeasured", action="store_true",
+                   help="also re-run stored cells whose provenance has no CPU time (migrated from before the "
+                        "runs facility); each re-run replaces its cell when it finishes and records how far "
+                        "its value differs from the one it replaced")
     c = sub.add_parser("claims", help="print the claims ledger, or re-check it from the stored results")
     c.add_argument("--json", action="store_true", help="print a JSON list of claim records")
     c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
@@ -70,7 +74,8 @@ def _reproduce(args) -> int:
     t0 = time.perf_counter()
     paths = reproduce(args.chapter, scale=cfg.scale, device=cfg.device, out=args.out, only=only,
                       executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                      budget_s=budget_s, allow_dirty=args.allow_dirty)
+                      budget_s=budget_s, allow_dirty=args.allow_dirty,
+                      refresh=args.refresh_unmeasured)
     print(f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
           f"{len(paths)} result files")
     for path in paths or []:

@@ -129,6 +129,26 @@ def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_
     return prov
 
 
+def max_difference(a, b) -> float:
+    """Largest absolute difference between the numbers of two equally shaped JSON-like values
+    (``inf`` if their shapes, keys or non-numbers differ): a live-vs-stored self-check, or a
+    re-run against the value it replaces (:mod:`lengthgen.engine.runs`, ``refresh``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(map(str, a)) != set(map(str, b)):
+            return math.inf
+        bb = {str(k): v for k, v in b.items()}
+        return max((max_difference(v, bb[str(k)]) for k, v in a.items()), default=0.0)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) != len(b):
+            return math.inf
+        return max((max_difference(x, y) for x, y in zip(a, b)), default=0.0)
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return 0.0 if a == b else math.inf
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b))
+    return 0.0 if a == b else math.inf
+
+
 # --------------------------------------------------------------------------- JSON I/O
 def _clean(obj: Any) -> Any:
     """Make ``obj`` JSON-serialisable: numpy/torch scalars and arrays become Python values."""

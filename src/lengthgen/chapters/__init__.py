@@ -50,9 +50,10 @@ def plan(chapter: str, scale: str, only=None) -> list:
 
 def reproduce(chapter: str, *, scale: str, device: str = "cpu", out=None, only=None, executor=None,
               workers=None, scheduler=None, budget_s=None, allow_dirty: bool = False,
-              progress: bool = True) -> list[Path]:
+              progress: bool = True, refresh: bool = False) -> list[Path]:
     """Run (or resume) ``chapter``'s cells at ``scale`` into ``out`` (default
-    :func:`lengthgen.engine.runs.default_out`) and return the paths written or found.
+    :func:`lengthgen.engine.runs.default_out`) and return the paths written or found. ``refresh``
+    also re-runs stored cells without a recorded CPU time (:func:`lengthgen.engine.runs.run_cells`).
 
     Every argument is checked and the output folder prepared before the first cell runs.
     """
@@ -64,7 +65,7 @@ def reproduce(chapter: str, *, scale: str, device: str = "cpu", out=None, only=N
     folder = out / "cells"
     values = runs.run_cells(cells, folder, scale=scale, device=device, executor=executor, workers=workers,
                             scheduler=scheduler, budget_s=budget_s, allow_dirty=allow_dirty,
-                            progress=progress, desc=f"{chapter} {scale}")
+                            progress=progress, desc=f"{chapter} {scale}", refresh=refresh)
     paths = [runs.cell_path(folder, name) for name in values]
     if hasattr(mod, "assemble") and only is None:
         paths += list(mod.assemble(out, scale, values) or [])

@@ -38,6 +38,13 @@ all its work, with ``"partial": True`` and ``"progress": {"done": k, "target": N
 the value is stored (so the work is kept and shown as partial), and a re-run of the same plan
 calls the cell again, which resumes from its checkpoint. A stored partial result is never replaced
 by one that did less (``progress.done`` smaller), e.g. a re-run on a machine without the checkpoint.
+
+Refreshing unmeasured cells (``refresh=True``, ``reproduce … --refresh-unmeasured``): a stored cell
+whose provenance has no CPU time (results migrated from runs made before this facility, whose wall
+times came from a shared machine) is recomputed under the same key, and the re-run replaces it once
+it finishes. Its provenance then records ``refreshed``: the replaced cell's date, commit and wall
+time, and the largest absolute difference between the two values (:func:`refresh_record`), so a
+refresh is also a reproducibility check of what was stored. ``lengthgen.cost`` sums the new CPU times.
 """
 from __future__ import annotations
 
@@ -54,8 +61,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int, get_run_scale
-from lengthgen.store import (ResultFileError, _clean, git_state, load_result, provenance, repo_root,
-                             results_dir, save_result)
+from lengthgen.store import (ResultFileError, _clean, git_state, load_result, max_difference, provenance,
+                             repo_root, results_dir, save_result)
 
 EXECUTORS = ("inprocess", "process", "dask")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=-]*$")
@@ -152,6 +159,27 @@ def stored_state(folder, cell: Cell, scale: str) -> str:
     if data["config_hash"] != cell.hash:
         return "changed"
     return "partial" if _partial_done(data.get("value")) is not None else "done"
+
+
+def unmeasured(folder, cell: Cell, scale: str) -> bool:
+    """Whether ``cell`` is stored complete (``"done"``) but its provenance records no CPU time (a
+    result migrated from before the runs facility): what ``refresh`` recomputes."""
+    if stored_state(folder, cell, scale) != "done":
+        return False
+    prov = load_result(cell_path(folder, cell.name))["provenance"]
+    return not isinstance(prov, dict) or not isinstance(prov.get("cpu_time_s"), (int, float))
+
+
+def refresh_record(old: dict, new_value) -> dict:
+    """What a refreshed cell's provenance keeps of the stored record ``old`` it replaces (the
+    ``{"provenance", "data"}`` of :func:`load_cell`): its date, git commit, wall time and whether it
+    was migrated, and ``max_abs_difference`` between its value and ``new_value``
+    (:func:`lengthgen.store.max_difference`; ``inf`` where their shapes differ)."""
+    prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
+    diff = max_difference(_clean(new_value), old["data"]["value"])
+    return {"previous_date": prov.get("date"), "previous_git_commit": prov.get("git_commit"),
+            "previous_wall_time_s": prov.get("wall_time_s"), "previous_migrated": "migrated" in prov,
+            "max_abs_difference": diff if diff != float("inf") else "inf"}
 
 
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
@@ -329,8 +357,11 @@ def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
 def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, device: str = "cpu",
               executor: str | cf.Executor | None = None, workers: int | None = None,
               scheduler: str | None = None, budget_s: float | None = None, allow_dirty: bool = False,
-              progress: bool = True, desc: str = "cells", extra: Mapping | None = None) -> dict[str, Any]:
-    """Compute every cell of ``cells`` not already stored under ``folder`` (same scale and hash).
+              progress: bool = True, desc: str = "cells", extra: Mapping | None = None,
+              refresh: bool = False) -> dict[str, Any]:
+    """Compute every cell of ``cells`` not already stored under ``folder`` (same scale and hash);
+    with ``refresh``, also every stored cell without a recorded CPU time (:func:`unmeasured`; see
+    the module docstring).
 
     Returns ``{name: value}`` for the cells stored when it ends (all of them unless ``budget_s``
     seconds passed: then no new cell is started, the finished ones stay stored, and a re-run
@@ -344,9 +375,12 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     if not all(isinstance(c, Cell) for c in cells):
         raise ConfigError("cells must be a list of lengthgen.engine.runs.Cell")
     folder = Path(folder)
+    if not isinstance(refresh, bool):
+        raise ConfigError(f"refresh must be True or False, got {refresh!r}")
     status = plan_status(cells, folder, scale)
     git = git_state()
-    todo = [c for c in cells if status[c.name] != "done"]
+    stale = {c.name for c in cells if refresh and status[c.name] == "done" and unmeasured(folder, c, scale)}
+    todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
     if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
         raise ConfigError(f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
                           "(recorded in the provenance)")
@@ -401,6 +435,8 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                                              "executor": exec_name,
                                              "cell": c.name, "config_hash": c.hash,
                                              "allow_dirty": bool(allow_dirty), **(extra or {})})
+                    if c.name in stale:
+                        prov["refreshed"] = refresh_record(load_cell(folder, c.name, scale=scale), value)
                     write_cell(folder, c, scale, value, prov)
                     if bar is not None:
                         bar.update(1)

@@ -50,6 +50,7 @@ from lengthgen.chapters.ch4.paper import IN_DOMAIN_LENGTHS, OOD_LENGTHS, PAPER_V
 from lengthgen.chapters.ch4.model import ACTIVATIONS
 from lengthgen.chapters.ch4.relu_limits import path_lower_bound
 from lengthgen.claims import Claim, Deviation, Unchecked, reduced
+from lengthgen.store import max_difference  # noqa: F401  (the notebook's live-vs-stored self-check)
 
 #: The causes a chapter-4 deviation may name.
 CAUSES = {
@@ -194,25 +195,6 @@ def _spearman_trend(x, y):
 
 
 # --------------------------------------------------------------------------- live self-checks (the notebook)
-def max_difference(a, b) -> float:
-    """Largest absolute difference between the numbers of two equally shaped JSON-like values
-    (``inf`` if their shapes, keys or non-numbers differ): the live-vs-stored self-check."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if set(map(str, a)) != set(map(str, b)):
-            return math.inf
-        bb = {str(k): v for k, v in b.items()}
-        return max((max_difference(v, bb[str(k)]) for k, v in a.items()), default=0.0)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        if len(a) != len(b):
-            return math.inf
-        return max((max_difference(x, y) for x, y in zip(a, b)), default=0.0)
-    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
-        return 0.0 if a == b else math.inf
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return abs(float(a) - float(b))
-    return 0.0 if a == b else math.inf
-
-
 def construction_summary(rows) -> dict:
     """Our value of ``ch4.thm43.construction`` from :func:`~.experiments.relu_construction_check` rows."""
     return {"min accuracy": min(r["acc"] for r in rows),
