@@ -113,3 +113,14 @@ def test_claims_json_table_and_check(capsys):
     assert "0 problem(s)" in capsys.readouterr().out
 
 
+
+
+def test_merge_command(tmp_path, capsys):
+    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path / "a"), "--device", "cpu"]) == 0
+    assert cli.main(["merge", "ch0", str(tmp_path / "a"), "--scale", "smoke", "--out", str(tmp_path / "b")]) == 0
+    assert "took 1 cells" in capsys.readouterr().out and (tmp_path / "b" / "cells" / "dilution_grid.json").exists()
+    assert cli.main(["merge", "ch0", str(tmp_path / "a"), "--scale", "smoke", "--out", str(tmp_path / "b")]) == 0
+    assert "kept 1 already stored" in capsys.readouterr().out
+    assert cli.main(["merge", "ch0", str(tmp_path / "nothing"), "--scale", "smoke", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "nothing" in err and "\n" not in err

@@ -298,3 +298,25 @@ def test_refresh_record_shapes():
     assert runs.refresh_record(old, [1, 2, 3])["max_abs_difference"] == "inf"
     assert runs.refresh_record(old, (1, 2.25))["max_abs_difference"] == 0.25
     assert runs.refresh_record(old, [1, 2])["previous_migrated"] is False
+
+
+def test_merge_cells_follows_the_store_rules(tmp_path):
+    """A run into another folder is merged by the rules of a run into the store: missing and
+    unmeasured cells are taken (the latter with a refresh record), measured ones are kept."""
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    run_cells(cells3(), src, scale="smoke", progress=False)
+    run_cells(cells3()[:2], dst, scale="smoke", progress=False)
+    _migrate(dst, "sq1", value={"value": 1.25})
+    mtime2 = os.stat(dst / "sq2.json").st_mtime_ns
+    res = runs.merge_cells(src, dst, cells3(), "smoke")
+    assert res == {"taken": ["sq1", "sq3"], "kept": ["sq2"], "absent": []}
+    assert os.stat(dst / "sq2.json").st_mtime_ns == mtime2
+    p1 = load_result(dst / "sq1.json")["provenance"]
+    assert p1["refreshed"]["max_abs_difference"] == 0.25 and p1["refreshed"]["previous_migrated"]
+    assert load_result(dst / "sq3.json")["data"]["value"] == {"value": 9}
+    assert runs.merge_cells(src, dst, cells3() + [Cell("sq4", square, {"n": 4})], "smoke")["absent"] == ["sq4"]
+    with pytest.raises(ConfigError, match="does not exist"):
+        runs.merge_cells(tmp_path / "nowhere", dst, cells3(), "smoke")
+    run_cells(cells3()[:1], tmp_path / "full", scale="full", allow_dirty=True, progress=False)
+    with pytest.raises(ScaleConflict):
+        runs.merge_cells(src, tmp_path / "full", cells3(), "smoke")

@@ -1,4 +1,4 @@
-"""Command line: ``python -m lengthgen {reproduce,claims,cost,bench} ...``."""
+"""Command line: ``python -m lengthgen {reproduce,merge,claims,cost,bench} ...``."""
 from __future__ import annotations
 
 import argparse
@@ -20,7 +20,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m lengthgen", description="Length Generalization, Executable: run the book's reproductions.")
-    sub = p.add_subparsers(dest="command", metavar="{reproduce,claims,cost,bench}", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="{reproduce,merge,claims,cost,bench}", parser_class=_Parser)
     r = sub.add_parser("reproduce", help="run a chapter's cells and store the results with provenance")
     r.add_argument("chapter", choices=CHAPTERS, help="which chapter")
     r.add_argument("--scale", choices=RUN_SCALES, default=None,
@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also re-run stored cells whose provenance has no CPU time (migrated from before the "
                         "runs facility); each re-run replaces its cell when it finishes and records how far "
                         "its value differs from the one it replaced")
+    m = sub.add_parser("merge", help="bring cells computed into another folder (reproduce --out) into the store")
+    m.add_argument("chapter", choices=CHAPTERS, help="which chapter")
+    m.add_argument("source", help="the other run's output folder (the one given to --out; its cells/ is read)")
+    m.add_argument("--scale", choices=RUN_SCALES, default="full", help="the scale of the cells (default full)")
+    m.add_argument("--out", default=None, help="the store to merge into (default: results/<chapter>)")
     c = sub.add_parser("claims", help="print the claims ledger, or re-check it from the stored results")
     c.add_argument("--json", action="store_true", help="print a JSON list of claim records")
     c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
@@ -114,6 +119,20 @@ def _claims(args) -> int:
     return 0
 
 
+def _merge(args) -> int:
+    from lengthgen.chapters import plan
+    from lengthgen.engine import runs
+
+    src = Path(args.source) / "cells"
+    if not src.is_dir():
+        raise ConfigError(f"{args.source} has no cells/ folder: give the folder a run wrote with --out")
+    dst = runs.check_out_dir(args.out if args.out is not None else runs.default_out(args.chapter, args.scale)) / "cells"
+    res = runs.merge_cells(src, dst, plan(args.chapter, args.scale, None), args.scale)
+    print(f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
+          f"{len(res['absent'])} not in {src}")
+    return 0
+
+
 def _cost(args) -> int:
     from lengthgen.cost import cost_table, cost_text
 
@@ -139,7 +158,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        return {"reproduce": _reproduce, "claims": _claims, "cost": _cost, "bench": _bench}[args.command](args)
+        return {"reproduce": _reproduce, "merge": _merge, "claims": _claims, "cost": _cost, "bench": _bench}[args.command](args)
     except (ConfigError, ResultFileError, NotImplementedError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -182,6 +182,44 @@ def refresh_record(old: dict, new_value) -> dict:
             "max_abs_difference": diff if diff != float("inf") else "inf"}
 
 
+def merge_cells(src, dst, cells: Sequence[Cell], scale: str) -> dict[str, list[str]]:
+    """Bring the cells of ``cells`` computed into another folder ``src`` (a run with ``--out``, e.g.
+    on another machine or in a clean worktree) into the store ``dst``, by the rules of a run into
+    ``dst`` itself: a cell is taken if ``src`` holds it complete (or partial) for this scale and
+    configuration and ``dst`` lacks it, holds another configuration, holds a partial result that did
+    less, or holds it without a CPU time (:func:`unmeasured`; the copy then records
+    :func:`refresh_record`). A measured complete cell in ``dst`` is never replaced.
+
+    Returns ``{"taken": [...], "kept": [...], "absent": [...]}`` (names). Raises
+    :class:`ScaleConflict` where ``dst`` holds a cell of another scale."""
+    scale = get_run_scale(scale)
+    src, dst = Path(src), Path(dst)
+    if not src.is_dir():
+        raise ConfigError(f"source folder {src} does not exist")
+    out = {"taken": [], "kept": [], "absent": []}
+    status = plan_status(cells, dst, scale)
+    for c in cells:
+        have = stored_state(src, c, scale)
+        if have not in ("done", "partial"):
+            out["absent"].append(c.name)
+            continue
+        new = load_cell(src, c.name, scale=scale)
+        old_state = status[c.name]
+        replace_unmeasured = old_state == "done" and have == "done" and unmeasured(dst, c, scale) \
+            and isinstance(new["provenance"], dict) and isinstance(new["provenance"].get("cpu_time_s"), (int, float))
+        if old_state == "done" and not replace_unmeasured:
+            out["kept"].append(c.name)
+            continue
+        prov = dict(new["provenance"])
+        if replace_unmeasured:
+            prov["refreshed"] = refresh_record(load_cell(dst, c.name, scale=scale), new["data"]["value"])
+        before = cell_path(dst, c.name).stat().st_mtime_ns if cell_path(dst, c.name).exists() else None
+        write_cell(dst, c, scale, new["data"]["value"], prov)
+        after = cell_path(dst, c.name).stat().st_mtime_ns
+        (out["taken"] if after != before else out["kept"]).append(c.name)
+    return out
+
+
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
     """The stored record ``{"provenance", "data": {"key", "scale", "config_hash", "kwargs", "value"}}``
     of cell ``name``; ``scale`` (if given) must match. Errors name the file."""
