@@ -203,3 +203,22 @@ def test_stored_projection_corrupt_provenance(tree):
     path.write_text(json.dumps(doc))
     with pytest.raises(ResultFileError, match="first_training.json"):
         cost.stored_projection("ch1", tree)
+
+
+def test_refreshed_cells_are_counted(tree):
+    """Cells re-run to record their CPU time are counted, with the largest difference they showed."""
+    cells = {c.name: c for c in chapter_module("ch4").cells("full")}
+    folder = tree / "ch4" / "cells"
+    for name, diff in (("bounds", 0.0), ("exhaustive", 2.5e-7)):
+        runs.write_cell(folder, cells[name], "full", {"x": 1},
+                        _prov(wall_time_s=5.0, cpu_time_s=4.0, refreshed={"max_abs_difference": diff}))
+    row = cost.chapter_cost("ch4", tree)
+    assert row["refreshed"] == 2 and row["refresh_max_diff"] == 2.5e-7
+    rows = cost.cost_table(results=tree)
+    assert rows[-1]["refreshed"] == 2 and rows[-1]["refresh_max_diff"] == 2.5e-7
+    assert "ch4: 2 migrated cells re-run to record their CPU time" in cost.cost_text(rows)
+    assert "2.5e-07" in cost.cost_markdown(tree)
+    runs.write_cell(folder, cells["bounds"], "full", {"x": 1},
+                    _prov(wall_time_s=5.0, cpu_time_s=4.0, refreshed={"max_abs_difference": "inf"}))
+    assert cost.chapter_cost("ch4", tree)["refresh_max_diff"] == float("inf")
+    assert cost.chapter_cost("ch0", tree)["refresh_max_diff"] is None

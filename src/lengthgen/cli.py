@@ -165,6 +165,11 @@ def main(argv=None) -> int:
     except RunError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except BrokenPipeError:                       # output piped into e.g. `head`: not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("interrupted; finished cells are stored — re-run the same command to resume", file=sys.stderr)
         return 130

@@ -11,6 +11,9 @@ sums what their provenance blocks (:mod:`lengthgen.engine.runs`) record:
   the ``cpu_recorded`` cells whose provenance has ``cpu_time_s`` (cells run through the runs
   facility); ``cpu_unknown`` cells have none, ``migrated`` of them being results re-keyed from
   runs made before the facility existed;
+* ``refreshed``: cells re-run to record their CPU time in place of a migrated result
+  (:func:`lengthgen.engine.runs.refresh_record`), and ``refresh_max_diff``, the largest absolute
+  difference between such a re-run's value and the one it replaced (``None`` if none);
 * ``loaded``: cells whose 1-minute load average at start exceeded their torch thread count, so
   other work shared the cores and their wall time overstates their cost;
 * ``projection_2core_s``: a projection for a machine with two free cores: CPU seconds / 2 where the
@@ -42,7 +45,7 @@ from lengthgen.config import CHAPTERS, check_choice
 from lengthgen.store import ResultFileError, results_dir
 
 FIELDS = ("chapter", "planned", "stored", "stale", "wall_s", "cpu_s", "cpu_recorded", "cpu_unknown",
-          "migrated", "loaded", "projection_2core_s", "projection_upper_bound")
+          "migrated", "refreshed", "refresh_max_diff", "loaded", "projection_2core_s", "projection_upper_bound")
 
 
 def _num(x) -> float | None:
@@ -71,7 +74,8 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
     folder = Path(results) if results is not None else results_dir()
     folder = folder / chapter / "cells"
     row = {"chapter": chapter, "planned": len(cells), "stored": 0, "stale": 0, "wall_s": 0.0,
-           "cpu_s": 0.0, "cpu_recorded": 0, "cpu_unknown": 0, "migrated": 0, "loaded": 0,
+           "cpu_s": 0.0, "cpu_recorded": 0, "cpu_unknown": 0, "migrated": 0, "refreshed": 0,
+           "refresh_max_diff": None, "loaded": 0,
            "projection_2core_s": 0.0, "projection_upper_bound": False}
     unknown_wall = 0.0
     for cell in cells:
@@ -95,6 +99,13 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
             row["cpu_unknown"] += 1
             unknown_wall += wall or 0.0
         row["migrated"] += "migrated" in prov
+        ref = prov.get("refreshed")
+        if isinstance(ref, dict):
+            row["refreshed"] += 1
+            d = ref.get("max_abs_difference")
+            d = float("inf") if d == "inf" else _num(d)
+            if d is not None:
+                row["refresh_max_diff"] = d if row["refresh_max_diff"] is None else max(row["refresh_max_diff"], d)
         row["loaded"] += _loaded(prov)
     row["projection_2core_s"] = row["cpu_s"] / 2 + unknown_wall
     row["projection_upper_bound"] = row["cpu_unknown"] > 0
@@ -342,6 +353,9 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
         vals = [r[k] for r in rows]
         if k == "projection_upper_bound":
             total[k] = any(vals)
+        elif k == "refresh_max_diff":
+            known = [v for v in vals if v is not None]
+            total[k] = max(known) if known else None
         elif k.endswith("_s"):
             total[k] = round(sum(vals), 3)
         else:
@@ -388,10 +402,22 @@ def cost_text(rows: list[dict]) -> str:
     out.append("")
     out.append("≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
                "from a shared, often loaded two-core machine. Cells not yet stored are not counted.")
+    out += refresh_lines(rows)
     speed = speed_lines(rows)
     if speed:
         out += ["", *speed]
     return "\n".join(out)
+
+
+def refresh_lines(rows: list[dict]) -> list[str]:
+    """One sentence per chapter with refreshed cells: how many, and how far their re-runs moved."""
+    out = []
+    for r in rows:
+        if r["chapter"] != "total" and r.get("refreshed"):
+            d = r["refresh_max_diff"]
+            out.append(f"{r['chapter']}: {r['refreshed']} migrated cells re-run to record their CPU time; the largest "
+                       f"absolute difference from the values they replaced is {'unknown' if d is None else f'{d:.2g}'}.")
+    return out
 
 
 def _fmt(s) -> str:
@@ -476,5 +502,8 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
             f"{tot['cpu_recorded']}, and {tot['loaded']} of them started on a machine whose load average "
             f"exceeded their thread count. ≤ marks a projection that is an upper bound; cells not yet "
             f"stored are not counted.")
+    refreshed = refresh_lines(rows)
+    if refreshed:
+        note += " " + " ".join(refreshed)
     return "\n".join([head, sep, *body, "", note, "", "### Measured unit costs and the speed targets", "",
                       speed_markdown(rows), ""])
