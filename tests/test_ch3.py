@@ -392,3 +392,15 @@ def test_stored_lr_grid_supports_the_page():
     fx = ch3.lr_fixed_offsets(data)
     holds = [lr for lr, ok in fx["α = 1 up to 512"].items() if ok]
     assert holds == [0.01, 0.02, 0.05, 0.06, 0.12, 0.2]
+
+
+def test_study_label_counts_refreshed_groups():
+    """The stored-run label says how many groups were re-run for their CPU time and how far they moved."""
+    prov = {"date": "2026-11-30T10:00:00", "device": "cpu", "torch_version": "2.13.0+cpu"}
+    groups = {"a": {"provenance": {**prov, "migrated": {"from": "x"}}},
+              "b": {"provenance": {**prov, "refreshed": {"max_abs_difference": 2e-7}}},
+              "c": {"provenance": {**prov, "refreshed": {"max_abs_difference": 1e-4}}}}
+    label = ch3.study_label(groups)
+    assert "1 migrated from the pre-cells store; 2 re-run to record their CPU time" in label
+    assert label.endswith("by at most 0.0001)")
+    assert "re-run" not in ch3.study_label({"a": groups["a"]})

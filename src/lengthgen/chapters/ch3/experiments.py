@@ -593,7 +593,9 @@ def study_rows(folder=None) -> list[dict]:
 
 def study_label(groups: dict) -> str:
     """One line describing the stored groups (from :func:`stored_groups`) for a table or figure:
-    how many of the planned groups, devices, torch versions, dates and whether migrated."""
+    how many of the planned groups, devices, torch versions, dates, how many are migrated and how many
+    were re-run to record their CPU time (with the largest difference from the values they replaced,
+    :func:`lengthgen.engine.runs.refresh_record`)."""
     if not isinstance(groups, dict):
         raise ConfigError(f"groups must be the dict returned by stored_groups(), got {type(groups).__name__}")
     if not groups:
@@ -603,9 +605,13 @@ def study_label(groups: dict) -> str:
     devices = sorted({str(p.get("device")) for p in provs})
     torch_v = sorted({str(p.get("torch_version")) for p in provs})
     migrated = sum(1 for p in provs if "migrated" in p)
+    refreshed = [p["refreshed"] for p in provs if isinstance(p.get("refreshed"), dict)]
+    diffs = [float(r["max_abs_difference"]) for r in refreshed if r.get("max_abs_difference") is not None]
+    again = (f"; {len(refreshed)} re-run to record their CPU time, differing from the values they replaced by at "
+             f"most {max(diffs):.2g}" if refreshed and diffs else "")
     return (f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
             f"({', '.join(devices)}, torch {', '.join(torch_v)}, {dates[0]} to {dates[-1]}"
-            + (f", {migrated} migrated from the pre-cells store" if migrated else "") + ")")
+            + (f", {migrated} migrated from the pre-cells store" if migrated else "") + again + ")")
 
 
 # --------------------------------------------------------------------------- statistics
