@@ -60,6 +60,26 @@ def _loaded(prov: dict) -> bool:
     return False
 
 
+def _stored_provenances(folder: Path, cells):
+    """``(cell, state, provenance)`` for every cell of ``cells`` stored under ``folder`` at full
+    scale (``state`` from :func:`lengthgen.engine.runs.stored_state`; the provenance only for
+    ``"done"`` cells, else ``None``). A provenance that is not an object raises
+    :class:`lengthgen.store.ResultFileError` naming the file."""
+    from lengthgen.engine import runs
+
+    for cell in cells:
+        state = runs.stored_state(folder, cell, "full")
+        if state == "missing":
+            continue
+        prov = None
+        if state == "done":
+            prov = runs.load_cell(folder, cell.name, scale="full")["provenance"]
+            if not isinstance(prov, dict):
+                raise ResultFileError(f"corrupt result file {runs.cell_path(folder, cell.name)}: "
+                                      "the provenance is not an object")
+        yield cell, state, prov
+
+
 def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=None) -> dict:
     """One row of :func:`cost_table` for ``chapter`` (fields :data:`FIELDS`). ``results`` is the
     results folder (default ``results/``); ``cells`` the plan (default the chapter's full plan).
@@ -78,17 +98,10 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
            "refresh_max_diff": None, "loaded": 0,
            "projection_2core_s": 0.0, "projection_upper_bound": False}
     unknown_wall = 0.0
-    for cell in cells:
-        state = runs.stored_state(folder, cell, "full")
-        if state == "missing":
-            continue
+    for _, state, prov in _stored_provenances(folder, cells):
         if state != "done":
             row["stale"] += 1
             continue
-        prov = runs.load_cell(folder, cell.name, scale="full")["provenance"]
-        if not isinstance(prov, dict):
-            raise ResultFileError(f"corrupt result file {runs.cell_path(folder, cell.name)}: "
-                                  "the provenance is not an object")
         row["stored"] += 1
         wall, cpu = _num(prov.get("wall_time_s")), _num(prov.get("cpu_time_s"))
         row["wall_s"] += wall or 0.0
@@ -99,11 +112,9 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
             row["cpu_unknown"] += 1
             unknown_wall += wall or 0.0
         row["migrated"] += "migrated" in prov
-        ref = prov.get("refreshed")
-        if isinstance(ref, dict):
+        if isinstance(prov.get("refreshed"), dict):
             row["refreshed"] += 1
-            d = ref.get("max_abs_difference")
-            d = float("inf") if d == "inf" else _num(d)
+            d = runs.refresh_difference(prov)
             if d is not None:
                 row["refresh_max_diff"] = d if row["refresh_max_diff"] is None else max(row["refresh_max_diff"], d)
         row["loaded"] += _loaded(prov)
@@ -255,28 +266,17 @@ def stored_projection(chapter: str, results: str | os.PathLike | None = None) ->
     from fnmatch import fnmatch
 
     from lengthgen.chapters import chapter_module
-    from lengthgen.engine import runs
 
     check_choice("chapter with a speed target", chapter, tuple(TARGET_CELLS))
     cells = [c for c in chapter_module(chapter).cells("full")
              if any(fnmatch(c.name, pat) for pat in TARGET_CELLS[chapter])]
     folder = (Path(results) if results is not None else results_dir()) / chapter / "cells"
-    cpu = []
-    for cell in cells:
-        if runs.stored_state(folder, cell, "full") != "done":
-            continue
-        prov = runs.load_cell(folder, cell.name, scale="full")["provenance"]
-        if not isinstance(prov, dict):
-            raise ResultFileError(f"corrupt result file {runs.cell_path(folder, cell.name)}: "
-                                  "the provenance is not an object")
-        c = _num(prov.get("cpu_time_s"))
-        if c is not None:
-            cpu.append(c)
-    total = round(sum(cpu), 1)
-    longest = round(max(cpu), 1) if cpu else None
+    cpu = [c for _, _, prov in _stored_provenances(folder, cells)
+           if prov is not None and (c := _num(prov.get("cpu_time_s"))) is not None]
     complete = bool(cells) and len(cpu) == len(cells)
-    return {"cells": len(cells), "with_cpu": len(cpu), "cpu_s": total, "longest_cpu_s": longest,
-            "projection_s": round(max(total / 2, longest), 1) if complete else None}
+    return {"cells": len(cells), "with_cpu": len(cpu), "cpu_s": round(sum(cpu), 1),
+            "longest_cpu_s": round(max(cpu), 1) if cpu else None,
+            "projection_s": _two_workers([{"cpu": c, "count": 1} for c in cpu], "cpu") if complete else None}
 
 
 def speed_targets(rows: list[dict], results=None) -> list[dict]:

@@ -161,13 +161,19 @@ def stored_state(folder, cell: Cell, scale: str) -> str:
     return "partial" if _partial_done(data.get("value")) is not None else "done"
 
 
+def has_cpu_time(prov) -> bool:
+    """Whether a provenance block records the worker's CPU time (every cell run through this facility
+    does; results migrated from before it do not)."""
+    return isinstance(prov, dict) and isinstance(prov.get("cpu_time_s"), (int, float)) \
+        and not isinstance(prov.get("cpu_time_s"), bool)
+
+
 def unmeasured(folder, cell: Cell, scale: str) -> bool:
     """Whether ``cell`` is stored complete (``"done"``) but its provenance records no CPU time (a
     result migrated from before the runs facility): what ``refresh`` recomputes."""
     if stored_state(folder, cell, scale) != "done":
         return False
-    prov = load_result(cell_path(folder, cell.name))["provenance"]
-    return not isinstance(prov, dict) or not isinstance(prov.get("cpu_time_s"), (int, float))
+    return not has_cpu_time(load_result(cell_path(folder, cell.name))["provenance"])
 
 
 def refresh_record(old: dict, new_value) -> dict:
@@ -180,6 +186,18 @@ def refresh_record(old: dict, new_value) -> dict:
     return {"previous_date": prov.get("date"), "previous_git_commit": prov.get("git_commit"),
             "previous_wall_time_s": prov.get("wall_time_s"), "previous_migrated": "migrated" in prov,
             "max_abs_difference": diff if diff != float("inf") else "inf"}
+
+
+def refresh_difference(prov) -> float | None:
+    """The ``max_abs_difference`` a refreshed cell's provenance records (:func:`refresh_record`;
+    ``inf`` where the values' shapes differed), ``None`` for a cell that was not refreshed."""
+    ref = prov.get("refreshed") if isinstance(prov, dict) else None
+    if not isinstance(ref, dict):
+        return None
+    d = ref.get("max_abs_difference")
+    if d == "inf":
+        return float("inf")
+    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
 
 
 def merge_cells(src, dst, cells: Sequence[Cell], scale: str) -> dict[str, list[str]]:
@@ -205,8 +223,8 @@ def merge_cells(src, dst, cells: Sequence[Cell], scale: str) -> dict[str, list[s
             continue
         new = load_cell(src, c.name, scale=scale)
         old_state = status[c.name]
-        replace_unmeasured = old_state == "done" and have == "done" and unmeasured(dst, c, scale) \
-            and isinstance(new["provenance"], dict) and isinstance(new["provenance"].get("cpu_time_s"), (int, float))
+        replace_unmeasured = (old_state == "done" and have == "done" and unmeasured(dst, c, scale)
+                              and has_cpu_time(new["provenance"]))
         if old_state == "done" and not replace_unmeasured:
             out["kept"].append(c.name)
             continue

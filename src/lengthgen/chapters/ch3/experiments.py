@@ -36,7 +36,7 @@ from lengthgen.chapters.ch3.realizability import (L0_DEFAULT, MAIN_TASKS, SELECT
                                                   thm2_random_kernels)
 from lengthgen.config import (ConfigError, check_choice, check_finite, check_positive_int, check_probability,
                               get_device)
-from lengthgen.engine.runs import Cell
+from lengthgen.engine.runs import Cell, refresh_difference
 from lengthgen.nn.decoder import TIERS, Decoder
 from lengthgen.nn.positional import ENCODINGS, check_encoding
 from lengthgen.store import ResultFileError, Schema
@@ -605,8 +605,8 @@ def study_label(groups: dict) -> str:
     devices = sorted({str(p.get("device")) for p in provs})
     torch_v = sorted({str(p.get("torch_version")) for p in provs})
     migrated = sum(1 for p in provs if "migrated" in p)
-    refreshed = [p["refreshed"] for p in provs if isinstance(p.get("refreshed"), dict)]
-    diffs = [float(r["max_abs_difference"]) for r in refreshed if r.get("max_abs_difference") is not None]
+    refreshed = [p for p in provs if isinstance(p.get("refreshed"), dict)]
+    diffs = [d for d in map(refresh_difference, refreshed) if d is not None]
     again = (f"; {len(refreshed)} re-run to record their CPU time, differing from the values they replaced by at "
              f"most {max(diffs):.2g}" if refreshed and diffs else "")
     return (f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "

@@ -46,7 +46,7 @@ import numpy as np
 
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, lengthgen_cell_name, load_stored_cell, paper_scale_rows
-from lengthgen.chapters.ch4.paper import IN_DOMAIN_LENGTHS, OOD_LENGTHS, PAPER_VALUES, TRAIN_LENGTHS
+from lengthgen.chapters.ch4.paper import IN_DOMAIN_LENGTHS, OOD_LENGTHS, PAPER_VALUES
 from lengthgen.chapters.ch4.model import ACTIVATIONS
 from lengthgen.chapters.ch4.relu_limits import path_lower_bound
 from lengthgen.claims import Claim, Deviation, Unchecked, reduced
@@ -555,20 +555,18 @@ def _over_trend_claims(act):
     name = "sine MLP" if act == "sine" else "ReLU MLP"
     dev = {"sine": {"test_improves": _OVER_CEILING, "excessive": _OVER_SINE_EXCESSIVE},
            "relu": {"margin_grows": _OVER_RELU_MARGIN}}[act]
-    trend_why = "R5: a trend stated in words, counted only when significant at 5 %"
+    trends = (("margin_grows", "normalized_margin",
+               f"Over-parameterized {name} (Muon): normalized 0.5 % margin rises with weight decay over "
+               f"the moderate range 0 … {MODERATE_WD:g} (Spearman ρ, exact one-sided p)"),
+              ("test_improves", "test_acc",
+               f"Over-parameterized {name}: test accuracy rises with weight decay over 0 … "
+               f"{MODERATE_WD:g} (Spearman ρ, exact one-sided p)"))
     return [
-        Claim(f"ch4.fig23.margin_grows.{act}", _pv("ch4.fig23.margin_grows")[0],
-              statement=f"Over-parameterized {name} (Muon): normalized 0.5 % margin rises with weight decay over "
-                        f"the moderate range 0 … {MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
-              paper_value=_pv("ch4.fig23.margin_grows")[1], check="direction", holds=_significant_rise,
-              why=trend_why, measure=lambda r: _trend(r, act, "normalized_margin"), protocol=OVER,
-              deviation=dev.get("margin_grows")),
-        Claim(f"ch4.fig23.test_improves.{act}", _pv("ch4.fig23.test_improves")[0],
-              statement=f"Over-parameterized {name}: test accuracy rises with weight decay over 0 … "
-                        f"{MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
-              paper_value=_pv("ch4.fig23.test_improves")[1], check="direction", holds=_significant_rise,
-              why=trend_why, measure=lambda r: _trend(r, act, "test_acc"), protocol=OVER,
-              deviation=dev.get("test_improves")),
+        *(Claim(f"ch4.fig23.{key}.{act}", _pv(f"ch4.fig23.{key}")[0], statement=statement,
+                paper_value=_pv(f"ch4.fig23.{key}")[1], check="direction", holds=_significant_rise,
+                why="R5: a trend stated in words, counted only when significant at 5 %",
+                measure=lambda r, metric=metric: _trend(r, act, metric), protocol=OVER, deviation=dev.get(key))
+          for key, metric, statement in trends),
         Claim(f"ch4.fig23.excessive.{act}", _pv("ch4.fig23.excessive")[0],
               statement=f"Over-parameterized {name} at the largest decay (above {MODERATE_WD:g}): train accuracy "
                         "below the near-perfect band and test accuracy more than 2 SE below the best moderate decay",

@@ -680,14 +680,20 @@ def _variant_of(m: dict) -> str:
     return "relu" if m["activation"] == "relu" else ("sine+bias" if m["bias"] else "sine")
 
 
+def _check_budget(value: dict, n) -> int:
+    budgets = sorted({m["n"] for m in value["members"]})
+    if n not in budgets:
+        raise ConfigError(f"n must be one of the run's budgets {budgets}, got {n!r}")
+    return n
+
+
 def paper_scale_ranges(value: dict, n: int) -> dict:
     """Per (variant, weight decay) at budget ``n``: the lowest and highest seed-mean accuracy over the
     held-out evaluation lengths (those that are not training lengths) at the last evaluation of a
     paper-scale value -- the ranges the chapter's section "At the paper's modulus, on a GPU" quotes.
     Keys ``(variant, wd)`` with variant ``sine``, ``sine+bias`` or ``relu``; values ``(lo, hi)``."""
+    n = _check_budget(value, n)
     rows = [r for r in paper_scale_rows(value) if r["n"] == n]
-    if not rows:
-        raise ConfigError(f"n must be one of the run's budgets {sorted({m['n'] for m in value['members']})}, got {n!r}")
     held = [str(L) for L in value["eval_lengths"] if L not in value["train_lengths"]]
     out = {}
     for key in sorted({(_variant_of(r), r["wd"]) for r in rows}):
@@ -706,14 +712,13 @@ def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float
     if str(length) not in value["history"][0]["acc"]:
         raise ConfigError(f"length must be one of the evaluated lengths {value['eval_lengths']}, got {length!r}")
     level = check_probability("level", level)
+    n = _check_budget(value, n)
     out = {}
     for i, m in enumerate(value["members"]):
         if m["n"] != n:
             continue
         hit = [e["step"] for e in value["history"] if e["acc"][str(length)][i] >= level]
         out[(_variant_of(m), m["wd"], m["seed"])] = hit[0] if hit else None
-    if not out:
-        raise ConfigError(f"n must be one of the run's budgets {sorted({m['n'] for m in value['members']})}, got {n!r}")
     return out
 
 
