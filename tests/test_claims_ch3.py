@@ -95,3 +95,56 @@ def test_tamper_alpha_table_is_caught(tmp_path):
     path.write_text(json.dumps(obj))
     named = {p["id"] for p in claims.check_ledgers(["ch3"], results_root=root)}
     assert "ch3.alpha.rope_first_short" in named
+
+
+def test_app_e_tiers_table_and_bad_tier():
+    from lengthgen.config import ConfigError
+
+    results = claims.StoredResults("ch3")
+    with pytest.raises(ConfigError, match="unknown tier '3L'; valid choices: 1L1H, 2L4H, 4L4H"):
+        c3.pos_rows(results, "3L")
+    tab = c3.app_e_tiers(results)
+    cells = [f"{e}/{t}" for e in sorted(c3.ENCODINGS) for t in paper.POS_TASKS]
+    assert list(tab.index) == cells + ["AUC (LG ≥ 0.5)"]
+    assert list(tab.columns) == [("", "α")] + [(t, q) for t in ("1L1H", "2L4H", "4L4H") for q in ("train acc", "LG")]
+    for t in ("1L1H", "2L4H", "4L4H"):
+        st = c3.app_e_stats(results, t)
+        assert len(c3.pos_rows(results, t)) == 250 and st["n_cells"] == 10
+        assert [tab.loc[k, (t, "LG")] for k in cells] == [st["cells"][k]["lg"] for k in cells]
+        assert math.isnan(tab.loc["AUC (LG ≥ 0.5)", (t, "LG")]) == ("auc" not in st)
+        # α sees the positional features only: the same at every depth
+        assert [st["cells"][k]["alpha"] for k in cells] == list(tab[("", "α")].iloc[:-1])
+    # Table 6 (tier 1L1H) agrees with the claims that read it
+    assert tab.loc["AUC (LG ≥ 0.5)", ("1L1H", "LG")] == _committed()["ch3.appE.auc"]["our_value"]
+
+
+#: The stored deeper-tier App. E cells (train accuracy, LG; means over seeds and lengths, 3 decimals):
+#: no claim reads them (the paper prints no deeper-tier number), so this pins them against the store.
+APP_E_DEEPER = {
+    "2L4H": {"alibi/pos2": (0.681, 0.613), "alibi/pos5": (0.314, 0.141), "learned_abs/pos2": (1.0, 0.995),
+             "learned_abs/pos5": (1.0, 1.0), "nope/pos2": (0.673, 0.624), "nope/pos5": (0.318, 0.152),
+             "rope/pos2": (0.994, 0.928), "rope/pos5": (0.99, 0.85), "sinusoidal/pos2": (1.0, 0.994),
+             "sinusoidal/pos5": (1.0, 0.993)},
+    "4L4H": {"alibi/pos2": (0.971, 0.974), "alibi/pos5": (0.725, 0.672), "learned_abs/pos2": (1.0, 0.997),
+             "learned_abs/pos5": (1.0, 1.0), "nope/pos2": (0.977, 0.976), "nope/pos5": (0.668, 0.623),
+             "rope/pos2": (0.998, 0.995), "rope/pos5": (0.998, 0.985), "sinusoidal/pos2": (1.0, 0.996),
+             "sinusoidal/pos5": (1.0, 0.995)},
+}
+
+
+def test_app_e_deeper_tiers_match_the_store_and_the_prose():
+    results = claims.StoredResults("ch3")
+    tab = c3.app_e_tiers(results)
+    for t, cells in APP_E_DEEPER.items():
+        for k, (train, lg) in cells.items():
+            assert tab.loc[k, (t, "train acc")] == pytest.approx(train, abs=5e-4), (t, k)
+            assert tab.loc[k, (t, "LG")] == pytest.approx(lg, abs=5e-4), (t, k)
+    # what the chapter's paragraph "Interior positions at depth" says of them
+    res = c3.app_e_rescued(results)
+    relative = sorted(k for k in APP_E_DEEPER["4L4H"] if k.split("/")[0] not in paper.APP_E_ABSOLUTE)
+    assert res["1L1H"]["auc"] == 1.0 and res["1L1H"]["rescued"] == []          # Table 6: one head separates
+    assert res["2L4H"]["auc"] < 1.0                                             # "at two layers α no longer separates"
+    assert res["4L4H"]["n_pos"] == res["4L4H"]["n_cells"] == 10 and res["4L4H"]["auc"] is None   # "at four every cell transfers"
+    assert res["4L4H"]["rescued"] == relative
+    line = c3.app_e_rescued_line(results)
+    assert "2L4H: AUC 0.75" in line and "4L4H: every cell reaches LG ≥ 0.5, so no AUC" in line

@@ -167,23 +167,34 @@ def test_stored_projection_from_recorded_cpu(tree):
         cost.stored_projection("ch4", tree)
 
 
-def test_ch3_matmul_bound():
-    """The chapter-3 lower bound is the counted matrix-product work at the recorded rate."""
+def test_ch3_matmul_bound(tree):
+    """The chapter-3 bound is the counted matrix-product work at the recorded rate; the rest of the
+    study's CPU comes from its stored groups once all of them record it, else from the measured units."""
     from lengthgen.chapters.ch3.experiments import study_matmul_flops
 
     b = cost.ch3_matmul_bound("smoke")
     flops = study_matmul_flops("smoke")["total"]
     assert b["cpu_s"] == pytest.approx(flops / (cost.MATMUL_RATE["gflops"] * 1e9), abs=0.05)
     assert b["two_worker_s"] == pytest.approx(b["cpu_s"] / 2, abs=0.1)     # both rounded to 0.1 s
-    assert b["shrink_needed"] is None                               # no measured study below full scale
+    assert b["shrink_needed"] is None and b["study_basis"] is None  # no study cost below full scale
     assert cost.MATMUL_RATE["gflops"] == max(cost.MATMUL_RATE["range"])    # the fastest measured rate
-    full = cost.ch3_matmul_bound()
+    full = cost.ch3_matmul_bound(results=tree)                      # no ch3 group in the tree
     study = sum(u["after_cpu_s"] * u["count"] for u in cost.measured_units("ch3"))
-    assert full["study_cpu_s"] == pytest.approx(study, abs=0.1)
+    assert full["study_basis"] == "measured units" and full["study_cpu_s"] == pytest.approx(study, abs=0.1)
     assert full["other_cpu_s"] == pytest.approx(study - full["cpu_s"], abs=0.2)
     assert full["other_budget_s"] == pytest.approx(4 * 3600 - full["cpu_s"], abs=0.2)
     assert full["shrink_needed"] == pytest.approx(full["other_cpu_s"] / full["other_budget_s"], abs=0.06)
-    assert "times less" in cost.bound_line()
+    assert "times less" in cost.bound_line(tree) and "measured (per-unit costs)" in cost.bound_line(tree)
+    plan = [c for c in chapter_module("ch3").cells("full") if "__" in c.name]
+    for c in plan:
+        runs.write_cell(tree / "ch3" / "cells", c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=100.0))
+    stored = cost.ch3_matmul_bound(results=tree)
+    assert stored["study_basis"] == "stored cells" and stored["study_cpu_s"] == 100.0 * len(plan)
+    assert stored["other_cpu_s"] == pytest.approx(100.0 * len(plan) - stored["cpu_s"], abs=0.2)
+    assert stored["shrink_needed"] == pytest.approx(stored["other_cpu_s"] / stored["other_budget_s"], abs=0.06)
+    assert "recorded by its stored groups" in cost.bound_line(tree)
+    text = cost.cost_text(cost.cost_table(results=tree), tree)
+    assert "recorded by its stored groups" in text and "(150/150 cells)" in text
 
 
 @pytest.mark.parametrize("total,upper,uncounted,verdict", [

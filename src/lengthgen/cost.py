@@ -173,41 +173,51 @@ MATMUL_RATE = {"gflops": 86.2, "range": (68.1, 86.2), "run_medians": (72.5, 78.5
                       "study's shapes, process CPU time, 2026-11-30, two other single-threaded jobs running"}
 
 
-def ch3_matmul_bound(scale: str = "full") -> dict:
+def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = None) -> dict:
     """Chapter 3's trained study at ``scale`` split into its matrix products and the rest: the
     products' work counted from the protocol (:func:`lengthgen.chapters.ch3.experiments.study_matmul_flops`)
-    at the fastest measured rate (:data:`MATMUL_RATE`), the rest as the measured CPU cost of the
-    study after the speed-ups (:data:`MEASURED`, full scale only) minus that, and the factor by which
-    the rest would have to shrink for the study to fit the 2 h target on two workers.
+    at the fastest measured rate (:data:`MATMUL_RATE`), the rest as the study's CPU cost minus that,
+    and the factor by which the rest would have to shrink for the study to fit the 2 h target on two
+    workers. The study's CPU cost (full scale only) is the CPU time its stored groups record once
+    every group has it (:func:`stored_projection`, ``study_basis`` "stored cells"), else the
+    measured units after the speed-ups (:data:`MEASURED`, "measured units").
 
-    Returns ``{"tflop", "gflops", "cpu_s", "two_worker_s", "study_cpu_s", "other_cpu_s",
-    "other_budget_s", "shrink_needed"}`` (the last four ``None`` below full scale;
-    ``shrink_needed`` is ``inf`` when the products alone exceed the target). Book page "What a
-    reproduction costs", "What bounds chapter 3"."""
+    Returns ``{"tflop", "gflops", "cpu_s", "two_worker_s", "study_cpu_s", "study_basis",
+    "other_cpu_s", "other_budget_s", "shrink_needed"}`` (the last five ``None`` below full scale;
+    ``shrink_needed`` is ``inf`` when the products alone exceed the target). ``results`` is the
+    results folder (default ``results/``). Book page "What a reproduction costs", "What bounds
+    chapter 3"."""
     from lengthgen.chapters.ch3.experiments import study_matmul_flops
 
     flops = study_matmul_flops(scale)["total"]
     cpu = flops / (MATMUL_RATE["gflops"] * 1e9)
     out = {"tflop": round(flops / 1e12, 1), "gflops": MATMUL_RATE["gflops"], "cpu_s": round(cpu, 1),
-           "two_worker_s": round(cpu / 2, 1), "study_cpu_s": None, "other_cpu_s": None,
+           "two_worker_s": round(cpu / 2, 1), "study_cpu_s": None, "study_basis": None, "other_cpu_s": None,
            "other_budget_s": None, "shrink_needed": None}
     if scale == "full":
-        study = sum(u["after_cpu_s"] * u["count"] for u in measured_units("ch3"))
+        stored = stored_projection("ch3", results)
+        if stored["projection_s"] is not None:
+            study, basis = stored["cpu_s"], "stored cells"
+        else:
+            study, basis = sum(u["after_cpu_s"] * u["count"] for u in measured_units("ch3")), "measured units"
         other, budget = study - cpu, 2 * TARGETS["ch3"][1] - cpu
-        out.update(study_cpu_s=round(study, 1), other_cpu_s=round(other, 1), other_budget_s=round(budget, 1),
+        out.update(study_cpu_s=round(study, 1), study_basis=basis, other_cpu_s=round(other, 1),
+                   other_budget_s=round(budget, 1),
                    shrink_needed=round(other / budget, 1) if budget > 0 else float("inf"))
     return out
 
 
-def bound_line() -> str:
+def bound_line(results: str | os.PathLike | None = None) -> str:
     """What :func:`ch3_matmul_bound` says, in two sentences (the CLI's and the page's)."""
-    b = ch3_matmul_bound()
+    b = ch3_matmul_bound(results=results)
     lo, hi = MATMUL_RATE["range"]
     out = (f"Chapter 3's study: its matrix products are {b['tflop']:,.0f} TFLOP (counted from the protocol); "
            f"at {b['gflops']:.0f} GFLOP/s, the fastest of one core's measured {lo:.0f}-{hi:.0f} GFLOP/s at these "
            f"shapes, they take {b['cpu_s'] / 3600:.1f} h of CPU, {fmt_seconds(b['two_worker_s'])} on two workers.")
     if b["shrink_needed"] is not None:
-        out += (f" Of the study's measured {b['study_cpu_s'] / 3600:.1f} CPU hours the other "
+        source = ("recorded by its stored groups" if b["study_basis"] == "stored cells"
+                  else "measured (per-unit costs)")
+        out += (f" Of the study's {b['study_cpu_s'] / 3600:.1f} CPU hours ({source}) the other "
                 f"{b['other_cpu_s'] / 3600:.1f} (layer norms, activations, softmax, copies, the optimizer) would "
                 f"have to fit in {b['other_budget_s'] / 3600:.1f} for 2 h on two workers: "
                 f"{b['shrink_needed']:.1f} times less.")
@@ -393,17 +403,21 @@ def _cells(r: dict) -> list[str]:
             f"{r['cpu_unknown']} ({r['migrated']})", str(r["loaded"]), proj]
 
 
-def cost_text(rows: list[dict]) -> str:
-    """The table as aligned plain text (the CLI's output)."""
+def cost_text(rows: list[dict], results: str | os.PathLike | None = None) -> str:
+    """The table as aligned plain text (the CLI's output); ``results`` is the folder ``rows`` were
+    read from (:func:`cost_table`), for chapter 3's bound."""
     lines = [list(HEADERS)] + [_cells(r) for r in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(HEADERS))]
     out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
     out.insert(1, "  ".join("-" * w for w in widths))
     out.append("")
-    out.append("≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
-               "from a shared, often loaded two-core machine. Cells not yet stored are not counted.")
+    if any(r["projection_upper_bound"] for r in rows):
+        out.append("≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
+                   "from a shared, often loaded two-core machine.")
+    if any(r["stored"] < r["planned"] for r in rows):
+        out.append("Cells of the plan not yet stored are not counted.")
     out += refresh_lines(rows)
-    speed = speed_lines(rows)
+    speed = speed_lines(rows, results)
     if speed:
         out += ["", *speed]
     return "\n".join(out)
@@ -455,8 +469,9 @@ TARGET_HEADERS = ("target (two workers on two cores)", "target", "projected befo
                   "from stored cells", "")
 
 
-def speed_lines(rows: list[dict]) -> list[str]:
-    """Plain-text tables of the measured unit costs and the targets for ``rows`` (empty if none)."""
+def speed_lines(rows: list[dict], results: str | os.PathLike | None = None) -> list[str]:
+    """Plain-text tables of the measured unit costs and the targets for ``rows`` (empty if none),
+    and chapter 3's bound (:func:`bound_line` over ``results``)."""
     urows, trows = _speed_cells(rows)
     if not urows and not trows:
         return []
@@ -469,18 +484,18 @@ def speed_lines(rows: list[dict]) -> list[str]:
         block = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
         block.insert(1, "  ".join("-" * w for w in widths))
         out += block + [""]
-    return out + [bound_line()]
+    return out + [bound_line(results)]
 
 
-def speed_markdown(rows: list[dict]) -> str:
-    """The measured unit costs and the targets as two MyST pipe tables."""
+def speed_markdown(rows: list[dict], results: str | os.PathLike | None = None) -> str:
+    """The measured unit costs and the targets as two MyST pipe tables, and chapter 3's bound."""
     urows, trows = _speed_cells(rows)
     out = []
     for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
         out += ["| " + " | ".join(head) + " |", "|" + "|".join([":--", ":--"] + ["--:"] * (len(head) - 2)) + "|"]
         out += ["| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in body] + [""]
     out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
-    out += ["", bound_line()]
+    out += ["", bound_line(results)]
     return "\n".join(out)
 
 
@@ -500,10 +515,13 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
             f"for {tot['cpu_recorded']}, unknown for {tot['cpu_unknown']} (of which {tot['migrated']} "
             f"migrated from runs made before the runs facility); the load average is recorded for the same "
             f"{tot['cpu_recorded']}, and {tot['loaded']} of them started on a machine whose load average "
-            f"exceeded their thread count. ≤ marks a projection that is an upper bound; cells not yet "
-            f"stored are not counted.")
+            f"exceeded their thread count.")
+    if any(r["projection_upper_bound"] for r in rows):
+        note += " ≤ marks a projection that is an upper bound."
+    if tot["stored"] < tot["planned"]:
+        note += " Cells not yet stored are not counted."
     refreshed = refresh_lines(rows)
     if refreshed:
         note += " " + " ".join(refreshed)
     return "\n".join([head, sep, *body, "", note, "", "### Measured unit costs and the speed targets", "",
-                      speed_markdown(rows), ""])
+                      speed_markdown(rows, results), ""])

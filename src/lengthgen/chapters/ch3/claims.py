@@ -7,8 +7,8 @@ does not check, with the reason. Stored claims read the full-scale cells under `
 through the chapter's validating readers (:func:`experiments.load`, :func:`experiments.study_rows`):
 ``alpha_tables`` (the α_L tables, both selection rules), ``theory`` (the executable checks of
 Props. 1–4 and Thm. 2), ``lr_grid`` (the CE fit at the learning rates of ``paper.LR_GRID``) and the
-100 trained groups (525 main-study models of all three tiers, 2,625 measurements, and the 50
-pos2/pos5 models of tier 1L1H, 250 measurements, App. E). ``python -m
+150 trained groups (525 main-study models of all three tiers, 2,625 measurements, and the 150
+pos2/pos5 models of App. E, 750 measurements; its Table 6 claims read tier 1L1H). ``python -m
 lengthgen claims --check`` re-checks them without the notebook in a few seconds. Live claims are
 what the notebook computes while it executes (constructions, the frequency sweep, the CE fit
 without weight decay, agreement of today's computation with the stored cells).
@@ -56,6 +56,8 @@ from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
 from lengthgen.claims import Claim, Deviation, Unchecked, modified, reduced
+from lengthgen.config import check_choice
+from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
 
 PAPER = "Han, Chai & Wang 2026"
@@ -397,9 +399,10 @@ def _ablation(r):
                                                                          "min_norm": alpha(r, "min_norm")}))
 
 
-def pos_rows(results) -> list[dict]:
-    """The stored pos2/pos5 measurements of tier 1L1H (App. E)."""
-    return [x for x in rows(results) if x["task"] in POS_TASKS and x["tier"] == "1L1H"]
+def pos_rows(results, tier: str = "1L1H") -> list[dict]:
+    """The stored pos2/pos5 measurements of one depth ``tier`` (App. E; its Table 6 is tier 1L1H)."""
+    check_choice("tier", tier, TIERS)
+    return [x for x in rows(results) if x["task"] in POS_TASKS and x["tier"] == tier]
 
 
 def _app_e_lg80(r):
@@ -407,9 +410,57 @@ def _app_e_lg80(r):
     return min(c["lg_mean"] for k, c in c80.items() if k.split("/")[0] in paper.APP_E_ABSOLUTE)
 
 
-def app_e_stats(results) -> dict:
-    return _memo(results, "appE", lambda: ch3.study_stats(pos_rows(results), alpha(results), "1L1H", tasks=POS_TASKS,
-                                                          n_perm=N_PERM, n_boot=N_BOOT))
+def app_e_stats(results, tier: str = "1L1H") -> dict:
+    """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`experiments.study_stats`)."""
+    return _memo(results, ("appE", tier), lambda: ch3.study_stats(pos_rows(results, tier), alpha(results), tier,
+                                                                  tasks=POS_TASKS, n_perm=N_PERM, n_boot=N_BOOT))
+
+
+def app_e_tiers(results):
+    """App. E's ten pos2/pos5 cells at every depth tier with stored groups, as a table (chapter section
+    "Interior positions"): per cell its α (mean over the study's lengths) and, per tier, the train
+    accuracy and LG (means over seeds and lengths); the last row is each tier's AUC of α separating
+    the cells with LG ≥ 0.5 (NaN where every cell falls on one side). The paper prints only the
+    one-layer tier (Table 6); the deeper tiers are the rest of its protocol, with no number of the
+    paper's to compare."""
+    import pandas as pd
+
+    nan = float("nan")
+    stats = {t: app_e_stats(results, t) for t in TIERS if pos_rows(results, t)}
+    keys = sorted({k for st in stats.values() for k in st["cells"]})
+    alphas = {k: c["alpha"] for st in stats.values() for k, c in st["cells"].items()}
+    data = {("", "α"): [alphas[k] for k in keys] + [nan]}
+    for t, st in stats.items():
+        data[(t, "train acc")] = [st["cells"].get(k, {}).get("train", nan) for k in keys] + [nan]
+        data[(t, "LG")] = [st["cells"].get(k, {}).get("lg", nan) for k in keys] + [st.get("auc", nan)]
+    df = pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
+    df.columns = pd.MultiIndex.from_tuples(df.columns)
+    return df
+
+
+def app_e_rescued(results) -> dict:
+    """Per tier with stored pos2/pos5 groups: the App. E cells whose α (mean over L) is below 0.5 but
+    whose LG reaches 0.5 (the same split as :func:`experiments.content_channel`), the number of
+    cells and of generalizing cells, and the AUC (``None`` where every cell falls on one side)."""
+    out = {}
+    for t in TIERS:
+        if not pos_rows(results, t):
+            continue
+        st = app_e_stats(results, t)
+        out[t] = {"rescued": sorted(k for k, c in st["cells"].items() if c["alpha"] < HIGH_ALPHA and c["lg"] >= GENERALIZES),
+                  "n_cells": st["n_cells"], "n_pos": st["n_pos"], "auc": st.get("auc")}
+    return out
+
+
+def app_e_rescued_line(results) -> str:
+    """:func:`app_e_rescued` as the sentence under the chapter's per-tier App. E table."""
+    parts = []
+    for t, v in app_e_rescued(results).items():
+        sep = (f"AUC {v['auc']:.2f}" if v["auc"] is not None else
+               f"{'every' if v['n_pos'] == v['n_cells'] else 'no'} cell reaches LG ≥ {GENERALIZES}, so no AUC")
+        cells = ", ".join(v["rescued"]) if v["rescued"] else "none"
+        parts.append(f"{t}: {sep}; transfer with α < {HIGH_ALPHA}: {cells}.")
+    return " ".join(parts)
 
 
 def _app_e_relative(r):
@@ -875,10 +926,12 @@ CLAIMS = [
 
     # ---------------------------------------------------------------- what the book does not check
     Unchecked("ch3.appE.deeper_tiers", "App. E",
-              statement="pos2/pos5 trained at 2L4H and 4L4H (500 of App. E's 750 measurements)",
-              paper_value=f"{paper.N_MEASUREMENTS['pos']} measurements over 3 tiers", status="not-attempted",
-              reason="the 100 deeper-tier pos2/pos5 models did not fit this book's CPU budget; the paper reports no "
-                     "number from them (Table 6 is tier 1L1H, which the book runs in full: 250 measurements)"),
+              statement="pos2/pos5 at 2L4H and 4L4H (500 of App. E's 750 measurements)",
+              paper_value=f"{paper.N_MEASUREMENTS['pos']} measurements over 3 tiers; no number printed for 2L4H or 4L4H",
+              status="not-reproducible",
+              reason="the paper prints no number from its deeper-tier pos2/pos5 runs (Table 6 and the figures of "
+                     "App. E's text are the one-layer tier); the book runs them in full and shows them in the "
+                     "chapter's per-tier App. E table, with nothing of the paper's to compare them with"),
     Unchecked("ch3.appF.scale", "App. F, Table 7",
               statement="Scale robustness: vocab 64, d = 128 — 1L1H ρ 0.92, precision 0.94; 2L4H ρ 0.36 over 19 cells",
               paper_value=[paper.SCALE_ROBUSTNESS["rho_1L1H"], paper.SCALE_ROBUSTNESS["precision_1L1H"],
