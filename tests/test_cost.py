@@ -5,6 +5,7 @@ import pytest
 
 from lengthgen import cli, cost
 from lengthgen.chapters import chapter_module
+from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen.store import ResultFileError, results_dir
 
@@ -184,7 +185,12 @@ def test_ch3_matmul_bound(tree):
     assert full["other_cpu_s"] == pytest.approx(study - full["cpu_s"], abs=0.2)
     assert full["other_budget_s"] == pytest.approx(4 * 3600 - full["cpu_s"], abs=0.2)
     assert full["shrink_needed"] == pytest.approx(full["other_cpu_s"] / full["other_budget_s"], abs=0.06)
-    assert "times less" in cost.bound_line(tree) and "measured (per-unit costs)" in cost.bound_line(tree)
+    assert "times less" in cost.bound_line(full) and "measured (per-unit costs)" in cost.bound_line(full)
+    rows = cost.cost_table(results=tree)
+    assert rows[-1]["ch3_bound"] == full and cost.bound_line(full) in cost.cost_text(rows)
+    assert cost.cost_table("ch4", tree)[-1]["ch3_bound"] is None
+    with pytest.raises(ConfigError, match="bound must be the dict returned by ch3_matmul_bound"):
+        cost.bound_line({"x": 1})
     plan = [c for c in chapter_module("ch3").cells("full") if "__" in c.name]
     for c in plan:
         runs.write_cell(tree / "ch3" / "cells", c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=100.0))
@@ -192,8 +198,7 @@ def test_ch3_matmul_bound(tree):
     assert stored["study_basis"] == "stored cells" and stored["study_cpu_s"] == 100.0 * len(plan)
     assert stored["other_cpu_s"] == pytest.approx(100.0 * len(plan) - stored["cpu_s"], abs=0.2)
     assert stored["shrink_needed"] == pytest.approx(stored["other_cpu_s"] / stored["other_budget_s"], abs=0.06)
-    assert "recorded by its stored groups" in cost.bound_line(tree)
-    text = cost.cost_text(cost.cost_table(results=tree), tree)
+    text = cost.cost_text(cost.cost_table(results=tree))
     assert "recorded by its stored groups" in text and "(150/150 cells)" in text
 
 
@@ -233,3 +238,18 @@ def test_refreshed_cells_are_counted(tree):
                     _prov(wall_time_s=5.0, cpu_time_s=4.0, refreshed={"max_abs_difference": "inf"}))
     assert cost.chapter_cost("ch4", tree)["refresh_max_diff"] == float("inf")
     assert cost.chapter_cost("ch0", tree)["refresh_max_diff"] is None
+
+
+def test_notes_only_where_they_apply(tree):
+    """The upper-bound and not-stored notes appear while they apply and vanish once every planned
+    cell is stored with its CPU time."""
+    text, md = cost.cost_text(cost.cost_table("ch4", tree)), cost.cost_markdown(tree)
+    assert "≤: an upper bound" in text and "not yet stored" in text
+    assert "≤ marks a projection" in md and "not yet stored" in md
+    folder = tree / "ch4" / "cells"
+    for c in chapter_module("ch4").cells("full"):
+        runs.write_cell(folder, c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=8.0))
+    rows = cost.cost_table("ch4", tree)
+    assert rows[0]["stored"] == rows[0]["planned"] and not rows[0]["projection_upper_bound"]
+    text = cost.cost_text(rows)
+    assert "upper bound" not in text and "not yet stored" not in text

@@ -41,7 +41,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lengthgen.config import CHAPTERS, check_choice
+from lengthgen.config import CHAPTERS, ConfigError, check_choice
 from lengthgen.store import ResultFileError, results_dir
 
 FIELDS = ("chapter", "planned", "stored", "stale", "wall_s", "cpu_s", "cpu_recorded", "cpu_unknown",
@@ -207,9 +207,12 @@ def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = No
     return out
 
 
-def bound_line(results: str | os.PathLike | None = None) -> str:
-    """What :func:`ch3_matmul_bound` says, in two sentences (the CLI's and the page's)."""
-    b = ch3_matmul_bound(results=results)
+def bound_line(bound: dict | None = None) -> str:
+    """What :func:`ch3_matmul_bound` says (``bound``, computed over ``results/`` when ``None``), in two
+    sentences (the CLI's and the page's)."""
+    if bound is not None and not (isinstance(bound, dict) and "tflop" in bound):
+        raise ConfigError(f"bound must be the dict returned by ch3_matmul_bound(), got {bound!r:.80}")
+    b = ch3_matmul_bound() if bound is None else bound
     lo, hi = MATMUL_RATE["range"]
     out = (f"Chapter 3's study: its matrix products are {b['tflop']:,.0f} TFLOP (counted from the protocol); "
            f"at {b['gflops']:.0f} GFLOP/s, the fastest of one core's measured {lo:.0f}-{hi:.0f} GFLOP/s at these "
@@ -355,7 +358,9 @@ def _ch3_other_cells(results) -> dict:
 def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[dict]:
     """Per-chapter rows (see the module docstring) for ``chapters`` (default all) followed by a
     ``"total"`` row summing them. Every row also carries ``targets`` (issue 17's speed targets that
-    concern it, :func:`speed_targets`) and every chapter row its ``measured_units``."""
+    concern it, :func:`speed_targets`) and every chapter row its ``measured_units``; the total row
+    carries ``ch3_bound`` (:func:`ch3_matmul_bound` over the same ``results``) when chapter 3 is
+    among ``chapters``, else ``None``."""
     chapters = list(CHAPTERS) if chapters is None else [chapters] if isinstance(chapters, str) else list(chapters)
     rows = [chapter_cost(ch, results) for ch in chapters]
     total = {"chapter": "total"}
@@ -375,6 +380,7 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
         r["measured_units"] = measured_units(r["chapter"])
         r["targets"] = [t for t in targets if t["chapter"] == r["chapter"]]
     total["targets"] = [t for t in targets if t["chapter"] == "total"]
+    total["ch3_bound"] = ch3_matmul_bound(results=results) if "ch3" in chapters else None
     return rows + [total]
 
 
@@ -403,9 +409,8 @@ def _cells(r: dict) -> list[str]:
             f"{r['cpu_unknown']} ({r['migrated']})", str(r["loaded"]), proj]
 
 
-def cost_text(rows: list[dict], results: str | os.PathLike | None = None) -> str:
-    """The table as aligned plain text (the CLI's output); ``results`` is the folder ``rows`` were
-    read from (:func:`cost_table`), for chapter 3's bound."""
+def cost_text(rows: list[dict]) -> str:
+    """The table as aligned plain text (the CLI's output)."""
     lines = [list(HEADERS)] + [_cells(r) for r in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(HEADERS))]
     out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
@@ -417,7 +422,7 @@ def cost_text(rows: list[dict], results: str | os.PathLike | None = None) -> str
     if any(r["stored"] < r["planned"] for r in rows):
         out.append("Cells of the plan not yet stored are not counted.")
     out += refresh_lines(rows)
-    speed = speed_lines(rows, results)
+    speed = speed_lines(rows)
     if speed:
         out += ["", *speed]
     return "\n".join(out)
@@ -469,9 +474,15 @@ TARGET_HEADERS = ("target (two workers on two cores)", "target", "projected befo
                   "from stored cells", "")
 
 
-def speed_lines(rows: list[dict], results: str | os.PathLike | None = None) -> list[str]:
+def _bound_lines(rows: list[dict]) -> list[str]:
+    """:func:`bound_line` of the chapter-3 bound that :func:`cost_table` put in the total row, if any."""
+    bound = next((r["ch3_bound"] for r in rows if r.get("chapter") == "total" and r.get("ch3_bound")), None)
+    return [bound_line(bound)] if bound is not None else []
+
+
+def speed_lines(rows: list[dict]) -> list[str]:
     """Plain-text tables of the measured unit costs and the targets for ``rows`` (empty if none),
-    and chapter 3's bound (:func:`bound_line` over ``results``)."""
+    and chapter 3's bound where ``rows`` carry it (:func:`cost_table`)."""
     urows, trows = _speed_cells(rows)
     if not urows and not trows:
         return []
@@ -484,10 +495,10 @@ def speed_lines(rows: list[dict], results: str | os.PathLike | None = None) -> l
         block = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
         block.insert(1, "  ".join("-" * w for w in widths))
         out += block + [""]
-    return out + [bound_line(results)]
+    return out + _bound_lines(rows)
 
 
-def speed_markdown(rows: list[dict], results: str | os.PathLike | None = None) -> str:
+def speed_markdown(rows: list[dict]) -> str:
     """The measured unit costs and the targets as two MyST pipe tables, and chapter 3's bound."""
     urows, trows = _speed_cells(rows)
     out = []
@@ -495,7 +506,7 @@ def speed_markdown(rows: list[dict], results: str | os.PathLike | None = None) -
         out += ["| " + " | ".join(head) + " |", "|" + "|".join([":--", ":--"] + ["--:"] * (len(head) - 2)) + "|"]
         out += ["| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in body] + [""]
     out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
-    out += ["", bound_line(results)]
+    out += ["", *_bound_lines(rows)]
     return "\n".join(out)
 
 
@@ -524,4 +535,4 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
     if refreshed:
         note += " " + " ".join(refreshed)
     return "\n".join([head, sep, *body, "", note, "", "### Measured unit costs and the speed targets", "",
-                      speed_markdown(rows, results), ""])
+                      speed_markdown(rows), ""])

@@ -180,8 +180,8 @@ APP_E_AUC = 1.0
 
 # --------------------------------------------------------------------------- paper values the book does not check
 #: Study sizes: the main study (§6: 3 tiers × 5 PEs × 7 tasks × 5 seeds × 5 lengths) and App. E's
-#: pos2/pos5 study (5 PEs × 2 tasks × 3 tiers × 5 seeds × 5 lengths), of which the book runs the 1L1H
-#: tier (250 measurements, Table 6).
+#: pos2/pos5 study (5 PEs × 2 tasks × 3 tiers × 5 seeds × 5 lengths), whose printed numbers (Table 6)
+#: are the 1L1H tier's 250 measurements. The book runs all of them.
 N_MEASUREMENTS = {"main": 2625, "pos": 750, "pos_1L1H": 250}
 #: §6 (relation to the taxonomy): ρ of a PE-blind rule ("is the offset bounded?") and of the
 #: hand-built taxonomy baseline.
