@@ -191,6 +191,8 @@ def test_ch3_matmul_bound(tree):
     assert cost.cost_table("ch4", tree)[-1]["ch3_bound"] is None
     with pytest.raises(ConfigError, match="bound must be the dict returned by ch3_matmul_bound"):
         cost.bound_line({"x": 1})
+    with pytest.raises(ConfigError, match="stored must be the dict returned by stored_projection"):
+        cost.ch3_matmul_bound(results=tree, stored={"x": 1})
     plan = [c for c in chapter_module("ch3").cells("full") if "__" in c.name]
     for c in plan:
         runs.write_cell(tree / "ch3" / "cells", c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=100.0))

@@ -173,7 +173,8 @@ MATMUL_RATE = {"gflops": 86.2, "range": (68.1, 86.2), "run_medians": (72.5, 78.5
                       "study's shapes, process CPU time, 2026-11-30, two other single-threaded jobs running"}
 
 
-def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = None) -> dict:
+def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = None, *,
+                     stored: dict | None = None) -> dict:
     """Chapter 3's trained study at ``scale`` split into its matrix products and the rest: the
     products' work counted from the protocol (:func:`lengthgen.chapters.ch3.experiments.study_matmul_flops`)
     at the fastest measured rate (:data:`MATMUL_RATE`), the rest as the study's CPU cost minus that,
@@ -185,7 +186,8 @@ def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = No
     Returns ``{"tflop", "gflops", "cpu_s", "two_worker_s", "study_cpu_s", "study_basis",
     "other_cpu_s", "other_budget_s", "shrink_needed"}`` (the last five ``None`` below full scale;
     ``shrink_needed`` is ``inf`` when the products alone exceed the target). ``results`` is the
-    results folder (default ``results/``). Book page "What a reproduction costs", "What bounds
+    results folder (default ``results/``); ``stored`` a :func:`stored_projection` of chapter 3 already
+    read from it (:func:`cost_table` passes its own). Book page "What a reproduction costs", "What bounds
     chapter 3"."""
     from lengthgen.chapters.ch3.experiments import study_matmul_flops
 
@@ -195,11 +197,14 @@ def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = No
            "two_worker_s": round(cpu / 2, 1), "study_cpu_s": None, "study_basis": None, "other_cpu_s": None,
            "other_budget_s": None, "shrink_needed": None}
     if scale == "full":
-        stored = stored_projection("ch3", results)
+        if stored is None:
+            stored = stored_projection("ch3", results)
+        elif not (isinstance(stored, dict) and "projection_s" in stored and "cpu_s" in stored):
+            raise ConfigError(f"stored must be the dict returned by stored_projection('ch3'), got {stored!r:.80}")
         if stored["projection_s"] is not None:
             study, basis = stored["cpu_s"], "stored cells"
         else:
-            study, basis = sum(u["after_cpu_s"] * u["count"] for u in measured_units("ch3")), "measured units"
+            study, basis = sum(u["total_after_cpu_s"] for u in measured_units("ch3")), "measured units"
         other, budget = study - cpu, 2 * TARGETS["ch3"][1] - cpu
         out.update(study_cpu_s=round(study, 1), study_basis=basis, other_cpu_s=round(other, 1),
                    other_budget_s=round(budget, 1),
@@ -380,7 +385,8 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
         r["measured_units"] = measured_units(r["chapter"])
         r["targets"] = [t for t in targets if t["chapter"] == r["chapter"]]
     total["targets"] = [t for t in targets if t["chapter"] == "total"]
-    total["ch3_bound"] = ch3_matmul_bound(results=results) if "ch3" in chapters else None
+    t3 = next(t for t in targets if t["chapter"] == "ch3")
+    total["ch3_bound"] = ch3_matmul_bound(results=results, stored=t3["stored"]) if "ch3" in chapters else None
     return rows + [total]
 
 

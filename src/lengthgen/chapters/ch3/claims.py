@@ -436,7 +436,7 @@ def app_e_tiers(results):
     import pandas as pd
 
     nan = float("nan")
-    stats = {t: app_e_stats(results, t) for t in TIERS if pos_rows(results, t)}
+    stats = _app_e_by_tier(results)
     keys = sorted({k for st in stats.values() for k in st["cells"]})
     alphas = {k: c["alpha"] for st in stats.values() for k, c in st["cells"].items()}
     data = {("", "α"): [alphas[k] for k in keys] + [nan]}
@@ -448,19 +448,20 @@ def app_e_tiers(results):
     return df
 
 
+def _app_e_by_tier(results) -> dict:
+    """:func:`app_e_stats` of every tier with stored pos2/pos5 groups, in tier order."""
+    return {t: app_e_stats(results, t) for t in TIERS if pos_rows(results, t)}
+
+
 def app_e_rescued(results) -> dict:
     """Per tier with stored pos2/pos5 groups: the App. E cells whose α (mean over L) is below 0.5 but
-    whose LG reaches 0.5 (the same split as :func:`experiments.content_channel`), the number of
+    whose LG reaches 0.5 (:func:`experiments.content_channel` on the pos2/pos5 tasks), the number of
     cells and of generalizing cells, and the AUC (``None`` where every cell falls on one side). The
     chapter's paragraph "Interior positions at depth" (section "Depth and the content channel")."""
-    out = {}
-    for t in TIERS:
-        if not pos_rows(results, t):
-            continue
-        st = app_e_stats(results, t)
-        out[t] = {"rescued": sorted(k for k, c in st["cells"].items() if c["alpha"] < HIGH_ALPHA and c["lg"] >= GENERALIZES),
-                  "n_cells": st["n_cells"], "n_pos": st["n_pos"], "auc": st.get("auc")}
-    return out
+    return {t: {"rescued": sorted(ch3.content_channel(pos_rows(results, t), alpha(results), t, lg_min=GENERALIZES,
+                                                      alpha_max=HIGH_ALPHA, tasks=POS_TASKS)),
+                "n_cells": st["n_cells"], "n_pos": st["n_pos"], "auc": st.get("auc")}
+            for t, st in _app_e_by_tier(results).items()}
 
 
 def app_e_rescued_line(results) -> str:

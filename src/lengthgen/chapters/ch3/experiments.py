@@ -704,18 +704,20 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
     return out
 
 
-def content_channel(rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_max: float = 0.5) -> dict:
+def content_channel(rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_max: float = 0.5,
+                    tasks=MAIN_TASKS) -> dict:
     """App. D, depth trend: the cells the positional predictor rules out but training rescues.
 
     A cell (encoding, task) of ``tier`` is listed when its α (mean over the measured lengths) is
     below ``alpha_max`` while its trained LG (mean over seeds and lengths) is at least ``lg_min``
     — the same LG ≥ 0.5 split as the AUC of :func:`study_stats`. At depth these are the routes
     through token content (outside the positional-only abstraction, assumption S3) that the
-    paper lists as growing with depth. Returns ``{"enc/task": {"alpha", "lg", "seeds"}}``.
+    paper lists as growing with depth (with ``tasks=POS_TASKS``, the same for App. E's interior
+    positions). Returns ``{"enc/task": {"alpha", "lg", "seeds"}}``.
     """
     lg_min, alpha_max = check_probability("lg_min", lg_min), check_probability("alpha_max", alpha_max)
     return {f"{e}/{t}": {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
-            for (e, t), c in sorted(cell_summary(rows, tier, alpha).items())
+            for (e, t), c in sorted(cell_summary(rows, tier, alpha, tasks).items())
             if c["alpha"] < alpha_max and c["lg"] >= lg_min}
 
 
