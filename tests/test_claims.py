@@ -206,3 +206,45 @@ def test_headline_numbers_follow_the_ledger():
     assert "20 of 20 runs perfect" in h1["finding"]
     v3, h3 = _ledger_values("ch3"), claims.chapter_claims("ch3").HEADLINE
     assert f"(AUC {v3['ch3.study.auc']:g}, same {v3['ch3.study.n_generalizing']} of 35 cells)" in h3["finding"]
+
+
+# ------------------------------------------------------------------ portable ledger: residues and rounding
+def test_residues_are_recorded_as_their_bound_not_raw_rounding():
+    """A residue check (value of zero, tolerance at rounding scale) records '≤ tolerance', so the
+    committed ledger does not change between CPUs whose rounding differs (3e-13 here, 0 there)."""
+    c = _c(paper_value=0.0, tolerance=1e-10, check="value")
+    assert claims.residue_of(c) == 1e-10
+    for raw in (0.0, 3e-13, -1e-14):
+        assert _eval(c, ours=raw)["our_value"] == "≤ 1e-10"
+    big = _c(paper_value=0.0, tolerance=0.3, check="value")           # a slope of zero: not a residue
+    assert claims.residue_of(big) is None and _eval(big, ours=0.07413)["our_value"] == 0.07413
+    listed = _c(paper_value=[0.0, 0.0], tolerance=1e-12, check="value")
+    assert _eval(listed, ours=[0.0, 3.5e-18])["our_value"] == ["≤ 1e-12", "≤ 1e-12"]
+    explicit = _c(check="predicate", holds=lambda v: v["err"] < 1e-6, residue=1e-9, paper_value="small")
+    assert _eval(explicit, ours={"err": 2e-12, "n": 5})["our_value"] == {"err": "≤ 1e-09", "n": 5}
+    with pytest.raises(ConfigError, match="residue"):
+        _c(residue=-1.0)
+
+
+def test_same_within_rounding_allows_one_unit_of_the_last_digit_only():
+    assert claims.same_within_rounding(0.6655, 0.6656) and claims.same_within_rounding(0.6655, 0.6654)
+    assert not claims.same_within_rounding(0.6655, 0.6657)
+    assert claims.same_within_rounding({"a": [1.0, "x"]}, {"a": [1.0, "x"]})
+    assert not claims.same_within_rounding({"a": 1.0}, {"b": 1.0}) and not claims.same_within_rounding([1.0], [1.0, 2.0])
+    assert not claims.same_within_rounding("≤ 1e-10", 1e-11) and not claims.same_within_rounding(True, 1)
+
+
+@pytest.mark.parametrize("factor", [1.5, 3.0])
+def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(tmp_path, factor):
+    """Stored results do not change: a stored window width × 1.5 or × 3 moves its slope by less
+    than the paper's tolerance (0.3) but beyond the ledger's rounding, and ``claims --check`` fails."""
+    root = copy_results(tmp_path, ["ch2"])
+    path = root / "ch2" / "cells" / "volume_scans.json"
+    obj = json.loads(path.read_text())
+    curve = obj["data"]["value"]["widths"]["pos/index/chi"]
+    for key in ("width", "finite_width"):
+        curve[key][-1] *= factor                                     # the widest length's width
+    path.write_text(json.dumps(obj))
+    named = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
+    assert list(named) == ["ch2.volume.pos_index_chi"], named
+    assert named["ch2.volume.pos_index_chi"].startswith(("value", "status")), named

@@ -423,8 +423,12 @@ def test_vmap_model_buffers_are_constants():
 
 # --------------------------------------------------------------------------- pinned numbers
 # Computed by the engine as of commit fcd0ae2 (before train_ensemble was split into _Members /
-# _LossLog / _update_step / _train_result); a refactor must reproduce them bit for bit (float64,
-# CPU). N marks a NaN (a member that had stopped). Parameters are flattened member by member.
+# _LossLog / _update_step / _train_result) on one CPU. A refactor must reproduce the discrete
+# results (stop and best updates, the recorded steps) exactly and the floats to within float64
+# rounding amplified by 62 short updates: another CPU, BLAS build or thread count rounds
+# differently (seen: 1e-15 in parameters, 1e-16 in losses), so floats are compared with
+# PINNED_RTOL/PINNED_ATOL, and bitwise determinism is tested by running twice in one process.
+# N marks a NaN (a member that had stopped). Parameters are flattened member by member.
 N = math.nan
 PINNED = {
     "stop_step": [28, 24, 28, 62], "best_step": [28, 20, 28, 56], "steps_run": 62,
@@ -526,17 +530,37 @@ PINNED = {
 }
 
 
-def test_validation_and_patience_numbers_are_pinned():
-    """Members stop at different updates (24, 28, 28; one trains to the end, validated at_end),
-    checkpoints are selected before the stop, the bank is chunked; every number is bitwise pinned."""
+#: float64 rounding (1.1e-16) amplified by 62 Adam updates of a tiny MLP stays far below 1e-12
+PINNED_RTOL, PINNED_ATOL = 1e-10, 1e-12
+
+
+def _pinned_run():
     model = MLP()
     g = torch.Generator().manual_seed(7)
     bx = torch.randn(16, D, generator=g, dtype=torch.float64)
     by = (bx[:, 0] + 0.5 * bx[:, 1] > 0).long()
-    res = train_ensemble(model, model.init(SEEDS), sample=sample,
-                         optim=OptimConfig("adam", lr=[0.2, 0.1, 0.05, 0.01], clip=1.0), steps=62, data_seeds=DATA,
-                         validation=Validation(every=4, bank=(bx, by), patience=2, batch_size=7), record_every=5,
-                         progress=False)
+    return train_ensemble(model, model.init(SEEDS), sample=sample,
+                          optim=OptimConfig("adam", lr=[0.2, 0.1, 0.05, 0.01], clip=1.0), steps=62,
+                          data_seeds=DATA, validation=Validation(every=4, bank=(bx, by), patience=2, batch_size=7),
+                          record_every=5, progress=False)
+
+
+def test_pinned_run_is_bitwise_deterministic_in_one_process():
+    """The same run twice in one process gives bitwise the same numbers (determinism is tested
+    here, not against numbers typed in from one machine)."""
+    a, b = _pinned_run(), _pinned_run()
+    assert a.stop_step.tolist() == b.stop_step.tolist() and a.best_step.tolist() == b.best_step.tolist()
+    for key in ("loss", "val_acc", "val_loss"):
+        assert torch.equal(torch.nan_to_num(a.history[key], nan=-1.0), torch.nan_to_num(b.history[key], nan=-1.0))
+    for P, Q in ((a.final_params, b.final_params), (a.params, b.params)):
+        assert all(torch.equal(P[k], Q[k]) for k in P)
+
+
+def test_validation_and_patience_numbers_are_pinned():
+    """Members stop at different updates (24, 28, 28; one trains to the end, validated at_end),
+    checkpoints are selected before the stop, the bank is chunked; the discrete results are pinned
+    exactly, the floats to float64 training tolerance (portable across CPUs and BLAS builds)."""
+    res = _pinned_run()
     assert res.stop_step.tolist() == PINNED["stop_step"] and res.best_step.tolist() == PINNED["best_step"]
     assert res.steps_run == PINNED["steps_run"]
     assert res.history["step"].tolist() == PINNED["step"] and res.history["val_step"].tolist() == PINNED["val_step"]
@@ -544,7 +568,8 @@ def test_validation_and_patience_numbers_are_pinned():
     def exact(got, key):
         want = torch.tensor(PINNED[key], dtype=torch.float64).reshape(got.shape)
         assert got.dtype == torch.float64
-        torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True, msg=key)
+        assert torch.equal(torch.isnan(got), torch.isnan(want)), key   # which members had stopped: exact
+        torch.testing.assert_close(got, want, rtol=PINNED_RTOL, atol=PINNED_ATOL, equal_nan=True, msg=key)
 
     exact(res.best_acc, "best_acc")
     exact(res.best_loss, "best_loss")

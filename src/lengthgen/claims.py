@@ -105,6 +105,12 @@ class Claim:
     (``source="stored"``; ``results`` is a :class:`StoredResults`); a ``source="live"`` claim gets its
     value from the executing notebook (:meth:`Ledger.record`). ``holds(ours) -> bool`` decides
     ``direction`` and ``predicate`` checks. ``digits`` significant digits of ours go to the ledger.
+
+    ``residue`` is the size below which a float of ours is only rounding (it differs between CPUs,
+    BLAS builds and thread counts): such floats are written to the ledger as the bound ``"≤ residue"``
+    rather than their raw value, so the committed ledger is the same on every machine. A ``value``
+    check of a paper value of zero with a tolerance at rounding scale (a residue check) takes its
+    tolerance as ``residue`` by default (:func:`residue_of`).
     """
 
     id: str
@@ -123,9 +129,12 @@ class Claim:
     deviation: Deviation | None = None
     group: str = "paper"
     digits: int = 4
+    residue: float | None = None
 
     def __post_init__(self):
         check_choice(f"check of {self.id}", self.check, CHECKS)
+        if self.residue is not None and not (isinstance(self.residue, (int, float)) and self.residue > 0):
+            raise ConfigError(f"claim {self.id}: residue must be a number > 0, got {self.residue!r}")
         check_choice(f"source of {self.id}", self.source, SOURCES)
         check_choice(f"group of {self.id}", self.group, GROUPS)
         if not self.why:
@@ -210,6 +219,43 @@ def round_sig(x, digits: int = 4):
     return x
 
 
+def _is_zero(x) -> bool:
+    v = _as_list(x)
+    if v is not None:
+        return len(v) > 0 and all(_is_zero(y) for y in v)
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == 0
+
+
+#: a ``value`` check of zero whose tolerance is at most this is a check of float rounding (a residue)
+RESIDUE_SCALE = 1e-6
+
+
+def residue_of(claim: Claim) -> float | None:
+    """The rounding floor of ``claim``'s value: its ``residue``, else the tolerance of a ``value``
+    check of a paper value of zero with a tolerance ≤ :data:`RESIDUE_SCALE` (a check that only
+    rounding separates ours from zero), else None (no floor)."""
+    if claim.residue is not None:
+        return float(claim.residue)
+    if claim.check == "value" and _is_zero(claim.paper_value) and float(claim.tolerance) <= RESIDUE_SCALE:
+        return float(claim.tolerance)
+    return None
+
+
+def bound_residues(x, floor: float | None):
+    """``x`` with every finite float of magnitude ≤ ``floor`` replaced by the string ``"≤ floor"``
+    (recursively): a rounding residue is recorded as the bound it was checked against, not as the
+    raw value, which changes from machine to machine."""
+    if floor is None:
+        return x
+    if isinstance(x, dict):
+        return {k: bound_residues(v, floor) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [bound_residues(v, floor) for v in x]
+    if isinstance(x, float) and math.isfinite(x) and abs(x) <= floor:
+        return f"≤ {floor:.3g}"
+    return x
+
+
 def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     """The ledger record of ``claim`` with our value ``ours``; raises :class:`ClaimFailed` if the
     check fails and no deviation was declared."""
@@ -222,7 +268,8 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     rec = {
         "id": claim.id, "chapter": chapter, "group": claim.group, "location": claim.location,
         "statement": claim.statement, "paper_value": _clean(claim.paper_value),
-        "paper_uncertainty": _clean(claim.paper_uncertainty), "our_value": round_sig(ours, claim.digits),
+        "paper_uncertainty": _clean(claim.paper_uncertainty),
+        "our_value": round_sig(bound_residues(ours, residue_of(claim)), claim.digits),
         "check": claim.check, "tolerance": claim.tolerance,
         "interval": None if claim.interval is None else [float(v) for v in claim.interval],
         "why": claim.why, "source": claim.source, "scale": "full" if claim.source == "stored" else scale,
@@ -411,35 +458,59 @@ DECLARED_FIELDS = ("statement", "location", "paper_value", "check", "tolerance",
                    "protocol_note", "group", "cause")
 
 
-def _changed(old: dict, new: dict) -> str | None:
-    """Why ``new`` differs materially from the committed ``old`` record (None if it does not)."""
+def _rounding_unit(x: float, digits: int) -> float:
+    """One unit in the last of ``digits`` significant digits of ``x`` (the ledger's rounding)."""
+    if x == 0 or not math.isfinite(x):
+        return 0.0
+    return 10.0 ** (math.floor(math.log10(abs(x))) - digits + 1)
+
+
+def same_within_rounding(a, b, digits: int = 4) -> bool:
+    """Whether two ledger values agree up to the ledger's rounding: the same structure, the same
+    non-numbers, and numbers that differ by at most one unit in their ``digits``-th significant
+    digit (two machines that agree to float rounding may round a value on either side of a
+    boundary; anything more is a change)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
+                and all(same_within_rounding(a[k], b[k], digits) for k in a))
+    la, lb = _as_list(a), _as_list(b)
+    if la is not None or lb is not None:
+        return (la is not None and lb is not None and len(la) == len(lb)
+                and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb)))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    num = (int, float)
+    if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool) and not isinstance(b, bool):
+        if a == b:
+            return True
+        if not (math.isfinite(float(a)) and math.isfinite(float(b))):
+            return False
+        unit = max(_rounding_unit(float(a), digits), _rounding_unit(float(b), digits))
+        return abs(float(a) - float(b)) <= unit * (1 + 1e-9)
+    return _clean(a) == _clean(b)
+
+
+def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
+    """Why ``new`` differs materially from the committed ``old`` record (None if it does not).
+
+    Stored results do not change, so a re-evaluated value may differ from the committed one only
+    by the ledger's rounding (:func:`same_within_rounding`), whatever the paper tolerance: a value
+    that moves further is a change of the code or of the stored results and is reported."""
     stale = [k for k in DECLARED_FIELDS if _clean(old.get(k)) != _clean(new.get(k))]
     if stale:
         return f"declaration changed ({', '.join(stale)}) since the ledger was written; re-run the chapter"
     if old.get("status") != new["status"]:
         return f"status {old.get('status')} → {new['status']}"
     a, b = old.get("our_value"), new["our_value"]
-    if a == b:
+    if same_within_rounding(a, b, digits):
         return None
-    tol = new.get("tolerance") if new.get("check") == "value" else None
-    try:
-        la, lb = (_as_list(a) or [a]), (_as_list(b) or [b])
-        if len(la) == len(lb) and all(isinstance(x, (int, float)) and isinstance(y, (int, float)) for x, y in zip(la, lb)):
-            worst = max(abs(float(x) - float(y)) for x, y in zip(la, lb))
-            limit = tol if tol is not None else 0.0
-            rel = max(abs(float(x)) for x in la) * 1e-3
-            if worst <= max(limit, rel):
-                return None
-            return f"value {a!r} → {b!r}"
-    except (TypeError, ValueError):
-        pass
     return f"value {a!r} → {b!r}"
 
 
 def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> list[dict]:
     """Re-evaluate every stored-result claim from ``results/`` and compare with the committed
     ledgers. Returns one row per problem ``{chapter, id, problem}``: a claim whose status changed,
-    whose value moved beyond its tolerance, that failed without a declared deviation, that exists
+    whose value moved beyond the ledger's rounding (whatever the paper tolerance), that failed without a declared deviation, that exists
     on one side only, or a declared deviation that now holds."""
     problems = []
     for ch in chapters:
@@ -464,7 +535,7 @@ def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> 
                 problems.append({"chapter": ch, "id": c.id,
                                  "problem": f"declared deviation ({c.deviation.cause}) now holds"})
             if c.id in committed:
-                why = _changed(committed[c.id], new)
+                why = _changed(committed[c.id], new, c.digits)
                 if why:
                     problems.append({"chapter": ch, "id": c.id, "problem": why})
     return problems

@@ -70,6 +70,34 @@ def alpha_tables(encodings=ALPHA_SPEC["encodings"], tasks=ALPHA_SPEC["tasks"], l
     return out
 
 
+#: The (rule, encoding) rows of the α tables that float64 cannot pin down: Φ_20 of the sinusoidal
+#: and RoPE bases has singular values down to the float64 floor, so the min-norm interpolant's
+#: smallest kept components (and the argmaxes they decide) change with the CPU's rounding. These
+#: rows are compared from stored results only (section "α_L for every encoding and task").
+ILL_CONDITIONED_ROWS = (("min_norm", "sinusoidal"), ("min_norm", "rope"))
+
+
+def alpha_differences(live: dict, stored: dict) -> dict:
+    """Entries of two α-table sets (``alpha_tables`` output) that differ, comparing only what is
+    stable across machines: ``{"differ": count, "compared": count, "skipped": count}``, where
+    the :data:`ILL_CONDITIONED_ROWS` are skipped (stored-only) and every other entry must be
+    equal (the CE fit starts from zero and runs fixed steps, so it is deterministic)."""
+    for name, tabs in (("live", live), ("stored", stored)):
+        if not isinstance(tabs, dict) or set(tabs) != set(SELECTION_RULES):
+            raise ConfigError(f"{name} α tables must have the rules {', '.join(SELECTION_RULES)}")
+    out = {"differ": 0, "compared": 0, "skipped": 0}
+    for rule in SELECTION_RULES:
+        for key, row in stored[rule].items():
+            n = len(row)
+            if (rule, key.split("/")[0]) in ILL_CONDITIONED_ROWS:
+                out["skipped"] += n
+                continue
+            mine = live[rule].get(key, {})
+            out["compared"] += n
+            out["differ"] += sum(mine.get(L) != v for L, v in row.items())
+    return out
+
+
 #: RoPE tasks of the fixed-offset claim (α_L = 1 up to L = 512) and the lengths it spans.
 FIXED_OFFSET_TASKS = ("prev", "skip2", "skip3", "skip5")
 

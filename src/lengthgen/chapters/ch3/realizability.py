@@ -263,8 +263,11 @@ def fit_min_norm(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol:
     relative families (RoPE, ALiBi) the same least-squares problem is solved over the family's
     coefficients (minimum-norm solution); for ALiBi a positive slope is clipped to 0 and c₀ refit.
     ``rtol`` is the pseudo-inverse's relative singular-value cutoff (default: torch's,
-    max(rows, cols)·eps). ``Φ_20`` of the sinusoidal/RoPE bases is numerically rank-deficient
-    (σ_min/σ_max ≈ 10⁻¹⁷), so this rule's long-L behaviour depends on the cutoff (chapter 3 shows it).
+    max(rows, cols)·eps). ``Φ_20`` of the sinusoidal/RoPE bases is full rank but numerically
+    rank-deficient (its smallest singular values lie below float64's resolution), so this rule's
+    long-L behaviour depends on the cutoff (chapter 3 shows it) and its smallest kept components on
+    the CPU's rounding: those rows are compared from stored results only
+    (:data:`lengthgen.chapters.ch3.experiments.ILL_CONDITIONED_ROWS`).
     """
     check_task(task)
     L0 = check_positive_int("L0", L0)
