@@ -248,3 +248,8 @@ def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(tmp_path
     named = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     assert list(named) == ["ch2.volume.pos_index_chi"], named
     assert named["ch2.volume.pos_index_chi"].startswith(("value", "status")), named
+
+
+def test_one_unit_is_the_finer_of_the_two_values():
+    assert not claims.same_within_rounding(1.0, 0.9995)          # one test string lost of 2,000
+    assert claims.same_within_rounding(1.0, 0.9999)              # 0.99995 rounded either way

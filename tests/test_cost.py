@@ -255,3 +255,15 @@ def test_notes_only_where_they_apply(tree):
     assert rows[0]["stored"] == rows[0]["planned"] and not rows[0]["projection_upper_bound"]
     text = cost.cost_text(rows)
     assert "upper bound" not in text and "not yet stored" not in text
+
+
+def test_machines_of_the_stored_cells_are_counted_and_printed(tree):
+    m = {"cpu_model": "Intel Xeon X", "cpu_capability": "AVX512", "blas": "mkl", "threads": 1}
+    cells = {c.name: c for c in chapter_module("ch4").cells("full")}
+    runs.write_cell(tree / "ch4" / "cells", cells["bounds"], "full", {"x": 1},
+                    _prov(wall_time_s=10.0, cpu_time_s=18.0, machine=m))
+    rows = cost.cost_table(["ch4"], tree)
+    assert rows[0]["machines"] == {"Intel Xeon X · AVX512 · mkl · 1 thread": 1, "—": 2}
+    assert rows[-1]["machines"] == rows[0]["machines"]
+    text = cost.cost_text(rows)
+    assert "ch4 machines: Intel Xeon X · AVX512 · mkl · 1 thread × 1; not recorded" in text

@@ -2,6 +2,7 @@ import json
 import os
 
 import pytest
+import torch
 
 from lengthgen import store
 from lengthgen.store import ResultFileError, Schema, validate
@@ -123,3 +124,24 @@ def test_schema_counts_top_level_and_bad_protocol():
         validate([1, 2, 3], top, "t.json")
     with pytest.raises(ResultFileError, match=r"field 'members' cannot be counted against the declared protocol"):
         validate({"seeds": 3, "members": []}, SCHEMA, "t.json")
+
+
+def test_provenance_names_the_machine():
+    """CPU model, the instruction set torch dispatches to, BLAS/LAPACK, torch build and threads."""
+    from lengthgen import store
+
+    prov = store.provenance(scale="smoke", device="cpu", git={"commit": "x", "dirty": False})
+    m = prov["machine"]
+    for key in ("cpu_model", "arch", "cpu_capability", "blas", "lapack", "torch_build", "threads", "interop_threads"):
+        assert key in m and m[key] not in (None, ""), key
+    assert m["threads"] == torch.get_num_threads() and m["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    label = store.machine_label(prov)
+    assert m["cpu_model"] in label and m["cpu_capability"] in label and m["blas"] in label
+    assert store.machine_label({"device_name": "x86_64"}) == "—" and store.machine_label(None) == "—"
+
+
+def test_machine_records_the_kernel_settings_of_the_environment(monkeypatch):
+    from lengthgen import store
+
+    monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "SSE4_2")
+    assert store.machine()["mkl_enable_instructions"] == "SSE4_2"

@@ -467,9 +467,9 @@ def _rounding_unit(x: float, digits: int) -> float:
 
 def same_within_rounding(a, b, digits: int = 4) -> bool:
     """Whether two ledger values agree up to the ledger's rounding: the same structure, the same
-    non-numbers, and numbers that differ by at most one unit in their ``digits``-th significant
-    digit (two machines that agree to float rounding may round a value on either side of a
-    boundary; anything more is a change)."""
+    non-numbers, and numbers that differ by at most one unit in the ``digits``-th significant digit
+    of the smaller of the two (two machines that agree to float rounding may round a value on
+    either side of a boundary; anything more is a change)."""
     if isinstance(a, dict) or isinstance(b, dict):
         return (isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
                 and all(same_within_rounding(a[k], b[k], digits) for k in a))
@@ -485,7 +485,8 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
             return True
         if not (math.isfinite(float(a)) and math.isfinite(float(b))):
             return False
-        unit = max(_rounding_unit(float(a), digits), _rounding_unit(float(b), digits))
+        units = [u for u in (_rounding_unit(float(a), digits), _rounding_unit(float(b), digits)) if u > 0]
+        unit = min(units) if units else 0.0      # the finer of the two: 1.0 → 0.9995 is a change
         return abs(float(a) - float(b)) <= unit * (1 + 1e-9)
     return _clean(a) == _clean(b)
 

@@ -42,7 +42,7 @@ import os
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
-from lengthgen.store import ResultFileError, results_dir
+from lengthgen.store import ResultFileError, machine_label, results_dir
 
 FIELDS = ("chapter", "planned", "stored", "stale", "wall_s", "cpu_s", "cpu_recorded", "cpu_unknown",
           "migrated", "refreshed", "refresh_max_diff", "loaded", "projection_2core_s", "projection_upper_bound")
@@ -96,7 +96,7 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
     row = {"chapter": chapter, "planned": len(cells), "stored": 0, "stale": 0, "wall_s": 0.0,
            "cpu_s": 0.0, "cpu_recorded": 0, "cpu_unknown": 0, "migrated": 0, "refreshed": 0,
            "refresh_max_diff": None, "loaded": 0,
-           "projection_2core_s": 0.0, "projection_upper_bound": False}
+           "projection_2core_s": 0.0, "projection_upper_bound": False, "machines": {}}
     unknown_wall = 0.0
     for _, state, prov in _stored_provenances(folder, cells):
         if state != "done":
@@ -118,6 +118,8 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
             if d is not None:
                 row["refresh_max_diff"] = d if row["refresh_max_diff"] is None else max(row["refresh_max_diff"], d)
         row["loaded"] += _loaded(prov)
+        label = machine_label(prov)
+        row["machines"][label] = row["machines"].get(label, 0) + 1
     row["projection_2core_s"] = row["cpu_s"] / 2 + unknown_wall
     row["projection_upper_bound"] = row["cpu_unknown"] > 0
     for k in ("wall_s", "cpu_s", "projection_2core_s"):
@@ -380,6 +382,10 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
             total[k] = round(sum(vals), 3)
         else:
             total[k] = sum(vals)
+    total["machines"] = {}
+    for r in rows:
+        for label, n in r["machines"].items():
+            total["machines"][label] = total["machines"].get(label, 0) + n
     targets = speed_targets(rows, results)
     for r in rows:
         r["measured_units"] = measured_units(r["chapter"])
@@ -428,10 +434,24 @@ def cost_text(rows: list[dict]) -> str:
     if any(r["stored"] < r["planned"] for r in rows):
         out.append("Cells of the plan not yet stored are not counted.")
     out += refresh_lines(rows)
+    out += machine_lines(rows)
     speed = speed_lines(rows)
     if speed:
         out += ["", *speed]
     return "\n".join(out)
+
+
+def machine_lines(rows: list[dict]) -> list[str]:
+    """One sentence per chapter naming the machines its stored cells ran on (CPU model, the
+    instruction set torch dispatched to, BLAS, threads; :func:`lengthgen.store.machine_label`)."""
+    out = []
+    for r in rows:
+        if r["chapter"] == "total" or not r.get("machines"):
+            continue
+        parts = [f"{'not recorded (stored before machines were)' if k == '—' else k} × {n}"
+                 for k, n in sorted(r["machines"].items(), key=lambda kv: (kv[0] == "—", kv[0]))]
+        out.append(f"{r['chapter']} machines: " + "; ".join(parts) + ".")
+    return out
 
 
 def refresh_lines(rows: list[dict]) -> list[str]:
@@ -540,5 +560,6 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
     refreshed = refresh_lines(rows)
     if refreshed:
         note += " " + " ".join(refreshed)
+    note += " " + " ".join(machine_lines(rows))
     return "\n".join([head, sep, *body, "", note, "", "### Measured unit costs and the speed targets", "",
                       speed_markdown(rows), ""])

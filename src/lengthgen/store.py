@@ -94,19 +94,75 @@ def _versions() -> dict:
 
 
 def device_name(device: str) -> str:
-    """A human name for ``device`` (the GPU's name for CUDA, the processor otherwise)."""
+    """A human name for ``device`` (the GPU's name for CUDA, the CPU's model otherwise)."""
     import torch
 
     if "cuda" in str(device) and torch.cuda.is_available():
         return torch.cuda.get_device_name(0)
-    return platform.processor() or platform.machine()
+    return _cpu_model()
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` on Linux, else the platform's processor string)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.lower().startswith("model name") and ":" in line:
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def _blas() -> dict:
+    """BLAS/LAPACK of the torch build and the knobs that change its kernels (from the build config)."""
+    import re
+
+    import torch
+
+    cfg = torch.__config__.show()
+    info = dict(re.findall(r"\b(BLAS_INFO|LAPACK_INFO)=([^,\s]+)", cfg))
+    mkl = re.search(r"Math Kernel Library Version ([^\s]+)", cfg)
+    return {"blas": info.get("BLAS_INFO", "unknown"), "lapack": info.get("LAPACK_INFO", "unknown"),
+            **({"mkl_version": mkl.group(1)} if mkl else {}),
+            **{k.lower(): os.environ[k] for k in ("MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "ATEN_CPU_CAPABILITY")
+               if os.environ.get(k)}}
+
+
+def machine() -> dict:
+    """Which machine a number came from: CPU model, architecture, logical cores, the instruction set
+    torch's CPU kernels dispatch to (``torch.backends.cpu.get_cpu_capability()``; set by
+    ``ATEN_CPU_CAPABILITY``), BLAS/LAPACK (and MKL's version and instruction settings), the torch
+    build (CUDA version or CPU-only) and the intra-op and inter-op thread counts. Stored in every
+    cell's provenance (``machine``) and shown by ``python -m lengthgen cost``."""
+    import torch
+
+    try:
+        capability = torch.backends.cpu.get_cpu_capability()
+    except (AttributeError, RuntimeError):
+        capability = "unknown"
+    return {"cpu_model": _cpu_model(), "arch": platform.machine(), "logical_cpus": os.cpu_count(),
+            "cpu_capability": capability, **_blas(),
+            "torch_build": f"cuda {torch.version.cuda}" if torch.version.cuda else "cpu",
+            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(),
+            "os": platform.platform(terse=True)}
+
+
+def machine_label(prov: dict) -> str:
+    """One line naming the machine of a stored provenance (``"—"`` for cells stored before machines
+    were recorded): CPU model, instruction set, BLAS, threads."""
+    m = prov.get("machine") if isinstance(prov, dict) else None
+    if not isinstance(m, dict):
+        return "—"
+    return (f"{m.get('cpu_model', '?')} · {m.get('cpu_capability', '?')} · {m.get('blas', '?')} · "
+            f"{m.get('threads', '?')} thread{'s' if m.get('threads') != 1 else ''}")
 
 
 def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_s: float | None = None,
                command: str | None = None, git: dict | None = None, extra: dict | None = None) -> dict:
     """Collect the provenance block stored with every result: command, git commit and clean flag
     (``git``: a :func:`git_state` taken at the start of the run), versions, device, threads, scale,
-    seeds, wall time and date; ``extra`` adds fields (CPU time, load average, … from the runs facility)."""
+    seeds, wall time, date and the machine (:func:`machine`); ``extra`` adds fields (CPU time, load average, … from the runs facility)."""
     import torch
 
     git = git_state() if git is None else git
@@ -123,6 +179,7 @@ def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_
         "seeds": [int(s) for s in seeds],
         "wall_time_s": None if wall_time_s is None else round(float(wall_time_s), 3),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(),
     }
     if extra:
         prov.update({k: (round(v, 3) if isinstance(v, float) else v) for k, v in extra.items()})
