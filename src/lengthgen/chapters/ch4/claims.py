@@ -827,3 +827,24 @@ HEADLINE = {"finding": "The paper's sine constructions are exact at every length
             "deviation": "At our reduced CPU budget (p = 17) the bias-free sine MLP does not generalize to long "
                          "unseen lengths (Fig. 4), and the weight-decay trends of Figs. 2–3 do not all appear.",
             "deviation_ids": ["ch4.fig4.paper_lr.sine_far", "ch4.fig23.test_improves.sine"]}
+
+
+# --------------------------------------------------------------------------- re-run noise (verify)
+#: How far re-running the trained sweeps of Figs 4–5 on another machine may move their claims
+#: (``python -m lengthgen verify``; :class:`lengthgen.verify.NoiseBand`). Each sweep trains one seed
+#: per cell for a few thousand updates in float32, and a different rounding of its first updates
+#: sends it to a different network (every weight changes), so a re-run is a new draw of the
+#: training noise. Measured before these bands were used, by re-running lengthgen_relu_nobias,
+#: lengthgen_sine_bias and lengthgen_sine_nobias from a clean tree: on an Intel Xeon (AVX-512, MKL;
+#: issue 24) sine_far moved 0.056 → 0.033 (0.023); on the book's AMD EPYC under the older-CPU
+#: dispatch (ATEN_CPU_CAPABILITY=default, MKL_ENABLE_INSTRUCTIONS=SSE4_2; 2026-12-01) sine_far
+#: moved by 0.012, relu_chance by 0.0025, bias_robust by 0.032 and bias_far by 0.071. Each band is
+#: twice the largest measured move of its kind.
+from lengthgen.verify import NoiseBand  # noqa: E402  (declared after the claims they bound)
+
+RERUN_NOISE = (
+    NoiseBand("ch4.fig4.", 0.05, "accuracy of one trained seed: re-runs moved it by up to 0.023 (Intel Xeon) "
+                                 "and 0.012 (older-CPU dispatch); band = 2 × 0.023, rounded up"),
+    NoiseBand("ch4.fig5.", 0.15, "difference of two single-seed accuracies (bias vs none): re-runs moved it by "
+                                 "up to 0.071 (older-CPU dispatch); band = 2 × 0.071, rounded up"),
+)

@@ -1,0 +1,211 @@
+"""Regression-test the book by re-running stored full-scale cells: ``python -m lengthgen verify``.
+
+``claims --check`` re-evaluates the claims from the *stored* results, which never change, so any
+movement there is a change. A *re-run* on another machine is different: another CPU, BLAS build
+or thread count rounds differently, and training amplifies rounding, so a re-run trained cell
+differs from the stored one within the noise of training. :func:`verify` re-runs a chapter's cells
+(all, or the ones named) into a separate folder, never into ``results/``, and compares every
+stored-result claim evaluated on the stored cells with the same claim evaluated on the stored cells
+with the re-run ones in their place (the book's page "Running the book" explains it).
+
+Verdicts, per claim (only claims whose value or status moved are judged against a band):
+
+``same``            the value agrees to the ledger's rounding (:func:`lengthgen.claims.same_within_rounding`)
+                    and the status is the same
+``within noise``    it moved, by at most the claim's re-run band, and the status is the same
+``borderline``      it moved within the band but its status flipped: the claim sits on its
+                    threshold, and a re-run can fall on either side (reported, not a failure)
+``changed``         it moved beyond its band, or a claim that reads only deterministic cells moved
+                    at all: a change of the code or of the stored results
+
+Bands, declared before a re-run is judged (:class:`NoiseBand`, ``RERUN_NOISE`` in a chapter's
+claims module, matched by the longest claim-id prefix): a claim that moved although every re-run
+cell it could have read is deterministic (its provenance records no training, ``trained_on``) has
+no band. A claim of a trained cell gets its chapter's band, an absolute bound on every number of
+its value, with the measurement that justifies it (a seed-to-seed spread, or a re-run spread the
+chapter measured on another kernel dispatch); a moved claim without a band is ``changed``.
+"""
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.store import _clean, max_difference, results_dir
+
+VERDICTS = ("same", "within noise", "borderline", "changed")
+
+
+@dataclass(frozen=True)
+class NoiseBand:
+    """How far a re-run on another machine may move the claims whose ids start with ``prefix``:
+    at most ``band`` on every number of the value (absolute, in the claim's units). ``why`` names
+    the measurement behind it (a seed-to-seed spread, or a re-run spread that was measured before
+    the band was used)."""
+
+    prefix: str
+    band: float
+    why: str
+
+    def __post_init__(self):
+        if not isinstance(self.prefix, str) or not self.prefix:
+            raise ConfigError(f"a noise band needs a claim-id prefix, got {self.prefix!r}")
+        if not isinstance(self.band, (int, float)) or isinstance(self.band, bool) or not self.band >= 0:
+            raise ConfigError(f"noise band of {self.prefix}: band must be a number >= 0, got {self.band!r}")
+        if not self.why:
+            raise ConfigError(f"noise band of {self.prefix}: say which measurement justifies it (why=...)")
+
+
+def band_for(chapter: str, claim_id: str) -> NoiseBand | None:
+    """The chapter's :class:`NoiseBand` with the longest prefix of ``claim_id`` (None if none)."""
+    from lengthgen.claims import chapter_claims
+
+    bands = [b for b in getattr(chapter_claims(chapter), "RERUN_NOISE", ()) if claim_id.startswith(b.prefix)]
+    return max(bands, key=lambda b: len(b.prefix)) if bands else None
+
+
+def _evaluate(claim, results, chapter: str):
+    """``(raw value, status)`` of a stored claim on ``results``; status ``fails`` for a failed
+    check without a declared deviation, ``error: …`` where the value cannot be computed."""
+    from lengthgen.claims import ClaimFailed, evaluate
+
+    try:
+        ours = _clean(claim.measure(results))
+    except Exception as err:  # noqa: BLE001 - a re-run that breaks a claim is reported as such
+        return None, f"error: {type(err).__name__}: {err}"
+    try:
+        return ours, evaluate(claim, ours, chapter=chapter, scale="full")["status"]
+    except ClaimFailed:
+        return ours, "fails"
+
+
+def compare_claims(chapter: str, stored_root, rerun_root, rerun_cells: dict[str, bool]) -> list[dict]:
+    """One row per stored-result claim of ``chapter``: ``{id, stored, rerun, status_stored,
+    status_rerun, difference, band, verdict}``, comparing the claim on the results folder
+    ``stored_root`` with the same claim on ``rerun_root`` (a copy with the re-run cells in place).
+    ``rerun_cells`` maps each re-run cell's name to whether it trains (False: deterministic)."""
+    from lengthgen.claims import Claim, StoredResults, chapter_claims, round_sig, same_within_rounding
+
+    check_choice("chapter", chapter, CHAPTERS)
+    mod = chapter_claims(chapter)
+    old = StoredResults(chapter, Path(stored_root) / chapter / "cells")
+    new = StoredResults(chapter, Path(rerun_root) / chapter / "cells")
+    trained = any(rerun_cells.values())
+    rows = []
+    for c in mod.CLAIMS:
+        if not (isinstance(c, Claim) and c.source == "stored"):
+            continue
+        a, sa = _evaluate(c, old, chapter)
+        b, sb = _evaluate(c, new, chapter)
+        diff = max_difference(a, b)
+        same = sa == sb and same_within_rounding(round_sig(a, c.digits), round_sig(b, c.digits), c.digits)
+        band = band_for(chapter, c.id) if trained else None
+        if same:
+            verdict = "same"
+        elif band is not None and diff <= band.band and not sa.startswith("error") and not sb.startswith("error"):
+            verdict = "within noise" if sa == sb else "borderline"
+        else:
+            verdict = "changed"
+        rows.append({"id": c.id, "stored": a, "rerun": b, "status_stored": sa, "status_rerun": sb,
+                     "difference": diff, "band": None if band is None else band.band,
+                     "band_why": None if band is None else band.why, "verdict": verdict})
+    return rows
+
+
+def _without_timing(x):
+    """``x`` without the timings some cells store beside their results (keys ending in ``time_s`` or ``wall_s``)."""
+    if isinstance(x, dict):
+        return {k: _without_timing(v) for k, v in x.items() if not str(k).endswith(("time_s", "wall_s"))}
+    if isinstance(x, list):
+        return [_without_timing(v) for v in x]
+    return x
+
+
+def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict]:
+    """One row per re-run cell: ``{cell, trained, difference}`` (largest absolute difference
+    between the stored and re-run values, timings left out; ``trained`` from the re-run's
+    provenance)."""
+    from lengthgen.engine.runs import load_cell
+
+    check_choice("chapter", chapter, CHAPTERS)
+    rows = []
+    for name in names:
+        new = load_cell(rerun_folder, name, scale="full")
+        old = load_cell(stored_folder, name, scale="full")
+        rows.append({"cell": name, "trained": bool(new["provenance"].get("trained_on")),
+                     "difference": max_difference(_without_timing(old["data"]["value"]),
+                                                  _without_timing(new["data"]["value"]))})
+    return rows
+
+
+def verify(chapter: str, *, only=None, out=None, device: str = "cpu", executor=None, workers=None,
+           progress: bool = True, results=None) -> dict:
+    """Re-run ``chapter``'s full-scale cells (those matching the shell patterns ``only``, default
+    all) into ``out`` (default ``results/_scratch/verify/<chapter>``, resumable: cells already
+    there are not re-run) and compare them with the stored ones (``results``, default
+    ``results/``): ``{"cells": compare_cells rows, "claims": compare_claims rows, "out": folder}``.
+    Nothing under ``results/<chapter>`` is written."""
+    from lengthgen.chapters import plan
+    from lengthgen.engine import runs
+
+    check_choice("chapter", chapter, CHAPTERS)
+    root = Path(results) if results is not None else results_dir()
+    stored = root / chapter / "cells"
+    if not stored.is_dir():
+        raise ConfigError(f"no stored results to verify against: {stored} does not exist")
+    cells = plan(chapter, "full", only)
+    missing = [c.name for c in cells if runs.stored_state(stored, c, "full") != "done"]
+    if missing:
+        raise ConfigError(f"{chapter}: no stored full-scale result to compare for {', '.join(missing[:6])}"
+                          f"{' …' if len(missing) > 6 else ''}; name stored cells with --only")
+    out = Path(out) if out is not None else root / "_scratch" / "verify" / chapter
+    if out.resolve() in (stored.parent.resolve(), stored.resolve()) or stored.resolve() in out.resolve().parents:
+        raise ConfigError(f"--out {out} is the store itself; verify writes its re-runs elsewhere")
+    out = runs.check_out_dir(out)
+    runs.run_cells(cells, out / "cells", scale="full", device=device, executor=executor, workers=workers,
+                   allow_dirty=True, progress=progress, desc=f"verify {chapter}", extra={"verify": True})
+    names = [c.name for c in cells]
+    cell_rows = compare_cells(chapter, stored, out / "cells", names)
+    with tempfile.TemporaryDirectory(prefix="lengthgen-verify-") as tmp:
+        overlay = Path(tmp)
+        shutil.copytree(stored, overlay / chapter / "cells")
+        for name in names:
+            shutil.copy2(runs.cell_path(out / "cells", name), runs.cell_path(overlay / chapter / "cells", name))
+        claim_rows = compare_claims(chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows})
+    return {"chapter": chapter, "cells": cell_rows, "claims": claim_rows, "out": str(out)}
+
+
+def _fmt(v) -> str:
+    from lengthgen.claims import fmt_value
+
+    return fmt_value(v)
+
+
+def verify_text(res: dict, *, all_claims: bool = False) -> str:
+    """The verification as plain text: the re-run cells, then the claims that moved (every claim
+    with ``all_claims``), then the counts of each verdict."""
+    lines = [f"{res['chapter']}: re-ran {len(res['cells'])} cell(s) into {res['out']}"]
+    for r in res["cells"]:
+        d = r["difference"]
+        lines.append(f"  cell {r['cell']:<36} {'trained' if r['trained'] else 'deterministic':<13} "
+                     f"max |Δ| {'identical' if d == 0 else ('structure differs' if math.isinf(d) else f'{d:.3g}')}")
+    shown = [r for r in res["claims"] if all_claims or r["verdict"] != "same"]
+    if shown:
+        lines.append(f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict")
+    for r in shown:
+        band = "—" if r["band"] is None else f"{r['band']:g}"
+        flip = f" ({r['status_stored']} → {r['status_rerun']})" if r["status_stored"] != r["status_rerun"] else ""
+        lines.append(f"  {r['id']:<48} {_fmt(r['stored'])[:22]:<22} {_fmt(r['rerun'])[:22]:<22} {band:<8} "
+                     f"{r['verdict']}{flip}")
+    counts = {v: sum(r["verdict"] == v for r in res["claims"]) for v in VERDICTS}
+    lines.append(f"{res['chapter']}: {len(res['claims'])} stored claims: "
+                 + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    return "\n".join(lines)
+
+
+def exit_code(res: dict) -> int:
+    """1 if any claim ``changed``, else 0 (``within noise`` and ``borderline`` are not failures)."""
+    return int(any(r["verdict"] == "changed" for r in res["claims"]))
