@@ -1,4 +1,4 @@
-"""Command line: ``python -m lengthgen {reproduce,merge,claims,cost,bench} ...``."""
+"""Command line: ``python -m lengthgen {reproduce,merge,verify,claims,cost,bench} ...``."""
 from __future__ import annotations
 
 import argparse
@@ -20,7 +20,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m lengthgen", description="Length Generalization, Executable: run the book's reproductions.")
-    sub = p.add_subparsers(dest="command", metavar="{reproduce,merge,claims,cost,bench}", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="{reproduce,merge,verify,claims,cost,bench}", parser_class=_Parser)
     r = sub.add_parser("reproduce", help="run a chapter's cells and store the results with provenance")
     r.add_argument("chapter", choices=CHAPTERS, help="which chapter")
     r.add_argument("--scale", choices=RUN_SCALES, default=None,
@@ -50,6 +50,19 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("source", help="the other run's output folder (the one given to --out; its cells/ is read)")
     m.add_argument("--scale", choices=RUN_SCALES, default="full", help="the scale of the cells (default full)")
     m.add_argument("--out", default=None, help="the store to merge into (default: results/<chapter>)")
+    v = sub.add_parser("verify", help="re-run stored full-scale cells into another folder and judge every claim "
+                                      "against the stored one (same / within noise / borderline / changed)")
+    v.add_argument("chapter", choices=CHAPTERS, help="which chapter")
+    v.add_argument("--only", default=None, metavar="PATTERN[,PATTERN…]",
+                   help="re-run only the cells whose names match these shell patterns (default: every cell)")
+    v.add_argument("--out", default=None,
+                   help="where the re-runs go (default results/_scratch/verify/<chapter>; cells already there are "
+                        "not re-run); never the store")
+    v.add_argument("--device", choices=DEVICES, default=None, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda")
+    v.add_argument("--executor", choices=EXECUTORS, default="inprocess", help="inprocess (default), process or dask")
+    v.add_argument("--workers", type=int, default=None, help="worker processes for process/dask-local (default 2)")
+    v.add_argument("--all", action="store_true", help="list every claim, not only those that moved")
+    v.add_argument("--json", action="store_true", help="print the comparison as JSON")
     c = sub.add_parser("claims", help="print the claims ledger, or re-check it from the stored results")
     c.add_argument("--json", action="store_true", help="print a JSON list of claim records")
     c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
@@ -65,6 +78,49 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _missing_folders(path) -> list[Path]:
+    """The folders of ``path`` and its parents that do not exist yet, deepest first: what a run
+    writing into ``path`` creates."""
+    path = Path(path).absolute()
+    return [p for p in (path, *path.parents) if not p.exists()]
+
+
+def _remove_if_empty(created: list[Path]) -> None:
+    """Remove the folders of ``created`` (from :func:`_missing_folders`, deepest first) that hold no
+    file (empty subfolders a failed run left are removed with them); a folder holding a file, and
+    every folder above it, stays."""
+    import os
+
+    for folder in created:
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        trees = list(os.walk(folder, topdown=False))
+        if any(files or any(os.path.islink(os.path.join(top, d)) for d in dirs) for top, dirs, files in trees):
+            return
+        try:
+            for top, _, _ in trees:
+                os.rmdir(top)
+        except OSError:
+            return
+
+
+def _results_store() -> Path:
+    """``results/`` (:func:`lengthgen.store.results_dir`), checked to be a folder: a missing store
+    (``$LENGTHGEN_ROOT`` pointing elsewhere, or ``results/`` absent) is a :class:`ConfigError`."""
+    import os
+
+    from lengthgen.store import results_dir
+
+    folder = results_dir()
+    if not folder.is_dir():
+        env = os.environ.get("LENGTHGEN_ROOT")
+        where = f" (LENGTHGEN_ROOT={env})" if env else ""
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise ConfigError(f"no results store: {folder} {what}{where}; run from the book's repository or set "
+                          "LENGTHGEN_ROOT to it")
+    return folder
+
+
 def _reproduce(args) -> int:
     from lengthgen.chapters import reproduce
     from lengthgen.config import check_finite, check_positive_int, setup
@@ -76,11 +132,18 @@ def _reproduce(args) -> int:
         budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
     only = None if args.only is None else [x.strip() for x in args.only.split(",") if x.strip()]
     cfg = setup(scale=args.scale, device=args.device, run=True)
+    from lengthgen.engine.runs import default_out
+
+    created = _missing_folders(args.out if args.out is not None else default_out(args.chapter, cfg.scale))
     t0 = time.perf_counter()
-    paths = reproduce(args.chapter, scale=cfg.scale, device=cfg.device, out=args.out, only=only,
-                      executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                      budget_s=budget_s, allow_dirty=args.allow_dirty,
-                      refresh=args.refresh_unmeasured)
+    try:
+        paths = reproduce(args.chapter, scale=cfg.scale, device=cfg.device, out=args.out, only=only,
+                          executor=args.executor, workers=args.workers, scheduler=args.scheduler,
+                          budget_s=budget_s, allow_dirty=args.allow_dirty,
+                          refresh=args.refresh_unmeasured)
+    except BaseException:                          # a failed run leaves no empty folder of its own behind
+        _remove_if_empty(created)
+        raise
     print(f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
           f"{len(paths)} result files")
     for path in paths or []:
@@ -88,9 +151,24 @@ def _reproduce(args) -> int:
     return 0
 
 
+def _verify(args) -> int:
+    from lengthgen.config import check_positive_int, setup
+    from lengthgen.verify import exit_code, verify, verify_text
+
+    if args.workers is not None:
+        check_positive_int("--workers", args.workers)
+    only = None if args.only is None else [x.strip() for x in args.only.split(",") if x.strip()]
+    cfg = setup(scale="full", device=args.device, run=True)
+    res = verify(args.chapter, only=only, out=args.out, device=cfg.device, executor=args.executor,
+                 workers=args.workers)
+    print(json.dumps(res, indent=1, default=str) if args.json else verify_text(res, all_claims=args.all))
+    return exit_code(res)
+
+
 def _claims(args) -> int:
     from lengthgen.claims import category, check_ledgers, load_all, load_ledger, protocol_label
 
+    _results_store()
     if args.check:
         chapters = [args.chapter] if args.chapter else list(CHAPTERS)
         t0 = time.perf_counter()
@@ -126,8 +204,15 @@ def _merge(args) -> int:
     src = Path(args.source) / "cells"
     if not src.is_dir():
         raise ConfigError(f"{args.source} has no cells/ folder: give the folder a run wrote with --out")
-    dst = runs.check_out_dir(args.out if args.out is not None else runs.default_out(args.chapter, args.scale)) / "cells"
-    res = runs.merge_cells(src, dst, plan(args.chapter, args.scale, None), args.scale)
+    out = args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
+    created = _missing_folders(out)
+    try:
+        dst = runs.check_out_dir(out) / "cells"
+        res = runs.merge_cells(src, dst, plan(args.chapter, args.scale, None), args.scale,
+                               schema=runs.chapter_schema(args.chapter, args.scale))
+    except BaseException:                          # a failed merge leaves no empty folder of its own behind
+        _remove_if_empty(created)
+        raise
     print(f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
           f"{len(res['absent'])} not in {src}")
     return 0
@@ -136,6 +221,7 @@ def _merge(args) -> int:
 def _cost(args) -> int:
     from lengthgen.cost import cost_table, cost_text
 
+    _results_store()
     rows = cost_table(args.chapter)
     print(json.dumps(rows, indent=1) if args.json else cost_text(rows))
     return 0
@@ -158,7 +244,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        return {"reproduce": _reproduce, "merge": _merge, "claims": _claims, "cost": _cost, "bench": _bench}[args.command](args)
+        return {"reproduce": _reproduce, "merge": _merge, "verify": _verify, "claims": _claims, "cost": _cost, "bench": _bench}[args.command](args)
     except (ConfigError, ResultFileError, NotImplementedError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -170,6 +256,10 @@ def main(argv=None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as err:                        # a file or folder the run could not read or write
+        where = f": {err.filename}" if err.filename else ""
+        print(f"error: {err.strerror or err}{where}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted; finished cells are stored — re-run the same command to resume", file=sys.stderr)
         return 130

@@ -87,7 +87,8 @@ def compare_claims(chapter: str, stored_root, rerun_root, rerun_cells: dict[str,
     status_rerun, difference, band, verdict}``, comparing the claim on the results folder
     ``stored_root`` with the same claim on ``rerun_root`` (a copy with the re-run cells in place).
     ``rerun_cells`` maps each re-run cell's name to whether it trains (False: deterministic)."""
-    from lengthgen.claims import Claim, StoredResults, chapter_claims, round_sig, same_within_rounding
+    from lengthgen.claims import (Claim, StoredResults, bound_residues, chapter_claims, residue_of, round_sig,
+                                  same_within_rounding)
 
     check_choice("chapter", chapter, CHAPTERS)
     mod = chapter_claims(chapter)
@@ -101,7 +102,9 @@ def compare_claims(chapter: str, stored_root, rerun_root, rerun_cells: dict[str,
         a, sa = _evaluate(c, old, chapter)
         b, sb = _evaluate(c, new, chapter)
         diff = max_difference(a, b)
-        same = sa == sb and same_within_rounding(round_sig(a, c.digits), round_sig(b, c.digits), c.digits)
+        floor = residue_of(c)                        # rounding residues compare as their bound
+        ra, rb = (round_sig(bound_residues(x, floor), c.digits) for x in (a, b))
+        same = sa == sb and same_within_rounding(ra, rb, c.digits)
         band = band_for(chapter, c.id) if trained else None
         if same:
             verdict = "same"

@@ -23,7 +23,10 @@ Executors (``executor=``): ``"inprocess"`` (default), ``"process"`` (a local pro
 workers have this package installed). Workers only compute; the calling process alone writes the
 store. Results do not depend on the executor: each cell seeds its own generators, and every worker
 runs torch with the same number of intra-op threads (``tests/test_runs.py`` checks the process and
-Dask executors give bit-identical results to the in-process one).
+Dask executors give bit-identical results to the in-process one). A Dask run never waits forever: it
+stops with :class:`RunError` when a cell has not finished ``timeout_s`` after it was submitted
+(:data:`DASK_TIMEOUT_S` by default) or the cluster has had no worker for ``no_workers_s`` seconds (the
+last worker died or left; :data:`DASK_NO_WORKERS_S`); the finished cells stay stored.
 
 Provenance of each cell (:func:`lengthgen.store.provenance`): the command, git commit and whether the
 tree was clean, package/torch/numpy versions, the device the trained tensors actually lived on (the
@@ -60,11 +63,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from lengthgen.config import ConfigError, check_choice, check_positive_int, get_run_scale
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, get_run_scale
 from lengthgen.store import (ResultFileError, _clean, git_state, load_result, max_difference, provenance,
                              repo_root, results_dir, save_result)
 
 EXECUTORS = ("inprocess", "process", "dask")
+#: How long a Dask run waits for one cell by default (``timeout_s`` of :func:`run_cells`; plus ``budget_s``
+#: where one is given), and how long it waits while the cluster has no worker at all (``no_workers_s``).
+DASK_TIMEOUT_S = 6 * 3600.0
+DASK_NO_WORKERS_S = 60.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=-]*$")
 
 
@@ -136,6 +143,17 @@ def cell_path(folder: str | os.PathLike, name: str) -> Path:
     return Path(folder) / f"{name}.json"
 
 
+def _read(path: Path) -> dict:
+    """:func:`lengthgen.store.load_result` of ``path``, with a folder where the file should be, or a
+    file that cannot be opened, reported as :class:`ResultFileError` naming it (not an ``OSError``)."""
+    if path.is_dir():
+        raise ResultFileError(f"{path} is a folder where a result file should be; move it away")
+    try:
+        return load_result(path)
+    except OSError as err:
+        raise ResultFileError(f"cannot read result file {path}: {err.strerror or err}") from None
+
+
 def _partial_done(value) -> int | None:
     """``progress.done`` of a partial cell value, ``None`` for a complete one."""
     if isinstance(value, dict) and value.get("partial"):
@@ -150,7 +168,7 @@ def stored_state(folder, cell: Cell, scale: str) -> str:
     path = cell_path(folder, cell.name)
     if not path.exists():
         return "missing"
-    data = load_result(path)["data"]
+    data = _read(path)["data"]
     if not isinstance(data, dict) or "scale" not in data or "config_hash" not in data:
         raise ResultFileError(f"corrupt result file {path}: not a cell of the runs facility "
                               "(no 'scale'/'config_hash'); move it away or migrate it")
@@ -173,7 +191,7 @@ def unmeasured(folder, cell: Cell, scale: str) -> bool:
     result migrated from before the runs facility): what ``refresh`` recomputes."""
     if stored_state(folder, cell, scale) != "done":
         return False
-    return not has_cpu_time(load_result(cell_path(folder, cell.name))["provenance"])
+    return not has_cpu_time(_read(cell_path(folder, cell.name))["provenance"])
 
 
 def refresh_record(old: dict, new_value) -> dict:
@@ -200,7 +218,53 @@ def refresh_difference(prov) -> float | None:
     return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
 
 
-def merge_cells(src, dst, cells: Sequence[Cell], scale: str) -> dict[str, list[str]]:
+def chapter_schema(chapter: str, scale: str) -> Callable[[Cell], Any]:
+    """The schema lookup of ``chapter``'s stored cells at ``scale``: a function of a :class:`Cell`
+    returning its :class:`lengthgen.store.Schema` (or ``None`` where the chapter declares none), from
+    what the chapter's ``experiments`` module declares: ``schema_of(cell)``, ``schema_for(name)``,
+    ``schemas(scale)[name]`` or, at full scale, ``SCHEMAS[name]`` (the full-scale schemas that
+    :class:`lengthgen.claims.StoredResults` checks), in this order. Used by :func:`merge_cells`."""
+    from lengthgen.chapters import chapter_module
+
+    scale = get_run_scale(scale)
+    mod = chapter_module(chapter)
+    if hasattr(mod, "schema_of"):
+        return mod.schema_of
+    if hasattr(mod, "schema_for"):
+        return lambda cell: mod.schema_for(cell.name)
+    if hasattr(mod, "schemas"):
+        try:
+            table = mod.schemas(scale)
+        except ConfigError:                       # no protocol of this scale: nothing declared
+            table = {}
+        return lambda cell: table.get(cell.name)
+    table = (getattr(mod, "SCHEMAS", None) or {}) if scale == "full" else {}
+    return lambda cell: table.get(cell.name)
+
+
+def _file_state(path: Path):
+    """``(bytes, (atime_ns, mtime_ns))`` of the file at ``path``, or ``None`` if there is none: what
+    :func:`_restore` puts back."""
+    if not path.exists():
+        return None
+    st = path.stat()
+    return path.read_bytes(), (st.st_atime_ns, st.st_mtime_ns)
+
+
+def _restore(path: Path, state) -> None:
+    """Put back the file ``path`` as :func:`_file_state` saw it (remove it where there was none)."""
+    if state is None:
+        path.unlink(missing_ok=True)
+        return
+    if _file_state(path) == state:              # not touched
+        return
+    tmp = path.with_name(f".{path.name}.restore.tmp")
+    tmp.write_bytes(state[0])
+    os.replace(tmp, path)
+    os.utime(path, ns=state[1])
+
+
+def merge_cells(src, dst, cells: Sequence[Cell], scale: str, *, schema=None) -> dict[str, list[str]]:
     """Bring the cells of ``cells`` computed into another folder ``src`` (a run with ``--out``, e.g.
     on another machine or in a clean worktree) into the store ``dst``, by the rules of a run into
     ``dst`` itself: a cell is taken if ``src`` holds it complete (or partial) for this scale and
@@ -208,14 +272,31 @@ def merge_cells(src, dst, cells: Sequence[Cell], scale: str) -> dict[str, list[s
     less, or holds it without a CPU time (:func:`unmeasured`; the copy then records
     :func:`refresh_record`). A measured complete cell in ``dst`` is never replaced.
 
+    ``schema`` (a function of a :class:`Cell` returning a :class:`lengthgen.store.Schema` or ``None``,
+    e.g. :func:`chapter_schema`, or a ``{cell name: Schema}`` dict) checks every cell to be taken.
+    All or nothing: every cell to be taken is read and checked before the first is written, and if a
+    write fails the cells already written are put back as they were; ``dst`` is then unchanged.
+
     Returns ``{"taken": [...], "kept": [...], "absent": [...]}`` (names). Raises
-    :class:`ScaleConflict` where ``dst`` holds a cell of another scale."""
+    :class:`ScaleConflict` where ``dst`` holds a cell of another scale, :class:`ResultFileError` naming
+    a source cell that is corrupt or fails its schema, :class:`ConfigError` naming ``dst`` where it
+    cannot be written."""
+    from lengthgen.store import Schema, validate
+
     scale = get_run_scale(scale)
     src, dst = Path(src), Path(dst)
     if not src.is_dir():
         raise ConfigError(f"source folder {src} does not exist")
+    if dst.exists() and not dst.is_dir():
+        raise ConfigError(f"destination {dst} is a file, not a folder of cells")
+    if isinstance(schema, Mapping):
+        table = schema
+        schema = lambda cell: table.get(cell.name)  # noqa: E731
+    elif schema is not None and not callable(schema):
+        raise ConfigError(f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}")
     out = {"taken": [], "kept": [], "absent": []}
     status = plan_status(cells, dst, scale)
+    writes = []                                           # (cell, value, provenance), all checked
     for c in cells:
         have = stored_state(src, c, scale)
         if have not in ("done", "partial"):
@@ -228,21 +309,43 @@ def merge_cells(src, dst, cells: Sequence[Cell], scale: str) -> dict[str, list[s
         if old_state == "done" and not replace_unmeasured:
             out["kept"].append(c.name)
             continue
+        if not isinstance(new["provenance"], dict):
+            raise ResultFileError(f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object")
+        sch = schema(c) if schema is not None else None
+        if sch is not None:
+            if not isinstance(sch, Schema):
+                raise ConfigError(f"schema of cell {c.name!r} must be a lengthgen.store.Schema, got {sch!r}")
+            validate(new["data"]["value"], sch, cell_path(src, c.name))
         prov = dict(new["provenance"])
         if replace_unmeasured:
             prov["refreshed"] = refresh_record(load_cell(dst, c.name, scale=scale), new["data"]["value"])
-        before = cell_path(dst, c.name).stat().st_mtime_ns if cell_path(dst, c.name).exists() else None
-        write_cell(dst, c, scale, new["data"]["value"], prov)
-        after = cell_path(dst, c.name).stat().st_mtime_ns
-        (out["taken"] if after != before else out["kept"]).append(c.name)
-    return out
+        writes.append((c, new["data"]["value"], prov))
+    done = []                                             # (path, what was there before)
+    try:
+        for c, value, prov in writes:
+            path = cell_path(dst, c.name)
+            before = _file_state(path)
+            done.append((path, before))
+            write_cell(dst, c, scale, value, prov)
+            unchanged = before is not None and path.stat().st_mtime_ns == before[1][1]
+            (out["kept"] if unchanged else out["taken"]).append(c.name)
+    except BaseException as err:
+        for path, before in reversed(done):
+            with contextlib.suppress(OSError):
+                _restore(path, before)
+        if isinstance(err, OSError):
+            raise ConfigError(f"cannot write the merged cells into {dst}: {err.strerror or err}; "
+                              "nothing was merged") from None
+        raise
+    names = [c.name for c in cells]
+    return {k: sorted(v, key=names.index) for k, v in out.items()}
 
 
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
     """The stored record ``{"provenance", "data": {"key", "scale", "config_hash", "kwargs", "value"}}``
     of cell ``name``; ``scale`` (if given) must match. Errors name the file."""
     path = cell_path(folder, name)
-    obj = load_result(path)
+    obj = _read(path)
     data = obj["data"]
     if not isinstance(data, dict) or "value" not in data or "scale" not in data:
         raise ResultFileError(f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'")
@@ -265,7 +368,7 @@ def write_cell(folder, cell: Cell, scale: str, value, prov: dict) -> Path:
         raise ScaleConflict(f"{path} holds a result of another scale; a {scale} run does not replace it")
     new = _partial_done(value)
     if state == "partial" and new is not None:
-        old = _partial_done(load_result(path)["data"]["value"])
+        old = _partial_done(_read(path)["data"]["value"])
         if old > new:
             print(f"kept {path}: its partial result did {old} units of work, this run only {new}")
             return path
@@ -278,7 +381,7 @@ def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Pa
     another scale already there is never replaced."""
     path = Path(path)
     if path.exists():
-        old = load_result(path)["provenance"].get("scale")
+        old = _read(path)["provenance"].get("scale")
         if old != scale:
             raise ScaleConflict(f"{path} holds a {old}-scale result; a {scale} run does not replace it "
                                 "(write elsewhere with --out)")
@@ -395,6 +498,45 @@ def make_executor(executor: str | cf.Executor | None = None, *, workers: int | N
                 cluster.close()
 
 
+def _dask_workers(client) -> int:
+    """How many workers the Dask scheduler of ``client`` has (0 where it cannot be asked)."""
+    try:
+        return len(client.nthreads(callback_timeout=10))
+    except Exception:  # noqa: BLE001 - an unreachable scheduler has no workers for us
+        return 0
+
+
+def _wait_dask(pending: dict, submitted: dict, client, *, timeout_s: float, no_workers_s: float, desc: str,
+               folder: Path) -> set:
+    """The futures of ``pending`` (``{future: Cell}``, submitted at the ``time.perf_counter()`` of
+    ``submitted``) that have finished, waiting for at least one. Raises :class:`RunError` (one line)
+    when a cell is still unfinished ``timeout_s`` after it was submitted, or the Dask cluster of
+    ``client`` has had no worker for ``no_workers_s`` seconds; the pending cells are cancelled."""
+    poll = max(0.05, min(2.0, timeout_s / 4, no_workers_s / 4))
+    alone_since = None
+    while True:
+        done, _ = cf.wait(list(pending), timeout=poll, return_when=cf.FIRST_COMPLETED)
+        if done:
+            return done
+        now = time.perf_counter()
+        late = [f for f in pending if now - submitted[f] > timeout_s]
+        problem = None
+        if late:
+            problem = (f"cell {pending[late[0]].name!r} did not finish within {timeout_s:g} s on the Dask cluster "
+                       "(timeout_s)")
+        elif _dask_workers(client):
+            alone_since = None
+        elif alone_since is None:
+            alone_since = now
+        elif now - alone_since > no_workers_s:
+            problem = (f"the Dask cluster has had no worker for {no_workers_s:g} s (the last one died or left), "
+                       f"so cell {next(iter(pending.values())).name!r} cannot finish")
+        if problem:
+            for f in pending:
+                f.cancel()
+            raise RunError(f"{desc}: {problem}; re-run to resume (cells that finished are kept under {folder})")
+
+
 def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
     """``{cell name: stored_state}`` for every cell; raises :class:`ScaleConflict` naming the
     first cell stored at another scale (checked before any work starts)."""
@@ -414,7 +556,8 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
               executor: str | cf.Executor | None = None, workers: int | None = None,
               scheduler: str | None = None, budget_s: float | None = None, allow_dirty: bool = False,
               progress: bool = True, desc: str = "cells", extra: Mapping | None = None,
-              refresh: bool = False) -> dict[str, Any]:
+              refresh: bool = False, timeout_s: float | None = None,
+              no_workers_s: float | None = None) -> dict[str, Any]:
     """Compute every cell of ``cells`` not already stored under ``folder`` (same scale and hash);
     with ``refresh``, also every stored cell without a recorded CPU time (:func:`unmeasured`; see
     the module docstring).
@@ -423,6 +566,10 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     seconds passed: then no new cell is started, the finished ones stay stored, and a re-run
     resumes). ``device`` is handed to every cell function that takes one. ``extra`` is added to
     each cell's provenance. See the module docstring for executors and keys.
+
+    On a Dask executor the run stops with :class:`RunError` when a cell is unfinished ``timeout_s``
+    seconds after it was submitted (default :data:`DASK_TIMEOUT_S`, plus ``budget_s`` where given) or
+    the cluster has had no worker for ``no_workers_s`` seconds (default :data:`DASK_NO_WORKERS_S`).
     """
     import torch
 
@@ -433,6 +580,13 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     folder = Path(folder)
     if not isinstance(refresh, bool):
         raise ConfigError(f"refresh must be True or False, got {refresh!r}")
+    if timeout_s is None:
+        timeout_s = DASK_TIMEOUT_S + (check_finite("budget_s", budget_s, nonnegative=True) if budget_s else 0.0)
+    if check_finite("timeout_s", timeout_s) <= 0:
+        raise ConfigError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
+    no_workers_s = DASK_NO_WORKERS_S if no_workers_s is None else no_workers_s
+    if check_finite("no_workers_s", no_workers_s) <= 0:
+        raise ConfigError(f"no_workers_s must be a positive number of seconds, got {no_workers_s!r}")
     status = plan_status(cells, folder, scale)
     git = git_state()
     stale = {c.name for c in cells if refresh and status[c.name] == "done" and unmeasured(folder, c, scale)}
@@ -453,7 +607,8 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
         exec_name = "inprocess" if ex is None else (executor if isinstance(executor, str) else type(ex).__name__)
         window = 1 if ex is None else max(1, workers or 2)
-        queue, pending = list(todo), {}
+        client = getattr(ex, "_client", None)            # a Dask ClientExecutor's client
+        queue, pending, submitted = list(todo), {}, {}
         try:
             while queue or pending:
                 while queue and len(pending) < window and not failures:
@@ -471,10 +626,14 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                             fut.set_exception(err)
                     else:
                         fut = ex.submit(_call, *args)
-                    pending[fut] = c
+                    pending[fut], submitted[fut] = c, time.perf_counter()
                 if not pending:
                     break
-                done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+                if client is not None:
+                    done = _wait_dask(pending, submitted, client, timeout_s=timeout_s, no_workers_s=no_workers_s,
+                                      desc=desc, folder=folder)
+                else:
+                    done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
                 for fut in done:
                     c = pending.pop(fut)
                     try:
@@ -501,8 +660,8 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                 bar.close()
     if failures:
         c, err = failures[0]
-        raise RunError(f"{desc}: cell {c.name!r} failed: {err!r}; finished cells are stored under "
-                       f"{folder}, re-run to resume") from err
+        raise RunError(f"{desc}: cell {c.name!r} failed: {err!r}; re-run to resume (cells that finished "
+                       f"are kept under {folder})") from err
     out = {}
     for c in cells:
         if cell_path(folder, c.name).exists() and stored_state(folder, c, scale) in ("done", "partial"):

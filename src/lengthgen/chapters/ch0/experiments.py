@@ -17,6 +17,8 @@ N_VALUES = (1, 2, 10, 100, 1_000, 10_000, 100_000)
 GRID_SCHEMA = Schema("ch0 dilution grid", required=("rows.*.c", "rows.*.N", "rows.*.log_scaled", "max_abs_error"),
                      probabilities=("rows.*.softmax", "rows.*.closed_form"),
                      counts=(("rows", lambda d: 2 * len(C_VALUES) * len(N_VALUES)),))
+#: The schema of each stored cell (read by ``merge`` and the claims' stored results).
+SCHEMAS = {"dilution_grid": GRID_SCHEMA}
 
 
 def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:
