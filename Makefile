@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: book test unit nbval html ledger pages sync-check format-check clean
+.PHONY: book test unit nbval html ledger pages sync-check format-check clean second-cpu unit-threads test-min
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,15 +42,33 @@ ledger: $(STAMP)
 	$(BIN)/python -m lengthgen claims --check
 	git diff --exit-code -- results
 
-## the notebooks' code is formatted (ruff, 88 columns): run `ruff format --line-length 88
-## notebooks/*.ipynb` then `jupytext --sync notebooks/*.ipynb` to fix
+## the package, tests, scripts and the notebooks' code are formatted and lint-clean (ruff; one line
+## length, set in pyproject.toml): run `ruff format src tests scripts benchmarks notebooks/*.ipynb`,
+## `ruff check --fix src tests scripts benchmarks`, then `jupytext --sync notebooks/*.ipynb` to fix
+LINTED := src tests scripts benchmarks
 format-check: $(STAMP)
-	$(BIN)/ruff format --line-length 88 --check notebooks/*.ipynb
+	$(BIN)/ruff format --check $(LINTED) notebooks/*.ipynb
+	$(BIN)/ruff check $(LINTED)
 
 ## the jupytext pairs must be in sync: syncing leaves git clean
 sync-check: $(STAMP)
 	$(BIN)/jupytext --sync notebooks/*.md
 	git diff --exit-code -- notebooks
+
+## a second machine on this one: the unit tests, the notebooks and the ledger check under the kernel
+## dispatch of an older CPU (torch's generic kernels, MKL limited to SSE4.2), which rounds differently
+OLD_CPU := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2
+second-cpu: $(STAMP)
+	$(OLD_CPU) $(MAKE) unit nbval ledger
+
+## the unit tests with two intra-op threads (thread-dependent rounding), one process
+unit-threads: $(STAMP)
+	LENGTHGEN_TEST_THREADS=2 $(BIN)/python -m pytest tests -m "not html and not slow" -p no:xdist -q
+
+## what users install: the oldest versions pyproject.toml allows (torch held at the local CPU wheel),
+## in a venv of its own, running the unit tests and chapter 0 (scripts/test_min.sh)
+test-min:
+	bash scripts/test_min.sh
 
 clean:
 	rm -rf _build

@@ -13,6 +13,7 @@
 
 ``--root`` is the book's folder (default: this repository; the tests build a small book).
 """
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,11 @@ def _cell_of(notebook: Path, log: str) -> str:
     cells = json.loads(notebook.read_text())["cells"]
     for n, cell in enumerate(cells):
         text = "".join(cell.get("source", "")).strip()
-        if cell.get("cell_type") == "code" and text and (text == source or source.startswith(text[:200])):
+        if (
+            cell.get("cell_type") == "code"
+            and text
+            and (text == source or source.startswith(text[:200]))
+        ):
             return f"cell {n} ({text.splitlines()[0][:70]!r})"
     return f"cell ? ({source.splitlines()[0][:70]!r})"
 
@@ -55,34 +60,44 @@ def failures(root: Path) -> list[str]:
 
 
 def build(root: Path, extra: list[str]) -> int:
-    return subprocess.call([str(BIN / "jupyter-book"), "build", *extra, str(root)], cwd=root)
+    return subprocess.call(
+        [str(BIN / "jupyter-book"), "build", *extra, str(root)], cwd=root
+    )
 
 
 def pages(root: Path) -> None:
-    subprocess.check_call([sys.executable, str(root / "scripts" / "build_pages.py")], cwd=root)
+    subprocess.check_call(
+        [sys.executable, str(root / "scripts" / "build_pages.py")], cwd=root
+    )
 
 
 def main(argv: list[str]) -> int:
     root = Path(__file__).resolve().parents[1]
     if argv[:1] == ["--root"]:
         if len(argv) < 2 or not Path(argv[1]).is_dir():
-            print(f"make book: --root needs an existing folder, got {argv[1:2]}", file=sys.stderr)
+            print(
+                f"make book: --root needs an existing folder, got {argv[1:2]}",
+                file=sys.stderr,
+            )
             return 2
         root, argv = Path(argv[1]).resolve(), argv[2:]
     reports = root / "_build" / "html" / "reports"
     for log in reports.rglob("*.err.log") if reports.exists() else []:
-        log.unlink()                            # reports of an earlier build say nothing about this one
+        log.unlink()  # reports of an earlier build say nothing about this one
     if not (root / "book" / "_generated" / "results_box.md").exists():
-        pages(root)                             # the first pass needs the included files to exist
+        pages(root)  # the first pass needs the included files to exist
     build(root, [])
     failed = failures(root)
     if failed:
         for line in failed:
             print(f"make book: {line}", file=sys.stderr)
-        print(f"make book: {len(failed)} chapter(s) failed to execute; the book is not published "
-              f"(reports under {reports.relative_to(root)}/)", file=sys.stderr)
+        print(
+            f"make book: {len(failed)} chapter(s) failed to execute; the book is not published "
+            f"(reports under {reports.relative_to(root)}/)",
+            file=sys.stderr,
+        )
         return 1
-    pages(root)                                 # from the ledgers this build's executions wrote
+    pages(root)  # from the ledgers this build's executions wrote
     return build(root, ["--all", *argv])
 
 

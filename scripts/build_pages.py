@@ -7,6 +7,7 @@ pages include them, so they are plain pages (no notebook, no launch button) and 
 
     .venv/bin/python scripts/build_pages.py
 """
+
 import importlib.util
 import shutil
 from pathlib import Path
@@ -22,8 +23,12 @@ def copy_mathjax() -> Path:
     Jupyter Book would load), so the book renders math without a network."""
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("MathJax is missing: pip install -r requirements.txt (django-static-mathjax)")
-    src = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
+        raise SystemExit(
+            "MathJax is missing: pip install -r requirements.txt (django-static-mathjax)"
+        )
+    src = (
+        Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
+    )
     dst = ROOT / "_mathjax" / "mathjax"
     if not (dst / "tex-chtml.js").exists():
         shutil.copytree(src, dst, dirs_exist_ok=True)
@@ -35,7 +40,9 @@ def main() -> None:
     out = ROOT / "book" / "_generated"
     out.mkdir(parents=True, exist_ok=True)
     claims.scorecard_figure(out / "scorecard.png")
-    (out / "scorecard_body.md").write_text(claims.scorecard_markdown(figure="_generated/scorecard.png"))
+    (out / "scorecard_body.md").write_text(
+        claims.scorecard_markdown(figure="_generated/scorecard.png")
+    )
     (out / "results_box.md").write_text(claims.results_box_markdown())
     (out / "cost_table.md").write_text(cost.cost_markdown())
     print(f"wrote {out}")

@@ -5,6 +5,7 @@ outputs (the .ipynb twins are otherwise output-free). Run after changing a check
 
     .venv/bin/python scripts/store_checked_outputs.py notebooks/00_attention_dilution.ipynb
 """
+
 import sys
 from pathlib import Path
 
@@ -16,7 +17,12 @@ def main(paths):
     for p in map(Path, paths):
         nb = nbformat.read(p, as_version=4)
         ran = nbformat.read(p, as_version=4)
-        NotebookClient(ran, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(p.parent)}}).execute()
+        NotebookClient(
+            ran,
+            timeout=900,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(p.parent)}},
+        ).execute()
         for cell, done in zip(nb.cells, ran.cells):
             if cell.cell_type != "code":
                 continue

@@ -6,6 +6,7 @@ checks that every notebook's cell equals :func:`setup_cell` and executes it with
 
     .venv/bin/python scripts/sync_setup_cells.py      # then: .venv/bin/jupytext --sync notebooks/*.md
 """
+
 import re
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TEMPLATE = '''# Colab setup (runs only inside Google Colab): fetch the book's code and stored results.
+TEMPLATE = """# Colab setup (runs only inside Google Colab): fetch the book's code and stored results.
 import sys
 
 if "google.colab" in sys.modules:
@@ -28,7 +29,7 @@ if "google.colab" in sys.modules:
     # they are; the package is put on the path (an editable install would need a restart).
     sys.path.insert(0, os.path.join(ROOT, "src"))
     os.environ["LENGTHGEN_ROOT"] = ROOT
-    os.chdir(os.path.join(ROOT, "notebooks"))'''
+    os.chdir(os.path.join(ROOT, "notebooks"))"""
 
 
 def repo_url() -> str:
@@ -39,7 +40,9 @@ def setup_cell() -> str:
     return TEMPLATE.format(url=repo_url())
 
 
-CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n# Colab setup.*?\n```", re.S)
+CELL = re.compile(
+    r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n# Colab setup.*?\n```", re.S
+)
 
 
 def main(paths) -> int:
@@ -57,4 +60,9 @@ def main(paths) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or sorted(str(p) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.md"))))
+    sys.exit(
+        main(
+            sys.argv[1:]
+            or sorted(str(p) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
+        )
+    )

@@ -1,4 +1,5 @@
 """Helpers shared by the tamper tests: a private copy of the stored results, and an edit of one cell."""
+
 import json
 import shutil
 from pathlib import Path

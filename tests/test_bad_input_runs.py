@@ -1,6 +1,7 @@
 """Bad input to the runs facility and its commands: every failure is one line naming the bad path or
 value, with a non-zero exit; a failed merge or run changes nothing stored and leaves no empty folder;
 a Dask run whose workers are gone stops instead of waiting forever."""
+
 import concurrent.futures as cf
 import errno
 import json
@@ -44,8 +45,11 @@ def one_line_error(capsys, *needles):
 
 def snapshot(folder: Path) -> dict:
     """``{relative path: (bytes, mtime_ns)}`` of every file under ``folder``."""
-    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -65,13 +69,19 @@ def _deny_writes(monkeypatch):
     import lengthgen.store as store
 
     def denied(path, obj):
-        raise PermissionError(errno.EACCES, "Permission denied", str(Path(path).parent / f".{Path(path).name}.tmp"))
+        raise PermissionError(
+            errno.EACCES,
+            "Permission denied",
+            str(Path(path).parent / f".{Path(path).name}.tmp"),
+        )
 
     monkeypatch.setattr(store, "atomic_write_json", denied)
 
 
 # --------------------------------------------------------------------------- 1. unwritable cells/
-def test_merge_into_unwritable_cells_is_one_line(ch0_run, tmp_path, monkeypatch, capsys):
+def test_merge_into_unwritable_cells_is_one_line(
+    ch0_run, tmp_path, monkeypatch, capsys
+):
     dst = tmp_path / "b"
     (dst / "cells").mkdir(parents=True)
     capsys.readouterr()
@@ -81,8 +91,13 @@ def test_merge_into_unwritable_cells_is_one_line(ch0_run, tmp_path, monkeypatch,
     assert list((dst / "cells").iterdir()) == []
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders; the monkeypatched variant runs")
-def test_merge_into_read_only_cells_is_one_line(ch0_run, tmp_path, capsys):  # pragma: no cover - CI runs as root
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="root writes into read-only folders; the monkeypatched variant runs",
+)
+def test_merge_into_read_only_cells_is_one_line(
+    ch0_run, tmp_path, capsys
+):  # pragma: no cover - CI runs as root
     dst = tmp_path / "b"
     (dst / "cells").mkdir(parents=True)
     os.chmod(dst / "cells", 0o500)
@@ -100,7 +115,9 @@ def test_merge_write_failure_puts_back_what_was_written(tmp_path, monkeypatch):
     src, dst = tmp_path / "src", tmp_path / "dst"
     run_cells(cells3(), src, scale="smoke", progress=False)
     run_cells(cells3()[:1], dst, scale="smoke", progress=False)
-    obj = json.loads((dst / "sq1.json").read_text())              # sq1 unmeasured: the merge replaces it
+    obj = json.loads(
+        (dst / "sq1.json").read_text()
+    )  # sq1 unmeasured: the merge replaces it
     obj["provenance"].pop("cpu_time_s")
     (dst / "sq1.json").write_text(json.dumps(obj))
     before = snapshot(dst)
@@ -113,15 +130,23 @@ def test_merge_write_failure_puts_back_what_was_written(tmp_path, monkeypatch):
         return real(path, data, prov)
 
     monkeypatch.setattr(runs, "save_result", flaky)
-    with pytest.raises(ConfigError, match=f"cannot write the merged cells into {dst}: No space left on device"):
+    with pytest.raises(
+        ConfigError,
+        match=f"cannot write the merged cells into {dst}: No space left on device",
+    ):
         runs.merge_cells(src, dst, cells3(), "smoke")
     assert len(calls) == 3 and snapshot(dst) == before
     monkeypatch.setattr(runs, "save_result", real)
-    assert runs.merge_cells(src, dst, cells3(), "smoke")["taken"] == ["sq1", "sq2", "sq3"]
+    assert runs.merge_cells(src, dst, cells3(), "smoke")["taken"] == [
+        "sq1",
+        "sq2",
+        "sq3",
+    ]
 
 
 def test_oserror_anywhere_is_one_line(tmp_path, monkeypatch, capsys):
     """The last resort of ``main``: an OS error the commands did not foresee is one line, exit 1."""
+
     def broken(args):
         raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "x"))
 
@@ -138,7 +163,7 @@ def test_folder_in_place_of_a_source_cell(ch0_run, tmp_path, capsys):
     capsys.readouterr()
     assert merge_ch0(ch0_run, tmp_path / "b") == 2
     one_line_error(capsys, path, "is a folder")
-    assert not (tmp_path / "b").exists()                 # the merge created it, and it stayed empty
+    assert not (tmp_path / "b").exists()  # the merge created it, and it stayed empty
 
 
 def test_folder_in_place_of_a_destination_cell(ch0_run, tmp_path, capsys):
@@ -148,16 +173,24 @@ def test_folder_in_place_of_a_destination_cell(ch0_run, tmp_path, capsys):
     assert merge_ch0(ch0_run, tmp_path / "b") == 2
     one_line_error(capsys, path, "is a folder")
     assert path.is_dir()
-    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path / "b"), "--device", "cpu"]) == 2
+    assert (
+        cli.main(["reproduce", "ch0", "--out", str(tmp_path / "b"), "--device", "cpu"])
+        == 2
+    )
     one_line_error(capsys, path, "is a folder")
 
 
 def test_folder_in_place_of_a_cell_in_the_api(tmp_path):
     (tmp_path / "sq2.json").mkdir()
-    for call in (lambda: run_cells(cells3(), tmp_path, scale="smoke", progress=False),
-                 lambda: runs.load_cell(tmp_path, "sq2"),
-                 lambda: runs.merge_cells(tmp_path, tmp_path / "dst", cells3(), "smoke")):
-        with pytest.raises(ResultFileError, match=r"sq2\.json is a folder where a result file should be"):
+    for call in (
+        lambda: run_cells(cells3(), tmp_path, scale="smoke", progress=False),
+        lambda: runs.load_cell(tmp_path, "sq2"),
+        lambda: runs.merge_cells(tmp_path, tmp_path / "dst", cells3(), "smoke"),
+    ):
+        with pytest.raises(
+            ResultFileError,
+            match=r"sq2\.json is a folder where a result file should be",
+        ):
             call()
 
 
@@ -173,7 +206,9 @@ def test_merge_checks_the_schema_and_is_all_or_nothing(tmp_path, capsys):
     for name in names[:2]:
         shutil.copy2(src / "cells" / f"{name}.json", dst / "cells")
     before = snapshot(dst)
-    bad = names[4] if names[4] != "volume_scans" else names[5]           # written after good ones by a naive merge
+    bad = (
+        names[4] if names[4] != "volume_scans" else names[5]
+    )  # written after good ones by a naive merge
     good = (src / "cells" / f"{bad}.json").read_bytes()
 
     def corrupt(value):
@@ -183,7 +218,11 @@ def test_merge_checks_the_schema_and_is_all_or_nothing(tmp_path, capsys):
     edit_cell(src.parent, "ch2", bad, corrupt)
     capsys.readouterr()
     assert cli.main(["merge", "ch2", str(src), "--out", str(dst)]) == 2
-    one_line_error(capsys, src / "cells" / f"{bad}.json", "must be a probability in [0, 1], got 1.5")
+    one_line_error(
+        capsys,
+        src / "cells" / f"{bad}.json",
+        "must be a probability in [0, 1], got 1.5",
+    )
     assert snapshot(dst) == before
     assert cli.main(["merge", "ch2", str(src), "--out", str(tmp_path / "new")]) == 2
     assert not (tmp_path / "new").exists()
@@ -196,35 +235,58 @@ def test_merge_checks_the_schema_and_is_all_or_nothing(tmp_path, capsys):
 def test_merge_cells_schema_argument(tmp_path):
     src, dst = tmp_path / "src", tmp_path / "dst"
     run_cells(cells3(), src, scale="smoke", progress=False)
-    strict = Schema("square", probabilities=("value",))             # sq1 (1) passes, sq2 (4) does not
-    with pytest.raises(ResultFileError, match=r"invalid square result .*sq2\.json: field 'value' must be a prob"):
+    strict = Schema(
+        "square", probabilities=("value",)
+    )  # sq1 (1) passes, sq2 (4) does not
+    with pytest.raises(
+        ResultFileError,
+        match=r"invalid square result .*sq2\.json: field 'value' must be a prob",
+    ):
         runs.merge_cells(src, dst, cells3(), "smoke", schema={"sq2": strict})
     assert not dst.exists()
     with pytest.raises(ResultFileError, match=r"sq2\.json"):
         runs.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: strict)
-    with pytest.raises(ConfigError, match="schema must be a function of a Cell or a dict"):
+    with pytest.raises(
+        ConfigError, match="schema must be a function of a Cell or a dict"
+    ):
         runs.merge_cells(src, dst, cells3(), "smoke", schema=3)
     with pytest.raises(ConfigError, match="must be a lengthgen.store.Schema"):
         runs.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: "strict")
-    assert runs.merge_cells(src, dst, cells3(), "smoke", schema={"sq1": strict})["taken"] == ["sq1", "sq2", "sq3"]
+    assert runs.merge_cells(src, dst, cells3(), "smoke", schema={"sq1": strict})[
+        "taken"
+    ] == ["sq1", "sq2", "sq3"]
 
 
 def test_chapter_schema_finds_each_chapters_declaration():
+    from lengthgen.chapters import chapter_schema
+
     from lengthgen.chapters import chapter_module
 
     for ch in ("ch1", "ch2", "ch3", "ch4"):
         cell = chapter_module(ch).cells("full")[0]
-        assert isinstance(runs.chapter_schema(ch, "full")(cell), Schema), ch
+        assert isinstance(chapter_schema(ch, "full")(cell), Schema), ch
     from lengthgen.chapters.ch0.experiments import GRID_SCHEMA
 
-    assert runs.chapter_schema("ch0", "full")(chapter_module("ch0").cells("full")[0]) is GRID_SCHEMA
+    assert (
+        chapter_schema("ch0", "full")(chapter_module("ch0").cells("full")[0])
+        is GRID_SCHEMA
+    )
     with pytest.raises(ConfigError, match="valid choices"):
-        runs.chapter_schema("ch9", "full")
+        chapter_schema("ch9", "full")
 
 
 # --------------------------------------------------------------------------- 4. a missing results store
-@pytest.mark.parametrize("args", [["cost"], ["cost", "--chapter", "ch0"], ["claims"], ["claims", "--json"],
-                                  ["claims", "--check"], ["claims", "--check", "--chapter", "ch0"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["cost"],
+        ["cost", "--chapter", "ch0"],
+        ["claims"],
+        ["claims", "--json"],
+        ["claims", "--check"],
+        ["claims", "--check", "--chapter", "ch0"],
+    ],
+)
 def test_missing_results_store_is_one_line(tmp_path, monkeypatch, capsys, args):
     monkeypatch.setenv("LENGTHGEN_ROOT", str(tmp_path))
     assert cli.main(args) == 2
@@ -235,17 +297,24 @@ def test_missing_results_store_is_one_line(tmp_path, monkeypatch, capsys, args):
 
 
 def test_missing_results_store_from_the_shell(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "lengthgen", "cost"], capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "LENGTHGEN_ROOT": str(tmp_path)})
+    r = subprocess.run(
+        [sys.executable, "-m", "lengthgen", "cost"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "LENGTHGEN_ROOT": str(tmp_path)},
+    )
     assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr
-    assert r.stderr.strip() == (f"error: no results store: {tmp_path / 'results'} does not exist "
-                                f"(LENGTHGEN_ROOT={tmp_path}); run from the book's repository or set "
-                                "LENGTHGEN_ROOT to it")
+    assert r.stderr.strip() == (
+        f"error: no results store: {tmp_path / 'results'} does not exist "
+        f"(LENGTHGEN_ROOT={tmp_path}); run from the book's repository or set "
+        "LENGTHGEN_ROOT to it"
+    )
 
 
 # --------------------------------------------------------------------------- 5. no empty --out left behind
 def boom(c_values, n_values, workdir):
-    os.makedirs(workdir, exist_ok=True)                 # an empty checkpoint folder of the failed cell
+    os.makedirs(workdir, exist_ok=True)  # an empty checkpoint folder of the failed cell
     raise ArithmeticError("boom")
 
 
@@ -261,6 +330,7 @@ def failing_ch0(monkeypatch):
 
     def use(fn):
         monkeypatch.setattr(ex, "dilution_grid", fn)
+
     return use
 
 
@@ -272,7 +342,9 @@ def test_failed_run_removes_the_out_folder_it_created(tmp_path, failing_ch0, cap
     assert not (tmp_path / "new").exists() and tmp_path.is_dir()
 
 
-def test_failed_run_keeps_folders_that_existed_or_hold_files(tmp_path, failing_ch0, capsys):
+def test_failed_run_keeps_folders_that_existed_or_hold_files(
+    tmp_path, failing_ch0, capsys
+):
     failing_ch0(boom)
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -292,7 +364,9 @@ def test_failed_run_keeps_folders_that_existed_or_hold_files(tmp_path, failing_c
 
 def test_failed_option_check_leaves_no_out_folder(tmp_path, capsys):
     out = tmp_path / "x"
-    assert cli.main(["reproduce", "ch0", "--out", str(out), "--only", "nosuchcell"]) == 2
+    assert (
+        cli.main(["reproduce", "ch0", "--out", str(out), "--only", "nosuchcell"]) == 2
+    )
     one_line_error(capsys, "nosuchcell")
     assert not out.exists()
 
@@ -318,23 +392,47 @@ class _FakeDaskExecutor(cf.Executor):
 
 def test_dask_without_workers_stops(tmp_path):
     t0 = time.perf_counter()
-    with pytest.raises(RunError, match=r"no worker for 0\.3 s \(the last one died or left\), so cell 'sq1' "
-                                       r"cannot finish; re-run to resume \(cells that finished are kept under"):
-        run_cells(cells3(), tmp_path, scale="smoke", executor=_FakeDaskExecutor(0), no_workers_s=0.3,
-                  progress=False)
+    with pytest.raises(
+        RunError,
+        match=r"no worker for 0\.3 s \(the last one died or left\), so cell 'sq1' "
+        r"cannot finish; re-run to resume \(cells that finished are kept under",
+    ):
+        run_cells(
+            cells3(),
+            tmp_path,
+            scale="smoke",
+            executor=_FakeDaskExecutor(0),
+            no_workers_s=0.3,
+            progress=False,
+        )
     assert time.perf_counter() - t0 < 10
 
 
 def test_dask_timeout_stops(tmp_path):
-    with pytest.raises(RunError, match=r"cell 'sq1' did not finish within 0\.4 s on the Dask cluster \(timeout_s\)"):
-        run_cells(cells3(), tmp_path, scale="smoke", executor=_FakeDaskExecutor(1), timeout_s=0.4, progress=False)
+    with pytest.raises(
+        RunError,
+        match=r"cell 'sq1' did not finish within 0\.4 s on the Dask cluster \(timeout_s\)",
+    ):
+        run_cells(
+            cells3(),
+            tmp_path,
+            scale="smoke",
+            executor=_FakeDaskExecutor(1),
+            timeout_s=0.4,
+            progress=False,
+        )
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("kw, match", [({"timeout_s": 0}, "timeout_s must be a positive number"),
-                                       ({"timeout_s": float("inf")}, "timeout_s must be a finite number"),
-                                       ({"no_workers_s": -1}, "no_workers_s must be a positive number"),
-                                       ({"no_workers_s": "1"}, "no_workers_s must be a finite number")])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"timeout_s": 0}, "timeout_s must be a positive number"),
+        ({"timeout_s": float("inf")}, "timeout_s must be a finite number"),
+        ({"no_workers_s": -1}, "no_workers_s must be a positive number"),
+        ({"no_workers_s": "1"}, "no_workers_s must be a finite number"),
+    ],
+)
 def test_dask_timeout_arguments(tmp_path, kw, match):
     with pytest.raises(ConfigError, match=match):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False, **kw)
@@ -350,18 +448,41 @@ def test_dask_run_whose_last_worker_is_killed_stops(tmp_path):
     cluster = LocalCluster(n_workers=0, processes=True, dashboard_address=None)
     worker = None
     try:
-        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address,
-                                   "--no-nanny", "--nthreads", "1", "--no-dashboard"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_worker",
+                cluster.scheduler_address,
+                "--no-nanny",
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         with Client(cluster) as client:
             client.wait_for_workers(1, timeout=120)
-        killer = threading.Timer(2.0, lambda: os.killpg(worker.pid, signal.SIGKILL))  # the worker and its cell
+        killer = threading.Timer(
+            2.0, lambda: os.killpg(worker.pid, signal.SIGKILL)
+        )  # the worker and its cell
         killer.start()
         cell = Cell("sleeper", subprocess.run, {"args": ["sleep", "120"]})
         t0 = time.perf_counter()
-        with pytest.raises(RunError, match=r"no worker for 2 s .*cell 'sleeper' cannot finish"):
-            run_cells([cell], tmp_path, scale="smoke", executor="dask", scheduler=cluster.scheduler_address,
-                      no_workers_s=2, progress=False)
+        with pytest.raises(
+            RunError, match=r"no worker for 2 s .*cell 'sleeper' cannot finish"
+        ):
+            run_cells(
+                [cell],
+                tmp_path,
+                scale="smoke",
+                executor="dask",
+                scheduler=cluster.scheduler_address,
+                no_workers_s=2,
+                progress=False,
+            )
         assert time.perf_counter() - t0 < 60
         killer.join()
     finally:

@@ -1,27 +1,54 @@
 """The benchmark runs, reports the agreed keys, and the ensemble and the loop agree (tiny step count)."""
+
 import json
 
 import pytest
 import torch
 
-from lengthgen.engine.bench import (CHAPTER_ROWS, ROW_KEYS, AttentionClassifier, AttentionClassifierModule,
-                                    bench_text, make_sampler, run_benchmark, run_chapter_benchmark, unpack_bits)
+from lengthgen.benchmarks import (
+    CHAPTER_ROWS,
+    ROW_KEYS,
+    bench_text,
+    run_chapter_benchmark,
+)
+from lengthgen.engine.bench import (
+    AttentionClassifier,
+    AttentionClassifierModule,
+    make_sampler,
+    run_benchmark,
+    unpack_bits,
+)
 from lengthgen.cli import main
 from lengthgen.config import ConfigError
 from lengthgen.engine.train import seeded_generators
 
-KEYS = {"ensemble_steps_per_s", "loop_steps_per_s", "ratio", "members", "max_abs_loss_diff", "peak_rss_mb"}
+KEYS = {
+    "ensemble_steps_per_s",
+    "loop_steps_per_s",
+    "ratio",
+    "members",
+    "max_abs_loss_diff",
+    "peak_rss_mb",
+}
 
 
 def test_benchmark_keys_and_equal_losses():
     res = run_benchmark(steps=3, members=4, batch=16)
     assert KEYS <= set(res) and res["members"] == 4 and res["steps"] == 3
     assert res["max_abs_loss_diff"] < 1e-10 and res["max_abs_param_diff"] < 1e-10
-    assert res["ensemble_steps_per_s"] > 0 and res["loop_steps_per_s"] > 0 and res["peak_rss_mb"] > 0
+    assert (
+        res["ensemble_steps_per_s"] > 0
+        and res["loop_steps_per_s"] > 0
+        and res["peak_rss_mb"] > 0
+    )
     assert torch.get_num_threads() == 1  # restored
     json.dumps(res)
     shared = run_benchmark(steps=2, members=3, batch=8, lengths="shared", vmap=False)
-    assert shared["lengths"] == "shared" and shared["max_abs_loss_diff"] < 1e-10 and "vmap_ratio" not in shared
+    assert (
+        shared["lengths"] == "shared"
+        and shared["max_abs_loss_diff"] < 1e-10
+        and "vmap_ratio" not in shared
+    )
 
 
 def test_cli_bench_json(capsys):
@@ -30,7 +57,9 @@ def test_cli_bench_json(capsys):
     assert [r["name"] for r in res["rows"]] == list(CHAPTER_ROWS)
     for row in res["rows"]:
         assert set(ROW_KEYS) <= set(row) and row["steps"] == 1
-    assert res["ratio"] == sorted(r["ratio"] for r in res["rows"])[len(res["rows"]) // 2]
+    assert (
+        res["ratio"] == sorted(r["ratio"] for r in res["rows"])[len(res["rows"]) // 2]
+    )
     assert main(["bench", "--steps", "0"]) == 2
     assert "steps must be an integer >= 1" in capsys.readouterr().err
 
@@ -47,12 +76,19 @@ def test_chapter_rows_keys_and_equal_losses():
     assert list(rows) == list(CHAPTER_ROWS)
     for name, row in rows.items():
         assert set(ROW_KEYS) <= set(row), name
-        assert row["members"] >= 2 and row["ensemble_updates_per_s"] > 0 and row["loop_updates_per_s"] > 0
+        assert (
+            row["members"] >= 2
+            and row["ensemble_updates_per_s"] > 0
+            and row["loop_updates_per_s"] > 0
+        )
         tol = 1e-12 if row["dtype"] == "float64" else 1e-5
         assert row["max_abs_loss_diff"] <= tol, (name, row["max_abs_loss_diff"])
     ratios = sorted(r["ratio"] for r in res["rows"])
     assert res["ratio"] == ratios[len(ratios) // 2]
-    assert "fused" in rows["ch3_decoder"]["loop_optimizer"] or "foreach" in rows["ch3_decoder"]["loop_optimizer"]
+    assert (
+        "fused" in rows["ch3_decoder"]["loop_optimizer"]
+        or "foreach" in rows["ch3_decoder"]["loop_optimizer"]
+    )
     assert "ch3_decoder" in bench_text(res)
 
 
@@ -63,8 +99,14 @@ def test_chapter_bench_arguments():
         run_chapter_benchmark(size="huge")
     with pytest.raises(ConfigError, match="steps"):
         run_chapter_benchmark(size="tiny", steps=0)
-    one = run_chapter_benchmark("ch2_single_layer", size="tiny", overrides={"ch2_single_layer": {"steps": 2}})
-    assert len(one["rows"]) == 1 and one["rows"][0]["steps"] == 2 and one["ratio"] == one["rows"][0]["ratio"]
+    one = run_chapter_benchmark(
+        "ch2_single_layer", size="tiny", overrides={"ch2_single_layer": {"steps": 2}}
+    )
+    assert (
+        len(one["rows"]) == 1
+        and one["rows"][0]["steps"] == 2
+        and one["ratio"] == one["rows"][0]["ratio"]
+    )
 
 
 @pytest.mark.parametrize("formulation", ["factored", "softmax"])
@@ -74,8 +116,10 @@ def test_model_matches_module_and_sampler(formulation):
     sample = make_sampler(batch=5, max_len=9)
     (bits, mask, scale), y = sample(0, seeded_generators([3, 4]))
     assert bits.shape[:2] == (2, 5) and torch.equal(y, bits[:, :, 0].long())
-    assert torch.equal(mask.sum(1), torch.exp(scale).round().long())       # scale = log(length)
-    assert float((bits * ~mask[:, None, :]).abs().sum()) == 0.0            # padding bits are 0
+    assert torch.equal(
+        mask.sum(1), torch.exp(scale).round().long()
+    )  # scale = log(length)
+    assert float((bits * ~mask[:, None, :]).abs().sum()) == 0.0  # padding bits are 0
     out = model.forward(params, (bits, mask, scale))
     for e in range(2):
         mod = AttentionClassifierModule(max_len=9, formulation=formulation).double()
@@ -85,16 +129,25 @@ def test_model_matches_module_and_sampler(formulation):
         n = int(mask[e].sum())
         ref = mod(bits[e, :, :n], mask[e, :n], scale[e])
         torch.testing.assert_close(out[e], ref, rtol=0, atol=1e-12)
-    other = AttentionClassifier(max_len=9, formulation="softmax" if formulation == "factored" else "factored")
-    torch.testing.assert_close(other.forward(params, (bits, mask, scale)), out, rtol=0, atol=1e-12)
+    other = AttentionClassifier(
+        max_len=9, formulation="softmax" if formulation == "factored" else "factored"
+    )
+    torch.testing.assert_close(
+        other.forward(params, (bits, mask, scale)), out, rtol=0, atol=1e-12
+    )
     w = torch.tensor([[0b1011]])
     assert unpack_bits(w, 5).tolist() == [[1.0, 1.0, 0.0, 1.0, 0.0]]
 
 
 def test_bad_benchmark_arguments():
-    for kw, match in [({"steps": 0}, "steps"), ({"members": -1}, "members"), ({"threads": 0}, "threads"),
-                      ({"seed": -1}, "seed"), ({"lengths": "mixed"}, "valid choices: per_member, shared"),
-                      ({"formulation": "dense"}, "valid choices: factored, softmax")]:
+    for kw, match in [
+        ({"steps": 0}, "steps"),
+        ({"members": -1}, "members"),
+        ({"threads": 0}, "threads"),
+        ({"seed": -1}, "seed"),
+        ({"lengths": "mixed"}, "valid choices: per_member, shared"),
+        ({"formulation": "dense"}, "valid choices: factored, softmax"),
+    ]:
         with pytest.raises(ConfigError, match=match):
             run_benchmark(**kw)
     with pytest.raises(ConfigError, match="max_len must be <= 62"):

@@ -1,5 +1,6 @@
 """Chapter 1: sweeps and training on tiny sizes, the reproduction plan on the runs facility (resume,
 device pass-through), the schemas of the stored cells, and the stored full-scale cells themselves."""
+
 import json
 import re
 
@@ -16,8 +17,21 @@ from lengthgen.store import ResultFileError, load_result, results_dir, validate
 
 CELLS = ["fig2", "sensitivity", "parity_training", "first_training", "first_rates"]
 STORED = results_dir() / "ch1" / "cells"
-TINY = {"rate_runs": 1, "runs": 1, "epochs": 1, "steps_per_epoch": 3, "test_n": 50, "test_strings": 4, "eval_every_epochs": 1,
-        "parity_runs": 1, "parity_epochs": 1, "parity_n": 6, "fig2_strings": 3, "sens_points": 3, "sens_strings": 5}
+TINY = {
+    "rate_runs": 1,
+    "runs": 1,
+    "epochs": 1,
+    "steps_per_epoch": 3,
+    "test_n": 50,
+    "test_strings": 4,
+    "eval_every_epochs": 1,
+    "parity_runs": 1,
+    "parity_epochs": 1,
+    "parity_n": 6,
+    "fig2_strings": 3,
+    "sens_points": 3,
+    "sens_strings": 5,
+}
 
 
 # --------------------------------------------------------------------------- analyses
@@ -32,10 +46,16 @@ def test_flawed_first_error_matches_brute_force():
 def test_exactness_and_curves_small():
     r = ch1.exactness("first", n_exhaustive=6, random_ns=(20,), n_random=10)
     assert r["all_correct"] and r["exhaustive_strings"] == 126
-    c = ch1.ce_curve("parity", {"layer_norm": True, "eps": 0.0}, lengths=(1, 4), n_strings=5)
-    assert [row["n"] for row in c["rows"]] == [1, 4] and all(row["acc"] == 1.0 for row in c["rows"])
+    c = ch1.ce_curve(
+        "parity", {"layer_norm": True, "eps": 0.0}, lengths=(1, 4), n_strings=5
+    )
+    assert [row["n"] for row in c["rows"]] == [1, 4] and all(
+        row["acc"] == 1.0 for row in c["rows"]
+    )
     rows = ch1.logit_range("first_log_scaled", lengths=(3, 50), n_strings=20)
-    assert rows[0]["strings"] == 24 and all(0.25 < r["min_abs_logit"] <= r["max_abs_logit"] < 0.5 for r in rows)
+    assert rows[0]["strings"] == 24 and all(
+        0.25 < r["min_abs_logit"] <= r["max_abs_logit"] < 0.5 for r in rows
+    )
 
 
 def test_sensitivity_and_oscillations():
@@ -43,20 +63,40 @@ def test_sensitivity_and_oscillations():
     assert sw["rows"][1]["acc"] == 1.0
     grid = ch1.sensitivity(lo=0.98, hi=1.02, points=3, n=30, n_strings=20)
     assert [r["value"] for r in grid["rows"]] == pytest.approx([0.98, 1.0, 1.02])
-    assert grid["rows"][1] == ch1.sensitivity_sweep([1.0], n=30, n_strings=20)["rows"][0]
+    assert (
+        grid["rows"][1] == ch1.sensitivity_sweep([1.0], n=30, n_strings=20)["rows"][0]
+    )
     assert ch1.oscillations([0, 1, 2, 3, 4], [1.0, 0.2, 0.9, 0.1, 0.95]) == 2
     assert ch1.oscillations([0, 1], [1.0, 0.9]) == 0
 
 
 def test_train_first_tiny_is_deterministic():
-    kw = dict(lengths=(10, 30), runs=1, epochs=1, steps_per_epoch=3, test_n=40, test_strings=4, eval_every_epochs=1)
+    kw = dict(
+        lengths=(10, 30),
+        runs=1,
+        epochs=1,
+        steps_per_epoch=3,
+        test_n=40,
+        test_strings=4,
+        eval_every_epochs=1,
+    )
     a, b = ch1.train_first(**kw), ch1.train_first(**kw)
-    assert len(a["members"]) == 4 and a["test_acc"] == b["test_acc"] and a["test_ce_bits"] == b["test_ce_bits"]
+    assert (
+        len(a["members"]) == 4
+        and a["test_acc"] == b["test_acc"]
+        and a["test_ce_bits"] == b["test_ce_bits"]
+    )
     table = ch1.first_table(a)
-    assert {(r["train_n"], r["attention"]) for r in table} == {(10, "standard"), (10, "log-scaled"),
-                                                              (30, "standard"), (30, "log-scaled")}
+    assert {(r["train_n"], r["attention"]) for r in table} == {
+        (10, "standard"),
+        (10, "log-scaled"),
+        (30, "standard"),
+        (30, "log-scaled"),
+    }
     v = ch1.first_verdicts(a)
-    assert set(v) == {"standard", "log-scaled"} and set(v["standard"]["acc_by_length"]) == {10, 30}
+    assert set(v) == {"standard", "log-scaled"} and set(
+        v["standard"]["acc_by_length"]
+    ) == {10, 30}
     assert a["curve"]["epoch"] == [1]
     validate(a, ch1.SCHEMAS["first_training"], "<tiny run>")
 
@@ -68,14 +108,31 @@ def test_train_parity_tiny():
 
 
 def test_failure_breakdown_counts_perfect_runs():
-    fake = {"protocol": {"lengths": [10]},
-            "members": [{"train_n": 10, "log_scaled": s, "run": r} for s in (False, True) for r in range(3)],
-            "test_acc": [0.5, 1.0, 1.0, 1.0, 1.0, 0.9], "test_ce_bits": [1.0, 0.02, 0.001, 0.0, 0.005, 0.3],
-            "train_ce_bits_last_epoch": [0.9, 0.1, 0.1, 0.1, 0.1, 0.8]}
+    fake = {
+        "protocol": {"lengths": [10]},
+        "members": [
+            {"train_n": 10, "log_scaled": s, "run": r}
+            for s in (False, True)
+            for r in range(3)
+        ],
+        "test_acc": [0.5, 1.0, 1.0, 1.0, 1.0, 0.9],
+        "test_ce_bits": [1.0, 0.02, 0.001, 0.0, 0.005, 0.3],
+        "train_ce_bits_last_epoch": [0.9, 0.1, 0.1, 0.1, 0.1, 0.8],
+    }
     std, sc = ch1.failure_breakdown(fake, perfect_ce_bits=0.01)
     key = ch1.perfect_key(0.01)
-    assert (std["perfect (100%)"], std[key], std["below_100%"], std["of_which_unfit_on_training"]) == (2, 1, 1, 1)
-    assert (sc["perfect (100%)"], sc[key], sc["below_100%"], sc["of_which_unfit_on_training"]) == (2, 2, 1, 1)
+    assert (
+        std["perfect (100%)"],
+        std[key],
+        std["below_100%"],
+        std["of_which_unfit_on_training"],
+    ) == (2, 1, 1, 1)
+    assert (
+        sc["perfect (100%)"],
+        sc[key],
+        sc["below_100%"],
+        sc["of_which_unfit_on_training"],
+    ) == (2, 2, 1, 1)
     assert std["near_chance (≤ 0.6)"] == 1 and sc["near_chance (≤ 0.6)"] == 0
     with pytest.raises(ConfigError):
         ch1.failure_breakdown(fake, perfect_ce_bits=float("nan"))
@@ -95,16 +152,27 @@ def test_reproduce_smoke_writes_every_cell_and_resumes(tmp_path):
     paths = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
     assert sorted(p.name for p in paths) == sorted(f"{n}.json" for n in CELLS)
     folder = tmp_path / "cells"
-    assert runs.plan_status(ch1.cells("smoke"), folder, "smoke") == {n: "done" for n in CELLS}
+    assert runs.plan_status(ch1.cells("smoke"), folder, "smoke") == {
+        n: "done" for n in CELLS
+    }
     smoke_schemas = ch1.schemas("smoke")
     for name in CELLS:
-        stored = runs.load_stored("ch1", name, schema=smoke_schemas[name], folder=folder, scale="smoke")
-        assert stored["provenance"]["scale"] == "smoke" and stored["provenance"]["cell"] == name
+        stored = runs.load_stored(
+            "ch1", name, schema=smoke_schemas[name], folder=folder, scale="smoke"
+        )
+        assert (
+            stored["provenance"]["scale"] == "smoke"
+            and stored["provenance"]["cell"] == name
+        )
     # the live computation of the notebook is the same cell
-    assert runs.cell_value(folder, "fig2") == json.loads(json.dumps(ch1.run_live("fig2", "smoke")))
+    assert runs.cell_value(folder, "fig2") == json.loads(
+        json.dumps(ch1.run_live("fig2", "smoke"))
+    )
     before = _mtimes(folder)
     again = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
-    assert sorted(again) == sorted(paths) and _mtimes(folder) == before      # nothing recomputed
+    assert (
+        sorted(again) == sorted(paths) and _mtimes(folder) == before
+    )  # nothing recomputed
 
 
 def test_device_reaches_training(tmp_path, monkeypatch):
@@ -117,15 +185,33 @@ def test_device_reaches_training(tmp_path, monkeypatch):
         return real_train(*args, device="cpu", **kw)
 
     monkeypatch.setattr(ch1, "train_ensemble", spy)
-    reproduce("ch1", scale="smoke", out=tmp_path / "cpu", device="cpu", only="*_training", progress=False)
+    reproduce(
+        "ch1",
+        scale="smoke",
+        out=tmp_path / "cpu",
+        device="cpu",
+        only="*_training",
+        progress=False,
+    )
     assert seen == ["cpu", "cpu"]
     # a sentinel device name must arrive unchanged (the module resolves it to the CPU for the tensors)
     sentinel = "sentinel-device"
-    monkeypatch.setattr(ch1, "get_device", lambda d: real_device("cpu" if d == sentinel else d))
+    monkeypatch.setattr(
+        ch1, "get_device", lambda d: real_device("cpu" if d == sentinel else d)
+    )
     seen.clear()
-    reproduce("ch1", scale="smoke", out=tmp_path / "sentinel", device=sentinel, only="*_training", progress=False)
+    reproduce(
+        "ch1",
+        scale="smoke",
+        out=tmp_path / "sentinel",
+        device=sentinel,
+        only="*_training",
+        progress=False,
+    )
     assert seen == [sentinel, sentinel]
-    prov = load_result(tmp_path / "sentinel" / "cells" / "first_training.json")["provenance"]
+    prov = load_result(tmp_path / "sentinel" / "cells" / "first_training.json")[
+        "provenance"
+    ]
     assert prov["requested_device"] == sentinel and prov["device"] == "cpu"
 
 
@@ -133,12 +219,24 @@ def test_plan_is_declared_by_the_paper_module(monkeypatch):
     full = {c.name: c for c in ch1.cells("full")}
     assert list(full) == CELLS
     first = full["first_training"].kwargs
-    assert first["lengths"] == list(paper.TRAIN_LENGTHS) and first["runs"] == paper.PROTOCOLS["full"]["runs"]
-    assert first["seed_offsets"] == paper.FIRST_SEED_OFFSETS and first["model"] == paper.MODEL
-    assert full["parity_training"].seeds == list(range(paper.PROTOCOLS["full"]["parity_runs"]))
+    assert (
+        first["lengths"] == list(paper.TRAIN_LENGTHS)
+        and first["runs"] == paper.PROTOCOLS["full"]["runs"]
+    )
+    assert (
+        first["seed_offsets"] == paper.FIRST_SEED_OFFSETS
+        and first["model"] == paper.MODEL
+    )
+    assert full["parity_training"].seeds == list(
+        range(paper.PROTOCOLS["full"]["parity_runs"])
+    )
     # a changed protocol is a changed configuration: another hash, so the cell is recomputed
-    monkeypatch.setitem(paper.PROTOCOLS, "full", {**paper.PROTOCOLS["full"], "epochs": 99})
-    assert {c.name: c for c in ch1.cells("full")}["first_training"].hash != full["first_training"].hash
+    monkeypatch.setitem(
+        paper.PROTOCOLS, "full", {**paper.PROTOCOLS["full"], "epochs": 99}
+    )
+    assert {c.name: c for c in ch1.cells("full")}["first_training"].hash != full[
+        "first_training"
+    ].hash
 
 
 # --------------------------------------------------------------------------- schemas of the stored cells
@@ -155,29 +253,55 @@ def _load(tmp_path, name):
 
 
 def test_schema_rejects_an_accuracy_outside_0_1(tmp_path):
-    path = _copy_with(tmp_path, "first_training", lambda v: v["test_acc"].__setitem__(7, 7.0))
-    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'test_acc\.7'.*probability.*7\.0"):
+    path = _copy_with(
+        tmp_path, "first_training", lambda v: v["test_acc"].__setitem__(7, 7.0)
+    )
+    with pytest.raises(
+        ResultFileError,
+        match=re.escape(str(path)) + r".*'test_acc\.7'.*probability.*7\.0",
+    ):
         _load(tmp_path, "first_training")
-    path = _copy_with(tmp_path, "parity_training", lambda v: v["test_acc"].__setitem__(0, 7.0))
-    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'test_acc\.0'.*probability"):
+    path = _copy_with(
+        tmp_path, "parity_training", lambda v: v["test_acc"].__setitem__(0, 7.0)
+    )
+    with pytest.raises(
+        ResultFileError, match=re.escape(str(path)) + r".*'test_acc\.0'.*probability"
+    ):
         _load(tmp_path, "parity_training")
-    path = _copy_with(tmp_path, "fig2", lambda v: v[2]["rows"][4].__setitem__("acc", 7.0))
-    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'2\.rows\.4\.acc'.*probability"):
+    path = _copy_with(
+        tmp_path, "fig2", lambda v: v[2]["rows"][4].__setitem__("acc", 7.0)
+    )
+    with pytest.raises(
+        ResultFileError,
+        match=re.escape(str(path)) + r".*'2\.rows\.4\.acc'.*probability",
+    ):
         _load(tmp_path, "fig2")
-    path = _copy_with(tmp_path, "sensitivity", lambda v: v["rows"][0].__setitem__("acc", -0.5))
-    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'rows\.0\.acc'.*probability"):
+    path = _copy_with(
+        tmp_path, "sensitivity", lambda v: v["rows"][0].__setitem__("acc", -0.5)
+    )
+    with pytest.raises(
+        ResultFileError, match=re.escape(str(path)) + r".*'rows\.0\.acc'.*probability"
+    ):
         _load(tmp_path, "sensitivity")
 
 
 def test_schema_rejects_a_missing_member(tmp_path):
     path = _copy_with(tmp_path, "first_training", lambda v: v["members"].pop(5))
-    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'members' has 159 entries.*needs 160"):
+    with pytest.raises(
+        ResultFileError,
+        match=re.escape(str(path)) + r".*'members' has 159 entries.*needs 160",
+    ):
         _load(tmp_path, "first_training")
     path = _copy_with(tmp_path, "first_training", lambda v: v["curve"]["acc"][3].pop())
-    with pytest.raises(ResultFileError, match=r"'curve\.acc\.3' has 159 entries.*needs 160"):
+    with pytest.raises(
+        ResultFileError, match=r"'curve\.acc\.3' has 159 entries.*needs 160"
+    ):
         _load(tmp_path, "first_training")
     path = _copy_with(tmp_path, "parity_training", lambda v: v["test_acc"].pop())
-    with pytest.raises(ResultFileError, match=re.escape(str(path)) + r".*'test_acc' has 19 entries.*needs 20"):
+    with pytest.raises(
+        ResultFileError,
+        match=re.escape(str(path)) + r".*'test_acc' has 19 entries.*needs 20",
+    ):
         _load(tmp_path, "parity_training")
     path = _copy_with(tmp_path, "fig2", lambda v: v[0]["rows"].pop())
     with pytest.raises(ResultFileError, match=r"'0\.rows' has 12 entries.*needs 13"):
@@ -195,10 +319,13 @@ def test_stored_cells_are_current_and_valid():
     for name, schema in ch1.SCHEMAS.items():
         stored = runs.load_stored("ch1", name, schema=schema)
         assert stored["provenance"]["scale"] == "full"
-    first = runs.load_stored("ch1", "first_training", schema=ch1.SCHEMAS["first_training"])["data"]
+    first = runs.load_stored(
+        "ch1", "first_training", schema=ch1.SCHEMAS["first_training"]
+    )["data"]
     kw = {c.name: c for c in plan}["first_training"].kwargs
-    assert {k: first["protocol"][k] for k in ("lengths", "runs", "epochs", "test_n")} == \
-        {k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")}
+    assert {
+        k: first["protocol"][k] for k in ("lengths", "runs", "epochs", "test_n")
+    } == {k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")}
 
 
 # --------------------------------------------------------------------------- bad input
@@ -235,7 +362,6 @@ def test_bad_inputs():
         ch1.task_of("sort")
 
 
-
 # --------------------------------------------------------------------------- the chapter page
 def test_explorer_frames_differ_and_check_inputs():
     import matplotlib
@@ -244,8 +370,11 @@ def test_explorer_frames_differ_and_check_inputs():
     from lengthgen.chapters.ch1 import figures
     from lengthgen.widgets import frame_explorer
 
-    fx = frame_explorer(figures.explorer_frame,
-                        {"n": [3, 30], "model": list(figures.EXPLORER_MODELS), "seed": [0]}, dpi=40)
+    fx = frame_explorer(
+        figures.explorer_frame,
+        {"n": [3, 30], "model": list(figures.EXPLORER_MODELS), "seed": [0]},
+        dpi=40,
+    )
     assert len(fx.frames) == 4 and len(set(fx.frames.values())) == 4
     with pytest.raises(ConfigError):
         figures.explorer_frame(10, model="no such model")
@@ -257,8 +386,13 @@ def test_chapter_page_is_clean():
     """Visible code within 88 columns; claims shown as hidden-input tables; figures captioned."""
     from pathlib import Path
 
-    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "01_log_scaled_attention.ipynb")
-                    .read_text())
+    nb = json.loads(
+        (
+            Path(__file__).resolve().parents[1]
+            / "notebooks"
+            / "01_log_scaled_attention.ipynb"
+        ).read_text()
+    )
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     for cell in code:
         src = "".join(cell["source"])
@@ -271,7 +405,13 @@ def test_chapter_page_is_clean():
         fig = cell.get("metadata", {}).get("mystnb", {}).get("figure")
         if fig is not None:
             assert fig.get("caption") and fig.get("name", "").startswith("fig-ch1-")
-    figs = [c["metadata"]["mystnb"]["figure"]["name"] for c in code if "mystnb" in c.get("metadata", {})]
+    figs = [
+        c["metadata"]["mystnb"]["figure"]["name"]
+        for c in code
+        if "mystnb" in c.get("metadata", {})
+    ]
     assert len(figs) == 6 and len(set(figs)) == 6
-    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    text = "".join(
+        "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
+    )
     assert all(f"{{numref}}`{name}`" in text for name in figs)

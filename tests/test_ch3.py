@@ -1,5 +1,6 @@
 """Chapter 3 study plumbing: data and labels, masked loss, banks, plan order, statistics; the chapter
 on the runs facility (resume, Dask, device pass-through, schemas) and its stored full-scale cells."""
+
 import json
 import shutil
 
@@ -34,14 +35,18 @@ def test_sampler_is_per_member_and_shares_the_length_schedule():
     n = x.shape[2]
     assert torch.equal(y[0, :, 1:], x[0, :, :-1]) and (y[0, :, 0] == ch3.IGNORE).all()
     assert torch.equal(y[1], x[1, :, :1].expand(4, n))
-    x1, _ = ch3.make_sampler(("first",), batch=4, steps=10)(0, [torch.Generator().manual_seed(2)])
-    assert torch.equal(x1[0], x[1])     # a member's data do not depend on its ensemble
+    x1, _ = ch3.make_sampler(("first",), batch=4, steps=10)(
+        0, [torch.Generator().manual_seed(2)]
+    )
+    assert torch.equal(x1[0], x[1])  # a member's data do not depend on its ensemble
 
 
 def test_masked_loss_and_accuracy():
     out = torch.zeros(2, 1, 3, 5)
     out[0, 0, 1, 2] = 10.0
-    y = torch.tensor([[[ch3.IGNORE, 2, ch3.IGNORE]], [[ch3.IGNORE, ch3.IGNORE, ch3.IGNORE]]])
+    y = torch.tensor(
+        [[[ch3.IGNORE, 2, ch3.IGNORE]], [[ch3.IGNORE, ch3.IGNORE, ch3.IGNORE]]]
+    )
     acc = ch3.masked_acc(out, y)
     assert acc.tolist() == [1.0, 0.0]
     ce = ch3.masked_ce(out, y)
@@ -53,20 +58,35 @@ def test_eval_banks_score_only_extrapolation_rows():
     x, y = b[30]
     assert x.shape == (2, 3, 30)
     assert (y[:, :, :20] == ch3.IGNORE).all() and (y[0, :, 20:] != ch3.IGNORE).all()
-    assert torch.equal(y[1, :, 20:], x[1, :, 5:15])            # copy at L = 30: t = i - 15
+    assert torch.equal(y[1, :, 20:], x[1, :, 5:15])  # copy at L = 30: t = i - 15
     assert ("train", 10) in b and ("train", 20) in b
 
 
 def test_study_plan_order():
     plan = ch3.study_plan("full")
     assert len(plan) == 3 * 5 * 5 * 2
-    assert plan[0]["tier"] == "1L1H" and plan[0]["seed"] == 0 and plan[0]["tasks"] == MAIN_TASKS
+    assert (
+        plan[0]["tier"] == "1L1H"
+        and plan[0]["seed"] == 0
+        and plan[0]["tasks"] == MAIN_TASKS
+    )
     assert len({p["key"] for p in plan}) == len(plan)
-    assert all(p["tier"] == "1L1H" and p["tasks"] == MAIN_TASKS for p in plan[:25])       # 1L1H, all seeds
+    assert all(
+        p["tier"] == "1L1H" and p["tasks"] == MAIN_TASKS for p in plan[:25]
+    )  # 1L1H, all seeds
     assert [p["seed"] for p in plan[:25:5]] == [0, 1, 2, 3, 4]
-    assert [(p["tier"], p["seed"]) for p in plan[25:35:5]] == [("2L4H", 0), ("4L4H", 0)]   # deep tiers, seed 0
-    assert all(p["tier"] == "1L1H" and p["tasks"] == ("pos2", "pos5") for p in plan[35:60])
-    assert plan[60]["tier"] == "2L4H" and plan[60]["seed"] == 1 and plan[60]["tasks"] == MAIN_TASKS
+    assert [(p["tier"], p["seed"]) for p in plan[25:35:5]] == [
+        ("2L4H", 0),
+        ("4L4H", 0),
+    ]  # deep tiers, seed 0
+    assert all(
+        p["tier"] == "1L1H" and p["tasks"] == ("pos2", "pos5") for p in plan[35:60]
+    )
+    assert (
+        plan[60]["tier"] == "2L4H"
+        and plan[60]["seed"] == 1
+        and plan[60]["tasks"] == MAIN_TASKS
+    )
     with pytest.raises(ConfigError, match="huge"):
         ch3.study_plan("huge")
 
@@ -79,61 +99,168 @@ def test_cells_follow_the_plan_with_the_whole_configuration():
     cs = cs[:2] + cs[3:]
     assert [c.name for c in cs[2:]] == [g["key"] for g in ch3.study_plan("full")]
     kw = cs[2].kwargs
-    assert kw["steps"] == 2000 and kw["batch"] == 64 and kw["lr"] == 3e-4 and kw["weight_decay"] == 0.01
-    assert kw["lengths"] == list(STUDY_LENGTHS) and kw["eval_n"] == 256 and kw["train_eval_n"] == 22
-    assert kw["data_seed_offset"] == paper.DATA_SEED_OFFSET and kw["eval_seed_offset"] == paper.EVAL_SEED_OFFSET
+    assert (
+        kw["steps"] == 2000
+        and kw["batch"] == 64
+        and kw["lr"] == 3e-4
+        and kw["weight_decay"] == 0.01
+    )
+    assert (
+        kw["lengths"] == list(STUDY_LENGTHS)
+        and kw["eval_n"] == 256
+        and kw["train_eval_n"] == 22
+    )
+    assert (
+        kw["data_seed_offset"] == paper.DATA_SEED_OFFSET
+        and kw["eval_seed_offset"] == paper.EVAL_SEED_OFFSET
+    )
     assert cs[2].seeds == (kw["seed"],)
     assert cs[1].kwargs == {"n_trials": 20_000, "n_random": 20_000}
-    assert cs[0].kwargs["fit"] == paper.CE_FIT and cs[0].kwargs["lengths"] == [30, 40, 50, 60, 80, 128, 256, 512]
-    assert [c.name for c in ch3.cells("smoke")] == ["alpha_tables", "theory", "1L1H__rope__main__seed0"]
+    assert cs[0].kwargs["fit"] == paper.CE_FIT and cs[0].kwargs["lengths"] == [
+        30,
+        40,
+        50,
+        60,
+        80,
+        128,
+        256,
+        512,
+    ]
+    assert [c.name for c in ch3.cells("smoke")] == [
+        "alpha_tables",
+        "theory",
+        "1L1H__rope__main__seed0",
+    ]
 
 
 def test_study_stats_on_synthetic_rows():
-    A = {f"{e}/{t}": {L: (1.0 if (e, t) in (("rope", "prev"), ("learned_abs", "first")) else 0.0) for L in STUDY_LENGTHS}
-         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope") for t in MAIN_TASKS}
+    A = {
+        f"{e}/{t}": {
+            L: (1.0 if (e, t) in (("rope", "prev"), ("learned_abs", "first")) else 0.0)
+            for L in STUDY_LENGTHS
+        }
+        for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
+        for t in MAIN_TASKS
+    }
     rows = []
     for e in ("rope", "learned_abs", "nope"):
         for t in ("prev", "first"):
             for s in (0, 1):
                 for L in STUDY_LENGTHS:
                     acc = 0.95 if A[f"{e}/{t}"][L] == 1 else 0.1
-                    rows.append({"tier": "1L1H", "encoding": e, "task": t, "seed": s, "L": L, "acc": acc, "train_acc": 0.9})
+                    rows.append(
+                        {
+                            "tier": "1L1H",
+                            "encoding": e,
+                            "task": t,
+                            "seed": s,
+                            "L": L,
+                            "acc": acc,
+                            "train_acc": 0.9,
+                        }
+                    )
     st = ch3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
-    assert st["n_cells"] == 6 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
+    assert (
+        st["n_cells"] == 6
+        and st["n_pos"] == 2
+        and st["auc"] == 1.0
+        and st["precision"] == 1.0
+    )
     assert st["auc_p"] < 0.2 and st["n_learnable"] == 6
     c = ch3.cell_table(rows, A, "1L1H", 60)
     assert c["rope/prev"]["lg_mean"] == 0.95 and c["rope/prev"]["n_seeds"] == 2
 
 
-TINY_STUDY = dict(steps=3, batch=8, lr=3e-4, weight_decay=0.01, lengths=(30,), eval_n=4, train_eval_n=2)
+TINY_STUDY = dict(
+    steps=3,
+    batch=8,
+    lr=3e-4,
+    weight_decay=0.01,
+    lengths=(30,),
+    eval_n=4,
+    train_eval_n=2,
+)
 
 
 def test_tiny_trained_group_and_argument_checks():
     rows = ch3.train_cell_group("1L1H", "rope", ("prev", "first"), 0, **TINY_STUDY)
     assert len(rows) == 2 and {r["task"] for r in rows} == {"prev", "first"}
     assert all(0 <= r["acc"] <= 1 and 0 <= r["train_acc"] <= 1 for r in rows)
-    assert ch3.check_group(rows, {"tier": "1L1H", "encoding": "rope", "seed": 0, "steps": 3, "tasks": ["prev", "first"],
-                                  "lengths": [30]}) is rows
-    for bad, match in ((dict(tier="9L9H"), "9L9H"), (dict(tasks=("swap",)), "swap"), (dict(encoding="xpos"), "xpos"),
-                       (dict(steps=0), "steps"), (dict(lengths=(15,)), "test length"), (dict(device="tpu"), "tpu"),
-                       (dict(seed=-1), "seed")):
-        args = {"tier": "1L1H", "encoding": "rope", "tasks": ("prev",), "seed": 0, **TINY_STUDY, **bad}
+    assert (
+        ch3.check_group(
+            rows,
+            {
+                "tier": "1L1H",
+                "encoding": "rope",
+                "seed": 0,
+                "steps": 3,
+                "tasks": ["prev", "first"],
+                "lengths": [30],
+            },
+        )
+        is rows
+    )
+    for bad, match in (
+        (dict(tier="9L9H"), "9L9H"),
+        (dict(tasks=("swap",)), "swap"),
+        (dict(encoding="xpos"), "xpos"),
+        (dict(steps=0), "steps"),
+        (dict(lengths=(15,)), "test length"),
+        (dict(device="tpu"), "tpu"),
+        (dict(seed=-1), "seed"),
+    ):
+        args = {
+            "tier": "1L1H",
+            "encoding": "rope",
+            "tasks": ("prev",),
+            "seed": 0,
+            **TINY_STUDY,
+            **bad,
+        }
         with pytest.raises(ConfigError, match=match):
-            ch3.train_cell_group(args.pop("tier"), args.pop("encoding"), args.pop("tasks"), args.pop("seed"), **args)
+            ch3.train_cell_group(
+                args.pop("tier"),
+                args.pop("encoding"),
+                args.pop("tasks"),
+                args.pop("seed"),
+                **args,
+            )
 
 
 # --------------------------------------------------------------------------- the chapter on the runs facility
 #: A tiny protocol (seconds): every cell kind, four trained groups.
 TINY = {
-    "alpha": {"encodings": ("rope", "learned_abs"), "tasks": ("prev", "first"), "lengths": (30,), "L0": 20,
-              "fit": {"steps": 20, "lr": 0.05, "weight_decay": 1e-4}},
+    "alpha": {
+        "encodings": ("rope", "learned_abs"),
+        "tasks": ("prev", "first"),
+        "lengths": (30,),
+        "L0": 20,
+        "fit": {"steps": 20, "lr": 0.05, "weight_decay": 1e-4},
+    },
     "theory": {"n_trials": 50, "n_random": 50},
-    "study": {"tiers": ("1L1H",), "encodings": ("rope", "nope"), "seeds": (0, 1), "groups": {"main": ("prev", "first")},
-              "steps": 3, "batch": 8, "lr": 3e-4, "weight_decay": 0.01, "lengths": (30, 40), "eval_n": 4,
-              "train_eval_n": 2, "L0": 20},
+    "study": {
+        "tiers": ("1L1H",),
+        "encodings": ("rope", "nope"),
+        "seeds": (0, 1),
+        "groups": {"main": ("prev", "first")},
+        "steps": 3,
+        "batch": 8,
+        "lr": 3e-4,
+        "weight_decay": 0.01,
+        "lengths": (30, 40),
+        "eval_n": 4,
+        "train_eval_n": 2,
+        "L0": 20,
+    },
 }
-TINY_NAMES = ["alpha_tables", "theory", "1L1H__rope__main__seed0", "1L1H__nope__main__seed0",
-              "1L1H__rope__main__seed1", "1L1H__nope__main__seed1"]
+TINY_NAMES = [
+    "alpha_tables",
+    "theory",
+    "1L1H__rope__main__seed0",
+    "1L1H__nope__main__seed0",
+    "1L1H__rope__main__seed1",
+    "1L1H__nope__main__seed1",
+]
 
 
 @pytest.fixture
@@ -143,36 +270,69 @@ def tiny(monkeypatch):
 
 
 def _values(folder):
-    return {p.stem: runs.cell_value(folder, p.stem) for p in sorted(folder.glob("*.json"))}
+    return {
+        p.stem: runs.cell_value(folder, p.stem) for p in sorted(folder.glob("*.json"))
+    }
 
 
 def test_reproduce_writes_every_cell_and_resumes(tiny, tmp_path, monkeypatch):
-    paths = lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, progress=False)
+    paths = lengthgen.chapters.reproduce(
+        "ch3", scale="smoke", out=tmp_path, progress=False
+    )
     assert sorted(p.stem for p in paths) == sorted(TINY_NAMES)
     vals = _values(tmp_path / "cells")
     assert set(vals) == set(TINY_NAMES)
-    assert set(vals["alpha_tables"]) == {"ce", "min_norm"} and vals["alpha_tables"]["ce"]["learned_abs/first"] == {"30": 1.0}
+    assert set(vals["alpha_tables"]) == {"ce", "min_norm"} and vals["alpha_tables"][
+        "ce"
+    ]["learned_abs/first"] == {"30": 1.0}
     g = vals["1L1H__nope__main__seed1"]
     assert len(g) == 4 and {r["seed"] for r in g} == {1}
-    prov = load_result(tmp_path / "cells" / "1L1H__nope__main__seed1.json")["provenance"]
-    assert prov["scale"] == "smoke" and prov["seeds"] == [1] and prov["device"] == "cpu" and prov["trained_on"] == ["cpu"]
-    assert load_result(tmp_path / "cells" / "theory.json")["provenance"]["trained_on"] == []    # no training there
+    prov = load_result(tmp_path / "cells" / "1L1H__nope__main__seed1.json")[
+        "provenance"
+    ]
+    assert (
+        prov["scale"] == "smoke"
+        and prov["seeds"] == [1]
+        and prov["device"] == "cpu"
+        and prov["trained_on"] == ["cpu"]
+    )
+    assert (
+        load_result(tmp_path / "cells" / "theory.json")["provenance"]["trained_on"]
+        == []
+    )  # no training there
 
     def boom(*a, **k):
         raise AssertionError("a stored cell was recomputed")
+
     monkeypatch.setattr(runs, "_call", boom)
-    again = lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, progress=False)
+    again = lengthgen.chapters.reproduce(
+        "ch3", scale="smoke", out=tmp_path, progress=False
+    )
     assert sorted(again) == sorted(paths) and _values(tmp_path / "cells") == vals
 
 
 def test_the_study_through_dask_is_bit_identical(tiny, tmp_path):
     pytest.importorskip("dask.distributed")
-    lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path / "inproc", progress=False)
-    lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path / "dask", executor="dask", scheduler="local",
-                                 workers=2, progress=False)
-    ref, dask = _values(tmp_path / "inproc" / "cells"), _values(tmp_path / "dask" / "cells")
+    lengthgen.chapters.reproduce(
+        "ch3", scale="smoke", out=tmp_path / "inproc", progress=False
+    )
+    lengthgen.chapters.reproduce(
+        "ch3",
+        scale="smoke",
+        out=tmp_path / "dask",
+        executor="dask",
+        scheduler="local",
+        workers=2,
+        progress=False,
+    )
+    ref, dask = (
+        _values(tmp_path / "inproc" / "cells"),
+        _values(tmp_path / "dask" / "cells"),
+    )
     assert set(ref) == set(TINY_NAMES) and dask == ref
-    prov = load_result(tmp_path / "dask" / "cells" / "1L1H__rope__main__seed1.json")["provenance"]
+    prov = load_result(tmp_path / "dask" / "cells" / "1L1H__rope__main__seed1.json")[
+        "provenance"
+    ]
     assert prov["executor"] == "dask" and prov["device"] == "cpu"
 
 
@@ -189,6 +349,7 @@ def test_device_reaches_the_training(tiny, tmp_path, monkeypatch):
     def evaluate(*a, device=None, **k):
         seen["eval"].append(device)
         return real_eval(*a, device=device, **k)
+
     monkeypatch.setattr(engine, "train_ensemble", train)
     monkeypatch.setattr(engine, "evaluate_ensemble", evaluate)
     received = []
@@ -196,15 +357,33 @@ def test_device_reaches_the_training(tiny, tmp_path, monkeypatch):
 
     def group(tier, encoding, tasks, seed, *, device, progress, **kw):
         received.append(device)
-        return real_group(tier, encoding, tasks, seed, device=device, progress=progress, **kw)
+        return real_group(
+            tier, encoding, tasks, seed, device=device, progress=progress, **kw
+        )
+
     monkeypatch.setattr(ch3, "train_cell_group", group)
-    lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, device="auto", only="1L1H__rope__*",
-                                 progress=False)
-    assert received == ["auto", "auto"]                               # what reproduce was given ...
+    lengthgen.chapters.reproduce(
+        "ch3",
+        scale="smoke",
+        out=tmp_path,
+        device="auto",
+        only="1L1H__rope__*",
+        progress=False,
+    )
+    assert received == ["auto", "auto"]  # what reproduce was given ...
     want = "cuda" if torch.cuda.is_available() else "cpu"
-    assert seen["train"] == [want, want] and seen["eval"] == [want, want]   # ... resolved and used for training
-    prov = load_result(tmp_path / "cells" / "1L1H__rope__main__seed0.json")["provenance"]
-    assert prov["requested_device"] == "auto" and prov["trained_on"] and all(d.startswith(want) for d in prov["trained_on"])
+    assert seen["train"] == [want, want] and seen["eval"] == [
+        want,
+        want,
+    ]  # ... resolved and used for training
+    prov = load_result(tmp_path / "cells" / "1L1H__rope__main__seed0.json")[
+        "provenance"
+    ]
+    assert (
+        prov["requested_device"] == "auto"
+        and prov["trained_on"]
+        and all(d.startswith(want) for d in prov["trained_on"])
+    )
     if not torch.cuda.is_available():
         with pytest.raises(ConfigError, match="cuda"):
             real_group("1L1H", "rope", ("prev",), 0, device="cuda", **TINY_STUDY)
@@ -257,24 +436,50 @@ def test_every_stored_cell_is_done_and_valid():
     main = [r for r in rows if r["task"] in MAIN_TASKS]
     pos = [r for r in rows if r["task"] not in MAIN_TASKS]
     assert len(main) == paper.N_MEASUREMENTS["main"] == 2625
-    assert len(pos) == paper.N_MEASUREMENTS["pos"] == 750 and {r["tier"] for r in pos} == {"1L1H", "2L4H", "4L4H"}
-    assert sum(r["tier"] == "1L1H" for r in pos) == paper.N_MEASUREMENTS["pos_1L1H"] == 250
+    assert len(pos) == paper.N_MEASUREMENTS["pos"] == 750 and {
+        r["tier"] for r in pos
+    } == {"1L1H", "2L4H", "4L4H"}
+    assert (
+        sum(r["tier"] == "1L1H" for r in pos) == paper.N_MEASUREMENTS["pos_1L1H"] == 250
+    )
     assert len(rows) == 3375 and len(ch3.stored_groups()) == 150
-    assert ch3.study_label(ch3.stored_groups()).startswith("stored full run: 150 of 150 planned groups")
+    assert ch3.study_label(ch3.stored_groups()).startswith(
+        "stored full run: 150 of 150 planned groups"
+    )
 
 
 def test_selection_ablation_ranks_rows_of_learnable_cells():
     rows = []
-    for e, t, acc, tr in (("rope", "prev", 0.95, 0.99), ("nope", "first", 0.1, 0.95), ("alibi", "prev", 0.5, 0.9),
-                          ("rope", "copy", 0.3, 0.2)):
+    for e, t, acc, tr in (
+        ("rope", "prev", 0.95, 0.99),
+        ("nope", "first", 0.1, 0.95),
+        ("alibi", "prev", 0.5, 0.9),
+        ("rope", "copy", 0.3, 0.2),
+    ):
         for L in (30, 60):
             for s in (0, 1):
-                rows.append({"tier": "1L1H", "encoding": e, "task": t, "seed": s, "L": L, "acc": acc + 0.01 * s, "train_acc": tr})
-    good = {"rope/prev": {30: 1.0, 60: 1.0}, "nope/first": {30: 0.0, 60: 0.0}, "alibi/prev": {30: 0.5, 60: 0.4},
-            "rope/copy": {30: 0.9, 60: 0.9}}
+                rows.append(
+                    {
+                        "tier": "1L1H",
+                        "encoding": e,
+                        "task": t,
+                        "seed": s,
+                        "L": L,
+                        "acc": acc + 0.01 * s,
+                        "train_acc": tr,
+                    }
+                )
+    good = {
+        "rope/prev": {30: 1.0, 60: 1.0},
+        "nope/first": {30: 0.0, 60: 0.0},
+        "alibi/prev": {30: 0.5, 60: 0.4},
+        "rope/copy": {30: 0.9, 60: 0.9},
+    }
     bad = {k: {L: 1 - a for L, a in v.items()} for k, v in good.items()}
     out = ch3.selection_ablation(rows, {"good": good, "bad": bad})
-    assert out["n_cells"] == 3 and out["n_rows"] == 6            # rope/copy is not learnable (train 0.2)
+    assert (
+        out["n_cells"] == 3 and out["n_rows"] == 6
+    )  # rope/copy is not learnable (train 0.2)
     assert out["good"] > 0.9 and out["bad"] < -0.9
     with pytest.raises(ValueError):
         ch3.selection_ablation(rows, {})
@@ -282,20 +487,47 @@ def test_selection_ablation_ranks_rows_of_learnable_cells():
 
 def _depth_rows():
     """Synthetic 2L4H rows: α = 1 for rope/prev; alibi/first rescued by content (α 0, LG 0.9)."""
-    A = {f"{e}/{t}": {L: (1.0 if (e, t) == ("rope", "prev") else 0.0) for L in STUDY_LENGTHS}
-         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope") for t in MAIN_TASKS}
-    lg = {("rope", "prev"): 0.95, ("alibi", "first"): 0.9, ("nope", "prev"): 0.49, ("rope", "copy"): 0.1}
-    rows = [{"tier": "2L4H", "encoding": e, "task": t, "seed": s, "L": L, "acc": a, "train_acc": 0.95}
-            for (e, t), a in lg.items() for s in (0, 1) for L in STUDY_LENGTHS]
+    A = {
+        f"{e}/{t}": {
+            L: (1.0 if (e, t) == ("rope", "prev") else 0.0) for L in STUDY_LENGTHS
+        }
+        for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
+        for t in MAIN_TASKS
+    }
+    lg = {
+        ("rope", "prev"): 0.95,
+        ("alibi", "first"): 0.9,
+        ("nope", "prev"): 0.49,
+        ("rope", "copy"): 0.1,
+    }
+    rows = [
+        {
+            "tier": "2L4H",
+            "encoding": e,
+            "task": t,
+            "seed": s,
+            "L": L,
+            "acc": a,
+            "train_acc": 0.95,
+        }
+        for (e, t), a in lg.items()
+        for s in (0, 1)
+        for L in STUDY_LENGTHS
+    ]
     return A, rows
 
 
 def test_content_channel_lists_low_alpha_cells_that_generalize():
     A, rows = _depth_rows()
     cc = ch3.content_channel(rows, A, "2L4H")
-    assert list(cc) == ["alibi/first"]                      # nope/prev (0.49) is under the 0.5 split
-    assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"]["seeds"] == [0, 1]
-    assert list(ch3.content_channel(rows, A, "2L4H", lg_min=0.4)) == ["alibi/first", "nope/prev"]
+    assert list(cc) == ["alibi/first"]  # nope/prev (0.49) is under the 0.5 split
+    assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"][
+        "seeds"
+    ] == [0, 1]
+    assert list(ch3.content_channel(rows, A, "2L4H", lg_min=0.4)) == [
+        "alibi/first",
+        "nope/prev",
+    ]
     assert ch3.content_channel(rows, A, "1L1H") == {}
     with pytest.raises(ConfigError, match="lg_min"):
         ch3.content_channel(rows, A, "2L4H", lg_min=1.5)
@@ -307,8 +539,12 @@ def test_content_channel_lists_low_alpha_cells_that_generalize():
 
 def test_depth_figures_have_labelled_axes():
     import matplotlib.pyplot as plt
+
     A, rows = _depth_rows()
-    st = {"2L4H": ch3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100), "4L4H": {"n_cells": 0}}
+    st = {
+        "2L4H": ch3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100),
+        "4L4H": {"n_cells": 0},
+    }
     fig = ch3.plot_alpha_vs_lg(st)
     assert len([a for a in fig.axes if a.has_data()]) == 1 and fig.axes[0].get_xlabel()
     fig2 = ch3.plot_depth_trend(st, paper={"1L1H": (0.9, 0.925), "2L4H": (0.31, 0.94)})
@@ -319,9 +555,18 @@ def test_depth_figures_have_labelled_axes():
 def test_cell_summary_averages_over_seeds_and_lengths():
     A, rows = _depth_rows()
     c = ch3.cell_summary(rows, "2L4H", A)
-    assert set(c) == {("rope", "prev"), ("alibi", "first"), ("nope", "prev"), ("rope", "copy")}
-    assert c[("rope", "prev")]["alpha"] == 1.0 and c[("rope", "prev")]["lg"] == pytest.approx(0.95)
-    assert c[("rope", "prev")]["seeds"] == [0, 1] and c[("rope", "prev")]["lengths"] == sorted(STUDY_LENGTHS)
+    assert set(c) == {
+        ("rope", "prev"),
+        ("alibi", "first"),
+        ("nope", "prev"),
+        ("rope", "copy"),
+    }
+    assert c[("rope", "prev")]["alpha"] == 1.0 and c[("rope", "prev")][
+        "lg"
+    ] == pytest.approx(0.95)
+    assert c[("rope", "prev")]["seeds"] == [0, 1] and c[("rope", "prev")][
+        "lengths"
+    ] == sorted(STUDY_LENGTHS)
     assert ch3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
     with pytest.raises(ConfigError, match="9L9H"):
         ch3.cell_summary(rows, "9L9H", A)
@@ -330,14 +575,37 @@ def test_cell_summary_averages_over_seeds_and_lengths():
 
 
 def test_study_stats_on_the_interior_position_tasks():
-    A = {f"{e}/{t}": {L: float(e in ("learned_abs", "sinusoidal")) for L in STUDY_LENGTHS}
-         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope") for t in ch3.POS_TASKS}
-    rows = [{"tier": "1L1H", "encoding": e, "task": t, "seed": 0, "L": L, "acc": 0.99 if A[f"{e}/{t}"][L] else 0.15,
-             "train_acc": 1.0 if A[f"{e}/{t}"][L] else 0.3} for e in ("learned_abs", "rope") for t in ch3.POS_TASKS
-            for L in STUDY_LENGTHS]
+    A = {
+        f"{e}/{t}": {
+            L: float(e in ("learned_abs", "sinusoidal")) for L in STUDY_LENGTHS
+        }
+        for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
+        for t in ch3.POS_TASKS
+    }
+    rows = [
+        {
+            "tier": "1L1H",
+            "encoding": e,
+            "task": t,
+            "seed": 0,
+            "L": L,
+            "acc": 0.99 if A[f"{e}/{t}"][L] else 0.15,
+            "train_acc": 1.0 if A[f"{e}/{t}"][L] else 0.3,
+        }
+        for e in ("learned_abs", "rope")
+        for t in ch3.POS_TASKS
+        for L in STUDY_LENGTHS
+    ]
     st = ch3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
-    assert st["n_cells"] == 4 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
-    assert ch3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0   # default: main tasks only
+    assert (
+        st["n_cells"] == 4
+        and st["n_pos"] == 2
+        and st["auc"] == 1.0
+        and st["precision"] == 1.0
+    )
+    assert (
+        ch3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
+    )  # default: main tasks only
 
 
 def test_page_figures_and_tables_fit_the_column():
@@ -346,11 +614,15 @@ def test_page_figures_and_tables_fit_the_column():
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    tabs = {r: {"rope/prev": {30: 1.0, 60: 0.5}, "nope/first": {30: 0.0, 60: 0.25}}
-            for r in ("ce", "min_norm")}
+    tabs = {
+        r: {"rope/prev": {30: 1.0, 60: 0.5}, "nope/first": {30: 0.0, 60: 0.25}}
+        for r in ("ce", "min_norm")
+    }
     fig = ch3.plot_alpha_tables(tabs, [("rope/prev", 60)])
     assert fig.get_figwidth() <= 7.0 + 1e-9 and all(a.get_xlabel() for a in fig.axes)
-    fig = ch3.plot_heatmaps({"rope/prev": 1.0}, {"rope/prev": 0.9}, paper_lg60={"rope/prev": 0.87})
+    fig = ch3.plot_heatmaps(
+        {"rope/prev": 1.0}, {"rope/prev": 0.9}, paper_lg60={"rope/prev": 0.87}
+    )
     assert fig.get_figwidth() <= 7.0 + 1e-9
     assert any(t.get_text() == "paper 0.87" for t in fig.axes[1].texts)
     fig, sim = ch3.show_transfer("rope", "prev", 30)
@@ -365,20 +637,51 @@ def test_lr_grid_points_and_match_counts():
     use rule 2 per value (half a unit of its last decimal) and the fixed-offset table its minimum."""
     pts = ch3.paper_alpha_points()
     assert len(pts) == 37 and sum(p["decimals"] == 3 for p in pts) == 2
-    assert {p["source"] for p in pts} == {"Prop. 4(a)", "App. A.4", "Table 3", "App. I", "App. E"}
+    assert {p["source"] for p in pts} == {
+        "Prop. 4(a)",
+        "App. A.4",
+        "Table 3",
+        "App. I",
+        "App. E",
+    }
     lrs = [0.05, 0.1]
     shift = {0.05: 0.0, 0.1: 0.004}
-    data = {"lrs": lrs,
-            "points": [{**p, "lr": lr, "alpha": min(1.0, p["paper"] + (shift[lr] if p["decimals"] == 2 else 0.001))}
-                       for lr in lrs for p in pts],
-            "fixed": [{"lr": lr, "task": t, "L": L, "alpha": 1.0 if lr == 0.05 or L < 512 else 0.9}
-                      for lr in lrs for t in ch3.FIXED_OFFSET_TASKS for L in (30, 512)]}
+    data = {
+        "lrs": lrs,
+        "points": [
+            {
+                **p,
+                "lr": lr,
+                "alpha": min(
+                    1.0, p["paper"] + (shift[lr] if p["decimals"] == 2 else 0.001)
+                ),
+            }
+            for lr in lrs
+            for p in pts
+        ],
+        "fixed": [
+            {
+                "lr": lr,
+                "task": t,
+                "L": L,
+                "alpha": 1.0 if lr == 0.05 or L < 512 else 0.9,
+            }
+            for lr in lrs
+            for t in ch3.FIXED_OFFSET_TASKS
+            for L in (30, 512)
+        ],
+    }
     m = ch3.lr_matches(data)
     assert m.loc[0.05, "matched (of 37)"] == 35 and m.loc[0.1, "matched (of 37)"] == 35
     assert m.loc[0.05, "Prop. 4(a) (6)"] == 4 and m.loc[0.05, "Table 3 (10)"] == 10
-    assert m.loc[0.05, "on the edge"] == 0 and abs(m.loc[0.1, "largest difference"] - 0.004) < 1e-9
+    assert (
+        m.loc[0.05, "on the edge"] == 0
+        and abs(m.loc[0.1, "largest difference"] - 0.004) < 1e-9
+    )
     fx = ch3.lr_fixed_offsets(data)
-    assert bool(fx.loc[0.05, "α = 1 up to 512"]) and not bool(fx.loc[0.1, "α = 1 up to 512"])
+    assert bool(fx.loc[0.05, "α = 1 up to 512"]) and not bool(
+        fx.loc[0.1, "α = 1 up to 512"]
+    )
     assert fx.loc[0.1, "prev"] == 0.9
     tab = ch3.lr_points(data)
     assert tab.shape == (37, 3) and list(tab.columns) == ["paper", "lr 0.05", "lr 0.1"]
@@ -388,7 +691,13 @@ def test_stored_lr_grid_supports_the_page():
     """The numbers the page's prose quotes from the stored learning-rate grid."""
     data = ch3.load("lr_grid")["data"]
     m = ch3.lr_matches(data)["matched (of 37)"]
-    assert m.idxmax() == 0.09 and m[0.09] == 35 and m[0.1] == 34 and m[0.08] == 33 and m[0.05] == 28
+    assert (
+        m.idxmax() == 0.09
+        and m[0.09] == 35
+        and m[0.1] == 34
+        and m[0.08] == 33
+        and m[0.05] == 28
+    )
     assert ch3.lr_matches(data).loc[0.1, "on the edge"] == 2
     fx = ch3.lr_fixed_offsets(data)
     holds = [lr for lr, ok in fx["α = 1 up to 512"].items() if ok]
@@ -397,11 +706,20 @@ def test_stored_lr_grid_supports_the_page():
 
 def test_study_label_counts_refreshed_groups():
     """The stored-run label says how many groups were re-run for their CPU time and how far they moved."""
-    prov = {"date": "2026-11-30T10:00:00", "device": "cpu", "torch_version": "2.13.0+cpu"}
-    groups = {"a": {"provenance": {**prov, "migrated": {"from": "x"}}},
-              "b": {"provenance": {**prov, "refreshed": {"max_abs_difference": 2e-7}}},
-              "c": {"provenance": {**prov, "refreshed": {"max_abs_difference": 1e-4}}}}
+    prov = {
+        "date": "2026-11-30T10:00:00",
+        "device": "cpu",
+        "torch_version": "2.13.0+cpu",
+    }
+    groups = {
+        "a": {"provenance": {**prov, "migrated": {"from": "x"}}},
+        "b": {"provenance": {**prov, "refreshed": {"max_abs_difference": 2e-7}}},
+        "c": {"provenance": {**prov, "refreshed": {"max_abs_difference": 1e-4}}},
+    }
     label = ch3.study_label(groups)
-    assert "1 migrated from the pre-cells store; 2 re-run to record their CPU time" in label
+    assert (
+        "1 migrated from the pre-cells store; 2 re-run to record their CPU time"
+        in label
+    )
     assert label.endswith("by at most 0.0001)")
     assert "re-run" not in ch3.study_label({"a": groups["a"]})

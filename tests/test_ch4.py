@@ -1,6 +1,7 @@
 """Chapter 4's experiments (lengthgen.chapters.ch4.experiments): the cell functions on tiny
 configurations, the plan on the runs facility, the device each training path trains on, the
 schemas of the stored kinds and the stored full run."""
+
 import copy
 import json
 import shutil
@@ -21,18 +22,79 @@ from lengthgen.store import ResultFileError, load_result, results_dir
 
 LR = 1e-2
 TINY = {
-    "relu_width": {"p": 3, "lengths": (2,), "widths": (4,), "steps": 3, "lr": LR, "seeds": (1,)},
-    "two_lengths": {"p": 5, "m1": 2, "m2": 3, "width": 4, "steps": 2, "lr": LR, "seeds": (1,)},
-    "underparam": {"configs": ((2, 5),), "widths": (4,), "budgets": (20, 40), "steps": 2, "lr": LR, "seeds": (1,),
-                   "n_test": 50},
-    "overparam": {"m": 2, "p": 5, "width": 8, "n": 30, "wds": (0.0, 0.1), "steps": 2, "lr": LR, "seeds": (1,),
-                  "n_test": 50},
-    "lengthgen": {"p": 5, "width": 8, "budgets": (30,), "wds": (0.1,), "steps": 2, "lr": LR, "seeds": (1,),
-                  "n_test": 20, "test_lengths": (14, 40)},
-    "transformer": {"m": 2, "p": 5, "d_model": 8, "budgets": (10,), "steps": 2, "lr": LR, "seeds": (1,),
-                    "n_test": 20, "batch_size": 8},
-    "budget_study": {"p": 5, "width": 8, "n": 30, "wds": (0.3,), "seeds": (1,), "steps": 4, "every": 2, "lr": LR,
-                     "val_length": 20, "n_val": 20, "n_test": 20, "test_lengths": (14,)},
+    "relu_width": {
+        "p": 3,
+        "lengths": (2,),
+        "widths": (4,),
+        "steps": 3,
+        "lr": LR,
+        "seeds": (1,),
+    },
+    "two_lengths": {
+        "p": 5,
+        "m1": 2,
+        "m2": 3,
+        "width": 4,
+        "steps": 2,
+        "lr": LR,
+        "seeds": (1,),
+    },
+    "underparam": {
+        "configs": ((2, 5),),
+        "widths": (4,),
+        "budgets": (20, 40),
+        "steps": 2,
+        "lr": LR,
+        "seeds": (1,),
+        "n_test": 50,
+    },
+    "overparam": {
+        "m": 2,
+        "p": 5,
+        "width": 8,
+        "n": 30,
+        "wds": (0.0, 0.1),
+        "steps": 2,
+        "lr": LR,
+        "seeds": (1,),
+        "n_test": 50,
+    },
+    "lengthgen": {
+        "p": 5,
+        "width": 8,
+        "budgets": (30,),
+        "wds": (0.1,),
+        "steps": 2,
+        "lr": LR,
+        "seeds": (1,),
+        "n_test": 20,
+        "test_lengths": (14, 40),
+    },
+    "transformer": {
+        "m": 2,
+        "p": 5,
+        "d_model": 8,
+        "budgets": (10,),
+        "steps": 2,
+        "lr": LR,
+        "seeds": (1,),
+        "n_test": 20,
+        "batch_size": 8,
+    },
+    "budget_study": {
+        "p": 5,
+        "width": 8,
+        "n": 30,
+        "wds": (0.3,),
+        "seeds": (1,),
+        "steps": 4,
+        "every": 2,
+        "lr": LR,
+        "val_length": 20,
+        "n_val": 20,
+        "n_test": 20,
+        "test_lengths": (14,),
+    },
 }
 TINY_CHECKS = {
     "exhaustive": {"ps": (3, 4), "ms": (1, 2), "limit": 100},
@@ -41,20 +103,45 @@ TINY_CHECKS = {
     "bounds": {"p": 5, "lengths": (5, 20)},
     "timing": {"p": 5, "width": 8, "n": 50, "runs": 1},
 }
-TRACKED = {**TINY["lengthgen"], "steps": 4, "track_every": 2, "track_length": 20, "n_track": 20}
+TRACKED = {
+    **TINY["lengthgen"],
+    "steps": 4,
+    "track_every": 2,
+    "track_length": 20,
+    "n_track": 20,
+}
 
 
 # --------------------------------------------------------------------------- protocol and cell functions
 def test_protocol_scales():
     for scale in ("smoke", "full"):
         P = paper.protocol(scale)
-        assert set(P) >= {"relu_width", "two_lengths", "underparam", "overparam", "lengthgen", "transformer"}
-        assert set(paper.checks(scale)) == {"exhaustive", "automaton", "float", "bounds", "timing"}
+        assert set(P) >= {
+            "relu_width",
+            "two_lengths",
+            "underparam",
+            "overparam",
+            "lengthgen",
+            "transformer",
+        }
+        assert set(paper.checks(scale)) == {
+            "exhaustive",
+            "automaton",
+            "float",
+            "bounds",
+            "timing",
+        }
     assert paper.protocol("full")["lengthgen"]["test_lengths"] == paper.OOD_LENGTHS
     with pytest.raises(ConfigError):
         paper.protocol("huge")
-    assert set(paper.PAPER_VALUES) >= {"ch4.thm41.long", "ch4.fig4.sine_far", "ch4.fig6.transformer"}
-    assert all(isinstance(v, tuple) and len(v) == 2 for v in paper.PAPER_VALUES.values())   # (location, value)
+    assert set(paper.PAPER_VALUES) >= {
+        "ch4.thm41.long",
+        "ch4.fig4.sine_far",
+        "ch4.fig6.transformer",
+    }
+    assert all(
+        isinstance(v, tuple) and len(v) == 2 for v in paper.PAPER_VALUES.values()
+    )  # (location, value)
 
 
 def test_small_exhaustive_and_long_checks():
@@ -62,7 +149,9 @@ def test_small_exhaustive_and_long_checks():
     assert all(r["thm41"] == 1.0 and r["thm42_bias"] == 1.0 for r in rows)
     assert all(abs(r["fourier"] - r["fourier_theory"]) < 1e-12 for r in rows)
     s = ch4.automaton_summary(primes=(7,), max_m=30, n=200, seed=0)
-    assert s == ch4.summarize_checks(ch4.long_length_checks(primes=(7,), max_m=30, n=200))
+    assert s == ch4.summarize_checks(
+        ch4.long_length_checks(primes=(7,), max_m=30, n=200)
+    )
     assert s["thm41@7"]["min_acc"] == 1.0 and s["thm42_bias@7"]["min_acc"] == 1.0
     assert s["fourier@7"]["errors_outside_tie_residues"] == 0
     assert s["fourier@7"]["max_abs_acc_minus_1_minus_tie_share"] < 1e-6
@@ -80,7 +169,9 @@ def test_relu_construction_check_is_exact_and_counts_inputs():
     rows = ch4.relu_construction_check(cases=((3, (4, 7)), (5, (3,))))
     assert [(r["p"], r["m"]) for r in rows] == [(3, 4), (3, 7), (5, 3)]
     assert all(r["acc"] == 1.0 and r["width"] >= r["path_bound"] for r in rows)
-    assert rows[0]["count_vectors"] == 15          # C(4 + 2, 2) count vectors of length 4 over 3 tokens
+    assert (
+        rows[0]["count_vectors"] == 15
+    )  # C(4 + 2, 2) count vectors of length 4 over 3 tokens
     with pytest.raises(ConfigError):
         ch4.relu_construction_check(cases=())
 
@@ -97,7 +188,9 @@ def test_tiny_training_runs():
     o = ch4.overparam(**TINY["overparam"])
     assert len(o["rows"]) == 4 and all("normalized_margin" in r for r in o["rows"])
     lg = ch4.lengthgen(**TINY["lengthgen"], activation="sine", bias=True)
-    assert set(lg["rows"][0]) >= {"train", "3", "14", "40"} and lg["example_b"] is not None
+    assert (
+        set(lg["rows"][0]) >= {"train", "3", "14", "40"} and lg["example_b"] is not None
+    )
     tr = ch4.lengthgen(**TRACKED, activation="relu")
     assert tr["val_step"] == [2, 4] and len(tr["val_acc"][0]) == 1
     b = ch4.budget_study(**TINY["budget_study"])
@@ -117,16 +210,19 @@ def test_transformer_pieces():
     assert {row["activation"] for row in r["rows"]} == {"sine", "relu", "gelu"}
 
 
-@pytest.mark.parametrize("call", [
-    lambda: ch4.lengthgen(**TINY["lengthgen"], activation="gelu"),
-    lambda: ch4.lengthgen(**TINY["lengthgen"], device="tpu"),
-    lambda: ch4.underparam(**{**TINY["underparam"], "seeds": ()}),
-    lambda: ch4.overparam(**{**TINY["overparam"], "wds": ()}),
-    lambda: ch4.relu_bounds_table(p=1),
-    lambda: ch4.epoch_timing(runs=0),
-    lambda: ch4.schema_of("underparam"),
-    lambda: ch4.load_stored_cell("no_such_cell"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ch4.lengthgen(**TINY["lengthgen"], activation="gelu"),
+        lambda: ch4.lengthgen(**TINY["lengthgen"], device="tpu"),
+        lambda: ch4.underparam(**{**TINY["underparam"], "seeds": ()}),
+        lambda: ch4.overparam(**{**TINY["overparam"], "wds": ()}),
+        lambda: ch4.relu_bounds_table(p=1),
+        lambda: ch4.epoch_timing(runs=0),
+        lambda: ch4.schema_of("underparam"),
+        lambda: ch4.load_stored_cell("no_such_cell"),
+    ],
+)
 def test_bad_arguments_raise(call):
     with pytest.raises(ConfigError):
         call()
@@ -134,7 +230,11 @@ def test_bad_arguments_raise(call):
 
 # --------------------------------------------------------------------------- (a) the plan on the runs facility
 def _snapshot(folder):
-    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
+    return {
+        str(p): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -147,19 +247,45 @@ def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_sm
     import lengthgen.store as store
 
     written, real_write = [], store.atomic_write_json
-    monkeypatch.setattr(store, "atomic_write_json", lambda path, obj: written.append(path) or real_write(path, obj))
+    monkeypatch.setattr(
+        store,
+        "atomic_write_json",
+        lambda path, obj: written.append(path) or real_write(path, obj),
+    )
     before = _snapshot(results_dir() / "ch4")
     plan = ch4.cells("smoke")
-    assert [c.name for c in plan] == ["exhaustive", "automaton", "float_n20", "bounds", "relu_min_width", "two_lengths",
-                                      "underparam", "overparam", "lengthgen_sine_nobias", "lengthgen_sine_bias",
-                                      "lengthgen_relu_nobias", "timing", "budget_study", "transformer_m2"]
+    assert [c.name for c in plan] == [
+        "exhaustive",
+        "automaton",
+        "float_n20",
+        "bounds",
+        "relu_min_width",
+        "two_lengths",
+        "underparam",
+        "overparam",
+        "lengthgen_sine_nobias",
+        "lengthgen_sine_bias",
+        "lengthgen_relu_nobias",
+        "timing",
+        "budget_study",
+        "transformer_m2",
+    ]
     paths = reproduce("ch4", scale="smoke", out=tmp_path, progress=False)
     assert sorted(p.name for p in paths) == sorted(f"{c.name}.json" for c in plan)
-    assert sorted(p.name for p in tmp_path.rglob("*.json")) == sorted(f"{c.name}.json" for c in plan)
+    assert sorted(p.name for p in tmp_path.rglob("*.json")) == sorted(
+        f"{c.name}.json" for c in plan
+    )
     for cell in plan:
-        obj = load_result(tmp_path / "cells" / f"{cell.name}.json", schema=ch4.schema_of(cell))
-        assert obj["data"]["scale"] == "smoke" and obj["data"]["config_hash"] == cell.hash
-        assert obj["provenance"]["device"] == "cpu" and obj["provenance"]["requested_device"] == "cpu"
+        obj = load_result(
+            tmp_path / "cells" / f"{cell.name}.json", schema=ch4.schema_of(cell)
+        )
+        assert (
+            obj["data"]["scale"] == "smoke" and obj["data"]["config_hash"] == cell.hash
+        )
+        assert (
+            obj["provenance"]["device"] == "cpu"
+            and obj["provenance"]["requested_device"] == "cpu"
+        )
         trains = cell.name not in ("exhaustive", "automaton", "float_n20", "bounds")
         assert obj["provenance"]["trained_on"] == (["cpu"] if trains else [])
     assert set(runs.plan_status(plan, tmp_path / "cells", "smoke").values()) == {"done"}
@@ -172,7 +298,9 @@ def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_sm
     assert reproduce("ch4", scale="smoke", out=tmp_path, progress=False) == paths
     assert _snapshot(tmp_path) == again
     assert _snapshot(results_dir() / "ch4") == before
-    assert written and all(tmp_path in Path(p).parents for p in written)   # nothing written under results/
+    assert written and all(
+        tmp_path in Path(p).parents for p in written
+    )  # nothing written under results/
 
 
 # --------------------------------------------------------------------------- (b) every training path gets the device
@@ -183,18 +311,34 @@ class _Stop(Exception):
 META = torch.device("meta")
 
 
-@pytest.mark.parametrize("name,call", [
-    ("relu_min_width", lambda d: ch4.relu_min_width(**TINY["relu_width"], device=d)),
-    ("two_lengths", lambda d: ch4.two_lengths(**TINY["two_lengths"], device=d)),
-    ("underparam", lambda d: ch4.underparam(**TINY["underparam"], device=d)),
-    ("overparam", lambda d: ch4.overparam(**TINY["overparam"], device=d)),
-    ("lengthgen", lambda d: ch4.lengthgen(**TINY["lengthgen"], activation="sine", bias=True, device=d)),
-    ("lengthgen_tracked", lambda d: ch4.lengthgen(**TRACKED, device=d)),
-    ("budget_study", lambda d: ch4.budget_study(**TINY["budget_study"], device=d)),
-    ("transformer", lambda d: ch4.transformer_baseline(**TINY["transformer"], device=d)),
-    ("timing", lambda d: ch4.epoch_timing(**TINY_CHECKS["timing"], device=d)),
-])
-def test_training_paths_initialise_and_train_on_the_requested_device(name, call, monkeypatch):
+@pytest.mark.parametrize(
+    "name,call",
+    [
+        (
+            "relu_min_width",
+            lambda d: ch4.relu_min_width(**TINY["relu_width"], device=d),
+        ),
+        ("two_lengths", lambda d: ch4.two_lengths(**TINY["two_lengths"], device=d)),
+        ("underparam", lambda d: ch4.underparam(**TINY["underparam"], device=d)),
+        ("overparam", lambda d: ch4.overparam(**TINY["overparam"], device=d)),
+        (
+            "lengthgen",
+            lambda d: ch4.lengthgen(
+                **TINY["lengthgen"], activation="sine", bias=True, device=d
+            ),
+        ),
+        ("lengthgen_tracked", lambda d: ch4.lengthgen(**TRACKED, device=d)),
+        ("budget_study", lambda d: ch4.budget_study(**TINY["budget_study"], device=d)),
+        (
+            "transformer",
+            lambda d: ch4.transformer_baseline(**TINY["transformer"], device=d),
+        ),
+        ("timing", lambda d: ch4.epoch_timing(**TINY_CHECKS["timing"], device=d)),
+    ],
+)
+def test_training_paths_initialise_and_train_on_the_requested_device(
+    name, call, monkeypatch
+):
     seen = []
 
     def fake_train_ensemble(model, params, **kw):
@@ -205,7 +349,10 @@ def test_training_paths_initialise_and_train_on_the_requested_device(name, call,
     with pytest.raises(_Stop):
         call(META)
     params_on, device_kw = seen[0]
-    assert params_on == {"meta"} and device_kw in (None, META)       # None: the engine trains where params live
+    assert params_on == {"meta"} and device_kw in (
+        None,
+        META,
+    )  # None: the engine trains where params live
 
 
 def test_timing_loop_runs_on_the_requested_device(monkeypatch):
@@ -227,7 +374,11 @@ def test_cell_provenance_names_the_device_trained_on(tmp_path, tiny_smoke):
     cell = next(c for c in ch4.cells("smoke") if c.name == "overparam")
     runs.run_cells([cell], tmp_path, scale="smoke", device="cpu", progress=False)
     prov = load_result(tmp_path / "overparam.json")["provenance"]
-    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu" and prov["trained_on"] == ["cpu"]
+    assert (
+        prov["device"] == "cpu"
+        and prov["requested_device"] == "cpu"
+        and prov["trained_on"] == ["cpu"]
+    )
 
 
 # --------------------------------------------------------------------------- (c) schema violations
@@ -241,17 +392,27 @@ def _copy_cell(tmp_path, name, edit):
 
 
 def test_accuracy_out_of_range_names_file_and_field(tmp_path):
-    _copy_cell(tmp_path, "underparam", lambda v: v["rows"][3].__setitem__("test_acc", 7.0))
-    with pytest.raises(ResultFileError, match=r"underparam\.json.*rows\.3\.test_acc.*probability"):
+    _copy_cell(
+        tmp_path, "underparam", lambda v: v["rows"][3].__setitem__("test_acc", 7.0)
+    )
+    with pytest.raises(
+        ResultFileError, match=r"underparam\.json.*rows\.3\.test_acc.*probability"
+    ):
         ch4.load_stored_cell("underparam", folder=tmp_path)
-    _copy_cell(tmp_path, "lengthgen_sine_bias", lambda v: v["rows"][0].__setitem__("811", 7.0))
-    with pytest.raises(ResultFileError, match=r"lengthgen_sine_bias\.json.*rows\.0\.811"):
+    _copy_cell(
+        tmp_path, "lengthgen_sine_bias", lambda v: v["rows"][0].__setitem__("811", 7.0)
+    )
+    with pytest.raises(
+        ResultFileError, match=r"lengthgen_sine_bias\.json.*rows\.0\.811"
+    ):
         ch4.load_stored_cell("lengthgen_sine_bias", folder=tmp_path)
 
 
 def test_missing_member_is_a_count_error(tmp_path):
     _copy_cell(tmp_path, "overparam", lambda v: v["rows"].pop())
-    with pytest.raises(ResultFileError, match=r"overparam\.json.*'rows' has 11 entries.*needs 12"):
+    with pytest.raises(
+        ResultFileError, match=r"overparam\.json.*'rows' has 11 entries.*needs 12"
+    ):
         ch4.load_stored_cell("overparam", folder=tmp_path)
     _copy_cell(tmp_path, "budget_study", lambda v: v["final_acc"]["811"].pop())
     with pytest.raises(ResultFileError, match=r"budget_study\.json.*final_acc\.811"):
@@ -270,21 +431,41 @@ def test_stored_cell_of_another_configuration_is_refused(tmp_path):
 # --------------------------------------------------------------------------- (d) the stored full run
 def test_every_stored_cell_is_done_and_valid():
     plan, gpu = ch4.cells("full"), ch4.cells("paper")
-    assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(c.name for c in plan + gpu)
+    assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(
+        c.name for c in plan + gpu
+    )
     assert set(runs.plan_status(plan, STORED, "full").values()) == {"done"}
     assert set(runs.plan_status(gpu, STORED, "paper").values()) <= {"done", "partial"}
     for cell, scale in [(c, "full") for c in plan] + [(c, "paper") for c in gpu]:
         rec = ch4.load_stored_cell(cell.name)
         assert rec["provenance"]["scale"] == scale
-    assert not (STORED.parent / "training.json").exists() and not (STORED.parent / "constructions_relu.json").exists()
+    assert (
+        not (STORED.parent / "training.json").exists()
+        and not (STORED.parent / "constructions_relu.json").exists()
+    )
 
 
 def test_stored_readers_shape():
     c, t = ch4.stored_constructions(), ch4.stored_training()
-    assert set(c["data"]) == {"exhaustive", "automaton", "float", "bounds", "relu_min_width", "two_lengths"}
-    assert len(t["data"]["lengthgen"]) == len(t["data"]["lengthgen_long"]) == len(paper.LENGTHGEN_VARIANTS)
-    assert [r["rows"][0]["bias"] for r in t["data"]["lengthgen"]] == [b for _, b in paper.LENGTHGEN_VARIANTS]
-    assert c["label"].startswith("stored full run: 6 cells") and t["label"].startswith("stored full run: 12 cells")
+    assert set(c["data"]) == {
+        "exhaustive",
+        "automaton",
+        "float",
+        "bounds",
+        "relu_min_width",
+        "two_lengths",
+    }
+    assert (
+        len(t["data"]["lengthgen"])
+        == len(t["data"]["lengthgen_long"])
+        == len(paper.LENGTHGEN_VARIANTS)
+    )
+    assert [r["rows"][0]["bias"] for r in t["data"]["lengthgen"]] == [
+        b for _, b in paper.LENGTHGEN_VARIANTS
+    ]
+    assert c["label"].startswith("stored full run: 6 cells") and t["label"].startswith(
+        "stored full run: 12 cells"
+    )
 
 
 # --------------------------------------------------------------------------- the page's helpers
@@ -309,6 +490,8 @@ def test_page_tables_and_explorer_frames():
     def draw(network, m):
         return F.explorer_frame(network, m, p=7, n=20)
 
-    fx = frame_explorer(draw, {"network": ["Thm 4.1 (fixed m)", "ReLU interpolant"], "m": [3, 5]})
+    fx = frame_explorer(
+        draw, {"network": ["Thm 4.1 (fixed m)", "ReLU interpolant"], "m": [3, 5]}
+    )
     frames = list(fx.frames.values())
     assert len(frames) == 4 and len(set(frames)) == 4

@@ -2,6 +2,7 @@
 the per-variant networks, the device sampler walks single-length batches exactly like the released
 loop's epoch, per-member decay masks, exact resumption from a checkpoint, partial cells in the runs
 facility, the ``paper`` scale and the commit named by the launcher on a machine without git."""
+
 import math
 import subprocess
 import sys
@@ -13,7 +14,12 @@ import torch
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.data import train_set
 from lengthgen.chapters.ch4.model import ModularMLP
-from lengthgen.chapters.ch4.paper_scale import DeviceLengthSampler, VariantMLP, members_of, train_paper_scale
+from lengthgen.chapters.ch4.paper_scale import (
+    DeviceLengthSampler,
+    VariantMLP,
+    members_of,
+    train_paper_scale,
+)
 from lengthgen.chapters.ch4.training import updates_per_epoch
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
@@ -21,9 +27,20 @@ from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 from lengthgen.engine.runs import Cell, run_cells
 from lengthgen.store import ResultFileError, load_result
 
-TINY = dict(p=5, width=16, budgets=(60, 200), wds=(0.1,), seeds=(1337, 1338),
-            variants=(("sine", False), ("sine", True), ("relu", False)), lr=3e-2, steps=40,
-            eval_every=20, n_eval=40, eval_lengths=(2, 3, 14, 53), batch_size=16)
+TINY = dict(
+    p=5,
+    width=16,
+    budgets=(60, 200),
+    wds=(0.1,),
+    seeds=(1337, 1338),
+    variants=(("sine", False), ("sine", True), ("relu", False)),
+    lr=3e-2,
+    steps=40,
+    eval_every=20,
+    n_eval=40,
+    eval_lengths=(2, 3, 14, 53),
+    batch_size=16,
+)
 
 
 def test_members_put_sine_first_and_check_input():
@@ -53,7 +70,9 @@ def test_variant_mlp_equals_the_per_variant_networks():
             assert torch.equal(P["b"][i], Q["b"][0])
         else:
             assert not P["b"][i].any()
-        torch.testing.assert_close(out[i], ref.forward(Q, x[i:i + 1])[0], rtol=1e-6, atol=1e-7)
+        torch.testing.assert_close(
+            out[i], ref.forward(Q, x[i : i + 1])[0], rtol=1e-6, atol=1e-7
+        )
 
 
 def test_device_sampler_walks_single_length_batches_like_the_released_loop():
@@ -67,12 +86,12 @@ def test_device_sampler_walks_single_length_batches_like_the_released_loop():
             keep = y[e] >= 0
             xe = x[e][keep]
             m = xe.sum(1).unique()
-            assert len(m) == 1                                  # one length per batch
+            assert len(m) == 1  # one length per batch
             lengths.append(int(m))
             seen.append(xe)
-        assert lengths == sorted(lengths)                       # the lengths walked in order
+        assert lengths == sorted(lengths)  # the lengths walked in order
         got = torch.cat(seen)
-        assert got.shape[0] == len(d)                           # every example once per epoch
+        assert got.shape[0] == len(d)  # every example once per epoch
         key = lambda t: sorted(map(tuple, t.long().tolist()))
         assert key(got) == key(d.x)
         s = DeviceLengthSampler(sets, 5, batch=16, device="cpu", seed=3)
@@ -83,32 +102,51 @@ def test_decay_members_decays_only_the_marked_members():
     W = torch.randn(2, 3, 4)
     g = torch.randn(2, 3, 4)
     masked = {"W": W.clone()}
-    opt = EnsembleOptimizer(OptimConfig("adamw", lr=0.1, weight_decay=0.5, decay_members={"W": (False, True)}),
-                            masked, ["W"])
+    opt = EnsembleOptimizer(
+        OptimConfig(
+            "adamw", lr=0.1, weight_decay=0.5, decay_members={"W": (False, True)}
+        ),
+        masked,
+        ["W"],
+    )
     opt.step(masked, {"W": g.clone()})
     for i, wd in enumerate((0.0, 0.5)):
-        one = {"W": W[i:i + 1].clone()}
-        EnsembleOptimizer(OptimConfig("adamw", lr=0.1, weight_decay=wd), one, ["W"]).step(one, {"W": g[i:i + 1].clone()})
+        one = {"W": W[i : i + 1].clone()}
+        EnsembleOptimizer(
+            OptimConfig("adamw", lr=0.1, weight_decay=wd), one, ["W"]
+        ).step(one, {"W": g[i : i + 1].clone()})
         assert torch.equal(masked["W"][i], one["W"][0])
     with pytest.raises(ConfigError, match="True/False"):
         OptimConfig("adamw", decay_members={"W": (1, 0)})
     with pytest.raises(ConfigError, match="2 flags but the ensemble has 3"):
-        EnsembleOptimizer(OptimConfig("adamw", decay_members={"W": (True, False)}), {"W": torch.zeros(3, 2, 2)}, ["W"])
+        EnsembleOptimizer(
+            OptimConfig("adamw", decay_members={"W": (True, False)}),
+            {"W": torch.zeros(3, 2, 2)},
+            ["W"],
+        )
 
 
 def test_resume_from_checkpoint_is_exact(tmp_path, capsys):
     whole = train_paper_scale(**TINY, workdir=str(tmp_path / "a"))
-    assert not whole["partial"] and whole["progress"] == {"done": 40, "target": 40, "unit": "updates"}
+    assert not whole["partial"] and whole["progress"] == {
+        "done": 40,
+        "target": 40,
+        "unit": "updates",
+    }
     assert [h["step"] for h in whole["history"]] == [20, 40]
     assert whole["updates_per_epoch"] == {"60": 7, "200": 14}
     cut = train_paper_scale(**TINY, workdir=str(tmp_path / "b"), _stop_at=30)
-    assert cut["partial"] and cut["progress"]["done"] == 30 and cut["history"][-1]["step"] == 30
+    assert (
+        cut["partial"]
+        and cut["progress"]["done"] == 30
+        and cut["history"][-1]["step"] == 30
+    )
     prog = load_result(tmp_path / "b" / "progress.json")["data"]
     assert prog["step"] == 30 and [h["step"] for h in prog["history"]] == [20, 30]
     again = train_paper_scale(**TINY, workdir=str(tmp_path / "b"))
     assert "resumed from" in capsys.readouterr().out
     assert again["resumed_at"] == [30] and not again["partial"]
-    assert again["final"] == whole["final"]                    # bit-identical final accuracies
+    assert again["final"] == whole["final"]  # bit-identical final accuracies
     a = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=False)["params"]
     b = torch.load(tmp_path / "b" / "checkpoint.pt", weights_only=False)["params"]
     assert all(torch.equal(a[k], b[k]) for k in a)
@@ -117,8 +155,12 @@ def test_resume_from_checkpoint_is_exact(tmp_path, capsys):
 
 
 def test_deadline_and_bad_checkpoint(tmp_path):
-    r = train_paper_scale(**TINY, deadline=time.time() - 1, stop_margin_s=0.0, workdir=str(tmp_path))
-    assert r["partial"] and r["progress"]["done"] == 1       # stops after the update in flight
+    r = train_paper_scale(
+        **TINY, deadline=time.time() - 1, stop_margin_s=0.0, workdir=str(tmp_path)
+    )
+    assert (
+        r["partial"] and r["progress"]["done"] == 1
+    )  # stops after the update in flight
     (tmp_path / "checkpoint.pt").write_text("not a checkpoint")
     with pytest.raises(ResultFileError, match="corrupt checkpoint .*checkpoint.pt"):
         train_paper_scale(**TINY, workdir=str(tmp_path))
@@ -131,18 +173,24 @@ _OVERRIDE: dict = {}
 
 def partial_cell(target, stop_at, workdir=None):
     done = _OVERRIDE.get("done", min(target, stop_at))
-    return {"partial": done < target, "progress": {"done": done, "target": target}, "x": done}
+    return {
+        "partial": done < target,
+        "progress": {"done": done, "target": target},
+        "x": done,
+    }
 
 
-def test_partial_cells_are_stored_resumed_and_never_shrunk(tmp_path, monkeypatch, capsys):
+def test_partial_cells_are_stored_resumed_and_never_shrunk(
+    tmp_path, monkeypatch, capsys
+):
     c = Cell("long", partial_cell, {"target": 10, "stop_at": 6})
     run_cells([c], tmp_path, scale="smoke", progress=False)
     assert runs.stored_state(tmp_path, c, "smoke") == "partial"
-    monkeypatch.setitem(_OVERRIDE, "done", 3)          # a re-run that did less (no checkpoint)
+    monkeypatch.setitem(_OVERRIDE, "done", 3)  # a re-run that did less (no checkpoint)
     run_cells([c], tmp_path, scale="smoke", progress=False)
     assert load_result(tmp_path / "long.json")["data"]["value"]["x"] == 6
     assert "kept" in capsys.readouterr().out
-    monkeypatch.setitem(_OVERRIDE, "done", 10)         # the resumed run finishes
+    monkeypatch.setitem(_OVERRIDE, "done", 10)  # the resumed run finishes
     out = run_cells([c], tmp_path, scale="smoke", progress=False)
     assert out["long"]["x"] == 10 and runs.stored_state(tmp_path, c, "smoke") == "done"
 
@@ -154,7 +202,13 @@ def test_workdir_and_deadline_reach_the_cell(tmp_path):
         seen.update(deadline=deadline, workdir=workdir)
         return n
 
-    run_cells([Cell("w", cell, {"n": 1})], tmp_path / "cells", scale="smoke", budget_s=60, progress=False)
+    run_cells(
+        [Cell("w", cell, {"n": 1})],
+        tmp_path / "cells",
+        scale="smoke",
+        budget_s=60,
+        progress=False,
+    )
     assert seen["workdir"].endswith("work/w") and seen["deadline"] > time.time()
 
 
@@ -166,24 +220,43 @@ def test_paper_scale_is_chapter_4_only_and_needs_a_clean_tree(tmp_path, monkeypa
         plan("ch1", "paper")
     monkeypatch.setattr(runs, "git_state", lambda: {"commit": "abc", "dirty": True})
     with pytest.raises(ConfigError, match="paper-scale run needs a clean git tree"):
-        run_cells([Cell("sq", partial_cell, {"target": 1, "stop_at": 1})], tmp_path, scale="paper", progress=False)
+        run_cells(
+            [Cell("sq", partial_cell, {"target": 1, "stop_at": 1})],
+            tmp_path,
+            scale="paper",
+            progress=False,
+        )
     assert runs.default_out("ch4", "paper").name == "ch4"
-    out = subprocess.run([sys.executable, "-m", "lengthgen", "reproduce", "ch1", "--scale", "paper"],
-                         capture_output=True, text=True)
-    assert out.returncode != 0 and "Traceback" not in out.stderr and "scale" in out.stderr
+    out = subprocess.run(
+        [sys.executable, "-m", "lengthgen", "reproduce", "ch1", "--scale", "paper"],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        out.returncode != 0 and "Traceback" not in out.stderr and "scale" in out.stderr
+    )
 
 
 def test_commit_named_by_the_launcher_without_git(monkeypatch):
     from lengthgen import store
 
-    monkeypatch.setattr(store, "_git", lambda *a: None)     # no git at all
+    monkeypatch.setattr(store, "_git", lambda *a: None)  # no git at all
     monkeypatch.setenv("LENGTHGEN_SOURCE_COMMIT", "f" * 40)
     st = store.git_state()
-    assert st == {"commit": "f" * 40, "dirty": None, "commit_source": "LENGTHGEN_SOURCE_COMMIT"}
+    assert st == {
+        "commit": "f" * 40,
+        "dirty": None,
+        "commit_source": "LENGTHGEN_SOURCE_COMMIT",
+    }
     prov = store.provenance(scale="paper", device="cpu", git=st)
-    assert prov["git_commit"] == "f" * 40 and prov["git_commit_source"] == "LENGTHGEN_SOURCE_COMMIT"
+    assert (
+        prov["git_commit"] == "f" * 40
+        and prov["git_commit_source"] == "LENGTHGEN_SOURCE_COMMIT"
+    )
     # a copy inside another checkout: that checkout's HEAD is not this tree's commit
-    monkeypatch.setattr(store, "_git", lambda *a: "/elsewhere" if "--show-toplevel" in a else "e" * 40)
+    monkeypatch.setattr(
+        store, "_git", lambda *a: "/elsewhere" if "--show-toplevel" in a else "e" * 40
+    )
     assert store.git_state()["commit"] == "f" * 40
     monkeypatch.delenv("LENGTHGEN_SOURCE_COMMIT")
     assert store.git_state() == {"commit": None, "dirty": None}
@@ -207,7 +280,12 @@ def test_git_state_on_a_real_checkout(tmp_path, monkeypatch):
     root = tmp_path / "book"
     (root / "src" / "lengthgen").mkdir(parents=True)
     (root / "_config.yml").write_text("title: t\n")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
@@ -227,24 +305,49 @@ def test_git_state_on_a_real_checkout(tmp_path, monkeypatch):
 
 
 def _toy_value():
-    members = [{"activation": "sine", "bias": b, "n": 8, "wd": 0.1, "seed": s} for b in (False, True) for s in (1, 2)]
+    members = [
+        {"activation": "sine", "bias": b, "n": 8, "wd": 0.1, "seed": s}
+        for b in (False, True)
+        for s in (1, 2)
+    ]
     members.append({"activation": "relu", "bias": False, "n": 8, "wd": 0.1, "seed": 1})
-    hist = [{"step": 10, "acc": {"2": [1.0] * 5, "9": [0.1, 0.2, 0.95, 0.0, 0.0]}},
-            {"step": 20, "acc": {"2": [1.0] * 5, "9": [0.9, 0.3, 0.99, 0.5, 0.0]}}]
-    final = {"train_acc": [1.0] * 5, "acc": {"2": [1.0] * 5, "9": [0.9, 0.3, 0.99, 0.5, 0.0]}}
-    return {"members": members, "eval_lengths": [2, 9], "train_lengths": [2], "history": hist, "final": final}
+    hist = [
+        {"step": 10, "acc": {"2": [1.0] * 5, "9": [0.1, 0.2, 0.95, 0.0, 0.0]}},
+        {"step": 20, "acc": {"2": [1.0] * 5, "9": [0.9, 0.3, 0.99, 0.5, 0.0]}},
+    ]
+    final = {
+        "train_acc": [1.0] * 5,
+        "acc": {"2": [1.0] * 5, "9": [0.9, 0.3, 0.99, 0.5, 0.0]},
+    }
+    return {
+        "members": members,
+        "eval_lengths": [2, 9],
+        "train_lengths": [2],
+        "history": hist,
+        "final": final,
+    }
 
 
 def test_paper_scale_ranges_and_arrivals_brute_force():
-    from lengthgen.chapters.ch4.experiments import paper_scale_arrivals, paper_scale_ranges
+    from lengthgen.chapters.ch4.experiments import (
+        paper_scale_arrivals,
+        paper_scale_ranges,
+    )
 
     v = _toy_value()
-    rng = paper_scale_ranges(v, 8)                       # only the held-out length 9 counts
-    assert rng[("sine", 0.1)] == pytest.approx((0.6, 0.6)) and rng[("sine+bias", 0.1)] == pytest.approx((0.745, 0.745))
+    rng = paper_scale_ranges(v, 8)  # only the held-out length 9 counts
+    assert rng[("sine", 0.1)] == pytest.approx((0.6, 0.6)) and rng[
+        ("sine+bias", 0.1)
+    ] == pytest.approx((0.745, 0.745))
     assert rng[("relu", 0.1)] == (0.0, 0.0)
     arr = paper_scale_arrivals(v, 8, length=9)
-    assert arr == {("sine", 0.1, 1): 20, ("sine", 0.1, 2): None, ("sine+bias", 0.1, 1): 10,
-                   ("sine+bias", 0.1, 2): None, ("relu", 0.1, 1): None}
+    assert arr == {
+        ("sine", 0.1, 1): 20,
+        ("sine", 0.1, 2): None,
+        ("sine+bias", 0.1, 1): 10,
+        ("sine+bias", 0.1, 2): None,
+        ("relu", 0.1, 1): None,
+    }
     with pytest.raises(ConfigError, match="budgets"):
         paper_scale_ranges(v, 9)
     with pytest.raises(ConfigError, match="budgets"):

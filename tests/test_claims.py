@@ -1,5 +1,6 @@
 """The claims ledger: check kinds, declared deviations, self-checks, the complete-ledger rule,
 ``claims --check`` against committed ledgers, and tamper tests on copies of the stored results."""
+
 import json
 import types
 
@@ -12,8 +13,16 @@ from helpers import copy_results
 
 
 def _c(**kw):
-    base = dict(id="ch0.x", location="Fig. 1", statement="s", paper_value=0.5, check="value", tolerance=0.02,
-                why="the paper's standard error", source="live")
+    base = dict(
+        id="ch0.x",
+        location="Fig. 1",
+        statement="s",
+        paper_value=0.5,
+        check="value",
+        tolerance=0.02,
+        why="the paper's standard error",
+        source="live",
+    )
     base.update(kw)
     return Claim(**base)
 
@@ -37,39 +46,51 @@ def test_value_interval_equal_checks():
     assert _eval(eq, (1, 2, 3))["holds"]
     with pytest.raises(ClaimFailed):
         _eval(eq, [1, 2, 4])
-    with pytest.raises(ClaimFailed):          # NaN never passes a value check
+    with pytest.raises(ClaimFailed):  # NaN never passes a value check
         _eval(_c(), float("nan"))
 
 
 def test_direction_is_its_own_category():
-    d = _c(check="direction", tolerance=None, paper_value="+25.5 points", holds=lambda v: v > 0)
+    d = _c(
+        check="direction",
+        tolerance=None,
+        paper_value="+25.5 points",
+        holds=lambda v: v > 0,
+    )
     rec = _eval(d, 9.7)
     assert rec["status"] == "reproduced" and claims.category(rec) == "direction"
     assert claims.category(_eval(_c(), 0.5)) == "reproduced"
 
 
 def test_declared_deviation_and_one_that_starts_to_hold():
-    dev = Deviation("reduced-budget", "we train 2,000 updates instead of 300,000 epochs")
+    dev = Deviation(
+        "reduced-budget", "we train 2,000 updates instead of 300,000 epochs"
+    )
     c = _c(deviation=dev, protocol=reduced("2,000 updates"))
     rec = _eval(c, 0.9)
     assert rec["status"] == "deviates" and rec["cause"] == "reduced-budget"
     assert rec["explanation"].startswith("we train") and rec["protocol"] == "reduced"
     held = _eval(c, 0.5)
     assert held["status"] == "reproduced" and held["declared_deviation_holds"] is True
-    assert held["protocol_note"] == "2,000 updates"               # the reduction stays visible
+    assert held["protocol_note"] == "2,000 updates"  # the reduction stays visible
     mod = _eval(_c(protocol=claims.modified("our map differs")), 0.5)
-    assert mod["protocol"] == "modified" and claims.protocol_label(mod) == "differs: our map differs"
+    assert (
+        mod["protocol"] == "modified"
+        and claims.protocol_label(mod) == "differs: our map differs"
+    )
 
 
 def test_declarations_are_checked():
-    for kw, match in [({"check": "sign"}, "valid choices: value, interval"),
-                      ({"why": ""}, "why this comparison"),
-                      ({"tolerance": None}, "needs tolerance"),
-                      ({"check": "interval", "interval": (2, 1)}, "lo <= hi"),
-                      ({"check": "predicate"}, "needs holds"),
-                      ({"source": "stored"}, "needs measure"),
-                      ({"group": "mine"}, "valid choices: paper, self-check"),
-                      ({"deviation": "slow"}, "Deviation")]:
+    for kw, match in [
+        ({"check": "sign"}, "valid choices: value, interval"),
+        ({"why": ""}, "why this comparison"),
+        ({"tolerance": None}, "needs tolerance"),
+        ({"check": "interval", "interval": (2, 1)}, "lo <= hi"),
+        ({"check": "predicate"}, "needs holds"),
+        ({"source": "stored"}, "needs measure"),
+        ({"group": "mine"}, "valid choices: paper, self-check"),
+        ({"deviation": "slow"}, "Deviation"),
+    ]:
         with pytest.raises(ConfigError, match=match):
             _c(**kw)
     with pytest.raises(ConfigError, match="needs a reason"):
@@ -84,7 +105,9 @@ def test_rounding_keeps_ledgers_stable():
 
 
 def _fake_chapter(monkeypatch, claims_list, causes=None):
-    mod = types.SimpleNamespace(CLAIMS=claims_list, CAUSES=causes or {"run-to-run variance": "x"})
+    mod = types.SimpleNamespace(
+        CLAIMS=claims_list, CAUSES=causes or {"run-to-run variance": "x"}
+    )
     real = claims.importlib.import_module
 
     def fake(name):
@@ -97,9 +120,21 @@ def _fake_chapter(monkeypatch, claims_list, causes=None):
 
 
 def test_ledger_refuses_to_save_with_missing_claims(monkeypatch, tmp_path):
-    _fake_chapter(monkeypatch, [_c(id="ch0.a"), _c(id="ch0.b"),
-                                Unchecked("ch0.u", "§7", "BLEU on long sentences", 12.4, "not-reproducible",
-                                          "no translation data here")])
+    _fake_chapter(
+        monkeypatch,
+        [
+            _c(id="ch0.a"),
+            _c(id="ch0.b"),
+            Unchecked(
+                "ch0.u",
+                "§7",
+                "BLEU on long sentences",
+                12.4,
+                "not-reproducible",
+                "no translation data here",
+            ),
+        ],
+    )
     led = claims.Ledger("ch0", scale="smoke")
     led.record("ch0.a", 0.5)
     with pytest.raises(ConfigError, match="live claims never recorded: ch0.b"):
@@ -108,7 +143,10 @@ def test_ledger_refuses_to_save_with_missing_claims(monkeypatch, tmp_path):
     led.record("ch0.b", 0.49)
     rows = json.loads(led.save(tmp_path).read_text())
     assert [r["id"] for r in rows] == ["ch0.a", "ch0.b", "ch0.u"]
-    assert rows[2]["status"] == "not-reproducible" and rows[2]["explanation"] == "no translation data here"
+    assert (
+        rows[2]["status"] == "not-reproducible"
+        and rows[2]["explanation"] == "no translation data here"
+    )
     with pytest.raises(ConfigError, match="unknown claim 'ch0.zz'"):
         led.record("ch0.zz", 1)
 
@@ -128,8 +166,14 @@ def test_check_passes_on_the_committed_book():
 def _reproduced_stored_claims(chapter):
     mod = claims.chapter_claims(chapter)
     committed = {r["id"]: r for r in claims.load_ledger(chapter)}
-    return [c for c in mod.CLAIMS if isinstance(c, Claim) and c.source == "stored"
-            and committed.get(c.id, {}).get("status") == "reproduced" and c.group == "paper"]
+    return [
+        c
+        for c in mod.CLAIMS
+        if isinstance(c, Claim)
+        and c.source == "stored"
+        and committed.get(c.id, {}).get("status") == "reproduced"
+        and c.group == "paper"
+    ]
 
 
 def test_tamper_ch0_stored_grid_is_caught(tmp_path, monkeypatch):
@@ -137,12 +181,14 @@ def test_tamper_ch0_stored_grid_is_caught(tmp_path, monkeypatch):
     root = copy_results(tmp_path)
     path = root / "ch0" / "cells" / "dilution_grid.json"
     obj = json.loads(path.read_text())
-    obj["data"]["value"]["max_abs_error"] = 1e-9                 # beyond the rounding bound
+    obj["data"]["value"]["max_abs_error"] = 1e-9  # beyond the rounding bound
     path.write_text(json.dumps(obj))
     problems = claims.check_ledgers(["ch0"], results_root=root)
     assert [p["id"] for p in problems] == ["ch0.eq1.closed_form"]
     assert "fails without a declared deviation" in problems[0]["problem"]
-    obj["data"]["value"]["max_abs_error"] = 1e-11                # moved, but within the claim's tolerance
+    obj["data"]["value"]["max_abs_error"] = (
+        1e-11  # moved, but within the claim's tolerance
+    )
     path.write_text(json.dumps(obj))
     assert claims.check_ledgers(["ch0"], results_root=root) == []
 
@@ -151,9 +197,12 @@ def test_check_reports_missing_file_and_changed_ledger(tmp_path):
     root = copy_results(tmp_path)
     led = root / "claims" / "ch0.json"
     rows = json.loads(led.read_text())
-    led.write_text(json.dumps(rows[1:]))                          # a claim disappeared from the ledger
+    led.write_text(json.dumps(rows[1:]))  # a claim disappeared from the ledger
     problems = claims.check_ledgers(["ch0"], results_root=root)
-    assert any(p["id"] == rows[0]["id"] and "missing from the committed ledger" in p["problem"] for p in problems)
+    assert any(
+        p["id"] == rows[0]["id"] and "missing from the committed ledger" in p["problem"]
+        for p in problems
+    )
     (root / "ch0" / "cells" / "dilution_grid.json").unlink()
     from lengthgen.store import ResultFileError
 
@@ -162,10 +211,20 @@ def test_check_reports_missing_file_and_changed_ledger(tmp_path):
 
 
 def test_claims_html_shows_statements_badges_and_formatted_numbers():
-    rec = _eval(_c(statement="Mean accuracy at N = 11", deviation=Deviation("reduced-budget", "fewer updates"),
-                   protocol=reduced("2,000 updates")), 0.6655000000000001)
+    rec = _eval(
+        _c(
+            statement="Mean accuracy at N = 11",
+            deviation=Deviation("reduced-budget", "fewer updates"),
+            protocol=reduced("2,000 updates"),
+        ),
+        0.6655000000000001,
+    )
     html = claims.claims_html([rec])
-    assert "Mean accuracy at N = 11" in html and "deviates" in html and "<td>0.665</td>" in html
+    assert (
+        "Mean accuracy at N = 11" in html
+        and "deviates" in html
+        and "<td>0.665</td>" in html
+    )
     assert "0.6655000000000001" not in html and "reduced: 2,000 updates" in html
     assert "<details>" in html and "fewer updates" in html and "ch0.x" in html
     assert claims.fmt_value({"mean": 81.0, "lo": 79.5, "hi": 82.25}) == "81 (79.5–82.2)"
@@ -195,17 +254,41 @@ def test_headline_numbers_follow_the_ledger():
     """The counts typed into the chapters' headlines (book intro, scorecard) are the committed
     ledger's: a re-run that moves them makes this test fail until the headline is rewritten."""
     v1, h1 = _ledger_values("ch1"), claims.chapter_claims("ch1").HEADLINE
-    n = {k: v1[f"ch1.first_rates.{k}"]["perfect"] for k in
-         ("scaled_n10", "scaled_n300", "scaled_n30", "scaled_n100", "authors_placement_n10",
-          "authors_placement_n300")}
+    n = {
+        k: v1[f"ch1.first_rates.{k}"]["perfect"]
+        for k in (
+            "scaled_n10",
+            "scaled_n300",
+            "scaled_n30",
+            "scaled_n100",
+            "authors_placement_n10",
+            "authors_placement_n300",
+        )
+    }
     assert all(v1[f"ch1.first_rates.{k}"]["runs"] == 100 for k in n)
-    assert f"succeeds in {n['scaled_n10']} and {n['scaled_n300']} of 100 runs" in h1["deviation"]
-    assert f"placement of the factor: {n['authors_placement_n10']} and {n['authors_placement_n300']})" in h1["deviation"]
-    assert n["scaled_n30"] == n["scaled_n100"] and f"it succeeds in {n['scaled_n30']} of 100" in h1["deviation"]
-    assert v1["ch1.first_train.scaled_perfect_n30"] == v1["ch1.first_train.scaled_perfect_n100"] == 20
+    assert (
+        f"succeeds in {n['scaled_n10']} and {n['scaled_n300']} of 100 runs"
+        in h1["deviation"]
+    )
+    assert (
+        f"placement of the factor: {n['authors_placement_n10']} and {n['authors_placement_n300']})"
+        in h1["deviation"]
+    )
+    assert (
+        n["scaled_n30"] == n["scaled_n100"]
+        and f"it succeeds in {n['scaled_n30']} of 100" in h1["deviation"]
+    )
+    assert (
+        v1["ch1.first_train.scaled_perfect_n30"]
+        == v1["ch1.first_train.scaled_perfect_n100"]
+        == 20
+    )
     assert "20 of 20 runs perfect" in h1["finding"]
     v3, h3 = _ledger_values("ch3"), claims.chapter_claims("ch3").HEADLINE
-    assert f"(AUC {v3['ch3.study.auc']:g}, same {v3['ch3.study.n_generalizing']} of 35 cells)" in h3["finding"]
+    assert (
+        f"(AUC {v3['ch3.study.auc']:g}, same {v3['ch3.study.n_generalizing']} of 35 cells)"
+        in h3["finding"]
+    )
 
 
 # ------------------------------------------------------------------ portable ledger: residues and rounding
@@ -216,26 +299,47 @@ def test_residues_are_recorded_as_their_bound_not_raw_rounding():
     assert claims.residue_of(c) == 1e-10
     for raw in (0.0, 3e-13, -1e-14):
         assert _eval(c, ours=raw)["our_value"] == "≤ 1e-10"
-    big = _c(paper_value=0.0, tolerance=0.3, check="value")           # a slope of zero: not a residue
-    assert claims.residue_of(big) is None and _eval(big, ours=0.07413)["our_value"] == 0.07413
+    big = _c(
+        paper_value=0.0, tolerance=0.3, check="value"
+    )  # a slope of zero: not a residue
+    assert (
+        claims.residue_of(big) is None
+        and _eval(big, ours=0.07413)["our_value"] == 0.07413
+    )
     listed = _c(paper_value=[0.0, 0.0], tolerance=1e-12, check="value")
     assert _eval(listed, ours=[0.0, 3.5e-18])["our_value"] == ["≤ 1e-12", "≤ 1e-12"]
-    explicit = _c(check="predicate", holds=lambda v: v["err"] < 1e-6, residue=1e-9, paper_value="small")
-    assert _eval(explicit, ours={"err": 2e-12, "n": 5})["our_value"] == {"err": "≤ 1e-09", "n": 5}
+    explicit = _c(
+        check="predicate",
+        holds=lambda v: v["err"] < 1e-6,
+        residue=1e-9,
+        paper_value="small",
+    )
+    assert _eval(explicit, ours={"err": 2e-12, "n": 5})["our_value"] == {
+        "err": "≤ 1e-09",
+        "n": 5,
+    }
     with pytest.raises(ConfigError, match="residue"):
         _c(residue=-1.0)
 
 
 def test_same_within_rounding_allows_one_unit_of_the_last_digit_only():
-    assert claims.same_within_rounding(0.6655, 0.6656) and claims.same_within_rounding(0.6655, 0.6654)
+    assert claims.same_within_rounding(0.6655, 0.6656) and claims.same_within_rounding(
+        0.6655, 0.6654
+    )
     assert not claims.same_within_rounding(0.6655, 0.6657)
     assert claims.same_within_rounding({"a": [1.0, "x"]}, {"a": [1.0, "x"]})
-    assert not claims.same_within_rounding({"a": 1.0}, {"b": 1.0}) and not claims.same_within_rounding([1.0], [1.0, 2.0])
-    assert not claims.same_within_rounding("≤ 1e-10", 1e-11) and not claims.same_within_rounding(True, 1)
+    assert not claims.same_within_rounding(
+        {"a": 1.0}, {"b": 1.0}
+    ) and not claims.same_within_rounding([1.0], [1.0, 2.0])
+    assert not claims.same_within_rounding(
+        "≤ 1e-10", 1e-11
+    ) and not claims.same_within_rounding(True, 1)
 
 
 @pytest.mark.parametrize("factor", [1.5, 3.0])
-def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(tmp_path, factor):
+def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(
+    tmp_path, factor
+):
     """Stored results do not change: a stored window width × 1.5 or × 3 moves its slope by less
     than the paper's tolerance (0.3) but beyond the ledger's rounding, and ``claims --check`` fails."""
     root = copy_results(tmp_path, ["ch2"])
@@ -243,13 +347,15 @@ def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(tmp_path
     obj = json.loads(path.read_text())
     curve = obj["data"]["value"]["widths"]["pos/index/chi"]
     for key in ("width", "finite_width"):
-        curve[key][-1] *= factor                                     # the widest length's width
+        curve[key][-1] *= factor  # the widest length's width
     path.write_text(json.dumps(obj))
-    named = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
+    named = {
+        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
+    }
     assert list(named) == ["ch2.volume.pos_index_chi"], named
     assert named["ch2.volume.pos_index_chi"].startswith(("value", "status")), named
 
 
 def test_one_unit_is_the_finer_of_the_two_values():
-    assert not claims.same_within_rounding(1.0, 0.9995)          # one test string lost of 2,000
-    assert claims.same_within_rounding(1.0, 0.9999)              # 0.99995 rounded either way
+    assert not claims.same_within_rounding(1.0, 0.9995)  # one test string lost of 2,000
+    assert claims.same_within_rounding(1.0, 0.9999)  # 0.99995 rounded either way

@@ -34,9 +34,16 @@ def test_declarations():
             assert c.deviation.cause in ch2_claims.CAUSES
             assert c.deviation.explanation and "{" not in c.deviation.explanation
     # direction claims are separate from the value claims that check the size
-    assert decl["ch2.train.norm_vs_pos"].check == "direction" and decl["ch2.train.norm_vs_pos_size"].check == "value"
+    assert (
+        decl["ch2.train.norm_vs_pos"].check == "direction"
+        and decl["ch2.train.norm_vs_pos_size"].check == "value"
+    )
     assert decl["ch2.train.coef_direction"].check == "direction"
-    assert decl["ch2.train.coef_chi"].check == decl["ch2.train.coef_ell"].check == "interval"
+    assert (
+        decl["ch2.train.coef_chi"].check
+        == decl["ch2.train.coef_ell"].check
+        == "interval"
+    )
     # true by construction: the D.7 equivalence (fixed token k = 0) is a self-check
     assert decl["ch2.train.d7.majority_equivalent"].group == "self-check"
     # the misread A_norm map is ours: no cause or explanation calls it the paper's
@@ -52,7 +59,9 @@ def test_tolerance_rules_come_from_the_paper():
     assert ch2_claims.T1_TOLERANCE == 3.0
     lo, hi = ch2_claims.fisher_interval(-0.655, 100)
     assert lo < -0.655 < hi and hi - lo < 0.25
-    assert ch2_claims.run_of("index", "norm", 51) == "index_posnorm"           # paired with A_pos, the paper's map
+    assert (
+        ch2_claims.run_of("index", "norm", 51) == "index_posnorm"
+    )  # paired with A_pos, the paper's map
     assert ch2_claims.run_of("index", "pos", 21) == "index_posnorm_small"
     assert ch2_claims.protocol_of([("index", "pos", 51)]).kind == "paper"
     assert ch2_claims.protocol_of([("index", "norm", 31)]).kind == "paper"
@@ -60,7 +69,9 @@ def test_tolerance_rules_come_from_the_paper():
     # every A_norm run the claims read uses the paper's map; the misread map is the ablation only
     from lengthgen.chapters.ch2.experiments import EXPERIMENTS
 
-    assert {n for n, e in EXPERIMENTS.items() if e.norm_map != "sqrt"} == {"index_norm_misread"}
+    assert {n for n, e in EXPERIMENTS.items() if e.norm_map != "sqrt"} == {
+        "index_norm_misread"
+    }
     for c in _declared().values():
         if isinstance(c, Claim):
             assert ch2_claims.MISREAD_MAP not in (c.protocol.reduced or "")
@@ -70,12 +81,16 @@ def test_tolerance_rules_come_from_the_paper():
 
 def test_committed_ledger_is_complete_and_current():
     rows = claims.load_ledger("ch2")
-    assert [r["id"] for r in rows] == [c.id for c in claims.chapter_claims("ch2").CLAIMS]
+    assert [r["id"] for r in rows] == [
+        c.id for c in claims.chapter_claims("ch2").CLAIMS
+    ]
     assert claims.check_ledgers(["ch2"]) == []
     status = {r["id"]: claims.category(r) for r in rows}
     assert status["ch2.train.norm_vs_pos"] == "direction"
     # with the paper's A_norm map (re-run): inside the paper's interval at N = 21 … 51, just below at N = 11
-    assert [status[f"ch2.train.table2.index_norm_N{N}"] for N in paper.NS] == ["deviates"] + ["reproduced"] * 4
+    assert [status[f"ch2.train.table2.index_norm_N{N}"] for N in paper.NS] == [
+        "deviates"
+    ] + ["reproduced"] * 4
     assert status["ch2.volume.norm_index_chi_fixed_ell_hat"] == "reproduced"
     assert status["ch2.train.table1.majority_posnorm"] == "reproduced"
 
@@ -90,9 +105,14 @@ def test_tamper_halved_accuracies_are_caught(tmp_path):
             m["test"] = {L: a / 2 for L, a in m["test"].items()}
 
     edit_cell(root, "ch2", "majority_posnorm", edit)
-    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
+    problems = {
+        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
+    }
     assert set(problems) == {"ch2.train.table1.majority_posnorm"}
-    assert "fails without a declared deviation" in problems["ch2.train.table1.majority_posnorm"]
+    assert (
+        "fails without a declared deviation"
+        in problems["ch2.train.table1.majority_posnorm"]
+    )
 
 
 def test_tamper_one_seed_off_the_ceiling_is_caught(tmp_path):
@@ -100,14 +120,23 @@ def test_tamper_one_seed_off_the_ceiling_is_caught(tmp_path):
     root = copy_results(tmp_path)
 
     def edit(v):
-        m = next(m for m in v["members"] if m["variant"] == "pos" and m["seed"] == paper.SEEDS[7])
+        m = next(
+            m
+            for m in v["members"]
+            if m["variant"] == "pos" and m["seed"] == paper.SEEDS[7]
+        )
         m["test"]["511"] = 0.999
 
     edit_cell(root, "ch2", "first_posnorm", edit)
-    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
+    problems = {
+        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
+    }
     # the ceiling claim fails; the order claim reads the same mean, which moved by 0.005 points only
     assert "ch2.train.table2.first_pos_N51" in problems
-    assert "fails without a declared deviation" in problems["ch2.train.table2.first_pos_N51"]
+    assert (
+        "fails without a declared deviation"
+        in problems["ch2.train.table2.first_pos_N51"]
+    )
     assert set(problems) <= {"ch2.train.table2.first_pos_N51", "ch2.train.volume_order"}
 
 
@@ -118,8 +147,10 @@ def test_tamper_volume_scan_is_caught(tmp_path):
     def edit(v):
         for key in ("width", "finite_width"):
             w = v["widths"]["pos/index/chi"][key]
-            w[-1] = w[-2] * 4                  # the window grows at the longest length
+            w[-1] = w[-2] * 4  # the window grows at the longest length
 
     edit_cell(root, "ch2", "volume_scans", edit)
-    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
+    problems = {
+        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
+    }
     assert set(problems) == {"ch2.volume.pos_index_chi"}

@@ -1,6 +1,7 @@
 """Chapter 3's claims ledger: the declarations follow the chapter's rules, the committed ledger
 re-checks from the stored cells, and corrupting a stored number behind a reproduced claim is caught
 (tamper tests on a copy of ``results/``)."""
+
 import json
 import math
 
@@ -25,9 +26,13 @@ def test_ledger_is_complete_and_rechecks():
 
 def test_rules_and_declarations():
     assert c3.rounding(2) == 0.005 and c3.rounding(3) == 0.0005
-    assert c3.seed_mean_tol() == pytest.approx(0.10 / math.sqrt(5))                    # rule 3, no spread printed
-    assert c3.seed_mean_tol(0.13) == pytest.approx(2 * 0.13 * math.sqrt(2 / 5))         # widened by the paper's ±
-    lo, hi = c3.paper_precision_interval(148, 160)                                      # rule 5, the paper's counts
+    assert c3.seed_mean_tol() == pytest.approx(
+        0.10 / math.sqrt(5)
+    )  # rule 3, no spread printed
+    assert c3.seed_mean_tol(0.13) == pytest.approx(
+        2 * 0.13 * math.sqrt(2 / 5)
+    )  # widened by the paper's ±
+    lo, hi = c3.paper_precision_interval(148, 160)  # rule 5, the paper's counts
     assert lo < paper.TABLE4["1L1H"][1] < hi and 0.85 < lo and hi < 0.99
     for c in claims.chapter_claims("ch3").CLAIMS:
         if isinstance(c, Claim) and c.deviation is not None:
@@ -37,18 +42,33 @@ def test_rules_and_declarations():
     rows = _committed()
     # no deviation is declared where the claim holds, and a direction check never counts as a reproduction
     assert not any(r["declared_deviation_holds"] for r in rows.values())
-    assert all(claims.category(r) == "direction" for r in rows.values() if r["check"] == "direction" and r["holds"])
+    assert all(
+        claims.category(r) == "direction"
+        for r in rows.values()
+        if r["check"] == "direction" and r["holds"]
+    )
     # the claims named in the issue: the 4L4H precision outside the paper's interval is a deviation,
     # the learnable-cell Spearman of the deeper tiers is a point estimate, not a containment in our CI
     assert rows["ch3.study.precision_4L4H"]["status"] == "deviates"
-    assert rows["ch3.study.depth_2L4H"]["check"] == "value" and rows["ch3.study.depth_2L4H"]["tolerance"] == c3.RHO_TOL
+    assert (
+        rows["ch3.study.depth_2L4H"]["check"] == "value"
+        and rows["ch3.study.depth_2L4H"]["tolerance"] == c3.RHO_TOL
+    )
     assert rows["ch3.study.high_rows_1L1H"]["paper_value"] == 160
 
 
 def test_theory_differences():
-    stored = {"thm2_ladder": {"40": 1.0}, "prop2": {"x": 1}, "prop3_copy": {"alpha": 1.0, "min_margin": 8.3e-9}}
-    live = {"thm2_ladder": {40: 1.0}, "prop2": {"x": 2}, "prop3_copy": {"alpha": 1.0, "min_margin": 8.3e-9 + 1e-20}}
-    assert c3.theory_differences(live, stored) == []                   # prop2 (Monte Carlo) is skipped
+    stored = {
+        "thm2_ladder": {"40": 1.0},
+        "prop2": {"x": 1},
+        "prop3_copy": {"alpha": 1.0, "min_margin": 8.3e-9},
+    }
+    live = {
+        "thm2_ladder": {40: 1.0},
+        "prop2": {"x": 2},
+        "prop3_copy": {"alpha": 1.0, "min_margin": 8.3e-9 + 1e-20},
+    }
+    assert c3.theory_differences(live, stored) == []  # prop2 (Monte Carlo) is skipped
     live["thm2_ladder"][40] = 0.5
     assert c3.theory_differences(live, stored) == ["thm2_ladder"]
     del live["prop3_copy"]
@@ -72,7 +92,10 @@ def test_tamper_trained_accuracy_is_caught(tmp_path):
     _corrupt_group(root, "1L1H__rope__main__seed0", "skip5", 60, 0.5)
     problems = claims.check_ledgers(["ch3"], results_root=root)
     named = {p["id"]: p["problem"] for p in problems}
-    assert "ch3.table3.lg60_1L1H" in named and "fails without a declared deviation" in named["ch3.table3.lg60_1L1H"]
+    assert (
+        "ch3.table3.lg60_1L1H" in named
+        and "fails without a declared deviation" in named["ch3.table3.lg60_1L1H"]
+    )
 
 
 def test_tamper_precision_row_is_caught(tmp_path):
@@ -101,34 +124,61 @@ def test_app_e_tiers_table_and_bad_tier():
     from lengthgen.config import ConfigError
 
     results = claims.StoredResults("ch3")
-    with pytest.raises(ConfigError, match="unknown tier '3L'; valid choices: 1L1H, 2L4H, 4L4H"):
+    with pytest.raises(
+        ConfigError, match="unknown tier '3L'; valid choices: 1L1H, 2L4H, 4L4H"
+    ):
         c3.pos_rows(results, "3L")
     tab = c3.app_e_tiers(results)
     cells = [f"{e}/{t}" for e in sorted(c3.ENCODINGS) for t in paper.POS_TASKS]
     assert list(tab.index) == cells + ["AUC (LG ≥ 0.5)"]
-    assert list(tab.columns) == [("", "α")] + [(t, q) for t in ("1L1H", "2L4H", "4L4H") for q in ("train acc", "LG")]
+    assert list(tab.columns) == [("", "α")] + [
+        (t, q) for t in ("1L1H", "2L4H", "4L4H") for q in ("train acc", "LG")
+    ]
     for t in ("1L1H", "2L4H", "4L4H"):
         st = c3.app_e_stats(results, t)
         assert len(c3.pos_rows(results, t)) == 250 and st["n_cells"] == 10
-        assert [tab.loc[k, (t, "LG")] for k in cells] == [st["cells"][k]["lg"] for k in cells]
+        assert [tab.loc[k, (t, "LG")] for k in cells] == [
+            st["cells"][k]["lg"] for k in cells
+        ]
         assert math.isnan(tab.loc["AUC (LG ≥ 0.5)", (t, "LG")]) == ("auc" not in st)
         # α sees the positional features only: the same at every depth
-        assert [st["cells"][k]["alpha"] for k in cells] == list(tab[("", "α")].iloc[:-1])
+        assert [st["cells"][k]["alpha"] for k in cells] == list(
+            tab[("", "α")].iloc[:-1]
+        )
     # Table 6 (tier 1L1H) agrees with the claims that read it
-    assert tab.loc["AUC (LG ≥ 0.5)", ("1L1H", "LG")] == _committed()["ch3.appE.auc"]["our_value"]
+    assert (
+        tab.loc["AUC (LG ≥ 0.5)", ("1L1H", "LG")]
+        == _committed()["ch3.appE.auc"]["our_value"]
+    )
 
 
 #: The stored deeper-tier App. E cells (train accuracy, LG; means over seeds and lengths, 3 decimals):
 #: no claim reads them (the paper prints no deeper-tier number), so this pins them against the store.
 APP_E_DEEPER = {
-    "2L4H": {"alibi/pos2": (0.681, 0.613), "alibi/pos5": (0.314, 0.141), "learned_abs/pos2": (1.0, 0.995),
-             "learned_abs/pos5": (1.0, 1.0), "nope/pos2": (0.673, 0.624), "nope/pos5": (0.318, 0.152),
-             "rope/pos2": (0.994, 0.928), "rope/pos5": (0.99, 0.85), "sinusoidal/pos2": (1.0, 0.994),
-             "sinusoidal/pos5": (1.0, 0.993)},
-    "4L4H": {"alibi/pos2": (0.971, 0.974), "alibi/pos5": (0.725, 0.672), "learned_abs/pos2": (1.0, 0.997),
-             "learned_abs/pos5": (1.0, 1.0), "nope/pos2": (0.977, 0.976), "nope/pos5": (0.668, 0.623),
-             "rope/pos2": (0.998, 0.995), "rope/pos5": (0.998, 0.985), "sinusoidal/pos2": (1.0, 0.996),
-             "sinusoidal/pos5": (1.0, 0.995)},
+    "2L4H": {
+        "alibi/pos2": (0.681, 0.613),
+        "alibi/pos5": (0.314, 0.141),
+        "learned_abs/pos2": (1.0, 0.995),
+        "learned_abs/pos5": (1.0, 1.0),
+        "nope/pos2": (0.673, 0.624),
+        "nope/pos5": (0.318, 0.152),
+        "rope/pos2": (0.994, 0.928),
+        "rope/pos5": (0.99, 0.85),
+        "sinusoidal/pos2": (1.0, 0.994),
+        "sinusoidal/pos5": (1.0, 0.993),
+    },
+    "4L4H": {
+        "alibi/pos2": (0.971, 0.974),
+        "alibi/pos5": (0.725, 0.672),
+        "learned_abs/pos2": (1.0, 0.997),
+        "learned_abs/pos5": (1.0, 1.0),
+        "nope/pos2": (0.977, 0.976),
+        "nope/pos5": (0.668, 0.623),
+        "rope/pos2": (0.998, 0.995),
+        "rope/pos5": (0.998, 0.985),
+        "sinusoidal/pos2": (1.0, 0.996),
+        "sinusoidal/pos5": (1.0, 0.995),
+    },
 }
 
 
@@ -137,25 +187,60 @@ def test_app_e_deeper_tiers_match_the_store_and_the_prose():
     tab = c3.app_e_tiers(results)
     for t, cells in APP_E_DEEPER.items():
         for k, (train, lg) in cells.items():
-            assert tab.loc[k, (t, "train acc")] == pytest.approx(train, abs=5e-4), (t, k)
+            assert tab.loc[k, (t, "train acc")] == pytest.approx(train, abs=5e-4), (
+                t,
+                k,
+            )
             assert tab.loc[k, (t, "LG")] == pytest.approx(lg, abs=5e-4), (t, k)
     # what the chapter's paragraph "Interior positions at depth" says of them
     res = c3.app_e_rescued(results)
-    relative = sorted(k for k in APP_E_DEEPER["4L4H"] if k.split("/")[0] not in paper.APP_E_ABSOLUTE)
-    assert res["1L1H"]["auc"] == 1.0 and res["1L1H"]["rescued"] == []          # Table 6: one head separates
-    assert res["2L4H"]["auc"] < 1.0                                             # "at two layers α no longer separates"
-    assert res["4L4H"]["n_pos"] == res["4L4H"]["n_cells"] == 10 and res["4L4H"]["auc"] is None   # "at four every cell transfers"
+    relative = sorted(
+        k for k in APP_E_DEEPER["4L4H"] if k.split("/")[0] not in paper.APP_E_ABSOLUTE
+    )
+    assert (
+        res["1L1H"]["auc"] == 1.0 and res["1L1H"]["rescued"] == []
+    )  # Table 6: one head separates
+    assert res["2L4H"]["auc"] < 1.0  # "at two layers α no longer separates"
+    assert (
+        res["4L4H"]["n_pos"] == res["4L4H"]["n_cells"] == 10
+        and res["4L4H"]["auc"] is None
+    )  # "at four every cell transfers"
     assert res["4L4H"]["rescued"] == relative
-    assert res["2L4H"]["rescued"] == ["alibi/pos2", "nope/pos2", "rope/pos2", "rope/pos5"]
+    assert res["2L4H"]["rescued"] == [
+        "alibi/pos2",
+        "nope/pos2",
+        "rope/pos2",
+        "rope/pos5",
+    ]
     # "ALiBi and NoPE on pos5 only partly (training accuracy under 0.8, LG under 0.7)" at four layers
-    partly = sorted(k for k, (train, lg) in APP_E_DEEPER["4L4H"].items() if train <= 0.8 or lg < 0.7)
+    partly = sorted(
+        k for k, (train, lg) in APP_E_DEEPER["4L4H"].items() if train <= 0.8 or lg < 0.7
+    )
     assert partly == ["alibi/pos5", "nope/pos5"]
-    assert all(lg < 0.7 and train < 0.8 for k, (train, lg) in APP_E_DEEPER["4L4H"].items() if k in partly)
+    assert all(
+        lg < 0.7 and train < 0.8
+        for k, (train, lg) in APP_E_DEEPER["4L4H"].items()
+        if k in partly
+    )
     # "the absolute encodings stay at LG ≈ 1 in every tier"
-    assert min(tab.loc[k, (t, "LG")] for t in ("1L1H", "2L4H", "4L4H") for k in tab.index[:-1]
-               if k.split("/")[0] in paper.APP_E_ABSOLUTE) > 0.99
+    assert (
+        min(
+            tab.loc[k, (t, "LG")]
+            for t in ("1L1H", "2L4H", "4L4H")
+            for k in tab.index[:-1]
+            if k.split("/")[0] in paper.APP_E_ABSOLUTE
+        )
+        > 0.99
+    )
     # App. E's sentence read at the deeper tiers is a declared deviation: it fails today
     row = _committed()["ch3.appE.relative_fail_deeper"]
-    assert row["status"] == "deviates" and row["our_value"][0] == 12 and row["our_value"][2] >= 0.5
+    assert (
+        row["status"] == "deviates"
+        and row["our_value"][0] == 12
+        and row["our_value"][2] >= 0.5
+    )
     line = c3.app_e_rescued_line(results)
-    assert "2L4H: AUC 0.75" in line and "4L4H: every cell reaches LG ≥ 0.5, so no AUC" in line
+    assert (
+        "2L4H: AUC 0.75" in line
+        and "4L4H: every cell reaches LG ≥ 0.5, so no AUC" in line
+    )

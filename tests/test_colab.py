@@ -2,6 +2,7 @@
 Colab (a fake ``google.colab`` module), clones the repository — redirected by git's ``insteadOf``
 to a local clone of this checkout — puts the package on the path and finds the stored results;
 the chapter's next cell (its imports) then runs, and the chapter's stored results load."""
+
 import os
 import subprocess
 import sys
@@ -16,8 +17,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from sync_setup_cells import repo_url, setup_cell  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-STORED = {"00": ("ch0", "dilution_grid"), "01": ("ch1", "first_training"), "02": ("ch2", "index_posnorm"),
-          "03": ("ch3", "alpha_tables"), "04": ("ch4", "exhaustive")}
+STORED = {
+    "00": ("ch0", "dilution_grid"),
+    "01": ("ch1", "first_training"),
+    "02": ("ch2", "index_posnorm"),
+    "03": ("ch3", "alpha_tables"),
+    "04": ("ch4", "exhaustive"),
+}
 
 
 def _code_cells(path):
@@ -28,8 +34,9 @@ def _code_cells(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_setup_cell_is_the_generated_one(path):
     first = _code_cells(path)[0]
-    assert first.source.strip() == setup_cell().strip(), \
+    assert first.source.strip() == setup_cell().strip(), (
         f"{path.name}: run scripts/sync_setup_cells.py (the setup cell differs from the template)"
+    )
     assert "remove-cell" in first.metadata.get("tags", [])
 
 
@@ -40,11 +47,15 @@ def mirror(tmp_path_factory):
     bare = base / "mirror.git"
     subprocess.run(["git", "clone", "--bare", "-q", str(ROOT), str(bare)], check=True)
     cfg = base / "gitconfig"
-    cfg.write_text(f'[url "{bare.as_uri()}"]\n\tinsteadOf = {repo_url()}\n[protocol "file"]\n\tallow = always\n')
+    cfg.write_text(
+        f'[url "{bare.as_uri()}"]\n\tinsteadOf = {repo_url()}\n[protocol "file"]\n\tallow = always\n'
+    )
     fake = base / "fake"
     (fake / "google" / "colab").mkdir(parents=True)
     (fake / "google" / "__init__.py").write_text("")
-    (fake / "google" / "colab" / "__init__.py").write_text('"""A stand-in for Colab\'s module."""\n')
+    (fake / "google" / "colab" / "__init__.py").write_text(
+        '"""A stand-in for Colab\'s module."""\n'
+    )
     return base, cfg, fake
 
 
@@ -65,16 +76,28 @@ def test_setup_cell_runs_in_a_fake_colab(path, mirror, tmp_path):
         assert res["path"].startswith({str(target)!r}) and res["provenance"]["scale"] == "full"
     """)
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import google.colab"), nbformat.v4.new_code_cell(cells[0].source),
-                nbformat.v4.new_code_cell(cells[1].source), nbformat.v4.new_code_cell(check)]
-    env = {"LENGTHGEN_COLAB_DIR": str(target), "GIT_CONFIG_GLOBAL": str(cfg),
-           "PYTHONPATH": str(fake), "LENGTHGEN_ROOT": ""}
+    nb.cells = [
+        nbformat.v4.new_code_cell("import google.colab"),
+        nbformat.v4.new_code_cell(cells[0].source),
+        nbformat.v4.new_code_cell(cells[1].source),
+        nbformat.v4.new_code_cell(check),
+    ]
+    env = {
+        "LENGTHGEN_COLAB_DIR": str(target),
+        "GIT_CONFIG_GLOBAL": str(cfg),
+        "PYTHONPATH": str(fake),
+        "LENGTHGEN_ROOT": "",
+    }
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     os.environ.pop("LENGTHGEN_ROOT")
     try:
-        NotebookClient(nb, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=300,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(tmp_path)}},
+        ).execute()
     finally:
         for k, v in old.items():
             if v is None:

@@ -1,4 +1,5 @@
 """Exact PARITY and FIRST transformers (Chiang & Cholak 2022), checked exhaustively for n ≤ 10."""
+
 import math
 
 import pytest
@@ -9,12 +10,20 @@ from lengthgen.nn import tasks
 from lengthgen.chapters.ch1.encoder import accuracy
 
 VARIANTS = [
-    ("parity", {}), ("parity", {"layer_norm": True, "eps": 0.0}), ("parity", {"layer_norm": True, "eps": 1e-5}),
-    ("first", {}), ("first", {"layer_norm": True, "eps": 0.0}), ("first", {"layer_norm": True, "eps": 1e-5}),
-    ("first", {"log_scaled": True}), ("parity", {"log_scaled": True}),
-    ("first_log_scaled", {}), ("first_log_scaled", {"layer_norm": True, "eps": 0.0}),
-    ("parity", {"sqrt_d": True}), ("parity", {"sqrt_d": True, "layer_norm": True, "eps": 1e-5}),
-    ("first", {"sqrt_d": True}), ("first", {"sqrt_d": True, "layer_norm": True, "eps": 0.0}),
+    ("parity", {}),
+    ("parity", {"layer_norm": True, "eps": 0.0}),
+    ("parity", {"layer_norm": True, "eps": 1e-5}),
+    ("first", {}),
+    ("first", {"layer_norm": True, "eps": 0.0}),
+    ("first", {"layer_norm": True, "eps": 1e-5}),
+    ("first", {"log_scaled": True}),
+    ("parity", {"log_scaled": True}),
+    ("first_log_scaled", {}),
+    ("first_log_scaled", {"layer_norm": True, "eps": 0.0}),
+    ("parity", {"sqrt_d": True}),
+    ("parity", {"sqrt_d": True, "layer_norm": True, "eps": 1e-5}),
+    ("first", {"sqrt_d": True}),
+    ("first", {"sqrt_d": True, "layer_norm": True, "eps": 0.0}),
 ]
 ALL = {n: tasks.all_strings(n) for n in range(1, 11)}
 
@@ -28,7 +37,9 @@ def test_exact_on_every_string_up_to_10(name, kw):
     enc, p = C.build(name, **kw)
     for n, s in ALL.items():
         logits = enc(p, s)[0]
-        assert float(accuracy(logits, tasks.label(task_of(name), s))) == 1.0, f"{name} {kw} fails at n = {n}"
+        assert float(accuracy(logits, tasks.label(task_of(name), s))) == 1.0, (
+            f"{name} {kw} fails at n = {n}"
+        )
 
 
 def test_first_logit_closed_form():
@@ -53,9 +64,15 @@ def test_sqrt_d_convention():
         want = math.exp(a) / (math.exp(a) + 6) * (s[:, 0].double() - 0.5)
         assert torch.allclose(enc(p, s)[0], want, atol=1e-14)
     # paired layer norm: width 12, so the query weight is 1/√12 of the default's
-    q0, q1 = C.first(layer_norm=True)[1]["wq"], C.first(layer_norm=True, sqrt_d=True)[1]["wq"]
+    q0, q1 = (
+        C.first(layer_norm=True)[1]["wq"],
+        C.first(layer_norm=True, sqrt_d=True)[1]["wq"],
+    )
     assert torch.allclose(q1 * math.sqrt(12), q0, atol=1e-15)
-    q0, q1 = C.parity(layer_norm=True)[1]["wq"], C.parity(layer_norm=True, sqrt_d=True)[1]["wq"]
+    q0, q1 = (
+        C.parity(layer_norm=True)[1]["wq"],
+        C.parity(layer_norm=True, sqrt_d=True)[1]["wq"],
+    )
     assert torch.allclose(q1 * math.sqrt(18), q0, atol=1e-15)
     with pytest.raises(TypeError):
         C.first(sqrt_d=1)
@@ -75,8 +92,8 @@ def test_log_scaled_first_bounds():
         assert float(mag.min()) > 0.25 and float(mag.max()) < 0.5
         N = n + 1
         ones = s[:, 1:].sum(-1).double()
-        num = N ** 2 * (s[:, 0].double() - 0.5) + ones - (n - 1) / 2
-        assert torch.allclose(enc(p, s)[0], num / (N ** 2 + N - 1), atol=1e-14)
+        num = N**2 * (s[:, 0].double() - 0.5) + ones - (n - 1) / 2
+        assert torch.allclose(enc(p, s)[0], num / (N**2 + N - 1), atol=1e-14)
 
 
 def test_flawed_first_fails_without_scaling():
@@ -91,7 +108,9 @@ def test_eps_zero_output_is_length_independent():
         for scale in (1.0, 10.0):
             enc, p = C.build(name, layer_norm=True, eps=0.0, output_scale=scale)
             mags = torch.cat([enc(p, ALL[n])[0].abs() for n in range(1, 11)])
-            assert torch.allclose(mags, torch.full_like(mags, scale * math.sqrt(d / 2)), rtol=1e-9)
+            assert torch.allclose(
+                mags, torch.full_like(mags, scale * math.sqrt(d / 2)), rtol=1e-9
+            )
     enc, p = C.parity(layer_norm=True, eps=1e-5)
     mags = [float(enc(p, ALL[n])[0].abs().mean()) for n in (1, 10)]
     assert mags[1] < mags[0]

@@ -1,4 +1,5 @@
 """The batched decoder of chapters 3–4: shapes, causal masking, encodings, member independence, bad input."""
+
 import pytest
 import torch
 
@@ -8,7 +9,9 @@ from lengthgen.nn.positional import ENCODINGS
 
 
 def _x(E=2, B=3, n=9, seed=0, vocab=12):
-    return torch.randint(0, vocab, (E, B, n), generator=torch.Generator().manual_seed(seed))
+    return torch.randint(
+        0, vocab, (E, B, n), generator=torch.Generator().manual_seed(seed)
+    )
 
 
 @pytest.mark.parametrize("enc", ENCODINGS)
@@ -19,11 +22,11 @@ def test_shapes_and_causal_masking(enc):
     out = m.forward(p, x)
     assert out.shape == (2, 3, 9, 12)
     y = x.clone()
-    y[..., 5:] = (y[..., 5:] + 1) % 12          # change the future of position 4
+    y[..., 5:] = (y[..., 5:] + 1) % 12  # change the future of position 4
     assert torch.allclose(m.forward(p, y)[..., :5, :], out[..., :5, :], atol=1e-12)
     for w in m.attention_maps(p, x):
         assert w.shape == (2, 3, 4, 9, 9)
-        assert torch.all(torch.triu(w, diagonal=1) == 0)   # no attention to the future
+        assert torch.all(torch.triu(w, diagonal=1) == 0)  # no attention to the future
         assert torch.allclose(w.sum(-1), torch.ones_like(w.sum(-1)))
 
 
@@ -43,7 +46,9 @@ def test_learned_abs_clamps_positions_beyond_L0():
     p = m.init([0], dtype=torch.float64)
     x = torch.zeros(1, 1, 7, dtype=torch.long)
     h = m.embed(p, x)
-    assert torch.equal(h[0, 0, 3], h[0, 0, 6]) and not torch.equal(h[0, 0, 2], h[0, 0, 3])
+    assert torch.equal(h[0, 0, 3], h[0, 0, 6]) and not torch.equal(
+        h[0, 0, 2], h[0, 0, 3]
+    )
     assert p["pos_emb"].shape == (1, 4, 8)
 
 

@@ -22,7 +22,9 @@ def test_hand_computed():
 def test_closed_form_matches_softmax(N, log_scaled):
     for c in (-1.0, 0.0, 0.5, 1.0, 2.5, 7.0):
         assert dilution.softmax_weight(c, N, log_scaled=log_scaled) == pytest.approx(
-            float(dilution.favoured_weight(c, N, log_scaled=log_scaled)), abs=N * np.finfo(float).eps)
+            float(dilution.favoured_weight(c, N, log_scaled=log_scaled)),
+            abs=N * np.finfo(float).eps,
+        )
     # (a float64 sum over N terms carries a rounding error of order N * eps)
 
 
@@ -30,7 +32,9 @@ def test_advantage_needed_inverts_weight():
     N = np.array([2, 10, 1000])
     for log_scaled in (False, True):
         c = dilution.advantage_needed(N, 0.7, log_scaled=log_scaled)
-        np.testing.assert_allclose(dilution.favoured_weight(c, N, log_scaled=log_scaled), 0.7)
+        np.testing.assert_allclose(
+            dilution.favoured_weight(c, N, log_scaled=log_scaled), 0.7
+        )
 
 
 def test_bad_input():

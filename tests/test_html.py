@@ -3,6 +3,7 @@
 Needs ``_build/html`` (``make html`` builds it first). Chromium comes from Debian's ``chromium``
 package, installed here when missing; the tests skip with a message only where that fails.
 """
+
 import os
 import shutil
 import subprocess
@@ -21,22 +22,47 @@ def chromium():
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None and shutil.which("apt-get") and os.geteuid() == 0:
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=600)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env, capture_output=True, timeout=900)
+        subprocess.run(
+            ["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=600
+        )
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+            env=env,
+            capture_output=True,
+            timeout=900,
+        )
         exe = shutil.which("chromium")
     if exe is None:
-        pytest.skip("Chromium is not installed and could not be installed here (needs root and Debian's apt)")
+        pytest.skip(
+            "Chromium is not installed and could not be installed here (needs root and Debian's apt)"
+        )
     return exe
 
 
 def render(chromium, page: Path, *extra) -> str:
     assert page.exists(), f"{page} missing: build the book first (make html)"
     with tempfile.TemporaryDirectory() as prof:
-        r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                            "--host-resolver-rules=MAP * ~NOTFOUND",          # no network: the book is offline
-                            f"--user-data-dir={prof}", "--virtual-time-budget=5000", *extra, page.as_uri()],
-                           capture_output=True, text=True, timeout=180)
+        r = subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--host-resolver-rules=MAP * ~NOTFOUND",  # no network: the book is offline
+                f"--user-data-dir={prof}",
+                "--virtual-time-budget=5000",
+                *extra,
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     return r.stdout
 
 
@@ -47,7 +73,9 @@ def test_chapter_zero_shows_figure(chromium, tmp_path):
     imgs = [s for s in dom.split("<img")[1:] if ".png" in s.split(">")[0]]
     assert imgs, "chapter zero shows no PNG figure"
     src = imgs[0].split('src="')[1].split('"')[0]
-    assert (page.parent / src).resolve().stat().st_size > 5000, "figure file missing or empty"
+    assert (page.parent / src).resolve().stat().st_size > 5000, (
+        "figure file missing or empty"
+    )
     shot = tmp_path / "ch0.png"
     render(chromium, page, f"--screenshot={shot}", "--window-size=1200,2400")
     assert shot.exists() and shot.stat().st_size > 10_000
@@ -71,27 +99,38 @@ def test_scorecard_shows_every_claim_and_the_totals(chromium, tmp_path):
         assert f'id="claim-{r["id"]}"' in dom, f"scorecard has no row for {r['id']}"
     import html as _h
 
-    for r in rows[:: max(1, len(rows) // 25)]:                       # statements are shown as text
+    for r in rows[:: max(1, len(rows) // 25)]:  # statements are shown as text
         assert _h.escape(r["statement"], quote=False)[:60] in dom, r["id"]
     assert "lg-totals" in dom and "paper claims" in text
-    assert "0.6655000000000001" not in text and "{'" not in text      # no raw reprs
+    assert "0.6655000000000001" not in text and "{'" not in text  # no raw reprs
     # the page fits a 1280 px window: no horizontal scrolling
     probe = tmp_path / "probe.html"
-    probe.write_text(f'<iframe id=f src="{(HTML / "book" / "scorecard.html").as_uri()}" width=1280 height=900>'
-                     "</iframe><script>setTimeout(()=>{{const d=document.getElementById('f').contentDocument;"
-                     "document.title='W'+d.documentElement.scrollWidth;}},3000)</script>")
+    probe.write_text(
+        f'<iframe id=f src="{(HTML / "book" / "scorecard.html").as_uri()}" width=1280 height=900>'
+        "</iframe><script>setTimeout(()=>{{const d=document.getElementById('f').contentDocument;"
+        "document.title='W'+d.documentElement.scrollWidth;}},3000)</script>"
+    )
     out = render(chromium, probe, "--dump-dom", "--allow-file-access-from-files")
     import re
 
     m = re.search(r"<title>W(\d+)</title>", out)
-    assert m and int(m.group(1)) <= 1280, f"scorecard is wider than 1280 px: {m.group(1) if m else out[:200]}"
+    assert m and int(m.group(1)) <= 1280, (
+        f"scorecard is wider than 1280 px: {m.group(1) if m else out[:200]}"
+    )
 
 
 def test_math_is_rendered_offline(chromium):
-    for page in (HTML / "book" / "intro.html", HTML / "notebooks" / "00_attention_dilution.html"):
+    for page in (
+        HTML / "book" / "intro.html",
+        HTML / "notebooks" / "00_attention_dilution.html",
+    ):
         dom = render(chromium, page, "--dump-dom")
-        assert "<mjx-container" in dom, f"{page.name}: MathJax did not render (is it shipped with the book?)"
-        assert "\\(" not in visible_text(dom), f"{page.name}: raw TeX left in the visible text"
+        assert "<mjx-container" in dom, (
+            f"{page.name}: MathJax did not render (is it shipped with the book?)"
+        )
+        assert "\\(" not in visible_text(dom), (
+            f"{page.name}: raw TeX left in the visible text"
+        )
 
 
 def test_no_visible_ledger_calls():
@@ -116,12 +155,20 @@ document.title='R'+out.join(',');}}, 3000);</script>"""
 def test_every_explorer_changes_its_figure_without_a_kernel(chromium, tmp_path):
     import re
 
-    pages = [p for p in sorted((HTML / "notebooks").glob("*.html")) if "lg-explorer" in p.read_text()]
+    pages = [
+        p
+        for p in sorted((HTML / "notebooks").glob("*.html"))
+        if "lg-explorer" in p.read_text()
+    ]
     assert pages, "no chapter has a static explorer"
     for page in pages:
         probe = tmp_path / f"probe_{page.stem}.html"
         probe.write_text(PROBE.format(src=page.as_uri()))
         out = render(chromium, probe, "--dump-dom", "--allow-file-access-from-files")
         m = re.search(r"<title>R([^<]*)</title>", out)
-        assert m and m.group(1), f"{page.name}: the probe found no explorer ({out[:200]})"
-        assert set(m.group(1).split(",")) == {"changed"}, f"{page.name}: an explorer did not change: {m.group(1)}"
+        assert m and m.group(1), (
+            f"{page.name}: the probe found no explorer ({out[:200]})"
+        )
+        assert set(m.group(1).split(",")) == {"changed"}, (
+            f"{page.name}: an explorer did not change: {m.group(1)}"
+        )

@@ -1,5 +1,6 @@
 """Chapter 4's task and data, model, exact constructions and their checks, ReLU limits, margins and
 sampler (lengthgen.chapters.ch4.{data, model, constructions, checks, relu_limits, margins, training})."""
+
 import math
 
 import pytest
@@ -14,7 +15,7 @@ from lengthgen.chapters.ch4 import relu_limits as R
 from lengthgen.chapters.ch4 import training as T
 from lengthgen.config import ConfigError
 
-SMALL = [(p, m) for p in range(2, 8) for m in range(1, 5) if p ** m <= 2401]
+SMALL = [(p, m) for p in range(2, 8) for m in range(1, 5) if p**m <= 2401]
 
 
 # --------------------------------------------------------------------------- constructions, exhaustively
@@ -38,11 +39,13 @@ def test_fourier_scores_match_lemma():
     p = 9
     net = C.construct_fourier(p)
     for S in range(p):
-        x = torch.zeros(p); x[S] = 1
+        x = torch.zeros(p)
+        x[S] = 1
         s = net.scores(x)
         want = torch.zeros(p, dtype=torch.float64)
         if S != 0:
-            want[S] += p / 4; want[(-S) % p] -= p / 4
+            want[S] += p / 4
+            want[(-S) % p] -= p / 4
         assert torch.allclose(s, want, atol=1e-9)
 
 
@@ -81,8 +84,15 @@ def test_fixed_length_network_fails_at_other_lengths():
 def test_lower_bounds():
     for p in (2, 3, 5, 97):
         for m in (1, 2, 10, 100, 811):
-            assert R.path_lower_bound(m, p) >= math.floor(R.relu_width_lower_bound(m, p)) or m < p
-            assert R.path_lower_bound(m, p) <= C.construct_relu(m, p).width if m * p < 2000 else True
+            assert (
+                R.path_lower_bound(m, p) >= math.floor(R.relu_width_lower_bound(m, p))
+                or m < p
+            )
+            assert (
+                R.path_lower_bound(m, p) <= C.construct_relu(m, p).width
+                if m * p < 2000
+                else True
+            )
     assert R.relu_width_lower_bound(811, 97) == pytest.approx((811 - 97) / 99)
     assert R.path_lower_bound(811, 97) == 8
 
@@ -103,8 +113,11 @@ def test_homogeneous_pairs_force_equal_predictions():
     h = R.homogeneous_pairs(m1, m2, p)
     assert h["g"] == 2 and h["incongruent"] and len(h["pairs"]) == p - 1
     g = torch.Generator().manual_seed(0)
-    net = model.Network(torch.randn(16, p, generator=g, dtype=torch.float64),
-                    torch.randn(p, 16, generator=g, dtype=torch.float64), "relu")
+    net = model.Network(
+        torch.randn(16, p, generator=g, dtype=torch.float64),
+        torch.randn(p, 16, generator=g, dtype=torch.float64),
+        "relu",
+    )
     for x1, x2, y1, y2 in h["pairs"]:
         assert x1.sum() == m1 and x2.sum() == m2 and y1 != y2
         assert int(net.predict(x1, 0.0)) == int(net.predict(x2, 0.0))
@@ -129,7 +142,15 @@ def test_count_vectors_and_labels():
 
 
 def test_split_budget():
-    assert D.split_budget(4000, paper.TRAIN_LENGTHS) == [572, 572, 572, 571, 571, 571, 571]
+    assert D.split_budget(4000, paper.TRAIN_LENGTHS) == [
+        572,
+        572,
+        572,
+        571,
+        571,
+        571,
+        571,
+    ]
     assert sum(D.split_budget(1000, paper.TRAIN_LENGTHS)) == 1000
 
 
@@ -139,7 +160,7 @@ def test_train_set_seeding_and_prefix_property():
     assert len(small) == 1000 and len(big) == 2000
     for m in L:
         s, b = small.x[small.m == m], big.x[big.m == m]
-        assert torch.equal(s, b[: len(s)])                    # strict prefix within each length
+        assert torch.equal(s, b[: len(s)])  # strict prefix within each length
         assert bool((s.sum(1) == m).all())
     # the shard of length m is drawn by the generator seeded seed*1009 + m
     g = torch.Generator().manual_seed(1337 * 1009 + 2)
@@ -167,14 +188,16 @@ def test_epoch_sampler_visits_each_example_once_per_epoch():
     smp = T.EpochSampler(ds, batch_size=4)
     gens = [torch.Generator().manual_seed(s) for s in (5, 6)]
     seen = [[], []]
-    for step in range(3):                                     # 3 batches = one epoch of member 0
+    for step in range(3):  # 3 batches = one epoch of member 0
         x, y = smp(step, gens)
         assert x.shape == (2, 4, 7) and y.shape == (2, 4)
         for e in range(2):
             seen[e].append(x[e][y[e] >= 0])
     x0 = torch.cat(seen[0])
-    assert x0.shape[0] == 10 and sorted(map(tuple, x0.tolist())) == sorted(map(tuple, ds[0].x.tolist()))
-    assert torch.cat(seen[1][:2]).shape[0] == 7               # member 1: 2 batches per epoch
+    assert x0.shape[0] == 10 and sorted(map(tuple, x0.tolist())) == sorted(
+        map(tuple, ds[0].x.tolist())
+    )
+    assert torch.cat(seen[1][:2]).shape[0] == 7  # member 1: 2 batches per epoch
     loss = T.masked_loss(torch.zeros(2, 4, 7), y)
     assert torch.allclose(loss, torch.full((2,), math.log(7)))
 
@@ -185,18 +208,25 @@ def test_length_sampler_walks_lengths_in_order_with_single_length_batches():
     assert [smp.steps_per_epoch(e) for e in (0, 1)] == [4, 3]  # shards 4,3,3 and 3,2,2
     gens = [torch.Generator().manual_seed(s) for s in (5, 6)]
     seen, lengths = [], []
-    for step in range(4):                                     # one epoch of member 0
+    for step in range(4):  # one epoch of member 0
         x, y = smp(step, gens)
         rows = x[0][y[0] >= 0]
         lengths.append(sorted(set(rows.sum(1).long().tolist())))
         seen.append(rows)
-    assert lengths == [[2], [2], [3], [5]]                    # one length per batch, in order
+    assert lengths == [[2], [2], [3], [5]]  # one length per batch, in order
     x0 = torch.cat(seen)
     assert sorted(map(tuple, x0.tolist())) == sorted(map(tuple, ds[0].x.tolist()))
-    x, y = smp(4, gens)                                       # a new epoch starts at length 2
+    x, y = smp(4, gens)  # a new epoch starts at length 2
     assert set(x[0][y[0] >= 0].sum(1).long().tolist()) == {2}
     with pytest.raises(ConfigError):
-        T.fit(model.ModularMLP(7, 2, "sine"), ds, optim=None, steps=1, seeds=[1, 2], sampler="x")
+        T.fit(
+            model.ModularMLP(7, 2, "sine"),
+            ds,
+            optim=None,
+            steps=1,
+            seeds=[1, 2],
+            sampler="x",
+        )
 
 
 def test_updates_per_epoch_match_the_recorded_paper_protocol():
@@ -208,8 +238,14 @@ def test_updates_per_epoch_match_the_recorded_paper_protocol():
     rec = paper.PAPER_PROTOCOL["updates (B.1.3)"]
     for n, k in upe.items():
         assert f" {k} " in rec and f"{paper.PAPER_EPOCHS * k / 1e6:.1f}M" in rec
-    ns = paper.PAPER_PROTOCOL["Newton–Schulz dtype"]      # unstated by the paper: our reading, said so
-    assert ns.startswith("unstated") and "float32 throughout" in ns and ns.endswith("we read it as float32")
+    ns = paper.PAPER_PROTOCOL[
+        "Newton–Schulz dtype"
+    ]  # unstated by the paper: our reading, said so
+    assert (
+        ns.startswith("unstated")
+        and "float32 throughout" in ns
+        and ns.endswith("we read it as float32")
+    )
     assert paper.NS_DTYPE == "float32"
     assert T.b1_optimizer("muon", 1e-3, 0.1, "sine", True).ns_dtype == "float32"
 
@@ -218,13 +254,19 @@ def test_updates_per_epoch_match_the_recorded_paper_protocol():
 def test_model_init_forward_and_determinism():
     net = model.ModularMLP(p=5, width=3, activation="sine", bias=True)
     a, b = net.init([1, 2]), net.init([1, 2])
-    assert a["W"].shape == (2, 3, 5) and a["V"].shape == (2, 5, 3) and a["b"].shape == (2, 3)
+    assert (
+        a["W"].shape == (2, 3, 5)
+        and a["V"].shape == (2, 5, 3)
+        and a["b"].shape == (2, 3)
+    )
     assert a["W"].dtype == torch.float32 and torch.equal(a["W"], b["W"])
     assert not torch.equal(a["W"][0], a["W"][1])
     assert 0.003 < float(net.init(list(range(50)))["W"].std()) < 0.03
     x = torch.rand(2, 4, 5)
     out = net.forward(a, x)
-    want = torch.sin(x @ a["W"].transpose(1, 2) + a["b"][:, None]) @ a["V"].transpose(1, 2)
+    want = torch.sin(x @ a["W"].transpose(1, 2) + a["b"][:, None]) @ a["V"].transpose(
+        1, 2
+    )
     assert out.shape == (2, 4, 5) and torch.allclose(out, want)
     relu = model.ModularMLP(p=5, width=3, activation="relu")
     assert "b" not in relu.init([0])
@@ -239,12 +281,16 @@ def test_margins_hand_made():
     assert float(G.percentile_margin(s, y, 50.0)) == 0.0
     assert float(G.percentile_margin(s, y, 0.0)) == -3.0
     params = {"W": torch.tensor([[[3.0, 4.0]]]), "V": torch.tensor([[[2.0], [-1.0]]])}
-    assert float(G.layer_norm_product(params, "sine")) == 2.0            # max row ℓ1 norm of V
-    assert float(G.layer_norm_product(params, "relu")) == pytest.approx(5 * math.sqrt(5))
+    assert float(G.layer_norm_product(params, "sine")) == 2.0  # max row ℓ1 norm of V
+    assert float(G.layer_norm_product(params, "relu")) == pytest.approx(
+        5 * math.sqrt(5)
+    )
     # a hand-made ReLU net: x = e_0 -> h = 3, scores (6, -3): margin 9, normalised by 5·√5
     one = [D.Dataset(torch.tensor([[1.0, 0.0]]), torch.tensor([0]), torch.tensor([1]))]
     relu = G.train_margins(model.ModularMLP(2, 1, "relu"), params, one, q=0.5)
-    assert relu["margin"] == [9.0] and relu["normalized"][0] == pytest.approx(9 / (5 * math.sqrt(5)))
+    assert relu["margin"] == [9.0] and relu["normalized"][0] == pytest.approx(
+        9 / (5 * math.sqrt(5))
+    )
     # sine: scores (2 sin 3, -sin 3): margin 3 sin 3, normalised by 2
     sine = G.train_margins(model.ModularMLP(2, 1, "sine"), params, one)
     assert sine["normalized"][0] == pytest.approx(3 * math.sin(3) / 2, rel=1e-6)
@@ -259,19 +305,39 @@ def test_construction_margins():
 
 
 # --------------------------------------------------------------------------- bad inputs
-@pytest.mark.parametrize("call", [
-    lambda: D.check_modulus(1), lambda: D.check_modulus(2.0), lambda: D.check_length(0),
-    lambda: D.labels_of([[0, 5]], 5), lambda: D.labels_of([[-1, 0]], 5), lambda: D.labels_of([[0.5]], 5),
-    lambda: D.count_vectors([[0, 7]], 7), lambda: D.sample_tokens(3, 0, 5), lambda: D.sample_tokens(3, 2, 1),
-    lambda: C.construct_fixed_length(0, 5), lambda: C.construct_with_bias(1), lambda: C.construct_fourier(2),
-    lambda: C.construct_relu(3, 1), lambda: D.all_inputs(20, 97), lambda: D.split_budget(0, (2, 3)),
-    lambda: D.split_budget(10, ()), lambda: D.train_set(-1, 5, (2,), 10), lambda: D.test_set(0, 5, 0),
-    lambda: model.ModularMLP(5, 3, activation="gelu"), lambda: model.ModularMLP(1, 3), lambda: model.ModularMLP(5, 0),
-    lambda: model.uargmax(torch.zeros(3, 1)), lambda: G.margins(torch.zeros(2, 3), torch.tensor([0, 3])),
-    lambda: G.percentile_margin(torch.zeros(2, 3), torch.tensor([0, 1]), 101),
-    lambda: D.labels_of_counts(torch.tensor([[1, -1, 0]]), 3), lambda: D.check_counts(torch.zeros(2, 4), 3),
-    lambda: K.automaton_accuracy(C.construct_relu(3, 5), 5, 3), lambda: R.path_kinks(C.construct_with_bias(5), 3),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: D.check_modulus(1),
+        lambda: D.check_modulus(2.0),
+        lambda: D.check_length(0),
+        lambda: D.labels_of([[0, 5]], 5),
+        lambda: D.labels_of([[-1, 0]], 5),
+        lambda: D.labels_of([[0.5]], 5),
+        lambda: D.count_vectors([[0, 7]], 7),
+        lambda: D.sample_tokens(3, 0, 5),
+        lambda: D.sample_tokens(3, 2, 1),
+        lambda: C.construct_fixed_length(0, 5),
+        lambda: C.construct_with_bias(1),
+        lambda: C.construct_fourier(2),
+        lambda: C.construct_relu(3, 1),
+        lambda: D.all_inputs(20, 97),
+        lambda: D.split_budget(0, (2, 3)),
+        lambda: D.split_budget(10, ()),
+        lambda: D.train_set(-1, 5, (2,), 10),
+        lambda: D.test_set(0, 5, 0),
+        lambda: model.ModularMLP(5, 3, activation="gelu"),
+        lambda: model.ModularMLP(1, 3),
+        lambda: model.ModularMLP(5, 0),
+        lambda: model.uargmax(torch.zeros(3, 1)),
+        lambda: G.margins(torch.zeros(2, 3), torch.tensor([0, 3])),
+        lambda: G.percentile_margin(torch.zeros(2, 3), torch.tensor([0, 1]), 101),
+        lambda: D.labels_of_counts(torch.tensor([[1, -1, 0]]), 3),
+        lambda: D.check_counts(torch.zeros(2, 4), 3),
+        lambda: K.automaton_accuracy(C.construct_relu(3, 5), 5, 3),
+        lambda: R.path_kinks(C.construct_with_bias(5), 3),
+    ],
+)
 def test_bad_inputs_raise(call):
     with pytest.raises(ConfigError):
         call()

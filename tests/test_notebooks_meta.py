@@ -1,4 +1,5 @@
 """Structural checks of the chapters: pairs exist, Colab setup cells agree with _config.yml, no stray outputs."""
+
 import json
 import re
 from pathlib import Path
@@ -25,14 +26,22 @@ def test_pair_and_setup_cell(md):
     nb = json.loads(nb_path.read_text())
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     first = "".join(code[0]["source"])
-    assert '"google.colab" in sys.modules' in first, "first code cell must be the Colab-only setup cell"
+    assert '"google.colab" in sys.modules' in first, (
+        "first code cell must be the Colab-only setup cell"
+    )
     urls = re.findall(r'REPO_URL = "([^"]+)"', first)
-    assert urls == [repo_url()], f"setup cell installs from {urls}, _config.yml says {repo_url()}"
+    assert urls == [repo_url()], (
+        f"setup cell installs from {urls}, _config.yml says {repo_url()}"
+    )
     for cell in code:
         src = "".join(cell["source"])
         if "NBVAL_CHECK_OUTPUT" not in src:
-            assert not cell.get("outputs"), f"{nb_path.name}: stored outputs in a cell that nbval does not check"
-    assert f"notebooks/{md.stem}" in (ROOT / "_toc.yml").read_text(), f"{md.stem} is not in _toc.yml"
+            assert not cell.get("outputs"), (
+                f"{nb_path.name}: stored outputs in a cell that nbval does not check"
+            )
+    assert f"notebooks/{md.stem}" in (ROOT / "_toc.yml").read_text(), (
+        f"{md.stem} is not in _toc.yml"
+    )
 
 
 def test_setup_cell_is_inert_outside_colab():
@@ -42,7 +51,9 @@ def test_setup_cell_is_inert_outside_colab():
     nb = json.loads(md.with_suffix(".ipynb").read_text())
     first = "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
     assert "google.colab" not in sys.modules
-    exec(compile(first, "setup-cell", "exec"), {})  # must do nothing here (no clone, no install)
+    exec(
+        compile(first, "setup-cell", "exec"), {}
+    )  # must do nothing here (no clone, no install)
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
@@ -58,6 +69,9 @@ def test_visible_code_fits_the_column(md):
             continue
         src = "".join(cell["source"])
         wide = [line for line in src.splitlines() if len(line) > 88]
-        assert not wide, f"{md.name}: visible code wider than 88 columns: {wide[0][:100]!r}"
-        assert "ledger." not in src or src.strip().startswith("ledger = "), \
+        assert not wide, (
+            f"{md.name}: visible code wider than 88 columns: {wide[0][:100]!r}"
+        )
+        assert "ledger." not in src or src.strip().startswith("ledger = "), (
             f"{md.name}: a visible cell calls the ledger: {src[:80]!r}"
+        )

@@ -1,4 +1,5 @@
 """Batched optimizers against torch.optim, member by member; Muon vs torch.optim.Muon; bad input."""
+
 import math
 
 import pytest
@@ -6,23 +7,36 @@ import torch
 from torch.optim._muon import _zeropower_via_newtonschulz
 
 from lengthgen.config import ConfigError
-from lengthgen.engine.optim import (MUON_NS_COEFFICIENTS, EnsembleOptimizer, OptimConfig, clip_grad_norm_,
-                             zeropower_newton_schulz)
+from lengthgen.engine.optim import (
+    MUON_NS_COEFFICIENTS,
+    EnsembleOptimizer,
+    OptimConfig,
+    clip_grad_norm_,
+    zeropower_newton_schulz,
+)
 from lengthgen.engine.train import OptimConfig as TrainOptimConfig
 from lengthgen.engine.train import train_ensemble
 
 E = 3
 
 
-def _run_both(cfg: OptimConfig, make_torch, shapes, dtype=torch.float64, steps=6, seed=0):
+def _run_both(
+    cfg: OptimConfig, make_torch, shapes, dtype=torch.float64, steps=6, seed=0
+):
     """Apply the same random gradients to the batched optimizer and to E torch optimizers."""
     g = torch.Generator().manual_seed(seed)
-    params = {n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()}
+    params = {
+        n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()
+    }
     opt = EnsembleOptimizer(cfg, params, list(params))
-    singles = [{n: params[n][e].clone().requires_grad_(True) for n in params} for e in range(E)]
+    singles = [
+        {n: params[n][e].clone().requires_grad_(True) for n in params} for e in range(E)
+    ]
     topts = [make_torch(e, singles[e]) for e in range(E)]
     for _ in range(steps):
-        grads = {n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()}
+        grads = {
+            n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()
+        }
         opt.step(params, grads)
         for e in range(E):
             for n in params:
@@ -32,23 +46,37 @@ def _run_both(cfg: OptimConfig, make_torch, shapes, dtype=torch.float64, steps=6
     return params, singles
 
 
-@pytest.mark.parametrize("name,cls,kw", [
-    ("adam", torch.optim.Adam, {}),
-    ("adamw", torch.optim.AdamW, {}),
-    ("sgd", torch.optim.SGD, {"momentum": 0.9}),
-    ("sgd", torch.optim.SGD, {"momentum": 0.5, "nesterov": True}),
-    ("sgd", torch.optim.SGD, {}),
-])
+@pytest.mark.parametrize(
+    "name,cls,kw",
+    [
+        ("adam", torch.optim.Adam, {}),
+        ("adamw", torch.optim.AdamW, {}),
+        ("sgd", torch.optim.SGD, {"momentum": 0.9}),
+        ("sgd", torch.optim.SGD, {"momentum": 0.5, "nesterov": True}),
+        ("sgd", torch.optim.SGD, {}),
+    ],
+)
 @pytest.mark.parametrize("per_member", [False, True])
 def test_matches_torch_optim(name, cls, kw, per_member):
     lrs = [0.1, 0.01, 0.05] if per_member else [0.03] * E
     wds = [0.0, 0.1, 0.01] if per_member else [0.02] * E
-    cfg = OptimConfig(name, lr=lrs if per_member else lrs[0], weight_decay=wds if per_member else wds[0], **kw)
+    cfg = OptimConfig(
+        name,
+        lr=lrs if per_member else lrs[0],
+        weight_decay=wds if per_member else wds[0],
+        **kw,
+    )
     shapes = {"a": (4, 3), "b": (5,), "c": (2, 2, 2)}
-    params, singles = _run_both(cfg, lambda e, p: [cls(p.values(), lr=lrs[e], weight_decay=wds[e], **kw)], shapes)
+    params, singles = _run_both(
+        cfg,
+        lambda e, p: [cls(p.values(), lr=lrs[e], weight_decay=wds[e], **kw)],
+        shapes,
+    )
     for e in range(E):
         for n in shapes:
-            torch.testing.assert_close(params[n][e], singles[e][n].detach(), rtol=0, atol=1e-14)
+            torch.testing.assert_close(
+                params[n][e], singles[e][n].detach(), rtol=0, atol=1e-14
+            )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -56,43 +84,84 @@ def test_matches_torch_optim(name, cls, kw, per_member):
 def test_batched_muon_matches_torch_muon(dtype, adjust):
     """Matrices on Muon (tall, wide, square), the vector on AdamW without decay (``decay``)."""
     shapes = {"tall": (7, 3), "wide": (3, 8), "square": (5, 5), "bias": (4,)}
-    cfg = OptimConfig("muon", lr=0.02, weight_decay=0.1, decay=("tall", "wide", "square"), adamw_lr=0.003,
-                      adjust_lr=adjust)
+    cfg = OptimConfig(
+        "muon",
+        lr=0.02,
+        weight_decay=0.1,
+        decay=("tall", "wide", "square"),
+        adamw_lr=0.003,
+        adjust_lr=adjust,
+    )
 
     def make(e, p):
         mats = [p["tall"], p["wide"], p["square"]]
-        return [torch.optim.Muon(mats, lr=0.02, weight_decay=0.1, adjust_lr_fn=adjust),
-                torch.optim.AdamW([p["bias"]], lr=0.003, weight_decay=0.0)]
+        return [
+            torch.optim.Muon(mats, lr=0.02, weight_decay=0.1, adjust_lr_fn=adjust),
+            torch.optim.AdamW([p["bias"]], lr=0.003, weight_decay=0.0),
+        ]
 
     params, singles = _run_both(cfg, make, shapes, dtype=dtype, steps=8)
-    tol = 1e-6 if dtype == torch.float32 else 1e-8  # updates are bfloat16 numbers, as in torch.optim.Muon
+    tol = (
+        1e-6 if dtype == torch.float32 else 1e-8
+    )  # updates are bfloat16 numbers, as in torch.optim.Muon
     for e in range(E):
         for n in shapes:
-            torch.testing.assert_close(params[n][e], singles[e][n].detach(), rtol=0, atol=tol)
+            torch.testing.assert_close(
+                params[n][e], singles[e][n].detach(), rtol=0, atol=tol
+            )
 
 
 def test_muon_per_member_lr_and_options():
     lrs, wds = [0.02, 0.01, 0.05], [0.0, 0.1, 0.3]
-    cfg = OptimConfig("muon", lr=lrs, weight_decay=wds, muon_momentum=0.9, muon_nesterov=False, ns_steps=3)
+    cfg = OptimConfig(
+        "muon",
+        lr=lrs,
+        weight_decay=wds,
+        muon_momentum=0.9,
+        muon_nesterov=False,
+        ns_steps=3,
+    )
     shapes = {"W": (6, 4)}
-    params, singles = _run_both(cfg, lambda e, p: [torch.optim.Muon(p.values(), lr=lrs[e], weight_decay=wds[e],
-                                                                    momentum=0.9, nesterov=False, ns_steps=3)], shapes)
+    params, singles = _run_both(
+        cfg,
+        lambda e, p: [
+            torch.optim.Muon(
+                p.values(),
+                lr=lrs[e],
+                weight_decay=wds[e],
+                momentum=0.9,
+                nesterov=False,
+                ns_steps=3,
+            )
+        ],
+        shapes,
+    )
     for e in range(E):
-        torch.testing.assert_close(params["W"][e], singles[e]["W"].detach(), rtol=0, atol=1e-8)
+        torch.testing.assert_close(
+            params["W"][e], singles[e]["W"].detach(), rtol=0, atol=1e-8
+        )
 
 
 def test_muon_parameter_routing():
     p = {"W": torch.zeros(2, 3, 3), "emb": torch.zeros(2, 4, 3), "b": torch.zeros(2, 3)}
     assert EnsembleOptimizer(OptimConfig("muon"), p, list(p)).muon == {"W", "emb"}
-    assert EnsembleOptimizer(OptimConfig("muon", adamw_params=("emb",)), p, list(p)).muon == {"W"}
-    assert EnsembleOptimizer(OptimConfig("muon", muon_params=("W",)), p, list(p)).muon == {"W"}
+    assert EnsembleOptimizer(
+        OptimConfig("muon", adamw_params=("emb",)), p, list(p)
+    ).muon == {"W"}
+    assert EnsembleOptimizer(
+        OptimConfig("muon", muon_params=("W",)), p, list(p)
+    ).muon == {"W"}
     with pytest.raises(ValueError, match="both muon_params and adamw_params"):
-        EnsembleOptimizer(OptimConfig("muon", muon_params=("W",), adamw_params=("W",)), p, list(p))
+        EnsembleOptimizer(
+            OptimConfig("muon", muon_params=("W",), adamw_params=("W",)), p, list(p)
+        )
 
 
 @pytest.mark.parametrize("shape", [(4, 6), (6, 4), (5, 5)])
 def test_newton_schulz_matches_torch_per_member(shape):
-    G = torch.randn(3, *shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    G = torch.randn(
+        3, *shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64
+    )
     X = zeropower_newton_schulz(G)
     assert X.dtype == torch.bfloat16
     for e in range(3):
@@ -107,7 +176,10 @@ def test_newton_schulz_matches_torch_per_member(shape):
 
 def test_clip_grad_norm_matches_torch():
     g = torch.Generator().manual_seed(2)
-    grads = [torch.randn(E, 4, 3, generator=g, dtype=torch.float64), torch.randn(E, 5, generator=g, dtype=torch.float64)]
+    grads = [
+        torch.randn(E, 4, 3, generator=g, dtype=torch.float64),
+        torch.randn(E, 5, generator=g, dtype=torch.float64),
+    ]
     grads[0][1] *= 1e-3  # member 1 is below the threshold: untouched
     ref = [[t[e].clone() for t in grads] for e in range(E)]
     norms = clip_grad_norm_(grads, 1.0)
@@ -125,19 +197,35 @@ def test_muon_in_the_engine_matches_torch_loop():
     """train_ensemble with Muon (matrix) + AdamW (bias) == per-member torch.optim.Muon + AdamW."""
     E_, D = 2, 4
     gens = [torch.Generator().manual_seed(s) for s in (1, 2)]
-    params = {"W": torch.stack([torch.randn(3, D, generator=g, dtype=torch.float64) for g in gens]),
-              "b": torch.zeros(E_, 3, dtype=torch.float64)}
+    params = {
+        "W": torch.stack(
+            [torch.randn(3, D, generator=g, dtype=torch.float64) for g in gens]
+        ),
+        "b": torch.zeros(E_, 3, dtype=torch.float64),
+    }
 
     class Lin:
         def forward(self, p, x):
             return torch.einsum("ebd,ecd->ebc", x, p["W"]) + p["b"][:, None]
 
     def sample(step, gs):
-        x = torch.stack([torch.randn(16, D, generator=g, dtype=torch.float64) for g in gs])
+        x = torch.stack(
+            [torch.randn(16, D, generator=g, dtype=torch.float64) for g in gs]
+        )
         return x, x.argmax(-1).clamp(max=2)
 
-    cfg = TrainOptimConfig("muon", lr=0.02, weight_decay=0.05, decay=("W",), adamw_lr=0.01)
-    res = train_ensemble(Lin(), params, sample=sample, optim=cfg, steps=6, data_seeds=[7, 8], progress=False)
+    cfg = TrainOptimConfig(
+        "muon", lr=0.02, weight_decay=0.05, decay=("W",), adamw_lr=0.01
+    )
+    res = train_ensemble(
+        Lin(),
+        params,
+        sample=sample,
+        optim=cfg,
+        steps=6,
+        data_seeds=[7, 8],
+        progress=False,
+    )
     for e, s in enumerate((7, 8)):
         W = params["W"][e].clone().requires_grad_(True)
         b = params["b"][e].clone().requires_grad_(True)
@@ -150,33 +238,43 @@ def test_muon_in_the_engine_matches_torch_loop():
             o1.zero_grad(), o2.zero_grad()
             loss.backward()
             o1.step(), o2.step()
-        torch.testing.assert_close(res.final_params["W"][e], W.detach(), rtol=0, atol=1e-8)
-        torch.testing.assert_close(res.final_params["b"][e], b.detach(), rtol=0, atol=1e-8)
+        torch.testing.assert_close(
+            res.final_params["W"][e], W.detach(), rtol=0, atol=1e-8
+        )
+        torch.testing.assert_close(
+            res.final_params["b"][e], b.detach(), rtol=0, atol=1e-8
+        )
 
 
-@pytest.mark.parametrize("kw,match", [
-    ({"name": "rmsprop"}, "unknown optimizer 'rmsprop'; valid choices: adam, adamw, sgd, muon"),
-    ({"lr": -0.1}, "lr must be >= 0"),
-    ({"lr": float("nan")}, "lr must be a finite number"),
-    ({"lr": [0.1, -1.0]}, r"lr\[1\] must be >= 0"),
-    ({"lr": []}, "lr must not be an empty sequence"),
-    ({"lr": "fast"}, "lr must be a number or a sequence"),
-    ({"weight_decay": -1e-3}, "weight_decay must be >= 0"),
-    ({"betas": (0.9,)}, "betas must be a pair"),
-    ({"betas": (0.9, 1.0)}, r"betas\[1\] must lie in \[0, 1\)"),
-    ({"eps": -1.0}, "eps must be >= 0"),
-    ({"momentum": -0.5}, "momentum must be >= 0"),
-    ({"nesterov": True}, "nesterov=True needs momentum > 0"),
-    ({"clip": 0.0}, "clip must be > 0"),
-    ({"clip": -1.0}, "clip must be > 0"),
-    ({"ns_steps": 0}, "ns_steps must be an integer >= 1"),
-    ({"ns_steps": 100}, "ns_steps must be < 100"),
-    ({"ns_coefficients": (1.0, 2.0)}, "ns_coefficients must be three numbers"),
-    ({"ns_dtype": "float16"}, "valid choices: bfloat16, float32, float64"),
-    ({"adjust_lr": "sqrt"}, "valid choices: original, match_rms_adamw, none"),
-    ({"decay": "W"}, "decay must be a sequence of parameter names"),
-    ({"adamw_lr": -1.0}, "adamw_lr must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (
+            {"name": "rmsprop"},
+            "unknown optimizer 'rmsprop'; valid choices: adam, adamw, sgd, muon",
+        ),
+        ({"lr": -0.1}, "lr must be >= 0"),
+        ({"lr": float("nan")}, "lr must be a finite number"),
+        ({"lr": [0.1, -1.0]}, r"lr\[1\] must be >= 0"),
+        ({"lr": []}, "lr must not be an empty sequence"),
+        ({"lr": "fast"}, "lr must be a number or a sequence"),
+        ({"weight_decay": -1e-3}, "weight_decay must be >= 0"),
+        ({"betas": (0.9,)}, "betas must be a pair"),
+        ({"betas": (0.9, 1.0)}, r"betas\[1\] must lie in \[0, 1\)"),
+        ({"eps": -1.0}, "eps must be >= 0"),
+        ({"momentum": -0.5}, "momentum must be >= 0"),
+        ({"nesterov": True}, "nesterov=True needs momentum > 0"),
+        ({"clip": 0.0}, "clip must be > 0"),
+        ({"clip": -1.0}, "clip must be > 0"),
+        ({"ns_steps": 0}, "ns_steps must be an integer >= 1"),
+        ({"ns_steps": 100}, "ns_steps must be < 100"),
+        ({"ns_coefficients": (1.0, 2.0)}, "ns_coefficients must be three numbers"),
+        ({"ns_dtype": "float16"}, "valid choices: bfloat16, float32, float64"),
+        ({"adjust_lr": "sqrt"}, "valid choices: original, match_rms_adamw, none"),
+        ({"decay": "W"}, "decay must be a sequence of parameter names"),
+        ({"adamw_lr": -1.0}, "adamw_lr must be >= 0"),
+    ],
+)
 def test_bad_config(kw, match):
     with pytest.raises(ConfigError, match=match):
         OptimConfig(**kw)
@@ -186,8 +284,12 @@ def test_per_member_lengths_and_optimizer_input():
     cfg = OptimConfig("adam", lr=[0.1, 0.2, 0.3])
     assert cfg.per_member("lr", 3) == (0.1, 0.2, 0.3)
     assert cfg.per_member("adamw_lr", 3) == (0.1, 0.2, 0.3)
-    assert OptimConfig(lr=torch.tensor([0.1, 0.2])).per_member("lr", 2) == pytest.approx((0.1, 0.2))
-    with pytest.raises(ConfigError, match="lr has 3 values but the ensemble has 2 members"):
+    assert OptimConfig(lr=torch.tensor([0.1, 0.2])).per_member(
+        "lr", 2
+    ) == pytest.approx((0.1, 0.2))
+    with pytest.raises(
+        ConfigError, match="lr has 3 values but the ensemble has 2 members"
+    ):
         cfg.per_member("lr", 2)
     with pytest.raises(ConfigError, match="valid choices: lr, weight_decay, adamw_lr"):
         cfg.per_member("betas", 3)
@@ -196,14 +298,19 @@ def test_per_member_lengths_and_optimizer_input():
     with pytest.raises(ValueError, match="no trainable parameters"):
         EnsembleOptimizer(OptimConfig(), {"a": torch.zeros(2, 2)}, [])
     with pytest.raises(ValueError, match="has 3 members, expected 2"):
-        EnsembleOptimizer(OptimConfig(), {"a": torch.zeros(2, 2), "b": torch.zeros(3)}, ["a", "b"])
+        EnsembleOptimizer(
+            OptimConfig(), {"a": torch.zeros(2, 2), "b": torch.zeros(3)}, ["a", "b"]
+        )
 
 
 def test_select_keeps_member_state():
     cfg = OptimConfig("adam", lr=[0.1, 0.2, 0.3])
     p = {"a": torch.ones(3, 2, dtype=torch.float64)}
     opt = EnsembleOptimizer(cfg, p, ["a"])
-    opt.step(p, {"a": torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64)})
+    opt.step(
+        p,
+        {"a": torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64)},
+    )
     m = opt.state["a"]["exp_avg"].clone()
     opt.select(torch.tensor([2, 0]))
     assert opt.lr == (0.3, 0.1) and opt.members == 2

@@ -1,4 +1,5 @@
 """Chapter 3 predictor: tasks, scored rows, the transfer operator, α_L, selection rules, theory tools."""
+
 import math
 
 import numpy as np
@@ -7,19 +8,39 @@ import torch
 
 from lengthgen.config import ConfigError
 from lengthgen.nn.positional import KernelFamily
-from lengthgen.chapters.ch3.realizability import (TASKS, alpha, fit_ce, fit_min_norm, offsets, pattern, peaked_kernel,
-                                     prop1_search, prop2_montecarlo, query_rows, relative_alpha, relative_argmax,
-                                     reverse_sweep, scored_rows, select, simulate, targets, thm2_random_kernels,
-                                     train_margin, transfer)
+from lengthgen.chapters.ch3.realizability import (
+    TASKS,
+    alpha,
+    fit_ce,
+    fit_min_norm,
+    offsets,
+    pattern,
+    peaked_kernel,
+    prop1_search,
+    prop2_montecarlo,
+    query_rows,
+    relative_alpha,
+    relative_argmax,
+    reverse_sweep,
+    scored_rows,
+    select,
+    simulate,
+    targets,
+    thm2_random_kernels,
+    train_margin,
+    transfer,
+)
 
 
 def test_targets_by_hand():
     assert targets("prev", 5).tolist() == [-1, 0, 1, 2, 3]
     assert targets("skip3", 6).tolist() == [-1, -1, -1, 0, 1, 2]
     assert targets("copy", 6).tolist() == [-1, -1, -1, 0, 1, 2]
-    assert targets("copy", 7).tolist() == [-1, -1, -1, -1, 0, 1, 2]      # ⌈7/2⌉ = 4
+    assert targets("copy", 7).tolist() == [-1, -1, -1, -1, 0, 1, 2]  # ⌈7/2⌉ = 4
     assert targets("reverse", 6).tolist() == [-1, -1, -1, 2, 1, 0]
-    assert targets("reverse", 20)[18] == 1 and targets("reverse", 20)[17] == 2  # offsets 17 and 15 (App. A.5)
+    assert (
+        targets("reverse", 20)[18] == 1 and targets("reverse", 20)[17] == 2
+    )  # offsets 17 and 15 (App. A.5)
     assert targets("first", 4).tolist() == [0, 0, 0, 0]
     assert targets("pos5", 7).tolist() == [-1, -1, -1, -1, -1, 5, 5]
     assert offsets("reverse", 20)[10:].tolist() == [1, 3, 5, 7, 9, 11, 13, 15, 17, 19]
@@ -37,8 +58,12 @@ def test_targets_are_causal_and_pattern_matches(task):
 
 def test_scored_row_sets():
     assert scored_rows("prev", 30, 20).tolist() == list(range(20, 30))
-    assert scored_rows("copy", 30, 20).tolist() == list(range(20, 30))      # second half [15, 30) ∩ [20, 30)
-    assert scored_rows("copy", 50, 20).tolist() == list(range(25, 50))      # second half starts above L0
+    assert scored_rows("copy", 30, 20).tolist() == list(
+        range(20, 30)
+    )  # second half [15, 30) ∩ [20, 30)
+    assert scored_rows("copy", 50, 20).tolist() == list(
+        range(25, 50)
+    )  # second half starts above L0
     assert scored_rows("reverse", 60, 20).tolist() == list(range(30, 60))
     assert scored_rows("pos5", 30, 20).tolist() == list(range(20, 30))
     assert query_rows("skip5", 8).tolist() == [5, 6, 7]
@@ -49,7 +74,10 @@ def test_nope_all_ties_gives_alpha_zero():
     for task in TASKS:
         sim = simulate(torch.tensor([[3.7]], dtype=torch.float64), fam, task, 40)
         assert sim.alpha == 0.0 and np.all(sim.argmax == -1) and np.all(sim.margin == 0)
-    assert alpha("nope", "first", 30, rule="min_norm") == 0.0 and alpha("nope", "prev", 30, steps=20) == 0.0
+    assert (
+        alpha("nope", "first", 30, rule="min_norm") == 0.0
+        and alpha("nope", "prev", 30, steps=20) == 0.0
+    )
 
 
 def test_relative_kernel_peaked_at_one_realizes_prev_at_every_length():
@@ -57,8 +85,14 @@ def test_relative_kernel_peaked_at_one_realizes_prev_at_every_length():
         assert relative_alpha(peaked_kernel(1, L), "prev", L) == 1.0
     # the same kernel inside the RoPE family: κ(d) = Σ_k cos((d − 1) θ_k)  (Prop. 3A) via the full transfer
     fam = KernelFamily("rope")
-    th = torch.as_tensor(fam.kappa(torch.cat([torch.ones(16), torch.zeros(16)]).double(), torch.tensor([0.0])))
-    coef = torch.cat([torch.cos(torch.tensor(1.0) * _th()), -torch.sin(torch.tensor(1.0) * _th())]).double()
+    th = torch.as_tensor(
+        fam.kappa(
+            torch.cat([torch.ones(16), torch.zeros(16)]).double(), torch.tensor([0.0])
+        )
+    )
+    coef = torch.cat(
+        [torch.cos(torch.tensor(1.0) * _th()), -torch.sin(torch.tensor(1.0) * _th())]
+    ).double()
     W = fam.W(coef)
     for L in (30, 60, 128):
         assert simulate(W, fam, "prev", L).alpha == 1.0
@@ -67,17 +101,22 @@ def test_relative_kernel_peaked_at_one_realizes_prev_at_every_length():
 
 def _th():
     from lengthgen.nn.positional import frequencies
+
     return frequencies(16, 1e4)
 
 
 def test_transfer_matches_brute_force():
     fam = KernelFamily("sinusoidal", num_freq=3)
-    W = torch.randn(6, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    W = torch.randn(
+        6, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(0)
+    )
     Phi = fam.features(9)
     P = transfer(W, Phi)
     for i in range(9):
         for j in range(9):
-            assert math.isclose(P[i, j], float(Phi[i] @ W @ Phi[j]), rel_tol=1e-12, abs_tol=1e-12)
+            assert math.isclose(
+                P[i, j], float(Phi[i] @ W @ Phi[j]), rel_tol=1e-12, abs_tol=1e-12
+            )
     sim = simulate(W, fam, "prev", 9, 4)
     brute = [int(np.argmax(P[i, : i + 1].numpy())) == i - 1 for i in range(4, 9)]
     assert sim.alpha == np.mean(brute)
@@ -87,7 +126,9 @@ def test_old_rows_keep_their_logits_under_the_causal_mask():
     """Theorem 1's identity: rows i < L0 see the same logits at every length."""
     fam, W = select("sinusoidal", "prev")
     P20, P60 = transfer(W, fam.features(20)), transfer(W, fam.features(60))
-    assert torch.allclose(torch.tril(P60[:20, :20]), torch.tril(P20), rtol=0, atol=1e-12)
+    assert torch.allclose(
+        torch.tril(P60[:20, :20]), torch.tril(P20), rtol=0, atol=1e-12
+    )
 
 
 def test_clamped_learned_abs_duality():
@@ -99,8 +140,8 @@ def test_clamped_learned_abs_duality():
     sim = simulate(W, fam, "prev", 60)
     assert sim.alpha == 0.0 and np.all(sim.margin <= 0)
     P = transfer(W, fam.features(60))
-    for i in range(20, 60):                      # the target ties exactly with every key j >= L0 - 1
-        assert torch.all(P[i, 19:i + 1] == P[i, i - 1])
+    for i in range(20, 60):  # the target ties exactly with every key j >= L0 - 1
+        assert torch.all(P[i, 19 : i + 1] == P[i, i - 1])
 
 
 def test_selection_rules_realize_rope_prev_and_fail_alibi():
@@ -110,7 +151,11 @@ def test_selection_rules_realize_rope_prev_and_fail_alibi():
     assert simulate(W, fam, "prev", 80).alpha == 1.0
     fa = KernelFamily("alibi")
     Wa = fit_ce(fa, "prev", steps=100)
-    assert fa.is_admissible(Wa) and Wa[1, 0] <= 0 and simulate(Wa, fa, "prev", 40).alpha == 0.0
+    assert (
+        fa.is_admissible(Wa)
+        and Wa[1, 0] <= 0
+        and simulate(Wa, fa, "prev", 40).alpha == 0.0
+    )
     Wm = fit_min_norm(KernelFamily("learned_abs"), "first")
     assert torch.allclose(Wm[:, 0], torch.ones(20, dtype=torch.float64))
 

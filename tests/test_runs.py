@@ -1,5 +1,6 @@
 """The runs facility: keys (scale + configuration hash), resume after a killed run, scale safety,
 provenance, executors giving bit-identical results, and bad input."""
+
 import os
 import signal
 import stat
@@ -43,14 +44,28 @@ def train_cell(n_members, steps, device="cpu"):
 
     seeds = list(range(n_members))
     gens = seeded_generators(seeds)
-    params = {"w": torch.stack([torch.randn(4, generator=g, dtype=torch.float64) for g in gens])}
+    params = {
+        "w": torch.stack(
+            [torch.randn(4, generator=g, dtype=torch.float64) for g in gens]
+        )
+    }
 
     def sample(step, g):
-        x = torch.stack([torch.randint(0, 2, (16, 4), generator=gi) for gi in g]).double()
+        x = torch.stack(
+            [torch.randint(0, 2, (16, 4), generator=gi) for gi in g]
+        ).double()
         return x, x[..., 0]
 
-    res = train_ensemble(Linear(), params, sample=sample, optim=OptimConfig("adam", lr=0.05),
-                         steps=steps, data_seeds=seeds, progress=False, device=device)
+    res = train_ensemble(
+        Linear(),
+        params,
+        sample=sample,
+        optim=OptimConfig("adam", lr=0.05),
+        steps=steps,
+        data_seeds=seeds,
+        progress=False,
+        device=device,
+    )
     return {"w": res.final_params["w"].tolist(), "device": res.device}
 
 
@@ -60,10 +75,12 @@ def cells3():
 
 def test_config_hash_is_stable_and_sensitive():
     a = config_hash(square, {"n": 2, "seed": 1})
-    assert a == config_hash(square, {"seed": 1, "n": 2})          # key order does not matter
+    assert a == config_hash(square, {"seed": 1, "n": 2})  # key order does not matter
     assert a == config_hash(square, {"n": 2, "seed": 1})
     assert a != config_hash(square, {"n": 3, "seed": 1})
-    assert a != config_hash(failing, {"n": 2, "seed": 1})         # the function is part of the key
+    assert a != config_hash(
+        failing, {"n": 2, "seed": 1}
+    )  # the function is part of the key
     assert config_hash(square, {"n": (1, 2)}) == config_hash(square, {"n": [1, 2]})
     assert len(a) == 12
 
@@ -73,23 +90,50 @@ def test_cells_stored_with_key_and_provenance(tmp_path):
     assert out == {"sq1": {"value": 1}, "sq2": {"value": 4}, "sq3": {"value": 9}}
     obj = load_result(tmp_path / "sq2.json")
     d, p = obj["data"], obj["provenance"]
-    assert d["scale"] == "smoke" and d["config_hash"] == cells3()[1].hash and d["kwargs"] == {"n": 2}
-    for key in ("command", "git_commit", "git_dirty", "torch_version", "numpy_version", "lengthgen_version",
-                "device", "requested_device", "threads", "wall_time_s", "cpu_time_s", "load_avg_start",
-                "load_avg_end", "date", "executor", "config_hash", "seeds"):
+    assert (
+        d["scale"] == "smoke"
+        and d["config_hash"] == cells3()[1].hash
+        and d["kwargs"] == {"n": 2}
+    )
+    for key in (
+        "command",
+        "git_commit",
+        "git_dirty",
+        "torch_version",
+        "numpy_version",
+        "lengthgen_version",
+        "device",
+        "requested_device",
+        "threads",
+        "wall_time_s",
+        "cpu_time_s",
+        "load_avg_start",
+        "load_avg_end",
+        "date",
+        "executor",
+        "config_hash",
+        "seeds",
+    ):
         assert key in p, key
     assert p["device"] == "cpu" and p["seeds"] == [0] and p["executor"] == "inprocess"
     mode = stat.S_IMODE(os.stat(tmp_path / "sq2.json").st_mode)
-    assert mode & 0o044 == 0o044, oct(mode)                       # world-readable
+    assert mode & 0o044 == 0o044, oct(mode)  # world-readable
 
 
 def test_rerun_skips_done_and_recomputes_changed(tmp_path):
     run_cells(cells3(), tmp_path, scale="smoke", progress=False)
-    before = {n: load_result(tmp_path / f"sq{n}.json")["provenance"]["date"] for n in (1, 2, 3)}
+    before = {
+        n: load_result(tmp_path / f"sq{n}.json")["provenance"]["date"]
+        for n in (1, 2, 3)
+    }
     mtimes = {n: os.stat(tmp_path / f"sq{n}.json").st_mtime_ns for n in (1, 2, 3)}
-    changed = [Cell("sq1", square, {"n": 1}), Cell("sq2", square, {"n": 2, "seed": 5}), Cell("sq3", square, {"n": 3})]
+    changed = [
+        Cell("sq1", square, {"n": 1}),
+        Cell("sq2", square, {"n": 2, "seed": 5}),
+        Cell("sq3", square, {"n": 3}),
+    ]
     out = run_cells(changed, tmp_path, scale="smoke", progress=False)
-    assert out["sq2"] == {"value": 9}                              # recomputed, not reused
+    assert out["sq2"] == {"value": 9}  # recomputed, not reused
     assert os.stat(tmp_path / "sq1.json").st_mtime_ns == mtimes[1]  # untouched
     assert os.stat(tmp_path / "sq3.json").st_mtime_ns == mtimes[3]
     assert load_result(tmp_path / "sq1.json")["provenance"]["date"] == before[1]
@@ -99,14 +143,24 @@ def test_rerun_skips_done_and_recomputes_changed(tmp_path):
 def test_other_scale_is_never_replaced(tmp_path):
     run_cells(cells3(), tmp_path, scale="full", allow_dirty=True, progress=False)
     text = (tmp_path / "sq1.json").read_text()
-    with pytest.raises(ScaleConflict, match=r"sq1\.json holds a result of another scale than smoke"):
+    with pytest.raises(
+        ScaleConflict, match=r"sq1\.json holds a result of another scale than smoke"
+    ):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False)
     assert (tmp_path / "sq1.json").read_text() == text
-    runs.write_output(tmp_path / "summary.json", {"x": 1}, scale="full",
-                      prov=runs.provenance(scale="full", device="cpu"))
+    runs.write_output(
+        tmp_path / "summary.json",
+        {"x": 1},
+        scale="full",
+        prov=runs.provenance(scale="full", device="cpu"),
+    )
     with pytest.raises(ScaleConflict, match="holds a full-scale result"):
-        runs.write_output(tmp_path / "summary.json", {"x": 2}, scale="smoke",
-                          prov=runs.provenance(scale="smoke", device="cpu"))
+        runs.write_output(
+            tmp_path / "summary.json",
+            {"x": 2},
+            scale="smoke",
+            prov=runs.provenance(scale="smoke", device="cpu"),
+        )
     assert load_result(tmp_path / "summary.json")["data"] == {"x": 1}
 
 
@@ -118,12 +172,16 @@ def test_full_scale_needs_a_clean_tree(tmp_path, monkeypatch):
     run_cells(cells3(), tmp_path, scale="full", allow_dirty=True, progress=False)
     prov = load_result(tmp_path / "sq1.json")["provenance"]
     assert prov["git_dirty"] is True and prov["allow_dirty"] is True
-    run_cells(cells3(), tmp_path / "smoke", scale="smoke", progress=False)   # smoke: no check
+    run_cells(
+        cells3(), tmp_path / "smoke", scale="smoke", progress=False
+    )  # smoke: no check
 
 
 def test_failure_keeps_finished_cells(tmp_path):
     cells = [Cell(f"f{n}", failing, {"n": n}) for n in (1, 2, 3, 4)]
-    with pytest.raises(RunError, match=r"cell 'f3' failed: ArithmeticError\('boom'\).*re-run to resume"):
+    with pytest.raises(
+        RunError, match=r"cell 'f3' failed: ArithmeticError\('boom'\).*re-run to resume"
+    ):
         run_cells(cells, tmp_path, scale="smoke", progress=False)
     assert sorted(p.name for p in tmp_path.glob("*.json")) == ["f1.json", "f2.json"]
 
@@ -155,9 +213,12 @@ KILL_MODULE = textwrap.dedent("""
 def test_resume_after_kill(tmp_path, monkeypatch):
     folder = tmp_path / "killed"
     (tmp_path / "killmod.py").write_text(KILL_MODULE)
-    proc = subprocess.Popen([sys.executable, "-c", f"import killmod; killmod.main({str(folder)!r})"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "LENGTHGEN_THREADS": "1", "PYTHONPATH": str(tmp_path)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", f"import killmod; killmod.main({str(folder)!r})"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "LENGTHGEN_THREADS": "1", "PYTHONPATH": str(tmp_path)},
+    )
     try:
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -172,14 +233,18 @@ def test_resume_after_kill(tmp_path, monkeypatch):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    before = {p.stem: load_result(p)["data"]["value"]["pid"] for p in folder.glob("s*.json")}
+    before = {
+        p.stem: load_result(p)["data"]["value"]["pid"] for p in folder.glob("s*.json")
+    }
     assert 2 <= len(before) < 8, before
     monkeypatch.syspath_prepend(str(tmp_path))
     import killmod
 
     out = run_cells(killmod.cells(), folder, scale="smoke", progress=False)
-    assert sorted(out) == sorted(f"s{i}" for i in range(8))       # nothing lost
-    assert all(out[k]["pid"] == pid for k, pid in before.items())  # nothing computed twice
+    assert sorted(out) == sorted(f"s{i}" for i in range(8))  # nothing lost
+    assert all(
+        out[k]["pid"] == pid for k, pid in before.items()
+    )  # nothing computed twice
     assert all(out[k]["pid"] == os.getpid() for k in out if k not in before)
 
 
@@ -189,29 +254,61 @@ def _train_cells():
 
 def test_process_and_dask_executors_are_bit_identical(tmp_path):
     ref = run_cells(_train_cells(), tmp_path / "inproc", scale="smoke", progress=False)
-    pool = run_cells(_train_cells(), tmp_path / "pool", scale="smoke", executor="process", workers=2,
-                     progress=False)
+    pool = run_cells(
+        _train_cells(),
+        tmp_path / "pool",
+        scale="smoke",
+        executor="process",
+        workers=2,
+        progress=False,
+    )
     assert pool == ref
     pytest.importorskip("dask.distributed")
-    dask = run_cells(_train_cells(), tmp_path / "dask", scale="smoke", executor="dask", scheduler="local",
-                     workers=2, progress=False)
+    dask = run_cells(
+        _train_cells(),
+        tmp_path / "dask",
+        scale="smoke",
+        executor="dask",
+        scheduler="local",
+        workers=2,
+        progress=False,
+    )
     assert dask == ref
     prov = load_result(tmp_path / "dask" / "t2.json")["provenance"]
-    assert prov["executor"] == "dask" and prov["pid"] != os.getpid() and prov["device"] == "cpu"
+    assert (
+        prov["executor"] == "dask"
+        and prov["pid"] != os.getpid()
+        and prov["device"] == "cpu"
+    )
 
 
 def test_device_actually_used_is_recorded(tmp_path):
-    run_cells(_train_cells()[:1] + cells3()[:1], tmp_path, scale="smoke", device="cpu", progress=False)
+    run_cells(
+        _train_cells()[:1] + cells3()[:1],
+        tmp_path,
+        scale="smoke",
+        device="cpu",
+        progress=False,
+    )
     prov = load_result(tmp_path / "t2.json")["provenance"]
-    assert prov["device"] == "cpu" and prov["requested_device"] == "cpu" and prov["trained_on"] == ["cpu"]
+    assert (
+        prov["device"] == "cpu"
+        and prov["requested_device"] == "cpu"
+        and prov["trained_on"] == ["cpu"]
+    )
     prov = load_result(tmp_path / "sq1.json")["provenance"]
-    assert prov["trained_on"] == [] and prov["device"] == "cpu"          # nothing trained: computed on the CPU
+    assert (
+        prov["trained_on"] == [] and prov["device"] == "cpu"
+    )  # nothing trained: computed on the CPU
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda t: (t / "f").write_text("x") and t / "f", "is an existing file"),
-    (lambda t: (t / "g").write_text("x") and t / "g" / "sub", "is under the file"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda t: (t / "f").write_text("x") and t / "f", "is an existing file"),
+        (lambda t: (t / "g").write_text("x") and t / "g" / "sub", "is under the file"),
+    ],
+)
 def test_check_out_dir_bad_paths(tmp_path, make, match):
     with pytest.raises(ConfigError, match=match):
         runs.check_out_dir(make(tmp_path))
@@ -230,7 +327,9 @@ def test_corrupt_and_foreign_files_are_named(tmp_path):
     with pytest.raises(ResultFileError, match=r"corrupt result file .*sq1\.json"):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False)
     (tmp_path / "sq1.json").write_text('{"provenance": {}, "data": {"x": 1}}')
-    with pytest.raises(ResultFileError, match=r"sq1\.json: not a cell of the runs facility"):
+    with pytest.raises(
+        ResultFileError, match=r"sq1\.json: not a cell of the runs facility"
+    ):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False)
 
 
@@ -242,16 +341,24 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(ConfigError, match="kwargs must be a dict"):
         Cell("a", square, [1])
     with pytest.raises(ConfigError, match="repeated: a"):
-        run_cells([Cell("a", square, {"n": 1}), Cell("a", square, {"n": 2})], tmp_path, scale="smoke")
+        run_cells(
+            [Cell("a", square, {"n": 1}), Cell("a", square, {"n": 2})],
+            tmp_path,
+            scale="smoke",
+        )
     with pytest.raises(ConfigError, match="valid choices: inprocess, process, dask"):
         run_cells(cells3(), tmp_path, scale="smoke", executor="threads")
     with pytest.raises(ConfigError, match="workers must be an integer >= 1"):
         run_cells(cells3(), tmp_path, scale="smoke", executor="process", workers=0)
     with pytest.raises(ConfigError, match="--scheduler needs --executor dask"):
-        run_cells(cells3(), tmp_path, scale="smoke", executor="process", scheduler="local")
+        run_cells(
+            cells3(), tmp_path, scale="smoke", executor="process", scheduler="local"
+        )
     with pytest.raises(ConfigError, match="valid choices: smoke, full"):
         run_cells(cells3(), tmp_path, scale="huge")
-    with pytest.raises(ConfigError, match="must be a list of lengthgen.engine.runs.Cell"):
+    with pytest.raises(
+        ConfigError, match="must be a list of lengthgen.engine.runs.Cell"
+    ):
         run_cells([square], tmp_path, scale="smoke")
 
 
@@ -263,8 +370,14 @@ def _migrate(folder, name, value=None):
     obj = json.loads(path.read_text())
     for k in ("cpu_time_s", "load_avg_start", "load_avg_end"):
         obj["provenance"].pop(k, None)
-    obj["provenance"].update({"migrated": {"from": "old.json"}, "date": "2026-01-01T00:00:00+00:00",
-                              "git_commit": "abc1234", "wall_time_s": 99.0})
+    obj["provenance"].update(
+        {
+            "migrated": {"from": "old.json"},
+            "date": "2026-01-01T00:00:00+00:00",
+            "git_commit": "abc1234",
+            "wall_time_s": 99.0,
+        }
+    )
     if value is not None:
         obj["data"]["value"] = value
     path.write_text(json.dumps(obj))
@@ -275,18 +388,31 @@ def test_refresh_reruns_unmeasured_cells_only(tmp_path):
     they replaced and how far the values differ; measured cells are left alone."""
     run_cells(cells3(), tmp_path, scale="smoke", progress=False)
     _migrate(tmp_path, "sq1")
-    _migrate(tmp_path, "sq2", value={"value": 4.5})              # a stored value the re-run will not repeat
+    _migrate(
+        tmp_path, "sq2", value={"value": 4.5}
+    )  # a stored value the re-run will not repeat
     mtime3 = os.stat(tmp_path / "sq3.json").st_mtime_ns
-    assert [runs.unmeasured(tmp_path, c, "smoke") for c in cells3()] == [True, True, False]
-    run_cells(cells3(), tmp_path, scale="smoke", progress=False)          # without refresh: nothing runs
+    assert [runs.unmeasured(tmp_path, c, "smoke") for c in cells3()] == [
+        True,
+        True,
+        False,
+    ]
+    run_cells(
+        cells3(), tmp_path, scale="smoke", progress=False
+    )  # without refresh: nothing runs
     assert runs.unmeasured(tmp_path, cells3()[0], "smoke")
     out = run_cells(cells3(), tmp_path, scale="smoke", progress=False, refresh=True)
     assert out == {"sq1": {"value": 1}, "sq2": {"value": 4}, "sq3": {"value": 9}}
     assert os.stat(tmp_path / "sq3.json").st_mtime_ns == mtime3
     p1, p2 = (load_result(tmp_path / f"sq{n}.json")["provenance"] for n in (1, 2))
     assert isinstance(p1["cpu_time_s"], float) and "migrated" not in p1
-    assert p1["refreshed"] == {"previous_date": "2026-01-01T00:00:00+00:00", "previous_git_commit": "abc1234",
-                               "previous_wall_time_s": 99.0, "previous_migrated": True, "max_abs_difference": 0.0}
+    assert p1["refreshed"] == {
+        "previous_date": "2026-01-01T00:00:00+00:00",
+        "previous_git_commit": "abc1234",
+        "previous_wall_time_s": 99.0,
+        "previous_migrated": True,
+        "max_abs_difference": 0.0,
+    }
     assert p2["refreshed"]["max_abs_difference"] == 0.5
     assert not any(runs.unmeasured(tmp_path, c, "smoke") for c in cells3())
     with pytest.raises(ConfigError, match="refresh"):
@@ -294,7 +420,10 @@ def test_refresh_reruns_unmeasured_cells_only(tmp_path):
 
 
 def test_refresh_record_shapes():
-    old = {"provenance": {"date": "d", "git_commit": "c", "wall_time_s": 1.0}, "data": {"value": [1, 2]}}
+    old = {
+        "provenance": {"date": "d", "git_commit": "c", "wall_time_s": 1.0},
+        "data": {"value": [1, 2]},
+    }
     assert runs.refresh_record(old, [1, 2, 3])["max_abs_difference"] == "inf"
     assert runs.refresh_record(old, (1, 2.25))["max_abs_difference"] == 0.25
     assert runs.refresh_record(old, [1, 2])["previous_migrated"] is False
@@ -312,11 +441,18 @@ def test_merge_cells_follows_the_store_rules(tmp_path):
     assert res == {"taken": ["sq1", "sq3"], "kept": ["sq2"], "absent": []}
     assert os.stat(dst / "sq2.json").st_mtime_ns == mtime2
     p1 = load_result(dst / "sq1.json")["provenance"]
-    assert p1["refreshed"]["max_abs_difference"] == 0.25 and p1["refreshed"]["previous_migrated"]
+    assert (
+        p1["refreshed"]["max_abs_difference"] == 0.25
+        and p1["refreshed"]["previous_migrated"]
+    )
     assert load_result(dst / "sq3.json")["data"]["value"] == {"value": 9}
-    assert runs.merge_cells(src, dst, cells3() + [Cell("sq4", square, {"n": 4})], "smoke")["absent"] == ["sq4"]
+    assert runs.merge_cells(
+        src, dst, cells3() + [Cell("sq4", square, {"n": 4})], "smoke"
+    )["absent"] == ["sq4"]
     with pytest.raises(ConfigError, match="does not exist"):
         runs.merge_cells(tmp_path / "nowhere", dst, cells3(), "smoke")
-    run_cells(cells3()[:1], tmp_path / "full", scale="full", allow_dirty=True, progress=False)
+    run_cells(
+        cells3()[:1], tmp_path / "full", scale="full", allow_dirty=True, progress=False
+    )
     with pytest.raises(ScaleConflict):
         runs.merge_cells(src, tmp_path / "full", cells3(), "smoke")

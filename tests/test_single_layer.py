@@ -1,4 +1,5 @@
 """Chapter 2 models (Zhu & Chiang 2026 §2.2, §4.2, App. C.1): counts, hand-computed outputs, batching, bad input."""
+
 import math
 
 import pytest
@@ -8,12 +9,17 @@ from lengthgen.chapters.ch2 import single_layer as sl
 from lengthgen.nn.tasks import first_bank, index_bank, majority_bank
 
 
-@pytest.mark.parametrize("variant,extra", [("gen", 20), ("pos", 18), ("norm", 18), ("sin", 32)])
+@pytest.mark.parametrize(
+    "variant,extra", [("gen", 20), ("pos", 18), ("norm", 18), ("sin", 32)]
+)
 @pytest.mark.parametrize("h", [2, 8])
 def test_parameter_counts(variant, extra, h):
     assert sl.param_count(variant, h) == 5 * h + extra
     p = sl.SingleLayer(variant, h, max_lengths=11).init([2000])
-    assert sum(t[0].numel() for k, t in p.items() if not k.startswith("_")) == 5 * h + extra
+    assert (
+        sum(t[0].numel() for k, t in p.items() if not k.startswith("_"))
+        == 5 * h + extra
+    )
 
 
 def _reference(v, P, bits, k):
@@ -23,11 +29,25 @@ def _reference(v, P, bits, k):
         a, b, r, s, cK = P["a"], P["b"], P["r"], P["s"], P["c_K"]
         q = a * k + b
         qq = b + (a * k) / (1 + (a * k).dot(a * k)) if v == "norm" else q
-        g = torch.stack([q.dot(r * j + cK) + qq.dot(s * j * j) for j in range(1, n + 1)])
-        vals = torch.stack([P["C_V"] @ torch.tensor([1.0 - w, float(w)], dtype=torch.float64) + P["b_V"] for w in bits])
+        g = torch.stack(
+            [q.dot(r * j + cK) + qq.dot(s * j * j) for j in range(1, n + 1)]
+        )
+        vals = torch.stack(
+            [
+                P["C_V"] @ torch.tensor([1.0 - w, float(w)], dtype=torch.float64)
+                + P["b_V"]
+                for w in bits
+            ]
+        )
     else:
-        toks = [torch.tensor([1.0 - w, float(w)] + ([] if v == "gen" else [math.sin(j), math.cos(j)]), dtype=torch.float64)
-                for j, w in enumerate(bits, 1)]
+        toks = [
+            torch.tensor(
+                [1.0 - w, float(w)]
+                + ([] if v == "gen" else [math.sin(j), math.cos(j)]),
+                dtype=torch.float64,
+            )
+            for j, w in enumerate(bits, 1)
+        ]
         q = P["W_Q"] @ torch.zeros(P["W_Q"].shape[1], dtype=torch.float64) + P["b_Q"]
         g = torch.stack([q.dot(P["W_K"] @ t + P["b_K"]) for t in toks])
         vals = torch.stack([P["W_V"] @ t + P["b_V"] for t in toks])
@@ -40,49 +60,76 @@ def test_forward_matches_definition(variant):
     g = torch.Generator().manual_seed(3)
     m = sl.SingleLayer(variant, 3, max_lengths=5)
     p = m.init([7])
-    p = {k: (t + 0.5 * torch.randn(t.shape, generator=g, dtype=t.dtype) if t.is_floating_point() else t) for k, t in p.items()}
+    p = {
+        k: (
+            t + 0.5 * torch.randn(t.shape, generator=g, dtype=t.dtype)
+            if t.is_floating_point()
+            else t
+        )
+        for k, t in p.items()
+    }
     P1 = {k: t[0] for k, t in p.items()}
     for n in (1, 2, 5, 9):
         bits = torch.randint(0, 2, (n,), generator=g)
         k = int(torch.randint(1, n + 1, (1,), generator=g))
         out = m.forward(p, sl.encode(bits[None], torch.tensor([k]), pad_to=12))[0, 0]
-        assert torch.allclose(out, _reference(variant, P1, bits.tolist(), k), atol=1e-12)
+        assert torch.allclose(
+            out, _reference(variant, P1, bits.tolist(), k), atol=1e-12
+        )
 
 
 def test_hand_computed_pos_case():
     # n = 2, k = 1, center-like point: g_j = 2kj − j², so scores (1, 0); α₁ = 2/(2+1) with log-2 scaling
-    P = {"a": torch.tensor([[2.0, 0]]), "b": torch.tensor([[0, -1.0]]), "r": torch.tensor([[1.0, 0]]),
-         "s": torch.tensor([[0, 1.0]]), "c_K": torch.zeros(1, 2), "C_V": torch.eye(2)[None], "b_V": torch.zeros(1, 2),
-         "W1": torch.eye(2)[None], "b1": torch.zeros(1, 2), "W2": torch.eye(2)[None], "b2": torch.zeros(1, 2)}
+    P = {
+        "a": torch.tensor([[2.0, 0]]),
+        "b": torch.tensor([[0, -1.0]]),
+        "r": torch.tensor([[1.0, 0]]),
+        "s": torch.tensor([[0, 1.0]]),
+        "c_K": torch.zeros(1, 2),
+        "C_V": torch.eye(2)[None],
+        "b_V": torch.zeros(1, 2),
+        "W1": torch.eye(2)[None],
+        "b1": torch.zeros(1, 2),
+        "W2": torch.eye(2)[None],
+        "b2": torch.zeros(1, 2),
+    }
     P = {k: v.double() for k, v in P.items()}
-    out = sl.forward("pos", P, sl.encode(torch.tensor([[1, 0]]), torch.tensor([1])))[0, 0]
+    out = sl.forward("pos", P, sl.encode(torch.tensor([[1, 0]]), torch.tensor([1])))[
+        0, 0
+    ]
     a1 = 2 / 3  # exp(log2·1) / (exp(log2·1) + exp(0))
     assert torch.allclose(out, torch.tensor([1 - a1, a1], dtype=torch.float64))
 
 
 def test_pairing_and_ensemble_equals_loop():
-    m = sl.SingleLayer("pos", 8, max_lengths=[11, 11, 51], variants=["pos", "norm", "pos"])
+    m = sl.SingleLayer(
+        "pos", 8, max_lengths=[11, 11, 51], variants=["pos", "norm", "pos"]
+    )
     p = m.init([2000, 2000, 2001])
     for k, v in p.items():
         if not k.startswith("_"):
-            assert torch.equal(v[0], v[1])          # A_pos / A_norm pairs share initial tensors
+            assert torch.equal(v[0], v[1])  # A_pos / A_norm pairs share initial tensors
     assert p["_norm"].tolist() == [False, True, False]
     x = sl.encode(torch.randint(0, 2, (6, 9)), torch.randint(1, 10, (6,)))
     out = m.forward(p, x)
     for e, v in enumerate(["pos", "norm", "pos"]):
-        single = {k: t[e:e + 1] for k, t in p.items() if not k.startswith("_")}
+        single = {k: t[e : e + 1] for k, t in p.items() if not k.startswith("_")}
         assert torch.allclose(out[e], sl.forward(v, single, x)[0])
 
 
 def test_init_scales_follow_d2():
     p = sl.SingleLayer("pos", 8, max_lengths=51).init(list(range(2000, 2400)))
     assert abs(float(p["a"].std()) - 0.1 / 51) < 0.15 * 0.1 / 51
-    assert abs(float(p["s"].std()) - 0.1 / 51 ** 2) < 0.15 * 0.1 / 51 ** 2
+    assert abs(float(p["s"].std()) - 0.1 / 51**2) < 0.15 * 0.1 / 51**2
     assert abs(float(p["b"].std()) - 0.1) < 0.015
     assert float(p["b1"].abs().max()) == 0.0
     gen = sl.SingleLayer("gen", 8, max_lengths=51).init([2000])
     pos = sl.SingleLayer("pos", 8, max_lengths=51).init([2000])
-    assert torch.equal(gen["W_V"], pos["C_V"]) and torch.equal(gen["b_Q"], pos["b"]) and torch.equal(gen["W1"], pos["W1"])
+    assert (
+        torch.equal(gen["W_V"], pos["C_V"])
+        and torch.equal(gen["b_Q"], pos["b"])
+        and torch.equal(gen["W1"], pos["W1"])
+    )
 
 
 def test_banks_balance_and_pairing():
@@ -115,7 +162,9 @@ def test_bad_inputs():
 def test_norm_map_default_is_the_papers_and_misread_is_an_ablation():
     v = torch.tensor([[3.0, 4.0]], dtype=torch.float64)
     # eq. 17: F(v) = v/√(1+‖v‖²) is the default; our earlier misreading v/(1+‖v‖²) only on request
-    assert torch.allclose(sl.F_norm(v), v / math.sqrt(26)) and torch.allclose(sl.F_norm(v, "sqrt"), v / math.sqrt(26))
+    assert torch.allclose(sl.F_norm(v), v / math.sqrt(26)) and torch.allclose(
+        sl.F_norm(v, "sqrt"), v / math.sqrt(26)
+    )
     assert torch.allclose(sl.F_norm(v, "misread"), v / 26)
     assert sl.NORM_MAPS == ("sqrt", "misread")
     # F(ak) = λ_a(k) â with 0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) (eqs. 105–106): the quadratic query tends to â
@@ -125,7 +174,9 @@ def test_norm_map_default_is_the_papers_and_misread_is_an_ablation():
         assert 0 <= 1 - lam <= 1 / (2 * k * k * float(a.norm()) ** 2) + 1e-15
     x = sl.encode(torch.randint(0, 2, (4, 9)), torch.randint(1, 10, (4,)))
     a = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"])
-    b = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"], norm_map="misread")
+    b = sl.SingleLayer(
+        "pos", 8, max_lengths=9, variants=["pos", "norm"], norm_map="misread"
+    )
     assert a.norm_map == "sqrt" and "_norm_misread" not in a.init([1, 1])
     pa, pb = a.init([1, 1]), b.init([1, 1])
     pa["a"] = pb["a"] = torch.full((2, 2), 0.7, dtype=torch.float64)
@@ -135,9 +186,16 @@ def test_norm_map_default_is_the_papers_and_misread_is_an_ablation():
     k = x[:, -1].to(torch.float64)
     c1, c2, _ = sl._positional_coefs(pa, k.expand(2, -1), True)
     ak = pa["a"][1] * k[:, None]
-    assert torch.allclose(c2[1], ((pa["b"][1] + ak / torch.sqrt(1 + (ak * ak).sum(-1, keepdim=True)))
-                                  * pa["s"][1]).sum(-1))
-    with pytest.raises(ValueError, match="unknown norm map 'tanh'.*valid choices: sqrt, misread"):
+    assert torch.allclose(
+        c2[1],
+        (
+            (pa["b"][1] + ak / torch.sqrt(1 + (ak * ak).sum(-1, keepdim=True)))
+            * pa["s"][1]
+        ).sum(-1),
+    )
+    with pytest.raises(
+        ValueError, match="unknown norm map 'tanh'.*valid choices: sqrt, misread"
+    ):
         sl.SingleLayer("norm", norm_map="tanh")
     with pytest.raises(ValueError, match="unknown norm map 'paper'"):
         sl.F_norm(v, "paper")
@@ -149,7 +207,7 @@ def test_counting_tasks_fixed_token_makes_pos_and_norm_identical():
     assert sl.FIXED_TOKEN == {"first": 1, "majority": 0, "parity": 0}
     bits = torch.randint(0, 2, (16, 9), generator=torch.Generator().manual_seed(3))
     m = sl.SingleLayer("pos", 4, max_lengths=9, variants=["pos", "norm"])
-    p = m.init([5, 5])                                     # identical tensors for both members
+    p = m.init([5, 5])  # identical tensors for both members
     p["a"] = torch.full((2, 2), 0.9, dtype=torch.float64)
     x0 = sl.encode(bits, fixed=0)
     assert torch.equal(x0[:, -1], torch.zeros(16, dtype=torch.long))

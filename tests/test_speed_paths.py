@@ -7,6 +7,7 @@
 * RoPE on contiguous tensors against the pairwise form: equal bit for bit (float32 and float64,
   values and gradients).
 """
+
 import pytest
 import torch
 
@@ -19,7 +20,9 @@ from lengthgen.nn.positional import ENCODINGS, rope_rotate, rope_rotate_referenc
 @pytest.mark.parametrize("eps", [1e-5, 0.0])
 def test_layer_norm_fused_equals_reference_float64(shape, eps):
     g = torch.Generator().manual_seed(1)
-    x = (torch.randn(shape, generator=g, dtype=torch.float64) * 3 + 1).requires_grad_(True)
+    x = (torch.randn(shape, generator=g, dtype=torch.float64) * 3 + 1).requires_grad_(
+        True
+    )
     gain = torch.randn(shape[-1], generator=g, dtype=torch.float64).requires_grad_(True)
     bias = torch.randn(shape[-1], generator=g, dtype=torch.float64).requires_grad_(True)
     w = torch.randn(shape, generator=g, dtype=torch.float64)
@@ -40,14 +43,19 @@ def test_decoder_fused_equals_reference(encoding):
     assert fused.kernels == "fused" and ref.kernels == "reference"
     x = torch.randint(0, 6, (3, 4, 9), generator=torch.Generator().manual_seed(2))
     for dtype, tol in ((torch.float64, 1e-12), (torch.float32, 1e-5)):
-        p = {k: v.requires_grad_(True) for k, v in fused.init([1, 2, 3], dtype=dtype).items()}
+        p = {
+            k: v.requires_grad_(True)
+            for k, v in fused.init([1, 2, 3], dtype=dtype).items()
+        }
         a, b = fused(p, x), ref(p, x)
         assert (a - b).abs().max().item() <= tol
         ga = torch.autograd.grad(a.square().sum(), list(p.values()))
         gb = torch.autograd.grad(b.square().sum(), list(p.values()))
         for u, v in zip(ga, gb):
             assert (u - v).abs().max().item() <= tol * max(1.0, v.abs().max().item())
-    with torch.no_grad():      # attention maps come from the same (explicit) attention in both
+    with (
+        torch.no_grad()
+    ):  # attention maps come from the same (explicit) attention in both
         p64 = fused.init([1, 2, 3], dtype=torch.float64)
         for ma, mb in zip(fused.attention_maps(p64, x), ref.attention_maps(p64, x)):
             assert (ma - mb).abs().max().item() <= 1e-12
@@ -66,7 +74,10 @@ def test_rope_contiguous_is_bitwise_the_pairwise_form(dtype):
     w = torch.randn(2, 3, 4, 11, 8, generator=g, dtype=dtype)
     a, b = rope_rotate(x), rope_rotate_reference(x)
     assert torch.equal(a, b)
-    assert torch.equal(torch.autograd.grad((a * w).sum(), x)[0], torch.autograd.grad((b * w).sum(), x)[0])
+    assert torch.equal(
+        torch.autograd.grad((a * w).sum(), x)[0],
+        torch.autograd.grad((b * w).sum(), x)[0],
+    )
     with pytest.raises(ConfigError, match="even head dimension"):
         rope_rotate_reference(torch.zeros(3, 5))
 
@@ -80,7 +91,7 @@ def test_matmul_flops_equal_torch_flop_counter(tier, encoding, kernels):
     from torch.utils.flop_counter import FlopCounterMode
 
     model = Decoder.tier(tier, encoding, L0=6, kernels=kernels)
-    E = 3                                                   # members; matmul_flops counts one
+    E = 3  # members; matmul_flops counts one
     params = {k: v.requires_grad_(True) for k, v in model.init(list(range(E))).items()}
     x = torch.randint(0, 12, (E, 5, 9), generator=torch.Generator().manual_seed(0))
     with FlopCounterMode(display=False) as fc:
@@ -104,8 +115,12 @@ def test_matmul_flops_bad_input(bad):
 def test_length_schedule_bad_input():
     from lengthgen.chapters.ch3.experiments import length_schedule
 
-    for kw, name in (({"steps": -1}, "steps"), ({"steps": 5.5}, "steps"), ({"steps": 4, "L0": 1}, "L0"),
-                     ({"steps": 4, "seed": -3}, "seed")):
+    for kw, name in (
+        ({"steps": -1}, "steps"),
+        ({"steps": 5.5}, "steps"),
+        ({"steps": 4, "L0": 1}, "L0"),
+        ({"steps": 4, "seed": -3}, "seed"),
+    ):
         with pytest.raises(ConfigError, match=name):
             length_schedule(**kw)
     sched = length_schedule(500, 20, 3)
@@ -123,7 +138,10 @@ def test_study_matmul_flops_counts_every_update():
     assert got["total"] == got["train"] + got["eval"] == sum(got["per_group"].values())
     (g,) = ex.study_plan("smoke")
     model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
-    loop = sum(model.matmul_flops(P["batch"], int(n)) for n in ex.length_schedule(P["steps"], P["L0"], g["seed"]))
+    loop = sum(
+        model.matmul_flops(P["batch"], int(n))
+        for n in ex.length_schedule(P["steps"], P["L0"], g["seed"])
+    )
     assert got["train"] == len(g["tasks"]) * loop
     with pytest.raises(ConfigError, match="scale"):
         ex.study_matmul_flops("huge")

@@ -9,12 +9,24 @@ from lengthgen.store import ResultFileError, Schema, validate
 
 
 def _prov(**kw):
-    return store.provenance(scale="smoke", device="cpu", seeds=[1, 2], wall_time_s=1.5, **kw)
+    return store.provenance(
+        scale="smoke", device="cpu", seeds=[1, 2], wall_time_s=1.5, **kw
+    )
 
 
 def test_provenance_fields():
     p = _prov(command="python -m lengthgen reproduce ch0")
-    for key in ("command", "git_commit", "git_dirty", "device", "torch_version", "scale", "seeds", "wall_time_s", "date"):
+    for key in (
+        "command",
+        "git_commit",
+        "git_dirty",
+        "device",
+        "torch_version",
+        "scale",
+        "seeds",
+        "wall_time_s",
+        "date",
+    ):
         assert key in p
     assert p["seeds"] == [1, 2] and p["command"].endswith("ch0")
 
@@ -22,7 +34,9 @@ def test_provenance_fields():
 def test_save_and_load(tmp_path):
     import numpy as np
 
-    path = store.save_result(tmp_path / "a" / "r.json", {"x": np.arange(3), "y": np.float64(0.5)}, _prov())
+    path = store.save_result(
+        tmp_path / "a" / "r.json", {"x": np.arange(3), "y": np.float64(0.5)}, _prov()
+    )
     obj = store.load_result(path)
     assert obj["data"] == {"x": [0, 1, 2], "y": 0.5}
     assert obj["provenance"]["scale"] == "smoke"
@@ -63,29 +77,52 @@ def test_provenance_required(tmp_path):
         store.save_result(tmp_path / "r.json", {}, {"scale": "smoke"})
 
 
-SCHEMA = Schema("toy run", required=("seeds", "members.*.seed"), probabilities=("members.*.test.*",),
-                counts=(("members", lambda d: len(d["seeds"])),))
+SCHEMA = Schema(
+    "toy run",
+    required=("seeds", "members.*.seed"),
+    probabilities=("members.*.test.*",),
+    counts=(("members", lambda d: len(d["seeds"])),),
+)
 
 
 def _toy():
-    return {"seeds": [1, 2], "members": [{"seed": 1, "test": {"10": 0.5, "20": 1.0}},
-                                         {"seed": 2, "test": {"10": 0.0, "20": 0.75}}]}
+    return {
+        "seeds": [1, 2],
+        "members": [
+            {"seed": 1, "test": {"10": 0.5, "20": 1.0}},
+            {"seed": 2, "test": {"10": 0.0, "20": 0.75}},
+        ],
+    }
 
 
 def test_schema_accepts_valid_data():
     assert validate(_toy(), SCHEMA, "r.json") == _toy()
 
 
-@pytest.mark.parametrize("tamper, match", [
-    (lambda d: d["members"][1]["test"].__setitem__("20", 7.0),
-     r"invalid toy run result r\.json: field 'members\.1\.test\.20' must be a probability in \[0, 1\], got 7\.0"),
-    (lambda d: d["members"][0]["test"].__setitem__("10", "0.5"), r"'members\.0\.test\.10' must be a probability"),
-    (lambda d: d["members"][0]["test"].__setitem__("10", True), r"'members\.0\.test\.10' must be a probability"),
-    (lambda d: d["members"].pop(), r"field 'members' has 1 entries, but the declared protocol needs 2"),
-    (lambda d: d["members"][0].pop("seed"), r"field 'members\.0\.seed' is missing"),
-    (lambda d: d.pop("seeds"), r"field 'seeds' is missing"),
-    (lambda d: d.__setitem__("members", 3), r"field 'members\.\*' is missing"),
-])
+@pytest.mark.parametrize(
+    "tamper, match",
+    [
+        (
+            lambda d: d["members"][1]["test"].__setitem__("20", 7.0),
+            r"invalid toy run result r\.json: field 'members\.1\.test\.20' must be a probability in \[0, 1\], got 7\.0",
+        ),
+        (
+            lambda d: d["members"][0]["test"].__setitem__("10", "0.5"),
+            r"'members\.0\.test\.10' must be a probability",
+        ),
+        (
+            lambda d: d["members"][0]["test"].__setitem__("10", True),
+            r"'members\.0\.test\.10' must be a probability",
+        ),
+        (
+            lambda d: d["members"].pop(),
+            r"field 'members' has 1 entries, but the declared protocol needs 2",
+        ),
+        (lambda d: d["members"][0].pop("seed"), r"field 'members\.0\.seed' is missing"),
+        (lambda d: d.pop("seeds"), r"field 'seeds' is missing"),
+        (lambda d: d.__setitem__("members", 3), r"field 'members\.\*' is missing"),
+    ],
+)
 def test_schema_names_file_and_field(tamper, match):
     d = _toy()
     tamper(d)
@@ -120,9 +157,14 @@ def test_repo_root_env(monkeypatch, tmp_path):
 def test_schema_counts_top_level_and_bad_protocol():
     top = Schema("list", counts=(("", lambda d: 2),))
     validate([1, 2], top, "t.json")
-    with pytest.raises(ResultFileError, match=r"t\.json: field '<top level>' has 3 entries"):
+    with pytest.raises(
+        ResultFileError, match=r"t\.json: field '<top level>' has 3 entries"
+    ):
         validate([1, 2, 3], top, "t.json")
-    with pytest.raises(ResultFileError, match=r"field 'members' cannot be counted against the declared protocol"):
+    with pytest.raises(
+        ResultFileError,
+        match=r"field 'members' cannot be counted against the declared protocol",
+    ):
         validate({"seeds": 3, "members": []}, SCHEMA, "t.json")
 
 
@@ -130,14 +172,33 @@ def test_provenance_names_the_machine():
     """CPU model, the instruction set torch dispatches to, BLAS/LAPACK, torch build and threads."""
     from lengthgen import store
 
-    prov = store.provenance(scale="smoke", device="cpu", git={"commit": "x", "dirty": False})
+    prov = store.provenance(
+        scale="smoke", device="cpu", git={"commit": "x", "dirty": False}
+    )
     m = prov["machine"]
-    for key in ("cpu_model", "arch", "cpu_capability", "blas", "lapack", "torch_build", "threads", "interop_threads"):
+    for key in (
+        "cpu_model",
+        "arch",
+        "cpu_capability",
+        "blas",
+        "lapack",
+        "torch_build",
+        "threads",
+        "interop_threads",
+    ):
         assert key in m and m[key] not in (None, ""), key
-    assert m["threads"] == torch.get_num_threads() and m["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert (
+        m["threads"] == torch.get_num_threads()
+        and m["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    )
     label = store.machine_label(prov)
-    assert m["cpu_model"] in label and m["cpu_capability"] in label and m["blas"] in label
-    assert store.machine_label({"device_name": "x86_64"}) == "—" and store.machine_label(None) == "—"
+    assert (
+        m["cpu_model"] in label and m["cpu_capability"] in label and m["blas"] in label
+    )
+    assert (
+        store.machine_label({"device_name": "x86_64"}) == "—"
+        and store.machine_label(None) == "—"
+    )
 
 
 def test_machine_records_the_kernel_settings_of_the_environment(monkeypatch):

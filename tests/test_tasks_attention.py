@@ -10,11 +10,16 @@ from lengthgen.nn import tasks
 def test_labels_exhaustive_small():
     for n in range(1, 11):
         s = tasks.all_strings(n)
-        assert s.shape == (2 ** n, n)
+        assert s.shape == (2**n, n)
         assert torch.equal(tasks.label("first", s), s[:, 0])
-        assert torch.equal(tasks.label("parity", s), torch.tensor([sum(r) % 2 for r in s.tolist()]))
+        assert torch.equal(
+            tasks.label("parity", s), torch.tensor([sum(r) % 2 for r in s.tolist()])
+        )
         if n % 2:
-            assert torch.equal(tasks.label("majority", s), torch.tensor([int(sum(r) > n / 2) for r in s.tolist()]))
+            assert torch.equal(
+                tasks.label("majority", s),
+                torch.tensor([int(sum(r) > n / 2) for r in s.tolist()]),
+            )
         for k in range(1, n + 1):
             assert torch.equal(tasks.label("index", s, k), s[:, k - 1])
 
@@ -48,7 +53,11 @@ def test_attention_hand_case_and_mask():
     assert w3[0, 0].item() == pytest.approx(3 / 5)
     m = attention.causal_mask(3)
     ww = attention.attention_weights(k, k, mask=m)
-    assert torch.all(ww[m.logical_not()] == 0) and torch.allclose(ww.sum(-1), torch.ones(3, dtype=torch.float64))
-    assert attention.log_length_scale(3, causal=True).squeeze(-1).tolist() == pytest.approx([0, math.log(2), math.log(3)])
+    assert torch.all(ww[m.logical_not()] == 0) and torch.allclose(
+        ww.sum(-1), torch.ones(3, dtype=torch.float64)
+    )
+    assert attention.log_length_scale(3, causal=True).squeeze(
+        -1
+    ).tolist() == pytest.approx([0, math.log(2), math.log(3)])
     with pytest.raises(ValueError):
         attention.log_length_scale(0)

@@ -1,7 +1,7 @@
 """Chapter 2 exactness checker, centers and volume tools (Zhu & Chiang 2026) against brute force."""
+
 import math
 
-import numpy as np
 import pytest
 import torch
 
@@ -9,17 +9,37 @@ from lengthgen.chapters.ch2 import volume as vo
 
 
 def _jitter(base, P, scale, g):
-    return {k: base[k].unsqueeze(0).expand(P, *base[k].shape) + scale * torch.randn(P, *base[k].shape, generator=g, dtype=torch.float64)
-            for k in base}
+    return {
+        k: base[k].unsqueeze(0).expand(P, *base[k].shape)
+        + scale * torch.randn(P, *base[k].shape, generator=g, dtype=torch.float64)
+        for k in base
+    }
 
 
-@pytest.mark.parametrize("variant,task", [("pos", "first"), ("pos", "index"), ("norm", "first"), ("norm", "index"),
-                                          ("gen", "majority"), ("gen", "parity"), ("gen", "first"), ("gen", "index")])
+@pytest.mark.parametrize(
+    "variant,task",
+    [
+        ("pos", "first"),
+        ("pos", "index"),
+        ("norm", "first"),
+        ("norm", "index"),
+        ("gen", "majority"),
+        ("gen", "parity"),
+        ("gen", "first"),
+        ("gen", "index"),
+    ],
+)
 def test_structural_agrees_with_brute_force(variant, task):
     """Structural decisions equal exhaustive enumeration (n ≤ 12) on random points near and far from the centers."""
     g = torch.Generator().manual_seed(1)
     base = vo.center(variant, "majority" if variant == "gen" else task, 8, eta=1.0)
-    ns = [1, 3, 5, 7, 9, 11] if task in ("majority",) else [1, 2, 3, 6, 12] if task == "first" or variant == "gen" else [1, 2, 4, 7, 10]
+    ns = (
+        [1, 3, 5, 7, 9, 11]
+        if task in ("majority",)
+        else [1, 2, 3, 6, 12]
+        if task == "first" or variant == "gen"
+        else [1, 2, 4, 7, 10]
+    )
     seen = set()
     for scale in (0.05, 0.3, 1.5):
         P = _jitter(base, 24 if task != "index" else 8, scale, g)
@@ -46,7 +66,7 @@ def test_centers_exact_eta_one_and_not_at_paper_eta():
         for task in ("first", "index"):
             c = vo.center(v, task, 8, eta=1.0)
             assert vo.exactness(c, v, task, 300).all()
-            c16 = vo.center(v, task, 8)                       # η = min(B/16, 1/16) with B = 1
+            c16 = vo.center(v, task, 8)  # η = min(B/16, 1/16) with B = 1
             assert vo.exactness(c16, v, task, 50).decision[0] is False
     assert vo.exactness(vo.center("gen", "majority", 8), "gen", "majority", 501).all()
     assert vo.paper_eta(1.0) == 1 / 16 and vo.paper_eta(0.5) == 0.5 / 16
@@ -61,28 +81,49 @@ def test_center_threshold_matches_theta_function():
 
 def test_score_gap_expansion():
     g = torch.Generator().manual_seed(4)
-    c = {k: v + 0.2 * torch.randn(v.shape, generator=g, dtype=torch.float64) for k, v in vo.center("pos", "index", 4, eta=1.0).items()}
+    c = {
+        k: v + 0.2 * torch.randn(v.shape, generator=g, dtype=torch.float64)
+        for k, v in vo.center("pos", "index", 4, eta=1.0).items()
+    }
     for v in ("pos", "norm"):
         for k, d in ((3, 2), (10, -4), (7, 1)):
             s, _ = vo.attention_profile(c, v, 20, k)
-            assert math.isclose(vo.score_gap(c, k, d, v), s[k + d - 1] - s[k - 1], rel_tol=1e-9, abs_tol=1e-9)
+            assert math.isclose(
+                vo.score_gap(c, k, d, v),
+                s[k + d - 1] - s[k - 1],
+                rel_tol=1e-9,
+                abs_tol=1e-9,
+            )
 
 
 def test_admissible_widths_scale():
     c = vo.center("pos", "index", 8, eta=1.0)
-    w = [vo.admissible_width(c, vo.direction("pos", "chi", c), "pos", "index", n, grid=16)["width"] for n in (16, 32)]
-    assert 3.0 < w[0] / w[1] < 5.0          # ≈ 4: χ-range ∝ n^{-2}
+    w = [
+        vo.admissible_width(
+            c, vo.direction("pos", "chi", c), "pos", "index", n, grid=16
+        )["width"]
+        for n in (16, 32)
+    ]
+    assert 3.0 < w[0] / w[1] < 5.0  # ≈ 4: χ-range ∝ n^{-2}
 
 
 def test_norm_windows_with_the_papers_map():
     """A_norm with F(v) = v/√(1+‖v‖²) (App. B.1): ℓ̂ is confined to an O(1/n) window, χ̂ at fixed
     ℓ̂ is not (one side closes at a width that does not shrink, the other stays open)."""
     c = vo.center("norm", "index", 8, eta=1.0)
-    ell = [vo.admissible_width(c, vo.direction("norm", "ell", c), "norm", "index", n, grid=16)["width"]
-           for n in (16, 32)]
-    assert 1.7 < ell[0] / ell[1] < 2.3      # ≈ 2: ℓ̂-range ∝ n^{-1}
-    free = [vo.admissible_width(c, vo.direction("norm", "chi_fixed_ell_hat", c), "norm", "index", n, grid=16)
-            for n in (16, 64)]
+    ell = [
+        vo.admissible_width(
+            c, vo.direction("norm", "ell", c), "norm", "index", n, grid=16
+        )["width"]
+        for n in (16, 32)
+    ]
+    assert 1.7 < ell[0] / ell[1] < 2.3  # ≈ 2: ℓ̂-range ∝ n^{-1}
+    free = [
+        vo.admissible_width(
+            c, vo.direction("norm", "chi_fixed_ell_hat", c), "norm", "index", n, grid=16
+        )
+        for n in (16, 64)
+    ]
     assert all(r["plus_capped"] != r["minus_capped"] for r in free)
     assert 0.8 < free[0]["finite_width"] / free[1]["finite_width"] < 1.25
     assert free[1]["finite_width"] > 10 * ell[1]
@@ -97,11 +138,23 @@ def test_parity_solution_and_sign_changes():
     g = torch.Generator().manual_seed(5)
     P = _jitter(vo.center("gen", "majority", 3, eta=1.0), 200, 2.0, g)
     sc = vo.parity_sign_changes(P, 9)
-    assert (sc["sign_changes"] <= sc["kinks"] + 1).all() and (sc["kinks"] <= 3).all() and not sc["exact"].any()
+    assert (
+        (sc["sign_changes"] <= sc["kinks"] + 1).all()
+        and (sc["kinks"] <= 3).all()
+        and not sc["exact"].any()
+    )
 
 
 def test_mc_fraction_counts():
-    r = vo.mc_fraction("pos", "first", 8, coords=("a", "b", "r", "s"), half_width=0.1, samples=500, seed=0)
+    r = vo.mc_fraction(
+        "pos",
+        "first",
+        8,
+        coords=("a", "b", "r", "s"),
+        half_width=0.1,
+        samples=500,
+        seed=0,
+    )
     assert r["exact"] + r["undecided"] <= 500 and r["lo"] <= r["fraction"] <= r["hi"]
 
 

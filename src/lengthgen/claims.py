@@ -35,6 +35,7 @@ fail). A declared deviation whose check holds is recorded as reproduced and flag
 differs from the paper's) stays visible whatever the outcome. Our own checks of the code (closed
 forms, brute force) are ``group="self-check"`` and are not counted as reproduced paper claims.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -44,7 +45,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
-from lengthgen.store import ResultFileError, _clean, atomic_write_json, read_json, results_dir
+from lengthgen.store import (
+    ResultFileError,
+    _clean,
+    atomic_write_json,
+    read_json,
+    results_dir,
+)
 
 CHECKS = ("value", "interval", "equal", "direction", "predicate")
 STATUSES = ("reproduced", "deviates", "not-reproducible", "not-attempted")
@@ -52,7 +59,13 @@ GROUPS = ("paper", "self-check")
 SOURCES = ("stored", "live")
 PROTOCOL_KINDS = ("paper", "reduced", "modified")
 #: the categories the scorecard counts: a direction check that holds is its own category
-CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
+CATEGORIES = (
+    "reproduced",
+    "direction",
+    "deviates",
+    "not-reproducible",
+    "not-attempted",
+)
 
 
 class ClaimFailed(AssertionError):
@@ -72,7 +85,9 @@ class Protocol:
     def __post_init__(self):
         check_choice("protocol", self.kind, PROTOCOL_KINDS)
         if self.kind != "paper" and not self.reduced:
-            raise ConfigError(f"a {self.kind} protocol must say what differs from the paper's")
+            raise ConfigError(
+                f"a {self.kind} protocol must say what differs from the paper's"
+            )
 
 
 PAPER_PROTOCOL = Protocol()
@@ -133,24 +148,40 @@ class Claim:
 
     def __post_init__(self):
         check_choice(f"check of {self.id}", self.check, CHECKS)
-        if self.residue is not None and not (isinstance(self.residue, (int, float)) and self.residue > 0):
-            raise ConfigError(f"claim {self.id}: residue must be a number > 0, got {self.residue!r}")
+        if self.residue is not None and not (
+            isinstance(self.residue, (int, float)) and self.residue > 0
+        ):
+            raise ConfigError(
+                f"claim {self.id}: residue must be a number > 0, got {self.residue!r}"
+            )
         check_choice(f"source of {self.id}", self.source, SOURCES)
         check_choice(f"group of {self.id}", self.group, GROUPS)
         if not self.why:
-            raise ConfigError(f"claim {self.id}: say in one line why this comparison (why=...)")
+            raise ConfigError(
+                f"claim {self.id}: say in one line why this comparison (why=...)"
+            )
         if self.source == "stored" and not callable(self.measure):
-            raise ConfigError(f"claim {self.id}: a stored claim needs measure(results) -> ours")
-        if self.check == "value" and (self.tolerance is None or not float(self.tolerance) >= 0):
+            raise ConfigError(
+                f"claim {self.id}: a stored claim needs measure(results) -> ours"
+            )
+        if self.check == "value" and (
+            self.tolerance is None or not float(self.tolerance) >= 0
+        ):
             raise ConfigError(f"claim {self.id}: a value check needs tolerance >= 0")
         if self.check == "interval":
             iv = self.interval
             if iv is None or len(iv) != 2 or not float(iv[0]) <= float(iv[1]):
-                raise ConfigError(f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi")
+                raise ConfigError(
+                    f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi"
+                )
         if self.check in ("direction", "predicate") and not callable(self.holds):
-            raise ConfigError(f"claim {self.id}: a {self.check} check needs holds(ours) -> bool")
+            raise ConfigError(
+                f"claim {self.id}: a {self.check} check needs holds(ours) -> bool"
+            )
         if self.deviation is not None and not isinstance(self.deviation, Deviation):
-            raise ConfigError(f"claim {self.id}: deviation must be a Deviation(cause, explanation)")
+            raise ConfigError(
+                f"claim {self.id}: deviation must be a Deviation(cause, explanation)"
+            )
 
 
 @dataclass(frozen=True)
@@ -167,7 +198,9 @@ class Unchecked:
     group: str = "paper"
 
     def __post_init__(self):
-        check_choice(f"status of {self.id}", self.status, ("not-reproducible", "not-attempted"))
+        check_choice(
+            f"status of {self.id}", self.status, ("not-reproducible", "not-attempted")
+        )
         if not self.reason:
             raise ConfigError(f"claim {self.id}: an unchecked claim needs a reason")
 
@@ -188,7 +221,9 @@ def compare(claim: Claim, ours) -> bool:
     if c in ("direction", "predicate"):
         out = claim.holds(ours)
         if not isinstance(out, (bool,)) and type(out).__name__ != "bool_":
-            raise TypeError(f"claim {claim.id}: holds() must return a bool, got {out!r}")
+            raise TypeError(
+                f"claim {claim.id}: holds() must return a bool, got {out!r}"
+            )
         return bool(out)
     if c == "equal":
         a, b = _as_list(claim.paper_value), _as_list(ours)
@@ -200,9 +235,15 @@ def compare(claim: Claim, ours) -> bool:
         if a is None and b is None:
             a, b = [claim.paper_value], [ours]
         if a is None or b is None or len(a) != len(b):
-            raise ValueError(f"claim {claim.id}: cannot compare {claim.paper_value!r} with {ours!r} element-wise")
-        return all(y is not None and math.isfinite(float(y)) and abs(float(x) - float(y)) <= float(claim.tolerance)
-                   for x, y in zip(a, b))
+            raise ValueError(
+                f"claim {claim.id}: cannot compare {claim.paper_value!r} with {ours!r} element-wise"
+            )
+        return all(
+            y is not None
+            and math.isfinite(float(y))
+            and abs(float(x) - float(y)) <= float(claim.tolerance)
+            for x, y in zip(a, b)
+        )
     lo, hi = (float(v) for v in claim.interval)
     return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
 
@@ -236,7 +277,11 @@ def residue_of(claim: Claim) -> float | None:
     rounding separates ours from zero), else None (no floor)."""
     if claim.residue is not None:
         return float(claim.residue)
-    if claim.check == "value" and _is_zero(claim.paper_value) and float(claim.tolerance) <= RESIDUE_SCALE:
+    if (
+        claim.check == "value"
+        and _is_zero(claim.paper_value)
+        and float(claim.tolerance) <= RESIDUE_SCALE
+    ):
         return float(claim.tolerance)
     return None
 
@@ -262,33 +307,69 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     ours = _clean(ours)
     ok = compare(claim, ours)
     if not ok and claim.deviation is None:
-        raise ClaimFailed(f"claim {claim.id} failed: paper {claim.paper_value!r} vs ours {ours!r} "
-                          f"({claim.check}; tolerance={claim.tolerance!r}, interval={claim.interval!r}). "
-                          "Fix the reproduction, or declare the deviation with its cause in the chapter's claims.")
+        raise ClaimFailed(
+            f"claim {claim.id} failed: paper {claim.paper_value!r} vs ours {ours!r} "
+            f"({claim.check}; tolerance={claim.tolerance!r}, interval={claim.interval!r}). "
+            "Fix the reproduction, or declare the deviation with its cause in the chapter's claims."
+        )
     rec = {
-        "id": claim.id, "chapter": chapter, "group": claim.group, "location": claim.location,
-        "statement": claim.statement, "paper_value": _clean(claim.paper_value),
+        "id": claim.id,
+        "chapter": chapter,
+        "group": claim.group,
+        "location": claim.location,
+        "statement": claim.statement,
+        "paper_value": _clean(claim.paper_value),
         "paper_uncertainty": _clean(claim.paper_uncertainty),
         "our_value": round_sig(bound_residues(ours, residue_of(claim)), claim.digits),
-        "check": claim.check, "tolerance": claim.tolerance,
-        "interval": None if claim.interval is None else [float(v) for v in claim.interval],
-        "why": claim.why, "source": claim.source, "scale": "full" if claim.source == "stored" else scale,
-        "protocol": claim.protocol.kind, "protocol_note": claim.protocol.reduced,
-        "status": "reproduced" if ok else "deviates", "holds": ok,
-        "cause": None, "explanation": None, "declared_deviation_holds": False,
+        "check": claim.check,
+        "tolerance": claim.tolerance,
+        "interval": None
+        if claim.interval is None
+        else [float(v) for v in claim.interval],
+        "why": claim.why,
+        "source": claim.source,
+        "scale": "full" if claim.source == "stored" else scale,
+        "protocol": claim.protocol.kind,
+        "protocol_note": claim.protocol.reduced,
+        "status": "reproduced" if ok else "deviates",
+        "holds": ok,
+        "cause": None,
+        "explanation": None,
+        "declared_deviation_holds": False,
     }
     if claim.deviation is not None:
-        rec["cause"], rec["explanation"] = claim.deviation.cause, claim.deviation.explanation
+        rec["cause"], rec["explanation"] = (
+            claim.deviation.cause,
+            claim.deviation.explanation,
+        )
         rec["declared_deviation_holds"] = ok
     return rec
 
 
 def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
-    return {"id": u.id, "chapter": chapter, "group": u.group, "location": u.location, "statement": u.statement,
-            "paper_value": _clean(u.paper_value), "paper_uncertainty": None, "our_value": None, "check": None,
-            "tolerance": None, "interval": None, "why": None, "source": None, "scale": None,
-            "protocol": None, "protocol_note": "", "status": u.status, "holds": None, "cause": None,
-            "explanation": u.reason, "declared_deviation_holds": False}
+    return {
+        "id": u.id,
+        "chapter": chapter,
+        "group": u.group,
+        "location": u.location,
+        "statement": u.statement,
+        "paper_value": _clean(u.paper_value),
+        "paper_uncertainty": None,
+        "our_value": None,
+        "check": None,
+        "tolerance": None,
+        "interval": None,
+        "why": None,
+        "source": None,
+        "scale": None,
+        "protocol": None,
+        "protocol_note": "",
+        "status": u.status,
+        "holds": None,
+        "cause": None,
+        "explanation": u.reason,
+        "declared_deviation_holds": False,
+    }
 
 
 def category(rec: dict) -> str:
@@ -305,13 +386,21 @@ def chapter_claims(chapter: str):
     mod = importlib.import_module(f"lengthgen.chapters.{chapter}.claims")
     ids = [c.id for c in mod.CLAIMS]
     if len(set(ids)) != len(ids):
-        raise ConfigError(f"{chapter}: repeated claim ids {sorted({i for i in ids if ids.count(i) > 1})}")
+        raise ConfigError(
+            f"{chapter}: repeated claim ids {sorted({i for i in ids if ids.count(i) > 1})}"
+        )
     for c in mod.CLAIMS:
         if not c.id.startswith(chapter + "."):
             raise ConfigError(f"claim id {c.id!r} must start with '{chapter}.'")
-        if isinstance(c, Claim) and c.deviation is not None and c.deviation.cause not in mod.CAUSES:
-            raise ConfigError(f"claim {c.id}: cause {c.deviation.cause!r} is not one of {chapter}'s CAUSES: "
-                              f"{', '.join(mod.CAUSES)}")
+        if (
+            isinstance(c, Claim)
+            and c.deviation is not None
+            and c.deviation.cause not in mod.CAUSES
+        ):
+            raise ConfigError(
+                f"claim {c.id}: cause {c.deviation.cause!r} is not one of {chapter}'s CAUSES: "
+                f"{', '.join(mod.CAUSES)}"
+            )
     return mod
 
 
@@ -323,13 +412,17 @@ class StoredResults:
 
     def __init__(self, chapter: str, folder: str | Path | None = None):
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
-        self.folder = Path(folder) if folder is not None else results_dir() / chapter / "cells"
+        self.folder = (
+            Path(folder) if folder is not None else results_dir() / chapter / "cells"
+        )
         self._cache: dict[str, Any] = {}
         self._prov: dict[str, dict] = {}
 
     def _experiments(self):
         try:
-            return importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
+            return importlib.import_module(
+                f"lengthgen.chapters.{self.chapter}.experiments"
+            )
         except ModuleNotFoundError:
             return None
 
@@ -342,10 +435,14 @@ class StoredResults:
             from lengthgen.engine.runs import load_stored
 
             mod = self._experiments()
-            if mod is not None and hasattr(mod, "load_stored_cell"):     # the chapter's own checked reader
+            if mod is not None and hasattr(
+                mod, "load_stored_cell"
+            ):  # the chapter's own checked reader
                 obj = mod.load_stored_cell(name, folder=self.folder)
             else:
-                obj = load_stored(self.chapter, name, schema=self._schema(name), folder=self.folder)
+                obj = load_stored(
+                    self.chapter, name, schema=self._schema(name), folder=self.folder
+                )
             self._cache[name], self._prov[name] = obj["data"], obj["provenance"]
         return self._cache[name]
 
@@ -364,7 +461,12 @@ class Ledger:
     evaluated at save time).
     """
 
-    def __init__(self, chapter: str, scale: str | None = None, results: StoredResults | None = None):
+    def __init__(
+        self,
+        chapter: str,
+        scale: str | None = None,
+        results: StoredResults | None = None,
+    ):
         from lengthgen.config import get_scale
 
         self.module = chapter_claims(chapter)
@@ -376,7 +478,9 @@ class Ledger:
 
     def _claim(self, id: str, source: str | None = None):
         if id not in self.by_id:
-            raise ConfigError(f"unknown claim {id!r} of {self.chapter}; declared: {', '.join(self.by_id)}")
+            raise ConfigError(
+                f"unknown claim {id!r} of {self.chapter}; declared: {', '.join(self.by_id)}"
+            )
         c = self.by_id[id]
         if source is not None and (not isinstance(c, Claim) or c.source != source):
             raise ConfigError(f"claim {id} is not a {source} claim")
@@ -385,7 +489,9 @@ class Ledger:
     def show(self, id: str) -> "ClaimRows":
         """Evaluate stored-result claim ``id``; returns its row of the claims table."""
         c = self._claim(id, "stored")
-        self._records[id] = evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full")
+        self._records[id] = evaluate(
+            c, c.measure(self.results), chapter=self.chapter, scale="full"
+        )
         return ClaimRows([self._records[id]])
 
     def record(self, id: str, ours) -> "ClaimRows":
@@ -404,16 +510,23 @@ class Ledger:
             elif isinstance(it, str):
                 recs += self.show(it).records
             else:
-                raise ConfigError(f"each item must be a stored claim id or an (id, ours) pair, got {it!r}")
+                raise ConfigError(
+                    f"each item must be a stored claim id or an (id, ours) pair, got {it!r}"
+                )
         return ClaimRows(recs)
 
     def records(self) -> list[dict]:
         """Every declared claim's record in declaration order (stored ones evaluated if not shown);
         raises naming the live claims that were never recorded."""
-        missing = [c.id for c in self.module.CLAIMS
-                   if isinstance(c, Claim) and c.source == "live" and c.id not in self._records]
+        missing = [
+            c.id
+            for c in self.module.CLAIMS
+            if isinstance(c, Claim) and c.source == "live" and c.id not in self._records
+        ]
         if missing:
-            raise ConfigError(f"{self.chapter}: live claims never recorded: {', '.join(missing)}")
+            raise ConfigError(
+                f"{self.chapter}: live claims never recorded: {', '.join(missing)}"
+            )
         out = []
         for c in self.module.CLAIMS:
             if isinstance(c, Unchecked):
@@ -421,7 +534,11 @@ class Ledger:
             elif c.id in self._records:
                 out.append(self._records[c.id])
             else:
-                out.append(evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full"))
+                out.append(
+                    evaluate(
+                        c, c.measure(self.results), chapter=self.chapter, scale="full"
+                    )
+                )
         return out
 
     def save(self, folder: str | Path | None = None) -> Path:
@@ -443,8 +560,12 @@ def load_ledger(chapter: str, folder: str | Path | None = None) -> list[dict]:
     if not path.exists():
         return []
     rows = read_json(path)
-    if not isinstance(rows, list) or any(not isinstance(r, dict) or "id" not in r or "status" not in r for r in rows):
-        raise ResultFileError(f"corrupt claims file {path}: expected a list of claim records")
+    if not isinstance(rows, list) or any(
+        not isinstance(r, dict) or "id" not in r or "status" not in r for r in rows
+    ):
+        raise ResultFileError(
+            f"corrupt claims file {path}: expected a list of claim records"
+        )
     return rows
 
 
@@ -454,8 +575,18 @@ def load_all(folder: str | Path | None = None) -> list[dict]:
 
 
 #: record fields fixed by a claim's declaration: a change means the committed ledger is stale
-DECLARED_FIELDS = ("statement", "location", "paper_value", "check", "tolerance", "interval", "protocol",
-                   "protocol_note", "group", "cause")
+DECLARED_FIELDS = (
+    "statement",
+    "location",
+    "paper_value",
+    "check",
+    "tolerance",
+    "interval",
+    "protocol",
+    "protocol_note",
+    "group",
+    "cause",
+)
 
 
 def _rounding_unit(x: float, digits: int) -> float:
@@ -471,22 +602,44 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
     of the smaller of the two (two machines that agree to float rounding may round a value on
     either side of a boundary; anything more is a change)."""
     if isinstance(a, dict) or isinstance(b, dict):
-        return (isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
-                and all(same_within_rounding(a[k], b[k], digits) for k in a))
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and set(a) == set(b)
+            and all(same_within_rounding(a[k], b[k], digits) for k in a)
+        )
     la, lb = _as_list(a), _as_list(b)
     if la is not None or lb is not None:
-        return (la is not None and lb is not None and len(la) == len(lb)
-                and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb)))
+        return (
+            la is not None
+            and lb is not None
+            and len(la) == len(lb)
+            and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb))
+        )
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     num = (int, float)
-    if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool) and not isinstance(b, bool):
+    if (
+        isinstance(a, num)
+        and isinstance(b, num)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
         if a == b:
             return True
         if not (math.isfinite(float(a)) and math.isfinite(float(b))):
             return False
-        units = [u for u in (_rounding_unit(float(a), digits), _rounding_unit(float(b), digits)) if u > 0]
-        unit = min(units) if units else 0.0      # the finer of the two: 1.0 → 0.9995 is a change
+        units = [
+            u
+            for u in (
+                _rounding_unit(float(a), digits),
+                _rounding_unit(float(b), digits),
+            )
+            if u > 0
+        ]
+        unit = (
+            min(units) if units else 0.0
+        )  # the finer of the two: 1.0 → 0.9995 is a change
         return abs(float(a) - float(b)) <= unit * (1 + 1e-9)
     return _clean(a) == _clean(b)
 
@@ -508,7 +661,9 @@ def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
     return f"value {a!r} → {b!r}"
 
 
-def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> list[dict]:
+def check_ledgers(
+    chapters=CHAPTERS, results_root: str | Path | None = None
+) -> list[dict]:
     """Re-evaluate every stored-result claim from ``results/`` and compare with the committed
     ledgers. Returns one row per problem ``{chapter, id, problem}``: a claim whose status changed,
     whose value moved beyond the ledger's rounding (whatever the paper tolerance), that failed without a declared deviation, that exists
@@ -520,9 +675,21 @@ def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> 
         committed = {r["id"]: r for r in load_ledger(ch, root / "claims")}
         declared = {c.id for c in mod.CLAIMS}
         for cid in sorted(set(committed) - declared):
-            problems.append({"chapter": ch, "id": cid, "problem": "in the committed ledger but no longer declared"})
+            problems.append(
+                {
+                    "chapter": ch,
+                    "id": cid,
+                    "problem": "in the committed ledger but no longer declared",
+                }
+            )
         for cid in [c.id for c in mod.CLAIMS if c.id not in committed]:
-            problems.append({"chapter": ch, "id": cid, "problem": "declared but missing from the committed ledger"})
+            problems.append(
+                {
+                    "chapter": ch,
+                    "id": cid,
+                    "problem": "declared but missing from the committed ledger",
+                }
+            )
         results = StoredResults(ch, root / ch / "cells")
         for c in mod.CLAIMS:
             if not (isinstance(c, Claim) and c.source == "stored"):
@@ -530,11 +697,22 @@ def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> 
             try:
                 new = evaluate(c, c.measure(results), chapter=ch, scale="full")
             except ClaimFailed as err:
-                problems.append({"chapter": ch, "id": c.id, "problem": f"fails without a declared deviation: {err}"})
+                problems.append(
+                    {
+                        "chapter": ch,
+                        "id": c.id,
+                        "problem": f"fails without a declared deviation: {err}",
+                    }
+                )
                 continue
             if new["declared_deviation_holds"]:
-                problems.append({"chapter": ch, "id": c.id,
-                                 "problem": f"declared deviation ({c.deviation.cause}) now holds"})
+                problems.append(
+                    {
+                        "chapter": ch,
+                        "id": c.id,
+                        "problem": f"declared deviation ({c.deviation.cause}) now holds",
+                    }
+                )
             if c.id in committed:
                 why = _changed(committed[c.id], new, c.digits)
                 if why:
@@ -556,7 +734,9 @@ def fmt_value(v, digits: int = 3) -> str:
     if isinstance(v, dict):
         if set(v) >= {"mean", "lo", "hi"}:
             return f"{fmt_value(v['mean'])} ({fmt_value(v['lo'])}–{fmt_value(v['hi'])})"
-        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:6]) + ("; …" if len(v) > 6 else "")
+        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:6]) + (
+            "; …" if len(v) > 6 else ""
+        )
     if isinstance(v, (list, tuple)):
         inner = ", ".join(fmt_value(x) for x in v[:6])
         return f"[{inner}{', …' if len(v) > 6 else ''}]"
@@ -583,11 +763,26 @@ def claims_frame(rows: list[dict]):
             return f"{r.get('cause')}: {r.get('explanation')}"
         if r.get("status") in ("not-reproducible", "not-attempted"):
             return r.get("explanation") or ""
-        return "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
+        return (
+            "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
+        )
 
-    return pd.DataFrame([{"claim": r["statement"], "where": r["location"], "paper": fmt_value(r["paper_value"]),
-                          "ours": fmt_value(r["our_value"]), "status": category(r), "check": r.get("check") or "—",
-                          "protocol": protocol_label(r), "note": note(r), "id": r["id"]} for r in rows])
+    return pd.DataFrame(
+        [
+            {
+                "claim": r["statement"],
+                "where": r["location"],
+                "paper": fmt_value(r["paper_value"]),
+                "ours": fmt_value(r["our_value"]),
+                "status": category(r),
+                "check": r.get("check") or "—",
+                "protocol": protocol_label(r),
+                "note": note(r),
+                "id": r["id"],
+            }
+            for r in rows
+        ]
+    )
 
 
 def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
@@ -598,16 +793,30 @@ def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
     data = []
     for ch in CHAPTERS:
         mine = [r for r in rows if r.get("chapter") == ch]
-        data.append({"chapter": ch, **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
-                     "total": len(mine)})
+        data.append(
+            {
+                "chapter": ch,
+                **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
+                "total": len(mine),
+            }
+        )
     df = pd.DataFrame(data)
-    total = {"chapter": "all", **{k: int(df[k].sum()) for k in CATEGORIES}, "total": int(df["total"].sum())}
+    total = {
+        "chapter": "all",
+        **{k: int(df[k].sum()) for k in CATEGORIES},
+        "total": int(df["total"].sum()),
+    }
     return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
 
 
 # --------------------------------------------------------------------------- HTML (scorecard, chapter ends)
-_BADGE = {"reproduced": "#1b7f3b", "direction": "#3465a4", "deviates": "#b5470b",
-          "not-reproducible": "#6b6b6b", "not-attempted": "#8a8a8a"}
+_BADGE = {
+    "reproduced": "#1b7f3b",
+    "direction": "#3465a4",
+    "deviates": "#b5470b",
+    "not-reproducible": "#6b6b6b",
+    "not-attempted": "#8a8a8a",
+}
 _CSS = """<style>
 table.lg-claims{table-layout:fixed;width:100%;border-collapse:collapse;font-size:0.86em;margin:0.5em 0}
 table.lg-claims th,table.lg-claims td{border-bottom:1px solid #ddd;padding:4px 6px;vertical-align:top;
@@ -638,9 +847,11 @@ def claims_html(rows: list[dict], *, css: bool = True) -> str:
     """Ledger records as an HTML table that fits a page column: the statement (with the paper's
     location), the paper's value, ours, the status badge, the check kind and the protocol; the
     justification, the declared cause and the claim id in a collapsible detail under the statement."""
-    head = ('<table class="lg-claims"><colgroup><col class="c-claim"><col class="c-num"><col class="c-num">'
-            '<col class="c-st"><col class="c-kind"></colgroup><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
-            '<th>status</th><th>check · protocol</th></tr></thead><tbody>')
+    head = (
+        '<table class="lg-claims"><colgroup><col class="c-claim"><col class="c-num"><col class="c-num">'
+        '<col class="c-st"><col class="c-kind"></colgroup><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
+        "<th>status</th><th>check · protocol</th></tr></thead><tbody>"
+    )
     body = []
     for r in rows:
         cat = category(r)
@@ -655,17 +866,23 @@ def claims_html(rows: list[dict], *, css: bool = True) -> str:
         if r.get("cause"):
             notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
         if r.get("explanation"):
-            notes.append(f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
-                         f"{_esc(r['explanation'])}")
+            notes.append(
+                f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
+                f"{_esc(r['explanation'])}"
+            )
         if r.get("declared_deviation_holds"):
-            notes.append("<b>note:</b> a deviation was declared but the check now holds")
-        notes.append(f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}")
+            notes.append(
+                "<b>note:</b> a deviation was declared but the check now holds"
+            )
+        notes.append(
+            f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}"
+        )
         body.append(
             f'<tr id="claim-{_esc(r["id"])}"><td>{_esc(r["statement"])} <i>({_esc(r["location"])})</i>'
-
             f"<details><summary>details</summary>{'<br>'.join(notes)}</details></td>"
             f"<td>{_esc(fmt_value(r['paper_value']))}</td><td>{_esc(fmt_value(r['our_value']))}</td>"
-            f"<td>{badge(cat)}</td><td>{_esc(r.get('check') or '—')} · {_esc(prot)}</td></tr>")
+            f"<td>{badge(cat)}</td><td>{_esc(r.get('check') or '—')} · {_esc(prot)}</td></tr>"
+        )
     return (_CSS if css else "") + head + "".join(body) + "</tbody></table>"
 
 
@@ -675,12 +892,17 @@ def totals_html(folder: str | Path | None = None) -> str:
     selfc = scorecard(folder, group="self-check")
     cols = [k for k in CATEGORIES]
     out = [_CSS, '<table class="lg-totals"><thead><tr><th>chapter</th>']
-    out += [f"<th>{badge(k)}</th>" for k in cols] + ["<th>paper claims</th><th>self-checks</th></tr></thead><tbody>"]
+    out += [f"<th>{badge(k)}</th>" for k in cols] + [
+        "<th>paper claims</th><th>self-checks</th></tr></thead><tbody>"
+    ]
     for (_, r), (_, s) in zip(paper.iterrows(), selfc.iterrows()):
         strong = r["chapter"] == "all"
         cell = (lambda v: f"<b>{v}</b>") if strong else (lambda v: str(v))
-        out.append(f"<tr><td>{cell(r['chapter'])}</td>" + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
-                   + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td></tr>")
+        out.append(
+            f"<tr><td>{cell(r['chapter'])}</td>"
+            + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
+            + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td></tr>"
+        )
     out.append("</tbody></table>")
     return "".join(out)
 
@@ -700,19 +922,32 @@ class ClaimRows:
         return claims_html(self.records)
 
 
-TITLES = {"ch0": "Chapter 0 — attention dilution (background)", "ch1": "Chapter 1 — Chiang & Cholak (2022)",
-          "ch2": "Chapter 2 — Zhu & Chiang (2026)", "ch3": "Chapter 3 — Han, Chai & Wang (2026)",
-          "ch4": "Chapter 4 — Huang & Li (2025)"}
+TITLES = {
+    "ch0": "Chapter 0 — attention dilution (background)",
+    "ch1": "Chapter 1 — Chiang & Cholak (2022)",
+    "ch2": "Chapter 2 — Zhu & Chiang (2026)",
+    "ch3": "Chapter 3 — Han, Chai & Wang (2026)",
+    "ch4": "Chapter 4 — Huang & Li (2025)",
+}
 
 
-def scorecard_markdown(folder: str | Path | None = None, figure: str | None = None) -> str:
+def scorecard_markdown(
+    folder: str | Path | None = None, figure: str | None = None
+) -> str:
     """The generated body of the scorecard page (MyST markdown with raw HTML): the totals, the
     figure ``figure`` (a path relative to the page that includes the body) and, per chapter, its paper claims and its
     self-checks. Each claim row has the anchor ``claim-<id>``."""
     parts = [totals_html(folder), ""]
     if figure:
-        parts += [f"```{{figure}} {figure}", ":name: fig-scorecard-totals", ":width: 100%", "",
-                  "Paper claims per chapter by status (self-checks not counted).", "```", ""]
+        parts += [
+            f"```{{figure}} {figure}",
+            ":name: fig-scorecard-totals",
+            ":width: 100%",
+            "",
+            "Paper claims per chapter by status (self-checks not counted).",
+            "```",
+            "",
+        ]
     for ch in CHAPTERS:
         rows = load_ledger(ch, folder)
         paper = [r for r in rows if r.get("group", "paper") == "paper"]
@@ -721,8 +956,12 @@ def scorecard_markdown(folder: str | Path | None = None, figure: str | None = No
         if paper:
             parts += [claims_html(paper, css=False), ""]
         if selfc:
-            parts += [f"Self-checks of our own code ({len(selfc)}), not counted above:", "",
-                      claims_html(selfc, css=False), ""]
+            parts += [
+                f"Self-checks of our own code ({len(selfc)}), not counted above:",
+                "",
+                claims_html(selfc, css=False),
+                "",
+            ]
     return "\n".join(parts) + "\n"
 
 
@@ -745,8 +984,15 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set(xlabel="paper claims (count)", ylabel="chapter")
-    ax.legend(ncol=5, fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
-              handlelength=1.2, columnspacing=1.0)
+    ax.legend(
+        ncol=5,
+        fontsize=9,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        frameon=False,
+        handlelength=1.2,
+        columnspacing=1.0,
+    )
     plotting.finish(fig)
     fig.savefig(path)
     plt.close(fig)
@@ -760,7 +1006,10 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     tot = scorecard(folder)
     row_of = {r["chapter"]: r for _, r in tot.iterrows()}
 
-    selfc = {r["chapter"]: int(r["total"]) for _, r in scorecard(folder, group="self-check").iterrows()}
+    selfc = {
+        r["chapter"]: int(r["total"])
+        for _, r in scorecard(folder, group="self-check").iterrows()
+    }
 
     def counts(r) -> str:
         out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
@@ -768,19 +1017,29 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         return out + (f" (and {n} self-checks)" if n else "")
 
     def links(ids) -> str:
-        return " ".join(f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>' for n, i in enumerate(ids))
+        return " ".join(
+            f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>'
+            for n, i in enumerate(ids)
+        )
 
-    out = [_CSS, '<div class="lg-results"><table class="lg-claims"><colgroup><col style="width:16%">'
-           '<col style="width:34%"><col style="width:34%"><col style="width:16%"></colgroup><thead><tr>'
-           "<th>chapter</th><th>main finding</th><th>main deviation</th><th>paper claims</th></tr></thead><tbody>"]
+    out = [
+        _CSS,
+        '<div class="lg-results"><table class="lg-claims"><colgroup><col style="width:16%">'
+        '<col style="width:34%"><col style="width:34%"><col style="width:16%"></colgroup><thead><tr>'
+        "<th>chapter</th><th>main finding</th><th>main deviation</th><th>paper claims</th></tr></thead><tbody>",
+    ]
     for ch in CHAPTERS:
         head = getattr(chapter_claims(ch), "HEADLINE", None) or {}
         r = row_of[ch]
-        out.append(f"<tr><td>{_esc(TITLES[ch])}</td>"
-                   f"<td>{_esc(head.get('finding', '—'))} {links(head.get('finding_ids', []))}</td>"
-                   f"<td>{_esc(head.get('deviation', '—'))} {links(head.get('deviation_ids', []))}</td>"
-                   f"<td>{_esc(counts(r))}</td></tr>")
+        out.append(
+            f"<tr><td>{_esc(TITLES[ch])}</td>"
+            f"<td>{_esc(head.get('finding', '—'))} {links(head.get('finding_ids', []))}</td>"
+            f"<td>{_esc(head.get('deviation', '—'))} {links(head.get('deviation_ids', []))}</td>"
+            f"<td>{_esc(counts(r))}</td></tr>"
+        )
     a = row_of["all"]
-    out.append(f"<tr><td><b>all chapters</b></td><td colspan=2><b>{int(a['total'])} paper claims:</b> "
-               f"{_esc(counts(a))}</td><td></td></tr></tbody></table></div>")
+    out.append(
+        f"<tr><td><b>all chapters</b></td><td colspan=2><b>{int(a['total'])} paper claims:</b> "
+        f"{_esc(counts(a))}</td><td></td></tr></tbody></table></div>"
+    )
     return "".join(out) + "\n"

@@ -1,4 +1,5 @@
 """Command line: ``python -m lengthgen {reproduce,merge,verify,claims,cost,bench} ...``."""
+
 from __future__ import annotations
 
 import argparse
@@ -13,67 +14,179 @@ from lengthgen.store import ResultFileError
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse's choices message already names the valid values
+    def error(
+        self, message
+    ):  # argparse's choices message already names the valid values
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m lengthgen", description="Length Generalization, Executable: run the book's reproductions.")
-    sub = p.add_subparsers(dest="command", metavar="{reproduce,merge,verify,claims,cost,bench}", parser_class=_Parser)
-    r = sub.add_parser("reproduce", help="run a chapter's cells and store the results with provenance")
+    p = _Parser(
+        prog="python -m lengthgen",
+        description="Length Generalization, Executable: run the book's reproductions.",
+    )
+    sub = p.add_subparsers(
+        dest="command",
+        metavar="{reproduce,merge,verify,claims,cost,bench}",
+        parser_class=_Parser,
+    )
+    r = sub.add_parser(
+        "reproduce", help="run a chapter's cells and store the results with provenance"
+    )
     r.add_argument("chapter", choices=CHAPTERS, help="which chapter")
-    r.add_argument("--scale", choices=RUN_SCALES, default=None,
-                   help="smoke (default, or $LENGTHGEN_SCALE), full, or paper (the paper's own protocol, "
-                        "chapter 4 only; needs a GPU)")
-    r.add_argument("--device", choices=DEVICES, default=None, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda")
-    r.add_argument("--out", default=None,
-                   help="output folder (default: results/<chapter> at full scale, _build/smoke-results/<chapter> at smoke)")
-    r.add_argument("--only", default=None, metavar="PATTERN[,PATTERN…]",
-                   help="run only the cells whose names match these shell patterns (e.g. 'lengthgen_*')")
-    r.add_argument("--executor", choices=EXECUTORS, default="inprocess",
-                   help="inprocess (default), process (a local pool) or dask")
-    r.add_argument("--workers", type=int, default=None, help="worker processes for process/dask-local (default 2)")
-    r.add_argument("--scheduler", default=None, metavar="ADDRESS|local",
-                   help="with --executor dask: a scheduler address (tcp://host:8786) or 'local' (default)")
-    r.add_argument("--budget-minutes", type=float, default=None,
-                   help="start no new cell after this many minutes, and stop a cell that can stop early (it stores "
-                        "what it did as a partial result; re-run to resume)")
-    r.add_argument("--allow-dirty", action="store_true",
-                   help="allow a full-scale run from a working tree with uncommitted changes (recorded)")
-    r.add_argument("--refresh-unmeasured", action="store_true",
-                   help="also re-run stored cells whose provenance has no CPU time (migrated from before the "
-                        "runs facility); each re-run replaces its cell when it finishes and records how far "
-                        "its value differs from the one it replaced")
-    m = sub.add_parser("merge", help="bring cells computed into another folder (reproduce --out) into the store")
+    r.add_argument(
+        "--scale",
+        choices=RUN_SCALES,
+        default=None,
+        help="smoke (default, or $LENGTHGEN_SCALE), full, or paper (the paper's own protocol, "
+        "chapter 4 only; needs a GPU)",
+    )
+    r.add_argument(
+        "--device",
+        choices=DEVICES,
+        default=None,
+        help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda",
+    )
+    r.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: results/<chapter> at full scale, _build/smoke-results/<chapter> at smoke)",
+    )
+    r.add_argument(
+        "--only",
+        default=None,
+        metavar="PATTERN[,PATTERN…]",
+        help="run only the cells whose names match these shell patterns (e.g. 'lengthgen_*')",
+    )
+    r.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="inprocess",
+        help="inprocess (default), process (a local pool) or dask",
+    )
+    r.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes for process/dask-local (default 2)",
+    )
+    r.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS|local",
+        help="with --executor dask: a scheduler address (tcp://host:8786) or 'local' (default)",
+    )
+    r.add_argument(
+        "--budget-minutes",
+        type=float,
+        default=None,
+        help="start no new cell after this many minutes, and stop a cell that can stop early (it stores "
+        "what it did as a partial result; re-run to resume)",
+    )
+    r.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="allow a full-scale run from a working tree with uncommitted changes (recorded)",
+    )
+    r.add_argument(
+        "--refresh-unmeasured",
+        action="store_true",
+        help="also re-run stored cells whose provenance has no CPU time (migrated from before the "
+        "runs facility); each re-run replaces its cell when it finishes and records how far "
+        "its value differs from the one it replaced",
+    )
+    m = sub.add_parser(
+        "merge",
+        help="bring cells computed into another folder (reproduce --out) into the store",
+    )
     m.add_argument("chapter", choices=CHAPTERS, help="which chapter")
-    m.add_argument("source", help="the other run's output folder (the one given to --out; its cells/ is read)")
-    m.add_argument("--scale", choices=RUN_SCALES, default="full", help="the scale of the cells (default full)")
-    m.add_argument("--out", default=None, help="the store to merge into (default: results/<chapter>)")
-    v = sub.add_parser("verify", help="re-run stored full-scale cells into another folder and judge every claim "
-                                      "against the stored one (same / within noise / borderline / changed)")
+    m.add_argument(
+        "source",
+        help="the other run's output folder (the one given to --out; its cells/ is read)",
+    )
+    m.add_argument(
+        "--scale",
+        choices=RUN_SCALES,
+        default="full",
+        help="the scale of the cells (default full)",
+    )
+    m.add_argument(
+        "--out",
+        default=None,
+        help="the store to merge into (default: results/<chapter>)",
+    )
+    v = sub.add_parser(
+        "verify",
+        help="re-run stored full-scale cells into another folder and judge every claim "
+        "against the stored one (same / within noise / borderline / changed)",
+    )
     v.add_argument("chapter", choices=CHAPTERS, help="which chapter")
-    v.add_argument("--only", default=None, metavar="PATTERN[,PATTERN…]",
-                   help="re-run only the cells whose names match these shell patterns (default: every cell)")
-    v.add_argument("--out", default=None,
-                   help="where the re-runs go (default results/_scratch/verify/<chapter>; cells already there are "
-                        "not re-run); never the store")
-    v.add_argument("--device", choices=DEVICES, default=None, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda")
-    v.add_argument("--executor", choices=EXECUTORS, default="inprocess", help="inprocess (default), process or dask")
-    v.add_argument("--workers", type=int, default=None, help="worker processes for process/dask-local (default 2)")
-    v.add_argument("--all", action="store_true", help="list every claim, not only those that moved")
+    v.add_argument(
+        "--only",
+        default=None,
+        metavar="PATTERN[,PATTERN…]",
+        help="re-run only the cells whose names match these shell patterns (default: every cell)",
+    )
+    v.add_argument(
+        "--out",
+        default=None,
+        help="where the re-runs go (default results/_scratch/verify/<chapter>; cells already there are "
+        "not re-run); never the store",
+    )
+    v.add_argument(
+        "--device",
+        choices=DEVICES,
+        default=None,
+        help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda",
+    )
+    v.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="inprocess",
+        help="inprocess (default), process or dask",
+    )
+    v.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes for process/dask-local (default 2)",
+    )
+    v.add_argument(
+        "--all", action="store_true", help="list every claim, not only those that moved"
+    )
     v.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    c = sub.add_parser("claims", help="print the claims ledger, or re-check it from the stored results")
-    c.add_argument("--json", action="store_true", help="print a JSON list of claim records")
-    c.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
-    c.add_argument("--check", action="store_true",
-                   help="re-evaluate every stored-result claim from results/ and compare with the committed "
-                        "ledger; exit 1 on any change")
-    k = sub.add_parser("cost", help="what the stored full-scale runs cost: wall and CPU time per chapter")
-    k.add_argument("--json", action="store_true", help="print a JSON list of per-chapter rows and a total")
-    k.add_argument("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
+    c = sub.add_parser(
+        "claims", help="print the claims ledger, or re-check it from the stored results"
+    )
+    c.add_argument(
+        "--json", action="store_true", help="print a JSON list of claim records"
+    )
+    c.add_argument(
+        "--chapter", choices=CHAPTERS, default=None, help="only this chapter"
+    )
+    c.add_argument(
+        "--check",
+        action="store_true",
+        help="re-evaluate every stored-result claim from results/ and compare with the committed "
+        "ledger; exit 1 on any change",
+    )
+    k = sub.add_parser(
+        "cost",
+        help="what the stored full-scale runs cost: wall and CPU time per chapter",
+    )
+    k.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list of per-chapter rows and a total",
+    )
+    k.add_argument(
+        "--chapter", choices=CHAPTERS, default=None, help="only this chapter"
+    )
     b = sub.add_parser("bench", help="ensemble engine vs Python loop benchmark")
-    b.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    b.add_argument(
+        "--json", action="store_true", help="print the figures as one JSON object"
+    )
     b.add_argument("--steps", type=int, default=None, help="training steps per member")
     return p
 
@@ -95,7 +208,10 @@ def _remove_if_empty(created: list[Path]) -> None:
         if not folder.is_dir() or folder.is_symlink():
             continue
         trees = list(os.walk(folder, topdown=False))
-        if any(files or any(os.path.islink(os.path.join(top, d)) for d in dirs) for top, dirs, files in trees):
+        if any(
+            files or any(os.path.islink(os.path.join(top, d)) for d in dirs)
+            for top, dirs, files in trees
+        ):
             return
         try:
             for top, _, _ in trees:
@@ -116,8 +232,10 @@ def _results_store() -> Path:
         env = os.environ.get("LENGTHGEN_ROOT")
         where = f" (LENGTHGEN_ROOT={env})" if env else ""
         what = "is not a folder" if folder.exists() else "does not exist"
-        raise ConfigError(f"no results store: {folder} {what}{where}; run from the book's repository or set "
-                          "LENGTHGEN_ROOT to it")
+        raise ConfigError(
+            f"no results store: {folder} {what}{where}; run from the book's repository or set "
+            "LENGTHGEN_ROOT to it"
+        )
     return folder
 
 
@@ -129,23 +247,42 @@ def _reproduce(args) -> int:
         check_positive_int("--workers", args.workers)
     budget_s = None
     if args.budget_minutes is not None:
-        budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
-    only = None if args.only is None else [x.strip() for x in args.only.split(",") if x.strip()]
+        budget_s = 60 * check_finite(
+            "--budget-minutes", args.budget_minutes, nonnegative=True
+        )
+    only = (
+        None
+        if args.only is None
+        else [x.strip() for x in args.only.split(",") if x.strip()]
+    )
     cfg = setup(scale=args.scale, device=args.device, run=True)
     from lengthgen.engine.runs import default_out
 
-    created = _missing_folders(args.out if args.out is not None else default_out(args.chapter, cfg.scale))
+    created = _missing_folders(
+        args.out if args.out is not None else default_out(args.chapter, cfg.scale)
+    )
     t0 = time.perf_counter()
     try:
-        paths = reproduce(args.chapter, scale=cfg.scale, device=cfg.device, out=args.out, only=only,
-                          executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                          budget_s=budget_s, allow_dirty=args.allow_dirty,
-                          refresh=args.refresh_unmeasured)
-    except BaseException:                          # a failed run leaves no empty folder of its own behind
+        paths = reproduce(
+            args.chapter,
+            scale=cfg.scale,
+            device=cfg.device,
+            out=args.out,
+            only=only,
+            executor=args.executor,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            budget_s=budget_s,
+            allow_dirty=args.allow_dirty,
+            refresh=args.refresh_unmeasured,
+        )
+    except BaseException:  # a failed run leaves no empty folder of its own behind
         _remove_if_empty(created)
         raise
-    print(f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
-          f"{len(paths)} result files")
+    print(
+        f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
+        f"{len(paths)} result files"
+    )
     for path in paths or []:
         print(f"  {path}")
     return 0
@@ -157,16 +294,36 @@ def _verify(args) -> int:
 
     if args.workers is not None:
         check_positive_int("--workers", args.workers)
-    only = None if args.only is None else [x.strip() for x in args.only.split(",") if x.strip()]
+    only = (
+        None
+        if args.only is None
+        else [x.strip() for x in args.only.split(",") if x.strip()]
+    )
     cfg = setup(scale="full", device=args.device, run=True)
-    res = verify(args.chapter, only=only, out=args.out, device=cfg.device, executor=args.executor,
-                 workers=args.workers)
-    print(json.dumps(res, indent=1, default=str) if args.json else verify_text(res, all_claims=args.all))
+    res = verify(
+        args.chapter,
+        only=only,
+        out=args.out,
+        device=cfg.device,
+        executor=args.executor,
+        workers=args.workers,
+    )
+    print(
+        json.dumps(res, indent=1, default=str)
+        if args.json
+        else verify_text(res, all_claims=args.all)
+    )
     return exit_code(res)
 
 
 def _claims(args) -> int:
-    from lengthgen.claims import category, check_ledgers, load_all, load_ledger, protocol_label
+    from lengthgen.claims import (
+        category,
+        check_ledgers,
+        load_all,
+        load_ledger,
+        protocol_label,
+    )
 
     _results_store()
     if args.check:
@@ -178,8 +335,10 @@ def _claims(args) -> int:
             print(json.dumps(problems, indent=1))
         for p in problems:
             print(f"  {p['id']}: {p['problem']}")
-        print(f"claims --check: {len(problems)} problem(s) in {n} claims of {', '.join(chapters)} "
-              f"({time.perf_counter() - t0:.1f} s)")
+        print(
+            f"claims --check: {len(problems)} problem(s) in {n} claims of {', '.join(chapters)} "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
         return 1 if problems else 0
     rows = load_ledger(args.chapter) if args.chapter else load_all()
     if args.json:
@@ -198,23 +357,34 @@ def _claims(args) -> int:
 
 
 def _merge(args) -> int:
-    from lengthgen.chapters import plan
+    from lengthgen.chapters import chapter_schema, plan
     from lengthgen.engine import runs
 
     src = Path(args.source) / "cells"
     if not src.is_dir():
-        raise ConfigError(f"{args.source} has no cells/ folder: give the folder a run wrote with --out")
-    out = args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
+        raise ConfigError(
+            f"{args.source} has no cells/ folder: give the folder a run wrote with --out"
+        )
+    out = (
+        args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
+    )
     created = _missing_folders(out)
     try:
         dst = runs.check_out_dir(out) / "cells"
-        res = runs.merge_cells(src, dst, plan(args.chapter, args.scale, None), args.scale,
-                               schema=runs.chapter_schema(args.chapter, args.scale))
-    except BaseException:                          # a failed merge leaves no empty folder of its own behind
+        res = runs.merge_cells(
+            src,
+            dst,
+            plan(args.chapter, args.scale, None),
+            args.scale,
+            schema=chapter_schema(args.chapter, args.scale),
+        )
+    except BaseException:  # a failed merge leaves no empty folder of its own behind
         _remove_if_empty(created)
         raise
-    print(f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
-          f"{len(res['absent'])} not in {src}")
+    print(
+        f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
+        f"{len(res['absent'])} not in {src}"
+    )
     return 0
 
 
@@ -229,7 +399,7 @@ def _cost(args) -> int:
 
 def _bench(args) -> int:
     try:
-        from lengthgen.engine.bench import bench_text, run_chapter_benchmark
+        from lengthgen.benchmarks import bench_text, run_chapter_benchmark
     except ImportError as err:
         raise NotImplementedError(f"the benchmark is not available: {err}") from None
     res = run_chapter_benchmark(steps=args.steps)
@@ -244,22 +414,32 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        return {"reproduce": _reproduce, "merge": _merge, "verify": _verify, "claims": _claims, "cost": _cost, "bench": _bench}[args.command](args)
+        return {
+            "reproduce": _reproduce,
+            "merge": _merge,
+            "verify": _verify,
+            "claims": _claims,
+            "cost": _cost,
+            "bench": _bench,
+        }[args.command](args)
     except (ConfigError, ResultFileError, NotImplementedError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except RunError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    except BrokenPipeError:                       # output piped into e.g. `head`: not an error
+    except BrokenPipeError:  # output piped into e.g. `head`: not an error
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as err:                        # a file or folder the run could not read or write
+    except OSError as err:  # a file or folder the run could not read or write
         where = f": {err.filename}" if err.filename else ""
         print(f"error: {err.strerror or err}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("interrupted; finished cells are stored — re-run the same command to resume", file=sys.stderr)
+        print(
+            "interrupted; finished cells are stored — re-run the same command to resume",
+            file=sys.stderr,
+        )
         return 130

@@ -9,6 +9,7 @@ Environment variables (read at call time, never at import time):
 The ``check_*`` helpers are used by every public function of the package so that bad input gets
 an error naming the bad value and the valid choices.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,7 +37,9 @@ def check_choice(name: str, value, choices: Iterable) -> str:
     """Return ``value`` if it is one of ``choices``; otherwise raise naming both."""
     choices = tuple(choices)
     if value not in choices:
-        raise ConfigError(f"unknown {name} {value!r}; valid choices: {', '.join(map(str, choices))}")
+        raise ConfigError(
+            f"unknown {name} {value!r}; valid choices: {', '.join(map(str, choices))}"
+        )
     return value
 
 
@@ -49,14 +52,22 @@ def check_positive_int(name: str, value, minimum: int = 1) -> int:
 
 def check_probability(name: str, value) -> float:
     """Return ``value`` as float if it lies in [0, 1]; otherwise raise."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 <= float(value) <= 1.0):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, Real)
+        or not (0.0 <= float(value) <= 1.0)
+    ):
         raise ConfigError(f"{name} must be a probability in [0, 1], got {value!r}")
     return float(value)
 
 
 def check_finite(name: str, value, *, nonnegative: bool = False) -> float:
     """Return ``value`` as float if finite (and >= 0 when ``nonnegative``); otherwise raise."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(float(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, Real)
+        or not math.isfinite(float(value))
+    ):
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if nonnegative and value < 0:
         raise ConfigError(f"{name} must be >= 0, got {value!r}")
@@ -88,9 +99,13 @@ def get_device(value: str | None = None):
     """
     import torch
 
-    if isinstance(value, torch.device):          # an explicit device (e.g. cuda:1, or meta in tests)
+    if isinstance(
+        value, torch.device
+    ):  # an explicit device (e.g. cuda:1, or meta in tests)
         if value.type == "cuda" and not torch.cuda.is_available():
-            raise ConfigError(f"device {str(value)!r} was requested but torch sees no CUDA device")
+            raise ConfigError(
+                f"device {str(value)!r} was requested but torch sees no CUDA device"
+            )
         return value
     if value is None:
         value = os.environ.get("LENGTHGEN_DEVICE", "auto").strip() or "auto"
@@ -98,7 +113,9 @@ def get_device(value: str | None = None):
     if value == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if value == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("device 'cuda' was requested but torch sees no CUDA device; use 'cpu' or 'auto'")
+        raise ConfigError(
+            "device 'cuda' was requested but torch sees no CUDA device; use 'cpu' or 'auto'"
+        )
     return torch.device(value)
 
 
@@ -135,8 +152,13 @@ class RunConfig:
         return self.scale == "full"
 
 
-def setup(seed: int = 0, scale: str | None = None, device: str | None = None,
-          threads: int | None = None, run: bool = False) -> RunConfig:
+def setup(
+    seed: int = 0,
+    scale: str | None = None,
+    device: str | None = None,
+    threads: int | None = None,
+    run: bool = False,
+) -> RunConfig:
     """Configure a session: validate knobs, set CPU threads (default 1), seed everything.
 
     Every chapter's first code cell calls this. ``threads`` defaults to ``$LENGTHGEN_THREADS``
@@ -152,7 +174,9 @@ def setup(seed: int = 0, scale: str | None = None, device: str | None = None,
         try:
             threads = int(raw)
         except ValueError:
-            raise ConfigError(f"LENGTHGEN_THREADS must be a positive integer, got {raw!r}") from None
+            raise ConfigError(
+                f"LENGTHGEN_THREADS must be a positive integer, got {raw!r}"
+            ) from None
     threads = check_positive_int("threads (LENGTHGEN_THREADS)", threads)
     if dev.type == "cpu":
         torch.set_num_threads(threads)

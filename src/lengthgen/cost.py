@@ -36,6 +36,7 @@ row of :func:`cost_table` carries its ``measured_units`` and ``targets``; the to
 whole-book target. :func:`ch3_matmul_bound` estimates how much of chapter 3's study its matrix products
 alone take (counted from the protocol, at the fastest measured rate, :data:`MATMUL_RATE`).
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,22 @@ from pathlib import Path
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
 from lengthgen.store import ResultFileError, machine_label, results_dir
 
-FIELDS = ("chapter", "planned", "stored", "stale", "wall_s", "cpu_s", "cpu_recorded", "cpu_unknown",
-          "migrated", "refreshed", "refresh_max_diff", "loaded", "projection_2core_s", "projection_upper_bound")
+FIELDS = (
+    "chapter",
+    "planned",
+    "stored",
+    "stale",
+    "wall_s",
+    "cpu_s",
+    "cpu_recorded",
+    "cpu_unknown",
+    "migrated",
+    "refreshed",
+    "refresh_max_diff",
+    "loaded",
+    "projection_2core_s",
+    "projection_upper_bound",
+)
 
 
 def _num(x) -> float | None:
@@ -55,7 +70,12 @@ def _num(x) -> float | None:
 def _loaded(prov: dict) -> bool:
     """Whether the 1-minute load average at the cell's start exceeded its thread count."""
     load, threads = prov.get("load_avg_start"), _num(prov.get("threads"))
-    if isinstance(load, (list, tuple)) and load and _num(load[0]) is not None and threads:
+    if (
+        isinstance(load, (list, tuple))
+        and load
+        and _num(load[0]) is not None
+        and threads
+    ):
         return load[0] > threads
     return False
 
@@ -75,12 +95,16 @@ def _stored_provenances(folder: Path, cells):
         if state == "done":
             prov = runs.load_cell(folder, cell.name, scale="full")["provenance"]
             if not isinstance(prov, dict):
-                raise ResultFileError(f"corrupt result file {runs.cell_path(folder, cell.name)}: "
-                                      "the provenance is not an object")
+                raise ResultFileError(
+                    f"corrupt result file {runs.cell_path(folder, cell.name)}: "
+                    "the provenance is not an object"
+                )
         yield cell, state, prov
 
 
-def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=None) -> dict:
+def chapter_cost(
+    chapter: str, results: str | os.PathLike | None = None, cells=None
+) -> dict:
     """One row of :func:`cost_table` for ``chapter`` (fields :data:`FIELDS`). ``results`` is the
     results folder (default ``results/``); ``cells`` the plan (default the chapter's full plan).
     A corrupt stored cell raises :class:`lengthgen.store.ResultFileError` naming the file."""
@@ -93,10 +117,23 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
         cells = chapter_module(chapter).cells("full")
     folder = Path(results) if results is not None else results_dir()
     folder = folder / chapter / "cells"
-    row = {"chapter": chapter, "planned": len(cells), "stored": 0, "stale": 0, "wall_s": 0.0,
-           "cpu_s": 0.0, "cpu_recorded": 0, "cpu_unknown": 0, "migrated": 0, "refreshed": 0,
-           "refresh_max_diff": None, "loaded": 0,
-           "projection_2core_s": 0.0, "projection_upper_bound": False, "machines": {}}
+    row = {
+        "chapter": chapter,
+        "planned": len(cells),
+        "stored": 0,
+        "stale": 0,
+        "wall_s": 0.0,
+        "cpu_s": 0.0,
+        "cpu_recorded": 0,
+        "cpu_unknown": 0,
+        "migrated": 0,
+        "refreshed": 0,
+        "refresh_max_diff": None,
+        "loaded": 0,
+        "projection_2core_s": 0.0,
+        "projection_upper_bound": False,
+        "machines": {},
+    }
     unknown_wall = 0.0
     for _, state, prov in _stored_provenances(folder, cells):
         if state != "done":
@@ -116,7 +153,11 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
             row["refreshed"] += 1
             d = runs.refresh_difference(prov)
             if d is not None:
-                row["refresh_max_diff"] = d if row["refresh_max_diff"] is None else max(row["refresh_max_diff"], d)
+                row["refresh_max_diff"] = (
+                    d
+                    if row["refresh_max_diff"] is None
+                    else max(row["refresh_max_diff"], d)
+                )
         row["loaded"] += _loaded(prov)
         label = machine_label(prov)
         row["machines"][label] = row["machines"].get(label, 0) + 1
@@ -142,25 +183,110 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
 #: 10,000 updates) re-run in full (not stored; the same test accuracies as the stored cell).
 MEASURED = {
     "date": "2026-11-30",
-    "machine": ("the book's 2-core CPU machine (AMD EPYC, AVX-512), shared with other engineers' jobs "
-                "while measured (load average 1.0-3.2 on 2 cores), so the figures are pessimistic, not idle-machine ones"),
+    "machine": (
+        "the book's 2-core CPU machine (AMD EPYC, AVX-512), shared with other engineers' jobs "
+        "while measured (load average 1.0-3.2 on 2 cores), so the figures are pessimistic, not idle-machine ones"
+    ),
     "method": "time.process_time of one process with one torch thread",
     "units": [
-        {"chapter": "ch3", "unit": "1L1H main group (7 models)", "count": 25, "before_cpu_s": 147, "after_cpu_s": 115},
-        {"chapter": "ch3", "unit": "1L1H pos group (2 models)", "count": 25, "before_cpu_s": 44, "after_cpu_s": 33},
-        {"chapter": "ch3", "unit": "2L4H main group (7 models)", "count": 25, "before_cpu_s": 289, "after_cpu_s": 231},
-        {"chapter": "ch3", "unit": "2L4H pos group (2 models)", "count": 25, "before_cpu_s": 87, "after_cpu_s": 69},
-        {"chapter": "ch3", "unit": "4L4H main group (7 models)", "count": 25, "before_cpu_s": 591, "after_cpu_s": 493},
-        {"chapter": "ch3", "unit": "4L4H pos group (2 models)", "count": 25, "before_cpu_s": 166, "after_cpu_s": 128},
-        {"chapter": "ch2", "unit": "first_posnorm (N 51, A_pos+A_norm, 20 seeds)", "count": 1, "before_cpu_s": 28.7, "after_cpu_s": None},
-        {"chapter": "ch2", "unit": "first_posnorm_more (N 11-41)", "count": 1, "before_cpu_s": 80.1, "after_cpu_s": None},
-        {"chapter": "ch2", "unit": "majority_gen (N 51, A_gen, 20 seeds)", "count": 1, "before_cpu_s": 14.6, "after_cpu_s": None},
-        {"chapter": "ch2", "unit": "majority_gen_more (N 11-41)", "count": 1, "before_cpu_s": 29.1, "after_cpu_s": None},
-        {"chapter": "ch2", "unit": "index_posnorm (N 51)", "count": 1, "before_cpu_s": 190.3, "after_cpu_s": None},
-        {"chapter": "ch2", "unit": "index_posnorm_small (N 11, 21)", "count": 1, "before_cpu_s": 121.2, "after_cpu_s": None},
-        {"chapter": "ch2", "unit": "index_posnorm_mid (N 31, 41)", "count": 1, "before_cpu_s": 201.8, "after_cpu_s": None},
-        {"chapter": "ch1", "unit": "Fig. 4 cell first_training (160 members)", "count": 1, "before_cpu_s": 133.9,
-         "after_cpu_s": None},
+        {
+            "chapter": "ch3",
+            "unit": "1L1H main group (7 models)",
+            "count": 25,
+            "before_cpu_s": 147,
+            "after_cpu_s": 115,
+        },
+        {
+            "chapter": "ch3",
+            "unit": "1L1H pos group (2 models)",
+            "count": 25,
+            "before_cpu_s": 44,
+            "after_cpu_s": 33,
+        },
+        {
+            "chapter": "ch3",
+            "unit": "2L4H main group (7 models)",
+            "count": 25,
+            "before_cpu_s": 289,
+            "after_cpu_s": 231,
+        },
+        {
+            "chapter": "ch3",
+            "unit": "2L4H pos group (2 models)",
+            "count": 25,
+            "before_cpu_s": 87,
+            "after_cpu_s": 69,
+        },
+        {
+            "chapter": "ch3",
+            "unit": "4L4H main group (7 models)",
+            "count": 25,
+            "before_cpu_s": 591,
+            "after_cpu_s": 493,
+        },
+        {
+            "chapter": "ch3",
+            "unit": "4L4H pos group (2 models)",
+            "count": 25,
+            "before_cpu_s": 166,
+            "after_cpu_s": 128,
+        },
+        {
+            "chapter": "ch2",
+            "unit": "first_posnorm (N 51, A_pos+A_norm, 20 seeds)",
+            "count": 1,
+            "before_cpu_s": 28.7,
+            "after_cpu_s": None,
+        },
+        {
+            "chapter": "ch2",
+            "unit": "first_posnorm_more (N 11-41)",
+            "count": 1,
+            "before_cpu_s": 80.1,
+            "after_cpu_s": None,
+        },
+        {
+            "chapter": "ch2",
+            "unit": "majority_gen (N 51, A_gen, 20 seeds)",
+            "count": 1,
+            "before_cpu_s": 14.6,
+            "after_cpu_s": None,
+        },
+        {
+            "chapter": "ch2",
+            "unit": "majority_gen_more (N 11-41)",
+            "count": 1,
+            "before_cpu_s": 29.1,
+            "after_cpu_s": None,
+        },
+        {
+            "chapter": "ch2",
+            "unit": "index_posnorm (N 51)",
+            "count": 1,
+            "before_cpu_s": 190.3,
+            "after_cpu_s": None,
+        },
+        {
+            "chapter": "ch2",
+            "unit": "index_posnorm_small (N 11, 21)",
+            "count": 1,
+            "before_cpu_s": 121.2,
+            "after_cpu_s": None,
+        },
+        {
+            "chapter": "ch2",
+            "unit": "index_posnorm_mid (N 31, 41)",
+            "count": 1,
+            "before_cpu_s": 201.8,
+            "after_cpu_s": None,
+        },
+        {
+            "chapter": "ch1",
+            "unit": "Fig. 4 cell first_training (160 members)",
+            "count": 1,
+            "before_cpu_s": 133.9,
+            "after_cpu_s": None,
+        },
     ],
 }
 #: The rate of one core's float32 matrix products at chapter 3's shapes (``scripts/matmul_rate.py``):
@@ -170,13 +296,21 @@ MEASURED = {
 #: 81.2), measured while chapter 3's two re-run workers shared the two cores. :func:`ch3_matmul_bound`
 #: uses the fastest, 86.2, so that the matrix products' share it gives is not overstated by the
 #: choice of rate (an idle core may still be somewhat faster).
-MATMUL_RATE = {"gflops": 86.2, "range": (68.1, 86.2), "run_medians": (72.5, 78.5, 70.1, 81.2),
-               "how": "scripts/matmul_rate.py: torch.bmm, float32, one thread, one layer's products at the "
-                      "study's shapes, process CPU time, 2026-11-30, two other single-threaded jobs running"}
+MATMUL_RATE = {
+    "gflops": 86.2,
+    "range": (68.1, 86.2),
+    "run_medians": (72.5, 78.5, 70.1, 81.2),
+    "how": "scripts/matmul_rate.py: torch.bmm, float32, one thread, one layer's products at the "
+    "study's shapes, process CPU time, 2026-11-30, two other single-threaded jobs running",
+}
 
 
-def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = None, *,
-                     stored: dict | None = None) -> dict:
+def ch3_matmul_bound(
+    scale: str = "full",
+    results: str | os.PathLike | None = None,
+    *,
+    stored: dict | None = None,
+) -> dict:
     """Chapter 3's trained study at ``scale`` split into its matrix products and the rest: the
     products' work counted from the protocol (:func:`lengthgen.chapters.ch3.experiments.study_matmul_flops`)
     at the fastest measured rate (:data:`MATMUL_RATE`), the rest as the study's CPU cost minus that,
@@ -195,22 +329,41 @@ def ch3_matmul_bound(scale: str = "full", results: str | os.PathLike | None = No
 
     flops = study_matmul_flops(scale)["total"]
     cpu = flops / (MATMUL_RATE["gflops"] * 1e9)
-    out = {"tflop": round(flops / 1e12, 1), "gflops": MATMUL_RATE["gflops"], "cpu_s": round(cpu, 1),
-           "two_worker_s": round(cpu / 2, 1), "study_cpu_s": None, "study_basis": None, "other_cpu_s": None,
-           "other_budget_s": None, "shrink_needed": None}
+    out = {
+        "tflop": round(flops / 1e12, 1),
+        "gflops": MATMUL_RATE["gflops"],
+        "cpu_s": round(cpu, 1),
+        "two_worker_s": round(cpu / 2, 1),
+        "study_cpu_s": None,
+        "study_basis": None,
+        "other_cpu_s": None,
+        "other_budget_s": None,
+        "shrink_needed": None,
+    }
     if scale == "full":
         if stored is None:
             stored = stored_projection("ch3", results)
-        elif not (isinstance(stored, dict) and "projection_s" in stored and "cpu_s" in stored):
-            raise ConfigError(f"stored must be the dict returned by stored_projection('ch3'), got {stored!r:.80}")
+        elif not (
+            isinstance(stored, dict) and "projection_s" in stored and "cpu_s" in stored
+        ):
+            raise ConfigError(
+                f"stored must be the dict returned by stored_projection('ch3'), got {stored!r:.80}"
+            )
         if stored["projection_s"] is not None:
             study, basis = stored["cpu_s"], "stored cells"
         else:
-            study, basis = sum(u["total_after_cpu_s"] for u in measured_units("ch3")), "measured units"
+            study, basis = (
+                sum(u["total_after_cpu_s"] for u in measured_units("ch3")),
+                "measured units",
+            )
         other, budget = study - cpu, 2 * TARGETS["ch3"][1] - cpu
-        out.update(study_cpu_s=round(study, 1), study_basis=basis, other_cpu_s=round(other, 1),
-                   other_budget_s=round(budget, 1),
-                   shrink_needed=round(other / budget, 1) if budget > 0 else float("inf"))
+        out.update(
+            study_cpu_s=round(study, 1),
+            study_basis=basis,
+            other_cpu_s=round(other, 1),
+            other_budget_s=round(budget, 1),
+            shrink_needed=round(other / budget, 1) if budget > 0 else float("inf"),
+        )
     return out
 
 
@@ -218,32 +371,54 @@ def bound_line(bound: dict | None = None) -> str:
     """What :func:`ch3_matmul_bound` says (``bound``, computed over ``results/`` when ``None``), in two
     sentences (the CLI's and the page's)."""
     if bound is not None and not (isinstance(bound, dict) and "tflop" in bound):
-        raise ConfigError(f"bound must be the dict returned by ch3_matmul_bound(), got {bound!r:.80}")
+        raise ConfigError(
+            f"bound must be the dict returned by ch3_matmul_bound(), got {bound!r:.80}"
+        )
     b = ch3_matmul_bound() if bound is None else bound
     lo, hi = MATMUL_RATE["range"]
-    out = (f"Chapter 3's study: its matrix products are {b['tflop']:,.0f} TFLOP (counted from the protocol); "
-           f"at {b['gflops']:.0f} GFLOP/s, the fastest of one core's measured {lo:.0f}-{hi:.0f} GFLOP/s at these "
-           f"shapes, they take {b['cpu_s'] / 3600:.1f} h of CPU, {fmt_seconds(b['two_worker_s'])} on two workers.")
+    out = (
+        f"Chapter 3's study: its matrix products are {b['tflop']:,.0f} TFLOP (counted from the protocol); "
+        f"at {b['gflops']:.0f} GFLOP/s, the fastest of one core's measured {lo:.0f}-{hi:.0f} GFLOP/s at these "
+        f"shapes, they take {b['cpu_s'] / 3600:.1f} h of CPU, {fmt_seconds(b['two_worker_s'])} on two workers."
+    )
     if b["shrink_needed"] is not None:
-        source = ("recorded by its stored groups" if b["study_basis"] == "stored cells"
-                  else "measured (per-unit costs)")
-        out += (f" Of the study's {b['study_cpu_s'] / 3600:.1f} CPU hours ({source}) the other "
-                f"{b['other_cpu_s'] / 3600:.1f} (layer norms, activations, softmax, copies, the optimizer) would "
-                f"have to fit in {b['other_budget_s'] / 3600:.1f} for 2 h on two workers: "
-                f"{b['shrink_needed']:.1f} times less.")
+        source = (
+            "recorded by its stored groups"
+            if b["study_basis"] == "stored cells"
+            else "measured (per-unit costs)"
+        )
+        out += (
+            f" Of the study's {b['study_cpu_s'] / 3600:.1f} CPU hours ({source}) the other "
+            f"{b['other_cpu_s'] / 3600:.1f} (layer norms, activations, softmax, copies, the optimizer) would "
+            f"have to fit in {b['other_budget_s'] / 3600:.1f} for 2 h on two workers: "
+            f"{b['shrink_needed']:.1f} times less."
+        )
     return out
 
 
 #: The issue's targets (wall seconds on two free cores) and the units each covers.
-TARGETS = {"ch3": ("chapter 3 study (all 150 groups)", 2 * 3600), "ch2": ("chapter 2 Table 2 (all N, models, 20 seeds)", 30 * 60),
-           "ch1": ("chapter 1 Fig. 4 study (2 arms, 4 lengths, 20 seeds)", 5 * 60), "total": ("every full-scale reproduction", 6 * 3600)}
+TARGETS = {
+    "ch3": ("chapter 3 study (all 150 groups)", 2 * 3600),
+    "ch2": ("chapter 2 Table 2 (all N, models, 20 seeds)", 30 * 60),
+    "ch1": ("chapter 1 Fig. 4 study (2 arms, 4 lengths, 20 seeds)", 5 * 60),
+    "total": ("every full-scale reproduction", 6 * 3600),
+}
 #: The stored cells each target covers (shell patterns over the chapter's full-scale cell names):
 #: chapter 3's trained groups (``tier__encoding__group__seedS``), chapter 2's Table 2 cells and
 #: chapter 1's Fig. 4 cell -- the same cells as the :data:`MEASURED` units of each chapter.
-TARGET_CELLS = {"ch3": ("*__*",),
-                "ch2": ("first_posnorm", "first_posnorm_more", "majority_gen", "majority_gen_more",
-                        "index_posnorm", "index_posnorm_small", "index_posnorm_mid"),
-                "ch1": ("first_training",)}
+TARGET_CELLS = {
+    "ch3": ("*__*",),
+    "ch2": (
+        "first_posnorm",
+        "first_posnorm_more",
+        "majority_gen",
+        "majority_gen_more",
+        "index_posnorm",
+        "index_posnorm_small",
+        "index_posnorm_mid",
+    ),
+    "ch1": ("first_training",),
+}
 
 
 def _after(u: dict) -> float | None:
@@ -257,9 +432,15 @@ def measured_units(chapter: str) -> list[dict]:
         if u["chapter"] != chapter:
             continue
         b, a = u["before_cpu_s"], _after(u)
-        out.append({**u, "after_cpu_s": a, "changed": u["after_cpu_s"] is not None,
-                    "total_before_cpu_s": None if b is None else round(b * u["count"], 1),
-                    "total_after_cpu_s": None if a is None else round(a * u["count"], 1)})
+        out.append(
+            {
+                **u,
+                "after_cpu_s": a,
+                "changed": u["after_cpu_s"] is not None,
+                "total_before_cpu_s": None if b is None else round(b * u["count"], 1),
+                "total_after_cpu_s": None if a is None else round(a * u["count"], 1),
+            }
+        )
     return out
 
 
@@ -288,15 +469,29 @@ def stored_projection(chapter: str, results: str | os.PathLike | None = None) ->
     from lengthgen.chapters import chapter_module
 
     check_choice("chapter with a speed target", chapter, tuple(TARGET_CELLS))
-    cells = [c for c in chapter_module(chapter).cells("full")
-             if any(fnmatch(c.name, pat) for pat in TARGET_CELLS[chapter])]
-    folder = (Path(results) if results is not None else results_dir()) / chapter / "cells"
-    cpu = [c for _, _, prov in _stored_provenances(folder, cells)
-           if prov is not None and (c := _num(prov.get("cpu_time_s"))) is not None]
+    cells = [
+        c
+        for c in chapter_module(chapter).cells("full")
+        if any(fnmatch(c.name, pat) for pat in TARGET_CELLS[chapter])
+    ]
+    folder = (
+        (Path(results) if results is not None else results_dir()) / chapter / "cells"
+    )
+    cpu = [
+        c
+        for _, _, prov in _stored_provenances(folder, cells)
+        if prov is not None and (c := _num(prov.get("cpu_time_s"))) is not None
+    ]
     complete = bool(cells) and len(cpu) == len(cells)
-    return {"cells": len(cells), "with_cpu": len(cpu), "cpu_s": round(sum(cpu), 1),
-            "longest_cpu_s": round(max(cpu), 1) if cpu else None,
-            "projection_s": _two_workers([{"cpu": c, "count": 1} for c in cpu], "cpu") if complete else None}
+    return {
+        "cells": len(cells),
+        "with_cpu": len(cpu),
+        "cpu_s": round(sum(cpu), 1),
+        "longest_cpu_s": round(max(cpu), 1) if cpu else None,
+        "projection_s": _two_workers([{"cpu": c, "count": 1} for c in cpu], "cpu")
+        if complete
+        else None,
+    }
 
 
 def speed_targets(rows: list[dict], results=None) -> list[dict]:
@@ -317,17 +512,36 @@ def speed_targets(rows: list[dict], results=None) -> list[dict]:
     for ch in ("ch3", "ch2", "ch1"):
         units = measured_units(ch)
         name, target = TARGETS[ch]
-        before, after = _two_workers(units, "before_cpu_s"), _two_workers(units, "after_cpu_s")
+        before, after = (
+            _two_workers(units, "before_cpu_s"),
+            _two_workers(units, "after_cpu_s"),
+        )
         stored = None if results is False else stored_projection(ch, results)
-        basis, proj = (("stored cells", stored["projection_s"]) if stored and stored["projection_s"] is not None
-                       else ("measured units", after))
-        out.append({"chapter": ch, "target": name, "target_s": target, "projection_before_s": before,
-                    "projection_after_s": after, "stored": stored, "basis": basis,
-                    "met": None if proj is None else proj <= target})
+        basis, proj = (
+            ("stored cells", stored["projection_s"])
+            if stored and stored["projection_s"] is not None
+            else ("measured units", after)
+        )
+        out.append(
+            {
+                "chapter": ch,
+                "target": name,
+                "target_s": target,
+                "projection_before_s": before,
+                "projection_after_s": after,
+                "stored": stored,
+                "basis": basis,
+                "met": None if proj is None else proj <= target,
+            }
+        )
     chapters = [r for r in rows if r["chapter"] != "total"]
     if results is not False and {r["chapter"] for r in chapters} >= set(CHAPTERS):
         t3 = next(t for t in out if t["chapter"] == "ch3")
-        ch3_study = t3["stored"]["projection_s"] if t3["basis"] == "stored cells" else t3["projection_after_s"]
+        ch3_study = (
+            t3["stored"]["projection_s"]
+            if t3["basis"] == "stored cells"
+            else t3["projection_after_s"]
+        )
         ch3_rest = _ch3_other_cells(results)
         others = [r for r in chapters if r["chapter"] != "ch3"] + [ch3_rest]
         upper = any(r["projection_upper_bound"] for r in others)
@@ -338,13 +552,25 @@ def speed_targets(rows: list[dict], results=None) -> list[dict]:
         else:
             total = round(sum(r["projection_2core_s"] for r in others) + ch3_study, 1)
             met = _book_verdict(total, target, upper, uncounted)
-        out.append({"chapter": "total", "target": name, "target_s": target, "projection_before_s": None,
-                    "projection_after_s": total, "upper_bound": upper, "uncounted_cells": uncounted,
-                    "basis": t3["basis"], "met": met})
+        out.append(
+            {
+                "chapter": "total",
+                "target": name,
+                "target_s": target,
+                "projection_before_s": None,
+                "projection_after_s": total,
+                "upper_bound": upper,
+                "uncounted_cells": uncounted,
+                "basis": t3["basis"],
+                "met": met,
+            }
+        )
     return out
 
 
-def _book_verdict(total: float, target: float, upper: bool, uncounted: int) -> bool | None:
+def _book_verdict(
+    total: float, target: float, upper: bool, uncounted: int
+) -> bool | None:
     """Whether the whole-book projection meets its target: an upper bound at or under the target
     meets it once every planned cell is counted; a projection over the target fails it unless it is
     only an upper bound; cells not yet stored can only add, so under the target they leave it open
@@ -368,7 +594,13 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
     concern it, :func:`speed_targets`) and every chapter row its ``measured_units``; the total row
     carries ``ch3_bound`` (:func:`ch3_matmul_bound` over the same ``results``) when chapter 3 is
     among ``chapters``, else ``None``."""
-    chapters = list(CHAPTERS) if chapters is None else [chapters] if isinstance(chapters, str) else list(chapters)
+    chapters = (
+        list(CHAPTERS)
+        if chapters is None
+        else [chapters]
+        if isinstance(chapters, str)
+        else list(chapters)
+    )
     rows = [chapter_cost(ch, results) for ch in chapters]
     total = {"chapter": "total"}
     for k in FIELDS[1:]:
@@ -392,7 +624,11 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
         r["targets"] = [t for t in targets if t["chapter"] == r["chapter"]]
     total["targets"] = [t for t in targets if t["chapter"] == "total"]
     t3 = next(t for t in targets if t["chapter"] == "ch3")
-    total["ch3_bound"] = ch3_matmul_bound(results=results, stored=t3["stored"]) if "ch3" in chapters else None
+    total["ch3_bound"] = (
+        ch3_matmul_bound(results=results, stored=t3["stored"])
+        if "ch3" in chapters
+        else None
+    )
     return rows + [total]
 
 
@@ -405,32 +641,66 @@ def fmt_seconds(s: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
-HEADERS = ("chapter", "cells stored / planned", "stale", "stored wall time", "CPU time (cells)",
-           "CPU unknown (migrated)", "loaded at start", "2-core projection")
+HEADERS = (
+    "chapter",
+    "cells stored / planned",
+    "stale",
+    "stored wall time",
+    "CPU time (cells)",
+    "CPU unknown (migrated)",
+    "loaded at start",
+    "2-core projection",
+)
 
 
 #: shorter headers for the book's column (the page's text explains each)
-PAGE_HEADERS = ("chapter", "stored / planned", "stale", "wall", "CPU (cells)", "no CPU (migrated)",
-                "loaded", "2-core estimate")
+PAGE_HEADERS = (
+    "chapter",
+    "stored / planned",
+    "stale",
+    "wall",
+    "CPU (cells)",
+    "no CPU (migrated)",
+    "loaded",
+    "2-core estimate",
+)
 
 
 def _cells(r: dict) -> list[str]:
-    cpu = f"{fmt_seconds(r['cpu_s'])} ({r['cpu_recorded']})" if r["cpu_recorded"] else "— (0)"
-    proj = ("≤ " if r["projection_upper_bound"] else "") + fmt_seconds(r["projection_2core_s"])
-    return [r["chapter"], f"{r['stored']} / {r['planned']}", str(r["stale"]), fmt_seconds(r["wall_s"]), cpu,
-            f"{r['cpu_unknown']} ({r['migrated']})", str(r["loaded"]), proj]
+    cpu = (
+        f"{fmt_seconds(r['cpu_s'])} ({r['cpu_recorded']})"
+        if r["cpu_recorded"]
+        else "— (0)"
+    )
+    proj = ("≤ " if r["projection_upper_bound"] else "") + fmt_seconds(
+        r["projection_2core_s"]
+    )
+    return [
+        r["chapter"],
+        f"{r['stored']} / {r['planned']}",
+        str(r["stale"]),
+        fmt_seconds(r["wall_s"]),
+        cpu,
+        f"{r['cpu_unknown']} ({r['migrated']})",
+        str(r["loaded"]),
+        proj,
+    ]
 
 
 def cost_text(rows: list[dict]) -> str:
     """The table as aligned plain text (the CLI's output)."""
     lines = [list(HEADERS)] + [_cells(r) for r in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(HEADERS))]
-    out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
+    out = [
+        "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines
+    ]
     out.insert(1, "  ".join("-" * w for w in widths))
     out.append("")
     if any(r["projection_upper_bound"] for r in rows):
-        out.append("≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
-                   "from a shared, often loaded two-core machine.")
+        out.append(
+            "≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
+            "from a shared, often loaded two-core machine."
+        )
     if any(r["stored"] < r["planned"] for r in rows):
         out.append("Cells of the plan not yet stored are not counted.")
     out += refresh_lines(rows)
@@ -448,8 +718,12 @@ def machine_lines(rows: list[dict]) -> list[str]:
     for r in rows:
         if r["chapter"] == "total" or not r.get("machines"):
             continue
-        parts = [f"{'not recorded (stored before machines were)' if k == '—' else k} × {n}"
-                 for k, n in sorted(r["machines"].items(), key=lambda kv: (kv[0] == "—", kv[0]))]
+        parts = [
+            f"{'not recorded (stored before machines were)' if k == '—' else k} × {n}"
+            for k, n in sorted(
+                r["machines"].items(), key=lambda kv: (kv[0] == "—", kv[0])
+            )
+        ]
         out.append(f"{r['chapter']} machines: " + "; ".join(parts) + ".")
     return out
 
@@ -460,8 +734,10 @@ def refresh_lines(rows: list[dict]) -> list[str]:
     for r in rows:
         if r["chapter"] != "total" and r.get("refreshed"):
             d = r["refresh_max_diff"]
-            out.append(f"{r['chapter']}: {r['refreshed']} migrated cells re-run to record their CPU time; the largest "
-                       f"absolute difference from the values they replaced is {'unknown' if d is None else f'{d:.2g}'}.")
+            out.append(
+                f"{r['chapter']}: {r['refreshed']} migrated cells re-run to record their CPU time; the largest "
+                f"absolute difference from the values they replaced is {'unknown' if d is None else f'{d:.2g}'}."
+            )
     return out
 
 
@@ -472,37 +748,87 @@ def _fmt(s) -> str:
 def _speed_cells(rows: list[dict]):
     units = [u for r in rows for u in r.get("measured_units", [])]
     targets = [t for r in rows for t in r.get("targets", [])]
-    sec = lambda v: "—" if v is None else f"{v:,.0f} s"     # noqa: E731
-    urows = [[u["chapter"], u["unit"], str(u["count"]), sec(u["before_cpu_s"]),
-              sec(u["after_cpu_s"]) + ("" if u["changed"] else " (code unchanged)")] for u in units]
+    sec = lambda v: "—" if v is None else f"{v:,.0f} s"  # noqa: E731
+    urows = [
+        [
+            u["chapter"],
+            u["unit"],
+            str(u["count"]),
+            sec(u["before_cpu_s"]),
+            sec(u["after_cpu_s"]) + ("" if u["changed"] else " (code unchanged)"),
+        ]
+        for u in units
+    ]
     trows = []
     for t in targets:
-        met = {True: "met", False: "not met",
-               None: "not measured" if t["projection_after_s"] is None else
-               "open: " + ", ".join(x for x in (f"{t.get('uncounted_cells', 0)} cells not stored" if t.get("uncounted_cells") else "",
-                                                "upper bound" if t.get("upper_bound") else "") if x)}[t["met"]]
+        met = {
+            True: "met",
+            False: "not met",
+            None: "not measured"
+            if t["projection_after_s"] is None
+            else "open: "
+            + ", ".join(
+                x
+                for x in (
+                    f"{t.get('uncounted_cells', 0)} cells not stored"
+                    if t.get("uncounted_cells")
+                    else "",
+                    "upper bound" if t.get("upper_bound") else "",
+                )
+                if x
+            ),
+        }[t["met"]]
         after = _fmt(t["projection_after_s"])
         if t.get("upper_bound"):
             after = "≤ " + after
         st = t.get("stored")
-        stored = ("" if not st else
-                  f"{_fmt(st['projection_s'])} ({st['with_cpu']}/{st['cells']} cells)" if st["projection_s"] is not None
-                  else f"— ({st['with_cpu']}/{st['cells']} cells with CPU time)")
+        stored = (
+            ""
+            if not st
+            else f"{_fmt(st['projection_s'])} ({st['with_cpu']}/{st['cells']} cells)"
+            if st["projection_s"] is not None
+            else f"— ({st['with_cpu']}/{st['cells']} cells with CPU time)"
+        )
         if t["met"] is not None and t.get("basis"):
-            met += f" ({t['basis']})" if t["chapter"] != "total" else f" (chapter 3's study from {t['basis']})"
-        trows.append([t["target"], "≤ " + fmt_seconds(t["target_s"]), _fmt(t["projection_before_s"]), after,
-                      stored, met])
+            met += (
+                f" ({t['basis']})"
+                if t["chapter"] != "total"
+                else f" (chapter 3's study from {t['basis']})"
+            )
+        trows.append(
+            [
+                t["target"],
+                "≤ " + fmt_seconds(t["target_s"]),
+                _fmt(t["projection_before_s"]),
+                after,
+                stored,
+                met,
+            ]
+        )
     return urows, trows
 
 
 UNIT_HEADERS = ("chapter", "unit", "count", "CPU before", "CPU after")
-TARGET_HEADERS = ("target (two workers on two cores)", "target", "projected before", "projected after",
-                  "from stored cells", "")
+TARGET_HEADERS = (
+    "target (two workers on two cores)",
+    "target",
+    "projected before",
+    "projected after",
+    "from stored cells",
+    "",
+)
 
 
 def _bound_lines(rows: list[dict]) -> list[str]:
     """:func:`bound_line` of the chapter-3 bound that :func:`cost_table` put in the total row, if any."""
-    bound = next((r["ch3_bound"] for r in rows if r.get("chapter") == "total" and r.get("ch3_bound")), None)
+    bound = next(
+        (
+            r["ch3_bound"]
+            for r in rows
+            if r.get("chapter") == "total" and r.get("ch3_bound")
+        ),
+        None,
+    )
     return [bound_line(bound)] if bound is not None else []
 
 
@@ -512,13 +838,18 @@ def speed_lines(rows: list[dict]) -> list[str]:
     urows, trows = _speed_cells(rows)
     if not urows and not trows:
         return []
-    out = [f"Measured per-unit CPU cost (issue 17; {MEASURED['date']}, {MEASURED['method']}; {MEASURED['machine']}):"]
+    out = [
+        f"Measured per-unit CPU cost (issue 17; {MEASURED['date']}, {MEASURED['method']}; {MEASURED['machine']}):"
+    ]
     for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
         if not body:
             continue
         lines = [list(head)] + body
         widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-        block = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
+        block = [
+            "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip()
+            for line in lines
+        ]
         block.insert(1, "  ".join("-" * w for w in widths))
         out += block + [""]
     return out + _bound_lines(rows)
@@ -529,9 +860,16 @@ def speed_markdown(rows: list[dict]) -> str:
     urows, trows = _speed_cells(rows)
     out = []
     for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
-        out += ["| " + " | ".join(head) + " |", "|" + "|".join([":--", ":--"] + ["--:"] * (len(head) - 2)) + "|"]
-        out += ["| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in body] + [""]
-    out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
+        out += [
+            "| " + " | ".join(head) + " |",
+            "|" + "|".join([":--", ":--"] + ["--:"] * (len(head) - 2)) + "|",
+        ]
+        out += [
+            "| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in body
+        ] + [""]
+    out.append(
+        f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}."
+    )
     out += ["", *_bound_lines(rows)]
     return "\n".join(out)
 
@@ -548,11 +886,13 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
             cells = [f"**{c}**" for c in cells]
         body.append("| " + " | ".join(cells) + " |")
     tot = rows[-1]
-    note = (f"Summed over {tot['stored']} stored cells of {tot['planned']} planned: CPU time is recorded "
-            f"for {tot['cpu_recorded']}, unknown for {tot['cpu_unknown']} (of which {tot['migrated']} "
-            f"migrated from runs made before the runs facility); the load average is recorded for the same "
-            f"{tot['cpu_recorded']}, and {tot['loaded']} of them started on a machine whose load average "
-            f"exceeded their thread count.")
+    note = (
+        f"Summed over {tot['stored']} stored cells of {tot['planned']} planned: CPU time is recorded "
+        f"for {tot['cpu_recorded']}, unknown for {tot['cpu_unknown']} (of which {tot['migrated']} "
+        f"migrated from runs made before the runs facility); the load average is recorded for the same "
+        f"{tot['cpu_recorded']}, and {tot['loaded']} of them started on a machine whose load average "
+        f"exceeded their thread count."
+    )
     if any(r["projection_upper_bound"] for r in rows):
         note += " ≤ marks a projection that is an upper bound."
     if tot["stored"] < tot["planned"]:
@@ -561,5 +901,17 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
     if refreshed:
         note += " " + " ".join(refreshed)
     note += " " + " ".join(machine_lines(rows))
-    return "\n".join([head, sep, *body, "", note, "", "### Measured unit costs and the speed targets", "",
-                      speed_markdown(rows), ""])
+    return "\n".join(
+        [
+            head,
+            sep,
+            *body,
+            "",
+            note,
+            "",
+            "### Measured unit costs and the speed targets",
+            "",
+            speed_markdown(rows),
+            "",
+        ]
+    )

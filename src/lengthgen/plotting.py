@@ -4,12 +4,22 @@
 labelled (with units where they apply) before a figure is shown. The palette is Okabe–Ito,
 which stays distinguishable under the common colour-vision deficiencies.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
 
 #: Okabe–Ito colour-blind-safe palette.
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+PALETTE = [
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+]
 
 STYLE = {
     "figure.dpi": 110,
@@ -47,13 +57,21 @@ def style():
         yield
 
 
-def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
+def figure(
+    nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw
+):
     """A styled figure; returns ``(fig, ax)`` or ``(fig, axes)`` as ``plt.subplots`` does."""
     import matplotlib.pyplot as plt
 
     apply_style()
-    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=True,
-                        constrained_layout=True, **kw)
+    return plt.subplots(
+        nrows,
+        ncols,
+        figsize=(width * ncols, height * nrows),
+        squeeze=True,
+        constrained_layout=True,
+        **kw,
+    )
 
 
 def finish(fig, *, title: str | None = None):

@@ -6,6 +6,7 @@ book's stored ledgers hold numbers computed with them, scipy's ``bootstrap`` / `
 do not reproduce those numbers bit for bit, and the permutation test also shuffles within groups,
 which ``permutation_test`` cannot do (see each docstring for the exact difference).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,10 +25,14 @@ def _vector(name: str, values, dtype=float) -> np.ndarray:
 def _same_length(**arrays) -> None:
     lengths = {k: len(v) for k, v in arrays.items()}
     if len(set(lengths.values())) > 1:
-        raise ValueError("lengths differ: " + ", ".join(f"{k} has {n}" for k, n in lengths.items()))
+        raise ValueError(
+            "lengths differ: " + ", ".join(f"{k} has {n}" for k, n in lengths.items())
+        )
 
 
-def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean):
+def bootstrap_ci(
+    values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean
+):
     """Percentile bootstrap interval of ``stat`` over the first axis of ``values``.
 
     Returns ``(estimate, lo, hi)``: ``stat(values)`` and the ``(1 - level)/2`` and ``(1 + level)/2``
@@ -51,9 +56,17 @@ def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int
         raise ValueError(f"stat must be a callable of the values, got {stat!r}")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, x.shape[0], size=(n_boot, x.shape[0]))
-    boots = np.array([stat(x[i]) for i in idx]) if stat is not np.mean else x[idx].mean(axis=1)
+    boots = (
+        np.array([stat(x[i]) for i in idx])
+        if stat is not np.mean
+        else x[idx].mean(axis=1)
+    )
     a = (1 - level) / 2
-    return float(stat(x)), float(np.quantile(boots, a)), float(np.quantile(boots, 1 - a))
+    return (
+        float(stat(x)),
+        float(np.quantile(boots, a)),
+        float(np.quantile(boots, 1 - a)),
+    )
 
 
 def rankdata(x) -> np.ndarray:
@@ -100,8 +113,16 @@ def auc(scores, labels) -> float:
     return float(((diff > 0) + 0.5 * (diff == 0)).mean())
 
 
-def permutation_pvalue(stat_fn, x, y, *, n_perm: int = 10_000, seed: int = 0, groups=None,
-                       alternative: str = "two-sided") -> tuple[float, float]:
+def permutation_pvalue(
+    stat_fn,
+    x,
+    y,
+    *,
+    n_perm: int = 10_000,
+    seed: int = 0,
+    groups=None,
+    alternative: str = "two-sided",
+) -> tuple[float, float]:
     """Permutation test of ``stat_fn(x, y)`` permuting ``y`` (within ``groups`` when given).
 
     Returns ``(observed, p)`` with the add-one estimate ``(1 + #extreme) / (1 + n_perm)``, where a
@@ -119,7 +140,9 @@ def permutation_pvalue(stat_fn, x, y, *, n_perm: int = 10_000, seed: int = 0, gr
     check_choice("alternative", alternative, ("two-sided", "greater", "less"))
     n_perm = check_positive_int("n_perm", n_perm)
     if not callable(stat_fn):
-        raise ValueError(f"stat_fn must be a callable stat_fn(x, y) -> float, got {stat_fn!r}")
+        raise ValueError(
+            f"stat_fn must be a callable stat_fn(x, y) -> float, got {stat_fn!r}"
+        )
     rng = np.random.default_rng(seed)
     x, y = np.asarray(x), np.asarray(y)
     if y.ndim == 0:
@@ -155,7 +178,11 @@ def loglog_slope(x, y, *, level: float = 0.95):
 
     res = st.linregress(lx, ly)
     t = st.t.ppf(0.5 + level / 2, len(lx) - 2)
-    return float(res.slope), float(res.slope - t * res.stderr), float(res.slope + t * res.stderr)
+    return (
+        float(res.slope),
+        float(res.slope - t * res.stderr),
+        float(res.slope + t * res.stderr),
+    )
 
 
 def clopper_pearson(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
@@ -181,6 +208,15 @@ def mcnemar_exact(a, b) -> dict:
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
     from scipy import stats as st
 
-    p = 1.0 if only_a + only_b == 0 else float(st.binomtest(only_a, only_a + only_b, 0.5).pvalue)
-    return {"both": int((a & b).sum()), "only_a": only_a, "only_b": only_b, "neither": int((~a & ~b).sum()),
-            "p_value": p}
+    p = (
+        1.0
+        if only_a + only_b == 0
+        else float(st.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+    )
+    return {
+        "both": int((a & b).sum()),
+        "only_a": only_a,
+        "only_b": only_b,
+        "neither": int((~a & ~b).sum()),
+        "p_value": p,
+    }

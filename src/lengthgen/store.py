@@ -6,6 +6,7 @@ date. Writes go to a temporary file in the same folder followed by :func:`os.rep
 failed or interrupted run never leaves a half-written file and never clobbers what was stored.
 A file that cannot be parsed raises :class:`ResultFileError` naming the file.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -50,7 +51,9 @@ def results_dir() -> Path:
 # --------------------------------------------------------------------------- provenance
 def _git(*args: str) -> str | None:
     try:
-        out = subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
@@ -66,20 +69,37 @@ def git_state() -> dict:
     (``"commit_source": "LENGTHGEN_SOURCE_COMMIT"``); ``dirty`` is then unknown (``None``)."""
     top = _git("rev-parse", "--show-toplevel")
     own = top is not None and Path(top).resolve() == repo_root().resolve()
-    commit = _git("rev-parse", "HEAD") if own else None      # not an enclosing checkout's HEAD
+    commit = (
+        _git("rev-parse", "HEAD") if own else None
+    )  # not an enclosing checkout's HEAD
     if commit is None and os.environ.get("LENGTHGEN_SOURCE_COMMIT"):
-        return {"commit": os.environ["LENGTHGEN_SOURCE_COMMIT"].strip(), "dirty": None,
-                "commit_source": "LENGTHGEN_SOURCE_COMMIT"}
+        return {
+            "commit": os.environ["LENGTHGEN_SOURCE_COMMIT"].strip(),
+            "dirty": None,
+            "commit_source": "LENGTHGEN_SOURCE_COMMIT",
+        }
     if not own:
         return {"commit": None, "dirty": None}
-    status = _git("status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude)results", ":(exclude)_build")
+    status = _git(
+        "status",
+        "--porcelain",
+        "--untracked-files=normal",
+        "--",
+        ".",
+        ":(exclude)results",
+        ":(exclude)_build",
+    )
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
 def _command_line() -> str:
     """The current command line, written as the user typed it for ``python -m lengthgen``."""
     prog = Path(sys.argv[0])
-    head = "python -m lengthgen" if prog.name == "__main__.py" and prog.parent.name == "lengthgen" else prog.name
+    head = (
+        "python -m lengthgen"
+        if prog.name == "__main__.py" and prog.parent.name == "lengthgen"
+        else prog.name
+    )
     return " ".join([head, *sys.argv[1:]])
 
 
@@ -89,8 +109,12 @@ def _versions() -> dict:
 
     from lengthgen import __version__
 
-    return {"lengthgen_version": __version__, "torch_version": torch.__version__,
-            "numpy_version": numpy.__version__, "python_version": platform.python_version()}
+    return {
+        "lengthgen_version": __version__,
+        "torch_version": torch.__version__,
+        "numpy_version": numpy.__version__,
+        "python_version": platform.python_version(),
+    }
 
 
 def device_name(device: str) -> str:
@@ -123,10 +147,16 @@ def _blas() -> dict:
     cfg = torch.__config__.show()
     info = dict(re.findall(r"\b(BLAS_INFO|LAPACK_INFO)=([^,\s]+)", cfg))
     mkl = re.search(r"Math Kernel Library Version ([^\s]+)", cfg)
-    return {"blas": info.get("BLAS_INFO", "unknown"), "lapack": info.get("LAPACK_INFO", "unknown"),
-            **({"mkl_version": mkl.group(1)} if mkl else {}),
-            **{k.lower(): os.environ[k] for k in ("MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "ATEN_CPU_CAPABILITY")
-               if os.environ.get(k)}}
+    return {
+        "blas": info.get("BLAS_INFO", "unknown"),
+        "lapack": info.get("LAPACK_INFO", "unknown"),
+        **({"mkl_version": mkl.group(1)} if mkl else {}),
+        **{
+            k.lower(): os.environ[k]
+            for k in ("MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "ATEN_CPU_CAPABILITY")
+            if os.environ.get(k)
+        },
+    }
 
 
 def machine() -> dict:
@@ -141,11 +171,17 @@ def machine() -> dict:
         capability = torch.backends.cpu.get_cpu_capability()
     except (AttributeError, RuntimeError):
         capability = "unknown"
-    return {"cpu_model": _cpu_model(), "arch": platform.machine(), "logical_cpus": os.cpu_count(),
-            "cpu_capability": capability, **_blas(),
-            "torch_build": f"cuda {torch.version.cuda}" if torch.version.cuda else "cpu",
-            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(),
-            "os": platform.platform(terse=True)}
+    return {
+        "cpu_model": _cpu_model(),
+        "arch": platform.machine(),
+        "logical_cpus": os.cpu_count(),
+        "cpu_capability": capability,
+        **_blas(),
+        "torch_build": f"cuda {torch.version.cuda}" if torch.version.cuda else "cpu",
+        "threads": torch.get_num_threads(),
+        "interop_threads": torch.get_num_interop_threads(),
+        "os": platform.platform(terse=True),
+    }
 
 
 def machine_label(prov: dict) -> str:
@@ -154,12 +190,22 @@ def machine_label(prov: dict) -> str:
     m = prov.get("machine") if isinstance(prov, dict) else None
     if not isinstance(m, dict):
         return "—"
-    return (f"{m.get('cpu_model', '?')} · {m.get('cpu_capability', '?')} · {m.get('blas', '?')} · "
-            f"{m.get('threads', '?')} thread{'s' if m.get('threads') != 1 else ''}")
+    return (
+        f"{m.get('cpu_model', '?')} · {m.get('cpu_capability', '?')} · {m.get('blas', '?')} · "
+        f"{m.get('threads', '?')} thread{'s' if m.get('threads') != 1 else ''}"
+    )
 
 
-def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_s: float | None = None,
-               command: str | None = None, git: dict | None = None, extra: dict | None = None) -> dict:
+def provenance(
+    *,
+    scale: str,
+    device: str,
+    seeds: Iterable[int] = (),
+    wall_time_s: float | None = None,
+    command: str | None = None,
+    git: dict | None = None,
+    extra: dict | None = None,
+) -> dict:
     """Collect the provenance block stored with every result: command, git commit and clean flag
     (``git``: a :func:`git_state` taken at the start of the run), versions, device, threads, scale,
     seeds, wall time, date and the machine (:func:`machine`); ``extra`` adds fields (CPU time, load average, … from the runs facility)."""
@@ -170,7 +216,11 @@ def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_
         "command": command if command is not None else _command_line(),
         "git_commit": git.get("commit"),
         "git_dirty": git.get("dirty"),
-        **({"git_commit_source": git["commit_source"]} if git.get("commit_source") else {}),
+        **(
+            {"git_commit_source": git["commit_source"]}
+            if git.get("commit_source")
+            else {}
+        ),
         "device": str(device),
         "device_name": device_name(str(device)),
         **_versions(),
@@ -182,7 +232,9 @@ def provenance(*, scale: str, device: str, seeds: Iterable[int] = (), wall_time_
         "machine": machine(),
     }
     if extra:
-        prov.update({k: (round(v, 3) if isinstance(v, float) else v) for k, v in extra.items()})
+        prov.update(
+            {k: (round(v, 3) if isinstance(v, float) else v) for k, v in extra.items()}
+        )
     return prov
 
 
@@ -233,7 +285,7 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)          # stored results are world-readable (mkstemp makes 0600)
+        os.chmod(tmp, 0o644)  # stored results are world-readable (mkstemp makes 0600)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -258,7 +310,9 @@ def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
     """Store ``data`` with its provenance block at ``path`` (atomically)."""
     for key in ("scale", "device", "torch_version", "date"):
         if key not in prov:
-            raise ValueError(f"provenance is missing {key!r}; build it with lengthgen.store.provenance()")
+            raise ValueError(
+                f"provenance is missing {key!r}; build it with lengthgen.store.provenance()"
+            )
     return atomic_write_json(path, {"provenance": prov, "data": data})
 
 
@@ -292,9 +346,15 @@ def _walk(obj, parts: list[str], prefix: str = ""):
         yield prefix, obj
         return
     head, rest = parts[0], parts[1:]
-    join = (lambda k: f"{prefix}.{k}" if prefix else str(k))
+    join = lambda k: f"{prefix}.{k}" if prefix else str(k)
     if head == "*":
-        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else None
+        items = (
+            obj.items()
+            if isinstance(obj, dict)
+            else enumerate(obj)
+            if isinstance(obj, list)
+            else None
+        )
         if items is None:
             yield join("*"), _MISSING
             return
@@ -303,7 +363,11 @@ def _walk(obj, parts: list[str], prefix: str = ""):
         return
     if isinstance(obj, dict) and head in obj:
         yield from _walk(obj[head], rest, join(head))
-    elif isinstance(obj, list) and head.lstrip("-").isdigit() and -len(obj) <= int(head) < len(obj):
+    elif (
+        isinstance(obj, list)
+        and head.lstrip("-").isdigit()
+        and -len(obj) <= int(head) < len(obj)
+    ):
         yield from _walk(obj[int(head)], rest, join(head))
     else:
         yield join(head), _MISSING
@@ -312,8 +376,11 @@ def _walk(obj, parts: list[str], prefix: str = ""):
 def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
     """Check ``data`` against ``schema``; returns ``data`` or raises :class:`ResultFileError` with one
     line naming the file, the field and what is wrong."""
+
     def bad(field, msg):
-        raise ResultFileError(f"invalid {schema.kind} result {path}: field {field!r} {msg}")
+        raise ResultFileError(
+            f"invalid {schema.kind} result {path}: field {field!r} {msg}"
+        )
 
     for pattern in schema.required:
         for where, v in _walk(data, pattern.split(".")):
@@ -323,19 +390,29 @@ def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
         for where, v in _walk(data, pattern.split(".")):
             if v is _MISSING:
                 bad(where, "is missing")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, (int, float))
+                or not (0.0 <= v <= 1.0)
+            ):
                 bad(where, f"must be a probability in [0, 1], got {v!r}")
     for pattern, fn in schema.counts:
         try:
             want = int(fn(data))
         except Exception as err:  # noqa: BLE001 - a malformed protocol inside the file
-            bad(pattern or "<top level>", f"cannot be counted against the declared protocol ({err!r})")
+            bad(
+                pattern or "<top level>",
+                f"cannot be counted against the declared protocol ({err!r})",
+            )
         for where, v in _walk(data, pattern.split(".") if pattern else []):
             where = where or "<top level>"
             if v is _MISSING or not hasattr(v, "__len__"):
                 bad(where, "is missing")
             if len(v) != want:
-                bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
+                bad(
+                    where,
+                    f"has {len(v)} entries, but the declared protocol needs {want}",
+                )
     return data
 
 
@@ -348,7 +425,9 @@ def load_result(path: str | os.PathLike, schema: Schema | None = None) -> dict:
     """
     obj = read_json(path)
     if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
-        raise ResultFileError(f"corrupt result file {path}: expected an object with 'provenance' and 'data'")
+        raise ResultFileError(
+            f"corrupt result file {path}: expected an object with 'provenance' and 'data'"
+        )
     if schema is not None:
         data = obj["data"]
         if isinstance(data, dict) and "config_hash" in data and "value" in data:

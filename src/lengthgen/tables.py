@@ -6,6 +6,7 @@ integers with thousands separators, missing values as a dash, an optional captio
 optional 0–1 colour scale for α- or accuracy-like columns. :func:`collapsible` folds any HTML
 object under a ``<details>`` summary, for tables too large to show open.
 """
+
 from __future__ import annotations
 
 import html as _html
@@ -19,14 +20,23 @@ def flat_columns(df, sep: str = " "):
 
     out = df.copy()
     if isinstance(out.columns, pd.MultiIndex):
-        out.columns = [sep.join(str(c) for c in col if str(c) != "") for col in out.columns]
+        out.columns = [
+            sep.join(str(c) for c in col if str(c) != "") for col in out.columns
+        ]
     if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
         out = out.reset_index()
     return out
 
 
-def styled(df, digits: int = 3, *, formats: dict | None = None, caption: str | None = None,
-           index: bool = True, gradient=None):
+def styled(
+    df,
+    digits: int = 3,
+    *,
+    formats: dict | None = None,
+    caption: str | None = None,
+    index: bool = True,
+    gradient=None,
+):
     """``df`` as the book's formatted HTML table.
 
     digits   : decimals of float columns; ``formats`` (column → format string) overrides per column
@@ -51,11 +61,17 @@ def styled(df, digits: int = 3, *, formats: dict | None = None, caption: str | N
     fmt.update(formats or {})
     sty = df.style.format(fmt, na_rep="—").hide(axis="index")
     if gradient is not None:
-        cols = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])] if gradient is True else list(gradient)
+        cols = (
+            [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
+            if gradient is True
+            else list(gradient)
+        )
         sty = sty.background_gradient(cmap="Greens", vmin=0, vmax=1, subset=cols)
     if caption:
         sty = sty.set_caption(caption)
-    return sty.set_table_styles([{"selector": "td, th", "props": "padding: 2px 8px; font-size: 0.9em"}])
+    return sty.set_table_styles(
+        [{"selector": "td, th", "props": "padding: 2px 8px; font-size: 0.9em"}]
+    )
 
 
 class HTML:
@@ -71,7 +87,11 @@ class HTML:
 def collapsible(obj, summary: str, *, open: bool = False) -> HTML:
     """``obj`` (anything with ``_repr_html_``, e.g. a Styler) folded under ``summary``."""
     if not hasattr(obj, "_repr_html_") and not hasattr(obj, "to_html"):
-        raise ConfigError(f"collapsible needs an object with HTML, got {type(obj).__name__}")
+        raise ConfigError(
+            f"collapsible needs an object with HTML, got {type(obj).__name__}"
+        )
     body = obj.to_html() if hasattr(obj, "to_html") else obj._repr_html_()
     flag = " open" if open else ""
-    return HTML(f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>")
+    return HTML(
+        f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>"
+    )

@@ -25,6 +25,7 @@ no band. A claim of a trained cell gets its chapter's band, an absolute bound on
 its value, with the measurement that justifies it (a seed-to-seed spread, or a re-run spread the
 chapter measured on another kernel dispatch); a moved claim without a band is ``changed``.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,18 +53,32 @@ class NoiseBand:
 
     def __post_init__(self):
         if not isinstance(self.prefix, str) or not self.prefix:
-            raise ConfigError(f"a noise band needs a claim-id prefix, got {self.prefix!r}")
-        if not isinstance(self.band, (int, float)) or isinstance(self.band, bool) or not self.band >= 0:
-            raise ConfigError(f"noise band of {self.prefix}: band must be a number >= 0, got {self.band!r}")
+            raise ConfigError(
+                f"a noise band needs a claim-id prefix, got {self.prefix!r}"
+            )
+        if (
+            not isinstance(self.band, (int, float))
+            or isinstance(self.band, bool)
+            or not self.band >= 0
+        ):
+            raise ConfigError(
+                f"noise band of {self.prefix}: band must be a number >= 0, got {self.band!r}"
+            )
         if not self.why:
-            raise ConfigError(f"noise band of {self.prefix}: say which measurement justifies it (why=...)")
+            raise ConfigError(
+                f"noise band of {self.prefix}: say which measurement justifies it (why=...)"
+            )
 
 
 def band_for(chapter: str, claim_id: str) -> NoiseBand | None:
     """The chapter's :class:`NoiseBand` with the longest prefix of ``claim_id`` (None if none)."""
     from lengthgen.claims import chapter_claims
 
-    bands = [b for b in getattr(chapter_claims(chapter), "RERUN_NOISE", ()) if claim_id.startswith(b.prefix)]
+    bands = [
+        b
+        for b in getattr(chapter_claims(chapter), "RERUN_NOISE", ())
+        if claim_id.startswith(b.prefix)
+    ]
     return max(bands, key=lambda b: len(b.prefix)) if bands else None
 
 
@@ -82,13 +97,22 @@ def _evaluate(claim, results, chapter: str):
         return ours, "fails"
 
 
-def compare_claims(chapter: str, stored_root, rerun_root, rerun_cells: dict[str, bool]) -> list[dict]:
+def compare_claims(
+    chapter: str, stored_root, rerun_root, rerun_cells: dict[str, bool]
+) -> list[dict]:
     """One row per stored-result claim of ``chapter``: ``{id, stored, rerun, status_stored,
     status_rerun, difference, band, verdict}``, comparing the claim on the results folder
     ``stored_root`` with the same claim on ``rerun_root`` (a copy with the re-run cells in place).
     ``rerun_cells`` maps each re-run cell's name to whether it trains (False: deterministic)."""
-    from lengthgen.claims import (Claim, StoredResults, bound_residues, chapter_claims, residue_of, round_sig,
-                                  same_within_rounding)
+    from lengthgen.claims import (
+        Claim,
+        StoredResults,
+        bound_residues,
+        chapter_claims,
+        residue_of,
+        round_sig,
+        same_within_rounding,
+    )
 
     check_choice("chapter", chapter, CHAPTERS)
     mod = chapter_claims(chapter)
@@ -102,26 +126,45 @@ def compare_claims(chapter: str, stored_root, rerun_root, rerun_cells: dict[str,
         a, sa = _evaluate(c, old, chapter)
         b, sb = _evaluate(c, new, chapter)
         diff = max_difference(a, b)
-        floor = residue_of(c)                        # rounding residues compare as their bound
+        floor = residue_of(c)  # rounding residues compare as their bound
         ra, rb = (round_sig(bound_residues(x, floor), c.digits) for x in (a, b))
         same = sa == sb and same_within_rounding(ra, rb, c.digits)
         band = band_for(chapter, c.id) if trained else None
         if same:
             verdict = "same"
-        elif band is not None and diff <= band.band and not sa.startswith("error") and not sb.startswith("error"):
+        elif (
+            band is not None
+            and diff <= band.band
+            and not sa.startswith("error")
+            and not sb.startswith("error")
+        ):
             verdict = "within noise" if sa == sb else "borderline"
         else:
             verdict = "changed"
-        rows.append({"id": c.id, "stored": a, "rerun": b, "status_stored": sa, "status_rerun": sb,
-                     "difference": diff, "band": None if band is None else band.band,
-                     "band_why": None if band is None else band.why, "verdict": verdict})
+        rows.append(
+            {
+                "id": c.id,
+                "stored": a,
+                "rerun": b,
+                "status_stored": sa,
+                "status_rerun": sb,
+                "difference": diff,
+                "band": None if band is None else band.band,
+                "band_why": None if band is None else band.why,
+                "verdict": verdict,
+            }
+        )
     return rows
 
 
 def _without_timing(x):
     """``x`` without the timings some cells store beside their results (keys ending in ``time_s`` or ``wall_s``)."""
     if isinstance(x, dict):
-        return {k: _without_timing(v) for k, v in x.items() if not str(k).endswith(("time_s", "wall_s"))}
+        return {
+            k: _without_timing(v)
+            for k, v in x.items()
+            if not str(k).endswith(("time_s", "wall_s"))
+        }
     if isinstance(x, list):
         return [_without_timing(v) for v in x]
     return x
@@ -138,14 +181,30 @@ def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict
     for name in names:
         new = load_cell(rerun_folder, name, scale="full")
         old = load_cell(stored_folder, name, scale="full")
-        rows.append({"cell": name, "trained": bool(new["provenance"].get("trained_on")),
-                     "difference": max_difference(_without_timing(old["data"]["value"]),
-                                                  _without_timing(new["data"]["value"]))})
+        rows.append(
+            {
+                "cell": name,
+                "trained": bool(new["provenance"].get("trained_on")),
+                "difference": max_difference(
+                    _without_timing(old["data"]["value"]),
+                    _without_timing(new["data"]["value"]),
+                ),
+            }
+        )
     return rows
 
 
-def verify(chapter: str, *, only=None, out=None, device: str = "cpu", executor=None, workers=None,
-           progress: bool = True, results=None) -> dict:
+def verify(
+    chapter: str,
+    *,
+    only=None,
+    out=None,
+    device: str = "cpu",
+    executor=None,
+    workers=None,
+    progress: bool = True,
+    results=None,
+) -> dict:
     """Re-run ``chapter``'s full-scale cells (those matching the shell patterns ``only``, default
     all) into ``out`` (default ``results/_scratch/verify/<chapter>``, resumable: cells already
     there are not re-run) and compare them with the stored ones (``results``, default
@@ -158,27 +217,56 @@ def verify(chapter: str, *, only=None, out=None, device: str = "cpu", executor=N
     root = Path(results) if results is not None else results_dir()
     stored = root / chapter / "cells"
     if not stored.is_dir():
-        raise ConfigError(f"no stored results to verify against: {stored} does not exist")
+        raise ConfigError(
+            f"no stored results to verify against: {stored} does not exist"
+        )
     cells = plan(chapter, "full", only)
     missing = [c.name for c in cells if runs.stored_state(stored, c, "full") != "done"]
     if missing:
-        raise ConfigError(f"{chapter}: no stored full-scale result to compare for {', '.join(missing[:6])}"
-                          f"{' …' if len(missing) > 6 else ''}; name stored cells with --only")
+        raise ConfigError(
+            f"{chapter}: no stored full-scale result to compare for {', '.join(missing[:6])}"
+            f"{' …' if len(missing) > 6 else ''}; name stored cells with --only"
+        )
     out = Path(out) if out is not None else root / "_scratch" / "verify" / chapter
-    if out.resolve() in (stored.parent.resolve(), stored.resolve()) or stored.resolve() in out.resolve().parents:
-        raise ConfigError(f"--out {out} is the store itself; verify writes its re-runs elsewhere")
+    if (
+        out.resolve() in (stored.parent.resolve(), stored.resolve())
+        or stored.resolve() in out.resolve().parents
+    ):
+        raise ConfigError(
+            f"--out {out} is the store itself; verify writes its re-runs elsewhere"
+        )
     out = runs.check_out_dir(out)
-    runs.run_cells(cells, out / "cells", scale="full", device=device, executor=executor, workers=workers,
-                   allow_dirty=True, progress=progress, desc=f"verify {chapter}", extra={"verify": True})
+    runs.run_cells(
+        cells,
+        out / "cells",
+        scale="full",
+        device=device,
+        executor=executor,
+        workers=workers,
+        allow_dirty=True,
+        progress=progress,
+        desc=f"verify {chapter}",
+        extra={"verify": True},
+    )
     names = [c.name for c in cells]
     cell_rows = compare_cells(chapter, stored, out / "cells", names)
     with tempfile.TemporaryDirectory(prefix="lengthgen-verify-") as tmp:
         overlay = Path(tmp)
         shutil.copytree(stored, overlay / chapter / "cells")
         for name in names:
-            shutil.copy2(runs.cell_path(out / "cells", name), runs.cell_path(overlay / chapter / "cells", name))
-        claim_rows = compare_claims(chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows})
-    return {"chapter": chapter, "cells": cell_rows, "claims": claim_rows, "out": str(out)}
+            shutil.copy2(
+                runs.cell_path(out / "cells", name),
+                runs.cell_path(overlay / chapter / "cells", name),
+            )
+        claim_rows = compare_claims(
+            chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows}
+        )
+    return {
+        "chapter": chapter,
+        "cells": cell_rows,
+        "claims": claim_rows,
+        "out": str(out),
+    }
 
 
 def _fmt(v) -> str:
@@ -193,19 +281,31 @@ def verify_text(res: dict, *, all_claims: bool = False) -> str:
     lines = [f"{res['chapter']}: re-ran {len(res['cells'])} cell(s) into {res['out']}"]
     for r in res["cells"]:
         d = r["difference"]
-        lines.append(f"  cell {r['cell']:<36} {'trained' if r['trained'] else 'deterministic':<13} "
-                     f"max |Δ| {'identical' if d == 0 else ('structure differs' if math.isinf(d) else f'{d:.3g}')}")
+        lines.append(
+            f"  cell {r['cell']:<36} {'trained' if r['trained'] else 'deterministic':<13} "
+            f"max |Δ| {'identical' if d == 0 else ('structure differs' if math.isinf(d) else f'{d:.3g}')}"
+        )
     shown = [r for r in res["claims"] if all_claims or r["verdict"] != "same"]
     if shown:
-        lines.append(f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict")
+        lines.append(
+            f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict"
+        )
     for r in shown:
         band = "—" if r["band"] is None else f"{r['band']:g}"
-        flip = f" ({r['status_stored']} → {r['status_rerun']})" if r["status_stored"] != r["status_rerun"] else ""
-        lines.append(f"  {r['id']:<48} {_fmt(r['stored'])[:22]:<22} {_fmt(r['rerun'])[:22]:<22} {band:<8} "
-                     f"{r['verdict']}{flip}")
+        flip = (
+            f" ({r['status_stored']} → {r['status_rerun']})"
+            if r["status_stored"] != r["status_rerun"]
+            else ""
+        )
+        lines.append(
+            f"  {r['id']:<48} {_fmt(r['stored'])[:22]:<22} {_fmt(r['rerun'])[:22]:<22} {band:<8} "
+            f"{r['verdict']}{flip}"
+        )
     counts = {v: sum(r["verdict"] == v for r in res["claims"]) for v in VERDICTS}
-    lines.append(f"{res['chapter']}: {len(res['claims'])} stored claims: "
-                 + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    lines.append(
+        f"{res['chapter']}: {len(res['claims'])} stored claims: "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+    )
     return "\n".join(lines)
 
 

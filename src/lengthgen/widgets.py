@@ -7,6 +7,7 @@ network) swaps the frames. It works in the built HTML book, offline, and in Jupy
 
 Tests call the plotting functions directly and check that the frames differ.
 """
+
 from __future__ import annotations
 
 import base64
@@ -38,8 +39,15 @@ class FrameExplorer:
         return self.html
 
 
-def frame_explorer(draw, grid: dict, *, labels: dict | None = None, initial: dict | None = None,
-                   dpi: int = 80, width: str = "100%") -> FrameExplorer:
+def frame_explorer(
+    draw,
+    grid: dict,
+    *,
+    labels: dict | None = None,
+    initial: dict | None = None,
+    dpi: int = 80,
+    width: str = "100%",
+) -> FrameExplorer:
     """A kernel-free explorer: ``draw(**settings) -> matplotlib Figure`` is called for every
     combination of ``grid`` (``{argument: [values, …]}``, at most 200 combinations) and the
     figures are embedded as PNG frames; one control per argument (a slider over the listed
@@ -52,18 +60,30 @@ def frame_explorer(draw, grid: dict, *, labels: dict | None = None, initial: dic
         raise ConfigError("grid must be a non-empty dict {argument: [values, ...]}")
     names = list(grid)
     for k, vals in grid.items():
-        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__len__") or len(vals) == 0:
-            raise ConfigError(f"grid[{k!r}] must be a non-empty list of values, got {vals!r}")
+        if (
+            isinstance(vals, (str, bytes))
+            or not hasattr(vals, "__len__")
+            or len(vals) == 0
+        ):
+            raise ConfigError(
+                f"grid[{k!r}] must be a non-empty list of values, got {vals!r}"
+            )
     combos = list(itertools.product(*(list(grid[k]) for k in names)))
     if len(combos) > 200:
-        raise ConfigError(f"the grid has {len(combos)} combinations; at most 200 frames are embedded")
+        raise ConfigError(
+            f"the grid has {len(combos)} combinations; at most 200 frames are embedded"
+        )
     if not callable(draw):
-        raise ConfigError(f"draw must be a function returning a matplotlib figure, got {draw!r}")
+        raise ConfigError(
+            f"draw must be a function returning a matplotlib figure, got {draw!r}"
+        )
     labels = {**{k: k for k in names}, **(labels or {})}
     initial = initial or {}
     for k, v in initial.items():
         if k not in grid or v not in list(grid[k]):
-            raise ConfigError(f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}")
+            raise ConfigError(
+                f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}"
+            )
     frames = {}
     for combo in combos:
         fig = draw(**dict(zip(names, combo)))
@@ -77,17 +97,22 @@ def frame_explorer(draw, grid: dict, *, labels: dict | None = None, initial: dic
             controls.append(
                 f'<label style="margin-right:1.2em">{labels[k]} '
                 f'<input type="range" min="0" max="{len(vals) - 1}" step="1" value="{start[i]}" data-i="{i}" '
-                f'style="vertical-align:middle"> <output>{vals[start[i]]}</output></label>')
+                f'style="vertical-align:middle"> <output>{vals[start[i]]}</output></label>'
+            )
         else:
-            opts = "".join(f'<option value="{j}"{" selected" if j == start[i] else ""}>{v}</option>'
-                           for j, v in enumerate(vals))
-            controls.append(f'<label style="margin-right:1.2em">{labels[k]} <select data-i="{i}">{opts}</select>'
-                            f"</label>")
+            opts = "".join(
+                f'<option value="{j}"{" selected" if j == start[i] else ""}>{v}</option>'
+                for j, v in enumerate(vals)
+            )
+            controls.append(
+                f'<label style="margin-right:1.2em">{labels[k]} <select data-i="{i}">{opts}</select>'
+                f"</label>"
+            )
     shape = [len(grid[k]) for k in names]
     data = json.dumps([frames[c] for c in combos])
     values = json.dumps([[str(v) for v in grid[k]] for k in names])
     html = f"""<div id="{uid}" class="lg-explorer" style="border:1px solid #ddd;padding:6px;border-radius:4px">
-<div class="lg-controls" style="font-size:0.9em;margin-bottom:4px">{''.join(controls)}</div>
+<div class="lg-controls" style="font-size:0.9em;margin-bottom:4px">{"".join(controls)}</div>
 <img class="lg-frame" style="width:{width};max-width:100%" alt="explorer frame">
 <script>(function(){{
 var root=document.getElementById("{uid}"), frames={data}, shape={json.dumps(shape)}, values={values};

@@ -12,15 +12,15 @@ finished cells. :func:`reproduce` (``python -m lengthgen reproduce chN``) runs t
 else in a chapter loops over stored results to resume. Modules are imported only when their
 chapter is asked for.
 """
+
 from __future__ import annotations
 
 import fnmatch
 import importlib
 from pathlib import Path
+from typing import Callable
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
-
-
 
 
 def chapter_module(chapter: str):
@@ -44,13 +44,27 @@ def plan(chapter: str, scale: str, only=None) -> list:
     for p in pats:
         if not fnmatch.filter(names, p):
             shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
-            raise ConfigError(f"--only {p!r} matches no cell of {chapter}; cells: {shown}")
+            raise ConfigError(
+                f"--only {p!r} matches no cell of {chapter}; cells: {shown}"
+            )
     return [c for c in cells if any(fnmatch.fnmatchcase(c.name, p) for p in pats)]
 
 
-def reproduce(chapter: str, *, scale: str, device: str = "cpu", out=None, only=None, executor=None,
-              workers=None, scheduler=None, budget_s=None, allow_dirty: bool = False,
-              progress: bool = True, refresh: bool = False) -> list[Path]:
+def reproduce(
+    chapter: str,
+    *,
+    scale: str,
+    device: str = "cpu",
+    out=None,
+    only=None,
+    executor=None,
+    workers=None,
+    scheduler=None,
+    budget_s=None,
+    allow_dirty: bool = False,
+    progress: bool = True,
+    refresh: bool = False,
+) -> list[Path]:
     """Run (or resume) ``chapter``'s cells at ``scale`` into ``out`` (default
     :func:`lengthgen.engine.runs.default_out`) and return the paths written or found. ``refresh``
     also re-runs stored cells without a recorded CPU time (:func:`lengthgen.engine.runs.run_cells`).
@@ -61,12 +75,49 @@ def reproduce(chapter: str, *, scale: str, device: str = "cpu", out=None, only=N
 
     mod = chapter_module(chapter)
     cells = plan(chapter, scale, only)
-    out = runs.check_out_dir(out if out is not None else runs.default_out(chapter, scale))
+    out = runs.check_out_dir(
+        out if out is not None else runs.default_out(chapter, scale)
+    )
     folder = out / "cells"
-    values = runs.run_cells(cells, folder, scale=scale, device=device, executor=executor, workers=workers,
-                            scheduler=scheduler, budget_s=budget_s, allow_dirty=allow_dirty,
-                            progress=progress, desc=f"{chapter} {scale}", refresh=refresh)
+    values = runs.run_cells(
+        cells,
+        folder,
+        scale=scale,
+        device=device,
+        executor=executor,
+        workers=workers,
+        scheduler=scheduler,
+        budget_s=budget_s,
+        allow_dirty=allow_dirty,
+        progress=progress,
+        desc=f"{chapter} {scale}",
+        refresh=refresh,
+    )
     paths = [runs.cell_path(folder, name) for name in values]
     if hasattr(mod, "assemble") and only is None:
         paths += list(mod.assemble(out, scale, values) or [])
     return paths
+
+
+def chapter_schema(chapter: str, scale: str) -> Callable:
+    """The schema lookup of ``chapter``'s stored cells at ``scale``: a function of a :class:`lengthgen.engine.runs.Cell`
+    returning its :class:`lengthgen.store.Schema` (or ``None`` where the chapter declares none), from
+    what the chapter's ``experiments`` module declares: ``schema_of(cell)``, ``schema_for(name)``,
+    ``schemas(scale)[name]`` or, at full scale, ``SCHEMAS[name]`` (the full-scale schemas that
+    :class:`lengthgen.claims.StoredResults` checks), in this order. Used by :func:`lengthgen.engine.runs.merge_cells` (``merge``)."""
+    from lengthgen.config import get_run_scale
+
+    scale = get_run_scale(scale)
+    mod = chapter_module(chapter)
+    if hasattr(mod, "schema_of"):
+        return mod.schema_of
+    if hasattr(mod, "schema_for"):
+        return lambda cell: mod.schema_for(cell.name)
+    if hasattr(mod, "schemas"):
+        try:
+            table = mod.schemas(scale)
+        except ConfigError:  # no protocol of this scale: nothing declared
+            table = {}
+        return lambda cell: table.get(cell.name)
+    table = (getattr(mod, "SCHEMAS", None) or {}) if scale == "full" else {}
+    return lambda cell: table.get(cell.name)

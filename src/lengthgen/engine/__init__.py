@@ -5,7 +5,8 @@
 * :mod:`lengthgen.engine.optim` -- per-member optimizers (Adam, AdamW, SGD, Muon) for the ensemble
 * :mod:`lengthgen.engine.runs`  -- resumable runs: named cells stored atomically under a key that holds
   the scale and the cell's configuration hash, with in-process, process-pool and Dask executors
-* :mod:`lengthgen.engine.bench` -- the ensemble-vs-loop benchmark (``python -m lengthgen bench``)
+* :mod:`lengthgen.engine.bench` -- the ensemble-vs-loop benchmark's toy case and shared helpers
+  (the chapters' rows of ``python -m lengthgen bench`` are in :mod:`lengthgen.benchmarks`)
 
 The book's page ``book/engine.md`` explains the design.
 """

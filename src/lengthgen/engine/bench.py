@@ -1,10 +1,8 @@
-"""Benchmark: the ensemble engine against a Python loop over the same models (``python -m lengthgen bench``).
+"""Benchmark: the ensemble engine against a Python loop over the same models (the toy case).
 
-``python -m lengthgen bench [--json] [--steps K]`` runs :func:`run_chapter_benchmark`: one row per
-chapter's real training step (``ch1_encoder``, ``ch2_single_layer``, ``ch3_decoder``,
-``ch4_mlp_muon``) plus the toy case below (``toy``), each timed as an ensemble and as a per-member
-loop with the best plain-PyTorch settings (see "per-chapter rows" further down); the top-level
-``ratio`` is the median of the rows' ratios. No test asserts a speed: the tests check the keys and
+The chapters' rows of ``python -m lengthgen bench`` (one per chapter's real training step) live in
+:mod:`lengthgen.benchmarks`, above the engine, since they build the chapters' models; this module
+holds what they share and the toy case. No test asserts a speed: the tests check the keys and
 that the two sides end with the same losses.
 
 The toy case (:func:`run_benchmark`): E = 40 members of a small single-layer attention classifier (embedding and hidden width 8,
@@ -30,6 +28,7 @@ tensor is needed. ``formulation="softmax"`` still forms the [B, n] scores and th
 (see :func:`_pool_factored`). (a), (b) and (c) call the same function :func:`_classify`, so
 the per-member arithmetic is identical; only the batching differs.
 """
+
 from __future__ import annotations
 
 import math
@@ -41,15 +40,28 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int
-from lengthgen.engine.train import OptimConfig, members_of, seeded_generators, train_ensemble, vmap_model
+from lengthgen.engine.train import (
+    OptimConfig,
+    seeded_generators,
+    train_ensemble,
+    vmap_model,
+)
 
 #: Defaults of the benchmark (the issue's protocol).
 MEMBERS, WIDTH, BATCH, MAX_LEN, STEPS, LR = 40, 8, 256, 51, 40, 1e-3
 
 _SHAPES = lambda d, h, L: {  # noqa: E731 - name -> per-member shape and init std
-    "E0": ((d,), 1.0), "E1": ((d,), 1.0), "P": ((L, d), 1.0), "q0": ((d,), 1.0),
-    "Wq": ((d, d), 1 / math.sqrt(d)), "Wk": ((d, d), 1 / math.sqrt(d)), "Wv": ((d, d), 1 / math.sqrt(d)),
-    "W1": ((h, d), 1 / math.sqrt(d)), "b1": ((h,), 0.0), "W2": ((2, h), 1 / math.sqrt(h)), "b2": ((2,), 0.0),
+    "E0": ((d,), 1.0),
+    "E1": ((d,), 1.0),
+    "P": ((L, d), 1.0),
+    "q0": ((d,), 1.0),
+    "Wq": ((d, d), 1 / math.sqrt(d)),
+    "Wk": ((d, d), 1 / math.sqrt(d)),
+    "Wv": ((d, d), 1 / math.sqrt(d)),
+    "W1": ((h, d), 1 / math.sqrt(d)),
+    "b1": ((h,), 0.0),
+    "W2": ((2, h), 1 / math.sqrt(h)),
+    "b2": ((2,), 0.0),
 }
 
 
@@ -72,16 +84,18 @@ def _pool_factored(bits, base, c, E0, dE, Pn):
     sums of bits and positions are the matrix product ``bits @ [w | w ⊙ P]`` plus per-member
     constants. (The shifts are detached: softmax does not depend on them.)
     """
-    w = torch.exp(base - base.max(-1, keepdim=True).values.detach())           # [..., n]
+    w = torch.exp(base - base.max(-1, keepdim=True).values.detach())  # [..., n]
     cp = torch.relu(c).detach()
-    u0, u1 = torch.exp(-cp), torch.exp(c - cp)                                   # [...]
-    wP = w[..., None] * Pn                                                       # [..., n, d]
-    S = bits @ torch.cat([w[..., None], wP], -1)                                 # [..., B, 1 + d]
+    u0, u1 = torch.exp(-cp), torch.exp(c - cp)  # [...]
+    wP = w[..., None] * Pn  # [..., n, d]
+    S = bits @ torch.cat([w[..., None], wP], -1)  # [..., B, 1 + d]
     Sw, SP = S[..., 0], S[..., 1:]
     du = (u1 - u0)[..., None]
-    Z = u0[..., None] * w.sum(-1)[..., None] + du * Sw                           # [..., B]
+    Z = u0[..., None] * w.sum(-1)[..., None] + du * Sw  # [..., B]
     mbits = u1[..., None] * Sw / Z
-    aP = (u0[..., None, None] * wP.sum(-2)[..., None, :] + du[..., None] * SP) / Z[..., None]
+    aP = (u0[..., None, None] * wP.sum(-2)[..., None, :] + du[..., None] * SP) / Z[
+        ..., None
+    ]
     return E0[..., None, :] + mbits[..., None] * dE[..., None, :] + aP
 
 
@@ -93,10 +107,12 @@ def _classify(p, bits, mask, scale, factored: bool):
     dE = p["E1"] - p["E0"]
     t0 = (p["E0"] * kq).sum(-1)
     Pn = p["P"][..., :n, :]
-    base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])      # [..., n]
+    base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
     base = base.masked_fill(~mask, float("-inf"))
     c = scale * (dE * kq).sum(-1)
-    pooled = (_pool_factored if factored else _pool_softmax)(bits, base, c, p["E0"], dE, Pn)
+    pooled = (_pool_factored if factored else _pool_softmax)(
+        bits, base, c, p["E0"], dE, Pn
+    )
     v = pooled @ p["Wv"].mT
     h = torch.relu(v @ p["W1"].mT + p["b1"][..., None, :])
     return h @ p["W2"].mT + p["b2"][..., None, :]
@@ -114,17 +130,27 @@ class AttentionClassifier:
     computes the same function with one batched matrix product (see :func:`_pool_factored`).
     """
 
-    def __init__(self, width: int = WIDTH, hidden: int = WIDTH, max_len: int = MAX_LEN, formulation: str = "factored"):
+    def __init__(
+        self,
+        width: int = WIDTH,
+        hidden: int = WIDTH,
+        max_len: int = MAX_LEN,
+        formulation: str = "factored",
+    ):
         self.d = check_positive_int("width", width)
         self.h = check_positive_int("hidden", hidden)
         self.max_len = check_positive_int("max_len", max_len)
-        self.factored = check_choice("formulation", formulation, FORMULATIONS) == "factored"
+        self.factored = (
+            check_choice("formulation", formulation, FORMULATIONS) == "factored"
+        )
 
     def init(self, seeds, dtype=torch.float64, device=None):
         gens = seeded_generators(seeds)
         out = {}
         for name, (shape, std) in _SHAPES(self.d, self.h, self.max_len).items():
-            out[name] = torch.stack([torch.randn(shape, generator=g, dtype=dtype) * std for g in gens])
+            out[name] = torch.stack(
+                [torch.randn(shape, generator=g, dtype=dtype) * std for g in gens]
+            )
         return {k: v.to(device or "cpu") for k, v in out.items()}
 
     def forward(self, p, x):
@@ -135,14 +161,24 @@ class AttentionClassifier:
 class AttentionClassifierModule(torch.nn.Module):
     """The same classifier for one member as an ``nn.Module`` (the loop's and vmap's model)."""
 
-    def __init__(self, width: int = WIDTH, hidden: int = WIDTH, max_len: int = MAX_LEN, formulation: str = "factored"):
+    def __init__(
+        self,
+        width: int = WIDTH,
+        hidden: int = WIDTH,
+        max_len: int = MAX_LEN,
+        formulation: str = "factored",
+    ):
         super().__init__()
-        self.factored = check_choice("formulation", formulation, FORMULATIONS) == "factored"
+        self.factored = (
+            check_choice("formulation", formulation, FORMULATIONS) == "factored"
+        )
         for name, (shape, std) in _SHAPES(width, hidden, max_len).items():
             setattr(self, name, torch.nn.Parameter(torch.randn(shape) * std))
 
     def forward(self, bits, mask, scale):
-        p = {name: getattr(self, name) for name in _SHAPES(1, 1, 1)}   # works under functional_call too
+        p = {
+            name: getattr(self, name) for name in _SHAPES(1, 1, 1)
+        }  # works under functional_call too
         return _classify(p, bits, mask, scale, self.factored)
 
 
@@ -159,14 +195,22 @@ def unpack_bits(words: torch.Tensor, n: int, dtype=torch.float64) -> torch.Tenso
         raise ValueError(f"cannot unpack {n} bits from {words.shape[-1]} 64-bit words")
     key = (dtype, words.device)
     if key not in _BYTE_BITS:
-        _BYTE_BITS[key] = ((torch.arange(256, device=words.device)[:, None] >> torch.arange(8, device=words.device)) & 1).to(dtype)
+        _BYTE_BITS[key] = (
+            (
+                torch.arange(256, device=words.device)[:, None]
+                >> torch.arange(8, device=words.device)
+            )
+            & 1
+        ).to(dtype)
     table = _BYTE_BITS[key]
     b = words.contiguous().view(torch.uint8).flatten().long()
     out = table.index_select(0, b).view(*words.shape[:-1], 64 * words.shape[-1])
     return out[..., :n].contiguous()
 
 
-def make_sampler(batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64, lengths=None):
+def make_sampler(
+    batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64, lengths=None
+):
     """``sample(step, generators)``: per member a length n ~ U{1..max_len}, then ``batch`` random
     strings of that length (task First, label = first bit); padded to the longest with a mask.
 
@@ -178,34 +222,52 @@ def make_sampler(batch: int = BATCH, max_len: int = MAX_LEN, dtype=torch.float64
     batch = check_positive_int("batch", batch)
     max_len = check_positive_int("max_len", max_len)
     if max_len > 62:
-        raise ConfigError(f"the benchmark sampler draws one 62-bit word per string; max_len must be <= 62, got {max_len}")
+        raise ConfigError(
+            f"the benchmark sampler draws one 62-bit word per string; max_len must be <= 62, got {max_len}"
+        )
     if lengths is not None:
         lengths = [check_positive_int("lengths[i]", n) for n in lengths]
         if max(lengths) > max_len:
-            raise ConfigError(f"shared lengths must be <= max_len = {max_len}, got {max(lengths)}")
+            raise ConfigError(
+                f"shared lengths must be <= max_len = {max_len}, got {max(lengths)}"
+            )
 
     def sample(step, gens):
         if lengths is None:
             ns = [int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens]
         else:
             ns = [lengths[step]] * len(gens)
-        words = torch.stack([torch.randint(0, 2**62, (batch, 1), generator=g) for g in gens])
+        words = torch.stack(
+            [torch.randint(0, 2**62, (batch, 1), generator=g) for g in gens]
+        )
         L = max(ns)
         n = torch.tensor(ns)
-        words &= ((1 << n) - 1)[:, None, None]                 # zero the padding bits
-        bits = unpack_bits(words, L, dtype)                     # [E, B, L]
+        words &= ((1 << n) - 1)[:, None, None]  # zero the padding bits
+        bits = unpack_bits(words, L, dtype)  # [E, B, L]
         mask = torch.arange(L)[None, :] < n[:, None]
         return (bits, mask, torch.log(n.to(dtype))), bits[:, :, 0].long()
 
     return sample
 
 
-def _train_loop(params, seeds, steps, batch, max_len, width, lr, lengths=None, formulation="factored"):
+def _train_loop(
+    params,
+    seeds,
+    steps,
+    batch,
+    max_len,
+    width,
+    lr,
+    lengths=None,
+    formulation="factored",
+):
     """Baseline: one nn.Module + torch.optim.Adam per member, one after the other."""
     sample = make_sampler(batch, max_len, lengths=lengths)
     losses, finals = [], []
     for e, seed in enumerate(seeds):
-        mod = AttentionClassifierModule(width, width, max_len, formulation).to(torch.float64)
+        mod = AttentionClassifierModule(width, width, max_len, formulation).to(
+            torch.float64
+        )
         with torch.no_grad():
             for name, prm in mod.named_parameters():
                 prm.copy_(params[name][e])
@@ -230,9 +292,19 @@ def peak_rss_mb() -> float:
     return r / 2**20 if sys.platform == "darwin" else r / 1024
 
 
-def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BATCH, max_len: int = MAX_LEN,
-                  width: int = WIDTH, threads: int = 1, seed: int = 0, vmap: bool = True,
-                  lengths: str = "per_member", formulation: str = "factored") -> dict:
+def run_benchmark(
+    steps: int = STEPS,
+    members: int = MEMBERS,
+    *,
+    batch: int = BATCH,
+    max_len: int = MAX_LEN,
+    width: int = WIDTH,
+    threads: int = 1,
+    seed: int = 0,
+    vmap: bool = True,
+    lengths: str = "per_member",
+    formulation: str = "factored",
+) -> dict:
     """Time ensemble vs vmap vs Python loop on the same members and data; return the figures.
 
     Keys: ``ensemble_steps_per_s``, ``vmap_steps_per_s`` and ``loop_steps_per_s`` (member-updates
@@ -263,40 +335,86 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
         optim = OptimConfig("adam", lr=LR, clip=1.0)
         shared = None
         if lengths == "shared":
-            shared = torch.randint(1, max_len + 1, (steps,), generator=torch.Generator().manual_seed(seed + 9)).tolist()
+            shared = torch.randint(
+                1,
+                max_len + 1,
+                (steps,),
+                generator=torch.Generator().manual_seed(seed + 9),
+            ).tolist()
         sample = make_sampler(batch, max_len, lengths=shared)
 
         # warm-up (untimed): first calls import and initialise lazily (torch.optim imports
         # torch._dynamo on the first step, torch.func builds its batching rules), which would
         # otherwise be charged to whichever variant runs first
         sub = {k: v[:2] for k, v in params.items()}
-        train_ensemble(model, sub, sample=sample, optim=optim, steps=1, data_seeds=data_seeds[:2], progress=False)
-        _train_loop(sub, data_seeds[:1], 1, batch, max_len, width, LR, shared, formulation)
+        train_ensemble(
+            model,
+            sub,
+            sample=sample,
+            optim=optim,
+            steps=1,
+            data_seeds=data_seeds[:2],
+            progress=False,
+        )
+        _train_loop(
+            sub, data_seeds[:1], 1, batch, max_len, width, LR, shared, formulation
+        )
 
         t0, c0 = time.perf_counter(), time.process_time()
-        res = train_ensemble(model, params, sample=sample, optim=optim, steps=steps, data_seeds=data_seeds,
-                             progress=False)
+        res = train_ensemble(
+            model,
+            params,
+            sample=sample,
+            optim=optim,
+            steps=steps,
+            data_seeds=data_seeds,
+            progress=False,
+        )
         t_ens, c_ens = time.perf_counter() - t0, time.process_time() - c0
         ens_loss = res.history["loss"][-1]
 
         out = {"members": members, "steps": steps}
         diffs = []
         if vmap:
-            vm = vmap_model(lambda: AttentionClassifierModule(width, width, max_len, formulation))
-            vm.init([0], torch.float64)  # builds the template; the parameters come from `params`
-            train_ensemble(vm, sub, sample=sample, optim=optim, steps=1, data_seeds=data_seeds[:2], progress=False)
+            vm = vmap_model(
+                lambda: AttentionClassifierModule(width, width, max_len, formulation)
+            )
+            vm.init(
+                [0], torch.float64
+            )  # builds the template; the parameters come from `params`
+            train_ensemble(
+                vm,
+                sub,
+                sample=sample,
+                optim=optim,
+                steps=1,
+                data_seeds=data_seeds[:2],
+                progress=False,
+            )
             t0, c0 = time.perf_counter(), time.process_time()
-            resv = train_ensemble(vm, params, sample=sample, optim=optim, steps=steps, data_seeds=data_seeds,
-                                  progress=False)
+            resv = train_ensemble(
+                vm,
+                params,
+                sample=sample,
+                optim=optim,
+                steps=steps,
+                data_seeds=data_seeds,
+                progress=False,
+            )
             t_vmap, c_vmap = time.perf_counter() - t0, time.process_time() - c0
             diffs.append((resv.history["loss"][-1] - ens_loss).abs().max().item())
 
         t0, c0 = time.perf_counter(), time.process_time()
-        loop_loss, loop_params = _train_loop(params, data_seeds, steps, batch, max_len, width, LR, shared, formulation)
+        loop_loss, loop_params = _train_loop(
+            params, data_seeds, steps, batch, max_len, width, LR, shared, formulation
+        )
         t_loop, c_loop = time.perf_counter() - t0, time.process_time() - c0
         diffs.append((loop_loss - ens_loss).abs().max().item())
-        pdiff = max((res.final_params[k][e] - loop_params[e][k]).abs().max().item()
-                    for e in range(members) for k in loop_params[e])
+        pdiff = max(
+            (res.final_params[k][e] - loop_params[e][k]).abs().max().item()
+            for e in range(members)
+            for k in loop_params[e]
+        )
 
         out["ensemble_steps_per_s"] = round(members * steps / t_ens, 1)
         out["loop_steps_per_s"] = round(members * steps / t_loop, 1)
@@ -307,326 +425,26 @@ def run_benchmark(steps: int = STEPS, members: int = MEMBERS, *, batch: int = BA
             out["vmap_ratio"] = round(t_loop / t_vmap, 2)
             out["handbatched_vs_vmap"] = round(t_vmap / t_ens, 2)
             out["handbatched_vs_vmap_cpu_time"] = round(c_vmap / c_ens, 2)
-        out.update({
-            "max_abs_loss_diff": max(diffs), "max_abs_param_diff": pdiff,
-            "ensemble_s": round(t_ens, 2), "loop_s": round(t_loop, 2),
-            "ensemble_cpu_s": round(c_ens, 2), "loop_cpu_s": round(c_loop, 2),
-            "peak_rss_at_start_mb": round(rss_start, 1),
-            "peak_rss_mb": round(peak_rss_mb(), 1), "threads": threads, "dtype": "float64",
-            "batch": batch, "max_len": max_len, "lengths": lengths, "formulation": formulation, "width": width, "torch": torch.__version__,
-        })
+        out.update(
+            {
+                "max_abs_loss_diff": max(diffs),
+                "max_abs_param_diff": pdiff,
+                "ensemble_s": round(t_ens, 2),
+                "loop_s": round(t_loop, 2),
+                "ensemble_cpu_s": round(c_ens, 2),
+                "loop_cpu_s": round(c_loop, 2),
+                "peak_rss_at_start_mb": round(rss_start, 1),
+                "peak_rss_mb": round(peak_rss_mb(), 1),
+                "threads": threads,
+                "dtype": "float64",
+                "batch": batch,
+                "max_len": max_len,
+                "lengths": lengths,
+                "formulation": formulation,
+                "width": width,
+                "torch": torch.__version__,
+            }
+        )
         return out
     finally:
         torch.set_num_threads(old_threads)
-
-
-# =========================================================================== per-chapter rows
-# ``python -m lengthgen bench`` measures each chapter's real training step: the chapter's own
-# model (the same forward function on both sides), its optimiser settings, dtype and batch shape,
-# trained for a few updates (a) as one ensemble through :func:`train_ensemble` and (b) as a plain
-# PyTorch loop over the members, each member its own leaf tensors and its own ``torch.optim``
-# optimiser with the fastest per-member settings this torch offers (``fused=True`` Adam / AdamW,
-# ``torch.optim.Muon`` for chapter 4). The batches are drawn once, before timing, by the chapter's
-# own sampler for all members; member e of the loop trains on row e of the same batches, so the
-# final training losses agree up to rounding (``max_abs_loss_diff``). Throughput is in
-# member-updates per CPU second of this process (one torch thread: on an idle core equal to
-# wall-clock seconds; CPU time is less disturbed by other processes on a shared machine); the wall
-# figures are reported too.
-
-#: keys of every per-chapter row (issue 17, item 4)
-ROW_KEYS = ("name", "members", "ensemble_updates_per_s", "loop_updates_per_s", "ratio", "max_abs_loss_diff")
-#: the chapters' rows, in order
-CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_mlp_muon")
-
-
-def _tmap(fn, obj):
-    from lengthgen.engine.train import _tree_map
-
-    return _tree_map(fn, obj)
-
-
-def _fused_ok(dtype) -> bool:
-    """Whether ``torch.optim.Adam(fused=True)`` runs on CPU tensors of ``dtype`` in this torch."""
-    try:
-        p = torch.zeros(2, dtype=dtype, requires_grad=True)
-        p.grad = torch.ones(2, dtype=dtype)
-        torch.optim.Adam([p], lr=1e-3, fused=True).step()
-        return True
-    except (RuntimeError, TypeError, ValueError):
-        return False
-
-
-def _adam_loop_opt(kind: str, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, dtype=torch.float32):
-    """Factory ``named_params -> (optimizer, label)`` of the loop's per-member Adam / AdamW."""
-    fused = _fused_ok(dtype)
-    cls = torch.optim.AdamW if kind == "adamw" else torch.optim.Adam
-
-    def make(named):
-        opt = cls([p for _, p in named], lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                  **({"fused": True} if fused else {"foreach": True}))
-        return opt
-    return make, f"torch.optim.{cls.__name__}({'fused' if fused else 'foreach'})"
-
-
-def _pair(name: str, model, member_model, params: dict, batches: list, loss, optim: OptimConfig, loop_opt,
-          loop_label: str, *, clip: float | None = None, warmup: int = 1, extra: dict | None = None) -> dict:
-    """Time one chapter's training step as an ensemble and as a per-member loop; one row.
-
-    ``model`` is the E-member model, ``member_model(e)`` the same model for member e alone (its
-    forward takes 1-member parameters), ``batches`` a list of ``(x, y)`` with leading dim E (one per
-    update), ``loss(out, y) -> [E]`` the chapter's per-member loss, ``optim`` the chapter's
-    :class:`OptimConfig` (the ensemble side), ``loop_opt(named_params)`` the loop's optimiser."""
-    E = members_of(params)
-    steps = len(batches)
-    trained = [k for k in params if not k.startswith("_")]
-    const = [k for k in params if k.startswith("_")]
-
-    def ens(sub_params, n):
-        E_ = members_of(sub_params)
-        sample = (lambda step, gens, members=None: batches[step]) if E_ == E else \
-            (lambda step, gens, members=None: _tmap(lambda t: t[:E_], batches[step]))      # noqa: E731
-        return train_ensemble(model, sub_params, sample=sample, loss=loss, optim=optim, steps=n,
-                              data_seeds=list(range(E_)), progress=False, record_every=max(1, n))
-
-    def loop(members, n):
-        finals = []
-        for e in members:
-            mm = member_model(e)
-            P = {k: params[k][e].detach().clone().requires_grad_(True) for k in trained}   # member-shaped leaves
-            C = {k: params[k][e:e + 1] for k in const}
-            opt = loop_opt(list(P.items()))
-            last = None
-            for step in range(n):
-                x, y = _tmap(lambda t: t[e:e + 1], batches[step])
-                lv = loss(mm.forward({**{k: v.unsqueeze(0) for k, v in P.items()}, **C}, x), y)
-                opt.zero_grad(set_to_none=True)
-                lv.sum().backward()
-                if clip is not None:
-                    torch.nn.utils.clip_grad_norm_(list(P.values()), clip, foreach=True)
-                opt.step()
-                last = lv.detach()
-            finals.append(float(last[0]))
-        return torch.tensor(finals, dtype=torch.float64)
-
-    # untimed warm-up of both sides (lazy imports, kernel selection, first-call allocations)
-    ens(params, warmup)
-    loop([0], warmup)
-    t0, c0 = time.perf_counter(), time.process_time()
-    res = ens(params, steps)
-    t_ens, c_ens = time.perf_counter() - t0, time.process_time() - c0
-    t0, c0 = time.perf_counter(), time.process_time()
-    loop_loss = loop(range(E), steps)
-    t_loop, c_loop = time.perf_counter() - t0, time.process_time() - c0
-    ens_loss = res.history["loss"][-1]
-    row = {"name": name, "members": E,
-           "ensemble_updates_per_s": round(E * steps / max(c_ens, 1e-9), 1),
-           "loop_updates_per_s": round(E * steps / max(c_loop, 1e-9), 1),
-           "ratio": round(c_loop / max(c_ens, 1e-9), 2),
-           "max_abs_loss_diff": float((loop_loss - ens_loss).abs().max()),
-           "steps": steps, "dtype": str(next(iter(params.values())).dtype).replace("torch.", ""),
-           "loop_optimizer": loop_label, "ensemble_cpu_s": round(c_ens, 3), "loop_cpu_s": round(c_loop, 3),
-           "ensemble_wall_s": round(t_ens, 3), "loop_wall_s": round(t_loop, 3),
-           "wall_ratio": round(t_loop / max(t_ens, 1e-9), 2)}
-    row.update(extra or {})
-    return row
-
-
-def _row_toy(steps: int, members: int, batch: int) -> dict:
-    """The original toy benchmark (:func:`run_benchmark`) as one row."""
-    r = run_benchmark(steps=steps, members=members, batch=batch, vmap=False)
-    return {"name": "toy", "members": r["members"],          # wall-clock figures (the CPU seconds are rounded)
-            "ensemble_updates_per_s": r["ensemble_steps_per_s"], "loop_updates_per_s": r["loop_steps_per_s"],
-            "ratio": r["ratio"], "max_abs_loss_diff": r["max_abs_loss_diff"], "steps": steps,
-            "dtype": "float64", "loop_optimizer": "torch.optim.Adam(default) + clip_grad_norm_",
-            "ensemble_cpu_s": r["ensemble_cpu_s"], "loop_cpu_s": r["loop_cpu_s"],
-            "ensemble_wall_s": r["ensemble_s"], "loop_wall_s": r["loop_s"], "cpu_ratio": r["cpu_time_ratio"],
-            "measure": "wall",
-            "model": "single-layer attention classifier, width 8, batch %d, lengths 1-51" % batch}
-
-
-def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
-    """Chapter 1's FIRST learner (2 layers, d 16, FFN 64, post-norm), standard and log-scaled arms ×
-    ``runs``, one grouped string of length ``n`` per update (batch 1), Adam lr 3e-4, float32."""
-    from lengthgen.chapters.ch1 import paper as p1
-    from lengthgen.chapters.ch1.experiments import first_model
-    from lengthgen.engine.train import classification_loss
-    from lengthgen.nn.tasks import random_strings
-
-    arms = [p1.FIRST_ARMS[a] for a in p1.ATTENTION_ARMS for _ in range(runs)]
-    flags, places = [a[0] for a in arms], [a[1] for a in arms]
-    enc = first_model(flags, placements=places)
-    E = len(arms)
-    params = enc.init([1000 + (i % runs) for i in range(E)], dtype=torch.float32)
-    gens = seeded_generators([5000 + i for i in range(E)])
-    batches = []
-    for _ in range(steps):
-        x = enc.group(torch.stack([random_strings(1, n, generator=g) for g in gens]))
-        batches.append((x, x.tokens[..., 1]))
-    loop_opt, label = _adam_loop_opt("adam", p1.MODEL["lr"], dtype=torch.float32)
-    return _pair("ch1_encoder", enc, lambda e: first_model([flags[e]], placements=[places[e]]), params, batches,
-                 classification_loss, OptimConfig("adam", lr=p1.MODEL["lr"]), loop_opt, label,
-                 extra={"model": f"ch1 FIRST encoder, 2 arms x {runs} runs, n = {n}, batch 1 (grouped)"})
-
-
-def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index") -> dict:
-    """Chapter 2's A_pos/A_norm pair (Table 2's positional family): ``seeds`` × ``Ns`` × 2 variants in
-    one ensemble, the chapter's sampler (batch 256, shared uniform length draw), Adam (lr 3e-4) with
-    clipping at 1, float64."""
-    from lengthgen.chapters.ch2 import paper as p2
-    from lengthgen.chapters.ch2.experiments import make_sampler as ch2_sampler
-    from lengthgen.chapters.ch2.single_layer import SingleLayer
-    from lengthgen.engine.train import classification_loss
-
-    members = [(v, N, s) for v in ("pos", "norm") for N in Ns for s in p2.SEEDS[:seeds]]
-    vs, Nm, sm = [m[0] for m in members], [m[1] for m in members], [m[2] for m in members]
-    ids: dict = {}
-    streams = [ids.setdefault((N, s), len(ids)) for (_, N, s) in members]
-    model = SingleLayer("pos", p2.H, max_lengths=Nm, variants=vs)
-    params = model.init(sm, torch.float64)
-    sample = ch2_sampler(task, Nm, streams, p2.BATCH, base_seed=0)
-    batches = [sample(step, None) for step in range(steps)]
-    loop_opt, label = _adam_loop_opt("adam", p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, dtype=torch.float64)
-    return _pair("ch2_single_layer", model,
-                 lambda e: SingleLayer("pos", p2.H, max_lengths=[Nm[e]], variants=[vs[e]]), params, batches,
-                 classification_loss, OptimConfig("adam", lr=p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, clip=p2.CLIP),
-                 loop_opt, label + " + clip_grad_norm_(foreach)", clip=p2.CLIP,
-                 extra={"model": f"ch2 A_pos/A_norm ({task}), {seeds} seeds x N {list(Ns)} x 2, batch {p2.BATCH}"})
-
-
-def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
-    """Chapter 3's decoder (``tier``, ``encoding``) on the main task group (7 members, one init seed),
-    the chapter's sampler (batch 64, n ~ U{10 … 20}), masked cross-entropy, AdamW (lr 3e-4, wd 0.01),
-    float32."""
-    from lengthgen.chapters.ch3 import paper as p3
-    from lengthgen.chapters.ch3.experiments import make_sampler as ch3_sampler, masked_ce
-    from lengthgen.nn.decoder import Decoder
-
-    P = p3.PROTOCOL["full"]["study"]
-    tasks = p3.MAIN_TASKS
-    model = Decoder.tier(tier, encoding, L0=P["L0"])
-    params = model.init([0] * len(tasks), dtype=torch.float32)
-    sample = ch3_sampler(tasks, batch=P["batch"], L0=P["L0"], steps=steps, length_seed=0)
-    gens = seeded_generators([100 + i for i in range(len(tasks))])
-    batches = [sample(step, gens) for step in range(steps)]
-    loop_opt, label = _adam_loop_opt("adamw", P["lr"], weight_decay=P["weight_decay"], dtype=torch.float32)
-    return _pair("ch3_decoder", model, lambda e: model, params, batches, masked_ce,
-                 OptimConfig("adamw", lr=P["lr"], weight_decay=P["weight_decay"]), loop_opt, label,
-                 extra={"model": f"ch3 decoder {tier} {encoding}, 7 tasks, batch {P['batch']}, n 10-20"})
-
-
-def _row_ch4(steps: int, members: int, p: int = 53, width: int = 256, n: int = 2000, batch: int = 1024,
-             lr: float = 1e-3, wd: float = 0.1, ns_dtype: str | None = None) -> dict:
-    """Chapter 4's MLP ``V sin(W x)`` trained with Muon (:func:`training.b1_optimizer`: decay on V,
-    Newton–Schulz in the chapter's dtype) on per-member training sets (:class:`EpochSampler`, batch
-    1024), float32; the loop uses ``torch.optim.Muon`` (its Newton–Schulz runs in bfloat16) when this
-    torch has it, otherwise the engine's Muon one member at a time. ``ns_dtype`` overrides the
-    ensemble's Newton–Schulz dtype (``"bfloat16"`` matches ``torch.optim.Muon``)."""
-    import dataclasses
-
-    from lengthgen.chapters.ch4 import paper as p4
-    from lengthgen.chapters.ch4.data import train_set
-    from lengthgen.chapters.ch4.model import ModularMLP
-    from lengthgen.chapters.ch4.training import EpochSampler, b1_optimizer, masked_loss
-    from lengthgen.engine.optim import EnsembleOptimizer
-
-    model = ModularMLP(p, width, "sine")
-    seeds = [1337 + i for i in range(members)]
-    params = model.init(seeds)
-    data = [train_set(s, p, p4.TRAIN_LENGTHS, n) for s in seeds]
-    sampler = EpochSampler(data, batch)
-    gens = seeded_generators(seeds)
-    batches = [sampler(step, gens) for step in range(steps)]
-    cfg = b1_optimizer("muon", lr, wd, "sine", False)
-    if ns_dtype is not None:
-        cfg = dataclasses.replace(cfg, ns_dtype=ns_dtype)
-    if hasattr(torch.optim, "Muon"):
-        def loop_opt(named):
-            d = dict(named)
-            return torch.optim.Muon([{"params": [d["W"]], "weight_decay": 0.0},
-                                     {"params": [d["V"]], "weight_decay": wd}],
-                                    lr=lr, momentum=cfg.muon_momentum, nesterov=cfg.muon_nesterov,
-                                    ns_coefficients=tuple(cfg.ns_coefficients), eps=cfg.ns_eps,
-                                    ns_steps=cfg.ns_steps, adjust_lr_fn=cfg.adjust_lr)
-        label = "torch.optim.Muon (bfloat16 Newton-Schulz)"
-    else:
-        class _One:
-            def __init__(self, named):
-                self.named = dict(named)
-                self.opt = EnsembleOptimizer(cfg, {k: t.unsqueeze(0) for k, t in self.named.items()}, list(self.named))
-
-            def zero_grad(self, set_to_none=True):
-                for t in self.named.values():
-                    t.grad = None
-
-            @torch.no_grad()
-            def step(self):
-                self.opt.step({k: t.unsqueeze(0) for k, t in self.named.items()},
-                              {k: t.grad.unsqueeze(0) for k, t in self.named.items()})
-
-        loop_opt, label = _One, f"engine Muon per member ({cfg.ns_dtype} Newton-Schulz)"
-
-    return _pair("ch4_mlp_muon", model, lambda e: model, params, batches, masked_loss, cfg, loop_opt, label,
-                 extra={"model": f"ch4 MLP sine, p {p}, width {width}, n {n}, batch {batch}, Muon lr {lr}, wd {wd} on V",
-                        "ensemble_ns_dtype": cfg.ns_dtype})
-
-
-#: sizes of the default (full) bench and of the tiny one the tests use: name -> keyword arguments
-SIZES = {
-    "full": {"toy": {"steps": 40, "members": 40, "batch": 256}, "ch1_encoder": {"steps": 150, "runs": 20},
-             "ch2_single_layer": {"steps": 60, "seeds": 4}, "ch3_decoder": {"steps": 20},
-             "ch4_mlp_muon": {"steps": 30, "members": 6}},
-    "tiny": {"toy": {"steps": 2, "members": 3, "batch": 8}, "ch1_encoder": {"steps": 3, "runs": 2},
-             "ch2_single_layer": {"steps": 3, "seeds": 1, "Ns": (5, 9)}, "ch3_decoder": {"steps": 2, "tier": "1L1H"},
-             "ch4_mlp_muon": {"steps": 3, "members": 2, "p": 7, "width": 16, "n": 200, "batch": 64}},
-}
-_ROWS = {"toy": _row_toy, "ch1_encoder": _row_ch1, "ch2_single_layer": _row_ch2, "ch3_decoder": _row_ch3,
-         "ch4_mlp_muon": _row_ch4}
-
-
-def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", threads: int = 1, overrides: dict | None = None,
-                          steps: int | None = None) -> dict:
-    """The per-chapter benchmark (``python -m lengthgen bench``): one row per entry of ``rows``
-    (names of :data:`CHAPTER_ROWS`) at ``size`` (``full`` or ``tiny``, :data:`SIZES`; ``overrides``
-    maps a row name to keyword arguments replacing those of the size; ``steps`` sets every row's
-    number of timed updates). Returns ``{"rows": [...],
-    "ratio": median row ratio, "threads", "torch", "measure"}``; every row has the keys
-    :data:`ROW_KEYS` (and more: steps, dtype, the loop's optimiser, CPU and wall seconds)."""
-    check_choice("size", size, tuple(SIZES))
-    threads = check_positive_int("threads", threads)
-    if steps is not None:
-        steps = check_positive_int("steps", steps)
-    rows = [check_choice("row", r, CHAPTER_ROWS) for r in ([rows] if isinstance(rows, str) else rows)]
-    if not rows:
-        raise ConfigError("bench needs at least one row")
-    old = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    t0, c0 = time.perf_counter(), time.process_time()
-    try:
-        out = []
-        for r in rows:
-            kw = {**SIZES[size][r], **((overrides or {}).get(r, {})), **({"steps": steps} if steps else {})}
-            torch.manual_seed(0)
-            out.append(_ROWS[r](**kw))
-    finally:
-        torch.set_num_threads(old)
-    ratios = sorted(r["ratio"] for r in out)
-    mid = len(ratios) // 2
-    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
-    return {"ratio": round(median, 2), "rows": out, "threads": threads, "size": size, "torch": torch.__version__,
-            "measure": "member-updates per process CPU second (1 torch thread); ratio = loop CPU s / ensemble CPU s",
-            "total_wall_s": round(time.perf_counter() - t0, 1), "total_cpu_s": round(time.process_time() - c0, 1),
-            "peak_rss_mb": round(peak_rss_mb(), 1)}
-
-
-def bench_text(res: dict) -> str:
-    """The per-chapter benchmark as an aligned plain-text table (the CLI's output without ``--json``)."""
-    head = ("row", "members", "steps", "dtype", "ensemble upd/s", "loop upd/s", "ratio", "max |loss diff|", "loop optimiser")
-    lines = [head] + [(r["name"], str(r["members"]), str(r["steps"]), r["dtype"], f"{r['ensemble_updates_per_s']:.1f}",
-                       f"{r['loop_updates_per_s']:.1f}", f"{r['ratio']:.2f}", f"{r['max_abs_loss_diff']:.1e}",
-                       r["loop_optimizer"]) for r in res["rows"]]
-    w = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = ["  ".join(c.ljust(x) for c, x in zip(line, w)).rstrip() for line in lines]
-    out.insert(1, "  ".join("-" * x for x in w))
-    out.append(f"median ratio {res['ratio']:.2f}; {res['measure']}; torch {res['torch']}; "
-               f"{res['total_wall_s']} s wall, {res['total_cpu_s']} CPU s in all")
-    return "\n".join(out)

@@ -19,6 +19,7 @@ weight-decay sweeps of chapter 4. Gradient-norm clipping (``clip``) is per membe
 taken over that member's parameters only, as :func:`torch.nn.utils.clip_grad_norm_` would for a
 single model.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,8 +48,13 @@ def _check_per_member(name: str, value, *, nonnegative: bool = True):
     if isinstance(value, Real) and not isinstance(value, bool):
         return check_finite(name, value, nonnegative=nonnegative)
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        raise ConfigError(f"{name} must be a number or a sequence of numbers (one per member), got {value!r}")
-    vals = tuple(check_finite(f"{name}[{i}]", v, nonnegative=nonnegative) for i, v in enumerate(value))
+        raise ConfigError(
+            f"{name} must be a number or a sequence of numbers (one per member), got {value!r}"
+        )
+    vals = tuple(
+        check_finite(f"{name}[{i}]", v, nonnegative=nonnegative)
+        for i, v in enumerate(value)
+    )
     if not vals:
         raise ConfigError(f"{name} must not be an empty sequence")
     return vals
@@ -108,11 +114,17 @@ class OptimConfig:
     def __post_init__(self):
         check_choice("optimizer", self.name, OPTIMIZERS)
         object.__setattr__(self, "lr", _check_per_member("lr", self.lr))
-        object.__setattr__(self, "weight_decay", _check_per_member("weight_decay", self.weight_decay))
+        object.__setattr__(
+            self, "weight_decay", _check_per_member("weight_decay", self.weight_decay)
+        )
         if self.adamw_lr is not None:
-            object.__setattr__(self, "adamw_lr", _check_per_member("adamw_lr", self.adamw_lr))
+            object.__setattr__(
+                self, "adamw_lr", _check_per_member("adamw_lr", self.adamw_lr)
+            )
         if len(self.betas) != 2:
-            raise ConfigError(f"betas must be a pair (beta1, beta2), got {self.betas!r}")
+            raise ConfigError(
+                f"betas must be a pair (beta1, beta2), got {self.betas!r}"
+            )
         for i, b in enumerate(self.betas):
             check_finite(f"betas[{i}]", b, nonnegative=True)
             if not b < 1:
@@ -121,16 +133,22 @@ class OptimConfig:
         check_finite("momentum", self.momentum, nonnegative=True)
         check_finite("muon_momentum", self.muon_momentum, nonnegative=True)
         if self.nesterov and self.momentum <= 0:
-            raise ConfigError("nesterov=True needs momentum > 0 (as in torch.optim.SGD)")
+            raise ConfigError(
+                "nesterov=True needs momentum > 0 (as in torch.optim.SGD)"
+            )
         if self.clip is not None:
             check_finite("clip", self.clip)
             if self.clip <= 0:
-                raise ConfigError(f"clip must be > 0 (or None for no clipping), got {self.clip!r}")
+                raise ConfigError(
+                    f"clip must be > 0 (or None for no clipping), got {self.clip!r}"
+                )
         check_positive_int("ns_steps", self.ns_steps)
         if self.ns_steps >= 100:
             raise ConfigError(f"ns_steps must be < 100, got {self.ns_steps!r}")
         if len(self.ns_coefficients) != 3:
-            raise ConfigError(f"ns_coefficients must be three numbers (a, b, c), got {self.ns_coefficients!r}")
+            raise ConfigError(
+                f"ns_coefficients must be three numbers (a, b, c), got {self.ns_coefficients!r}"
+            )
         for i, c in enumerate(self.ns_coefficients):
             check_finite(f"ns_coefficients[{i}]", c)
         check_finite("ns_eps", self.ns_eps, nonnegative=True)
@@ -140,30 +158,44 @@ class OptimConfig:
             val = getattr(self, attr)
             if val is not None:
                 if isinstance(val, str):
-                    raise ConfigError(f"{attr} must be a sequence of parameter names, got the string {val!r}")
+                    raise ConfigError(
+                        f"{attr} must be a sequence of parameter names, got the string {val!r}"
+                    )
                 object.__setattr__(self, attr, tuple(val))
         if self.decay_members is not None:
             if not isinstance(self.decay_members, Mapping):
-                raise ConfigError(f"decay_members must map parameter names to one boolean per member, "
-                                  f"got {self.decay_members!r}")
+                raise ConfigError(
+                    f"decay_members must map parameter names to one boolean per member, "
+                    f"got {self.decay_members!r}"
+                )
             clean = {}
             for name, flags in self.decay_members.items():
-                if isinstance(flags, (str, bytes)) or not hasattr(flags, "__len__") or not flags \
-                        or not all(isinstance(f, bool) for f in flags):
-                    raise ConfigError(f"decay_members[{name!r}] must be a non-empty sequence of True/False, "
-                                      f"got {flags!r}")
+                if (
+                    isinstance(flags, (str, bytes))
+                    or not hasattr(flags, "__len__")
+                    or not flags
+                    or not all(isinstance(f, bool) for f in flags)
+                ):
+                    raise ConfigError(
+                        f"decay_members[{name!r}] must be a non-empty sequence of True/False, "
+                        f"got {flags!r}"
+                    )
                 clean[str(name)] = tuple(flags)
             object.__setattr__(self, "decay_members", clean)
 
     def per_member(self, name: str, members: int) -> tuple[float, ...]:
         """The hyperparameter ``name`` (``lr``, ``weight_decay``, ``adamw_lr``) as E values."""
-        check_choice("per-member hyperparameter", name, ("lr", "weight_decay", "adamw_lr"))
+        check_choice(
+            "per-member hyperparameter", name, ("lr", "weight_decay", "adamw_lr")
+        )
         val = getattr(self, name)
         if val is None:  # adamw_lr defaults to lr
             val = self.lr
         if isinstance(val, tuple):
             if len(val) != members:
-                raise ConfigError(f"{name} has {len(val)} values but the ensemble has {members} members")
+                raise ConfigError(
+                    f"{name} has {len(val)} values but the ensemble has {members} members"
+                )
             return val
         return (float(val),) * members
 
@@ -190,8 +222,13 @@ def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Ten
     return norms
 
 
-def zeropower_newton_schulz(G: torch.Tensor, steps: int = 5, coefficients=MUON_NS_COEFFICIENTS,
-                            eps: float = 1e-7, dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+def zeropower_newton_schulz(
+    G: torch.Tensor,
+    steps: int = 5,
+    coefficients=MUON_NS_COEFFICIENTS,
+    eps: float = 1e-7,
+    dtype: torch.dtype = torch.bfloat16,
+) -> torch.Tensor:
     """Approximate orthogonalisation ``U Vᵀ`` of each matrix in a stack ``G = [E, A, B]``.
 
     The quintic Newton–Schulz iteration of :class:`torch.optim.Muon`, batched over the member
@@ -200,7 +237,9 @@ def zeropower_newton_schulz(G: torch.Tensor, steps: int = 5, coefficients=MUON_N
     (bfloat16 as in PyTorch) and returned in that dtype.
     """
     if G.dim() != 3:
-        raise ValueError(f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}")
+        raise ValueError(
+            f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}"
+        )
     check_positive_int("steps", steps)
     a, b, c = coefficients
     X = G.to(dtype)
@@ -238,9 +277,13 @@ class EnsembleOptimizer:
     ``select(index)`` keeps only the given members (used when members stop early).
     """
 
-    def __init__(self, config: OptimConfig, params: dict[str, torch.Tensor], names: Sequence[str]):
+    def __init__(
+        self, config: OptimConfig, params: dict[str, torch.Tensor], names: Sequence[str]
+    ):
         if not isinstance(config, OptimConfig):
-            raise TypeError(f"optim must be an OptimConfig, got {type(config).__name__}")
+            raise TypeError(
+                f"optim must be an OptimConfig, got {type(config).__name__}"
+            )
         self.config = config
         self.names = list(names)
         if not self.names:
@@ -250,33 +293,53 @@ class EnsembleOptimizer:
         E = self.members
         for n in self.names:
             if params[n].shape[0] != E:
-                raise ValueError(f"parameter {n!r} has {params[n].shape[0]} members, expected {E}")
+                raise ValueError(
+                    f"parameter {n!r} has {params[n].shape[0]} members, expected {E}"
+                )
         self.lr = config.per_member("lr", E)
         self.wd = config.per_member("weight_decay", E)
         self.adamw_lr = config.per_member("adamw_lr", E)
         decay = config.decay
-        for group, label in ((decay, "decay"), (config.muon_params, "muon_params"), (config.adamw_params, "adamw_params")):
+        for group, label in (
+            (decay, "decay"),
+            (config.muon_params, "muon_params"),
+            (config.adamw_params, "adamw_params"),
+        ):
             for n in group or ():
                 if n not in params:
-                    raise ValueError(f"{label} names unknown parameter {n!r}; parameters: {', '.join(params)}")
+                    raise ValueError(
+                        f"{label} names unknown parameter {n!r}; parameters: {', '.join(params)}"
+                    )
         self.decayed = {n: (decay is None or n in decay) for n in self.names}
         self.decay_mask: dict[str, tuple[bool, ...]] = {}
         for n, flags in (config.decay_members or {}).items():
             if n not in params:
-                raise ValueError(f"decay_members names unknown parameter {n!r}; parameters: {', '.join(params)}")
+                raise ValueError(
+                    f"decay_members names unknown parameter {n!r}; parameters: {', '.join(params)}"
+                )
             if len(flags) != E:
-                raise ConfigError(f"decay_members[{n!r}] has {len(flags)} flags but the ensemble has {E} members")
+                raise ConfigError(
+                    f"decay_members[{n!r}] has {len(flags)} flags but the ensemble has {E} members"
+                )
             self.decay_mask[n] = flags
         if config.name == "muon":
             if config.muon_params is not None:
                 muon = [n for n in config.muon_params if n in self.names]
                 for n in muon:
                     if params[n].dim() != 3:
-                        raise ValueError(f"Muon needs a matrix per member ([E, out, in]); {n!r} has shape {tuple(params[n].shape)}")
+                        raise ValueError(
+                            f"Muon needs a matrix per member ([E, out, in]); {n!r} has shape {tuple(params[n].shape)}"
+                        )
                     if n in config.adamw_params:
-                        raise ValueError(f"parameter {n!r} is listed in both muon_params and adamw_params")
+                        raise ValueError(
+                            f"parameter {n!r} is listed in both muon_params and adamw_params"
+                        )
             else:
-                muon = [n for n in self.names if params[n].dim() == 3 and n not in config.adamw_params]
+                muon = [
+                    n
+                    for n in self.names
+                    if params[n].dim() == 3 and n not in config.adamw_params
+                ]
             self.muon = set(muon)
         else:
             self.muon = set()
@@ -291,7 +354,9 @@ class EnsembleOptimizer:
         self.lr = tuple(self.lr[i] for i in idx)
         self.wd = tuple(self.wd[i] for i in idx)
         self.adamw_lr = tuple(self.adamw_lr[i] for i in idx)
-        self.decay_mask = {n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()}
+        self.decay_mask = {
+            n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()
+        }
         for st in self.state.values():
             for k, v in st.items():
                 st[k] = v.index_select(0, index.to(v.device))
@@ -302,24 +367,33 @@ class EnsembleOptimizer:
     def state_dict(self) -> dict:
         """The step count and every member's optimizer state (tensors as they are), for a
         checkpoint; :meth:`load_state_dict` restores it into an optimizer built the same way."""
-        return {"t": self.t, "members": self.members,
-                "state": {n: dict(st) for n, st in self.state.items()}}
+        return {
+            "t": self.t,
+            "members": self.members,
+            "state": {n: dict(st) for n, st in self.state.items()},
+        }
 
     def load_state_dict(self, sd: Mapping) -> None:
         """Restore :meth:`state_dict` (same parameter names and member count, else ConfigError)."""
-        if sd.get("members") != self.members or set(sd.get("state", {})) != set(self.state):
-            raise ConfigError(f"optimizer checkpoint for {sd.get('members')} members and parameters "
-                              f"{sorted(sd.get('state', {}))} does not fit {self.members} members and "
-                              f"{sorted(self.state)}")
+        if sd.get("members") != self.members or set(sd.get("state", {})) != set(
+            self.state
+        ):
+            raise ConfigError(
+                f"optimizer checkpoint for {sd.get('members')} members and parameters "
+                f"{sorted(sd.get('state', {}))} does not fit {self.members} members and "
+                f"{sorted(self.state)}"
+            )
         self.t = int(sd["t"])
         self.state = {n: dict(st) for n, st in sd["state"].items()}
 
     # ------------------------------------------------------------------ the step
     @torch.no_grad()
-    def step(self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]) -> None:
+    def step(
+        self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]
+    ) -> None:
         cfg = self.config
         self.t += 1
-        groups: dict = {}   # Adam-type parameters with scalar lr / wd: one foreach call per group
+        groups: dict = {}  # Adam-type parameters with scalar lr / wd: one foreach call per group
         for n in self.names:
             p, g = params[n], grads[n]
             if g is None:
@@ -339,7 +413,9 @@ class EnsembleOptimizer:
                 if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
                     self._adam(p, g, st, lr, wd, decoupled=decoupled)
                 else:
-                    groups.setdefault((lr, wd, decoupled, p.dtype, p.device), []).append((p, g, st))
+                    groups.setdefault(
+                        (lr, wd, decoupled, p.dtype, p.device), []
+                    ).append((p, g, st))
         for (lr, wd, decoupled, _, _), items in groups.items():
             self._adam_foreach(items, lr, wd, decoupled)
 
@@ -362,8 +438,8 @@ class EnsembleOptimizer:
         torch._foreach_lerp_(ms, gs, 1 - b1)
         torch._foreach_mul_(vs, b2)
         torch._foreach_addcmul_(vs, gs, gs, 1 - b2)
-        bc1 = 1 - b1 ** self.t
-        bc2_sqrt = math.sqrt(1 - b2 ** self.t)
+        bc1 = 1 - b1**self.t
+        bc2_sqrt = math.sqrt(1 - b2**self.t)
         denom = torch._foreach_sqrt(vs)
         torch._foreach_div_(denom, bc2_sqrt)
         torch._foreach_add_(denom, self.config.eps)
@@ -373,8 +449,12 @@ class EnsembleOptimizer:
         """Per-member values as a float (all equal) or an [E] tensor, cached per dtype/device."""
         key = (which, like.dtype, like.device)
         if key not in self._cache:
-            if isinstance(which, tuple):     # ("wd", name): decay only the members marked in decay_mask
-                vals = tuple(w if f else 0.0 for w, f in zip(self.wd, self.decay_mask[which[1]]))
+            if isinstance(
+                which, tuple
+            ):  # ("wd", name): decay only the members marked in decay_mask
+                vals = tuple(
+                    w if f else 0.0 for w, f in zip(self.wd, self.decay_mask[which[1]])
+                )
             else:
                 vals = (0.0,) if which == "zero" else getattr(self, which)
             self._cache[key] = _values(vals, like)
@@ -391,15 +471,19 @@ class EnsembleOptimizer:
             if self._nonzero(wd):
                 p.mul_(1 - _col(lr, p) * _col(wd, p))
         elif self._nonzero(wd):
-            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
+            g = (
+                g.add(p * _col(wd, p))
+                if isinstance(wd, torch.Tensor)
+                else g.add(p, alpha=wd)
+            )
         if "exp_avg" not in st:
             st["exp_avg"] = torch.zeros_like(p)
             st["exp_avg_sq"] = torch.zeros_like(p)
         m, v = st["exp_avg"], st["exp_avg_sq"]
         m.lerp_(g, 1 - b1)
         v.mul_(b2).addcmul_(g, g, value=1 - b2)
-        bc1 = 1 - b1 ** self.t
-        bc2_sqrt = math.sqrt(1 - b2 ** self.t)
+        bc1 = 1 - b1**self.t
+        bc2_sqrt = math.sqrt(1 - b2**self.t)
         denom = (v.sqrt() / bc2_sqrt).add_(self.config.eps)
         if isinstance(lr, torch.Tensor):
             p.sub_(_col(lr / bc1, p) * (m / denom))
@@ -410,7 +494,11 @@ class EnsembleOptimizer:
         """torch.optim.SGD with dampening 0, member-wise."""
         cfg = self.config
         if self._nonzero(wd):
-            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
+            g = (
+                g.add(p * _col(wd, p))
+                if isinstance(wd, torch.Tensor)
+                else g.add(p, alpha=wd)
+            )
         if cfg.momentum != 0:
             if "momentum_buffer" not in st:
                 st["momentum_buffer"] = g.clone()
@@ -431,8 +519,13 @@ class EnsembleOptimizer:
         buf = st["momentum_buffer"]
         buf.lerp_(g, 1 - cfg.muon_momentum)
         update = g.lerp(buf, cfg.muon_momentum) if cfg.muon_nesterov else buf
-        O = zeropower_newton_schulz(update, cfg.ns_steps, cfg.ns_coefficients, cfg.ns_eps,
-                                    getattr(torch, cfg.ns_dtype))
+        O = zeropower_newton_schulz(
+            update,
+            cfg.ns_steps,
+            cfg.ns_coefficients,
+            cfg.ns_eps,
+            getattr(torch, cfg.ns_dtype),
+        )
         A, B = p.shape[1], p.shape[2]
         if cfg.adjust_lr == "original":
             ratio = math.sqrt(max(1, A / B))
@@ -441,7 +534,11 @@ class EnsembleOptimizer:
         else:
             ratio = 1.0
         if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
-            lr_t = lr if isinstance(lr, torch.Tensor) else torch.full((p.shape[0],), lr, dtype=p.dtype, device=p.device)
+            lr_t = (
+                lr
+                if isinstance(lr, torch.Tensor)
+                else torch.full((p.shape[0],), lr, dtype=p.dtype, device=p.device)
+            )
             p.mul_(1 - _col(lr_t, p) * _col(wd, p))
             p.sub_(_col(lr_t * ratio, p) * O.to(p.dtype))
         else:

@@ -49,6 +49,7 @@ it finishes. Its provenance then records ``refreshed``: the replaced cell's date
 time, and the largest absolute difference between the two values (:func:`refresh_record`), so a
 refresh is also a reproducibility check of what was stored. ``lengthgen.cost`` sums the new CPU times.
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -63,9 +64,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, get_run_scale
-from lengthgen.store import (ResultFileError, _clean, git_state, load_result, max_difference, provenance,
-                             repo_root, results_dir, save_result)
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    get_run_scale,
+)
+from lengthgen.store import (
+    ResultFileError,
+    _clean,
+    git_state,
+    load_result,
+    max_difference,
+    provenance,
+    repo_root,
+    results_dir,
+    save_result,
+)
 
 EXECUTORS = ("inprocess", "process", "dask")
 #: How long a Dask run waits for one cell by default (``timeout_s`` of :func:`run_cells`; plus ``budget_s``
@@ -104,8 +120,11 @@ def _qualname(fn: Callable) -> str:
 def config_hash(fn: Callable, kwargs: Mapping) -> str:
     """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments
     (canonical JSON: sorted keys, tuples as lists). Equal hashes mean the same computation."""
-    blob = json.dumps({"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))}, sort_keys=True,
-                      separators=(",", ":"))
+    blob = json.dumps(
+        {"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -128,11 +147,17 @@ class Cell:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise ConfigError(f"cell name {self.name!r} must be letters, digits and _.=- (no slashes)")
+            raise ConfigError(
+                f"cell name {self.name!r} must be letters, digits and _.=- (no slashes)"
+            )
         if not callable(self.fn):
-            raise ConfigError(f"cell {self.name!r}: fn must be callable, got {self.fn!r}")
+            raise ConfigError(
+                f"cell {self.name!r}: fn must be callable, got {self.fn!r}"
+            )
         if not isinstance(self.kwargs, Mapping):
-            raise ConfigError(f"cell {self.name!r}: kwargs must be a dict, got {type(self.kwargs).__name__}")
+            raise ConfigError(
+                f"cell {self.name!r}: kwargs must be a dict, got {type(self.kwargs).__name__}"
+            )
 
     @property
     def hash(self) -> str:
@@ -147,11 +172,15 @@ def _read(path: Path) -> dict:
     """:func:`lengthgen.store.load_result` of ``path``, with a folder where the file should be, or a
     file that cannot be opened, reported as :class:`ResultFileError` naming it (not an ``OSError``)."""
     if path.is_dir():
-        raise ResultFileError(f"{path} is a folder where a result file should be; move it away")
+        raise ResultFileError(
+            f"{path} is a folder where a result file should be; move it away"
+        )
     try:
         return load_result(path)
     except OSError as err:
-        raise ResultFileError(f"cannot read result file {path}: {err.strerror or err}") from None
+        raise ResultFileError(
+            f"cannot read result file {path}: {err.strerror or err}"
+        ) from None
 
 
 def _partial_done(value) -> int | None:
@@ -170,8 +199,10 @@ def stored_state(folder, cell: Cell, scale: str) -> str:
         return "missing"
     data = _read(path)["data"]
     if not isinstance(data, dict) or "scale" not in data or "config_hash" not in data:
-        raise ResultFileError(f"corrupt result file {path}: not a cell of the runs facility "
-                              "(no 'scale'/'config_hash'); move it away or migrate it")
+        raise ResultFileError(
+            f"corrupt result file {path}: not a cell of the runs facility "
+            "(no 'scale'/'config_hash'); move it away or migrate it"
+        )
     if data["scale"] != scale:
         return "other-scale"
     if data["config_hash"] != cell.hash:
@@ -182,8 +213,11 @@ def stored_state(folder, cell: Cell, scale: str) -> str:
 def has_cpu_time(prov) -> bool:
     """Whether a provenance block records the worker's CPU time (every cell run through this facility
     does; results migrated from before it do not)."""
-    return isinstance(prov, dict) and isinstance(prov.get("cpu_time_s"), (int, float)) \
+    return (
+        isinstance(prov, dict)
+        and isinstance(prov.get("cpu_time_s"), (int, float))
         and not isinstance(prov.get("cpu_time_s"), bool)
+    )
 
 
 def unmeasured(folder, cell: Cell, scale: str) -> bool:
@@ -201,9 +235,13 @@ def refresh_record(old: dict, new_value) -> dict:
     (:func:`lengthgen.store.max_difference`; ``inf`` where their shapes differ)."""
     prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
     diff = max_difference(_clean(new_value), old["data"]["value"])
-    return {"previous_date": prov.get("date"), "previous_git_commit": prov.get("git_commit"),
-            "previous_wall_time_s": prov.get("wall_time_s"), "previous_migrated": "migrated" in prov,
-            "max_abs_difference": diff if diff != float("inf") else "inf"}
+    return {
+        "previous_date": prov.get("date"),
+        "previous_git_commit": prov.get("git_commit"),
+        "previous_wall_time_s": prov.get("wall_time_s"),
+        "previous_migrated": "migrated" in prov,
+        "max_abs_difference": diff if diff != float("inf") else "inf",
+    }
 
 
 def refresh_difference(prov) -> float | None:
@@ -216,30 +254,6 @@ def refresh_difference(prov) -> float | None:
     if d == "inf":
         return float("inf")
     return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
-
-
-def chapter_schema(chapter: str, scale: str) -> Callable[[Cell], Any]:
-    """The schema lookup of ``chapter``'s stored cells at ``scale``: a function of a :class:`Cell`
-    returning its :class:`lengthgen.store.Schema` (or ``None`` where the chapter declares none), from
-    what the chapter's ``experiments`` module declares: ``schema_of(cell)``, ``schema_for(name)``,
-    ``schemas(scale)[name]`` or, at full scale, ``SCHEMAS[name]`` (the full-scale schemas that
-    :class:`lengthgen.claims.StoredResults` checks), in this order. Used by :func:`merge_cells`."""
-    from lengthgen.chapters import chapter_module
-
-    scale = get_run_scale(scale)
-    mod = chapter_module(chapter)
-    if hasattr(mod, "schema_of"):
-        return mod.schema_of
-    if hasattr(mod, "schema_for"):
-        return lambda cell: mod.schema_for(cell.name)
-    if hasattr(mod, "schemas"):
-        try:
-            table = mod.schemas(scale)
-        except ConfigError:                       # no protocol of this scale: nothing declared
-            table = {}
-        return lambda cell: table.get(cell.name)
-    table = (getattr(mod, "SCHEMAS", None) or {}) if scale == "full" else {}
-    return lambda cell: table.get(cell.name)
 
 
 def _file_state(path: Path):
@@ -256,7 +270,7 @@ def _restore(path: Path, state) -> None:
     if state is None:
         path.unlink(missing_ok=True)
         return
-    if _file_state(path) == state:              # not touched
+    if _file_state(path) == state:  # not touched
         return
     tmp = path.with_name(f".{path.name}.restore.tmp")
     tmp.write_bytes(state[0])
@@ -264,7 +278,9 @@ def _restore(path: Path, state) -> None:
     os.utime(path, ns=state[1])
 
 
-def merge_cells(src, dst, cells: Sequence[Cell], scale: str, *, schema=None) -> dict[str, list[str]]:
+def merge_cells(
+    src, dst, cells: Sequence[Cell], scale: str, *, schema=None
+) -> dict[str, list[str]]:
     """Bring the cells of ``cells`` computed into another folder ``src`` (a run with ``--out``, e.g.
     on another machine or in a clean worktree) into the store ``dst``, by the rules of a run into
     ``dst`` itself: a cell is taken if ``src`` holds it complete (or partial) for this scale and
@@ -273,7 +289,7 @@ def merge_cells(src, dst, cells: Sequence[Cell], scale: str, *, schema=None) -> 
     :func:`refresh_record`). A measured complete cell in ``dst`` is never replaced.
 
     ``schema`` (a function of a :class:`Cell` returning a :class:`lengthgen.store.Schema` or ``None``,
-    e.g. :func:`chapter_schema`, or a ``{cell name: Schema}`` dict) checks every cell to be taken.
+    e.g. :func:`lengthgen.chapters.chapter_schema`, or a ``{cell name: Schema}`` dict) checks every cell to be taken.
     All or nothing: every cell to be taken is read and checked before the first is written, and if a
     write fails the cells already written are put back as they were; ``dst`` is then unchanged.
 
@@ -293,10 +309,12 @@ def merge_cells(src, dst, cells: Sequence[Cell], scale: str, *, schema=None) -> 
         table = schema
         schema = lambda cell: table.get(cell.name)  # noqa: E731
     elif schema is not None and not callable(schema):
-        raise ConfigError(f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}")
+        raise ConfigError(
+            f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}"
+        )
     out = {"taken": [], "kept": [], "absent": []}
     status = plan_status(cells, dst, scale)
-    writes = []                                           # (cell, value, provenance), all checked
+    writes = []  # (cell, value, provenance), all checked
     for c in cells:
         have = stored_state(src, c, scale)
         if have not in ("done", "partial"):
@@ -304,23 +322,33 @@ def merge_cells(src, dst, cells: Sequence[Cell], scale: str, *, schema=None) -> 
             continue
         new = load_cell(src, c.name, scale=scale)
         old_state = status[c.name]
-        replace_unmeasured = (old_state == "done" and have == "done" and unmeasured(dst, c, scale)
-                              and has_cpu_time(new["provenance"]))
+        replace_unmeasured = (
+            old_state == "done"
+            and have == "done"
+            and unmeasured(dst, c, scale)
+            and has_cpu_time(new["provenance"])
+        )
         if old_state == "done" and not replace_unmeasured:
             out["kept"].append(c.name)
             continue
         if not isinstance(new["provenance"], dict):
-            raise ResultFileError(f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object")
+            raise ResultFileError(
+                f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object"
+            )
         sch = schema(c) if schema is not None else None
         if sch is not None:
             if not isinstance(sch, Schema):
-                raise ConfigError(f"schema of cell {c.name!r} must be a lengthgen.store.Schema, got {sch!r}")
+                raise ConfigError(
+                    f"schema of cell {c.name!r} must be a lengthgen.store.Schema, got {sch!r}"
+                )
             validate(new["data"]["value"], sch, cell_path(src, c.name))
         prov = dict(new["provenance"])
         if replace_unmeasured:
-            prov["refreshed"] = refresh_record(load_cell(dst, c.name, scale=scale), new["data"]["value"])
+            prov["refreshed"] = refresh_record(
+                load_cell(dst, c.name, scale=scale), new["data"]["value"]
+            )
         writes.append((c, new["data"]["value"], prov))
-    done = []                                             # (path, what was there before)
+    done = []  # (path, what was there before)
     try:
         for c, value, prov in writes:
             path = cell_path(dst, c.name)
@@ -334,8 +362,10 @@ def merge_cells(src, dst, cells: Sequence[Cell], scale: str, *, schema=None) -> 
             with contextlib.suppress(OSError):
                 _restore(path, before)
         if isinstance(err, OSError):
-            raise ConfigError(f"cannot write the merged cells into {dst}: {err.strerror or err}; "
-                              "nothing was merged") from None
+            raise ConfigError(
+                f"cannot write the merged cells into {dst}: {err.strerror or err}; "
+                "nothing was merged"
+            ) from None
         raise
     names = [c.name for c in cells]
     return {k: sorted(v, key=names.index) for k, v in out.items()}
@@ -348,7 +378,9 @@ def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
     obj = _read(path)
     data = obj["data"]
     if not isinstance(data, dict) or "value" not in data or "scale" not in data:
-        raise ResultFileError(f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'")
+        raise ResultFileError(
+            f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'"
+        )
     if scale is not None and data["scale"] != scale:
         raise ScaleConflict(f"{path} holds a {data['scale']}-scale result, not {scale}")
     return obj
@@ -365,15 +397,28 @@ def write_cell(folder, cell: Cell, scale: str, value, prov: dict) -> Path:
     path = cell_path(folder, cell.name)
     state = stored_state(folder, cell, scale) if path.exists() else "missing"
     if state == "other-scale":
-        raise ScaleConflict(f"{path} holds a result of another scale; a {scale} run does not replace it")
+        raise ScaleConflict(
+            f"{path} holds a result of another scale; a {scale} run does not replace it"
+        )
     new = _partial_done(value)
     if state == "partial" and new is not None:
         old = _partial_done(_read(path)["data"]["value"])
         if old > new:
-            print(f"kept {path}: its partial result did {old} units of work, this run only {new}")
+            print(
+                f"kept {path}: its partial result did {old} units of work, this run only {new}"
+            )
             return path
-    return save_result(path, {"key": cell.name, "scale": scale, "config_hash": cell.hash,
-                              "kwargs": _clean(dict(cell.kwargs)), "value": value}, prov)
+    return save_result(
+        path,
+        {
+            "key": cell.name,
+            "scale": scale,
+            "config_hash": cell.hash,
+            "kwargs": _clean(dict(cell.kwargs)),
+            "value": value,
+        },
+        prov,
+    )
 
 
 def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Path:
@@ -383,8 +428,10 @@ def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Pa
     if path.exists():
         old = _read(path)["provenance"].get("scale")
         if old != scale:
-            raise ScaleConflict(f"{path} holds a {old}-scale result; a {scale} run does not replace it "
-                                "(write elsewhere with --out)")
+            raise ScaleConflict(
+                f"{path} holds a {old}-scale result; a {scale} run does not replace it "
+                "(write elsewhere with --out)"
+            )
     return save_result(path, data, {**prov, "scale": scale})
 
 
@@ -405,21 +452,33 @@ def check_out_dir(out: str | os.PathLike) -> Path:
     for parent in (out, *out.parents):
         if parent.exists():
             if not parent.is_dir():
-                what = "is an existing file" if parent == out else f"is under the file {parent}"
+                what = (
+                    "is an existing file"
+                    if parent == out
+                    else f"is under the file {parent}"
+                )
                 raise ConfigError(f"--out {out} {what}; give a folder")
             break
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise ConfigError(f"--out {out} cannot be created: {err.strerror or err}") from None
+        raise ConfigError(
+            f"--out {out} cannot be created: {err.strerror or err}"
+        ) from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise ConfigError(f"--out {out} is not writable")
     return out
 
 
 # --------------------------------------------------------------------------- execution
-def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: int,
-          extras: Mapping | None = None):
+def _call(
+    fn: Callable,
+    kwargs: Mapping,
+    device: str,
+    progress: bool,
+    threads: int,
+    extras: Mapping | None = None,
+):
     """Run one cell in the current process (module level: picklable). Returns the value and what
     the provenance needs: wall and CPU seconds, load average at start and end, devices used.
     ``extras`` (``deadline``, ``workdir``) go to a cell function whose signature names them."""
@@ -440,16 +499,25 @@ def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: i
     load0 = os.getloadavg()
     w0, c0 = time.perf_counter(), time.process_time()
     value = fn(**kw)
-    info = {"wall_time_s": time.perf_counter() - w0, "cpu_time_s": time.process_time() - c0,
-            "load_avg_start": [round(v, 2) for v in load0],
-            "load_avg_end": [round(v, 2) for v in os.getloadavg()],
-            "devices_used": _devices_seen(), "threads": torch.get_num_threads(), "pid": os.getpid()}
+    info = {
+        "wall_time_s": time.perf_counter() - w0,
+        "cpu_time_s": time.process_time() - c0,
+        "load_avg_start": [round(v, 2) for v in load0],
+        "load_avg_end": [round(v, 2) for v in os.getloadavg()],
+        "devices_used": _devices_seen(),
+        "threads": torch.get_num_threads(),
+        "pid": os.getpid(),
+    }
     return _clean(value), info
 
 
 @contextlib.contextmanager
-def make_executor(executor: str | cf.Executor | None = None, *, workers: int | None = None,
-                  scheduler: str | None = None) -> Iterator[cf.Executor | None]:
+def make_executor(
+    executor: str | cf.Executor | None = None,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> Iterator[cf.Executor | None]:
     """The executor named ``executor`` (``None`` for in-process), closed on exit.
 
     ``"process"``: a local pool of ``workers`` processes. ``"dask"``: ``scheduler="local"`` (default)
@@ -470,26 +538,38 @@ def make_executor(executor: str | cf.Executor | None = None, *, workers: int | N
     elif kind == "process":
         import multiprocessing as mp
 
-        with cf.ProcessPoolExecutor(max_workers=workers or 2, mp_context=mp.get_context("spawn")) as ex:
+        with cf.ProcessPoolExecutor(
+            max_workers=workers or 2, mp_context=mp.get_context("spawn")
+        ) as ex:
             yield ex
     else:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise ConfigError("--executor dask needs the 'distributed' package "
-                              "(pip install 'dask[distributed]')") from None
+            raise ConfigError(
+                "--executor dask needs the 'distributed' package "
+                "(pip install 'dask[distributed]')"
+            ) from None
         if scheduler in (None, "local"):
-            cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=workers or 2,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
             client = Client(cluster)
         else:
             if workers is not None:
-                raise ConfigError("--workers applies to a local cluster only; a remote scheduler has its own")
+                raise ConfigError(
+                    "--workers applies to a local cluster only; a remote scheduler has its own"
+                )
             cluster = None
             try:
                 client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as err:
-                raise ConfigError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from None
+                raise ConfigError(
+                    f"cannot reach the Dask scheduler {scheduler!r}: {err}"
+                ) from None
         try:
             yield client.get_executor(pure=False)
         finally:
@@ -506,8 +586,16 @@ def _dask_workers(client) -> int:
         return 0
 
 
-def _wait_dask(pending: dict, submitted: dict, client, *, timeout_s: float, no_workers_s: float, desc: str,
-               folder: Path) -> set:
+def _wait_dask(
+    pending: dict,
+    submitted: dict,
+    client,
+    *,
+    timeout_s: float,
+    no_workers_s: float,
+    desc: str,
+    folder: Path,
+) -> set:
     """The futures of ``pending`` (``{future: Cell}``, submitted at the ``time.perf_counter()`` of
     ``submitted``) that have finished, waiting for at least one. Raises :class:`RunError` (one line)
     when a cell is still unfinished ``timeout_s`` after it was submitted, or the Dask cluster of
@@ -522,19 +610,25 @@ def _wait_dask(pending: dict, submitted: dict, client, *, timeout_s: float, no_w
         late = [f for f in pending if now - submitted[f] > timeout_s]
         problem = None
         if late:
-            problem = (f"cell {pending[late[0]].name!r} did not finish within {timeout_s:g} s on the Dask cluster "
-                       "(timeout_s)")
+            problem = (
+                f"cell {pending[late[0]].name!r} did not finish within {timeout_s:g} s on the Dask cluster "
+                "(timeout_s)"
+            )
         elif _dask_workers(client):
             alone_since = None
         elif alone_since is None:
             alone_since = now
         elif now - alone_since > no_workers_s:
-            problem = (f"the Dask cluster has had no worker for {no_workers_s:g} s (the last one died or left), "
-                       f"so cell {next(iter(pending.values())).name!r} cannot finish")
+            problem = (
+                f"the Dask cluster has had no worker for {no_workers_s:g} s (the last one died or left), "
+                f"so cell {next(iter(pending.values())).name!r} cannot finish"
+            )
         if problem:
             for f in pending:
                 f.cancel()
-            raise RunError(f"{desc}: {problem}; re-run to resume (cells that finished are kept under {folder})")
+            raise RunError(
+                f"{desc}: {problem}; re-run to resume (cells that finished are kept under {folder})"
+            )
 
 
 def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
@@ -547,17 +641,31 @@ def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
     status = {c.name: stored_state(folder, c, scale) for c in cells}
     clash = [n for n, s in status.items() if s == "other-scale"]
     if clash:
-        raise ScaleConflict(f"{cell_path(folder, clash[0])} holds a result of another scale than {scale}; "
-                            f"a {scale} run never replaces it (write elsewhere with --out)")
+        raise ScaleConflict(
+            f"{cell_path(folder, clash[0])} holds a result of another scale than {scale}; "
+            f"a {scale} run never replaces it (write elsewhere with --out)"
+        )
     return status
 
 
-def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, device: str = "cpu",
-              executor: str | cf.Executor | None = None, workers: int | None = None,
-              scheduler: str | None = None, budget_s: float | None = None, allow_dirty: bool = False,
-              progress: bool = True, desc: str = "cells", extra: Mapping | None = None,
-              refresh: bool = False, timeout_s: float | None = None,
-              no_workers_s: float | None = None) -> dict[str, Any]:
+def run_cells(
+    cells: Sequence[Cell],
+    folder: str | os.PathLike,
+    *,
+    scale: str,
+    device: str = "cpu",
+    executor: str | cf.Executor | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    budget_s: float | None = None,
+    allow_dirty: bool = False,
+    progress: bool = True,
+    desc: str = "cells",
+    extra: Mapping | None = None,
+    refresh: bool = False,
+    timeout_s: float | None = None,
+    no_workers_s: float | None = None,
+) -> dict[str, Any]:
     """Compute every cell of ``cells`` not already stored under ``folder`` (same scale and hash);
     with ``refresh``, also every stored cell without a recorded CPU time (:func:`unmeasured`; see
     the module docstring).
@@ -581,19 +689,31 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     if not isinstance(refresh, bool):
         raise ConfigError(f"refresh must be True or False, got {refresh!r}")
     if timeout_s is None:
-        timeout_s = DASK_TIMEOUT_S + (check_finite("budget_s", budget_s, nonnegative=True) if budget_s else 0.0)
+        timeout_s = DASK_TIMEOUT_S + (
+            check_finite("budget_s", budget_s, nonnegative=True) if budget_s else 0.0
+        )
     if check_finite("timeout_s", timeout_s) <= 0:
-        raise ConfigError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
+        raise ConfigError(
+            f"timeout_s must be a positive number of seconds, got {timeout_s!r}"
+        )
     no_workers_s = DASK_NO_WORKERS_S if no_workers_s is None else no_workers_s
     if check_finite("no_workers_s", no_workers_s) <= 0:
-        raise ConfigError(f"no_workers_s must be a positive number of seconds, got {no_workers_s!r}")
+        raise ConfigError(
+            f"no_workers_s must be a positive number of seconds, got {no_workers_s!r}"
+        )
     status = plan_status(cells, folder, scale)
     git = git_state()
-    stale = {c.name for c in cells if refresh and status[c.name] == "done" and unmeasured(folder, c, scale)}
+    stale = {
+        c.name
+        for c in cells
+        if refresh and status[c.name] == "done" and unmeasured(folder, c, scale)
+    }
     todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
     if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
-        raise ConfigError(f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
-                          "(recorded in the provenance)")
+        raise ConfigError(
+            f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
+            "(recorded in the provenance)"
+        )
     deadline = None if budget_s is None else time.time() + budget_s
     threads = torch.get_num_threads()
     t_start = time.perf_counter()
@@ -601,23 +721,45 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
     if progress and todo:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(cells), initial=len(cells) - len(todo), desc=desc, leave=False,
-                   dynamic_ncols=True)
+        bar = tqdm(
+            total=len(cells),
+            initial=len(cells) - len(todo),
+            desc=desc,
+            leave=False,
+            dynamic_ncols=True,
+        )
     failures: list[tuple[Cell, BaseException]] = []
     with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
-        exec_name = "inprocess" if ex is None else (executor if isinstance(executor, str) else type(ex).__name__)
+        exec_name = (
+            "inprocess"
+            if ex is None
+            else (executor if isinstance(executor, str) else type(ex).__name__)
+        )
         window = 1 if ex is None else max(1, workers or 2)
-        client = getattr(ex, "_client", None)            # a Dask ClientExecutor's client
+        client = getattr(ex, "_client", None)  # a Dask ClientExecutor's client
         queue, pending, submitted = list(todo), {}, {}
         try:
             while queue or pending:
                 while queue and len(pending) < window and not failures:
-                    if budget_s is not None and time.perf_counter() - t_start > budget_s:
+                    if (
+                        budget_s is not None
+                        and time.perf_counter() - t_start > budget_s
+                    ):
                         queue.clear()
                         break
                     c = queue.pop(0)
-                    extras = {"deadline": deadline, "workdir": str(folder.parent / "work" / c.name)}
-                    args = (c.fn, dict(c.kwargs), str(device), bool(progress and ex is None), threads, extras)
+                    extras = {
+                        "deadline": deadline,
+                        "workdir": str(folder.parent / "work" / c.name),
+                    }
+                    args = (
+                        c.fn,
+                        dict(c.kwargs),
+                        str(device),
+                        bool(progress and ex is None),
+                        threads,
+                        extras,
+                    )
                     if ex is None:
                         fut: cf.Future = cf.Future()
                         try:
@@ -630,8 +772,15 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                 if not pending:
                     break
                 if client is not None:
-                    done = _wait_dask(pending, submitted, client, timeout_s=timeout_s, no_workers_s=no_workers_s,
-                                      desc=desc, folder=folder)
+                    done = _wait_dask(
+                        pending,
+                        submitted,
+                        client,
+                        timeout_s=timeout_s,
+                        no_workers_s=no_workers_s,
+                        desc=desc,
+                        folder=folder,
+                    )
                 else:
                     done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
                 for fut in done:
@@ -645,13 +794,26 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                                 pending.pop(other)
                         continue
                     trained_on = info.pop("devices_used")
-                    prov = provenance(scale=scale, device=",".join(trained_on or ["cpu"]), seeds=c.seeds, git=git,
-                                      extra={**info, "trained_on": trained_on, "requested_device": str(device),
-                                             "executor": exec_name,
-                                             "cell": c.name, "config_hash": c.hash,
-                                             "allow_dirty": bool(allow_dirty), **(extra or {})})
+                    prov = provenance(
+                        scale=scale,
+                        device=",".join(trained_on or ["cpu"]),
+                        seeds=c.seeds,
+                        git=git,
+                        extra={
+                            **info,
+                            "trained_on": trained_on,
+                            "requested_device": str(device),
+                            "executor": exec_name,
+                            "cell": c.name,
+                            "config_hash": c.hash,
+                            "allow_dirty": bool(allow_dirty),
+                            **(extra or {}),
+                        },
+                    )
                     if c.name in stale:
-                        prov["refreshed"] = refresh_record(load_cell(folder, c.name, scale=scale), value)
+                        prov["refreshed"] = refresh_record(
+                            load_cell(folder, c.name, scale=scale), value
+                        )
                     write_cell(folder, c, scale, value, prov)
                     if bar is not None:
                         bar.update(1)
@@ -660,18 +822,29 @@ def run_cells(cells: Sequence[Cell], folder: str | os.PathLike, *, scale: str, d
                 bar.close()
     if failures:
         c, err = failures[0]
-        raise RunError(f"{desc}: cell {c.name!r} failed: {err!r}; re-run to resume (cells that finished "
-                       f"are kept under {folder})") from err
+        raise RunError(
+            f"{desc}: cell {c.name!r} failed: {err!r}; re-run to resume (cells that finished "
+            f"are kept under {folder})"
+        ) from err
     out = {}
     for c in cells:
-        if cell_path(folder, c.name).exists() and stored_state(folder, c, scale) in ("done", "partial"):
+        if cell_path(folder, c.name).exists() and stored_state(folder, c, scale) in (
+            "done",
+            "partial",
+        ):
             out[c.name] = cell_value(folder, c.name)
     return out
 
 
 # --------------------------------------------------------------------------- reading stored runs
-def load_stored(chapter: str, name: str, *, schema=None, folder: str | os.PathLike | None = None,
-                scale: str = "full") -> dict:
+def load_stored(
+    chapter: str,
+    name: str,
+    *,
+    schema=None,
+    folder: str | os.PathLike | None = None,
+    scale: str = "full",
+) -> dict:
     """The stored full-scale cell ``name`` of ``chapter`` as ``{"provenance": ..., "data": value}``
     (the shape of :func:`lengthgen.store.load_result`), checked against ``schema`` (a
     :class:`lengthgen.store.Schema`). ``folder`` defaults to ``results/<chapter>/cells``. A missing,
@@ -686,10 +859,16 @@ def load_stored(chapter: str, name: str, *, schema=None, folder: str | os.PathLi
 
     if schema is not None:
         validate(obj["data"]["value"], schema, path)
-    return {"provenance": obj["provenance"], "data": obj["data"]["value"], "path": str(path)}
+    return {
+        "provenance": obj["provenance"],
+        "data": obj["data"]["value"],
+        "path": str(path),
+    }
 
 
-def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = None) -> bool:
+def has_stored(
+    chapter: str, name: str, *, folder: str | os.PathLike | None = None
+) -> bool:
     """Whether ``chapter`` has a stored cell ``name`` (the file exists; reading it may still fail)."""
     folder = Path(folder) if folder is not None else results_dir() / chapter / "cells"
     return cell_path(folder, name).is_file()

@@ -51,6 +51,7 @@ Banks are shared by all members unless ``per_member=True`` (then x has the leadi
 ``x`` and ``y`` may be tensors or tuples / dicts of tensors (e.g. inputs plus a padding mask);
 the engine only moves them to the device, expands shared banks and slices them into chunks.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -67,9 +68,20 @@ from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_nor
 from lengthgen.engine.runs import note_device
 
 __all__ = [
-    "OptimConfig", "Validation", "TrainResult", "train_ensemble", "evaluate_ensemble",
-    "classification_loss", "classification_metric", "accuracy", "vmap_model", "VariantModel",
-    "paired", "seeded_generators", "members_of", "select_members",
+    "OptimConfig",
+    "Validation",
+    "TrainResult",
+    "train_ensemble",
+    "evaluate_ensemble",
+    "classification_loss",
+    "classification_metric",
+    "accuracy",
+    "vmap_model",
+    "VariantModel",
+    "paired",
+    "seeded_generators",
+    "members_of",
+    "select_members",
 ]
 
 
@@ -104,25 +116,36 @@ def seeded_generators(seeds: Sequence[int], device="cpu") -> list[torch.Generato
 def members_of(params: Mapping[str, torch.Tensor]) -> int:
     """The ensemble size E of a params dict (checking every tensor has the same leading dim)."""
     if not isinstance(params, Mapping) or not params:
-        raise ValueError("params must be a non-empty dict of tensors with a leading member dimension")
+        raise ValueError(
+            "params must be a non-empty dict of tensors with a leading member dimension"
+        )
     sizes = {}
     for name, t in params.items():
         if not isinstance(t, torch.Tensor) or t.dim() == 0:
-            raise ValueError(f"parameter {name!r} must be a tensor with a leading member dimension, got {type(t).__name__}"
-                             + (f" of shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else ""))
+            raise ValueError(
+                f"parameter {name!r} must be a tensor with a leading member dimension, got {type(t).__name__}"
+                + (f" of shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else "")
+            )
         sizes[name] = int(t.shape[0])
     if len(set(sizes.values())) != 1:
         raise ValueError(f"parameters disagree on the number of members: {sizes}")
     return next(iter(sizes.values()))
 
 
-def select_members(params: Mapping[str, torch.Tensor], index) -> dict[str, torch.Tensor]:
+def select_members(
+    params: Mapping[str, torch.Tensor], index
+) -> dict[str, torch.Tensor]:
     """The sub-ensemble ``index`` (ints or a long tensor) of a params dict, as new tensors."""
     E = members_of(params)
     idx = torch.as_tensor(index, dtype=torch.long)
     if idx.dim() != 1 or (idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= E)):
-        raise ValueError(f"member index must be a 1-D list of integers in [0, {E}), got {index!r}")
-    return {k: v.detach().index_select(0, idx.to(v.device)).clone() for k, v in params.items()}
+        raise ValueError(
+            f"member index must be a 1-D list of integers in [0, {E}), got {index!r}"
+        )
+    return {
+        k: v.detach().index_select(0, idx.to(v.device)).clone()
+        for k, v in params.items()
+    }
 
 
 # --------------------------------------------------------------------------- losses and metrics
@@ -133,14 +156,16 @@ def classification_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     binary logits with 0/1 labels (logistic loss, the same as a 2-class softmax with logits 0, z).
     """
     if out.dim() == y.dim() + 1:
-        E, B, C = out.shape[0], out.shape[1], out.shape[-1]
+        E, _B, C = out.shape[0], out.shape[1], out.shape[-1]
         ce = F.cross_entropy(out.reshape(-1, C), y.reshape(-1).long(), reduction="none")
         return ce.view(E, -1).mean(1)
     if out.shape == y.shape:
         bce = F.binary_cross_entropy_with_logits(out, y.to(out.dtype), reduction="none")
         return bce.reshape(out.shape[0], -1).mean(1)
-    raise ValueError(f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}: "
-                     "expected [E, B, C] with [E, B] (classes) or [E, B] with [E, B] (binary logits)")
+    raise ValueError(
+        f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}: "
+        "expected [E, B, C] with [E, B] (classes) or [E, B] with [E, B] (binary logits)"
+    )
 
 
 def _predictions(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -148,7 +173,9 @@ def _predictions(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return out.argmax(-1)
     if out.shape == y.shape:
         return (out > 0).long()
-    raise ValueError(f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}")
+    raise ValueError(
+        f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}"
+    )
 
 
 def accuracy(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -157,7 +184,9 @@ def accuracy(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return correct.reshape(correct.shape[0], -1).mean(1)
 
 
-def classification_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def classification_metric(
+    out: torch.Tensor, y: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(accuracy [E], cross-entropy [E])``: the default validation metric."""
     return accuracy(out, y), classification_loss(out, y).to(torch.float64)
 
@@ -196,7 +225,9 @@ class Validation:
         if not (isinstance(self.bank, (tuple, list)) and len(self.bank) == 2):
             raise ConfigError("validation bank must be a pair (x, y)")
         if self.metric is not None and not callable(self.metric):
-            raise ConfigError(f"validation metric must be callable, got {self.metric!r}")
+            raise ConfigError(
+                f"validation metric must be callable, got {self.metric!r}"
+            )
 
 
 @dataclass
@@ -229,10 +260,16 @@ class TrainResult:
 
     def summary(self) -> dict:
         """JSON-ready per-member summary (best step/acc/loss, stop step) for the result store."""
-        return {"members": self.members, "steps_run": self.steps_run, "wall_time_s": round(self.wall_time_s, 3),
-                "best_step": self.best_step.tolist(), "best_acc": self.best_acc.tolist(),
-                "best_loss": self.best_loss.tolist(), "stop_step": self.stop_step.tolist(),
-                "final_loss": self.final_loss().tolist()}
+        return {
+            "members": self.members,
+            "steps_run": self.steps_run,
+            "wall_time_s": round(self.wall_time_s, 3),
+            "best_step": self.best_step.tolist(),
+            "best_acc": self.best_acc.tolist(),
+            "best_loss": self.best_loss.tolist(),
+            "stop_step": self.stop_step.tolist(),
+            "final_loss": self.final_loss().tolist(),
+        }
 
     def final_loss(self) -> torch.Tensor:
         """[E] each member's last recorded training loss (NaN if none was recorded)."""
@@ -251,7 +288,9 @@ def _expand_bank(x, E: int, per_member: bool):
     if per_member:
         for t in _tree_leaves(x):
             if t.shape[0] != E:
-                raise ValueError(f"per-member bank has leading dim {t.shape[0]}, expected {E} members")
+                raise ValueError(
+                    f"per-member bank has leading dim {t.shape[0]}, expected {E} members"
+                )
         return x
     return _tree_map(lambda t: t.unsqueeze(0).expand(E, *t.shape), x)
 
@@ -263,7 +302,9 @@ def _bank_size(x, per_member: bool) -> int:
     dim = 1 if per_member else 0
     sizes = {int(t.shape[dim]) for t in leaves if t.dim() > dim}
     if len(sizes) != 1:
-        raise ValueError(f"bank tensors disagree on the number of examples: {sorted(sizes)}")
+        raise ValueError(
+            f"bank tensors disagree on the number of examples: {sorted(sizes)}"
+        )
     return sizes.pop()
 
 
@@ -274,7 +315,17 @@ def _chunk(x, lo: int, hi: int, per_member: bool):
 
 
 @torch.no_grad()
-def _evaluate(model, params, x, y, metric, E: int, per_member: bool, batch_size: int | None, device):
+def _evaluate(
+    model,
+    params,
+    x,
+    y,
+    metric,
+    E: int,
+    per_member: bool,
+    batch_size: int | None,
+    device,
+):
     """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
     x = _tree_map(lambda t: t.to(device), x)
     y = _tree_map(lambda t: t.to(device), y)
@@ -292,8 +343,16 @@ def _evaluate(model, params, x, y, metric, E: int, per_member: bool, batch_size:
     return tuple(t / n for t in totals)
 
 
-def evaluate_ensemble(model, params: Mapping[str, torch.Tensor], banks: Mapping, metric="accuracy", *,
-                      per_member: bool = False, batch_size: int | None = None, device=None) -> dict:
+def evaluate_ensemble(
+    model,
+    params: Mapping[str, torch.Tensor],
+    banks: Mapping,
+    metric="accuracy",
+    *,
+    per_member: bool = False,
+    batch_size: int | None = None,
+    device=None,
+) -> dict:
     """Evaluate every member on every bank, batched over members: ``{key: Tensor[E]}`` (CPU).
 
     ``banks`` maps a key (e.g. the test length L) to ``(x, y)``; shared by all members unless
@@ -308,19 +367,23 @@ def evaluate_ensemble(model, params: Mapping[str, torch.Tensor], banks: Mapping,
 
         metric = METRICS[check_choice("metric", metric, tuple(METRICS))]
     elif not callable(metric):
-        raise ConfigError(f"metric must be 'accuracy', 'cross_entropy' or a callable, got {metric!r}")
+        raise ConfigError(
+            f"metric must be 'accuracy', 'cross_entropy' or a callable, got {metric!r}"
+        )
     if not isinstance(banks, Mapping) or not banks:
         raise ConfigError("banks must be a non-empty dict {key: (x, y)}")
     if batch_size is not None:
         check_positive_int("batch_size", batch_size)
     dev = _params_device(params) if device is None else get_device(device)
-    note_device(dev)                               # provenance: where the trained tensors live
+    note_device(dev)  # provenance: where the trained tensors live
     params = {k: v.detach().to(dev) for k, v in params.items()}
     out = {}
     for key, bank in banks.items():
         if not (isinstance(bank, (tuple, list)) and len(bank) == 2):
             raise ConfigError(f"bank {key!r} must be a pair (x, y)")
-        out[key] = _evaluate(model, params, bank[0], bank[1], metric, E, per_member, batch_size, dev)[0].cpu()
+        out[key] = _evaluate(
+            model, params, bank[0], bank[1], metric, E, per_member, batch_size, dev
+        )[0].cpu()
     return out
 
 
@@ -328,13 +391,17 @@ def evaluate_ensemble(model, params: Mapping[str, torch.Tensor], banks: Mapping,
 def _check_model(model) -> None:
     for meth in ("forward",):
         if not callable(getattr(model, meth, None)):
-            raise TypeError(f"model must have a {meth}(params, x) method; got {type(model).__name__}")
+            raise TypeError(
+                f"model must have a {meth}(params, x) method; got {type(model).__name__}"
+            )
 
 
 def _params_device(params) -> torch.device:
     devs = {t.device for t in params.values()}
     if len(devs) != 1:
-        raise ValueError(f"parameters live on several devices: {sorted(map(str, devs))}")
+        raise ValueError(
+            f"parameters live on several devices: {sorted(map(str, devs))}"
+        )
     return devs.pop()
 
 
@@ -343,7 +410,9 @@ def _accepts_members(fn) -> bool:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return False
-    return "members" in sig.parameters or any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+    return "members" in sig.parameters or any(
+        p.kind == p.VAR_KEYWORD for p in sig.parameters.values()
+    )
 
 
 def _to_cpu(params):
@@ -351,10 +420,21 @@ def _to_cpu(params):
 
 
 # --------------------------------------------------------------------------- the engine
-def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callable, loss: Callable = classification_loss,
-                   optim: OptimConfig | None = None, steps: int, data_seeds: Sequence[int],
-                   validation: Validation | None = None, progress: bool = True, record_every: int = 1,
-                   device=None, desc: str = "train") -> TrainResult:
+def train_ensemble(
+    model,
+    params: Mapping[str, torch.Tensor],
+    *,
+    sample: Callable,
+    loss: Callable = classification_loss,
+    optim: OptimConfig | None = None,
+    steps: int,
+    data_seeds: Sequence[int],
+    validation: Validation | None = None,
+    progress: bool = True,
+    record_every: int = 1,
+    device=None,
+    desc: str = "train",
+) -> TrainResult:
     """Train the E members of ``params`` for up to ``steps`` updates, as one batched program.
 
     Parameters
@@ -379,9 +459,23 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
     device : ``None`` keeps the device of ``params``; otherwise resolved by
         :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``).
     """
-    E, steps, record_every, optim, gens, dev = _check_train_args(model, params, sample, loss, optim, steps,
-                                                                 data_seeds, validation, record_every, device)
-    metric = classification_metric if validation is None or validation.metric is None else validation.metric
+    E, steps, record_every, optim, gens, dev = _check_train_args(
+        model,
+        params,
+        sample,
+        loss,
+        optim,
+        steps,
+        data_seeds,
+        validation,
+        record_every,
+        device,
+    )
+    metric = (
+        classification_metric
+        if validation is None or validation.metric is None
+        else validation.metric
+    )
     with_members = _accepts_members(sample)
 
     t0 = time.perf_counter()
@@ -412,12 +506,17 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
                 members.validate(model, P, done, metric, dev)
                 stop = members.to_stop()
                 if stop is not None:
-                    log.flush(members.active)          # the rows of the loss history still use the old members
+                    log.flush(
+                        members.active
+                    )  # the rows of the loss history still use the old members
                     keep = members.stop(P, stop, done, dev)
                     if keep.numel() == 0:
                         break
                     kd = keep.to(dev)
-                    P = {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
+                    P = {
+                        k: v.detach()[kd].clone().requires_grad_(k in names)
+                        for k, v in P.items()
+                    }
                     opt.select(keep)
     finally:
         if bar is not None:
@@ -428,7 +527,18 @@ def train_ensemble(model, params: Mapping[str, torch.Tensor], *, sample: Callabl
     return _train_result(members, log, steps_run, E, time.perf_counter() - t0, dev)
 
 
-def _check_train_args(model, params, sample, loss, optim, steps, data_seeds, validation, record_every, device):
+def _check_train_args(
+    model,
+    params,
+    sample,
+    loss,
+    optim,
+    steps,
+    data_seeds,
+    validation,
+    record_every,
+    device,
+):
     """Check the arguments of :func:`train_ensemble` (one-line errors, in this order) and resolve the
     defaults: returns ``(E, steps, record_every, optim, data generators, device)``."""
     _check_model(model)
@@ -436,24 +546,36 @@ def _check_train_args(model, params, sample, loss, optim, steps, data_seeds, val
     steps = check_positive_int("steps", steps)
     record_every = check_positive_int("record_every", record_every)
     if not callable(sample):
-        raise ConfigError(f"sample must be a callable sample(step, generators) -> (x, y), got {sample!r}")
+        raise ConfigError(
+            f"sample must be a callable sample(step, generators) -> (x, y), got {sample!r}"
+        )
     if not callable(loss):
-        raise ConfigError(f"loss must be a callable loss(out, y) -> Tensor[E], got {loss!r}")
+        raise ConfigError(
+            f"loss must be a callable loss(out, y) -> Tensor[E], got {loss!r}"
+        )
     optim = OptimConfig() if optim is None else optim
     if not isinstance(optim, OptimConfig):
         raise ConfigError(f"optim must be an OptimConfig, got {type(optim).__name__}")
     if validation is not None and not isinstance(validation, Validation):
-        raise ConfigError(f"validation must be a Validation or None, got {type(validation).__name__}")
+        raise ConfigError(
+            f"validation must be a Validation or None, got {type(validation).__name__}"
+        )
     if isinstance(data_seeds, (str, bytes)) or not hasattr(data_seeds, "__len__"):
-        raise ConfigError(f"data_seeds must be a sequence of integers, one per member, got {data_seeds!r}")
+        raise ConfigError(
+            f"data_seeds must be a sequence of integers, one per member, got {data_seeds!r}"
+        )
     if len(data_seeds) != E:
-        raise ConfigError(f"data_seeds has {len(data_seeds)} seeds but params have {E} members")
+        raise ConfigError(
+            f"data_seeds has {len(data_seeds)} seeds but params have {E} members"
+        )
     gens = seeded_generators(data_seeds)
     for name, t in params.items():
         if not (t.is_floating_point() or name.startswith("_")):
-            raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
+            raise ConfigError(
+                f"trainable parameter {name!r} must be floating point, got {t.dtype}"
+            )
     dev = _params_device(params) if device is None else get_device(device)
-    note_device(dev)                               # provenance: where the trained tensors live
+    note_device(dev)  # provenance: where the trained tensors live
     return E, steps, record_every, optim, gens, dev
 
 
@@ -462,7 +584,13 @@ def _progress_bar(steps: int, desc: str, progress: bool):
     try:
         from tqdm.auto import tqdm
 
-        return tqdm(total=steps, desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
+        return tqdm(
+            total=steps,
+            desc=desc,
+            disable=not progress,
+            leave=False,
+            dynamic_ncols=True,
+        )
     except ImportError:  # pragma: no cover - tqdm is a dependency
         return None
 
@@ -471,18 +599,28 @@ def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: boo
     """The batch ``(x, y)`` of update ``step`` on ``dev``, drawn from the data generators of the members
     still training (``active``: their original indices, passed as ``members=`` when ``sample`` takes it)."""
     kw = {"members": active.clone()} if with_members else {}
-    x, y = sample(step, gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()], **kw)
+    x, y = sample(
+        step,
+        gens
+        if int(active.numel()) == len(gens)
+        else [gens[i] for i in active.tolist()],
+        **kw,
+    )
     return _tree_map(lambda t: t.to(dev), x), _tree_map(lambda t: t.to(dev), y)
 
 
-def _update_step(model, P, names, opt: EnsembleOptimizer, clip, loss, x, y, n_act: int) -> torch.Tensor:
+def _update_step(
+    model, P, names, opt: EnsembleOptimizer, clip, loss, x, y, n_act: int
+) -> torch.Tensor:
     """One update of the ``n_act`` members in ``P`` (in place): per-member loss on the batch, gradients of
     its sum (zeros for unused parameters), optional per-member norm clipping, one optimizer step.
     Returns the per-member training loss ``[n_act]`` of the batch, computed before the update."""
     lvec = loss(model.forward(P, x), y)
     if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
-        raise ValueError(f"loss must return a per-member tensor of shape [{n_act}], got "
-                         f"{getattr(lvec, 'shape', type(lvec).__name__)}")
+        raise ValueError(
+            f"loss must return a per-member tensor of shape [{n_act}], got "
+            f"{getattr(lvec, 'shape', type(lvec).__name__)}"
+        )
     grads = torch.autograd.grad(lvec.sum(), [P[k] for k in names], allow_unused=True)
     grads = [torch.zeros_like(P[k]) if g is None else g for k, g in zip(names, grads)]
     if clip is not None:
@@ -515,7 +653,9 @@ class _LossLog:
         """Move the buffered losses of the members ``active`` (original indices) into [k, E] CPU rows."""
         if self._buf:
             vals = torch.stack(self._buf).to("cpu", torch.float64)
-            rows = torch.full((vals.shape[0], self.E), float("nan"), dtype=torch.float64)
+            rows = torch.full(
+                (vals.shape[0], self.E), float("nan"), dtype=torch.float64
+            )
             rows[:, active] = vals
             self.rows.append(rows)
             self._buf.clear()
@@ -532,7 +672,13 @@ class _Members:
     ``perfect`` counts consecutive validations with accuracy exactly 1 (Zhu & Chiang D.2).
     """
 
-    def __init__(self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation: Validation | None):
+    def __init__(
+        self,
+        P: Mapping[str, torch.Tensor],
+        E: int,
+        steps: int,
+        validation: Validation | None,
+    ):
         self.validation, self.steps = validation, steps
         self.active = torch.arange(E)
         self.final = _to_cpu(P)
@@ -553,7 +699,9 @@ class _Members:
         """Whether the members are validated after update number ``done`` (every ``every`` updates,
         and after the last one with ``at_end``)."""
         v = self.validation
-        return v is not None and (done % v.every == 0 or (v.at_end and done == self.steps))
+        return v is not None and (
+            done % v.every == 0 or (v.at_end and done == self.steps)
+        )
 
     def validate(self, model, P, done: int, metric, dev) -> None:
         """Evaluate the training members ``P`` on the validation bank after update ``done``: append the
@@ -565,9 +713,21 @@ class _Members:
         if v.per_member:
             bx = _tree_map(lambda t: t.index_select(0, active.to(t.device)), bx)
             by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), by)
-        vals = _evaluate(model, P, bx, by, metric, int(active.numel()), v.per_member, v.batch_size, dev)
+        vals = _evaluate(
+            model,
+            P,
+            bx,
+            by,
+            metric,
+            int(active.numel()),
+            v.per_member,
+            v.batch_size,
+            dev,
+        )
         if len(vals) != 2:
-            raise ValueError("the validation metric must return (accuracy [E], loss [E])")
+            raise ValueError(
+                "the validation metric must return (accuracy [E], loss [E])"
+            )
         acc, vloss = vals
         acc, vloss = acc.cpu(), vloss.cpu()
         arow = torch.full((self.best_acc.numel(),), float("nan"), dtype=torch.float64)
@@ -576,7 +736,9 @@ class _Members:
         self.val_step.append(done)
         self.val_acc.append(arow)
         self.val_loss.append(lrow)
-        better = (acc > self.best_acc[active]) | ((acc == self.best_acc[active]) & (vloss < self.best_loss[active]))
+        better = (acc > self.best_acc[active]) | (
+            (acc == self.best_acc[active]) & (vloss < self.best_loss[active])
+        )
         if bool(better.any()):
             idx = better.nonzero().flatten()
             orig = active[idx]
@@ -585,7 +747,9 @@ class _Members:
             self.best_acc[orig], self.best_loss[orig] = acc[idx], vloss[idx]
             self.best_step[orig] = done
         perfect = self.perfect[active]
-        self.perfect[active] = torch.where(acc == 1.0, perfect + 1, torch.zeros_like(perfect))
+        self.perfect[active] = torch.where(
+            acc == 1.0, perfect + 1, torch.zeros_like(perfect)
+        )
 
     def to_stop(self) -> torch.Tensor | None:
         """Mask [training members] of those with ``patience`` consecutive perfect validations, or
@@ -621,18 +785,36 @@ class _Members:
             self.best_step = self.stop_step.clone()
 
 
-def _train_result(members: _Members, log: _LossLog, steps_run: int, E: int, wall_time_s: float, dev) -> TrainResult:
+def _train_result(
+    members: _Members, log: _LossLog, steps_run: int, E: int, wall_time_s: float, dev
+) -> TrainResult:
     """Assemble the :class:`TrainResult` of a finished run from its member state and loss log."""
     history = {
-        "loss": torch.cat(log.rows) if log.rows else torch.empty(0, E, dtype=torch.float64),
+        "loss": torch.cat(log.rows)
+        if log.rows
+        else torch.empty(0, E, dtype=torch.float64),
         "step": torch.tensor(log.step, dtype=torch.long),
         "val_step": torch.tensor(members.val_step, dtype=torch.long),
-        "val_acc": torch.stack(members.val_acc) if members.val_acc else torch.empty(0, E, dtype=torch.float64),
-        "val_loss": torch.stack(members.val_loss) if members.val_loss else torch.empty(0, E, dtype=torch.float64),
+        "val_acc": torch.stack(members.val_acc)
+        if members.val_acc
+        else torch.empty(0, E, dtype=torch.float64),
+        "val_loss": torch.stack(members.val_loss)
+        if members.val_loss
+        else torch.empty(0, E, dtype=torch.float64),
     }
-    return TrainResult(params=members.best, final_params=members.final, history=history, best_step=members.best_step,
-                       best_acc=members.best_acc, best_loss=members.best_loss, stop_step=members.stop_step,
-                       steps_run=steps_run, members=E, wall_time_s=wall_time_s, device=str(dev))
+    return TrainResult(
+        params=members.best,
+        final_params=members.final,
+        history=history,
+        best_step=members.best_step,
+        best_acc=members.best_acc,
+        best_loss=members.best_loss,
+        stop_step=members.stop_step,
+        steps_run=steps_run,
+        members=E,
+        wall_time_s=wall_time_s,
+        device=str(dev),
+    )
 
 
 # --------------------------------------------------------------------------- torch.func wrapper
@@ -649,7 +831,9 @@ class vmap_model:
 
     def __init__(self, module_factory: Callable[[], torch.nn.Module]):
         if not callable(module_factory):
-            raise ConfigError(f"module_factory must be a callable returning an nn.Module, got {module_factory!r}")
+            raise ConfigError(
+                f"module_factory must be a callable returning an nn.Module, got {module_factory!r}"
+            )
         self.factory = module_factory
         self._base = None
 
@@ -660,13 +844,23 @@ class vmap_model:
             with torch.random.fork_rng(devices=[]):
                 m = self.factory()
             if not isinstance(m, torch.nn.Module):
-                raise TypeError(f"module_factory must return an nn.Module, got {type(m).__name__}")
+                raise TypeError(
+                    f"module_factory must return an nn.Module, got {type(m).__name__}"
+                )
             self._base = copy.deepcopy(m).to("meta")
         return self._base
 
-    def init(self, seeds: Sequence[int], dtype=torch.float64, device=None) -> dict[str, torch.Tensor]:
-        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
-            raise ConfigError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+    def init(
+        self, seeds: Sequence[int], dtype=torch.float64, device=None
+    ) -> dict[str, torch.Tensor]:
+        if (
+            isinstance(seeds, (str, bytes))
+            or not hasattr(seeds, "__len__")
+            or len(seeds) == 0
+        ):
+            raise ConfigError(
+                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
+            )
         dev = torch.device("cpu") if device is None else torch.device(device)
         mods = []
         for i, s in enumerate(seeds):
@@ -683,19 +877,29 @@ class vmap_model:
     def forward(self, params: Mapping[str, torch.Tensor], x):
         base = self._base
         if base is None:
-            raise RuntimeError("call init(...) once before forward (it builds the module template)")
+            raise RuntimeError(
+                "call init(...) once before forward (it builds the module template)"
+            )
         p = {k: v for k, v in params.items() if not k.startswith("_buffer.")}
-        b = {k[len("_buffer."):]: v for k, v in params.items() if k.startswith("_buffer.")}
+        b = {
+            k[len("_buffer.") :]: v
+            for k, v in params.items()
+            if k.startswith("_buffer.")
+        }
 
         def one(p1, b1, x1):
             args = x1 if isinstance(x1, tuple) else (x1,)
             return torch.func.functional_call(base, (p1, b1), args)
 
-        return torch.func.vmap(one, in_dims=(0, 0, 0))(p, b, tuple(x) if isinstance(x, list) else x)
+        return torch.func.vmap(one, in_dims=(0, 0, 0))(
+            p, b, tuple(x) if isinstance(x, list) else x
+        )
 
 
 # --------------------------------------------------------------------------- paired variants
-def paired(params: Mapping[str, torch.Tensor], data_seeds: Sequence[int], variants: int = 2):
+def paired(
+    params: Mapping[str, torch.Tensor], data_seeds: Sequence[int], variants: int = 2
+):
     """Duplicate every member into ``variants`` copies that share initial tensors and batches.
 
     Returns ``(params, data_seeds)`` of size ``variants · E``: copy v of member e sits at index
@@ -707,10 +911,15 @@ def paired(params: Mapping[str, torch.Tensor], data_seeds: Sequence[int], varian
     variants = check_positive_int("variants", variants)
     E = members_of(params)
     if len(data_seeds) != E:
-        raise ConfigError(f"data_seeds has {len(data_seeds)} seeds but params have {E} members")
+        raise ConfigError(
+            f"data_seeds has {len(data_seeds)} seeds but params have {E} members"
+        )
     if "_variant" in params:
         raise ConfigError("params already carry a '_variant' constant (already paired)")
-    out = {k: torch.cat([v.detach().clone() for _ in range(variants)]) for k, v in params.items()}
+    out = {
+        k: torch.cat([v.detach().clone() for _ in range(variants)])
+        for k, v in params.items()
+    }
     dev = _params_device(params)
     out["_variant"] = torch.arange(variants, device=dev).repeat_interleave(E)
     return out, [int(s) for s in data_seeds] * variants
@@ -736,7 +945,9 @@ class VariantModel:
 
     def forward(self, params, x):
         if "_variant" not in params:
-            raise ValueError("params lack the '_variant' constant; build them with lengthgen.engine.train.paired")
+            raise ValueError(
+                "params lack the '_variant' constant; build them with lengthgen.engine.train.paired"
+            )
         var = params["_variant"]
         if int(var.max()) >= len(self.models) or int(var.min()) < 0:
             raise ValueError(f"_variant values must lie in [0, {len(self.models)})")

@@ -5,6 +5,7 @@
 log-length factor of Chiang & Cholak (2022, Knowl 5), β = log N with N the number of positions a
 query attends to (for a causal row i that is i + 1). Masked positions get weight exactly 0.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,13 +13,21 @@ import math
 import torch
 
 
-def log_length_scale(n_positions: int | torch.Tensor, *, causal: bool = False, dtype=torch.float64, device=None):
+def log_length_scale(
+    n_positions: int | torch.Tensor,
+    *,
+    causal: bool = False,
+    dtype=torch.float64,
+    device=None,
+):
     """β = log N. For ``causal=True`` returns the per-row vector ``log(i + 1)``, i = 0 … N−1, shape [N, 1]."""
     if causal:
         N = int(n_positions)
         if N < 1:
             raise ValueError(f"number of positions must be >= 1, got {N}")
-        return torch.log(torch.arange(1, N + 1, dtype=dtype, device=device)).unsqueeze(-1)
+        return torch.log(torch.arange(1, N + 1, dtype=dtype, device=device)).unsqueeze(
+            -1
+        )
     if isinstance(n_positions, torch.Tensor):
         if bool((n_positions < 1).any()):
             raise ValueError("number of positions must be >= 1")
@@ -33,7 +42,9 @@ def causal_mask(n: int, device=None) -> torch.Tensor:
     return torch.ones(n, n, dtype=torch.bool, device=device).tril()
 
 
-def attention_weights(q: torch.Tensor, k: torch.Tensor, *, scale=1.0, bias=None, mask=None) -> torch.Tensor:
+def attention_weights(
+    q: torch.Tensor, k: torch.Tensor, *, scale=1.0, bias=None, mask=None
+) -> torch.Tensor:
     """Softmax weights ``[..., n_q, n_k]`` of ``scale · q kᵀ + bias`` over keys, masked entries 0."""
     logits = torch.matmul(q, k.transpose(-1, -2)) * scale
     if bias is not None:
@@ -43,8 +54,16 @@ def attention_weights(q: torch.Tensor, k: torch.Tensor, *, scale=1.0, bias=None,
     return torch.softmax(logits, dim=-1)
 
 
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale=1.0, bias=None, mask=None,
-           return_weights: bool = False):
+def attend(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    scale=1.0,
+    bias=None,
+    mask=None,
+    return_weights: bool = False,
+):
     """Attention output ``[..., n_q, d_v]`` (and optionally the weights)."""
     w = attention_weights(q, k, scale=scale, bias=bias, mask=mask)
     out = torch.matmul(w, v)

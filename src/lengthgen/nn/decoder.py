@@ -36,6 +36,7 @@ N(0, 1), linear weights and biases U(−1/√fan_in, 1/√fan_in), LayerNorm gai
 
 The three depth tiers of chapter 3 are :data:`TIERS`: ``1L1H``, ``2L4H`` and ``4L4H``.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,7 +47,13 @@ import torch.nn.functional as F
 
 from lengthgen.nn.attention import attend, causal_mask
 from lengthgen.config import ConfigError, check_choice, check_positive_int
-from lengthgen.nn.positional import ENCODINGS, alibi_bias, clamped_positions, rope_rotate, sinusoidal_table
+from lengthgen.nn.positional import (
+    ENCODINGS,
+    alibi_bias,
+    clamped_positions,
+    rope_rotate,
+    sinusoidal_table,
+)
 
 ACTIVATIONS = ("gelu", "relu", "sine")
 #: Depth tiers of chapter 3 (§6): name → (layers, heads).
@@ -113,9 +120,21 @@ class Decoder:
     kernels : ``"fused"`` (default) or ``"reference"`` (see the module docstring); the same function
     """
 
-    def __init__(self, encoding: str = "rope", *, n_layers: int = 1, n_heads: int = 1, d_model: int = 64,
-                 vocab: int = 12, mlp_ratio: int = 4, activation: str = "gelu", L0: int = 20, base: float = 1e4,
-                 n_out: int | None = None, kernels: str = "fused"):
+    def __init__(
+        self,
+        encoding: str = "rope",
+        *,
+        n_layers: int = 1,
+        n_heads: int = 1,
+        d_model: int = 64,
+        vocab: int = 12,
+        mlp_ratio: int = 4,
+        activation: str = "gelu",
+        L0: int = 20,
+        base: float = 1e4,
+        n_out: int | None = None,
+        kernels: str = "fused",
+    ):
         self.kernels = check_choice("kernels", kernels, KERNELS)
         self._ln = _layer_norm_fused if kernels == "fused" else _layer_norm
         self.encoding = check_choice("encoding", encoding, ENCODINGS)
@@ -123,12 +142,18 @@ class Decoder:
         self.n_heads = check_positive_int("n_heads", n_heads)
         self.d_model = check_positive_int("d_model", d_model)
         if d_model % n_heads:
-            raise ConfigError(f"d_model = {d_model} must be divisible by n_heads = {n_heads}")
+            raise ConfigError(
+                f"d_model = {d_model} must be divisible by n_heads = {n_heads}"
+            )
         self.d_head = d_model // n_heads
         if encoding == "rope" and self.d_head % 2:
-            raise ConfigError(f"RoPE needs an even head width, got d_model/n_heads = {self.d_head}")
+            raise ConfigError(
+                f"RoPE needs an even head width, got d_model/n_heads = {self.d_head}"
+            )
         if encoding == "sinusoidal" and d_model % 2:
-            raise ConfigError(f"the sinusoidal encoding needs an even d_model, got {d_model}")
+            raise ConfigError(
+                f"the sinusoidal encoding needs an even d_model, got {d_model}"
+            )
         self.vocab = check_positive_int("vocab", vocab, minimum=2)
         self.n_out = self.vocab if n_out is None else check_positive_int("n_out", n_out)
         self.mlp = check_positive_int("mlp_ratio", mlp_ratio) * d_model
@@ -144,8 +169,10 @@ class Decoder:
         return cls(encoding, n_layers=layers, n_heads=heads, **kw)
 
     def __repr__(self) -> str:
-        return (f"Decoder({self.encoding!r}, layers={self.n_layers}, heads={self.n_heads}, d={self.d_model}, "
-                f"vocab={self.vocab}, mlp={self.mlp}, act={self.activation!r})")
+        return (
+            f"Decoder({self.encoding!r}, layers={self.n_layers}, heads={self.n_heads}, d={self.d_model}, "
+            f"vocab={self.vocab}, mlp={self.mlp}, act={self.activation!r})"
+        )
 
     # ------------------------------------------------------------------ parameters
     def param_shapes(self) -> dict[str, tuple]:
@@ -156,10 +183,30 @@ class Decoder:
             shapes["pos_emb"] = (self.L0, d)
         for l in range(self.n_layers):
             p = f"l{l}."
-            shapes.update({p + "ln1_g": (d,), p + "ln1_b": (d,), p + "wqkv": (d, 3 * d), p + "bqkv": (3 * d,),
-                           p + "wo": (d, d), p + "bo": (d,), p + "ln2_g": (d,), p + "ln2_b": (d,),
-                           p + "w1": (d, m), p + "b1": (m,), p + "w2": (m, d), p + "b2": (d,)})
-        shapes.update({"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, self.n_out), "b_out": (self.n_out,)})
+            shapes.update(
+                {
+                    p + "ln1_g": (d,),
+                    p + "ln1_b": (d,),
+                    p + "wqkv": (d, 3 * d),
+                    p + "bqkv": (3 * d,),
+                    p + "wo": (d, d),
+                    p + "bo": (d,),
+                    p + "ln2_g": (d,),
+                    p + "ln2_b": (d,),
+                    p + "w1": (d, m),
+                    p + "b1": (m,),
+                    p + "w2": (m, d),
+                    p + "b2": (d,),
+                }
+            )
+        shapes.update(
+            {
+                "lnf_g": (d,),
+                "lnf_b": (d,),
+                "w_out": (d, self.n_out),
+                "b_out": (self.n_out,),
+            }
+        )
         return shapes
 
     def n_params(self) -> int:
@@ -181,17 +228,29 @@ class Decoder:
         if not isinstance(backward, bool):
             raise ConfigError(f"backward must be True or False, got {backward!r}")
         d, m = self.d_model, self.mlp
-        per_pos = self.n_layers * 2 * (4 * d * d + 2 * d * m + 2 * n * d) + 2 * d * self.n_out
+        per_pos = (
+            self.n_layers * 2 * (4 * d * d + 2 * d * m + 2 * n * d) + 2 * d * self.n_out
+        )
         return per_pos * batch * n * (3 if backward else 1)
 
-    def init(self, seeds: Sequence[int], dtype=torch.float32, device=None) -> dict[str, torch.Tensor]:
+    def init(
+        self, seeds: Sequence[int], dtype=torch.float32, device=None
+    ) -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{name: [E, ...]}``, member e from ``torch.Generator(seeds[e])``."""
-        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
-            raise ConfigError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+        if (
+            isinstance(seeds, (str, bytes))
+            or not hasattr(seeds, "__len__")
+            or len(seeds) == 0
+        ):
+            raise ConfigError(
+                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
+            )
         shapes = self.param_shapes()
         members = {k: [] for k in shapes}
         for i, s in enumerate(seeds):
-            g = torch.Generator().manual_seed(check_positive_int(f"seeds[{i}]", s, minimum=0))
+            g = torch.Generator().manual_seed(
+                check_positive_int(f"seeds[{i}]", s, minimum=0)
+            )
             for name, shape in shapes.items():
                 leaf = name.split(".")[-1]
                 if leaf in ("tok_emb", "pos_emb"):
@@ -201,35 +260,63 @@ class Decoder:
                 elif leaf.startswith("ln") or leaf == "lnf_b":
                     t = torch.zeros(shape, dtype=torch.float64)
                 else:  # linear weight or bias: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as nn.Linear
-                    fan_in = {"wqkv": self.d_model, "bqkv": self.d_model, "wo": self.d_model, "bo": self.d_model,
-                              "w1": self.d_model, "b1": self.d_model, "w2": self.mlp, "b2": self.mlp,
-                              "w_out": self.d_model, "b_out": self.d_model}[leaf]
+                    fan_in = {
+                        "wqkv": self.d_model,
+                        "bqkv": self.d_model,
+                        "wo": self.d_model,
+                        "bo": self.d_model,
+                        "w1": self.d_model,
+                        "b1": self.d_model,
+                        "w2": self.mlp,
+                        "b2": self.mlp,
+                        "w_out": self.d_model,
+                        "b_out": self.d_model,
+                    }[leaf]
                     bound = 1.0 / math.sqrt(fan_in)
-                    t = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
+                    t = (
+                        torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1
+                    ) * bound
                 members[name].append(t)
-        return {k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()}
+        return {
+            k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()
+        }
 
     # ------------------------------------------------------------------ forward
     def _check_x(self, params, x):
-        if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.dtype not in (torch.int64, torch.int32):
-            raise ValueError(f"x must be an integer tensor [E, B, n] of token ids, got "
-                             f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}")
+        if (
+            not isinstance(x, torch.Tensor)
+            or x.dim() != 3
+            or x.dtype not in (torch.int64, torch.int32)
+        ):
+            raise ValueError(
+                f"x must be an integer tensor [E, B, n] of token ids, got "
+                f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
+            )
         E = params["tok_emb"].shape[0]
         if x.shape[0] != E:
             raise ValueError(f"x has {x.shape[0]} members, params have {E}")
         if x.numel() and (int(x.min()) < 0 or int(x.max()) >= self.vocab):
-            raise ValueError(f"token ids must lie in [0, {self.vocab}), got range [{int(x.min())}, {int(x.max())}]")
+            raise ValueError(
+                f"token ids must lie in [0, {self.vocab}), got range [{int(x.min())}, {int(x.max())}]"
+            )
 
     def embed(self, params, x):
         """Token (+ additive position) embedding ``[E, B, n, d]``."""
         E, B, n = x.shape
         emb = params["tok_emb"]
-        h = torch.gather(emb[:, None].expand(E, B, *emb.shape[1:]), 2,
-                         x[..., None].expand(E, B, n, self.d_model).long())
+        h = torch.gather(
+            emb[:, None].expand(E, B, *emb.shape[1:]),
+            2,
+            x[..., None].expand(E, B, n, self.d_model).long(),
+        )
         if self.encoding == "sinusoidal":
-            h = h + sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
+            h = h + sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(
+                h.device
+            )
         elif self.encoding == "learned_abs":
-            pos = params["pos_emb"][:, clamped_positions(n, self.L0, device=h.device)]  # [E, n, d]
+            pos = params["pos_emb"][
+                :, clamped_positions(n, self.L0, device=h.device)
+            ]  # [E, n, d]
             h = h + pos[:, None]
         return h
 
@@ -239,20 +326,37 @@ class Decoder:
         p = f"l{l}."
         fused = self.kernels == "fused"
         qkv = _linear(h, params[p + "wqkv"], params[p + "bqkv"], fused)
-        q, k, v = (t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1))  # [E, B, H, n, dh]
+        q, k, v = (
+            t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1)
+        )  # [E, B, H, n, dh]
         if self.encoding == "rope":
             q, k = rope_rotate(q, self.base), rope_rotate(k, self.base)
-        bias = alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
-        out, w = attend(q, k, v, scale=1.0 / math.sqrt(dh), bias=bias, mask=causal_mask(n, device=h.device),
-                        return_weights=True)
+        bias = (
+            alibi_bias(n, H, dtype=h.dtype, device=h.device)
+            if self.encoding == "alibi"
+            else None
+        )
+        out, w = attend(
+            q,
+            k,
+            v,
+            scale=1.0 / math.sqrt(dh),
+            bias=bias,
+            mask=causal_mask(n, device=h.device),
+            return_weights=True,
+        )
         out = out.transpose(2, 3).reshape(E, B, n, d)
         out = _linear(out, params[p + "wo"], params[p + "bo"], fused)
         return (out, w) if return_weights else out
 
     def _block(self, params, l, h, return_weights=False):
         p = f"l{l}."
-        a = self._attention(params, l, self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h)),
-                            return_weights)
+        a = self._attention(
+            params,
+            l,
+            self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h)),
+            return_weights,
+        )
         a, w = a if return_weights else (a, None)
         h = h + a
         z = self._ln(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
@@ -260,8 +364,12 @@ class Decoder:
         z = self._act(_linear(z, params[p + "w1"], params[p + "b1"], fused))
         if fused:
             h = h + _linear(z, params[p + "w2"], params[p + "b2"], True)
-        else:                       # the reference order: (h + z W2) + b2
-            h = h + torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"]) + params[p + "b2"][:, None, None]
+        else:  # the reference order: (h + z W2) + b2
+            h = (
+                h
+                + torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"])
+                + params[p + "b2"][:, None, None]
+            )
         return h, w
 
     def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
@@ -276,7 +384,9 @@ class Decoder:
     __call__ = forward
 
     @torch.no_grad()
-    def attention_maps(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> list[torch.Tensor]:
+    def attention_maps(
+        self, params: dict[str, torch.Tensor], x: torch.Tensor
+    ) -> list[torch.Tensor]:
         """Attention weights per layer, each ``[E, B, H, n, n]`` (row i: query i over keys j)."""
         self._check_x(params, x)
         h = self.embed(params, x)

@@ -23,6 +23,7 @@ The same module supplies the encodings of the trained decoder (:mod:`lengthgen.n
 :func:`sinusoidal_table` (additive), :func:`clamped_positions` (learned-absolute lookup),
 :func:`rope_rotate` (rotary q/k) and :func:`alibi_bias` (fixed geometric slopes).
 """
+
 from __future__ import annotations
 
 import math
@@ -46,7 +47,9 @@ def check_encoding(encoding: str) -> str:
 
 
 # --------------------------------------------------------------------------- frequencies
-def frequencies(num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float64) -> torch.Tensor:
+def frequencies(
+    num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float64
+) -> torch.Tensor:
     """Geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1 (θ_0 = 1 rad/position)."""
     num_freq = check_positive_int("num_freq", num_freq)
     base = check_finite("base", base)
@@ -61,8 +64,15 @@ def _positions(n: int) -> torch.Tensor:
 
 
 # --------------------------------------------------------------------------- feature maps (ch. 3 §3)
-def feature_map(encoding: str, n: int, *, L0: int = 20, num_freq: int = NUM_FREQ, base: float = BASE,
-                dtype=torch.float64) -> torch.Tensor:
+def feature_map(
+    encoding: str,
+    n: int,
+    *,
+    L0: int = 20,
+    num_freq: int = NUM_FREQ,
+    base: float = BASE,
+    dtype=torch.float64,
+) -> torch.Tensor:
     """The stacked positional features ``Φ_n ∈ ℝ^{n×m}`` of ``encoding`` (row i = φ(i)ᵀ).
 
     ``L0`` is the size of the learned-absolute table (positions ≥ L0 share the feature of L0−1);
@@ -78,10 +88,14 @@ def feature_map(encoding: str, n: int, *, L0: int = 20, num_freq: int = NUM_FREQ
     elif encoding == "alibi":
         phi = torch.stack([torch.ones_like(i), i], dim=1)
     elif encoding == "learned_abs":
-        phi = torch.nn.functional.one_hot(clamped_positions(n, L0), L0).to(torch.float64)
+        phi = torch.nn.functional.one_hot(clamped_positions(n, L0), L0).to(
+            torch.float64
+        )
     else:  # sinusoidal and RoPE share the features; they differ in the admissible W
         ang = i[:, None] * frequencies(num_freq, base)[None, :]
-        phi = torch.stack([torch.cos(ang), torch.sin(ang)], dim=2).reshape(n, 2 * ang.shape[1])
+        phi = torch.stack([torch.cos(ang), torch.sin(ang)], dim=2).reshape(
+            n, 2 * ang.shape[1]
+        )
     return phi.to(dtype)
 
 
@@ -89,7 +103,8 @@ def feature_dim(encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ) -> int
     """The dimension m of φ for ``encoding``."""
     check_encoding(encoding)
     return {"nope": 1, "alibi": 2, "learned_abs": check_positive_int("L0", L0)}.get(
-        encoding, 2 * check_positive_int("num_freq", num_freq))
+        encoding, 2 * check_positive_int("num_freq", num_freq)
+    )
 
 
 # --------------------------------------------------------------------------- kernel families
@@ -103,13 +118,22 @@ class KernelFamily:
     (:meth:`project`).
     """
 
-    def __init__(self, encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ, base: float = BASE):
+    def __init__(
+        self,
+        encoding: str,
+        *,
+        L0: int = 20,
+        num_freq: int = NUM_FREQ,
+        base: float = BASE,
+    ):
         self.encoding = check_encoding(encoding)
         self.L0 = check_positive_int("L0", L0)
         self.num_freq = check_positive_int("num_freq", num_freq)
         self.base = check_finite("base", base)
         self.m = feature_dim(encoding, L0=L0, num_freq=num_freq)
-        self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * self.num_freq}.get(encoding, self.m * self.m)
+        self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * self.num_freq}.get(
+            encoding, self.m * self.m
+        )
         self.relative = encoding in RELATIVE
 
     def __repr__(self) -> str:
@@ -117,13 +141,22 @@ class KernelFamily:
 
     def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
         """``Φ_n`` for this family (see :func:`feature_map`)."""
-        return feature_map(self.encoding, n, L0=self.L0, num_freq=self.num_freq, base=self.base, dtype=dtype)
+        return feature_map(
+            self.encoding,
+            n,
+            L0=self.L0,
+            num_freq=self.num_freq,
+            base=self.base,
+            dtype=dtype,
+        )
 
     def W(self, coef: torch.Tensor) -> torch.Tensor:
         """The m×m parameter ``W(c)`` for coefficients ``coef`` (differentiable, any float dtype)."""
         coef = torch.as_tensor(coef)
         if coef.shape != (self.n_coef,):
-            raise ValueError(f"{self.encoding} needs {self.n_coef} coefficients, got shape {tuple(coef.shape)}")
+            raise ValueError(
+                f"{self.encoding} needs {self.n_coef} coefficients, got shape {tuple(coef.shape)}"
+            )
         if self.encoding in ("sinusoidal", "learned_abs"):
             return coef.reshape(self.m, self.m)
         if self.encoding == "nope":
@@ -132,8 +165,10 @@ class KernelFamily:
             c0, s = coef[0], coef[1]
             z = torch.zeros((), dtype=coef.dtype)
             return torch.stack([torch.stack([c0, -s]), torch.stack([s, z])])
-        a, b = coef[: self.num_freq], coef[self.num_freq:]
-        blocks = torch.stack([torch.stack([a, b], -1), torch.stack([-b, a], -1)], -2)  # [F, 2, 2]
+        a, b = coef[: self.num_freq], coef[self.num_freq :]
+        blocks = torch.stack(
+            [torch.stack([a, b], -1), torch.stack([-b, a], -1)], -2
+        )  # [F, 2, 2]
         return torch.block_diag(*blocks)
 
     def project(self, coef: torch.Tensor) -> torch.Tensor:
@@ -151,25 +186,36 @@ class KernelFamily:
         if self.encoding in ("sinusoidal", "learned_abs", "nope"):
             return True
         if self.encoding == "alibi":
-            return bool(abs(W[1, 1]) <= atol and abs(W[0, 1] + W[1, 0]) <= atol and W[1, 0] <= atol)
+            return bool(
+                abs(W[1, 1]) <= atol
+                and abs(W[0, 1] + W[1, 0]) <= atol
+                and W[1, 0] <= atol
+            )
         a, b = torch.diagonal(W)[0::2], W[0::2, 1::2].diagonal()
         return bool(torch.allclose(W, self.W(torch.cat([a, b])), atol=atol, rtol=0))
 
     def kappa(self, coef: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
         """The relative kernel ``κ(d)`` at offsets ``d`` (RoPE and ALiBi only)."""
         if not self.relative:
-            raise ValueError(f"encoding {self.encoding!r} is not relative; valid: {', '.join(RELATIVE)}")
+            raise ValueError(
+                f"encoding {self.encoding!r} is not relative; valid: {', '.join(RELATIVE)}"
+            )
         coef = torch.as_tensor(coef, dtype=torch.float64)
         d = torch.as_tensor(d, dtype=torch.float64)
         if self.encoding == "alibi":
             return coef[0] + coef[1] * d
         th = frequencies(self.num_freq, self.base)
         ang = d[..., None] * th
-        return (coef[: self.num_freq] * torch.cos(ang) - coef[self.num_freq:] * torch.sin(ang)).sum(-1)
+        return (
+            coef[: self.num_freq] * torch.cos(ang)
+            - coef[self.num_freq :] * torch.sin(ang)
+        ).sum(-1)
 
 
 # --------------------------------------------------------------------------- encodings of the decoder
-def sinusoidal_table(n: int, dim: int, base: float = BASE, dtype=torch.float32) -> torch.Tensor:
+def sinusoidal_table(
+    n: int, dim: int, base: float = BASE, dtype=torch.float32
+) -> torch.Tensor:
     """Additive sinusoidal position table ``[n, dim]`` (Vaswani et al. 2017): interleaved cos/sin pairs.
 
     Uses ``dim/2`` frequencies ``θ_k = base^(−2k/dim)``; its row i equals the ch. 3 feature
@@ -211,7 +257,9 @@ def _rope_tables(n: int, dh: int, base: float, dtype, device):
     """cos and sin of the angles ``i·θ_k``, each repeated for the pair (2k, 2k+1): ``[n, dh]``."""
     th = frequencies(dh // 2, base).to(dtype).to(device)
     ang = torch.arange(n, dtype=dtype, device=device)[:, None] * th
-    return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(2, -1)
+    return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(
+        2, -1
+    )
 
 
 def rope_rotate_reference(x: torch.Tensor, base: float = BASE) -> torch.Tensor:

@@ -10,6 +10,7 @@ Strings are integer tensors of 0/1 with the string length as the last dimension.
 Evaluation banks specific to one paper live with that chapter's module or are added here when
 they are shared.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -26,12 +27,16 @@ def check_bits(bits: torch.Tensor) -> torch.Tensor:
     if not isinstance(bits, torch.Tensor):
         bits = torch.as_tensor(bits)
     if bits.ndim == 0 or bits.shape[-1] == 0:
-        raise ValueError(f"strings must be non-empty (last dimension > 0), got shape {tuple(bits.shape)}")
+        raise ValueError(
+            f"strings must be non-empty (last dimension > 0), got shape {tuple(bits.shape)}"
+        )
     if bits.dtype.is_floating_point or bits.dtype == torch.bool:
         bits = bits.long()
     bad = (bits != 0) & (bits != 1)
     if bool(bad.any()):
-        raise ValueError(f"strings must be binary (0/1); found symbol {int(bits[bad][0])}")
+        raise ValueError(
+            f"strings must be binary (0/1); found symbol {int(bits[bad][0])}"
+        )
     return bits.long()
 
 
@@ -62,11 +67,15 @@ def all_strings(n: int) -> torch.Tensor:
     """Every binary string of length n, shape [2**n, n], in lexicographic order."""
     n = check_positive_int("n", n)
     if n > 24:
-        raise ValueError(f"all_strings(n) enumerates 2**n strings; n = {n} is too large (max 24)")
+        raise ValueError(
+            f"all_strings(n) enumerates 2**n strings; n = {n} is too large (max 24)"
+        )
     return torch.tensor(list(itertools.product((0, 1), repeat=n)), dtype=torch.long)
 
 
-def random_strings(batch: int, n: int, generator: torch.Generator | None = None, device=None) -> torch.Tensor:
+def random_strings(
+    batch: int, n: int, generator: torch.Generator | None = None, device=None
+) -> torch.Tensor:
     """``batch`` independent uniformly random strings of length n, shape [batch, n]."""
     batch = check_positive_int("batch", batch)
     n = check_positive_int("n", n)
@@ -77,11 +86,15 @@ def random_strings(batch: int, n: int, generator: torch.Generator | None = None,
 def _check_bank_size(size: int) -> int:
     size = check_positive_int("bank size", size, minimum=2)
     if size % 2:
-        raise ValueError(f"bank size must be even (examples come in balanced halves or pairs), got {size}")
+        raise ValueError(
+            f"bank size must be even (examples come in balanced halves or pairs), got {size}"
+        )
     return size
 
 
-def first_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> torch.Tensor:
+def first_bank(
+    n: int, size: int = 1000, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """FIRST test bank of Zhu & Chiang (D.3): the first bit is exactly balanced, the rest random.
 
     Returns strings [size, n]; the first ``size/2`` have w₁ = 0, the others w₁ = 1.
@@ -92,7 +105,9 @@ def first_bank(n: int, size: int = 1000, generator: torch.Generator | None = Non
     return bits
 
 
-def majority_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> torch.Tensor:
+def majority_bank(
+    n: int, size: int = 1000, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """MAJORITY test bank (D.3): ``size/2`` random strings followed by their complements (n odd)."""
     size = _check_bank_size(size)
     n = check_positive_int("n", n)
@@ -102,7 +117,9 @@ def majority_bank(n: int, size: int = 1000, generator: torch.Generator | None = 
     return torch.cat([half, 1 - half])
 
 
-def index_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def index_bank(
+    n: int, size: int = 1000, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """INDEX test bank (D.3): ``size/2`` random (string, query) pairs, then the complemented
     strings with the same queries. Returns ``(strings [size, n], k [size])`` with k ∈ [1, n]."""
     size = _check_bank_size(size)

@@ -13,6 +13,7 @@ turns the advantage into c·log N, i.e. a factor N^c:
 which tends to 1 for c > 1, to 1/2 for c = 1 and to 0 for c < 1. :func:`softmax_weight`
 computes the same quantities numerically with ``torch.softmax`` for comparison.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,8 +23,15 @@ from lengthgen.config import check_finite, check_positive_int
 
 def _check_N(N) -> np.ndarray:
     arr = np.asarray(N)
-    if arr.size == 0 or not np.issubdtype(arr.dtype, np.number) or np.any(arr < 1) or np.any(arr != np.floor(arr)):
-        raise ValueError(f"N must be a positive integer number of positions (or an array of them), got {N!r}")
+    if (
+        arr.size == 0
+        or not np.issubdtype(arr.dtype, np.number)
+        or np.any(arr < 1)
+        or np.any(arr != np.floor(arr))
+    ):
+        raise ValueError(
+            f"N must be a positive integer number of positions (or an array of them), got {N!r}"
+        )
     return arr.astype(np.float64)
 
 
@@ -38,7 +46,9 @@ def favoured_weight(c, N, *, log_scaled: bool = False):
     return 1.0 / (1.0 + (n - 1.0) * np.exp(-adv))
 
 
-def softmax_weight(c: float, N: int, *, log_scaled: bool = False, dtype: str = "float64") -> float:
+def softmax_weight(
+    c: float, N: int, *, log_scaled: bool = False, dtype: str = "float64"
+) -> float:
     """The favoured weight computed by ``torch.softmax`` over an explicit length-N logit vector."""
     import torch
 

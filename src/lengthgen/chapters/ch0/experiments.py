@@ -3,6 +3,7 @@
 The chapter's one stored cell, ``dilution_grid`` (section "The stored run"), is scale-independent:
 smoke and full compute the same grid.
 """
+
 from __future__ import annotations
 
 from lengthgen.chapters.ch0.dilution import favoured_weight, softmax_weight
@@ -14,9 +15,12 @@ C_VALUES = (0.5, 1.0, 2.0, 4.0)
 N_VALUES = (1, 2, 10, 100, 1_000, 10_000, 100_000)
 
 #: What a stored dilution grid must hold (checked on load).
-GRID_SCHEMA = Schema("ch0 dilution grid", required=("rows.*.c", "rows.*.N", "rows.*.log_scaled", "max_abs_error"),
-                     probabilities=("rows.*.softmax", "rows.*.closed_form"),
-                     counts=(("rows", lambda d: 2 * len(C_VALUES) * len(N_VALUES)),))
+GRID_SCHEMA = Schema(
+    "ch0 dilution grid",
+    required=("rows.*.c", "rows.*.N", "rows.*.log_scaled", "max_abs_error"),
+    probabilities=("rows.*.softmax", "rows.*.closed_form"),
+    counts=(("rows", lambda d: 2 * len(C_VALUES) * len(N_VALUES)),),
+)
 #: The schema of each stored cell (read by ``merge`` and the claims' stored results).
 SCHEMAS = {"dilution_grid": GRID_SCHEMA}
 
@@ -28,13 +32,27 @@ def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:
     for log_scaled in (False, True):
         for c in c_values:
             for n in n_values:
-                rows.append({"log_scaled": log_scaled, "c": c, "N": n,
-                             "softmax": softmax_weight(c, n, log_scaled=log_scaled),
-                             "closed_form": float(favoured_weight(c, n, log_scaled=log_scaled))})
+                rows.append(
+                    {
+                        "log_scaled": log_scaled,
+                        "c": c,
+                        "N": n,
+                        "softmax": softmax_weight(c, n, log_scaled=log_scaled),
+                        "closed_form": float(
+                            favoured_weight(c, n, log_scaled=log_scaled)
+                        ),
+                    }
+                )
     err = max(abs(r["softmax"] - r["closed_form"]) for r in rows)
     return {"rows": rows, "max_abs_error": err}
 
 
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan: one cell, the same at both scales."""
-    return [Cell("dilution_grid", dilution_grid, {"c_values": list(C_VALUES), "n_values": list(N_VALUES)})]
+    return [
+        Cell(
+            "dilution_grid",
+            dilution_grid,
+            {"c_values": list(C_VALUES), "n_values": list(N_VALUES)},
+        )
+    ]

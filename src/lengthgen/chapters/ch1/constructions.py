@@ -41,6 +41,7 @@ with paired layer norm), i.e. one head spanning the whole width as in softmax(Kq
 favoured logit is c/√d. Both conventions classify every string correctly; they differ in how
 fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
 """
+
 from __future__ import annotations
 
 import math
@@ -68,8 +69,16 @@ def _check_common(eps, output_scale):
         raise ValueError(f"output_scale must be > 0, got {output_scale!r}")
 
 
-def parity(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = False,
-           output_scale: float = 1.0, value_k: float = 1.0, sqrt_d: bool = False, dtype=torch.float64):
+def parity(
+    *,
+    layer_norm: bool = False,
+    eps: float = 0.0,
+    log_scaled: bool = False,
+    output_scale: float = 1.0,
+    value_k: float = 1.0,
+    sqrt_d: bool = False,
+    dtype=torch.float64,
+):
     """The exact two-layer, two-head PARITY transformer (Knowl 1); paired + clean-up if ``layer_norm``.
 
     ``value_k`` is the first-layer value weight that computes k/N (1 in the construction); chapter 1
@@ -79,15 +88,24 @@ def parity(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = Fal
     _check_common(eps, output_scale)
     check_finite("value_k", value_k)
     d, dk = 9, 2
-    cfg = EncoderConfig(d_model=d, n_layers=2, n_heads=2, d_head=dk, d_ffn=3, layer_norm=False,
-                        eps=0.0, log_scaled=log_scaled, positional="parity",
-                        pos_map=((0, 0, 0, 1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 1, 0, 0, 0, 0)))
+    cfg = EncoderConfig(
+        d_model=d,
+        n_layers=2,
+        n_heads=2,
+        d_head=dk,
+        d_ffn=3,
+        layer_norm=False,
+        eps=0.0,
+        log_scaled=log_scaled,
+        positional="parity",
+        pos_map=((0, 0, 0, 1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 1, 0, 0, 0, 0)),
+    )
     enc = Encoder(cfg)
     p = enc.zeros(1, dtype=dtype)
     p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
     # layer 1, head 1: uniform attention (zero keys); values k/N → 5, 1/N → 6
-    p["wv"][0, 0, 0, 1, 0] = value_k        # symbol 1 → value 0
-    p["wv"][0, 0, 0, 2, 1] = 1.0            # CLS      → value 1
+    p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
+    p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
     p["wo"][0, 0, 0, 0, 5] = 1.0
     p["wo"][0, 0, 0, 1, 6] = 1.0
     # layer 1, FFN: hidden units (k−i+1)/N, (k−i)/N, (k−i−1)/N from coordinates 5 (k/N), 3 (i/N), 6 (1/N)
@@ -102,15 +120,23 @@ def parity(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = Fal
         p["wq"][0, 1, h, 2, 0] = sq
         p["wk"][0, 1, h, 4, 0] = sign
         p["wv"][0, 1, h, 7, 0] = 1.0
-        p["wo"][0, 1, h, 0, 8] = -sign     # head 0 adds, head 1 subtracts
+        p["wo"][0, 1, h, 0, 8] = -sign  # head 0 adds, head 1 subtracts
     p["out_w"][0, 8] = output_scale
     if layer_norm:
         enc, p = paired(enc, p, eps=eps, keep=8)
     return enc, p
 
 
-def first(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = False, c: float = 1.0,
-          output_scale: float = 1.0, sqrt_d: bool = False, dtype=torch.float64):
+def first(
+    *,
+    layer_norm: bool = False,
+    eps: float = 0.0,
+    log_scaled: bool = False,
+    c: float = 1.0,
+    output_scale: float = 1.0,
+    sqrt_d: bool = False,
+    dtype=torch.float64,
+):
     """The exact two-layer FIRST transformer (Knowl 2) with first-position advantage ``c``.
 
     ``sqrt_d``: the logit convention of the module docstring (advantage c/√d instead of c).
@@ -118,8 +144,18 @@ def first(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = Fals
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 6, 1
-    cfg = EncoderConfig(d_model=d, n_layers=2, n_heads=1, d_head=dk, d_ffn=1, layer_norm=False, eps=0.0,
-                        log_scaled=log_scaled, positional="first", pos_map=((0, 0, 0, 1, 0, 0),))
+    cfg = EncoderConfig(
+        d_model=d,
+        n_layers=2,
+        n_heads=1,
+        d_head=dk,
+        d_ffn=1,
+        layer_norm=False,
+        eps=0.0,
+        log_scaled=log_scaled,
+        positional="first",
+        pos_map=((0, 0, 0, 1, 0, 0),),
+    )
     enc = Encoder(cfg)
     p = enc.zeros(1, dtype=dtype)
     p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
@@ -138,8 +174,15 @@ def first(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = Fals
     return enc, p
 
 
-def first_log_scaled(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: bool = True, c: float = 2.0,
-                     output_scale: float = 1.0, dtype=torch.float64):
+def first_log_scaled(
+    *,
+    layer_norm: bool = False,
+    eps: float = 0.0,
+    log_scaled: bool = True,
+    c: float = 2.0,
+    output_scale: float = 1.0,
+    dtype=torch.float64,
+):
     """The one-layer FIRST transformer of Knowl 5 (values nonzero at every position).
 
     With ``log_scaled=True`` (the construction) and c = 2: 1/4 < |s| < 1/2 for every n ≥ 1. With
@@ -148,8 +191,18 @@ def first_log_scaled(*, layer_norm: bool = False, eps: float = 0.0, log_scaled: 
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 5, 1
-    cfg = EncoderConfig(d_model=d, n_layers=1, n_heads=1, d_head=dk, d_ffn=1, layer_norm=False, eps=0.0,
-                        log_scaled=log_scaled, positional="first", pos_map=((0, 0, 0, 1, 0),))
+    cfg = EncoderConfig(
+        d_model=d,
+        n_layers=1,
+        n_heads=1,
+        d_head=dk,
+        d_ffn=1,
+        layer_norm=False,
+        eps=0.0,
+        log_scaled=log_scaled,
+        positional="first",
+        pos_map=((0, 0, 0, 1, 0),),
+    )
     enc = Encoder(cfg)
     p = enc.zeros(1, dtype=dtype)
     p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
@@ -169,10 +222,19 @@ def build(name: str, **kw):
     from lengthgen.config import check_choice
 
     check_choice("construction", name, CONSTRUCTIONS)
-    return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[name](**kw)
+    return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[
+        name
+    ](**kw)
 
 
-def paired(enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True):
+def paired(
+    enc: Encoder,
+    params: dict,
+    *,
+    eps: float = 0.0,
+    keep: int | None = None,
+    cleanup: bool = True,
+):
     """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (Knowl 4).
 
     Queries, keys, values and the first FFN matrix read the positive half; attention outputs,
@@ -188,33 +250,51 @@ def paired(enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = N
         raise ValueError("paired() expects a construction without layer norm")
     for name in ("bq", "bk", "bv", "bo", "b1", "b2", "out_b"):
         if bool((params[name] != 0).any()):
-            raise ValueError(f"paired() needs bias-free constructions; {name} is nonzero")
+            raise ValueError(
+                f"paired() needs bias-free constructions; {name} is nonzero"
+            )
     d = cfg.d_model
     f = max(cfg.d_ffn, 2 * d) if cleanup else cfg.d_ffn
     pos = cfg.pos_matrix()
-    new_cfg = EncoderConfig(d_model=2 * d, n_layers=cfg.n_layers, n_heads=cfg.n_heads, d_head=cfg.head_dim,
-                            d_ffn=f, layer_norm=True, eps=eps, log_scaled=cfg.log_scaled,
-                            positional=cfg.positional,
-                            pos_map=tuple(tuple(float(v) for v in r) for r in torch.cat([pos, -pos], -1).tolist()))
+    new_cfg = EncoderConfig(
+        d_model=2 * d,
+        n_layers=cfg.n_layers,
+        n_heads=cfg.n_heads,
+        d_head=cfg.head_dim,
+        d_ffn=f,
+        layer_norm=True,
+        eps=eps,
+        log_scaled=cfg.log_scaled,
+        positional=cfg.positional,
+        pos_map=tuple(
+            tuple(float(v) for v in r) for r in torch.cat([pos, -pos], -1).tolist()
+        ),
+    )
     new = Encoder(new_cfg)
-    p = new.zeros(params["embed"].shape[0], dtype=params["embed"].dtype, device=params["embed"].device)
+    p = new.zeros(
+        params["embed"].shape[0],
+        dtype=params["embed"].dtype,
+        device=params["embed"].device,
+    )
     p["embed"] = torch.cat([params["embed"], -params["embed"]], -1)
     for name in ("wq", "wk", "wv"):
         p[name][..., :d, :] = params[name]
     p["wo"] = torch.cat([params["wo"], -params["wo"]], -1)
-    p["w1"][..., :d, :cfg.d_ffn] = params["w1"]
-    p["w2"][..., :cfg.d_ffn, :] = torch.cat([params["w2"], -params["w2"]], -1)
+    p["w1"][..., :d, : cfg.d_ffn] = params["w1"]
+    p["w2"][..., : cfg.d_ffn, :] = torch.cat([params["w2"], -params["w2"]], -1)
     p["out_w"][..., :d] = params["out_w"]
     if cleanup:
         last = cfg.n_layers - 1
-        if bool((params["w1"][:, last] != 0).any()) or bool((params["w2"][:, last] != 0).any()):
+        if bool((params["w1"][:, last] != 0).any()) or bool(
+            (params["w2"][:, last] != 0).any()
+        ):
             raise ValueError("the clean-up needs the last layer's FFN to be unused")
         if keep is None:
             raise ValueError("cleanup needs the coordinate to keep")
         # hidden j = ReLU(x_j), j = 0 … 2d−1; output_j = −ReLU(x_j) + ReLU(x_{j±d}) = −x_j except the kept pair
         p["w1"][:, last] = 0.0
         p["w2"][:, last] = 0.0
-        p["w1"][:, last, :, :2 * d] = torch.eye(2 * d, dtype=p["w1"].dtype)
+        p["w1"][:, last, :, : 2 * d] = torch.eye(2 * d, dtype=p["w1"].dtype)
         for j in range(d):
             if j == keep:
                 continue

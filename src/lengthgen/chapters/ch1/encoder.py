@@ -30,10 +30,11 @@ Two evaluation shortcuts are exact and are used only when no gradient is needed:
   its softmax is uniform and its output is the mean of the values: computed in O(N) instead
   of O(N²) (the first layers of both constructions).
 """
+
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
 import torch
@@ -51,7 +52,9 @@ VOCAB = 3
 CLS = 2
 
 
-def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) -> torch.Tensor:
+def positional_features(
+    kind: str, N: int, *, dtype=torch.float64, device=None
+) -> torch.Tensor:
     """The fixed positional features ``[N, p]`` of positions i = 0 … N−1 (CLS at 0).
 
     ``first``  p = 1: the indicator 1[i = 1] of the first symbol (Knowl 2).
@@ -71,7 +74,9 @@ def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) 
 
 def n_positional(kind: str) -> int:
     """Number p of positional features of ``kind``."""
-    return {"none": 0, "first": 1, "parity": 2}[check_choice("positional", kind, POSITIONAL)]
+    return {"none": 0, "first": 1, "parity": 2}[
+        check_choice("positional", kind, POSITIONAL)
+    ]
 
 
 @dataclass(frozen=True)
@@ -109,26 +114,51 @@ class EncoderConfig:
         if self.d_head is not None:
             check_positive_int("d_head", self.d_head)
         elif self.d_model % self.n_heads:
-            raise ConfigError(f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}; give d_head")
+            raise ConfigError(
+                f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}; give d_head"
+            )
         check_finite("eps", self.eps, nonnegative=True)
         if not isinstance(self.layer_norm, bool):
-            raise ConfigError(f"layer_norm must be True or False, got {self.layer_norm!r}")
+            raise ConfigError(
+                f"layer_norm must be True or False, got {self.layer_norm!r}"
+            )
         check_choice("positional", self.positional, POSITIONAL)
-        flags = self.log_scaled if isinstance(self.log_scaled, tuple) else (self.log_scaled,)
+        flags = (
+            self.log_scaled
+            if isinstance(self.log_scaled, tuple)
+            else (self.log_scaled,)
+        )
         if not flags or any(not isinstance(f, bool) for f in flags):
-            raise ConfigError(f"log_scaled must be a bool or a non-empty tuple of bools, got {self.log_scaled!r}")
-        places = self.log_placement if isinstance(self.log_placement, tuple) else (self.log_placement,)
+            raise ConfigError(
+                f"log_scaled must be a bool or a non-empty tuple of bools, got {self.log_scaled!r}"
+            )
+        places = (
+            self.log_placement
+            if isinstance(self.log_placement, tuple)
+            else (self.log_placement,)
+        )
         if not places or any(pl not in LOG_PLACEMENTS for pl in places):
-            raise ConfigError(f"log_placement must be one of {LOG_PLACEMENTS} or a non-empty tuple of them, "
-                              f"got {self.log_placement!r}")
-        if isinstance(self.log_scaled, tuple) and isinstance(self.log_placement, tuple) \
-                and len(self.log_scaled) != len(self.log_placement):
-            raise ConfigError(f"log_scaled has {len(self.log_scaled)} flags but log_placement "
-                              f"{len(self.log_placement)} entries")
+            raise ConfigError(
+                f"log_placement must be one of {LOG_PLACEMENTS} or a non-empty tuple of them, "
+                f"got {self.log_placement!r}"
+            )
+        if (
+            isinstance(self.log_scaled, tuple)
+            and isinstance(self.log_placement, tuple)
+            and len(self.log_scaled) != len(self.log_placement)
+        ):
+            raise ConfigError(
+                f"log_scaled has {len(self.log_scaled)} flags but log_placement "
+                f"{len(self.log_placement)} entries"
+            )
         if self.pos_map is not None:
             p = n_positional(self.positional)
-            if len(self.pos_map) != p or any(len(r) != self.d_model for r in self.pos_map):
-                raise ConfigError(f"pos_map must be a {p} x {self.d_model} nested tuple for positional {self.positional!r}")
+            if len(self.pos_map) != p or any(
+                len(r) != self.d_model for r in self.pos_map
+            ):
+                raise ConfigError(
+                    f"pos_map must be a {p} x {self.d_model} nested tuple for positional {self.positional!r}"
+                )
 
     @property
     def head_dim(self) -> int:
@@ -138,7 +168,9 @@ class EncoderConfig:
         """The fixed ``[p, d_model]`` placement of the positional features."""
         p = n_positional(self.positional)
         if self.pos_map is not None:
-            return torch.tensor(self.pos_map, dtype=dtype, device=device).reshape(p, self.d_model)
+            return torch.tensor(self.pos_map, dtype=dtype, device=device).reshape(
+                p, self.d_model
+            )
         return torch.eye(p, self.d_model, dtype=dtype, device=device)
 
 
@@ -148,16 +180,25 @@ def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
     L, H, d, k, f = cfg.n_layers, cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn
     shapes = {
         "embed": (VOCAB, d),
-        "wq": (L, H, d, k), "bq": (L, H, k),
-        "wk": (L, H, d, k), "bk": (L, H, k),
-        "wv": (L, H, d, k), "bv": (L, H, k),
-        "wo": (L, H, k, d), "bo": (L, d),
-        "w1": (L, d, f), "b1": (L, f),
-        "w2": (L, f, d), "b2": (L, d),
-        "out_w": (d,), "out_b": (),
+        "wq": (L, H, d, k),
+        "bq": (L, H, k),
+        "wk": (L, H, d, k),
+        "bk": (L, H, k),
+        "wv": (L, H, d, k),
+        "bv": (L, H, k),
+        "wo": (L, H, k, d),
+        "bo": (L, d),
+        "w1": (L, d, f),
+        "b1": (L, f),
+        "w2": (L, f, d),
+        "b2": (L, d),
+        "out_w": (d,),
+        "out_b": (),
     }
     if cfg.layer_norm:
-        shapes.update({"ln1_g": (L, d), "ln1_b": (L, d), "ln2_g": (L, d), "ln2_b": (L, d)})
+        shapes.update(
+            {"ln1_g": (L, d), "ln1_b": (L, d), "ln2_g": (L, d), "ln2_b": (L, d)}
+        )
     return shapes
 
 
@@ -170,20 +211,29 @@ class Encoder:
 
     def __init__(self, config: EncoderConfig):
         if not isinstance(config, EncoderConfig):
-            raise TypeError(f"config must be an EncoderConfig, got {type(config).__name__}")
+            raise TypeError(
+                f"config must be an EncoderConfig, got {type(config).__name__}"
+            )
         self.config = config
 
     # ------------------------------------------------------------------ parameters
-    def zeros(self, members: int = 1, *, dtype=torch.float64, device=None) -> dict[str, torch.Tensor]:
+    def zeros(
+        self, members: int = 1, *, dtype=torch.float64, device=None
+    ) -> dict[str, torch.Tensor]:
         """All-zero parameters (layer-norm gains 1) for ``members`` members: the canvas for hand-set weights."""
         members = check_positive_int("members", members)
-        p = {k: torch.zeros((members, *s), dtype=dtype, device=device) for k, s in param_shapes(self.config).items()}
+        p = {
+            k: torch.zeros((members, *s), dtype=dtype, device=device)
+            for k, s in param_shapes(self.config).items()
+        }
         if self.config.layer_norm:
             p["ln1_g"].fill_(1.0)
             p["ln2_g"].fill_(1.0)
         return p
 
-    def init(self, seeds: Sequence[int], dtype=torch.float32, device=None) -> dict[str, torch.Tensor]:
+    def init(
+        self, seeds: Sequence[int], dtype=torch.float32, device=None
+    ) -> dict[str, torch.Tensor]:
         """PyTorch-default initialisation, member e drawn from ``torch.Generator().manual_seed(seeds[e])``.
 
         Mirrors ``nn.Embedding`` (N(0, 1)), ``nn.MultiheadAttention`` (Xavier-uniform in-projection
@@ -203,13 +253,15 @@ class Encoder:
             g = torch.Generator().manual_seed(s)
 
             def u(shape, bound):
-                return (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
+                return (
+                    torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1
+                ) * bound
 
             m = {"embed": torch.randn((VOCAB, d), generator=g, dtype=torch.float64)}
             xav = math.sqrt(6.0 / (d + 3 * inner))
-            w_in = u((3 * inner, d), xav)                                  # rows: q, k, v outputs
+            w_in = u((3 * inner, d), xav)  # rows: q, k, v outputs
             for name, block in zip(("wq", "wk", "wv"), w_in.chunk(3)):
-                m[name] = block.reshape(H, k, d).transpose(-1, -2)         # [H, d, k]
+                m[name] = block.reshape(H, k, d).transpose(-1, -2)  # [H, d, k]
                 m["b" + name[1]] = torch.zeros(H, k, dtype=torch.float64)
             m["wo"] = u((d, inner), 1 / math.sqrt(inner)).T.reshape(H, k, d)
             m["bo"] = torch.zeros(d, dtype=torch.float64)
@@ -217,7 +269,20 @@ class Encoder:
             m["b1"] = u((f,), 1 / math.sqrt(d))
             m["w2"] = u((d, f), 1 / math.sqrt(f)).T
             m["b2"] = u((d,), 1 / math.sqrt(f))
-            for name in ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "w1", "b1", "w2", "b2"):
+            for name in (
+                "wq",
+                "bq",
+                "wk",
+                "bk",
+                "wv",
+                "bv",
+                "wo",
+                "bo",
+                "w1",
+                "b1",
+                "w2",
+                "b2",
+            ):
                 m[name] = m[name].unsqueeze(0).expand(L, *m[name].shape).clone()
             if cfg.layer_norm:
                 m["ln1_g"] = torch.ones(L, d, dtype=torch.float64)
@@ -227,8 +292,12 @@ class Encoder:
             m["out_w"] = u((d,), 1 / math.sqrt(d))
             m["out_b"] = u((), 1 / math.sqrt(d))
             members.append(m)
-        return {k_: torch.stack([m[k_] for m in members]).to(dtype=dtype, device=device).contiguous()
-                for k_ in param_shapes(cfg)}
+        return {
+            k_: torch.stack([m[k_] for m in members])
+            .to(dtype=dtype, device=device)
+            .contiguous()
+            for k_ in param_shapes(cfg)
+        }
 
     def check_params(self, params: dict) -> int:
         """Validate names and shapes of ``params``; returns the number of members E."""
@@ -236,11 +305,15 @@ class Encoder:
         missing = sorted(set(shapes) - set(params))
         extra = sorted(set(params) - set(shapes))
         if missing or extra:
-            raise ValueError(f"parameter names differ from the config: missing {missing}, unexpected {extra}")
+            raise ValueError(
+                f"parameter names differ from the config: missing {missing}, unexpected {extra}"
+            )
         E = params["embed"].shape[0]
         for name, s in shapes.items():
             if tuple(params[name].shape) != (E, *s):
-                raise ValueError(f"parameter {name!r} has shape {tuple(params[name].shape)}, expected {(E, *s)}")
+                raise ValueError(
+                    f"parameter {name!r} has shape {tuple(params[name].shape)}, expected {(E, *s)}"
+                )
         return E
 
     def _beta(self, E: int, N, dtype, device) -> torch.Tensor:
@@ -248,7 +321,9 @@ class Encoder:
         flags = self.config.log_scaled
         if isinstance(flags, tuple):
             if len(flags) != E:
-                raise ValueError(f"config.log_scaled has {len(flags)} flags but params have {E} members")
+                raise ValueError(
+                    f"config.log_scaled has {len(flags)} flags but params have {E} members"
+                )
             f = torch.tensor(flags, device=device)
         else:
             f = torch.full((E,), bool(flags), device=device)
@@ -266,7 +341,9 @@ class Encoder:
         f = list(flags) if isinstance(flags, tuple) else [bool(flags)] * E
         pl = list(places) if isinstance(places, tuple) else [places] * E
         if len(pl) != E:
-            raise ValueError(f"config.log_placement has {len(pl)} entries but params have {E} members")
+            raise ValueError(
+                f"config.log_placement has {len(pl)} entries but params have {E} members"
+            )
         mask = [bool(a) and b == "query" for a, b in zip(f, pl)]
         return torch.tensor(mask, device=device) if any(mask) else None
 
@@ -284,92 +361,158 @@ class Encoder:
         """
         kind = self.config.positional
         if kind == "parity":
-            raise ValueError("positional 'parity' gives every position its own features; strings cannot be grouped")
+            raise ValueError(
+                "positional 'parity' gives every position its own features; strings cannot be grouped"
+            )
         bits = check_bits(bits)
         lead = bits.shape[:-1]
         n = bits.shape[-1]
         ones_later = bits[..., 1:].sum(-1).to(torch.float64)
         one = torch.ones(lead, dtype=torch.float64, device=bits.device)
         if kind == "first":
-            tokens = torch.stack([torch.full_like(bits[..., 0], CLS), bits[..., 0], torch.zeros_like(bits[..., 0]),
-                                  torch.ones_like(bits[..., 0])], dim=-1)
-            feats = torch.tensor([[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device).expand(*lead, 4, 1)
+            tokens = torch.stack(
+                [
+                    torch.full_like(bits[..., 0], CLS),
+                    bits[..., 0],
+                    torch.zeros_like(bits[..., 0]),
+                    torch.ones_like(bits[..., 0]),
+                ],
+                dim=-1,
+            )
+            feats = torch.tensor(
+                [[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device
+            ).expand(*lead, 4, 1)
             counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
         else:
             ones = bits.sum(-1).to(torch.float64)
-            tokens = torch.stack([torch.full_like(bits[..., 0], CLS), torch.zeros_like(bits[..., 0]),
-                                  torch.ones_like(bits[..., 0])], dim=-1)
+            tokens = torch.stack(
+                [
+                    torch.full_like(bits[..., 0], CLS),
+                    torch.zeros_like(bits[..., 0]),
+                    torch.ones_like(bits[..., 0]),
+                ],
+                dim=-1,
+            )
             feats = torch.zeros(*lead, 3, 0, dtype=torch.float64, device=bits.device)
             counts = torch.stack([one, n - ones, ones], dim=-1)
         return Grouped(tokens, feats, counts)
 
-    def embed(self, params: dict, tokens: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+    def embed(
+        self, params: dict, tokens: torch.Tensor, feats: torch.Tensor
+    ) -> torch.Tensor:
         """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
         emb = params["embed"]
         E = emb.shape[0]
-        flat = tokens + VOCAB * torch.arange(E, device=emb.device).view(E, *([1] * (tokens.ndim - 1)))
+        flat = tokens + VOCAB * torch.arange(E, device=emb.device).view(
+            E, *([1] * (tokens.ndim - 1))
+        )
         x = torch.nn.functional.embedding(flat, emb.reshape(E * VOCAB, emb.shape[-1]))
-        return x + feats.to(emb.dtype) @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
+        return x + feats.to(emb.dtype) @ self.config.pos_matrix(
+            dtype=emb.dtype, device=emb.device
+        )
 
     def _norm(self, x, g, b, plain: bool):
         """(x − mean) / √(var + ε) · γ + β over the last dimension (biased variance, ε may be 0)."""
         y = torch.nn.functional.layer_norm(x, x.shape[-1:], eps=self.config.eps)
         return y if plain else y * g + b
 
-    def _layer(self, params, l, x, beta, inp: "_Inputs", *, last: bool, want_weights: bool, fast: bool,
-               qscale=None):
+    def _layer(
+        self,
+        params,
+        l,
+        x,
+        beta,
+        inp: "_Inputs",
+        *,
+        last: bool,
+        want_weights: bool,
+        fast: bool,
+        qscale=None,
+    ):
         """One encoder layer; ``last`` computes the CLS position only. Returns (output, CLS attention row)."""
         cfg = self.config
         E, B, T, d = x.shape
-        P = lambda name: params[name][:, l]                               # noqa: E731
+        P = lambda name: params[name][:, l]  # noqa: E731
         if fast and bool((P("wk") == 0).all()):
             # keys equal at every position → uniform softmax → the head output is the mean value,
             # and by linearity mean(x W_V + b_V) = mean(x) W_V + b_V
             if inp.counts is None:
                 xm = x.mean(dim=-2)
-                w = torch.full((E, B, cfg.n_heads, T), 1.0 / T, dtype=x.dtype, device=x.device)
+                w = torch.full(
+                    (E, B, cfg.n_heads, T), 1.0 / T, dtype=x.dtype, device=x.device
+                )
             else:
                 c = inp.counts.to(x.dtype)
                 xm = (x * c[..., None]).sum(-2) / inp.N[..., None].to(x.dtype)
-                w = (c / inp.N[..., None].to(x.dtype))[:, :, None, :].expand(E, B, cfg.n_heads, T)
+                w = (c / inp.N[..., None].to(x.dtype))[:, :, None, :].expand(
+                    E, B, cfg.n_heads, T
+                )
             v = torch.einsum("ebd,ehdk->ebhk", xm, P("wv")) + P("bv")[:, None]
-            a = (torch.einsum("ebhk,ehkd->ebd", v, P("wo")) + P("bo")[:, None])[:, :, None, :]
+            a = (torch.einsum("ebhk,ehkd->ebd", v, P("wo")) + P("bo")[:, None])[
+                :, :, None, :
+            ]
             w = w if want_weights else None
         else:
             xq = x[:, :, :1] if last else x
             if qscale is None:
-                q = torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq")) + P("bq")[:, None, :, None, :]
-            else:   # authors' placement: (log N · x) W_Q + b_Q for those members (qscale 1 elsewhere)
-                q = (torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq")) * qscale[:, :, None, None, None]
-                     + P("bq")[:, None, :, None, :])
-            k = torch.einsum("ebnd,ehdk->ebhnk", x, P("wk")) + P("bk")[:, None, :, None, :]
-            v = torch.einsum("ebnd,ehdk->ebhnk", x, P("wv")) + P("bv")[:, None, :, None, :]
-            logits = (q @ k.transpose(-1, -2)) * (beta[:, :, None, None, None] / math.sqrt(cfg.head_dim))
+                q = (
+                    torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq"))
+                    + P("bq")[:, None, :, None, :]
+                )
+            else:  # authors' placement: (log N · x) W_Q + b_Q for those members (qscale 1 elsewhere)
+                q = (
+                    torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq"))
+                    * qscale[:, :, None, None, None]
+                    + P("bq")[:, None, :, None, :]
+                )
+            k = (
+                torch.einsum("ebnd,ehdk->ebhnk", x, P("wk"))
+                + P("bk")[:, None, :, None, :]
+            )
+            v = (
+                torch.einsum("ebnd,ehdk->ebhnk", x, P("wv"))
+                + P("bv")[:, None, :, None, :]
+            )
+            logits = (q @ k.transpose(-1, -2)) * (
+                beta[:, :, None, None, None] / math.sqrt(cfg.head_dim)
+            )
             if inp.counts is not None:
                 logits = logits + torch.log(inp.counts.to(x.dtype))[:, :, None, None, :]
             att = torch.softmax(logits, dim=-1)
-            a = torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo")) + P("bo")[:, None, None, :]
+            a = (
+                torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo"))
+                + P("bo")[:, None, None, :]
+            )
             w = att[..., 0, :] if want_weights else None
         h = (x[:, :, :1] if last else x) + a
         plain = fast and self._plain_norm(params, l)
         if cfg.layer_norm:
-            h = self._norm(h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain)
+            h = self._norm(
+                h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain
+            )
         hid = torch.einsum("ebnd,edf->ebnf", h, P("w1"))
-        if not (fast and bool((P("b1") == 0).all())):          # hand-set constructions have no biases
+        if not (
+            fast and bool((P("b1") == 0).all())
+        ):  # hand-set constructions have no biases
             hid = hid + P("b1")[:, None, None, :]
         ff = torch.einsum("ebnf,efd->ebnd", torch.relu_(hid), P("w2"))
         if not (fast and bool((P("b2") == 0).all())):
             ff = ff + P("b2")[:, None, None, :]
         z = ff.add_(h) if fast else h + ff
         if cfg.layer_norm:
-            z = self._norm(z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain)
+            z = self._norm(
+                z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain
+            )
         return z, w
 
     def _plain_norm(self, params, l) -> bool:
         """Whether layer l's norms have γ = 1 and β = 0 for every member (then the affine step is skipped)."""
         if not self.config.layer_norm:
             return False
-        return all(bool((params[n][:, l] == v).all()) for n, v in (("ln1_g", 1), ("ln2_g", 1), ("ln1_b", 0), ("ln2_b", 0)))
+        return all(
+            bool((params[n][:, l] == v).all())
+            for n, v in (("ln1_g", 1), ("ln2_g", 1), ("ln1_b", 0), ("ln2_b", 0))
+        )
 
     def _prepare(self, params, inp) -> "_Inputs":
         E = self.check_params(params)
@@ -377,12 +520,18 @@ class Encoder:
         if isinstance(inp, Grouped):
             tokens, feats, counts = inp
             if tokens.ndim == 2:
-                tokens, feats, counts = (t.unsqueeze(0).expand(E, *t.shape) for t in (tokens, feats, counts))
+                tokens, feats, counts = (
+                    t.unsqueeze(0).expand(E, *t.shape) for t in (tokens, feats, counts)
+                )
             if tokens.ndim != 3 or tokens.shape[0] != E or counts.shape != tokens.shape:
-                raise ValueError(f"grouped tokens must have shape [B, T] or [E={E}, B, T], got {tuple(tokens.shape)}")
+                raise ValueError(
+                    f"grouped tokens must have shape [B, T] or [E={E}, B, T], got {tuple(tokens.shape)}"
+                )
             if bool((tokens[..., 0] != CLS).any()) or bool((counts[..., 0] != 1).any()):
                 raise ValueError("group 0 must be the CLS token with count 1")
-            if bool((counts < 0).any()) or bool(((tokens < 0) | (tokens >= VOCAB)).any()):
+            if bool((counts < 0).any()) or bool(
+                ((tokens < 0) | (tokens >= VOCAB)).any()
+            ):
                 raise ValueError("group counts must be >= 0 and tokens in {0, 1, 2}")
             counts = counts.to(dev)
             return _Inputs(tokens.to(dev), feats.to(dev), counts, counts.sum(-1))
@@ -392,10 +541,16 @@ class Encoder:
         if bits.ndim == 2:
             bits = bits.unsqueeze(0).expand(E, *bits.shape)
         if bits.ndim != 3 or bits.shape[0] != E:
-            raise ValueError(f"strings must have shape [B, n] or [E={E}, B, n], got {tuple(bits.shape)}")
+            raise ValueError(
+                f"strings must have shape [B, n] or [E={E}, B, n], got {tuple(bits.shape)}"
+            )
         Eb, B, n = bits.shape
-        tokens = torch.cat([torch.full((E, B, 1), CLS, dtype=torch.long, device=dev), bits], dim=-1)
-        feats = positional_features(self.config.positional, n + 1, dtype=params["embed"].dtype, device=dev)
+        tokens = torch.cat(
+            [torch.full((E, B, 1), CLS, dtype=torch.long, device=dev), bits], dim=-1
+        )
+        feats = positional_features(
+            self.config.positional, n + 1, dtype=params["embed"].dtype, device=dev
+        )
         return _Inputs(tokens, feats, None, n + 1)
 
     def _run(self, params, inp: "_Inputs", *, want_weights: bool):
@@ -404,20 +559,35 @@ class Encoder:
         beta = self._beta(E, inp.N, x.dtype, x.device)
         qscale = None
         query = self._query_members(E, x.device)
-        if query is not None:             # their factor moves from the logit onto the query input
-            qscale = torch.where(query[:, None], beta, torch.ones((), dtype=x.dtype, device=x.device))
-            beta = torch.where(query[:, None], torch.ones((), dtype=x.dtype, device=x.device), beta)
-        fast = not torch.is_grad_enabled() or not any(t.requires_grad for t in params.values())
+        if query is not None:  # their factor moves from the logit onto the query input
+            qscale = torch.where(
+                query[:, None], beta, torch.ones((), dtype=x.dtype, device=x.device)
+            )
+            beta = torch.where(
+                query[:, None], torch.ones((), dtype=x.dtype, device=x.device), beta
+            )
+        fast = not torch.is_grad_enabled() or not any(
+            t.requires_grad for t in params.values()
+        )
         weights = []
         for l in range(self.config.n_layers):
-            x, w = self._layer(params, l, x, beta, inp, last=(l == self.config.n_layers - 1),
-                               want_weights=want_weights, fast=fast, qscale=qscale)
+            x, w = self._layer(
+                params,
+                l,
+                x,
+                beta,
+                inp,
+                last=(l == self.config.n_layers - 1),
+                want_weights=want_weights,
+                fast=fast,
+                qscale=qscale,
+            )
             weights.append(w)
         cls = x[:, :, 0]
         logit = (cls * params["out_w"][:, None, :]).sum(-1) + params["out_b"][:, None]
         return logit, cls, weights
 
-    def forward(self, params: dict, x, *, max_elements: int = 2 ** 22) -> torch.Tensor:
+    def forward(self, params: dict, x, *, max_elements: int = 2**22) -> torch.Tensor:
         """CLS logits ``[E, B]`` for strings ``x`` (``[B, n]``, ``[E, B, n]`` or a :class:`Grouped`).
 
         Without gradients, large batches are evaluated in chunks so that no intermediate tensor
@@ -428,13 +598,25 @@ class Encoder:
         cfg = self.config
         # widest per-string tensor: attention rows [H, T, T] in a non-last layer whose keys vary,
         # otherwise the hidden states [T, max(d, d_ffn, H·d_head)]
-        full = any(bool((params["wk"][:, l] != 0).any()) for l in range(cfg.n_layers - 1))
-        width = max(cfg.d_model, cfg.d_ffn, cfg.n_heads * cfg.head_dim, cfg.n_heads * T if full else 0)
+        full = any(
+            bool((params["wk"][:, l] != 0).any()) for l in range(cfg.n_layers - 1)
+        )
+        width = max(
+            cfg.d_model,
+            cfg.d_ffn,
+            cfg.n_heads * cfg.head_dim,
+            cfg.n_heads * T if full else 0,
+        )
         chunk = max(1, max_elements // max(1, E * T * width))
         if torch.is_grad_enabled() or chunk >= B:
             return self._run(params, inp, want_weights=False)[0]
-        return torch.cat([self._run(params, inp.slice(i, i + chunk), want_weights=False)[0]
-                          for i in range(0, B, chunk)], dim=1)
+        return torch.cat(
+            [
+                self._run(params, inp.slice(i, i + chunk), want_weights=False)[0]
+                for i in range(0, B, chunk)
+            ],
+            dim=1,
+        )
 
     __call__ = forward
 
@@ -457,13 +639,13 @@ class Grouped(NamedTuple):
 
 
 class _Inputs(NamedTuple):
-    tokens: torch.Tensor          # [E, B, T]
-    feats: torch.Tensor           # [T, p] or [E, B, T, p]
-    counts: torch.Tensor | None   # [E, B, T] or None (every position its own group)
-    N: object                     # int, or [E, B] tensor of position counts
+    tokens: torch.Tensor  # [E, B, T]
+    feats: torch.Tensor  # [T, p] or [E, B, T, p]
+    counts: torch.Tensor | None  # [E, B, T] or None (every position its own group)
+    N: object  # int, or [E, B] tensor of position counts
 
     def slice(self, lo: int, hi: int) -> "_Inputs":
-        cut = lambda t: t[:, lo:hi] if t is not None and t.ndim >= 3 else t   # noqa: E731
+        cut = lambda t: t[:, lo:hi] if t is not None and t.ndim >= 3 else t  # noqa: E731
         N = self.N[:, lo:hi] if isinstance(self.N, torch.Tensor) else self.N
         return _Inputs(self.tokens[:, lo:hi], cut(self.feats), cut(self.counts), N)
 

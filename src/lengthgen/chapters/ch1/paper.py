@@ -5,6 +5,7 @@ Everything here is a constant; :mod:`lengthgen.chapters.ch1.experiments` builds 
 from it and the notebook (``notebooks/01_log_scaled_attention``) reads it. "Knowl n" refers to the
 numbered statements of the paper's summary that the chapter follows.
 """
+
 from __future__ import annotations
 
 # --------------------------------------------------------------------------- exact constructions
@@ -18,8 +19,11 @@ EXACT_RANDOM_STRINGS = 1000
 #: Lengths of Fig. 2 (log-spaced from 1 to 1000; section "Confidence: cross-entropy against length").
 FIG2_LENGTHS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000)
 #: The three layer-norm settings of Fig. 2: (label, keyword arguments of the construction).
-LN_VARIANTS = (("no layer norm", {}), ("layer norm, eps = 1e-5", {"layer_norm": True, "eps": 1e-5}),
-               ("layer norm, eps = 0", {"layer_norm": True, "eps": 0.0}))
+LN_VARIANTS = (
+    ("no layer norm", {}),
+    ("layer norm, eps = 1e-5", {"layer_norm": True, "eps": 1e-5}),
+    ("layer norm, eps = 0", {"layer_norm": True, "eps": 0.0}),
+)
 
 # --------------------------------------------------------------------------- Knowl 5
 #: The band the log-scaled one-layer FIRST logit stays in at every length (|s| in [1/4, 1/2]).
@@ -29,12 +33,16 @@ LOGIT_BAND = (0.25, 0.5)
 #: FIRST (Fig. 4): training lengths, test length, and the two attention settings compared.
 TRAIN_LENGTHS = (10, 30, 100, 300)
 TEST_N = 1000
-ATTENTION_ARMS = ("standard", "log-scaled")          # log_scaled False, True
+ATTENTION_ARMS = ("standard", "log-scaled")  # log_scaled False, True
 #: The attention arms of the success-rate cell ``first_rates`` (issue 15): name → (log-scaled, where the
 #: factor log N multiplies). "log-scaled" is ours (the whole query–key logit, query bias included);
 #: "authors' placement" is the authors' released code (the query input, so the query bias is not
 #: scaled). Both take the log of N = n + 1, the length including the CLS token.
-FIRST_ARMS = {"standard": (False, "logit"), "log-scaled": (True, "logit"), "authors' placement": (True, "query")}
+FIRST_ARMS = {
+    "standard": (False, "logit"),
+    "log-scaled": (True, "logit"),
+    "authors' placement": (True, "query"),
+}
 #: The learners: 2 layers, d_model 16, FFN 64, post-norm eps 1e-5, Adam with learning rate 3e-4.
 MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
 #: Heads of the FIRST and the PARITY learner.
@@ -47,12 +55,36 @@ PARITY_HEADS = 2
 #: points and strings of the sensitivity sweep. ``rate_runs``: runs per arm and training length of the
 #: success-rate cell ``first_rates`` (issue 15; the other FIRST settings are those of ``first_training``).
 PROTOCOLS = {
-    "full": {"rate_runs": 100, "runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
-             "eval_every_epochs": 5, "parity_runs": 20, "parity_epochs": 100, "parity_n": 100,
-             "fig2_strings": 1000, "sens_points": 401, "sens_strings": 100},
-    "smoke": {"rate_runs": 2, "runs": 1, "epochs": 3, "steps_per_epoch": 100, "test_n": TEST_N, "test_strings": 100,
-              "eval_every_epochs": 1, "parity_runs": 2, "parity_epochs": 1, "parity_n": 20,
-              "fig2_strings": 100, "sens_points": 81, "sens_strings": 100},
+    "full": {
+        "rate_runs": 100,
+        "runs": 20,
+        "epochs": 100,
+        "steps_per_epoch": 100,
+        "test_n": TEST_N,
+        "test_strings": 100,
+        "eval_every_epochs": 5,
+        "parity_runs": 20,
+        "parity_epochs": 100,
+        "parity_n": 100,
+        "fig2_strings": 1000,
+        "sens_points": 401,
+        "sens_strings": 100,
+    },
+    "smoke": {
+        "rate_runs": 2,
+        "runs": 1,
+        "epochs": 3,
+        "steps_per_epoch": 100,
+        "test_n": TEST_N,
+        "test_strings": 100,
+        "eval_every_epochs": 1,
+        "parity_runs": 2,
+        "parity_epochs": 1,
+        "parity_n": 20,
+        "fig2_strings": 100,
+        "sens_points": 81,
+        "sens_strings": 100,
+    },
 }
 
 # --------------------------------------------------------------------------- sensitivity (Knowl 8)
@@ -68,7 +100,12 @@ SEED = 0
 #: training: run r at the i-th training length reads strings from ``data + data_per_length·i + SEED + r``
 #: (the standard and the log-scaled member of the same run and length share it: paired design);
 #: the fixed validation bank comes from ``bank + SEED``, the final test strings from ``test + SEED``.
-FIRST_SEED_OFFSETS = {"data": 10_000, "data_per_length": 1_000, "bank": 99_000, "test": 199_000}
+FIRST_SEED_OFFSETS = {
+    "data": 10_000,
+    "data_per_length": 1_000,
+    "bank": 99_000,
+    "test": 199_000,
+}
 #: The same for PARITY: run r reads ``data + SEED + r``; test strings from ``test + SEED``.
 PARITY_SEED_OFFSETS = {"data": 20_000, "test": 299_000}
 #: The success-rate cell ``first_rates``: the offsets of the FIRST training (run r < 20 of an arm reads

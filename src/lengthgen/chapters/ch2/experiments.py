@@ -25,6 +25,7 @@ per data stream. Paired A_pos/A_norm members read the same stream. Experiments t
 another one's trainings (``_small``, ``_mid``, ``_more``, the ablation ``index_norm_misread``) use its
 batch stream.
 """
+
 from __future__ import annotations
 
 import time
@@ -36,11 +37,33 @@ import torch
 
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.paper import PAPER_MAX_UPDATES, test_lengths
-from lengthgen.chapters.ch2.single_layer import (FAMILIES, FIXED_TOKEN, NORM_MAPS, PAD, VARIANTS, SingleLayer,
-                                                 check_width, encode)
-from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, get_device, get_scale
+from lengthgen.chapters.ch2.single_layer import (
+    FAMILIES,
+    FIXED_TOKEN,
+    NORM_MAPS,
+    PAD,
+    VARIANTS,
+    SingleLayer,
+    check_width,
+    encode,
+)
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    get_device,
+    get_scale,
+)
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.tasks import TASKS, first_bank, index_bank, label, majority_bank, random_strings
+from lengthgen.nn.tasks import (
+    TASKS,
+    first_bank,
+    index_bank,
+    label,
+    majority_bank,
+    random_strings,
+)
 from lengthgen.store import Schema
 
 H = paper.H
@@ -77,30 +100,54 @@ EXPERIMENTS = {
     "first_sin": Experiment("first", ("sin",), 7),
     "index_sin": Experiment("index", ("sin",), 8),
     "parity_gen": Experiment("parity", ("gen",), 9),
-    "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),   # index_posnorm at N = 11, 21
-    "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),     # ... and at N = 31, 41
-    "majority_gen_more": Experiment("majority", ("gen",), 3),         # Tables 2–3 at N = 11 … 41
+    "index_posnorm_small": Experiment(
+        "index", ("pos", "norm"), 1
+    ),  # index_posnorm at N = 11, 21
+    "index_posnorm_mid": Experiment(
+        "index", ("pos", "norm"), 1
+    ),  # ... and at N = 31, 41
+    "majority_gen_more": Experiment(
+        "majority", ("gen",), 3
+    ),  # Tables 2–3 at N = 11 … 41
     "first_posnorm_more": Experiment("first", ("pos", "norm"), 2),
     "majority_sin_more": Experiment("majority", ("sin",), 4),
-    "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),  # Table 1: Majority under A_pos / A_norm
+    "majority_posnorm": Experiment(
+        "majority", ("pos", "norm"), 16
+    ),  # Table 1: Majority under A_pos / A_norm
     # ablation: A_norm with our earlier misread map F(v) = v/(1+‖v‖²), same seeds, initial tensors and
     # batches as index_posnorm (which uses the paper's map)
     "index_norm_misread": Experiment("index", ("norm",), 1, norm_map="misread"),
 }
 
 #: the full-scale protocol (D.2–D.3); each experiment's cap and N are in paper.STORED_STEP_CAPS / STORED_NS
-FULL = {"seeds": paper.SEEDS, "every": paper.VALIDATE_EVERY, "val_size": paper.VAL_SIZE,
-        "test_size": paper.TEST_SIZE, "batch": paper.BATCH}
+FULL = {
+    "seeds": paper.SEEDS,
+    "every": paper.VALIDATE_EVERY,
+    "val_size": paper.VAL_SIZE,
+    "test_size": paper.TEST_SIZE,
+    "batch": paper.BATCH,
+}
 #: the smoke protocol: two seeds at N = 11, a few hundred updates, small banks
-SMOKE = {"seeds": paper.SEEDS[:2], "Ns": (11,), "steps": 300, "every": 100, "val_size": 200, "test_size": 200,
-         "batch": 64}
+SMOKE = {
+    "seeds": paper.SEEDS[:2],
+    "Ns": (11,),
+    "steps": 300,
+    "every": 100,
+    "val_size": 200,
+    "test_size": 200,
+    "batch": 64,
+}
 #: the experiments a smoke run trains (the full run trains all of EXPERIMENTS)
 SMOKE_EXPERIMENTS = ("index_posnorm", "majority_gen")
 
 #: the stored volume scans (section "Claim 2" and "Monte Carlo volume fractions")
 VOLUME_NS = (8, 16, 32, 64, 128, 256, 512)
 VOLUME_COMBOS = tuple(paper.PAPER_WINDOW_SLOPES)
-VOLUME_MC_NS = {"pos/index": (4, 8, 16, 32, 64), "norm/index": (4, 8, 16, 32, 64, 128), "pos/first": (4, 16, 64, 256)}
+VOLUME_MC_NS = {
+    "pos/index": (4, 8, 16, 32, 64),
+    "norm/index": (4, 8, 16, 32, 64, 128),
+    "pos/first": (4, 16, 64, 256),
+}
 VOLUME_MC_SAMPLES = 20_000
 VOLUME_HALF_WIDTH = 0.1
 VOLUME_ETA = 1.0
@@ -108,7 +155,11 @@ VOLUME_ETA = 1.0
 
 # --------------------------------------------------------------------------- banks and batches (D.3)
 def _nonempty(name: str, values) -> list:
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) == 0:
+    if (
+        isinstance(values, (str, bytes))
+        or not hasattr(values, "__len__")
+        or len(values) == 0
+    ):
         raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
     return list(values)
 
@@ -117,7 +168,9 @@ def _fixed_token(task: str, fixed):
     """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
     if task == "index":
         if fixed is not None:
-            raise ConfigError(f"Index reads its query from the index token; fixed token must be None, got {fixed!r}")
+            raise ConfigError(
+                f"Index reads its query from the index token; fixed token must be None, got {fixed!r}"
+            )
         return None
     fixed = FIXED_TOKEN[task] if fixed is None else fixed
     if isinstance(fixed, bool) or fixed not in (0, 1):
@@ -129,16 +182,24 @@ def _labels(task: str, bits: torch.Tensor, k: torch.Tensor | None) -> torch.Tens
     return label(task, bits, k) if task == "index" else label(task, bits)
 
 
-def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None):
+def test_bank(
+    task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None
+):
     """The saved test bank at length L (D.3), shared by all seeds and variants: ``(x, y)``.
 
     ``fixed`` is the index token of the tasks without a query (default :data:`FIXED_TOKEN`)."""
     check_choice("task", task, TASKS)
     fixed = _fixed_token(task, fixed)
-    L, size = check_positive_int("test length L", L), check_positive_int("test bank size", size)
+    L, size = (
+        check_positive_int("test length L", L),
+        check_positive_int("test bank size", size),
+    )
     seed = check_positive_int("bank seed", seed, minimum=0)
-    g = torch.Generator().manual_seed(paper.TEST_SEED_STRIDE * (1 + seed) + paper.TEST_SEED_LENGTH_STRIDE * L
-                                      + paper.TEST_SEED_TASK[task])
+    g = torch.Generator().manual_seed(
+        paper.TEST_SEED_STRIDE * (1 + seed)
+        + paper.TEST_SEED_LENGTH_STRIDE * L
+        + paper.TEST_SEED_TASK[task]
+    )
     k = None
     if task == "first":
         bits = first_bank(L, size, g)
@@ -151,37 +212,58 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
     return encode(bits, k, fixed=1 if fixed is None else fixed), _labels(task, bits, k)
 
 
-def validation_bank(task: str, Ns_members, size: int, seed: int = 0, fixed: int | None = None):
+def validation_bank(
+    task: str, Ns_members, size: int, seed: int = 0, fixed: int | None = None
+):
     """Per-member validation banks at each member's N (random examples), padded:
     ``(x [E, S, max N + 1], y [E, S])`` (D.2)."""
     check_choice("task", task, TASKS)
     fixed = _fixed_token(task, fixed)
     size = check_positive_int("validation size", size)
     seed = check_positive_int("bank seed", seed, minimum=0)
-    Ns_members = [check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)]
+    Ns_members = [
+        check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)
+    ]
     Lmax = max(Ns_members)
     cache = {}
     for N in sorted(set(Ns_members)):
         g = torch.Generator().manual_seed(paper.VALIDATION_SEED_STRIDE * (1 + seed) + N)
         bits = random_strings(size, N, g)
         k = torch.randint(1, N + 1, (size,), generator=g) if task == "index" else None
-        cache[N] = (encode(bits, k, pad_to=Lmax, fixed=1 if fixed is None else fixed), _labels(task, bits, k))
+        cache[N] = (
+            encode(bits, k, pad_to=Lmax, fixed=1 if fixed is None else fixed),
+            _labels(task, bits, k),
+        )
     x = torch.stack([cache[N][0] for N in Ns_members])
     y = torch.stack([cache[N][1] for N in Ns_members])
     return x, y
 
 
-def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed: int = 0, fixed: int | None = None):
+def make_sampler(
+    task: str,
+    Ns_members,
+    stream_of_member,
+    batch: int,
+    base_seed: int = 0,
+    fixed: int | None = None,
+):
     """``sample(step, generators, members)`` for :func:`train_ensemble` (see the module docstring);
     ``base_seed`` is the experiment's batch stream."""
     check_choice("task", task, TASKS)
     fixed = _fixed_token(task, fixed)
     batch = check_positive_int("batch", batch)
     base_seed = check_positive_int("batch stream", base_seed, minimum=0)
-    Ns_members = [check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)]
-    stream_of_member = [check_positive_int("stream of member", s, minimum=0) for s in _nonempty("stream_of_member", stream_of_member)]
+    Ns_members = [
+        check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)
+    ]
+    stream_of_member = [
+        check_positive_int("stream of member", s, minimum=0)
+        for s in _nonempty("stream_of_member", stream_of_member)
+    ]
     if len(stream_of_member) != len(Ns_members):
-        raise ConfigError(f"stream_of_member has {len(stream_of_member)} entries for {len(Ns_members)} members")
+        raise ConfigError(
+            f"stream_of_member has {len(stream_of_member)} entries for {len(Ns_members)} members"
+        )
     Ns = torch.as_tensor(Ns_members, dtype=torch.long)
     streams = torch.as_tensor(stream_of_member, dtype=torch.long)
     U = int(streams.max()) + 1
@@ -197,16 +279,24 @@ def make_sampler(task: str, Ns_members, stream_of_member, batch: int, base_seed:
             L = torch.floor(u * Ns_stream).long() + 1
         Lmax = int(L.max())
         bits = torch.randint(0, 2, (U, batch, Lmax), generator=g, dtype=torch.float64)
-        k = (torch.floor(torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]) + 1)
-        valid = torch.arange(1, Lmax + 1)[None, :] <= L[:, None]                    # [U, Lmax]
+        k = (
+            torch.floor(
+                torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]
+            )
+            + 1
+        )
+        valid = torch.arange(1, Lmax + 1)[None, :] <= L[:, None]  # [U, Lmax]
         data = bits.masked_fill(~valid[:, None, :], PAD)
         if task == "index":
             y = torch.gather(bits, -1, (k.long() - 1).unsqueeze(-1)).squeeze(-1).long()
             kk = k
         else:
             ones = (bits * valid[:, None, :]).sum(-1)
-            y = {"first": bits[..., 0], "majority": (ones >= (L[:, None] + 1) // 2),
-                 "parity": ones % 2}[task].long()
+            y = {
+                "first": bits[..., 0],
+                "majority": (ones >= (L[:, None] + 1) // 2),
+                "parity": ones % 2,
+            }[task].long()
             kk = torch.full_like(k, fixed)
         x = torch.cat([data, kk.unsqueeze(-1)], -1)
         sel = streams if members is None else streams[members]
@@ -221,7 +311,12 @@ def _coefficients(params):
     ell = 2 * (b * s).sum(-1) + (a * r).sum(-1)
     ahat = a / a.norm(dim=-1, keepdim=True)
     chi_hat = (ahat * s).sum(-1)
-    return {"chi": chi.tolist(), "ell": ell.tolist(), "chi_hat": chi_hat.tolist(), "ell_hat": (ell + 2 * chi_hat).tolist()}
+    return {
+        "chi": chi.tolist(),
+        "ell": ell.tolist(),
+        "chi_hat": chi_hat.tolist(),
+        "ell_hat": (ell + 2 * chi_hat).tolist(),
+    }
 
 
 # --------------------------------------------------------------------------- one experiment (a cell)
@@ -232,10 +327,31 @@ def _check_ints(name, values, minimum=1) -> list[int]:
     return out
 
 
-def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_map: str, fixed_token, seeds, Ns,
-                     steps: int, every: int, val_size: int, test_size: int, batch: int, h: int, lr: float, betas,
-                     eps: float, clip: float, patience: int, device="cpu", progress: bool = True,
-                     keep_params: bool = False) -> dict:
+def train_experiment(
+    *,
+    experiment: str,
+    task: str,
+    variants,
+    stream: int,
+    norm_map: str,
+    fixed_token,
+    seeds,
+    Ns,
+    steps: int,
+    every: int,
+    val_size: int,
+    test_size: int,
+    batch: int,
+    h: int,
+    lr: float,
+    betas,
+    eps: float,
+    clip: float,
+    patience: int,
+    device="cpu",
+    progress: bool = True,
+    keep_params: bool = False,
+) -> dict:
     """Train and test one experiment (all ``seeds`` × ``Ns`` × ``variants`` as one ensemble on
     ``device``) with the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"); returns a
     JSON-ready dict (``keep_params=True`` adds the selected parameters, tensors, under ``"params"``).
@@ -244,30 +360,57 @@ def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_
     each member also reports the sign changes and kinks of its selected checkpoint at length N
     (App. A.4); for the positional models the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4).
     """
-    from lengthgen.engine.train import OptimConfig, Validation, evaluate_ensemble, select_members, train_ensemble
+    from lengthgen.engine.train import (
+        OptimConfig,
+        Validation,
+        evaluate_ensemble,
+        select_members,
+        train_ensemble,
+    )
 
     if not isinstance(experiment, str) or not experiment:
         raise ConfigError(f"experiment must be a name, got {experiment!r}")
     check_choice("task", task, TASKS)
     if isinstance(variants, str) or not variants:
-        raise ConfigError(f"variants must be a non-empty list of {', '.join(VARIANTS)}, got {variants!r}")
+        raise ConfigError(
+            f"variants must be a non-empty list of {', '.join(VARIANTS)}, got {variants!r}"
+        )
     variants = [check_choice("variant", v, VARIANTS) for v in variants]
     stream = check_positive_int("batch stream", stream, minimum=0)
     if "norm" in variants:
         check_choice("norm map", norm_map, NORM_MAPS)
     elif norm_map is not None:
-        raise ConfigError(f"norm_map applies to A_norm only; variants {variants} need None, got {norm_map!r}")
+        raise ConfigError(
+            f"norm_map applies to A_norm only; variants {variants} need None, got {norm_map!r}"
+        )
     fixed = _fixed_token(task, fixed_token)
     seeds = _check_ints("seeds", seeds, minimum=0)
     Ns = _check_ints("Ns", Ns)
-    steps, every = check_positive_int("steps", steps), check_positive_int("validation every", every)
-    val_size, test_size = check_positive_int("val_size", val_size), check_positive_int("test_size", test_size)
-    batch, h, patience = check_positive_int("batch", batch), check_width(h), check_positive_int("patience", patience)
-    lr, eps, clip = (check_finite(n, v, nonnegative=True) for n, v in (("lr", lr), ("eps", eps), ("clip", clip)))
-    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__len__") or len(betas) != 2:
+    steps, every = (
+        check_positive_int("steps", steps),
+        check_positive_int("validation every", every),
+    )
+    val_size, test_size = (
+        check_positive_int("val_size", val_size),
+        check_positive_int("test_size", test_size),
+    )
+    batch, h, patience = (
+        check_positive_int("batch", batch),
+        check_width(h),
+        check_positive_int("patience", patience),
+    )
+    lr, eps, clip = (
+        check_finite(n, v, nonnegative=True)
+        for n, v in (("lr", lr), ("eps", eps), ("clip", clip))
+    )
+    if (
+        isinstance(betas, (str, bytes))
+        or not hasattr(betas, "__len__")
+        or len(betas) != 2
+    ):
         raise ConfigError(f"betas must be a pair of numbers, got {betas!r}")
     betas = tuple(check_finite("beta", b, nonnegative=True) for b in betas)
-    dev = get_device(device)             # "auto" resolved here; the trainer gets "cpu" or "cuda"
+    dev = get_device(device)  # "auto" resolved here; the trainer gets "cpu" or "cuda"
     device = dev.type
 
     members = [(v, N, s) for v in variants for N in Ns for s in seeds]
@@ -276,23 +419,43 @@ def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_
     sm = [m[2] for m in members]
     stream_ids = {}
     streams = [stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s) in members]
-    model = SingleLayer(vs[0], h, max_lengths=Nm, variants=vs, norm_map=norm_map or "sqrt")
+    model = SingleLayer(
+        vs[0], h, max_lengths=Nm, variants=vs, norm_map=norm_map or "sqrt"
+    )
     params = model.init(sm, torch.float64, dev)
     vx, vy = validation_bank(task, Nm, val_size, fixed=fixed)
     t0 = time.perf_counter()
-    res = train_ensemble(model, params, sample=make_sampler(task, Nm, streams, batch, base_seed=stream, fixed=fixed),
-                         optim=OptimConfig("adam", lr=lr, betas=betas, eps=eps, clip=clip), steps=steps,
-                         data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s) in members],
-                         validation=Validation(every=every, bank=(vx, vy), patience=patience, per_member=True,
-                                               batch_size=250),
-                         progress=progress, record_every=max(1, every // 5), device=device, desc=experiment)
+    res = train_ensemble(
+        model,
+        params,
+        sample=make_sampler(task, Nm, streams, batch, base_seed=stream, fixed=fixed),
+        optim=OptimConfig("adam", lr=lr, betas=betas, eps=eps, clip=clip),
+        steps=steps,
+        data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s) in members],
+        validation=Validation(
+            every=every,
+            bank=(vx, vy),
+            patience=patience,
+            per_member=True,
+            batch_size=250,
+        ),
+        progress=progress,
+        record_every=max(1, every // 5),
+        device=device,
+        desc=experiment,
+    )
     train_s = time.perf_counter() - t0
     tests = {}
     for N in sorted(set(Nm)):
         idx = [i for i, n in enumerate(Nm) if n == N]
         sub = select_members(res.params, idx)
-        submodel = SingleLayer(vs[0], h, max_lengths=[Nm[i] for i in idx], variants=[vs[i] for i in idx],
-                               norm_map=norm_map or "sqrt")
+        submodel = SingleLayer(
+            vs[0],
+            h,
+            max_lengths=[Nm[i] for i in idx],
+            variants=[vs[i] for i in idx],
+            norm_map=norm_map or "sqrt",
+        )
         banks = {L: test_bank(task, L, test_size, fixed=fixed) for L in test_lengths(N)}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
         acc = evaluate_ensemble(submodel, sub, banks, batch_size=bs, device=device)
@@ -301,48 +464,127 @@ def train_experiment(*, experiment: str, task: str, variants, stream: int, norm_
     rows = []
     coef = _coefficients(res.params) if FAMILIES[vs[0]] == "positional" else None
     for i, (v, N, s) in enumerate(members):
-        row = {"variant": v, "N": N, "seed": s, "best_step": int(res.best_step[i]), "stop_step": int(res.stop_step[i]),
-               "best_val_acc": float(res.best_acc[i]), "best_val_loss": float(res.best_loss[i]), "test": tests[i]}
+        row = {
+            "variant": v,
+            "N": N,
+            "seed": s,
+            "best_step": int(res.best_step[i]),
+            "stop_step": int(res.stop_step[i]),
+            "best_val_acc": float(res.best_acc[i]),
+            "best_val_loss": float(res.best_loss[i]),
+            "test": tests[i],
+        }
         if coef is not None:
             row.update({k: coef[k][i] for k in coef})
         if task == "parity" and vs[0] == "gen":
             from lengthgen.chapters.ch2.volume import parity_sign_changes
 
             sc = parity_sign_changes({k: t[i] for k, t in res.params.items()}, N)
-            row.update({"sign_changes": int(sc["sign_changes"][0]), "kinks": int(sc["kinks"][0])})
+            row.update(
+                {
+                    "sign_changes": int(sc["sign_changes"][0]),
+                    "kinks": int(sc["kinks"][0]),
+                }
+            )
         rows.append(row)
-    return {"experiment": experiment, "task": task, "variants": list(variants), "steps_cap": steps, "every": every,
-            "batch": batch, "val_size": val_size, "test_size": test_size, "train_wall_s": train_s,
-            "steps_run": res.steps_run, "members": rows, **({"params": res.params} if keep_params else {})}
+    return {
+        "experiment": experiment,
+        "task": task,
+        "variants": list(variants),
+        "steps_cap": steps,
+        "every": every,
+        "batch": batch,
+        "val_size": val_size,
+        "test_size": test_size,
+        "train_wall_s": train_s,
+        "steps_run": res.steps_run,
+        "members": rows,
+        **({"params": res.params} if keep_params else {}),
+    }
 
 
-def experiment_config(name: str, *, seeds, Ns, steps: int, every: int, val_size: int, test_size: int,
-                      batch: int) -> dict:
+def experiment_config(
+    name: str,
+    *,
+    seeds,
+    Ns,
+    steps: int,
+    every: int,
+    val_size: int,
+    test_size: int,
+    batch: int,
+) -> dict:
     """The complete keyword arguments of :func:`train_experiment` for experiment ``name`` with the
     given run sizes; the rest (model, batch stream, fixed token, optimiser) is the definition in
     :data:`EXPERIMENTS` and the protocol of :mod:`lengthgen.chapters.ch2.paper`."""
     check_choice("experiment", name, tuple(EXPERIMENTS))
     ex = EXPERIMENTS[name]
-    return {"experiment": name, "task": ex.task, "variants": list(ex.variants), "stream": ex.stream,
-            "norm_map": ex.norm_map if "norm" in ex.variants else None, "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
-            "seeds": list(seeds), "Ns": list(Ns), "steps": steps, "every": every, "val_size": val_size,
-            "test_size": test_size, "batch": batch, "h": paper.H, "lr": paper.LR, "betas": list(paper.BETAS),
-            "eps": paper.EPS, "clip": paper.CLIP, "patience": paper.PATIENCE}
+    return {
+        "experiment": name,
+        "task": ex.task,
+        "variants": list(ex.variants),
+        "stream": ex.stream,
+        "norm_map": ex.norm_map if "norm" in ex.variants else None,
+        "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
+        "seeds": list(seeds),
+        "Ns": list(Ns),
+        "steps": steps,
+        "every": every,
+        "val_size": val_size,
+        "test_size": test_size,
+        "batch": batch,
+        "h": paper.H,
+        "lr": paper.LR,
+        "betas": list(paper.BETAS),
+        "eps": paper.EPS,
+        "clip": paper.CLIP,
+        "patience": paper.PATIENCE,
+    }
 
 
-def run_experiment(name: str, *, seeds, Ns, steps: int, every: int, val_size: int, test_size: int, batch: int,
-                   device="cpu", progress: bool = True, keep_params: bool = False) -> dict:
+def run_experiment(
+    name: str,
+    *,
+    seeds,
+    Ns,
+    steps: int,
+    every: int,
+    val_size: int,
+    test_size: int,
+    batch: int,
+    device="cpu",
+    progress: bool = True,
+    keep_params: bool = False,
+) -> dict:
     """Train and test experiment ``name`` of :data:`EXPERIMENTS` at the given run sizes (what a
     cell does, for the notebook's live runs); see :func:`train_experiment`."""
-    cfg = experiment_config(name, seeds=seeds, Ns=Ns, steps=steps, every=every, val_size=val_size,
-                            test_size=test_size, batch=batch)
-    return train_experiment(**cfg, device=device, progress=progress, keep_params=keep_params)
+    cfg = experiment_config(
+        name,
+        seeds=seeds,
+        Ns=Ns,
+        steps=steps,
+        every=every,
+        val_size=val_size,
+        test_size=test_size,
+        batch=batch,
+    )
+    return train_experiment(
+        **cfg, device=device, progress=progress, keep_params=keep_params
+    )
 
 
 # --------------------------------------------------------------------------- volume scans (a cell)
-def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: int = VOLUME_MC_SAMPLES,
-                 h: int = H, eta: float = VOLUME_ETA, half_width: float = VOLUME_HALF_WIDTH,
-                 norm_map: str = "sqrt") -> dict:
+def volume_scans(
+    *,
+    ns=VOLUME_NS,
+    combos=VOLUME_COMBOS,
+    mc_ns=None,
+    mc_samples: int = VOLUME_MC_SAMPLES,
+    h: int = H,
+    eta: float = VOLUME_ETA,
+    half_width: float = VOLUME_HALF_WIDTH,
+    norm_map: str = "sqrt",
+) -> dict:
     """Admissible widths of the length-sensitive coordinates around the η = ``eta`` centers at the
     lengths ``ns`` (chapter 2, "Claim 2") and Monte Carlo exact fractions in a box of half-width
     ``half_width`` ("Monte Carlo volume fractions"); Index under A_pos gets 4× the samples from
@@ -358,11 +600,15 @@ def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: 
     eta = check_finite("eta", eta, nonnegative=True)
     half_width = check_finite("half_width", half_width, nonnegative=True)
     if check_choice("norm map", norm_map, NORM_MAPS) != "sqrt":
-        raise ConfigError(f"the volume scans use the paper's A_norm map 'sqrt' only, got {norm_map!r}")
+        raise ConfigError(
+            f"the volume scans use the paper's A_norm map 'sqrt' only, got {norm_map!r}"
+        )
     out = {"widths": {}, "mc": {}}
     for combo in combos:
         if isinstance(combo, str) or len(combo) != 3:
-            raise ConfigError(f"each volume combo must be (model, task, coordinate), got {combo!r}")
+            raise ConfigError(
+                f"each volume combo must be (model, task, coordinate), got {combo!r}"
+            )
         v, task, coord = combo
         c = vo.center(v, task, h, eta=eta)
         d = vo.direction(v, coord, c)
@@ -370,15 +616,30 @@ def volume_scans(*, ns=VOLUME_NS, combos=VOLUME_COMBOS, mc_ns=None, mc_samples: 
         # width: both sides, a side still exact at t_max counted as t_max; finite_width: the sides
         # that close before t_max (NaN if none does); capped: how many sides reached t_max
         out["widths"][f"{v}/{task}/{coord}"] = {
-            "n": list(ns), "width": [r["width"] for r in res], "finite_width": [r["finite_width"] for r in res],
-            "capped": [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res]}
+            "n": list(ns),
+            "width": [r["width"] for r in res],
+            "finite_width": [r["finite_width"] for r in res],
+            "capped": [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res],
+        }
     for key, nlist in mc_ns.items():
         if not isinstance(key, str) or key.count("/") != 1:
             raise ConfigError(f"Monte Carlo keys are 'model/task', got {key!r}")
         v, task = key.split("/")
-        out["mc"][key] = [vo.mc_fraction(v, task, n, coords=("a", "b", "r", "s"), half_width=half_width,
-                                         samples=mc_samples * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
-                                         seed=n, eta=eta, h=h) for n in _check_ints(f"mc_ns[{key!r}]", nlist)]
+        out["mc"][key] = [
+            vo.mc_fraction(
+                v,
+                task,
+                n,
+                coords=("a", "b", "r", "s"),
+                half_width=half_width,
+                samples=mc_samples
+                * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
+                seed=n,
+                eta=eta,
+                h=h,
+            )
+            for n in _check_ints(f"mc_ns[{key!r}]", nlist)
+        ]
     return out
 
 
@@ -390,48 +651,110 @@ def cells(scale: str) -> list[Cell]:
     scale = get_scale(scale)
     out = []
     if scale == "smoke":
-        sizes = {k: SMOKE[k] for k in ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")}
+        sizes = {
+            k: SMOKE[k]
+            for k in ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
+        }
         for name in SMOKE_EXPERIMENTS:
-            out.append(Cell(name, train_experiment, experiment_config(name, **sizes), seeds=tuple(SMOKE["seeds"])))
+            out.append(
+                Cell(
+                    name,
+                    train_experiment,
+                    experiment_config(name, **sizes),
+                    seeds=tuple(SMOKE["seeds"]),
+                )
+            )
         return out
     for name in EXPERIMENTS:
-        cfg = experiment_config(name, Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name], **FULL)
+        cfg = experiment_config(
+            name, Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name], **FULL
+        )
         out.append(Cell(name, train_experiment, cfg, seeds=tuple(FULL["seeds"])))
-    out.append(Cell("volume_scans", volume_scans,
-                    {"ns": list(VOLUME_NS), "combos": [list(c) for c in VOLUME_COMBOS],
-                     "mc_ns": {k: list(v) for k, v in VOLUME_MC_NS.items()}, "mc_samples": VOLUME_MC_SAMPLES,
-                     "h": H, "eta": VOLUME_ETA, "half_width": VOLUME_HALF_WIDTH, "norm_map": "sqrt"}))
+    out.append(
+        Cell(
+            "volume_scans",
+            volume_scans,
+            {
+                "ns": list(VOLUME_NS),
+                "combos": [list(c) for c in VOLUME_COMBOS],
+                "mc_ns": {k: list(v) for k, v in VOLUME_MC_NS.items()},
+                "mc_samples": VOLUME_MC_SAMPLES,
+                "h": H,
+                "eta": VOLUME_ETA,
+                "half_width": VOLUME_HALF_WIDTH,
+                "norm_map": "sqrt",
+            },
+        )
+    )
     return out
 
 
 # --------------------------------------------------------------------------- stored results
-_MEMBER_FIELDS = ("variant", "N", "seed", "best_step", "stop_step", "best_val_acc", "best_val_loss", "test")
+_MEMBER_FIELDS = (
+    "variant",
+    "N",
+    "seed",
+    "best_step",
+    "stop_step",
+    "best_val_acc",
+    "best_val_loss",
+    "test",
+)
 
 
 def experiment_schema(seeds, Ns) -> Schema:
     """What a stored experiment declared with ``seeds`` and ``Ns`` must hold: its summary fields,
     one member per seed × N × variant, six test lengths per member, accuracies in [0, 1]."""
     n = len(_check_ints("seeds", seeds, minimum=0)) * len(_check_ints("Ns", Ns))
-    return Schema("ch2 experiment",
-                  required=("experiment", "task", "variants", "steps_cap", "steps_run", "every", "batch",
-                            *(f"members.*.{f}" for f in _MEMBER_FIELDS)),
-                  probabilities=("members.*.test.*", "members.*.best_val_acc"),
-                  counts=(("members", lambda d: n * len(d["variants"])), ("members.*.test", lambda d: 6)))
+    return Schema(
+        "ch2 experiment",
+        required=(
+            "experiment",
+            "task",
+            "variants",
+            "steps_cap",
+            "steps_run",
+            "every",
+            "batch",
+            *(f"members.*.{f}" for f in _MEMBER_FIELDS),
+        ),
+        probabilities=("members.*.test.*", "members.*.best_val_acc"),
+        counts=(
+            ("members", lambda d: n * len(d["variants"])),
+            ("members.*.test", lambda d: 6),
+        ),
+    )
 
 
 #: What the stored volume scans must hold: every planned width curve and Monte Carlo row.
-VOLUME_SCHEMA = Schema("ch2 volume scans",
-                       required=("widths.*.n", "widths.*.width", "mc.*.*.n", "mc.*.*.samples", "mc.*.*.exact",
-                                 "mc.*.*.undecided"),
-                       probabilities=("mc.*.*.fraction", "mc.*.*.lo", "mc.*.*.hi"),
-                       counts=(("widths", lambda d: len(VOLUME_COMBOS)), ("widths.*.width", lambda d: len(VOLUME_NS)),
-                               ("mc", lambda d: len(VOLUME_MC_NS))))
+VOLUME_SCHEMA = Schema(
+    "ch2 volume scans",
+    required=(
+        "widths.*.n",
+        "widths.*.width",
+        "mc.*.*.n",
+        "mc.*.*.samples",
+        "mc.*.*.exact",
+        "mc.*.*.undecided",
+    ),
+    probabilities=("mc.*.*.fraction", "mc.*.*.lo", "mc.*.*.hi"),
+    counts=(
+        ("widths", lambda d: len(VOLUME_COMBOS)),
+        ("widths.*.width", lambda d: len(VOLUME_NS)),
+        ("mc", lambda d: len(VOLUME_MC_NS)),
+    ),
+)
 
 #: Schema of each stored full-scale cell, by cell name (read by :class:`lengthgen.claims.StoredResults`,
 #: so the claims of :mod:`lengthgen.chapters.ch2.claims` see only validated values): an experiment
 #: holds one member per seed of the protocol × stored N × variant.
-SCHEMAS = {**{name: experiment_schema(FULL["seeds"], paper.STORED_NS[name]) for name in EXPERIMENTS},
-           "volume_scans": VOLUME_SCHEMA}
+SCHEMAS = {
+    **{
+        name: experiment_schema(FULL["seeds"], paper.STORED_NS[name])
+        for name in EXPERIMENTS
+    },
+    "volume_scans": VOLUME_SCHEMA,
+}
 
 
 def _cells_folder(folder) -> Path:
@@ -451,9 +774,17 @@ def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
     folder = _cells_folder(folder)
     kw = runs.load_cell(folder, name, scale=scale)["data"].get("kwargs") or {}
     if "seeds" not in kw or "Ns" not in kw:
-        raise ResultFileError(f"invalid ch2 experiment result {runs.cell_path(folder, name)}: "
-                              "its stored configuration declares no 'seeds'/'Ns'")
-    return runs.load_stored("ch2", name, folder=folder, scale=scale, schema=experiment_schema(kw["seeds"], kw["Ns"]))
+        raise ResultFileError(
+            f"invalid ch2 experiment result {runs.cell_path(folder, name)}: "
+            "its stored configuration declares no 'seeds'/'Ns'"
+        )
+    return runs.load_stored(
+        "ch2",
+        name,
+        folder=folder,
+        scale=scale,
+        schema=experiment_schema(kw["seeds"], kw["Ns"]),
+    )
 
 
 def load_runs(folder=None, scale: str = "full") -> dict:
@@ -478,14 +809,18 @@ def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
     folder = _cells_folder(folder)
     if not runs.has_stored("ch2", "volume_scans", folder=folder):
         return None
-    return runs.load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
+    return runs.load_stored(
+        "ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA
+    )
 
 
 # --------------------------------------------------------------------------- summaries
 def _check_result(result, *keys):
     for key in ("members", *keys):
         if not isinstance(result, dict) or key not in result:
-            raise ConfigError(f"result must be an experiment's result (a dict with {key!r}), got {type(result).__name__}")
+            raise ConfigError(
+                f"result must be an experiment's result (a dict with {key!r}), got {type(result).__name__}"
+            )
 
 
 def _members(result: dict, variant: str, N: int) -> list[dict]:
@@ -503,24 +838,34 @@ def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
 
 def mean_ood(result: dict, variant: str, N: int) -> np.ndarray:
     """Per-seed mean accuracy over the five test lengths > N (percent), D.3 (Table 3)."""
-    return np.array([100 * np.mean([m["test"][str(L)] for L in test_lengths(N)[1:]])
-                     for m in _members(result, variant, N)])
+    return np.array(
+        [
+            100 * np.mean([m["test"][str(L)] for L in test_lengths(N)[1:]])
+            for m in _members(result, variant, N)
+        ]
+    )
 
 
 def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
     """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
     Ls = list(test_lengths(N))
-    return Ls, np.array([[100 * m["test"][str(L)] for L in Ls] for m in _members(result, variant, N)])
+    return Ls, np.array(
+        [[100 * m["test"][str(L)] for L in Ls] for m in _members(result, variant, N)]
+    )
 
 
-def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tuple[float, float, float]:
+def longest_summary(
+    result: dict, variant: str, N: int, n_boot: int = 10_000
+) -> tuple[float, float, float]:
     """Mean accuracy at L = 10N+1 across seeds with its 95% seed-bootstrap interval (percent)."""
     from lengthgen.stats import bootstrap_ci
 
     return bootstrap_ci(longest_accuracy(result, variant, N), n_boot=n_boot, seed=0)
 
 
-def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000) -> tuple[float, float, float]:
+def ood_summary(
+    result: dict, variant: str, N: int, n_boot: int = 10_000
+) -> tuple[float, float, float]:
     """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
     from lengthgen.stats import bootstrap_ci
 
@@ -536,9 +881,17 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
     n_perm = check_positive_int("n_perm", n_perm)
     rows = [m for m in result["members"] if m["variant"] == "pos"]
     Ns = np.array([m["N"] for m in rows])
-    acc = np.array([100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]]) for m in rows])
+    acc = np.array(
+        [
+            100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]])
+            for m in rows
+        ]
+    )
     out = {"N": Ns.tolist(), "acc": acc.tolist()}
-    for name, val in (("chi", [m["N"] ** 2 * abs(m["chi"]) for m in rows]), ("ell", [m["N"] * abs(m["ell"]) for m in rows])):
+    for name, val in (
+        ("chi", [m["N"] ** 2 * abs(m["chi"]) for m in rows]),
+        ("ell", [m["N"] * abs(m["ell"]) for m in rows]),
+    ):
         val = np.asarray(val)
         rv, ra = np.empty(len(val)), np.empty(len(val))
         for N in np.unique(Ns):
@@ -562,10 +915,16 @@ def cap_note(result: dict, variant: str) -> str:
     hit = sum(m["stop_step"] >= cap for m in ms)
     perfect = sum(m["best_val_acc"] == 1.0 for m in ms)
     if hit and cap >= PAPER_MAX_UPDATES:
-        return (f"the paper's protocol: {hit}/{len(ms)} members ran all {cap} updates without meeting the stopping rule "
-                f"({perfect}/{len(ms)} selected checkpoints have perfect validation)")
+        return (
+            f"the paper's protocol: {hit}/{len(ms)} members ran all {cap} updates without meeting the stopping rule "
+            f"({perfect}/{len(ms)} selected checkpoints have perfect validation)"
+        )
     if hit:
-        return (f"{hit}/{len(ms)} members were cut at the {cap}-update cap (paper: up to {PAPER_MAX_UPDATES:,}) before the "
-                f"stopping rule fired ({perfect}/{len(ms)} selected checkpoints have perfect validation)")
-    return (f"all {len(ms)} members stopped by the paper's rule (3 perfect validations) before the {cap}-update cap, "
-            "so the cap is not the cause")
+        return (
+            f"{hit}/{len(ms)} members were cut at the {cap}-update cap (paper: up to {PAPER_MAX_UPDATES:,}) before the "
+            f"stopping rule fired ({perfect}/{len(ms)} selected checkpoints have perfect validation)"
+        )
+    return (
+        f"all {len(ms)} members stopped by the paper's rule (3 perfect validations) before the {cap}-update cap, "
+        "so the cap is not the cause"
+    )

@@ -4,6 +4,7 @@ Every function returns a matplotlib figure (styled by :mod:`lengthgen.plotting`,
 wide) or a DataFrame; nothing here trains or reads files. The accuracy figures overlay the paper's
 reported values (:mod:`lengthgen.chapters.ch2.paper`) with their 95 % intervals on ours.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,19 +23,32 @@ PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 
 OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
 
 
-def attention_panels(center: dict, dirs: dict, chi: float = 0.0, ell: float = 0.0, k: int = 40, n: int = 64):
+def attention_panels(
+    center: dict,
+    dirs: dict,
+    chi: float = 0.0,
+    ell: float = 0.0,
+    k: int = 40,
+    n: int = 64,
+):
     """Attention weights over positions for query ``k`` at length ``n``, A_pos (left) and our A_norm
     (right), at the center moved by ``chi`` along χ (χ̂) and ``ell`` along ℓ (the explorer's frame).
     ``dirs[variant][coordinate]`` are the directions of :func:`volume.direction`."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=2.6, sharey=True)
     for i, (ax, v) in enumerate(zip(axes, ("pos", "norm"))):
-        p = {key: center[key] + chi * dirs[v]["chi"][key] + ell * dirs[v]["ell"][key] for key in center}
+        p = {
+            key: center[key] + chi * dirs[v]["chi"][key] + ell * dirs[v]["ell"][key]
+            for key in center
+        }
         _, alpha = vo.attention_profile(p, v, n, k)
         alpha = np.asarray(alpha, dtype=float)
         ax.plot(np.arange(1, n + 1), alpha, marker=".", ms=3, color=plotting.PALETTE[i])
         ax.axvline(k, ls="--", color="grey", lw=1)
         name = "A_pos" if v == "pos" else "A_norm"
-        ax.set_title(f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}", fontsize=10)
+        ax.set_title(
+            f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}",
+            fontsize=10,
+        )
         ax.set(xlabel="position j", ylabel="attention weight α_j", ylim=(0, 1.05))
     return plotting.finish(fig)
 
@@ -43,8 +57,13 @@ def attention_panels(center: dict, dirs: dict, chi: float = 0.0, ell: float = 0.
 def _summary(runs: dict, task: str, model: str, N: int, stat: str) -> dict:
     name = _run_of(task, model, N)
     res = runs[name][0]
-    at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
-    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
+    at = {
+        "steps_cap": res["steps_cap"],
+        "members": [m for m in res["members"] if m["N"] == N],
+    }
+    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(
+        at, model, N
+    )
     return {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
 
 
@@ -66,17 +85,44 @@ def accuracy_table(runs: dict, table: str):
         for N in paper.NS:
             for (task, model), cells in paper.PAPER_T2.items():
                 pv, plo, phi = cells[N]
-                rows.append({"N": N, "task": task, "model": f"A_{model}", "paper": pv, "paper lo": plo,
-                             "paper hi": phi, **_summary(runs, task, model, N, "longest")})
+                rows.append(
+                    {
+                        "N": N,
+                        "task": task,
+                        "model": f"A_{model}",
+                        "paper": pv,
+                        "paper lo": plo,
+                        "paper hi": phi,
+                        **_summary(runs, task, model, N, "longest"),
+                    }
+                )
     elif table == "table3":
         for model, cells in paper.PAPER_T3.items():
             for N, (pv, plo, phi) in sorted(cells.items()):
-                rows.append({"N": N, "task": "majority", "model": f"A_{model}", "paper": pv, "paper lo": plo,
-                             "paper hi": phi, **_summary(runs, "majority", model, N, "ood")})
+                rows.append(
+                    {
+                        "N": N,
+                        "task": "majority",
+                        "model": f"A_{model}",
+                        "paper": pv,
+                        "paper lo": plo,
+                        "paper hi": phi,
+                        **_summary(runs, "majority", model, N, "ood"),
+                    }
+                )
     else:
         for (task, model), pv in paper.PAPER_T1.items():
-            rows.append({"N": 51, "task": task, "model": f"A_{model}", "paper": pv, "paper lo": math.nan,
-                         "paper hi": math.nan, **_summary(runs, task, model, 51, "longest")})
+            rows.append(
+                {
+                    "N": 51,
+                    "task": task,
+                    "model": f"A_{model}",
+                    "paper": pv,
+                    "paper lo": math.nan,
+                    "paper hi": math.nan,
+                    **_summary(runs, task, model, 51, "longest"),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -87,17 +133,28 @@ def styled_accuracy_table(df, caption: str | None = None):
         return f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
 
     out = df[["N", "task", "model"]].copy()
-    out["paper"] = [cell(*r) for r in df[["paper", "paper lo", "paper hi"]].itertuples(index=False)]
-    out["ours (20 seeds)"] = [cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)]
-    if df["paper lo"].isna().all():      # Table 1: no intervals; the claims allow ± T1_TOLERANCE points
+    out["paper"] = [
+        cell(*r) for r in df[["paper", "paper lo", "paper hi"]].itertuples(index=False)
+    ]
+    out["ours (20 seeds)"] = [
+        cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)
+    ]
+    if (
+        df["paper lo"].isna().all()
+    ):  # Table 1: no intervals; the claims allow ± T1_TOLERANCE points
         from lengthgen.chapters.ch2.claims import T1_TOLERANCE
 
         out[f"within ± {T1_TOLERANCE:g} points"] = [
-            "yes" if abs(m - p) <= T1_TOLERANCE else "no" for m, p in zip(df["ours"], df["paper"])]
+            "yes" if abs(m - p) <= T1_TOLERANCE else "no"
+            for m, p in zip(df["ours"], df["paper"])
+        ]
     else:
         out["inside paper's interval"] = [
             "yes" if lo <= m <= hi else "no"
-            for m, lo, hi in df[["ours", "paper lo", "paper hi"]].itertuples(index=False)]
+            for m, lo, hi in df[["ours", "paper lo", "paper hi"]].itertuples(
+                index=False
+            )
+        ]
     out["stored run"] = df["run"]
     from lengthgen.tables import styled
 
@@ -110,13 +167,32 @@ def _errorbar(ax, x, m, lo, hi, **kw):
     return ax.errorbar(x, m, yerr=[m - lo, hi - m], **kw)
 
 
-def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | None = None):
+def _paper_ours(
+    ax, df, model: str, color, *, shift: float = 1.0, label: str | None = None
+):
     """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
     label = label or f"A_{model}"
-    _errorbar(ax, d["N"], d["ours"], d["ours lo"], d["ours hi"], color=color, label=f"{label}: ours", **OURS_STYLE)
-    _errorbar(ax, d["N"] + shift, d["paper"], d["paper lo"], d["paper hi"], color=color,
-              label=f"{label}: paper", **PAPER_STYLE)
+    _errorbar(
+        ax,
+        d["N"],
+        d["ours"],
+        d["ours lo"],
+        d["ours hi"],
+        color=color,
+        label=f"{label}: ours",
+        **OURS_STYLE,
+    )
+    _errorbar(
+        ax,
+        d["N"] + shift,
+        d["paper"],
+        d["paper lo"],
+        d["paper hi"],
+        color=color,
+        label=f"{label}: paper",
+        **PAPER_STYLE,
+    )
 
 
 def index_table2_figure(t2):
@@ -127,8 +203,12 @@ def index_table2_figure(t2):
     _paper_ours(ax, d, "pos", plotting.PALETTE[0])
     _paper_ours(ax, d, "norm", plotting.PALETTE[3])
     ax.axhline(50, color="grey", lw=0.8)
-    ax.set(xlabel="training length N (tokens)", ylabel="Index accuracy at L = 10N+1 (%)",
-           xticks=list(paper.NS), ylim=(40, 100))
+    ax.set(
+        xlabel="training length N (tokens)",
+        ylabel="Index accuracy at L = 10N+1 (%)",
+        xticks=list(paper.NS),
+        ylim=(40, 100),
+    )
     fig.legend(loc="outside lower center", ncol=2, fontsize=9)
     return plotting.finish(fig)
 
@@ -144,7 +224,9 @@ def majority_figure(t2, t3):
     axes[1].set(ylabel="accuracy (%)", title="mean over L > N (Table 3)")
     for ax in axes:
         ax.title.set_fontsize(10)
-        ax.set(xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100))
+        ax.set(
+            xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100)
+        )
     h, lab = axes[1].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=4, fontsize=9)
     return plotting.finish(fig)
@@ -157,22 +239,48 @@ def curves_figure(runs: dict, N: int = 51):
     from lengthgen.stats import bootstrap_ci
 
     fig, ax = plotting.figure(width=6.4, height=3.6)
-    curves = [("pos", "index_posnorm", "A_pos", "-", 0), ("norm", "index_posnorm", "A_norm", "-", 3),
-              ("norm", "index_norm_misread", "A_norm, misread map (ablation)", "--", 4)]
+    curves = [
+        ("pos", "index_posnorm", "A_pos", "-", 0),
+        ("norm", "index_posnorm", "A_norm", "-", 3),
+        ("norm", "index_norm_misread", "A_norm, misread map (ablation)", "--", 4),
+    ]
     L_top = 10 * N + 1
     for v, name, lab, ls, ci in curves:
         if name not in runs:
             continue
         Ls, A = ch2.accuracy_curve(runs[name][0], v, N)
         band = np.array([bootstrap_ci(A[:, j], seed=0) for j in range(len(Ls))])
-        ax.plot(Ls, band[:, 0], marker="o", ms=4, ls=ls, label=f"{lab}: ours", color=plotting.PALETTE[ci])
-        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=plotting.PALETTE[ci])
+        ax.plot(
+            Ls,
+            band[:, 0],
+            marker="o",
+            ms=4,
+            ls=ls,
+            label=f"{lab}: ours",
+            color=plotting.PALETTE[ci],
+        )
+        ax.fill_between(
+            Ls, band[:, 1], band[:, 2], alpha=0.2, color=plotting.PALETTE[ci]
+        )
     for model, ci in (("pos", 0), ("norm", 3)):
         pv, plo, phi = paper.PAPER_T2[("index", model)][N]
-        _errorbar(ax, [L_top * 1.06], [pv], [plo], [phi], color=plotting.PALETTE[ci],
-                  label=f"A_{model}: paper (Table 2)", **PAPER_STYLE)
+        _errorbar(
+            ax,
+            [L_top * 1.06],
+            [pv],
+            [plo],
+            [phi],
+            color=plotting.PALETTE[ci],
+            label=f"A_{model}: paper (Table 2)",
+            **PAPER_STYLE,
+        )
     ax.axhline(50, color="grey", lw=0.8)
-    ax.set(xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log", ylim=(40, 102))
+    ax.set(
+        xlabel="test length L (tokens)",
+        ylabel="Index accuracy (%)",
+        xscale="log",
+        ylim=(40, 102),
+    )
     Ls = list(ch2.test_lengths(N))
     ax.set_xticks(Ls, [str(L) for L in Ls])
     ax.minorticks_off()
@@ -184,7 +292,14 @@ def curves_figure(runs: dict, N: int = 51):
 def _guide(ax, ns, ys, slope, color):
     """A dashed line of the paper's slope through the first point (no legend entry)."""
     ns = np.asarray(ns, dtype=float)
-    ax.plot(ns, ys[0] * (ns / ns[0]) ** slope, ls="--", lw=1, color=color, label="_nolegend_")
+    ax.plot(
+        ns,
+        ys[0] * (ns / ns[0]) ** slope,
+        ls="--",
+        lw=1,
+        color=color,
+        label="_nolegend_",
+    )
 
 
 def _slope_text(s) -> str:
@@ -205,17 +320,35 @@ def windows_figure(widths: dict):
     "width": [...]}`` and optionally ``"finite_width"`` (the sides that close before the search
     limit), which is drawn where every entry is finite."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=3.9, sharey=True)
-    names = {"chi": r"$\chi$", "ell": r"$\ell$", "chi_fixed_ell_hat": r"$\hat\chi$ at fixed $\hat\ell$"}
-    norm_names = {"chi": r"$\hat\chi$ at fixed $\ell$", "ell": r"$\hat\ell$ (via $r_1$)"}
+    names = {
+        "chi": r"$\chi$",
+        "ell": r"$\ell$",
+        "chi_fixed_ell_hat": r"$\hat\chi$ at fixed $\hat\ell$",
+    }
+    norm_names = {
+        "chi": r"$\hat\chi$ at fixed $\ell$",
+        "ell": r"$\hat\ell$ (via $r_1$)",
+    }
     for i, (key, r) in enumerate(widths.items()):
         v, t, c = key.split("/")
         ax = axes[0] if v == "pos" else axes[1]
         theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
         name = norm_names.get(c, names[c]) if v == "norm" else names[c]
         fin = r.get("finite_width")
-        w = fin if fin is not None and all(x is not None and np.isfinite(x) for x in fin) else r["width"]
+        w = (
+            fin
+            if fin is not None and all(x is not None and np.isfinite(x) for x in fin)
+            else r["width"]
+        )
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
-        ax.loglog(r["n"], w, marker="o", ms=4, color=col, label=f"{v}/{t}: {name} ({_rate_label(theory)})")
+        ax.loglog(
+            r["n"],
+            w,
+            marker="o",
+            ms=4,
+            color=col,
+            label=f"{v}/{t}: {name} ({_rate_label(theory)})",
+        )
         if theory is not None:
             _guide(ax, r["n"], w, theory, col)
     axes[0].set_title("A_pos", fontsize=10)
@@ -237,10 +370,25 @@ def mc_figure(mc: dict, min_exact: int = 10):
         ns, fr = [r["n"] for r in rows], [r["fraction"] for r in rows]
         col = plotting.PALETTE[i]
         theory = paper.PAPER_MC_EXPONENTS[key]
-        _errorbar(ax, ns, fr, [r["lo"] for r in rows], [r["hi"] for r in rows], marker="o", ms=4, capsize=2,
-                  color=col, label=f"{key} (paper {_slope_text(theory)})")
+        _errorbar(
+            ax,
+            ns,
+            fr,
+            [r["lo"] for r in rows],
+            [r["hi"] for r in rows],
+            marker="o",
+            ms=4,
+            capsize=2,
+            color=col,
+            label=f"{key} (paper {_slope_text(theory)})",
+        )
         _guide(ax, ns, fr, theory, col)
-    ax.set(xscale="log", yscale="log", xlabel="input length n (tokens)", ylabel="exact fraction of the box")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="input length n (tokens)",
+        ylabel="exact fraction of the box",
+    )
     ax.legend(fontsize=9)
     return plotting.finish(fig)
 
@@ -253,10 +401,22 @@ def coefficient_figure(ca: dict):
     for ax, key, lab in zip(axes, ("chi", "ell"), ("N²|χ|", "N|ℓ|")):
         for i, N in enumerate(sorted(set(ca["N"]))):
             sel = Ns == N
-            ax.scatter(np.array(ca[key]["values"])[sel], np.array(ca["acc"])[sel], s=12,
-                       label=f"N = {N}", color=plotting.PALETTE[i])
-        ax.set(xscale="log", xlabel=f"{lab} of the checkpoint", ylabel="mean OOD accuracy (%)")
-        ax.set_title(f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10)
+            ax.scatter(
+                np.array(ca[key]["values"])[sel],
+                np.array(ca["acc"])[sel],
+                s=12,
+                label=f"N = {N}",
+                color=plotting.PALETTE[i],
+            )
+        ax.set(
+            xscale="log",
+            xlabel=f"{lab} of the checkpoint",
+            ylabel="mean OOD accuracy (%)",
+        )
+        ax.set_title(
+            f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})",
+            fontsize=10,
+        )
     h, lab = axes[0].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=5, fontsize=9)
     return plotting.finish(fig)

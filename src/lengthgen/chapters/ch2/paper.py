@@ -7,6 +7,7 @@ import these names; nothing here runs anything. Where the book's stored run depa
 protocol (fewer updates for some experiments, fewer N for others) the reduction is written in the
 section "The stored run" below, next to the protocol it reduces.
 """
+
 from __future__ import annotations
 
 from lengthgen.config import check_positive_int
@@ -68,16 +69,36 @@ TEST_SEED_TASK = {"first": 1, "index": 2, "majority": 3, "parity": 4}
 # index_norm_misread, which repeats index_posnorm's A_norm members with our earlier misreading
 # v/(1+‖v‖²) so that the old number stays visible.
 #: update cap of each stored experiment (PAPER_MAX_UPDATES = the paper's protocol)
-STORED_STEP_CAPS = {"index_posnorm": 30_000, "first_posnorm": 6_000, "majority_gen": 10_000, "majority_sin": 6_000,
-                    "first_gen": 30_000, "index_gen": 30_000, "first_sin": 30_000, "index_sin": 30_000,
-                    "parity_gen": 30_000, "index_posnorm_small": 12_000,
-                    "index_posnorm_mid": 30_000, "majority_gen_more": 10_000, "first_posnorm_more": 6_000,
-                    "majority_sin_more": 6_000, "majority_posnorm": 30_000, "index_norm_misread": 30_000}
+STORED_STEP_CAPS = {
+    "index_posnorm": 30_000,
+    "first_posnorm": 6_000,
+    "majority_gen": 10_000,
+    "majority_sin": 6_000,
+    "first_gen": 30_000,
+    "index_gen": 30_000,
+    "first_sin": 30_000,
+    "index_sin": 30_000,
+    "parity_gen": 30_000,
+    "index_posnorm_small": 12_000,
+    "index_posnorm_mid": 30_000,
+    "majority_gen_more": 10_000,
+    "first_posnorm_more": 6_000,
+    "majority_sin_more": 6_000,
+    "majority_posnorm": 30_000,
+    "index_norm_misread": 30_000,
+}
 #: maximum training lengths of each stored experiment (default N = 51)
 STORED_NS = {name: (51,) for name in STORED_STEP_CAPS}
-STORED_NS.update({"parity_gen": (11,), "index_posnorm_small": (11, 21), "index_posnorm_mid": (31, 41),
-                  "majority_gen_more": (11, 21, 31, 41), "first_posnorm_more": (11, 21, 31, 41),
-                  "majority_sin_more": (11, 21, 31, 41)})
+STORED_NS.update(
+    {
+        "parity_gen": (11,),
+        "index_posnorm_small": (11, 21),
+        "index_posnorm_mid": (31, 41),
+        "majority_gen_more": (11, 21, 31, 41),
+        "first_posnorm_more": (11, 21, 31, 41),
+        "majority_sin_more": (11, 21, 31, 41),
+    }
+)
 
 # --------------------------------------------------------------------------- theory (Thm. 1–2)
 #: log-log slope of the exact window of one coordinate around the η = 1 center, by (model, task,
@@ -85,9 +106,15 @@ STORED_NS.update({"parity_gen": (11,), "index_posnorm_small": (11, 21), "index_p
 #: paper. Under A_norm the paper confines ℓ̂ = ℓ + 2χ̂ to O(1/n) and leaves χ̂ free once ℓ̂ is fixed
 #: (eqs. 20–23), so the paper's statements are "χ̂ at fixed ℓ̂: slope 0" and "ℓ: slope −1"; χ̂ at
 #: fixed ℓ moves ℓ̂ and is shown but not claimed.
-PAPER_WINDOW_SLOPES = {("pos", "index", "chi"): -2, ("pos", "index", "ell"): -1, ("norm", "index", "chi"): None,
-                       ("norm", "index", "ell"): -1, ("norm", "index", "chi_fixed_ell_hat"): 0,
-                       ("pos", "first", "chi"): 0, ("pos", "first", "ell"): 0}
+PAPER_WINDOW_SLOPES = {
+    ("pos", "index", "chi"): -2,
+    ("pos", "index", "ell"): -1,
+    ("norm", "index", "chi"): None,
+    ("norm", "index", "ell"): -1,
+    ("norm", "index", "chi_fixed_ell_hat"): 0,
+    ("pos", "first", "chi"): 0,
+    ("pos", "first", "ell"): 0,
+}
 #: exponent of the exact-solution volume in n (Thm. 1 eqs. 4–5, Thm. 2), by "model/task"
 PAPER_MC_EXPONENTS = {"pos/index": -3, "norm/index": -1, "pos/first": 0}
 #: Majority: the exact area times log n decays like n^-1 (Thm. 1 eq. 6, Lemma 4 eq. 75)
@@ -102,32 +129,81 @@ PAPER_PARITY_ZERO_ABOVE = "n > h + 1"
 #: Table 2 (App. D.5): accuracy at L = 10N+1, (mean, lo, hi) by (task, model) and N. Its N = 51 row
 #: is also Table 1's First/A_pos, Majority/A_gen, Index/A_pos and Index/A_norm cells and the
 #: "60 % → 85 %" of the abstract and §4.3.
-PAPER_T2 = {("first", "pos"): {N: (100.0, 100.0, 100.0) for N in NS},
-            ("majority", "gen"): {11: (83.8, 78.0, 89.4), 21: (91.3, 86.2, 95.3), 31: (87.1, 82.6, 91.5),
-                                  41: (88.5, 84.2, 92.2), 51: (82.6, 77.6, 87.5)},
-            ("index", "pos"): {11: (57.2, 55.9, 58.6), 21: (55.2, 54.1, 56.5), 31: (59.2, 58.3, 60.0),
-                               41: (55.1, 54.5, 55.8), 51: (59.6, 58.6, 60.6)},
-            ("index", "norm"): {11: (63.4, 62.7, 64.1), 21: (74.1, 68.8, 79.9), 31: (90.6, 85.6, 95.4),
-                                41: (84.4, 78.1, 90.6), 51: (85.1, 80.2, 90.1)}}
+PAPER_T2 = {
+    ("first", "pos"): {N: (100.0, 100.0, 100.0) for N in NS},
+    ("majority", "gen"): {
+        11: (83.8, 78.0, 89.4),
+        21: (91.3, 86.2, 95.3),
+        31: (87.1, 82.6, 91.5),
+        41: (88.5, 84.2, 92.2),
+        51: (82.6, 77.6, 87.5),
+    },
+    ("index", "pos"): {
+        11: (57.2, 55.9, 58.6),
+        21: (55.2, 54.1, 56.5),
+        31: (59.2, 58.3, 60.0),
+        41: (55.1, 54.5, 55.8),
+        51: (59.6, 58.6, 60.6),
+    },
+    ("index", "norm"): {
+        11: (63.4, 62.7, 64.1),
+        21: (74.1, 68.8, 79.9),
+        31: (90.6, 85.6, 95.4),
+        41: (84.4, 78.1, 90.6),
+        51: (85.1, 80.2, 90.1),
+    },
+}
 #: Table 1 (N = 51): mean accuracy at L = 511 for the cells that are not in Table 2, by (task,
 #: model); reported without an interval. Majority under A_pos and A_norm is the same number (D.7).
-PAPER_T1 = {("first", "gen"): 51.12, ("first", "sin"): 55.06, ("index", "gen"): 51.9, ("index", "sin"): 50.2,
-            ("majority", "sin"): 87.5, ("first", "norm"): 100.0, ("majority", "pos"): 92.7,
-            ("majority", "norm"): 92.7}
+PAPER_T1 = {
+    ("first", "gen"): 51.12,
+    ("first", "sin"): 55.06,
+    ("index", "gen"): 51.9,
+    ("index", "sin"): 50.2,
+    ("majority", "sin"): 87.5,
+    ("first", "norm"): 100.0,
+    ("majority", "pos"): 92.7,
+    ("majority", "norm"): 92.7,
+}
 #: Table 1's NESV column, by (task, model) ("—": not given). Checked: First/Index under A_pos, Index
 #: under A_norm, Majority and Parity under A_gen; the others are listed as not attempted.
-PAPER_T1_NESV = {("first", "pos"): "Θ(1)", ("first", "gen"): "0", ("first", "sin"): "0", ("first", "norm"): "Θ(1)",
-                 ("majority", "pos"): "—", ("majority", "gen"): "Θ((n log n)^-1)", ("majority", "sin"): "Θ((n³ log n)^-1)",
-                 ("majority", "norm"): "—", ("index", "pos"): "Θ(n^-3)", ("index", "gen"): "0", ("index", "sin"): "0",
-                 ("index", "norm"): "Θ(n^-1)", ("parity", "pos"): "0", ("parity", "gen"): "0", ("parity", "sin"): "0",
-                 ("parity", "norm"): "0"}
+PAPER_T1_NESV = {
+    ("first", "pos"): "Θ(1)",
+    ("first", "gen"): "0",
+    ("first", "sin"): "0",
+    ("first", "norm"): "Θ(1)",
+    ("majority", "pos"): "—",
+    ("majority", "gen"): "Θ((n log n)^-1)",
+    ("majority", "sin"): "Θ((n³ log n)^-1)",
+    ("majority", "norm"): "—",
+    ("index", "pos"): "Θ(n^-3)",
+    ("index", "gen"): "0",
+    ("index", "sin"): "0",
+    ("index", "norm"): "Θ(n^-1)",
+    ("parity", "pos"): "0",
+    ("parity", "gen"): "0",
+    ("parity", "sin"): "0",
+    ("parity", "norm"): "0",
+}
 #: App. D.7: First under A_norm (and A_pos) reaches 100 % mean accuracy at L = 10N+1 for every N
 PAPER_D7_FIRST = 100.0
 #: Table 3 (App. D.6): Majority mean OOD accuracy over the five lengths > N, (mean, lo, hi) by model and N
-PAPER_T3 = {"gen": {11: (91.6, 88.1, 95.0), 21: (95.1, 91.8, 97.6), 31: (92.9, 90.0, 95.6), 41: (93.4, 90.6, 95.8),
-                    51: (89.8, 86.2, 92.9)},
-            "sin": {11: (95.3, 93.6, 96.8), 21: (93.8, 91.5, 95.9), 31: (91.2, 88.2, 94.0), 41: (91.5, 88.7, 94.1),
-                    51: (92.9, 90.0, 95.6)}}
+PAPER_T3 = {
+    "gen": {
+        11: (91.6, 88.1, 95.0),
+        21: (95.1, 91.8, 97.6),
+        31: (92.9, 90.0, 95.6),
+        41: (93.4, 90.6, 95.8),
+        51: (89.8, 86.2, 92.9),
+    },
+    "sin": {
+        11: (95.3, 93.6, 96.8),
+        21: (93.8, 91.5, 95.9),
+        31: (91.2, 88.2, 94.0),
+        41: (91.5, 88.7, 94.1),
+        51: (92.9, 90.0, 95.6),
+    },
+}
 #: §4.1.3, App. D.4, Fig. 1: within-N rank correlation of N²|χ| and N|ℓ| with mean OOD accuracy
 PAPER_COEF_RHO = {"chi": -0.655, "ell": -0.516}
 #: D.4: both permutation tests (10,000 permutations within N) give p below this

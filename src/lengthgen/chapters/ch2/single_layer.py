@@ -30,6 +30,7 @@ A model object is the ensemble interface of :mod:`lengthgen.engine.train`: ``ini
 device)`` returns tensors with a leading member dimension E and ``forward(params, x)`` returns
 logits ``[E, B, 2]``. Initialisation follows App. D.2 (see :meth:`SingleLayer.init`).
 """
+
 from __future__ import annotations
 
 import math
@@ -63,10 +64,25 @@ def param_shapes(variant: str, h: int) -> dict[str, tuple[int, ...]]:
     h = check_width(h)
     head = {"W1": (h, 2), "b1": (h,), "W2": (2, h), "b2": (2,)}
     if FAMILIES[variant] == "positional":
-        att = {"a": (2,), "b": (2,), "r": (2,), "s": (2,), "c_K": (2,), "C_V": (2, 2), "b_V": (2,)}
+        att = {
+            "a": (2,),
+            "b": (2,),
+            "r": (2,),
+            "s": (2,),
+            "c_K": (2,),
+            "C_V": (2, 2),
+            "b_V": (2,),
+        }
     else:
         d = 2 if variant == "gen" else 4
-        att = {"W_Q": (2, d), "b_Q": (2,), "W_K": (2, d), "b_K": (2,), "W_V": (2, d), "b_V": (2,)}
+        att = {
+            "W_Q": (2, d),
+            "b_Q": (2,),
+            "W_K": (2, d),
+            "b_K": (2,),
+            "W_V": (2, d),
+            "b_V": (2,),
+        }
     return {**att, **head}
 
 
@@ -97,20 +113,27 @@ def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.
     else:
         kk = torch.as_tensor(k, dtype=torch.long).expand(bits.shape[:-1])
         if bool(((kk < 1) | (kk > n)).any()):
-            raise ValueError(f"index query k must lie in [1, {n}], got {int(kk[(kk < 1) | (kk > n)].flatten()[0])}")
+            raise ValueError(
+                f"index query k must lie in [1, {n}], got {int(kk[(kk < 1) | (kk > n)].flatten()[0])}"
+            )
     if pad_to is not None:
         pad_to = check_positive_int("pad_to", pad_to)
         if pad_to < n:
             raise ValueError(f"pad_to = {pad_to} is shorter than the strings (n = {n})")
-        bits = torch.cat([bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)], -1)
+        bits = torch.cat(
+            [bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)],
+            -1,
+        )
     return torch.cat([bits, kk.to(bits.device).unsqueeze(-1)], -1)
 
 
 def _split(x: torch.Tensor, dtype):
     """(data [.., L] as float with PAD, valid mask, n [..], k [..]) from an encoded input."""
     if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
-        raise ValueError("model input must be a tensor [..., L + 1] (data tokens then the index token); "
-                         "build it with lengthgen.chapters.ch2.single_layer.encode")
+        raise ValueError(
+            "model input must be a tensor [..., L + 1] (data tokens then the index token); "
+            "build it with lengthgen.chapters.ch2.single_layer.encode"
+        )
     x = x.to(dtype)
     data = x[..., :-1]
     valid = data != PAD
@@ -127,7 +150,9 @@ def _xavier(shape, g, dtype):
     return (torch.rand(shape, generator=g, dtype=dtype) * 2 - 1) * bound
 
 
-def init_member(variant: str, h: int, seed: int, N: int, dtype=torch.float64) -> dict[str, torch.Tensor]:
+def init_member(
+    variant: str, h: int, seed: int, N: int, dtype=torch.float64
+) -> dict[str, torch.Tensor]:
     """One member's initial tensors (App. D.2), drawn from ``torch.Generator().manual_seed(seed)``.
 
     Positional family: a, r, s, b, c_K ~ N(0, σ²) with σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1; C_V, W1,
@@ -141,25 +166,60 @@ def init_member(variant: str, h: int, seed: int, N: int, dtype=torch.float64) ->
     N = check_positive_int("maximum training length N", N)
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
-    a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N ** 2)
+    a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N**2)
     b, c_K = rn(0.1), rn(0.1)
-    C_V, W1, W2 = _xavier((2, 2), g, dtype), _xavier((h, 2), g, dtype), _xavier((2, h), g, dtype)
-    head = {"W1": W1, "b1": torch.zeros(h, dtype=dtype), "W2": W2, "b2": torch.zeros(2, dtype=dtype)}
+    C_V, W1, W2 = (
+        _xavier((2, 2), g, dtype),
+        _xavier((h, 2), g, dtype),
+        _xavier((2, h), g, dtype),
+    )
+    head = {
+        "W1": W1,
+        "b1": torch.zeros(h, dtype=dtype),
+        "W2": W2,
+        "b2": torch.zeros(2, dtype=dtype),
+    }
     zero2 = torch.zeros(2, dtype=dtype)
     if FAMILIES[variant] == "positional":
-        return {"a": a, "b": b, "r": r, "s": s, "c_K": c_K, "C_V": C_V, "b_V": zero2, **head}
+        return {
+            "a": a,
+            "b": b,
+            "r": r,
+            "s": s,
+            "c_K": c_K,
+            "C_V": C_V,
+            "b_V": zero2,
+            **head,
+        }
     if variant == "gen":
         W_Q, W_K = _xavier((2, 2), g, dtype), _xavier((2, 2), g, dtype)
-        return {"W_Q": W_Q, "b_Q": b, "W_K": W_K, "b_K": c_K, "W_V": C_V, "b_V": zero2, **head}
+        return {
+            "W_Q": W_Q,
+            "b_Q": b,
+            "W_K": W_K,
+            "b_K": c_K,
+            "W_V": C_V,
+            "b_V": zero2,
+            **head,
+        }
     WQc, WQp, WKc, WKp, WVp = (_xavier((2, 2), g, dtype) for _ in range(5))
-    return {"W_Q": torch.cat([WQc, WQp], 1), "b_Q": b, "W_K": torch.cat([WKc, WKp], 1), "b_K": c_K,
-            "W_V": torch.cat([C_V, WVp], 1), "b_V": zero2, **head}
+    return {
+        "W_Q": torch.cat([WQc, WQp], 1),
+        "b_Q": b,
+        "W_K": torch.cat([WKc, WKp], 1),
+        "b_K": c_K,
+        "W_V": torch.cat([C_V, WVp], 1),
+        "b_V": zero2,
+        **head,
+    }
 
 
 # --------------------------------------------------------------------------- forward passes
 def _classifier(params, A):
     """``W2 ReLU(W1 A + b1) + b2`` batched: A [E, B, 2] → logits [E, B, 2]."""
-    hid = torch.relu(torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :])
+    hid = torch.relu(
+        torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :]
+    )
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
 
 
@@ -184,17 +244,21 @@ def F_norm(v: torch.Tensor, kind: str = "sqrt") -> torch.Tensor:
 def _positional_coefs(params, k: torch.Tensor, normalized):
     """(c1, c2, c0) with g_j = c1·j + c2·j² + c0: eq. 8 (A_pos) or eq. 19 (A_norm); each [E, B]."""
     a, b, r, s, cK = (params[n] for n in ("a", "b", "r", "s", "c_K"))
-    ak = a[:, None, :] * k[..., None]                      # [E, B, 2]
+    ak = a[:, None, :] * k[..., None]  # [E, B, 2]
     q = ak + b[:, None, :]
     Fa = F_norm(ak)
-    mis = params.get("_norm_misread")                      # per-member ablation flag (bool [E])
+    mis = params.get("_norm_misread")  # per-member ablation flag (bool [E])
     if mis is not None and bool(mis.any()):
         Fa = torch.where(mis.bool().view(-1, 1, 1), F_norm(ak, "misread"), Fa)
     if isinstance(normalized, bool):
         qq = b[:, None, :] + Fa if normalized else q
     else:
         qq = torch.where(normalized.view(-1, 1, 1), b[:, None, :] + Fa, q)
-    return (q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1)
+    return (
+        (q * r[:, None, :]).sum(-1),
+        (qq * s[:, None, :]).sum(-1),
+        (q * cK[:, None, :]).sum(-1),
+    )
 
 
 def positional_scores(params, k: torch.Tensor, L: int, normalized) -> torch.Tensor:
@@ -212,7 +276,9 @@ def _expand_x(params, x):
     if x.dim() == 2:
         x = x.unsqueeze(0).expand(E, *x.shape)
     if x.shape[0] != E:
-        raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
+        raise ValueError(
+            f"input has leading dim {x.shape[0]}, the ensemble has {E} members"
+        )
     return x
 
 
@@ -229,13 +295,13 @@ def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
     logn = torch.log(n)
     L = data.shape[-1]
     if variant == "gen":
-        q = params["b_Q"]                                  # z = 0: q = Q(0) = b_Q
+        q = params["b_Q"]  # z = 0: q = Q(0) = b_Q
         WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
         s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
         s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
-        t = data.sum(-1) - PAD * (L - n)                   # number of ones
+        t = data.sum(-1) - PAD * (L - n)  # number of ones
         d = torch.log(t) - torch.log(n - t) + logn * (s1 - s0)[:, None]
-        rho = torch.sigmoid(d)                             # ρ_t of eq. 71
+        rho = torch.sigmoid(d)  # ρ_t of eq. 71
         v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
         A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
         return _classifier(params, A)
@@ -244,29 +310,38 @@ def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
         q = params["b_Q"]
         WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
         j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
-        pj = torch.stack([torch.sin(j), torch.cos(j)], -1)                 # [L, 2]
+        pj = torch.stack([torch.sin(j), torch.cos(j)], -1)  # [L, 2]
         s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
         s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
-        pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)           # qᵀ W_K^pos p_j
+        pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)  # qᵀ W_K^pos p_j
         # the symbol-0 score s0 is common to every position and cancels in the softmax
-        logits = torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None]) * logn[..., None]
+        logits = (
+            torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None])
+            * logn[..., None]
+        )
         logits = logits.masked_fill(~valid, float("-inf"))
         alpha = torch.softmax(logits, -1)
         p = (alpha * w).sum(-1)
         v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
-        A = v0[:, None, :] + p[..., None] * (v1 - v0)[:, None, :] + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)
+        A = (
+            v0[:, None, :]
+            + p[..., None] * (v1 - v0)[:, None, :]
+            + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)
+        )
         return _classifier(params, A)
     normalized = params.get("_norm", variant == "norm")
     if isinstance(normalized, torch.Tensor):
         normalized = normalized.bool()
-    c1, c2, _ = _positional_coefs(params, k, normalized)   # c0 = qᵀc_K is common to all j: cancels
+    c1, c2, _ = _positional_coefs(
+        params, k, normalized
+    )  # c0 = qᵀc_K is common to all j: cancels
     j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
-    coef = torch.stack([c1, c2], -1) * logn[..., None]                     # [E, B, 2]
-    logits = torch.matmul(coef, torch.stack([j, j * j]))                   # [E, B, L]
+    coef = torch.stack([c1, c2], -1) * logn[..., None]  # [E, B, 2]
+    logits = torch.matmul(coef, torch.stack([j, j * j]))  # [E, B, L]
     logits = logits.masked_fill(~valid, float("-inf"))
     alpha = torch.softmax(logits, -1)
-    p = (alpha * data).sum(-1)        # attention mass on ones (PAD positions have α = 0)
+    p = (alpha * data).sum(-1)  # attention mass on ones (PAD positions have α = 0)
     CV, bV = params["C_V"], params["b_V"]
     u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
     A = u0[:, None, :] + p[..., None] * (u1 - u0)[:, None, :]
@@ -287,15 +362,23 @@ class SingleLayer:
         an ablation); see :func:`F_norm`.
     """
 
-    def __init__(self, variant: str = "pos", h: int = 8, max_lengths: int | Sequence[int] = 1,
-                 variants: Sequence[str] | None = None, norm_map: str = "sqrt"):
+    def __init__(
+        self,
+        variant: str = "pos",
+        h: int = 8,
+        max_lengths: int | Sequence[int] = 1,
+        variants: Sequence[str] | None = None,
+        norm_map: str = "sqrt",
+    ):
         self.h = check_width(h)
         self.norm_map = check_choice("norm map", norm_map, NORM_MAPS)
         if variants is not None:
             variants = [check_choice("variant", v, VARIANTS) for v in variants]
             fams = {FAMILIES[v] for v in variants}
             if len(fams) != 1:
-                raise ValueError(f"one ensemble holds one parameter family; got variants {sorted(set(variants))}")
+                raise ValueError(
+                    f"one ensemble holds one parameter family; got variants {sorted(set(variants))}"
+                )
             self.variants = list(variants)
             self.variant = "norm" if all(v == "norm" for v in variants) else variants[0]
         else:
@@ -311,19 +394,34 @@ class SingleLayer:
             raise ValueError(f"max_lengths has {len(Ns)} entries for {E} members")
         return Ns
 
-    def init(self, seeds: Sequence[int], dtype=torch.float64, device=None) -> dict[str, torch.Tensor]:
+    def init(
+        self, seeds: Sequence[int], dtype=torch.float64, device=None
+    ) -> dict[str, torch.Tensor]:
         """Stacked initial tensors, member e from seed ``seeds[e]`` with its own N (App. D.2)."""
-        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
-            raise ValueError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+        if (
+            isinstance(seeds, (str, bytes))
+            or not hasattr(seeds, "__len__")
+            or len(seeds) == 0
+        ):
+            raise ValueError(
+                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
+            )
         E = len(seeds)
         Ns = self._lengths(E)
         vs = self.variants if self.variants is not None else [self.variant] * E
         if len(vs) != E:
             raise ValueError(f"variants has {len(vs)} entries for {E} members")
-        members = [init_member(v, self.h, s, N, dtype) for v, s, N in zip(vs, seeds, Ns)]
-        out = {k: torch.stack([m[k] for m in members]).to(device or "cpu") for k in members[0]}
+        members = [
+            init_member(v, self.h, s, N, dtype) for v, s, N in zip(vs, seeds, Ns)
+        ]
+        out = {
+            k: torch.stack([m[k] for m in members]).to(device or "cpu")
+            for k in members[0]
+        }
         if FAMILIES[self.variant] == "positional":
-            out["_norm"] = torch.tensor([v == "norm" for v in vs], device=device or "cpu")
+            out["_norm"] = torch.tensor(
+                [v == "norm" for v in vs], device=device or "cpu"
+            )
             if self.norm_map == "misread":
                 out["_norm_misread"] = out["_norm"].clone()
         return out
@@ -335,7 +433,13 @@ class SingleLayer:
 
 def single_point(params: dict, variant: str | None = None) -> dict[str, torch.Tensor]:
     """Add a member dimension of size 1 to an unbatched parameter point (for :func:`forward`)."""
-    out = {k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else torch.tensor([v])) for k, v in params.items()}
-    if variant is not None and FAMILIES[check_choice("variant", variant, VARIANTS)] == "positional":
+    out = {
+        k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else torch.tensor([v]))
+        for k, v in params.items()
+    }
+    if (
+        variant is not None
+        and FAMILIES[check_choice("variant", variant, VARIANTS)] == "positional"
+    ):
         out["_norm"] = torch.tensor([variant == "norm"])
     return out

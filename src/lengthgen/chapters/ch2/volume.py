@@ -36,6 +36,7 @@ exact up to float64 rounding of the logits; it is limited to n ≤ 16.
 
 "Strictly correct" means the logit of the true label is strictly larger (Definition 1).
 """
+
 from __future__ import annotations
 
 import math
@@ -46,13 +47,25 @@ import numpy as np
 import torch
 
 from lengthgen.config import check_choice, check_finite, check_positive_int
-from lengthgen.chapters.ch2.single_layer import FAMILIES, VARIANTS, F_norm, check_width, encode, forward, single_point
+from lengthgen.chapters.ch2.single_layer import (
+    FAMILIES,
+    VARIANTS,
+    F_norm,
+    check_width,
+    encode,
+    forward,
+    single_point,
+)
 from lengthgen.nn.tasks import TASKS, all_strings, label
 
 DT = torch.float64
 #: tasks each model family is analysed on
-MODEL_TASKS = {"gen": ("first", "index", "majority", "parity"), "sin": ("first", "index", "majority", "parity"),
-               "pos": ("first", "index"), "norm": ("first", "index")}
+MODEL_TASKS = {
+    "gen": ("first", "index", "majority", "parity"),
+    "sin": ("first", "index", "majority", "parity"),
+    "pos": ("first", "index"),
+    "norm": ("first", "index"),
+}
 
 
 def _check_n(n, task=None) -> int:
@@ -66,7 +79,9 @@ def _check_model_task(variant, task):
     check_choice("variant", variant, VARIANTS)
     check_choice("task", task, TASKS)
     if task not in MODEL_TASKS[variant]:
-        raise ValueError(f"task {task!r} is not analysed under A_{variant}; valid: {', '.join(MODEL_TASKS[variant])}")
+        raise ValueError(
+            f"task {task!r} is not analysed under A_{variant}; valid: {', '.join(MODEL_TASKS[variant])}"
+        )
 
 
 # --------------------------------------------------------------------------- centers
@@ -78,7 +93,9 @@ def paper_eta(B: float) -> float:
     return min(B / 16, 1 / 16)
 
 
-def center(variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None) -> dict[str, torch.Tensor]:
+def center(
+    variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None
+) -> dict[str, torch.Tensor]:
     """The paper's exact-solution center for (model, task), unbatched float64 tensors.
 
     ``eta=None`` uses the paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant
@@ -104,8 +121,19 @@ def center(variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | 
         b1[:2] = e * e
         W2 = torch.zeros(2, h, dtype=DT)
         W2[0, 0] = W2[1, 1] = e
-        return {"a": t(2 * e, 0), "b": t(0, -e), "r": t(e, 0), "s": t(0, e), "c_K": t(0, 0),
-                "C_V": e * torch.eye(2, dtype=DT), "b_V": t(0, 0), "W1": W1, "b1": b1, "W2": W2, "b2": t(0, 0)}
+        return {
+            "a": t(2 * e, 0),
+            "b": t(0, -e),
+            "r": t(e, 0),
+            "s": t(0, e),
+            "c_K": t(0, 0),
+            "C_V": e * torch.eye(2, dtype=DT),
+            "b_V": t(0, 0),
+            "W1": W1,
+            "b1": b1,
+            "W2": W2,
+            "b2": t(0, 0),
+        }
     if variant == "gen" and task == "majority":
         W1 = torch.zeros(h, 2, dtype=DT)
         W1[0, 0] = e
@@ -113,12 +141,22 @@ def center(variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | 
         b1[0] = e
         W2 = torch.zeros(2, h, dtype=DT)
         W2[1, 0] = e
-        return {"W_Q": torch.zeros(2, 2, dtype=DT), "b_Q": t(e, 0),
-                "W_K": torch.tensor([[e, e], [0.0, 0.0]], dtype=DT), "b_K": t(0, 0),
-                "W_V": torch.tensor([[0.0, e], [0.0, 0.0]], dtype=DT), "b_V": t(0, 0),
-                "W1": W1, "b1": b1, "W2": W2, "b2": t(0, -(e * e + e ** 3 / 2))}
-    raise ValueError(f"the paper gives no center for task {task!r} under A_{variant} "
-                     "(implemented: A_pos/A_norm First and Index, A_gen Majority)")
+        return {
+            "W_Q": torch.zeros(2, 2, dtype=DT),
+            "b_Q": t(e, 0),
+            "W_K": torch.tensor([[e, e], [0.0, 0.0]], dtype=DT),
+            "b_K": t(0, 0),
+            "W_V": torch.tensor([[0.0, e], [0.0, 0.0]], dtype=DT),
+            "b_V": t(0, 0),
+            "W1": W1,
+            "b1": b1,
+            "W2": W2,
+            "b2": t(0, -(e * e + e**3 / 2)),
+        }
+    raise ValueError(
+        f"the paper gives no center for task {task!r} under A_{variant} "
+        "(implemented: A_pos/A_norm First and Index, A_gen Majority)"
+    )
 
 
 def box_of(params: dict) -> float:
@@ -137,7 +175,14 @@ def score_coefficients(params: dict) -> dict[str, float]:
     chi, ell = dot(a, s), 2 * dot(b, s) + dot(a, r)
     ahat = a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300)
     chi_hat = dot(ahat, s)
-    return {"chi": chi, "ell": ell, "delta": dot(b, s), "phi": dot(b, r), "chi_hat": chi_hat, "ell_hat": ell + 2 * chi_hat}
+    return {
+        "chi": chi,
+        "ell": ell,
+        "delta": dot(b, s),
+        "phi": dot(b, r),
+        "chi_hat": chi_hat,
+        "ell_hat": ell + 2 * chi_hat,
+    }
 
 
 def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
@@ -156,7 +201,9 @@ def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
     return float(delta * C_lin + delta * delta * C_quad)
 
 
-def attention_profile(params: dict, variant: str, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+def attention_profile(
+    params: dict, variant: str, n: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Scores g_j and log-n-scaled attention weights α_j, j = 1 … n, for query k (A_pos / A_norm)."""
     check_choice("variant", variant, ("pos", "norm"))
     n = _check_n(n)
@@ -165,7 +212,9 @@ def attention_profile(params: dict, variant: str, n: int, k: int) -> tuple[np.nd
     from lengthgen.chapters.ch2.single_layer import positional_scores
 
     P = single_point(params)
-    g = positional_scores(P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm")[0, 0]
+    g = positional_scores(
+        P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm"
+    )[0, 0]
     return g.numpy(), torch.softmax(g * math.log(n), 0).numpy()
 
 
@@ -190,7 +239,14 @@ class Exactness:
 def _batch(params: dict) -> tuple[dict, bool]:
     """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
     single = params["b2"].dim() == 1
-    return ({k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v) for k, v in params.items()} if single else dict(params)), single
+    return (
+        {
+            k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v)
+            for k, v in params.items()
+        }
+        if single
+        else dict(params)
+    ), single
 
 
 def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
@@ -204,7 +260,9 @@ def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
 
 def _exhaustive(P: dict, variant: str, task: str, n: int) -> np.ndarray:
     if n > 16:
-        raise ValueError(f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)")
+        raise ValueError(
+            f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)"
+        )
     S = all_strings(n)
     if task == "index":
         ks = torch.arange(1, n + 1).repeat_interleave(S.shape[0])
@@ -218,27 +276,37 @@ def _exhaustive(P: dict, variant: str, task: str, n: int) -> np.ndarray:
         Pt["_norm"] = torch.full((P["b2"].shape[0],), variant == "norm")
     margins = []
     for lo in range(0, x.shape[0], 8192):
-        out = forward("pos" if FAMILIES[variant] == "positional" else variant, Pt, x[lo:lo + 8192])
-        sgn = (2 * y[lo:lo + 8192] - 1).to(DT)
+        out = forward(
+            "pos" if FAMILIES[variant] == "positional" else variant,
+            Pt,
+            x[lo : lo + 8192],
+        )
+        sgn = (2 * y[lo : lo + 8192] - 1).to(DT)
         margins.append(((out[..., 1] - out[..., 0]) * sgn).min(-1).values)
     return torch.stack(margins, -1).min(-1).values.numpy()
 
 
-def diagonal_attention(P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000) -> torch.Tensor:
+def diagonal_attention(
+    P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000
+) -> torch.Tensor:
     """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm)."""
     from lengthgen.chapters.ch2.single_layer import positional_scores
 
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
-    j = torch.arange(1, n + 1, dtype=DT)
+    torch.arange(1, n + 1, dtype=DT)
     out = []
     step = max(1, chunk // max(1, Pn * n))
     logn = math.log(n)
-    normalized = (P["_norm"].bool() if "_norm" in P else torch.full((Pn,), variant == "norm"))
+    normalized = (
+        P["_norm"].bool() if "_norm" in P else torch.full((Pn,), variant == "norm")
+    )
     for lo in range(0, len(ks_t), step):
-        kk = ks_t[lo:lo + step]
-        g = positional_scores(P, kk.expand(Pn, -1), n, normalized) * logn        # [P, K, n]
-        gk = torch.gather(g, -1, (kk.long() - 1).expand(Pn, -1).unsqueeze(-1)).squeeze(-1)
+        kk = ks_t[lo : lo + step]
+        g = positional_scores(P, kk.expand(Pn, -1), n, normalized) * logn  # [P, K, n]
+        gk = torch.gather(g, -1, (kk.long() - 1).expand(Pn, -1).unsqueeze(-1)).squeeze(
+            -1
+        )
         out.append(torch.exp(gk - torch.logsumexp(g, -1)))
     return torch.cat(out, -1)
 
@@ -249,9 +317,19 @@ def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
     u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
     z0 = torch.einsum("phi,pi->ph", P["W1"], u0) + P["b1"]
     d = torch.einsum("phi,pi->ph", P["W1"], u1 - u0)
-    kinks = torch.where(d != 0, -z0 / torch.where(d != 0, d, torch.ones_like(d)), torch.zeros_like(d))   # [P, h]
-    cand = torch.cat([lo[..., None], hi[..., None],
-                      torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None])], -1)  # [P, K, h+2]
+    kinks = torch.where(
+        d != 0, -z0 / torch.where(d != 0, d, torch.ones_like(d)), torch.zeros_like(d)
+    )  # [P, h]
+    cand = torch.cat(
+        [
+            lo[..., None],
+            hi[..., None],
+            torch.minimum(
+                torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None]
+            ),
+        ],
+        -1,
+    )  # [P, K, h+2]
     A = u0[:, None, None, :] + cand[..., None] * (u1 - u0)[:, None, None, :]
     f = _head_diff(P, A)
     return f.min(-1).values, f.max(-1).values
@@ -265,14 +343,17 @@ def _head_at(P, p):
 
 def _structural_positional(P, variant, task, n):
     ks = [1] if task == "first" else list(range(1, n + 1))
-    ak = diagonal_attention(P, variant, n, ks)                     # [P, K]
+    ak = diagonal_attention(P, variant, n, ks)  # [P, K]
     one, zero = torch.ones_like(ak), torch.zeros_like(ak)
     min1, _ = _interval_extremes(P, ak, one)
     _, max0 = _interval_extremes(P, zero, 1 - ak)
-    cert_margin = torch.minimum(min1, -max0).min(-1).values         # > 0 ⇒ certified exact
+    cert_margin = torch.minimum(min1, -max0).min(-1).values  # > 0 ⇒ certified exact
     # witnesses: e_k (p = α_k), all ones (p = 1), all zeros (p = 0), all ones but k (p = 1 − α_k)
-    wit = torch.stack([_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)], -1)
-    wit_margin = wit.min(-1).values.min(-1).values                  # ≤ 0 ⇒ certified not exact
+    wit = torch.stack(
+        [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)],
+        -1,
+    )
+    wit_margin = wit.min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
     cm, wm = cert_margin.numpy(), wit_margin.numpy()
     dec = np.full(len(cm), None, dtype=object)
     dec[wm <= 0] = False
@@ -282,9 +363,9 @@ def _structural_positional(P, variant, task, n):
 
 def count_level_outputs(P: dict, n: int) -> torch.Tensor:
     """f(A_t) = y₁ − y₀ at the n+1 count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]."""
-    WK, bK, WV, bV = P["W_K"], P["b_K"], P["W_V"], P["b_V"]
+    WK, _bK, WV, bV = P["W_K"], P["b_K"], P["W_V"], P["b_V"]
     q = P["b_Q"]
-    X = (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)                   # eq. 70
+    X = (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)  # eq. 70
     t = torch.arange(0, n + 1, dtype=DT)
     d = torch.log(t) - torch.log(n - t) + math.log(n) * X[:, None]
     rho = torch.sigmoid(d)
@@ -298,7 +379,7 @@ def _structural_gen(P, task, n):
     t = torch.arange(0, n + 1)
     Pn = f.shape[0]
     if task in ("first", "index") and n >= 2:
-        marg = -f[:, 1:n].abs().min(-1).values        # count 1 … n−1 carries both labels
+        marg = -f[:, 1:n].abs().min(-1).values  # count 1 … n−1 carries both labels
         dec = np.array([False] * Pn, dtype=object)
         return dec, marg.numpy()
     if task in ("first", "index"):  # n = 1: the label is the single bit
@@ -312,7 +393,9 @@ def _structural_gen(P, task, n):
     return dec, m.numpy()
 
 
-def exactness(params: dict, variant: str, task: str, n: int, *, method: str = "auto") -> Exactness:
+def exactness(
+    params: dict, variant: str, task: str, n: int, *, method: str = "auto"
+) -> Exactness:
     """Is each parameter point strictly correct on every length-n input (and every k for Index)?
 
     ``params``: one point (unbatched tensors as returned by :func:`center`) or a batch with a
@@ -327,9 +410,15 @@ def exactness(params: dict, variant: str, task: str, n: int, *, method: str = "a
     Pn = P["b2"].shape[0]
     if method == "exhaustive" or variant == "sin":
         if variant == "sin" and method == "structural":
-            raise ValueError("A_sin has no structural exactness check; use method='exhaustive' (n ≤ 16)")
+            raise ValueError(
+                "A_sin has no structural exactness check; use method='exhaustive' (n ≤ 16)"
+            )
         m = _exhaustive(P, variant, task, n)
-        return Exactness(np.array((m > 0).tolist(), dtype=object), np.array(["exhaustive"] * Pn, dtype=object), m)
+        return Exactness(
+            np.array((m > 0).tolist(), dtype=object),
+            np.array(["exhaustive"] * Pn, dtype=object),
+            m,
+        )
     if variant == "gen":
         dec, marg = _structural_gen(P, task, n)
     else:
@@ -346,7 +435,9 @@ def exactness(params: dict, variant: str, task: str, n: int, *, method: str = "a
 
 
 # --------------------------------------------------------------------------- the η = 1/16 centers
-def center_attention_floor(task: str, eta: float, log_n: float, terms: int = 4000) -> float:
+def center_attention_floor(
+    task: str, eta: float, log_n: float, terms: int = 4000
+) -> float:
     """min_k α_k(k) at the center for very large n (positions beyond ``terms`` from k ignored).
 
     At the center g_k − g_j = η²(j − k)², so with x = n^{−η²}: First has α₁ = 1/Σ_{d≥0} x^{d²} and
@@ -406,18 +497,34 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
         d["s"][0] = 1.0 / ahat1
     else:
         d["s"][0] = 1.0 / ahat1
-        d["r"][0] = -2.0 / a1       # keeps ℓ̂ = 2bᵀs + aᵀr + 2âᵀs fixed (b₁ = 0 at the center)
+        d["r"][0] = (
+            -2.0 / a1
+        )  # keeps ℓ̂ = 2bᵀs + aᵀr + 2âᵀs fixed (b₁ = 0 at the center)
     return d
 
 
 def _ray_exact(params, d, ts, variant, task, n):
-    P = {k: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * d[k].unsqueeze(0) for k, v in params.items()}
+    P = {
+        k: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * d[k].unsqueeze(0)
+        for k, v in params.items()
+    }
     res = exactness(P, variant, task, n, method="structural")
-    return np.array([x is True for x in res.decision]), np.array([x is None for x in res.decision])
+    return np.array([x is True for x in res.decision]), np.array(
+        [x is None for x in res.decision]
+    )
 
 
-def admissible_width(params: dict, d: dict, variant: str, task: str, n: int, *, t_max: float = 10.0,
-                     grid: int = 32, rounds: int = 3) -> dict:
+def admissible_width(
+    params: dict,
+    d: dict,
+    variant: str,
+    task: str,
+    n: int,
+    *,
+    t_max: float = 10.0,
+    grid: int = 32,
+    rounds: int = 3,
+) -> dict:
     """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0.
 
     Each side is located by a batched search: ``grid`` points geometrically spaced in (0, t_max],
@@ -441,7 +548,7 @@ def admissible_width(params: dict, d: dict, variant: str, task: str, n: int, *, 
             bad = np.flatnonzero(~ok)
             if len(bad) == 0:
                 lo = float(ts[-1])
-                if rnd == 0:            # still exact at t_max: the side is capped
+                if rnd == 0:  # still exact at t_max: the side is capped
                     hi = None
                     break
                 ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
@@ -455,8 +562,15 @@ def admissible_width(params: dict, d: dict, variant: str, task: str, n: int, *, 
         sides.append(lo if hi is None else (lo + hi) / 2 if lo > 0 else hi / 2)
         capped.append(hi is None)
     finite = [sd for sd, cap in zip(sides, capped) if not cap]
-    return {"plus": sides[0], "minus": sides[1], "width": sides[0] + sides[1], "plus_capped": capped[0],
-            "minus_capped": capped[1], "finite_width": sum(finite) if finite else float("nan"), "undecided": undecided}
+    return {
+        "plus": sides[0],
+        "minus": sides[1],
+        "width": sides[0] + sides[1],
+        "plus_capped": capped[0],
+        "minus_capped": capped[1],
+        "finite_width": sum(finite) if finite else float("nan"),
+        "undecided": undecided,
+    }
 
 
 def majority_bias_area(params: dict, n: int, X_grid: np.ndarray) -> dict:
@@ -478,13 +592,28 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray) -> dict:
         f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n)[0]
         widths.append(max(0.0, float(f[m + 1] - f[m])))
     widths = np.array(widths)
-    area = float(np.trapezoid(widths, X_grid)) if hasattr(np, "trapezoid") else float(np.trapz(widths, X_grid))
+    area = (
+        float(np.trapezoid(widths, X_grid))
+        if hasattr(np, "trapezoid")
+        else float(np.trapz(widths, X_grid))
+    )
     return {"widths": widths, "area": area}
 
 
 # --------------------------------------------------------------------------- Monte Carlo fractions
-def mc_fraction(variant: str, task: str, n: int, *, coords: Sequence[str], half_width: float, samples: int,
-                seed: int = 0, eta: float = 1.0, h: int = 8, chunk: int = 4096) -> dict:
+def mc_fraction(
+    variant: str,
+    task: str,
+    n: int,
+    *,
+    coords: Sequence[str],
+    half_width: float,
+    samples: int,
+    seed: int = 0,
+    eta: float = 1.0,
+    h: int = 8,
+    chunk: int = 4096,
+) -> dict:
     """Fraction of certified-exact points in a box around the center, by Monte Carlo.
 
     Every scalar of the tensors named in ``coords`` is drawn uniformly from
@@ -514,8 +643,15 @@ def mc_fraction(variant: str, task: str, n: int, *, coords: Sequence[str], half_
     den = 1 + z * z / samples
     mid = (p + z * z / (2 * samples)) / den
     half = z * math.sqrt(p * (1 - p) / samples + z * z / (4 * samples * samples)) / den
-    return {"n": n, "samples": samples, "exact": n_true, "undecided": n_none, "fraction": p,
-            "lo": max(0.0, mid - half), "hi": min(1.0, mid + half)}
+    return {
+        "n": n,
+        "samples": samples,
+        "exact": n_true,
+        "undecided": n_none,
+        "fraction": p,
+        "lo": max(0.0, mid - half),
+        "hi": min(1.0, mid + half),
+    }
 
 
 # --------------------------------------------------------------------------- Parity
@@ -539,7 +675,12 @@ def parity_sign_changes(params: dict, n: int) -> dict:
     kinks = ((kink > 0) & (kink < 1)).sum(-1)
     alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
     exact = (f * alt > 0).all(-1)
-    return {"sign_changes": changes.numpy(), "kinks": kinks.numpy(), "exact": exact.numpy(), "needed": n}
+    return {
+        "sign_changes": changes.numpy(),
+        "kinks": kinks.numpy(),
+        "exact": exact.numpy(),
+        "needed": n,
+    }
 
 
 def parity_solution(n: int) -> dict[str, torch.Tensor]:
@@ -558,14 +699,19 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
     h = n - 1
     kinks = np.arange(1, n) / n
     sigma = np.ones(h)
-    sigma[2] = -1.0                       # unit 3 opens to the left
+    sigma[2] = -1.0  # unit 3 opens to the left
     ps = np.arange(0, n + 1) / n
-    feats = np.maximum(0.0, sigma[None, :] * (ps[:, None] - kinks[None, :]))        # [n+1, h]
+    feats = np.maximum(0.0, sigma[None, :] * (ps[:, None] - kinks[None, :]))  # [n+1, h]
     sgn = np.array([(-1) ** (t + 1) for t in range(n + 1)], dtype=float)
     # variables: beta (h), c, m ; maximise m s.t. sgn_t (feats_t·beta + c) ≥ m, |beta|, |c| ≤ 4n
     A_ub = np.hstack([-(sgn[:, None] * feats), -sgn[:, None], np.ones((n + 1, 1))])
-    res = linprog(np.r_[np.zeros(h + 1), -1.0], A_ub=A_ub, b_ub=np.zeros(n + 1),
-                  bounds=[(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)], method="highs")
+    res = linprog(
+        np.r_[np.zeros(h + 1), -1.0],
+        A_ub=A_ub,
+        b_ub=np.zeros(n + 1),
+        bounds=[(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)],
+        method="highs",
+    )
     if not res.success or res.x[-1] <= 0:
         raise RuntimeError(f"no parity solution found for n = {n}: {res.message}")
     beta, c = res.x[:h], res.x[h]
@@ -574,7 +720,15 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
     b1 = torch.tensor(-sigma * kinks, dtype=DT)
     W2 = torch.zeros(2, h, dtype=DT)
     W2[1] = torch.tensor(beta)
-    return {"W_Q": torch.zeros(2, 2, dtype=DT), "b_Q": torch.tensor([1.0, 0.0], dtype=DT),
-            "W_K": torch.zeros(2, 2, dtype=DT), "b_K": torch.zeros(2, dtype=DT),
-            "W_V": torch.tensor([[0.0, 1.0], [0.0, 0.0]], dtype=DT), "b_V": torch.zeros(2, dtype=DT),
-            "W1": W1, "b1": b1, "W2": W2, "b2": torch.tensor([0.0, c], dtype=DT)}
+    return {
+        "W_Q": torch.zeros(2, 2, dtype=DT),
+        "b_Q": torch.tensor([1.0, 0.0], dtype=DT),
+        "W_K": torch.zeros(2, 2, dtype=DT),
+        "b_K": torch.zeros(2, dtype=DT),
+        "W_V": torch.tensor([[0.0, 1.0], [0.0, 0.0]], dtype=DT),
+        "b_V": torch.zeros(2, dtype=DT),
+        "W1": W1,
+        "b1": b1,
+        "W2": W2,
+        "b2": torch.tensor([0.0, c], dtype=DT),
+    }

@@ -20,22 +20,50 @@ declared tasks, lengths and seed); :func:`study_rows` gathers the measurements o
 group, and :func:`study_stats`, :func:`cell_table`, :func:`content_channel` and
 :func:`selection_ablation` compute the §6, App. D and App. E statistics from them.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import torch
 
 from lengthgen.chapters.ch3 import paper
-from lengthgen.chapters.ch3.paper import (ALPHA_SPEC, COUNTEREXAMPLE_KAPPA, DATA_SEED_OFFSET, DATA_SEED_STRIDE,
-                                          EVAL_SEED_OFFSET)
-from lengthgen.chapters.ch3.paper import POS_TASKS  # (also ch3.POS_TASKS in the chapter)
-from lengthgen.chapters.ch3.realizability import (L0_DEFAULT, MAIN_TASKS, SELECTION_RULES, TASKS, alpha_table,
-                                                  check_task, duality_table, peaked_kernel, prop1_search,
-                                                  prop2_montecarlo, prop3_existence, prop3_monotone_copy,
-                                                  relative_alpha, relative_argmax, reverse_sweep, targets,
-                                                  thm2_random_kernels)
-from lengthgen.config import (ConfigError, check_choice, check_finite, check_positive_int, check_probability,
-                              get_device)
+from lengthgen.chapters.ch3.paper import (
+    ALPHA_SPEC,
+    COUNTEREXAMPLE_KAPPA,
+    DATA_SEED_OFFSET,
+    DATA_SEED_STRIDE,
+    EVAL_SEED_OFFSET,
+)
+from lengthgen.chapters.ch3.paper import (
+    POS_TASKS,
+)  # (also ch3.POS_TASKS in the chapter)
+from lengthgen.chapters.ch3.realizability import (
+    L0_DEFAULT,
+    MAIN_TASKS,
+    SELECTION_RULES,
+    TASKS,
+    alpha_table,
+    check_task,
+    duality_table,
+    peaked_kernel,
+    prop1_search,
+    prop2_montecarlo,
+    prop3_existence,
+    prop3_monotone_copy,
+    relative_alpha,
+    relative_argmax,
+    reverse_sweep,
+    targets,
+    thm2_random_kernels,
+)
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    check_probability,
+    get_device,
+)
 from lengthgen.engine.runs import Cell, refresh_difference
 from lengthgen.nn.decoder import TIERS, Decoder
 from lengthgen.nn.positional import ENCODINGS, check_encoding
@@ -47,8 +75,13 @@ CHAPTER = "ch3"
 
 
 # --------------------------------------------------------------------------- α tables and theory
-def alpha_tables(encodings=ALPHA_SPEC["encodings"], tasks=ALPHA_SPEC["tasks"], lengths=ALPHA_SPEC["lengths"],
-                 L0: int = ALPHA_SPEC["L0"], fit=None) -> dict:
+def alpha_tables(
+    encodings=ALPHA_SPEC["encodings"],
+    tasks=ALPHA_SPEC["tasks"],
+    lengths=ALPHA_SPEC["lengths"],
+    L0: int = ALPHA_SPEC["L0"],
+    fit=None,
+) -> dict:
     """``{rule: {"enc/task": {L: α}}}`` for both selection rules, every encoding in ``encodings``,
     task in ``tasks`` and length in ``lengths`` (section "α_L for every encoding and task").
 
@@ -58,14 +91,18 @@ def alpha_tables(encodings=ALPHA_SPEC["encodings"], tasks=ALPHA_SPEC["tasks"], l
     fit = dict(paper.CE_FIT if fit is None else fit)
     extra = sorted(set(fit) - set(paper.CE_FIT))
     if extra:
-        raise ConfigError(f"fit has unknown keys {extra}; valid: {sorted(paper.CE_FIT)}")
+        raise ConfigError(
+            f"fit has unknown keys {extra}; valid: {sorted(paper.CE_FIT)}"
+        )
     for e in encodings:
         check_encoding(e)
     for t in tasks:
         check_task(t)
     out = {}
     for rule in SELECTION_RULES:
-        tab = alpha_table(tuple(encodings), tuple(tasks), tuple(lengths), rule=rule, L0=L0, **fit)
+        tab = alpha_table(
+            tuple(encodings), tuple(tasks), tuple(lengths), rule=rule, L0=L0, **fit
+        )
         out[rule] = {f"{e}/{t}": v for (e, t), v in tab.items()}
     return out
 
@@ -84,7 +121,9 @@ def alpha_differences(live: dict, stored: dict) -> dict:
     equal (the CE fit starts from zero and runs fixed steps, so it is deterministic)."""
     for name, tabs in (("live", live), ("stored", stored)):
         if not isinstance(tabs, dict) or set(tabs) != set(SELECTION_RULES):
-            raise ConfigError(f"{name} α tables must have the rules {', '.join(SELECTION_RULES)}")
+            raise ConfigError(
+                f"{name} α tables must have the rules {', '.join(SELECTION_RULES)}"
+            )
     out = {"differ": 0, "compared": 0, "skipped": 0}
     for rule in SELECTION_RULES:
         for key, row in stored[rule].items():
@@ -118,8 +157,17 @@ def paper_alpha_points() -> list[dict]:
 
     def add(source, cell, L, value, num_freq=16):
         e, t = cell.split("/")
-        pts.append({"source": source, "encoding": e, "task": t, "L": int(L), "num_freq": num_freq,
-                    "paper": float(value), "decimals": _decimals(float(value))})
+        pts.append(
+            {
+                "source": source,
+                "encoding": e,
+                "task": t,
+                "L": int(L),
+                "num_freq": num_freq,
+                "paper": float(value),
+                "decimals": _decimals(float(value)),
+            }
+        )
 
     for L, v in paper.ROPE_FIRST_ALPHA.items():
         add("Prop. 4(a)", "rope/first", L, v)
@@ -157,7 +205,14 @@ def lr_grid(*, lrs) -> dict:
             points.append({**p, "lr": lr, "alpha": a})
         for t in FIXED_OFFSET_TASKS:
             for L in ALPHA_SPEC["lengths"]:
-                fixed.append({"lr": lr, "task": t, "L": int(L), "alpha": alpha("rope", t, L, lr=lr)})
+                fixed.append(
+                    {
+                        "lr": lr,
+                        "task": t,
+                        "L": int(L),
+                        "alpha": alpha("rope", t, L, lr=lr),
+                    }
+                )
     return {"lrs": lrs, "points": points, "fixed": fixed}
 
 
@@ -171,7 +226,9 @@ def lr_matches(data: dict):
     rows = []
     for lr in data["lrs"]:
         pts = [p for p in data["points"] if p["lr"] == lr]
-        gap = [abs(p["alpha"] - p["paper"]) - 0.5 * 10.0 ** (-p["decimals"]) for p in pts]
+        gap = [
+            abs(p["alpha"] - p["paper"]) - 0.5 * 10.0 ** (-p["decimals"]) for p in pts
+        ]
         hit = [g <= 1e-12 for g in gap]
         row = {"lr": lr}
         for src in dict.fromkeys(p["source"] for p in pts):
@@ -208,7 +265,9 @@ def lr_fixed_offsets(data: dict):
     for lr in data["lrs"]:
         row = {"lr": lr}
         for t in FIXED_OFFSET_TASKS:
-            row[t] = min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
+            row[t] = min(
+                f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t
+            )
         row["α = 1 up to 512"] = all(row[t] == 1.0 for t in FIXED_OFFSET_TASKS)
         rows.append(row)
     return pd.DataFrame(rows).set_index("lr")
@@ -227,28 +286,57 @@ def theory_checks(*, n_trials: int, n_random: int) -> dict:
     res = {"prop1": prop1_search(n=30, n_random=n_random)}
     ce = list(COUNTEREXAMPLE_KAPPA)
     arg = relative_argmax(ce + [-10.0] * 16, 20)
-    res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2]), "deep_offsets": sorted(set(arg[3:].tolist()))}
+    res["thm2_counterexample"] = {
+        "kappa": ce,
+        "row2_offset": int(arg[2]),
+        "deep_offsets": sorted(set(arg[3:].tolist())),
+    }
     res["thm2_random"] = thm2_random_kernels(4000, 200)
-    res["thm2_fixed_offset"] = {k: {L: relative_alpha(peaked_kernel(c, L), k, L) for L in (30, 60, 128, 512, 5000)}
-                                for k, c in (("prev", 1), ("skip2", 2), ("skip3", 3), ("skip5", 5))}
-    res["thm2_growing"] = {t: {c: relative_alpha(peaked_kernel(c, 2 * c + 200), t, 2 * c + 200) for c in (1, 5, 15, 30)}
-                           for t in ("copy", "reverse")}
+    res["thm2_fixed_offset"] = {
+        k: {
+            L: relative_alpha(peaked_kernel(c, L), k, L)
+            for L in (30, 60, 128, 512, 5000)
+        }
+        for k, c in (("prev", 1), ("skip2", 2), ("skip3", 3), ("skip5", 5))
+    }
+    res["thm2_growing"] = {
+        t: {
+            c: relative_alpha(peaked_kernel(c, 2 * c + 200), t, 2 * c + 200)
+            for c in (1, 5, 15, 30)
+        }
+        for t in ("copy", "reverse")
+    }
     k30 = peaked_kernel(30, 200_000)
-    res["thm2_clipped"] = {L: relative_alpha(k30, lambda i, L: 1 if i < 30 else 30, L) for L in (40, 100, 1000, 200_000)}
+    res["thm2_clipped"] = {
+        L: relative_alpha(k30, lambda i, L: 1 if i < 30 else 30, L)
+        for L in (40, 100, 1000, 200_000)
+    }
     k1 = peaked_kernel(1, 50_000)
-    res["thm2_squares"] = {L: relative_alpha(k1, lambda i, L: 2 if int(round(i ** 0.5)) ** 2 == i else 1, L)
-                           for L in (200, 5000, 50_000)}
-    res["thm2_parity"] = {c: relative_alpha(peaked_kernel(c, 1000), lambda i, L: 1 + i % 2, 1000) for c in (1, 2)}
+    res["thm2_squares"] = {
+        L: relative_alpha(k1, lambda i, L: 2 if int(round(i**0.5)) ** 2 == i else 1, L)
+        for L in (200, 5000, 50_000)
+    }
+    res["thm2_parity"] = {
+        c: relative_alpha(peaked_kernel(c, 1000), lambda i, L: 1 + i % 2, 1000)
+        for c in (1, 2)
+    }
     ladder = np.full(40_961, -1.0)
     for m in range(6):
-        ladder[20 * 4 ** m] = m + 2
-    res["thm2_ladder"] = {L: relative_alpha(ladder, "copy", L) for L in (40, 160, 640, 2560, 10240, 40960)}
+        ladder[20 * 4**m] = m + 2
+    res["thm2_ladder"] = {
+        L: relative_alpha(ladder, "copy", L) for L in (40, 160, 640, 2560, 10240, 40960)
+    }
     two = np.full(100, -1.0)
     two[10], two[30] = 5.0, 8.0
-    res["thm2_two_lengths"] = {"copy_L0": _copy_at_L0(two), "copy_60": relative_alpha(two, "copy", 60)}
+    res["thm2_two_lengths"] = {
+        "copy_L0": _copy_at_L0(two),
+        "copy_60": relative_alpha(two, "copy", 60),
+    }
     res["thm2_reverse_sweep"] = {"kernels": 20_000, "solved": reverse_sweep(20_000)}
-    res["prop2"] = {rule: {L: prop2_montecarlo(L, n_trials=n_trials, rule=rule) for L in (30, 60)}
-                    for rule in ("min_norm", "generic")}
+    res["prop2"] = {
+        rule: {L: prop2_montecarlo(L, n_trials=n_trials, rule=rule) for L in (30, 60)}
+        for rule in ("min_norm", "generic")
+    }
     res["prop3_copy"] = prop3_monotone_copy()
     res["prop3_existence"] = prop3_existence(1, 50_000)
     res["prop4"] = duality_table()
@@ -261,7 +349,6 @@ def _copy_at_L0(kappa, L0: int = L0_DEFAULT) -> bool:
     t = targets("copy", L0)
     rows = (t >= 0).nonzero().flatten().tolist()
     return all(arg[i] == i - int(t[i]) for i in rows)
-
 
 
 # --------------------------------------------------------------------------- the trained study: data
@@ -286,10 +373,20 @@ def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Te
     steps = check_positive_int("steps", steps)
     L0 = check_positive_int("L0", L0, minimum=2)
     seed = check_positive_int("seed", seed, minimum=0)
-    return torch.randint(L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(seed))
+    return torch.randint(
+        L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(seed)
+    )
 
 
-def make_sampler(tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, steps: int, length_seed: int = 0):
+def make_sampler(
+    tasks,
+    *,
+    batch: int,
+    L0: int = L0_DEFAULT,
+    vocab: int = 12,
+    steps: int,
+    length_seed: int = 0,
+):
     """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator.
 
     The training length of each update, n ~ U{L0/2, …, L0}, comes from one fixed schedule
@@ -302,7 +399,9 @@ def make_sampler(tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, st
     def sample(step, gens, members=None):
         idx = torch.arange(len(tasks)) if members is None else members
         n = int(sched[step % steps])
-        x = torch.stack([torch.randint(0, vocab, (batch, n), generator=g) for g in gens])
+        x = torch.stack(
+            [torch.randint(0, vocab, (batch, n), generator=g) for g in gens]
+        )
         tg = tab[idx, n, :n][:, None, :].expand(len(gens), batch, n)
         return x, labels(x, tg)
 
@@ -312,7 +411,9 @@ def make_sampler(tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, st
 def masked_ce(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-member mean cross-entropy over labelled positions (``y != IGNORE``): ``[E]``."""
     E, V = out.shape[0], out.shape[-1]
-    ce = torch.nn.functional.cross_entropy(out.reshape(-1, V), y.reshape(-1), ignore_index=IGNORE, reduction="none")
+    ce = torch.nn.functional.cross_entropy(
+        out.reshape(-1, V), y.reshape(-1), ignore_index=IGNORE, reduction="none"
+    )
     ce = ce.view(E, -1)
     mask = (y.reshape(E, -1) != IGNORE).to(ce.dtype)
     return (ce * mask).sum(1) / mask.sum(1).clamp(min=1)
@@ -326,7 +427,16 @@ def masked_acc(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return hit.sum(1).double() / mask.sum(1).clamp(min=1).double()
 
 
-def eval_banks(tasks, lengths, *, n_eval: int, train_n: int, L0: int = L0_DEFAULT, vocab: int = 12, seed: int = 12345):
+def eval_banks(
+    tasks,
+    lengths,
+    *,
+    n_eval: int,
+    train_n: int,
+    L0: int = L0_DEFAULT,
+    vocab: int = 12,
+    seed: int = 12345,
+):
     """Per-member banks ``{key: (x [E, N, L], y [E, N, L])}``.
 
     Key ``L`` scores the extrapolation rows: the task's query rows in [L0, L) at length L. Keys
@@ -337,8 +447,8 @@ def eval_banks(tasks, lengths, *, n_eval: int, train_n: int, L0: int = L0_DEFAUL
     banks = {}
     for L in lengths:
         x = torch.randint(0, vocab, (n_eval, L), generator=g)
-        tg = torch.stack([targets(t, L) for t in tasks])           # [E, L]
-        tg[:, :L0] = -1                                            # score [L0, L) only
+        tg = torch.stack([targets(t, L) for t in tasks])  # [E, L]
+        tg[:, :L0] = -1  # score [L0, L) only
         xe = x[None].expand(E, n_eval, L)
         banks[int(L)] = (xe, labels(xe, tg[:, None, :].expand(E, n_eval, L)))
     for n in range(L0 // 2, L0 + 1):
@@ -349,11 +459,26 @@ def eval_banks(tasks, lengths, *, n_eval: int, train_n: int, L0: int = L0_DEFAUL
     return banks
 
 
-def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, batch: int, lr: float,
-                     weight_decay: float, lengths, eval_n: int, train_eval_n: int, L0: int = L0_DEFAULT,
-                     data_seed_offset: int = DATA_SEED_OFFSET, data_seed_stride: int = DATA_SEED_STRIDE,
-                     eval_seed_offset: int = EVAL_SEED_OFFSET, device: str = "cpu",
-                     progress: bool = False) -> list[dict]:
+def train_cell_group(
+    tier: str,
+    encoding: str,
+    tasks,
+    seed: int,
+    *,
+    steps: int,
+    batch: int,
+    lr: float,
+    weight_decay: float,
+    lengths,
+    eval_n: int,
+    train_eval_n: int,
+    L0: int = L0_DEFAULT,
+    data_seed_offset: int = DATA_SEED_OFFSET,
+    data_seed_stride: int = DATA_SEED_STRIDE,
+    eval_seed_offset: int = EVAL_SEED_OFFSET,
+    device: str = "cpu",
+    progress: bool = False,
+) -> list[dict]:
     """Train one ensemble (members = ``tasks``, all with init seed ``seed``) on ``device`` and measure
     it (section "The trained study"; the cell function of every trained group).
 
@@ -372,7 +497,9 @@ def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, 
     check_choice("tier", tier, tuple(TIERS))
     check_encoding(encoding)
     if isinstance(tasks, str) or not tasks:
-        raise ConfigError(f"tasks must be a non-empty list of task names from {TASKS}, got {tasks!r}")
+        raise ConfigError(
+            f"tasks must be a non-empty list of task names from {TASKS}, got {tasks!r}"
+        )
     tasks = tuple(tasks)
     for t in tasks:
         check_choice("task", t, TASKS)
@@ -383,31 +510,74 @@ def train_cell_group(tier: str, encoding: str, tasks, seed: int, *, steps: int, 
     weight_decay = check_finite("weight_decay", weight_decay, nonnegative=True)
     L0 = check_positive_int("L0", L0, minimum=2)
     if isinstance(lengths, (str, int)) or not lengths:
-        raise ConfigError(f"lengths must be a non-empty list of test lengths > L0 = {L0}, got {lengths!r}")
-    lengths = tuple(check_positive_int("test length", L, minimum=L0 + 1) for L in lengths)
+        raise ConfigError(
+            f"lengths must be a non-empty list of test lengths > L0 = {L0}, got {lengths!r}"
+        )
+    lengths = tuple(
+        check_positive_int("test length", L, minimum=L0 + 1) for L in lengths
+    )
     eval_n = check_positive_int("eval_n", eval_n)
     train_eval_n = check_positive_int("train_eval_n", train_eval_n)
-    for name, v in (("data_seed_offset", data_seed_offset), ("data_seed_stride", data_seed_stride),
-                    ("eval_seed_offset", eval_seed_offset)):
+    for name, v in (
+        ("data_seed_offset", data_seed_offset),
+        ("data_seed_stride", data_seed_stride),
+        ("eval_seed_offset", eval_seed_offset),
+    ):
         check_positive_int(name, v, minimum=0)
-    dev = get_device(device).type                  # "cpu" or "cuda" ("auto" resolved here)
+    dev = get_device(device).type  # "cpu" or "cuda" ("auto" resolved here)
     model = Decoder.tier(tier, encoding, L0=L0)
     params = model.init([seed] * len(tasks), dtype=torch.float32, device=dev)
-    data_seeds = [data_seed_offset + data_seed_stride * seed + TASKS.index(t) for t in tasks]
-    res = train_ensemble(model, params, sample=make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=seed),
-                         loss=masked_ce, optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay), steps=steps,
-                         data_seeds=data_seeds, progress=progress, record_every=max(1, steps // 20),
-                         device=dev, desc=f"{tier} {encoding} s{seed}")
-    banks = eval_banks(tasks, lengths, n_eval=eval_n, train_n=train_eval_n, L0=L0, seed=eval_seed_offset + seed)
-    acc = evaluate_ensemble(model, res.params, banks, metric=masked_acc, per_member=True, batch_size=64, device=dev)
+    data_seeds = [
+        data_seed_offset + data_seed_stride * seed + TASKS.index(t) for t in tasks
+    ]
+    res = train_ensemble(
+        model,
+        params,
+        sample=make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=seed),
+        loss=masked_ce,
+        optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay),
+        steps=steps,
+        data_seeds=data_seeds,
+        progress=progress,
+        record_every=max(1, steps // 20),
+        device=dev,
+        desc=f"{tier} {encoding} s{seed}",
+    )
+    banks = eval_banks(
+        tasks,
+        lengths,
+        n_eval=eval_n,
+        train_n=train_eval_n,
+        L0=L0,
+        seed=eval_seed_offset + seed,
+    )
+    acc = evaluate_ensemble(
+        model,
+        res.params,
+        banks,
+        metric=masked_acc,
+        per_member=True,
+        batch_size=64,
+        device=dev,
+    )
     train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
     final_loss = res.history["loss"][-1].tolist()
     rows = []
     for e, task in enumerate(tasks):
         for L in lengths:
-            rows.append({"tier": tier, "encoding": encoding, "task": task, "seed": int(seed), "L": int(L),
-                         "acc": float(acc[int(L)][e]), "train_acc": float(train_acc[e]),
-                         "final_loss": float(final_loss[e]), "steps": steps})
+            rows.append(
+                {
+                    "tier": tier,
+                    "encoding": encoding,
+                    "task": task,
+                    "seed": int(seed),
+                    "L": int(L),
+                    "acc": float(acc[int(L)][e]),
+                    "train_acc": float(train_acc[e]),
+                    "final_loss": float(final_loss[e]),
+                    "steps": steps,
+                }
+            )
     return rows
 
 
@@ -434,16 +604,27 @@ def study_plan(scale: str) -> list[dict]:
         for seed in P["seeds"]:
             for gname, tasks in P["groups"].items():
                 for enc in sorted(P["encodings"], key=RUN_ORDER.index):
-                    plan.append({"key": f"{tier}__{enc}__{gname}__seed{seed}", "tier": tier, "encoding": enc,
-                                 "group": gname, "tasks": tuple(tasks), "seed": seed})
+                    plan.append(
+                        {
+                            "key": f"{tier}__{enc}__{gname}__seed{seed}",
+                            "tier": tier,
+                            "encoding": enc,
+                            "group": gname,
+                            "tasks": tuple(tasks),
+                            "seed": seed,
+                        }
+                    )
     first_tier, first_seed = P["tiers"][0], P["seeds"][0]
 
-    def band(g):                            # the numbers (1)-(5) of the docstring, from 0
+    def band(g):  # the numbers (1)-(5) of the docstring, from 0
         pos = g["group"] == "pos"
         if g["tier"] == first_tier:
             return 2 if pos else 0
         return 4 if pos else (1 if g["seed"] == first_seed else 3)
-    return sorted(plan, key=band)          # stable: tier, seed, encoding order kept inside a band
+
+    return sorted(
+        plan, key=band
+    )  # stable: tier, seed, encoding order kept inside a band
 
 
 def group_kwargs(scale: str, group: dict) -> dict:
@@ -452,12 +633,26 @@ def group_kwargs(scale: str, group: dict) -> dict:
     P = _protocol(scale)["study"]
     need = ("tier", "encoding", "tasks", "seed")
     if not isinstance(group, dict) or any(k not in group for k in need):
-        raise ConfigError(f"group must be an entry of study_plan() with keys {', '.join(need)}, got {group!r}")
-    return {"tier": group["tier"], "encoding": group["encoding"], "tasks": list(group["tasks"]),
-            "seed": int(group["seed"]), "steps": P["steps"], "batch": P["batch"], "lr": P["lr"],
-            "weight_decay": P["weight_decay"], "lengths": list(P["lengths"]), "eval_n": P["eval_n"],
-            "train_eval_n": P["train_eval_n"], "L0": P["L0"], "data_seed_offset": DATA_SEED_OFFSET,
-            "data_seed_stride": DATA_SEED_STRIDE, "eval_seed_offset": EVAL_SEED_OFFSET}
+        raise ConfigError(
+            f"group must be an entry of study_plan() with keys {', '.join(need)}, got {group!r}"
+        )
+    return {
+        "tier": group["tier"],
+        "encoding": group["encoding"],
+        "tasks": list(group["tasks"]),
+        "seed": int(group["seed"]),
+        "steps": P["steps"],
+        "batch": P["batch"],
+        "lr": P["lr"],
+        "weight_decay": P["weight_decay"],
+        "lengths": list(P["lengths"]),
+        "eval_n": P["eval_n"],
+        "train_eval_n": P["train_eval_n"],
+        "L0": P["L0"],
+        "data_seed_offset": DATA_SEED_OFFSET,
+        "data_seed_stride": DATA_SEED_STRIDE,
+        "eval_seed_offset": EVAL_SEED_OFFSET,
+    }
 
 
 def study_matmul_flops(scale: str) -> dict:
@@ -474,13 +669,25 @@ def study_matmul_flops(scale: str) -> dict:
         model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
         sched = length_schedule(P["steps"], P["L0"], g["seed"])
         ns, counts = torch.unique(sched, return_counts=True)
-        tr = sum(int(c) * model.matmul_flops(P["batch"], int(n)) for n, c in zip(ns, counts))
-        ev = sum(model.matmul_flops(P["eval_n"], L, backward=False) for L in P["lengths"])
-        ev += sum(model.matmul_flops(P["train_eval_n"], n, backward=False) for n in range(P["L0"] // 2, P["L0"] + 1))
+        tr = sum(
+            int(c) * model.matmul_flops(P["batch"], int(n)) for n, c in zip(ns, counts)
+        )
+        ev = sum(
+            model.matmul_flops(P["eval_n"], L, backward=False) for L in P["lengths"]
+        )
+        ev += sum(
+            model.matmul_flops(P["train_eval_n"], n, backward=False)
+            for n in range(P["L0"] // 2, P["L0"] + 1)
+        )
         E = len(g["tasks"])
         per_group[g["key"]] = E * (tr + ev)
         train, evals = train + E * tr, evals + E * ev
-    return {"total": train + evals, "train": train, "eval": evals, "per_group": per_group}
+    return {
+        "total": train + evals,
+        "train": train,
+        "eval": evals,
+        "per_group": per_group,
+    }
 
 
 def cells(scale: str) -> list[Cell]:
@@ -489,13 +696,26 @@ def cells(scale: str) -> list[Cell]:
     cell per trained group in :func:`study_plan` order."""
     P = _protocol(scale)
     A = P["alpha"]
-    out = [Cell("alpha_tables", alpha_tables, {"encodings": list(A["encodings"]), "tasks": list(A["tasks"]),
-                                               "lengths": list(A["lengths"]), "L0": A["L0"], "fit": dict(A["fit"])}),
-           Cell("theory", theory_checks, dict(P["theory"]))]
+    out = [
+        Cell(
+            "alpha_tables",
+            alpha_tables,
+            {
+                "encodings": list(A["encodings"]),
+                "tasks": list(A["tasks"]),
+                "lengths": list(A["lengths"]),
+                "L0": A["L0"],
+                "fit": dict(A["fit"]),
+            },
+        ),
+        Cell("theory", theory_checks, dict(P["theory"])),
+    ]
     if "lr_grid" in P:
         out.append(Cell("lr_grid", lr_grid, {"lrs": list(P["lr_grid"]["lrs"])}))
     for g in study_plan(scale):
-        out.append(Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],)))
+        out.append(
+            Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],))
+        )
     return out
 
 
@@ -511,30 +731,67 @@ def _alpha_lengths(data) -> int:
 
 #: A stored α table (``alpha_tables`` cell): both rules, one entry per declared (encoding, task) of
 #: the full protocol, one α ∈ [0, 1] per declared length.
-ALPHA_SCHEMA = Schema("ch3 alpha tables", required=SELECTION_RULES,
-                      probabilities=tuple(f"{r}.*.*" for r in SELECTION_RULES),
-                      counts=tuple((r, _alpha_cells) for r in SELECTION_RULES)
-                      + tuple((f"{r}.*", _alpha_lengths) for r in SELECTION_RULES))
+ALPHA_SCHEMA = Schema(
+    "ch3 alpha tables",
+    required=SELECTION_RULES,
+    probabilities=tuple(f"{r}.*.*" for r in SELECTION_RULES),
+    counts=tuple((r, _alpha_cells) for r in SELECTION_RULES)
+    + tuple((f"{r}.*", _alpha_lengths) for r in SELECTION_RULES),
+)
 
 #: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
 THEORY_SCHEMA = Schema(
     "ch3 theory checks",
-    required=("prop1.interior_strict_argmax", "prop1.rows_checked", "prop1.best_prev_margin",
-              "thm2_counterexample.row2_offset", "thm2_counterexample.deep_offsets", "thm2_random.violations.low",
-              "thm2_random.violations.high", "thm2_two_lengths.copy_L0", "thm2_reverse_sweep.solved",
-              "prop3_copy.L", "prop3_copy.copy_offset", "prop3_copy.theta_min", "prop3_existence.argmax",
-              "prop4.*.L"),
-    probabilities=("thm2_fixed_offset.*.*", "thm2_growing.*.*", "thm2_clipped.*", "thm2_squares.*", "thm2_parity.*",
-                   "thm2_ladder.*", "thm2_two_lengths.copy_60", "prop2.*.*.bound", "prop2.*.*.conditional",
-                   "prop2.*.*.unconditional", "prop2.*.*.p_new", "prop3_copy.alpha", "prop3_existence.alpha_at_dmax"),
-    counts=(("prop2", lambda d: 2), ("prop2.*", lambda d: 2)))
+    required=(
+        "prop1.interior_strict_argmax",
+        "prop1.rows_checked",
+        "prop1.best_prev_margin",
+        "thm2_counterexample.row2_offset",
+        "thm2_counterexample.deep_offsets",
+        "thm2_random.violations.low",
+        "thm2_random.violations.high",
+        "thm2_two_lengths.copy_L0",
+        "thm2_reverse_sweep.solved",
+        "prop3_copy.L",
+        "prop3_copy.copy_offset",
+        "prop3_copy.theta_min",
+        "prop3_existence.argmax",
+        "prop4.*.L",
+    ),
+    probabilities=(
+        "thm2_fixed_offset.*.*",
+        "thm2_growing.*.*",
+        "thm2_clipped.*",
+        "thm2_squares.*",
+        "thm2_parity.*",
+        "thm2_ladder.*",
+        "thm2_two_lengths.copy_60",
+        "prop2.*.*.bound",
+        "prop2.*.*.conditional",
+        "prop2.*.*.unconditional",
+        "prop2.*.*.p_new",
+        "prop3_copy.alpha",
+        "prop3_existence.alpha_at_dmax",
+    ),
+    counts=(("prop2", lambda d: 2), ("prop2.*", lambda d: 2)),
+)
 
 #: A stored trained group: one row per (task, L) with its fields, accuracies in [0, 1]. That the
 #: rows are exactly the declared tasks × lengths, for the declared tier, encoding and seed, is
 #: checked against the cell's configuration by :func:`check_group`.
-GROUP_SCHEMA = Schema("ch3 study group",
-                      required=("*.tier", "*.encoding", "*.task", "*.seed", "*.L", "*.final_loss", "*.steps"),
-                      probabilities=("*.acc", "*.train_acc"))
+GROUP_SCHEMA = Schema(
+    "ch3 study group",
+    required=(
+        "*.tier",
+        "*.encoding",
+        "*.task",
+        "*.seed",
+        "*.L",
+        "*.final_loss",
+        "*.steps",
+    ),
+    probabilities=("*.acc", "*.train_acc"),
+)
 
 
 def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
@@ -544,33 +801,52 @@ def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
     ``path`` and the field; returns ``rows``."""
     from lengthgen.store import validate
 
-    missing = [k for k in ("tier", "encoding", "seed", "steps", "tasks", "lengths") if k not in kwargs]
+    missing = [
+        k
+        for k in ("tier", "encoding", "seed", "steps", "tasks", "lengths")
+        if k not in kwargs
+    ]
     if missing:
-        raise ConfigError(f"kwargs lacks {', '.join(missing)}: pass the cell's configuration (group_kwargs)")
+        raise ConfigError(
+            f"kwargs lacks {', '.join(missing)}: pass the cell's configuration (group_kwargs)"
+        )
     if not isinstance(rows, list):
-        raise ResultFileError(f"invalid ch3 study group result {path}: expected a list of rows, got {type(rows).__name__}")
+        raise ResultFileError(
+            f"invalid ch3 study group result {path}: expected a list of rows, got {type(rows).__name__}"
+        )
     validate(rows, GROUP_SCHEMA, path)
     want = [(t, int(L)) for t in kwargs["tasks"] for L in kwargs["lengths"]]
     got = [(r["task"], r["L"]) for r in rows]
     if sorted(got) != sorted(want):
-        raise ResultFileError(f"invalid ch3 study group result {path}: rows (task, L) {sorted(set(got) ^ set(want)) or 'repeated'} "
-                              f"differ from the declared {len(kwargs['tasks'])} tasks × {len(kwargs['lengths'])} lengths")
+        raise ResultFileError(
+            f"invalid ch3 study group result {path}: rows (task, L) {sorted(set(got) ^ set(want)) or 'repeated'} "
+            f"differ from the declared {len(kwargs['tasks'])} tasks × {len(kwargs['lengths'])} lengths"
+        )
     for i, r in enumerate(rows):
         for field in ("tier", "encoding", "seed", "steps"):
             if r[field] != kwargs[field]:
-                raise ResultFileError(f"invalid ch3 study group result {path}: field '{i}.{field}' is {r[field]!r}, "
-                                      f"but the cell declares {kwargs[field]!r}")
+                raise ResultFileError(
+                    f"invalid ch3 study group result {path}: field '{i}.{field}' is {r[field]!r}, "
+                    f"but the cell declares {kwargs[field]!r}"
+                )
     return rows
 
 
 #: The stored learning-rate grid (``lr_grid`` cell): every α in [0, 1].
-LR_GRID_SCHEMA = Schema("ch3 lr grid", required=("lrs", "points", "fixed"),
-                        probabilities=("points.*.alpha", "fixed.*.alpha"))
+LR_GRID_SCHEMA = Schema(
+    "ch3 lr grid",
+    required=("lrs", "points", "fixed"),
+    probabilities=("points.*.alpha", "fixed.*.alpha"),
+)
 
 
 def schema_for(name: str) -> Schema:
     """The schema of the stored cell ``name`` (see :func:`cells`)."""
-    return {"alpha_tables": ALPHA_SCHEMA, "theory": THEORY_SCHEMA, "lr_grid": LR_GRID_SCHEMA}.get(name, GROUP_SCHEMA)
+    return {
+        "alpha_tables": ALPHA_SCHEMA,
+        "theory": THEORY_SCHEMA,
+        "lr_grid": LR_GRID_SCHEMA,
+    }.get(name, GROUP_SCHEMA)
 
 
 def load(name: str, *, folder=None) -> dict:
@@ -588,13 +864,17 @@ def _load(name: str, plan: dict, folder) -> dict:
     from lengthgen.store import results_dir
 
     if name not in plan:
-        raise ConfigError(f"no chapter-3 cell {name!r}; the cells are alpha_tables, theory, lr_grid and "
-                          "<tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)")
+        raise ConfigError(
+            f"no chapter-3 cell {name!r}; the cells are alpha_tables, theory, lr_grid and "
+            "<tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)"
+        )
     folder = results_dir() / CHAPTER / "cells" if folder is None else folder
     rec = runs.load_stored(CHAPTER, name, schema=schema_for(name), folder=folder)
     if runs.stored_state(folder, plan[name], "full") != "done":
-        raise ResultFileError(f"{rec['path']} holds {name} computed with another configuration than today's plan "
-                              f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full --only {name}`")
+        raise ResultFileError(
+            f"{rec['path']} holds {name} computed with another configuration than today's plan "
+            f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full --only {name}`"
+        )
     if plan[name].fn is train_cell_group:
         check_group(rec["data"], plan[name].kwargs, rec["path"])
     return rec
@@ -608,7 +888,11 @@ def stored_groups(folder=None) -> dict[str, dict]:
 
     folder = results_dir() / CHAPTER / "cells" if folder is None else folder
     plan = {c.name: c for c in cells("full")}
-    names = sorted(n for n, c in plan.items() if c.fn is train_cell_group and runs.has_stored(CHAPTER, n, folder=folder))
+    names = sorted(
+        n
+        for n, c in plan.items()
+        if c.fn is train_cell_group and runs.has_stored(CHAPTER, n, folder=folder)
+    )
     return {n: _load(n, plan, folder) for n in names}
 
 
@@ -625,7 +909,9 @@ def study_label(groups: dict) -> str:
     were re-run to record their CPU time (with the largest difference from the values they replaced,
     :func:`lengthgen.engine.runs.refresh_record`)."""
     if not isinstance(groups, dict):
-        raise ConfigError(f"groups must be the dict returned by stored_groups(), got {type(groups).__name__}")
+        raise ConfigError(
+            f"groups must be the dict returned by stored_groups(), got {type(groups).__name__}"
+        )
     if not groups:
         return "no stored full-scale study"
     provs = [rec["provenance"] for rec in groups.values()]
@@ -635,11 +921,19 @@ def study_label(groups: dict) -> str:
     migrated = sum(1 for p in provs if "migrated" in p)
     refreshed = [p for p in provs if isinstance(p.get("refreshed"), dict)]
     diffs = [d for d in map(refresh_difference, refreshed) if d is not None]
-    again = (f"; {len(refreshed)} re-run to record their CPU time, differing from the values they replaced by at "
-             f"most {max(diffs):.2g}" if refreshed and diffs else "")
-    return (f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
-            f"({', '.join(devices)}, torch {', '.join(torch_v)}, {dates[0]} to {dates[-1]}"
-            + (f", {migrated} migrated from the pre-cells store" if migrated else "") + again + ")")
+    again = (
+        f"; {len(refreshed)} re-run to record their CPU time, differing from the values they replaced by at "
+        f"most {max(diffs):.2g}"
+        if refreshed and diffs
+        else ""
+    )
+    return (
+        f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
+        f"({', '.join(devices)}, torch {', '.join(torch_v)}, {dates[0]} to {dates[-1]}"
+        + (f", {migrated} migrated from the pre-cells store" if migrated else "")
+        + again
+        + ")"
+    )
 
 
 # --------------------------------------------------------------------------- statistics
@@ -654,19 +948,34 @@ def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
     out = {}
     for e in ENCODINGS:
         for t in tasks:
-            r = [x for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t]
+            r = [
+                x
+                for x in rows
+                if x["tier"] == tier and x["encoding"] == e and x["task"] == t
+            ]
             if not r:
                 continue
             Ls = sorted({x["L"] for x in r})
-            out[(e, t)] = {"alpha": float(np.mean([alpha[f"{e}/{t}"][L] for L in Ls])),
-                           "lg": float(np.mean([x["acc"] for x in r])),
-                           "train": float(np.mean([x["train_acc"] for x in r])),
-                           "seeds": sorted({x["seed"] for x in r}), "lengths": Ls}
+            out[(e, t)] = {
+                "alpha": float(np.mean([alpha[f"{e}/{t}"][L] for L in Ls])),
+                "lg": float(np.mean([x["acc"] for x in r])),
+                "train": float(np.mean([x["train_acc"] for x in r])),
+                "seeds": sorted({x["seed"] for x in r}),
+                "lengths": Ls,
+            }
     return out
 
 
-def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, n_boot: int = 10_000,
-                learnable: float = 0.8, tasks=MAIN_TASKS) -> dict:
+def study_stats(
+    rows,
+    alpha: dict,
+    tier: str = "1L1H",
+    *,
+    n_perm: int = 20_000,
+    n_boot: int = 10_000,
+    learnable: float = 0.8,
+    tasks=MAIN_TASKS,
+) -> dict:
     """The §6 statistics of one tier from measurement ``rows`` and the CE α table ``alpha``
     (``{"enc/task": {L: α}}``): cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over all
     cells and over learnable cells (train acc > ``learnable``) with a bootstrap CI over cells,
@@ -680,11 +989,22 @@ def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, 
     a = np.array([cells[k]["alpha"] for k in keys])
     lg = np.array([cells[k]["lg"] for k in keys])
     pos = lg >= 0.5
-    out = {"tier": tier, "n_cells": len(keys), "n_pos": int(pos.sum()),
-           "cells": {f"{e}/{t}": cells[(e, t)] for e, t in keys}}
+    out = {
+        "tier": tier,
+        "n_cells": len(keys),
+        "n_pos": int(pos.sum()),
+        "cells": {f"{e}/{t}": cells[(e, t)] for e, t in keys},
+    }
     if 0 < pos.sum() < len(pos):
-        obs, p = permutation_pvalue(lambda s, y: auc(s, y), a, pos, n_perm=n_perm, alternative="greater")
-        out.update(auc=obs, auc_p=p, min_alpha_pos=float(a[pos].min()), max_alpha_neg=float(a[~pos].max()))
+        obs, p = permutation_pvalue(
+            lambda s, y: auc(s, y), a, pos, n_perm=n_perm, alternative="greater"
+        )
+        out.update(
+            auc=obs,
+            auc_p=p,
+            min_alpha_pos=float(a[pos].min()),
+            max_alpha_neg=float(a[~pos].max()),
+        )
     out["spearman_all"] = spearman(a, lg)
 
     def rho(v):
@@ -696,17 +1016,31 @@ def study_stats(rows, alpha: dict, tier: str = "1L1H", *, n_perm: int = 20_000, 
     if learn.sum() >= 3:
         v = np.stack([a[learn], lg[learn]], 1)
         est, lo, hi = bootstrap_ci(v, stat=rho, n_boot=n_boot)
-        out.update(spearman_learnable=spearman(a[learn], lg[learn]), spearman_ci=(lo, hi))
-    hi_rows = [x for x in rows if x["tier"] == tier and x["task"] in tasks
-               and alpha[f"{x['encoding']}/{x['task']}"][x["L"]] >= 0.5]
+        out.update(
+            spearman_learnable=spearman(a[learn], lg[learn]), spearman_ci=(lo, hi)
+        )
+    hi_rows = [
+        x
+        for x in rows
+        if x["tier"] == tier
+        and x["task"] in tasks
+        and alpha[f"{x['encoding']}/{x['task']}"][x["L"]] >= 0.5
+    ]
     if hi_rows:
         ok = np.array([x["acc"] >= 0.7 for x in hi_rows], dtype=float)
         est, lo, hi = bootstrap_ci(ok, n_boot=n_boot)
-        out.update(precision=est, precision_ci=(lo, hi), n_high_rows=len(hi_rows), n_violations=int((ok == 0).sum()))
+        out.update(
+            precision=est,
+            precision_ci=(lo, hi),
+            n_high_rows=len(hi_rows),
+            n_violations=int((ok == 0).sum()),
+        )
     return out
 
 
-def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8) -> dict:
+def selection_ablation(
+    rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8
+) -> dict:
     """App. D, Table 5: Spearman correlation between α_L and the trained LG over the
     (learnable cell, L) rows of one tier, for each α table in ``alphas``
     (``{name: {"enc/task": {L: α}}}``, e.g. the CE fit, the min-norm interpolant and the CE fit
@@ -722,18 +1056,34 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
     pts = []
     for e, t in keys:
         for L in cells[(e, t)]["lengths"]:
-            acc = [x["acc"] for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t and x["L"] == L]
+            acc = [
+                x["acc"]
+                for x in rows
+                if x["tier"] == tier
+                and x["encoding"] == e
+                and x["task"] == t
+                and x["L"] == L
+            ]
             pts.append((e, t, L, float(np.mean(acc))))
     out = {"tier": tier, "n_cells": len(keys), "n_rows": len(pts)}
     if len(pts) >= 3:
         lg = np.array([q[3] for q in pts])
         for name, tab in alphas.items():
-            out[name] = spearman(np.array([tab[f"{e}/{t}"][L] for e, t, L, _ in pts]), lg)
+            out[name] = spearman(
+                np.array([tab[f"{e}/{t}"][L] for e, t, L, _ in pts]), lg
+            )
     return out
 
 
-def content_channel(rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_max: float = 0.5,
-                    tasks=MAIN_TASKS) -> dict:
+def content_channel(
+    rows,
+    alpha: dict,
+    tier: str,
+    *,
+    lg_min: float = 0.5,
+    alpha_max: float = 0.5,
+    tasks=MAIN_TASKS,
+) -> dict:
     """App. D, depth trend: the cells the positional predictor rules out but training rescues.
 
     A cell (encoding, task) of ``tier`` is listed when its α (mean over the measured lengths) is
@@ -743,10 +1093,15 @@ def content_channel(rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_
     paper lists as growing with depth (with ``tasks=POS_TASKS``, the same for App. E's interior
     positions). Returns ``{"enc/task": {"alpha", "lg", "seeds"}}``.
     """
-    lg_min, alpha_max = check_probability("lg_min", lg_min), check_probability("alpha_max", alpha_max)
-    return {f"{e}/{t}": {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
-            for (e, t), c in sorted(cell_summary(rows, tier, alpha, tasks).items())
-            if c["alpha"] < alpha_max and c["lg"] >= lg_min}
+    lg_min, alpha_max = (
+        check_probability("lg_min", lg_min),
+        check_probability("alpha_max", alpha_max),
+    )
+    return {
+        f"{e}/{t}": {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
+        for (e, t), c in sorted(cell_summary(rows, tier, alpha, tasks).items())
+        if c["alpha"] < alpha_max and c["lg"] >= lg_min
+    }
 
 
 def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
@@ -754,10 +1109,21 @@ def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
     out = {}
     for e in ENCODINGS:
         for t in tasks:
-            acc = [x["acc"] for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t and x["L"] == L]
+            acc = [
+                x["acc"]
+                for x in rows
+                if x["tier"] == tier
+                and x["encoding"] == e
+                and x["task"] == t
+                and x["L"] == L
+            ]
             if acc:
-                out[f"{e}/{t}"] = {"alpha": alpha[f"{e}/{t}"][L], "lg_mean": float(np.mean(acc)),
-                                   "lg_std": float(np.std(acc)), "n_seeds": len(acc)}
+                out[f"{e}/{t}"] = {
+                    "alpha": alpha[f"{e}/{t}"][L],
+                    "lg_mean": float(np.mean(acc)),
+                    "lg_std": float(np.std(acc)),
+                    "n_seeds": len(acc),
+                }
     return out
 
 
@@ -768,15 +1134,25 @@ def alpha_frame(tabs: dict, rule: str = "ce", lengths=None):
 
     check_choice("selection rule", rule, SELECTION_RULES)
     tab = tabs[rule]
-    df = pd.DataFrame({k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}).T
+    df = pd.DataFrame(
+        {k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}
+    ).T
     if lengths is not None:
         df = df[[int(L) for L in lengths]]
     df.index.name = "encoding/task"
     return df
 
 
-def min_norm_cutoff(cells=(("rope", "prev"), ("rope", "skip2"), ("rope", "first"), ("sinusoidal", "first")),
-                    rtols=(None, 1e-12, 1e-10, 1e-8), lengths=(30, 60, 128, 512)):
+def min_norm_cutoff(
+    cells=(
+        ("rope", "prev"),
+        ("rope", "skip2"),
+        ("rope", "first"),
+        ("sinusoidal", "first"),
+    ),
+    rtols=(None, 1e-12, 1e-10, 1e-8),
+    lengths=(30, 60, 128, 512),
+):
     """α_L of the min-norm rule as a function of the pseudo-inverse cutoff (numerical rank of Φ_L0)."""
     import pandas as pd
 
@@ -788,13 +1164,21 @@ def min_norm_cutoff(cells=(("rope", "prev"), ("rope", "skip2"), ("rope", "first"
         fam = KernelFamily(e)
         for rt in rtols:
             W = fit_min_norm(fam, t, rtol=rt)
-            rows.append({"cell": f"{e}/{t}", "rtol": "default" if rt is None else rt,
-                         **{int(L): simulate(W, fam, t, L).alpha for L in lengths}})
+            rows.append(
+                {
+                    "cell": f"{e}/{t}",
+                    "rtol": "default" if rt is None else rt,
+                    **{int(L): simulate(W, fam, t, L).alpha for L in lengths},
+                }
+            )
     return pd.DataFrame(rows).set_index(["cell", "rtol"])
 
 
-def lr_sensitivity(cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "skip3")),
-                   lrs=(0.01, 0.02, 0.05, 0.1, 0.2), lengths=(30, 40, 60, 128, 256, 512)):
+def lr_sensitivity(
+    cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "skip3")),
+    lrs=(0.01, 0.02, 0.05, 0.1, 0.2),
+    lengths=(30, 40, 60, 128, 256, 512),
+):
     """α_L of the CE selection rule as a function of its (unstated) Adam learning rate."""
     import pandas as pd
 
@@ -803,7 +1187,13 @@ def lr_sensitivity(cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoida
     rows = []
     for e, t in cells:
         for lr in lrs:
-            rows.append({"cell": f"{e}/{t}", "lr": lr, **{int(L): alpha(e, t, L, lr=lr) for L in lengths}})
+            rows.append(
+                {
+                    "cell": f"{e}/{t}",
+                    "lr": lr,
+                    **{int(L): alpha(e, t, L, lr=lr) for L in lengths},
+                }
+            )
     return pd.DataFrame(rows).set_index(["cell", "lr"])
 
 
@@ -823,32 +1213,66 @@ def theory_table(th: dict, copy_2c: dict | None = None):
     two = th["thm2_two_lengths"]
     rev = th["thm2_reverse_sweep"]
     rows = [
-        ("counterexample κ = (1.46, 1.96, 1.80, 6.32)",
-         f"row 2 takes offset {ce['row2_offset']}, deep rows {ce['deep_offsets']}",
-         "offset 1, deep rows 3"),
-        ("deep-row lemma, random kernels",
-         f"{sum(rnd['violations'].values())} violations in {rnd['deep_rows_checked']:,} deep rows "
-         f"({rnd['kernels']:,} kernels)", "none"),
-        ("fixed offsets (kernel peaked at k), min α_L over L ≤ 5000",
-         f"{min(min(v.values()) for v in fixed.values()):.3f} ({', '.join(fixed)})", "1"),
-        ("growing offsets, peak c, L = 2c + 200: max α_L",
-         f"copy {max(grow['copy'].values()):.3f}, reverse {max(grow['reverse'].values()):.3f}", "→ 0"),
-        ("clipped rows (peak 30, offset 1): α_L at L", vals(th["thm2_clipped"], "{:.4f}"),
-         vals(paper.THM2_CLIPPED_ALPHA, "{:.4f}")),
-        ("offset 2 on perfect squares: α_L at L", vals(th["thm2_squares"]), vals(paper.THM2_SQUARES_ALPHA)),
-        ("parity offsets δ ∈ {1, 2}: α_L per peak", vals(th["thm2_parity"], "{:.2f}"),
-         f"{paper.THM2_PARITY_ALPHA:.2f}"),
-        ("unbounded ladder, copy: min α_L over L = 40 … 40960", f"{min(lad.values()):.3f}",
-         f"{paper.THM2_LADDER['alpha']:.3f}"),
-        ("κ[10] = 5, κ[30] = 8: copy at L0 = 20 and at L = 60",
-         f"{'solved' if two['copy_L0'] else 'not solved'}; α_60 = {two['copy_60']:.3f}", "solved; 1"),
-        ("reverse at L0 = 20: kernels that solve it",
-         f"{rev['solved']} of {rev['kernels']:,}", f"{paper.REVERSE_SWEEP['solved']} of "
-         f"{paper.REVERSE_SWEEP['kernels']:,}"),
+        (
+            "counterexample κ = (1.46, 1.96, 1.80, 6.32)",
+            f"row 2 takes offset {ce['row2_offset']}, deep rows {ce['deep_offsets']}",
+            "offset 1, deep rows 3",
+        ),
+        (
+            "deep-row lemma, random kernels",
+            f"{sum(rnd['violations'].values())} violations in {rnd['deep_rows_checked']:,} deep rows "
+            f"({rnd['kernels']:,} kernels)",
+            "none",
+        ),
+        (
+            "fixed offsets (kernel peaked at k), min α_L over L ≤ 5000",
+            f"{min(min(v.values()) for v in fixed.values()):.3f} ({', '.join(fixed)})",
+            "1",
+        ),
+        (
+            "growing offsets, peak c, L = 2c + 200: max α_L",
+            f"copy {max(grow['copy'].values()):.3f}, reverse {max(grow['reverse'].values()):.3f}",
+            "→ 0",
+        ),
+        (
+            "clipped rows (peak 30, offset 1): α_L at L",
+            vals(th["thm2_clipped"], "{:.4f}"),
+            vals(paper.THM2_CLIPPED_ALPHA, "{:.4f}"),
+        ),
+        (
+            "offset 2 on perfect squares: α_L at L",
+            vals(th["thm2_squares"]),
+            vals(paper.THM2_SQUARES_ALPHA),
+        ),
+        (
+            "parity offsets δ ∈ {1, 2}: α_L per peak",
+            vals(th["thm2_parity"], "{:.2f}"),
+            f"{paper.THM2_PARITY_ALPHA:.2f}",
+        ),
+        (
+            "unbounded ladder, copy: min α_L over L = 40 … 40960",
+            f"{min(lad.values()):.3f}",
+            f"{paper.THM2_LADDER['alpha']:.3f}",
+        ),
+        (
+            "κ[10] = 5, κ[30] = 8: copy at L0 = 20 and at L = 60",
+            f"{'solved' if two['copy_L0'] else 'not solved'}; α_60 = {two['copy_60']:.3f}",
+            "solved; 1",
+        ),
+        (
+            "reverse at L0 = 20: kernels that solve it",
+            f"{rev['solved']} of {rev['kernels']:,}",
+            f"{paper.REVERSE_SWEEP['solved']} of {paper.REVERSE_SWEEP['kernels']:,}",
+        ),
     ]
     if copy_2c:
-        rows.append(("peak c ∈ {15, 30, 100}: min α_L on copy at L = 2c − 1, 2c",
-                     f"{min(copy_2c.values()):.3f}", f"{paper.PEAK_COPY_ALPHA:.3f}"))
+        rows.append(
+            (
+                "peak c ∈ {15, 30, 100}: min α_L on copy at L = 2c − 1, 2c",
+                f"{min(copy_2c.values()):.3f}",
+                f"{paper.PEAK_COPY_ALPHA:.3f}",
+            )
+        )
     return pd.DataFrame(rows, columns=["check", "ours", "paper"])
 
 
@@ -861,22 +1285,46 @@ def plot_alpha_tables(tabs: dict, marked=()):
 
     frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
     rows, Ls = list(frames[0].index), list(frames[0].columns)
-    fig, axes = plotting.figure(1, 2, width=3.5, height=0.19 * len(rows) + 1.2, sharey=True)
+    fig, axes = plotting.figure(
+        1, 2, width=3.5, height=0.19 * len(rows) + 1.2, sharey=True
+    )
     for ax, df, rule in zip(axes, frames, SELECTION_RULES):
         M = df.to_numpy(dtype=float)
         ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
         for (r, c), v in np.ndenumerate(M):
             txt = "1" if v == 1 else ("0" if v == 0 else f"{v:.2f}".lstrip("0"))
-            ax.text(c, r, txt, ha="center", va="center", fontsize=9, color="w" if v < 0.6 else "k")
+            ax.text(
+                c,
+                r,
+                txt,
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="w" if v < 0.6 else "k",
+            )
         for r in range(len(ENCODINGS) - 1):
             ax.axhline((r + 1) * len(rows) / len(ENCODINGS) - 0.5, color="w", lw=1.5)
         for name, L in marked:
             if name in rows and L in Ls and rule == "ce":
-                ax.add_patch(Rectangle((Ls.index(L) - 0.5, rows.index(name) - 0.5), 1, 1, fill=False,
-                                       ec=plotting.PALETTE[5], lw=2))
-        ax.set(xticks=range(len(Ls)), xticklabels=Ls, yticks=range(len(rows)), yticklabels=rows,
-               xlabel="test length L", ylabel="encoding/task" if rule == "ce" else "",
-               title="cross-entropy fit" if rule == "ce" else "min-norm interpolant")
+                ax.add_patch(
+                    Rectangle(
+                        (Ls.index(L) - 0.5, rows.index(name) - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        ec=plotting.PALETTE[5],
+                        lw=2,
+                    )
+                )
+        ax.set(
+            xticks=range(len(Ls)),
+            xticklabels=Ls,
+            yticks=range(len(rows)),
+            yticklabels=rows,
+            xlabel="test length L",
+            ylabel="encoding/task" if rule == "ce" else "",
+            title="cross-entropy fit" if rule == "ce" else "min-norm interpolant",
+        )
         ax.tick_params(axis="x", rotation=90, labelsize=9)
         ax.tick_params(axis="y", labelsize=9)
         ax.xaxis.set_ticks_position("top")
@@ -893,17 +1341,32 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
     from lengthgen import plotting
 
     cells = list(dict.fromkeys(sens.index.get_level_values("cell")))
-    fig, axes = plotting.figure(1, len(cells), width=7.0 / len(cells), height=2.9, sharey=True)
+    fig, axes = plotting.figure(
+        1, len(cells), width=7.0 / len(cells), height=2.9, sharey=True
+    )
     for ax, cell in zip(np.atleast_1d(axes), cells):
         sub = sens.loc[cell]
         Ls = [int(L) for L in sub.columns]
         for j, (lr, row) in enumerate(sub.iterrows()):
-            ax.plot(Ls, row.to_numpy(), "o-", ms=3, lw=1.3, color=plotting.PALETTE[j % 5],
-                    label=f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else ""))
+            ax.plot(
+                Ls,
+                row.to_numpy(),
+                "o-",
+                ms=3,
+                lw=1.3,
+                color=plotting.PALETTE[j % 5],
+                label=f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else ""),
+            )
         pv = (paper_alpha or {}).get(cell)
         if pv:
             ax.plot(list(pv), list(pv.values()), "kx", ms=8, mew=2, label="paper")
-        ax.set(xscale="log", xlabel="test length L", ylabel="α_L", title=cell, ylim=(-0.03, 1.03))
+        ax.set(
+            xscale="log",
+            xlabel="test length L",
+            ylabel="α_L",
+            title=cell,
+            ylim=(-0.03, 1.03),
+        )
         ax.set_xticks([30, 60, 128, 512], labels=["30", "60", "128", "512"])
         ax.minorticks_off()
     h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
@@ -912,12 +1375,25 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
             if ll not in lab:
                 h.append(hh)
                 lab.append(ll)
-    fig.legend(h, lab, loc="outside lower center", ncol=len(lab), fontsize=9, handlelength=1.2,
-               columnspacing=0.8)
+    fig.legend(
+        h,
+        lab,
+        loc="outside lower center",
+        ncol=len(lab),
+        fontsize=9,
+        handlelength=1.2,
+        columnspacing=0.8,
+    )
     return plotting.finish(fig)
 
 
-def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule: str = "ce", L0: int = L0_DEFAULT):
+def show_transfer(
+    encoding: str = "rope",
+    task: str = "first",
+    L: int = 60,
+    rule: str = "ce",
+    L0: int = L0_DEFAULT,
+):
     """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
     (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
     from lengthgen import plotting
@@ -929,36 +1405,80 @@ def show_transfer(encoding: str = "rope", task: str = "first", L: int = 60, rule
     P[np.triu_indices(L, 1)] = np.nan
     fig, ax = plotting.figure(width=5.6, height=5.0)
     lo, hi = np.nanpercentile(P, 2), np.nanpercentile(P, 98)
-    im = ax.imshow(P, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1, interpolation="nearest")
+    im = ax.imshow(
+        P,
+        cmap="viridis",
+        vmin=lo,
+        vmax=hi if hi > lo else lo + 1,
+        interpolation="nearest",
+    )
     fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)").ax.set_xlabel("logit")
     ok, bad = sim.correct, ~sim.correct
     arg = np.where(sim.argmax >= 0, sim.argmax, np.nan)
-    ax.scatter(arg[ok], sim.rows[ok], s=9, c=plotting.PALETTE[2], label="argmax = target")
-    ax.scatter(arg[bad], sim.rows[bad], s=9, c=plotting.PALETTE[3], label="argmax ≠ target")
+    ax.scatter(
+        arg[ok], sim.rows[ok], s=9, c=plotting.PALETTE[2], label="argmax = target"
+    )
+    ax.scatter(
+        arg[bad], sim.rows[bad], s=9, c=plotting.PALETTE[3], label="argmax ≠ target"
+    )
     tied = bad & (sim.argmax < 0)
     if tied.any():
-        ax.scatter(np.full(tied.sum(), -0.5), sim.rows[tied], s=9, marker="<", c=plotting.PALETTE[3], label="tied top")
-    ax.scatter(sim.target, sim.rows, s=14, marker="x", c="white", linewidths=0.8, label="target t_L(i)")
+        ax.scatter(
+            np.full(tied.sum(), -0.5),
+            sim.rows[tied],
+            s=9,
+            marker="<",
+            c=plotting.PALETTE[3],
+            label="tied top",
+        )
+    ax.scatter(
+        sim.target,
+        sim.rows,
+        s=14,
+        marker="x",
+        c="white",
+        linewidths=0.8,
+        label="target t_L(i)",
+    )
     ax.axhline(L0 - 0.5, color="white", lw=0.8, ls="--")
-    ax.set(xlabel="key position j", ylabel="query position i",
-           title=f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}")
-    fig.legend(loc="outside lower center", ncol=3, fontsize=9, handletextpad=0.3, columnspacing=0.8,
-               facecolor="#aaaaaa", framealpha=1)
+    ax.set(
+        xlabel="key position j",
+        ylabel="query position i",
+        title=f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}",
+    )
+    fig.legend(
+        loc="outside lower center",
+        ncol=3,
+        fontsize=9,
+        handletextpad=0.3,
+        columnspacing=0.8,
+        facecolor="#aaaaaa",
+        framealpha=1,
+    )
     ax.grid(False)
     return plotting.finish(fig), sim
 
 
-def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None):
+def plot_heatmaps(
+    alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None
+):
     """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
     ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, boxed."""
     from matplotlib.patches import Rectangle
 
     from lengthgen import plotting
 
-    A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
-    G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
+    A = np.array(
+        [[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS]
+    )
+    G = np.array(
+        [[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS]
+    )
     fig, axes = plotting.figure(2, 1, width=7.0, height=3.3)
-    for ax, M, name in ((axes[0], A, "α_60 (training-free)"), (axes[1], G, "LG@60 (trained, mean over seeds)")):
+    for ax, M, name in (
+        (axes[0], A, "α_60 (training-free)"),
+        (axes[1], G, "LG@60 (trained, mean over seeds)"),
+    ):
         im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
         for (r, c), v in np.ndenumerate(M):
             if not np.isfinite(v):
@@ -966,23 +1486,71 @@ def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict |
             col = "w" if v < 0.6 else "k"
             key = f"{ENCODINGS[r]}/{MAIN_TASKS[c]}"
             if ax is axes[1] and paper_lg60 and key in paper_lg60:
-                ax.text(c, r - 0.17, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
-                ax.text(c, r + 0.23, f"paper {paper_lg60[key]:.2f}", ha="center", va="center", fontsize=9,
-                        color=col, style="italic")
-                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2))
+                ax.text(
+                    c,
+                    r - 0.17,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=10,
+                    color=col,
+                )
+                ax.text(
+                    c,
+                    r + 0.23,
+                    f"paper {paper_lg60[key]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color=col,
+                    style="italic",
+                )
+                ax.add_patch(
+                    Rectangle(
+                        (c - 0.5, r - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        ec=plotting.PALETTE[5],
+                        lw=2,
+                    )
+                )
             else:
-                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
-        ax.set(xticks=range(len(MAIN_TASKS)), xticklabels=MAIN_TASKS, yticks=range(len(ENCODINGS)),
-               yticklabels=ENCODINGS, xlabel="task", ylabel="encoding", title=name)
+                ax.text(
+                    c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col
+                )
+        ax.set(
+            xticks=range(len(MAIN_TASKS)),
+            xticklabels=MAIN_TASKS,
+            yticks=range(len(ENCODINGS)),
+            yticklabels=ENCODINGS,
+            xlabel="task",
+            ylabel="encoding",
+            title=name,
+        )
         ax.grid(False)
-    fig.colorbar(im, ax=axes, label="fraction of rows correct", shrink=0.8).ax.set_xlabel("")
+    fig.colorbar(
+        im, ax=axes, label="fraction of rows correct", shrink=0.8
+    ).ax.set_xlabel("")
     fig.axes[-1].set_xlabel("fraction", fontsize=9)
     return plotting.finish(fig, title=title or None)
 
 
-def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"), ("rope", "skip5"),
-                   ("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "first"), ("learned_abs", "first"),
-                   ("learned_abs", "prev"), ("rope", "copy"))):
+def plot_lg_curves(
+    rows,
+    alpha: dict,
+    tier: str = "1L1H",
+    cells=(
+        ("rope", "prev"),
+        ("rope", "skip5"),
+        ("rope", "first"),
+        ("sinusoidal", "prev"),
+        ("sinusoidal", "first"),
+        ("learned_abs", "first"),
+        ("learned_abs", "prev"),
+        ("rope", "copy"),
+    ),
+):
     """Fig. 4: trained LG (solid, mean over seeds, band: ± one seed standard deviation) and α_L
     (dashed) against the test length L."""
     from matplotlib.lines import Line2D
@@ -991,7 +1559,11 @@ def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"
 
     fig, ax = plotting.figure(width=7.0, height=4.6)
     for c, (e, t) in enumerate(cells):
-        r = [x for x in rows if x["tier"] == tier and x["encoding"] == e and x["task"] == t]
+        r = [
+            x
+            for x in rows
+            if x["tier"] == tier and x["encoding"] == e and x["task"] == t
+        ]
         if not r:
             continue
         Ls = sorted({x["L"] for x in r})
@@ -1002,14 +1574,31 @@ def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=(("rope", "prev"
         ax.fill_between(Ls, m - sd, m + sd, color=col, alpha=0.15, lw=0)
         ax.plot(Ls, [alpha[f"{e}/{t}"][L] for L in Ls], "--", color=col, lw=1.2)
     h, lab = ax.get_legend_handles_labels()
-    h += [Line2D([], [], color="grey", marker="o", ms=3), Line2D([], [], color="grey", ls="--", lw=1.2)]
+    h += [
+        Line2D([], [], color="grey", marker="o", ms=3),
+        Line2D([], [], color="grey", ls="--", lw=1.2),
+    ]
     lab += ["trained LG (mean ± sd)", "α_L"]
-    ax.set(xlabel="test length L (tokens)", ylabel="accuracy on rows [L0, L) / α_L", ylim=(-0.03, 1.03))
-    fig.legend(h, lab, fontsize=9, ncol=4, loc="outside lower center", handlelength=1.6, columnspacing=1.0)
+    ax.set(
+        xlabel="test length L (tokens)",
+        ylabel="accuracy on rows [L0, L) / α_L",
+        ylim=(-0.03, 1.03),
+    )
+    fig.legend(
+        h,
+        lab,
+        fontsize=9,
+        ncol=4,
+        loc="outside lower center",
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
     return plotting.finish(fig)
 
 
-def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None):
+def plot_alpha_vs_lg(
+    tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None
+):
     """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
     (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow.
     ``paper_rho`` (``{tier: ρ}``) adds the paper's learnable-cell Spearman to each title."""
@@ -1021,19 +1610,40 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict |
     for ax, tier in zip(np.atleast_1d(axes), tiers):
         st = tier_stats[tier]
         cells = st["cells"].values()
-        for learn, style in ((True, dict(color=plotting.PALETTE[0])), (False, dict(facecolors="none", edgecolors="grey"))):
-            pts = [(c["alpha"], c["lg"]) for c in cells if (c["train"] > learnable) == learn]
+        for learn, style in (
+            (True, dict(color=plotting.PALETTE[0])),
+            (False, dict(facecolors="none", edgecolors="grey")),
+        ):
+            pts = [
+                (c["alpha"], c["lg"])
+                for c in cells
+                if (c["train"] > learnable) == learn
+            ]
             if pts:
                 a, g = zip(*pts)
-                ax.scatter(a, g, s=22, label="learnable" if learn else "not learnable", **style)
+                ax.scatter(
+                    a, g, s=22, label="learnable" if learn else "not learnable", **style
+                )
         rho = st.get("spearman_learnable")
         title = tier if rho is None else f"{tier}: ρ = {rho:.2f}"
         if paper_rho and tier in paper_rho:
             title += f"\n(paper {paper_rho[tier]:.2f})"
-        ax.set(xlabel="α (mean over L)", ylabel="trained LG (mean)", xlim=(-0.05, 1.05),
-               ylim=(-0.05, 1.05), title=title)
+        ax.set(
+            xlabel="α (mean over L)",
+            ylabel="trained LG (mean)",
+            xlim=(-0.05, 1.05),
+            ylim=(-0.05, 1.05),
+            title=title,
+        )
         ax.title.set_fontsize(10)
-        ax.text(0.97, 0.03, f"{st['n_cells']} cells", transform=ax.transAxes, ha="right", fontsize=9)
+        ax.text(
+            0.97,
+            0.03,
+            f"{st['n_cells']} cells",
+            transform=ax.transAxes,
+            ha="right",
+            fontsize=9,
+        )
     h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=2, fontsize=9)
     return plotting.finish(fig)
@@ -1048,19 +1658,62 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
     fig, ax = plotting.figure(width=6.0, height=3.6)
     tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
     depth = [TIERS[t][0] for t in tiers]
-    for key, ci, mark, col, name in (("spearman_learnable", "spearman_ci", "o", plotting.PALETTE[0], "ours: Spearman ρ (learnable cells)"),
-                                     ("precision", "precision_ci", "s", plotting.PALETTE[1], "ours: precision of α_L ≥ 0.5")):
-        pts = [(d, tier_stats[t][key], tier_stats[t][ci]) for d, t in zip(depth, tiers) if key in tier_stats[t]]
+    for key, ci, mark, col, name in (
+        (
+            "spearman_learnable",
+            "spearman_ci",
+            "o",
+            plotting.PALETTE[0],
+            "ours: Spearman ρ (learnable cells)",
+        ),
+        (
+            "precision",
+            "precision_ci",
+            "s",
+            plotting.PALETTE[1],
+            "ours: precision of α_L ≥ 0.5",
+        ),
+    ):
+        pts = [
+            (d, tier_stats[t][key], tier_stats[t][ci])
+            for d, t in zip(depth, tiers)
+            if key in tier_stats[t]
+        ]
         if pts:
             d, v, c = zip(*pts)
-            err = np.array([[x - lo for x, (lo, _) in zip(v, c)], [hi - x for x, (_, hi) in zip(v, c)]])
-            ax.errorbar(d, v, yerr=np.clip(err, 0, None), fmt=mark + "-", color=col, capsize=3, label=name)
+            err = np.array(
+                [
+                    [x - lo for x, (lo, _) in zip(v, c)],
+                    [hi - x for x, (_, hi) in zip(v, c)],
+                ]
+            )
+            ax.errorbar(
+                d,
+                v,
+                yerr=np.clip(err, 0, None),
+                fmt=mark + "-",
+                color=col,
+                capsize=3,
+                label=name,
+            )
     if paper:
         pd_ = [(TIERS[t][0], r, p) for t, (r, p) in paper.items() if t in TIERS]
         xs = [x[0] + 0.08 for x in pd_]
-        ax.plot(xs + xs, [x[1] for x in pd_] + [x[2] for x in pd_], "x", color="k", ms=8, mew=2,
-                label="paper (Table 4)")
+        ax.plot(
+            xs + xs,
+            [x[1] for x in pd_] + [x[2] for x in pd_],
+            "x",
+            color="k",
+            ms=8,
+            mew=2,
+            label="paper (Table 4)",
+        )
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set(xlabel="layers (1L1H, 2L4H, 4L4H)", ylabel="statistic (95% bootstrap CI)", xticks=[1, 2, 4], ylim=(-0.6, 1.08))
+    ax.set(
+        xlabel="layers (1L1H, 2L4H, 4L4H)",
+        ylabel="statistic (95% bootstrap CI)",
+        xticks=[1, 2, 4],
+        ylim=(-0.6, 1.08),
+    )
     ax.legend(fontsize=9, loc="lower left")
     return plotting.finish(fig)

@@ -7,6 +7,7 @@ the chapter's cells from :data:`PROTOCOL`, and the notebook
 (``notebooks/03_positional_realizability``) compares its measurements with the values below.
 Comments give each value's place in the paper; values marked *ours* are choices of this book.
 """
+
 from __future__ import annotations
 
 from lengthgen.nn.decoder import TIERS
@@ -35,8 +36,13 @@ LR_GRID = (0.01, 0.02, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.2)
 
 #: The α_L tables (chapter section "α_L for every encoding and task"): every encoding, task and
 #: length, both selection rules; the same at both scales (seconds on a CPU).
-ALPHA_SPEC = {"encodings": ENCODINGS, "tasks": TASKS, "lengths": STUDY_LENGTHS + LONG_LENGTHS, "L0": L0,
-              "fit": CE_FIT}
+ALPHA_SPEC = {
+    "encodings": ENCODINGS,
+    "tasks": TASKS,
+    "lengths": STUDY_LENGTHS + LONG_LENGTHS,
+    "L0": L0,
+    "fit": CE_FIT,
+}
 
 # --------------------------------------------------------------------------- the trained study
 #: Five seeds per (tier, encoding, task) (App. C).
@@ -62,16 +68,38 @@ PROTOCOL = {
         "alpha": ALPHA_SPEC,
         "theory": {"n_trials": 20_000, "n_random": 20_000},
         "lr_grid": {"lrs": LR_GRID},
-        "study": {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": SEEDS, "groups": STUDY_GROUPS,
-                  "steps": 2000, "batch": 64, "lr": 3e-4, "weight_decay": 0.01, "lengths": STUDY_LENGTHS,
-                  "eval_n": 256, "train_eval_n": 22, "L0": L0},
+        "study": {
+            "tiers": tuple(TIERS),
+            "encodings": ENCODINGS,
+            "seeds": SEEDS,
+            "groups": STUDY_GROUPS,
+            "steps": 2000,
+            "batch": 64,
+            "lr": 3e-4,
+            "weight_decay": 0.01,
+            "lengths": STUDY_LENGTHS,
+            "eval_n": 256,
+            "train_eval_n": 22,
+            "L0": L0,
+        },
     },
     "smoke": {
         "alpha": ALPHA_SPEC,
         "theory": {"n_trials": 5000, "n_random": 5000},
-        "study": {"tiers": ("1L1H",), "encodings": ("rope",), "seeds": (0,), "groups": {"main": ("prev", "first")},
-                  "steps": 150, "batch": 64, "lr": 3e-4, "weight_decay": 0.01, "lengths": (30, 60),
-                  "eval_n": 32, "train_eval_n": 6, "L0": L0},
+        "study": {
+            "tiers": ("1L1H",),
+            "encodings": ("rope",),
+            "seeds": (0,),
+            "groups": {"main": ("prev", "first")},
+            "steps": 150,
+            "batch": 64,
+            "lr": 3e-4,
+            "weight_decay": 0.01,
+            "lengths": (30, 60),
+            "eval_n": 32,
+            "train_eval_n": 6,
+            "L0": L0,
+        },
     },
 }
 
@@ -93,7 +121,7 @@ FREQ_ROPE_FIXED = 1.00
 # --------------------------------------------------------------------------- paper values: theory
 #: App. A.5–A.6: the kernel κ(0…3) whose shallow row 2 takes offset 1 while deep rows take offset 3.
 COUNTEREXAMPLE_KAPPA = (1.46, 1.96, 1.80, 6.32)
-COUNTEREXAMPLE_OFFSETS = (1, (3,))                # (row 2's offset, the deep rows' offsets)
+COUNTEREXAMPLE_OFFSETS = (1, (3,))  # (row 2's offset, the deep rows' offsets)
 #: App. A.5: peak at 30, offset 1 on the clipped rows: α_L = 1 − 10/(L − 20).
 THM2_CLIPPED_ALPHA = {40: 0.500, 100: 0.875, 1000: 0.990, 200_000: 0.99995}
 #: App. A.6(a): offset 2 on perfect squares and 1 elsewhere, kernel peaked at 1.
@@ -111,7 +139,10 @@ PEAK_COPY_ALPHA = 1.0
 REVERSE_SWEEP = {"kernels": 20_000, "solved": 0}
 #: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev 0.00
 #: (exact tie), attend-first 1.00 with a length-independent margin.
-DUALITY = {"relative": {"prev": 1.0, "first": 0.0}, "clamped": {"prev": 0.0, "first": 1.0}}
+DUALITY = {
+    "relative": {"prev": 1.0, "first": 0.0},
+    "clamped": {"prev": 0.0, "first": 1.0},
+}
 #: Prop. 3: sin(d θ_min) (16 frequencies, base 1e4) solves copy at L = 17665 (offset 8833); θ_min.
 PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-4}
 
@@ -120,36 +151,115 @@ PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-
 #: seeds; ``sd_*`` is the ± the table prints after each mean (the spread over the 5 seeds: our own
 #: seed standard deviations are of the same size, e.g. RoPE prev 1L1H 0.047 against the paper's 0.05).
 TABLE3 = {
-    "rope/skip5": {"alpha60": 1.00, "lg_1L1H": 1.00, "sd_1L1H": 0.00, "lg_2L4H": 0.97, "sd_2L4H": 0.02},
-    "rope/prev": {"alpha60": 1.00, "lg_1L1H": 0.87, "sd_1L1H": 0.05, "lg_2L4H": 0.85, "sd_2L4H": 0.13},
-    "rope/copy": {"alpha60": 0.00, "lg_1L1H": 0.10, "sd_1L1H": 0.01, "lg_2L4H": 0.14, "sd_2L4H": 0.01},
-    "sinusoidal/first": {"alpha60": 1.00, "lg_1L1H": 0.87, "sd_1L1H": 0.13, "lg_2L4H": 0.92, "sd_2L4H": 0.04},
-    "sinusoidal/skip3": {"alpha60": 0.25, "lg_1L1H": 0.22, "sd_1L1H": 0.03, "lg_2L4H": 0.11, "sd_2L4H": 0.01},
-    "learned_abs/first": {"alpha60": 1.00, "lg_1L1H": 1.00, "sd_1L1H": 0.00, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
-    "learned_abs/prev": {"alpha60": 0.00, "lg_1L1H": 0.08, "sd_1L1H": 0.00, "lg_2L4H": 0.08, "sd_2L4H": 0.00},
-    "alibi/prev": {"alpha60": 0.00, "lg_1L1H": 0.18, "sd_1L1H": 0.00, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
-    "alibi/first": {"alpha60": 0.00, "lg_1L1H": 0.15, "sd_1L1H": 0.01, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
-    "nope/first": {"alpha60": 0.00, "lg_1L1H": 0.16, "sd_1L1H": 0.01, "lg_2L4H": 1.00, "sd_2L4H": 0.00},
+    "rope/skip5": {
+        "alpha60": 1.00,
+        "lg_1L1H": 1.00,
+        "sd_1L1H": 0.00,
+        "lg_2L4H": 0.97,
+        "sd_2L4H": 0.02,
+    },
+    "rope/prev": {
+        "alpha60": 1.00,
+        "lg_1L1H": 0.87,
+        "sd_1L1H": 0.05,
+        "lg_2L4H": 0.85,
+        "sd_2L4H": 0.13,
+    },
+    "rope/copy": {
+        "alpha60": 0.00,
+        "lg_1L1H": 0.10,
+        "sd_1L1H": 0.01,
+        "lg_2L4H": 0.14,
+        "sd_2L4H": 0.01,
+    },
+    "sinusoidal/first": {
+        "alpha60": 1.00,
+        "lg_1L1H": 0.87,
+        "sd_1L1H": 0.13,
+        "lg_2L4H": 0.92,
+        "sd_2L4H": 0.04,
+    },
+    "sinusoidal/skip3": {
+        "alpha60": 0.25,
+        "lg_1L1H": 0.22,
+        "sd_1L1H": 0.03,
+        "lg_2L4H": 0.11,
+        "sd_2L4H": 0.01,
+    },
+    "learned_abs/first": {
+        "alpha60": 1.00,
+        "lg_1L1H": 1.00,
+        "sd_1L1H": 0.00,
+        "lg_2L4H": 1.00,
+        "sd_2L4H": 0.00,
+    },
+    "learned_abs/prev": {
+        "alpha60": 0.00,
+        "lg_1L1H": 0.08,
+        "sd_1L1H": 0.00,
+        "lg_2L4H": 0.08,
+        "sd_2L4H": 0.00,
+    },
+    "alibi/prev": {
+        "alpha60": 0.00,
+        "lg_1L1H": 0.18,
+        "sd_1L1H": 0.00,
+        "lg_2L4H": 1.00,
+        "sd_2L4H": 0.00,
+    },
+    "alibi/first": {
+        "alpha60": 0.00,
+        "lg_1L1H": 0.15,
+        "sd_1L1H": 0.01,
+        "lg_2L4H": 1.00,
+        "sd_2L4H": 0.00,
+    },
+    "nope/first": {
+        "alpha60": 0.00,
+        "lg_1L1H": 0.16,
+        "sd_1L1H": 0.01,
+        "lg_2L4H": 1.00,
+        "sd_2L4H": 0.00,
+    },
 }
 #: Table 4: per tier, (Spearman ρ over learnable cells, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5]).
 TABLE4 = {"1L1H": (0.90, 0.925), "2L4H": (0.31, 0.94), "4L4H": (0.28, 0.97)}
 #: The 95 % bootstrap intervals of Table 4 that survive in the text (§6, App. D): the 1L1H Spearman
 #: (over 15 cells) and the precisions of the deeper tiers (over the high-α rows). The 2L4H and 4L4H
 #: Spearman intervals are only said to include 0; the 1L1H precision interval is lost with the table.
-TABLE4_CI = {("spearman", "1L1H"): (0.73, 0.95), ("precision", "2L4H"): (0.89, 0.97),
-             ("precision", "4L4H"): (0.94, 0.99)}
+TABLE4_CI = {
+    ("spearman", "1L1H"): (0.73, 0.95),
+    ("precision", "2L4H"): (0.89, 0.97),
+    ("precision", "4L4H"): (0.94, 0.99),
+}
 #: Learnable cells (train acc > 0.8) per tier: 15 of 35 at 1L1H (§6), 20 at 2L4H (App. F, Table 7's caption).
 N_LEARNABLE = {"1L1H": 15, "2L4H": 20}
 #: §6 (primary confirmation), 1L1H: cell-level AUC of α for LG ≥ 0.5, its permutation p (20k
 #: shuffles), the unconditioned Spearman over all 35 cells, the 6 cells with LG ≥ 0.5 (base rate
 #: 0.17), the margin of the separation (min α among positives, max among negatives) and the AUC over
 #: the 11 non-trivial cells (negatives with α ≈ 0 dropped).
-STUDY_1L1H = {"auc": 1.0, "auc_p": 5e-5, "n_perm": 20_000, "spearman_all": 0.47, "n_cells": 35, "n_pos": 6,
-              "min_alpha_pos": 1.00, "max_alpha_neg": 0.36, "n_nontrivial": 11, "auc_nontrivial": 1.0}
+STUDY_1L1H = {
+    "auc": 1.0,
+    "auc_p": 5e-5,
+    "n_perm": 20_000,
+    "spearman_all": 0.47,
+    "n_cells": 35,
+    "n_pos": 6,
+    "min_alpha_pos": 1.00,
+    "max_alpha_neg": 0.36,
+    "n_nontrivial": 11,
+    "auc_nontrivial": 1.0,
+}
 #: §6 (binary indicator), 1L1H learnable cells: ρ with α binarised at 0.5, ρ over the non-trivial
 #: cells (α > 0.05), and within the sinusoidal bounded-offset family (prev, skip2/3/5): cell-level
 #: (4 cells), row-level and (PE, task, L)-level.
-GRADED_1L1H = {"binarized": 0.85, "nontrivial": 0.77, "sin_cell": -0.20, "sin_row": 0.04, "sin_cell_L": 0.09}
+GRADED_1L1H = {
+    "binarized": 0.85,
+    "nontrivial": 0.77,
+    "sin_cell": -0.20,
+    "sin_row": 0.04,
+    "sin_cell_L": 0.09,
+}
 #: App. D (robustness): cell-level ρ on learnable cells with the learnability cutoff at train acc
 #: > 0.5, 0.7, 0.9.
 CUTOFF_RHO = {0.5: 0.91, 0.7: 0.90, 0.9: 0.90}
@@ -157,19 +267,36 @@ CUTOFF_RHO = {0.5: 0.91, 0.7: 0.90, 0.9: 0.90}
 #: the 160 high-α rows violate, from three families: (cell, L, violating seeds, α_L, mean LG).
 PRECISION_TAU = {0.5: 0.925, 0.7: 0.95, 0.9: 0.987}
 HIGH_ROWS_1L1H = {"rows": 160, "violations": 12}
-VIOLATIONS_1L1H = {"rope/first": {"L": 30, "alpha": 0.80, "lg": 0.13, "seeds": 5},
-                   "sinusoidal/prev": {"L": 40, "alpha": 0.50, "lg": 0.14, "seeds": 5},
-                   "sinusoidal/first": {"L": (60, 80), "seeds": (1, 1), "lg80": 0.77, "worst": 0.49}}
+VIOLATIONS_1L1H = {
+    "rope/first": {"L": 30, "alpha": 0.80, "lg": 0.13, "seeds": 5},
+    "sinusoidal/prev": {"L": 40, "alpha": 0.50, "lg": 0.14, "seeds": 5},
+    "sinusoidal/first": {"L": (60, 80), "seeds": (1, 1), "lg80": 0.77, "worst": 0.49},
+}
 #: App. D, Table 5: Spearman(α_L, LG) over the 75 (learnable cell, L) rows of 1L1H for the CE fit,
 #: the min-norm interpolant and the CE fit without weight decay.
 TABLE5 = {"ce": 0.91, "min_norm": 0.56, "ce_wd0": 0.92}
 TABLE5_ROWS = 75
 #: App. D (depth trend): cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content).
-RESCUED = {"2L4H": frozenset({"alibi/prev", "alibi/first", "alibi/skip2", "nope/prev", "nope/first", "rope/first"})}
+RESCUED = {
+    "2L4H": frozenset(
+        {
+            "alibi/prev",
+            "alibi/first",
+            "alibi/skip2",
+            "nope/prev",
+            "nope/first",
+            "rope/first",
+        }
+    )
+}
 RESCUED["4L4H"] = RESCUED["2L4H"] | {"alibi/skip3"}
 #: App. D (depth trend): mean LG of the two marginal rescued cells at 2L4H and 4L4H.
-MARGINAL_GROWTH = {("nope/prev", "2L4H"): 0.53, ("nope/prev", "4L4H"): 0.74,
-                   ("rope/first", "2L4H"): 0.83, ("rope/first", "4L4H"): 1.00}
+MARGINAL_GROWTH = {
+    ("nope/prev", "2L4H"): 0.53,
+    ("nope/prev", "4L4H"): 0.74,
+    ("rope/first", "2L4H"): 0.83,
+    ("rope/first", "4L4H"): 1.00,
+}
 #: App. E, Table 6: the absolute encodings reach LG@80 ≥ 0.97 on pos2/pos5; the α screen separates
 #: the cells perfectly (AUC 1).
 APP_E_ABSOLUTE = ("learned_abs", "sinusoidal")
@@ -187,7 +314,12 @@ N_MEASUREMENTS = {"main": 2625, "pos": 750, "pos_1L1H": 250}
 #: hand-built taxonomy baseline.
 BASELINE_RHO = {"pe_blind": -0.24, "taxonomy": 0.85}
 #: App. F, Table 7: vocab 64, d = 128 (2 seeds, 700 rows): 1L1H ρ and precision, 2L4H ρ over 19 cells.
-SCALE_ROBUSTNESS = {"rho_1L1H": 0.92, "precision_1L1H": 0.94, "rho_2L4H": 0.36, "cells_2L4H": 19}
+SCALE_ROBUSTNESS = {
+    "rho_1L1H": 0.92,
+    "precision_1L1H": 0.94,
+    "rho_2L4H": 0.36,
+    "cells_2L4H": 19,
+}
 #: App. G, Table 8: L0 ∈ {10, 20, 40}, evaluated at 3 L0, 3 seeds: screen AUC 1.0 at every L0.
 L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
 #: App. H, Table 9: content-driven induction, largest 2-layer LG (α_L = 0 for every PE).

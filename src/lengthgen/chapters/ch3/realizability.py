@@ -35,6 +35,7 @@ tools behind Theorem 2 (:func:`relative_argmax`, :func:`relative_alpha`, :func:`
 :func:`prop3_monotone_copy` (sin(dθ_min) solves copy at L = 17665) and :func:`duality_table`
 (Prop. 4).
 """
+
 from __future__ import annotations
 
 import math
@@ -45,10 +46,24 @@ import numpy as np
 import torch
 
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
-from lengthgen.nn.positional import BASE, ENCODINGS, NUM_FREQ, KernelFamily, check_encoding, frequencies
+from lengthgen.nn.positional import (
+    BASE,
+    ENCODINGS,
+    NUM_FREQ,
+    KernelFamily,
+    check_encoding,
+    frequencies,
+)
+
 # The task set, the lengths and the CE fit are the paper's protocol (chapters/ch3/paper.py).
-from lengthgen.chapters.ch3.paper import CE_FIT, LONG_LENGTHS, MAIN_TASKS, STUDY_LENGTHS, TASKS
+from lengthgen.chapters.ch3.paper import (
+    CE_FIT,
+    LONG_LENGTHS,
+    STUDY_LENGTHS,
+    TASKS,
+)
 from lengthgen.chapters.ch3.paper import L0 as L0_DEFAULT
+from lengthgen.chapters.ch3.paper import MAIN_TASKS  # noqa: F401  (re-exported: ch3.experiments)
 
 SELECTION_RULES = ("ce", "min_norm")
 #: Relative tolerance below which two logits count as tied (float64 rounding of Φ W Φᵀ).
@@ -64,7 +79,9 @@ def _check_lengths(L: int, L0: int) -> tuple[int, int]:
     L0 = check_positive_int("L0", L0)
     L = check_positive_int("L", L)
     if L <= L0:
-        raise ConfigError(f"the test length L must exceed the training length L0 = {L0}, got L = {L}")
+        raise ConfigError(
+            f"the test length L must exceed the training length L0 = {L0}, got L = {L}"
+        )
     return L, L0
 
 
@@ -129,7 +146,9 @@ def transfer(W: torch.Tensor, Phi: torch.Tensor) -> torch.Tensor:
     """``T_L(W) = Φ_L W Φ_Lᵀ`` (eq. 2): the head's positional logits on the length-L grid."""
     W, Phi = torch.as_tensor(W), torch.as_tensor(Phi)
     if Phi.ndim != 2 or W.shape != (Phi.shape[1], Phi.shape[1]):
-        raise ValueError(f"W must be m×m with m = Φ.shape[1]; got W {tuple(W.shape)}, Φ {tuple(Phi.shape)}")
+        raise ValueError(
+            f"W must be m×m with m = Φ.shape[1]; got W {tuple(W.shape)}, Φ {tuple(Phi.shape)}"
+        )
     return Phi @ W @ Phi.T
 
 
@@ -138,11 +157,13 @@ class Simulation:
     """The outcome of one transfer ``(W, task, L)``: α_L and its row-level evidence."""
 
     alpha: float
-    rows: np.ndarray      # scored rows S_L
-    target: np.ndarray    # t_L(i) on those rows
-    argmax: np.ndarray    # strict causal argmax (−1 where the top is tied)
-    margin: np.ndarray    # logit of the target minus the best competitor (≤ 0 means wrong)
-    correct: np.ndarray   # bool
+    rows: np.ndarray  # scored rows S_L
+    target: np.ndarray  # t_L(i) on those rows
+    argmax: np.ndarray  # strict causal argmax (−1 where the top is tied)
+    margin: (
+        np.ndarray
+    )  # logit of the target minus the best competitor (≤ 0 means wrong)
+    correct: np.ndarray  # bool
 
     @property
     def n_scored(self) -> int:
@@ -168,13 +189,22 @@ def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
     tol = TIE_RTOL * top.abs().clamp(min=1.0)
     unique = (top - second) > tol
     t_logit = masked.gather(1, tgt[:, None]).squeeze(1)
-    margin = t_logit - torch.where(arg == tgt, second, top)   # best competitor of the target
+    margin = t_logit - torch.where(
+        arg == tgt, second, top
+    )  # best competitor of the target
     correct = margin > tol
     return torch.where(unique, arg, torch.full_like(arg, -1)), margin, correct
 
 
-def simulate(W: torch.Tensor, family: KernelFamily, task: str, L: int, L0: int = L0_DEFAULT,
-             *, chunk: int = 1024) -> Simulation:
+def simulate(
+    W: torch.Tensor,
+    family: KernelFamily,
+    task: str,
+    L: int,
+    L0: int = L0_DEFAULT,
+    *,
+    chunk: int = 1024,
+) -> Simulation:
     """α_L (eq. 3) of the head ``W`` of ``family`` on ``task`` at length ``L``, strict argmax.
 
     Computes ``T_L(W)`` only on the scored rows, in chunks of ``chunk`` rows, so lengths of a few
@@ -185,7 +215,9 @@ def simulate(W: torch.Tensor, family: KernelFamily, task: str, L: int, L0: int =
     W = torch.as_tensor(W, dtype=torch.float64)
     Phi = family.features(L)
     if W.shape != (family.m, family.m):
-        raise ValueError(f"W must be {family.m}×{family.m} for {family.encoding}, got {tuple(W.shape)}")
+        raise ValueError(
+            f"W must be {family.m}×{family.m} for {family.encoding}, got {tuple(W.shape)}"
+        )
     rows = scored_rows(task, L, L0)
     tgt_all = targets(task, L)
     # Φ W Φᵀ only involves the rows/columns of W that are not identically zero
@@ -195,7 +227,7 @@ def simulate(W: torch.Tensor, family: KernelFamily, task: str, L: int, L0: int =
     Wsub, Pr, Pc = W[sr][:, sc], Phi[:, sr], Phi[:, sc]
     out = {"arg": [], "margin": [], "correct": []}
     for s in range(0, len(rows), check_positive_int("chunk", chunk)):
-        r = rows[s:s + chunk]
+        r = rows[s : s + chunk]
         kmax = int(r.max()) + 1
         logits = Pr[r] @ Wsub @ Pc[:kmax].T
         a, m, c = _row_stats(logits, r, tgt_all[r])
@@ -203,11 +235,19 @@ def simulate(W: torch.Tensor, family: KernelFamily, task: str, L: int, L0: int =
     cat = {k: torch.cat(v).numpy() if v else np.zeros(0) for k, v in out.items()}
     correct = cat["correct"].astype(bool)
     alpha = float(correct.mean()) if len(rows) else float("nan")
-    return Simulation(alpha=alpha, rows=rows.numpy(), target=tgt_all[rows].numpy(), argmax=cat["arg"].astype(int),
-                      margin=cat["margin"], correct=correct)
+    return Simulation(
+        alpha=alpha,
+        rows=rows.numpy(),
+        target=tgt_all[rows].numpy(),
+        argmax=cat["arg"].astype(int),
+        margin=cat["margin"],
+        correct=correct,
+    )
 
 
-def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> float:
+def train_margin(
+    W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT
+) -> float:
     """The smallest target margin over the query rows at the training length L0 (> 0: W realizes R_L0)."""
     check_task(task)
     L0 = check_positive_int("L0", L0)
@@ -224,8 +264,15 @@ def _masked_logits(P: torch.Tensor) -> torch.Tensor:
     return P.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -math.inf)
 
 
-def fit_ce(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, steps: int = CE_FIT["steps"],
-           lr: float = CE_FIT["lr"], weight_decay: float = CE_FIT["weight_decay"]) -> torch.Tensor:
+def fit_ce(
+    family: KernelFamily,
+    task: str,
+    L0: int = L0_DEFAULT,
+    *,
+    steps: int = CE_FIT["steps"],
+    lr: float = CE_FIT["lr"],
+    weight_decay: float = CE_FIT["weight_decay"],
+) -> torch.Tensor:
     """Regularised cross-entropy selection rule (§4, App. C): returns the selected ``W``.
 
     Minimises the mean cross-entropy of the causal softmax of ``Φ_L0 W(c) Φ_L0ᵀ`` against the
@@ -255,7 +302,9 @@ def fit_ce(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, steps: int 
     return family.W(coef.detach()).detach()
 
 
-def fit_min_norm(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol: float | None = None) -> torch.Tensor:
+def fit_min_norm(
+    family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol: float | None = None
+) -> torch.Tensor:
     """Min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family.
 
     For unconstrained families (sinusoidal, learned-absolute, NoPE) this is exactly
@@ -277,7 +326,9 @@ def fit_min_norm(family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol:
         Pp = torch.linalg.pinv(Phi, rtol=rtol)
         return Pp @ R @ Pp.T
     eye = torch.eye(family.n_coef, dtype=torch.float64)
-    A = torch.stack([transfer(family.W(eye[c]), Phi).flatten() for c in range(family.n_coef)], 1)
+    A = torch.stack(
+        [transfer(family.W(eye[c]), Phi).flatten() for c in range(family.n_coef)], 1
+    )
     coef = torch.linalg.pinv(A, rtol=rtol) @ R.flatten()
     if family.encoding == "alibi" and coef[1] > 0:
         coef = torch.stack([R.mean(), torch.zeros((), dtype=torch.float64)])
@@ -294,38 +345,74 @@ def _select_cached(encoding, task, rule, L0, num_freq, base, steps, lr, weight_d
     return fam, W
 
 
-def select(encoding: str, task: str, rule: str = "ce", *, L0: int = L0_DEFAULT, num_freq: int = NUM_FREQ,
-           base: float = BASE, steps: int = CE_FIT["steps"], lr: float = CE_FIT["lr"],
-           weight_decay: float = CE_FIT["weight_decay"]):
+def select(
+    encoding: str,
+    task: str,
+    rule: str = "ce",
+    *,
+    L0: int = L0_DEFAULT,
+    num_freq: int = NUM_FREQ,
+    base: float = BASE,
+    steps: int = CE_FIT["steps"],
+    lr: float = CE_FIT["lr"],
+    weight_decay: float = CE_FIT["weight_decay"],
+):
     """``(family, W)`` selected by ``rule`` (``ce`` or ``min_norm``) for ``encoding`` on ``task`` at L0 (cached)."""
     check_encoding(encoding)
     check_task(task)
     check_choice("selection rule", rule, SELECTION_RULES)
-    fam, W = _select_cached(encoding, task, rule, check_positive_int("L0", L0), check_positive_int("num_freq", num_freq),
-                            check_finite("base", base), check_positive_int("steps", steps),
-                            check_finite("lr", lr, nonnegative=True), check_finite("weight_decay", weight_decay, nonnegative=True))
+    fam, W = _select_cached(
+        encoding,
+        task,
+        rule,
+        check_positive_int("L0", L0),
+        check_positive_int("num_freq", num_freq),
+        check_finite("base", base),
+        check_positive_int("steps", steps),
+        check_finite("lr", lr, nonnegative=True),
+        check_finite("weight_decay", weight_decay, nonnegative=True),
+    )
     return fam, W.clone()
 
 
-def alpha(encoding: str, task: str, L: int, *, rule: str = "ce", L0: int = L0_DEFAULT, **fit_kw) -> float:
+def alpha(
+    encoding: str,
+    task: str,
+    L: int,
+    *,
+    rule: str = "ce",
+    L0: int = L0_DEFAULT,
+    **fit_kw,
+) -> float:
     """α_L of ``(encoding, task)`` under the selection ``rule`` (eq. 3)."""
     _check_lengths(L, L0)
     fam, W = select(encoding, task, rule, L0=L0, **fit_kw)
     return simulate(W, fam, task, L, L0).alpha
 
 
-def alpha_table(encodings=ENCODINGS, tasks=TASKS, lengths=STUDY_LENGTHS + LONG_LENGTHS, *, rule: str = "ce",
-                L0: int = L0_DEFAULT, **fit_kw) -> dict:
+def alpha_table(
+    encodings=ENCODINGS,
+    tasks=TASKS,
+    lengths=STUDY_LENGTHS + LONG_LENGTHS,
+    *,
+    rule: str = "ce",
+    L0: int = L0_DEFAULT,
+    **fit_kw,
+) -> dict:
     """α_L for every (encoding, task, L): ``{(encoding, task): {L: α}}``."""
     out = {}
     for e in encodings:
         for t in tasks:
-            out[(e, t)] = {int(L): alpha(e, t, L, rule=rule, L0=L0, **fit_kw) for L in lengths}
+            out[(e, t)] = {
+                int(L): alpha(e, t, L, rule=rule, L0=L0, **fit_kw) for L in lengths
+            }
     return out
 
 
 # --------------------------------------------------------------------------- relative kernels (Thm. 2)
-def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL) -> np.ndarray:
+def relative_argmax(
+    kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL
+) -> np.ndarray:
     """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` for rows i = 0 … n−1.
 
     Row i compares the offsets ``d = 0 … i``, so its argmax is the argmax of the prefix
@@ -338,21 +425,29 @@ def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL)
     n = check_positive_int("n", n)
     k = np.asarray(kappa, dtype=float)
     if k.ndim not in (1, 2) or k.shape[-1] < n:
-        raise ValueError(f"kappa must list κ(0) … κ(n−1) (length ≥ {n}), got shape {k.shape}")
+        raise ValueError(
+            f"kappa must list κ(0) … κ(n−1) (length ≥ {n}), got shape {k.shape}"
+        )
     k2 = np.atleast_2d(k)[:, :n]
-    M = np.maximum.accumulate(k2, axis=1)                       # prefix maximum
+    M = np.maximum.accumulate(k2, axis=1)  # prefix maximum
     prev = np.concatenate([np.full((len(k2), 1), -np.inf), M[:, :-1]], axis=1)
     tol = rtol * np.maximum(1.0, np.abs(np.where(np.isfinite(prev), prev, 0.0)))
     d = np.arange(n)[None, :]
-    new_top = k2 > prev + tol                                   # a strictly larger value starts a new top
-    joins = k2 >= prev - tol                                    # a new top or a tie with the current one
+    new_top = k2 > prev + tol  # a strictly larger value starts a new top
+    joins = k2 >= prev - tol  # a new top or a tie with the current one
     low = np.maximum.accumulate(np.where(new_top, d, -1), axis=1)
     high = np.maximum.accumulate(np.where(joins, d, -1), axis=1)
-    out = np.where(low == high, low, -1) if tie == "fail" else (low if tie == "low" else high)
+    out = (
+        np.where(low == high, low, -1)
+        if tie == "fail"
+        else (low if tie == "low" else high)
+    )
     return out[0] if k.ndim == 1 else out
 
 
-def relative_alpha(kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail") -> float:
+def relative_alpha(
+    kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail"
+) -> float:
     """α_L of a relative kernel κ, computed in O(L) from :func:`relative_argmax`.
 
     ``task_or_offsets`` is a task name or a function ``offset(i, L)`` giving the demanded offset
@@ -382,7 +477,10 @@ def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> d
     Returns counts of violations per tie rule and the number of deep rows checked.
     """
     rng = np.random.default_rng(seed)
-    n_kernels, n = check_positive_int("n_kernels", n_kernels), check_positive_int("n", n)
+    n_kernels, n = (
+        check_positive_int("n_kernels", n_kernels),
+        check_positive_int("n", n),
+    )
     viol = {"low": 0, "high": 0}
     checked = 0
     for _ in range(n_kernels):
@@ -417,7 +515,13 @@ def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) 
 
 
 # --------------------------------------------------------------------------- Prop. 1
-def prop1_search(n: int = 30, n_random: int = 5000, n_adversarial: int = 3, steps: int = 100, seed: int = 0) -> dict:
+def prop1_search(
+    n: int = 30,
+    n_random: int = 5000,
+    n_adversarial: int = 3,
+    steps: int = 100,
+    seed: int = 0,
+) -> dict:
     """Proposition 1: with affine features φ(i) = [1, i] no strict interior key is ever the argmax.
 
     Random search: ``n_random`` Gaussian W (2×2); counts rows 2 … n−1 whose strict argmax is
@@ -427,9 +531,15 @@ def prop1_search(n: int = 30, n_random: int = 5000, n_adversarial: int = 3, step
     """
     n = check_positive_int("n", n, minimum=3)
     g = torch.Generator().manual_seed(seed)
-    Phi = torch.stack([torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1)
-    Ws = torch.randn(check_positive_int("n_random", n_random), 2, 2, generator=g, dtype=torch.float64)
-    P = _masked_logits(torch.einsum("ia,nab,jb->nij", Phi, Ws, Phi))   # [N, n, n], keys j > i masked
+    Phi = torch.stack(
+        [torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1
+    )
+    Ws = torch.randn(
+        check_positive_int("n_random", n_random), 2, 2, generator=g, dtype=torch.float64
+    )
+    P = _masked_logits(
+        torch.einsum("ia,nab,jb->nij", Phi, Ws, Phi)
+    )  # [N, n, n], keys j > i masked
     top = P.max(2)
     near = P >= (top.values - TIE_RTOL * top.values.abs().clamp(min=1.0))[..., None]
     unique = near.sum(2) == 1
@@ -445,15 +555,29 @@ def prop1_search(n: int = 30, n_random: int = 5000, n_adversarial: int = 3, step
             Pm = _masked_logits(Phi @ (W / W.norm()) @ Phi.T)[rows]
             t_logit = Pm.gather(1, tgt[:, None]).squeeze(1)
             margin = t_logit - Pm.scatter(1, tgt[:, None], -math.inf).max(1).values
-            loss = torch.logsumexp(-margin / 0.01, 0) * 0.01      # a soft maximum of −margin
+            loss = (
+                torch.logsumexp(-margin / 0.01, 0) * 0.01
+            )  # a soft maximum of −margin
             opt.zero_grad(), loss.backward(), opt.step()
             best = max(best, float(margin.detach().min()))
-    return {"interior_strict_argmax": int(interior.sum()), "rows_checked": len(Ws) * (n - 2), "best_prev_margin": best}
+    return {
+        "interior_strict_argmax": int(interior.sum()),
+        "rows_checked": len(Ws) * (n - 2),
+        "best_prev_margin": best,
+    }
 
 
 # --------------------------------------------------------------------------- Prop. 2
-def prop2_montecarlo(L: int, *, L0: int = L0_DEFAULT, m: int = 32, n_trials: int = 5000, task: str = "prev",
-                     rule: str = "min_norm", seed: int = 0) -> dict:
+def prop2_montecarlo(
+    L: int,
+    *,
+    L0: int = L0_DEFAULT,
+    m: int = 32,
+    n_trials: int = 5000,
+    task: str = "prev",
+    rule: str = "min_norm",
+    seed: int = 0,
+) -> dict:
     """Proposition 2 (learned-absolute underdetermination) by Monte Carlo, last row i = L − 1.
 
     Each trial draws the trained table v_0 … v_{L0−1} and the untrained rows v_{L0} … v_{L−1}
@@ -468,11 +592,15 @@ def prop2_montecarlo(L: int, *, L0: int = L0_DEFAULT, m: int = 32, n_trials: int
     m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)
     check_choice("rule", rule, ("min_norm", "generic"))
     if m < L0:
-        raise ValueError(f"m must be >= L0 = {L0} so the trained rows are independent, got m = {m}")
+        raise ValueError(
+            f"m must be >= L0 = {L0} so the trained rows are independent, got m = {m}"
+        )
     i = L - 1
     t = int(targets(task, L)[i])
     if not (L0 <= t < i):
-        raise ValueError(f"task {task!r} at L = {L}: target {t} of row {i} is not an untrained key")
+        raise ValueError(
+            f"task {task!r} at L = {L}: target {t} of row {i} is not an untrained key"
+        )
     g = torch.Generator().manual_seed(seed)
     R = pattern(task, L0)
     hits = in_new = 0
@@ -481,27 +609,48 @@ def prop2_montecarlo(L: int, *, L0: int = L0_DEFAULT, m: int = 32, n_trials: int
         b = min(B, n_trials - s)
         V = torch.randn(b, L, m, generator=g, dtype=torch.float64) / math.sqrt(m)
         if rule == "min_norm":
-            V0 = V[:, :L0]                                        # [b, L0, m]
-            C = V0 @ V[:, : i + 1].transpose(1, 2)               # V0 v_j for every key
-            Gi = torch.linalg.solve(V0 @ V0.transpose(1, 2), torch.cat([C[:, :, i:], C], 2))
-            a, Bk = Gi[:, :, 0], Gi[:, :, 1:]                     # G⁻¹V0 v_i and G⁻¹V0 v_j
-            logits = torch.einsum("bp,pq,bqj->bj", a, R, Bk)     # v_iᵀ V0ᵀG⁻¹ R G⁻¹V0 v_j
+            V0 = V[:, :L0]  # [b, L0, m]
+            C = V0 @ V[:, : i + 1].transpose(1, 2)  # V0 v_j for every key
+            Gi = torch.linalg.solve(
+                V0 @ V0.transpose(1, 2), torch.cat([C[:, :, i:], C], 2)
+            )
+            a, Bk = Gi[:, :, 0], Gi[:, :, 1:]  # G⁻¹V0 v_i and G⁻¹V0 v_j
+            logits = torch.einsum("bp,pq,bqj->bj", a, R, Bk)  # v_iᵀ V0ᵀG⁻¹ R G⁻¹V0 v_j
         else:
             W = torch.randn(b, m, m, generator=g, dtype=torch.float64)
             logits = torch.einsum("bm,bmn,bjn->bj", V[:, i], W, V[:, : i + 1])
         top = logits.topk(2, dim=1)
-        unique = (top.values[:, 0] - top.values[:, 1]) > TIE_RTOL * top.values[:, 0].abs().clamp(min=1.0)
-        M = torch.where(unique, top.indices[:, 0], torch.full_like(top.indices[:, 0], -1))
+        unique = (top.values[:, 0] - top.values[:, 1]) > TIE_RTOL * top.values[
+            :, 0
+        ].abs().clamp(min=1.0)
+        M = torch.where(
+            unique, top.indices[:, 0], torch.full_like(top.indices[:, 0], -1)
+        )
         in_new += int(((M >= L0) & (M < i)).sum())
         hits += int((M == t).sum())
     k = i - L0 + 1
-    return {"L": L, "row": i, "k": k, "rule": rule, "m": m, "bound": 1.0 / (k - 1),
-            "conditional": hits / max(in_new, 1), "n_in_new": in_new, "unconditional": hits / n_trials,
-            "p_new": in_new / n_trials, "n_trials": n_trials}
+    return {
+        "L": L,
+        "row": i,
+        "k": k,
+        "rule": rule,
+        "m": m,
+        "bound": 1.0 / (k - 1),
+        "conditional": hits / max(in_new, 1),
+        "n_in_new": in_new,
+        "unconditional": hits / n_trials,
+        "p_new": in_new / n_trials,
+        "n_trials": n_trials,
+    }
 
 
 # --------------------------------------------------------------------------- Prop. 3
-def prop3_monotone_copy(num_freq: int = NUM_FREQ, base: float = BASE, L: int | None = None, L0: int = L0_DEFAULT) -> dict:
+def prop3_monotone_copy(
+    num_freq: int = NUM_FREQ,
+    base: float = BASE,
+    L: int | None = None,
+    L0: int = L0_DEFAULT,
+) -> dict:
     """Proposition 3: the sinusoidal-span kernel ``κ(d) = sin(d θ_min)`` attains α_L = 1 on copy.
 
     ``W`` is the 2×2 block ``[[0, −1], [1, 0]]`` on the lowest-frequency pair of φ, so
@@ -517,11 +666,20 @@ def prop3_monotone_copy(num_freq: int = NUM_FREQ, base: float = BASE, L: int | N
     W = torch.zeros(fam.m, fam.m, dtype=torch.float64)
     W[-2, -1], W[-1, -2] = -1.0, 1.0
     sim = simulate(W, fam, "copy", L, L0, chunk=512)
-    return {"L": L, "theta_min": theta_min(num_freq, base), "peak_offset": peak, "copy_offset": (L + 1) // 2,
-            "alpha": sim.alpha, "n_scored": sim.n_scored, "min_margin": float(sim.margin.min())}
+    return {
+        "L": L,
+        "theta_min": theta_min(num_freq, base),
+        "peak_offset": peak,
+        "copy_offset": (L + 1) // 2,
+        "alpha": sim.alpha,
+        "n_scored": sim.n_scored,
+        "min_margin": float(sim.margin.min()),
+    }
 
 
-def prop3_existence(delta: int = 1, d_max: int = 50_000, num_freq: int = NUM_FREQ, base: float = BASE) -> dict:
+def prop3_existence(
+    delta: int = 1, d_max: int = 50_000, num_freq: int = NUM_FREQ, base: float = BASE
+) -> dict:
     """Prop. 3(A): ``g(d) = Σ_k cos(θ_k (d − δ))`` (in the sinusoidal span) has its unique global max at d = δ.
 
     Returns the argmax over d ∈ [0, d_max], the margin to the runner-up and α_L of prev-like
@@ -533,7 +691,12 @@ def prop3_existence(delta: int = 1, d_max: int = 50_000, num_freq: int = NUM_FRE
     order = np.argsort(g)[::-1]
     task = {1: "prev", 2: "skip2", 3: "skip3", 5: "skip5"}.get(delta)
     a = relative_alpha(g, task, d_max, L0_DEFAULT) if task else float("nan")
-    return {"argmax": int(order[0]), "margin": float(g[order[0]] - g[order[1]]), "alpha_at_dmax": a, "d_max": d_max}
+    return {
+        "argmax": int(order[0]),
+        "margin": float(g[order[0]] - g[order[1]]),
+        "alpha_at_dmax": a,
+        "d_max": d_max,
+    }
 
 
 # --------------------------------------------------------------------------- Prop. 4

@@ -11,6 +11,7 @@ Section "Claim 1 — the constructions, checked exactly":
 Each per-length check returns the accuracy, the tie rate and the count of errors outside the
 "tie residues" (labels with ``S ≡ −S``), which is what Lemma D.2 predicts for the bias-free network.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,15 +20,29 @@ from typing import Sequence
 import torch
 
 from lengthgen.chapters.ch4.constructions import construct_with_bias
-from lengthgen.chapters.ch4.data import all_inputs, check_length, check_modulus, count_vectors, labels_of
+from lengthgen.chapters.ch4.data import (
+    all_inputs,
+    check_length,
+    check_modulus,
+    count_vectors,
+    labels_of,
+)
 from lengthgen.chapters.ch4.model import Network, activate, uargmax
 from lengthgen.chapters.ch4.paper import N_TEST
 from lengthgen.config import ConfigError, check_positive_int
 
 
-def accuracy_by_length(net: Network | None, p: int, max_m: int, n: int = N_TEST, seed: int = 0,
-                       lengths: Sequence[int] | None = None, tol: float = 1e-6, chunk: int = 250,
-                       fixed_length_family: bool = False) -> dict:
+def accuracy_by_length(
+    net: Network | None,
+    p: int,
+    max_m: int,
+    n: int = N_TEST,
+    seed: int = 0,
+    lengths: Sequence[int] | None = None,
+    tol: float = 1e-6,
+    chunk: int = 250,
+    fixed_length_family: bool = False,
+) -> dict:
     """Strict-uniqueness accuracy of ``net`` at every length ``m = 1 … max_m`` on ``n`` sampled inputs each.
 
     Vectorised with prefixes: row r draws one token sequence of length ``max_m``; its length-m
@@ -43,7 +58,11 @@ def accuracy_by_length(net: Network | None, p: int, max_m: int, n: int = N_TEST,
     """
     p, max_m = check_modulus(p), check_length(max_m)
     n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
-    lens = list(range(1, max_m + 1)) if lengths is None else sorted({check_length(m) for m in lengths})
+    lens = (
+        list(range(1, max_m + 1))
+        if lengths is None
+        else sorted({check_length(m) for m in lengths})
+    )
     if max(lens) > max_m:
         raise ConfigError(f"lengths go beyond max_m = {max_m}")
     if fixed_length_family:
@@ -55,36 +74,48 @@ def accuracy_by_length(net: Network | None, p: int, max_m: int, n: int = N_TEST,
         W, V, b, act = net.W, net.V, net.b, net.activation
     sel = torch.tensor(lens) - 1
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
-    correct = torch.zeros(len(lens)); ties = torch.zeros(len(lens)); wrong = torch.zeros(len(lens))
+    correct = torch.zeros(len(lens))
+    ties = torch.zeros(len(lens))
+    wrong = torch.zeros(len(lens))
     outside = 0
     tie_frac = torch.zeros(len(lens))
     tie_res = torch.zeros(p, dtype=torch.bool)
     r = torch.arange(p)
     tie_res[(2 * r) % p == 0] = True
-    Wt = W.T.contiguous()                                   # [p, d]
+    Wt = W.T.contiguous()  # [p, d]
     for lo in range(0, n, chunk):
         k = min(chunk, n - lo)
         tok = torch.randint(0, p, (k, max_m), generator=g)
-        S = tok.cumsum(1)[:, sel]                           # [k, L] token sums
+        S = tok.cumsum(1)[:, sel]  # [k, L] token sums
         y = S.remainder(p)
-        h = Wt[tok].cumsum(1)[:, sel]                       # [k, L, d]  = W x^(m)
+        h = Wt[tok].cumsum(1)[:, sel]  # [k, L, d]  = W x^(m)
         if fixed_length_family:
             h = h.clone()
-            h[..., 0] += math.pi / 2                        # π/(2m)·m, the Thm 4.1 offset
+            h[..., 0] += math.pi / 2  # π/(2m)·m, the Thm 4.1 offset
         elif b is not None:
             h = h + b
-        s = activate(h, act) @ V.T                          # [k, L, p]
+        s = activate(h, act) @ V.T  # [k, L, p]
         pred = uargmax(s, tol)
         ok = pred == y
-        correct += ok.sum(0); ties += (pred < 0).sum(0); wrong += ((pred >= 0) & ~ok).sum(0)
+        correct += ok.sum(0)
+        ties += (pred < 0).sum(0)
+        wrong += ((pred >= 0) & ~ok).sum(0)
         outside += int((~ok & ~tie_res[y]).sum())
         tie_frac += tie_res[y].sum(0)
-    return {"lengths": lens, "acc": (correct / n).tolist(), "ties": (ties / n).tolist(),
-            "wrong_label": (wrong / n).tolist(), "errors_outside_tie_residues": outside, "n": n,
-            "tie_residue_frac": (tie_frac / n).tolist()}
+    return {
+        "lengths": lens,
+        "acc": (correct / n).tolist(),
+        "ties": (ties / n).tolist(),
+        "wrong_label": (wrong / n).tolist(),
+        "errors_outside_tie_residues": outside,
+        "n": n,
+        "tie_residue_frac": (tie_frac / n).tolist(),
+    }
 
 
-def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int = 200_000):
+def phase_automaton(
+    N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int = 200_000
+):
     """The first layer of a sine network with rational phases as a finite automaton (exact).
 
     With ``W = 2πN/D`` and ``b = 2πβ/D`` the pre-activation of an input is ``2π(N x + β)/D`` and
@@ -113,15 +144,29 @@ def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int
                 j = ids[nxt] = len(states)
                 states.append(nxt)
                 if len(states) > max_states:
-                    raise ConfigError(f"the phase automaton has more than {max_states} states")
+                    raise ConfigError(
+                        f"the phase automaton has more than {max_states} states"
+                    )
             row.append(j)
         trans.append(row)
         i += 1
-    return torch.tensor(states, dtype=torch.long), torch.tensor(trans, dtype=torch.long), 0
+    return (
+        torch.tensor(states, dtype=torch.long),
+        torch.tensor(trans, dtype=torch.long),
+        0,
+    )
 
 
-def automaton_accuracy(net: Network, p: int, max_m: int, n: int = N_TEST, seed: int = 0, tol: float = 1e-9,
-                       chunk: int = 2_000, fixed_length_family: bool = False) -> dict:
+def automaton_accuracy(
+    net: Network,
+    p: int,
+    max_m: int,
+    n: int = N_TEST,
+    seed: int = 0,
+    tol: float = 1e-9,
+    chunk: int = 2_000,
+    fixed_length_family: bool = False,
+) -> dict:
     """Exact strict-uniqueness accuracy at every length ``1 … max_m`` on ``n`` sampled inputs each.
 
     Each sampled token sequence is run through :func:`phase_automaton` (exact integer phases), and
@@ -138,16 +183,25 @@ def automaton_accuracy(net: Network, p: int, max_m: int, n: int = N_TEST, seed: 
     n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
     if fixed_length_family:
         net = construct_with_bias(p)
-    if not isinstance(net, Network) or net.rational is None or net.activation != "sine" or net.p != p:
-        raise ConfigError("automaton_accuracy needs a sine Network with rational phases and p classes")
+    if (
+        not isinstance(net, Network)
+        or net.rational is None
+        or net.activation != "sine"
+        or net.p != p
+    ):
+        raise ConfigError(
+            "automaton_accuracy needs a sine Network with rational phases and p classes"
+        )
     Nm, beta, D = net.rational
     states, trans, start = phase_automaton(Nm, beta, D)
     hidden = torch.sin(2 * math.pi * states.double() / D)
-    table = uargmax(hidden @ net.V.T, tol)                 # prediction of each hidden state
+    table = uargmax(hidden @ net.V.T, tol)  # prediction of each hidden state
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     r = torch.arange(p)
     tie_res = (2 * r) % p == 0
-    correct = torch.zeros(max_m); ties = torch.zeros(max_m); wrong = torch.zeros(max_m)
+    correct = torch.zeros(max_m)
+    ties = torch.zeros(max_m)
+    wrong = torch.zeros(max_m)
     tie_frac = torch.zeros(max_m)
     outside = 0
     for lo in range(0, n, chunk):
@@ -160,12 +214,21 @@ def automaton_accuracy(net: Network, p: int, max_m: int, n: int = N_TEST, seed: 
             sid = trans[sid, tok[:, j]]
             pred[:, j] = table[sid]
         ok = pred == y
-        correct += ok.sum(0); ties += (pred < 0).sum(0); wrong += ((pred >= 0) & ~ok).sum(0)
+        correct += ok.sum(0)
+        ties += (pred < 0).sum(0)
+        wrong += ((pred >= 0) & ~ok).sum(0)
         tie_frac += tie_res[y].sum(0)
         outside += int((~ok & ~tie_res[y]).sum())
-    return {"lengths": list(range(1, max_m + 1)), "acc": (correct / n).tolist(), "ties": (ties / n).tolist(),
-            "wrong_label": (wrong / n).tolist(), "errors_outside_tie_residues": outside, "n": n,
-            "tie_residue_frac": (tie_frac / n).tolist(), "states": int(states.shape[0])}
+    return {
+        "lengths": list(range(1, max_m + 1)),
+        "acc": (correct / n).tolist(),
+        "ties": (ties / n).tolist(),
+        "wrong_label": (wrong / n).tolist(),
+        "errors_outside_tie_residues": outside,
+        "n": n,
+        "tie_residue_frac": (tie_frac / n).tolist(),
+        "states": int(states.shape[0]),
+    }
 
 
 def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
@@ -177,5 +240,10 @@ def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
     x = count_vectors(tok, p, torch.float64)
     pred = net.predict(x, tol)
     y = labels_of(tok, p)
-    return {"m": m, "p": p, "inputs": int(tok.shape[0]), "acc": float((pred == y).double().mean()),
-            "ties": float((pred < 0).double().mean())}
+    return {
+        "m": m,
+        "p": p,
+        "inputs": int(tok.shape[0]),
+        "acc": float((pred == y).double().mean()),
+        "ties": float((pred < 0).double().mean()),
+    }

@@ -13,6 +13,7 @@ Sections "The phase/rotation view of the sine constructions" and "Claim 2":
 The sine constructions carry their weights as exact rational multiples of 2π (``rational``),
 which the phase automaton of :mod:`.checks` uses to evaluate them without rounding.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,8 +43,14 @@ def construct_fixed_length(m: int, p: int) -> Network:
     W = torch.stack([base + math.pi / (2 * m), base])
     v = torch.arange(p)
     N = torch.stack([4 * m * v + p, 4 * m * v])
-    return Network(W, _readout(p), "sine", None, f"Thm 4.1 (m = {m})",
-                   rational=(N, torch.zeros(2, dtype=torch.long), 4 * m * p))
+    return Network(
+        W,
+        _readout(p),
+        "sine",
+        None,
+        f"Thm 4.1 (m = {m})",
+        rational=(N, torch.zeros(2, dtype=torch.long), 4 * m * p),
+    )
 
 
 def construct_with_bias(p: int) -> Network:
@@ -53,8 +60,14 @@ def construct_with_bias(p: int) -> Network:
     W = torch.stack([base, base])
     b = torch.tensor([math.pi / 2, 0.0], dtype=torch.float64)
     v = torch.arange(p)
-    return Network(W, _readout(p), "sine", b, "Thm 4.2 (bias)",
-                   rational=(torch.stack([4 * v, 4 * v]), torch.tensor([p, 0]), 4 * p))
+    return Network(
+        W,
+        _readout(p),
+        "sine",
+        b,
+        "Thm 4.2 (bias)",
+        rational=(torch.stack([4 * v, 4 * v]), torch.tensor([p, 0]), 4 * p),
+    )
 
 
 def construct_fourier(p: int) -> Network:
@@ -67,13 +80,22 @@ def construct_fourier(p: int) -> Network:
     p = check_modulus(p)
     K = (p - 1) // 2
     if K < 1:
-        raise ConfigError(f"the bias-free Fourier construction needs p >= 3 (width ⌊(p−1)/2⌋ ≥ 1), got p = {p}")
+        raise ConfigError(
+            f"the bias-free Fourier construction needs p >= 3 (width ⌊(p−1)/2⌋ ≥ 1), got p = {p}"
+        )
     k = torch.arange(1, K + 1, dtype=torch.float64)
     v = torch.arange(p, dtype=torch.float64)
     W = 2 * math.pi * k[:, None] * v[None, :] / p
     V = torch.sin(2 * math.pi * v[:, None] * k[None, :] / p)
     N = (torch.arange(1, K + 1)[:, None] * torch.arange(p)[None, :]) % p
-    return Network(W, V, "sine", None, "Thm 4.2 (no bias)", rational=(N, torch.zeros(K, dtype=torch.long), p))
+    return Network(
+        W,
+        V,
+        "sine",
+        None,
+        "Thm 4.2 (no bias)",
+        rational=(N, torch.zeros(K, dtype=torch.long), p),
+    )
 
 
 def fourier_accuracy(p: int) -> float:
@@ -110,10 +132,12 @@ def construct_relu(m: int, p: int) -> Network:
     ell = torch.arange(p, dtype=torch.float64)
     kinks = relu_kinks(m, p)
     W = [torch.ones(p, dtype=torch.float64), v.clone()] + [v - c / m for c in kinks]
-    V = [-(ell ** 2) / (2 * m), ell.clone()]
+    V = [-(ell**2) / (2 * m), ell.clone()]
     for i, _ in enumerate(kinks):
         V.append((-2 * p if i % 2 == 0 else 2 * p) * ell)
-    return Network(torch.stack(W), torch.stack(V, 1), "relu", None, f"ReLU interpolant (m = {m})")
+    return Network(
+        torch.stack(W), torch.stack(V, 1), "relu", None, f"ReLU interpolant (m = {m})"
+    )
 
 
 def phases(W: torch.Tensor) -> torch.Tensor:

@@ -10,6 +10,7 @@ count vectors; sampling and enumeration of inputs; and the seeding scheme of App
 (:func:`train_set`, :func:`test_set`, :func:`split_budget`), used by every training study of the
 chapter (section "Training: protocol and budget").
 """
+
 from __future__ import annotations
 
 import math
@@ -18,7 +19,11 @@ from typing import Sequence
 
 import torch
 
-from lengthgen.chapters.ch4.paper import N_TEST, TEST_SEED_MULTIPLIER, TRAIN_SEED_MULTIPLIER
+from lengthgen.chapters.ch4.paper import (
+    N_TEST,
+    TEST_SEED_MULTIPLIER,
+    TRAIN_SEED_MULTIPLIER,
+)
 from lengthgen.config import ConfigError, check_positive_int
 
 #: largest number of ordered tuples (or count vectors) the enumerations will produce
@@ -48,7 +53,9 @@ def check_tokens(tokens, p: int) -> torch.Tensor:
     lo, hi = int(t.min()), int(t.max())
     if lo < 0 or hi >= p:
         bad = lo if lo < 0 else hi
-        raise ConfigError(f"token {bad} lies outside [0, {p}); valid tokens are 0 … {p - 1}")
+        raise ConfigError(
+            f"token {bad} lies outside [0, {p}); valid tokens are 0 … {p - 1}"
+        )
     return t
 
 
@@ -57,7 +64,9 @@ def check_counts(x, p: int) -> torch.Tensor:
     p = check_modulus(p)
     x = torch.as_tensor(x)
     if x.dim() == 0 or x.shape[-1] != p:
-        raise ConfigError(f"count vectors must have last dimension p = {p}, got shape {tuple(x.shape)}")
+        raise ConfigError(
+            f"count vectors must have last dimension p = {p}, got shape {tuple(x.shape)}"
+        )
     if bool((x < 0).any()) or bool((x != torch.round(x.double()).to(x.dtype)).any()):
         raise ConfigError("count vectors must have non-negative integer entries")
     return x
@@ -84,7 +93,9 @@ def labels_of_counts(x, p: int) -> torch.Tensor:
     return (x.long() * v).sum(-1).remainder(p)
 
 
-def sample_tokens(n: int, m: int, p: int, generator: torch.Generator | None = None) -> torch.Tensor:
+def sample_tokens(
+    n: int, m: int, p: int, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """``n`` i.i.d. uniform m-tuples from ``[p]``, shape [n, m] (``torch.randint``, row-major).
 
     Drawing with the same generator state and a larger ``n`` extends the rows: the first ``n``
@@ -98,8 +109,10 @@ def sample_tokens(n: int, m: int, p: int, generator: torch.Generator | None = No
 def all_inputs(m: int, p: int) -> torch.Tensor:
     """All ``p^m`` ordered token tuples (shape [p^m, m]): the exhaustive check on small (m, p)."""
     m, p = check_length(m), check_modulus(p)
-    if p ** m > MAX_ENUMERATION:
-        raise ConfigError(f"p^m = {p}^{m} exceeds {MAX_ENUMERATION} tuples; use sampled inputs instead")
+    if p**m > MAX_ENUMERATION:
+        raise ConfigError(
+            f"p^m = {p}^{m} exceeds {MAX_ENUMERATION} tuples; use sampled inputs instead"
+        )
     grids = torch.meshgrid(*[torch.arange(p)] * m, indexing="ij")
     return torch.stack([g.reshape(-1) for g in grids], -1)
 
@@ -108,7 +121,9 @@ def all_count_vectors(m: int, p: int) -> torch.Tensor:
     """Every count vector of ``X_m`` (multisets of m tokens), shape [C(m+p−1, p−1), p], int64."""
     m, p = check_length(m), check_modulus(p)
     if math.comb(m + p - 1, p - 1) > MAX_ENUMERATION:
-        raise ConfigError(f"X_m has C({m + p - 1}, {p - 1}) > {MAX_ENUMERATION} count vectors")
+        raise ConfigError(
+            f"X_m has C({m + p - 1}, {p - 1}) > {MAX_ENUMERATION} count vectors"
+        )
     rows: list[list[int]] = []
 
     def rec(prefix, left, slots):
@@ -135,12 +150,16 @@ def split_budget(n: int, lengths: Sequence[int]) -> list[int]:
 
 def train_seed(seed: int, m: int) -> int:
     """B.1.3: the generator of the training data of length m is seeded with ``seed·1009 + m``."""
-    return check_positive_int("seed", seed, minimum=0) * TRAIN_SEED_MULTIPLIER + check_length(m)
+    return check_positive_int(
+        "seed", seed, minimum=0
+    ) * TRAIN_SEED_MULTIPLIER + check_length(m)
 
 
 def test_seed(seed: int, m: int) -> int:
     """B.1.3: the generator of the test data of length m is seeded with ``seed·2009 + m``."""
-    return check_positive_int("seed", seed, minimum=0) * TEST_SEED_MULTIPLIER + check_length(m)
+    return check_positive_int(
+        "seed", seed, minimum=0
+    ) * TEST_SEED_MULTIPLIER + check_length(m)
 
 
 @dataclass
@@ -155,7 +174,9 @@ class Dataset:
         return int(self.y.shape[0])
 
 
-def _shard(seed_value: int, n: int, m: int, p: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _shard(
+    seed_value: int, n: int, m: int, p: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed_value)
     tok = sample_tokens(n, m, p, g)
     return count_vectors(tok, p), labels_of(tok, p)
@@ -175,7 +196,9 @@ def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
         if k == 0:
             continue
         x, y = _shard(train_seed(seed, m), k, m, p)
-        xs.append(x); ys.append(y); ms.append(torch.full((k,), m, dtype=torch.long))
+        xs.append(x)
+        ys.append(y)
+        ms.append(torch.full((k,), m, dtype=torch.long))
     return Dataset(torch.cat(xs), torch.cat(ys), torch.cat(ms))
 
 

@@ -9,6 +9,7 @@ tables come from :mod:`lengthgen.tables`).
 
 Nothing here computes a claim; the notebook and the tests call these functions.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,12 +27,21 @@ from lengthgen.config import ConfigError
 
 
 # --------------------------------------------------------------------------- the paper's levels
-def paper_level(ax, y: float, label: str, *, band: bool = True, color: str = "k", ls: str = "--"):
+def paper_level(
+    ax, y: float, label: str, *, band: bool = True, color: str = "k", ls: str = "--"
+):
     """The level a sentence of the paper names, as a reference line at ``y`` labelled ``label``
     (prefix it with "paper"), with the ±WORD_BAND band the claims are read with when ``band``."""
     ax.axhline(y, color=color, lw=1.0, ls=ls, label=label, zorder=1)
     if band:
-        ax.axhspan(y - WORD_BAND, min(y + WORD_BAND, 1.0), color=color, alpha=0.08, lw=0, zorder=0)
+        ax.axhspan(
+            y - WORD_BAND,
+            min(y + WORD_BAND, 1.0),
+            color=color,
+            alpha=0.08,
+            lw=0,
+            zorder=0,
+        )
 
 
 # --------------------------------------------------------------------------- the explorer
@@ -40,8 +50,13 @@ TRAINED = {
     "trained sine (2k updates)": ("lengthgen", 0),
     "trained sine+bias (60k updates)": ("lengthgen_paper_lr_60k", None),
 }
-EXPLORER_KINDS = ("Thm 4.1 (fixed m)", "Thm 4.2 (bias)", "Thm 4.2 (no bias)", "ReLU interpolant",
-                  *TRAINED)
+EXPLORER_KINDS = (
+    "Thm 4.1 (fixed m)",
+    "Thm 4.2 (bias)",
+    "Thm 4.2 (no bias)",
+    "ReLU interpolant",
+    *TRAINED,
+)
 #: lengths of the explorer's accuracy panel: every length to 40, then the paper's long test lengths
 EXPLORER_LENGTHS = tuple(range(1, 41)) + (53, 97, 201, 303, 401, 512, 602, 705, 811)
 
@@ -63,18 +78,27 @@ def explorer_network(kind: str, p: int, m: int, stored: dict | None = None) -> N
     if kind == "ReLU interpolant":
         return C.construct_relu(m, p)
     if kind not in TRAINED:
-        raise ConfigError(f"unknown explorer network {kind!r}; choose from {EXPLORER_KINDS}")
+        raise ConfigError(
+            f"unknown explorer network {kind!r}; choose from {EXPLORER_KINDS}"
+        )
     if not stored:
         raise ConfigError("trained networks need the stored training cells")
     key, i = TRAINED[kind]
     ex = stored[key] if i is None else stored[key][i]
     b = _tensor(ex["example_b"]) if ex.get("example_b") else None
     n, wd, _ = ex["example_member"]
-    return Network(_tensor(ex["example_W"]), _tensor(ex["example_V"]), "sine", b,
-                   f"{kind}: n = {n:,}, wd = {wd}")
+    return Network(
+        _tensor(ex["example_W"]),
+        _tensor(ex["example_V"]),
+        "sine",
+        b,
+        f"{kind}: n = {n:,}, wd = {wd}",
+    )
 
 
-def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200):
+def explorer_frame(
+    kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200
+):
     """Left: the first-layer phases of the six neurons the readout uses most (sine networks), or
     the scores along the counting path x(t) with its kinks (ReLU). Right: accuracy by length on
     ``n`` sampled inputs per length (exact phases for the constructions)."""
@@ -89,10 +113,20 @@ def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n
         top = net.V.norm(dim=0).argsort(descending=True)[:6].tolist()
         for i, j in enumerate(top):
             c = plotting.PALETTE[i % len(plotting.PALETTE)]
-            ax0.scatter(np.cos(ph[j]), np.sin(ph[j]), s=12, color=c, label=f"neuron {j}")
-            ax0.scatter(np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c)
-        ax0.set(xlabel="cos W_jv", ylabel="sin W_jv", aspect="equal", xlim=(-1.3, 1.3),
-                ylim=(-1.3, 1.3), title="token phases (○: v = 1)")
+            ax0.scatter(
+                np.cos(ph[j]), np.sin(ph[j]), s=12, color=c, label=f"neuron {j}"
+            )
+            ax0.scatter(
+                np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c
+            )
+        ax0.set(
+            xlabel="cos W_jv",
+            ylabel="sin W_jv",
+            aspect="equal",
+            xlim=(-1.3, 1.3),
+            ylim=(-1.3, 1.3),
+            title="token phases (○: v = 1)",
+        )
         ax0.legend(fontsize=7, loc="center", frameon=False)
     else:
         s = net.scores(path_inputs(m, p)).numpy()
@@ -100,23 +134,41 @@ def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n
             ax0.plot(np.arange(m + 1), s[:, lab], lw=1, label=f"score of label {lab}")
         for k in path_kinks(net, m):
             ax0.axvline(k, color="k", lw=0.4, ls=":")
-        ax0.set(xlabel="t (ones on the path x(t))", ylabel="score (logit units)",
-                title="scores along the path")
+        ax0.set(
+            xlabel="t (ones on the path x(t))",
+            ylabel="score (logit units)",
+            title="scores along the path",
+        )
         ax0.legend(fontsize=7)
     lens = np.array(EXPLORER_LENGTHS)
     if net.rational is not None:
-        acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[lens - 1]
+        acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[
+            lens - 1
+        ]
     else:
-        acc = np.asarray(accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"])
+        acc = np.asarray(
+            accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"]
+        )
     ax1.plot(lens, acc, marker=".", ms=3, label="ours")
     if kind in TRAINED:
-        ax1.plot(paper.TRAIN_LENGTHS, [1.04] * len(paper.TRAIN_LENGTHS), "v", ms=4, color="0.3",
-                 label="training lengths")
+        ax1.plot(
+            paper.TRAIN_LENGTHS,
+            [1.04] * len(paper.TRAIN_LENGTHS),
+            "v",
+            ms=4,
+            color="0.3",
+            label="training lengths",
+        )
     if kind in ("Thm 4.1 (fixed m)", "ReLU interpolant"):
         ax1.axvline(m, color="k", lw=0.8, ls=":", label=f"built for m = {m}")
     ax1.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
-    ax1.set(xscale="log", xlabel="input length m (tokens)", ylabel="accuracy", ylim=(-0.02, 1.08),
-            title=kind)
+    ax1.set(
+        xscale="log",
+        xlabel="input length m (tokens)",
+        ylabel="accuracy",
+        ylim=(-0.02, 1.08),
+        title=kind,
+    )
     ax1.title.set_fontsize(9)
     ax1.legend(fontsize=7, loc="lower left")
     return plotting.finish(fig)
@@ -136,7 +188,9 @@ def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
     fin, rows = value["final"], {}
     for i, m in enumerate(value["members"]):
         key = (_variant(m), m["n"], m["wd"])
-        rows.setdefault(key, []).append([fin["train_acc"][i]] + [fin["acc"][str(L)][i] for L in lengths])
+        rows.setdefault(key, []).append(
+            [fin["train_acc"][i]] + [fin["acc"][str(L)][i] for L in lengths]
+        )
     cols = ["train"] + [f"m = {L}" for L in lengths]
     df = pd.DataFrame({k: np.mean(v, axis=0) for k, v in rows.items()}, index=cols).T
     df.index.names = ["variant", "n", "weight decay"]
@@ -149,7 +203,9 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     evaluation's accuracy by test length, best over weight decay of the seed mean, per variant
     and budget; the paper's levels (near-perfect for sine, chance 1/p for ReLU) overlaid."""
     if not value.get("members") or not value.get("history"):
-        raise ConfigError("paper_scale_figure needs the value of the stored paper-scale cell")
+        raise ConfigError(
+            "paper_scale_figure needs the value of the stored paper-scale cell"
+        )
     p = paper.PAPER_RUN["p"]
     variants = list(dict.fromkeys(_variant(m) for m in value["members"]))
     colour = {v: plotting.PALETTE[i] for i, v in enumerate(variants)}
@@ -163,7 +219,14 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     for i, m in enumerate(value["members"]):
         if m["n"] == n:
             acc = [h["acc"][str(track)][i] for h in value["history"]]
-            ax0.plot(steps, acc, color=colour[_variant(m)], ls=style[m["wd"]], lw=1.1, alpha=0.85)
+            ax0.plot(
+                steps,
+                acc,
+                color=colour[_variant(m)],
+                ls=style[m["wd"]],
+                lw=1.1,
+                alpha=0.85,
+            )
     for v in variants:
         ax0.plot([], [], color=colour[v], label=v)
     for wd in wds:
@@ -174,11 +237,24 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
         mine = [r for r in rows if _variant(r) == v]
         for budget, ls in zip(sorted({r["n"] for r in mine}, reverse=True), ("-", ":")):
             best = best_over_wd(mine, budget, lengths)
-            ax1.plot(lengths, [best[L] for L in lengths], color=colour[v], ls=ls, marker="o", ms=2.5,
-                     label=f"{v}, n = {budget:,}")
-    ax0.set(xlabel="optimizer updates", ylabel=f"accuracy at m = {track}", ylim=(-0.02, 1.06))
+            ax1.plot(
+                lengths,
+                [best[L] for L in lengths],
+                color=colour[v],
+                ls=ls,
+                marker="o",
+                ms=2.5,
+                label=f"{v}, n = {budget:,}",
+            )
+    ax0.set(
+        xlabel="optimizer updates",
+        ylabel=f"accuracy at m = {track}",
+        ylim=(-0.02, 1.06),
+    )
     ax1.axvspan(2, 19, color="0.9", lw=0)
-    ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")
+    ax1.set(
+        xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)"
+    )
     handles = {}
     for ax in (ax0, ax1):
         for h, lab in zip(*ax.get_legend_handles_labels()):

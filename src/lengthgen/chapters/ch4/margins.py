@@ -6,6 +6,7 @@ training set (:func:`percentile_margin`), the layer norms that normalise it
 (:func:`layer_norm_product`: ``‖V‖_{1,∞}`` for sine, ``‖W‖_F ‖V‖_2`` for ReLU) and all three per
 member of a trained ensemble (:func:`train_margins`).
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -22,7 +23,9 @@ from lengthgen.engine.runs import note_device
 def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """The multiclass margin ``s_y(x) − max_{ℓ≠y} s_ℓ(x)`` of each example (negative = wrong)."""
     if scores.shape[:-1] != y.shape:
-        raise ConfigError(f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree")
+        raise ConfigError(
+            f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree"
+        )
     y = y.long()
     if bool((y < 0).any()) or bool((y >= scores.shape[-1]).any()):
         raise ConfigError(f"labels must lie in [0, {scores.shape[-1]})")
@@ -31,7 +34,9 @@ def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return sy - others.amax(-1)
 
 
-def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> torch.Tensor:
+def percentile_margin(
+    scores: torch.Tensor, y: torch.Tensor, q: float = 0.5
+) -> torch.Tensor:
     """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins, over the example axis.
 
     ``scores`` [..., n, p], ``y`` [..., n] → [...] (e.g. one value per ensemble member).
@@ -56,20 +61,36 @@ def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
     return torch.linalg.matrix_norm(W, "fro") * torch.linalg.matrix_norm(V, 2)
 
 
-def train_margins(model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5,
-                  device=None) -> dict:
+def train_margins(
+    model: ModularMLP,
+    params: dict,
+    datasets: Sequence[Dataset],
+    q: float = 0.5,
+    device=None,
+) -> dict:
     """Per member e on its training set ``datasets[e]``: the q-th percentile margin (B.1.2: q = 0.5),
     the layer norm of Sec. 6 and their ratio, the normalized margin. Computed on ``device``
     (default: where ``params`` live)."""
     if not isinstance(model, ModularMLP):
         raise ConfigError(f"model must be a ModularMLP, got {type(model).__name__}")
     x, y = padded_sets(datasets)
-    dev = next(iter(params.values())).device if device is None else resolve_device(device)
+    dev = (
+        next(iter(params.values())).device if device is None else resolve_device(device)
+    )
     note_device(dev)
     params = {k: v.to(dev) for k, v in params.items()}
     x, y = x.to(dev), y.to(dev)
     with torch.no_grad():
         out = model.forward(params, x)
-    gam = torch.stack([percentile_margin(out[e][y[e] >= 0], y[e][y[e] >= 0], q) for e in range(len(datasets))])
+    gam = torch.stack(
+        [
+            percentile_margin(out[e][y[e] >= 0], y[e][y[e] >= 0], q)
+            for e in range(len(datasets))
+        ]
+    )
     norm = layer_norm_product(params, model.activation)
-    return {"margin": gam.tolist(), "norm": norm.tolist(), "normalized": (gam / norm).tolist()}
+    return {
+        "margin": gam.tolist(),
+        "norm": norm.tolist(),
+        "normalized": (gam / norm).tolist(),
+    }

@@ -9,6 +9,7 @@ What lives here: the activation and the prediction rule; :class:`Network`, one f
 :class:`ModularMLP`, the same network batched over ensemble members for the training engine
 (:mod:`.training`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,20 +44,24 @@ def uargmax(scores: torch.Tensor, tol: float = 0.0) -> torch.Tensor:
     """
     check_finite("tol", tol, nonnegative=True)
     if scores.dim() == 0 or scores.shape[-1] < 2:
-        raise ConfigError(f"scores need a last axis of at least 2 classes, got shape {tuple(scores.shape)}")
+        raise ConfigError(
+            f"scores need a last axis of at least 2 classes, got shape {tuple(scores.shape)}"
+        )
     top = scores.topk(2, dim=-1)
     unique = (top.values[..., 0] - top.values[..., 1]) > tol
-    return torch.where(unique, top.indices[..., 0], torch.full_like(top.indices[..., 0], -1))
+    return torch.where(
+        unique, top.indices[..., 0], torch.full_like(top.indices[..., 0], -1)
+    )
 
 
 @dataclass
 class Network:
     """One two-layer network ``s(x) = V σ(W x + b)`` (float64), e.g. an exact construction."""
 
-    W: torch.Tensor            # [d, p]
-    V: torch.Tensor            # [p, d]
+    W: torch.Tensor  # [d, p]
+    V: torch.Tensor  # [p, d]
     activation: str = "sine"
-    b: torch.Tensor | None = None   # [d]
+    b: torch.Tensor | None = None  # [d]
     name: str = ""
     #: exact phases: ``W = 2π N / D`` and ``b = 2π β / D`` with integer ``N`` [d, p], ``β`` [d]
     rational: tuple | None = None
@@ -91,7 +96,14 @@ class ModularMLP:
     logits [E, B, p].
     """
 
-    def __init__(self, p: int, width: int, activation: str = "sine", bias: bool = False, init_std: float = INIT_STD):
+    def __init__(
+        self,
+        p: int,
+        width: int,
+        activation: str = "sine",
+        bias: bool = False,
+        init_std: float = INIT_STD,
+    ):
         self.p = check_modulus(p)
         self.width = check_positive_int("width", width)
         self.activation = check_activation(activation)
@@ -100,18 +112,40 @@ class ModularMLP:
         self.bias = bias
         self.init_std = check_finite("init_std", init_std, nonnegative=True)
 
-    def init(self, seeds: Sequence[int], dtype=torch.float32, device="cpu") -> dict[str, torch.Tensor]:
+    def init(
+        self, seeds: Sequence[int], dtype=torch.float32, device="cpu"
+    ) -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed ``seeds[e]``)."""
-        if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) == 0:
-            raise ConfigError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+        if (
+            isinstance(seeds, (str, bytes))
+            or not hasattr(seeds, "__len__")
+            or len(seeds) == 0
+        ):
+            raise ConfigError(
+                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
+            )
         Ws, Vs, bs = [], [], []
         for i, s in enumerate(seeds):
-            g = torch.Generator().manual_seed(check_positive_int(f"seeds[{i}]", s, minimum=0))
-            Ws.append(torch.randn(self.width, self.p, generator=g, dtype=torch.float64) * self.init_std)
-            Vs.append(torch.randn(self.p, self.width, generator=g, dtype=torch.float64) * self.init_std)
+            g = torch.Generator().manual_seed(
+                check_positive_int(f"seeds[{i}]", s, minimum=0)
+            )
+            Ws.append(
+                torch.randn(self.width, self.p, generator=g, dtype=torch.float64)
+                * self.init_std
+            )
+            Vs.append(
+                torch.randn(self.p, self.width, generator=g, dtype=torch.float64)
+                * self.init_std
+            )
             if self.bias:
-                bs.append(torch.randn(self.width, generator=g, dtype=torch.float64) * self.init_std)
-        out = {"W": torch.stack(Ws).to(device, dtype), "V": torch.stack(Vs).to(device, dtype)}
+                bs.append(
+                    torch.randn(self.width, generator=g, dtype=torch.float64)
+                    * self.init_std
+                )
+        out = {
+            "W": torch.stack(Ws).to(device, dtype),
+            "V": torch.stack(Vs).to(device, dtype),
+        }
         if self.bias:
             out["b"] = torch.stack(bs).to(device, dtype)
         return out

@@ -11,6 +11,7 @@
 Nothing here computes anything; :mod:`lengthgen.chapters.ch4.experiments` turns these settings
 into the chapter's cells.
 """
+
 from __future__ import annotations
 
 from lengthgen.config import check_choice, get_scale
@@ -37,7 +38,10 @@ N_TEST = 10_000
 #: epochs of every paper run (B.1: "trained for up to 300,000 epochs", final checkpoint)
 PAPER_EPOCHS = 300_000
 #: the B.1.3 budgets n of the length-generalization sweeps: p → budgets
-PAPER_LENGTHGEN_BUDGETS = {97: (4000, 8000, 16_000, 32_000, 64_000), 53: (1000, 2000, 4000, 8000, 16_000)}
+PAPER_LENGTHGEN_BUDGETS = {
+    97: (4000, 8000, 16_000, 32_000, 64_000),
+    53: (1000, 2000, 4000, 8000, 16_000),
+}
 
 #: The paper's settings that our protocol changes (each ledger claim states what it reduced).
 #: An epoch of the authors' released training loop walks the training lengths in order with
@@ -48,16 +52,17 @@ PAPER_LENGTHGEN_BUDGETS = {97: (4000, 8000, 16_000, 32_000, 64_000), 53: (1000, 
 PAPER_PROTOCOL = {
     "budget": "up to 300,000 epochs per run, final checkpoint",
     "batches": "1024, single-length: an epoch walks the training lengths in order "
-               "(released training loop)",
+    "(released training loop)",
     "updates (B.1.3)": "an epoch is 7 updates at n ≤ 4k, 14 at 8k, 21 at 16k, 35 at 32k, 63 at "
-                       "64k: 300,000 epochs ≈ 2.1M, 4.2M, 6.3M, 10.5M, 18.9M updates",
+    "64k: 300,000 epochs ≈ 2.1M, 4.2M, 6.3M, 10.5M, 18.9M updates",
     "moduli": "(m, p) = (2, 307), (4, 53), (3, 97) (B.1.1–B.1.2); p = 97 and 53 (B.1.3)",
     "learning rates": "AdamW 1e-3 (B.1.1); Muon 1e-3 (B.1.2–B.1.3)",
-    "width (B.1.3)": "1024", "seeds": "1337, 1338, 1339",
+    "width (B.1.3)": "1024",
+    "seeds": "1337, 1338, 1339",
     "Newton–Schulz dtype": "unstated: B.1 says float32 throughout and 5 steps at the library defaults "
-                           "(a library Muon runs the iteration in bfloat16); we read it as float32",
+    "(a library Muon runs the iteration in bfloat16); we read it as float32",
     "transformer (B.1.4)": "(m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0 "
-                           "(released code)",
+    "(released code)",
 }
 
 # --------------------------------------------------------------------------- our seeds and offsets
@@ -76,43 +81,184 @@ FLOAT_SEED = 10
 #: runs carries a reduced protocol naming this, and the reduced widths, grids and seeds).
 PROTOCOL = {
     "smoke": {
-        "relu_width": {"p": 3, "lengths": (3, 6), "widths": (2, 4, 8), "steps": 300, "lr": 3e-3,
-                       "seeds": (1337,)},
-        "two_lengths": {"p": 5, "m1": 4, "m2": 6, "width": 32, "steps": 300, "lr": 1e-2, "seeds": (1337,)},
-        "underparam": {"configs": ((4, 17),), "widths": (8,), "budgets": (500,), "steps": 300,
-                       "lr": 1e-2, "seeds": (1337,), "n_test": 1000},
-        "overparam": {"m": 4, "p": 17, "width": 32, "n": 300, "wds": (0.0, 0.1, 1.0), "steps": 200,
-                      "lr": 3e-2, "seeds": (1337,), "n_test": 1000},
-        "lengthgen": {"p": 17, "width": 32, "budgets": (500,), "wds": (0.1,), "steps": 200,
-                      "lr": 3e-2, "seeds": (1337,), "n_test": 500, "test_lengths": (14, 53, 201)},
-        "transformer": {"m": 3, "p": 17, "d_model": 32, "budgets": (200,), "steps": 20, "lr": 1e-2,
-                        "seeds": (1337,), "n_test": 500, "batch_size": 256},
-        "budget_study": {"p": 17, "width": 32, "n": 500, "wds": (0.3,), "seeds": (1337,), "steps": 100, "every": 50,
-                         "lr": 3e-2, "val_length": 201, "n_val": 200, "n_test": 200, "test_lengths": (14, 53)},
+        "relu_width": {
+            "p": 3,
+            "lengths": (3, 6),
+            "widths": (2, 4, 8),
+            "steps": 300,
+            "lr": 3e-3,
+            "seeds": (1337,),
+        },
+        "two_lengths": {
+            "p": 5,
+            "m1": 4,
+            "m2": 6,
+            "width": 32,
+            "steps": 300,
+            "lr": 1e-2,
+            "seeds": (1337,),
+        },
+        "underparam": {
+            "configs": ((4, 17),),
+            "widths": (8,),
+            "budgets": (500,),
+            "steps": 300,
+            "lr": 1e-2,
+            "seeds": (1337,),
+            "n_test": 1000,
+        },
+        "overparam": {
+            "m": 4,
+            "p": 17,
+            "width": 32,
+            "n": 300,
+            "wds": (0.0, 0.1, 1.0),
+            "steps": 200,
+            "lr": 3e-2,
+            "seeds": (1337,),
+            "n_test": 1000,
+        },
+        "lengthgen": {
+            "p": 17,
+            "width": 32,
+            "budgets": (500,),
+            "wds": (0.1,),
+            "steps": 200,
+            "lr": 3e-2,
+            "seeds": (1337,),
+            "n_test": 500,
+            "test_lengths": (14, 53, 201),
+        },
+        "transformer": {
+            "m": 3,
+            "p": 17,
+            "d_model": 32,
+            "budgets": (200,),
+            "steps": 20,
+            "lr": 1e-2,
+            "seeds": (1337,),
+            "n_test": 500,
+            "batch_size": 256,
+        },
+        "budget_study": {
+            "p": 17,
+            "width": 32,
+            "n": 500,
+            "wds": (0.3,),
+            "seeds": (1337,),
+            "steps": 100,
+            "every": 50,
+            "lr": 3e-2,
+            "val_length": 201,
+            "n_val": 200,
+            "n_test": 200,
+            "test_lengths": (14, 53),
+        },
     },
     "full": {
-        "relu_width": {"p": 3, "lengths": (6, 12, 24, 48), "widths": (4, 8, 16, 32, 64),
-                       "steps": 3000, "lr": 3e-3, "seeds": (1337,)},
-        "two_lengths": {"p": 5, "m1": 4, "m2": 6, "width": 64, "steps": 3000, "lr": 1e-2, "seeds": (1337, 1338)},
-        "underparam": {"configs": ((4, 17), (3, 23)), "widths": (8, 16, 32), "budgets": (500, 1000, 2000, 4000),
-                       "steps": 1500, "lr": 1e-2, "seeds": (1337, 1338), "n_test": 10_000},
-        "overparam": {"m": 4, "p": 17, "width": 128, "n": 500, "wds": (0.0, 0.01, 0.03, 0.1, 0.3, 1.0),
-                      "steps": 1500, "lr": 3e-2, "seeds": (1337,), "n_test": 10_000},
-        "lengthgen": {"p": 17, "width": 128, "budgets": (500, 2000), "wds": (0.03, 0.1, 0.3), "steps": 2000,
-                      "lr": 3e-2, "seeds": (1337,), "n_test": 10_000, "test_lengths": OOD_LENGTHS},
-        "transformer": {"m": 3, "p": 17, "d_model": 32, "budgets": (500, 1000, 2000), "steps": 800,
-                        "lr": 1e-2, "seeds": (1337,), "n_test": 2000, "batch_size": 512},
+        "relu_width": {
+            "p": 3,
+            "lengths": (6, 12, 24, 48),
+            "widths": (4, 8, 16, 32, 64),
+            "steps": 3000,
+            "lr": 3e-3,
+            "seeds": (1337,),
+        },
+        "two_lengths": {
+            "p": 5,
+            "m1": 4,
+            "m2": 6,
+            "width": 64,
+            "steps": 3000,
+            "lr": 1e-2,
+            "seeds": (1337, 1338),
+        },
+        "underparam": {
+            "configs": ((4, 17), (3, 23)),
+            "widths": (8, 16, 32),
+            "budgets": (500, 1000, 2000, 4000),
+            "steps": 1500,
+            "lr": 1e-2,
+            "seeds": (1337, 1338),
+            "n_test": 10_000,
+        },
+        "overparam": {
+            "m": 4,
+            "p": 17,
+            "width": 128,
+            "n": 500,
+            "wds": (0.0, 0.01, 0.03, 0.1, 0.3, 1.0),
+            "steps": 1500,
+            "lr": 3e-2,
+            "seeds": (1337,),
+            "n_test": 10_000,
+        },
+        "lengthgen": {
+            "p": 17,
+            "width": 128,
+            "budgets": (500, 2000),
+            "wds": (0.03, 0.1, 0.3),
+            "steps": 2000,
+            "lr": 3e-2,
+            "seeds": (1337,),
+            "n_test": 10_000,
+            "test_lengths": OOD_LENGTHS,
+        },
+        "transformer": {
+            "m": 3,
+            "p": 17,
+            "d_model": 32,
+            "budgets": (500, 1000, 2000),
+            "steps": 800,
+            "lr": 1e-2,
+            "seeds": (1337,),
+            "n_test": 2000,
+            "batch_size": 512,
+        },
         # the paper's Muon lr (1e-3) with a 10x longer update budget
-        "lengthgen_long": {"p": 17, "width": 128, "budgets": (2000, 8000), "wds": (0.03, 0.1, 0.3), "steps": 20_000,
-                           "lr": 1e-3, "seeds": (1337,), "n_test": 10_000, "test_lengths": OOD_LENGTHS,
-                           "track_every": 1000, "track_length": 201, "n_track": 1000},
+        "lengthgen_long": {
+            "p": 17,
+            "width": 128,
+            "budgets": (2000, 8000),
+            "wds": (0.03, 0.1, 0.3),
+            "steps": 20_000,
+            "lr": 1e-3,
+            "seeds": (1337,),
+            "n_test": 10_000,
+            "test_lengths": OOD_LENGTHS,
+            "track_every": 1000,
+            "track_length": 201,
+            "n_track": 1000,
+        },
         # the biased sine MLP at the paper's lr, 3x longer again, budget n = 8,000
-        "lengthgen_paper_lr_60k": {"p": 17, "width": 128, "budgets": (8000,), "wds": (0.03, 0.1, 0.3), "steps": 60_000,
-                                   "lr": 1e-3, "seeds": (1337,), "n_test": 10_000, "test_lengths": OOD_LENGTHS,
-                                   "track_every": 2000, "track_length": 811, "n_track": 1000},
-        "budget_study": {"p": 17, "width": 128, "n": 2000, "wds": (0.1, 0.3), "seeds": (1337,), "steps": 8000,
-                         "every": 500, "lr": 3e-2, "val_length": 201, "n_val": 2000, "n_test": 10_000,
-                         "test_lengths": OOD_LENGTHS},
+        "lengthgen_paper_lr_60k": {
+            "p": 17,
+            "width": 128,
+            "budgets": (8000,),
+            "wds": (0.03, 0.1, 0.3),
+            "steps": 60_000,
+            "lr": 1e-3,
+            "seeds": (1337,),
+            "n_test": 10_000,
+            "test_lengths": OOD_LENGTHS,
+            "track_every": 2000,
+            "track_length": 811,
+            "n_track": 1000,
+        },
+        "budget_study": {
+            "p": 17,
+            "width": 128,
+            "n": 2000,
+            "wds": (0.1, 0.3),
+            "seeds": (1337,),
+            "steps": 8000,
+            "every": 500,
+            "lr": 3e-2,
+            "val_length": 201,
+            "n_val": 2000,
+            "n_test": 10_000,
+            "test_lengths": OOD_LENGTHS,
+        },
     },
 }
 
@@ -122,16 +268,36 @@ PROTOCOL = {
 #: two seeds; every variant × budget × decay × seed is one member of one on-device ensemble (36).
 #: ``steps`` is the target number of updates (the paper's 300,000 epochs are 2.1M updates at
 #: n = 2,000 and 4.2M at n = 8,000); a run that reaches its time budget first is stored as partial.
-PAPER_RUN = {"p": 53, "width": 1024, "budgets": (2000, 8000), "wds": (0.3, 0.1, 0.03), "seeds": (1337, 1338),
-             "variants": (("sine", False), ("sine", True), ("relu", False)), "lr": 1e-3, "steps": 300_000,
-             "eval_every": 10_000, "n_eval": 2000, "eval_lengths": TRAIN_LENGTHS + OOD_LENGTHS,
-             "train_lengths": TRAIN_LENGTHS, "batch_size": BATCH_SIZE}
+PAPER_RUN = {
+    "p": 53,
+    "width": 1024,
+    "budgets": (2000, 8000),
+    "wds": (0.3, 0.1, 0.03),
+    "seeds": (1337, 1338),
+    "variants": (("sine", False), ("sine", True), ("relu", False)),
+    "lr": 1e-3,
+    "steps": 300_000,
+    "eval_every": 10_000,
+    "n_eval": 2000,
+    "eval_lengths": TRAIN_LENGTHS + OOD_LENGTHS,
+    "train_lengths": TRAIN_LENGTHS,
+    "batch_size": BATCH_SIZE,
+}
 
 #: A live side run (not stored, same at every scale): the biased sine MLP of the main sweep,
 #: n = 8,000, one seed, trained for a few hundred updates once with our mixed-length batches and
 #: once with the released loop's single-length batches (section "Training: protocol and budget").
-SAMPLER_COMPARISON = {"p": 17, "width": 128, "n": 8000, "wd": 0.1, "steps": 400, "lr": 3e-2, "seed": 1337,
-                      "n_test": 500, "test_lengths": (14, 53, 201)}
+SAMPLER_COMPARISON = {
+    "p": 17,
+    "width": 128,
+    "n": 8000,
+    "wd": 0.1,
+    "steps": 400,
+    "lr": 3e-2,
+    "seed": 1337,
+    "n_test": 500,
+    "test_lengths": (14, 53, 201),
+}
 
 #: The variants (activation, first-layer bias) of the length-generalization study (B.1.3, Fig. 5).
 LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
@@ -141,13 +307,34 @@ LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
 #: float64-network check is smaller at smoke scale.
 _CHECKS = {
     "exhaustive": {"ps": (2, 3, 4, 5, 6, 7, 11), "ms": (1, 2, 3, 4), "limit": 20_000},
-    "automaton": {"primes": (97, 53), "max_m": max(OOD_LENGTHS), "n": N_TEST, "seed": AUTOMATON_SEED},
+    "automaton": {
+        "primes": (97, 53),
+        "max_m": max(OOD_LENGTHS),
+        "n": N_TEST,
+        "seed": AUTOMATON_SEED,
+    },
     "bounds": {"p": 97, "lengths": OOD_LENGTHS},
     "timing": {"p": 53, "width": 1024, "n": 8000, "runs": 3},
 }
 CHECKS = {
-    "smoke": {**_CHECKS, "float": {"primes": (97, 53), "max_m": max(OOD_LENGTHS), "n": 200, "seed": FLOAT_SEED}},
-    "full": {**_CHECKS, "float": {"primes": (97, 53), "max_m": max(OOD_LENGTHS), "n": 2000, "seed": FLOAT_SEED}},
+    "smoke": {
+        **_CHECKS,
+        "float": {
+            "primes": (97, 53),
+            "max_m": max(OOD_LENGTHS),
+            "n": 200,
+            "seed": FLOAT_SEED,
+        },
+    },
+    "full": {
+        **_CHECKS,
+        "float": {
+            "primes": (97, 53),
+            "max_m": max(OOD_LENGTHS),
+            "n": 2000,
+            "seed": FLOAT_SEED,
+        },
+    },
 }
 
 
@@ -171,48 +358,116 @@ PAPER_VALUES = {
     # Sec. 4: expressivity (exact statements)
     "ch4.thm41.exhaustive": ("Thm 4.1, App. D.1", 1.0),
     "ch4.thm42.bias_exhaustive": ("Thm 4.2 (with bias), App. D.2", 1.0),
-    "ch4.thm42.nobias_exhaustive": ("Thm 4.2 (no bias), Sec. 1 item 1, App. D.2",
-                                    "1 − 1/p (odd p), 1 − 2/p (even p), at every m"),
+    "ch4.thm42.nobias_exhaustive": (
+        "Thm 4.2 (no bias), Sec. 1 item 1, App. D.2",
+        "1 − 1/p (odd p), 1 − 2/p (even p), at every m",
+    ),
     "ch4.thm41.long": ("Thm 4.1", 1.0),
     "ch4.thm42.bias_long": ("Thm 4.2 (with bias)", 1.0),
-    "ch4.thm42.nobias_long": ("Thm 4.2 (no bias), App. D.2", "1 − 1/p (odd p), at every m"),
-    "ch4.thm43": ("Thm 4.3, Sec. 1 item 1, App. D.3", "width ≥ (m − p)/(p + 2) for exact realization at length m"),
-    "ch4.thm44": ("Thm 4.4, Sec. 1 item 1, App. D.4", "no ReLU MLP fits two lengths m1 ≢ m2 (mod p) exactly"),
-    "ch4.prop_vc": ("Sec. 4 (proposition after Thm 4.2)", "VCdim{x ↦ sgn(sin(ax))} = ∞ on ℕ"),
-    "ch4.thm56": ("Thm 5.6, Cor. 5.7, Tab. 1", "uniform convergence / sample complexity Θ̃(dp)"),
-    "ch4.cor58": ("Cor. 5.8, Thm E.11", "interpolating constant-width sine ERM: Õ(p), matching Ω(p)"),
-    "ch4.thm62": ("Thm 6.2", "width-independent margin bound; population error Õ(p/√n) at Ω(1) normalized margin"),
-    "ch4.thm63": ("Thm 6.3", "ReLU interpolants' normalized margins decay exponentially with m"),
+    "ch4.thm42.nobias_long": (
+        "Thm 4.2 (no bias), App. D.2",
+        "1 − 1/p (odd p), at every m",
+    ),
+    "ch4.thm43": (
+        "Thm 4.3, Sec. 1 item 1, App. D.3",
+        "width ≥ (m − p)/(p + 2) for exact realization at length m",
+    ),
+    "ch4.thm44": (
+        "Thm 4.4, Sec. 1 item 1, App. D.4",
+        "no ReLU MLP fits two lengths m1 ≢ m2 (mod p) exactly",
+    ),
+    "ch4.prop_vc": (
+        "Sec. 4 (proposition after Thm 4.2)",
+        "VCdim{x ↦ sgn(sin(ax))} = ∞ on ℕ",
+    ),
+    "ch4.thm56": (
+        "Thm 5.6, Cor. 5.7, Tab. 1",
+        "uniform convergence / sample complexity Θ̃(dp)",
+    ),
+    "ch4.cor58": (
+        "Cor. 5.8, Thm E.11",
+        "interpolating constant-width sine ERM: Õ(p), matching Ω(p)",
+    ),
+    "ch4.thm62": (
+        "Thm 6.2",
+        "width-independent margin bound; population error Õ(p/√n) at Ω(1) normalized margin",
+    ),
+    "ch4.thm63": (
+        "Thm 6.3",
+        "ReLU interpolants' normalized margins decay exponentially with m",
+    ),
     # Sec. 7.1, Fig. 1, App. B.2 (Figs 7–9): under-parameterized regime
-    "ch4.fig1.sine_beats_relu": ("Sec. 7.1, Fig. 1", "sine consistently outperforms ReLU in test accuracy "
-                                                     "across widths and training sizes"),
-    "ch4.fig1.width": ("Sec. 7.1, Fig. 1, Figs 7–8", "for a fixed n, reducing the width (while still "
-                                                     "sufficient for optimization) improves test accuracy"),
-    "ch4.fig9.sgd": ("App. B.2, Fig. 9", "with SGD at (3, 97) sine still beats ReLU; sine generalizes more slowly"),
-    "ch4.sec6.relu_margins": ("Sec. 6 remark, Figs 3, 11, 13",
-                              "trained ReLU networks reach larger margins at smaller widths"),
+    "ch4.fig1.sine_beats_relu": (
+        "Sec. 7.1, Fig. 1",
+        "sine consistently outperforms ReLU in test accuracy "
+        "across widths and training sizes",
+    ),
+    "ch4.fig1.width": (
+        "Sec. 7.1, Fig. 1, Figs 7–8",
+        "for a fixed n, reducing the width (while still "
+        "sufficient for optimization) improves test accuracy",
+    ),
+    "ch4.fig9.sgd": (
+        "App. B.2, Fig. 9",
+        "with SGD at (3, 97) sine still beats ReLU; sine generalizes more slowly",
+    ),
+    "ch4.sec6.relu_margins": (
+        "Sec. 6 remark, Figs 3, 11, 13",
+        "trained ReLU networks reach larger margins at smaller widths",
+    ),
     # Sec. 7.2, Figs 2–3 (and 10–13): over-parameterized regime
-    "ch4.fig23.margin_grows": ("Sec. 7.2, Figs 2–3", "normalized margins grow as weight decay increases "
-                                                     "through a moderate range"),
-    "ch4.fig23.test_improves": ("Sec. 7.2, Figs 2–3", "test accuracy improves as weight decay increases "
-                                                      "through a moderate range"),
-    "ch4.fig23.excessive": ("Sec. 7.2, Figs 2–3", "with excessively large decay, training accuracy falls "
-                                                  "and generalization degrades"),
-    "ch4.fig23.sine_vs_relu": ("Sec. 1 item 5, Figs 2–3", "sine outperforms ReLU; larger normalized margins "
-                                                          "track better test accuracy"),
+    "ch4.fig23.margin_grows": (
+        "Sec. 7.2, Figs 2–3",
+        "normalized margins grow as weight decay increases through a moderate range",
+    ),
+    "ch4.fig23.test_improves": (
+        "Sec. 7.2, Figs 2–3",
+        "test accuracy improves as weight decay increases through a moderate range",
+    ),
+    "ch4.fig23.excessive": (
+        "Sec. 7.2, Figs 2–3",
+        "with excessively large decay, training accuracy falls "
+        "and generalization degrades",
+    ),
+    "ch4.fig23.sine_vs_relu": (
+        "Sec. 1 item 5, Figs 2–3",
+        "sine outperforms ReLU; larger normalized margins track better test accuracy",
+    ),
     # Sec. 7.3, Figs 4–5 (and 14–15): length generalization
-    "ch4.fig4.sine_seen": ("Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)", "perfect on all seen lengths once n ≥ 8k (p = 97)"),
-    "ch4.fig4.sine_far": ("Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)",
-                          "essentially perfect at unseen lengths up to 811 once n ≥ 8k (p = 97)"),
-    "ch4.fig4.relu_in_domain": ("Sec. 7.3, Fig. 4", "ReLU MLPs struggle even in-domain"),
-    "ch4.fig4.relu_chance": ("Sec. 7.3, Fig. 4", "ReLU MLPs degrade to chance (1/p) at longer unseen lengths"),
-    "ch4.fig5.bias_seen": ("Sec. 7.3, Fig. 5", "the bias preserves the excellent in-distribution performance"),
-    "ch4.fig5.bias_far": ("Sec. 1 item 5, Sec. 7.3, Figs 4–5", "near-perfect far beyond the training lengths (up to 811)"),
-    "ch4.fig5.bias_robust": ("Sec. 7.3, Fig. 5, App. B.2 (Fig. 15)",
-                             "with bias, accuracy stays high over a wider range of unseen lengths and weight decays"),
+    "ch4.fig4.sine_seen": (
+        "Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)",
+        "perfect on all seen lengths once n ≥ 8k (p = 97)",
+    ),
+    "ch4.fig4.sine_far": (
+        "Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)",
+        "essentially perfect at unseen lengths up to 811 once n ≥ 8k (p = 97)",
+    ),
+    "ch4.fig4.relu_in_domain": (
+        "Sec. 7.3, Fig. 4",
+        "ReLU MLPs struggle even in-domain",
+    ),
+    "ch4.fig4.relu_chance": (
+        "Sec. 7.3, Fig. 4",
+        "ReLU MLPs degrade to chance (1/p) at longer unseen lengths",
+    ),
+    "ch4.fig5.bias_seen": (
+        "Sec. 7.3, Fig. 5",
+        "the bias preserves the excellent in-distribution performance",
+    ),
+    "ch4.fig5.bias_far": (
+        "Sec. 1 item 5, Sec. 7.3, Figs 4–5",
+        "near-perfect far beyond the training lengths (up to 811)",
+    ),
+    "ch4.fig5.bias_robust": (
+        "Sec. 7.3, Fig. 5, App. B.2 (Fig. 15)",
+        "with bias, accuracy stays high over a wider range of unseen lengths and weight decays",
+    ),
     # Sec. 7.4, Fig. 6: transformer baseline
-    "ch4.fig6.transformer": ("Sec. 7.4, Fig. 6", "sine reaches high test accuracy with fewer samples; ReLU "
-                                                 "and GELU notably worse at moderate budgets"),
+    "ch4.fig6.transformer": (
+        "Sec. 7.4, Fig. 6",
+        "sine reaches high test accuracy with fewer samples; ReLU "
+        "and GELU notably worse at moderate budgets",
+    ),
 }
 
 

@@ -24,6 +24,7 @@ weight decay × seed as **one ensemble** whose whole loop stays on the device:
 (``scripts/gpu_ch4.sh`` prepares a bare GPU machine first). On a CPU it runs too, only slowly;
 ``tests/test_ch4_paper_scale.py`` runs it at a tiny size and checks resumption is exact.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,18 +49,32 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
     """The ensemble's members, sine ones first: one per (variant, budget n, weight decay, seed)."""
     out = []
     for v in variants:
-        if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[1], bool):
+        if (
+            not isinstance(v, (list, tuple))
+            or len(v) != 2
+            or not isinstance(v[1], bool)
+        ):
             raise ConfigError(f"each variant must be (activation, bias), got {v!r}")
         act = check_activation(v[0])
         for n in budgets:
             for wd in wds:
                 for s in seeds:
-                    out.append({"activation": act, "bias": v[1], "n": check_positive_int("budget n", n),
-                                "wd": check_finite("weight decay", wd, nonnegative=True),
-                                "seed": check_positive_int("seed", s, minimum=0)})
+                    out.append(
+                        {
+                            "activation": act,
+                            "bias": v[1],
+                            "n": check_positive_int("budget n", n),
+                            "wd": check_finite("weight decay", wd, nonnegative=True),
+                            "seed": check_positive_int("seed", s, minimum=0),
+                        }
+                    )
     if not out:
-        raise ConfigError("the ensemble is empty: give at least one variant, budget, weight decay and seed")
-    return sorted(out, key=lambda m: m["activation"] != "sine")      # stable: sine members first
+        raise ConfigError(
+            "the ensemble is empty: give at least one variant, budget, weight decay and seed"
+        )
+    return sorted(
+        out, key=lambda m: m["activation"] != "sine"
+    )  # stable: sine members first
 
 
 class VariantMLP:
@@ -73,13 +88,14 @@ class VariantMLP:
         self.p, self.width = check_modulus(p), check_positive_int("width", width)
         self.members = list(members)
         self.n_sine = sum(m["activation"] == "sine" for m in self.members)
-        if any(m["activation"] == "sine" for m in self.members[self.n_sine:]):
+        if any(m["activation"] == "sine" for m in self.members[self.n_sine :]):
             raise ConfigError("members must list the sine ones first (see members_of)")
         self.has_bias = torch.tensor([m["bias"] for m in self.members])
 
     def init(self, device) -> dict[str, torch.Tensor]:
-        params = ModularMLP(self.p, self.width, "sine", bias=True).init([m["seed"] for m in self.members],
-                                                                          device=device)
+        params = ModularMLP(self.p, self.width, "sine", bias=True).init(
+            [m["seed"] for m in self.members], device=device
+        )
         params["b"] = params["b"] * self.has_bias.to(device).unsqueeze(1)
         return params
 
@@ -87,8 +103,13 @@ class VariantMLP:
         """Logits [E, B, p] of count vectors ``x`` [E, B, p]."""
         h = torch.baddbmm(params["b"].unsqueeze(1), x, params["W"].transpose(1, 2))
         k = self.n_sine
-        a = torch.sin(h) if k == h.shape[0] else torch.relu(h) if k == 0 else \
-            torch.cat([torch.sin(h[:k]), torch.relu(h[k:])])
+        a = (
+            torch.sin(h)
+            if k == h.shape[0]
+            else torch.relu(h)
+            if k == 0
+            else torch.cat([torch.sin(h[:k]), torch.relu(h[k:])])
+        )
         return torch.bmm(a, params["V"].transpose(1, 2))
 
     def mask_grads(self, grads: dict) -> None:
@@ -104,8 +125,16 @@ class VariantMLP:
         on V for every member and on W for the ReLU members only."""
         wds = [m["wd"] for m in self.members]
         relu = [m["activation"] == "relu" for m in self.members]
-        cfg = OptimConfig("muon", lr=lr, weight_decay=wds, decay=["W", "V"], muon_params=["W", "V"],
-                          adamw_params=["b"], ns_dtype=NS_DTYPE, decay_members={"W": relu})
+        cfg = OptimConfig(
+            "muon",
+            lr=lr,
+            weight_decay=wds,
+            decay=["W", "V"],
+            muon_params=["W", "V"],
+            adamw_params=["b"],
+            ns_dtype=NS_DTYPE,
+            decay_members={"W": relu},
+        )
         return EnsembleOptimizer(cfg, params, ["W", "V", "b"])
 
 
@@ -130,13 +159,16 @@ class DeviceLengthSampler:
         shard = torch.full((E, self.n_max), float(len(TRAIN_LENGTHS) + 1))
         plans = []
         for e, d in enumerate(sets):
-            self.X[e, :len(d)], self.Y[e, :len(d)] = d.x, d.y
+            self.X[e, : len(d)], self.Y[e, : len(d)] = d.x, d.y
             lengths = list(dict.fromkeys(d.m.tolist()))
             plan, off = [], 0
             for j, L in enumerate(lengths):
                 n_j = int((d.m == L).sum())
-                shard[e, off:off + n_j] = float(j)
-                plan += [(off + c * self.B, min(self.B, n_j - c * self.B)) for c in range(-(-n_j // self.B))]
+                shard[e, off : off + n_j] = float(j)
+                plan += [
+                    (off + c * self.B, min(self.B, n_j - c * self.B))
+                    for c in range(-(-n_j // self.B))
+                ]
                 off += n_j
             plans.append(plan)
         self.spe = [len(pl) for pl in plans]
@@ -144,23 +176,35 @@ class DeviceLengthSampler:
         start = torch.zeros(E, K, dtype=torch.long)
         length = torch.zeros(E, K, dtype=torch.long)
         for e, pl in enumerate(plans):
-            start[e, :len(pl)] = torch.tensor([a for a, _ in pl])
-            length[e, :len(pl)] = torch.tensor([b for _, b in pl])
-        self.X, self.Y, self.shard = self.X.to(device), self.Y.to(device), shard.to(device)
+            start[e, : len(pl)] = torch.tensor([a for a, _ in pl])
+            length[e, : len(pl)] = torch.tensor([b for _, b in pl])
+        self.X, self.Y, self.shard = (
+            self.X.to(device),
+            self.Y.to(device),
+            shard.to(device),
+        )
         self.start, self.length = start.to(device), length.to(device)
         self.ar = torch.arange(self.B, device=device)
         self.gen = torch.Generator(device=device).manual_seed(int(seed))
         self.perm = torch.zeros(E, self.n_max, dtype=torch.long, device=device)
-        self.k = torch.zeros(E, 1, dtype=torch.long, device=device)        # batch index in the epoch
+        self.k = torch.zeros(
+            E, 1, dtype=torch.long, device=device
+        )  # batch index in the epoch
         self.spe_t = torch.tensor(self.spe, device=device).unsqueeze(1)
 
     def __call__(self, step: int):
         """The batch of update ``step`` (0-based): ``x`` [E, B, p], ``y`` [E, B] (``-1`` = padding)."""
-        restart = [step % s == 0 for s in self.spe]         # known on the host: no synchronisation
+        restart = [
+            step % s == 0 for s in self.spe
+        ]  # known on the host: no synchronisation
         if any(restart):
-            keys = self.shard + torch.rand(self.shard.shape, generator=self.gen, device=self.dev)
+            keys = self.shard + torch.rand(
+                self.shard.shape, generator=self.gen, device=self.dev
+            )
             fresh = keys.argsort(dim=1)
-            self.perm = fresh if all(restart) else torch.where(self.k == 0, fresh, self.perm)
+            self.perm = (
+                fresh if all(restart) else torch.where(self.k == 0, fresh, self.perm)
+            )
         pos = (self.start.gather(1, self.k) + self.ar).clamp(max=self.n_max - 1)
         valid = self.ar < self.length.gather(1, self.k)
         idx = self.perm.gather(1, pos)
@@ -178,15 +222,24 @@ class DeviceLengthSampler:
 
 
 # --------------------------------------------------------------------------- evaluation
-def _evaluate(model: VariantMLP, params, sampler: DeviceLengthSampler, banks: dict, seed_index, chunk: int = 4096):
+def _evaluate(
+    model: VariantMLP,
+    params,
+    sampler: DeviceLengthSampler,
+    banks: dict,
+    seed_index,
+    chunk: int = 4096,
+):
     """Per-member accuracy on its own training set and on each held-out bank (lists, CPU)."""
     with torch.no_grad():
         accs, n_ok = [], []
         for lo in range(0, sampler.n_max, chunk):
-            out = model.forward(params, sampler.X[:, lo:lo + chunk])
-            y = sampler.Y[:, lo:lo + chunk]
+            out = model.forward(params, sampler.X[:, lo : lo + chunk])
+            y = sampler.Y[:, lo : lo + chunk]
             n_ok.append(((uargmax(out) == y) & (y >= 0)).sum(1))
-        train = (torch.stack(n_ok).sum(0).double() / (sampler.Y >= 0).sum(1)).cpu().tolist()
+        train = (
+            (torch.stack(n_ok).sum(0).double() / (sampler.Y >= 0).sum(1)).cpu().tolist()
+        )
         for L, (x, y) in banks.items():
             out = model.forward(params, x.index_select(0, seed_index))
             yy = y.index_select(0, seed_index)
@@ -199,7 +252,10 @@ def _banks(seeds: list[int], p: int, lengths, n: int, device) -> dict:
     out = {}
     for L in lengths:
         sets = [test_set(s, p, check_length(L), n) for s in seeds]
-        out[L] = (torch.stack([d.x for d in sets]).to(device), torch.stack([d.y for d in sets]).to(device))
+        out[L] = (
+            torch.stack([d.x for d in sets]).to(device),
+            torch.stack([d.y for d in sets]).to(device),
+        )
     return out
 
 
@@ -217,20 +273,41 @@ def _load_checkpoint(path: Path, key: str, device):
     try:
         obj = torch.load(path, map_location=device, weights_only=False)
     except Exception as err:  # noqa: BLE001 - any unreadable checkpoint is named
-        raise ResultFileError(f"corrupt checkpoint {path}: {err}; move it away to start afresh") from None
+        raise ResultFileError(
+            f"corrupt checkpoint {path}: {err}; move it away to start afresh"
+        ) from None
     if not isinstance(obj, dict) or obj.get("key") != key:
-        print(f"ignoring checkpoint {path}: it belongs to another configuration", flush=True)
+        print(
+            f"ignoring checkpoint {path}: it belongs to another configuration",
+            flush=True,
+        )
         return None
     return obj
 
 
 # --------------------------------------------------------------------------- the run
-def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: float, steps: int,
-                      eval_every: int, n_eval: int, eval_lengths, train_lengths=TRAIN_LENGTHS,
-                      batch_size: int = BATCH_SIZE, device="cpu",
-                      deadline: float | None = None, workdir: str | None = None,
-                      checkpoint_every_s: float = 120.0, stop_margin_s: float = 30.0,
-                      _stop_at: int | None = None) -> dict:
+def train_paper_scale(
+    *,
+    p: int,
+    width: int,
+    budgets,
+    wds,
+    seeds,
+    variants,
+    lr: float,
+    steps: int,
+    eval_every: int,
+    n_eval: int,
+    eval_lengths,
+    train_lengths=TRAIN_LENGTHS,
+    batch_size: int = BATCH_SIZE,
+    device="cpu",
+    deadline: float | None = None,
+    workdir: str | None = None,
+    checkpoint_every_s: float = 120.0,
+    stop_margin_s: float = 30.0,
+    _stop_at: int | None = None,
+) -> dict:
     """Train the B.1.3 study at the paper's settings as one on-device ensemble (module docstring).
 
     Returns the members, updates per epoch, the evaluation history (``eval_every`` updates apart),
@@ -240,26 +317,49 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
     """
     t_call = time.perf_counter()
     p, width = check_modulus(p), check_positive_int("width", width)
-    steps, eval_every = check_positive_int("steps", steps), check_positive_int("eval_every", eval_every)
-    n_eval, lr = check_positive_int("n_eval", n_eval), check_finite("lr", lr, nonnegative=True)
+    steps, eval_every = (
+        check_positive_int("steps", steps),
+        check_positive_int("eval_every", eval_every),
+    )
+    n_eval, lr = (
+        check_positive_int("n_eval", n_eval),
+        check_finite("lr", lr, nonnegative=True),
+    )
     train_lengths = [check_length(m) for m in train_lengths]
     eval_lengths = [check_length(m) for m in eval_lengths]
     members = members_of(variants, budgets, wds, seeds)
     dev = resolve_device(device)
     note_device(dev)
-    key = config_hash(train_paper_scale, {"p": p, "width": width, "budgets": list(budgets), "wds": list(wds),
-                                          "seeds": list(seeds), "variants": [list(v) for v in variants],
-                                          "lr": lr, "steps": steps, "eval_every": eval_every, "n_eval": n_eval,
-                                          "eval_lengths": eval_lengths, "train_lengths": train_lengths,
-                                          "batch_size": batch_size})
+    key = config_hash(
+        train_paper_scale,
+        {
+            "p": p,
+            "width": width,
+            "budgets": list(budgets),
+            "wds": list(wds),
+            "seeds": list(seeds),
+            "variants": [list(v) for v in variants],
+            "lr": lr,
+            "steps": steps,
+            "eval_every": eval_every,
+            "n_eval": n_eval,
+            "eval_lengths": eval_lengths,
+            "train_lengths": train_lengths,
+            "batch_size": batch_size,
+        },
+    )
     ckpt_path = Path(workdir) / "checkpoint.pt" if workdir else None
     prev_precision = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")          # B.1: float32 throughout (no TF32)
+    torch.set_float32_matmul_precision("highest")  # B.1: float32 throughout (no TF32)
     try:
         model = VariantMLP(p, width, members)
         cache: dict = {}
-        sets = [cache.setdefault((m["seed"], m["n"]), train_set(m["seed"], p, train_lengths, m["n"]))
-                for m in members]
+        sets = [
+            cache.setdefault(
+                (m["seed"], m["n"]), train_set(m["seed"], p, train_lengths, m["n"])
+            )
+            for m in members
+        ]
         sampler = DeviceLengthSampler(sets, p, batch_size, dev, seed=members[0]["seed"])
         uniq = sorted({m["seed"] for m in members})
         seed_index = torch.tensor([uniq.index(m["seed"]) for m in members], device=dev)
@@ -277,7 +377,11 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
             opt.load_state_dict(ck["opt"])
             sampler.load(ck["sampler"])
             step, history, wall_before = ck["step"], ck["history"], ck["wall_s"]
-            loss_sum, loss_n, resumed = ck["loss_sum"].to(dev), ck["loss_n"], ck["resumed"] + [ck["step"]]
+            loss_sum, loss_n, resumed = (
+                ck["loss_sum"].to(dev),
+                ck["loss_n"],
+                ck["resumed"] + [ck["step"]],
+            )
             print(f"resumed from {ckpt_path} at update {step}", flush=True)
         setup_s = time.perf_counter() - t_call
         t0, t_ckpt, step0 = time.perf_counter(), time.perf_counter(), step
@@ -285,37 +389,75 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
 
         def checkpoint():
             if ckpt_path is not None:
-                _save_checkpoint(ckpt_path, {"key": key, "step": step, "params": params, "opt": opt.state_dict(),
-                                             "sampler": sampler.state(), "history": history,
-                                             "wall_s": wall_before + time.perf_counter() - t0,
-                                             "loss_sum": loss_sum, "loss_n": loss_n, "resumed": resumed})
+                _save_checkpoint(
+                    ckpt_path,
+                    {
+                        "key": key,
+                        "step": step,
+                        "params": params,
+                        "opt": opt.state_dict(),
+                        "sampler": sampler.state(),
+                        "history": history,
+                        "wall_s": wall_before + time.perf_counter() - t0,
+                        "loss_sum": loss_sum,
+                        "loss_n": loss_n,
+                        "resumed": resumed,
+                    },
+                )
                 # the evaluations so far as readable JSON too: a run killed outright keeps them
-                save_result(ckpt_path.with_name("progress.json"),
-                            {"step": step, "target": steps, "members": members, "history": history},
-                            provenance(scale="paper", device=str(dev), seeds=sorted({m["seed"] for m in members}),
-                                       extra={"note": "progress of an unfinished paper-scale run (not a stored "
-                                                      "cell)"}))
+                save_result(
+                    ckpt_path.with_name("progress.json"),
+                    {
+                        "step": step,
+                        "target": steps,
+                        "members": members,
+                        "history": history,
+                    },
+                    provenance(
+                        scale="paper",
+                        device=str(dev),
+                        seeds=sorted({m["seed"] for m in members}),
+                        extra={
+                            "note": "progress of an unfinished paper-scale run (not a stored "
+                            "cell)"
+                        },
+                    ),
+                )
 
         def evaluate():
             nonlocal loss_sum, loss_n
             train, acc = _evaluate(model, params, sampler, banks, seed_index)
             mean_loss = (loss_sum / max(loss_n, 1)).cpu().tolist()
             loss_sum, loss_n = torch.zeros_like(loss_sum), 0
-            history.append({"step": step, "wall_s": round(wall_before + time.perf_counter() - t0, 2),
-                            "train_loss": mean_loss, "train_acc": train, "acc": acc})
-            far, by = str(max(eval_lengths)), {}            # one progress line per evaluation
+            history.append(
+                {
+                    "step": step,
+                    "wall_s": round(wall_before + time.perf_counter() - t0, 2),
+                    "train_loss": mean_loss,
+                    "train_acc": train,
+                    "acc": acc,
+                }
+            )
+            far, by = str(max(eval_lengths)), {}  # one progress line per evaluation
             for i, m in enumerate(members):
-                by.setdefault(m["activation"] + ("+b" if m["bias"] else ""), []).append(acc[far][i])
+                by.setdefault(m["activation"] + ("+b" if m["bias"] else ""), []).append(
+                    acc[far][i]
+                )
             rate = (step - step0) / max(time.perf_counter() - t0, 1e-9)
-            print(f"update {step:>8}/{steps}  {rate:7.0f} upd/s  best acc at m={far}: "
-                  + ", ".join(f"{t} {max(v):.3f}" for t, v in by.items()), flush=True)
+            print(
+                f"update {step:>8}/{steps}  {rate:7.0f} upd/s  best acc at m={far}: "
+                + ", ".join(f"{t} {max(v):.3f}" for t, v in by.items()),
+                flush=True,
+            )
 
         partial = False
         while step < steps:
             x, y = sampler(step)
             P = {n: params[n].detach().requires_grad_(True) for n in names}
             lvec = masked_loss(model.forward(P, x), y)
-            grads = dict(zip(names, torch.autograd.grad(lvec.sum(), [P[n] for n in names])))
+            grads = dict(
+                zip(names, torch.autograd.grad(lvec.sum(), [P[n] for n in names]))
+            )
             model.mask_grads(grads)
             opt.step(params, grads)
             loss_sum += lvec.detach().double()
@@ -323,8 +465,9 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
             step += 1
             if step % eval_every == 0 or step == steps:
                 evaluate()
-            stop = (_stop_at is not None and step >= _stop_at) or \
-                   (deadline is not None and time.time() > deadline - stop_margin_s)
+            stop = (_stop_at is not None and step >= _stop_at) or (
+                deadline is not None and time.time() > deadline - stop_margin_s
+            )
             if stop and step < steps:
                 if not history or history[-1]["step"] != step:
                     evaluate()
@@ -342,20 +485,40 @@ def train_paper_scale(*, p: int, width: int, budgets, wds, seeds, variants, lr: 
     finally:
         torch.set_float32_matmul_precision(prev_precision)
     last = history[-1]
-    spe = {str(n): s for n, s in sorted({m["n"]: sampler.spe[i] for i, m in enumerate(members)}.items())}
-    return {"partial": partial, "progress": {"done": step, "target": steps, "unit": "updates"},
-            "members": [{**m, "epochs": round(step / sampler.spe[i], 2)} for i, m in enumerate(members)],
-            "updates_per_epoch": spe, "eval_lengths": eval_lengths, "train_lengths": train_lengths,
-            "history": history,
-            "final": {"step": last["step"], "train_acc": last["train_acc"], "acc": last["acc"]},
-            "updates_per_s_this_session": round((step - step0) / max(train_s, 1e-9), 2),
-            "train_wall_s": round(wall_before + train_s, 2), "setup_s": round(setup_s, 2),
-            "resumed_at": resumed, "device_name": device_name(str(dev)),
-            "float32_matmul_precision": "highest"}
+    spe = {
+        str(n): s
+        for n, s in sorted(
+            {m["n"]: sampler.spe[i] for i, m in enumerate(members)}.items()
+        )
+    }
+    return {
+        "partial": partial,
+        "progress": {"done": step, "target": steps, "unit": "updates"},
+        "members": [
+            {**m, "epochs": round(step / sampler.spe[i], 2)}
+            for i, m in enumerate(members)
+        ],
+        "updates_per_epoch": spe,
+        "eval_lengths": eval_lengths,
+        "train_lengths": train_lengths,
+        "history": history,
+        "final": {
+            "step": last["step"],
+            "train_acc": last["train_acc"],
+            "acc": last["acc"],
+        },
+        "updates_per_s_this_session": round((step - step0) / max(train_s, 1e-9), 2),
+        "train_wall_s": round(wall_before + train_s, 2),
+        "setup_s": round(setup_s, 2),
+        "resumed_at": resumed,
+        "device_name": device_name(str(dev)),
+        "float32_matmul_precision": "highest",
+    }
 
 
-def paper_scale_flops(p: int, width: int, members: int, batch: int = BATCH_SIZE) -> float:
+def paper_scale_flops(
+    p: int, width: int, members: int, batch: int = BATCH_SIZE
+) -> float:
     """Floating-point operations of one training update of the ensemble (forward 2 matmuls,
     backward 3, each ``2·E·B·d·p``; Newton–Schulz and elementwise work not counted)."""
     return 5 * 2.0 * members * batch * width * p
-

@@ -8,6 +8,7 @@ Section "Claim 2 — what ReLU networks cannot do":
 * Thm 4.4: inputs of two lengths on one ray with different labels (:func:`homogeneous_pairs`),
   which a bias-free (positively homogeneous) ReLU network must label alike.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,9 +46,11 @@ def path_inputs(m: int, p: int) -> torch.Tensor:
 def path_kinks(net: Network, m: int) -> list[float]:
     """Kinks of a ReLU network along the path ``x(t)``, t ∈ [0, m]: the zeros of each unit's affine pre-activation."""
     if not isinstance(net, Network) or net.activation != "relu":
-        raise ConfigError("path_kinks applies to ReLU networks (a Network with activation 'relu')")
+        raise ConfigError(
+            "path_kinks applies to ReLU networks (a Network with activation 'relu')"
+        )
     m = check_length(m)
-    a = net.W[:, 0] * m + (net.b if net.b is not None else 0)     # pre-activation at t = 0
+    a = net.W[:, 0] * m + (net.b if net.b is not None else 0)  # pre-activation at t = 0
     slope = net.W[:, 1] - net.W[:, 0]
     out = []
     for a_j, s_j in zip(a.tolist(), slope.tolist()):

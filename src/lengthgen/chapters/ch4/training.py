@@ -12,6 +12,7 @@ evaluated there; the device is reported to the runs facility
 (:func:`lengthgen.engine.runs.note_device`) so that a stored cell's provenance names the device
 the tensors actually lived on.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -39,7 +40,9 @@ def resolve_device(device) -> torch.device:
 
 
 # --------------------------------------------------------------------------- data, loss, metric, sampler
-def padded_sets(datasets: Sequence[Dataset], dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+def padded_sets(
+    datasets: Sequence[Dataset], dtype=torch.float32
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Stack per-member datasets into ``x`` [E, n_max, p] and ``y`` [E, n_max] (label ``-1`` = padding)."""
     if not datasets or not all(isinstance(d, Dataset) for d in datasets):
         raise ConfigError("need a non-empty list of Dataset")
@@ -47,22 +50,26 @@ def padded_sets(datasets: Sequence[Dataset], dtype=torch.float32) -> tuple[torch
     x = torch.zeros(len(datasets), nmax, p, dtype=dtype)
     y = torch.full((len(datasets), nmax), -1, dtype=torch.long)
     for e, d in enumerate(datasets):
-        x[e, :len(d)] = d.x.to(dtype)
-        y[e, :len(d)] = d.y
+        x[e, : len(d)] = d.x.to(dtype)
+        y[e, : len(d)] = d.y
     return x, y
 
 
 def masked_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-member mean cross-entropy ``[E]`` over the entries with ``y ≥ 0`` (``-1`` = padding)."""
     E, B, C = out.shape
-    valid = (y >= 0)
-    ce = F.cross_entropy(out.reshape(-1, C), y.clamp(min=0).reshape(-1), reduction="none").view(E, B)
+    valid = y >= 0
+    ce = F.cross_entropy(
+        out.reshape(-1, C), y.clamp(min=0).reshape(-1), reduction="none"
+    ).view(E, B)
     return (ce * valid).sum(1) / valid.sum(1).clamp(min=1)
 
 
-def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def masked_metric(
+    out: torch.Tensor, y: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(accuracy [E], cross-entropy [E])`` over non-padding entries; accuracy uses :func:`uargmax`."""
-    valid = (y >= 0)
+    valid = y >= 0
     correct = (uargmax(out) == y) & valid
     acc = correct.sum(1).double() / valid.sum(1).clamp(min=1)
     return acc, masked_loss(out, y).double()
@@ -84,7 +91,12 @@ class EpochSampler:
     are padded to ``batch_size`` with label ``-1`` (ignored by :func:`masked_loss`).
     """
 
-    def __init__(self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32):
+    def __init__(
+        self,
+        datasets: Sequence[Dataset],
+        batch_size: int = BATCH_SIZE,
+        dtype=torch.float32,
+    ):
         if not datasets:
             raise ConfigError("EpochSampler needs at least one dataset")
         self.batch = check_positive_int("batch_size", batch_size)
@@ -101,7 +113,7 @@ class EpochSampler:
         """Member ``e``'s example indices for batch ``k`` of its epoch (reshuffled when ``k = 0``)."""
         if k == 0 or e not in self.perm:
             self.perm[e] = torch.randperm(self.n[e], generator=gen)
-        return self.perm[e][k * self.batch:(k + 1) * self.batch]
+        return self.perm[e][k * self.batch : (k + 1) * self.batch]
 
     def __call__(self, step: int, generators, members=None):
         idx_rows, E = [], len(generators)
@@ -109,12 +121,14 @@ class EpochSampler:
         for gen, e in zip(generators, members):
             sl = self._indices(e, step % self.steps_per_epoch(e), gen)
             if sl.numel() < self.B:
-                sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
+                sl = torch.cat(
+                    [sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)]
+                )
             idx_rows.append(sl)
         return self._gather(idx_rows, members)
 
     def _gather(self, idx_rows, members):
-        idx = torch.stack(idx_rows)                       # [E, B], -1 = padding
+        idx = torch.stack(idx_rows)  # [E, B], -1 = padding
         mem = torch.tensor(members).unsqueeze(1)
         safe = idx.clamp(min=0)
         x = self.x[mem, safe]
@@ -132,15 +146,26 @@ class LengthEpochSampler(EpochSampler):
     where :class:`EpochSampler`'s mixed-length epoch is ``ceil(8000 / 1024) = 8``).
     """
 
-    def __init__(self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32):
+    def __init__(
+        self,
+        datasets: Sequence[Dataset],
+        batch_size: int = BATCH_SIZE,
+        dtype=torch.float32,
+    ):
         super().__init__(datasets, batch_size, dtype)
-        self.shards = []                                  # per member: [(length, indices)]
+        self.shards = []  # per member: [(length, indices)]
         for d in datasets:
             m = d.m.tolist()
             order = list(dict.fromkeys(m))
             self.shards.append([(L, torch.nonzero(d.m == L).flatten()) for L in order])
-        self.plan = [[(j, k) for j, (_, ix) in enumerate(sh) for k in range(-(-len(ix) // self.batch))]
-                     for sh in self.shards]
+        self.plan = [
+            [
+                (j, k)
+                for j, (_, ix) in enumerate(sh)
+                for k in range(-(-len(ix) // self.batch))
+            ]
+            for sh in self.shards
+        ]
         self.B = min(self.batch, max(len(ix) for sh in self.shards for _, ix in sh))
         self.shard_perm: dict[int, list[torch.Tensor]] = {}
 
@@ -151,9 +176,11 @@ class LengthEpochSampler(EpochSampler):
         """Batch ``k`` of member ``e``'s epoch: one chunk of one length's shard (shards reshuffled
         when ``k = 0``)."""
         if k == 0 or e not in self.shard_perm:
-            self.shard_perm[e] = [ix[torch.randperm(len(ix), generator=gen)] for _, ix in self.shards[e]]
+            self.shard_perm[e] = [
+                ix[torch.randperm(len(ix), generator=gen)] for _, ix in self.shards[e]
+            ]
         j, c = self.plan[e][k]
-        return self.shard_perm[e][j][c * self.batch:(c + 1) * self.batch]
+        return self.shard_perm[e][j][c * self.batch : (c + 1) * self.batch]
 
 
 #: the samplers :func:`fit` accepts: mixed-length batches (our stored runs) or single-length
@@ -161,8 +188,9 @@ class LengthEpochSampler(EpochSampler):
 SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
 
 
-def updates_per_epoch(n: int, lengths: Sequence[int], batch_size: int = BATCH_SIZE,
-                      by_length: bool = True) -> int:
+def updates_per_epoch(
+    n: int, lengths: Sequence[int], batch_size: int = BATCH_SIZE, by_length: bool = True
+) -> int:
     """Updates in one epoch over the B.1.3 training set of budget ``n`` split evenly over
     ``lengths``: ``Σ_m ceil(n_m / batch_size)`` with single-length batches, else ``ceil(n / batch_size)``."""
     from lengthgen.chapters.ch4.data import split_budget
@@ -181,14 +209,33 @@ def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
     if name == "adamw":
         return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
-    return OptimConfig("muon", lr=lr, weight_decay=wds, decay=decay, muon_params=["W", "V"], ns_dtype=NS_DTYPE,
-                       adamw_params=["b"] if bias else ())
+    return OptimConfig(
+        "muon",
+        lr=lr,
+        weight_decay=wds,
+        decay=decay,
+        muon_params=["W", "V"],
+        ns_dtype=NS_DTYPE,
+        adamw_params=["b"] if bias else (),
+    )
 
 
 # --------------------------------------------------------------------------- training and evaluation
-def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, seeds: Sequence[int],
-        batch_size: int = BATCH_SIZE, progress: bool = False, desc: str = "ch4", device="cpu",
-        record_every: int = 10, validation=None, sampler: str = "mixed"):
+def fit(
+    model: ModularMLP,
+    datasets: Sequence[Dataset],
+    *,
+    optim,
+    steps: int,
+    seeds: Sequence[int],
+    batch_size: int = BATCH_SIZE,
+    progress: bool = False,
+    desc: str = "ch4",
+    device="cpu",
+    record_every: int = 10,
+    validation=None,
+    sampler: str = "mixed",
+):
     """Train one ensemble of ``model`` on ``device`` (member e: init seed ``seeds[e]``, training set ``datasets[e]``).
 
     Mini-batches of ``batch_size`` with per-epoch reshuffling (``sampler="mixed"``:
@@ -207,21 +254,45 @@ def fit(model: ModularMLP, datasets: Sequence[Dataset], *, optim, steps: int, se
     dev = resolve_device(device)
     params = model.init(list(seeds), device=dev)
     note_device(dev)
-    sampler = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
-    return engine.train_ensemble(model, params, sample=sampler, loss=masked_loss, optim=optim, steps=steps,
-                                 data_seeds=[int(s) for s in seeds], progress=progress, desc=desc,
-                                 record_every=record_every, validation=validation)   # trains where params live
+    sampler = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](
+        datasets, batch_size
+    )
+    return engine.train_ensemble(
+        model,
+        params,
+        sample=sampler,
+        loss=masked_loss,
+        optim=optim,
+        steps=steps,
+        data_seeds=[int(s) for s in seeds],
+        progress=progress,
+        desc=desc,
+        record_every=record_every,
+        validation=validation,
+    )  # trains where params live
 
 
-def accuracy_on(model: ModularMLP, params: dict, datasets: Sequence[Dataset] | Dataset, chunk: int = 4096,
-                device=None) -> torch.Tensor:
+def accuracy_on(
+    model: ModularMLP,
+    params: dict,
+    datasets: Sequence[Dataset] | Dataset,
+    chunk: int = 4096,
+    device=None,
+) -> torch.Tensor:
     """Strict-uniqueness accuracy ``[E]`` (CPU): member e on ``datasets[e]`` (or all members on one
     shared set), evaluated on ``device`` (default: where ``params`` live)."""
-    dev = next(iter(params.values())).device if device is None else resolve_device(device)
+    dev = (
+        next(iter(params.values())).device if device is None else resolve_device(device)
+    )
     params = {k: v.to(dev) for k, v in params.items()}
     if isinstance(datasets, Dataset):
-        return engine.evaluate_ensemble(model, params, {0: (datasets.x, datasets.y)}, metric=accuracy_of,
-                                        batch_size=chunk)[0]
+        return engine.evaluate_ensemble(
+            model,
+            params,
+            {0: (datasets.x, datasets.y)},
+            metric=accuracy_of,
+            batch_size=chunk,
+        )[0]
     x, y = padded_sets(datasets)
     note_device(dev)
     with torch.no_grad():

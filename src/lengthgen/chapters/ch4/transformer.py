@@ -4,6 +4,7 @@ The sum ``x1 + x2 + … + xm =`` as a token sequence (:func:`addition_sequences`
 decoder (:class:`lengthgen.nn.decoder.Decoder`, one layer, one head, learned absolute positions)
 at the last position (:class:`LastTokenDecoder`), with the B.1.4 initialisation.
 """
+
 from __future__ import annotations
 
 import torch
@@ -31,13 +32,28 @@ class LastTokenDecoder:
     ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET`` and they are then copied to ``device``.
     """
 
-    def __init__(self, p: int, m: int, activation: str, d_model: int = 64, init_std: float = INIT_STD):
+    def __init__(
+        self,
+        p: int,
+        m: int,
+        activation: str,
+        d_model: int = 64,
+        init_std: float = INIT_STD,
+    ):
         from lengthgen.nn.decoder import Decoder
 
         self.p, self.m = check_modulus(p), check_length(m)
         check_positive_int("d_model", d_model)
-        self.dec = Decoder("learned_abs", n_layers=1, n_heads=1, d_model=d_model, vocab=p + 2,
-                           activation=activation, L0=2 * m, n_out=p)
+        self.dec = Decoder(
+            "learned_abs",
+            n_layers=1,
+            n_heads=1,
+            d_model=d_model,
+            vocab=p + 2,
+            activation=activation,
+            L0=2 * m,
+            n_out=p,
+        )
         self.init_std = check_finite("init_std", init_std, nonnegative=True)
 
     def init(self, seeds, dtype=torch.float32, device=None):

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `make test-min`: what users (Colab, a fresh pip install) may get. Installs, in .venv-min, the oldest
+# versions of the package's dependencies that pyproject.toml allows (uv --resolution lowest-direct),
+# with torch held at the local CPU wheel (the only torch that installs here without several GB of
+# CUDA wheels; README "Which versions are tested"), then runs the unit tests and chapter 0.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV_MIN:-.venv-min}
+PYTHON=${PYTHON:-python3}
+rm -rf "$VENV"
+"$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip uv
+"$VENV/bin/python" -m pip install -q torch==2.13.0                 # the local CPU wheel
+# the package at its lowest allowed dependencies (torch already satisfied, so never a CUDA build)
+"$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --resolution lowest-direct \
+    -e . "torch==2.13.0"
+# the test tools (not the package's dependencies) at their current releases, without moving those
+"$VENV/bin/uv" pip freeze --python "$VENV/bin/python" | grep -v "^-e" > "$VENV/constraints.txt"
+"$VENV/bin/uv" pip install -q --python "$VENV/bin/python" -c "$VENV/constraints.txt" \
+    pytest pytest-xdist nbval nbclient nbformat ipykernel "dask[distributed]"
+echo "test-min: installed"
+"$VENV/bin/uv" pip list --python "$VENV/bin/python" 2>/dev/null \
+    | grep -iE "^(torch|numpy|scipy|matplotlib|ipywidgets|tqdm|pandas) " | tr -s ' ' | sed 's/^/  /'
+"$VENV/bin/python" -m pytest tests -m "not html and not slow" -n 2 -q -p no:cacheprovider \
+    --ignore=tests/test_build_book.py --ignore=tests/test_notebooks_meta.py
+"$VENV/bin/python" -m pytest notebooks/00_attention_dilution.ipynb --nbval-lax -q -p no:cacheprovider \
+    --nbval-sanitize-with notebooks/nbval_sanitize.cfg
+git diff --exit-code -- results    # chapter 0 writes its ledger: it must not change
