@@ -1,4 +1,5 @@
 """The README's statement of the tested versions agrees with pyproject.toml's lower bounds."""
+
 import re
 import tomllib
 from pathlib import Path
@@ -7,7 +8,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_names_the_lowest_versions_that_make_test_min_installs():
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "dependencies"
+    ]
     lows = dict(re.match(r"([a-z-]+)>=([0-9.]+)", d).groups() for d in deps)
     readme = (ROOT / "README.md").read_text()
     section = readme.split("### Which versions are tested", 1)[1].split("\n## ", 1)[0]
