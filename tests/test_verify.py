@@ -98,9 +98,8 @@ def test_verify_reruns_a_cheap_cell_without_touching_the_store(tmp_path):
     root = copy_results(tmp_path / "results", ["ch0"])
     before = (root / "ch0" / "cells" / "dilution_grid.json").read_bytes()
     res = vf.verify("ch0", out=tmp_path / "out", results=root, progress=False)
-    assert [c["cell"] for c in res["cells"]] == ["dilution_grid"] and res["cells"][0][
-        "difference"
-    ] == 0
+    assert [c["cell"] for c in res["cells"]] == ["dilution_grid"]
+    assert res["cells"][0]["difference"] <= 1e-12  # float64 closed forms: rounding only
     assert {r["verdict"] for r in res["claims"]} == {"same"} and vf.exit_code(res) == 0
     assert (root / "ch0" / "cells" / "dilution_grid.json").read_bytes() == before
     assert (tmp_path / "out" / "cells" / "dilution_grid.json").exists()
