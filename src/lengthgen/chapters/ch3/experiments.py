@@ -38,6 +38,8 @@ from lengthgen.chapters.ch3.paper import (
     POS_TASKS,
 )  # (also ch3.POS_TASKS in the chapter)
 from lengthgen.chapters.ch3.realizability import (
+    EXACT_DPS,
+    EXACT_ENCODINGS,
     L0_DEFAULT,
     MAIN_TASKS,
     SELECTION_RULES,
@@ -45,6 +47,8 @@ from lengthgen.chapters.ch3.realizability import (
     alpha_table,
     check_task,
     duality_table,
+    exact_min_norm_alpha,
+    exact_min_norm_spectrum,
     peaked_kernel,
     prop1_search,
     prop2_montecarlo,
@@ -690,9 +694,55 @@ def study_matmul_flops(scale: str) -> dict:
     }
 
 
+def exact_min_norm_tables(
+    encodings=EXACT_ENCODINGS,
+    tasks=ALPHA_SPEC["tasks"],
+    lengths=ALPHA_SPEC["lengths"],
+    L0: int = ALPHA_SPEC["L0"],
+    dps: int = EXACT_DPS,
+) -> dict:
+    """The exact min-norm rule (the paper's ``W* = Φ⁺ R (Φ⁺)ᵀ`` with no cutoff) for the encodings
+    float64 cannot handle, section "α_L for every encoding and task":
+    ``{"alpha": {"enc/task": {L: α}}, "l0_exact": {"enc/task": bool}, "recomputed": rows,
+    "smallest_singular_value": {enc: σ_min}, "dps": dps}``
+    (:func:`~lengthgen.chapters.ch3.realizability.exact_min_norm_alpha`). The same on every machine."""
+    out = {
+        "alpha": {},
+        "l0_exact": {},
+        "recomputed": 0,
+        "smallest_singular_value": {},
+        "dps": int(dps),
+    }
+    for e in encodings:
+        res = exact_min_norm_alpha(e, tasks, lengths, L0, dps=dps)
+        out["recomputed"] += res.pop("_recomputed")
+        out["l0_exact"].update(res.pop("_l0_exact"))
+        out["alpha"].update(res)
+        out["smallest_singular_value"][e] = exact_min_norm_spectrum(e, L0, dps=dps)[-1]
+    return out
+
+
+def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
+    """The two min-norm rules side by side: α_L of torch's truncated pseudo-inverse (``tabs``, the
+    ``alpha_tables`` output) and of the exact one (``exact``, :func:`exact_min_norm_tables`), one
+    row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
+    import pandas as pd
+
+    rows = {}
+    for key, row in exact["alpha"].items():
+        rows[key] = {
+            **{("torch cutoff", f"L = {L}"): tabs["min_norm"][key][L] for L in lengths},
+            **{("exact", f"L = {L}"): row[L] for L in lengths},
+        }
+    df = pd.DataFrame(rows).T
+    df.columns = pd.MultiIndex.from_tuples(df.columns)
+    return df
+
+
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``, :data:`paper.PROTOCOL`):
-    ``alpha_tables``, ``theory``, ``lr_grid`` (where the scale plans it: the full one), then one
+    ``alpha_tables``, ``alpha_min_norm_exact``, ``theory``, ``lr_grid`` (where the scale plans
+    it: the full one), then one
     cell per trained group in :func:`study_plan` order."""
     P = _protocol(scale)
     A = P["alpha"]
@@ -707,6 +757,11 @@ def cells(scale: str) -> list[Cell]:
                 "L0": A["L0"],
                 "fit": dict(A["fit"]),
             },
+        ),
+        Cell(
+            "alpha_min_norm_exact",
+            exact_min_norm_tables,
+            {"tasks": list(A["tasks"]), "lengths": list(A["lengths"]), "L0": A["L0"]},
         ),
         Cell("theory", theory_checks, dict(P["theory"])),
     ]
@@ -737,6 +792,13 @@ ALPHA_SCHEMA = Schema(
     probabilities=tuple(f"{r}.*.*" for r in SELECTION_RULES),
     counts=tuple((r, _alpha_cells) for r in SELECTION_RULES)
     + tuple((f"{r}.*", _alpha_lengths) for r in SELECTION_RULES),
+)
+
+#: The stored exact min-norm rule (``alpha_min_norm_exact`` cell): α ∈ [0, 1] per length.
+EXACT_SCHEMA = Schema(
+    "ch3 exact min-norm tables",
+    required=("alpha", "l0_exact", "recomputed", "smallest_singular_value", "dps"),
+    probabilities=("alpha.*.*",),
 )
 
 #: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
@@ -844,6 +906,7 @@ def schema_for(name: str) -> Schema:
     """The schema of the stored cell ``name`` (see :func:`cells`)."""
     return {
         "alpha_tables": ALPHA_SCHEMA,
+        "alpha_min_norm_exact": EXACT_SCHEMA,
         "theory": THEORY_SCHEMA,
         "lr_grid": LR_GRID_SCHEMA,
     }.get(name, GROUP_SCHEMA)
@@ -865,7 +928,8 @@ def _load(name: str, plan: dict, folder) -> dict:
 
     if name not in plan:
         raise ConfigError(
-            f"no chapter-3 cell {name!r}; the cells are alpha_tables, theory, lr_grid and "
+            f"no chapter-3 cell {name!r}; the cells are alpha_tables, alpha_min_norm_exact, "
+            "theory, lr_grid and "
             "<tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)"
         )
     folder = results_dir() / CHAPTER / "cells" if folder is None else folder
