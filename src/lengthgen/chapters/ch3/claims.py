@@ -1581,6 +1581,13 @@ CLAIMS = [
         why="rule 4: a rank correlation printed without an interval; the paper's formula names Φ⁺ and no "
         "cutoff, so the exact rule is the one its text defines",
         measure=lambda r: _ablation(r)["min_norm_exact"],
+        deviation=Deviation(
+            "unstated hyperparameter: min-norm pseudo-inverse cutoff",
+            "Computed exactly as written, with no cutoff, the min-norm α correlates with LG less than "
+            "the paper reports, and with torch's float64 cutoff more (previous claim). Any float64 "
+            "computation of Φ⁺ has to cut the spectrum somewhere, and the paper does not say where, so "
+            "its figure matches neither rule we can name.",
+        ),
     ),
     Claim(
         "ch3.minnorm.full_rank",
