@@ -38,11 +38,21 @@ qualitative. So:
    (Clopper–Pearson) 95% interval. The paper's 20 of 20 perfect runs reproduce when they are a plausible
    draw at our rate: p̂^20 ≥ :data:`PLAUSIBLE` = 0.05, i.e. p̂ ≥ 0.861 (a ``predicate``). We ask this,
    rather than whether our interval contains 1, because the paper's number is itself a count from 20
-   runs, not a statement that the rate is 1. Two arms trained on the same seeds are compared with
-   the exact McNemar test on the paired outcomes, "no difference" when p ≥ 0.05 at every length.
+   runs, not a statement that the rate is 1. Two arms trained on the same seeds (our placement of
+   log N and the authors') are compared run by run only as a descriptive count in the chapter, not
+   as a claim: with the handful of runs on which they disagree, no paired test at 0.05 could reject
+   (McNemar's exact test needs at least 6 discordant runs at a length), so a claim would not be able
+   to fail.
+9. **A value read off a plotted curve** (Fig. 2, whose numbers the summary does not give): ``value``
+   against our stated reading of the curve, with a tolerance as wide as the reading is imprecise,
+   both stated in :mod:`.paper` before our value was computed.
+10. **The authors' configuration** of Fig. 2 (their released scripts; :data:`paper.AUTHORS_WIDTH`):
+   our ``sqrt_d`` layout is checked against the per-head scale and the ε = 0 logit that follow from
+   their widths and head counts (``self-check``; rule 2's tolerance).
 
 Deviations are declared below, each with a cause from :data:`CAUSES` and an explanation we wrote.
-Our own checks of the code (the closed-form error rate against the encoder) are ``self-check``.
+Our own checks of the code (the closed-form error rate against the encoder, closed forms of weights we
+derived, the layout of the authors' configuration) are ``self-check``.
 """
 
 from __future__ import annotations
@@ -78,16 +88,27 @@ PERFECT_CE_BITS = 0.01
 CHANCE_BAND = (0.4, 0.6)
 #: Rule 5: "approaches the one-bit bound".
 BOUND_GAP_BITS = 0.01
-#: Rule 6: the smallest rise (bits) that counts as "increases with length" (above float noise).
-RISE_BITS = 1e-3
+#: Rule 9: tolerance of our reading of Fig. 2's FIRST rise (paper.FIG2_FIRST_EPS5_RISE_BITS):
+#: "several tenths of a bit" spans 0.2 to 0.8 bits.
+FIG2_RISE_TOL = 0.3
 #: Rule 8 (success rates, cell ``first_rates``): the paper's count of perfect runs out of FIG4_RUNS is
 #: a plausible draw from our measured rate p̂ when p̂^FIG4_RUNS (the chance that that many independent
 #: runs at our rate are all perfect) is at least this level; intervals are exact Clopper–Pearson at
-#: RATE_LEVEL; two arms on the same seeds are compared with the exact McNemar test at PLAUSIBLE.
+#: RATE_LEVEL.
 PLAUSIBLE = 0.05
 RATE_LEVEL = 0.95
-#: The lengths at which the √d-convention curve is read.
+#: The lengths at which the curve of the authors' configuration (√d convention) is read.
 SQRT_D_NS = (10, 100, 1000)
+#: Rule 10: the favoured attention logit per head and the ε = 0 logit √(d/2) (d = twice the width,
+#: paired layer norm) of the authors' configuration, from their widths and head counts.
+AUTHORS_HEAD_LOGIT = [
+    1 / math.sqrt(paper.AUTHORS_WIDTH[k] / paper.AUTHORS_HEADS[k])
+    for k in ("parity", "first")
+]
+AUTHORS_EPS0_BITS = [
+    math.log2(1 + math.exp(-math.sqrt(2 * paper.AUTHORS_WIDTH[k] / 2)))
+    for k in ("parity", "first")
+]
 #: Fixed advantage of the flawed one-layer FIRST transformer (§5.2) and the length where it is judged.
 FLAWED_C = 2.0
 FLAWED_N = 10**5
@@ -138,27 +159,23 @@ def _first_logit(results):
     return out
 
 
-def _parity_shrinks(results):
+def _parity_formula(n):
+    """Largest |s| of the PARITY construction at length n (closed form, our convention a = 1)."""
+    return max(ch1.parity_logit_closed_form(n).values())
+
+
+def _parity_logit(results):
     return [r["max_abs_logit"] for r in _curve(results, "parity", NO_LN)]
 
 
-def _eps5(results):
-    out = {}
-    for name in ("parity", "first"):
-        no, e5 = _curve(results, name, NO_LN), _curve(results, name, EPS5)
-        out[name] = {
-            "no_ln_n1": no[0]["ce_bits"],
-            "eps5_n1": e5[0]["ce_bits"],
-            "eps5_n_max": e5[-1]["ce_bits"],
-        }
-    return out
-
-
-def _eps5_holds(v):
-    return all(
-        d["eps5_n1"] < d["no_ln_n1"] and d["eps5_n_max"] > d["eps5_n1"] + RISE_BITS
-        for d in v.values()
-    )
+def _initially_better(results):
+    return {
+        name: [
+            _curve(results, name, NO_LN)[0]["ce_bits"],
+            _curve(results, name, EPS5)[0]["ce_bits"],
+        ]
+        for name in ("parity", "first")
+    }
 
 
 def _eps0_spread(results):
@@ -226,20 +243,6 @@ def _rate_mean_acc(results, n, arm):
     return next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)[
         "mean_test_acc"
     ]
-
-
-def _placement(results):
-    rows = ch1.placement_comparison(
-        results.cell("first_rates"), perfect_ce_bits=PERFECT_CE_BITS
-    )
-    return {
-        str(r["train_n"]): {
-            "ours_only": r["only_a"],
-            "authors_only": r["only_b"],
-            "p": r["p_value"],
-        }
-        for r in rows
-    }
 
 
 def _repeats_first_training(results):
@@ -406,25 +409,51 @@ CLAIMS = [
     Claim(
         "ch1.fig2.parity_logit_shrinks",
         "Knowl 1",
-        statement="Without layer norm, the largest |logit| of the PARITY construction over 1,000 strings falls "
-        "strictly from each length of Fig. 2 to the next (n = 1 … 1000)",
-        paper_value="logit magnitude shrinks as N grows",
+        statement="Without layer norm, the largest |logit| of the PARITY construction over 1,000 strings at each "
+        "length of Fig. 2 equals the closed form of eq. eq-parity-logit for Knowl 1's weights, which falls "
+        "strictly from each length to the next (n = 1 … 1000; like 1/N²)",
+        paper_value=[_parity_formula(n) for n in paper.FIG2_LENGTHS],
+        check="value",
+        tolerance=FLOAT_TOL,
+        why="rule 2: the paper states the order (shrinks) for its own construction, whose weights fix the "
+        "value exactly; our encoder computes it in float64",
+        measure=_parity_logit,
+    ),
+    Claim(
+        "ch1.fig2.eps_1e-5_initially_better",
+        "Knowl 9, Fig. 2",
+        statement="At n = 1 the cross-entropy with layer norm and ε = 1e-5 is below the one without layer norm "
+        "([no layer norm, ε = 1e-5] in bits, PARITY and FIRST)",
+        paper_value="initially better",
         check="direction",
-        holds=lambda v: all(b < a for a, b in zip(v, v[1:])),
-        why="rule 6: the paper states an order (shrinks), not a rate",
-        measure=_parity_shrinks,
+        holds=lambda v: all(e5 < no for no, e5 in v.values()),
+        why="rule 6: the paper states an order at the shortest length, not a size",
+        measure=_initially_better,
     ),
     Claim(
         "ch1.fig2.eps_1e-5_grows",
         "Knowl 9, Fig. 2",
-        statement="With layer norm and ε = 1e-5, the cross-entropy at n = 1 is below the no-layer-norm value at "
-        f"n = 1, and at n = 1000 it is more than {RISE_BITS:g} bits above its n = 1 value "
-        "(PARITY and FIRST)",
-        paper_value="initially better, still increases with length",
+        source="live",
+        statement="In the authors' configuration (query weight 1, each head divided by √(width/heads)), FIRST "
+        "with layer norm and ε = 1e-5 on 1,000 random strings per length: rise of the cross-entropy "
+        "from n = 1 to n = 1000 (bits)",
+        paper_value=paper.FIG2_FIRST_EPS5_RISE_BITS,
+        check="value",
+        tolerance=FIG2_RISE_TOL,
+        why="rule 9: the figure's numbers are not in the summary; our reading of the plotted rise (several "
+        "tenths of a bit by n = 1000, expert review) is 0.5 bits, and 'several tenths' fixes it only "
+        "to within 0.3 bits",
+    ),
+    Claim(
+        "ch1.fig2.eps_1e-5_parity_rises",
+        "Knowl 9, Fig. 2",
+        source="live",
+        statement="In the authors' configuration, PARITY with layer norm and ε = 1e-5 on 1,000 random strings "
+        "per length: the cross-entropy at n = 1000 is above that at n = 1 (bits at n = 1, 1000)",
+        paper_value="still increases with length",
         check="direction",
-        holds=_eps5_holds,
-        why=f"rule 6: two order statements; a rise of {RISE_BITS:g} bits is above float noise",
-        measure=_eps5,
+        holds=lambda v: v[1] > v[0],
+        why="rule 6: for PARITY we have no reading of the plotted size, only the order the summary states",
     ),
     Claim(
         "ch1.fig2.eps_0_flat",
@@ -473,6 +502,34 @@ CLAIMS = [
         "only (strictly rising, faster on the last decade), so it counts as a direction, not a value",
         digits=4,
     ),
+    Claim(
+        "ch1.fig2.authors_head_logit",
+        "Knowl 1, 2; authors' released scripts",
+        source="live",
+        group="self-check",
+        statement="Self-check, not a paper claim: our layout of the authors' configuration gives the favoured "
+        "attention logit per head that their widths and heads imply, 1/√(10/2) for PARITY and 1/√(6/1) "
+        "for FIRST (read off the last layer's attention weights, without layer norm; [PARITY, FIRST])",
+        paper_value=AUTHORS_HEAD_LOGIT,
+        check="value",
+        tolerance=FLOAT_TOL,
+        why="rule 10: each head of torch's attention divides by √(width/heads); exact in real arithmetic",
+        digits=6,
+    ),
+    Claim(
+        "ch1.fig2.authors_eps0_floor",
+        "Knowl 3, 9; authors' released scripts",
+        source="live",
+        group="self-check",
+        statement="Self-check, not a paper claim: in our layout of the authors' configuration, with paired "
+        "layer norm and ε = 0 the cross-entropy at every length of Fig. 2 is log2(1 + e^-√(d/2)) with d = "
+        "20 for PARITY and 12 for FIRST (ours: at the length farthest from it; [PARITY, FIRST], bits)",
+        paper_value=AUTHORS_EPS0_BITS,
+        check="value",
+        tolerance=FLOAT_TOL,
+        why="rule 10: layer norm with ε = 0 maps [s; −s; 0 …] to ±√(d/2) (Knowl 3), d the padded paired width",
+        digits=6,
+    ),
     # ---- the flawed one-layer FIRST (section "Why a fixed attention advantage is not enough"; live)
     Claim(
         "ch1.dilution.flawed_first",
@@ -493,8 +550,9 @@ CLAIMS = [
         "ch1.logscaled.band",
         "Knowl 5",
         source="live",
-        statement="Log-scaled one-layer FIRST: smallest and largest |logit| lie in [1/4, 1/2] and accuracy is "
-        "100% for n = 1 … 1e5 (random and extreme strings)",
+        statement="Self-check of weights we derived, not a paper claim: our log-scaled one-layer FIRST has "
+        "smallest and largest |logit| in [1/4, 1/2] and accuracy 100% for n = 1 … 1e5 (random and "
+        "extreme strings)",
         paper_value=list(paper.LOGIT_BAND),
         check="predicate",
         holds=lambda v: (
@@ -502,7 +560,9 @@ CLAIMS = [
             and v["max_abs_logit"] <= paper.LOGIT_BAND[1]
             and v["min_acc"] == 1.0
         ),
-        why="the paper's own bounds (an interval for every logit), and rule 1 for accuracy",
+        why="the paper's own bounds (an interval for every logit), and rule 1 for accuracy; the weights "
+        "are ours (the summary gives none), so this checks our derivation",
+        group="self-check",
     ),
     Claim(
         "ch1.logscaled.low_ce",
@@ -632,22 +692,6 @@ CLAIMS = [
         measure=lambda r: {
             str(x["train_n"]): x["rate"] for x in _rates(r) if x["arm"] == "standard"
         },
-    ),
-    Claim(
-        "ch1.first_rates.placement_same_rate",
-        "Knowl 6; authors' released code",
-        group="self-check",
-        statement="Self-check of our reproduction, not a paper claim: on the same seeds, our placement of "
-        "log N (whole logit) and the authors' (query input) have success rates that do not differ "
-        f"at the {PLAUSIBLE:g} level at any training length (exact McNemar test on the paired runs; "
-        "runs perfect with ours only, with theirs only, p-value)",
-        paper_value="the placement should not matter",
-        check="predicate",
-        holds=lambda v: all(x["p"] >= PLAUSIBLE for x in v.values()),
-        why="paired binary outcomes (same weights and strings per run) call for McNemar's exact test; "
-        "uncorrected for the four lengths, which errs towards finding a difference; with fewer than 6 "
-        "discordant runs at a length the test cannot reach p < 0.05 there, and the check is then weak",
-        measure=_placement,
     ),
     Claim(
         "ch1.first_rates.repeats_first_training",

@@ -4,7 +4,7 @@ Every function returns ``(encoder, params)`` for one member (E = 1), float64 by 
 on :class:`lengthgen.chapters.ch1.encoder.Encoder`. Coordinates are named below with 0-based indices (the
 paper counts from 1).
 
-PARITY (Knowl 1; ``parity``): d = 9.
+PARITY (Knowl 1; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
     0,1,2  one-hot of symbol 0, symbol 1, CLS;   3  i/N;   4  cos(π i)
     layer 1, head 1: zero keys → uniform average; values put k/N in 5 and 1/N in 6
     layer 1, FFN:    (ReLU(k−i+1) − 2 ReLU(k−i) + ReLU(k−i−1)) / N = 1[i = k] / N in 7
@@ -35,11 +35,21 @@ the output pair [s; −s], which layer norm with ε = 0 maps to ±√(d/2) whate
 
 Logit convention (``sqrt_d``; Fig. 2). By default a query weight c·√d_head cancels the encoder's
 division by √d_head, so the favoured attention logit is exactly c (c = 1 for FIRST's position 1,
-±1 for PARITY's odd/even keys). With ``sqrt_d=True`` the query weight is c itself and the product
-is divided by √d, d the model width of the built encoder (6 for FIRST, 9 for PARITY; 12 and 18
-with paired layer norm), i.e. one head spanning the whole width as in softmax(Kq/√d): the
-favoured logit is c/√d. Both conventions classify every string correctly; they differ in how
-fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
+±1 for PARITY's odd/even keys). With ``sqrt_d=True`` the construction is laid out as the authors
+implemented it (our reading, below): the query weight is c itself and each head divides its
+query–key product by √(width / heads), as torch's multi-head attention does, so the favoured
+logit is c/√(width / heads). That attention needs the width to split evenly over the heads, so a
+width that does not is padded with zero coordinates to the next multiple: PARITY's 9 coordinates
+become 10 over two heads (favoured logit 1/√5; 20 and 1/√10 with paired layer norm), FIRST keeps
+6 with one head (1/√6; 12 and 1/√12). The padding is unused but counts in layer norm's mean and
+variance, so with layer norm it also moves the ε = 0 logit √(d/2) of Knowl 3 (√10 instead of 3
+for PARITY). Our reading: the summary gives PARITY's hidden dimension (9) and its two heads per
+layer, and Knowl 5 divides by the square root of the attention dimension; the authors' released
+scripts (github.com/ndnlp/parity: ``parity_exact.py``, ``parity_exact_layernorm.py``,
+``first_exact.py``, ``first_exact_layernorm.py``) build ``torch.nn.TransformerEncoderLayer`` with
+width 10 / 20 and two heads for PARITY and 6 / 12 with one head for FIRST
+(:data:`lengthgen.chapters.ch1.paper.AUTHORS_WIDTH`). Both conventions classify every string
+correctly; they differ in how fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
 """
 
 from __future__ import annotations
@@ -54,12 +64,20 @@ from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig
 CONSTRUCTIONS = ("parity", "first", "first_log_scaled")
 
 
-def _query_scale(d_head: int, d: int, layer_norm: bool, sqrt_d: bool) -> float:
-    """Query weight per unit of logit: √d_head (logit exactly c) or, with ``sqrt_d``, √d_head/√width."""
+def _padded(d: int, n_heads: int, sqrt_d: bool) -> int:
+    """The model width: ``d``, or with ``sqrt_d`` the next multiple of ``n_heads`` (torch's rule)."""
     if not isinstance(sqrt_d, bool):
         raise TypeError(f"sqrt_d must be a bool, got {sqrt_d!r}")
-    width = 2 * d if layer_norm else d
-    return math.sqrt(d_head) / math.sqrt(width) if sqrt_d else math.sqrt(d_head)
+    return n_heads * math.ceil(d / n_heads) if sqrt_d else d
+
+
+def _query_scale(
+    d_head: int, n_heads: int, width: int, layer_norm: bool, sqrt_d: bool
+) -> float:
+    """Query weight per unit of logit: √d_head (logit exactly c) or, with ``sqrt_d``,
+    √d_head / √(width / n_heads), the width doubled by paired layer norm."""
+    per_head = (2 * width if layer_norm else width) / n_heads
+    return math.sqrt(d_head) / math.sqrt(per_head) if sqrt_d else math.sqrt(d_head)
 
 
 def _check_common(eps, output_scale):
@@ -82,23 +100,24 @@ def parity(
     """The exact two-layer, two-head PARITY transformer (Knowl 1); paired + clean-up if ``layer_norm``.
 
     ``value_k`` is the first-layer value weight that computes k/N (1 in the construction); chapter 1
-    perturbs it for the sensitivity sweep of Knowl 8. ``sqrt_d``: the logit convention of the module
-    docstring (key logits ±1/√d instead of ±1).
+    perturbs it for the sensitivity sweep of Knowl 8. ``sqrt_d``: the authors' layout of the module
+    docstring (width 10, one unused coordinate; key logits ±1/√5 instead of ±1).
     """
     _check_common(eps, output_scale)
     check_finite("value_k", value_k)
-    d, dk = 9, 2
+    heads, dk = 2, 2
+    d = _padded(9, heads, sqrt_d)
     cfg = EncoderConfig(
         d_model=d,
         n_layers=2,
-        n_heads=2,
+        n_heads=heads,
         d_head=dk,
         d_ffn=3,
         layer_norm=False,
         eps=0.0,
         log_scaled=log_scaled,
         positional="parity",
-        pos_map=((0, 0, 0, 1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 1, 0, 0, 0, 0)),
+        pos_map=tuple(tuple(float(j == c) for j in range(d)) for c in (3, 4)),
     )
     enc = Encoder(cfg)
     p = enc.zeros(1, dtype=dtype)
@@ -115,7 +134,7 @@ def parity(
         p["w1"][0, 0, 6, j] = off
     p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=dtype)
     # layer 2: CLS query (one-hot coordinate 2); head 0 keys −cos (odd positions), head 1 keys +cos
-    sq = _query_scale(dk, d, layer_norm, sqrt_d)
+    sq = _query_scale(dk, heads, d, layer_norm, sqrt_d)
     for h, sign in ((0, -1.0), (1, 1.0)):
         p["wq"][0, 1, h, 2, 0] = sq
         p["wk"][0, 1, h, 4, 0] = sign
@@ -139,15 +158,16 @@ def first(
 ):
     """The exact two-layer FIRST transformer (Knowl 2) with first-position advantage ``c``.
 
-    ``sqrt_d``: the logit convention of the module docstring (advantage c/√d instead of c).
+    ``sqrt_d``: the authors' layout of the module docstring (advantage c/√6 instead of c).
     """
     _check_common(eps, output_scale)
     c = check_finite("c", c)
-    d, dk = 6, 1
+    heads, dk = 1, 1
+    d = _padded(6, heads, sqrt_d)
     cfg = EncoderConfig(
         d_model=d,
         n_layers=2,
-        n_heads=1,
+        n_heads=heads,
         d_head=dk,
         d_ffn=1,
         layer_norm=False,
@@ -163,7 +183,7 @@ def first(
     p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=dtype)
     p["w2"][0, 0, 0, 4] = 1.0
     # layer 2: CLS query c, key 1[i = 1]; value x4 − x3/2 → 5
-    p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, d, layer_norm, sqrt_d)
+    p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, heads, d, layer_norm, sqrt_d)
     p["wk"][0, 1, 0, 3, 0] = 1.0
     p["wv"][0, 1, 0, 4, 0] = 1.0
     p["wv"][0, 1, 0, 3, 0] = -0.5

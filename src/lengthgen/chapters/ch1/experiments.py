@@ -5,6 +5,8 @@ Scale-independent pieces (run live by the notebook at full size):
 * :func:`exactness`         accuracy of every construction, exhaustive for n ≤ 16 and on random strings
 * :func:`ce_curve`          mean cross-entropy (bits) and accuracy against n (the paper's Fig. 2)
 * :func:`logit_range`       min / max |logit| of a construction at each n (Knowl 5's 1/4 … 1/2 band)
+* :func:`parity_logit_closed_form` the PARITY logit's two magnitudes (k odd, k even) in closed form
+* :func:`favoured_logit`    the favoured attention logit of a construction's last layer, measured
 * :func:`sensitivity_sweep` the PARITY construction with the k/N value weight moved off 1 (Knowl 8)
 * :func:`flawed_first_error` exact error rate of the one-layer FIRST transformer with standard attention
 
@@ -182,8 +184,9 @@ def fig2(
 def fig2_sqrt_d(
     lengths=paper.FIG2_LENGTHS, n_strings: int = 1000, seed: int = paper.SEED
 ) -> list[dict]:
-    """The six curves of :func:`fig2` in the √d logit convention (``sqrt_d=True``: the query weight is
-    c and the product is divided by √d, d the model width), computed live by the chapter."""
+    """The six curves of :func:`fig2` in the authors' configuration (``sqrt_d=True``: the query
+    weight is c, each head divides by √(width / heads), PARITY padded to width 10 over its two
+    heads; see :mod:`.constructions`), computed live by the chapter."""
     out = []
     for name in ("parity", "first"):
         for lab, kw in paper.LN_VARIANTS:
@@ -200,6 +203,46 @@ def fig2_sqrt_d(
                 }
             )
     return out
+
+
+def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
+    """The two magnitudes of the PARITY construction's logit without layer norm at length ``n``
+    (eq. eq-parity-logit of the chapter, unit output weight), for an odd and an even count k of 1s:
+    ``{"odd": |s|, "even": |s|}``. ``a`` > 0 is the favoured attention logit of layer 2 (1 in our
+    convention, 1/√5 in the authors' configuration). With E even and O odd positions among
+    0 … n and Z_odd = O e^a + E e^-a, Z_even = O e^-a + E e^a,
+    |s| = (e^a / Z_odd − e^-a / Z_even) / N for odd k and (e^a / Z_even − e^-a / Z_odd) / N for even k."""
+    n = check_positive_int("n", n)
+    a = check_finite("a", a)
+    if a <= 0:
+        raise ConfigError(f"a must be > 0, got {a!r}")
+    N = n + 1
+    even, odd = n // 2 + 1, (n + 1) // 2
+    up, down = math.exp(a), math.exp(-a)
+    z_odd, z_even = odd * up + even * down, odd * down + even * up
+    return {
+        "odd": (up / z_odd - down / z_even) / N,
+        "even": (up / z_even - down / z_odd) / N,
+    }
+
+
+def favoured_logit(name: str, kw: dict | None = None, *, n: int = 4) -> float:
+    """The favoured attention logit of a construction's last layer, read off the CLS attention
+    weights w_i of its first head on the all-zero string of length ``n`` ≥ 2: log(w₁ / w₂) for
+    FIRST (key 1[i = 1]: position 1 against position 2), log(w₁ / w₂) / 2 for PARITY (keys +1 at
+    odd and −1 at even positions). Without layer norm this is the query–key logit of one unit of
+    key, c / √(width / heads) in the authors' configuration (``sqrt_d``)."""
+    check_choice("construction", name, ("parity", "first"))
+    n = check_positive_int("n", n, minimum=2)
+    kw = dict(kw or {})
+    if kw.get("layer_norm"):
+        raise ValueError(
+            "favoured_logit reads a construction without layer norm (layer norm rescales the query)"
+        )
+    enc, p = C.build(name, **kw)
+    w = enc.trace(p, torch.zeros(1, n, dtype=torch.long))["attention"][-1][0, 0, 0]
+    ratio = math.log(float(w[1]) / float(w[2]))
+    return ratio / 2 if name == "parity" else ratio
 
 
 def logit_range(

@@ -25,6 +25,21 @@ LN_VARIANTS = (
     ("layer norm, eps = 0", {"layer_norm": True, "eps": 0.0}),
 )
 
+#: The authors' implementation of the two exact constructions, which Fig. 2 evaluates (our reading:
+#: the summary gives PARITY's hidden dimension 9 and two heads per layer, and FIRST's single head;
+#: the widths are those of the authors' released scripts, github.com/ndnlp/parity
+#: ``parity_exact.py`` and ``first_exact.py``, where torch's multi-head attention needs a width that
+#: the heads split evenly). Width without layer norm (paired layer norm doubles it) and heads; each
+#: head divides its query-key product by sqrt(width / heads).
+AUTHORS_WIDTH = {"parity": 10, "first": 6}
+AUTHORS_HEADS = {"parity": 2, "first": 1}
+#: Knowl 9, Fig. 2: the rise of FIRST's cross-entropy with layer norm and eps = 1e-5 from n = 1 to
+#: n = 1000 in the authors' configuration (bits). The summary gives no number ("initially better
+#: but still increases with length"); the expert review (issue 25) read the plotted curve as rising
+#: by several tenths of a bit by n = 1000. Our reading of that: 0.5 bits, within
+#: ``claims.FIG2_RISE_TOL`` (several tenths: 0.2 to 0.8 bits).
+FIG2_FIRST_EPS5_RISE_BITS = 0.5
+
 # --------------------------------------------------------------------------- Knowl 5
 #: The band the log-scaled one-layer FIRST logit stays in at every length (|s| in [1/4, 1/2]).
 LOGIT_BAND = (0.25, 0.5)
