@@ -6,7 +6,9 @@ Section "Claim 1 — the constructions, checked exactly":
 * :func:`automaton_accuracy` – sampled inputs at every length ``1 … max_m``, with the first layer of
   a sine network with rational phases run as a finite automaton (:func:`phase_automaton`), so no
   rounding enters however long the input;
-* :func:`accuracy_by_length` – the same sampled check on the float64 network evaluated directly.
+* :func:`accuracy_by_length` – the same sampled check on the float64 network evaluated directly;
+* :func:`exact_lengths` – by brute force over every input: the lengths at which a network with
+  rational phases is right on all ``p^m`` ordered inputs (the automaton walked layer by layer).
 
 Each per-length check returns the accuracy, the tie rate and the count of errors outside the
 "tie residues" (labels with ``S ≡ −S``), which is what Lemma D.2 predicts for the bias-free network.
@@ -229,6 +231,42 @@ def automaton_accuracy(
         "tie_residue_frac": (tie_frac / n).tolist(),
         "states": int(states.shape[0]),
     }
+
+
+def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[int]:
+    """The lengths ``1 … max_m`` at which ``net`` predicts every one of the ``p^m`` ordered inputs
+    right, by brute force: the phase automaton (:func:`phase_automaton`, exact integer phases) is
+    walked one token at a time on the set of (hidden state, label) pairs reachable with exactly m
+    tokens -- every input of length m lands on one such pair -- and a length counts when every
+    reachable pair's prediction (strict-uniqueness argmax of its float64 readout, ``tol`` as in
+    :func:`automaton_accuracy`) is its label. Needs a sine Network with rational phases."""
+    p, max_m = check_modulus(p), check_length(max_m)
+    if (
+        not isinstance(net, Network)
+        or net.rational is None
+        or net.activation != "sine"
+        or net.p != p
+    ):
+        raise ConfigError(
+            "exact_lengths needs a sine Network with rational phases and p classes"
+        )
+    Nm, beta, D = net.rational
+    states, trans, start = phase_automaton(Nm, beta, D)
+    hidden = torch.sin(2 * math.pi * states.double() / D)
+    table = uargmax(hidden @ net.V.T, tol)  # prediction of each hidden state
+    reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
+    reach[start, 0] = True  # the empty input: start state, sum 0
+    tokens = torch.arange(p)
+    out = []
+    for m in range(1, max_m + 1):
+        s, y = reach.nonzero(as_tuple=True)
+        nxt = torch.zeros_like(reach)
+        nxt[trans[s].reshape(-1), ((y[:, None] + tokens) % p).reshape(-1)] = True
+        reach = nxt
+        s, y = reach.nonzero(as_tuple=True)
+        if bool((table[s] == y).all()):
+            out.append(m)
+    return out
 
 
 def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:

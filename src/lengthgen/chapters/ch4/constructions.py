@@ -2,7 +2,9 @@
 
 Sections "The phase/rotation view of the sine constructions" and "Claim 2":
 
-* :func:`construct_fixed_length` – Thm 4.1, width 2, no bias, exact at one length ``m``;
+* :func:`construct_fixed_length` – Thm 4.1, width 2, no bias, exact at length ``m`` (and, by our
+  derivation, on a window of lengths around it: :func:`fixed_length_gaps`,
+  :func:`fixed_length_window`);
 * :func:`construct_with_bias` – Thm 4.2 with bias, width 2, exact at every length;
 * :func:`construct_fourier` – Thm 4.2 without bias, width ⌊(p−1)/2⌋, accuracy 1 − 1/p (odd p)
   or 1 − 2/p (even p) at every length (:func:`fourier_accuracy`);
@@ -51,6 +53,55 @@ def construct_fixed_length(m: int, p: int) -> Network:
         f"Thm 4.1 (m = {m})",
         rational=(N, torch.zeros(2, dtype=torch.long), 4 * m * p),
     )
+
+
+def fixed_length_gaps(m: int, p: int, length: int) -> torch.Tensor:
+    """Our closed form of the two neighbour gaps of the Thm 4.1 network built for ``m``, read at
+    input length ``length`` ([p, 2], one row per residue S of the label).
+
+    At length m′ the first neuron's offset is π/2 + ε with ε = π(m′ − m)/(2m), so the hidden
+    point is ``h = (cos(θ + ε), sin θ)`` with θ = 2πS/p, and the score gaps to the neighbouring
+    labels are ``s_S − s_{S±1} = 2 sin(π/p) · g_±`` with
+
+        g_+ = cos(ε/2) sin(π/p − ε/2) + sin(ε/2) cos(2θ + π/p + ε/2),
+        g_− = cos(ε/2) sin(π/p + ε/2) − sin(ε/2) cos(2θ − π/p + ε/2).
+
+    The prediction is S (the scores are ``|h| cos(2πℓ/p − arg h)``, unimodal in ℓ) exactly when
+    both are > 0. Column 0 is ``g_+``, column 1 ``g_−``.
+    """
+    m, p, length = check_length(m), check_modulus(p), check_length(length)
+    j = (length - m) % (4 * m)  # ε is 2π-periodic: only m′ − m mod 4m matters
+    eps = math.pi * j / (2 * m)
+    th = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
+    c, s, b = math.cos(eps / 2), math.sin(eps / 2), math.pi / p
+    up = c * math.sin(b - eps / 2) + s * torch.cos(2 * th + b + eps / 2)
+    down = c * math.sin(b + eps / 2) - s * torch.cos(2 * th - b + eps / 2)
+    return torch.stack([up, down], 1)
+
+
+def fixed_length_window(m: int, p: int, max_m: int) -> list[int]:
+    """The lengths ``1 … max_m`` at which the Thm 4.1 network built for ``m`` is exact, by our
+    derivation for odd p: exactly those m′ with ``|m′ − m − 4mk| < 2m/p`` for some integer k
+    (a phase error |ε| = π|m′ − m − 4mk|/(2m) below π/p, half the spacing of the labels).
+
+    Why (section "The phase/rotation view"): as S runs over the residues, 2θ + π/p = (4S+1)π/p
+    runs over every odd multiple of π/p, π among them (p odd). At that residue
+    ``g_+ = 2 cos(ε/2) cos(π/(2p)) sin((π/p − ε)/2)`` (:func:`fixed_length_gaps`), which is
+    ≤ 0 for π/p ≤ ε ≤ π, and every other residue and ``g_−`` stay positive while 0 < ε < π/p; the
+    mirror S → −S, ε → −ε gives the negative side. For even p no residue sits at the worst
+    phase and the window can be wider; this closed form is stated for odd p only.
+    """
+    m, p, max_m = check_length(m), check_modulus(p), check_length(max_m)
+    if p % 2 == 0:
+        raise ConfigError(f"the closed-form window is derived for odd p, got p = {p}")
+    out = []
+    for length in range(1, max_m + 1):
+        j = (length - m) % (4 * m)
+        if j > 2 * m:
+            j -= 4 * m  # the phase error reduced to (−π, π]
+        if p * abs(j) < 2 * m:
+            out.append(length)
+    return out
 
 
 def construct_with_bias(p: int) -> Network:

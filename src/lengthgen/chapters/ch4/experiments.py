@@ -26,6 +26,7 @@ from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.checks import (
     accuracy_by_length,
     automaton_accuracy,
+    exact_lengths,
     exhaustive_accuracy,
 )
 from lengthgen.chapters.ch4.constructions import (
@@ -231,6 +232,27 @@ def float_summary(primes, max_m: int, n: int, seed: int, lengths=None) -> dict:
 
 
 # --------------------------------------------------------------------------- claim 2: ReLU limits
+def window_key(p: int, m: int) -> str:
+    """The key of one (p, m) case of the window check: ``"p = 13, m = 9"``."""
+    return f"p = {check_modulus(p)}, m = {check_length(m)}"
+
+
+def fixed_length_exact_lengths(
+    cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN
+) -> dict:
+    """Brute force for claim ``ch4.thm41.window``: per (p, m) case, the lengths 1 … span·m at which
+    the Thm 4.1 network built for m is right on every input (:func:`~.checks.exact_lengths`)."""
+    span = check_positive_int("span", span)
+    cases = _nonempty("cases", cases)
+    for c in cases:
+        if not isinstance(c, (list, tuple)) or len(c) != 2:
+            raise ConfigError(f"each case must be a pair (p, m), got {c!r}")
+    return {
+        window_key(p, m): exact_lengths(construct_fixed_length(m, p), p, span * m)
+        for p, m in cases
+    }
+
+
 def relu_bounds_table(p: int = 97, lengths=OOD_LENGTHS) -> list[dict]:
     """Thm 4.3's bound, our path bound and the width of our explicit interpolant at each m."""
     return [

@@ -303,6 +303,13 @@ SAMPLER_COMPARISON = {
 LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
 
 # --------------------------------------------------------------------------- exact checks and timing
+#: Our check of the window of lengths at which the Thm 4.1 network is exact (section "The
+#: phase/rotation view", claim ch4.thm41.window): (p, m) cases with odd p -- two where 2m/p is an
+#: integer, so the window's edges are exact ties, the drift figure's and the explorer's cases,
+#: and the paper's p = 97 -- each over the lengths 1 … WINDOW_SPAN·m (the windows around m and 5m).
+WINDOW_CASES = ((3, 6), (5, 5), (13, 5), (13, 9), (17, 9), (7, 19), (97, 19))
+WINDOW_SPAN = 6
+
 #: Per-scale settings of the construction checks (claims 1–2) and the epoch timing. Only the
 #: float64-network check is smaller at smoke scale.
 _CHECKS = {
