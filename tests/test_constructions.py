@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from lengthgen.chapters.ch1 import constructions as C
+from lengthgen.chapters.ch1 import experiments as ch1
 from lengthgen.nn import tasks
 from lengthgen.chapters.ch1.encoder import accuracy
 
@@ -54,28 +55,82 @@ def test_first_logit_closed_form():
 
 
 def test_sqrt_d_convention():
-    # default unchanged (logit exactly c); sqrt_d divides the advantage by √(model width)
+    # default unchanged (logit exactly c); sqrt_d lays the constructions out as the authors' torch
+    # scripts do: each head divides by √(width / heads), PARITY padded from 9 to 10 over two heads
     assert torch.equal(C.first()[1]["wq"], C.first(sqrt_d=False)[1]["wq"])
     assert torch.equal(C.parity()[1]["wq"], C.parity(sqrt_d=False)[1]["wq"])
+    assert C.parity()[0].config.d_model == 9
+    assert C.parity(sqrt_d=True)[0].config.d_model == 10
+    assert C.parity(sqrt_d=True, layer_norm=True)[0].config.d_model == 20
+    assert C.first(sqrt_d=True)[0].config.d_model == 6
     for c in (1.0, 2.0):
         enc, p = C.first(c=c, sqrt_d=True)
         s = ALL[6]
         a = c / math.sqrt(6)
         want = math.exp(a) / (math.exp(a) + 6) * (s[:, 0].double() - 0.5)
         assert torch.allclose(enc(p, s)[0], want, atol=1e-14)
-    # paired layer norm: width 12, so the query weight is 1/√12 of the default's
-    q0, q1 = (
-        C.first(layer_norm=True)[1]["wq"],
-        C.first(layer_norm=True, sqrt_d=True)[1]["wq"],
-    )
-    assert torch.allclose(q1 * math.sqrt(12), q0, atol=1e-15)
-    q0, q1 = (
-        C.parity(layer_norm=True)[1]["wq"],
-        C.parity(layer_norm=True, sqrt_d=True)[1]["wq"],
-    )
-    assert torch.allclose(q1 * math.sqrt(18), q0, atol=1e-15)
+    # query weight relative to the default: 1/√(width/heads), width doubled by paired layer norm
+    for name, kw, per_head in (
+        ("first", {}, 6),
+        ("first", {"layer_norm": True}, 12),
+        ("parity", {}, 5),
+        ("parity", {"layer_norm": True}, 10),
+    ):
+        q0 = C.build(name, **kw)[1]["wq"]
+        q1 = C.build(name, sqrt_d=True, **kw)[1]["wq"]
+        q0, q1 = (
+            q0[q0 != 0],
+            q1[q1 != 0],
+        )  # PARITY's padding changes the shape, not the weights
+        assert q0.numel() > 0 and torch.allclose(
+            q1 * math.sqrt(per_head), q0, atol=1e-15
+        ), (name, kw)
     with pytest.raises(TypeError):
         C.first(sqrt_d=1)
+    with pytest.raises(TypeError):
+        C.parity(sqrt_d="yes")
+
+
+def test_parity_logit_closed_form_on_every_string():
+    # eq. eq-parity-logit: |s| depends only on n and the parity of k; sign +1 for odd k
+    for kw, a in (({}, 1.0), ({"sqrt_d": True}, 1 / math.sqrt(5))):
+        enc, p = C.parity(**kw)
+        for n, s in ALL.items():
+            form = ch1.parity_logit_closed_form(n, a)
+            odd = s.sum(-1) % 2 == 1
+            want = torch.where(
+                odd,
+                torch.tensor(form["odd"], dtype=torch.float64),
+                -torch.tensor(form["even"], dtype=torch.float64),
+            )
+            assert torch.allclose(enc(p, s)[0], want, atol=1e-15, rtol=1e-12), (kw, n)
+    # n = 1: both magnitudes are tanh(a) / 2
+    form = ch1.parity_logit_closed_form(1)
+    assert form["odd"] == pytest.approx(math.tanh(1) / 2, abs=1e-15)
+    assert form["even"] == pytest.approx(math.tanh(1) / 2, abs=1e-15)
+    with pytest.raises(ValueError, match="n must be"):
+        ch1.parity_logit_closed_form(0)
+    with pytest.raises(ValueError, match="a must be > 0"):
+        ch1.parity_logit_closed_form(3, 0.0)
+    with pytest.raises(ValueError, match="a must be a finite"):
+        ch1.parity_logit_closed_form(3, float("nan"))
+
+
+def test_favoured_logit_reads_the_layout():
+    assert ch1.favoured_logit("parity") == pytest.approx(1.0, abs=1e-12)
+    assert ch1.favoured_logit("first", {"c": 2.0}) == pytest.approx(2.0, abs=1e-12)
+    assert ch1.favoured_logit("parity", {"sqrt_d": True}) == pytest.approx(
+        1 / math.sqrt(5), abs=1e-12
+    )
+    assert ch1.favoured_logit("first", {"sqrt_d": True}) == pytest.approx(
+        1 / math.sqrt(6), abs=1e-12
+    )
+    with pytest.raises(ValueError, match="without layer norm"):
+        ch1.favoured_logit("parity", {"layer_norm": True})
+    with pytest.raises(ValueError, match="n must be an integer >= 2"):
+        ch1.favoured_logit("first", n=1)
+    with pytest.raises(ValueError, match="'first_log_scaled'"):
+        ch1.favoured_logit("first_log_scaled")
 
 
 def test_parity_logit_shrinks_but_keeps_sign():
@@ -104,9 +159,15 @@ def test_flawed_first_fails_without_scaling():
 
 def test_eps_zero_output_is_length_independent():
     # Knowl 3: with ε = 0 the clean-up maps [s; −s] to ±√(d/2) whatever |s| is
-    for name, d in (("parity", 18), ("first", 12)):
+    # (in the authors' layout PARITY's unused coordinate makes d = 20)
+    for name, d, kw in (
+        ("parity", 18, {}),
+        ("first", 12, {}),
+        ("parity", 20, {"sqrt_d": True}),
+        ("first", 12, {"sqrt_d": True}),
+    ):
         for scale in (1.0, 10.0):
-            enc, p = C.build(name, layer_norm=True, eps=0.0, output_scale=scale)
+            enc, p = C.build(name, layer_norm=True, eps=0.0, output_scale=scale, **kw)
             mags = torch.cat([enc(p, ALL[n])[0].abs() for n in range(1, 11)])
             assert torch.allclose(
                 mags, torch.full_like(mags, scale * math.sqrt(d / 2)), rtol=1e-9
