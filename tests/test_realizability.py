@@ -8,6 +8,7 @@ import torch
 
 from lengthgen.config import ConfigError
 from lengthgen.nn.positional import KernelFamily
+from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.chapters.ch3.realizability import (
     TASKS,
     alpha,
@@ -206,3 +207,66 @@ def test_bad_inputs():
         relative_argmax([1.0], 1, tie="random")
     with pytest.raises(ValueError, match="not an untrained key"):
         prop2_montecarlo(30, task="first", n_trials=10)
+
+
+# --------------------------------------------------------------------------- the exact min-norm rule
+def _direct_sinusoidal_alpha(task, L, dps=80):
+    """Brute force: W* = Φ⁺RΦ⁺ᵀ with Φ⁺ = Φᵀ(ΦΦᵀ)⁻¹ and T_L = Φ_L W* Φ_Lᵀ, all in mpmath."""
+    import mpmath
+
+    with mpmath.workdps(dps):
+        th = [
+            mpmath.mpf(rz.BASE) ** (-mpmath.mpf(k) / rz.NUM_FREQ)
+            for k in range(rz.NUM_FREQ)
+        ]
+        phi = lambda i: [f(i * t) for t in th for f in (mpmath.cos, mpmath.sin)]  # noqa: E731
+        P0 = mpmath.matrix([phi(i) for i in range(20)])
+        Pp = P0.T * (P0 * P0.T) ** -1
+        R = mpmath.matrix(rz.pattern(task, 20).tolist())
+        W = Pp * R * Pp.T
+        PL = mpmath.matrix([phi(i) for i in range(L)])
+        T = PL * W * PL.T
+        tg = rz.targets(task, L)
+        rows = rz.scored_rows(task, L).tolist()
+        hits = 0
+        for i in rows:
+            vals = [T[i, j] for j in range(i + 1)]
+            top = max(vals)
+            win = [j for j, v in enumerate(vals) if v == top]
+            hits += len(win) == 1 and win[0] == int(tg[i])
+        return hits / len(rows)
+
+
+@pytest.mark.parametrize("task", ["prev", "first", "reverse"])
+def test_exact_min_norm_sinusoidal_matches_brute_force(task):
+    got = rz.exact_min_norm_alpha("sinusoidal", [task], [30, 40], dps=80)
+    assert got[f"sinusoidal/{task}"] == {
+        L: _direct_sinusoidal_alpha(task, L) for L in (30, 40)
+    }
+    assert got["_l0_exact"] == {f"sinusoidal/{task}": True}
+
+
+def test_exact_min_norm_is_stable_in_the_working_precision():
+    for enc in rz.EXACT_ENCODINGS:
+        a = rz.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=150)
+        b = rz.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=250)
+        assert a == b, enc
+
+
+def test_exact_min_norm_spectrum_is_full_rank_and_float64_loses_its_tail():
+    s = rz.exact_min_norm_spectrum("sinusoidal")
+    assert len(s) == 20 and s[-1] > 1e-30 and s[-1] < 1e-20  # far below float64's reach
+    f64 = torch.linalg.svdvals(rz.KernelFamily("sinusoidal").features(20)).tolist()
+    assert f64[-1] > 10 * s[-1]  # float64 only sees its noise floor
+    assert rz.exact_min_norm_spectrum("rope")[-1] > 1e-70
+
+
+def test_exact_min_norm_bad_input():
+    with pytest.raises(ConfigError, match="valid choices"):
+        rz.exact_min_norm_alpha("alibi")
+    with pytest.raises(ConfigError, match="task"):
+        rz.exact_min_norm_alpha("rope", ["nope"])
+    with pytest.raises(ConfigError, match="L0"):
+        rz.exact_min_norm_alpha("rope", ["prev"], [10])
+    with pytest.raises(ConfigError, match="dps"):
+        rz.exact_min_norm_alpha("rope", ["prev"], [30], dps=5)
