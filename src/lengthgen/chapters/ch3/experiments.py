@@ -722,6 +722,52 @@ def exact_min_norm_tables(
     return out
 
 
+#: The CE-fit learning rates that reproduce the most printed α values in the lr grid (35 and 34
+#: of 37 at 0.09 and 0.1; the ``lr_grid`` cell): the §6 statistics are recomputed at them.
+LR_MATCH = (0.09, 0.1)
+
+
+def ce_alpha_at_lrs(
+    lrs=LR_MATCH,
+    encodings=ENCODINGS,
+    tasks=MAIN_TASKS,
+    lengths=paper.STUDY_LENGTHS,
+    L0: int = L0_DEFAULT,
+) -> dict:
+    """α_L of the CE rule at each learning rate of ``lrs`` (the paper's 400 steps and weight decay
+    1e-4 otherwise): ``{"lrs": [...], "alpha": {str(lr): {"enc/task": {L: α}}}}``, for the §6
+    statistics at the learning rates that match the paper's printed α best (section "The trained
+    study")."""
+    out = {
+        "lrs": [float(check_finite("lr", lr, nonnegative=True)) for lr in lrs],
+        "alpha": {},
+    }
+    for lr in out["lrs"]:
+        fit = {**paper.CE_FIT, "lr": lr}
+        tab = alpha_table(
+            tuple(encodings), tuple(tasks), tuple(lengths), rule="ce", L0=L0, **fit
+        )
+        out["alpha"][str(lr)] = {f"{e}/{t}": v for (e, t), v in tab.items()}
+    return out
+
+
+def prop2_old_key(
+    *, L: int = 128, m: int = 64, n_trials: int = 20_000, seed: int = 0
+) -> dict:
+    """Prop. 2 with a target among the trained keys (attend-first at row L − 1): the min-norm
+    selection's hit rate and its ratio to the bound 1/(k − 1), which the paper puts at up to 5.2
+    for m = 64, L = 128 (§5; :func:`~lengthgen.chapters.ch3.realizability.prop2_montecarlo`)."""
+    return prop2_montecarlo(
+        L,
+        m=m,
+        n_trials=n_trials,
+        task="first",
+        rule="min_norm",
+        seed=seed,
+        old_key=True,
+    )
+
+
 def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
     """The two min-norm rules side by side: α_L of torch's truncated pseudo-inverse (``tabs``, the
     ``alpha_tables`` output) and of the exact one (``exact``, :func:`exact_min_norm_tables`), one
@@ -764,6 +810,8 @@ def cells(scale: str) -> list[Cell]:
             {"tasks": list(A["tasks"]), "lengths": list(A["lengths"]), "L0": A["L0"]},
         ),
         Cell("theory", theory_checks, dict(P["theory"])),
+        Cell("alpha_lr_match", ce_alpha_at_lrs, {"lrs": list(LR_MATCH)}),
+        Cell("prop2_old_key", prop2_old_key, {"n_trials": P["theory"]["n_trials"]}),
     ]
     if "lr_grid" in P:
         out.append(Cell("lr_grid", lr_grid, {"lrs": list(P["lr_grid"]["lrs"])}))
@@ -799,6 +847,18 @@ EXACT_SCHEMA = Schema(
     "ch3 exact min-norm tables",
     required=("alpha", "l0_exact", "recomputed", "smallest_singular_value", "dps"),
     probabilities=("alpha.*.*",),
+)
+
+#: The CE α at the matching learning rates (``alpha_lr_match`` cell) and Prop. 2 with an old key.
+LR_MATCH_SCHEMA = Schema(
+    "ch3 CE α at the matching learning rates",
+    required=("lrs", "alpha"),
+    probabilities=("alpha.*.*.*",),
+)
+OLD_KEY_SCHEMA = Schema(
+    "ch3 Prop. 2 with an old key",
+    required=("ratio", "bound", "n_trials", "m", "L"),
+    probabilities=("unconditional",),
 )
 
 #: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
@@ -907,6 +967,8 @@ def schema_for(name: str) -> Schema:
     return {
         "alpha_tables": ALPHA_SCHEMA,
         "alpha_min_norm_exact": EXACT_SCHEMA,
+        "alpha_lr_match": LR_MATCH_SCHEMA,
+        "prop2_old_key": OLD_KEY_SCHEMA,
         "theory": THEORY_SCHEMA,
         "lr_grid": LR_GRID_SCHEMA,
     }.get(name, GROUP_SCHEMA)
@@ -929,7 +991,7 @@ def _load(name: str, plan: dict, folder) -> dict:
     if name not in plan:
         raise ConfigError(
             f"no chapter-3 cell {name!r}; the cells are alpha_tables, alpha_min_norm_exact, "
-            "theory, lr_grid and "
+            "theory, alpha_lr_match, prop2_old_key, lr_grid and "
             "<tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)"
         )
     folder = results_dir() / CHAPTER / "cells" if folder is None else folder

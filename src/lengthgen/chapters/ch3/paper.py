@@ -313,6 +313,9 @@ N_MEASUREMENTS = {"main": 2625, "pos": 750, "pos_1L1H": 250}
 #: §6 (relation to the taxonomy): ρ of a PE-blind rule ("is the offset bounded?") and of the
 #: hand-built taxonomy baseline.
 BASELINE_RHO = {"pe_blind": -0.24, "taxonomy": 0.85}
+#: §5: with an old-key target (attend-first, m = 64, L = 128) the min-norm W's hit rate reaches
+#: "up to 5.2×" the bound 1/(k − 1).
+PROP2_OLD_KEY_RATIO = 5.2
 #: App. F, Table 7: vocab 64, d = 128 (2 seeds, 700 rows): 1L1H ρ and precision, 2L4H ρ over 19 cells.
 SCALE_ROBUSTNESS = {
     "rho_1L1H": 0.92,

@@ -766,6 +766,7 @@ def prop2_montecarlo(
     task: str = "prev",
     rule: str = "min_norm",
     seed: int = 0,
+    old_key: bool = False,
 ) -> dict:
     """Proposition 2 (learned-absolute underdetermination) by Monte Carlo, last row i = L − 1.
 
@@ -776,6 +777,11 @@ def prop2_montecarlo(
     ``rule="generic"`` — a Gaussian W independent of every feature. M_i is the strict argmax of
     v_iᵀ W v_j over j ≤ i. With N_i = {L0 ≤ j < i}, k = |{L0 ≤ j ≤ i}| and t_L(i) ∈ N_i, the
     proposition predicts Pr[M_i = t | M_i ∈ N_i] = 1/(k − 1) and Pr[M_i = t] ≤ 1/(k − 1).
+
+    ``old_key=True`` asks instead for a task whose target is a *trained* key (t < L0, e.g.
+    ``first``), where the proposition's hypothesis fails and the hit rate may exceed the bound;
+    the result then also carries ``ratio`` = Pr[M_i = t] / (1/(k − 1)) (§5, "why both hypotheses
+    are needed").
     """
     L, L0 = _check_lengths(L, L0)
     m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)
@@ -786,7 +792,13 @@ def prop2_montecarlo(
         )
     i = L - 1
     t = int(targets(task, L)[i])
-    if not (L0 <= t < i):
+    if not isinstance(old_key, bool):
+        raise ConfigError(f"old_key must be True or False, got {old_key!r}")
+    if old_key and not (0 <= t < L0):
+        raise ValueError(
+            f"task {task!r} at L = {L}: target {t} of row {i} is not a trained key"
+        )
+    if not old_key and not (L0 <= t < i):
         raise ValueError(
             f"task {task!r} at L = {L}: target {t} of row {i} is not an untrained key"
         )
@@ -830,6 +842,7 @@ def prop2_montecarlo(
         "unconditional": hits / n_trials,
         "p_new": in_new / n_trials,
         "n_trials": n_trials,
+        **({"ratio": (hits / n_trials) * (k - 1)} if old_key else {}),
     }
 
 
