@@ -221,6 +221,10 @@ def test_transformer_pieces():
         lambda: ch4.epoch_timing(runs=0),
         lambda: ch4.schema_of("underparam"),
         lambda: ch4.load_stored_cell("no_such_cell"),
+        lambda: ch4.fixed_length_exact_lengths(cases=[(5,)]),
+        lambda: ch4.fixed_length_exact_lengths(span=0),
+        lambda: ch4.paper_scale_at({"history": []}, 0),
+        lambda: ch4.paper_scale_at({"history": [{}]}, 1),
     ],
 )
 def test_bad_arguments_raise(call):

@@ -80,6 +80,49 @@ def test_fixed_length_network_fails_at_other_lengths():
     assert r["acc"][6] == 1.0 and min(r["acc"]) < 0.5
 
 
+@pytest.mark.parametrize("p", [3, 4, 5, 7, 13])
+@pytest.mark.parametrize("m", [1, 3, 9])
+def test_fixed_length_gaps_are_the_neighbour_score_gaps(p, m):
+    """Our closed form of s_S − s_{S±1} for the Thm 4.1 network read at other lengths."""
+    net = C.construct_fixed_length(m, p)
+    S = torch.arange(p)
+    for length in range(1, 5 * m + 2):
+        X = torch.zeros(p, p, dtype=torch.float64)  # one input per residue S
+        X[:, 0] = length - 1
+        X[S, S] += 1
+        sc = net.scores(X)
+        g = C.fixed_length_gaps(m, p, length) * 2 * math.sin(math.pi / p)
+        assert torch.allclose(sc[S, S] - sc[S, (S + 1) % p], g[:, 0], atol=1e-9)
+        assert torch.allclose(sc[S, S] - sc[S, (S - 1) % p], g[:, 1], atol=1e-9)
+
+
+@pytest.mark.parametrize("p", [3, 5, 9, 11, 15])
+@pytest.mark.parametrize("m", [1, 2, 4, 7, 10])
+def test_derived_window_equals_brute_force_at_other_cases(p, m):
+    """The window |m' − m − 4mk| < 2m/p (odd p) against brute force over every input, on (p, m)
+    outside the ledger's cases, and against exhaustive enumeration where p^m' is small."""
+    net = C.construct_fixed_length(m, p)
+    bf = K.exact_lengths(net, p, 6 * m)
+    assert bf == C.fixed_length_window(m, p, 6 * m)
+    for length in range(1, 7):
+        if p**length <= 60_000:
+            exact = K.exhaustive_accuracy(net, length, tol=1e-9)["acc"] == 1.0
+            assert exact == (length in bf), (p, m, length)
+
+
+def test_window_of_even_p_is_wider_and_not_in_closed_form():
+    """The page's example: at p = 4 the network built for m = 2 is exact at lengths 1–3 (the odd-p
+    formula would give 2 alone); the closed form refuses even p."""
+    assert K.exact_lengths(C.construct_fixed_length(2, 4), 4, 8) == [1, 2, 3]
+    with pytest.raises(ConfigError, match="odd p"):
+        C.fixed_length_window(2, 4, 8)
+
+
+def test_exact_lengths_of_the_length_free_constructions():
+    assert K.exact_lengths(C.construct_with_bias(7), 7, 30) == list(range(1, 31))
+    assert K.exact_lengths(C.construct_fourier(7), 7, 10) == []  # the ties at S ≡ 0
+
+
 # --------------------------------------------------------------------------- ReLU limits
 def test_lower_bounds():
     for p in (2, 3, 5, 97):
@@ -335,6 +378,10 @@ def test_construction_margins():
         lambda: D.labels_of_counts(torch.tensor([[1, -1, 0]]), 3),
         lambda: D.check_counts(torch.zeros(2, 4), 3),
         lambda: K.automaton_accuracy(C.construct_relu(3, 5), 5, 3),
+        lambda: K.exact_lengths(C.construct_relu(3, 5), 5, 3),
+        lambda: K.exact_lengths(C.construct_with_bias(5), 5, 0),
+        lambda: C.fixed_length_window(0, 5, 3),
+        lambda: C.fixed_length_gaps(3, 1, 3),
         lambda: R.path_kinks(C.construct_with_bias(5), 3),
     ],
 )

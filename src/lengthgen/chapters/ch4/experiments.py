@@ -1330,6 +1330,28 @@ def paper_scale_rows(value: dict) -> list[dict]:
     ]
 
 
+def paper_scale_at(value: dict, index: int) -> dict:
+    """The paper-scale value as it stood at evaluation ``index`` of its history (negative indices
+    count from the end): the same value with that evaluation's accuracies as ``final``, so the
+    readers of the last evaluation (:func:`paper_scale_rows`, the p = 53 claims) read it there."""
+    hist = value.get("history") or []
+    if not hist:
+        raise ConfigError(
+            "the paper-scale value has no evaluation history (the run stored no evaluation yet)"
+        )
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise ConfigError(f"index must be an integer, got {index!r}")
+    if not -len(hist) <= index < len(hist):
+        raise ConfigError(
+            f"index must address one of the {len(hist)} evaluations, got {index}"
+        )
+    h = hist[index]
+    return {
+        **value,
+        "final": {"step": h["step"], "train_acc": h["train_acc"], "acc": h["acc"]},
+    }
+
+
 def _variant_of(m: dict) -> str:
     return (
         "relu" if m["activation"] == "relu" else ("sine+bias" if m["bias"] else "sine")

@@ -161,6 +161,9 @@ def explorer_frame(
         )
     if kind in ("Thm 4.1 (fixed m)", "ReLU interpolant"):
         ax1.axvline(m, color="k", lw=0.8, ls=":", label=f"built for m = {m}")
+    if kind == "Thm 4.1 (fixed m)" and p % 2:
+        win = C.fixed_length_window(m, p, int(lens.max()))
+        ax1.plot(win, [1.04] * len(win), "|", ms=6, color="0.3", label="our window")
     ax1.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
     ax1.set(
         xscale="log",

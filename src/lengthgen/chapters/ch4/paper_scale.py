@@ -519,6 +519,23 @@ def train_paper_scale(
 def paper_scale_flops(
     p: int, width: int, members: int, batch: int = BATCH_SIZE
 ) -> float:
-    """Floating-point operations of one training update of the ensemble (forward 2 matmuls,
-    backward 3, each ``2·E·B·d·p``; Newton–Schulz and elementwise work not counted)."""
+    """Floating-point operations of the forward and backward passes of one training update of the
+    ensemble (forward 2 matmuls, backward 3, each ``2·E·B·d·p``); Muon's Newton–Schulz iteration
+    is :func:`newton_schulz_flops`, elementwise work is not counted."""
+    p, width = check_modulus(p), check_positive_int("width", width)
+    members = check_positive_int("members", members)
+    batch = check_positive_int("batch", batch)
     return 5 * 2.0 * members * batch * width * p
+
+
+def newton_schulz_flops(p: int, width: int, members: int, steps: int = 5) -> float:
+    """Floating-point operations of Muon's Newton–Schulz iteration in one update of the ensemble:
+    ``steps`` quintic steps on each of the two d×p weight matrices, each step on the short side
+    ``a = min(d, p)``, ``b = max(d, p)``: the Gram matrix XXᵀ (2a²b), its square (2a³) and the
+    product with X (2a²b) -- ``2·E·steps·(4a²b + 2a³)``, independent of the batch size (matrix
+    additions and the normalisation not counted)."""
+    p, width = check_modulus(p), check_positive_int("width", width)
+    members = check_positive_int("members", members)
+    steps = check_positive_int("steps", steps)
+    a, b = min(p, width), max(p, width)
+    return 2.0 * members * steps * (4 * a * a * b + 2 * a**3)
