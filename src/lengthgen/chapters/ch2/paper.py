@@ -104,8 +104,9 @@ STORED_NS.update(
 #: log-log slope of the exact window of one coordinate around the η = 1 center, by (model, task,
 #: coordinate): Thm. 1 (eqs. 4–5, 13), Thm. 2 with eqs. 20–23; ``None``: measured, no claim of the
 #: paper. Under A_norm the paper confines ℓ̂ = ℓ + 2χ̂ to O(1/n) and leaves χ̂ free once ℓ̂ is fixed
-#: (eqs. 20–23), so the paper's statements are "χ̂ at fixed ℓ̂: slope 0" and "ℓ: slope −1"; χ̂ at
-#: fixed ℓ moves ℓ̂ and is shown but not claimed.
+#: (eqs. 20–23), so the paper's statements are "χ̂ at fixed ℓ̂: slope 0" and "ℓ̂: slope −1" (the key
+#: ("norm", "index", "ell") is our window of ℓ̂, moved through r₁ at fixed χ̂); χ̂ at fixed ℓ moves
+#: ℓ̂ and is shown but not claimed.
 PAPER_WINDOW_SLOPES = {
     ("pos", "index", "chi"): -2,
     ("pos", "index", "ell"): -1,
@@ -210,3 +211,19 @@ PAPER_COEF_RHO = {"chi": -0.655, "ell": -0.516}
 PAPER_COEF_P = 1e-3
 #: D.4: number of selected A_pos Index checkpoints in that analysis (20 seeds × five N)
 PAPER_COEF_CHECKPOINTS = 100
+
+#: §4.3, Fig. 2: the test lengths of Fig. 2's curves strictly between N and 10N+1 (N = 51); the
+#: paper prints the curves only, its one number being Table 2's value at L = 10N+1
+FIG2_N = 51
+#: §1 and §3.2: the one counterexample the paper names to "faster volume decay, worse length
+#: generalization": Majority under A_sin (NESV Θ(1/(n³ log n)), Thm. 9) trains as well as under
+#: A_gen (Θ(1/(n log n)), Thm. 1 eq. 6); Table 1 (N = 51) and Table 3 hold the numbers it rests on
+PAPER_COUNTEREXAMPLE = "Majority: A_sin as good as A_gen"
+#: App. A.3, Lemma 6 (eq. 84): the density of the score contrast X = qᵀW_K(e₁ − e₀) of A_gen under
+#: the uniform raw-cube measure is at most B⁻²; PAPER_LEMMA6_BOUND is that bound times B²
+PAPER_LEMMA6_BOUND = 1.0
+#: App. A.3, Lemma 7 (eqs. 88, 91): Pr(|X| ≤ ε) ≥ 9ε/(512 B²) whenever ε ≤ B²/8, so with
+#: ε = 1/log n, Pr(|X| ≤ 1/log n) ≥ c_X/log n with c_X = 9/(512 B²); below: c_X times B², and the
+#: largest ε (times B⁻²) for which eq. 91 is derived
+PAPER_LEMMA7_CONSTANT = 9 / 512
+PAPER_LEMMA7_EPS_MAX = 1 / 8

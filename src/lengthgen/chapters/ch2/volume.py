@@ -600,6 +600,71 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray) -> dict:
     return {"widths": widths, "area": area}
 
 
+# --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
+def uniform_box(
+    variant: str, h: int, B: float, samples: int, seed: int = 0
+) -> dict[str, torch.Tensor]:
+    """``samples`` points drawn uniformly from the raw box [−B, B]^D of ``variant``'s trainable
+    scalars (Definition 1): every tensor of :func:`single_layer.param_shapes` with a leading sample
+    dimension, float64, from ``torch.Generator().manual_seed(seed)`` in the order of the shapes."""
+    from lengthgen.chapters.ch2.single_layer import param_shapes
+
+    B = check_finite("B", B)
+    if not B > 0:
+        raise ValueError(f"the box half-width B must be > 0, got {B}")
+    samples = check_positive_int("samples", samples)
+    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    return {
+        k: (torch.rand(samples, *s, generator=g, dtype=DT) * 2 - 1) * B
+        for k, s in param_shapes(variant, h).items()
+    }
+
+
+def score_contrast(params: dict) -> torch.Tensor:
+    """The score contrast X = qᵀW_K(e₁ − e₀) of A_gen points (eq. 70), one per point: with the
+    index token z = 0 the query is q = b_Q, and the key of a token e_w is W_K e_w + b_K, so X is
+    the score of a one minus the score of a zero before the log n factor."""
+    P, _ = _batch(params)
+    dK = P["W_K"][:, :, 1] - P["W_K"][:, :, 0]
+    return (P["b_Q"] * dK).sum(-1)
+
+
+def score_contrast_peak_density(B: float = 1.0) -> float:
+    """The largest value of the density of X = qᵀW_K(e₁ − e₀) under the uniform box [−B, B]^D
+    (Lemma 6 bounds it by B⁻²), by quadrature.
+
+    X = q₁Δ₁ + q₂Δ₂ with q uniform on [−B, B]² and Δ_i = (W_K)_{i,1} − (W_K)_{i,0} independent and
+    triangular on [−2B, 2B]; X/B² does not depend on B. Given q, X is a sum of two independent
+    symmetric unimodal variables, hence symmetric and unimodal (Wintner), and so is the mixture
+    over q: the density peaks at 0. There, with t = max|q_i| and u = min|q_i|/t (at B = 1 t has
+    density 2t on [0, 1], u is uniform on [0, 1], the two independent),
+    f_X(0) = E[1/t]·E[g(u)] = 2∫₀¹ g(u) du, where g(u) = ∫ f_Δ(v) f_Δ(v/u)/u dv is the density
+    at 0 of Δ₁ + uΔ₂ (g(0) = f_Δ(0) = 1/2)."""
+    from scipy import integrate
+
+    B = check_finite("B", B)
+    if not B > 0:
+        raise ValueError(f"the box half-width B must be > 0, got {B}")
+
+    def f_tri(v):  # density of the difference of two uniforms on [−1, 1]
+        return max(0.0, 2.0 - abs(v)) / 4.0
+
+    def g(u):
+        if u == 0.0:
+            return f_tri(0.0)
+        return integrate.quad(
+            lambda v: f_tri(v) * f_tri(v / u) / u,
+            -2 * u,
+            2 * u,
+            points=[0.0],
+            epsabs=1e-13,
+            epsrel=1e-12,
+        )[0]
+
+    val = 2 * integrate.quad(g, 0.0, 1.0, epsabs=1e-12, epsrel=1e-11, limit=200)[0]
+    return val / B**2
+
+
 # --------------------------------------------------------------------------- Monte Carlo fractions
 def mc_fraction(
     variant: str,
