@@ -104,7 +104,10 @@ CAUSES = {
     "draws or test banks, and its 95 % interval covers the uncertainty of its own mean only",
     "pre-asymptotic lengths": "a finite-n measurement of an asymptotic rate that has not reached its limit at the "
     "lengths we can scan",
-    "unexplained": "a difference we have not traced to a cause",
+    "unexplained": "a difference we have not traced to a cause; the explanation says what was ruled out "
+    "and what was not measured",
+    "unreported interval": "the paper gives the number without an interval, and the stand-in for its "
+    "uncertainty that we fixed beforehand (rule 3's half-width) does not fit this cell",
 }
 
 # --------------------------------------------------------------------------- tolerance rules (see docstring)
@@ -426,9 +429,42 @@ _REPLICATION = (
     "examples per length, whose own sampling error (of the order of ±3 points at 95 % for accuracies "
     "near 50–90 %) is in neither the paper's interval nor ours, and our banks, data streams and "
     "initial draws are different draws (the paper publishes none of them; our batch lengths are "
-    "also shared across seeds). An independent replication can therefore land outside the paper's "
-    "interval with the protocol otherwise followed."
+    "also shared across seeds). An independent replication can therefore differ from the paper's mean "
+    "by more than the two seed intervals allow with the protocol otherwise followed."
 )
+
+_UNEXPLAINED_POS_N51 = (
+    "Ours is below the paper's mean by far more than the two seed intervals allow, and we have not found "
+    "why. Ruled out: the update cap (every A_pos member at N = 51 stopped by the paper's own rule, each "
+    "selected checkpoint perfect on validation) and the A_norm map (A_pos does not use it). Against a "
+    "fixed offset of our protocol: at N = 11, 21 and 41 our A_pos means agree with the paper's under "
+    "rule 1, two of them above it, and the A_norm members of the same run (same test banks, batches and "
+    "initial tensors) agree with the paper at N = 51, which argues against a gross fault in the bank or "
+    "the streams but not against one that touches A_pos alone. Not measured, so not ruled out: our one "
+    "test bank at L = 511 (1,000 examples shared by every seed, its sampling error in neither interval), "
+    "our data streams and initial draws (the paper publishes none), our batch lengths shared across "
+    "seeds, and run-to-run drift (an earlier execution of the same code and seeds stored a higher mean, "
+    "itself below the paper's interval). Telling these apart needs new training runs (fresh banks, "
+    "per-seed length streams, repeated executions), which this revision does not do."
+)
+
+
+def _chance_explanation(model: str) -> str:
+    sees = {
+        "gen": "Under A_gen the model sees only the number of ones",
+        "sin": "The number of ones is also available to A_sin (besides the phases of the positions)",
+    }[model]
+    return (
+        "Our 20 seeds agree closely on this cell (their bootstrap interval is a fraction of a point "
+        "wide), so a mean a point or two above 50 % is already distinguishable from chance. Rule 8 read "
+        "the paper's number, which has no interval, with the three-point half-width typical of its other "
+        "cells; with a seed spread like ours the paper's own interval would exclude 50 as well, so the "
+        f"mismatch lies in our reading of the paper's uncertainty rather than in the models. {sees}, "
+        "which carries a little information about the bit asked for: on banks built as D.3 describes, the "
+        "best rule of the count is right 51.8 % of the time in expectation at n = 511 (½ + ½·P(Bin(510, ½) = 255)). "
+        "Neither interval includes the sampling error of the one test bank that every seed shares."
+    )
+
 
 DEVIATIONS = {}  # filled below, after the claims are generated, for the claims that deviate today
 
@@ -1089,16 +1125,19 @@ DEVIATIONS.update(
         **{
             cid: Deviation("replication sampling", _REPLICATION)
             for cid in (
-                "ch2.train.table2.index_pos_N21",
                 "ch2.train.table2.index_pos_N31",
-                "ch2.train.table2.index_pos_N41",
-                "ch2.train.table2.index_pos_N51",
-                "ch2.train.table2.index_norm_N11",
                 "ch2.train.table2.majority_gen_N21",
                 "ch2.train.table3.gen_N21",
-                "ch2.train.table3.sin_N11",
-                "ch2.train.table3.sin_N21",
             )
+        },
+        "ch2.train.table2.index_pos_N51": Deviation(
+            "unexplained", _UNEXPLAINED_POS_N51
+        ),
+        **{
+            f"ch2.train.table1.{task}_{model}_chance": Deviation(
+                "unreported interval", _chance_explanation(model)
+            )
+            for task, model in (("first", "gen"), ("index", "gen"), ("index", "sin"))
         },
     }
 )
@@ -1117,13 +1156,13 @@ HEADLINE = {
         "ch2.train.volume_order",
         "ch2.train.norm_vs_pos_size",
     ],
-    "deviation": "Index under A_pos lies outside the paper's narrow Table 2 intervals, by up to four points "
-    "(A_norm at N = 11 just below its own); the Monte Carlo exponent of Index under A_pos is still pre-asymptotic. An "
-    "earlier A_norm map of ours was a misreading of the paper's; all A_norm claims now use the "
-    "paper's map.",
+    "deviation": "Index under A_pos at N = 51 lies well below the paper's Table 2 mean, further than the "
+    "two seed intervals allow, for a reason we have not found (at N = 31 a smaller gap of the same kind); "
+    "the Monte Carlo exponent of Index under A_pos is still pre-asymptotic. An earlier A_norm map of ours "
+    "was a misreading of the paper's; all A_norm claims now use the paper's map.",
     "deviation_ids": [
         "ch2.train.table2.index_pos_N51",
-        "ch2.train.table2.index_norm_N11",
+        "ch2.train.table2.index_pos_N31",
         "ch2.volume.mc_pos_index",
     ],
 }
