@@ -93,14 +93,20 @@ def test_study_plan_order():
 
 def test_cells_follow_the_plan_with_the_whole_configuration():
     cs = ch3.cells("full")
-    names = [c.name for c in cs[:4]]
-    assert names == ["alpha_tables", "alpha_min_norm_exact", "theory", "lr_grid"]
-    assert cs[3].kwargs == {"lrs": list(paper.LR_GRID)} and 0.05 in paper.LR_GRID
+    names = [c.name for c in cs[:6]]
+    singles = ["alpha_tables", "alpha_min_norm_exact", "theory", "alpha_lr_match"]
+    assert names == singles + ["prop2_old_key", "lr_grid"]
+    assert cs[5].kwargs == {"lrs": list(paper.LR_GRID)} and 0.05 in paper.LR_GRID
+    lr_kw = cs[3].kwargs
+    assert lr_kw["lrs"] == list(ch3.LR_MATCH) and lr_kw["fit"] == paper.CE_FIT
+    assert lr_kw["tasks"] == list(MAIN_TASKS) and lr_kw["lengths"] == list(
+        STUDY_LENGTHS
+    )
     assert {0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12} <= set(paper.LR_GRID)
     assert cs[1].kwargs["lengths"] == cs[0].kwargs["lengths"]
-    cs = cs[:3] + cs[4:]
-    assert [c.name for c in cs[3:]] == [g["key"] for g in ch3.study_plan("full")]
-    kw = cs[3].kwargs
+    cs = cs[:5] + cs[6:]
+    assert [c.name for c in cs[5:]] == [g["key"] for g in ch3.study_plan("full")]
+    kw = cs[5].kwargs
     assert (
         kw["steps"] == 2000
         and kw["batch"] == 64
@@ -116,7 +122,7 @@ def test_cells_follow_the_plan_with_the_whole_configuration():
         kw["data_seed_offset"] == paper.DATA_SEED_OFFSET
         and kw["eval_seed_offset"] == paper.EVAL_SEED_OFFSET
     )
-    assert cs[3].seeds == (kw["seed"],)
+    assert cs[5].seeds == (kw["seed"],)
     assert cs[2].kwargs == {"n_trials": 20_000, "n_random": 20_000}
     assert cs[0].kwargs["fit"] == paper.CE_FIT and cs[0].kwargs["lengths"] == [
         30,
@@ -132,6 +138,8 @@ def test_cells_follow_the_plan_with_the_whole_configuration():
         "alpha_tables",
         "alpha_min_norm_exact",
         "theory",
+        "alpha_lr_match",
+        "prop2_old_key",
         "1L1H__rope__main__seed0",
     ]
 
@@ -260,6 +268,8 @@ TINY_NAMES = [
     "alpha_tables",
     "alpha_min_norm_exact",
     "theory",
+    "alpha_lr_match",
+    "prop2_old_key",
     "1L1H__rope__main__seed0",
     "1L1H__nope__main__seed0",
     "1L1H__rope__main__seed1",
@@ -428,7 +438,14 @@ def test_every_stored_cell_is_done_and_valid():
     status = runs.plan_status(ch3.cells("full"), CELLS, "full")
     stored = sorted(p.stem for p in CELLS.glob("*.json"))
     assert stored and all(status[n] == "done" for n in stored)
-    singles = ("alpha_tables", "alpha_min_norm_exact", "theory", "lr_grid")
+    singles = (
+        "alpha_tables",
+        "alpha_min_norm_exact",
+        "theory",
+        "alpha_lr_match",
+        "prop2_old_key",
+        "lr_grid",
+    )
     groups = [n for n in stored if n not in singles]
     assert set(singles) <= set(stored) and len(groups) == 150
     assert not [n for n, s in status.items() if s == "missing"]

@@ -533,6 +533,12 @@ def _lr_match(tier):
     }
 
 
+def lr_match_precision(results, tier: str) -> dict:
+    """``{lr: {"precision", "rows"}}`` of ``tier`` at each learning rate of
+    :data:`experiments.LR_MATCH` (chapter section "Which rows the fit admits")."""
+    return _lr_match(tier)(results)
+
+
 def precision_tau_rows(r) -> dict:
     """1L1H precision and row count at each threshold τ of the paper (0.5, 0.7, 0.9)."""
     return {str(t): precision_with(r, "1L1H", alpha(r), t) for t in paper.PRECISION_TAU}

@@ -733,19 +733,21 @@ def ce_alpha_at_lrs(
     tasks=MAIN_TASKS,
     lengths=paper.STUDY_LENGTHS,
     L0: int = L0_DEFAULT,
+    fit=None,
 ) -> dict:
     """α_L of the CE rule at each learning rate of ``lrs`` (the paper's 400 steps and weight decay
-    1e-4 otherwise): ``{"lrs": [...], "alpha": {str(lr): {"enc/task": {L: α}}}}``, for the §6
-    statistics at the learning rates that match the paper's printed α best (section "The trained
-    study")."""
+    1e-4 otherwise, or the steps and weight decay of ``fit``): ``{"lrs": [...], "alpha":
+    {str(lr): {"enc/task": {L: α}}}}``, for the §6 statistics at the learning rates that match
+    the paper's printed α best (section "The trained study")."""
+    base = dict(paper.CE_FIT if fit is None else fit)
     out = {
         "lrs": [float(check_finite("lr", lr, nonnegative=True)) for lr in lrs],
         "alpha": {},
     }
     for lr in out["lrs"]:
-        fit = {**paper.CE_FIT, "lr": lr}
+        kw = {**base, "lr": lr}
         tab = alpha_table(
-            tuple(encodings), tuple(tasks), tuple(lengths), rule="ce", L0=L0, **fit
+            tuple(encodings), tuple(tasks), tuple(lengths), rule="ce", L0=L0, **kw
         )
         out["alpha"][str(lr)] = {f"{e}/{t}": v for (e, t), v in tab.items()}
     return out
@@ -810,7 +812,18 @@ def cells(scale: str) -> list[Cell]:
             {"tasks": list(A["tasks"]), "lengths": list(A["lengths"]), "L0": A["L0"]},
         ),
         Cell("theory", theory_checks, dict(P["theory"])),
-        Cell("alpha_lr_match", ce_alpha_at_lrs, {"lrs": list(LR_MATCH)}),
+        Cell(
+            "alpha_lr_match",
+            ce_alpha_at_lrs,
+            {
+                "lrs": list(LR_MATCH),
+                "encodings": list(A["encodings"]),
+                "tasks": [t for t in A["tasks"] if t in MAIN_TASKS],
+                "lengths": [L for L in A["lengths"] if L in paper.STUDY_LENGTHS],
+                "L0": A["L0"],
+                "fit": dict(A["fit"]),
+            },
+        ),
         Cell("prop2_old_key", prop2_old_key, {"n_trials": P["theory"]["n_trials"]}),
     ]
     if "lr_grid" in P:
