@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from lengthgen.chapters.ch2 import single_layer as sl
 from lengthgen.chapters.ch2 import volume as vo
 
 
@@ -180,3 +181,45 @@ def test_bad_inputs():
         vo.paper_eta(0.0)
     with pytest.raises(ValueError, match="n must be an integer >= 4"):
         vo.parity_solution(3)
+
+
+def test_score_contrast_lemmas_6_7():
+    """The score contrast of A_gen (eq. 70) under the uniform box: X is the model's own score of a
+    one minus that of a zero; its peak density is 5/(6B²) (quadrature, scaling as B⁻², Lemma 6's
+    bound B⁻²), matched by a histogram; Lemma 7's mass near 0 is far above 9ε/(512B²)."""
+    import numpy as np
+
+    P = vo.uniform_box("gen", 8, 1.5, 7, seed=3)
+    assert set(P) == set(sl.param_shapes("gen", 8))
+    assert all(v.shape[0] == 7 and v.abs().max() <= 1.5 for v in P.values())
+    q, WK, bK = P["b_Q"], P["W_K"], P["b_K"]
+    s1 = (q * (WK[:, :, 1] + bK)).sum(-1)  # the score of token e₁, as in forward()
+    s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
+    assert torch.allclose(vo.score_contrast(P), s1 - s0, rtol=0, atol=1e-15)
+    # one unbatched point: qᵀW_K(e₁ − e₀) written out
+    one = {k: v[0] for k, v in P.items()}
+    x = sum(float(q[0, i]) * float(WK[0, i, 1] - WK[0, i, 0]) for i in range(2))
+    assert float(vo.score_contrast(one)[0]) == pytest.approx(x, abs=1e-15)
+    # the peak density: 5/6 at B = 1, scaling like B⁻², below Lemma 6's bound
+    assert vo.score_contrast_peak_density(1.0) == pytest.approx(5 / 6, abs=1e-10)
+    assert vo.score_contrast_peak_density(2.0) == pytest.approx(5 / 24, abs=1e-10)
+    X = vo.sample_score_contrast(1.0, 200_000, seed=1, chunk=50_000)
+    assert X.shape == (200_000,) and np.abs(X).max() <= 4
+    # mass of |X| ≤ 0.02: 2·0.02·f(0) to first order; a 4-SE binomial band
+    p = float((np.abs(X) <= 0.02).mean())
+    se = math.sqrt(p * (1 - p) / X.size)
+    assert abs(p - 0.04 * 5 / 6) < 4 * se + 0.04 * 0.02  # + the curvature of f near 0
+    # chunks are drawn with consecutive seeds: the same points whatever the first chunk's size
+    assert np.array_equal(
+        vo.sample_score_contrast(1.0, 10, seed=4, chunk=10),
+        vo.score_contrast(vo.uniform_box("gen", 8, 1.0, 10, seed=4)).numpy(),
+    )
+    # Lemma 7 (eq. 91) at ε = 1/8: Pr(|X| ≤ ε) ≥ 9ε/512
+    assert float((np.abs(X) <= 1 / 8).mean()) > 9 / 8 / 512
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="B must be"):
+            vo.score_contrast_peak_density(bad)
+        with pytest.raises(ValueError, match="B must be"):
+            vo.uniform_box("gen", 8, bad, 3)
+    with pytest.raises(ValueError):
+        vo.sample_score_contrast(1.0, 0)

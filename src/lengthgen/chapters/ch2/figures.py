@@ -139,21 +139,33 @@ def styled_accuracy_table(df, caption: str | None = None):
     out["ours (20 seeds)"] = [
         cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)
     ]
-    if (
-        df["paper lo"].isna().all()
-    ):  # Table 1: no intervals; the claims allow ± T1_TOLERANCE points
-        from lengthgen.chapters.ch2.claims import T1_TOLERANCE
+    from lengthgen.chapters.ch2 import claims as c2
 
-        out[f"within ± {T1_TOLERANCE:g} points"] = [
-            "yes" if abs(m - p) <= T1_TOLERANCE else "no"
+    if df["paper lo"].isna().all():
+        # Table 1: no intervals; the claims allow ± T1_TOLERANCE points (rule 3), and the
+        # near-chance cells compare their side of 50 % (rule 8)
+        out[f"within ± {c2.T1_TOLERANCE:g} points"] = [
+            "yes" if abs(m - p) <= c2.T1_TOLERANCE else "no"
             for m, p in zip(df["ours"], df["paper"])
         ]
+        chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
+        out["side of 50 %: paper (rule 8) / ours"] = [
+            f"{c2.paper_chance_side(p)} / {c2.chance_side(lo, hi)}"
+            if (t, m) in chance
+            else "—"
+            for t, m, p, lo, hi in df[
+                ["task", "model", "paper", "ours lo", "ours hi"]
+            ].itertuples(index=False)
+        ]
     else:
-        out["inside paper's interval"] = [
-            "yes" if lo <= m <= hi else "no"
-            for m, lo, hi in df[["ours", "paper lo", "paper hi"]].itertuples(
-                index=False
-            )
+        # Tables 2–3: rule 1, the two-sample comparison of the two seed intervals
+        out["agrees (rule 1)"] = [
+            "yes"
+            if c2.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
+            else "no"
+            for m, lo, hi, p, plo, phi in df[
+                ["ours", "ours lo", "ours hi", "paper", "paper lo", "paper hi"]
+            ].itertuples(index=False)
         ]
     out["stored run"] = df["run"]
     from lengthgen.tables import styled

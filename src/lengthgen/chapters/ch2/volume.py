@@ -629,6 +629,21 @@ def score_contrast(params: dict) -> torch.Tensor:
     return (P["b_Q"] * dK).sum(-1)
 
 
+def sample_score_contrast(
+    B: float, samples: int, seed: int = 0, h: int = 8, chunk: int = 100_000
+) -> np.ndarray:
+    """X = qᵀW_K(e₁ − e₀) of ``samples`` A_gen(h) points drawn uniformly from the box [−B, B]^D,
+    in chunks of ``chunk`` points (:func:`uniform_box` with seeds ``seed``, ``seed + 1``, …)."""
+    samples = check_positive_int("samples", samples)
+    chunk = check_positive_int("chunk", chunk)
+    seed = check_positive_int("seed", seed, minimum=0)
+    out = []
+    for i, lo in enumerate(range(0, samples, chunk)):
+        m = min(chunk, samples - lo)
+        out.append(score_contrast(uniform_box("gen", h, B, m, seed=seed + i)).numpy())
+    return np.concatenate(out)
+
+
 def score_contrast_peak_density(B: float = 1.0) -> float:
     """The largest value of the density of X = qᵀW_K(e₁ − e₀) under the uniform box [−B, B]^D
     (Lemma 6 bounds it by B⁻²), by quadrature.
