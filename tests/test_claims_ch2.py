@@ -194,8 +194,10 @@ def test_committed_ledger_is_complete_and_current():
     assert status["ch2.train.table1.first_sin_chance"] == "reproduced"
     for cell in ("first_gen", "index_gen", "index_sin"):
         assert (
-            by_id[f"ch2.train.table1.{cell}_chance"]["cause"] == "unreported interval"
+            by_id[f"ch2.train.table1.{cell}_chance"]["cause"]
+            == "count-only chance above 50 %"
         )
+        assert by_id[f"ch2.train.table1.{cell}"]["status"] == "not-attempted"
     assert status["ch2.train.fig2.norm_above_pos"] == "direction"
     assert status["ch2.train.fig2.pos_drop"] == "direction"
     assert status["ch2.train.counterexample_sin_majority"] == "reproduced"
@@ -405,11 +407,11 @@ def test_chance_prose_and_explanations_are_pinned():
     assert f"(First under $A_\\text{{sin}}$) ({t1[('first', 'sin')]}%)" not in text
     assert f"First under $A_\\text{{sin}}$ ({t1[('first', 'sin')]}%)" in text
     count_rule = 100 * (0.5 + 0.5 * binom.pmf(255, 510, 0.5))
-    for model in ("gen", "sin"):
-        assert f"{count_rule:.1f} % of the time" in ch2_claims._chance_explanation(
-            model
-        )
-    # "within a point of our A_gen means and of the paper's"
+    assert (
+        f"{count_rule:.1f} % at n = 511"
+        in ch2_claims.CAUSES["count-only chance above 50 %"]
+    )
+    # "lies close to our A_gen means and to the paper's"
     for task in ("first", "index"):
         assert (
             abs(
@@ -419,4 +421,4 @@ def test_chance_prose_and_explanations_are_pinned():
             < 1
         )
         assert abs(t1[(task, "gen")] - count_rule) < 1
-    assert "lies within a point of our $A_\\text{gen}$ means and of the paper's" in text
+    assert "lies close to our $A_\\text{gen}$ means and to the paper's" in text

@@ -244,3 +244,94 @@ def test_app_e_deeper_tiers_match_the_store_and_the_prose():
         "2L4H: AUC 0.75" in line
         and "4L4H: every cell reaches LG ≥ 0.5, so no AUC" in line
     )
+
+
+# ------------------------------------------------------------------ issue 25: the claims added to chapter 3
+ISSUE25 = {
+    "ch3.appD.ablation_min_norm_exact": ("value", "deviates"),
+    "ch3.minnorm.full_rank": ("predicate", "reproduced"),
+    "ch3.minnorm.exact_realizes_sin": ("equal", "reproduced"),
+    "ch3.minnorm.exact_regression": ("equal", "reproduced"),
+    "ch3.study.precision_tau": ("predicate", "reproduced"),
+    "ch3.study.baseline_pe_blind": ("value", "reproduced"),
+    "ch3.study.baseline_taxonomy": ("value", "reproduced"),
+    "ch3.study.high_rows_lr_match": ("equal", "reproduced"),
+    "ch3.study.precision_1L1H_lr_match": ("predicate", "reproduced"),
+    "ch3.study.precision_2L4H_lr_match": ("predicate", "reproduced"),
+    "ch3.study.precision_4L4H_lr_match": ("predicate", "reproduced"),
+    "ch3.alpha.copy_reverse_study": ("equal", "deviates"),
+    "ch3.prop2.old_key_ratio": ("value", "deviates"),
+    "ch3.conj1.sin_conditioning": ("predicate", "deviates"),
+}
+
+
+def test_issue25_claims_keep_their_checks_and_committed_statuses():
+    committed = _committed()
+    by_id = {c.id: c for c in c3.CLAIMS}
+    for cid, (check, status) in ISSUE25.items():
+        assert by_id[cid].check == check and committed[cid]["status"] == status, cid
+    for cid in ("ch3.prop2.rescuing_w", "ch3.conj1.lp_witness"):
+        assert (
+            isinstance(by_id[cid], Unchecked)
+            and committed[cid]["status"] == "not-reproducible"
+        )
+    assert "ch3.study.baselines" not in by_id
+    assert by_id["ch3.study.precision_4L4H"].deviation.cause == c3.CE_LR
+
+
+def test_copy_reverse_hits_are_one_fixed_row_per_length():
+    """The measurement behind the 'one crossing per length' cause: each learned-absolute and RoPE
+    copy/reverse hit is a single row, and its target key (learned-absolute) or offset (RoPE) is
+    the same at every length."""
+    from lengthgen.chapters.ch3 import realizability as rz
+
+    for enc, task, same in (
+        ("learned_abs", "copy", "key"),
+        ("learned_abs", "reverse", "key"),
+        ("rope", "reverse", "offset"),
+    ):
+        fam, W = rz.select(enc, task, "ce")
+        seen = set()
+        for L in (30, 40, 60, 80, 512):
+            s = rz.simulate(W, fam, task, L)
+            hits = [
+                (int(r), int(t)) for r, t, ok in zip(s.rows, s.target, s.correct) if ok
+            ]
+            assert len(hits) == 1 and s.alpha == 1 / len(s.rows), (enc, task, L)
+            r, t = hits[0]
+            seen.add(t if same == "key" else r - t)
+        assert len(seen) == 1, (enc, task, seen)
+
+
+def test_old_key_ratio_rises_with_m_towards_half_of_k():
+    """Prop. 2 with an old key under i.i.d. Gaussian features: the ratio to 1/(k − 1) grows with m
+    and approaches (k − 1)/2 (the derivation in the claim's deviation)."""
+    from lengthgen.chapters.ch3 import realizability as rz
+
+    r = {
+        m: rz.prop2_montecarlo(128, m=m, n_trials=2000, task="first", old_key=True)[
+            "ratio"
+        ]
+        for m in (21, 32, 128)
+    }
+    half = (128 - 20) / 2 - 0.5
+    assert r[21] < r[32] < r[128] and r[21] < 10 and abs(r[128] - half) < 0.15 * half
+
+
+def test_conditioning_and_baseline_scores():
+    eight = c3.conditioning(8)
+    assert eight["m"] == 16 and eight["full_column_rank"] and eight["cond"] > 1e20
+    assert not c3.conditioning(16)["full_column_rank"]
+    assert c3.baseline_scores("rope/prev") == {"pe_blind": 1.0, "taxonomy": 1.0}
+    assert c3.baseline_scores("sinusoidal/prev") == {"pe_blind": 1.0, "taxonomy": 0.0}
+    assert c3.baseline_scores("learned_abs/first") == {"pe_blind": 0.0, "taxonomy": 1.0}
+    assert c3.baseline_scores("nope/first") == {"pe_blind": 0.0, "taxonomy": 0.0}
+
+
+def test_the_learnable_cells_have_no_nope_or_alibi_cell():
+    """The page's reason why the baselines need no score for NoPE and ALiBi."""
+    r = claims.StoredResults("ch3")
+    learn = [
+        k for k, v in c3.stats(r, "1L1H")["cells"].items() if v["train"] > c3.LEARNABLE
+    ]
+    assert learn and not [k for k in learn if k.split("/")[0] in ("nope", "alibi")]

@@ -12,6 +12,10 @@ notebook (``source="live"``).
 
 How each comparison was chosen (fixed before looking at our value)
 -------------------------------------------------------------------
+Not blind: rules 1 and 8–9, changed for issue 25, were chosen while our seed means and their
+intervals were already on the chapter's page (their declarations were still committed before
+the claims were re-evaluated).
+
 1. The paper reports a 95 % seed-bootstrap interval (Table 2, Table 3), and so do we (our 20 seeds,
    10,000 resamples: ``experiments.longest_summary`` / ``ood_summary``). The two means are compared
    as two independent samples (:func:`two_sample_agree`, a ``predicate``): each 95 % half-width is
@@ -106,8 +110,9 @@ CAUSES = {
     "lengths we can scan",
     "unexplained": "a difference we have not traced to a cause; the explanation says what was ruled out "
     "and what was not measured",
-    "unreported interval": "the paper gives the number without an interval, and the stand-in for its "
-    "uncertainty that we fixed beforehand (rule 3's half-width) does not fit this cell",
+    "count-only chance above 50 %": "a model that uses only the number of ones beats a coin on these tasks (the best "
+    "rule of the count is right ½ + ½·P(Bin(n − 1, ½) = (n − 1)/2) of the time, 51.8 % at n = 511), so "
+    "'at chance' for a model without positional information is not 50 %; rule 8 compared with 50 %",
 }
 
 # --------------------------------------------------------------------------- tolerance rules (see docstring)
@@ -455,14 +460,12 @@ def _chance_explanation(model: str) -> str:
         "sin": "The number of ones is also available to A_sin (besides the phases of the positions)",
     }[model]
     return (
-        "Our 20 seeds agree closely on this cell (their bootstrap interval is a fraction of a point "
-        "wide), so a mean a point or two above 50 % is already distinguishable from chance. Rule 8 read "
-        "the paper's number, which has no interval, with the three-point half-width typical of its other "
-        "cells; with a seed spread like ours the paper's own interval would exclude 50 as well, so the "
-        f"mismatch lies in our reading of the paper's uncertainty rather than in the models. {sees}, "
-        "which carries a little information about the bit asked for: on banks built as D.3 describes, the "
-        "best rule of the count is right 51.8 % of the time in expectation at n = 511 (½ + ½·P(Bin(510, ½) = 255)). "
-        "Neither interval includes the sampling error of the one test bank that every seed shares."
+        f"{sees}, and the best rule of the count beats a coin (the cause). Our seed interval lies above "
+        "50 % and near that count-only rate; rule 8 read the paper's number, which has no interval, with "
+        "three points either side, which straddles 50 % and so predicted 'indistinguishable from chance'. "
+        "Both say the same about the models — they learn nothing beyond the count — and the rule's "
+        "mistake is to have taken 50 % for chance. Neither interval includes the sampling error of the "
+        "one test bank that every seed shares."
     )
 
 
@@ -940,14 +943,26 @@ def _build():
     ]
     # ---- Table 1 cells not in Table 2 (N = 51)
     for task, model in (
-        ("first", "gen"),
         ("first", "sin"),
-        ("index", "gen"),
-        ("index", "sin"),
         ("majority", "sin"),
         ("first", "norm"),
     ):
         out.append(_acc_claim(task, model, 51, "Table 1 (N = 51)", t1=True))
+    # A rule-3 band of ±3 points around a value this close to 50 % admits a model that learns
+    # nothing, so these three cells are judged by their chance claims only (issue 25)
+    for task, model in (("first", "gen"), ("index", "gen"), ("index", "sin")):
+        name = {"gen": "A_gen", "sin": "A_sin"}[model]
+        out.append(
+            Unchecked(
+                f"ch2.train.table1.{task}_{model}",
+                "Table 1 (N = 51)",
+                statement=f"{task.capitalize()} under {name} at N = 51: mean accuracy over 20 seeds at L = 511",
+                paper_value=paper.PAPER_T1[(task, model)],
+                status="not-attempted",
+                reason="a ±3-point band around a number this close to 50 % is passed by a model that learns "
+                "nothing, so it is no check; the cell's chance claim (next rows) is the one that can fail",
+            )
+        )
     for task, model in CHANCE_CELLS:
         out.append(_chance_claim(task, model))
     cid = "ch2.train.table1.majority_posnorm"
@@ -1135,7 +1150,7 @@ DEVIATIONS.update(
         ),
         **{
             f"ch2.train.table1.{task}_{model}_chance": Deviation(
-                "unreported interval", _chance_explanation(model)
+                "count-only chance above 50 %", _chance_explanation(model)
             )
             for task, model in (("first", "gen"), ("index", "gen"), ("index", "sin"))
         },
