@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# APT=0: never install system packages (make test installs Debian's chromium for the HTML checks)
+APT    ?= 1
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
 .PHONY: book test unit nbval html ledger pages sync-check format-check clean second-cpu unit-threads test-min
@@ -34,6 +36,7 @@ nbval: $(STAMP)
 	$(BIN)/python -m pytest notebooks/*.ipynb $(NBVAL)
 
 html: $(STAMP)
+	APT=$(APT) $(BIN)/python scripts/ensure_chromium.py
 	$(BIN)/python scripts/build_book.py -W -n --keep-going
 	$(BIN)/python -m pytest tests -m html
 

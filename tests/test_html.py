@@ -1,10 +1,10 @@
 """The built book, opened in headless Chromium: chapter zero shows its figure; the scorecard lists its claims.
 
-Needs ``_build/html`` (``make html`` builds it first). Chromium comes from Debian's ``chromium``
-package, installed here when missing; the tests skip with a message only where that fails.
+Needs ``_build/html`` (``make html`` builds it first) and Chromium (``make html`` runs
+``scripts/ensure_chromium.py``, which installs Debian's package where it can, visibly, unless
+``APT=0``); the tests skip with a message where Chromium is missing.
 """
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -19,22 +19,12 @@ HTML = ROOT / "_build" / "html"
 
 @pytest.fixture(scope="module")
 def chromium():
+    """Chromium from the PATH (``make html`` runs ``scripts/ensure_chromium.py`` first, which
+    installs Debian's package where it can and says so; ``APT=0`` skips that)."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None and shutil.which("apt-get") and os.geteuid() == 0:
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(
-            ["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=600
-        )
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "chromium"],
-            env=env,
-            capture_output=True,
-            timeout=900,
-        )
-        exe = shutil.which("chromium")
     if exe is None:
         pytest.skip(
-            "Chromium is not installed and could not be installed here (needs root and Debian's apt)"
+            "Chromium is not installed (scripts/ensure_chromium.py installs it as root with apt)"
         )
     return exe
 
