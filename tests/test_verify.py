@@ -68,9 +68,8 @@ def test_a_trained_rerun_is_judged_against_its_band(tmp_path, shift, verdict):
     assert moved, "the edit must move some claim"
     far = rows["ch4.fig4.main.sine_far"]
     assert far["band"] == 0.05 and far["verdict"] in (verdict, "borderline")
-    assert vf.exit_code({"claims": list(rows.values())}) == int(
-        any(r["verdict"] == "changed" for r in moved)
-    )
+    # a shift inside every band exits 0; one beyond the accuracy band exits 1
+    assert vf.exit_code({"claims": list(rows.values())}) == int(verdict == "changed")
 
 
 def test_a_moved_claim_of_deterministic_cells_is_changed_whatever_the_bands(tmp_path):

@@ -157,15 +157,17 @@ def _memo(results, key, fn):
     return cache[key]
 
 
+def _int_lengths(tab: dict) -> dict:
+    """A stored α table ``{"enc/task": {"L": α}}`` with integer lengths and float values."""
+    return {k: {int(L): float(a) for L, a in d.items()} for k, d in tab.items()}
+
+
 def alpha_tables(results) -> dict:
     """The stored α tables ``{rule: {"enc/task": {L: α}}}`` (integer lengths), validated."""
 
     def load():
         tabs = ch3.load("alpha_tables", folder=results.folder)["data"]
-        return {
-            rule: {k: {int(L): float(a) for L, a in d.items()} for k, d in tab.items()}
-            for rule, tab in tabs.items()
-        }
+        return {rule: _int_lengths(tab) for rule, tab in tabs.items()}
 
     return _memo(results, "alpha", load)
 
@@ -187,10 +189,7 @@ def min_norm_exact_table(results) -> dict:
     """The min-norm α table under the exact rule: the stored exact rows for the sinusoidal and
     RoPE bases, the float64 rows elsewhere (their Φ_20 is well conditioned, so float64's
     pseudo-inverse is the exact one there)."""
-    tab = {k: dict(v) for k, v in alpha(results, "min_norm").items()}
-    for k, v in alpha_exact(results)["alpha"].items():
-        tab[k] = {int(L): float(a) for L, a in v.items()}
-    return tab
+    return {**alpha(results, "min_norm"), **_int_lengths(alpha_exact(results)["alpha"])}
 
 
 def theory(results) -> dict:
@@ -258,9 +257,12 @@ def _accs(results, tier, cell, L):
     ]
 
 
-def high_rows(results, tier: str = "1L1H", tau: float = HIGH_ALPHA) -> list[dict]:
-    """The (cell, L, seed) rows of ``tier`` (main tasks) with α_L ≥ ``tau``."""
-    A = alpha(results)
+def high_rows(
+    results, tier: str = "1L1H", tau: float = HIGH_ALPHA, A: dict | None = None
+) -> list[dict]:
+    """The (cell, L, seed) rows of ``tier`` (main tasks) with α_L ≥ ``tau`` under the α table
+    ``A`` (default: the stored CE table)."""
+    A = alpha(results) if A is None else A
     return [
         x
         for x in rows(results)
@@ -492,11 +494,10 @@ def _sin_graded_fine(r):
 
 def precision_by_tau(r):
     """1L1H precision Pr[LG ≥ 0.7 | α_L ≥ τ] for the paper's thresholds τ = 0.5, 0.7, 0.9."""
-    out = []
-    for tau in paper.PRECISION_TAU:
-        h = high_rows(r, "1L1H", tau)
-        out.append(float(np.mean([x["acc"] >= SUCCESS for x in h])))
-    return out
+    return [
+        precision_with(r, "1L1H", alpha(r), tau)["precision"]
+        for tau in paper.PRECISION_TAU
+    ]
 
 
 def lr_alpha(results, lr: float) -> dict:
@@ -508,22 +509,13 @@ def lr_alpha(results, lr: float) -> dict:
     )
     if str(lr) not in tab["alpha"]:
         raise ValueError(f"no stored α at lr {lr!r}; stored: {', '.join(tab['alpha'])}")
-    return {
-        k: {int(L): float(a) for L, a in d.items()}
-        for k, d in tab["alpha"][str(lr)].items()
-    }
+    return _int_lengths(tab["alpha"][str(lr)])
 
 
 def precision_with(results, tier: str, A: dict, tau: float = HIGH_ALPHA) -> dict:
-    """``{"precision", "rows"}``: Pr[LG ≥ 0.7 | α_L ≥ τ] over the (cell, L, seed) rows of ``tier``
-    (main tasks) under the α table ``A``, and how many rows that is."""
-    h = [
-        x
-        for x in rows(results)
-        if x["tier"] == tier
-        and x["task"] in MAIN_TASKS
-        and A[f"{x['encoding']}/{x['task']}"][x["L"]] >= tau
-    ]
+    """``{"precision", "rows"}``: Pr[LG ≥ 0.7 | α_L ≥ τ] over the :func:`high_rows` of ``tier``
+    under the α table ``A``, and how many rows that is."""
+    h = high_rows(results, tier, tau, A)
     prec = float(np.mean([x["acc"] >= SUCCESS for x in h])) if h else float("nan")
     return {"precision": prec, "rows": len(h)}
 

@@ -447,10 +447,7 @@ def exact_min_norm_spectrum(
                 for i in range(L0)
             ]
         else:
-            rows = [
-                [mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)]
-                for d in range(-(L0 - 1), L0)
-            ]
+            rows = _rope_design(th, L0)
         S = mpmath.svd_r(mpmath.matrix(rows), compute_uv=False)
         return sorted((float(x) for x in S), reverse=True)
 
@@ -463,14 +460,26 @@ def _rope_basis(d, th):
     return [mpmath.cos(d * t) for t in th] + [-mpmath.sin(d * t) for t in th]
 
 
-def _strict_argmax_rows(T, rows, Bound=None):
+def _rope_design(th, L0: int) -> list:
+    """The rows (one per offset d = −(L0−1) … L0−1, weighted by √(L0 − |d|), its count on the
+    L0 × L0 grid) of the map from RoPE's coefficients to the grid's logits, whose least-squares
+    solution is the min-norm rule."""
+    import mpmath
+
+    return [
+        [mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)]
+        for d in range(-(L0 - 1), L0)
+    ]
+
+
+def _strict_argmax_rows(T, rows, Bound):
     """The strict causal argmax of each row ``i`` of ``rows`` over ``j ≤ i`` of the float64 matrix
     ``T``, certified by the entry-wise error bound ``Bound`` (the winner's lower bound beats every
     other entry's upper bound); ``None`` for the rows it cannot certify."""
     out = {}
     for i in rows:
         r = T[i, : i + 1]
-        b = Bound[i, : i + 1] if Bound is not None else np.zeros_like(r)
+        b = Bound[i, : i + 1]
         top = int(np.argmax(r))
         ub = r + b
         ub[top] = -np.inf
@@ -530,10 +539,7 @@ def exact_min_norm_alpha(
         else:
             basis = {d: _rope_basis(d, th) for d in range(-(L0 - 1), Lmax)}
             D = list(range(-(L0 - 1), L0))
-            M = mpmath.matrix(
-                [[mpmath.sqrt(L0 - abs(d)) * g for g in basis[d]] for d in D]
-            )
-            U, S, V = mpmath.svd_r(M)
+            U, S, V = mpmath.svd_r(mpmath.matrix(_rope_design(th, L0)))
         for task in tasks:
             t0 = targets(task, L0).tolist()
             if encoding == "sinusoidal":
