@@ -223,10 +223,34 @@ def test_claims_html_shows_statements_badges_and_formatted_numbers():
     assert (
         "Mean accuracy at N = 11" in html
         and "deviates" in html
-        and "<td>0.665</td>" in html
+        and "<span>0.665</span>" in html
     )
     assert "0.6655000000000001" not in html and "reduced: 2,000 updates" in html
-    assert "<details>" in html and "fewer updates" in html and "ch0.x" in html
+    assert "fewer updates" in html and "ch0.x" in html
+
+
+def test_a_claim_is_one_row_that_opens_to_its_details():
+    """statement | paper | ours | status in the row; check, protocol, justification and cause
+    only in the collapsed part, which spans the row; the data-* attributes the scorecard filters
+    on; a permalink."""
+    rec = _eval(
+        _c(
+            statement="Mean accuracy at N = 11",
+            deviation=Deviation("reduced-budget", "fewer updates"),
+            protocol=reduced("2,000 updates"),
+        ),
+        0.6655,
+    )
+    html = claims.claims_html([rec], css=False)
+    row = html.split('<details class="lg-claim"')[1]
+    summary, more = row.split("</summary>")
+    assert summary.count("<span>") == 4 and "Mean accuracy" in summary
+    for hidden in ("reduced: 2,000 updates", "fewer updates", "reduced-budget"):
+        assert hidden not in summary and hidden in more
+    assert 'data-status="deviates"' in row and 'data-chapter="ch0"' in row
+    assert 'data-protocol="reduced"' in row and 'data-check="value"' in row
+    assert 'id="claim-ch0.x"' in row and 'href="#claim-ch0.x"' in row
+    assert "open" not in row.split(">")[0]  # collapsed
     assert claims.fmt_value({"mean": 81.0, "lo": 79.5, "hi": 82.25}) == "81 (79.5–82.2)"
 
 
@@ -245,9 +269,10 @@ def test_every_chapter_has_a_headline_naming_its_claims():
 def _ledger_values(ch):
     from lengthgen.store import results_dir
 
-    data = json.loads((results_dir() / "claims" / f"{ch}.json").read_text())
-    recs = data["claims"] if isinstance(data, dict) and "claims" in data else data
-    return {r["id"]: r["our_value"] for r in recs}
+    return {
+        r["id"]: r["our_value"]
+        for r in claims.load_ledger(ch, results_dir() / "claims")
+    }
 
 
 def test_headline_numbers_follow_the_ledger():
@@ -359,3 +384,73 @@ def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(
 def test_one_unit_is_the_finer_of_the_two_values():
     assert not claims.same_within_rounding(1.0, 0.9995)  # one test string lost of 2,000
     assert claims.same_within_rounding(1.0, 0.9999)  # 0.99995 rounded either way
+
+
+def test_a_chapter_ledger_in_two_pages(tmp_path, monkeypatch):
+    """DETAILS sends claims to the details page: each page's Ledger shows and saves only its own
+    claims, load_ledger joins the two parts, and a claim in both parts or in the wrong part is
+    reported."""
+    import shutil
+
+    from lengthgen.store import ResultFileError, results_dir
+
+    mod = claims.chapter_claims("ch0")
+    monkeypatch.setattr(mod, "DETAILS", ("ch0.eq1.", "ch0.stored."), raising=False)
+    main, det = claims.Ledger("ch0"), claims.Ledger("ch0", page="details")
+    with pytest.raises(ConfigError, match="details page"):
+        main.show("ch0.eq1.closed_form")
+    with pytest.raises(ConfigError, match="main page"):
+        det.record("ch0.margin.grows_logN", 1.0)
+    with pytest.raises(ConfigError, match="page"):
+        claims.Ledger("ch0", page="appendix")
+    det.show("ch0.eq1.closed_form")
+    assert det.unshown() == ["ch0.stored.regression"]
+    det._records["ch0.stored.regression"] = {
+        "id": "ch0.stored.regression",
+        "status": "reproduced",
+    }
+    for c in main._mine():  # stand-ins for the values the notebook measures
+        main._records[c.id] = {"id": c.id, "status": "reproduced"}
+    root = tmp_path / "results"
+    shutil.copytree(results_dir() / "ch0", root / "ch0")
+    main.save(root / "claims")
+    det.save(root / "claims")
+    assert (root / "claims" / "ch0.details.json").exists()
+    ids = [r["id"] for r in claims.load_ledger("ch0", root / "claims")]
+    assert sorted(ids) == sorted(c.id for c in mod.CLAIMS) and len(set(ids)) == len(ids)
+    assert ids[-2:] == ["ch0.eq1.closed_form", "ch0.stored.regression"]
+    # a claim moved back to the chapter page without re-saving: reported
+    monkeypatch.setattr(mod, "DETAILS", ("ch0.stored.",))
+    probs = claims.check_ledgers(["ch0"], results_root=root)
+    assert any(
+        p["id"] == "ch0.eq1.closed_form" and "ch0.details.json" in p["problem"]
+        for p in probs
+    )
+    # the same claim in both parts: a corrupt ledger, named
+    main_part = json.loads((root / "claims" / "ch0.json").read_text())
+    det_part = json.loads((root / "claims" / "ch0.details.json").read_text())
+    (root / "claims" / "ch0.json").write_text(json.dumps(main_part + det_part[:1]))
+    with pytest.raises(ResultFileError, match="both"):
+        claims.load_ledger("ch0", root / "claims")
+
+
+def test_results_box_shows_the_headline_claims_from_the_ledger():
+    from lengthgen.config import CHAPTERS
+
+    for ch in CHAPTERS:
+        rows = claims.load_ledger(ch)
+        box = claims.results_box(ch).html
+        items = claims.headline_claims(ch)
+        assert 3 <= len(items) <= 5, ch
+        by_id = {r["id"]: r for r in rows}
+        for it in items:
+            r = by_id[it["id"]]
+            assert f"scorecard.html#claim-{it['id']}" in box
+            assert claims._esc(it["claim"]) in box
+            assert claims.category(r) in box
+        assert claims._esc(claims.counts_line(rows)) in box or not any(
+            r.get("group", "paper") == "paper" for r in rows
+        )
+        assert 'id="results-box"' in box and "Cost." in box
+        words = len(" ".join(it["claim"] for it in items).split())
+        assert words <= 20 * len(items), f"{ch}: headline claims are not short"

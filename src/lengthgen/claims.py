@@ -58,6 +58,8 @@ STATUSES = ("reproduced", "deviates", "not-reproducible", "not-attempted")
 GROUPS = ("paper", "self-check")
 SOURCES = ("stored", "live")
 PROTOCOL_KINDS = ("paper", "reduced", "modified")
+#: a chapter's pages: its chapter page and its details page (protocol minutiae, secondary studies)
+PAGES = ("main", "details")
 #: the categories the scorecard counts: a direction check that holds is its own category
 CATEGORIES = (
     "reproduced",
@@ -380,6 +382,13 @@ def category(rec: dict) -> str:
 
 
 # --------------------------------------------------------------------------- a chapter's declarations
+def page_of(module, claim_id: str) -> str:
+    """The page that shows a claim: ``details`` if its id starts with one of the prefixes in the
+    chapter's ``DETAILS`` (its claims module), else ``main`` (the chapter page)."""
+    prefixes = getattr(module, "DETAILS", ()) or ()
+    return "details" if any(claim_id.startswith(p) for p in prefixes) else "main"
+
+
 def chapter_claims(chapter: str):
     """The ``claims`` module of ``chapter`` (``lengthgen.chapters.chN.claims``)."""
     check_choice("chapter", chapter, CHAPTERS)
@@ -466,20 +475,34 @@ class Ledger:
         chapter: str,
         scale: str | None = None,
         results: StoredResults | None = None,
+        page: str = "main",
     ):
         from lengthgen.config import get_scale
 
         self.module = chapter_claims(chapter)
         self.chapter = chapter
+        self.page = check_choice("page", page, PAGES)
         self.scale = get_scale(scale)
         self.results = results or StoredResults(chapter)
         self.by_id = {c.id: c for c in self.module.CLAIMS}
         self._records: dict[str, dict] = {}
 
+    def _mine(self):
+        """This page's declared claims, in declaration order."""
+        return [
+            c for c in self.module.CLAIMS if page_of(self.module, c.id) == self.page
+        ]
+
     def _claim(self, id: str, source: str | None = None):
         if id not in self.by_id:
             raise ConfigError(
                 f"unknown claim {id!r} of {self.chapter}; declared: {', '.join(self.by_id)}"
+            )
+        other = page_of(self.module, id)
+        if other != self.page:
+            raise ConfigError(
+                f"claim {id} is shown on the {other} page of {self.chapter}, not the "
+                f"{self.page} page (DETAILS in lengthgen.chapters.{self.chapter}.claims)"
             )
         c = self.by_id[id]
         if source is not None and (not isinstance(c, Claim) or c.source != source):
@@ -520,7 +543,7 @@ class Ledger:
         raises naming the live claims that were never recorded."""
         missing = [
             c.id
-            for c in self.module.CLAIMS
+            for c in self._mine()
             if isinstance(c, Claim) and c.source == "live" and c.id not in self._records
         ]
         if missing:
@@ -528,7 +551,7 @@ class Ledger:
                 f"{self.chapter}: live claims never recorded: {', '.join(missing)}"
             )
         out = []
-        for c in self.module.CLAIMS:
+        for c in self._mine():
             if isinstance(c, Unchecked):
                 out.append(unchecked_record(c, chapter=self.chapter))
             elif c.id in self._records:
@@ -542,30 +565,54 @@ class Ledger:
         return out
 
     def save(self, folder: str | Path | None = None) -> Path:
-        """Write the complete ledger (atomically); nothing is written if a claim is missing."""
+        """Write this page's part of the ledger (atomically; :func:`ledger_path`); nothing is
+        written if a claim is missing."""
         recs = self.records()
-        path = Path(folder or results_dir() / "claims") / f"{self.chapter}.json"
-        return atomic_write_json(path, recs)
+        return atomic_write_json(ledger_path(self.chapter, self.page, folder), recs)
 
     def table(self):
-        """The chapter's claims as the book's claims table (HTML in a notebook)."""
+        """This page's claims as the book's claims table (HTML in a notebook)."""
         return ClaimRows(self.records())
+
+    def unshown(self) -> list[str]:
+        """This page's declared claims not displayed yet (by :meth:`show`, :meth:`record` or
+        :meth:`claims`): a page shows each of its claims once."""
+        return [c.id for c in self._mine() if c.id not in self._records]
 
 
 # --------------------------------------------------------------------------- reading and checking
-def load_ledger(chapter: str, folder: str | Path | None = None) -> list[dict]:
-    """Read one chapter's committed ledger (a list of claim records); [] if never written."""
+def ledger_path(chapter: str, page: str = "main", folder: str | Path | None = None):
+    """Where one page's part of a chapter's ledger lives: ``results/claims/chN.json`` for the
+    chapter's page, ``chN.details.json`` for its details page."""
     check_choice("chapter", chapter, CHAPTERS)
-    path = Path(folder or results_dir() / "claims") / f"{chapter}.json"
-    if not path.exists():
-        return []
-    rows = read_json(path)
-    if not isinstance(rows, list) or any(
-        not isinstance(r, dict) or "id" not in r or "status" not in r for r in rows
-    ):
-        raise ResultFileError(
-            f"corrupt claims file {path}: expected a list of claim records"
-        )
+    check_choice("page", page, PAGES)
+    name = chapter if page == "main" else f"{chapter}.{page}"
+    return Path(folder or results_dir() / "claims") / f"{name}.json"
+
+
+def load_ledger(chapter: str, folder: str | Path | None = None) -> list[dict]:
+    """Read one chapter's committed ledger (a list of claim records: the chapter page's part,
+    then the details page's); [] if never written. A claim recorded by both parts is a corrupt
+    ledger."""
+    rows, seen = [], {}
+    for page in PAGES:
+        path = ledger_path(chapter, page, folder)
+        if not path.exists():
+            continue
+        part = read_json(path)
+        if not isinstance(part, list) or any(
+            not isinstance(r, dict) or "id" not in r or "status" not in r for r in part
+        ):
+            raise ResultFileError(
+                f"corrupt claims file {path}: expected a list of claim records"
+            )
+        for r in part:
+            if r["id"] in seen:
+                raise ResultFileError(
+                    f"claim {r['id']} is recorded in both {seen[r['id']]} and {path}"
+                )
+            seen[r["id"]] = path
+        rows += part
     return rows
 
 
@@ -674,6 +721,18 @@ def check_ledgers(
         root = Path(results_root) if results_root is not None else results_dir()
         committed = {r["id"]: r for r in load_ledger(ch, root / "claims")}
         declared = {c.id for c in mod.CLAIMS}
+        for page in PAGES:
+            path = ledger_path(ch, page, root / "claims")
+            for r in read_json(path) if path.exists() else []:
+                want = page_of(mod, r["id"])
+                if r["id"] in declared and want != page:
+                    problems.append(
+                        {
+                            "chapter": ch,
+                            "id": r["id"],
+                            "problem": f"recorded in {path.name} but shown on the {want} page",
+                        }
+                    )
         for cid in sorted(set(committed) - declared):
             problems.append(
                 {
@@ -818,17 +877,30 @@ _BADGE = {
     "not-attempted": "#8a8a8a",
 }
 _CSS = """<style>
-table.lg-claims{table-layout:fixed;width:100%;border-collapse:collapse;font-size:0.86em;margin:0.5em 0}
-table.lg-claims th,table.lg-claims td{border-bottom:1px solid #ddd;padding:4px 6px;vertical-align:top;
- text-align:left;overflow-wrap:anywhere}
-table.lg-claims col.c-claim{width:43%} table.lg-claims col.c-num{width:15%} table.lg-claims col.c-st{width:14%}
-table.lg-claims col.c-kind{width:13%}
-table.lg-claims details{margin-top:3px;color:#444} table.lg-claims summary{cursor:pointer;color:#555}
+div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
+div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
+ grid-template-columns:minmax(0,52fr) minmax(0,16fr) minmax(0,16fr) minmax(0,16fr);column-gap:8px;
+ padding:3px 4px;border-bottom:1px solid #ddd;align-items:start}
+div.lg-claims .lg-row{font-weight:bold}
+div.lg-claims details.lg-claim>summary{cursor:pointer;list-style:none}
+div.lg-claims details.lg-claim>summary::-webkit-details-marker{display:none}
+div.lg-claims details.lg-claim>summary>span{overflow-wrap:anywhere;min-width:0}
+div.lg-claims details.lg-claim>summary>span:first-child::before{content:"\\25B8\\00a0";color:#777}
+div.lg-claims details.lg-claim[open]>summary>span:first-child::before{content:"\\25BE\\00a0"}
+div.lg-claims .lg-more{padding:4px 10px 6px 18px;border-bottom:1px solid #ddd;color:#444;
+ overflow-wrap:anywhere}
+div.lg-claims .lg-more p{margin:0 0 3px 0}
+div.lg-claims a.lg-perma{color:#999;text-decoration:none;margin-left:4px}
 span.lg-badge{display:inline-block;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
 table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed}
 table.lg-totals td,table.lg-totals th{padding:2px 4px;border-bottom:1px solid #ddd;text-align:right;
  overflow-wrap:anywhere} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
 table.lg-totals span.lg-badge{white-space:normal}
+div.lg-results{border:1px solid #bbb;border-radius:6px;padding:6px 10px;margin:0.4em 0 1em 0;font-size:0.9em}
+div.lg-results table{width:100%;border-collapse:collapse;table-layout:fixed}
+div.lg-results td,div.lg-results th{padding:2px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top;
+ text-align:left;overflow-wrap:anywhere}
+div.lg-results p{margin:0.3em 0}
 </style>"""
 
 
@@ -843,47 +915,71 @@ def badge(cat: str) -> str:
     return f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">{_esc(cat)}</span>'
 
 
-def claims_html(rows: list[dict], *, css: bool = True) -> str:
-    """Ledger records as an HTML table that fits a page column: the statement (with the paper's
-    location), the paper's value, ours, the status badge, the check kind and the protocol; the
-    justification, the declared cause and the claim id in a collapsible detail under the statement."""
-    head = (
-        '<table class="lg-claims"><colgroup><col class="c-claim"><col class="c-num"><col class="c-num">'
-        '<col class="c-st"><col class="c-kind"></colgroup><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
-        "<th>status</th><th>check · protocol</th></tr></thead><tbody>"
-    )
-    body = []
-    for r in rows:
-        cat = category(r)
-        prot = "self-check" if r.get("group") == "self-check" else protocol_label(r)
-        notes = []
-        if r.get("why"):
-            notes.append(f"<b>check:</b> {_esc(r['why'])}")
-        if r.get("interval"):
-            notes.append(f"<b>interval:</b> {_esc(fmt_value(r['interval']))}")
-        if r.get("tolerance") is not None:
-            notes.append(f"<b>tolerance:</b> ± {_esc(fmt_value(r['tolerance']))}")
-        if r.get("cause"):
-            notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
-        if r.get("explanation"):
-            notes.append(
-                f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
-                f"{_esc(r['explanation'])}"
-            )
-        if r.get("declared_deviation_holds"):
-            notes.append(
-                "<b>note:</b> a deviation was declared but the check now holds"
-            )
+def claim_notes(r: dict) -> list[str]:
+    """The collapsed part of a claim's row (HTML paragraphs): check kind and protocol, the one-line
+    justification, interval or tolerance, the declared cause and our explanation, the id."""
+    prot = "self-check" if r.get("group") == "self-check" else protocol_label(r)
+    notes = [
+        f"<b>check:</b> {_esc(r.get('check') or '—')} · <b>protocol:</b> {_esc(prot)}"
+    ]
+    if r.get("why"):
+        notes.append(f"<b>why this check:</b> {_esc(r['why'])}")
+    if r.get("interval"):
+        notes.append(f"<b>interval:</b> {_esc(fmt_value(r['interval']))}")
+    if r.get("tolerance") is not None:
+        notes.append(f"<b>tolerance:</b> ± {_esc(fmt_value(r['tolerance']))}")
+    if r.get("cause"):
+        notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
+    if r.get("explanation"):
         notes.append(
-            f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}"
+            f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
+            f"{_esc(r['explanation'])}"
         )
-        body.append(
-            f'<tr id="claim-{_esc(r["id"])}"><td>{_esc(r["statement"])} <i>({_esc(r["location"])})</i>'
-            f"<details><summary>details</summary>{'<br>'.join(notes)}</details></td>"
-            f"<td>{_esc(fmt_value(r['paper_value']))}</td><td>{_esc(fmt_value(r['our_value']))}</td>"
-            f"<td>{badge(cat)}</td><td>{_esc(r.get('check') or '—')} · {_esc(prot)}</td></tr>"
-        )
-    return (_CSS if css else "") + head + "".join(body) + "</tbody></table>"
+    if r.get("declared_deviation_holds"):
+        notes.append("<b>note:</b> a deviation was declared but the check now holds")
+    notes.append(
+        f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}"
+    )
+    return [f"<p>{n}</p>" for n in notes]
+
+
+def claim_row(r: dict, *, anchor: bool = True) -> str:
+    """One claim as one row (statement | paper | ours | status) that opens to its details, which
+    span the table's width. ``anchor``: the row carries ``id="claim-<id>"`` and a permalink; the
+    ``data-*`` attributes are what the scorecard filters and sorts on."""
+    cat = category(r)
+    prot = (
+        "self-check" if r.get("group") == "self-check" else (r.get("protocol") or "—")
+    )
+    attrs = (
+        f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
+        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}"'
+    )
+    ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
+    perma = (
+        f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
+        if anchor
+        else ""
+    )
+    return (
+        f'<details class="lg-claim"{ident} {attrs}><summary>'
+        f"<span>{_esc(r['statement'])} <i>({_esc(r['location'])})</i>{perma}</span>"
+        f"<span>{_esc(fmt_value(r['paper_value']))}</span>"
+        f"<span>{_esc(fmt_value(r['our_value']))}</span><span>{badge(cat)}</span>"
+        f'</summary><div class="lg-more">{"".join(claim_notes(r))}</div></details>'
+    )
+
+
+def claims_html(rows: list[dict], *, css: bool = True, anchor: bool = True) -> str:
+    """Ledger records as the book's compact claims table: one row per claim — statement (with
+    the paper's location) | paper | ours | status — each opening to its check kind, protocol,
+    justification, cause and id (:func:`claim_row`)."""
+    head = (
+        '<div class="lg-claims"><div class="lg-row"><span>claim</span><span>paper</span>'
+        "<span>ours</span><span>status</span></div>"
+    )
+    body = "".join(claim_row(r, anchor=anchor) for r in rows)
+    return (_CSS if css else "") + head + body + "</div>"
 
 
 def totals_html(folder: str | Path | None = None) -> str:
@@ -1043,3 +1139,110 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         f"{_esc(counts(a))}</td><td></td></tr></tbody></table></div>"
     )
     return "".join(out) + "\n"
+
+
+class HTMLBlock:
+    """A piece of the book's HTML, displayed as such in a notebook (``_repr_html_``)."""
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def counts_line(rows: list[dict]) -> str:
+    """``12 reproduced · 3 direction · …`` over the paper claims of ``rows`` (self-checks apart)."""
+    paper = [r for r in rows if r.get("group", "paper") == "paper"]
+    out = " · ".join(
+        f"{n} {k}" for k in CATEGORIES if (n := sum(category(r) == k for r in paper))
+    )
+    return out or "none"
+
+
+def headline_claims(chapter: str) -> list[dict]:
+    """The chapter's 3–5 headline claims for its results box: ``HEADLINE["claims"]`` of its claims
+    module, a list of ``{"claim": plain words, "id": ledger id}``."""
+    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
+    items = head.get("claims") or []
+    if not 3 <= len(items) <= 5 and chapter != "ch0":
+        raise ConfigError(
+            f"{chapter}: HEADLINE['claims'] lists {len(items)} claims; a results box shows 3 to 5"
+        )
+    return items
+
+
+def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
+    """The results box on a chapter's first screen, generated from its committed ledger: the
+    paper's headline claims in plain words with the paper's value, ours and our verdict (each
+    linked to its row of the scorecard), the chapter's claim counts, its main deviation in one
+    sentence (``HEADLINE["deviation"]``) and the cost of reproducing its stored results
+    (:func:`lengthgen.cost.chapter_cost`)."""
+    from lengthgen import cost
+
+    rows = load_ledger(chapter, folder)
+    by_id = {r["id"]: r for r in rows}
+    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
+    items = headline_claims(chapter)
+    missing = [it["id"] for it in items if it["id"] not in by_id]
+    if missing:
+        raise ConfigError(
+            f"{chapter}: headline claims not in its ledger: {', '.join(missing)}"
+        )
+    link = "../book/scorecard.html#claim-"
+
+    def short(v) -> str:  # a list in one cell: its ends and its length
+        if isinstance(v, (list, tuple)) and len(v) > 2:
+            return f"{fmt_value(v[0])} … {fmt_value(v[-1])} ({len(v)} values)"
+        return fmt_value(v)
+
+    body = []
+    for it in items:
+        r = by_id[it["id"]]
+        body.append(
+            f"<tr><td>{_esc(it['claim'])}</td><td>{_esc(short(r['paper_value']))}</td>"
+            f"<td>{_esc(short(r['our_value']))}</td>"
+            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r))}</a></td></tr>'
+        )
+    n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
+    n_self = len(rows) - n_paper
+    c = cost.chapter_cost(chapter)
+    spent = (
+        f"its stored full-scale results took {cost.fmt_seconds(c['cpu_s'])} of CPU "
+        f"(about {cost.fmt_seconds(c['projection_2core_s'])} on two cores)"
+        if c["cpu_recorded"] and c["cpu_s"] >= 1
+        else "its stored results take under a second to compute"
+        if c["cpu_recorded"]
+        else "it stores no full-scale results"
+    )
+    dev = head.get("deviation")
+    dev_links = " ".join(
+        f'<a href="{link}{_esc(i)}">[{n + 1}]</a>'
+        for n, i in enumerate(head.get("deviation_ids", []))
+    )
+    parts = [
+        _CSS,
+        '<div class="lg-results" id="results-box"><p><b>Results at a glance.</b> '
+        + (
+            f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}"
+            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
+            if n_paper
+            else f"This chapter checks no paper's claims; it runs {n_self} self-checks "
+            "of our own code"
+        )
+        + ".</p>",
+    ]
+    if body:
+        parts.append(
+            '<table><colgroup><col style="width:55%"><col style="width:15%">'
+            '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
+            f"<th>{'the paper claims' if n_paper else 'the chapter checks'}</th><th>paper</th>"
+            "<th>ours</th><th>verdict</th></tr>"
+            "</thead><tbody>" + "".join(body) + "</tbody></table>"
+        )
+    if dev:
+        parts.append(f"<p><b>Main deviation.</b> {_esc(dev)} {dev_links}</p>")
+    parts.append(
+        f"<p><b>Cost.</b> This page executes at smoke scale in minutes; {spent}.</p></div>"
+    )
+    return HTMLBlock("".join(parts))

@@ -118,4 +118,23 @@ HEADLINE = {
     "finding_ids": ["ch0.eq1.closed_form"],
     "deviation": "None: the chapter reproduces no experiment.",
     "deviation_ids": [],
+    # the results box: this background chapter's main checks (self-checks; no paper claims)
+    "claims": [
+        {
+            "claim": "Softmax's closed forms hold numerically up to N = 10⁵",
+            "id": "ch0.eq1.closed_form",
+        },
+        {
+            "claim": "A fixed margin is diluted: the favoured weight falls below 1 %",
+            "id": "ch0.dilution.unscaled",
+        },
+        {
+            "claim": "Scaled by log N, margin 2 keeps the weight near 1",
+            "id": "ch0.logscale.c2_to_one",
+        },
+        {
+            "claim": "With log N scaling the margin needed for half the mass tends to 1",
+            "id": "ch0.margin.scaled_constant",
+        },
+    ],
 }
