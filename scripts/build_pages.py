@@ -1,7 +1,7 @@
 """Generate the parts of the book's pages that come from the claims ledger (run before a build).
 
-Copies MathJax into ``_mathjax/`` (offline math) and writes ``book/_generated/`` (both ignored by git): ``scorecard_body.md`` and ``scorecard.png`` for the
-scorecard page, ``results_box.md`` for the intro's results box, and ``cost_table.md`` (from the
+Copies MathJax into ``_mathjax/`` (offline math) and writes ``book/_generated/`` (both ignored by git): ``scorecard_body.md``, ``scorecard.png`` and the ledger's
+downloads ``ledger.csv`` and ``ledger.json`` for the scorecard page, ``results_box.md`` for the intro's results box, and ``cost_table.md`` (from the
 stored cells' provenance, :mod:`lengthgen.cost`) for the page "What a reproduction costs". The
 pages include them, so they are plain pages (no notebook, no launch button) and always agree with results/claims/.
 
@@ -9,6 +9,7 @@ pages include them, so they are plain pages (no notebook, no launch button) and 
 """
 
 import importlib.util
+import json
 import shutil
 from pathlib import Path
 
@@ -40,8 +41,15 @@ def main() -> None:
     out = ROOT / "book" / "_generated"
     out.mkdir(parents=True, exist_ok=True)
     claims.scorecard_figure(out / "scorecard.png")
+    (out / "ledger.csv").write_text(claims.ledger_csv())
+    (out / "ledger.json").write_text(
+        json.dumps(claims.load_all(), indent=1, ensure_ascii=False) + "\n"
+    )
     (out / "scorecard_body.md").write_text(
-        claims.scorecard_markdown(figure="_generated/scorecard.png")
+        claims.scorecard_markdown(
+            figure="_generated/scorecard.png",
+            downloads=("_generated/ledger.csv", "_generated/ledger.json"),
+        )
     )
     (out / "results_box.md").write_text(claims.results_box_markdown())
     (out / "cost_table.md").write_text(cost.cost_markdown())

@@ -162,3 +162,170 @@ def test_every_explorer_changes_its_figure_without_a_kernel(chromium, tmp_path):
         assert set(m.group(1).split(",")) == {"changed"}, (
             f"{page.name}: an explorer did not change: {m.group(1)}"
         )
+
+
+# --------------------------------------------------------------------------- a reader's pages
+import sys as _sys  # noqa: E402
+
+_sys.path.insert(0, str(ROOT / "scripts"))
+import html_probe  # noqa: E402
+
+CHAPTER_PAGES = sorted(
+    p
+    for p in (HTML / "notebooks").glob("[0-9][0-9]_*.html")
+    if "_details" not in p.name
+)
+DETAIL_PAGES = sorted((HTML / "notebooks").glob("[0-9][0-9]_*_details.html"))
+#: screens of 900 px at 1280 px wide: a chapter page and the scorecard tell their story within
+#: 30; a details page, which holds what the chapter links to, within 60
+BUDGET = {"chapter": 30, "details": 60, "scorecard": 30}
+
+
+@pytest.fixture(scope="module")
+def probes(chromium):
+    pages = CHAPTER_PAGES + DETAIL_PAGES + [HTML / "book" / "scorecard.html"]
+    return {p.name: html_probe.probe(p, chromium) for p in pages}
+
+
+def test_every_chapter_has_a_details_page():
+    assert len(CHAPTER_PAGES) == 5 and len(DETAIL_PAGES) == 4
+    for d in DETAIL_PAGES:
+        assert HTML / "notebooks" / d.name.replace("_details", "") in CHAPTER_PAGES
+
+
+def test_pages_fit_their_screen_budget(probes):
+    over = []
+    for name, r in probes.items():
+        kind = (
+            "scorecard"
+            if name == "scorecard.html"
+            else "details"
+            if "_details" in name
+            else "chapter"
+        )
+        if r["screens"] > BUDGET[kind]:
+            over.append(f"{name}: {r['screens']:.1f} screens > {BUDGET[kind]}")
+    assert not over, "; ".join(over)
+
+
+def test_results_box_is_on_the_first_screen(probes):
+    for p in CHAPTER_PAGES:
+        top = probes[p.name]["box_top"]
+        assert top is not None, f"{p.name} has no results box"
+        assert top < 900 - 150, f"{p.name}: the results box starts at {top:.0f} px"
+
+
+@pytest.mark.parametrize(
+    "defect, what",
+    [
+        ("math", "display math wider than its box"),
+        ("dollars", "visible text with an unrendered $"),
+        ("images", "an image with fewer pixels than it is drawn with (frames: 2x)"),
+        ("bookkeeping", "a visible code cell that only asserts, saves or records"),
+    ],
+)
+def test_no_rendering_defects(probes, defect, what):
+    found = {n: r[defect] for n, r in probes.items() if r[defect]}
+    assert not found, f"{what}: {found}"
+
+
+def test_every_claim_is_shown_once_in_the_chapters(probes):
+    from collections import Counter
+
+    from lengthgen.claims import load_all
+
+    shown = Counter(
+        i for p in CHAPTER_PAGES + DETAIL_PAGES for i in probes[p.name]["claim_ids"]
+    )
+    ids = [r["id"] for r in load_all()]
+    twice = sorted(i for i, n in shown.items() if n > 1)
+    missing = sorted(set(ids) - set(shown))
+    unknown = sorted(set(shown) - set(ids))
+    assert not twice, f"shown more than once: {twice[:10]}"
+    assert not missing, f"never shown on a chapter page: {missing[:10]}"
+    assert not unknown, f"shown but not in the ledger: {unknown[:10]}"
+    assert set(probes["scorecard.html"]["claim_ids"]) == set(ids)
+
+
+def test_figures_are_numbered_per_chapter(probes):
+    for p in CHAPTER_PAGES + DETAIL_PAGES:
+        n = int(p.name[:2])
+        nums = probes[p.name]["figures"]
+        bad = [f for f in nums if not f.startswith(f"{n}.")]
+        assert not bad, f"{p.name}: figure numbers {bad} are not chapter {n}'s"
+    main = {int(p.name[:2]): probes[p.name]["figures"] for p in CHAPTER_PAGES}
+    assert any(main.values()), "no numbered figure in any chapter"
+
+
+def test_papers_figures_are_cited_as_paper_figures():
+    """The book's figures are "Figure 4.3"; a paper's are "paper Fig. N" (never a bare "Fig. N",
+    which a reader would take for the book's); no "Knowl N" label a reader cannot look up."""
+    import re
+
+    bare = re.compile(r"(?<!paper )(?<!paper's )\bFigs?\.\s*\d")
+    for p in CHAPTER_PAGES + DETAIL_PAGES:
+        text = visible_text(p.read_text())
+        hits = [
+            text[max(0, m.start() - 30) : m.end() + 10] for m in bare.finditer(text)
+        ]
+        assert not hits, f"{p.name}: bare figure citations {hits[:5]}"
+        assert "Knowl" not in text, f"{p.name} still says 'Knowl'"
+
+
+SCORE_PROBE = """<iframe id=f src="{src}" width=1280 height=900></iframe><pre id=out></pre><script>
+setTimeout(function(){{var d=document.getElementById('f').contentDocument, out={{}};
+var bar=d.getElementById('lg-filters'), rows=d.querySelectorAll('#lg-scorecard details.lg-claim');
+function shown(){{var n=0; rows.forEach(function(r){{if(r.style.display!=='none') n++;}}); return n;}}
+out.all=shown(); out.count=d.getElementById('lg-count').textContent;
+var st=bar.querySelector('[name=status]'); st.value='deviates'; st.dispatchEvent(new Event('change',{{bubbles:true}}));
+out.deviates=shown();
+var ch=bar.querySelector('[name=chapter]'); ch.value='ch4'; ch.dispatchEvent(new Event('change',{{bubbles:true}}));
+out.ch4_deviates=shown();
+bar.querySelector('[name=reset]').click(); out.reset=shown();
+var q=bar.querySelector('[name=q]'); q.value='{query}'; q.dispatchEvent(new Event('input',{{bubbles:true}}));
+out.search=shown();
+bar.querySelector('[name=reset]').click();
+var so=bar.querySelector('[name=sort]'); so.value='status'; so.dispatchEvent(new Event('change',{{bubbles:true}}));
+var order=[]; d.querySelectorAll('#lg-scorecard details.lg-claim').forEach(function(r){{order.push(r.getAttribute('data-status'));}});
+out.sorted=order;
+out.links=[]; d.querySelectorAll('a').forEach(function(a){{var h=a.getAttribute('href')||''; if(h.match(/ledger\\.(csv|json)$/)) out.links.push(h);}});
+document.getElementById('out').textContent='PROBE'+JSON.stringify(out)+'EBORP';}}, 4000);</script>"""
+
+
+def test_scorecard_filters_sorts_searches_and_downloads(chromium, tmp_path):
+    import json
+    import re
+
+    from lengthgen.claims import CATEGORIES, category, load_all
+
+    rows = load_all()
+    query = "exact"
+    probe = tmp_path / "score.html"
+    probe.write_text(
+        SCORE_PROBE.format(src=(HTML / "book" / "scorecard.html").as_uri(), query=query)
+    )
+    out = render(chromium, probe, "--dump-dom", "--allow-file-access-from-files")
+    m = re.search(r"PROBE(.*?)EBORP", out, re.S)
+    assert m, out[:300]
+    import html as _h
+
+    r = json.loads(_h.unescape(m.group(1)))
+    assert r["all"] == len(rows) == r["reset"]
+    assert r["count"] == f"{len(rows)} of {len(rows)} claims shown"
+    assert r["deviates"] == sum(category(x) == "deviates" for x in rows)
+    assert r["ch4_deviates"] == sum(
+        category(x) == "deviates" and x["chapter"] == "ch4" for x in rows
+    )
+    hits = [
+        x
+        for x in rows
+        if query in (x["statement"] + " " + x["location"]).lower()
+        or query in json.dumps(x, ensure_ascii=False).lower()
+    ]
+    assert 0 < r["search"] <= len(hits)
+    ranks = [list(CATEGORIES).index(s) for s in r["sorted"]]
+    assert ranks == sorted(ranks)
+    assert len(r["links"]) == 2
+    for href in r["links"]:
+        f = (HTML / "book" / href).resolve()
+        assert f.exists() and f.stat().st_size > 1000, href

@@ -75,3 +75,51 @@ def test_visible_code_fits_the_column(md):
         assert "ledger." not in src or src.strip().startswith("ledger = "), (
             f"{md.name}: a visible cell calls the ledger: {src[:80]!r}"
         )
+
+
+CHAPTERS_MD = [p for p in SOURCES if not p.stem.endswith("_details")]
+
+
+@pytest.mark.parametrize("md", CHAPTERS_MD, ids=lambda p: p.name)
+def test_chapter_opens_with_its_results_box_and_a_short_abstract(md):
+    """After the title: the Colab cell, the results box, then an abstract of at most 150 words
+    (no changelog)."""
+    text = md.read_text()
+    body = text.split("\n# ", 1)[1]
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", body, re.S)
+    assert 'results_box("ch' in cells[1], f"{md.name}: the second cell is not the results box"
+    m = re.search(r"\*\*Abstract\.\*\*(.*?)(\n\n|\n```)", body, re.S)
+    assert m, f"{md.name} has no **Abstract.** paragraph"
+    assert body.index("**Abstract.**") > body.index('results_box("ch')
+    words = len(re.sub(r"\{cite\}`[^`]*`", "cite", m.group(1)).split())
+    assert words <= 150, f"{md.name}: the abstract has {words} words (at most 150)"
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
+def test_visible_code_cells_are_short(md):
+    """A reader sees the short calls that build a construction or run an experiment: a visible
+    code cell has at most 15 lines (the rest is hidden: hide-input, remove-input, remove-cell)."""
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if tags & {"remove-input", "remove-cell", "hide-input", "hide-cell"}:
+            continue
+        lines = [ln for ln in "".join(cell["source"]).splitlines()]
+        assert len(lines) <= 15, (
+            f"{md.name}: a visible cell has {len(lines)} lines: {lines[0][:70]!r}"
+        )
+
+
+@pytest.mark.parametrize("md", CHAPTERS_MD, ids=lambda p: p.name)
+def test_every_chapter_shows_some_code(md):
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    visible = [
+        c
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        and not set(c.get("metadata", {}).get("tags", []))
+        & {"remove-input", "remove-cell", "hide-input", "hide-cell"}
+    ]
+    assert visible, f"{md.name} shows no code"

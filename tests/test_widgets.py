@@ -6,11 +6,11 @@ from lengthgen.config import ConfigError
 from lengthgen.widgets import frame_explorer
 
 
-def _draw(c=1.0, kind="a"):
+def _draw(c=1.0, kind="a", n=1):
     from lengthgen import plotting
 
     fig, ax = plotting.figure(width=2, height=1.5)
-    ax.plot([0, 1], [0, c if kind == "a" else -c])
+    ax.plot([0, 1], [0, (c if kind == "a" else -c) * n])
     ax.set(xlabel="x", ylabel="y")
     return fig
 
@@ -43,3 +43,81 @@ def test_frames_per_combination_and_controls():
 def test_bad_input(kw, match):
     with pytest.raises(ConfigError, match=match):
         frame_explorer(_draw, **kw)
+
+
+def test_frames_are_hidpi_and_shown_at_their_drawn_size():
+    import base64
+    import io
+
+    from PIL import Image
+
+    from lengthgen import widgets
+
+    ex = frame_explorer(_draw, {"c": [1.0, 2.0]})
+    png = base64.b64decode(next(iter(ex.frames.values())))
+    w = Image.open(io.BytesIO(png)).size[0]
+    assert w == 2 * widgets.DISPLAY_PX_PER_INCH * 2  # a 2-inch figure, twice its display size
+    assert f"width:{w // widgets.HIDPI}px;max-width:100%" in ex.html
+
+
+def test_a_control_that_changes_nothing_is_refused():
+    def same(c=1.0, kind="a"):
+        return _draw(c=1.0, kind=kind)  # c is ignored
+
+    with pytest.raises(ConfigError, match="same figure"):
+        frame_explorer(same, {"c": [1.0, 2.0], "kind": ["a", "b"]})
+
+
+def test_the_live_explorer_redraws_off_the_grid():
+    """In a kernel the explorer is an ipywidgets widget: its first image is the static initial
+    frame; a slider spans the grid's range and an off-grid value redraws the figure with the same
+    function; a discrete setting is a drop-down of its grid values."""
+    import base64
+
+    pytest.importorskip("ipywidgets")
+    ex = frame_explorer(
+        _draw,
+        {"c": [1.0, 2.0, 3.0], "kind": ["a", "b"], "n": [1, 10, 1000]},
+        initial={"c": 2.0},
+        discrete=("n",),
+    )
+    w = ex.widget()
+    first = w.image.value
+    assert first == base64.b64decode(ex.frames[(2.0, "a", 1)])
+    c = w.controls["c"]
+    assert (c.min, c.max) == (1.0, 3.0) and type(c).__name__ == "FloatSlider"
+    assert type(w.controls["n"]).__name__ == "Dropdown"
+    assert type(w.controls["kind"]).__name__ == "Dropdown"
+    c.value = 2.37  # not on the grid
+    assert w.settings()["c"] == pytest.approx(2.37, abs=0.01)
+    assert w.image.value != first
+    assert w.image.value not in {base64.b64decode(f) for f in ex.frames.values()}
+    assert w.image.value == ex.draw_png(**w.settings())
+
+
+def test_the_output_offers_the_widget_and_the_static_frames(monkeypatch):
+    """The display bundle always carries the static HTML; in a kernel it also carries the
+    widget view, which a live front end prefers and the static book never renders."""
+    pytest.importorskip("ipywidgets")
+    ex = frame_explorer(_draw, {"c": [1.0, 2.0]})
+    assert set(ex._repr_mimebundle_()) == {"text/html", "text/plain"}  # no kernel here
+
+    class Shell:
+        kernel = object()
+
+    import IPython
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    bundle = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/html"] == ex.html
+
+
+def test_the_static_book_does_not_render_widget_views():
+    from pathlib import Path
+
+    import yaml
+
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text())
+    over = cfg["sphinx"]["config"]["nb_mime_priority_overrides"]
+    assert ["html", "application/vnd.jupyter.widget-view+json", None] in over

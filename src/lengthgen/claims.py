@@ -953,7 +953,8 @@ def claim_row(r: dict, *, anchor: bool = True) -> str:
     )
     attrs = (
         f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
-        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}"'
+        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}" '
+        f'data-group="{_esc(r.get("group", "paper"))}"'
     )
     ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
     perma = (
@@ -1027,12 +1028,111 @@ TITLES = {
 }
 
 
+#: the columns of the ledger's CSV download (one row per claim; lists and dicts as JSON)
+CSV_FIELDS = (
+    "id",
+    "chapter",
+    "group",
+    "location",
+    "statement",
+    "paper_value",
+    "our_value",
+    "category",
+    "status",
+    "check",
+    "tolerance",
+    "interval",
+    "protocol",
+    "protocol_note",
+    "cause",
+    "explanation",
+    "why",
+    "source",
+    "scale",
+)
+
+
+def ledger_csv(folder: str | Path | None = None) -> str:
+    """Every chapter's ledger as CSV text (:data:`CSV_FIELDS`; ``category`` is the scorecard's)."""
+    import csv
+    import io
+    import json
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_FIELDS)
+    for r in load_all(folder):
+        row = []
+        for k in CSV_FIELDS:
+            v = category(r) if k == "category" else r.get(k)
+            row.append(
+                json.dumps(v, ensure_ascii=False)
+                if isinstance(v, (list, dict))
+                else ""
+                if v is None
+                else v
+            )
+        w.writerow(row)
+    return buf.getvalue()
+
+
+_FILTER_JS = """<script>
+(function(){
+var root=document.getElementById('lg-scorecard'); if(!root) return;
+var rows=Array.prototype.slice.call(root.querySelectorAll('details.lg-claim'));
+rows.forEach(function(r,i){r.setAttribute('data-order',i);});
+var bar=document.getElementById('lg-filters'), count=document.getElementById('lg-count');
+var rank={reproduced:0,direction:1,deviates:2,'not-reproducible':3,'not-attempted':4};
+function val(name){return bar.querySelector('[name='+name+']').value;}
+function apply(){
+ var q=val('q').toLowerCase(), n=0;
+ rows.forEach(function(r){
+  var ok=['chapter','status','check','protocol','group'].every(function(k){
+   var v=val(k); return !v || r.getAttribute('data-'+k)===v;});
+  if(ok && q){ok=r.textContent.toLowerCase().indexOf(q)>=0;}
+  r.style.display=ok?'':'none'; if(ok) n++;});
+ count.textContent=n+' of '+rows.length+' claims shown';
+ var key=val('sort'), sorted=rows.slice().sort(function(a,b){
+  var x=+a.getAttribute('data-order'), y=+b.getAttribute('data-order');
+  if(key==='status'){var d=rank[a.getAttribute('data-status')]-rank[b.getAttribute('data-status')]; if(d) return d;}
+  if(key==='check'||key==='protocol'){var s=a.getAttribute('data-'+key).localeCompare(b.getAttribute('data-'+key)); if(s) return s;}
+  if(key==='statement'){var t=a.querySelector('summary span').textContent.localeCompare(b.querySelector('summary span').textContent); if(t) return t;}
+  return x-y;});
+ sorted.forEach(function(r){root.appendChild(r);});}
+bar.addEventListener('input',apply); bar.addEventListener('change',apply);
+bar.querySelector('[name=reset]').addEventListener('click',function(){
+ bar.querySelectorAll('select').forEach(function(s){s.selectedIndex=0;});
+ bar.querySelector('[name=q]').value=''; apply();});
+function openHash(){var h=decodeURIComponent(location.hash.slice(1)); if(h.indexOf('claim-')!==0) return;
+ var el=document.getElementById(h); if(!el) return;
+ if(el.style.display==='none'){bar.querySelector('[name=reset]').click();}
+ el.open=true; el.scrollIntoView();}
+window.addEventListener('hashchange',openHash);
+apply(); openHash();
+})();
+</script>"""
+
+
+def _options(name: str, label: str, values) -> str:
+    opts = "".join(f'<option value="{_esc(v)}">{_esc(v)}</option>' for v in values)
+    return (
+        f'<label>{_esc(label)} <select name="{name}"><option value="">all</option>'
+        f"{opts}</select></label>"
+    )
+
+
 def scorecard_markdown(
-    folder: str | Path | None = None, figure: str | None = None
+    folder: str | Path | None = None,
+    figure: str | None = None,
+    downloads: tuple[str, str] | None = None,
 ) -> str:
     """The generated body of the scorecard page (MyST markdown with raw HTML): the totals, the
-    figure ``figure`` (a path relative to the page that includes the body) and, per chapter, its paper claims and its
-    self-checks. Each claim row has the anchor ``claim-<id>``."""
+    figure ``figure`` (a path relative to the page that includes the body), download links to
+    the ledger as CSV and JSON (``downloads``: their paths relative to the page), then every
+    claim of every chapter as one compact row (:func:`claim_row`, anchor ``claim-<id>``, a
+    permalink), with client-side filters (chapter, status, check kind, protocol, paper claim or
+    self-check), a text search and a sort — plain JavaScript, offline."""
+    rows = load_all(folder)
     parts = [totals_html(folder), ""]
     if figure:
         parts += [
@@ -1044,20 +1144,59 @@ def scorecard_markdown(
             "```",
             "",
         ]
-    for ch in CHAPTERS:
-        rows = load_ledger(ch, folder)
-        paper = [r for r in rows if r.get("group", "paper") == "paper"]
-        selfc = [r for r in rows if r.get("group") == "self-check"]
-        parts += [f"## {TITLES[ch]}", ""]
-        if paper:
-            parts += [claims_html(paper, css=False), ""]
-        if selfc:
-            parts += [
-                f"Self-checks of our own code ({len(selfc)}), not counted above:",
-                "",
-                claims_html(selfc, css=False),
-                "",
-            ]
+    if downloads:
+        csv_path, json_path = downloads
+        parts += [
+            f"Download the whole ledger: {{download}}`CSV <{csv_path}>` · "
+            f"{{download}}`JSON <{json_path}>` (one record per claim, every field).",
+            "",
+        ]
+    present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
+    checks = sorted({r.get("check") or "none" for r in rows})
+    protos = sorted(
+        {
+            "self-check"
+            if r.get("group") == "self-check"
+            else (r.get("protocol") or "—")
+            for r in rows
+        }
+    )
+    filters = (
+        '<div id="lg-filters" class="lg-filters">'
+        + _options(
+            "chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")]
+        )
+        + _options("status", "status", [c for c in CATEGORIES])
+        + _options("check", "check", checks)
+        + _options("protocol", "protocol", protos)
+        + _options("group", "kind", ["paper", "self-check"])
+        + '<label>search <input name="q" type="search" size="18"></label>'
+        '<label>sort <select name="sort"><option value="book">book order</option>'
+        '<option value="status">status</option><option value="check">check kind</option>'
+        '<option value="protocol">protocol</option><option value="statement">statement</option>'
+        '</select></label><button type="button" name="reset">reset</button>'
+        ' <span id="lg-count"></span></div>'
+    )
+    parts += [
+        "## Every claim",
+        "",
+        "Each row opens to its check, protocol, justification and cause; **#** is the claim's "
+        "permalink. Chapters: "
+        + "; ".join(f"{c} = {TITLES[c].split(' — ')[1]}" for c in CHAPTERS)
+        + ".",
+        "",
+        "<style>div.lg-filters{display:flex;flex-wrap:wrap;gap:6px 14px;font-size:0.86em;"
+        "margin:0.4em 0;align-items:center} div.lg-filters select,div.lg-filters input"
+        "{font-size:1em}</style>",
+        filters,
+        "",
+        claims_html(rows, css=False).replace(
+            '<div class="lg-claims">', '<div class="lg-claims" id="lg-scorecard">', 1
+        ),
+        "",
+        _FILTER_JS,
+        "",
+    ]
     return "\n".join(parts) + "\n"
 
 

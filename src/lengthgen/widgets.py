@@ -1,11 +1,17 @@
-"""The chapters' explorers.
+"""The chapters' explorers: one function, :func:`frame_explorer`, serves the static book and a
+running kernel.
 
-:func:`frame_explorer`: the figure is drawn at build time for every combination of a small grid of
-settings, and a client-side control (plain HTML and a few lines of JavaScript, no kernel, no
-network) swaps the frames. It works in the built HTML book, offline, and in Jupyter or Colab alike
-(a kernel-backed ipywidgets explorer would show only its first figure in the static book).
+* **Static** (the built HTML book, offline): the figure is drawn at build time for every
+  combination of a small grid of settings, and a client-side control (plain HTML and a few lines of
+  JavaScript, no kernel, no network) swaps the frames. Frames are drawn at twice their displayed
+  size (HiDPI) and shown at their drawn size, never stretched.
+* **Live** (Jupyter, Colab): the same object is also an ipywidgets explorer whose sliders cover
+  each numeric setting's whole range, not only the grid: moving one redraws the figure with the
+  same drawing function. Its first image is the static explorer's initial frame.
 
-Tests call the plotting functions directly and check that the frames differ.
+The output carries both (``_repr_mimebundle_``): a front end with a widget manager shows the
+widget, the static book shows the frames (``_config.yml`` gives MyST-NB's HTML builder no widget
+output). Tests call :meth:`FrameExplorer.widget` and move a control to an off-grid value.
 """
 
 from __future__ import annotations
@@ -18,25 +24,147 @@ import uuid
 
 from lengthgen.config import ConfigError
 
+#: CSS pixels per inch of figure in an explorer, and how many drawn pixels per CSS pixel
+DISPLAY_PX_PER_INCH = 100
+HIDPI = 2
 
-def _png(fig, dpi: int) -> str:
+
+def _png(fig, dpi: int) -> tuple[str, int]:
+    """The figure as a PNG (base64, colours quantized to keep frames small) and its width in
+    pixels; the figure is closed."""
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    try:
+        from PIL import Image
+
+        im = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+        width = im.size[0]
+        out = io.BytesIO()
+        im.quantize(colors=192).save(out, format="PNG", optimize=True)
+        data = out.getvalue()
+    except ImportError:  # matplotlib's own PNG
+        data = buf.getvalue()
+        width = int.from_bytes(data[16:20], "big")
+    return base64.b64encode(data).decode("ascii"), width
 
 
 class FrameExplorer:
-    """The HTML of a :func:`frame_explorer` (displayed through ``_repr_html_``); ``frames`` maps
-    each combination of settings (a tuple, in ``grid`` order) to its PNG (base64)."""
+    """The explorer returned by :func:`frame_explorer`: ``html`` is the static explorer, ``frames``
+    maps each combination of settings (a tuple, in ``grid`` order) to its PNG (base64);
+    :meth:`widget` builds the live ipywidgets explorer."""
 
-    def __init__(self, html: str, frames: dict, grid: dict):
+    def __init__(self, html, frames, grid, *, draw, dpi, labels, start, discrete):
         self.html, self.frames, self.grid = html, frames, grid
+        self._draw, self._dpi, self._labels = draw, dpi, labels
+        self._start, self._discrete = start, discrete
+        self._widget = None
 
     def _repr_html_(self) -> str:
         return self.html
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/html": self.html, "text/plain": "<explorer>"}
+        try:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+        except ImportError:
+            shell = None
+        if shell is not None and getattr(shell, "kernel", None) is not None:
+            try:
+                w = self.widget()
+            except ImportError:  # no ipywidgets: the static explorer serves
+                return bundle
+            bundle.update(w._repr_mimebundle_() or {})
+            bundle["text/html"] = self.html
+        return bundle
+
+    def draw_png(self, **settings) -> bytes:
+        """The figure at any ``settings`` (on the grid or not), as PNG bytes."""
+        data, _ = _png(self._draw(**settings), self._dpi)
+        return base64.b64decode(data)
+
+    def widget(self):
+        """The live explorer (ipywidgets): a slider per numeric setting spanning its grid's range
+        (log-spaced where the grid spans more than two decades of positive values; integers stay
+        integers), a drop-down per text setting and per setting named in ``discrete``, and the
+        figure, redrawn by the drawing function on every change."""
+        if self._widget is not None:
+            return self._widget
+        import ipywidgets as W
+
+        names = list(self.grid)
+        controls = {}
+        for i, k in enumerate(names):
+            vals = list(self.grid[k])
+            v0 = vals[self._start[i]]
+            numeric = all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals
+            )
+            if not numeric or k in self._discrete or len(vals) < 2:
+                controls[k] = W.Dropdown(
+                    options=[(str(v), v) for v in vals],
+                    value=v0,
+                    description=self._labels[k],
+                )
+                continue
+            lo, hi = min(vals), max(vals)
+            ints = all(isinstance(v, int) for v in vals)
+            if lo > 0 and hi / lo > 100:
+                import math
+
+                controls[k] = W.FloatLogSlider(
+                    value=v0,
+                    base=10,
+                    min=math.log10(lo),
+                    max=math.log10(hi),
+                    step=(math.log10(hi) - math.log10(lo)) / 200,
+                    description=self._labels[k],
+                    continuous_update=False,
+                )
+            elif ints:
+                controls[k] = W.IntSlider(
+                    value=v0,
+                    min=lo,
+                    max=hi,
+                    step=1,
+                    description=self._labels[k],
+                    continuous_update=False,
+                )
+            else:
+                controls[k] = W.FloatSlider(
+                    value=v0,
+                    min=lo,
+                    max=hi,
+                    step=(hi - lo) / 200,
+                    description=self._labels[k],
+                    continuous_update=False,
+                    readout_format=".3g",
+                )
+            controls[k]._lg_int = ints
+        combo = tuple(list(self.grid[k])[self._start[i]] for i, k in enumerate(names))
+        image = W.Image(value=base64.b64decode(self.frames[combo]), format="png")
+        image.layout.max_width = "100%"
+
+        def settings():
+            out = {}
+            for k, c in controls.items():
+                v = c.value
+                out[k] = int(round(v)) if getattr(c, "_lg_int", False) else v
+            return out
+
+        def redraw(_=None):
+            image.value = self.draw_png(**settings())
+
+        for c in controls.values():
+            c.observe(redraw, names="value")
+        box = W.VBox([W.HBox(list(controls.values())), image])
+        box.controls, box.image, box.settings = controls, image, settings
+        self._widget = box
+        return box
 
 
 def frame_explorer(
@@ -45,8 +173,7 @@ def frame_explorer(
     *,
     labels: dict | None = None,
     initial: dict | None = None,
-    dpi: int = 80,
-    width: str = "100%",
+    discrete: tuple = (),
 ) -> FrameExplorer:
     """A kernel-free explorer: ``draw(**settings) -> matplotlib Figure`` is called for every
     combination of ``grid`` (``{argument: [values, …]}``, at most 200 combinations) and the
@@ -54,7 +181,13 @@ def frame_explorer(
     values, or a drop-down for text values) picks the frame in the browser.
 
     ``labels`` names the controls (default: the argument names); ``initial`` picks the first frame
-    shown (default: each argument's first value).
+    shown (default: each argument's first value); ``discrete`` names numeric arguments that only
+    take their grid's values (a seed, a stored run's length), which the live explorer offers as a
+    drop-down instead of a slider over the range.
+
+    Frames are drawn at ``HIDPI`` × ``DISPLAY_PX_PER_INCH`` pixels per inch and shown at
+    ``DISPLAY_PX_PER_INCH`` (at most the column's width). Two combinations that draw the same
+    image are refused: every option of every control must change the figure.
     """
     if not isinstance(grid, dict) or not grid:
         raise ConfigError("grid must be a non-empty dict {argument: [values, ...]}")
@@ -84,10 +217,26 @@ def frame_explorer(
             raise ConfigError(
                 f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}"
             )
-    frames = {}
+    for k in discrete:
+        if k not in grid:
+            raise ConfigError(
+                f"discrete names {k!r}, not an argument of the grid: {names}"
+            )
+    dpi = DISPLAY_PX_PER_INCH * HIDPI
+    frames, width_px, seen = {}, 0, {}
     for combo in combos:
         fig = draw(**dict(zip(names, combo)))
-        frames[combo] = _png(fig, dpi)
+        frames[combo], w = _png(fig, dpi)
+        width_px = max(width_px, w)
+        if frames[combo] in seen:
+            a = dict(zip(names, seen[frames[combo]]))
+            b = dict(zip(names, combo))
+            raise ConfigError(
+                f"the explorer draws the same figure at {a} and {b}: a control that changes "
+                "nothing there must not offer both"
+            )
+        seen[frames[combo]] = combo
+    width = f"{width_px // HIDPI}px"
     uid = "fx" + uuid.uuid4().hex[:10]
     start = [list(grid[k]).index(initial[k]) if k in initial else 0 for k in names]
     controls = []
@@ -124,4 +273,13 @@ root.querySelectorAll("input,select").forEach(function(el){{el.addEventListener(
  var i=+el.getAttribute("data-i");idx[i]=+el.value;var o=el.parentNode.querySelector("output");
  if(o){{o.textContent=values[i][idx[i]];}}show();}});}});
 show();}})();</script></div>"""
-    return FrameExplorer(html, frames, grid)
+    return FrameExplorer(
+        html,
+        frames,
+        grid,
+        draw=draw,
+        dpi=dpi,
+        labels=labels,
+        start=start,
+        discrete=tuple(discrete),
+    )

@@ -832,6 +832,28 @@ CLAIMS = [
 
 #: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
 HEADLINE = {
+    "claims": [
+        {
+            "claim": "A hand-built transformer classifies PARITY correctly at every length",
+            "id": "ch1.exact.parity",
+        },
+        {
+            "claim": "Without layer normalisation, confidence fades to a coin toss as strings grow",
+            "id": "ch1.fig2.no_layer_norm",
+        },
+        {
+            "claim": "Layer normalisation without its small constant keeps confidence at every length",
+            "id": "ch1.fig2.eps_0_flat",
+        },
+        {
+            "claim": "Standard attention trained on length 10 is near chance on length 1000",
+            "id": "ch1.first_rates.standard_chance_at_10",
+        },
+        {
+            "claim": "Log-scaled attention trained on length 10 is perfect on length 1000 in every run",
+            "id": "ch1.first_rates.scaled_n10",
+        },
+    ],
     "finding": "The exact PARITY and FIRST transformers are 100 % accurate at every length, and "
     "log-scaled attention learns FIRST from short strings (20 of 20 runs perfect at n = 1000 "
     "when trained at 30 or 100).",

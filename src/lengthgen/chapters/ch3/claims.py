@@ -2029,7 +2029,8 @@ CLAIMS = [
     ),
 ]
 
-#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
+#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them;
+#: the chapter's results box: its headline claims in plain words (``claims``) and the deviation
 HEADLINE = {
     "finding": "The training-free α_L separates the one-layer cells that length-generalize from those that do not "
     "(AUC 1, same 6 of 35 cells), with the paper's learnable-cell correlation; at depth the correlation "
@@ -2040,12 +2041,58 @@ HEADLINE = {
         "ch3.study.depth_significance",
         "ch3.appD.content_4L4H",
     ],
-    "deviation": "α_L of the selection-gap cells (sinusoidal bounded offsets, RoPE attend-first's tail) differs: "
-    "the paper does not state the learning rate of its cross-entropy fit. With our rate the 4L4H precision "
-    "lies above the paper's interval; at the rates that match its printed α it lies inside.",
+    "deviation": "The paper does not state the learning rate of its cross-entropy fit, so the scores that "
+    "depend on it (sinusoidal fixed offsets, RoPE attend-first at long lengths) differ from the paper's, "
+    "and with them the four-layer precision, which at the rates matching the paper's scores falls inside "
+    "its interval.",
     "deviation_ids": [
         "ch3.table3.alpha60",
         "ch3.alpha.sin_prev",
         "ch3.study.precision_4L4H",
     ],
+    "claims": [
+        {
+            "claim": "RoPE keeps a head on a fixed look-back distance at every test length",
+            "id": "ch3.alpha.rope_fixed_offsets",
+        },
+        {
+            "claim": "No encoding follows copy or reverse, whose look-back distance grows with length",
+            "id": "ch3.alpha.copy_reverse",
+        },
+        {
+            "claim": "A training-free score tells exactly which one-layer transformers extrapolate",
+            "id": "ch3.study.auc",
+        },
+        {
+            "claim": "On the tasks one-layer models learn, the score ranks them as accuracy does",
+            "id": "ch3.study.spearman_1L1H",
+        },
+        {
+            "claim": "Deeper models also use token content, and the score's correlation fades",
+            "id": "ch3.study.depth_significance",
+        },
+    ],
 }
+
+#: The claims shown on the details page (03_positional_realizability_details): id prefixes.
+DETAILS = (
+    "ch3.minnorm.",
+    "ch3.conj1.",
+    "ch3.lr_grid.",
+    "ch3.appI.",
+    "ch3.prop2.",
+    "ch3.prop3.",
+    "ch3.prop4.",
+    "ch3.appD.",
+    "ch3.appE.",
+    "ch3.appF.",
+    "ch3.appG.",
+    "ch3.appH.",
+    "ch3.thm2.secondary_peak",
+    "ch3.table3.lg60_2L4H",
+    "ch3.study.baseline_",
+    "ch3.study.high_rows_lr_match",
+    "ch3.study.precision_1L1H_lr_match",
+    "ch3.study.precision_2L4H_lr_match",
+    "ch3.study.precision_4L4H_lr_match",
+)

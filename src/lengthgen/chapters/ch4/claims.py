@@ -1344,8 +1344,32 @@ HEADLINE = {
         "ch4.fig4.p53.relu_chance",
     ],
     "deviation": "At our reduced CPU budget (p = 17) the bias-free sine MLP does not generalize to long "
-    "unseen lengths (Fig. 4), and the weight-decay trends of Figs. 2–3 do not all appear.",
+    "unseen lengths (paper Fig. 4), and the weight-decay trends of paper Figs. 2–3 do not all "
+    "appear.",
     "deviation_ids": ["ch4.fig4.paper_lr.sine_far", "ch4.fig23.test_improves.sine"],
+    # the chapter's results box: the paper's headline claims in plain words
+    "claims": [
+        {
+            "claim": "Two sine neurons add numbers modulo p exactly, at any one input length",
+            "id": "ch4.thm41.long",
+        },
+        {
+            "claim": "With a bias term, one two-neuron sine network is exact at every length",
+            "id": "ch4.thm42.bias_long",
+        },
+        {
+            "claim": "With few neurons and little data, sine networks beat ReLU networks",
+            "id": "ch4.fig1.sine_beats_relu",
+        },
+        {
+            "claim": "Trained on short inputs, a sine network stays accurate on far longer ones",
+            "id": "ch4.fig4.p53.sine_far",
+        },
+        {
+            "claim": "Trained the same way, a ReLU network is at chance on longer inputs",
+            "id": "ch4.fig4.p53.relu_chance",
+        },
+    ],
 }
 
 
