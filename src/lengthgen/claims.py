@@ -55,7 +55,8 @@ from lengthgen.store import (
 
 CHECKS = ("value", "interval", "equal", "direction", "predicate")
 STATUSES = ("reproduced", "deviates", "not-reproducible", "not-attempted")
-GROUPS = ("paper", "self-check")
+#: ``ours``: a prediction of our own (chapter 5), counted apart from the papers' claims
+GROUPS = ("paper", "self-check", "ours")
 SOURCES = ("stored", "live")
 PROTOCOL_KINDS = ("paper", "reduced", "modified")
 #: a chapter's pages: its chapter page and its details page (protocol minutiae, secondary studies)

@@ -361,17 +361,37 @@ def _structural_positional(P, variant, task, n):
     return dec, np.where(cm > 0, cm, wm)
 
 
-def count_level_outputs(P: dict, n: int) -> torch.Tensor:
-    """f(A_t) = y₁ − y₀ at the n+1 count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]."""
-    WK, _bK, WV, bV = P["W_K"], P["b_K"], P["W_V"], P["b_V"]
+#: the attention scale β_n multiplying the scores: ``log`` (the paper's β_n = log n) or ``one``
+#: (β_n = 1, no length scaling; chapter 5)
+BETAS = ("log", "one")
+
+
+def count_level_logits(P: dict, n: int, beta: str = "log") -> torch.Tensor:
+    """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the
+    ones, at the count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]; β_n = log n
+    (``beta="log"``, the paper's) or 1 (``"one"``, chapter 5)."""
+    check_choice("beta", beta, BETAS)
+    WK = P["W_K"]
     q = P["b_Q"]
     X = (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)  # eq. 70
     t = torch.arange(0, n + 1, dtype=DT)
-    d = torch.log(t) - torch.log(n - t) + math.log(n) * X[:, None]
-    rho = torch.sigmoid(d)
+    scale = math.log(n) if beta == "log" else 1.0
+    return torch.log(t) - torch.log(n - t) + scale * X[:, None]
+
+
+def count_level_attention(P: dict, n: int, beta: str = "log") -> torch.Tensor:
+    """The attention output A_t = v₀ + ρ_t (v₁ − v₀) of A_gen at the count levels t = 0 … n
+    (eq. 71), shape [P, n+1, 2] (:func:`count_level_logits` for ρ_t and ``beta``)."""
+    WV, bV = P["W_V"], P["b_V"]
+    rho = torch.sigmoid(count_level_logits(P, n, beta))
     v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
-    A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
-    return _head_diff(P, A)
+    return v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
+
+
+def count_level_outputs(P: dict, n: int, beta: str = "log") -> torch.Tensor:
+    """f(A_t) = y₁ − y₀ at the n+1 count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]
+    (``beta``: see :func:`count_level_logits`)."""
+    return _head_diff(P, count_level_attention(P, n, beta))
 
 
 def _structural_gen(P, task, n):
