@@ -988,18 +988,25 @@ def totals_html(folder: str | Path | None = None) -> str:
     """The scorecard's totals per chapter (paper claims; self-checks counted apart) as HTML."""
     paper = scorecard(folder)
     selfc = scorecard(folder, group="self-check")
+    ours = scorecard(folder, group="ours")
     cols = [k for k in CATEGORIES]
     out = [_CSS, '<table class="lg-totals"><thead><tr><th>chapter</th>']
     out += [f"<th>{badge(k)}</th>" for k in cols] + [
-        "<th>paper claims</th><th>self-checks</th></tr></thead><tbody>"
+        "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
+        "</tr></thead><tbody>"
     ]
-    for (_, r), (_, s) in zip(paper.iterrows(), selfc.iterrows()):
+    for (_, r), (_, s), (_, o) in zip(
+        paper.iterrows(), selfc.iterrows(), ours.iterrows()
+    ):
         strong = r["chapter"] == "all"
         cell = (lambda v: f"<b>{v}</b>") if strong else (lambda v: str(v))
+        held = int(o["reproduced"]) + int(o["direction"])
+        mine = f"{int(o['total'])} ({held})" if int(o["total"]) else "—"
         out.append(
             f"<tr><td>{cell(r['chapter'])}</td>"
             + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
-            + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td></tr>"
+            + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td>"
+            + f"<td>{cell(mine)}</td></tr>"
         )
     out.append("</tbody></table>")
     return "".join(out)
@@ -1026,6 +1033,7 @@ TITLES = {
     "ch2": "Chapter 2 — Zhu & Chiang (2026)",
     "ch3": "Chapter 3 — Han, Chai & Wang (2026)",
     "ch4": "Chapter 4 — Huang & Li (2025)",
+    "ch5": "Chapter 5 — across the papers (our experiments)",
 }
 
 
@@ -1291,9 +1299,10 @@ class HTMLBlock:
         return self.html
 
 
-def counts_line(rows: list[dict]) -> str:
-    """``12 reproduced · 3 direction · …`` over the paper claims of ``rows`` (self-checks apart)."""
-    paper = [r for r in rows if r.get("group", "paper") == "paper"]
+def counts_line(rows: list[dict], group: str = "paper") -> str:
+    """``12 reproduced · 3 direction · …`` over the claims of ``group`` in ``rows`` (the paper's
+    claims by default; self-checks and our predictions apart)."""
+    paper = [r for r in rows if r.get("group", "paper") == group]
     out = " · ".join(
         f"{n} {k}" for k in CATEGORIES if (n := sum(category(r) == k for r in paper))
     )
@@ -1345,7 +1354,8 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
             f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r))}</a></td></tr>'
         )
     n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
-    n_self = len(rows) - n_paper
+    n_ours = sum(r.get("group") == "ours" for r in rows)
+    n_self = len(rows) - n_paper - n_ours
     c = cost.chapter_cost(chapter)
     spent = (
         f"its stored full-scale results took {cost.fmt_seconds(c['cpu_s'])} of CPU "
@@ -1367,6 +1377,10 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
             f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}"
             + (f" (and {n_self} self-checks of our own code)" if n_self else "")
             if n_paper
+            else f"Our experiments, not the papers' claims: of our {n_ours} predictions, each "
+            f"fixed before its run: {_esc(counts_line(rows, 'ours'))}"
+            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
+            if n_ours
             else f"This chapter checks no paper's claims; it runs {n_self} self-checks "
             "of our own code"
         )
@@ -1376,7 +1390,8 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
         parts.append(
             '<table><colgroup><col style="width:55%"><col style="width:15%">'
             '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
-            f"<th>{'the paper claims' if n_paper else 'the chapter checks'}</th><th>paper</th>"
+            f"<th>{'the paper claims' if n_paper else 'we predicted' if n_ours else 'the chapter checks'}</th>"
+            f"<th>{'paper' if n_paper else 'predicted' if n_ours else 'expected'}</th>"
             "<th>ours</th><th>verdict</th></tr>"
             "</thead><tbody>" + "".join(body) + "</tbody></table>"
         )

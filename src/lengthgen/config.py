@@ -25,7 +25,7 @@ SCALES = ("smoke", "full")
 RUN_SCALES = SCALES + ("paper",)
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("float32", "float64")
-CHAPTERS = ("ch0", "ch1", "ch2", "ch3", "ch4")
+CHAPTERS = ("ch0", "ch1", "ch2", "ch3", "ch4", "ch5")
 
 
 class ConfigError(ValueError):
