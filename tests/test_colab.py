@@ -23,6 +23,7 @@ STORED = {
     "02": ("ch2", "index_posnorm"),
     "03": ("ch3", "alpha_tables"),
     "04": ("ch4", "exhaustive"),
+    "05": ("ch5", "summing"),
 }
 
 

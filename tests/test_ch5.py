@@ -1,0 +1,121 @@
+"""Chapter 5's Parity study: the maths against brute force on small sizes, and bad input."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lengthgen.config import ConfigError
+from lengthgen.chapters.ch2 import volume as vo
+from lengthgen.chapters.ch5 import parity as pa
+
+
+def _P(samples=64, seed=3):
+    return vo.uniform_box("gen", 3, 1.5, samples, seed)
+
+
+def test_log_beta_is_the_old_arithmetic():
+    """count_level_logits with beta="log" is, bit for bit, the formula chapter 2 used before the
+    option existed (so chapter 2's stored cells cannot move)."""
+    P, n = _P(), 13
+    X = (P["b_Q"] * (P["W_K"][:, :, 1] - P["W_K"][:, :, 0])).sum(-1)
+    t = torch.arange(0, n + 1, dtype=torch.float64)
+    old = torch.log(t) - torch.log(n - t) + math.log(n) * X[:, None]
+    assert torch.equal(vo.count_level_logits(P, n), old)
+    assert torch.equal(vo.count_level_logits(P, n, "log"), old)
+
+
+@pytest.mark.parametrize("beta", ["one", "log"])
+def test_count_levels_match_explicit_softmax_over_strings(beta):
+    """A_t from the closed form equals a softmax over an explicit string with t ones."""
+    P, n = _P(8), 6
+    A = vo.count_level_attention(P, n, beta)
+    X = vo.score_contrast(P)
+    scale = math.log(n) if beta == "log" else 1.0
+    v0 = P["W_V"][:, :, 0] + P["b_V"]
+    v1 = P["W_V"][:, :, 1] + P["b_V"]
+    for t in range(n + 1):
+        bits = torch.tensor([1] * t + [0] * (n - t), dtype=torch.float64)
+        w = torch.softmax(scale * X[:, None] * bits[None, :], -1)  # scores: X on a one
+        brute = v0 + (w * bits).sum(-1, keepdim=True) * (v1 - v0)
+        assert torch.allclose(A[:, t], brute, atol=1e-12)
+
+
+def test_doubling_collapses_without_log_and_shifts_with_it():
+    P = _P()
+    one = pa.doubling_gap(P, 7, "one")
+    log = pa.doubling_gap(P, 7, "log")
+    assert one["max_abs_output"] < 1e-13 and one["max_logit_error"] < 1e-13
+    assert log["max_logit_error"] < 1e-12 and log["max_abs_output"] > 1e-3
+
+
+def _brute_phase(omega, rho, grid=3_000):
+    return any(
+        pa.sine_levels_exact(omega, phi, rho)
+        for phi in np.linspace(0, 2 * math.pi, grid, endpoint=False)
+    )
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6])
+def test_phase_for_agrees_with_a_dense_phase_grid(n):
+    rng = np.random.default_rng(n)
+    for _ in range(12):
+        omega = rng.uniform(0.1, 4 * math.pi)
+        rho = pa.averaging_levels(n, rng.normal())
+        found = pa.phase_for(omega, rho)
+        if found is not None:
+            assert pa.sine_levels_exact(omega, found, rho)
+        else:
+            assert not _brute_phase(omega, rho)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+def test_the_bound_holds_at_equal_spacing(n):
+    """At X = 0: a working phase exists just above ω = (n − 1)π and none just below."""
+    rho = pa.averaging_levels(n, 0.0)
+    assert pa.phase_for((n - 1) * math.pi * 1.001, rho) is not None
+    assert pa.phase_for((n - 1) * math.pi * 0.999, rho) is None
+
+
+def test_averaging_sine_bound_and_search_small():
+    assert [pa.averaging_sine_bound(B) for B in (2, 3, 4)] == [3, 6, 11]
+    assert pa.largest_exact_n(2.0, 6, omegas=60) == 3
+
+
+def test_summing_is_exact_and_ignores_the_zeros():
+    r = pa.summing_check(500, all_lengths=40)
+    assert r["errors"] == 0 and r["errors_all_lengths"] == 0
+    assert r["weight_on_zeros"] == 0.0 and r["min_margin"] > 0
+    assert r["pairs_all_lengths"] == sum(n + 1 for n in range(1, 41))
+
+
+@pytest.mark.parametrize("n", [4, 5, 7])
+def test_relu_width_needed_is_reached_by_chapter_2s_solution(n):
+    P = vo.parity_solution(n)
+    assert P["W1"].shape[0] == pa.relu_width_needed(n) == n - 1
+    assert bool(vo.parity_sign_changes(P, n)["exact"].all())
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: pa.doubling_gap(_P(2), 5, "half"), "beta"),
+        (lambda: pa.doubling_gap(_P(2), 1, "log"), "n"),
+        (lambda: pa.averaging_sine_bound(-1.0), "B"),
+        (lambda: pa.search_averaging_sine(1.0, 3), "π/2"),
+        (lambda: pa.search_averaging_sine(2.0, 0), "n"),
+        (lambda: pa.summing_check(0), "n_max"),
+        (lambda: vo.count_level_logits(_P(2), 4, "sqrt"), "beta"),
+    ],
+)
+def test_bad_input(call, match):
+    with pytest.raises((ConfigError, ValueError), match=match):
+        call()
+
+
+def test_experiments_plan_is_the_same_at_both_scales():
+    from lengthgen.chapters.ch5 import experiments as ex
+
+    assert [c.name for c in ex.cells("smoke")] == [c.name for c in ex.cells("full")]
+    assert set(ex.SCHEMAS) == {c.name for c in ex.cells("full")}
