@@ -71,6 +71,11 @@ CATEGORIES = (
 )
 
 
+#: the cause recorded for a prediction of ours (group ``ours``) whose check fails: a failed
+#: prediction is a finding, not an error, and needs no cause declared in advance
+PREDICTION_FAILED = "our prediction did not hold"
+
+
 class ClaimFailed(AssertionError):
     """A claim's check failed and the chapter had not declared the deviation."""
 
@@ -309,7 +314,7 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     check fails and no deviation was declared."""
     ours = _clean(ours)
     ok = compare(claim, ours)
-    if not ok and claim.deviation is None:
+    if not ok and claim.deviation is None and claim.group != "ours":
         raise ClaimFailed(
             f"claim {claim.id} failed: paper {claim.paper_value!r} vs ours {ours!r} "
             f"({claim.check}; tolerance={claim.tolerance!r}, interval={claim.interval!r}). "
@@ -346,6 +351,8 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
             claim.deviation.explanation,
         )
         rec["declared_deviation_holds"] = ok
+    elif not ok:  # a prediction of ours that failed: a result, reported as such
+        rec["cause"] = PREDICTION_FAILED
     return rec
 
 
@@ -911,9 +918,16 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
-def badge(cat: str) -> str:
-    """A coloured status badge (HTML) for a scorecard category."""
-    return f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">{_esc(cat)}</span>'
+#: how a prediction of ours reads: it held or it failed
+OURS_LABELS = {"reproduced": "held", "deviates": "failed"}
+
+
+def badge(cat: str, label: str | None = None) -> str:
+    """A coloured status badge (HTML) for a scorecard category (shown as ``label`` if given)."""
+    return (
+        f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">'
+        f"{_esc(label or cat)}</span>"
+    )
 
 
 def claim_notes(r: dict) -> list[str]:
@@ -958,6 +972,7 @@ def claim_row(r: dict, *, anchor: bool = True) -> str:
         f'data-group="{_esc(r.get("group", "paper"))}"'
     )
     ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
+    label = OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
     perma = (
         f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
         if anchor
@@ -967,7 +982,7 @@ def claim_row(r: dict, *, anchor: bool = True) -> str:
         f'<details class="lg-claim"{ident} {attrs}><summary>'
         f"<span>{_esc(r['statement'])} <i>({_esc(r['location'])})</i>{perma}</span>"
         f"<span>{_esc(fmt_value(r['paper_value']))}</span>"
-        f"<span>{_esc(fmt_value(r['our_value']))}</span><span>{badge(cat)}</span>"
+        f"<span>{_esc(fmt_value(r['our_value']))}</span><span>{badge(cat, label)}</span>"
         f'</summary><div class="lg-more">{"".join(claim_notes(r))}</div></details>'
     )
 
@@ -1299,6 +1314,11 @@ class HTMLBlock:
         return self.html
 
 
+def _label(r: dict) -> str:
+    cat = category(r)
+    return OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+
+
 def counts_line(rows: list[dict], group: str = "paper") -> str:
     """``12 reproduced · 3 direction · …`` over the claims of ``group`` in ``rows`` (the paper's
     claims by default; self-checks and our predictions apart)."""
@@ -1351,7 +1371,7 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
         body.append(
             f"<tr><td>{_esc(it['claim'])}</td><td>{_esc(short(r['paper_value']))}</td>"
             f"<td>{_esc(short(r['our_value']))}</td>"
-            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r))}</a></td></tr>'
+            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
         )
     n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
     n_ours = sum(r.get("group") == "ours" for r in rows)

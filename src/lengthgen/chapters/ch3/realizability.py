@@ -196,6 +196,38 @@ def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
     return torch.where(unique, arg, torch.full_like(arg, -1)), margin, correct
 
 
+def scored_logits(
+    W: torch.Tensor,
+    family: KernelFamily,
+    task: str,
+    L: int,
+    L0: int = L0_DEFAULT,
+    *,
+    chunk: int = 1024,
+):
+    """The rows of ``T_L(W)`` on the scored rows of ``task`` at length ``L``, in chunks: yields
+    ``(rows, logits)`` with ``logits[r, j] = T_L(W)[rows[r], j]`` for keys ``j ≤ max(rows)``
+    (the causal mask is the caller's). Only the rows and columns of ``W`` that are not
+    identically zero enter the product, so lengths of a few ten thousand fit in memory."""
+    check_task(task)
+    L, L0 = _check_lengths(L, L0)
+    W = torch.as_tensor(W, dtype=torch.float64)
+    Phi = family.features(L)
+    if W.shape != (family.m, family.m):
+        raise ValueError(
+            f"W must be {family.m}×{family.m} for {family.encoding}, got {tuple(W.shape)}"
+        )
+    rows = scored_rows(task, L, L0)
+    sr, sc = (W != 0).any(1).nonzero().flatten(), (W != 0).any(0).nonzero().flatten()
+    if len(sr) == 0:
+        sr = sc = torch.tensor([0])
+    Wsub, Pr, Pc = W[sr][:, sc], Phi[:, sr], Phi[:, sc]
+    for s in range(0, len(rows), check_positive_int("chunk", chunk)):
+        r = rows[s : s + chunk]
+        kmax = int(r.max()) + 1
+        yield r, Pr[r] @ Wsub @ Pc[:kmax].T
+
+
 def simulate(
     W: torch.Tensor,
     family: KernelFamily,
@@ -207,29 +239,13 @@ def simulate(
 ) -> Simulation:
     """α_L (eq. 3) of the head ``W`` of ``family`` on ``task`` at length ``L``, strict argmax.
 
-    Computes ``T_L(W)`` only on the scored rows, in chunks of ``chunk`` rows, so lengths of a few
-    ten thousand fit in memory.
+    Computes ``T_L(W)`` only on the scored rows, in chunks of ``chunk`` rows
+    (:func:`scored_logits`).
     """
-    check_task(task)
-    L, L0 = _check_lengths(L, L0)
-    W = torch.as_tensor(W, dtype=torch.float64)
-    Phi = family.features(L)
-    if W.shape != (family.m, family.m):
-        raise ValueError(
-            f"W must be {family.m}×{family.m} for {family.encoding}, got {tuple(W.shape)}"
-        )
-    rows = scored_rows(task, L, L0)
+    rows = scored_rows(check_task(task), *_check_lengths(L, L0))
     tgt_all = targets(task, L)
-    # Φ W Φᵀ only involves the rows/columns of W that are not identically zero
-    sr, sc = (W != 0).any(1).nonzero().flatten(), (W != 0).any(0).nonzero().flatten()
-    if len(sr) == 0:
-        sr = sc = torch.tensor([0])
-    Wsub, Pr, Pc = W[sr][:, sc], Phi[:, sr], Phi[:, sc]
     out = {"arg": [], "margin": [], "correct": []}
-    for s in range(0, len(rows), check_positive_int("chunk", chunk)):
-        r = rows[s : s + chunk]
-        kmax = int(r.max()) + 1
-        logits = Pr[r] @ Wsub @ Pc[:kmax].T
+    for r, logits in scored_logits(W, family, task, L, L0, chunk=chunk):
         a, m, c = _row_stats(logits, r, tgt_all[r])
         out["arg"].append(a), out["margin"].append(m), out["correct"].append(c)
     cat = {k: torch.cat(v).numpy() if v else np.zeros(0) for k, v in out.items()}

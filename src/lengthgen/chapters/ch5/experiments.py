@@ -1,5 +1,7 @@
-"""Chapter 5's runs (our experiments across the papers). Section "Parity: averaging versus
-summing": three cells, the same at both scales (each takes seconds).
+"""Chapter 5's runs (our experiments across the papers), the same at both scales. Section
+"Parity: averaging versus summing": three cells; section "Softmax mass, not just argmax":
+``mass_tables`` (α_L and α_L^{½} of chapter 3's fitted kernels, 5 encodings × 9 tasks × 6 lengths
+up to 16,384) and ``mass_clamped`` (the learned tables against our closed form).
 
 ``parity_doubling``  A_gen's outputs at (t, n) and (2t, 2n), β_n = 1 and log n, 10⁴ points of the
                      box [−1, 1]^D (:func:`lengthgen.chapters.ch5.parity.doubling_gap`)
@@ -75,10 +77,89 @@ def summing(n_max=SUMMING_N, all_lengths=SUMMING_ALL) -> dict:
     return pa.summing_check(n_max, all_lengths=all_lengths)
 
 
+# --------------------------------------------------------------------------- 5.2 softmax mass
+def mass_tables(lengths=None, encodings=None, tasks=None) -> dict:
+    """α_L, α_L^{½} (both scales) for chapter 3's CE-fitted kernels of every encoding and task at
+    ``lengths`` (:func:`lengthgen.chapters.ch5.mass.mass_alignment`)."""
+    from lengthgen.chapters.ch3 import realizability as rz
+    from lengthgen.chapters.ch5 import mass
+    from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS
+    from lengthgen.nn.positional import ENCODINGS
+
+    rows = []
+    for e in encodings or ENCODINGS:
+        for t in tasks or rz.TASKS:
+            fam, W = rz.select(e, t, "ce", L0=MASS_L0)
+            for L in lengths or MASS_LENGTHS:
+                rows.append(
+                    {
+                        "encoding": e,
+                        "task": t,
+                        **mass.mass_alignment(W, fam, t, L, MASS_L0),
+                    }
+                )
+    return {"rows": rows}
+
+
+def mass_clamped(lengths=None) -> dict:
+    """The learned tables on first, pos2, pos5: computed α^{½} next to our closed form, both
+    scales, with the clamped margin m and c = m / log L0."""
+    import math
+
+    from lengthgen.chapters.ch3 import realizability as rz
+    from lengthgen.chapters.ch5 import mass
+    from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS
+
+    rows = []
+    for t in mass.FIXED_TARGET:
+        fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
+        m = mass.clamped_margin(W, t, MASS_L0)
+        for L in lengths or MASS_LENGTHS:
+            got = mass.mass_alignment(W, fam, t, L, MASS_L0)
+            for k in mass.SCALES:
+                rows.append(
+                    {
+                        "task": t,
+                        "L": int(L),
+                        "scale": k,
+                        "m": m,
+                        "c": m / math.log(MASS_L0),
+                        "alpha_half": got[f"alpha_half_{k}"],
+                        "closed_form": mass.first_clamped_half(W, t, L, MASS_L0, k),
+                    }
+                )
+    return {"rows": rows}
+
+
+SCHEMAS["mass_tables"] = Schema(
+    "ch5 softmax mass tables",
+    required=(
+        "rows.*.encoding",
+        "rows.*.task",
+        "rows.*.L",
+        "rows.*.alpha",
+        "rows.*.alpha_log",
+    ),
+    probabilities=("rows.*.alpha", "rows.*.alpha_half_none", "rows.*.alpha_half_log"),
+)
+SCHEMAS["mass_clamped"] = Schema(
+    "ch5 clamped closed form",
+    required=(
+        "rows.*.task",
+        "rows.*.L",
+        "rows.*.scale",
+        "rows.*.c",
+        "rows.*.closed_form",
+    ),
+)
+
+
 def cells(scale: str) -> list[Cell]:
-    """The plan: the same three cells at both scales."""
+    """The plan: the Parity cells, then the softmax-mass cells (the same at both scales)."""
     return [
         Cell("parity_doubling", parity_doubling, {"ns": list(DOUBLING_N)}),
         Cell("averaging_sine", averaging_sine, {"Bs": list(SINE_B), "past": 3}),
         Cell("summing", summing, {"n_max": SUMMING_N, "all_lengths": SUMMING_ALL}),
+        Cell("mass_tables", mass_tables, {}),
+        Cell("mass_clamped", mass_clamped, {}),
     ]
