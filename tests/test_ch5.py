@@ -119,3 +119,61 @@ def test_experiments_plan_is_the_same_at_both_scales():
 
     assert [c.name for c in ex.cells("smoke")] == [c.name for c in ex.cells("full")]
     assert set(ex.SCHEMAS) == {c.name for c in ex.cells("full")}
+
+
+# --------------------------------------------------------------------------- 5.2 softmax mass
+from lengthgen.chapters.ch3 import realizability as rz  # noqa: E402
+from lengthgen.chapters.ch5 import mass  # noqa: E402
+from lengthgen.nn.positional import KernelFamily  # noqa: E402
+
+
+def _random_head(encoding, seed=0, L0=8):
+    """A random learned absolute table (any W is admissible for it)."""
+    fam = KernelFamily(encoding, L0=L0, num_freq=4)
+    g = torch.Generator().manual_seed(seed)
+    return fam, torch.randn(fam.m, fam.m, generator=g, dtype=torch.float64) * 2
+
+
+@pytest.mark.parametrize("task", ["prev", "first", "copy", "pos2"])
+def test_mass_alignment_against_the_full_softmax(task):
+    """α and α^{½} from the chunked pass equal a brute force over the whole causal kernel."""
+    L0, L = 8, 23
+    fam, W = _random_head("learned_abs", seed=len(task), L0=L0)
+    got = mass.mass_alignment(W, fam, task, L, L0, chunk=5)
+    T = rz.transfer(W, fam.features(L))
+    rows = rz.scored_rows(task, L, L0)
+    tgt = rz.targets(task, L)
+    sim = rz.simulate(W, fam, task, L, L0)
+    assert got["alpha"] == sim.alpha
+    for k in mass.SCALES:
+        s = mass.logit_scale(k, L, L0)
+        half = []
+        for i in rows.tolist():
+            z = s * T[i, : i + 1]
+            half.append(float(torch.softmax(z, 0)[tgt[i]]) > 0.5)
+        assert got[f"alpha_half_{k}"] == pytest.approx(np.mean(half), abs=1e-15)
+
+
+@pytest.mark.parametrize("task", ["first", "pos2", "pos5"])
+@pytest.mark.parametrize("scale", ["none", "log"])
+def test_clamped_closed_form_against_the_computation(task, scale):
+    L0 = 10
+    for seed in range(4):
+        fam, W = _random_head("learned_abs", seed=seed, L0=L0)
+        W[L0 - 1, mass.FIXED_TARGET[task]] += (
+            3.0 + seed
+        )  # a target that wins the clamped row
+        for L in (11, 40, 300):
+            got = mass.mass_alignment(W, fam, task, L, L0)[f"alpha_half_{scale}"]
+            closed = mass.first_clamped_half(W, task, L, L0, scale)
+            assert abs(got - closed) * (L - L0) <= 1, (seed, L, got, closed)
+
+
+def test_mass_bad_input():
+    fam, W = _random_head("learned_abs")
+    with pytest.raises(ConfigError, match="scale"):
+        mass.logit_scale("sqrt", 30, 20)
+    with pytest.raises(ConfigError, match="fixed target"):
+        mass.clamped_margin(W, "prev", 8)
+    with pytest.raises(ConfigError, match="fixed target"):
+        mass.first_clamped_half(W, "copy", 30, 8)
