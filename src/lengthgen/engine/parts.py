@@ -1,0 +1,243 @@
+"""Checkpoints stored as a folder of size-capped parts with a manifest (sizes and SHA-256 sums).
+
+A device session can bring back only files up to a size limit (16 MB each), and a repository stores
+small files better than one large one, so a checkpoint that must outlive its machine is written as
+
+* ``part-<id>-000.bin``, ``part-<id>-001.bin``, ...: consecutive slices of at most ``part_bytes``
+  bytes of the ``torch.save`` serialisation of the checkpoint, ``<id>`` being the first 12 hex
+  digits of the SHA-256 of the whole serialisation (so parts of two different checkpoints never
+  share a name);
+* ``manifest.json``: the format, the total size and SHA-256 of the whole, each part's name, size
+  and SHA-256, and a small JSON ``meta`` block (e.g. the update count) readable without torch.
+
+Every file is written to a temporary name, flushed to disk and renamed into place; the manifest is
+renamed last and the parts it does not name are removed only after it, so a writer killed at any
+moment leaves either the previous complete checkpoint or the new one. :func:`load_parts` checks
+every part's size and checksum before deserialising, and a missing, truncated or corrupt part is
+named in a one-line :class:`lengthgen.store.ResultFileError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from lengthgen.config import ConfigError, check_positive_int
+from lengthgen.store import ResultFileError, atomic_write_json
+
+FORMAT = "lengthgen-checkpoint-parts-1"
+MANIFEST = "manifest.json"
+#: the default size cap of one part: 15 MB, under the 16 MB a device session returns per file
+PART_BYTES = 15_000_000
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temporary file in the same folder, fsync, rename)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _folder(folder) -> Path:
+    if not isinstance(folder, (str, os.PathLike)) or not str(folder):
+        raise ConfigError(f"checkpoint folder must be a path, got {folder!r}")
+    return Path(folder)
+
+
+def save_parts(
+    folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | None = None
+) -> dict:
+    """Serialise ``obj`` with :func:`torch.save` and store it in ``folder`` as parts of at most
+    ``part_bytes`` bytes plus ``manifest.json`` (module docstring); returns the manifest.
+
+    ``meta`` (JSON-serialisable) is copied into the manifest. Parts of the previous checkpoint in
+    ``folder`` are removed once the new manifest is in place."""
+    folder = _folder(folder)
+    part_bytes = check_positive_int("part_bytes", part_bytes)
+    if meta is not None and not isinstance(meta, dict):
+        raise ConfigError(f"meta must be a dict or None, got {type(meta).__name__}")
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    blob = buf.getvalue()
+    whole = hashlib.sha256(blob).hexdigest()
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = []
+    for i, lo in enumerate(range(0, max(len(blob), 1), part_bytes)):
+        chunk = blob[lo : lo + part_bytes]
+        name = f"part-{whole[:12]}-{i:03d}.bin"
+        _write_bytes(folder / name, chunk)
+        parts.append(
+            {
+                "name": name,
+                "bytes": len(chunk),
+                "sha256": hashlib.sha256(chunk).hexdigest(),
+            }
+        )
+    manifest = {
+        "format": FORMAT,
+        "total_bytes": len(blob),
+        "sha256": whole,
+        "part_bytes": part_bytes,
+        "parts": parts,
+        "meta": dict(meta or {}),
+    }
+    atomic_write_json(folder / MANIFEST, manifest)
+    keep = {p["name"] for p in parts}
+    for old in folder.glob("part-*.bin"):
+        if old.name not in keep:
+            old.unlink()
+    return manifest
+
+
+def read_manifest(folder) -> dict | None:
+    """The manifest of the parted checkpoint in ``folder``, or ``None`` when it has none; a manifest
+    that is unreadable or not of this format raises :class:`ResultFileError` naming it."""
+    path = _folder(folder) / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        man = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise ResultFileError(
+            f"corrupt checkpoint manifest {path}: {err}; move the folder away to start afresh"
+        ) from None
+    if (
+        not isinstance(man, dict)
+        or man.get("format") != FORMAT
+        or not isinstance(man.get("parts"), list)
+    ):
+        raise ResultFileError(
+            f"corrupt checkpoint manifest {path}: not a {FORMAT} manifest; move the folder away"
+        )
+    return man
+
+
+def verify_parts(folder) -> dict:
+    """Check every part named by ``folder``'s manifest (present, its size, its SHA-256) and the
+    whole's SHA-256; returns the manifest. The first missing or corrupt part is named in a one-line
+    :class:`ResultFileError`; a folder without a manifest is one too."""
+    folder = _folder(folder)
+    man = read_manifest(folder)
+    if man is None:
+        raise ResultFileError(f"no checkpoint in {folder}: {MANIFEST} is missing")
+    _read_blob(folder, man)
+    return man
+
+
+def _read_blob(folder: Path, man: dict) -> bytes:
+    chunks = []
+    for p in man["parts"]:
+        path = folder / str(p.get("name"))
+        if not path.is_file():
+            raise ResultFileError(
+                f"checkpoint part {path} is missing ({len(man['parts'])} parts in {folder / MANIFEST})"
+            )
+        data = path.read_bytes()
+        if len(data) != p.get("bytes"):
+            raise ResultFileError(
+                f"checkpoint part {path} is corrupt: {len(data)} bytes, the manifest says {p.get('bytes')}"
+            )
+        if hashlib.sha256(data).hexdigest() != p.get("sha256"):
+            raise ResultFileError(
+                f"checkpoint part {path} is corrupt: its SHA-256 differs from the manifest's"
+            )
+        chunks.append(data)
+    blob = b"".join(chunks)
+    if len(blob) != man.get("total_bytes") or hashlib.sha256(
+        blob
+    ).hexdigest() != man.get("sha256"):
+        raise ResultFileError(
+            f"checkpoint in {folder} is corrupt: its parts do not add up to the manifest's whole"
+        )
+    return blob
+
+
+def load_parts(folder, map_location=None) -> Any | None:
+    """The object stored by :func:`save_parts` in ``folder`` (``torch.load`` with ``map_location``),
+    after :func:`verify_parts`' checks; ``None`` when ``folder`` holds no manifest."""
+    folder = _folder(folder)
+    man = read_manifest(folder)
+    if man is None:
+        return None
+    blob = _read_blob(folder, man)
+    try:
+        return torch.load(
+            io.BytesIO(blob), map_location=map_location, weights_only=False
+        )
+    except Exception as err:  # noqa: BLE001 - any undecodable checkpoint is named
+        raise ResultFileError(
+            f"corrupt checkpoint in {folder}: {type(err).__name__}: {err}".splitlines()[
+                0
+            ]
+        ) from None
+
+
+def parts_size(folder) -> int:
+    """Bytes on disk of the parted checkpoint in ``folder`` (its parts and its manifest)."""
+    folder = _folder(folder)
+    man = verify_parts(folder)
+    return sum(p["bytes"] for p in man["parts"]) + (folder / MANIFEST).stat().st_size
+
+
+def copy_parts(src, dest, *, step_key: str = "step") -> str:
+    """Copy the parted checkpoint ``src`` to ``dest`` (verified first), keeping only the latest:
+    ``dest`` is replaced unless it already holds a checkpoint of the same ``meta['key']`` whose
+    ``meta[step_key]`` is larger (a smaller run never overwrites a longer one) or of another key.
+
+    Returns ``"copied"``, ``"kept: ..."`` (why ``dest`` was left as it was)."""
+    src, dest = _folder(src), _folder(dest)
+    man = verify_parts(src)
+    old = read_manifest(dest) if dest.is_dir() else None
+    if old is not None:
+        om, nm = old.get("meta", {}), man.get("meta", {})
+        if om.get("key") != nm.get("key"):
+            return (
+                f"kept: {dest} holds a checkpoint of another configuration "
+                f"({om.get('key')} vs {nm.get('key')}); move it away to replace it"
+            )
+        if (om.get(step_key) or 0) > (nm.get(step_key) or 0):
+            return f"kept: {dest} is further along ({om.get(step_key)} > {nm.get(step_key)})"
+    dest.mkdir(parents=True, exist_ok=True)
+    for p in man["parts"]:
+        target = dest / p["name"]
+        if (
+            not target.is_file()
+            or hashlib.sha256(target.read_bytes()).hexdigest() != p["sha256"]
+        ):
+            _write_bytes(target, (src / p["name"]).read_bytes())
+    atomic_write_json(dest / MANIFEST, man)
+    keep = {p["name"] for p in man["parts"]}
+    for stale in dest.glob("part-*.bin"):
+        if stale.name not in keep:
+            stale.unlink()
+    verify_parts(dest)
+    return "copied"
+
+
+__all__ = [
+    "FORMAT",
+    "MANIFEST",
+    "PART_BYTES",
+    "copy_parts",
+    "load_parts",
+    "parts_size",
+    "read_manifest",
+    "save_parts",
+    "verify_parts",
+]
