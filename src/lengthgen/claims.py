@@ -518,7 +518,12 @@ class Ledger:
         return c
 
     def show(self, id: str) -> "ClaimRows":
-        """Evaluate stored-result claim ``id``; returns its row of the claims table."""
+        """Evaluate stored-result claim ``id`` (or show an unchecked one, with its reason);
+        returns its row of the claims table."""
+        c = self._claim(id)
+        if isinstance(c, Unchecked):
+            self._records[id] = unchecked_record(c, chapter=self.chapter)
+            return ClaimRows([self._records[id]])
         c = self._claim(id, "stored")
         self._records[id] = evaluate(
             c, c.measure(self.results), chapter=self.chapter, scale="full"

@@ -149,7 +149,7 @@ def styled_accuracy_table(df, caption: str | None = None):
             for m, p in zip(df["ours"], df["paper"])
         ]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
-        out["side of 50 %: paper (rule 8) / ours"] = [
+        out["side of 50 %: paper (chance rule) / ours"] = [
             f"{c2.paper_chance_side(p)} / {c2.chance_side(lo, hi)}"
             if (t, m) in chance
             else "—"
@@ -159,7 +159,7 @@ def styled_accuracy_table(df, caption: str | None = None):
         ]
     else:
         # Tables 2–3: rule 1, the two-sample comparison of the two seed intervals
-        out["agrees (rule 1)"] = [
+        out["agrees (two-sample rule)"] = [
             "yes"
             if c2.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
             else "no"
