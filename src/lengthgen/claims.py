@@ -1275,8 +1275,15 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         for _, r in scorecard(folder, group="self-check").iterrows()
     }
 
+    ours = {r["chapter"]: r for _, r in scorecard(folder, group="ours").iterrows()}
+
     def counts(r) -> str:
         out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
+        o = ours.get(r["chapter"])
+        if o is not None and int(o["total"]):
+            held = int(o["reproduced"]) + int(o["direction"])
+            mine = f"our predictions: {held} of {int(o['total'])} held"
+            out = mine if not int(r["total"]) else f"{out}; {mine}"
         n = selfc.get(r["chapter"], 0)
         return out + (f" (and {n} self-checks)" if n else "")
 
