@@ -44,6 +44,7 @@ from lengthgen.chapters.ch2.single_layer import (
     PAD,
     VARIANTS,
     SingleLayer,
+    check_beta,
     check_width,
     encode,
 )
@@ -351,6 +352,7 @@ def train_experiment(
     device="cpu",
     progress: bool = True,
     keep_params: bool = False,
+    beta="log",
 ) -> dict:
     """Train and test one experiment (all ``seeds`` × ``Ns`` × ``variants`` as one ensemble on
     ``device``) with the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"); returns a
@@ -359,6 +361,11 @@ def train_experiment(
     Every argument is part of the stored configuration (the cell's hash). For Parity under A_gen
     each member also reports the sign changes and kinks of its selected checkpoint at length N
     (App. A.4); for the positional models the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4).
+
+    ``beta``: the attention scale β_n, ``log`` (log n, the paper's; the default, which leaves the
+    run exactly as before and adds nothing to its configuration) or ``one`` (β_n = 1), or a list of
+    both (chapter 5): then every (variant, N, seed) member is trained once per β in the same
+    ensemble, with the same initial tensors and the same batches, and each row records its ``beta``.
     """
     from lengthgen.engine.train import (
         OptimConfig,
@@ -410,17 +417,39 @@ def train_experiment(
     ):
         raise ConfigError(f"betas must be a pair of numbers, got {betas!r}")
     betas = tuple(check_finite("beta", b, nonnegative=True) for b in betas)
+    if isinstance(beta, str):
+        att_betas = [check_beta(beta)]
+    elif hasattr(beta, "__len__") and len(beta) > 0:
+        att_betas = [check_beta(b) for b in beta]
+        if len(set(att_betas)) != len(att_betas):
+            raise ConfigError(f"beta must not repeat values, got {list(beta)!r}")
+    else:
+        raise ConfigError(f"beta must be 'log', 'one' or a list of them, got {beta!r}")
     dev = get_device(device)  # "auto" resolved here; the trainer gets "cpu" or "cuda"
     device = dev.type
 
-    members = [(v, N, s) for v in variants for N in Ns for s in seeds]
+    members = [
+        (v, N, s, b) for b in att_betas for v in variants for N in Ns for s in seeds
+    ]
     vs = [m[0] for m in members]
     Nm = [m[1] for m in members]
     sm = [m[2] for m in members]
+    bm = [m[3] for m in members]
     stream_ids = {}
-    streams = [stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s) in members]
+    streams = [
+        stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s, _) in members
+    ]
+
+    def _beta_arg(idx):  # "log" keeps a plain run unchanged; otherwise one β per member
+        return "log" if att_betas == ["log"] else [bm[i] for i in idx]
+
     model = SingleLayer(
-        vs[0], h, max_lengths=Nm, variants=vs, norm_map=norm_map or "sqrt"
+        vs[0],
+        h,
+        max_lengths=Nm,
+        variants=vs,
+        norm_map=norm_map or "sqrt",
+        beta=_beta_arg(range(len(members))),
     )
     params = model.init(sm, torch.float64, dev)
     vx, vy = validation_bank(task, Nm, val_size, fixed=fixed)
@@ -431,7 +460,7 @@ def train_experiment(
         sample=make_sampler(task, Nm, streams, batch, base_seed=stream, fixed=fixed),
         optim=OptimConfig("adam", lr=lr, betas=betas, eps=eps, clip=clip),
         steps=steps,
-        data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s) in members],
+        data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s, _) in members],
         validation=Validation(
             every=every,
             bank=(vx, vy),
@@ -455,6 +484,7 @@ def train_experiment(
             max_lengths=[Nm[i] for i in idx],
             variants=[vs[i] for i in idx],
             norm_map=norm_map or "sqrt",
+            beta=_beta_arg(idx),
         )
         banks = {L: test_bank(task, L, test_size, fixed=fixed) for L in test_lengths(N)}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
@@ -463,7 +493,7 @@ def train_experiment(
             tests[i] = {str(L): float(acc[L][j]) for L in banks}
     rows = []
     coef = _coefficients(res.params) if FAMILIES[vs[0]] == "positional" else None
-    for i, (v, N, s) in enumerate(members):
+    for i, (v, N, s, b) in enumerate(members):
         row = {
             "variant": v,
             "N": N,
@@ -474,12 +504,16 @@ def train_experiment(
             "best_val_loss": float(res.best_loss[i]),
             "test": tests[i],
         }
+        if att_betas != ["log"]:
+            row["beta"] = b
         if coef is not None:
             row.update({k: coef[k][i] for k in coef})
         if task == "parity" and vs[0] == "gen":
             from lengthgen.chapters.ch2.volume import parity_sign_changes
 
-            sc = parity_sign_changes({k: t[i] for k, t in res.params.items()}, N)
+            sc = parity_sign_changes(
+                {k: t[i] for k, t in res.params.items() if not k.startswith("_")}, N, b
+            )
             row.update(
                 {
                     "sign_changes": int(sc["sign_changes"][0]),
@@ -584,13 +618,16 @@ def volume_scans(
     eta: float = VOLUME_ETA,
     half_width: float = VOLUME_HALF_WIDTH,
     norm_map: str = "sqrt",
+    beta: str = "log",
 ) -> dict:
     """Admissible widths of the length-sensitive coordinates around the η = ``eta`` centers at the
     lengths ``ns`` (chapter 2, "Claim 2") and Monte Carlo exact fractions in a box of half-width
     ``half_width`` ("Monte Carlo volume fractions"); Index under A_pos gets 4× the samples from
     n = 32 on, where its exact fraction is smallest. ``norm_map`` is the A_norm map of the scan;
     the exactness checker implements the paper's ``sqrt`` only, and the argument is part of the
-    cell's configuration so that a scan made with another map is never reused."""
+    cell's configuration so that a scan made with another map is never reused. ``beta``: the
+    attention scale β_n of every exactness check, ``log`` (the paper's, the default) or ``one``
+    (chapter 5); the sampled points do not depend on it."""
     from lengthgen.chapters.ch2 import volume as vo
 
     ns = _check_ints("ns", ns)
@@ -599,6 +636,7 @@ def volume_scans(
     h = check_width(h)
     eta = check_finite("eta", eta, nonnegative=True)
     half_width = check_finite("half_width", half_width, nonnegative=True)
+    beta = check_beta(beta)
     if check_choice("norm map", norm_map, NORM_MAPS) != "sqrt":
         raise ConfigError(
             f"the volume scans use the paper's A_norm map 'sqrt' only, got {norm_map!r}"
@@ -612,7 +650,7 @@ def volume_scans(
         v, task, coord = combo
         c = vo.center(v, task, h, eta=eta)
         d = vo.direction(v, coord, c)
-        res = [vo.admissible_width(c, d, v, task, n) for n in ns]
+        res = [vo.admissible_width(c, d, v, task, n, beta=beta) for n in ns]
         # width: both sides, a side still exact at t_max counted as t_max; finite_width: the sides
         # that close before t_max (NaN if none does); capped: how many sides reached t_max
         out["widths"][f"{v}/{task}/{coord}"] = {
@@ -637,6 +675,7 @@ def volume_scans(
                 seed=n,
                 eta=eta,
                 h=h,
+                beta=beta,
             )
             for n in _check_ints(f"mc_ns[{key!r}]", nlist)
         ]

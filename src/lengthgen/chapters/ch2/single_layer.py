@@ -282,17 +282,47 @@ def _expand_x(params, x):
     return x
 
 
-def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
+#: the attention scale β_n that multiplies the scores: ``log`` (β_n = log n, the paper's eq. 2)
+#: or ``one`` (β_n = 1, no length scaling; chapter 5)
+BETAS = ("log", "one")
+
+
+def check_beta(beta) -> str:
+    """``beta`` (one of :data:`BETAS`) or a ValueError naming the bad value."""
+    return check_choice("beta (attention scale)", beta, BETAS)
+
+
+def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
+    """β_n for every input (shape of ``n``): ``log n`` or ``1``; a per-member flag
+    ``params["_beta_one"]`` (bool [E]) selects β_n = 1 member by member (then ``beta`` must be
+    ``log``, the other members' scale). With ``beta="log"`` and no flag this is ``torch.log(n)``."""
+    check_beta(beta)
+    logn = torch.log(n)
+    flag = params.get("_beta_one")
+    if flag is not None:
+        if beta != "log":
+            raise ValueError(
+                "a per-member attention-scale flag (_beta_one) needs beta='log' for the others"
+            )
+        return torch.where(
+            flag.bool().view(-1, *([1] * (logn.dim() - 1))), torch.ones_like(logn), logn
+        )
+    return logn if beta == "log" else torch.ones_like(logn)
+
+
+def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.Tensor:
     """Logits ``[E, B, 2]`` of ``variant`` for inputs ``x`` [E, B, L+1] (or [B, L+1], shared).
 
     For ``pos``/``norm`` a per-member constant ``params["_norm"]`` (bool [E]) may select A_norm
-    member by member, so paired A_pos/A_norm members run in one pass.
+    member by member, so paired A_pos/A_norm members run in one pass. ``beta`` is the attention
+    scale β_n (``log``: log n, the paper's; ``one``: 1); ``params["_beta_one"]`` (bool [E]) sets
+    β_n = 1 member by member (:func:`attention_scale`).
     """
     check_choice("variant", variant, VARIANTS)
     dtype = params["b_V"].dtype
     x = _expand_x(params, x)
     data, valid, n, k = _split(x, dtype)
-    logn = torch.log(n)
+    beta_n = attention_scale(params, n, beta)  # β_n (log n unless β = 1)
     L = data.shape[-1]
     if variant == "gen":
         q = params["b_Q"]  # z = 0: q = Q(0) = b_Q
@@ -300,7 +330,7 @@ def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
         s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
         s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
         t = data.sum(-1) - PAD * (L - n)  # number of ones
-        d = torch.log(t) - torch.log(n - t) + logn * (s1 - s0)[:, None]
+        d = torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None]
         rho = torch.sigmoid(d)  # ρ_t of eq. 71
         v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
         A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
@@ -317,7 +347,7 @@ def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
         # the symbol-0 score s0 is common to every position and cancels in the softmax
         logits = (
             torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None])
-            * logn[..., None]
+            * beta_n[..., None]
         )
         logits = logits.masked_fill(~valid, float("-inf"))
         alpha = torch.softmax(logits, -1)
@@ -337,7 +367,7 @@ def forward(variant: str, params, x: torch.Tensor) -> torch.Tensor:
         params, k, normalized
     )  # c0 = qᵀc_K is common to all j: cancels
     j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
-    coef = torch.stack([c1, c2], -1) * logn[..., None]  # [E, B, 2]
+    coef = torch.stack([c1, c2], -1) * beta_n[..., None]  # [E, B, 2]
     logits = torch.matmul(coef, torch.stack([j, j * j]))  # [E, B, L]
     logits = logits.masked_fill(~valid, float("-inf"))
     alpha = torch.softmax(logits, -1)
@@ -360,6 +390,9 @@ class SingleLayer:
         int is used for every member.
     norm_map : ``sqrt`` (default; the paper's map of eq. 17) or ``misread`` (our earlier misreading,
         an ablation); see :func:`F_norm`.
+    beta : the attention scale β_n of every member, ``log`` (default, the paper's) or ``one``; or a
+        per-member list of them, so paired β_n = log n / β_n = 1 members train in one pass (their
+        flag is the constant ``params["_beta_one"]``, see :func:`attention_scale`).
     """
 
     def __init__(
@@ -369,9 +402,18 @@ class SingleLayer:
         max_lengths: int | Sequence[int] = 1,
         variants: Sequence[str] | None = None,
         norm_map: str = "sqrt",
+        beta: str | Sequence[str] = "log",
     ):
         self.h = check_width(h)
         self.norm_map = check_choice("norm map", norm_map, NORM_MAPS)
+        if isinstance(beta, str):
+            self.beta = check_beta(beta)
+        elif hasattr(beta, "__len__") and len(beta) > 0:
+            self.beta = [check_beta(b) for b in beta]
+        else:
+            raise ValueError(
+                f"beta must be one of {', '.join(BETAS)} or a per-member list of them, got {beta!r}"
+            )
         if variants is not None:
             variants = [check_choice("variant", v, VARIANTS) for v in variants]
             fams = {FAMILIES[v] for v in variants}
@@ -424,6 +466,13 @@ class SingleLayer:
             )
             if self.norm_map == "misread":
                 out["_norm_misread"] = out["_norm"].clone()
+        if self.beta != "log":
+            bs = [self.beta] * E if isinstance(self.beta, str) else self.beta
+            if len(bs) != E:
+                raise ValueError(f"beta has {len(bs)} entries for {E} members")
+            out["_beta_one"] = torch.tensor(
+                [b == "one" for b in bs], device=device or "cpu"
+            )
         return out
 
     def forward(self, params, x) -> torch.Tensor:

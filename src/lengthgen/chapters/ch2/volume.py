@@ -48,9 +48,11 @@ import torch
 
 from lengthgen.config import check_choice, check_finite, check_positive_int
 from lengthgen.chapters.ch2.single_layer import (
+    BETAS,  # noqa: F401  (re-exported: volume.BETAS)
     FAMILIES,
     VARIANTS,
     F_norm,
+    check_beta,
     check_width,
     encode,
     forward,
@@ -82,6 +84,11 @@ def _check_model_task(variant, task):
         raise ValueError(
             f"task {task!r} is not analysed under A_{variant}; valid: {', '.join(MODEL_TASKS[variant])}"
         )
+
+
+def _beta_n(n: int, beta: str) -> float:
+    """β_n as a float: ``math.log(n)`` (``log``) or ``1.0`` (``one``)."""
+    return math.log(n) if check_beta(beta) == "log" else 1.0
 
 
 # --------------------------------------------------------------------------- centers
@@ -202,10 +209,12 @@ def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
 
 
 def attention_profile(
-    params: dict, variant: str, n: int, k: int
+    params: dict, variant: str, n: int, k: int, beta: str = "log"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Scores g_j and log-n-scaled attention weights α_j, j = 1 … n, for query k (A_pos / A_norm)."""
+    """Scores g_j and attention weights α_j = softmax(β_n g)_j, j = 1 … n, for query k (A_pos /
+    A_norm); β_n = log n (``beta="log"``, the paper's) or 1 (``"one"``)."""
     check_choice("variant", variant, ("pos", "norm"))
+    check_beta(beta)
     n = _check_n(n)
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
@@ -215,7 +224,7 @@ def attention_profile(
     g = positional_scores(
         P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm"
     )[0, 0]
-    return g.numpy(), torch.softmax(g * math.log(n), 0).numpy()
+    return g.numpy(), torch.softmax(g * _beta_n(n, beta), 0).numpy()
 
 
 # --------------------------------------------------------------------------- exactness
@@ -258,7 +267,9 @@ def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
     return (y[..., 1] - y[..., 0]).reshape(shape[:-1])
 
 
-def _exhaustive(P: dict, variant: str, task: str, n: int) -> np.ndarray:
+def _exhaustive(
+    P: dict, variant: str, task: str, n: int, beta: str = "log"
+) -> np.ndarray:
     if n > 16:
         raise ValueError(
             f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)"
@@ -280,6 +291,7 @@ def _exhaustive(P: dict, variant: str, task: str, n: int) -> np.ndarray:
             "pos" if FAMILIES[variant] == "positional" else variant,
             Pt,
             x[lo : lo + 8192],
+            beta=beta,
         )
         sgn = (2 * y[lo : lo + 8192] - 1).to(DT)
         margins.append(((out[..., 1] - out[..., 0]) * sgn).min(-1).values)
@@ -287,9 +299,15 @@ def _exhaustive(P: dict, variant: str, task: str, n: int) -> np.ndarray:
 
 
 def diagonal_attention(
-    P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000
+    P: dict,
+    variant: str,
+    n: int,
+    ks: Sequence[int],
+    chunk: int = 2_000_000,
+    beta: str = "log",
 ) -> torch.Tensor:
-    """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm)."""
+    """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm);
+    the scores are multiplied by β_n = log n (``beta="log"``) or 1 (``"one"``)."""
     from lengthgen.chapters.ch2.single_layer import positional_scores
 
     Pn = P["b2"].shape[0]
@@ -297,7 +315,7 @@ def diagonal_attention(
     torch.arange(1, n + 1, dtype=DT)
     out = []
     step = max(1, chunk // max(1, Pn * n))
-    logn = math.log(n)
+    logn = _beta_n(n, beta)  # β_n
     normalized = (
         P["_norm"].bool() if "_norm" in P else torch.full((Pn,), variant == "norm")
     )
@@ -341,9 +359,9 @@ def _head_at(P, p):
     return _head_diff(P, u0[:, None, :] + p[..., None] * (u1 - u0)[:, None, :])
 
 
-def _structural_positional(P, variant, task, n):
+def _structural_positional(P, variant, task, n, beta="log"):
     ks = [1] if task == "first" else list(range(1, n + 1))
-    ak = diagonal_attention(P, variant, n, ks)  # [P, K]
+    ak = diagonal_attention(P, variant, n, ks, beta=beta)  # [P, K]
     one, zero = torch.ones_like(ak), torch.zeros_like(ak)
     min1, _ = _interval_extremes(P, ak, one)
     _, max0 = _interval_extremes(P, zero, 1 - ak)
@@ -361,16 +379,11 @@ def _structural_positional(P, variant, task, n):
     return dec, np.where(cm > 0, cm, wm)
 
 
-#: the attention scale β_n multiplying the scores: ``log`` (the paper's β_n = log n) or ``one``
-#: (β_n = 1, no length scaling; chapter 5)
-BETAS = ("log", "one")
-
-
 def count_level_logits(P: dict, n: int, beta: str = "log") -> torch.Tensor:
     """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the
     ones, at the count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]; β_n = log n
     (``beta="log"``, the paper's) or 1 (``"one"``, chapter 5)."""
-    check_choice("beta", beta, BETAS)
+    check_beta(beta)
     WK = P["W_K"]
     q = P["b_Q"]
     X = (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)  # eq. 70
@@ -394,8 +407,8 @@ def count_level_outputs(P: dict, n: int, beta: str = "log") -> torch.Tensor:
     return _head_diff(P, count_level_attention(P, n, beta))
 
 
-def _structural_gen(P, task, n):
-    f = count_level_outputs(P, n)
+def _structural_gen(P, task, n, beta="log"):
+    f = count_level_outputs(P, n, beta)
     t = torch.arange(0, n + 1)
     Pn = f.shape[0]
     if task in ("first", "index") and n >= 2:
@@ -414,18 +427,26 @@ def _structural_gen(P, task, n):
 
 
 def exactness(
-    params: dict, variant: str, task: str, n: int, *, method: str = "auto"
+    params: dict,
+    variant: str,
+    task: str,
+    n: int,
+    *,
+    method: str = "auto",
+    beta: str = "log",
 ) -> Exactness:
     """Is each parameter point strictly correct on every length-n input (and every k for Index)?
 
     ``params``: one point (unbatched tensors as returned by :func:`center`) or a batch with a
     leading point dimension. ``method``: ``exhaustive`` (n ≤ 16), ``structural`` (any n; see
     the module docstring for which answers are exact and which are certified) or ``auto``
-    (structural, undecided points settled exhaustively when n ≤ 16).
+    (structural, undecided points settled exhaustively when n ≤ 16). ``beta``: the attention
+    scale β_n, ``log`` (log n, the paper's) or ``one`` (1).
     """
     _check_model_task(variant, task)
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))
+    check_beta(beta)
     P, _ = _batch(params)
     Pn = P["b2"].shape[0]
     if method == "exhaustive" or variant == "sin":
@@ -433,22 +454,22 @@ def exactness(
             raise ValueError(
                 "A_sin has no structural exactness check; use method='exhaustive' (n ≤ 16)"
             )
-        m = _exhaustive(P, variant, task, n)
+        m = _exhaustive(P, variant, task, n, beta)
         return Exactness(
             np.array((m > 0).tolist(), dtype=object),
             np.array(["exhaustive"] * Pn, dtype=object),
             m,
         )
     if variant == "gen":
-        dec, marg = _structural_gen(P, task, n)
+        dec, marg = _structural_gen(P, task, n, beta)
     else:
-        dec, marg = _structural_positional(P, variant, task, n)
+        dec, marg = _structural_positional(P, variant, task, n, beta)
     meth = np.array(["structural"] * Pn, dtype=object)
     if method == "auto" and n <= 16:
         und = [i for i in range(Pn) if dec[i] is None]
         if und:
             sub = {k: v[und] for k, v in P.items()}
-            m = _exhaustive(sub, variant, task, n)
+            m = _exhaustive(sub, variant, task, n, beta)
             for j, i in enumerate(und):
                 dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
     return Exactness(dec, meth, np.asarray(marg, dtype=float))
@@ -492,6 +513,43 @@ def center_exact_threshold(task: str, eta: float) -> float:
     return hi
 
 
+def center_exact_eta(task: str, beta: str = "one") -> float:
+    """The scale η* above which the center (First / Index) is exact at every length n when the
+    scores are multiplied by β_n = 1, by bisection (``beta="one"`` only: under log n every η > 0
+    works from some n on, see :func:`center_exact_threshold`).
+
+    With β_n = 1 the center's attention on k is 1/Σ_j exp(−η²(j − k)²), which only shrinks as n
+    grows and tends to the n = ∞ value :func:`center_attention_floor` at log_n = 1. The center is
+    exact at every n iff that limit exceeds 1/2: Σ_{d≥1} e^{−η²d²} < 1 (First) or < 1/2 (Index).
+    """
+    check_choice("task", task, ("first", "index"))
+    if check_beta(beta) != "one":
+        raise ValueError(
+            "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
+        )
+    lo, hi = 0.0, 1.0
+    while center_attention_floor(task, hi, 1.0) <= 0.5:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if center_attention_floor(task, mid, 1.0) > 0.5:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
+    """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
+    η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ along the value segment times eq. 75 with
+    β = β_n: log n or 1)."""
+    eta = check_finite("eta", eta)
+    if not eta > 0:
+        raise ValueError(f"eta must be > 0, got {eta}")
+    n = _check_n(n, "majority")
+    return eta**3 * 4 * math.atanh(1 / n) / _beta_n(n, beta)
+
+
 # --------------------------------------------------------------------------- admissible widths
 def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Tensor]:
     """A parameter-space direction that moves one length-sensitive coordinate at unit rate.
@@ -523,12 +581,12 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
     return d
 
 
-def _ray_exact(params, d, ts, variant, task, n):
+def _ray_exact(params, d, ts, variant, task, n, beta="log"):
     P = {
         k: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * d[k].unsqueeze(0)
         for k, v in params.items()
     }
-    res = exactness(P, variant, task, n, method="structural")
+    res = exactness(P, variant, task, n, method="structural", beta=beta)
     return np.array([x is True for x in res.decision]), np.array(
         [x is None for x in res.decision]
     )
@@ -544,6 +602,7 @@ def admissible_width(
     t_max: float = 10.0,
     grid: int = 32,
     rounds: int = 3,
+    beta: str = "log",
 ) -> dict:
     """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0.
 
@@ -552,10 +611,12 @@ def admissible_width(
     Uses the certified structural check (undecided points count as not certified, so the width
     is a certified lower bound of the admissible interval when that interval is connected). A side
     still exact at ``t_max`` is reported as capped; ``finite_width`` sums only the uncapped sides.
+    ``beta``: the attention scale β_n (``log`` or ``one``).
     """
     _check_model_task(variant, task)
     n = _check_n(n, task)
-    ok0, _ = _ray_exact(params, d, torch.zeros(1, dtype=DT), variant, task, n)
+    check_beta(beta)
+    ok0, _ = _ray_exact(params, d, torch.zeros(1, dtype=DT), variant, task, n, beta)
     if not ok0[0]:
         raise ValueError(f"the starting point is not (certified) exact at n = {n}")
     sides, capped, undecided = [], [], 0
@@ -563,7 +624,7 @@ def admissible_width(
         lo, hi = 0.0, None
         ts = torch.logspace(math.log10(t_max) - 12, math.log10(t_max), grid, dtype=DT)
         for rnd in range(rounds + 1):
-            ok, und = _ray_exact(params, d, sign * ts, variant, task, n)
+            ok, und = _ray_exact(params, d, sign * ts, variant, task, n, beta)
             undecided += int(und.sum())
             bad = np.flatnonzero(~ok)
             if len(bad) == 0:
@@ -593,14 +654,18 @@ def admissible_width(
     }
 
 
-def majority_bias_area(params: dict, n: int, X_grid: np.ndarray) -> dict:
+def majority_bias_area(
+    params: dict, n: int, X_grid: np.ndarray, beta: str = "log"
+) -> dict:
     """∫ (width of the exact b₂,₁ interval) dX over the score contrast X (A_gen Majority).
 
     For each X the query is rescaled so that X = b_Qᵀ W_K(e₁ − e₀) takes the grid value, and the
     exact b₂,₁ interval is read off the two central count levels (Lemma 5; exact by eq. 71).
-    Returns the widths, the numerical area and the closed form η³·4·artanh(1/n)/log n (eq. 75).
+    Returns the widths and the numerical area; at the center the area is η³·4·artanh(1/n)/β_n
+    (eq. 75 with β = β_n; :func:`majority_area_closed_form`). ``beta``: β_n = log n or 1.
     """
     n = _check_n(n, "majority")
+    check_beta(beta)
     P, _ = _batch(params)
     WK = P["W_K"][0]
     m = (n - 1) // 2
@@ -609,7 +674,7 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray) -> dict:
         Q = {k: v.clone() for k, v in P.items()}
         Q["W_K"] = WK.clone()[None]
         Q["W_K"][0, 0, 1] = WK[0, 0] + X / float(P["b_Q"][0, 0])
-        f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n)[0]
+        f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n, beta)[0]
         widths.append(max(0.0, float(f[m + 1] - f[m])))
     widths = np.array(widths)
     area = (
@@ -713,6 +778,7 @@ def mc_fraction(
     eta: float = 1.0,
     h: int = 8,
     chunk: int = 4096,
+    beta: str = "log",
 ) -> dict:
     """Fraction of certified-exact points in a box around the center, by Monte Carlo.
 
@@ -720,8 +786,10 @@ def mc_fraction(
     [center − half_width, center + half_width]; all other coordinates stay at the center
     (η = ``eta``). Returns counts of certified-exact, certified-not-exact and undecided samples
     and the fraction's 95% Wilson interval (undecided points are reported, not guessed).
+    ``beta``: the attention scale β_n of the exactness check (``log`` or ``one``).
     """
     _check_model_task(variant, task)
+    check_beta(beta)
     n = _check_n(n, task)
     samples = check_positive_int("samples", samples)
     hw = check_finite("half_width", half_width, nonnegative=True)
@@ -735,7 +803,7 @@ def mc_fraction(
         P = {k: v.unsqueeze(0).expand(m, *v.shape).clone() for k, v in c.items()}
         for k in coords:
             P[k] = P[k] + (torch.rand(P[k].shape, generator=g, dtype=DT) * 2 - 1) * hw
-        dec = exactness(P, variant, task, n, method="structural").decision
+        dec = exactness(P, variant, task, n, method="structural", beta=beta).decision
         n_true += int((dec == True).sum())  # noqa: E712
         n_none += int(np.equal(dec, None).sum())
     p = n_true / samples
@@ -755,7 +823,7 @@ def mc_fraction(
 
 
 # --------------------------------------------------------------------------- Parity
-def parity_sign_changes(params: dict, n: int) -> dict:
+def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     """Sign changes of f along the count levels ρ₀ < … < ρ_n and kinks of f on the value segment.
 
     The proof of eq. 7 (App. A.4): exact Parity needs n sign changes of f(ρ_t), and a piecewise
@@ -763,7 +831,7 @@ def parity_sign_changes(params: dict, n: int) -> dict:
     """
     n = _check_n(n)
     P, _ = _batch(params)
-    f = count_level_outputs(P, n)
+    f = count_level_outputs(P, n, beta)
     s = torch.sign(f)
     changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1) + 0
     WV, bV = P["W_V"], P["b_V"]

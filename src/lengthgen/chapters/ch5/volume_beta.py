@@ -1,0 +1,245 @@
+"""Chapter 5, section "Log-length scaling in the exact-solution-volume framework": the runs.
+
+Chapter 2's models multiply the attention scores by β_n = log n (its paper's eq. 2). Every cell
+here repeats a computation of chapter 2 with β_n = 1 next to the same computation with log n,
+through chapter 2's own code with its ``beta`` option (no copy of it):
+
+``beta_closed_forms``  Majority's exact (X, b₂,₁) area at the A_gen center under both scales
+                       against 4η³ artanh(1/n)/β_n; η* of the First/Index center without log n;
+                       the center on both sides of η*, at the paper's η = 1/16, and the Majority
+                       center (:func:`closed_forms`)
+``beta_volume_log``    chapter 2's window and Monte Carlo scans (:func:`~lengthgen.chapters.ch2.
+``beta_volume_one``    experiments.volume_scans`), the same configuration, β_n = log n and 1
+``beta_train_<exp>``   chapter 2's training cell ``<exp>`` (App. D.2–D.3 at its stored caps) with
+                       every member trained under both scales in one ensemble: the same initial
+                       tensors and batches per seed; each member row records ``beta``, and for
+                       A_gen its learned score contrast X (:func:`train_pair`)
+
+The predictions these cells are judged by are :mod:`lengthgen.chapters.ch5.volume_claims`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lengthgen.chapters.ch5 import volume_claims as vc
+from lengthgen.engine.runs import Cell
+from lengthgen.store import Schema
+
+#: the chapter-2 training experiments repeated under both scales (cell name = "beta_train_" + exp)
+TRAIN_EXPERIMENTS = tuple(
+    name.removeprefix("beta_train_")
+    for names in vc.TRAIN_CELLS.values()
+    for name in names
+)
+
+
+# --------------------------------------------------------------------------- closed forms
+def closed_forms(
+    area_ns=vc.AREA_NS,
+    area_eta: float = vc.AREA_ETA,
+    grid: int = vc.AREA_GRID,
+    span: float = vc.AREA_SPAN,
+    center_ns: int = vc.CENTER_NS,
+    eta_step: float = vc.ETA_STEP,
+    paper_eta: float = vc.PAPER_ETA,
+    paper_eta_ns: int = vc.PAPER_ETA_NS,
+    majority_etas=vc.MAJORITY_ETAS,
+    majority_n_max: int = vc.MAJORITY_N_MAX,
+) -> dict:
+    """The exact computations of the section (see the module docstring)."""
+    from lengthgen.chapters.ch2 import volume as vo
+
+    area = []
+    cm = vo.center("gen", "majority", 8, eta=area_eta)
+    for n in area_ns:
+        row = {"n": int(n)}
+        for beta in vo.BETAS:
+            b = math.log(n) if beta == "log" else 1.0
+            X = np.linspace(-span / b, span / b, grid)
+            r = vo.majority_bias_area(cm, n, X, beta=beta)
+            closed = vo.majority_area_closed_form(area_eta, n, beta)
+            row[f"area_{beta}"] = r["area"]
+            row[f"closed_{beta}"] = closed
+            row[f"rel_err_{beta}"] = abs(r["area"] - closed) / closed
+            row[f"width_X0_{beta}"] = float(r["widths"][grid // 2])
+        row["ratio"] = row["area_one"] / row["area_log"]
+        area.append(row)
+
+    eta_star = {t: vo.center_exact_eta(t) for t in ("first", "index")}
+    center_one = []
+    for task in ("first", "index"):
+        for v in ("pos", "norm"):
+
+            def exact_at(eta, n, v=v, task=task):
+                c = vo.center(v, task, 8, eta=eta)
+                return vo.exactness(
+                    c, v, task, n, method="structural", beta="one"
+                ).all()
+
+            above = eta_star[task] * (1 + eta_step)
+            below = eta_star[task] * (1 - eta_step)
+            fails = [n for n in range(1, center_ns + 1) if not exact_at(below, n)]
+            paper_ok = [n for n in range(1, paper_eta_ns + 1) if exact_at(paper_eta, n)]
+            center_one.append(
+                {
+                    "task": task,
+                    "variant": v,
+                    "eta_star": eta_star[task],
+                    "exact_above": all(
+                        exact_at(above, n) for n in range(1, center_ns + 1)
+                    ),
+                    "fails_below": bool(fails),
+                    "first_failure_below": fails[0] if fails else None,
+                    "paper_eta_largest_n": max(paper_ok) if paper_ok else 0,
+                    "log_n_star_paper_eta": vo.center_exact_threshold(task, paper_eta),
+                }
+            )
+    failures = 0
+    for eta in majority_etas:
+        c = vo.center("gen", "majority", 8, eta=eta)
+        for beta in vo.BETAS:
+            for n in range(1, majority_n_max + 1, 2):
+                failures += int(
+                    not vo.exactness(c, "gen", "majority", n, beta=beta).all()
+                )
+    return {
+        "area": area,
+        "eta_star": eta_star,
+        "center_one": center_one,
+        "majority_center_failures": failures,
+    }
+
+
+# --------------------------------------------------------------------------- volume scans
+def volume(beta: str, **kwargs) -> dict:
+    """Chapter 2's ``volume_scans`` with its configuration (``kwargs``) under the scale ``beta``."""
+    from lengthgen.chapters.ch2.experiments import volume_scans
+
+    return volume_scans(beta=beta, **kwargs)
+
+
+def _volume_kwargs() -> dict:
+    from lengthgen.chapters.ch2 import experiments as ex
+
+    return {
+        "ns": list(ex.VOLUME_NS),
+        "combos": [list(c) for c in ex.VOLUME_COMBOS],
+        "mc_ns": {k: list(v) for k, v in ex.VOLUME_MC_NS.items()},
+        "mc_samples": ex.VOLUME_MC_SAMPLES,
+        "h": ex.H,
+        "eta": ex.VOLUME_ETA,
+        "half_width": ex.VOLUME_HALF_WIDTH,
+        "norm_map": "sqrt",
+    }
+
+
+# --------------------------------------------------------------------------- training
+def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
+    """Chapter 2's :func:`~lengthgen.chapters.ch2.experiments.train_experiment` with
+    ``beta=["log", "one"]`` (every member under both scales, one ensemble); A_gen members also
+    get their learned score contrast X (eq. 70). The parameters themselves are not stored."""
+    from lengthgen.chapters.ch2.experiments import train_experiment
+    from lengthgen.chapters.ch2.volume import score_contrast
+
+    out = train_experiment(
+        **cfg, device=device, progress=progress, keep_params=True, beta=["log", "one"]
+    )
+    params = out.pop("params")
+    if "gen" in cfg["variants"]:
+        X = score_contrast(
+            {k: v.detach().cpu() for k, v in params.items() if not k.startswith("_")}
+        )
+        for m, x in zip(out["members"], X.tolist()):
+            m["X"] = float(x)
+    return out
+
+
+def train_kwargs(exp: str, scale: str) -> dict:
+    """The configuration of chapter 2's cell ``exp`` at ``scale`` (full: its stored N and cap, the
+    20 seeds; smoke: chapter 2's smoke sizes)."""
+    from lengthgen.chapters.ch2 import experiments as ex
+    from lengthgen.chapters.ch2 import paper
+
+    if scale == "smoke":
+        sizes = {
+            k: ex.SMOKE[k]
+            for k in ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
+        }
+        return ex.experiment_config(exp, **sizes)
+    return ex.experiment_config(
+        exp, Ns=paper.STORED_NS[exp], steps=paper.STORED_STEP_CAPS[exp], **ex.FULL
+    )
+
+
+# --------------------------------------------------------------------------- schemas and plan
+def _train_schema(exp: str) -> Schema:
+    from lengthgen.chapters.ch2 import paper
+    from lengthgen.chapters.ch2.experiments import FULL
+
+    n = len(FULL["seeds"]) * len(paper.STORED_NS[exp]) * 2  # × 2 scales
+    return Schema(
+        f"ch5 training under both scales ({exp})",
+        required=(
+            "members.*.variant",
+            "members.*.N",
+            "members.*.seed",
+            "members.*.beta",
+            "members.*.test",
+        ),
+        probabilities=("members.*.test.*", "members.*.best_val_acc"),
+        counts=(("members", lambda d, n=n: n * len(d["variants"])),),
+    )
+
+
+def _volume_schema() -> Schema:
+    from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
+
+    return VOLUME_SCHEMA
+
+
+SCHEMAS = {
+    "beta_closed_forms": Schema(
+        "ch5 closed forms under both scales",
+        required=(
+            "area.*.n",
+            "area.*.area_log",
+            "area.*.area_one",
+            "area.*.ratio",
+            "eta_star.first",
+            "eta_star.index",
+            "center_one.*.exact_above",
+            "center_one.*.paper_eta_largest_n",
+            "majority_center_failures",
+        ),
+        counts=(("area", lambda d: len(vc.AREA_NS)), ("center_one", lambda d: 4)),
+    ),
+    "beta_volume_log": _volume_schema(),
+    "beta_volume_one": _volume_schema(),
+    **{f"beta_train_{exp}": _train_schema(exp) for exp in TRAIN_EXPERIMENTS},
+}
+
+
+def cells(scale: str, *, training: bool = True) -> list[Cell]:
+    """The section's plan at ``scale``: closed forms, the two volume scans (the same at both
+    scales) and, with ``training``, the seven paired training cells (smoke: chapter 2's smoke
+    sizes)."""
+    from lengthgen.chapters.ch2 import experiments as ex
+    from lengthgen.config import get_scale
+
+    scale = get_scale(scale)
+    out = [
+        Cell("beta_closed_forms", closed_forms, {}),
+        Cell("beta_volume_log", volume, {"beta": "log", **_volume_kwargs()}),
+        Cell("beta_volume_one", volume, {"beta": "one", **_volume_kwargs()}),
+    ]
+    if training:
+        exps = ex.SMOKE_EXPERIMENTS if scale == "smoke" else TRAIN_EXPERIMENTS
+        for exp in exps:
+            kw = train_kwargs(exp, scale)
+            out.append(
+                Cell(f"beta_train_{exp}", train_pair, kw, seeds=tuple(kw["seeds"]))
+            )
+    return out

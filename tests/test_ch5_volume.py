@@ -1,0 +1,271 @@
+"""Chapter 5, log scaling inside the volume theory: chapter 2's ``beta`` option (β_n = log n or 1).
+
+With ``beta="log"`` everything is chapter 2's computation bit for bit (checked against stored
+chapter-2 cells and explicit calls); with ``beta="one"`` the models, the exactness checker, the
+windows and the closed forms are checked against brute force on small n."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lengthgen.chapters.ch2 import experiments as ex
+from lengthgen.chapters.ch2 import single_layer as sl
+from lengthgen.chapters.ch2 import volume as vo
+from lengthgen.config import ConfigError
+from lengthgen.store import repo_root
+
+DT = torch.float64
+
+
+def _params(variant, seeds=(1, 2, 3), scale=0.5, beta="log"):
+    m = sl.SingleLayer(variant, 4, max_lengths=11, beta=beta)
+    P = m.init(list(seeds))
+    g = torch.Generator().manual_seed(7)
+    for k in P:
+        if P[k].is_floating_point():
+            P[k] = P[k] + scale * torch.randn(P[k].shape, generator=g, dtype=DT)
+    return m, P
+
+
+def _inputs(variant, n, B=30, E=3):
+    g = torch.Generator().manual_seed(11)
+    bits = torch.randint(0, 2, (E, B, n), generator=g)
+    ks = torch.randint(1, n + 1, (E, B), generator=g)
+    return sl.encode(bits, ks if variant in ("pos", "norm") else None)
+
+
+# --------------------------------------------------------------------------- β = log n: unchanged
+@pytest.mark.parametrize("variant", sl.VARIANTS)
+def test_log_is_the_default_bit_for_bit(variant):
+    m, P = _params(variant)
+    x = _inputs(variant, 9)
+    a = sl.forward("pos" if variant == "norm" else variant, P, x)
+    b = sl.forward("pos" if variant == "norm" else variant, P, x, beta="log")
+    assert torch.equal(a, b)
+    assert "_beta_one" not in P  # a plain model carries no flag
+
+
+def test_log_path_reproduces_stored_chapter2_volume_scan():
+    """The stored chapter-2 volume scan (computed before the option existed) comes out bit for bit."""
+    path = repo_root() / "results" / "ch2" / "cells" / "volume_scans.json"
+    if not path.exists():
+        pytest.skip("chapter 2's stored volume scan is not in this checkout")
+    data = json.loads(path.read_text())["data"]
+    stored = data.get("value", data)
+    c = vo.center("pos", "index", 8, eta=ex.VOLUME_ETA)
+    d = vo.direction("pos", "ell", c)
+    for i, n in enumerate(ex.VOLUME_NS[:2]):
+        w = vo.admissible_width(c, d, "pos", "index", n)["width"]
+        assert w == stored["widths"]["pos/index/ell"]["width"][i]
+    row = stored["mc"]["pos/index"][0]
+    got = vo.mc_fraction(
+        "pos",
+        "index",
+        row["n"],
+        coords=("a", "b", "r", "s"),
+        half_width=ex.VOLUME_HALF_WIDTH,
+        samples=row["samples"],
+        seed=row["n"],
+        eta=ex.VOLUME_ETA,
+        h=ex.H,
+    )
+    assert got["exact"] == row["exact"] and got["fraction"] == row["fraction"]
+
+
+# --------------------------------------------------------------------------- β = 1: brute force
+def _rescaled(variant, P, s):
+    """A point whose scores are ``s`` times those of ``P`` (the value/classifier untouched)."""
+    Q = {k: v.clone() for k, v in P.items()}
+    if sl.FAMILIES[variant] == "positional":
+        Q["r"], Q["s"] = P["r"] * s, P["s"] * s
+    else:
+        Q["W_K"], Q["b_K"] = P["W_K"] * s, P["b_K"] * s
+    return Q
+
+
+@pytest.mark.parametrize("variant", sl.VARIANTS)
+@pytest.mark.parametrize("n", [3, 8])
+def test_one_equals_log_with_scores_divided_by_log_n(variant, n):
+    """β_n = 1 at length n is β_n = log n applied to scores divided by log n."""
+    m, P = _params(variant)
+    x = _inputs(variant, n)
+    v = "pos" if variant == "norm" else variant
+    one = sl.forward(v, P, x, beta="one")
+    log = sl.forward(v, _rescaled(variant, P, 1 / math.log(n)), x)
+    assert torch.allclose(one, log, rtol=1e-11, atol=1e-12)
+    assert not torch.allclose(one, sl.forward(v, P, x), atol=1e-6)
+
+
+def test_one_positional_forward_against_explicit_softmax():
+    """A_pos with β_n = 1: the explicit softmax of g_j over the n positions, then value and head."""
+    m, P = _params("pos", seeds=(4,))
+    n = 6
+    x = _inputs("pos", n, B=20, E=1)
+    out = sl.forward("pos", P, x, beta="one")
+    k = x[0, :, -1].to(DT)
+    g = sl.positional_scores(P, k[None], n, False)[0]  # [B, n]
+    alpha = torch.softmax(g, -1)
+    p = (alpha * x[0, :, :n].to(DT)).sum(-1)
+    u0 = P["C_V"][0, :, 0] + P["b_V"][0]
+    u1 = P["C_V"][0, :, 1] + P["b_V"][0]
+    A = u0 + p[:, None] * (u1 - u0)
+    hid = torch.relu(A @ P["W1"][0].T + P["b1"][0])
+    y = hid @ P["W2"][0].T + P["b2"][0]
+    assert torch.allclose(out[0], y, rtol=1e-12, atol=1e-13)
+
+
+def test_per_member_flag_matches_separate_models():
+    """A mixed ensemble (β = log n and 1 per member) gives each member its own scale."""
+    m, P = _params("gen", seeds=(1, 2), beta=["log", "one"])
+    assert P["_beta_one"].tolist() == [False, True]
+    x = _inputs("gen", 7, E=2)
+    mixed = m.forward(P, x)
+    plain = {k: v for k, v in P.items() if k != "_beta_one"}
+    assert torch.equal(mixed[0], sl.forward("gen", plain, x)[0])
+    assert torch.equal(mixed[1], sl.forward("gen", plain, x, beta="one")[1])
+
+
+@pytest.mark.parametrize(
+    "variant,task", [("pos", "index"), ("norm", "index"), ("pos", "first")]
+)
+def test_one_structural_exactness_agrees_with_exhaustive(variant, task):
+    c = vo.center(variant, task, 8, eta=1.0)
+    g = torch.Generator().manual_seed(3)
+    P = {
+        k: v.unsqueeze(0) + 0.15 * torch.randn(40, *v.shape, generator=g, dtype=DT)
+        for k, v in c.items()
+    }
+    for n in (3, 6):
+        s = vo.exactness(P, variant, task, n, method="structural", beta="one")
+        e = vo.exactness(P, variant, task, n, method="exhaustive", beta="one")
+        for ds, de in zip(s.decision, e.decision):
+            if ds is not None:
+                assert ds == de
+        assert any(d is True for d in e.decision) and any(
+            d is False for d in e.decision
+        )
+
+
+def test_one_diagonal_attention_and_profile_explicit():
+    c = vo.center("pos", "index", 8, eta=0.7)
+    n = 9
+    g, a = vo.attention_profile(c, "pos", n, 4, beta="one")
+    assert np.allclose(a, np.exp(g) / np.exp(g).sum(), rtol=1e-13)
+    diag = vo.diagonal_attention(vo._batch(c)[0], "pos", n, range(1, n + 1), beta="one")
+    want = [
+        vo.attention_profile(c, "pos", n, k, beta="one")[1][k - 1]
+        for k in range(1, n + 1)
+    ]
+    assert np.allclose(diag[0].numpy(), want, rtol=1e-12)
+
+
+def test_one_gen_exactness_by_brute_force_on_strings():
+    """A_gen Majority with β_n = 1: the count-level check against every string of length 7."""
+    P = vo.uniform_box("gen", 4, 1.0, 300, seed=5)
+    s = vo.exactness(P, "gen", "majority", 7, method="structural", beta="one")
+    e = vo.exactness(P, "gen", "majority", 7, method="exhaustive", beta="one")
+    assert list(s.decision) == list(e.decision)
+
+
+def test_majority_area_closed_form_both_scales():
+    c = vo.center("gen", "majority", 8, eta=0.5)
+    for n in (5, 21):
+        for beta, b in (("log", math.log(n)), ("one", 1.0)):
+            X = np.linspace(-40 / b, 40 / b, 4001)
+            got = vo.majority_bias_area(c, n, X, beta=beta)["area"]
+            want = vo.majority_area_closed_form(0.5, n, beta)
+            assert abs(got - want) <= 1e-9 * want
+    assert math.isclose(
+        vo.majority_area_closed_form(1.0, 21, "one")
+        / vo.majority_area_closed_form(1.0, 21, "log"),
+        math.log(21),
+        rel_tol=1e-14,
+    )
+
+
+@pytest.mark.parametrize("task", ["first", "index"])
+def test_center_eta_threshold_by_brute_force(task):
+    """Below η* the β_n = 1 center fails at some n; above it, it is exact at every n checked."""
+    eta = vo.center_exact_eta(task)
+    want = math.sqrt(math.pi) / (3 if task == "first" else 2)
+    assert abs(eta / want - 1) < 1e-5  # Poisson summation (chapter 5)
+    for e, ok in ((eta * 1.01, True), (eta * 0.99, False)):
+        c = vo.center("pos", task, 8, eta=e)
+        res = [
+            vo.exactness(c, "pos", task, n, method="exhaustive", beta="one").all()
+            for n in range(2, 13)
+        ]
+        assert all(res) if ok else not all(res)
+
+
+def test_training_both_scales_pairs_log_members_with_a_plain_run():
+    """beta=["log", "one"]: the log members are the plain run's members (same init, batches)."""
+    cfg = ex.experiment_config(
+        "majority_gen",
+        seeds=[2000, 2001],
+        Ns=[5],
+        steps=60,
+        every=30,
+        val_size=50,
+        test_size=50,
+        batch=16,
+    )
+    plain = ex.train_experiment(**cfg, progress=False)
+    both = ex.train_experiment(**cfg, progress=False, beta=["log", "one"])
+    log_rows = [m for m in both["members"] if m["beta"] == "log"]
+    assert len(both["members"]) == 2 * len(plain["members"])
+    for a, b in zip(plain["members"], log_rows):
+        b = {k: v for k, v in b.items() if k != "beta"}
+        assert a["seed"] == b["seed"] and a["N"] == b["N"]
+        assert a["test"] == b["test"]
+        assert math.isclose(a["best_val_loss"], b["best_val_loss"], rel_tol=1e-12)
+
+
+# --------------------------------------------------------------------------- bad input, named
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: sl.forward("gen", _params("gen")[1], _inputs("gen", 5), beta="sqrt"),
+        lambda: sl.SingleLayer("pos", 4, beta="half"),
+        lambda: sl.SingleLayer("pos", 4, beta=[]),
+        lambda: vo.exactness(vo.center("pos", "first", 4), "pos", "first", 5, beta=2),
+        lambda: vo.mc_fraction(
+            "pos", "first", 4, coords=("a",), half_width=0.1, samples=4, beta="ln"
+        ),
+        lambda: vo.majority_area_closed_form(1.0, 5, "e"),
+        lambda: vo.attention_profile(vo.center("pos", "index", 4), "pos", 5, 2, "x"),
+    ],
+)
+def test_bad_beta_is_named(call):
+    with pytest.raises(ValueError, match="beta"):
+        call()
+
+
+def test_bad_beta_combinations_are_named():
+    with pytest.raises(ValueError, match="center_exact_threshold"):
+        vo.center_exact_eta("index", beta="log")
+    m, P = _params("pos", seeds=(1, 2), beta=["one", "log"])
+    with pytest.raises(ValueError, match="_beta_one"):
+        sl.forward("pos", P, _inputs("pos", 5, E=2), beta="one")
+    with pytest.raises(ValueError, match="2 members"):
+        sl.SingleLayer("gen", 4, beta=["one"]).init([1, 2])
+    cfg = ex.experiment_config(
+        "majority_gen",
+        seeds=[2000],
+        Ns=[5],
+        steps=2,
+        every=1,
+        val_size=5,
+        test_size=5,
+        batch=2,
+    )
+    for bad in (["log", "log"], [], "natural"):
+        with pytest.raises((ConfigError, ValueError), match="beta"):
+            ex.train_experiment(**cfg, progress=False, beta=bad)
+    with pytest.raises(ConfigError, match="beta"):
+        ex.volume_scans(ns=[8], combos=[], mc_ns={}, beta="log2")
