@@ -494,20 +494,95 @@ def train_cell_group(
     ``lengths`` (``eval_n`` sequences each) and on the training lengths (``train_eval_n`` per length,
     ``train_acc``). ``device`` (``cpu``, ``cuda``, ``auto``) is where the ensemble is trained and
     evaluated. Returns one row per (task, L): ``{tier, encoding, task, seed, L, acc, train_acc,
-    final_loss, steps}``.
+    final_loss, steps}``. It is :func:`train_groups` with this one group.
+    """
+    return train_groups(
+        tier,
+        encoding,
+        [(tasks, seed)],
+        steps=steps,
+        batch=batch,
+        lr=lr,
+        weight_decay=weight_decay,
+        lengths=lengths,
+        eval_n=eval_n,
+        train_eval_n=train_eval_n,
+        L0=L0,
+        data_seed_offset=data_seed_offset,
+        data_seed_stride=data_seed_stride,
+        eval_seed_offset=eval_seed_offset,
+        device=device,
+        progress=progress,
+    )[0]
+
+
+#: The floating-point types :func:`train_groups` trains in (``float32``: the study's; ``float64``
+#: measures the float32 rounding of a run, ``tests/test_ch3_device.py``).
+GROUP_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def train_groups(
+    tier: str,
+    encoding: str,
+    groups,
+    *,
+    steps: int,
+    batch: int,
+    lr: float,
+    weight_decay: float,
+    lengths,
+    eval_n: int,
+    train_eval_n: int,
+    L0: int = L0_DEFAULT,
+    data_seed_offset: int = DATA_SEED_OFFSET,
+    data_seed_stride: int = DATA_SEED_STRIDE,
+    eval_seed_offset: int = EVAL_SEED_OFFSET,
+    device: str = "cpu",
+    progress: bool = False,
+    dtype: str = "float32",
+) -> list[list[dict]]:
+    """Train several groups of one ``tier`` and ``encoding`` as ONE ensemble and measure them
+    (section "The trained study"; :func:`train_cell_group` is this with one group, and
+    :mod:`lengthgen.chapters.ch3.ensembles` runs the whole study this way on a GPU).
+
+    ``groups`` is a list of ``(tasks, seed)`` pairs; the ensemble's members are every group's tasks
+    in order. Member (τ, s) keeps exactly what it has in its own group's cell: initial weights from
+    seed s, the data stream ``data_seed_offset + data_seed_stride·s + TASKS.index(τ)``, the
+    training-length schedule of seed s and the evaluation banks of ``eval_seed_offset + s``. Groups
+    with different seeds draw different lengths n_s at an update: each member's batch is drawn at
+    its own length and padded at the end to the update's longest one, the padded positions
+    unscored. Attention is causal and every other map acts position by position, so a member's
+    logits and gradients are those of its unpadded batch — in exact arithmetic; in floating point
+    the longer sums round differently (``tests/test_ch3_device.py`` measures it). Groups that share
+    a seed need no padding, and their members' numbers equal their own cells' bit for bit on the
+    CPU. ``dtype`` is ``"float32"`` (the study) or ``"float64"``. Returns one list of rows per
+    group, each exactly the shape :func:`train_cell_group` returns.
     """
     from lengthgen.engine.train import OptimConfig, evaluate_ensemble, train_ensemble
 
     check_choice("tier", tier, tuple(TIERS))
     check_encoding(encoding)
-    if isinstance(tasks, str) or not tasks:
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__") or not groups:
         raise ConfigError(
-            f"tasks must be a non-empty list of task names from {TASKS}, got {tasks!r}"
+            f"groups must be a non-empty list of (tasks, seed) pairs, got {groups!r}"
         )
-    tasks = tuple(tasks)
-    for t in tasks:
-        check_choice("task", t, TASKS)
-    seed = check_positive_int("seed", seed, minimum=0)
+    checked = []
+    for g in groups:
+        if not (isinstance(g, (tuple, list)) and len(g) == 2):
+            raise ConfigError(f"each group must be a pair (tasks, seed), got {g!r}")
+        tasks, seed = g
+        if isinstance(tasks, str) or not tasks:
+            raise ConfigError(
+                f"tasks must be a non-empty list of task names from {TASKS}, got {tasks!r}"
+            )
+        tasks = tuple(tasks)
+        for t in tasks:
+            check_choice("task", t, TASKS)
+        checked.append((tasks, check_positive_int("seed", seed, minimum=0)))
+    if len(set(checked)) != len(checked):
+        raise ConfigError(
+            f"groups must not repeat a (tasks, seed) pair, got {groups!r}"
+        )
     steps = check_positive_int("steps", steps)
     batch = check_positive_int("batch", batch)
     lr = check_finite("lr", lr, nonnegative=True)
@@ -528,16 +603,22 @@ def train_cell_group(
         ("eval_seed_offset", eval_seed_offset),
     ):
         check_positive_int(name, v, minimum=0)
+    torch_dtype = GROUP_DTYPES[check_choice("dtype", dtype, tuple(GROUP_DTYPES))]
     dev = get_device(device).type  # "cpu" or "cuda" ("auto" resolved here)
     model = Decoder.tier(tier, encoding, L0=L0)
-    params = model.init([seed] * len(tasks), dtype=torch.float32, device=dev)
+    params = model.init(
+        [s for tasks, s in checked for _ in tasks], dtype=torch_dtype, device=dev
+    )
     data_seeds = [
-        data_seed_offset + data_seed_stride * seed + TASKS.index(t) for t in tasks
+        data_seed_offset + data_seed_stride * s + TASKS.index(t)
+        for tasks, s in checked
+        for t in tasks
     ]
+    seeds = sorted({s for _, s in checked})
     res = train_ensemble(
         model,
         params,
-        sample=make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=seed),
+        sample=_groups_sampler(checked, batch=batch, L0=L0, steps=steps),
         loss=masked_ce,
         optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay),
         steps=steps,
@@ -545,15 +626,26 @@ def train_cell_group(
         progress=progress,
         record_every=max(1, steps // 20),
         device=dev,
-        desc=f"{tier} {encoding} s{seed}",
+        desc=f"{tier} {encoding} s{','.join(map(str, seeds))}",
     )
-    banks = eval_banks(
-        tasks,
-        lengths,
-        n_eval=eval_n,
-        train_n=train_eval_n,
-        L0=L0,
-        seed=eval_seed_offset + seed,
+    per_group = [
+        eval_banks(
+            tasks,
+            lengths,
+            n_eval=eval_n,
+            train_n=train_eval_n,
+            L0=L0,
+            seed=eval_seed_offset + s,
+        )
+        for tasks, s in checked
+    ]
+    banks = (
+        per_group[0]
+        if len(per_group) == 1
+        else {
+            k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1))
+            for k in per_group[0]
+        }
     )
     acc = evaluate_ensemble(
         model,
@@ -566,23 +658,56 @@ def train_cell_group(
     )
     train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
     final_loss = res.history["loss"][-1].tolist()
-    rows = []
-    for e, task in enumerate(tasks):
-        for L in lengths:
-            rows.append(
-                {
-                    "tier": tier,
-                    "encoding": encoding,
-                    "task": task,
-                    "seed": int(seed),
-                    "L": int(L),
-                    "acc": float(acc[int(L)][e]),
-                    "train_acc": float(train_acc[e]),
-                    "final_loss": float(final_loss[e]),
-                    "steps": steps,
-                }
-            )
-    return rows
+    out, e = [], 0
+    for tasks, seed in checked:
+        rows = []
+        for task in tasks:
+            for L in lengths:
+                rows.append(
+                    {
+                        "tier": tier,
+                        "encoding": encoding,
+                        "task": task,
+                        "seed": int(seed),
+                        "L": int(L),
+                        "acc": float(acc[int(L)][e]),
+                        "train_acc": float(train_acc[e]),
+                        "final_loss": float(final_loss[e]),
+                        "steps": steps,
+                    }
+                )
+            e += 1
+        out.append(rows)
+    return out
+
+
+def _groups_sampler(groups, *, batch: int, L0: int, steps: int):
+    """The ``sample(step, gens)`` of :func:`train_groups`: group g's members draw their batch from
+    their own :func:`make_sampler` (its tasks, its seed's length schedule); when the groups' lengths
+    differ at an update, every batch is padded at the end to the longest (token 0, label
+    :data:`IGNORE`). With one group it is that group's sampler."""
+    samplers = [
+        make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=s)
+        for tasks, s in groups
+    ]
+    if len(samplers) == 1:
+        return samplers[0]
+    bounds, lo = [], 0
+    for tasks, _ in groups:
+        bounds.append((lo, lo + len(tasks)))
+        lo += len(tasks)
+
+    def sample(step, gens):
+        parts = [f(step, gens[a:b]) for f, (a, b) in zip(samplers, bounds)]
+        n = max(x.shape[-1] for x, _ in parts)
+        xs, ys = [], []
+        for x, y in parts:
+            pad = n - x.shape[-1]
+            xs.append(torch.nn.functional.pad(x, (0, pad), value=0) if pad else x)
+            ys.append(torch.nn.functional.pad(y, (0, pad), value=IGNORE) if pad else y)
+        return torch.cat(xs), torch.cat(ys)
+
+    return sample
 
 
 # --------------------------------------------------------------------------- the plan

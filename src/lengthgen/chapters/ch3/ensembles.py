@@ -1,0 +1,668 @@
+"""Chapter 3's trained study as a few study-sized ensembles on one device (issue 28; section
+"The trained study").
+
+``reproduce ch3`` trains one group per ensemble (:func:`~lengthgen.chapters.ch3.experiments.train_cell_group`:
+the 7 main tasks, or pos2/pos5, of one seed), which on a GPU is bound by kernel launches. Here
+:func:`study_ensembles` puts many groups into ONE
+:func:`~lengthgen.chapters.ch3.experiments.train_groups` call: with ``by="tier_encoding"`` (the
+default) every group of a (tier, encoding) — all seeds, the main and the pos groups — so the full
+study's 150 groups are 15 ensembles of 45 members. Each member keeps its own initial weights,
+data stream, length schedule and evaluation banks (``train_groups``), so each group's rows are those
+of its own cell up to float32 rounding (bit for bit for groups that share a seed, ``by="seed"``;
+``tests/test_ch3_device.py`` measures the rest).
+
+:func:`run_study` trains the ensembles and stores one cell per group exactly as ``reproduce ch3``
+would: the same name, the configuration hash of ``train_cell_group`` with the group's keyword
+arguments (:func:`~lengthgen.chapters.ch3.experiments.group_kwargs`) and the same schema, so
+:func:`~lengthgen.chapters.ch3.experiments.study_rows` and
+:func:`~lengthgen.chapters.ch3.experiments.load` read them unchanged (pass ``folder=``). The
+provenance says they came from a study-sized ensemble (``executor: "study_ensemble"``, the
+ensemble's name, members and wall time; the cell's wall and CPU time are its members' share).
+
+Folders (:func:`default_out`): a run on a device other than the CPU writes ``<out>/cells/`` with
+``out = results/ch3/device`` by default and refuses ``results/ch3`` itself, so the stored CPU study
+``results/ch3/cells`` is never replaced; a CPU run defaults to the folders of ``reproduce ch3``
+and, like it, only adds the groups not yet stored.
+
+Budget and resuming: each finished ensemble's cells are written atomically before the next one
+starts; groups already stored are skipped (a resumed ensemble trains only its missing groups: a
+member's numbers do not depend on which others share its ensemble). With ``budget_s`` an ensemble is
+started only when its estimated time (:func:`profile_study`, then the measured time of the last
+ensemble of its tier) ends ``stop_margin_s`` before the budget; otherwise the run stops cleanly, and
+a re-run resumes. A killed run loses only the ensemble in flight.
+
+Precision: float32 with TF32 off (:func:`float32_precision`: the paper's precision; on a GPU
+``torch.backends.cuda.matmul.allow_tf32`` and ``cudnn.allow_tf32`` are off and the float32
+matmul precision is ``"highest"``), recorded in every cell's provenance and in ``run.json``.
+
+Command line (``scripts/gpu_ch3.sh`` runs it on a bare GPU machine)::
+
+    python -m lengthgen.chapters.ch3.ensembles --device cuda --out OUT --budget-minutes 8
+
+first a tiny check on the device (:func:`tiny_check`, seconds: the study-sized path against the
+per-group one), then the profile and the estimate of the whole study (:func:`profile_study`), then
+the study (:func:`run_study`); ``--tiny-only`` and ``--profile-only`` stop earlier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from lengthgen.chapters.ch3 import experiments as ex
+from lengthgen.chapters.ch3 import paper
+from lengthgen.config import (
+    DEVICES,
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    get_device,
+    get_run_scale,
+)
+
+#: How :func:`study_ensembles` groups the study's groups into ensembles: every group of a (tier,
+#: encoding) (``tier_encoding``: 45 members at full scale), the main and pos groups of one seed
+#: (``seed``: 9 members, no padding) or one group each (``group``: today's cells).
+BY = ("tier_encoding", "seed", "group")
+CHAPTER = "ch3"
+#: Per-file size limit for what a device session copies back (``scripts/gpu_ch3.sh``).
+COPY_LIMIT_BYTES = 15 * 1024 * 1024
+#: The tiny protocol of :func:`tiny_check` (seconds on a CPU): a main and a pos group of seed 0 (no
+#: padding between them) and a main group of seed 1 (its lengths differ: padding).
+TINY = {
+    "tier": "1L1H",
+    "encoding": "rope",
+    "groups": [
+        (("prev", "first", "copy"), 0),
+        (("pos2", "pos5"), 0),
+        (("prev", "first", "copy"), 1),
+    ],
+    "kwargs": {
+        "steps": 3,
+        "batch": 8,
+        "lr": 3e-3,
+        "weight_decay": 0.01,
+        "lengths": (30, 40),
+        "eval_n": 4,
+        "train_eval_n": 2,
+        "L0": 20,
+    },
+}
+#: The study of a dry run (``--dry-run``: the whole command on a CPU in seconds, stored at the
+#: ``smoke`` scale into its own folder): 2 encodings × 2 seeds × a main and a pos group, 3 updates.
+DRY_RUN = {
+    "tiers": ("1L1H",),
+    "encodings": ("rope", "nope"),
+    "seeds": (0, 1),
+    "groups": {"main": ("prev", "first"), "pos": ("pos2",)},
+    "steps": 3,
+    "batch": 8,
+    "lr": 3e-4,
+    "weight_decay": 0.01,
+    "lengths": (30,),
+    "eval_n": 4,
+    "train_eval_n": 2,
+    "L0": 20,
+}
+#: A tiny check fails when a row of the study-sized ensemble differs from its own group's run on
+#: the same device by more than this in loss or accuracy: after 4 updates float32 rounding moves
+#: them by ~1e-6, while a member mixed up with another (wrong weights, data or bank) moves them by ~0.1.
+TINY_LIMIT = 1e-3
+
+
+# --------------------------------------------------------------------------- the plan
+def study_ensembles(scale: str, by: str = "tier_encoding") -> list[dict]:
+    """The study of ``scale`` (:data:`lengthgen.chapters.ch3.paper.PROTOCOL`) as ensembles, in the
+    order their first group appears in :func:`~lengthgen.chapters.ch3.experiments.study_plan` (so
+    a budget-limited run stores first what the §6 statistics need most): ``[{"name", "tier",
+    "encoding", "groups": [study_plan entries]}]``. ``by`` is one of :data:`BY`."""
+    scale = check_choice("scale", scale, tuple(paper.PROTOCOL))
+    by = check_choice("by", by, BY)
+    out: dict[str, dict] = {}
+    for g in ex.study_plan(scale):
+        name = {
+            "tier_encoding": f"{g['tier']}__{g['encoding']}",
+            "seed": f"{g['tier']}__{g['encoding']}__seed{g['seed']}",
+            "group": g["key"],
+        }[by]
+        e = out.setdefault(
+            name,
+            {"name": name, "tier": g["tier"], "encoding": g["encoding"], "groups": []},
+        )
+        e["groups"].append(g)
+    return list(out.values())
+
+
+def group_cells(scale: str) -> dict:
+    """``{cell name: Cell}`` of the trained groups of ``scale``: the very cells of
+    :func:`~lengthgen.chapters.ch3.experiments.cells` (name, function, keyword arguments, hash)."""
+    return {c.name: c for c in ex.cells(scale) if c.fn is ex.train_cell_group}
+
+
+def protocol_kwargs(scale: str, groups) -> dict:
+    """The keyword arguments that ``groups`` (entries of ``study_plan(scale)``) share, i.e. their
+    :func:`~lengthgen.chapters.ch3.experiments.group_kwargs` without tier, encoding, tasks and seed;
+    raises :class:`ConfigError` if they differ (they cannot share an ensemble)."""
+    shared = None
+    for g in groups:
+        kw = ex.group_kwargs(scale, g)
+        for k in ("tier", "encoding", "tasks", "seed"):
+            kw.pop(k)
+        if shared is None:
+            shared = kw
+        elif kw != shared:
+            raise ConfigError(
+                f"group {g['key']} has another protocol than the ensemble's first group"
+            )
+    if shared is None:
+        raise ConfigError("an ensemble needs at least one group")
+    return shared
+
+
+def float32_precision(device) -> dict:
+    """Train in float32 with TF32 off (the paper's precision) on ``device``: sets
+    ``torch.backends.cuda.matmul.allow_tf32 = False``, ``torch.backends.cudnn.allow_tf32 = False``
+    and the float32 matmul precision ``"highest"``. Returns what the provenance records."""
+    dev = get_device(device)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    return {
+        "dtype": "float32",
+        "tf32": False,
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        "device": str(dev),
+    }
+
+
+def train_ensemble_groups(
+    scale: str, ensemble: dict, *, groups=None, device="cpu", progress=False
+) -> dict:
+    """Train the groups of ``ensemble`` (an entry of :func:`study_ensembles`; ``groups``: a subset of
+    its groups, default all) as one :func:`~lengthgen.chapters.ch3.experiments.train_groups` call at
+    ``scale``'s protocol on ``device``. Returns ``{cell name: rows}``, each what that group's cell stores."""
+    if not isinstance(ensemble, dict) or "groups" not in ensemble:
+        raise ConfigError(
+            f"ensemble must be an entry of study_ensembles(), got {ensemble!r}"
+        )
+    groups = ensemble["groups"] if groups is None else list(groups)
+    if not groups:
+        raise ConfigError(f"ensemble {ensemble.get('name')!r}: no groups to train")
+    kw = protocol_kwargs(scale, groups)
+    rows = ex.train_groups(
+        ensemble["tier"],
+        ensemble["encoding"],
+        [(g["tasks"], g["seed"]) for g in groups],
+        device=device,
+        progress=progress,
+        **kw,
+    )
+    return {g["key"]: r for g, r in zip(groups, rows)}
+
+
+# --------------------------------------------------------------------------- folders
+def default_out(scale: str, device) -> Path:
+    """Where :func:`run_study` writes by default: the folder of ``reproduce ch3``
+    (:func:`lengthgen.engine.runs.default_out`) on the CPU; on any other device
+    ``results/ch3/device`` (full scale) or ``_build/smoke-results/ch3/device`` (smoke)."""
+    from lengthgen.engine import runs
+
+    base = runs.default_out(CHAPTER, get_run_scale(scale))
+    return base if get_device(device).type == "cpu" else base / "device"
+
+
+def check_out(out, device) -> Path:
+    """Check and create the output folder ``out`` of a run on ``device``: a run on a device other
+    than the CPU must not write into the stored CPU study (``results/ch3``, whose ``cells/`` it
+    would fill). Returns the folder."""
+    from lengthgen.engine import runs
+    from lengthgen.store import results_dir
+
+    out = Path(out)
+    if get_device(device).type != "cpu" and (
+        out.resolve() == (results_dir() / CHAPTER).resolve()
+    ):
+        raise ConfigError(
+            f"--out {out} holds the stored CPU study (results/ch3/cells); a {get_device(device).type} "
+            "run writes elsewhere, e.g. results/ch3/device"
+        )
+    return runs.check_out_dir(out)
+
+
+# --------------------------------------------------------------------------- the tiny check
+def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
+    """The study-sized path at a tiny size on ``device`` (seconds): :data:`TINY`'s five groups of three
+    seeds trained as one ensemble and each on its own; returns the largest differences of their
+    rows (``max_abs_diff``: loss and accuracies; ``bitwise``: whether all rows are equal), the wall
+    times, and — with ``reference_cpu`` (default: when ``device`` is not the CPU) — the largest
+    difference of the device's ensemble from the same ensemble on the CPU (float32 rounding of
+    another machine, reported as measured). Raises :class:`RuntimeError` when a difference exceeds
+    :data:`TINY_LIMIT` or a value is not finite (the ensemble path is broken on this device)."""
+    dev = get_device(device)
+    if reference_cpu is None:
+        reference_cpu = dev.type != "cpu"
+    if not isinstance(reference_cpu, bool):
+        raise ConfigError(
+            f"reference_cpu must be True, False or None, got {reference_cpu!r}"
+        )
+    t = TINY
+    t0 = time.perf_counter()
+    ens = ex.train_groups(
+        t["tier"], t["encoding"], t["groups"], device=str(dev.type), **t["kwargs"]
+    )
+    t_ens = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    own = [
+        ex.train_cell_group(
+            t["tier"], t["encoding"], tasks, s, device=str(dev.type), **t["kwargs"]
+        )
+        for tasks, s in t["groups"]
+    ]
+    t_own = time.perf_counter() - t0
+    out = {
+        "device": str(dev),
+        "members": sum(len(g[0]) for g in t["groups"]),
+        "groups": len(t["groups"]),
+        "steps": t["kwargs"]["steps"],
+        "bitwise": ens == own,
+        "max_abs_diff": rows_difference(ens, own),
+        "ensemble_s": round(t_ens, 3),
+        "per_group_s": round(t_own, 3),
+    }
+    if reference_cpu:
+        cpu = ex.train_groups(
+            t["tier"], t["encoding"], t["groups"], device="cpu", **t["kwargs"]
+        )
+        out["max_abs_diff_vs_cpu"] = rows_difference(ens, cpu)
+    vals = [r[k] for g in ens for r in g for k in ("acc", "train_acc", "final_loss")]
+    if not all(math.isfinite(v) for v in vals):
+        raise RuntimeError(f"tiny check on {dev}: a loss or accuracy is not finite")
+    if out["max_abs_diff"] > TINY_LIMIT:
+        raise RuntimeError(
+            f"tiny check on {dev}: the study-sized ensemble differs from the per-group runs by "
+            f"{out['max_abs_diff']:.3g} > {TINY_LIMIT:g}; its members are mixed up"
+        )
+    return out
+
+
+def rows_difference(a, b) -> float:
+    """The largest |Δ| of ``acc``, ``train_acc`` and ``final_loss`` between two lists of groups' rows
+    with the same (task, L, seed) in the same order (``inf`` where they do not line up)."""
+    worst = 0.0
+    if len(a) != len(b):
+        return math.inf
+    for ga, gb in zip(a, b):
+        if len(ga) != len(gb):
+            return math.inf
+        for ra, rb in zip(ga, gb):
+            if (ra["task"], ra["L"], ra["seed"]) != (rb["task"], rb["L"], rb["seed"]):
+                return math.inf
+            for k in ("acc", "train_acc", "final_loss"):
+                worst = max(worst, abs(ra[k] - rb[k]))
+    return worst
+
+
+# --------------------------------------------------------------------------- the profile
+def profile_study(
+    scale: str = "full",
+    *,
+    device="cpu",
+    by: str = "tier_encoding",
+    steps=(2, 6),
+    tiers=None,
+) -> dict:
+    """Time per update of the study-sized ensembles of ``scale`` on ``device`` and an estimate of the
+    whole study. For each tier, the first ensemble of :func:`study_ensembles` is trained (all its
+    groups, the protocol's batch, lengths and evaluation) for ``steps[0]`` and ``steps[1]`` updates
+    after a one-update warm-up; the difference gives the seconds per update, the rest the fixed cost
+    (set-up and the evaluation). An ensemble is estimated as fixed + the protocol's steps × seconds per
+    update of its tier. ``tiers`` restricts the profile (the others are not estimated). Returns
+    ``{"tiers": {tier: {"members", "s_per_update", "fixed_s", "member_updates_per_s"}},
+    "ensembles": {name: seconds}, "estimate_s", "steps_each"}``."""
+    scale = check_choice("scale", scale, tuple(paper.PROTOCOL))
+    if (
+        not isinstance(steps, (tuple, list))
+        or len(steps) != 2
+        or not all(isinstance(s, int) and not isinstance(s, bool) for s in steps)
+        or not 1 <= steps[0] < steps[1]
+    ):
+        raise ConfigError(
+            f"steps must be two update counts 1 ≤ a < b, e.g. (2, 6), got {steps!r}"
+        )
+    ens_list = study_ensembles(scale, by)
+    known = sorted({e["tier"] for e in ens_list}, key=list(ex.TIERS).index)
+    if tiers is None:
+        tiers = known
+    for t in tiers:
+        check_choice("tier", t, tuple(known))
+    P = ex._protocol(scale)["study"]
+    dev = get_device(device).type
+    out = {"tiers": {}, "ensembles": {}, "steps_each": P["steps"], "device": dev}
+    for tier in tiers:
+        ens = next(e for e in ens_list if e["tier"] == tier)
+        kw = protocol_kwargs(scale, ens["groups"])
+        groups = [(g["tasks"], g["seed"]) for g in ens["groups"]]
+        times = []
+        for k in (1, *steps):
+            t0 = time.perf_counter()
+            ex.train_groups(
+                tier, ens["encoding"], groups, device=dev, **{**kw, "steps": k}
+            )
+            times.append(time.perf_counter() - t0)
+        per = max((times[2] - times[1]) / (steps[1] - steps[0]), 1e-9)
+        members = sum(len(g[0]) for g in groups)
+        out["tiers"][tier] = {
+            "members": members,
+            "s_per_update": per,
+            "fixed_s": max(times[1] - steps[0] * per, 0.0),
+            "member_updates_per_s": members / per,
+            "profiled_on": ens["name"],
+        }
+    for e in ens_list:
+        if e["tier"] in out["tiers"]:
+            out["ensembles"][e["name"]] = estimate_s(out, e["tier"], P["steps"])
+    out["estimate_s"] = sum(out["ensembles"].values())
+    return out
+
+
+def estimate_s(profile: dict, tier: str, steps: int) -> float:
+    """The estimated seconds of one ensemble of ``tier`` with ``steps`` updates from a
+    :func:`profile_study` result (fixed cost + steps × seconds per update)."""
+    p = profile["tiers"][tier]
+    return p["fixed_s"] + check_positive_int("steps", steps) * p["s_per_update"]
+
+
+# --------------------------------------------------------------------------- the run
+def run_study(
+    scale: str = "full",
+    *,
+    out=None,
+    device="cpu",
+    by: str = "tier_encoding",
+    budget_s: float | None = None,
+    only=None,
+    allow_dirty: bool = False,
+    progress: bool = False,
+    profile: dict | None = None,
+    stop_margin_s: float = 15.0,
+    extra: dict | None = None,
+    log=print,
+) -> dict:
+    """Train the study of ``scale`` as :func:`study_ensembles` (``by``) on ``device`` and store one cell
+    per group under ``<out>/cells`` (``out`` default :func:`default_out`), in float32 with TF32 off
+    (:func:`float32_precision`). Groups already stored for this scale and configuration are skipped;
+    a stored cell of another scale raises :class:`~lengthgen.engine.runs.ScaleConflict` before any
+    work. ``only`` keeps the ensembles whose names match one of the shell patterns. ``budget_s``:
+    stop cleanly before an ensemble whose estimate (``profile``, a :func:`profile_study` result, then
+    the last measured ensemble of its tier) would end within ``stop_margin_s`` of the budget. A
+    full-scale run from a dirty git tree is refused unless ``allow_dirty``, as in ``reproduce``.
+    ``extra`` (a dict) is added to the run's record and to every cell's provenance.
+
+    Returns the run's record, also appended to ``<out>/run.json``: ``{"scale", "device",
+    "device_name", "precision", "by", "ensembles": [{"name", "members", "groups", "wall_s",
+    "member_updates_per_s"}], "skipped", "remaining", "stopped", "wall_s", "profile"}``."""
+    from lengthgen.engine import runs
+    from lengthgen.store import atomic_write_json, device_name, git_state, provenance
+
+    scale = get_run_scale(scale)
+    check_choice("scale", scale, tuple(paper.PROTOCOL))
+    by = check_choice("by", by, BY)
+    dev = get_device(device)
+    if budget_s is not None:
+        budget_s = check_finite("budget_s", budget_s, nonnegative=True)
+    stop_margin_s = check_finite("stop_margin_s", stop_margin_s, nonnegative=True)
+    if not isinstance(allow_dirty, bool):
+        raise ConfigError(f"allow_dirty must be True or False, got {allow_dirty!r}")
+    if profile is not None and not (
+        isinstance(profile, dict) and isinstance(profile.get("tiers"), dict)
+    ):
+        raise ConfigError("profile must be a profile_study() result or None")
+    if extra is not None and not isinstance(extra, dict):
+        raise ConfigError(f"extra must be a dict or None, got {extra!r}")
+    extra = dict(extra or {})
+    precision = float32_precision(dev)
+    out = check_out(default_out(scale, dev) if out is None else out, dev)
+    folder = out / "cells"
+    ens_list = study_ensembles(scale, by)
+    if only is not None:
+        pats = [only] if isinstance(only, str) else list(only)
+        names = [e["name"] for e in ens_list]
+        for p in pats:
+            if not isinstance(p, str) or not fnmatch.filter(names, p):
+                raise ConfigError(
+                    f"--only {p!r} matches no ensemble; ensembles: {', '.join(names)}"
+                )
+        ens_list = [
+            e for e in ens_list if any(fnmatch.fnmatchcase(e["name"], p) for p in pats)
+        ]
+    cells = group_cells(scale)
+    status = runs.plan_status(list(cells.values()), folder, scale)
+    git = git_state()
+    todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
+    if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
+        raise ConfigError(
+            f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
+            "(recorded in the provenance)"
+        )
+    steps = ex._protocol(scale)["study"]["steps"]
+    est = {}  # tier -> seconds of one ensemble
+    if profile is not None:
+        est = {t: estimate_s(profile, t, steps) for t in profile["tiers"]}
+    t_start, deadline = (
+        time.time(),
+        None if budget_s is None else time.time() + budget_s,
+    )
+    record = {
+        "scale": scale,
+        "device": str(dev),
+        "device_name": device_name(str(dev)),
+        "precision": precision,
+        "by": by,
+        "folder": str(folder),
+        "ensembles": [],
+        "skipped": [e["name"] for e in ens_list if e not in todo],
+        "remaining": [],
+        "stopped": False,
+        "budget_s": budget_s,
+        "profile": profile,
+        **extra,
+    }
+    for i, e in enumerate(todo):
+        groups = [g for g in e["groups"] if status[g["key"]] != "done"]
+        guess = est.get(e["tier"])
+        if deadline is not None and (
+            time.time() + (guess or 0.0) > deadline - stop_margin_s
+        ):
+            record["stopped"] = True
+            record["remaining"] = [x["name"] for x in todo[i:]]
+            log(
+                f"stopping before {e['name']} (estimated {guess or 0:.0f} s, "
+                f"{max(deadline - time.time(), 0):.0f} s of the budget left); re-run to resume"
+            )
+            break
+        members = sum(len(g["tasks"]) for g in groups)
+        w0, c0 = time.perf_counter(), time.process_time()
+        rows = train_ensemble_groups(
+            scale, e, groups=groups, device=str(dev.type), progress=progress
+        )
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        est[e["tier"]] = wall
+        info = {
+            "name": e["name"],
+            "members": members,
+            "groups": [g["key"] for g in groups],
+            "wall_s": round(wall, 3),
+            "cpu_s": round(cpu, 3),
+            "member_updates_per_s": round(members * steps / wall, 1),
+        }
+        for g in groups:
+            share = len(g["tasks"]) / members
+            c = cells[g["key"]]
+            prov = provenance(
+                scale=scale,
+                device=str(dev),
+                seeds=c.seeds,
+                git=git,
+                extra={
+                    "wall_time_s": wall * share,
+                    "cpu_time_s": cpu * share,
+                    "trained_on": [str(dev)],
+                    "requested_device": str(device),
+                    "executor": "study_ensemble",
+                    "cell": c.name,
+                    "config_hash": c.hash,
+                    "allow_dirty": allow_dirty,
+                    "precision": precision,
+                    "ensemble": {
+                        k: info[k] for k in ("name", "members", "wall_s", "cpu_s")
+                    }
+                    | {"by": by, "share": round(share, 6)},
+                    **extra,
+                },
+            )
+            runs.write_cell(folder, c, scale, rows[g["key"]], prov)
+        record["ensembles"].append(info)
+        log(
+            f"{e['name']}: {len(groups)} groups, {members} members in {wall:.1f} s "
+            f"({info['member_updates_per_s']:.0f} member-updates/s)"
+        )
+    record["wall_s"] = round(time.time() - t_start, 3)
+    path = out / "run.json"
+    history = []
+    if path.exists():
+        try:
+            history = json.loads(path.read_text()).get("runs", [])
+        except (OSError, ValueError, AttributeError):
+            history = []  # an unreadable record is replaced by a readable one, never the cells
+    atomic_write_json(path, {"runs": [*history, record]})
+    return record
+
+
+# --------------------------------------------------------------------------- command line
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m lengthgen.chapters.ch3.ensembles",
+        description="Chapter 3's trained study as study-sized ensembles (float32, TF32 off).",
+    )
+    p.add_argument("--scale", choices=tuple(paper.PROTOCOL), default="full")
+    p.add_argument("--device", choices=DEVICES, default="auto")
+    p.add_argument("--out", default=None, help="output folder (cells/ and run.json)")
+    p.add_argument("--by", choices=BY, default="tier_encoding")
+    p.add_argument("--budget-minutes", type=float, default=None)
+    p.add_argument("--only", action="append", default=None, help="ensemble pattern")
+    p.add_argument("--allow-dirty", action="store_true")
+    p.add_argument("--progress", action="store_true")
+    p.add_argument("--skip-tiny", action="store_true", help="no tiny check first")
+    p.add_argument("--tiny-only", action="store_true", help="only the tiny check")
+    p.add_argument("--no-profile", action="store_true", help="no profile first")
+    p.add_argument("--profile-only", action="store_true", help="stop after the profile")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="the whole command at the tiny DRY_RUN study (smoke scale, seconds on a CPU)",
+    )
+    return p
+
+
+def main(argv=None) -> int:
+    """The command line (see the module docstring); returns the exit status: 0 done or stopped
+    cleanly at the budget, 2 bad arguments, 3 a failed tiny check."""
+    from lengthgen.store import ResultFileError, atomic_write_json
+
+    args = build_parser().parse_args(argv)
+    if args.dry_run:
+        if args.scale != "smoke" or args.out is None:
+            print(
+                "error: --dry-run needs --scale smoke and an --out folder of its own",
+                file=sys.stderr,
+            )
+            return 2
+        # this process only: the smoke study becomes the tiny DRY_RUN study
+        paper.PROTOCOL["smoke"] = {**paper.PROTOCOL["smoke"], "study": DRY_RUN}
+    try:
+        budget_s = None
+        if args.budget_minutes is not None:
+            budget_s = 60 * check_finite(
+                "--budget-minutes", args.budget_minutes, nonnegative=True
+            )
+        dev = get_device(args.device)
+        precision = float32_precision(dev)
+        out = check_out(
+            default_out(args.scale, dev) if args.out is None else args.out, dev
+        )
+        print(
+            f"device {dev} ({precision['dtype']}, TF32 off, matmul precision "
+            f"{precision['float32_matmul_precision']}); out {out}",
+            flush=True,
+        )
+        t_start = time.time()
+        if not args.skip_tiny:
+            try:
+                tiny = tiny_check(dev)
+            except RuntimeError as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 3
+            atomic_write_json(out / "tiny.json", tiny)
+            print(f"tiny check: {json.dumps(tiny)}", flush=True)
+        if args.tiny_only:
+            return 0
+        prof = None
+        if not args.no_profile:
+            prof = profile_study(args.scale, device=dev, by=args.by)
+            atomic_write_json(out / "profile.json", prof)
+            for t, p in prof["tiers"].items():
+                print(
+                    f"profile {t}: {p['members']} members, {1e3 * p['s_per_update']:.2f} ms/update, "
+                    f"fixed {p['fixed_s']:.2f} s",
+                    flush=True,
+                )
+            print(
+                f"estimate of the whole study: {prof['estimate_s']:.0f} s"
+                + (
+                    ""
+                    if budget_s is None
+                    else f" (budget {budget_s:.0f} s: "
+                    + ("fits" if prof["estimate_s"] < budget_s else "a partial run")
+                    + ")"
+                ),
+                flush=True,
+            )
+        if args.profile_only:
+            return 0
+        if budget_s is not None:
+            budget_s = max(budget_s - (time.time() - t_start), 0.0)
+        rec = run_study(
+            args.scale,
+            out=out,
+            device=dev,
+            by=args.by,
+            budget_s=budget_s,
+            only=args.only,
+            allow_dirty=args.allow_dirty,
+            progress=args.progress,
+            profile=prof,
+            extra={"dry_run": True} if args.dry_run else None,
+        )
+    except (ConfigError, ResultFileError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    done = len(rec["ensembles"])
+    print(
+        f"{'stopped at the budget' if rec['stopped'] else 'done'}: {done} ensembles trained, "
+        f"{len(rec['skipped'])} already stored, {len(rec['remaining'])} remaining "
+        f"({rec['wall_s']:.0f} s); cells in {rec['folder']}",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - the command line
+    raise SystemExit(main())
