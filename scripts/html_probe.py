@@ -73,7 +73,7 @@ function probe(d){
    var lines=pre.textContent.split('\n').map(function(s){return s.trim();}).filter(Boolean);
    if(lines.length && lines.every(function(s){return keep.test(s);}))
      out.bookkeeping.push(lines[0].slice(0,80));});
- out.claim_ids=[]; d.querySelectorAll('[id^="claim-"]').forEach(function(e){out.claim_ids.push(e.id.slice(6));});
+ out.claim_ids=[]; d.querySelectorAll('details.lg-claim[id^="claim-"]').forEach(function(e){out.claim_ids.push(e.id.slice(6));});
  out.figures=[]; d.querySelectorAll('figcaption .caption-number, div.cell_output .caption-number, .caption-number').forEach(function(e){
    var m=e.textContent.match(/(\d+(\.\d+)*)/); if(m) out.figures.push(m[1]);});
  out.codelines=0; d.querySelectorAll('div.cell').forEach(function(c){

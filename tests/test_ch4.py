@@ -494,8 +494,33 @@ def test_page_tables_and_explorer_frames():
     def draw(network, m):
         return F.explorer_frame(network, m, p=7, n=20)
 
-    fx = frame_explorer(
-        draw, {"network": ["Thm 4.1 (fixed m)", "ReLU interpolant"], "m": [3, 5]}
-    )
+    constructions = [k for k in F.EXPLORER_KINDS if k not in F.TRAINED]
+    fx = frame_explorer(draw, {"network": constructions, "m": [3, 5]})
     frames = list(fx.frames.values())
-    assert len(frames) == 4 and len(set(frames)) == 4
+    assert len(frames) == 8 and len(set(frames)) == 8  # the length moves every network's frame
+    # off the grid (a live explorer's slider): a length the grid does not list is drawn too
+    assert fx.draw_png(network="Thm 4.2 (bias)", m=4) != fx.draw_png(
+        network="Thm 4.2 (bias)", m=3
+    )
+    with pytest.raises(ConfigError):
+        F.explorer_frame("Thm 4.2 (bias)", 0, p=7, n=20)
+
+
+def test_explorer_length_changes_the_trained_networks_too():
+    """Issue 26: the length control changes the figure for every network the explorer offers,
+    the two trained ones (stored cells) included, and the text stays readable (9 pt)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lengthgen import plotting
+    from lengthgen.chapters.ch4 import figures as F
+    from lengthgen.chapters.ch4.experiments import stored_training
+
+    stored = stored_training()["data"]
+    for kind in F.TRAINED:
+        a, b = (F.explorer_frame(kind, m, p=17, stored=stored, n=20) for m in (5, 97))
+        assert plotting.displayed_text_pt(a) >= plotting.MIN_TEXT_PT
+        la, lb = (
+            [t.get_text() for t in f.axes[1].get_legend().get_texts()] for f in (a, b)
+        )
+        assert la != lb and any("m = 97" in t for t in lb), (kind, lb)

@@ -110,9 +110,13 @@ def test_declarations():
 
 
 def test_committed_ledger_is_complete_and_current():
-    rows = claims.load_ledger("ch1")
+    rows = claims.load_ledger("ch1")  # the chapter page's part, then the details page's
+    mod = claims.chapter_claims("ch1")
     assert [r["id"] for r in rows] == [
-        c.id for c in claims.chapter_claims("ch1").CLAIMS
+        c.id
+        for page in claims.PAGES
+        for c in mod.CLAIMS
+        if claims.page_of(mod, c.id) == page
     ]
     assert claims.check_ledgers(["ch1"]) == []
     status = {r["id"]: claims.category(r) for r in rows}
@@ -288,12 +292,22 @@ def test_tamper_shared_run_is_caught(tmp_path):
 
 
 # --------------------------------------------------------------------------- numbers in the prose
-PAGE = Path(__file__).resolve().parents[1] / "notebooks" / "01_log_scaled_attention.md"
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+#: the chapter's page and its details page: prose pinned here may sit on either
+PAGES = (
+    NOTEBOOKS / "01_log_scaled_attention.md",
+    NOTEBOOKS / "01_log_scaled_attention_details.md",
+)
+
+
+def _pages_text() -> str:
+    """Both pages' sources, whitespace collapsed (a pinned phrase may wrap across lines)."""
+    return " ".join(" ".join(p.read_text() for p in PAGES).split())
 
 
 def test_fig2_prose_numbers_are_pinned():
     """The numbers section "Confidence: cross-entropy against length" types, recomputed."""
-    text = PAGE.read_text()
+    text = _pages_text()
     floor = [math.log2(1 + math.exp(-math.sqrt(d / 2))) for d in (18, 12, 20)]
     for snippet, shown, value in (
         ("\\approx 0.070$ bits", "0.070", floor[0]),
@@ -325,7 +339,7 @@ def test_fig2_prose_numbers_are_pinned():
 
 def test_placement_prose_numbers_are_pinned():
     """The counts the page gives instead of a placement claim, from the stored first_rates cell."""
-    text = PAGE.read_text()
+    text = _pages_text()
     res = claims.StoredResults("ch1").cell("first_rates")
     rows = ch1.placement_comparison(res, perfect_ce_bits=ch1_claims.PERFECT_CE_BITS)
     runs = sum(r["runs"] for r in rows)
@@ -346,3 +360,20 @@ def test_placement_prose_numbers_are_pinned():
         if r["arm"] == "authors' placement" and r["train_n"] == n
     ]
     assert "with {}, {}, {} and {} successes".format(*theirs) in text
+
+
+def test_headline_claims_type_only_the_papers_protocol_numbers():
+    """The results box's plain-words claims type no measured number: only training and test
+    lengths and the paper's run count, each matching the claim it names."""
+    import re
+
+    allowed = {str(n) for n in paper.TRAIN_LENGTHS} | {
+        str(paper.TEST_N),
+        str(paper.FIG4_RUNS),
+    }
+    for it in ch1_claims.HEADLINE["claims"]:
+        numbers = set(re.findall(r"\d+", it["claim"]))
+        assert numbers <= allowed, it
+        m = re.search(r"_n(\d+)$", it["id"])
+        if m:
+            assert f"length {m.group(1)}:" in it["claim"], it

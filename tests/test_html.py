@@ -268,7 +268,7 @@ def test_papers_figures_are_cited_as_paper_figures():
     which a reader would take for the book's); no "Knowl N" label a reader cannot look up."""
     import re
 
-    bare = re.compile(r"(?<!paper )(?<!paper's )\bFigs?\.\s*\d")
+    bare = re.compile(r"(?<!paper )(?<!paper's )(?<!paper\u2019s )\bFigs?\.\s*\d")
     for p in CHAPTER_PAGES + DETAIL_PAGES:
         text = visible_text(p.read_text())
         hits = [

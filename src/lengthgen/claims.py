@@ -1372,10 +1372,16 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
         )
     link = "../book/scorecard.html#claim-"
 
-    def short(v) -> str:  # a list in one cell: its ends and its length
+    def short(v) -> str:  # one cell of the box: a list by its ends, a long text cut
         if isinstance(v, (list, tuple)) and len(v) > 2:
             return f"{fmt_value(v[0])} … {fmt_value(v[-1])} ({len(v)} values)"
-        return fmt_value(v)
+        if isinstance(v, dict) and not set(v) >= {"mean", "lo", "hi"} and len(v) > 2:
+            head = "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:2])
+            return head + "; …"
+        text = fmt_value(v)
+        if len(text) > 48:
+            text = text[:48].rsplit(" ", 1)[0] + " …"
+        return text
 
     body = []
     for it in items:

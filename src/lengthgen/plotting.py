@@ -74,8 +74,34 @@ def figure(
     )
 
 
+#: the width of the book's text column in CSS pixels (1280 px window), and the smallest text a
+#: figure may show when drawn at that width (9 pt = 12 CSS px)
+COLUMN_PX = 662
+MIN_TEXT_PT = 9.0
+#: whether :func:`finish` enforces ``MIN_TEXT_PT``
+CHECK_TEXT = True
+
+
+def displayed_text_pt(fig, column_px: int = COLUMN_PX) -> float:
+    """The size, in points as a reader sees it, of the smallest visible text of ``fig`` when the
+    figure is shown at the column's width (a figure wider than the column is scaled down by
+    ``column_px / (width in inches × 96)``; a narrower one is shown at its size)."""
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # tick labels exist once the figure is laid out
+    scale = min(1.0, column_px / (fig.get_figwidth() * 96))
+    sizes = [
+        t.get_fontsize()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.figure is fig
+    ]
+    return min(sizes) * scale if sizes else float("inf")
+
+
 def finish(fig, *, title: str | None = None):
-    """Check every visible axis has x and y labels, set an optional title, return ``fig``."""
+    """Check every visible axis has x and y labels and that the figure's smallest text is at
+    least ``MIN_TEXT_PT`` when shown at the column's width (:func:`displayed_text_pt`), set an
+    optional title, return ``fig``."""
     for ax in fig.axes:
         if not ax.get_visible() or not ax.has_data():
             continue
@@ -83,4 +109,10 @@ def finish(fig, *, title: str | None = None):
             raise ValueError(f"axis {ax.get_title()!r} is missing an x or y label")
     if title:
         fig.suptitle(title)
+    pt = displayed_text_pt(fig) if CHECK_TEXT else float("inf")
+    if pt < MIN_TEXT_PT:
+        raise ValueError(
+            f"the figure's smallest text would be {pt:.1f} pt at the column's width "
+            f"(at least {MIN_TEXT_PT:g}): make the figure narrower or its text larger"
+        )
     return fig

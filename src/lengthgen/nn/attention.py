@@ -2,7 +2,7 @@
 
 ``attend(q, k, v)`` computes ``softmax(β · q kᵀ + bias) v`` with an optional mask. The multiplier
 β may be a scalar or a tensor broadcastable to the logits; :func:`log_length_scale` gives the
-log-length factor of Chiang & Cholak (2022; result 5 of the summary of the paper the book works from), β = log N with N the number of positions a
+log-length factor of Chiang & Cholak (2022, §5.3), β = log N with N the number of positions a
 query attends to (for a causal row i that is i + 1). Masked positions get weight exactly 0.
 """
 

@@ -13,7 +13,7 @@ import numpy as np
 from lengthgen.chapters.ch0.experiments import N_VALUES
 from lengthgen.claims import Claim
 
-PAPER = "background (Chiang & Cholak 2022, summary results 5–6)"
+PAPER = "background (Chiang & Cholak 2022, §5.2–5.3)"
 #: no deviations are expected in a chapter of closed forms
 CAUSES: dict[str, str] = {}
 
@@ -65,7 +65,7 @@ CLAIMS = [
     ),
     Claim(
         "ch0.dilution.unscaled",
-        "summary result 6 (attention dilution)",
+        "Chiang & Cholak §5.2 (attention dilution)",
         group="self-check",
         statement="With a fixed margin c = 4, the favoured weight at N = 10⁵ is below 1 %",
         paper_value="weight → 0 as N grows",
@@ -76,7 +76,7 @@ CLAIMS = [
     ),
     Claim(
         "ch0.logscale.c2_to_one",
-        "summary result 5 (log-length scaled attention)",
+        "Chiang & Cholak §5.3 (log-length scaled attention)",
         group="self-check",
         statement="Scaled by log N, margin c = 2 gives a weight that rises with N and is ≥ 0.9999 at N = 10⁵",
         paper_value="weight bounded away from 0",
@@ -88,7 +88,7 @@ CLAIMS = [
     ),
     Claim(
         "ch0.margin.grows_logN",
-        "summary result 6 (simplified model)",
+        "Chiang & Cholak §5.2 (simplified model)",
         group="self-check",
         source="live",
         statement="The margin needed for weight 1/2 grows like log N (least-squares slope against log N, "
@@ -100,7 +100,7 @@ CLAIMS = [
     ),
     Claim(
         "ch0.margin.scaled_constant",
-        "summary result 5",
+        "Chiang & Cholak §5.3",
         group="self-check",
         source="live",
         statement="After log-length scaling the needed margin tends to the constant 1 (value at N = 10⁵)",

@@ -5,7 +5,7 @@ Without scaling the favoured weight is
 
     w(c, N) = e^c / (e^c + N − 1)                                     (ch. 0, eq. 1)
 
-which tends to 0 like e^c / N. Multiplying every logit by log N (Chiang & Cholak 2022, result 5 of the paper's summary)
+which tends to 0 like e^c / N. Multiplying every logit by log N (Chiang & Cholak 2022, §5.3)
 turns the advantage into c·log N, i.e. a factor N^c:
 
     w_log(c, N) = N^c / (N^c + N − 1)                                 (ch. 0, eq. 2)

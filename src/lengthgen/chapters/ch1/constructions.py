@@ -4,7 +4,7 @@ Every function returns ``(encoder, params)`` for one member (E = 1), float64 by 
 on :class:`lengthgen.chapters.ch1.encoder.Encoder`. Coordinates are named below with 0-based indices (the
 paper counts from 1).
 
-PARITY (Knowl 1; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
+PARITY (paper §3.2; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
     0,1,2  one-hot of symbol 0, symbol 1, CLS;   3  i/N;   4  cos(π i)
     layer 1, head 1: zero keys → uniform average; values put k/N in 5 and 1/N in 6
     layer 1, FFN:    (ReLU(k−i+1) − 2 ReLU(k−i) + ReLU(k−i−1)) / N = 1[i = k] / N in 7
@@ -13,7 +13,7 @@ PARITY (Knowl 1; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
                      values read 7; head 1 minus head 2 is written to 8
     output logit  s = output_scale · x_8 at CLS, positive exactly when k is odd.
 
-FIRST (Knowl 2; ``first``): d = 6.
+FIRST (paper §3.3; ``first``): d = 6.
     0,1,2  one-hot;   3  1[i = 1]
     layer 1, FFN:    ReLU(tok₁ + 1[i=1] − (tok₀ + tok₁ + CLS)) = 1[i = 1 and w_i = 1] in 4
                      (bias-free because the three one-hot coordinates sum to 1)
@@ -21,16 +21,16 @@ FIRST (Knowl 2; ``first``): d = 6.
                      value x_4 − x_3 / 2 = (1[w_1 = 1] − 1/2) at position 1, 0 elsewhere → 5
     output logit  s = e^c / (e^c + N − 1) · (1[w_1 = 1] − 1/2)   (times ``output_scale``).
 
-Log-scaled FIRST (Knowl 5; ``first_log_scaled``): one layer, d = 5.
+Log-scaled FIRST (paper §5.3; ``first_log_scaled``): one layer, d = 5.
     head: CLS query c = 2, key 1[i = 1]; value (tok₁ − tok₀)/2 at every position → 4.
     With β = log N the first position's weight is N^c, and for c = 2 the logit obeys
     1/4 < |s| < 1/2 at every length (derivation in chapter 1). With standard attention the same
     weights are the "flawed" construction of §5.2, whose other positions can outvote the first.
 
-Layer normalisation (Knowl 3 and 4; ``layer_norm=True``): :func:`paired` rewrites a construction
+Layer normalisation (paper §4.1 and §4.2; ``layer_norm=True``): :func:`paired` rewrites a construction
 on the doubled coordinates [x; −x] (mean zero, so layer norm only rescales each position by a
 positive factor, which the bias-free constructions tolerate), and the last layer's FFN, unused
-by the constructions, is replaced by the clean-up of Knowl 3: it zeroes every coordinate except
+by the constructions, is replaced by the clean-up of §4.2: it zeroes every coordinate except
 the output pair [s; −s], which layer norm with ε = 0 maps to ±√(d/2) whatever |s| is.
 
 Logit convention (``sqrt_d``; Fig. 2). By default a query weight c·√d_head cancels the encoder's
@@ -42,9 +42,9 @@ logit is c/√(width / heads). That attention needs the width to split evenly ov
 width that does not is padded with zero coordinates to the next multiple: PARITY's 9 coordinates
 become 10 over two heads (favoured logit 1/√5; 20 and 1/√10 with paired layer norm), FIRST keeps
 6 with one head (1/√6; 12 and 1/√12). The padding is unused but counts in layer norm's mean and
-variance, so with layer norm it also moves the ε = 0 logit √(d/2) of Knowl 3 (√10 instead of 3
+variance, so with layer norm it also moves the ε = 0 logit √(d/2) of §4.2 (√10 instead of 3
 for PARITY). Our reading: the summary gives PARITY's hidden dimension (9) and its two heads per
-layer, and Knowl 5 divides by the square root of the attention dimension; the authors' released
+layer, and §5.3 divides by the square root of the attention dimension; the authors' released
 scripts (github.com/ndnlp/parity: ``parity_exact.py``, ``parity_exact_layernorm.py``,
 ``first_exact.py``, ``first_exact_layernorm.py``) build ``torch.nn.TransformerEncoderLayer`` with
 width 10 / 20 and two heads for PARITY and 6 / 12 with one head for FIRST
@@ -97,10 +97,10 @@ def parity(
     sqrt_d: bool = False,
     dtype=torch.float64,
 ):
-    """The exact two-layer, two-head PARITY transformer (Knowl 1); paired + clean-up if ``layer_norm``.
+    """The exact two-layer, two-head PARITY transformer (paper §3.2); paired + clean-up if ``layer_norm``.
 
     ``value_k`` is the first-layer value weight that computes k/N (1 in the construction); chapter 1
-    perturbs it for the sensitivity sweep of Knowl 8. ``sqrt_d``: the authors' layout of the module
+    perturbs it for the sensitivity sweep of §5.1. ``sqrt_d``: the authors' layout of the module
     docstring (width 10, one unused coordinate; key logits ±1/√5 instead of ±1).
     """
     _check_common(eps, output_scale)
@@ -156,7 +156,7 @@ def first(
     sqrt_d: bool = False,
     dtype=torch.float64,
 ):
-    """The exact two-layer FIRST transformer (Knowl 2) with first-position advantage ``c``.
+    """The exact two-layer FIRST transformer (paper §3.3) with first-position advantage ``c``.
 
     ``sqrt_d``: the authors' layout of the module docstring (advantage c/√6 instead of c).
     """
@@ -203,7 +203,7 @@ def first_log_scaled(
     output_scale: float = 1.0,
     dtype=torch.float64,
 ):
-    """The one-layer FIRST transformer of Knowl 5 (values nonzero at every position).
+    """The one-layer FIRST transformer of paper §5.3 (values nonzero at every position).
 
     With ``log_scaled=True`` (the construction) and c = 2: 1/4 < |s| < 1/2 for every n ≥ 1. With
     ``log_scaled=False`` it is the flawed transformer of §5.2.
@@ -255,13 +255,13 @@ def paired(
     keep: int | None = None,
     cleanup: bool = True,
 ):
-    """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (Knowl 4).
+    """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (paper §4.1).
 
     Queries, keys, values and the first FFN matrix read the positive half; attention outputs,
     FFN outputs and the embedding write [v; −v]; the classifier reads the positive half. Biases
     must be zero (they are in every construction here), because layer norm multiplies each
     position by its own positive factor and only bias-free maps commute with that. With
-    ``cleanup`` the last layer's FFN (which must be unused) becomes the Knowl 3 clean-up that
+    ``cleanup`` the last layer's FFN (which must be unused) becomes the clean-up of §4.2 that
     zeroes every coordinate pair except ``keep``.
     """
     cfg = enc.config

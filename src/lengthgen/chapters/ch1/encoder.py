@@ -12,7 +12,7 @@ norm, a ReLU feed-forward network, another residual and another optional layer n
     y = LN₁(x + Σ_h Att_h(x) W_O,h + b_O)         Att_h: softmax(β · q·k / √d_head) v
     z = LN₂(y + ReLU(y W₁ + b₁) W₂ + b₂)                                     (§2.2.2)
 
-with β = 1 for standard attention and β = log N for log-length-scaled attention (Knowl 5). The
+with β = 1 for standard attention and β = log N for log-length-scaled attention (paper §5.3). The
 output is the logit ``s = z_0 · w_out + b_out`` read at the CLS position (§2.2.3);
 P(accept) = σ(s). Layer norm ``LN(x) = γ (x − mean x) / √(var x + ε) + β_LN`` allows ε = 0.
 
@@ -57,8 +57,8 @@ def positional_features(
 ) -> torch.Tensor:
     """The fixed positional features ``[N, p]`` of positions i = 0 … N−1 (CLS at 0).
 
-    ``first``  p = 1: the indicator 1[i = 1] of the first symbol (Knowl 2).
-    ``parity`` p = 2: i / N and cos(π i) (Knowl 1).
+    ``first``  p = 1: the indicator 1[i = 1] of the first symbol (paper §3.3).
+    ``parity`` p = 2: i / N and cos(π i) (paper §3.2).
     ``none``   p = 0.
     """
     check_choice("positional", kind, POSITIONAL)
@@ -87,7 +87,7 @@ class EncoderConfig:
     and scaled encoders can be trained as one ensemble). ``pos_map`` is the fixed ``[p, d_model]``
     matrix placing the positional features into the model's coordinates (default: feature j
     into coordinate j). ``layer_norm`` switches both post-residual layer norms on or off; ``eps``
-    is their ε (0 allowed, Knowl 3). ``log_placement`` (one value or one per member) says where a
+    is their ε (0 allowed, paper §4.2). ``log_placement`` (one value or one per member) says where a
     log-scaled member's factor log N multiplies: ``"logit"`` (ours, the whole query–key product,
     the query bias's share included) or ``"query"`` (the authors' released code: the query *input*
     is multiplied before the query projection, so the query bias is not scaled). It has no effect

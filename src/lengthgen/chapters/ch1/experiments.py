@@ -4,10 +4,10 @@ Scale-independent pieces (run live by the notebook at full size):
 
 * :func:`exactness`         accuracy of every construction, exhaustive for n ≤ 16 and on random strings
 * :func:`ce_curve`          mean cross-entropy (bits) and accuracy against n (the paper's Fig. 2)
-* :func:`logit_range`       min / max |logit| of a construction at each n (Knowl 5's 1/4 … 1/2 band)
+* :func:`logit_range`       min / max |logit| of a construction at each n (the 1/4 … 1/2 band of §5.3)
 * :func:`parity_logit_closed_form` the PARITY logit's two magnitudes (k odd, k even) in closed form
 * :func:`favoured_logit`    the favoured attention logit of a construction's last layer, measured
-* :func:`sensitivity_sweep` the PARITY construction with the k/N value weight moved off 1 (Knowl 8)
+* :func:`sensitivity_sweep` the PARITY construction with the k/N value weight moved off 1 (§5.1)
 * :func:`flawed_first_error` exact error rate of the one-layer FIRST transformer with standard attention
 
 The chapter's reproduction (``python -m lengthgen reproduce ch1``) is the list of cells of the runs
@@ -15,10 +15,10 @@ facility returned by :func:`cells`, one per stored unit (the notebook's section 
 
 * ``fig2``            :func:`fig2`, the six curves of Fig. 2 ("Confidence: cross-entropy against length")
 * ``sensitivity``     :func:`sensitivity`, the value-weight sweep ("PARITY is not learned …")
-* ``parity_training`` :func:`train_parity`, the standard setup on PARITY (Knowl 8; same section)
+* ``parity_training`` :func:`train_parity`, the standard setup on PARITY (§5.1; same section)
 * ``first_training``  :func:`train_first`, standard and log-scaled encoders on FIRST at training
   lengths 10 … 300, tested at n = 1000, all settings and runs as one ensemble of the engine
-  (Knowl 6, Fig. 4; "Learning FIRST")
+  (paper Fig. 4; "Learning FIRST")
 * ``first_rates``     :func:`train_first_rates`, the same protocol with 100 runs per training length
   and three attention arms (standard, our log scaling, the authors' placement of the factor):
   success rates of the FIRST learners (issue 15; "How often does training find the solution?")
@@ -108,7 +108,7 @@ def exactness(
     seed: int = paper.SEED,
 ) -> dict:
     """Accuracy of construction ``name`` on every string with n ≤ ``n_exhaustive`` and on
-    ``n_random`` random strings at each n in ``random_ns`` (Knowl 9's check, Claim 1)."""
+    ``n_random`` random strings at each n in ``random_ns`` (the check of §3.4)."""
     check_choice("construction", name, C.CONSTRUCTIONS)
     n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
     enc, p = C.build(name, **(kw or {}))
@@ -275,7 +275,7 @@ def logit_range(
 def sensitivity_sweep(
     values, *, n: int = paper.SENS_N, n_strings: int = 1000, seed: int = paper.SEED
 ) -> dict:
-    """Knowl 8: the ε = 0 layer-norm PARITY construction with the k/N value weight set to each of
+    """§5.1: the ε = 0 layer-norm PARITY construction with the k/N value weight set to each of
     ``values`` (1 is the construction); accuracy and cross-entropy on the same ``n_strings`` random
     strings of length ``n`` (section "PARITY is not learned, and its exact solution is a needle")."""
     n = check_positive_int("n", n)
@@ -333,7 +333,7 @@ def _check_offsets(offsets: Mapping, expected: Mapping) -> dict:
 def first_model(
     log_scaled_flags, *, model: Mapping = paper.MODEL, placements=None
 ) -> Encoder:
-    """The FIRST learner (Knowl 6): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1];
+    """The FIRST learner (§5.1, paper Fig. 4): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1];
     one member per entry of ``log_scaled_flags`` (True: log-length scaled attention), the factor placed
     on the logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
     model = _check_model(model)
@@ -355,7 +355,7 @@ def first_model(
 
 
 def parity_model(members: int, *, model: Mapping = paper.MODEL) -> Encoder:
-    """The PARITY learner (Knowl 8): 2 layers, 2 heads, d 16, FFN 64, ε 1e-5, fixed i/N and cos(π i)."""
+    """The PARITY learner (§5.1): 2 layers, 2 heads, d 16, FFN 64, ε 1e-5, fixed i/N and cos(π i)."""
     model = _check_model(model)
     members = check_positive_int("members", members)
     return Encoder(
@@ -586,7 +586,7 @@ def train_first(
     device: str = "cpu",
     progress: bool = False,
 ) -> dict:
-    """Train standard and log-scaled encoders on FIRST (Knowl 6, Fig. 4; cell ``first_training``),
+    """Train standard and log-scaled encoders on FIRST (paper Fig. 4; cell ``first_training``),
     every (training length, scaling, run) one member of one ensemble, trained on ``device``.
 
     One string per update (batch size 1), ``steps_per_epoch`` updates per epoch, Adam (``model["lr"]``),
@@ -595,7 +595,7 @@ def train_first(
     standard and scaled member of the same run and length (paired design). Every
     ``eval_every_epochs`` epochs all members are tested on a fixed bank of ``test_strings`` strings
     of length ``test_n`` per member; at the end on fresh ones (the paper's last-epoch test).
-    Section "Learning FIRST (Fig. 4)" of the chapter.
+    Section "Learning FIRST (paper Fig. 4)" of the chapter.
     """
     off = _check_offsets(seed_offsets, paper.FIRST_SEED_OFFSETS)
     raw = _train_first_arms(
@@ -728,7 +728,7 @@ def train_parity(
     device: str = "cpu",
     progress: bool = False,
 ) -> dict:
-    """Train the standard setup on PARITY (Knowl 8; cell ``parity_training``) on ``device``: ``runs``
+    """Train the standard setup on PARITY (§5.1; cell ``parity_training``) on ``device``: ``runs``
     members initialised from seeds ``seed + r``, training and test strings of length ``n`` (data
     seeds from :data:`paper.PARITY_SEED_OFFSETS`). Section "PARITY is not learned …" of the chapter."""
     runs = check_positive_int("runs", runs)
@@ -809,7 +809,7 @@ def _arm_members(result: dict, n: int, log_scaled: bool) -> list[int]:
 
 def first_table(result: dict) -> list[dict]:
     """Per (training length, scaling) of a :func:`train_first` result: mean test accuracy and
-    cross-entropy with 95% bootstrap CIs, and the number of perfect runs (Fig. 4)."""
+    cross-entropy with 95% bootstrap CIs, and the number of perfect runs (paper Fig. 4)."""
     rows = []
     for n in result["protocol"]["lengths"]:
         for s, att in zip((False, True), paper.ATTENTION_ARMS):
@@ -979,7 +979,7 @@ def placement_comparison(
 
 def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
     """Number of times the accuracy curve, read from left to right, climbs back above ``high``
-    after having dropped below ``low`` (the recoveries of Knowl 8's oscillation)."""
+    after having dropped below ``low`` (the recoveries of the oscillation of §5.1)."""
     count, dropped = 0, False
     for a in acc:
         if a < low:

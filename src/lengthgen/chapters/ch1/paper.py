@@ -2,14 +2,14 @@
 numbers and chapter 1's protocol, in one place.
 
 Everything here is a constant; :mod:`lengthgen.chapters.ch1.experiments` builds the chapter's cells
-from it and the notebook (``notebooks/01_log_scaled_attention``) reads it. "Knowl n" refers to the
-numbered statements of the paper's summary that the chapter follows.
+from it and the notebook (``notebooks/01_log_scaled_attention``) reads it. Each constant names the
+paper's section or figure it comes from.
 """
 
 from __future__ import annotations
 
 # --------------------------------------------------------------------------- exact constructions
-#: Knowl 9's exactness check (chapter section "Two exact constructions"): every string up to this
+#: The exactness check of §3.4 (chapter section "Two exact constructions"): every string up to this
 #: length, and this many random strings at each of these lengths.
 EXACT_N_EXHAUSTIVE = 16
 EXACT_RANDOM_NS = (100, 1000)
@@ -33,19 +33,19 @@ LN_VARIANTS = (
 #: head divides its query-key product by sqrt(width / heads).
 AUTHORS_WIDTH = {"parity": 10, "first": 6}
 AUTHORS_HEADS = {"parity": 2, "first": 1}
-#: Knowl 9, Fig. 2: the rise of FIRST's cross-entropy with layer norm and eps = 1e-5 from n = 1 to
+#: §4.3, paper Fig. 2: the rise of FIRST's cross-entropy with layer norm and eps = 1e-5 from n = 1 to
 #: n = 1000 in the authors' configuration (bits). The summary gives no number ("initially better
 #: but still increases with length"); the expert review (issue 25) read the plotted curve as rising
 #: by several tenths of a bit by n = 1000. Our reading of that: 0.5 bits, within
 #: ``claims.FIG2_RISE_TOL`` (several tenths: 0.2 to 0.8 bits).
 FIG2_FIRST_EPS5_RISE_BITS = 0.5
 
-# --------------------------------------------------------------------------- Knowl 5
+# --------------------------------------------------------------------------- log-scaled FIRST (§5.3)
 #: The band the log-scaled one-layer FIRST logit stays in at every length (|s| in [1/4, 1/2]).
 LOGIT_BAND = (0.25, 0.5)
 
-# --------------------------------------------------------------------------- training (Knowl 6, 8)
-#: FIRST (Fig. 4): training lengths, test length, and the two attention settings compared.
+# --------------------------------------------------------------------------- training (§5.1, §5.4)
+#: FIRST (paper Fig. 4): training lengths, test length, and the two attention settings compared.
 TRAIN_LENGTHS = (10, 30, 100, 300)
 TEST_N = 1000
 ATTENTION_ARMS = ("standard", "log-scaled")  # log_scaled False, True
@@ -64,7 +64,7 @@ MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
 FIRST_HEADS = 1
 PARITY_HEADS = 2
 
-#: Training protocols per scale. ``full`` is the paper's (Knowl 6 and 8; epochs and batch size 1
+#: Training protocols per scale. ``full`` is the paper's (§5.1 and §5.4, paper Fig. 4; epochs and batch size 1
 #: from the authors' released scripts; PARITY at n = 100, the default of their script); ``smoke`` is
 #: what the notebook runs live. ``fig2_strings`` / ``sens_*``: strings per length of Fig. 2 and the
 #: points and strings of the sensitivity sweep. ``rate_runs``: runs per arm and training length of the
@@ -102,7 +102,7 @@ PROTOCOLS = {
     },
 }
 
-# --------------------------------------------------------------------------- sensitivity (Knowl 8)
+# --------------------------------------------------------------------------- sensitivity (§5.1)
 #: The value weight computing k/N is swept over this interval (1 is the construction), at length n.
 SENS_RANGE = (0.9, 1.1)
 SENS_N = 100
@@ -130,20 +130,20 @@ FIRST_RATE_SEED_OFFSETS = {**FIRST_SEED_OFFSETS, "fit": 399_000}
 
 # --------------------------------------------------------------------------- the paper's reported values
 # Every number chapter 1 quotes from the paper (the claims of :mod:`.claims` read them from here).
-#: Knowl 6, Fig. 4: runs per setting ("20-run averages"); with log-scaled attention every setting
+#: Paper Fig. 4: runs per setting ("20-run averages"); with log-scaled attention every setting
 #: reaches perfect test accuracy and cross-entropy, i.e. all of these runs are perfect.
 FIG4_RUNS = 20
-#: Knowl 6, Fig. 4: test strings per epoch, and training strings per epoch.
+#: Paper Fig. 4: test strings per epoch, and training strings per epoch.
 FIG4_TEST_STRINGS = 100
 FIG4_TRAIN_STRINGS = 100
-#: Knowl 9, §3.4: accuracy of the exact constructions (they are exact: 100%).
+#: §3.4: accuracy of the exact constructions (they are exact: 100%).
 EXACT_ACCURACY = 1.0
-#: Knowl 8: accuracy of the ε = 0 layer-norm PARITY construction at the correct value weight 1.
+#: §5.1: accuracy of the ε = 0 layer-norm PARITY construction at the correct value weight 1.
 SENS_EXACT_ACCURACY = 1.0
-#: Knowl 9, Fig. 2: the upper bound the cross-entropy approaches without layer norm (bits per string).
+#: §4.3, paper Fig. 2: the upper bound the cross-entropy approaches without layer norm (bits per string).
 CE_BOUND_BITS = 1.0
 
-# --------------------------------------------------------------------------- machine translation (Knowl 7)
+# --------------------------------------------------------------------------- machine translation (§5.4)
 #: BLEU on IWSLT'15 En–Vi, (standard, log-scaled), as the paper reports them: training on sentences
 #: of at most 20 tokens and testing on longer ones, and with matched lengths. Not reproducible here.
 MT_BLEU_SHORT_TRAIN = (11.4, 12.4)

@@ -1550,7 +1550,7 @@ def plot_alpha_tables(tabs: dict, marked=()):
     frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
     rows, Ls = list(frames[0].index), list(frames[0].columns)
     fig, axes = plotting.figure(
-        1, 2, width=3.5, height=0.19 * len(rows) + 1.2, sharey=True
+        1, 2, width=3.4, height=0.19 * len(rows) + 1.2, sharey=True
     )
     for ax, df, rule in zip(axes, frames, SELECTION_RULES):
         M = df.to_numpy(dtype=float)
@@ -1606,7 +1606,7 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
 
     cells = list(dict.fromkeys(sens.index.get_level_values("cell")))
     fig, axes = plotting.figure(
-        1, len(cells), width=7.0 / len(cells), height=2.9, sharey=True
+        1, len(cells), width=6.8 / len(cells), height=2.9, sharey=True
     )
     for ax, cell in zip(np.atleast_1d(axes), cells):
         sub = sens.loc[cell]
@@ -1738,7 +1738,7 @@ def plot_heatmaps(
     G = np.array(
         [[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS]
     )
-    fig, axes = plotting.figure(2, 1, width=7.0, height=3.3)
+    fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
     for ax, M, name in (
         (axes[0], A, "α_60 (training-free)"),
         (axes[1], G, "LG@60 (trained, mean over seeds)"),
@@ -1821,7 +1821,7 @@ def plot_lg_curves(
 
     from lengthgen import plotting
 
-    fig, ax = plotting.figure(width=7.0, height=4.6)
+    fig, ax = plotting.figure(width=6.8, height=4.6)
     for c, (e, t) in enumerate(cells):
         r = [
             x
@@ -1870,7 +1870,7 @@ def plot_alpha_vs_lg(
 
     tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
     n = max(1, len(tiers))
-    fig, axes = plotting.figure(1, n, width=7.0 / max(n, 2), height=3.3, sharey=True)
+    fig, axes = plotting.figure(1, n, width=6.8 / max(n, 2), height=3.3, sharey=True)
     for ax, tier in zip(np.atleast_1d(axes), tiers):
         st = tier_stats[tier]
         cells = st["cells"].values()

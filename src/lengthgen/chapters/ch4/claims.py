@@ -9,7 +9,7 @@ schema checked), so ``python -m lengthgen claims --check`` re-checks it without 
 
 How a comparison is chosen (rules fixed before looking at our values)
 ----------------------------------------------------------------------
-The paper reports no standard errors or intervals in our copy, and no numbers for its figures:
+The paper reports no standard errors or intervals in the text we worked from, and no numbers for its figures:
 its figure claims are sentences ("near-perfect", "chance", "sine outperforms ReLU"). So:
 
 R1  *Exact statements of a theorem* (an accuracy of exactly 1): ``equal``.
@@ -77,9 +77,9 @@ CAUSES = {
     "its budgets)",
     "reduced modulus": "we train at p = 17 (and 23) instead of the paper's 53, 97 and 307",
     "run-to-run variance": "one or two seeds per configuration where the paper averages three",
-    "unstated hyperparameter: weight-decay grid (B.1.2)": "our copy of App. B.1.2 does not give the "
+    "unstated hyperparameter: weight-decay grid (B.1.2)": "the text we worked from, App. B.1.2 does not give the "
     "over-parameterized weight-decay grid",
-    "unstated hyperparameter: transformer optimizer (B.1.4)": "our copy of App. B.1.4 does not give the "
+    "unstated hyperparameter: transformer optimizer (B.1.4)": "the text we worked from, App. B.1.4 does not give the "
     "transformer's optimizer, learning rate or budget; "
     "the released code's (AdamW 1e-4, grad-norm clip "
     "1.0, width 256, (m, p) = (3, 97)) differ from ours",
@@ -601,7 +601,7 @@ def _transformer_protocol():
     return reduced(
         f"(m, p) = ({b['m']}, {b['p']}), d_model {b['d_model']}, n ∈ {{{', '.join(f'{n:,}' for n in b['budgets'])}}}, "
         f"{len(b['seeds'])} seed (paper: 3); {b['steps']} AdamW updates at lr {b['lr']:g}, batch {b['batch_size']} "
-        "(our copy of B.1.4 gives neither the optimizer nor the budget; the released code: (m, p) = "
+        "(the text we worked from (B.1.4) gives neither the optimizer nor the budget; the released code: (m, p) = "
         "(3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0)"
     )
 
@@ -761,7 +761,7 @@ _OVER_CEILING = Deviation(
 _OVER_SINE_EXCESSIVE = Deviation(
     "unstated hyperparameter: weight-decay grid (B.1.2)",
     "for sine the decay acts on the readout V only, and the largest decay of our grid (1.0) still leaves the sine "
-    "network fitting its training set; the paper's B.1.2 grid, not in our copy, may reach further",
+    "network fitting its training set; the paper's B.1.2 grid, not in the text we worked from, may reach further",
 )
 _TRANSFORMER = Deviation(
     "unstated hyperparameter: transformer optimizer (B.1.4)",
@@ -977,7 +977,7 @@ CLAIMS = [
         status="not-reproducible",
         reason="a lower bound over all networks cannot be checked by training or by finitely many "
         "constructions (failing to train narrow networks is no evidence); the statement is missing "
-        "from our copy, so the chapter proves its own, stronger version (width ≥ ⌈(m+1)/p⌉ − 1) and "
+        "from the text we worked from, so the chapter proves its own, stronger version (width ≥ ⌈(m+1)/p⌉ − 1) and "
         "self-checks its consequences",
     ),
     Claim(
@@ -1023,7 +1023,7 @@ CLAIMS = [
         paper_value=_pv("ch4.thm44")[1],
         status="not-reproducible",
         reason="an impossibility over all networks cannot be checked by training; the statement is missing "
-        "from our copy, so the chapter proves its own version (linear regions are cones) and "
+        "from the text we worked from, so the chapter proves its own version (linear regions are cones) and "
         "self-checks its consequences on trained networks",
     ),
     Claim(
@@ -1090,7 +1090,7 @@ CLAIMS = [
         statement="The known ReLU interpolants' normalized margins decay exponentially with m",
         paper_value=_pv("ch4.thm63")[1],
         status="not-attempted",
-        reason="the paper's 'pizza' construction is not in our copy and the chapter does not build it",
+        reason="the paper's 'pizza' construction is not in the text we worked from and the chapter does not build it",
     ),
     # ----- Sec. 7.1, Fig. 1: under-parameterized regime (stored B.1.1 sweep, reduced)
     Claim(
@@ -1372,6 +1372,26 @@ HEADLINE = {
     ],
 }
 
+
+#: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page)
+DETAILS = (
+    "ch4.float.",
+    "ch4.thm43.",
+    "ch4.fig4.paper_lr.",
+    "ch4.fig5.paper_lr",
+    "ch4.fig4.p53.sine_seen",
+    "ch4.fig4.p53.relu_in_domain",
+    "ch4.fig5.p53.bias_seen",
+    "ch4.fig5.p53.bias_robust",
+    # the paper's learning theory and secondary experiments, not tested
+    "ch4.prop_vc",
+    "ch4.thm56",
+    "ch4.cor58",
+    "ch4.fig9.sgd",
+    "ch4.thm62",
+    "ch4.thm63",
+    "ch4.sec6.relu_margins",
+)
 
 # --------------------------------------------------------------------------- re-run noise (verify)
 #: How far re-running the trained sweeps of Figs 4–5 on another machine may move their claims

@@ -23,7 +23,7 @@ from lengthgen.chapters.ch4.claims import WORD_BAND, best_over_wd
 from lengthgen.chapters.ch4.experiments import paper_scale_rows
 from lengthgen.chapters.ch4.model import Network
 from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
-from lengthgen.config import ConfigError
+from lengthgen.config import ConfigError, check_positive_int
 
 
 # --------------------------------------------------------------------------- the paper's levels
@@ -100,12 +100,16 @@ def explorer_frame(
     kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200
 ):
     """Left: the first-layer phases of the six neurons the readout uses most (sine networks), or
-    the scores along the counting path x(t) with its kinks (ReLU). Right: accuracy by length on
-    ``n`` sampled inputs per length (exact phases for the constructions)."""
+    the scores along the counting path x(t) of length ``m`` with its kinks (ReLU). Right:
+    accuracy by length on ``n`` sampled inputs per length (exact phases for the constructions),
+    with the chosen length ``m`` marked and the network's accuracy there in the legend, so the
+    figure follows ``m`` for every network (the Thm 4.1 network and the ReLU interpolant are also
+    built for ``m``). Any positive ``m`` is drawn, on the explorer's grid of lengths or not."""
+    m = check_positive_int("m", m)
     net = explorer_network(kind, p, m, stored)
     if net.p != p:
         raise ConfigError(f"{kind} has p = {net.p}, not {p}")
-    fig, (ax0, ax1) = plotting.figure(1, 2, width=3.5, height=3.0)
+    fig, (ax0, ax1) = plotting.figure(1, 2, width=3.3, height=3.2)
     if net.activation == "sine":
         ph = C.phases(net.W).numpy()
         t = np.linspace(0, 2 * np.pi, 200)
@@ -127,7 +131,7 @@ def explorer_frame(
             ylim=(-1.3, 1.3),
             title="token phases (○: v = 1)",
         )
-        ax0.legend(fontsize=7, loc="center", frameon=False)
+        ax0.legend(fontsize=9, loc="center", frameon=False)
     else:
         s = net.scores(path_inputs(m, p)).numpy()
         for lab in range(min(p, 4)):
@@ -139,8 +143,8 @@ def explorer_frame(
             ylabel="score (logit units)",
             title="scores along the path",
         )
-        ax0.legend(fontsize=7)
-    lens = np.array(EXPLORER_LENGTHS)
+        ax0.legend(fontsize=9)
+    lens = np.array(sorted(set(EXPLORER_LENGTHS) | {m}))
     if net.rational is not None:
         acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[
             lens - 1
@@ -150,6 +154,19 @@ def explorer_frame(
             accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"]
         )
     ax1.plot(lens, acc, marker=".", ms=3, label="ours")
+    built = kind in ("Thm 4.1 (fixed m)", "ReLU interpolant")
+    ax1.axvline(m, color="k", lw=0.8, ls=":")
+    ax1.scatter(
+        [m],
+        [acc[lens == m][0]],
+        s=70,
+        facecolor="none",
+        edgecolor=plotting.PALETTE[3],
+        lw=1.6,
+        zorder=4,
+        label=f"{'built for and read at' if built else 'at'} m = {m}: "
+        f"{acc[lens == m][0]:.2f}",
+    )
     if kind in TRAINED:
         ax1.plot(
             paper.TRAIN_LENGTHS,
@@ -159,8 +176,6 @@ def explorer_frame(
             color="0.3",
             label="training lengths",
         )
-    if kind in ("Thm 4.1 (fixed m)", "ReLU interpolant"):
-        ax1.axvline(m, color="k", lw=0.8, ls=":", label=f"built for m = {m}")
     if kind == "Thm 4.1 (fixed m)" and p % 2:
         win = C.fixed_length_window(m, p, int(lens.max()))
         ax1.plot(win, [1.04] * len(win), "|", ms=6, color="0.3", label="our window")
@@ -172,8 +187,8 @@ def explorer_frame(
         ylim=(-0.02, 1.08),
         title=kind,
     )
-    ax1.title.set_fontsize(9)
-    ax1.legend(fontsize=7, loc="lower left")
+    ax1.title.set_fontsize(10)
+    ax1.legend(fontsize=9, loc="lower left")
     return plotting.finish(fig)
 
 
@@ -215,7 +230,7 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     wds = sorted({m["wd"] for m in value["members"]}, reverse=True)
     style = dict(zip(wds, ["-", "--", ":", "-."]))
     steps = [h["step"] for h in value["history"]]
-    fig, (ax0, ax1) = plotting.figure(1, 2, width=3.5, height=3.4, sharey=True)
+    fig, (ax0, ax1) = plotting.figure(1, 2, width=3.4, height=4.6, sharey=True)
     for ax in (ax0, ax1):
         paper_level(ax, 1.0, "paper: near-perfect (sine)")
         paper_level(ax, 1 / p, f"paper: ReLU at chance (1/{p})", color="0.45")
@@ -263,5 +278,5 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
     hs, ls_ = list(handles.values()), list(handles)
-    fig.legend(hs, ls_, loc="outside lower center", ncol=3, fontsize=7.5)
+    fig.legend(hs, ls_, loc="outside lower center", ncol=2, fontsize=9)
     return fig

@@ -358,7 +358,7 @@ def checks(scale: str | None = None) -> dict:
 # --------------------------------------------------------------------------- the paper's claims
 #: Every number and statement the chapter quotes from the paper, with where the paper makes it:
 #: claim id → (location, the paper's value). The paper prints no numbers for its figures (and no
-#: error bars in our copy), so a figure's value is the paper's own words; how a word is read as a
+#: error bars in the text we worked from), so a figure's value is the paper's own words; how a word is read as a
 #: number is fixed once, by rule, in :mod:`lengthgen.chapters.ch4.claims`. Ids of claims the book
 #: does not check (theorems whose proofs are the claim, figures we do not run) are listed too.
 PAPER_VALUES = {
@@ -405,73 +405,73 @@ PAPER_VALUES = {
     ),
     # Sec. 7.1, Fig. 1, App. B.2 (Figs 7–9): under-parameterized regime
     "ch4.fig1.sine_beats_relu": (
-        "Sec. 7.1, Fig. 1",
+        "Sec. 7.1, paper Fig. 1",
         "sine consistently outperforms ReLU in test accuracy "
         "across widths and training sizes",
     ),
     "ch4.fig1.width": (
-        "Sec. 7.1, Fig. 1, Figs 7–8",
+        "Sec. 7.1, paper Fig. 1, paper Figs 7–8",
         "for a fixed n, reducing the width (while still "
         "sufficient for optimization) improves test accuracy",
     ),
     "ch4.fig9.sgd": (
-        "App. B.2, Fig. 9",
+        "App. B.2, paper Fig. 9",
         "with SGD at (3, 97) sine still beats ReLU; sine generalizes more slowly",
     ),
     "ch4.sec6.relu_margins": (
-        "Sec. 6 remark, Figs 3, 11, 13",
+        "Sec. 6 remark, paper Figs 3, 11, 13",
         "trained ReLU networks reach larger margins at smaller widths",
     ),
     # Sec. 7.2, Figs 2–3 (and 10–13): over-parameterized regime
     "ch4.fig23.margin_grows": (
-        "Sec. 7.2, Figs 2–3",
+        "Sec. 7.2, paper Figs 2–3",
         "normalized margins grow as weight decay increases through a moderate range",
     ),
     "ch4.fig23.test_improves": (
-        "Sec. 7.2, Figs 2–3",
+        "Sec. 7.2, paper Figs 2–3",
         "test accuracy improves as weight decay increases through a moderate range",
     ),
     "ch4.fig23.excessive": (
-        "Sec. 7.2, Figs 2–3",
+        "Sec. 7.2, paper Figs 2–3",
         "with excessively large decay, training accuracy falls "
         "and generalization degrades",
     ),
     "ch4.fig23.sine_vs_relu": (
-        "Sec. 1 item 5, Figs 2–3",
+        "Sec. 1 item 5, paper Figs 2–3",
         "sine outperforms ReLU; larger normalized margins track better test accuracy",
     ),
     # Sec. 7.3, Figs 4–5 (and 14–15): length generalization
     "ch4.fig4.sine_seen": (
-        "Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)",
+        "Sec. 7.3, paper Fig. 4, App. B.2 (paper Fig. 14)",
         "perfect on all seen lengths once n ≥ 8k (p = 97)",
     ),
     "ch4.fig4.sine_far": (
-        "Sec. 7.3, Fig. 4, App. B.2 (Fig. 14)",
+        "Sec. 7.3, paper Fig. 4, App. B.2 (paper Fig. 14)",
         "essentially perfect at unseen lengths up to 811 once n ≥ 8k (p = 97)",
     ),
     "ch4.fig4.relu_in_domain": (
-        "Sec. 7.3, Fig. 4",
+        "Sec. 7.3, paper Fig. 4",
         "ReLU MLPs struggle even in-domain",
     ),
     "ch4.fig4.relu_chance": (
-        "Sec. 7.3, Fig. 4",
+        "Sec. 7.3, paper Fig. 4",
         "ReLU MLPs degrade to chance (1/p) at longer unseen lengths",
     ),
     "ch4.fig5.bias_seen": (
-        "Sec. 7.3, Fig. 5",
+        "Sec. 7.3, paper Fig. 5",
         "the bias preserves the excellent in-distribution performance",
     ),
     "ch4.fig5.bias_far": (
-        "Sec. 1 item 5, Sec. 7.3, Figs 4–5",
+        "Sec. 1 item 5, Sec. 7.3, paper Figs 4–5",
         "near-perfect far beyond the training lengths (up to 811)",
     ),
     "ch4.fig5.bias_robust": (
-        "Sec. 7.3, Fig. 5, App. B.2 (Fig. 15)",
+        "Sec. 7.3, paper Fig. 5, App. B.2 (paper Fig. 15)",
         "with bias, accuracy stays high over a wider range of unseen lengths and weight decays",
     ),
     # Sec. 7.4, Fig. 6: transformer baseline
     "ch4.fig6.transformer": (
-        "Sec. 7.4, Fig. 6",
+        "Sec. 7.4, paper Fig. 6",
         "sine reaches high test accuracy with fewer samples; ReLU "
         "and GELU notably worse at moderate budgets",
     ),
