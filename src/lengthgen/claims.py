@@ -892,7 +892,7 @@ _BADGE = {
 _CSS = """<style>
 div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
 div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
- grid-template-columns:minmax(0,52fr) minmax(0,16fr) minmax(0,16fr) minmax(0,16fr);column-gap:8px;
+ grid-template-columns:minmax(0,58fr) minmax(0,15fr) minmax(0,15fr) minmax(0,12fr);column-gap:8px;
  padding:3px 4px;border-bottom:1px solid #ddd;align-items:start}
 div.lg-claims .lg-row{font-weight:bold}
 div.lg-claims details.lg-claim>summary{cursor:pointer;list-style:none}
@@ -935,13 +935,32 @@ def badge(cat: str, label: str | None = None) -> str:
     )
 
 
+def short_value(v, width: int = 40) -> str:
+    """A claim value in a few words for a table cell: a long list by its ends and its length, a
+    dict by its first two items, a long text cut at a word (the full value is in the row's
+    details)."""
+    if isinstance(v, (list, tuple)) and len(v) > 3:
+        return f"{fmt_value(v[0])} … {fmt_value(v[-1])} ({len(v)} values)"
+    if isinstance(v, dict) and not set(v) >= {"mean", "lo", "hi"} and len(v) > 2:
+        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:2]) + "; …"
+    text = fmt_value(v)
+    if len(text) > width:
+        text = text[:width].rsplit(" ", 1)[0] + " …"
+    return text
+
+
 def claim_notes(r: dict) -> list[str]:
     """The collapsed part of a claim's row (HTML paragraphs): check kind and protocol, the one-line
     justification, interval or tolerance, the declared cause and our explanation, the id."""
     prot = "self-check" if r.get("group") == "self-check" else protocol_label(r)
-    notes = [
+    notes = []
+    for key, name in (("paper_value", "paper"), ("our_value", "ours")):
+        full = fmt_value(r.get(key))
+        if short_value(r.get(key)) != full:
+            notes.append(f"<b>{name}, in full:</b> {_esc(full)}")
+    notes.append(
         f"<b>check:</b> {_esc(r.get('check') or '—')} · <b>protocol:</b> {_esc(prot)}"
-    ]
+    )
     if r.get("why"):
         notes.append(f"<b>why this check:</b> {_esc(r['why'])}")
     if r.get("interval"):
@@ -963,7 +982,7 @@ def claim_notes(r: dict) -> list[str]:
     return [f"<p>{n}</p>" for n in notes]
 
 
-def claim_row(r: dict, *, anchor: bool = True) -> str:
+def claim_row(r: dict, *, anchor: bool = True, where: bool = True) -> str:
     """One claim as one row (statement | paper | ours | status) that opens to its details, which
     span the table's width. ``anchor``: the row carries ``id="claim-<id>"`` and a permalink; the
     ``data-*`` attributes are what the scorecard filters and sorts on."""
@@ -978,6 +997,7 @@ def claim_row(r: dict, *, anchor: bool = True) -> str:
     )
     ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
     label = OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+    where_note = "" if where else f"<p><b>where:</b> {_esc(r['location'])}</p>"
     perma = (
         f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
         if anchor
@@ -985,14 +1005,18 @@ def claim_row(r: dict, *, anchor: bool = True) -> str:
     )
     return (
         f'<details class="lg-claim"{ident} {attrs}><summary>'
-        f"<span>{_esc(r['statement'])} <i>({_esc(r['location'])})</i>{perma}</span>"
-        f"<span>{_esc(fmt_value(r['paper_value']))}</span>"
-        f"<span>{_esc(fmt_value(r['our_value']))}</span><span>{badge(cat, label)}</span>"
-        f'</summary><div class="lg-more">{"".join(claim_notes(r))}</div></details>'
+        f"<span>{_esc(r['statement'])}"
+        + (f" <i>({_esc(r['location'])})</i>" if where else "")
+        + f"{perma}</span>"
+        f"<span>{_esc(short_value(r['paper_value']))}</span>"
+        f"<span>{_esc(short_value(r['our_value']))}</span><span>{badge(cat, label)}</span>"
+        f'</summary><div class="lg-more">{where_note}{"".join(claim_notes(r))}</div></details>'
     )
 
 
-def claims_html(rows: list[dict], *, css: bool = True, anchor: bool = True) -> str:
+def claims_html(
+    rows: list[dict], *, css: bool = True, anchor: bool = True, where: bool = True
+) -> str:
     """Ledger records as the book's compact claims table: one row per claim — statement (with
     the paper's location) | paper | ours | status — each opening to its check kind, protocol,
     justification, cause and id (:func:`claim_row`)."""
@@ -1000,7 +1024,7 @@ def claims_html(rows: list[dict], *, css: bool = True, anchor: bool = True) -> s
         '<div class="lg-claims"><div class="lg-row"><span>claim</span><span>paper</span>'
         "<span>ours</span><span>status</span></div>"
     )
-    body = "".join(claim_row(r, anchor=anchor) for r in rows)
+    body = "".join(claim_row(r, anchor=anchor, where=where) for r in rows)
     return (_CSS if css else "") + head + body + "</div>"
 
 
@@ -1216,10 +1240,12 @@ def scorecard_markdown(
         "",
         "<style>div.lg-filters{display:flex;flex-wrap:wrap;gap:6px 14px;font-size:0.86em;"
         "margin:0.4em 0;align-items:center} div.lg-filters select,div.lg-filters input"
-        "{font-size:1em}</style>",
+        "{font-size:1em} #lg-scorecard{font-size:0.8em} #lg-scorecard .lg-row,"
+        "#lg-scorecard details.lg-claim>summary{grid-template-columns:minmax(0,63fr) "
+        "minmax(0,13fr) minmax(0,13fr) minmax(0,11fr);line-height:1.35}</style>",
         filters,
         "",
-        claims_html(rows, css=False).replace(
+        claims_html(rows, css=False, where=False).replace(
             '<div class="lg-claims">', '<div class="lg-claims" id="lg-scorecard">', 1
         ),
         "",
@@ -1372,16 +1398,7 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
         )
     link = "../book/scorecard.html#claim-"
 
-    def short(v) -> str:  # one cell of the box: a list by its ends, a long text cut
-        if isinstance(v, (list, tuple)) and len(v) > 2:
-            return f"{fmt_value(v[0])} … {fmt_value(v[-1])} ({len(v)} values)"
-        if isinstance(v, dict) and not set(v) >= {"mean", "lo", "hi"} and len(v) > 2:
-            head = "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:2])
-            return head + "; …"
-        text = fmt_value(v)
-        if len(text) > 48:
-            text = text[:48].rsplit(" ", 1)[0] + " …"
-        return text
+    short = short_value
 
     body = []
     for it in items:

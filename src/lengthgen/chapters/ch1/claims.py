@@ -374,7 +374,7 @@ CLAIMS = [
     ),
     _exact(
         "ch1.exact.first_log_scaled",
-        "One-layer log-scaled FIRST (weights we derived; the summary gives none)",
+        "One-layer log-scaled FIRST (weights we derived: the text of the paper we worked from gives none)",
         "§5.3",
     ),
     # ---- Fig. 2 (section "Confidence: cross-entropy against length"; stored cell fig2)
@@ -410,7 +410,7 @@ CLAIMS = [
         "ch1.fig2.parity_logit_shrinks",
         "§3.2",
         statement="Without layer norm, the largest |logit| of the PARITY construction over 1,000 strings at each "
-        "length of paper Fig. 2 equals the closed form of eq. eq-parity-logit for the paper's weights (§3.2), which falls "
+        "length of paper Fig. 2 equals our closed form of its output logit (chapter 1, section 'Two exact constructions') for the paper's weights (§3.2), which falls "
         "strictly from each length to the next (n = 1 … 1000; like 1/N²)",
         paper_value=[_parity_formula(n) for n in paper.FIG2_LENGTHS],
         check="value",
@@ -536,7 +536,7 @@ CLAIMS = [
         "§5.2 (simplified model)",
         source="live",
         statement=f"With standard attention and a fixed advantage c = {FLAWED_C:g}, the one-layer FIRST "
-        "transformer's exact error rate (the binomial tail of eq. eq-flawed) never decreases over 40 "
+        "transformer's exact error rate (the binomial tail derived in chapter 1's section on the flawed FIRST transformer) never decreases over 40 "
         "log-spaced lengths n = 1 … 1e5 and is within 0.02 of chance at n = 1e5 "
         "(ours: the error rate there)",
         paper_value="a fixed advantage fails as n grows",
@@ -561,7 +561,7 @@ CLAIMS = [
             and v["min_acc"] == 1.0
         ),
         why="the paper's own bounds (an interval for every logit), and rule 1 for accuracy; the weights "
-        "are ours (the summary gives none), so this checks our derivation",
+        "are ours (the text of the paper we worked from gives none), so this checks our derivation",
         group="self-check",
     ),
     Claim(
@@ -817,7 +817,7 @@ CLAIMS = [
     # ---- our own checks of the code
     Claim(
         "ch1.dilution.closed_form_vs_encoder",
-        "eq. eq-flawed (ours)",
+        "ch. 1, the flawed FIRST transformer (our derivation)",
         source="live",
         group="self-check",
         statement="Self-check (ours, not a paper claim): the closed-form error rate of the flawed one-layer "
