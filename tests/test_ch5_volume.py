@@ -269,3 +269,38 @@ def test_bad_beta_combinations_are_named():
             ex.train_experiment(**cfg, progress=False, beta=bad)
     with pytest.raises(ConfigError, match="beta"):
         ex.volume_scans(ns=[8], combos=[], mc_ns={}, beta="log2")
+
+
+# --------------------------------------------------------------------------- the section's cells
+def test_plan_and_schemas():
+    from lengthgen.chapters.ch5 import volume_beta as vb
+    from lengthgen.chapters.ch5 import volume_claims as vc
+
+    names = [c.name for c in vb.cells("full")]
+    assert names[:3] == ["beta_closed_forms", "beta_volume_log", "beta_volume_one"]
+    assert set(names) == set(vb.SCHEMAS)
+    stored = {n for names_ in vc.TRAIN_CELLS.values() for n in names_}
+    assert stored <= set(names)
+    assert [c.name for c in vb.cells("smoke", training=False)] == names[:3]
+    # the full-scale training cells are chapter 2's cells with both scales
+    kw = vb.train_kwargs("majority_gen", "full")
+    assert kw == ex.experiment_config(
+        "majority_gen",
+        Ns=ex.paper.STORED_NS["majority_gen"],
+        steps=ex.paper.STORED_STEP_CAPS["majority_gen"],
+        **ex.FULL,
+    )
+
+
+def test_closed_forms_small():
+    from lengthgen.chapters.ch5 import volume_beta as vb
+
+    out = vb.closed_forms(
+        area_ns=(5, 11), center_ns=12, paper_eta_ns=6, majority_n_max=21
+    )
+    for r in out["area"]:
+        assert r["rel_err_one"] < 1e-9 and r["rel_err_log"] < 1e-9
+        assert abs(r["ratio"] / math.log(r["n"]) - 1) < 1e-9
+    assert all(r["exact_above"] and r["fails_below"] for r in out["center_one"])
+    assert [r["paper_eta_largest_n"] for r in out["center_one"]] == [2, 2, 2, 2]
+    assert out["majority_center_failures"] == 0
