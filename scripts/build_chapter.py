@@ -33,7 +33,9 @@ def chapter_files(chapter: str) -> list[Path]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("chapter", choices=[f"ch{i}" for i in range(5)])
+    from lengthgen.config import CHAPTERS
+
+    ap.add_argument("chapter", choices=CHAPTERS)
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-probe", action="store_true")
     a = ap.parse_args(argv)

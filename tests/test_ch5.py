@@ -117,8 +117,10 @@ def test_bad_input(call, match):
 def test_experiments_plan_is_the_same_at_both_scales():
     from lengthgen.chapters.ch5 import experiments as ex
 
-    assert [c.name for c in ex.cells("smoke")] == [c.name for c in ex.cells("full")]
-    assert set(ex.SCHEMAS) == {c.name for c in ex.cells("full")}
+    full = [c.name for c in ex.cells("full")]
+    assert set(ex.SCHEMAS) == set(full) and len(set(full)) == len(full)
+    # the smoke plan is a subset (chapter 5.1's training cells run at full scale only)
+    assert set(c.name for c in ex.cells("smoke")) <= set(full)
 
 
 # --------------------------------------------------------------------------- 5.2 softmax mass

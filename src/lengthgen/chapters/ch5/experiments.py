@@ -154,9 +154,15 @@ SCHEMAS["mass_clamped"] = Schema(
 )
 
 
+from lengthgen.chapters.ch5 import volume_beta  # noqa: E402
+
+SCHEMAS.update(volume_beta.SCHEMAS)
+
+
 def cells(scale: str) -> list[Cell]:
-    """The plan: the Parity cells, then the softmax-mass cells (the same at both scales)."""
-    return [
+    """The plan: the volume-theory cells (:mod:`lengthgen.chapters.ch5.volume_beta`), the Parity
+    cells, then the softmax-mass cells."""
+    return volume_beta.cells(scale) + [
         Cell("parity_doubling", parity_doubling, {"ns": list(DOUBLING_N)}),
         Cell("averaging_sine", averaging_sine, {"Bs": list(SINE_B), "past": 3}),
         Cell("summing", summing, {"n_max": SUMMING_N, "all_lengths": SUMMING_ALL}),
