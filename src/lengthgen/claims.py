@@ -1398,7 +1398,8 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
         )
     link = "../book/scorecard.html#claim-"
 
-    short = short_value
+    def short(v):  # a box cell: the value in a few words
+        return short_value(v, 26)
 
     body = []
     for it in items:
