@@ -497,7 +497,9 @@ def test_page_tables_and_explorer_frames():
     constructions = [k for k in F.EXPLORER_KINDS if k not in F.TRAINED]
     fx = frame_explorer(draw, {"network": constructions, "m": [3, 5]})
     frames = list(fx.frames.values())
-    assert len(frames) == 8 and len(set(frames)) == 8  # the length moves every network's frame
+    assert (
+        len(frames) == 8 and len(set(frames)) == 8
+    )  # the length moves every network's frame
     # off the grid (a live explorer's slider): a length the grid does not list is drawn too
     assert fx.draw_png(network="Thm 4.2 (bias)", m=4) != fx.draw_png(
         network="Thm 4.2 (bias)", m=3

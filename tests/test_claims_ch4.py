@@ -265,12 +265,11 @@ def test_update_count_quoted_in_text_follows_the_stored_gpu_run():
     done = load_stored_cell("paper_p53")["data"]["progress"]["done"]
     assert f"{done:,}" in C4.P53.reduced
     page = _pages()
-    text = " ".join(page.split())
     # typed in the abstract and the figure caption; the GPU section's prose is generated
     main = " ".join(
-        (
-            Path(__file__).parents[1] / "notebooks" / "04_sine_modular_addition.md"
-        ).read_text().split()
+        (Path(__file__).parents[1] / "notebooks" / "04_sine_modular_addition.md")
+        .read_text()
+        .split()
     )
     assert f"({done:,} updates — 5 % of the paper's)" in main.split("**Abstract.**")[1]
     assert f"(stored run, {done:,} updates)" in main
@@ -286,7 +285,6 @@ def test_update_count_quoted_in_text_follows_the_stored_gpu_run():
 def test_gpu_section_ranges_and_arrivals_follow_the_stored_run():
     """The accuracy ranges and the update counts typed into the GPU section are those of the stored
     run (``paper_scale_ranges``, ``paper_scale_arrivals``): a changed run makes this test fail."""
-    from pathlib import Path
 
     from lengthgen.chapters.ch4.experiments import (
         paper_scale_arrivals,
@@ -393,7 +391,6 @@ def test_p53_history_ends_at_the_ledgers_evaluation():
 
 
 def test_page_generates_its_timings_and_cites_only_stored_runs():
-    from pathlib import Path
 
     page = _pages()
     text = " ".join(page.split())

@@ -87,7 +87,9 @@ def test_chapter_opens_with_its_results_box_and_a_short_abstract(md):
     text = md.read_text()
     body = text.split("\n# ", 1)[1]
     cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", body, re.S)
-    assert 'results_box("ch' in cells[1], f"{md.name}: the second cell is not the results box"
+    assert 'results_box("ch' in cells[1], (
+        f"{md.name}: the second cell is not the results box"
+    )
     m = re.search(r"\*\*Abstract\.\*\*(.*?)(\n\n|\n```)", body, re.S)
     assert m, f"{md.name} has no **Abstract.** paragraph"
     assert body.index("**Abstract.**") > body.index('results_box("ch')

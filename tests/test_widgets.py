@@ -56,7 +56,9 @@ def test_frames_are_hidpi_and_shown_at_their_drawn_size():
     ex = frame_explorer(_draw, {"c": [1.0, 2.0]})
     png = base64.b64decode(next(iter(ex.frames.values())))
     w = Image.open(io.BytesIO(png)).size[0]
-    assert w == 2 * widgets.DISPLAY_PX_PER_INCH * 2  # a 2-inch figure, twice its display size
+    assert (
+        w == 2 * widgets.DISPLAY_PX_PER_INCH * 2
+    )  # a 2-inch figure, twice its display size
     assert f"width:{w // widgets.HIDPI}px;max-width:100%" in ex.html
 
 
@@ -118,6 +120,8 @@ def test_the_static_book_does_not_render_widget_views():
 
     import yaml
 
-    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text())
+    cfg = yaml.safe_load(
+        (Path(__file__).resolve().parents[1] / "_config.yml").read_text()
+    )
     over = cfg["sphinx"]["config"]["nb_mime_priority_overrides"]
     assert ["html", "application/vnd.jupyter.widget-view+json", None] in over
