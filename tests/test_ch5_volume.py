@@ -298,3 +298,16 @@ def test_closed_forms_small():
     assert all(r["exact_above"] and r["fails_below"] for r in out["center_one"])
     assert [r["paper_eta_largest_n"] for r in out["center_one"]] == [2, 2, 2, 2]
     assert out["majority_center_failures"] == 0
+
+
+def test_window_slope_of_constant_widths_is_exactly_zero():
+    """A constant window gives slope 0 exactly, not a build-dependent rounding residue."""
+    from lengthgen.chapters.ch5 import volume_claims as vc
+
+    class R:
+        def cell(self, name):
+            return {"widths": {"k": {"n": [8, 16, 32, 64], "width": [0.3] * 4}}}
+
+    r = R()
+    got = vc.window_slope(r, "one", "k")
+    assert got == 0.0 and str(got) == "0.0"

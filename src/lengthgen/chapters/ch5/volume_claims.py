@@ -136,10 +136,16 @@ def window_measure(r: dict) -> list:
 
 
 def window_slope(results, beta, key):
+    """The log-log slope of a window against n; exactly 0 when every width is the same (a
+    least-squares fit of a constant leaves a rounding residue, ~1e-33, that differs between
+    numpy/scipy builds)."""
     from lengthgen.stats import loglog_slope
 
     r = _cell(results, f"beta_volume_{beta}")["widths"][key]
-    return loglog_slope(r["n"], window_measure(r))[0]
+    widths = window_measure(r)
+    if len(set(widths)) == 1:
+        return 0.0
+    return loglog_slope(r["n"], widths)[0]
 
 
 def mc_exponent(results, beta, key):
