@@ -19,20 +19,12 @@ from lengthgen.config import ConfigError
 from lengthgen.engine import parts
 from lengthgen.store import ResultFileError
 
-TINY = dict(
-    p=5,
-    width=16,
-    budgets=(60, 200),
-    wds=(0.1, 0.03),
-    seeds=(1337, 1338),
-    variants=(("sine", False), ("sine", True), ("relu", False)),
-    lr=3e-2,
-    steps=40,
-    eval_every=20,
-    n_eval=40,
-    eval_lengths=(2, 3, 14, 53),
-    batch_size=16,
-)
+from test_ch4_paper_scale import TINY as _PAPER_TINY  # noqa: E402
+
+TINY = {
+    **_PAPER_TINY,
+    "wds": (0.1, 0.03),
+}  # two weight decays: a decay mask to exercise
 SKIP_LINE = (
     "captured step skipped: CUDA graphs need a CUDA device, this run is on cpu; "
     "running the eager step"

@@ -195,7 +195,9 @@ def test_score_contrast_lemmas_6_7():
     q, WK, bK = P["b_Q"], P["W_K"], P["b_K"]
     s1 = (q * (WK[:, :, 1] + bK)).sum(-1)  # the score of token e₁, as in forward()
     s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
-    assert torch.allclose(vo.score_contrast(P), s1 - s0, rtol=0, atol=1e-15)
+    # two float64 sums of d products, each |q_i W_ij| <= B²: they agree to a few roundings each
+    tol = 4 * q.shape[-1] * 1.5**2 * torch.finfo(torch.float64).eps
+    assert torch.allclose(vo.score_contrast(P), s1 - s0, rtol=0, atol=tol)
     # one unbatched point: qᵀW_K(e₁ − e₀) written out
     one = {k: v[0] for k, v in P.items()}
     x = sum(float(q[0, i]) * float(WK[0, i, 1] - WK[0, i, 0]) for i in range(2))

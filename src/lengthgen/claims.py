@@ -1342,16 +1342,6 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     return "".join(out) + "\n"
 
 
-class HTMLBlock:
-    """A piece of the book's HTML, displayed as such in a notebook (``_repr_html_``)."""
-
-    def __init__(self, html: str):
-        self.html = html
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-
 def _label(r: dict) -> str:
     cat = category(r)
     return OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
@@ -1379,7 +1369,7 @@ def headline_claims(chapter: str) -> list[dict]:
     return items
 
 
-def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
+def results_box(chapter: str, folder: str | Path | None = None):
     """The results box on a chapter's first screen, generated from its committed ledger: the
     paper's headline claims in plain words with the paper's value, ours and our verdict (each
     linked to its row of the scorecard), the chapter's claim counts, its main deviation in one
@@ -1456,4 +1446,6 @@ def results_box(chapter: str, folder: str | Path | None = None) -> HTMLBlock:
     parts.append(
         f"<p><b>Cost.</b> This page executes at smoke scale in minutes; {spent}.</p></div>"
     )
-    return HTMLBlock("".join(parts))
+    from lengthgen.tables import HTML
+
+    return HTML("".join(parts))

@@ -498,15 +498,7 @@ def _load_checkpoint(path: Path, key: str, device):
     configuration; an unreadable one raises :class:`ResultFileError` naming it."""
     if path.is_dir() or path.suffix != ".pt":
         obj = load_parts(path, map_location=device) if path.is_dir() else None
-        if obj is None:
-            return None
-        if not isinstance(obj, dict) or obj.get("key") != key:
-            print(
-                f"ignoring checkpoint {path}: it belongs to another configuration",
-                flush=True,
-            )
-            return None
-        return obj
+        return None if obj is None else _same_configuration(obj, key, path)
     if not path.is_file():
         return None
     try:
@@ -515,6 +507,11 @@ def _load_checkpoint(path: Path, key: str, device):
         raise ResultFileError(
             f"corrupt checkpoint {path}: {err}; move it away to start afresh"
         ) from None
+    return _same_configuration(obj, key, path)
+
+
+def _same_configuration(obj, key, path):
+    """``obj`` if it is a checkpoint of configuration ``key``, else ``None`` (said once)."""
     if not isinstance(obj, dict) or obj.get("key") != key:
         print(
             f"ignoring checkpoint {path}: it belongs to another configuration",
