@@ -325,3 +325,8 @@ CLAIMS += [
         group="ours",
     ),
 ]
+
+from lengthgen.chapters.ch5.mass_more_claims import CLAIMS as _MASS_MORE  # noqa: E402
+from lengthgen.chapters.ch5.sum_sine_claims import CLAIMS as _SUM_SINE  # noqa: E402
+
+CLAIMS += _MASS_MORE + _SUM_SINE

@@ -154,18 +154,26 @@ SCHEMAS["mass_clamped"] = Schema(
 )
 
 
-from lengthgen.chapters.ch5 import volume_beta  # noqa: E402
+from lengthgen.chapters.ch5 import mass_more, sum_sine, volume_beta  # noqa: E402
 
 SCHEMAS.update(volume_beta.SCHEMAS)
+SCHEMAS.update(mass_more.SCHEMAS)
+SCHEMAS.update(sum_sine.SCHEMAS)
 
 
 def cells(scale: str) -> list[Cell]:
     """The plan: the volume-theory cells (:mod:`lengthgen.chapters.ch5.volume_beta`), the Parity
-    cells, then the softmax-mass cells."""
-    return volume_beta.cells(scale) + [
-        Cell("parity_doubling", parity_doubling, {"ns": list(DOUBLING_N)}),
-        Cell("averaging_sine", averaging_sine, {"Bs": list(SINE_B), "past": 3}),
-        Cell("summing", summing, {"n_max": SUMMING_N, "all_lengths": SUMMING_ALL}),
-        Cell("mass_tables", mass_tables, {}),
-        Cell("mass_clamped", mass_clamped, {}),
-    ]
+    cells, then the softmax-mass cells, then the further cells of both sections
+    (:mod:`lengthgen.chapters.ch5.sum_sine`, :mod:`lengthgen.chapters.ch5.mass_more`)."""
+    return (
+        volume_beta.cells(scale)
+        + [
+            Cell("parity_doubling", parity_doubling, {"ns": list(DOUBLING_N)}),
+            Cell("averaging_sine", averaging_sine, {"Bs": list(SINE_B), "past": 3}),
+            Cell("summing", summing, {"n_max": SUMMING_N, "all_lengths": SUMMING_ALL}),
+            Cell("mass_tables", mass_tables, {}),
+            Cell("mass_clamped", mass_clamped, {}),
+        ]
+        + sum_sine.cells(scale)
+        + mass_more.cells(scale)
+    )
