@@ -288,6 +288,7 @@ def fit_ce(
     steps: int = CE_FIT["steps"],
     lr: float = CE_FIT["lr"],
     weight_decay: float = CE_FIT["weight_decay"],
+    row_scale: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Regularised cross-entropy selection rule (§4, App. C): returns the selected ``W``.
 
@@ -297,12 +298,26 @@ def fit_ce(
     every step. The defaults are :data:`lengthgen.chapters.ch3.paper.CE_FIT`: the paper's 400
     steps and weight decay 10⁻⁴, and our learning rate (the paper states none; the chapter shows
     the sensitivity).
+
+    ``row_scale`` (chapter 5, section "Softmax mass, not just argmax"): an optional vector of
+    L0 non-negative factors; row i's logits are multiplied by ``row_scale[i]`` before the causal mask
+    and the softmax (a per-row temperature). ``None`` (the default) is chapter 3's fit, computed
+    exactly as without the option.
     """
     check_task(task)
     L0 = check_positive_int("L0", L0)
     steps = check_positive_int("steps", steps)
     lr = check_finite("lr", lr, nonnegative=True)
     weight_decay = check_finite("weight_decay", weight_decay, nonnegative=True)
+    if row_scale is not None:
+        row_scale = torch.as_tensor(row_scale, dtype=torch.float64)
+        if row_scale.shape != (L0,) or not bool(
+            torch.isfinite(row_scale).all() and (row_scale >= 0).all()
+        ):
+            raise ConfigError(
+                f"row_scale must be {L0} finite non-negative factors (one per row of the "
+                f"length-L0 grid) or None, got shape {tuple(row_scale.shape)}"
+            )
     Phi = family.features(L0)
     rows = query_rows(task, L0)
     tgt = targets(task, L0)[rows]
@@ -310,7 +325,10 @@ def fit_ce(
     opt = torch.optim.Adam([coef], lr=lr, weight_decay=weight_decay)
     for _ in range(steps):
         opt.zero_grad()
-        P = _masked_logits(transfer(family.W(coef), Phi))[rows]
+        T = transfer(family.W(coef), Phi)
+        if row_scale is not None:
+            T = T * row_scale[:, None]
+        P = _masked_logits(T)[rows]
         loss = torch.nn.functional.cross_entropy(P, tgt)
         loss.backward()
         opt.step()
