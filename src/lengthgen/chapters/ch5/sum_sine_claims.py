@@ -1,7 +1,287 @@
 """Chapter 5, section "Parity: averaging versus summing": our predictions (group ``ours``) for the
 volume and training runs of :mod:`lengthgen.chapters.ch5.sum_sine`, each written with its
-comparison before the run it judges."""
+comparison before the run it judges.
+
+Volume. Around chapter 4's construction θ* (p = 2, Thm 4.2 of chapter 4's paper) the score
+difference satisfies (−1)^t (s₀ − s₁) = a cos φ₀ + c sin φ₁, where φ₀ = u (n − t) + w t + β is the
+phase perturbation of the decisive unit (u, w, β: perturbations of W₀₀, W₀₁, b₀), a ≈ 2 its class
+weight and |c| ≤ 2η the other unit's. The slack: φ₀ may leave [−π/2, π/2] only by arcsin(|c|/a) and
+must stay above arccos(|c|/a) nowhere; exactness needs φ₀ inside an arc of length ≤ π + 2 arcsin κ
+(κ = η/(1 − η)) at every count, and a cos φ₀ > |c| everywhere suffices. So:
+
+* at one length the phase walks along t with step w − u: |w − u| n must stay below the arc, a band
+  of width ∝ 1/n; the offset u n + β is only needed modulo 2π, and once ηn is several periods 2π
+  the admissible offsets form islands (u ∈ 2πk/n + O(1/n)) covering a fixed share of [−η, η]. No
+  other coordinate has to shrink: the exact fraction decays like n⁻¹;
+* jointly over m = 1 … n the phase at t = 0 walks with step u and at t = m with step w, so both
+  |u| and |w| must be O(1/n), and the islands disappear: the fraction decays like n⁻²;
+* unit 1's coordinates, β and V only enter through the slack and converge to an n-independent
+  share. The corrections to the powers are O(1/n) (lattice ends, the slow-unit-1 region) and, at
+  one length, the island count's edge effect O(2π/(ηn)); over the fitted ranges (fixed below) they
+  move a least-squares slope by at most ≈ 0.05 (a 1/n correction of relative size ε₀ at the first
+  fitted length moves a doubling-grid slope by ≤ 0.23 ε₀; ε₀ ≤ 0.2). The comparison: the predicted
+  exponent lies in the 95 % t-interval of the log-log slope (:func:`lengthgen.stats.loglog_slope`,
+  chapter 2's slope fits) widened by SLOPE_ALLOWANCE = 0.1 on each side for that bias. The
+  estimate multiplies the hit fraction inside the region left by the necessary condition by that
+  region's share of the box, which carries n⁻¹ (one length) or n⁻² (joint) by construction; the
+  prediction's content is that the hit fraction inside it tends to a positive constant (no further
+  coordinate shrinks) — the necessary condition gives the upper bound, the run the rest.
+
+Training (chapter 4's B.1.3 protocol as reduced in chapter 4, at p = 2; width 128):
+
+* a bias-free ReLU network is positively homogeneous, so its decision at (n − t, t) depends on t/n
+  only; at t = n the lengths 1 and 2 get the same decision with different parities: every such
+  network fails at length 1 or 2;
+* a ReLU network with bias restricted to one length is piecewise linear in t with at most h kinks,
+  so it changes sign at most h + 1 times and is exact at no length above h + 1
+  (:func:`lengthgen.chapters.ch5.parity.relu_width_needed`);
+* the sine networks stay exact further than the ReLU ones; none learns the construction's zero
+  drift, so every biased sine network still fails by twice the longest training length (38);
+* the drift relation: a network right on the training lattice has its collective phase
+  arg Z ∈ (0, π) there (:func:`lengthgen.chapters.ch5.sum_sine.collective_phase`); extrapolating
+  its least-squares linear fit gives the first length where the phase reaches the edge of the
+  decision slack. We predict each such sine network's measured first failing length within a
+  factor 2 of it.
+
+What we saw before writing these: exploratory runs at η = 0.17, not a judged η (hit rates ≈ 20 % in
+the restricted regions; local slopes −0.96 over n = 64 … 1024 and −1.2 over 1024 … 4096 at one
+length from 400–2000 points, −2.0 and −2.2 jointly over 64 … 256 … 512 from 300–500 points) and training runs of the same configuration at seeds 7 and 8 (not the judged seeds) with
+2000 updates: the biased sine networks failed first at lengths 6 … 27 and the biased ReLU ones at
+4 … 5; of the three biased sine networks right on the whole training lattice, one had its measured
+failure within a factor 2 of the linear-phase prediction (27 vs 45) and two did not (6 vs 85,
+11 vs 43); width-2 runs (not part of the plan) failed at length 1 against predictions of 31 … 74.
+We expect the drift relation to fail for some networks — the failures we
+saw came where the amplitude |Z| collapses between training lengths, which a linear phase does not
+see. It is recorded as the brief's relation, unchanged.
+"""
 
 from __future__ import annotations
 
+import math
+
+from lengthgen.claims import Claim
+
+LOC = "ch. 5 § averaging vs summing"
+#: the fitted lengths per (η, kind), fixed before the run
+FIT_NS = {
+    (0.25, "one"): (64, 4096),
+    (0.25, "joint"): (64, 1024),
+    (0.1, "one"): (256, 4096),
+    (0.1, "joint"): (64, 1024),
+}
+EXPONENTS = {"one": -1, "joint": -2}
+SLOPE_ALLOWANCE = 0.1
+#: the width of the trained networks (chapter 4's full-scale width) and the longest training length
+WIDTH = 128
+LONGEST_TRAIN = 19
+DRIFT_FACTOR = 2.0
+
+
+def _cell(results, name):
+    return results.cell(name)
+
+
+def _volume(results, eta):
+    from lengthgen.chapters.ch5.sum_sine import volume_cell_name
+
+    return _cell(results, volume_cell_name(eta))
+
+
+def volume_slope(results, eta, kind) -> dict:
+    """The log-log slope of the stored exact fraction over the fitted lengths, with its 95 %
+    t-interval (:func:`lengthgen.stats.loglog_slope`)."""
+    from lengthgen.stats import loglog_slope
+
+    lo_n, hi_n = FIT_NS[(eta, kind)]
+    rows = [
+        r
+        for r in _volume(results, eta)["rows"]
+        if r["kind"] == kind and lo_n <= r["n"] <= hi_n
+    ]
+    s, lo, hi = loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])
+    return {
+        "slope": s,
+        "lo": lo,
+        "hi": hi,
+        "lengths": len(rows),
+        "min_hits": min(r["exact"] for r in rows),
+    }
+
+
+def slope_holds(v, exponent) -> bool:
+    return v["lo"] - SLOPE_ALLOWANCE <= exponent <= v["hi"] + SLOPE_ALLOWANCE
+
+
+def plain_disagreements(results, eta) -> int:
+    """Lengths × kinds where the plain Monte Carlo interval and the restricted one do not overlap."""
+    cell = _volume(results, eta)
+    rest = {(r["kind"], r["n"]): r for r in cell["rows"]}
+    bad = 0
+    for p in cell["plain"]:
+        r = rest[(p["kind"], p["n"])]
+        bad += int(p["hi"] < r["lo"] or r["hi"] < p["lo"])
+    return bad
+
+
+def _rows(results, act, bias):
+    from lengthgen.chapters.ch5.sum_sine import train_cell_name
+
+    return _cell(results, train_cell_name(act, bias))["rows"]
+
+
+def _failure(r, cap):
+    f = r["first_failure"]
+    return cap + 1 if f is None else f
+
+
+def failures(results, act, bias) -> list:
+    """First failing lengths of the stored members (``None``: exact at every length ≤ L_max)."""
+    return [r["first_failure"] for r in _rows(results, act, bias)]
+
+
+def sine_vs_relu(results) -> dict:
+    import numpy as np
+
+    from lengthgen.chapters.ch5.sum_sine import train_cell_name
+
+    cap = _cell(results, train_cell_name("sine", True))["L_max"]
+    s = [_failure(r, cap) for r in _rows(results, "sine", True)]
+    r_ = [_failure(r, cap) for r in _rows(results, "relu", True)]
+    return {"sine_median": float(np.median(s)), "relu_max": int(max(r_))}
+
+
+def _match(meas, pred, cap) -> bool:
+    if meas is None and pred is None:
+        return True
+    if meas is None or pred is None:
+        other = pred if meas is None else meas
+        return other * DRIFT_FACTOR >= cap
+    return abs(math.log(meas / pred)) <= math.log(DRIFT_FACTOR)
+
+
+def drift_relation(results) -> dict:
+    """Sine networks right on the whole training lattice whose measured first failing length is
+    within a factor 2 of the linear-phase prediction (both variants pooled)."""
+    from lengthgen.chapters.ch5.sum_sine import train_cell_name
+
+    n_ok = n_all = 0
+    pairs = []
+    for bias in (True, False):
+        cap = _cell(results, train_cell_name("sine", bias))["L_max"]
+        for r in _rows(results, "sine", bias):
+            d = r["drift"]
+            if not d["exact_on_train"]:
+                continue
+            n_all += 1
+            ok = _match(d["measured_failure"], d["predicted_failure"], cap)
+            n_ok += int(ok)
+            pairs.append([d["measured_failure"], d["predicted_failure"]])
+    return {"networks": n_all, "within_factor_2": n_ok, "pairs": pairs}
+
+
+def _c(cid, statement, paper_value, check, why, measure, **kw):
+    return Claim(
+        f"ch5.sumsine.{cid}",
+        LOC,
+        statement,
+        paper_value,
+        source="stored",
+        measure=measure,
+        check=check,
+        why=why,
+        group=kw.pop("group", "ours"),
+        **kw,
+    )
+
+
 CLAIMS: list = []
+for (eta, kind), (lo_n, hi_n) in FIT_NS.items():
+    e = EXPONENTS[kind]
+    what = "at one length n" if kind == "one" else "jointly at every length up to n"
+    CLAIMS.append(
+        _c(
+            f"volume_{kind}_eta{eta:g}".replace(".", "p"),
+            f"The fraction of the box θ* + [−{eta:g}, {eta:g}]^10 around chapter 4's construction "
+            f"that is exact {what} decays like n^{e} (log-log slope over n = {lo_n} … {hi_n}, "
+            f"doublings; the exponent inside its 95 % interval ± {SLOPE_ALLOWANCE})",
+            e,
+            "predicate",
+            "one length: only the step w − u of the decisive unit's phase along t must be O(1/n), "
+            "its offset only modulo 2π (islands); jointly: both u and w must be O(1/n); the rest "
+            f"enters through the slack; finite-n bias of the slope ≤ 0.05, allowance {SLOPE_ALLOWANCE}",
+            lambda r, eta=eta, kind=kind: volume_slope(r, eta, kind),
+            holds=lambda v, e=e: slope_holds(v, e),
+        )
+    )
+for eta in (0.25, 0.1):
+    CLAIMS.append(
+        _c(
+            f"volume_plain_check_eta{eta:g}".replace(".", "p"),
+            f"Plain Monte Carlo over the whole box (η = {eta:g}) and the estimate restricted to the "
+            "region the necessary condition leaves agree at n = 32 and 64, both kinds (pairs whose "
+            "95 % intervals do not overlap)",
+            0,
+            "equal",
+            "the restricted estimate is unbiased when the necessary condition holds (the walk "
+            "argument); two independent 95 % intervals miss each other rarely",
+            lambda r, eta=eta: plain_disagreements(r, eta),
+            group="self-check",
+        )
+    )
+CLAIMS += [
+    _c(
+        "relu_nobias_fails_by_2",
+        "Every bias-free ReLU network trained with chapter 4's protocol at p = 2 fails at length "
+        "1 or 2 (members whose first failing length exceeds 2)",
+        0,
+        "equal",
+        "a bias-free ReLU network is positively homogeneous: at t = n the inputs (0, 1) and (0, 2) "
+        "get the same decision but different parities",
+        lambda r: sum(f is None or f > 2 for f in failures(r, "relu", False)),
+    ),
+    _c(
+        "relu_bias_width_bound",
+        f"Every biased ReLU network of width h = {WIDTH} fails at some length ≤ h + 2 (members "
+        "exact at every length up to h + 2)",
+        0,
+        "equal",
+        "at one length the network is piecewise linear in t with ≤ h kinks, so ≤ h + 1 sign "
+        "changes, and Parity at length n needs n",
+        lambda r: sum(f is None or f > WIDTH + 2 for f in failures(r, "relu", True)),
+    ),
+    _c(
+        "sine_beyond_relu",
+        "Biased sine networks stay exact further than biased ReLU networks: the median first "
+        "failing length of the sine members exceeds the largest of the ReLU members",
+        "sine median > ReLU max",
+        "predicate",
+        "the sine unit's phase can follow t with frequency π; a ReLU network's sign changes are "
+        "its kinks (seen at seeds 7–8: sine 6 … 27, ReLU 4 … 5)",
+        sine_vs_relu,
+        holds=lambda v: v["sine_median"] > v["relu_max"],
+    ),
+    _c(
+        "sine_fails_by_38",
+        f"No biased sine network learns the construction's zero drift: every one fails at some "
+        f"length ≤ 2 × {LONGEST_TRAIN} = {2 * LONGEST_TRAIN}",
+        f"max first failing length ≤ {2 * LONGEST_TRAIN}",
+        "predicate",
+        "the training lattice (7 lengths ≤ 19) leaves the per-length phase ν and the frequency "
+        "offset δ free up to O(1/19); seen at seeds 7–8: failures at 6 … 27",
+        lambda r: max(_failure(x, 10**9) for x in _rows(r, "sine", True)),
+        holds=lambda v: v <= 2 * LONGEST_TRAIN,
+    ),
+    _c(
+        "drift_relation",
+        "Each sine network right on the whole training lattice (with and without bias) fails "
+        "first within a factor 2 of the length at which its fitted linear collective phase "
+        "leaves (0, π)",
+        "every network within a factor 2",
+        "predicate",
+        "the sign of (−1)^t (s₀ − s₁) is the side of arg Z; a phase drifting linearly in "
+        "(n − t, t) reaches the decision slack at a computable length (expected to fail for "
+        "some networks: see the module's note on seeds 7–8)",
+        drift_relation,
+        holds=lambda v: v["networks"] > 0 and v["within_factor_2"] == v["networks"],
+    ),
+]
