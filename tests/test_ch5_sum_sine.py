@@ -199,3 +199,10 @@ def test_bad_inputs_fail_with_one_line():
         ss.train_variant(activation="sine", bias=True, **{**kw, "L_max": 0})
     with pytest.raises(ConfigError):
         ss.train_variant(activation="sine", bias=True, **{**kw, "wds": []})
+
+
+def test_population_accuracy_is_a_probability_at_every_test_length():
+    c = ss.center()
+    net = Network(c["W"], c["V"], "sine", c["b"])
+    for L in (3, 7, 13, 14, 38, 53):
+        assert 0.0 <= ss.population_accuracy(net, L) <= 1.0
