@@ -330,3 +330,12 @@ from lengthgen.chapters.ch5.mass_more_claims import CLAIMS as _MASS_MORE  # noqa
 from lengthgen.chapters.ch5.sum_sine_claims import CLAIMS as _SUM_SINE  # noqa: E402
 
 CLAIMS += _MASS_MORE + _SUM_SINE
+
+#: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page)
+DETAILS = (
+    "ch5.volume.eta_star",
+    "ch5.volume.center_threshold",
+    "ch5.volume.paper_eta_one",
+    "ch5.volume.majority_center",
+    "ch5.mass_refit.",
+)
