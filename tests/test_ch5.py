@@ -179,3 +179,22 @@ def test_mass_bad_input():
         mass.clamped_margin(W, "prev", 8)
     with pytest.raises(ConfigError, match="fixed target"):
         mass.first_clamped_half(W, "copy", 30, 8)
+
+
+def test_scaled_tables_reach_their_c_and_keep_the_argmax():
+    """mass_scaled multiplies each learned table so that m / log L0 is the requested c'; a
+    positive factor keeps α_L (the argmax) of the fitted table."""
+    from lengthgen.chapters.ch5 import experiments as ex
+
+    out = ex.mass_scaled(targets=[0.5, 2.0], lengths=[30])
+    assert len(out["rows"]) == 2 * len(mass.FIXED_TARGET)
+    fitted = {r["task"]: r for r in ex.mass_clamped(lengths=[30])["rows"]}
+    for r in out["rows"]:
+        assert r["c"] == pytest.approx(0.5 if r["c"] < 1 else 2.0, rel=1e-12)
+        assert r["alpha"] == 1.0  # the learned tables' argmax is right on these tasks
+        assert r["c_fit"] == pytest.approx(fitted[r["task"]]["c"], rel=1e-15)
+        assert abs(r["alpha_half_log"] - r["closed_form_log"]) * (30 - 20) <= 1
+    with pytest.raises(ConfigError, match="c'"):
+        ex.mass_scaled(targets=[0.0])
+    with pytest.raises(ConfigError, match="c'"):
+        ex.mass_scaled(targets=[float("nan")])

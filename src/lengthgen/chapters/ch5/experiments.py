@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from lengthgen.chapters.ch5 import parity as pa
 from lengthgen.chapters.ch5.claims import DOUBLING_N, SINE_B, SUMMING_ALL, SUMMING_N
+from lengthgen.config import ConfigError
 from lengthgen.engine.runs import Cell
 from lengthgen.store import Schema
 
@@ -131,6 +132,46 @@ def mass_clamped(lengths=None) -> dict:
     return {"rows": rows}
 
 
+def mass_scaled(targets=None, lengths=None) -> dict:
+    """The other half of chapter 0's rule: each learned table on first, pos2, pos5 multiplied by
+    λ = c' / c, so that its clamped margin gives c' = m / log L0 at each value of ``targets``
+    (:data:`lengthgen.chapters.ch5.claims.SCALED_C`; a positive factor keeps every argmax), then
+    α^{½} computed at ``lengths`` with both scales next to our closed form with the log factor."""
+    import math
+
+    from lengthgen.chapters.ch3 import realizability as rz
+    from lengthgen.chapters.ch5 import mass
+    from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS, SCALED_C
+    from lengthgen.config import check_finite
+
+    targets = [check_finite("c'", c, nonnegative=True) for c in (targets or SCALED_C)]
+    if not all(c > 0 for c in targets):
+        raise ConfigError(f"every target c' must be > 0, got {targets}")
+    rows = []
+    for t in mass.FIXED_TARGET:
+        fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
+        c = mass.clamped_margin(W, t, MASS_L0) / math.log(MASS_L0)
+        for target in targets:
+            Ws = W * (target / c)
+            for L in lengths or MASS_LENGTHS:
+                got = mass.mass_alignment(Ws, fam, t, L, MASS_L0)
+                rows.append(
+                    {
+                        "task": t,
+                        "c_fit": c,
+                        "c": mass.clamped_margin(Ws, t, MASS_L0) / math.log(MASS_L0),
+                        "L": int(L),
+                        "alpha": got["alpha"],
+                        "alpha_half_none": got["alpha_half_none"],
+                        "alpha_half_log": got["alpha_half_log"],
+                        "closed_form_log": mass.first_clamped_half(
+                            Ws, t, L, MASS_L0, "log"
+                        ),
+                    }
+                )
+    return {"rows": rows}
+
+
 SCHEMAS["mass_tables"] = Schema(
     "ch5 softmax mass tables",
     required=(
@@ -140,6 +181,11 @@ SCHEMAS["mass_tables"] = Schema(
         "rows.*.alpha",
         "rows.*.alpha_log",
     ),
+    probabilities=("rows.*.alpha", "rows.*.alpha_half_none", "rows.*.alpha_half_log"),
+)
+SCHEMAS["mass_scaled"] = Schema(
+    "ch5 scaled learned tables",
+    required=("rows.*.task", "rows.*.c", "rows.*.L", "rows.*.alpha_half_log"),
     probabilities=("rows.*.alpha", "rows.*.alpha_half_none", "rows.*.alpha_half_log"),
 )
 SCHEMAS["mass_clamped"] = Schema(
@@ -173,6 +219,7 @@ def cells(scale: str) -> list[Cell]:
             Cell("summing", summing, {"n_max": SUMMING_N, "all_lengths": SUMMING_ALL}),
             Cell("mass_tables", mass_tables, {}),
             Cell("mass_clamped", mass_clamped, {}),
+            Cell("mass_scaled", mass_scaled, {}),
         ]
         + sum_sine.cells(scale)
         + mass_more.cells(scale)
