@@ -454,3 +454,23 @@ def test_results_box_shows_the_headline_claims_from_the_ledger():
         assert 'id="results-box"' in box and "Cost." in box
         words = len(" ".join(it["claim"] for it in items).split())
         assert words <= 20 * len(items), f"{ch}: headline claims are not short"
+
+
+def test_outcome_words_follow_the_evaluated_claims():
+    """Ledger.held / Ledger.outcome: prose verdicts come from the claims' evaluation."""
+    from lengthgen.chapters.ch5 import claims as c5
+
+    led = claims.Ledger("ch5")
+    ok = "ch5.parity.summing_exact"
+    bad = "ch5.mass.alibi_keeps_mass"
+    assert led.held(ok) is (led.show(ok).records[0]["status"] == "reproduced")
+    statuses = {i: led.held(i) for i in (ok, bad)}
+    n = sum(statuses.values())
+    words = led.outcome(ok, bad)
+    assert words == {2: "all 2 held", 1: "1 of 2 held", 0: "none of 2 held"}[n]
+    assert led.outcome(ok) in ("it held", "it failed")
+    with pytest.raises(ConfigError, match="at least one"):
+        led.outcome()
+    with pytest.raises(ConfigError, match="unknown claim"):
+        led.outcome("ch5.nope")
+    assert c5  # the module is importable with its claims declared

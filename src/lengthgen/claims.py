@@ -551,6 +551,25 @@ class Ledger:
                 )
         return ClaimRows(recs)
 
+    def held(self, id: str) -> bool:
+        """Whether stored claim ``id`` holds (evaluated now, as :meth:`show` does): its status is
+        ``reproduced``. For prose generated from the ledger."""
+        return self.show(id).records[0]["status"] == "reproduced"
+
+    def outcome(self, *ids: str) -> str:
+        """The verdict of stored claims ``ids`` in words, for generated prose: "all 3 held",
+        "2 of 3 held", "none of 2 held"; for one claim "it held" or "it failed"."""
+        if not ids:
+            raise ConfigError("outcome needs at least one claim id")
+        n, k = len(ids), sum(self.held(i) for i in ids)
+        if n == 1:
+            return "it held" if k else "it failed"
+        return (
+            f"all {n} held"
+            if k == n
+            else (f"none of {n} held" if k == 0 else f"{k} of {n} held")
+        )
+
     def records(self) -> list[dict]:
         """Every declared claim's record in declaration order (stored ones evaluated if not shown);
         raises naming the live claims that were never recorded."""

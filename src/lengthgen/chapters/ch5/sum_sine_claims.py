@@ -53,6 +53,10 @@ failure within a factor 2 of the linear-phase prediction (27 vs 45) and two did 
 We expect the drift relation to fail for some networks — the failures we
 saw came where the amplitude |Z| collapses between training lengths, which a linear phase does not
 see. It is recorded as the brief's relation, unchanged.
+
+After the runs, a review moved ``sumsine.relu_nobias_fails_by_2`` and ``sumsine.relu_bias_width_bound`` from ``ours`` to ``self-check``: they follow from the code's
+structure, causality or a theorem and could fail only through a bug (their comparisons are
+unchanged).
 """
 
 from __future__ import annotations
@@ -238,6 +242,7 @@ CLAIMS += [
         "a bias-free ReLU network is positively homogeneous: at t = n the inputs (0, 1) and (0, 2) "
         "get the same decision but different parities",
         lambda r: sum(f is None or f > 2 for f in failures(r, "relu", False)),
+        group="self-check",
     ),
     _c(
         "relu_bias_width_bound",
@@ -248,6 +253,7 @@ CLAIMS += [
         "at one length the network is piecewise linear in t with ≤ h kinks, so ≤ h + 1 sign "
         "changes, and Parity at length n needs n",
         lambda r: sum(f is None or f > WIDTH + 2 for f in failures(r, "relu", True)),
+        group="self-check",
     ),
     _c(
         "sine_beyond_relu",
