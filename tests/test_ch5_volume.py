@@ -271,11 +271,12 @@ def test_plan_and_schemas():
     from lengthgen.chapters.ch5 import volume_claims as vc
 
     names = [c.name for c in vb.cells("full")]
-    assert names[:3] == ["beta_closed_forms", "beta_volume_log", "beta_volume_one"]
+    first = ["beta_closed_forms", "beta_volume_log", "beta_volume_one", "beta_majority_box"]
+    assert names[:4] == first
     assert set(names) == set(vb.SCHEMAS)
     stored = {n for names_ in vc.TRAIN_CELLS.values() for n in names_}
     assert stored <= set(names)
-    assert [c.name for c in vb.cells("smoke", training=False)] == names[:3]
+    assert [c.name for c in vb.cells("smoke", training=False)] == names[:4]
     # the full-scale training cells are chapter 2's cells with both scales
     kw = vb.train_kwargs("majority_gen", "full")
     assert kw == ex.experiment_config(
@@ -311,3 +312,27 @@ def test_window_slope_of_constant_widths_is_exactly_zero():
     r = R()
     got = vc.window_slope(r, "one", "k")
     assert got == 0.0 and str(got) == "0.0"
+
+
+def test_majority_box_counts_the_structural_test_on_the_same_points():
+    """majority_box: per n, the exact counts of both scales are chapter 2's structural test on the
+    same sampled points (recomputed here point by point at n = 7 against the exhaustive check),
+    deterministic, with bad input refused in one line."""
+    from lengthgen.chapters.ch5 import volume_beta as vb
+
+    a = vb.majority_box(ns=[7, 9], samples=[3000, 2000], chunk=1000)
+    assert a == vb.majority_box(ns=[7, 9], samples=[3000, 2000], chunk=1000)
+    r7 = a["rows"][0]
+    hits = {"log": 0, "one": 0}
+    for j in range(3):
+        P = vo.uniform_box("gen", 8, 1.0, 1000, 5 + j)
+        for beta in hits:
+            ex_ = vo.exactness(P, "gen", "majority", 7, method="exhaustive", beta=beta)
+            hits[beta] += int((ex_.decision == True).sum())  # noqa: E712
+    assert (r7["exact_log"], r7["exact_one"]) == (hits["log"], hits["one"])
+    assert r7["undecided"] == 0
+    assert r7["lo_one"] <= r7["fraction_one"] <= r7["hi_one"]
+    with pytest.raises(ConfigError, match="same length"):
+        vb.majority_box(ns=[7, 9], samples=[10])
+    with pytest.raises(ConfigError, match="n"):
+        vb.majority_box(ns=[2], samples=[10])

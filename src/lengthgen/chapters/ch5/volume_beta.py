@@ -201,6 +201,12 @@ def _volume_schema() -> Schema:
 
 
 SCHEMAS = {
+    "beta_majority_box": Schema(
+        "ch5 Majority raw-box volume under both scales",
+        required=("rows.*.n", "rows.*.exact_log", "rows.*.exact_one", "rows.*.samples"),
+        counts=(("rows", lambda d: len(vc.BOX_NS)),),
+        probabilities=("rows.*.fraction_log", "rows.*.fraction_one"),
+    ),
     "beta_closed_forms": Schema(
         "ch5 closed forms under both scales",
         required=(
@@ -222,6 +228,56 @@ SCHEMAS = {
 }
 
 
+def majority_box(
+    ns=vc.BOX_NS,
+    samples=vc.BOX_SAMPLES,
+    h: int = vc.BOX_H,
+    B: float = vc.BOX_B,
+    seed: int = vc.BOX_SEED,
+    chunk: int = 100_000,
+) -> dict:
+    """Monte Carlo of A_gen Majority's exact fraction of chapter 2's raw box [−B, B]^D
+    (Definition 1; :func:`lengthgen.chapters.ch2.volume.uniform_box`) with β_n = log n and 1 on
+    the same points: at each n in ``ns`` the matching number of ``samples``, drawn in chunks of
+    ``chunk`` with seeds seed + 1000·(index of n) + (chunk index), checked by chapter 2's
+    structural test (exact at the count levels, eq. 71). Returns the counts and fractions with
+    their 95 % Clopper–Pearson intervals per n."""
+    from lengthgen.chapters.ch2 import volume as vo
+    from lengthgen.config import ConfigError, check_positive_int
+    from lengthgen.stats import clopper_pearson
+
+    ns = [check_positive_int("n", n, minimum=3) for n in ns]
+    samples = [check_positive_int("samples", m) for m in samples]
+    if len(ns) != len(samples):
+        raise ConfigError(
+            f"ns and samples must have the same length, got {len(ns)} and {len(samples)}"
+        )
+    chunk = check_positive_int("chunk", chunk)
+    rows = []
+    for i, (n, m) in enumerate(zip(ns, samples)):
+        hits = {"log": 0, "one": 0}
+        undecided = 0
+        for j, lo in enumerate(range(0, m, chunk)):
+            P = vo.uniform_box("gen", h, B, min(chunk, m - lo), seed + 1000 * i + j)
+            for beta in hits:
+                dec = vo.exactness(
+                    P, "gen", "majority", n, method="structural", beta=beta
+                )
+                hits[beta] += int((dec.decision == True).sum())  # noqa: E712
+                undecided += int(np.equal(dec.decision, None).sum())
+        row = {"n": int(n), "samples": int(m), "undecided": undecided}
+        for beta, k in hits.items():
+            lo_, hi_ = clopper_pearson(k, m)
+            row |= {
+                f"exact_{beta}": k,
+                f"fraction_{beta}": k / m,
+                f"lo_{beta}": lo_,
+                f"hi_{beta}": hi_,
+            }
+        rows.append(row)
+    return {"rows": rows, "h": h, "B": B}
+
+
 def cells(scale: str, *, training: bool = True) -> list[Cell]:
     """The section's plan at ``scale``: closed forms, the two volume scans (the same at both
     scales) and, with ``training``, the seven paired training cells (smoke: chapter 2's smoke
@@ -234,6 +290,11 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
         Cell("beta_closed_forms", closed_forms, {}),
         Cell("beta_volume_log", volume, {"beta": "log", **_volume_kwargs()}),
         Cell("beta_volume_one", volume, {"beta": "one", **_volume_kwargs()}),
+        Cell(
+            "beta_majority_box",
+            majority_box,
+            {} if scale == "full" else {"ns": [11, 15, 21], "samples": [5000] * 3},
+        ),
     ]
     if training:
         exps = ex.SMOKE_EXPERIMENTS if scale == "smoke" else TRAIN_EXPERIMENTS
