@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import math
 
-from lengthgen.claims import Claim
+from lengthgen.chapters.ch5.common import stored_claim
 
 LOC = "ch. 5 § averaging vs summing"
 #: the fitted lengths per (η, kind), fixed before the run
@@ -184,17 +184,8 @@ def drift_relation(results) -> dict:
 
 
 def _c(cid, statement, paper_value, check, why, measure, **kw):
-    return Claim(
-        f"ch5.sumsine.{cid}",
-        LOC,
-        statement,
-        paper_value,
-        source="stored",
-        measure=measure,
-        check=check,
-        why=why,
-        group=kw.pop("group", "ours"),
-        **kw,
+    return stored_claim(
+        f"ch5.sumsine.{cid}", LOC, statement, paper_value, check, why, measure, **kw
     )
 
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 
-from lengthgen.claims import Claim
+from lengthgen.chapters.ch5.common import stored_claim
 
 LOC = "ch. 5 § log scaling in the volume theory"
 
@@ -210,17 +210,8 @@ def paired_summary(results, exp, variant):
 
 # --------------------------------------------------------------------------- claims
 def _c(cid, statement, paper_value, check, why, measure, **kw):
-    return Claim(
-        f"ch5.volume.{cid}",
-        LOC,
-        statement,
-        paper_value,
-        source="stored",
-        measure=measure,
-        check=check,
-        why=why,
-        group="ours",
-        **kw,
+    return stored_claim(
+        f"ch5.volume.{cid}", LOC, statement, paper_value, check, why, measure, **kw
     )
 
 
