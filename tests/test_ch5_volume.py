@@ -271,7 +271,12 @@ def test_plan_and_schemas():
     from lengthgen.chapters.ch5 import volume_claims as vc
 
     names = [c.name for c in vb.cells("full")]
-    first = ["beta_closed_forms", "beta_volume_log", "beta_volume_one", "beta_majority_box"]
+    first = [
+        "beta_closed_forms",
+        "beta_volume_log",
+        "beta_volume_one",
+        "beta_majority_box",
+    ]
     assert names[:4] == first
     assert set(names) == set(vb.SCHEMAS)
     stored = {n for names_ in vc.TRAIN_CELLS.values() for n in names_}
