@@ -63,17 +63,10 @@ case "$DEVICE" in
   cpu | cuda | auto) ;;
   *) echo "error: DEVICE must be cpu, cuda or auto, got '$DEVICE'" >&2; exit 2 ;;
 esac
-"$PY" - "$DEVICE" <<'PYEOF' || exit 4
-import sys, torch
-dev = sys.argv[1]
-print("torch", torch.__version__, "cuda available:", torch.cuda.is_available(), flush=True)
-if dev == "cuda":
-    assert torch.cuda.is_available(), "device cuda requested but torch sees no GPU"
-    print("gpu:", torch.cuda.get_device_name(0), flush=True)
-PYEOF
-if ! "$PY" -c "import lengthgen" 2>/dev/null; then
-  export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-fi
+# shellcheck source=scripts/gpu_common.sh
+. "$(dirname "$0")/gpu_common.sh"
+gpu_torch_check "$PY" "$DEVICE" || exit 4
+gpu_importable "$PY"
 
 if [ "$DRY" = 1 ]; then SCALE=(--scale smoke --dry-run); else SCALE=(--scale full); fi
 # exit status: 0 done or stopped cleanly at the budget, 2 bad arguments, 3 failed tiny check, 1 a crash

@@ -51,17 +51,10 @@ copy_back() {
   return 0
 }
 trap copy_back EXIT
-"$PY" - "$DEVICE" <<'PYEOF' || exit 3
-import sys, torch
-dev = sys.argv[1]
-print("torch", torch.__version__, "cuda available:", torch.cuda.is_available(), flush=True)
-if dev == "cuda":
-    assert torch.cuda.is_available(), "device cuda requested but torch sees no GPU"
-    print("gpu:", torch.cuda.get_device_name(0), flush=True)
-PYEOF
-if ! "$PY" -c "import lengthgen" 2>/dev/null; then
-  "$PY" -m pip install -q --no-deps --no-build-isolation -e . 2>/dev/null || export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-fi
+# shellcheck source=scripts/gpu_common.sh
+. "$(dirname "$0")/gpu_common.sh"
+gpu_torch_check "$PY" "$DEVICE" || exit 3
+gpu_importable "$PY" pip
 "$PY" - "$DEVICE" <<'PYEOF' || exit 4
 import sys, time
 from lengthgen.chapters.ch4.paper_scale import train_paper_scale

@@ -274,15 +274,15 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
-def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
-    """Write ``obj`` as JSON to ``path`` atomically (temp file + rename in the same folder)."""
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, fsync, then a
+    rename, so a reader sees the old file or the new one, never a part (the folder is created)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(_clean(obj), indent=1, sort_keys=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # stored results are world-readable (mkstemp makes 0600)
@@ -292,6 +292,12 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically (:func:`atomic_write_bytes`)."""
+    text = json.dumps(_clean(obj), indent=1, sort_keys=False) + "\n"
+    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def read_json(path: str | os.PathLike) -> Any:

@@ -23,35 +23,18 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from lengthgen.config import ConfigError, check_positive_int
-from lengthgen.store import ResultFileError, atomic_write_json
+from lengthgen.store import ResultFileError, atomic_write_bytes, atomic_write_json
 
 FORMAT = "lengthgen-checkpoint-parts-1"
 MANIFEST = "manifest.json"
 #: the default size cap of one part: 15 MB, under the 16 MB a device session returns per file
 PART_BYTES = 15_000_000
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temporary file in the same folder, fsync, rename)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _folder(folder) -> Path:
@@ -81,7 +64,7 @@ def save_parts(
     for i, lo in enumerate(range(0, max(len(blob), 1), part_bytes)):
         chunk = blob[lo : lo + part_bytes]
         name = f"part-{whole[:12]}-{i:03d}.bin"
-        _write_bytes(folder / name, chunk)
+        atomic_write_bytes(folder / name, chunk)
         parts.append(
             {
                 "name": name,
@@ -220,7 +203,7 @@ def copy_parts(src, dest, *, step_key: str = "step") -> str:
             not target.is_file()
             or hashlib.sha256(target.read_bytes()).hexdigest() != p["sha256"]
         ):
-            _write_bytes(target, (src / p["name"]).read_bytes())
+            atomic_write_bytes(target, (src / p["name"]).read_bytes())
     atomic_write_json(dest / MANIFEST, man)
     keep = {p["name"] for p in man["parts"]}
     for stale in dest.glob("part-*.bin"):
