@@ -185,9 +185,11 @@ def test_majority_area_closed_form_both_scales():
 @pytest.mark.parametrize("task", ["first", "index"])
 def test_center_eta_threshold_by_brute_force(task):
     """Below η* the β_n = 1 center fails at some n; above it, it is exact at every n checked."""
+    from lengthgen.chapters.ch5 import volume_claims as vc
+
     eta = vo.center_exact_eta(task)
-    want = math.sqrt(math.pi) / (3 if task == "first" else 2)
-    assert abs(eta / want - 1) < 1e-5  # Poisson summation (chapter 5)
+    # Poisson summation (chapter 5), with its next-order term
+    assert abs(eta / vc.ETA_STAR[task] - 1) < vc.ETA_STAR_TOL
     for e, ok in ((eta * 1.01, True), (eta * 0.99, False)):
         c = vo.center("pos", task, 8, eta=e)
         res = [

@@ -195,13 +195,17 @@ def test_score_contrast_lemmas_6_7():
     q, WK, bK = P["b_Q"], P["W_K"], P["b_K"]
     s1 = (q * (WK[:, :, 1] + bK)).sum(-1)  # the score of token e₁, as in forward()
     s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
-    # two float64 sums of d products, each |q_i W_ij| <= B²: they agree to a few roundings each
-    tol = 4 * q.shape[-1] * 1.5**2 * torch.finfo(torch.float64).eps
-    assert torch.allclose(vo.score_contrast(P), s1 - s0, rtol=0, atol=tol)
+    # two float64 sums of d products and a difference, against score_contrast's own sum: each
+    # rounds by at most (d + 3)·eps times the sum of the magnitudes of its terms, per point
+    eps = torch.finfo(torch.float64).eps
+    mag = (q.abs() * (WK[:, :, 0].abs() + WK[:, :, 1].abs() + bK.abs())).sum(-1)
+    tol = (q.shape[-1] + 3) * eps * mag
+    assert ((vo.score_contrast(P) - (s1 - s0)).abs() <= tol).all()
     # one unbatched point: qᵀW_K(e₁ − e₀) written out
     one = {k: v[0] for k, v in P.items()}
     x = sum(float(q[0, i]) * float(WK[0, i, 1] - WK[0, i, 0]) for i in range(2))
-    assert float(vo.score_contrast(one)[0]) == pytest.approx(x, abs=1e-15)
+    bound = 4 * eps * sum(abs(float(q[0, i])) * 2 * 1.5 for i in range(2))
+    assert float(vo.score_contrast(one)[0]) == pytest.approx(x, abs=bound)
     # the peak density: 5/6 at B = 1, scaling like B⁻², below Lemma 6's bound
     assert vo.score_contrast_peak_density(1.0) == pytest.approx(5 / 6, abs=1e-10)
     assert vo.score_contrast_peak_density(2.0) == pytest.approx(5 / 24, abs=1e-10)

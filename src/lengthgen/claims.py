@@ -553,7 +553,11 @@ class Ledger:
 
     def held(self, id: str) -> bool:
         """Whether stored claim ``id`` holds (evaluated now, as :meth:`show` does): its status is
-        ``reproduced``. For prose generated from the ledger."""
+        ``reproduced``. For prose generated from the ledger; an unchecked claim has no verdict."""
+        if isinstance(self._claim(id), Unchecked):
+            raise ConfigError(
+                f"claim {id} is not checked, so it neither holds nor fails"
+            )
         return self.show(id).records[0]["status"] == "reproduced"
 
     def outcome(self, *ids: str) -> str:

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import math
 
+from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS
+from lengthgen.chapters.ch3.realizability import L0_DEFAULT
+from lengthgen.chapters.ch5 import mass as _mass
 from lengthgen.claims import Claim
 
 SECTION = "ch. 5 § softmax mass"
-L0 = 20
+L0 = L0_DEFAULT
 ENC_SAME = ("nope", "alibi", "learned_abs")
-FIXED_TARGET = ("first", "pos2", "pos5")
-FIXED_OFFSET = ("prev", "skip2", "skip3", "skip5")
+FIXED_TARGET = tuple(_mass.FIXED_TARGET)
+FIXED_OFFSET = FIXED_OFFSET_TASKS
 
 
 def _cell(results, name):

@@ -433,7 +433,7 @@ def train_kwargs(scale: str) -> dict:
     blk = p4.PROTOCOL[scale]["lengthgen"]
     return {
         "width": blk["width"],
-        "n": 2000 if scale == "full" else blk["budgets"][0],
+        "n": max(blk["budgets"]) if scale == "full" else blk["budgets"][0],
         "wds": list(blk["wds"]),
         "steps": blk["steps"] if scale == "full" else 100,
         "lr": blk["lr"],

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import math
 
+from lengthgen.chapters.ch4 import paper as _P4
 from lengthgen.chapters.ch5.common import stored_claim
 
 LOC = "ch. 5 § averaging vs summing"
@@ -76,8 +77,8 @@ FIT_NS = {
 EXPONENTS = {"one": -1, "joint": -2}
 SLOPE_ALLOWANCE = 0.1
 #: the width of the trained networks (chapter 4's full-scale width) and the longest training length
-WIDTH = 128
-LONGEST_TRAIN = 19
+WIDTH = _P4.PROTOCOL["full"]["lengthgen"]["width"]
+LONGEST_TRAIN = max(_P4.TRAIN_LENGTHS)
 DRIFT_FACTOR = 2.0
 
 
@@ -208,7 +209,7 @@ for (eta, kind), (lo_n, hi_n) in FIT_NS.items():
             holds=lambda v, e=e: slope_holds(v, e),
         )
     )
-for eta in (0.25, 0.1):
+for eta in sorted({e for e, _ in FIT_NS}, reverse=True):
     CLAIMS.append(
         _c(
             f"volume_plain_check_eta{eta:g}".replace(".", "p"),

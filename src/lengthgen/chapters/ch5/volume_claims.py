@@ -41,6 +41,10 @@ The derivations behind them (the chapter section gives them in full):
   β_n = 1 it does not. Prediction: removing log n lowers A_norm's Index accuracy at L = 10N + 1.
   No prediction for A_pos (its argmax drifts off k under either scale; both are near chance in
   chapter 2).
+
+A later review moved ``area_ratio`` (both areas come from one grid of β·X, so their ratio is log n
+by construction), ``majority_center`` (X = 0 by construction), ``windows_nested`` and
+``mc_nested`` (a theorem) from ``ours`` to ``self-check``; their comparisons are unchanged.
 """
 
 from __future__ import annotations
@@ -239,6 +243,7 @@ CLAIMS = [
         area_ratio_error,
         tolerance=2 * CLOSED_FORM_RTOL,
         digits=1,
+        group="self-check",
     ),
     _c(
         "area_slope_one",
@@ -302,6 +307,7 @@ CLAIMS = [
         "equal",
         "its score contrast is X = 0, so ρ_t = t/n whatever β_n is",
         lambda r: _cell(r, "beta_closed_forms")["majority_center_failures"],
+        group="self-check",
     ),
 ]
 
@@ -345,6 +351,7 @@ CLAIMS += [
         "a certified-exact point has its scores' strict maximum at every k, where the mass on k "
         "grows with β; log n > 1 for n ≥ 3",
         windows_nested,
+        group="self-check",
     ),
     _c(
         "mc_nested",
@@ -353,6 +360,7 @@ CLAIMS += [
         "equal",
         "the same nesting as the windows, point by point",
         mc_nested,
+        group="self-check",
     ),
     _c(
         "train_majority_gen",
@@ -391,7 +399,6 @@ CLAIMS += [
 ]
 
 #: claim ids shown on the chapter page (all of this section's)
-IDS = [c.id for c in CLAIMS]
 
 
 # --------------------------------------------------------------------------- Majority box volume
