@@ -284,6 +284,27 @@ def test_permutation_without_groups_agrees_with_scipy_one_sided_and_with_enumera
     assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / 4000)
 
 
+def test_plane_fit_recovers_a_plane_and_matches_lapack():
+    # points on a lattice x0 + x1 = m for m = 2, 3, 19 (chapter 5's drift fit)
+    pts = [(m - t, t) for m in (2, 3, 19) for t in range(m + 1)]
+    x0 = np.array([p[0] for p in pts], float)
+    x1 = np.array([p[1] for p in pts], float)
+    A = np.stack([np.ones_like(x0), x0, x1], -1)
+    # a normwise backward-stable bound: n eps cond(A) |y|max, with a factor 100 of slack
+    bound = 100 * len(pts) * np.finfo(float).eps * np.linalg.cond(A)
+    y = 0.5 - 0.25 * x0 + 0.125 * x1  # an exact plane is recovered
+    tol = bound * np.abs(y).max()
+    assert np.allclose(
+        stats.plane_fit(x0, x1, y), (0.5, -0.25, 0.125), rtol=0, atol=tol
+    )
+    # noisy data: LAPACK's least squares agrees within the same bound
+    y = np.random.default_rng(0).normal(size=len(pts))
+    ref = np.linalg.lstsq(A, y, rcond=None)[0]
+    tol = bound * np.abs(y).max()
+    assert np.allclose(stats.plane_fit(x0, x1, y), ref, rtol=0, atol=tol)
+    assert stats.plane_fit(x0, x1, y) == stats.plane_fit(x0.copy(), x1.copy(), y.copy())
+
+
 def test_bad_arguments_give_one_line_errors():
     bad = [
         (lambda: stats.spearman([1, 2, 3], [1, 2]), "lengths differ: x has 3, y has 2"),
@@ -319,6 +340,13 @@ def test_bad_arguments_give_one_line_errors():
         ),
         (lambda: stats.permutation_pvalue(None, X, Y), "stat_fn must be a callable"),
         (lambda: stats.loglog_slope([1, 2], [1, 2]), "at least 3 points"),
+        (lambda: stats.plane_fit([0, 1], [1, 0], [1, 2]), "at least 3 points, got 2"),
+        (lambda: stats.plane_fit([0, 1, 2], [1, 0], [1, 2, 3]), "x0 has 3, x1 has 2"),
+        (lambda: stats.plane_fit([0, 1, 2], [2, 1, 0], [1, 2, 3]), "lie on one line"),
+        (
+            lambda: stats.plane_fit([0, 1, 2], [0, 1, 0], [1, np.nan, 3]),
+            "y holds a non",
+        ),
     ]
     for call, match in bad:
         with pytest.raises(ValueError, match=match) as err:

@@ -9,6 +9,8 @@ which ``permutation_test`` cannot do (see each docstring for the exact differenc
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lengthgen.config import check_choice, check_positive_int, check_probability
@@ -183,6 +185,38 @@ def loglog_slope(x, y, *, level: float = 0.95):
         float(res.slope - t * res.stderr),
         float(res.slope + t * res.stderr),
     )
+
+
+def plane_fit(x0, x1, y) -> tuple[float, float, float]:
+    """Least-squares fit ``y ≈ c + a0 x0 + a1 x1``: ``(c, a0, a1)``.
+
+    The columns are centred and the 2 × 2 normal equations are formed with exactly rounded sums
+    (:func:`math.fsum`) and solved in closed form, so the result depends only on the inputs' values:
+    it is the same in every run and on every CPU (a LAPACK ``gelsy``/``gelsd`` call may round
+    differently from one call to the next, with the arrays' alignment). Centring keeps the system
+    as well conditioned as the data allow; a degenerate design (the points on one line, e.g. one
+    training length when x0 + x1 is fixed) is a one-line ValueError. Used by chapter 5 §5.3 (the
+    phase drift of a trained sine network)."""
+    x0, x1, y = _vector("x0", x0), _vector("x1", x1), _vector("y", y)
+    _same_length(x0=x0, x1=x1, y=y)
+    if len(y) < 3:
+        raise ValueError(f"plane_fit needs at least 3 points, got {len(y)}")
+    for name, a in (("x0", x0), ("x1", x1), ("y", y)):
+        if not np.isfinite(a).all():
+            raise ValueError(f"plane_fit: {name} holds a non-finite value")
+    n = len(y)
+    m0, m1, my = (math.fsum(v) / n for v in (x0, x1, y))
+    u, v, w = x0 - m0, x1 - m1, y - my
+    s00, s01, s11 = math.fsum(u * u), math.fsum(u * v), math.fsum(v * v)
+    s0y, s1y = math.fsum(u * w), math.fsum(v * w)
+    det = s00 * s11 - s01 * s01
+    if not det > 1e-9 * s00 * s11:
+        raise ValueError(
+            "plane_fit: the points lie on one line (x0 and x1 are collinear)"
+        )
+    a0 = (s11 * s0y - s01 * s1y) / det
+    a1 = (s00 * s1y - s01 * s0y) / det
+    return float(my - a0 * m0 - a1 * m1), float(a0), float(a1)
 
 
 def clopper_pearson(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:

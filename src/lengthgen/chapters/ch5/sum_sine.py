@@ -42,6 +42,7 @@ from lengthgen.config import (
     get_scale,
 )
 from lengthgen.engine.runs import Cell
+from lengthgen.stats import plane_fit
 from lengthgen.store import Schema
 
 DT = torch.float64
@@ -297,7 +298,8 @@ def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
       (−π, π] (the frequency's distance to π along the ones at fixed n, and the phase gained per
       unit of length at fixed t); the dominant unit (largest |d_j|) is reported apart;
     * the collective phase arg Z (:func:`collective_phase`) fitted by least squares as
-      Φ0 + α₀ x₀ + α₁ x₁ on the training lattice, with its largest residual;
+      Φ0 + α₀ x₀ + α₁ x₁ on the training lattice (:func:`lengthgen.stats.plane_fit`, the same
+      on every CPU), with its largest residual;
     * ``exact_on_train``: whether the network is exact on the whole training lattice;
     * ``predicted_failure``: the first length at which the fitted linear phase leaves (0, π)
       (:func:`linear_failure_length`), ``measured_failure``: :func:`first_failing_length`.
@@ -307,14 +309,12 @@ def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
     x1 = torch.tensor([p[1] for p in pts], dtype=DT)
     R, ph = collective_phase(net, x0, x1)
     exact_train = bool(((ph > 0) & (ph < math.pi) & (R > 0)).all())
-    A = torch.stack([torch.ones_like(x0), x0, x1], -1)
-    coef = torch.linalg.lstsq(A, ph[:, None]).solution.squeeze(1)
-    resid = float((ph - A @ coef).abs().max())
+    phi0, a0, a1 = plane_fit(x0.numpy(), x1.numpy(), ph.numpy())
+    resid = float((ph - (phi0 + a0 * x0 + a1 * x1)).abs().max())
     d = net.V[0] - net.V[1]
     delta = _wrap(net.W[:, 1] - net.W[:, 0] - math.pi)
     nu = _wrap(net.W[:, 0])
     j = int(d.abs().argmax())
-    phi0, a0, a1 = (float(c) for c in coef)
     return {
         "exact_on_train": exact_train,
         "phi0": phi0,
