@@ -119,6 +119,34 @@ def _fake_chapter(monkeypatch, claims_list, causes=None):
     return mod
 
 
+def test_save_keeps_a_written_value_that_differs_only_by_rounding(
+    monkeypatch, tmp_path
+):
+    """Another CPU may round a value one unit apart in its last kept digit: the committed value
+    stays; a value further off, a changed field or an unreadable file is written."""
+    b = _c(id="ch0.b", digits=3, tolerance=0.0195, group="ours")
+    _fake_chapter(monkeypatch, [_c(id="ch0.a"), b])
+
+    def save(a, b):
+        led = claims.Ledger("ch0", scale="smoke")
+        led.record("ch0.a", a)
+        led.record("ch0.b", b)
+        return {
+            r["id"]: r["our_value"] for r in json.loads(led.save(tmp_path).read_text())
+        }
+
+    assert save(0.5001, 0.501) == {"ch0.a": 0.5001, "ch0.b": 0.501}
+    # one unit in the 4th (a) and 3rd (b) significant digit: kept
+    assert save(0.5002, 0.502) == {"ch0.a": 0.5001, "ch0.b": 0.501}
+    # two units: written
+    assert save(0.5003, 0.503) == {"ch0.a": 0.5003, "ch0.b": 0.503}
+    # one unit, but b's status changes (0.519 holds, 0.520 is outside 0.0195): written
+    assert save(0.5003, 0.519)["ch0.b"] == 0.519
+    assert save(0.5003, 0.520)["ch0.b"] == 0.52
+    (tmp_path / "ch0.json").write_text("{not json")
+    assert save(0.5004, 0.521) == {"ch0.a": 0.5004, "ch0.b": 0.521}
+
+
 def test_ledger_refuses_to_save_with_missing_claims(monkeypatch, tmp_path):
     _fake_chapter(
         monkeypatch,

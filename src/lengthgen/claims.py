@@ -602,9 +602,14 @@ class Ledger:
 
     def save(self, folder: str | Path | None = None) -> Path:
         """Write this page's part of the ledger (atomically; :func:`ledger_path`); nothing is
-        written if a claim is missing."""
+        written if a claim is missing. A value that differs from the one already written only by
+        the ledger's rounding, every other field equal, keeps the written value
+        (:func:`keep_within_rounding`): another CPU that rounds a value one unit apart in its last
+        kept digit does not rewrite the committed ledger."""
         recs = self.records()
-        return atomic_write_json(ledger_path(self.chapter, self.page, folder), recs)
+        path = ledger_path(self.chapter, self.page, folder)
+        digits = {c.id: getattr(c, "digits", 4) for c in self._mine()}
+        return atomic_write_json(path, keep_within_rounding(recs, path, digits))
 
     def table(self):
         """This page's claims as the book's claims table (HTML in a notebook)."""
@@ -725,6 +730,39 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
         )  # the finer of the two: 1.0 → 0.9995 is a change
         return abs(float(a) - float(b)) <= unit * (1 + 1e-9)
     return _clean(a) == _clean(b)
+
+
+def keep_within_rounding(
+    records: list[dict], path: str | Path, digits: dict | None = None
+) -> list[dict]:
+    """``records`` with each ``our_value`` replaced by the one already written at ``path`` when the
+    two agree within the ledger's rounding (:func:`same_within_rounding` at the claim's ``digits``,
+    ``digits[id]``, default 4) and every other field of
+    the two records is equal; the records as they are when ``path`` is missing or is not a list of
+    records (the write then replaces it). Only rounding is absorbed: a value that moved further, a
+    changed status or any changed field is written."""
+    path = Path(path)
+    try:
+        old = read_json(path) if path.exists() else []
+    except ResultFileError:
+        old = []
+    if not isinstance(old, list):
+        old = []
+    by_id = {r["id"]: r for r in old if isinstance(r, dict) and "id" in r}
+    out = []
+    for r in records:
+        o = by_id.get(r["id"])
+        if (
+            o is not None
+            and set(o) == set(r)
+            and all(_clean(o[k]) == _clean(r[k]) for k in r if k != "our_value")
+            and same_within_rounding(
+                o["our_value"], r["our_value"], (digits or {}).get(r["id"], 4)
+            )
+        ):
+            r = dict(r, our_value=o["our_value"])
+        out.append(r)
+    return out
 
 
 def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
