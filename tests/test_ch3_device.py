@@ -211,6 +211,27 @@ def test_a_spent_budget_stops_cleanly_before_an_ensemble(dry, tmp_path):
     assert not list((tmp_path / "cells").glob("*.json")) and "re-run" in log[0]
 
 
+def test_a_full_study_from_a_dirty_tree_is_refused_before_any_work(
+    tmp_path, monkeypatch
+):
+    import lengthgen.store as store
+
+    monkeypatch.setattr(store, "git_state", lambda: {"commit": "abc", "dirty": True})
+    with pytest.raises(ConfigError, match="full-scale run needs a clean git tree"):
+        en.run_study("full", out=tmp_path, device="cpu", log=lambda _: None)
+    assert not (tmp_path / "cells").exists() or not list((tmp_path / "cells").iterdir())
+
+
+def test_refuse_dirty_refuses_only_work_above_smoke_from_a_dirty_tree():
+    dirty, clean = {"dirty": True}, {"dirty": False}
+    runs.refuse_dirty(["a"], "smoke", dirty, False)
+    runs.refuse_dirty([], "full", dirty, False)
+    runs.refuse_dirty(["a"], "full", clean, False)
+    runs.refuse_dirty(["a"], "full", dirty, True)
+    with pytest.raises(ConfigError, match="paper-scale run needs a clean git tree"):
+        runs.refuse_dirty(["a"], "paper", dirty, False)
+
+
 def test_a_device_run_never_writes_into_the_stored_cpu_study():
     meta = torch.device("meta")  # any device other than the CPU
     assert en.default_out("full", meta) == results_dir() / "ch3" / "device"

@@ -648,6 +648,17 @@ def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
     return status
 
 
+def refuse_dirty(todo, scale: str, git: dict, allow_dirty: bool) -> None:
+    """Refuse (ConfigError) a run above smoke scale with work ``todo`` from a dirty git tree
+    (``git``: :func:`lengthgen.store.git_state`), unless ``allow_dirty``; stored results carry
+    the commit they were computed from."""
+    if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
+        raise ConfigError(
+            f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
+            "(recorded in the provenance)"
+        )
+
+
 def run_cells(
     cells: Sequence[Cell],
     folder: str | os.PathLike,
@@ -709,11 +720,7 @@ def run_cells(
         if refresh and status[c.name] == "done" and unmeasured(folder, c, scale)
     }
     todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
-    if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
-        raise ConfigError(
-            f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
-            "(recorded in the provenance)"
-        )
+    refuse_dirty(todo, scale, git, allow_dirty)
     deadline = None if budget_s is None else time.time() + budget_s
     threads = torch.get_num_threads()
     t_start = time.perf_counter()

@@ -447,11 +447,7 @@ def run_study(
     status = runs.plan_status(list(cells.values()), folder, scale)
     git = git_state()
     todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
-    if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
-        raise ConfigError(
-            f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
-            "(recorded in the provenance)"
-        )
+    runs.refuse_dirty(todo, scale, git, allow_dirty)
     steps = ex._protocol(scale)["study"]["steps"]
     est = {}  # tier -> seconds of one ensemble
     if profile is not None:
