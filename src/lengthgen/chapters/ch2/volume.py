@@ -515,7 +515,7 @@ def center_exact_threshold(task: str, eta: float) -> float:
 
 def center_exact_eta(task: str, beta: str = "one") -> float:
     """The scale η* above which the center (First / Index) is exact at every length n when the
-    scores are multiplied by β_n = 1, by bisection (``beta="one"`` only: under log n every η > 0
+    scores are multiplied by β_n = 1, from :func:`center_exact_threshold`'s bisection (``beta="one"`` only: under log n every η > 0
     works from some n on, see :func:`center_exact_threshold`).
 
     With β_n = 1 the center's attention on k is 1/Σ_j exp(−η²(j − k)²), which only shrinks as n
@@ -527,16 +527,9 @@ def center_exact_eta(task: str, beta: str = "one") -> float:
         raise ValueError(
             "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
         )
-    lo, hi = 0.0, 1.0
-    while center_attention_floor(task, hi, 1.0) <= 0.5:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if center_attention_floor(task, mid, 1.0) > 0.5:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # the floor depends on η² log n only: the β_n = 1 limit at scale η is the log n = η² floor
+    # at scale 1, so η* = √(log n* at η = 1)
+    return math.sqrt(center_exact_threshold(task, 1.0))
 
 
 def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
