@@ -298,3 +298,14 @@ def test_gpu_script_dry_run_on_the_cpu(tmp_path):
         timeout=60,
     )
     assert bad.returncode == 2 and "tpu" in bad.stderr
+
+
+def test_the_scripts_copy_limit_is_the_packages():
+    """gpu_ch3.sh types its copy-back limit (it must work before the package is importable);
+    it is pinned here to ensembles.COPY_LIMIT_BYTES, and the message's "15 MB" with it."""
+    import re
+
+    text = (repo_root() / "scripts" / "gpu_ch3.sh").read_text()
+    m = re.search(r"^LIMIT=\$\(\((\d+) \* 1024 \* 1024\)\)$", text, re.M)
+    assert m and int(m.group(1)) * 1024 * 1024 == en.COPY_LIMIT_BYTES
+    assert f"over {en.COPY_LIMIT_BYTES // 2**20} MB" in text
