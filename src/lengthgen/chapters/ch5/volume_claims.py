@@ -51,6 +51,12 @@ from __future__ import annotations
 
 import math
 
+# chapter 2's rules 6–7: closed form in float64, window and Monte Carlo exponents at finite n
+from lengthgen.chapters.ch2.claims import (
+    CLOSED_FORM_RTOL,
+    MC_EXPONENT_TOL,
+    WINDOW_SLOPE_TOL,
+)
 from lengthgen.chapters.ch5.common import stored_claim
 
 LOC = "ch. 5 § log scaling in the volume theory"
@@ -60,11 +66,6 @@ AREA_NS = (11, 31, 101, 301, 1001, 3001)
 AREA_ETA = 1.0
 AREA_GRID = 4001
 AREA_SPAN = 40.0
-#: chapter 2's rules 6–7 (lengthgen.chapters.ch2.claims): closed form in float64, window and
-#: Monte Carlo exponents at finite n
-CLOSED_FORM_RTOL = 1e-9
-WINDOW_SLOPE_TOL = 0.3
-MC_EXPONENT_TOL = 0.5
 #: the slope of 4 artanh(1/n) on n = 11 … 3001 differs from −1 by at most (2/3)/n² ≈ 0.0055
 AREA_SLOPE_TOL = 0.01
 #: η* of the β_n = 1 center: our closed forms (Poisson summation) and the relative tolerance
