@@ -326,16 +326,13 @@ def paired_by_n(results, exp: str, variant: str) -> list[dict]:
     with its 95 % seed-bootstrap interval, and both arms' means (``results``: stored cells)."""
     from lengthgen.stats import bootstrap_ci
 
-    rows = [m for m in stored_members(results, exp)[0] if m["variant"] == variant]
+    pairs = vc.paired_accuracy(stored_members(results, exp)[0], variant)
     out = []
-    for N in sorted({m["N"] for m in rows}):
-        acc = {
-            (m["beta"], m["seed"]): 100 * m["test"][str(10 * N + 1)]
-            for m in rows
-            if m["N"] == N
-        }
-        seeds = sorted(s for (b, s) in acc if b == "log")
-        d = np.array([acc[("one", s)] - acc[("log", s)] for s in seeds])
+    for N in sorted({N for N, _ in pairs}):
+        arms = [
+            pairs[k] for k in pairs if k[0] == N
+        ]  # (one, log) per seed, in seed order
+        d = np.array([one - log for one, log in arms])
         m, lo, hi = bootstrap_ci(d, **vc.BOOT)
         out.append(
             {
@@ -343,8 +340,8 @@ def paired_by_n(results, exp: str, variant: str) -> list[dict]:
                 "diff": m,
                 "lo": lo,
                 "hi": hi,
-                "log": float(np.mean([acc[("log", s)] for s in seeds])),
-                "one": float(np.mean([acc[("one", s)] for s in seeds])),
+                "log": float(np.mean([log for _, log in arms])),
+                "one": float(np.mean([one for one, _ in arms])),
             }
         )
     return out

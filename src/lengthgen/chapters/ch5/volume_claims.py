@@ -191,15 +191,25 @@ def _members(results, exp):
     return rows
 
 
-def paired_differences(results, exp, variant):
-    """Per (N, seed): accuracy at L = 10N+1 with β_n = 1 minus with log n (percentage points)."""
-    rows = [m for m in _members(results, exp) if m["variant"] == variant]
+def paired_accuracy(members, variant) -> dict:
+    """``{(N, seed): (one, log)}``: the accuracy at L = 10N+1 in percentage points of the β_n = 1
+    and the log n member of each (N, seed) pair of ``variant`` (``members``: stored member rows),
+    over the pairs whose log n member is stored."""
     acc = {
         (m["beta"], m["N"], m["seed"]): 100 * m["test"][str(10 * m["N"] + 1)]
-        for m in rows
+        for m in members
+        if m["variant"] == variant
     }
-    keys = sorted((N, s) for (b, N, s) in acc if b == "log")
-    return [acc[("one", N, s)] - acc[("log", N, s)] for (N, s) in keys]
+    return {
+        (N, s): (acc[("one", N, s)], acc[("log", N, s)])
+        for (N, s) in sorted((N, s) for (b, N, s) in acc if b == "log")
+    }
+
+
+def paired_differences(results, exp, variant):
+    """Per (N, seed): accuracy at L = 10N+1 with β_n = 1 minus with log n (percentage points)."""
+    pairs = paired_accuracy(_members(results, exp), variant)
+    return [one - log for one, log in pairs.values()]
 
 
 def paired_summary(results, exp, variant):
