@@ -343,3 +343,30 @@ def test_majority_box_counts_the_structural_test_on_the_same_points():
         vb.majority_box(ns=[7, 9], samples=[10])
     with pytest.raises(ConfigError, match="n"):
         vb.majority_box(ns=[2], samples=[10])
+
+
+def test_paired_accuracy_pairs_each_log_member_with_its_beta_one_member():
+    from lengthgen.chapters.ch5 import volume_claims as vc
+
+    def m(beta, N, seed, acc, variant="gen"):
+        return {
+            "beta": beta,
+            "N": N,
+            "seed": seed,
+            "variant": variant,
+            "test": {str(10 * N + 1): acc},
+        }
+
+    members = [
+        m("one", 5, 2, 0.5),
+        m("log", 5, 2, 0.75),
+        m("log", 3, 1, 0.25),
+        m("one", 3, 1, 1.0),
+        m("one", 3, 7, 0.0),
+        m("log", 3, 1, 0.0, "sin"),
+    ]
+    assert vc.paired_accuracy(members, "gen") == {
+        (3, 1): (100.0, 25.0),
+        (5, 2): (50.0, 75.0),
+    }
+    assert list(vc.paired_accuracy(members, "gen")) == [(3, 1), (5, 2)]
