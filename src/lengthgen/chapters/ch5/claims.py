@@ -13,7 +13,7 @@ experiment it judges was run (``git log -p`` of this file shows the order).
 
 from __future__ import annotations
 
-from lengthgen.claims import Claim
+from lengthgen.chapters.ch5.common import stored_claim
 
 PAPER = "our experiments across the papers (not claims of the papers)"
 #: causes a prediction of ours may fail for (none declared yet)
@@ -36,14 +36,13 @@ def _doubling(results, beta, key):
 
 
 CLAIMS = [
-    Claim(
+    stored_claim(
         "ch5.parity.collapse_beta_one",
         "ch. 5 § averaging vs summing",
         "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
         "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is "
         "exact at both n and 2n",
         0.0,
-        source="stored",
         measure=lambda r: _doubling(r, "one", "max_abs_output"),
         check="value",
         tolerance=1e-12,
@@ -52,13 +51,12 @@ CLAIMS = [
         "to float64 rounding of the logarithms, far below 10⁻¹²",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.parity.logit_shift_log",
         "ch. 5 § averaging vs summing",
         "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at (t, n) by "
         "exactly X log 2, at every t and n (largest error over the same points)",
         0.0,
-        source="stored",
         measure=lambda r: _doubling(r, "log", "max_logit_error"),
         check="value",
         tolerance=1e-9,
@@ -67,14 +65,13 @@ CLAIMS = [
         "logarithms of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.parity.averaging_sine_nmax",
         "ch. 5 § averaging vs summing",
         "Averaging attention + one sine unit with every parameter in [−B, B]: the largest length at "
         "which a search finds an exact Parity classifier, for B = 2, 3, 4, 6, 8, equals our bound "
         "⌈2B²/π⌉",
         [3, 6, 11, 23, 41],
-        source="stored",
         measure=lambda r: [
             row["largest_exact_n"] for row in _cell(r, "averaging_sine")["rows"]
         ],
@@ -84,14 +81,13 @@ CLAIMS = [
         "tightness)",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.parity.summing_exact",
         "ch. 5 § averaging vs summing",
         "Summing instead of averaging: chapter 4's biased width-2 sine construction (p = 2) "
         "classifies every count t ≤ 10⁵ correctly, and every (n, t) with n ≤ 1,000 "
         "(errors: both counts)",
         [0, 0],
-        source="stored",
         measure=lambda r: [
             _cell(r, "summing")["errors"],
             _cell(r, "summing")["errors_all_lengths"],
@@ -101,12 +97,11 @@ CLAIMS = [
         "so any error is a real failure, not rounding",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.parity.summing_ignores_zeros",
         "ch. 5 § averaging vs summing",
         "The construction's first-layer weight on the count of zeros is exactly 0",
         0.0,
-        source="stored",
         measure=lambda r: _cell(r, "summing")["weight_on_zeros"],
         check="equal",
         why="W_{j0} = 2π·0/p is 0 in any arithmetic",
@@ -205,6 +200,18 @@ def _closed_form_rows(results):
     )
 
 
+#: chapter 0's rule, as the two c-rule claims check it: α^{½} at the longest length keeps at
+#: least this much mass exactly when c > 1
+C_RULE_LEVEL = 0.99
+
+
+def _c_rule_holds(count: int):
+    """The c-rule predicate on ``count`` ``[c, α^{½}]`` pairs: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
+    return lambda v: (
+        len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
+    )
+
+
 def _c_rule(results):
     """Per fixed-target task: (m / log L0, α^{½} at the longest length with the log factor)."""
     rows = _cell(results, "mass_clamped")["rows"]
@@ -242,37 +249,34 @@ def _alibi_flat(results):
 
 
 CLAIMS += [
-    Claim(
+    stored_claim(
         "ch5.mass.argmax_invariant",
         "ch. 5 § softmax mass",
         "Multiplying the fitted kernels' logits by log L / log L0 changes α_L in none of the 270 "
         "(encoding, task, L) cells",
         0,
-        source="stored",
         measure=_argmax_changes,
         check="equal",
         why="a positive factor keeps every argmax; a change could only come from the tie "
         "tolerance, and would be a real effect of it",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass.half_below_argmax",
         "ch. 5 § softmax mass",
         "α_L^{½} ≤ α_L in every cell, both scales (a weight above ½ is the unique maximum)",
         True,
-        source="stored",
         measure=_half_le_alpha,
         check="predicate",
         holds=lambda v: v is True,
         why="a consequence of the definitions: any failure is a bug",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass.log_never_lowers",
         "ch. 5 § softmax mass",
         "The log factor (≥ 1 for L ≥ L0) never lowers α_L^{½} in any cell",
         True,
-        source="stored",
         measure=_log_never_lowers,
         check="predicate",
         holds=lambda v: v is True,
@@ -280,13 +284,12 @@ CLAIMS += [
         "is on the maximum",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass.clamped_closed_form",
         "ch. 5 § softmax mass",
         "Learned absolute tables on first, pos2, pos5: our closed form of α_L^{½} matches the "
         "computed value at every length and both scales (largest difference, in rows)",
         0.0,
-        source="stored",
         measure=_closed_form_rows,
         check="value",
         tolerance=1.0,
@@ -294,27 +297,25 @@ CLAIMS += [
         "round the other way, more than one is a wrong derivation",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass.c_rule",
         "ch. 5 § softmax mass",
-        "With the log factor, a learned table keeps α^{½} ≥ 0.99 at L = 16,384 exactly when its "
+        f"With the log factor, a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 exactly when its "
         "clamped margin exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): [c, α^{½}] per "
         "task first, pos2, pos5",
-        "α ≥ 0.99 iff c > 1",
-        source="stored",
+        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
         measure=_c_rule,
         check="predicate",
-        holds=lambda v: len(v) == 3 and all((a >= 0.99) == (c > 1) for c, a in v),
+        holds=_c_rule_holds(3),
         why="our derivation: the target's weight grows like L^c and the tail's like L",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass.unscaled_dilutes",
         "ch. 5 § softmax mass",
         "Without the factor, α_L^{½} never rises with L for any (encoding, task) whose argmax is "
         "right on every row at every length",
         "non-increasing",
-        source="stored",
         measure=_perfect_series,
         check="predicate",
         holds=_non_increasing,
@@ -322,13 +323,12 @@ CLAIMS += [
         "kernel's offsets to the target do not change",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass.alibi_keeps_mass",
         "ch. 5 § softmax mass",
         "ALiBi kernels with a perfect argmax keep their unscaled α^{½} from L = 128 to 16,384 "
         "(change at most 0.02 per task)",
         0.0,
-        source="stored",
         measure=_alibi_flat,
         check="predicate",
         holds=lambda v: bool(v) and all(abs(x) <= 0.02 for x in v.values()),
@@ -357,17 +357,16 @@ def _scaled_closed_form_rows(results):
 
 
 CLAIMS += [
-    Claim(
+    stored_claim(
         "ch5.mass.c_rule_scaled",
         "ch. 5 § softmax mass",
         "The rule's other half, on the learned tables of first, pos2, pos5 multiplied by a "
         "positive factor so that c = m / log L0 is 0.5, 0.8, 1.5 or 2.5: with the log factor, "
-        "α^{½} at L = 16,384 is ≥ 0.99 exactly when c > 1 (12 tables: [c, α^{½}])",
-        "α ≥ 0.99 iff c > 1",
-        source="stored",
+        f"α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
+        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
         measure=_scaled_rule,
         check="predicate",
-        holds=lambda v: len(v) == 12 and all((a >= 0.99) == (c > 1) for c, a in v),
+        holds=_c_rule_holds(12),
         why="our derivation: with the factor the target's weight against one tail key is L^c "
         "times a constant and the tail has about L keys, so for c < 1 the rows beyond about "
         "L^c lose the mass (at L = 16,384, L^0.8 ≈ 2,350 rows of 16,364) and for c > 1 every row "
@@ -375,13 +374,12 @@ CLAIMS += [
         "for 16,384 to decide",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass.scaled_closed_form",
         "ch. 5 § softmax mass",
         "The scaled tables: our closed form of α^{½} (log factor) matches the computed value at "
         "every length (largest difference, in rows)",
         0.0,
-        source="stored",
         measure=_scaled_closed_form_rows,
         check="value",
         tolerance=1.0,

@@ -19,7 +19,7 @@ import math
 from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS
 from lengthgen.chapters.ch3.realizability import L0_DEFAULT
 from lengthgen.chapters.ch5 import mass as _mass
-from lengthgen.claims import Claim
+from lengthgen.chapters.ch5.common import stored_claim
 
 SECTION = "ch. 5 § softmax mass"
 L0 = L0_DEFAULT
@@ -190,13 +190,12 @@ def _far_alpha(results):
 
 
 CLAIMS = [
-    Claim(
+    stored_claim(
         "ch5.mass_refit.margin_kept",
         SECTION,
         "The per-row log refit leaves the learned tables' clamped margin m unchanged on first, "
         "pos2, pos5 (largest |m_refit − m|)",
         0.0,
-        source="stored",
         measure=_margin_change,
         check="value",
         tolerance=0.0,
@@ -205,13 +204,12 @@ CLAIMS = [
         "its weight decay act per coordinate, so row 19 sees the same gradients bit for bit",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_refit.alpha_structural",
         SECTION,
         "The refit's α_L equals the unscaled fit's in every NoPE, ALiBi and learned-table cell "
         "(9 tasks × 6 lengths; number of cells that differ)",
         0,
-        source="stored",
         measure=_same_alpha_structural,
         check="equal",
         why="NoPE's kernel is constant (every row ties, α = 0); an ALiBi kernel c0 + s·d with "
@@ -220,13 +218,12 @@ CLAIMS = [
         "factor keeps every argmax",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_refit.rope_moves",
         SECTION,
         "The refit changes RoPE's α_L at L = 16,384 on at least one fixed-offset task (prev, "
         "skip2, skip3, skip5; number that change)",
         "≥ 1",
-        source="stored",
         measure=_rope_fixed_changes,
         check="predicate",
         holds=lambda v: v >= 1,
@@ -235,13 +232,12 @@ CLAIMS = [
         "offset d1 whose κ beats κ(δ), which moves with any change of κ",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_refit.closed_form",
         SECTION,
         "Learned tables on first, pos2, pos5: the refit's α_L^{½} with the per-row factor "
         "matches our closed form at every length (largest difference, in rows)",
         0.0,
-        source="stored",
         measure=_closed_form_rows,
         check="value",
         tolerance=1.0,
@@ -249,13 +245,12 @@ CLAIMS = [
         "may round the other way",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_refit.keeps_mass",
         SECTION,
         "The refit's learned tables keep α_L^{½} = 1 at every length up to 16,384 on first, "
         "pos2, pos5 (smallest α^{½})",
         1.0,
-        source="stored",
         measure=_learned_half,
         check="value",
         tolerance=0.0,
@@ -264,12 +259,11 @@ CLAIMS = [
         "their mass even without any factor, and s_i ≥ 1 there only raises it",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_refit.below_eval_log",
         SECTION,
         "For every learned-table cell the refit's α_L^{½} is at most the evaluation-time factor's",
         True,
-        source="stored",
         measure=_below_eval_log,
         check="predicate",
         holds=lambda v: v is True,
@@ -277,13 +271,12 @@ CLAIMS = [
         "on the row's maximum, and a larger factor only raises it",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_refit.perfect_gain",
         SECTION,
         "RoPE and sinusoidal cells where both fits have a perfect argmax: the refit's α^{½} is at "
         "least the unscaled fit's (no factor) in every such cell",
         "≥ 0 in every cell",
-        source="stored",
         measure=_perfect_half,
         check="predicate",
         holds=lambda v: bool(v) and all(x >= 0 for x in v.values()),
@@ -293,25 +286,23 @@ CLAIMS = [
         "its margin elsewhere)",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_refit.half_below_argmax",
         SECTION,
         "α_L^{½} ≤ α_L in every refit cell",
         True,
-        source="stored",
         measure=_half_le_alpha,
         check="predicate",
         holds=lambda v: v is True,
         why="a weight above ½ is the unique maximum: any failure is a bug",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_far.kappa_is_transfer",
         SECTION,
         "α_L from RoPE's κ (O(L)) equals α_L from the full transfer T_L(W) (mass_tables) at "
         "L = 16,384 on all 9 tasks (largest difference)",
         0.0,
-        source="stored",
         measure=_study_alpha_matches,
         check="value",
         tolerance=0.0,
@@ -319,14 +310,13 @@ CLAIMS = [
         "(≈10⁻¹³) far below the logit gaps that decide these argmaxes",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_far.fixed_offset",
         SECTION,
         "prev, skip2, skip3, skip5 at L = 10⁵, 10⁶, 10⁷: the right rows are exactly the d1 − L0 "
         "rows before the first offset d1 (found below 16,384) with κ(d1) > κ(δ) (largest "
         "deviation in rows)",
         0.0,
-        source="stored",
         measure=_fixed_offset_rows,
         check="value",
         tolerance=0.5,
@@ -334,13 +324,12 @@ CLAIMS = [
         "below d1 were right at 16,384 already; α_L = (d1 − L0)/(L − L0) → 0",
         group="self-check",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_far.sup_is_torus_max",
         SECTION,
         "On all 9 RoPE tasks κ's running maximum at 10⁷ rises above its 16,384 value yet stays "
         "below S4 = Σ_r max f_r, which is itself below the sum of amplitudes S16",
         "M16384 < M(10⁷) ≤ S4 < S16",
-        source="stored",
         measure=_sup_respected,
         check="predicate",
         holds=_sup_ok,
@@ -349,13 +338,12 @@ CLAIMS = [
         "expected above the study's maximum on every task",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_far.equidistribution_max",
         SECTION,
         "The offsets in [16,384, 10⁷) whose κ exceeds the study's maximum number μ·(10⁷ − 16,384) "
         "within a factor 2, μ the torus measure above that level (tasks expecting ≥ 50)",
         "ratio in [0.5, 2]",
-        source="stored",
         measure=_exceed_ratios,
         check="predicate",
         holds=lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values()),
@@ -364,13 +352,12 @@ CLAIMS = [
         "fluctuate more than Poisson; factor 2 for expected counts of 60 to 6000",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_far.equidistribution_delta",
         SECTION,
         "Fixed-offset tasks: the offsets in [16,384, 10⁷) whose κ exceeds κ(δ) number "
         "μ(κ(δ))·(10⁷ − 16,384) within 25 %",
         "ratio in [0.8, 1.25]",
-        source="stored",
         measure=lambda r: _exceed_ratios(
             r, "exceed_delta", "mu_kappa_delta", FIXED_OFFSET, 1
         ),
@@ -379,13 +366,12 @@ CLAIMS = [
         why="as above, with expected counts of 2000 to 9000, where runs average out",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_far.first_records",
         SECTION,
         "first at 10⁵, 10⁶, 10⁷: the right rows beyond the study's are exactly the new records "
         "of κ, at least 1 and at most 4(ln E + 1), E the exceedances of the study maximum",
         "records, 1 ≤ n ≤ 4(ln E + 1)",
-        source="stored",
         measure=_first_records,
         check="predicate",
         holds=_first_ok,
@@ -394,12 +380,11 @@ CLAIMS = [
         "records number about ln E + 0.58, times short runs (≤ 4)",
         group="ours",
     ),
-    Claim(
+    stored_claim(
         "ch5.mass_far.alpha_vanishes",
         SECTION,
         "Every RoPE task has α_L < 10⁻³ at L = 10⁷ (largest α)",
         "< 1e-3",
-        source="stored",
         measure=_far_alpha,
         check="predicate",
         holds=lambda v: v < 1e-3,
