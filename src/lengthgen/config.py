@@ -61,6 +61,18 @@ def check_probability(name: str, value) -> float:
     return float(value)
 
 
+def check_seeds(seeds, name: str = "seeds") -> list[int]:
+    """``seeds`` as a list of integers >= 0; a string, a scalar or an empty sequence is refused
+    (the one seeds check at the public edges: ensembles, models, explorers)."""
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or not seeds:
+        raise ConfigError(
+            f"{name} must be a non-empty sequence of integers, got {seeds!r}"
+        )
+    return [
+        check_positive_int(f"{name}[{i}]", s, minimum=0) for i, s in enumerate(seeds)
+    ]
+
+
 def check_finite(name: str, value, *, nonnegative: bool = False) -> float:
     """Return ``value`` as float if finite (and >= 0 when ``nonnegative``); otherwise raise."""
     if (

@@ -63,7 +63,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 import torch.nn.functional as F
 
-from lengthgen.config import ConfigError, check_positive_int, get_device
+from lengthgen.config import ConfigError, check_positive_int, get_device, check_seeds
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
 from lengthgen.engine.runs import note_device
 
@@ -106,11 +106,7 @@ def _tree_leaves(obj) -> list[torch.Tensor]:
 
 def seeded_generators(seeds: Sequence[int], device="cpu") -> list[torch.Generator]:
     """One ``torch.Generator`` per seed (``manual_seed(seed)``): per-member init or data streams."""
-    out = []
-    for i, s in enumerate(seeds):
-        check_positive_int(f"seeds[{i}]", s, minimum=0)
-        out.append(torch.Generator(device=device).manual_seed(int(s)))
-    return out
+    return [torch.Generator(device=device).manual_seed(s) for s in check_seeds(seeds)]
 
 
 def members_of(params: Mapping[str, torch.Tensor]) -> int:
@@ -853,18 +849,10 @@ class vmap_model:
     def init(
         self, seeds: Sequence[int], dtype=torch.float64, device=None
     ) -> dict[str, torch.Tensor]:
-        if (
-            isinstance(seeds, (str, bytes))
-            or not hasattr(seeds, "__len__")
-            or len(seeds) == 0
-        ):
-            raise ConfigError(
-                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
-            )
+        seeds = check_seeds(seeds)
         dev = torch.device("cpu") if device is None else torch.device(device)
         mods = []
-        for i, s in enumerate(seeds):
-            check_positive_int(f"seeds[{i}]", s, minimum=0)
+        for s in seeds:
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(int(s))
                 mods.append(self.factory().to(dtype))

@@ -46,7 +46,7 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.nn.attention import attend, causal_mask
-from lengthgen.config import ConfigError, check_choice, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_positive_int, check_seeds
 from lengthgen.nn.positional import (
     ENCODINGS,
     alibi_bias,
@@ -237,20 +237,11 @@ class Decoder:
         self, seeds: Sequence[int], dtype=torch.float32, device=None
     ) -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{name: [E, ...]}``, member e from ``torch.Generator(seeds[e])``."""
-        if (
-            isinstance(seeds, (str, bytes))
-            or not hasattr(seeds, "__len__")
-            or len(seeds) == 0
-        ):
-            raise ConfigError(
-                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
-            )
+        seeds = check_seeds(seeds)
         shapes = self.param_shapes()
         members = {k: [] for k in shapes}
-        for i, s in enumerate(seeds):
-            g = torch.Generator().manual_seed(
-                check_positive_int(f"seeds[{i}]", s, minimum=0)
-            )
+        for s in seeds:
+            g = torch.Generator().manual_seed(s)
             for name, shape in shapes.items():
                 leaf = name.split(".")[-1]
                 if leaf in ("tok_emb", "pos_emb"):

@@ -38,7 +38,7 @@ from typing import Sequence
 
 import torch
 
-from lengthgen.config import check_choice, check_positive_int
+from lengthgen.config import check_choice, check_positive_int, check_seeds
 
 VARIANTS = ("gen", "pos", "sin", "norm")
 FAMILIES = {"gen": "gen", "sin": "sin", "pos": "positional", "norm": "positional"}
@@ -440,14 +440,7 @@ class SingleLayer:
         self, seeds: Sequence[int], dtype=torch.float64, device=None
     ) -> dict[str, torch.Tensor]:
         """Stacked initial tensors, member e from seed ``seeds[e]`` with its own N (App. D.2)."""
-        if (
-            isinstance(seeds, (str, bytes))
-            or not hasattr(seeds, "__len__")
-            or len(seeds) == 0
-        ):
-            raise ValueError(
-                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
-            )
+        seeds = check_seeds(seeds)
         E = len(seeds)
         Ns = self._lengths(E)
         vs = self.variants if self.variants is not None else [self.variant] * E

@@ -19,7 +19,13 @@ import torch
 
 from lengthgen.chapters.ch4.data import check_counts, check_modulus
 from lengthgen.chapters.ch4.paper import INIT_STD
-from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    check_seeds,
+)
 
 ACTIVATIONS = ("sine", "relu")
 
@@ -116,19 +122,10 @@ class ModularMLP:
         self, seeds: Sequence[int], dtype=torch.float32, device="cpu"
     ) -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed ``seeds[e]``)."""
-        if (
-            isinstance(seeds, (str, bytes))
-            or not hasattr(seeds, "__len__")
-            or len(seeds) == 0
-        ):
-            raise ConfigError(
-                f"seeds must be a non-empty sequence of integers, got {seeds!r}"
-            )
+        seeds = check_seeds(seeds)
         Ws, Vs, bs = [], [], []
-        for i, s in enumerate(seeds):
-            g = torch.Generator().manual_seed(
-                check_positive_int(f"seeds[{i}]", s, minimum=0)
-            )
+        for s in seeds:
+            g = torch.Generator().manual_seed(s)
             Ws.append(
                 torch.randn(self.width, self.p, generator=g, dtype=torch.float64)
                 * self.init_std
