@@ -4,18 +4,32 @@ self-checks of the code the experiments reuse. They are not claims of the papers
 counts them apart.
 
 Sections: "Log-length scaling in the volume theory" (``volume``, declared in
-:mod:`lengthgen.chapters.ch5.volume_claims`), "Parity: averaging versus summing" (``parity``),
-"Softmax mass, not just argmax" (``mass``).
+:mod:`lengthgen.chapters.ch5.volume_claims`), "Parity: averaging versus summing" (``parity`` here,
+``sumsine`` in :mod:`lengthgen.chapters.ch5.sum_sine_claims`), "Softmax mass, not just argmax"
+(``mass`` here, ``mass_refit`` and ``mass_far`` in :mod:`lengthgen.chapters.ch5.mass_more_claims`).
 
 Each prediction was written, with its comparison, in the commit that introduced it, before the
 experiment it judges was run (``git log -p`` of this file shows the order).
+
+How each comparison was chosen (each rule is code the claims name):
+
+* rounding residues: a value that is exactly 0 in real arithmetic is compared with a tolerance
+  (and ledger ``residue``) far above float64 rounding (``collapse_beta_one``, ``logit_shift_log``);
+* exact counts: a count of failures or changes that can only be 0 (``check="equal"``);
+* closed forms in rows: :data:`~lengthgen.chapters.ch5.common.ONE_ROW`;
+* chapter 2's rules 6–7 (closed forms, window and Monte Carlo exponents), taken from chapter 2;
+* log-log slopes with a 95 % interval: :func:`~lengthgen.chapters.ch5.common.slope_holds`;
+* properties that must hold everywhere: :func:`~lengthgen.chapters.ch5.common.is_true`;
+* chapter 0's c-rule: :data:`C_RULE_LEVEL` and :func:`_c_rule_holds`;
+* trained accuracy: the sign of a paired 95 % bootstrap interval (``volume.train_*``); bands and
+  factors declared next to their claims (``BOX_RATIO_BAND``, ``DRIFT_FACTOR``, the 0.02 of
+  ``alibi_keeps_mass``, the ratio bands of ``mass_far``).
 """
 
 from __future__ import annotations
 
-from lengthgen.chapters.ch5.common import stored_claim
+from lengthgen.chapters.ch5.common import ONE_ROW, claim_maker, is_true
 
-PAPER = "our experiments across the papers (not claims of the papers)"
 #: causes a prediction of ours may fail for (none declared yet)
 CAUSES: dict[str, str] = {}
 
@@ -26,92 +40,256 @@ SUMMING_N = 100_000
 SUMMING_ALL = 1_000
 
 
-def _cell(results, name):
-    return results.cell(name)
-
-
 def _doubling(results, beta, key):
-    rows = [r for r in _cell(results, "parity_doubling")["rows"] if r["beta"] == beta]
-    return max(r[key] for r in rows)
+    rows = results.cell("parity_doubling")["rows"]
+    return max(r[key] for r in rows if r["beta"] == beta)
 
+
+_parity = claim_maker("ch. 5 § averaging vs summing")
 
 CLAIMS = [
-    stored_claim(
+    _parity(
         "ch5.parity.collapse_beta_one",
-        "ch. 5 § averaging vs summing",
         "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
         "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is "
         "exact at both n and 2n",
         0.0,
-        measure=lambda r: _doubling(r, "one", "max_abs_output"),
-        check="value",
+        "value",
+        "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up "
+        "to float64 rounding of the logarithms, far below 10⁻¹²",
+        lambda r: _doubling(r, "one", "max_abs_output"),
         tolerance=1e-12,
         residue=1e-12,
-        why="with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up "
-        "to float64 rounding of the logarithms, far below 10⁻¹²",
-        group="ours",
     ),
-    stored_claim(
+    _parity(
         "ch5.parity.logit_shift_log",
-        "ch. 5 § averaging vs summing",
         "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at (t, n) by "
         "exactly X log 2, at every t and n (largest error over the same points)",
         0.0,
-        measure=lambda r: _doubling(r, "log", "max_logit_error"),
-        check="value",
+        "value",
+        "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 "
+        "logarithms of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
+        lambda r: _doubling(r, "log", "max_logit_error"),
         tolerance=1e-9,
         residue=1e-9,
-        why="the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 "
-        "logarithms of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
-        group="ours",
     ),
-    stored_claim(
+    _parity(
         "ch5.parity.averaging_sine_nmax",
-        "ch. 5 § averaging vs summing",
         "Averaging attention + one sine unit with every parameter in [−B, B]: the largest length at "
         "which a search finds an exact Parity classifier, for B = 2, 3, 4, 6, 8, equals our bound "
         "⌈2B²/π⌉",
         [3, 6, 11, 23, 41],
-        measure=lambda r: [
-            row["largest_exact_n"] for row in _cell(r, "averaging_sine")["rows"]
-        ],
-        check="equal",
-        why="our derivation: n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; "
+        "equal",
+        "our derivation: n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; "
         "an exact count can only equal it (a larger value refutes the bound, a smaller one its "
         "tightness)",
-        group="ours",
+        lambda r: [row["largest_exact_n"] for row in r.cell("averaging_sine")["rows"]],
     ),
-    stored_claim(
+    _parity(
         "ch5.parity.summing_exact",
-        "ch. 5 § averaging vs summing",
         "Summing instead of averaging: chapter 4's biased width-2 sine construction (p = 2) "
         "classifies every count t ≤ 10⁵ correctly, and every (n, t) with n ≤ 1,000 "
         "(errors: both counts)",
         [0, 0],
-        measure=lambda r: [
-            _cell(r, "summing")["errors"],
-            _cell(r, "summing")["errors_all_lengths"],
-        ],
-        check="equal",
-        why="the construction's phase is π t exactly (its weight on the count of zeros is 0), "
+        "equal",
+        "the construction's phase is π t exactly (its weight on the count of zeros is 0), "
         "so any error is a real failure, not rounding",
-        group="ours",
+        lambda r: [r.cell("summing")[k] for k in ("errors", "errors_all_lengths")],
     ),
-    stored_claim(
+    _parity(
         "ch5.parity.summing_ignores_zeros",
-        "ch. 5 § averaging vs summing",
         "The construction's first-layer weight on the count of zeros is exactly 0",
         0.0,
-        measure=lambda r: _cell(r, "summing")["weight_on_zeros"],
-        check="equal",
-        why="W_{j0} = 2π·0/p is 0 in any arithmetic",
+        "equal",
+        "W_{j0} = 2π·0/p is 0 in any arithmetic",
+        lambda r: r.cell("summing")["weight_on_zeros"],
         group="self-check",
     ),
 ]
 
-from lengthgen.chapters.ch5.volume_claims import CLAIMS as _VOLUME_CLAIMS  # noqa: E402
+# --------------------------------------------------------------------------- 5.2 softmax mass
+#: the lengths of the mass tables (fixed before the runs)
+MASS_LENGTHS = (30, 60, 128, 512, 2048, 16384)
+MASS_L0 = 20
+#: the values c' = m / log L0 the learned tables are scaled to (fixed before the run)
+SCALED_C = (0.5, 0.8, 1.5, 2.5)
+#: chapter 0's rule, as the two c-rule claims check it: α^{½} at the longest length keeps at
+#: least this much mass exactly when c > 1
+C_RULE_LEVEL = 0.99
 
-CLAIMS = _VOLUME_CLAIMS + CLAIMS
+
+def _mass_rows(results):
+    return results.cell("mass_tables")["rows"]
+
+
+def _rows_off(results, name, half, closed):
+    """The largest |computed − closed form| of α^{½} in rows over the rows of cell ``name``."""
+    return max(
+        abs(r[half] - r[closed]) * (r["L"] - MASS_L0)
+        for r in results.cell(name)["rows"]
+    )
+
+
+def _c_rule_holds(count: int):
+    """The c-rule predicate on ``count`` ``[c, α^{½}]`` pairs: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
+    return lambda v: (
+        len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
+    )
+
+
+def _c_rule(results, name, half, **where):
+    """Per row of cell ``name`` at the longest length (and ``where``): [c, α^{½}]."""
+    L = max(MASS_LENGTHS)
+    return [
+        [r["c"], r[half]]
+        for r in results.cell(name)["rows"]
+        if r["L"] == L and all(r[k] == v for k, v in where.items())
+    ]
+
+
+def _perfect_series(results):
+    """α^{½} (no factor) against L for every (encoding, task) whose argmax is right on every
+    scored row at every length."""
+    by = {}
+    for r in _mass_rows(results):
+        by.setdefault((r["encoding"], r["task"]), []).append(r)
+    out = {}
+    for key, rows in by.items():
+        rows = sorted(rows, key=lambda r: r["L"])
+        if all(r["alpha"] == 1.0 for r in rows):
+            out["/".join(key)] = [r["alpha_half_none"] for r in rows]
+    return out
+
+
+def _non_increasing(series):
+    return bool(series) and all(
+        all(b <= a + 1e-12 for a, b in zip(v, v[1:])) for v in series.values()
+    )
+
+
+def _alibi_flat(results):
+    i = MASS_LENGTHS.index(128)
+    series = _perfect_series(results).items()
+    return {k: v[-1] - v[i] for k, v in series if k.startswith("alibi/")}
+
+
+_mass = claim_maker("ch. 5 § softmax mass")
+
+CLAIMS += [
+    _mass(
+        "ch5.mass.argmax_invariant",
+        "Multiplying the fitted kernels' logits by log L / log L0 changes α_L in none of the 270 "
+        "(encoding, task, L) cells",
+        0,
+        "equal",
+        "a positive factor keeps every argmax; a change could only come from the tie "
+        "tolerance, and would be a real effect of it",
+        lambda r: sum(x["alpha"] != x["alpha_log"] for x in _mass_rows(r)),
+    ),
+    _mass(
+        "ch5.mass.half_below_argmax",
+        "α_L^{½} ≤ α_L in every cell, both scales (a weight above ½ is the unique maximum)",
+        True,
+        "predicate",
+        "a consequence of the definitions: any failure is a bug",
+        lambda r: all(
+            x[f"alpha_half_{k}"] <= x["alpha"]
+            for x in _mass_rows(r)
+            for k in ("none", "log")
+        ),
+        holds=is_true,
+        group="self-check",
+    ),
+    _mass(
+        "ch5.mass.log_never_lowers",
+        "The log factor (≥ 1 for L ≥ L0) never lowers α_L^{½} in any cell",
+        True,
+        "predicate",
+        "scaling logits up by s ≥ 1 raises the weight of the maximum, and a weight above ½ "
+        "is on the maximum",
+        lambda r: all(
+            x["alpha_half_log"] >= x["alpha_half_none"] for x in _mass_rows(r)
+        ),
+        holds=is_true,
+        group="self-check",
+    ),
+    _mass(
+        "ch5.mass.clamped_closed_form",
+        "Learned absolute tables on first, pos2, pos5: our closed form of α_L^{½} matches the "
+        "computed value at every length and both scales (largest difference, in rows)",
+        0.0,
+        "value",
+        "the closed form counts rows by a strict inequality; one row at the boundary may "
+        "round the other way, more than one is a wrong derivation",
+        lambda r: _rows_off(r, "mass_clamped", "alpha_half", "closed_form"),
+        tolerance=ONE_ROW,
+    ),
+    _mass(
+        "ch5.mass.c_rule",
+        f"With the log factor, a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 exactly when its "
+        "clamped margin exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): [c, α^{½}] per "
+        "task first, pos2, pos5",
+        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
+        "predicate",
+        "our derivation: the target's weight grows like L^c and the tail's like L",
+        lambda r: _c_rule(r, "mass_clamped", "alpha_half", scale="log"),
+        holds=_c_rule_holds(3),
+    ),
+    _mass(
+        "ch5.mass.unscaled_dilutes",
+        "Without the factor, α_L^{½} never rises with L for any (encoding, task) whose argmax is "
+        "right on every row at every length",
+        "non-increasing",
+        "predicate",
+        "longer rows add keys, and an added key can only take mass from the target when the "
+        "kernel's offsets to the target do not change",
+        _perfect_series,
+        holds=_non_increasing,
+    ),
+    _mass(
+        "ch5.mass.alibi_keeps_mass",
+        "ALiBi kernels with a perfect argmax keep their unscaled α^{½} from L = 128 to 16,384 "
+        "(change at most 0.02 per task)",
+        0.0,
+        "predicate",
+        "a slope s < 0 makes the weights of far keys geometric, so new keys add a "
+        "vanishing mass; 0.02 allows a few boundary rows",
+        _alibi_flat,
+        holds=lambda v: bool(v) and all(abs(x) <= 0.02 for x in v.values()),
+    ),
+    _mass(
+        "ch5.mass.c_rule_scaled",
+        "The rule's other half, on the learned tables of first, pos2, pos5 multiplied by a "
+        "positive factor so that c = m / log L0 is 0.5, 0.8, 1.5 or 2.5: with the log factor, "
+        f"α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
+        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
+        "predicate",
+        "our derivation: with the factor the target's weight against one tail key is L^c "
+        "times a constant and the tail has about L keys, so for c < 1 the rows beyond about "
+        "L^c lose the mass (at L = 16,384, L^0.8 ≈ 2,350 rows of 16,364) and for c > 1 every row "
+        "keeps it once L^(c − 1) beats the constant; the values of c sit far enough from 1 "
+        "for 16,384 to decide",
+        lambda r: _c_rule(r, "mass_scaled", "alpha_half_log"),
+        holds=_c_rule_holds(12),
+    ),
+    _mass(
+        "ch5.mass.scaled_closed_form",
+        "The scaled tables: our closed form of α^{½} (log factor) matches the computed value at "
+        "every length (largest difference, in rows)",
+        0.0,
+        "value",
+        "as for the fitted tables: one row at the strict inequality's boundary may round "
+        "the other way",
+        lambda r: _rows_off(r, "mass_scaled", "alpha_half_log", "closed_form_log"),
+        tolerance=ONE_ROW,
+    ),
+]
+
+from lengthgen.chapters.ch5.mass_more_claims import CLAIMS as _MASS_MORE  # noqa: E402
+from lengthgen.chapters.ch5.sum_sine_claims import CLAIMS as _SUM_SINE  # noqa: E402
+from lengthgen.chapters.ch5.volume_claims import CLAIMS as _VOLUME  # noqa: E402
+
+CLAIMS = _VOLUME + CLAIMS + _MASS_MORE + _SUM_SINE
 
 HEADLINE = {
     "finding": "Without chapter 1's log n factor, chapter 2's volume exponents stay the same "
@@ -161,238 +339,6 @@ HEADLINE = {
         },
     ],
 }
-
-
-# --------------------------------------------------------------------------- 5.2 softmax mass
-#: the lengths of the mass tables (fixed before the runs)
-MASS_LENGTHS = (30, 60, 128, 512, 2048, 16384)
-MASS_L0 = 20
-#: the values c' = m / log L0 the learned tables are scaled to (fixed before the run)
-SCALED_C = (0.5, 0.8, 1.5, 2.5)
-
-
-def _mass_rows(results):
-    return _cell(results, "mass_tables")["rows"]
-
-
-def _argmax_changes(results):
-    return sum(r["alpha"] != r["alpha_log"] for r in _mass_rows(results))
-
-
-def _half_le_alpha(results):
-    return all(
-        r[f"alpha_half_{k}"] <= r["alpha"]
-        for r in _mass_rows(results)
-        for k in ("none", "log")
-    )
-
-
-def _log_never_lowers(results):
-    return all(r["alpha_half_log"] >= r["alpha_half_none"] for r in _mass_rows(results))
-
-
-def _closed_form_rows(results):
-    """The largest |computed − closed form| of α^{½}, in rows, over learned_abs × fixed-target
-    tasks × lengths × scales."""
-    return max(
-        abs(r["alpha_half"] - r["closed_form"]) * (r["L"] - MASS_L0)
-        for r in _cell(results, "mass_clamped")["rows"]
-    )
-
-
-#: chapter 0's rule, as the two c-rule claims check it: α^{½} at the longest length keeps at
-#: least this much mass exactly when c > 1
-C_RULE_LEVEL = 0.99
-
-
-def _c_rule_holds(count: int):
-    """The c-rule predicate on ``count`` ``[c, α^{½}]`` pairs: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
-    return lambda v: (
-        len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
-    )
-
-
-def _c_rule(results):
-    """Per fixed-target task: (m / log L0, α^{½} at the longest length with the log factor)."""
-    rows = _cell(results, "mass_clamped")["rows"]
-    L = max(MASS_LENGTHS)
-    return [
-        [r["c"], r["alpha_half"]] for r in rows if r["L"] == L and r["scale"] == "log"
-    ]
-
-
-def _perfect_series(results):
-    """α^{½} (no factor) against L for every (encoding, task) whose argmax is right on every
-    scored row at every length."""
-    by = {}
-    for r in _mass_rows(results):
-        by.setdefault((r["encoding"], r["task"]), []).append(r)
-    out = {}
-    for key, rows in by.items():
-        rows = sorted(rows, key=lambda r: r["L"])
-        if all(r["alpha"] == 1.0 for r in rows):
-            out["/".join(key)] = [r["alpha_half_none"] for r in rows]
-    return out
-
-
-def _non_increasing(series):
-    return bool(series) and all(
-        all(b <= a + 1e-12 for a, b in zip(v, v[1:])) for v in series.values()
-    )
-
-
-def _alibi_flat(results):
-    series = {
-        k: v for k, v in _perfect_series(results).items() if k.startswith("alibi/")
-    }
-    return {k: v[-1] - v[MASS_LENGTHS.index(128)] for k, v in series.items()}
-
-
-CLAIMS += [
-    stored_claim(
-        "ch5.mass.argmax_invariant",
-        "ch. 5 § softmax mass",
-        "Multiplying the fitted kernels' logits by log L / log L0 changes α_L in none of the 270 "
-        "(encoding, task, L) cells",
-        0,
-        measure=_argmax_changes,
-        check="equal",
-        why="a positive factor keeps every argmax; a change could only come from the tie "
-        "tolerance, and would be a real effect of it",
-        group="ours",
-    ),
-    stored_claim(
-        "ch5.mass.half_below_argmax",
-        "ch. 5 § softmax mass",
-        "α_L^{½} ≤ α_L in every cell, both scales (a weight above ½ is the unique maximum)",
-        True,
-        measure=_half_le_alpha,
-        check="predicate",
-        holds=lambda v: v is True,
-        why="a consequence of the definitions: any failure is a bug",
-        group="self-check",
-    ),
-    stored_claim(
-        "ch5.mass.log_never_lowers",
-        "ch. 5 § softmax mass",
-        "The log factor (≥ 1 for L ≥ L0) never lowers α_L^{½} in any cell",
-        True,
-        measure=_log_never_lowers,
-        check="predicate",
-        holds=lambda v: v is True,
-        why="scaling logits up by s ≥ 1 raises the weight of the maximum, and a weight above ½ "
-        "is on the maximum",
-        group="self-check",
-    ),
-    stored_claim(
-        "ch5.mass.clamped_closed_form",
-        "ch. 5 § softmax mass",
-        "Learned absolute tables on first, pos2, pos5: our closed form of α_L^{½} matches the "
-        "computed value at every length and both scales (largest difference, in rows)",
-        0.0,
-        measure=_closed_form_rows,
-        check="value",
-        tolerance=1.0,
-        why="the closed form counts rows by a strict inequality; one row at the boundary may "
-        "round the other way, more than one is a wrong derivation",
-        group="ours",
-    ),
-    stored_claim(
-        "ch5.mass.c_rule",
-        "ch. 5 § softmax mass",
-        f"With the log factor, a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 exactly when its "
-        "clamped margin exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): [c, α^{½}] per "
-        "task first, pos2, pos5",
-        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
-        measure=_c_rule,
-        check="predicate",
-        holds=_c_rule_holds(3),
-        why="our derivation: the target's weight grows like L^c and the tail's like L",
-        group="ours",
-    ),
-    stored_claim(
-        "ch5.mass.unscaled_dilutes",
-        "ch. 5 § softmax mass",
-        "Without the factor, α_L^{½} never rises with L for any (encoding, task) whose argmax is "
-        "right on every row at every length",
-        "non-increasing",
-        measure=_perfect_series,
-        check="predicate",
-        holds=_non_increasing,
-        why="longer rows add keys, and an added key can only take mass from the target when the "
-        "kernel's offsets to the target do not change",
-        group="ours",
-    ),
-    stored_claim(
-        "ch5.mass.alibi_keeps_mass",
-        "ch. 5 § softmax mass",
-        "ALiBi kernels with a perfect argmax keep their unscaled α^{½} from L = 128 to 16,384 "
-        "(change at most 0.02 per task)",
-        0.0,
-        measure=_alibi_flat,
-        check="predicate",
-        holds=lambda v: bool(v) and all(abs(x) <= 0.02 for x in v.values()),
-        why="a slope s < 0 makes the weights of far keys geometric, so new keys add a "
-        "vanishing mass; 0.02 allows a few boundary rows",
-        group="ours",
-    ),
-]
-
-
-def _scaled_rule(results):
-    """Per scaled table: [c', α^{½} at the longest length with the log factor]."""
-    L = max(MASS_LENGTHS)
-    return [
-        [r["c"], r["alpha_half_log"]]
-        for r in _cell(results, "mass_scaled")["rows"]
-        if r["L"] == L
-    ]
-
-
-def _scaled_closed_form_rows(results):
-    return max(
-        abs(r["alpha_half_log"] - r["closed_form_log"]) * (r["L"] - MASS_L0)
-        for r in _cell(results, "mass_scaled")["rows"]
-    )
-
-
-CLAIMS += [
-    stored_claim(
-        "ch5.mass.c_rule_scaled",
-        "ch. 5 § softmax mass",
-        "The rule's other half, on the learned tables of first, pos2, pos5 multiplied by a "
-        "positive factor so that c = m / log L0 is 0.5, 0.8, 1.5 or 2.5: with the log factor, "
-        f"α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
-        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
-        measure=_scaled_rule,
-        check="predicate",
-        holds=_c_rule_holds(12),
-        why="our derivation: with the factor the target's weight against one tail key is L^c "
-        "times a constant and the tail has about L keys, so for c < 1 the rows beyond about "
-        "L^c lose the mass (at L = 16,384, L^0.8 ≈ 2,350 rows of 16,364) and for c > 1 every row "
-        "keeps it once L^(c − 1) beats the constant; the values of c sit far enough from 1 "
-        "for 16,384 to decide",
-        group="ours",
-    ),
-    stored_claim(
-        "ch5.mass.scaled_closed_form",
-        "ch. 5 § softmax mass",
-        "The scaled tables: our closed form of α^{½} (log factor) matches the computed value at "
-        "every length (largest difference, in rows)",
-        0.0,
-        measure=_scaled_closed_form_rows,
-        check="value",
-        tolerance=1.0,
-        why="as for the fitted tables: one row at the strict inequality's boundary may round "
-        "the other way",
-        group="ours",
-    ),
-]
-
-from lengthgen.chapters.ch5.mass_more_claims import CLAIMS as _MASS_MORE  # noqa: E402
-from lengthgen.chapters.ch5.sum_sine_claims import CLAIMS as _SUM_SINE  # noqa: E402
-
-CLAIMS += _MASS_MORE + _SUM_SINE
 
 #: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page)
 DETAILS = (

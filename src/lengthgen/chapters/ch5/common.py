@@ -1,16 +1,27 @@
-"""Chapter 5's one way to declare a prediction of ours on stored results (used by every claims
-module of the chapter)."""
+"""Chapter 5's one way to declare a prediction of ours on stored results, and the comparison
+rules its claims modules share (each written once here; the list is in
+:mod:`lengthgen.chapters.ch5.claims`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from lengthgen.claims import Claim
+from lengthgen.stats import loglog_slope
+
+#: a closed form that counts rows by a strict inequality: one row at the boundary may round the
+#: other way (tolerance in rows), more than one is a wrong derivation
+ONE_ROW = 1.0
+#: a log-log slope over finite n: the predicted exponent must lie in the fit's 95 % t-interval
+#: widened by this on each side (the finite-n bias of the slope is ≤ 0.05)
+SLOPE_ALLOWANCE = 0.1
 
 
 def stored_claim(
-    cid, loc, statement, paper_value, check, why, measure, *, group="ours", **kw
+    loc, cid, statement, paper_value, check, why, measure, *, group="ours", **kw
 ) -> Claim:
-    """A :class:`lengthgen.claims.Claim` on stored results: ``cid`` is the full id, ``loc`` the
-    chapter section, ``group`` ``ours`` (a prediction) or ``self-check``."""
+    """A :class:`lengthgen.claims.Claim` on stored results: ``loc`` is the chapter section,
+    ``cid`` the full id, ``group`` ``ours`` (a prediction) or ``self-check``."""
     return Claim(
         cid,
         loc,
@@ -23,3 +34,28 @@ def stored_claim(
         group=group,
         **kw,
     )
+
+
+def claim_maker(loc: str):
+    """:func:`stored_claim` with the section ``loc`` fixed: ``c(cid, statement, paper_value,
+    check, why, measure, **kw)``."""
+    return partial(stored_claim, loc)
+
+
+def is_true(v) -> bool:
+    """The predicate of a property that must hold everywhere (its measure returns ``True``)."""
+    return v is True
+
+
+def slope_fit(ns, fractions, hits, *, lengths: bool = False) -> dict:
+    """The log-log slope of ``fractions`` against ``ns`` with its 95 % t-interval
+    (:func:`lengthgen.stats.loglog_slope`), the number of lengths (with ``lengths``) and the
+    fewest exact points behind one fraction."""
+    s, lo, hi = loglog_slope(list(ns), list(fractions))
+    count = {"lengths": len(ns)} if lengths else {}
+    return {"slope": s, "lo": lo, "hi": hi, **count, "min_hits": min(hits)}
+
+
+def slope_holds(v: dict, exponent) -> bool:
+    """The exponent lies in the slope's 95 % interval widened by :data:`SLOPE_ALLOWANCE`."""
+    return v["lo"] - SLOPE_ALLOWANCE <= exponent <= v["hi"] + SLOPE_ALLOWANCE

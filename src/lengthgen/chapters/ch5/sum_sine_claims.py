@@ -64,7 +64,13 @@ from __future__ import annotations
 import math
 
 from lengthgen.chapters.ch4 import paper as _P4
-from lengthgen.chapters.ch5.common import stored_claim
+from lengthgen.chapters.ch5.common import (
+    SLOPE_ALLOWANCE,
+    claim_maker,
+    slope_fit,
+    slope_holds,
+)
+from lengthgen.chapters.ch5.sum_sine import train_cell_name, volume_cell_name
 
 LOC = "ch. 5 § averaging vs summing"
 #: the fitted lengths per (η, kind), fixed before the run
@@ -75,81 +81,62 @@ FIT_NS = {
     (0.1, "joint"): (64, 1024),
 }
 EXPONENTS = {"one": -1, "joint": -2}
-SLOPE_ALLOWANCE = 0.1
 #: the width of the trained networks (chapter 4's full-scale width) and the longest training length
 WIDTH = _P4.PROTOCOL["full"]["lengthgen"]["width"]
 LONGEST_TRAIN = max(_P4.TRAIN_LENGTHS)
 DRIFT_FACTOR = 2.0
 
 
-def _cell(results, name):
-    return results.cell(name)
-
-
-def _volume(results, eta):
-    from lengthgen.chapters.ch5.sum_sine import volume_cell_name
-
-    return _cell(results, volume_cell_name(eta))
-
-
 def volume_slope(results, eta, kind) -> dict:
     """The log-log slope of the stored exact fraction over the fitted lengths, with its 95 %
-    t-interval (:func:`lengthgen.stats.loglog_slope`)."""
-    from lengthgen.stats import loglog_slope
-
+    t-interval (:func:`lengthgen.chapters.ch5.common.slope_fit`)."""
     lo_n, hi_n = FIT_NS[(eta, kind)]
     rows = [
         r
-        for r in _volume(results, eta)["rows"]
+        for r in results.cell(volume_cell_name(eta))["rows"]
         if r["kind"] == kind and lo_n <= r["n"] <= hi_n
     ]
-    s, lo, hi = loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])
-    return {
-        "slope": s,
-        "lo": lo,
-        "hi": hi,
-        "lengths": len(rows),
-        "min_hits": min(r["exact"] for r in rows),
-    }
-
-
-def slope_holds(v, exponent) -> bool:
-    return v["lo"] - SLOPE_ALLOWANCE <= exponent <= v["hi"] + SLOPE_ALLOWANCE
+    return slope_fit(
+        [r["n"] for r in rows],
+        [r["fraction"] for r in rows],
+        [r["exact"] for r in rows],
+        lengths=True,
+    )
 
 
 def plain_disagreements(results, eta) -> int:
     """Lengths × kinds where the plain Monte Carlo interval and the restricted one do not overlap."""
-    cell = _volume(results, eta)
+    cell = results.cell(volume_cell_name(eta))
     rest = {(r["kind"], r["n"]): r for r in cell["rows"]}
-    bad = 0
-    for p in cell["plain"]:
-        r = rest[(p["kind"], p["n"])]
-        bad += int(p["hi"] < r["lo"] or r["hi"] < p["lo"])
-    return bad
+    return sum(
+        int(p["hi"] < r["lo"] or r["hi"] < p["lo"])
+        for p in cell["plain"]
+        for r in [rest[(p["kind"], p["n"])]]
+    )
 
 
 def _rows(results, act, bias):
-    from lengthgen.chapters.ch5.sum_sine import train_cell_name
-
-    return _cell(results, train_cell_name(act, bias))["rows"]
+    return results.cell(train_cell_name(act, bias))["rows"]
 
 
 def _failure(r, cap):
+    """A member's first failing length, ``cap + 1`` where it is exact up to the cap."""
     f = r["first_failure"]
     return cap + 1 if f is None else f
 
 
-def failures(results, act, bias) -> list:
-    """First failing lengths of the stored members (``None``: exact at every length ≤ L_max)."""
-    return [r["first_failure"] for r in _rows(results, act, bias)]
+def exact_beyond(results, act, bias, n) -> int:
+    """The stored members of a variant still exact at every length ≤ ``n``."""
+    return sum(
+        r["first_failure"] is None or r["first_failure"] > n
+        for r in _rows(results, act, bias)
+    )
 
 
 def sine_vs_relu(results) -> dict:
     import numpy as np
 
-    from lengthgen.chapters.ch5.sum_sine import train_cell_name
-
-    cap = _cell(results, train_cell_name("sine", True))["L_max"]
+    cap = results.cell(train_cell_name("sine", True))["L_max"]
     s = [_failure(r, cap) for r in _rows(results, "sine", True)]
     r_ = [_failure(r, cap) for r in _rows(results, "relu", True)]
     return {"sine_median": float(np.median(s)), "relu_max": int(max(r_))}
@@ -167,52 +154,56 @@ def _match(meas, pred, cap) -> bool:
 def drift_relation(results) -> dict:
     """Sine networks right on the whole training lattice whose measured first failing length is
     within a factor 2 of the linear-phase prediction (both variants pooled)."""
-    from lengthgen.chapters.ch5.sum_sine import train_cell_name
-
     n_ok = n_all = 0
     pairs = []
     for bias in (True, False):
-        cap = _cell(results, train_cell_name("sine", bias))["L_max"]
+        cap = results.cell(train_cell_name("sine", bias))["L_max"]
         for r in _rows(results, "sine", bias):
             d = r["drift"]
             if not d["exact_on_train"]:
                 continue
             n_all += 1
-            ok = _match(d["measured_failure"], d["predicted_failure"], cap)
-            n_ok += int(ok)
+            n_ok += int(_match(d["measured_failure"], d["predicted_failure"], cap))
             pairs.append([d["measured_failure"], d["predicted_failure"]])
     return {"networks": n_all, "within_factor_2": n_ok, "pairs": pairs}
 
 
-def _c(cid, statement, paper_value, check, why, measure, **kw):
-    return stored_claim(
-        f"ch5.sumsine.{cid}", LOC, statement, paper_value, check, why, measure, **kw
-    )
+_c = claim_maker(LOC)
 
+#: the volume claims: (id, η, kind); the plain Monte Carlo checks: (id, η)
+VOLUME_CLAIMS = (
+    ("ch5.sumsine.volume_one_eta0p25", 0.25, "one"),
+    ("ch5.sumsine.volume_joint_eta0p25", 0.25, "joint"),
+    ("ch5.sumsine.volume_one_eta0p1", 0.1, "one"),
+    ("ch5.sumsine.volume_joint_eta0p1", 0.1, "joint"),
+)
+PLAIN_CHECKS = (
+    ("ch5.sumsine.volume_plain_check_eta0p25", 0.25),
+    ("ch5.sumsine.volume_plain_check_eta0p1", 0.1),
+)
+_WHAT = {"one": "at one length n", "joint": "jointly at every length up to n"}
 
-CLAIMS: list = []
-for (eta, kind), (lo_n, hi_n) in FIT_NS.items():
-    e = EXPONENTS[kind]
-    what = "at one length n" if kind == "one" else "jointly at every length up to n"
-    CLAIMS.append(
+CLAIMS = [
+    *(
         _c(
-            f"volume_{kind}_eta{eta:g}".replace(".", "p"),
+            cid,
             f"The fraction of the box θ* + [−{eta:g}, {eta:g}]^10 around chapter 4's construction "
-            f"that is exact {what} decays like n^{e} (log-log slope over n = {lo_n} … {hi_n}, "
-            f"doublings; the exponent inside its 95 % interval ± {SLOPE_ALLOWANCE})",
-            e,
+            f"that is exact {_WHAT[kind]} decays like n^{EXPONENTS[kind]} (log-log slope over "
+            f"n = {FIT_NS[(eta, kind)][0]} … {FIT_NS[(eta, kind)][1]}, doublings; the exponent "
+            f"inside its 95 % interval ± {SLOPE_ALLOWANCE})",
+            EXPONENTS[kind],
             "predicate",
             "one length: only the step w − u of the decisive unit's phase along t must be O(1/n), "
             "its offset only modulo 2π (islands); jointly: both u and w must be O(1/n); the rest "
             f"enters through the slack; finite-n bias of the slope ≤ 0.05, allowance {SLOPE_ALLOWANCE}",
             lambda r, eta=eta, kind=kind: volume_slope(r, eta, kind),
-            holds=lambda v, e=e: slope_holds(v, e),
+            holds=lambda v, e=EXPONENTS[kind]: slope_holds(v, e),
         )
-    )
-for eta in sorted({e for e, _ in FIT_NS}, reverse=True):
-    CLAIMS.append(
+        for cid, eta, kind in VOLUME_CLAIMS
+    ),
+    *(
         _c(
-            f"volume_plain_check_eta{eta:g}".replace(".", "p"),
+            cid,
             f"Plain Monte Carlo over the whole box (η = {eta:g}) and the estimate restricted to the "
             "region the necessary condition leaves agree at n = 32 and 64, both kinds (pairs whose "
             "95 % intervals do not overlap)",
@@ -223,32 +214,32 @@ for eta in sorted({e for e, _ in FIT_NS}, reverse=True):
             lambda r, eta=eta: plain_disagreements(r, eta),
             group="self-check",
         )
-    )
-CLAIMS += [
+        for cid, eta in PLAIN_CHECKS
+    ),
     _c(
-        "relu_nobias_fails_by_2",
+        "ch5.sumsine.relu_nobias_fails_by_2",
         "Every bias-free ReLU network trained with chapter 4's protocol at p = 2 fails at length "
         "1 or 2 (members whose first failing length exceeds 2)",
         0,
         "equal",
         "a bias-free ReLU network is positively homogeneous: at t = n the inputs (0, 1) and (0, 2) "
         "get the same decision but different parities",
-        lambda r: sum(f is None or f > 2 for f in failures(r, "relu", False)),
+        lambda r: exact_beyond(r, "relu", False, 2),
         group="self-check",
     ),
     _c(
-        "relu_bias_width_bound",
+        "ch5.sumsine.relu_bias_width_bound",
         f"Every biased ReLU network of width h = {WIDTH} fails at some length ≤ h + 2 (members "
         "exact at every length up to h + 2)",
         0,
         "equal",
         "at one length the network is piecewise linear in t with ≤ h kinks, so ≤ h + 1 sign "
         "changes, and Parity at length n needs n",
-        lambda r: sum(f is None or f > WIDTH + 2 for f in failures(r, "relu", True)),
+        lambda r: exact_beyond(r, "relu", True, WIDTH + 2),
         group="self-check",
     ),
     _c(
-        "sine_beyond_relu",
+        "ch5.sumsine.sine_beyond_relu",
         "Biased sine networks stay exact further than biased ReLU networks: the median first "
         "failing length of the sine members exceeds the largest of the ReLU members",
         "sine median > ReLU max",
@@ -259,7 +250,7 @@ CLAIMS += [
         holds=lambda v: v["sine_median"] > v["relu_max"],
     ),
     _c(
-        "sine_fails_by_38",
+        "ch5.sumsine.sine_fails_by_38",
         f"No biased sine network learns the construction's zero drift: every one fails at some "
         f"length ≤ 2 × {LONGEST_TRAIN} = {2 * LONGEST_TRAIN}",
         f"max first failing length ≤ {2 * LONGEST_TRAIN}",
@@ -270,7 +261,7 @@ CLAIMS += [
         holds=lambda v: v <= 2 * LONGEST_TRAIN,
     ),
     _c(
-        "drift_relation",
+        "ch5.sumsine.drift_relation",
         "Each sine network right on the whole training lattice (with and without bias) fails "
         "first within a factor 2 of the length at which its fitted linear collective phase "
         "leaves (0, π)",

@@ -56,8 +56,15 @@ from lengthgen.chapters.ch2.claims import (
     CLOSED_FORM_RTOL,
     MC_EXPONENT_TOL,
     WINDOW_SLOPE_TOL,
+    window_measure,
 )
-from lengthgen.chapters.ch5.common import stored_claim
+from lengthgen.chapters.ch5.common import (
+    SLOPE_ALLOWANCE,
+    claim_maker,
+    slope_fit,
+    slope_holds,
+)
+from lengthgen.stats import loglog_slope
 
 LOC = "ch. 5 § log scaling in the volume theory"
 
@@ -84,16 +91,6 @@ PAPER_ETA_NS = 50
 #: Majority centers checked at every odd n ≤ MAJORITY_N_MAX, at these η
 MAJORITY_ETAS = (1 / 16, 1.0)
 MAJORITY_N_MAX = 1001
-#: chapter 2's window keys with the paper's exponents (paper.PAPER_WINDOW_SLOPES, None dropped)
-WINDOW_EXPONENTS = {
-    "pos/index/chi": -2,
-    "pos/index/ell": -1,
-    "norm/index/ell": -1,
-    "norm/index/chi_fixed_ell_hat": 0,
-    "pos/first/chi": 0,
-    "pos/first/ell": 0,
-}
-MC_EXPONENTS = {"pos/index": -3, "norm/index": -1, "pos/first": 0}
 #: nesting of windows: the width search's relative resolution is far below this
 NEST_RTOL = 1e-6
 #: the training cells (one per chapter-2 experiment, both scales in one ensemble)
@@ -107,15 +104,22 @@ TRAIN_CELLS = {
     ),
 }
 BOOT = {"n_boot": 10_000, "seed": 0}
+#: the raw box of chapter 2's Definition 1 for A_gen Majority: half-width, width, lengths and
+#: points per length (about 150 exact points with log n at each length by the n = 11, 15 design
+#: look-up, which the predictions below do not judge), fixed before the run
+BOX_B = 1.0
+BOX_H = 8
+BOX_NS = (21, 41, 81, 161)
+BOX_SAMPLES = (100_000, 200_000, 400_000, 1_000_000)
+BOX_SEED = 5
+#: the growth of V_one / V_log from n = 21 to n = 161 that we predict: log 161 / log 21 = 1.67
+#: asymptotically, with O(1/log n) corrections in either direction
+BOX_RATIO_BAND = (1.3, 2.2)
 
 
 # --------------------------------------------------------------------------- measures
-def _cell(results, name):
-    return results.cell(name)
-
-
 def _area_rows(results):
-    return _cell(results, "beta_closed_forms")["area"]
+    return results.cell("beta_closed_forms")["area"]
 
 
 def area_rel_error(results, beta):
@@ -127,26 +131,16 @@ def area_ratio_error(results):
 
 
 def area_slope(results, beta):
-    from lengthgen.stats import loglog_slope
-
     rows = _area_rows(results)
-    return loglog_slope([r["n"] for r in rows], [r[f"area_{beta}"] for r in rows])[0]
-
-
-def window_measure(r: dict) -> list:
-    """Chapter 2's rule (:func:`lengthgen.chapters.ch2.claims.window_measure`)."""
-    from lengthgen.chapters.ch2.claims import window_measure as wm
-
-    return wm(r)
+    ns, areas = [r["n"] for r in rows], [r[f"area_{beta}"] for r in rows]
+    return loglog_slope(ns, areas)[0]
 
 
 def window_slope(results, beta, key):
     """The log-log slope of a window against n; exactly 0 when every width is the same (a
     least-squares fit of a constant leaves a rounding residue, ~1e-33, that differs between
     numpy/scipy builds)."""
-    from lengthgen.stats import loglog_slope
-
-    r = _cell(results, f"beta_volume_{beta}")["widths"][key]
+    r = results.cell(f"beta_volume_{beta}")["widths"][key]
     widths = window_measure(r)
     if len(set(widths)) == 1:
         return 0.0
@@ -154,41 +148,35 @@ def window_slope(results, beta, key):
 
 
 def mc_exponent(results, beta, key):
-    from lengthgen.stats import loglog_slope
-
     rows = [
-        r for r in _cell(results, f"beta_volume_{beta}")["mc"][key] if r["exact"] >= 10
+        r for r in results.cell(f"beta_volume_{beta}")["mc"][key] if r["exact"] >= 10
     ]
     if len(rows) < 3:
         return float("nan")
     return loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])[0]
 
 
+def _both(results, part):
+    """Chapter 2's ``part`` (``widths`` or ``mc``) of the scans with β_n = 1 and with log n."""
+    return (results.cell(f"beta_volume_{b}")[part] for b in ("one", "log"))
+
+
 def windows_nested(results):
     """Combos × lengths where the β_n = 1 window is wider than the log n one (beyond NEST_RTOL)."""
-    one = _cell(results, "beta_volume_one")["widths"]
-    log = _cell(results, "beta_volume_log")["widths"]
-    bad = 0
-    for key, r in one.items():
-        for w1, wl in zip(r["width"], log[key]["width"]):
-            bad += int(w1 > wl * (1 + NEST_RTOL))
-    return bad
+    one, log = _both(results, "widths")
+    return sum(
+        int(w1 > wl * (1 + NEST_RTOL))
+        for key, r in one.items()
+        for w1, wl in zip(r["width"], log[key]["width"])
+    )
 
 
 def mc_nested(results):
     """Lengths where more sampled points are exact with β_n = 1 than with log n (same samples)."""
-    one = _cell(results, "beta_volume_one")["mc"]
-    log = _cell(results, "beta_volume_log")["mc"]
+    one, log = _both(results, "mc")
     return sum(
         int(a["exact"] > b["exact"]) for key in one for a, b in zip(one[key], log[key])
     )
-
-
-def _members(results, exp):
-    rows = []
-    for name in TRAIN_CELLS[exp]:
-        rows += _cell(results, name)["members"]
-    return rows
 
 
 def paired_accuracy(members, variant) -> dict:
@@ -206,33 +194,64 @@ def paired_accuracy(members, variant) -> dict:
     }
 
 
-def paired_differences(results, exp, variant):
-    """Per (N, seed): accuracy at L = 10N+1 with β_n = 1 minus with log n (percentage points)."""
-    pairs = paired_accuracy(_members(results, exp), variant)
-    return [one - log for one, log in pairs.values()]
-
-
 def paired_summary(results, exp, variant):
-    """Mean paired difference (one − log) pooled over N and seeds, with its 95 % bootstrap interval."""
+    """Mean paired difference (one − log) at L = 10N+1, pooled over N and seeds, with its 95 %
+    bootstrap interval."""
     import numpy as np
 
     from lengthgen.stats import bootstrap_ci
 
-    d = np.asarray(paired_differences(results, exp, variant))
+    members = [m for name in TRAIN_CELLS[exp] for m in results.cell(name)["members"]]
+    pairs = paired_accuracy(members, variant)
+    d = np.asarray([one - log for one, log in pairs.values()])
     m, lo, hi = bootstrap_ci(d, **BOOT)
     return {"mean": m, "lo": lo, "hi": hi, "pairs": int(len(d))}
 
 
-# --------------------------------------------------------------------------- claims
-def _c(cid, statement, paper_value, check, why, measure, **kw):
-    return stored_claim(
-        f"ch5.volume.{cid}", LOC, statement, paper_value, check, why, measure, **kw
+def box_slope(results, beta):
+    """The log-log slope of the exact fraction of the raw box over BOX_NS, with its 95 %
+    t-interval (:func:`lengthgen.chapters.ch5.common.slope_fit`)."""
+    rows = results.cell("beta_majority_box")["rows"]
+    return slope_fit(
+        [r["n"] for r in rows],
+        [r[f"fraction_{beta}"] for r in rows],
+        [r[f"exact_{beta}"] for r in rows],
     )
 
 
+def box_ratio_growth(results):
+    """(V_one/V_log at the longest length) / (V_one/V_log at the shortest), same points."""
+    rows = sorted(results.cell("beta_majority_box")["rows"], key=lambda r: r["n"])
+    ratio = [r["exact_one"] / r["exact_log"] for r in rows]
+    return ratio[-1] / ratio[0]
+
+
+# --------------------------------------------------------------------------- claims
+_c = claim_maker(LOC)
+
+#: one claim per window of chapter 2 with its paper's exponent (paper.PAPER_WINDOW_SLOPES, None
+#: dropped) and per Monte Carlo volume: (id, chapter 2's key, exponent)
+WINDOW_CLAIMS = (
+    ("ch5.volume.window_one.pos_index_chi", "pos/index/chi", -2),
+    ("ch5.volume.window_one.pos_index_ell", "pos/index/ell", -1),
+    ("ch5.volume.window_one.norm_index_ell", "norm/index/ell", -1),
+    (
+        "ch5.volume.window_one.norm_index_chi_fixed_ell_hat",
+        "norm/index/chi_fixed_ell_hat",
+        0,
+    ),
+    ("ch5.volume.window_one.pos_first_chi", "pos/first/chi", 0),
+    ("ch5.volume.window_one.pos_first_ell", "pos/first/ell", 0),
+)
+MC_CLAIMS = (
+    ("ch5.volume.mc_one.pos_index", "pos/index", -3),
+    ("ch5.volume.mc_one.norm_index", "norm/index", -1),
+    ("ch5.volume.mc_one.pos_first", "pos/first", 0),
+)
+
 CLAIMS = [
     _c(
-        "area_closed_form_one",
+        "ch5.volume.area_closed_form_one",
         "Without log n (β_n = 1) the exact (X, b₂,₁) area of the A_gen Majority center equals "
         "4η³ artanh(1/n) (largest relative error over n = 11 … 3001, η = 1)",
         0.0,
@@ -244,7 +263,7 @@ CLAIMS = [
         digits=1,
     ),
     _c(
-        "area_ratio",
+        "ch5.volume.area_ratio",
         "The Majority exact area without log n divided by the area with it equals log n "
         "(largest relative error of ratio / log n over n = 11 … 3001)",
         0.0,
@@ -257,7 +276,7 @@ CLAIMS = [
         group="self-check",
     ),
     _c(
-        "area_slope_one",
+        "ch5.volume.area_slope_one",
         "Without log n the Majority exact area decays like n⁻¹ with no log factor (log-log "
         "slope over n = 11 … 3001)",
         -1,
@@ -267,7 +286,7 @@ CLAIMS = [
         tolerance=AREA_SLOPE_TOL,
     ),
     _c(
-        "eta_star",
+        "ch5.volume.eta_star",
         "Without log n the First/Index center (η) is exact at every length iff η > η*; η* of "
         "First and Index (bisection on the n = ∞ attention mass) equals our closed forms "
         "(√π/3)(1 + 2e^{−9π}) ≈ 0.5908 and (√π/2)(1 + 2e^{−4π}) ≈ 0.8862",
@@ -277,13 +296,13 @@ CLAIMS = [
         f"{ETA_STAR_TOL:g} (not blind: η* had been computed by bisection while testing the "
         "function, before these closed forms were written down)",
         lambda r: [
-            _cell(r, "beta_closed_forms")["eta_star"][t] for t in ("first", "index")
+            r.cell("beta_closed_forms")["eta_star"][t] for t in ("first", "index")
         ],
         tolerance=ETA_STAR_TOL,
         digits=10,
     ),
     _c(
-        "center_threshold",
+        "ch5.volume.center_threshold",
         f"Without log n, the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS} and "
         f"the center at η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First and Index, A_pos and "
         "A_norm: 8 checks)",
@@ -293,12 +312,12 @@ CLAIMS = [
         "truncated sum passes the limit's excess within a few η⁻¹ positions",
         lambda r: [
             x
-            for row in _cell(r, "beta_closed_forms")["center_one"]
+            for row in r.cell("beta_closed_forms")["center_one"]
             for x in (row["exact_above"], row["fails_below"])
         ],
     ),
     _c(
-        "paper_eta_one",
+        "ch5.volume.paper_eta_one",
         "Without log n, the paper's center scale η = 1/16 is exact only up to n = 2 (First and "
         "Index, A_pos and A_norm: largest exact n ≤ 50)",
         [2, 2, 2, 2],
@@ -307,25 +326,22 @@ CLAIMS = [
         "distance ≤ 2 pushes it below 1/2 for both tasks",
         lambda r: [
             row["paper_eta_largest_n"]
-            for row in _cell(r, "beta_closed_forms")["center_one"]
+            for row in r.cell("beta_closed_forms")["center_one"]
         ],
     ),
     _c(
-        "majority_center",
+        "ch5.volume.majority_center",
         f"The A_gen Majority center is exact at every odd n ≤ {MAJORITY_N_MAX} with and without "
         "log n (η = 1/16 and 1; failures counted)",
         0,
         "equal",
         "its score contrast is X = 0, so ρ_t = t/n whatever β_n is",
-        lambda r: _cell(r, "beta_closed_forms")["majority_center_failures"],
+        lambda r: r.cell("beta_closed_forms")["majority_center_failures"],
         group="self-check",
     ),
-]
-
-for key, theory in WINDOW_EXPONENTS.items():
-    CLAIMS.append(
+    *(
         _c(
-            f"window_one.{key.replace('/', '_')}",
+            cid,
             f"Without log n the exact window {key} around the η = 1 center shrinks like "
             f"n^{theory} — the exponent of chapter 2's paper with log n (log-log slope, "
             "n = 8 … 512)",
@@ -336,11 +352,11 @@ for key, theory in WINDOW_EXPONENTS.items():
             lambda r, k=key: window_slope(r, "one", k),
             tolerance=WINDOW_SLOPE_TOL,
         )
-    )
-for key, theory in MC_EXPONENTS.items():
-    CLAIMS.append(
+        for cid, key, theory in WINDOW_CLAIMS
+    ),
+    *(
         _c(
-            f"mc_one.{key.replace('/', '_')}",
+            cid,
             f"Without log n the Monte Carlo exact fraction ({key}, box of half-width 0.1 around "
             f"the η = 1 center) decays like n^{theory}, as with log n (fit over the lengths with "
             "≥ 10 exact points)",
@@ -351,10 +367,10 @@ for key, theory in MC_EXPONENTS.items():
             lambda r, k=key: mc_exponent(r, "one", k),
             tolerance=MC_EXPONENT_TOL,
         )
-    )
-CLAIMS += [
+        for cid, key, theory in MC_CLAIMS
+    ),
     _c(
-        "windows_nested",
+        "ch5.volume.windows_nested",
         "Every exact window without log n is no wider than with it (combos × lengths n = 8 … 512 "
         "where it is wider, beyond a relative 10⁻⁶)",
         0,
@@ -365,7 +381,7 @@ CLAIMS += [
         group="self-check",
     ),
     _c(
-        "mc_nested",
+        "ch5.volume.mc_nested",
         "On the same sampled points, no length has more exact points without log n than with it",
         0,
         "equal",
@@ -374,7 +390,7 @@ CLAIMS += [
         group="self-check",
     ),
     _c(
-        "train_majority_gen",
+        "ch5.volume.train_majority_gen",
         "Majority under A_gen, chapter 2's protocol (N = 11 … 51, 20 seeds, both scales from the "
         "same initial tensors and batches): accuracy at L = 10N+1 is higher without log n (mean "
         "paired difference, pooled over N, 95 % bootstrap interval above 0)",
@@ -386,7 +402,7 @@ CLAIMS += [
         holds=lambda v: v["lo"] > 0,
     ),
     _c(
-        "train_majority_sin",
+        "ch5.volume.train_majority_sin",
         "Majority under A_sin, the same protocol: accuracy at L = 10N+1 is higher without log n "
         "(paired, pooled, 95 % bootstrap interval above 0)",
         "one − log > 0",
@@ -397,7 +413,7 @@ CLAIMS += [
         holds=lambda v: v["lo"] > 0,
     ),
     _c(
-        "train_index_norm",
+        "ch5.volume.train_index_norm",
         "Index under A_norm, the same protocol: accuracy at L = 10N+1 is lower without log n "
         "(paired, pooled, 95 % bootstrap interval below 0)",
         "one − log < 0",
@@ -407,61 +423,11 @@ CLAIMS += [
         lambda r: paired_summary(r, "index_posnorm", "norm"),
         holds=lambda v: v["hi"] < 0,
     ),
-]
-
-#: claim ids shown on the chapter page (all of this section's)
-
-
-# --------------------------------------------------------------------------- Majority box volume
-#: the raw box of chapter 2's Definition 1 for A_gen Majority: half-width, width, lengths and
-#: points per length (about 150 exact points with log n at each length by the n = 11, 15 design
-#: look-up, which the predictions below do not judge), fixed before the run
-BOX_B = 1.0
-BOX_H = 8
-BOX_NS = (21, 41, 81, 161)
-BOX_SAMPLES = (100_000, 200_000, 400_000, 1_000_000)
-BOX_SEED = 5
-#: slope allowance as in chapter 5's summing volume (finite-n bias of the slope ≤ 0.05)
-BOX_SLOPE_ALLOWANCE = 0.1
-#: the growth of V_one / V_log from n = 21 to n = 161 that we predict: log 161 / log 21 = 1.67
-#: asymptotically, with O(1/log n) corrections in either direction
-BOX_RATIO_BAND = (1.3, 2.2)
-
-
-def _box_rows(results):
-    return _cell(results, "beta_majority_box")["rows"]
-
-
-def box_slope(results, beta):
-    """The log-log slope of the exact fraction of the raw box over BOX_NS, with its 95 %
-    t-interval (:func:`lengthgen.stats.loglog_slope`)."""
-    from lengthgen.stats import loglog_slope
-
-    rows = _box_rows(results)
-    s, lo, hi = loglog_slope(
-        [r["n"] for r in rows], [r[f"fraction_{beta}"] for r in rows]
-    )
-    return {
-        "slope": s,
-        "lo": lo,
-        "hi": hi,
-        "min_hits": min(r[f"exact_{beta}"] for r in rows),
-    }
-
-
-def box_ratio_growth(results):
-    """(V_one/V_log at the longest length) / (V_one/V_log at the shortest), same points."""
-    rows = sorted(_box_rows(results), key=lambda r: r["n"])
-    ratio = [r["exact_one"] / r["exact_log"] for r in rows]
-    return ratio[-1] / ratio[0]
-
-
-CLAIMS += [
     _c(
-        "majority_box_one",
+        "ch5.volume.majority_box_one",
         "A_gen Majority without log n: the exact fraction of chapter 2's raw box [−1, 1]^D "
         "(h = 8) decays like n^-1 (log-log slope over n = 21, 41, 81, 161; the exponent inside "
-        f"its 95 % interval ± {BOX_SLOPE_ALLOWANCE})",
+        f"its 95 % interval ± {SLOPE_ALLOWANCE})",
         -1.0,
         "predicate",
         "our derivation: chapter 2's proof (eqs. 75, 87 and Lemmas 7–8) with β_n = 1: the exact "
@@ -469,12 +435,10 @@ CLAIMS += [
         "the contrast event has fixed probability, so V = Θ(1/n); the allowance covers the "
         "slope's finite-n bias (≤ 0.05) twice",
         lambda r: box_slope(r, "one"),
-        holds=lambda v: (
-            v["lo"] - BOX_SLOPE_ALLOWANCE <= -1.0 <= v["hi"] + BOX_SLOPE_ALLOWANCE
-        ),
+        holds=lambda v: slope_holds(v, -1.0),
     ),
     _c(
-        "majority_box_ratio",
+        "ch5.volume.majority_box_ratio",
         "On the same sampled points, the exact fraction without log n over the one with it grows "
         f"from n = 21 to n = 161 by a factor in [{BOX_RATIO_BAND[0]}, {BOX_RATIO_BAND[1]}] "
         "(the paper's Θ(1/(n log n)) against our Θ(1/n))",
@@ -486,4 +450,3 @@ CLAIMS += [
         holds=lambda v: BOX_RATIO_BAND[0] <= v <= BOX_RATIO_BAND[1],
     ),
 ]
-IDS = [c.id for c in CLAIMS]
