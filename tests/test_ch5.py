@@ -119,6 +119,9 @@ def test_experiments_plan_is_the_same_at_both_scales():
 
     full = [c.name for c in ex.cells("full")]
     assert set(ex.SCHEMAS) == set(full) and len(set(full)) == len(full)
+    # one declaration: schema(name, scale), full-scale cells only
+    assert all(ex.schema(n) is ex.SCHEMAS[n] for n in full)
+    assert ex.schema("summing", "smoke") is None and ex.schema("nope") is None
     # the smoke plan is a subset (chapter 5.1's training cells run at full scale only)
     assert set(c.name for c in ex.cells("smoke")) <= set(full)
 

@@ -1,47 +1,44 @@
-"""Chapter 5's runs (our experiments across the papers), the same at both scales. Section
-"Parity: averaging versus summing": three cells; section "Softmax mass, not just argmax":
-``mass_tables`` (α_L and α_L^{½} of chapter 3's fitted kernels, 5 encodings × 9 tasks × 6 lengths
-up to 16,384) and ``mass_clamped`` (the learned tables against our closed form).
+"""Chapter 5's runs (our experiments across the papers), the same at both scales, and the one
+declaration of their stored cells (:func:`schema`). The plan (:func:`cells`) runs the
+volume-theory cells (:mod:`lengthgen.chapters.ch5.volume_beta`), the cells below, then the further
+cells of both sections (:mod:`lengthgen.chapters.ch5.sum_sine`,
+:mod:`lengthgen.chapters.ch5.mass_more`).
+
+Section "Parity: averaging versus summing":
 
 ``parity_doubling``  A_gen's outputs at (t, n) and (2t, 2n), β_n = 1 and log n, 10⁴ points of the
                      box [−1, 1]^D (:func:`lengthgen.chapters.ch5.parity.doubling_gap`)
 ``averaging_sine``   the largest exact length of averaging + one sine unit for each B, searched
                      up to three lengths past our bound (:func:`.parity.largest_exact_n`)
 ``summing``          chapter 4's biased sine construction on the counts (:func:`.parity.summing_check`)
+
+Section "Softmax mass, not just argmax": ``mass_tables`` (α_L and α_L^{½} of chapter 3's fitted
+kernels, 5 encodings × 9 tasks × 6 lengths up to 16,384), ``mass_clamped`` (the learned tables
+against our closed form) and ``mass_scaled`` (the learned tables scaled to given c).
 """
 
 from __future__ import annotations
 
+import math
+
+from lengthgen.chapters.ch3 import realizability as rz
+from lengthgen.chapters.ch5 import mass
 from lengthgen.chapters.ch5 import parity as pa
-from lengthgen.chapters.ch5.claims import DOUBLING_N, SINE_B, SUMMING_ALL, SUMMING_N
-from lengthgen.config import ConfigError
+from lengthgen.chapters.ch5.claims import (
+    DOUBLING_N,
+    MASS_L0,
+    MASS_LENGTHS,
+    SCALED_C,
+    SINE_B,
+    SUMMING_ALL,
+    SUMMING_N,
+)
+from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
 from lengthgen.store import Schema
 
 #: A_gen points of the doubling check: classifier width, box half-width, sample size, seed
 DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
-
-SCHEMAS = {
-    "parity_doubling": Schema(
-        "ch5 parity doubling",
-        required=(
-            "rows.*.beta",
-            "rows.*.n",
-            "rows.*.max_abs_output",
-            "rows.*.max_logit_error",
-        ),
-        counts=(("rows", lambda d: 2 * len(DOUBLING_N)),),
-    ),
-    "averaging_sine": Schema(
-        "ch5 averaging + sine search",
-        required=("rows.*.B", "rows.*.bound", "rows.*.largest_exact_n"),
-        counts=(("rows", lambda d: len(SINE_B)),),
-    ),
-    "summing": Schema(
-        "ch5 summing + sine",
-        required=("errors", "errors_all_lengths", "weight_on_zeros", "min_margin"),
-    ),
-}
 
 
 def parity_doubling(ns=DOUBLING_N, points=None) -> dict:
@@ -82,9 +79,6 @@ def summing(n_max=SUMMING_N, all_lengths=SUMMING_ALL) -> dict:
 def mass_tables(lengths=None, encodings=None, tasks=None) -> dict:
     """α_L, α_L^{½} (both scales) for chapter 3's CE-fitted kernels of every encoding and task at
     ``lengths`` (:func:`lengthgen.chapters.ch5.mass.mass_alignment`)."""
-    from lengthgen.chapters.ch3 import realizability as rz
-    from lengthgen.chapters.ch5 import mass
-    from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS
     from lengthgen.nn.positional import ENCODINGS
 
     rows = []
@@ -92,43 +86,37 @@ def mass_tables(lengths=None, encodings=None, tasks=None) -> dict:
         for t in tasks or rz.TASKS:
             fam, W = rz.select(e, t, "ce", L0=MASS_L0)
             for L in lengths or MASS_LENGTHS:
-                rows.append(
-                    {
-                        "encoding": e,
-                        "task": t,
-                        **mass.mass_alignment(W, fam, t, L, MASS_L0),
-                    }
-                )
+                got = mass.mass_alignment(W, fam, t, L, MASS_L0)
+                rows.append({"encoding": e, "task": t, **got})
     return {"rows": rows}
+
+
+def _c_of(W, task) -> float:
+    """c = m / log L0 of a learned table (:func:`.mass.clamped_margin`)."""
+    return mass.clamped_margin(W, task, MASS_L0) / math.log(MASS_L0)
 
 
 def mass_clamped(lengths=None) -> dict:
     """The learned tables on first, pos2, pos5: computed α^{½} next to our closed form, both
     scales, with the clamped margin m and c = m / log L0."""
-    import math
-
-    from lengthgen.chapters.ch3 import realizability as rz
-    from lengthgen.chapters.ch5 import mass
-    from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS
-
     rows = []
     for t in mass.FIXED_TARGET:
         fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
         m = mass.clamped_margin(W, t, MASS_L0)
         for L in lengths or MASS_LENGTHS:
             got = mass.mass_alignment(W, fam, t, L, MASS_L0)
-            for k in mass.SCALES:
-                rows.append(
-                    {
-                        "task": t,
-                        "L": int(L),
-                        "scale": k,
-                        "m": m,
-                        "c": m / math.log(MASS_L0),
-                        "alpha_half": got[f"alpha_half_{k}"],
-                        "closed_form": mass.first_clamped_half(W, t, L, MASS_L0, k),
-                    }
-                )
+            rows += [
+                {
+                    "task": t,
+                    "L": int(L),
+                    "scale": k,
+                    "m": m,
+                    "c": m / math.log(MASS_L0),
+                    "alpha_half": got[f"alpha_half_{k}"],
+                    "closed_form": mass.first_clamped_half(W, t, L, MASS_L0, k),
+                }
+                for k in mass.SCALES
+            ]
     return {"rows": rows}
 
 
@@ -137,20 +125,13 @@ def mass_scaled(targets=None, lengths=None) -> dict:
     λ = c' / c, so that its clamped margin gives c' = m / log L0 at each value of ``targets``
     (:data:`lengthgen.chapters.ch5.claims.SCALED_C`; a positive factor keeps every argmax), then
     α^{½} computed at ``lengths`` with both scales next to our closed form with the log factor."""
-    import math
-
-    from lengthgen.chapters.ch3 import realizability as rz
-    from lengthgen.chapters.ch5 import mass
-    from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS, SCALED_C
-    from lengthgen.config import check_finite
-
     targets = [check_finite("c'", c, nonnegative=True) for c in (targets or SCALED_C)]
     if not all(c > 0 for c in targets):
         raise ConfigError(f"every target c' must be > 0, got {targets}")
     rows = []
     for t in mass.FIXED_TARGET:
         fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
-        c = mass.clamped_margin(W, t, MASS_L0) / math.log(MASS_L0)
+        c = _c_of(W, t)
         for target in targets:
             Ws = W * (target / c)
             for L in lengths or MASS_LENGTHS:
@@ -159,7 +140,7 @@ def mass_scaled(targets=None, lengths=None) -> dict:
                     {
                         "task": t,
                         "c_fit": c,
-                        "c": mass.clamped_margin(Ws, t, MASS_L0) / math.log(MASS_L0),
+                        "c": _c_of(Ws, t),
                         "L": int(L),
                         "alpha": got["alpha"],
                         "alpha_half_none": got["alpha_half_none"],
@@ -172,45 +153,12 @@ def mass_scaled(targets=None, lengths=None) -> dict:
     return {"rows": rows}
 
 
-SCHEMAS["mass_tables"] = Schema(
-    "ch5 softmax mass tables",
-    required=(
-        "rows.*.encoding",
-        "rows.*.task",
-        "rows.*.L",
-        "rows.*.alpha",
-        "rows.*.alpha_log",
-    ),
-    probabilities=("rows.*.alpha", "rows.*.alpha_half_none", "rows.*.alpha_half_log"),
-)
-SCHEMAS["mass_scaled"] = Schema(
-    "ch5 scaled learned tables",
-    required=("rows.*.task", "rows.*.c", "rows.*.L", "rows.*.alpha_half_log"),
-    probabilities=("rows.*.alpha", "rows.*.alpha_half_none", "rows.*.alpha_half_log"),
-)
-SCHEMAS["mass_clamped"] = Schema(
-    "ch5 clamped closed form",
-    required=(
-        "rows.*.task",
-        "rows.*.L",
-        "rows.*.scale",
-        "rows.*.c",
-        "rows.*.closed_form",
-    ),
-)
-
-
-from lengthgen.chapters.ch5 import mass_more, sum_sine, volume_beta  # noqa: E402
-
-SCHEMAS.update(volume_beta.SCHEMAS)
-SCHEMAS.update(mass_more.SCHEMAS)
-SCHEMAS.update(sum_sine.SCHEMAS)
-
-
+# --------------------------------------------------------------------------- the plan
 def cells(scale: str) -> list[Cell]:
-    """The plan: the volume-theory cells (:mod:`lengthgen.chapters.ch5.volume_beta`), the Parity
-    cells, then the softmax-mass cells, then the further cells of both sections
-    (:mod:`lengthgen.chapters.ch5.sum_sine`, :mod:`lengthgen.chapters.ch5.mass_more`)."""
+    """The plan: the volume-theory cells, the Parity cells, then the softmax-mass cells, then the
+    further cells of both sections."""
+    from lengthgen.chapters.ch5 import mass_more, sum_sine, volume_beta
+
     return (
         volume_beta.cells(scale)
         + [
@@ -224,3 +172,122 @@ def cells(scale: str) -> list[Cell]:
         + sum_sine.cells(scale)
         + mass_more.cells(scale)
     )
+
+
+# --------------------------------------------------------------------------- stored cells
+def _s(kind, required, probabilities="", counts=()) -> Schema:
+    """A :class:`lengthgen.store.Schema` from space-separated paths."""
+    return Schema(
+        f"ch5 {kind}", tuple(required.split()), tuple(probabilities.split()), counts
+    )
+
+
+def _train_schema(exp: str) -> Schema:
+    """A paired training cell of chapter 2's ``exp``: every member under both scales."""
+    from lengthgen.chapters.ch2 import paper
+    from lengthgen.chapters.ch2.experiments import FULL
+
+    n = len(FULL["seeds"]) * len(paper.STORED_NS[exp]) * 2  # × 2 scales
+    return _s(
+        f"training under both scales ({exp})",
+        "members.*.variant members.*.N members.*.seed members.*.beta members.*.test",
+        "members.*.test.* members.*.best_val_acc",
+        (("members", lambda d: n * len(d["variants"])),),
+    )
+
+
+def _schemas() -> dict[str, Schema]:
+    """Every full-scale cell's schema, by name."""
+    from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
+    from lengthgen.chapters.ch5 import volume_beta as vb
+    from lengthgen.chapters.ch5 import volume_claims as vc
+    from lengthgen.chapters.ch5.sum_sine import (
+        ETAS,
+        TRAIN_VARIANTS,
+        train_cell_name,
+        volume_cell_name,
+    )
+
+    alphas = "rows.*.alpha rows.*.alpha_half_none rows.*.alpha_half_log"
+    return {
+        "beta_closed_forms": _s(
+            "closed forms under both scales",
+            "area.*.n area.*.area_log area.*.area_one area.*.ratio eta_star.first "
+            "eta_star.index center_one.*.exact_above center_one.*.paper_eta_largest_n "
+            "majority_center_failures",
+            counts=(("area", lambda d: len(vc.AREA_NS)), ("center_one", lambda d: 4)),
+        ),
+        "beta_volume_log": VOLUME_SCHEMA,
+        "beta_volume_one": VOLUME_SCHEMA,
+        "beta_majority_box": _s(
+            "Majority raw-box volume under both scales",
+            "rows.*.n rows.*.exact_log rows.*.exact_one rows.*.samples",
+            "rows.*.fraction_log rows.*.fraction_one",
+            (("rows", lambda d: len(vc.BOX_NS)),),
+        ),
+        **{f"beta_train_{e}": _train_schema(e) for e in vb.TRAIN_EXPERIMENTS},
+        "parity_doubling": _s(
+            "parity doubling",
+            "rows.*.beta rows.*.n rows.*.max_abs_output rows.*.max_logit_error",
+            counts=(("rows", lambda d: 2 * len(DOUBLING_N)),),
+        ),
+        "averaging_sine": _s(
+            "averaging + sine search",
+            "rows.*.B rows.*.bound rows.*.largest_exact_n",
+            counts=(("rows", lambda d: len(SINE_B)),),
+        ),
+        "summing": _s(
+            "summing + sine", "errors errors_all_lengths weight_on_zeros min_margin"
+        ),
+        "mass_tables": _s(
+            "softmax mass tables",
+            "rows.*.encoding rows.*.task rows.*.L rows.*.alpha rows.*.alpha_log",
+            alphas,
+        ),
+        "mass_clamped": _s(
+            "clamped closed form",
+            "rows.*.task rows.*.L rows.*.scale rows.*.c rows.*.closed_form",
+        ),
+        "mass_scaled": _s(
+            "scaled learned tables",
+            "rows.*.task rows.*.c rows.*.L rows.*.alpha_half_log",
+            alphas,
+        ),
+        **{
+            volume_cell_name(eta): _s(
+                "summing + sine volume",
+                "rows.*.n rows.*.kind rows.*.fraction rows.*.lo rows.*.hi "
+                "plain.*.fraction",
+            )
+            for eta in ETAS
+        },
+        **{
+            train_cell_name(a, b): _s(
+                "summing + sine training",
+                "rows.*.acc rows.*.first_failure rows.*.seed",
+                "rows.*.acc.* rows.*.train_acc",
+            )
+            for a, b in TRAIN_VARIANTS
+        },
+        "mass_refit": _s(
+            "per-row log refit",
+            "rows.*.encoding rows.*.task rows.*.L fits.*.norm",
+            "rows.*.alpha rows.*.alpha_half",
+        ),
+        "mass_far": _s(
+            "RoPE far lengths",
+            "rows.*.task rows.*.S4 rows.*.far.*.alpha rows.*.far.*.exceed",
+            "rows.*.far.*.alpha",
+            (("rows", lambda d: len(rz.TASKS)),),
+        ),
+    }
+
+
+def schema(name: str, scale: str = "full") -> Schema | None:
+    """The schema of the stored cell ``name`` at ``scale``: every full-scale cell has one (what
+    :class:`lengthgen.claims.StoredResults` checks); smoke cells are not checked (``None``)."""
+    return SCHEMAS.get(name) if scale == "full" else None
+
+
+#: the same table by name, for readers of the older convention (``StoredResults``)
+SCHEMAS = _schemas()

@@ -51,7 +51,6 @@ from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.positional import BASE, NUM_FREQ, KernelFamily, frequencies
-from lengthgen.store import Schema
 
 #: the far lengths of ``mass_far`` (fixed before any was computed)
 FAR_LENGTHS = (100_000, 1_000_000, 10_000_000)
@@ -350,26 +349,6 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
             )
         rows.append(row)
     return {"rows": rows, "study_max": int(study_max)}
-
-
-SCHEMAS: dict = {
-    "mass_refit": Schema(
-        "ch5 per-row log refit",
-        required=("rows.*.encoding", "rows.*.task", "rows.*.L", "fits.*.norm"),
-        probabilities=("rows.*.alpha", "rows.*.alpha_half"),
-    ),
-    "mass_far": Schema(
-        "ch5 RoPE far lengths",
-        required=(
-            "rows.*.task",
-            "rows.*.S4",
-            "rows.*.far.*.alpha",
-            "rows.*.far.*.exceed",
-        ),
-        probabilities=("rows.*.far.*.alpha",),
-        counts=(("rows", lambda d: len(rz.TASKS)),),
-    ),
-}
 
 
 def cells(scale: str) -> list[Cell]:

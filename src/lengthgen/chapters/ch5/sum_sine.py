@@ -43,7 +43,6 @@ from lengthgen.config import (
 )
 from lengthgen.engine.runs import Cell
 from lengthgen.stats import plane_fit
-from lengthgen.store import Schema
 
 DT = torch.float64
 KINDS = ("one", "joint")
@@ -486,29 +485,3 @@ def cells(scale: str) -> list[Cell]:
             )
         )
     return out
-
-
-SCHEMAS: dict = {
-    **{
-        volume_cell_name(eta): Schema(
-            "ch5 summing + sine volume",
-            required=(
-                "rows.*.n",
-                "rows.*.kind",
-                "rows.*.fraction",
-                "rows.*.lo",
-                "rows.*.hi",
-                "plain.*.fraction",
-            ),
-        )
-        for eta in ETAS
-    },
-    **{
-        train_cell_name(a, b): Schema(
-            "ch5 summing + sine training",
-            required=("rows.*.acc", "rows.*.first_failure", "rows.*.seed"),
-            probabilities=("rows.*.acc.*", "rows.*.train_acc"),
-        )
-        for a, b in TRAIN_VARIANTS
-    },
-}

@@ -26,7 +26,6 @@ import numpy as np
 
 from lengthgen.chapters.ch5 import volume_claims as vc
 from lengthgen.engine.runs import Cell
-from lengthgen.store import Schema
 
 #: the chapter-2 training experiments repeated under both scales (cell name = "beta_train_" + exp)
 TRAIN_EXPERIMENTS = tuple(
@@ -174,60 +173,7 @@ def train_kwargs(exp: str, scale: str) -> dict:
     )
 
 
-# --------------------------------------------------------------------------- schemas and plan
-def _train_schema(exp: str) -> Schema:
-    from lengthgen.chapters.ch2 import paper
-    from lengthgen.chapters.ch2.experiments import FULL
-
-    n = len(FULL["seeds"]) * len(paper.STORED_NS[exp]) * 2  # × 2 scales
-    return Schema(
-        f"ch5 training under both scales ({exp})",
-        required=(
-            "members.*.variant",
-            "members.*.N",
-            "members.*.seed",
-            "members.*.beta",
-            "members.*.test",
-        ),
-        probabilities=("members.*.test.*", "members.*.best_val_acc"),
-        counts=(("members", lambda d, n=n: n * len(d["variants"])),),
-    )
-
-
-def _volume_schema() -> Schema:
-    from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
-
-    return VOLUME_SCHEMA
-
-
-SCHEMAS = {
-    "beta_majority_box": Schema(
-        "ch5 Majority raw-box volume under both scales",
-        required=("rows.*.n", "rows.*.exact_log", "rows.*.exact_one", "rows.*.samples"),
-        counts=(("rows", lambda d: len(vc.BOX_NS)),),
-        probabilities=("rows.*.fraction_log", "rows.*.fraction_one"),
-    ),
-    "beta_closed_forms": Schema(
-        "ch5 closed forms under both scales",
-        required=(
-            "area.*.n",
-            "area.*.area_log",
-            "area.*.area_one",
-            "area.*.ratio",
-            "eta_star.first",
-            "eta_star.index",
-            "center_one.*.exact_above",
-            "center_one.*.paper_eta_largest_n",
-            "majority_center_failures",
-        ),
-        counts=(("area", lambda d: len(vc.AREA_NS)), ("center_one", lambda d: 4)),
-    ),
-    "beta_volume_log": _volume_schema(),
-    "beta_volume_one": _volume_schema(),
-    **{f"beta_train_{exp}": _train_schema(exp) for exp in TRAIN_EXPERIMENTS},
-}
-
-
+# --------------------------------------------------------------------------- Majority box volume
 def majority_box(
     ns=vc.BOX_NS,
     samples=vc.BOX_SAMPLES,
