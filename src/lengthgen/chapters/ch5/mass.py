@@ -37,72 +37,93 @@ def logit_scale(scale: str, L: int, L0: int) -> float:
     return 1.0 if scale == "none" else math.log(L) / math.log(L0)
 
 
+def target_weight(z, r, tgt) -> torch.Tensor:
+    """The causal softmax weight on the target of each scored row: ``z`` the rows' logits
+    [rows, keys] (any factor applied), ``r`` the rows' positions, ``tgt`` their targets."""
+    causal = torch.arange(z.shape[1])[None, :] <= r[:, None]
+    z = z.masked_fill(~causal, -math.inf)
+    return torch.exp(z.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(z, 1))
+
+
+def weight_summary(weights, suffix: str = "") -> dict:
+    """α^{½} (the share of target weights above ½), the smallest and the median weight of the
+    per-chunk ``weights``, under keys ending in ``suffix``."""
+    w = torch.cat(weights)
+    return {
+        f"alpha_half{suffix}": float((w > 0.5).double().mean()),
+        f"min_weight{suffix}": float(w.min()),
+        f"median_weight{suffix}": float(w.median()),
+    }
+
+
 def mass_alignment(
     W, family, task: str, L: int, L0: int = rz.L0_DEFAULT, *, chunk: int = 512
 ) -> dict:
     """α_L (strict argmax, chapter 3's eq. 3; ``alpha_log`` with the log-scaled logits) and α_L^{½}
     (causal softmax weight on the target > ½) of the head ``W`` on ``task`` at length ``L``, for
-    both scales, from one pass over the scored rows (:func:`lengthgen.chapters.ch3.realizability.scored_logits`). Also the smallest
-    and median target weight of each scale."""
+    both scales, from one pass over the scored rows
+    (:func:`lengthgen.chapters.ch3.realizability.scored_logits`). Also the smallest and median
+    target weight of each scale."""
     L = check_positive_int("L", L)
     tgt_all = rz.targets(task, L)
     s = {k: logit_scale(k, L, L0) for k in SCALES}
     correct, correct_log = [], []
-    half, weights = {k: [] for k in SCALES}, {k: [] for k in SCALES}
+    weights = {k: [] for k in SCALES}
     for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=chunk):
-        keys = torch.arange(logits.shape[1])
-        causal = keys[None, :] <= r[:, None]
         tgt = tgt_all[r]
         correct.append(rz._row_stats(logits, r, tgt)[2])
         correct_log.append(rz._row_stats(logits * s["log"], r, tgt)[2])
         for k in SCALES:
-            z = (logits * s[k]).masked_fill(~causal, -math.inf)
-            w = torch.exp(z.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(z, 1))
-            weights[k].append(w)
-            half[k].append(w > 0.5)
+            weights[k].append(target_weight(logits * s[k], r, tgt))
     out = {
         "L": int(L),
         "alpha": float(torch.cat(correct).double().mean()),
         "alpha_log": float(torch.cat(correct_log).double().mean()),
     }
     for k in SCALES:
-        w = torch.cat(weights[k])
-        out[f"alpha_half_{k}"] = float(torch.cat(half[k]).double().mean())
-        out[f"min_weight_{k}"] = float(w.min())
-        out[f"median_weight_{k}"] = float(w.median())
+        out |= weight_summary(weights[k], f"_{k}")
     return out
+
+
+def _fixed_target(task: str) -> int:
+    if task not in FIXED_TARGET:
+        raise ConfigError(
+            f"task {task!r} has no fixed target; choices: {', '.join(FIXED_TARGET)}"
+        )
+    return FIXED_TARGET[task]
 
 
 def clamped_margin(W, task: str, L0: int = rz.L0_DEFAULT) -> float:
     """m = W[c, target] − W[c, c], c = L0 − 1: the learned table's advantage of the target over
     the clamped tail key, in the row every query beyond L0 uses."""
-    if task not in FIXED_TARGET:
-        raise ConfigError(
-            f"task {task!r} has no fixed target; choices: {', '.join(FIXED_TARGET)}"
-        )
+    tau = _fixed_target(task)
     W = torch.as_tensor(W, dtype=torch.float64)
     c = L0 - 1
-    return float(W[c, FIXED_TARGET[task]] - W[c, c])
+    return float(W[c, tau] - W[c, c])
 
 
-def first_clamped_half(W, task: str, L: int, L0: int = rz.L0_DEFAULT, scale="none"):
+def clamped_half(W, task: str, L: int, L0: int, s) -> float:
     """Our closed form of α_L^{½} for a learned absolute table ``W`` (L0 × L0) on a fixed-target
-    task: a scored row i ∈ [L0, L) uses row c = L0 − 1 of W, and its keys j ≥ c share the logit
-    W[c, c], so with the factor s the target's weight exceeds ½ iff
+    task with the factor ``s`` on the logits (one number, or one per row i = L0 … L − 1): a
+    scored row i ∈ [L0, L) uses row c = L0 − 1 of W, and its keys j ≥ c share the logit
+    W[c, c], so the target's weight exceeds ½ iff
     (i − c + 1) e^{s W[c,c]} < e^{s W[c,τ]} − Σ_{j < c, j ≠ τ} e^{s W[c,j]} (τ the target).
     Returns the fraction of scored rows that satisfy it (rows with i < τ are not scored)."""
     check_positive_int("L", L, minimum=L0 + 1)
-    if task not in FIXED_TARGET:
-        raise ConfigError(
-            f"task {task!r} has no fixed target; choices: {', '.join(FIXED_TARGET)}"
-        )
-    s = logit_scale(scale, L, L0)
+    tau = _fixed_target(task)
     W = np.asarray(torch.as_tensor(W, dtype=torch.float64))
-    c, tau = L0 - 1, FIXED_TARGET[task]
-    row = s * W[c]
-    top = max(row.max(), 0.0)  # shift for stability (the comparison is homogeneous)
-    e = np.exp(row - top)
-    rest = e[:c].sum() - e[tau]
-    K = (e[tau] - rest) / e[c]  # rows i with i − c + 1 < K keep more than half
+    c = L0 - 1
+    row = np.reshape(s, (-1, 1)) * W[c]  # [1 or L − L0, L0]
+    top = np.maximum(
+        row.max(1), 0.0
+    )  # shift for stability (the comparison is homogeneous)
+    e = np.exp(row - top[:, None])
+    rest = e[:, :c].sum(1) - e[:, tau]
+    K = (e[:, tau] - rest) / e[:, c]  # rows i with i − c + 1 < K keep more than half
     i = np.arange(L0, L)
     return float(((i - c + 1) < K).mean())
+
+
+def first_clamped_half(W, task: str, L: int, L0: int = rz.L0_DEFAULT, scale="none"):
+    """:func:`clamped_half` with the evaluation-time factor of ``scale`` (:func:`logit_scale`)."""
+    return clamped_half(W, task, L, L0, logit_scale(scale, L, L0))

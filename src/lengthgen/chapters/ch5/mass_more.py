@@ -88,46 +88,27 @@ def refit(encoding: str, task: str, L0: int = rz.L0_DEFAULT):
 def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict:
     """α_L (strict argmax, chapter 3's rule and tie tolerance) and α_L^{½} (softmax weight on the
     target > ½) of ``W`` with row i's logits multiplied by s_i; also the smallest and median
-    target weight."""
+    target weight (:func:`lengthgen.chapters.ch5.mass.weight_summary`)."""
+    from lengthgen.chapters.ch5.mass import target_weight, weight_summary
+
     L = check_positive_int("L", L)
     s_all, tgt_all = row_log_scale(L, L0), rz.targets(task, L)
-    correct, half, weights = [], [], []
+    correct, weights = [], []
     for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=512):
         z = logits * s_all[r][:, None]
-        tgt = tgt_all[r]
-        correct.append(rz._row_stats(z, r, tgt)[2])
-        causal = torch.arange(z.shape[1])[None, :] <= r[:, None]
-        z = z.masked_fill(~causal, -math.inf)
-        w = torch.exp(z.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(z, 1))
-        weights.append(w)
-        half.append(w > 0.5)
-    w = torch.cat(weights)
-    return {
-        "L": int(L),
-        "alpha": float(torch.cat(correct).double().mean()),
-        "alpha_half": float(torch.cat(half).double().mean()),
-        "min_weight": float(w.min()),
-        "median_weight": float(w.median()),
-    }
+        correct.append(rz._row_stats(z, r, tgt_all[r])[2])
+        weights.append(target_weight(z, r, tgt_all[r]))
+    alpha = float(torch.cat(correct).double().mean())
+    return {"L": int(L), "alpha": alpha, **weight_summary(weights)}
 
 
 def clamped_half_rows(W, task: str, L: int, L0: int = rz.L0_DEFAULT) -> float:
-    """Closed form of α_L^{½} for a learned table on a fixed-target task under the per-row factor:
-    row i ∈ [L0, L) keeps more than half the mass iff
-    (i − c + 1) e^{s_i W[c,c]} < e^{s_i W[c,τ]} − Σ_{j < c, j ≠ τ} e^{s_i W[c,j]}, c = L0 − 1
-    (the condition of :func:`lengthgen.chapters.ch5.mass.first_clamped_half`, one s per row)."""
-    from lengthgen.chapters.ch5.mass import FIXED_TARGET
+    """Closed form of α_L^{½} for a learned table on a fixed-target task under the per-row factor
+    s_i (:func:`lengthgen.chapters.ch5.mass.clamped_half`, one s per row)."""
+    from lengthgen.chapters.ch5.mass import clamped_half
 
     check_positive_int("L", L, minimum=L0 + 1)
-    check_choice("task", task, tuple(FIXED_TARGET))
-    W = np.asarray(torch.as_tensor(W, dtype=torch.float64))
-    c, tau = L0 - 1, FIXED_TARGET[task]
-    i = np.arange(L0, L)
-    rows = row_log_scale(L, L0).numpy()[i][:, None] * W[c][None, :]
-    top = np.maximum(rows.max(1, keepdims=True), 0.0)
-    e = np.exp(rows - top)
-    rest = e[:, :c].sum(1) - e[:, tau]
-    return float(((i - c + 1) * e[:, c] < e[:, tau] - rest).mean())
+    return clamped_half(W, task, L, L0, row_log_scale(L, L0).numpy()[L0:])
 
 
 def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
