@@ -185,20 +185,18 @@ def test_bad_inputs_fail_with_one_line():
         ss.check_eta(0.5)
     with pytest.raises(ConfigError):
         ss.check_eta(-0.1)
-    with pytest.raises(ConfigError):
-        ss.necessary_radius(0.25, 16, "both")
-    with pytest.raises(ConfigError):
-        ss.necessary_radius(0.25, 1, "one")
-    with pytest.raises(ConfigError):
-        ss.sample_box(0.25, 0, seed=0)
-    with pytest.raises(ConfigError):
-        ss.sample_box(0.25, 10, seed=-1)
-    with pytest.raises(ConfigError):
-        ss.volume_fraction(0.25, 16, "x", samples=10, seed=0)
-    with pytest.raises(ConfigError):
-        ss.first_failing_length(None, 0)
-    with pytest.raises(ConfigError):
-        ss.population_accuracy(None, 0)
+    # the public edges: the volume estimate and the training cell
+    for bad in (
+        dict(eta=0.5),
+        dict(kind="both"),
+        dict(kind="x"),
+        dict(n=1),
+        dict(samples=0),
+        dict(seed=-1),
+    ):
+        args = {"eta": 0.25, "n": 16, "kind": "one", "samples": 10, "seed": 0, **bad}
+        with pytest.raises(ConfigError):
+            ss.volume_fraction(**args)
     kw = ss.train_kwargs("smoke")
     with pytest.raises(ConfigError):
         ss.train_variant(activation="tanh", bias=True, **kw)

@@ -72,7 +72,6 @@ def arc_length(eta: float) -> float:
     """L_arc = π + 2 arcsin κ, κ = (2η + 10⁻¹⁵)/(2 − 2η): the longest arc the decisive unit's
     phase perturbation φ₀ may occupy (exactness needs a cos φ₀ > −|c|; 10⁻¹⁵ covers
     |c*| = |sin π| ≈ 1.2·10⁻¹⁶ of the float64 center)."""
-    eta = check_eta(eta)
     return math.pi + 2 * math.asin((2 * eta + 1e-15) / (2 - 2 * eta))
 
 
@@ -80,9 +79,6 @@ def necessary_radius(eta: float, n: int, kind: str) -> float:
     """The half-width of the region the necessary condition leaves: for ``kind="one"`` the bound
     on |w − u| (≤ 2η), min(2η, L_arc/n); for ``"joint"`` the bound on |u| and |w| (≤ η),
     min(η, L_arc/(n − 1))."""
-    eta = check_eta(eta)
-    n = check_positive_int("n", n, minimum=2)
-    check_choice("kind", kind, KINDS)
     L = arc_length(eta)
     return min(2 * eta, L / n) if kind == "one" else min(eta, L / (n - 1))
 
@@ -102,13 +98,10 @@ def sample_box(
     [−η, η] × [−R, R] with w = u + d, points with |w| > η rejected, so fewer points come back;
     ``joint``: u, w uniform in [−r, r]). Returns batched ``W`` [P, 2, 2], ``b`` [P, 2], ``V``
     [P, 2, 2] (float64) from one CPU generator seeded ``seed``."""
-    eta = check_eta(eta)
-    samples = check_positive_int("samples", samples)
-    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    g = torch.Generator().manual_seed(seed)
     c = center()
     off = (torch.rand(samples, 10, generator=g, dtype=DT) * 2 - 1) * eta
     if n is not None:
-        check_choice("kind", kind, KINDS)
         R = necessary_radius(eta, n, kind)
         extra = (torch.rand(samples, generator=g, dtype=DT) * 2 - 1) * R
         if kind == "joint":
@@ -128,7 +121,6 @@ def sample_box(
 def margins(P: dict, n: int) -> torch.Tensor:
     """(−1)^t (s₀ − s₁) at every t = 0 … n of length n: [points, n + 1], from s = V sin(W x + b)
     computed directly (float64); positive everywhere iff the point is exact at n."""
-    n = check_positive_int("n", n)
     t = torch.arange(n + 1, dtype=DT)
     x = torch.stack([n - t, t], -1)  # [T, 2]
     h = torch.einsum("pjv,tv->ptj", P["W"], x) + P["b"][:, None, :]
@@ -150,7 +142,6 @@ def exact_at(P: dict, n: int, chunk: int = 2048) -> torch.Tensor:
 def exact_jointly(P: dict, n: int) -> torch.Tensor:
     """Whether each point is exact at every length m = 1 … n: bool [P] (lengths in order, each
     only for the points still exact)."""
-    n = check_positive_int("n", n)
     alive = torch.ones(P["W"].shape[0], dtype=torch.bool)
     for m in range(1, n + 1):
         idx = alive.nonzero().squeeze(1)
@@ -168,8 +159,11 @@ def volume_fraction(
     (:func:`lengthgen.stats.clopper_pearson`) scaled by the restricted share."""
     from lengthgen.stats import clopper_pearson
 
+    eta = check_eta(eta)
     check_choice("kind", kind, KINDS)
     n = check_positive_int("n", n, minimum=2)
+    samples = check_positive_int("samples", samples)
+    seed = check_positive_int("seed", seed, minimum=0)
     P = sample_box(eta, samples, seed, n=n if restrict else None, kind=kind)
     ok = exact_at(P, n) if kind == "one" else exact_jointly(P, n)
     k, N = int(ok.sum()), int(ok.numel())
@@ -241,7 +235,6 @@ def length_margins(net, L: int) -> torch.Tensor:
 def first_failing_length(net, L_max: int) -> int | None:
     """The smallest L in 1 … ``L_max`` at which ``net`` is not exact (some count t ≤ L with a
     margin ≤ 0, i.e. a wrong or tied strict argmax), or ``None`` if it is exact at all of them."""
-    L_max = check_positive_int("L_max", L_max)
     for L in range(1, L_max + 1):
         if not bool((length_margins(net, L) > 0).all()):
             return L
@@ -251,11 +244,9 @@ def first_failing_length(net, L_max: int) -> int | None:
 def population_accuracy(net, L: int) -> float:
     """Accuracy of ``net`` over uniform binary strings of length L, exactly: Σ_t C(L, t) 2^{−L}
     over the counts t classified correctly (margin > 0)."""
-    L = check_positive_int("L", L)
-    t = np.arange(L + 1)
     from scipy.stats import binom
 
-    w = binom.pmf(t, L, 0.5)
+    w = binom.pmf(np.arange(L + 1), L, 0.5)
     ok = (length_margins(net, L) > 0).numpy()
     return min(1.0, float(w[ok].sum()))  # the pmf sums to 1 only up to rounding
 
@@ -363,19 +354,23 @@ def train_variant(
     members = [(float(wd), int(s)) for wd in wds for s in seeds]
     if not members:
         raise ConfigError("wds and seeds must not be empty")
-    train = [train_set(s, 2, train_lengths, n) for _, s in members]
+    member_wds, member_seeds = [wd for wd, _ in members], [s for _, s in members]
+    train = [train_set(s, 2, train_lengths, n) for s in member_seeds]
     model = ModularMLP(2, width, act, bias=bias)
+    optim = b1_optimizer("muon", lr, member_wds, act, bias)
+    desc = f"sum_sine {act}{'+b' if bias else ''}"
     res = fit(
         model,
         train,
-        optim=b1_optimizer("muon", lr, [wd for wd, _ in members], act, bias),
+        optim=optim,
         steps=steps,
-        seeds=[s for _, s in members],
+        seeds=member_seeds,
         device=device,
-        desc=f"sum_sine {act}{'+b' if bias else ''}",
+        desc=desc,
     )
     P = res.final_params
     train_acc = accuracy_on(model, P, train).tolist()
+    lengths = [int(L) for L in (*in_domain_lengths, *test_lengths)]
     rows = []
     for i, (wd, s) in enumerate(members):
         net = _net(P, i, act)
@@ -386,13 +381,9 @@ def train_variant(
             "wd": wd,
             "seed": s,
             "train_acc": train_acc[i],
-            "acc": {
-                str(L): population_accuracy(net, int(L))
-                for L in tuple(in_domain_lengths) + tuple(test_lengths)
-            },
+            "acc": {str(L): population_accuracy(net, L) for L in lengths},
             "exact_at": {
-                str(L): bool((length_margins(net, int(L)) > 0).all())
-                for L in tuple(in_domain_lengths) + tuple(test_lengths)
+                str(L): bool((length_margins(net, L) > 0).all()) for L in lengths
             },
         }
         if act == "sine":
@@ -456,32 +447,24 @@ def cells(scale: str) -> list[Cell]:
     """The section's further cells: one volume scan per η, one training ensemble per variant
     (smoke: fewer points, lengths and updates; the same names)."""
     scale = get_scale(scale)
-    out = []
-    for eta in ETAS:
-        ns = {k: v if scale == "full" else v[:3] for k, v in VOLUME_NS.items()}
-        out.append(
-            Cell(
-                volume_cell_name(eta),
-                volume_scan,
-                {
-                    "eta": eta,
-                    "ns_one": list(ns["one"]),
-                    "ns_joint": list(ns["joint"]),
-                    "samples_one": VOLUME_SAMPLES[scale]["one"],
-                    "samples_joint": VOLUME_SAMPLES[scale]["joint"],
-                    "check_ns": list(CHECK_NS) if scale == "full" else [32],
-                    "check_samples": CHECK_SAMPLES[scale],
-                },
-            )
-        )
+    full = scale == "full"
+    scan = {
+        "ns_one": list(VOLUME_NS["one"] if full else VOLUME_NS["one"][:3]),
+        "ns_joint": list(VOLUME_NS["joint"] if full else VOLUME_NS["joint"][:3]),
+        "samples_one": VOLUME_SAMPLES[scale]["one"],
+        "samples_joint": VOLUME_SAMPLES[scale]["joint"],
+        "check_ns": list(CHECK_NS) if full else [32],
+        "check_samples": CHECK_SAMPLES[scale],
+    }
     kw = train_kwargs(scale)
-    for act, bias in TRAIN_VARIANTS:
-        out.append(
-            Cell(
-                train_cell_name(act, bias),
-                train_variant,
-                {"activation": act, "bias": bias, **kw},
-                seeds=tuple(kw["seeds"]),
-            )
+    return [
+        Cell(volume_cell_name(eta), volume_scan, {"eta": eta, **scan}) for eta in ETAS
+    ] + [
+        Cell(
+            train_cell_name(a, b),
+            train_variant,
+            {"activation": a, "bias": b, **kw},
+            seeds=tuple(kw["seeds"]),
         )
-    return out
+        for a, b in TRAIN_VARIANTS
+    ]
