@@ -47,32 +47,42 @@ def _doubling(results, beta, key):
 
 _parity = claim_maker("ch. 5 § averaging vs summing")
 
+#: the doubling claims: (id, β_n, the measured largest error, its tolerance = ledger residue);
+#: what each says and why its tolerance
+DOUBLING_CLAIMS = (
+    ("ch5.parity.collapse_beta_one", "one", "max_abs_output", 1e-12),
+    ("ch5.parity.logit_shift_log", "log", "max_logit_error", 1e-9),
+)
+_DOUBLING_SAYS = {
+    "one": "With β_n = 1 the attention output for t ones among n equals the one for 2t among "
+    "2n (largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is "
+    "exact at both n and 2n",
+    "log": "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at "
+    "(t, n) by exactly X log 2, at every t and n (largest error over the same points)",
+}
+_DOUBLING_WHY = {
+    "one": "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) "
+    "up to float64 rounding of the logarithms, far below 10⁻¹²",
+    "log": "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 "
+    "logarithms of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
+}
+
+
+def _doubling_claim(cid, beta, key, tol):
+    return _parity(
+        cid,
+        _DOUBLING_SAYS[beta],
+        0.0,
+        "value",
+        _DOUBLING_WHY[beta],
+        lambda r: _doubling(r, beta, key),
+        tolerance=tol,
+        residue=tol,
+    )
+
+
 CLAIMS = [
-    _parity(
-        "ch5.parity.collapse_beta_one",
-        "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
-        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is "
-        "exact at both n and 2n",
-        0.0,
-        "value",
-        "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up "
-        "to float64 rounding of the logarithms, far below 10⁻¹²",
-        lambda r: _doubling(r, "one", "max_abs_output"),
-        tolerance=1e-12,
-        residue=1e-12,
-    ),
-    _parity(
-        "ch5.parity.logit_shift_log",
-        "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at (t, n) by "
-        "exactly X log 2, at every t and n (largest error over the same points)",
-        0.0,
-        "value",
-        "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 "
-        "logarithms of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
-        lambda r: _doubling(r, "log", "max_logit_error"),
-        tolerance=1e-9,
-        residue=1e-9,
-    ),
+    *(_doubling_claim(*row) for row in DOUBLING_CLAIMS),
     _parity(
         "ch5.parity.averaging_sine_nmax",
         "Averaging attention + one sine unit with every parameter in [−B, B]: the largest length at "

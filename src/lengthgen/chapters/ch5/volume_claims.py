@@ -229,25 +229,55 @@ def box_ratio_growth(results):
 # --------------------------------------------------------------------------- claims
 _c = claim_maker(LOC)
 
-#: one claim per window of chapter 2 with its paper's exponent (paper.PAPER_WINDOW_SLOPES, None
-#: dropped) and per Monte Carlo volume: (id, chapter 2's key, exponent)
-WINDOW_CLAIMS = (
-    ("ch5.volume.window_one.pos_index_chi", "pos/index/chi", -2),
-    ("ch5.volume.window_one.pos_index_ell", "pos/index/ell", -1),
-    ("ch5.volume.window_one.norm_index_ell", "norm/index/ell", -1),
+#: one claim per exponent of chapter 2 that should survive β_n = 1: (id, kind, chapter 2's key,
+#: its exponent): ``window`` a window with its paper's exponent (paper.PAPER_WINDOW_SLOPES, None
+#: dropped, rule 6's slope tolerance), ``mc`` a Monte Carlo volume (rule 6's exponent tolerance)
+EXPONENT_CLAIMS = (
+    ("ch5.volume.window_one.pos_index_chi", "window", "pos/index/chi", -2),
+    ("ch5.volume.window_one.pos_index_ell", "window", "pos/index/ell", -1),
+    ("ch5.volume.window_one.norm_index_ell", "window", "norm/index/ell", -1),
     (
         "ch5.volume.window_one.norm_index_chi_fixed_ell_hat",
+        "window",
         "norm/index/chi_fixed_ell_hat",
         0,
     ),
-    ("ch5.volume.window_one.pos_first_chi", "pos/first/chi", 0),
-    ("ch5.volume.window_one.pos_first_ell", "pos/first/ell", 0),
+    ("ch5.volume.window_one.pos_first_chi", "window", "pos/first/chi", 0),
+    ("ch5.volume.window_one.pos_first_ell", "window", "pos/first/ell", 0),
+    ("ch5.volume.mc_one.pos_index", "mc", "pos/index", -3),
+    ("ch5.volume.mc_one.norm_index", "mc", "norm/index", -1),
+    ("ch5.volume.mc_one.pos_first", "mc", "pos/first", 0),
 )
-MC_CLAIMS = (
-    ("ch5.volume.mc_one.pos_index", "pos/index", -3),
-    ("ch5.volume.mc_one.norm_index", "norm/index", -1),
-    ("ch5.volume.mc_one.pos_first", "pos/first", 0),
-)
+#: per kind: what shrinks ({key}, {theory}: the row's key and exponent), why its power
+#: survives, and the measure with chapter 2's tolerance
+_SHRINKS = {
+    "window": "the exact window {key} around the η = 1 center shrinks like n^{theory} — the "
+    "exponent of chapter 2's paper with log n (log-log slope, n = 8 … 512)",
+    "mc": "the Monte Carlo exact fraction ({key}, box of half-width 0.1 around the η = 1 "
+    "center) decays like n^{theory}, as with log n (fit over the lengths with ≥ 10 exact points)",
+}
+_SURVIVES = {
+    "window": "β_n changes the slack of each window condition, not the power of n",
+    "mc": "the volume is a product of the windows, whose powers do not change",
+}
+_EXPONENT = {
+    "window": (window_slope, WINDOW_SLOPE_TOL),
+    "mc": (mc_exponent, MC_EXPONENT_TOL),
+}
+
+
+def _exponent_claim(cid, kind, key, theory):
+    measure, tol = _EXPONENT[kind]
+    return _c(
+        cid,
+        "Without log n " + _SHRINKS[kind].format(key=key, theory=theory),
+        theory,
+        "value",
+        f"{_SURVIVES[kind]}; chapter 2's rule 6 tolerance ± {tol}",
+        lambda r: measure(r, "one", key),
+        tolerance=tol,
+    )
+
 
 CLAIMS = [
     _c(
@@ -339,36 +369,7 @@ CLAIMS = [
         lambda r: r.cell("beta_closed_forms")["majority_center_failures"],
         group="self-check",
     ),
-    *(
-        _c(
-            cid,
-            f"Without log n the exact window {key} around the η = 1 center shrinks like "
-            f"n^{theory} — the exponent of chapter 2's paper with log n (log-log slope, "
-            "n = 8 … 512)",
-            theory,
-            "value",
-            f"β_n changes the slack of each window condition, not the power of n; chapter 2's "
-            f"rule 6 tolerance ± {WINDOW_SLOPE_TOL}",
-            lambda r, k=key: window_slope(r, "one", k),
-            tolerance=WINDOW_SLOPE_TOL,
-        )
-        for cid, key, theory in WINDOW_CLAIMS
-    ),
-    *(
-        _c(
-            cid,
-            f"Without log n the Monte Carlo exact fraction ({key}, box of half-width 0.1 around "
-            f"the η = 1 center) decays like n^{theory}, as with log n (fit over the lengths with "
-            "≥ 10 exact points)",
-            theory,
-            "value",
-            f"the volume is a product of the windows, whose powers do not change; chapter 2's "
-            f"rule 6 tolerance ± {MC_EXPONENT_TOL}",
-            lambda r, k=key: mc_exponent(r, "one", k),
-            tolerance=MC_EXPONENT_TOL,
-        )
-        for cid, key, theory in MC_CLAIMS
-    ),
+    *(_exponent_claim(*row) for row in EXPONENT_CLAIMS),
     _c(
         "ch5.volume.windows_nested",
         "Every exact window without log n is no wider than with it (combos × lengths n = 8 … 512 "
