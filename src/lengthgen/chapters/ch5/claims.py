@@ -11,15 +11,16 @@ Sections: "Log-length scaling in the volume theory" (``volume``, declared in
 Each prediction was written, with its comparison, in the commit that introduced it, before the
 experiment it judges was run (``git log -p`` of this file shows the order).
 
-How each comparison was chosen (each rule is code the claims name):
+How each comparison was chosen (each rule is code the claims name; the comparisons themselves are
+:func:`~lengthgen.chapters.ch5.common.value`, ``equal``, ``holds`` and ``everywhere``):
 
 * rounding residues: a value that is exactly 0 in real arithmetic is compared with a tolerance
-  (and ledger ``residue``) far above float64 rounding (``collapse_beta_one``, ``logit_shift_log``);
-* exact counts: a count of failures or changes that can only be 0 (``check="equal"``);
+  (and ledger ``residue``) far above float64 rounding (``DOUBLING_CLAIMS``);
+* exact counts: a count of failures or changes that can only be 0 (``equal``);
 * closed forms in rows: :data:`~lengthgen.chapters.ch5.common.ONE_ROW`;
 * chapter 2's rules 6–7 (closed forms, window and Monte Carlo exponents), taken from chapter 2;
 * log-log slopes with a 95 % interval: :func:`~lengthgen.chapters.ch5.common.slope_holds`;
-* properties that must hold everywhere: :func:`~lengthgen.chapters.ch5.common.is_true`;
+* properties that must hold everywhere: :func:`~lengthgen.chapters.ch5.common.everywhere`;
 * chapter 0's c-rule: :data:`C_RULE_LEVEL` and :func:`_c_rule_holds`;
 * trained accuracy: the sign of a paired 95 % bootstrap interval (``volume.train_*``); bands and
   factors declared next to their claims (``BOX_RATIO_BAND``, ``DRIFT_FACTOR``, the 0.02 of
@@ -28,7 +29,8 @@ How each comparison was chosen (each rule is code the claims name):
 
 from __future__ import annotations
 
-from lengthgen.chapters.ch5.common import ONE_ROW, claim_maker, is_true
+from lengthgen.chapters.ch5.common import ONE_ROW, claim_maker, everywhere
+from lengthgen.chapters.ch5.common import equal, holds, value
 
 #: causes a prediction of ours may fail for (none declared yet)
 CAUSES: dict[str, str] = {}
@@ -72,12 +74,9 @@ def _doubling_claim(cid, beta, key, tol):
     return _parity(
         cid,
         _DOUBLING_SAYS[beta],
-        0.0,
-        "value",
+        value(0.0, tol, residue=tol),
         _DOUBLING_WHY[beta],
         lambda r: _doubling(r, beta, key),
-        tolerance=tol,
-        residue=tol,
     )
 
 
@@ -88,8 +87,7 @@ CLAIMS = [
         "Averaging attention + one sine unit with every parameter in [−B, B]: the largest length at "
         "which a search finds an exact Parity classifier, for B = 2, 3, 4, 6, 8, equals our bound "
         "⌈2B²/π⌉",
-        [3, 6, 11, 23, 41],
-        "equal",
+        equal([3, 6, 11, 23, 41]),
         "our derivation: n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; "
         "an exact count can only equal it (a larger value refutes the bound, a smaller one its "
         "tightness)",
@@ -100,8 +98,7 @@ CLAIMS = [
         "Summing instead of averaging: chapter 4's biased width-2 sine construction (p = 2) "
         "classifies every count t ≤ 10⁵ correctly, and every (n, t) with n ≤ 1,000 "
         "(errors: both counts)",
-        [0, 0],
-        "equal",
+        equal([0, 0]),
         "the construction's phase is π t exactly (its weight on the count of zeros is 0), "
         "so any error is a real failure, not rounding",
         lambda r: [r.cell("summing")[k] for k in ("errors", "errors_all_lengths")],
@@ -109,8 +106,7 @@ CLAIMS = [
     _parity(
         "ch5.parity.summing_ignores_zeros",
         "The construction's first-layer weight on the count of zeros is exactly 0",
-        0.0,
-        "equal",
+        equal(0.0),
         "W_{j0} = 2π·0/p is 0 in any arithmetic",
         lambda r: r.cell("summing")["weight_on_zeros"],
         group="self-check",
@@ -190,8 +186,7 @@ CLAIMS += [
         "ch5.mass.argmax_invariant",
         "Multiplying the fitted kernels' logits by log L / log L0 changes α_L in none of the 270 "
         "(encoding, task, L) cells",
-        0,
-        "equal",
+        equal(0),
         "a positive factor keeps every argmax; a change could only come from the tie "
         "tolerance, and would be a real effect of it",
         lambda r: sum(x["alpha"] != x["alpha_log"] for x in _mass_rows(r)),
@@ -199,99 +194,83 @@ CLAIMS += [
     _mass(
         "ch5.mass.half_below_argmax",
         "α_L^{½} ≤ α_L in every cell, both scales (a weight above ½ is the unique maximum)",
-        True,
-        "predicate",
+        everywhere(),
         "a consequence of the definitions: any failure is a bug",
         lambda r: all(
             x[f"alpha_half_{k}"] <= x["alpha"]
             for x in _mass_rows(r)
             for k in ("none", "log")
         ),
-        holds=is_true,
         group="self-check",
     ),
     _mass(
         "ch5.mass.log_never_lowers",
         "The log factor (≥ 1 for L ≥ L0) never lowers α_L^{½} in any cell",
-        True,
-        "predicate",
+        everywhere(),
         "scaling logits up by s ≥ 1 raises the weight of the maximum, and a weight above ½ "
         "is on the maximum",
         lambda r: all(
             x["alpha_half_log"] >= x["alpha_half_none"] for x in _mass_rows(r)
         ),
-        holds=is_true,
         group="self-check",
     ),
     _mass(
         "ch5.mass.clamped_closed_form",
         "Learned absolute tables on first, pos2, pos5: our closed form of α_L^{½} matches the "
         "computed value at every length and both scales (largest difference, in rows)",
-        0.0,
-        "value",
+        value(0.0, ONE_ROW),
         "the closed form counts rows by a strict inequality; one row at the boundary may "
         "round the other way, more than one is a wrong derivation",
         lambda r: _rows_off(r, "mass_clamped", "alpha_half", "closed_form"),
-        tolerance=ONE_ROW,
     ),
     _mass(
         "ch5.mass.c_rule",
         f"With the log factor, a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 exactly when its "
         "clamped margin exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): [c, α^{½}] per "
         "task first, pos2, pos5",
-        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
-        "predicate",
+        holds(f"α ≥ {C_RULE_LEVEL:g} iff c > 1", _c_rule_holds(3)),
         "our derivation: the target's weight grows like L^c and the tail's like L",
         lambda r: _c_rule(r, "mass_clamped", "alpha_half", scale="log"),
-        holds=_c_rule_holds(3),
     ),
     _mass(
         "ch5.mass.unscaled_dilutes",
         "Without the factor, α_L^{½} never rises with L for any (encoding, task) whose argmax is "
         "right on every row at every length",
-        "non-increasing",
-        "predicate",
+        holds("non-increasing", _non_increasing),
         "longer rows add keys, and an added key can only take mass from the target when the "
         "kernel's offsets to the target do not change",
         _perfect_series,
-        holds=_non_increasing,
     ),
     _mass(
         "ch5.mass.alibi_keeps_mass",
         "ALiBi kernels with a perfect argmax keep their unscaled α^{½} from L = 128 to 16,384 "
         "(change at most 0.02 per task)",
-        0.0,
-        "predicate",
+        holds(0.0, lambda v: bool(v) and all(abs(x) <= 0.02 for x in v.values())),
         "a slope s < 0 makes the weights of far keys geometric, so new keys add a "
         "vanishing mass; 0.02 allows a few boundary rows",
         _alibi_flat,
-        holds=lambda v: bool(v) and all(abs(x) <= 0.02 for x in v.values()),
     ),
     _mass(
         "ch5.mass.c_rule_scaled",
         "The rule's other half, on the learned tables of first, pos2, pos5 multiplied by a "
         "positive factor so that c = m / log L0 is 0.5, 0.8, 1.5 or 2.5: with the log factor, "
         f"α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
-        f"α ≥ {C_RULE_LEVEL:g} iff c > 1",
-        "predicate",
+        holds(f"α ≥ {C_RULE_LEVEL:g} iff c > 1", _c_rule_holds(12)),
         "our derivation: with the factor the target's weight against one tail key is L^c "
         "times a constant and the tail has about L keys, so for c < 1 the rows beyond about "
         "L^c lose the mass (at L = 16,384, L^0.8 ≈ 2,350 rows of 16,364) and for c > 1 every row "
         "keeps it once L^(c − 1) beats the constant; the values of c sit far enough from 1 "
         "for 16,384 to decide",
         lambda r: _c_rule(r, "mass_scaled", "alpha_half_log"),
-        holds=_c_rule_holds(12),
     ),
     _mass(
         "ch5.mass.scaled_closed_form",
         "The scaled tables: our closed form of α^{½} (log factor) matches the computed value at "
         "every length (largest difference, in rows)",
-        0.0,
-        "value",
+        value(0.0, ONE_ROW),
         "as for the fitted tables: one row at the strict inequality's boundary may round "
         "the other way",
         lambda r: _rows_off(r, "mass_scaled", "alpha_half_log", "closed_form_log"),
-        tolerance=ONE_ROW,
     ),
 ]
 

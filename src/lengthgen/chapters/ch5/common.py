@@ -18,32 +18,53 @@ SLOPE_ALLOWANCE = 0.1
 
 
 def stored_claim(
-    loc, cid, statement, paper_value, check, why, measure, *, group="ours", **kw
+    loc, cid, statement, comparison: dict, why, measure, *, group="ours", **kw
 ) -> Claim:
     """A :class:`lengthgen.claims.Claim` on stored results: ``loc`` is the chapter section,
-    ``cid`` the full id, ``group`` ``ours`` (a prediction) or ``self-check``."""
+    ``cid`` the full id, ``comparison`` the paper value and check (:func:`value`, :func:`equal`,
+    :func:`holds`, :func:`everywhere`), ``group`` ``ours`` (a prediction) or ``self-check``."""
     return Claim(
         cid,
         loc,
         statement,
-        paper_value,
         source="stored",
         measure=measure,
-        check=check,
         why=why,
         group=group,
+        **comparison,
         **kw,
     )
 
 
 def claim_maker(loc: str):
-    """:func:`stored_claim` with the section ``loc`` fixed: ``c(cid, statement, paper_value,
-    check, why, measure, **kw)``."""
+    """:func:`stored_claim` with the section ``loc`` fixed: ``c(cid, statement, comparison,
+    why, measure, **kw)``."""
     return partial(stored_claim, loc)
 
 
+def value(paper_value, tolerance, **kw) -> dict:
+    """A ``value`` comparison: ours within ``tolerance`` of ``paper_value`` (``residue=``: the
+    size below which ours is rounding)."""
+    return {"paper_value": paper_value, "check": "value", "tolerance": tolerance, **kw}
+
+
+def equal(paper_value) -> dict:
+    """An ``equal`` comparison: ours is exactly ``paper_value`` (a count, a list of counts)."""
+    return {"paper_value": paper_value, "check": "equal"}
+
+
+def holds(paper_value, predicate, check: str = "predicate") -> dict:
+    """A ``predicate`` (or ``direction``) comparison: ``predicate(ours)`` decides;
+    ``paper_value`` says in words what it asks."""
+    return {"paper_value": paper_value, "check": check, "holds": predicate}
+
+
+def everywhere() -> dict:
+    """A property that must hold everywhere: its measure returns ``True``."""
+    return holds(True, is_true)
+
+
 def is_true(v) -> bool:
-    """The predicate of a property that must hold everywhere (its measure returns ``True``)."""
     return v is True
 
 

@@ -18,7 +18,8 @@ import math
 
 from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS as FIXED_OFFSET
 from lengthgen.chapters.ch3.realizability import L0_DEFAULT as L0
-from lengthgen.chapters.ch5.common import ONE_ROW, claim_maker, is_true
+from lengthgen.chapters.ch5.common import ONE_ROW, claim_maker, everywhere
+from lengthgen.chapters.ch5.common import equal, holds, value
 from lengthgen.chapters.ch5.mass import FIXED_TARGET
 
 ENC_SAME = ("nope", "alibi", "learned_abs")
@@ -143,21 +144,18 @@ CLAIMS = [
         "ch5.mass_refit.margin_kept",
         "The per-row log refit leaves the learned tables' clamped margin m unchanged on first, "
         "pos2, pos5 (largest |m_refit − m|)",
-        0.0,
-        "value",
+        value(0.0, 0.0),
         "m lives in table row L0 − 1 = 19, whose factor is log 20 / log 20 = 1 exactly; the "
         "table's rows are separate parameters, the loss is a mean of per-row terms, and Adam and "
         "its weight decay act per coordinate, so row 19 sees the same gradients bit for bit",
         _margin_change,
-        tolerance=0.0,
         group="self-check",
     ),
     _c(
         "ch5.mass_refit.alpha_structural",
         "The refit's α_L equals the unscaled fit's in every NoPE, ALiBi and learned-table cell "
         "(9 tasks × 6 lengths; number of cells that differ)",
-        0,
-        "equal",
+        equal(0),
         "NoPE's kernel is constant (every row ties, α = 0); an ALiBi kernel c0 + s·d with "
         "s ≤ 0 puts the argmax at offset 0 or ties, and no task demands offset 0 (α = 0); the "
         "learned table's rows ≥ L0 all use row 19, which the refit leaves unchanged; a positive "
@@ -171,20 +169,17 @@ CLAIMS = [
         "ch5.mass_refit.rope_moves",
         "The refit changes RoPE's α_L at L = 16,384 on at least one fixed-offset task (prev, "
         "skip2, skip3, skip5; number that change)",
-        "≥ 1",
-        "predicate",
+        holds("≥ 1", lambda v: v >= 1),
         "the per-row factor (0.23 … 1 over the training rows) changes the objective of the "
         "shared relative kernel, so the fit lands elsewhere; α at 16,384 is set by the first "
         "offset d1 whose κ beats κ(δ), which moves with any change of κ",
         _rope_fixed_changes,
-        holds=lambda v: v >= 1,
     ),
     _c(
         "ch5.mass_refit.closed_form",
         "Learned tables on first, pos2, pos5: the refit's α_L^{½} with the per-row factor "
         "matches our closed form at every length (largest difference, in rows)",
-        0.0,
-        "value",
+        value(0.0, ONE_ROW),
         "the closed form of the evaluation-time factor, with s_i per row; one boundary row "
         "may round the other way",
         lambda r: max(
@@ -192,14 +187,12 @@ CLAIMS = [
             for x in _refit_rows(r)
             if "closed_form" in x
         ),
-        tolerance=ONE_ROW,
     ),
     _c(
         "ch5.mass_refit.keeps_mass",
         "The refit's learned tables keep α_L^{½} = 1 at every length up to 16,384 on first, "
         "pos2, pos5 (smallest α^{½})",
-        1.0,
-        "value",
+        value(1.0, 0.0),
         "m is unchanged and c = m / log L0 ≈ 2.1 > 1: with s_i = log(i+1)/log L0 row i's "
         "target weight grows like (i+1)^c against a tail of about i keys; rows up to 512 kept "
         "their mass even without any factor, and s_i ≥ 1 there only raises it",
@@ -208,13 +201,11 @@ CLAIMS = [
             for x in _refit_rows(r)
             if x["encoding"] == "learned_abs" and x["task"] in FIXED_TARGET
         ),
-        tolerance=0.0,
     ),
     _c(
         "ch5.mass_refit.below_eval_log",
         "For every learned-table cell the refit's α_L^{½} is at most the evaluation-time factor's",
-        True,
-        "predicate",
+        everywhere(),
         "same table row 19 and s_i ≤ log L / log L0 for every row i < L; a weight above ½ is "
         "on the row's maximum, and a larger factor only raises it",
         lambda r: all(
@@ -222,42 +213,37 @@ CLAIMS = [
             for x, o in _pairs(r)
             if x["encoding"] == "learned_abs"
         ),
-        holds=is_true,
         group="self-check",
     ),
     _c(
         "ch5.mass_refit.perfect_gain",
         "RoPE and sinusoidal cells where both fits have a perfect argmax: the refit's α^{½} is at "
         "least the unscaled fit's (no factor) in every such cell",
-        "≥ 0 in every cell",
-        "predicate",
+        holds(
+            "≥ 0 in every cell", lambda v: bool(v) and all(x >= 0 for x in v.values())
+        ),
         "beyond L0 the refit multiplies row i by s_i ≥ 1, and to fit the early rows "
         "(s_i down to 0.23) its kernel needs larger margins than the unscaled fit's, so the "
         "weight on a correct maximum can only be larger (a failure would mean the fit spent "
         "its margin elsewhere)",
         _perfect_half,
-        holds=lambda v: bool(v) and all(x >= 0 for x in v.values()),
     ),
     _c(
         "ch5.mass_refit.half_below_argmax",
         "α_L^{½} ≤ α_L in every refit cell",
-        True,
-        "predicate",
+        everywhere(),
         "a weight above ½ is the unique maximum: any failure is a bug",
         lambda r: all(x["alpha_half"] <= x["alpha"] for x in _refit_rows(r)),
-        holds=is_true,
         group="self-check",
     ),
     _c(
         "ch5.mass_far.kappa_is_transfer",
         "α_L from RoPE's κ (O(L)) equals α_L from the full transfer T_L(W) (mass_tables) at "
         "L = 16,384 on all 9 tasks (largest difference)",
-        0.0,
-        "value",
+        value(0.0, 0.0),
         "T_L(W)[i, j] = κ(i − j) exactly in real arithmetic; float64 rounding differs "
         "(≈10⁻¹³) far below the logit gaps that decide these argmaxes",
         _study_alpha_matches,
-        tolerance=0.0,
         group="self-check",
     ),
     _c(
@@ -265,68 +251,62 @@ CLAIMS = [
         "prev, skip2, skip3, skip5 at L = 10⁵, 10⁶, 10⁷: the right rows are exactly the d1 − L0 "
         "rows before the first offset d1 (found below 16,384) with κ(d1) > κ(δ) (largest "
         "deviation in rows)",
-        0.0,
-        "value",
+        value(0.0, 0.5),
         "a row i ≥ d1 sees offset d1, whose κ beats κ(δ), so its argmax is never δ; rows "
         "below d1 were right at 16,384 already; α_L = (d1 − L0)/(L − L0) → 0",
         _fixed_offset_rows,
-        tolerance=0.5,
         group="self-check",
     ),
     _c(
         "ch5.mass_far.sup_is_torus_max",
         "On all 9 RoPE tasks κ's running maximum at 10⁷ rises above its 16,384 value yet stays "
         "below S4 = Σ_r max f_r, which is itself below the sum of amplitudes S16",
-        "M16384 < M(10⁷) ≤ S4 < S16",
-        "predicate",
+        holds("M16384 < M(10⁷) ≤ S4 < S16", _sup_ok),
         "θ_{k+4} = θ_k/10 makes κ a function on the 4-torus, so sup κ = S4; Weyl "
         "equidistribution makes every level below S4 recur, and μ(M16384)·10⁷ ≥ 7 offsets are "
         "expected above the study's maximum on every task",
         _sup_respected,
-        holds=_sup_ok,
     ),
     _c(
         "ch5.mass_far.equidistribution_max",
         "The offsets in [16,384, 10⁷) whose κ exceeds the study's maximum number μ·(10⁷ − 16,384) "
         "within a factor 2, μ the torus measure above that level (tasks expecting ≥ 50)",
-        "ratio in [0.5, 2]",
-        "predicate",
+        holds(
+            "ratio in [0.5, 2]",
+            lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values()),
+        ),
         "Weyl: the fraction of offsets whose angles fall in a set of measure μ tends to μ; "
         "exceedances come in short runs (neighbouring offsets share the slow phases), so counts "
         "fluctuate more than Poisson; factor 2 for expected counts of 60 to 6000",
         _exceed_ratios,
-        holds=lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values()),
     ),
     _c(
         "ch5.mass_far.equidistribution_delta",
         "Fixed-offset tasks: the offsets in [16,384, 10⁷) whose κ exceeds κ(δ) number "
         "μ(κ(δ))·(10⁷ − 16,384) within 25 %",
-        "ratio in [0.8, 1.25]",
-        "predicate",
+        holds(
+            "ratio in [0.8, 1.25]",
+            lambda v: len(v) == 4 and all(0.8 <= x <= 1.25 for x in v.values()),
+        ),
         "as above, with expected counts of 2000 to 9000, where runs average out",
         lambda r: _exceed_ratios(r, "exceed_delta", "mu_kappa_delta", FIXED_OFFSET, 1),
-        holds=lambda v: len(v) == 4 and all(0.8 <= x <= 1.25 for x in v.values()),
     ),
     _c(
         "ch5.mass_far.first_records",
         "first at 10⁵, 10⁶, 10⁷: the right rows beyond the study's are exactly the new records "
         "of κ, at least 1 and at most 4(ln E + 1), E the exceedances of the study maximum",
-        "records, 1 ≤ n ≤ 4(ln E + 1)",
-        "predicate",
+        holds("records, 1 ≤ n ≤ 4(ln E + 1)", _first_ok),
         "row i of first is right iff κ(i) is a strict record; a new record must exceed the "
         "study maximum, and the first exceedance is one; among E exchangeable-like exceedances "
         "records number about ln E + 0.58, times short runs (≤ 4)",
         _first_records,
-        holds=_first_ok,
     ),
     _c(
         "ch5.mass_far.alpha_vanishes",
         "Every RoPE task has α_L < 10⁻³ at L = 10⁷ (largest α)",
-        "< 1e-3",
-        "predicate",
+        holds("< 1e-3", lambda v: v < 1e-3),
         "fixed offsets: (d1 − L0)/L ≤ 2.6·10⁻⁴; first/posP/reverse: right rows are records, "
         "at most 36 + (exceedances ≈ 5900) of 10⁷; copy: ⌈L/2⌉ would have to be a record",
         lambda r: max(x["far"][-1]["alpha"] for x in _far(r).values()),
-        holds=lambda v: v < 1e-3,
     ),
 ]

@@ -64,12 +64,8 @@ from __future__ import annotations
 import math
 
 from lengthgen.chapters.ch4 import paper as _P4
-from lengthgen.chapters.ch5.common import (
-    SLOPE_ALLOWANCE,
-    claim_maker,
-    slope_fit,
-    slope_holds,
-)
+from lengthgen.chapters.ch5.common import SLOPE_ALLOWANCE, claim_maker, equal, holds
+from lengthgen.chapters.ch5.common import slope_fit, slope_holds
 from lengthgen.chapters.ch5.sum_sine import train_cell_name, volume_cell_name
 
 LOC = "ch. 5 § averaging vs summing"
@@ -191,13 +187,11 @@ CLAIMS = [
             f"that is exact {_WHAT[kind]} decays like n^{EXPONENTS[kind]} (log-log slope over "
             f"n = {FIT_NS[(eta, kind)][0]} … {FIT_NS[(eta, kind)][1]}, doublings; the exponent "
             f"inside its 95 % interval ± {SLOPE_ALLOWANCE})",
-            EXPONENTS[kind],
-            "predicate",
+            holds(EXPONENTS[kind], lambda v, e=EXPONENTS[kind]: slope_holds(v, e)),
             "one length: only the step w − u of the decisive unit's phase along t must be O(1/n), "
             "its offset only modulo 2π (islands); jointly: both u and w must be O(1/n); the rest "
             f"enters through the slack; finite-n bias of the slope ≤ 0.05, allowance {SLOPE_ALLOWANCE}",
             lambda r, eta=eta, kind=kind: volume_slope(r, eta, kind),
-            holds=lambda v, e=EXPONENTS[kind]: slope_holds(v, e),
         )
         for cid, eta, kind in VOLUME_CLAIMS
     ),
@@ -207,8 +201,7 @@ CLAIMS = [
             f"Plain Monte Carlo over the whole box (η = {eta:g}) and the estimate restricted to the "
             "region the necessary condition leaves agree at n = 32 and 64, both kinds (pairs whose "
             "95 % intervals do not overlap)",
-            0,
-            "equal",
+            equal(0),
             "the restricted estimate is unbiased when the necessary condition holds (the walk "
             "argument); two independent 95 % intervals miss each other rarely",
             lambda r, eta=eta: plain_disagreements(r, eta),
@@ -220,8 +213,7 @@ CLAIMS = [
         "ch5.sumsine.relu_nobias_fails_by_2",
         "Every bias-free ReLU network trained with chapter 4's protocol at p = 2 fails at length "
         "1 or 2 (members whose first failing length exceeds 2)",
-        0,
-        "equal",
+        equal(0),
         "a bias-free ReLU network is positively homogeneous: at t = n the inputs (0, 1) and (0, 2) "
         "get the same decision but different parities",
         lambda r: exact_beyond(r, "relu", False, 2),
@@ -231,8 +223,7 @@ CLAIMS = [
         "ch5.sumsine.relu_bias_width_bound",
         f"Every biased ReLU network of width h = {WIDTH} fails at some length ≤ h + 2 (members "
         "exact at every length up to h + 2)",
-        0,
-        "equal",
+        equal(0),
         "at one length the network is piecewise linear in t with ≤ h kinks, so ≤ h + 1 sign "
         "changes, and Parity at length n needs n",
         lambda r: exact_beyond(r, "relu", True, WIDTH + 2),
@@ -242,35 +233,35 @@ CLAIMS = [
         "ch5.sumsine.sine_beyond_relu",
         "Biased sine networks stay exact further than biased ReLU networks: the median first "
         "failing length of the sine members exceeds the largest of the ReLU members",
-        "sine median > ReLU max",
-        "predicate",
+        holds("sine median > ReLU max", lambda v: v["sine_median"] > v["relu_max"]),
         "the sine unit's phase can follow t with frequency π; a ReLU network's sign changes are "
         "its kinks (seen at seeds 7–8: sine 6 … 27, ReLU 4 … 5)",
         sine_vs_relu,
-        holds=lambda v: v["sine_median"] > v["relu_max"],
     ),
     _c(
         "ch5.sumsine.sine_fails_by_38",
         f"No biased sine network learns the construction's zero drift: every one fails at some "
         f"length ≤ 2 × {LONGEST_TRAIN} = {2 * LONGEST_TRAIN}",
-        f"max first failing length ≤ {2 * LONGEST_TRAIN}",
-        "predicate",
+        holds(
+            f"max first failing length ≤ {2 * LONGEST_TRAIN}",
+            lambda v: v <= 2 * LONGEST_TRAIN,
+        ),
         "the training lattice (7 lengths ≤ 19) leaves the per-length phase ν and the frequency "
         "offset δ free up to O(1/19); seen at seeds 7–8: failures at 6 … 27",
         lambda r: max(_failure(x, 10**9) for x in _rows(r, "sine", True)),
-        holds=lambda v: v <= 2 * LONGEST_TRAIN,
     ),
     _c(
         "ch5.sumsine.drift_relation",
         "Each sine network right on the whole training lattice (with and without bias) fails "
         "first within a factor 2 of the length at which its fitted linear collective phase "
         "leaves (0, π)",
-        "every network within a factor 2",
-        "predicate",
+        holds(
+            "every network within a factor 2",
+            lambda v: v["networks"] > 0 and v["within_factor_2"] == v["networks"],
+        ),
         "the sign of (−1)^t (s₀ − s₁) is the side of arg Z; a phase drifting linearly in "
         "(n − t, t) reaches the decision slack at a computable length (expected to fail for "
         "some networks: see the module's note on seeds 7–8)",
         drift_relation,
-        holds=lambda v: v["networks"] > 0 and v["within_factor_2"] == v["networks"],
     ),
 ]

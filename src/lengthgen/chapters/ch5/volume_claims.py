@@ -58,12 +58,8 @@ from lengthgen.chapters.ch2.claims import (
     WINDOW_SLOPE_TOL,
     window_measure,
 )
-from lengthgen.chapters.ch5.common import (
-    SLOPE_ALLOWANCE,
-    claim_maker,
-    slope_fit,
-    slope_holds,
-)
+from lengthgen.chapters.ch5.common import SLOPE_ALLOWANCE, claim_maker, slope_fit
+from lengthgen.chapters.ch5.common import equal, holds, slope_holds, value
 from lengthgen.stats import loglog_slope
 
 LOC = "ch. 5 § log scaling in the volume theory"
@@ -271,11 +267,9 @@ def _exponent_claim(cid, kind, key, theory):
     return _c(
         cid,
         "Without log n " + _SHRINKS[kind].format(key=key, theory=theory),
-        theory,
-        "value",
+        value(theory, tol),
         f"{_SURVIVES[kind]}; chapter 2's rule 6 tolerance ± {tol}",
         lambda r: measure(r, "one", key),
-        tolerance=tol,
     )
 
 
@@ -284,24 +278,20 @@ CLAIMS = [
         "ch5.volume.area_closed_form_one",
         "Without log n (β_n = 1) the exact (X, b₂,₁) area of the A_gen Majority center equals "
         "4η³ artanh(1/n) (largest relative error over n = 11 … 3001, η = 1)",
-        0.0,
-        "value",
+        value(0.0, CLOSED_FORM_RTOL),
         f"chapter 2's rule 7: our closed form (eq. 75 with β = 1) computed in float64, relative "
         f"error ≤ {CLOSED_FORM_RTOL:g}",
         lambda r: area_rel_error(r, "one"),
-        tolerance=CLOSED_FORM_RTOL,
         digits=1,
     ),
     _c(
         "ch5.volume.area_ratio",
         "The Majority exact area without log n divided by the area with it equals log n "
         "(largest relative error of ratio / log n over n = 11 … 3001)",
-        0.0,
-        "value",
+        value(0.0, 2 * CLOSED_FORM_RTOL),
         f"both areas are closed forms to relative {CLOSED_FORM_RTOL:g}, so their ratio is within "
         f"2 × {CLOSED_FORM_RTOL:g}",
         area_ratio_error,
-        tolerance=2 * CLOSED_FORM_RTOL,
         digits=1,
         group="self-check",
     ),
@@ -309,26 +299,22 @@ CLAIMS = [
         "ch5.volume.area_slope_one",
         "Without log n the Majority exact area decays like n⁻¹ with no log factor (log-log "
         "slope over n = 11 … 3001)",
-        -1,
-        "value",
+        value(-1, AREA_SLOPE_TOL),
         f"the local slope of artanh(1/n) is −1 − O(n⁻²), within {AREA_SLOPE_TOL} of −1 from n = 11",
         lambda r: area_slope(r, "one"),
-        tolerance=AREA_SLOPE_TOL,
     ),
     _c(
         "ch5.volume.eta_star",
         "Without log n the First/Index center (η) is exact at every length iff η > η*; η* of "
         "First and Index (bisection on the n = ∞ attention mass) equals our closed forms "
         "(√π/3)(1 + 2e^{−9π}) ≈ 0.5908 and (√π/2)(1 + 2e^{−4π}) ≈ 0.8862",
-        [ETA_STAR["first"], ETA_STAR["index"]],
-        "value",
+        value([ETA_STAR["first"], ETA_STAR["index"]], ETA_STAR_TOL),
         f"Poisson summation of Σ e^{{−η²d²}}; the next-order terms are below "
         f"{ETA_STAR_TOL:g} (not blind: η* had been computed by bisection while testing the "
         "function, before these closed forms were written down)",
         lambda r: [
             r.cell("beta_closed_forms")["eta_star"][t] for t in ("first", "index")
         ],
-        tolerance=ETA_STAR_TOL,
         digits=10,
     ),
     _c(
@@ -336,8 +322,7 @@ CLAIMS = [
         f"Without log n, the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS} and "
         f"the center at η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First and Index, A_pos and "
         "A_norm: 8 checks)",
-        [True] * 8,
-        "equal",
+        equal([True] * 8),
         "the mass on k decreases to its n = ∞ limit, which crosses 1/2 at η*; below η* the "
         "truncated sum passes the limit's excess within a few η⁻¹ positions",
         lambda r: [
@@ -350,8 +335,7 @@ CLAIMS = [
         "ch5.volume.paper_eta_one",
         "Without log n, the paper's center scale η = 1/16 is exact only up to n = 2 (First and "
         "Index, A_pos and A_norm: largest exact n ≤ 50)",
-        [2, 2, 2, 2],
-        "equal",
+        equal([2, 2, 2, 2]),
         "at n = 2 the mass on k is 1/(1 + e^{−1/256}) > 1/2; at n = 3 a second neighbour at "
         "distance ≤ 2 pushes it below 1/2 for both tasks",
         lambda r: [
@@ -363,8 +347,7 @@ CLAIMS = [
         "ch5.volume.majority_center",
         f"The A_gen Majority center is exact at every odd n ≤ {MAJORITY_N_MAX} with and without "
         "log n (η = 1/16 and 1; failures counted)",
-        0,
-        "equal",
+        equal(0),
         "its score contrast is X = 0, so ρ_t = t/n whatever β_n is",
         lambda r: r.cell("beta_closed_forms")["majority_center_failures"],
         group="self-check",
@@ -374,8 +357,7 @@ CLAIMS = [
         "ch5.volume.windows_nested",
         "Every exact window without log n is no wider than with it (combos × lengths n = 8 … 512 "
         "where it is wider, beyond a relative 10⁻⁶)",
-        0,
-        "equal",
+        equal(0),
         "a certified-exact point has its scores' strict maximum at every k, where the mass on k "
         "grows with β; log n > 1 for n ≥ 3",
         windows_nested,
@@ -384,8 +366,7 @@ CLAIMS = [
     _c(
         "ch5.volume.mc_nested",
         "On the same sampled points, no length has more exact points without log n than with it",
-        0,
-        "equal",
+        equal(0),
         "the same nesting as the windows, point by point",
         mc_nested,
         group="self-check",
@@ -395,59 +376,52 @@ CLAIMS = [
         "Majority under A_gen, chapter 2's protocol (N = 11 … 51, 20 seeds, both scales from the "
         "same initial tensors and batches): accuracy at L = 10N+1 is higher without log n (mean "
         "paired difference, pooled over N, 95 % bootstrap interval above 0)",
-        "one − log > 0",
-        "direction",
+        holds("one − log > 0", lambda v: v["lo"] > 0, check="direction"),
         "with β_n = 1 the output depends on t/n only, so the learned threshold does not move "
         "with length; with log n it moves by X·log(L/n) in log-odds",
         lambda r: paired_summary(r, "majority_gen", "gen"),
-        holds=lambda v: v["lo"] > 0,
     ),
     _c(
         "ch5.volume.train_majority_sin",
         "Majority under A_sin, the same protocol: accuracy at L = 10N+1 is higher without log n "
         "(paired, pooled, 95 % bootstrap interval above 0)",
-        "one − log > 0",
-        "direction",
+        holds("one − log > 0", lambda v: v["lo"] > 0, check="direction"),
         "with β_n = 1 the bounded positional weights leave an average over all L positions; "
         "with log n attention concentrates on a few positions as L grows",
         lambda r: paired_summary(r, "majority_sin", "sin"),
-        holds=lambda v: v["lo"] > 0,
     ),
     _c(
         "ch5.volume.train_index_norm",
         "Index under A_norm, the same protocol: accuracy at L = 10N+1 is lower without log n "
         "(paired, pooled, 95 % bootstrap interval below 0)",
-        "one − log < 0",
-        "direction",
+        holds("one − log < 0", lambda v: v["hi"] < 0, check="direction"),
         "the argmax does not depend on β, its mass does: log n sharpens attention from N to "
         "10N+1, β_n = 1 does not",
         lambda r: paired_summary(r, "index_posnorm", "norm"),
-        holds=lambda v: v["hi"] < 0,
     ),
     _c(
         "ch5.volume.majority_box_one",
         "A_gen Majority without log n: the exact fraction of chapter 2's raw box [−1, 1]^D "
         "(h = 8) decays like n^-1 (log-log slope over n = 21, 41, 81, 161; the exponent inside "
         f"its 95 % interval ± {SLOPE_ALLOWANCE})",
-        -1.0,
-        "predicate",
+        holds(-1.0, lambda v: slope_holds(v, -1.0)),
         "our derivation: chapter 2's proof (eqs. 75, 87 and Lemmas 7–8) with β_n = 1: the exact "
         "b₂,₁ interval has width ∝ Δρ_n(X) and ∫ Δρ_n(X) dX = 4 artanh(1/n) with no log n, while "
         "the contrast event has fixed probability, so V = Θ(1/n); the allowance covers the "
         "slope's finite-n bias (≤ 0.05) twice",
         lambda r: box_slope(r, "one"),
-        holds=lambda v: slope_holds(v, -1.0),
     ),
     _c(
         "ch5.volume.majority_box_ratio",
         "On the same sampled points, the exact fraction without log n over the one with it grows "
         f"from n = 21 to n = 161 by a factor in [{BOX_RATIO_BAND[0]}, {BOX_RATIO_BAND[1]}] "
         "(the paper's Θ(1/(n log n)) against our Θ(1/n))",
-        "ratio growth ≈ log 161 / log 21 = 1.67",
-        "predicate",
+        holds(
+            "ratio growth ≈ log 161 / log 21 = 1.67",
+            lambda v: BOX_RATIO_BAND[0] <= v <= BOX_RATIO_BAND[1],
+        ),
         "Θ(1/n) over Θ(1/(n log n)) grows like log n: 1.67 from 21 to 161 asymptotically; the "
         "band allows the O(1/log n) corrections of both and excludes 1 (no log factor)",
         box_ratio_growth,
-        holds=lambda v: BOX_RATIO_BAND[0] <= v <= BOX_RATIO_BAND[1],
     ),
 ]
