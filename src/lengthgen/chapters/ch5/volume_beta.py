@@ -253,84 +253,58 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
 
 
 # --------------------------------------------------------------------------- summaries for the page
-def stored_members(results, exp: str) -> tuple[list[dict], list[str]]:
-    """The member rows of the stored training cells of ``exp`` (see ``volume_claims.TRAIN_CELLS``)
-    and the names of its cells that are not stored (a short run may store only some)."""
-    from lengthgen.store import ResultFileError
-
-    rows, missing = [], []
-    for name in vc.TRAIN_CELLS[exp]:
-        try:
-            rows += results.cell(name)["members"]
-        except ResultFileError:
-            missing.append(name)
-    return rows, missing
-
-
 def paired_by_n(results, exp: str, variant: str) -> list[dict]:
     """Per N: the mean paired difference (β_n = 1 minus log n) of accuracy at L = 10N+1 in points,
     with its 95 % seed-bootstrap interval, and both arms' means (``results``: stored cells)."""
     from lengthgen.stats import bootstrap_ci
 
-    pairs = vc.paired_accuracy(stored_members(results, exp)[0], variant)
+    pairs = vc.paired_accuracy(vc.members(results, exp), variant)
     out = []
     for N in sorted({N for N, _ in pairs}):
-        arms = [
-            pairs[k] for k in pairs if k[0] == N
-        ]  # (one, log) per seed, in seed order
-        d = np.array([one - log for one, log in arms])
-        m, lo, hi = bootstrap_ci(d, **vc.BOOT)
+        # (one, log) per seed, in seed order
+        one, log = np.array([pairs[k] for k in pairs if k[0] == N]).T
+        m, lo, hi = bootstrap_ci(one - log, **vc.BOOT)
         out.append(
             {
                 "N": N,
                 "diff": m,
                 "lo": lo,
                 "hi": hi,
-                "log": float(np.mean([log for _, log in arms])),
-                "one": float(np.mean([one for one, _ in arms])),
+                "log": float(np.mean(log)),
+                "one": float(np.mean(one)),
             }
         )
     return out
+
+
+def _by_n_and_scale(rows):
+    """``(N, beta, the rows of that N and scale)`` in order of N, log before one."""
+    for N in sorted({m["N"] for m in rows}):
+        for beta in ("log", "one"):
+            yield N, beta, [m for m in rows if m["N"] == N and m["beta"] == beta]
 
 
 def drift_medians(results, variant: str = "norm") -> list[dict]:
     """Per N and scale: the median over seeds of the learned |χ̂| and N|ℓ̂| (A_norm's drift
     coefficients, eq. 20; for A_pos |χ| and N|ℓ|) of the Index runs, and the share of seeds whose
     selected checkpoint has perfect validation."""
-    rows = stored_members(results, "index_posnorm")[0]
-    rows = [m for m in rows if m["variant"] == variant]
+    rows = [m for m in vc.members(results, "index_posnorm") if m["variant"] == variant]
     chi, ell = ("chi_hat", "ell_hat") if variant == "norm" else ("chi", "ell")
-    out = []
-    for N in sorted({m["N"] for m in rows}):
-        for beta in ("log", "one"):
-            ms = [m for m in rows if m["N"] == N and m["beta"] == beta]
-            out.append(
-                {
-                    "N": N,
-                    "beta": beta,
-                    "chi": float(np.median([abs(m[chi]) for m in ms])),
-                    "N_ell": float(np.median([N * abs(m[ell]) for m in ms])),
-                    "perfect_val": float(
-                        np.mean([m["best_val_acc"] == 1.0 for m in ms])
-                    ),
-                }
-            )
-    return out
-
-
-def contrast_medians(results, exp: str = "majority_gen") -> list[dict]:
-    """Per N and scale: the median |X| of the learned A_gen score contrasts."""
-    rows = stored_members(results, exp)[0]
     return [
         {
             "N": N,
             "beta": beta,
-            "abs_X": float(
-                np.median(
-                    [abs(m["X"]) for m in rows if m["N"] == N and m["beta"] == beta]
-                )
-            ),
+            "chi": float(np.median([abs(m[chi]) for m in ms])),
+            "N_ell": float(np.median([N * abs(m[ell]) for m in ms])),
+            "perfect_val": float(np.mean([m["best_val_acc"] == 1.0 for m in ms])),
         }
-        for N in sorted({m["N"] for m in rows})
-        for beta in ("log", "one")
+        for N, beta, ms in _by_n_and_scale(rows)
+    ]
+
+
+def contrast_medians(results, exp: str = "majority_gen") -> list[dict]:
+    """Per N and scale: the median |X| of the learned A_gen score contrasts."""
+    return [
+        {"N": N, "beta": beta, "abs_X": float(np.median([abs(m["X"]) for m in ms]))}
+        for N, beta, ms in _by_n_and_scale(vc.members(results, exp))
     ]

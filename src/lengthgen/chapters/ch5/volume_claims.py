@@ -175,6 +175,11 @@ def mc_nested(results):
     )
 
 
+def members(results, exp) -> list[dict]:
+    """The member rows of the stored training cells of chapter 2's ``exp`` (:data:`TRAIN_CELLS`)."""
+    return [m for name in TRAIN_CELLS[exp] for m in results.cell(name)["members"]]
+
+
 def paired_accuracy(members, variant) -> dict:
     """``{(N, seed): (one, log)}``: the accuracy at L = 10N+1 in percentage points of the β_n = 1
     and the log n member of each (N, seed) pair of ``variant`` (``members``: stored member rows),
@@ -197,8 +202,7 @@ def paired_summary(results, exp, variant):
 
     from lengthgen.stats import bootstrap_ci
 
-    members = [m for name in TRAIN_CELLS[exp] for m in results.cell(name)["members"]]
-    pairs = paired_accuracy(members, variant)
+    pairs = paired_accuracy(members(results, exp), variant)
     d = np.asarray([one - log for one, log in pairs.values()])
     m, lo, hi = bootstrap_ci(d, **BOOT)
     return {"mean": m, "lo": lo, "hi": hi, "pairs": int(len(d))}
