@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 
-from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS as FIXED_OFFSET
 from lengthgen.chapters.ch3.realizability import L0_DEFAULT as L0
 from lengthgen.chapters.ch5.common import ONE_ROW, claim_maker, everywhere
 from lengthgen.chapters.ch5.common import equal, holds, value
 from lengthgen.chapters.ch5.mass import FIXED_TARGET
+from lengthgen.chapters.ch5.mass_more import FIXED_OFFSET
 
 ENC_SAME = ("nope", "alibi", "learned_abs")
 
