@@ -21,7 +21,8 @@ must stay above arccos(|c|/a) nowhere; exactness needs φ₀ inside an arc of le
   move a least-squares slope by at most ≈ 0.05 (a 1/n correction of relative size ε₀ at the first
   fitted length moves a doubling-grid slope by ≤ 0.23 ε₀; ε₀ ≤ 0.2). The comparison: the predicted
   exponent lies in the 95 % t-interval of the log-log slope (:func:`lengthgen.stats.loglog_slope`,
-  chapter 2's slope fits) widened by SLOPE_ALLOWANCE = 0.1 on each side for that bias. The
+  chapter 2's slope fits) widened by 0.1 on each side for that bias (the chapter's one slope
+  rule, :func:`lengthgen.chapters.ch5.common.slope_holds` with its SLOPE_ALLOWANCE). The
   estimate multiplies the hit fraction inside the region left by the necessary condition by that
   region's share of the box, which carries n⁻¹ (one length) or n⁻² (joint) by construction; the
   prediction's content is that the hit fraction inside it tends to a positive constant (no further
