@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import math
 
+from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
 from lengthgen.chapters.ch3 import realizability as rz
-from lengthgen.chapters.ch5 import mass
+from lengthgen.chapters.ch5 import mass, mass_more, sum_sine
 from lengthgen.chapters.ch5 import parity as pa
+from lengthgen.chapters.ch5 import volume_beta as vb
+from lengthgen.chapters.ch5 import volume_claims as vc
 from lengthgen.chapters.ch5.claims import (
     DOUBLING_N,
     MASS_L0,
@@ -32,6 +35,12 @@ from lengthgen.chapters.ch5.claims import (
     SINE_B,
     SUMMING_ALL,
     SUMMING_N,
+)
+from lengthgen.chapters.ch5.sum_sine import (
+    ETAS,
+    TRAIN_VARIANTS,
+    train_cell_name,
+    volume_cell_name,
 )
 from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
@@ -157,10 +166,8 @@ def mass_scaled(targets=None, lengths=None) -> dict:
 def cells(scale: str) -> list[Cell]:
     """The plan: the volume-theory cells, the Parity cells, then the softmax-mass cells, then the
     further cells of both sections."""
-    from lengthgen.chapters.ch5 import mass_more, sum_sine, volume_beta
-
     return (
-        volume_beta.cells(scale)
+        vb.cells(scale)
         + [
             Cell("parity_doubling", parity_doubling, {"ns": list(DOUBLING_N)}),
             Cell("averaging_sine", averaging_sine, {"Bs": list(SINE_B), "past": 3}),
@@ -196,98 +203,83 @@ def _train_schema(exp: str) -> Schema:
     )
 
 
-def _schemas() -> dict[str, Schema]:
-    """Every full-scale cell's schema, by name."""
-    from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
-    from lengthgen.chapters.ch5 import volume_beta as vb
-    from lengthgen.chapters.ch5 import volume_claims as vc
-    from lengthgen.chapters.ch5.sum_sine import (
-        ETAS,
-        TRAIN_VARIANTS,
-        train_cell_name,
-        volume_cell_name,
-    )
-
-    alphas = "rows.*.alpha rows.*.alpha_half_none rows.*.alpha_half_log"
-    return {
-        "beta_closed_forms": _s(
-            "closed forms under both scales",
-            "area.*.n area.*.area_log area.*.area_one area.*.ratio eta_star.first "
-            "eta_star.index center_one.*.exact_above center_one.*.paper_eta_largest_n "
-            "majority_center_failures",
-            counts=(("area", lambda d: len(vc.AREA_NS)), ("center_one", lambda d: 4)),
-        ),
-        "beta_volume_log": VOLUME_SCHEMA,
-        "beta_volume_one": VOLUME_SCHEMA,
-        "beta_majority_box": _s(
-            "Majority raw-box volume under both scales",
-            "rows.*.n rows.*.exact_log rows.*.exact_one rows.*.samples",
-            "rows.*.fraction_log rows.*.fraction_one",
-            (("rows", lambda d: len(vc.BOX_NS)),),
-        ),
-        **{f"beta_train_{e}": _train_schema(e) for e in vb.TRAIN_EXPERIMENTS},
-        "parity_doubling": _s(
-            "parity doubling",
-            "rows.*.beta rows.*.n rows.*.max_abs_output rows.*.max_logit_error",
-            counts=(("rows", lambda d: 2 * len(DOUBLING_N)),),
-        ),
-        "averaging_sine": _s(
-            "averaging + sine search",
-            "rows.*.B rows.*.bound rows.*.largest_exact_n",
-            counts=(("rows", lambda d: len(SINE_B)),),
-        ),
-        "summing": _s(
-            "summing + sine", "errors errors_all_lengths weight_on_zeros min_margin"
-        ),
-        "mass_tables": _s(
-            "softmax mass tables",
-            "rows.*.encoding rows.*.task rows.*.L rows.*.alpha rows.*.alpha_log",
-            alphas,
-        ),
-        "mass_clamped": _s(
-            "clamped closed form",
-            "rows.*.task rows.*.L rows.*.scale rows.*.c rows.*.closed_form",
-        ),
-        "mass_scaled": _s(
-            "scaled learned tables",
-            "rows.*.task rows.*.c rows.*.L rows.*.alpha_half_log",
-            alphas,
-        ),
-        **{
-            volume_cell_name(eta): _s(
-                "summing + sine volume",
-                "rows.*.n rows.*.kind rows.*.fraction rows.*.lo rows.*.hi "
-                "plain.*.fraction",
-            )
-            for eta in ETAS
-        },
-        **{
-            train_cell_name(a, b): _s(
-                "summing + sine training",
-                "rows.*.acc rows.*.first_failure rows.*.seed",
-                "rows.*.acc.* rows.*.train_acc",
-            )
-            for a, b in TRAIN_VARIANTS
-        },
-        "mass_refit": _s(
-            "per-row log refit",
-            "rows.*.encoding rows.*.task rows.*.L fits.*.norm",
-            "rows.*.alpha rows.*.alpha_half",
-        ),
-        "mass_far": _s(
-            "RoPE far lengths",
-            "rows.*.task rows.*.S4 rows.*.far.*.alpha rows.*.far.*.exceed",
-            "rows.*.far.*.alpha",
-            (("rows", lambda d: len(rz.TASKS)),),
-        ),
-    }
+_ALPHAS = "rows.*.alpha rows.*.alpha_half_none rows.*.alpha_half_log"
+#: every full-scale cell's schema, by name
+SCHEMAS: dict[str, Schema] = {
+    "beta_closed_forms": _s(
+        "closed forms under both scales",
+        "area.*.n area.*.area_log area.*.area_one area.*.ratio eta_star.first "
+        "eta_star.index center_one.*.exact_above center_one.*.paper_eta_largest_n "
+        "majority_center_failures",
+        counts=(("area", lambda d: len(vc.AREA_NS)), ("center_one", lambda d: 4)),
+    ),
+    "beta_volume_log": VOLUME_SCHEMA,
+    "beta_volume_one": VOLUME_SCHEMA,
+    "beta_majority_box": _s(
+        "Majority raw-box volume under both scales",
+        "rows.*.n rows.*.exact_log rows.*.exact_one rows.*.samples",
+        "rows.*.fraction_log rows.*.fraction_one",
+        (("rows", lambda d: len(vc.BOX_NS)),),
+    ),
+    **{f"beta_train_{e}": _train_schema(e) for e in vb.TRAIN_EXPERIMENTS},
+    "parity_doubling": _s(
+        "parity doubling",
+        "rows.*.beta rows.*.n rows.*.max_abs_output rows.*.max_logit_error",
+        counts=(("rows", lambda d: 2 * len(DOUBLING_N)),),
+    ),
+    "averaging_sine": _s(
+        "averaging + sine search",
+        "rows.*.B rows.*.bound rows.*.largest_exact_n",
+        counts=(("rows", lambda d: len(SINE_B)),),
+    ),
+    "summing": _s(
+        "summing + sine", "errors errors_all_lengths weight_on_zeros min_margin"
+    ),
+    "mass_tables": _s(
+        "softmax mass tables",
+        "rows.*.encoding rows.*.task rows.*.L rows.*.alpha rows.*.alpha_log",
+        _ALPHAS,
+    ),
+    "mass_clamped": _s(
+        "clamped closed form",
+        "rows.*.task rows.*.L rows.*.scale rows.*.c rows.*.closed_form",
+    ),
+    "mass_scaled": _s(
+        "scaled learned tables",
+        "rows.*.task rows.*.c rows.*.L rows.*.alpha_half_log",
+        _ALPHAS,
+    ),
+    **{
+        volume_cell_name(eta): _s(
+            "summing + sine volume",
+            "rows.*.n rows.*.kind rows.*.fraction rows.*.lo rows.*.hi plain.*.fraction",
+        )
+        for eta in ETAS
+    },
+    **{
+        train_cell_name(a, b): _s(
+            "summing + sine training",
+            "rows.*.acc rows.*.first_failure rows.*.seed",
+            "rows.*.acc.* rows.*.train_acc",
+        )
+        for a, b in TRAIN_VARIANTS
+    },
+    "mass_refit": _s(
+        "per-row log refit",
+        "rows.*.encoding rows.*.task rows.*.L fits.*.norm",
+        "rows.*.alpha rows.*.alpha_half",
+    ),
+    "mass_far": _s(
+        "RoPE far lengths",
+        "rows.*.task rows.*.S4 rows.*.far.*.alpha rows.*.far.*.exceed",
+        "rows.*.far.*.alpha",
+        (("rows", lambda d: len(rz.TASKS)),),
+    ),
+}
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
     """The schema of the stored cell ``name`` at ``scale``: every full-scale cell has one (what
-    :class:`lengthgen.claims.StoredResults` checks); smoke cells are not checked (``None``)."""
+    :class:`lengthgen.claims.StoredResults` checks, through :data:`SCHEMAS` until it reads this);
+    smoke cells are not checked (``None``)."""
     return SCHEMAS.get(name) if scale == "full" else None
-
-
-#: the same table by name, for readers of the older convention (``StoredResults``)
-SCHEMAS = _schemas()
