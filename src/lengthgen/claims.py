@@ -51,6 +51,8 @@ from typing import Any, Callable
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
 from lengthgen.store import (
     ResultFileError,
+    cells_dir,
+    load_stored,
     _clean,
     atomic_write_json,
     read_json,
@@ -435,9 +437,7 @@ class StoredResults:
 
     def __init__(self, chapter: str, folder: str | Path | None = None):
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
-        self.folder = (
-            Path(folder) if folder is not None else results_dir() / chapter / "cells"
-        )
+        self.folder = cells_dir(chapter, folder)
         self._cache: dict[str, Any] = {}
         self._prov: dict[str, dict] = {}
 
@@ -451,8 +451,6 @@ class StoredResults:
 
     def cell(self, name: str):
         if name not in self._cache:
-            from lengthgen.engine.runs import load_stored
-
             mod = self._experiments()
             if hasattr(mod, "schema"):
                 schema = mod.schema(name, "full")
