@@ -447,13 +447,11 @@ def train_ensemble(
     steps : maximum number of updates (≥ 1).
     data_seeds : one seed per member for its data generator (``torch.Generator`` on the CPU, so
         the CPU and CUDA runs see identical batches). Equal seeds give identical streams (paired runs).
-    validation : optional :class:`Validation` for early stopping and checkpoint selection.
-        Stopped members are removed from the batch (they cost nothing further); when every
-        member has stopped the loop ends.
+    validation : optional :class:`Validation` for early stopping and checkpoint selection;
+        stopped members leave the batch (:func:`_drop_stopped`); the loop ends with the last.
     progress : show a tqdm bar (members still training, steps/s, ETA); ``False`` for notebooks.
     record_every : keep the training loss every this many updates in ``history``.
-    device : ``None`` keeps the device of ``params``; otherwise resolved by
-        :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``).
+    device : ``None`` keeps the device of ``params``; else :func:`lengthgen.config.get_device`.
     """
     E, steps, record_every, optim, gens, dev = _check_train_args(
         model,
@@ -467,24 +465,13 @@ def train_ensemble(
         record_every,
         device,
     )
-    metric = (
-        classification_metric
-        if validation is None or validation.metric is None
-        else validation.metric
-    )
+    metric = getattr(validation, "metric", None) or classification_metric
     with_members = _accepts_members(sample)
-
     t0 = time.perf_counter()
-    P = {k: v.detach().to(dev).clone() for k, v in params.items()}
-    names = [k for k in P if not k.startswith("_")]
-    if not names:
-        raise ConfigError("no trainable parameters (every name starts with '_')")
-    for k in names:
-        P[k].requires_grad_(True)
+    P, names = _leaves(params, dev)
     opt = EnsembleOptimizer(optim, P, names)
     members = _Members(P, E, steps, validation)
     log = _LossLog(E, steps, record_every)
-
     bar = _progress_bar(steps, desc, progress)
     step = 0
     try:
@@ -494,26 +481,13 @@ def train_ensemble(
             lvec = _update_step(model, P, names, opt, optim.clip, loss, x, y, n_act)
             done = step + 1
             log.record(done, lvec)
-            if bar is not None:
-                bar.update(1)
-                if done % 50 == 0 or done == steps:
-                    bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
+            _tick(bar, done, steps, f"{n_act}/{E}")
             if members.validation_due(done):
                 members.validate(model, P, done, metric, dev)
-                stop = members.to_stop()
-                if stop is not None:
-                    log.flush(
-                        members.active
-                    )  # the rows of the loss history still use the old members
-                    keep = members.stop(P, stop, done, dev)
-                    if keep.numel() == 0:
-                        break
-                    kd = keep.to(dev)
-                    P = {
-                        k: v.detach()[kd].clone().requires_grad_(k in names)
-                        for k, v in P.items()
-                    }
-                    opt.select(keep)
+                kept = _drop_stopped(members, log, P, names, opt, done, dev)
+                if kept is None:  # every member has stopped
+                    break
+                P = kept
     finally:
         if bar is not None:
             bar.close()
@@ -521,6 +495,41 @@ def train_ensemble(
     steps_run = step + 1
     members.finish(P, steps_run, dev)
     return _train_result(members, log, steps_run, E, time.perf_counter() - t0, dev)
+
+
+def _tick(bar, done: int, steps: int, training: str) -> None:
+    """One update on the progress bar (if any); every 50 updates, how many members train."""
+    if bar is not None:
+        bar.update(1)
+        if done % 50 == 0 or done == steps:
+            bar.set_postfix(training=training, refresh=False)
+
+
+def _leaves(params, dev):
+    """The trained copy of ``params`` on ``dev`` (names not starting with ``_`` require
+    gradients) and the trained names."""
+    P = {k: v.detach().to(dev).clone() for k, v in params.items()}
+    names = [k for k in P if not k.startswith("_")]
+    if not names:
+        raise ConfigError("no trainable parameters (every name starts with '_')")
+    for k in names:
+        P[k].requires_grad_(True)
+    return P, names
+
+
+def _drop_stopped(members, log, P, names, opt, done: int, dev):
+    """After a validation: remove the members that stop now from the batch (parameters and
+    optimiser state); ``P`` unchanged if none stops, ``None`` once none is left."""
+    stop = members.to_stop()
+    if stop is None:
+        return P
+    log.flush(members.active)  # the rows of the loss history still use the old members
+    keep = members.stop(P, stop, done, dev)
+    if keep.numel() == 0:
+        return None
+    kd = keep.to(dev)
+    opt.select(keep)
+    return {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
 
 
 def _check_train_args(
