@@ -49,6 +49,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.rounding import (  # the ledger's rounding; names kept importable here
+    RESIDUE_SCALE,  # noqa: F401
+    _as_list,
+    bound_residues,
+    keep_within_rounding,
+    residue_of,
+    round_sig,
+    same_within_rounding,
+)
 from lengthgen.store import (
     ResultFileError,
     cells_dir,
@@ -220,15 +229,6 @@ class Unchecked:
 
 
 # --------------------------------------------------------------------------- evaluation
-def _as_list(x):
-    if isinstance(x, (list, tuple)):
-        return list(x)
-    if hasattr(x, "tolist"):
-        v = x.tolist()
-        return v if isinstance(v, list) else None
-    return None
-
-
 def compare(claim: Claim, ours) -> bool:
     """Whether ``ours`` passes ``claim``'s check (see the module docstring)."""
     c = claim.check
@@ -260,59 +260,6 @@ def compare(claim: Claim, ours) -> bool:
         )
     lo, hi = (float(v) for v in claim.interval)
     return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
-
-
-def round_sig(x, digits: int = 4):
-    """``x`` with floats rounded to ``digits`` significant digits (recursively), so re-running a
-    chapter leaves the ledger file unchanged by float noise."""
-    if isinstance(x, dict):
-        return {k: round_sig(v, digits) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [round_sig(v, digits) for v in x]
-    if isinstance(x, float) and math.isfinite(x) and x != 0.0:
-        return float(f"{x:.{digits}g}")
-    return x
-
-
-def _is_zero(x) -> bool:
-    v = _as_list(x)
-    if v is not None:
-        return len(v) > 0 and all(_is_zero(y) for y in v)
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == 0
-
-
-#: a ``value`` check of zero whose tolerance is at most this is a check of float rounding (a residue)
-RESIDUE_SCALE = 1e-6
-
-
-def residue_of(claim: Claim) -> float | None:
-    """The rounding floor of ``claim``'s value: its ``residue``, else the tolerance of a ``value``
-    check of a paper value of zero with a tolerance ≤ :data:`RESIDUE_SCALE` (a check that only
-    rounding separates ours from zero), else None (no floor)."""
-    if claim.residue is not None:
-        return float(claim.residue)
-    if (
-        claim.check == "value"
-        and _is_zero(claim.paper_value)
-        and float(claim.tolerance) <= RESIDUE_SCALE
-    ):
-        return float(claim.tolerance)
-    return None
-
-
-def bound_residues(x, floor: float | None):
-    """``x`` with every finite float of magnitude ≤ ``floor`` replaced by the string ``"≤ floor"``
-    (recursively): a rounding residue is recorded as the bound it was checked against, not as the
-    raw value, which changes from machine to machine."""
-    if floor is None:
-        return x
-    if isinstance(x, dict):
-        return {k: bound_residues(v, floor) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [bound_residues(v, floor) for v in x]
-    if isinstance(x, float) and math.isfinite(x) and abs(x) <= floor:
-        return f"≤ {floor:.3g}"
-    return x
 
 
 def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
@@ -677,94 +624,6 @@ DECLARED_FIELDS = (
 )
 
 
-def _rounding_unit(x: float, digits: int) -> float:
-    """One unit in the last of ``digits`` significant digits of ``x`` (the ledger's rounding)."""
-    if x == 0 or not math.isfinite(x):
-        return 0.0
-    return 10.0 ** (math.floor(math.log10(abs(x))) - digits + 1)
-
-
-def same_within_rounding(a, b, digits: int = 4) -> bool:
-    """Whether two ledger values agree up to the ledger's rounding: the same structure, the same
-    non-numbers, and numbers that differ by at most one unit in the ``digits``-th significant digit
-    of the smaller of the two (two machines that agree to float rounding may round a value on
-    either side of a boundary; anything more is a change)."""
-    if isinstance(a, dict) or isinstance(b, dict):
-        return (
-            isinstance(a, dict)
-            and isinstance(b, dict)
-            and set(a) == set(b)
-            and all(same_within_rounding(a[k], b[k], digits) for k in a)
-        )
-    la, lb = _as_list(a), _as_list(b)
-    if la is not None or lb is not None:
-        return (
-            la is not None
-            and lb is not None
-            and len(la) == len(lb)
-            and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb))
-        )
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    num = (int, float)
-    if (
-        isinstance(a, num)
-        and isinstance(b, num)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-    ):
-        if a == b:
-            return True
-        if not (math.isfinite(float(a)) and math.isfinite(float(b))):
-            return False
-        units = [
-            u
-            for u in (
-                _rounding_unit(float(a), digits),
-                _rounding_unit(float(b), digits),
-            )
-            if u > 0
-        ]
-        unit = (
-            min(units) if units else 0.0
-        )  # the finer of the two: 1.0 → 0.9995 is a change
-        return abs(float(a) - float(b)) <= unit * (1 + 1e-9)
-    return _clean(a) == _clean(b)
-
-
-def keep_within_rounding(
-    records: list[dict], path: str | Path, digits: dict | None = None
-) -> list[dict]:
-    """``records`` with each ``our_value`` replaced by the one already written at ``path`` when the
-    two agree within the ledger's rounding (:func:`same_within_rounding` at the claim's ``digits``,
-    ``digits[id]``, default 4) and every other field of
-    the two records is equal; the records as they are when ``path`` is missing or is not a list of
-    records (the write then replaces it). Only rounding is absorbed: a value that moved further, a
-    changed status or any changed field is written."""
-    path = Path(path)
-    try:
-        old = read_json(path) if path.exists() else []
-    except ResultFileError:
-        old = []
-    if not isinstance(old, list):
-        old = []
-    by_id = {r["id"]: r for r in old if isinstance(r, dict) and "id" in r}
-    out = []
-    for r in records:
-        o = by_id.get(r["id"])
-        if (
-            o is not None
-            and set(o) == set(r)
-            and all(_clean(o[k]) == _clean(r[k]) for k in r if k != "our_value")
-            and same_within_rounding(
-                o["our_value"], r["our_value"], (digits or {}).get(r["id"], 4)
-            )
-        ):
-            r = dict(r, our_value=o["our_value"])
-        out.append(r)
-    return out
-
-
 def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
     """Why ``new`` differs materially from the committed ``old`` record (None if it does not).
 
@@ -786,71 +645,46 @@ def check_ledgers(
     chapters=CHAPTERS, results_root: str | Path | None = None
 ) -> list[dict]:
     """Re-evaluate every stored-result claim from ``results/`` and compare with the committed
-    ledgers. Returns one row per problem ``{chapter, id, problem}``: a claim whose status changed,
-    whose value moved beyond the ledger's rounding (whatever the paper tolerance), that failed without a declared deviation, that exists
-    on one side only, or a declared deviation that now holds."""
-    problems = []
-    for ch in chapters:
-        mod = chapter_claims(ch)
-        root = Path(results_root) if results_root is not None else results_dir()
-        committed = {r["id"]: r for r in load_ledger(ch, root / "claims")}
-        declared = {c.id for c in mod.CLAIMS}
-        for page in PAGES:
-            path = ledger_path(ch, page, root / "claims")
-            for r in read_json(path) if path.exists() else []:
-                want = page_of(mod, r["id"])
-                if r["id"] in declared and want != page:
-                    problems.append(
-                        {
-                            "chapter": ch,
-                            "id": r["id"],
-                            "problem": f"recorded in {path.name} but shown on the {want} page",
-                        }
-                    )
-        for cid in sorted(set(committed) - declared):
-            problems.append(
-                {
-                    "chapter": ch,
-                    "id": cid,
-                    "problem": "in the committed ledger but no longer declared",
-                }
-            )
-        for cid in [c.id for c in mod.CLAIMS if c.id not in committed]:
-            problems.append(
-                {
-                    "chapter": ch,
-                    "id": cid,
-                    "problem": "declared but missing from the committed ledger",
-                }
-            )
-        results = StoredResults(ch, root / ch / "cells")
-        for c in mod.CLAIMS:
-            if not (isinstance(c, Claim) and c.source == "stored"):
-                continue
-            try:
-                new = evaluate(c, c.measure(results), chapter=ch, scale="full")
-            except ClaimFailed as err:
-                problems.append(
-                    {
-                        "chapter": ch,
-                        "id": c.id,
-                        "problem": f"fails without a declared deviation: {err}",
-                    }
-                )
-                continue
-            if new["declared_deviation_holds"]:
-                problems.append(
-                    {
-                        "chapter": ch,
-                        "id": c.id,
-                        "problem": f"declared deviation ({c.deviation.cause}) now holds",
-                    }
-                )
-            if c.id in committed:
-                why = _changed(committed[c.id], new, c.digits)
-                if why:
-                    problems.append({"chapter": ch, "id": c.id, "problem": why})
-    return problems
+    ledgers. Returns one row per problem ``{chapter, id, problem}``: a claim whose status
+    changed, whose value moved beyond the ledger's rounding (whatever the paper tolerance), that
+    failed without a declared deviation, that exists on one side only, that is recorded on the
+    wrong page, or a declared deviation that now holds."""
+    root = Path(results_root) if results_root is not None else results_dir()
+    return [
+        {"chapter": ch, "id": cid, "problem": problem}
+        for ch in chapters
+        for cid, problem in _chapter_problems(ch, root)
+    ]
+
+
+def _chapter_problems(ch: str, root: Path):
+    """``(claim id, problem)`` for each problem of chapter ``ch`` (:func:`check_ledgers`)."""
+    mod = chapter_claims(ch)
+    committed = {r["id"]: r for r in load_ledger(ch, root / "claims")}
+    declared = {c.id for c in mod.CLAIMS}
+    for page in PAGES:
+        path = ledger_path(ch, page, root / "claims")
+        for r in read_json(path) if path.exists() else []:
+            want = page_of(mod, r["id"])
+            if r["id"] in declared and want != page:
+                yield r["id"], f"recorded in {path.name} but shown on the {want} page"
+    for cid in sorted(set(committed) - declared):
+        yield cid, "in the committed ledger but no longer declared"
+    for cid in [c.id for c in mod.CLAIMS if c.id not in committed]:
+        yield cid, "declared but missing from the committed ledger"
+    results = StoredResults(ch, root / ch / "cells")
+    for c in mod.CLAIMS:
+        if not (isinstance(c, Claim) and c.source == "stored"):
+            continue
+        try:
+            new = evaluate(c, c.measure(results), chapter=ch, scale="full")
+        except ClaimFailed as err:
+            yield c.id, f"fails without a declared deviation: {err}"
+            continue
+        if new["declared_deviation_holds"]:
+            yield c.id, f"declared deviation ({c.deviation.cause}) now holds"
+        if c.id in committed and (why := _changed(committed[c.id], new, c.digits)):
+            yield c.id, why
 
 
 # --------------------------------------------------------------------------- display
@@ -916,30 +750,6 @@ def claims_frame(rows: list[dict]):
             for r in rows
         ]
     )
-
-
-def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
-    """Per-chapter counts of each category, as a DataFrame (the scorecard's totals)."""
-    import pandas as pd
-
-    rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
-    data = []
-    for ch in CHAPTERS:
-        mine = [r for r in rows if r.get("chapter") == ch]
-        data.append(
-            {
-                "chapter": ch,
-                **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
-                "total": len(mine),
-            }
-        )
-    df = pd.DataFrame(data)
-    total = {
-        "chapter": "all",
-        **{k: int(df[k].sum()) for k in CATEGORIES},
-        "total": int(df["total"].sum()),
-    }
-    return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
 
 
 class ClaimRows:

@@ -29,11 +29,34 @@ from lengthgen.claims import (
     load_all,
     load_ledger,
     protocol_label,
-    scorecard,
 )
 from lengthgen.config import CHAPTERS, ConfigError
 
 CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
+
+
+def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
+    """Per-chapter counts of each category, as a DataFrame (the scorecard's totals)."""
+    import pandas as pd
+
+    rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
+    data = []
+    for ch in CHAPTERS:
+        mine = [r for r in rows if r.get("chapter") == ch]
+        data.append(
+            {
+                "chapter": ch,
+                **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
+                "total": len(mine),
+            }
+        )
+    df = pd.DataFrame(data)
+    total = {
+        "chapter": "all",
+        **{k: int(df[k].sum()) for k in CATEGORIES},
+        "total": int(df["total"].sum()),
+    }
+    return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
 
 
 def _where(path: Path, line: int) -> str:
