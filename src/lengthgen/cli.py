@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -230,6 +231,17 @@ def _remove_if_empty(created: list[Path]) -> None:
             return
 
 
+@contextlib.contextmanager
+def _no_empty_folder_left(out):
+    """A failed run or merge into ``out`` leaves no empty folder of its own behind."""
+    created = _missing_folders(out)
+    try:
+        yield
+    except BaseException:
+        _remove_if_empty(created)
+        raise
+
+
 def _results_store() -> Path:
     """``results/`` (:func:`lengthgen.store.results_dir`), checked to be a folder: a missing store
     (``$LENGTHGEN_ROOT`` pointing elsewhere, or ``results/`` absent) is a :class:`ConfigError`."""
@@ -273,11 +285,9 @@ def _reproduce(args) -> int:
     cfg = setup(scale=args.scale, device=args.device, run=True)
     from lengthgen.engine.runs import default_out
 
-    created = _missing_folders(
-        args.out if args.out is not None else default_out(args.chapter, cfg.scale)
-    )
+    out = args.out if args.out is not None else default_out(args.chapter, cfg.scale)
     t0 = time.perf_counter()
-    try:
+    with _no_empty_folder_left(out):
         paths = reproduce(
             args.chapter,
             scale=cfg.scale,
@@ -291,9 +301,6 @@ def _reproduce(args) -> int:
             allow_dirty=args.allow_dirty,
             refresh=args.refresh_unmeasured,
         )
-    except BaseException:  # a failed run leaves no empty folder of its own behind
-        _remove_if_empty(created)
-        raise
     print(
         f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
         f"{len(paths)} result files"
@@ -377,8 +384,7 @@ def _merge(args) -> int:
     out = (
         args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
     )
-    created = _missing_folders(out)
-    try:
+    with _no_empty_folder_left(out):
         dst = runs.check_out_dir(out) / "cells"
         res = runs.merge_cells(
             src,
@@ -387,9 +393,6 @@ def _merge(args) -> int:
             args.scale,
             schema=chapter_schema(args.chapter, args.scale),
         )
-    except BaseException:  # a failed merge leaves no empty folder of its own behind
-        _remove_if_empty(created)
-        raise
     print(
         f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
         f"{len(res['absent'])} not in {src}"
