@@ -51,7 +51,7 @@ CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_ml
 
 
 def _tmap(fn, obj):
-    from lengthgen.engine.train import _tree_map
+    from lengthgen.engine.ensemble import _tree_map
 
     return _tree_map(fn, obj)
 
