@@ -25,16 +25,10 @@ sums what their provenance blocks (:mod:`lengthgen.engine.runs`) record:
 costs"; ``scripts/build_pages.py`` writes it to ``book/_generated/cost_table.md``), which explains
 the measurement; ``python -m lengthgen cost [--json] [--chapter chN]`` prints it.
 
-Measured speed figures (issue 17, items 2-3): :data:`MEASURED` holds per-unit CPU costs measured with
-``time.process_time`` in one process with one torch thread, before and after the speed-ups of issue 17,
-on this book's shared two-core machine (other jobs were running: load average 1.0-3.2 on 2 cores, so
-the figures are pessimistic). :func:`speed_targets` projects them onto two worker processes on two
-cores (``reproduce ... --executor process --workers 2``: independent cells run side by side, one cell
-never splits) and compares them with the issue's targets; once every cell a target covers is stored
-with its CPU time, :func:`stored_projection` judges the target on those records instead. Every chapter
-row of :func:`cost_table` carries its ``measured_units`` and ``targets``; the total row carries the
-whole-book target. :func:`ch3_matmul_bound` estimates how much of chapter 3's study its matrix products
-alone take (counted from the protocol, at the fastest measured rate, :data:`MATMUL_RATE`).
+Measured speed figures (issue 17): :data:`MEASURED` holds per-unit CPU costs before and after
+its speed-ups; :func:`speed_targets` projects them onto two workers on two cores and judges the
+issue's targets (on the stored cells' CPU times once every covered cell has one,
+:func:`stored_projection`); :func:`ch3_matmul_bound` bounds chapter 3's study by its matrix products.
 """
 
 from __future__ import annotations
@@ -78,14 +72,8 @@ def _num(x) -> float | None:
 def _loaded(prov: dict) -> bool:
     """Whether the 1-minute load average at the cell's start exceeded its thread count."""
     load, threads = prov.get("load_avg_start"), _num(prov.get("threads"))
-    if (
-        isinstance(load, (list, tuple))
-        and load
-        and _num(load[0]) is not None
-        and threads
-    ):
-        return load[0] > threads
-    return False
+    known = isinstance(load, (list, tuple)) and load and _num(load[0]) is not None
+    return bool(known and threads and load[0] > threads)
 
 
 def _cells_folder(results, chapter: str) -> Path:
@@ -160,12 +148,8 @@ def chapter_cost(
         if isinstance(prov.get("refreshed"), dict):
             row["refreshed"] += 1
             d = refresh_difference(prov)
-            if d is not None:
-                row["refresh_max_diff"] = (
-                    d
-                    if row["refresh_max_diff"] is None
-                    else max(row["refresh_max_diff"], d)
-                )
+            if d is not None:  # the largest difference of any refreshed cell
+                row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
         row["loaded"] += _loaded(prov)
         label = machine_label(prov)
         row["machines"][label] = row["machines"].get(label, 0) + 1
@@ -232,6 +216,15 @@ MATMUL_RATE = {
 }
 
 
+_STUDY_KEYS = (
+    "study_cpu_s",
+    "study_basis",
+    "other_cpu_s",
+    "other_budget_s",
+    "shrink_needed",
+)
+
+
 def ch3_matmul_bound(
     scale: str = "full",
     results: str | os.PathLike | None = None,
@@ -261,11 +254,7 @@ def ch3_matmul_bound(
         "gflops": MATMUL_RATE["gflops"],
         "cpu_s": round(cpu, 1),
         "two_worker_s": round(cpu / 2, 1),
-        "study_cpu_s": None,
-        "study_basis": None,
-        "other_cpu_s": None,
-        "other_budget_s": None,
-        "shrink_needed": None,
+        **dict.fromkeys(_STUDY_KEYS),  # filled in at full scale
     }
     if scale == "full":
         if stored is None:
@@ -519,13 +508,9 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
     concern it, :func:`speed_targets`) and every chapter row its ``measured_units``; the total row
     carries ``ch3_bound`` (:func:`ch3_matmul_bound` over the same ``results``) when chapter 3 is
     among ``chapters``, else ``None``."""
-    chapters = (
-        list(CHAPTERS)
-        if chapters is None
-        else [chapters]
-        if isinstance(chapters, str)
-        else list(chapters)
-    )
+    if isinstance(chapters, str):
+        chapters = [chapters]
+    chapters = list(CHAPTERS if chapters is None else chapters)
     rows = [chapter_cost(ch, results) for ch in chapters]
     total = {"chapter": "total"}
     for k in FIELDS[1:]:
@@ -566,29 +551,19 @@ def fmt_seconds(s: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
-HEADERS = (
-    "chapter",
-    "cells stored / planned",
-    "stale",
-    "stored wall time",
-    "CPU time (cells)",
-    "CPU unknown (migrated)",
-    "loaded at start",
-    "2-core projection",
+#: the table's columns: the CLI's header and the book page's shorter one (its text explains each)
+COLUMNS = (
+    ("chapter", "chapter"),
+    ("cells stored / planned", "stored / planned"),
+    ("stale", "stale"),
+    ("stored wall time", "wall"),
+    ("CPU time (cells)", "CPU (cells)"),
+    ("CPU unknown (migrated)", "no CPU (migrated)"),
+    ("loaded at start", "loaded"),
+    ("2-core projection", "2-core estimate"),
 )
-
-
-#: shorter headers for the book's column (the page's text explains each)
-PAGE_HEADERS = (
-    "chapter",
-    "stored / planned",
-    "stale",
-    "wall",
-    "CPU (cells)",
-    "no CPU (migrated)",
-    "loaded",
-    "2-core estimate",
-)
+HEADERS = tuple(cli for cli, _ in COLUMNS)
+PAGE_HEADERS = tuple(page for _, page in COLUMNS)
 
 
 def _cells(r: dict) -> list[str]:
@@ -752,15 +727,8 @@ TARGET_HEADERS = (
 
 def _bound_lines(rows: list[dict]) -> list[str]:
     """:func:`bound_line` of the chapter-3 bound that :func:`cost_table` put in the total row, if any."""
-    bound = next(
-        (
-            r["ch3_bound"]
-            for r in rows
-            if r.get("chapter") == "total" and r.get("ch3_bound")
-        ),
-        None,
-    )
-    return [bound_line(bound)] if bound is not None else []
+    total = [r for r in rows if r.get("chapter") == "total" and r.get("ch3_bound")]
+    return [bound_line(r["ch3_bound"]) for r in total[:1]]
 
 
 def speed_lines(rows: list[dict]) -> list[str]:
