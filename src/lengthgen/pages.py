@@ -64,13 +64,19 @@ def _where(path: Path, line: int) -> str:
     return f"{path.resolve().relative_to(CHAPTERS_DIR.parents[2]).as_posix()}:{line}"
 
 
+def _claims_first(path: Path):
+    """Sort key: chapter by chapter, its claims modules first (an id they declare may also be
+    cited by another module of the chapter)."""
+    return path.relative_to(CHAPTERS_DIR).parts[0], "claims" not in path.stem, path
+
+
 @functools.cache
 def declared_at() -> dict[str, str]:
     """Where each claim id is declared: the first line under ``src/lengthgen/chapters/`` holding
-    the id as a literal string, outside the ``HEADLINE`` and ``DETAILS`` tables that only cite
+    the id as a literal string (a chapter's claims modules read first), outside the ``HEADLINE`` and ``DETAILS`` tables that only cite
     ids (``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``)."""
     found: dict[str, str] = {}
-    for path in sorted(CHAPTERS_DIR.rglob("*.py")):
+    for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=_claims_first):
         tree = ast.parse(path.read_text(), filename=str(path))
         citing = {
             id(n)
