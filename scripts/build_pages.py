@@ -13,7 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
-from lengthgen import claims, cost
+from lengthgen import claims, cost, pages
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,18 +40,18 @@ def main() -> None:
     copy_mathjax()
     out = ROOT / "book" / "_generated"
     out.mkdir(parents=True, exist_ok=True)
-    claims.scorecard_figure(out / "scorecard.png")
-    (out / "ledger.csv").write_text(claims.ledger_csv())
+    pages.scorecard_figure(out / "scorecard.png")
+    (out / "ledger.csv").write_text(pages.ledger_csv())
     (out / "ledger.json").write_text(
         json.dumps(claims.load_all(), indent=1, ensure_ascii=False) + "\n"
     )
     (out / "scorecard_body.md").write_text(
-        claims.scorecard_markdown(
+        pages.scorecard_markdown(
             figure="_generated/scorecard.png",
             downloads=("_generated/ledger.csv", "_generated/ledger.json"),
         )
     )
-    (out / "results_box.md").write_text(claims.results_box_markdown())
+    (out / "results_box.md").write_text(pages.results_box_markdown())
     (out / "cost_table.md").write_text(cost.cost_markdown())
     print(f"wrote {out}")
 

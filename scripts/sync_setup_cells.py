@@ -1,5 +1,8 @@
 """Write the Colab setup cell of every chapter from one template and ``_config.yml``'s repository URL.
 
+The cell also imports the page code (:mod:`lengthgen.pages`) everywhere, so the claims tables a
+notebook shows draw as in the book.
+
 The repository address lives in ``_config.yml`` only; this script copies it into each notebook's
 first code cell (tagged ``remove-cell``, so the book does not show it). ``tests/test_colab.py``
 checks that every notebook's cell equals :func:`setup_cell` and executes it with a fake Colab.
@@ -29,7 +32,9 @@ if "google.colab" in sys.modules:
     # they are; the package is put on the path (an editable install would need a restart).
     sys.path.insert(0, os.path.join(ROOT, "src"))
     os.environ["LENGTHGEN_ROOT"] = ROOT
-    os.chdir(os.path.join(ROOT, "notebooks"))"""
+    os.chdir(os.path.join(ROOT, "notebooks"))
+
+import lengthgen.pages  # the page code: this notebook's claims tables draw as in the book"""
 
 
 def repo_url() -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from helpers import copy_results, edit_cell
-from lengthgen import cli
+from lengthgen import cli, store
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen.engine.runs import Cell, RunError, run_cells
@@ -66,7 +66,6 @@ def merge_ch0(src, dst):
 
 def _deny_writes(monkeypatch):
     """Make every stored write fail as it does in a folder without write permission."""
-    import lengthgen.store as store
 
     def denied(path, obj):
         raise PermissionError(
@@ -121,7 +120,7 @@ def test_merge_write_failure_puts_back_what_was_written(tmp_path, monkeypatch):
     obj["provenance"].pop("cpu_time_s")
     (dst / "sq1.json").write_text(json.dumps(obj))
     before = snapshot(dst)
-    real, calls = runs.save_result, []
+    real, calls = store.save_result, []  # the store writes the cells
 
     def flaky(path, data, prov):
         calls.append(path)
@@ -129,14 +128,14 @@ def test_merge_write_failure_puts_back_what_was_written(tmp_path, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         return real(path, data, prov)
 
-    monkeypatch.setattr(runs, "save_result", flaky)
+    monkeypatch.setattr(store, "save_result", flaky)
     with pytest.raises(
         ConfigError,
         match=f"cannot write the merged cells into {dst}: No space left on device",
     ):
         runs.merge_cells(src, dst, cells3(), "smoke")
     assert len(calls) == 3 and snapshot(dst) == before
-    monkeypatch.setattr(runs, "save_result", real)
+    monkeypatch.setattr(store, "save_result", real)
     assert runs.merge_cells(src, dst, cells3(), "smoke")["taken"] == [
         "sq1",
         "sq2",

@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from lengthgen import claims
+from lengthgen import claims, pages
 from lengthgen.claims import Claim, ClaimFailed, Deviation, Unchecked, evaluate, reduced
 from lengthgen.config import ConfigError
 from helpers import copy_results
@@ -247,7 +247,7 @@ def test_claims_html_shows_statements_badges_and_formatted_numbers():
         ),
         0.6655000000000001,
     )
-    html = claims.claims_html([rec])
+    html = pages.claims_html([rec])
     assert (
         "Mean accuracy at N = 11" in html
         and "deviates" in html
@@ -269,7 +269,7 @@ def test_a_claim_is_one_row_that_opens_to_its_details():
         ),
         0.6655,
     )
-    html = claims.claims_html([rec], css=False)
+    html = pages.claims_html([rec], css=False)
     row = html.split('<details class="lg-claim"')[1]
     summary, more = row.split("</summary>")
     assert summary.count("<span>") == 4 and "Mean accuracy" in summary
@@ -467,16 +467,16 @@ def test_results_box_shows_the_headline_claims_from_the_ledger():
 
     for ch in CHAPTERS:
         rows = claims.load_ledger(ch)
-        box = claims.results_box(ch).html
-        items = claims.headline_claims(ch)
+        box = pages.results_box(ch).html
+        items = pages.headline_claims(ch)
         assert 3 <= len(items) <= 5, ch
         by_id = {r["id"]: r for r in rows}
         for it in items:
             r = by_id[it["id"]]
             assert f"scorecard.html#claim-{it['id']}" in box
-            assert claims._esc(it["claim"]) in box
+            assert pages._esc(it["claim"]) in box
             assert claims.category(r) in box
-        assert claims._esc(claims.counts_line(rows)) in box or not any(
+        assert pages._esc(claims.counts_line(rows)) in box or not any(
             r.get("group", "paper") == "paper" for r in rows
         )
         assert 'id="results-box"' in box and "Cost." in box
@@ -507,3 +507,26 @@ def test_outcome_words_follow_the_evaluated_claims():
     for cid in unchecked:  # none in chapter 5 today; an unchecked claim has no verdict
         with pytest.raises(ConfigError, match="not checked"):
             led.held(cid)
+
+
+def test_a_scorecard_row_names_where_its_claim_is_declared_and_what_measures_it():
+    """The row panel points into the code, found when the page is built: the line holding the
+    claim's literal id, and for a stored claim its measuring function with file and line."""
+    rec = next(r for r in claims.load_ledger("ch1") if r["id"] == "ch1.exact.parity")
+    where = pages.declared_at()["ch1.exact.parity"]
+    path, line = where.rsplit(":", 1)
+    assert path.startswith("src/lengthgen/chapters/ch1/")
+    src = (claims.results_dir().parent / path).read_text().splitlines()
+    assert '"ch1.exact.parity"' in src[int(line) - 1]
+    row = pages.claims_html([rec], origin=True)
+    assert f"<b>declared at:</b> <code>{where}</code>" in row
+    stored = next(r for r in claims.load_ledger("ch2") if r["source"] == "stored")
+    fn = pages.measured_by("ch2", stored["id"])
+    assert fn.startswith("lengthgen.chapters.ch2.") and " at src/lengthgen/" in fn
+    assert "measured by:" in pages.claims_html([stored], origin=True)
+    assert pages.measured_by("ch1", "ch1.exact.parity") is None  # a live claim
+
+
+def test_claim_rows_draw_as_the_page_code_draws_them():
+    rec = _eval(_c(), 0.5)
+    assert claims.ClaimRows([rec])._repr_html_() == pages.claims_html([rec])

@@ -16,7 +16,7 @@ import time
 import torch
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int
-from lengthgen.engine.bench import peak_rss_mb, run_benchmark
+from lengthgen.engine.bench import _timed, peak_rss_mb, run_benchmark
 from lengthgen.engine.train import (
     OptimConfig,
     members_of,
@@ -51,7 +51,7 @@ CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_ml
 
 
 def _tmap(fn, obj):
-    from lengthgen.engine.train import _tree_map
+    from lengthgen.engine.ensemble import _tree_map
 
     return _tree_map(fn, obj)
 
@@ -88,6 +88,33 @@ def _adam_loop_opt(
     return make, f"torch.optim.{cls.__name__}({'fused' if fused else 'foreach'})"
 
 
+def _loop(params, member_model, batches, loss, loop_opt, clip, members, n):
+    """The plain PyTorch side of :func:`_pair`: each member of ``members`` trained alone for
+    ``n`` updates, as member-shaped leaf tensors with its own optimiser; its final losses."""
+    trained = [k for k in params if not k.startswith("_")]
+    const = [k for k in params if k.startswith("_")]
+    finals = []
+    for e in members:
+        mm = member_model(e)
+        P = {k: params[k][e].detach().clone().requires_grad_(True) for k in trained}
+        C = {k: params[k][e : e + 1] for k in const}
+        opt = loop_opt(list(P.items()))
+        last = None
+        for step in range(n):
+            x, y = _tmap(lambda t: t[e : e + 1], batches[step])
+            lv = loss(
+                mm.forward({**{k: v.unsqueeze(0) for k, v in P.items()}, **C}, x), y
+            )
+            opt.zero_grad(set_to_none=True)
+            lv.sum().backward()
+            if clip is not None:
+                torch.nn.utils.clip_grad_norm_(list(P.values()), clip, foreach=True)
+            opt.step()
+            last = lv.detach()
+        finals.append(float(last[0]))
+    return torch.tensor(finals, dtype=torch.float64)
+
+
 def _pair(
     name: str,
     model,
@@ -111,8 +138,6 @@ def _pair(
     :class:`OptimConfig` (the ensemble side), ``loop_opt(named_params)`` the loop's optimiser."""
     E = members_of(params)
     steps = len(batches)
-    trained = [k for k in params if not k.startswith("_")]
-    const = [k for k in params if k.startswith("_")]
 
     def ens(sub_params, n):
         E_ = members_of(sub_params)
@@ -136,38 +161,13 @@ def _pair(
         )
 
     def loop(members, n):
-        finals = []
-        for e in members:
-            mm = member_model(e)
-            P = {
-                k: params[k][e].detach().clone().requires_grad_(True) for k in trained
-            }  # member-shaped leaves
-            C = {k: params[k][e : e + 1] for k in const}
-            opt = loop_opt(list(P.items()))
-            last = None
-            for step in range(n):
-                x, y = _tmap(lambda t: t[e : e + 1], batches[step])
-                lv = loss(
-                    mm.forward({**{k: v.unsqueeze(0) for k, v in P.items()}, **C}, x), y
-                )
-                opt.zero_grad(set_to_none=True)
-                lv.sum().backward()
-                if clip is not None:
-                    torch.nn.utils.clip_grad_norm_(list(P.values()), clip, foreach=True)
-                opt.step()
-                last = lv.detach()
-            finals.append(float(last[0]))
-        return torch.tensor(finals, dtype=torch.float64)
+        return _loop(params, member_model, batches, loss, loop_opt, clip, members, n)
 
     # untimed warm-up of both sides (lazy imports, kernel selection, first-call allocations)
     ens(params, warmup)
     loop([0], warmup)
-    t0, c0 = time.perf_counter(), time.process_time()
-    res = ens(params, steps)
-    t_ens, c_ens = time.perf_counter() - t0, time.process_time() - c0
-    t0, c0 = time.perf_counter(), time.process_time()
-    loop_loss = loop(range(E), steps)
-    t_loop, c_loop = time.perf_counter() - t0, time.process_time() - c0
+    res, t_ens, c_ens = _timed(ens, params, steps)
+    loop_loss, t_loop, c_loop = _timed(loop, range(E), steps)
     ens_loss = res.history["loss"][-1]
     row = {
         "name": name,
@@ -330,6 +330,55 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
     )
 
 
+class _OneMuon:
+    """The engine's Muon for one member, with ``torch.optim``'s interface (where this torch has
+    no ``torch.optim.Muon``)."""
+
+    def __init__(self, cfg, named):
+        from lengthgen.engine.optim import EnsembleOptimizer
+
+        self.named = dict(named)
+        ens = {k: t.unsqueeze(0) for k, t in self.named.items()}
+        self.opt = EnsembleOptimizer(cfg, ens, list(self.named))
+
+    def zero_grad(self, set_to_none=True):
+        for t in self.named.values():
+            t.grad = None
+
+    @torch.no_grad()
+    def step(self):
+        self.opt.step(
+            {k: t.unsqueeze(0) for k, t in self.named.items()},
+            {k: t.grad.unsqueeze(0) for k, t in self.named.items()},
+        )
+
+
+def _muon_loop_opt(cfg, lr: float, wd: float):
+    """The loop's per-member Muon for chapter 4 (weight decay on V only) and its label:
+    ``torch.optim.Muon`` where this torch has it, else the engine's, one member at a time."""
+    if not hasattr(torch.optim, "Muon"):
+        label = f"engine Muon per member ({cfg.ns_dtype} Newton-Schulz)"
+        return (lambda named: _OneMuon(cfg, named)), label
+
+    def make(named):
+        d = dict(named)
+        return torch.optim.Muon(
+            [
+                {"params": [d["W"]], "weight_decay": 0.0},
+                {"params": [d["V"]], "weight_decay": wd},
+            ],
+            lr=lr,
+            momentum=cfg.muon_momentum,
+            nesterov=cfg.muon_nesterov,
+            ns_coefficients=tuple(cfg.ns_coefficients),
+            eps=cfg.ns_eps,
+            ns_steps=cfg.ns_steps,
+            adjust_lr_fn=cfg.adjust_lr,
+        )
+
+    return make, "torch.optim.Muon (bfloat16 Newton-Schulz)"
+
+
 def _row_ch4(
     steps: int,
     members: int,
@@ -352,7 +401,6 @@ def _row_ch4(
     from lengthgen.chapters.ch4.data import train_set
     from lengthgen.chapters.ch4.model import ModularMLP
     from lengthgen.chapters.ch4.training import EpochSampler, b1_optimizer, masked_loss
-    from lengthgen.engine.optim import EnsembleOptimizer
 
     model = ModularMLP(p, width, "sine")
     seeds = [1337 + i for i in range(members)]
@@ -364,49 +412,7 @@ def _row_ch4(
     cfg = b1_optimizer("muon", lr, wd, "sine", False)
     if ns_dtype is not None:
         cfg = dataclasses.replace(cfg, ns_dtype=ns_dtype)
-    if hasattr(torch.optim, "Muon"):
-
-        def loop_opt(named):
-            d = dict(named)
-            return torch.optim.Muon(
-                [
-                    {"params": [d["W"]], "weight_decay": 0.0},
-                    {"params": [d["V"]], "weight_decay": wd},
-                ],
-                lr=lr,
-                momentum=cfg.muon_momentum,
-                nesterov=cfg.muon_nesterov,
-                ns_coefficients=tuple(cfg.ns_coefficients),
-                eps=cfg.ns_eps,
-                ns_steps=cfg.ns_steps,
-                adjust_lr_fn=cfg.adjust_lr,
-            )
-
-        label = "torch.optim.Muon (bfloat16 Newton-Schulz)"
-    else:
-
-        class _One:
-            def __init__(self, named):
-                self.named = dict(named)
-                self.opt = EnsembleOptimizer(
-                    cfg,
-                    {k: t.unsqueeze(0) for k, t in self.named.items()},
-                    list(self.named),
-                )
-
-            def zero_grad(self, set_to_none=True):
-                for t in self.named.values():
-                    t.grad = None
-
-            @torch.no_grad()
-            def step(self):
-                self.opt.step(
-                    {k: t.unsqueeze(0) for k, t in self.named.items()},
-                    {k: t.grad.unsqueeze(0) for k, t in self.named.items()},
-                )
-
-        loop_opt, label = _One, f"engine Muon per member ({cfg.ns_dtype} Newton-Schulz)"
-
+    loop_opt, label = _muon_loop_opt(cfg, lr, wd)
     return _pair(
         "ch4_mlp_muon",
         model,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -21,173 +22,183 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _arg(*flags, **kw):
+    """One argument of a command: the flags and keywords of ``add_argument``."""
+    return flags, kw
+
+
+_CHAPTER = _arg("chapter", choices=CHAPTERS, help="which chapter")
+_CHAPTER_OPT = _arg(
+    "--chapter", choices=CHAPTERS, default=None, help="only this chapter"
+)
+_DEVICE = _arg(
+    "--device",
+    choices=DEVICES,
+    default=None,
+    help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda",
+)
+_WORKERS = _arg(
+    "--workers",
+    type=int,
+    default=None,
+    help="worker processes for process/dask-local (default 2)",
+)
+
+
+def _only(verb: str, default: str = ""):
+    return _arg(
+        "--only",
+        default=None,
+        metavar="PATTERN[,PATTERN…]",
+        help=f"{verb} only the cells whose names match these shell patterns{default}",
+    )
+
+
+def _executor(what: str):
+    return _arg("--executor", choices=EXECUTORS, default="inprocess", help=what)
+
+
+def _json(what: str):
+    return _arg("--json", action="store_true", help=what)
+
+
+#: every command: its help line and its arguments
+COMMANDS = {
+    "reproduce": (
+        "run a chapter's cells and store the results with provenance",
+        [
+            _CHAPTER,
+            _arg(
+                "--scale",
+                choices=RUN_SCALES,
+                default=None,
+                help="smoke (default, or $LENGTHGEN_SCALE), full, or paper (the paper's own "
+                "protocol, chapter 4 only; needs a GPU)",
+            ),
+            _DEVICE,
+            _arg(
+                "--out",
+                default=None,
+                help="output folder (default: results/<chapter> at full scale, "
+                "_build/smoke-results/<chapter> at smoke)",
+            ),
+            _only("run", " (e.g. 'lengthgen_*')"),
+            _executor("inprocess (default), process (a local pool) or dask"),
+            _WORKERS,
+            _arg(
+                "--scheduler",
+                default=None,
+                metavar="ADDRESS|local",
+                help="with --executor dask: a scheduler address (tcp://host:8786) or 'local' "
+                "(default)",
+            ),
+            _arg(
+                "--budget-minutes",
+                type=float,
+                default=None,
+                help="start no new cell after this many minutes, and stop a cell that can stop "
+                "early (it stores what it did as a partial result; re-run to resume)",
+            ),
+            _arg(
+                "--allow-dirty",
+                action="store_true",
+                help="allow a full-scale run from a working tree with uncommitted changes "
+                "(recorded)",
+            ),
+            _arg(
+                "--refresh-unmeasured",
+                action="store_true",
+                help="also re-run stored cells whose provenance has no CPU time (migrated from "
+                "before the runs facility); each re-run replaces its cell when it finishes and "
+                "records how far its value differs from the one it replaced",
+            ),
+        ],
+    ),
+    "merge": (
+        "bring cells computed into another folder (reproduce --out) into the store",
+        [
+            _CHAPTER,
+            _arg(
+                "source",
+                help="the other run's output folder (the one given to --out; its cells/ is "
+                "read)",
+            ),
+            _arg(
+                "--scale",
+                choices=RUN_SCALES,
+                default="full",
+                help="the scale of the cells (default full)",
+            ),
+            _arg(
+                "--out",
+                default=None,
+                help="the store to merge into (default: results/<chapter>)",
+            ),
+        ],
+    ),
+    "verify": (
+        "re-run stored full-scale cells into another folder and judge every claim against "
+        "the stored one (same / within noise / borderline / changed)",
+        [
+            _CHAPTER,
+            _only("re-run", " (default: every cell)"),
+            _arg(
+                "--out",
+                default=None,
+                help="where the re-runs go (default results/_scratch/verify/<chapter>; cells "
+                "already there are not re-run); never the store",
+            ),
+            _DEVICE,
+            _executor("inprocess (default), process or dask"),
+            _WORKERS,
+            _arg(
+                "--all",
+                action="store_true",
+                help="list every claim, not only those that moved",
+            ),
+            _json("print the comparison as JSON"),
+        ],
+    ),
+    "claims": (
+        "print the claims ledger, or re-check it from the stored results",
+        [
+            _json("print a JSON list of claim records"),
+            _CHAPTER_OPT,
+            _arg(
+                "--check",
+                action="store_true",
+                help="re-evaluate every stored-result claim from results/ and compare with "
+                "the committed ledger; exit 1 on any change",
+            ),
+        ],
+    ),
+    "cost": (
+        "what the stored full-scale runs cost: wall and CPU time per chapter",
+        [_json("print a JSON list of per-chapter rows and a total"), _CHAPTER_OPT],
+    ),
+    "bench": (
+        "ensemble engine vs Python loop benchmark",
+        [
+            _json("print the figures as one JSON object"),
+            _arg("--steps", type=int, default=None, help="training steps per member"),
+        ],
+    ),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command in :data:`COMMANDS`."""
     p = _Parser(
         prog="python -m lengthgen",
         description="Length Generalization, Executable: run the book's reproductions.",
     )
     sub = p.add_subparsers(
-        dest="command",
-        metavar="{reproduce,merge,verify,claims,cost,bench}",
-        parser_class=_Parser,
+        dest="command", metavar="{" + ",".join(COMMANDS) + "}", parser_class=_Parser
     )
-    r = sub.add_parser(
-        "reproduce", help="run a chapter's cells and store the results with provenance"
-    )
-    r.add_argument("chapter", choices=CHAPTERS, help="which chapter")
-    r.add_argument(
-        "--scale",
-        choices=RUN_SCALES,
-        default=None,
-        help="smoke (default, or $LENGTHGEN_SCALE), full, or paper (the paper's own protocol, "
-        "chapter 4 only; needs a GPU)",
-    )
-    r.add_argument(
-        "--device",
-        choices=DEVICES,
-        default=None,
-        help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda",
-    )
-    r.add_argument(
-        "--out",
-        default=None,
-        help="output folder (default: results/<chapter> at full scale, _build/smoke-results/<chapter> at smoke)",
-    )
-    r.add_argument(
-        "--only",
-        default=None,
-        metavar="PATTERN[,PATTERN…]",
-        help="run only the cells whose names match these shell patterns (e.g. 'lengthgen_*')",
-    )
-    r.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        default="inprocess",
-        help="inprocess (default), process (a local pool) or dask",
-    )
-    r.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="worker processes for process/dask-local (default 2)",
-    )
-    r.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS|local",
-        help="with --executor dask: a scheduler address (tcp://host:8786) or 'local' (default)",
-    )
-    r.add_argument(
-        "--budget-minutes",
-        type=float,
-        default=None,
-        help="start no new cell after this many minutes, and stop a cell that can stop early (it stores "
-        "what it did as a partial result; re-run to resume)",
-    )
-    r.add_argument(
-        "--allow-dirty",
-        action="store_true",
-        help="allow a full-scale run from a working tree with uncommitted changes (recorded)",
-    )
-    r.add_argument(
-        "--refresh-unmeasured",
-        action="store_true",
-        help="also re-run stored cells whose provenance has no CPU time (migrated from before the "
-        "runs facility); each re-run replaces its cell when it finishes and records how far "
-        "its value differs from the one it replaced",
-    )
-    m = sub.add_parser(
-        "merge",
-        help="bring cells computed into another folder (reproduce --out) into the store",
-    )
-    m.add_argument("chapter", choices=CHAPTERS, help="which chapter")
-    m.add_argument(
-        "source",
-        help="the other run's output folder (the one given to --out; its cells/ is read)",
-    )
-    m.add_argument(
-        "--scale",
-        choices=RUN_SCALES,
-        default="full",
-        help="the scale of the cells (default full)",
-    )
-    m.add_argument(
-        "--out",
-        default=None,
-        help="the store to merge into (default: results/<chapter>)",
-    )
-    v = sub.add_parser(
-        "verify",
-        help="re-run stored full-scale cells into another folder and judge every claim "
-        "against the stored one (same / within noise / borderline / changed)",
-    )
-    v.add_argument("chapter", choices=CHAPTERS, help="which chapter")
-    v.add_argument(
-        "--only",
-        default=None,
-        metavar="PATTERN[,PATTERN…]",
-        help="re-run only the cells whose names match these shell patterns (default: every cell)",
-    )
-    v.add_argument(
-        "--out",
-        default=None,
-        help="where the re-runs go (default results/_scratch/verify/<chapter>; cells already there are "
-        "not re-run); never the store",
-    )
-    v.add_argument(
-        "--device",
-        choices=DEVICES,
-        default=None,
-        help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda",
-    )
-    v.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        default="inprocess",
-        help="inprocess (default), process or dask",
-    )
-    v.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="worker processes for process/dask-local (default 2)",
-    )
-    v.add_argument(
-        "--all", action="store_true", help="list every claim, not only those that moved"
-    )
-    v.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    c = sub.add_parser(
-        "claims", help="print the claims ledger, or re-check it from the stored results"
-    )
-    c.add_argument(
-        "--json", action="store_true", help="print a JSON list of claim records"
-    )
-    c.add_argument(
-        "--chapter", choices=CHAPTERS, default=None, help="only this chapter"
-    )
-    c.add_argument(
-        "--check",
-        action="store_true",
-        help="re-evaluate every stored-result claim from results/ and compare with the committed "
-        "ledger; exit 1 on any change",
-    )
-    k = sub.add_parser(
-        "cost",
-        help="what the stored full-scale runs cost: wall and CPU time per chapter",
-    )
-    k.add_argument(
-        "--json",
-        action="store_true",
-        help="print a JSON list of per-chapter rows and a total",
-    )
-    k.add_argument(
-        "--chapter", choices=CHAPTERS, default=None, help="only this chapter"
-    )
-    b = sub.add_parser("bench", help="ensemble engine vs Python loop benchmark")
-    b.add_argument(
-        "--json", action="store_true", help="print the figures as one JSON object"
-    )
-    b.add_argument("--steps", type=int, default=None, help="training steps per member")
+    for name, (what, args) in COMMANDS.items():
+        cmd = sub.add_parser(name, help=what)
+        for flags, kw in args:
+            cmd.add_argument(*flags, **kw)
     return p
 
 
@@ -220,6 +231,17 @@ def _remove_if_empty(created: list[Path]) -> None:
             return
 
 
+@contextlib.contextmanager
+def _no_empty_folder_left(out):
+    """A failed run or merge into ``out`` leaves no empty folder of its own behind."""
+    created = _missing_folders(out)
+    try:
+        yield
+    except BaseException:
+        _remove_if_empty(created)
+        raise
+
+
 def _results_store() -> Path:
     """``results/`` (:func:`lengthgen.store.results_dir`), checked to be a folder: a missing store
     (``$LENGTHGEN_ROOT`` pointing elsewhere, or ``results/`` absent) is a :class:`ConfigError`."""
@@ -239,30 +261,33 @@ def _results_store() -> Path:
     return folder
 
 
-def _reproduce(args) -> int:
-    from lengthgen.chapters import reproduce
-    from lengthgen.config import check_finite, check_positive_int, setup
+def _cells_asked(args) -> list[str] | None:
+    """``--only``'s patterns (``None``: every cell), once ``--workers`` is checked."""
+    from lengthgen.config import check_positive_int
 
     if args.workers is not None:
         check_positive_int("--workers", args.workers)
+    if args.only is None:
+        return None
+    return [x.strip() for x in args.only.split(",") if x.strip()]
+
+
+def _reproduce(args) -> int:
+    from lengthgen.chapters import reproduce
+    from lengthgen.config import check_finite, setup
+
+    only = _cells_asked(args)
     budget_s = None
     if args.budget_minutes is not None:
         budget_s = 60 * check_finite(
             "--budget-minutes", args.budget_minutes, nonnegative=True
         )
-    only = (
-        None
-        if args.only is None
-        else [x.strip() for x in args.only.split(",") if x.strip()]
-    )
     cfg = setup(scale=args.scale, device=args.device, run=True)
     from lengthgen.engine.runs import default_out
 
-    created = _missing_folders(
-        args.out if args.out is not None else default_out(args.chapter, cfg.scale)
-    )
+    out = args.out if args.out is not None else default_out(args.chapter, cfg.scale)
     t0 = time.perf_counter()
-    try:
+    with _no_empty_folder_left(out):
         paths = reproduce(
             args.chapter,
             scale=cfg.scale,
@@ -276,9 +301,6 @@ def _reproduce(args) -> int:
             allow_dirty=args.allow_dirty,
             refresh=args.refresh_unmeasured,
         )
-    except BaseException:  # a failed run leaves no empty folder of its own behind
-        _remove_if_empty(created)
-        raise
     print(
         f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
         f"{len(paths)} result files"
@@ -289,16 +311,10 @@ def _reproduce(args) -> int:
 
 
 def _verify(args) -> int:
-    from lengthgen.config import check_positive_int, setup
+    from lengthgen.config import setup
     from lengthgen.verify import exit_code, verify, verify_text
 
-    if args.workers is not None:
-        check_positive_int("--workers", args.workers)
-    only = (
-        None
-        if args.only is None
-        else [x.strip() for x in args.only.split(",") if x.strip()]
-    )
+    only = _cells_asked(args)
     cfg = setup(scale="full", device=args.device, run=True)
     res = verify(
         args.chapter,
@@ -368,8 +384,7 @@ def _merge(args) -> int:
     out = (
         args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
     )
-    created = _missing_folders(out)
-    try:
+    with _no_empty_folder_left(out):
         dst = runs.check_out_dir(out) / "cells"
         res = runs.merge_cells(
             src,
@@ -378,9 +393,6 @@ def _merge(args) -> int:
             args.scale,
             schema=chapter_schema(args.chapter, args.scale),
         )
-    except BaseException:  # a failed merge leaves no empty folder of its own behind
-        _remove_if_empty(created)
-        raise
     print(
         f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
         f"{len(res['absent'])} not in {src}"

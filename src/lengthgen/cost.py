@@ -25,16 +25,10 @@ sums what their provenance blocks (:mod:`lengthgen.engine.runs`) record:
 costs"; ``scripts/build_pages.py`` writes it to ``book/_generated/cost_table.md``), which explains
 the measurement; ``python -m lengthgen cost [--json] [--chapter chN]`` prints it.
 
-Measured speed figures (issue 17, items 2-3): :data:`MEASURED` holds per-unit CPU costs measured with
-``time.process_time`` in one process with one torch thread, before and after the speed-ups of issue 17,
-on this book's shared two-core machine (other jobs were running: load average 1.0-3.2 on 2 cores, so
-the figures are pessimistic). :func:`speed_targets` projects them onto two worker processes on two
-cores (``reproduce ... --executor process --workers 2``: independent cells run side by side, one cell
-never splits) and compares them with the issue's targets; once every cell a target covers is stored
-with its CPU time, :func:`stored_projection` judges the target on those records instead. Every chapter
-row of :func:`cost_table` carries its ``measured_units`` and ``targets``; the total row carries the
-whole-book target. :func:`ch3_matmul_bound` estimates how much of chapter 3's study its matrix products
-alone take (counted from the protocol, at the fastest measured rate, :data:`MATMUL_RATE`).
+Measured speed figures (issue 17): :data:`MEASURED` holds per-unit CPU costs before and after
+its speed-ups; :func:`speed_targets` projects them onto two workers on two cores and judges the
+issue's targets (on the stored cells' CPU times once every covered cell has one,
+:func:`stored_projection`); :func:`ch3_matmul_bound` bounds chapter 3's study by its matrix products.
 """
 
 from __future__ import annotations
@@ -43,7 +37,15 @@ import os
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
-from lengthgen.store import ResultFileError, machine_label, results_dir
+from lengthgen.store import (
+    ResultFileError,
+    cell_path,
+    load_cell,
+    machine_label,
+    refresh_difference,
+    results_dir,
+    stored_state,
+)
 
 FIELDS = (
     "chapter",
@@ -70,33 +72,30 @@ def _num(x) -> float | None:
 def _loaded(prov: dict) -> bool:
     """Whether the 1-minute load average at the cell's start exceeded its thread count."""
     load, threads = prov.get("load_avg_start"), _num(prov.get("threads"))
-    if (
-        isinstance(load, (list, tuple))
-        and load
-        and _num(load[0]) is not None
-        and threads
-    ):
-        return load[0] > threads
-    return False
+    known = isinstance(load, (list, tuple)) and load and _num(load[0]) is not None
+    return bool(known and threads and load[0] > threads)
+
+
+def _cells_folder(results, chapter: str) -> Path:
+    """``<results>/<chapter>/cells``; ``results`` defaults to ``results/``."""
+    return (Path(results) if results is not None else results_dir()) / chapter / "cells"
 
 
 def _stored_provenances(folder: Path, cells):
     """``(cell, state, provenance)`` for every cell of ``cells`` stored under ``folder`` at full
-    scale (``state`` from :func:`lengthgen.engine.runs.stored_state`; the provenance only for
+    scale (``state`` from :func:`lengthgen.store.stored_state`; the provenance only for
     ``"done"`` cells, else ``None``). A provenance that is not an object raises
     :class:`lengthgen.store.ResultFileError` naming the file."""
-    from lengthgen.engine import runs
-
     for cell in cells:
-        state = runs.stored_state(folder, cell, "full")
+        state = stored_state(folder, cell, "full")
         if state == "missing":
             continue
         prov = None
         if state == "done":
-            prov = runs.load_cell(folder, cell.name, scale="full")["provenance"]
+            prov = load_cell(folder, cell.name, scale="full")["provenance"]
             if not isinstance(prov, dict):
                 raise ResultFileError(
-                    f"corrupt result file {runs.cell_path(folder, cell.name)}: "
+                    f"corrupt result file {cell_path(folder, cell.name)}: "
                     "the provenance is not an object"
                 )
         yield cell, state, prov
@@ -108,15 +107,12 @@ def chapter_cost(
     """One row of :func:`cost_table` for ``chapter`` (fields :data:`FIELDS`). ``results`` is the
     results folder (default ``results/``); ``cells`` the plan (default the chapter's full plan).
     A corrupt stored cell raises :class:`lengthgen.store.ResultFileError` naming the file."""
-    from lengthgen.engine import runs
-
     check_choice("chapter", chapter, CHAPTERS)
     if cells is None:
         from lengthgen.chapters import chapter_module
 
         cells = chapter_module(chapter).cells("full")
-    folder = Path(results) if results is not None else results_dir()
-    folder = folder / chapter / "cells"
+    folder = _cells_folder(results, chapter)
     row = {
         "chapter": chapter,
         "planned": len(cells),
@@ -151,13 +147,9 @@ def chapter_cost(
         row["migrated"] += "migrated" in prov
         if isinstance(prov.get("refreshed"), dict):
             row["refreshed"] += 1
-            d = runs.refresh_difference(prov)
-            if d is not None:
-                row["refresh_max_diff"] = (
-                    d
-                    if row["refresh_max_diff"] is None
-                    else max(row["refresh_max_diff"], d)
-                )
+            d = refresh_difference(prov)
+            if d is not None:  # the largest difference of any refreshed cell
+                row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
         row["loaded"] += _loaded(prov)
         label = machine_label(prov)
         row["machines"][label] = row["machines"].get(label, 0) + 1
@@ -189,104 +181,23 @@ MEASURED = {
     ),
     "method": "time.process_time of one process with one torch thread",
     "units": [
-        {
-            "chapter": "ch3",
-            "unit": "1L1H main group (7 models)",
-            "count": 25,
-            "before_cpu_s": 147,
-            "after_cpu_s": 115,
-        },
-        {
-            "chapter": "ch3",
-            "unit": "1L1H pos group (2 models)",
-            "count": 25,
-            "before_cpu_s": 44,
-            "after_cpu_s": 33,
-        },
-        {
-            "chapter": "ch3",
-            "unit": "2L4H main group (7 models)",
-            "count": 25,
-            "before_cpu_s": 289,
-            "after_cpu_s": 231,
-        },
-        {
-            "chapter": "ch3",
-            "unit": "2L4H pos group (2 models)",
-            "count": 25,
-            "before_cpu_s": 87,
-            "after_cpu_s": 69,
-        },
-        {
-            "chapter": "ch3",
-            "unit": "4L4H main group (7 models)",
-            "count": 25,
-            "before_cpu_s": 591,
-            "after_cpu_s": 493,
-        },
-        {
-            "chapter": "ch3",
-            "unit": "4L4H pos group (2 models)",
-            "count": 25,
-            "before_cpu_s": 166,
-            "after_cpu_s": 128,
-        },
-        {
-            "chapter": "ch2",
-            "unit": "first_posnorm (N 51, A_pos+A_norm, 20 seeds)",
-            "count": 1,
-            "before_cpu_s": 28.7,
-            "after_cpu_s": None,
-        },
-        {
-            "chapter": "ch2",
-            "unit": "first_posnorm_more (N 11-41)",
-            "count": 1,
-            "before_cpu_s": 80.1,
-            "after_cpu_s": None,
-        },
-        {
-            "chapter": "ch2",
-            "unit": "majority_gen (N 51, A_gen, 20 seeds)",
-            "count": 1,
-            "before_cpu_s": 14.6,
-            "after_cpu_s": None,
-        },
-        {
-            "chapter": "ch2",
-            "unit": "majority_gen_more (N 11-41)",
-            "count": 1,
-            "before_cpu_s": 29.1,
-            "after_cpu_s": None,
-        },
-        {
-            "chapter": "ch2",
-            "unit": "index_posnorm (N 51)",
-            "count": 1,
-            "before_cpu_s": 190.3,
-            "after_cpu_s": None,
-        },
-        {
-            "chapter": "ch2",
-            "unit": "index_posnorm_small (N 11, 21)",
-            "count": 1,
-            "before_cpu_s": 121.2,
-            "after_cpu_s": None,
-        },
-        {
-            "chapter": "ch2",
-            "unit": "index_posnorm_mid (N 31, 41)",
-            "count": 1,
-            "before_cpu_s": 201.8,
-            "after_cpu_s": None,
-        },
-        {
-            "chapter": "ch1",
-            "unit": "Fig. 4 cell first_training (160 members)",
-            "count": 1,
-            "before_cpu_s": 133.9,
-            "after_cpu_s": None,
-        },
+        dict(zip(("chapter", "unit", "count", "before_cpu_s", "after_cpu_s"), row))
+        for row in (  # chapter, unit, count, CPU s before, CPU s after
+            ("ch3", "1L1H main group (7 models)", 25, 147, 115),
+            ("ch3", "1L1H pos group (2 models)", 25, 44, 33),
+            ("ch3", "2L4H main group (7 models)", 25, 289, 231),
+            ("ch3", "2L4H pos group (2 models)", 25, 87, 69),
+            ("ch3", "4L4H main group (7 models)", 25, 591, 493),
+            ("ch3", "4L4H pos group (2 models)", 25, 166, 128),
+            ("ch2", "first_posnorm (N 51, A_pos+A_norm, 20 seeds)", 1, 28.7, None),
+            ("ch2", "first_posnorm_more (N 11-41)", 1, 80.1, None),
+            ("ch2", "majority_gen (N 51, A_gen, 20 seeds)", 1, 14.6, None),
+            ("ch2", "majority_gen_more (N 11-41)", 1, 29.1, None),
+            ("ch2", "index_posnorm (N 51)", 1, 190.3, None),
+            ("ch2", "index_posnorm_small (N 11, 21)", 1, 121.2, None),
+            ("ch2", "index_posnorm_mid (N 31, 41)", 1, 201.8, None),
+            ("ch1", "Fig. 4 cell first_training (160 members)", 1, 133.9, None),
+        )
     ],
 }
 #: The rate of one core's float32 matrix products at chapter 3's shapes (``scripts/matmul_rate.py``):
@@ -303,6 +214,15 @@ MATMUL_RATE = {
     "how": "scripts/matmul_rate.py: torch.bmm, float32, one thread, one layer's products at the "
     "study's shapes, process CPU time, 2026-11-30, two other single-threaded jobs running",
 }
+
+
+_STUDY_KEYS = (
+    "study_cpu_s",
+    "study_basis",
+    "other_cpu_s",
+    "other_budget_s",
+    "shrink_needed",
+)
 
 
 def ch3_matmul_bound(
@@ -334,11 +254,7 @@ def ch3_matmul_bound(
         "gflops": MATMUL_RATE["gflops"],
         "cpu_s": round(cpu, 1),
         "two_worker_s": round(cpu / 2, 1),
-        "study_cpu_s": None,
-        "study_basis": None,
-        "other_cpu_s": None,
-        "other_budget_s": None,
-        "shrink_needed": None,
+        **dict.fromkeys(_STUDY_KEYS),  # filled in at full scale
     }
     if scale == "full":
         if stored is None:
@@ -474,9 +390,7 @@ def stored_projection(chapter: str, results: str | os.PathLike | None = None) ->
         for c in chapter_module(chapter).cells("full")
         if any(fnmatch(c.name, pat) for pat in TARGET_CELLS[chapter])
     ]
-    folder = (
-        (Path(results) if results is not None else results_dir()) / chapter / "cells"
-    )
+    folder = _cells_folder(results, chapter)
     cpu = [
         c
         for _, _, prov in _stored_provenances(folder, cells)
@@ -594,13 +508,9 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
     concern it, :func:`speed_targets`) and every chapter row its ``measured_units``; the total row
     carries ``ch3_bound`` (:func:`ch3_matmul_bound` over the same ``results``) when chapter 3 is
     among ``chapters``, else ``None``."""
-    chapters = (
-        list(CHAPTERS)
-        if chapters is None
-        else [chapters]
-        if isinstance(chapters, str)
-        else list(chapters)
-    )
+    if isinstance(chapters, str):
+        chapters = [chapters]
+    chapters = list(CHAPTERS if chapters is None else chapters)
     rows = [chapter_cost(ch, results) for ch in chapters]
     total = {"chapter": "total"}
     for k in FIELDS[1:]:
@@ -641,29 +551,19 @@ def fmt_seconds(s: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
-HEADERS = (
-    "chapter",
-    "cells stored / planned",
-    "stale",
-    "stored wall time",
-    "CPU time (cells)",
-    "CPU unknown (migrated)",
-    "loaded at start",
-    "2-core projection",
+#: the table's columns: the CLI's header and the book page's shorter one (its text explains each)
+COLUMNS = (
+    ("chapter", "chapter"),
+    ("cells stored / planned", "stored / planned"),
+    ("stale", "stale"),
+    ("stored wall time", "wall"),
+    ("CPU time (cells)", "CPU (cells)"),
+    ("CPU unknown (migrated)", "no CPU (migrated)"),
+    ("loaded at start", "loaded"),
+    ("2-core projection", "2-core estimate"),
 )
-
-
-#: shorter headers for the book's column (the page's text explains each)
-PAGE_HEADERS = (
-    "chapter",
-    "stored / planned",
-    "stale",
-    "wall",
-    "CPU (cells)",
-    "no CPU (migrated)",
-    "loaded",
-    "2-core estimate",
-)
+HEADERS = tuple(cli for cli, _ in COLUMNS)
+PAGE_HEADERS = tuple(page for _, page in COLUMNS)
 
 
 def _cells(r: dict) -> list[str]:
@@ -687,15 +587,28 @@ def _cells(r: dict) -> list[str]:
     ]
 
 
-def cost_text(rows: list[dict]) -> str:
-    """The table as aligned plain text (the CLI's output)."""
-    lines = [list(HEADERS)] + [_cells(r) for r in rows]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(HEADERS))]
+def _aligned(head, body: list[list[str]]) -> list[str]:
+    """A plain-text table: columns padded to their widest cell, a dashed rule under the head."""
+    lines = [list(head)] + body
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     out = [
         "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines
     ]
-    out.insert(1, "  ".join("-" * w for w in widths))
-    out.append("")
+    return out[:1] + ["  ".join("-" * w for w in widths)] + out[1:]
+
+
+def _pipe_table(head, body: list[list[str]], left: int) -> list[str]:
+    """A MyST pipe table whose first ``left`` columns are left-aligned, the others right."""
+    align = [":--"] * left + ["--:"] * (len(head) - left)
+    rows = [list(head), *body]
+    return ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(align) + "|"] + [
+        "| " + " | ".join(line) + " |" for line in rows[1:]
+    ]
+
+
+def cost_text(rows: list[dict]) -> str:
+    """The table as aligned plain text (the CLI's output)."""
+    out = _aligned(HEADERS, [_cells(r) for r in rows]) + [""]
     if any(r["projection_upper_bound"] for r in rows):
         out.append(
             "≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
@@ -745,6 +658,34 @@ def _fmt(s) -> str:
     return "—" if s is None else fmt_seconds(s)
 
 
+def _stored_cell(st: dict | None) -> str:
+    """A target's projection from its stored cells, for the table (:func:`stored_projection`)."""
+    if not st:
+        return ""
+    if st["projection_s"] is None:
+        return f"— ({st['with_cpu']}/{st['cells']} cells with CPU time)"
+    return f"{_fmt(st['projection_s'])} ({st['with_cpu']}/{st['cells']} cells)"
+
+
+def _verdict(t: dict) -> str:
+    """Whether a speed target is met, in words, with what it was judged on."""
+    if t["met"] is None:
+        if t["projection_after_s"] is None:
+            return "not measured"
+        why = []
+        if t.get("uncounted_cells"):
+            why.append(f"{t['uncounted_cells']} cells not stored")
+        if t.get("upper_bound"):
+            why.append("upper bound")
+        return "open: " + ", ".join(why)
+    met = "met" if t["met"] else "not met"
+    if not t.get("basis"):
+        return met
+    if t["chapter"] == "total":
+        return f"{met} (chapter 3's study from {t['basis']})"
+    return f"{met} ({t['basis']})"
+
+
 def _speed_cells(rows: list[dict]):
     units = [u for r in rows for u in r.get("measured_units", [])]
     targets = [t for r in rows for t in r.get("targets", [])]
@@ -759,52 +700,17 @@ def _speed_cells(rows: list[dict]):
         ]
         for u in units
     ]
-    trows = []
-    for t in targets:
-        met = {
-            True: "met",
-            False: "not met",
-            None: "not measured"
-            if t["projection_after_s"] is None
-            else "open: "
-            + ", ".join(
-                x
-                for x in (
-                    f"{t.get('uncounted_cells', 0)} cells not stored"
-                    if t.get("uncounted_cells")
-                    else "",
-                    "upper bound" if t.get("upper_bound") else "",
-                )
-                if x
-            ),
-        }[t["met"]]
-        after = _fmt(t["projection_after_s"])
-        if t.get("upper_bound"):
-            after = "≤ " + after
-        st = t.get("stored")
-        stored = (
-            ""
-            if not st
-            else f"{_fmt(st['projection_s'])} ({st['with_cpu']}/{st['cells']} cells)"
-            if st["projection_s"] is not None
-            else f"— ({st['with_cpu']}/{st['cells']} cells with CPU time)"
-        )
-        if t["met"] is not None and t.get("basis"):
-            met += (
-                f" ({t['basis']})"
-                if t["chapter"] != "total"
-                else f" (chapter 3's study from {t['basis']})"
-            )
-        trows.append(
-            [
-                t["target"],
-                "≤ " + fmt_seconds(t["target_s"]),
-                _fmt(t["projection_before_s"]),
-                after,
-                stored,
-                met,
-            ]
-        )
+    trows = [
+        [
+            t["target"],
+            "≤ " + fmt_seconds(t["target_s"]),
+            _fmt(t["projection_before_s"]),
+            ("≤ " if t.get("upper_bound") else "") + _fmt(t["projection_after_s"]),
+            _stored_cell(t.get("stored")),
+            _verdict(t),
+        ]
+        for t in targets
+    ]
     return urows, trows
 
 
@@ -821,15 +727,8 @@ TARGET_HEADERS = (
 
 def _bound_lines(rows: list[dict]) -> list[str]:
     """:func:`bound_line` of the chapter-3 bound that :func:`cost_table` put in the total row, if any."""
-    bound = next(
-        (
-            r["ch3_bound"]
-            for r in rows
-            if r.get("chapter") == "total" and r.get("ch3_bound")
-        ),
-        None,
-    )
-    return [bound_line(bound)] if bound is not None else []
+    total = [r for r in rows if r.get("chapter") == "total" and r.get("ch3_bound")]
+    return [bound_line(r["ch3_bound"]) for r in total[:1]]
 
 
 def speed_lines(rows: list[dict]) -> list[str]:
@@ -842,16 +741,8 @@ def speed_lines(rows: list[dict]) -> list[str]:
         f"Measured per-unit CPU cost (issue 17; {MEASURED['date']}, {MEASURED['method']}; {MEASURED['machine']}):"
     ]
     for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
-        if not body:
-            continue
-        lines = [list(head)] + body
-        widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-        block = [
-            "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip()
-            for line in lines
-        ]
-        block.insert(1, "  ".join("-" * w for w in widths))
-        out += block + [""]
+        if body:
+            out += _aligned(head, body) + [""]
     return out + _bound_lines(rows)
 
 
@@ -860,13 +751,8 @@ def speed_markdown(rows: list[dict]) -> str:
     urows, trows = _speed_cells(rows)
     out = []
     for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
-        out += [
-            "| " + " | ".join(head) + " |",
-            "|" + "|".join([":--", ":--"] + ["--:"] * (len(head) - 2)) + "|",
-        ]
-        out += [
-            "| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in body
-        ] + [""]
+        body = [[c.replace("|", "/") for c in line] for line in body]
+        out += _pipe_table(head, body, left=2) + [""]
     out.append(
         f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}."
     )
@@ -877,14 +763,10 @@ def speed_markdown(rows: list[dict]) -> str:
 def cost_markdown(results: str | os.PathLike | None = None) -> str:
     """The generated table of ``book/cost.md`` (a MyST pipe table and a note), from the stored cells."""
     rows = cost_table(results=results)
-    head = "| " + " | ".join(PAGE_HEADERS) + " |"
-    sep = "|" + "|".join([":--"] + ["--:"] * (len(PAGE_HEADERS) - 1)) + "|"
-    body = []
-    for r in rows:
-        cells = _cells(r)
-        if r["chapter"] == "total":
-            cells = [f"**{c}**" for c in cells]
-        body.append("| " + " | ".join(cells) + " |")
+    body = [
+        [f"**{c}**" for c in _cells(r)] if r["chapter"] == "total" else _cells(r)
+        for r in rows
+    ]
     tot = rows[-1]
     note = (
         f"Summed over {tot['stored']} stored cells of {tot['planned']} planned: CPU time is recorded "
@@ -903,9 +785,7 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
     note += " " + " ".join(machine_lines(rows))
     return "\n".join(
         [
-            head,
-            sep,
-            *body,
+            *_pipe_table(PAGE_HEADERS, body, left=1),
             "",
             note,
             "",

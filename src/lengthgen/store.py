@@ -21,6 +21,8 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from lengthgen.config import CHAPTERS, ConfigError, check_choice
+
 
 class ResultFileError(RuntimeError):
     """A stored result file is missing, unreadable or malformed; the message names the file."""
@@ -449,3 +451,207 @@ def stored_label(result: dict) -> str:
     wall = p.get("wall_time_s")
     wall_s = f", {wall:.0f} s" if isinstance(wall, (int, float)) else ""
     return f"stored {p.get('scale')} run ({p.get('device')}, torch {p.get('torch_version')}, commit {commit}{wall_s}, {p.get('date', '')[:10]})"
+
+
+# --------------------------------------------------------------------------- stored cells
+# The cell files of the runs facility (:mod:`lengthgen.engine.runs` plans and runs the cells; this
+# module alone reads and writes them): ``<folder>/<name>.json`` holding the provenance and
+# ``{"key", "scale", "config_hash", "kwargs", "value"}``. A ``cell`` here is anything with
+# ``name``, ``hash`` and ``kwargs`` (a :class:`lengthgen.engine.runs.Cell`).
+
+
+class ScaleConflict(ConfigError):
+    """A stored result of another scale (or kind) sits where this run would write."""
+
+
+def cells_dir(chapter: str, folder: str | os.PathLike | None = None) -> Path:
+    """``folder``, or by default ``results/<chapter>/cells``: where a chapter's stored cells live."""
+    return Path(folder) if folder is not None else results_dir() / chapter / "cells"
+
+
+def cell_path(folder: str | os.PathLike, name: str) -> Path:
+    return Path(folder) / f"{name}.json"
+
+
+def _read(path: Path) -> dict:
+    """:func:`lengthgen.store.load_result` of ``path``, with a folder where the file should be, or a
+    file that cannot be opened, reported as :class:`ResultFileError` naming it (not an ``OSError``)."""
+    if path.is_dir():
+        raise ResultFileError(
+            f"{path} is a folder where a result file should be; move it away"
+        )
+    try:
+        return load_result(path)
+    except OSError as err:
+        raise ResultFileError(
+            f"cannot read result file {path}: {err.strerror or err}"
+        ) from None
+
+
+def _partial_done(value) -> int | None:
+    """``progress.done`` of a partial cell value, ``None`` for a complete one."""
+    if isinstance(value, dict) and value.get("partial"):
+        return int((value.get("progress") or {}).get("done", 0))
+    return None
+
+
+def stored_state(folder, cell, scale: str) -> str:
+    """``"done"`` (stored with this scale and hash), ``"partial"`` (stored, same key, but the cell
+    stopped early: will be resumed), ``"missing"``, ``"changed"`` (this scale, another configuration:
+    will be recomputed) or ``"other-scale"`` (never replaced)."""
+    path = cell_path(folder, cell.name)
+    if not path.exists():
+        return "missing"
+    data = _read(path)["data"]
+    if not isinstance(data, dict) or "scale" not in data or "config_hash" not in data:
+        raise ResultFileError(
+            f"corrupt result file {path}: not a cell of the runs facility "
+            "(no 'scale'/'config_hash'); move it away or migrate it"
+        )
+    if data["scale"] != scale:
+        return "other-scale"
+    if data["config_hash"] != cell.hash:
+        return "changed"
+    return "partial" if _partial_done(data.get("value")) is not None else "done"
+
+
+def has_cpu_time(prov) -> bool:
+    """Whether a provenance block records the worker's CPU time (every cell run through this facility
+    does; results migrated from before it do not)."""
+    return (
+        isinstance(prov, dict)
+        and isinstance(prov.get("cpu_time_s"), (int, float))
+        and not isinstance(prov.get("cpu_time_s"), bool)
+    )
+
+
+def unmeasured(folder, cell, scale: str) -> bool:
+    """Whether ``cell`` is stored complete (``"done"``) but its provenance records no CPU time (a
+    result migrated from before the runs facility): what ``refresh`` recomputes."""
+    if stored_state(folder, cell, scale) != "done":
+        return False
+    return not has_cpu_time(_read(cell_path(folder, cell.name))["provenance"])
+
+
+def refresh_record(old: dict, new_value) -> dict:
+    """What a refreshed cell's provenance keeps of the stored record ``old`` it replaces (the
+    ``{"provenance", "data"}`` of :func:`load_cell`): its date, git commit, wall time and whether it
+    was migrated, and ``max_abs_difference`` between its value and ``new_value``
+    (:func:`lengthgen.store.max_difference`; ``inf`` where their shapes differ)."""
+    prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
+    diff = max_difference(_clean(new_value), old["data"]["value"])
+    return {
+        "previous_date": prov.get("date"),
+        "previous_git_commit": prov.get("git_commit"),
+        "previous_wall_time_s": prov.get("wall_time_s"),
+        "previous_migrated": "migrated" in prov,
+        "max_abs_difference": diff if diff != float("inf") else "inf",
+    }
+
+
+def refresh_difference(prov) -> float | None:
+    """The ``max_abs_difference`` a refreshed cell's provenance records (:func:`refresh_record`;
+    ``inf`` where the values' shapes differed), ``None`` for a cell that was not refreshed."""
+    ref = prov.get("refreshed") if isinstance(prov, dict) else None
+    if not isinstance(ref, dict):
+        return None
+    d = ref.get("max_abs_difference")
+    if d == "inf":
+        return float("inf")
+    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
+
+
+def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
+    """The stored record ``{"provenance", "data": {"key", "scale", "config_hash", "kwargs", "value"}}``
+    of cell ``name``; ``scale`` (if given) must match. Errors name the file."""
+    path = cell_path(folder, name)
+    obj = _read(path)
+    data = obj["data"]
+    if not isinstance(data, dict) or "value" not in data or "scale" not in data:
+        raise ResultFileError(
+            f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'"
+        )
+    if scale is not None and data["scale"] != scale:
+        raise ScaleConflict(f"{path} holds a {data['scale']}-scale result, not {scale}")
+    return obj
+
+
+def cell_value(folder, name: str, *, scale: str | None = None):
+    """The stored value of cell ``name`` (see :func:`load_cell`)."""
+    return load_cell(folder, name, scale=scale)["data"]["value"]
+
+
+def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
+    """Store ``value`` as cell ``cell`` at ``scale`` (atomic; refuses to replace another scale, and
+    keeps a stored partial result that did more work than a new partial ``value``)."""
+    path = cell_path(folder, cell.name)
+    state = stored_state(folder, cell, scale) if path.exists() else "missing"
+    if state == "other-scale":
+        raise ScaleConflict(
+            f"{path} holds a result of another scale; a {scale} run does not replace it"
+        )
+    new = _partial_done(value)
+    if state == "partial" and new is not None:
+        old = _partial_done(_read(path)["data"]["value"])
+        if old > new:
+            print(
+                f"kept {path}: its partial result did {old} units of work, this run only {new}"
+            )
+            return path
+    return save_result(
+        path,
+        {
+            "key": cell.name,
+            "scale": scale,
+            "config_hash": cell.hash,
+            "kwargs": _clean(dict(cell.kwargs)),
+            "value": value,
+        },
+        prov,
+    )
+
+
+def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Path:
+    """Store a chapter's assembled output file (e.g. ``training.json``) at ``scale``; a file of
+    another scale already there is never replaced."""
+    path = Path(path)
+    if path.exists():
+        old = _read(path)["provenance"].get("scale")
+        if old != scale:
+            raise ScaleConflict(
+                f"{path} holds a {old}-scale result; a {scale} run does not replace it "
+                "(write elsewhere with --out)"
+            )
+    return save_result(path, data, {**prov, "scale": scale})
+
+
+def load_stored(
+    chapter: str,
+    name: str,
+    *,
+    schema=None,
+    folder: str | os.PathLike | None = None,
+    scale: str = "full",
+) -> dict:
+    """The stored full-scale cell ``name`` of ``chapter`` as ``{"provenance": ..., "data": value}``
+    (the shape of :func:`lengthgen.store.load_result`), checked against ``schema`` (a
+    :class:`lengthgen.store.Schema`). ``folder`` defaults to ``results/<chapter>/cells``. A missing,
+    corrupt or invalid file raises :class:`lengthgen.store.ResultFileError` naming it."""
+    check_choice("chapter", chapter, CHAPTERS)
+    folder = cells_dir(chapter, folder)
+    path = cell_path(folder, name)
+    obj = load_cell(folder, name, scale=scale)
+    if schema is not None:
+        validate(obj["data"]["value"], schema, path)
+    return {
+        "provenance": obj["provenance"],
+        "data": obj["data"]["value"],
+        "path": str(path),
+    }
+
+
+def has_stored(
+    chapter: str, name: str, *, folder: str | os.PathLike | None = None
+) -> bool:
+    """Whether ``chapter`` has a stored cell ``name`` (the file exists; reading it may still fail)."""
+    return cell_path(cells_dir(chapter, folder), name).is_file()

@@ -35,7 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
-from lengthgen.store import _clean, max_difference, results_dir
+from lengthgen.store import (
+    _clean,
+    cell_path,
+    load_cell,
+    max_difference,
+    results_dir,
+    stored_state,
+)
 
 VERDICTS = ("same", "within noise", "borderline", "changed")
 
@@ -174,8 +181,6 @@ def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict
     """One row per re-run cell: ``{cell, trained, difference}`` (largest absolute difference
     between the stored and re-run values, timings left out; ``trained`` from the re-run's
     provenance)."""
-    from lengthgen.engine.runs import load_cell
-
     check_choice("chapter", chapter, CHAPTERS)
     rows = []
     for name in names:
@@ -221,7 +226,7 @@ def verify(
             f"no stored results to verify against: {stored} does not exist"
         )
     cells = plan(chapter, "full", only)
-    missing = [c.name for c in cells if runs.stored_state(stored, c, "full") != "done"]
+    missing = [c.name for c in cells if stored_state(stored, c, "full") != "done"]
     if missing:
         raise ConfigError(
             f"{chapter}: no stored full-scale result to compare for {', '.join(missing[:6])}"
@@ -255,8 +260,8 @@ def verify(
         shutil.copytree(stored, overlay / chapter / "cells")
         for name in names:
             shutil.copy2(
-                runs.cell_path(out / "cells", name),
-                runs.cell_path(overlay / chapter / "cells", name),
+                cell_path(out / "cells", name),
+                cell_path(overlay / chapter / "cells", name),
             )
         claim_rows = compare_claims(
             chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows}

@@ -167,6 +167,79 @@ class FrameExplorer:
         return box
 
 
+def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
+    """Check :func:`frame_explorer`'s arguments; returns the argument names and every
+    combination of their values, in frame order."""
+    if not isinstance(grid, dict) or not grid:
+        raise ConfigError("grid must be a non-empty dict {argument: [values, ...]}")
+    names = list(grid)
+    for k, vals in grid.items():
+        if (
+            isinstance(vals, (str, bytes))
+            or not hasattr(vals, "__len__")
+            or len(vals) == 0
+        ):
+            raise ConfigError(
+                f"grid[{k!r}] must be a non-empty list of values, got {vals!r}"
+            )
+    combos = list(itertools.product(*(list(grid[k]) for k in names)))
+    if len(combos) > 200:
+        raise ConfigError(
+            f"the grid has {len(combos)} combinations; at most 200 frames are embedded"
+        )
+    if not callable(draw):
+        raise ConfigError(
+            f"draw must be a function returning a matplotlib figure, got {draw!r}"
+        )
+    for k, v in initial.items():
+        if k not in grid or v not in list(grid[k]):
+            raise ConfigError(
+                f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}"
+            )
+    for k in discrete:
+        if k not in grid:
+            raise ConfigError(
+                f"discrete names {k!r}, not an argument of the grid: {names}"
+            )
+    return names, combos
+
+
+def _draw_frames(draw, names: list, combos: list, dpi: float) -> tuple[dict, int]:
+    """Every frame as a base64 PNG (``{combination: png}``) and the widest in pixels; two
+    combinations that draw the same image are refused."""
+    frames, width_px, seen = {}, 0, {}
+    for combo in combos:
+        frames[combo], w = _png(draw(**dict(zip(names, combo))), dpi)
+        width_px = max(width_px, w)
+        if frames[combo] in seen:
+            a = dict(zip(names, seen[frames[combo]]))
+            b = dict(zip(names, combo))
+            raise ConfigError(
+                f"the explorer draws the same figure at {a} and {b}: a control that changes "
+                "nothing there must not offer both"
+            )
+        seen[frames[combo]] = combo
+    return frames, width_px
+
+
+def _control(label: str, vals: list, start: int, i: int) -> str:
+    """The HTML control of argument ``i``: a slider over numeric values, else a drop-down."""
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return (
+            f'<label style="margin-right:1.2em">{label} '
+            f'<input type="range" min="0" max="{len(vals) - 1}" step="1" value="{start}" data-i="{i}" '
+            f'style="vertical-align:middle"> <output>{vals[start]}</output></label>'
+        )
+    opts = "".join(
+        f'<option value="{j}"{" selected" if j == start else ""}>{v}</option>'
+        for j, v in enumerate(vals)
+    )
+    return (
+        f'<label style="margin-right:1.2em">{label} <select data-i="{i}">{opts}</select>'
+        f"</label>"
+    )
+
+
 def frame_explorer(
     draw,
     grid: dict,
@@ -189,74 +262,17 @@ def frame_explorer(
     ``DISPLAY_PX_PER_INCH`` (at most the column's width). Two combinations that draw the same
     image are refused: every option of every control must change the figure.
     """
-    if not isinstance(grid, dict) or not grid:
-        raise ConfigError("grid must be a non-empty dict {argument: [values, ...]}")
-    names = list(grid)
-    for k, vals in grid.items():
-        if (
-            isinstance(vals, (str, bytes))
-            or not hasattr(vals, "__len__")
-            or len(vals) == 0
-        ):
-            raise ConfigError(
-                f"grid[{k!r}] must be a non-empty list of values, got {vals!r}"
-            )
-    combos = list(itertools.product(*(list(grid[k]) for k in names)))
-    if len(combos) > 200:
-        raise ConfigError(
-            f"the grid has {len(combos)} combinations; at most 200 frames are embedded"
-        )
-    if not callable(draw):
-        raise ConfigError(
-            f"draw must be a function returning a matplotlib figure, got {draw!r}"
-        )
+    names, combos = _check_grid(draw, grid, initial or {}, discrete)
     labels = {**{k: k for k in names}, **(labels or {})}
     initial = initial or {}
-    for k, v in initial.items():
-        if k not in grid or v not in list(grid[k]):
-            raise ConfigError(
-                f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}"
-            )
-    for k in discrete:
-        if k not in grid:
-            raise ConfigError(
-                f"discrete names {k!r}, not an argument of the grid: {names}"
-            )
     dpi = DISPLAY_PX_PER_INCH * HIDPI
-    frames, width_px, seen = {}, 0, {}
-    for combo in combos:
-        fig = draw(**dict(zip(names, combo)))
-        frames[combo], w = _png(fig, dpi)
-        width_px = max(width_px, w)
-        if frames[combo] in seen:
-            a = dict(zip(names, seen[frames[combo]]))
-            b = dict(zip(names, combo))
-            raise ConfigError(
-                f"the explorer draws the same figure at {a} and {b}: a control that changes "
-                "nothing there must not offer both"
-            )
-        seen[frames[combo]] = combo
+    frames, width_px = _draw_frames(draw, names, combos, dpi)
     width = f"{width_px // HIDPI}px"
     uid = "fx" + uuid.uuid4().hex[:10]
     start = [list(grid[k]).index(initial[k]) if k in initial else 0 for k in names]
-    controls = []
-    for i, k in enumerate(names):
-        vals = list(grid[k])
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
-            controls.append(
-                f'<label style="margin-right:1.2em">{labels[k]} '
-                f'<input type="range" min="0" max="{len(vals) - 1}" step="1" value="{start[i]}" data-i="{i}" '
-                f'style="vertical-align:middle"> <output>{vals[start[i]]}</output></label>'
-            )
-        else:
-            opts = "".join(
-                f'<option value="{j}"{" selected" if j == start[i] else ""}>{v}</option>'
-                for j, v in enumerate(vals)
-            )
-            controls.append(
-                f'<label style="margin-right:1.2em">{labels[k]} <select data-i="{i}">{opts}</select>'
-                f"</label>"
-            )
+    controls = [
+        _control(labels[k], list(grid[k]), start[i], i) for i, k in enumerate(names)
+    ]
     shape = [len(grid[k]) for k in names]
     data = json.dumps([frames[c] for c in combos])
     values = json.dumps([[str(v) for v in grid[k]] for k in names])

@@ -100,15 +100,18 @@ def reproduce(
 
 
 def chapter_schema(chapter: str, scale: str) -> Callable:
-    """The schema lookup of ``chapter``'s stored cells at ``scale``: a function of a :class:`lengthgen.engine.runs.Cell`
-    returning its :class:`lengthgen.store.Schema` (or ``None`` where the chapter declares none), from
-    what the chapter's ``experiments`` module declares: ``schema_of(cell)``, ``schema_for(name)``,
-    ``schemas(scale)[name]`` or, at full scale, ``SCHEMAS[name]`` (the full-scale schemas that
-    :class:`lengthgen.claims.StoredResults` checks), in this order. Used by :func:`lengthgen.engine.runs.merge_cells` (``merge``)."""
+    """The schema lookup of ``chapter``'s stored cells at ``scale``: a function of a
+    :class:`lengthgen.engine.runs.Cell` returning its :class:`lengthgen.store.Schema` (or
+    ``None``), from the chapter's ``experiments.schema(name, scale)`` — the one convention (issue
+    34) — else, until every chapter declares it, the older ``schema_of(cell)``,
+    ``schema_for(name)``, ``schemas(scale)[name]`` or (full scale) ``SCHEMAS[name]``. Used by
+    :func:`lengthgen.engine.runs.merge_cells` and :class:`lengthgen.claims.StoredResults`."""
     from lengthgen.config import get_run_scale
 
     scale = get_run_scale(scale)
     mod = chapter_module(chapter)
+    if hasattr(mod, "schema"):
+        return lambda cell: mod.schema(cell.name, scale)
     if hasattr(mod, "schema_of"):
         return mod.schema_of
     if hasattr(mod, "schema_for"):

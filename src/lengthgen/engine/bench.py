@@ -292,6 +292,13 @@ def peak_rss_mb() -> float:
     return r / 2**20 if sys.platform == "darwin" else r / 1024
 
 
+def _timed(fn, *args):
+    """``(fn(*args), wall seconds, CPU seconds of this process)``."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args)
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
 def run_benchmark(
     steps: int = STEPS,
     members: int = MEMBERS,
@@ -328,123 +335,103 @@ def run_benchmark(
     old_threads = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        seeds = [seed + 1000 + e for e in range(members)]
-        data_seeds = [seed + 5000 + e for e in range(members)]
-        model = AttentionClassifier(width, width, max_len, formulation)
-        params = model.init(seeds, torch.float64)
-        optim = OptimConfig("adam", lr=LR, clip=1.0)
-        shared = None
-        if lengths == "shared":
-            shared = torch.randint(
-                1,
-                max_len + 1,
-                (steps,),
-                generator=torch.Generator().manual_seed(seed + 9),
-            ).tolist()
-        sample = make_sampler(batch, max_len, lengths=shared)
-
-        # warm-up (untimed): first calls import and initialise lazily (torch.optim imports
-        # torch._dynamo on the first step, torch.func builds its batching rules), which would
-        # otherwise be charged to whichever variant runs first
-        sub = {k: v[:2] for k, v in params.items()}
-        train_ensemble(
-            model,
-            sub,
-            sample=sample,
-            optim=optim,
-            steps=1,
-            data_seeds=data_seeds[:2],
-            progress=False,
+        out = _compare(
+            steps, members, batch, max_len, width, seed, vmap, lengths, formulation
         )
-        _train_loop(
-            sub, data_seeds[:1], 1, batch, max_len, width, LR, shared, formulation
-        )
-
-        t0, c0 = time.perf_counter(), time.process_time()
-        res = train_ensemble(
-            model,
-            params,
-            sample=sample,
-            optim=optim,
-            steps=steps,
-            data_seeds=data_seeds,
-            progress=False,
-        )
-        t_ens, c_ens = time.perf_counter() - t0, time.process_time() - c0
-        ens_loss = res.history["loss"][-1]
-
-        out = {"members": members, "steps": steps}
-        diffs = []
-        if vmap:
-            vm = vmap_model(
-                lambda: AttentionClassifierModule(width, width, max_len, formulation)
-            )
-            vm.init(
-                [0], torch.float64
-            )  # builds the template; the parameters come from `params`
-            train_ensemble(
-                vm,
-                sub,
-                sample=sample,
-                optim=optim,
-                steps=1,
-                data_seeds=data_seeds[:2],
-                progress=False,
-            )
-            t0, c0 = time.perf_counter(), time.process_time()
-            resv = train_ensemble(
-                vm,
-                params,
-                sample=sample,
-                optim=optim,
-                steps=steps,
-                data_seeds=data_seeds,
-                progress=False,
-            )
-            t_vmap, c_vmap = time.perf_counter() - t0, time.process_time() - c0
-            diffs.append((resv.history["loss"][-1] - ens_loss).abs().max().item())
-
-        t0, c0 = time.perf_counter(), time.process_time()
-        loop_loss, loop_params = _train_loop(
-            params, data_seeds, steps, batch, max_len, width, LR, shared, formulation
-        )
-        t_loop, c_loop = time.perf_counter() - t0, time.process_time() - c0
-        diffs.append((loop_loss - ens_loss).abs().max().item())
-        pdiff = max(
-            (res.final_params[k][e] - loop_params[e][k]).abs().max().item()
-            for e in range(members)
-            for k in loop_params[e]
-        )
-
-        out["ensemble_steps_per_s"] = round(members * steps / t_ens, 1)
-        out["loop_steps_per_s"] = round(members * steps / t_loop, 1)
-        out["ratio"] = round(t_loop / t_ens, 2)
-        out["cpu_time_ratio"] = round(c_loop / c_ens, 2)
-        if vmap:
-            out["vmap_steps_per_s"] = round(members * steps / t_vmap, 1)
-            out["vmap_ratio"] = round(t_loop / t_vmap, 2)
-            out["handbatched_vs_vmap"] = round(t_vmap / t_ens, 2)
-            out["handbatched_vs_vmap_cpu_time"] = round(c_vmap / c_ens, 2)
-        out.update(
-            {
-                "max_abs_loss_diff": max(diffs),
-                "max_abs_param_diff": pdiff,
-                "ensemble_s": round(t_ens, 2),
-                "loop_s": round(t_loop, 2),
-                "ensemble_cpu_s": round(c_ens, 2),
-                "loop_cpu_s": round(c_loop, 2),
-                "peak_rss_at_start_mb": round(rss_start, 1),
-                "peak_rss_mb": round(peak_rss_mb(), 1),
-                "threads": threads,
-                "dtype": "float64",
-                "batch": batch,
-                "max_len": max_len,
-                "lengths": lengths,
-                "formulation": formulation,
-                "width": width,
-                "torch": torch.__version__,
-            }
-        )
-        return out
+        return {
+            **out,
+            "peak_rss_at_start_mb": round(rss_start, 1),
+            "peak_rss_mb": round(peak_rss_mb(), 1),
+            "threads": threads,
+            "dtype": "float64",
+            "batch": batch,
+            "max_len": max_len,
+            "lengths": lengths,
+            "formulation": formulation,
+            "width": width,
+            "torch": torch.__version__,
+        }
     finally:
         torch.set_num_threads(old_threads)
+
+
+def _compare(
+    steps, members, batch, max_len, width, seed, vmap, lengths, formulation
+) -> dict:
+    """The measurement of :func:`run_benchmark` (arguments checked, threads set): train the
+    same members as one ensemble, through ``torch.func.vmap`` and in a Python loop, and time
+    each."""
+    seeds = [seed + 1000 + e for e in range(members)]
+    data_seeds = [seed + 5000 + e for e in range(members)]
+    model = AttentionClassifier(width, width, max_len, formulation)
+    params = model.init(seeds, torch.float64)
+    optim = OptimConfig("adam", lr=LR, clip=1.0)
+    shared = None  # per-member lengths; else one drawn length per step, for all members
+    if lengths == "shared":
+        gen = torch.Generator().manual_seed(seed + 9)
+        shared = torch.randint(1, max_len + 1, (steps,), generator=gen).tolist()
+    sample = make_sampler(batch, max_len, lengths=shared)
+
+    def ensemble(mod, ps, n_steps, seeds_):
+        return train_ensemble(
+            mod,
+            ps,
+            sample=sample,
+            optim=optim,
+            steps=n_steps,
+            data_seeds=seeds_,
+            progress=False,
+        )
+
+    def loop(ps, seeds_, n_steps):
+        return _train_loop(
+            ps, seeds_, n_steps, batch, max_len, width, LR, shared, formulation
+        )
+
+    # warm-up (untimed): first calls import and initialise lazily (torch.optim imports
+    # torch._dynamo on the first step, torch.func builds its batching rules), which would
+    # otherwise be charged to whichever variant runs first
+    sub = {k: v[:2] for k, v in params.items()}
+    ensemble(model, sub, 1, data_seeds[:2])
+    loop(sub, data_seeds[:1], 1)
+
+    res, t_ens, c_ens = _timed(ensemble, model, params, steps, data_seeds)
+    ens_loss = res.history["loss"][-1]
+    out = {"members": members, "steps": steps}
+    diffs = []
+    if vmap:
+        vm = vmap_model(
+            lambda: AttentionClassifierModule(width, width, max_len, formulation)
+        )
+        vm.init([0], torch.float64)  # the template; parameters come from `params`
+        ensemble(vm, sub, 1, data_seeds[:2])
+        resv, t_vmap, c_vmap = _timed(ensemble, vm, params, steps, data_seeds)
+        diffs.append((resv.history["loss"][-1] - ens_loss).abs().max().item())
+    (loop_loss, loop_params), t_loop, c_loop = _timed(loop, params, data_seeds, steps)
+    diffs.append((loop_loss - ens_loss).abs().max().item())
+    pdiff = max(
+        (res.final_params[k][e] - loop_params[e][k]).abs().max().item()
+        for e in range(members)
+        for k in loop_params[e]
+    )
+
+    out["ensemble_steps_per_s"] = round(members * steps / t_ens, 1)  # member-updates/s
+    out["loop_steps_per_s"] = round(members * steps / t_loop, 1)
+    out["ratio"] = round(t_loop / t_ens, 2)
+    out["cpu_time_ratio"] = round(c_loop / c_ens, 2)
+    if vmap:
+        out["vmap_steps_per_s"] = round(members * steps / t_vmap, 1)
+        out["vmap_ratio"] = round(t_loop / t_vmap, 2)
+        out["handbatched_vs_vmap"] = round(t_vmap / t_ens, 2)
+        out["handbatched_vs_vmap_cpu_time"] = round(c_vmap / c_ens, 2)
+    out.update(
+        {
+            "max_abs_loss_diff": max(diffs),
+            "max_abs_param_diff": pdiff,
+            "ensemble_s": round(t_ens, 2),
+            "loop_s": round(t_loop, 2),
+            "ensemble_cpu_s": round(c_ens, 2),
+            "loop_cpu_s": round(c_loop, 2),
+        }
+    )
+    return out

@@ -62,6 +62,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from lengthgen.config import (
@@ -71,16 +72,26 @@ from lengthgen.config import (
     check_positive_int,
     get_run_scale,
 )
-from lengthgen.store import (
+from lengthgen.store import (  # the store owns the cell files; names kept importable here
     ResultFileError,
+    ScaleConflict,
     _clean,
+    cell_path,
+    cell_value,
     git_state,
-    load_result,
-    max_difference,
+    has_cpu_time,
+    has_stored,  # noqa: F401
+    load_cell,
+    load_stored,  # noqa: F401
     provenance,
+    refresh_difference,  # noqa: F401
+    refresh_record,
     repo_root,
     results_dir,
-    save_result,
+    stored_state,
+    unmeasured,
+    write_cell,
+    write_output,  # noqa: F401
 )
 
 EXECUTORS = ("inprocess", "process", "dask")
@@ -93,10 +104,6 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=-]*$")
 
 class RunError(RuntimeError):
     """A cell function failed; the message names the cell. Finished cells stay stored."""
-
-
-class ScaleConflict(ConfigError):
-    """A stored result of another scale (or kind) sits where this run would write."""
 
 
 # --------------------------------------------------------------------------- devices actually used
@@ -164,98 +171,6 @@ class Cell:
         return config_hash(self.fn, self.kwargs)
 
 
-def cell_path(folder: str | os.PathLike, name: str) -> Path:
-    return Path(folder) / f"{name}.json"
-
-
-def _read(path: Path) -> dict:
-    """:func:`lengthgen.store.load_result` of ``path``, with a folder where the file should be, or a
-    file that cannot be opened, reported as :class:`ResultFileError` naming it (not an ``OSError``)."""
-    if path.is_dir():
-        raise ResultFileError(
-            f"{path} is a folder where a result file should be; move it away"
-        )
-    try:
-        return load_result(path)
-    except OSError as err:
-        raise ResultFileError(
-            f"cannot read result file {path}: {err.strerror or err}"
-        ) from None
-
-
-def _partial_done(value) -> int | None:
-    """``progress.done`` of a partial cell value, ``None`` for a complete one."""
-    if isinstance(value, dict) and value.get("partial"):
-        return int((value.get("progress") or {}).get("done", 0))
-    return None
-
-
-def stored_state(folder, cell: Cell, scale: str) -> str:
-    """``"done"`` (stored with this scale and hash), ``"partial"`` (stored, same key, but the cell
-    stopped early: will be resumed), ``"missing"``, ``"changed"`` (this scale, another configuration:
-    will be recomputed) or ``"other-scale"`` (never replaced)."""
-    path = cell_path(folder, cell.name)
-    if not path.exists():
-        return "missing"
-    data = _read(path)["data"]
-    if not isinstance(data, dict) or "scale" not in data or "config_hash" not in data:
-        raise ResultFileError(
-            f"corrupt result file {path}: not a cell of the runs facility "
-            "(no 'scale'/'config_hash'); move it away or migrate it"
-        )
-    if data["scale"] != scale:
-        return "other-scale"
-    if data["config_hash"] != cell.hash:
-        return "changed"
-    return "partial" if _partial_done(data.get("value")) is not None else "done"
-
-
-def has_cpu_time(prov) -> bool:
-    """Whether a provenance block records the worker's CPU time (every cell run through this facility
-    does; results migrated from before it do not)."""
-    return (
-        isinstance(prov, dict)
-        and isinstance(prov.get("cpu_time_s"), (int, float))
-        and not isinstance(prov.get("cpu_time_s"), bool)
-    )
-
-
-def unmeasured(folder, cell: Cell, scale: str) -> bool:
-    """Whether ``cell`` is stored complete (``"done"``) but its provenance records no CPU time (a
-    result migrated from before the runs facility): what ``refresh`` recomputes."""
-    if stored_state(folder, cell, scale) != "done":
-        return False
-    return not has_cpu_time(_read(cell_path(folder, cell.name))["provenance"])
-
-
-def refresh_record(old: dict, new_value) -> dict:
-    """What a refreshed cell's provenance keeps of the stored record ``old`` it replaces (the
-    ``{"provenance", "data"}`` of :func:`load_cell`): its date, git commit, wall time and whether it
-    was migrated, and ``max_abs_difference`` between its value and ``new_value``
-    (:func:`lengthgen.store.max_difference`; ``inf`` where their shapes differ)."""
-    prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
-    diff = max_difference(_clean(new_value), old["data"]["value"])
-    return {
-        "previous_date": prov.get("date"),
-        "previous_git_commit": prov.get("git_commit"),
-        "previous_wall_time_s": prov.get("wall_time_s"),
-        "previous_migrated": "migrated" in prov,
-        "max_abs_difference": diff if diff != float("inf") else "inf",
-    }
-
-
-def refresh_difference(prov) -> float | None:
-    """The ``max_abs_difference`` a refreshed cell's provenance records (:func:`refresh_record`;
-    ``inf`` where the values' shapes differed), ``None`` for a cell that was not refreshed."""
-    ref = prov.get("refreshed") if isinstance(prov, dict) else None
-    if not isinstance(ref, dict):
-        return None
-    d = ref.get("max_abs_difference")
-    if d == "inf":
-        return float("inf")
-    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
-
-
 def _file_state(path: Path):
     """``(bytes, (atime_ns, mtime_ns))`` of the file at ``path``, or ``None`` if there is none: what
     :func:`_restore` puts back."""
@@ -297,7 +212,7 @@ def merge_cells(
     :class:`ScaleConflict` where ``dst`` holds a cell of another scale, :class:`ResultFileError` naming
     a source cell that is corrupt or fails its schema, :class:`ConfigError` naming ``dst`` where it
     cannot be written."""
-    from lengthgen.store import Schema, validate
+    from lengthgen.store import validate
 
     scale = get_run_scale(scale)
     src, dst = Path(src), Path(dst)
@@ -305,13 +220,7 @@ def merge_cells(
         raise ConfigError(f"source folder {src} does not exist")
     if dst.exists() and not dst.is_dir():
         raise ConfigError(f"destination {dst} is a file, not a folder of cells")
-    if isinstance(schema, Mapping):
-        table = schema
-        schema = lambda cell: table.get(cell.name)  # noqa: E731
-    elif schema is not None and not callable(schema):
-        raise ConfigError(
-            f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}"
-        )
+    schema = _schema_lookup(schema)
     out = {"taken": [], "kept": [], "absent": []}
     status = plan_status(cells, dst, scale)
     writes = []  # (cell, value, provenance), all checked
@@ -335,12 +244,7 @@ def merge_cells(
             raise ResultFileError(
                 f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object"
             )
-        sch = schema(c) if schema is not None else None
-        if sch is not None:
-            if not isinstance(sch, Schema):
-                raise ConfigError(
-                    f"schema of cell {c.name!r} must be a lengthgen.store.Schema, got {sch!r}"
-                )
+        if (sch := schema(c)) is not None:
             validate(new["data"]["value"], sch, cell_path(src, c.name))
         prov = dict(new["provenance"])
         if replace_unmeasured:
@@ -348,6 +252,39 @@ def merge_cells(
                 load_cell(dst, c.name, scale=scale), new["data"]["value"]
             )
         writes.append((c, new["data"]["value"], prov))
+    _write_all(dst, scale, writes, out)
+    names = [c.name for c in cells]
+    return {k: sorted(v, key=names.index) for k, v in out.items()}
+
+
+def _schema_lookup(schema) -> Callable:
+    """:func:`merge_cells`' ``schema`` as a function of a :class:`Cell` that returns a
+    :class:`lengthgen.store.Schema` or ``None``."""
+    from lengthgen.store import Schema
+
+    if isinstance(schema, Mapping):
+        fn = lambda cell: schema.get(cell.name)  # noqa: E731
+    elif schema is None or callable(schema):
+        fn = schema or (lambda cell: None)
+    else:
+        raise ConfigError(
+            f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}"
+        )
+
+    def checked(cell):
+        sch = fn(cell)
+        if sch is not None and not isinstance(sch, Schema):
+            raise ConfigError(
+                f"schema of cell {cell.name!r} must be a lengthgen.store.Schema, got {sch!r}"
+            )
+        return sch
+
+    return checked
+
+
+def _write_all(dst: Path, scale: str, writes, out: dict) -> None:
+    """Write the checked ``(cell, value, provenance)`` of a merge into ``dst``, all or nothing:
+    if a write fails, the cells already written are put back as they were."""
     done = []  # (path, what was there before)
     try:
         for c, value, prov in writes:
@@ -367,72 +304,6 @@ def merge_cells(
                 "nothing was merged"
             ) from None
         raise
-    names = [c.name for c in cells]
-    return {k: sorted(v, key=names.index) for k, v in out.items()}
-
-
-def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
-    """The stored record ``{"provenance", "data": {"key", "scale", "config_hash", "kwargs", "value"}}``
-    of cell ``name``; ``scale`` (if given) must match. Errors name the file."""
-    path = cell_path(folder, name)
-    obj = _read(path)
-    data = obj["data"]
-    if not isinstance(data, dict) or "value" not in data or "scale" not in data:
-        raise ResultFileError(
-            f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'"
-        )
-    if scale is not None and data["scale"] != scale:
-        raise ScaleConflict(f"{path} holds a {data['scale']}-scale result, not {scale}")
-    return obj
-
-
-def cell_value(folder, name: str, *, scale: str | None = None):
-    """The stored value of cell ``name`` (see :func:`load_cell`)."""
-    return load_cell(folder, name, scale=scale)["data"]["value"]
-
-
-def write_cell(folder, cell: Cell, scale: str, value, prov: dict) -> Path:
-    """Store ``value`` as cell ``cell`` at ``scale`` (atomic; refuses to replace another scale, and
-    keeps a stored partial result that did more work than a new partial ``value``)."""
-    path = cell_path(folder, cell.name)
-    state = stored_state(folder, cell, scale) if path.exists() else "missing"
-    if state == "other-scale":
-        raise ScaleConflict(
-            f"{path} holds a result of another scale; a {scale} run does not replace it"
-        )
-    new = _partial_done(value)
-    if state == "partial" and new is not None:
-        old = _partial_done(_read(path)["data"]["value"])
-        if old > new:
-            print(
-                f"kept {path}: its partial result did {old} units of work, this run only {new}"
-            )
-            return path
-    return save_result(
-        path,
-        {
-            "key": cell.name,
-            "scale": scale,
-            "config_hash": cell.hash,
-            "kwargs": _clean(dict(cell.kwargs)),
-            "value": value,
-        },
-        prov,
-    )
-
-
-def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Path:
-    """Store a chapter's assembled output file (e.g. ``training.json``) at ``scale``; a file of
-    another scale already there is never replaced."""
-    path = Path(path)
-    if path.exists():
-        old = _read(path)["provenance"].get("scale")
-        if old != scale:
-            raise ScaleConflict(
-                f"{path} holds a {old}-scale result; a {scale} run does not replace it "
-                "(write elsewhere with --out)"
-            )
-    return save_result(path, data, {**prov, "scale": scale})
 
 
 # --------------------------------------------------------------------------- output folders
@@ -678,204 +549,195 @@ def run_cells(
     no_workers_s: float | None = None,
 ) -> dict[str, Any]:
     """Compute every cell of ``cells`` not already stored under ``folder`` (same scale and hash);
-    with ``refresh``, also every stored cell without a recorded CPU time (:func:`unmeasured`; see
-    the module docstring).
-
+    with ``refresh``, also every stored cell without a recorded CPU time (:func:`unmeasured`).
     Returns ``{name: value}`` for the cells stored when it ends (all of them unless ``budget_s``
     seconds passed: then no new cell is started, the finished ones stay stored, and a re-run
-    resumes). ``device`` is handed to every cell function that takes one. ``extra`` is added to
-    each cell's provenance. See the module docstring for executors and keys.
-
-    On a Dask executor the run stops with :class:`RunError` when a cell is unfinished ``timeout_s``
-    seconds after it was submitted (default :data:`DASK_TIMEOUT_S`, plus ``budget_s`` where given) or
-    the cluster has had no worker for ``no_workers_s`` seconds (default :data:`DASK_NO_WORKERS_S`).
-    """
+    resumes). ``device`` goes to every cell function that takes one; ``extra`` is added to each
+    cell's provenance; executors and keys: see the module docstring. On Dask the run stops with
+    :class:`RunError` when a cell is unfinished ``timeout_s`` seconds after it was submitted
+    (default :data:`DASK_TIMEOUT_S`, plus ``budget_s``) or the cluster has had no worker for
+    ``no_workers_s`` seconds (default :data:`DASK_NO_WORKERS_S`)."""
     import torch
 
     scale = get_run_scale(scale)
-    cells = list(cells)
-    if not all(isinstance(c, Cell) for c in cells):
-        raise ConfigError("cells must be a list of lengthgen.engine.runs.Cell")
-    folder = Path(folder)
-    if not isinstance(refresh, bool):
-        raise ConfigError(f"refresh must be True or False, got {refresh!r}")
-    if timeout_s is None:
-        timeout_s = DASK_TIMEOUT_S + (
-            check_finite("budget_s", budget_s, nonnegative=True) if budget_s else 0.0
-        )
-    if check_finite("timeout_s", timeout_s) <= 0:
-        raise ConfigError(
-            f"timeout_s must be a positive number of seconds, got {timeout_s!r}"
-        )
-    no_workers_s = DASK_NO_WORKERS_S if no_workers_s is None else no_workers_s
-    if check_finite("no_workers_s", no_workers_s) <= 0:
-        raise ConfigError(
-            f"no_workers_s must be a positive number of seconds, got {no_workers_s!r}"
-        )
-    status = plan_status(cells, folder, scale)
-    git = git_state()
-    stale = {
+    cells, folder = list(cells), Path(folder)
+    timeout_s, no_workers_s = _check_run_args(
+        cells, refresh, budget_s, timeout_s, no_workers_s
+    )
+    status, git = plan_status(cells, folder, scale), git_state()
+    stale = {  # stored cells to re-run for their CPU time
         c.name
         for c in cells
         if refresh and status[c.name] == "done" and unmeasured(folder, c, scale)
     }
     todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
     refuse_dirty(todo, scale, git, allow_dirty)
-    deadline = None if budget_s is None else time.time() + budget_s
-    threads = torch.get_num_threads()
-    t_start = time.perf_counter()
-    bar = None
-    if progress and todo:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(
-            total=len(cells),
-            initial=len(cells) - len(todo),
-            desc=desc,
-            leave=False,
-            dynamic_ncols=True,
-        )
-    failures: list[tuple[Cell, BaseException]] = []
-    with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
-        exec_name = (
-            "inprocess"
-            if ex is None
-            else (executor if isinstance(executor, str) else type(ex).__name__)
-        )
-        window = 1 if ex is None else max(1, workers or 2)
-        client = getattr(ex, "_client", None)  # a Dask ClientExecutor's client
-        queue, pending, submitted = list(todo), {}, {}
-        try:
-            while queue or pending:
-                while queue and len(pending) < window and not failures:
-                    if (
-                        budget_s is not None
-                        and time.perf_counter() - t_start > budget_s
-                    ):
-                        queue.clear()
-                        break
-                    c = queue.pop(0)
-                    extras = {
-                        "deadline": deadline,
-                        "workdir": str(folder.parent / "work" / c.name),
-                    }
-                    args = (
-                        c.fn,
-                        dict(c.kwargs),
-                        str(device),
-                        bool(progress and ex is None),
-                        threads,
-                        extras,
-                    )
-                    if ex is None:
-                        fut: cf.Future = cf.Future()
-                        try:
-                            fut.set_result(_call(*args))
-                        except Exception as err:  # noqa: BLE001 - reported below with the cell
-                            fut.set_exception(err)
-                    else:
-                        fut = ex.submit(_call, *args)
-                    pending[fut], submitted[fut] = c, time.perf_counter()
-                if not pending:
-                    break
-                if client is not None:
-                    done = _wait_dask(
-                        pending,
-                        submitted,
-                        client,
-                        timeout_s=timeout_s,
-                        no_workers_s=no_workers_s,
-                        desc=desc,
-                        folder=folder,
-                    )
-                else:
-                    done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
-                for fut in done:
-                    c = pending.pop(fut)
-                    try:
-                        value, info = fut.result()
-                    except Exception as err:  # noqa: BLE001
-                        failures.append((c, err))
-                        for other in list(pending):
-                            if other.cancel():
-                                pending.pop(other)
-                        continue
-                    trained_on = info.pop("devices_used")
-                    prov = provenance(
-                        scale=scale,
-                        device=",".join(trained_on or ["cpu"]),
-                        seeds=c.seeds,
-                        git=git,
-                        extra={
-                            **info,
-                            "trained_on": trained_on,
-                            "requested_device": str(device),
-                            "executor": exec_name,
-                            "cell": c.name,
-                            "config_hash": c.hash,
-                            "allow_dirty": bool(allow_dirty),
-                            **(extra or {}),
-                        },
-                    )
-                    if c.name in stale:
-                        prov["refreshed"] = refresh_record(
-                            load_cell(folder, c.name, scale=scale), value
-                        )
-                    write_cell(folder, c, scale, value, prov)
-                    if bar is not None:
-                        bar.update(1)
-        finally:
-            if bar is not None:
-                bar.close()
-    if failures:
-        c, err = failures[0]
-        raise RunError(
-            f"{desc}: cell {c.name!r} failed: {err!r}; re-run to resume (cells that finished "
-            f"are kept under {folder})"
-        ) from err
-    out = {}
-    for c in cells:
-        if cell_path(folder, c.name).exists() and stored_state(folder, c, scale) in (
-            "done",
-            "partial",
-        ):
-            out[c.name] = cell_value(folder, c.name)
-    return out
-
-
-# --------------------------------------------------------------------------- reading stored runs
-def load_stored(
-    chapter: str,
-    name: str,
-    *,
-    schema=None,
-    folder: str | os.PathLike | None = None,
-    scale: str = "full",
-) -> dict:
-    """The stored full-scale cell ``name`` of ``chapter`` as ``{"provenance": ..., "data": value}``
-    (the shape of :func:`lengthgen.store.load_result`), checked against ``schema`` (a
-    :class:`lengthgen.store.Schema`). ``folder`` defaults to ``results/<chapter>/cells``. A missing,
-    corrupt or invalid file raises :class:`lengthgen.store.ResultFileError` naming it."""
-    from lengthgen.config import CHAPTERS
-
-    check_choice("chapter", chapter, CHAPTERS)
-    folder = Path(folder) if folder is not None else results_dir() / chapter / "cells"
-    path = cell_path(folder, name)
-    obj = load_cell(folder, name, scale=scale)
-    from lengthgen.store import validate
-
-    if schema is not None:
-        validate(obj["data"]["value"], schema, path)
+    run = SimpleNamespace(  # what the queue needs besides its executor and its cells
+        folder=folder,
+        scale=scale,
+        git=git,
+        stale=stale,
+        extra=extra,
+        desc=desc,
+        budget_s=budget_s,
+        timeout_s=timeout_s,
+        no_workers_s=no_workers_s,
+        progress=progress,
+        call={  # what every cell's call gets besides its own function and arguments
+            "device": str(device),
+            "threads": torch.get_num_threads(),
+            "deadline": None if budget_s is None else time.time() + budget_s,
+        },
+        record={"requested_device": str(device), "allow_dirty": bool(allow_dirty)},
+        window=max(1, workers or 2),
+        t_start=time.perf_counter(),  # the budget counts from here
+    )
+    bar = _progress_bar(progress and todo, len(cells), len(cells) - len(todo), desc)
+    try:
+        with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
+            run.record["executor"] = (
+                "inprocess"
+                if ex is None
+                else (executor if isinstance(executor, str) else type(ex).__name__)
+            )
+            _run_queue(ex, todo, run, bar)
+    finally:
+        if bar is not None:
+            bar.close()
     return {
-        "provenance": obj["provenance"],
-        "data": obj["data"]["value"],
-        "path": str(path),
+        c.name: cell_value(folder, c.name)
+        for c in cells
+        if cell_path(folder, c.name).exists()
+        and stored_state(folder, c, scale) in ("done", "partial")
     }
 
 
-def has_stored(
-    chapter: str, name: str, *, folder: str | os.PathLike | None = None
-) -> bool:
-    """Whether ``chapter`` has a stored cell ``name`` (the file exists; reading it may still fail)."""
-    folder = Path(folder) if folder is not None else results_dir() / chapter / "cells"
-    return cell_path(folder, name).is_file()
+def _run_queue(ex, todo: list[Cell], run, bar) -> None:
+    """Run the cells ``todo`` on ``ex`` (``None``: one by one in this process; else up to
+    ``run.window`` at a time), storing each as it finishes; after a failure nothing new starts,
+    the cells not started yet are cancelled and :class:`RunError` names the first failure."""
+    window = 1 if ex is None else run.window
+    client = getattr(ex, "_client", None)  # a Dask ClientExecutor's client
+    queue, pending, submitted, failures = list(todo), {}, {}, []
+    while queue or pending:
+        while queue and len(pending) < window and not failures:
+            if (
+                run.budget_s is not None
+                and time.perf_counter() - run.t_start > run.budget_s
+            ):
+                queue.clear()
+                break
+            c = queue.pop(0)
+            fut = _submit(
+                ex, c, run.folder, run.call, bool(run.progress and ex is None)
+            )
+            pending[fut], submitted[fut] = c, time.perf_counter()
+        if not pending:
+            break
+        if client is not None:
+            done = _wait_dask(
+                pending,
+                submitted,
+                client,
+                timeout_s=run.timeout_s,
+                no_workers_s=run.no_workers_s,
+                desc=run.desc,
+                folder=run.folder,
+            )
+        else:
+            done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+        for fut in done:
+            c = pending.pop(fut)
+            try:
+                value, info = fut.result()
+            except Exception as err:  # noqa: BLE001 - reported by run_cells with the cell
+                failures.append((c, err))
+                for other in list(pending):
+                    if other.cancel():
+                        pending.pop(other)
+                continue
+            _store(c, value, info, run)
+            if bar is not None:
+                bar.update(1)
+    if failures:
+        c, err = failures[0]
+        raise RunError(
+            f"{run.desc}: cell {c.name!r} failed: {err!r}; re-run to resume (cells that "
+            f"finished are kept under {run.folder})"
+        ) from err
+
+
+def _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s):
+    """Check :func:`run_cells`' arguments; returns ``(timeout_s, no_workers_s)`` with their
+    defaults filled in."""
+    if not all(isinstance(c, Cell) for c in cells):
+        raise ConfigError("cells must be a list of lengthgen.engine.runs.Cell")
+    if not isinstance(refresh, bool):
+        raise ConfigError(f"refresh must be True or False, got {refresh!r}")
+    if timeout_s is None:
+        timeout_s = DASK_TIMEOUT_S + (
+            check_finite("budget_s", budget_s, nonnegative=True) if budget_s else 0.0
+        )
+    no_workers_s = DASK_NO_WORKERS_S if no_workers_s is None else no_workers_s
+    for name, value in (("timeout_s", timeout_s), ("no_workers_s", no_workers_s)):
+        if check_finite(name, value) <= 0:
+            raise ConfigError(
+                f"{name} must be a positive number of seconds, got {value!r}"
+            )
+    return timeout_s, no_workers_s
+
+
+def _progress_bar(show, total: int, initial: int, desc: str):
+    """A tqdm bar over a plan's cells (``None`` when not ``show``)."""
+    if not show:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total, initial=initial, desc=desc, leave=False, dynamic_ncols=True
+    )
+
+
+def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
+    """Start cell ``c`` on executor ``ex`` (``None``: run it now, in this process, its outcome
+    kept in a finished future like an executor's)."""
+    extras = {
+        "deadline": call["deadline"],
+        "workdir": str(folder.parent / "work" / c.name),
+    }
+    args = (c.fn, dict(c.kwargs), call["device"], progress, call["threads"], extras)
+    if ex is not None:
+        return ex.submit(_call, *args)
+    fut: cf.Future = cf.Future()
+    try:
+        fut.set_result(_call(*args))
+    except Exception as err:  # noqa: BLE001 - reported by run_cells with the cell
+        fut.set_exception(err)
+    return fut
+
+
+def _store(c: Cell, value, info: dict, run) -> None:
+    """Write finished cell ``c`` with its provenance (the run's keys, then the caller's
+    ``extra``, which win); a refreshed cell also records how far its new value lies from the
+    one it replaces."""
+    trained_on = info.pop("devices_used")
+    prov = provenance(
+        scale=run.scale,
+        device=",".join(trained_on or ["cpu"]),
+        seeds=c.seeds,
+        git=run.git,
+        extra={
+            **info,
+            "trained_on": trained_on,
+            "requested_device": run.record["requested_device"],
+            "executor": run.record["executor"],
+            "cell": c.name,
+            "config_hash": c.hash,
+            "allow_dirty": run.record["allow_dirty"],
+            **(run.extra or {}),
+        },
+    )
+    if c.name in run.stale:
+        old = load_cell(run.folder, c.name, scale=run.scale)
+        prov["refreshed"] = refresh_record(old, value)
+    write_cell(run.folder, c, run.scale, value, prov)

@@ -1,0 +1,686 @@
+"""The book's pages built from the claims ledger: the claims tables a notebook shows, the
+scorecard page (totals, figure, every claim with filters; CSV download), the intro's results box
+and each chapter's results box.
+
+This is page code: it reads the ledger through :mod:`lengthgen.claims` (the ledger core, which
+imports no page code, no cost and no chapter statically) and may read :mod:`lengthgen.cost` and the
+chapters' claims modules. Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML (each
+notebook's setup cell imports :func:`results_box` from here). Each scorecard row names where its
+claim is declared (the line under ``src/lengthgen/chapters/`` holding its literal id) and the
+function that measures it, found when the page is built (:func:`declared_at`,
+:func:`measured_by`), not stored in the ledger.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+from pathlib import Path
+
+from lengthgen.claims import (
+    CATEGORIES,
+    Claim,
+    ClaimRows,
+    category,
+    chapter_claims,
+    counts_line,
+    fmt_value,
+    load_all,
+    load_ledger,
+    protocol_label,
+)
+from lengthgen.config import CHAPTERS, ConfigError
+
+CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
+
+
+def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
+    """Per-chapter counts of each category, as a DataFrame (the scorecard's totals)."""
+    import pandas as pd
+
+    rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
+    data = []
+    for ch in CHAPTERS:
+        mine = [r for r in rows if r.get("chapter") == ch]
+        data.append(
+            {
+                "chapter": ch,
+                **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
+                "total": len(mine),
+            }
+        )
+    df = pd.DataFrame(data)
+    total = {
+        "chapter": "all",
+        **{k: int(df[k].sum()) for k in CATEGORIES},
+        "total": int(df["total"].sum()),
+    }
+    return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
+
+
+def _where(path: Path, line: int) -> str:
+    """``src/lengthgen/…/file.py:line``: a place in the package, relative to the repository."""
+    return f"{path.resolve().relative_to(CHAPTERS_DIR.parents[2]).as_posix()}:{line}"
+
+
+def _claims_first(path: Path):
+    """Sort key: chapter by chapter, its claims modules first (an id they declare may also be
+    cited by another module of the chapter)."""
+    return path.relative_to(CHAPTERS_DIR).parts[0], "claims" not in path.stem, path
+
+
+@functools.cache
+def declared_at() -> dict[str, str]:
+    """Where each claim id is declared: the first line under ``src/lengthgen/chapters/`` holding
+    the id as a literal string (a chapter's claims modules read first), outside the ``HEADLINE`` and ``DETAILS`` tables that only cite
+    ids (``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``)."""
+    found: dict[str, str] = {}
+    for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=_claims_first):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        citing = {
+            id(n)
+            for a in ast.walk(tree)
+            if isinstance(a, ast.Assign)
+            and any(getattr(t, "id", "") in ("HEADLINE", "DETAILS") for t in a.targets)
+            for n in ast.walk(a.value)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value[:2] == "ch"
+                and id(node) not in citing
+            ):
+                found.setdefault(node.value, _where(path, node.lineno))
+    return found
+
+
+def measured_by(chapter: str, claim_id: str) -> str | None:
+    """The function that measures stored claim ``claim_id``: its qualified name and where it is
+    defined (``ch1_claims._first_acc at src/lengthgen/…:88``); ``None`` for a live claim (the
+    notebook measures it) or an unchecked one."""
+    claim = {c.id: c for c in chapter_claims(chapter).CLAIMS}.get(claim_id)
+    if not isinstance(claim, Claim) or claim.measure is None:
+        return None
+    fn = claim.measure
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    fn = inspect.unwrap(fn)
+    try:
+        line = inspect.getsourcelines(fn)[1]
+        where = _where(Path(inspect.getsourcefile(fn)), line)
+    except (TypeError, OSError, ValueError):
+        where = "?"
+    return f"{fn.__module__}.{fn.__qualname__} at {where}"
+
+
+def origin_notes(r: dict) -> list[str]:
+    """A scorecard row's pointers into the code (HTML paragraphs): where the claim is declared
+    and, for a stored claim, the function that measures it."""
+    notes = []
+    if where := declared_at().get(r["id"]):
+        notes.append(f"<b>declared at:</b> <code>{_esc(where)}</code>")
+    if r.get("source") == "stored" and (fn := measured_by(r["chapter"], r["id"])):
+        notes.append(f"<b>measured by:</b> <code>{_esc(fn)}</code>")
+    return [f"<p>{n}</p>" for n in notes]
+
+
+_BADGE = {
+    "reproduced": "#1b7f3b",
+    "direction": "#3465a4",
+    "deviates": "#b5470b",
+    "not-reproducible": "#6b6b6b",
+    "not-attempted": "#8a8a8a",
+}
+_CSS = """<style>
+div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
+div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
+ grid-template-columns:minmax(0,58fr) minmax(0,15fr) minmax(0,15fr) minmax(0,12fr);column-gap:8px;
+ padding:3px 4px;border-bottom:1px solid #ddd;align-items:start}
+div.lg-claims .lg-row{font-weight:bold}
+div.lg-claims details.lg-claim>summary{cursor:pointer;list-style:none}
+div.lg-claims details.lg-claim>summary::-webkit-details-marker{display:none}
+div.lg-claims details.lg-claim>summary>span{overflow-wrap:anywhere;min-width:0}
+div.lg-claims details.lg-claim>summary>span:first-child::before{content:"\\25B8\\00a0";color:#777}
+div.lg-claims details.lg-claim[open]>summary>span:first-child::before{content:"\\25BE\\00a0"}
+div.lg-claims .lg-more{padding:4px 10px 6px 18px;border-bottom:1px solid #ddd;color:#444;
+ overflow-wrap:anywhere}
+div.lg-claims .lg-more p{margin:0 0 3px 0}
+div.lg-claims a.lg-perma{color:#999;text-decoration:none;margin-left:4px}
+span.lg-badge{display:inline-block;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
+table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed}
+table.lg-totals td,table.lg-totals th{padding:2px 4px;border-bottom:1px solid #ddd;text-align:right;
+ overflow-wrap:anywhere} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
+table.lg-totals span.lg-badge{white-space:normal}
+div.lg-results{border:1px solid #bbb;border-radius:6px;padding:6px 10px;margin:0.4em 0 1em 0;font-size:0.9em}
+div.lg-results table{width:100%;border-collapse:collapse;table-layout:fixed}
+div.lg-results td,div.lg-results th{padding:2px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top;
+ text-align:left;overflow-wrap:anywhere}
+div.lg-results p{margin:0.3em 0}
+</style>"""
+
+
+def _esc(x) -> str:
+    import html
+
+    return html.escape(str(x))
+
+
+#: how a prediction of ours reads: it held or it failed
+OURS_LABELS = {"reproduced": "held", "deviates": "failed"}
+
+
+def badge(cat: str, label: str | None = None) -> str:
+    """A coloured status badge (HTML) for a scorecard category (shown as ``label`` if given)."""
+    return (
+        f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">'
+        f"{_esc(label or cat)}</span>"
+    )
+
+
+def short_value(v, width: int = 40) -> str:
+    """A claim value in a few words for a table cell: a long list by its ends and its length, a
+    dict by its first two items, a long text cut at a word (the full value is in the row's
+    details)."""
+    if isinstance(v, (list, tuple)) and len(v) > 3:
+        return f"{fmt_value(v[0])} … {fmt_value(v[-1])} ({len(v)} values)"
+    if isinstance(v, dict) and not set(v) >= {"mean", "lo", "hi"} and len(v) > 2:
+        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:2]) + "; …"
+    text = fmt_value(v)
+    if len(text) > width:
+        text = text[:width].rsplit(" ", 1)[0] + " …"
+    return text
+
+
+def claim_notes(r: dict) -> list[str]:
+    """The collapsed part of a claim's row (HTML paragraphs): check kind and protocol, the one-line
+    justification, interval or tolerance, the declared cause and our explanation, the id."""
+    prot = "self-check" if r.get("group") == "self-check" else protocol_label(r)
+    notes = []
+    for key, name in (("paper_value", "paper"), ("our_value", "ours")):
+        full = fmt_value(r.get(key))
+        if short_value(r.get(key)) != full:
+            notes.append(f"<b>{name}, in full:</b> {_esc(full)}")
+    notes.append(
+        f"<b>check:</b> {_esc(r.get('check') or '—')} · <b>protocol:</b> {_esc(prot)}"
+    )
+    if r.get("why"):
+        notes.append(f"<b>why this check:</b> {_esc(r['why'])}")
+    if r.get("interval"):
+        notes.append(f"<b>interval:</b> {_esc(fmt_value(r['interval']))}")
+    if r.get("tolerance") is not None:
+        notes.append(f"<b>tolerance:</b> ± {_esc(fmt_value(r['tolerance']))}")
+    if r.get("cause"):
+        notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
+    if r.get("explanation"):
+        notes.append(
+            f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
+            f"{_esc(r['explanation'])}"
+        )
+    if r.get("declared_deviation_holds"):
+        notes.append("<b>note:</b> a deviation was declared but the check now holds")
+    notes.append(
+        f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}"
+    )
+    return [f"<p>{n}</p>" for n in notes]
+
+
+def claim_row(
+    r: dict, *, anchor: bool = True, where: bool = True, origin: bool = False
+) -> str:
+    """One claim as one row (statement | paper | ours | status) that opens to its details, which
+    span the table's width. ``anchor``: the row carries ``id="claim-<id>"`` and a permalink; the
+    ``data-*`` attributes are what the scorecard filters and sorts on. ``origin``: the details
+    also name where the claim is declared and what measures it (:func:`origin_notes`)."""
+    cat = category(r)
+    prot = (
+        "self-check" if r.get("group") == "self-check" else (r.get("protocol") or "—")
+    )
+    attrs = (
+        f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
+        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}" '
+        f'data-group="{_esc(r.get("group", "paper"))}"'
+    )
+    ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
+    label = OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+    where_note = "" if where else f"<p><b>where:</b> {_esc(r['location'])}</p>"
+    perma = (
+        f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
+        if anchor
+        else ""
+    )
+    return (
+        f'<details class="lg-claim"{ident} {attrs}><summary>'
+        f"<span>{_esc(r['statement'])}"
+        + (f" <i>({_esc(r['location'])})</i>" if where else "")
+        + f"{perma}</span>"
+        f"<span>{_esc(short_value(r['paper_value']))}</span>"
+        f"<span>{_esc(short_value(r['our_value']))}</span><span>{badge(cat, label)}</span>"
+        f'</summary><div class="lg-more">{where_note}{"".join(claim_notes(r))}'
+        f"{''.join(origin_notes(r)) if origin else ''}</div></details>"
+    )
+
+
+def claims_html(
+    rows: list[dict],
+    *,
+    css: bool = True,
+    anchor: bool = True,
+    where: bool = True,
+    origin: bool = False,
+) -> str:
+    """Ledger records as the book's compact claims table: one row per claim — statement (with
+    the paper's location) | paper | ours | status — each opening to its check kind, protocol,
+    justification, cause and id (:func:`claim_row`)."""
+    head = (
+        '<div class="lg-claims"><div class="lg-row"><span>claim</span><span>paper</span>'
+        "<span>ours</span><span>status</span></div>"
+    )
+    body = "".join(
+        claim_row(r, anchor=anchor, where=where, origin=origin) for r in rows
+    )
+    return (_CSS if css else "") + head + body + "</div>"
+
+
+def totals_html(folder: str | Path | None = None) -> str:
+    """The scorecard's totals per chapter (paper claims; self-checks counted apart) as HTML."""
+    paper = scorecard(folder)
+    selfc = scorecard(folder, group="self-check")
+    ours = scorecard(folder, group="ours")
+    cols = [k for k in CATEGORIES]
+    out = [_CSS, '<table class="lg-totals"><thead><tr><th>chapter</th>']
+    out += [f"<th>{badge(k)}</th>" for k in cols] + [
+        "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
+        "</tr></thead><tbody>"
+    ]
+    for (_, r), (_, s), (_, o) in zip(
+        paper.iterrows(), selfc.iterrows(), ours.iterrows()
+    ):
+        strong = r["chapter"] == "all"
+        cell = (lambda v: f"<b>{v}</b>") if strong else (lambda v: str(v))
+        held = int(o["reproduced"]) + int(o["direction"])
+        mine = f"{int(o['total'])} ({held})" if int(o["total"]) else "—"
+        out.append(
+            f"<tr><td>{cell(r['chapter'])}</td>"
+            + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
+            + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td>"
+            + f"<td>{cell(mine)}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+TITLES = {
+    "ch0": "Chapter 0 — attention dilution (background)",
+    "ch1": "Chapter 1 — Chiang & Cholak (2022)",
+    "ch2": "Chapter 2 — Zhu & Chiang (2026)",
+    "ch3": "Chapter 3 — Han, Chai & Wang (2026)",
+    "ch4": "Chapter 4 — Huang & Li (2025)",
+    "ch5": "Chapter 5 — across the papers (our experiments)",
+}
+
+
+#: the columns of the ledger's CSV download (one row per claim; lists and dicts as JSON)
+CSV_FIELDS = (
+    "id",
+    "chapter",
+    "group",
+    "location",
+    "statement",
+    "paper_value",
+    "our_value",
+    "category",
+    "status",
+    "check",
+    "tolerance",
+    "interval",
+    "protocol",
+    "protocol_note",
+    "cause",
+    "explanation",
+    "why",
+    "source",
+    "scale",
+)
+
+
+def ledger_csv(folder: str | Path | None = None) -> str:
+    """Every chapter's ledger as CSV text (:data:`CSV_FIELDS`; ``category`` is the scorecard's)."""
+    import csv
+    import io
+    import json
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_FIELDS)
+    for r in load_all(folder):
+        row = []
+        for k in CSV_FIELDS:
+            v = category(r) if k == "category" else r.get(k)
+            row.append(
+                json.dumps(v, ensure_ascii=False)
+                if isinstance(v, (list, dict))
+                else ""
+                if v is None
+                else v
+            )
+        w.writerow(row)
+    return buf.getvalue()
+
+
+_FILTER_JS = """<script>
+(function(){
+var root=document.getElementById('lg-scorecard'); if(!root) return;
+var rows=Array.prototype.slice.call(root.querySelectorAll('details.lg-claim'));
+rows.forEach(function(r,i){r.setAttribute('data-order',i);});
+var bar=document.getElementById('lg-filters'), count=document.getElementById('lg-count');
+var rank={reproduced:0,direction:1,deviates:2,'not-reproducible':3,'not-attempted':4};
+function val(name){return bar.querySelector('[name='+name+']').value;}
+function apply(){
+ var q=val('q').toLowerCase(), n=0;
+ rows.forEach(function(r){
+  var ok=['chapter','status','check','protocol','group'].every(function(k){
+   var v=val(k); return !v || r.getAttribute('data-'+k)===v;});
+  if(ok && q){ok=r.textContent.toLowerCase().indexOf(q)>=0;}
+  r.style.display=ok?'':'none'; if(ok) n++;});
+ count.textContent=n+' of '+rows.length+' claims shown';
+ var key=val('sort'), sorted=rows.slice().sort(function(a,b){
+  var x=+a.getAttribute('data-order'), y=+b.getAttribute('data-order');
+  if(key==='status'){var d=rank[a.getAttribute('data-status')]-rank[b.getAttribute('data-status')]; if(d) return d;}
+  if(key==='check'||key==='protocol'){var s=a.getAttribute('data-'+key).localeCompare(b.getAttribute('data-'+key)); if(s) return s;}
+  if(key==='statement'){var t=a.querySelector('summary span').textContent.localeCompare(b.querySelector('summary span').textContent); if(t) return t;}
+  return x-y;});
+ sorted.forEach(function(r){root.appendChild(r);});}
+bar.addEventListener('input',apply); bar.addEventListener('change',apply);
+bar.querySelector('[name=reset]').addEventListener('click',function(){
+ bar.querySelectorAll('select').forEach(function(s){s.selectedIndex=0;});
+ bar.querySelector('[name=q]').value=''; apply();});
+function openHash(){var h=decodeURIComponent(location.hash.slice(1)); if(h.indexOf('claim-')!==0) return;
+ var el=document.getElementById(h); if(!el) return;
+ if(el.style.display==='none'){bar.querySelector('[name=reset]').click();}
+ el.open=true; el.scrollIntoView();}
+window.addEventListener('hashchange',openHash);
+apply(); openHash();
+})();
+</script>"""
+
+
+def _options(name: str, label: str, values) -> str:
+    opts = "".join(f'<option value="{_esc(v)}">{_esc(v)}</option>' for v in values)
+    return (
+        f'<label>{_esc(label)} <select name="{name}"><option value="">all</option>'
+        f"{opts}</select></label>"
+    )
+
+
+def scorecard_markdown(
+    folder: str | Path | None = None,
+    figure: str | None = None,
+    downloads: tuple[str, str] | None = None,
+) -> str:
+    """The generated body of the scorecard page (MyST markdown with raw HTML): the totals, the
+    figure ``figure`` (a path relative to the page that includes the body), download links to
+    the ledger as CSV and JSON (``downloads``: their paths relative to the page), then every
+    claim of every chapter as one compact row (:func:`claim_row`, anchor ``claim-<id>``, a
+    permalink), with client-side filters (chapter, status, check kind, protocol, paper claim or
+    self-check), a text search and a sort — plain JavaScript, offline."""
+    rows = load_all(folder)
+    parts = [totals_html(folder), ""]
+    if figure:
+        parts += [
+            f"```{{figure}} {figure}",
+            ":name: fig-scorecard-totals",
+            ":width: 100%",
+            "",
+            "Paper claims per chapter by status (self-checks not counted).",
+            "```",
+            "",
+        ]
+    if downloads:
+        csv_path, json_path = downloads
+        parts += [
+            f"Download the whole ledger: {{download}}`CSV <{csv_path}>` · "
+            f"{{download}}`JSON <{json_path}>` (one record per claim, every field).",
+            "",
+        ]
+    present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
+    checks = sorted({r.get("check") or "none" for r in rows})
+    protos = sorted(
+        {
+            "self-check"
+            if r.get("group") == "self-check"
+            else (r.get("protocol") or "—")
+            for r in rows
+        }
+    )
+    filters = (
+        '<div id="lg-filters" class="lg-filters">'
+        + _options(
+            "chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")]
+        )
+        + _options("status", "status", [c for c in CATEGORIES])
+        + _options("check", "check", checks)
+        + _options("protocol", "protocol", protos)
+        + _options("group", "kind", ["paper", "self-check"])
+        + '<label>search <input name="q" type="search" size="18"></label>'
+        '<label>sort <select name="sort"><option value="book">book order</option>'
+        '<option value="status">status</option><option value="check">check kind</option>'
+        '<option value="protocol">protocol</option><option value="statement">statement</option>'
+        '</select></label><button type="button" name="reset">reset</button>'
+        ' <span id="lg-count"></span></div>'
+    )
+    parts += [
+        "## Every claim",
+        "",
+        "Each row opens to its check, protocol, justification and cause; **#** is the claim's "
+        "permalink. Chapters: "
+        + "; ".join(f"{c} = {TITLES[c].split(' — ')[1]}" for c in CHAPTERS)
+        + ".",
+        "",
+        "<style>div.lg-filters{display:flex;flex-wrap:wrap;gap:6px 14px;font-size:0.86em;"
+        "margin:0.4em 0;align-items:center} div.lg-filters select,div.lg-filters input"
+        "{font-size:1em} #lg-scorecard{font-size:0.8em} #lg-scorecard .lg-row,"
+        "#lg-scorecard details.lg-claim>summary{grid-template-columns:minmax(0,63fr) "
+        "minmax(0,13fr) minmax(0,13fr) minmax(0,11fr);line-height:1.35}</style>",
+        filters,
+        "",
+        claims_html(rows, css=False, where=False, origin=True).replace(
+            '<div class="lg-claims">', '<div class="lg-claims" id="lg-scorecard">', 1
+        ),
+        "",
+        _FILTER_JS,
+        "",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path:
+    """Save the bar chart of paper claims per chapter and status to ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lengthgen import plotting
+
+    tot = scorecard(folder)
+    tot = tot[tot["chapter"] != "all"]
+    fig, ax = plotting.figure(width=6.4, height=2.4)
+    left = [0] * len(tot)
+    for cat in CATEGORIES:
+        vals = tot[cat].tolist()
+        ax.barh(tot["chapter"], vals, left=left, color=_BADGE[cat], label=cat)
+        left = [a + b for a, b in zip(left, vals)]
+    ax.invert_yaxis()
+    ax.set(xlabel="paper claims (count)", ylabel="chapter")
+    ax.legend(
+        ncol=5,
+        fontsize=9,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        frameon=False,
+        handlelength=1.2,
+        columnspacing=1.0,
+    )
+    plotting.finish(fig)
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)
+
+
+def results_box_markdown(folder: str | Path | None = None) -> str:
+    """The intro page's results box (HTML): per chapter its headline finding and main deviation
+    (``HEADLINE`` of the chapter's claims module, each linked to its scorecard rows) and its
+    counts, then the book's totals."""
+    tot = scorecard(folder)
+    row_of = {r["chapter"]: r for _, r in tot.iterrows()}
+
+    selfc = {
+        r["chapter"]: int(r["total"])
+        for _, r in scorecard(folder, group="self-check").iterrows()
+    }
+
+    ours = {r["chapter"]: r for _, r in scorecard(folder, group="ours").iterrows()}
+
+    def counts(r) -> str:
+        out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
+        o = ours.get(r["chapter"])
+        if o is not None and int(o["total"]):
+            held = int(o["reproduced"]) + int(o["direction"])
+            mine = f"our predictions: {held} of {int(o['total'])} held"
+            out = mine if not int(r["total"]) else f"{out}; {mine}"
+        n = selfc.get(r["chapter"], 0)
+        return out + (f" (and {n} self-checks)" if n else "")
+
+    def links(ids) -> str:
+        return " ".join(
+            f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>'
+            for n, i in enumerate(ids)
+        )
+
+    out = [
+        _CSS,
+        '<div class="lg-results"><table class="lg-claims"><colgroup><col style="width:16%">'
+        '<col style="width:34%"><col style="width:34%"><col style="width:16%"></colgroup><thead><tr>'
+        "<th>chapter</th><th>main finding</th><th>main deviation</th><th>paper claims</th></tr></thead><tbody>",
+    ]
+    for ch in CHAPTERS:
+        head = getattr(chapter_claims(ch), "HEADLINE", None) or {}
+        r = row_of[ch]
+        out.append(
+            f"<tr><td>{_esc(TITLES[ch])}</td>"
+            f"<td>{_esc(head.get('finding', '—'))} {links(head.get('finding_ids', []))}</td>"
+            f"<td>{_esc(head.get('deviation', '—'))} {links(head.get('deviation_ids', []))}</td>"
+            f"<td>{_esc(counts(r))}</td></tr>"
+        )
+    a = row_of["all"]
+    out.append(
+        f"<tr><td><b>all chapters</b></td><td colspan=2><b>{int(a['total'])} paper claims:</b> "
+        f"{_esc(counts(a))}</td><td></td></tr></tbody></table></div>"
+    )
+    return "".join(out) + "\n"
+
+
+def _label(r: dict) -> str:
+    cat = category(r)
+    return OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+
+
+def headline_claims(chapter: str) -> list[dict]:
+    """The chapter's 3–5 headline claims for its results box: ``HEADLINE["claims"]`` of its claims
+    module, a list of ``{"claim": plain words, "id": ledger id}``."""
+    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
+    items = head.get("claims") or []
+    if not 3 <= len(items) <= 5 and chapter != "ch0":
+        raise ConfigError(
+            f"{chapter}: HEADLINE['claims'] lists {len(items)} claims; a results box shows 3 to 5"
+        )
+    return items
+
+
+def results_box(chapter: str, folder: str | Path | None = None):
+    """The results box on a chapter's first screen, generated from its committed ledger: the
+    paper's headline claims in plain words with the paper's value, ours and our verdict (each
+    linked to its row of the scorecard), the chapter's claim counts, its main deviation in one
+    sentence (``HEADLINE["deviation"]``) and the cost of reproducing its stored results
+    (:func:`lengthgen.cost.chapter_cost`)."""
+    from lengthgen import cost  # the page code may read the cost of the stored results
+
+    rows = load_ledger(chapter, folder)
+    by_id = {r["id"]: r for r in rows}
+    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
+    items = headline_claims(chapter)
+    missing = [it["id"] for it in items if it["id"] not in by_id]
+    if missing:
+        raise ConfigError(
+            f"{chapter}: headline claims not in its ledger: {', '.join(missing)}"
+        )
+    link = "../book/scorecard.html#claim-"
+
+    def short(v):  # a box cell: the value in a few words
+        return short_value(v, 26)
+
+    body = []
+    for it in items:
+        r = by_id[it["id"]]
+        body.append(
+            f"<tr><td>{_esc(it['claim'])}</td><td>{_esc(short(r['paper_value']))}</td>"
+            f"<td>{_esc(short(r['our_value']))}</td>"
+            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
+        )
+    n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
+    n_ours = sum(r.get("group") == "ours" for r in rows)
+    n_self = len(rows) - n_paper - n_ours
+    c = cost.chapter_cost(chapter)
+    spent = (
+        f"its stored full-scale results took {cost.fmt_seconds(c['cpu_s'])} of CPU "
+        f"(about {cost.fmt_seconds(c['projection_2core_s'])} on two cores)"
+        if c["cpu_recorded"] and c["cpu_s"] >= 1
+        else "its stored results take under a second to compute"
+        if c["cpu_recorded"]
+        else "it stores no full-scale results"
+    )
+    dev = head.get("deviation")
+    dev_links = " ".join(
+        f'<a href="{link}{_esc(i)}">[{n + 1}]</a>'
+        for n, i in enumerate(head.get("deviation_ids", []))
+    )
+    parts = [
+        _CSS,
+        '<div class="lg-results" id="results-box"><p><b>Results at a glance.</b> '
+        + (
+            f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}"
+            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
+            if n_paper
+            else f"Our experiments, not the papers' claims: of our {n_ours} predictions, each "
+            f"fixed before its run: {_esc(counts_line(rows, 'ours'))}"
+            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
+            if n_ours
+            else f"This chapter checks no paper's claims; it runs {n_self} self-checks "
+            "of our own code"
+        )
+        + ".</p>",
+    ]
+    if body:
+        parts.append(
+            '<table><colgroup><col style="width:55%"><col style="width:15%">'
+            '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
+            f"<th>{'the paper claims' if n_paper else 'we predicted' if n_ours else 'the chapter checks'}</th>"
+            f"<th>{'paper' if n_paper else 'predicted' if n_ours else 'expected'}</th>"
+            "<th>ours</th><th>verdict</th></tr>"
+            "</thead><tbody>" + "".join(body) + "</tbody></table>"
+        )
+    if dev:
+        parts.append(f"<p><b>Main deviation.</b> {_esc(dev)} {dev_links}</p>")
+    parts.append(
+        f"<p><b>Cost.</b> This page executes at smoke scale in minutes; {spent}.</p></div>"
+    )
+    from lengthgen.tables import HTML
+
+    return HTML("".join(parts))
+
+
+ClaimRows.html = (
+    claims_html  # the ledger's claims tables display as this page code draws them
+)

@@ -1,0 +1,156 @@
+"""How the claims ledger writes and compares values: rounded to a claim's significant digits
+(:func:`round_sig`), rounding residues written as the bound they were checked against
+(:func:`bound_residues`; a claim's floor: :func:`residue_of`), and two values taken as equal when they differ only by that rounding
+(:func:`same_within_rounding`, :func:`keep_within_rounding`), so the committed ledger is the same
+on every machine. Used by :mod:`lengthgen.claims` (which re-exports these names) and
+:mod:`lengthgen.verify`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from lengthgen.store import ResultFileError, _clean, read_json
+
+
+def _as_list(x):
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    if hasattr(x, "tolist"):
+        v = x.tolist()
+        return v if isinstance(v, list) else None
+    return None
+
+
+def round_sig(x, digits: int = 4):
+    """``x`` with floats rounded to ``digits`` significant digits (recursively), so re-running a
+    chapter leaves the ledger file unchanged by float noise."""
+    if isinstance(x, dict):
+        return {k: round_sig(v, digits) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [round_sig(v, digits) for v in x]
+    if isinstance(x, float) and math.isfinite(x) and x != 0.0:
+        return float(f"{x:.{digits}g}")
+    return x
+
+
+def bound_residues(x, floor: float | None):
+    """``x`` with every finite float of magnitude ≤ ``floor`` replaced by the string ``"≤ floor"``
+    (recursively): a rounding residue is recorded as the bound it was checked against, not as the
+    raw value, which changes from machine to machine."""
+    if floor is None:
+        return x
+    if isinstance(x, dict):
+        return {k: bound_residues(v, floor) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [bound_residues(v, floor) for v in x]
+    if isinstance(x, float) and math.isfinite(x) and abs(x) <= floor:
+        return f"≤ {floor:.3g}"
+    return x
+
+
+def _rounding_unit(x, digits: int) -> float:
+    """One unit in the last of ``digits`` significant digits of ``x`` (the ledger's rounding)."""
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return 0.0
+    return 10.0 ** (math.floor(math.log10(abs(x))) - digits + 1)
+
+
+def same_within_rounding(a, b, digits: int = 4) -> bool:
+    """Whether two ledger values agree up to the ledger's rounding: the same structure, the same
+    non-numbers, and numbers that differ by at most one unit in the ``digits``-th significant digit
+    of the smaller of the two (two machines that agree to float rounding may round a value on
+    either side of a boundary; anything more is a change)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and set(a) == set(b)
+            and all(same_within_rounding(a[k], b[k], digits) for k in a)
+        )
+    la, lb = _as_list(a), _as_list(b)
+    if la is not None or lb is not None:
+        return (
+            la is not None
+            and lb is not None
+            and len(la) == len(lb)
+            and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb))
+        )
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    num = (int, float)
+    if (
+        isinstance(a, num)
+        and isinstance(b, num)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
+        if a == b:
+            return True
+        if not (math.isfinite(float(a)) and math.isfinite(float(b))):
+            return False
+        units = [u for u in (_rounding_unit(a, digits), _rounding_unit(b, digits)) if u]
+        unit = min(units, default=0.0)  # the finer of the two: 1.0 → 0.9995 is a change
+        return abs(float(a) - float(b)) <= unit * (1 + 1e-9)
+    return _clean(a) == _clean(b)
+
+
+def keep_within_rounding(
+    records: list[dict], path: str | Path, digits: dict | None = None
+) -> list[dict]:
+    """``records`` with each ``our_value`` replaced by the one already written at ``path`` when the
+    two agree within the ledger's rounding (:func:`same_within_rounding` at the claim's ``digits``,
+    ``digits[id]``, default 4) and every other field of
+    the two records is equal; the records as they are when ``path`` is missing or is not a list of
+    records (the write then replaces it). Only rounding is absorbed: a value that moved further, a
+    changed status or any changed field is written."""
+    path = Path(path)
+    try:
+        old = read_json(path) if path.exists() else []
+    except ResultFileError:
+        old = []
+    if not isinstance(old, list):
+        old = []
+    by_id = {r["id"]: r for r in old if isinstance(r, dict) and "id" in r}
+    out = []
+    for r in records:
+        o = by_id.get(r["id"])
+        if (
+            o is not None
+            and set(o) == set(r)
+            and all(_clean(o[k]) == _clean(r[k]) for k in r if k != "our_value")
+            and same_within_rounding(
+                o["our_value"], r["our_value"], (digits or {}).get(r["id"], 4)
+            )
+        ):
+            r = dict(r, our_value=o["our_value"])
+        out.append(r)
+    return out
+
+
+def _is_zero(x) -> bool:
+    v = _as_list(x)
+    if v is not None:
+        return len(v) > 0 and all(_is_zero(y) for y in v)
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == 0
+
+
+#: a ``value`` check of zero whose tolerance is at most this is a check of float rounding (a residue)
+RESIDUE_SCALE = 1e-6
+
+
+def residue_of(claim) -> float | None:
+    """The rounding floor of ``claim``'s value (a :class:`lengthgen.claims.Claim`): its ``residue``, else the tolerance of a ``value``
+    check of a paper value of zero with a tolerance ≤ :data:`RESIDUE_SCALE` (a check that only
+    rounding separates ours from zero), else None (no floor)."""
+    if claim.residue is not None:
+        return float(claim.residue)
+    if (
+        claim.check == "value"
+        and _is_zero(claim.paper_value)
+        and float(claim.tolerance) <= RESIDUE_SCALE
+    ):
+        return float(claim.tolerance)
+    return None
