@@ -86,6 +86,9 @@ FLOAT_TOL = 1e-9
 PERFECT_CE_BITS = 0.01
 #: Rule 4: "near chance" for a mean accuracy.
 CHANCE_BAND = (0.4, 0.6)
+#: Rules 2 and 4 as the comparison a claim names (``**FLOAT_EXACT``, ``**NEAR_CHANCE``).
+FLOAT_EXACT = {"check": "value", "tolerance": FLOAT_TOL}
+NEAR_CHANCE = {"check": "interval", "interval": CHANCE_BAND}
 #: Rule 5: "approaches the one-bit bound".
 BOUND_GAP_BITS = 0.01
 #: Rule 9: tolerance of our reading of Fig. 2's FIRST rise (paper.FIG2_FIRST_EPS5_RISE_BITS):
@@ -345,6 +348,95 @@ _RATE_DEV: dict = {
 }
 
 
+def _chance_at_10(cid, runs, why, measure, deviation=None):
+    """Fig. 4, standard attention trained at n = 10: rule 4 on the mean test accuracy of ``runs`` runs."""
+    return Claim(
+        cid,
+        "paper Fig. 4",
+        statement=f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
+        f"{runs} runs is within 0.1 of chance",
+        paper_value="hardly better than random guessing",
+        **NEAR_CHANCE,
+        why=why,
+        measure=measure,
+        deviation=deviation,
+    )
+
+
+#: Fig. 4, log-scaled attention (rule 3): perfect runs of 20 at each training length.
+_SCALED_PERFECT = (
+    ("ch1.first_train.scaled_perfect_n10", 10),
+    ("ch1.first_train.scaled_perfect_n30", 30),
+    ("ch1.first_train.scaled_perfect_n100", 100),
+    ("ch1.first_train.scaled_perfect_n300", 300),
+)
+
+
+def _scaled_perfect(cid, n):
+    return Claim(
+        cid,
+        "paper Fig. 4",
+        statement=f"Log-scaled attention trained at n = {n}: runs (of {paper.FIG4_RUNS}) with 100% test "
+        f"accuracy and test cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}",
+        paper_value=paper.FIG4_RUNS,
+        check="equal",
+        why="rule 3: a 20-run mean at the ceiling means every run is perfect, so we count perfect runs",
+        measure=lambda r: _perfect_counts(r, "log-scaled", with_ce=True)[str(n)],
+        deviation=_SCALED_DEV.get(n),
+    )
+
+
+#: Fig. 4 as success rates (rule 8): one claim per log-scaled arm and training length.
+_RATE_CLAIMS = (
+    ("ch1.first_rates.scaled_n10", "log-scaled", 10),
+    ("ch1.first_rates.scaled_n30", "log-scaled", 30),
+    ("ch1.first_rates.scaled_n100", "log-scaled", 100),
+    ("ch1.first_rates.scaled_n300", "log-scaled", 300),
+    ("ch1.first_rates.authors_placement_n10", "authors' placement", 10),
+    ("ch1.first_rates.authors_placement_n30", "authors' placement", 30),
+    ("ch1.first_rates.authors_placement_n100", "authors' placement", 100),
+    ("ch1.first_rates.authors_placement_n300", "authors' placement", 300),
+)
+_RUNS = paper.PROTOCOLS["full"]["rate_runs"]
+_P20 = f"p̂^{paper.FIG4_RUNS}"
+#: Per arm: how the statement names the arm and what it adds, and the rule's wording.
+_RATE_WORDING = {
+    "log-scaled": (
+        "Log-scaled attention (ours, whole logit scaled) trained at n = {n}, "
+        f"{_RUNS} runs: success rate (100% test accuracy and test "
+        f"cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}) with its exact 95% "
+        f"interval, and the chance {_P20} that {paper.FIG4_RUNS} runs at that rate "
+        f"are all perfect (plausible if ≥ {PLAUSIBLE:g})",
+        f"rule 8: the paper's {paper.FIG4_RUNS} of {paper.FIG4_RUNS} is one draw of {paper.FIG4_RUNS} runs; "
+        f"it reproduces if such a draw is not surprising at our measured rate, "
+        f"{_P20} ≥ {PLAUSIBLE:g} (i.e. p̂ ≥ {PLAUSIBLE ** (1 / paper.FIG4_RUNS):.3f}), written "
+        "while the runs were in progress, before their rates were read; the rule treats p̂ as exact",
+    ),
+    "authors' placement": (
+        "Log-scaled attention with the authors' placement (log N multiplies the query input; "
+        "the query bias is not scaled) trained at n = {n}, "
+        f"{_RUNS} runs on the seeds of the other arms: success "
+        f"rate with its exact 95% interval and {_P20} (plausible if ≥ {PLAUSIBLE:g})",
+        "rule 8, as for our placement; the paper's runs used this placement (the authors' released code)",
+    ),
+}
+
+
+def _rate_claim(cid, arm, n):
+    statement, why = _RATE_WORDING[arm]
+    return Claim(
+        cid,
+        "paper Fig. 4",
+        statement=statement.format(n=n),
+        paper_value=f"{paper.FIG4_RUNS} of {paper.FIG4_RUNS} perfect",
+        check="predicate",
+        holds=_plausible,
+        why=why,
+        measure=lambda r: _rate(r, n, arm),
+        deviation=_RATE_DEV.get((arm, n)),
+    )
+
+
 # --------------------------------------------------------------------------- the claims
 def _exact(cid, what, knowl):
     return Claim(
@@ -400,8 +492,7 @@ CLAIMS = [
         statement=f"Without layer norm, every FIRST logit has |s| = e^c/(e^c + N − 1)/2 (c = {FIRST_C:g}) at "
         "each length of paper Fig. 2 (smallest and largest |s| over 1,000 strings)",
         paper_value=[_first_formula(n) for n in paper.FIG2_LENGTHS],
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 2: the formula is exact, our encoder computes it in float64",
         measure=_first_logit,
         group="self-check",
@@ -413,8 +504,7 @@ CLAIMS = [
         "length of paper Fig. 2 equals our closed form of its output logit (chapter 1, section 'Two exact constructions') for the paper's weights (§3.2), which falls "
         "strictly from each length to the next (n = 1 … 1000; like 1/N²)",
         paper_value=[_parity_formula(n) for n in paper.FIG2_LENGTHS],
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 2: the paper states the order (shrinks) for its own construction, whose weights fix the "
         "value exactly; our encoder computes it in float64",
         measure=_parity_logit,
@@ -461,8 +551,7 @@ CLAIMS = [
         statement="With layer norm and ε = 0 the cross-entropy is the same at every length n = 1 … 1000 "
         "(largest spread over n of either construction, bits)",
         paper_value=0.0,
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 2: independence of length is exact in real arithmetic",
         measure=_eps0_spread,
         digits=2,
@@ -511,8 +600,7 @@ CLAIMS = [
         "attention logit per head that their widths and heads imply, 1/√(10/2) for PARITY and 1/√(6/1) "
         "for FIRST (read off the last layer's attention weights, without layer norm; [PARITY, FIRST])",
         paper_value=AUTHORS_HEAD_LOGIT,
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 10: each head of torch's attention divides by √(width/heads); exact in real arithmetic",
         digits=6,
     ),
@@ -525,8 +613,7 @@ CLAIMS = [
         "layer norm and ε = 0 the cross-entropy at every length of paper Fig. 2 is log2(1 + e^-√(d/2)) with d = "
         "20 for PARITY and 12 for FIRST (ours: at the length farthest from it; [PARITY, FIRST], bits)",
         paper_value=AUTHORS_EPS0_BITS,
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 10: layer norm with ε = 0 maps [s; −s; 0 …] to ±√(d/2) (paper §4.2), d the padded paired width",
         digits=6,
     ),
@@ -591,34 +678,14 @@ CLAIMS = [
         why="rule 6: a 20-run mean below 100% means at least one of the 20 runs is not perfect",
         measure=lambda r: _perfect_counts(r, "standard", with_ce=False),
     ),
-    Claim(
+    _chance_at_10(
         "ch1.first_train.standard_chance_at_10",
-        "paper Fig. 4",
-        statement=f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
-        f"{paper.FIG4_RUNS} runs is within 0.1 of chance",
-        paper_value="hardly better than random guessing",
-        check="interval",
-        interval=CHANCE_BAND,
-        why="rule 4: 'hardly better than random' for a mean accuracy is the band [0.4, 0.6]",
-        measure=lambda r: _mean_acc(r, 10, "standard"),
-        deviation=_STANDARD_10_DEV,
+        paper.FIG4_RUNS,
+        "rule 4: 'hardly better than random' for a mean accuracy is the band [0.4, 0.6]",
+        lambda r: _mean_acc(r, 10, "standard"),
+        _STANDARD_10_DEV,
     ),
-    *[
-        Claim(
-            f"ch1.first_train.scaled_perfect_n{n}",
-            "paper Fig. 4",
-            statement=f"Log-scaled attention trained at n = {n}: runs (of {paper.FIG4_RUNS}) with 100% test "
-            f"accuracy and test cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}",
-            paper_value=paper.FIG4_RUNS,
-            check="equal",
-            why="rule 3: a 20-run mean at the ceiling means every run is perfect, so we count perfect runs",
-            measure=lambda r, n=n: _perfect_counts(r, "log-scaled", with_ce=True)[
-                str(n)
-            ],
-            deviation=_SCALED_DEV.get(n),
-        )
-        for n in paper.TRAIN_LENGTHS
-    ],
+    *[_scaled_perfect(cid, n) for cid, n in _SCALED_PERFECT],
     Claim(
         "ch1.first_train.scaled_beats_standard",
         "paper Fig. 4",
@@ -631,54 +698,12 @@ CLAIMS = [
         measure=_scaled_vs_standard,
     ),
     # ---- Fig. 4 as success rates (section "How often does training find the solution?"; cell first_rates)
-    *[
-        Claim(
-            f"ch1.first_rates.scaled_n{n}",
-            "paper Fig. 4",
-            statement=f"Log-scaled attention (ours, whole logit scaled) trained at n = {n}, "
-            f"{paper.PROTOCOLS['full']['rate_runs']} runs: success rate (100% test accuracy and test "
-            f"cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}) with its exact 95% "
-            f"interval, and the chance p̂^{paper.FIG4_RUNS} that {paper.FIG4_RUNS} runs at that rate "
-            f"are all perfect (plausible if ≥ {PLAUSIBLE:g})",
-            paper_value=f"{paper.FIG4_RUNS} of {paper.FIG4_RUNS} perfect",
-            check="predicate",
-            holds=_plausible,
-            why=f"rule 8: the paper's {paper.FIG4_RUNS} of {paper.FIG4_RUNS} is one draw of {paper.FIG4_RUNS} runs; "
-            f"it reproduces if such a draw is not surprising at our measured rate, "
-            f"p̂^{paper.FIG4_RUNS} ≥ {PLAUSIBLE:g} (i.e. p̂ ≥ {PLAUSIBLE ** (1 / paper.FIG4_RUNS):.3f}), written "
-            "while the runs were in progress, before their rates were read; the rule treats p̂ as exact",
-            measure=lambda r, n=n: _rate(r, n, "log-scaled"),
-            deviation=_RATE_DEV.get(("log-scaled", n)),
-        )
-        for n in paper.TRAIN_LENGTHS
-    ],
-    *[
-        Claim(
-            f"ch1.first_rates.authors_placement_n{n}",
-            "paper Fig. 4",
-            statement=f"Log-scaled attention with the authors' placement (log N multiplies the query input; "
-            f"the query bias is not scaled) trained at n = {n}, "
-            f"{paper.PROTOCOLS['full']['rate_runs']} runs on the seeds of the other arms: success "
-            f"rate with its exact 95% interval and p̂^{paper.FIG4_RUNS} (plausible if ≥ {PLAUSIBLE:g})",
-            paper_value=f"{paper.FIG4_RUNS} of {paper.FIG4_RUNS} perfect",
-            check="predicate",
-            holds=_plausible,
-            why="rule 8, as for our placement; the paper's runs used this placement (the authors' released code)",
-            measure=lambda r, n=n: _rate(r, n, "authors' placement"),
-            deviation=_RATE_DEV.get(("authors' placement", n)),
-        )
-        for n in paper.TRAIN_LENGTHS
-    ],
-    Claim(
+    *[_rate_claim(cid, arm, n) for cid, arm, n in _RATE_CLAIMS],
+    _chance_at_10(
         "ch1.first_rates.standard_chance_at_10",
-        "paper Fig. 4",
-        statement=f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
-        f"{paper.PROTOCOLS['full']['rate_runs']} runs is within 0.1 of chance",
-        paper_value="hardly better than random guessing",
-        check="interval",
-        interval=CHANCE_BAND,
-        why="rule 4 with 100 runs instead of 20",
-        measure=lambda r: _rate_mean_acc(r, 10, "standard"),
+        paper.PROTOCOLS["full"]["rate_runs"],
+        "rule 4 with 100 runs instead of 20",
+        lambda r: _rate_mean_acc(r, 10, "standard"),
     ),
     Claim(
         "ch1.first_rates.standard_not_perfect",
@@ -718,8 +743,7 @@ CLAIMS = [
         f"authors' script; the paper does not state it): mean test accuracy over "
         f"{paper.PROTOCOLS['full']['parity_runs']} runs is within 0.1 of chance",
         paper_value="not learned",
-        check="interval",
-        interval=CHANCE_BAND,
+        **NEAR_CHANCE,
         why="rule 4: 'not learned' for a mean accuracy is the band [0.4, 0.6]",
         measure=_parity_mean,
     ),
