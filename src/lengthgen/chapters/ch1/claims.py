@@ -61,8 +61,8 @@ import math
 
 import numpy as np
 
-from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import experiments as ch1
+from lengthgen.chapters.ch1 import measures as M
 from lengthgen.chapters.ch1 import paper
 from lengthgen.claims import Claim, Deviation, Unchecked
 
@@ -123,71 +123,8 @@ KNOWL5_TARGET_BITS = math.log2(1 + math.exp(-KNOWL5_LAMBDA / 4))
 #: at least ``recoveries`` times over the sweep (the oscillation).
 OSC = {"near": 0.03, "low": 0.5, "high": 0.8, "recoveries": 2}
 
-#: The advantage c of the exact FIRST construction as stored in Fig. 2 (its default).
-FIRST_C = C.first.__kwdefaults__["c"]
-
 
 # --------------------------------------------------------------------------- measures on stored cells
-def _curve(results, construction, label):
-    return next(
-        c["rows"]
-        for c in results.cell("fig2")
-        if c["construction"] == construction and c["label"] == label
-    )
-
-
-NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
-
-
-def _no_layer_norm(results):
-    rows = [_curve(results, name, NO_LN) for name in ("parity", "first")]
-    return {
-        "ce_bits_at_n_max": [r[-1]["ce_bits"] for r in rows],
-        "min_acc": min(x["acc"] for r in rows for x in r),
-    }
-
-
-def _first_formula(n, c=FIRST_C):
-    return math.exp(c) / (math.exp(c) + n) / 2  # N − 1 = n
-
-
-def _first_logit(results):
-    """At each length, whichever of min |s| and max |s| lies farther from the formula of §3.3."""
-    out = []
-    for r in _curve(results, "first", NO_LN):
-        f = _first_formula(r["n"])
-        out.append(
-            max((r["min_abs_logit"], r["max_abs_logit"]), key=lambda v: abs(v - f))
-        )
-    return out
-
-
-def _parity_formula(n):
-    """Largest |s| of the PARITY construction at length n (closed form, our convention a = 1)."""
-    return max(ch1.parity_logit_closed_form(n).values())
-
-
-def _parity_logit(results):
-    return [r["max_abs_logit"] for r in _curve(results, "parity", NO_LN)]
-
-
-def _initially_better(results):
-    return {
-        name: [
-            _curve(results, name, NO_LN)[0]["ce_bits"],
-            _curve(results, name, EPS5)[0]["ce_bits"],
-        ]
-        for name in ("parity", "first")
-    }
-
-
-def _eps0_spread(results):
-    return max(
-        max(r["ce_bits"] for r in rows) - min(r["ce_bits"] for r in rows)
-        for rows in (_curve(results, name, EPS0) for name in ("parity", "first"))
-    )
-
-
 def _first(results):
     return results.cell("first_training")
 
@@ -202,18 +139,14 @@ def _perfect_counts(results, attention, *, with_ce):
     }
 
 
-def _mean_acc(results, n, attention):
-    row = next(
-        r
-        for r in ch1.first_table(_first(results))
-        if r["train_n"] == n and r["attention"] == attention
-    )
-    return row["test_acc"]
+def _mean_acc(results):
+    """Fig. 4's mean test accuracy by (training length, attention)."""
+    rows = ch1.first_table(_first(results))
+    return {(r["train_n"], r["attention"]): r["test_acc"] for r in rows}
 
 
 def _scaled_vs_standard(results):
-    rows = ch1.first_table(_first(results))
-    get = {(r["train_n"], r["attention"]): r["test_acc"] for r in rows}
+    get = _mean_acc(results)
     return {
         str(n): [get[(n, "standard")], get[(n, "log-scaled")]]
         for n in _first(results)["protocol"]["lengths"]
@@ -226,9 +159,13 @@ def _rates(results):
     )
 
 
+def _rate_row(results, n, arm):
+    return next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)
+
+
 def _rate(results, n, arm):
     """Rule 8's quantities for one (training length, arm) of the success-rate cell."""
-    r = next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)
+    r = _rate_row(results, n, arm)
     return {
         "perfect": r["perfect"],
         "runs": r["runs"],
@@ -240,59 +177,6 @@ def _rate(results, n, arm):
 
 def _plausible(v):
     return v[f"p_{paper.FIG4_RUNS}_of_{paper.FIG4_RUNS}"] >= PLAUSIBLE
-
-
-def _rate_mean_acc(results, n, arm):
-    return next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)[
-        "mean_test_acc"
-    ]
-
-
-def _repeats_first_training(results):
-    new, old = results.cell("first_rates"), _first(results)
-    where = {
-        (m["train_n"], paper.ATTENTION_ARMS[m["log_scaled"]], m["run"]): i
-        for i, m in enumerate(old["members"])
-    }
-    diff, differ, shared = 0.0, 0, 0
-    for j, m in enumerate(new["members"]):
-        i = where.get((m["train_n"], m["arm"], m["run"]))
-        if i is None:
-            continue
-        shared += 1
-        a, b = new["train_ce_bits_last_epoch"][j], old["train_ce_bits_last_epoch"][i]
-        diff = max(diff, abs(a - b) / max(abs(b), 1e-12))
-        was = old["test_acc"][i] == 1.0 and old["test_ce_bits"][i] < PERFECT_CE_BITS
-        differ += ch1.rate_perfect(new, j, perfect_ce_bits=PERFECT_CE_BITS) != was
-    return {
-        "shared_runs": shared,
-        "max_rel_diff_train_ce": diff,
-        "verdicts_differ": differ,
-    }
-
-
-def _parity_mean(results):
-    return float(np.mean(results.cell("parity_training")["test_acc"]))
-
-
-def _sweep(results):
-    rows = results.cell("sensitivity")["rows"]
-    return np.array([r["value"] for r in rows]), np.array([r["acc"] for r in rows])
-
-
-def _sens_at_1(results):
-    v, a = _sweep(results)
-    return float(a[np.argmin(np.abs(v - 1.0))])
-
-
-def _sens_osc(results):
-    v, a = _sweep(results)
-    near = np.abs(v - 1.0) <= OSC["near"]
-    kw = {"high": OSC["high"], "low": OSC["low"]}
-    rec = ch1.oscillations(v[v >= 1], a[v >= 1], **kw) + ch1.oscillations(
-        v[v <= 1][::-1], a[v <= 1][::-1], **kw
-    )
-    return {"min_acc_near_1": float(a[near].min()), "recoveries": int(rec)}
 
 
 # --------------------------------------------------------------------------- declared deviations
@@ -326,25 +210,23 @@ _STANDARD_10_DEV = Deviation(
 
 
 #: Deviations of the success-rate claims (cell ``first_rates``), by (arm, training length).
-_RATE_10 = (
-    "Under the paper's own protocol, training at length 10 finds the length-general solution in most "
-    "runs but not in all: the failed runs fit the short training strings and are near chance at length "
-    "1000. At the rate we measure, 20 successes out of 20 runs happen only in a few percent of sets of 20 "
-    "runs, so the paper's 20 of 20 is consistent with a favourable draw; our interval still allows rates at "
-    "which it is less unusual, and a higher rate in the authors' runs is not excluded."
+_DRAW = (
+    " At the rate we measure, 20 successes out of 20 runs happen only in a few percent of sets of 20 "
+    "runs, so the paper's 20 of 20 is consistent with a favourable draw; our interval still allows "
+    "rates at which it is less unusual, and a higher rate in the authors' runs is not excluded."
 )
-_RATE_300 = (
-    "Under the paper's own protocol, training at length 300 succeeds in most runs but not in all: most "
-    "failed runs never fit their own training strings within the 10,000 single-string updates "
-    "(optimisation failures rather than failures to extrapolate). At the rate we measure, 20 successes "
-    "out of 20 runs happen only in a few percent of sets of 20 runs, so the paper's 20 of 20 is consistent "
-    "with a favourable draw; our interval still allows rates at which it is less unusual, and a higher "
-    "rate in the authors' runs is not excluded."
-)
+_RATE_TEXT = {
+    10: "Under the paper's own protocol, training at length 10 finds the length-general solution in "
+    "most runs but not in all: the failed runs fit the short training strings and are near chance "
+    "at length 1000.",
+    300: "Under the paper's own protocol, training at length 300 succeeds in most runs but not in "
+    "all: most failed runs never fit their own training strings within the 10,000 single-string "
+    "updates (optimisation failures rather than failures to extrapolate).",
+}
 _RATE_DEV: dict = {
-    (arm, n): Deviation("success rate below 1", text)
+    (arm, n): Deviation("success rate below 1", text + _DRAW)
     for arm in ("log-scaled", "authors' placement")
-    for n, text in ((10, _RATE_10), (300, _RATE_300))
+    for n, text in _RATE_TEXT.items()
 }
 
 
@@ -484,17 +366,17 @@ CLAIMS = [
             )
         ),
         why="rule 5 ('approaches the bound': within 0.01 bits at the largest length) and rule 1 (exact accuracy)",
-        measure=_no_layer_norm,
+        measure=M.fig2_no_layer_norm,
     ),
     Claim(
         "ch1.fig2.first_logit_formula",
         "§3.3",
-        statement=f"Without layer norm, every FIRST logit has |s| = e^c/(e^c + N − 1)/2 (c = {FIRST_C:g}) at "
+        statement=f"Without layer norm, every FIRST logit has |s| = e^c/(e^c + N − 1)/2 (c = {M.FIRST_C:g}) at "
         "each length of paper Fig. 2 (smallest and largest |s| over 1,000 strings)",
-        paper_value=[_first_formula(n) for n in paper.FIG2_LENGTHS],
+        paper_value=[M.first_logit_formula(n) for n in paper.FIG2_LENGTHS],
         **FLOAT_EXACT,
         why="rule 2: the formula is exact, our encoder computes it in float64",
-        measure=_first_logit,
+        measure=M.fig2_first_logit,
         group="self-check",
     ),
     Claim(
@@ -503,11 +385,11 @@ CLAIMS = [
         statement="Without layer norm, the largest |logit| of the PARITY construction over 1,000 strings at each "
         "length of paper Fig. 2 equals our closed form of its output logit (chapter 1, section 'Two exact constructions') for the paper's weights (§3.2), which falls "
         "strictly from each length to the next (n = 1 … 1000; like 1/N²)",
-        paper_value=[_parity_formula(n) for n in paper.FIG2_LENGTHS],
+        paper_value=[M.parity_logit_max(n) for n in paper.FIG2_LENGTHS],
         **FLOAT_EXACT,
         why="rule 2: the paper states the order (shrinks) for its own construction, whose weights fix the "
         "value exactly; our encoder computes it in float64",
-        measure=_parity_logit,
+        measure=M.fig2_parity_logit,
     ),
     Claim(
         "ch1.fig2.eps_1e-5_initially_better",
@@ -518,7 +400,7 @@ CLAIMS = [
         check="direction",
         holds=lambda v: all(e5 < no for no, e5 in v.values()),
         why="rule 6: the paper states an order at the shortest length, not a size",
-        measure=_initially_better,
+        measure=M.fig2_initially_better,
     ),
     Claim(
         "ch1.fig2.eps_1e-5_grows",
@@ -553,7 +435,7 @@ CLAIMS = [
         paper_value=0.0,
         **FLOAT_EXACT,
         why="rule 2: independence of length is exact in real arithmetic",
-        measure=_eps0_spread,
+        measure=M.fig2_eps0_spread,
         digits=2,
     ),
     Claim(
@@ -682,7 +564,7 @@ CLAIMS = [
         "ch1.first_train.standard_chance_at_10",
         paper.FIG4_RUNS,
         "rule 4: 'hardly better than random' for a mean accuracy is the band [0.4, 0.6]",
-        lambda r: _mean_acc(r, 10, "standard"),
+        lambda r: _mean_acc(r)[(10, "standard")],
         _STANDARD_10_DEV,
     ),
     *[_scaled_perfect(cid, n) for cid, n in _SCALED_PERFECT],
@@ -703,7 +585,7 @@ CLAIMS = [
         "ch1.first_rates.standard_chance_at_10",
         paper.PROTOCOLS["full"]["rate_runs"],
         "rule 4 with 100 runs instead of 20",
-        lambda r: _rate_mean_acc(r, 10, "standard"),
+        lambda r: _rate_row(r, 10, "standard")["mean_test_acc"],
     ),
     Claim(
         "ch1.first_rates.standard_not_perfect",
@@ -733,7 +615,9 @@ CLAIMS = [
         ),
         why="the two cells train these runs from the same weights on the same strings, only in ensembles of "
         "different size, so they must agree up to float32 rounding (1e-5 relative)",
-        measure=_repeats_first_training,
+        measure=lambda r: ch1.shared_runs(
+            r.cell("first_rates"), _first(r), perfect_ce_bits=PERFECT_CE_BITS
+        ),
     ),
     # ---- PARITY training and sensitivity, §5.1 (section "PARITY is not learned, and its exact solution is a needle")
     Claim(
@@ -745,7 +629,7 @@ CLAIMS = [
         paper_value="not learned",
         **NEAR_CHANCE,
         why="rule 4: 'not learned' for a mean accuracy is the band [0.4, 0.6]",
-        measure=_parity_mean,
+        measure=lambda r: float(np.mean(r.cell("parity_training")["test_acc"])),
     ),
     Claim(
         "ch1.sensitivity.exact_at_1",
@@ -755,7 +639,7 @@ CLAIMS = [
         paper_value=paper.SENS_EXACT_ACCURACY,
         check="equal",
         why="rule 1: at the construction's own weight the accuracy is exact",
-        measure=_sens_at_1,
+        measure=M.sensitivity_at_1,
     ),
     Claim(
         "ch1.sensitivity.oscillates",
@@ -770,7 +654,9 @@ CLAIMS = [
             v["min_acc_near_1"] < OSC["low"] and v["recoveries"] >= OSC["recoveries"]
         ),
         why="rule 6: 'oscillates sharply' made precise as a drop near 1 and repeated recoveries",
-        measure=_sens_osc,
+        measure=lambda r: M.sensitivity_oscillation(
+            r, OSC["near"], low=OSC["low"], high=OSC["high"]
+        ),
     ),
     # ---- what the book does not check
     Unchecked(

@@ -38,6 +38,7 @@ from lengthgen.chapters.ch1.measures import (  # noqa: F401  (re-exported)
     favoured_logit,
     flawed_first_error,
     logit_range,
+    oscillations,
     parity_logit_closed_form,
     sensitivity_sweep,
     task_of,
@@ -46,11 +47,11 @@ from lengthgen.chapters.ch1.training import (  # noqa: F401  (re-exported)
     failure_breakdown,
     first_model,
     first_table,
-    oscillations,
     parity_model,
     perfect_key,
     placement_comparison,
     rate_perfect,
+    shared_runs,
     success_rates,
     summarize,
 )
@@ -254,6 +255,7 @@ def cells(scale: str) -> list[Cell]:
         "model": dict(paper.MODEL),
     }
     sweep = {"lo": paper.SENS_RANGE[0], "hi": paper.SENS_RANGE[1], "n": paper.SENS_N}
+    sweep.update(points=proto["sens_points"], n_strings=proto["sens_strings"])
     parity = {"epochs": proto["parity_epochs"], "n": proto["parity_n"]}
     return [
         Cell(
@@ -269,12 +271,7 @@ def cells(scale: str) -> list[Cell]:
         Cell(
             "sensitivity",
             sensitivity,
-            {
-                **sweep,
-                "points": proto["sens_points"],
-                "n_strings": proto["sens_strings"],
-                "seed": seed,
-            },
+            {**sweep, "seed": seed},
             seeds=[seed],
         ),
         Cell(

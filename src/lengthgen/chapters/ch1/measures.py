@@ -8,7 +8,9 @@
 * :func:`sensitivity_sweep` the PARITY construction with the k/N value weight moved off 1 (§5.1)
 * :func:`flawed_first_error` exact error rate of the one-layer FIRST transformer with standard attention
 
-All are scale-independent and cheap: the notebook runs them live at full size.
+All are scale-independent and cheap: the notebook runs them live at full size. The ``fig2_*`` and
+``sensitivity_*`` functions at the end measure the stored cells ``fig2`` and ``sensitivity``
+(``results.cell(name)``, :class:`lengthgen.claims.StoredResults`) for the chapter's claims.
 """
 
 from __future__ import annotations
@@ -226,3 +228,109 @@ def flawed_first_error(c: float, n) -> np.ndarray:
 
     n = np.asarray(n)
     return binom.cdf(np.floor((n - 1 - math.exp(c)) / 2), n - 1, 0.5)
+
+
+def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
+    """Number of times the accuracy curve, read from left to right, climbs back above ``high``
+    after having dropped below ``low`` (the recoveries of the oscillation of §5.1)."""
+    count, dropped = 0, False
+    for a in acc:
+        if a < low:
+            dropped = True
+        elif a > high and dropped:
+            count, dropped = count + 1, False
+    return count
+
+
+# --------------------------------------------------------------------------- the stored cells fig2 and sensitivity
+#: The advantage c of the exact FIRST construction as stored in Fig. 2 (its default).
+FIRST_C = C.first.__kwdefaults__["c"]
+NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
+
+
+def fig2_curve(results, construction: str, label: str) -> list[dict]:
+    """The rows of one curve of the stored cell ``fig2``."""
+    return next(
+        c["rows"]
+        for c in results.cell("fig2")
+        if c["construction"] == construction and c["label"] == label
+    )
+
+
+def fig2_no_layer_norm(results) -> dict:
+    """Without layer norm: cross-entropy at the largest length [PARITY, FIRST] and the worst accuracy."""
+    rows = [fig2_curve(results, name, NO_LN) for name in ("parity", "first")]
+    return {
+        "ce_bits_at_n_max": [r[-1]["ce_bits"] for r in rows],
+        "min_acc": min(x["acc"] for r in rows for x in r),
+    }
+
+
+def first_logit_formula(n, c=FIRST_C):
+    """|s| of the exact FIRST construction without layer norm at length n (§3.3)."""
+    return math.exp(c) / (math.exp(c) + n) / 2  # N − 1 = n
+
+
+def fig2_first_logit(results) -> list[float]:
+    """At each length, whichever of min |s| and max |s| lies farther from the formula of §3.3."""
+    out = []
+    for r in fig2_curve(results, "first", NO_LN):
+        f = first_logit_formula(r["n"])
+        out.append(
+            max((r["min_abs_logit"], r["max_abs_logit"]), key=lambda v: abs(v - f))
+        )
+    return out
+
+
+def parity_logit_max(n):
+    """Largest |s| of the PARITY construction at length n (closed form, our convention a = 1)."""
+    return max(parity_logit_closed_form(n).values())
+
+
+def fig2_parity_logit(results) -> list[float]:
+    """The largest |logit| of PARITY without layer norm at each length."""
+    return [r["max_abs_logit"] for r in fig2_curve(results, "parity", NO_LN)]
+
+
+def fig2_initially_better(results) -> dict:
+    """Cross-entropy at the shortest length, [no layer norm, ε = 1e-5], per construction."""
+    return {
+        name: [
+            fig2_curve(results, name, NO_LN)[0]["ce_bits"],
+            fig2_curve(results, name, EPS5)[0]["ce_bits"],
+        ]
+        for name in ("parity", "first")
+    }
+
+
+def fig2_eps0_spread(results) -> float:
+    """With ε = 0: the largest spread of the cross-entropy over lengths of either construction."""
+    return max(
+        max(r["ce_bits"] for r in rows) - min(r["ce_bits"] for r in rows)
+        for rows in (fig2_curve(results, name, EPS0) for name in ("parity", "first"))
+    )
+
+
+def _sweep(results):
+    rows = results.cell("sensitivity")["rows"]
+    return np.array([r["value"] for r in rows]), np.array([r["acc"] for r in rows])
+
+
+def sensitivity_at_1(results) -> float:
+    """Accuracy of the stored sweep at the value weight closest to 1 (the construction)."""
+    v, a = _sweep(results)
+    return float(a[np.argmin(np.abs(v - 1.0))])
+
+
+def sensitivity_oscillation(results, near: float, *, low: float, high: float) -> dict:
+    """The lowest accuracy of the stored sweep within ``near`` of weight 1, and the recoveries
+    (:func:`oscillations`) read outwards from 1 on both sides."""
+    v, a = _sweep(results)
+    kw = {"high": high, "low": low}
+    rec = oscillations(v[v >= 1], a[v >= 1], **kw) + oscillations(
+        v[v <= 1][::-1], a[v <= 1][::-1], **kw
+    )
+    return {
+        "min_acc_near_1": float(a[np.abs(v - 1.0) <= near].min()),
+        "recoveries": int(rec),
+    }

@@ -6,7 +6,7 @@ the engine's ensemble trainer, and what their runs show.
   ensemble: the body of both FIRST cells (``first_training`` and ``first_rates`` of
   :mod:`.experiments`); :func:`train_parity_runs` the same for PARITY (cell ``parity_training``)
 * :func:`first_table`, :func:`failure_breakdown`, :func:`success_rates`,
-  :func:`placement_comparison`, :func:`oscillations`  analyses of the stored runs, read by the
+  :func:`placement_comparison`, :func:`shared_runs`  analyses of the stored runs, read by the
   chapter's claims and notebooks
 
 FIRST strings are fed to the encoder as groups of identical positions (:meth:`Encoder.group`),
@@ -217,23 +217,17 @@ def train_first_arms(
     With ``fit_strings``, the final parameters are also tested on that many fresh strings of the
     member's own training length (generator ``fit`` offset + seed): the fit on the training
     distribution, with the offsets of :data:`paper.FIRST_RATE_SEED_OFFSETS`."""
-    off = check_offsets(
-        seed_offsets,
-        paper.FIRST_SEED_OFFSETS
-        if fit_strings is None
-        else paper.FIRST_RATE_SEED_OFFSETS,
-    )
+    rates = fit_strings is not None
+    expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
+    off = check_offsets(seed_offsets, expected)
     s, arms = _first_settings(settings, arms)
     model = check_model(model)
     dev = get_device(device)
     lengths, seed, spe = s["lengths"], s["seed"], s["steps_per_epoch"]
     members = [(n, a, r) for n in lengths for a in arms for r in range(s["runs"])]
     E = len(members)
-    enc = first_model(
-        [paper.FIRST_ARMS[m[1]][0] for m in members],
-        model=model,
-        placements=[paper.FIRST_ARMS[m[1]][1] for m in members],
-    )
+    flags, places = zip(*(paper.FIRST_ARMS[m[1]] for m in members))
+    enc = first_model(flags, model=model, placements=places)
     params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
     data_seeds = [
         off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2]
@@ -269,7 +263,7 @@ def train_first_arms(
     out["train_ce_bits_last_epoch"] = (
         res.history["loss"][-spe:].mean(0) / math.log(2)
     ).tolist()
-    if fit_strings is not None:
+    if rates:
         fit_strings = check_positive_int("fit_strings", fit_strings)
         fit_gen = torch.Generator().manual_seed(off["fit"] + seed)
         fit_x = _fit_bank(enc, fit_gen, fit_strings, [m[0] for m in members])
@@ -510,13 +504,29 @@ def placement_comparison(
     return rows
 
 
-def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
-    """Number of times the accuracy curve, read from left to right, climbs back above ``high``
-    after having dropped below ``low`` (the recoveries of the oscillation of §5.1)."""
-    count, dropped = 0, False
-    for a in acc:
-        if a < low:
-            dropped = True
-        elif a > high and dropped:
-            count, dropped = count + 1, False
-    return count
+def shared_runs(rates: dict, first: dict, *, perfect_ce_bits: float = 0.01) -> dict:
+    """The runs a ``first_rates`` result shares with a ``first_training`` result (same training
+    length, arm and run): how many, the largest relative difference of their last-epoch training
+    cross-entropy, and how many of them change verdict (:func:`rate_perfect`)."""
+    where = {
+        (m["train_n"], paper.ATTENTION_ARMS[m["log_scaled"]], m["run"]): i
+        for i, m in enumerate(first["members"])
+    }
+    diff, differ, shared = 0.0, 0, 0
+    for j, m in enumerate(rates["members"]):
+        i = where.get((m["train_n"], m["arm"], m["run"]))
+        if i is None:
+            continue
+        shared += 1
+        a, b = (
+            rates["train_ce_bits_last_epoch"][j],
+            first["train_ce_bits_last_epoch"][i],
+        )
+        diff = max(diff, abs(a - b) / max(abs(b), 1e-12))
+        was = rate_perfect(first, i, perfect_ce_bits=perfect_ce_bits)
+        differ += rate_perfect(rates, j, perfect_ce_bits=perfect_ce_bits) != was
+    return {
+        "shared_runs": shared,
+        "max_rel_diff_train_ce": diff,
+        "verdicts_differ": differ,
+    }
