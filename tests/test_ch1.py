@@ -324,6 +324,25 @@ def test_stored_cells_are_current_and_valid():
     } == {k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")}
 
 
+def test_one_schema_per_cell_at_each_scale():
+    """``schema(name, scale)`` is the one declaration: every planned cell has one at each scale,
+    ``SCHEMAS`` and ``schemas(scale)`` are read off it, and only the sweep's row count depends on
+    the scale."""
+    for scale in ("smoke", "full"):
+        assert [c.name for c in ch1.cells(scale)] == list(ch1.CELL_NAMES)
+        assert set(ch1.schemas(scale)) == set(ch1.CELL_NAMES)
+    assert ch1.schema("no_such_cell") is None
+    assert set(ch1.SCHEMAS) == set(ch1.CELL_NAMES)
+    sweep = {"rows": [{}] * 3}
+    assert [f(sweep) for _, f in ch1.schema("sensitivity", "smoke").counts] == [
+        paper.PROTOCOLS["smoke"]["sens_points"]
+    ]
+    first = ch1.schema("first_training", "smoke")
+    assert first.required == ch1.schema("first_training", "full").required
+    assert "members.*.log_scaled" in first.required
+    assert "members.*.arm" in ch1.schema("first_rates").required
+
+
 # --------------------------------------------------------------------------- bad input
 def test_bad_inputs():
     with pytest.raises(ValueError, match="'sort'.*parity"):
