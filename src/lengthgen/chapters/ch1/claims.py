@@ -5,7 +5,7 @@ Every claim the chapter checks, next to the paper's value (the numbers themselve
 Each claim names where the paper makes it (its section, "§4.3", or figure, "paper Fig. 2"); the
 summary of the paper the chapter works from states the results without their proofs. The chapter's sections are named in each claim's
 measure. Stored claims read the full-scale cells ``results/ch1/cells/{fig2,first_training,
-parity_training,sensitivity}.json`` (validated by :data:`experiments.SCHEMAS`), so ``python -m
+parity_training,sensitivity}.json`` (validated by :func:`experiments.schema`), so ``python -m
 lengthgen claims --check`` re-checks them without the notebook; live claims are the ones the notebook
 computes while it executes (the exact constructions, which cost seconds at the paper's lengths).
 
@@ -281,7 +281,7 @@ _RATE_CLAIMS = (
 )
 _RUNS = paper.PROTOCOLS["full"]["rate_runs"]
 _P20 = f"p̂^{paper.FIG4_RUNS}"
-#: Per arm: how the statement names the arm and what it adds, and the rule's wording.
+#: Per arm: (statement, with {n} the training length filled in by _rate_claim; why).
 _RATE_WORDING = {
     "log-scaled": (
         "Log-scaled attention (ours, whole logit scaled) trained at n = {n}, "

@@ -300,36 +300,33 @@ class Encoder:
                 )
         return E
 
-    def _beta(self, E: int, N, dtype, device) -> torch.Tensor:
-        """Per-member logit multiplier β (log N for log-scaled members, 1 otherwise), shape [E, B or 1]."""
-        flags = self.config.log_scaled
-        if isinstance(flags, tuple):
-            if len(flags) != E:
+    def _scales(self, E: int, N, dtype, device):
+        """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input:
+        log N for a log-scaled member at its ``log_placement``, 1 elsewhere (the query multiplier is
+        ``None`` when no member places it on the query)."""
+        cfg = self.config
+        flags, places = cfg.log_scaled, cfg.log_placement
+        flags = flags if isinstance(flags, tuple) else (bool(flags),) * E
+        places = places if isinstance(places, tuple) else (places,) * E
+        for what, v, unit in (
+            ("log_scaled", flags, "flags"),
+            ("log_placement", places, "entries"),
+        ):
+            if len(v) != E:
                 raise ValueError(
-                    f"config.log_scaled has {len(flags)} flags but params have {E} members"
+                    f"config.{what} has {len(v)} {unit} but params have {E} members"
                 )
-            f = torch.tensor(flags, device=device)
-        else:
-            f = torch.full((E,), bool(flags), device=device)
         if isinstance(N, torch.Tensor):
             logn = torch.log(N.to(dtype))
         else:
             logn = torch.full((E, 1), log_length_scale(N), dtype=dtype, device=device)
-        return torch.where(f[:, None], logn, torch.ones((), dtype=dtype, device=device))
-
-    def _query_members(self, E: int, device) -> torch.Tensor | None:
-        """Mask [E] of the log-scaled members whose factor multiplies the query input
-        (``log_placement="query"``), or ``None`` when there are none."""
-        flags = self.config.log_scaled
-        places = self.config.log_placement
-        f = list(flags) if isinstance(flags, tuple) else [bool(flags)] * E
-        pl = list(places) if isinstance(places, tuple) else [places] * E
-        if len(pl) != E:
-            raise ValueError(
-                f"config.log_placement has {len(pl)} entries but params have {E} members"
-            )
-        mask = [bool(a) and b == "query" for a, b in zip(f, pl)]
-        return torch.tensor(mask, device=device) if any(mask) else None
+        one = torch.ones((), dtype=dtype, device=device)
+        query = torch.tensor(
+            [f and p == "query" for f, p in zip(flags, places)], device=device
+        )
+        logit = torch.tensor(flags, device=device) & ~query
+        qscale = torch.where(query[:, None], logn, one) if bool(query.any()) else None
+        return torch.where(logit[:, None], logn, one), qscale
 
     # ------------------------------------------------------------------ forward
     def group(self, bits) -> "Grouped":
@@ -506,32 +503,14 @@ class Encoder:
     def _run(self, params, inp: "_Inputs", *, want_weights: bool):
         E = inp.tokens.shape[0]
         x = self.embed(params, inp.tokens, inp.feats)
-        beta = self._beta(E, inp.N, x.dtype, x.device)
-        qscale = None
-        query = self._query_members(E, x.device)
-        if query is not None:  # their factor moves from the logit onto the query input
-            qscale = torch.where(
-                query[:, None], beta, torch.ones((), dtype=x.dtype, device=x.device)
-            )
-            beta = torch.where(
-                query[:, None], torch.ones((), dtype=x.dtype, device=x.device), beta
-            )
+        beta, qscale = self._scales(E, inp.N, x.dtype, x.device)
         fast = not torch.is_grad_enabled() or not any(
             t.requires_grad for t in params.values()
         )
-        weights = []
-        for l in range(self.config.n_layers):
-            x, w = self._layer(
-                params,
-                l,
-                x,
-                beta,
-                inp,
-                last=(l == self.config.n_layers - 1),
-                want_weights=want_weights,
-                fast=fast,
-                qscale=qscale,
-            )
+        opts = {"want_weights": want_weights, "fast": fast, "qscale": qscale}
+        weights, L = [], self.config.n_layers
+        for l in range(L):
+            x, w = self._layer(params, l, x, beta, inp, last=l == L - 1, **opts)
             weights.append(w)
         cls = x[:, :, 0]
         logit = (cls * params["out_w"][:, None, :]).sum(-1) + params["out_b"][:, None]
