@@ -349,6 +349,7 @@ def _training_schema(kind, protocol, members, lists, probabilities, extra=()):
     curve = ("curve.epoch", "curve.ce_bits") if members else ()
     required = tuple(f"protocol.{f}" for f in protocol)
     required += tuple(f"members.*.{f}" for f in members)
+    # the accuracy lists are checked as probabilities, the member list by its fields
     required += tuple(f for f in lists if "acc" not in f and f != "members") + curve
     counts = tuple((f, _members_declared) for f in lists)
     if members:  # FIRST: per-member curves, one row per evaluation epoch
