@@ -9,7 +9,7 @@ import pytest
 from lengthgen.chapters import reproduce
 from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import experiments as ch1
-from lengthgen.chapters.ch1 import paper
+from lengthgen.chapters.ch1 import paper, training
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen.nn import tasks
@@ -93,10 +93,6 @@ def test_train_first_tiny_is_deterministic():
         (30, "standard"),
         (30, "log-scaled"),
     }
-    v = ch1.first_verdicts(a)
-    assert set(v) == {"standard", "log-scaled"} and set(
-        v["standard"]["acc_by_length"]
-    ) == {10, 30}
     assert a["curve"]["epoch"] == [1]
     validate(a, ch1.SCHEMAS["first_training"], "<tiny run>")
 
@@ -178,13 +174,13 @@ def test_reproduce_smoke_writes_every_cell_and_resumes(tmp_path):
 def test_device_reaches_training(tmp_path, monkeypatch):
     monkeypatch.setitem(paper.PROTOCOLS, "smoke", TINY)
     seen = []
-    real_train, real_device = ch1.train_ensemble, ch1.get_device
+    real_train, real_device = training.train_ensemble, training.get_device
 
     def spy(*args, device=None, **kw):
         seen.append(device)
         return real_train(*args, device="cpu", **kw)
 
-    monkeypatch.setattr(ch1, "train_ensemble", spy)
+    monkeypatch.setattr(training, "train_ensemble", spy)
     reproduce(
         "ch1",
         scale="smoke",
@@ -197,7 +193,7 @@ def test_device_reaches_training(tmp_path, monkeypatch):
     # a sentinel device name must arrive unchanged (the module resolves it to the CPU for the tensors)
     sentinel = "sentinel-device"
     monkeypatch.setattr(
-        ch1, "get_device", lambda d: real_device("cpu" if d == sentinel else d)
+        training, "get_device", lambda d: real_device("cpu" if d == sentinel else d)
     )
     seen.clear()
     reproduce(
@@ -326,6 +322,25 @@ def test_stored_cells_are_current_and_valid():
     assert {
         k: first["protocol"][k] for k in ("lengths", "runs", "epochs", "test_n")
     } == {k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")}
+
+
+def test_one_schema_per_cell_at_each_scale():
+    """``schema(name, scale)`` is the one declaration: every planned cell has one at each scale,
+    ``SCHEMAS`` and ``schemas(scale)`` are read off it, and only the sweep's row count depends on
+    the scale."""
+    for scale in ("smoke", "full"):
+        assert [c.name for c in ch1.cells(scale)] == list(ch1.CELL_NAMES)
+        assert set(ch1.schemas(scale)) == set(ch1.CELL_NAMES)
+    assert ch1.schema("no_such_cell") is None
+    assert set(ch1.SCHEMAS) == set(ch1.CELL_NAMES)
+    sweep = {"rows": [{}] * 3}
+    assert [f(sweep) for _, f in ch1.schema("sensitivity", "smoke").counts] == [
+        paper.PROTOCOLS["smoke"]["sens_points"]
+    ]
+    first = ch1.schema("first_training", "smoke")
+    assert first.required == ch1.schema("first_training", "full").required
+    assert "members.*.log_scaled" in first.required
+    assert "members.*.arm" in ch1.schema("first_rates").required
 
 
 # --------------------------------------------------------------------------- bad input

@@ -102,6 +102,17 @@ def test_first_rates_pairs_arms_and_matches_first_training():
                 old["train_ce_bits_last_epoch"][key_old[k]], rel=1e-5, abs=1e-7
             )
     assert all(0.0 <= a <= 1.0 for a in new["train_len_acc"])
+    shared = ch1.shared_runs(
+        new, old
+    )  # the claim ch1.first_rates.repeats_first_training
+    assert shared["shared_runs"] == 2 * 2 * 3 and shared["verdicts_differ"] == 0
+    assert shared["max_rel_diff_train_ce"] <= 1e-5
+    # train_first_rates is train_first with the rate arms and the fit on the training length
+    assert new["protocol"]["fit_strings"] == 10
+    assert new["protocol"]["arm_definitions"]["authors' placement"] == {
+        "log_scaled": True,
+        "placement": "query",
+    }
     by_arm = {
         a: sorted((m["train_n"], m["run"]) for m in new["members"] if m["arm"] == a)
         for a in paper.FIRST_ARMS

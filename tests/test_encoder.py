@@ -80,7 +80,6 @@ def test_positional_features():
         positional_features("first", 4)[:, 0],
         torch.tensor([0.0, 1, 0, 0], dtype=torch.float64),
     )
-    assert positional_features("none", 3).shape == (3, 0)
 
 
 def _torch_reference(enc: Encoder, p: dict, e: int, bits: torch.Tensor) -> torch.Tensor:

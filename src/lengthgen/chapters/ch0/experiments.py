@@ -6,6 +6,8 @@ smoke and full compute the same grid.
 
 from __future__ import annotations
 
+import itertools
+
 from lengthgen.chapters.ch0.dilution import favoured_weight, softmax_weight
 from lengthgen.engine.runs import Cell
 from lengthgen.store import Schema
@@ -25,24 +27,24 @@ GRID_SCHEMA = Schema(
 SCHEMAS = {"dilution_grid": GRID_SCHEMA}
 
 
+def schema(name: str, scale: str = "full") -> Schema | None:
+    """What stored cell ``name`` must hold (the grid is the same at every ``scale``)."""
+    return SCHEMAS.get(name)
+
+
 def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:
     """Numeric (torch.softmax) and closed-form favoured weights on the (c, N) grid, both scalings
     (chapter 0, "The weight of the favoured position")."""
-    rows = []
-    for log_scaled in (False, True):
-        for c in c_values:
-            for n in n_values:
-                rows.append(
-                    {
-                        "log_scaled": log_scaled,
-                        "c": c,
-                        "N": n,
-                        "softmax": softmax_weight(c, n, log_scaled=log_scaled),
-                        "closed_form": float(
-                            favoured_weight(c, n, log_scaled=log_scaled)
-                        ),
-                    }
-                )
+    rows = [
+        {
+            "log_scaled": scaled,
+            "c": c,
+            "N": n,
+            "softmax": softmax_weight(c, n, log_scaled=scaled),
+            "closed_form": float(favoured_weight(c, n, log_scaled=scaled)),
+        }
+        for scaled, c, n in itertools.product((False, True), c_values, n_values)
+    ]
     err = max(abs(r["softmax"] - r["closed_form"]) for r in rows)
     return {"rows": rows, "max_abs_error": err}
 

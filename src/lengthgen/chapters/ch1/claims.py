@@ -5,7 +5,7 @@ Every claim the chapter checks, next to the paper's value (the numbers themselve
 Each claim names where the paper makes it (its section, "§4.3", or figure, "paper Fig. 2"); the
 summary of the paper the chapter works from states the results without their proofs. The chapter's sections are named in each claim's
 measure. Stored claims read the full-scale cells ``results/ch1/cells/{fig2,first_training,
-parity_training,sensitivity}.json`` (validated by :data:`experiments.SCHEMAS`), so ``python -m
+parity_training,sensitivity}.json`` (validated by :func:`experiments.schema`), so ``python -m
 lengthgen claims --check`` re-checks them without the notebook; live claims are the ones the notebook
 computes while it executes (the exact constructions, which cost seconds at the paper's lengths).
 
@@ -61,8 +61,8 @@ import math
 
 import numpy as np
 
-from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import experiments as ch1
+from lengthgen.chapters.ch1 import measures as M
 from lengthgen.chapters.ch1 import paper
 from lengthgen.claims import Claim, Deviation, Unchecked
 
@@ -86,6 +86,9 @@ FLOAT_TOL = 1e-9
 PERFECT_CE_BITS = 0.01
 #: Rule 4: "near chance" for a mean accuracy.
 CHANCE_BAND = (0.4, 0.6)
+#: Rules 2 and 4 as the comparison a claim names (``**FLOAT_EXACT``, ``**NEAR_CHANCE``).
+FLOAT_EXACT = {"check": "value", "tolerance": FLOAT_TOL}
+NEAR_CHANCE = {"check": "interval", "interval": CHANCE_BAND}
 #: Rule 5: "approaches the one-bit bound".
 BOUND_GAP_BITS = 0.01
 #: Rule 9: tolerance of our reading of Fig. 2's FIRST rise (paper.FIG2_FIRST_EPS5_RISE_BITS):
@@ -120,71 +123,8 @@ KNOWL5_TARGET_BITS = math.log2(1 + math.exp(-KNOWL5_LAMBDA / 4))
 #: at least ``recoveries`` times over the sweep (the oscillation).
 OSC = {"near": 0.03, "low": 0.5, "high": 0.8, "recoveries": 2}
 
-#: The advantage c of the exact FIRST construction as stored in Fig. 2 (its default).
-FIRST_C = C.first.__kwdefaults__["c"]
-
 
 # --------------------------------------------------------------------------- measures on stored cells
-def _curve(results, construction, label):
-    return next(
-        c["rows"]
-        for c in results.cell("fig2")
-        if c["construction"] == construction and c["label"] == label
-    )
-
-
-NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
-
-
-def _no_layer_norm(results):
-    rows = [_curve(results, name, NO_LN) for name in ("parity", "first")]
-    return {
-        "ce_bits_at_n_max": [r[-1]["ce_bits"] for r in rows],
-        "min_acc": min(x["acc"] for r in rows for x in r),
-    }
-
-
-def _first_formula(n, c=FIRST_C):
-    return math.exp(c) / (math.exp(c) + n) / 2  # N − 1 = n
-
-
-def _first_logit(results):
-    """At each length, whichever of min |s| and max |s| lies farther from the formula of §3.3."""
-    out = []
-    for r in _curve(results, "first", NO_LN):
-        f = _first_formula(r["n"])
-        out.append(
-            max((r["min_abs_logit"], r["max_abs_logit"]), key=lambda v: abs(v - f))
-        )
-    return out
-
-
-def _parity_formula(n):
-    """Largest |s| of the PARITY construction at length n (closed form, our convention a = 1)."""
-    return max(ch1.parity_logit_closed_form(n).values())
-
-
-def _parity_logit(results):
-    return [r["max_abs_logit"] for r in _curve(results, "parity", NO_LN)]
-
-
-def _initially_better(results):
-    return {
-        name: [
-            _curve(results, name, NO_LN)[0]["ce_bits"],
-            _curve(results, name, EPS5)[0]["ce_bits"],
-        ]
-        for name in ("parity", "first")
-    }
-
-
-def _eps0_spread(results):
-    return max(
-        max(r["ce_bits"] for r in rows) - min(r["ce_bits"] for r in rows)
-        for rows in (_curve(results, name, EPS0) for name in ("parity", "first"))
-    )
-
-
 def _first(results):
     return results.cell("first_training")
 
@@ -199,18 +139,14 @@ def _perfect_counts(results, attention, *, with_ce):
     }
 
 
-def _mean_acc(results, n, attention):
-    row = next(
-        r
-        for r in ch1.first_table(_first(results))
-        if r["train_n"] == n and r["attention"] == attention
-    )
-    return row["test_acc"]
+def _mean_acc(results):
+    """Fig. 4's mean test accuracy by (training length, attention)."""
+    rows = ch1.first_table(_first(results))
+    return {(r["train_n"], r["attention"]): r["test_acc"] for r in rows}
 
 
 def _scaled_vs_standard(results):
-    rows = ch1.first_table(_first(results))
-    get = {(r["train_n"], r["attention"]): r["test_acc"] for r in rows}
+    get = _mean_acc(results)
     return {
         str(n): [get[(n, "standard")], get[(n, "log-scaled")]]
         for n in _first(results)["protocol"]["lengths"]
@@ -223,9 +159,13 @@ def _rates(results):
     )
 
 
+def _rate_row(results, n, arm):
+    return next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)
+
+
 def _rate(results, n, arm):
     """Rule 8's quantities for one (training length, arm) of the success-rate cell."""
-    r = next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)
+    r = _rate_row(results, n, arm)
     return {
         "perfect": r["perfect"],
         "runs": r["runs"],
@@ -237,59 +177,6 @@ def _rate(results, n, arm):
 
 def _plausible(v):
     return v[f"p_{paper.FIG4_RUNS}_of_{paper.FIG4_RUNS}"] >= PLAUSIBLE
-
-
-def _rate_mean_acc(results, n, arm):
-    return next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)[
-        "mean_test_acc"
-    ]
-
-
-def _repeats_first_training(results):
-    new, old = results.cell("first_rates"), _first(results)
-    where = {
-        (m["train_n"], paper.ATTENTION_ARMS[m["log_scaled"]], m["run"]): i
-        for i, m in enumerate(old["members"])
-    }
-    diff, differ, shared = 0.0, 0, 0
-    for j, m in enumerate(new["members"]):
-        i = where.get((m["train_n"], m["arm"], m["run"]))
-        if i is None:
-            continue
-        shared += 1
-        a, b = new["train_ce_bits_last_epoch"][j], old["train_ce_bits_last_epoch"][i]
-        diff = max(diff, abs(a - b) / max(abs(b), 1e-12))
-        was = old["test_acc"][i] == 1.0 and old["test_ce_bits"][i] < PERFECT_CE_BITS
-        differ += ch1.rate_perfect(new, j, perfect_ce_bits=PERFECT_CE_BITS) != was
-    return {
-        "shared_runs": shared,
-        "max_rel_diff_train_ce": diff,
-        "verdicts_differ": differ,
-    }
-
-
-def _parity_mean(results):
-    return float(np.mean(results.cell("parity_training")["test_acc"]))
-
-
-def _sweep(results):
-    rows = results.cell("sensitivity")["rows"]
-    return np.array([r["value"] for r in rows]), np.array([r["acc"] for r in rows])
-
-
-def _sens_at_1(results):
-    v, a = _sweep(results)
-    return float(a[np.argmin(np.abs(v - 1.0))])
-
-
-def _sens_osc(results):
-    v, a = _sweep(results)
-    near = np.abs(v - 1.0) <= OSC["near"]
-    kw = {"high": OSC["high"], "low": OSC["low"]}
-    rec = ch1.oscillations(v[v >= 1], a[v >= 1], **kw) + ch1.oscillations(
-        v[v <= 1][::-1], a[v <= 1][::-1], **kw
-    )
-    return {"min_acc_near_1": float(a[near].min()), "recoveries": int(rec)}
 
 
 # --------------------------------------------------------------------------- declared deviations
@@ -323,26 +210,113 @@ _STANDARD_10_DEV = Deviation(
 
 
 #: Deviations of the success-rate claims (cell ``first_rates``), by (arm, training length).
-_RATE_10 = (
-    "Under the paper's own protocol, training at length 10 finds the length-general solution in most "
-    "runs but not in all: the failed runs fit the short training strings and are near chance at length "
-    "1000. At the rate we measure, 20 successes out of 20 runs happen only in a few percent of sets of 20 "
-    "runs, so the paper's 20 of 20 is consistent with a favourable draw; our interval still allows rates at "
-    "which it is less unusual, and a higher rate in the authors' runs is not excluded."
+_DRAW = (
+    " At the rate we measure, 20 successes out of 20 runs happen only in a few percent of sets of 20 "
+    "runs, so the paper's 20 of 20 is consistent with a favourable draw; our interval still allows "
+    "rates at which it is less unusual, and a higher rate in the authors' runs is not excluded."
 )
-_RATE_300 = (
-    "Under the paper's own protocol, training at length 300 succeeds in most runs but not in all: most "
-    "failed runs never fit their own training strings within the 10,000 single-string updates "
-    "(optimisation failures rather than failures to extrapolate). At the rate we measure, 20 successes "
-    "out of 20 runs happen only in a few percent of sets of 20 runs, so the paper's 20 of 20 is consistent "
-    "with a favourable draw; our interval still allows rates at which it is less unusual, and a higher "
-    "rate in the authors' runs is not excluded."
-)
-_RATE_DEV: dict = {
-    (arm, n): Deviation("success rate below 1", text)
-    for arm in ("log-scaled", "authors' placement")
-    for n, text in ((10, _RATE_10), (300, _RATE_300))
+_RATE_TEXT = {
+    10: "Under the paper's own protocol, training at length 10 finds the length-general solution in "
+    "most runs but not in all: the failed runs fit the short training strings and are near chance "
+    "at length 1000.",
+    300: "Under the paper's own protocol, training at length 300 succeeds in most runs but not in "
+    "all: most failed runs never fit their own training strings within the 10,000 single-string "
+    "updates (optimisation failures rather than failures to extrapolate).",
 }
+_RATE_DEV: dict = {
+    (arm, n): Deviation("success rate below 1", text + _DRAW)
+    for arm in ("log-scaled", "authors' placement")
+    for n, text in _RATE_TEXT.items()
+}
+
+
+def _chance_at_10(cid, runs, why, measure, deviation=None):
+    """Fig. 4, standard attention trained at n = 10: rule 4 on the mean test accuracy of ``runs`` runs."""
+    return Claim(
+        cid,
+        "paper Fig. 4",
+        statement=f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
+        f"{runs} runs is within 0.1 of chance",
+        paper_value="hardly better than random guessing",
+        **NEAR_CHANCE,
+        why=why,
+        measure=measure,
+        deviation=deviation,
+    )
+
+
+#: Fig. 4, log-scaled attention (rule 3): perfect runs of 20 at each training length.
+_SCALED_PERFECT = (
+    ("ch1.first_train.scaled_perfect_n10", 10),
+    ("ch1.first_train.scaled_perfect_n30", 30),
+    ("ch1.first_train.scaled_perfect_n100", 100),
+    ("ch1.first_train.scaled_perfect_n300", 300),
+)
+
+
+def _scaled_perfect(cid, n):
+    return Claim(
+        cid,
+        "paper Fig. 4",
+        statement=f"Log-scaled attention trained at n = {n}: runs (of {paper.FIG4_RUNS}) with 100% test "
+        f"accuracy and test cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}",
+        paper_value=paper.FIG4_RUNS,
+        check="equal",
+        why="rule 3: a 20-run mean at the ceiling means every run is perfect, so we count perfect runs",
+        measure=lambda r: _perfect_counts(r, "log-scaled", with_ce=True)[str(n)],
+        deviation=_SCALED_DEV.get(n),
+    )
+
+
+#: Fig. 4 as success rates (rule 8): one claim per log-scaled arm and training length.
+_RATE_CLAIMS = (
+    ("ch1.first_rates.scaled_n10", "log-scaled", 10),
+    ("ch1.first_rates.scaled_n30", "log-scaled", 30),
+    ("ch1.first_rates.scaled_n100", "log-scaled", 100),
+    ("ch1.first_rates.scaled_n300", "log-scaled", 300),
+    ("ch1.first_rates.authors_placement_n10", "authors' placement", 10),
+    ("ch1.first_rates.authors_placement_n30", "authors' placement", 30),
+    ("ch1.first_rates.authors_placement_n100", "authors' placement", 100),
+    ("ch1.first_rates.authors_placement_n300", "authors' placement", 300),
+)
+_RUNS = paper.PROTOCOLS["full"]["rate_runs"]
+_P20 = f"p̂^{paper.FIG4_RUNS}"
+#: Per arm: (statement, with {n} the training length filled in by _rate_claim; why).
+_RATE_WORDING = {
+    "log-scaled": (
+        "Log-scaled attention (ours, whole logit scaled) trained at n = {n}, "
+        f"{_RUNS} runs: success rate (100% test accuracy and test "
+        f"cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}) with its exact 95% "
+        f"interval, and the chance {_P20} that {paper.FIG4_RUNS} runs at that rate "
+        f"are all perfect (plausible if ≥ {PLAUSIBLE:g})",
+        f"rule 8: the paper's {paper.FIG4_RUNS} of {paper.FIG4_RUNS} is one draw of {paper.FIG4_RUNS} runs; "
+        f"it reproduces if such a draw is not surprising at our measured rate, "
+        f"{_P20} ≥ {PLAUSIBLE:g} (i.e. p̂ ≥ {PLAUSIBLE ** (1 / paper.FIG4_RUNS):.3f}), written "
+        "while the runs were in progress, before their rates were read; the rule treats p̂ as exact",
+    ),
+    "authors' placement": (
+        "Log-scaled attention with the authors' placement (log N multiplies the query input; "
+        "the query bias is not scaled) trained at n = {n}, "
+        f"{_RUNS} runs on the seeds of the other arms: success "
+        f"rate with its exact 95% interval and {_P20} (plausible if ≥ {PLAUSIBLE:g})",
+        "rule 8, as for our placement; the paper's runs used this placement (the authors' released code)",
+    ),
+}
+
+
+def _rate_claim(cid, arm, n):
+    statement, why = _RATE_WORDING[arm]
+    return Claim(
+        cid,
+        "paper Fig. 4",
+        statement=statement.format(n=n),
+        paper_value=f"{paper.FIG4_RUNS} of {paper.FIG4_RUNS} perfect",
+        check="predicate",
+        holds=_plausible,
+        why=why,
+        measure=lambda r: _rate(r, n, arm),
+        deviation=_RATE_DEV.get((arm, n)),
+    )
 
 
 # --------------------------------------------------------------------------- the claims
@@ -392,18 +366,17 @@ CLAIMS = [
             )
         ),
         why="rule 5 ('approaches the bound': within 0.01 bits at the largest length) and rule 1 (exact accuracy)",
-        measure=_no_layer_norm,
+        measure=M.fig2_no_layer_norm,
     ),
     Claim(
         "ch1.fig2.first_logit_formula",
         "§3.3",
-        statement=f"Without layer norm, every FIRST logit has |s| = e^c/(e^c + N − 1)/2 (c = {FIRST_C:g}) at "
+        statement=f"Without layer norm, every FIRST logit has |s| = e^c/(e^c + N − 1)/2 (c = {M.FIRST_C:g}) at "
         "each length of paper Fig. 2 (smallest and largest |s| over 1,000 strings)",
-        paper_value=[_first_formula(n) for n in paper.FIG2_LENGTHS],
-        check="value",
-        tolerance=FLOAT_TOL,
+        paper_value=[M.first_logit_formula(n) for n in paper.FIG2_LENGTHS],
+        **FLOAT_EXACT,
         why="rule 2: the formula is exact, our encoder computes it in float64",
-        measure=_first_logit,
+        measure=M.fig2_first_logit,
         group="self-check",
     ),
     Claim(
@@ -412,12 +385,11 @@ CLAIMS = [
         statement="Without layer norm, the largest |logit| of the PARITY construction over 1,000 strings at each "
         "length of paper Fig. 2 equals our closed form of its output logit (chapter 1, section 'Two exact constructions') for the paper's weights (§3.2), which falls "
         "strictly from each length to the next (n = 1 … 1000; like 1/N²)",
-        paper_value=[_parity_formula(n) for n in paper.FIG2_LENGTHS],
-        check="value",
-        tolerance=FLOAT_TOL,
+        paper_value=[M.parity_logit_max(n) for n in paper.FIG2_LENGTHS],
+        **FLOAT_EXACT,
         why="rule 2: the paper states the order (shrinks) for its own construction, whose weights fix the "
         "value exactly; our encoder computes it in float64",
-        measure=_parity_logit,
+        measure=M.fig2_parity_logit,
     ),
     Claim(
         "ch1.fig2.eps_1e-5_initially_better",
@@ -428,7 +400,7 @@ CLAIMS = [
         check="direction",
         holds=lambda v: all(e5 < no for no, e5 in v.values()),
         why="rule 6: the paper states an order at the shortest length, not a size",
-        measure=_initially_better,
+        measure=M.fig2_initially_better,
     ),
     Claim(
         "ch1.fig2.eps_1e-5_grows",
@@ -461,10 +433,9 @@ CLAIMS = [
         statement="With layer norm and ε = 0 the cross-entropy is the same at every length n = 1 … 1000 "
         "(largest spread over n of either construction, bits)",
         paper_value=0.0,
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 2: independence of length is exact in real arithmetic",
-        measure=_eps0_spread,
+        measure=M.fig2_eps0_spread,
         digits=2,
     ),
     Claim(
@@ -511,8 +482,7 @@ CLAIMS = [
         "attention logit per head that their widths and heads imply, 1/√(10/2) for PARITY and 1/√(6/1) "
         "for FIRST (read off the last layer's attention weights, without layer norm; [PARITY, FIRST])",
         paper_value=AUTHORS_HEAD_LOGIT,
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 10: each head of torch's attention divides by √(width/heads); exact in real arithmetic",
         digits=6,
     ),
@@ -525,8 +495,7 @@ CLAIMS = [
         "layer norm and ε = 0 the cross-entropy at every length of paper Fig. 2 is log2(1 + e^-√(d/2)) with d = "
         "20 for PARITY and 12 for FIRST (ours: at the length farthest from it; [PARITY, FIRST], bits)",
         paper_value=AUTHORS_EPS0_BITS,
-        check="value",
-        tolerance=FLOAT_TOL,
+        **FLOAT_EXACT,
         why="rule 10: layer norm with ε = 0 maps [s; −s; 0 …] to ±√(d/2) (paper §4.2), d the padded paired width",
         digits=6,
     ),
@@ -591,34 +560,14 @@ CLAIMS = [
         why="rule 6: a 20-run mean below 100% means at least one of the 20 runs is not perfect",
         measure=lambda r: _perfect_counts(r, "standard", with_ce=False),
     ),
-    Claim(
+    _chance_at_10(
         "ch1.first_train.standard_chance_at_10",
-        "paper Fig. 4",
-        statement=f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
-        f"{paper.FIG4_RUNS} runs is within 0.1 of chance",
-        paper_value="hardly better than random guessing",
-        check="interval",
-        interval=CHANCE_BAND,
-        why="rule 4: 'hardly better than random' for a mean accuracy is the band [0.4, 0.6]",
-        measure=lambda r: _mean_acc(r, 10, "standard"),
-        deviation=_STANDARD_10_DEV,
+        paper.FIG4_RUNS,
+        "rule 4: 'hardly better than random' for a mean accuracy is the band [0.4, 0.6]",
+        lambda r: _mean_acc(r)[(10, "standard")],
+        _STANDARD_10_DEV,
     ),
-    *[
-        Claim(
-            f"ch1.first_train.scaled_perfect_n{n}",
-            "paper Fig. 4",
-            statement=f"Log-scaled attention trained at n = {n}: runs (of {paper.FIG4_RUNS}) with 100% test "
-            f"accuracy and test cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}",
-            paper_value=paper.FIG4_RUNS,
-            check="equal",
-            why="rule 3: a 20-run mean at the ceiling means every run is perfect, so we count perfect runs",
-            measure=lambda r, n=n: _perfect_counts(r, "log-scaled", with_ce=True)[
-                str(n)
-            ],
-            deviation=_SCALED_DEV.get(n),
-        )
-        for n in paper.TRAIN_LENGTHS
-    ],
+    *[_scaled_perfect(cid, n) for cid, n in _SCALED_PERFECT],
     Claim(
         "ch1.first_train.scaled_beats_standard",
         "paper Fig. 4",
@@ -631,54 +580,12 @@ CLAIMS = [
         measure=_scaled_vs_standard,
     ),
     # ---- Fig. 4 as success rates (section "How often does training find the solution?"; cell first_rates)
-    *[
-        Claim(
-            f"ch1.first_rates.scaled_n{n}",
-            "paper Fig. 4",
-            statement=f"Log-scaled attention (ours, whole logit scaled) trained at n = {n}, "
-            f"{paper.PROTOCOLS['full']['rate_runs']} runs: success rate (100% test accuracy and test "
-            f"cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}) with its exact 95% "
-            f"interval, and the chance p̂^{paper.FIG4_RUNS} that {paper.FIG4_RUNS} runs at that rate "
-            f"are all perfect (plausible if ≥ {PLAUSIBLE:g})",
-            paper_value=f"{paper.FIG4_RUNS} of {paper.FIG4_RUNS} perfect",
-            check="predicate",
-            holds=_plausible,
-            why=f"rule 8: the paper's {paper.FIG4_RUNS} of {paper.FIG4_RUNS} is one draw of {paper.FIG4_RUNS} runs; "
-            f"it reproduces if such a draw is not surprising at our measured rate, "
-            f"p̂^{paper.FIG4_RUNS} ≥ {PLAUSIBLE:g} (i.e. p̂ ≥ {PLAUSIBLE ** (1 / paper.FIG4_RUNS):.3f}), written "
-            "while the runs were in progress, before their rates were read; the rule treats p̂ as exact",
-            measure=lambda r, n=n: _rate(r, n, "log-scaled"),
-            deviation=_RATE_DEV.get(("log-scaled", n)),
-        )
-        for n in paper.TRAIN_LENGTHS
-    ],
-    *[
-        Claim(
-            f"ch1.first_rates.authors_placement_n{n}",
-            "paper Fig. 4",
-            statement=f"Log-scaled attention with the authors' placement (log N multiplies the query input; "
-            f"the query bias is not scaled) trained at n = {n}, "
-            f"{paper.PROTOCOLS['full']['rate_runs']} runs on the seeds of the other arms: success "
-            f"rate with its exact 95% interval and p̂^{paper.FIG4_RUNS} (plausible if ≥ {PLAUSIBLE:g})",
-            paper_value=f"{paper.FIG4_RUNS} of {paper.FIG4_RUNS} perfect",
-            check="predicate",
-            holds=_plausible,
-            why="rule 8, as for our placement; the paper's runs used this placement (the authors' released code)",
-            measure=lambda r, n=n: _rate(r, n, "authors' placement"),
-            deviation=_RATE_DEV.get(("authors' placement", n)),
-        )
-        for n in paper.TRAIN_LENGTHS
-    ],
-    Claim(
+    *[_rate_claim(cid, arm, n) for cid, arm, n in _RATE_CLAIMS],
+    _chance_at_10(
         "ch1.first_rates.standard_chance_at_10",
-        "paper Fig. 4",
-        statement=f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
-        f"{paper.PROTOCOLS['full']['rate_runs']} runs is within 0.1 of chance",
-        paper_value="hardly better than random guessing",
-        check="interval",
-        interval=CHANCE_BAND,
-        why="rule 4 with 100 runs instead of 20",
-        measure=lambda r: _rate_mean_acc(r, 10, "standard"),
+        paper.PROTOCOLS["full"]["rate_runs"],
+        "rule 4 with 100 runs instead of 20",
+        lambda r: _rate_row(r, 10, "standard")["mean_test_acc"],
     ),
     Claim(
         "ch1.first_rates.standard_not_perfect",
@@ -708,7 +615,9 @@ CLAIMS = [
         ),
         why="the two cells train these runs from the same weights on the same strings, only in ensembles of "
         "different size, so they must agree up to float32 rounding (1e-5 relative)",
-        measure=_repeats_first_training,
+        measure=lambda r: ch1.shared_runs(
+            r.cell("first_rates"), _first(r), perfect_ce_bits=PERFECT_CE_BITS
+        ),
     ),
     # ---- PARITY training and sensitivity, §5.1 (section "PARITY is not learned, and its exact solution is a needle")
     Claim(
@@ -718,10 +627,9 @@ CLAIMS = [
         f"authors' script; the paper does not state it): mean test accuracy over "
         f"{paper.PROTOCOLS['full']['parity_runs']} runs is within 0.1 of chance",
         paper_value="not learned",
-        check="interval",
-        interval=CHANCE_BAND,
+        **NEAR_CHANCE,
         why="rule 4: 'not learned' for a mean accuracy is the band [0.4, 0.6]",
-        measure=_parity_mean,
+        measure=lambda r: float(np.mean(r.cell("parity_training")["test_acc"])),
     ),
     Claim(
         "ch1.sensitivity.exact_at_1",
@@ -731,7 +639,7 @@ CLAIMS = [
         paper_value=paper.SENS_EXACT_ACCURACY,
         check="equal",
         why="rule 1: at the construction's own weight the accuracy is exact",
-        measure=_sens_at_1,
+        measure=M.sensitivity_at_1,
     ),
     Claim(
         "ch1.sensitivity.oscillates",
@@ -746,7 +654,9 @@ CLAIMS = [
             v["min_acc_near_1"] < OSC["low"] and v["recoveries"] >= OSC["recoveries"]
         ),
         why="rule 6: 'oscillates sharply' made precise as a drop near 1 and repeated recoveries",
-        measure=_sens_osc,
+        measure=lambda r: M.sensitivity_oscillation(
+            r, OSC["near"], low=OSC["low"], high=OSC["high"]
+        ),
     ),
     # ---- what the book does not check
     Unchecked(

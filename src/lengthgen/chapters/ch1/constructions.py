@@ -54,6 +54,7 @@ correctly; they differ in how fast the logit shrinks, which is what Fig. 2's ε 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import torch
@@ -78,6 +79,29 @@ def _query_scale(
     √d_head / √(width / n_heads), the width doubled by paired layer norm."""
     per_head = (2 * width if layer_norm else width) / n_heads
     return math.sqrt(d_head) / math.sqrt(per_head) if sqrt_d else math.sqrt(d_head)
+
+
+def _canvas(shape, positional, pos_map, log_scaled, dtype):
+    """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
+    without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
+    the page each construction writes on."""
+    d, n_layers, heads, dk, d_ffn = shape
+    cfg = EncoderConfig(
+        d_model=d,
+        n_layers=n_layers,
+        n_heads=heads,
+        d_head=dk,
+        d_ffn=d_ffn,
+        layer_norm=False,
+        eps=0.0,
+        log_scaled=log_scaled,
+        positional=positional,
+        pos_map=pos_map,
+    )
+    enc = Encoder(cfg)
+    p = enc.zeros(1, dtype=dtype)
+    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    return enc, p
 
 
 def _check_common(eps, output_scale):
@@ -107,21 +131,9 @@ def parity(
     check_finite("value_k", value_k)
     heads, dk = 2, 2
     d = _padded(9, heads, sqrt_d)
-    cfg = EncoderConfig(
-        d_model=d,
-        n_layers=2,
-        n_heads=heads,
-        d_head=dk,
-        d_ffn=3,
-        layer_norm=False,
-        eps=0.0,
-        log_scaled=log_scaled,
-        positional="parity",
-        pos_map=tuple(tuple(float(j == c) for j in range(d)) for c in (3, 4)),
-    )
-    enc = Encoder(cfg)
-    p = enc.zeros(1, dtype=dtype)
-    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    # positional features i/N and cos(π i) in coordinates 3 and 4
+    pos = tuple(tuple(float(j == c) for j in range(d)) for c in (3, 4))
+    enc, p = _canvas((d, 2, heads, dk, 3), "parity", pos, log_scaled, dtype)
     # layer 1, head 1: uniform attention (zero keys); values k/N → 5, 1/N → 6
     p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
@@ -164,21 +176,8 @@ def first(
     c = check_finite("c", c)
     heads, dk = 1, 1
     d = _padded(6, heads, sqrt_d)
-    cfg = EncoderConfig(
-        d_model=d,
-        n_layers=2,
-        n_heads=heads,
-        d_head=dk,
-        d_ffn=1,
-        layer_norm=False,
-        eps=0.0,
-        log_scaled=log_scaled,
-        positional="first",
-        pos_map=((0, 0, 0, 1, 0, 0),),
-    )
-    enc = Encoder(cfg)
-    p = enc.zeros(1, dtype=dtype)
-    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    pos = ((0, 0, 0, 1, 0, 0),)  # 1[i = 1] in coordinate 3
+    enc, p = _canvas((d, 2, heads, dk, 1), "first", pos, log_scaled, dtype)
     # layer 1: attention zero; FFN h = ReLU(tok1 + 1[i=1] − (tok0 + tok1 + CLS)) → 4
     p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=dtype)
     p["w2"][0, 0, 0, 4] = 1.0
@@ -211,21 +210,8 @@ def first_log_scaled(
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 5, 1
-    cfg = EncoderConfig(
-        d_model=d,
-        n_layers=1,
-        n_heads=1,
-        d_head=dk,
-        d_ffn=1,
-        layer_norm=False,
-        eps=0.0,
-        log_scaled=log_scaled,
-        positional="first",
-        pos_map=((0, 0, 0, 1, 0),),
-    )
-    enc = Encoder(cfg)
-    p = enc.zeros(1, dtype=dtype)
-    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    pos = ((0, 0, 0, 1, 0),)  # 1[i = 1] in coordinate 3
+    enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled, dtype)
     p["wq"][0, 0, 0, 2, 0] = c * math.sqrt(dk)
     p["wk"][0, 0, 0, 3, 0] = 1.0
     p["wv"][0, 0, 0, 1, 0] = 0.5
@@ -276,16 +262,13 @@ def paired(
     d = cfg.d_model
     f = max(cfg.d_ffn, 2 * d) if cleanup else cfg.d_ffn
     pos = cfg.pos_matrix()
-    new_cfg = EncoderConfig(
+    new_cfg = dataclasses.replace(
+        cfg,
         d_model=2 * d,
-        n_layers=cfg.n_layers,
-        n_heads=cfg.n_heads,
         d_head=cfg.head_dim,
         d_ffn=f,
         layer_norm=True,
         eps=eps,
-        log_scaled=cfg.log_scaled,
-        positional=cfg.positional,
         pos_map=tuple(
             tuple(float(v) for v in r) for r in torch.cat([pos, -pos], -1).tolist()
         ),

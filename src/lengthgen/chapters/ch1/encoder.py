@@ -44,12 +44,14 @@ from lengthgen.config import ConfigError, check_choice, check_finite, check_posi
 from lengthgen.nn.tasks import check_bits
 
 #: Fixed positional features available to the encoder (what ``pos_features(i, N)`` returns).
-POSITIONAL = ("none", "first", "parity")
+POSITIONAL = ("first", "parity")
 #: Where a log-scaled member's factor log N multiplies (see :class:`EncoderConfig`).
 LOG_PLACEMENTS = ("logit", "query")
 #: Vocabulary: symbol 0, symbol 1, CLS.
 VOCAB = 3
 CLS = 2
+#: The parameters every layer has (each with a leading layer dimension L).
+_LAYER_PARAMS = ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "w1", "b1", "w2", "b2")
 
 
 def positional_features(
@@ -59,24 +61,19 @@ def positional_features(
 
     ``first``  p = 1: the indicator 1[i = 1] of the first symbol (paper §3.3).
     ``parity`` p = 2: i / N and cos(π i) (paper §3.2).
-    ``none``   p = 0.
     """
     check_choice("positional", kind, POSITIONAL)
     N = check_positive_int("N", N)
     i = torch.arange(N, dtype=dtype, device=device)
     if kind == "first":
         return (i == 1).to(dtype).unsqueeze(-1)
-    if kind == "parity":
-        # cos(π i) = (−1)^i exactly (torch.cos(π i) would carry rounding error)
-        return torch.stack([i / N, 1.0 - 2.0 * (i % 2)], dim=-1)
-    return torch.zeros(N, 0, dtype=dtype, device=device)
+    # cos(π i) = (−1)^i exactly (torch.cos(π i) would carry rounding error)
+    return torch.stack([i / N, 1.0 - 2.0 * (i % 2)], dim=-1)
 
 
 def n_positional(kind: str) -> int:
     """Number p of positional features of ``kind``."""
-    return {"none": 0, "first": 1, "parity": 2}[
-        check_choice("positional", kind, POSITIONAL)
-    ]
+    return {"first": 1, "parity": 2}[check_choice("positional", kind, POSITIONAL)]
 
 
 @dataclass(frozen=True)
@@ -269,20 +266,7 @@ class Encoder:
             m["b1"] = u((f,), 1 / math.sqrt(d))
             m["w2"] = u((d, f), 1 / math.sqrt(f)).T
             m["b2"] = u((d,), 1 / math.sqrt(f))
-            for name in (
-                "wq",
-                "bq",
-                "wk",
-                "bk",
-                "wv",
-                "bv",
-                "wo",
-                "bo",
-                "w1",
-                "b1",
-                "w2",
-                "b2",
-            ):
+            for name in _LAYER_PARAMS:
                 m[name] = m[name].unsqueeze(0).expand(L, *m[name].shape).clone()
             if cfg.layer_norm:
                 m["ln1_g"] = torch.ones(L, d, dtype=torch.float64)
@@ -316,42 +300,39 @@ class Encoder:
                 )
         return E
 
-    def _beta(self, E: int, N, dtype, device) -> torch.Tensor:
-        """Per-member logit multiplier β (log N for log-scaled members, 1 otherwise), shape [E, B or 1]."""
-        flags = self.config.log_scaled
-        if isinstance(flags, tuple):
-            if len(flags) != E:
+    def _scales(self, E: int, N, dtype, device):
+        """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input:
+        log N for a log-scaled member at its ``log_placement``, 1 elsewhere (the query multiplier is
+        ``None`` when no member places it on the query)."""
+        cfg = self.config
+        flags, places = cfg.log_scaled, cfg.log_placement
+        flags = flags if isinstance(flags, tuple) else (bool(flags),) * E
+        places = places if isinstance(places, tuple) else (places,) * E
+        for what, v, unit in (
+            ("log_scaled", flags, "flags"),
+            ("log_placement", places, "entries"),
+        ):
+            if len(v) != E:
                 raise ValueError(
-                    f"config.log_scaled has {len(flags)} flags but params have {E} members"
+                    f"config.{what} has {len(v)} {unit} but params have {E} members"
                 )
-            f = torch.tensor(flags, device=device)
-        else:
-            f = torch.full((E,), bool(flags), device=device)
         if isinstance(N, torch.Tensor):
             logn = torch.log(N.to(dtype))
         else:
             logn = torch.full((E, 1), log_length_scale(N), dtype=dtype, device=device)
-        return torch.where(f[:, None], logn, torch.ones((), dtype=dtype, device=device))
-
-    def _query_members(self, E: int, device) -> torch.Tensor | None:
-        """Mask [E] of the log-scaled members whose factor multiplies the query input
-        (``log_placement="query"``), or ``None`` when there are none."""
-        flags = self.config.log_scaled
-        places = self.config.log_placement
-        f = list(flags) if isinstance(flags, tuple) else [bool(flags)] * E
-        pl = list(places) if isinstance(places, tuple) else [places] * E
-        if len(pl) != E:
-            raise ValueError(
-                f"config.log_placement has {len(pl)} entries but params have {E} members"
-            )
-        mask = [bool(a) and b == "query" for a, b in zip(f, pl)]
-        return torch.tensor(mask, device=device) if any(mask) else None
+        one = torch.ones((), dtype=dtype, device=device)
+        query = torch.tensor(
+            [f and p == "query" for f, p in zip(flags, places)], device=device
+        )
+        logit = torch.tensor(flags, device=device) & ~query
+        qscale = torch.where(query[:, None], logn, one) if bool(query.any()) else None
+        return torch.where(logit[:, None], logn, one), qscale
 
     # ------------------------------------------------------------------ forward
     def group(self, bits) -> "Grouped":
-        """The strings as groups of identical positions (exact for ``positional`` ``first`` or ``none``).
+        """The strings as groups of identical positions (exact for ``positional`` ``first``).
 
-        With only the features 1[i = 1] (or none), two positions holding the same symbol and the same
+        With only the feature 1[i = 1], two positions holding the same symbol and the same
         feature have the same vector at every layer: attention treats keys as a multiset, and every
         other operation acts position by position. A string is then fully described by four groups,
         CLS (count 1), the first symbol (count 1), later 0s and later 1s (counts n − 1 − k′ and k′),
@@ -369,32 +350,20 @@ class Encoder:
         n = bits.shape[-1]
         ones_later = bits[..., 1:].sum(-1).to(torch.float64)
         one = torch.ones(lead, dtype=torch.float64, device=bits.device)
-        if kind == "first":
-            tokens = torch.stack(
-                [
-                    torch.full_like(bits[..., 0], CLS),
-                    bits[..., 0],
-                    torch.zeros_like(bits[..., 0]),
-                    torch.ones_like(bits[..., 0]),
-                ],
-                dim=-1,
-            )
-            feats = torch.tensor(
-                [[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device
-            ).expand(*lead, 4, 1)
-            counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
-        else:
-            ones = bits.sum(-1).to(torch.float64)
-            tokens = torch.stack(
-                [
-                    torch.full_like(bits[..., 0], CLS),
-                    torch.zeros_like(bits[..., 0]),
-                    torch.ones_like(bits[..., 0]),
-                ],
-                dim=-1,
-            )
-            feats = torch.zeros(*lead, 3, 0, dtype=torch.float64, device=bits.device)
-            counts = torch.stack([one, n - ones, ones], dim=-1)
+        first = bits[..., 0]
+        tokens = torch.stack(
+            [
+                torch.full_like(first, CLS),
+                first,
+                torch.zeros_like(first),
+                torch.ones_like(first),
+            ],
+            dim=-1,
+        )
+        feats = torch.tensor(
+            [[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device
+        ).expand(*lead, 4, 1)
+        counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
         return Grouped(tokens, feats, counts)
 
     def embed(
@@ -416,77 +385,55 @@ class Encoder:
         y = torch.nn.functional.layer_norm(x, x.shape[-1:], eps=self.config.eps)
         return y if plain else y * g + b
 
-    def _layer(
-        self,
-        params,
-        l,
-        x,
-        beta,
-        inp: "_Inputs",
-        *,
-        last: bool,
-        want_weights: bool,
-        fast: bool,
-        qscale=None,
-    ):
-        """One encoder layer; ``last`` computes the CLS position only. Returns (output, CLS attention row)."""
-        cfg = self.config
+    def _attend(self, P, x, beta, inp: "_Inputs", *, last, want_weights, fast, qscale):
+        """Multi-head attention of one layer (``P(name)``: its parameters), output projection and
+        bias included; ``last`` computes the CLS query only. Returns (output, CLS attention row)."""
         E, B, T, d = x.shape
-        P = lambda name: params[name][:, l]  # noqa: E731
+        H = self.config.n_heads
         if fast and bool((P("wk") == 0).all()):
             # keys equal at every position → uniform softmax → the head output is the mean value,
             # and by linearity mean(x W_V + b_V) = mean(x) W_V + b_V
             if inp.counts is None:
                 xm = x.mean(dim=-2)
-                w = torch.full(
-                    (E, B, cfg.n_heads, T), 1.0 / T, dtype=x.dtype, device=x.device
-                )
+                w = torch.full((E, B, H, T), 1.0 / T, dtype=x.dtype, device=x.device)
             else:
                 c = inp.counts.to(x.dtype)
                 xm = (x * c[..., None]).sum(-2) / inp.N[..., None].to(x.dtype)
-                w = (c / inp.N[..., None].to(x.dtype))[:, :, None, :].expand(
-                    E, B, cfg.n_heads, T
-                )
+                w = (c / inp.N[..., None].to(x.dtype))[:, :, None, :].expand(E, B, H, T)
             v = torch.einsum("ebd,ehdk->ebhk", xm, P("wv")) + P("bv")[:, None]
-            a = (torch.einsum("ebhk,ehkd->ebd", v, P("wo")) + P("bo")[:, None])[
-                :, :, None, :
-            ]
-            w = w if want_weights else None
-        else:
-            xq = x[:, :, :1] if last else x
-            if qscale is None:
-                q = (
-                    torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq"))
-                    + P("bq")[:, None, :, None, :]
-                )
-            else:  # authors' placement: (log N · x) W_Q + b_Q for those members (qscale 1 elsewhere)
-                q = (
-                    torch.einsum("ebnd,ehdk->ebhnk", xq, P("wq"))
-                    * qscale[:, :, None, None, None]
-                    + P("bq")[:, None, :, None, :]
-                )
-            k = (
-                torch.einsum("ebnd,ehdk->ebhnk", x, P("wk"))
-                + P("bk")[:, None, :, None, :]
-            )
-            v = (
-                torch.einsum("ebnd,ehdk->ebhnk", x, P("wv"))
-                + P("bv")[:, None, :, None, :]
-            )
-            logits = (q @ k.transpose(-1, -2)) * (
-                beta[:, :, None, None, None] / math.sqrt(cfg.head_dim)
-            )
-            if inp.counts is not None:
-                logits = logits + torch.log(inp.counts.to(x.dtype))[:, :, None, None, :]
-            att = torch.softmax(logits, dim=-1)
-            a = (
-                torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo"))
-                + P("bo")[:, None, None, :]
-            )
-            w = att[..., 0, :] if want_weights else None
+            a = torch.einsum("ebhk,ehkd->ebd", v, P("wo")) + P("bo")[:, None]
+            return a[:, :, None, :], (w if want_weights else None)
+
+        def project(inputs, name):
+            out = torch.einsum("ebnd,ehdk->ebhnk", inputs, P("w" + name))
+            if name == "q" and qscale is not None:
+                # authors' placement: (log N · x) W_Q + b_Q for those members (qscale 1 elsewhere)
+                out = out * qscale[:, :, None, None, None]
+            return out + P("b" + name)[:, None, :, None, :]
+
+        q = project(x[:, :, :1] if last else x, "q")
+        k, v = project(x, "k"), project(x, "v")
+        logits = (q @ k.transpose(-1, -2)) * (
+            beta[:, :, None, None, None] / math.sqrt(self.config.head_dim)
+        )
+        if inp.counts is not None:
+            logits = logits + torch.log(inp.counts.to(x.dtype))[:, :, None, None, :]
+        att = torch.softmax(logits, dim=-1)
+        a = (
+            torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo"))
+            + P("bo")[:, None, None, :]
+        )
+        return a, (att[..., 0, :] if want_weights else None)
+
+    def _layer(self, params, l, x, beta, inp: "_Inputs", *, last: bool, **att):
+        """One encoder layer; ``last`` computes the CLS position only. ``att``: ``want_weights``,
+        ``fast`` and ``qscale`` of :meth:`_attend`. Returns (output, CLS attention row)."""
+        P = lambda name: params[name][:, l]  # noqa: E731
+        fast = att["fast"]
+        a, w = self._attend(P, x, beta, inp, last=last, **att)
         h = (x[:, :, :1] if last else x) + a
         plain = fast and self._plain_norm(params, l)
-        if cfg.layer_norm:
+        if self.config.layer_norm:
             h = self._norm(
                 h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain
             )
@@ -499,7 +446,7 @@ class Encoder:
         if not (fast and bool((P("b2") == 0).all())):
             ff = ff + P("b2")[:, None, None, :]
         z = ff.add_(h) if fast else h + ff
-        if cfg.layer_norm:
+        if self.config.layer_norm:
             z = self._norm(
                 z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain
             )
@@ -556,32 +503,14 @@ class Encoder:
     def _run(self, params, inp: "_Inputs", *, want_weights: bool):
         E = inp.tokens.shape[0]
         x = self.embed(params, inp.tokens, inp.feats)
-        beta = self._beta(E, inp.N, x.dtype, x.device)
-        qscale = None
-        query = self._query_members(E, x.device)
-        if query is not None:  # their factor moves from the logit onto the query input
-            qscale = torch.where(
-                query[:, None], beta, torch.ones((), dtype=x.dtype, device=x.device)
-            )
-            beta = torch.where(
-                query[:, None], torch.ones((), dtype=x.dtype, device=x.device), beta
-            )
+        beta, qscale = self._scales(E, inp.N, x.dtype, x.device)
         fast = not torch.is_grad_enabled() or not any(
             t.requires_grad for t in params.values()
         )
-        weights = []
-        for l in range(self.config.n_layers):
-            x, w = self._layer(
-                params,
-                l,
-                x,
-                beta,
-                inp,
-                last=(l == self.config.n_layers - 1),
-                want_weights=want_weights,
-                fast=fast,
-                qscale=qscale,
-            )
+        opts = {"want_weights": want_weights, "fast": fast, "qscale": qscale}
+        weights, L = [], self.config.n_layers
+        for l in range(L):
+            x, w = self._layer(params, l, x, beta, inp, last=l == L - 1, **opts)
             weights.append(w)
         cls = x[:, :, 0]
         logit = (cls * params["out_w"][:, None, :]).sum(-1) + params["out_b"][:, None]

@@ -133,9 +133,6 @@ FIRST_RATE_SEED_OFFSETS = {**FIRST_SEED_OFFSETS, "fit": 399_000}
 #: Paper Fig. 4: runs per setting ("20-run averages"); with log-scaled attention every setting
 #: reaches perfect test accuracy and cross-entropy, i.e. all of these runs are perfect.
 FIG4_RUNS = 20
-#: Paper Fig. 4: test strings per epoch, and training strings per epoch.
-FIG4_TEST_STRINGS = 100
-FIG4_TRAIN_STRINGS = 100
 #: §3.4: accuracy of the exact constructions (they are exact: 100%).
 EXACT_ACCURACY = 1.0
 #: §5.1: accuracy of the ε = 0 layer-norm PARITY construction at the correct value weight 1.

@@ -1,0 +1,336 @@
+"""What the hand-set constructions of chapter 1 do, measured (Chiang & Cholak 2022, §3–§5).
+
+* :func:`exactness`         accuracy of every construction, exhaustive for n ≤ 16 and on random strings
+* :func:`ce_curve`          mean cross-entropy (bits) and accuracy against n (the paper's Fig. 2)
+* :func:`logit_range`       min / max |logit| of a construction at each n (the 1/4 … 1/2 band of §5.3)
+* :func:`parity_logit_closed_form` the PARITY logit's two magnitudes (k odd, k even) in closed form
+* :func:`favoured_logit`    the favoured attention logit of a construction's last layer, measured
+* :func:`sensitivity_sweep` the PARITY construction with the k/N value weight moved off 1 (§5.1)
+* :func:`flawed_first_error` exact error rate of the one-layer FIRST transformer with standard attention
+
+All are scale-independent and cheap: the notebook runs them live at full size. The ``fig2_*`` and
+``sensitivity_*`` functions at the end measure the stored cells ``fig2`` and ``sensitivity``
+(``results.cell(name)``, :class:`lengthgen.claims.StoredResults`) for the chapter's claims.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from lengthgen.chapters.ch1 import constructions as C
+from lengthgen.chapters.ch1 import paper
+from lengthgen.chapters.ch1.encoder import Encoder, accuracy, cross_entropy_bits
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+)
+from lengthgen.nn.tasks import all_strings, label, random_strings
+
+
+@lru_cache(maxsize=None)
+def _all_strings(n: int) -> torch.Tensor:
+    """Every string of length n (cached: the exhaustive checks reuse them for every construction)."""
+    return all_strings(n)
+
+
+def task_of(construction: str) -> str:
+    """The task a construction solves: ``"parity"`` for PARITY, ``"first"`` for both FIRST constructions."""
+    return (
+        "parity"
+        if check_choice("construction", construction, C.CONSTRUCTIONS) == "parity"
+        else "first"
+    )
+
+
+def _inputs(enc: Encoder, bits: torch.Tensor):
+    """Grouped input where exact (positional 'first'), the strings themselves otherwise."""
+    return enc.group(bits) if enc.config.positional != "parity" else bits
+
+
+@torch.no_grad()
+def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str) -> dict:
+    """Accuracy, mean cross-entropy (bits) and min / max |logit| of member 0 on ``bits``."""
+    logits = enc(params, _inputs(enc, bits))[0]
+    y = label(task, bits)
+    mag = logits.abs()
+    return {
+        "acc": float(accuracy(logits, y)),
+        "ce_bits": float(cross_entropy_bits(logits, y).mean()),
+        "min_abs_logit": float(mag.min()),
+        "max_abs_logit": float(mag.max()),
+    }
+
+
+def exactness(
+    name: str,
+    kw: dict | None = None,
+    *,
+    n_exhaustive: int = paper.EXACT_N_EXHAUSTIVE,
+    random_ns=paper.EXACT_RANDOM_NS,
+    n_random: int = paper.EXACT_RANDOM_STRINGS,
+    seed: int = paper.SEED,
+) -> dict:
+    """Accuracy of construction ``name`` on every string with n ≤ ``n_exhaustive`` and on
+    ``n_random`` random strings at each n in ``random_ns`` (the check of §3.4)."""
+    check_choice("construction", name, C.CONSTRUCTIONS)
+    n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
+    enc, p = C.build(name, **(kw or {}))
+    task = task_of(name)
+    exh = [
+        evaluate(enc, p, _all_strings(n), task)["acc"]
+        for n in range(1, n_exhaustive + 1)
+    ]
+    g = torch.Generator().manual_seed(seed)
+    rnd = {
+        int(n): evaluate(enc, p, random_strings(n_random, n, generator=g), task)["acc"]
+        for n in random_ns
+    }
+    return {
+        "exhaustive_min_acc": min(exh),
+        "exhaustive_strings": int(sum(2**n for n in range(1, n_exhaustive + 1))),
+        "random_acc": rnd,
+        "all_correct": min(exh) == 1.0 and all(a == 1.0 for a in rnd.values()),
+    }
+
+
+def ce_curve(
+    name: str,
+    kw: dict | None = None,
+    *,
+    lengths=paper.FIG2_LENGTHS,
+    n_strings: int = 1000,
+    seed: int = paper.SEED,
+) -> dict:
+    """Mean cross-entropy (bits), accuracy and |logit| range of a construction at each length, on
+    ``n_strings`` random strings per length (chapter section "Confidence: cross-entropy against length")."""
+    check_choice("construction", name, C.CONSTRUCTIONS)
+    n_strings = check_positive_int("n_strings", n_strings)
+    enc, p = C.build(name, **(kw or {}))
+    g = torch.Generator().manual_seed(seed)
+    rows = [
+        {
+            "n": int(n),
+            **evaluate(
+                enc, p, random_strings(n_strings, int(n), generator=g), task_of(name)
+            ),
+        }
+        for n in lengths
+    ]
+    return {
+        "construction": name,
+        "kw": dict(kw or {}),
+        "n_strings": n_strings,
+        "rows": rows,
+    }
+
+
+def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
+    """The two magnitudes of the PARITY construction's logit without layer norm at length ``n``
+    (eq. eq-parity-logit of the chapter, unit output weight), for an odd and an even count k of 1s:
+    ``{"odd": |s|, "even": |s|}``. ``a`` > 0 is the favoured attention logit of layer 2 (1 in our
+    convention, 1/√5 in the authors' configuration). With E even and O odd positions among
+    0 … n and Z_odd = O e^a + E e^-a, Z_even = O e^-a + E e^a,
+    |s| = (e^a / Z_odd − e^-a / Z_even) / N for odd k and (e^a / Z_even − e^-a / Z_odd) / N for even k."""
+    n = check_positive_int("n", n)
+    a = check_finite("a", a)
+    if a <= 0:
+        raise ConfigError(f"a must be > 0, got {a!r}")
+    N = n + 1
+    even, odd = n // 2 + 1, (n + 1) // 2
+    up, down = math.exp(a), math.exp(-a)
+    z_odd, z_even = odd * up + even * down, odd * down + even * up
+    return {
+        "odd": (up / z_odd - down / z_even) / N,
+        "even": (up / z_even - down / z_odd) / N,
+    }
+
+
+def favoured_logit(name: str, kw: dict | None = None, *, n: int = 4) -> float:
+    """The favoured attention logit of a construction's last layer, read off the CLS attention
+    weights w_i of its first head on the all-zero string of length ``n`` ≥ 2: log(w₁ / w₂) for
+    FIRST (key 1[i = 1]: position 1 against position 2), log(w₁ / w₂) / 2 for PARITY (keys +1 at
+    odd and −1 at even positions). Without layer norm this is the query–key logit of one unit of
+    key, c / √(width / heads) in the authors' configuration (``sqrt_d``)."""
+    check_choice("construction", name, ("parity", "first"))
+    n = check_positive_int("n", n, minimum=2)
+    kw = dict(kw or {})
+    if kw.get("layer_norm"):
+        raise ValueError(
+            "favoured_logit reads a construction without layer norm (layer norm rescales the query)"
+        )
+    enc, p = C.build(name, **kw)
+    w = enc.trace(p, torch.zeros(1, n, dtype=torch.long))["attention"][-1][0, 0, 0]
+    ratio = math.log(float(w[1]) / float(w[2]))
+    return ratio / 2 if name == "parity" else ratio
+
+
+def logit_range(
+    name: str, kw: dict | None = None, *, lengths, n_strings: int = 1000, seed: int = 0
+) -> list[dict]:
+    """min / max |logit|, accuracy and cross-entropy at each length, on random strings plus the four
+    extreme strings 10…0, 01…1, 11…1 and 00…0 (where the later symbols push hardest against, or
+    hardest with, the first one). Above n = 1000 fewer random strings are drawn (10⁶ symbols per length)."""
+    enc, p = C.build(name, **(kw or {}))
+    g = torch.Generator().manual_seed(seed)
+    rows = []
+    for n in lengths:
+        n = check_positive_int("n", int(n))
+        k = max(10, min(n_strings, 10**6 // n))
+        bits = random_strings(k, n, generator=g)
+        extreme = torch.zeros(4, n, dtype=torch.long)
+        extreme[0, 0] = 1
+        extreme[1, 1:] = 1
+        extreme[2] = 1
+        rows.append(
+            {
+                "n": n,
+                "strings": k + 4,
+                **evaluate(enc, p, torch.cat([bits, extreme]), task_of(name)),
+            }
+        )
+    return rows
+
+
+def sensitivity_sweep(
+    values, *, n: int = paper.SENS_N, n_strings: int = 1000, seed: int = paper.SEED
+) -> dict:
+    """§5.1: the ε = 0 layer-norm PARITY construction with the k/N value weight set to each of
+    ``values`` (1 is the construction); accuracy and cross-entropy on the same ``n_strings`` random
+    strings of length ``n`` (section "PARITY is not learned, and its exact solution is a needle")."""
+    n = check_positive_int("n", n)
+    n_strings = check_positive_int("n_strings", n_strings)
+    values = [check_finite("value weight", v) for v in values]
+    if not values:
+        raise ConfigError("sensitivity_sweep needs at least one value weight")
+    g = torch.Generator().manual_seed(seed)
+    bits = random_strings(n_strings, n, generator=g)
+    rows = []
+    for v in values:
+        enc, p = C.parity(layer_norm=True, eps=0.0, value_k=float(v))
+        rows.append({"value": float(v), **evaluate(enc, p, bits, "parity")})
+    return {"n": n, "n_strings": n_strings, "rows": rows}
+
+
+def flawed_first_error(c: float, n) -> np.ndarray:
+    """Exact error rate of the one-layer FIRST transformer with standard attention (§5.2).
+
+    Its logit is (e^c (w₁ − ½) + S) / Z with S = k′ − (n − 1)/2, k′ ~ Binomial(n − 1, ½) the
+    number of 1s after the first symbol. For w₁ = 1 it is wrong (≤ 0) iff k′ ≤ (n − 1 − e^c)/2;
+    w₁ = 0 is the mirror image, so the error rate is that binomial tail, which tends to 1/2.
+    """
+    from scipy.stats import binom
+
+    n = np.asarray(n)
+    return binom.cdf(np.floor((n - 1 - math.exp(c)) / 2), n - 1, 0.5)
+
+
+def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
+    """Number of times the accuracy curve, read from left to right, climbs back above ``high``
+    after having dropped below ``low`` (the recoveries of the oscillation of §5.1)."""
+    count, dropped = 0, False
+    for a in acc:
+        if a < low:
+            dropped = True
+        elif a > high and dropped:
+            count, dropped = count + 1, False
+    return count
+
+
+# --------------------------------------------------------------------------- the stored cells fig2 and sensitivity
+#: The advantage c of the exact FIRST construction as stored in Fig. 2 (its default).
+FIRST_C = C.first.__kwdefaults__["c"]
+NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
+
+
+def fig2_curve(results, construction: str, label: str) -> list[dict]:
+    """The rows of one curve of the stored cell ``fig2``."""
+    return next(
+        c["rows"]
+        for c in results.cell("fig2")
+        if c["construction"] == construction and c["label"] == label
+    )
+
+
+def fig2_no_layer_norm(results) -> dict:
+    """Without layer norm: cross-entropy at the largest length [PARITY, FIRST] and the worst accuracy."""
+    rows = [fig2_curve(results, name, NO_LN) for name in ("parity", "first")]
+    return {
+        "ce_bits_at_n_max": [r[-1]["ce_bits"] for r in rows],
+        "min_acc": min(x["acc"] for r in rows for x in r),
+    }
+
+
+def first_logit_formula(n, c=FIRST_C):
+    """|s| of the exact FIRST construction without layer norm at length n (§3.3)."""
+    return math.exp(c) / (math.exp(c) + n) / 2  # N − 1 = n
+
+
+def fig2_first_logit(results) -> list[float]:
+    """At each length, whichever of min |s| and max |s| lies farther from the formula of §3.3."""
+    out = []
+    for r in fig2_curve(results, "first", NO_LN):
+        f = first_logit_formula(r["n"])
+        out.append(
+            max((r["min_abs_logit"], r["max_abs_logit"]), key=lambda v: abs(v - f))
+        )
+    return out
+
+
+def parity_logit_max(n):
+    """Largest |s| of the PARITY construction at length n (closed form, our convention a = 1)."""
+    return max(parity_logit_closed_form(n).values())
+
+
+def fig2_parity_logit(results) -> list[float]:
+    """The largest |logit| of PARITY without layer norm at each length."""
+    return [r["max_abs_logit"] for r in fig2_curve(results, "parity", NO_LN)]
+
+
+def fig2_initially_better(results) -> dict:
+    """Cross-entropy at the shortest length, [no layer norm, ε = 1e-5], per construction."""
+    return {
+        name: [
+            fig2_curve(results, name, NO_LN)[0]["ce_bits"],
+            fig2_curve(results, name, EPS5)[0]["ce_bits"],
+        ]
+        for name in ("parity", "first")
+    }
+
+
+def fig2_eps0_spread(results) -> float:
+    """With ε = 0: the largest spread of the cross-entropy over lengths of either construction."""
+    return max(
+        max(r["ce_bits"] for r in rows) - min(r["ce_bits"] for r in rows)
+        for rows in (fig2_curve(results, name, EPS0) for name in ("parity", "first"))
+    )
+
+
+def _sweep(results):
+    rows = results.cell("sensitivity")["rows"]
+    return np.array([r["value"] for r in rows]), np.array([r["acc"] for r in rows])
+
+
+def sensitivity_at_1(results) -> float:
+    """Accuracy of the stored sweep at the value weight closest to 1 (the construction)."""
+    v, a = _sweep(results)
+    return float(a[np.argmin(np.abs(v - 1.0))])
+
+
+def sensitivity_oscillation(results, near: float, *, low: float, high: float) -> dict:
+    """The lowest accuracy of the stored sweep within ``near`` of weight 1, and the recoveries
+    (:func:`oscillations`) read outwards from 1 on both sides."""
+    v, a = _sweep(results)
+    kw = {"high": high, "low": low}
+    rec = oscillations(v[v >= 1], a[v >= 1], **kw) + oscillations(
+        v[v <= 1][::-1], a[v <= 1][::-1], **kw
+    )
+    return {
+        "min_acc_near_1": float(a[np.abs(v - 1.0) <= near].min()),
+        "recoveries": int(rec),
+    }

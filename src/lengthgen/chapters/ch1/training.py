@@ -1,0 +1,532 @@
+"""How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners, their training on
+the engine's ensemble trainer, and what their runs show.
+
+* :func:`first_model`, :func:`parity_model`  the learners (2 layers, d 16, FFN 64, post-norm ε 1e-5)
+* :func:`train_first_arms`  FIRST training of every (training length, attention arm, run) as one
+  ensemble: the body of both FIRST cells (``first_training`` and ``first_rates`` of
+  :mod:`.experiments`); :func:`train_parity_runs` the same for PARITY (cell ``parity_training``)
+* :func:`first_table`, :func:`failure_breakdown`, :func:`success_rates`,
+  :func:`placement_comparison`, :func:`shared_runs`  analyses of the stored runs, read by the
+  chapter's claims and notebooks
+
+FIRST strings are fed to the encoder as groups of identical positions (:meth:`Encoder.group`),
+which is exact and makes a string of length 1000 cost as much as one of length 3. The loop is
+:func:`lengthgen.engine.train.train_ensemble`; what is chapter 1's own is the sampling (one grouped
+string per member and update) and the final tests.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Mapping
+
+import numpy as np
+import torch
+
+from lengthgen.chapters.ch1 import paper
+from lengthgen.chapters.ch1.encoder import (
+    Encoder,
+    EncoderConfig,
+    Grouped,
+    accuracy,
+    cross_entropy_bits,
+)
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    get_device,
+)
+from lengthgen.engine.train import OptimConfig, Validation, train_ensemble
+from lengthgen.nn.tasks import random_strings
+
+
+# --------------------------------------------------------------------------- the learners
+def check_model(model: Mapping) -> dict:
+    """``model`` as a dict with exactly the keys of :data:`paper.MODEL`, each value valid."""
+    if not isinstance(model, Mapping) or set(model) != set(paper.MODEL):
+        raise ConfigError(
+            f"model must be a dict with the keys {sorted(paper.MODEL)}, got {model!r}"
+        )
+    out = {k: check_positive_int(k, model[k]) for k in ("d_model", "d_ffn", "n_layers")}
+    out["lr"] = check_finite("lr", model["lr"], nonnegative=True)
+    out["eps"] = check_finite("eps", model["eps"], nonnegative=True)
+    return {k: out[k] for k in paper.MODEL}
+
+
+def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
+    """``offsets`` as a dict with exactly the keys of ``expected`` (a seed-offset table of :mod:`.paper`)."""
+    if not isinstance(offsets, Mapping) or set(offsets) != set(expected):
+        raise ConfigError(
+            f"seed_offsets must be a dict with the keys {sorted(expected)}, got {offsets!r}"
+        )
+    return {
+        k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0)
+        for k in expected
+    }
+
+
+def _learner(model: dict, heads: int, positional: str, flags, placement) -> Encoder:
+    """The chapter's post-norm learner with fixed positional features ``positional``."""
+    return Encoder(
+        EncoderConfig(
+            d_model=model["d_model"],
+            n_layers=model["n_layers"],
+            n_heads=heads,
+            d_ffn=model["d_ffn"],
+            layer_norm=True,
+            eps=model["eps"],
+            log_scaled=flags,
+            positional=positional,
+            log_placement=placement,
+        )
+    )
+
+
+def first_model(
+    log_scaled_flags, *, model: Mapping = paper.MODEL, placements=None
+) -> Encoder:
+    """The FIRST learner (§5.1, paper Fig. 4): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1];
+    one member per entry of ``log_scaled_flags`` (True: log-length scaled attention), the factor placed
+    on the logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
+    flags = tuple(bool(f) for f in log_scaled_flags)
+    place = "logit" if placements is None else tuple(placements)
+    return _learner(check_model(model), paper.FIRST_HEADS, "first", flags, place)
+
+
+def parity_model(members: int, *, model: Mapping = paper.MODEL) -> Encoder:
+    """The PARITY learner (§5.1): 2 layers, 2 heads, d 16, FFN 64, ε 1e-5, fixed i/N and cos(π i)."""
+    model = check_model(model)
+    flags = tuple([False] * check_positive_int("members", members))
+    return _learner(model, paper.PARITY_HEADS, "parity", flags, "logit")
+
+
+# --------------------------------------------------------------------------- training
+def _ce_metric(out, y):
+    """(accuracy [E], mean cross-entropy in bits [E]) for the engine's validation."""
+    return accuracy(out, y).to(torch.float64), cross_entropy_bits(out, y).mean(-1).to(
+        torch.float64
+    )
+
+
+def _stack(parts: list[Grouped], combine=torch.stack) -> Grouped:
+    return Grouped(*(combine([getattr(g, f) for g in parts]) for f in Grouped._fields))
+
+
+def _grouped_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
+    """``strings`` random strings of length ``ns[e]`` for each member e, drawn from ``gen`` one member
+    after the other and grouped member by member (the same draws and groups as grouping the whole
+    [members, strings, n] tensor at once, without holding it: 1,200 members × 100 × 1000 symbols)."""
+    return _stack([enc.group(random_strings(strings, n, generator=gen)) for n in ns])
+
+
+def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
+    """The fit bank of cell ``first_rates``: like :func:`_grouped_bank`, but each field of the groups
+    (tokens, features, counts) comes from its own pass of draws over the members, as the stored
+    cell was computed. The label (the first symbol, in the tokens) and the counts of later 0s and
+    1s thus come from different draws; the symbols being independent and uniform, together they
+    are still a uniform random string of the member's training length."""
+    return Grouped(
+        *(
+            torch.stack(
+                [
+                    getattr(enc.group(random_strings(strings, n, generator=gen)), f)
+                    for n in ns
+                ]
+            )
+            for f in Grouped._fields
+        )
+    )
+
+
+def _scores(enc: Encoder, params: dict, x: Grouped, dev) -> tuple[list, list]:
+    """Accuracy and mean cross-entropy (bits) per member of ``params`` on the grouped strings ``x``."""
+    with torch.no_grad():
+        out = enc(params, Grouped(*(t.to(dev) for t in x))).cpu().to(torch.float64)
+    y = x.tokens[..., 1]
+    return accuracy(out, y).tolist(), cross_entropy_bits(out, y).mean(-1).tolist()
+
+
+def _first_settings(settings: dict, arms) -> tuple[dict, list]:
+    """The FIRST settings checked (counts positive, training lengths ≥ 2 and distinct) and the arms."""
+    s = {
+        k: check_positive_int(k, settings[k])
+        for k in ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings")
+    }
+    s["eval_every_epochs"] = check_positive_int(
+        "eval_every_epochs", settings["eval_every_epochs"]
+    )
+    s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
+    lengths = [
+        check_positive_int("training length", n, minimum=2) for n in settings["lengths"]
+    ]
+    if not lengths or len(set(lengths)) != len(lengths):
+        raise ConfigError(
+            f"training lengths must be distinct and at least one, got {lengths}"
+        )
+    arms = [check_choice("arm", a, tuple(paper.FIRST_ARMS)) for a in arms]
+    if not arms or len(set(arms)) != len(arms):
+        raise ConfigError(f"arms must be distinct and at least one, got {arms}")
+    return {"lengths": lengths, **s}, arms
+
+
+def _first_sampler(enc: Encoder, lengths: list, members: list):
+    """The engine's ``sample``: one fresh string of its training length per member and update,
+    drawn from the member's own generator and grouped length by length."""
+    E = len(members)
+    by_len = {n: [i for i, m in enumerate(members) if m[0] == n] for n in lengths}
+    order = torch.tensor([i for n in lengths for i in by_len[n]])
+    inv = torch.empty_like(order)
+    inv[order] = torch.arange(E)
+
+    def sample(step, gens, members=None):
+        if members is not None and len(members) != E:
+            raise RuntimeError("the FIRST training does not use early stopping")
+        parts = [
+            enc.group(
+                torch.stack(
+                    [random_strings(1, n, generator=gens[i]) for i in by_len[n]]
+                )
+            )
+            for n in lengths
+        ]
+        x = _stack(parts, lambda t: torch.cat(t)[inv])
+        return x, x.tokens[..., 1]
+
+    return sample
+
+
+def train_first_arms(
+    settings: dict,
+    *,
+    arms,
+    seed_offsets: Mapping,
+    model: Mapping,
+    device: str = "cpu",
+    progress: bool = False,
+    fit_strings: int | None = None,
+) -> tuple[dict, list, dict]:
+    """The FIRST training of both FIRST cells with the attention arms ``arms`` (names of
+    :data:`paper.FIRST_ARMS`): one member per (training length, arm, run), in that order.
+
+    ``settings`` holds ``lengths``, ``runs``, ``epochs``, ``steps_per_epoch``, ``test_n``,
+    ``test_strings``, ``eval_every_epochs`` and ``seed`` (see :func:`.experiments.train_first`).
+    Returns the checked settings, the members as (length, arm, run) and the per-member results.
+    With ``fit_strings``, the final parameters are also tested on that many fresh strings of the
+    member's own training length (generator ``fit`` offset + seed): the fit on the training
+    distribution, with the offsets of :data:`paper.FIRST_RATE_SEED_OFFSETS`."""
+    rates = fit_strings is not None
+    expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
+    off = check_offsets(seed_offsets, expected)
+    s, arms = _first_settings(settings, arms)
+    model = check_model(model)
+    dev = get_device(device)
+    lengths, seed, spe = s["lengths"], s["seed"], s["steps_per_epoch"]
+    members = [(n, a, r) for n in lengths for a in arms for r in range(s["runs"])]
+    E = len(members)
+    flags, places = zip(*(paper.FIRST_ARMS[m[1]] for m in members))
+    enc = first_model(flags, model=model, placements=places)
+    params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
+    data_seeds = [
+        off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2]
+        for m in members
+    ]
+    bank_gen = torch.Generator().manual_seed(off["bank"] + seed)
+    bank_x = _grouped_bank(enc, bank_gen, s["test_strings"], [s["test_n"]] * E)
+    val = Validation(
+        every=s["eval_every_epochs"] * spe,
+        bank=(bank_x, bank_x.tokens[..., 1]),
+        patience=None,
+        metric=_ce_metric,
+        per_member=True,
+    )
+    t0 = time.perf_counter()
+    res = train_ensemble(
+        enc,
+        params,
+        sample=_first_sampler(enc, lengths, members),
+        optim=OptimConfig("adam", lr=model["lr"]),
+        steps=s["epochs"] * spe,
+        data_seeds=data_seeds,
+        validation=val,
+        progress=progress,
+        device=device,
+        desc="ch1 FIRST",
+    )
+    # the paper's numbers: last epoch's training loss and a fresh test set for the final parameters
+    final_p = {k: v.to(dev) for k, v in res.final_params.items()}
+    test_gen = torch.Generator().manual_seed(off["test"] + seed)
+    test_x = _grouped_bank(enc, test_gen, s["test_strings"], [s["test_n"]] * E)
+    out = dict(zip(("test_acc", "test_ce_bits"), _scores(enc, final_p, test_x, dev)))
+    out["train_ce_bits_last_epoch"] = (
+        res.history["loss"][-spe:].mean(0) / math.log(2)
+    ).tolist()
+    if rates:
+        fit_strings = check_positive_int("fit_strings", fit_strings)
+        fit_gen = torch.Generator().manual_seed(off["fit"] + seed)
+        fit_x = _fit_bank(enc, fit_gen, fit_strings, [m[0] for m in members])
+        fit = _scores(enc, final_p, fit_x, dev)
+        out.update(zip(("train_len_acc", "train_len_ce_bits"), fit))
+    out["curve"] = {
+        "epoch": (res.history["val_step"] // spe).tolist(),
+        "acc": res.history["val_acc"].tolist(),
+        "ce_bits": res.history["val_loss"].tolist(),
+    }
+    out["wall_time_s"] = time.perf_counter() - t0
+    return {**s, "model": model}, members, out
+
+
+def train_parity_runs(
+    settings: dict, *, seed_offsets: Mapping, model: Mapping, device, progress
+) -> dict:
+    """The PARITY training of cell ``parity_training`` (§5.1): ``runs`` members initialised from
+    seeds ``seed + r``, training and test strings of length ``n`` (data seeds from
+    :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``, ``epochs``,
+    ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``."""
+    s = {
+        k: check_positive_int(k, settings[k])
+        for k in ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
+    }
+    runs, n, spe = s["runs"], s["n"], s["steps_per_epoch"]
+    seed = check_positive_int("seed", settings["seed"], minimum=0)
+    off = check_offsets(seed_offsets, paper.PARITY_SEED_OFFSETS)
+    model = check_model(model)
+    dev = get_device(device)
+    enc = parity_model(runs, model=model)
+    params = enc.init([seed + r for r in range(runs)], dtype=torch.float32, device=dev)
+
+    def sample(step, gens):
+        x = torch.stack([random_strings(1, n, generator=g) for g in gens])
+        return x, x.sum(-1) % 2
+
+    t0 = time.perf_counter()
+    res = train_ensemble(
+        enc,
+        params,
+        sample=sample,
+        optim=OptimConfig("adam", lr=model["lr"]),
+        steps=s["epochs"] * spe,
+        data_seeds=[off["data"] + seed + r for r in range(runs)],
+        progress=progress,
+        device=device,
+        desc="ch1 PARITY",
+    )
+    tg = torch.Generator().manual_seed(off["test"] + seed)
+    bits = torch.stack(
+        [random_strings(s["test_strings"], n, generator=tg) for _ in range(runs)]
+    )
+    final_p = {k: v.to(dev) for k, v in res.final_params.items()}
+    with torch.no_grad():
+        out = enc(final_p, bits.to(dev)).cpu().to(torch.float64)
+    y = bits.sum(-1) % 2
+    return {
+        "protocol": {
+            **{k: s[k] for k in ("runs", "epochs", "steps_per_epoch")},
+            "batch_size": 1,
+            **{"n": n, "test_strings": s["test_strings"], "seed": seed},
+            **model,
+            "n_heads": paper.PARITY_HEADS,
+            "positional": "i/N, cos(pi i) (fixed)",
+            "dtype": "float32",
+        },
+        "test_acc": accuracy(out, y).tolist(),
+        "test_ce_bits": cross_entropy_bits(out, y).mean(-1).tolist(),
+        "train_ce_bits_last_epoch": (
+            res.history["loss"][-spe:].mean(0) / math.log(2)
+        ).tolist(),
+        "wall_time_s": time.perf_counter() - t0,
+        "seeds": [seed + r for r in range(runs)],
+    }
+
+
+# --------------------------------------------------------------------------- analyses of the runs
+def summarize(values, *, seed: int = 0) -> dict:
+    """Mean with its 95% seed-bootstrap interval (lengthgen.stats.bootstrap_ci)."""
+    from lengthgen.stats import bootstrap_ci
+
+    est, lo, hi = bootstrap_ci(np.asarray(values, dtype=float), seed=seed)
+    return {"mean": est, "lo": lo, "hi": hi, "n": len(values)}
+
+
+def arm_members(result: dict, n: int, arm: str) -> list[int]:
+    """Indices of the members of arm ``arm`` at training length ``n``, in run order (a
+    ``first_training`` result names the arm by its ``log_scaled`` flag)."""
+    members = result["members"]
+    idx = [
+        i
+        for i, m in enumerate(members)
+        if m["train_n"] == n
+        and m.get("arm", paper.ATTENTION_ARMS[bool(m.get("log_scaled"))]) == arm
+    ]
+    return sorted(idx, key=lambda i: members[i]["run"])
+
+
+def first_table(result: dict) -> list[dict]:
+    """Per (training length, scaling) of a :func:`train_first` result: mean test accuracy and
+    cross-entropy with 95% bootstrap CIs, and the number of perfect runs (paper Fig. 4)."""
+    rows = []
+    for n in result["protocol"]["lengths"]:
+        for att in paper.ATTENTION_ARMS:
+            idx = arm_members(result, n, att)
+            acc = [result["test_acc"][i] for i in idx]
+            a, c = summarize(acc), summarize([result["test_ce_bits"][i] for i in idx])
+            rows.append(
+                {
+                    "train_n": n,
+                    "attention": att,
+                    "runs": len(idx),
+                    "test_acc": a["mean"],
+                    "acc_lo": a["lo"],
+                    "acc_hi": a["hi"],
+                    "perfect_runs": int(sum(v == 1.0 for v in acc)),
+                    "test_ce_bits": c["mean"],
+                    "ce_lo": c["lo"],
+                    "ce_hi": c["hi"],
+                }
+            )
+    return rows
+
+
+def perfect_key(perfect_ce_bits: float) -> str:
+    """The column of :func:`failure_breakdown` counting runs with 100% accuracy and low cross-entropy."""
+    return f"perfect (100%, CE < {perfect_ce_bits:g} bits)"
+
+
+def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[dict]:
+    """Per (training length, attention): runs with 100% test accuracy, those of them whose mean test
+    cross-entropy is also below ``perfect_ce_bits`` (the "perfect" runs of the chapter's claims, rule 3
+    of :mod:`lengthgen.chapters.ch1.claims`), runs below 100%, how many of those never fitted their
+    own training strings (last-epoch training cross-entropy above 0.5 bits), and runs near chance."""
+    perfect_ce_bits = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
+    out = []
+    for n in result["protocol"]["lengths"]:
+        for att in paper.ATTENTION_ARMS:
+            idx = arm_members(result, n, att)
+            perfect = [i for i in idx if result["test_acc"][i] == 1.0]
+            failed = [i for i in idx if result["test_acc"][i] < 1.0]
+            unfit = [i for i in failed if result["train_ce_bits_last_epoch"][i] > 0.5]
+            out.append(
+                {
+                    "train_n": n,
+                    "attention": att,
+                    "runs": len(idx),
+                    "perfect (100%)": len(perfect),
+                    perfect_key(perfect_ce_bits): sum(
+                        result["test_ce_bits"][i] < perfect_ce_bits for i in perfect
+                    ),
+                    "below_100%": len(failed),
+                    "of_which_unfit_on_training": len(unfit),
+                    "near_chance (≤ 0.6)": sum(
+                        result["test_acc"][i] <= 0.6 for i in idx
+                    ),
+                }
+            )
+    return out
+
+
+def rate_perfect(result: dict, i: int, *, perfect_ce_bits: float = 0.01) -> bool:
+    """Whether member ``i`` of a FIRST training result generalised perfectly: 100% test accuracy
+    at the test length and mean test cross-entropy below ``perfect_ce_bits`` (the "perfect" run of
+    :func:`failure_breakdown`, rule 3 of :mod:`lengthgen.chapters.ch1.claims`)."""
+    return result["test_acc"][i] == 1.0 and result["test_ce_bits"][i] < perfect_ce_bits
+
+
+def success_rates(
+    result: dict,
+    *,
+    perfect_ce_bits: float = 0.01,
+    level: float = 0.95,
+    paper_runs: int = paper.FIG4_RUNS,
+) -> list[dict]:
+    """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs
+    (:func:`rate_perfect`), the success rate with its exact (Clopper–Pearson) ``level`` interval, the
+    probability p̂^paper_runs that ``paper_runs`` independent runs at our rate are all perfect, the mean
+    test accuracy, runs near chance (test accuracy ≤ 0.6), and runs that did not fit their own training
+    length (accuracy below 100% on fresh strings of the training length)."""
+    from lengthgen.stats import clopper_pearson
+
+    perfect_ce_bits = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
+    rows = []
+    for n in result["protocol"]["lengths"]:
+        for arm in result["protocol"]["arms"]:
+            idx = arm_members(result, n, arm)
+            k = sum(
+                rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in idx
+            )
+            lo, hi = clopper_pearson(k, len(idx), level=level)
+            rate = k / len(idx)
+            rows.append(
+                {
+                    "train_n": n,
+                    "arm": arm,
+                    "runs": len(idx),
+                    "perfect": k,
+                    "rate": rate,
+                    "rate_lo": lo,
+                    "rate_hi": hi,
+                    f"p_all_{paper_runs}": rate**paper_runs,
+                    "mean_test_acc": float(
+                        np.mean([result["test_acc"][i] for i in idx])
+                    ),
+                    "near_chance": sum(result["test_acc"][i] <= 0.6 for i in idx),
+                    "unfit": sum(result["train_len_acc"][i] < 1.0 for i in idx),
+                }
+            )
+    return rows
+
+
+def placement_comparison(
+    result: dict,
+    *,
+    a: str = "log-scaled",
+    b: str = "authors' placement",
+    perfect_ce_bits: float = 0.01,
+) -> list[dict]:
+    """Per training length: arms ``a`` and ``b`` compared run by run (run r of both arms starts from
+    the same weights and reads the same strings): counts of runs perfect in both, in one only, in
+    neither, and the two-sided exact McNemar p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
+    from lengthgen.stats import mcnemar_exact
+
+    rows = []
+    for n in result["protocol"]["lengths"]:
+        ia, ib = arm_members(result, n, a), arm_members(result, n, b)
+        if [result["members"][i]["run"] for i in ia] != [
+            result["members"][i]["run"] for i in ib
+        ]:
+            raise ValueError(
+                f"arms {a!r} and {b!r} do not hold the same runs at training length {n}"
+            )
+        pa = [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in ia]
+        pb = [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in ib]
+        rows.append({"train_n": n, "runs": len(ia), **mcnemar_exact(pa, pb)})
+    return rows
+
+
+def shared_runs(rates: dict, first: dict, *, perfect_ce_bits: float = 0.01) -> dict:
+    """The runs a ``first_rates`` result shares with a ``first_training`` result (same training
+    length, arm and run): how many, the largest relative difference of their last-epoch training
+    cross-entropy, and how many of them change verdict (:func:`rate_perfect`)."""
+    where = {
+        (m["train_n"], paper.ATTENTION_ARMS[m["log_scaled"]], m["run"]): i
+        for i, m in enumerate(first["members"])
+    }
+    diff, differ, shared = 0.0, 0, 0
+    for j, m in enumerate(rates["members"]):
+        i = where.get((m["train_n"], m["arm"], m["run"]))
+        if i is None:
+            continue
+        shared += 1
+        a, b = (
+            rates["train_ce_bits_last_epoch"][j],
+            first["train_ce_bits_last_epoch"][i],
+        )
+        diff = max(diff, abs(a - b) / max(abs(b), 1e-12))
+        was = rate_perfect(first, i, perfect_ce_bits=perfect_ce_bits)
+        differ += rate_perfect(rates, j, perfect_ce_bits=perfect_ce_bits) != was
+    return {
+        "shared_runs": shared,
+        "max_rel_diff_train_ce": diff,
+        "verdicts_differ": differ,
+    }
