@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from lengthgen import plotting
+from lengthgen.chapters.ch2 import claims as c2
 from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2 import volume as vo
@@ -54,8 +55,10 @@ def attention_panels(
 
 
 # --------------------------------------------------------------------------- accuracy tables
-def _summary(runs: dict, task: str, model: str, N: int, stat: str) -> dict:
-    name = _run_of(task, model, N)
+def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
+    """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours, the
+    ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
+    name = c2.run_of(task, model, N)
     res = runs[name][0]
     at = {
         "steps_cap": res["steps_cap"],
@@ -64,13 +67,18 @@ def _summary(runs: dict, task: str, model: str, N: int, stat: str) -> dict:
     m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(
         at, model, N
     )
-    return {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
-
-
-def _run_of(task, model, N):
-    from lengthgen.chapters.ch2.claims import run_of
-
-    return run_of(task, model, N)
+    return {
+        "N": N,
+        "task": task,
+        "model": f"A_{model}",
+        "paper": cell[0],
+        "paper lo": cell[1],
+        "paper hi": cell[2],
+        "ours": m,
+        "ours lo": lo,
+        "ours hi": hi,
+        "run": name,
+    }
 
 
 def accuracy_table(runs: dict, table: str):
@@ -80,49 +88,23 @@ def accuracy_table(runs: dict, table: str):
     import pandas as pd
 
     check_choice("table", table, ("table1", "table2", "table3"))
-    rows = []
     if table == "table2":
-        for N in paper.NS:
-            for (task, model), cells in paper.PAPER_T2.items():
-                pv, plo, phi = cells[N]
-                rows.append(
-                    {
-                        "N": N,
-                        "task": task,
-                        "model": f"A_{model}",
-                        "paper": pv,
-                        "paper lo": plo,
-                        "paper hi": phi,
-                        **_summary(runs, task, model, N, "longest"),
-                    }
-                )
+        rows = [
+            _row(runs, task, model, N, cells[N], "longest")
+            for N in paper.NS
+            for (task, model), cells in paper.PAPER_T2.items()
+        ]
     elif table == "table3":
-        for model, cells in paper.PAPER_T3.items():
-            for N, (pv, plo, phi) in sorted(cells.items()):
-                rows.append(
-                    {
-                        "N": N,
-                        "task": "majority",
-                        "model": f"A_{model}",
-                        "paper": pv,
-                        "paper lo": plo,
-                        "paper hi": phi,
-                        **_summary(runs, "majority", model, N, "ood"),
-                    }
-                )
+        rows = [
+            _row(runs, "majority", model, N, cell, "ood")
+            for model, cells in paper.PAPER_T3.items()
+            for N, cell in sorted(cells.items())
+        ]
     else:
-        for (task, model), pv in paper.PAPER_T1.items():
-            rows.append(
-                {
-                    "N": 51,
-                    "task": task,
-                    "model": f"A_{model}",
-                    "paper": pv,
-                    "paper lo": math.nan,
-                    "paper hi": math.nan,
-                    **_summary(runs, task, model, 51, "longest"),
-                }
-            )
+        rows = [
+            _row(runs, task, model, 51, (pv, math.nan, math.nan), "longest")
+            for (task, model), pv in paper.PAPER_T1.items()
+        ]
     return pd.DataFrame(rows)
 
 
@@ -139,8 +121,6 @@ def styled_accuracy_table(df, caption: str | None = None):
     out["ours (20 seeds)"] = [
         cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)
     ]
-    from lengthgen.chapters.ch2 import claims as c2
-
     if df["paper lo"].isna().all():
         # Table 1: no intervals; the claims allow ± T1_TOLERANCE points (rule 3), and the
         # near-chance cells compare their side of 50 % (rule 8)
@@ -346,12 +326,7 @@ def windows_figure(widths: dict):
         ax = axes[0] if v == "pos" else axes[1]
         theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
         name = norm_names.get(c, names[c]) if v == "norm" else names[c]
-        fin = r.get("finite_width")
-        w = (
-            fin
-            if fin is not None and all(x is not None and np.isfinite(x) for x in fin)
-            else r["width"]
-        )
+        w = c2.window_measure(r)
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.loglog(
             r["n"],

@@ -106,7 +106,7 @@ def center(
     """The paper's exact-solution center for (model, task), unbatched float64 tensors.
 
     ``eta=None`` uses the paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant
-    (the center then lies in the box [−B', B'] with B' = :func:`box_of`). Implemented centers:
+    (the center then lies in the box [−B', B'] with B' the largest coordinate). Implemented centers:
 
     * A_pos / A_norm, First and Index (eqs. 25, 37; B.1): a = (2η, 0), b = (0, −η), r = (η, 0),
       s = (0, η), c_K = 0, C_V = η I, b_V = 0, W1 = [η I; 0], b1 = (η², η², −η, …),
@@ -164,11 +164,6 @@ def center(
         f"the paper gives no center for task {task!r} under A_{variant} "
         "(implemented: A_pos/A_norm First and Index, A_gen Majority)"
     )
-
-
-def box_of(params: dict) -> float:
-    """The smallest B with every coordinate of ``params`` in [−B, B]."""
-    return max(float(v.abs().max()) for k, v in params.items() if not k.startswith("_"))
 
 
 # --------------------------------------------------------------------------- score-gap coefficients
