@@ -4,65 +4,19 @@ Transformers*, next to ours (the paper's numbers are in :mod:`lengthgen.chapters
 Where ours comes from
 ---------------------
 Training claims (Tables 1–3, §4.3, App. D.4, D.7) read the stored full-scale cells
-``results/ch2/cells/<experiment>.json`` (validated by ``experiments.SCHEMAS``), so
-``python -m lengthgen claims --check`` re-checks them without the notebook. :data:`RUNS` says which
-stored experiment provides each (task, model, N). The volume claims read the stored scan
+``results/ch2/cells/<experiment>.json`` (validated by ``experiments.schema``), so
+``python -m lengthgen claims --check`` re-checks them without the notebook. :func:`~.measures.run_of` says
+which stored experiment provides each (task, model, N). The volume claims read the stored scan
 ``volume_scans``; constructions, closed forms and the brute-force checker are measured live by the
 notebook (``source="live"``).
 
-How each comparison was chosen (fixed before looking at our value)
--------------------------------------------------------------------
-Each rule is written once as code below (``rule1`` … ``rule8``, :func:`above_zero` for rule 9) and
-a claim names the rule it is checked by; the paper's Tables 1–3 are tables of rows (:data:`TABLE2`
-…), one row per claim with its literal id, each read by one small builder next to it.
-Not blind: rules 1 and 8–9, changed for issue 25, were chosen while our seed means and their
-intervals were already on the chapter's page (their declarations were still committed before
-the claims were re-evaluated).
-
-1. The paper reports a 95 % seed-bootstrap interval (Table 2, Table 3), and so do we (our 20 seeds,
-   10,000 resamples: ``experiments.longest_summary`` / ``ood_summary``). The two means are compared
-   as two independent samples (:func:`two_sample_agree`, a ``predicate``): each 95 % half-width is
-   read as 1.96 standard errors, so the difference of the means is within the two-sided 5 % band
-   when ``|ours − paper| ≤ √(h_ours² + h_paper²)``, each ``h`` being the half-width on the side of
-   its interval that faces the other mean (percentile intervals are not symmetric). Neither
-   interval is widened; both resample seeds only and leave out the sampling error of the test bank.
-   (Until issue 25 the rule asked our mean to lie inside the paper's interval, which ignored our own
-   seed-to-seed uncertainty; "the intervals overlap" was not chosen because it allows a difference
-   up to ``h_ours + h_paper``, a test at a level far below 5 %.)
-2. An accuracy at the 100 % ceiling (First; the paper's "100.0 (100.0–100.0)" means every seed is
-   perfect): the number of our 20 seeds with 100 % test accuracy must equal 20 (``equal``).
-3. A 20-seed mean the paper reports without an interval (the Table 1 cells outside Table 2):
-   ``|ours − paper| ≤`` :data:`T1_TOLERANCE` points, the median 95 % half-width of the paper's own
-   20-seed means in Tables 2–3 (ceiling entries excluded), rounded to whole points.
-4. A difference of two reported means (the A_norm − A_pos gain of §4.3): the sum of the two 95 %
-   half-widths (the widest the difference can be for any correlation between the two).
-5. A correlation over n checkpoints reported without an interval (D.4): ours must lie in the paper's
-   95 % interval by Fisher's z, ``tanh(atanh ρ ± 1.96/√(n − 3))`` (:func:`fisher_interval`).
-6. A theorem's asymptotic exponent measured at finite n: a log-log slope of one exact window within
-   :data:`WINDOW_SLOPE_TOL` of the exponent, a Monte Carlo exponent of an exact fraction within
-   :data:`MC_EXPONENT_TOL` (both fixed when the scans were designed: the log n attention scale adds
-   slowly varying factors, and a fraction is a product of several windows plus sampling error).
-   A window with one side still exact at the search limit is measured on the side that closes
-   (:func:`window_measure`), the rule the notebook's live scan has always used.
-7. A closed form the paper derives, computed numerically in float64: relative error ≤
-   :data:`CLOSED_FORM_RTOL`. Statements that hold for every point checked (bounds, "none is exact")
-   are ``predicate`` checks saying exactly what was checked.
-8. A Table 1 cell with zero NESV whose accuracy is reported a few points from chance (First and Index
-   under A_gen and A_sin; every D.3 bank of these tasks has exactly balanced labels, so a constant
-   answer scores 50 %): besides rule 3, a ``predicate`` on chance (:func:`chance_side`). Our
-   20-seed mean is distinguishable from 50 % when its 95 % seed-bootstrap interval excludes 50; the
-   paper gives no interval for these cells, so its number is read with rule 3's half-width: above
-   chance where it exceeds 50 by more than :data:`T1_TOLERANCE`, indistinguishable from chance
-   otherwise. The claim holds when ours falls on the same side.
-9. A shape of a curve the paper describes in words (Fig. 2; the §3.2 counterexample): a
-   ``direction`` claim on seed-paired differences, whose 95 % seed-bootstrap interval must exclude 0
-   on the stated side; "as well as" (§3.2) is a ``predicate``: at no compared cell is A_sin below
-   A_gen by more than the band of rule 1 (one-sided).
-10. A lemma's inequality (App. A.3, Lemmas 6–7): checked as the lemma states it, with the constant
-   of its proof, at the points we compute (a ``predicate``); a Monte Carlo probability enters by
-   the lower end of its 95 % Clopper–Pearson interval.
-A ``direction`` claim (the sign or order agrees) is never counted as a numeric reproduction; where
-the paper gives a size too, a separate value claim checks it.
+How each comparison was chosen
+------------------------------
+The ten tolerance rules, fixed before looking at our value, are :mod:`.rules` (its docstring says
+how each was chosen, its functions ``rule1`` … ``rule8`` and :func:`~.rules.above_zero` are the
+rules as code); a claim names the rule it is checked by. Our measurements of the stored cells are
+:mod:`.measures`. The paper's Tables 1–3 are tables of rows below (:data:`TABLE2` …), one row per
+claim with its literal id, each read by one small builder next to it.
 
 Protocol
 --------
@@ -72,417 +26,63 @@ claim reads runs and scans with the paper's map F(v) = v/√(1+‖v‖²) (eq. 1
 v/(1+‖v‖²) survives only in the ablation experiment ``index_norm_misread``, which no claim reads;
 a claim that did read it would carry ``modified(MISREAD_MAP)``.
 
-Deviations are declared below (:data:`DEVIATIONS`), one per claim that deviates today, each with a
-cause from :data:`CAUSES` and an explanation we wrote.
+Deviations are declared in :mod:`.deviations` (``DEVIATIONS``), one per claim that deviates today
+(by its id), each with a cause from ``CAUSES`` and an explanation we wrote.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import statistics
-import weakref
-
-import numpy as np
 
 from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2.experiments import (
-    EXPERIMENTS,
-    coefficient_analysis,
-    longest_accuracy,
-    longest_summary,
-    ood_summary,
-    test_lengths,
+from lengthgen.chapters.ch2.measures import (  # noqa: F401  (window_measure: read here by ch. 5)
+    COUNTEREXAMPLE_CELLS,
+    FIG2_INTERMEDIATE,
+    MISREAD_MAP,
+    coefficients,
+    counterexample,
+    fig2_gains,
+    fig2_pos_drop,
+    majority_equivalent,
+    mc_exponent,
+    mean_longest,
+    paired_gain,
+    parity_trained,
+    perfect_seeds,
+    protocol_of,
+    run_of,
+    summary_longest,
+    summary_ood,
+    window_measure,
+    window_slope,
 )
-from lengthgen.claims import (
-    PAPER_PROTOCOL,
-    Claim,
-    Deviation,
-    Unchecked,
-    modified,
-    reduced,
+from lengthgen.chapters.ch2.rules import (  # noqa: F401  (the tolerances: read here by ch. 5)
+    CLOSED_FORM_RTOL,
+    MC_EXPONENT_TOL,
+    SEEDS,
+    T1_TOLERANCE,
+    WINDOW_SLOPE_TOL,
+    above_zero,
+    chance_side,
+    facing_half_widths,
+    fisher_interval,
+    paper_chance_side,
+    rule1,
+    rule2,
+    rule3,
+    rule4,
+    rule5,
+    rule6_mc,
+    rule6_window,
+    rule7,
+    rule8,
+    two_sample_agree,
+    two_sample_band,
 )
+from lengthgen.chapters.ch2.deviations import CAUSES, attach_deviations  # noqa: F401
+from lengthgen.claims import Claim, Unchecked
 
 PAPER = "Zhu & Chiang 2026"
-
-#: why a claim of this chapter may deviate
-CAUSES = {
-    "replication sampling": "an independent replication: the paper does not publish its data streams, initial "
-    "draws or test banks, and its 95 % interval covers the uncertainty of its own mean only",
-    "pre-asymptotic lengths": "a finite-n measurement of an asymptotic rate that has not reached its limit at the "
-    "lengths we can scan",
-    "unexplained": "a difference we have not traced to a cause; the explanation says what was ruled out "
-    "and what was not measured",
-    "count-only chance above 50 %": "a model that uses only the number of ones beats a coin on these tasks (the best "
-    "rule of the count is right ½ + ½·P(Bin(n − 1, ½) = (n − 1)/2) of the time, 51.8 % at n = 511), so "
-    "'at chance' for a model without positional information is not 50 %; rule 8 compared with 50 %",
-}
-
-# --------------------------------------------------------------------------- the tolerance rules
-# Each rule of the docstring, written once; a claim names the rule it is checked by (``**ruleN(…)``
-# gives its paper value, check, tolerance or predicate, and its one-line ``why``).
-_HALF_WIDTHS = [
-    (hi - lo) / 2
-    for cells in paper.PAPER_T2.values()
-    for (m, lo, hi) in cells.values()
-    if m < 100.0
-]
-_HALF_WIDTHS += [
-    (hi - lo) / 2 for cells in paper.PAPER_T3.values() for (m, lo, hi) in cells.values()
-]
-#: rule 3: median 95 % half-width of the paper's 20-seed means (Tables 2–3, ceilings excluded), whole points
-T1_TOLERANCE = float(round(statistics.median(_HALF_WIDTHS)))
-#: rule 6
-WINDOW_SLOPE_TOL = 0.3
-MC_EXPONENT_TOL = 0.5
-#: rule 7
-CLOSED_FORM_RTOL = 1e-9
-#: seeds per stored cell (D.2)
-SEEDS = len(paper.SEEDS)
-#: rule 8: the chance level of First and Index on the D.3 banks (exactly balanced labels), percent
-CHANCE = 50.0
-
-
-def facing_half_widths(ours: dict, theirs) -> tuple[float, float]:
-    """Rule 1: the half-widths of our interval ``{"mean", "lo", "hi"}`` and the paper's
-    ``(mean, lo, hi)`` on the sides that face each other's mean."""
-    m, lo, hi = ours["mean"], ours["lo"], ours["hi"]
-    pm, plo, phi = theirs
-    if m <= pm:
-        return hi - m, pm - plo
-    return m - lo, phi - pm
-
-
-def two_sample_band(ours: dict, theirs) -> float:
-    """Rule 1: the largest difference of the two means inside the two-sided 5 % band,
-    √(h_ours² + h_paper²) with the facing half-widths (each 1.96 standard errors)."""
-    h_ours, h_paper = facing_half_widths(ours, theirs)
-    return math.hypot(h_ours, h_paper)
-
-
-def two_sample_agree(ours: dict, theirs) -> bool:
-    """Rule 1: whether our mean and the paper's differ by no more than :func:`two_sample_band`."""
-    return abs(ours["mean"] - theirs[0]) <= two_sample_band(ours, theirs)
-
-
-#: rule 1's one-line justification, shared by the Table 2 and Table 3 claims
-RULE1_WHY = (
-    "rule 1: two independent 20-seed means, each 95 % seed-bootstrap half-width read as 1.96 SE: "
-    "|ours − paper| ≤ √(h_ours² + h_paper²) (facing sides), a two-sided test at 5 % that counts "
-    "our own uncertainty as well as the paper's"
-)
-
-
-def rule1(cell) -> dict:
-    """Rule 1: our 20-seed mean and interval against the paper's ``cell = (mean, lo, hi)``."""
-    return dict(
-        paper_value=cell[0],
-        paper_uncertainty=[cell[1], cell[2]],
-        check="predicate",
-        holds=lambda v: two_sample_agree(v, cell),
-        why=RULE1_WHY,
-    )
-
-
-def rule2(why: str, count=SEEDS) -> dict:
-    """Rule 2: at the 100 % ceiling, the number of perfect seeds must equal ``count``."""
-    return dict(paper_value=count, check="equal", why=why)
-
-
-def _within(value, tolerance, why: str, **extra) -> dict:
-    """A ``value`` check: ours within ± ``tolerance`` of the paper's ``value``."""
-    return dict(paper_value=value, check="value", tolerance=tolerance, why=why, **extra)
-
-
-def rule3(value: float) -> dict:
-    """Rule 3: a 20-seed mean the paper reports without an interval, ± :data:`T1_TOLERANCE`."""
-    why = f"rule 3: a 20-seed mean reported without an interval, ± {T1_TOLERANCE:g} points"
-    return _within(value, T1_TOLERANCE, why)
-
-
-def rule4(a, b) -> dict:
-    """Rule 4: the difference b − a of two reported ``(mean, lo, hi)``, ± the sum of their
-    95 % half-widths."""
-    tol = round((a[2] - a[1]) / 2 + (b[2] - b[1]) / 2, 2)
-    why = "rule 4: a difference of two reported means, ± the sum of their 95 % half-widths"
-    return _within(round(b[0] - a[0], 1), tol, why)
-
-
-def fisher_interval(rho: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Rule 5: the 95 % interval of a correlation ``rho`` over ``n`` points by Fisher's z."""
-    c, h = math.atanh(rho), z / math.sqrt(n - 3)
-    return (round(math.tanh(c - h), 3), round(math.tanh(c + h), 3))
-
-
-def rule5(rho: float, n: int) -> dict:
-    """Rule 5: ours in the paper's 95 % Fisher-z interval of ``rho`` over ``n`` points."""
-    return dict(
-        paper_value=rho,
-        paper_uncertainty=list(fisher_interval(rho, n)),
-        check="interval",
-        interval=fisher_interval(rho, n),
-        why=f"rule 5: the paper's value with its 95 % Fisher-z interval for n = {n}",
-    )
-
-
-def rule6_window(exponent) -> dict:
-    """Rule 6: a finite-n window slope within :data:`WINDOW_SLOPE_TOL` of the exponent."""
-    why = f"rule 6: a finite-n window slope within ± {WINDOW_SLOPE_TOL} of the exponent"
-    return _within(exponent, WINDOW_SLOPE_TOL, why)
-
-
-def rule6_mc(exponent) -> dict:
-    """Rule 6: a Monte Carlo exponent within :data:`MC_EXPONENT_TOL` of the theorem's."""
-    why = f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's"
-    return _within(exponent, MC_EXPONENT_TOL, why)
-
-
-def rule7() -> dict:
-    """Rule 7: a closed form computed in float64, largest relative error ≤ :data:`CLOSED_FORM_RTOL`."""
-    why = f"rule 7: a closed form computed numerically in float64, relative error ≤ {CLOSED_FORM_RTOL:g}"
-    return _within(0.0, CLOSED_FORM_RTOL, why, digits=1)
-
-
-def chance_side(lo: float, hi: float, chance: float = CHANCE) -> str:
-    """Rule 8: "above" or "below" chance where the interval (lo, hi) excludes it, else
-    "indistinguishable"."""
-    if lo > chance:
-        return "above"
-    if hi < chance:
-        return "below"
-    return "indistinguishable"
-
-
-def paper_chance_side(value: float) -> str:
-    """Rule 8: the side of chance of a Table 1 number the paper reports without an interval, read
-    with rule 3's half-width."""
-    return chance_side(value - T1_TOLERANCE, value + T1_TOLERANCE)
-
-
-def rule8(value: float) -> dict:
-    """Rule 8: ours on the same side of chance as the paper's ``value`` (:func:`chance_side`)."""
-    side = paper_chance_side(value)
-    return dict(
-        paper_value=f"{side} ({value:g} %)",
-        check="predicate",
-        holds=lambda v: chance_side(v["lo"], v["hi"]) == side,
-        why=f"rule 8: a cell near chance passes ± {T1_TOLERANCE:g} points even for a model that "
-        "learns nothing, so its side of chance (50 %, balanced banks) is checked on its own",
-    )
-
-
-def above_zero(v: dict) -> bool:
-    """Rule 9 (and the sign of a gain): the 95 % seed-bootstrap interval lies above 0."""
-    return v["lo"] > 0
-
-
-# --------------------------------------------------------------------------- which stored run gives what
-def run_of(task: str, model: str, N: int) -> str:
-    """The stored experiment holding (task, model) at maximum training length N."""
-    base = {
-        ("first", "pos"): "first_posnorm",
-        ("first", "norm"): "first_posnorm",
-        ("majority", "gen"): "majority_gen",
-        ("majority", "sin"): "majority_sin",
-        ("index", "pos"): "index_posnorm",
-        ("index", "norm"): "index_posnorm",
-        ("first", "gen"): "first_gen",
-        ("first", "sin"): "first_sin",
-        ("index", "gen"): "index_gen",
-        ("index", "sin"): "index_sin",
-        ("majority", "pos"): "majority_posnorm",
-        ("majority", "norm"): "majority_posnorm",
-        ("parity", "gen"): "parity_gen",
-    }[(task, model)]
-    if N in paper.STORED_NS[base]:
-        return base
-    for suffix in ("_more", "_small", "_mid"):
-        if base + suffix in paper.STORED_NS and N in paper.STORED_NS[base + suffix]:
-            return base + suffix
-    raise KeyError(f"no stored experiment holds {task}/{model} at N = {N}")
-
-
-#: the protocol note of a claim measured with our earlier misread A_norm map (the ablation only)
-MISREAD_MAP = "A_norm with our misread map F(v) = v/(1+‖v‖²) (paper: v/√(1+‖v‖²))"
-
-
-def protocol_of(pairs) -> object:
-    """The protocol of a claim reading the stored (task, model, N) triples ``pairs``."""
-    notes = []
-    for task, model, N in pairs:
-        name = run_of(task, model, N)
-        cap = paper.STORED_STEP_CAPS[name]
-        if cap < paper.PAPER_MAX_UPDATES:
-            note = f"update cap {cap:,} (paper: {paper.PAPER_MAX_UPDATES:,})"
-            if note not in notes:
-                notes.append(note)
-        # (Majority's fixed token k = 0 makes F(ak) = 0 for any F)
-        misread = model == "norm" and EXPERIMENTS[name].norm_map != "sqrt"
-        if misread and task != "majority" and MISREAD_MAP not in notes:
-            notes.append(MISREAD_MAP)
-    if MISREAD_MAP in notes:  # a different model than the paper's, not a smaller run
-        return modified("; ".join(notes))
-    return reduced("; ".join(notes)) if notes else PAPER_PROTOCOL
-
-
-# --------------------------------------------------------------------------- measures (stored cells)
-def _cell(results, task, model, N):
-    return results.cell(run_of(task, model, N))
-
-
-def mean_longest(results, task, model, N) -> float:
-    """Our 20-seed mean accuracy (%) at L = 10N+1."""
-    return float(np.mean(longest_accuracy(_cell(results, task, model, N), model, N)))
-
-
-def perfect_seeds(results, task, model, N) -> int:
-    """How many of our seeds are at 100 % test accuracy at L = 10N+1."""
-    return len(_at_length(_cell(results, task, model, N), model, N, 10 * N + 1, 1.0))
-
-
-def summary_longest(results, task, model, N) -> dict:
-    """Our 20-seed mean accuracy (%) at L = 10N+1 with its 95 % seed-bootstrap interval."""
-    m, lo, hi = longest_summary(_cell(results, task, model, N), model, N)
-    return {"mean": m, "lo": lo, "hi": hi}
-
-
-def summary_ood(results, task, model, N) -> dict:
-    """Our 20-seed mean OOD accuracy (%, five lengths > N) with its 95 % seed-bootstrap interval."""
-    m, lo, hi = ood_summary(_cell(results, task, model, N), model, N)
-    return {"mean": m, "lo": lo, "hi": hi}
-
-
-def _at_length(result, model, N, L, only=None) -> dict:
-    """Per-seed accuracy (%) at test length L; ``only``: just the seeds at that accuracy (0–1)."""
-    return {
-        m["seed"]: 100 * m["test"][str(L)]
-        for m in result["members"]
-        if m["variant"] == model
-        and m["N"] == N
-        and (only is None or m["test"][str(L)] == only)
-    }
-
-
-def _paired_ci(a: dict, b: dict) -> dict:
-    """Mean of the seed-paired differences a − b with its 95 % seed-bootstrap interval."""
-    from lengthgen.stats import bootstrap_ci
-
-    if sorted(a) != sorted(b):
-        raise ValueError(f"the paired seeds differ: {sorted(a)} vs {sorted(b)}")
-    m, lo, hi = bootstrap_ci(np.array([a[s] - b[s] for s in sorted(a)]), seed=0)
-    return {"mean": m, "lo": lo, "hi": hi}
-
-
-def paired_gain(results, N: int = 51, L: int | None = None) -> dict:
-    """A_norm − A_pos accuracy on Index at L (default 10N+1), paired by seed (same initial
-    tensors and batches): mean and 95 % seed-bootstrap interval (percentage points)."""
-    res = _cell(results, "index", "pos", N)
-    if run_of("index", "norm", N) != run_of("index", "pos", N):
-        raise ValueError(f"A_pos and A_norm are not one paired run at N = {N}")
-    L = 10 * N + 1 if L is None else L
-    return _paired_ci(_at_length(res, "norm", N, L), _at_length(res, "pos", N, L))
-
-
-#: Fig. 2's test lengths strictly between N and 10N+1 at N = 51 (2N+1, 3N, 5N, 8N+1)
-FIG2_INTERMEDIATE = test_lengths(paper.FIG2_N)[1:-1]
-
-
-def fig2_gains(results, N: int = paper.FIG2_N) -> dict:
-    """A_norm − A_pos accuracy on Index at each intermediate test length of Fig. 2, paired by seed
-    (percentage points): ``{str(L): {"mean", "lo", "hi"}}``."""
-    return {str(L): paired_gain(results, N, L) for L in test_lengths(N)[1:-1]}
-
-
-def fig2_pos_drop(results, N: int = paper.FIG2_N) -> dict:
-    """The fall of A_pos's Index accuracy from L = N to the first test length beyond it, 2N+1,
-    paired by seed (percentage points)."""
-    res = _cell(results, "index", "pos", N)
-    return _paired_ci(
-        _at_length(res, "pos", N, N), _at_length(res, "pos", N, 2 * N + 1)
-    )
-
-
-#: §3.2's counterexample: the cells compared, (label, statistic, N)
-COUNTEREXAMPLE_CELLS = (("N=51, L=511", "longest", 51),) + tuple(
-    (f"N={N}, L>N", "ood", N) for N in paper.NS
-)
-
-
-def counterexample(results) -> dict:
-    """§3.2: Majority under A_sin minus A_gen (20-seed means, percentage points) at N = 51 and
-    L = 511 (Table 1) and in mean OOD accuracy at every N (Table 3), each with rule 1's band
-    (:func:`two_sample_band` of the two seed-bootstrap intervals, facing sides)."""
-    diff, band = {}, {}
-    for label, stat, N in COUNTEREXAMPLE_CELLS:
-        summ = summary_longest if stat == "longest" else summary_ood
-        gen, sin = (summ(results, "majority", m, N) for m in ("gen", "sin"))
-        diff[label] = sin["mean"] - gen["mean"]
-        band[label] = two_sample_band(sin, (gen["mean"], gen["lo"], gen["hi"]))
-    return {"diff": diff, "band": band}
-
-
-_COEF_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def coefficients(results) -> dict:
-    """D.4 on our 100 selected A_pos Index checkpoints (20 seeds × N = 11 … 51), cached per results."""
-    if results not in _COEF_CACHE:
-        members = [
-            m
-            for N in paper.NS
-            for m in _cell(results, "index", "pos", N)["members"]
-            if m["variant"] == "pos" and m["N"] == N
-        ]
-        _COEF_CACHE[results] = coefficient_analysis({"members": members})
-    return _COEF_CACHE[results]
-
-
-def window_measure(r: dict) -> list:
-    """The widths a window claim fits, from one stored curve ``{"n", "width", "finite_width"}``:
-    where a side of the window is still exact at the search limit, the sides that close
-    (``finite_width``, as in the notebook's live scan); the full ``width`` only where no side closes."""
-    fin = r.get("finite_width")
-    if fin is not None and all(w is not None and math.isfinite(w) for w in fin):
-        return list(fin)
-    return list(r["width"])
-
-
-def window_slope(results, key: str) -> float:
-    """Log-log slope of a stored exact-window curve (n = 8 … 512), see :func:`window_measure`."""
-    from lengthgen.stats import loglog_slope
-
-    r = results.cell("volume_scans")["widths"][key]
-    return loglog_slope(r["n"], window_measure(r))[0]
-
-
-def mc_exponent(results, key: str) -> float:
-    """Log-log slope of a stored Monte Carlo exact fraction over the lengths with ≥ 10 exact points."""
-    from lengthgen.stats import loglog_slope
-
-    rows = [r for r in results.cell("volume_scans")["mc"][key] if r["exact"] >= 10]
-    return loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])[0]
-
-
-def parity_trained(results) -> dict:
-    """Sign changes and kinks of the 20 stored Parity models (A_gen(8), N = 11)."""
-    ms = results.cell("parity_gen")["members"]
-    return {
-        "models": len(ms),
-        "max_sign_changes": max(m["sign_changes"] for m in ms),
-        "max_kinks": max(m["kinks"] for m in ms),
-        "violations": sum(
-            not (m["sign_changes"] <= m["kinks"] + 1 <= paper.H + 1) for m in ms
-        ),
-    }
-
-
-def majority_equivalent(results) -> int:
-    """Seeds whose A_pos and A_norm Majority members have identical test accuracies."""
-    ms = results.cell("majority_posnorm")["members"]
-    pos = {m["seed"]: m["test"] for m in ms if m["variant"] == "pos"}
-    norm = {m["seed"]: m["test"] for m in ms if m["variant"] == "norm"}
-    return sum(pos[s] == norm.get(s) for s in pos)
-
 
 # --------------------------------------------------------------------------- the claims
 #: the models' names in the statements
@@ -1117,85 +717,7 @@ NOT_CHECKED = [
 ]
 
 
-# --------------------------------------------------------------------------- declared deviations
-_REPLICATION = (
-    "The paper's interval resamples its 20 seeds only. All seeds are scored on one saved bank of 1,000 "
-    "examples per length, whose own sampling error (of the order of ±3 points at 95 % for accuracies "
-    "near 50–90 %) is in neither the paper's interval nor ours, and our banks, data streams and "
-    "initial draws are different draws (the paper publishes none of them; our batch lengths are "
-    "also shared across seeds). An independent replication can therefore differ from the paper's mean "
-    "by more than the two seed intervals allow with the protocol otherwise followed."
-)
-
-_UNEXPLAINED_POS_N51 = (
-    "Ours is below the paper's mean by far more than the two seed intervals allow, and we have not found "
-    "why. Ruled out: the update cap (every A_pos member at N = 51 stopped by the paper's own rule, each "
-    "selected checkpoint perfect on validation) and the A_norm map (A_pos does not use it). Against a "
-    "fixed offset of our protocol: at N = 11, 21 and 41 our A_pos means agree with the paper's under "
-    "rule 1, two of them above it, and the A_norm members of the same run (same test banks, batches and "
-    "initial tensors) agree with the paper at N = 51, which argues against a gross fault in the bank or "
-    "the streams but not against one that touches A_pos alone. Not measured, so not ruled out: our one "
-    "test bank at L = 511 (1,000 examples shared by every seed, its sampling error in neither interval), "
-    "our data streams and initial draws (the paper publishes none), our batch lengths shared across "
-    "seeds, and run-to-run drift (an earlier execution of the same code and seeds stored a higher mean, "
-    "itself below the paper's interval). Telling these apart needs new training runs (fresh banks, "
-    "per-seed length streams, repeated executions), which this revision does not do."
-)
-
-
-def _chance_explanation(model: str) -> str:
-    sees = {
-        "gen": "Under A_gen the model sees only the number of ones",
-        "sin": "The number of ones is also available to A_sin (besides the phases of the positions)",
-    }[model]
-    return (
-        f"{sees}, and the best rule of the count beats a coin (the cause). Our seed interval lies above "
-        "50 % and near that count-only rate; rule 8 read the paper's number, which has no interval, with "
-        "three points either side, which straddles 50 % and so predicted 'indistinguishable from chance'. "
-        "Both say the same about the models — they learn nothing beyond the count — and the rule's "
-        "mistake is to have taken 50 % for chance. Neither interval includes the sampling error of the "
-        "one test bank that every seed shares."
-    )
-
-
-#: the claims that deviate today, each with a cause from CAUSES and our explanation
-DEVIATIONS = {
-    "ch2.volume.mc_pos_index": Deviation(
-        "pre-asymptotic lengths",
-        "The χ window shrinks like n⁻² and at the smallest lengths is still comparable to the box of half-width 0.1, "
-        "so the exact fraction there falls more slowly than n⁻³; at the longest lengths of the scan too few sampled "
-        "points are exact to enter the fit, so the fit sees the approach to the asymptotic rate rather than the rate.",
-    ),
-    "ch2.train.table2.index_pos_N31": Deviation("replication sampling", _REPLICATION),
-    "ch2.train.table2.majority_gen_N21": Deviation(
-        "replication sampling", _REPLICATION
-    ),
-    "ch2.train.table3.gen_N21": Deviation("replication sampling", _REPLICATION),
-    "ch2.train.table2.index_pos_N51": Deviation("unexplained", _UNEXPLAINED_POS_N51),
-    "ch2.train.table1.first_gen_chance": Deviation(
-        "count-only chance above 50 %", _chance_explanation("gen")
-    ),
-    "ch2.train.table1.index_gen_chance": Deviation(
-        "count-only chance above 50 %", _chance_explanation("gen")
-    ),
-    "ch2.train.table1.index_sin_chance": Deviation(
-        "count-only chance above 50 %", _chance_explanation("sin")
-    ),
-}
-
-
-def _with_deviations(claims: list) -> list:
-    """``claims`` with each declared deviation attached to its claim (every one must name a claim)."""
-    unknown = set(DEVIATIONS) - {c.id for c in claims}
-    if unknown:
-        raise KeyError(f"deviations declared for no claim: {sorted(unknown)}")
-    return [
-        dataclasses.replace(c, deviation=DEVIATIONS[c.id]) if c.id in DEVIATIONS else c
-        for c in claims
-    ]
-
-
-CLAIMS = _with_deviations(
+CLAIMS = attach_deviations(
     [
         *SELF_CHECKS,
         *(_window_claim(*row) for row in WINDOWS),
