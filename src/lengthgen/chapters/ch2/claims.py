@@ -93,6 +93,12 @@ CEILING_WHY = (
     "compare the count of perfect seeds"
 )
 
+
+def _live(cid: str, location: str, **kw) -> Claim:
+    """A claim the notebook measures live, checked by a predicate (``holds``)."""
+    return Claim(cid, location, source="live", check="predicate", **kw)
+
+
 SELF_CHECKS = [
     Claim(
         "ch2.params.count",
@@ -117,27 +123,23 @@ SELF_CHECKS = [
         digits=1,
         why="an algebraic identity evaluated in float64: only rounding may differ",
     ),
-    Claim(
+    _live(
         "ch2.checker.bruteforce",
         "Definition 1 (our checker)",
         group="self-check",
-        source="live",
         statement="Every certified decision of the structural exactness checker equals exhaustive "
         "enumeration on random points (n ≤ 12)",
         paper_value="agree on every decided point",
-        check="predicate",
         holds=lambda v: v["decided"] > 0 and v["agree"] == v["decided"],
         why="brute force over all 2ⁿ strings is exact for small n",
     ),
-    Claim(
+    _live(
         "ch2.center.eta16_threshold",
         "§4.1.1, App. A.1–A.2 (η = min(B/16, 1/16))",
         group="self-check",
-        source="live",
         statement="With η = 1/16 the paper's First and Index centers are not exact at n = 3 … 5000 and "
         "become exact only beyond a finite threshold n* (ours: log n* for First, Index)",
         paper_value="exact for all sufficiently large n",
-        check="predicate",
         holds=lambda v: (
             v["inexact_at_practical_n"]
             and all(math.isfinite(x) for x in v["log_threshold"])
@@ -145,26 +147,22 @@ SELF_CHECKS = [
         why="the closed-form threshold and the checker must agree that the centers are exact only "
         "asymptotically",
     ),
-    Claim(
+    _live(
         "ch2.center.eta1_exact",
         "§4.1.1, App. A.1–A.3, B.1 (centers with a free scale)",
         group="self-check",
-        source="live",
         statement="The same centers with η = 1 are certified exact for First and Index under A_pos and A_norm "
         "at every tested n ≤ 1000, and the A_gen Majority center at n ≤ 2001",
         paper_value="the centers are exact solutions",
-        check="predicate",
         holds=lambda v: all(v.values()),
         why="our constructions, certified by the exactness checker at each n",
     ),
-    Claim(
+    _live(
         "ch2.norm.eq23_bound",
         "§4.2 eq. 23 (and eq. 106)",
-        source="live",
         statement="With the paper's map F(v) = v/√(1+‖v‖²), |ε_χ(k)| ≤ ‖s‖/(2k²‖a‖²) holds at every one of "
         "10⁵ random (a, s, k)",
         paper_value="bound holds",
-        check="predicate",
         holds=lambda v: v["violations"] == 0 and v["points"] > 0,
         why="an inequality of the paper: one violation would refute it",
     ),
@@ -244,15 +242,13 @@ VOLUME_LIVE = [
         **rule6_window(paper.PAPER_MAJORITY_AREA_SLOPE),
         group="self-check",
     ),
-    Claim(
+    _live(
         "ch2.volume.lemma6_density",
         "App. A.3, Lemma 6 (eq. 84)",
-        source="live",
         statement="Under the uniform box [−B, B]^D of A_gen the density of the score contrast "
         "X = qᵀW_K(e₁ − e₀) is at most B⁻²: its peak (at X = 0, by quadrature) and the largest "
         "bin of a 10⁶-sample histogram (bins B²/50 wide), times B², at B = 0.5, 1, 2",
         paper_value="‖f_X‖∞ ≤ B⁻²",
-        check="predicate",
         holds=lambda v: (
             len(v["peak_B2"]) == len(v["histogram_max_B2"]) > 0
             and max(v["peak_B2"] + v["histogram_max_B2"]) <= paper.PAPER_LEMMA6_BOUND
@@ -260,16 +256,14 @@ VOLUME_LIVE = [
         why="rule 10: the lemma's bound must hold for every B; the histogram checks the "
         "quadrature's peak on the model's own sampled parameters",
     ),
-    Claim(
+    _live(
         "ch2.volume.lemma7_mass",
         "App. A.3, Lemma 7 (eqs. 88, 91)",
-        source="live",
         statement="Under the same box, Pr(|X| ≤ 1/log n) ≥ c_X/log n with the proof's "
         "c_X = 9/(512 B²), at B = 1, 2 and n = 10⁴, 10⁶, 10⁹ (each with 1/log n ≤ B²/8, where "
         "eq. 91 is derived): the lower end of the 95 % Clopper–Pearson interval of a "
         "10⁶-sample estimate, times log n, against c_X",
         paper_value="Pr(|X| ≤ 1/log n) ≥ c_X/log n, c_X = 9/(512 B²)",
-        check="predicate",
         holds=lambda v: (
             len(v["lower_times_log_n"]) == len(v["c_X"]) > 0
             and all(a >= c for a, c in zip(v["lower_times_log_n"], v["c_X"]))
@@ -281,14 +275,12 @@ VOLUME_LIVE = [
 ]
 
 PARITY = [
-    Claim(
+    _live(
         "ch2.parity.random",
         "Thm. 1 eq. 7, App. A.4",
-        source="live",
         statement="On 5000 random and 20 briefly trained A_gen(8) points at n = 11 the logit difference has at "
         "most kinks + 1 ≤ h + 1 = 9 sign changes along the count segment, so none is exact",
         paper_value="NESV = 0 for n > h + 1",
-        check="predicate",
         holds=lambda v: (
             v["violations"] == 0 and v["exact"] == 0 and v["max_kinks"] <= paper.H
         ),
@@ -309,15 +301,13 @@ PARITY = [
         measure=parity_trained,
         group="self-check",
     ),
-    Claim(
+    _live(
         "ch2.parity.tight",
         "Thm. 1 eq. 7 (our construction)",
         group="self-check",
-        source="live",
         statement="Exact A_gen(n−1) Parity solutions exist for n = 4, 5, 8, 12, 64 (our construction), so "
         "n > h + 1 is also tight from n = 4 on",
         paper_value="exact",
-        check="predicate",
         holds=lambda v: all(v.values()),
         why="each construction certified exact by the checker",
     ),

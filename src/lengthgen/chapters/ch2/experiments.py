@@ -237,20 +237,19 @@ def train_experiment(
     return training.run(c, get_device(device), progress, keep_params)
 
 
-def experiment_config(
-    name: str,
-    *,
-    seeds,
-    Ns,
-    steps: int,
-    every: int,
-    val_size: int,
-    test_size: int,
-    batch: int,
-) -> dict:
+#: the run sizes a cell chooses; the rest of its configuration is the experiment and the protocol
+SIZES = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
+
+
+def experiment_config(name: str, **sizes) -> dict:
     """The complete keyword arguments of :func:`train_experiment` for experiment ``name`` with the
-    given run sizes; the rest (model, batch stream, fixed token, optimiser) is the definition in
-    :data:`EXPERIMENTS` and the protocol of :mod:`lengthgen.chapters.ch2.paper`."""
+    given run ``sizes`` (every one of :data:`SIZES`); the rest (model, batch stream, fixed token,
+    optimiser) is the definition in :data:`EXPERIMENTS` and the protocol of
+    :mod:`lengthgen.chapters.ch2.paper`."""
+    if sorted(sizes) != sorted(SIZES):
+        raise ConfigError(
+            f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}"
+        )
     check_choice("experiment", name, tuple(EXPERIMENTS))
     ex = EXPERIMENTS[name]
     return {
@@ -260,13 +259,9 @@ def experiment_config(
         "stream": ex.stream,
         "norm_map": ex.norm_map if "norm" in ex.variants else None,
         "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
-        "seeds": list(seeds),
-        "Ns": list(Ns),
-        "steps": steps,
-        "every": every,
-        "val_size": val_size,
-        "test_size": test_size,
-        "batch": batch,
+        "seeds": list(sizes["seeds"]),
+        "Ns": list(sizes["Ns"]),
+        **{k: sizes[k] for k in SIZES[2:]},
         "h": paper.H,
         "lr": paper.LR,
         "betas": list(paper.BETAS),
