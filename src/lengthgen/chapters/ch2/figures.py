@@ -25,12 +25,7 @@ OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
 
 
 def attention_panels(
-    center: dict,
-    dirs: dict,
-    chi: float = 0.0,
-    ell: float = 0.0,
-    k: int = 40,
-    n: int = 64,
+    center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n: int = 64
 ):
     """Attention weights over positions for query ``k`` at length ``n``, A_pos (left) and our A_norm
     (right), at the center moved by ``chi`` along χ (χ̂) and ``ell`` along ℓ (the explorer's frame).
