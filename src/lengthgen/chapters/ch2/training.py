@@ -172,21 +172,6 @@ def make_sampler(
 
 
 # --------------------------------------------------------------------------- one experiment
-def _coefficients(params):
-    """The drift coefficients χ, ℓ, χ̂, ℓ̂ of each member (D.4; eq. 9 and eq. 20)."""
-    a, b, r, s = (params[k] for k in ("a", "b", "r", "s"))
-    chi = (a * s).sum(-1)
-    ell = 2 * (b * s).sum(-1) + (a * r).sum(-1)
-    ahat = a / a.norm(dim=-1, keepdim=True)
-    chi_hat = (ahat * s).sum(-1)
-    return {
-        "chi": chi.tolist(),
-        "ell": ell.tolist(),
-        "chi_hat": chi_hat.tolist(),
-        "ell_hat": (ell + 2 * chi_hat).tolist(),
-    }
-
-
 def _model(c: dict, members: list, idx) -> SingleLayer:
     """The ensemble model of the members ``idx``; a plain β_n = log n run passes ``"log"`` (so it
     stays exactly as before), a run over several β one β per member."""
@@ -302,7 +287,12 @@ def run(c: dict, dev, progress: bool, keep_params: bool) -> dict:
     train_s = time.perf_counter() - t0
     tests = _test(c, members, res.params, dev.type)
     positional = FAMILIES[members[0][0]] == "positional"
-    coef = _coefficients(res.params) if positional else None
+    coef = None
+    if positional:  # the drift coefficients χ, ℓ, χ̂, ℓ̂ of each member (D.4; eqs. 9, 20)
+        from lengthgen.chapters.ch2.volume import score_coefficients
+
+        c9 = score_coefficients(res.params)
+        coef = {k: c9[k].tolist() for k in ("chi", "ell", "chi_hat", "ell_hat")}
     rows = [_row(c, res, i, m, tests[i], coef) for i, m in enumerate(members)]
     return {
         "experiment": c["experiment"],
