@@ -160,26 +160,13 @@ def _paper_ours(
     """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
     label = label or f"A_{model}"
-    _errorbar(
-        ax,
-        d["N"],
-        d["ours"],
-        d["ours lo"],
-        d["ours hi"],
-        color=color,
-        label=f"{label}: ours",
-        **OURS_STYLE,
-    )
-    _errorbar(
-        ax,
-        d["N"] + shift,
-        d["paper"],
-        d["paper lo"],
-        d["paper hi"],
-        color=color,
-        label=f"{label}: paper",
-        **PAPER_STYLE,
-    )
+    for who, x, style in (
+        ("ours", d["N"], OURS_STYLE),
+        ("paper", d["N"] + shift, PAPER_STYLE),
+    ):
+        lo, hi = d[f"{who} lo"], d[f"{who} hi"]
+        kw = dict(color=color, label=f"{label}: {who}", **style)
+        _errorbar(ax, x, d[who], lo, hi, **kw)
 
 
 def index_table2_figure(t2):
