@@ -25,27 +25,13 @@ from lengthgen.claims import PAPER_PROTOCOL, modified, reduced
 
 # --------------------------------------------------------------------------- which stored run gives what
 def run_of(task: str, model: str, N: int) -> str:
-    """The stored experiment holding (task, model) at maximum training length N."""
-    base = {
-        ("first", "pos"): "first_posnorm",
-        ("first", "norm"): "first_posnorm",
-        ("majority", "gen"): "majority_gen",
-        ("majority", "sin"): "majority_sin",
-        ("index", "pos"): "index_posnorm",
-        ("index", "norm"): "index_posnorm",
-        ("first", "gen"): "first_gen",
-        ("first", "sin"): "first_sin",
-        ("index", "gen"): "index_gen",
-        ("index", "sin"): "index_sin",
-        ("majority", "pos"): "majority_posnorm",
-        ("majority", "norm"): "majority_posnorm",
-        ("parity", "gen"): "parity_gen",
-    }[(task, model)]
-    if N in paper.STORED_NS[base]:
-        return base
-    for suffix in ("_more", "_small", "_mid"):
-        if base + suffix in paper.STORED_NS and N in paper.STORED_NS[base + suffix]:
-            return base + suffix
+    """The stored experiment holding (task, model) at maximum training length N: the first of
+    :data:`~.experiments.EXPERIMENTS` that trains it there with the paper's A_norm map (so never
+    the ablation ``index_norm_misread``)."""
+    for name, ex in EXPERIMENTS.items():
+        trains = ex.task == task and model in ex.variants and ex.norm_map == "sqrt"
+        if trains and N in paper.STORED_NS[name]:
+            return name
     raise KeyError(f"no stored experiment holds {task}/{model} at N = {N}")
 
 
