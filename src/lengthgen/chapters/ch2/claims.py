@@ -34,49 +34,23 @@ from __future__ import annotations
 
 import math
 
-from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2.measures import (  # noqa: F401  (window_measure: read here by ch. 5)
+from lengthgen.chapters.ch2 import measures, paper, rules
+
+# read from here by chapter 5, the notebooks and the tests
+from lengthgen.chapters.ch2.measures import (  # noqa: F401
     COUNTEREXAMPLE_CELLS,
     FIG2_INTERMEDIATE,
     MISREAD_MAP,
-    coefficients,
-    counterexample,
-    fig2_gains,
-    fig2_pos_drop,
-    majority_equivalent,
-    mc_exponent,
-    mean_longest,
-    paired_gain,
-    parity_trained,
-    perfect_seeds,
     protocol_of,
     run_of,
-    summary_longest,
-    summary_ood,
     window_measure,
-    window_slope,
 )
-from lengthgen.chapters.ch2.rules import (  # noqa: F401  (the tolerances: read here by ch. 5)
+from lengthgen.chapters.ch2.rules import (  # noqa: F401
     CLOSED_FORM_RTOL,
     MC_EXPONENT_TOL,
     SEEDS,
     T1_TOLERANCE,
     WINDOW_SLOPE_TOL,
-    above_zero,
-    chance_side,
-    facing_half_widths,
-    fisher_interval,
-    paper_chance_side,
-    rule1,
-    rule2,
-    rule3,
-    rule4,
-    rule5,
-    rule6_mc,
-    rule6_window,
-    rule7,
-    rule8,
-    two_sample_agree,
     two_sample_band,
 )
 from lengthgen.chapters.ch2.deviations import CAUSES, attach_deviations  # noqa: F401
@@ -212,8 +186,8 @@ def _window_claim(cid, v, t, c) -> Claim:
         _WINDOW_WHERE[(v, t)],
         statement=f"{t.capitalize()} under {NAMES[v]}: the exact window of {moved} around "
         f"the η = 1 center shrinks like n^{theory} (log-log slope, n = 8 … 512)",
-        **rule6_window(theory),
-        measure=lambda r: window_slope(r, f"{v}/{t}/{c}"),
+        **rules.rule6_window(theory),
+        measure=lambda r: measures.window_slope(r, f"{v}/{t}/{c}"),
     )
 
 
@@ -225,8 +199,8 @@ def _mc_claim(cid, key) -> Claim:
         "Thm. 1 eqs. 4–5, Thm. 2",
         statement=f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around the "
         f"η = 1 center decays like n^{theory} (fit over the lengths with ≥ 10 exact points)",
-        **rule6_mc(theory),
-        measure=lambda r: mc_exponent(r, key),
+        **rules.rule6_mc(theory),
+        measure=lambda r: measures.mc_exponent(r, key),
     )
 
 
@@ -237,14 +211,14 @@ VOLUME_LIVE = [
         source="live",
         statement="The exact (X, b₂,₁) area of the A_gen Majority center equals η³·4 artanh(1/n)/log n "
         "(largest relative error over n = 11 … 3001)",
-        **rule7(),
+        **rules.rule7(),
     ),
     Claim(
         "ch2.volume.majority_area",
         "Thm. 1 eq. 6, Lemma 4",
         source="live",
         statement="The exact area times log n decays like n⁻¹ (log-log slope over n = 11 … 3001)",
-        **rule6_window(paper.PAPER_MAJORITY_AREA_SLOPE),
+        **rules.rule6_window(paper.PAPER_MAJORITY_AREA_SLOPE),
         group="self-check",
     ),
     _live(
@@ -303,7 +277,7 @@ PARITY = [
             v["models"] == SEEDS and v["violations"] == 0 and v["max_sign_changes"] < 11
         ),
         why="the paper's capacity argument must hold for every trained model",
-        measure=parity_trained,
+        measure=measures.parity_trained,
         group="self-check",
     ),
     _certified(
@@ -354,12 +328,12 @@ def _table2_claim(cid, task, model, N) -> Claim:
     said = f"{task.capitalize()} under {NAMES[model]} at N = {N}: "
     if cell[0] == 100.0:  # the ceiling: every seed perfect
         said += f"all 20 seeds are at 100 % accuracy at L = {10 * N + 1}"
-        rule = {**rule2(CEILING_WHY), "paper_uncertainty": [cell[1], cell[2]]}
-        measure = perfect_seeds
+        rule = {**rules.rule2(CEILING_WHY), "paper_uncertainty": [cell[1], cell[2]]}
+        measure = measures.perfect_seeds
     else:
         said += f"mean accuracy over 20 seeds at L = {10 * N + 1} (ours with its "
         said += "95 % seed-bootstrap interval)"
-        rule, measure = rule1(cell), summary_longest
+        rule, measure = rules.rule1(cell), measures.summary_longest
     return Claim(
         cid,
         loc,
@@ -380,19 +354,19 @@ GAIN = [
         "its 95 % bootstrap interval lies above 0)",
         paper_value="A_norm > A_pos",
         check="direction",
-        holds=above_zero,
+        holds=rules.above_zero,
         why="the sign of the paired gain; its size is the next claim",
-        measure=paired_gain,
+        measure=measures.paired_gain,
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
         "ch2.train.norm_vs_pos_size",
         "§4.3, Table 2 (N = 51)",
         statement="On Index at N = 51, the mean A_norm − A_pos accuracy gain at L = 511 (percentage points)",
-        **rule4(
+        **rules.rule4(
             paper.PAPER_T2[("index", "pos")][51], paper.PAPER_T2[("index", "norm")][51]
         ),
-        measure=lambda r: paired_gain(r)["mean"],
+        measure=lambda r: measures.paired_gain(r)["mean"],
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
@@ -405,11 +379,12 @@ GAIN = [
         paper_value="A_norm above A_pos beyond N",
         check="direction",
         holds=lambda v: (
-            len(v) == len(FIG2_INTERMEDIATE) and all(above_zero(x) for x in v.values())
+            len(v) == len(FIG2_INTERMEDIATE)
+            and all(rules.above_zero(x) for x in v.values())
         ),
         why="rule 9: the paper describes the curves of paper Fig. 2 in words only, so we check the sign "
         "of the paired gain at every length it plots beyond training",
-        measure=fig2_gains,
+        measure=measures.fig2_gains,
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
@@ -419,10 +394,10 @@ GAIN = [
         "test length beyond training (seed-paired fall; its 95 % bootstrap interval lies above 0)",
         paper_value="A_pos degrades beyond the training range",
         check="direction",
-        holds=above_zero,
+        holds=rules.above_zero,
         why="rule 9: the paper gives 'rapidly' no number, so only the sign of the first fall "
         "beyond training is checked",
-        measure=fig2_pos_drop,
+        measure=measures.fig2_pos_drop,
         protocol=protocol_of([("index", "pos", 51)]),
     ),
     Unchecked(
@@ -447,9 +422,9 @@ GAIN = [
         holds=lambda v: v[0] > v[1] > v[2],
         why="the paper's qualitative thesis is an order; the sizes are the Table 2 claims",
         measure=lambda r: [
-            mean_longest(r, "first", "pos", 51),
-            mean_longest(r, "majority", "gen", 51),
-            mean_longest(r, "index", "pos", 51),
+            measures.mean_longest(r, "first", "pos", 51),
+            measures.mean_longest(r, "majority", "gen", 51),
+            measures.mean_longest(r, "index", "pos", 51),
         ],
     ),
 ]
@@ -484,10 +459,10 @@ def _table1_claim(cid, task, model) -> Claim:
     said = f"{task.capitalize()} under {NAMES[model]} at N = 51: "
     if pv == 100.0:  # the ceiling: every seed perfect
         said += "all 20 seeds are at 100 % accuracy at L = 511"
-        rule, measure = rule2(CEILING_WHY), perfect_seeds
+        rule, measure = rules.rule2(CEILING_WHY), measures.perfect_seeds
     else:
         said += "mean accuracy over 20 seeds at L = 511"
-        rule, measure = rule3(pv), mean_longest
+        rule, measure = rules.rule3(pv), measures.mean_longest
     return Claim(
         cid,
         "Table 1 (N = 51)",
@@ -519,15 +494,15 @@ def _chance_claim(cid, task, model) -> Claim:
         "below": "below chance: its 95 % seed-bootstrap interval lies below 50 %",
         "indistinguishable": "not distinguishable from chance: its 95 % seed-bootstrap "
         "interval contains 50 %",
-    }[paper_chance_side(pv)]
+    }[rules.paper_chance_side(pv)]
     return Claim(
         cid,
         "Table 1 (N = 51)",
         statement=f"{task.capitalize()} under {NAMES[model]} at N = 51 (NESV 0): our 20-seed mean "
         f"accuracy at L = 511 is {said}, as is the paper's {pv:g} % read with a "
         f"± {T1_TOLERANCE:g}-point band (it gives no interval)",
-        **rule8(pv),
-        measure=lambda r: summary_longest(r, task, model, 51),
+        **rules.rule8(pv),
+        measure=lambda r: measures.summary_longest(r, task, model, 51),
         protocol=protocol_of([(task, model, 51)]),
     )
 
@@ -539,8 +514,8 @@ TABLE1_MAJORITY_AND_D7 = [
         "Table 1 (N = 51), A_pos and A_norm columns",
         statement="Majority under A_pos (and, identical by App. D.7, A_norm) at N = 51: mean accuracy over "
         "20 seeds at L = 511",
-        **rule3(paper.PAPER_T1[("majority", "pos")]),
-        measure=lambda r: mean_longest(r, "majority", "pos", 51),
+        **rules.rule3(paper.PAPER_T1[("majority", "pos")]),
+        measure=lambda r: measures.mean_longest(r, "majority", "pos", 51),
         protocol=protocol_of([("majority", "pos", 51)]),
     ),
     Claim(
@@ -548,11 +523,13 @@ TABLE1_MAJORITY_AND_D7 = [
         "App. D.7",
         statement=f"First under A_norm at N = {', '.join(map(str, _SMALL_NS))}: all 20 seeds are at 100 % accuracy "
         "at L = 10N+1 (N = 51: the Table 1 claim)",
-        **rule2(
+        **rules.rule2(
             "rule 2: at the 100 % ceiling we compare the count of perfect seeds",
             [SEEDS] * len(_SMALL_NS),
         ),
-        measure=lambda r: [perfect_seeds(r, "first", "norm", N) for N in _SMALL_NS],
+        measure=lambda r: [
+            measures.perfect_seeds(r, "first", "norm", N) for N in _SMALL_NS
+        ],
         protocol=protocol_of([("first", "norm", N) for N in _SMALL_NS]),
     ),
     Claim(
@@ -564,7 +541,7 @@ TABLE1_MAJORITY_AND_D7 = [
         paper_value=SEEDS,
         check="equal",
         why="with k = 0, F(ak) = 0 = ak, so the two models coincide by construction: a check of our code",
-        measure=majority_equivalent,
+        measure=measures.majority_equivalent,
     ),
 ]
 
@@ -592,8 +569,8 @@ def _table3_claim(cid, model, N) -> Claim:
         "Table 3 (App. D.6)",
         statement=f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy averaged over "
         f"the five test lengths above N (ours with its 95 % seed-bootstrap interval)",
-        **rule1(paper.PAPER_T3[model][N]),
-        measure=lambda r: summary_ood(r, "majority", model, N),
+        **rules.rule1(paper.PAPER_T3[model][N]),
+        measure=lambda r: measures.summary_ood(r, "majority", model, N),
         protocol=protocol_of([("majority", model, N)]),
     )
 
@@ -617,7 +594,7 @@ COUNTEREXAMPLE_AND_D4 = [
         ),
         why="rule 9: 'as well as' means not worse, so rule 1's band on the lower side, at "
         "each cell where the paper's tables compare the two models",
-        measure=counterexample,
+        measure=measures.counterexample,
         protocol=protocol_of(
             [("majority", m, N) for m in ("gen", "sin") for N in paper.NS]
         ),
@@ -637,10 +614,10 @@ COUNTEREXAMPLE_AND_D4 = [
         ),
         why="the sign and significance of both associations; their sizes are the next two claims",
         measure=lambda r: {
-            "rho_chi": coefficients(r)["chi"]["rho"],
-            "rho_ell": coefficients(r)["ell"]["rho"],
-            "p_chi": coefficients(r)["chi"]["p"],
-            "p_ell": coefficients(r)["ell"]["p"],
+            "rho_chi": measures.coefficients(r)["chi"]["rho"],
+            "rho_ell": measures.coefficients(r)["ell"]["rho"],
+            "p_chi": measures.coefficients(r)["chi"]["p"],
+            "p_ell": measures.coefficients(r)["ell"]["p"],
         },
         protocol=_COEF_PROTOCOL,
     ),
@@ -650,8 +627,8 @@ COUNTEREXAMPLE_AND_D4 = [
             "§4.1.3, App. D.4",
             statement=f"The pooled within-N rank correlation of {sym} with mean OOD accuracy over the 100 "
             "A_pos Index checkpoints",
-            **rule5(paper.PAPER_COEF_RHO[key], _COEF_N),
-            measure=lambda r, k=key: coefficients(r)[k]["rho"],
+            **rules.rule5(paper.PAPER_COEF_RHO[key], _COEF_N),
+            measure=lambda r, k=key: measures.coefficients(r)[k]["rho"],
             digits=3,
             protocol=_COEF_PROTOCOL,
         )

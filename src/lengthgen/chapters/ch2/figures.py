@@ -13,6 +13,7 @@ import numpy as np
 
 from lengthgen import plotting
 from lengthgen.chapters.ch2 import claims as c2
+from lengthgen.chapters.ch2 import measures, rules
 from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2 import volume as vo
@@ -53,7 +54,7 @@ def attention_panels(
 def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
     """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours, the
     ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
-    name = c2.run_of(task, model, N)
+    name = measures.run_of(task, model, N)
     res = runs[name][0]
     at = {
         "steps_cap": res["steps_cap"],
@@ -119,13 +120,13 @@ def styled_accuracy_table(df, caption: str | None = None):
     if df["paper lo"].isna().all():
         # Table 1: no intervals; the claims allow ± T1_TOLERANCE points (rule 3), and the
         # near-chance cells compare their side of 50 % (rule 8)
-        out[f"within ± {c2.T1_TOLERANCE:g} points"] = [
-            "yes" if abs(m - p) <= c2.T1_TOLERANCE else "no"
+        out[f"within ± {rules.T1_TOLERANCE:g} points"] = [
+            "yes" if abs(m - p) <= rules.T1_TOLERANCE else "no"
             for m, p in zip(df["ours"], df["paper"])
         ]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
         out["side of 50 %: paper (chance rule) / ours"] = [
-            f"{c2.paper_chance_side(p)} / {c2.chance_side(lo, hi)}"
+            f"{rules.paper_chance_side(p)} / {rules.chance_side(lo, hi)}"
             if (t, m) in chance
             else "—"
             for t, m, p, lo, hi in df[
@@ -136,7 +137,7 @@ def styled_accuracy_table(df, caption: str | None = None):
         # Tables 2–3: rule 1, the two-sample comparison of the two seed intervals
         out["agrees (two-sample rule)"] = [
             "yes"
-            if c2.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
+            if rules.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
             else "no"
             for m, lo, hi, p, plo, phi in df[
                 ["ours", "ours lo", "ours hi", "paper", "paper lo", "paper hi"]
@@ -308,7 +309,7 @@ def windows_figure(widths: dict):
         ax = axes[0] if v == "pos" else axes[1]
         theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
         name = norm_names.get(c, names[c]) if v == "norm" else names[c]
-        w = c2.window_measure(r)
+        w = measures.window_measure(r)
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.loglog(
             r["n"],
