@@ -291,10 +291,10 @@ PARITY = [
 ]
 
 # ---- paper Table 2 (App. D.5): accuracy at L = 10N+1, every (task, model, N) its own claim.
-# Paper value: paper.PAPER_T2[(task, model)][N] = (mean, lo, hi). Ours: summary_longest (our
-# 20-seed mean with its 95 % seed-bootstrap interval, from the stored run run_of(task, model, N)).
-# Comparison: rule1 (two_sample_agree); where the paper's cell is 100.0 (100.0–100.0), rule2 on
-# perfect_seeds. The N = 51 row is also Table 1's.
+# Paper value: paper.PAPER_T2[(task, model)][N] = (mean, lo, hi). Ours: measures.summary_longest
+# (our 20-seed mean with its 95 % seed-bootstrap interval, from the stored run measures.run_of).
+# Comparison: rules.rule1 (rules.two_sample_agree); where the paper's cell is 100.0 (100.0–100.0),
+# rules.rule2 on measures.perfect_seeds. The N = 51 row is also Table 1's.
 TABLE2 = (
     ("ch2.train.table2.first_pos_N11", "first", "pos", 11),
     ("ch2.train.table2.majority_gen_N11", "majority", "gen", 11),
