@@ -289,6 +289,16 @@ def test_stored_cells_are_done_and_valid():
     for name, (value, prov) in loaded.items():
         assert prov["scale"] == "full" and value["experiment"] == name
     assert ch2.load_volume_scans()["provenance"]["scale"] == "full"
+    # the one schema convention, schema(name, scale): every stored cell passes its schema
+    from lengthgen.store import validate
+
+    for name, (value, _) in loaded.items():
+        validate(value, ch2.schema(name, "full"), name)
+        assert ch2.SCHEMAS[name] is not None
+    validate(
+        ch2.load_volume_scans()["data"], ch2.schema("volume_scans"), "volume_scans"
+    )
+    assert ch2.schema("majority_gen", "smoke") is None and ch2.schema("sorting") is None
 
 
 # --------------------------------------------------------------------------- the chapter's figures

@@ -8,6 +8,8 @@ import pytest
 
 from lengthgen import claims
 from lengthgen.chapters.ch2 import claims as ch2_claims
+from lengthgen.chapters.ch2 import measures as ch2_measures
+from lengthgen.chapters.ch2 import rules as ch2_rules
 from lengthgen.chapters.ch2 import paper
 from lengthgen.claims import Claim, Unchecked
 from helpers import copy_results, edit_cell
@@ -82,21 +84,21 @@ def test_rule1_two_sample_band():
     """Facing half-widths of asymmetric intervals; the band is their root sum of squares, stricter
     than overlapping intervals (which allow the plain sum)."""
     ours = {"mean": 50.0, "lo": 49.0, "hi": 53.0}
-    assert ch2_claims.facing_half_widths(ours, (60.0, 56.0, 61.0)) == (3.0, 4.0)
-    assert ch2_claims.facing_half_widths(ours, (40.0, 39.0, 44.0)) == (1.0, 4.0)
-    assert ch2_claims.two_sample_band(ours, (60.0, 56.0, 61.0)) == pytest.approx(5.0)
-    assert ch2_claims.two_sample_agree(ours, (54.0, 51.0, 57.0))  # 4 ≤ √(3² + 3²)
+    assert ch2_rules.facing_half_widths(ours, (60.0, 56.0, 61.0)) == (3.0, 4.0)
+    assert ch2_rules.facing_half_widths(ours, (40.0, 39.0, 44.0)) == (1.0, 4.0)
+    assert ch2_rules.two_sample_band(ours, (60.0, 56.0, 61.0)) == pytest.approx(5.0)
+    assert ch2_rules.two_sample_agree(ours, (54.0, 51.0, 57.0))  # 4 ≤ √(3² + 3²)
     # intervals that overlap (53 > 52) but means 6 apart with band √(3² + 4²) = 5: no agreement
-    assert not ch2_claims.two_sample_agree(ours, (56.0, 52.0, 57.0))
+    assert not ch2_rules.two_sample_agree(ours, (56.0, 52.0, 57.0))
 
 
 def test_rule8_chance_sides():
-    assert ch2_claims.chance_side(50.5, 51.0) == "above"
-    assert ch2_claims.chance_side(48.0, 49.9) == "below"
-    assert ch2_claims.chance_side(49.0, 51.0) == "indistinguishable"
-    assert ch2_claims.chance_side(50.0, 51.0) == "indistinguishable"
+    assert ch2_rules.chance_side(50.5, 51.0) == "above"
+    assert ch2_rules.chance_side(48.0, 49.9) == "below"
+    assert ch2_rules.chance_side(49.0, 51.0) == "indistinguishable"
+    assert ch2_rules.chance_side(50.0, 51.0) == "indistinguishable"
     sides = {
-        cell: ch2_claims.paper_chance_side(paper.PAPER_T1[cell])
+        cell: ch2_rules.paper_chance_side(paper.PAPER_T1[cell])
         for cell in ch2_claims.CHANCE_CELLS
     }
     assert sides == {
@@ -118,14 +120,14 @@ def test_rule8_chance_sides():
 def test_new_claims_issue25():
     """Fig. 2 at its intermediate lengths, the §3.2 counterexample and Lemmas 6–7 are declared."""
     decl = _declared()
-    assert ch2_claims.FIG2_INTERMEDIATE == (103, 153, 255, 409)
+    assert ch2_measures.FIG2_INTERMEDIATE == (103, 153, 255, 409)
     for cid in ("ch2.train.fig2.norm_above_pos", "ch2.train.fig2.pos_drop"):
         assert decl[cid].check == "direction" and decl[cid].source == "stored"
     fig2 = decl["ch2.train.fig2.values"]
     assert isinstance(fig2, Unchecked) and fig2.status == "not-reproducible"
     ce = decl["ch2.train.counterexample_sin_majority"]
     assert ce.check == "predicate" and ce.protocol.kind == "reduced"
-    cells = [c[0] for c in ch2_claims.COUNTEREXAMPLE_CELLS]
+    cells = [c[0] for c in ch2_measures.COUNTEREXAMPLE_CELLS]
     ok = {"diff": dict.fromkeys(cells, -1.0), "band": dict.fromkeys(cells, 2.0)}
     assert ce.holds(ok)
     ok["diff"][cells[3]] = -2.5
@@ -144,16 +146,16 @@ def test_new_claims_issue25():
 
 def test_tolerance_rules_come_from_the_paper():
     # rule 3: the median of the paper's own 95 % half-widths (Tables 2–3), whole points
-    assert ch2_claims.T1_TOLERANCE == 3.0
-    lo, hi = ch2_claims.fisher_interval(-0.655, 100)
+    assert ch2_rules.T1_TOLERANCE == 3.0
+    lo, hi = ch2_rules.fisher_interval(-0.655, 100)
     assert lo < -0.655 < hi and hi - lo < 0.25
     assert (
-        ch2_claims.run_of("index", "norm", 51) == "index_posnorm"
+        ch2_measures.run_of("index", "norm", 51) == "index_posnorm"
     )  # paired with A_pos, the paper's map
-    assert ch2_claims.run_of("index", "pos", 21) == "index_posnorm_small"
-    assert ch2_claims.protocol_of([("index", "pos", 51)]).kind == "paper"
-    assert ch2_claims.protocol_of([("index", "norm", 31)]).kind == "paper"
-    assert "12,000" in ch2_claims.protocol_of([("index", "norm", 11)]).reduced
+    assert ch2_measures.run_of("index", "pos", 21) == "index_posnorm_small"
+    assert ch2_measures.protocol_of([("index", "pos", 51)]).kind == "paper"
+    assert ch2_measures.protocol_of([("index", "norm", 31)]).kind == "paper"
+    assert "12,000" in ch2_measures.protocol_of([("index", "norm", 11)]).reduced
     # every A_norm run the claims read uses the paper's map; the misread map is the ablation only
     from lengthgen.chapters.ch2.experiments import EXPERIMENTS
 
@@ -162,9 +164,9 @@ def test_tolerance_rules_come_from_the_paper():
     }
     for c in _declared().values():
         if isinstance(c, Claim):
-            assert ch2_claims.MISREAD_MAP not in (c.protocol.reduced or "")
+            assert ch2_measures.MISREAD_MAP not in (c.protocol.reduced or "")
     with pytest.raises(KeyError, match="no stored experiment"):
-        ch2_claims.run_of("parity", "gen", 51)
+        ch2_measures.run_of("parity", "gen", 51)
 
 
 def test_committed_ledger_is_complete_and_current():

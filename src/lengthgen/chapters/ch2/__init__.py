@@ -3,6 +3,12 @@
 * :mod:`.paper`        -- the paper's protocol (App. D.2–D.3) and reported numbers, in one place
 * :mod:`.single_layer` -- the single-layer models A_gen, A_pos, A_norm, A_sin of the paper
 * :mod:`.volume`       -- exact-solution sets and admissible widths (the volume analysis)
-* :mod:`.experiments`  -- the chapter's cells (training runs and volume scans; ``reproduce ch2``)
-  and the readers of the stored cells under ``results/ch2/cells``
+* :mod:`.count_levels` -- A_gen's count levels (eq. 71): Majority area, Lemmas 6–7, Parity
+* :mod:`.experiments`  -- the plan: the chapter's cells (training runs and volume scans;
+  ``reproduce ch2``), their schemas (``schema(name, scale)``) and the readers of the stored cells
+* :mod:`.training`     -- how a cell trains: banks, batches, one experiment's ensemble
+* :mod:`.figures`      -- what the chapter draws
+* :mod:`.claims`       -- the claims: Tables 1–3 and the rest as rows and short declarations,
+  checked by the tolerance rules of :mod:`.rules`, measured by :mod:`.measures`, with the
+  deviations of :mod:`.deviations`
 """

@@ -10,44 +10,29 @@ N, update cap, sizes, optimiser), so a changed configuration is recomputed, neve
 notebook reads the stored cells through :func:`load_runs` and :func:`load_volume_scans`, which
 check them against :func:`experiment_schema` and :data:`VOLUME_SCHEMA`.
 
-Protocol (D.2, numbers in :mod:`lengthgen.chapters.ch2.paper`): Adam (lr 3e-4, β = (0.9, 0.999),
-ε = 1e-8, no weight decay), batch 256, gradient clipping at 1, float64, at most ``steps``
-updates, validation every 500 updates on 1,000 examples at length N, stop after 3 consecutive
-perfect validations, checkpoint = best validation accuracy, then lower cross-entropy, then
-earlier update. Init scales and the A_pos/A_norm pairing are those of
-:func:`lengthgen.chapters.ch2.single_layer.init_member`.
-
-Batches: one data length per update, uniform on {1, …, N} (odd lengths for Majority). The uniform
-draw ``u`` is shared by all members of the ensemble at a given update (member e gets
-``L_e = ⌈u N_e⌉``), so each member's lengths are exactly uniform on its own range while the
-padded batch is only as long as the longest member's length; bits and queries are independent
-per data stream. Paired A_pos/A_norm members read the same stream. Experiments that repeat
-another one's trainings (``_small``, ``_mid``, ``_more``, the ablation ``index_norm_misread``) use its
-batch stream.
+How a cell trains — the banks, the batch sampler, the protocol of D.2 — is
+:mod:`lengthgen.chapters.ch2.training`; what the chapter draws is :mod:`lengthgen.chapters.ch2.figures`.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2 import paper, training
 from lengthgen.chapters.ch2.paper import PAPER_MAX_UPDATES, test_lengths
 from lengthgen.chapters.ch2.single_layer import (
-    FAMILIES,
     FIXED_TOKEN,
     NORM_MAPS,
-    PAD,
     VARIANTS,
-    SingleLayer,
     check_beta,
     check_width,
-    encode,
 )
+from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
+from lengthgen.chapters.ch2.training import nonempty
+from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401  (re-export)
 from lengthgen.config import (
     ConfigError,
     check_choice,
@@ -57,14 +42,7 @@ from lengthgen.config import (
     get_scale,
 )
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.tasks import (
-    TASKS,
-    first_bank,
-    index_bank,
-    label,
-    majority_bank,
-    random_strings,
-)
+from lengthgen.nn.tasks import TASKS
 from lengthgen.store import Schema
 
 H = paper.H
@@ -101,20 +79,15 @@ EXPERIMENTS = {
     "first_sin": Experiment("first", ("sin",), 7),
     "index_sin": Experiment("index", ("sin",), 8),
     "parity_gen": Experiment("parity", ("gen",), 9),
-    "index_posnorm_small": Experiment(
-        "index", ("pos", "norm"), 1
-    ),  # index_posnorm at N = 11, 21
-    "index_posnorm_mid": Experiment(
-        "index", ("pos", "norm"), 1
-    ),  # ... and at N = 31, 41
-    "majority_gen_more": Experiment(
-        "majority", ("gen",), 3
-    ),  # Tables 2–3 at N = 11 … 41
+    # index_posnorm at N = 11, 21, then at N = 31, 41
+    "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),
+    "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),
+    # Tables 2–3 at N = 11 … 41
+    "majority_gen_more": Experiment("majority", ("gen",), 3),
     "first_posnorm_more": Experiment("first", ("pos", "norm"), 2),
     "majority_sin_more": Experiment("majority", ("sin",), 4),
-    "majority_posnorm": Experiment(
-        "majority", ("pos", "norm"), 16
-    ),  # Table 1: Majority under A_pos / A_norm
+    # Table 1: Majority under A_pos / A_norm
+    "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),
     # ablation: A_norm with our earlier misread map F(v) = v/(1+‖v‖²), same seeds, initial tensors and
     # batches as index_posnorm (which uses the paper's map)
     "index_norm_misread": Experiment("index", ("norm",), 1, norm_map="misread"),
@@ -154,178 +127,39 @@ VOLUME_HALF_WIDTH = 0.1
 VOLUME_ETA = 1.0
 
 
-# --------------------------------------------------------------------------- banks and batches (D.3)
-def _nonempty(name: str, values) -> list:
-    if (
-        isinstance(values, (str, bytes))
-        or not hasattr(values, "__len__")
-        or len(values) == 0
-    ):
-        raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
-    return list(values)
-
-
-def _fixed_token(task: str, fixed):
-    """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
-    if task == "index":
-        if fixed is not None:
-            raise ConfigError(
-                f"Index reads its query from the index token; fixed token must be None, got {fixed!r}"
-            )
-        return None
-    fixed = FIXED_TOKEN[task] if fixed is None else fixed
-    if isinstance(fixed, bool) or fixed not in (0, 1):
-        raise ConfigError(f"fixed index token of {task} must be 0 or 1, got {fixed!r}")
-    return int(fixed)
-
-
-def _labels(task: str, bits: torch.Tensor, k: torch.Tensor | None) -> torch.Tensor:
-    return label(task, bits, k) if task == "index" else label(task, bits)
-
-
-def test_bank(
-    task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None
-):
-    """The saved test bank at length L (D.3), shared by all seeds and variants: ``(x, y)``.
-
-    ``fixed`` is the index token of the tasks without a query (default :data:`FIXED_TOKEN`)."""
-    check_choice("task", task, TASKS)
-    fixed = _fixed_token(task, fixed)
-    L, size = (
-        check_positive_int("test length L", L),
-        check_positive_int("test bank size", size),
-    )
-    seed = check_positive_int("bank seed", seed, minimum=0)
-    g = torch.Generator().manual_seed(
-        paper.TEST_SEED_STRIDE * (1 + seed)
-        + paper.TEST_SEED_LENGTH_STRIDE * L
-        + paper.TEST_SEED_TASK[task]
-    )
-    k = None
-    if task == "first":
-        bits = first_bank(L, size, g)
-    elif task == "majority":
-        bits = majority_bank(L, size, g)
-    elif task == "index":
-        bits, k = index_bank(L, size, g)
-    else:
-        bits = random_strings(size, L, g)
-    return encode(bits, k, fixed=1 if fixed is None else fixed), _labels(task, bits, k)
-
-
-def validation_bank(
-    task: str, Ns_members, size: int, seed: int = 0, fixed: int | None = None
-):
-    """Per-member validation banks at each member's N (random examples), padded:
-    ``(x [E, S, max N + 1], y [E, S])`` (D.2)."""
-    check_choice("task", task, TASKS)
-    fixed = _fixed_token(task, fixed)
-    size = check_positive_int("validation size", size)
-    seed = check_positive_int("bank seed", seed, minimum=0)
-    Ns_members = [
-        check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)
-    ]
-    Lmax = max(Ns_members)
-    cache = {}
-    for N in sorted(set(Ns_members)):
-        g = torch.Generator().manual_seed(paper.VALIDATION_SEED_STRIDE * (1 + seed) + N)
-        bits = random_strings(size, N, g)
-        k = torch.randint(1, N + 1, (size,), generator=g) if task == "index" else None
-        cache[N] = (
-            encode(bits, k, pad_to=Lmax, fixed=1 if fixed is None else fixed),
-            _labels(task, bits, k),
-        )
-    x = torch.stack([cache[N][0] for N in Ns_members])
-    y = torch.stack([cache[N][1] for N in Ns_members])
-    return x, y
-
-
-def make_sampler(
-    task: str,
-    Ns_members,
-    stream_of_member,
-    batch: int,
-    base_seed: int = 0,
-    fixed: int | None = None,
-):
-    """``sample(step, generators, members)`` for :func:`train_ensemble` (see the module docstring);
-    ``base_seed`` is the experiment's batch stream."""
-    check_choice("task", task, TASKS)
-    fixed = _fixed_token(task, fixed)
-    batch = check_positive_int("batch", batch)
-    base_seed = check_positive_int("batch stream", base_seed, minimum=0)
-    Ns_members = [
-        check_positive_int("N", n) for n in _nonempty("Ns_members", Ns_members)
-    ]
-    stream_of_member = [
-        check_positive_int("stream of member", s, minimum=0)
-        for s in _nonempty("stream_of_member", stream_of_member)
-    ]
-    if len(stream_of_member) != len(Ns_members):
-        raise ConfigError(
-            f"stream_of_member has {len(stream_of_member)} entries for {len(Ns_members)} members"
-        )
-    Ns = torch.as_tensor(Ns_members, dtype=torch.long)
-    streams = torch.as_tensor(stream_of_member, dtype=torch.long)
-    U = int(streams.max()) + 1
-    Ns_stream = torch.zeros(U, dtype=torch.long)
-    Ns_stream[streams] = Ns
-
-    def sample(step, generators, members=None):
-        g = torch.Generator().manual_seed(base_seed * paper.BATCH_STREAM_STRIDE + step)
-        u = torch.rand((), generator=g, dtype=torch.float64)
-        if task == "majority":
-            L = 2 * torch.floor(u * ((Ns_stream + 1) // 2)).long() + 1
-        else:
-            L = torch.floor(u * Ns_stream).long() + 1
-        Lmax = int(L.max())
-        bits = torch.randint(0, 2, (U, batch, Lmax), generator=g, dtype=torch.float64)
-        k = (
-            torch.floor(
-                torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]
-            )
-            + 1
-        )
-        valid = torch.arange(1, Lmax + 1)[None, :] <= L[:, None]  # [U, Lmax]
-        data = bits.masked_fill(~valid[:, None, :], PAD)
-        if task == "index":
-            y = torch.gather(bits, -1, (k.long() - 1).unsqueeze(-1)).squeeze(-1).long()
-            kk = k
-        else:
-            ones = (bits * valid[:, None, :]).sum(-1)
-            y = {
-                "first": bits[..., 0],
-                "majority": (ones >= (L[:, None] + 1) // 2),
-                "parity": ones % 2,
-            }[task].long()
-            kk = torch.full_like(k, fixed)
-        x = torch.cat([data, kk.unsqueeze(-1)], -1)
-        sel = streams if members is None else streams[members]
-        return x[sel], y[sel]
-
-    return sample
-
-
-def _coefficients(params):
-    a, b, r, s = (params[k] for k in ("a", "b", "r", "s"))
-    chi = (a * s).sum(-1)
-    ell = 2 * (b * s).sum(-1) + (a * r).sum(-1)
-    ahat = a / a.norm(dim=-1, keepdim=True)
-    chi_hat = (ahat * s).sum(-1)
-    return {
-        "chi": chi.tolist(),
-        "ell": ell.tolist(),
-        "chi_hat": chi_hat.tolist(),
-        "ell_hat": (ell + 2 * chi_hat).tolist(),
-    }
-
-
 # --------------------------------------------------------------------------- one experiment (a cell)
 def _check_ints(name, values, minimum=1) -> list[int]:
-    out = [check_positive_int(name, v, minimum) for v in _nonempty(name, values)]
+    out = [check_positive_int(name, v, minimum) for v in nonempty(name, values)]
     if len(set(out)) != len(out):
         raise ConfigError(f"{name} must not repeat values, got {list(values)!r}")
     return out
+
+
+def _check_betas(beta) -> list[str]:
+    """The attention scales of a run: one (``log``/``one``) or a list of distinct ones."""
+    if isinstance(beta, str):
+        return [check_beta(beta)]
+    if not hasattr(beta, "__len__") or len(beta) == 0:
+        raise ConfigError(f"beta must be 'log', 'one' or a list of them, got {beta!r}")
+    out = [check_beta(b) for b in beta]
+    if len(set(out)) != len(out):
+        raise ConfigError(f"beta must not repeat values, got {list(beta)!r}")
+    return out
+
+
+def _check_variants(variants, norm_map) -> list[str]:
+    if isinstance(variants, str) or not variants:
+        raise ConfigError(
+            f"variants must be a non-empty list of {', '.join(VARIANTS)}, got {variants!r}"
+        )
+    variants = [check_choice("variant", v, VARIANTS) for v in variants]
+    if "norm" in variants:
+        check_choice("norm map", norm_map, NORM_MAPS)
+    elif norm_map is not None:
+        raise ConfigError(
+            f"norm_map applies to A_norm only; variants {variants} need None, got {norm_map!r}"
+        )
+    return variants
 
 
 def train_experiment(
@@ -358,7 +192,8 @@ def train_experiment(
     ``device``) with the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"); returns a
     JSON-ready dict (``keep_params=True`` adds the selected parameters, tensors, under ``"params"``).
 
-    Every argument is part of the stored configuration (the cell's hash). For Parity under A_gen
+    Every argument is part of the stored configuration (the cell's hash); they are checked here
+    and the run is :func:`lengthgen.chapters.ch2.training.run`. For Parity under A_gen
     each member also reports the sign changes and kinks of its selected checkpoint at length N
     (App. A.4); for the positional models the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4).
 
@@ -367,190 +202,54 @@ def train_experiment(
     both (chapter 5): then every (variant, N, seed) member is trained once per β in the same
     ensemble, with the same initial tensors and the same batches, and each row records its ``beta``.
     """
-    from lengthgen.engine.train import (
-        OptimConfig,
-        Validation,
-        evaluate_ensemble,
-        select_members,
-        train_ensemble,
-    )
-
     if not isinstance(experiment, str) or not experiment:
         raise ConfigError(f"experiment must be a name, got {experiment!r}")
     check_choice("task", task, TASKS)
-    if isinstance(variants, str) or not variants:
-        raise ConfigError(
-            f"variants must be a non-empty list of {', '.join(VARIANTS)}, got {variants!r}"
-        )
-    variants = [check_choice("variant", v, VARIANTS) for v in variants]
-    stream = check_positive_int("batch stream", stream, minimum=0)
-    if "norm" in variants:
-        check_choice("norm map", norm_map, NORM_MAPS)
-    elif norm_map is not None:
-        raise ConfigError(
-            f"norm_map applies to A_norm only; variants {variants} need None, got {norm_map!r}"
-        )
-    fixed = _fixed_token(task, fixed_token)
-    seeds = _check_ints("seeds", seeds, minimum=0)
-    Ns = _check_ints("Ns", Ns)
-    steps, every = (
-        check_positive_int("steps", steps),
-        check_positive_int("validation every", every),
-    )
-    val_size, test_size = (
-        check_positive_int("val_size", val_size),
-        check_positive_int("test_size", test_size),
-    )
-    batch, h, patience = (
-        check_positive_int("batch", batch),
-        check_width(h),
-        check_positive_int("patience", patience),
-    )
-    lr, eps, clip = (
-        check_finite(n, v, nonnegative=True)
-        for n, v in (("lr", lr), ("eps", eps), ("clip", clip))
-    )
     if (
         isinstance(betas, (str, bytes))
         or not hasattr(betas, "__len__")
         or len(betas) != 2
     ):
         raise ConfigError(f"betas must be a pair of numbers, got {betas!r}")
-    betas = tuple(check_finite("beta", b, nonnegative=True) for b in betas)
-    if isinstance(beta, str):
-        att_betas = [check_beta(beta)]
-    elif hasattr(beta, "__len__") and len(beta) > 0:
-        att_betas = [check_beta(b) for b in beta]
-        if len(set(att_betas)) != len(att_betas):
-            raise ConfigError(f"beta must not repeat values, got {list(beta)!r}")
-    else:
-        raise ConfigError(f"beta must be 'log', 'one' or a list of them, got {beta!r}")
-    dev = get_device(device)  # "auto" resolved here; the trainer gets "cpu" or "cuda"
-    device = dev.type
-
-    members = [
-        (v, N, s, b) for b in att_betas for v in variants for N in Ns for s in seeds
-    ]
-    vs = [m[0] for m in members]
-    Nm = [m[1] for m in members]
-    sm = [m[2] for m in members]
-    bm = [m[3] for m in members]
-    stream_ids = {}
-    streams = [
-        stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s, _) in members
-    ]
-
-    def _beta_arg(idx):  # "log" keeps a plain run unchanged; otherwise one β per member
-        return "log" if att_betas == ["log"] else [bm[i] for i in idx]
-
-    model = SingleLayer(
-        vs[0],
-        h,
-        max_lengths=Nm,
-        variants=vs,
-        norm_map=norm_map or "sqrt",
-        beta=_beta_arg(range(len(members))),
-    )
-    params = model.init(sm, torch.float64, dev)
-    vx, vy = validation_bank(task, Nm, val_size, fixed=fixed)
-    t0 = time.perf_counter()
-    res = train_ensemble(
-        model,
-        params,
-        sample=make_sampler(task, Nm, streams, batch, base_seed=stream, fixed=fixed),
-        optim=OptimConfig("adam", lr=lr, betas=betas, eps=eps, clip=clip),
-        steps=steps,
-        data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s, _) in members],
-        validation=Validation(
-            every=every,
-            bank=(vx, vy),
-            patience=patience,
-            per_member=True,
-            batch_size=250,
-        ),
-        progress=progress,
-        record_every=max(1, every // 5),
-        device=device,
-        desc=experiment,
-    )
-    train_s = time.perf_counter() - t0
-    tests = {}
-    for N in sorted(set(Nm)):
-        idx = [i for i, n in enumerate(Nm) if n == N]
-        sub = select_members(res.params, idx)
-        submodel = SingleLayer(
-            vs[0],
-            h,
-            max_lengths=[Nm[i] for i in idx],
-            variants=[vs[i] for i in idx],
-            norm_map=norm_map or "sqrt",
-            beta=_beta_arg(idx),
-        )
-        banks = {L: test_bank(task, L, test_size, fixed=fixed) for L in test_lengths(N)}
-        bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
-        acc = evaluate_ensemble(submodel, sub, banks, batch_size=bs, device=device)
-        for j, i in enumerate(idx):
-            tests[i] = {str(L): float(acc[L][j]) for L in banks}
-    rows = []
-    coef = _coefficients(res.params) if FAMILIES[vs[0]] == "positional" else None
-    for i, (v, N, s, b) in enumerate(members):
-        row = {
-            "variant": v,
-            "N": N,
-            "seed": s,
-            "best_step": int(res.best_step[i]),
-            "stop_step": int(res.stop_step[i]),
-            "best_val_acc": float(res.best_acc[i]),
-            "best_val_loss": float(res.best_loss[i]),
-            "test": tests[i],
-        }
-        if att_betas != ["log"]:
-            row["beta"] = b
-        if coef is not None:
-            row.update({k: coef[k][i] for k in coef})
-        if task == "parity" and vs[0] == "gen":
-            from lengthgen.chapters.ch2.volume import parity_sign_changes
-
-            sc = parity_sign_changes(
-                {k: t[i] for k, t in res.params.items() if not k.startswith("_")}, N, b
-            )
-            row.update(
-                {
-                    "sign_changes": int(sc["sign_changes"][0]),
-                    "kinks": int(sc["kinks"][0]),
-                }
-            )
-        rows.append(row)
-    return {
+    c = {
         "experiment": experiment,
         "task": task,
-        "variants": list(variants),
-        "steps_cap": steps,
-        "every": every,
-        "batch": batch,
-        "val_size": val_size,
-        "test_size": test_size,
-        "train_wall_s": train_s,
-        "steps_run": res.steps_run,
-        "members": rows,
-        **({"params": res.params} if keep_params else {}),
+        "variants": _check_variants(variants, norm_map),
+        "stream": check_positive_int("batch stream", stream, minimum=0),
+        "norm_map": norm_map,
+        "fixed": fixed_token_of(task, fixed_token),
+        "seeds": _check_ints("seeds", seeds, minimum=0),
+        "Ns": _check_ints("Ns", Ns),
+        "steps": check_positive_int("steps", steps),
+        "every": check_positive_int("validation every", every),
+        "val_size": check_positive_int("val_size", val_size),
+        "test_size": check_positive_int("test_size", test_size),
+        "batch": check_positive_int("batch", batch),
+        "h": check_width(h),
+        "patience": check_positive_int("patience", patience),
+        "lr": check_finite("lr", lr, nonnegative=True),
+        "betas": tuple(check_finite("beta", b, nonnegative=True) for b in betas),
+        "eps": check_finite("eps", eps, nonnegative=True),
+        "clip": check_finite("clip", clip, nonnegative=True),
+        "att_betas": _check_betas(beta),
     }
+    # "auto" resolved here; the trainer gets "cpu" or "cuda"
+    return training.run(c, get_device(device), progress, keep_params)
 
 
-def experiment_config(
-    name: str,
-    *,
-    seeds,
-    Ns,
-    steps: int,
-    every: int,
-    val_size: int,
-    test_size: int,
-    batch: int,
-) -> dict:
+#: the run sizes a cell chooses; the rest of its configuration is the experiment and the protocol
+SIZES = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
+
+
+def experiment_config(name: str, **sizes) -> dict:
     """The complete keyword arguments of :func:`train_experiment` for experiment ``name`` with the
-    given run sizes; the rest (model, batch stream, fixed token, optimiser) is the definition in
-    :data:`EXPERIMENTS` and the protocol of :mod:`lengthgen.chapters.ch2.paper`."""
+    given run ``sizes`` (every one of :data:`SIZES`); the rest (model, batch stream, fixed token,
+    optimiser) is the definition in :data:`EXPERIMENTS` and the protocol of
+    :mod:`lengthgen.chapters.ch2.paper`."""
+    if sorted(sizes) != sorted(SIZES):
+        raise ConfigError(
+            f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}"
+        )
     check_choice("experiment", name, tuple(EXPERIMENTS))
     ex = EXPERIMENTS[name]
     return {
@@ -560,13 +259,9 @@ def experiment_config(
         "stream": ex.stream,
         "norm_map": ex.norm_map if "norm" in ex.variants else None,
         "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
-        "seeds": list(seeds),
-        "Ns": list(Ns),
-        "steps": steps,
-        "every": every,
-        "val_size": val_size,
-        "test_size": test_size,
-        "batch": batch,
+        "seeds": list(sizes["seeds"]),
+        "Ns": list(sizes["Ns"]),
+        **{k: sizes[k] for k in SIZES[2:]},
         "h": paper.H,
         "lr": paper.LR,
         "betas": list(paper.BETAS),
@@ -579,29 +274,15 @@ def experiment_config(
 def run_experiment(
     name: str,
     *,
-    seeds,
-    Ns,
-    steps: int,
-    every: int,
-    val_size: int,
-    test_size: int,
-    batch: int,
     device="cpu",
     progress: bool = True,
     keep_params: bool = False,
+    **sizes,
 ) -> dict:
-    """Train and test experiment ``name`` of :data:`EXPERIMENTS` at the given run sizes (what a
-    cell does, for the notebook's live runs); see :func:`train_experiment`."""
-    cfg = experiment_config(
-        name,
-        seeds=seeds,
-        Ns=Ns,
-        steps=steps,
-        every=every,
-        val_size=val_size,
-        test_size=test_size,
-        batch=batch,
-    )
+    """Train and test experiment ``name`` of :data:`EXPERIMENTS` at the run ``sizes`` of
+    :func:`experiment_config` (what a cell does, for the notebook's live runs); see
+    :func:`train_experiment`."""
+    cfg = experiment_config(name, **sizes)
     return train_experiment(
         **cfg, device=device, progress=progress, keep_params=keep_params
     )
@@ -690,19 +371,9 @@ def cells(scale: str) -> list[Cell]:
     scale = get_scale(scale)
     out = []
     if scale == "smoke":
-        sizes = {
-            k: SMOKE[k]
-            for k in ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
-        }
         for name in SMOKE_EXPERIMENTS:
-            out.append(
-                Cell(
-                    name,
-                    train_experiment,
-                    experiment_config(name, **sizes),
-                    seeds=tuple(SMOKE["seeds"]),
-                )
-            )
+            cfg = experiment_config(name, **SMOKE)
+            out.append(Cell(name, train_experiment, cfg, seeds=tuple(SMOKE["seeds"])))
         return out
     for name in EXPERIMENTS:
         cfg = experiment_config(
@@ -784,16 +455,23 @@ VOLUME_SCHEMA = Schema(
     ),
 )
 
-#: Schema of each stored full-scale cell, by cell name (read by :class:`lengthgen.claims.StoredResults`,
-#: so the claims of :mod:`lengthgen.chapters.ch2.claims` see only validated values): an experiment
-#: holds one member per seed of the protocol × stored N × variant.
-SCHEMAS = {
-    **{
-        name: experiment_schema(FULL["seeds"], paper.STORED_NS[name])
-        for name in EXPERIMENTS
-    },
-    "volume_scans": VOLUME_SCHEMA,
-}
+
+def schema(name: str, scale: str = "full") -> Schema | None:
+    """The schema of the stored cell ``name`` at ``scale`` (full scale only; ``None`` otherwise):
+    an experiment holds one member per seed of the protocol × stored N × variant
+    (:func:`experiment_schema`); ``volume_scans`` every planned curve (:data:`VOLUME_SCHEMA`)."""
+    if scale != "full":
+        return None
+    if name == "volume_scans":
+        return VOLUME_SCHEMA
+    if name in EXPERIMENTS:
+        return experiment_schema(FULL["seeds"], paper.STORED_NS[name])
+    return None
+
+
+#: :func:`schema` by cell name, for the readers that still look it up here
+#: (:class:`lengthgen.claims.StoredResults`)
+SCHEMAS = {name: schema(name) for name in (*EXPERIMENTS, "volume_scans")}
 
 
 def _cells_folder(folder) -> Path:

@@ -12,6 +12,8 @@ import math
 import numpy as np
 
 from lengthgen import plotting
+from lengthgen.chapters.ch2 import claims as c2
+from lengthgen.chapters.ch2 import measures, rules
 from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2 import volume as vo
@@ -24,12 +26,7 @@ OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
 
 
 def attention_panels(
-    center: dict,
-    dirs: dict,
-    chi: float = 0.0,
-    ell: float = 0.0,
-    k: int = 40,
-    n: int = 64,
+    center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n: int = 64
 ):
     """Attention weights over positions for query ``k`` at length ``n``, A_pos (left) and our A_norm
     (right), at the center moved by ``chi`` along χ (χ̂) and ``ell`` along ℓ (the explorer's frame).
@@ -54,8 +51,10 @@ def attention_panels(
 
 
 # --------------------------------------------------------------------------- accuracy tables
-def _summary(runs: dict, task: str, model: str, N: int, stat: str) -> dict:
-    name = _run_of(task, model, N)
+def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
+    """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours, the
+    ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
+    name = measures.run_of(task, model, N)
     res = runs[name][0]
     at = {
         "steps_cap": res["steps_cap"],
@@ -64,13 +63,18 @@ def _summary(runs: dict, task: str, model: str, N: int, stat: str) -> dict:
     m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(
         at, model, N
     )
-    return {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
-
-
-def _run_of(task, model, N):
-    from lengthgen.chapters.ch2.claims import run_of
-
-    return run_of(task, model, N)
+    return {
+        "N": N,
+        "task": task,
+        "model": f"A_{model}",
+        "paper": cell[0],
+        "paper lo": cell[1],
+        "paper hi": cell[2],
+        "ours": m,
+        "ours lo": lo,
+        "ours hi": hi,
+        "run": name,
+    }
 
 
 def accuracy_table(runs: dict, table: str):
@@ -80,49 +84,23 @@ def accuracy_table(runs: dict, table: str):
     import pandas as pd
 
     check_choice("table", table, ("table1", "table2", "table3"))
-    rows = []
     if table == "table2":
-        for N in paper.NS:
-            for (task, model), cells in paper.PAPER_T2.items():
-                pv, plo, phi = cells[N]
-                rows.append(
-                    {
-                        "N": N,
-                        "task": task,
-                        "model": f"A_{model}",
-                        "paper": pv,
-                        "paper lo": plo,
-                        "paper hi": phi,
-                        **_summary(runs, task, model, N, "longest"),
-                    }
-                )
+        rows = [
+            _row(runs, task, model, N, cells[N], "longest")
+            for N in paper.NS
+            for (task, model), cells in paper.PAPER_T2.items()
+        ]
     elif table == "table3":
-        for model, cells in paper.PAPER_T3.items():
-            for N, (pv, plo, phi) in sorted(cells.items()):
-                rows.append(
-                    {
-                        "N": N,
-                        "task": "majority",
-                        "model": f"A_{model}",
-                        "paper": pv,
-                        "paper lo": plo,
-                        "paper hi": phi,
-                        **_summary(runs, "majority", model, N, "ood"),
-                    }
-                )
+        rows = [
+            _row(runs, "majority", model, N, cell, "ood")
+            for model, cells in paper.PAPER_T3.items()
+            for N, cell in sorted(cells.items())
+        ]
     else:
-        for (task, model), pv in paper.PAPER_T1.items():
-            rows.append(
-                {
-                    "N": 51,
-                    "task": task,
-                    "model": f"A_{model}",
-                    "paper": pv,
-                    "paper lo": math.nan,
-                    "paper hi": math.nan,
-                    **_summary(runs, task, model, 51, "longest"),
-                }
-            )
+        rows = [
+            _row(runs, task, model, 51, (pv, math.nan, math.nan), "longest")
+            for (task, model), pv in paper.PAPER_T1.items()
+        ]
     return pd.DataFrame(rows)
 
 
@@ -139,18 +117,16 @@ def styled_accuracy_table(df, caption: str | None = None):
     out["ours (20 seeds)"] = [
         cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)
     ]
-    from lengthgen.chapters.ch2 import claims as c2
-
     if df["paper lo"].isna().all():
         # Table 1: no intervals; the claims allow ± T1_TOLERANCE points (rule 3), and the
         # near-chance cells compare their side of 50 % (rule 8)
-        out[f"within ± {c2.T1_TOLERANCE:g} points"] = [
-            "yes" if abs(m - p) <= c2.T1_TOLERANCE else "no"
+        out[f"within ± {rules.T1_TOLERANCE:g} points"] = [
+            "yes" if abs(m - p) <= rules.T1_TOLERANCE else "no"
             for m, p in zip(df["ours"], df["paper"])
         ]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
         out["side of 50 %: paper (chance rule) / ours"] = [
-            f"{c2.paper_chance_side(p)} / {c2.chance_side(lo, hi)}"
+            f"{rules.paper_chance_side(p)} / {rules.chance_side(lo, hi)}"
             if (t, m) in chance
             else "—"
             for t, m, p, lo, hi in df[
@@ -161,7 +137,7 @@ def styled_accuracy_table(df, caption: str | None = None):
         # Tables 2–3: rule 1, the two-sample comparison of the two seed intervals
         out["agrees (two-sample rule)"] = [
             "yes"
-            if c2.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
+            if rules.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
             else "no"
             for m, lo, hi, p, plo, phi in df[
                 ["ours", "ours lo", "ours hi", "paper", "paper lo", "paper hi"]
@@ -185,26 +161,13 @@ def _paper_ours(
     """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
     label = label or f"A_{model}"
-    _errorbar(
-        ax,
-        d["N"],
-        d["ours"],
-        d["ours lo"],
-        d["ours hi"],
-        color=color,
-        label=f"{label}: ours",
-        **OURS_STYLE,
-    )
-    _errorbar(
-        ax,
-        d["N"] + shift,
-        d["paper"],
-        d["paper lo"],
-        d["paper hi"],
-        color=color,
-        label=f"{label}: paper",
-        **PAPER_STYLE,
-    )
+    for who, x, style in (
+        ("ours", d["N"], OURS_STYLE),
+        ("paper", d["N"] + shift, PAPER_STYLE),
+    ):
+        lo, hi = d[f"{who} lo"], d[f"{who} hi"]
+        kw = dict(color=color, label=f"{label}: {who}", **style)
+        _errorbar(ax, x, d[who], lo, hi, **kw)
 
 
 def index_table2_figure(t2):
@@ -346,12 +309,7 @@ def windows_figure(widths: dict):
         ax = axes[0] if v == "pos" else axes[1]
         theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
         name = norm_names.get(c, names[c]) if v == "norm" else names[c]
-        fin = r.get("finite_width")
-        w = (
-            fin
-            if fin is not None and all(x is not None and np.isfinite(x) for x in fin)
-            else r["width"]
-        )
+        w = measures.window_measure(r)
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.loglog(
             r["n"],

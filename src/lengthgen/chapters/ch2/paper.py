@@ -120,8 +120,6 @@ PAPER_WINDOW_SLOPES = {
 PAPER_MC_EXPONENTS = {"pos/index": -3, "norm/index": -1, "pos/first": 0}
 #: Majority: the exact area times log n decays like n^-1 (Thm. 1 eq. 6, Lemma 4 eq. 75)
 PAPER_MAJORITY_AREA_SLOPE = -1
-#: Parity under A_gen(h): zero volume once n > h + 1 (Thm. 1 eq. 7)
-PAPER_PARITY_ZERO_ABOVE = "n > h + 1"
 
 # --------------------------------------------------------------------------- reported numbers
 # Every number chapter 2 quotes from the paper, with its location; the claims of
@@ -186,8 +184,6 @@ PAPER_T1_NESV = {
     ("parity", "sin"): "0",
     ("parity", "norm"): "0",
 }
-#: App. D.7: First under A_norm (and A_pos) reaches 100 % mean accuracy at L = 10N+1 for every N
-PAPER_D7_FIRST = 100.0
 #: Table 3 (App. D.6): Majority mean OOD accuracy over the five lengths > N, (mean, lo, hi) by model and N
 PAPER_T3 = {
     "gen": {

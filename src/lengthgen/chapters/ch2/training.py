@@ -1,0 +1,310 @@
+"""How chapter 2 trains (App. D.2–D.3): the saved banks, the batch sampler, and one experiment's
+ensemble trained, tested and written out as rows (:func:`lengthgen.chapters.ch2.experiments.
+train_experiment` checks its configuration and calls :func:`run`).
+
+Batches: one data length per update, uniform on {1, …, N} (odd lengths for Majority). The uniform
+draw ``u`` is shared by all members of the ensemble at a given update (member e gets
+``L_e = ⌈u N_e⌉``), so each member's lengths are exactly uniform on its own range while the
+padded batch is only as long as the longest member's length; bits and queries are independent
+per data stream. Paired A_pos/A_norm members read the same stream. Experiments that repeat
+another one's trainings (``_small``, ``_mid``, ``_more``, the ablation ``index_norm_misread``) use its
+batch stream.
+
+Protocol (D.2, numbers in :mod:`lengthgen.chapters.ch2.paper`): Adam (lr 3e-4, β = (0.9, 0.999),
+ε = 1e-8, no weight decay), batch 256, gradient clipping at 1, float64, at most ``steps``
+updates, validation every 500 updates on 1,000 examples at length N, stop after 3 consecutive
+perfect validations, checkpoint = best validation accuracy, then lower cross-entropy, then
+earlier update. Init scales and the A_pos/A_norm pairing are those of
+:func:`lengthgen.chapters.ch2.single_layer.init_member`. The loop is the engine's
+:func:`lengthgen.engine.train.train_ensemble`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2.paper import test_lengths
+from lengthgen.chapters.ch2.single_layer import FAMILIES, FIXED_TOKEN, PAD
+from lengthgen.chapters.ch2.single_layer import SingleLayer, encode
+from lengthgen.config import ConfigError, check_choice, check_positive_int
+from lengthgen.nn.tasks import (
+    TASKS,
+    first_bank,
+    index_bank,
+    label,
+    majority_bank,
+    random_strings,
+)
+
+
+# --------------------------------------------------------------------------- banks and batches (D.3)
+def nonempty(name: str, values) -> list:
+    """``values`` as a list; a string, a scalar or an empty sequence is refused."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not values:
+        raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
+    return list(values)
+
+
+def fixed_token(task: str, fixed):
+    """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
+    if task == "index":
+        if fixed is not None:
+            raise ConfigError(
+                f"Index reads its query from the index token; fixed token must be None, got {fixed!r}"
+            )
+        return None
+    fixed = FIXED_TOKEN[task] if fixed is None else fixed
+    if isinstance(fixed, bool) or fixed not in (0, 1):
+        raise ConfigError(f"fixed index token of {task} must be 0 or 1, got {fixed!r}")
+    return int(fixed)
+
+
+def _labelled(task: str, bits, k, fixed, pad_to=None):
+    x = encode(bits, k, pad_to=pad_to, fixed=1 if fixed is None else fixed)
+    return x, (label(task, bits, k) if task == "index" else label(task, bits))
+
+
+def test_bank(
+    task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None
+):
+    """The saved test bank at length L (D.3), shared by all seeds and variants: ``(x, y)``.
+
+    ``fixed`` is the index token of the tasks without a query (default :data:`FIXED_TOKEN`)."""
+    check_choice("task", task, TASKS)
+    fixed = fixed_token(task, fixed)
+    L = check_positive_int("test length L", L)
+    size = check_positive_int("test bank size", size)
+    seed = check_positive_int("bank seed", seed, minimum=0)
+    g = torch.Generator().manual_seed(
+        paper.TEST_SEED_STRIDE * (1 + seed)
+        + paper.TEST_SEED_LENGTH_STRIDE * L
+        + paper.TEST_SEED_TASK[task]
+    )
+    k = None
+    if task == "first":
+        bits = first_bank(L, size, g)
+    elif task == "majority":
+        bits = majority_bank(L, size, g)
+    elif task == "index":
+        bits, k = index_bank(L, size, g)
+    else:
+        bits = random_strings(size, L, g)
+    return _labelled(task, bits, k, fixed)
+
+
+def _validation_bank(
+    task: str, Ns_members, size: int, fixed: int | None, seed: int = 0
+):
+    """Per-member validation banks at each member's N (random examples), padded:
+    ``(x [E, S, max N + 1], y [E, S])`` (D.2); ``fixed`` as resolved by :func:`fixed_token`."""
+    Lmax = max(Ns_members)
+    cache = {}
+    for N in sorted(set(Ns_members)):
+        g = torch.Generator().manual_seed(paper.VALIDATION_SEED_STRIDE * (1 + seed) + N)
+        bits = random_strings(size, N, g)
+        k = torch.randint(1, N + 1, (size,), generator=g) if task == "index" else None
+        cache[N] = _labelled(task, bits, k, fixed, pad_to=Lmax)
+    x = torch.stack([cache[N][0] for N in Ns_members])
+    y = torch.stack([cache[N][1] for N in Ns_members])
+    return x, y
+
+
+def make_sampler(
+    task: str,
+    Ns_members,
+    stream_of_member,
+    batch: int,
+    base_seed: int = 0,
+    fixed: int | None = None,
+):
+    """``sample(step, generators, members)`` for :func:`train_ensemble` (see the module docstring);
+    ``base_seed`` is the experiment's batch stream."""
+    check_choice("task", task, TASKS)
+    fixed = fixed_token(task, fixed)
+    Ns = torch.as_tensor(nonempty("Ns_members", Ns_members), dtype=torch.long)
+    streams = torch.as_tensor(
+        nonempty("stream_of_member", stream_of_member), dtype=torch.long
+    )
+    if len(streams) != len(Ns):
+        raise ConfigError(
+            f"stream_of_member has {len(streams)} entries for {len(Ns)} members"
+        )
+    U = int(streams.max()) + 1
+    Ns_stream = torch.zeros(U, dtype=torch.long)
+    Ns_stream[streams] = Ns
+
+    def sample(step, generators, members=None):
+        g = torch.Generator().manual_seed(base_seed * paper.BATCH_STREAM_STRIDE + step)
+        u = torch.rand((), generator=g, dtype=torch.float64)
+        if task == "majority":
+            L = 2 * torch.floor(u * ((Ns_stream + 1) // 2)).long() + 1
+        else:
+            L = torch.floor(u * Ns_stream).long() + 1
+        Lmax = int(L.max())
+        bits = torch.randint(0, 2, (U, batch, Lmax), generator=g, dtype=torch.float64)
+        k = (
+            torch.floor(
+                torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]
+            )
+            + 1
+        )
+        valid = torch.arange(1, Lmax + 1)[None, :] <= L[:, None]  # [U, Lmax]
+        data = bits.masked_fill(~valid[:, None, :], PAD)
+        if task == "index":
+            y = torch.gather(bits, -1, (k.long() - 1).unsqueeze(-1)).squeeze(-1).long()
+            kk = k
+        else:
+            ones = (bits * valid[:, None, :]).sum(-1)
+            y = {
+                "first": bits[..., 0],
+                "majority": (ones >= (L[:, None] + 1) // 2),
+                "parity": ones % 2,
+            }[task].long()
+            kk = torch.full_like(k, fixed)
+        x = torch.cat([data, kk.unsqueeze(-1)], -1)
+        sel = streams if members is None else streams[members]
+        return x[sel], y[sel]
+
+    return sample
+
+
+# --------------------------------------------------------------------------- one experiment
+def _model(c: dict, members: list, idx) -> SingleLayer:
+    """The ensemble model of the members ``idx``; a plain β_n = log n run passes ``"log"`` (so it
+    stays exactly as before), a run over several β one β per member."""
+    plain = c["att_betas"] == ["log"]
+    return SingleLayer(
+        members[0][0],
+        c["h"],
+        max_lengths=[members[i][1] for i in idx],
+        variants=[members[i][0] for i in idx],
+        norm_map=c["norm_map"] or "sqrt",
+        beta="log" if plain else [members[i][3] for i in idx],
+    )
+
+
+def _train(c: dict, members: list, dev, progress: bool):
+    """Train every member (variant, N, seed, β) as one ensemble: the engine's result."""
+    from lengthgen.engine.train import OptimConfig, Validation, train_ensemble
+
+    task, Nm = c["task"], [m[1] for m in members]
+    stream_ids = {}
+    streams = [
+        stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s, _) in members
+    ]
+    model = _model(c, members, range(len(members)))
+    params = model.init([m[2] for m in members], torch.float64, dev)
+    bank = _validation_bank(task, Nm, c["val_size"], c["fixed"])
+    return train_ensemble(
+        model,
+        params,
+        sample=make_sampler(
+            task, Nm, streams, c["batch"], base_seed=c["stream"], fixed=c["fixed"]
+        ),
+        optim=OptimConfig(
+            "adam", lr=c["lr"], betas=c["betas"], eps=c["eps"], clip=c["clip"]
+        ),
+        steps=c["steps"],
+        data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s, _) in members],
+        validation=Validation(
+            every=c["every"],
+            bank=bank,
+            patience=c["patience"],
+            per_member=True,
+            batch_size=250,
+        ),
+        progress=progress,
+        record_every=max(1, c["every"] // 5),
+        device=dev.type,
+        desc=c["experiment"],
+    )
+
+
+def _test(c: dict, members: list, params: dict, device: str) -> dict:
+    """Each member's accuracy on the saved test banks at its N's six test lengths."""
+    from lengthgen.engine.train import evaluate_ensemble, select_members
+
+    tests = {}
+    for N in sorted({m[1] for m in members}):
+        idx = [i for i, m in enumerate(members) if m[1] == N]
+        banks = {
+            L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"])
+            for L in test_lengths(N)
+        }
+        bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
+        sub = select_members(params, idx)
+        acc = evaluate_ensemble(
+            _model(c, members, idx), sub, banks, batch_size=bs, device=device
+        )
+        for j, i in enumerate(idx):
+            tests[i] = {str(L): float(acc[L][j]) for L in banks}
+    return tests
+
+
+def _row(c: dict, res, i: int, member: tuple, test: dict, coef) -> dict:
+    """Member ``i``'s stored row: its selection, its tests and, by model, what the chapter
+    analyses (the drift coefficients; Parity's sign changes and kinks, App. A.4)."""
+    v, N, s, b = member
+    row = {
+        "variant": v,
+        "N": N,
+        "seed": s,
+        "best_step": int(res.best_step[i]),
+        "stop_step": int(res.stop_step[i]),
+        "best_val_acc": float(res.best_acc[i]),
+        "best_val_loss": float(res.best_loss[i]),
+        "test": test,
+    }
+    if c["att_betas"] != ["log"]:
+        row["beta"] = b
+    if coef is not None:
+        row.update({k: coef[k][i] for k in coef})
+    if c["task"] == "parity" and v == "gen":
+        from lengthgen.chapters.ch2.volume import parity_sign_changes
+
+        point = {k: t[i] for k, t in res.params.items() if not k.startswith("_")}
+        sc = parity_sign_changes(point, N, b)
+        row["sign_changes"] = int(sc["sign_changes"][0])
+        row["kinks"] = int(sc["kinks"][0])
+    return row
+
+
+def run(c: dict, dev, progress: bool, keep_params: bool) -> dict:
+    """Train and test the checked configuration ``c`` of one experiment (every (variant, N,
+    seed, β) member in one ensemble on device ``dev``): the stored cell's value."""
+    members = [
+        (v, N, s, b)
+        for b in c["att_betas"]
+        for v in c["variants"]
+        for N in c["Ns"]
+        for s in c["seeds"]
+    ]
+    t0 = time.perf_counter()
+    res = _train(c, members, dev, progress)
+    train_s = time.perf_counter() - t0
+    tests = _test(c, members, res.params, dev.type)
+    positional = FAMILIES[members[0][0]] == "positional"
+    coef = None
+    if positional:  # the drift coefficients χ, ℓ, χ̂, ℓ̂ of each member (D.4; eqs. 9, 20)
+        from lengthgen.chapters.ch2.volume import score_coefficients
+
+        c9 = score_coefficients(res.params)
+        coef = {k: c9[k].tolist() for k in ("chi", "ell", "chi_hat", "ell_hat")}
+    rows = [_row(c, res, i, m, tests[i], coef) for i, m in enumerate(members)]
+    return {
+        "experiment": c["experiment"],
+        "task": c["task"],
+        "variants": list(c["variants"]),
+        "steps_cap": c["steps"],
+        "every": c["every"],
+        "batch": c["batch"],
+        "val_size": c["val_size"],
+        "test_size": c["test_size"],
+        "train_wall_s": train_s,
+        "steps_run": res.steps_run,
+        "members": rows,
+        **({"params": res.params} if keep_params else {}),
+    }
