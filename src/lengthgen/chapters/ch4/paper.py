@@ -14,6 +14,7 @@ into the chapter's cells.
 
 from __future__ import annotations
 
+from lengthgen.claims import reduced
 from lengthgen.config import check_choice, get_scale
 
 # --------------------------------------------------------------------------- the paper's setting (App. B.1)
@@ -483,3 +484,85 @@ PAPER_VALUES = {
 #: The engine's default (``OptimConfig.ns_dtype = "bfloat16"``) is what ``torch.optim.Muon``
 #: does internally; every chapter-4 Muon run passes this float32 instead.
 NS_DTYPE = "float32"
+
+
+# --------------------------------------------------------------------------- what our protocols reduce
+# The ``protocol=`` of the chapter's training claims (:mod:`.claims`): what each stored sweep
+# reduces or changes relative to the paper's protocol, in the words the ledger shows.
+def _lg_protocol(block, extra=""):
+    b = protocol("full")[block]
+    ns = ", ".join(f"{n:,}" for n in b["budgets"])
+    wds = ", ".join(f"{w:g}" for w in b["wds"])
+    return reduced(
+        f"p = {b['p']} (paper: 53, 97), width {b['width']} (paper: 1024), n ∈ {{{ns}}}, weight decay ∈ "
+        f"{{{wds}}} (paper: 7 values), {len(b['seeds'])} seed (paper: 3); {b['steps']:,} Muon updates at "
+        f"lr {b['lr']:g}, mixed-length batches (paper: lr 1e-3, 3·10⁵ epochs of single-length "
+        f"batches ≈ 4.2M updates at n = 8,000){extra}"
+    )
+
+
+_DATA_RICH = (
+    "; at p = 17, n = 8,000 holds every one of the 153 count vectors of length 2 and 650 of the 969 of "
+    "length 3 (at p = 97: 1,006 of 4,753 and 1,142 of 156,849), so the paper's p = 97 threshold n ≥ 8k "
+    "is a data-richer setting here"
+)
+MAIN = _lg_protocol(
+    "lengthgen",
+    "; p = 17 is data-richer than the paper's p = 97 at the same n: n = 2,000 holds 132 "
+    "of the 153 count vectors of length 2 (at p = 97: 277 of 4,753)",
+)
+PAPER_LR = _lg_protocol("lengthgen_long", _DATA_RICH)
+PAPER_LR_60K = _lg_protocol("lengthgen_paper_lr_60k", _DATA_RICH)
+
+
+def _under_protocol():
+    b = protocol("full")["underparam"]
+    cfgs = ", ".join(f"({m}, {p})" for m, p in b["configs"])
+    return reduced(
+        f"(m, p) = {cfgs} (paper: p ∈ {{53, 97, 307}}); widths {', '.join(map(str, b['widths']))}; "
+        f"n = {min(b['budgets']):,}–{max(b['budgets']):,}; {len(b['seeds'])} seeds (paper: 3); "
+        f"{b['steps']:,} AdamW updates at lr {b['lr']:g} (paper: lr 1e-3, 3·10⁵ epochs ≈ "
+        f"0.3M–1.2M updates at these n)"
+    )
+
+
+def _over_protocol():
+    b = protocol("full")["overparam"]
+    return reduced(
+        f"(m, p) = ({b['m']}, {b['p']}) (paper: p ∈ {{53, 307}}), width {b['width']}, n = {b['n']}, weight "
+        f"decay ∈ {{{', '.join(f'{w:g}' for w in b['wds'])}}}, {len(b['seeds'])} seed (paper: 3); "
+        f"{b['steps']:,} Muon updates at lr {b['lr']:g} (paper: lr 1e-3, 3·10⁵ epochs ≈ 0.3M "
+        f"updates at n = {b['n']})"
+    )
+
+
+def _transformer_protocol():
+    b = protocol("full")["transformer"]
+    return reduced(
+        f"(m, p) = ({b['m']}, {b['p']}), d_model {b['d_model']}, n ∈ {{{', '.join(f'{n:,}' for n in b['budgets'])}}}, "
+        f"{len(b['seeds'])} seed (paper: 3); {b['steps']} AdamW updates at lr {b['lr']:g}, batch {b['batch_size']} "
+        "(the text we worked from (B.1.4) gives neither the optimizer nor the budget; the released code: (m, p) = "
+        "(3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0)"
+    )
+
+
+UNDER, OVER, TRANSFORMER = _under_protocol(), _over_protocol(), _transformer_protocol()
+
+
+def _p53_protocol():
+    b = PAPER_RUN
+    ns = ", ".join(f"{n:,}" for n in b["budgets"])
+    wds = ", ".join(f"{w:g}" for w in b["wds"])
+    return reduced(
+        f"the paper's p = {b['p']}, width {b['width']}, Muon lr {b['lr']:g}, single-length batches of "
+        f"{b['batch_size']} and test lengths, on one GPU, with Newton–Schulz in float32 (our reading of "
+        "'float32 throughout'; a library Muon would run it in bfloat16); but n ∈ {"
+        f"{ns}}} (paper: "
+        f"1k–16k), weight decay ∈ {{{wds}}} (paper: 7 values), seeds {', '.join(map(str, b['seeds']))} "
+        f"(paper: 3), {b['n_eval']:,} held-out inputs per length (paper: 10,000), and a target of "
+        f"{b['steps']:,} updates cut by the device budget (the stored run is partial: 213,289 updates; "
+        "paper: 3·10⁵ epochs ≈ 2.1M updates at n = 2,000 and 4.2M at 8,000)"
+    )
+
+
+P53 = _p53_protocol()
