@@ -14,7 +14,7 @@ import lengthgen.engine.train as engine_train
 from lengthgen.chapters import reproduce
 from lengthgen.tables import collapsible, styled
 from lengthgen.chapters.ch4 import experiments as ch4
-from lengthgen.chapters.ch4 import paper
+from lengthgen.chapters.ch4 import paper, sweeps
 from lengthgen.chapters.ch4 import transformer as TR
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
@@ -368,7 +368,7 @@ def test_timing_loop_runs_on_the_requested_device(monkeypatch):
             seen.append({str(p.device) for p in params})
             super().__init__(params, **kw)
 
-    monkeypatch.setattr(ch4, "fit", lambda *a, **k: seen.append(k["device"]))
+    monkeypatch.setattr(sweeps, "fit", lambda *a, **k: seen.append(k["device"]))
     monkeypatch.setattr(torch.optim, "Muon", Muon)
     ch4.epoch_timing(**TINY_CHECKS["timing"], device=META)
     assert seen == [META, {"meta"}]

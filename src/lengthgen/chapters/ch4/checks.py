@@ -21,16 +21,30 @@ from typing import Sequence
 
 import torch
 
-from lengthgen.chapters.ch4.constructions import construct_with_bias
+import numpy as np
+
+from lengthgen.chapters.ch4 import experiments_cell, paper
+from lengthgen.chapters.ch4.constructions import (
+    construct_fixed_length,
+    construct_fourier,
+    construct_relu,
+    construct_with_bias,
+    fourier_accuracy,
+    relu_kinks,
+)
 from lengthgen.chapters.ch4.data import (
+    all_count_vectors,
     all_inputs,
+    labels_of_counts,
+    nonempty,
     check_length,
     check_modulus,
     count_vectors,
     labels_of,
 )
 from lengthgen.chapters.ch4.model import Network, activate, uargmax
-from lengthgen.chapters.ch4.paper import N_TEST
+from lengthgen.chapters.ch4.paper import N_TEST, OOD_LENGTHS
+from lengthgen.chapters.ch4.relu_limits import path_lower_bound, relu_width_lower_bound
 from lengthgen.config import ConfigError, check_positive_int
 
 
@@ -285,3 +299,184 @@ def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
         "acc": float((pred == y).double().mean()),
         "ties": float((pred < 0).double().mean()),
     }
+
+
+# --------------------------------------------------------------------------- claim 1: constructions
+@experiments_cell
+def small_exhaustive(
+    ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000
+) -> list[dict]:
+    """Every construction on every ordered input of length m, for small (m, p) with p^m ≤ ``limit``
+    (section "Claim 1 — the constructions, checked exactly")."""
+    limit = check_positive_int("limit", limit)
+    rows = []
+    for p in nonempty("ps", ps):
+        for m in nonempty("ms", ms):
+            if check_modulus(p) ** check_length(m) > limit:
+                continue
+            row = {
+                "p": p,
+                "m": m,
+                "inputs": p**m,
+                "thm41": exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"],
+                "thm42_bias": exhaustive_accuracy(construct_with_bias(p), m)["acc"],
+                "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"]
+                if p >= 3
+                else None,
+                "fourier_theory": fourier_accuracy(p) if p >= 3 else None,
+            }
+            rows.append(row)
+    return rows
+
+
+def long_length_checks(
+    primes=(97, 53),
+    max_m: int = max(OOD_LENGTHS),
+    n: int = paper.N_TEST,
+    seed: int = paper.AUTOMATON_SEED,
+) -> dict:
+    """Exact checks (phase automaton) of the three sine constructions at every m ≤ ``max_m``."""
+    out = {}
+    for p in nonempty("primes", primes):
+        fam = automaton_accuracy(
+            None, p, max_m, n=n, seed=seed, fixed_length_family=True
+        )
+        bias = automaton_accuracy(construct_with_bias(p), p, max_m, n=n, seed=seed + 1)
+        four = automaton_accuracy(construct_fourier(p), p, max_m, n=n, seed=seed + 2)
+        out[p] = {"thm41": fam, "thm42_bias": bias, "fourier": four}
+    return out
+
+
+def float_network_checks(
+    primes=(97, 53),
+    max_m: int = max(OOD_LENGTHS),
+    n: int = paper.N_TEST,
+    lengths=None,
+    seed: int = paper.FLOAT_SEED,
+) -> dict:
+    """The same constructions evaluated directly as float64 networks ``V sin(W x + b)``."""
+    out = {}
+    for p in nonempty("primes", primes):
+        out[p] = {
+            "thm41": accuracy_by_length(
+                None,
+                p,
+                max_m,
+                n=n,
+                seed=seed,
+                lengths=lengths,
+                fixed_length_family=True,
+            ),
+            "thm42_bias": accuracy_by_length(
+                construct_with_bias(p), p, max_m, n=n, seed=seed + 1, lengths=lengths
+            ),
+            "fourier": accuracy_by_length(
+                construct_fourier(p), p, max_m, n=n, seed=seed + 2, lengths=lengths
+            ),
+        }
+    return out
+
+
+def summarize_checks(checks_: dict) -> dict:
+    """Min/max accuracy per construction and prime, and the largest gap to 1 − (tie-residue share)."""
+    if not isinstance(checks_, dict) or not checks_:
+        raise ConfigError(
+            "summarize_checks needs the dict returned by long_length_checks or float_network_checks"
+        )
+    out = {}
+    for p, d in checks_.items():
+        for name, r in d.items():
+            acc = np.array(r["acc"])
+            tie = np.array(r["tie_residue_frac"])
+            out[f"{name}@{p}"] = {
+                "min_acc": float(acc.min()),
+                "max_acc": float(acc.max()),
+                "max_abs_acc_minus_1_minus_tie_share": float(
+                    np.abs(acc - (1 - tie)).max()
+                ),
+                "errors_outside_tie_residues": int(r["errors_outside_tie_residues"]),
+                "lengths": len(acc),
+                "n_per_length": int(r["n"]),
+                "mean_acc": float(acc.mean()),
+            }
+    return out
+
+
+@experiments_cell
+def automaton_summary(primes, max_m: int, n: int, seed: int) -> dict:
+    """Cell ``automaton``: :func:`summarize_checks` of :func:`long_length_checks`."""
+    return summarize_checks(
+        long_length_checks(primes=primes, max_m=max_m, n=n, seed=seed)
+    )
+
+
+@experiments_cell
+def float_summary(primes, max_m: int, n: int, seed: int, lengths=None) -> dict:
+    """Cell ``float_n<n>``: :func:`summarize_checks` of :func:`float_network_checks`."""
+    return summarize_checks(
+        float_network_checks(
+            primes=primes, max_m=max_m, n=n, lengths=lengths, seed=seed
+        )
+    )
+
+
+# --------------------------------------------------------------------------- claim 2: ReLU limits
+def window_key(p: int, m: int) -> str:
+    """The key of one (p, m) case of the window check: ``"p = 13, m = 9"``."""
+    return f"p = {check_modulus(p)}, m = {check_length(m)}"
+
+
+def fixed_length_exact_lengths(
+    cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN
+) -> dict:
+    """Brute force for claim ``ch4.thm41.window``: per (p, m) case, the lengths 1 … span·m at which
+    the Thm 4.1 network built for m is right on every input (:func:`~.checks.exact_lengths`)."""
+    span = check_positive_int("span", span)
+    cases = nonempty("cases", cases)
+    for c in cases:
+        if not isinstance(c, (list, tuple)) or len(c) != 2:
+            raise ConfigError(f"each case must be a pair (p, m), got {c!r}")
+    return {
+        window_key(p, m): exact_lengths(construct_fixed_length(m, p), p, span * m)
+        for p, m in cases
+    }
+
+
+@experiments_cell
+def relu_bounds_table(p: int = 97, lengths=OOD_LENGTHS) -> list[dict]:
+    """Thm 4.3's bound, our path bound and the width of our explicit interpolant at each m."""
+    return [
+        {
+            "m": m,
+            "paper_bound": relu_width_lower_bound(m, p),
+            "path_bound": path_lower_bound(m, p),
+            "construction_width": 2 + len(relu_kinks(m, p)),
+        }
+        for m in nonempty("lengths", lengths)
+    ]
+
+
+def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[dict]:
+    """Our explicit bias-free ReLU interpolant (:func:`~.constructions.construct_relu`) on every count
+    vector of ``X_m``, for each ``(p, lengths)`` of ``cases``: accuracy, width and our path bound."""
+    rows = []
+    for p, lengths in nonempty("cases", cases):
+        for m in nonempty("lengths", lengths):
+            net = construct_relu(m, p)
+            X = all_count_vectors(m, p)
+            acc = float(
+                (net.predict(X.double(), 1e-9) == labels_of_counts(X, p))
+                .double()
+                .mean()
+            )
+            rows.append(
+                {
+                    "p": p,
+                    "m": m,
+                    "count_vectors": int(X.shape[0]),
+                    "acc": acc,
+                    "width": int(net.W.shape[0]),
+                    "path_bound": path_lower_bound(m, p),
+                }
+            )
+    return rows
