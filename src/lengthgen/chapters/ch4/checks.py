@@ -173,6 +173,26 @@ def phase_automaton(
     )
 
 
+def _readout_automaton(net: Network, p: int, tol: float, who: str):
+    """The phase automaton of a sine ``net`` with rational phases and p classes
+    (:func:`phase_automaton`) and the prediction of each of its hidden states (strict-uniqueness
+    argmax of the float64 readout, ``tol`` absorbing its rounding): ``(states, trans, start,
+    table)``."""
+    if (
+        not isinstance(net, Network)
+        or net.rational is None
+        or net.activation != "sine"
+        or net.p != p
+    ):
+        raise ConfigError(
+            f"{who} needs a sine Network with rational phases and p classes"
+        )
+    Nm, beta, D = net.rational
+    states, trans, start = phase_automaton(Nm, beta, D)
+    hidden = torch.sin(2 * math.pi * states.double() / D)
+    return states, trans, start, uargmax(hidden @ net.V.T, tol)
+
+
 def automaton_accuracy(
     net: Network,
     p: int,
@@ -199,19 +219,7 @@ def automaton_accuracy(
     n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
     if fixed_length_family:
         net = construct_with_bias(p)
-    if (
-        not isinstance(net, Network)
-        or net.rational is None
-        or net.activation != "sine"
-        or net.p != p
-    ):
-        raise ConfigError(
-            "automaton_accuracy needs a sine Network with rational phases and p classes"
-        )
-    Nm, beta, D = net.rational
-    states, trans, start = phase_automaton(Nm, beta, D)
-    hidden = torch.sin(2 * math.pi * states.double() / D)
-    table = uargmax(hidden @ net.V.T, tol)  # prediction of each hidden state
+    states, trans, start, table = _readout_automaton(net, p, tol, "automaton_accuracy")
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     r = torch.arange(p)
     tie_res = (2 * r) % p == 0
@@ -255,19 +263,7 @@ def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[i
     reachable pair's prediction (strict-uniqueness argmax of its float64 readout, ``tol`` as in
     :func:`automaton_accuracy`) is its label. Needs a sine Network with rational phases."""
     p, max_m = check_modulus(p), check_length(max_m)
-    if (
-        not isinstance(net, Network)
-        or net.rational is None
-        or net.activation != "sine"
-        or net.p != p
-    ):
-        raise ConfigError(
-            "exact_lengths needs a sine Network with rational phases and p classes"
-        )
-    Nm, beta, D = net.rational
-    states, trans, start = phase_automaton(Nm, beta, D)
-    hidden = torch.sin(2 * math.pi * states.double() / D)
-    table = uargmax(hidden @ net.V.T, tol)  # prediction of each hidden state
+    states, trans, start, table = _readout_automaton(net, p, tol, "exact_lengths")
     reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
     reach[start, 0] = True  # the empty input: start state, sum 0
     tokens = torch.arange(p)
