@@ -12,6 +12,7 @@ value. All training goes through the ensemble engine (:func:`lengthgen.chapters.
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import torch
@@ -313,6 +314,31 @@ def overparam(
     return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
 
 
+def _tracking(every: int, seed: int, p: int, length: int, n: int):
+    """The engine's validation hook: the accuracy on ``n`` held-out inputs of ``length`` (seed
+    ``seed``'s B.1.3 test set) recorded every ``every`` updates, with no early stopping; ``None``
+    when ``every`` is not set."""
+    from lengthgen.engine.train import Validation
+
+    if not every:
+        return None
+    bank = test_set(seed, p, length, n)
+    return Validation(
+        every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric
+    )
+
+
+def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
+    """Per length L: each member's accuracy on its seed's B.1.3 test set of length L."""
+    out = {}
+    for L in lengths:
+        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(member_seeds)}
+        out[L] = accuracy_on(
+            model, P, [tests[s] for s in member_seeds], device=dev
+        ).tolist()
+    return out
+
+
 @experiments_cell
 def lengthgen(
     *,
@@ -341,28 +367,14 @@ def lengthgen(
     (section "Claim 5"). With ``track_every`` the accuracy on ``n_track`` inputs of length
     ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
     batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
-    from lengthgen.engine.train import Validation
-
     seeds, dev = check_seeds(seeds), resolve_device(device)
     act = check_activation(activation)
     test_lengths = nonempty("test_lengths", test_lengths)
-    members = [
-        (n, wd, s)
-        for n in nonempty("budgets", budgets)
-        for wd in nonempty("wds", wds)
-        for s in seeds
-    ]
+    budgets, wds = nonempty("budgets", budgets), nonempty("wds", wds)
+    members = list(itertools.product(budgets, wds, seeds))  # (n, wd, seed)
     train = [train_set(s, p, train_lengths, n) for n, _, s in members]
     model = ModularMLP(p, width, act, bias=bias)
-    validation = None
-    if track_every:
-        bank = test_set(seeds[0], p, track_length, n_track)
-        validation = Validation(
-            every=track_every,
-            bank=(bank.x, bank.y),
-            patience=None,
-            metric=masked_metric,
-        )
+    validation = _tracking(track_every, seeds[0], p, track_length, n_track)
     res = fit(
         model,
         train,
@@ -378,24 +390,23 @@ def lengthgen(
     )
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
-    for L in tuple(in_domain_lengths) + tuple(test_lengths):
-        tests = {s: test_set(s, p, L, n_test) for s in seeds}
-        acc[L] = accuracy_on(
-            model, P, [tests[s] for _, _, s in members], device=dev
-        ).tolist()
-    rows = []
-    for i, (n, wd, s) in enumerate(members):
-        rows.append(
-            {
-                "activation": act,
-                "bias": bias,
-                "n": n,
-                "wd": wd,
-                "seed": s,
-                **{str(k): v[i] for k, v in acc.items()},
-            }
+    lengths = tuple(in_domain_lengths) + tuple(test_lengths)
+    acc.update(
+        _accuracy_by_length(
+            model, P, [s for _, _, s in members], p, lengths, n_test, dev
         )
+    )
+    rows = [
+        {"activation": act, "bias": bias, "n": n, "wd": wd, "seed": s}
+        | {str(k): v[i] for k, v in acc.items()}
+        for i, (n, wd, s) in enumerate(members)
+    ]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
+    tracked = {
+        "track_length": track_length,
+        "val_step": res.history["val_step"].tolist(),
+        "val_acc": res.history["val_acc"].tolist(),
+    }
     return {
         "rows": rows,
         "wall_time_s": res.wall_time_s,
@@ -404,15 +415,7 @@ def lengthgen(
         "example_V": P["V"][best].tolist(),
         "example_member": list(members[best]),
         "example_b": P["b"][best].tolist() if bias else None,
-        **(
-            {
-                "track_length": track_length,
-                "val_step": res.history["val_step"].tolist(),
-                "val_acc": res.history["val_acc"].tolist(),
-            }
-            if validation is not None
-            else {}
-        ),
+        **(tracked if validation is not None else {}),
     }
 
 
@@ -443,12 +446,9 @@ def budget_study(
     the engine's validation records the accuracy on a fixed bank of length ``val_length`` every
     ``every`` updates (no early stopping; the final parameters are evaluated on every length).
     """
-    from lengthgen.engine.train import Validation
-
     seeds, dev = check_seeds(seeds), resolve_device(device)
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
     train = [train_set(s, p, train_lengths, n) for _, s in members]
-    bank = test_set(seeds[0], p, val_length, n_val)
     model = ModularMLP(p, width, "sine", bias=True)
     res = fit(
         model,
@@ -460,28 +460,22 @@ def budget_study(
         progress=progress,
         desc="budget study",
         device=dev,
-        validation=Validation(
-            every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric
-        ),
+        validation=_tracking(every, seeds[0], p, val_length, n_val),
     )
-    P = res.final_params
-    acc = {}
-    for L in tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths)):
-        tests = {s: test_set(s, p, L, n_test) for s in seeds}
-        acc[str(L)] = accuracy_on(
-            model, P, [tests[s] for _, s in members], device=dev
-        ).tolist()
+    lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
+    acc = _accuracy_by_length(
+        model, res.final_params, [s for _, s in members], p, lengths, n_test, dev
+    )
     return {
         "members": [list(m) for m in members],
         "val_length": val_length,
         "val_step": res.history["val_step"].tolist(),
         "val_acc": res.history["val_acc"].tolist(),
-        "final_acc": acc,
+        "final_acc": {str(L): a for L, a in acc.items()},
         "steps": steps,
     }
 
 
-# --------------------------------------------------------------------------- claim 6: transformer baseline
 @experiments_cell
 def transformer_baseline(
     *,
