@@ -67,113 +67,70 @@ def lengthgen_cell_name(prefix: str, activation: str, bias: bool) -> str:
     return f"{prefix}_{check_activation(activation)}_{'bias' if bias else 'nobias'}"
 
 
-def _lengthgen_kwargs(block: dict, activation: str, bias: bool) -> dict:
+#: the name of the paper-scale cell (``reproduce ch4 --scale paper``)
+PAPER_CELL = f"paper_p{paper.PAPER_RUN['p']}"
+
+
+def _trained(name: str, fn, kwargs: dict) -> Cell:
+    """A training cell: its seeds are those of its settings."""
+    return Cell(name, fn, kwargs, kwargs["seeds"])
+
+
+def _b13(block: dict, **kw) -> dict:
+    """The settings of a B.1.3 run: ``block`` with the paper's lengths and batch size."""
     return {
         **block,
-        "activation": activation,
-        "bias": bias,
+        **kw,
         "train_lengths": TRAIN_LENGTHS,
         "in_domain_lengths": IN_DOMAIN_LENGTHS,
         "batch_size": BATCH_SIZE,
     }
 
 
-#: the name of the paper-scale cell (``reproduce ch4 --scale paper``)
-PAPER_CELL = f"paper_p{paper.PAPER_RUN['p']}"
+def _lengthgen_cells(prefix: str, block: dict, variants=LENGTHGEN_VARIANTS) -> list:
+    """One length-generalization cell per variant (activation, bias) of the sweep ``block``."""
+    return [
+        _trained(
+            lengthgen_cell_name(prefix, a, b),
+            lengthgen,
+            _b13(block, activation=a, bias=b),
+        )
+        for a, b in variants
+    ]
 
 
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan at ``scale`` (settings of :mod:`.paper`), in run order.
     ``paper``: the one GPU cell of :mod:`.paper_scale` with :data:`paper.PAPER_RUN`."""
     if scale == "paper":
-        return [
-            Cell(
-                PAPER_CELL,
-                train_paper_scale,
-                dict(paper.PAPER_RUN),
-                paper.PAPER_RUN["seeds"],
-            )
-        ]
+        return [_trained(PAPER_CELL, train_paper_scale, dict(paper.PAPER_RUN))]
     P, C = protocol(scale), checks(scale)
     out = [
         Cell("exhaustive", small_exhaustive, C["exhaustive"]),
         Cell("automaton", automaton_summary, C["automaton"]),
         Cell(f"float_n{C['float']['n']}", float_summary, C["float"]),
         Cell("bounds", relu_bounds_table, C["bounds"]),
-        Cell(
-            "relu_min_width", relu_min_width, P["relu_width"], P["relu_width"]["seeds"]
+        _trained("relu_min_width", relu_min_width, P["relu_width"]),
+        _trained("two_lengths", two_lengths, P["two_lengths"]),
+        _trained(
+            "underparam", underparam, {**P["underparam"], "batch_size": BATCH_SIZE}
         ),
-        Cell("two_lengths", two_lengths, P["two_lengths"], P["two_lengths"]["seeds"]),
-        Cell(
-            "underparam",
-            underparam,
-            {**P["underparam"], "batch_size": BATCH_SIZE},
-            P["underparam"]["seeds"],
-        ),
-        Cell(
-            "overparam",
-            overparam,
-            {**P["overparam"], "batch_size": BATCH_SIZE},
-            P["overparam"]["seeds"],
-        ),
+        _trained("overparam", overparam, {**P["overparam"], "batch_size": BATCH_SIZE}),
+        *_lengthgen_cells("lengthgen", P["lengthgen"]),
+        Cell("timing", epoch_timing, C["timing"]),
     ]
-    out += [
-        Cell(
-            lengthgen_cell_name("lengthgen", a, b),
-            lengthgen,
-            _lengthgen_kwargs(P["lengthgen"], a, b),
-            P["lengthgen"]["seeds"],
-        )
-        for a, b in LENGTHGEN_VARIANTS
-    ]
-    out.append(Cell("timing", epoch_timing, C["timing"]))
     if (
         "lengthgen_long" in P
     ):  # the paper's Muon lr (1e-3) with a 10x longer update budget
-        out += [
-            Cell(
-                lengthgen_cell_name("lengthgen_long", a, b),
-                lengthgen,
-                _lengthgen_kwargs(P["lengthgen_long"], a, b),
-                P["lengthgen_long"]["seeds"],
-            )
-            for a, b in LENGTHGEN_VARIANTS
-        ]
-    if "lengthgen_paper_lr_60k" in P:
+        out += _lengthgen_cells("lengthgen_long", P["lengthgen_long"])
+    if "lengthgen_paper_lr_60k" in P:  # the biased sine MLP, 3x longer again
         block = P["lengthgen_paper_lr_60k"]
-        out.append(
-            Cell(
-                lengthgen_cell_name("lengthgen_paper_lr_60k", "sine", True),
-                lengthgen,
-                _lengthgen_kwargs(block, "sine", True),
-                block["seeds"],
-            )
-        )
+        out += _lengthgen_cells("lengthgen_paper_lr_60k", block, (("sine", True),))
     if "budget_study" in P:
-        block = P["budget_study"]
-        out.append(
-            Cell(
-                "budget_study",
-                budget_study,
-                {
-                    **block,
-                    "train_lengths": TRAIN_LENGTHS,
-                    "in_domain_lengths": IN_DOMAIN_LENGTHS,
-                    "batch_size": BATCH_SIZE,
-                },
-                block["seeds"],
-            )
-        )
+        out.append(_trained("budget_study", budget_study, _b13(P["budget_study"])))
     if "transformer" in P:
         block = P["transformer"]
-        out.append(
-            Cell(
-                f"transformer_m{block['m']}",
-                transformer_baseline,
-                block,
-                block["seeds"],
-            )
-        )
+        out.append(_trained(f"transformer_m{block['m']}", transformer_baseline, block))
     return out
 
 
