@@ -48,6 +48,38 @@ from lengthgen.chapters.ch4.relu_limits import path_lower_bound, relu_width_lowe
 from lengthgen.config import ConfigError, check_positive_int
 
 
+class _Tally:
+    """Per-length counts over sampled inputs: right, tied and wrong-label predictions, the labels
+    that are tie residues (``S ≡ −S``), and the wrong predictions outside those residues (which
+    Lemma D.2 says the bias-free network never makes)."""
+
+    def __init__(self, p: int, lengths: int):
+        self.tie_res = (2 * torch.arange(p)) % p == 0
+        self.correct, self.ties = torch.zeros(lengths), torch.zeros(lengths)
+        self.wrong, self.tie_frac = torch.zeros(lengths), torch.zeros(lengths)
+        self.outside = 0
+
+    def add(self, pred: torch.Tensor, y: torch.Tensor) -> None:
+        """Count predictions ``pred`` (−1: tied) of labels ``y``, both [inputs, lengths]."""
+        ok = pred == y
+        self.correct += ok.sum(0)
+        self.ties += (pred < 0).sum(0)
+        self.wrong += ((pred >= 0) & ~ok).sum(0)
+        self.tie_frac += self.tie_res[y].sum(0)
+        self.outside += int((~ok & ~self.tie_res[y]).sum())
+
+    def result(self, lengths: list, n: int) -> dict:
+        return {
+            "lengths": lengths,
+            "acc": (self.correct / n).tolist(),
+            "ties": (self.ties / n).tolist(),
+            "wrong_label": (self.wrong / n).tolist(),
+            "errors_outside_tie_residues": self.outside,
+            "n": n,
+            "tie_residue_frac": (self.tie_frac / n).tolist(),
+        }
+
+
 def accuracy_by_length(
     net: Network | None,
     p: int,
@@ -90,14 +122,7 @@ def accuracy_by_length(
         W, V, b, act = net.W, net.V, net.b, net.activation
     sel = torch.tensor(lens) - 1
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
-    correct = torch.zeros(len(lens))
-    ties = torch.zeros(len(lens))
-    wrong = torch.zeros(len(lens))
-    outside = 0
-    tie_frac = torch.zeros(len(lens))
-    tie_res = torch.zeros(p, dtype=torch.bool)
-    r = torch.arange(p)
-    tie_res[(2 * r) % p == 0] = True
+    tally = _Tally(p, len(lens))
     Wt = W.T.contiguous()  # [p, d]
     for lo in range(0, n, chunk):
         k = min(chunk, n - lo)
@@ -111,22 +136,8 @@ def accuracy_by_length(
         elif b is not None:
             h = h + b
         s = activate(h, act) @ V.T  # [k, L, p]
-        pred = uargmax(s, tol)
-        ok = pred == y
-        correct += ok.sum(0)
-        ties += (pred < 0).sum(0)
-        wrong += ((pred >= 0) & ~ok).sum(0)
-        outside += int((~ok & ~tie_res[y]).sum())
-        tie_frac += tie_res[y].sum(0)
-    return {
-        "lengths": lens,
-        "acc": (correct / n).tolist(),
-        "ties": (ties / n).tolist(),
-        "wrong_label": (wrong / n).tolist(),
-        "errors_outside_tie_residues": outside,
-        "n": n,
-        "tie_residue_frac": (tie_frac / n).tolist(),
-    }
+        tally.add(uargmax(s, tol), y)
+    return tally.result(lens, n)
 
 
 def phase_automaton(
@@ -221,13 +232,7 @@ def automaton_accuracy(
         net = construct_with_bias(p)
     states, trans, start, table = _readout_automaton(net, p, tol, "automaton_accuracy")
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
-    r = torch.arange(p)
-    tie_res = (2 * r) % p == 0
-    correct = torch.zeros(max_m)
-    ties = torch.zeros(max_m)
-    wrong = torch.zeros(max_m)
-    tie_frac = torch.zeros(max_m)
-    outside = 0
+    tally = _Tally(p, max_m)
     for lo in range(0, n, chunk):
         k = min(chunk, n - lo)
         tok = torch.randint(0, p, (k, max_m), generator=g)
@@ -237,22 +242,9 @@ def automaton_accuracy(
         for j in range(max_m):
             sid = trans[sid, tok[:, j]]
             pred[:, j] = table[sid]
-        ok = pred == y
-        correct += ok.sum(0)
-        ties += (pred < 0).sum(0)
-        wrong += ((pred >= 0) & ~ok).sum(0)
-        tie_frac += tie_res[y].sum(0)
-        outside += int((~ok & ~tie_res[y]).sum())
-    return {
-        "lengths": list(range(1, max_m + 1)),
-        "acc": (correct / n).tolist(),
-        "ties": (ties / n).tolist(),
-        "wrong_label": (wrong / n).tolist(),
-        "errors_outside_tie_residues": outside,
-        "n": n,
-        "tie_residue_frac": (tie_frac / n).tolist(),
-        "states": int(states.shape[0]),
-    }
+        tally.add(pred, y)
+    lengths = list(range(1, max_m + 1))
+    return {**tally.result(lengths, n), "states": int(states.shape[0])}
 
 
 def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[int]:
