@@ -384,6 +384,13 @@ def float32_throughout():
         torch.set_float32_matmul_precision(prev)
 
 
+#: the arguments of :func:`train_paper_scale` that make its configuration
+_CONFIG_KEYS = (
+    "p width budgets wds seeds variants lr steps eval_every n_eval eval_lengths "
+    "train_lengths batch_size"
+).split()
+
+
 def _paper_config(
     *,
     p,
@@ -706,21 +713,8 @@ def train_paper_scale(
     along). ``_capturable_eager`` (device checks only) runs the capturable step without a graph.
     """
     t_call = time.perf_counter()
-    cfg = _paper_config(
-        p=p,
-        width=width,
-        budgets=budgets,
-        wds=wds,
-        seeds=seeds,
-        variants=variants,
-        lr=lr,
-        steps=steps,
-        eval_every=eval_every,
-        n_eval=n_eval,
-        eval_lengths=eval_lengths,
-        train_lengths=train_lengths,
-        batch_size=batch_size,
-    )
+    # the run's configuration (its first keyword arguments), checked; hashed into the checkpoints' key
+    cfg = _paper_config(**{k: v for k, v in locals().items() if k in _CONFIG_KEYS})
     members = members_of(variants, budgets, wds, seeds)
     checkpoint_parts = _flag("checkpoint_parts", checkpoint_parts, PARTS_ENV)
     dev = resolve_device(device)
