@@ -46,6 +46,7 @@ from lengthgen.chapters.ch4.rules import (  # noqa: F401  (CHANCE_P53, MODERATE_
     R5_BIAS_GAIN,
     R5_STRUGGLES,
     all_agree,
+    r5_everywhere,
     r3_tolerance,
     significant_rise,
     significant_rise_beyond_se,
@@ -551,11 +552,11 @@ CLAIMS = [
         "ch4.fig1.sine_beats_relu",
         "Under-parameterized (AdamW): in every (m, p, width, n) cell, the sine MLP's mean test accuracy "
         "exceeds the ReLU MLP's by more than 2 SE",
-        {
-            "check": "direction",
-            "holds": all_agree("cells", "sine ahead by > 2 SE"),
-            "why": "R5: an order stated in words, counted only beyond 2 SE (seed spread or binomial)",
-        },
+        r5_everywhere(
+            "cells",
+            "sine ahead by > 2 SE",
+            "R5: an order stated in words, counted only beyond 2 SE (seed spread or binomial)",
+        ),
         M.sine_beats_relu,
         protocol=UNDER,
         deviation=_UNDER_VAR,
@@ -565,13 +566,11 @@ CLAIMS = [
         "Under-parameterized, sine: at each (m, p, n), among widths whose every run fits its training "
         "set, the narrower is never significantly worse and is significantly better wherever the widest "
         "is below the near-perfect band (ReLU: too few widths fit at our budget to compare)",
-        {
-            "check": "direction",
-            "holds": all_agree(
-                "(m, p, n) cells compared", "narrower not worse, better where room"
-            ),
-            "why": "R4 ('sufficient for optimization' = fits its training set) and R5 (orders beyond 2 SE)",
-        },
+        r5_everywhere(
+            "(m, p, n) cells compared",
+            "narrower not worse, better where room",
+            "R4 ('sufficient for optimization' = fits its training set) and R5 (orders beyond 2 SE)",
+        ),
         M.width_trend,
         protocol=UNDER,
     ),
@@ -592,13 +591,9 @@ CLAIMS = [
         "ch4.fig23.sine_vs_relu",
         "Over-parameterized: at every weight decay the sine MLP has the larger normalized margin and "
         "a test accuracy more than 2 SE above the ReLU MLP's",
-        {
-            "check": "direction",
-            "holds": all_agree(
-                "weight decays", "sine larger margin and test acc ahead by > 2 SE"
-            ),
-            "why": "R5: an order stated in words, counted only beyond 2 binomial SE",
-        },
+        r5_everywhere(
+            "weight decays", "sine larger margin and test acc ahead by > 2 SE"
+        ),
         M.sine_vs_relu_over,
         protocol=OVER,
     ),
@@ -632,13 +627,7 @@ CLAIMS = [
         "ch4.fig6.transformer",
         "1-layer 1-head decoder: at every training-set size the sine FFN's test accuracy exceeds both "
         "ReLU's and GELU's by more than 2 SE",
-        {
-            "check": "direction",
-            "holds": all_agree(
-                "training-set sizes", "sine ahead of ReLU and GELU by > 2 SE"
-            ),
-            "why": "R5: an order stated in words, counted only beyond 2 binomial SE",
-        },
+        r5_everywhere("training-set sizes", "sine ahead of ReLU and GELU by > 2 SE"),
         M.transformer,
         protocol=TRANSFORMER,
         deviation=_TRANSFORMER,

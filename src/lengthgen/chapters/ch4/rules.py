@@ -120,6 +120,14 @@ def all_agree(total, hit):
     return lambda v: v[hit] == v[total] and v[total] > 0
 
 
+def r5_everywhere(
+    total, hit, why="R5: an order stated in words, counted only beyond 2 binomial SE"
+) -> dict:
+    """R5 over a grid: the stated order holds, beyond 2 SE, at every one of the ``v[total]``
+    points of our value ``v`` (``v[hit]`` of them agree)."""
+    return {"check": "direction", "holds": all_agree(total, hit), "why": why}
+
+
 def below_perfect(v):
     """R4/R5: 'struggles' read as 'not in the near-perfect band'."""
     return v < PERFECT[0]
