@@ -89,6 +89,7 @@ def relu_min_width(
     (section "Claim 2"). One ensemble per width; its members are (length, seed) pairs (padded full batches).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     sets = {m: _all_length_set(m, p) for m in nonempty("lengths", lengths)}
     members = [(m, s) for m in lengths for s in seeds]
     rows = []
@@ -100,12 +101,10 @@ def relu_min_width(
             model,
             ds,
             optim=OptimConfig("adam", lr=lr),
-            steps=steps,
             seeds=[s for _, s in members],
             batch_size=bs,
-            progress=progress,
             desc=f"relu w={w}",
-            device=dev,
+            **run,
         )
         acc = accuracy_on(model, res.final_params, ds, device=dev)
         for (m, s), a in zip(members, acc.tolist()):
@@ -146,6 +145,7 @@ def two_lengths(
 ) -> dict:
     """Thm 4.4: bias-free ReLU trained on X_m1 alone, on X_m1 ∪ X_m2, and a ReLU with bias on the union."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     a, b = _all_length_set(m1, p), _all_length_set(m2, p)
     union = Dataset(torch.cat([a.x, b.x]), torch.cat([a.y, b.y]), torch.cat([a.m, b.m]))
     pairs = homogeneous_pairs(m1, m2, p)
@@ -157,12 +157,10 @@ def two_lengths(
             model,
             [data] * len(seeds),
             optim=OptimConfig("adam", lr=lr),
-            steps=steps,
             seeds=seeds,
             batch_size=len(data),
-            progress=progress,
             desc=name,
-            device=dev,
+            **run,
         )
         P = res.final_params
         acc1 = accuracy_on(model, P, a, device=dev).tolist()
@@ -220,6 +218,7 @@ def underparam(
     one seed are prefixes of each other across budgets; test sets are fixed per (seed, m).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     rows = []
     for m, p in nonempty("configs", configs):
         members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
@@ -232,12 +231,10 @@ def underparam(
                     model,
                     train,
                     optim=b1_optimizer("adamw", lr, 0.0, act, False),
-                    steps=steps,
                     seeds=[s for _, s in members],
                     batch_size=batch_size,
-                    progress=progress,
                     desc=f"under m={m} p={p} {act} d={w}",
-                    device=dev,
+                    **run,
                 )
                 tr = accuracy_on(model, res.final_params, train, device=dev).tolist()
                 te = accuracy_on(
@@ -277,6 +274,7 @@ def overparam(
 ) -> dict:
     """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins (section "Claim 4")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
     train = [train_set(s, p, (m,), n) for _, s in members]
     tests = {s: test_set(s, p, m, n_test) for s in seeds}
@@ -287,12 +285,10 @@ def overparam(
             model,
             train,
             optim=b1_optimizer("muon", lr, [wd for wd, _ in members], act, False),
-            steps=steps,
             seeds=[s for _, s in members],
             batch_size=batch_size,
-            progress=progress,
             desc=f"over {act}",
-            device=dev,
+            **run,
         )
         P = res.final_params
         tr = accuracy_on(model, P, train, device=dev).tolist()
@@ -368,6 +364,7 @@ def lengthgen(
     ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
     batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     act = check_activation(activation)
     test_lengths = nonempty("test_lengths", test_lengths)
     budgets, wds = nonempty("budgets", budgets), nonempty("wds", wds)
@@ -379,14 +376,12 @@ def lengthgen(
         model,
         train,
         optim=b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias),
-        steps=steps,
         seeds=[s for _, _, s in members],
         batch_size=batch_size,
-        progress=progress,
         desc=f"lengthgen {act}{'+b' if bias else ''}",
         validation=validation,
-        device=dev,
         sampler=sampler,
+        **run,
     )
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
@@ -447,6 +442,7 @@ def budget_study(
     ``every`` updates (no early stopping; the final parameters are evaluated on every length).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
     train = [train_set(s, p, train_lengths, n) for _, s in members]
     model = ModularMLP(p, width, "sine", bias=True)
@@ -454,13 +450,11 @@ def budget_study(
         model,
         train,
         optim=b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True),
-        steps=steps,
         seeds=[s for _, s in members],
         batch_size=batch_size,
-        progress=progress,
         desc="budget study",
-        device=dev,
         validation=_tracking(every, seeds[0], p, val_length, n_val),
+        **run,
     )
     lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
     acc = _accuracy_by_length(
