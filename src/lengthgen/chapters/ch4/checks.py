@@ -317,6 +317,20 @@ def small_exhaustive(
     return rows
 
 
+def _three_constructions(check, primes, seed: int, **kw) -> dict:
+    """``check`` (:func:`automaton_accuracy` or :func:`accuracy_by_length`) of the three sine
+    constructions at each prime: Thm 4.1's family, Thm 4.2 with bias, Thm 4.2 without (the
+    bias-free Fourier network), on sampled inputs of seeds ``seed``, ``seed + 1``, ``seed + 2``."""
+    return {
+        p: {
+            "thm41": check(None, p, seed=seed, fixed_length_family=True, **kw),
+            "thm42_bias": check(construct_with_bias(p), p, seed=seed + 1, **kw),
+            "fourier": check(construct_fourier(p), p, seed=seed + 2, **kw),
+        }
+        for p in nonempty("primes", primes)
+    }
+
+
 def long_length_checks(
     primes=(97, 53),
     max_m: int = max(OOD_LENGTHS),
@@ -324,15 +338,7 @@ def long_length_checks(
     seed: int = paper.AUTOMATON_SEED,
 ) -> dict:
     """Exact checks (phase automaton) of the three sine constructions at every m ≤ ``max_m``."""
-    out = {}
-    for p in nonempty("primes", primes):
-        fam = automaton_accuracy(
-            None, p, max_m, n=n, seed=seed, fixed_length_family=True
-        )
-        bias = automaton_accuracy(construct_with_bias(p), p, max_m, n=n, seed=seed + 1)
-        four = automaton_accuracy(construct_fourier(p), p, max_m, n=n, seed=seed + 2)
-        out[p] = {"thm41": fam, "thm42_bias": bias, "fourier": four}
-    return out
+    return _three_constructions(automaton_accuracy, primes, seed, max_m=max_m, n=n)
 
 
 def float_network_checks(
@@ -343,26 +349,9 @@ def float_network_checks(
     seed: int = paper.FLOAT_SEED,
 ) -> dict:
     """The same constructions evaluated directly as float64 networks ``V sin(W x + b)``."""
-    out = {}
-    for p in nonempty("primes", primes):
-        out[p] = {
-            "thm41": accuracy_by_length(
-                None,
-                p,
-                max_m,
-                n=n,
-                seed=seed,
-                lengths=lengths,
-                fixed_length_family=True,
-            ),
-            "thm42_bias": accuracy_by_length(
-                construct_with_bias(p), p, max_m, n=n, seed=seed + 1, lengths=lengths
-            ),
-            "fourier": accuracy_by_length(
-                construct_fourier(p), p, max_m, n=n, seed=seed + 2, lengths=lengths
-            ),
-        }
-    return out
+    return _three_constructions(
+        accuracy_by_length, primes, seed, max_m=max_m, n=n, lengths=lengths
+    )
 
 
 def summarize_checks(checks_: dict) -> dict:
