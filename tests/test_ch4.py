@@ -14,7 +14,7 @@ import lengthgen.engine.train as engine_train
 from lengthgen.chapters import reproduce
 from lengthgen.tables import collapsible, styled
 from lengthgen.chapters.ch4 import experiments as ch4
-from lengthgen.chapters.ch4 import paper
+from lengthgen.chapters.ch4 import paper, sweeps
 from lengthgen.chapters.ch4 import transformer as TR
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
@@ -232,6 +232,25 @@ def test_bad_arguments_raise(call):
         call()
 
 
+def test_schema_by_name_and_scale_is_the_cells_schema():
+    """``schema(name, scale)`` (the one convention) describes the cell of that name in that
+    scale's plan, the same as the per-cell lookup; an unknown name has none."""
+    for scale in ("smoke", "full", "paper"):
+        for cell in ch4.cells(scale):
+            a, b = ch4.schema(cell.name, scale), ch4.schema_of(cell)
+            assert (a.kind, a.required, a.probabilities) == (
+                b.kind,
+                b.required,
+                b.probabilities,
+            )
+            assert [(k, f(None)) for k, f in a.counts] == [
+                (k, f(None)) for k, f in b.counts
+            ]
+    assert ch4.schema("no_such_cell") is None
+    rows = ch4.schema("underparam", "full").counts
+    assert rows == (("rows", rows[0][1]),) and rows[0][1](None) == 2 * 2 * 3 * 4 * 2
+
+
 # --------------------------------------------------------------------------- (a) the plan on the runs facility
 def _snapshot(folder):
     return {
@@ -281,7 +300,8 @@ def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_sm
     )
     for cell in plan:
         obj = load_result(
-            tmp_path / "cells" / f"{cell.name}.json", schema=ch4.schema_of(cell)
+            tmp_path / "cells" / f"{cell.name}.json",
+            schema=ch4.schema(cell.name, "smoke"),
         )
         assert (
             obj["data"]["scale"] == "smoke" and obj["data"]["config_hash"] == cell.hash
@@ -368,7 +388,7 @@ def test_timing_loop_runs_on_the_requested_device(monkeypatch):
             seen.append({str(p.device) for p in params})
             super().__init__(params, **kw)
 
-    monkeypatch.setattr(ch4, "fit", lambda *a, **k: seen.append(k["device"]))
+    monkeypatch.setattr(sweeps, "fit", lambda *a, **k: seen.append(k["device"]))
     monkeypatch.setattr(torch.optim, "Muon", Muon)
     ch4.epoch_timing(**TINY_CHECKS["timing"], device=META)
     assert seen == [META, {"meta"}]

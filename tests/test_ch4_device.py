@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from lengthgen.chapters.ch4 import device_checks as dc
 from lengthgen.chapters.ch4 import paper_scale as ps
 from lengthgen.chapters.ch4.data import train_set
 from lengthgen.config import ConfigError
@@ -70,7 +71,7 @@ def test_graph_on_cpu_is_skipped_with_one_line_and_the_eager_path_is_unchanged(
     assert asked["history"] == [
         {**h, "wall_s": g["wall_s"]} for h, g in zip(eager["history"], asked["history"])
     ]
-    assert ps.compare_states(_ck(tmp_path / "e"), _ck(tmp_path / "g"))["bitwise"]
+    assert dc.compare_states(_ck(tmp_path / "e"), _ck(tmp_path / "g"))["bitwise"]
     monkeypatch.setenv(ps.GRAPH_ENV, "1")  # the environment switch of gpu_ch4.sh
     ps.train_paper_scale(**{**TINY, "steps": 2}, workdir=str(tmp_path / "v"))
     assert SKIP_LINE in capsys.readouterr().out
@@ -106,7 +107,7 @@ def test_capture_refuses_cleanly_without_cuda():
         ps.CapturedStep(lambda: None)
     with pytest.raises(ConfigError, match="capturable must be True or False"):
         _stepper().model.optimizer({}, 0.1, capturable="yes")
-    rep = ps.compare_step_paths("cpu")
+    rep = dc.compare_step_paths("cpu")
     assert rep == {
         "skipped": "CUDA graphs need a CUDA device, this run is on cpu",
         "passed": None,
@@ -161,34 +162,34 @@ def test_capturable_step_equals_the_eager_step_to_float32_tolerance(tmp_path):
         **TINY, workdir=str(tmp_path / "c"), _capturable_eager=True
     )
     assert r["captured_step"]["paths"] == [[0, "eager-capturable"]]
-    rep = ps.compare_states(_ck(tmp_path / "e"), _ck(tmp_path / "c"))
+    rep = dc.compare_states(_ck(tmp_path / "e"), _ck(tmp_path / "c"))
     assert rep["within_float32_tolerance"] and rep["optimizer_count_equal"]
     assert len(_ck(tmp_path / "e")["history"]) == len(_ck(tmp_path / "c")["history"])
-    assert rep["tolerance_ulps"] == ps.REL_TOL_ULPS
+    assert rep["tolerance_ulps"] == dc.REL_TOL_ULPS
     # the comparison sees a one-ulp change, a large change, and a changed count
     a, b = _ck(tmp_path / "e"), _ck(tmp_path / "e")
     b["params"]["W"][0, 0, 0] = torch.nextafter(
         b["params"]["W"][0, 0, 0], torch.tensor(9.0)
     )
-    one = ps.compare_states(a, b)
+    one = dc.compare_states(a, b)
     assert not one["bitwise"] and one["within_float32_tolerance"]
     assert 0 < one["tensors"]["params.W"]["ulps_of_max"] <= 1
     b["params"]["V"] += 1e-3
-    assert not ps.compare_states(a, b)["within_float32_tolerance"]
+    assert not dc.compare_states(a, b)["within_float32_tolerance"]
     b = _ck(tmp_path / "e")
     b["opt"]["t"] += 1
-    assert not ps.compare_states(a, b)["within_float32_tolerance"]
+    assert not dc.compare_states(a, b)["within_float32_tolerance"]
 
 
 def test_step_rates_on_cpu_measure_eager_and_say_why_no_graph():
-    r = ps.measure_step_rates({**TINY, "p": 5}, updates=3, device="cpu")
+    r = dc.measure_step_rates({**TINY, "p": 5}, updates=3, device="cpu")
     assert r["eager_updates_per_s"] > 0 and r["members"] == 24
     assert r["graph_skipped"] == "CUDA graphs need a CUDA device, this run is on cpu"
     assert "speedup" not in r
     with pytest.raises(ConfigError, match="config must be a dict with keys"):
-        ps.measure_step_rates({"p": 5})
+        dc.measure_step_rates({"p": 5})
     with pytest.raises(ConfigError, match="updates must be an integer >= 1, got 0"):
-        ps.measure_step_rates(TINY, updates=0, device="cpu")
+        dc.measure_step_rates(TINY, updates=0, device="cpu")
 
 
 # --------------------------------------------------------------------------- checkpoint in parts
@@ -243,25 +244,25 @@ def test_parts_round_trip_and_name_a_missing_or_corrupt_part(tmp_path):
 def test_stored_checkpoint_keeps_only_the_latest(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     parts.save_parts(a, {"x": 1}, meta={"key": "k", "step": 10})
-    r = ps.store_checkpoint(a, "paper_p53", dest_root=tmp_path / "store")
+    r = dc.store_checkpoint(a, "paper_p53", dest_root=tmp_path / "store")
     assert r["result"] == "copied" and r["step"] == 10 and r["parts"] == 1
     assert r["bytes"] == parts.parts_size(tmp_path / "store" / "paper_p53")
     parts.save_parts(
         b, {"x": 0}, meta={"key": "k", "step": 5}
     )  # a run that got less far
-    r = ps.store_checkpoint(b, "paper_p53", dest_root=tmp_path / "store")
+    r = dc.store_checkpoint(b, "paper_p53", dest_root=tmp_path / "store")
     assert r["result"].startswith("kept:") and r["step"] == 10
     parts.save_parts(b, {"x": 2}, meta={"key": "other", "step": 50})
     assert (
         "another configuration"
-        in ps.store_checkpoint(b, "paper_p53", tmp_path / "store")["result"]
+        in dc.store_checkpoint(b, "paper_p53", tmp_path / "store")["result"]
     )
     parts.save_parts(b, {"x": 3}, meta={"key": "k", "step": 20})
-    assert ps.store_checkpoint(b, "paper_p53", tmp_path / "store")["step"] == 20
+    assert dc.store_checkpoint(b, "paper_p53", tmp_path / "store")["step"] == 20
     assert len(list((tmp_path / "store" / "paper_p53").glob("part-*.bin"))) == 1
     assert parts.load_parts(tmp_path / "store" / "paper_p53") == {"x": 3}
     with pytest.raises(ConfigError, match="plain folder name"):
-        ps.store_checkpoint(b, "../x", tmp_path / "store")
+        dc.store_checkpoint(b, "../x", tmp_path / "store")
 
 
 _RUN = """
@@ -313,7 +314,7 @@ def test_a_run_split_across_two_processes_and_a_copy_equals_the_uninterrupted_ru
     a = parts.load_parts(tmp_path / "whole" / "checkpoint")
     b = parts.load_parts(tmp_path / "m2" / "checkpoint")
     # parameters, optimizer state and count, sampler permutations and RNG state, losses, history
-    rep = ps.compare_states(a, b)
+    rep = dc.compare_states(a, b)
     assert rep["bitwise"], {k: v for k, v in rep["tensors"].items() if not v["bitwise"]}
     assert a["loss_n"] == b["loss_n"] and a["step"] == b["step"] == 40
     strip = lambda h: [{k: v for k, v in e.items() if k != "wall_s"} for e in h]  # noqa: E731
@@ -353,19 +354,19 @@ def test_a_run_resumes_from_the_checkpoint_further_along_and_names_a_bad_part(
 def test_module_command_line(tmp_path, capsys):
     """``python -m lengthgen.chapters.ch4.paper_scale`` (its ``main``, called in this process)."""
     assert (
-        ps.main(["check-graph", "--device", "cpu", "--out", str(tmp_path / "g.json")])
+        dc.main(["check-graph", "--device", "cpu", "--out", str(tmp_path / "g.json")])
         == 0
     )
     assert '"passed": null' in capsys.readouterr().out
     rep = json.loads((tmp_path / "g.json").read_text())
     assert rep["skipped"].startswith("CUDA graphs need a CUDA device")
-    assert ps.main(["store-checkpoint", str(tmp_path / "nowhere"), "paper_p53"]) == 2
+    assert dc.main(["store-checkpoint", str(tmp_path / "nowhere"), "paper_p53"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "manifest.json is missing" in err
     parts.save_parts(tmp_path / "ck", {"x": 1}, meta={"key": "k", "step": 7})
     monkey = tmp_path / "results"
     assert (
-        ps.store_checkpoint(tmp_path / "ck", "paper_p53", monkey)["result"] == "copied"
+        dc.store_checkpoint(tmp_path / "ck", "paper_p53", monkey)["result"] == "copied"
     )
 
 

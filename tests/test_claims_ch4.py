@@ -8,6 +8,8 @@ import pytest
 
 from lengthgen import claims
 from lengthgen.chapters.ch4 import claims as C4
+from lengthgen.chapters.ch4 import measures as M4
+from lengthgen.chapters.ch4 import rules as R4
 from lengthgen.claims import Claim, Unchecked
 from helpers import copy_results, edit_cell
 
@@ -206,7 +208,7 @@ def test_self_checks_and_unchecked_coverage():
             assert any(
                 v[1] == c.paper_value
                 or c.paper_value
-                in (C4.nobias_exhaustive_paper(), C4.nobias_long_paper())
+                in (M4.nobias_exhaustive_paper(), M4.nobias_long_paper())
                 for v in PAPER_VALUES.values()
             ), c.id
 
@@ -227,14 +229,14 @@ def test_tolerance_of_the_sampled_bias_free_accuracy_is_three_binomial_se():
 
 
 def test_spearman_trend_permutation_p_and_seed_se():
-    t = C4._spearman_trend([0, 1, 2, 3, 4], [1, 2, 3, 4, 5])
+    t = R4.spearman_trend([0, 1, 2, 3, 4], [1, 2, 3, 4, 5])
     assert t["rho"] == pytest.approx(1.0) and t["p"] == pytest.approx(1 / 120)
-    assert C4._spearman_trend([0, 1, 2], [1, 1, 1])["p"] == 1.0
-    mean, se = C4._seed_mean([1.0, 1.0], 10_000)
+    assert R4.spearman_trend([0, 1, 2], [1, 1, 1])["p"] == 1.0
+    mean, se = R4.seed_mean([1.0, 1.0], 10_000)
     assert mean == 1.0 and se == 0.0
-    mean, se = C4._seed_mean([0.5], 10_000)
+    mean, se = R4.seed_mean([0.5], 10_000)
     assert se == pytest.approx(0.005)
-    assert C4._ahead(0.6, 0.01, 0.5, 0.01) and not C4._ahead(0.52, 0.01, 0.5, 0.01)
+    assert R4.ahead(0.6, 0.01, 0.5, 0.01) and not R4.ahead(0.52, 0.01, 0.5, 0.01)
 
 
 def test_max_difference():
@@ -355,7 +357,7 @@ def test_accuracy_trend_rise_and_its_binomial_se_from_the_stored_sweep():
         (Path(__file__).parents[1] / "results/ch4/cells/overparam.json").read_text()
     )["data"]
     n = stored["kwargs"]["n_test"]
-    assert n == C4._FULL["overparam"]["n_test"]
+    assert n == M4.FULL["overparam"]["n_test"]
     for act in ("sine", "relu"):
         rows = {
             r["wd"]: r["test_acc"]
@@ -363,15 +365,15 @@ def test_accuracy_trend_rise_and_its_binomial_se_from_the_stored_sweep():
             if r["activation"] == act
         }
         a0, a1 = rows[0.0], rows[C4.MODERATE_WD]
-        v = C4._accuracy_trend(claims.StoredResults("ch4"), act)
+        v = M4.accuracy_trend(claims.StoredResults("ch4"), act)
         se = math.hypot(math.sqrt(a0 * (1 - a0) / n), math.sqrt(a1 * (1 - a1) / n))
         assert v["rise"] == pytest.approx(a1 - a0)
         assert v["SE of the rise"] == pytest.approx(se)
     # a significant rank trend whose rise is inside 2 SE does not count
-    assert not C4._significant_rise_beyond_se(
+    assert not R4.significant_rise_beyond_se(
         {"rho": 1.0, "p": 0.01, "rise": 0.01, "SE of the rise": 0.006}
     )
-    assert C4._significant_rise_beyond_se(
+    assert R4.significant_rise_beyond_se(
         {"rho": 1.0, "p": 0.01, "rise": 0.02, "SE of the rise": 0.006}
     )
 

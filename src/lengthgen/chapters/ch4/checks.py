@@ -21,17 +21,63 @@ from typing import Sequence
 
 import torch
 
-from lengthgen.chapters.ch4.constructions import construct_with_bias
+import numpy as np
+
+from lengthgen.chapters.ch4 import experiments_cell, paper
+from lengthgen.chapters.ch4.constructions import (
+    construct_fixed_length,
+    construct_fourier,
+    construct_relu,
+    construct_with_bias,
+    fourier_accuracy,
+    relu_kinks,
+)
 from lengthgen.chapters.ch4.data import (
+    all_count_vectors,
     all_inputs,
+    labels_of_counts,
+    nonempty,
     check_length,
     check_modulus,
     count_vectors,
     labels_of,
 )
 from lengthgen.chapters.ch4.model import Network, activate, uargmax
-from lengthgen.chapters.ch4.paper import N_TEST
+from lengthgen.chapters.ch4.paper import N_TEST, OOD_LENGTHS
+from lengthgen.chapters.ch4.relu_limits import path_lower_bound, relu_width_lower_bound
 from lengthgen.config import ConfigError, check_positive_int
+
+
+class _Tally:
+    """Per-length counts over sampled inputs: right, tied and wrong-label predictions, the labels
+    that are tie residues (``S ≡ −S``), and the wrong predictions outside those residues (which
+    Lemma D.2 says the bias-free network never makes)."""
+
+    def __init__(self, p: int, lengths: int):
+        self.tie_res = (2 * torch.arange(p)) % p == 0
+        self.correct, self.ties = torch.zeros(lengths), torch.zeros(lengths)
+        self.wrong, self.tie_frac = torch.zeros(lengths), torch.zeros(lengths)
+        self.outside = 0
+
+    def add(self, pred: torch.Tensor, y: torch.Tensor) -> None:
+        """Count predictions ``pred`` (−1: tied) of labels ``y``, both [inputs, lengths]."""
+        ok = pred == y
+        self.correct += ok.sum(0)
+        self.ties += (pred < 0).sum(0)
+        self.wrong += ((pred >= 0) & ~ok).sum(0)
+        self.tie_frac += self.tie_res[y].sum(0)
+        self.outside += int((~ok & ~self.tie_res[y]).sum())
+
+    def result(self, lengths: list, n: int) -> dict:
+        return {
+            "lengths": lengths,
+            "acc": (self.correct / n).tolist(),
+            "ties": (self.ties / n).tolist(),
+            "wrong_label": (self.wrong / n).tolist(),
+            "errors_outside_tie_residues": self.outside,
+            "n": n,
+            "tie_residue_frac": (self.tie_frac / n).tolist(),
+        }
 
 
 def accuracy_by_length(
@@ -76,14 +122,7 @@ def accuracy_by_length(
         W, V, b, act = net.W, net.V, net.b, net.activation
     sel = torch.tensor(lens) - 1
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
-    correct = torch.zeros(len(lens))
-    ties = torch.zeros(len(lens))
-    wrong = torch.zeros(len(lens))
-    outside = 0
-    tie_frac = torch.zeros(len(lens))
-    tie_res = torch.zeros(p, dtype=torch.bool)
-    r = torch.arange(p)
-    tie_res[(2 * r) % p == 0] = True
+    tally = _Tally(p, len(lens))
     Wt = W.T.contiguous()  # [p, d]
     for lo in range(0, n, chunk):
         k = min(chunk, n - lo)
@@ -97,22 +136,8 @@ def accuracy_by_length(
         elif b is not None:
             h = h + b
         s = activate(h, act) @ V.T  # [k, L, p]
-        pred = uargmax(s, tol)
-        ok = pred == y
-        correct += ok.sum(0)
-        ties += (pred < 0).sum(0)
-        wrong += ((pred >= 0) & ~ok).sum(0)
-        outside += int((~ok & ~tie_res[y]).sum())
-        tie_frac += tie_res[y].sum(0)
-    return {
-        "lengths": lens,
-        "acc": (correct / n).tolist(),
-        "ties": (ties / n).tolist(),
-        "wrong_label": (wrong / n).tolist(),
-        "errors_outside_tie_residues": outside,
-        "n": n,
-        "tie_residue_frac": (tie_frac / n).tolist(),
-    }
+        tally.add(uargmax(s, tol), y)
+    return tally.result(lens, n)
 
 
 def phase_automaton(
@@ -159,6 +184,26 @@ def phase_automaton(
     )
 
 
+def _readout_automaton(net: Network, p: int, tol: float, who: str):
+    """The phase automaton of a sine ``net`` with rational phases and p classes
+    (:func:`phase_automaton`) and the prediction of each of its hidden states (strict-uniqueness
+    argmax of the float64 readout, ``tol`` absorbing its rounding): ``(states, trans, start,
+    table)``."""
+    if (
+        not isinstance(net, Network)
+        or net.rational is None
+        or net.activation != "sine"
+        or net.p != p
+    ):
+        raise ConfigError(
+            f"{who} needs a sine Network with rational phases and p classes"
+        )
+    Nm, beta, D = net.rational
+    states, trans, start = phase_automaton(Nm, beta, D)
+    hidden = torch.sin(2 * math.pi * states.double() / D)
+    return states, trans, start, uargmax(hidden @ net.V.T, tol)
+
+
 def automaton_accuracy(
     net: Network,
     p: int,
@@ -185,27 +230,9 @@ def automaton_accuracy(
     n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
     if fixed_length_family:
         net = construct_with_bias(p)
-    if (
-        not isinstance(net, Network)
-        or net.rational is None
-        or net.activation != "sine"
-        or net.p != p
-    ):
-        raise ConfigError(
-            "automaton_accuracy needs a sine Network with rational phases and p classes"
-        )
-    Nm, beta, D = net.rational
-    states, trans, start = phase_automaton(Nm, beta, D)
-    hidden = torch.sin(2 * math.pi * states.double() / D)
-    table = uargmax(hidden @ net.V.T, tol)  # prediction of each hidden state
+    states, trans, start, table = _readout_automaton(net, p, tol, "automaton_accuracy")
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
-    r = torch.arange(p)
-    tie_res = (2 * r) % p == 0
-    correct = torch.zeros(max_m)
-    ties = torch.zeros(max_m)
-    wrong = torch.zeros(max_m)
-    tie_frac = torch.zeros(max_m)
-    outside = 0
+    tally = _Tally(p, max_m)
     for lo in range(0, n, chunk):
         k = min(chunk, n - lo)
         tok = torch.randint(0, p, (k, max_m), generator=g)
@@ -215,22 +242,9 @@ def automaton_accuracy(
         for j in range(max_m):
             sid = trans[sid, tok[:, j]]
             pred[:, j] = table[sid]
-        ok = pred == y
-        correct += ok.sum(0)
-        ties += (pred < 0).sum(0)
-        wrong += ((pred >= 0) & ~ok).sum(0)
-        tie_frac += tie_res[y].sum(0)
-        outside += int((~ok & ~tie_res[y]).sum())
-    return {
-        "lengths": list(range(1, max_m + 1)),
-        "acc": (correct / n).tolist(),
-        "ties": (ties / n).tolist(),
-        "wrong_label": (wrong / n).tolist(),
-        "errors_outside_tie_residues": outside,
-        "n": n,
-        "tie_residue_frac": (tie_frac / n).tolist(),
-        "states": int(states.shape[0]),
-    }
+        tally.add(pred, y)
+    lengths = list(range(1, max_m + 1))
+    return {**tally.result(lengths, n), "states": int(states.shape[0])}
 
 
 def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[int]:
@@ -241,19 +255,7 @@ def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[i
     reachable pair's prediction (strict-uniqueness argmax of its float64 readout, ``tol`` as in
     :func:`automaton_accuracy`) is its label. Needs a sine Network with rational phases."""
     p, max_m = check_modulus(p), check_length(max_m)
-    if (
-        not isinstance(net, Network)
-        or net.rational is None
-        or net.activation != "sine"
-        or net.p != p
-    ):
-        raise ConfigError(
-            "exact_lengths needs a sine Network with rational phases and p classes"
-        )
-    Nm, beta, D = net.rational
-    states, trans, start = phase_automaton(Nm, beta, D)
-    hidden = torch.sin(2 * math.pi * states.double() / D)
-    table = uargmax(hidden @ net.V.T, tol)  # prediction of each hidden state
+    states, trans, start, table = _readout_automaton(net, p, tol, "exact_lengths")
     reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
     reach[start, 0] = True  # the empty input: start state, sum 0
     tokens = torch.arange(p)
@@ -285,3 +287,173 @@ def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
         "acc": float((pred == y).double().mean()),
         "ties": float((pred < 0).double().mean()),
     }
+
+
+# --------------------------------------------------------------------------- claim 1: constructions
+@experiments_cell
+def small_exhaustive(
+    ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000
+) -> list[dict]:
+    """Every construction on every ordered input of length m, for small (m, p) with p^m ≤ ``limit``
+    (section "Claim 1 — the constructions, checked exactly")."""
+    limit = check_positive_int("limit", limit)
+    rows = []
+    for p in nonempty("ps", ps):
+        for m in nonempty("ms", ms):
+            if check_modulus(p) ** check_length(m) > limit:
+                continue
+            row = {
+                "p": p,
+                "m": m,
+                "inputs": p**m,
+                "thm41": exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"],
+                "thm42_bias": exhaustive_accuracy(construct_with_bias(p), m)["acc"],
+                "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"]
+                if p >= 3
+                else None,
+                "fourier_theory": fourier_accuracy(p) if p >= 3 else None,
+            }
+            rows.append(row)
+    return rows
+
+
+def _three_constructions(check, primes, seed: int, **kw) -> dict:
+    """``check`` (:func:`automaton_accuracy` or :func:`accuracy_by_length`) of the three sine
+    constructions at each prime: Thm 4.1's family, Thm 4.2 with bias, Thm 4.2 without (the
+    bias-free Fourier network), on sampled inputs of seeds ``seed``, ``seed + 1``, ``seed + 2``."""
+    return {
+        p: {
+            "thm41": check(None, p, seed=seed, fixed_length_family=True, **kw),
+            "thm42_bias": check(construct_with_bias(p), p, seed=seed + 1, **kw),
+            "fourier": check(construct_fourier(p), p, seed=seed + 2, **kw),
+        }
+        for p in nonempty("primes", primes)
+    }
+
+
+def long_length_checks(
+    primes=(97, 53),
+    max_m: int = max(OOD_LENGTHS),
+    n: int = paper.N_TEST,
+    seed: int = paper.AUTOMATON_SEED,
+) -> dict:
+    """Exact checks (phase automaton) of the three sine constructions at every m ≤ ``max_m``."""
+    return _three_constructions(automaton_accuracy, primes, seed, max_m=max_m, n=n)
+
+
+def float_network_checks(
+    primes=(97, 53),
+    max_m: int = max(OOD_LENGTHS),
+    n: int = paper.N_TEST,
+    lengths=None,
+    seed: int = paper.FLOAT_SEED,
+) -> dict:
+    """The same constructions evaluated directly as float64 networks ``V sin(W x + b)``."""
+    return _three_constructions(
+        accuracy_by_length, primes, seed, max_m=max_m, n=n, lengths=lengths
+    )
+
+
+def summarize_checks(checks_: dict) -> dict:
+    """Min/max accuracy per construction and prime, and the largest gap to 1 − (tie-residue share)."""
+    if not isinstance(checks_, dict) or not checks_:
+        raise ConfigError(
+            "summarize_checks needs the dict returned by long_length_checks or float_network_checks"
+        )
+    out = {}
+    for p, d in checks_.items():
+        for name, r in d.items():
+            acc = np.array(r["acc"])
+            tie = np.array(r["tie_residue_frac"])
+            out[f"{name}@{p}"] = {
+                "min_acc": float(acc.min()),
+                "max_acc": float(acc.max()),
+                "max_abs_acc_minus_1_minus_tie_share": float(
+                    np.abs(acc - (1 - tie)).max()
+                ),
+                "errors_outside_tie_residues": int(r["errors_outside_tie_residues"]),
+                "lengths": len(acc),
+                "n_per_length": int(r["n"]),
+                "mean_acc": float(acc.mean()),
+            }
+    return out
+
+
+@experiments_cell
+def automaton_summary(primes, max_m: int, n: int, seed: int) -> dict:
+    """Cell ``automaton``: :func:`summarize_checks` of :func:`long_length_checks`."""
+    return summarize_checks(
+        long_length_checks(primes=primes, max_m=max_m, n=n, seed=seed)
+    )
+
+
+@experiments_cell
+def float_summary(primes, max_m: int, n: int, seed: int, lengths=None) -> dict:
+    """Cell ``float_n<n>``: :func:`summarize_checks` of :func:`float_network_checks`."""
+    return summarize_checks(
+        float_network_checks(
+            primes=primes, max_m=max_m, n=n, lengths=lengths, seed=seed
+        )
+    )
+
+
+# --------------------------------------------------------------------------- claim 2: ReLU limits
+def window_key(p: int, m: int) -> str:
+    """The key of one (p, m) case of the window check: ``"p = 13, m = 9"``."""
+    return f"p = {check_modulus(p)}, m = {check_length(m)}"
+
+
+def fixed_length_exact_lengths(
+    cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN
+) -> dict:
+    """Brute force for claim ``ch4.thm41.window``: per (p, m) case, the lengths 1 … span·m at which
+    the Thm 4.1 network built for m is right on every input (:func:`~.checks.exact_lengths`)."""
+    span = check_positive_int("span", span)
+    cases = nonempty("cases", cases)
+    for c in cases:
+        if not isinstance(c, (list, tuple)) or len(c) != 2:
+            raise ConfigError(f"each case must be a pair (p, m), got {c!r}")
+    return {
+        window_key(p, m): exact_lengths(construct_fixed_length(m, p), p, span * m)
+        for p, m in cases
+    }
+
+
+@experiments_cell
+def relu_bounds_table(p: int = 97, lengths=OOD_LENGTHS) -> list[dict]:
+    """Thm 4.3's bound, our path bound and the width of our explicit interpolant at each m."""
+    return [
+        {
+            "m": m,
+            "paper_bound": relu_width_lower_bound(m, p),
+            "path_bound": path_lower_bound(m, p),
+            "construction_width": 2 + len(relu_kinks(m, p)),
+        }
+        for m in nonempty("lengths", lengths)
+    ]
+
+
+def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[dict]:
+    """Our explicit bias-free ReLU interpolant (:func:`~.constructions.construct_relu`) on every count
+    vector of ``X_m``, for each ``(p, lengths)`` of ``cases``: accuracy, width and our path bound."""
+    rows = []
+    for p, lengths in nonempty("cases", cases):
+        for m in nonempty("lengths", lengths):
+            net = construct_relu(m, p)
+            X = all_count_vectors(m, p)
+            acc = float(
+                (net.predict(X.double(), 1e-9) == labels_of_counts(X, p))
+                .double()
+                .mean()
+            )
+            rows.append(
+                {
+                    "p": p,
+                    "m": m,
+                    "count_vectors": int(X.shape[0]),
+                    "acc": acc,
+                    "width": int(net.W.shape[0]),
+                    "path_bound": path_lower_bound(m, p),
+                }
+            )
+    return rows

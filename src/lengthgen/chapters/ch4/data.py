@@ -36,6 +36,13 @@ def check_modulus(p) -> int:
     return check_positive_int("modulus p", p, minimum=2)
 
 
+def nonempty(name: str, values) -> list:
+    """``values`` as a list, refusing a string, a scalar or an empty sequence (ConfigError)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not values:
+        raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
+    return list(values)
+
+
 def check_length(m) -> int:
     """``m`` as int if it is an integer ≥ 1 (the number of summands), else ConfigError."""
     return check_positive_int("length m", m, minimum=1)

@@ -19,7 +19,8 @@ from lengthgen import plotting
 from lengthgen.chapters.ch4 import constructions as C
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.checks import accuracy_by_length, automaton_accuracy
-from lengthgen.chapters.ch4.claims import WORD_BAND, best_over_wd
+from lengthgen.chapters.ch4.measures import best_over_wd
+from lengthgen.chapters.ch4.rules import WORD_BAND
 from lengthgen.chapters.ch4.experiments import paper_scale_rows
 from lengthgen.chapters.ch4.model import Network
 from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
@@ -96,6 +97,94 @@ def explorer_network(kind: str, p: int, m: int, stored: dict | None = None) -> N
     )
 
 
+def _draw_phases(ax, net: Network) -> None:
+    """The first-layer phases of the six neurons the readout uses most (a sine network)."""
+    ph = C.phases(net.W).numpy()
+    t = np.linspace(0, 2 * np.pi, 200)
+    ax.plot(np.cos(t), np.sin(t), color="0.8", lw=0.8)
+    top = net.V.norm(dim=0).argsort(descending=True)[:6].tolist()
+    for i, j in enumerate(top):
+        c = plotting.PALETTE[i % len(plotting.PALETTE)]
+        ax.scatter(np.cos(ph[j]), np.sin(ph[j]), s=12, color=c, label=f"neuron {j}")
+        ax.scatter(
+            np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c
+        )
+    ax.set(
+        xlabel="cos W_jv",
+        ylabel="sin W_jv",
+        aspect="equal",
+        xlim=(-1.3, 1.3),
+        ylim=(-1.3, 1.3),
+        title="token phases (○: v = 1)",
+    )
+    ax.legend(fontsize=9, loc="center", frameon=False)
+
+
+def _draw_path(ax, net: Network, m: int, p: int) -> None:
+    """The scores along the counting path x(t) of length ``m``, with its kinks (a ReLU network)."""
+    s = net.scores(path_inputs(m, p)).numpy()
+    for lab in range(min(p, 4)):
+        ax.plot(np.arange(m + 1), s[:, lab], lw=1, label=f"score of label {lab}")
+    for k in path_kinks(net, m):
+        ax.axvline(k, color="k", lw=0.4, ls=":")
+    ax.set(
+        xlabel="t (ones on the path x(t))",
+        ylabel="score (logit units)",
+        title="scores along the path",
+    )
+    ax.legend(fontsize=9)
+
+
+def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
+    """Accuracy by length on ``n`` sampled inputs per length (exact phases for the constructions),
+    the length ``m`` marked with the accuracy there, and the training lengths or our window."""
+    lens = np.array(sorted(set(EXPLORER_LENGTHS) | {m}))
+    if net.rational is not None:
+        acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[
+            lens - 1
+        ]
+    else:
+        acc = np.asarray(
+            accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"]
+        )
+    ax.plot(lens, acc, marker=".", ms=3, label="ours")
+    built = kind in ("Thm 4.1 (fixed m)", "ReLU interpolant")
+    ax.axvline(m, color="k", lw=0.8, ls=":")
+    ax.scatter(
+        [m],
+        [acc[lens == m][0]],
+        s=70,
+        facecolor="none",
+        edgecolor=plotting.PALETTE[3],
+        lw=1.6,
+        zorder=4,
+        label=f"{'built for and read at' if built else 'at'} m = {m}: "
+        f"{acc[lens == m][0]:.2f}",
+    )
+    if kind in TRAINED:
+        ax.plot(
+            paper.TRAIN_LENGTHS,
+            [1.04] * len(paper.TRAIN_LENGTHS),
+            "v",
+            ms=4,
+            color="0.3",
+            label="training lengths",
+        )
+    if kind == "Thm 4.1 (fixed m)" and p % 2:
+        win = C.fixed_length_window(m, p, int(lens.max()))
+        ax.plot(win, [1.04] * len(win), "|", ms=6, color="0.3", label="our window")
+    ax.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
+    ax.set(
+        xscale="log",
+        xlabel="input length m (tokens)",
+        ylabel="accuracy",
+        ylim=(-0.02, 1.08),
+        title=kind,
+    )
+    ax.title.set_fontsize(10)
+    ax.legend(fontsize=9, loc="lower left")
+
+
 def explorer_frame(
     kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200
 ):
@@ -111,84 +200,10 @@ def explorer_frame(
         raise ConfigError(f"{kind} has p = {net.p}, not {p}")
     fig, (ax0, ax1) = plotting.figure(1, 2, width=3.3, height=3.2)
     if net.activation == "sine":
-        ph = C.phases(net.W).numpy()
-        t = np.linspace(0, 2 * np.pi, 200)
-        ax0.plot(np.cos(t), np.sin(t), color="0.8", lw=0.8)
-        top = net.V.norm(dim=0).argsort(descending=True)[:6].tolist()
-        for i, j in enumerate(top):
-            c = plotting.PALETTE[i % len(plotting.PALETTE)]
-            ax0.scatter(
-                np.cos(ph[j]), np.sin(ph[j]), s=12, color=c, label=f"neuron {j}"
-            )
-            ax0.scatter(
-                np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c
-            )
-        ax0.set(
-            xlabel="cos W_jv",
-            ylabel="sin W_jv",
-            aspect="equal",
-            xlim=(-1.3, 1.3),
-            ylim=(-1.3, 1.3),
-            title="token phases (○: v = 1)",
-        )
-        ax0.legend(fontsize=9, loc="center", frameon=False)
+        _draw_phases(ax0, net)
     else:
-        s = net.scores(path_inputs(m, p)).numpy()
-        for lab in range(min(p, 4)):
-            ax0.plot(np.arange(m + 1), s[:, lab], lw=1, label=f"score of label {lab}")
-        for k in path_kinks(net, m):
-            ax0.axvline(k, color="k", lw=0.4, ls=":")
-        ax0.set(
-            xlabel="t (ones on the path x(t))",
-            ylabel="score (logit units)",
-            title="scores along the path",
-        )
-        ax0.legend(fontsize=9)
-    lens = np.array(sorted(set(EXPLORER_LENGTHS) | {m}))
-    if net.rational is not None:
-        acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[
-            lens - 1
-        ]
-    else:
-        acc = np.asarray(
-            accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"]
-        )
-    ax1.plot(lens, acc, marker=".", ms=3, label="ours")
-    built = kind in ("Thm 4.1 (fixed m)", "ReLU interpolant")
-    ax1.axvline(m, color="k", lw=0.8, ls=":")
-    ax1.scatter(
-        [m],
-        [acc[lens == m][0]],
-        s=70,
-        facecolor="none",
-        edgecolor=plotting.PALETTE[3],
-        lw=1.6,
-        zorder=4,
-        label=f"{'built for and read at' if built else 'at'} m = {m}: "
-        f"{acc[lens == m][0]:.2f}",
-    )
-    if kind in TRAINED:
-        ax1.plot(
-            paper.TRAIN_LENGTHS,
-            [1.04] * len(paper.TRAIN_LENGTHS),
-            "v",
-            ms=4,
-            color="0.3",
-            label="training lengths",
-        )
-    if kind == "Thm 4.1 (fixed m)" and p % 2:
-        win = C.fixed_length_window(m, p, int(lens.max()))
-        ax1.plot(win, [1.04] * len(win), "|", ms=6, color="0.3", label="our window")
-    ax1.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
-    ax1.set(
-        xscale="log",
-        xlabel="input length m (tokens)",
-        ylabel="accuracy",
-        ylim=(-0.02, 1.08),
-        title=kind,
-    )
-    ax1.title.set_fontsize(10)
-    ax1.legend(fontsize=9, loc="lower left")
+        _draw_path(ax0, net, m, p)
+    _draw_accuracy(ax1, net, kind, m, p, n)
     return plotting.finish(fig)
 
 

@@ -14,6 +14,7 @@ into the chapter's cells.
 
 from __future__ import annotations
 
+from lengthgen.claims import reduced
 from lengthgen.config import check_choice, get_scale
 
 # --------------------------------------------------------------------------- the paper's setting (App. B.1)
@@ -75,191 +76,149 @@ AUTOMATON_SEED = 0
 FLOAT_SEED = 10
 
 # --------------------------------------------------------------------------- training protocol
+#: the main CPU length-generalization sweep (30x the paper's learning rate)
+_MAIN = {
+    "p": 17,
+    "width": 128,
+    "budgets": (500, 2000),
+    "wds": (0.03, 0.1, 0.3),
+    "steps": 2000,
+    "lr": 3e-2,
+    "seeds": (1337,),
+    "n_test": 10_000,
+    "test_lengths": OOD_LENGTHS,
+}
+#: the CPU sweep at the paper's Muon learning rate, tracking accuracy at one long length
+_PAPER_LR = {
+    **_MAIN,
+    "budgets": (2000, 8000),
+    "steps": 20_000,
+    "lr": 1e-3,
+    "track_every": 1000,
+    "track_length": 201,
+    "n_track": 1000,
+}
+_FULL_PROTOCOL = {
+    "relu_width": {
+        "p": 3,
+        "lengths": (6, 12, 24, 48),
+        "widths": (4, 8, 16, 32, 64),
+        "steps": 3000,
+        "lr": 3e-3,
+        "seeds": (1337,),
+    },
+    "two_lengths": {
+        "p": 5,
+        "m1": 4,
+        "m2": 6,
+        "width": 64,
+        "steps": 3000,
+        "lr": 1e-2,
+        "seeds": (1337, 1338),
+    },
+    "underparam": {
+        "configs": ((4, 17), (3, 23)),
+        "widths": (8, 16, 32),
+        "budgets": (500, 1000, 2000, 4000),
+        "steps": 1500,
+        "lr": 1e-2,
+        "seeds": (1337, 1338),
+        "n_test": 10_000,
+    },
+    "overparam": {
+        "m": 4,
+        "p": 17,
+        "width": 128,
+        "n": 500,
+        "wds": (0.0, 0.01, 0.03, 0.1, 0.3, 1.0),
+        "steps": 1500,
+        "lr": 3e-2,
+        "seeds": (1337,),
+        "n_test": 10_000,
+    },
+    "lengthgen": _MAIN,
+    "transformer": {
+        "m": 3,
+        "p": 17,
+        "d_model": 32,
+        "budgets": (500, 1000, 2000),
+        "steps": 800,
+        "lr": 1e-2,
+        "seeds": (1337,),
+        "n_test": 2000,
+        "batch_size": 512,
+    },
+    # the paper's Muon lr (1e-3) with a 10x longer update budget
+    "lengthgen_long": _PAPER_LR,
+    # the biased sine MLP at the paper's lr, 3x longer again, budget n = 8,000
+    "lengthgen_paper_lr_60k": {
+        **_PAPER_LR,
+        "budgets": (8000,),
+        "steps": 60_000,
+        "track_every": 2000,
+        "track_length": 811,
+    },
+    "budget_study": {
+        "p": 17,
+        "width": 128,
+        "n": 2000,
+        "wds": (0.1, 0.3),
+        "seeds": (1337,),
+        "steps": 8000,
+        "every": 500,
+        "lr": 3e-2,
+        "val_length": 201,
+        "n_val": 2000,
+        "n_test": 10_000,
+        "test_lengths": OOD_LENGTHS,
+    },
+}
+#: smoke scale: the same runs, small enough for a test (what differs from full scale)
+_SMOKE_CHANGES = {
+    "relu_width": {"lengths": (3, 6), "widths": (2, 4, 8), "steps": 300},
+    "two_lengths": {"width": 32, "steps": 300, "seeds": (1337,)},
+    "underparam": {
+        "configs": ((4, 17),),
+        "widths": (8,),
+        "budgets": (500,),
+        "steps": 300,
+        "seeds": (1337,),
+        "n_test": 1000,
+    },
+    "overparam": {
+        "width": 32,
+        "n": 300,
+        "wds": (0.0, 0.1, 1.0),
+        "steps": 200,
+        "n_test": 1000,
+    },
+    "lengthgen": {
+        "width": 32,
+        "budgets": (500,),
+        "wds": (0.1,),
+        "steps": 200,
+        "n_test": 500,
+        "test_lengths": (14, 53, 201),
+    },
+    "transformer": {"budgets": (200,), "steps": 20, "n_test": 500, "batch_size": 256},
+    "budget_study": {
+        "width": 32,
+        "n": 500,
+        "wds": (0.3,),
+        "steps": 100,
+        "every": 50,
+        "n_val": 200,
+        "n_test": 200,
+        "test_lengths": (14, 53),
+    },
+}
 #: Per-scale settings of the training studies. ``steps`` are optimizer updates (batch 1024).
 #: The paper trains each run for up to 300,000 epochs on a GPU; our full protocol is a fixed
 #: number of updates per run, sized for one shared CPU core (every ledger claim read from these
 #: runs carries a reduced protocol naming this, and the reduced widths, grids and seeds).
 PROTOCOL = {
-    "smoke": {
-        "relu_width": {
-            "p": 3,
-            "lengths": (3, 6),
-            "widths": (2, 4, 8),
-            "steps": 300,
-            "lr": 3e-3,
-            "seeds": (1337,),
-        },
-        "two_lengths": {
-            "p": 5,
-            "m1": 4,
-            "m2": 6,
-            "width": 32,
-            "steps": 300,
-            "lr": 1e-2,
-            "seeds": (1337,),
-        },
-        "underparam": {
-            "configs": ((4, 17),),
-            "widths": (8,),
-            "budgets": (500,),
-            "steps": 300,
-            "lr": 1e-2,
-            "seeds": (1337,),
-            "n_test": 1000,
-        },
-        "overparam": {
-            "m": 4,
-            "p": 17,
-            "width": 32,
-            "n": 300,
-            "wds": (0.0, 0.1, 1.0),
-            "steps": 200,
-            "lr": 3e-2,
-            "seeds": (1337,),
-            "n_test": 1000,
-        },
-        "lengthgen": {
-            "p": 17,
-            "width": 32,
-            "budgets": (500,),
-            "wds": (0.1,),
-            "steps": 200,
-            "lr": 3e-2,
-            "seeds": (1337,),
-            "n_test": 500,
-            "test_lengths": (14, 53, 201),
-        },
-        "transformer": {
-            "m": 3,
-            "p": 17,
-            "d_model": 32,
-            "budgets": (200,),
-            "steps": 20,
-            "lr": 1e-2,
-            "seeds": (1337,),
-            "n_test": 500,
-            "batch_size": 256,
-        },
-        "budget_study": {
-            "p": 17,
-            "width": 32,
-            "n": 500,
-            "wds": (0.3,),
-            "seeds": (1337,),
-            "steps": 100,
-            "every": 50,
-            "lr": 3e-2,
-            "val_length": 201,
-            "n_val": 200,
-            "n_test": 200,
-            "test_lengths": (14, 53),
-        },
-    },
-    "full": {
-        "relu_width": {
-            "p": 3,
-            "lengths": (6, 12, 24, 48),
-            "widths": (4, 8, 16, 32, 64),
-            "steps": 3000,
-            "lr": 3e-3,
-            "seeds": (1337,),
-        },
-        "two_lengths": {
-            "p": 5,
-            "m1": 4,
-            "m2": 6,
-            "width": 64,
-            "steps": 3000,
-            "lr": 1e-2,
-            "seeds": (1337, 1338),
-        },
-        "underparam": {
-            "configs": ((4, 17), (3, 23)),
-            "widths": (8, 16, 32),
-            "budgets": (500, 1000, 2000, 4000),
-            "steps": 1500,
-            "lr": 1e-2,
-            "seeds": (1337, 1338),
-            "n_test": 10_000,
-        },
-        "overparam": {
-            "m": 4,
-            "p": 17,
-            "width": 128,
-            "n": 500,
-            "wds": (0.0, 0.01, 0.03, 0.1, 0.3, 1.0),
-            "steps": 1500,
-            "lr": 3e-2,
-            "seeds": (1337,),
-            "n_test": 10_000,
-        },
-        "lengthgen": {
-            "p": 17,
-            "width": 128,
-            "budgets": (500, 2000),
-            "wds": (0.03, 0.1, 0.3),
-            "steps": 2000,
-            "lr": 3e-2,
-            "seeds": (1337,),
-            "n_test": 10_000,
-            "test_lengths": OOD_LENGTHS,
-        },
-        "transformer": {
-            "m": 3,
-            "p": 17,
-            "d_model": 32,
-            "budgets": (500, 1000, 2000),
-            "steps": 800,
-            "lr": 1e-2,
-            "seeds": (1337,),
-            "n_test": 2000,
-            "batch_size": 512,
-        },
-        # the paper's Muon lr (1e-3) with a 10x longer update budget
-        "lengthgen_long": {
-            "p": 17,
-            "width": 128,
-            "budgets": (2000, 8000),
-            "wds": (0.03, 0.1, 0.3),
-            "steps": 20_000,
-            "lr": 1e-3,
-            "seeds": (1337,),
-            "n_test": 10_000,
-            "test_lengths": OOD_LENGTHS,
-            "track_every": 1000,
-            "track_length": 201,
-            "n_track": 1000,
-        },
-        # the biased sine MLP at the paper's lr, 3x longer again, budget n = 8,000
-        "lengthgen_paper_lr_60k": {
-            "p": 17,
-            "width": 128,
-            "budgets": (8000,),
-            "wds": (0.03, 0.1, 0.3),
-            "steps": 60_000,
-            "lr": 1e-3,
-            "seeds": (1337,),
-            "n_test": 10_000,
-            "test_lengths": OOD_LENGTHS,
-            "track_every": 2000,
-            "track_length": 811,
-            "n_track": 1000,
-        },
-        "budget_study": {
-            "p": 17,
-            "width": 128,
-            "n": 2000,
-            "wds": (0.1, 0.3),
-            "seeds": (1337,),
-            "steps": 8000,
-            "every": 500,
-            "lr": 3e-2,
-            "val_length": 201,
-            "n_val": 2000,
-            "n_test": 10_000,
-            "test_lengths": OOD_LENGTHS,
-        },
-    },
+    "smoke": {k: {**_FULL_PROTOCOL[k], **v} for k, v in _SMOKE_CHANGES.items()},
+    "full": _FULL_PROTOCOL,
 }
 
 #: The paper-scale run (``reproduce ch4 --scale paper``, a GPU; section "At the paper's modulus"):
@@ -483,3 +442,85 @@ PAPER_VALUES = {
 #: The engine's default (``OptimConfig.ns_dtype = "bfloat16"``) is what ``torch.optim.Muon``
 #: does internally; every chapter-4 Muon run passes this float32 instead.
 NS_DTYPE = "float32"
+
+
+# --------------------------------------------------------------------------- what our protocols reduce
+# The ``protocol=`` of the chapter's training claims (:mod:`.claims`): what each stored sweep
+# reduces or changes relative to the paper's protocol, in the words the ledger shows.
+def _lg_protocol(block, extra=""):
+    b = protocol("full")[block]
+    ns = ", ".join(f"{n:,}" for n in b["budgets"])
+    wds = ", ".join(f"{w:g}" for w in b["wds"])
+    return reduced(
+        f"p = {b['p']} (paper: 53, 97), width {b['width']} (paper: 1024), n ∈ {{{ns}}}, weight decay ∈ "
+        f"{{{wds}}} (paper: 7 values), {len(b['seeds'])} seed (paper: 3); {b['steps']:,} Muon updates at "
+        f"lr {b['lr']:g}, mixed-length batches (paper: lr 1e-3, 3·10⁵ epochs of single-length "
+        f"batches ≈ 4.2M updates at n = 8,000){extra}"
+    )
+
+
+_DATA_RICH = (
+    "; at p = 17, n = 8,000 holds every one of the 153 count vectors of length 2 and 650 of the 969 of "
+    "length 3 (at p = 97: 1,006 of 4,753 and 1,142 of 156,849), so the paper's p = 97 threshold n ≥ 8k "
+    "is a data-richer setting here"
+)
+MAIN = _lg_protocol(
+    "lengthgen",
+    "; p = 17 is data-richer than the paper's p = 97 at the same n: n = 2,000 holds 132 "
+    "of the 153 count vectors of length 2 (at p = 97: 277 of 4,753)",
+)
+PAPER_LR = _lg_protocol("lengthgen_long", _DATA_RICH)
+PAPER_LR_60K = _lg_protocol("lengthgen_paper_lr_60k", _DATA_RICH)
+
+
+def _under_protocol():
+    b = protocol("full")["underparam"]
+    cfgs = ", ".join(f"({m}, {p})" for m, p in b["configs"])
+    return reduced(
+        f"(m, p) = {cfgs} (paper: p ∈ {{53, 97, 307}}); widths {', '.join(map(str, b['widths']))}; "
+        f"n = {min(b['budgets']):,}–{max(b['budgets']):,}; {len(b['seeds'])} seeds (paper: 3); "
+        f"{b['steps']:,} AdamW updates at lr {b['lr']:g} (paper: lr 1e-3, 3·10⁵ epochs ≈ "
+        f"0.3M–1.2M updates at these n)"
+    )
+
+
+def _over_protocol():
+    b = protocol("full")["overparam"]
+    return reduced(
+        f"(m, p) = ({b['m']}, {b['p']}) (paper: p ∈ {{53, 307}}), width {b['width']}, n = {b['n']}, weight "
+        f"decay ∈ {{{', '.join(f'{w:g}' for w in b['wds'])}}}, {len(b['seeds'])} seed (paper: 3); "
+        f"{b['steps']:,} Muon updates at lr {b['lr']:g} (paper: lr 1e-3, 3·10⁵ epochs ≈ 0.3M "
+        f"updates at n = {b['n']})"
+    )
+
+
+def _transformer_protocol():
+    b = protocol("full")["transformer"]
+    return reduced(
+        f"(m, p) = ({b['m']}, {b['p']}), d_model {b['d_model']}, n ∈ {{{', '.join(f'{n:,}' for n in b['budgets'])}}}, "
+        f"{len(b['seeds'])} seed (paper: 3); {b['steps']} AdamW updates at lr {b['lr']:g}, batch {b['batch_size']} "
+        "(the text we worked from (B.1.4) gives neither the optimizer nor the budget; the released code: (m, p) = "
+        "(3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0)"
+    )
+
+
+UNDER, OVER, TRANSFORMER = _under_protocol(), _over_protocol(), _transformer_protocol()
+
+
+def _p53_protocol():
+    b = PAPER_RUN
+    ns = ", ".join(f"{n:,}" for n in b["budgets"])
+    wds = ", ".join(f"{w:g}" for w in b["wds"])
+    return reduced(
+        f"the paper's p = {b['p']}, width {b['width']}, Muon lr {b['lr']:g}, single-length batches of "
+        f"{b['batch_size']} and test lengths, on one GPU, with Newton–Schulz in float32 (our reading of "
+        "'float32 throughout'; a library Muon would run it in bfloat16); but n ∈ {"
+        f"{ns}}} (paper: "
+        f"1k–16k), weight decay ∈ {{{wds}}} (paper: 7 values), seeds {', '.join(map(str, b['seeds']))} "
+        f"(paper: 3), {b['n_eval']:,} held-out inputs per length (paper: 10,000), and a target of "
+        f"{b['steps']:,} updates cut by the device budget (the stored run is partial: 213,289 updates; "
+        "paper: 3·10⁵ epochs ≈ 2.1M updates at n = 2,000 and 4.2M at 8,000)"
+    )
+
+
+P53 = _p53_protocol()

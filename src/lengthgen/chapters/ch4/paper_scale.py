@@ -31,7 +31,8 @@ weight decay × seed as **one ensemble** whose whole loop stays on the device:
   and a later one resumes from bit for bit (``results/ch4/checkpoints/<cell>/``, see
   ``scripts/gpu_ch4.sh``).
 
-``python -m lengthgen.chapters.ch4.paper_scale check-graph | rates | store-checkpoint`` (:func:`main`)
+``python -m lengthgen.chapters.ch4.paper_scale check-graph | rates | store-checkpoint``
+(:func:`lengthgen.chapters.ch4.device_checks.main`)
 runs the device check of the captured step, measures updates/s of both step paths, and keeps a
 brought-back checkpoint under ``results/ch4/checkpoints/`` (only the latest).
 
@@ -42,6 +43,7 @@ brought-back checkpoint under ``results/ch4/checkpoints/`` (only the latest).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -52,7 +54,13 @@ import torch
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE, TRAIN_LENGTHS
-from lengthgen.chapters.ch4.training import masked_loss, resolve_device
+from lengthgen.chapters.ch4.paper_step import (  # noqa: F401  (re-exported)
+    CapturableOptimizer,
+    CapturedStep,
+    PaperStep,
+    graph_unavailable_reason,
+)
+from lengthgen.chapters.ch4.training import resolve_device
 from lengthgen.config import ConfigError, check_finite, check_positive_int
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 from lengthgen.engine.parts import load_parts, save_parts
@@ -158,181 +166,6 @@ class VariantMLP:
         )
         cls = CapturableOptimizer if capturable else EnsembleOptimizer
         return cls(cfg, params, ["W", "V", "b"])
-
-
-class CapturableOptimizer(EnsembleOptimizer):
-    """:class:`EnsembleOptimizer` whose step contains no value that changes from update to update on
-    the host, so that a CUDA graph can capture it (as ``capturable=True`` does for
-    :class:`torch.optim.AdamW`).
-
-    The only such value of the paper-scale step is AdamW's bias correction ``1 − βᵗ`` (on ``b``),
-    a Python float in the parent class. Here the update count is also kept on the device, as a
-    float64 0-dim tensor incremented in place by every step, and the corrections
-    ``1 − β₁ᵗ``, ``√(1 − β₂ᵗ)`` and the step size ``lr / (1 − β₁ᵗ)`` are computed from it on the
-    device; the arithmetic is otherwise AdamW's (the same as the parent's up to the rounding of
-    the last operations: equal to float32 tolerance, not bit for bit). Muon (W, V) has no
-    update-dependent scalar and runs the parent's code unchanged.
-
-    The host count :attr:`t` is still incremented by :meth:`step`; a CUDA-graph replay does not
-    run Python, so whoever replays adds one to :attr:`t` per replay (:meth:`PaperStep.after_replay`);
-    :meth:`check_counter` compares the two.
-    """
-
-    _t_dev: torch.Tensor | None = None
-
-    def step(self, params, grads) -> None:
-        dev = params[self.names[0]].device
-        if self._t_dev is None or self._t_dev.device != dev:
-            self._t_dev = torch.full((), float(self.t), dtype=torch.float64, device=dev)
-        with torch.no_grad():
-            self._t_dev.add_(1)
-        super().step(params, grads)
-
-    def load_state_dict(self, sd) -> None:
-        super().load_state_dict(sd)
-        self._t_dev = None  # rebuilt from the restored host count at the next step
-
-    def check_counter(self) -> None:
-        """Raise RuntimeError when the device update count differs from the host's :attr:`t`
-        (synchronises; called at checkpoints, not per update)."""
-        if self._t_dev is not None and int(self._t_dev.item()) != self.t:
-            raise RuntimeError(
-                f"optimizer update count on the device is {int(self._t_dev.item())}, "
-                f"on the host {self.t}: a replay was not counted"
-            )
-
-    def _adam_foreach(self, items, lr: float, wd: float, decoupled: bool) -> None:
-        """AdamW/Adam with the bias corrections from the device count (class docstring)."""
-        b1, b2 = self.config.betas
-        t = self._t_dev
-        bc1 = 1 - torch.pow(b1, t)
-        bc2_sqrt = torch.sqrt(1 - torch.pow(b2, t))
-        step_size = lr / bc1
-        for p, g, st in items:
-            if "exp_avg" not in st:
-                st["exp_avg"] = torch.zeros_like(p)
-                st["exp_avg_sq"] = torch.zeros_like(p)
-            m, v = st["exp_avg"], st["exp_avg_sq"]
-            if wd != 0:
-                if decoupled:
-                    p.mul_(1 - lr * wd)
-                else:
-                    g = g.add(p, alpha=wd)
-            m.lerp_(g, 1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
-            denom = (v.sqrt() / bc2_sqrt.to(v.dtype)).add_(self.config.eps)
-            p.sub_(step_size.to(p.dtype) * m / denom)
-
-
-# --------------------------------------------------------------------------- the update step
-class PaperStep:
-    """One training update of the whole ensemble -- the one piece of code that both the eager loop
-    calls and a CUDA graph captures (:class:`CapturedStep`).
-
-    Calling it draws the next batch from the sampler's current permutations
-    (:meth:`DeviceLengthSampler.batch`), computes the per-member masked cross-entropy and its
-    gradients, zeroes the bias gradient of the bias-free members, applies the optimizer (Muon on W
-    and V, AdamW on b, the per-member decay mask) and adds the per-member loss to ``loss_sum``.
-    Every tensor it reads or writes across updates is one of :meth:`buffers` and is updated in
-    place (never re-bound), which is what replaying a captured graph needs; the epoch reshuffle
-    (:meth:`DeviceLengthSampler.reshuffle`) is done by the caller before the call.
-    """
-
-    NAMES = ("W", "V", "b")
-
-    def __init__(self, model, sampler, opt, params: dict, loss_sum: torch.Tensor):
-        if set(params) != set(self.NAMES):
-            raise ConfigError(
-                f"PaperStep needs parameters {self.NAMES}, got {sorted(params)}"
-            )
-        self.model, self.sampler, self.opt = model, sampler, opt
-        self.params, self.loss_sum = params, loss_sum
-
-    def __call__(self) -> None:
-        names = self.NAMES
-        x, y = self.sampler.batch()
-        P = {n: self.params[n].detach().requires_grad_(True) for n in names}
-        lvec = masked_loss(self.model.forward(P, x), y)
-        grads = dict(zip(names, torch.autograd.grad(lvec.sum(), [P[n] for n in names])))
-        self.model.mask_grads(grads)
-        self.opt.step(self.params, grads)
-        self.loss_sum += lvec.detach().double()
-
-    def after_replay(self) -> None:
-        """The host-side effect of one update that a graph replay skips: the optimizer's count."""
-        self.opt.t += 1
-
-    def buffers(self) -> dict[str, torch.Tensor]:
-        """Every tensor the step carries from one update to the next, by name."""
-        out = {f"params.{n}": t for n, t in self.params.items()}
-        for n, st in self.opt.state.items():
-            out.update({f"opt.{n}.{k}": v for k, v in st.items()})
-        if getattr(self.opt, "_t_dev", None) is not None:
-            out["opt.t"] = self.opt._t_dev
-        out["sampler.perm"], out["sampler.k"] = self.sampler.perm, self.sampler.k
-        out["loss_sum"] = self.loss_sum
-        return out
-
-
-def graph_unavailable_reason(device) -> str | None:
-    """Why the captured step cannot run on ``device`` (one line), or ``None`` when it can: CUDA
-    graphs need a CUDA device and a torch built with CUDA that sees one."""
-    dev = torch.device(device) if not isinstance(device, torch.device) else device
-    if dev.type != "cuda":
-        return f"CUDA graphs need a CUDA device, this run is on {dev.type}"
-    if not torch.cuda.is_available():
-        return "CUDA graphs need a CUDA device, and torch sees none"
-    return None
-
-
-class CapturedStep:
-    """A :class:`PaperStep` run through one CUDA-graph capture (``torch.cuda.CUDAGraph``).
-
-    The first ``warmup`` calls run the step eagerly on a side stream (real updates: cuBLAS and the
-    optimizer's lazily created state are set up by them); the next call captures the step into a
-    graph and replays it once (capture itself executes nothing), and every later call replays it
-    and calls :meth:`PaperStep.after_replay`. The captured step reads and writes only the step's
-    :meth:`PaperStep.buffers`, so a replay is exactly the update the eager call would have made with
-    the same kernels. Raises ConfigError (one line, :func:`graph_unavailable_reason`) off CUDA.
-    """
-
-    def __init__(self, step: PaperStep, warmup: int = 3):
-        if not isinstance(step, PaperStep):
-            raise ConfigError(
-                f"CapturedStep needs a PaperStep, got {type(step).__name__}"
-            )
-        if not isinstance(step.opt, CapturableOptimizer):
-            raise ConfigError(
-                "CapturedStep needs the PaperStep built with a CapturableOptimizer "
-                "(VariantMLP.optimizer(..., capturable=True))"
-            )
-        why = graph_unavailable_reason(step.params["W"].device)
-        if why is not None:
-            raise ConfigError(f"cannot capture the step: {why}")
-        self.step = step
-        self.warmup = check_positive_int("warmup", warmup)
-        self.calls, self.graph, self.capture_s = 0, None, None
-
-    def __call__(self) -> None:
-        if self.graph is not None:
-            self.graph.replay()
-            self.step.after_replay()
-        elif self.calls < self.warmup:
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                self.step()
-            torch.cuda.current_stream().wait_stream(side)
-        else:
-            t0 = time.perf_counter()
-            torch.cuda.synchronize()
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                self.step()  # recorded, not executed: its host effects count for this update
-            g.replay()
-            torch.cuda.synchronize()
-            self.graph, self.capture_s = g, time.perf_counter() - t0
-        self.calls += 1
 
 
 # --------------------------------------------------------------------------- data on the device
@@ -540,6 +373,308 @@ PARTS_DIR = "checkpoint"
 
 
 # --------------------------------------------------------------------------- the run
+@contextlib.contextmanager
+def float32_throughout():
+    """B.1's "float32 precision throughout": no TF32 in float32 matmuls while the block runs."""
+    prev = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(prev)
+
+
+#: the arguments of :func:`train_paper_scale` that make its configuration
+_CONFIG_KEYS = (
+    "p width budgets wds seeds variants lr steps eval_every n_eval eval_lengths "
+    "train_lengths batch_size"
+).split()
+
+
+def _paper_config(
+    *,
+    p,
+    width,
+    budgets,
+    wds,
+    seeds,
+    variants,
+    lr,
+    steps,
+    eval_every,
+    n_eval,
+    eval_lengths,
+    train_lengths,
+    batch_size,
+) -> dict:
+    """The run's configuration, checked, as hashed into its checkpoints' key."""
+    p, width = check_modulus(p), check_positive_int("width", width)
+    steps = check_positive_int("steps", steps)
+    eval_every = check_positive_int("eval_every", eval_every)
+    n_eval = check_positive_int("n_eval", n_eval)
+    lr = check_finite("lr", lr, nonnegative=True)
+    return {
+        "p": p,
+        "width": width,
+        "budgets": list(budgets),
+        "wds": list(wds),
+        "seeds": list(seeds),
+        "variants": [list(v) for v in variants],
+        "lr": lr,
+        "steps": steps,
+        "eval_every": eval_every,
+        "n_eval": n_eval,
+        "eval_lengths": [check_length(m) for m in eval_lengths],
+        "train_lengths": [check_length(m) for m in train_lengths],
+        "batch_size": batch_size,
+    }
+
+
+class _PaperRun:
+    """The state of one paper-scale run -- model, sampler, parameters, optimizer, evaluation
+    history, loss accumulator -- which its checkpoints hold, and the run's loop over it."""
+
+    def __init__(self, cfg, members, dev, use_graph, capturable, workdir, parts):
+        self.cfg, self.members, self.dev = cfg, members, dev
+        self.capturable, self.parts = capturable, parts
+        self.key = config_hash(train_paper_scale, cfg)
+        self.ckpt_path = Path(workdir) / "checkpoint.pt" if workdir else None
+        self.parts_path = Path(workdir) / PARTS_DIR if workdir else None
+        p, lr = cfg["p"], cfg["lr"]
+        self.model = VariantMLP(p, cfg["width"], members)
+        cache: dict = {}
+        sets = [
+            cache.setdefault(
+                (m["seed"], m["n"]),
+                train_set(m["seed"], p, cfg["train_lengths"], m["n"]),
+            )
+            for m in members
+        ]
+        self.sampler = DeviceLengthSampler(
+            sets, p, cfg["batch_size"], dev, seed=members[0]["seed"]
+        )
+        uniq = sorted({m["seed"] for m in members})
+        self.seed_index = torch.tensor(
+            [uniq.index(m["seed"]) for m in members], device=dev
+        )
+        self.banks = _banks(uniq, p, cfg["eval_lengths"], cfg["n_eval"], dev)
+        self.params = self.model.init(dev)
+        self.opt = self.model.optimizer(self.params, lr, capturable=capturable)
+        self.step, self.history, self.wall_before, self.resumed = 0, [], 0.0, []
+        self.loss_sum = torch.zeros(len(members), dtype=torch.float64, device=dev)
+        self.loss_n = 0
+        self.paths = self._resume()
+        now = "graph" if use_graph else "eager-capturable" if capturable else "eager"
+        if not self.paths or self.paths[-1][1] != now:
+            self.paths.append([self.step, now])
+
+    def _resume(self) -> list:
+        """Resume from the further-along of ``checkpoint.pt`` and the parted checkpoint, if any
+        belongs to this configuration; returns the step paths run so far."""
+        found = [
+            c
+            for c in (
+                _load_checkpoint(self.ckpt_path, self.key, self.dev)
+                if self.ckpt_path
+                else None,
+                _load_checkpoint(self.parts_path, self.key, self.dev)
+                if self.parts_path
+                else None,
+            )
+            if c is not None
+        ]
+        if not found:
+            return []
+        ck = max(found, key=lambda c: c["step"])
+        self.params = {k: v.to(self.dev) for k, v in ck["params"].items()}
+        self.opt = self.model.optimizer(
+            self.params, self.cfg["lr"], capturable=self.capturable
+        )
+        self.opt.load_state_dict(ck["opt"])
+        self.sampler.load(ck["sampler"])
+        self.step, self.history, self.wall_before = (
+            ck["step"],
+            ck["history"],
+            ck["wall_s"],
+        )
+        self.loss_sum, self.loss_n = ck["loss_sum"].to(self.dev), ck["loss_n"]
+        self.resumed = ck["resumed"] + [ck["step"]]
+        where = self.parts_path if ck.get("parts") else self.ckpt_path
+        print(f"resumed from {where} at update {self.step}", flush=True)
+        # a checkpoint without "paths" was made by the eager loop from update 0
+        return list(ck.get("paths", [[0, "eager"]]))
+
+    def wall_s(self) -> float:
+        return self.wall_before + time.perf_counter() - self.t0
+
+    def checkpoint(self) -> None:
+        """Write the checkpoint (a file, or parts with a manifest) and ``progress.json``."""
+        if self.ckpt_path is None:
+            return
+        if self.capturable:
+            self.opt.check_counter()
+        obj = {
+            "key": self.key,
+            "step": self.step,
+            "params": self.params,
+            "opt": self.opt.state_dict(),
+            "sampler": self.sampler.state(),
+            "history": self.history,
+            "wall_s": self.wall_s(),
+            "loss_sum": self.loss_sum,
+            "loss_n": self.loss_n,
+            "resumed": self.resumed,
+        }
+        if self.paths != [[0, "eager"]]:
+            obj["paths"] = self.paths
+        steps = self.cfg["steps"]
+        if self.parts:
+            meta = {
+                "key": self.key,
+                "step": self.step,
+                "target": steps,
+                "p": self.cfg["p"],
+            }
+            save_parts(self.parts_path, {**obj, "parts": True}, meta=meta)
+        else:
+            _save_checkpoint(self.ckpt_path, obj)
+        # the evaluations so far as readable JSON too: a run killed outright keeps them
+        save_result(
+            self.ckpt_path.with_name("progress.json"),
+            {
+                "step": self.step,
+                "target": steps,
+                "members": self.members,
+                "history": self.history,
+            },
+            provenance(
+                scale="paper",
+                device=str(self.dev),
+                seeds=sorted({m["seed"] for m in self.members}),
+                extra={
+                    "note": "progress of an unfinished paper-scale run (not a stored cell)"
+                },
+            ),
+        )
+
+    def evaluate(self) -> None:
+        """Record one evaluation (and print one progress line)."""
+        train, acc = _evaluate(
+            self.model, self.params, self.sampler, self.banks, self.seed_index
+        )
+        mean_loss = (self.loss_sum / max(self.loss_n, 1)).cpu().tolist()
+        self.loss_sum.zero_()  # in place: the step's buffer
+        self.loss_n = 0
+        self.history.append(
+            {
+                "step": self.step,
+                "wall_s": round(self.wall_s(), 2),
+                "train_loss": mean_loss,
+                "train_acc": train,
+                "acc": acc,
+            }
+        )
+        far, by = str(max(self.cfg["eval_lengths"])), {}
+        for i, m in enumerate(self.members):
+            tag = m["activation"] + ("+b" if m["bias"] else "")
+            by.setdefault(tag, []).append(acc[far][i])
+        rate = (self.step - self.step0) / max(time.perf_counter() - self.t0, 1e-9)
+        print(
+            f"update {self.step:>8}/{self.cfg['steps']}  {rate:7.0f} upd/s  best acc at m={far}: "
+            + ", ".join(f"{t} {max(v):.3f}" for t, v in by.items()),
+            flush=True,
+        )
+
+    def loop(
+        self, run_step, deadline, stop_margin_s, checkpoint_every_s, stop_at
+    ) -> bool:
+        """Run updates up to the target, evaluating every ``eval_every``; stop early (evaluate,
+        checkpoint, return True: partial) at ``deadline`` − ``stop_margin_s`` or ``stop_at``."""
+        steps, every = self.cfg["steps"], self.cfg["eval_every"]
+        self.t0 = t_ckpt = time.perf_counter()
+        self.step0 = self.step
+        while self.step < steps:
+            self.sampler.reshuffle(self.step)
+            run_step()
+            self.loss_n += 1
+            self.step += 1
+            if self.step % every == 0 or self.step == steps:
+                self.evaluate()
+            stop = (stop_at is not None and self.step >= stop_at) or (
+                deadline is not None and time.time() > deadline - stop_margin_s
+            )
+            if stop and self.step < steps:
+                if not self.history or self.history[-1]["step"] != self.step:
+                    self.evaluate()
+                self.checkpoint()
+                return True
+            if (
+                self.step % 200 == 0
+                and time.perf_counter() - t_ckpt > checkpoint_every_s
+            ):
+                self.checkpoint()
+                t_ckpt = time.perf_counter()
+        return False
+
+    def captured_step(self, requested, skipped, run_step) -> dict:
+        """How the updates were run: the captured step requested, used, skipped (why), its capture
+        time and the step paths by update."""
+        used = isinstance(run_step, CapturedStep)
+        capture_s = run_step.capture_s if used else None
+        return {
+            "requested": requested,
+            "used": used,
+            "skipped_because": skipped,
+            "capture_s": None if capture_s is None else round(capture_s, 3),
+            "paths": self.paths,
+        }
+
+    def result(self, partial: bool, train_s: float, setup_s: float) -> dict:
+        """The stored value of the run (see :func:`train_paper_scale`)."""
+        step, sampler, last = self.step, self.sampler, self.history[-1]
+        spe = {m["n"]: sampler.spe[i] for i, m in enumerate(self.members)}
+        return {
+            "partial": partial,
+            "progress": {"done": step, "target": self.cfg["steps"], "unit": "updates"},
+            "members": [
+                {**m, "epochs": round(step / sampler.spe[i], 2)}
+                for i, m in enumerate(self.members)
+            ],
+            "updates_per_epoch": {str(n): s for n, s in sorted(spe.items())},
+            "eval_lengths": self.cfg["eval_lengths"],
+            "train_lengths": self.cfg["train_lengths"],
+            "history": self.history,
+            "final": {
+                "step": last["step"],
+                "train_acc": last["train_acc"],
+                "acc": last["acc"],
+            },
+            "updates_per_s_this_session": round(
+                (step - self.step0) / max(train_s, 1e-9), 2
+            ),
+            "train_wall_s": round(self.wall_before + train_s, 2),
+            "setup_s": round(setup_s, 2),
+            "resumed_at": self.resumed,
+            "device_name": device_name(str(self.dev)),
+            "float32_matmul_precision": "highest",
+        }
+
+
+def _step_path(graph, capturable_eager, dev) -> tuple:
+    """Which update step a run on ``dev`` uses: ``(graph requested, graph used, capturable
+    optimizer, why the graph is skipped)`` (one line printed when it is)."""
+    graph = _flag("graph", graph, GRAPH_ENV)
+    if not isinstance(capturable_eager, bool):
+        raise ConfigError(
+            f"_capturable_eager must be True or False, got {capturable_eager!r}"
+        )
+    skipped = graph_unavailable_reason(dev) if graph else None
+    if skipped:
+        print(f"captured step skipped: {skipped}; running the eager step", flush=True)
+    use_graph = graph and skipped is None
+    return graph, use_graph, use_graph or capturable_eager, skipped
+
+
 def train_paper_scale(
     *,
     p: int,
@@ -571,265 +706,41 @@ def train_paper_scale(
     the final accuracies, the throughput and whether the run is ``partial`` (stopped at
     ``deadline`` − ``stop_margin_s`` before ``steps`` updates; ``progress.done`` says how many).
     ``_stop_at`` (tests only) stops after that many updates as a deadline would.
-
-    ``graph=True`` (``None``: ``$LENGTHGEN_CH4_GRAPH`` = 1) runs the updates through one CUDA-graph
-    capture of :class:`PaperStep` (:class:`CapturedStep`, with the :class:`CapturableOptimizer`);
-    off CUDA it prints one line saying why it is skipped and runs the eager step, whose results are
-    those of ``graph=False``. ``checkpoint_parts=True`` (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1)
-    writes the checkpoint as ``workdir/checkpoint/`` -- parts of at most 15 MB with a manifest
-    (:mod:`lengthgen.engine.parts`) -- instead of ``workdir/checkpoint.pt``; a run resumes from
-    either (the one further along), so copying that folder to another machine's workdir resumes the
-    run there. ``_capturable_eager`` (device checks only) runs the capturable step without a graph.
+    ``graph=True`` (``None``: ``$LENGTHGEN_CH4_GRAPH`` = 1) runs the captured step
+    (:class:`CapturedStep`; off CUDA one line says why it is skipped and the eager step runs);
+    ``checkpoint_parts=True`` (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1) checkpoints as parts in
+    ``workdir/checkpoint/`` instead of ``workdir/checkpoint.pt`` (a run resumes from the one further
+    along). ``_capturable_eager`` (device checks only) runs the capturable step without a graph.
     """
     t_call = time.perf_counter()
-    p, width = check_modulus(p), check_positive_int("width", width)
-    steps, eval_every = (
-        check_positive_int("steps", steps),
-        check_positive_int("eval_every", eval_every),
-    )
-    n_eval, lr = (
-        check_positive_int("n_eval", n_eval),
-        check_finite("lr", lr, nonnegative=True),
-    )
-    train_lengths = [check_length(m) for m in train_lengths]
-    eval_lengths = [check_length(m) for m in eval_lengths]
+    # the run's configuration (its first keyword arguments), checked; hashed into the checkpoints' key
+    cfg = _paper_config(**{k: v for k, v in locals().items() if k in _CONFIG_KEYS})
     members = members_of(variants, budgets, wds, seeds)
-    graph = _flag("graph", graph, GRAPH_ENV)
     checkpoint_parts = _flag("checkpoint_parts", checkpoint_parts, PARTS_ENV)
-    if not isinstance(_capturable_eager, bool):
-        raise ConfigError(
-            f"_capturable_eager must be True or False, got {_capturable_eager!r}"
-        )
     dev = resolve_device(device)
     note_device(dev)
-    graph_skipped = graph_unavailable_reason(dev) if graph else None
-    if graph_skipped:
-        print(
-            f"captured step skipped: {graph_skipped}; running the eager step",
-            flush=True,
-        )
-    use_graph = graph and graph_skipped is None
-    capturable = use_graph or _capturable_eager
-    key = config_hash(
-        train_paper_scale,
-        {
-            "p": p,
-            "width": width,
-            "budgets": list(budgets),
-            "wds": list(wds),
-            "seeds": list(seeds),
-            "variants": [list(v) for v in variants],
-            "lr": lr,
-            "steps": steps,
-            "eval_every": eval_every,
-            "n_eval": n_eval,
-            "eval_lengths": eval_lengths,
-            "train_lengths": train_lengths,
-            "batch_size": batch_size,
-        },
+    graph, use_graph, capturable, graph_skipped = _step_path(
+        graph, _capturable_eager, dev
     )
-    ckpt_path = Path(workdir) / "checkpoint.pt" if workdir else None
-    parts_path = Path(workdir) / PARTS_DIR if workdir else None
-    prev_precision = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")  # B.1: float32 throughout (no TF32)
-    try:
-        model = VariantMLP(p, width, members)
-        cache: dict = {}
-        sets = [
-            cache.setdefault(
-                (m["seed"], m["n"]), train_set(m["seed"], p, train_lengths, m["n"])
-            )
-            for m in members
-        ]
-        sampler = DeviceLengthSampler(sets, p, batch_size, dev, seed=members[0]["seed"])
-        uniq = sorted({m["seed"] for m in members})
-        seed_index = torch.tensor([uniq.index(m["seed"]) for m in members], device=dev)
-        banks = _banks(uniq, p, eval_lengths, n_eval, dev)
-        params = model.init(dev)
-        opt = model.optimizer(params, lr, capturable=capturable)
-        E = len(members)
-        step, history, wall_before, resumed = 0, [], 0.0, []
-        loss_sum = torch.zeros(E, dtype=torch.float64, device=dev)
-        loss_n = 0
-        found = [
-            c
-            for c in (
-                _load_checkpoint(ckpt_path, key, dev) if ckpt_path else None,
-                _load_checkpoint(parts_path, key, dev) if parts_path else None,
-            )
-            if c is not None
-        ]
-        ck = max(found, key=lambda c: c["step"]) if found else None
-        # a checkpoint without "paths" was made by the eager loop from update 0
-        paths = list(ck.get("paths", [[0, "eager"]])) if ck is not None else []
-        if ck is not None:
-            params = {k: v.to(dev) for k, v in ck["params"].items()}
-            opt = model.optimizer(params, lr, capturable=capturable)
-            opt.load_state_dict(ck["opt"])
-            sampler.load(ck["sampler"])
-            step, history, wall_before = ck["step"], ck["history"], ck["wall_s"]
-            loss_sum, loss_n, resumed = (
-                ck["loss_sum"].to(dev),
-                ck["loss_n"],
-                ck["resumed"] + [ck["step"]],
-            )
-            where = parts_path if ck.get("parts") else ckpt_path
-            print(f"resumed from {where} at update {step}", flush=True)
-        stepper = PaperStep(model, sampler, opt, params, loss_sum)
-        run_step = CapturedStep(stepper) if use_graph else stepper
-        path_now = (
-            "graph" if use_graph else "eager-capturable" if capturable else "eager"
+    with float32_throughout():
+        run = _PaperRun(
+            cfg, members, dev, use_graph, capturable, workdir, checkpoint_parts
         )
-        if not paths or paths[-1][1] != path_now:
-            paths.append([step, path_now])
+        stepper = PaperStep(run.model, run.sampler, run.opt, run.params, run.loss_sum)
+        run_step = CapturedStep(stepper) if use_graph else stepper
         setup_s = time.perf_counter() - t_call
-        t0, t_ckpt, step0 = time.perf_counter(), time.perf_counter(), step
-
-        def checkpoint():
-            if ckpt_path is not None:
-                if capturable:
-                    opt.check_counter()
-                obj = {
-                    "key": key,
-                    "step": step,
-                    "params": params,
-                    "opt": opt.state_dict(),
-                    "sampler": sampler.state(),
-                    "history": history,
-                    "wall_s": wall_before + time.perf_counter() - t0,
-                    "loss_sum": loss_sum,
-                    "loss_n": loss_n,
-                    "resumed": resumed,
-                }
-                if paths != [[0, "eager"]]:
-                    obj["paths"] = paths
-                if checkpoint_parts:
-                    save_parts(
-                        parts_path,
-                        {**obj, "parts": True},
-                        meta={"key": key, "step": step, "target": steps, "p": p},
-                    )
-                else:
-                    _save_checkpoint(ckpt_path, obj)
-                # the evaluations so far as readable JSON too: a run killed outright keeps them
-                save_result(
-                    ckpt_path.with_name("progress.json"),
-                    {
-                        "step": step,
-                        "target": steps,
-                        "members": members,
-                        "history": history,
-                    },
-                    provenance(
-                        scale="paper",
-                        device=str(dev),
-                        seeds=sorted({m["seed"] for m in members}),
-                        extra={
-                            "note": "progress of an unfinished paper-scale run (not a stored "
-                            "cell)"
-                        },
-                    ),
-                )
-
-        def evaluate():
-            nonlocal loss_sum, loss_n
-            train, acc = _evaluate(model, params, sampler, banks, seed_index)
-            mean_loss = (loss_sum / max(loss_n, 1)).cpu().tolist()
-            loss_sum.zero_()  # in place: the step's buffer
-            loss_n = 0
-            history.append(
-                {
-                    "step": step,
-                    "wall_s": round(wall_before + time.perf_counter() - t0, 2),
-                    "train_loss": mean_loss,
-                    "train_acc": train,
-                    "acc": acc,
-                }
-            )
-            far, by = str(max(eval_lengths)), {}  # one progress line per evaluation
-            for i, m in enumerate(members):
-                by.setdefault(m["activation"] + ("+b" if m["bias"] else ""), []).append(
-                    acc[far][i]
-                )
-            rate = (step - step0) / max(time.perf_counter() - t0, 1e-9)
-            print(
-                f"update {step:>8}/{steps}  {rate:7.0f} upd/s  best acc at m={far}: "
-                + ", ".join(f"{t} {max(v):.3f}" for t, v in by.items()),
-                flush=True,
-            )
-
-        partial = False
-        while step < steps:
-            sampler.reshuffle(step)
-            run_step()
-            loss_n += 1
-            step += 1
-            if step % eval_every == 0 or step == steps:
-                evaluate()
-            stop = (_stop_at is not None and step >= _stop_at) or (
-                deadline is not None and time.time() > deadline - stop_margin_s
-            )
-            if stop and step < steps:
-                if not history or history[-1]["step"] != step:
-                    evaluate()
-                partial = True
-                checkpoint()
-                break
-            if step % 200 == 0 and time.perf_counter() - t_ckpt > checkpoint_every_s:
-                checkpoint()
-                t_ckpt = time.perf_counter()
+        partial = run.loop(
+            run_step, deadline, stop_margin_s, checkpoint_every_s, _stop_at
+        )
         if dev.type == "cuda":
             torch.cuda.synchronize()
-        train_s = time.perf_counter() - t0
+        train_s = time.perf_counter() - run.t0
         if not partial:
-            checkpoint()
-    finally:
-        torch.set_float32_matmul_precision(prev_precision)
-    last = history[-1]
-    spe = {
-        str(n): s
-        for n, s in sorted(
-            {m["n"]: sampler.spe[i] for i, m in enumerate(members)}.items()
-        )
-    }
-    return {
-        "partial": partial,
-        "progress": {"done": step, "target": steps, "unit": "updates"},
-        "members": [
-            {**m, "epochs": round(step / sampler.spe[i], 2)}
-            for i, m in enumerate(members)
-        ],
-        "updates_per_epoch": spe,
-        "eval_lengths": eval_lengths,
-        "train_lengths": train_lengths,
-        "history": history,
-        "final": {
-            "step": last["step"],
-            "train_acc": last["train_acc"],
-            "acc": last["acc"],
-        },
-        "updates_per_s_this_session": round((step - step0) / max(train_s, 1e-9), 2),
-        "train_wall_s": round(wall_before + train_s, 2),
-        "setup_s": round(setup_s, 2),
-        "resumed_at": resumed,
-        "device_name": device_name(str(dev)),
-        "float32_matmul_precision": "highest",
-        **(
-            {
-                "captured_step": {
-                    "requested": graph,
-                    "used": use_graph,
-                    "skipped_because": graph_skipped,
-                    "capture_s": None
-                    if not use_graph or run_step.capture_s is None
-                    else round(run_step.capture_s, 3),
-                    "paths": paths,
-                }
-            }
-            if graph or capturable or paths != [[0, "eager"]]
-            else {}
-        ),
-    }
+            run.checkpoint()
+    out = run.result(partial, train_s, setup_s)
+    if graph or capturable or run.paths != [[0, "eager"]]:
+        out["captured_step"] = run.captured_step(graph, graph_skipped, run_step)
+    return out
 
 
 def paper_scale_flops(
@@ -857,309 +768,9 @@ def newton_schulz_flops(p: int, width: int, members: int, steps: int = 5) -> flo
     return 2.0 * members * steps * (4 * a * a * b + 2 * a**3)
 
 
-# --------------------------------------------------------------------------- device checks
-#: the tiny ensemble of the device check (:func:`compare_step_paths`): every variant, two budgets
-#: whose epochs restart at different updates, two weight decays, two seeds
-TINY_CHECK = {
-    "p": 7,
-    "width": 32,
-    "budgets": (60, 200),
-    "wds": (0.1, 0.03),
-    "seeds": (1337, 1338),
-    "variants": (("sine", False), ("sine", True), ("relu", False)),
-    "lr": 3e-2,
-    "steps": 30,
-    "eval_every": 10,
-    "n_eval": 40,
-    "eval_lengths": (2, 3, 14, 53),
-    "batch_size": 16,
-}
+if (
+    __name__ == "__main__"
+):  # the device checks' command line (kept at its historical name)
+    from lengthgen.chapters.ch4.device_checks import main
 
-#: float32 tolerance of two step paths that round differently: ``REL_TOL_ULPS`` units of float32
-#: rounding (2⁻²³) of each tensor's largest magnitude -- a few roundings per update, compounded
-#: over the check's updates, stays far below it, while any real difference (a wrong mask, a missed
-#: update) is orders of magnitude above
-REL_TOL_ULPS = 4096
-
-
-def _state_tensors(ck: dict) -> dict[str, torch.Tensor]:
-    """Every tensor of a paper-scale checkpoint by name (parameters, optimizer state, sampler, loss)."""
-    out = {f"params.{k}": v for k, v in ck["params"].items()}
-    for n, st in ck["opt"]["state"].items():
-        out.update({f"opt.{n}.{k}": v for k, v in st.items()})
-    out["sampler.perm"], out["sampler.k"] = ck["sampler"]["perm"], ck["sampler"]["k"]
-    out["sampler.gen"] = ck["sampler"]["gen"]
-    out["loss_sum"] = ck["loss_sum"]
-    return out
-
-
-def compare_states(a: dict, b: dict) -> dict:
-    """Compare two paper-scale checkpoints tensor by tensor: whether every tensor, the optimizer
-    count and the evaluation history (accuracies and losses; wall times excluded) are bitwise
-    equal; the largest absolute difference and its ratio to float32 rounding (2⁻²³) of the tensor's
-    largest magnitude; and whether that ratio is within :data:`REL_TOL_ULPS`."""
-    ta, tb = _state_tensors(a), _state_tensors(b)
-    if set(ta) != set(tb):
-        raise ConfigError(
-            f"the two checkpoints hold different tensors: {sorted(set(ta) ^ set(tb))}"
-        )
-    rows, worst = {}, 0.0
-    for k in sorted(ta):
-        x, y = ta[k].cpu(), tb[k].cpu()
-        same = x.shape == y.shape and torch.equal(x, y)
-        diff = 0.0
-        if not same and x.is_floating_point() and x.shape == y.shape:
-            diff = float((x.double() - y.double()).abs().max())
-            scale = float(x.double().abs().max()) or 1.0
-            ulps = diff / (scale * 2.0**-23)
-        else:
-            ulps = 0.0 if same else float("inf")
-        worst = max(worst, ulps)
-        rows[k] = {"bitwise": same, "max_abs_diff": diff, "ulps_of_max": round(ulps, 2)}
-    strip = lambda h: [{k: v for k, v in e.items() if k != "wall_s"} for e in h]  # noqa: E731
-    hist_same = strip(a["history"]) == strip(b["history"])
-    bitwise = all(r["bitwise"] for r in rows.values()) and hist_same
-    bitwise = bitwise and a["opt"]["t"] == b["opt"]["t"]
-    return {
-        "bitwise": bitwise,
-        "history_equal": hist_same,
-        "optimizer_count_equal": a["opt"]["t"] == b["opt"]["t"],
-        "worst_ulps_of_max": round(worst, 2),
-        "within_float32_tolerance": worst <= REL_TOL_ULPS
-        and a["opt"]["t"] == b["opt"]["t"],
-        "tolerance_ulps": REL_TOL_ULPS,
-        "tensors": rows,
-    }
-
-
-def compare_step_paths(device="cuda", workdir=None, config: dict | None = None) -> dict:
-    """The device check of the captured step: the tiny ensemble (:data:`TINY_CHECK`, or ``config``)
-    trained three ways from the same start -- the eager loop (``graph=False``), the capturable
-    step called eagerly, and the captured step (``graph=True``: warm-up, capture, replays) -- and
-    their final states compared with :func:`compare_states`. ``graph_vs_capturable_eager`` compares
-    the same code with and without the graph (expected bit for bit); ``graph_vs_eager`` compares
-    with today's eager loop (AdamW's bias correction rounded differently: expected within float32
-    tolerance). ``passed``: the graph equals the capturable eager step bit for bit or within float32
-    tolerance, and today's eager loop within float32 tolerance. Off CUDA the graph is skipped and
-    the report says why (``skipped``)."""
-    import tempfile
-
-    cfg = dict(TINY_CHECK if config is None else config)
-    dev = resolve_device(device)
-    why = graph_unavailable_reason(dev)
-    if why is not None:
-        return {"skipped": why, "passed": None, "device": str(dev)}
-    root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="ch4-graph-"))
-    runs_, rates = {}, {}
-    for name, kw in (
-        ("eager", {"graph": False}),
-        ("capturable_eager", {"graph": False, "_capturable_eager": True}),
-        ("graph", {"graph": True}),
-    ):
-        r = train_paper_scale(
-            **cfg, device=dev, workdir=str(root / name), checkpoint_parts=False, **kw
-        )
-        rates[name] = r["updates_per_s_this_session"]
-        runs_[name] = torch.load(
-            root / name / "checkpoint.pt", map_location="cpu", weights_only=False
-        )
-    same_code = compare_states(runs_["capturable_eager"], runs_["graph"])
-    today = compare_states(runs_["eager"], runs_["graph"])
-    return {
-        "device": str(dev),
-        "device_name": device_name(str(dev)),
-        "torch": torch.__version__,
-        "config": {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()},
-        "graph_vs_capturable_eager": same_code,
-        "graph_vs_eager": today,
-        "passed": bool(
-            (same_code["bitwise"] or same_code["within_float32_tolerance"])
-            and today["within_float32_tolerance"]
-        ),
-        "updates_per_s_tiny": rates,
-    }
-
-
-def measure_step_rates(
-    config: dict, *, updates: int = 300, warmup: int = 5, device="cuda"
-) -> dict:
-    """Updates per second of the eager step and of the captured step (:class:`CapturedStep`) for
-    the ensemble of ``config`` (the keys of :data:`paper.PAPER_RUN`; only the model, data and
-    optimizer settings are read), each timed over ``updates`` updates after ``warmup`` (which, for
-    the graph, include its capture), with the epoch reshuffles and no evaluation. Off CUDA only the
-    eager rate is measured and ``graph_skipped`` says why."""
-    need = ("p", "width", "budgets", "wds", "seeds", "variants", "lr")
-    if not isinstance(config, dict) or any(k not in config for k in need):
-        raise ConfigError(
-            f"config must be a dict with keys {', '.join(need)}, got {config!r}"[:300]
-        )
-    updates = check_positive_int("updates", updates)
-    warmup = check_positive_int("warmup", warmup, minimum=2)
-    p, width = check_modulus(config["p"]), check_positive_int("width", config["width"])
-    lr = check_finite("lr", config["lr"], nonnegative=True)
-    batch = check_positive_int("batch size", config.get("batch_size", BATCH_SIZE))
-    lengths = [check_length(m) for m in config.get("train_lengths", TRAIN_LENGTHS)]
-    members = members_of(
-        config["variants"], config["budgets"], config["wds"], config["seeds"]
-    )
-    dev = resolve_device(device)
-    why = graph_unavailable_reason(dev)
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    prev = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")
-    out = {
-        "p": p,
-        "width": width,
-        "members": len(members),
-        "batch_size": batch,
-        "updates": updates,
-        "device": str(dev),
-        "device_name": device_name(str(dev)),
-    }
-    try:
-        cache: dict = {}
-        sets = [
-            cache.setdefault(
-                (m["seed"], m["n"]), train_set(m["seed"], p, lengths, m["n"])
-            )
-            for m in members
-        ]
-        for path in ("eager", "graph"):
-            if path == "graph" and why is not None:
-                out["graph_skipped"] = why
-                break
-            model = VariantMLP(p, width, members)
-            sampler = DeviceLengthSampler(sets, p, batch, dev, seed=members[0]["seed"])
-            params = model.init(dev)
-            opt = model.optimizer(params, lr, capturable=path == "graph")
-            loss_sum = torch.zeros(len(members), dtype=torch.float64, device=dev)
-            stepper = PaperStep(model, sampler, opt, params, loss_sum)
-            run = (
-                CapturedStep(stepper, warmup=warmup - 1) if path == "graph" else stepper
-            )
-            t0 = time.perf_counter()
-            for i in range(warmup):
-                sampler.reshuffle(i)
-                run()
-            sync()
-            t1 = time.perf_counter()
-            for i in range(warmup, warmup + updates):
-                sampler.reshuffle(i)
-                run()
-            sync()
-            t2 = time.perf_counter()
-            out[f"{path}_updates_per_s"] = round(updates / (t2 - t1), 1)
-            out[f"{path}_warmup_s"] = round(t1 - t0, 3)
-            if not bool(torch.isfinite(params["W"]).all()):
-                raise RuntimeError(f"the {path} step produced non-finite weights")
-        if "graph_updates_per_s" in out:
-            out["speedup"] = round(
-                out["graph_updates_per_s"] / out["eager_updates_per_s"], 2
-            )
-    finally:
-        torch.set_float32_matmul_precision(prev)
-    return out
-
-
-def store_checkpoint(src, name: str, dest_root=None) -> dict:
-    """Copy the parted checkpoint in ``src`` (a run's ``workdir/checkpoint``) to
-    ``results/ch4/checkpoints/<name>/`` (or ``dest_root/<name>``), keeping only the latest
-    (:func:`lengthgen.engine.parts.copy_parts`: never replaced by a run that got less far). Returns
-    what happened, the stored update count and the stored size in bytes."""
-    from lengthgen.engine.parts import copy_parts, parts_size, read_manifest
-    from lengthgen.store import results_dir
-
-    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
-        raise ConfigError(f"checkpoint name must be a plain folder name, got {name!r}")
-    dest = (
-        Path(dest_root) if dest_root else results_dir() / "ch4" / "checkpoints"
-    ) / name
-    what = copy_parts(src, dest)
-    man = read_manifest(dest)
-    return {
-        "result": what,
-        "dest": str(dest),
-        "step": man["meta"].get("step"),
-        "bytes": parts_size(dest),
-        "parts": len(man["parts"]),
-    }
-
-
-def main(argv=None) -> int:
-    """``python -m lengthgen.chapters.ch4.paper_scale check-graph | rates | store-checkpoint``:
-    the device check of the captured step (exit 1 when it fails), the updates/s of both step paths
-    at the paper's ensemble for each ``--p``, and storing a run's checkpoint parts under results/."""
-    import argparse
-    import json
-    import sys
-
-    from lengthgen.chapters.ch4.paper import PAPER_RUN
-    from lengthgen.store import atomic_write_json
-
-    ap = argparse.ArgumentParser(prog="python -m lengthgen.chapters.ch4.paper_scale")
-    sub = ap.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("check-graph", help="graph step vs eager step at tiny size")
-    a.add_argument("--device", default="cuda")
-    a.add_argument("--out", help="write the report (JSON) here")
-    b = sub.add_parser("rates", help="updates/s of the eager and the captured step")
-    b.add_argument("--device", default="cuda")
-    b.add_argument("--p", type=int, nargs="+", default=[PAPER_RUN["p"]])
-    b.add_argument("--updates", type=int, default=300)
-    b.add_argument("--out", help="write the report (JSON) here")
-    c = sub.add_parser(
-        "store-checkpoint", help="keep a run's checkpoint under results/"
-    )
-    c.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
-    c.add_argument("name", help="the cell's name, e.g. paper_p53")
-    args = ap.parse_args(argv)
-    try:
-        if args.command == "check-graph":
-            rep = compare_step_paths(args.device)
-            brief = {
-                k: rep[k]["bitwise"] if isinstance(rep.get(k), dict) else rep.get(k)
-                for k in ("graph_vs_capturable_eager", "graph_vs_eager")
-            }
-            print(
-                "graph check:",
-                json.dumps(
-                    {
-                        "passed": rep["passed"],
-                        "skipped": rep.get("skipped"),
-                        "bitwise": brief,
-                        "worst_ulps": {
-                            k: rep[k]["worst_ulps_of_max"]
-                            for k in ("graph_vs_capturable_eager", "graph_vs_eager")
-                            if k in rep
-                        },
-                    }
-                ),
-                flush=True,
-            )
-            if args.out:
-                atomic_write_json(args.out, rep)
-            return 1 if rep["passed"] is False else 0
-        if args.command == "rates":
-            reps = []
-            for p in args.p:
-                r = measure_step_rates(
-                    {**PAPER_RUN, "p": p}, updates=args.updates, device=args.device
-                )
-                print("rates:", json.dumps(r), flush=True)
-                reps.append(r)
-                if args.out:
-                    atomic_write_json(args.out, reps)
-            return 0
-        r = store_checkpoint(args.src, args.name)
-        print(
-            f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, "
-            f"{r['bytes'] / 1e6:.1f} MB",
-            flush=True,
-        )
-        return 0
-    except (ConfigError, ResultFileError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
     raise SystemExit(main())

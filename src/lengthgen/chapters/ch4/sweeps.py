@@ -1,0 +1,651 @@
+"""Chapter 4 (Huang & Li): how the chapter trains -- the training cells of its plan
+(:func:`lengthgen.chapters.ch4.experiments.cells`), one module-level function of its full
+configuration each (keyword arguments, plus ``device`` and ``progress``), returning a JSON-ready
+value. All training goes through the ensemble engine (:func:`lengthgen.chapters.ch4.training.fit`
+→ :func:`lengthgen.engine.train.train_ensemble`) on the requested device.
+
+* claim 2, the ReLU limits: :func:`relu_min_width`, :func:`two_lengths`;
+* claims 3–5: :func:`underparam` (B.1.1), :func:`overparam` (B.1.2), :func:`lengthgen` (B.1.3)
+  and :func:`budget_study`; claim 6: :func:`transformer_baseline` (B.1.4);
+* the protocol and its cost: :func:`sampler_comparison`, :func:`epoch_timing`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import torch
+
+from lengthgen.chapters.ch4 import experiments_cell
+from lengthgen.chapters.ch4.constructions import relu_kinks
+from lengthgen.chapters.ch4.data import (
+    Dataset,
+    all_count_vectors,
+    labels_of,
+    labels_of_counts,
+    nonempty,
+    sample_tokens,
+    test_seed,
+    test_set,
+    train_seed,
+    train_set,
+)
+from lengthgen.chapters.ch4.margins import train_margins
+from lengthgen.chapters.ch4.model import (
+    ACTIVATIONS,
+    ModularMLP,
+    Network,
+    check_activation,
+)
+from lengthgen.chapters.ch4.paper import (
+    BATCH_SIZE,
+    IN_DOMAIN_LENGTHS,
+    PAPER_SEEDS,
+    TRAIN_LENGTHS,
+)
+from lengthgen.chapters.ch4.relu_limits import (
+    homogeneous_pairs,
+    path_lower_bound,
+    relu_width_lower_bound,
+)
+from lengthgen.chapters.ch4.training import (
+    EpochSampler,
+    accuracy_on,
+    b1_optimizer,
+    fit,
+    masked_loss,
+    masked_metric,
+    padded_sets,
+    resolve_device,
+    updates_per_epoch,
+)
+from lengthgen.chapters.ch4.transformer import LastTokenDecoder, addition_sequences
+from lengthgen.config import check_positive_int, check_seeds
+from lengthgen.engine.optim import OptimConfig
+from lengthgen.engine.runs import note_device
+
+TRANSFORMER_ACTIVATIONS = ("sine", "relu", "gelu")
+
+
+def _all_length_set(m: int, p: int) -> Dataset:
+    X = all_count_vectors(m, p)
+    return Dataset(X.float(), labels_of_counts(X, p), torch.full((X.shape[0],), m))
+
+
+@experiments_cell
+def relu_min_width(
+    *,
+    p: int,
+    lengths,
+    widths,
+    steps: int,
+    lr: float,
+    seeds,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) for each width; record train accuracy
+    (section "Claim 2"). One ensemble per width; its members are (length, seed) pairs (padded full batches).
+    """
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    sets = {m: _all_length_set(m, p) for m in nonempty("lengths", lengths)}
+    members = [(m, s) for m in lengths for s in seeds]
+    rows = []
+    for w in nonempty("widths", widths):
+        model = ModularMLP(p, w, "relu", bias=False)
+        ds = [sets[m] for m, _ in members]
+        bs = max(len(d) for d in ds)
+        res = fit(
+            model,
+            ds,
+            optim=OptimConfig("adam", lr=lr),
+            seeds=[s for _, s in members],
+            batch_size=bs,
+            desc=f"relu w={w}",
+            **run,
+        )
+        acc = accuracy_on(model, res.final_params, ds, device=dev)
+        for (m, s), a in zip(members, acc.tolist()):
+            rows.append({"width": w, "m": m, "seed": s, "train_acc": a})
+    minw = {}
+    for m in lengths:
+        ok = sorted({r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0})
+        minw[m] = ok[0] if ok else None
+    return {
+        "rows": rows,
+        "min_width": minw,
+        "p": p,
+        "paper_bound": {m: relu_width_lower_bound(m, p) for m in lengths},
+        "path_bound": {m: path_lower_bound(m, p) for m in lengths},
+        "construction_width": {m: 2 + len(relu_kinks(m, p)) for m in lengths},
+    }
+
+
+TWO_LENGTH_RUNS = (
+    ("relu, X_m1 only", False, "m1"),
+    ("relu, X_m1 ∪ X_m2", False, "union"),
+    ("relu + bias, X_m1 ∪ X_m2", True, "union"),
+)
+
+
+@experiments_cell
+def two_lengths(
+    *,
+    p: int,
+    m1: int,
+    m2: int,
+    width: int,
+    steps: int,
+    lr: float,
+    seeds,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """Thm 4.4: bias-free ReLU trained on X_m1 alone, on X_m1 ∪ X_m2, and a ReLU with bias on the union."""
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    a, b = _all_length_set(m1, p), _all_length_set(m2, p)
+    union = Dataset(torch.cat([a.x, b.x]), torch.cat([a.y, b.y]), torch.cat([a.m, b.m]))
+    pairs = homogeneous_pairs(m1, m2, p)
+    out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs["pairs"]), "runs": []}
+    for name, bias, which in TWO_LENGTH_RUNS:
+        data = a if which == "m1" else union
+        model = ModularMLP(p, width, "relu", bias=bias)
+        res = fit(
+            model,
+            [data] * len(seeds),
+            optim=OptimConfig("adam", lr=lr),
+            seeds=seeds,
+            batch_size=len(data),
+            desc=name,
+            **run,
+        )
+        P = res.final_params
+        acc1 = accuracy_on(model, P, a, device=dev).tolist()
+        acc2 = accuracy_on(model, P, b, device=dev).tolist()
+        # predictions at the paired inputs (m1/g) z and (m2/g) z (float64 on the CPU)
+        same = []
+        for e in range(len(seeds)):
+            net = Network(
+                P["W"][e].double(),
+                P["V"][e].double(),
+                "relu",
+                P["b"][e].double() if bias else None,
+            )
+            same.append(
+                sum(
+                    int(net.predict(x1, 0.0)) == int(net.predict(x2, 0.0))
+                    for x1, x2, _, _ in pairs["pairs"]
+                )
+            )
+        out["runs"].append(
+            {
+                "name": name,
+                "bias": bias,
+                "acc_m1": acc1,
+                "acc_m2": acc2,
+                "same_prediction_pairs": same,
+                "example": {
+                    "W": P["W"][0].tolist(),
+                    "V": P["V"][0].tolist(),
+                    "b": P["b"][0].tolist() if bias else None,
+                },
+            }
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- claims 3–5: training
+@experiments_cell
+def underparam(
+    *,
+    configs,
+    widths,
+    budgets,
+    steps: int,
+    lr: float,
+    seeds,
+    n_test: int,
+    batch_size: int = BATCH_SIZE,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW, wd 0 (section "Claim 3").
+
+    One ensemble per (config, activation, width); members are (budget, seed). Training sets of
+    one seed are prefixes of each other across budgets; test sets are fixed per (seed, m).
+    """
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    rows = []
+    for m, p in nonempty("configs", configs):
+        members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
+        train = [train_set(s, p, (m,), n) for n, s in members]
+        tests = {s: test_set(s, p, m, n_test) for s in seeds}
+        for act in ACTIVATIONS:
+            for w in nonempty("widths", widths):
+                model = ModularMLP(p, w, act)
+                res = fit(
+                    model,
+                    train,
+                    optim=b1_optimizer("adamw", lr, 0.0, act, False),
+                    seeds=[s for _, s in members],
+                    batch_size=batch_size,
+                    desc=f"under m={m} p={p} {act} d={w}",
+                    **run,
+                )
+                tr = accuracy_on(model, res.final_params, train, device=dev).tolist()
+                te = accuracy_on(
+                    model, res.final_params, [tests[s] for _, s in members], device=dev
+                ).tolist()
+                for (n, s), a, b in zip(members, tr, te):
+                    rows.append(
+                        {
+                            "m": m,
+                            "p": p,
+                            "activation": act,
+                            "width": w,
+                            "n": n,
+                            "seed": s,
+                            "train_acc": a,
+                            "test_acc": b,
+                        }
+                    )
+    return {"rows": rows}
+
+
+@experiments_cell
+def overparam(
+    *,
+    m: int,
+    p: int,
+    width: int,
+    n: int,
+    wds,
+    steps: int,
+    lr: float,
+    seeds,
+    n_test: int,
+    batch_size: int = BATCH_SIZE,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins (section "Claim 4")."""
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
+    train = [train_set(s, p, (m,), n) for _, s in members]
+    tests = {s: test_set(s, p, m, n_test) for s in seeds}
+    rows = []
+    for act in ACTIVATIONS:
+        model = ModularMLP(p, width, act)
+        res = fit(
+            model,
+            train,
+            optim=b1_optimizer("muon", lr, [wd for wd, _ in members], act, False),
+            seeds=[s for _, s in members],
+            batch_size=batch_size,
+            desc=f"over {act}",
+            **run,
+        )
+        P = res.final_params
+        tr = accuracy_on(model, P, train, device=dev).tolist()
+        te = accuracy_on(model, P, [tests[s] for _, s in members], device=dev).tolist()
+        mg = train_margins(model, P, train, device=dev)
+        for i, (wd, s) in enumerate(members):
+            rows.append(
+                {
+                    "activation": act,
+                    "wd": wd,
+                    "seed": s,
+                    "train_acc": tr[i],
+                    "test_acc": te[i],
+                    "margin": mg["margin"][i],
+                    "norm": mg["norm"][i],
+                    "normalized_margin": mg["normalized"][i],
+                }
+            )
+    return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
+
+
+def _tracking(every: int, seed: int, p: int, length: int, n: int):
+    """The engine's validation hook: the accuracy on ``n`` held-out inputs of ``length`` (seed
+    ``seed``'s B.1.3 test set) recorded every ``every`` updates, with no early stopping; ``None``
+    when ``every`` is not set."""
+    from lengthgen.engine.train import Validation
+
+    if not every:
+        return None
+    bank = test_set(seed, p, length, n)
+    return Validation(
+        every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric
+    )
+
+
+def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
+    """Per length L: each member's accuracy on its seed's B.1.3 test set of length L."""
+    out = {}
+    for L in lengths:
+        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(member_seeds)}
+        out[L] = accuracy_on(
+            model, P, [tests[s] for s in member_seeds], device=dev
+        ).tolist()
+    return out
+
+
+@experiments_cell
+def lengthgen(
+    *,
+    p: int,
+    width: int,
+    budgets,
+    wds,
+    steps: int,
+    lr: float,
+    seeds,
+    n_test: int,
+    test_lengths,
+    activation: str = "sine",
+    bias: bool = False,
+    train_lengths=TRAIN_LENGTHS,
+    in_domain_lengths=IN_DOMAIN_LENGTHS,
+    batch_size: int = BATCH_SIZE,
+    track_every: int | None = None,
+    track_length: int | None = None,
+    n_track: int | None = None,
+    device="cpu",
+    progress: bool = False,
+    sampler: str = "mixed",
+) -> dict:
+    """B.1.3 for one variant (activation, bias): members are (budget, wd, seed); per-length test accuracy
+    (section "Claim 5"). With ``track_every`` the accuracy on ``n_track`` inputs of length
+    ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
+    batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    act = check_activation(activation)
+    test_lengths = nonempty("test_lengths", test_lengths)
+    budgets, wds = nonempty("budgets", budgets), nonempty("wds", wds)
+    members = list(itertools.product(budgets, wds, seeds))  # (n, wd, seed)
+    train = [train_set(s, p, train_lengths, n) for n, _, s in members]
+    model = ModularMLP(p, width, act, bias=bias)
+    validation = _tracking(track_every, seeds[0], p, track_length, n_track)
+    res = fit(
+        model,
+        train,
+        optim=b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias),
+        seeds=[s for _, _, s in members],
+        batch_size=batch_size,
+        desc=f"lengthgen {act}{'+b' if bias else ''}",
+        validation=validation,
+        sampler=sampler,
+        **run,
+    )
+    P = res.final_params
+    acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
+    lengths = tuple(in_domain_lengths) + tuple(test_lengths)
+    acc.update(
+        _accuracy_by_length(
+            model, P, [s for _, _, s in members], p, lengths, n_test, dev
+        )
+    )
+    rows = [
+        {"activation": act, "bias": bias, "n": n, "wd": wd, "seed": s}
+        | {str(k): v[i] for k, v in acc.items()}
+        for i, (n, wd, s) in enumerate(members)
+    ]
+    best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
+    tracked = {
+        "track_length": track_length,
+        "val_step": res.history["val_step"].tolist(),
+        "val_acc": res.history["val_acc"].tolist(),
+    }
+    return {
+        "rows": rows,
+        "wall_time_s": res.wall_time_s,
+        "steps": res.steps_run,
+        "example_W": P["W"][best].tolist(),
+        "example_V": P["V"][best].tolist(),
+        "example_member": list(members[best]),
+        "example_b": P["b"][best].tolist() if bias else None,
+        **(tracked if validation is not None else {}),
+    }
+
+
+@experiments_cell
+def budget_study(
+    *,
+    p: int,
+    width: int,
+    n: int,
+    wds,
+    seeds,
+    steps: int,
+    every: int,
+    lr: float,
+    val_length: int,
+    n_val: int,
+    n_test: int,
+    test_lengths,
+    train_lengths=TRAIN_LENGTHS,
+    in_domain_lengths=IN_DOMAIN_LENGTHS,
+    batch_size: int = BATCH_SIZE,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3 setting at p = 17).
+
+    One ensemble over weight decays, trained 4× longer than the length-generalization cells;
+    the engine's validation records the accuracy on a fixed bank of length ``val_length`` every
+    ``every`` updates (no early stopping; the final parameters are evaluated on every length).
+    """
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
+    train = [train_set(s, p, train_lengths, n) for _, s in members]
+    model = ModularMLP(p, width, "sine", bias=True)
+    res = fit(
+        model,
+        train,
+        optim=b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True),
+        seeds=[s for _, s in members],
+        batch_size=batch_size,
+        desc="budget study",
+        validation=_tracking(every, seeds[0], p, val_length, n_val),
+        **run,
+    )
+    lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
+    acc = _accuracy_by_length(
+        model, res.final_params, [s for _, s in members], p, lengths, n_test, dev
+    )
+    return {
+        "members": [list(m) for m in members],
+        "val_length": val_length,
+        "val_step": res.history["val_step"].tolist(),
+        "val_acc": res.history["val_acc"].tolist(),
+        "final_acc": {str(L): a for L, a in acc.items()},
+        "steps": steps,
+    }
+
+
+@experiments_cell
+def transformer_baseline(
+    *,
+    m: int,
+    p: int,
+    d_model: int,
+    budgets,
+    steps: int,
+    lr: float,
+    seeds,
+    n_test: int,
+    batch_size: int = BATCH_SIZE,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """B.1.4: 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, test accuracy vs training-set size
+    (section "Claim 6 — transformer baseline")."""
+    from lengthgen.engine.train import train_ensemble
+
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
+    sets, tests = [], {}
+    for n, s in members:
+        g = torch.Generator().manual_seed(train_seed(s, m))
+        tok = sample_tokens(n, m, p, g)
+        sets.append(
+            Dataset(addition_sequences(tok, p), labels_of(tok, p), torch.full((n,), m))
+        )
+    for s in seeds:
+        g = torch.Generator().manual_seed(test_seed(s, m))
+        tok = sample_tokens(n_test, m, p, g)
+        tests[s] = (addition_sequences(tok, p), labels_of(tok, p))
+    xtr, ytr = padded_sets(sets, dtype=torch.long)
+    xte = torch.stack([tests[s][0] for _, s in members])
+    yte = torch.stack([tests[s][1] for _, s in members])
+    rows = []
+    for act in TRANSFORMER_ACTIVATIONS:
+        model = LastTokenDecoder(p, m, act, d_model=d_model)
+        params = model.init([s for _, s in members], device=dev)
+        note_device(dev)
+        sampler = EpochSampler(sets, batch_size, dtype=torch.long)
+        res = train_ensemble(
+            model,
+            params,
+            sample=sampler,
+            loss=masked_loss,
+            optim=OptimConfig("adamw", lr=lr, weight_decay=0.0),
+            steps=steps,
+            data_seeds=[s for _, s in members],
+            progress=progress,
+            desc=f"transformer {act}",
+        )
+        P = {k: v.to(dev) for k, v in res.final_params.items()}
+        with torch.no_grad():
+            tr = masked_metric(model.forward(P, xtr.to(dev)), ytr.to(dev))[0].tolist()
+            te = masked_metric(model.forward(P, xte.to(dev)), yte.to(dev))[0].tolist()
+        for (n, s), a, b in zip(members, tr, te):
+            rows.append(
+                {"activation": act, "n": n, "seed": s, "train_acc": a, "test_acc": b}
+            )
+    return {"rows": rows, "m": m, "p": p}
+
+
+# --------------------------------------------------------------------------- epoch timing
+def sampler_comparison(
+    *,
+    p: int,
+    width: int,
+    n: int,
+    wd: float,
+    steps: int,
+    lr: float,
+    seed: int,
+    n_test: int,
+    test_lengths,
+    activation: str = "sine",
+    bias: bool = True,
+    device="cpu",
+) -> list[dict]:
+    """Section "Training: protocol and budget": the same B.1.3 run (one member, same seed, data and
+    initialisation) trained with mixed-length batches and with the released loop's single-length
+    batches. One row per sampler: updates per epoch, epochs run, and the accuracies of :func:`lengthgen`."""
+    rows = []
+    for name, by_length in (("mixed", False), ("by_length", True)):
+        out = lengthgen(
+            p=p,
+            width=width,
+            budgets=(n,),
+            wds=(wd,),
+            steps=steps,
+            lr=lr,
+            seeds=(seed,),
+            n_test=n_test,
+            test_lengths=test_lengths,
+            activation=activation,
+            bias=bias,
+            device=device,
+            sampler=name,
+        )
+        upe = updates_per_epoch(n, TRAIN_LENGTHS, BATCH_SIZE, by_length=by_length)
+        rows.append(
+            {
+                "sampler": name,
+                "updates per epoch": upe,
+                "epochs": steps / upe,
+                **{
+                    k: v
+                    for k, v in out["rows"][0].items()
+                    if k not in ("activation", "bias", "n", "wd", "seed")
+                },
+            }
+        )
+    return rows
+
+
+def _sync(dev: torch.device) -> None:
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
+@experiments_cell
+def epoch_timing(
+    p: int = 53, width: int = 1024, n: int = 8000, runs: int = 3, device="cpu"
+) -> dict:
+    """Seconds for one epoch (n/1024 updates) of the B.1.3 configuration, ``runs`` runs, on ``device``:
+    the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear +
+    torch.optim.Muon) (section "How fast is an epoch?")."""
+    runs, dev = check_positive_int("runs", runs), resolve_device(device)
+    seeds = (
+        list(PAPER_SEEDS[:runs])
+        if runs <= len(PAPER_SEEDS)
+        else list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))
+    )
+    train = [train_set(s, p, TRAIN_LENGTHS, n) for s in seeds]
+    steps = -(-n // BATCH_SIZE)
+    model = ModularMLP(p, width, "sine")
+    _sync(dev)
+    t0 = time.perf_counter()
+    fit(
+        model,
+        train,
+        optim=OptimConfig("muon", lr=1e-3, weight_decay=0.01, decay=["V"]),
+        steps=steps,
+        seeds=seeds,
+        device=dev,
+    )
+    _sync(dev)
+    engine = time.perf_counter() - t0
+    note_device(dev)
+    t0 = time.perf_counter()
+    for s, d in zip(seeds, train):
+        torch.manual_seed(s)
+        W = torch.nn.Linear(p, width, bias=False)
+        V = torch.nn.Linear(width, p, bias=False)
+        torch.nn.init.normal_(W.weight, std=0.01)
+        torch.nn.init.normal_(V.weight, std=0.01)
+        W, V = W.to(dev), V.to(dev)
+        x, y = d.x.to(dev), d.y.to(dev)
+        opt = torch.optim.Muon([W.weight, V.weight], lr=1e-3, weight_decay=0.01)
+        g = torch.Generator().manual_seed(s)
+        perm = torch.randperm(len(d), generator=g).to(dev)
+        for k in range(steps):
+            idx = perm[k * BATCH_SIZE : (k + 1) * BATCH_SIZE]
+            loss = torch.nn.functional.cross_entropy(V(torch.sin(W(x[idx]))), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    _sync(dev)
+    loop = time.perf_counter() - t0
+    return {
+        "p": p,
+        "width": width,
+        "n": n,
+        "runs": runs,
+        "updates_per_epoch": steps,
+        "engine_s": engine,
+        "loop_s": loop,
+        "threads": torch.get_num_threads(),
+    }
