@@ -209,10 +209,6 @@ class Decoder:
         )
         return shapes
 
-    def n_params(self) -> int:
-        """Trainable parameters per member."""
-        return sum(math.prod(s) for s in self.param_shapes().values())
-
     def matmul_flops(self, batch: int, n: int, *, backward: bool = True) -> int:
         """Floating-point operations of the matrix products of one member's forward pass over ``batch``
         sequences of length ``n`` (2 per multiply-add), times 3 with ``backward`` (every product's
