@@ -380,18 +380,8 @@ def train_ensemble(
     record_every : keep the training loss every this many updates in ``history``.
     device : ``None`` keeps the device of ``params``; else :func:`lengthgen.config.get_device`.
     """
-    E, steps, record_every, optim, gens, dev = _check_train_args(
-        model,
-        params,
-        sample,
-        loss,
-        optim,
-        steps,
-        data_seeds,
-        validation,
-        record_every,
-        device,
-    )
+    # every argument by name (first statement: locals() holds only the arguments)
+    E, steps, record_every, optim, gens, dev = _check_train_args(**locals())
     metric = getattr(validation, "metric", None) or classification_metric
     with_members = _accepts_members(sample)
     t0 = time.perf_counter()
@@ -470,6 +460,7 @@ def _check_train_args(
     validation,
     record_every,
     device,
+    **_,
 ):
     """Check the arguments of :func:`train_ensemble` (one-line errors, in this order) and resolve the
     defaults: returns ``(E, steps, record_every, optim, data generators, device)``."""
