@@ -292,10 +292,8 @@ def _pair(
     batches: list,
     loss,
     optim: OptimConfig,
-    loop_opt,
-    loop_label: str,
+    loop: tuple,
     *,
-    clip: float | None = None,
     warmup: int = 1,
     extra: dict | None = None,
 ) -> dict:
@@ -304,7 +302,12 @@ def _pair(
     ``model`` is the E-member model, ``member_model(e)`` the same model for member e alone (its
     forward takes 1-member parameters), ``batches`` a list of ``(x, y)`` with leading dim E (one per
     update), ``loss(out, y) -> [E]`` the chapter's per-member loss, ``optim`` the chapter's
-    :class:`OptimConfig` (the ensemble side), ``loop_opt(named_params)`` the loop's optimiser."""
+    :class:`OptimConfig` (the ensemble side), ``loop = (make(named_params), label)`` the loop's
+    optimiser; it clips gradients as ``optim.clip`` says."""
+    loop_opt, loop_label = loop
+    clip = optim.clip
+    if clip is not None:
+        loop_label += " + clip_grad_norm_(foreach)"
     E = members_of(params)
     steps = len(batches)
 
@@ -321,14 +324,14 @@ def _pair(
             record_every=max(1, n),
         )
 
-    def loop(members, n):
+    def per_member(members, n):
         return _loop(params, member_model, batches, loss, loop_opt, clip, members, n)
 
     # untimed warm-up of both sides (lazy imports, kernel selection, first-call allocations)
     ens(params, warmup)
-    loop([0], warmup)
+    per_member([0], warmup)
     res, t_ens, c_ens = _timed(ens, params, steps)
-    loop_loss, t_loop, c_loop = _timed(loop, range(E), steps)
+    loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
     ens_loss = res.history["loss"][-1]
     row = {
         "name": name,
@@ -373,7 +376,7 @@ def _row_toy(
     sample = make_sampler(batch, max_len, lengths=shared)
     gens = seeded_generators([5000 + e for e in range(members)])
     batches = [sample(step, gens) for step in range(steps)]
-    loop_opt, label = _adam_loop_opt("adam", lr, dtype=torch.float64)
+    loop = _adam_loop_opt("adam", lr, dtype=torch.float64)
     return _pair(
         "toy",
         model,
@@ -382,9 +385,7 @@ def _row_toy(
         batches,
         classification_loss,
         OptimConfig("adam", lr=lr, clip=1.0),
-        loop_opt,
-        label + " + clip_grad_norm_(foreach)",
-        clip=1.0,
+        loop,
         extra={
             "model": f"single-layer attention classifier ({formulation}), width 8, "
             f"batch {batch}, lengths 1-{max_len} ({lengths})"
@@ -409,7 +410,7 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
     for _ in range(steps):
         x = enc.group(torch.stack([random_strings(1, n, generator=g) for g in gens]))
         batches.append((x, x.tokens[..., 1]))
-    loop_opt, label = _adam_loop_opt("adam", p1.MODEL["lr"], dtype=torch.float32)
+    loop = _adam_loop_opt("adam", p1.MODEL["lr"], dtype=torch.float32)
     return _pair(
         "ch1_encoder",
         enc,
@@ -418,8 +419,7 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
         batches,
         classification_loss,
         OptimConfig("adam", lr=p1.MODEL["lr"]),
-        loop_opt,
-        label,
+        loop,
         extra={
             "model": f"ch1 FIRST encoder, 2 arms x {runs} runs, n = {n}, batch 1 (grouped)"
         },
@@ -448,7 +448,7 @@ def _row_ch2(
     params = model.init(sm, torch.float64)
     sample = ch2_sampler(task, Nm, streams, p2.BATCH, base_seed=0)
     batches = [sample(step, None) for step in range(steps)]
-    loop_opt, label = _adam_loop_opt(
+    loop = _adam_loop_opt(
         "adam", p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, dtype=torch.float64
     )
     return _pair(
@@ -459,9 +459,7 @@ def _row_ch2(
         batches,
         classification_loss,
         OptimConfig("adam", lr=p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, clip=p2.CLIP),
-        loop_opt,
-        label + " + clip_grad_norm_(foreach)",
-        clip=p2.CLIP,
+        loop,
         extra={
             "model": f"ch2 A_pos/A_norm ({task}), {seeds} seeds x N {list(Ns)} x 2, batch {p2.BATCH}"
         },
@@ -488,7 +486,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
     )
     gens = seeded_generators([100 + i for i in range(len(tasks))])
     batches = [sample(step, gens) for step in range(steps)]
-    loop_opt, label = _adam_loop_opt(
+    loop = _adam_loop_opt(
         "adamw", P["lr"], weight_decay=P["weight_decay"], dtype=torch.float32
     )
     return _pair(
@@ -499,8 +497,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
         batches,
         masked_ce,
         OptimConfig("adamw", lr=P["lr"], weight_decay=P["weight_decay"]),
-        loop_opt,
-        label,
+        loop,
         extra={
             "model": f"ch3 decoder {tier} {encoding}, 7 tasks, batch {P['batch']}, n 10-20"
         },
@@ -589,7 +586,7 @@ def _row_ch4(
     cfg = b1_optimizer("muon", lr, wd, "sine", False)
     if ns_dtype is not None:
         cfg = dataclasses.replace(cfg, ns_dtype=ns_dtype)
-    loop_opt, label = _muon_loop_opt(cfg, lr, wd)
+    loop = _muon_loop_opt(cfg, lr, wd)
     return _pair(
         "ch4_mlp_muon",
         model,
@@ -598,8 +595,7 @@ def _row_ch4(
         batches,
         masked_loss,
         cfg,
-        loop_opt,
-        label,
+        loop,
         extra={
             "model": f"ch4 MLP sine, p {p}, width {width}, n {n}, batch {batch}, Muon lr {lr}, wd {wd} on V",
             "ensemble_ns_dtype": cfg.ns_dtype,
