@@ -7,48 +7,36 @@ import torch
 
 from lengthgen.benchmarks import (
     CHAPTER_ROWS,
-    ROW_KEYS,
-    bench_text,
-    run_chapter_benchmark,
-)
-from lengthgen.engine.bench import (
     AttentionClassifier,
-    AttentionClassifierModule,
+    bench_text,
     make_sampler,
-    run_benchmark,
+    run_chapter_benchmark,
     unpack_bits,
 )
 from lengthgen.cli import main
 from lengthgen.config import ConfigError
 from lengthgen.engine.train import seeded_generators
 
-KEYS = {
-    "ensemble_steps_per_s",
-    "loop_steps_per_s",
-    "ratio",
+ROW_KEYS = (
+    "name",
     "members",
+    "ensemble_updates_per_s",
+    "loop_updates_per_s",
+    "ratio",
     "max_abs_loss_diff",
-    "peak_rss_mb",
-}
+)
 
 
-def test_benchmark_keys_and_equal_losses():
-    res = run_benchmark(steps=3, members=4, batch=16)
-    assert KEYS <= set(res) and res["members"] == 4 and res["steps"] == 3
-    assert res["max_abs_loss_diff"] < 1e-10 and res["max_abs_param_diff"] < 1e-10
+def test_toy_row_options_and_equal_losses():
+    toy = {"lengths": "shared", "formulation": "softmax", "members": 3}
+    res = run_chapter_benchmark("toy", size="tiny", overrides={"toy": toy})
+    (row,) = res["rows"]
     assert (
-        res["ensemble_steps_per_s"] > 0
-        and res["loop_steps_per_s"] > 0
-        and res["peak_rss_mb"] > 0
+        row["members"] == 3 and "shared" in row["model"] and "softmax" in row["model"]
     )
+    assert row["max_abs_loss_diff"] < 1e-10 and res["peak_rss_mb"] > 0
     assert torch.get_num_threads() == 1  # restored
     json.dumps(res)
-    shared = run_benchmark(steps=2, members=3, batch=8, lengths="shared", vmap=False)
-    assert (
-        shared["lengths"] == "shared"
-        and shared["max_abs_loss_diff"] < 1e-10
-        and "vmap_ratio" not in shared
-    )
 
 
 def test_cli_bench_json(capsys):
@@ -109,9 +97,8 @@ def test_chapter_bench_arguments():
     )
 
 
-@pytest.mark.parametrize("formulation", ["factored", "softmax"])
-def test_model_matches_module_and_sampler(formulation):
-    model = AttentionClassifier(max_len=9, formulation=formulation)
+def test_model_formulations_agree_and_sampler():
+    model = AttentionClassifier(max_len=9)
     params = model.init([1, 2], torch.float64)
     sample = make_sampler(batch=5, max_len=9)
     (bits, mask, scale), y = sample(0, seeded_generators([3, 4]))
@@ -121,19 +108,16 @@ def test_model_matches_module_and_sampler(formulation):
     )  # scale = log(length)
     assert float((bits * ~mask[:, None, :]).abs().sum()) == 0.0  # padding bits are 0
     out = model.forward(params, (bits, mask, scale))
-    for e in range(2):
-        mod = AttentionClassifierModule(max_len=9, formulation=formulation).double()
-        with torch.no_grad():
-            for k, p in mod.named_parameters():
-                p.copy_(params[k][e])
+    for e in range(2):  # member e alone, at its own length, gives the same logits
+        one = {k: v[e : e + 1] for k, v in params.items()}
         n = int(mask[e].sum())
-        ref = mod(bits[e, :, :n], mask[e, :n], scale[e])
-        torch.testing.assert_close(out[e], ref, rtol=0, atol=1e-12)
-    other = AttentionClassifier(
-        max_len=9, formulation="softmax" if formulation == "factored" else "factored"
-    )
+        ref = model.forward(
+            one, (bits[e : e + 1, :, :n], mask[e : e + 1, :n], scale[e : e + 1])
+        )
+        torch.testing.assert_close(out[e], ref[0], rtol=0, atol=1e-12)
+    softmax = AttentionClassifier(max_len=9, formulation="softmax")
     torch.testing.assert_close(
-        other.forward(params, (bits, mask, scale)), out, rtol=0, atol=1e-12
+        softmax.forward(params, (bits, mask, scale)), out, rtol=0, atol=1e-12
     )
     w = torch.tensor([[0b1011]])
     assert unpack_bits(w, 5).tolist() == [[1.0, 1.0, 0.0, 1.0, 0.0]]
@@ -141,15 +125,13 @@ def test_model_matches_module_and_sampler(formulation):
 
 def test_bad_benchmark_arguments():
     for kw, match in [
-        ({"steps": 0}, "steps"),
-        ({"members": -1}, "members"),
-        ({"threads": 0}, "threads"),
-        ({"seed": -1}, "seed"),
         ({"lengths": "mixed"}, "valid choices: per_member, shared"),
         ({"formulation": "dense"}, "valid choices: factored, softmax"),
     ]:
         with pytest.raises(ConfigError, match=match):
-            run_benchmark(**kw)
+            run_chapter_benchmark("toy", size="tiny", overrides={"toy": kw})
+    with pytest.raises(ConfigError, match="threads"):
+        run_chapter_benchmark("toy", size="tiny", threads=0)
     with pytest.raises(ConfigError, match="max_len must be <= 62"):
         make_sampler(max_len=100)
     with pytest.raises(ConfigError, match="shared lengths must be <= max_len"):

@@ -1,4 +1,4 @@
-"""The ensemble engine: equality with a Python loop, early stopping / selection, paired runs, bad input."""
+"""The ensemble engine: equality with a Python loop, early stopping / selection, bad input."""
 
 import json
 import math
@@ -10,17 +10,14 @@ import torch.nn.functional as F
 from lengthgen.engine.train import (
     OptimConfig,
     Validation,
-    VariantModel,
     accuracy,
     classification_loss,
     classification_metric,
     evaluate_ensemble,
     members_of,
-    paired,
     seeded_generators,
     select_members,
     train_ensemble,
-    vmap_model,
 )
 
 D, H, B = 5, 6, 32
@@ -184,35 +181,6 @@ def test_deterministic_and_member_independent():
         torch.testing.assert_close(
             r3.final_params[k][0], r1.final_params[k][2], rtol=0, atol=1e-13
         )
-
-
-def test_vmap_model_matches_hand_batched():
-    vm = vmap_model(MLPModule)
-    vparams = vm.init(SEEDS, torch.float64)
-    assert set(vparams) == {"W1", "b1", "W2", "b2"} and vparams["W1"].shape == (4, H, D)
-    torch.manual_seed(SEEDS[1])
-    ref = MLPModule().double()
-    assert torch.equal(vparams["W1"][1], ref.W1.detach())
-    x, _ = sample(0, seeded_generators(DATA))
-    torch.testing.assert_close(
-        vm.forward(vparams, x), MLP().forward(vparams, x), rtol=0, atol=1e-13
-    )
-    cfg = OptimConfig("adam", lr=0.01)
-    r1 = train_ensemble(
-        vm, vparams, sample=sample, optim=cfg, steps=5, data_seeds=DATA, progress=False
-    )
-    r2 = train_ensemble(
-        MLP(),
-        vparams,
-        sample=sample,
-        optim=cfg,
-        steps=5,
-        data_seeds=DATA,
-        progress=False,
-    )
-    torch.testing.assert_close(
-        r1.history["loss"], r2.history["loss"], rtol=0, atol=1e-12
-    )
 
 
 # --------------------------------------------------------------------------- early stopping / selection
@@ -487,70 +455,6 @@ def test_losses_and_metrics():
         classification_loss(torch.zeros(2, 3, 4, 5), torch.zeros(2, 3))
 
 
-# --------------------------------------------------------------------------- paired runs
-class Scaled(MLP):
-    def forward(self, p, x):
-        return 2.0 * super().forward(p, x)
-
-
-def test_paired_runs_share_initial_tensors_and_batches():
-    model = MLP()
-    params = model.init(SEEDS)
-    pp, seeds = paired(params, DATA)
-    assert seeds == DATA + DATA and pp["_variant"].tolist() == [0] * 4 + [1] * 4
-    for k in params:
-        assert torch.equal(pp[k][:4], params[k]) and torch.equal(pp[k][4:], params[k])
-        assert pp[k].data_ptr() != params[k].data_ptr()
-    batches = []
-
-    def smp(step, gens):
-        x, y = sample(step, gens)
-        batches.append(x)
-        return x, y
-
-    res = train_ensemble(
-        VariantModel(MLP(), MLP()),
-        pp,
-        sample=smp,
-        optim=OptimConfig("adam", lr=0.01),
-        steps=5,
-        data_seeds=seeds,
-        progress=False,
-    )
-    for x in batches:
-        assert torch.equal(x[:4], x[4:])
-    # identical variants -> identical copies; the constant is carried along untouched
-    for k in params:
-        assert torch.equal(res.final_params[k][:4], res.final_params[k][4:])
-    assert res.final_params["_variant"].tolist() == pp["_variant"].tolist()
-    # different variants: each copy is its own model, and equals that model trained alone
-    r2 = train_ensemble(
-        VariantModel(MLP(), Scaled()),
-        pp,
-        sample=sample,
-        optim=OptimConfig("adam", lr=0.01),
-        steps=5,
-        data_seeds=seeds,
-        progress=False,
-    )
-    alone = train_ensemble(
-        Scaled(),
-        params,
-        sample=sample,
-        optim=OptimConfig("adam", lr=0.01),
-        steps=5,
-        data_seeds=DATA,
-        progress=False,
-    )
-    torch.testing.assert_close(
-        r2.final_params["W1"][4:], alone.final_params["W1"], rtol=0, atol=1e-13
-    )
-    torch.testing.assert_close(
-        r2.final_params["W1"][:4], res.final_params["W1"][:4], rtol=0, atol=1e-13
-    )
-    assert not torch.allclose(r2.final_params["W1"][4:], r2.final_params["W1"][:4])
-
-
 # --------------------------------------------------------------------------- bad input
 def _good():
     model = MLP()
@@ -665,18 +569,8 @@ def test_bad_model_loss_and_validation():
             {1: (torch.zeros(3, 5, D), torch.zeros(3, 5))},
             per_member=True,
         )
-    with pytest.raises(ValueError, match="variants must be an integer >= 1"):
-        paired(kw["params"], DATA, variants=0)
-    with pytest.raises(ValueError, match="data_seeds has 2 seeds"):
-        paired(kw["params"], DATA[:2])
-    with pytest.raises(ValueError, match="_variant"):
-        VariantModel(MLP()).forward(kw["params"], torch.zeros(4, 2, D))
     with pytest.raises(ValueError, match="member index"):
         select_members(kw["params"], [0, 9])
-    with pytest.raises(ValueError, match="seeds must be a non-empty sequence"):
-        vmap_model(MLPModule).init([])
-    with pytest.raises(ValueError, match="module_factory must be a callable"):
-        vmap_model(3)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
@@ -746,37 +640,6 @@ def test_float32_members_stay_float32():
         res.history["loss"].dtype == torch.float64
         and torch.isfinite(res.history["loss"]).all()
     )
-
-
-class WithBuffer(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = torch.nn.Linear(D, 1)
-        self.register_buffer("offset", torch.randn(1))
-
-    def forward(self, x):
-        return (self.lin(x) + self.offset).squeeze(-1)
-
-
-def test_vmap_model_buffers_are_constants():
-    vm = vmap_model(WithBuffer)
-    p = vm.init(SEEDS, torch.float64)
-    assert set(p) == {"lin.weight", "lin.bias", "_buffer.offset"} and p[
-        "_buffer.offset"
-    ].shape == (4, 1)
-    res = train_ensemble(
-        vm,
-        p,
-        sample=sample,
-        optim=OptimConfig("sgd", lr=0.1),
-        steps=3,
-        data_seeds=DATA,
-        progress=False,
-    )
-    assert torch.equal(res.final_params["_buffer.offset"], p["_buffer.offset"])
-    assert not torch.equal(res.final_params["lin.weight"], p["lin.weight"])
-    with pytest.raises(RuntimeError, match="call init"):
-        vmap_model(WithBuffer).forward(p, torch.zeros(4, 2, D))
 
 
 # --------------------------------------------------------------------------- pinned numbers

@@ -1,61 +1,230 @@
-"""The chapters' rows of ``python -m lengthgen bench``: the ensemble engine against a Python loop.
+"""``python -m lengthgen bench``: the ensemble engine against a plain PyTorch loop, one row per case.
 
-``python -m lengthgen bench [--json] [--steps K]`` runs :func:`run_chapter_benchmark`: one row per
+:func:`run_chapter_benchmark` times a toy case (``toy``, the attention classifier below) and each
 chapter's real training step (``ch1_encoder``, ``ch2_single_layer``, ``ch3_decoder``,
-``ch4_mlp_muon``) plus the toy case of :mod:`lengthgen.engine.bench` (``toy``), each timed as an
-ensemble and as a per-member loop with the best plain-PyTorch settings (see "per-chapter rows"
-below); the top-level ``ratio`` is the median of the rows' ratios. It sits above the engine
-because it builds the chapters' models (the engine never imports a chapter). No test asserts a
-speed: the tests check the keys and that the two sides end with the same losses.
+``ch4_mlp_muon``): the same model, optimiser settings, dtype and batches, trained for a few updates
+(a) as one ensemble through :func:`train_ensemble` and (b) as a loop over the members, each its own
+leaf tensors and its own ``torch.optim`` optimiser with the fastest per-member settings this torch
+offers (``fused`` Adam / AdamW, ``torch.optim.Muon``). Both sides see the same batches (drawn once,
+before timing), so their final losses agree up to rounding (``max_abs_loss_diff``). Throughput is
+in member-updates per CPU second of this process (one torch thread); the top-level ``ratio`` is the
+median of the rows'. It sits above the engine because it builds the chapters' models. No test
+asserts a speed. Measurements and what they show: ``book/engine.md`` ("Benchmark").
 """
 
 from __future__ import annotations
 
+import math
+import resource
+import sys
 import time
 
 import torch
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int
-from lengthgen.engine.bench import _timed, peak_rss_mb, run_benchmark
+from lengthgen.engine.ensemble import _tree_map
 from lengthgen.engine.train import (
     OptimConfig,
+    classification_loss,
     members_of,
     seeded_generators,
     train_ensemble,
 )
 
-# =========================================================================== per-chapter rows
-# ``python -m lengthgen bench`` measures each chapter's real training step: the chapter's own
-# model (the same forward function on both sides), its optimiser settings, dtype and batch shape,
-# trained for a few updates (a) as one ensemble through :func:`train_ensemble` and (b) as a plain
-# PyTorch loop over the members, each member its own leaf tensors and its own ``torch.optim``
-# optimiser with the fastest per-member settings this torch offers (``fused=True`` Adam / AdamW,
-# ``torch.optim.Muon`` for chapter 4). The batches are drawn once, before timing, by the chapter's
-# own sampler for all members; member e of the loop trains on row e of the same batches, so the
-# final training losses agree up to rounding (``max_abs_loss_diff``). Throughput is in
-# member-updates per CPU second of this process (one torch thread: on an idle core equal to
-# wall-clock seconds; CPU time is less disturbed by other processes on a shared machine); the wall
-# figures are reported too.
-
-#: keys of every per-chapter row (issue 17, item 4)
-ROW_KEYS = (
-    "name",
-    "members",
-    "ensemble_updates_per_s",
-    "loop_updates_per_s",
-    "ratio",
-    "max_abs_loss_diff",
-)
-#: the chapters' rows, in order
+#: the rows, in order
 CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_mlp_muon")
+FORMULATIONS = ("factored", "softmax")
+#: the toy classifier's width and longest string
+WIDTH, MAX_LEN = 8, 51
+
+# =========================================================================== the toy case
+_SHAPES = lambda d, h, L: {  # noqa: E731 - name -> per-member shape and init std
+    "E0": ((d,), 1.0),
+    "E1": ((d,), 1.0),
+    "P": ((L, d), 1.0),
+    "q0": ((d,), 1.0),
+    "Wq": ((d, d), 1 / math.sqrt(d)),
+    "Wk": ((d, d), 1 / math.sqrt(d)),
+    "Wv": ((d, d), 1 / math.sqrt(d)),
+    "W1": ((h, d), 1 / math.sqrt(d)),
+    "b1": ((h,), 0.0),
+    "W2": ((2, h), 1 / math.sqrt(h)),
+    "b2": ((2,), 0.0),
+}
 
 
-def _tmap(fn, obj):
-    from lengthgen.engine.ensemble import _tree_map
+def _pool_softmax(bits, base, c, E0, dE, Pn):
+    """Attention pooling with an explicit softmax over [..., B, n] scores."""
+    s = torch.addcmul(base[..., None, :], bits, c[..., None, None])
+    a = torch.softmax(s, -1)
+    m = (a * bits).sum(-1)
+    return E0[..., None, :] + m[..., None] * dE[..., None, :] + a @ Pn
 
-    return _tree_map(fn, obj)
+
+def _pool_factored(bits, base, c, E0, dE, Pn):
+    """The same pooling without a [..., B, n] intermediate, using that the tokens are bits.
+
+    With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
+    exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
+    sums of bits and positions are the matrix product ``bits @ [w | w ⊙ P]`` plus per-member
+    constants. (The shifts are detached: softmax does not depend on them.)
+    """
+    w = torch.exp(base - base.max(-1, keepdim=True).values.detach())  # [..., n]
+    cp = torch.relu(c).detach()
+    u0, u1 = torch.exp(-cp), torch.exp(c - cp)  # [...]
+    wP = w[..., None] * Pn  # [..., n, d]
+    S = bits @ torch.cat([w[..., None], wP], -1)  # [..., B, 1 + d]
+    Sw, SP = S[..., 0], S[..., 1:]
+    du = (u1 - u0)[..., None]
+    Z = u0[..., None] * w.sum(-1)[..., None] + du * Sw  # [..., B]
+    mbits = u1[..., None] * Sw / Z
+    aP = (u0[..., None, None] * wP.sum(-2)[..., None, :] + du[..., None] * SP) / Z[
+        ..., None
+    ]
+    return E0[..., None, :] + mbits[..., None] * dE[..., None, :] + aP
 
 
+def _classify(p, bits, mask, scale, factored: bool):
+    """Logits [..., B, 2]; ``p`` holds one member's tensors or stacked [E, ...] tensors."""
+    n = bits.shape[-1]
+    q = (p["Wq"] @ p["q0"][..., None])[..., 0]
+    kq = (p["Wk"].mT @ q[..., None])[..., 0]
+    dE = p["E1"] - p["E0"]
+    t0 = (p["E0"] * kq).sum(-1)
+    Pn = p["P"][..., :n, :]
+    base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
+    base = base.masked_fill(~mask, float("-inf"))
+    c = scale * (dE * kq).sum(-1)
+    pooled = (_pool_factored if factored else _pool_softmax)(
+        bits, base, c, p["E0"], dE, Pn
+    )
+    v = pooled @ p["Wv"].mT
+    h = torch.relu(v @ p["W1"].mT + p["b1"][..., None, :])
+    return h @ p["W2"].mT + p["b2"][..., None, :]
+
+
+class AttentionClassifier:
+    """Hand-batched single-layer, single-query attention classifier over bit strings.
+
+    Per member: token embeddings E0, E1 and position embeddings P_j (width d), a learned query
+    vector q0 with maps Wq, Wk, Wv, then a width-h ReLU layer and 2 logits. With kq = Wkᵀ Wq q0
+    the score of position j is s_j = log(n) · (E_{w_j} + P_j) · kq, the pooled value is
+    Wv Σ_j α_j (E_{w_j} + P_j) with α = softmax(s) over the first n positions.
+    ``x = (bits [E, B, n], mask [E, n], scale [E])``; returns logits [E, B, 2].
+    ``formulation="softmax"`` materialises the [E, B, n] scores; ``"factored"`` (default)
+    computes the same function with one batched matrix product (see :func:`_pool_factored`).
+    """
+
+    def __init__(
+        self,
+        width: int = WIDTH,
+        hidden: int = WIDTH,
+        max_len: int = MAX_LEN,
+        formulation: str = "factored",
+    ):
+        self.d = check_positive_int("width", width)
+        self.h = check_positive_int("hidden", hidden)
+        self.max_len = check_positive_int("max_len", max_len)
+        self.factored = (
+            check_choice("formulation", formulation, FORMULATIONS) == "factored"
+        )
+
+    def init(self, seeds, dtype=torch.float64, device=None):
+        gens = seeded_generators(seeds)
+        out = {}
+        for name, (shape, std) in _SHAPES(self.d, self.h, self.max_len).items():
+            out[name] = torch.stack(
+                [torch.randn(shape, generator=g, dtype=dtype) * std for g in gens]
+            )
+        return {k: v.to(device or "cpu") for k, v in out.items()}
+
+    def forward(self, p, x):
+        bits, mask, scale = x
+        return _classify(p, bits, mask, scale, self.factored)
+
+
+_BYTE_BITS: dict = {}
+
+
+def unpack_bits(words: torch.Tensor, n: int, dtype=torch.float64) -> torch.Tensor:
+    """Bits 0 … n−1 (little-endian) of int64 words, as ``dtype``: ``[..., W] -> [..., n]``, n ≤ 64·W.
+
+    One table lookup per byte (a [256, 8] table of bits), so unpacking E members' batches is a
+    single ``index_select``.
+    """
+    if n > 64 * words.shape[-1]:
+        raise ValueError(f"cannot unpack {n} bits from {words.shape[-1]} 64-bit words")
+    key = (dtype, words.device)
+    if key not in _BYTE_BITS:
+        _BYTE_BITS[key] = (
+            (
+                torch.arange(256, device=words.device)[:, None]
+                >> torch.arange(8, device=words.device)
+            )
+            & 1
+        ).to(dtype)
+    table = _BYTE_BITS[key]
+    b = words.contiguous().view(torch.uint8).flatten().long()
+    out = table.index_select(0, b).view(*words.shape[:-1], 64 * words.shape[-1])
+    return out[..., :n].contiguous()
+
+
+def make_sampler(
+    batch: int = 256, max_len: int = MAX_LEN, dtype=torch.float64, lengths=None
+):
+    """``sample(step, generators)``: per member a length n ~ U{1..max_len}, then ``batch`` random
+    strings of that length (task First, label = first bit); padded to the longest with a mask.
+
+    Each member's generator draws its length and ``batch`` words of 62 random bits
+    (max_len ≤ 62); the bits are unpacked for all members at once (cheap: one op instead of E).
+    With ``lengths`` (a sequence, one length per step) every member uses ``lengths[step]`` and
+    only the bits come from its generator: no padding, at the price of correlated lengths.
+    """
+    batch = check_positive_int("batch", batch)
+    max_len = check_positive_int("max_len", max_len)
+    if max_len > 62:
+        raise ConfigError(
+            f"the benchmark sampler draws one 62-bit word per string; max_len must be <= 62, got {max_len}"
+        )
+    if lengths is not None:
+        lengths = [check_positive_int("lengths[i]", n) for n in lengths]
+        if max(lengths) > max_len:
+            raise ConfigError(
+                f"shared lengths must be <= max_len = {max_len}, got {max(lengths)}"
+            )
+
+    def sample(step, gens):
+        if lengths is None:
+            ns = [int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens]
+        else:
+            ns = [lengths[step]] * len(gens)
+        words = torch.stack(
+            [torch.randint(0, 2**62, (batch, 1), generator=g) for g in gens]
+        )
+        L = max(ns)
+        n = torch.tensor(ns)
+        words &= ((1 << n) - 1)[:, None, None]  # zero the padding bits
+        bits = unpack_bits(words, L, dtype)  # [E, B, L]
+        mask = torch.arange(L)[None, :] < n[:, None]
+        return (bits, mask, torch.log(n.to(dtype))), bits[:, :, 0].long()
+
+    return sample
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MiB (``resource.getrusage``)."""
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return r / 2**20 if sys.platform == "darwin" else r / 1024
+
+
+def _timed(fn, *args):
+    """``(fn(*args), wall seconds, CPU seconds of this process)``."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args)
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+# =========================================================================== the rows
 def _fused_ok(dtype) -> bool:
     """Whether ``torch.optim.Adam(fused=True)`` runs on CPU tensors of ``dtype`` in this torch."""
     try:
@@ -101,7 +270,7 @@ def _loop(params, member_model, batches, loss, loop_opt, clip, members, n):
         opt = loop_opt(list(P.items()))
         last = None
         for step in range(n):
-            x, y = _tmap(lambda t: t[e : e + 1], batches[step])
+            x, y = _tree_map(lambda t: t[e : e + 1], batches[step])
             lv = loss(
                 mm.forward({**{k: v.unsqueeze(0) for k, v in P.items()}, **C}, x), y
             )
@@ -123,10 +292,8 @@ def _pair(
     batches: list,
     loss,
     optim: OptimConfig,
-    loop_opt,
-    loop_label: str,
+    loop: tuple,
     *,
-    clip: float | None = None,
     warmup: int = 1,
     extra: dict | None = None,
 ) -> dict:
@@ -135,39 +302,36 @@ def _pair(
     ``model`` is the E-member model, ``member_model(e)`` the same model for member e alone (its
     forward takes 1-member parameters), ``batches`` a list of ``(x, y)`` with leading dim E (one per
     update), ``loss(out, y) -> [E]`` the chapter's per-member loss, ``optim`` the chapter's
-    :class:`OptimConfig` (the ensemble side), ``loop_opt(named_params)`` the loop's optimiser."""
+    :class:`OptimConfig` (the ensemble side), ``loop = (make(named_params), label)`` the loop's
+    optimiser; it clips gradients as ``optim.clip`` says."""
+    loop_opt, loop_label = loop
+    clip = optim.clip
+    if clip is not None:
+        loop_label += " + clip_grad_norm_(foreach)"
     E = members_of(params)
     steps = len(batches)
 
     def ens(sub_params, n):
-        E_ = members_of(sub_params)
-        sample = (
-            (lambda step, gens, members=None: batches[step])
-            if E_ == E
-            else (
-                lambda step, gens, members=None: _tmap(lambda t: t[:E_], batches[step])
-            )
-        )  # noqa: E731
         return train_ensemble(
             model,
             sub_params,
-            sample=sample,
+            sample=lambda step, gens, members=None: batches[step],
             loss=loss,
             optim=optim,
             steps=n,
-            data_seeds=list(range(E_)),
+            data_seeds=list(range(E)),
             progress=False,
             record_every=max(1, n),
         )
 
-    def loop(members, n):
+    def per_member(members, n):
         return _loop(params, member_model, batches, loss, loop_opt, clip, members, n)
 
     # untimed warm-up of both sides (lazy imports, kernel selection, first-call allocations)
     ens(params, warmup)
-    loop([0], warmup)
+    per_member([0], warmup)
     res, t_ens, c_ens = _timed(ens, params, steps)
-    loop_loss, t_loop, c_loop = _timed(loop, range(E), steps)
+    loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
     ens_loss = res.history["loss"][-1]
     row = {
         "name": name,
@@ -189,28 +353,44 @@ def _pair(
     return row
 
 
-def _row_toy(steps: int, members: int, batch: int) -> dict:
-    """The original toy benchmark (:func:`run_benchmark`) as one row."""
-    r = run_benchmark(steps=steps, members=members, batch=batch, vmap=False)
-    return {
-        "name": "toy",
-        "members": r["members"],  # wall-clock figures (the CPU seconds are rounded)
-        "ensemble_updates_per_s": r["ensemble_steps_per_s"],
-        "loop_updates_per_s": r["loop_steps_per_s"],
-        "ratio": r["ratio"],
-        "max_abs_loss_diff": r["max_abs_loss_diff"],
-        "steps": steps,
-        "dtype": "float64",
-        "loop_optimizer": "torch.optim.Adam(default) + clip_grad_norm_",
-        "ensemble_cpu_s": r["ensemble_cpu_s"],
-        "loop_cpu_s": r["loop_cpu_s"],
-        "ensemble_wall_s": r["ensemble_s"],
-        "loop_wall_s": r["loop_s"],
-        "cpu_ratio": r["cpu_time_ratio"],
-        "measure": "wall",
-        "model": "single-layer attention classifier, width 8, batch %d, lengths 1-51"
-        % batch,
-    }
+def _row_toy(
+    steps: int,
+    members: int,
+    batch: int,
+    max_len: int = 51,
+    lengths: str = "per_member",
+    formulation: str = "factored",
+    lr: float = 1e-3,
+) -> dict:
+    """The toy case: ``members`` attention classifiers (:class:`AttentionClassifier`, width 8,
+    float64) on task First, batch ``batch``, lengths 1 … ``max_len`` drawn per member and step
+    (``lengths="per_member"``; the ensemble pads to the longest) or one per step for all
+    (``"shared"``), Adam (lr 1e-3) with clipping at 1."""
+    check_choice("lengths", lengths, ("per_member", "shared"))
+    model = AttentionClassifier(max_len=max_len, formulation=formulation)
+    params = model.init([1000 + e for e in range(members)], torch.float64)
+    shared = None
+    if lengths == "shared":
+        gen = torch.Generator().manual_seed(9)
+        shared = torch.randint(1, max_len + 1, (steps,), generator=gen).tolist()
+    sample = make_sampler(batch, max_len, lengths=shared)
+    gens = seeded_generators([5000 + e for e in range(members)])
+    batches = [sample(step, gens) for step in range(steps)]
+    loop = _adam_loop_opt("adam", lr, dtype=torch.float64)
+    return _pair(
+        "toy",
+        model,
+        lambda e: model,
+        params,
+        batches,
+        classification_loss,
+        OptimConfig("adam", lr=lr, clip=1.0),
+        loop,
+        extra={
+            "model": f"single-layer attention classifier ({formulation}), width 8, "
+            f"batch {batch}, lengths 1-{max_len} ({lengths})"
+        },
+    )
 
 
 def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
@@ -218,7 +398,6 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
     ``runs``, one grouped string of length ``n`` per update (batch 1), Adam lr 3e-4, float32."""
     from lengthgen.chapters.ch1 import paper as p1
     from lengthgen.chapters.ch1.experiments import first_model
-    from lengthgen.engine.train import classification_loss
     from lengthgen.nn.tasks import random_strings
 
     arms = [p1.FIRST_ARMS[a] for a in p1.ATTENTION_ARMS for _ in range(runs)]
@@ -231,7 +410,7 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
     for _ in range(steps):
         x = enc.group(torch.stack([random_strings(1, n, generator=g) for g in gens]))
         batches.append((x, x.tokens[..., 1]))
-    loop_opt, label = _adam_loop_opt("adam", p1.MODEL["lr"], dtype=torch.float32)
+    loop = _adam_loop_opt("adam", p1.MODEL["lr"], dtype=torch.float32)
     return _pair(
         "ch1_encoder",
         enc,
@@ -240,8 +419,7 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
         batches,
         classification_loss,
         OptimConfig("adam", lr=p1.MODEL["lr"]),
-        loop_opt,
-        label,
+        loop,
         extra={
             "model": f"ch1 FIRST encoder, 2 arms x {runs} runs, n = {n}, batch 1 (grouped)"
         },
@@ -257,7 +435,6 @@ def _row_ch2(
     from lengthgen.chapters.ch2 import paper as p2
     from lengthgen.chapters.ch2.experiments import make_sampler as ch2_sampler
     from lengthgen.chapters.ch2.single_layer import SingleLayer
-    from lengthgen.engine.train import classification_loss
 
     members = [(v, N, s) for v in ("pos", "norm") for N in Ns for s in p2.SEEDS[:seeds]]
     vs, Nm, sm = (
@@ -271,7 +448,7 @@ def _row_ch2(
     params = model.init(sm, torch.float64)
     sample = ch2_sampler(task, Nm, streams, p2.BATCH, base_seed=0)
     batches = [sample(step, None) for step in range(steps)]
-    loop_opt, label = _adam_loop_opt(
+    loop = _adam_loop_opt(
         "adam", p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, dtype=torch.float64
     )
     return _pair(
@@ -282,9 +459,7 @@ def _row_ch2(
         batches,
         classification_loss,
         OptimConfig("adam", lr=p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, clip=p2.CLIP),
-        loop_opt,
-        label + " + clip_grad_norm_(foreach)",
-        clip=p2.CLIP,
+        loop,
         extra={
             "model": f"ch2 A_pos/A_norm ({task}), {seeds} seeds x N {list(Ns)} x 2, batch {p2.BATCH}"
         },
@@ -311,7 +486,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
     )
     gens = seeded_generators([100 + i for i in range(len(tasks))])
     batches = [sample(step, gens) for step in range(steps)]
-    loop_opt, label = _adam_loop_opt(
+    loop = _adam_loop_opt(
         "adamw", P["lr"], weight_decay=P["weight_decay"], dtype=torch.float32
     )
     return _pair(
@@ -322,8 +497,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
         batches,
         masked_ce,
         OptimConfig("adamw", lr=P["lr"], weight_decay=P["weight_decay"]),
-        loop_opt,
-        label,
+        loop,
         extra={
             "model": f"ch3 decoder {tier} {encoding}, 7 tasks, batch {P['batch']}, n 10-20"
         },
@@ -412,7 +586,7 @@ def _row_ch4(
     cfg = b1_optimizer("muon", lr, wd, "sine", False)
     if ns_dtype is not None:
         cfg = dataclasses.replace(cfg, ns_dtype=ns_dtype)
-    loop_opt, label = _muon_loop_opt(cfg, lr, wd)
+    loop = _muon_loop_opt(cfg, lr, wd)
     return _pair(
         "ch4_mlp_muon",
         model,
@@ -421,8 +595,7 @@ def _row_ch4(
         batches,
         masked_loss,
         cfg,
-        loop_opt,
-        label,
+        loop,
         extra={
             "model": f"ch4 MLP sine, p {p}, width {width}, n {n}, batch {batch}, Muon lr {lr}, wd {wd} on V",
             "ensemble_ns_dtype": cfg.ns_dtype,
@@ -474,9 +647,10 @@ def run_chapter_benchmark(
     """The per-chapter benchmark (``python -m lengthgen bench``): one row per entry of ``rows``
     (names of :data:`CHAPTER_ROWS`) at ``size`` (``full`` or ``tiny``, :data:`SIZES`; ``overrides``
     maps a row name to keyword arguments replacing those of the size; ``steps`` sets every row's
-    number of timed updates). Returns ``{"rows": [...],
-    "ratio": median row ratio, "threads", "torch", "measure"}``; every row has the keys
-    :data:`ROW_KEYS` (and more: steps, dtype, the loop's optimiser, CPU and wall seconds)."""
+    number of timed updates). Returns ``{"rows": [...], "ratio": median row ratio, "threads",
+    "torch", "measure", ...}``; a row has ``name``, ``members``, ``ensemble_updates_per_s``,
+    ``loop_updates_per_s``, ``ratio``, ``max_abs_loss_diff``, steps, dtype, the loop's optimiser,
+    CPU and wall seconds."""
     check_choice("size", size, tuple(SIZES))
     threads = check_positive_int("threads", threads)
     if steps is not None:

@@ -69,7 +69,6 @@ from lengthgen.store import (
 )
 
 CHECKS = ("value", "interval", "equal", "direction", "predicate")
-STATUSES = ("reproduced", "deviates", "not-reproducible", "not-attempted")
 #: ``ours``: a prediction of our own (chapter 5), counted apart from the papers' claims
 GROUPS = ("paper", "self-check", "ours")
 SOURCES = ("stored", "live")

@@ -1,53 +1,15 @@
-"""Resumable runs: every chapter's ``reproduce`` is a list of named cells run through :func:`run_cells`.
+"""Resumable runs: a chapter's ``reproduce`` is a list of named cells run through :func:`run_cells`.
 
-A *cell* (:class:`Cell`) is one unit of work of a chapter's reproduction — usually one ensemble of the
-engine (all seeds of a model shape trained at once), sometimes one analysis. It has a name, a
-module-level function and the keyword arguments that configure it. :func:`run_cells` stores each
-finished cell atomically as ``<folder>/<name>.json`` with its provenance and its *key*:
-
-* the **scale** it ran at (``smoke``, ``full``, or ``paper`` where a chapter defines the paper's
-  own protocol) and
-* the **configuration hash** (:func:`config_hash`: the function's qualified name and its
-  keyword arguments, canonically serialised).
-
-Re-running the same list skips every cell whose stored key equals the planned one (so an
-interrupted run resumes where it stopped); a cell whose configuration changed is recomputed, never
-silently reused; a stored cell of *another* scale is never replaced — :class:`ScaleConflict` is
-raised before any work starts, so a smoke run can never overwrite a stored full-scale result.
-The default folders keep the two apart anyway: full-scale runs go to ``results/<chapter>/``,
-smoke runs to ``_build/smoke-results/<chapter>/`` (:func:`default_out`).
-
-Executors (``executor=``): ``"inprocess"`` (default), ``"process"`` (a local process pool of
-``workers`` processes) and ``"dask"`` (``scheduler="local"`` starts a throw-away ``LocalCluster`` of
-``workers`` process workers; an address such as ``"tcp://host:8786"`` uses an existing cluster whose
-workers have this package installed). Workers only compute; the calling process alone writes the
-store. Results do not depend on the executor: each cell seeds its own generators, and every worker
-runs torch with the same number of intra-op threads (``tests/test_runs.py`` checks the process and
-Dask executors give bit-identical results to the in-process one). A Dask run never waits forever: it
-stops with :class:`RunError` when a cell has not finished ``timeout_s`` after it was submitted
-(:data:`DASK_TIMEOUT_S` by default) or the cluster has had no worker for ``no_workers_s`` seconds (the
-last worker died or left; :data:`DASK_NO_WORKERS_S`); the finished cells stay stored.
-
-Provenance of each cell (:func:`lengthgen.store.provenance`): the command, git commit and whether the
-tree was clean, package/torch/numpy versions, the device the trained tensors actually lived on (the
-trainer reports it through :func:`note_device`), torch threads, wall time, the worker's CPU time,
-the load average at start and end, the date, the scale, the seeds and the configuration hash.
-A full- or paper-scale run from a dirty working tree is refused unless ``allow_dirty=True`` (recorded).
-
-Long cells that can stop early: a cell function with a ``deadline`` parameter receives the
-``time.time()`` at which the run's budget ends (or ``None``), and one with a ``workdir`` parameter a
-folder of its own (``<out>/work/<cell>``) for checkpoints. Such a cell may return before it has done
-all its work, with ``"partial": True`` and ``"progress": {"done": k, "target": N}`` in its value:
-the value is stored (so the work is kept and shown as partial), and a re-run of the same plan
-calls the cell again, which resumes from its checkpoint. A stored partial result is never replaced
-by one that did less (``progress.done`` smaller), e.g. a re-run on a machine without the checkpoint.
-
-Refreshing unmeasured cells (``refresh=True``, ``reproduce … --refresh-unmeasured``): a stored cell
-whose provenance has no CPU time (results migrated from runs made before this facility, whose wall
-times came from a shared machine) is recomputed under the same key, and the re-run replaces it once
-it finishes. Its provenance then records ``refreshed``: the replaced cell's date, commit and wall
-time, and the largest absolute difference between the two values (:func:`refresh_record`), so a
-refresh is also a reproducibility check of what was stored. ``lengthgen.cost`` sums the new CPU times.
+A *cell* (:class:`Cell`) is one unit of work (usually one ensemble of the engine): a name, a
+module-level function and its keyword arguments. This module plans and runs cells; the store
+(:mod:`lengthgen.store`) reads and writes their files. A finished cell is stored under its *key*,
+the scale and the configuration hash (:func:`config_hash`): a re-run skips cells whose key is
+stored, recomputes cells whose configuration changed, and never replaces a cell of another scale
+(:class:`ScaleConflict`, raised before any work starts). Executors: ``inprocess``, ``process``
+(a local pool) and ``dask`` (workers only compute; results do not depend on the executor). Cells
+with a ``deadline`` or ``workdir`` parameter may stop early and store a partial result that a
+re-run resumes; ``refresh=True`` re-runs cells stored without a CPU time. The book page
+``book/engine.md`` ("Runs: cells, keys and executors") explains each rule.
 """
 
 from __future__ import annotations
@@ -91,7 +53,6 @@ from lengthgen.store import (  # the store owns the cell files; names kept impor
     stored_state,
     unmeasured,
     write_cell,
-    write_output,  # noqa: F401
 )
 
 EXECUTORS = ("inprocess", "process", "dask")

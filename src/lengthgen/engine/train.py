@@ -12,11 +12,8 @@ A *model* is any object with two methods::
     init(seeds: Sequence[int], dtype, device) -> dict[str, Tensor]   # each tensor [E, ...], E = len(seeds)
     forward(params: dict[str, Tensor], x) -> Tensor                  # x has leading dim E; returns [E, B, ...]
 
-Hand-batched models (einsum / bmm over the member dimension) are the fast path;
-:func:`vmap_model` wraps an ordinary ``nn.Module`` factory into the same interface with
-``torch.func`` (``stack_module_state`` + ``functional_call`` + ``vmap``). Parameters whose name
-starts with an underscore are per-member constants (not trained, but carried along), e.g. the
-``_variant`` index of :class:`VariantModel`.
+Models are hand-batched (einsum / bmm over the member dimension). Parameters whose name starts
+with an underscore are per-member constants (not trained, but carried along).
 
 Example (the complete protocol of Zhu & Chiang D.2 on a toy model)::
 
@@ -65,16 +62,13 @@ import torch.nn.functional as F
 
 from lengthgen.config import ConfigError, check_positive_int, get_device
 from lengthgen.engine.ensemble import (  # the model interface; its names are exported here too
-    VariantModel,
     _check_model,
     _params_device,
     _tree_leaves,
     _tree_map,
     members_of,
-    paired,
     seeded_generators,
     select_members,
-    vmap_model,
 )
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
 from lengthgen.engine.runs import note_device
@@ -88,9 +82,6 @@ __all__ = [
     "classification_loss",
     "classification_metric",
     "accuracy",
-    "vmap_model",
-    "VariantModel",
-    "paired",
     "seeded_generators",
     "members_of",
     "select_members",
@@ -389,18 +380,8 @@ def train_ensemble(
     record_every : keep the training loss every this many updates in ``history``.
     device : ``None`` keeps the device of ``params``; else :func:`lengthgen.config.get_device`.
     """
-    E, steps, record_every, optim, gens, dev = _check_train_args(
-        model,
-        params,
-        sample,
-        loss,
-        optim,
-        steps,
-        data_seeds,
-        validation,
-        record_every,
-        device,
-    )
+    # every argument by name (first statement: locals() holds only the arguments)
+    E, steps, record_every, optim, gens, dev = _check_train_args(**locals())
     metric = getattr(validation, "metric", None) or classification_metric
     with_members = _accepts_members(sample)
     t0 = time.perf_counter()
@@ -479,6 +460,7 @@ def _check_train_args(
     validation,
     record_every,
     device,
+    **_,
 ):
     """Check the arguments of :func:`train_ensemble` (one-line errors, in this order) and resolve the
     defaults: returns ``(E, steps, record_every, optim, data generators, device)``."""

@@ -3,9 +3,7 @@
 :class:`Decoder` follows the ensemble-model interface of :mod:`lengthgen.engine.train`:
 ``init(seeds, dtype, device)`` returns a dict of parameters, each with a leading member dimension
 E (member e initialised from its own ``torch.Generator(seeds[e])``), and ``forward(params, x)``
-maps token ids ``x [E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``. Every member runs the
-same architecture; seeds and task variants are the batch dimension E, so one forward/backward
-pass serves the whole ensemble.
+maps token ids ``x [E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``.
 
 Architecture (Han, Chai & Wang 2026, App. C; reused by chapter 4)
 -----------------------------------------------------------------
@@ -22,14 +20,12 @@ Architecture (Han, Chai & Wang 2026, App. C; reused by chapter 4)
   geometric head slopes).
 
 Kernels (``kernels``): ``"fused"`` (default) computes each layer norm with
-:func:`torch.nn.functional.layer_norm` (one kernel forward and backward) and then the per-member gain
-and bias, and each linear map as one ``baddbmm`` (the bias enters the product); ``"reference"`` is the
-hand-written form (mean, biased variance; einsum, then the bias) that trained the stored chapter-3
-study, operation for operation. The two compute the same function: in float64 they agree to ~1e-15
-(``tests/test_speed_paths.py``), in float32 to rounding; re-running stored chapter-3 groups with the
-fused kernels reproduces their accuracies (issue 17, ``book/cost.md``). ``kernels="reference"`` repeats
-the arithmetic of the stored runs operation for operation. (``scaled_dot_product_attention`` was measured too and is
-slower on CPU for these short sequences and narrow heads, so attention stays explicit.)
+:func:`torch.nn.functional.layer_norm` and each linear map as one ``baddbmm``; ``"reference"`` is
+the hand-written form (mean, biased variance; einsum, then the bias) that trained the stored
+chapter-3 study, operation for operation. Both compute the same function (float64: ~1e-15,
+``tests/test_speed_paths.py``; stored chapter-3 groups re-run fused keep their accuracies,
+``book/cost.md``). Attention stays explicit: ``scaled_dot_product_attention`` measured slower on
+CPU for these short sequences and narrow heads.
 
 Initialisation mirrors PyTorch's module defaults: embeddings and the learned position table
 N(0, 1), linear weights and biases U(−1/√fan_in, 1/√fan_in), LayerNorm gain 1 and bias 0.
@@ -208,10 +204,6 @@ class Decoder:
             }
         )
         return shapes
-
-    def n_params(self) -> int:
-        """Trainable parameters per member."""
-        return sum(math.prod(s) for s in self.param_shapes().values())
 
     def matmul_flops(self, batch: int, n: int, *, backward: bool = True) -> int:
         """Floating-point operations of the matrix products of one member's forward pass over ``batch``
