@@ -20,6 +20,19 @@ from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
 
 
+def cell_rows(rows, tier: str, encoding: str, task: str, L: int | None = None) -> list:
+    """The measurement rows of one cell (``encoding``, ``task``) of ``tier``, at length ``L`` when
+    given."""
+    return [
+        x
+        for x in rows
+        if x["tier"] == tier
+        and x["encoding"] == encoding
+        and x["task"] == task
+        and (L is None or x["L"] == L)
+    ]
+
+
 def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
     """Per (encoding, task) cell of ``tier`` that has measurement ``rows``: ``{(enc, task): {"alpha"
     (α_L of the table ``alpha`` averaged over the measured lengths), "lg" (trained accuracy on the
@@ -31,11 +44,7 @@ def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
     out = {}
     for e in ENCODINGS:
         for t in tasks:
-            r = [
-                x
-                for x in rows
-                if x["tier"] == tier and x["encoding"] == e and x["task"] == t
-            ]
+            r = cell_rows(rows, tier, e, t)
             if not r:
                 continue
             Ls = sorted({x["L"] for x in r})
@@ -139,14 +148,7 @@ def selection_ablation(
     pts = []
     for e, t in keys:
         for L in cells[(e, t)]["lengths"]:
-            acc = [
-                x["acc"]
-                for x in rows
-                if x["tier"] == tier
-                and x["encoding"] == e
-                and x["task"] == t
-                and x["L"] == L
-            ]
+            acc = [x["acc"] for x in cell_rows(rows, tier, e, t, L)]
             pts.append((e, t, L, float(np.mean(acc))))
     out = {"tier": tier, "n_cells": len(keys), "n_rows": len(pts)}
     if len(pts) >= 3:
@@ -192,14 +194,7 @@ def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
     out = {}
     for e in ENCODINGS:
         for t in tasks:
-            acc = [
-                x["acc"]
-                for x in rows
-                if x["tier"] == tier
-                and x["encoding"] == e
-                and x["task"] == t
-                and x["L"] == L
-            ]
+            acc = [x["acc"] for x in cell_rows(rows, tier, e, t, L)]
             if acc:
                 out[f"{e}/{t}"] = {
                     "alpha": alpha[f"{e}/{t}"][L],

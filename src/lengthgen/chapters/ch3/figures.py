@@ -21,6 +21,7 @@ from lengthgen.config import (
 from lengthgen.engine.runs import refresh_difference
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
+from lengthgen.chapters.ch3.analysis import cell_rows
 from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS, study_plan
 
 
@@ -279,11 +280,25 @@ def theory_table(th: dict, copy_2c: dict | None = None):
     return pd.DataFrame(rows, columns=["check", "ours", "paper"])
 
 
+def _ticks(ax, columns, rows) -> None:
+    """Label a heat-map's columns and rows."""
+    ax.set(xticks=range(len(columns)), xticklabels=columns)
+    ax.set(yticks=range(len(rows)), yticklabels=rows)
+
+
+def _box(ax, x: int, y: int) -> None:
+    """Outline the heat-map cell at column ``x``, row ``y``."""
+    from matplotlib.patches import Rectangle
+
+    from lengthgen import plotting
+
+    box = Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2)
+    ax.add_patch(box)
+
+
 def plot_alpha_tables(tabs: dict, marked=()):
     """The α_L tables of both selection rules as two heat-maps (rows ``encoding/task``, columns L),
     cross-entropy left, min-norm right; cells listed in ``marked`` (``(row, L)``) get a box."""
-    from matplotlib.patches import Rectangle
-
     from lengthgen import plotting
 
     frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
@@ -309,21 +324,9 @@ def plot_alpha_tables(tabs: dict, marked=()):
             ax.axhline((r + 1) * len(rows) / len(ENCODINGS) - 0.5, color="w", lw=1.5)
         for name, L in marked:
             if name in rows and L in Ls and rule == "ce":
-                ax.add_patch(
-                    Rectangle(
-                        (Ls.index(L) - 0.5, rows.index(name) - 0.5),
-                        1,
-                        1,
-                        fill=False,
-                        ec=plotting.PALETTE[5],
-                        lw=2,
-                    )
-                )
+                _box(ax, Ls.index(L), rows.index(name))
+        _ticks(ax, Ls, rows)
         ax.set(
-            xticks=range(len(Ls)),
-            xticklabels=Ls,
-            yticks=range(len(rows)),
-            yticklabels=rows,
             xlabel="test length L",
             ylabel="encoding/task" if rule == "ce" else "",
             title="cross-entropy fit" if rule == "ce" else "min-norm interpolant",
@@ -467,8 +470,6 @@ def plot_heatmaps(
 ):
     """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
     ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, boxed."""
-    from matplotlib.patches import Rectangle
-
     from lengthgen import plotting
 
     A = np.array(
@@ -508,25 +509,13 @@ def plot_heatmaps(
                     color=col,
                     style="italic",
                 )
-                ax.add_patch(
-                    Rectangle(
-                        (c - 0.5, r - 0.5),
-                        1,
-                        1,
-                        fill=False,
-                        ec=plotting.PALETTE[5],
-                        lw=2,
-                    )
-                )
+                _box(ax, c, r)
             else:
                 ax.text(
                     c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col
                 )
+        _ticks(ax, MAIN_TASKS, ENCODINGS)
         ax.set(
-            xticks=range(len(MAIN_TASKS)),
-            xticklabels=MAIN_TASKS,
-            yticks=range(len(ENCODINGS)),
-            yticklabels=ENCODINGS,
             xlabel="task",
             ylabel="encoding",
             title=name,
@@ -562,11 +551,7 @@ def plot_lg_curves(
 
     fig, ax = plotting.figure(width=6.8, height=4.6)
     for c, (e, t) in enumerate(cells):
-        r = [
-            x
-            for x in rows
-            if x["tier"] == tier and x["encoding"] == e and x["task"] == t
-        ]
+        r = cell_rows(rows, tier, e, t)
         if not r:
             continue
         Ls = sorted({x["L"] for x in r})

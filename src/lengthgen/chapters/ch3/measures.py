@@ -128,12 +128,8 @@ def cells(results, tier: str = "1L1H", tasks=MAIN_TASKS) -> dict:
 
 
 def accs(results, tier, cell, L):
-    e, t = cell.split("/")
-    return [
-        x["acc"]
-        for x in rows(results)
-        if x["tier"] == tier and x["encoding"] == e and x["task"] == t and x["L"] == L
-    ]
+    """The stored accuracies of one ``"enc/task"`` cell of ``tier`` at length ``L``."""
+    return [x["acc"] for x in an3.cell_rows(rows(results), tier, *cell.split("/"), L)]
 
 
 def high_rows(
