@@ -22,7 +22,8 @@ The transfer operator and α_L (§4)
 A head is a parameter ``W`` (m × m). Its kernel at length L is the transfer ``T_L(W) = Φ_L W Φ_Lᵀ``
 (eq. 2, :func:`transfer`). A *selection rule* picks ``W`` from the length-L0 fit: the regularised
 cross-entropy fit of the family's coefficients (:func:`fit_ce`; 400 Adam steps, weight decay
-10⁻⁴, constraints imposed) or the min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (:func:`fit_min_norm`).
+10⁻⁴, constraints imposed) or the min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (:func:`fit_min_norm`;
+its exact form for the sinusoidal and RoPE bases is :mod:`lengthgen.chapters.ch3.exact_min_norm`).
 The simulation alignment (eq. 3, :func:`simulate`) is the fraction of scored rows
 ``S_L = query rows ∩ [L0, L)`` whose causal (j ≤ i) row-argmax of ``T_L(W)`` is the target, with
 the argmax required to be *strict*: a tie at the top counts as a failure.
