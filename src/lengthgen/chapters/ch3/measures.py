@@ -36,6 +36,11 @@ def _memo(results, key, fn):
     return cache[key]
 
 
+def stored(results, name: str):
+    """The validated data of the stored cell ``name`` (:func:`experiments.load`), read once."""
+    return _memo(results, name, lambda: ch3.load(name, folder=results.folder)["data"])
+
+
 def _int_lengths(tab: dict) -> dict:
     """A stored α table ``{"enc/task": {"L": α}}`` with integer lengths and float values."""
     return {k: {int(L): float(a) for L, a in d.items()} for k, d in tab.items()}
@@ -44,11 +49,10 @@ def _int_lengths(tab: dict) -> dict:
 def alpha_tables(results) -> dict:
     """The stored α tables ``{rule: {"enc/task": {L: α}}}`` (integer lengths), validated."""
 
-    def load():
-        tabs = ch3.load("alpha_tables", folder=results.folder)["data"]
-        return {rule: _int_lengths(tab) for rule, tab in tabs.items()}
-
-    return _memo(results, "alpha", load)
+    tabs = stored(results, "alpha_tables")
+    return _memo(
+        results, "alpha", lambda: {r: _int_lengths(t) for r, t in tabs.items()}
+    )
 
 
 def alpha(results, rule: str = "ce") -> dict:
@@ -57,11 +61,7 @@ def alpha(results, rule: str = "ce") -> dict:
 
 def alpha_exact(results) -> dict:
     """The stored exact min-norm rule (``alpha_min_norm_exact`` cell), validated."""
-    return _memo(
-        results,
-        "alpha_exact",
-        lambda: ch3.load("alpha_min_norm_exact", folder=results.folder)["data"],
-    )
+    return stored(results, "alpha_min_norm_exact")
 
 
 def min_norm_exact_table(results) -> dict:
@@ -73,16 +73,12 @@ def min_norm_exact_table(results) -> dict:
 
 def theory(results) -> dict:
     """The stored theory checks (the ``theory`` cell), validated."""
-    return _memo(
-        results, "theory", lambda: ch3.load("theory", folder=results.folder)["data"]
-    )
+    return stored(results, "theory")
 
 
 def lr_grid(results) -> dict:
     """The stored learning-rate grid of the CE fit (the ``lr_grid`` cell), validated."""
-    return _memo(
-        results, "lr_grid", lambda: ch3.load("lr_grid", folder=results.folder)["data"]
-    )
+    return stored(results, "lr_grid")
 
 
 def lr_grid_headline_diff(results) -> int:
@@ -375,16 +371,12 @@ def precision_by_tau(r):
 
 def old_key_ratio(r) -> float:
     """Prop. 2 with an old-key target: Pr[M_i = 0] as a multiple of 1/(k − 1) (``prop2_old_key``)."""
-    return ch3.load("prop2_old_key", folder=r.folder)["data"]["ratio"]
+    return stored(r, "prop2_old_key")["ratio"]
 
 
 def lr_alpha(results, lr: float) -> dict:
     """The stored CE α table at learning rate ``lr`` of :data:`experiments.LR_MATCH`."""
-    tab = _memo(
-        results,
-        "alpha_lr",
-        lambda: ch3.load("alpha_lr_match", folder=results.folder)["data"],
-    )
+    tab = stored(results, "alpha_lr_match")
     if str(lr) not in tab["alpha"]:
         raise ValueError(f"no stored α at lr {lr!r}; stored: {', '.join(tab['alpha'])}")
     return _int_lengths(tab["alpha"][str(lr)])
