@@ -9,6 +9,9 @@ import torch
 
 import lengthgen.chapters
 from lengthgen.chapters.ch3 import experiments as ch3
+from lengthgen.chapters.ch3 import figures as fig3
+from lengthgen.chapters.ch3 import analysis as an3
+from lengthgen.chapters.ch3 import training as tr3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, STUDY_LENGTHS
 from lengthgen.config import ConfigError
@@ -18,13 +21,13 @@ from lengthgen.tables import styled
 
 
 def test_target_table_and_labels():
-    T = ch3.target_table(("prev", "copy"), 20)
+    T = tr3.target_table(("prev", "copy"), 20)
     assert T.shape == (2, 21, 20)
     assert T[0, 12, :4].tolist() == [-1, 0, 1, 2] and T[0, 12, 12:].eq(-1).all()
     assert T[1, 10, 5:10].tolist() == [0, 1, 2, 3, 4]
     x = torch.tensor([[7, 3, 9, 4]])
-    y = ch3.labels(x, torch.tensor([[-1, 0, 1, 2]]))
-    assert y.tolist() == [[ch3.IGNORE, 7, 3, 9]]
+    y = tr3.labels(x, torch.tensor([[-1, 0, 1, 2]]))
+    assert y.tolist() == [[tr3.IGNORE, 7, 3, 9]]
 
 
 def test_sampler_is_per_member_and_shares_the_length_schedule():
@@ -33,7 +36,7 @@ def test_sampler_is_per_member_and_shares_the_length_schedule():
     x, y = s(0, g)
     assert x.shape[:2] == (2, 4) and 10 <= x.shape[2] <= 20 and y.shape == x.shape
     n = x.shape[2]
-    assert torch.equal(y[0, :, 1:], x[0, :, :-1]) and (y[0, :, 0] == ch3.IGNORE).all()
+    assert torch.equal(y[0, :, 1:], x[0, :, :-1]) and (y[0, :, 0] == tr3.IGNORE).all()
     assert torch.equal(y[1], x[1, :, :1].expand(4, n))
     x1, _ = ch3.make_sampler(("first",), batch=4, steps=10)(
         0, [torch.Generator().manual_seed(2)]
@@ -45,19 +48,19 @@ def test_masked_loss_and_accuracy():
     out = torch.zeros(2, 1, 3, 5)
     out[0, 0, 1, 2] = 10.0
     y = torch.tensor(
-        [[[ch3.IGNORE, 2, ch3.IGNORE]], [[ch3.IGNORE, ch3.IGNORE, ch3.IGNORE]]]
+        [[[tr3.IGNORE, 2, tr3.IGNORE]], [[tr3.IGNORE, tr3.IGNORE, tr3.IGNORE]]]
     )
-    acc = ch3.masked_acc(out, y)
+    acc = tr3.masked_acc(out, y)
     assert acc.tolist() == [1.0, 0.0]
     ce = ch3.masked_ce(out, y)
     assert ce[0] < 1e-3 and ce[1] == 0
 
 
 def test_eval_banks_score_only_extrapolation_rows():
-    b = ch3.eval_banks(("prev", "copy"), (30,), n_eval=3, train_n=2)
+    b = tr3.eval_banks(("prev", "copy"), (30,), n_eval=3, train_n=2)
     x, y = b[30]
     assert x.shape == (2, 3, 30)
-    assert (y[:, :, :20] == ch3.IGNORE).all() and (y[0, :, 20:] != ch3.IGNORE).all()
+    assert (y[:, :, :20] == tr3.IGNORE).all() and (y[0, :, 20:] != tr3.IGNORE).all()
     assert torch.equal(y[1, :, 20:], x[1, :, 5:15])  # copy at L = 30: t = i - 15
     assert ("train", 10) in b and ("train", 20) in b
 
@@ -170,7 +173,7 @@ def test_study_stats_on_synthetic_rows():
                             "train_acc": 0.9,
                         }
                     )
-    st = ch3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
+    st = an3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
     assert (
         st["n_cells"] == 6
         and st["n_pos"] == 2
@@ -178,7 +181,7 @@ def test_study_stats_on_synthetic_rows():
         and st["precision"] == 1.0
     )
     assert st["auc_p"] < 0.2 and st["n_learnable"] == 6
-    c = ch3.cell_table(rows, A, "1L1H", 60)
+    c = an3.cell_table(rows, A, "1L1H", 60)
     assert c["rope/prev"]["lg_mean"] == 0.95 and c["rope/prev"]["n_seeds"] == 2
 
 
@@ -465,7 +468,7 @@ def test_every_stored_cell_is_done_and_valid():
         sum(r["tier"] == "1L1H" for r in pos) == paper.N_MEASUREMENTS["pos_1L1H"] == 250
     )
     assert len(rows) == 3375 and len(ch3.stored_groups()) == 150
-    assert ch3.study_label(ch3.stored_groups()).startswith(
+    assert fig3.study_label(ch3.stored_groups()).startswith(
         "stored full run: 150 of 150 planned groups"
     )
 
@@ -498,13 +501,13 @@ def test_selection_ablation_ranks_rows_of_learnable_cells():
         "rope/copy": {30: 0.9, 60: 0.9},
     }
     bad = {k: {L: 1 - a for L, a in v.items()} for k, v in good.items()}
-    out = ch3.selection_ablation(rows, {"good": good, "bad": bad})
+    out = an3.selection_ablation(rows, {"good": good, "bad": bad})
     assert (
         out["n_cells"] == 3 and out["n_rows"] == 6
     )  # rope/copy is not learnable (train 0.2)
     assert out["good"] > 0.9 and out["bad"] < -0.9
     with pytest.raises(ValueError):
-        ch3.selection_ablation(rows, {})
+        an3.selection_ablation(rows, {})
 
 
 def _depth_rows():
@@ -541,22 +544,22 @@ def _depth_rows():
 
 def test_content_channel_lists_low_alpha_cells_that_generalize():
     A, rows = _depth_rows()
-    cc = ch3.content_channel(rows, A, "2L4H")
+    cc = an3.content_channel(rows, A, "2L4H")
     assert list(cc) == ["alibi/first"]  # nope/prev (0.49) is under the 0.5 split
     assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"][
         "seeds"
     ] == [0, 1]
-    assert list(ch3.content_channel(rows, A, "2L4H", lg_min=0.4)) == [
+    assert list(an3.content_channel(rows, A, "2L4H", lg_min=0.4)) == [
         "alibi/first",
         "nope/prev",
     ]
-    assert ch3.content_channel(rows, A, "1L1H") == {}
+    assert an3.content_channel(rows, A, "1L1H") == {}
     with pytest.raises(ConfigError, match="lg_min"):
-        ch3.content_channel(rows, A, "2L4H", lg_min=1.5)
+        an3.content_channel(rows, A, "2L4H", lg_min=1.5)
     with pytest.raises(ConfigError, match="alpha_max"):
-        ch3.content_channel(rows, A, "2L4H", alpha_max=-0.1)
+        an3.content_channel(rows, A, "2L4H", alpha_max=-0.1)
     with pytest.raises(ConfigError, match="3L3H"):
-        ch3.content_channel(rows, A, "3L3H")
+        an3.content_channel(rows, A, "3L3H")
 
 
 def test_depth_figures_have_labelled_axes():
@@ -564,19 +567,19 @@ def test_depth_figures_have_labelled_axes():
 
     A, rows = _depth_rows()
     st = {
-        "2L4H": ch3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100),
+        "2L4H": an3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100),
         "4L4H": {"n_cells": 0},
     }
-    fig = ch3.plot_alpha_vs_lg(st)
+    fig = fig3.plot_alpha_vs_lg(st)
     assert len([a for a in fig.axes if a.has_data()]) == 1 and fig.axes[0].get_xlabel()
-    fig2 = ch3.plot_depth_trend(st, paper={"1L1H": (0.9, 0.925), "2L4H": (0.31, 0.94)})
+    fig2 = fig3.plot_depth_trend(st, paper={"1L1H": (0.9, 0.925), "2L4H": (0.31, 0.94)})
     assert fig2.axes[0].get_ylabel()
     plt.close("all")
 
 
 def test_cell_summary_averages_over_seeds_and_lengths():
     A, rows = _depth_rows()
-    c = ch3.cell_summary(rows, "2L4H", A)
+    c = an3.cell_summary(rows, "2L4H", A)
     assert set(c) == {
         ("rope", "prev"),
         ("alibi", "first"),
@@ -589,11 +592,11 @@ def test_cell_summary_averages_over_seeds_and_lengths():
     assert c[("rope", "prev")]["seeds"] == [0, 1] and c[("rope", "prev")][
         "lengths"
     ] == sorted(STUDY_LENGTHS)
-    assert ch3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
+    assert an3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
     with pytest.raises(ConfigError, match="9L9H"):
-        ch3.cell_summary(rows, "9L9H", A)
+        an3.cell_summary(rows, "9L9H", A)
     with pytest.raises(ConfigError, match="swap"):
-        ch3.cell_summary(rows, "2L4H", A, tasks=("swap",))
+        an3.cell_summary(rows, "2L4H", A, tasks=("swap",))
 
 
 def test_study_stats_on_the_interior_position_tasks():
@@ -618,7 +621,7 @@ def test_study_stats_on_the_interior_position_tasks():
         for t in ch3.POS_TASKS
         for L in STUDY_LENGTHS
     ]
-    st = ch3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
+    st = an3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
     assert (
         st["n_cells"] == 4
         and st["n_pos"] == 2
@@ -626,7 +629,7 @@ def test_study_stats_on_the_interior_position_tasks():
         and st["precision"] == 1.0
     )
     assert (
-        ch3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
+        an3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
     )  # default: main tasks only
 
 
@@ -640,14 +643,14 @@ def test_page_figures_and_tables_fit_the_column():
         r: {"rope/prev": {30: 1.0, 60: 0.5}, "nope/first": {30: 0.0, 60: 0.25}}
         for r in ("ce", "min_norm")
     }
-    fig = ch3.plot_alpha_tables(tabs, [("rope/prev", 60)])
+    fig = fig3.plot_alpha_tables(tabs, [("rope/prev", 60)])
     assert fig.get_figwidth() <= 7.0 + 1e-9 and all(a.get_xlabel() for a in fig.axes)
-    fig = ch3.plot_heatmaps(
+    fig = fig3.plot_heatmaps(
         {"rope/prev": 1.0}, {"rope/prev": 0.9}, paper_lg60={"rope/prev": 0.87}
     )
     assert fig.get_figwidth() <= 7.0 + 1e-9
     assert any(t.get_text() == "paper 0.87" for t in fig.axes[1].texts)
-    fig, sim = ch3.show_transfer("rope", "prev", 30)
+    fig, sim = fig3.show_transfer("rope", "prev", 30)
     assert fig.get_figwidth() <= 7.0 and sim.alpha == 1.0
     plt.close("all")
     html = styled(pd.DataFrame({"a": [0.12345], "b": [1]}), 2, index=False).to_html()
@@ -693,26 +696,26 @@ def test_lr_grid_points_and_match_counts():
             for L in (30, 512)
         ],
     }
-    m = ch3.lr_matches(data)
+    m = fig3.lr_matches(data)
     assert m.loc[0.05, "matched (of 37)"] == 35 and m.loc[0.1, "matched (of 37)"] == 35
     assert m.loc[0.05, "Prop. 4(a) (6)"] == 4 and m.loc[0.05, "Table 3 (10)"] == 10
     assert (
         m.loc[0.05, "on the edge"] == 0
         and abs(m.loc[0.1, "largest difference"] - 0.004) < 1e-9
     )
-    fx = ch3.lr_fixed_offsets(data)
+    fx = fig3.lr_fixed_offsets(data)
     assert bool(fx.loc[0.05, "α = 1 up to 512"]) and not bool(
         fx.loc[0.1, "α = 1 up to 512"]
     )
     assert fx.loc[0.1, "prev"] == 0.9
-    tab = ch3.lr_points(data)
+    tab = fig3.lr_points(data)
     assert tab.shape == (37, 3) and list(tab.columns) == ["paper", "lr 0.05", "lr 0.1"]
 
 
 def test_stored_lr_grid_supports_the_page():
     """The numbers the page's prose quotes from the stored learning-rate grid."""
     data = ch3.load("lr_grid")["data"]
-    m = ch3.lr_matches(data)["matched (of 37)"]
+    m = fig3.lr_matches(data)["matched (of 37)"]
     assert (
         m.idxmax() == 0.09
         and m[0.09] == 35
@@ -720,8 +723,8 @@ def test_stored_lr_grid_supports_the_page():
         and m[0.08] == 33
         and m[0.05] == 28
     )
-    assert ch3.lr_matches(data).loc[0.1, "on the edge"] == 2
-    fx = ch3.lr_fixed_offsets(data)
+    assert fig3.lr_matches(data).loc[0.1, "on the edge"] == 2
+    fx = fig3.lr_fixed_offsets(data)
     holds = [lr for lr, ok in fx["α = 1 up to 512"].items() if ok]
     assert holds == [0.01, 0.02, 0.05, 0.06, 0.12, 0.2]
 
@@ -738,10 +741,10 @@ def test_study_label_counts_refreshed_groups():
         "b": {"provenance": {**prov, "refreshed": {"max_abs_difference": 2e-7}}},
         "c": {"provenance": {**prov, "refreshed": {"max_abs_difference": 1e-4}}},
     }
-    label = ch3.study_label(groups)
+    label = fig3.study_label(groups)
     assert (
         "1 migrated from the pre-cells store; 2 re-run to record their CPU time"
         in label
     )
     assert label.endswith("by at most 0.0001)")
-    assert "re-run" not in ch3.study_label({"a": groups["a"]})
+    assert "re-run" not in fig3.study_label({"a": groups["a"]})

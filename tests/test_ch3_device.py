@@ -29,6 +29,7 @@ import torch
 import lengthgen.engine.train as engine
 from lengthgen.chapters.ch3 import ensembles as en
 from lengthgen.chapters.ch3 import experiments as ex
+from lengthgen.chapters.ch3 import training as tr3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
@@ -64,7 +65,7 @@ def _capture(monkeypatch):
 def test_groups_of_one_seed_equal_their_own_cells_bit_for_bit():
     for tier, enc in (("2L4H", "alibi"), ("1L1H", "learned_abs")):
         groups = [(MAIN, 3), (POS, 3)]
-        ens = ex.train_groups(tier, enc, groups, **TINY)
+        ens = tr3.train_groups(tier, enc, groups, **TINY)
         own = [ex.train_cell_group(tier, enc, t, s, **TINY) for t, s in groups]
         assert ens == own, (tier, enc)
 
@@ -73,14 +74,14 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
     tier, enc = "2L4H", "rope"
     groups = [(MAIN, 0), (POS, 0), (MAIN, 1), (POS, 1)]
     seen = _capture(monkeypatch)
-    ens = ex.train_groups(tier, enc, groups, **TINY)
-    assert ex.train_groups(tier, enc, groups, **TINY) == ens  # deterministic
+    ens = tr3.train_groups(tier, enc, groups, **TINY)
+    assert tr3.train_groups(tier, enc, groups, **TINY) == ens  # deterministic
     res_ens = seen[0]
     seen.clear()
     own = [ex.train_cell_group(tier, enc, t, s, **TINY) for t, s in groups]
     res_own = list(seen)
     seen.clear()
-    f64 = [ex.train_groups(tier, enc, [g], dtype="float64", **TINY)[0] for g in groups]
+    f64 = [tr3.train_groups(tier, enc, [g], dtype="float64", **TINY)[0] for g in groups]
     res_64 = list(seen)
     # the schedules of seeds 0 and 1 differ, so there is padding and the arithmetic is not the same
     s0 = ex.length_schedule(TINY["steps"], ex.L0_DEFAULT, 0)
@@ -91,7 +92,7 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
     for (tasks, seed), rows_e, rows_o, rows_64, r_o, r_64 in zip(
         groups, ens, own, f64, res_own, res_64
     ):
-        banks = ex.eval_banks(
+        banks = tr3.eval_banks(
             tasks,
             TINY["lengths"],
             n_eval=TINY["eval_n"],
@@ -113,7 +114,7 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
                 lo = model.forward(th_o, x[i : i + 1])[0]
                 le = model.forward(th_e, x[i : i + 1])[0]
                 top = lo.topk(2, dim=-1).values
-                scored = y[i] != ex.IGNORE
+                scored = y[i] != tr3.IGNORE
                 near = (top[..., 0] - top[..., 1]) <= 2 * float((lo - le).abs().max())
                 share[key] = int((near & scored).sum()) / max(int(scored.sum()), 1)
             close.append(share)
@@ -181,13 +182,13 @@ def test_run_study_stores_every_group_as_its_cell_and_resumes(
     # a re-run trains nothing; a lost cell is re-trained alone, equal to its own cell bit for bit
     (folder / "1L1H__nope__main__seed1.json").unlink()
     calls = []
-    real = ex.train_groups
+    real = tr3.train_groups
 
     def spy(tier, encoding, groups, **kw):
         calls.append((tier, encoding, list(groups)))
         return real(tier, encoding, groups, **kw)
 
-    monkeypatch.setattr(ex, "train_groups", spy)
+    monkeypatch.setattr(tr3, "train_groups", spy)
     rec2 = en.run_study("smoke", out=tmp_path, device="cpu", log=log.append)
     assert calls == [("1L1H", "nope", [(("prev", "first"), 1)])]
     c = cells["1L1H__nope__main__seed1"]
@@ -242,15 +243,15 @@ def test_a_device_run_never_writes_into_the_stored_cpu_study():
 
 def test_arguments_are_checked_with_one_line_naming_the_value():
     for call, match in (
-        (lambda: ex.train_groups("1L1H", "rope", [], **TINY), "groups"),
-        (lambda: ex.train_groups("1L1H", "rope", [("prev",)], **TINY), "pair"),
-        (lambda: ex.train_groups("1L1H", "rope", [(("swap",), 0)], **TINY), "swap"),
+        (lambda: tr3.train_groups("1L1H", "rope", [], **TINY), "groups"),
+        (lambda: tr3.train_groups("1L1H", "rope", [("prev",)], **TINY), "pair"),
+        (lambda: tr3.train_groups("1L1H", "rope", [(("swap",), 0)], **TINY), "swap"),
         (
-            lambda: ex.train_groups("1L1H", "rope", [(MAIN, 0), (MAIN, 0)], **TINY),
+            lambda: tr3.train_groups("1L1H", "rope", [(MAIN, 0), (MAIN, 0)], **TINY),
             "repeat",
         ),
         (
-            lambda: ex.train_groups("1L1H", "rope", [(MAIN, 0)], dtype="half", **TINY),
+            lambda: tr3.train_groups("1L1H", "rope", [(MAIN, 0)], dtype="half", **TINY),
             "half",
         ),
         (lambda: en.study_ensembles("full", by="layer"), "layer"),

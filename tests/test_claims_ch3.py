@@ -9,6 +9,8 @@ import pytest
 
 from lengthgen import claims
 from lengthgen.chapters.ch3 import claims as c3
+from lengthgen.chapters.ch3 import measures as m3
+from lengthgen.chapters.ch3 import rules
 from lengthgen.chapters.ch3 import paper
 from lengthgen.claims import Claim, Unchecked
 from helpers import copy_results
@@ -32,14 +34,14 @@ def test_ledger_is_complete_and_rechecks():
 
 
 def test_rules_and_declarations():
-    assert c3.rounding(2) == 0.005 and c3.rounding(3) == 0.0005
-    assert c3.seed_mean_tol() == pytest.approx(
+    assert rules.rounding(2) == 0.005 and rules.rounding(3) == 0.0005
+    assert rules.seed_mean_tol() == pytest.approx(
         0.10 / math.sqrt(5)
     )  # rule 3, no spread printed
-    assert c3.seed_mean_tol(0.13) == pytest.approx(
+    assert rules.seed_mean_tol(0.13) == pytest.approx(
         2 * 0.13 * math.sqrt(2 / 5)
     )  # widened by the paper's ±
-    lo, hi = c3.paper_precision_interval(148, 160)  # rule 5, the paper's counts
+    lo, hi = rules.paper_precision_interval(148, 160)  # rule 5, the paper's counts
     assert lo < paper.TABLE4["1L1H"][1] < hi and 0.85 < lo and hi < 0.99
     for c in claims.chapter_claims("ch3").CLAIMS:
         if isinstance(c, Claim) and c.deviation is not None:
@@ -59,7 +61,7 @@ def test_rules_and_declarations():
     assert rows["ch3.study.precision_4L4H"]["status"] == "deviates"
     assert (
         rows["ch3.study.depth_2L4H"]["check"] == "value"
-        and rows["ch3.study.depth_2L4H"]["tolerance"] == c3.RHO_TOL
+        and rows["ch3.study.depth_2L4H"]["tolerance"] == rules.RHO_TOL
     )
     assert rows["ch3.study.high_rows_1L1H"]["paper_value"] == 160
 
@@ -75,11 +77,11 @@ def test_theory_differences():
         "prop2": {"x": 2},
         "prop3_copy": {"alpha": 1.0, "min_margin": 8.3e-9 + 1e-20},
     }
-    assert c3.theory_differences(live, stored) == []  # prop2 (Monte Carlo) is skipped
+    assert m3.theory_differences(live, stored) == []  # prop2 (Monte Carlo) is skipped
     live["thm2_ladder"][40] = 0.5
-    assert c3.theory_differences(live, stored) == ["thm2_ladder"]
+    assert m3.theory_differences(live, stored) == ["thm2_ladder"]
     del live["prop3_copy"]
-    assert c3.theory_differences(live, stored) == ["prop3_copy", "thm2_ladder"]
+    assert m3.theory_differences(live, stored) == ["prop3_copy", "thm2_ladder"]
 
 
 def _corrupt_group(root, name, task, L, acc):
@@ -134,16 +136,16 @@ def test_app_e_tiers_table_and_bad_tier():
     with pytest.raises(
         ConfigError, match="unknown tier '3L'; valid choices: 1L1H, 2L4H, 4L4H"
     ):
-        c3.pos_rows(results, "3L")
-    tab = c3.app_e_tiers(results)
-    cells = [f"{e}/{t}" for e in sorted(c3.ENCODINGS) for t in paper.POS_TASKS]
+        m3.pos_rows(results, "3L")
+    tab = m3.app_e_tiers(results)
+    cells = [f"{e}/{t}" for e in sorted(m3.ENCODINGS) for t in paper.POS_TASKS]
     assert list(tab.index) == cells + ["AUC (LG ≥ 0.5)"]
     assert list(tab.columns) == [("", "α")] + [
         (t, q) for t in ("1L1H", "2L4H", "4L4H") for q in ("train acc", "LG")
     ]
     for t in ("1L1H", "2L4H", "4L4H"):
-        st = c3.app_e_stats(results, t)
-        assert len(c3.pos_rows(results, t)) == 250 and st["n_cells"] == 10
+        st = m3.app_e_stats(results, t)
+        assert len(m3.pos_rows(results, t)) == 250 and st["n_cells"] == 10
         assert [tab.loc[k, (t, "LG")] for k in cells] == [
             st["cells"][k]["lg"] for k in cells
         ]
@@ -191,7 +193,7 @@ APP_E_DEEPER = {
 
 def test_app_e_deeper_tiers_match_the_store_and_the_prose():
     results = claims.StoredResults("ch3")
-    tab = c3.app_e_tiers(results)
+    tab = m3.app_e_tiers(results)
     for t, cells in APP_E_DEEPER.items():
         for k, (train, lg) in cells.items():
             assert tab.loc[k, (t, "train acc")] == pytest.approx(train, abs=5e-4), (
@@ -200,7 +202,7 @@ def test_app_e_deeper_tiers_match_the_store_and_the_prose():
             )
             assert tab.loc[k, (t, "LG")] == pytest.approx(lg, abs=5e-4), (t, k)
     # what the chapter's paragraph "Interior positions at depth" says of them
-    res = c3.app_e_rescued(results)
+    res = m3.app_e_rescued(results)
     relative = sorted(
         k for k in APP_E_DEEPER["4L4H"] if k.split("/")[0] not in paper.APP_E_ABSOLUTE
     )
@@ -246,7 +248,7 @@ def test_app_e_deeper_tiers_match_the_store_and_the_prose():
         and row["our_value"][0] == 12
         and row["our_value"][2] >= 0.5
     )
-    line = c3.app_e_rescued_line(results)
+    line = m3.app_e_rescued_line(results)
     assert (
         "2L4H: AUC 0.75" in line
         and "4L4H: every cell reaches LG ≥ 0.5, so no AUC" in line
@@ -283,7 +285,7 @@ def test_issue25_claims_keep_their_checks_and_committed_statuses():
             and committed[cid]["status"] == "not-reproducible"
         )
     assert "ch3.study.baselines" not in by_id
-    assert by_id["ch3.study.precision_4L4H"].deviation.cause == c3.CE_LR
+    assert by_id["ch3.study.precision_4L4H"].deviation.cause == rules.CE_LR
 
 
 def test_copy_reverse_hits_are_one_fixed_row_per_length():
@@ -326,20 +328,20 @@ def test_old_key_ratio_rises_with_m_towards_half_of_k():
 
 
 def test_conditioning_and_baseline_scores():
-    eight = c3.conditioning(8)
+    eight = m3.conditioning(8)
     assert eight["m"] == 16 and eight["full_column_rank"] and eight["cond"] > 1e20
-    assert not c3.conditioning(16)["full_column_rank"]
-    assert c3.baseline_scores("rope/prev") == {"pe_blind": 1.0, "taxonomy": 1.0}
-    assert c3.baseline_scores("sinusoidal/prev") == {"pe_blind": 1.0, "taxonomy": 0.0}
-    assert c3.baseline_scores("learned_abs/first") == {"pe_blind": 0.0, "taxonomy": 1.0}
-    assert c3.baseline_scores("nope/first") == {"pe_blind": 0.0, "taxonomy": 0.0}
+    assert not m3.conditioning(16)["full_column_rank"]
+    assert m3.baseline_scores("rope/prev") == {"pe_blind": 1.0, "taxonomy": 1.0}
+    assert m3.baseline_scores("sinusoidal/prev") == {"pe_blind": 1.0, "taxonomy": 0.0}
+    assert m3.baseline_scores("learned_abs/first") == {"pe_blind": 0.0, "taxonomy": 1.0}
+    assert m3.baseline_scores("nope/first") == {"pe_blind": 0.0, "taxonomy": 0.0}
 
 
 def test_the_learnable_cells_have_no_nope_or_alibi_cell():
     """The page's reason why the baselines need no score for NoPE and ALiBi."""
     r = claims.StoredResults("ch3")
     learn = [
-        k for k, v in c3.stats(r, "1L1H")["cells"].items() if v["train"] > c3.LEARNABLE
+        k for k, v in m3.stats(r, "1L1H")["cells"].items() if v["train"] > m3.LEARNABLE
     ]
     assert learn and not [k for k in learn if k.split("/")[0] in ("nope", "alibi")]
 
@@ -350,6 +352,7 @@ def test_details_page_types_the_stored_lr_grid_counts():
     from pathlib import Path
 
     from lengthgen.chapters.ch3 import experiments as ch3
+    from lengthgen.chapters.ch3 import figures as fig3
 
     page = Path(__file__).resolve().parents[1] / "notebooks"
     text = " ".join(
@@ -359,6 +362,6 @@ def test_details_page_types_the_stored_lr_grid_counts():
         "0.09 reproduces the most of the paper's values (35 of 37), then 0.1 (34) and 0.08 "
         "(33); our 0.05 reproduces 28. No learning rate reproduces all 37" in text
     )
-    m = ch3.lr_matches(ch3.load("lr_grid")["data"])["matched (of 37)"]
+    m = fig3.lr_matches(ch3.load("lr_grid")["data"])["matched (of 37)"]
     assert [int(m.loc[lr]) for lr in (0.09, 0.1, 0.08, 0.05)] == [35, 34, 33, 28]
     assert m.idxmax() == 0.09 and m.max() < 37

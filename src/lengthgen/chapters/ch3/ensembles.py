@@ -4,7 +4,7 @@
 ``reproduce ch3`` trains one group per ensemble (:func:`~lengthgen.chapters.ch3.experiments.train_cell_group`:
 the 7 main tasks, or pos2/pos5, of one seed), which on a GPU is bound by kernel launches. Here
 :func:`study_ensembles` puts many groups into ONE
-:func:`~lengthgen.chapters.ch3.experiments.train_groups` call: with ``by="tier_encoding"`` (the
+:func:`~lengthgen.chapters.ch3.training.train_groups` call: with ``by="tier_encoding"`` (the
 default) every group of a (tier, encoding) — all seeds, the main and the pos groups — so the full
 study's 150 groups are 15 ensembles of 45 members. Each member keeps its own initial weights,
 data stream, length schedule and evaluation banks (``train_groups``), so each group's rows are those
@@ -57,7 +57,7 @@ from pathlib import Path
 import torch
 
 from lengthgen.chapters.ch3 import experiments as ex
-from lengthgen.chapters.ch3 import paper
+from lengthgen.chapters.ch3 import paper, training
 from lengthgen.config import (
     DEVICES,
     ConfigError,
@@ -67,6 +67,7 @@ from lengthgen.config import (
     get_device,
     get_run_scale,
 )
+from lengthgen.nn.decoder import TIERS
 
 #: How :func:`study_ensembles` groups the study's groups into ensembles: every group of a (tier,
 #: encoding) (``tier_encoding``: 45 members at full scale), the main and pos groups of one seed
@@ -187,7 +188,7 @@ def train_ensemble_groups(
     scale: str, ensemble: dict, *, groups=None, device="cpu", progress=False
 ) -> dict:
     """Train the groups of ``ensemble`` (an entry of :func:`study_ensembles`; ``groups``: a subset of
-    its groups, default all) as one :func:`~lengthgen.chapters.ch3.experiments.train_groups` call at
+    its groups, default all) as one :func:`~lengthgen.chapters.ch3.training.train_groups` call at
     ``scale``'s protocol on ``device``. Returns ``{cell name: rows}``, each what that group's cell stores."""
     if not isinstance(ensemble, dict) or "groups" not in ensemble:
         raise ConfigError(
@@ -197,7 +198,7 @@ def train_ensemble_groups(
     if not groups:
         raise ConfigError(f"ensemble {ensemble.get('name')!r}: no groups to train")
     kw = protocol_kwargs(scale, groups)
-    rows = ex.train_groups(
+    rows = training.train_groups(
         ensemble["tier"],
         ensemble["encoding"],
         [(g["tasks"], g["seed"]) for g in groups],
@@ -255,7 +256,7 @@ def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
         )
     t = TINY
     t0 = time.perf_counter()
-    ens = ex.train_groups(
+    ens = training.train_groups(
         t["tier"], t["encoding"], t["groups"], device=str(dev.type), **t["kwargs"]
     )
     t_ens = time.perf_counter() - t0
@@ -278,7 +279,7 @@ def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
         "per_group_s": round(t_own, 3),
     }
     if reference_cpu:
-        cpu = ex.train_groups(
+        cpu = training.train_groups(
             t["tier"], t["encoding"], t["groups"], device="cpu", **t["kwargs"]
         )
         out["max_abs_diff_vs_cpu"] = rows_difference(ens, cpu)
@@ -338,7 +339,7 @@ def profile_study(
             f"steps must be two update counts 1 ≤ a < b, e.g. (2, 6), got {steps!r}"
         )
     ens_list = study_ensembles(scale, by)
-    known = sorted({e["tier"] for e in ens_list}, key=list(ex.TIERS).index)
+    known = sorted({e["tier"] for e in ens_list}, key=list(TIERS).index)
     if tiers is None:
         tiers = known
     for t in tiers:
@@ -353,7 +354,7 @@ def profile_study(
         times = []
         for k in (1, *steps):
             t0 = time.perf_counter()
-            ex.train_groups(
+            training.train_groups(
                 tier, ens["encoding"], groups, device=dev, **{**kw, "steps": k}
             )
             times.append(time.perf_counter() - t0)
@@ -410,12 +411,105 @@ def run_study(
     "device_name", "precision", "by", "ensembles": [{"name", "members", "groups", "wall_s",
     "member_updates_per_s"}], "skipped", "remaining", "stopped", "wall_s", "profile"}``."""
     from lengthgen.engine import runs
-    from lengthgen.store import atomic_write_json, device_name, git_state, provenance
+    from lengthgen.store import device_name, git_state
 
-    scale = get_run_scale(scale)
-    check_choice("scale", scale, tuple(paper.PROTOCOL))
+    scale = check_choice("scale", get_run_scale(scale), tuple(paper.PROTOCOL))
     by = check_choice("by", by, BY)
     dev = get_device(device)
+    budget_s, stop_margin_s, extra = _check_run_options(
+        budget_s, stop_margin_s, allow_dirty, profile, extra
+    )
+    precision = float32_precision(dev)
+    out = check_out(default_out(scale, dev) if out is None else out, dev)
+    folder = out / "cells"
+    ens_list, cells, status, todo = _todo(scale, by, only, folder)
+    git = git_state()
+    runs.refuse_dirty(todo, scale, git, allow_dirty)
+    steps = ex._protocol(scale)["study"]["steps"]
+    est = {t: estimate_s(profile, t, steps) for t in (profile or {}).get("tiers", {})}
+    t_start = time.time()
+    deadline = None if budget_s is None else t_start + budget_s
+    record = {"scale": scale, "device": str(dev), "device_name": device_name(str(dev))}
+    record |= {"precision": precision, "by": by, "folder": str(folder), "ensembles": []}
+    record |= {"skipped": [e["name"] for e in ens_list if e not in todo]}
+    record |= {"remaining": [], "stopped": False, "budget_s": budget_s}
+    record |= {"profile": profile, **extra}
+    run = {"scale": scale, "device": dev, "requested": device, "git": git}
+    run |= {"allow_dirty": allow_dirty, "precision": precision, "by": by}
+    for i, e in enumerate(todo):
+        groups = [g for g in e["groups"] if status[g["key"]] != "done"]
+        guess = est.get(e["tier"])
+        if deadline is not None and (
+            time.time() + (guess or 0.0) > deadline - stop_margin_s
+        ):
+            record |= {"stopped": True, "remaining": [x["name"] for x in todo[i:]]}
+            log(
+                f"stopping before {e['name']} (estimated {guess or 0:.0f} s, "
+                f"{max(deadline - time.time(), 0):.0f} s of the budget left); re-run to resume"
+            )
+            break
+        rows, info, wall, cpu = _train_one(scale, e, groups, dev, progress, steps)
+        est[e["tier"]] = wall
+        run |= {"wall": wall, "cpu": cpu}
+        _store(folder, [cells[g["key"]] for g in groups], rows, info, run, extra)
+        record["ensembles"].append(info)
+        log(
+            f"{e['name']}: {len(groups)} groups, {info['members']} members in {wall:.1f} s "
+            f"({info['member_updates_per_s']:.0f} member-updates/s)"
+        )
+    record["wall_s"] = round(time.time() - t_start, 3)
+    _append_run(out / "run.json", record)
+    return record
+
+
+def _train_one(scale, e: dict, groups: list, dev, progress, steps: int):
+    """Train the unstored ``groups`` of the ensemble ``e``; returns their rows, the ensemble's
+    summary for ``run.json`` and its wall and CPU seconds."""
+    members = sum(len(g["tasks"]) for g in groups)
+    w0, c0 = time.perf_counter(), time.process_time()
+    rows = train_ensemble_groups(
+        scale, e, groups=groups, device=str(dev.type), progress=progress
+    )
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    info = {
+        "name": e["name"],
+        "members": members,
+        "groups": [g["key"] for g in groups],
+        "wall_s": round(wall, 3),
+        "cpu_s": round(cpu, 3),
+        "member_updates_per_s": round(members * steps / wall, 1),
+    }
+    return rows, info, wall, cpu
+
+
+def _append_run(path: Path, record: dict) -> None:
+    """Append a run's ``record`` to ``run.json`` (``{"runs": [...]}``), written atomically."""
+    from lengthgen.store import atomic_write_json
+
+    history = []
+    if path.exists():
+        try:
+            history = json.loads(path.read_text()).get("runs", [])
+        except (OSError, ValueError, AttributeError):
+            history = []  # an unreadable record is replaced by a readable one, never the cells
+    atomic_write_json(path, {"runs": [*history, record]})
+
+
+def _todo(scale: str, by: str, only, folder):
+    """The ensembles of the run (:func:`study_ensembles` kept by ``only``), the group cells, each
+    cell's state in ``folder`` and the ensembles with a group still to train."""
+    from lengthgen.engine import runs
+
+    ens_list = _only(study_ensembles(scale, by), only)
+    cells = group_cells(scale)
+    status = runs.plan_status(list(cells.values()), folder, scale)
+    todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
+    return ens_list, cells, status, todo
+
+
+def _check_run_options(budget_s, stop_margin_s, allow_dirty, profile, extra) -> tuple:
+    """:func:`run_study`'s options checked; returns ``budget_s``, ``stop_margin_s`` and ``extra``
+    (a new dict)."""
     if budget_s is not None:
         budget_s = check_finite("budget_s", budget_s, nonnegative=True)
     stop_margin_s = check_finite("stop_margin_s", stop_margin_s, nonnegative=True)
@@ -427,119 +521,54 @@ def run_study(
         raise ConfigError("profile must be a profile_study() result or None")
     if extra is not None and not isinstance(extra, dict):
         raise ConfigError(f"extra must be a dict or None, got {extra!r}")
-    extra = dict(extra or {})
-    precision = float32_precision(dev)
-    out = check_out(default_out(scale, dev) if out is None else out, dev)
-    folder = out / "cells"
-    ens_list = study_ensembles(scale, by)
-    if only is not None:
-        pats = [only] if isinstance(only, str) else list(only)
-        names = [e["name"] for e in ens_list]
-        for p in pats:
-            if not isinstance(p, str) or not fnmatch.filter(names, p):
-                raise ConfigError(
-                    f"--only {p!r} matches no ensemble; ensembles: {', '.join(names)}"
-                )
-        ens_list = [
-            e for e in ens_list if any(fnmatch.fnmatchcase(e["name"], p) for p in pats)
-        ]
-    cells = group_cells(scale)
-    status = runs.plan_status(list(cells.values()), folder, scale)
-    git = git_state()
-    todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
-    runs.refuse_dirty(todo, scale, git, allow_dirty)
-    steps = ex._protocol(scale)["study"]["steps"]
-    est = {}  # tier -> seconds of one ensemble
-    if profile is not None:
-        est = {t: estimate_s(profile, t, steps) for t in profile["tiers"]}
-    t_start, deadline = (
-        time.time(),
-        None if budget_s is None else time.time() + budget_s,
-    )
-    record = {
-        "scale": scale,
-        "device": str(dev),
-        "device_name": device_name(str(dev)),
-        "precision": precision,
-        "by": by,
-        "folder": str(folder),
-        "ensembles": [],
-        "skipped": [e["name"] for e in ens_list if e not in todo],
-        "remaining": [],
-        "stopped": False,
-        "budget_s": budget_s,
-        "profile": profile,
-        **extra,
-    }
-    for i, e in enumerate(todo):
-        groups = [g for g in e["groups"] if status[g["key"]] != "done"]
-        guess = est.get(e["tier"])
-        if deadline is not None and (
-            time.time() + (guess or 0.0) > deadline - stop_margin_s
-        ):
-            record["stopped"] = True
-            record["remaining"] = [x["name"] for x in todo[i:]]
-            log(
-                f"stopping before {e['name']} (estimated {guess or 0:.0f} s, "
-                f"{max(deadline - time.time(), 0):.0f} s of the budget left); re-run to resume"
+    return budget_s, stop_margin_s, dict(extra or {})
+
+
+def _only(ens_list: list[dict], only) -> list[dict]:
+    """The ensembles whose names match one of the shell patterns ``only`` (all when ``None``);
+    each pattern must match at least one."""
+    if only is None:
+        return ens_list
+    pats = [only] if isinstance(only, str) else list(only)
+    names = [e["name"] for e in ens_list]
+    for p in pats:
+        if not isinstance(p, str) or not fnmatch.filter(names, p):
+            raise ConfigError(
+                f"--only {p!r} matches no ensemble; ensembles: {', '.join(names)}"
             )
-            break
-        members = sum(len(g["tasks"]) for g in groups)
-        w0, c0 = time.perf_counter(), time.process_time()
-        rows = train_ensemble_groups(
-            scale, e, groups=groups, device=str(dev.type), progress=progress
+    return [e for e in ens_list if any(fnmatch.fnmatchcase(e["name"], p) for p in pats)]
+
+
+def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
+    """Write the cells of one trained ensemble (``info`` from :func:`run_study`), each with its
+    share of the ensemble's wall and CPU time in its provenance."""
+    from lengthgen.engine import runs
+    from lengthgen.store import provenance
+
+    dev, wall, cpu, members = run["device"], run["wall"], run["cpu"], info["members"]
+    for c in cells:
+        share = len(c.kwargs["tasks"]) / members
+        prov = provenance(
+            scale=run["scale"],
+            device=str(dev),
+            seeds=c.seeds,
+            git=run["git"],
+            extra={
+                "wall_time_s": wall * share,
+                "cpu_time_s": cpu * share,
+                "trained_on": [str(dev)],
+                "requested_device": str(run["requested"]),
+                "executor": "study_ensemble",
+                "cell": c.name,
+                "config_hash": c.hash,
+                "allow_dirty": run["allow_dirty"],
+                "precision": run["precision"],
+                "ensemble": {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
+                | {"by": run["by"], "share": round(share, 6)},
+                **extra,
+            },
         )
-        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-        est[e["tier"]] = wall
-        info = {
-            "name": e["name"],
-            "members": members,
-            "groups": [g["key"] for g in groups],
-            "wall_s": round(wall, 3),
-            "cpu_s": round(cpu, 3),
-            "member_updates_per_s": round(members * steps / wall, 1),
-        }
-        for g in groups:
-            share = len(g["tasks"]) / members
-            c = cells[g["key"]]
-            prov = provenance(
-                scale=scale,
-                device=str(dev),
-                seeds=c.seeds,
-                git=git,
-                extra={
-                    "wall_time_s": wall * share,
-                    "cpu_time_s": cpu * share,
-                    "trained_on": [str(dev)],
-                    "requested_device": str(device),
-                    "executor": "study_ensemble",
-                    "cell": c.name,
-                    "config_hash": c.hash,
-                    "allow_dirty": allow_dirty,
-                    "precision": precision,
-                    "ensemble": {
-                        k: info[k] for k in ("name", "members", "wall_s", "cpu_s")
-                    }
-                    | {"by": by, "share": round(share, 6)},
-                    **extra,
-                },
-            )
-            runs.write_cell(folder, c, scale, rows[g["key"]], prov)
-        record["ensembles"].append(info)
-        log(
-            f"{e['name']}: {len(groups)} groups, {members} members in {wall:.1f} s "
-            f"({info['member_updates_per_s']:.0f} member-updates/s)"
-        )
-    record["wall_s"] = round(time.time() - t_start, 3)
-    path = out / "run.json"
-    history = []
-    if path.exists():
-        try:
-            history = json.loads(path.read_text()).get("runs", [])
-        except (OSError, ValueError, AttributeError):
-            history = []  # an unreadable record is replaced by a readable one, never the cells
-    atomic_write_json(path, {"runs": [*history, record]})
-    return record
+        runs.write_cell(folder, c, run["scale"], rows[c.name], prov)
 
 
 # --------------------------------------------------------------------------- command line
@@ -566,6 +595,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="the whole command at the tiny DRY_RUN study (smoke scale, seconds on a CPU)",
     )
     return p
+
+
+def _print_profile(prof: dict, budget_s: float | None) -> None:
+    """The command line's lines on a :func:`profile_study` result and the budget."""
+    for t, p in prof["tiers"].items():
+        print(
+            f"profile {t}: {p['members']} members, {1e3 * p['s_per_update']:.2f} ms/update, "
+            f"fixed {p['fixed_s']:.2f} s",
+            flush=True,
+        )
+    print(
+        f"estimate of the whole study: {prof['estimate_s']:.0f} s"
+        + (
+            ""
+            if budget_s is None
+            else f" (budget {budget_s:.0f} s: "
+            + ("fits" if prof["estimate_s"] < budget_s else "a partial run")
+            + ")"
+        ),
+        flush=True,
+    )
 
 
 def main(argv=None) -> int:
@@ -614,23 +664,7 @@ def main(argv=None) -> int:
         if not args.no_profile:
             prof = profile_study(args.scale, device=dev, by=args.by)
             atomic_write_json(out / "profile.json", prof)
-            for t, p in prof["tiers"].items():
-                print(
-                    f"profile {t}: {p['members']} members, {1e3 * p['s_per_update']:.2f} ms/update, "
-                    f"fixed {p['fixed_s']:.2f} s",
-                    flush=True,
-                )
-            print(
-                f"estimate of the whole study: {prof['estimate_s']:.0f} s"
-                + (
-                    ""
-                    if budget_s is None
-                    else f" (budget {budget_s:.0f} s: "
-                    + ("fits" if prof["estimate_s"] < budget_s else "a partial run")
-                    + ")"
-                ),
-                flush=True,
-            )
+            _print_profile(prof, budget_s)
         if args.profile_only:
             return 0
         if budget_s is not None:

@@ -222,6 +222,11 @@ TABLE3 = {
         "sd_2L4H": 0.00,
     },
 }
+#: Table 3's columns in the table's order (the order of the claims that read them).
+T3_KEYS = list(TABLE3)
+T3_ALPHA = [TABLE3[k]["alpha60"] for k in T3_KEYS]
+T3_LG = {t: [TABLE3[k][f"lg_{t}"] for k in T3_KEYS] for t in ("1L1H", "2L4H")}
+T3_SD = {t: [TABLE3[k][f"sd_{t}"] for k in T3_KEYS] for t in ("1L1H", "2L4H")}
 #: Table 4: per tier, (Spearman ρ over learnable cells, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5]).
 TABLE4 = {"1L1H": (0.90, 0.925), "2L4H": (0.31, 0.94), "4L4H": (0.28, 0.97)}
 #: The 95 % bootstrap intervals of Table 4 that survive in the text (§6, App. D): the 1L1H Spearman

@@ -1,0 +1,233 @@
+"""The exact min-norm selection rule of chapter 3 (Han, Chai & Wang 2026, §4: ``W* = Φ⁺ R (Φ⁺)ᵀ``)
+for the sinusoidal and RoPE bases, where float64 cannot compute it: Φ_20's smallest singular values
+lie below float64's resolution, so :func:`lengthgen.chapters.ch3.realizability.fit_min_norm`
+depends on its pseudo-inverse cutoff. Here everything is computed in ``dps``-digit arithmetic
+(mpmath) with no cutoff (chapter section "α_L for every encoding and task")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lengthgen.chapters.ch3.realizability import (
+    BASE,
+    L0_DEFAULT,
+    LONG_LENGTHS,
+    NUM_FREQ,
+    STUDY_LENGTHS,
+    TASKS,
+    _check_lengths,
+    check_task,
+    query_rows,
+    scored_rows,
+    targets,
+)
+from lengthgen.config import check_choice, check_positive_int
+
+#: Working precision (decimal digits) of :func:`exact_min_norm_alpha`. The sinusoidal Gram matrix
+#: Φ_20 Φ_20ᵀ has condition ≈ 10⁵⁴ and RoPE's coefficient matrix ≈ 10⁶², so 150 digits leave
+#: more than 80 correct ones; the α values are the same at 250 (tests/test_realizability.py).
+EXACT_DPS = 150
+#: the encodings whose min-norm interpolant float64 cannot compute (see :func:`fit_min_norm`)
+EXACT_ENCODINGS = ("sinusoidal", "rope")
+
+
+def _exact_frequencies(num_freq: int, base: float):
+    import mpmath
+
+    return [mpmath.mpf(base) ** (-mpmath.mpf(k) / num_freq) for k in range(num_freq)]
+
+
+def exact_min_norm_spectrum(
+    encoding: str,
+    L0: int = L0_DEFAULT,
+    *,
+    num_freq: int = NUM_FREQ,
+    base: float = BASE,
+    dps: int = EXACT_DPS,
+) -> list[float]:
+    """The singular values (descending, as floats) of the matrix the min-norm rule inverts,
+    computed in ``dps``-digit arithmetic: Φ_L0 for ``sinusoidal``; for ``rope`` the map from the
+    family's coefficients to the logits of the 20 × 20 grid (weighted by each offset's count)."""
+    import mpmath
+
+    check_choice("encoding", encoding, EXACT_ENCODINGS)
+    L0 = check_positive_int("L0", L0)
+    with mpmath.workdps(check_positive_int("dps", dps, minimum=30)):
+        th = _exact_frequencies(num_freq, base)
+        if encoding == "sinusoidal":
+            rows = [
+                [f(i * t) for t in th for f in (mpmath.cos, mpmath.sin)]
+                for i in range(L0)
+            ]
+        else:
+            rows = _rope_design(th, L0)
+        S = mpmath.svd_r(mpmath.matrix(rows), compute_uv=False)
+        return sorted((float(x) for x in S), reverse=True)
+
+
+def _rope_basis(d, th):
+    """RoPE's relative kernel basis at offset ``d``: κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k)
+    (the block [[a, b], [−b, a]] of :class:`KernelFamily` between φ(i) and φ(j), d = i − j)."""
+    import mpmath
+
+    return [mpmath.cos(d * t) for t in th] + [-mpmath.sin(d * t) for t in th]
+
+
+def _rope_design(th, L0: int) -> list:
+    """The rows (one per offset d = −(L0−1) … L0−1, weighted by √(L0 − |d|), its count on the
+    L0 × L0 grid) of the map from RoPE's coefficients to the grid's logits, whose least-squares
+    solution is the min-norm rule."""
+    import mpmath
+
+    return [
+        [mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)]
+        for d in range(-(L0 - 1), L0)
+    ]
+
+
+def _strict_argmax_rows(T, rows, Bound):
+    """The strict causal argmax of each row ``i`` of ``rows`` over ``j ≤ i`` of the float64 matrix
+    ``T``, certified by the entry-wise error bound ``Bound`` (the winner's lower bound beats every
+    other entry's upper bound); ``None`` for the rows it cannot certify."""
+    out = {}
+    for i in rows:
+        r = T[i, : i + 1]
+        b = Bound[i, : i + 1]
+        top = int(np.argmax(r))
+        ub = r + b
+        ub[top] = -np.inf
+        out[int(i)] = top if (i == 0 or r[top] - b[top] > ub.max()) else None
+    return out
+
+
+def exact_min_norm_alpha(
+    encoding: str,
+    tasks=TASKS,
+    lengths=STUDY_LENGTHS + LONG_LENGTHS,
+    L0: int = L0_DEFAULT,
+    *,
+    num_freq: int = NUM_FREQ,
+    base: float = BASE,
+    dps: int = EXACT_DPS,
+) -> dict:
+    """α_L (eq. 3, strict argmax) of the *exact* min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` for the
+    sinusoidal and RoPE bases, where float64 cannot compute it (section "α_L for every encoding and
+    task" of chapter 3): ``{"enc/task": {L: α}, ...}`` plus ``"_recomputed"`` (rows whose float64
+    argmax could not be certified and were recomputed in full precision) and ``"_l0_exact"``
+    (``{"enc/task": bool}``: whether the selected W realizes R_L0, every query row of the training
+    grid argmax-correct; the sinusoidal W* always does, RoPE's least-squares kernel need not).
+
+    Everything is computed from the exact features (sin and cos of the real angles) in ``dps``-digit
+    arithmetic (mpmath), with no singular-value cutoff: Φ_L0 and RoPE's coefficient map have full
+    rank (:func:`exact_min_norm_spectrum`). Sinusoidal: ``Φ⁺ = Φᵀ(ΦΦᵀ)⁻¹``, so
+    ``T_L = A R Aᵀ`` with ``A = K G⁻¹``, ``K[i, m] = k(i − m)``, ``G = K[:L0]`` and
+    ``k(d) = Σ_k cos(dθ_k)``; the products ``(AR)Aᵀ`` are formed in float64 from the exact A and
+    each row's argmax is kept only where the float64 error bound certifies it (else the row is
+    recomputed in full precision). RoPE: the least-squares coefficients of the relative kernel on
+    the 20 × 20 grid (the coefficient map has full column rank, so the min-norm solution is the
+    unique one), solved by a full-precision SVD; its kernel κ(d) is evaluated exactly.
+    The result does not depend on the machine."""
+    import mpmath
+
+    check_choice("encoding", encoding, EXACT_ENCODINGS)
+    tasks = [check_task(t) for t in tasks]
+    L0 = check_positive_int("L0", L0)
+    lengths = [_check_lengths(L, L0)[0] for L in lengths]
+    dps = check_positive_int("dps", dps, minimum=30)
+    Lmax = max(lengths)
+    out = {"_recomputed": 0, "_l0_exact": {}}
+    with mpmath.workdps(dps):
+        th = _exact_frequencies(num_freq, base)
+        rule = _sinusoidal_argmaxes if encoding == "sinusoidal" else _rope_argmaxes
+        argmaxes = rule(th, L0, Lmax)
+        for task in tasks:
+            t0 = targets(task, L0).tolist()
+            args, recomputed = argmaxes(t0)
+            out["_recomputed"] += recomputed
+            q0 = query_rows(task, L0).tolist()
+            out["_l0_exact"][f"{encoding}/{task}"] = all(args[i] == t0[i] for i in q0)
+            row = {}
+            for L in lengths:
+                tg = targets(task, L)
+                rs = scored_rows(task, L, L0).tolist()
+                row[int(L)] = (
+                    sum(args[i] == int(tg[i]) for i in rs) / len(rs)
+                    if rs
+                    else float("nan")
+                )
+            out[f"{encoding}/{task}"] = row
+    return out
+
+
+def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
+    """For the sinusoidal W*: a function of a task's L0 targets ``t0`` returning each row's strict
+    argmax column (``{i: j}``, −1 on a tie) of ``T = (AR)Aᵀ`` for rows 0 … Lmax−1 and how many rows
+    were recomputed in full precision (see :func:`exact_min_norm_alpha`)."""
+    import mpmath
+
+    kd = {d: mpmath.fsum(mpmath.cos(d * t) for t in th) for d in range(-(L0 - 1), Lmax)}
+    G = mpmath.matrix([[kd[m - n] for n in range(L0)] for m in range(L0)])
+    Gi = G**-1
+    A = mpmath.matrix([[kd[i - m] for m in range(L0)] for i in range(Lmax)]) * Gi
+    Af = np.array(A.tolist(), dtype=float)
+
+    def argmaxes(t0):
+        B = mpmath.matrix(Lmax, L0)
+        for m in range(L0):
+            if t0[m] >= 0:
+                for i in range(Lmax):
+                    B[i, t0[m]] += A[i, m]
+        Bf = np.array(B.tolist(), dtype=float)
+        T = Bf @ Af.T
+        bound = 4 * (L0 + 2) * np.finfo(float).eps * (np.abs(Bf) @ np.abs(Af).T)
+
+        def exact_row(i):
+            vals = [
+                mpmath.fdot([B[i, m] for m in range(L0)], [A[j, m] for m in range(L0)])
+                for j in range(i + 1)
+            ]
+            top = max(vals)
+            win = [j for j, v in enumerate(vals) if v == top]
+            return win[0] if len(win) == 1 else -1
+
+        args, recomputed = _strict_argmax_rows(T, range(Lmax), bound), 0
+        for i, a in list(args.items()):
+            if a is None:
+                recomputed += 1
+                args[i] = exact_row(i)
+        return args, recomputed
+
+    return argmaxes
+
+
+def _rope_argmaxes(th, L0: int, Lmax: int):
+    """For RoPE's least-squares kernel: a function of a task's L0 targets ``t0`` returning each row
+    i = d's argmax column (−1 on a tie) of the relative kernel κ up to Lmax, and 0 (no row is
+    recomputed: κ is evaluated exactly)."""
+    import mpmath
+
+    basis = {d: _rope_basis(d, th) for d in range(-(L0 - 1), Lmax)}
+    D = list(range(-(L0 - 1), L0))
+    U, S, V = mpmath.svd_r(mpmath.matrix(_rope_design(th, L0)))
+
+    def argmaxes(t0):
+        # weighted targets per offset: the mean of R over each diagonal of the grid
+        y = mpmath.matrix(
+            [
+                sum(1 for i in range(L0) if 0 <= i - d < L0 and t0[i] == i - d)
+                / mpmath.sqrt(L0 - abs(d))
+                for d in D
+            ]
+        )
+        coef = V.T * mpmath.diag([1 / x for x in S]) * (U.T * y)
+        kappa = [mpmath.fdot(coef, basis[d]) for d in range(Lmax)]
+        args, best, bd, tie = {}, None, -1, False
+        for d in range(Lmax):
+            if best is None or kappa[d] > best:
+                best, bd, tie = kappa[d], d, False
+            elif kappa[d] == best:
+                tie = True
+            args[d] = -1 if tie else d - bd  # row i = d: its argmax column
+        return args, 0
+
+    return argmaxes

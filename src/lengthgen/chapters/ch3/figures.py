@@ -1,0 +1,707 @@
+"""What chapter 3 draws: the tables and figures of its two notebooks (α_L tables and heat-maps, the
+selection rules' sensitivity to the CE learning rate and the min-norm cutoff, Theorem 2's checks,
+the trained study's LG curves, α against LG and the depth trend). Each function takes what the
+chapter computes (:mod:`lengthgen.chapters.ch3.experiments`, :mod:`lengthgen.chapters.ch3.analysis`)
+and returns a DataFrame or draws a figure; none computes a claim."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lengthgen.chapters.ch3 import paper
+from lengthgen.chapters.ch3.realizability import (
+    L0_DEFAULT,
+    MAIN_TASKS,
+    SELECTION_RULES,
+)
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+)
+from lengthgen.engine.runs import refresh_difference
+from lengthgen.nn.decoder import TIERS
+from lengthgen.nn.positional import ENCODINGS
+from lengthgen.chapters.ch3.analysis import cell_rows
+from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS, study_plan
+
+
+def lr_matches(data: dict):
+    """Per learning rate of a :func:`lr_grid` result: how many of the paper's α values it matches
+    (rule 2, half a unit of the last printed decimal, the band's edge included), in total and per
+    source, how many of the matches lie on the band's edge (e.g. 0.475 for a printed 0.47) and the
+    largest difference; rows in ``lrs`` order."""
+    import pandas as pd
+
+    rows = []
+    for lr in data["lrs"]:
+        pts = [p for p in data["points"] if p["lr"] == lr]
+        gap = [
+            abs(p["alpha"] - p["paper"]) - 0.5 * 10.0 ** (-p["decimals"]) for p in pts
+        ]
+        hit = [g <= 1e-12 for g in gap]
+        row = {"lr": lr}
+        for src in dict.fromkeys(p["source"] for p in pts):
+            sub = [h for p, h in zip(pts, hit) if p["source"] == src]
+            row[f"{src} ({len(sub)})"] = sum(sub)
+        row[f"matched (of {len(pts)})"] = sum(hit)
+        row["on the edge"] = sum(abs(g) <= 1e-12 for g in gap)
+        row["largest difference"] = max(abs(p["alpha"] - p["paper"]) for p in pts)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("lr")
+
+
+def lr_points(data: dict):
+    """The paper's α values (rows ``source: cell @ L`` with the frequency count when it is not 16)
+    against ours at each learning rate (columns), from a :func:`lr_grid` result."""
+    import pandas as pd
+
+    def name(p):
+        nf = "" if p["num_freq"] == 16 else f", {p['num_freq']} freq."
+        return f"{p['source']}: {p['encoding']}/{p['task']} @ {p['L']}{nf}"
+
+    tab = {}
+    for p in data["points"]:
+        tab.setdefault(name(p), {"paper": p["paper"]})[f"lr {p['lr']:g}"] = p["alpha"]
+    return pd.DataFrame(tab).T
+
+
+def lr_fixed_offsets(data: dict):
+    """Per learning rate of a :func:`lr_grid` result: the minimum α_L of each RoPE fixed-offset task
+    over L = 30 … 512 and whether all four are 1 (the claim ``ch3.alpha.rope_fixed_offsets``)."""
+    import pandas as pd
+
+    rows = []
+    for lr in data["lrs"]:
+        row = {"lr": lr}
+        for t in FIXED_OFFSET_TASKS:
+            row[t] = min(
+                f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t
+            )
+        row["α = 1 up to 512"] = all(row[t] == 1.0 for t in FIXED_OFFSET_TASKS)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("lr")
+
+
+def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
+    """The two min-norm rules side by side: α_L of torch's truncated pseudo-inverse (``tabs``, the
+    ``alpha_tables`` output) and of the exact one (``exact``, :func:`exact_min_norm_tables`), one
+    row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
+    import pandas as pd
+
+    rows = {}
+    for key, row in exact["alpha"].items():
+        rows[key] = {
+            **{("torch cutoff", f"L = {L}"): tabs["min_norm"][key][L] for L in lengths},
+            **{("exact", f"L = {L}"): row[L] for L in lengths},
+        }
+    df = pd.DataFrame(rows).T
+    df.columns = pd.MultiIndex.from_tuples(df.columns)
+    return df
+
+
+def study_label(groups: dict) -> str:
+    """One line describing the stored groups (from :func:`stored_groups`) for a table or figure:
+    how many of the planned groups, devices, torch versions, dates, how many are migrated and how many
+    were re-run to record their CPU time (with the largest difference from the values they replaced,
+    :func:`lengthgen.engine.runs.refresh_record`)."""
+    if not isinstance(groups, dict):
+        raise ConfigError(
+            f"groups must be the dict returned by stored_groups(), got {type(groups).__name__}"
+        )
+    if not groups:
+        return "no stored full-scale study"
+    provs = [rec["provenance"] for rec in groups.values()]
+    dates = sorted(p.get("date", "")[:10] for p in provs)
+    devices = sorted({str(p.get("device")) for p in provs})
+    torch_v = sorted({str(p.get("torch_version")) for p in provs})
+    migrated = sum(1 for p in provs if "migrated" in p)
+    refreshed = [p for p in provs if isinstance(p.get("refreshed"), dict)]
+    diffs = [d for d in map(refresh_difference, refreshed) if d is not None]
+    again = (
+        f"; {len(refreshed)} re-run to record their CPU time, differing from the values they replaced by at "
+        f"most {max(diffs):.2g}"
+        if refreshed and diffs
+        else ""
+    )
+    return (
+        f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
+        f"({', '.join(devices)}, torch {', '.join(torch_v)}, {dates[0]} to {dates[-1]}"
+        + (f", {migrated} migrated from the pre-cells store" if migrated else "")
+        + again
+        + ")"
+    )
+
+
+def alpha_frame(tabs: dict, rule: str = "ce", lengths=None):
+    """α_L table of one selection rule as a DataFrame (rows ``encoding/task``, columns L)."""
+    import pandas as pd
+
+    check_choice("selection rule", rule, SELECTION_RULES)
+    tab = tabs[rule]
+    df = pd.DataFrame(
+        {k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}
+    ).T
+    if lengths is not None:
+        df = df[[int(L) for L in lengths]]
+    df.index.name = "encoding/task"
+    return df
+
+
+def min_norm_cutoff(
+    cells=(
+        ("rope", "prev"),
+        ("rope", "skip2"),
+        ("rope", "first"),
+        ("sinusoidal", "first"),
+    ),
+    rtols=(None, 1e-12, 1e-10, 1e-8),
+    lengths=(30, 60, 128, 512),
+):
+    """α_L of the min-norm rule as a function of the pseudo-inverse cutoff (numerical rank of Φ_L0)."""
+    import pandas as pd
+
+    from lengthgen.nn.positional import KernelFamily
+    from lengthgen.chapters.ch3.realizability import fit_min_norm, simulate
+
+    rows = []
+    for e, t in cells:
+        fam = KernelFamily(e)
+        for rt in rtols:
+            W = fit_min_norm(fam, t, rtol=rt)
+            rows.append(
+                {
+                    "cell": f"{e}/{t}",
+                    "rtol": "default" if rt is None else rt,
+                    **{int(L): simulate(W, fam, t, L).alpha for L in lengths},
+                }
+            )
+    return pd.DataFrame(rows).set_index(["cell", "rtol"])
+
+
+def lr_sensitivity(
+    cells=(("rope", "first"), ("sinusoidal", "prev"), ("sinusoidal", "skip3")),
+    lrs=(0.01, 0.02, 0.05, 0.1, 0.2),
+    lengths=(30, 40, 60, 128, 256, 512),
+):
+    """α_L of the CE selection rule as a function of its (unstated) Adam learning rate."""
+    import pandas as pd
+
+    from lengthgen.chapters.ch3.realizability import alpha
+
+    rows = []
+    for e, t in cells:
+        for lr in lrs:
+            rows.append(
+                {
+                    "cell": f"{e}/{t}",
+                    "lr": lr,
+                    **{int(L): alpha(e, t, L, lr=lr) for L in lengths},
+                }
+            )
+    return pd.DataFrame(rows).set_index(["cell", "lr"])
+
+
+def theory_table(th: dict, copy_2c: dict | None = None):
+    """Theorem 2's executable checks (``theory_checks(...)`` output) as rows of (check, result,
+    paper) text, for the chapter's table."""
+    import pandas as pd
+
+    def vals(d, fmt="{:.3f}"):
+        return ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
+
+    ce = th["thm2_counterexample"]
+    rnd = th["thm2_random"]
+    fixed = th["thm2_fixed_offset"]
+    grow = th["thm2_growing"]
+    lad = th["thm2_ladder"]
+    two = th["thm2_two_lengths"]
+    rev = th["thm2_reverse_sweep"]
+    rows = [
+        (
+            "counterexample κ = (1.46, 1.96, 1.80, 6.32)",
+            f"row 2 takes offset {ce['row2_offset']}, deep rows {ce['deep_offsets']}",
+            "offset 1, deep rows 3",
+        ),
+        (
+            "deep-row lemma, random kernels",
+            f"{sum(rnd['violations'].values())} violations in {rnd['deep_rows_checked']:,} deep rows "
+            f"({rnd['kernels']:,} kernels)",
+            "none",
+        ),
+        (
+            "fixed offsets (kernel peaked at k), min α_L over L ≤ 5000",
+            f"{min(min(v.values()) for v in fixed.values()):.3f} ({', '.join(fixed)})",
+            "1",
+        ),
+        (
+            "growing offsets, peak c, L = 2c + 200: max α_L",
+            f"copy {max(grow['copy'].values()):.3f}, reverse {max(grow['reverse'].values()):.3f}",
+            "→ 0",
+        ),
+        (
+            "clipped rows (peak 30, offset 1): α_L at L",
+            vals(th["thm2_clipped"], "{:.4f}"),
+            vals(paper.THM2_CLIPPED_ALPHA, "{:.4f}"),
+        ),
+        (
+            "offset 2 on perfect squares: α_L at L",
+            vals(th["thm2_squares"]),
+            vals(paper.THM2_SQUARES_ALPHA),
+        ),
+        (
+            "parity offsets δ ∈ {1, 2}: α_L per peak",
+            vals(th["thm2_parity"], "{:.2f}"),
+            f"{paper.THM2_PARITY_ALPHA:.2f}",
+        ),
+        (
+            "unbounded ladder, copy: min α_L over L = 40 … 40960",
+            f"{min(lad.values()):.3f}",
+            f"{paper.THM2_LADDER['alpha']:.3f}",
+        ),
+        (
+            "κ[10] = 5, κ[30] = 8: copy at L0 = 20 and at L = 60",
+            f"{'solved' if two['copy_L0'] else 'not solved'}; α_60 = {two['copy_60']:.3f}",
+            "solved; 1",
+        ),
+        (
+            "reverse at L0 = 20: kernels that solve it",
+            f"{rev['solved']} of {rev['kernels']:,}",
+            f"{paper.REVERSE_SWEEP['solved']} of {paper.REVERSE_SWEEP['kernels']:,}",
+        ),
+    ]
+    if copy_2c:
+        rows.append(
+            (
+                "peak c ∈ {15, 30, 100}: min α_L on copy at L = 2c − 1, 2c",
+                f"{min(copy_2c.values()):.3f}",
+                f"{paper.PEAK_COPY_ALPHA:.3f}",
+            )
+        )
+    return pd.DataFrame(rows, columns=["check", "ours", "paper"])
+
+
+def _ticks(ax, columns, rows) -> None:
+    """Label a heat-map's columns and rows."""
+    ax.set(xticks=range(len(columns)), xticklabels=columns)
+    ax.set(yticks=range(len(rows)), yticklabels=rows)
+
+
+def _box(ax, x: int, y: int) -> None:
+    """Outline the heat-map cell at column ``x``, row ``y``."""
+    from matplotlib.patches import Rectangle
+
+    from lengthgen import plotting
+
+    box = Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2)
+    ax.add_patch(box)
+
+
+def plot_alpha_tables(tabs: dict, marked=()):
+    """The α_L tables of both selection rules as two heat-maps (rows ``encoding/task``, columns L),
+    cross-entropy left, min-norm right; cells listed in ``marked`` (``(row, L)``) get a box."""
+    from lengthgen import plotting
+
+    frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
+    rows, Ls = list(frames[0].index), list(frames[0].columns)
+    fig, axes = plotting.figure(
+        1, 2, width=3.4, height=0.19 * len(rows) + 1.2, sharey=True
+    )
+    for ax, df, rule in zip(axes, frames, SELECTION_RULES):
+        M = df.to_numpy(dtype=float)
+        ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
+        for (r, c), v in np.ndenumerate(M):
+            txt = "1" if v == 1 else ("0" if v == 0 else f"{v:.2f}".lstrip("0"))
+            ax.text(
+                c,
+                r,
+                txt,
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="w" if v < 0.6 else "k",
+            )
+        for r in range(len(ENCODINGS) - 1):
+            ax.axhline((r + 1) * len(rows) / len(ENCODINGS) - 0.5, color="w", lw=1.5)
+        for name, L in marked:
+            if name in rows and L in Ls and rule == "ce":
+                _box(ax, Ls.index(L), rows.index(name))
+        _ticks(ax, Ls, rows)
+        ax.set(
+            xlabel="test length L",
+            ylabel="encoding/task" if rule == "ce" else "",
+            title="cross-entropy fit" if rule == "ce" else "min-norm interpolant",
+        )
+        ax.tick_params(axis="x", rotation=90, labelsize=9)
+        ax.tick_params(axis="y", labelsize=9)
+        ax.xaxis.set_ticks_position("top")
+        ax.xaxis.set_label_position("top")
+        ax.grid(False)
+    axes[1].set_ylabel("encoding/task")
+    axes[1].yaxis.label.set_visible(False)
+    return plotting.finish(fig)
+
+
+def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
+    """α_L against L for each learning rate of the CE fit (one panel per cell of ``sens``,
+    :func:`lr_sensitivity`); ``paper_alpha`` (``{cell: {L: α}}``) adds the paper's values."""
+    from lengthgen import plotting
+
+    cells = list(dict.fromkeys(sens.index.get_level_values("cell")))
+    fig, axes = plotting.figure(
+        1, len(cells), width=6.8 / len(cells), height=2.9, sharey=True
+    )
+    for ax, cell in zip(np.atleast_1d(axes), cells):
+        sub = sens.loc[cell]
+        Ls = [int(L) for L in sub.columns]
+        for j, (lr, row) in enumerate(sub.iterrows()):
+            ax.plot(
+                Ls,
+                row.to_numpy(),
+                "o-",
+                ms=3,
+                lw=1.3,
+                color=plotting.PALETTE[j % 5],
+                label=f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else ""),
+            )
+        pv = (paper_alpha or {}).get(cell)
+        if pv:
+            ax.plot(list(pv), list(pv.values()), "kx", ms=8, mew=2, label="paper")
+        ax.set(
+            xscale="log",
+            xlabel="test length L",
+            ylabel="α_L",
+            title=cell,
+            ylim=(-0.03, 1.03),
+        )
+        ax.set_xticks([30, 60, 128, 512], labels=["30", "60", "128", "512"])
+        ax.minorticks_off()
+    h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    for ax in np.atleast_1d(axes)[1:]:
+        for hh, ll in zip(*ax.get_legend_handles_labels()):
+            if ll not in lab:
+                h.append(hh)
+                lab.append(ll)
+    fig.legend(
+        h,
+        lab,
+        loc="outside lower center",
+        ncol=len(lab),
+        fontsize=9,
+        handlelength=1.2,
+        columnspacing=0.8,
+    )
+    return plotting.finish(fig)
+
+
+def show_transfer(
+    encoding: str = "rope",
+    task: str = "first",
+    L: int = 60,
+    rule: str = "ce",
+    L0: int = L0_DEFAULT,
+):
+    """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
+    (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
+    from lengthgen import plotting
+    from lengthgen.chapters.ch3.realizability import select, simulate, transfer
+
+    fam, W = select(encoding, task, rule, L0=L0)
+    sim = simulate(W, fam, task, L, L0)
+    P = transfer(W, fam.features(L)).numpy().copy()
+    P[np.triu_indices(L, 1)] = np.nan
+    fig, ax = plotting.figure(width=5.6, height=5.0)
+    lo, hi = np.nanpercentile(P, 2), np.nanpercentile(P, 98)
+    im = ax.imshow(
+        P,
+        cmap="viridis",
+        vmin=lo,
+        vmax=hi if hi > lo else lo + 1,
+        interpolation="nearest",
+    )
+    fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)").ax.set_xlabel("logit")
+    ok, bad = sim.correct, ~sim.correct
+    arg = np.where(sim.argmax >= 0, sim.argmax, np.nan)
+    ax.scatter(
+        arg[ok], sim.rows[ok], s=9, c=plotting.PALETTE[2], label="argmax = target"
+    )
+    ax.scatter(
+        arg[bad], sim.rows[bad], s=9, c=plotting.PALETTE[3], label="argmax ≠ target"
+    )
+    tied = bad & (sim.argmax < 0)
+    if tied.any():
+        ax.scatter(
+            np.full(tied.sum(), -0.5),
+            sim.rows[tied],
+            s=9,
+            marker="<",
+            c=plotting.PALETTE[3],
+            label="tied top",
+        )
+    ax.scatter(
+        sim.target,
+        sim.rows,
+        s=14,
+        marker="x",
+        c="white",
+        linewidths=0.8,
+        label="target t_L(i)",
+    )
+    ax.axhline(L0 - 0.5, color="white", lw=0.8, ls="--")
+    ax.set(
+        xlabel="key position j",
+        ylabel="query position i",
+        title=f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}",
+    )
+    fig.legend(
+        loc="outside lower center",
+        ncol=3,
+        fontsize=9,
+        handletextpad=0.3,
+        columnspacing=0.8,
+        facecolor="#aaaaaa",
+        framealpha=1,
+    )
+    ax.grid(False)
+    return plotting.finish(fig), sim
+
+
+def plot_heatmaps(
+    alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None
+):
+    """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
+    ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, boxed."""
+    from lengthgen import plotting
+
+    A = np.array(
+        [[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS]
+    )
+    G = np.array(
+        [[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS]
+    )
+    fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
+    for ax, M, name in (
+        (axes[0], A, "α_60 (training-free)"),
+        (axes[1], G, "LG@60 (trained, mean over seeds)"),
+    ):
+        im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
+        for (r, c), v in np.ndenumerate(M):
+            if not np.isfinite(v):
+                continue
+            col = "w" if v < 0.6 else "k"
+            key = f"{ENCODINGS[r]}/{MAIN_TASKS[c]}"
+            if ax is axes[1] and paper_lg60 and key in paper_lg60:
+                ax.text(
+                    c,
+                    r - 0.17,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=10,
+                    color=col,
+                )
+                ax.text(
+                    c,
+                    r + 0.23,
+                    f"paper {paper_lg60[key]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color=col,
+                    style="italic",
+                )
+                _box(ax, c, r)
+            else:
+                ax.text(
+                    c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col
+                )
+        _ticks(ax, MAIN_TASKS, ENCODINGS)
+        ax.set(
+            xlabel="task",
+            ylabel="encoding",
+            title=name,
+        )
+        ax.grid(False)
+    fig.colorbar(
+        im, ax=axes, label="fraction of rows correct", shrink=0.8
+    ).ax.set_xlabel("")
+    fig.axes[-1].set_xlabel("fraction", fontsize=9)
+    return plotting.finish(fig, title=title or None)
+
+
+def plot_lg_curves(
+    rows,
+    alpha: dict,
+    tier: str = "1L1H",
+    cells=(
+        ("rope", "prev"),
+        ("rope", "skip5"),
+        ("rope", "first"),
+        ("sinusoidal", "prev"),
+        ("sinusoidal", "first"),
+        ("learned_abs", "first"),
+        ("learned_abs", "prev"),
+        ("rope", "copy"),
+    ),
+):
+    """Fig. 4: trained LG (solid, mean over seeds, band: ± one seed standard deviation) and α_L
+    (dashed) against the test length L."""
+    from matplotlib.lines import Line2D
+
+    from lengthgen import plotting
+
+    fig, ax = plotting.figure(width=6.8, height=4.6)
+    for c, (e, t) in enumerate(cells):
+        r = cell_rows(rows, tier, e, t)
+        if not r:
+            continue
+        Ls = sorted({x["L"] for x in r})
+        col = plotting.PALETTE[c % len(plotting.PALETTE)]
+        acc = [np.array([x["acc"] for x in r if x["L"] == L]) for L in Ls]
+        m, sd = np.array([a.mean() for a in acc]), np.array([a.std() for a in acc])
+        ax.plot(Ls, m, "-o", color=col, ms=3, label=f"{e}/{t}")
+        ax.fill_between(Ls, m - sd, m + sd, color=col, alpha=0.15, lw=0)
+        ax.plot(Ls, [alpha[f"{e}/{t}"][L] for L in Ls], "--", color=col, lw=1.2)
+    h, lab = ax.get_legend_handles_labels()
+    h += [
+        Line2D([], [], color="grey", marker="o", ms=3),
+        Line2D([], [], color="grey", ls="--", lw=1.2),
+    ]
+    lab += ["trained LG (mean ± sd)", "α_L"]
+    ax.set(
+        xlabel="test length L (tokens)",
+        ylabel="accuracy on rows [L0, L) / α_L",
+        ylim=(-0.03, 1.03),
+    )
+    fig.legend(
+        h,
+        lab,
+        fontsize=9,
+        ncol=4,
+        loc="outside lower center",
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
+    return plotting.finish(fig)
+
+
+def plot_alpha_vs_lg(
+    tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None
+):
+    """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
+    (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow.
+    ``paper_rho`` (``{tier: ρ}``) adds the paper's learnable-cell Spearman to each title."""
+    from lengthgen import plotting
+
+    tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
+    n = max(1, len(tiers))
+    fig, axes = plotting.figure(1, n, width=6.8 / max(n, 2), height=3.3, sharey=True)
+    for ax, tier in zip(np.atleast_1d(axes), tiers):
+        st = tier_stats[tier]
+        cells = st["cells"].values()
+        for learn, style in (
+            (True, dict(color=plotting.PALETTE[0])),
+            (False, dict(facecolors="none", edgecolors="grey")),
+        ):
+            pts = [
+                (c["alpha"], c["lg"])
+                for c in cells
+                if (c["train"] > learnable) == learn
+            ]
+            if pts:
+                a, g = zip(*pts)
+                ax.scatter(
+                    a, g, s=22, label="learnable" if learn else "not learnable", **style
+                )
+        rho = st.get("spearman_learnable")
+        title = tier if rho is None else f"{tier}: ρ = {rho:.2f}"
+        if paper_rho and tier in paper_rho:
+            title += f"\n(paper {paper_rho[tier]:.2f})"
+        ax.set(
+            xlabel="α (mean over L)",
+            ylabel="trained LG (mean)",
+            xlim=(-0.05, 1.05),
+            ylim=(-0.05, 1.05),
+            title=title,
+        )
+        ax.title.set_fontsize(10)
+        ax.text(
+            0.97,
+            0.03,
+            f"{st['n_cells']} cells",
+            transform=ax.transAxes,
+            ha="right",
+            fontsize=9,
+        )
+    h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    fig.legend(h, lab, loc="outside lower center", ncol=2, fontsize=9)
+    return plotting.finish(fig)
+
+
+def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
+    """Fig. 6: learnable-cell Spearman (circles) and precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] (squares),
+    each with its bootstrap CI, against depth; ``paper`` (``{tier: (ρ, precision)}``) adds the
+    paper's values as black crosses (one legend entry, "paper")."""
+    from lengthgen import plotting
+
+    fig, ax = plotting.figure(width=6.0, height=3.6)
+    tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
+    depth = [TIERS[t][0] for t in tiers]
+    for key, ci, mark, col, name in (
+        (
+            "spearman_learnable",
+            "spearman_ci",
+            "o",
+            plotting.PALETTE[0],
+            "ours: Spearman ρ (learnable cells)",
+        ),
+        (
+            "precision",
+            "precision_ci",
+            "s",
+            plotting.PALETTE[1],
+            "ours: precision of α_L ≥ 0.5",
+        ),
+    ):
+        pts = [
+            (d, tier_stats[t][key], tier_stats[t][ci])
+            for d, t in zip(depth, tiers)
+            if key in tier_stats[t]
+        ]
+        if pts:
+            d, v, c = zip(*pts)
+            err = np.array(
+                [
+                    [x - lo for x, (lo, _) in zip(v, c)],
+                    [hi - x for x, (_, hi) in zip(v, c)],
+                ]
+            )
+            ax.errorbar(
+                d,
+                v,
+                yerr=np.clip(err, 0, None),
+                fmt=mark + "-",
+                color=col,
+                capsize=3,
+                label=name,
+            )
+    if paper:
+        pd_ = [(TIERS[t][0], r, p) for t, (r, p) in paper.items() if t in TIERS]
+        xs = [x[0] + 0.08 for x in pd_]
+        ax.plot(
+            xs + xs,
+            [x[1] for x in pd_] + [x[2] for x in pd_],
+            "x",
+            color="k",
+            ms=8,
+            mew=2,
+            label="paper (Table 4)",
+        )
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set(
+        xlabel="layers (1L1H, 2L4H, 4L4H)",
+        ylabel="statistic (95% bootstrap CI)",
+        xticks=[1, 2, 4],
+        ylim=(-0.6, 1.08),
+    )
+    ax.legend(fontsize=9, loc="lower left")
+    return plotting.finish(fig)

@@ -1,0 +1,638 @@
+"""What chapter 3's stored claims measure: readers of the full-scale cells under ``results/ch3/cells``
+(validated by :func:`lengthgen.chapters.ch3.experiments.load`, cached per
+:class:`lengthgen.claims.StoredResults`) and the measurement functions that the declarations of
+:mod:`lengthgen.chapters.ch3.claims` and :mod:`lengthgen.chapters.ch3.claims_details` name. Every
+function takes the stored results ``r`` and returns our value of one claim (or a building block).
+The notebooks call the public ones to show the same numbers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lengthgen.chapters.ch3 import experiments as ch3
+from lengthgen.chapters.ch3 import analysis as an3
+from lengthgen.chapters.ch3 import paper
+from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
+from lengthgen.chapters.ch3.rules import NEAR_ZERO
+from lengthgen.config import check_choice
+from lengthgen.nn.decoder import TIERS
+from lengthgen.nn.positional import ENCODINGS
+
+#: Shuffles of the AUC permutation test (the paper's 20k) and our bootstrap resamples over cells/rows.
+N_PERM = paper.STUDY_1L1H["n_perm"]
+N_BOOT = 2_000
+#: The paper's thresholds (§6, Table 4): a cell is learnable when its train accuracy exceeds 0.8 and
+#: generalizes when its LG reaches 0.5; a row succeeds when LG ≥ 0.7 and is high-α when α_L ≥ 0.5.
+LEARNABLE, GENERALIZES, SUCCESS, HIGH_ALPHA = 0.8, 0.5, 0.7, 0.5
+
+
+# --------------------------------------------------------------------------- stored results (cached per StoredResults)
+def _memo(results, key, fn):
+    cache = results.__dict__.setdefault("_ch3_cache", {})
+    if key not in cache:
+        cache[key] = fn()
+    return cache[key]
+
+
+def stored(results, name: str):
+    """The validated data of the stored cell ``name`` (:func:`experiments.load`), read once."""
+    return _memo(results, name, lambda: ch3.load(name, folder=results.folder)["data"])
+
+
+def _int_lengths(tab: dict) -> dict:
+    """A stored α table ``{"enc/task": {"L": α}}`` with integer lengths and float values."""
+    return {k: {int(L): float(a) for L, a in d.items()} for k, d in tab.items()}
+
+
+def alpha_tables(results) -> dict:
+    """The stored α tables ``{rule: {"enc/task": {L: α}}}`` (integer lengths), validated."""
+
+    tabs = stored(results, "alpha_tables")
+    return _memo(
+        results, "alpha", lambda: {r: _int_lengths(t) for r, t in tabs.items()}
+    )
+
+
+def alpha(results, rule: str = "ce") -> dict:
+    return alpha_tables(results)[rule]
+
+
+def alpha_exact(results) -> dict:
+    """The stored exact min-norm rule (``alpha_min_norm_exact`` cell), validated."""
+    return stored(results, "alpha_min_norm_exact")
+
+
+def min_norm_exact_table(results) -> dict:
+    """The min-norm α table under the exact rule: the stored exact rows for the sinusoidal and
+    RoPE bases, the float64 rows elsewhere (their Φ_20 is well conditioned, so float64's
+    pseudo-inverse is the exact one there)."""
+    return {**alpha(results, "min_norm"), **_int_lengths(alpha_exact(results)["alpha"])}
+
+
+def theory(results) -> dict:
+    """The stored theory checks (the ``theory`` cell), validated."""
+    return stored(results, "theory")
+
+
+def lr_grid(results) -> dict:
+    """The stored learning-rate grid of the CE fit (the ``lr_grid`` cell), validated."""
+    return stored(results, "lr_grid")
+
+
+def lr_grid_headline_diff(results) -> int:
+    """Entries of the grid's row at our learning rate (16 frequencies) that differ from the α tables."""
+    g, A = lr_grid(results), alpha(results)
+    lr = paper.CE_FIT["lr"]
+    pts = [
+        (f"{p['encoding']}/{p['task']}", p["L"], p["alpha"])
+        for p in g["points"]
+        if p["lr"] == lr and p["num_freq"] == 16
+    ]
+    pts += [
+        (f"rope/{f['task']}", f["L"], f["alpha"]) for f in g["fixed"] if f["lr"] == lr
+    ]
+    return sum(A[k][L] != a for k, L, a in pts) if pts else -1
+
+
+def rows(results) -> list[dict]:
+    """Every stored measurement of the trained study (main and pos groups), validated."""
+    return _memo(results, "rows", lambda: ch3.study_rows(folder=results.folder))
+
+
+def stats(results, tier: str) -> dict:
+    """§6 statistics of ``tier`` (main tasks): AUC with 20k-shuffle permutation p, Spearman with a
+    bootstrap CI over cells, precision over high-α rows (:func:`analysis.study_stats`)."""
+    return _memo(
+        results,
+        ("stats", tier),
+        lambda: an3.study_stats(
+            rows(results), alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT
+        ),
+    )
+
+
+def cells(results, tier: str = "1L1H", tasks=MAIN_TASKS) -> dict:
+    """Cell-level summaries ``{"enc/task": {alpha, lg, train, seeds, lengths}}`` of ``tier``."""
+
+    def make():
+        c = an3.cell_summary(rows(results), tier, alpha(results), tasks)
+        return {f"{e}/{t}": v for (e, t), v in c.items()}
+
+    return _memo(results, ("cells", tier, tuple(tasks)), make)
+
+
+def accs(results, tier, cell, L):
+    """The stored accuracies of one ``"enc/task"`` cell of ``tier`` at length ``L``."""
+    return [x["acc"] for x in an3.cell_rows(rows(results), tier, *cell.split("/"), L)]
+
+
+def high_rows(
+    results, tier: str = "1L1H", tau: float = HIGH_ALPHA, A: dict | None = None
+) -> list[dict]:
+    """The (cell, L, seed) rows of ``tier`` (main tasks) with α_L ≥ ``tau`` under the α table
+    ``A`` (default: the stored CE table)."""
+    A = alpha(results) if A is None else A
+    return [
+        x
+        for x in rows(results)
+        if x["tier"] == tier
+        and x["task"] in MAIN_TASKS
+        and A[f"{x['encoding']}/{x['task']}"][x["L"]] >= tau
+    ]
+
+
+def violations(results, tier: str = "1L1H") -> dict:
+    """High-α rows with LG < 0.7, counted per ``"enc/task@L"``."""
+    out: dict[str, int] = {}
+    for x in high_rows(results, tier):
+        if x["acc"] < SUCCESS:
+            k = f"{x['encoding']}/{x['task']}@{x['L']}"
+            out[k] = out.get(k, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def spearman_cells(results, keep) -> float:
+    from lengthgen.stats import spearman
+
+    c = [v for k, v in sorted(cells(results).items()) if keep(k, v)]
+    return spearman([v["alpha"] for v in c], [v["lg"] for v in c])
+
+
+def theory_differences(
+    live: dict, stored: dict, *, skip=("prop1", "prop2"), rtol: float = 1e-9
+) -> list[str]:
+    """Keys of the theory checks on which ``live`` (computed now, any scale) and ``stored`` (the
+    ``theory`` cell) differ, leaving out the Monte-Carlo checks ``skip`` whose size depends on the
+    scale. Floats agree within ``rtol``; everything else must be equal."""
+    import json
+
+    from lengthgen.store import _clean
+
+    def norm(x):
+        return json.loads(json.dumps(_clean(x)))
+
+    def same(a, b):
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        if isinstance(a, float) or isinstance(b, float):
+            return (
+                isinstance(a, (int, float))
+                and isinstance(b, (int, float))
+                and not isinstance(a, bool)
+                and math.isclose(a, b, rel_tol=rtol, abs_tol=rtol)
+            )
+        return a == b
+
+    keys = sorted((set(live) | set(stored)) - set(skip))
+    return [
+        k
+        for k in keys
+        if k not in live or k not in stored or not same(norm(live[k]), norm(stored[k]))
+    ]
+
+
+# --------------------------------------------------------------------------- measures
+def alpha_at(cell, Ls):
+    return lambda r: [alpha(r)[cell][L] for L in Ls]
+
+
+def zero_cells_std(r):
+    A = alpha(r)
+    vals = [
+        np.mean([A[f"{e}/{t}"][L] for L in STUDY_LENGTHS])
+        for e in ENCODINGS
+        for t in MAIN_TASKS
+        if e in ("nope", "alibi") or t in ("copy", "reverse")
+    ]
+    return float(np.std(vals))
+
+
+def interior_alpha(r):
+    return [alpha(r)[f"{e}/{t}"][60] for e in ENCODINGS for t in POS_TASKS]
+
+
+INTERIOR_PAPER = [
+    paper.APP_E_ALPHA60["absolute" if e in paper.APP_E_ABSOLUTE else "other"]
+    for e in ENCODINGS
+    for t in POS_TASKS
+]
+
+
+def table3_lg(tier):
+    def measure(r):
+        c = an3.cell_table(rows(r), alpha(r), tier, 60)
+        return [c[k]["lg_mean"] for k in paper.T3_KEYS]
+
+    return measure
+
+
+def prop2_tols(r):
+    """3 Monte-Carlo standard errors of each conditional rate (rule 6), from the stored sample sizes."""
+    P = theory(r)["prop2"]
+    return [
+        3
+        * math.sqrt(
+            P[rule][str(L)]["bound"]
+            * (1 - P[rule][str(L)]["bound"])
+            / max(P[rule][str(L)]["n_in_new"], 1)
+        )
+        for rule in ("min_norm", "generic")
+        for L in (30, 60)
+    ]
+
+
+def prop2_within_3se(r):
+    """``[holds, conditional rates…]``: whether each conditional rate is within 3 SE of 1/(k − 1)."""
+    P = theory(r)["prop2"]
+    vals, ok = [], True
+    for (rule, L), tol in zip(
+        [(u, L) for u in ("min_norm", "generic") for L in (30, 60)], prop2_tols(r)
+    ):
+        d = P[rule][str(L)]
+        vals.append(d["conditional"])
+        ok = ok and abs(d["conditional"] - d["bound"]) <= tol
+    return {"within_3se": ok, "conditional": vals}
+
+
+def prop2_unconditional(r):
+    P = theory(r)["prop2"]
+    return [
+        P[rule][str(L)]["unconditional"]
+        - P[rule][str(L)]["conditional"] * P[rule][str(L)]["p_new"]
+        for rule in ("min_norm", "generic")
+        for L in (30, 60)
+    ]
+
+
+def prop2_mc(r):
+    P = theory(r)["prop2"]["min_norm"]
+    return [
+        P["30"]["unconditional"],
+        P["30"]["p_new"],
+        P["60"]["unconditional"],
+        P["60"]["p_new"],
+    ]
+
+
+def duality(r):
+    d30 = next(x for x in theory(r)["prop4"] if x["L"] == 30)
+    margins = {x["learned_abs/first margin"] for x in theory(r)["prop4"]}
+    return {
+        "alpha": [
+            d30["rope/prev"],
+            d30["peak1/first"],
+            d30["learned_abs/prev"],
+            d30["learned_abs/first"],
+        ],
+        "clamped_first_margins": sorted(margins),
+    }
+
+
+def duality_holds(v):
+    rel_prev, rel_first, abs_prev, abs_first = v["alpha"]
+    D = paper.DUALITY
+    m = v["clamped_first_margins"]
+    return bool(
+        rel_prev == D["relative"]["prev"]
+        and rel_first == D["relative"]["first"]
+        and abs_prev == D["clamped"]["prev"]
+        and abs_first == D["clamped"]["first"]
+        and len(m) == 1
+        and m[0] > 0
+    )
+
+
+def auc_p_count(r):
+    """Shuffles (of 20,000) whose AUC reaches the observed one: p = (count + 1)/(n + 1)."""
+    return int(round(stats(r, "1L1H")["auc_p"] * (N_PERM + 1))) - 1
+
+
+def auc_nontrivial(r):
+    from lengthgen.stats import auc
+
+    c = [v for k, v in sorted(cells(r).items()) if v["alpha"] > 0.05]
+    return [len(c), auc([v["alpha"] for v in c], [v["lg"] >= GENERALIZES for v in c])]
+
+
+def spearman_binarized(r):
+    from lengthgen.stats import spearman
+
+    c = [v for k, v in sorted(cells(r).items()) if v["train"] > LEARNABLE]
+    return spearman([float(v["alpha"] >= HIGH_ALPHA) for v in c], [v["lg"] for v in c])
+
+
+def cutoff_rho(r):
+    return [
+        spearman_cells(r, lambda k, v, c=c: v["train"] > c) for c in paper.CUTOFF_RHO
+    ]
+
+
+SIN_BOUNDED = (
+    "sinusoidal/prev",
+    "sinusoidal/skip2",
+    "sinusoidal/skip3",
+    "sinusoidal/skip5",
+)
+
+
+def sin_graded_fine(r):
+    """Spearman(α_L, LG) in the sinusoidal bounded-offset family, 1L1H: over the (cell, L, seed) rows
+    and over the (cell, L) means."""
+    from lengthgen.stats import spearman
+
+    A = alpha(r)
+    rr = [
+        x
+        for x in rows(r)
+        if x["tier"] == "1L1H" and f"{x['encoding']}/{x['task']}" in SIN_BOUNDED
+    ]
+    row = spearman(
+        [A[f"{x['encoding']}/{x['task']}"][x["L"]] for x in rr], [x["acc"] for x in rr]
+    )
+    pts = [
+        (A[c][L], float(np.mean(accs(r, "1L1H", c, L))))
+        for c in SIN_BOUNDED
+        for L in STUDY_LENGTHS
+    ]
+    return [row, spearman([p[0] for p in pts], [p[1] for p in pts])]
+
+
+def precision_by_tau(r):
+    """1L1H precision Pr[LG ≥ 0.7 | α_L ≥ τ] for the paper's thresholds τ = 0.5, 0.7, 0.9."""
+    return [
+        precision_with(r, "1L1H", alpha(r), tau)["precision"]
+        for tau in paper.PRECISION_TAU
+    ]
+
+
+def old_key_ratio(r) -> float:
+    """Prop. 2 with an old-key target: Pr[M_i = 0] as a multiple of 1/(k − 1) (``prop2_old_key``)."""
+    return stored(r, "prop2_old_key")["ratio"]
+
+
+def lr_alpha(results, lr: float) -> dict:
+    """The stored CE α table at learning rate ``lr`` of :data:`experiments.LR_MATCH`."""
+    tab = stored(results, "alpha_lr_match")
+    if str(lr) not in tab["alpha"]:
+        raise ValueError(f"no stored α at lr {lr!r}; stored: {', '.join(tab['alpha'])}")
+    return _int_lengths(tab["alpha"][str(lr)])
+
+
+def precision_with(results, tier: str, A: dict, tau: float = HIGH_ALPHA) -> dict:
+    """``{"precision", "rows"}``: Pr[LG ≥ 0.7 | α_L ≥ τ] over the :func:`high_rows` of ``tier``
+    under the α table ``A``, and how many rows that is."""
+    h = high_rows(results, tier, tau, A)
+    prec = float(np.mean([x["acc"] >= SUCCESS for x in h])) if h else float("nan")
+    return {"precision": prec, "rows": len(h)}
+
+
+def lr_match_precision(results, tier: str) -> dict:
+    """``{lr: {"precision", "rows"}}`` of ``tier`` at each learning rate of
+    :data:`experiments.LR_MATCH` (chapter section "Which rows the fit admits")."""
+    return {
+        str(lr): precision_with(results, tier, lr_alpha(results, lr))
+        for lr in ch3.LR_MATCH
+    }
+
+
+def precision_tau_rows(r) -> dict:
+    """1L1H precision and row count at each threshold τ of the paper (0.5, 0.7, 0.9)."""
+    return {str(t): precision_with(r, "1L1H", alpha(r), t) for t in paper.PRECISION_TAU}
+
+
+#: the encodings and tasks of the two baselines of §6 ("relation to the received taxonomy");
+#: our reading: RoPE and ALiBi are relative, sinusoidal and learned-absolute absolute, NoPE neither
+RELATIVE_PES, ABSOLUTE_PES = ("rope", "alibi"), ("sinusoidal", "learned_abs")
+BOUNDED_TASKS, ABSOLUTE_TASKS = ("prev", "skip2", "skip3", "skip5"), ("first",)
+
+
+def baseline_scores(key: str) -> dict:
+    """The two §6 baseline rules for cell ``"enc/task"``: the PE-blind "is the offset bounded?"
+    and the taxonomy "relative PE × bounded offset ∨ absolute PE × absolute task" (0 or 1)."""
+    e, t = key.split("/")
+    bounded = t in BOUNDED_TASKS
+    return {
+        "pe_blind": float(bounded),
+        "taxonomy": float(
+            (e in RELATIVE_PES and bounded)
+            or (e in ABSOLUTE_PES and t in ABSOLUTE_TASKS)
+        ),
+    }
+
+
+def baseline_rho(results, rule: str, tier: str = "1L1H") -> float:
+    """Spearman between a baseline rule's score and LG over the learnable cells of ``tier`` (the
+    cell set of the learnable-cell Spearman of α_L)."""
+    from lengthgen.stats import spearman
+
+    c = {
+        k: v for k, v in stats(results, tier)["cells"].items() if v["train"] > LEARNABLE
+    }
+    keys = sorted(c)
+    return spearman(
+        [baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys]
+    )
+
+
+def copy_reverse_nonzero(r) -> list[str]:
+    """The copy/reverse (cell, L) of the study lengths whose α_L exceeds :data:`NEAR_ZERO`."""
+    A = alpha(r)
+    return [
+        f"{e}/{t}@{L}"
+        for e in ENCODINGS
+        for t in ("copy", "reverse")
+        for L in STUDY_LENGTHS
+        if A[f"{e}/{t}"][L] > NEAR_ZERO
+    ]
+
+
+def conditioning(num_freq: int) -> dict:
+    """Φ_20 of the sinusoidal basis at ``num_freq`` frequencies, computed exactly: its shape,
+    whether it has full column rank (m ≤ 20) and its condition number σ_max/σ_min."""
+    from lengthgen.chapters.ch3.exact_min_norm import exact_min_norm_spectrum
+
+    s = exact_min_norm_spectrum("sinusoidal", num_freq=num_freq)
+    m = 2 * num_freq
+    return {"m": m, "full_column_rank": m <= 20, "cond": s[0] / s[-1]}
+
+
+def violation(cell, L):
+    def measure(r):
+        a = alpha(r)[cell][L]
+        acc = accs(r, "1L1H", cell, L)
+        return [
+            a,
+            float(np.mean(acc)),
+            sum(v < SUCCESS for v in acc) if a >= HIGH_ALPHA else 0,
+        ]
+
+    return measure
+
+
+def violation_sin_first(r):
+    viol = violations(r)
+    acc80 = accs(r, "1L1H", "sinusoidal/first", 80)
+    return [
+        float(np.mean(acc80)),
+        float(min(acc80)),
+        viol.get("sinusoidal/first@60", 0),
+        viol.get("sinusoidal/first@80", 0),
+    ]
+
+
+PAPER_FAMILIES = {
+    "rope/first@30",
+    "sinusoidal/prev@40",
+    "sinusoidal/first@60",
+    "sinusoidal/first@80",
+}
+
+
+def violations_elsewhere(r):
+    return [k for k in violations(r) if k not in PAPER_FAMILIES]
+
+
+def ci_excludes_zero(r):
+    return [bool(stats(r, t)["spearman_ci"][0] > 0) for t in ("1L1H", "2L4H", "4L4H")]
+
+
+def rescued_by_content(r, tier: str) -> list[str]:
+    """The main-task cells of ``tier`` rescued by content (:func:`analysis.content_channel`)."""
+    return sorted(an3.content_channel(rows(r), alpha(r), tier))
+
+
+def marginal(r):
+    return [cells(r, t)[k]["lg"] for k, t in paper.MARGINAL_GROWTH]
+
+
+def ablation(r):
+    return _memo(
+        r,
+        "ablation",
+        lambda: an3.selection_ablation(
+            rows(r),
+            {
+                "ce": alpha(r, "ce"),
+                "min_norm": alpha(r, "min_norm"),
+                "min_norm_exact": min_norm_exact_table(r),
+            },
+        ),
+    )
+
+
+def pos_rows(results, tier: str = "1L1H") -> list[dict]:
+    """The stored pos2/pos5 measurements of one depth ``tier`` (App. E; its Table 6 is tier 1L1H).
+    Chapter section "The trained study", paragraphs "Interior positions (App. E)" and "Interior
+    positions at depth"."""
+    check_choice("tier", tier, TIERS)
+    return [x for x in rows(results) if x["task"] in POS_TASKS and x["tier"] == tier]
+
+
+def app_e_lg80(r):
+    c80 = an3.cell_table(pos_rows(r), alpha(r), "1L1H", 80, tasks=POS_TASKS)
+    return min(
+        c["lg_mean"] for k, c in c80.items() if k.split("/")[0] in paper.APP_E_ABSOLUTE
+    )
+
+
+def app_e_stats(results, tier: str = "1L1H") -> dict:
+    """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`analysis.study_stats`):
+    the App. E claims (tier 1L1H) and the chapter's paragraph "Interior positions at depth"."""
+    return _memo(
+        results,
+        ("appE", tier),
+        lambda: an3.study_stats(
+            pos_rows(results, tier),
+            alpha(results),
+            tier,
+            tasks=POS_TASKS,
+            n_perm=N_PERM,
+            n_boot=N_BOOT,
+        ),
+    )
+
+
+def app_e_tiers(results):
+    """App. E's ten pos2/pos5 cells at every depth tier with stored groups, as a table (the chapter's
+    paragraph "Interior positions at depth", section "Depth and the content channel"): per cell its α (mean over the study's lengths) and, per tier, the train
+    accuracy and LG (means over seeds and lengths); the last row is each tier's AUC of α separating
+    the cells with LG ≥ 0.5 (NaN where every cell falls on one side). The paper prints only the
+    one-layer tier (Table 6); the deeper tiers are the rest of its protocol (claim
+    ``ch3.appE.relative_fail_deeper`` reads them)."""
+    import pandas as pd
+
+    nan = float("nan")
+    stats = _app_e_by_tier(results)
+    keys = sorted({k for st in stats.values() for k in st["cells"]})
+    alphas = {k: c["alpha"] for st in stats.values() for k, c in st["cells"].items()}
+    data = {("", "α"): [alphas[k] for k in keys] + [nan]}
+    for t, st in stats.items():
+        data[(t, "train acc")] = [
+            st["cells"].get(k, {}).get("train", nan) for k in keys
+        ] + [nan]
+        data[(t, "LG")] = [st["cells"].get(k, {}).get("lg", nan) for k in keys] + [
+            st.get("auc", nan)
+        ]
+    df = pd.DataFrame(
+        data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task")
+    )
+    df.columns = pd.MultiIndex.from_tuples(df.columns)
+    return df
+
+
+def _app_e_by_tier(results) -> dict:
+    """:func:`app_e_stats` of every tier with stored pos2/pos5 groups, in tier order."""
+    return {t: app_e_stats(results, t) for t in TIERS if pos_rows(results, t)}
+
+
+def app_e_rescued(results) -> dict:
+    """Per tier with stored pos2/pos5 groups: the App. E cells whose α (mean over L) is below 0.5 but
+    whose LG reaches 0.5 (:func:`analysis.content_channel` on the pos2/pos5 tasks), the number of
+    cells and of generalizing cells, and the AUC (``None`` where every cell falls on one side). The
+    chapter's paragraph "Interior positions at depth" (section "Depth and the content channel")."""
+    return {
+        t: {
+            "rescued": sorted(
+                an3.content_channel(
+                    pos_rows(results, t),
+                    alpha(results),
+                    t,
+                    lg_min=GENERALIZES,
+                    alpha_max=HIGH_ALPHA,
+                    tasks=POS_TASKS,
+                )
+            ),
+            "n_cells": st["n_cells"],
+            "n_pos": st["n_pos"],
+            "auc": st.get("auc"),
+        }
+        for t, st in _app_e_by_tier(results).items()
+    }
+
+
+def app_e_rescued_line(results) -> str:
+    """:func:`app_e_rescued` as the sentence under the chapter's per-tier App. E table."""
+    parts = []
+    for t, v in app_e_rescued(results).items():
+        sep = (
+            f"AUC {v['auc']:.2f}"
+            if v["auc"] is not None
+            else f"{'every' if v['n_pos'] == v['n_cells'] else 'no'} cell reaches LG ≥ {GENERALIZES}, so no AUC"
+        )
+        cells = ", ".join(v["rescued"]) if v["rescued"] else "none"
+        parts.append(f"{t}: {sep}; transfer with α < {HIGH_ALPHA}: {cells}.")
+    return " ".join(parts)
+
+
+def app_e_relative(r, tiers=("1L1H",)):
+    rel = [
+        c
+        for t in tiers
+        for k, c in app_e_stats(r, t)["cells"].items()
+        if k.split("/")[0] not in paper.APP_E_ABSOLUTE
+    ]
+    return [len(rel), max(c["train"] for c in rel), max(c["lg"] for c in rel)]

@@ -1,0 +1,351 @@
+"""How chapter 3 trains its decoders (Han, Chai & Wang 2026, App. C; chapter section "The trained
+study"): the tasks' data (:func:`make_sampler`, :func:`eval_banks`), the loss and accuracy on the
+scored positions (:func:`masked_ce`, :func:`masked_acc`), and :func:`train_groups`, which trains
+several groups of one tier and encoding as one ensemble through
+:func:`lengthgen.engine.train.train_ensemble` (:func:`lengthgen.chapters.ch3.experiments.train_cell_group` is the cell function of one
+trained group of :func:`lengthgen.chapters.ch3.experiments.cells`)."""
+
+from __future__ import annotations
+
+import torch
+
+from lengthgen.chapters.ch3.paper import (
+    DATA_SEED_OFFSET,
+    DATA_SEED_STRIDE,
+    EVAL_SEED_OFFSET,
+)
+from lengthgen.chapters.ch3.realizability import (
+    L0_DEFAULT,
+    TASKS,
+    targets,
+)
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    get_device,
+)
+from lengthgen.nn.decoder import TIERS, Decoder
+from lengthgen.nn.positional import check_encoding
+
+
+#: Label of the positions a task does not score (ignored by the loss and the accuracy).
+IGNORE = -100
+
+
+def target_table(tasks, L: int) -> torch.Tensor:
+    """``[T, L+1, L]``: entry [τ, n, i] = t_n(i) of task τ at length n (−1 off the query rows or i ≥ n)."""
+    T = torch.full((len(tasks), L + 1, L), -1, dtype=torch.long)
+    for a, task in enumerate(tasks):
+        for n in range(1, L + 1):
+            T[a, n, :n] = targets(task, n)
+    return T
+
+
+def labels(x: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    """Per-position labels ``x[t(i)]`` where ``tgt[..., i] ≥ 0``, :data:`IGNORE` elsewhere (x, tgt: [..., n])."""
+    y = torch.gather(x, -1, tgt.clamp(min=0))
+    return torch.where(tgt >= 0, y, torch.full_like(y, IGNORE))
+
+
+def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Tensor:
+    """The training length of each of ``steps`` updates, n ~ U{L0/2, …, L0} from generator ``seed``
+    (shared by every member of a group; :func:`make_sampler`)."""
+    steps = check_positive_int("steps", steps)
+    L0 = check_positive_int("L0", L0, minimum=2)
+    seed = check_positive_int("seed", seed, minimum=0)
+    return torch.randint(
+        L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(seed)
+    )
+
+
+def make_sampler(
+    tasks,
+    *,
+    batch: int,
+    L0: int = L0_DEFAULT,
+    vocab: int = 12,
+    steps: int,
+    length_seed: int = 0,
+):
+    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator.
+
+    The training length of each update, n ~ U{L0/2, …, L0}, comes from one fixed schedule
+    (generator ``length_seed``) shared by all members, so a batch is ``[E, batch, n]`` without
+    padding and a member's data do not depend on which other members share its ensemble.
+    """
+    tab = target_table(tasks, L0)
+    sched = length_schedule(steps, L0, length_seed)
+
+    def sample(step, gens, members=None):
+        idx = torch.arange(len(tasks)) if members is None else members
+        n = int(sched[step % steps])
+        x = torch.stack(
+            [torch.randint(0, vocab, (batch, n), generator=g) for g in gens]
+        )
+        tg = tab[idx, n, :n][:, None, :].expand(len(gens), batch, n)
+        return x, labels(x, tg)
+
+    return sample
+
+
+def masked_ce(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member mean cross-entropy over labelled positions (``y != IGNORE``): ``[E]``."""
+    E, V = out.shape[0], out.shape[-1]
+    ce = torch.nn.functional.cross_entropy(
+        out.reshape(-1, V), y.reshape(-1), ignore_index=IGNORE, reduction="none"
+    )
+    ce = ce.view(E, -1)
+    mask = (y.reshape(E, -1) != IGNORE).to(ce.dtype)
+    return (ce * mask).sum(1) / mask.sum(1).clamp(min=1)
+
+
+def masked_acc(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member accuracy over labelled positions: ``[E]``."""
+    E = out.shape[0]
+    mask = y.reshape(E, -1) != IGNORE
+    hit = (out.argmax(-1).reshape(E, -1) == y.reshape(E, -1)) & mask
+    return hit.sum(1).double() / mask.sum(1).clamp(min=1).double()
+
+
+def eval_banks(
+    tasks,
+    lengths,
+    *,
+    n_eval: int,
+    train_n: int,
+    L0: int = L0_DEFAULT,
+    vocab: int = 12,
+    seed: int = 12345,
+):
+    """Per-member banks ``{key: (x [E, N, L], y [E, N, L])}``.
+
+    Key ``L`` scores the extrapolation rows: the task's query rows in [L0, L) at length L. Keys
+    ``("train", n)`` for n = L0/2 … L0 score every query row of the training lengths.
+    """
+    g = torch.Generator().manual_seed(seed)
+    E = len(tasks)
+    banks = {}
+    for L in lengths:
+        x = torch.randint(0, vocab, (n_eval, L), generator=g)
+        tg = torch.stack([targets(t, L) for t in tasks])  # [E, L]
+        tg[:, :L0] = -1  # score [L0, L) only
+        xe = x[None].expand(E, n_eval, L)
+        banks[int(L)] = (xe, labels(xe, tg[:, None, :].expand(E, n_eval, L)))
+    for n in range(L0 // 2, L0 + 1):
+        x = torch.randint(0, vocab, (train_n, n), generator=g)
+        tg = torch.stack([targets(t, n) for t in tasks])
+        xe = x[None].expand(E, train_n, n)
+        banks[("train", n)] = (xe, labels(xe, tg[:, None, :].expand(E, train_n, n)))
+    return banks
+
+
+#: The floating-point types :func:`train_groups` trains in (``float32``: the study's; ``float64``
+#: measures the float32 rounding of a run, ``tests/test_ch3_device.py``).
+GROUP_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def train_groups(
+    tier: str,
+    encoding: str,
+    groups,
+    *,
+    steps: int,
+    batch: int,
+    lr: float,
+    weight_decay: float,
+    lengths,
+    eval_n: int,
+    train_eval_n: int,
+    L0: int = L0_DEFAULT,
+    data_seed_offset: int = DATA_SEED_OFFSET,
+    data_seed_stride: int = DATA_SEED_STRIDE,
+    eval_seed_offset: int = EVAL_SEED_OFFSET,
+    device: str = "cpu",
+    progress: bool = False,
+    dtype: str = "float32",
+) -> list[list[dict]]:
+    """Train several groups of one ``tier`` and ``encoding`` as ONE ensemble and measure them
+    (section "The trained study"; ``experiments.train_cell_group`` is this with one group, and
+    :mod:`lengthgen.chapters.ch3.ensembles` runs the whole study this way on a GPU).
+
+    ``groups`` is a list of ``(tasks, seed)`` pairs; the ensemble's members are every group's tasks
+    in order. Member (τ, s) keeps exactly what it has in its own group's cell: initial weights from
+    seed s, the data stream ``data_seed_offset + data_seed_stride·s + TASKS.index(τ)``, the
+    training-length schedule of seed s and the evaluation banks of ``eval_seed_offset + s``. Groups
+    with different seeds draw different lengths n_s at an update: each member's batch is drawn at
+    its own length and padded at the end to the update's longest one, the padded positions
+    unscored. Attention is causal and every other map acts position by position, so a member's
+    logits and gradients are those of its unpadded batch — in exact arithmetic; in floating point
+    the longer sums round differently (``tests/test_ch3_device.py`` measures it). Groups that share
+    a seed need no padding, and their members' numbers equal their own cells' bit for bit on the
+    CPU. ``dtype`` is ``"float32"`` (the study) or ``"float64"``. Returns one list of rows per
+    group, each exactly the shape ``train_cell_group`` returns.
+    """
+    from lengthgen.engine.train import OptimConfig, train_ensemble
+
+    check_choice("tier", tier, tuple(TIERS))
+    check_encoding(encoding)
+    checked = _check_groups(groups)
+    steps = check_positive_int("steps", steps)
+    batch = check_positive_int("batch", batch)
+    lr = check_finite("lr", lr, nonnegative=True)
+    weight_decay = check_finite("weight_decay", weight_decay, nonnegative=True)
+    lengths = _check_lengths(lengths, check_positive_int("L0", L0, minimum=2))
+    for name, v in (
+        ("eval_n", eval_n),
+        ("train_eval_n", train_eval_n),
+        ("data_seed_offset", data_seed_offset),
+        ("data_seed_stride", data_seed_stride),
+        ("eval_seed_offset", eval_seed_offset),
+    ):
+        check_positive_int(name, v, minimum=1 if name.endswith("_n") else 0)
+    dtype = GROUP_DTYPES[check_choice("dtype", dtype, tuple(GROUP_DTYPES))]
+    dev = get_device(device).type  # "cpu" or "cuda" ("auto" resolved here)
+    model = Decoder.tier(tier, encoding, L0=L0)
+    params = model.init([s for t, s in checked for _ in t], dtype=dtype, device=dev)
+    seeds = ",".join(map(str, sorted({s for _, s in checked})))
+    res = train_ensemble(
+        model,
+        params,
+        sample=_groups_sampler(checked, batch=batch, L0=L0, steps=steps),
+        loss=masked_ce,
+        optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay),
+        steps=steps,
+        data_seeds=[
+            data_seed_offset + data_seed_stride * s + TASKS.index(t)
+            for tasks, s in checked
+            for t in tasks
+        ],
+        progress=progress,
+        record_every=max(1, steps // 20),
+        device=dev,
+        desc=f"{tier} {encoding} s{seeds}",
+    )
+    run = dict(tier=tier, encoding=encoding, steps=steps, lengths=lengths, L0=L0)
+    run |= dict(eval_n=eval_n, train_n=train_eval_n, eval=eval_seed_offset)
+    return _group_rows(model, res, checked, run, dev)
+
+
+def _check_lengths(lengths, L0: int) -> tuple[int, ...]:
+    """The test ``lengths`` of :func:`train_groups` checked: a non-empty list, each > ``L0``."""
+    if isinstance(lengths, (str, int)) or not lengths:
+        raise ConfigError(
+            f"lengths must be a non-empty list of test lengths > L0 = {L0}, got {lengths!r}"
+        )
+    return tuple(check_positive_int("test length", L, minimum=L0 + 1) for L in lengths)
+
+
+def _check_groups(groups) -> list[tuple]:
+    """``groups`` of :func:`train_groups` checked: a non-empty list of distinct ``(tasks, seed)``
+    pairs, each with known tasks and a seed ≥ 0; returned as ``[(tuple(tasks), seed)]``."""
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__") or not groups:
+        raise ConfigError(
+            f"groups must be a non-empty list of (tasks, seed) pairs, got {groups!r}"
+        )
+    checked = []
+    for g in groups:
+        if not (isinstance(g, (tuple, list)) and len(g) == 2):
+            raise ConfigError(f"each group must be a pair (tasks, seed), got {g!r}")
+        tasks, seed = g
+        if isinstance(tasks, str) or not tasks:
+            raise ConfigError(
+                f"tasks must be a non-empty list of task names from {TASKS}, got {tasks!r}"
+            )
+        for t in tasks:
+            check_choice("task", t, TASKS)
+        checked.append((tuple(tasks), check_positive_int("seed", seed, minimum=0)))
+    if len(set(checked)) != len(checked):
+        raise ConfigError(
+            f"groups must not repeat a (tasks, seed) pair, got {groups!r}"
+        )
+    return checked
+
+
+def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
+    """The measured rows of :func:`train_groups`: the trained ensemble ``res`` evaluated on every
+    group's :func:`eval_banks` (seed ``run["eval"] + s``, concatenated member-wise), one list of
+    rows per group."""
+    from lengthgen.engine.train import evaluate_ensemble
+
+    per_group = [
+        eval_banks(
+            tasks,
+            run["lengths"],
+            n_eval=run["eval_n"],
+            train_n=run["train_n"],
+            L0=run["L0"],
+            seed=run["eval"] + s,
+        )
+        for tasks, s in checked
+    ]
+    banks = (
+        per_group[0]
+        if len(per_group) == 1
+        else {
+            k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1))
+            for k in per_group[0]
+        }
+    )
+    acc = evaluate_ensemble(
+        model,
+        res.params,
+        banks,
+        metric=masked_acc,
+        per_member=True,
+        batch_size=64,
+        device=dev,
+    )
+    train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
+    final_loss = res.history["loss"][-1].tolist()
+    out, e = [], 0
+    for tasks, seed in checked:
+        rows = []
+        for task in tasks:
+            rows += [
+                {
+                    "tier": run["tier"],
+                    "encoding": run["encoding"],
+                    "task": task,
+                    "seed": int(seed),
+                    "L": int(L),
+                    "acc": float(acc[int(L)][e]),
+                    "train_acc": float(train_acc[e]),
+                    "final_loss": float(final_loss[e]),
+                    "steps": run["steps"],
+                }
+                for L in run["lengths"]
+            ]
+            e += 1
+        out.append(rows)
+    return out
+
+
+def _groups_sampler(groups, *, batch: int, L0: int, steps: int):
+    """The ``sample(step, gens)`` of :func:`train_groups`: group g's members draw their batch from
+    their own :func:`make_sampler` (its tasks, its seed's length schedule); when the groups' lengths
+    differ at an update, every batch is padded at the end to the longest (token 0, label
+    :data:`IGNORE`). With one group it is that group's sampler."""
+    samplers = [
+        make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=s)
+        for tasks, s in groups
+    ]
+    if len(samplers) == 1:
+        return samplers[0]
+    bounds, lo = [], 0
+    for tasks, _ in groups:
+        bounds.append((lo, lo + len(tasks)))
+        lo += len(tasks)
+
+    def sample(step, gens):
+        parts = [f(step, gens[a:b]) for f, (a, b) in zip(samplers, bounds)]
+        n = max(x.shape[-1] for x, _ in parts)
+        xs, ys = [], []
+        for x, y in parts:
+            pad = n - x.shape[-1]
+            xs.append(torch.nn.functional.pad(x, (0, pad), value=0) if pad else x)
+            ys.append(torch.nn.functional.pad(y, (0, pad), value=IGNORE) if pad else y)
+        return torch.cat(xs), torch.cat(ys)
+
+    return sample
