@@ -99,7 +99,6 @@ def _literal_strings() -> set[str]:
     return out
 
 
-@pytest.mark.xfail(strict=False, reason="issue 34: chapter branches pending")
 def test_every_ledger_claim_id_is_a_literal_string_in_the_chapters():
     """Every id of ``results/claims/*.json`` is grep-able where it is declared: it appears as a
     quoted string (not assembled by an f-string or concatenation) under ``chapters/``."""

@@ -375,11 +375,10 @@ def chapter_claims(chapter: str):
 
 class StoredResults:
     """Lazy, cached access to a chapter's stored full-scale cells for ``measure`` functions:
-    ``results.cell(name)`` is the validated value, checked against the chapter's
-    ``experiments.schema(name, "full")`` (the one convention, issue 34); until every chapter
-    declares it, read by ``experiments.load_stored_cell(name, folder=...)`` where defined, else
-    checked against ``experiments.SCHEMAS[name]``. ``folder`` defaults to
-    ``results/<chapter>/cells``."""
+    ``results.cell(name)`` is the validated value, read by the chapter's own checked reader
+    ``experiments.load_stored_cell(name, folder=...)`` where it defines one (chapter 4: today's
+    configuration hash, the partial paper-scale cell), else checked against its
+    ``experiments.schema(name, "full")``. ``folder`` defaults to ``results/<chapter>/cells``."""
 
     def __init__(self, chapter: str, folder: str | Path | None = None):
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
@@ -398,13 +397,10 @@ class StoredResults:
     def cell(self, name: str):
         if name not in self._cache:
             mod = self._experiments()
-            if hasattr(mod, "schema"):
-                schema = mod.schema(name, "full")
+            if hasattr(mod, "load_stored_cell"):  # the chapter's own checked reader
+                obj = mod.load_stored_cell(name, folder=self.folder)
             else:
-                schema = (getattr(mod, "SCHEMAS", None) or {}).get(name)
-            if not hasattr(mod, "schema") and hasattr(mod, "load_stored_cell"):
-                obj = mod.load_stored_cell(name, folder=self.folder)  # its own reader
-            else:
+                schema = mod.schema(name, "full") if mod is not None else None
                 obj = load_stored(self.chapter, name, schema=schema, folder=self.folder)
             self._cache[name], self._prov[name] = obj["data"], obj["provenance"]
         return self._cache[name]

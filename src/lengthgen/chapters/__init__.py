@@ -102,25 +102,10 @@ def reproduce(
 def chapter_schema(chapter: str, scale: str) -> Callable:
     """The schema lookup of ``chapter``'s stored cells at ``scale``: a function of a
     :class:`lengthgen.engine.runs.Cell` returning its :class:`lengthgen.store.Schema` (or
-    ``None``), from the chapter's ``experiments.schema(name, scale)`` — the one convention (issue
-    34) — else, until every chapter declares it, the older ``schema_of(cell)``,
-    ``schema_for(name)``, ``schemas(scale)[name]`` or (full scale) ``SCHEMAS[name]``. Used by
-    :func:`lengthgen.engine.runs.merge_cells` and :class:`lengthgen.claims.StoredResults`."""
+    ``None``), from the chapter's ``experiments.schema(name, scale)``, the one convention. Used by
+    :func:`lengthgen.engine.runs.merge_cells`."""
     from lengthgen.config import get_run_scale
 
     scale = get_run_scale(scale)
     mod = chapter_module(chapter)
-    if hasattr(mod, "schema"):
-        return lambda cell: mod.schema(cell.name, scale)
-    if hasattr(mod, "schema_of"):
-        return mod.schema_of
-    if hasattr(mod, "schema_for"):
-        return lambda cell: mod.schema_for(cell.name)
-    if hasattr(mod, "schemas"):
-        try:
-            table = mod.schemas(scale)
-        except ConfigError:  # no protocol of this scale: nothing declared
-            table = {}
-        return lambda cell: table.get(cell.name)
-    table = (getattr(mod, "SCHEMAS", None) or {}) if scale == "full" else {}
-    return lambda cell: table.get(cell.name)
+    return lambda cell: mod.schema(cell.name, scale)

@@ -632,11 +632,6 @@ def schema(name: str, scale: str = "full") -> Schema | None:
     return schemas.get(name, GROUP_SCHEMA)
 
 
-def schema_for(name: str) -> Schema:
-    """:func:`schema` at full scale (kept while :func:`lengthgen.chapters.chapter_schema` reads it)."""
-    return schema(name, "full")
-
-
 #: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
 THEORY_SCHEMA = Schema(
     "ch3 theory checks",
@@ -715,7 +710,7 @@ def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
 
 def load(name: str, *, folder=None) -> dict:
     """The stored full-scale cell ``name`` as ``{"provenance", "data", "path"}``
-    (:func:`lengthgen.engine.runs.load_stored`), validated: its schema (:func:`schema_for`), for a
+    (:func:`lengthgen.engine.runs.load_stored`), validated: its schema (:func:`schema`), for a
     trained group also :func:`check_group`, and its configuration must be today's plan (the stored
     configuration hash equals the planned one). ``folder`` defaults to ``results/ch3/cells``.
     Any failure raises :class:`ResultFileError` (or :class:`~lengthgen.engine.runs.ScaleConflict`)

@@ -289,8 +289,7 @@ def schema(name: str, scale: str = "full") -> Schema | None:
 
 
 def schema_of(cell: Cell) -> Schema:
-    """:func:`schema` of one cell of the plan (the lookup :func:`lengthgen.chapters.chapter_schema`
-    reads)."""
+    """:func:`schema` of one cell of a plan (any scale, the paper-scale cell included)."""
     if not isinstance(cell, Cell):
         raise ConfigError(
             f"schema_of needs a Cell of chapter 4, got {type(cell).__name__}"
