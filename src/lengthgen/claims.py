@@ -50,7 +50,6 @@ from typing import Any, Callable
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
 from lengthgen.rounding import (  # the ledger's rounding; names kept importable here
-    RESIDUE_SCALE,  # noqa: F401
     _as_list,
     bound_residues,
     keep_within_rounding,

@@ -2,4 +2,5 @@
 
 * :mod:`.dilution`    -- closed forms of the favoured weight and the log-length scaling (§0.1–0.3)
 * :mod:`.experiments` -- the chapter's stored run (the dilution grid) for ``reproduce ch0``
+* :mod:`.claims`      -- the chapter's self-checks
 """

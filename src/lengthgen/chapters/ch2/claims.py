@@ -40,7 +40,6 @@ from lengthgen.chapters.ch2 import measures, paper, rules
 from lengthgen.chapters.ch2.measures import (  # noqa: F401
     COUNTEREXAMPLE_CELLS,
     FIG2_INTERMEDIATE,
-    MISREAD_MAP,
     protocol_of,
     run_of,
     window_measure,

@@ -71,7 +71,6 @@ from lengthgen.chapters.ch2.count_levels import (  # noqa: F401
     _head_diff,
     count_level_attention,
     count_level_logits,
-    count_level_outputs,
     majority_area_closed_form,
     majority_bias_area,
     parity_sign_changes,

@@ -8,7 +8,8 @@
 * :mod:`.relu_limits`   -- the ReLU width bounds (Thm 4.3) and the two-lengths obstruction (Thm 4.4)
 * :mod:`.training`      -- training and evaluating ensembles through the engine, on a chosen device
 * :mod:`.sweeps`        -- the training cells: ReLU limits, the B.1.1–B.1.4 sweeps, the epoch timing
-* :mod:`.paper_scale`   -- the p = 53 GPU run (``reproduce ch4 --scale paper``)
+* :mod:`.paper_scale`   -- the p = 53 GPU run (``reproduce ch4 --scale paper``); its update step
+  (eager and captured) in :mod:`.paper_step`, its device checks in :mod:`.device_checks`
 * :mod:`.margins`       -- multiclass and normalized margins (Sec. 6, B.1.2)
 * :mod:`.transformer`   -- the decoder baseline of B.1.4
 * :mod:`.experiments`   -- the plan (``reproduce ch4``), the cells' schemas and the stored-run readers

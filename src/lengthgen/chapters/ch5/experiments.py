@@ -280,6 +280,5 @@ SCHEMAS: dict[str, Schema] = {
 
 def schema(name: str, scale: str = "full") -> Schema | None:
     """The schema of the stored cell ``name`` at ``scale``: every full-scale cell has one (what
-    :class:`lengthgen.claims.StoredResults` checks, through :data:`SCHEMAS` until it reads this);
-    smoke cells are not checked (``None``)."""
+    :class:`lengthgen.claims.StoredResults` checks); smoke cells are not checked (``None``)."""
     return SCHEMAS.get(name) if scale == "full" else None
