@@ -1,19 +1,9 @@
-"""Chapter 3's claims on the chapter page: Han, Chai & Wang (2026), *A Positional Realizability Theory
-of Length Generalization in Single-Head Attention*.
+"""Chapter 3's claims on the chapter page (Han, Chai & Wang 2026).
 
-Every claim the chapter page checks, next to the paper's value (the numbers themselves live in
-:mod:`lengthgen.chapters.ch3.paper`, with their place in the paper), its comparison (the rules of
-:mod:`lengthgen.chapters.ch3.rules`: ``exact`` is rule 1, ``printed`` rule 2, ``rank_correlation``
-and ``paper_interval`` rule 4/5) and what it measures (:mod:`lengthgen.chapters.ch3.measures`).
-The details page's claims are :mod:`lengthgen.chapters.ch3.claims_details`; :data:`CLAIMS` is both.
-Stored claims read the full-scale cells under ``results/ch3/cells``: ``alpha_tables`` (the α_L
-tables, both selection rules), ``theory`` (the executable checks of Props. 1–4 and Thm. 2),
-``lr_grid`` (the CE fit at the learning rates of ``paper.LR_GRID``) and the 150 trained groups (525
-main-study models of all three tiers, 2,625 measurements, and the 150 pos2/pos5 models of App. E,
-750 measurements; its Table 6 claims read tier 1L1H). ``python -m lengthgen claims --check``
-re-checks them without the notebook in a few seconds. Live claims are what the notebook computes
-while it executes (constructions, the frequency sweep, the CE fit without weight decay, agreement
-of today's computation with the stored cells).
+Each claim sits next to its paper value (:mod:`.paper`), its comparison (:mod:`.rules`) and its
+measurement (:mod:`.measures`). The details page's claims are :mod:`.claims_details`;
+:data:`CLAIMS` is both. Stored claims read ``results/ch3/cells`` (``claims --check`` re-checks them
+in seconds); live claims are computed by the notebook.
 """
 
 from __future__ import annotations

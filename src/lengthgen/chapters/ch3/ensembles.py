@@ -1,47 +1,22 @@
-"""Chapter 3's trained study as a few study-sized ensembles on one device (issue 28; section
-"The trained study").
+"""Chapter 3's trained study as a few study-sized ensembles on one device (section "The trained study").
 
-``reproduce ch3`` trains one group per ensemble (:func:`~lengthgen.chapters.ch3.experiments.train_cell_group`:
-the 7 main tasks, or pos2/pos5, of one seed), which on a GPU is bound by kernel launches. Here
-:func:`study_ensembles` puts many groups into ONE
-:func:`~lengthgen.chapters.ch3.training.train_groups` call: with ``by="tier_encoding"`` (the
-default) every group of a (tier, encoding) — all seeds, the main and the pos groups — so the full
-study's 150 groups are 15 ensembles of 45 members. Each member keeps its own initial weights,
-data stream, length schedule and evaluation banks (``train_groups``), so each group's rows are those
-of its own cell up to float32 rounding (bit for bit for groups that share a seed, ``by="seed"``;
-``tests/test_ch3_device.py`` measures the rest).
+:func:`study_ensembles` puts many groups into one
+:func:`~lengthgen.chapters.ch3.training.train_groups` call (``by="tier_encoding"``: the 150 groups
+as 15 ensembles of 45 members); each member keeps its own weights, data, schedule and evaluation
+banks, so its rows equal its own cell's up to float32 rounding (``tests/test_ch3_device.py``).
+:func:`run_study` stores one cell per group exactly as ``reproduce ch3`` would (same name,
+configuration hash and schema; provenance ``executor: "study_ensemble"``), skipping stored groups,
+writing each finished ensemble atomically and, with ``budget_s``, starting an ensemble only when its
+estimate (:func:`profile_study`) fits. A non-CPU run writes under ``results/ch3/device`` by default
+(:func:`default_out`) and never into ``results/ch3`` itself. Precision: float32 with TF32 off
+(:func:`float32_precision`), recorded in the provenance.
 
-:func:`run_study` trains the ensembles and stores one cell per group exactly as ``reproduce ch3``
-would: the same name, the configuration hash of ``train_cell_group`` with the group's keyword
-arguments (:func:`~lengthgen.chapters.ch3.experiments.group_kwargs`) and the same schema, so
-:func:`~lengthgen.chapters.ch3.experiments.study_rows` and
-:func:`~lengthgen.chapters.ch3.experiments.load` read them unchanged (pass ``folder=``). The
-provenance says they came from a study-sized ensemble (``executor: "study_ensemble"``, the
-ensemble's name, members and wall time; the cell's wall and CPU time are its members' share).
-
-Folders (:func:`default_out`): a run on a device other than the CPU writes ``<out>/cells/`` with
-``out = results/ch3/device`` by default and refuses ``results/ch3`` itself, so the stored CPU study
-``results/ch3/cells`` is never replaced; a CPU run defaults to the folders of ``reproduce ch3``
-and, like it, only adds the groups not yet stored.
-
-Budget and resuming: each finished ensemble's cells are written atomically before the next one
-starts; groups already stored are skipped (a resumed ensemble trains only its missing groups: a
-member's numbers do not depend on which others share its ensemble). With ``budget_s`` an ensemble is
-started only when its estimated time (:func:`profile_study`, then the measured time of the last
-ensemble of its tier) ends ``stop_margin_s`` before the budget; otherwise the run stops cleanly, and
-a re-run resumes. A killed run loses only the ensemble in flight.
-
-Precision: float32 with TF32 off (:func:`float32_precision`: the paper's precision; on a GPU
-``torch.backends.cuda.matmul.allow_tf32`` and ``cudnn.allow_tf32`` are off and the float32
-matmul precision is ``"highest"``), recorded in every cell's provenance and in ``run.json``.
-
-Command line (``scripts/gpu_ch3.sh`` runs it on a bare GPU machine)::
+Command line (``scripts/gpu_ch3.sh``)::
 
     python -m lengthgen.chapters.ch3.ensembles --device cuda --out OUT --budget-minutes 8
 
-first a tiny check on the device (:func:`tiny_check`, seconds: the study-sized path against the
-per-group one), then the profile and the estimate of the whole study (:func:`profile_study`), then
-the study (:func:`run_study`); ``--tiny-only`` and ``--profile-only`` stop earlier.
+runs :func:`tiny_check`, :func:`profile_study`, then :func:`run_study`; ``--tiny-only`` and
+``--profile-only`` stop earlier.
 """
 
 from __future__ import annotations
@@ -397,19 +372,15 @@ def run_study(
     extra: dict | None = None,
     log=print,
 ) -> dict:
-    """Train the study of ``scale`` as :func:`study_ensembles` (``by``) on ``device`` and store one cell
-    per group under ``<out>/cells`` (``out`` default :func:`default_out`), in float32 with TF32 off
-    (:func:`float32_precision`). Groups already stored for this scale and configuration are skipped;
-    a stored cell of another scale raises :class:`~lengthgen.engine.runs.ScaleConflict` before any
-    work. ``only`` keeps the ensembles whose names match one of the shell patterns. ``budget_s``:
-    stop cleanly before an ensemble whose estimate (``profile``, a :func:`profile_study` result, then
-    the last measured ensemble of its tier) would end within ``stop_margin_s`` of the budget. A
-    full-scale run from a dirty git tree is refused unless ``allow_dirty``, as in ``reproduce``.
-    ``extra`` (a dict) is added to the run's record and to every cell's provenance.
-
-    Returns the run's record, also appended to ``<out>/run.json``: ``{"scale", "device",
-    "device_name", "precision", "by", "ensembles": [{"name", "members", "groups", "wall_s",
-    "member_updates_per_s"}], "skipped", "remaining", "stopped", "wall_s", "profile"}``."""
+    """Train the study of ``scale`` as :func:`study_ensembles` (``by``) on ``device`` and store one
+    cell per group under ``<out>/cells`` (``out`` default :func:`default_out`), float32 with TF32 off.
+    Stored groups are skipped; a stored cell of another scale raises
+    :class:`~lengthgen.engine.runs.ScaleConflict` first. ``only``: shell patterns of ensemble names.
+    ``budget_s``: stop before an ensemble whose estimate (``profile``, then the last measured ensemble
+    of its tier) ends within ``stop_margin_s`` of it. A full-scale run from a dirty git tree is refused
+    unless ``allow_dirty``. ``extra`` is added to the run's record and every cell's provenance.
+    Returns the run's record, also appended to ``<out>/run.json``.
+    """
     from lengthgen.engine import runs
     from lengthgen.store import device_name, git_state
 

@@ -112,21 +112,15 @@ def exact_min_norm_alpha(
 ) -> dict:
     """α_L (eq. 3, strict argmax) of the *exact* min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` for the
     sinusoidal and RoPE bases, where float64 cannot compute it (section "α_L for every encoding and
-    task" of chapter 3): ``{"enc/task": {L: α}, ...}`` plus ``"_recomputed"`` (rows whose float64
-    argmax could not be certified and were recomputed in full precision) and ``"_l0_exact"``
-    (``{"enc/task": bool}``: whether the selected W realizes R_L0, every query row of the training
-    grid argmax-correct; the sinusoidal W* always does, RoPE's least-squares kernel need not).
+    task"): ``{"enc/task": {L: α}, ...}`` plus ``"_recomputed"`` (rows whose float64 argmax could not
+    be certified and were recomputed in full precision) and ``"_l0_exact"`` (``{"enc/task": bool}``:
+    whether W realizes R_L0 on every training query row; RoPE's least-squares kernel need not).
 
-    Everything is computed from the exact features (sin and cos of the real angles) in ``dps``-digit
-    arithmetic (mpmath), with no singular-value cutoff: Φ_L0 and RoPE's coefficient map have full
-    rank (:func:`exact_min_norm_spectrum`). Sinusoidal: ``Φ⁺ = Φᵀ(ΦΦᵀ)⁻¹``, so
-    ``T_L = A R Aᵀ`` with ``A = K G⁻¹``, ``K[i, m] = k(i − m)``, ``G = K[:L0]`` and
-    ``k(d) = Σ_k cos(dθ_k)``; the products ``(AR)Aᵀ`` are formed in float64 from the exact A and
-    each row's argmax is kept only where the float64 error bound certifies it (else the row is
-    recomputed in full precision). RoPE: the least-squares coefficients of the relative kernel on
-    the 20 × 20 grid (the coefficient map has full column rank, so the min-norm solution is the
-    unique one), solved by a full-precision SVD; its kernel κ(d) is evaluated exactly.
-    The result does not depend on the machine."""
+    Computed in ``dps``-digit arithmetic (mpmath) from the exact features, with no singular-value
+    cutoff (the ranks are full: :func:`exact_min_norm_spectrum`); sinusoidal rows are formed in float64
+    from the exact ``A = K G⁻¹`` and kept only where the float64 error bound certifies the argmax.
+    The result does not depend on the machine.
+    """
     import mpmath
 
     check_choice("encoding", encoding, EXACT_ENCODINGS)

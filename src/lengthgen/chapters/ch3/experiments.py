@@ -1,24 +1,10 @@
-"""Chapter 3 (Han, Chai & Wang 2026): α_L tables, theory checks and the trained-transformer study.
+"""Chapter 3's cells (``python -m lengthgen reproduce ch3``), built from ``paper.PROTOCOL``.
 
-The chapter's reproduction (``python -m lengthgen reproduce ch3``) is the list of cells returned by
-:func:`cells`, run by the runs facility (:mod:`lengthgen.engine.runs`) and built from
-:data:`lengthgen.chapters.ch3.paper.PROTOCOL`:
-
-* ``alpha_tables`` — :func:`alpha_tables`: α_L for every (encoding, task, L) and both selection
-  rules (chapter section "α_L for every encoding and task");
-* ``theory`` — :func:`theory_checks`: the executable checks of Props. 1–4 and Thm. 2;
-* ``lr_grid`` — :func:`lr_grid`: the paper's α values and the RoPE fixed offsets under the CE fit
-  at every learning rate of :data:`lengthgen.chapters.ch3.paper.LR_GRID` (the paper states none);
-* one cell per trained group, named ``<tier>__<encoding>__<group>__seed<s>`` —
-  :func:`train_cell_group`: one ensemble of decoders (:mod:`lengthgen.nn.decoder`, trained through
-  :func:`lengthgen.engine.train.train_ensemble`) with the group's tasks as members, measured on the
-  extrapolation rows [L0, L) (section "The trained study"). :func:`study_plan` gives their order.
-
-Full-scale cells are stored under ``results/ch3/cells/``. :func:`load` reads one, checked against
-its :func:`schema` (plus, for a trained group, its declared tasks, lengths and seed:
-:func:`check_group`); :func:`study_rows` gathers the measurements of every stored group. How the
-groups train is :mod:`lengthgen.chapters.ch3.training`; the §6, App. D and App. E statistics are
-:mod:`lengthgen.chapters.ch3.analysis`; the tables and figures :mod:`lengthgen.chapters.ch3.figures`.
+:func:`cells` lists them: ``alpha_tables`` (:func:`alpha_tables`), ``theory``
+(:func:`theory_checks`: Props. 1–4 and Thm. 2), ``lr_grid`` (:func:`lr_grid`) and one
+``<tier>__<encoding>__<group>__seed<s>`` cell per trained group (:func:`train_cell_group`, in the
+order of :func:`study_plan`). :func:`load` reads a stored cell checked against :func:`schema` (and
+:func:`check_group`); :func:`study_rows` gathers every stored group's measurements.
 """
 
 from __future__ import annotations
@@ -310,20 +296,14 @@ def train_cell_group(
     progress: bool = False,
     **protocol,
 ) -> list[dict]:
-    """Train one ensemble (members = ``tasks``, all with init seed ``seed``) on ``device`` and measure
-    it (section "The trained study"; the cell function of every trained group).
+    """Train one ensemble (members = ``tasks``, init seed ``seed``) on ``device`` and measure it
+    (section "The trained study"; the cell function of every trained group).
 
-    ``protocol`` is :func:`group_kwargs` less the above (App. C,
-    :data:`lengthgen.chapters.ch3.paper.PROTOCOL`): AdamW (``lr``, ``weight_decay``), ``batch``
-    sequences per update, ``steps`` updates, n ~ U{L0/2 … L0} from a schedule seeded by ``seed``,
-    cross-entropy on the query positions only; member τ's data come from seed ``data_seed_offset +
-    data_seed_stride·seed + TASKS.index(τ)`` and the evaluation banks from ``eval_seed_offset +
-    seed``. Accuracy on the extrapolation rows [L0, L) for each L in ``lengths`` (``eval_n``
-    sequences each) and on the training lengths (``train_eval_n`` per length, ``train_acc``).
-    ``device`` (``cpu``, ``cuda``, ``auto``) is where the ensemble is trained and evaluated. Returns
-    one row per (task, L): ``{tier, encoding, task, seed, L, acc, train_acc, final_loss, steps}``.
-    It is :func:`lengthgen.chapters.ch3.training.train_groups` with this one group; it stays in
-    this module because a stored cell's configuration hash names its function's module.
+    ``protocol`` is :func:`group_kwargs` less the above (App. C, ``paper.PROTOCOL``). Accuracy is on
+    the extrapolation rows [L0, L) per L in ``lengths`` (``eval_n`` sequences each) and on the training
+    lengths (``train_acc``). Returns one row per (task, L): ``{tier, encoding, task, seed, L, acc,
+    train_acc, final_loss, steps}``. It is :func:`lengthgen.chapters.ch3.training.train_groups` with
+    one group, kept in this module because a stored cell's configuration hash names its module.
     """
     groups = [(tasks, seed)]
     return train_groups(
@@ -342,12 +322,10 @@ def _protocol(scale: str) -> dict:
 
 def study_plan(scale: str) -> list[dict]:
     """The trained groups of ``scale`` in run order, as ``{"key", "tier", "encoding", "group",
-    "tasks", "seed"}`` (``key`` is the cell name). Every group is an independent cell; the order only
-    decides what exists when a budget-limited run stops, so it puts first what the §6 statistics
-    need most: (1) the first tier (1L1H), main tasks, every seed; (2) the first seed of the deeper
-    tiers (2L4H, then 4L4H); (3) the pos2/pos5 groups of 1L1H (App. E); (4) the other seeds of the
-    deeper tiers; (5) their pos2/pos5 groups. Inside a (tier, seed) the encodings follow
-    :data:`RUN_ORDER`."""
+    "tasks", "seed"}`` (``key`` is the cell name). The order decides what exists when a budget-limited
+    run stops: 1L1H main groups, the first seed of the deeper tiers, 1L1H pos groups, the other deeper
+    seeds, their pos groups; encodings follow :data:`RUN_ORDER`.
+    """
     P = _protocol(scale)["study"]
     plan = []
     for tier in P["tiers"]:

@@ -1,40 +1,15 @@
 """Positional realizability (chapter 3; Han, Chai & Wang 2026): tasks, the transfer operator and α_L.
 
-Tasks as target functions (§3, App. C, App. E)
----------------------------------------------
-A position-driven task asks the query at row ``i`` of a length-``n`` input to attend to one key
-``t_n(i) ≤ i``. :func:`targets` returns ``t_n`` as a vector with ``−1`` on rows that are not
-query rows of the task:
+* :func:`targets` — each task's target key ``t_n(i)`` (−1 off the task's query rows; §3, App. C, E);
+* :func:`transfer`, :func:`fit_ce`, :func:`fit_min_norm` and :func:`simulate` — the transfer
+  ``T_L(W) = Φ_L W Φ_Lᵀ``, the two selection rules and α_L (§4, eq. 2–3; a tie at the top of a
+  row's causal argmax counts as a failure). The exact min-norm rule is
+  :mod:`lengthgen.chapters.ch3.exact_min_norm`;
+* theory checks: :func:`prop1_search`, the Theorem 2 tools (:func:`relative_argmax`,
+  :func:`relative_alpha`, :func:`thm2_random_kernels`, :func:`reverse_sweep`),
+  :func:`prop2_montecarlo`, :func:`prop3_monotone_copy` and :func:`duality_table` (Prop. 4).
 
-==========  =======================  ===========================
-task        target t_n(i)            query rows
-==========  =======================  ===========================
-``prev``    i − 1                    i ≥ 1
-``skipK``   i − K (K = 2, 3, 5)      i ≥ K
-``copy``    i − ⌈n/2⌉                i ≥ ⌈n/2⌉ (second half)
-``reverse`` 2⌈n/2⌉ − 1 − i           i ≥ ⌈n/2⌉ (second half)
-``first``   0                        all i
-``posP``    P (P = 2, 5)             i ≥ P
-==========  =======================  ===========================
-
-The transfer operator and α_L (§4)
-----------------------------------
-A head is a parameter ``W`` (m × m). Its kernel at length L is the transfer ``T_L(W) = Φ_L W Φ_Lᵀ``
-(eq. 2, :func:`transfer`). A *selection rule* picks ``W`` from the length-L0 fit: the regularised
-cross-entropy fit of the family's coefficients (:func:`fit_ce`; 400 Adam steps, weight decay
-10⁻⁴, constraints imposed) or the min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (:func:`fit_min_norm`;
-its exact form for the sinusoidal and RoPE bases is :mod:`lengthgen.chapters.ch3.exact_min_norm`).
-The simulation alignment (eq. 3, :func:`simulate`) is the fraction of scored rows
-``S_L = query rows ∩ [L0, L)`` whose causal (j ≤ i) row-argmax of ``T_L(W)`` is the target, with
-the argmax required to be *strict*: a tie at the top counts as a failure.
-
-Theory checks
--------------
-:func:`prop1_search` (affine features never give a strict interior argmax), the relative-kernel
-tools behind Theorem 2 (:func:`relative_argmax`, :func:`relative_alpha`, :func:`thm2_random_kernels`,
-:func:`reverse_sweep`), :func:`prop2_montecarlo` (learned-absolute chance rate 1/(k−1)),
-:func:`prop3_monotone_copy` (sin(dθ_min) solves copy at L = 17665) and :func:`duality_table`
-(Prop. 4).
+The task table and the definitions are the chapter page's section "Tasks and the transfer operator".
 """
 
 from __future__ import annotations
@@ -293,17 +268,10 @@ def fit_ce(
 ) -> torch.Tensor:
     """Regularised cross-entropy selection rule (§4, App. C): returns the selected ``W``.
 
-    Minimises the mean cross-entropy of the causal softmax of ``Φ_L0 W(c) Φ_L0ᵀ`` against the
-    targets on the query rows at length L0, over the family's coefficients ``c`` (zero start,
-    ``steps`` Adam steps with L2 weight decay), projecting onto the family's sign constraint after
-    every step. The defaults are :data:`lengthgen.chapters.ch3.paper.CE_FIT`: the paper's 400
-    steps and weight decay 10⁻⁴, and our learning rate (the paper states none; the chapter shows
-    the sensitivity).
-
-    ``row_scale`` (chapter 5, section "Softmax mass, not just argmax"): an optional vector of
-    L0 non-negative factors; row i's logits are multiplied by ``row_scale[i]`` before the causal mask
-    and the softmax (a per-row temperature). ``None`` (the default) is chapter 3's fit, computed
-    exactly as without the option.
+    Adam on the family's coefficients (zero start, L2 weight decay, projected onto the family's sign
+    constraint after every step) minimising the causal-softmax cross-entropy at length L0; defaults
+    :data:`lengthgen.chapters.ch3.paper.CE_FIT`. ``row_scale`` (chapter 5, "Softmax mass, not just
+    argmax"): optional L0 non-negative per-row logit factors; ``None`` is chapter 3's fit, unchanged.
     """
     check_task(task)
     L0 = check_positive_int("L0", L0)
@@ -342,15 +310,10 @@ def fit_min_norm(
 ) -> torch.Tensor:
     """Min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family.
 
-    For unconstrained families (sinusoidal, learned-absolute, NoPE) this is exactly
-    ``Φ_L0⁺ R_L0 (Φ_L0⁺)ᵀ``, the minimum-norm least-squares solution of ``Φ W Φᵀ ≈ R``. For the
-    relative families (RoPE, ALiBi) the same least-squares problem is solved over the family's
-    coefficients (minimum-norm solution); for ALiBi a positive slope is clipped to 0 and c₀ refit.
-    ``rtol`` is the pseudo-inverse's relative singular-value cutoff (default: torch's,
-    max(rows, cols)·eps). ``Φ_20`` of the sinusoidal/RoPE bases is full rank but numerically
-    rank-deficient (its smallest singular values lie below float64's resolution), so this rule's
-    long-L behaviour depends on the cutoff (chapter 3 shows it) and its smallest kept components on
-    the CPU's rounding: those rows are compared from stored results only
+    Relative families (RoPE, ALiBi) solve the same least-squares problem over their coefficients (for
+    ALiBi a positive slope is clipped to 0 and c₀ refit). ``rtol`` is the pseudo-inverse's singular-value
+    cutoff (default torch's). The sinusoidal/RoPE ``Φ_20`` is numerically rank-deficient, so long-L rows
+    depend on the cutoff and the CPU's rounding: they are compared from stored results only
     (:data:`lengthgen.chapters.ch3.experiments.ILL_CONDITIONED_ROWS`).
     """
     check_task(task)
@@ -614,20 +577,15 @@ def prop2_montecarlo(
     seed: int = 0,
     old_key: bool = False,
 ) -> dict:
-    """Proposition 2 (learned-absolute underdetermination) by Monte Carlo, last row i = L − 1.
+    """Proposition 2 (learned-absolute underdetermination) by Monte Carlo, last row i = L − 1
+    (section "Proposition 2").
 
-    Each trial draws the trained table v_0 … v_{L0−1} and the untrained rows v_{L0} … v_{L−1}
-    i.i.d. N(0, I_m/m) and a selection W that does not look at the untrained rows:
-    ``rule="min_norm"`` — the min-norm interpolant of ``task`` on the trained rows,
-    ``W = V⁺ R (V⁺)ᵀ`` (computed through the L0 × L0 Gram matrix, V has full row rank);
-    ``rule="generic"`` — a Gaussian W independent of every feature. M_i is the strict argmax of
-    v_iᵀ W v_j over j ≤ i. With N_i = {L0 ≤ j < i}, k = |{L0 ≤ j ≤ i}| and t_L(i) ∈ N_i, the
-    proposition predicts Pr[M_i = t | M_i ∈ N_i] = 1/(k − 1) and Pr[M_i = t] ≤ 1/(k − 1).
-
-    ``old_key=True`` asks instead for a task whose target is a *trained* key (t < L0, e.g.
-    ``first``), where the proposition's hypothesis fails and the hit rate may exceed the bound;
-    the result then also carries ``ratio`` = Pr[M_i = t] / (1/(k − 1)) (§5, "why both hypotheses
-    are needed").
+    Each trial draws the feature rows i.i.d. N(0, I_m/m) and a W that does not look at the untrained
+    rows: ``rule="min_norm"`` (the interpolant of ``task`` on the trained rows) or ``"generic"`` (a
+    Gaussian W). The proposition predicts Pr[M_i = t | M_i ∈ N_i] = 1/(k − 1) and Pr[M_i = t] ≤
+    1/(k − 1), k = |{L0 ≤ j ≤ i}|. ``old_key=True`` asks for a task whose target is a trained key
+    (e.g. ``first``), where the hypothesis fails; the result then carries ``ratio`` = Pr[M_i = t] /
+    (1/(k − 1)).
     """
     L, L0 = _check_lengths(L, L0)
     m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)

@@ -167,21 +167,15 @@ def train_groups(
     dtype: str = "float32",
 ) -> list[list[dict]]:
     """Train several groups of one ``tier`` and ``encoding`` as ONE ensemble and measure them
-    (section "The trained study"; ``experiments.train_cell_group`` is this with one group, and
-    :mod:`lengthgen.chapters.ch3.ensembles` runs the whole study this way on a GPU).
+    (section "The trained study"; ``experiments.train_cell_group`` is this with one group).
 
-    ``groups`` is a list of ``(tasks, seed)`` pairs; the ensemble's members are every group's tasks
-    in order. Member (τ, s) keeps exactly what it has in its own group's cell: initial weights from
-    seed s, the data stream ``data_seed_offset + data_seed_stride·s + TASKS.index(τ)``, the
-    training-length schedule of seed s and the evaluation banks of ``eval_seed_offset + s``. Groups
-    with different seeds draw different lengths n_s at an update: each member's batch is drawn at
-    its own length and padded at the end to the update's longest one, the padded positions
-    unscored. Attention is causal and every other map acts position by position, so a member's
-    logits and gradients are those of its unpadded batch — in exact arithmetic; in floating point
-    the longer sums round differently (``tests/test_ch3_device.py`` measures it). Groups that share
-    a seed need no padding, and their members' numbers equal their own cells' bit for bit on the
-    CPU. ``dtype`` is ``"float32"`` (the study) or ``"float64"``. Returns one list of rows per
-    group, each exactly the shape ``train_cell_group`` returns.
+    ``groups`` is a list of ``(tasks, seed)`` pairs; the members are every group's tasks in order, and
+    member (τ, s) keeps what it has in its own cell: weights from seed s, data stream
+    ``data_seed_offset + data_seed_stride·s + TASKS.index(τ)``, the length schedule of seed s and the
+    evaluation banks of ``eval_seed_offset + s``. Groups with different seeds are padded at the end to
+    the update's longest length (padding unscored, so results agree up to float32 rounding:
+    ``tests/test_ch3_device.py``); groups sharing a seed equal their own cells bit for bit on the CPU.
+    ``dtype`` is ``"float32"`` (the study) or ``"float64"``. Returns one list of rows per group.
     """
     from lengthgen.engine.train import OptimConfig, train_ensemble
 
