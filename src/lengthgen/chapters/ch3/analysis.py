@@ -133,12 +133,10 @@ def study_stats(
 def selection_ablation(
     rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8
 ) -> dict:
-    """App. D, Table 5: Spearman correlation between α_L and the trained LG over the
-    (learnable cell, L) rows of one tier, for each α table in ``alphas``
-    (``{name: {"enc/task": {L: α}}}``, e.g. the CE fit, the min-norm interpolant and the CE fit
-    without weight decay). A cell is learnable when its mean train accuracy exceeds
-    ``learnable`` (as in :func:`study_stats`); a row's LG is its mean over the seeds that exist.
-    The paper has 15 learnable cells × 5 lengths = 75 rows at 1L1H."""
+    """App. D, Table 5: Spearman(α_L, trained LG) over the (learnable cell, L) rows of one tier, for
+    each α table in ``alphas`` (``{name: {"enc/task": {L: α}}}``); learnability as in
+    :func:`study_stats`, a row's LG its mean over the seeds that exist (75 rows at 1L1H).
+    """
     from lengthgen.stats import spearman
 
     if not alphas:
@@ -171,12 +169,10 @@ def content_channel(
 ) -> dict:
     """App. D, depth trend: the cells the positional predictor rules out but training rescues.
 
-    A cell (encoding, task) of ``tier`` is listed when its α (mean over the measured lengths) is
-    below ``alpha_max`` while its trained LG (mean over seeds and lengths) is at least ``lg_min``
-    — the same LG ≥ 0.5 split as the AUC of :func:`study_stats`. At depth these are the routes
-    through token content (outside the positional-only abstraction, assumption S3) that the
-    paper lists as growing with depth (with ``tasks=POS_TASKS``, the same for App. E's interior
-    positions). Returns ``{"enc/task": {"alpha", "lg", "seeds"}}``.
+    A cell of ``tier`` is listed when its α (mean over lengths) is below ``alpha_max`` and its trained
+    LG (mean over seeds and lengths) at least ``lg_min`` — routes through token content, outside the
+    positional abstraction (section "Depth and the content channel"). Returns
+    ``{"enc/task": {"alpha", "lg", "seeds"}}``.
     """
     lg_min, alpha_max = (
         check_probability("lg_min", lg_min),

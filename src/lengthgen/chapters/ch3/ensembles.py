@@ -215,13 +215,12 @@ def check_out(out, device) -> Path:
 
 # --------------------------------------------------------------------------- the tiny check
 def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
-    """The study-sized path at a tiny size on ``device`` (seconds): :data:`TINY`'s five groups of three
-    seeds trained as one ensemble and each on its own; returns the largest differences of their
-    rows (``max_abs_diff``: loss and accuracies; ``bitwise``: whether all rows are equal), the wall
-    times, and — with ``reference_cpu`` (default: when ``device`` is not the CPU) — the largest
-    difference of the device's ensemble from the same ensemble on the CPU (float32 rounding of
-    another machine, reported as measured). Raises :class:`RuntimeError` when a difference exceeds
-    :data:`TINY_LIMIT` or a value is not finite (the ensemble path is broken on this device)."""
+    """The study-sized path at a tiny size on ``device`` (seconds): :data:`TINY`'s groups trained as one
+    ensemble and each on its own. Returns the largest row differences (``max_abs_diff``, ``bitwise``),
+    the wall times and, with ``reference_cpu`` (default: a non-CPU ``device``), the difference from the
+    same ensemble on the CPU. Raises :class:`RuntimeError` when a difference exceeds
+    :data:`TINY_LIMIT` or a value is not finite.
+    """
     dev = get_device(device)
     if reference_cpu is None:
         reference_cpu = dev.type != "cpu"
@@ -295,14 +294,12 @@ def profile_study(
     steps=(2, 6),
     tiers=None,
 ) -> dict:
-    """Time per update of the study-sized ensembles of ``scale`` on ``device`` and an estimate of the
-    whole study. For each tier, the first ensemble of :func:`study_ensembles` is trained (all its
-    groups, the protocol's batch, lengths and evaluation) for ``steps[0]`` and ``steps[1]`` updates
-    after a one-update warm-up; the difference gives the seconds per update, the rest the fixed cost
-    (set-up and the evaluation). An ensemble is estimated as fixed + the protocol's steps × seconds per
-    update of its tier. ``tiers`` restricts the profile (the others are not estimated). Returns
-    ``{"tiers": {tier: {"members", "s_per_update", "fixed_s", "member_updates_per_s"}},
-    "ensembles": {name: seconds}, "estimate_s", "steps_each"}``."""
+    """Seconds per update of the study-sized ensembles of ``scale`` on ``device`` and an estimate of the
+    whole study: per tier, its first ensemble trained for ``steps[0]`` and ``steps[1]`` updates after a
+    warm-up (the difference gives seconds per update, the rest the fixed cost); an ensemble is
+    estimated as fixed + the protocol's steps × seconds per update. ``tiers`` restricts the profile.
+    Returns ``{"tiers": {tier: {...}}, "ensembles": {name: seconds}, "estimate_s", "steps_each"}``.
+    """
     scale = check_choice("scale", scale, tuple(paper.PROTOCOL))
     if (
         not isinstance(steps, (tuple, list))

@@ -74,10 +74,8 @@ def alpha_tables(
     L0: int = ALPHA_SPEC["L0"],
     fit=None,
 ) -> dict:
-    """``{rule: {"enc/task": {L: α}}}`` for both selection rules, every encoding in ``encodings``,
-    task in ``tasks`` and length in ``lengths`` (section "α_L for every encoding and task").
-
-    ``fit`` configures the cross-entropy rule (keys ``steps``, ``lr``, ``weight_decay``; default
+    """``{rule: {"enc/task": {L: α}}}`` for both selection rules, every encoding, task and length
+    (section "α_L for every encoding and task"). ``fit`` configures the CE rule (default
     :data:`lengthgen.chapters.ch3.paper.CE_FIT`); the min-norm rule has no parameters.
     """
     fit = dict(paper.CE_FIT if fit is None else fit)
@@ -141,10 +139,8 @@ def _decimals(v: float) -> int:
 def paper_alpha_points() -> list[dict]:
     """Every α value of a CE-fitted head that the paper prints and the chapter compares (per
     :mod:`~lengthgen.chapters.ch3.paper`): ``{"source", "encoding", "task", "L", "num_freq", "paper",
-    "decimals"}``, one per value. Prop. 4(a)'s RoPE attend-first (6), App. A.4's sinusoidal prev
-    (2), Table 3's α_60 (10), App. I's frequency sweep (sinusoidal prev and first at 8 and 32
-    frequencies; RoPE prev and skip-3 at 8, 16, 32 — RoPE prev at 16 is Table 3's) and App. E's
-    pos2/pos5 α_60 (10): 37 values."""
+    "decimals"}``, one per value (37: Prop. 4(a), App. A.4, Table 3, App. I and App. E).
+    """
     pts = []
 
     def add(source, cell, L, value, num_freq=16):
@@ -210,11 +206,8 @@ def lr_grid(*, lrs) -> dict:
 
 def theory_checks(*, n_trials: int, n_random: int) -> dict:
     """All executable theory checks (Props. 1–4, Thm. 2, App. A.5–A.6; sections "Theorem 2" to
-    "Proposition 4").
-
-    ``n_trials`` is the Monte-Carlo sample per (L, rule) of Prop. 2 and ``n_random`` the number of
-    random W of Prop. 1 (:data:`lengthgen.chapters.ch3.paper.PROTOCOL`: 20 000 each for the stored
-    run, 5000 live in the notebook); every other check has a fixed size.
+    "Proposition 4"). ``n_trials`` (Monte-Carlo sample per (L, rule) of Prop. 2) and ``n_random``
+    (random W of Prop. 1) come from ``paper.PROTOCOL``; every other check has a fixed size.
     """
     n_trials = check_positive_int("n_trials", n_trials)
     n_random = check_positive_int("n_random", n_random)
@@ -384,12 +377,11 @@ def group_kwargs(scale: str, group: dict) -> dict:
 
 
 def study_matmul_flops(scale: str) -> dict:
-    """Floating-point operations of the matrix products of the trained study at ``scale``, counted
-    from the protocol (:meth:`lengthgen.nn.decoder.Decoder.matmul_flops`): per group, every member's
-    forward and backward pass at each update's length of its schedule (:func:`length_schedule`),
-    plus the forward passes of its evaluation banks. Returns ``{"total", "train", "eval",
-    "per_group": {key: flops}}``; the book page "What a reproduction costs" divides it by a measured
-    matrix-product rate to bound the study's CPU time from below."""
+    """Floating-point operations of the trained study's matrix products at ``scale``
+    (:meth:`lengthgen.nn.decoder.Decoder.matmul_flops`: every member's forward and backward pass at
+    each update's length, plus the evaluation's forward passes). Returns ``{"total", "train", "eval",
+    "per_group": {key: flops}}`` (book page "What a reproduction costs").
+    """
     P = _protocol(scale)["study"]
     train = evals = 0
     per_group = {}
@@ -562,12 +554,10 @@ GROUP_SCHEMA = Schema(
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
-    """The schema of the stored cell ``name`` of :func:`cells` at ``scale`` (its α tables are
-    counted against that scale's protocol): ``alpha_tables`` has both rules, one entry per declared
-    (encoding, task), one α ∈ [0, 1] per declared length; the exact min-norm rule, the CE α at the
-    matching learning rates, Prop. 2 with an old key and the learning-rate grid their fields with
-    every α or rate in [0, 1]; ``theory`` every check present; every other cell is a trained group
-    (:data:`GROUP_SCHEMA`, and :func:`check_group` against its configuration)."""
+    """The schema of the stored cell ``name`` of :func:`cells` at ``scale`` (α tables counted against
+    that scale's protocol, every α or rate in [0, 1]; ``theory`` every check present; any other cell
+    is a trained group: :data:`GROUP_SCHEMA`, plus :func:`check_group`).
+    """
     A = _protocol(scale)["alpha"]
     n_cells, n_lengths = len(A["encodings"]) * len(A["tasks"]), len(A["lengths"])
     rules = SELECTION_RULES
@@ -687,12 +677,11 @@ def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
 
 
 def load(name: str, *, folder=None) -> dict:
-    """The stored full-scale cell ``name`` as ``{"provenance", "data", "path"}``
-    (:func:`lengthgen.engine.runs.load_stored`), validated: its schema (:func:`schema`), for a
-    trained group also :func:`check_group`, and its configuration must be today's plan (the stored
-    configuration hash equals the planned one). ``folder`` defaults to ``results/ch3/cells``.
-    Any failure raises :class:`ResultFileError` (or :class:`~lengthgen.engine.runs.ScaleConflict`)
-    naming the file."""
+    """The stored full-scale cell ``name`` as ``{"provenance", "data", "path"}``, validated against
+    :func:`schema`, :func:`check_group` for a trained group, and today's configuration hash.
+    ``folder`` defaults to ``results/ch3/cells``. A failure raises :class:`ResultFileError` (or
+    :class:`~lengthgen.engine.runs.ScaleConflict`) naming the file.
+    """
     return _load(name, {c.name: c for c in cells("full")}, folder)
 
 

@@ -557,12 +557,10 @@ def app_e_stats(results, tier: str = "1L1H") -> dict:
 
 
 def app_e_tiers(results):
-    """App. E's ten pos2/pos5 cells at every depth tier with stored groups, as a table (the chapter's
-    paragraph "Interior positions at depth", section "Depth and the content channel"): per cell its α (mean over the study's lengths) and, per tier, the train
-    accuracy and LG (means over seeds and lengths); the last row is each tier's AUC of α separating
-    the cells with LG ≥ 0.5 (NaN where every cell falls on one side). The paper prints only the
-    one-layer tier (Table 6); the deeper tiers are the rest of its protocol (claim
-    ``ch3.appE.relative_fail_deeper`` reads them)."""
+    """App. E's ten pos2/pos5 cells at every stored tier (section "Depth and the content channel"):
+    per cell its α and, per tier, train accuracy and LG (means over seeds and lengths); the last row is
+    each tier's AUC (NaN where every cell falls on one side). The paper prints only 1L1H (Table 6).
+    """
     import pandas as pd
 
     nan = float("nan")

@@ -147,12 +147,9 @@ class Simulation:
 
 
 def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
-    """Strict argmax and target margin for causal rows of ``logits`` (rows × keys).
-
-    A row's argmax is strict when the best logit beats the runner-up by more than
-    ``TIE_RTOL · max(1, |best|)``; the margin is the target's logit minus the best competitor
-    (+inf when the target is the only key), and the row is correct when that margin is positive
-    in the same sense.
+    """Strict argmax and target margin for causal rows of ``logits`` (rows × keys): a row is strict
+    when the best logit beats the runner-up by more than ``TIE_RTOL · max(1, |best|)``; the margin is
+    the target's logit minus the best competitor (+inf when the target is the only key).
     """
     keys = torch.arange(logits.shape[1])
     masked = logits.masked_fill(keys[None, :] > rows[:, None], -math.inf)
@@ -411,13 +408,9 @@ def alpha_table(
 def relative_argmax(
     kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL
 ) -> np.ndarray:
-    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` for rows i = 0 … n−1.
-
-    Row i compares the offsets ``d = 0 … i``, so its argmax is the argmax of the prefix
-    κ(0) … κ(i): one cumulative-maximum pass gives every row (O(n), vectorised; ``kappa`` may also
-    be a batch ``[K, ≥n]`` of kernels). ``tie`` decides a tied top (values within
-    ``rtol · max(1, |top|)``): ``fail`` (−1, the strict rule of eq. 3), ``low`` (smallest offset)
-    or ``high`` (largest offset).
+    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` for rows i = 0 … n−1,
+    by one cumulative-maximum pass over κ (``kappa`` may be a batch ``[K, ≥n]``). ``tie`` decides a
+    tied top (within ``rtol · max(1, |top|)``): ``fail`` (−1, eq. 3's strict rule), ``low`` or ``high``.
     """
     check_choice("tie rule", tie, ("fail", "low", "high"))
     n = check_positive_int("n", n)
@@ -521,11 +514,8 @@ def prop1_search(
     seed: int = 0,
 ) -> dict:
     """Proposition 1: with affine features φ(i) = [1, i] no strict interior key is ever the argmax.
-
-    Random search: ``n_random`` Gaussian W (2×2); counts rows 2 … n−1 whose strict argmax is
-    interior (0 < j < i). Adversarial search: ``n_adversarial`` restarts of Adam ascent on the
-    smallest prev-token margin (a soft-min over rows 2 … n−1, W normalised to unit Frobenius
-    norm); reports the largest margin found. The proposition says the count is 0 and the margin ≤ 0.
+    Counts strict interior argmaxes over ``n_random`` Gaussian 2×2 W, and reports the largest
+    prev-token margin found by ``n_adversarial`` Adam ascents (W at unit Frobenius norm).
     """
     n = check_positive_int("n", n, minimum=3)
     g = torch.Generator().manual_seed(seed)
@@ -662,12 +652,9 @@ def prop3_monotone_copy(
     L: int | None = None,
     L0: int = L0_DEFAULT,
 ) -> dict:
-    """Proposition 3: the sinusoidal-span kernel ``κ(d) = sin(d θ_min)`` attains α_L = 1 on copy.
-
-    ``W`` is the 2×2 block ``[[0, −1], [1, 0]]`` on the lowest-frequency pair of φ, so
-    ``φ(i)ᵀ W φ(j) = sin((i − j) θ_min)`` exactly. Default L = 2·⌊π/(2θ_min)⌉ − 1 (17665 for 16
-    frequencies, base 10⁴), where the demanded copy offset ⌈L/2⌉ sits at the kernel's peak.
-    The full transfer ``Φ_L W Φ_Lᵀ`` is evaluated on every scored row (chunked).
+    """Proposition 3: the kernel ``κ(d) = sin(d θ_min)`` (a 2×2 block on φ's lowest-frequency pair)
+    attains α_L = 1 on copy. Default L = 2·⌊π/(2θ_min)⌉ − 1 (17665), where the copy offset ⌈L/2⌉
+    sits at the kernel's peak; every scored row is evaluated (chunked).
     """
     from lengthgen.nn.positional import monotone_range, theta_min
 

@@ -69,11 +69,9 @@ def make_sampler(
     steps: int,
     length_seed: int = 0,
 ):
-    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator.
-
-    The training length of each update, n ~ U{L0/2, …, L0}, comes from one fixed schedule
-    (generator ``length_seed``) shared by all members, so a batch is ``[E, batch, n]`` without
-    padding and a member's data do not depend on which other members share its ensemble.
+    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator; the
+    length n ~ U{L0/2, …, L0} of each update comes from one schedule (``length_seed``) shared by all
+    members, so a batch is ``[E, batch, n]`` without padding.
     """
     tab = target_table(tasks, L0)
     sched = length_schedule(steps, L0, length_seed)
