@@ -63,42 +63,40 @@ EVAL_SEED_OFFSET = 777
 #: ``study``: App. C's protocol — depth tiers, encodings, seeds, AdamW (lr 3e-4, weight decay 0.01),
 #: batch 64, 2000 steps, the test lengths — with evaluation sizes of ours (``eval_n`` sequences per
 #: test length, ``train_eval_n`` per training length). ``smoke`` trains one RoPE group for 150 steps.
+STUDY = {
+    "tiers": tuple(TIERS),
+    "encodings": ENCODINGS,
+    "seeds": SEEDS,
+    "groups": STUDY_GROUPS,
+    "steps": 2000,
+    "batch": 64,
+    "lr": 3e-4,
+    "weight_decay": 0.01,
+    "lengths": STUDY_LENGTHS,
+    "eval_n": 256,
+    "train_eval_n": 22,
+    "L0": L0,
+}
 PROTOCOL = {
     "full": {
         "alpha": ALPHA_SPEC,
         "theory": {"n_trials": 20_000, "n_random": 20_000},
         "lr_grid": {"lrs": LR_GRID},
-        "study": {
-            "tiers": tuple(TIERS),
-            "encodings": ENCODINGS,
-            "seeds": SEEDS,
-            "groups": STUDY_GROUPS,
-            "steps": 2000,
-            "batch": 64,
-            "lr": 3e-4,
-            "weight_decay": 0.01,
-            "lengths": STUDY_LENGTHS,
-            "eval_n": 256,
-            "train_eval_n": 22,
-            "L0": L0,
-        },
+        "study": STUDY,
     },
     "smoke": {
         "alpha": ALPHA_SPEC,
         "theory": {"n_trials": 5000, "n_random": 5000},
         "study": {
+            **STUDY,
             "tiers": ("1L1H",),
             "encodings": ("rope",),
             "seeds": (0,),
             "groups": {"main": ("prev", "first")},
             "steps": 150,
-            "batch": 64,
-            "lr": 3e-4,
-            "weight_decay": 0.01,
             "lengths": (30, 60),
             "eval_n": 32,
             "train_eval_n": 6,
-            "L0": L0,
         },
     },
 }
@@ -134,7 +132,6 @@ PROP2_MC = {30: (0.034, 0.30), 60: (0.016, 0.65)}
 #: ⌈L/2⌉ = c) and fails for every L > 2c; a 20k-kernel sweep finds no relative kernel solving reverse at L0.
 THM2_PARITY_ALPHA = 0.5
 THM2_LADDER = {"lengths": (40, 160, 640, 2560, 10240, 40960), "alpha": 1.0}
-THM2_TWO_LENGTHS = {"kappa": {10: 5.0, 30: 8.0}, "lengths": (20, 60)}
 PEAK_COPY_ALPHA = 1.0
 REVERSE_SWEEP = {"kernels": 20_000, "solved": 0}
 #: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev 0.00
@@ -150,77 +147,21 @@ PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-
 #: Table 3: per cell, α_60 (CE rule) and the trained LG@60 of the 1L1H and 2L4H tiers, mean over 5
 #: seeds; ``sd_*`` is the ± the table prints after each mean (the spread over the 5 seeds: our own
 #: seed standard deviations are of the same size, e.g. RoPE prev 1L1H 0.047 against the paper's 0.05).
+TABLE3_COLUMNS = ("alpha60", "lg_1L1H", "sd_1L1H", "lg_2L4H", "sd_2L4H")
 TABLE3 = {
-    "rope/skip5": {
-        "alpha60": 1.00,
-        "lg_1L1H": 1.00,
-        "sd_1L1H": 0.00,
-        "lg_2L4H": 0.97,
-        "sd_2L4H": 0.02,
-    },
-    "rope/prev": {
-        "alpha60": 1.00,
-        "lg_1L1H": 0.87,
-        "sd_1L1H": 0.05,
-        "lg_2L4H": 0.85,
-        "sd_2L4H": 0.13,
-    },
-    "rope/copy": {
-        "alpha60": 0.00,
-        "lg_1L1H": 0.10,
-        "sd_1L1H": 0.01,
-        "lg_2L4H": 0.14,
-        "sd_2L4H": 0.01,
-    },
-    "sinusoidal/first": {
-        "alpha60": 1.00,
-        "lg_1L1H": 0.87,
-        "sd_1L1H": 0.13,
-        "lg_2L4H": 0.92,
-        "sd_2L4H": 0.04,
-    },
-    "sinusoidal/skip3": {
-        "alpha60": 0.25,
-        "lg_1L1H": 0.22,
-        "sd_1L1H": 0.03,
-        "lg_2L4H": 0.11,
-        "sd_2L4H": 0.01,
-    },
-    "learned_abs/first": {
-        "alpha60": 1.00,
-        "lg_1L1H": 1.00,
-        "sd_1L1H": 0.00,
-        "lg_2L4H": 1.00,
-        "sd_2L4H": 0.00,
-    },
-    "learned_abs/prev": {
-        "alpha60": 0.00,
-        "lg_1L1H": 0.08,
-        "sd_1L1H": 0.00,
-        "lg_2L4H": 0.08,
-        "sd_2L4H": 0.00,
-    },
-    "alibi/prev": {
-        "alpha60": 0.00,
-        "lg_1L1H": 0.18,
-        "sd_1L1H": 0.00,
-        "lg_2L4H": 1.00,
-        "sd_2L4H": 0.00,
-    },
-    "alibi/first": {
-        "alpha60": 0.00,
-        "lg_1L1H": 0.15,
-        "sd_1L1H": 0.01,
-        "lg_2L4H": 1.00,
-        "sd_2L4H": 0.00,
-    },
-    "nope/first": {
-        "alpha60": 0.00,
-        "lg_1L1H": 0.16,
-        "sd_1L1H": 0.01,
-        "lg_2L4H": 1.00,
-        "sd_2L4H": 0.00,
-    },
+    cell: dict(zip(TABLE3_COLUMNS, values))
+    for cell, values in {
+        "rope/skip5": (1.00, 1.00, 0.00, 0.97, 0.02),
+        "rope/prev": (1.00, 0.87, 0.05, 0.85, 0.13),
+        "rope/copy": (0.00, 0.10, 0.01, 0.14, 0.01),
+        "sinusoidal/first": (1.00, 0.87, 0.13, 0.92, 0.04),
+        "sinusoidal/skip3": (0.25, 0.22, 0.03, 0.11, 0.01),
+        "learned_abs/first": (1.00, 1.00, 0.00, 1.00, 0.00),
+        "learned_abs/prev": (0.00, 0.08, 0.00, 0.08, 0.00),
+        "alibi/prev": (0.00, 0.18, 0.00, 1.00, 0.00),
+        "alibi/first": (0.00, 0.15, 0.01, 1.00, 0.00),
+        "nope/first": (0.00, 0.16, 0.01, 1.00, 0.00),
+    }.items()
 }
 #: Table 3's columns in the table's order (the order of the claims that read them).
 T3_KEYS = list(TABLE3)
@@ -280,7 +221,6 @@ VIOLATIONS_1L1H = {
 #: App. D, Table 5: Spearman(α_L, LG) over the 75 (learnable cell, L) rows of 1L1H for the CE fit,
 #: the min-norm interpolant and the CE fit without weight decay.
 TABLE5 = {"ce": 0.91, "min_norm": 0.56, "ce_wd0": 0.92}
-TABLE5_ROWS = 75
 #: App. D (depth trend): cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content).
 RESCUED = {
     "2L4H": frozenset(

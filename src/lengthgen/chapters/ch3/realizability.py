@@ -210,10 +210,8 @@ def simulate(
     *,
     chunk: int = 1024,
 ) -> Simulation:
-    """α_L (eq. 3) of the head ``W`` of ``family`` on ``task`` at length ``L``, strict argmax.
-
-    Computes ``T_L(W)`` only on the scored rows, in chunks of ``chunk`` rows
-    (:func:`scored_logits`).
+    """α_L (eq. 3, strict argmax) of the head ``W`` of ``family`` on ``task`` at length ``L``,
+    computed on the scored rows only, ``chunk`` rows at a time (:func:`scored_logits`).
     """
     rows = scored_rows(check_task(task), *_check_lengths(L, L0))
     tgt_all = targets(task, L)
@@ -439,10 +437,8 @@ def relative_argmax(
 def relative_alpha(
     kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail"
 ) -> float:
-    """α_L of a relative kernel κ, computed in O(L) from :func:`relative_argmax`.
-
-    ``task_or_offsets`` is a task name or a function ``offset(i, L)`` giving the demanded offset
-    of row i (for the hypothetical tasks of App. A.5–A.6); every row of [L0, L) is scored then.
+    """α_L of a relative kernel κ in O(L) (:func:`relative_argmax`). ``task_or_offsets``: a task
+    name, or ``offset(i, L)`` giving row i's demanded offset (App. A.5–A.6; every row of [L0, L) scored).
     """
     L, L0 = _check_lengths(L, L0)
     arg = relative_argmax(kappa, L, tie=tie)
@@ -488,10 +484,8 @@ def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> d
 
 
 def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) -> int:
-    """Number of random relative kernels (κ(d) ~ N(0,1), d < L0) that solve reverse at L0 (strict argmax).
-
-    Theorem 2(b)'s nested-window argument (rows 18 and 17 demand offsets 17 and 15 and each window
-    contains the other's offset) says the answer is 0 whatever the kernel.
+    """Number of random relative kernels (κ(d) ~ N(0,1), d < L0) that solve reverse at L0 (strict
+    argmax); Theorem 2(b)'s nested-window argument says 0 whatever the kernel.
     """
     rng = np.random.default_rng(seed)
     K = rng.standard_normal((check_positive_int("n_kernels", n_kernels), L0))
@@ -678,10 +672,8 @@ def prop3_monotone_copy(
 def prop3_existence(
     delta: int = 1, d_max: int = 50_000, num_freq: int = NUM_FREQ, base: float = BASE
 ) -> dict:
-    """Prop. 3(A): ``g(d) = Σ_k cos(θ_k (d − δ))`` (in the sinusoidal span) has its unique global max at d = δ.
-
-    Returns the argmax over d ∈ [0, d_max], the margin to the runner-up and α_L of prev-like
-    offset ``delta`` at L = d_max via :func:`relative_alpha`.
+    """Prop. 3(A): ``g(d) = Σ_k cos(θ_k (d − δ))`` has its unique global max at d = δ. Returns the
+    argmax over d ∈ [0, d_max], the margin to the runner-up and α_L of offset ``delta`` at L = d_max.
     """
     th = frequencies(num_freq, base).numpy()
     d = np.arange(check_positive_int("d_max", d_max) + 1)

@@ -117,10 +117,8 @@ def eval_banks(
     vocab: int = 12,
     seed: int = 12345,
 ):
-    """Per-member banks ``{key: (x [E, N, L], y [E, N, L])}``.
-
-    Key ``L`` scores the extrapolation rows: the task's query rows in [L0, L) at length L. Keys
-    ``("train", n)`` for n = L0/2 … L0 score every query row of the training lengths.
+    """Per-member banks ``{key: (x [E, N, L], y [E, N, L])}``: key ``L`` scores the query rows in
+    [L0, L) at length L; keys ``("train", n)``, n = L0/2 … L0, every query row of the training lengths.
     """
     g = torch.Generator().manual_seed(seed)
     E = len(tasks)
