@@ -1,34 +1,17 @@
-"""The four single-layer transformers of Zhu & Chiang (2026), batched over ensemble members.
+"""The four single-layer transformers of chapter 2 ("The models", §2.2), batched over members.
 
-All four share the same skeleton (§2.2, eqs. 2–3): one attention head whose only query is the
-index token ``z``; the attention weights over the ``n`` data tokens are a softmax of the scores
-multiplied by ``log n`` (no ``1/√d``); the attention output ``A ∈ R²`` feeds a width-``h`` ReLU
-classifier ``y = W2 ReLU(W1 A + b1) + b2 ∈ R²`` whose argmax is the prediction. There is no
-residual connection and no layer norm.
+One attention head queried by the index token ``z``, scores × ``log n`` (no ``1/√d``), a
+width-``h`` ReLU classifier on the attention output; no residual, no layer norm.
+``gen`` A_gen: unrestricted affine Q, K, V on ``e_{w_j}``; its output depends only on the count
+of ones (eq. 71), which the forward pass uses. ``pos`` A_pos: ``x_j = (e_{w_j}, j, j²)`` with
+the constrained maps of §2.2. ``norm`` A_norm (eq. 19): A_pos's parameters with the query
+``b + F(a k)`` on the ``j²`` channel (:func:`F_norm`). ``sin`` A_sin (App. C.1): positions as
+``(sin j, cos j)``. Parameter counts: :func:`param_count`.
 
-``gen``  A_gen(h): tokens ``x_j = e_{w_j}``, ``z = 0₂``, unrestricted affine Q, K, V: R² → R²
-         (5h + 20 parameters). Its scores depend only on the symbol, so the output depends only on
-         the number of ones ``t`` (eq. 71): ``A_t = v_0 + ρ_t (v_1 − v_0)`` with
-         ``ρ_t = tΓ / (n − t + tΓ)``, ``Γ = exp(log n · X)``. The forward pass uses this identity.
-``pos``  A_pos(h): ``x_j = (e_{w_j}, j, j²)``, ``z_k = (0₂, k, 0)``, the constrained maps of §2.2,
-         i.e. ``q = a k + b``, ``k_j = r j + s j² + c_K``, ``u_j = C_V e_{w_j} + b_V`` (5h + 18).
-``norm`` A_norm(h) (§4.2, eq. 19): the same parameters as ``pos``; the ``j²`` channel uses the
-         query ``b + F(a k)`` with the paper's map ``F(v) = v / √(1 + ‖v‖²)`` (eq. 17; norm map
-         ``sqrt``, the default). The norm map ``misread`` is ``v / (1 + ‖v‖²)``, our earlier misreading
-         of eq. 17 (the square root is lost in the text we worked from); it is kept only as a
-         labelled ablation (experiment ``index_norm_misread``).
-``sin``  A_sin(h) (App. C.1): ``x_j = (e_{w_j}, sin j, cos j)``, ``z = 0₄``, unrestricted affine
-         Q, K, V: R⁴ → R² (5h + 32 parameters).
-
-Inputs are one integer tensor ``x [..., L + 1]``: the data tokens (0/1, right-padded with
-:data:`PAD` when members or examples have different lengths) followed by the index token (the
-query position ``k`` for Index, ``1`` for First, ``0`` for the counting tasks — see
-:data:`FIXED_TOKEN`). :func:`encode` builds it.
-``A_gen`` and ``A_sin`` never see ``k`` (their index token is the zero vector, as in the paper).
-
-A model object is the ensemble interface of :mod:`lengthgen.engine.train`: ``init(seeds, dtype,
-device)`` returns tensors with a leading member dimension E and ``forward(params, x)`` returns
-logits ``[E, B, 2]``. Initialisation follows App. D.2 (see :meth:`SingleLayer.init`).
+Inputs are one integer tensor ``x [..., L + 1]`` (:func:`encode`): data tokens (0/1, padded with
+:data:`PAD`) then the index token (``k`` for Index, see :data:`FIXED_TOKEN` otherwise); A_gen and
+A_sin never see ``k``. :class:`SingleLayer` is the ensemble interface of
+:mod:`lengthgen.engine.train` (logits ``[E, B, 2]``).
 """
 
 from __future__ import annotations

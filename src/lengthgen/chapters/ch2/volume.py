@@ -1,43 +1,18 @@
-"""Exact-solution analysis of the single-layer models of Zhu & Chiang (2026), chapter 2.
+"""Exact-solution analysis of the single-layer models, chapter 2, "Exact-solution volume".
 
-What lives here
----------------
-* The paper's *centers* (eqs. 11/25/37, App. A.1–A.3 and B.1) as functions of the box ``B`` and
-  width ``h``, and the same points with a free scale ``η`` (:func:`center`, :func:`paper_eta`).
-* The score-gap coefficients of eq. 9 (χ, ℓ, δ, φ) and their A_norm analogues of eq. 20.
-* An exactness checker (:func:`exactness`): is a parameter point strictly correct on *every*
-  input of length n (every index k for Index)?
-* Admissible intervals of the length-sensitive coordinates around a center
-  (:func:`admissible_width`), Monte Carlo exact-solution fractions (:func:`mc_fraction`) and the
-  Parity sign-change argument (:func:`parity_sign_changes`, :func:`parity_solution`).
-* A_gen's count levels (eq. 71) and the analyses built on them — the Majority area, the score
-  contrast of Lemmas 6–7, Parity — live in :mod:`lengthgen.chapters.ch2.count_levels` and are
-  re-exported here.
+The paper's centers (:func:`center`, :func:`paper_eta`), the score-gap coefficients of eqs. 9
+and 20, the exactness checker (:func:`exactness`), admissible widths (:func:`admissible_width`)
+and Monte Carlo exact fractions (:func:`mc_fraction`). A_gen's count levels, the Majority area
+and Parity live in :mod:`.count_levels` and are re-exported here (chapter 5 reads them as
+``volume.*``).
 
-Which answers are exact and which are certified bounds
-------------------------------------------------------
-``method="exhaustive"`` runs the model's forward pass on all 2ⁿ strings (× all n queries) and is
-exact up to float64 rounding of the logits; it is limited to n ≤ 16.
-
-``method="structural"`` uses the models' structure and is valid for any n:
-
-* A_gen: the attention output depends only on the count of ones (eq. 71), so the n+1 count
-  levels decide exactness **exactly** (up to float64 rounding); First and Index are never
-  exact for n ≥ 2 (two strings with the same count have different labels).
-* A_pos / A_norm: the attention weights do not depend on the symbols, so for query k the
-  attention output is ``A(p) = u₀ + p (u₁ − u₀)`` with ``p = Σ_j α_j w_j``; the logit difference
-  ``f(p)`` is piecewise linear with at most h kinks. The inputs with ``w_k = 1`` have
-  ``p ∈ [α_k, 1]`` and those with ``w_k = 0`` have ``p ∈ [0, 1 − α_k]``.
-  - ``True`` is **certified**: ``f > 0`` on all of ``[α_k, 1]`` and ``f < 0`` on ``[0, 1 − α_k]``
-    for every k (minimum over kinks and endpoints, so this is exact interval arithmetic on f).
-  - ``False`` is **certified with a witness input**: one of the four realisable strings
-    ``e_k``, ``1``, ``0``, ``1 − e_k`` is misclassified.
-  - otherwise the answer is ``None`` (undecided: correctness then depends on which subset sums
-    of the attention weights fall into a sub-interval where f has the wrong sign). With
-    ``method="auto"`` an undecided point at n ≤ 16 is settled exhaustively.
-* A_sin: no structural shortcut is implemented; only the exhaustive method (n ≤ 16).
-
-"Strictly correct" means the logit of the true label is strictly larger (Definition 1).
+Exact or certified: ``method="exhaustive"`` enumerates all 2ⁿ strings (n ≤ 16), exact up to
+float64 rounding. ``method="structural"`` (any n): for A_gen the n+1 count levels decide
+exactly; for A_pos / A_norm the logit difference is piecewise linear in the attention mass
+p on the 1-symbols, so ``True`` is certified by interval arithmetic over p, ``False`` by a
+witness string (e_k, 1, 0 or 1 − e_k) and anything else is ``None`` (undecided; ``auto``
+settles it exhaustively when n ≤ 16). A_sin has only the exhaustive method. "Strictly
+correct" means the true label's logit is strictly larger (Definition 1).
 """
 
 from __future__ import annotations
