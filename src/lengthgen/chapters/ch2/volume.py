@@ -88,17 +88,10 @@ def paper_eta(B: float) -> float:
 def center(
     variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None
 ) -> dict[str, torch.Tensor]:
-    """The paper's exact-solution center for (model, task), unbatched float64 tensors.
-
-    ``eta=None`` uses the paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant
-    (the center then lies in the box [−B', B'] with B' the largest coordinate). Implemented centers:
-
-    * A_pos / A_norm, First and Index (eqs. 25, 37; B.1): a = (2η, 0), b = (0, −η), r = (η, 0),
-      s = (0, η), c_K = 0, C_V = η I, b_V = 0, W1 = [η I; 0], b1 = (η², η², −η, …),
-      W2 = [η I, 0], b2 = 0. The score is g_j = −η² (j − k)² + const, so the attention peaks at k.
-    * A_gen, Majority (Lemma 8 with score contrast X = 0): v₀ = 0, v₁ = η e₁; one active hidden
-      unit with row η e₁ᵀ and bias η, the others inactive (row 0, bias −η); output-row difference
-      η on the active unit; b₂ = (0, −(η² + η³/2)), the midpoint of the admissible bias interval.
+    """The paper's exact-solution center for (model, task), unbatched float64 tensors: A_pos /
+    A_norm First and Index (eqs. 25, 37; B.1; scores −η²(j − k)² + const peak at k) and A_gen
+    Majority (Lemma 8, X = 0, b₂ at the middle of its admissible interval). ``eta=None`` is the
+    paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant.
     """
     _check_model_task(variant, task)
     h = check_width(h)
@@ -345,13 +338,9 @@ def exactness(
     method: str = "auto",
     beta: str = "log",
 ) -> Exactness:
-    """Is each parameter point strictly correct on every length-n input (and every k for Index)?
-
-    ``params``: one point (unbatched tensors as returned by :func:`center`) or a batch with a
-    leading point dimension. ``method``: ``exhaustive`` (n ≤ 16), ``structural`` (any n; see
-    the module docstring for which answers are exact and which are certified) or ``auto``
-    (structural, undecided points settled exhaustively when n ≤ 16). ``beta``: the attention
-    scale β_n, ``log`` (log n, the paper's) or ``one`` (1).
+    """Is each parameter point (one, or a batch with a leading dimension) strictly correct on
+    every length-n input (every k for Index)? ``method``: ``exhaustive``, ``structural`` or
+    ``auto`` (see the module docstring); ``beta``: β_n, ``log`` or ``one``.
     """
     _check_model_task(variant, task)
     n = _check_n(n, task)
@@ -424,13 +413,9 @@ def center_exact_threshold(task: str, eta: float) -> float:
 
 
 def center_exact_eta(task: str, beta: str = "one") -> float:
-    """The scale η* above which the center (First / Index) is exact at every length n when the
-    scores are multiplied by β_n = 1, from :func:`center_exact_threshold`'s bisection (``beta="one"`` only: under log n every η > 0
-    works from some n on, see :func:`center_exact_threshold`).
-
-    With β_n = 1 the center's attention on k is 1/Σ_j exp(−η²(j − k)²), which only shrinks as n
-    grows and tends to the n = ∞ value :func:`center_attention_floor` at log_n = 1. The center is
-    exact at every n iff that limit exceeds 1/2: Σ_{d≥1} e^{−η²d²} < 1 (First) or < 1/2 (Index).
+    """The scale η* above which the First / Index center is exact at every n under β_n = 1
+    (``beta="one"`` only; under log n see :func:`center_exact_threshold`): the n = ∞ attention
+    floor must exceed 1/2 (chapter 5).
     """
     check_choice("task", task, ("first", "index"))
     if check_beta(beta) != "one":
@@ -498,12 +483,9 @@ def admissible_width(
 ) -> dict:
     """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0.
 
-    Each side is located by a batched search: ``grid`` points geometrically spaced in (0, t_max],
-    then ``rounds`` refinements of the bracket (relative precision ≈ (ratio)^{1/grid^rounds}).
-    Uses the certified structural check (undecided points count as not certified, so the width
-    is a certified lower bound of the admissible interval when that interval is connected). A side
-    still exact at ``t_max`` is reported as capped; ``finite_width`` sums only the uncapped sides.
-    ``beta``: the attention scale β_n (``log`` or ``one``).
+    Each side: ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements, with
+    the structural check (undecided counts as not exact, so the width is a certified lower
+    bound). A side still exact at ``t_max`` is capped; ``finite_width`` sums the other sides.
     """
     _check_model_task(variant, task)
     n = _check_n(n, task)
@@ -561,13 +543,9 @@ def mc_fraction(
     chunk: int = 4096,
     beta: str = "log",
 ) -> dict:
-    """Fraction of certified-exact points in a box around the center, by Monte Carlo.
-
-    Every scalar of the tensors named in ``coords`` is drawn uniformly from
-    [center − half_width, center + half_width]; all other coordinates stay at the center
-    (η = ``eta``). Returns counts of certified-exact, certified-not-exact and undecided samples
-    and the fraction's 95% Wilson interval (undecided points are reported, not guessed).
-    ``beta``: the attention scale β_n of the exactness check (``log`` or ``one``).
+    """Monte Carlo fraction of certified-exact points in a box around the center (η = ``eta``):
+    the scalars of the tensors ``coords`` drawn uniformly within ± ``half_width``, the rest at
+    the center. Counts (undecided reported, not guessed) and the 95 % Wilson interval.
     """
     _check_model_task(variant, task)
     check_beta(beta)
