@@ -431,9 +431,8 @@ VOLUME_SCHEMA = Schema(
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
-    """The schema of the stored cell ``name`` at ``scale`` (full scale only; ``None`` otherwise):
-    an experiment holds one member per seed of the protocol × stored N × variant
-    (:func:`experiment_schema`); ``volume_scans`` every planned curve (:data:`VOLUME_SCHEMA`)."""
+    """The schema of the stored cell ``name`` at full scale (``None`` otherwise):
+    :func:`experiment_schema` of its stored N, or :data:`VOLUME_SCHEMA`."""
     if scale != "full":
         return None
     if name == "volume_scans":
@@ -450,9 +449,8 @@ def _cells_folder(folder) -> Path:
 
 
 def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
-    """The stored cell of experiment ``name`` as ``{"provenance", "data", "path"}``, checked against
-    :func:`experiment_schema` for the seeds and N its stored configuration declares
-    (``folder`` defaults to ``results/ch2/cells``). Errors name the file."""
+    """The stored cell of experiment ``name`` (``{"provenance", "data", "path"}``, default folder
+    ``results/ch2/cells``), checked by :func:`experiment_schema` of the seeds and N it declares."""
     from lengthgen.engine import runs
     from lengthgen.store import ResultFileError
 

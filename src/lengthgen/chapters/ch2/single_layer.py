@@ -211,12 +211,8 @@ NORM_MAPS = ("sqrt", "misread")
 
 
 def F_norm(v: torch.Tensor, kind: str = "sqrt") -> torch.Tensor:
-    """The bounded map of eq. 17 (last dimension is v).
-
-    ``sqrt`` (default): v / √(1 + ‖v‖²), the paper's map (eq. 17); F(ak) = λ_a(k) â with
-    0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) (eqs. 105–106), so the quadratic-channel query tends to â.
-    ``misread``: v / (1 + ‖v‖²), our earlier misreading of eq. 17, kept as a labelled ablation;
-    it tends to 0 instead of â as ‖v‖ grows.
+    """The bounded map of eq. 17 on the last dimension: ``sqrt`` v / √(1 + ‖v‖²), the paper's
+    (tends to â); ``misread`` v / (1 + ‖v‖²), our earlier misreading, an ablation (tends to 0).
     """
     check_choice("norm map", kind, NORM_MAPS)
     if kind == "misread":
@@ -364,18 +360,9 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
 class SingleLayer:
     """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family.
 
-    Parameters
-    ----------
-    variant : ``gen``, ``pos``, ``sin`` or ``norm``; with ``variants`` a per-member list mixing
-        ``pos`` and ``norm`` (they share parameters, so paired members train in one pass).
-    h : classifier width (≥ 2; the paper uses 8).
-    max_lengths : per-member maximum training length N (sets the init scales of D.2); a single
-        int is used for every member.
-    norm_map : ``sqrt`` (default; the paper's map of eq. 17) or ``misread`` (our earlier misreading,
-        an ablation); see :func:`F_norm`.
-    beta : the attention scale β_n of every member, ``log`` (default, the paper's) or ``one``; or a
-        per-member list of them, so paired β_n = log n / β_n = 1 members train in one pass (their
-        flag is the constant ``params["_beta_one"]``, see :func:`attention_scale`).
+    ``variants`` (per member) may mix ``pos`` and ``norm``, and ``beta`` may be a per-member list
+    of ``log`` / ``one`` (:func:`attention_scale`): paired members train in one pass.
+    ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`.
     """
 
     def __init__(

@@ -34,6 +34,7 @@ from lengthgen.chapters.ch2.single_layer import (
     check_width,
     encode,
     forward,
+    positional_scores,
     single_point,
 )
 from lengthgen.nn.tasks import TASKS, all_strings, label
@@ -191,8 +192,6 @@ def attention_profile(
     n = _check_n(n)
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
-    from lengthgen.chapters.ch2.single_layer import positional_scores
-
     P = single_point(params)
     g = positional_scores(
         P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm"
@@ -259,8 +258,6 @@ def diagonal_attention(
 ) -> torch.Tensor:
     """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm);
     the scores are multiplied by β_n = log n (``beta="log"``) or 1 (``"one"``)."""
-    from lengthgen.chapters.ch2.single_layer import positional_scores
-
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
     out = []
