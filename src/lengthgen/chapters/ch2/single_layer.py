@@ -156,35 +156,15 @@ def init_member(
         _xavier((h, 2), g, dtype),
         _xavier((2, h), g, dtype),
     )
-    head = {
-        "W1": W1,
-        "b1": torch.zeros(h, dtype=dtype),
-        "W2": W2,
-        "b2": torch.zeros(2, dtype=dtype),
-    }
+    head = dict(
+        W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype)
+    )
     zero2 = torch.zeros(2, dtype=dtype)
     if FAMILIES[variant] == "positional":
-        return {
-            "a": a,
-            "b": b,
-            "r": r,
-            "s": s,
-            "c_K": c_K,
-            "C_V": C_V,
-            "b_V": zero2,
-            **head,
-        }
+        return dict(a=a, b=b, r=r, s=s, c_K=c_K, C_V=C_V, b_V=zero2, **head)
     if variant == "gen":
         W_Q, W_K = _xavier((2, 2), g, dtype), _xavier((2, 2), g, dtype)
-        return {
-            "W_Q": W_Q,
-            "b_Q": b,
-            "W_K": W_K,
-            "b_K": c_K,
-            "W_V": C_V,
-            "b_V": zero2,
-            **head,
-        }
+        return dict(W_Q=W_Q, b_Q=b, W_K=W_K, b_K=c_K, W_V=C_V, b_V=zero2, **head)
     WQc, WQp, WKc, WKp, WVp = (_xavier((2, 2), g, dtype) for _ in range(5))
     return {
         "W_Q": torch.cat([WQc, WQp], 1),
