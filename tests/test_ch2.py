@@ -294,7 +294,7 @@ def test_stored_cells_are_done_and_valid():
 
     for name, (value, _) in loaded.items():
         validate(value, ch2.schema(name, "full"), name)
-        assert ch2.SCHEMAS[name] is not None
+        assert ch2.schema(name) is not None
     validate(
         ch2.load_volume_scans()["data"], ch2.schema("volume_scans"), "volume_scans"
     )

@@ -1,33 +1,15 @@
 """Chapter 2's claims: Zhu & Chiang (2026), *Exact-Solution Volume and Length Generalization in
-Transformers*, next to ours (the paper's numbers are in :mod:`lengthgen.chapters.ch2.paper`).
+Transformers*, next to ours (the paper's numbers: :mod:`.paper`).
 
-Where ours comes from
----------------------
-Training claims (Tables 1–3, §4.3, App. D.4, D.7) read the stored full-scale cells
-``results/ch2/cells/<experiment>.json`` (validated by ``experiments.schema``), so
-``python -m lengthgen claims --check`` re-checks them without the notebook. :func:`~.measures.run_of` says
-which stored experiment provides each (task, model, N). The volume claims read the stored scan
-``volume_scans``; constructions, closed forms and the brute-force checker are measured live by the
-notebook (``source="live"``).
-
-How each comparison was chosen
-------------------------------
-The ten tolerance rules, fixed before looking at our value, are :mod:`.rules` (its docstring says
-how each was chosen, its functions ``rule1`` … ``rule8`` and :func:`~.rules.above_zero` are the
-rules as code); a claim names the rule it is checked by. Our measurements of the stored cells are
-:mod:`.measures`. The paper's Tables 1–3 are tables of rows below (:data:`TABLE2` …), one row per
-claim with its literal id, each read by one small builder next to it.
-
-Protocol
---------
-A claim that reads an experiment trained under an update cap below the paper's 30,000 carries
-``reduced("update cap …")`` (the notebook prints how many members reached the cap). Every A_norm
-claim reads runs and scans with the paper's map F(v) = v/√(1+‖v‖²) (eq. 17). Our earlier misreading
-v/(1+‖v‖²) survives only in the ablation experiment ``index_norm_misread``, which no claim reads;
-a claim that did read it would carry ``modified(MISREAD_MAP)``.
-
-Deviations are declared in :mod:`.deviations` (``DEVIATIONS``), one per claim that deviates today
-(by its id), each with a cause from ``CAUSES`` and an explanation we wrote.
+Training claims (Tables 1–3, §4.3, App. D.4, D.7) and the volume claims read the stored cells
+``results/ch2/cells`` (:func:`~.measures.run_of` says which experiment provides each (task,
+model, N)), so ``claims --check`` re-checks them without the notebook; constructions, closed
+forms and the checker are measured live by the notebook (``source="live"``). A claim names the
+tolerance rule of :mod:`.rules` it is checked by; measurements are :mod:`.measures`; the
+paper's tables are tables of rows below (:data:`TABLE2` …), one row per claim with its literal
+id, each read by a small builder. A claim reading a run under an update cap below the paper's
+30,000 carries ``reduced(…)``; every A_norm claim uses the paper's map (eq. 17), the misread map
+only the unclaimed ablation ``index_norm_misread``. Deviations: :mod:`.deviations`.
 """
 
 from __future__ import annotations

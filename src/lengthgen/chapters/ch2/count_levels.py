@@ -1,10 +1,6 @@
-"""A_gen's count levels (eq. 71) and what chapter 2 builds on them.
-
-Under A_gen the attention output depends only on the number of ones t (eq. 71), so the n + 1
-count levels decide everything exactly (up to float64 rounding): the exactness of A_gen points
-(:func:`structural_gen`, used by :func:`lengthgen.chapters.ch2.volume.exactness`), the Majority
-area (Lemma 4, eq. 75), the score contrast X of Lemmas 6–7 on the uniform box, and the Parity
-sign-change argument (App. A.4). :mod:`lengthgen.chapters.ch2.volume` re-exports these names.
+"""A_gen's count levels (eq. 71) and what chapter 2 builds on them: A_gen's exactness
+(:func:`structural_gen`), the Majority area (Lemma 4), the score contrast of Lemmas 6–7 and
+Parity (App. A.4). :mod:`.volume` re-exports these names.
 """
 
 from __future__ import annotations
@@ -121,13 +117,9 @@ def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
 def majority_bias_area(
     params: dict, n: int, X_grid: np.ndarray, beta: str = "log"
 ) -> dict:
-    """∫ (width of the exact b₂,₁ interval) dX over the score contrast X (A_gen Majority).
-
-    For each X the query is rescaled so that X = b_Qᵀ W_K(e₁ − e₀) takes the grid value, and the
-    exact b₂,₁ interval is read off the two central count levels (Lemma 5; exact by eq. 71).
-    Returns the widths and the numerical area; at the center the area is η³·4·artanh(1/n)/β_n
-    (eq. 75 with β = β_n; :func:`majority_area_closed_form`). ``beta``: β_n = log n or 1.
-    """
+    """∫ (width of the exact b₂,₁ interval) dX over the score contrast X (A_gen Majority,
+    Lemma 5): at each grid X (set through W_K) the interval is read off the two central count
+    levels. Returns the widths and the trapezoid area (:func:`majority_area_closed_form`)."""
     n = _check_n(n, "majority")
     check_beta(beta)
     P, _ = _batch(params)
@@ -170,9 +162,8 @@ def uniform_box(
 
 
 def score_contrast(params: dict) -> torch.Tensor:
-    """The score contrast X = qᵀW_K(e₁ − e₀) of A_gen points (eq. 70), one per point: with the
-    index token z = 0 the query is q = b_Q, and the key of a token e_w is W_K e_w + b_K, so X is
-    the score of a one minus the score of a zero before the log n factor."""
+    """The score contrast X = qᵀW_K(e₁ − e₀) of A_gen points (eq. 70; q = b_Q as z = 0), one
+    per point: a one's score minus a zero's, before the β_n factor."""
     P, _ = _batch(params)
     dK = P["W_K"][:, :, 1] - P["W_K"][:, :, 0]
     return (P["b_Q"] * dK).sum(-1)
@@ -194,16 +185,10 @@ def sample_score_contrast(
 
 
 def score_contrast_peak_density(B: float = 1.0) -> float:
-    """The largest value of the density of X = qᵀW_K(e₁ − e₀) under the uniform box [−B, B]^D
-    (Lemma 6 bounds it by B⁻²), by quadrature.
-
-    X = q₁Δ₁ + q₂Δ₂ with q uniform on [−B, B]² and Δ_i = (W_K)_{i,1} − (W_K)_{i,0} independent and
-    triangular on [−2B, 2B]; X/B² does not depend on B. Given q, X is a sum of two independent
-    symmetric unimodal variables, hence symmetric and unimodal (Wintner), and so is the mixture
-    over q: the density peaks at 0. There, with t = max|q_i| and u = min|q_i|/t (at B = 1 t has
-    density 2t on [0, 1], u is uniform on [0, 1], the two independent),
-    f_X(0) = E[1/t]·E[g(u)] = 2∫₀¹ g(u) du, where g(u) = ∫ f_Δ(v) f_Δ(v/u)/u dv is the density
-    at 0 of Δ₁ + uΔ₂ (g(0) = f_Δ(0) = 1/2)."""
+    """The peak density of X = qᵀW_K(e₁ − e₀) under the uniform box [−B, B]^D (Lemma 6 bounds it
+    by B⁻²), by quadrature (chapter 2 details, "Lemmas 6–7"): the density peaks at X = 0, where
+    with t = max|q_i| (density 2t at B = 1) and u = min|q_i|/t (uniform), f_X(0) = 2∫₀¹ g(u) du,
+    g(u) being the density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on [−2, 2]); X/B² is B-free."""
     from scipy import integrate
 
     B = check_finite("B", B)
@@ -261,15 +246,9 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
 
 
 def parity_solution(n: int) -> dict[str, torch.Tensor]:
-    """An exact A_gen(h = n−1) Parity solution at length n ≥ 4 (unbatched point).
-
-    Score contrast X = 0 (so ρ_t = t/n), v₀ = 0, v₁ = e₁, and n−1 hidden units with kinks at the
-    count levels t/n, t = 1 … n−1: unit 3 opens to the left (pre-activation 3/n − p), the others
-    to the right (p − t/n). The output weights and bias come from a linear program that maximises
-    the smallest margin at the n+1 count levels. For n ≤ 3 no A_gen(n−1) solution exists: the
-    first and last linear pieces need slopes from left- and right-opening units respectively,
-    which forces a zero slope on a piece that must contain a sign change (see the chapter).
-    """
+    """An exact A_gen(h = n−1) Parity solution at length n ≥ 4 (unbatched point; chapter 2,
+    "Parity"): X = 0, v₀ = 0, v₁ = e₁, hidden kinks at the count levels t/n (unit 3 opens to
+    the left), output weights from a linear program maximising the smallest margin."""
     from scipy.optimize import linprog
 
     n = check_positive_int("n", n, minimum=4)

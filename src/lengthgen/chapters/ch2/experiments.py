@@ -1,17 +1,10 @@
-"""Chapter 2 (Zhu & Chiang 2026): the training runs of App. D.2–D.3 and the stored volume scans.
+"""Chapter 2's cells: the training runs of App. D.2–D.3 and the stored volume scans.
 
-The chapter's reproduction is a list of cells of the runs facility (:func:`cells`, run by
-``python -m lengthgen reproduce ch2``): one cell per experiment of :data:`EXPERIMENTS` — all seeds
-× maximum lengths N × paired variants of one (task, model family) trained as ONE batched program
-through :func:`lengthgen.engine.train.train_ensemble` and evaluated on the saved test banks at
-N, 2N+1, 3N, 5N, 8N+1, 10N+1 — plus, at full scale, the volume scans (:func:`volume_scans`).
-Each cell's keyword arguments hold its whole configuration (task, variants, batch stream, seeds,
-N, update cap, sizes, optimiser), so a changed configuration is recomputed, never reused. The
-notebook reads the stored cells through :func:`load_runs` and :func:`load_volume_scans`, which
-check them against :func:`experiment_schema` and :data:`VOLUME_SCHEMA`.
-
-How a cell trains — the banks, the batch sampler, the protocol of D.2 — is
-:mod:`lengthgen.chapters.ch2.training`; what the chapter draws is :mod:`lengthgen.chapters.ch2.figures`.
+:func:`cells` is the plan of ``python -m lengthgen reproduce ch2``: one cell per experiment of
+:data:`EXPERIMENTS` (one batched ensemble, :func:`train_experiment`) plus, at full scale,
+:func:`volume_scans`. A cell's keyword arguments are its whole configuration, so a changed
+configuration is recomputed, never reused. :func:`load_runs` / :func:`load_volume_scans` read
+the stored cells checked by :func:`schema`; the training itself is :mod:`.training`.
 """
 
 from __future__ import annotations
@@ -50,17 +43,9 @@ H = paper.H
 
 @dataclass(frozen=True)
 class Experiment:
-    """One (task, model family) ensemble of the chapter.
-
-    task     : ``first``, ``index``, ``majority`` or ``parity``
-    variants : the models trained together (``("pos", "norm")`` pairs A_pos and A_norm members)
-    stream   : the batch stream (see :data:`lengthgen.chapters.ch2.paper.BATCH_STREAM_STRIDE`);
-               experiments that repeat another one's trainings share its stream
-    norm_map : for experiments with an A_norm variant (the others store ``None``): ``sqrt``
-               (the paper's map of eq. 17, v/√(1+‖v‖²); default) or ``misread`` (our
-               earlier misreading, v/(1+‖v‖²), an ablation); see
-               :func:`lengthgen.chapters.ch2.single_layer.F_norm`
-    """
+    """One (task, model family) ensemble: ``variants`` train together (``("pos", "norm")``
+    pairs members); experiments repeating another's trainings share its batch ``stream``
+    (:data:`.paper.BATCH_STREAM_STRIDE`); ``norm_map`` of A_norm: :func:`.single_layer.F_norm`."""
 
     task: str
     variants: tuple[str, ...]
@@ -188,19 +173,13 @@ def train_experiment(
     keep_params: bool = False,
     beta="log",
 ) -> dict:
-    """Train and test one experiment (all ``seeds`` × ``Ns`` × ``variants`` as one ensemble on
-    ``device``) with the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"); returns a
-    JSON-ready dict (``keep_params=True`` adds the selected parameters, tensors, under ``"params"``).
+    """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
+    the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"); a JSON-ready dict
+    (``keep_params=True`` adds the selected parameters under ``"params"``). Every argument is
+    part of the cell's hash and is checked here; the run is :func:`.training.run`.
 
-    Every argument is part of the stored configuration (the cell's hash); they are checked here
-    and the run is :func:`lengthgen.chapters.ch2.training.run`. For Parity under A_gen
-    each member also reports the sign changes and kinks of its selected checkpoint at length N
-    (App. A.4); for the positional models the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4).
-
-    ``beta``: the attention scale β_n, ``log`` (log n, the paper's; the default, which leaves the
-    run exactly as before and adds nothing to its configuration) or ``one`` (β_n = 1), or a list of
-    both (chapter 5): then every (variant, N, seed) member is trained once per β in the same
-    ensemble, with the same initial tensors and the same batches, and each row records its ``beta``.
+    ``beta``: β_n, ``log`` (the paper's; adds nothing to the configuration), ``one`` or a list of
+    both (chapter 5: every member trained once per β, same initial tensors and batches).
     """
     if not isinstance(experiment, str) or not experiment:
         raise ConfigError(f"experiment must be a name, got {experiment!r}")
@@ -242,10 +221,8 @@ SIZES = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
 
 
 def experiment_config(name: str, **sizes) -> dict:
-    """The complete keyword arguments of :func:`train_experiment` for experiment ``name`` with the
-    given run ``sizes`` (every one of :data:`SIZES`); the rest (model, batch stream, fixed token,
-    optimiser) is the definition in :data:`EXPERIMENTS` and the protocol of
-    :mod:`lengthgen.chapters.ch2.paper`."""
+    """The keyword arguments of :func:`train_experiment` for experiment ``name`` at the run
+    ``sizes`` (all of :data:`SIZES`); the rest comes from :data:`EXPERIMENTS` and :mod:`.paper`."""
     if sorted(sizes) != sorted(SIZES):
         raise ConfigError(
             f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}"
@@ -301,14 +278,11 @@ def volume_scans(
     norm_map: str = "sqrt",
     beta: str = "log",
 ) -> dict:
-    """Admissible widths of the length-sensitive coordinates around the η = ``eta`` centers at the
-    lengths ``ns`` (chapter 2, "Claim 2") and Monte Carlo exact fractions in a box of half-width
-    ``half_width`` ("Monte Carlo volume fractions"); Index under A_pos gets 4× the samples from
-    n = 32 on, where its exact fraction is smallest. ``norm_map`` is the A_norm map of the scan;
-    the exactness checker implements the paper's ``sqrt`` only, and the argument is part of the
-    cell's configuration so that a scan made with another map is never reused. ``beta``: the
-    attention scale β_n of every exactness check, ``log`` (the paper's, the default) or ``one``
-    (chapter 5); the sampled points do not depend on it."""
+    """Admissible widths around the η = ``eta`` centers at lengths ``ns`` (chapter 2, "Claim 2")
+    and Monte Carlo exact fractions in a box of half-width ``half_width`` ("Monte Carlo volume
+    fractions"; Index under A_pos gets 4× the samples from n = 32 on). ``norm_map`` (``sqrt``
+    only) is in the configuration so a scan with another map is never reused; ``beta``: β_n of
+    the exactness checks (``one``: chapter 5)."""
     from lengthgen.chapters.ch2 import volume as vo
 
     ns = _check_ints("ns", ns)
@@ -457,9 +431,8 @@ VOLUME_SCHEMA = Schema(
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
-    """The schema of the stored cell ``name`` at ``scale`` (full scale only; ``None`` otherwise):
-    an experiment holds one member per seed of the protocol × stored N × variant
-    (:func:`experiment_schema`); ``volume_scans`` every planned curve (:data:`VOLUME_SCHEMA`)."""
+    """The schema of the stored cell ``name`` at full scale (``None`` otherwise):
+    :func:`experiment_schema` of its stored N, or :data:`VOLUME_SCHEMA`."""
     if scale != "full":
         return None
     if name == "volume_scans":
@@ -469,11 +442,6 @@ def schema(name: str, scale: str = "full") -> Schema | None:
     return None
 
 
-#: :func:`schema` by cell name, for the readers that still look it up here
-#: (:class:`lengthgen.claims.StoredResults`)
-SCHEMAS = {name: schema(name) for name in (*EXPERIMENTS, "volume_scans")}
-
-
 def _cells_folder(folder) -> Path:
     from lengthgen.store import results_dir
 
@@ -481,9 +449,8 @@ def _cells_folder(folder) -> Path:
 
 
 def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
-    """The stored cell of experiment ``name`` as ``{"provenance", "data", "path"}``, checked against
-    :func:`experiment_schema` for the seeds and N its stored configuration declares
-    (``folder`` defaults to ``results/ch2/cells``). Errors name the file."""
+    """The stored cell of experiment ``name`` (``{"provenance", "data", "path"}``, default folder
+    ``results/ch2/cells``), checked by :func:`experiment_schema` of the seeds and N it declares."""
     from lengthgen.engine import runs
     from lengthgen.store import ResultFileError
 

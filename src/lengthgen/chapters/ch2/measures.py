@@ -1,7 +1,6 @@
-"""Chapter 2's measurements: our value of each stored-result claim of
-:mod:`lengthgen.chapters.ch2.claims`, read from the stored full-scale cells
-(``results/ch2/cells``, through :class:`lengthgen.claims.StoredResults`), and which stored run and
-protocol each (task, model, N) comes from."""
+"""Chapter 2's measurements: our value of each stored-result claim of :mod:`.claims`, read from
+the stored full-scale cells, and which stored run and protocol each (task, model, N) comes from.
+"""
 
 from __future__ import annotations
 

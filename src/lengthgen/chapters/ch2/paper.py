@@ -1,11 +1,6 @@
-"""Zhu & Chiang (2026): the paper's protocol and reported numbers, in one place.
-
-Everything chapter 2 compares against or trains with comes from here: the training protocol of
-App. D.2–D.3, the theory's exponents (Thm. 1–2) and the values of Tables 1–3 and §4.1.3. The
-notebook (``notebooks/02_exact_solution_volume``) and :mod:`lengthgen.chapters.ch2.experiments`
-import these names; nothing here runs anything. Where the book's stored run departs from the
-protocol (fewer updates for some experiments, fewer N for others) the reduction is written in the
-section "The stored run" below, next to the protocol it reduces.
+"""Zhu & Chiang (2026) in one place: the training protocol of App. D.2–D.3, the theory's
+exponents (Thm. 1–2), the values of Tables 1–3 and §4.1.3, and (section "the stored run" below)
+where the book's stored run reduces the protocol. Nothing here runs anything.
 """
 
 from __future__ import annotations

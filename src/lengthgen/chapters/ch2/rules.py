@@ -1,7 +1,5 @@
-"""Chapter 2's tolerance rules: how each comparison of ours with Zhu & Chiang (2026) is made, each
-rule written once as code (``rule1`` … ``rule8`` give a claim's check, tolerance or predicate and
-its one-line ``why``; :func:`above_zero` is rule 9's sign test). The claims of
-:mod:`lengthgen.chapters.ch2.claims` name the rule they are checked by.
+"""Chapter 2's tolerance rules as code (``rule1`` … ``rule8`` give a claim's check, tolerance
+or predicate and its ``why``; :func:`above_zero` is rule 9's sign test); claims name their rule.
 
 How each comparison was chosen (fixed before looking at our value)
 -------------------------------------------------------------------
@@ -12,9 +10,6 @@ How each comparison was chosen (fixed before looking at our value)
    when ``|ours − paper| ≤ √(h_ours² + h_paper²)``, each ``h`` being the half-width on the side of
    its interval that faces the other mean (percentile intervals are not symmetric). Neither
    interval is widened; both resample seeds only and leave out the sampling error of the test bank.
-   (Until issue 25 the rule asked our mean to lie inside the paper's interval, which ignored our own
-   seed-to-seed uncertainty; "the intervals overlap" was not chosen because it allows a difference
-   up to ``h_ours + h_paper``, a test at a level far below 5 %.)
 2. An accuracy at the 100 % ceiling (First; the paper's "100.0 (100.0–100.0)" means every seed is
    perfect): the number of our 20 seeds with 100 % test accuracy must equal 20 (``equal``).
 3. A 20-seed mean the paper reports without an interval (the Table 1 cells outside Table 2):
@@ -28,8 +23,7 @@ How each comparison was chosen (fixed before looking at our value)
    :data:`WINDOW_SLOPE_TOL` of the exponent, a Monte Carlo exponent of an exact fraction within
    :data:`MC_EXPONENT_TOL` (both fixed when the scans were designed: the log n attention scale adds
    slowly varying factors, and a fraction is a product of several windows plus sampling error).
-   A window with one side still exact at the search limit is measured on the side that closes
-   (:func:`window_measure`), the rule the notebook's live scan has always used.
+   A window with one side still exact at the search limit is measured on the side that closes.
 7. A closed form the paper derives, computed numerically in float64: relative error ≤
    :data:`CLOSED_FORM_RTOL`. Statements that hold for every point checked (bounds, "none is exact")
    are ``predicate`` checks saying exactly what was checked.

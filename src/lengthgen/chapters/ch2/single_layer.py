@@ -1,34 +1,17 @@
-"""The four single-layer transformers of Zhu & Chiang (2026), batched over ensemble members.
+"""The four single-layer transformers of chapter 2 ("The models", §2.2), batched over members.
 
-All four share the same skeleton (§2.2, eqs. 2–3): one attention head whose only query is the
-index token ``z``; the attention weights over the ``n`` data tokens are a softmax of the scores
-multiplied by ``log n`` (no ``1/√d``); the attention output ``A ∈ R²`` feeds a width-``h`` ReLU
-classifier ``y = W2 ReLU(W1 A + b1) + b2 ∈ R²`` whose argmax is the prediction. There is no
-residual connection and no layer norm.
+One attention head queried by the index token ``z``, scores × ``log n`` (no ``1/√d``), a
+width-``h`` ReLU classifier on the attention output; no residual, no layer norm.
+``gen`` A_gen: unrestricted affine Q, K, V on ``e_{w_j}``; its output depends only on the count
+of ones (eq. 71), which the forward pass uses. ``pos`` A_pos: ``x_j = (e_{w_j}, j, j²)`` with
+the constrained maps of §2.2. ``norm`` A_norm (eq. 19): A_pos's parameters with the query
+``b + F(a k)`` on the ``j²`` channel (:func:`F_norm`). ``sin`` A_sin (App. C.1): positions as
+``(sin j, cos j)``. Parameter counts: :func:`param_count`.
 
-``gen``  A_gen(h): tokens ``x_j = e_{w_j}``, ``z = 0₂``, unrestricted affine Q, K, V: R² → R²
-         (5h + 20 parameters). Its scores depend only on the symbol, so the output depends only on
-         the number of ones ``t`` (eq. 71): ``A_t = v_0 + ρ_t (v_1 − v_0)`` with
-         ``ρ_t = tΓ / (n − t + tΓ)``, ``Γ = exp(log n · X)``. The forward pass uses this identity.
-``pos``  A_pos(h): ``x_j = (e_{w_j}, j, j²)``, ``z_k = (0₂, k, 0)``, the constrained maps of §2.2,
-         i.e. ``q = a k + b``, ``k_j = r j + s j² + c_K``, ``u_j = C_V e_{w_j} + b_V`` (5h + 18).
-``norm`` A_norm(h) (§4.2, eq. 19): the same parameters as ``pos``; the ``j²`` channel uses the
-         query ``b + F(a k)`` with the paper's map ``F(v) = v / √(1 + ‖v‖²)`` (eq. 17; norm map
-         ``sqrt``, the default). The norm map ``misread`` is ``v / (1 + ‖v‖²)``, our earlier misreading
-         of eq. 17 (the square root is lost in the text we worked from); it is kept only as a
-         labelled ablation (experiment ``index_norm_misread``).
-``sin``  A_sin(h) (App. C.1): ``x_j = (e_{w_j}, sin j, cos j)``, ``z = 0₄``, unrestricted affine
-         Q, K, V: R⁴ → R² (5h + 32 parameters).
-
-Inputs are one integer tensor ``x [..., L + 1]``: the data tokens (0/1, right-padded with
-:data:`PAD` when members or examples have different lengths) followed by the index token (the
-query position ``k`` for Index, ``1`` for First, ``0`` for the counting tasks — see
-:data:`FIXED_TOKEN`). :func:`encode` builds it.
-``A_gen`` and ``A_sin`` never see ``k`` (their index token is the zero vector, as in the paper).
-
-A model object is the ensemble interface of :mod:`lengthgen.engine.train`: ``init(seeds, dtype,
-device)`` returns tensors with a leading member dimension E and ``forward(params, x)`` returns
-logits ``[E, B, 2]``. Initialisation follows App. D.2 (see :meth:`SingleLayer.init`).
+Inputs are one integer tensor ``x [..., L + 1]`` (:func:`encode`): data tokens (0/1, padded with
+:data:`PAD`) then the index token (``k`` for Index, see :data:`FIXED_TOKEN` otherwise); A_gen and
+A_sin never see ``k``. :class:`SingleLayer` is the ensemble interface of
+:mod:`lengthgen.engine.train` (logits ``[E, B, 2]``).
 """
 
 from __future__ import annotations
@@ -173,35 +156,15 @@ def init_member(
         _xavier((h, 2), g, dtype),
         _xavier((2, h), g, dtype),
     )
-    head = {
-        "W1": W1,
-        "b1": torch.zeros(h, dtype=dtype),
-        "W2": W2,
-        "b2": torch.zeros(2, dtype=dtype),
-    }
+    head = dict(
+        W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype)
+    )
     zero2 = torch.zeros(2, dtype=dtype)
     if FAMILIES[variant] == "positional":
-        return {
-            "a": a,
-            "b": b,
-            "r": r,
-            "s": s,
-            "c_K": c_K,
-            "C_V": C_V,
-            "b_V": zero2,
-            **head,
-        }
+        return dict(a=a, b=b, r=r, s=s, c_K=c_K, C_V=C_V, b_V=zero2, **head)
     if variant == "gen":
         W_Q, W_K = _xavier((2, 2), g, dtype), _xavier((2, 2), g, dtype)
-        return {
-            "W_Q": W_Q,
-            "b_Q": b,
-            "W_K": W_K,
-            "b_K": c_K,
-            "W_V": C_V,
-            "b_V": zero2,
-            **head,
-        }
+        return dict(W_Q=W_Q, b_Q=b, W_K=W_K, b_K=c_K, W_V=C_V, b_V=zero2, **head)
     WQc, WQp, WKc, WKp, WVp = (_xavier((2, 2), g, dtype) for _ in range(5))
     return {
         "W_Q": torch.cat([WQc, WQp], 1),
@@ -228,12 +191,8 @@ NORM_MAPS = ("sqrt", "misread")
 
 
 def F_norm(v: torch.Tensor, kind: str = "sqrt") -> torch.Tensor:
-    """The bounded map of eq. 17 (last dimension is v).
-
-    ``sqrt`` (default): v / √(1 + ‖v‖²), the paper's map (eq. 17); F(ak) = λ_a(k) â with
-    0 ≤ 1 − λ_a(k) ≤ 1/(2k²‖a‖²) (eqs. 105–106), so the quadratic-channel query tends to â.
-    ``misread``: v / (1 + ‖v‖²), our earlier misreading of eq. 17, kept as a labelled ablation;
-    it tends to 0 instead of â as ‖v‖ grows.
+    """The bounded map of eq. 17 on the last dimension: ``sqrt`` v / √(1 + ‖v‖²), the paper's
+    (tends to â); ``misread`` v / (1 + ‖v‖²), our earlier misreading, an ablation (tends to 0).
     """
     check_choice("norm map", kind, NORM_MAPS)
     if kind == "misread":
@@ -381,18 +340,9 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
 class SingleLayer:
     """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family.
 
-    Parameters
-    ----------
-    variant : ``gen``, ``pos``, ``sin`` or ``norm``; with ``variants`` a per-member list mixing
-        ``pos`` and ``norm`` (they share parameters, so paired members train in one pass).
-    h : classifier width (≥ 2; the paper uses 8).
-    max_lengths : per-member maximum training length N (sets the init scales of D.2); a single
-        int is used for every member.
-    norm_map : ``sqrt`` (default; the paper's map of eq. 17) or ``misread`` (our earlier misreading,
-        an ablation); see :func:`F_norm`.
-    beta : the attention scale β_n of every member, ``log`` (default, the paper's) or ``one``; or a
-        per-member list of them, so paired β_n = log n / β_n = 1 members train in one pass (their
-        flag is the constant ``params["_beta_one"]``, see :func:`attention_scale`).
+    ``variants`` (per member) may mix ``pos`` and ``norm``, and ``beta`` may be a per-member list
+    of ``log`` / ``one`` (:func:`attention_scale`): paired members train in one pass.
+    ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`.
     """
 
     def __init__(

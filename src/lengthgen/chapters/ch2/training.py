@@ -1,22 +1,11 @@
-"""How chapter 2 trains (App. D.2–D.3): the saved banks, the batch sampler, and one experiment's
-ensemble trained, tested and written out as rows (:func:`lengthgen.chapters.ch2.experiments.
-train_experiment` checks its configuration and calls :func:`run`).
+"""How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks, the batch
+sampler and one experiment's ensemble (:func:`run`, called by ``experiments.train_experiment``).
 
-Batches: one data length per update, uniform on {1, …, N} (odd lengths for Majority). The uniform
-draw ``u`` is shared by all members of the ensemble at a given update (member e gets
-``L_e = ⌈u N_e⌉``), so each member's lengths are exactly uniform on its own range while the
-padded batch is only as long as the longest member's length; bits and queries are independent
-per data stream. Paired A_pos/A_norm members read the same stream. Experiments that repeat
-another one's trainings (``_small``, ``_mid``, ``_more``, the ablation ``index_norm_misread``) use its
-batch stream.
-
-Protocol (D.2, numbers in :mod:`lengthgen.chapters.ch2.paper`): Adam (lr 3e-4, β = (0.9, 0.999),
-ε = 1e-8, no weight decay), batch 256, gradient clipping at 1, float64, at most ``steps``
-updates, validation every 500 updates on 1,000 examples at length N, stop after 3 consecutive
-perfect validations, checkpoint = best validation accuracy, then lower cross-entropy, then
-earlier update. Init scales and the A_pos/A_norm pairing are those of
-:func:`lengthgen.chapters.ch2.single_layer.init_member`. The loop is the engine's
-:func:`lengthgen.engine.train.train_ensemble`.
+Batches: one data length per update; the uniform draw ``u`` is shared by all members (member e
+gets ``L_e = ⌈u N_e⌉``), so each member's lengths are uniform on its own range while the padded
+batch is only as long as the longest member's. Paired A_pos/A_norm members, and experiments
+repeating another's trainings, read the same stream. The protocol's numbers are in
+:mod:`.paper`; the loop is :func:`lengthgen.engine.train.train_ensemble`.
 """
 
 from __future__ import annotations

@@ -1,43 +1,18 @@
-"""Exact-solution analysis of the single-layer models of Zhu & Chiang (2026), chapter 2.
+"""Exact-solution analysis of the single-layer models, chapter 2, "Exact-solution volume".
 
-What lives here
----------------
-* The paper's *centers* (eqs. 11/25/37, App. A.1–A.3 and B.1) as functions of the box ``B`` and
-  width ``h``, and the same points with a free scale ``η`` (:func:`center`, :func:`paper_eta`).
-* The score-gap coefficients of eq. 9 (χ, ℓ, δ, φ) and their A_norm analogues of eq. 20.
-* An exactness checker (:func:`exactness`): is a parameter point strictly correct on *every*
-  input of length n (every index k for Index)?
-* Admissible intervals of the length-sensitive coordinates around a center
-  (:func:`admissible_width`), Monte Carlo exact-solution fractions (:func:`mc_fraction`) and the
-  Parity sign-change argument (:func:`parity_sign_changes`, :func:`parity_solution`).
-* A_gen's count levels (eq. 71) and the analyses built on them — the Majority area, the score
-  contrast of Lemmas 6–7, Parity — live in :mod:`lengthgen.chapters.ch2.count_levels` and are
-  re-exported here.
+The paper's centers (:func:`center`, :func:`paper_eta`), the score-gap coefficients of eqs. 9
+and 20, the exactness checker (:func:`exactness`), admissible widths (:func:`admissible_width`)
+and Monte Carlo exact fractions (:func:`mc_fraction`). A_gen's count levels, the Majority area
+and Parity live in :mod:`.count_levels` and are re-exported here (chapter 5 reads them as
+``volume.*``).
 
-Which answers are exact and which are certified bounds
-------------------------------------------------------
-``method="exhaustive"`` runs the model's forward pass on all 2ⁿ strings (× all n queries) and is
-exact up to float64 rounding of the logits; it is limited to n ≤ 16.
-
-``method="structural"`` uses the models' structure and is valid for any n:
-
-* A_gen: the attention output depends only on the count of ones (eq. 71), so the n+1 count
-  levels decide exactness **exactly** (up to float64 rounding); First and Index are never
-  exact for n ≥ 2 (two strings with the same count have different labels).
-* A_pos / A_norm: the attention weights do not depend on the symbols, so for query k the
-  attention output is ``A(p) = u₀ + p (u₁ − u₀)`` with ``p = Σ_j α_j w_j``; the logit difference
-  ``f(p)`` is piecewise linear with at most h kinks. The inputs with ``w_k = 1`` have
-  ``p ∈ [α_k, 1]`` and those with ``w_k = 0`` have ``p ∈ [0, 1 − α_k]``.
-  - ``True`` is **certified**: ``f > 0`` on all of ``[α_k, 1]`` and ``f < 0`` on ``[0, 1 − α_k]``
-    for every k (minimum over kinks and endpoints, so this is exact interval arithmetic on f).
-  - ``False`` is **certified with a witness input**: one of the four realisable strings
-    ``e_k``, ``1``, ``0``, ``1 − e_k`` is misclassified.
-  - otherwise the answer is ``None`` (undecided: correctness then depends on which subset sums
-    of the attention weights fall into a sub-interval where f has the wrong sign). With
-    ``method="auto"`` an undecided point at n ≤ 16 is settled exhaustively.
-* A_sin: no structural shortcut is implemented; only the exhaustive method (n ≤ 16).
-
-"Strictly correct" means the logit of the true label is strictly larger (Definition 1).
+Exact or certified: ``method="exhaustive"`` enumerates all 2ⁿ strings (n ≤ 16), exact up to
+float64 rounding. ``method="structural"`` (any n): for A_gen the n+1 count levels decide
+exactly; for A_pos / A_norm the logit difference is piecewise linear in the attention mass
+p on the 1-symbols, so ``True`` is certified by interval arithmetic over p, ``False`` by a
+witness string (e_k, 1, 0 or 1 − e_k) and anything else is ``None`` (undecided; ``auto``
+settles it exhaustively when n ≤ 16). A_sin has only the exhaustive method. "Strictly
+correct" means the true label's logit is strictly larger (Definition 1).
 """
 
 from __future__ import annotations
@@ -59,6 +34,7 @@ from lengthgen.chapters.ch2.single_layer import (
     check_width,
     encode,
     forward,
+    positional_scores,
     single_point,
 )
 from lengthgen.nn.tasks import TASKS, all_strings, label
@@ -113,17 +89,10 @@ def paper_eta(B: float) -> float:
 def center(
     variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None
 ) -> dict[str, torch.Tensor]:
-    """The paper's exact-solution center for (model, task), unbatched float64 tensors.
-
-    ``eta=None`` uses the paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant
-    (the center then lies in the box [−B', B'] with B' the largest coordinate). Implemented centers:
-
-    * A_pos / A_norm, First and Index (eqs. 25, 37; B.1): a = (2η, 0), b = (0, −η), r = (η, 0),
-      s = (0, η), c_K = 0, C_V = η I, b_V = 0, W1 = [η I; 0], b1 = (η², η², −η, …),
-      W2 = [η I, 0], b2 = 0. The score is g_j = −η² (j − k)² + const, so the attention peaks at k.
-    * A_gen, Majority (Lemma 8 with score contrast X = 0): v₀ = 0, v₁ = η e₁; one active hidden
-      unit with row η e₁ᵀ and bias η, the others inactive (row 0, bias −η); output-row difference
-      η on the active unit; b₂ = (0, −(η² + η³/2)), the midpoint of the admissible bias interval.
+    """The paper's exact-solution center for (model, task), unbatched float64 tensors: A_pos /
+    A_norm First and Index (eqs. 25, 37; B.1; scores −η²(j − k)² + const peak at k) and A_gen
+    Majority (Lemma 8, X = 0, b₂ at the middle of its admissible interval). ``eta=None`` is the
+    paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant.
     """
     _check_model_task(variant, task)
     h = check_width(h)
@@ -223,8 +192,6 @@ def attention_profile(
     n = _check_n(n)
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
-    from lengthgen.chapters.ch2.single_layer import positional_scores
-
     P = single_point(params)
     g = positional_scores(
         P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm"
@@ -291,8 +258,6 @@ def diagonal_attention(
 ) -> torch.Tensor:
     """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm);
     the scores are multiplied by β_n = log n (``beta="log"``) or 1 (``"one"``)."""
-    from lengthgen.chapters.ch2.single_layer import positional_scores
-
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
     out = []
@@ -370,13 +335,9 @@ def exactness(
     method: str = "auto",
     beta: str = "log",
 ) -> Exactness:
-    """Is each parameter point strictly correct on every length-n input (and every k for Index)?
-
-    ``params``: one point (unbatched tensors as returned by :func:`center`) or a batch with a
-    leading point dimension. ``method``: ``exhaustive`` (n ≤ 16), ``structural`` (any n; see
-    the module docstring for which answers are exact and which are certified) or ``auto``
-    (structural, undecided points settled exhaustively when n ≤ 16). ``beta``: the attention
-    scale β_n, ``log`` (log n, the paper's) or ``one`` (1).
+    """Is each parameter point (one, or a batch with a leading dimension) strictly correct on
+    every length-n input (every k for Index)? ``method``: ``exhaustive``, ``structural`` or
+    ``auto`` (see the module docstring); ``beta``: β_n, ``log`` or ``one``.
     """
     _check_model_task(variant, task)
     n = _check_n(n, task)
@@ -449,13 +410,9 @@ def center_exact_threshold(task: str, eta: float) -> float:
 
 
 def center_exact_eta(task: str, beta: str = "one") -> float:
-    """The scale η* above which the center (First / Index) is exact at every length n when the
-    scores are multiplied by β_n = 1, from :func:`center_exact_threshold`'s bisection (``beta="one"`` only: under log n every η > 0
-    works from some n on, see :func:`center_exact_threshold`).
-
-    With β_n = 1 the center's attention on k is 1/Σ_j exp(−η²(j − k)²), which only shrinks as n
-    grows and tends to the n = ∞ value :func:`center_attention_floor` at log_n = 1. The center is
-    exact at every n iff that limit exceeds 1/2: Σ_{d≥1} e^{−η²d²} < 1 (First) or < 1/2 (Index).
+    """The scale η* above which the First / Index center is exact at every n under β_n = 1
+    (``beta="one"`` only; under log n see :func:`center_exact_threshold`): the n = ∞ attention
+    floor must exceed 1/2 (chapter 5).
     """
     check_choice("task", task, ("first", "index"))
     if check_beta(beta) != "one":
@@ -523,12 +480,9 @@ def admissible_width(
 ) -> dict:
     """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0.
 
-    Each side is located by a batched search: ``grid`` points geometrically spaced in (0, t_max],
-    then ``rounds`` refinements of the bracket (relative precision ≈ (ratio)^{1/grid^rounds}).
-    Uses the certified structural check (undecided points count as not certified, so the width
-    is a certified lower bound of the admissible interval when that interval is connected). A side
-    still exact at ``t_max`` is reported as capped; ``finite_width`` sums only the uncapped sides.
-    ``beta``: the attention scale β_n (``log`` or ``one``).
+    Each side: ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements, with
+    the structural check (undecided counts as not exact, so the width is a certified lower
+    bound). A side still exact at ``t_max`` is capped; ``finite_width`` sums the other sides.
     """
     _check_model_task(variant, task)
     n = _check_n(n, task)
@@ -586,13 +540,9 @@ def mc_fraction(
     chunk: int = 4096,
     beta: str = "log",
 ) -> dict:
-    """Fraction of certified-exact points in a box around the center, by Monte Carlo.
-
-    Every scalar of the tensors named in ``coords`` is drawn uniformly from
-    [center − half_width, center + half_width]; all other coordinates stay at the center
-    (η = ``eta``). Returns counts of certified-exact, certified-not-exact and undecided samples
-    and the fraction's 95% Wilson interval (undecided points are reported, not guessed).
-    ``beta``: the attention scale β_n of the exactness check (``log`` or ``one``).
+    """Monte Carlo fraction of certified-exact points in a box around the center (η = ``eta``):
+    the scalars of the tensors ``coords`` drawn uniformly within ± ``half_width``, the rest at
+    the center. Counts (undecided reported, not guessed) and the 95 % Wilson interval.
     """
     _check_model_task(variant, task)
     check_beta(beta)
