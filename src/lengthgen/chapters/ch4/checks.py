@@ -1,17 +1,8 @@
-"""Chapter 4 (Huang & Li): checking a network's accuracy at every length, exactly where possible.
-
-Section "Claim 1 — the constructions, checked exactly":
-
-* :func:`exhaustive_accuracy` – every one of the ``p^m`` ordered inputs of length m (small m, p);
-* :func:`automaton_accuracy` – sampled inputs at every length ``1 … max_m``, with the first layer of
-  a sine network with rational phases run as a finite automaton (:func:`phase_automaton`), so no
-  rounding enters however long the input;
-* :func:`accuracy_by_length` – the same sampled check on the float64 network evaluated directly;
-* :func:`exact_lengths` – by brute force over every input: the lengths at which a network with
-  rational phases is right on all ``p^m`` ordered inputs (the automaton walked layer by layer).
-
-Each per-length check returns the accuracy, the tie rate and the count of errors outside the
-"tie residues" (labels with ``S ≡ −S``), which is what Lemma D.2 predicts for the bias-free network.
+"""Chapter 4: a network's accuracy at every length, exactly where possible (section "Claim 1 —
+the constructions, checked exactly"): :func:`exhaustive_accuracy` (all ``p^m`` inputs),
+:func:`automaton_accuracy` (the phase automaton, no rounding), :func:`accuracy_by_length`
+(float64) and :func:`exact_lengths`. Each per-length check returns the accuracy, the tie rate and
+the errors outside the "tie residues" (``S ≡ −S``, Lemma D.2).
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
-"""Chapter 4's claims (Huang & Li, sine activations for modular addition): each number or statement
-of the paper that the chapter checks, with the comparison fixed in advance, and the paper's claims
-the chapter does not check, with the reason.
-
-Each claim is declared once below, by its literal id: the paper's location and value come from
-:data:`lengthgen.chapters.ch4.paper.PAPER_VALUES` (by the claim's id, or the figure's statement for
-a family), the comparison is one of the rules of :mod:`lengthgen.chapters.ch4.rules` (R1–R6: how
-each comparison was chosen, fixed before looking at our values), and the measurement is a function
-of :mod:`lengthgen.chapters.ch4.measures`, which reads the full-scale cells under
-``results/ch4/cells/`` (schema checked), so ``python -m lengthgen claims --check`` re-checks it
-without the notebook. The Figs 4–5 claims come in families, one per stored sweep
-(:data:`LENGTHGEN_STATEMENTS`: what each statement measures and how it is compared).
-
-A claim measured on a reduced protocol says exactly what was reduced (``protocol=reduced(...)``),
-also where it holds. A deviation is declared only where the claim fails today, with a cause from
-:data:`CAUSES` and our explanation.
+"""Chapter 4's claims, each declared once by its literal id: the paper's value from
+:data:`~lengthgen.chapters.ch4.paper.PAPER_VALUES`, the comparison from
+:mod:`~lengthgen.chapters.ch4.rules` (R1–R6), the measurement from
+:mod:`~lengthgen.chapters.ch4.measures` (stored full-scale cells, so ``claims --check`` needs no
+notebook). The Figs 4–5 claims come in families (:data:`LENGTHGEN_STATEMENTS`); a reduced
+protocol says what was reduced, and a deviation has a cause from :data:`CAUSES`.
 """
 
 from __future__ import annotations

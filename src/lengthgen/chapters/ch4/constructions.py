@@ -1,19 +1,9 @@
-"""Chapter 4 (Huang & Li): the exact networks of Sec. 4, as float64 :class:`~.model.Network` s.
-
-Sections "The phase/rotation view of the sine constructions" and "Claim 2":
-
-* :func:`construct_fixed_length` – Thm 4.1, width 2, no bias, exact at length ``m`` (and, by our
-  derivation, on a window of lengths around it: :func:`fixed_length_gaps`,
-  :func:`fixed_length_window`);
-* :func:`construct_with_bias` – Thm 4.2 with bias, width 2, exact at every length;
-* :func:`construct_fourier` – Thm 4.2 without bias, width ⌊(p−1)/2⌋, accuracy 1 − 1/p (odd p)
-  or 1 − 2/p (even p) at every length (:func:`fourier_accuracy`);
-* :func:`construct_relu` – our explicit bias-free ReLU interpolant of ``X_m`` (an upper bound to
-  set against the lower bounds of :mod:`.relu_limits`), with its kinks :func:`relu_kinks`;
-* :func:`phases` – where a first layer puts each token on the unit circle (the explorer).
-
-The sine constructions carry their weights as exact rational multiples of 2π (``rational``),
-which the phase automaton of :mod:`.checks` uses to evaluate them without rounding.
+"""Chapter 4: the exact networks of Sec. 4 as float64 :class:`~.model.Network` s (sections "The
+phase/rotation view of the sine constructions" and "Claim 2"): Thm 4.1
+(:func:`construct_fixed_length`, with its window :func:`fixed_length_window`), Thm 4.2 with bias
+(:func:`construct_with_bias`) and without (:func:`construct_fourier`), our ReLU interpolant
+(:func:`construct_relu`) and the explorer's :func:`phases`. Sine weights carry exact rational
+multiples of 2π (``rational``) for the phase automaton of :mod:`.checks`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""Chapter 4 (Huang & Li): the modular-addition task and its data.
-
-The task (section "The task and the model"). ``m`` tokens ``s_1 … s_m`` in ``[p] = {0, …, p−1}``;
-the label is ``(s_1+…+s_m) mod p``. The shared, position-independent embedding of Huang & Li
-turns the tokens into the count vector ``x ∈ ℕ^p`` (``x_v`` = how many tokens equal ``v``;
-``Σ_v x_v = m``), so the label is ``S(x) mod p`` with ``S(x) = Σ_v v·x_v``.
-
-What lives here: the argument checks for moduli, lengths, tokens and count vectors; labels and
-count vectors; sampling and enumeration of inputs; and the seeding scheme of Appendix B.1.3
-(:func:`train_set`, :func:`test_set`, :func:`split_budget`), used by every training study of the
-chapter (section "Training: protocol and budget").
+"""Chapter 4: the modular-addition task (section "The task and the model") -- ``m`` tokens in
+``[p]``, label ``(s_1+…+s_m) mod p``, embedded as the count vector ``x ∈ ℕ^p`` -- with the argument
+checks, labels, sampling, enumeration and the seeding scheme of App. B.1.3 (:func:`train_set`,
+:func:`test_set`, :func:`split_budget`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
-"""Chapter 4 (Huang & Li, sine activation for modular addition): the chapter's plan -- which cells
-it runs -- and the readers of its stored cells.
+"""Chapter 4's plan (``reproduce ch4``) and the readers of its stored cells.
 
-The cells are module-level functions of their full configuration, by role: the exact checks of
-the constructions in :mod:`lengthgen.chapters.ch4.checks`, the training runs in
-:mod:`lengthgen.chapters.ch4.sweeps` and the GPU run in :mod:`lengthgen.chapters.ch4.paper_scale`
-(all importable from here too). :func:`cells` lists them as cells of the runs facility
-(:mod:`lengthgen.engine.runs`) with the settings of :mod:`lengthgen.chapters.ch4.paper` for a
-scale; ``python -m lengthgen reproduce ch4`` runs them (full scale into ``results/ch4/cells/``,
-smoke scale into ``_build/smoke-results/ch4/cells/``). The notebook runs the same functions live at
-smoke scale and reads the stored full-scale cells through :func:`stored_constructions` and
-:func:`stored_training`, which check each stored cell against today's plan (same configuration
-hash) and against the schema of its kind (:func:`schema`: accuracies in [0, 1], one row per
-declared member). The figures are drawn by :mod:`lengthgen.chapters.ch4.figures`.
+:func:`cells` lists the cell functions of :mod:`.checks`, :mod:`.sweeps` and :mod:`.paper_scale`
+with the settings of :mod:`.paper` for a scale; :func:`stored_constructions` and
+:func:`stored_training` read ``results/ch4/cells/`` checked against today's plan (configuration
+hash) and :func:`schema`.
 """
 
 from __future__ import annotations

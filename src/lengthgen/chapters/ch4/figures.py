@@ -1,13 +1,6 @@
-"""Chapter 4's page helpers: the paper's levels on figures and the explorer frames (formatted
-tables come from :mod:`lengthgen.tables`).
-
-* :func:`paper_level`: the level a paper's sentence names ("near-perfect", "chance 1/p"), drawn
-  as a labelled reference line with the band the claims module reads it with
-  (:data:`lengthgen.chapters.ch4.claims.WORD_BAND`);
-* :func:`explorer_network` and :func:`explorer_frame`: the figure of the chapter's frame
-  explorer for one (network, length) setting.
-
-Nothing here computes a claim; the notebook and the tests call these functions.
+"""Chapter 4's page helpers: :func:`paper_level` (a paper's word as a reference line with its
+band, :data:`lengthgen.chapters.ch4.claims.WORD_BAND`) and the frame explorer
+(:func:`explorer_network`, :func:`explorer_frame`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Chapter 4 (Huang & Li): the two-layer MLP ``s(x) = V σ(W x [+ b])`` on count vectors.
-
-Section "The task and the model": ``W ∈ ℝ^{d×p}``, ``V ∈ ℝ^{p×d}``, optional first-layer bias
-``b ∈ ℝ^d`` and ``σ ∈ {sin, ReLU}``. Prediction uses the *strict-uniqueness* argmax of the paper
-(:func:`uargmax`): a tie for the top score is an invalid prediction and counts as wrong.
-
-What lives here: the activation and the prediction rule; :class:`Network`, one float64 network
-(the exact constructions of :mod:`.constructions`, or one member of a trained ensemble); and
-:class:`ModularMLP`, the same network batched over ensemble members for the training engine
-(:mod:`.training`).
+"""Chapter 4: the two-layer MLP ``s(x) = V σ(W x [+ b])`` on count vectors (section "The task
+and the model"), with the paper's strict-uniqueness argmax (:func:`uargmax`: a tie is wrong);
+:class:`Network` is one float64 network, :class:`ModularMLP` the batched ensemble for training.
 """
 
 from __future__ import annotations

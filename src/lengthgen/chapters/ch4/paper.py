@@ -1,15 +1,6 @@
-"""Chapter 4 (Huang & Li): the paper's numbers and our protocol, in one place.
-
-* the paper's setting (App. B.1): seeds, training and test lengths, the seeding scheme's
-  multipliers, the batch size, and :data:`PAPER_PROTOCOL` (what our protocol changes);
-* :data:`PROTOCOL`: our per-scale training protocol (section "Training: protocol and budget");
-* :data:`CHECKS`: the per-scale settings of the exact checks and the epoch timing
-  (sections "Claim 1", "Claim 2" and "How fast is an epoch?");
-* :data:`PAPER_VALUES`: every value the chapter quotes from the paper, with its location
-  (the claims themselves are declared in :mod:`lengthgen.chapters.ch4.claims`).
-
-Nothing here computes anything; :mod:`lengthgen.chapters.ch4.experiments` turns these settings
-into the chapter's cells.
+"""Chapter 4: the paper's numbers and our protocol, in one place (nothing here computes):
+the paper's setting (App. B.1, :data:`PAPER_PROTOCOL`), our per-scale :data:`PROTOCOL` and
+:data:`CHECKS`, and :data:`PAPER_VALUES`, every value quoted from the paper with its location.
 """
 
 from __future__ import annotations

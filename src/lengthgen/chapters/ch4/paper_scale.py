@@ -1,44 +1,13 @@
-"""Chapter 4 (Huang & Li) at the paper's own protocol, on a GPU (section "At the paper's modulus").
+"""Chapter 4 at the paper's protocol (B.1.3, p = 53), on a GPU (section "At the paper's modulus").
 
-The length-generalization study of B.1.3 at p = 53: width 1024, Muon at lr 1e-3 with
-Newton–Schulz in float32, single-length batches of 1024 walking the training lengths in order
-(the released loop's epoch), the B.1.3 training sets and held-out sets (CPU generators
-``seed·1009 + m`` and ``seed·2009 + m``), and every variant (sine, sine + bias, ReLU) × budget ×
-weight decay × seed as **one ensemble** whose whole loop stays on the device:
-
-* :class:`DeviceLengthSampler` draws each member's next single-length batch on the device (per-shard
-  reshuffles at the start of each member's epoch, from one device generator);
-* :class:`VariantMLP` is ``V σ(W x + b)`` with σ = sin for the first members and ReLU for the rest,
-  and ``b`` kept at 0 (gradient masked) for the members without a bias;
-* the optimizer is the engine's :class:`lengthgen.engine.optim.EnsembleOptimizer` (Muon on W and V,
-  AdamW without decay on b; decay on V for sine, on W and V for ReLU via ``decay_members``);
-* every ``eval_every`` updates the accuracy on each member's training set and on ``n_eval``
-  held-out inputs of every evaluation length is recorded (the first ``n_eval`` rows of the paper's
-  10,000-input test sets, by the prefix property of the generators);
-* a checkpoint (and ``progress.json``, the evaluations so far) is written to ``workdir`` every
-  ``checkpoint_every_s`` seconds; at the run's
-  ``deadline`` (the ``--budget-minutes`` of ``reproduce``) the loop evaluates, checkpoints and
-  returns a *partial* result, which a re-run resumes (:mod:`lengthgen.engine.runs`);
-* one update is :class:`PaperStep` -- batch, forward, backward, bias mask, optimizer, loss sum, on
-  fixed device buffers -- which the eager loop calls and which, with ``graph=True`` on CUDA,
-  :class:`CapturedStep` captures once as a CUDA graph and replays (the epoch reshuffle, the
-  evaluations and the checkpoints stay outside it; off CUDA the eager step runs and one line says
-  why). Its optimizer is then the :class:`CapturableOptimizer` (AdamW's bias correction from a
-  device counter), equal to the eager one to float32 tolerance; ``check-graph`` below compares them
-  on the device;
-* ``checkpoint_parts=True`` writes the checkpoint as parts of at most 15 MB with a manifest of
-  sizes and SHA-256 sums (:mod:`lengthgen.engine.parts`), which a device session can bring back
-  and a later one resumes from bit for bit (``results/ch4/checkpoints/<cell>/``, see
-  ``scripts/gpu_ch4.sh``).
-
-``python -m lengthgen.chapters.ch4.paper_scale check-graph | rates | store-checkpoint``
-(:func:`lengthgen.chapters.ch4.device_checks.main`)
-runs the device check of the captured step, measures updates/s of both step paths, and keeps a
-brought-back checkpoint under ``results/ch4/checkpoints/`` (only the latest).
-
-``python -m lengthgen reproduce ch4 --scale paper --device cuda --budget-minutes 8`` runs it
-(``scripts/gpu_ch4.sh`` prepares a bare GPU machine first). On a CPU it runs too, only slowly;
-``tests/test_ch4_paper_scale.py`` runs it at a tiny size and checks resumption is exact.
+Every variant (sine, sine + bias, ReLU) x budget x weight decay x seed trains as one ensemble
+whose loop stays on the device: :class:`DeviceLengthSampler` draws the single-length batches,
+:class:`VariantMLP` is ``V σ(W x + b)`` per member, one update is
+:class:`~lengthgen.chapters.ch4.paper_step.PaperStep` (captured as a CUDA graph with
+``graph=True``), and checkpoints (optionally in parts, :mod:`lengthgen.engine.parts`) let a
+partial run resume bit for bit. ``python -m lengthgen.chapters.ch4.paper_scale check-graph |
+rates | store-checkpoint`` runs :func:`lengthgen.chapters.ch4.device_checks.main`;
+``scripts/gpu_ch4.sh`` prepares a bare GPU machine.
 """
 
 from __future__ import annotations
@@ -54,7 +23,7 @@ import torch
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE, TRAIN_LENGTHS
-from lengthgen.chapters.ch4.paper_step import (  # noqa: F401  (re-exported)
+from lengthgen.chapters.ch4.paper_step import (
     CapturableOptimizer,
     CapturedStep,
     PaperStep,

@@ -1,12 +1,6 @@
-"""Chapter 4 (Huang & Li): what ReLU networks cannot do (Thms 4.3–4.4, our versions).
-
-Section "Claim 2 — what ReLU networks cannot do":
-
-* width lower bounds for an exact ReLU interpolant of ``X_m``: the paper's Thm 4.3
-  (:func:`relu_width_lower_bound`) and our counting-path bound (:func:`path_lower_bound`), with the
-  path itself (:func:`path_inputs`) and a network's kinks along it (:func:`path_kinks`);
-* Thm 4.4: inputs of two lengths on one ray with different labels (:func:`homogeneous_pairs`),
-  which a bias-free (positively homogeneous) ReLU network must label alike.
+"""Chapter 4: what ReLU networks cannot do (section "Claim 2 — what ReLU networks cannot do"):
+width lower bounds (Thm 4.3, :func:`relu_width_lower_bound`; our :func:`path_lower_bound` along
+:func:`path_inputs`) and Thm 4.4's same-ray pairs of two lengths (:func:`homogeneous_pairs`).
 """
 
 from __future__ import annotations

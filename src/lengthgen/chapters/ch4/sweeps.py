@@ -1,13 +1,9 @@
-"""Chapter 4 (Huang & Li): how the chapter trains -- the training cells of its plan
-(:func:`lengthgen.chapters.ch4.experiments.cells`), one module-level function of its full
-configuration each (keyword arguments, plus ``device`` and ``progress``), returning a JSON-ready
-value. All training goes through the ensemble engine (:func:`lengthgen.chapters.ch4.training.fit`
-→ :func:`lengthgen.engine.train.train_ensemble`) on the requested device.
-
-* claim 2, the ReLU limits: :func:`relu_min_width`, :func:`two_lengths`;
-* claims 3–5: :func:`underparam` (B.1.1), :func:`overparam` (B.1.2), :func:`lengthgen` (B.1.3)
-  and :func:`budget_study`; claim 6: :func:`transformer_baseline` (B.1.4);
-* the protocol and its cost: :func:`sampler_comparison`, :func:`epoch_timing`.
+"""Chapter 4's training cells (:func:`lengthgen.chapters.ch4.experiments.cells`), each a function of
+its full configuration returning a JSON-ready value, trained through :func:`.training.fit`:
+claim 2 (:func:`relu_min_width`, :func:`two_lengths`), claims 3–5 (:func:`underparam`,
+:func:`overparam`, :func:`lengthgen`, :func:`budget_study`), claim 6
+(:func:`transformer_baseline`) and the protocol's cost (:func:`sampler_comparison`,
+:func:`epoch_timing`).
 """
 
 from __future__ import annotations

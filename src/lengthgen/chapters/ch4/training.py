@@ -1,16 +1,8 @@
-"""Chapter 4 (Huang & Li): training the MLPs through the ensemble engine, on a chosen device.
-
-Section "Training: protocol and budget" (App. B.1): static per-member training sets reshuffled
-every epoch (:class:`EpochSampler`), cross-entropy ignoring padding (:func:`masked_loss`), the
-strict-uniqueness accuracy (:func:`masked_metric`), the optimizers of B.1 (:func:`b1_optimizer`),
-one ensemble per call of :func:`fit` (→ :func:`lengthgen.engine.train.train_ensemble`) and the
-evaluation of trained members (:func:`accuracy_on`).
-
-Every function that trains or evaluates takes ``device``: parameters are initialised (on CPU
-generators, so the numbers do not depend on the device) and moved there, trained there and
-evaluated there; the device is reported to the runs facility
-(:func:`lengthgen.engine.runs.note_device`) so that a stored cell's provenance names the device
-the tensors actually lived on.
+"""Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
+budget", App. B.1): :class:`EpochSampler`, :func:`masked_loss`, :func:`masked_metric`,
+:func:`b1_optimizer`, :func:`fit` and :func:`accuracy_on`. Parameters are initialised on CPU
+generators (device-independent numbers), then trained and evaluated on ``device``, which is
+reported to :func:`lengthgen.engine.runs.note_device` for the cell's provenance.
 """
 
 from __future__ import annotations
