@@ -139,14 +139,10 @@ class VariantMLP:
 
 # --------------------------------------------------------------------------- data on the device
 class DeviceLengthSampler:
-    """Single-length mini-batches drawn on the device, as in the authors' released loop.
-
-    Member e's training set (:func:`lengthgen.chapters.ch4.data.train_set`, shards of the training
-    lengths in order) lives on the device, padded to the largest budget. Its epoch walks the
-    shards in order, each reshuffled at the epoch's start and cut into ``ceil(n_m / batch)``
-    batches, so an epoch is ``Σ_m ceil(n_m / batch)`` updates (:attr:`spe`). Members with
-    different budgets restart their epochs at different steps; the reshuffle of each is drawn
-    from one device generator (``seed``), whose state is part of :meth:`state`.
+    """Single-length mini-batches drawn on the device, as in the authors' released loop: each
+    member's training set (padded to the largest budget) lives on the device, its epoch walks the
+    shards in order, each reshuffled from one device generator (``seed``, part of :meth:`state`);
+    an epoch is :attr:`spe` updates.
     """
 
     def __init__(self, sets, p: int, batch: int, device, seed: int):
@@ -671,15 +667,11 @@ def train_paper_scale(
 ) -> dict:
     """Train the B.1.3 study at the paper's settings as one on-device ensemble (module docstring).
 
-    Returns the members, updates per epoch, the evaluation history (``eval_every`` updates apart),
-    the final accuracies, the throughput and whether the run is ``partial`` (stopped at
-    ``deadline`` − ``stop_margin_s`` before ``steps`` updates; ``progress.done`` says how many).
-    ``_stop_at`` (tests only) stops after that many updates as a deadline would.
-    ``graph=True`` (``None``: ``$LENGTHGEN_CH4_GRAPH`` = 1) runs the captured step
-    (:class:`CapturedStep`; off CUDA one line says why it is skipped and the eager step runs);
-    ``checkpoint_parts=True`` (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1) checkpoints as parts in
-    ``workdir/checkpoint/`` instead of ``workdir/checkpoint.pt`` (a run resumes from the one further
-    along). ``_capturable_eager`` (device checks only) runs the capturable step without a graph.
+    Returns the members, updates per epoch, the evaluation history, final accuracies, throughput
+    and ``partial`` (stopped at ``deadline`` − ``stop_margin_s``). ``graph`` / ``checkpoint_parts``
+    (``None``: ``$LENGTHGEN_CH4_GRAPH`` / ``$LENGTHGEN_CH4_PARTS`` = 1) choose the captured step
+    and parted checkpoints; ``_stop_at`` (tests) and ``_capturable_eager`` (device checks) are
+    for checking only.
     """
     t_call = time.perf_counter()
     # the run's configuration (its first keyword arguments), checked; hashed into the checkpoints' key
