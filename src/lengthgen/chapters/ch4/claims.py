@@ -702,15 +702,9 @@ DETAILS = (
 
 # --------------------------------------------------------------------------- re-run noise (verify)
 #: How far re-running the trained sweeps of Figs 4–5 on another machine may move their claims
-#: (``python -m lengthgen verify``; :class:`lengthgen.verify.NoiseBand`). Each sweep trains one seed
-#: per cell for a few thousand updates in float32, and a different rounding of its first updates
-#: sends it to a different network (every weight changes), so a re-run is a new draw of the
-#: training noise. Measured before these bands were used, by re-running lengthgen_relu_nobias,
-#: lengthgen_sine_bias and lengthgen_sine_nobias from a clean tree: on an Intel Xeon (AVX-512, MKL;
-#: issue 24) sine_far moved 0.056 → 0.033 (0.023); on the book's AMD EPYC under the older-CPU
-#: dispatch (ATEN_CPU_CAPABILITY=default, MKL_ENABLE_INSTRUCTIONS=SSE4_2; 2026-12-01) sine_far
-#: moved by 0.012, relu_chance by 0.0025, bias_robust by 0.032 and bias_far by 0.071. Each band is
-#: twice the largest measured move of its kind.
+#: (``python -m lengthgen verify``; :class:`lengthgen.verify.NoiseBand`): a re-run of a one-seed
+#: float32 sweep is a new draw of the training noise; each band is twice the largest move measured
+#: by re-running the sweeps on two CPUs (issue 24).
 from lengthgen.verify import NoiseBand  # noqa: E402  (declared after the claims they bound)
 
 RERUN_NOISE = (

@@ -301,11 +301,9 @@ def _cells_folder(folder=None) -> Path:
 
 
 def load_stored_cell(name: str, *, folder=None) -> dict:
-    """The stored cell ``name`` (full scale, or the paper-scale :data:`PAPER_CELL`) as
-    ``{"provenance", "data", "path"}``, after checking that it was computed with today's
-    configuration (same hash) and satisfies its schema; the paper-scale cell may be partial (its
-    ``progress`` says how far it got). Raises :class:`lengthgen.store.ResultFileError` naming the
-    file otherwise."""
+    """The stored cell ``name`` (full scale, or the partial-able paper-scale :data:`PAPER_CELL`) as
+    ``{"provenance", "data", "path"}``, checked against today's configuration hash and its schema;
+    raises :class:`lengthgen.store.ResultFileError` naming the file otherwise."""
     from lengthgen.engine import runs
 
     scale = "paper" if name == PAPER_CELL else "full"

@@ -181,12 +181,9 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
 def explorer_frame(
     kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200
 ):
-    """Left: the first-layer phases of the six neurons the readout uses most (sine networks), or
-    the scores along the counting path x(t) of length ``m`` with its kinks (ReLU). Right:
-    accuracy by length on ``n`` sampled inputs per length (exact phases for the constructions),
-    with the chosen length ``m`` marked and the network's accuracy there in the legend, so the
-    figure follows ``m`` for every network (the Thm 4.1 network and the ReLU interpolant are also
-    built for ``m``). Any positive ``m`` is drawn, on the explorer's grid of lengths or not."""
+    """The explorer's frame for network ``kind`` at length ``m``: left, the phases of the six
+    neurons the readout uses most (sine) or the scores along the counting path with its kinks
+    (ReLU); right, accuracy by length on ``n`` sampled inputs per length, ``m`` marked."""
     m = check_positive_int("m", m)
     net = explorer_network(kind, p, m, stored)
     if net.p != p:

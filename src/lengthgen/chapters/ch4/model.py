@@ -35,12 +35,9 @@ def activate(h: torch.Tensor, activation: str) -> torch.Tensor:
 
 
 def uargmax(scores: torch.Tensor, tol: float = 0.0) -> torch.Tensor:
-    """Strict-uniqueness argmax over the last axis; ``-1`` where the top score is not unique.
-
-    A top score counts as unique when it exceeds the runner-up by more than ``tol`` (``tol = 0``:
-    exact strictness, as in the paper; the exact constructions are evaluated in float64 with a
-    tiny ``tol`` that absorbs rounding, far below their smallest true gap).
-    """
+    """Strict-uniqueness argmax over the last axis; ``-1`` where the top score does not exceed the
+    runner-up by more than ``tol`` (0 in the paper; the float64 constructions use a tiny ``tol``
+    that absorbs rounding, far below their smallest true gap)."""
     check_finite("tol", tol, nonnegative=True)
     if scores.dim() == 0 or scores.shape[-1] < 2:
         raise ConfigError(
@@ -87,12 +84,9 @@ class Network:
 
 
 class ModularMLP:
-    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`.
-
-    Parameters ``W`` [E, d, p], ``V`` [E, p, d] and (``bias=True``) ``b`` [E, d], each member
-    initialised i.i.d. N(0, ``init_std``²) from its own CPU generator (B.1: std 0.01, float32)
-    and then moved to ``device``. ``forward(params, x)`` maps count vectors ``x`` [E, B, p] to
-    logits [E, B, p].
+    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`:
+    ``W`` [E, d, p], ``V`` [E, p, d], ``b`` [E, d] (``bias=True``), initialised N(0, ``init_std``²)
+    per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p].
     """
 
     def __init__(

@@ -72,10 +72,8 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
 
 class VariantMLP:
     """``V σ(W x + b)`` batched over members; σ = sin for members ``[0, n_sine)``, ReLU after.
-
-    Initial weights: member e's W, V (and b) are those of :class:`ModularMLP` with its seed, i.e.
-    the same for every member of one seed; ``b`` is zero for members without a bias, and
-    :meth:`mask_grads` keeps it there."""
+    Member e starts from :class:`ModularMLP`'s weights for its seed; ``b`` stays zero for members
+    without a bias (:meth:`mask_grads`)."""
 
     def __init__(self, p: int, width: int, members: Sequence[dict]):
         self.p, self.width = check_modulus(p), check_positive_int("width", width)

@@ -56,12 +56,9 @@ def path_kinks(net: Network, m: int) -> list[float]:
 
 
 def homogeneous_pairs(m1: int, m2: int, p: int) -> dict:
-    """Thm 4.4 (bias-free ReLU): inputs of lengths m1 and m2 on the same ray, with different labels.
-
-    With ``g = gcd(m1, m2)`` and any ``z ∈ X_g``, the inputs ``(m1/g) z ∈ X_{m1}`` and
-    ``(m2/g) z ∈ X_{m2}`` point in the same direction, so a positively homogeneous network
-    (``s(λx) = λ s(x)``) predicts the same label for both; their labels differ by
-    ``S(z)(m2 − m1)/g`` (mod p). Returns the conflicting pairs for ``z = (g−1)e_0 + e_v``.
+    """Thm 4.4 (bias-free ReLU): the inputs ``(m1/g) z`` and ``(m2/g) z`` (``g = gcd(m1, m2)``,
+    ``z = (g−1)e_0 + e_v``) lie on one ray, so a positively homogeneous network labels them alike,
+    while their labels differ (section "Claim 2"). Returns the conflicting pairs.
     """
     m1, m2, p = check_length(m1), check_length(m2), check_modulus(p)
     g = math.gcd(m1, m2)

@@ -208,10 +208,8 @@ def underparam(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW, wd 0 (section "Claim 3").
-
-    One ensemble per (config, activation, width); members are (budget, seed). Training sets of
-    one seed are prefixes of each other across budgets; test sets are fixed per (seed, m).
+    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW, wd 0 (section "Claim 3"): one
+    ensemble per (config, activation, width) over (budget, seed); test sets fixed per (seed, m).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit
@@ -431,11 +429,9 @@ def budget_study(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3 setting at p = 17).
-
-    One ensemble over weight decays, trained 4× longer than the length-generalization cells;
-    the engine's validation records the accuracy on a fixed bank of length ``val_length`` every
-    ``every`` updates (no early stopping; the final parameters are evaluated on every length).
+    """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
+    one ensemble over weight decays, 4× longer than the length-generalization cells, with the
+    accuracy at ``val_length`` recorded every ``every`` updates (no early stopping).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit
