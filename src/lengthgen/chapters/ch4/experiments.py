@@ -347,19 +347,14 @@ def stored_label_of(records: dict) -> str:
 
 
 def _gather(layout: dict, folder=None) -> dict:
-    recs = {}
-    data = {}
+    recs, data = {}, {}
     for key, names in layout.items():
-        got = [
-            load_stored_cell(n, folder=folder)
-            for n in ([names] if isinstance(names, str) else names)
-        ]
-        recs.update(
-            {n: r for n, r in zip([names] if isinstance(names, str) else names, got)}
-        )
-        data[key] = (
-            got[0]["data"] if isinstance(names, str) else [r["data"] for r in got]
-        )
+        many = not isinstance(names, str)
+        got = {
+            n: load_stored_cell(n, folder=folder) for n in (names if many else [names])
+        }
+        recs.update(got)
+        data[key] = [r["data"] for r in got.values()] if many else got[names]["data"]
     return {
         "data": data,
         "provenance": {n: r["provenance"] for n, r in recs.items()},

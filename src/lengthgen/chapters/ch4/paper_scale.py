@@ -354,42 +354,28 @@ _CONFIG_KEYS = (
 ).split()
 
 
-def _paper_config(
-    *,
-    p,
-    width,
-    budgets,
-    wds,
-    seeds,
-    variants,
-    lr,
-    steps,
-    eval_every,
-    n_eval,
-    eval_lengths,
-    train_lengths,
-    batch_size,
-) -> dict:
-    """The run's configuration, checked, as hashed into its checkpoints' key."""
-    p, width = check_modulus(p), check_positive_int("width", width)
-    steps = check_positive_int("steps", steps)
-    eval_every = check_positive_int("eval_every", eval_every)
-    n_eval = check_positive_int("n_eval", n_eval)
-    lr = check_finite("lr", lr, nonnegative=True)
+def _paper_config(**cfg) -> dict:
+    """The run's configuration (the arguments named in :data:`_CONFIG_KEYS`), checked, as hashed
+    into its checkpoints' key."""
+    p, width = check_modulus(cfg["p"]), check_positive_int("width", cfg["width"])
+    steps = check_positive_int("steps", cfg["steps"])
+    eval_every = check_positive_int("eval_every", cfg["eval_every"])
+    n_eval = check_positive_int("n_eval", cfg["n_eval"])
+    lr = check_finite("lr", cfg["lr"], nonnegative=True)
     return {
+        **cfg,
         "p": p,
         "width": width,
-        "budgets": list(budgets),
-        "wds": list(wds),
-        "seeds": list(seeds),
-        "variants": [list(v) for v in variants],
+        "budgets": list(cfg["budgets"]),
+        "wds": list(cfg["wds"]),
+        "seeds": list(cfg["seeds"]),
+        "variants": [list(v) for v in cfg["variants"]],
         "lr": lr,
         "steps": steps,
         "eval_every": eval_every,
         "n_eval": n_eval,
-        "eval_lengths": [check_length(m) for m in eval_lengths],
-        "train_lengths": [check_length(m) for m in train_lengths],
-        "batch_size": batch_size,
+        "eval_lengths": [check_length(m) for m in cfg["eval_lengths"]],
+        "train_lengths": [check_length(m) for m in cfg["train_lengths"]],
     }
 
 
