@@ -11,7 +11,6 @@ from __future__ import annotations
 from lengthgen.chapters.ch4 import measures as M
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
-from lengthgen.chapters.ch4.measures import construction_summary  # noqa: F401  (the notebooks)
 from lengthgen.chapters.ch4.paper import (
     IN_DOMAIN_LENGTHS,
     MAIN,
@@ -24,8 +23,7 @@ from lengthgen.chapters.ch4.paper import (
     TRANSFORMER,
     UNDER,
 )
-from lengthgen.chapters.ch4.rules import (  # noqa: F401  (CHANCE_P53, MODERATE_WD: the notebooks)
-    CHANCE_P53,
+from lengthgen.chapters.ch4.rules import (
     FAR_FROM,
     MODERATE_WD,
     R1,
@@ -43,7 +41,6 @@ from lengthgen.chapters.ch4.rules import (  # noqa: F401  (CHANCE_P53, MODERATE_
 )
 from lengthgen.claims import Claim, Deviation, Unchecked, compare
 from lengthgen.config import check_positive_int
-from lengthgen.store import max_difference  # noqa: F401  (the notebook's live-vs-stored self-check)
 
 _FULL = M.FULL
 
