@@ -364,9 +364,8 @@ def _gather(layout: dict, folder=None) -> dict:
 
 
 def stored_constructions(folder=None) -> dict:
-    """The stored full-scale cells of claims 1–2, ``{"data": {"exhaustive", "automaton", "float",
-    "bounds", "relu_min_width", "two_lengths"}, "provenance": {cell: ...}, "paths", "label"}``,
-    each checked as in :func:`load_stored_cell`."""
+    """The stored full-scale cells of claims 1–2 (``data``: exhaustive, automaton, float, bounds,
+    relu_min_width, two_lengths; ``provenance``, ``paths``, ``label``), checked on loading."""
     return _gather(
         {
             "exhaustive": "exhaustive",
@@ -402,9 +401,8 @@ def paper_scale_rows(value: dict) -> list[dict]:
 
 
 def paper_scale_at(value: dict, index: int) -> dict:
-    """The paper-scale value as it stood at evaluation ``index`` of its history (negative indices
-    count from the end): the same value with that evaluation's accuracies as ``final``, so the
-    readers of the last evaluation (:func:`paper_scale_rows`, the p = 53 claims) read it there."""
+    """The paper-scale value with evaluation ``index`` of its history (negative: from the end) as
+    ``final``, so the readers of the last evaluation read it there."""
     hist = value.get("history") or []
     if not hist:
         raise ConfigError(

@@ -207,9 +207,8 @@ class DeviceLengthSampler:
             )
 
     def batch(self):
-        """The next batch of every member from its current permutation and batch index ``k``
-        (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding), advancing ``k`` in place: device work
-        only, on fixed buffers, so that a CUDA graph can capture it."""
+        """The next batch of every member (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding), advancing
+        ``k`` in place: device work only, on fixed buffers, so that a CUDA graph can capture it."""
         pos = (self.start.gather(1, self.k) + self.ar).clamp(max=self.n_max - 1)
         valid = self.ar < self.length.gather(1, self.k)
         idx = self.perm.gather(1, pos)

@@ -81,9 +81,8 @@ def relu_min_width(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) for each width; record train accuracy
-    (section "Claim 2"). One ensemble per width; its members are (length, seed) pairs (padded full batches).
-    """
+    """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) per width; one ensemble per width
+    over (length, seed); record train accuracy (section "Claim 2")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     sets = {m: _all_length_set(m, p) for m in nonempty("lengths", lengths)}
@@ -305,9 +304,8 @@ def overparam(
 
 
 def _tracking(every: int, seed: int, p: int, length: int, n: int):
-    """The engine's validation hook: the accuracy on ``n`` held-out inputs of ``length`` (seed
-    ``seed``'s B.1.3 test set) recorded every ``every`` updates, with no early stopping; ``None``
-    when ``every`` is not set."""
+    """The engine's validation hook: accuracy on ``n`` held-out inputs of ``length`` every ``every``
+    updates, no early stopping (``None`` when ``every`` is not set)."""
     from lengthgen.engine.train import Validation
 
     if not every:
