@@ -11,6 +11,7 @@ from lengthgen.chapters.ch4 import claims as C4
 from lengthgen.chapters.ch4 import measures as M4
 from lengthgen.chapters.ch4 import rules as R4
 from lengthgen.claims import Claim, Unchecked
+from lengthgen.store import max_difference
 from helpers import copy_results, edit_cell
 
 
@@ -240,11 +241,11 @@ def test_spearman_trend_permutation_p_and_seed_se():
 
 
 def test_max_difference():
-    assert C4.max_difference({"a": [1.0, 2]}, {"a": [1.0, 2]}) == 0.0
-    assert C4.max_difference({"a": [1.0, 2]}, {"a": [1.5, 2]}) == 0.5
-    assert C4.max_difference({"a": 1}, {"b": 1}) == math.inf
-    assert C4.max_difference([1, None], [1, None]) == 0.0
-    assert C4.max_difference([1], [1, 2]) == math.inf
+    assert max_difference({"a": [1.0, 2]}, {"a": [1.0, 2]}) == 0.0
+    assert max_difference({"a": [1.0, 2]}, {"a": [1.5, 2]}) == 0.5
+    assert max_difference({"a": 1}, {"b": 1}) == math.inf
+    assert max_difference([1, None], [1, None]) == 0.0
+    assert max_difference([1], [1, 2]) == math.inf
 
 
 def _pages() -> str:
@@ -343,9 +344,9 @@ def test_p53_chance_band_is_three_binomial_se_of_one_evaluation():
     assert stored["data"]["kwargs"]["n_eval"] == n_eval
     q = 1 / 53
     se = math.sqrt(q * (1 - q) / n_eval)
-    assert C4.CHANCE_P53 == pytest.approx((q - 3 * se, q + 3 * se))
+    assert R4.CHANCE_P53 == pytest.approx((q - 3 * se, q + 3 * se))
     rec = _committed()["ch4.fig4.p53.relu_chance"]
-    assert rec["interval"] == pytest.approx(list(C4.CHANCE_P53))
+    assert rec["interval"] == pytest.approx(list(R4.CHANCE_P53))
     assert "3 binomial SE" in rec["why"] and "21 such values" in rec["why"]
 
 
@@ -364,7 +365,7 @@ def test_accuracy_trend_rise_and_its_binomial_se_from_the_stored_sweep():
             for r in stored["value"]["rows"]
             if r["activation"] == act
         }
-        a0, a1 = rows[0.0], rows[C4.MODERATE_WD]
+        a0, a1 = rows[0.0], rows[R4.MODERATE_WD]
         v = M4.accuracy_trend(claims.StoredResults("ch4"), act)
         se = math.hypot(math.sqrt(a0 * (1 - a0) / n), math.sqrt(a1 * (1 - a1) / n))
         assert v["rise"] == pytest.approx(a1 - a0)

@@ -21,9 +21,8 @@
 
 
 def experiments_cell(fn):
-    """Keep a cell function under the name its stored cells were computed with: a stored cell's
-    configuration hash covers its function's qualified name
-    (:func:`lengthgen.engine.runs.config_hash`), and ``results/ch4/cells/`` was computed when every
-    cell function lived in :mod:`.experiments` (which imports them all, so pickling finds them)."""
+    """Keep a cell function under :mod:`.experiments` (which imports them all, so pickling finds
+    them), where ``results/ch4/cells/`` were computed: a stored cell's configuration hash covers
+    its function's qualified name."""
     fn.__module__ = "lengthgen.chapters.ch4.experiments"
     return fn

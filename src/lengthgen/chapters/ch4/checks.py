@@ -1,17 +1,8 @@
-"""Chapter 4 (Huang & Li): checking a network's accuracy at every length, exactly where possible.
-
-Section "Claim 1 — the constructions, checked exactly":
-
-* :func:`exhaustive_accuracy` – every one of the ``p^m`` ordered inputs of length m (small m, p);
-* :func:`automaton_accuracy` – sampled inputs at every length ``1 … max_m``, with the first layer of
-  a sine network with rational phases run as a finite automaton (:func:`phase_automaton`), so no
-  rounding enters however long the input;
-* :func:`accuracy_by_length` – the same sampled check on the float64 network evaluated directly;
-* :func:`exact_lengths` – by brute force over every input: the lengths at which a network with
-  rational phases is right on all ``p^m`` ordered inputs (the automaton walked layer by layer).
-
-Each per-length check returns the accuracy, the tie rate and the count of errors outside the
-"tie residues" (labels with ``S ≡ −S``), which is what Lemma D.2 predicts for the bias-free network.
+"""Chapter 4: a network's accuracy at every length, exactly where possible (section "Claim 1 —
+the constructions, checked exactly"): :func:`exhaustive_accuracy` (all ``p^m`` inputs),
+:func:`automaton_accuracy` (the phase automaton, no rounding), :func:`accuracy_by_length`
+(float64) and :func:`exact_lengths`. Each per-length check returns the accuracy, the tie rate and
+the errors outside the "tie residues" (``S ≡ −S``, Lemma D.2).
 """
 
 from __future__ import annotations
@@ -93,16 +84,11 @@ def accuracy_by_length(
 ) -> dict:
     """Strict-uniqueness accuracy of ``net`` at every length ``m = 1 … max_m`` on ``n`` sampled inputs each.
 
-    Vectorised with prefixes: row r draws one token sequence of length ``max_m``; its length-m
-    input is the prefix of length m, so ``W x^{(m)} = Σ_{i≤m} W[:, s_i]`` is a cumulative sum.
-    For each m the n rows are i.i.d. uniform m-tuples (the lengths share randomness, which does not
-    matter for a per-length check). Returns ``acc`` [len], ``ties`` [len] (fraction of tied top
-    scores), ``wrong_label`` [len] (fraction with a unique but wrong top score) and
-    ``errors_outside_tie_residues`` (count of wrong predictions whose label is not a residue with
-    ``S ≡ −S``; 0 for the Fourier network, as Lemma D.2 says) and ``lengths``.
-
-    ``fixed_length_family=True`` evaluates, at each length m, the Thm 4.1 network *built for that
-    m* (``net`` is ignored): its first row is ``W_0 + π/(2m)``, so ``W x = W_0 x + (π/(2m))·m``.
+    Row r draws one sequence of length ``max_m`` and its length-m input is its prefix (a cumulative
+    sum of ``W[:, s_i]``). Returns ``acc``, ``ties``, ``wrong_label`` (fractions per length),
+    ``errors_outside_tie_residues`` (wrong predictions whose label has no ``S ≡ −S``; 0 for the
+    Fourier network, Lemma D.2) and ``lengths``. ``fixed_length_family=True`` evaluates at each m
+    the Thm 4.1 network built for that m (``net`` is ignored).
     """
     p, max_m = check_modulus(p), check_length(max_m)
     n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
@@ -145,12 +131,9 @@ def phase_automaton(
 ):
     """The first layer of a sine network with rational phases as a finite automaton (exact).
 
-    With ``W = 2πN/D`` and ``b = 2πβ/D`` the pre-activation of an input is ``2π(N x + β)/D`` and
-    ``sin`` only sees it modulo 2π, i.e. the integer residue vector ``ρ(x) = (N x + β) mod D``.
-    Reading token v rotates every neuron by ``N[:, v]``: ``ρ ← (ρ + N[:, v]) mod D``. This walks
-    on the finite set of residue vectors reachable from β; we enumerate it by breadth-first
-    search. Returns ``(states [K, d], trans [K, p], start)``: ``trans[k, v]`` is the state after
-    reading v in state k, ``start`` the state of the empty input.
+    With ``W = 2πN/D``, ``b = 2πβ/D`` the state is the residue vector ``ρ = (N x + β) mod D`` and
+    token v maps ``ρ ↦ (ρ + N[:, v]) mod D`` (chapter 4, "The phase/rotation view"). Returns
+    ``(states [K, d], trans [K, p], start)``, enumerated breadth-first from β.
     """
     N = torch.as_tensor(N, dtype=torch.long)
     beta = torch.as_tensor(beta, dtype=torch.long)
@@ -216,15 +199,10 @@ def automaton_accuracy(
 ) -> dict:
     """Exact strict-uniqueness accuracy at every length ``1 … max_m`` on ``n`` sampled inputs each.
 
-    Each sampled token sequence is run through :func:`phase_automaton` (exact integer phases), and
-    the readout ``V sin(2πρ/D)`` is computed once per reachable hidden state in float64. So the
-    first layer involves no rounding at all, whatever the length; only the p-way readout of a
-    handful of states does (``tol`` absorbs its 1e-16 noise; true gaps are ≥ 1 − cos(2π/p)).
-    Same return dict as :func:`accuracy_by_length`.
-
-    ``fixed_length_family=True``: at each m, the Thm 4.1 network built for that m. Its pre-activation
-    is ``2π(4mS + p·m)/(4mp) = 2π(4S + p)/(4p)`` on ``X_m``, i.e. exactly the state of the biased
-    network of Thm 4.2, whose automaton is used (``net`` is ignored).
+    The first layer runs as :func:`phase_automaton` (no rounding at any length); only the float64
+    readout of each reachable state rounds (``tol`` absorbs its 1e-16 noise; true gaps are
+    ≥ 1 − cos(2π/p)). Same return dict as :func:`accuracy_by_length`. ``fixed_length_family=True``
+    uses the Thm 4.2 biased automaton, which equals each Thm 4.1 network on its own ``X_m``.
     """
     p, max_m = check_modulus(p), check_length(max_m)
     n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
@@ -248,12 +226,9 @@ def automaton_accuracy(
 
 
 def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[int]:
-    """The lengths ``1 … max_m`` at which ``net`` predicts every one of the ``p^m`` ordered inputs
-    right, by brute force: the phase automaton (:func:`phase_automaton`, exact integer phases) is
-    walked one token at a time on the set of (hidden state, label) pairs reachable with exactly m
-    tokens -- every input of length m lands on one such pair -- and a length counts when every
-    reachable pair's prediction (strict-uniqueness argmax of its float64 readout, ``tol`` as in
-    :func:`automaton_accuracy`) is its label. Needs a sine Network with rational phases."""
+    """The lengths ``1 … max_m`` at which ``net`` is right on all ``p^m`` ordered inputs, by brute
+    force over the (automaton state, label) pairs reachable with m tokens (``tol`` as in
+    :func:`automaton_accuracy`). Needs a sine Network with rational phases."""
     p, max_m = check_modulus(p), check_length(max_m)
     states, trans, start, table = _readout_automaton(net, p, tol, "exact_lengths")
     reach = torch.zeros(states.shape[0], p, dtype=torch.bool)

@@ -1,19 +1,9 @@
-"""Chapter 4's claims (Huang & Li, sine activations for modular addition): each number or statement
-of the paper that the chapter checks, with the comparison fixed in advance, and the paper's claims
-the chapter does not check, with the reason.
-
-Each claim is declared once below, by its literal id: the paper's location and value come from
-:data:`lengthgen.chapters.ch4.paper.PAPER_VALUES` (by the claim's id, or the figure's statement for
-a family), the comparison is one of the rules of :mod:`lengthgen.chapters.ch4.rules` (R1–R6: how
-each comparison was chosen, fixed before looking at our values), and the measurement is a function
-of :mod:`lengthgen.chapters.ch4.measures`, which reads the full-scale cells under
-``results/ch4/cells/`` (schema checked), so ``python -m lengthgen claims --check`` re-checks it
-without the notebook. The Figs 4–5 claims come in families, one per stored sweep
-(:data:`LENGTHGEN_STATEMENTS`: what each statement measures and how it is compared).
-
-A claim measured on a reduced protocol says exactly what was reduced (``protocol=reduced(...)``),
-also where it holds. A deviation is declared only where the claim fails today, with a cause from
-:data:`CAUSES` and our explanation.
+"""Chapter 4's claims, each declared once by its literal id: the paper's value from
+:data:`~lengthgen.chapters.ch4.paper.PAPER_VALUES`, the comparison from
+:mod:`~lengthgen.chapters.ch4.rules` (R1–R6), the measurement from
+:mod:`~lengthgen.chapters.ch4.measures` (stored full-scale cells, so ``claims --check`` needs no
+notebook). The Figs 4–5 claims come in families (:data:`LENGTHGEN_STATEMENTS`); a reduced
+protocol says what was reduced, and a deviation has a cause from :data:`CAUSES`.
 """
 
 from __future__ import annotations
@@ -21,7 +11,6 @@ from __future__ import annotations
 from lengthgen.chapters.ch4 import measures as M
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
-from lengthgen.chapters.ch4.measures import construction_summary  # noqa: F401  (the notebooks)
 from lengthgen.chapters.ch4.paper import (
     IN_DOMAIN_LENGTHS,
     MAIN,
@@ -34,8 +23,7 @@ from lengthgen.chapters.ch4.paper import (
     TRANSFORMER,
     UNDER,
 )
-from lengthgen.chapters.ch4.rules import (  # noqa: F401  (CHANCE_P53, MODERATE_WD: the notebooks)
-    CHANCE_P53,
+from lengthgen.chapters.ch4.rules import (
     FAR_FROM,
     MODERATE_WD,
     R1,
@@ -53,7 +41,6 @@ from lengthgen.chapters.ch4.rules import (  # noqa: F401  (CHANCE_P53, MODERATE_
 )
 from lengthgen.claims import Claim, Deviation, Unchecked, compare
 from lengthgen.config import check_positive_int
-from lengthgen.store import max_difference  # noqa: F401  (the notebook's live-vs-stored self-check)
 
 _FULL = M.FULL
 
@@ -712,15 +699,9 @@ DETAILS = (
 
 # --------------------------------------------------------------------------- re-run noise (verify)
 #: How far re-running the trained sweeps of Figs 4–5 on another machine may move their claims
-#: (``python -m lengthgen verify``; :class:`lengthgen.verify.NoiseBand`). Each sweep trains one seed
-#: per cell for a few thousand updates in float32, and a different rounding of its first updates
-#: sends it to a different network (every weight changes), so a re-run is a new draw of the
-#: training noise. Measured before these bands were used, by re-running lengthgen_relu_nobias,
-#: lengthgen_sine_bias and lengthgen_sine_nobias from a clean tree: on an Intel Xeon (AVX-512, MKL;
-#: issue 24) sine_far moved 0.056 → 0.033 (0.023); on the book's AMD EPYC under the older-CPU
-#: dispatch (ATEN_CPU_CAPABILITY=default, MKL_ENABLE_INSTRUCTIONS=SSE4_2; 2026-12-01) sine_far
-#: moved by 0.012, relu_chance by 0.0025, bias_robust by 0.032 and bias_far by 0.071. Each band is
-#: twice the largest measured move of its kind.
+#: (``python -m lengthgen verify``; :class:`lengthgen.verify.NoiseBand`): a re-run of a one-seed
+#: float32 sweep is a new draw of the training noise; each band is twice the largest move measured
+#: by re-running the sweeps on two CPUs (issue 24).
 from lengthgen.verify import NoiseBand  # noqa: E402  (declared after the claims they bound)
 
 RERUN_NOISE = (

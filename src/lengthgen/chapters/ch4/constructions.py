@@ -1,19 +1,9 @@
-"""Chapter 4 (Huang & Li): the exact networks of Sec. 4, as float64 :class:`~.model.Network` s.
-
-Sections "The phase/rotation view of the sine constructions" and "Claim 2":
-
-* :func:`construct_fixed_length` – Thm 4.1, width 2, no bias, exact at length ``m`` (and, by our
-  derivation, on a window of lengths around it: :func:`fixed_length_gaps`,
-  :func:`fixed_length_window`);
-* :func:`construct_with_bias` – Thm 4.2 with bias, width 2, exact at every length;
-* :func:`construct_fourier` – Thm 4.2 without bias, width ⌊(p−1)/2⌋, accuracy 1 − 1/p (odd p)
-  or 1 − 2/p (even p) at every length (:func:`fourier_accuracy`);
-* :func:`construct_relu` – our explicit bias-free ReLU interpolant of ``X_m`` (an upper bound to
-  set against the lower bounds of :mod:`.relu_limits`), with its kinks :func:`relu_kinks`;
-* :func:`phases` – where a first layer puts each token on the unit circle (the explorer).
-
-The sine constructions carry their weights as exact rational multiples of 2π (``rational``),
-which the phase automaton of :mod:`.checks` uses to evaluate them without rounding.
+"""Chapter 4: the exact networks of Sec. 4 as float64 :class:`~.model.Network` s (sections "The
+phase/rotation view of the sine constructions" and "Claim 2"): Thm 4.1
+(:func:`construct_fixed_length`, with its window :func:`fixed_length_window`), Thm 4.2 with bias
+(:func:`construct_with_bias`) and without (:func:`construct_fourier`), our ReLU interpolant
+(:func:`construct_relu`) and the explorer's :func:`phases`. Sine weights carry exact rational
+multiples of 2π (``rational``) for the phase automaton of :mod:`.checks`.
 """
 
 from __future__ import annotations
@@ -34,12 +24,9 @@ def _readout(p: int) -> torch.Tensor:
 
 
 def construct_fixed_length(m: int, p: int) -> Network:
-    """Thm 4.1: a width-2 bias-free sine network that realises the sum mod p on length ``m``.
-
-    ``W_{1v} = 2πv/p + π/(2m)`` and ``W_{2v} = 2πv/p``. On ``X_m``, ``W_1 x = 2πS/p + π/2`` (because
-    ``Σ_v x_v = m``), so the hidden units are ``(cos 2πS/p, sin 2πS/p)`` with ``S = Σ_v v x_v``, and
-    ``s_ℓ = cos(2π(S − ℓ)/p)`` peaks uniquely at ``ℓ ≡ S``.
-    """
+    """Thm 4.1: a width-2 bias-free sine network that realises the sum mod p on length ``m``:
+    ``W_{1v} = 2πv/p + π/(2m)``, ``W_{2v} = 2πv/p``, so on ``X_m`` the hidden point is
+    ``(cos 2πS/p, sin 2πS/p)`` and ``s_ℓ = cos(2π(S − ℓ)/p)`` peaks uniquely at ``ℓ ≡ S``."""
     m, p = check_length(m), check_modulus(p)
     base = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
     W = torch.stack([base + math.pi / (2 * m), base])
@@ -57,17 +44,8 @@ def construct_fixed_length(m: int, p: int) -> Network:
 
 def fixed_length_gaps(m: int, p: int, length: int) -> torch.Tensor:
     """Our closed form of the two neighbour gaps of the Thm 4.1 network built for ``m``, read at
-    input length ``length`` ([p, 2], one row per residue S of the label).
-
-    At length m′ the first neuron's offset is π/2 + ε with ε = π(m′ − m)/(2m), so the hidden
-    point is ``h = (cos(θ + ε), sin θ)`` with θ = 2πS/p, and the score gaps to the neighbouring
-    labels are ``s_S − s_{S±1} = 2 sin(π/p) · g_±`` with
-
-        g_+ = cos(ε/2) sin(π/p − ε/2) + sin(ε/2) cos(2θ + π/p + ε/2),
-        g_− = cos(ε/2) sin(π/p + ε/2) − sin(ε/2) cos(2θ − π/p + ε/2).
-
-    The prediction is S (the scores are ``|h| cos(2πℓ/p − arg h)``, unimodal in ℓ) exactly when
-    both are > 0. Column 0 is ``g_+``, column 1 ``g_−``.
+    input length ``length``: [p, 2] (row = residue S, columns ``g_+``, ``g_−``); the prediction is
+    S exactly when both are > 0. Derivation: chapter 4, "The phase/rotation view".
     """
     m, p, length = check_length(m), check_modulus(p), check_length(length)
     j = (length - m) % (4 * m)  # ε is 2π-periodic: only m′ − m mod 4m matters
@@ -81,15 +59,8 @@ def fixed_length_gaps(m: int, p: int, length: int) -> torch.Tensor:
 
 def fixed_length_window(m: int, p: int, max_m: int) -> list[int]:
     """The lengths ``1 … max_m`` at which the Thm 4.1 network built for ``m`` is exact, by our
-    derivation for odd p: exactly those m′ with ``|m′ − m − 4mk| < 2m/p`` for some integer k
-    (a phase error |ε| = π|m′ − m − 4mk|/(2m) below π/p, half the spacing of the labels).
-
-    Why (section "The phase/rotation view"): as S runs over the residues, 2θ + π/p = (4S+1)π/p
-    runs over every odd multiple of π/p, π among them (p odd). At that residue
-    ``g_+ = 2 cos(ε/2) cos(π/(2p)) sin((π/p − ε)/2)`` (:func:`fixed_length_gaps`), which is
-    ≤ 0 for π/p ≤ ε ≤ π, and every other residue and ``g_−`` stay positive while 0 < ε < π/p; the
-    mirror S → −S, ε → −ε gives the negative side. For even p no residue sits at the worst
-    phase and the window can be wider; this closed form is stated for odd p only.
+    derivation for odd p (chapter 4, "The phase/rotation view"): the m′ with
+    ``|m′ − m − 4mk| < 2m/p`` for some integer k (a phase error below π/p). Odd p only.
     """
     m, p, max_m = check_length(m), check_modulus(p), check_length(max_m)
     if p % 2 == 0:
@@ -122,12 +93,9 @@ def construct_with_bias(p: int) -> Network:
 
 
 def construct_fourier(p: int) -> Network:
-    """Thm 4.2 (no bias): width ``K = ⌊(p−1)/2⌋``, ``W_{kv} = 2πkv/p``, ``V_{ℓk} = sin(2πkℓ/p)``.
-
-    ``s_ℓ = Σ_k sin(2πkℓ/p) sin(2πkS/p) = (p/4)(1[ℓ ≡ S] − 1[ℓ ≡ −S])`` (our Lemma D.2), so the
-    prediction is right unless ``S ≡ −S`` (mod p), where every score is 0 (a tie): accuracy
-    ``1 − 1/p`` for odd p and ``1 − 2/p`` for even p, at every length. Needs ``p ≥ 3``.
-    """
+    """Thm 4.2 (no bias): width ``K = ⌊(p−1)/2⌋``, ``W_{kv} = 2πkv/p``, ``V_{ℓk} = sin(2πkℓ/p)``;
+    right unless ``S ≡ −S`` (a tie, our Lemma D.2): accuracy ``1 − 1/p`` (odd p) or ``1 − 2/p``
+    (even p) at every length. Needs ``p ≥ 3``."""
     p = check_modulus(p)
     K = (p - 1) // 2
     if K < 1:
@@ -169,14 +137,10 @@ def relu_kinks(m: int, p: int) -> list[float]:
 
 
 def construct_relu(m: int, p: int) -> Network:
-    """An explicit bias-free ReLU network that interpolates ``X_m`` exactly (our construction).
-
-    All units read ``S = Σ_v v x_v`` shifted by a multiple of ``m = Σ_v x_v`` (the bias-free way to
-    place a kink at a fixed length): unit 0 is ``ReLU(m)`` with readout ``−ℓ²/(2m)``, unit 1 is
-    ``ReLU(S)`` with readout ``ℓ``, and each kink ``c`` is ``ReLU(S − c·m/m)`` with readout ``∓2pℓ``.
-    Along S the score ``F_ℓ`` is p-periodic and equals ``ℓj − ℓ²/2`` at ``S ≡ j``, whose unique
-    maximiser is ``ℓ = j`` (margin 1/2). Width ``2 + 2⌈·⌉ ≈ 2m(p−1)/p + 2``: an upper bound to set
-    against the lower bounds of Thm 4.3.
+    """Our explicit bias-free ReLU network interpolating ``X_m`` exactly (section "Claim 2"):
+    units ``ReLU(m)``, ``ReLU(S)`` and one per kink of :func:`relu_kinks`, so that the score is
+    p-periodic in S with unique maximiser ``ℓ ≡ S`` (margin 1/2). Width ≈ ``2m(p−1)/p + 2``, an
+    upper bound against Thm 4.3's lower bounds.
     """
     m, p = check_length(m), check_modulus(p)
     v = torch.arange(p, dtype=torch.float64)

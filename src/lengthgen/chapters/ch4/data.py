@@ -1,14 +1,7 @@
-"""Chapter 4 (Huang & Li): the modular-addition task and its data.
-
-The task (section "The task and the model"). ``m`` tokens ``s_1 … s_m`` in ``[p] = {0, …, p−1}``;
-the label is ``(s_1+…+s_m) mod p``. The shared, position-independent embedding of Huang & Li
-turns the tokens into the count vector ``x ∈ ℕ^p`` (``x_v`` = how many tokens equal ``v``;
-``Σ_v x_v = m``), so the label is ``S(x) mod p`` with ``S(x) = Σ_v v·x_v``.
-
-What lives here: the argument checks for moduli, lengths, tokens and count vectors; labels and
-count vectors; sampling and enumeration of inputs; and the seeding scheme of Appendix B.1.3
-(:func:`train_set`, :func:`test_set`, :func:`split_budget`), used by every training study of the
-chapter (section "Training: protocol and budget").
+"""Chapter 4: the modular-addition task (section "The task and the model") -- ``m`` tokens in
+``[p]``, label ``(s_1+…+s_m) mod p``, embedded as the count vector ``x ∈ ℕ^p`` -- with the argument
+checks, labels, sampling, enumeration and the seeding scheme of App. B.1.3 (:func:`train_set`,
+:func:`test_set`, :func:`split_budget`).
 """
 
 from __future__ import annotations
@@ -103,11 +96,8 @@ def labels_of_counts(x, p: int) -> torch.Tensor:
 def sample_tokens(
     n: int, m: int, p: int, generator: torch.Generator | None = None
 ) -> torch.Tensor:
-    """``n`` i.i.d. uniform m-tuples from ``[p]``, shape [n, m] (``torch.randint``, row-major).
-
-    Drawing with the same generator state and a larger ``n`` extends the rows: the first ``n``
-    rows of an ``n' > n`` draw equal the ``n``-row draw (the prefix property of B.1).
-    """
+    """``n`` i.i.d. uniform m-tuples from ``[p]``, shape [n, m]; a larger ``n`` from the same
+    generator state extends the rows (the prefix property of B.1)."""
     n = check_positive_int("n", n)
     m, p = check_length(m), check_modulus(p)
     return torch.randint(0, p, (n, m), generator=generator)
@@ -190,12 +180,9 @@ def _shard(
 
 
 def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
-    """The static multi-length training set of B.1.3 (also used with one length for B.1.1–B.1.2).
-
-    The budget ``n`` is split evenly over ``lengths`` (:func:`split_budget`); the shard of length
-    ``m`` is drawn by its own CPU generator seeded ``seed·1009 + m``, so within each m a smaller
-    budget's shard is a prefix of a larger budget's. Shards are concatenated in the given order.
-    """
+    """The static training set of B.1.3 (one length for B.1.1–B.1.2): ``n`` split evenly over
+    ``lengths`` (:func:`split_budget`), the shard of length m from generator ``seed·1009 + m``
+    (so a smaller budget's shard is a prefix of a larger one's), concatenated in order."""
     p = check_modulus(p)
     sizes = split_budget(n, lengths)
     xs, ys, ms = [], [], []

@@ -106,14 +106,10 @@ def compare_states(a: dict, b: dict) -> dict:
 
 def compare_step_paths(device="cuda", workdir=None, config: dict | None = None) -> dict:
     """The device check of the captured step: the tiny ensemble (:data:`TINY_CHECK`, or ``config``)
-    trained three ways from the same start -- the eager loop (``graph=False``), the capturable
-    step called eagerly, and the captured step (``graph=True``: warm-up, capture, replays) -- and
-    their final states compared with :func:`compare_states`. ``graph_vs_capturable_eager`` compares
-    the same code with and without the graph (expected bit for bit); ``graph_vs_eager`` compares
-    with today's eager loop (AdamW's bias correction rounded differently: expected within float32
-    tolerance). ``passed``: the graph equals the capturable eager step bit for bit or within float32
-    tolerance, and today's eager loop within float32 tolerance. Off CUDA the graph is skipped and
-    the report says why (``skipped``)."""
+    trained from one start by the eager loop, the capturable step called eagerly and the captured
+    step, final states compared by :func:`compare_states`. ``passed``: the graph equals the
+    capturable eager step (bit for bit or within float32 tolerance) and the eager loop within
+    float32 tolerance (AdamW's bias correction rounds differently). Off CUDA: ``skipped``, why."""
     import tempfile
 
     cfg = dict(TINY_CHECK if config is None else config)

@@ -1,17 +1,9 @@
-"""Chapter 4 (Huang & Li, sine activation for modular addition): the chapter's plan -- which cells
-it runs -- and the readers of its stored cells.
+"""Chapter 4's plan (``reproduce ch4``) and the readers of its stored cells.
 
-The cells are module-level functions of their full configuration, by role: the exact checks of
-the constructions in :mod:`lengthgen.chapters.ch4.checks`, the training runs in
-:mod:`lengthgen.chapters.ch4.sweeps` and the GPU run in :mod:`lengthgen.chapters.ch4.paper_scale`
-(all importable from here too). :func:`cells` lists them as cells of the runs facility
-(:mod:`lengthgen.engine.runs`) with the settings of :mod:`lengthgen.chapters.ch4.paper` for a
-scale; ``python -m lengthgen reproduce ch4`` runs them (full scale into ``results/ch4/cells/``,
-smoke scale into ``_build/smoke-results/ch4/cells/``). The notebook runs the same functions live at
-smoke scale and reads the stored full-scale cells through :func:`stored_constructions` and
-:func:`stored_training`, which check each stored cell against today's plan (same configuration
-hash) and against the schema of its kind (:func:`schema`: accuracies in [0, 1], one row per
-declared member). The figures are drawn by :mod:`lengthgen.chapters.ch4.figures`.
+:func:`cells` lists the cell functions of :mod:`.checks`, :mod:`.sweeps` and :mod:`.paper_scale`
+with the settings of :mod:`.paper` for a scale; :func:`stored_constructions` and
+:func:`stored_training` read ``results/ch4/cells/`` checked against today's plan (configuration
+hash) and :func:`schema`.
 """
 
 from __future__ import annotations
@@ -309,11 +301,9 @@ def _cells_folder(folder=None) -> Path:
 
 
 def load_stored_cell(name: str, *, folder=None) -> dict:
-    """The stored cell ``name`` (full scale, or the paper-scale :data:`PAPER_CELL`) as
-    ``{"provenance", "data", "path"}``, after checking that it was computed with today's
-    configuration (same hash) and satisfies its schema; the paper-scale cell may be partial (its
-    ``progress`` says how far it got). Raises :class:`lengthgen.store.ResultFileError` naming the
-    file otherwise."""
+    """The stored cell ``name`` (full scale, or the partial-able paper-scale :data:`PAPER_CELL`) as
+    ``{"provenance", "data", "path"}``, checked against today's configuration hash and its schema;
+    raises :class:`lengthgen.store.ResultFileError` naming the file otherwise."""
     from lengthgen.engine import runs
 
     scale = "paper" if name == PAPER_CELL else "full"
@@ -357,19 +347,14 @@ def stored_label_of(records: dict) -> str:
 
 
 def _gather(layout: dict, folder=None) -> dict:
-    recs = {}
-    data = {}
+    recs, data = {}, {}
     for key, names in layout.items():
-        got = [
-            load_stored_cell(n, folder=folder)
-            for n in ([names] if isinstance(names, str) else names)
-        ]
-        recs.update(
-            {n: r for n, r in zip([names] if isinstance(names, str) else names, got)}
-        )
-        data[key] = (
-            got[0]["data"] if isinstance(names, str) else [r["data"] for r in got]
-        )
+        many = not isinstance(names, str)
+        got = {
+            n: load_stored_cell(n, folder=folder) for n in (names if many else [names])
+        }
+        recs.update(got)
+        data[key] = [r["data"] for r in got.values()] if many else got[names]["data"]
     return {
         "data": data,
         "provenance": {n: r["provenance"] for n, r in recs.items()},
@@ -379,9 +364,8 @@ def _gather(layout: dict, folder=None) -> dict:
 
 
 def stored_constructions(folder=None) -> dict:
-    """The stored full-scale cells of claims 1–2, ``{"data": {"exhaustive", "automaton", "float",
-    "bounds", "relu_min_width", "two_lengths"}, "provenance": {cell: ...}, "paths", "label"}``,
-    each checked as in :func:`load_stored_cell`."""
+    """The stored full-scale cells of claims 1–2 (``data``: exhaustive, automaton, float, bounds,
+    relu_min_width, two_lengths; ``provenance``, ``paths``, ``label``), checked on loading."""
     return _gather(
         {
             "exhaustive": "exhaustive",
@@ -417,9 +401,8 @@ def paper_scale_rows(value: dict) -> list[dict]:
 
 
 def paper_scale_at(value: dict, index: int) -> dict:
-    """The paper-scale value as it stood at evaluation ``index`` of its history (negative indices
-    count from the end): the same value with that evaluation's accuracies as ``final``, so the
-    readers of the last evaluation (:func:`paper_scale_rows`, the p = 53 claims) read it there."""
+    """The paper-scale value with evaluation ``index`` of its history (negative: from the end) as
+    ``final``, so the readers of the last evaluation read it there."""
     hist = value.get("history") or []
     if not hist:
         raise ConfigError(

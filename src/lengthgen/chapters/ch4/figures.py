@@ -1,13 +1,6 @@
-"""Chapter 4's page helpers: the paper's levels on figures and the explorer frames (formatted
-tables come from :mod:`lengthgen.tables`).
-
-* :func:`paper_level`: the level a paper's sentence names ("near-perfect", "chance 1/p"), drawn
-  as a labelled reference line with the band the claims module reads it with
-  (:data:`lengthgen.chapters.ch4.claims.WORD_BAND`);
-* :func:`explorer_network` and :func:`explorer_frame`: the figure of the chapter's frame
-  explorer for one (network, length) setting.
-
-Nothing here computes a claim; the notebook and the tests call these functions.
+"""Chapter 4's page helpers: :func:`paper_level` (a paper's word as a reference line with its
+band, :data:`lengthgen.chapters.ch4.claims.WORD_BAND`) and the frame explorer
+(:func:`explorer_network`, :func:`explorer_frame`).
 """
 
 from __future__ import annotations
@@ -188,12 +181,9 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
 def explorer_frame(
     kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200
 ):
-    """Left: the first-layer phases of the six neurons the readout uses most (sine networks), or
-    the scores along the counting path x(t) of length ``m`` with its kinks (ReLU). Right:
-    accuracy by length on ``n`` sampled inputs per length (exact phases for the constructions),
-    with the chosen length ``m`` marked and the network's accuracy there in the legend, so the
-    figure follows ``m`` for every network (the Thm 4.1 network and the ReLU interpolant are also
-    built for ``m``). Any positive ``m`` is drawn, on the explorer's grid of lengths or not."""
+    """The explorer's frame for network ``kind`` at length ``m``: left, the phases of the six
+    neurons the readout uses most (sine) or the scores along the counting path with its kinks
+    (ReLU); right, accuracy by length on ``n`` sampled inputs per length, ``m`` marked."""
     m = check_positive_int("m", m)
     net = explorer_network(kind, p, m, stored)
     if net.p != p:

@@ -37,11 +37,8 @@ def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 def percentile_margin(
     scores: torch.Tensor, y: torch.Tensor, q: float = 0.5
 ) -> torch.Tensor:
-    """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins, over the example axis.
-
-    ``scores`` [..., n, p], ``y`` [..., n] → [...] (e.g. one value per ensemble member).
-    Uses linear interpolation between order statistics (``torch.quantile``).
-    """
+    """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins over the example axis
+    (``torch.quantile``): ``scores`` [..., n, p], ``y`` [..., n] → [...]."""
     q = check_finite("q", q, nonnegative=True)
     if q > 100:
         raise ConfigError(f"q is a percentile in [0, 100], got {q!r}")

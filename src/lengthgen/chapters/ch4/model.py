@@ -1,13 +1,6 @@
-"""Chapter 4 (Huang & Li): the two-layer MLP ``s(x) = V σ(W x [+ b])`` on count vectors.
-
-Section "The task and the model": ``W ∈ ℝ^{d×p}``, ``V ∈ ℝ^{p×d}``, optional first-layer bias
-``b ∈ ℝ^d`` and ``σ ∈ {sin, ReLU}``. Prediction uses the *strict-uniqueness* argmax of the paper
-(:func:`uargmax`): a tie for the top score is an invalid prediction and counts as wrong.
-
-What lives here: the activation and the prediction rule; :class:`Network`, one float64 network
-(the exact constructions of :mod:`.constructions`, or one member of a trained ensemble); and
-:class:`ModularMLP`, the same network batched over ensemble members for the training engine
-(:mod:`.training`).
+"""Chapter 4: the two-layer MLP ``s(x) = V σ(W x [+ b])`` on count vectors (section "The task
+and the model"), with the paper's strict-uniqueness argmax (:func:`uargmax`: a tie is wrong);
+:class:`Network` is one float64 network, :class:`ModularMLP` the batched ensemble for training.
 """
 
 from __future__ import annotations
@@ -42,12 +35,9 @@ def activate(h: torch.Tensor, activation: str) -> torch.Tensor:
 
 
 def uargmax(scores: torch.Tensor, tol: float = 0.0) -> torch.Tensor:
-    """Strict-uniqueness argmax over the last axis; ``-1`` where the top score is not unique.
-
-    A top score counts as unique when it exceeds the runner-up by more than ``tol`` (``tol = 0``:
-    exact strictness, as in the paper; the exact constructions are evaluated in float64 with a
-    tiny ``tol`` that absorbs rounding, far below their smallest true gap).
-    """
+    """Strict-uniqueness argmax over the last axis; ``-1`` where the top score does not exceed the
+    runner-up by more than ``tol`` (0 in the paper; the float64 constructions use a tiny ``tol``
+    that absorbs rounding, far below their smallest true gap)."""
     check_finite("tol", tol, nonnegative=True)
     if scores.dim() == 0 or scores.shape[-1] < 2:
         raise ConfigError(
@@ -94,12 +84,9 @@ class Network:
 
 
 class ModularMLP:
-    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`.
-
-    Parameters ``W`` [E, d, p], ``V`` [E, p, d] and (``bias=True``) ``b`` [E, d], each member
-    initialised i.i.d. N(0, ``init_std``²) from its own CPU generator (B.1: std 0.01, float32)
-    and then moved to ``device``. ``forward(params, x)`` maps count vectors ``x`` [E, B, p] to
-    logits [E, B, p].
+    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`:
+    ``W`` [E, d, p], ``V`` [E, p, d], ``b`` [E, d] (``bias=True``), initialised N(0, ``init_std``²)
+    per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p].
     """
 
     def __init__(

@@ -1,15 +1,6 @@
-"""Chapter 4 (Huang & Li): the paper's numbers and our protocol, in one place.
-
-* the paper's setting (App. B.1): seeds, training and test lengths, the seeding scheme's
-  multipliers, the batch size, and :data:`PAPER_PROTOCOL` (what our protocol changes);
-* :data:`PROTOCOL`: our per-scale training protocol (section "Training: protocol and budget");
-* :data:`CHECKS`: the per-scale settings of the exact checks and the epoch timing
-  (sections "Claim 1", "Claim 2" and "How fast is an epoch?");
-* :data:`PAPER_VALUES`: every value the chapter quotes from the paper, with its location
-  (the claims themselves are declared in :mod:`lengthgen.chapters.ch4.claims`).
-
-Nothing here computes anything; :mod:`lengthgen.chapters.ch4.experiments` turns these settings
-into the chapter's cells.
+"""Chapter 4: the paper's numbers and our protocol, in one place (nothing here computes):
+the paper's setting (App. B.1, :data:`PAPER_PROTOCOL`), our per-scale :data:`PROTOCOL` and
+:data:`CHECKS`, and :data:`PAPER_VALUES`, every value quoted from the paper with its location.
 """
 
 from __future__ import annotations
@@ -44,12 +35,8 @@ PAPER_LENGTHGEN_BUDGETS = {
     53: (1000, 2000, 4000, 8000, 16_000),
 }
 
-#: The paper's settings that our protocol changes (each ledger claim states what it reduced).
-#: An epoch of the authors' released training loop walks the training lengths in order with
-#: single-length batches of 1024, so at B.1.3 it is Σ_m ceil(n_m / 1024) updates over the seven
-#: per-length shards (:func:`lengthgen.chapters.ch4.training.updates_per_epoch`, checked against
-#: these numbers in tests/test_ch4.py). The transformer settings are the released code's (our
-#: copy of B.1.4 does not print them).
+#: The paper's settings that our protocol changes (each ledger claim states what it reduced);
+#: updates per epoch as :func:`lengthgen.chapters.ch4.training.updates_per_epoch` counts them.
 PAPER_PROTOCOL = {
     "budget": "up to 300,000 epochs per run, final checkpoint",
     "batches": "1024, single-length: an epoch walks the training lengths in order "
@@ -212,21 +199,16 @@ _SMOKE_CHANGES = {
         "test_lengths": (14, 53),
     },
 }
-#: Per-scale settings of the training studies. ``steps`` are optimizer updates (batch 1024).
-#: The paper trains each run for up to 300,000 epochs on a GPU; our full protocol is a fixed
-#: number of updates per run, sized for one shared CPU core (every ledger claim read from these
-#: runs carries a reduced protocol naming this, and the reduced widths, grids and seeds).
+#: Per-scale settings of the training studies; ``steps`` are optimizer updates, sized for one
+#: shared CPU core (the claims read from them carry a reduced protocol).
 PROTOCOL = {
     "smoke": {k: {**_FULL_PROTOCOL[k], **v} for k, v in _SMOKE_CHANGES.items()},
     "full": _FULL_PROTOCOL,
 }
 
-#: The paper-scale run (``reproduce ch4 --scale paper``, a GPU; section "At the paper's modulus"):
-#: B.1.3 at p = 53 with the paper's width, optimizer, learning rate, batches and test lengths, two
-#: of the budgets, three weight decays of the paper's grid (those of our p = 17 runs) and the first
-#: two seeds; every variant × budget × decay × seed is one member of one on-device ensemble (36).
-#: ``steps`` is the target number of updates (the paper's 300,000 epochs are 2.1M updates at
-#: n = 2,000 and 4.2M at n = 8,000); a run that reaches its time budget first is stored as partial.
+#: The paper-scale GPU run (``reproduce ch4 --scale paper``; section "At the paper's modulus"):
+#: B.1.3 at p = 53, 36 members in one ensemble; ``steps`` is a target (a run stopped by its time
+#: budget is stored as partial).
 PAPER_RUN = {
     "p": 53,
     "width": 1024,
@@ -262,10 +244,8 @@ SAMPLER_COMPARISON = {
 LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
 
 # --------------------------------------------------------------------------- exact checks and timing
-#: Our check of the window of lengths at which the Thm 4.1 network is exact (section "The
-#: phase/rotation view", claim ch4.thm41.window): (p, m) cases with odd p -- two where 2m/p is an
-#: integer, so the window's edges are exact ties, the drift figure's and the explorer's cases,
-#: and the paper's p = 97 -- each over the lengths 1 … WINDOW_SPAN·m (the windows around m and 5m).
+#: The (p, m) cases (odd p) of claim ch4.thm41.window, each over the lengths 1 … WINDOW_SPAN·m
+#: (section "The phase/rotation view").
 WINDOW_CASES = ((3, 6), (5, 5), (13, 5), (13, 9), (17, 9), (7, 19), (97, 19))
 WINDOW_SPAN = 6
 
@@ -283,24 +263,16 @@ _CHECKS = {
     "timing": {"p": 53, "width": 1024, "n": 8000, "runs": 3},
 }
 CHECKS = {
-    "smoke": {
+    scale: {
         **_CHECKS,
         "float": {
             "primes": (97, 53),
             "max_m": max(OOD_LENGTHS),
-            "n": 200,
+            "n": n,
             "seed": FLOAT_SEED,
         },
-    },
-    "full": {
-        **_CHECKS,
-        "float": {
-            "primes": (97, 53),
-            "max_m": max(OOD_LENGTHS),
-            "n": 2000,
-            "seed": FLOAT_SEED,
-        },
-    },
+    }
+    for scale, n in (("smoke", 200), ("full", 2000))
 }
 
 
@@ -315,11 +287,8 @@ def checks(scale: str | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- the paper's claims
-#: Every number and statement the chapter quotes from the paper, with where the paper makes it:
-#: claim id → (location, the paper's value). The paper prints no numbers for its figures (and no
-#: error bars in the text we worked from), so a figure's value is the paper's own words; how a word is read as a
-#: number is fixed once, by rule, in :mod:`lengthgen.chapters.ch4.claims`. Ids of claims the book
-#: does not check (theorems whose proofs are the claim, figures we do not run) are listed too.
+#: Every number and statement the chapter quotes from the paper: claim id → (location, the paper's
+#: value); a figure's value is the paper's own words (read by :mod:`.rules`). Unchecked ids too.
 PAPER_VALUES = {
     # Sec. 4: expressivity (exact statements)
     "ch4.thm41.exhaustive": ("Thm 4.1, App. D.1", 1.0),

@@ -1,44 +1,13 @@
-"""Chapter 4 (Huang & Li) at the paper's own protocol, on a GPU (section "At the paper's modulus").
+"""Chapter 4 at the paper's protocol (B.1.3, p = 53), on a GPU (section "At the paper's modulus").
 
-The length-generalization study of B.1.3 at p = 53: width 1024, Muon at lr 1e-3 with
-Newton–Schulz in float32, single-length batches of 1024 walking the training lengths in order
-(the released loop's epoch), the B.1.3 training sets and held-out sets (CPU generators
-``seed·1009 + m`` and ``seed·2009 + m``), and every variant (sine, sine + bias, ReLU) × budget ×
-weight decay × seed as **one ensemble** whose whole loop stays on the device:
-
-* :class:`DeviceLengthSampler` draws each member's next single-length batch on the device (per-shard
-  reshuffles at the start of each member's epoch, from one device generator);
-* :class:`VariantMLP` is ``V σ(W x + b)`` with σ = sin for the first members and ReLU for the rest,
-  and ``b`` kept at 0 (gradient masked) for the members without a bias;
-* the optimizer is the engine's :class:`lengthgen.engine.optim.EnsembleOptimizer` (Muon on W and V,
-  AdamW without decay on b; decay on V for sine, on W and V for ReLU via ``decay_members``);
-* every ``eval_every`` updates the accuracy on each member's training set and on ``n_eval``
-  held-out inputs of every evaluation length is recorded (the first ``n_eval`` rows of the paper's
-  10,000-input test sets, by the prefix property of the generators);
-* a checkpoint (and ``progress.json``, the evaluations so far) is written to ``workdir`` every
-  ``checkpoint_every_s`` seconds; at the run's
-  ``deadline`` (the ``--budget-minutes`` of ``reproduce``) the loop evaluates, checkpoints and
-  returns a *partial* result, which a re-run resumes (:mod:`lengthgen.engine.runs`);
-* one update is :class:`PaperStep` -- batch, forward, backward, bias mask, optimizer, loss sum, on
-  fixed device buffers -- which the eager loop calls and which, with ``graph=True`` on CUDA,
-  :class:`CapturedStep` captures once as a CUDA graph and replays (the epoch reshuffle, the
-  evaluations and the checkpoints stay outside it; off CUDA the eager step runs and one line says
-  why). Its optimizer is then the :class:`CapturableOptimizer` (AdamW's bias correction from a
-  device counter), equal to the eager one to float32 tolerance; ``check-graph`` below compares them
-  on the device;
-* ``checkpoint_parts=True`` writes the checkpoint as parts of at most 15 MB with a manifest of
-  sizes and SHA-256 sums (:mod:`lengthgen.engine.parts`), which a device session can bring back
-  and a later one resumes from bit for bit (``results/ch4/checkpoints/<cell>/``, see
-  ``scripts/gpu_ch4.sh``).
-
-``python -m lengthgen.chapters.ch4.paper_scale check-graph | rates | store-checkpoint``
-(:func:`lengthgen.chapters.ch4.device_checks.main`)
-runs the device check of the captured step, measures updates/s of both step paths, and keeps a
-brought-back checkpoint under ``results/ch4/checkpoints/`` (only the latest).
-
-``python -m lengthgen reproduce ch4 --scale paper --device cuda --budget-minutes 8`` runs it
-(``scripts/gpu_ch4.sh`` prepares a bare GPU machine first). On a CPU it runs too, only slowly;
-``tests/test_ch4_paper_scale.py`` runs it at a tiny size and checks resumption is exact.
+Every variant (sine, sine + bias, ReLU) x budget x weight decay x seed trains as one ensemble
+whose loop stays on the device: :class:`DeviceLengthSampler` draws the single-length batches,
+:class:`VariantMLP` is ``V σ(W x + b)`` per member, one update is
+:class:`~lengthgen.chapters.ch4.paper_step.PaperStep` (captured as a CUDA graph with
+``graph=True``), and checkpoints (optionally in parts, :mod:`lengthgen.engine.parts`) let a
+partial run resume bit for bit. ``python -m lengthgen.chapters.ch4.paper_scale check-graph |
+rates | store-checkpoint`` runs :func:`lengthgen.chapters.ch4.device_checks.main`;
+``scripts/gpu_ch4.sh`` prepares a bare GPU machine.
 """
 
 from __future__ import annotations
@@ -54,7 +23,7 @@ import torch
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE, TRAIN_LENGTHS
-from lengthgen.chapters.ch4.paper_step import (  # noqa: F401  (re-exported)
+from lengthgen.chapters.ch4.paper_step import (
     CapturableOptimizer,
     CapturedStep,
     PaperStep,
@@ -103,10 +72,8 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
 
 class VariantMLP:
     """``V σ(W x + b)`` batched over members; σ = sin for members ``[0, n_sine)``, ReLU after.
-
-    Initial weights: member e's W, V (and b) are those of :class:`ModularMLP` with its seed, i.e.
-    the same for every member of one seed; ``b`` is zero for members without a bias, and
-    :meth:`mask_grads` keeps it there."""
+    Member e starts from :class:`ModularMLP`'s weights for its seed; ``b`` stays zero for members
+    without a bias (:meth:`mask_grads`)."""
 
     def __init__(self, p: int, width: int, members: Sequence[dict]):
         self.p, self.width = check_modulus(p), check_positive_int("width", width)
@@ -170,14 +137,10 @@ class VariantMLP:
 
 # --------------------------------------------------------------------------- data on the device
 class DeviceLengthSampler:
-    """Single-length mini-batches drawn on the device, as in the authors' released loop.
-
-    Member e's training set (:func:`lengthgen.chapters.ch4.data.train_set`, shards of the training
-    lengths in order) lives on the device, padded to the largest budget. Its epoch walks the
-    shards in order, each reshuffled at the epoch's start and cut into ``ceil(n_m / batch)``
-    batches, so an epoch is ``Σ_m ceil(n_m / batch)`` updates (:attr:`spe`). Members with
-    different budgets restart their epochs at different steps; the reshuffle of each is drawn
-    from one device generator (``seed``), whose state is part of :meth:`state`.
+    """Single-length mini-batches drawn on the device, as in the authors' released loop: each
+    member's training set (padded to the largest budget) lives on the device, its epoch walks the
+    shards in order, each reshuffled from one device generator (``seed``, part of :meth:`state`);
+    an epoch is :attr:`spe` updates.
     """
 
     def __init__(self, sets, p: int, batch: int, device, seed: int):
@@ -244,9 +207,8 @@ class DeviceLengthSampler:
             )
 
     def batch(self):
-        """The next batch of every member from its current permutation and batch index ``k``
-        (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding), advancing ``k`` in place: device work
-        only, on fixed buffers, so that a CUDA graph can capture it."""
+        """The next batch of every member (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding), advancing
+        ``k`` in place: device work only, on fixed buffers, so that a CUDA graph can capture it."""
         pos = (self.start.gather(1, self.k) + self.ar).clamp(max=self.n_max - 1)
         valid = self.ar < self.length.gather(1, self.k)
         idx = self.perm.gather(1, pos)
@@ -391,42 +353,28 @@ _CONFIG_KEYS = (
 ).split()
 
 
-def _paper_config(
-    *,
-    p,
-    width,
-    budgets,
-    wds,
-    seeds,
-    variants,
-    lr,
-    steps,
-    eval_every,
-    n_eval,
-    eval_lengths,
-    train_lengths,
-    batch_size,
-) -> dict:
-    """The run's configuration, checked, as hashed into its checkpoints' key."""
-    p, width = check_modulus(p), check_positive_int("width", width)
-    steps = check_positive_int("steps", steps)
-    eval_every = check_positive_int("eval_every", eval_every)
-    n_eval = check_positive_int("n_eval", n_eval)
-    lr = check_finite("lr", lr, nonnegative=True)
+def _paper_config(**cfg) -> dict:
+    """The run's configuration (the arguments named in :data:`_CONFIG_KEYS`), checked, as hashed
+    into its checkpoints' key."""
+    p, width = check_modulus(cfg["p"]), check_positive_int("width", cfg["width"])
+    steps = check_positive_int("steps", cfg["steps"])
+    eval_every = check_positive_int("eval_every", cfg["eval_every"])
+    n_eval = check_positive_int("n_eval", cfg["n_eval"])
+    lr = check_finite("lr", cfg["lr"], nonnegative=True)
     return {
+        **cfg,
         "p": p,
         "width": width,
-        "budgets": list(budgets),
-        "wds": list(wds),
-        "seeds": list(seeds),
-        "variants": [list(v) for v in variants],
+        "budgets": list(cfg["budgets"]),
+        "wds": list(cfg["wds"]),
+        "seeds": list(cfg["seeds"]),
+        "variants": [list(v) for v in cfg["variants"]],
         "lr": lr,
         "steps": steps,
         "eval_every": eval_every,
         "n_eval": n_eval,
-        "eval_lengths": [check_length(m) for m in eval_lengths],
-        "train_lengths": [check_length(m) for m in train_lengths],
-        "batch_size": batch_size,
+        "eval_lengths": [check_length(m) for m in cfg["eval_lengths"]],
+        "train_lengths": [check_length(m) for m in cfg["train_lengths"]],
     }
 
 
@@ -702,15 +650,11 @@ def train_paper_scale(
 ) -> dict:
     """Train the B.1.3 study at the paper's settings as one on-device ensemble (module docstring).
 
-    Returns the members, updates per epoch, the evaluation history (``eval_every`` updates apart),
-    the final accuracies, the throughput and whether the run is ``partial`` (stopped at
-    ``deadline`` − ``stop_margin_s`` before ``steps`` updates; ``progress.done`` says how many).
-    ``_stop_at`` (tests only) stops after that many updates as a deadline would.
-    ``graph=True`` (``None``: ``$LENGTHGEN_CH4_GRAPH`` = 1) runs the captured step
-    (:class:`CapturedStep`; off CUDA one line says why it is skipped and the eager step runs);
-    ``checkpoint_parts=True`` (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1) checkpoints as parts in
-    ``workdir/checkpoint/`` instead of ``workdir/checkpoint.pt`` (a run resumes from the one further
-    along). ``_capturable_eager`` (device checks only) runs the capturable step without a graph.
+    Returns the members, updates per epoch, the evaluation history, final accuracies, throughput
+    and ``partial`` (stopped at ``deadline`` − ``stop_margin_s``). ``graph`` / ``checkpoint_parts``
+    (``None``: ``$LENGTHGEN_CH4_GRAPH`` / ``$LENGTHGEN_CH4_PARTS`` = 1) choose the captured step
+    and parted checkpoints; ``_stop_at`` (tests) and ``_capturable_eager`` (device checks) are
+    for checking only.
     """
     t_call = time.perf_counter()
     # the run's configuration (its first keyword arguments), checked; hashed into the checkpoints' key

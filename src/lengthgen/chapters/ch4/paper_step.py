@@ -14,21 +14,11 @@ from lengthgen.engine.optim import EnsembleOptimizer
 
 
 class CapturableOptimizer(EnsembleOptimizer):
-    """:class:`EnsembleOptimizer` whose step contains no value that changes from update to update on
-    the host, so that a CUDA graph can capture it (as ``capturable=True`` does for
-    :class:`torch.optim.AdamW`).
-
-    The only such value of the paper-scale step is AdamW's bias correction ``1 − βᵗ`` (on ``b``),
-    a Python float in the parent class. Here the update count is also kept on the device, as a
-    float64 0-dim tensor incremented in place by every step, and the corrections
-    ``1 − β₁ᵗ``, ``√(1 − β₂ᵗ)`` and the step size ``lr / (1 − β₁ᵗ)`` are computed from it on the
-    device; the arithmetic is otherwise AdamW's (the same as the parent's up to the rounding of
-    the last operations: equal to float32 tolerance, not bit for bit). Muon (W, V) has no
-    update-dependent scalar and runs the parent's code unchanged.
-
-    The host count :attr:`t` is still incremented by :meth:`step`; a CUDA-graph replay does not
-    run Python, so whoever replays adds one to :attr:`t` per replay (:meth:`PaperStep.after_replay`);
-    :meth:`check_counter` compares the two.
+    """:class:`EnsembleOptimizer` whose step has no host value that changes between updates, so a
+    CUDA graph can capture it: AdamW's bias corrections (on ``b``) come from an update count kept
+    on the device (equal to the parent to float32 tolerance, not bit for bit); Muon runs the
+    parent's code. A replay does not run Python, so the replayer adds one to the host count
+    :attr:`t` per replay (:meth:`PaperStep.after_replay`); :meth:`check_counter` compares the two.
     """
 
     _t_dev: torch.Tensor | None = None
@@ -78,16 +68,10 @@ class CapturableOptimizer(EnsembleOptimizer):
 
 
 class PaperStep:
-    """One training update of the whole ensemble -- the one piece of code that both the eager loop
-    calls and a CUDA graph captures (:class:`CapturedStep`).
-
-    Calling it draws the next batch from the sampler's current permutations
-    (:meth:`DeviceLengthSampler.batch`), computes the per-member masked cross-entropy and its
-    gradients, zeroes the bias gradient of the bias-free members, applies the optimizer (Muon on W
-    and V, AdamW on b, the per-member decay mask) and adds the per-member loss to ``loss_sum``.
-    Every tensor it reads or writes across updates is one of :meth:`buffers` and is updated in
-    place (never re-bound), which is what replaying a captured graph needs; the epoch reshuffle
-    (:meth:`DeviceLengthSampler.reshuffle`) is done by the caller before the call.
+    """One training update of the whole ensemble (batch, masked cross-entropy, gradients, bias mask,
+    optimizer, loss sum), called by the eager loop and captured by :class:`CapturedStep`. Every
+    tensor kept across updates is one of :meth:`buffers`, updated in place (a graph replay needs
+    that); the caller does the epoch reshuffle (:meth:`DeviceLengthSampler.reshuffle`).
     """
 
     NAMES = ("W", "V", "b")
@@ -138,14 +122,10 @@ def graph_unavailable_reason(device) -> str | None:
 
 
 class CapturedStep:
-    """A :class:`PaperStep` run through one CUDA-graph capture (``torch.cuda.CUDAGraph``).
-
-    The first ``warmup`` calls run the step eagerly on a side stream (real updates: cuBLAS and the
-    optimizer's lazily created state are set up by them); the next call captures the step into a
-    graph and replays it once (capture itself executes nothing), and every later call replays it
-    and calls :meth:`PaperStep.after_replay`. The captured step reads and writes only the step's
-    :meth:`PaperStep.buffers`, so a replay is exactly the update the eager call would have made with
-    the same kernels. Raises ConfigError (one line, :func:`graph_unavailable_reason`) off CUDA.
+    """A :class:`PaperStep` run through one CUDA-graph capture: ``warmup`` eager calls on a side
+    stream (real updates that set up cuBLAS and the optimizer's state), then one capture and a
+    replay per call (each followed by :meth:`PaperStep.after_replay`). Raises ConfigError (one
+    line, :func:`graph_unavailable_reason`) off CUDA.
     """
 
     def __init__(self, step: PaperStep, warmup: int = 3):

@@ -1,12 +1,6 @@
-"""Chapter 4 (Huang & Li): what ReLU networks cannot do (Thms 4.3–4.4, our versions).
-
-Section "Claim 2 — what ReLU networks cannot do":
-
-* width lower bounds for an exact ReLU interpolant of ``X_m``: the paper's Thm 4.3
-  (:func:`relu_width_lower_bound`) and our counting-path bound (:func:`path_lower_bound`), with the
-  path itself (:func:`path_inputs`) and a network's kinks along it (:func:`path_kinks`);
-* Thm 4.4: inputs of two lengths on one ray with different labels (:func:`homogeneous_pairs`),
-  which a bias-free (positively homogeneous) ReLU network must label alike.
+"""Chapter 4: what ReLU networks cannot do (section "Claim 2 — what ReLU networks cannot do"):
+width lower bounds (Thm 4.3, :func:`relu_width_lower_bound`; our :func:`path_lower_bound` along
+:func:`path_inputs`) and Thm 4.4's same-ray pairs of two lengths (:func:`homogeneous_pairs`).
 """
 
 from __future__ import annotations
@@ -62,12 +56,9 @@ def path_kinks(net: Network, m: int) -> list[float]:
 
 
 def homogeneous_pairs(m1: int, m2: int, p: int) -> dict:
-    """Thm 4.4 (bias-free ReLU): inputs of lengths m1 and m2 on the same ray, with different labels.
-
-    With ``g = gcd(m1, m2)`` and any ``z ∈ X_g``, the inputs ``(m1/g) z ∈ X_{m1}`` and
-    ``(m2/g) z ∈ X_{m2}`` point in the same direction, so a positively homogeneous network
-    (``s(λx) = λ s(x)``) predicts the same label for both; their labels differ by
-    ``S(z)(m2 − m1)/g`` (mod p). Returns the conflicting pairs for ``z = (g−1)e_0 + e_v``.
+    """Thm 4.4 (bias-free ReLU): the inputs ``(m1/g) z`` and ``(m2/g) z`` (``g = gcd(m1, m2)``,
+    ``z = (g−1)e_0 + e_v``) lie on one ray, so a positively homogeneous network labels them alike,
+    while their labels differ (section "Claim 2"). Returns the conflicting pairs.
     """
     m1, m2, p = check_length(m1), check_length(m2), check_modulus(p)
     g = math.gcd(m1, m2)

@@ -1,13 +1,9 @@
-"""Chapter 4 (Huang & Li): how the chapter trains -- the training cells of its plan
-(:func:`lengthgen.chapters.ch4.experiments.cells`), one module-level function of its full
-configuration each (keyword arguments, plus ``device`` and ``progress``), returning a JSON-ready
-value. All training goes through the ensemble engine (:func:`lengthgen.chapters.ch4.training.fit`
-→ :func:`lengthgen.engine.train.train_ensemble`) on the requested device.
-
-* claim 2, the ReLU limits: :func:`relu_min_width`, :func:`two_lengths`;
-* claims 3–5: :func:`underparam` (B.1.1), :func:`overparam` (B.1.2), :func:`lengthgen` (B.1.3)
-  and :func:`budget_study`; claim 6: :func:`transformer_baseline` (B.1.4);
-* the protocol and its cost: :func:`sampler_comparison`, :func:`epoch_timing`.
+"""Chapter 4's training cells (:func:`lengthgen.chapters.ch4.experiments.cells`), each a function of
+its full configuration returning a JSON-ready value, trained through :func:`.training.fit`:
+claim 2 (:func:`relu_min_width`, :func:`two_lengths`), claims 3–5 (:func:`underparam`,
+:func:`overparam`, :func:`lengthgen`, :func:`budget_study`), claim 6
+(:func:`transformer_baseline`) and the protocol's cost (:func:`sampler_comparison`,
+:func:`epoch_timing`).
 """
 
 from __future__ import annotations
@@ -85,9 +81,8 @@ def relu_min_width(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) for each width; record train accuracy
-    (section "Claim 2"). One ensemble per width; its members are (length, seed) pairs (padded full batches).
-    """
+    """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) per width; one ensemble per width
+    over (length, seed); record train accuracy (section "Claim 2")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     sets = {m: _all_length_set(m, p) for m in nonempty("lengths", lengths)}
@@ -212,10 +207,8 @@ def underparam(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW, wd 0 (section "Claim 3").
-
-    One ensemble per (config, activation, width); members are (budget, seed). Training sets of
-    one seed are prefixes of each other across budgets; test sets are fixed per (seed, m).
+    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW, wd 0 (section "Claim 3"): one
+    ensemble per (config, activation, width) over (budget, seed); test sets fixed per (seed, m).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit
@@ -311,9 +304,8 @@ def overparam(
 
 
 def _tracking(every: int, seed: int, p: int, length: int, n: int):
-    """The engine's validation hook: the accuracy on ``n`` held-out inputs of ``length`` (seed
-    ``seed``'s B.1.3 test set) recorded every ``every`` updates, with no early stopping; ``None``
-    when ``every`` is not set."""
+    """The engine's validation hook: accuracy on ``n`` held-out inputs of ``length`` every ``every``
+    updates, no early stopping (``None`` when ``every`` is not set)."""
     from lengthgen.engine.train import Validation
 
     if not every:
@@ -435,11 +427,9 @@ def budget_study(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3 setting at p = 17).
-
-    One ensemble over weight decays, trained 4× longer than the length-generalization cells;
-    the engine's validation records the accuracy on a fixed bank of length ``val_length`` every
-    ``every`` updates (no early stopping; the final parameters are evaluated on every length).
+    """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
+    one ensemble over weight decays, 4× longer than the length-generalization cells, with the
+    accuracy at ``val_length`` recorded every ``every`` updates (no early stopping).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit

@@ -1,16 +1,8 @@
-"""Chapter 4 (Huang & Li): training the MLPs through the ensemble engine, on a chosen device.
-
-Section "Training: protocol and budget" (App. B.1): static per-member training sets reshuffled
-every epoch (:class:`EpochSampler`), cross-entropy ignoring padding (:func:`masked_loss`), the
-strict-uniqueness accuracy (:func:`masked_metric`), the optimizers of B.1 (:func:`b1_optimizer`),
-one ensemble per call of :func:`fit` (→ :func:`lengthgen.engine.train.train_ensemble`) and the
-evaluation of trained members (:func:`accuracy_on`).
-
-Every function that trains or evaluates takes ``device``: parameters are initialised (on CPU
-generators, so the numbers do not depend on the device) and moved there, trained there and
-evaluated there; the device is reported to the runs facility
-(:func:`lengthgen.engine.runs.note_device`) so that a stored cell's provenance names the device
-the tensors actually lived on.
+"""Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
+budget", App. B.1): :class:`EpochSampler`, :func:`masked_loss`, :func:`masked_metric`,
+:func:`b1_optimizer`, :func:`fit` and :func:`accuracy_on`. Parameters are initialised on CPU
+generators (device-independent numbers), then trained and evaluated on ``device``, which is
+reported to :func:`lengthgen.engine.runs.note_device` for the cell's provenance.
 """
 
 from __future__ import annotations
@@ -81,14 +73,9 @@ def accuracy_of(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 class EpochSampler:
-    """The engine's ``sample(step, generators, members)`` for static per-member training sets,
-    with mixed-length batches (our stored runs; :class:`LengthEpochSampler` gives the released
-    loop's single-length batches).
-
-    Member e owns a training set ``(x_e, y_e)`` of ``n_e`` examples, reshuffled at the start of
-    each of its epochs with its own generator (B.1: "reshuffle it at the start of every epoch");
-    an epoch is ``ceil(n_e / batch_size)`` mini-batches, the last one possibly short. Batches
-    are padded to ``batch_size`` with label ``-1`` (ignored by :func:`masked_loss`).
+    """The engine's ``sample(step, generators, members)`` for static per-member training sets, with
+    mixed-length batches: member e's set is reshuffled at each of its epochs by its own generator
+    (B.1) and cut into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``.
     """
 
     def __init__(
@@ -137,13 +124,9 @@ class EpochSampler:
 
 
 class LengthEpochSampler(EpochSampler):
-    """Single-length mini-batches, as in the authors' released training loop.
-
-    An epoch walks member e's training lengths in order (the order of
-    :func:`lengthgen.chapters.ch4.data.train_set`); each per-length shard is reshuffled at the
-    start of the epoch and cut into ``ceil(n_m / batch_size)`` batches, so an epoch is
-    ``Σ_m ceil(n_m / batch_size)`` updates (14 at n = 8,000 over the seven B.1.3 lengths,
-    where :class:`EpochSampler`'s mixed-length epoch is ``ceil(8000 / 1024) = 8``).
+    """Single-length mini-batches, as in the authors' released loop: an epoch walks the training
+    lengths in order, each shard reshuffled and cut into ``ceil(n_m / batch_size)`` batches
+    (:func:`updates_per_epoch`).
     """
 
     def __init__(
@@ -236,16 +219,11 @@ def fit(
     validation=None,
     sampler: str = "mixed",
 ):
-    """Train one ensemble of ``model`` on ``device`` (member e: init seed ``seeds[e]``, training set ``datasets[e]``).
-
-    Mini-batches of ``batch_size`` with per-epoch reshuffling (``sampler="mixed"``:
-    :class:`EpochSampler`, mixed-length batches; ``"by_length"``: :class:`LengthEpochSampler`,
-    single-length batches; reshuffled by a generator seeded like the member), cross-entropy on the logits (:func:`masked_loss`),
-    the optimizer of ``optim`` (an :class:`lengthgen.engine.optim.OptimConfig`), ``steps`` updates, all
-    through :func:`lengthgen.engine.train.train_ensemble` (``validation``: an optional
-    :class:`lengthgen.engine.train.Validation`, e.g. to record accuracy on a long-length bank during
-    training). The parameters are initialised on ``device`` and trained there. Returns the
-    engine's ``TrainResult`` (its parameters on the CPU).
+    """Train one ensemble of ``model`` on ``device`` (member e: init seed ``seeds[e]``, training set
+    ``datasets[e]``) through :func:`lengthgen.engine.train.train_ensemble`: ``steps`` updates of
+    ``optim`` on :func:`masked_loss`, batches by :class:`EpochSampler` (``sampler="mixed"``) or
+    :class:`LengthEpochSampler` (``"by_length"``), optional ``validation``. Returns the engine's
+    ``TrainResult`` (parameters on the CPU).
     """
     if not isinstance(model, ModularMLP):
         raise ConfigError(f"model must be a ModularMLP, got {type(model).__name__}")

@@ -25,11 +25,9 @@ def addition_sequences(tokens: torch.Tensor, p: int) -> torch.Tensor:
 
 
 class LastTokenDecoder:
-    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the ``=``).
-
-    B.1.4 initialisation: every linear and embedding weight i.i.d. N(0, 0.01²), linear biases 0,
-    LayerNorm gains 1 and biases 0. Member e draws its weights from a CPU generator seeded
-    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET`` and they are then copied to ``device``.
+    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the
+    ``=``), initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0) from generator
+    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``.
     """
 
     def __init__(
