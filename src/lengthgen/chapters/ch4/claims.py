@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lengthgen.chapters.ch4 import measures as M
 from lengthgen.chapters.ch4 import paper
+from lengthgen.chapters.ch4.claims_theory import THEORY_CLAIMS
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
 from lengthgen.chapters.ch4.paper import (
     IN_DOMAIN_LENGTHS,
@@ -476,39 +477,6 @@ CLAIMS = [
         why="a consequence of our Thm 4.4 (the ray pairs cannot all be right)",
         measure=M.union,
     ),
-    _unchecked(
-        "ch4.prop_vc",
-        "Sine networks on unbounded integer inputs can shatter infinite sets",
-        "not-attempted",
-        "a classical statement about function classes; the chapter runs no experiment on it",
-    ),
-    _unchecked(
-        "ch4.thm56",
-        "Uniform convergence for two-layer MLPs with broad activations; sample complexity Θ̃(dp)",
-        "not-attempted",
-        "a theorem about all learners with hidden constants and polylog factors; no finite experiment "
-        "tests it, and the chapter reproduces only the expressivity results' proofs",
-    ),
-    _unchecked(
-        "ch4.cor58",
-        "Any interpolating learner over constant-width sine MLPs has sample complexity Õ(p), "
-        "matching an Ω(p) lower bound for label-permutation equivariant learners",
-        "not-attempted",
-        "an asymptotic rate with unstated constants; the chapter does not sweep p to estimate it",
-    ),
-    _unchecked(
-        "ch4.thm62",
-        "Width-independent margin bound for sine MLPs under a ‖V‖_{1,∞} constraint",
-        "not-attempted",
-        "a generalization bound with unstated constants; the chapter measures normalized margins "
-        "(Figs 2–3) but does not evaluate the bound",
-    ),
-    _unchecked(
-        "ch4.thm63",
-        "The known ReLU interpolants' normalized margins decay exponentially with m",
-        "not-attempted",
-        "the paper's 'pizza' construction is not in the text we worked from and the chapter does not build it",
-    ),
     # ----- Sec. 7.1, Fig. 1: under-parameterized regime (stored B.1.1 sweep, reduced)
     _paper(
         "ch4.fig1.sine_beats_relu",
@@ -536,12 +504,6 @@ CLAIMS = [
         M.width_trend,
         protocol=UNDER,
     ),
-    _unchecked(
-        "ch4.fig9.sgd",
-        "Under-parameterized sweep at (3, 97) with vanilla SGD",
-        "not-attempted",
-        "the book runs no SGD sweep (AdamW only for this regime)",
-    ),
     # ----- Sec. 7.2, Figs 2–3: over-parameterized regime (stored B.1.2 sweep, reduced)
     _over_parameterized("ch4.fig23.margin_grows.sine"),
     _over_parameterized("ch4.fig23.margin_grows.relu", _OVER_RELU_MARGIN),
@@ -558,12 +520,6 @@ CLAIMS = [
         ),
         M.sine_vs_relu_over,
         protocol=OVER,
-    ),
-    _unchecked(
-        "ch4.sec6.relu_margins",
-        "Trained ReLU networks reach larger normalized margins at smaller widths",
-        "not-attempted",
-        "our over-parameterized sweep uses a single width",
     ),
     # ----- Sec. 7.3, Figs 4–5: length generalization (one row per claim of each sweep)
     _main("ch4.fig4.main.sine_far", _BUDGET_FAR),
@@ -594,6 +550,8 @@ CLAIMS = [
         protocol=TRANSFORMER,
         deviation=_TRANSFORMER,
     ),
+    # ----- Secs 4–6 learning theory and Fig. 9 (details page): declared in .claims_theory
+    *THEORY_CLAIMS,
 ]
 
 #: how many of the p = 53 run's last evaluations :func:`p53_history` reads (the last one is the
@@ -687,7 +645,7 @@ DETAILS = (
     "ch4.fig4.p53.relu_in_domain",
     "ch4.fig5.p53.bias_seen",
     "ch4.fig5.p53.bias_robust",
-    # the paper's learning theory and secondary experiments, not tested
+    # the paper's learning theory and Fig. 9 (.claims_theory)
     "ch4.prop_vc",
     "ch4.thm56",
     "ch4.cor58",

@@ -48,6 +48,7 @@ from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; t
     two_lengths,
     underparam,
 )
+from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
 from lengthgen.config import ConfigError, check_probability
 from lengthgen.engine.runs import Cell
 from lengthgen.store import ResultFileError, Schema
@@ -120,10 +121,25 @@ def cells(scale: str) -> list[Cell]:
         out += _lengthgen_cells("lengthgen_paper_lr_60k", block, (("sine", True),))
     if "budget_study" in P:
         out.append(_trained("budget_study", budget_study, _b13(P["budget_study"])))
+    for (
+        name,
+        fn,
+    ) in THEORY_CELLS:  # the details page's learning theory (full scale only)
+        if name in P:
+            out.append(_trained(name, fn, {**P[name], "batch_size": BATCH_SIZE}))
     if "transformer" in P:
         block = P["transformer"]
         out.append(_trained(f"transformer_m{block['m']}", transformer_baseline, block))
     return out
+
+
+#: the cells of the learning-theory section (:mod:`.theory`; Fig. 9 reuses :func:`underparam`)
+THEORY_CELLS = (
+    ("underparam_sgd", underparam),
+    ("underparam_adamw97", underparam),
+    ("margin_widths", margin_widths),
+    ("sample_needs", sample_needs),
+)
 
 
 # --------------------------------------------------------------------------- schemas of the stored kinds
@@ -267,6 +283,18 @@ SCHEMAS_BY_FUNCTION = {
         [("rows", _n(TRANSFORMER_ACTIVATIONS, kw["budgets"], kw["seeds"]))],
     ),
     train_paper_scale: _paper_scale_schema,
+    margin_widths: lambda kw: _schema(
+        "ch4 margins across widths",
+        "m p n wd rows.*.activation rows.*.width rows.*.seed rows.*.normalized_margin",
+        "rows.*.train_acc rows.*.test_acc",
+        [("rows", _n(kw.get("activations", ACTIVATIONS), kw["widths"], kw["seeds"]))],
+    ),
+    sample_needs: lambda kw: _schema(
+        "ch4 samples needed",
+        "m rows.*.p rows.*.width rows.*.n rows.*.seed",
+        "rows.*.train_acc rows.*.test_acc",
+        [("rows", _n(kw["grid"], kw["ratios"], kw["seeds"]))],
+    ),
     epoch_timing: lambda kw: _schema(
         "ch4 epoch timing", "p width n runs updates_per_epoch engine_s loop_s threads"
     ),

@@ -160,11 +160,12 @@ def union(results):
 
 
 # --------------------------------------------------------------------------- under-parameterized (Fig. 1)
-def under_cells(results):
-    """{(m, p, width, n): {activation: (mean test, SE, all seeds fit)}} of the stored B.1.1 sweep."""
-    n_test = FULL["underparam"]["n_test"]
+def under_cells(results, name="underparam"):
+    """{(m, p, width, n): {activation: (mean test, SE, all seeds fit)}} of the stored B.1.1 sweep
+    ``name`` (or Fig. 9's)."""
+    n_test = FULL[name]["n_test"]
     groups = {}
-    for r in cell(results, "underparam")["rows"]:
+    for r in cell(results, name)["rows"]:
         key = (r["m"], r["p"], r["width"], r["n"], r["activation"])
         groups.setdefault(key, []).append(r)
     out = {}
@@ -363,3 +364,66 @@ def transformer(results):
         "training-set sizes": len(sizes),
         "sine ahead of ReLU and GELU by > 2 SE": ok,
     }
+
+
+# --------------------------------------------------------------------------- Fig. 9 and the learning theory
+def sgd_sine_beats_relu(results):
+    """Fig. 9: (width, n) cells of the SGD sweep where sine is ahead of ReLU by > 2 SE (R5)."""
+    cells = under_cells(results, "underparam_sgd")
+    wins = sum(ahead(*c["sine"][:2], *c["relu"][:2]) for c in cells.values())
+    return {"cells": len(cells), "sine ahead by > 2 SE": wins}
+
+
+def sgd_versus_adamw(results, activation):
+    """Fig. 9 against the AdamW sweep at the same cells: per cell the seed-mean test accuracies
+    (SGD, AdamW) of ``activation``, with their SEs."""
+    sgd = under_cells(results, "underparam_sgd")
+    adam = under_cells(results, "underparam_adamw97")
+    return {k: (sgd[k][activation][:2], adam[k][activation][:2]) for k in sgd}
+
+
+def sgd_relu_gap(results):
+    """Fig. 9: the largest |ReLU under SGD − ReLU under AdamW| over the cells (seed means)."""
+    pairs = sgd_versus_adamw(results, "relu").values()
+    return max(abs(s[0] - a[0]) for s, a in pairs) if pairs else None
+
+
+def sgd_sine_slower(results):
+    """Fig. 9: cells where sine under AdamW is ahead of sine under SGD by > 2 SE (R5)."""
+    pairs = sgd_versus_adamw(results, "sine").values()
+    return {
+        "cells": len(pairs),
+        "AdamW ahead by > 2 SE": sum(ahead(*a, *s) for s, a in pairs),
+    }
+
+
+def relu_margins_vs_interpolant(results):
+    """Sec. 6 remark: trained ReLU widths (every seed fits) and how many have every seed's normalized
+    margin above our interpolant's at the same (m, p)."""
+    from lengthgen.chapters.ch4.theory import relu_interpolant_margins
+
+    c = cell(results, "margin_widths")
+    ours = relu_interpolant_margins(c["p"], [c["m"]])[0]["normalized"]
+    by_w = {}
+    for r in c["rows"]:
+        if r["activation"] == "relu":
+            by_w.setdefault(r["width"], []).append(r)
+    fit = {w: rs for w, rs in by_w.items() if all(r["train_acc"] == 1.0 for r in rs)}
+    above = sum(all(r["normalized_margin"] > ours for r in rs) for rs in fit.values())
+    return {"widths that fit": len(fit), "above the interpolant, every seed": above,
+            "interpolant's normalized margin": ours}  # fmt: skip
+
+
+def samples_slope(results, axis, level):
+    """Cor. 5.8 (``axis="p"``, width 16) or Thm 5.6 (``axis="width"``, p = 23): the log-log slope
+    of the samples needed for seed-mean test accuracy ``level`` (:func:`.theory.samples_needed`)
+    against p or the width; ``None`` where some point never reaches ``level``."""
+    from lengthgen.chapters.ch4.theory import loglog_slope, samples_needed
+
+    rows = cell(results, "sample_needs")["rows"]
+    grid = FULL["sample_needs"]["grid"]
+    pts = [(p, w) for p, w in grid if (w == 16 if axis == "p" else p == 23)]
+    ns = [samples_needed(rows, p, w, level) for p, w in pts]
+    if None in ns:
+        return None
+    return loglog_slope([p if axis == "p" else w for p, w in pts], ns)["slope"]

@@ -206,10 +206,11 @@ def underparam(
     batch_size: int = BATCH_SIZE,
     device="cpu",
     progress: bool = False,
+    optimizer: str = "adamw",
 ) -> dict:
-    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW, wd 0 (section "Claim 3"): one
-    ensemble per (config, activation, width) over (budget, seed); test sets fixed per (seed, m).
-    """
+    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's vanilla SGD), wd 0
+    (section "Claim 3"): one ensemble per (config, activation, width) over (budget, seed); test
+    sets fixed per (seed, m)."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     rows = []
@@ -223,7 +224,7 @@ def underparam(
                 res = fit(
                     model,
                     train,
-                    optim=b1_optimizer("adamw", lr, 0.0, act, False),
+                    optim=b1_optimizer(optimizer, lr, 0.0, act, False),
                     seeds=[s for _, s in members],
                     batch_size=batch_size,
                     desc=f"under m={m} p={p} {act} d={w}",

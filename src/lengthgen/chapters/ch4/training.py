@@ -20,7 +20,7 @@ from lengthgen.engine import train as engine
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 
-B1_OPTIMIZERS = ("adamw", "muon")
+B1_OPTIMIZERS = ("adamw", "muon", "sgd")
 
 
 def resolve_device(device) -> torch.device:
@@ -190,6 +190,10 @@ def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig
     bias is trained by AdamW without decay. ``lr`` and ``wds`` may be one value per member."""
     check_choice("optimizer", name, B1_OPTIMIZERS)
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
+    if (
+        name == "sgd"
+    ):  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
+        return OptimConfig("sgd", lr=lr, weight_decay=wds, decay=decay, momentum=0.0)
     if name == "adamw":
         return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
     return OptimConfig(

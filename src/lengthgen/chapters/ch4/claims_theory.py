@@ -1,0 +1,173 @@
+"""Chapter 4's claims on the paper's learning theory and Fig. 9 (details page, section "The
+learning theory, measured"), declared once by literal id like those of :mod:`.claims`, which
+lists them: the VC proposition and Thm 6.3 live (:mod:`.theory`), the rest on stored cells
+(:mod:`.measures`). Values of the paper from :data:`~.paper.PAPER_VALUES`.
+"""
+
+from __future__ import annotations
+
+from lengthgen.chapters.ch4 import measures as M
+from lengthgen.chapters.ch4.paper import PAPER_VALUES, protocol
+from lengthgen.chapters.ch4.rules import r5_everywhere
+from lengthgen.claims import Claim, Unchecked, reduced
+
+#: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
+SAMPLE_LEVEL = 0.9
+#: Cor. 5.8: Õ(p) with the Ω(p) lower bound is slope 1 in log p up to polylog factors; each log
+#: factor adds about 1/ln p ≈ 0.3 to a local slope at p = 11–41 (we allow two), and a 5-point fit on
+#: a √2 grid of sizes is good to about ±0.3; a learner that memorizes (∝ p³ inputs) or needs a
+#: fixed number of examples (slope 0) falls outside
+COR58_SLOPE = (0.7, 1.7)
+#: Thm 5.6: Θ̃(dp) bounds the samples any interpolating learner of width d needs by ∝ d (slope 1),
+#: plus ≈ 0.5 for log factors at d·p ≈ 200–1500
+THM56_MAX_SLOPE = 1.5
+#: Fig. 9: "closely matches" read as within the R4 band of a level stated in words
+CLOSE = 0.05
+
+_F = protocol("full")
+
+
+def _claim(id, statement, measure=None, value=None, **kw) -> Claim:
+    """A claim of the paper at ``PAPER_VALUES[id]`` (its value there, unless ``value`` gives it
+    as the number our check compares)."""
+    location, words = PAPER_VALUES[id]
+    value = words if value is None else value
+    return Claim(
+        id, location, statement=statement, paper_value=value, measure=measure, **kw
+    )
+
+
+def _under_sgd():
+    b, a = _F["underparam_sgd"], _F["underparam_adamw97"]
+    return reduced(
+        f"(m, p) = (3, 97) as the paper; widths {', '.join(map(str, b['widths']))}, n ∈ "
+        f"{{{', '.join(f'{n:,}' for n in b['budgets'])}}}, {len(b['seeds'])} seeds (paper: 3); "
+        f"{b['steps']:,} updates of SGD at the paper's lr {b['lr']:g} and of AdamW at lr "
+        f"{a['lr']:g} (paper: 1e-3), where the paper trains 3·10⁵ epochs"
+    )
+
+
+def _over_widths():
+    b = _F["margin_widths"]
+    return reduced(
+        f"(m, p) = ({b['m']}, {b['p']}), n = {b['n']}, widths "
+        f"{', '.join(map(str, b['widths']))}, Muon lr {b['lr']:g}, decay {b['wd']:g}, "
+        f"{b['steps']:,} updates, {len(b['seeds'])} seeds (paper: p ∈ {{53, 307}}, lr 1e-3, "
+        "3·10⁵ epochs)"
+    )
+
+
+def _samples():
+    b = _F["sample_needs"]
+    return reduced(
+        f"sine MLPs, m = {b['m']}, AdamW lr {b['lr']:g}, {b['steps']:,} updates, "
+        f"{len(b['seeds'])} seeds, n = p × (1 … 32 on a √2 grid), {b['n_test']:,} test inputs; "
+        "one learner (the theorems bound every interpolating one)"
+    )
+
+
+THEORY_CLAIMS = [
+    _claim(
+        "ch4.prop_vc",
+        "sgn(sin(a·x)), a > 0, on the integers 1, 2, 4, …, 2^(N−1): how many of the 2^N labellings "
+        "our a (binary digit i of a/π set where the label is −1) realizes, for N = 1 … 10, "
+        "checked in exact rational arithmetic",
+        source="live",
+        check="equal",
+        why="a set is shattered only if every labelling is realized; the proposition (VCdim = ∞) "
+        "needs this at every N, so one missed labelling falsifies our construction",
+        value=[2**n for n in range(1, 11)],
+    ),
+    _claim(
+        "ch4.thm63",
+        "Normalized margin γ/(‖W‖_F ‖V‖_2) of the one exact ReLU interpolant we have (ours, "
+        "section on the ReLU width bound; the paper's App. H construction is not in our text), at "
+        "p = 3 and p = 5, m = 8 … 256 doubling: the log-log slope over the last doubling of m "
+        "divided by that over the one before (2 for decay ∝ e^(−cm), 1 for a power of m)",
+        source="live",
+        check="value",
+        tolerance=0.5,
+        why="exponential decay doubles the log-log slope with each doubling of m; ±0.5 keeps a "
+        "power law (1) and e^(−c√m) (1.41) outside",
+        value=[2.0, 2.0],
+    ),
+    _claim(
+        "ch4.sec6.relu_margins",
+        "Over-parameterized ReLU MLPs trained with Muon at widths 8–256: at every width where "
+        "every seed fits its training set, every seed's normalized 0.5 % margin "
+        "γ/(‖W‖_F ‖V‖_2) exceeds that of our exact ReLU interpolant at the same (m, p) "
+        "(width 8); at least two widths fit",
+        M.relu_margins_vs_interpolant,
+        check="direction",
+        holds=lambda v: (
+            v["widths that fit"] >= 2
+            and v["above the interpolant, every seed"] == v["widths that fit"]
+        ),
+        why="R5: an order stated in words; every seed must agree",
+        protocol=_over_widths(),
+    ),
+    _claim(
+        "ch4.fig9.sgd",
+        "Under-parameterized (3, 97) with vanilla SGD: in every (width, n) cell the sine MLP's "
+        "seed-mean test accuracy exceeds the ReLU MLP's by more than 2 SE",
+        M.sgd_sine_beats_relu,
+        protocol=_under_sgd(),
+        **r5_everywhere("cells", "sine ahead by > 2 SE"),
+    ),
+    Claim(
+        "ch4.fig9.sgd.relu_matches",
+        PAPER_VALUES["ch4.fig9.sgd"][0],
+        statement="The same cells: largest |ReLU test accuracy under SGD − under AdamW| (seed means)",
+        paper_value="ReLU under SGD closely matches ReLU under AdamW",
+        check="interval",
+        interval=(0.0, CLOSE),
+        why="R4: 'closely matches' stated in words, read as within ±0.05",
+        measure=M.sgd_relu_gap,
+        protocol=_under_sgd(),
+    ),
+    Claim(
+        "ch4.fig9.sgd.sine_slower",
+        PAPER_VALUES["ch4.fig9.sgd"][0],
+        statement="The same cells: the sine MLP under AdamW is ahead of the sine MLP under SGD by "
+        "more than 2 SE in every cell",
+        paper_value="sine under SGD never reaches the test accuracy of sine under AdamW",
+        measure=M.sgd_sine_slower,
+        protocol=_under_sgd(),
+        **r5_everywhere("cells", "AdamW ahead by > 2 SE"),
+    ),
+    _claim(
+        "ch4.cor58",
+        f"Sine MLPs of constant width 16, p ∈ {{11, 17, 23, 31, 41}}: least-squares slope of log "
+        f"(training-set size at which the seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) "
+        "on log p",
+        lambda r: M.samples_slope(r, "p", SAMPLE_LEVEL),
+        check="interval",
+        interval=COR58_SLOPE,
+        why="Õ(p) and the Ω(p) bound give slope 1 up to log factors (≈ 0.3 each at these p; two "
+        "allowed) and fit error (≈ ±0.3); memorizing or a fixed need fall outside",
+        protocol=_samples(),
+    ),
+    _claim(
+        "ch4.thm56",
+        f"Sine MLPs at p = 23, widths 8, 16, 32, 64: least-squares slope of log (training-set size "
+        f"at which the seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) on log width is at "
+        f"most {THM56_MAX_SLOPE:g} (an upper bound: a learner may need fewer)",
+        lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),
+        check="predicate",
+        holds=lambda v: v is not None and v <= THM56_MAX_SLOPE,
+        why="Θ̃(dp) bounds what every interpolating learner of width d needs by ∝ d up to logs "
+        "(slope 1, +0.5 for log factors); it does not say a learner needs more as d grows",
+        protocol=_samples(),
+    ),
+    Unchecked(
+        "ch4.thm62",
+        PAPER_VALUES["ch4.thm62"][0],
+        "Width-independent margin bound for sine MLPs under a ‖V‖_{1,∞} constraint",
+        PAPER_VALUES["ch4.thm62"][1],
+        "not-attempted",
+        "the bound's constants and log factors (Thm 6.2's statement, App. I) are missing from the "
+        "text we worked from, and without them no finite value of the bound exists to compare "
+        "with a test error; with them, the stored margins at widths 8–256 (cell margin_widths, "
+        "shown in this section) would evaluate it at every width in seconds",
+    ),
+]

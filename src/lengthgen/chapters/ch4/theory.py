@@ -1,0 +1,235 @@
+"""Chapter 4's learning theory, measured (details page, section "The learning theory, measured"):
+the shattering construction of the VC proposition of Sec. 4 in exact arithmetic
+(:func:`shattered_labellings`), the normalized margins of our ReLU interpolant against m (Thm 6.3,
+:func:`relu_interpolant_margins`), and two training cells: trained normalized margins across
+widths (Sec. 6 remark, :func:`margin_widths`) and the samples a constant-width sine MLP needs
+as p and the width grow (Cor. 5.8, Thm 5.6, :func:`sample_needs`, :func:`samples_needed`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import torch
+
+from lengthgen.chapters.ch4 import experiments_cell
+from lengthgen.chapters.ch4.constructions import construct_relu
+from lengthgen.chapters.ch4.data import check_length, check_modulus, nonempty
+from lengthgen.chapters.ch4.data import test_set, train_set
+from lengthgen.chapters.ch4.margins import layer_norm_product, margins, train_margins
+from lengthgen.chapters.ch4.model import ModularMLP, check_activation
+from lengthgen.chapters.ch4.paper import BATCH_SIZE
+from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
+from lengthgen.chapters.ch4.training import resolve_device
+from lengthgen.config import ConfigError, check_positive_int, check_seeds
+
+
+# --------------------------------------------------------------------------- the VC proposition (Sec. 4)
+def shatter_frequency(labels) -> Fraction:
+    """a/π such that ``sgn(sin(a·2^i)) = labels[i]`` (labels ±1, i = 0 … N−1): binary digit i of
+    a/π is 1 where the label is −1, plus 2^−N so no point lands on a zero of the sine."""
+    labels = list(labels)
+    if not labels or any(y not in (-1, 1) for y in labels):
+        raise ConfigError(f"labels must be a non-empty list of ±1, got {labels!r}")
+    return sum(
+        (Fraction(1, 2**i) for i, y in enumerate(labels) if y == -1), Fraction(0)
+    ) + Fraction(1, 2 ** len(labels))
+
+
+def sign_sin_pi(t: Fraction) -> int:
+    """``sgn(sin(π t))`` for a rational t, exactly: +1 on (0, 1) mod 2, −1 on (1, 2), 0 at integers."""
+    r = Fraction(t) % 2
+    return 0 if r.denominator == 1 else (1 if r < 1 else -1)
+
+
+def shattered_labellings(n: int) -> int:
+    """How many of the 2^n labellings of the integers 1, 2, 4, …, 2^(n−1) the frequency
+    :func:`shatter_frequency` realizes, checked exactly (a/π rational, so sin(a x) = sin(π t))."""
+    n = check_positive_int("n", n)
+    xs = [2**i for i in range(n)]
+    return sum(
+        all(sign_sin_pi(shatter_frequency(ys) * x) == y for x, y in zip(xs, ys))
+        for ys in itertools.product((-1, 1), repeat=n)
+    )
+
+
+# --------------------------------------------------------------------------- Thm 6.3: margins against m
+def sum_representatives(m: int, p: int) -> torch.Tensor:
+    """One count vector of X_m for each token sum S = 0 … m(p−1) ([m(p−1)+1, p]): as many tokens
+    p−1 as fit, one token S mod (p−1), the rest zeros."""
+    m, p = check_length(m), check_modulus(p)
+    S = torch.arange(m * (p - 1) + 1)
+    x = torch.zeros(len(S), p, dtype=torch.long)
+    q, r = S // (p - 1), S % (p - 1)
+    x[:, p - 1] += q
+    x[torch.arange(len(S)), r] += (r > 0).long()
+    x[:, 0] += m - x.sum(1)
+    return x
+
+
+def relu_interpolant_margins(p: int, ms) -> list[dict]:
+    """Per m: width, margin on all of X_m, ``‖W‖_F ‖V‖_2`` and the normalized margin of our ReLU
+    interpolant (:func:`~.constructions.construct_relu`). Its hidden units read only m and the
+    token sum S, so one input per S (:func:`sum_representatives`) gives the margin over X_m."""
+    out = []
+    for m in nonempty("ms", ms):
+        net, x = construct_relu(m, p), sum_representatives(m, p)
+        y = (x * torch.arange(p)).sum(1) % p
+        gam = float(margins(net.scores(x), y).min())
+        norm = float(layer_norm_product({"W": net.W, "V": net.V}, "relu"))
+        out.append(
+            {"m": m, "width": net.width, "margin": gam, "norm": norm}
+            | {"normalized": gam / norm}
+        )
+    return out
+
+
+def slope_growth(rows) -> float:
+    """The test of exponential decay: the local slope of log γ̄ against log m over the last doubling
+    of m divided by that over the one before. γ̄ ∝ e^(−cm) doubles its log-log slope with each
+    doubling of m (ratio → 2); a power law m^(−k) keeps it (ratio → 1). Needs m doubling."""
+    ms = [r["m"] for r in rows]
+    if len(ms) < 3 or any(b != 2 * a for a, b in zip(ms, ms[1:])):
+        raise ConfigError(
+            f"slope_growth needs ≥ 3 lengths, each twice the last; got {ms}"
+        )
+    g = [math.log2(r["normalized"]) for r in rows[-3:]]
+    return (g[2] - g[1]) / (g[1] - g[0])
+
+
+# --------------------------------------------------------------------------- training cells
+@experiments_cell
+def margin_widths(
+    *,
+    m: int,
+    p: int,
+    n: int,
+    widths,
+    wd: float,
+    steps: int,
+    lr: float,
+    seeds,
+    n_test: int,
+    activations=("relu", "sine"),
+    batch_size: int = BATCH_SIZE,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """B.1.2 at several widths (Sec. 6 remark): Muon at one weight decay, one ensemble per
+    (activation, width) over seeds; train/test accuracy and the normalized 0.5 % margin."""
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    train = [train_set(s, p, (m,), n) for s in seeds]
+    tests = [test_set(s, p, m, n_test) for s in seeds]
+    rows = []
+    for act, w in itertools.product(activations, nonempty("widths", widths)):
+        model = ModularMLP(p, w, check_activation(act))
+        opt = b1_optimizer("muon", lr, wd, act, False)
+        res = fit(
+            model,
+            train,
+            optim=opt,
+            seeds=seeds,
+            batch_size=batch_size,
+            steps=steps,
+            progress=progress,
+            device=dev,
+            desc=f"{act} d={w}",
+        )
+        P = res.final_params
+        tr, te = (accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
+        mg = train_margins(model, P, train, device=dev)
+        for i, s in enumerate(seeds):
+            rows.append(
+                {
+                    "activation": act,
+                    "width": w,
+                    "seed": s,
+                    "train_acc": tr[i],
+                    "test_acc": te[i],
+                    "normalized_margin": mg["normalized"][i],
+                }
+            )
+    return {"rows": rows, "m": m, "p": p, "n": n, "wd": wd}
+
+
+@experiments_cell
+def sample_needs(
+    *,
+    m: int,
+    grid,
+    ratios,
+    steps: int,
+    lr: float,
+    seeds,
+    n_test: int,
+    batch_size: int = BATCH_SIZE,
+    device="cpu",
+    progress: bool = False,
+) -> dict:
+    """Cor. 5.8 / Thm 5.6: sine MLPs (AdamW, no decay) for each (p, width) of ``grid``, trained
+    on n = round(ratio·p) examples of length m for each ratio and seed (one ensemble per pair);
+    train and test accuracy per member (test: ``n_test`` fresh inputs per seed)."""
+    seeds, dev = check_seeds(seeds), resolve_device(device)
+    rows = []
+    for p, w in nonempty("grid", grid):
+        members = [
+            (max(1, round(r * p)), s) for r in nonempty("ratios", ratios) for s in seeds
+        ]
+        train = [train_set(s, p, (m,), n) for n, s in members]
+        tests = [test_set(s, p, m, n_test) for _, s in members]
+        model = ModularMLP(p, w, "sine")
+        res = fit(
+            model,
+            train,
+            optim=b1_optimizer("adamw", lr, 0.0, "sine", False),
+            seeds=[s for _, s in members],
+            batch_size=batch_size,
+            steps=steps,
+            progress=progress,
+            device=dev,
+            desc=f"samples p={p} d={w}",
+        )
+        P = res.final_params
+        tr, te = (accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
+        rows += [
+            {"p": p, "width": w, "n": n, "seed": s, "train_acc": a, "test_acc": b}
+            for (n, s), a, b in zip(members, tr, te)
+        ]
+    return {"rows": rows, "m": m}
+
+
+# --------------------------------------------------------------------------- reading the sample sweep
+def samples_needed(rows, p: int, width: int, level: float) -> float | None:
+    """The training-set size at which the seed-mean test accuracy of (p, width) first reaches
+    ``level``, interpolated linearly in log n between the two grid sizes around the crossing
+    (``None`` if it never does; the smallest size if it already does there)."""
+    sel = [r for r in rows if r["p"] == p and r["width"] == width]
+    ns = sorted({r["n"] for r in sel})
+    acc = [np.mean([r["test_acc"] for r in sel if r["n"] == n]) for n in ns]
+    for i, a in enumerate(acc):
+        if a >= level:
+            if i == 0:
+                return float(ns[0])
+            t = (level - acc[i - 1]) / (a - acc[i - 1])
+            return float(math.exp((1 - t) * math.log(ns[i - 1]) + t * math.log(ns[i])))
+    return None
+
+
+def loglog_slope(xs, ys) -> dict:
+    """Least-squares slope of log y on log x, its standard error and 95 % interval (Student t)."""
+    from scipy.stats import linregress, t
+
+    if len(xs) < 3 or len(xs) != len(ys):
+        raise ConfigError(
+            f"a slope needs ≥ 3 (x, y) pairs, got {len(xs)} x and {len(ys)} y"
+        )
+    fit_ = linregress(np.log(xs), np.log(ys))
+    h = float(t.ppf(0.975, len(xs) - 2)) * fit_.stderr
+    return {
+        "slope": float(fit_.slope),
+        "SE": float(fit_.stderr),
+        "95% interval": [float(fit_.slope - h), float(fit_.slope + h)],
+    }
