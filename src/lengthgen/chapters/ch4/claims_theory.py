@@ -61,7 +61,7 @@ def _samples():
     b = _F["sample_needs"]
     return reduced(
         f"sine MLPs, m = {b['m']}, AdamW lr {b['lr']:g}, {b['steps']:,} updates, "
-        f"{len(b['seeds'])} seeds, n = p × (1 … 32 on a √2 grid), {b['n_test']:,} test inputs; "
+        f"{len(b['seeds'])} seeds, n = p × (1 … 16 on a √2 grid), {b['n_test']:,} test inputs; "
         "one learner (the theorems bound every interpolating one)"
     )
 
@@ -149,7 +149,7 @@ THEORY_CLAIMS = [
     ),
     _claim(
         "ch4.thm56",
-        f"Sine MLPs at p = 23, widths 8, 16, 32, 64: least-squares slope of log (training-set size "
+        f"Sine MLPs at p = 23, widths 8, 16, 32: least-squares slope of log (training-set size "
         f"at which the seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) on log width is at "
         f"most {THM56_MAX_SLOPE:g} (an upper bound: a learner may need fewer)",
         lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),

@@ -135,10 +135,10 @@ def cells(scale: str) -> list[Cell]:
 
 #: the cells of the learning-theory section (:mod:`.theory`; Fig. 9 reuses :func:`underparam`)
 THEORY_CELLS = (
-    ("underparam_sgd", underparam),
-    ("underparam_adamw97", underparam),
     ("margin_widths", margin_widths),
     ("sample_needs", sample_needs),
+    ("underparam_sgd", underparam),
+    ("underparam_adamw97", underparam),
 )
 
 
