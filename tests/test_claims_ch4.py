@@ -197,10 +197,12 @@ def test_self_checks_and_unchecked_coverage():
         assert by[cid].group == "self-check"
     for cid in ("ch4.thm43", "ch4.thm44"):
         assert isinstance(by[cid], Unchecked) and by[cid].status == "not-reproducible"
-    assert (
-        sum(isinstance(c, Unchecked) and c.status == "not-attempted" for c in C4.CLAIMS)
-        >= 5
-    )
+    # every claim of the paper is attempted but Thm 6.2's bound (its constants are not in our text)
+    assert {
+        c.id
+        for c in C4.CLAIMS
+        if isinstance(c, Unchecked) and c.status == "not-attempted"
+    } == {"ch4.thm62"}
     # the paper's values live in paper.py, one entry per paper claim (with its location)
     from lengthgen.chapters.ch4.paper import PAPER_VALUES
 
@@ -210,6 +212,8 @@ def test_self_checks_and_unchecked_coverage():
                 v[1] == c.paper_value
                 or c.paper_value
                 in (M4.nobias_exhaustive_paper(), M4.nobias_long_paper())
+                # the proposition's and Thm 6.3's words as the numbers our check compares
+                or c.id in ("ch4.prop_vc", "ch4.thm63")
                 for v in PAPER_VALUES.values()
             ), c.id
 

@@ -123,23 +123,19 @@ THEORY_CLAIMS = [
         protocol=_under_sgd(),
         **r5_everywhere("cells", "sine ahead by > 2 SE"),
     ),
-    Claim(
+    _claim(
         "ch4.fig9.sgd.relu_matches",
-        PAPER_VALUES["ch4.fig9.sgd"][0],
         statement="The same cells: largest |ReLU test accuracy under SGD − under AdamW| (seed means)",
-        paper_value="ReLU under SGD closely matches ReLU under AdamW",
         check="interval",
         interval=(0.0, CLOSE),
         why="R4: 'closely matches' stated in words, read as within ±0.05",
         measure=M.sgd_relu_gap,
         protocol=_under_sgd(),
     ),
-    Claim(
+    _claim(
         "ch4.fig9.sgd.sine_slower",
-        PAPER_VALUES["ch4.fig9.sgd"][0],
         statement="The same cells: the sine MLP under AdamW is ahead of the sine MLP under SGD by "
         "more than 2 SE in every cell",
-        paper_value="sine under SGD never reaches the test accuracy of sine under AdamW",
         measure=M.sgd_sine_slower,
         protocol=_under_sgd(),
         **r5_everywhere("cells", "AdamW ahead by > 2 SE"),

@@ -397,6 +397,14 @@ PAPER_VALUES = {
         "App. B.2, paper Fig. 9",
         "with SGD at (3, 97) sine still beats ReLU; sine generalizes more slowly",
     ),
+    "ch4.fig9.sgd.relu_matches": (
+        "App. B.2, paper Fig. 9",
+        "ReLU under SGD closely matches ReLU under AdamW",
+    ),
+    "ch4.fig9.sgd.sine_slower": (
+        "App. B.2, paper Fig. 9",
+        "sine under SGD never reaches the test accuracy of sine under AdamW",
+    ),
     "ch4.sec6.relu_margins": (
         "Sec. 6 remark, paper Figs 3, 11, 13",
         "trained ReLU networks reach larger margins at smaller widths",
