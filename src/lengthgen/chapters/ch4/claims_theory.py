@@ -69,7 +69,7 @@ def _samples():
     b = _F["sample_needs"]
     return reduced(
         f"sine MLPs, m = {b['m']}, AdamW lr {b['lr']:g}, {b['steps']:,} updates, "
-        f"{len(b['seeds'])} seeds, n = p × (1 … 16 on a √2 grid), {b['n_test']:,} test inputs; "
+        f"{len(b['seeds'])} seeds, n = p × (4 … 128 on a √2 grid), {b['n_test']:,} test inputs; "
         "one learner (the theorems bound every interpolating one)"
     )
 
