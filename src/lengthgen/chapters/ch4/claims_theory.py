@@ -26,6 +26,14 @@ CLOSE = 0.05
 
 _F = protocol("full")
 
+_SGD_BUDGET = Deviation(
+    "reduced budget",
+    "after 2,000 updates of plain SGD at lr 0.1 from weights of scale 0.01 neither network has "
+    "begun to fit its training set (train accuracy below 0.1 at p = 97), so both test accuracies "
+    "sit at chance and no order between them can show; the paper trains 3·10⁵ epochs, 0.6M–2.4M "
+    "updates at these n",
+)
+
 _THM63_OURS = Deviation(
     "construction missing from the text",
     "our interpolant's margin is 1/2 at every m while ‖W‖_F and ‖V‖_2 each grow like √m (about "
@@ -121,6 +129,7 @@ THEORY_CLAIMS = [
         "seed-mean test accuracy exceeds the ReLU MLP's by more than 2 SE",
         M.sgd_sine_beats_relu,
         protocol=_under_sgd(),
+        deviation=_SGD_BUDGET,
         **r5_everywhere("cells", "sine ahead by > 2 SE"),
     ),
     _claim(
