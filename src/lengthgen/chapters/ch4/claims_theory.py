@@ -14,8 +14,8 @@ from lengthgen.claims import Claim, Deviation, Unchecked, reduced
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
 #: Cor. 5.8: Õ(p) with the Ω(p) lower bound is slope 1 in log p up to polylog factors; each log
-#: factor adds about 1/ln p ≈ 0.3 to a local slope at p = 11–41 (we allow two), and a 5-point fit on
-#: a √2 grid of sizes is good to about ±0.3; a learner that memorizes (∝ p³ inputs) or needs a
+#: factor adds about 1/ln p ≈ 0.3 to a local slope at p = 11–41 (we allow two), and a 5-point fit of
+#: sizes interpolated on a doubling grid is good to about ±0.3; a learner that memorizes (∝ p³ inputs) or needs a
 #: fixed number of examples (slope 0) falls outside
 COR58_SLOPE = (0.7, 1.7)
 #: Thm 5.6: Θ̃(dp) bounds the samples any interpolating learner of width d needs by ∝ d (slope 1),
@@ -77,7 +77,7 @@ def _samples():
     b = _F["sample_needs"]
     return reduced(
         f"sine MLPs, m = {b['m']}, AdamW lr {b['lr']:g}, {b['steps']:,} updates, "
-        f"{len(b['seeds'])} seeds, n = p × (4 … 128 on a √2 grid), {b['n_test']:,} test inputs; "
+        f"{len(b['seeds'])} seeds, n = p × (4, 8, …, 128), {b['n_test']:,} test inputs; "
         "one learner (the theorems bound every interpolating one)"
     )
 
