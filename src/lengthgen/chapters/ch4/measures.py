@@ -22,6 +22,11 @@ from lengthgen.chapters.ch4.experiments import (
 )
 from lengthgen.chapters.ch4.paper import OOD_LENGTHS
 from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound
+from lengthgen.chapters.ch4.theory import (
+    loglog_slope,
+    relu_interpolant_margins,
+    samples_needed,
+)
 from lengthgen.chapters.ch4.rules import (
     FAR_FROM,
     MODERATE_WD,
@@ -400,8 +405,6 @@ def sgd_sine_slower(results):
 def relu_margins_vs_interpolant(results):
     """Sec. 6 remark: trained ReLU widths (every seed fits) and how many have every seed's normalized
     margin above our interpolant's at the same (m, p)."""
-    from lengthgen.chapters.ch4.theory import relu_interpolant_margins
-
     c = cell(results, "margin_widths")
     ours = relu_interpolant_margins(c["p"], [c["m"]])[0]["normalized"]
     by_w = {}
@@ -418,8 +421,6 @@ def samples_slope(results, axis, level):
     """Cor. 5.8 (``axis="p"``, width 16) or Thm 5.6 (``axis="width"``, p = 23): the log-log slope
     of the samples needed for seed-mean test accuracy ``level`` (:func:`.theory.samples_needed`)
     against p or the width; ``None`` where some point never reaches ``level``."""
-    from lengthgen.chapters.ch4.theory import loglog_slope, samples_needed
-
     rows = cell(results, "sample_needs")["rows"]
     grid = FULL["sample_needs"]["grid"]
     pts = [(p, w) for p, w in grid if (w == 16 if axis == "p" else p == 23)]
