@@ -9,7 +9,7 @@ from __future__ import annotations
 from lengthgen.chapters.ch4 import measures as M
 from lengthgen.chapters.ch4.paper import PAPER_VALUES, protocol
 from lengthgen.chapters.ch4.rules import r5_everywhere
-from lengthgen.claims import Claim, Deviation, Unchecked, reduced
+from lengthgen.claims import Claim, Deviation, Unchecked, modified, reduced
 
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
@@ -106,6 +106,9 @@ THEORY_CLAIMS = [
         why="exponential decay doubles the log-log slope with each doubling of m; ±0.5 keeps a "
         "power law (1) and e^(−c√m) (1.41) outside",
         deviation=_THM63_OURS,
+        protocol=modified(
+            "our exact ReLU interpolant in place of the paper's App. H one"
+        ),
         value=[2.0, 2.0],
     ),
     _claim(
