@@ -85,6 +85,15 @@ _PAPER_LR = {
     "track_length": 201,
     "n_track": 1000,
 }
+#: Fig. 9 (App. B.2) at (3, 97): vanilla SGD at the paper's lr 0.1, AdamW at our B.1.1 lr
+_FIG9 = {
+    "configs": ((3, 97),),
+    "widths": (16,),
+    "budgets": (2000, 8000),
+    "steps": 2000,
+    "seeds": (1337, 1338),
+    "n_test": 10_000,
+}
 _FULL_PROTOCOL = {
     "relu_width": {
         "p": 3,
@@ -145,27 +154,8 @@ _FULL_PROTOCOL = {
         "track_every": 2000,
         "track_length": 811,
     },
-    # Fig. 9 (App. B.2): (3, 97), vanilla SGD at the paper's lr 0.1, and AdamW at our B.1.1 lr
-    "underparam_sgd": {
-        "configs": ((3, 97),),
-        "widths": (16,),
-        "budgets": (2000, 8000),
-        "steps": 2000,
-        "lr": 0.1,
-        "seeds": (1337, 1338),
-        "n_test": 10_000,
-        "optimizer": "sgd",
-    },
-    "underparam_adamw97": {
-        "configs": ((3, 97),),
-        "widths": (16,),
-        "budgets": (2000, 8000),
-        "steps": 2000,
-        "lr": 1e-2,
-        "seeds": (1337, 1338),
-        "n_test": 10_000,
-        "optimizer": "adamw",
-    },
+    "underparam_sgd": {**_FIG9, "lr": 0.1, "optimizer": "sgd"},
+    "underparam_adamw97": {**_FIG9, "lr": 1e-2, "optimizer": "adamw"},
     # Sec. 6 remark and Thm 6.2: the over-parameterized setting of "overparam" at several widths
     "margin_widths": {
         "m": 4,
@@ -182,15 +172,7 @@ _FULL_PROTOCOL = {
     # 4–128 doubling (a first run with ratios 1–16 reached test accuracy 0.9 at no (p, width))
     "sample_needs": {
         "m": 3,
-        "grid": (
-            (11, 16),
-            (17, 16),
-            (23, 16),
-            (31, 16),
-            (41, 16),
-            (23, 8),
-            (23, 32),
-        ),
+        "grid": tuple((p, 16) for p in (11, 17, 23, 31, 41)) + ((23, 8), (23, 32)),
         "ratios": (4, 8, 16, 32, 64, 128),
         "steps": 1500,
         "lr": 1e-2,
