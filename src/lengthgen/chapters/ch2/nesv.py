@@ -146,19 +146,15 @@ def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
     WK[0, 1], WK[0, 2], WK[0, 3] = lam / (bn * q1), a[0] / (bn * q1), a[1] / (bn * q1)
     WV = torch.zeros(2, 4, dtype=DT)
     WV[0, 1], WV[0, 2], WV[0, 3] = 1.0, xi[0], xi[1]
-    W1, b1, W2 = (
-        torch.zeros(H, 2, dtype=DT),
-        -torch.ones(H, dtype=DT),
-        torch.zeros(2, H, dtype=DT),
-    )
+    W1, W2 = torch.zeros(H, 2, dtype=DT), torch.zeros(2, H, dtype=DT)
+    b1 = -torch.ones(H, dtype=DT)  # every unit but the first is off
     W1[0, 0], b1[0], W2[1, 0] = 1.0, 1.0, 1.0
     j = torch.arange(1, n + 1, dtype=DT)
     pj = torch.stack([torch.sin(j), torch.cos(j)], -1)
     w = torch.softmax(pj @ a, 0)
     G = math.exp(lam)
-    c_star = -G / (1 + G) - float(
-        xi @ (w @ pj)
-    )  # eq. 137 with ℓ_σ = e₁, v₀ = 0, v₁ = e₁
+    # eq. 137 with ℓ_σ = e₁, v₀ = 0, v₁ = e₁ and μ = Σ_j P_j p_j / T
+    c_star = -G / (1 + G) - float(xi @ (w @ pj))
     return dict(
         W_Q=torch.zeros(2, 4, dtype=DT), b_Q=torch.tensor([q1, 0.0], dtype=DT),
         W_K=WK, b_K=torch.zeros(2, dtype=DT), W_V=WV, b_V=torch.zeros(2, dtype=DT),
@@ -219,24 +215,37 @@ def eq87_bound(n: int, h: int = H) -> float:
     return 16 * h * math.atanh(1 / n) / math.log(n)
 
 
+def _majority_fiber(P: dict, n: int) -> torch.Tensor:
+    """The exact b₂,₁ fiber of A_gen on Majority over the n + 1 count levels; the levels
+    0, m, m+1, n first, as their fiber contains the full one (most points are then done)."""
+    y = (torch.arange(n + 1) >= (n + 1) // 2).long()
+    c, b20 = P["b2"][:, 1] - P["b2"][:, 0], P["b2"][:, 0]
+    t = torch.tensor([0, n // 2, n // 2 + 1, n], dtype=DT)
+    rho = torch.sigmoid(
+        torch.log(t) - torch.log(n - t) + math.log(n) * vo.score_contrast(P)[:, None]
+    )
+    v0, v1 = P["W_V"][:, :, 0] + P["b_V"], P["W_V"][:, :, 1] + P["b_V"]
+    A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
+    phi = fiber_of(vo._head_diff(P, A) - c[:, None], y[t.long()], b20, 1.0)
+    keep = phi > 0
+    Q = {k: v[keep] for k, v in P.items()}
+    if keep.any():
+        Hw = count_level_outputs(Q, n) - (Q["b2"][:, 1] - Q["b2"][:, 0])[:, None]
+        phi[keep] = fiber_of(Hw, y, Q["b2"][:, 0], 1.0)
+    return phi
+
+
 def whole_box_majority(M: int = 20000, seed: int = 70, ns=WHOLE_NS) -> dict:
     """Majority under A_gen(8) over the whole box B = 1: the exact fiber of b₂,₁ over the n + 1
     count levels (all strings) averaged over M points, its 95 % interval and eq. 87's bound."""
     P = _box("gen", M, seed)
-    rows = {}
-    for n in ns:
-        y = (torch.arange(n + 1) >= (n + 1) // 2).long()
-        phi = []
-        for a in range(0, M, 2000):
-            Q = {k: v[a : a + 2000] for k, v in P.items()}
-            f = count_level_outputs(Q, n)
-            Hw = f - (Q["b2"][:, 1] - Q["b2"][:, 0])[:, None]
-            phi.append(fiber_of(Hw, y, Q["b2"][:, 0], 1.0))
-        rows[str(n)] = {
-            **box_estimate(torch.cat(phi), seed + n),
+    return {
+        str(n): {
+            **box_estimate(_majority_fiber(P, n), seed + n),
             "bound": eq87_bound(n),
         }
-    return rows
+        for n in ns
+    }
 
 
 # --------------------------------------------------------------------------- the claims
