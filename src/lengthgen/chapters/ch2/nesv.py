@@ -1,14 +1,8 @@
-"""Zero and whole-box volumes of chapter 2 (details page, "Volumes the chapter's scans do not
-reach"): the paper's Table 1 zeros (First and Index under A_gen and A_sin, Parity under A_pos,
-A_norm and A_sin), Majority under A_sin (Thm. 9, Lemma 10) and what the whole-box bounds predict
-for a finite computation, each claim next to its measurement.
-
-The common tool is the output-bias fiber: with every parameter fixed but b₂,₁, exactness on a set
-of inputs asks b₂,₁ − b₂,₀ to exceed −H(w) on the label-1 inputs and stay below −H(w) on the
-label-0 ones (H: the logit difference without the output biases), an interval computed exactly
-(:func:`bias_fiber`). Averaged over points drawn from the whole box [−B, B]^D it is the NESV when
-the inputs are all strings, an upper bound on it when they are a subset.
-"""
+"""Chapter 2's volumes beyond the scans (details page, "Volumes the scans do not reach"): paper
+Table 1's zeros, Majority under A_sin (Thm. 9, Lemma 10) and the whole-box bound of eq. 87, each
+claim beside its measurement. The tool is the output-bias fiber (:func:`bias_fiber`): the exact
+interval of b₂,₁ that makes a point correct on a set of inputs; its mean over the whole box is
+the NESV (all inputs) or an upper bound on it (a subset)."""
 
 from __future__ import annotations
 
@@ -60,10 +54,6 @@ def box_estimate(phi: torch.Tensor, seed: int) -> dict:
     return {"mean": float(phi.mean()), "hits": k, "lo": lo, "hi": hi}
 
 
-def _box(variant, M, seed, B=1.0):
-    return vo.uniform_box(variant, H, B, M, seed)
-
-
 # --------------------------------------------------------------------------- Table 1's zeros
 #: lengths at which p_n = (sin n, cos n) nearly returns to p₁ (n − 1 ≈ 6, 44, 710 ≈ 2π·1, 7, 113)
 RETURNS = (7, 45, 711)
@@ -76,12 +66,11 @@ def positional_zero(M: int = 2000, seed: int = 80) -> dict:
     gap, tried = 0.0, 0
     for i, n in enumerate((2, 3, 8, 64, 511)):
         e1, en = (
-            torch.zeros(1, n, dtype=torch.long),
-            torch.zeros(1, n, dtype=torch.long),
+            torch.eye(n, dtype=torch.long)[[0]],
+            torch.eye(n, dtype=torch.long)[[-1]],
         )
-        e1[0, 0], en[0, -1] = 1, 1
         for variant, task in (("gen", "first"), ("gen", "index"), ("sin", "index")):
-            P = _box(variant, M, seed + i)
+            P = vo.uniform_box(variant, H, 1.0, M, seed + i)
             if task == "first":  # same count of ones, labels 1 and 0
                 x = torch.cat([encode(e1, fixed=0), encode(en, fixed=0)])
             else:  # the same string queried at k = 1 (label 1) and k = 2 (label 0)
@@ -95,7 +84,9 @@ def positional_zero(M: int = 2000, seed: int = 80) -> dict:
         js = int(j[: n - 1][np.argmin(np.abs(2 * np.sin((j[: n - 1] - 1) / 2)))])
         pair = torch.zeros(2, n, dtype=torch.long)
         pair[0, 0], pair[1, js - 1] = 1, 1
-        phi = bias_fiber(_box("sin", M, seed + 10), "sin", pair, None, [1, 0])
+        phi = bias_fiber(
+            vo.uniform_box("sin", H, 1.0, M, seed + 10), "sin", pair, None, [1, 0]
+        )
         sin_first[str(n)] = {"j*": js, **box_estimate(phi, seed + n)}
     return {"pair_gap": gap, "points": tried, "sin_first": sin_first}
 
@@ -109,7 +100,7 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
     chain = torch.tensor([[1] * t + [0] * (n - t) for t in range(n + 1)])
     rows = {}
     for i, variant in enumerate(("pos", "norm", "sin")):
-        P = _box(variant, M, seed + i)
+        P = vo.uniform_box(variant, H, 1.0, M, seed + i)
         phi = torch.cat(
             [
                 bias_fiber(
@@ -167,11 +158,7 @@ def sin_windows(n: int, q1: float = 1.0) -> dict:
     a = β_n q₁ (k_sin, k_cos) and of b₂,₁ around :func:`sin_center` at length n."""
     c = sin_center(n, q1)
     out = {}
-    for name, key, idx in (
-        ("k_sin", "W_K", (0, 2)),
-        ("k_cos", "W_K", (0, 3)),
-        ("b21", "b2", (1,)),
-    ):
+    for name, key, idx in (("k_sin", "W_K", (0, 2)), ("k_cos", "W_K", (0, 3)), ("b21", "b2", (1,))):  # fmt: skip
         d = {k: torch.zeros_like(v) for k, v in c.items()}
         d[key][idx] = 1.0
         out[name] = vo.admissible_width(c, d, "sin", "majority", n, t_max=1.0)["width"]
@@ -191,9 +178,10 @@ def majority_sin(ns=SIN_NS) -> dict:
     ]
     qs = (0.125, 0.25, 0.5, 1.0)
     wq = [sin_windows(161, q)["k_sin"] for q in qs]
-    exact = lambda p, n: vo.exactness(
-        p, "sin", "majority", n, method="structural"
-    ).decision[0]  # noqa: E731
+
+    def exact(p, n):
+        return vo.exactness(p, "sin", "majority", n, method="structural").decision[0]
+
     return {
         "n": list(ns),
         "windows": W,
@@ -238,7 +226,7 @@ def _majority_fiber(P: dict, n: int) -> torch.Tensor:
 def whole_box_majority(M: int = 20000, seed: int = 70, ns=WHOLE_NS) -> dict:
     """Majority under A_gen(8) over the whole box B = 1: the exact fiber of b₂,₁ over the n + 1
     count levels (all strings) averaged over M points, its 95 % interval and eq. 87's bound."""
-    P = _box("gen", M, seed)
+    P = vo.uniform_box("gen", H, 1.0, M, seed)
     return {
         str(n): {
             **box_estimate(_majority_fiber(P, n), seed + n),
