@@ -140,3 +140,14 @@ def test_each_claim_can_fail():
     )
     ms = C["ch2.nesv.majority_sin"]
     assert ms.check == "value" and ms.paper_value == -3 and ms.tolerance == 0.3
+
+
+def test_near_chance_cells_cannot_exclude_chance():
+    """The reason the three Table 1 accuracy cells stay unattempted: each paper value lies within
+    the 95 % binomial half-width of one 1,000-example bank at 50 % (3.1 points)."""
+    from lengthgen.chapters.ch2 import paper
+
+    half = 100 * 1.96 * math.sqrt(0.25 / 1000)
+    assert round(half, 1) == 3.1
+    for cell in (("first", "gen"), ("index", "gen"), ("index", "sin")):
+        assert abs(paper.PAPER_T1[cell] - 50) < half
