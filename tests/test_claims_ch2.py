@@ -205,6 +205,17 @@ def test_committed_ledger_is_complete_and_current():
     assert status["ch2.train.counterexample_sin_majority"] == "reproduced"
     assert status["ch2.volume.lemma6_density"] == "reproduced"
     assert status["ch2.volume.lemma7_mass"] == "reproduced"
+    # paper Table 1's zeros, Thm. 9 and the whole box (nesv.py): attempted, each can fail
+    for cid in (
+        "ch2.nesv.positional_tasks_gen_sin",
+        "ch2.nesv.parity_other_models",
+        "ch2.nesv.majority_sin",
+        "ch2.nesv.lemma10_compensation",
+        "ch2.nesv.whole_box",
+    ):
+        assert status[cid] == "reproduced", cid
+    assert by_id["ch2.nesv.majority_sin"]["tolerance"] == ch2_rules.WINDOW_SLOPE_TOL
+    assert "3.1 points" in by_id["ch2.train.table1.index_sin"]["explanation"]
 
 
 def test_tamper_halved_accuracies_are_caught(tmp_path):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from lengthgen.chapters.ch2 import measures, paper, rules
+from lengthgen.chapters.ch2 import measures, nesv, paper, rules
 
 # read from here by chapter 5, the notebooks and the tests
 from lengthgen.chapters.ch2.measures import (  # noqa: F401
@@ -462,8 +462,10 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
         statement=f"{task.capitalize()} under {NAMES[model]} at N = 51: mean accuracy over 20 seeds at L = 511",
         paper_value=paper.PAPER_T1[(task, model)],
         status="not-attempted",
-        reason="a ±3-point band around a number this close to 50 % is passed by a model that learns "
-        "nothing, so it is no check; the cell's chance claim (next rows) is the one that can fail",
+        reason="the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
+        "binomial noise of the one 1,000-example test bank every seed shares (1.96·√(0.25/1000)), "
+        "so no band around it derived from that noise excludes chance and a model that learns "
+        "nothing passes it; the cell's chance claim (next rows) is the one that can fail",
     )
 
 
@@ -566,7 +568,7 @@ COUNTEREXAMPLE_AND_D4 = [
         "faster (Thm. 9), generalizes as well as under A_gen. Ours: at N = 51 and L = 511 and "
         "in mean OOD accuracy at every N, A_sin's 20-seed mean is nowhere below A_gen's by "
         "more than the two-sample band of the Table 2–3 comparisons (the volume half is "
-        "ch2.nesv.majority_sin, not attempted)",
+        "ch2.nesv.majority_sin)",
         paper_value=paper.PAPER_COUNTEREXAMPLE,
         check="predicate",
         holds=lambda v: (
@@ -620,47 +622,8 @@ COUNTEREXAMPLE_AND_D4 = [
     ),
 ]
 
-# ---- what the book does not check (coverage of the paper)
-NOT_CHECKED = [
-    Unchecked(
-        "ch2.nesv.majority_sin",
-        "Thm. 9 (App. C), Table 1",
-        "Majority under A_sin has NESV Θ(1/(n³ log n))",
-        paper.PAPER_T1_NESV[("majority", "sin")],
-        "not-attempted",
-        "the book's exactness checker and volume scans cover A_gen, A_pos and A_norm; the sinusoidal bound "
-        "rests on a compensation condition on two positional key columns (Lemma 10) that we did not "
-        "implement",
-    ),
-    Unchecked(
-        "ch2.nesv.positional_tasks_gen_sin",
-        "Table 1",
-        "First and Index have NESV 0 under A_gen and A_sin",
-        "0",
-        "not-attempted",
-        "under A_gen the output depends only on the number of ones (the chapter says so), which settles "
-        "First and Index for n ≥ 2; we do not check A_sin, whose fixed-frequency encoding would need its "
-        "own exactness checker",
-    ),
-    Unchecked(
-        "ch2.nesv.parity_other_models",
-        "Table 1",
-        "Parity has NESV 0 under A_pos, A_sin and A_norm",
-        "0",
-        "not-attempted",
-        "our Parity checks (sign changes along the count segment) apply to A_gen only",
-    ),
-    Unchecked(
-        "ch2.nesv.whole_box",
-        "Thm. 1 (eqs. 4–7), Thm. 2, Lemma 3 (eq. 16), App. A.2.2, B",
-        "The NESV over the whole box [−B, B]^D, with matching upper bounds",
-        "Θ-bounds",
-        "not-attempted",
-        "we measure exact windows and Monte Carlo fractions in a small box around one exact center, which "
-        "probes the lower-bound construction; the upper bounds are proofs over the whole box that we do "
-        "not estimate by sampling",
-    ),
-]
+# ---- Table 1's zeros, Thm. 9 and the whole box: declared next to their measurements in .nesv
+NOT_CHECKED = nesv.CLAIMS
 
 
 CLAIMS = attach_deviations(

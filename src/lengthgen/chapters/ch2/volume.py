@@ -11,7 +11,8 @@ float64 rounding. ``method="structural"`` (any n): for A_gen the n+1 count level
 exactly; for A_pos / A_norm the logit difference is piecewise linear in the attention mass
 p on the 1-symbols, so ``True`` is certified by interval arithmetic over p, ``False`` by a
 witness string (e_k, 1, 0 or 1 − e_k) and anything else is ``None`` (undecided; ``auto``
-settles it exhaustively when n ≤ 16). A_sin has only the exhaustive method. "Strictly
+settles it exhaustively when n ≤ 16). A_sin has the exhaustive method and, for Majority, a
+structural one where no hidden unit changes sign (:func:`sin_majority_structural`). "Strictly
 correct" means the true label's logit is strictly larger (Definition 1).
 """
 
@@ -326,6 +327,50 @@ def _structural_positional(P, variant, task, n, beta="log"):
     return dec, np.where(cm > 0, cm, wm)
 
 
+def sin_affine_logit(P: dict, n: int, beta: str = "log"):
+    """A_sin's logit difference times the softmax denominator D(w), L(w) = L₀ + Σ_j w_j ℓ̂_j on
+    the hidden units whose sign is fixed on every string (App. C.2, eqs. 134–140; details page,
+    "Majority under A_sin"). Every pre-activation times D(w) is affine in w, so its extremes over
+    {0, 1}ⁿ are sums of the positive or negative parts. Returns (L₀ [P], ℓ̂ [P, n], certified
+    [P]: no unit changes sign), P_j rescaled by its maximum (a positive factor)."""
+    q, WK, WV, bV = P["b_Q"], P["W_K"], P["W_V"], P["b_V"]
+    bn = _beta_n(n, beta)
+    j = torch.arange(1, n + 1, dtype=DT)
+    pj = torch.stack([torch.sin(j), torch.cos(j)], -1)  # [n, 2]
+    lam = bn * (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)  # λ (eq. 132)
+    logP = bn * torch.einsum("pd,pdc,jc->pj", q, WK[:, :, 2:], pj)  # aᵀp_j
+    Pj = torch.exp(logP - logP.max(-1, keepdim=True).values)
+    pos = torch.einsum("pdc,jc->pjd", WV[:, :, 2:], pj)  # C_V p_j
+    u0 = (WV[:, :, 0] + bV)[:, None, :] + pos  # value of a 0 at j [P, n, 2]
+    u1 = (WV[:, :, 1] + bV)[:, None, :] + pos
+    z = lambda u: torch.einsum("pjd,phd->phj", u, P["W1"]) + P["b1"][:, :, None]  # noqa: E731
+    c0 = Pj[:, None, :] * z(u0)  # [P, h, n]: D-scaled pre-activation of a 0 at j
+    al = Pj[:, None, :] * torch.exp(lam)[:, None, None] * z(u1) - c0
+    base = c0.sum(-1)
+    lo, hi = base + al.clamp(max=0).sum(-1), base + al.clamp(min=0).sum(-1)
+    on, certified = lo >= 0, ((lo >= 0) | (hi <= 0)).all(-1)
+    d = (P["W2"][:, 1] - P["W2"][:, 0]) * on  # the active units' output weights
+    c = P["b2"][:, 1] - P["b2"][:, 0]
+    L0 = (d * base).sum(-1) + c * Pj.sum(-1)
+    ell = torch.einsum("ph,phj->pj", d, al) + (c * (torch.exp(lam) - 1))[:, None] * Pj
+    return L0, ell, certified
+
+
+def sin_majority_structural(P: dict, n: int, beta: str = "log"):
+    """Exactness of A_sin on Majority (n odd) where :func:`sin_affine_logit` certifies the
+    activation pattern: the smallest L over strings with ≥ m+1 ones (the m+1 smallest ℓ̂ plus the
+    negative rest) must be > 0 and the largest over ≤ m ones < 0; other points undecided."""
+    L0, ell, cert = sin_affine_logit(P, n, beta)
+    m = n // 2
+    s = ell.sort(-1).values
+    lo1 = L0 + s[:, : m + 1].sum(-1) + s[:, m + 1 :].clamp(max=0).sum(-1)
+    hi0 = L0 + s.flip(-1)[:, :m].clamp(min=0).sum(-1)
+    marg = (torch.minimum(lo1, -hi0) / ell.abs().sum(-1).clamp_min(1e-300)).numpy()
+    dec = np.array((marg > 0).tolist(), dtype=object)
+    dec[~cert.numpy()] = None
+    return dec, marg
+
+
 def exactness(
     params: dict,
     variant: str,
@@ -345,10 +390,12 @@ def exactness(
     check_beta(beta)
     P, _ = _batch(params)
     Pn = P["b2"].shape[0]
-    if method == "exhaustive" or variant == "sin":
+    sin_structural = variant == "sin" and task == "majority" and method != "exhaustive"
+    if method == "exhaustive" or (variant == "sin" and not sin_structural):
         if variant == "sin" and method == "structural":
             raise ValueError(
-                "A_sin has no structural exactness check; use method='exhaustive' (n ≤ 16)"
+                "A_sin has a structural exactness check for Majority only; use "
+                "method='exhaustive' (n ≤ 16)"
             )
         m = _exhaustive(P, variant, task, n, beta)
         return Exactness(
@@ -358,6 +405,8 @@ def exactness(
         )
     if variant == "gen":
         dec, marg = structural_gen(P, task, n, beta)
+    elif variant == "sin":
+        dec, marg = sin_majority_structural(P, n, beta)
     else:
         dec, marg = _structural_positional(P, variant, task, n, beta)
     meth = np.array(["structural"] * Pn, dtype=object)
