@@ -248,6 +248,34 @@ def first_mechanism(*, probe_n: int = paper.TEST_N, **protocol) -> dict:
     return out
 
 
+def _study_cells(scale: str, first: dict, parity: dict, proto: dict) -> list[Cell]:
+    """The cells of the details page's secondary studies (issue 38) at ``scale``: ``first_mechanism``
+    (the FIRST cells' settings ``first``) and ``parity_grid`` (PARITY's ``parity``)."""
+    seed = paper.SEED
+    return [
+        Cell(
+            "first_mechanism",
+            first_mechanism,
+            {**first, "runs": proto["runs"], "probe_n": proto["test_n"]},
+            seeds=[seed + r for r in range(proto["runs"])],
+        ),
+        Cell(
+            "parity_grid",
+            studies.train_parity_grid,
+            {
+                **paper.PARITY_GRID[scale],
+                **parity,
+                "steps_per_epoch": proto["steps_per_epoch"],
+                "test_strings": proto["test_strings"],
+                "seed": seed,
+                "seed_offsets": dict(paper.PARITY_SEED_OFFSETS),
+                "model": dict(paper.MODEL),
+            },
+            seeds=[seed + r for r in range(paper.PARITY_GRID[scale]["runs"])],
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- the plan
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``, :data:`paper.PROTOCOLS`):
@@ -325,26 +353,7 @@ def cells(scale: str) -> list[Cell]:
             },
             seeds=seeds("rate_runs"),
         ),
-        Cell(
-            "first_mechanism",
-            first_mechanism,
-            {**first, "runs": proto["runs"], "probe_n": proto["test_n"]},
-            seeds=seeds("runs"),
-        ),
-        Cell(
-            "parity_grid",
-            studies.train_parity_grid,
-            {
-                **paper.PARITY_GRID[scale],
-                **parity,
-                "steps_per_epoch": proto["steps_per_epoch"],
-                "test_strings": proto["test_strings"],
-                "seed": seed,
-                "seed_offsets": dict(paper.PARITY_SEED_OFFSETS),
-                "model": dict(paper.MODEL),
-            },
-            seeds=[seed + r for r in range(paper.PARITY_GRID[scale]["runs"])],
-        ),
+        *_study_cells(scale, first, parity, proto),
     ]
 
 

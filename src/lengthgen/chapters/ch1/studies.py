@@ -154,6 +154,35 @@ def mechanism_counts(cell: dict) -> dict:
     }
 
 
+def mechanism_table(cell: dict) -> list[dict]:
+    """Per (training length, attention) of cell ``first_mechanism``: runs, runs not 100% accurate
+    on their test strings at n = 1000, how many of those are right at balance, runs whose logit
+    later 1s push up, and the mean exact error rate at n = 1000 (the details page's table)."""
+    rows = []
+    for n in cell["protocol"]["lengths"]:
+        for arm in paper.ATTENTION_ARMS:
+            idx = T.arm_members(cell, n, arm)
+            failed = [i for i in idx if cell["test_acc"][i] < 1.0]
+            rows.append(
+                {
+                    "training n": n,
+                    "attention": arm,
+                    "runs": len(idx),
+                    "not 100% at n = 1000": len(failed),
+                    "of which right at balance": sum(
+                        cell["balanced_correct"][i] for i in failed
+                    ),
+                    "later 1s push the logit up": sum(
+                        cell["rest_pushes_up"][i] for i in idx
+                    ),
+                    "mean exact error at n = 1000": float(
+                        np.mean([cell["exact_error"][i] for i in idx])
+                    ),
+                }
+            )
+    return rows
+
+
 # --------------------------------------------------------------------------- §5.1: other settings
 def train_parity_grid(
     *,

@@ -220,7 +220,7 @@ def train_first_arms(
     With ``fit_strings``, the final parameters are also tested on that many fresh strings of the
     member's own training length (generator ``fit`` offset + seed): the fit on the training
     distribution, with the offsets of :data:`paper.FIRST_RATE_SEED_OFFSETS`. ``analyse(enc, params)``
-    adds its per-member lists of the final parameters to the result (cell ``first_mechanism``)."""
+    adds its lists of the final parameters (cell ``first_mechanism``)."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -259,7 +259,6 @@ def train_first_arms(
         device=device,
         desc="ch1 FIRST",
     )
-    # the paper's numbers: last epoch's training loss and a fresh test set for the final parameters
     final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     test_gen = torch.Generator().manual_seed(off["test"] + seed)
     test_x = _grouped_bank(enc, test_gen, s["test_strings"], [s["test_n"]] * E)
@@ -273,8 +272,7 @@ def train_first_arms(
         fit_x = _fit_bank(enc, fit_gen, fit_strings, [m[0] for m in members])
         fit = _scores(enc, final_p, fit_x, dev)
         out.update(zip(("train_len_acc", "train_len_ce_bits"), fit))
-    if analyse is not None:
-        out.update(analyse(enc, final_p))
+    out.update(analyse(enc, final_p) if analyse else {})
     out["curve"] = {
         "epoch": (res.history["val_step"] // spe).tolist(),
         "acc": res.history["val_acc"].tolist(),
