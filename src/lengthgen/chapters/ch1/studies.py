@@ -248,6 +248,19 @@ def grid_means(cell: dict) -> list[dict]:
 
 
 # --------------------------------------------------------------------------- the claims
+#: The deviation of claim ch1.first_train.mechanism (cause from :data:`.claims.CAUSES`).
+_FIRST_LOST = Deviation(
+    "first symbol ignored",
+    "Declared after the probe: most failed runs are wrong at balance for one of the "
+    "two first symbols, and their exact error rate over all strings of length 1000 is "
+    "0.5 or within 0.05 of it, so the first symbol changes their decision on at most "
+    "a tenth of the strings, on most of them on none. The later symbols do carry values "
+    "(more later 1s raise the logit in nearly every standard run), as the paper says, "
+    "but what fails is not a first position outvoted by chance imbalance: at length "
+    "1000 its vote has been lost entirely (details page, section on the outvote probe).",
+)
+
+
 def claims(*, near_chance: tuple, float_tol: float, exact: dict) -> list[Claim]:
     """The four claims of these studies, with the chapter's rules passed in by :mod:`.claims`:
     ``near_chance`` (rule 4's band), ``float_tol`` (rule 2) and ``exact`` (rule 1's keywords)."""
@@ -302,16 +315,7 @@ def claims(*, near_chance: tuple, float_tol: float, exact: dict) -> list[Claim]:
             "for most of them (more than half), over at least 5 failed runs; a run that ignores "
             "w1 or is biased fails at balance too",
             measure=lambda r: mechanism_counts(r.cell("first_mechanism")),
-            deviation=Deviation(
-                "first symbol ignored",
-                "Declared after the probe: most failed runs are wrong at balance for one of the "
-                "two first symbols, and their exact error rate over all strings of length 1000 is "
-                "0.5 or within 0.05 of it, so the first symbol changes their decision on at most "
-                "a tenth of the strings, on most of them on none. The later symbols do carry values "
-                "(more later 1s raise the logit in nearly every standard run), as the paper says, "
-                "but what fails is not a first position outvoted by chance imbalance: at length "
-                "1000 its vote has been lost entirely (details page, section on the outvote probe).",
-            ),
+            deviation=_FIRST_LOST,
         ),
         Claim(
             "ch1.parity_train.other_settings",
