@@ -5,7 +5,7 @@ Every claim the chapter checks, next to the paper's value (the numbers themselve
 Each claim names where the paper makes it (its section, "§4.3", or figure, "paper Fig. 2"); the
 summary of the paper the chapter works from states the results without their proofs. The chapter's sections are named in each claim's
 measure. Stored claims read the full-scale cells ``results/ch1/cells/{fig2,first_training,
-parity_training,sensitivity}.json`` (validated by :func:`experiments.schema`), so ``python -m
+first_rates,first_mechanism,parity_training,parity_grid,sensitivity}.json`` (validated by :func:`experiments.schema`), so ``python -m
 lengthgen claims --check`` re-checks them without the notebook; live claims are the ones the notebook
 computes while it executes (the exact constructions, which cost seconds at the paper's lengths).
 
