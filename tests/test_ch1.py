@@ -16,6 +16,7 @@ from lengthgen.nn import tasks
 from lengthgen.store import ResultFileError, load_result, results_dir, validate
 
 CELLS = ["fig2", "sensitivity", "parity_training", "first_training", "first_rates"]
+CELLS += ["first_mechanism", "parity_grid"]
 STORED = results_dir() / "ch1" / "cells"
 TINY = {
     "rate_runs": 1,
@@ -428,4 +429,4 @@ def test_chapter_page_is_clean():
         )
         assert all(f"{{numref}}`{name}`" in text for name in figs)
         all_figs += figs
-    assert len(all_figs) == 6 and len(set(all_figs)) == 6
+    assert len(all_figs) == 7 and len(set(all_figs)) == 7

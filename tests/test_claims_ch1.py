@@ -36,6 +36,7 @@ def test_declarations():
         "ch1.first_rates.scaled_n300",
         "ch1.first_rates.authors_placement_n10",
         "ch1.first_rates.authors_placement_n300",
+        "ch1.first_train.mechanism",
     }
     assert all(c.deviation.cause in ch1_claims.CAUSES for c in checked if c.deviation)
     # the ceiling of Fig. 4 is checked as a count of perfect runs, one claim per training length
@@ -377,3 +378,103 @@ def test_headline_claims_type_only_the_papers_protocol_numbers():
         m = re.search(r"_n(\d+)$", it["id"])
         if m:
             assert f"length {m.group(1)}:" in it["claim"], it
+
+
+def test_studies_prose_numbers_are_pinned():
+    """The derived numbers the details page's secondary studies type (issue 38)."""
+    from lengthgen.chapters.ch1 import studies
+
+    text = _pages_text()
+    bound = studies.ln_logit_bound(0.0)
+    assert "\\tfrac14\\sqrt{80/17} \\approx 0.542" in text and f"{bound:.3f}" == "0.542"
+    assert math.sqrt(80 / 17) / 4 == pytest.approx(bound, rel=1e-15)
+    assert "$\\sqrt{999}/2 \\approx 16$" in text and paper.TEST_N == 1000
+    assert round(math.sqrt(paper.TEST_N - 1) / 2) == 16
+    grid = paper.PARITY_GRID["full"]
+    k = len(grid["depths"]) * len(grid["lrs"]) * len(grid["log_scaled"])
+    assert (
+        f"That makes {k} settings, {k - 1} of them new, with {grid['runs']} runs each"
+        in text
+    )
+    runs = len(paper.TRAIN_LENGTHS) * len(paper.ATTENTION_ARMS) * paper.FIG4_RUNS
+    assert f"trains the {runs} runs of the chapter's Fig. 4" in text
+
+
+def test_studies_claims_can_fail():
+    """The four claims of the secondary studies (issue 38) fail on values just past their rules."""
+    by_id = {c.id: c for c in claims.chapter_claims("ch1").CLAIMS}
+    ffnn = by_id["ch1.ffnn_parity"]
+    assert (ffnn.check, ffnn.paper_value, ffnn.source) == ("equal", 1.0, "live")
+    mech = by_id["ch1.first_train.mechanism"].holds
+    assert mech({"failed_runs": 5, "outvoted": 3})
+    assert not mech({"failed_runs": 6, "outvoted": 3})  # half is not most
+    assert not mech({"failed_runs": 4, "outvoted": 4})  # too few failed runs to judge
+    grid = by_id["ch1.parity_train.other_settings"].holds
+    assert grid([0.4, 0.6]) and not grid([0.39, 0.5]) and not grid([0.5, 0.61])
+    ln = by_id["ch1.logscaled.with_layer_norm"].holds
+    good = {"min_abs_logit": [0.6, 0.6], "min_acc": 1.0, "max_ce_bits": 1e-12}
+    assert ln(good)
+    assert not ln({**good, "min_abs_logit": [0.6, 0.54]})
+    assert not ln({**good, "min_acc": 0.999})
+    assert not ln({**good, "max_ce_bits": 1e-6})
+
+
+def test_tamper_outvote_probe_is_caught(tmp_path):
+    """Failed standard runs that were right at balance become wrong there: the mechanism claim fails."""
+    root = copy_results(tmp_path)
+
+    def edit(v):
+        for i, m in enumerate(v["members"]):
+            if not m["log_scaled"] and v["test_acc"][i] < 1.0:
+                v["balanced_correct"][i] = False
+
+    edit_cell(root, "ch1", "first_mechanism", edit)
+    problems = {p["id"] for p in claims.check_ledgers(["ch1"], results_root=root)}
+    assert problems == {"ch1.first_train.mechanism"}
+
+
+def test_outvote_prose_numbers_are_pinned():
+    """The counts the details page types from the stored outvote probe (cell first_mechanism)."""
+    from lengthgen.chapters.ch1 import studies
+
+    text = _pages_text()
+    cell = claims.StoredResults("ch1").cell("first_mechanism")
+    counts = studies.mechanism_counts(cell)
+    failed, right = counts["failed_runs"], counts["outvoted"]
+    assert f"Of the {failed} standard-attention runs" in text
+    assert f"only {right} are right for both first" in text
+    assert f"The other {failed - right} give the same answer" in text
+    std = [i for i, m in enumerate(cell["members"]) if not m["log_scaled"]]
+    wrong = [
+        i for i in std if cell["test_acc"][i] < 1.0 and not cell["balanced_correct"][i]
+    ]
+    errs = [cell["exact_error"][i] for i in wrong]
+    assert 0.45 <= min(errs) and max(errs) <= 0.5 + 1e-12
+    assert "exact error rate lies between 0.45 and 0.5" in text
+    up = sum(cell["rest_pushes_up"][i] for i in std)
+    assert (
+        f"In {up} of the {len(std)} standard runs more later 1s raise the logit" in text
+    )
+
+
+def test_parity_grid_prose_numbers_are_pinned():
+    """The range and the constant answers the details page types from the stored cell parity_grid."""
+    import torch
+
+    from lengthgen.chapters.ch1 import studies
+    from lengthgen.nn.tasks import random_strings
+
+    text = _pages_text()
+    cell = claims.StoredResults("ch1").cell("parity_grid")
+    means = [r["mean_acc"] for r in studies.grid_means(cell) if not r["reported"]]
+    assert f"between {min(means):.2f} and {max(means):.2f}" in text
+    runs = len(cell["test_acc"])
+    assert f"Every one of the {runs} runs ends up giving one answer" in text
+    # a constant answer scores the share of odd (or even) strings among the run's test strings
+    p, per_depth = cell["protocol"], runs // 2
+    tg = torch.Generator().manual_seed(paper.PARITY_SEED_OFFSETS["test"] + p["seed"])
+    for i in range(per_depth):
+        bits = random_strings(p["test_strings"], p["n"], generator=tg)
+        odd = float((bits.sum(-1) % 2).double().mean())
+        for acc in (cell["test_acc"][i], cell["test_acc"][i + per_depth]):
+            assert min(abs(acc - odd), abs(acc - (1 - odd))) < 1e-12

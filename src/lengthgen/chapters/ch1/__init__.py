@@ -6,6 +6,8 @@
 * :mod:`.training`      -- the FIRST and PARITY learners, their training and the analyses of the runs
 * :mod:`.experiments`   -- the plan: ``cells(scale)`` of ``reproduce ch1``, the cells' functions and
   ``schema(name, scale)`` of the stored cells
+* :mod:`.studies`       -- the details page's secondary studies (FFNN for PARITY, layer norm with log
+  scaling, the outvote probe of trained FIRST encoders, the PARITY grid) and their claims
 * :mod:`.figures`       -- the explorer's frame
 * :mod:`.paper`         -- the paper's numbers and the chapter's protocol, seeds and scales
 * :mod:`.claims`        -- every claim the chapter checks, with its comparison and measurement

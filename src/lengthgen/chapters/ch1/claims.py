@@ -5,7 +5,7 @@ Every claim the chapter checks, next to the paper's value (the numbers themselve
 Each claim names where the paper makes it (its section, "§4.3", or figure, "paper Fig. 2"); the
 summary of the paper the chapter works from states the results without their proofs. The chapter's sections are named in each claim's
 measure. Stored claims read the full-scale cells ``results/ch1/cells/{fig2,first_training,
-parity_training,sensitivity}.json`` (validated by :func:`experiments.schema`), so ``python -m
+first_rates,first_mechanism,parity_training,parity_grid,sensitivity}.json`` (validated by :func:`experiments.schema`), so ``python -m
 lengthgen claims --check`` re-checks them without the notebook; live claims are the ones the notebook
 computes while it executes (the exact constructions, which cost seconds at the paper's lengths).
 
@@ -63,7 +63,7 @@ import numpy as np
 
 from lengthgen.chapters.ch1 import experiments as ch1
 from lengthgen.chapters.ch1 import measures as M
-from lengthgen.chapters.ch1 import paper
+from lengthgen.chapters.ch1 import paper, studies
 from lengthgen.claims import Claim, Deviation, Unchecked
 
 PAPER = "Chiang & Cholak 2022"
@@ -75,6 +75,10 @@ CAUSES: dict[str, str] = {
     "set of seeds to another, and the paper reports one set",
     "unstated hyperparameter": "a training detail the paper does not state (batch size, epochs, PARITY's length), "
     "taken from the authors' released scripts",
+    "first symbol ignored": "at n = 1000 most failed standard-attention runs decide from the later "
+    "symbols alone: over all strings of that length their decision does not depend on the first "
+    "symbol (exact error rate 0.5), so the first position is not outvoted by an imbalance of the "
+    "others but carries no decisive weight at all",
     "success rate below 1": "under the paper's own protocol a log-scaled run finds the length-general solution "
     "only with some probability below 1; a set of 20 runs that all succeed is then a "
     "favourable draw rather than what the protocol yields every time",
@@ -88,6 +92,11 @@ PERFECT_CE_BITS = 0.01
 CHANCE_BAND = (0.4, 0.6)
 #: Rules 2 and 4 as the comparison a claim names (``**FLOAT_EXACT``, ``**NEAR_CHANCE``).
 FLOAT_EXACT = {"check": "value", "tolerance": FLOAT_TOL}
+#: Rule 1 as the comparison a claim names (``**EXACT``).
+EXACT = {
+    "check": "equal",
+    "why": "rule 1: an exact construction classifies every string correctly, so its accuracy is exactly 1",
+}
 NEAR_CHANCE = {"check": "interval", "interval": CHANCE_BAND}
 #: Rule 5: "approaches the one-bit bound".
 BOUND_GAP_BITS = 0.01
@@ -329,8 +338,7 @@ def _exact(cid, what, knowl):
         f"{paper.EXACT_RANDOM_STRINGS:,} random strings at n = "
         f"{' and '.join(str(n) for n in paper.EXACT_RANDOM_NS)} (worst accuracy)",
         paper_value=paper.EXACT_ACCURACY,
-        check="equal",
-        why="rule 1: an exact construction classifies every string correctly, so its accuracy is exactly 1",
+        **EXACT,
     )
 
 
@@ -688,42 +696,8 @@ CLAIMS = [
         reason="the summary we work from states these only qualitatively (checked above); the plotted "
         "values are not available to compare with",
     ),
-    Unchecked(
-        "ch1.first_train.mechanism",
-        "§5.2",
-        statement="Trained standard-attention models fail because they keep nonzero values at positions "
-        "other than the first, which outvote the diluted first position",
-        paper_value="explanation",
-        status="not-attempted",
-        reason="the book derives the mechanism in the simplified model (checked above) but does not "
-        "inspect the values of the trained encoders",
-    ),
-    Unchecked(
-        "ch1.logscaled.with_layer_norm",
-        "§5.3",
-        statement="With layer norm (paired coordinates), log-scaled FIRST keeps a length-independent lower "
-        "bound on |logit| and so reaches any cross-entropy η",
-        paper_value="cross-entropy ≤ η, with layer norm",
-        status="not-attempted",
-        reason="the book builds the log-scaled FIRST construction without layer norm only",
-    ),
-    Unchecked(
-        "ch1.parity_train.other_settings",
-        "§5.1",
-        statement="Other training settings the authors tried did not learn PARITY either",
-        paper_value="not learned",
-        status="not-attempted",
-        reason="the summary does not list the other settings; the book trains the reported one",
-    ),
-    Unchecked(
-        "ch1.ffnn_parity",
-        "§3.1",
-        statement="A feed-forward network computes PARITY (the paper's §3.1)",
-        paper_value="construction",
-        status="not-attempted",
-        reason="the summary names the section but gives neither the network nor a result; the book "
-        "starts from the transformer constructions",
-    ),
+    # ---- the secondary studies of the details page (issue 38): declared in .studies
+    *studies.claims(near_chance=CHANCE_BAND, float_tol=FLOAT_TOL, exact=EXACT),
     # ---- our own checks of the code
     Claim(
         "ch1.dilution.closed_form_vs_encoder",
@@ -749,6 +723,10 @@ DETAILS = (
     "ch1.first_rates.",
     "ch1.sensitivity.",
     "ch1.mt.",
+    "ch1.ffnn_parity",
+    "ch1.logscaled.with_layer_norm",
+    "ch1.first_train.mechanism",
+    "ch1.parity_train.other_settings",
 )
 
 #: the intro's results box: the chapter's main finding and main deviation, with the claims behind them

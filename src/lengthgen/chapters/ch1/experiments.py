@@ -16,6 +16,9 @@ brackets), configured by :data:`paper.PROTOCOLS` at each scale (:func:`cells`):
 * ``first_rates``     :func:`train_first_rates`, the same protocol with 100 runs per training length
   and three attention arms (standard, our log scaling, the authors' placement of the factor):
   success rates of the FIRST learners (issue 15; "How often does training find the solution?")
+* ``first_mechanism`` :func:`first_mechanism`, the runs of ``first_training`` again, each probed for
+  every count of later 1s at n = 1000 (§5.2; details page, issue 38)
+* ``parity_grid``     :func:`studies.train_parity_grid`, the PARITY learner over other settings (§5.1)
 
 Stored full-scale cells live in ``results/ch1/cells/`` and are checked against :func:`schema`
 when read back (:func:`lengthgen.engine.runs.load_stored`). The measurements and analyses are
@@ -29,7 +32,7 @@ from typing import Mapping
 
 import numpy as np
 
-from lengthgen.chapters.ch1 import paper
+from lengthgen.chapters.ch1 import paper, studies
 from lengthgen.chapters.ch1 import training as T
 from lengthgen.chapters.ch1.measures import (  # noqa: F401  (re-exported)
     ce_curve,
@@ -147,6 +150,7 @@ def train_first(
     fit_strings: int | None = None,
     device: str = "cpu",
     progress: bool = False,
+    analyse=None,
 ) -> dict:
     """Train standard and log-scaled encoders on FIRST (paper Fig. 4; cell ``first_training``),
     every (training length, scaling, run) one member of one ensemble, trained on ``device``.
@@ -174,6 +178,7 @@ def train_first(
         device=device,
         progress=progress,
         fit_strings=fit_strings,
+        analyse=analyse,
     )
     protocol = {k: s[k] for k in ("lengths", "runs", "epochs", "steps_per_epoch")}
     protocol.update(batch_size=1, test_n=s["test_n"], test_strings=s["test_strings"])
@@ -231,11 +236,51 @@ def train_first_rates(
     )
 
 
+def first_mechanism(*, probe_n: int = paper.TEST_N, **protocol) -> dict:
+    """Cell ``first_mechanism``: the runs of ``first_training`` (``protocol``: the arguments of
+    :func:`train_first`) trained again, each probed at length ``probe_n`` for every first symbol and
+    count of later 1s (:func:`studies.outvote_profile`; §5.2, details page)."""
+    probe_n = check_positive_int("probe_n", probe_n, minimum=2)
+    out = train_first(
+        analyse=lambda enc, p: studies.outvote_profile(enc, p, probe_n), **protocol
+    )
+    out["protocol"]["probe_n"] = probe_n
+    return out
+
+
+def _study_cells(scale: str, first: dict, parity: dict, proto: dict) -> list[Cell]:
+    """The cells of the details page's secondary studies (issue 38) at ``scale``: ``first_mechanism``
+    (the FIRST cells' settings ``first``) and ``parity_grid`` (PARITY's ``parity``)."""
+    seed = paper.SEED
+    return [
+        Cell(
+            "first_mechanism",
+            first_mechanism,
+            {**first, "runs": proto["runs"], "probe_n": proto["test_n"]},
+            seeds=[seed + r for r in range(proto["runs"])],
+        ),
+        Cell(
+            "parity_grid",
+            studies.train_parity_grid,
+            {
+                **paper.PARITY_GRID[scale],
+                **parity,
+                "steps_per_epoch": proto["steps_per_epoch"],
+                "test_strings": proto["test_strings"],
+                "seed": seed,
+                "seed_offsets": dict(paper.PARITY_SEED_OFFSETS),
+                "model": dict(paper.MODEL),
+            },
+            seeds=[seed + r for r in range(paper.PARITY_GRID[scale]["runs"])],
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- the plan
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``, :data:`paper.PROTOCOLS`):
-    the cells ``fig2``, ``sensitivity``, ``parity_training``, ``first_training`` and ``first_rates``,
-    in run order."""
+    the cells ``fig2``, ``sensitivity``, ``parity_training``, ``first_training``, ``first_rates``,
+    ``first_mechanism`` and ``parity_grid``, in run order."""
     proto = paper.PROTOCOLS[check_choice("scale", scale, tuple(paper.PROTOCOLS))]
     seed = paper.SEED
 
@@ -308,6 +353,7 @@ def cells(scale: str) -> list[Cell]:
             },
             seeds=seeds("rate_runs"),
         ),
+        *_study_cells(scale, first, parity, proto),
     ]
 
 
@@ -410,11 +456,33 @@ def schema(name: str, scale: str = "full") -> Schema | None:
             ("test_acc.*", "train_len_acc.*", "curve.acc.*.*"),
             extra=("seeds",),
         )
+    if name == "first_mechanism":
+        return _training_schema(
+            "ch1 FIRST outvote probe",
+            first + ("seed", "probe_n"),
+            ("train_n", "log_scaled", "run"),
+            _FIRST_LISTS + ("exact_error", "balanced_correct", "flip_distance"),
+            ("test_acc.*", "exact_error.*", "curve.acc.*.*"),
+        )
+    if name == "parity_grid":
+        return Schema(
+            "ch1 PARITY grid",
+            required=(
+                "protocol.runs",
+                "protocol.n",
+                "settings.*.depth",
+                "settings.*.lr",
+            )
+            + ("settings.*.log_scaled", "setting", "test_ce_bits"),
+            probabilities=("test_acc.*",),
+            counts=(("test_acc", lambda d: len(d["setting"])),),
+        )
     return None
 
 
 #: The cells of the plan, by name (the same at every scale).
 CELL_NAMES = ("fig2", "sensitivity", "parity_training", "first_training", "first_rates")
+CELL_NAMES += ("first_mechanism", "parity_grid")
 #: The schemas of the stored full-scale cells (``results/ch1/cells/``), checked whenever they are
 #: loaded (read by :class:`lengthgen.claims.StoredResults` and the notebooks).
 SCHEMAS = {name: schema(name) for name in CELL_NAMES}

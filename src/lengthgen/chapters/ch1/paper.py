@@ -102,6 +102,19 @@ PROTOCOLS = {
     },
 }
 
+#: §5.1, "other settings" (cell ``parity_grid``; the paper does not list the ones it tried): Adam
+#: learning rates around the reported 3e-4, depth 2 (reported) and 4, standard and log-scaled
+#: attention, ``runs`` runs per setting; PARITY's length and updates are those of ``parity_training``.
+PARITY_GRID = {
+    "full": {
+        "depths": [2, 4],
+        "lrs": [1e-4, 3e-4, 1e-3, 3e-3],
+        "log_scaled": [False, True],
+        "runs": 3,
+    },
+    "smoke": {"depths": [2], "lrs": [1e-3], "log_scaled": [False, True], "runs": 1},
+}
+
 # --------------------------------------------------------------------------- sensitivity (§5.1)
 #: The value weight computing k/N is swept over this interval (1 is the construction), at length n.
 SENS_RANGE = (0.9, 1.1)

@@ -96,10 +96,12 @@ def first_model(
     return _learner(check_model(model), paper.FIRST_HEADS, "first", flags, place)
 
 
-def parity_model(members: int, *, model: Mapping = paper.MODEL) -> Encoder:
-    """The PARITY learner (§5.1): 2 layers, 2 heads, d 16, FFN 64, ε 1e-5, fixed i/N and cos(π i)."""
+def parity_model(members: int, *, model: Mapping = paper.MODEL, flags=None) -> Encoder:
+    """The PARITY learner (§5.1): 2 layers, 2 heads, d 16, FFN 64, ε 1e-5, fixed i/N and cos(π i);
+    standard attention, or per member log-scaled where ``flags`` says so."""
     model = check_model(model)
-    flags = tuple([False] * check_positive_int("members", members))
+    members = check_positive_int("members", members)
+    flags = tuple(bool(f) for f in flags) if flags is not None else (False,) * members
     return _learner(model, paper.PARITY_HEADS, "parity", flags, "logit")
 
 
@@ -207,6 +209,7 @@ def train_first_arms(
     device: str = "cpu",
     progress: bool = False,
     fit_strings: int | None = None,
+    analyse=None,
 ) -> tuple[dict, list, dict]:
     """The FIRST training of both FIRST cells with the attention arms ``arms`` (names of
     :data:`paper.FIRST_ARMS`): one member per (training length, arm, run), in that order.
@@ -216,7 +219,8 @@ def train_first_arms(
     Returns the checked settings, the members as (length, arm, run) and the per-member results.
     With ``fit_strings``, the final parameters are also tested on that many fresh strings of the
     member's own training length (generator ``fit`` offset + seed): the fit on the training
-    distribution, with the offsets of :data:`paper.FIRST_RATE_SEED_OFFSETS`."""
+    distribution, with the offsets of :data:`paper.FIRST_RATE_SEED_OFFSETS`. ``analyse(enc, params)``
+    adds its lists of the final parameters (cell ``first_mechanism``)."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -255,7 +259,6 @@ def train_first_arms(
         device=device,
         desc="ch1 FIRST",
     )
-    # the paper's numbers: last epoch's training loss and a fresh test set for the final parameters
     final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     test_gen = torch.Generator().manual_seed(off["test"] + seed)
     test_x = _grouped_bank(enc, test_gen, s["test_strings"], [s["test_n"]] * E)
@@ -269,6 +272,7 @@ def train_first_arms(
         fit_x = _fit_bank(enc, fit_gen, fit_strings, [m[0] for m in members])
         fit = _scores(enc, final_p, fit_x, dev)
         out.update(zip(("train_len_acc", "train_len_ce_bits"), fit))
+    out.update(analyse(enc, final_p) if analyse else {})
     out["curve"] = {
         "epoch": (res.history["val_step"] // spe).tolist(),
         "acc": res.history["val_acc"].tolist(),
@@ -279,12 +283,19 @@ def train_first_arms(
 
 
 def train_parity_runs(
-    settings: dict, *, seed_offsets: Mapping, model: Mapping, device, progress
+    settings: dict,
+    *,
+    seed_offsets: Mapping,
+    model: Mapping,
+    device,
+    progress,
+    members=None,
 ) -> dict:
     """The PARITY training of cell ``parity_training`` (§5.1): ``runs`` members initialised from
     seeds ``seed + r``, training and test strings of length ``n`` (data seeds from
     :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``, ``epochs``,
-    ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``."""
+    ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``. ``members``: (run, learning rate,
+    log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
     s = {
         k: check_positive_int(k, settings[k])
         for k in ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
@@ -294,8 +305,11 @@ def train_parity_runs(
     off = check_offsets(seed_offsets, paper.PARITY_SEED_OFFSETS)
     model = check_model(model)
     dev = get_device(device)
-    enc = parity_model(runs, model=model)
-    params = enc.init([seed + r for r in range(runs)], dtype=torch.float32, device=dev)
+    if members is None:
+        members = [(r, model["lr"], False) for r in range(runs)]
+    ids, lrs, flags = zip(*members)
+    enc = parity_model(len(ids), model=model, flags=flags)
+    params = enc.init([seed + r for r in ids], dtype=torch.float32, device=dev)
 
     def sample(step, gens):
         x = torch.stack([random_strings(1, n, generator=g) for g in gens])
@@ -306,16 +320,16 @@ def train_parity_runs(
         enc,
         params,
         sample=sample,
-        optim=OptimConfig("adam", lr=model["lr"]),
+        optim=OptimConfig("adam", lr=lrs[0] if len(set(lrs)) == 1 else list(lrs)),
         steps=s["epochs"] * spe,
-        data_seeds=[off["data"] + seed + r for r in range(runs)],
+        data_seeds=[off["data"] + seed + r for r in ids],
         progress=progress,
         device=device,
         desc="ch1 PARITY",
     )
     tg = torch.Generator().manual_seed(off["test"] + seed)
     bits = torch.stack(
-        [random_strings(s["test_strings"], n, generator=tg) for _ in range(runs)]
+        [random_strings(s["test_strings"], n, generator=tg) for _ in ids]
     )
     final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     with torch.no_grad():
