@@ -103,3 +103,18 @@ def test_train_seeds_is_train_groups_per_seed():
         "1L1H", "rope", [(("skip3",), 0), (("skip3",), 1)], rope_scale=0.5, **kw
     )
     assert rows == [{**r, "rope_scale": 0.5} for g in ref for r in g]
+
+
+def test_a_claim_waits_for_its_cells(monkeypatch):
+    from lengthgen.chapters.ch3 import claims_details as cd
+    from lengthgen.claims import Claim, Unchecked
+
+    c = Claim("ch3.x", "App. H", "s", 1.0, "equal", "rule 1", measure=lambda r: 1.0)
+    monkeypatch.setattr(cd, "NOT_RUN", frozenset({"appH__induction__2L4H__rope"}))
+    u = cd.until_run(c, "appH__induction__*", "a few minutes")
+    assert isinstance(u, Unchecked) and u.status == "not-attempted"
+    assert (
+        "--only 'appH__induction__*' (a few minutes)" in u.reason
+        and "rule 1" in u.reason
+    )
+    assert cd.until_run(c, "appF__*", "an hour") is c
