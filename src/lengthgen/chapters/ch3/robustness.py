@@ -26,10 +26,19 @@ ROPE_SCALES = (1.0, 0.3, 0.1, 0.03, 0.01)
 #: App. F: vocabulary 64, d = 128, the paper's 2 seeds; the 1L1H tier (the 2L4H tier is not run).
 APP_F = {"vocab": 64, "d_model": 128, "seeds": (0, 1), "tier": "1L1H"}
 #: App. H, Table 9: induction at one and two layers; 3 seeds (ours), LG at L = 60 (ours).
-INDUCTION = {"tiers": ("1L1H", "2L4H"), "seeds": (0, 1, 2), "lengths": (60,)}
+INDUCTION = {"tiers": ("1L1H", "2L4H"), "seeds": (0, 1, 2)}
 #: Planned cells not stored yet (the CPU budget of the session that added them ran out; a
 #: ``reproduce ch3 --scale full`` run stores them, and their claims are then checked).
-NOT_RUN: frozenset = frozenset(f"appG__L0_40__{e}" for e in ENCODINGS)
+NOT_RUN: frozenset = frozenset(
+    n
+    for e in ENCODINGS
+    for n in (
+        f"appG__L0_40__{e}",
+        f"appF__{e}",
+        f"appH__induction__1L1H__{e}",
+        f"appH__induction__2L4H__{e}",
+    )
+)
 #: App. G's training lengths that are measured: those whose cells are all stored.
 APP_G_MEASURED = tuple(
     L0
@@ -58,74 +67,66 @@ def _study(**over) -> dict:
     )
 
 
-def _cell(name, tier, enc, tasks, seeds, setting: dict, **over) -> Cell:
+def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
+    """A trained cell; the keys of ``over`` that name the setting also tag its rows."""
     kw = {"tier": tier, "encoding": enc, "tasks": list(tasks), "seeds": list(seeds)}
-    return Cell(
-        name, train_seeds, kw | {"setting": setting} | _study(**over), seeds=seeds
-    )
+    tag = {k: over[k] for k in ("L0", "rope_scale", "vocab") if k in over}
+    return Cell(name, train_seeds, kw | {"setting": tag} | _study(**over), seeds=seeds)
 
 
 def cells() -> list[Cell]:
     """The robustness cells of the full-scale plan, cheapest first (a budget-limited run stores
-    whole studies): ``robustness_alpha``, App. G at L0 = 10 (``appG__L0_10__<enc>``), App. H's
+    whole studies): ``robustness_alpha``, App. G at L0 = 10 (``appG__L0_<L0>__<enc>``), App. H's
     frequency sweep (``appH__rope_scale_<s>``) and induction (``appH__induction__<tier>__<enc>``),
     App. G at L0 = 40, App. F (``appF__<enc>``)."""
+    G, F, I = APP_G["seeds"], APP_F, INDUCTION  # noqa: E741
     g = {
         L0: [
             _cell(
-                f"appG__L0_{L0}__{e}",
-                "1L1H",
-                e,
-                MAIN_TASKS,
-                APP_G["seeds"],
-                {"L0": L0},
-                L0=L0,
-                lengths=[3 * L0],
+                f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0]
             )
             for e in ENCODINGS
         ]
         for L0 in APP_G["trained"]
     }
-    scales = [
+    sweep = [
         _cell(
             f"appH__rope_scale_{s:g}",
             "1L1H",
             "rope",
             ("skip3",),
             paper.SEEDS,
-            {"rope_scale": s},
             rope_scale=s,
         )
         for s in ROPE_SCALES
     ]
-    induction = [
+    ind = [
         _cell(
-            f"appH__induction__{t}__{e}",
-            t,
-            e,
-            ("induction",),
-            INDUCTION["seeds"],
-            {},
-            lengths=list(INDUCTION["lengths"]),
+            f"appH__induction__{t}__{e}", t, e, ("induction",), I["seeds"], lengths=[60]
         )
-        for t in INDUCTION["tiers"]
+        for t in I["tiers"]
         for e in ENCODINGS
     ]
-    scale = [
+    big = [
         _cell(
             f"appF__{e}",
-            APP_F["tier"],
+            F["tier"],
             e,
             MAIN_TASKS,
-            APP_F["seeds"],
-            {"vocab": APP_F["vocab"]},
-            vocab=APP_F["vocab"],
-            d_model=APP_F["d_model"],
+            F["seeds"],
+            vocab=F["vocab"],
+            d_model=F["d_model"],
         )
         for e in ENCODINGS
     ]
-    alpha = Cell("robustness_alpha", alpha_cell, {})
-    return [alpha, *g[10], *scales, *induction, *g[40], *scale]
+    return [
+        Cell("robustness_alpha", alpha_cell, {}),
+        *g[10],
+        *sweep,
+        *ind,
+        *g[40],
+        *big,
+    ]
 
 
 class ScaledRope(KernelFamily):
