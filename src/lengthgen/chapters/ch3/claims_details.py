@@ -74,14 +74,17 @@ APP_G_PROTOCOL = reduced(
 )
 
 
+APP_G_COST = "5 ensembles of 21 one-layer members at L0 = 10, about 16 CPU-minutes"
+ROPE_COST = "one ensemble of 5 one-layer members per scale, about 1.5 CPU-minutes each"
 INDUCTION_COST = "10 ensembles of 3 members, one and two layers, about 13 CPU-minutes"
 
 
 def until_run(claim: Claim, pattern: str, cost: str):
-    """``claim`` once the stored cells matching ``pattern`` are run; while one of them is in
+    """``claim`` once the stored cells matching ``pattern`` (shell patterns separated by commas, as
+    ``reproduce --only`` takes them) are run; while one of them is in
     :data:`~lengthgen.chapters.ch3.robustness.NOT_RUN`, the same claim not attempted, its reason
     naming the run and its ``cost`` (the comparison stays declared here)."""
-    if not fnmatch.filter(NOT_RUN, pattern):
+    if not any(fnmatch.filter(NOT_RUN, p) for p in pattern.split(",")):
         return claim
     reason = (
         f"its stored cells are not run yet: python -m lengthgen reproduce ch3 --scale full --only "
@@ -480,65 +483,85 @@ DETAIL_CLAIMS = [
         "appF__*",
         "5 ensembles of 14 one-layer members at d = 128, about 65 CPU-minutes",
     ),
-    exact(
-        "ch3.appG.L0",
-        "App. G, Table 8",
-        "Training-length sensitivity (1L1H, 3 seeds, LG and α at L = 3·L0): screen AUC of α separating "
-        f"the cells with LG ≥ 0.5, at L0 = {', '.join(map(str, APP_G_MEASURED))}",
-        [paper.L0_SENSITIVITY["auc"]] * len(APP_G_MEASURED),
-        app_g_auc,
-        why="rule 1: a perfect separation is exact",
-        protocol=APP_G_PROTOCOL,
-    ),
-    Claim(
-        "ch3.appG.verdicts",
-        "App. G",
-        protocol=APP_G_PROTOCOL,
-        statement="The cells with LG@3·L0 ≥ 0.5 are the same at L0 = "
-        f"{', '.join(map(str, APP_G_MEASURED))} ({{L0: cells}})",
-        paper_value="the same cells at every L0 (the paper names RoPE prev/skip-3, sinusoidal and "
-        "learned-absolute first)",
-        check="predicate",
-        holds=lambda v: len({tuple(c) for c in v.values()}) == 1,
-        why="the paper's statement is that the verdicts do not move with L0",
-        measure=app_g_generalizing,
-    ),
-    element_wise(
-        "ch3.appH.rope_frequency_scale",
-        "App. H, Table 10",
-        "RoPE with every frequency × 0.03 on skip-3 (1L1H, 5 seeds): [α_60, mean LG@60]",
-        [paper.ROPE_FREQ_SCALE_LG["alpha"], paper.ROPE_FREQ_SCALE_LG["lg"]],
-        [0.0, seed_mean_tol()],
-        lambda r: [rope_scale_table(r)["0.03"][k] for k in ("alpha", "lg")],
-        why="rule 1 for α (exactly 0); rule 3 for a 5-seed mean accuracy (±0.045)",
-    ),
-    Claim(
-        "ch3.appH.rope_scale_resolved",
-        "App. H, Table 10",
-        statement="Standard and moderately low frequencies (scales 1, 0.3, 0.1; the last two our reading) "
-        "resolve skip-3: α_60 = 1 and mean LG@60 ≈ 1 ({scale: [α_60, LG@60]})",
-        paper_value="α_L = 1, LG ≈ 1",
-        check="predicate",
-        holds=lambda v: all(
-            a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()
+    until_run(
+        exact(
+            "ch3.appG.L0",
+            "App. G, Table 8",
+            "Training-length sensitivity (1L1H, 3 seeds, LG and α at L = 3·L0): screen AUC of α separating "
+            f"the cells with LG ≥ 0.5, at L0 = {', '.join(map(str, APP_G_MEASURED))}",
+            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_MEASURED),
+            app_g_auc,
+            why="rule 1: a perfect separation is exact",
+            protocol=APP_G_PROTOCOL,
         ),
-        why="rule 1 for α; rule 3 for the 5-seed mean LG (at least 1 − 0.045)",
-        measure=lambda r: {
-            s: [v["alpha"], v["lg"]]
-            for s, v in rope_scale_table(r).items()
-            if s in ("1", "0.3", "0.1")
-        },
+        "appG__L0_10__*",
+        APP_G_COST,
     ),
-    Claim(
-        "ch3.appH.rope_scale_unlearnable",
-        "App. H, Table 10",
-        statement="At frequency scale 0.01 the 1L1H model does not learn skip-3: mean train accuracy over "
-        "5 seeds at most 0.8",
-        paper_value="fails the learnability filter (train acc ≤ 0.8)",
-        check="predicate",
-        holds=lambda v: v <= LEARNABLE,
-        why="the paper's learnability threshold",
-        measure=lambda r: rope_scale_table(r)["0.01"]["train"],
+    until_run(
+        Claim(
+            "ch3.appG.verdicts",
+            "App. G",
+            protocol=APP_G_PROTOCOL,
+            statement="The cells with LG@3·L0 ≥ 0.5 are the same at L0 = "
+            f"{', '.join(map(str, APP_G_MEASURED))} ({{L0: cells}})",
+            paper_value="the same cells at every L0 (the paper names RoPE prev/skip-3, sinusoidal and "
+            "learned-absolute first)",
+            check="predicate",
+            holds=lambda v: len({tuple(c) for c in v.values()}) == 1,
+            why="the paper's statement is that the verdicts do not move with L0",
+            measure=app_g_generalizing,
+        ),
+        "appG__L0_10__*",
+        APP_G_COST,
+    ),
+    until_run(
+        element_wise(
+            "ch3.appH.rope_frequency_scale",
+            "App. H, Table 10",
+            "RoPE with every frequency × 0.03 on skip-3 (1L1H, 5 seeds): [α_60, mean LG@60]",
+            [paper.ROPE_FREQ_SCALE_LG["alpha"], paper.ROPE_FREQ_SCALE_LG["lg"]],
+            [0.0, seed_mean_tol()],
+            lambda r: [rope_scale_table(r)["0.03"][k] for k in ("alpha", "lg")],
+            why="rule 1 for α (exactly 0); rule 3 for a 5-seed mean accuracy (±0.045)",
+        ),
+        "appH__rope_scale_0.03",
+        ROPE_COST,
+    ),
+    until_run(
+        Claim(
+            "ch3.appH.rope_scale_resolved",
+            "App. H, Table 10",
+            statement="Standard and moderately low frequencies (scales 1, 0.3, 0.1; the last two our reading) "
+            "resolve skip-3: α_60 = 1 and mean LG@60 ≈ 1 ({scale: [α_60, LG@60]})",
+            paper_value="α_L = 1, LG ≈ 1",
+            check="predicate",
+            holds=lambda v: all(
+                a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()
+            ),
+            why="rule 1 for α; rule 3 for the 5-seed mean LG (at least 1 − 0.045)",
+            measure=lambda r: {
+                s: [v["alpha"], v["lg"]]
+                for s, v in rope_scale_table(r).items()
+                if s in ("1", "0.3", "0.1")
+            },
+        ),
+        "appH__rope_scale_1,appH__rope_scale_0.[13]",
+        ROPE_COST,
+    ),
+    until_run(
+        Claim(
+            "ch3.appH.rope_scale_unlearnable",
+            "App. H, Table 10",
+            statement="At frequency scale 0.01 the 1L1H model does not learn skip-3: mean train accuracy over "
+            "5 seeds at most 0.8",
+            paper_value="fails the learnability filter (train acc ≤ 0.8)",
+            check="predicate",
+            holds=lambda v: v <= LEARNABLE,
+            why="the paper's learnability threshold",
+            measure=lambda r: rope_scale_table(r)["0.01"]["train"],
+        ),
+        "appH__rope_scale_0.01",
+        ROPE_COST,
     ),
     until_run(
         element_wise(
