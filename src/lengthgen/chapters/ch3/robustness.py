@@ -232,10 +232,10 @@ def app_g_generalizing(r) -> dict:
 
 
 def rope_scale_table(r) -> dict:
-    """App. H's frequency sweep: per scale, ``{"alpha": α_60, "lg": mean LG@60 over 5 seeds,
+    """App. H's frequency sweep: per stored scale, ``{"alpha": α_60, "lg": mean LG@60 over 5 seeds,
     "train": mean train accuracy, "lg_seeds": per-seed LG@60}``."""
     out = {}
-    for s in ROPE_SCALES:
+    for s in [s for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
         rs = [x for x in _rows(r, f"appH__rope_scale_{s:g}") if x["L"] == 60]
         out[f"{s:g}"] = {
             "alpha": _alpha(r)["rope_scale"][f"{s:g}"]["60"],
