@@ -33,6 +33,7 @@ NOT_RUN: frozenset = frozenset(
     n
     for e in ENCODINGS
     for n in (
+        f"appG__L0_10__{e}",
         f"appG__L0_40__{e}",
         f"appF__{e}",
         f"appH__induction__1L1H__{e}",
