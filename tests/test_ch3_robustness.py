@@ -130,3 +130,24 @@ def test_app_g_alpha_is_one_on_the_same_cells_at_every_training_length():
         set(ones) == {"10", "20", "40"} and len({tuple(v) for v in ones.values()}) == 1
     )
     assert "rope/skip3" in ones["10"] and "learned_abs/first" in ones["40"]
+
+
+def test_scaled_rope_lg_equals_its_training_accuracy_at_every_length():
+    """Pins the details page's sentence on the stored frequency sweep (scales below 1)."""
+    import numpy as np
+    from lengthgen.claims import StoredResults
+
+    r = StoredResults("ch3")
+    for s in [
+        s
+        for s in rb.ROPE_SCALES
+        if s < 1 and f"appH__rope_scale_{s:g}" not in rb.NOT_RUN
+    ]:
+        rows = rb._rows(r, f"appH__rope_scale_{s:g}")
+        train = np.mean([x["train_acc"] for x in rows])
+        if (
+            train <= 0.8
+        ):  # the sentence is about the scales where the models learn skip-3
+            continue
+        for L in {x["L"] for x in rows}:
+            assert abs(np.mean([x["acc"] for x in rows if x["L"] == L]) - train) <= 0.02
