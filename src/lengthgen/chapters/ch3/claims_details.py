@@ -68,6 +68,9 @@ LR_MATCH_PROTOCOL = modified(
 
 #: App. G as far as it ran: L0 = 40 (5 ensembles of 21 members at twice the main study's length,
 #: about an hour of one CPU core) is planned but was not run in the session that added it.
+#: The training lengths App. G's claims compare: the stored ones, or the paper's three while no
+#: trained length is stored (the claims are then not attempted).
+APP_G_L0 = APP_G_MEASURED if len(APP_G_MEASURED) > 1 else paper.L0_SENSITIVITY["L0"]
 APP_G_PROTOCOL = reduced(
     "L0 = 10 and 20 only; L0 = 40 (python -m lengthgen reproduce ch3 --scale full --only "
     "'appG__L0_40__*', about one CPU-hour) not run yet"
@@ -488,8 +491,8 @@ DETAIL_CLAIMS = [
             "ch3.appG.L0",
             "App. G, Table 8",
             "Training-length sensitivity (1L1H, 3 seeds, LG and α at L = 3·L0): screen AUC of α separating "
-            f"the cells with LG ≥ 0.5, at L0 = {', '.join(map(str, APP_G_MEASURED))}",
-            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_MEASURED),
+            f"the cells with LG ≥ 0.5, at L0 = {', '.join(map(str, APP_G_L0))}",
+            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_L0),
             app_g_auc,
             why="rule 1: a perfect separation is exact",
             protocol=APP_G_PROTOCOL,
@@ -503,7 +506,7 @@ DETAIL_CLAIMS = [
             "App. G",
             protocol=APP_G_PROTOCOL,
             statement="The cells with LG@3·L0 ≥ 0.5 are the same at L0 = "
-            f"{', '.join(map(str, APP_G_MEASURED))} ({{L0: cells}})",
+            f"{', '.join(map(str, APP_G_L0))} ({{L0: cells}})",
             paper_value="the same cells at every L0 (the paper names RoPE prev/skip-3, sinusoidal and "
             "learned-absolute first)",
             check="predicate",
