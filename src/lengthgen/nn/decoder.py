@@ -42,7 +42,13 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.nn.attention import attend, causal_mask
-from lengthgen.config import ConfigError, check_choice, check_positive_int, check_seeds
+from lengthgen.config import (
+    ConfigError,
+    check_choice,
+    check_finite,
+    check_positive_int,
+    check_seeds,
+)
 from lengthgen.nn.positional import (
     ENCODINGS,
     alibi_bias,
@@ -112,6 +118,7 @@ class Decoder:
     activation : ``"gelu"`` (chapter 3), ``"relu"`` or ``"sine"``
     L0 : size of the learned-absolute position table (positions ≥ L0 are clamped to L0−1)
     base : frequency base of the sinusoidal and rotary encodings (10⁴)
+    rope_scale : factor on every rotary frequency (1; chapter 3's App. H lowers it)
     n_out : read-out size (default ``vocab``)
     kernels : ``"fused"`` (default) or ``"reference"`` (see the module docstring); the same function
     """
@@ -128,6 +135,7 @@ class Decoder:
         activation: str = "gelu",
         L0: int = 20,
         base: float = 1e4,
+        rope_scale: float = 1.0,
         n_out: int | None = None,
         kernels: str = "fused",
     ):
@@ -157,6 +165,7 @@ class Decoder:
         self._act = activation_fn(activation)
         self.L0 = check_positive_int("L0", L0)
         self.base = float(base)
+        self.rope_scale = check_finite("rope_scale", rope_scale)
 
     @classmethod
     def tier(cls, name: str, encoding: str, **kw) -> "Decoder":
@@ -313,7 +322,7 @@ class Decoder:
             t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1)
         )  # [E, B, H, n, dh]
         if self.encoding == "rope":
-            q, k = rope_rotate(q, self.base), rope_rotate(k, self.base)
+            q, k = (rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
         bias = (
             alibi_bias(n, H, dtype=h.dtype, device=h.device)
             if self.encoding == "alibi"

@@ -233,11 +233,14 @@ def clamped_positions(n: int, L0: int, device=None) -> torch.Tensor:
     return torch.arange(n, device=device).clamp(max=L0 - 1)
 
 
-def rope_rotate(x: torch.Tensor, base: float = BASE) -> torch.Tensor:
+def rope_rotate(
+    x: torch.Tensor, base: float = BASE, scale: float = 1.0
+) -> torch.Tensor:
     """Rotary position embedding (Su et al. 2024) of ``x[..., n, d_head]`` at positions 0 … n−1.
 
-    Pairs of coordinates ``(2k, 2k+1)`` are rotated by the angle ``i·θ_k`` with
-    ``θ_k = base^(−2k/d_head)``, so ``⟨rot_i q, rot_j k⟩`` depends on ``i − j`` only.
+    Pairs of coordinates ``(2k, 2k+1)`` are rotated by the angle ``i·s·θ_k`` with
+    ``θ_k = base^(−2k/d_head)`` and frequency scale ``s`` (1: standard; chapter 3's App. H
+    sweep lowers it), so ``⟨rot_i q, rot_j k⟩`` depends on ``i − j`` only.
 
     Computed as ``x ⊙ cos + (−x_{2k+1}, x_{2k}) ⊙ sin`` on contiguous tensors (issue 17: two
     full-width products instead of four strided ones). Negation is exact and IEEE addition is
@@ -247,15 +250,15 @@ def rope_rotate(x: torch.Tensor, base: float = BASE) -> torch.Tensor:
     n, dh = x.shape[-2], x.shape[-1]
     if dh % 2:
         raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
-    cos, sin = _rope_tables(n, dh, base, x.dtype, x.device)
+    cos, sin = _rope_tables(n, dh, base, x.dtype, x.device, scale)
     xp = x.unflatten(-1, (dh // 2, 2))
     rot = torch.stack([xp[..., 1].neg(), xp[..., 0]], dim=-1).flatten(-2)
     return x * cos + rot * sin
 
 
-def _rope_tables(n: int, dh: int, base: float, dtype, device):
-    """cos and sin of the angles ``i·θ_k``, each repeated for the pair (2k, 2k+1): ``[n, dh]``."""
-    th = frequencies(dh // 2, base).to(dtype).to(device)
+def _rope_tables(n: int, dh: int, base: float, dtype, device, scale: float = 1.0):
+    """cos and sin of the angles ``i·s·θ_k``, each repeated for the pair (2k, 2k+1): ``[n, dh]``."""
+    th = (frequencies(dh // 2, base) * scale).to(dtype).to(device)  # × 1.0 is exact
     ang = torch.arange(n, dtype=dtype, device=device)[:, None] * th
     return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(
         2, -1

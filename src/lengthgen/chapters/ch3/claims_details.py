@@ -6,6 +6,8 @@ paper's claims the book does not check, with the reason. Declared as in
 
 from __future__ import annotations
 
+import fnmatch
+
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.experiments import LR_MATCH
 from lengthgen.chapters.ch3.measures import (
@@ -33,12 +35,24 @@ from lengthgen.chapters.ch3.measures import (
     theory,
 )
 from lengthgen.chapters.ch3.paper import T3_LG, T3_SD
+from lengthgen.chapters.ch3.robustness import (
+    APP_G_MEASURED,
+    INDUCTION,
+    NOT_RUN,
+    app_f_stats,
+    app_g_auc,
+    app_g_generalizing,
+    induction_table,
+    rope_scale_table,
+)
 from lengthgen.chapters.ch3.rules import (
     element_wise,
     CE_LR,
     LR_SENSITIVITY,
     MC_FIGURE_TOL,
     PRECISION_1L1H_CI,
+    RHO_TOL,
+    binomial_band,
     exact,
     old_key_tolerance,
     printed,
@@ -50,6 +64,43 @@ from lengthgen.claims import Claim, Deviation, Unchecked, modified, reduced
 LR_MATCH_PROTOCOL = modified(
     "CE-fit learning rate 0.09 and 0.1 (the lr grid's best matches) instead of 0.05"
 )
+
+
+#: App. G as far as it ran: L0 = 40 (5 ensembles of 21 members at twice the main study's length,
+#: about an hour of one CPU core) is planned but was not run in the session that added it.
+#: The training lengths App. G's claims compare: the stored ones, or the paper's three while no
+#: trained length is stored (the claims are then not attempted).
+APP_G_L0 = APP_G_MEASURED if len(APP_G_MEASURED) > 1 else paper.L0_SENSITIVITY["L0"]
+APP_G_PROTOCOL = reduced(
+    "L0 = 10 and 20 only; L0 = 40 (python -m lengthgen reproduce ch3 --scale full --only "
+    "'appG__L0_40__*', about one CPU-hour) not run yet"
+)
+
+
+APP_G_COST = "10 ensembles of 21 one-layer members at L0 = 10 and 40, about 16 and 60 CPU-minutes"
+ROPE_COST = "one ensemble of 5 one-layer members per scale, about 1.5 CPU-minutes each"
+INDUCTION_COST = "10 ensembles of 3 members, one and two layers, about 13 CPU-minutes"
+
+
+def until_run(claim: Claim, pattern: str, cost: str):
+    """``claim`` once the stored cells matching ``pattern`` (shell patterns separated by commas, as
+    ``reproduce --only`` takes them) are run; while one of them is in
+    :data:`~lengthgen.chapters.ch3.robustness.NOT_RUN`, the same claim not attempted, its reason
+    naming the run and its ``cost`` (the comparison stays declared here)."""
+    if not any(fnmatch.filter(NOT_RUN, p) for p in pattern.split(",")):
+        return claim
+    reason = (
+        f"its stored cells are not run yet: python -m lengthgen reproduce ch3 --scale full --only "
+        f"'{pattern}' ({cost}); the comparison is declared ({claim.why})"
+    )
+    return Unchecked(
+        claim.id,
+        claim.location,
+        claim.statement,
+        claim.paper_value,
+        "not-attempted",
+        reason,
+    )
 
 
 def lr_match_claim(id: str, tier: str, interval) -> Claim:
@@ -404,42 +455,160 @@ DETAIL_CLAIMS = [
             "0 for all six cells at every depth, and the per-tier App. E table shows the rest.",
         ),
     ),
-    Unchecked(
-        "ch3.appF.scale",
-        "App. F, Table 7",
-        statement="Scale robustness: vocab 64, d = 128 — 1L1H ρ 0.92, precision 0.94; 2L4H ρ 0.36 over 19 cells",
-        paper_value=[
-            paper.SCALE_ROBUSTNESS["rho_1L1H"],
-            paper.SCALE_ROBUSTNESS["precision_1L1H"],
-            paper.SCALE_ROBUSTNESS["rho_2L4H"],
-        ],
-        status="not-attempted",
-        reason="a second full study at twice the width and five times the vocabulary is outside the book's CPU budget",
+    until_run(
+        Claim(
+            "ch3.appF.scale",
+            "App. F, Table 7",
+            statement="Vocabulary 64, d = 128, 1L1H (2 seeds): Spearman ρ(α_L, LG) over its learnable cells and the "
+            "precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] ([ρ, precision, high-α rows])",
+            paper_value=[
+                paper.SCALE_ROBUSTNESS["rho_1L1H"],
+                paper.SCALE_ROBUSTNESS["precision_1L1H"],
+            ],
+            check="predicate",
+            holds=lambda v: (
+                abs(v[0] - paper.SCALE_ROBUSTNESS["rho_1L1H"]) <= RHO_TOL
+                and abs(v[1] - paper.SCALE_ROBUSTNESS["precision_1L1H"])
+                <= binomial_band(paper.SCALE_ROBUSTNESS["precision_1L1H"], v[2])
+            ),
+            why="rule 4 for ρ (±0.05, no interval printed); rule 5 for the precision: 2 binomial standard "
+            "errors over our high-α rows (Table 7's interval is lost)",
+            measure=lambda r: [
+                app_f_stats(r)["spearman_learnable"],
+                app_f_stats(r)["precision"],
+                app_f_stats(r)["n_high_rows"],
+            ],
+            protocol=reduced(
+                "the 1L1H tier only; the 2L4H tier (ρ 0.36 over 19 cells) is not run: 10 ensembles of "
+                "14 two-layer, four-head members at d = 128, about 4 CPU-hours"
+            ),
+        ),
+        "appF__*",
+        "5 ensembles of 14 one-layer members at d = 128, about 65 CPU-minutes",
     ),
-    Unchecked(
-        "ch3.appG.L0",
-        "App. G, Table 8",
-        statement="Training-length sensitivity: screen AUC 1.0 at L0 = 10, 20, 40 (3 seeds, evaluated at 3·L0)",
-        paper_value=paper.L0_SENSITIVITY["auc"],
-        status="not-attempted",
-        reason="three more 1L1H studies at other training lengths are outside the book's CPU budget",
+    until_run(
+        exact(
+            "ch3.appG.L0",
+            "App. G, Table 8",
+            "Training-length sensitivity (1L1H, 3 seeds, LG and α at L = 3·L0): screen AUC of α separating "
+            f"the cells with LG ≥ 0.5, at L0 = {', '.join(map(str, APP_G_L0))}",
+            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_L0),
+            app_g_auc,
+            why="rule 1: a perfect separation is exact",
+            protocol=APP_G_PROTOCOL,
+        ),
+        "appG__*",
+        APP_G_COST,
     ),
-    Unchecked(
-        "ch3.appH.induction",
-        "App. H, Table 9",
-        statement="Content-driven induction: α_L = 0 for every PE yet 2-layer models reach LG 0.84; α_L⁺ flags it",
-        paper_value=paper.INDUCTION_MAX_LG,
-        status="not-attempted",
-        reason="the content-aware extension α_L⁺ and the induction study are beyond the positional theory this "
-        "chapter rebuilds",
+    until_run(
+        Claim(
+            "ch3.appG.verdicts",
+            "App. G",
+            protocol=APP_G_PROTOCOL,
+            statement="The cells with LG@3·L0 ≥ 0.5 are the same at L0 = "
+            f"{', '.join(map(str, APP_G_L0))} ({{L0: cells}})",
+            paper_value="the same cells at every L0 (the paper names RoPE prev/skip-3, sinusoidal and "
+            "learned-absolute first)",
+            check="predicate",
+            holds=lambda v: len({tuple(c) for c in v.values()}) == 1,
+            why="the paper's statement is that the verdicts do not move with L0",
+            measure=app_g_generalizing,
+        ),
+        "appG__*",
+        APP_G_COST,
     ),
-    Unchecked(
-        "ch3.appH.rope_frequency_scale",
-        "App. H, Table 10",
-        statement="Frequency-scaled RoPE on skip-3: at scale 0.03 the trained 1L1H head generalizes (LG 0.88) while α_L = 0",
-        paper_value=paper.ROPE_FREQ_SCALE_LG["lg"],
-        status="not-attempted",
-        reason="needs a frequency-scaled RoPE in the trained models and another trained sweep; not built here",
+    until_run(
+        element_wise(
+            "ch3.appH.rope_frequency_scale",
+            "App. H, Table 10",
+            "RoPE with every frequency × 0.03 on skip-3 (1L1H, 5 seeds): [α_60, mean LG@60]",
+            [paper.ROPE_FREQ_SCALE_LG["alpha"], paper.ROPE_FREQ_SCALE_LG["lg"]],
+            [0.0, seed_mean_tol()],
+            lambda r: [rope_scale_table(r)["0.03"][k] for k in ("alpha", "lg")],
+            why="rule 1 for α (exactly 0); rule 3 for a 5-seed mean accuracy (±0.045)",
+        ),
+        "appH__rope_scale_0.03",
+        ROPE_COST,
+    ),
+    until_run(
+        Claim(
+            "ch3.appH.rope_scale_resolved",
+            "App. H, Table 10",
+            statement="Standard and moderately low frequencies (scales 1, 0.3, 0.1; the last two our reading) "
+            "resolve skip-3: α_60 = 1 and mean LG@60 ≈ 1 ({scale: [α_60, LG@60]})",
+            paper_value="α_L = 1, LG ≈ 1",
+            check="predicate",
+            holds=lambda v: all(
+                a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()
+            ),
+            why="rule 1 for α; rule 3 for the 5-seed mean LG (at least 1 − 0.045)",
+            measure=lambda r: {
+                s: [v["alpha"], v["lg"]]
+                for s, v in rope_scale_table(r).items()
+                if s in ("1", "0.3", "0.1")
+            },
+            deviation=Deviation(
+                "our reading: the moderately low scales of paper Table 10",
+                "At scales 1 and 0.3 our models transfer skip-3 completely. At 0.1 the kernel still "
+                "resolves offset 3, but one layer fits skip-3 only partly in 2000 updates: the "
+                "models' LG equals their own training accuracy at every test length (the table "
+                "above), so what they learned transfers in full and the shortfall is in fitting. "
+                "Whether the paper's moderately low scales went down to 0.1 is lost with its table.",
+            ),
+        ),
+        "appH__rope_scale_1,appH__rope_scale_0.[13]",
+        ROPE_COST,
+    ),
+    until_run(
+        Claim(
+            "ch3.appH.rope_scale_unlearnable",
+            "App. H, Table 10",
+            statement="At frequency scale 0.01 the 1L1H model does not learn skip-3: mean train accuracy over "
+            "5 seeds at most 0.8",
+            paper_value="fails the learnability filter (train acc ≤ 0.8)",
+            check="predicate",
+            holds=lambda v: v <= LEARNABLE,
+            why="the paper's learnability threshold",
+            measure=lambda r: rope_scale_table(r)["0.01"]["train"],
+        ),
+        "appH__rope_scale_0.01",
+        ROPE_COST,
+    ),
+    until_run(
+        element_wise(
+            "ch3.appH.induction",
+            "App. H, Table 9",
+            "Induction, 2L4H (3 seeds): mean LG@60 of ALiBi, RoPE and NoPE, whose positional α_L is 0 and "
+            "α_L⁺ = 1 by the content channel",
+            list(paper.INDUCTION_LG.values()),
+            [seed_mean_tol(n=len(INDUCTION["seeds"]))] * 3,
+            lambda r: [induction_table(r)["2L4H"][e]["lg"] for e in paper.INDUCTION_LG],
+            why="rule 3 for a mean accuracy over 3 seeds (±0.058)",
+        ),
+        "appH__induction__*",
+        INDUCTION_COST,
+    ),
+    until_run(
+        Claim(
+            "ch3.appH.induction_depth",
+            "App. H",
+            statement="Induction: no 1L1H model learns it (train accuracy ≤ 0.8 for every encoding) and every "
+            "2L4H model does (train accuracy ≥ 0.76 − 0.058) ([largest 1L1H, smallest 2L4H train accuracy])",
+            paper_value="1 layer ≈ 0.25; 2 layers 0.76–1.0",
+            check="predicate",
+            holds=lambda v: (
+                v[0] <= LEARNABLE
+                and v[1] >= 0.76 - seed_mean_tol(n=len(INDUCTION["seeds"]))
+            ),
+            why="the paper's learnability threshold; its lowest 2-layer train accuracy less rule 3's "
+            "tolerance for a 3-seed mean",
+            measure=lambda r: [
+                max(v["train"] for v in induction_table(r)["1L1H"].values()),
+                min(v["train"] for v in induction_table(r)["2L4H"].values()),
+            ],
+        ),
+        "appH__induction__*",
+        INDUCTION_COST,
     ),
     Unchecked(
         "ch3.appI.table11_grid",

@@ -531,6 +531,10 @@ def cells(scale: str) -> list[Cell]:
         out.append(
             Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],))
         )
+    if scale == "full":  # App. F, G and H (details page), after the main study
+        from lengthgen.chapters.ch3 import robustness
+
+        out += robustness.cells()
     return out
 
 
@@ -591,6 +595,11 @@ def schema(name: str, scale: str = "full") -> Schema | None:
             probabilities=("unconditional",),
         ),
         "theory": THEORY_SCHEMA,
+        "robustness_alpha": Schema(
+            "ch3 robustness α",
+            required=("appG", "rope_scale"),
+            probabilities=("appG.*.*", "rope_scale.*.*"),
+        ),
         "lr_grid": Schema(
             "ch3 lr grid",
             required=("lrs", "points", "fixed"),
@@ -692,8 +701,9 @@ def _load(name: str, plan: dict, folder) -> dict:
     if name not in plan:
         raise ConfigError(
             f"no chapter-3 cell {name!r}; the cells are alpha_tables, alpha_min_norm_exact, "
-            "theory, alpha_lr_match, prop2_old_key, lr_grid and "
-            "<tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)"
+            "theory, alpha_lr_match, prop2_old_key, lr_grid, robustness_alpha, the robustness "
+            "studies appF__*, appG__*, appH__* and <tier>__<encoding>__<main|pos>__seed<s> "
+            "(e.g. 1L1H__rope__main__seed0)"
         )
     folder = results_dir() / CHAPTER / "cells" if folder is None else folder
     rec = runs.load_stored(CHAPTER, name, schema=schema(name), folder=folder)

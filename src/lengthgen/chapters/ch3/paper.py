@@ -18,6 +18,8 @@ from lengthgen.nn.positional import ENCODINGS
 MAIN_TASKS = ("prev", "skip2", "skip3", "skip5", "copy", "reverse", "first")
 POS_TASKS = ("pos2", "pos5")
 TASKS = MAIN_TASKS + POS_TASKS
+#: App. H's content-driven task: the token after the previous occurrence of the current token.
+CONTENT_TASKS = ("induction",)
 #: Training length L0 (App. C) and the test lengths of the trained study (App. C); the α_L tables
 #: add the longer lengths of App. A.7.
 L0 = 20
@@ -270,8 +272,9 @@ SCALE_ROBUSTNESS = {
 }
 #: App. G, Table 8: L0 ∈ {10, 20, 40}, evaluated at 3 L0, 3 seeds: screen AUC 1.0 at every L0.
 L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
-#: App. H, Table 9: content-driven induction, largest 2-layer LG (α_L = 0 for every PE).
-INDUCTION_MAX_LG = 0.84
+#: App. H, Table 9 (text): content-driven induction, 2-layer LG of ALiBi (the largest), RoPE and
+#: NoPE (α_L = 0 for every PE).
+INDUCTION_LG = {"alibi": 0.84, "rope": 0.43, "nope": 0.34}
 #: App. H, Table 10: RoPE frequency scale 0.03 on skip-3 (1L1H): trained LG while α_L = 0.
 ROPE_FREQ_SCALE_LG = {"scale": 0.03, "lg": 0.88, "alpha": 0.0}
 #: App. A.6(c): a kernel peaked at 100 with a secondary peak at 20 reaches α_L = 1 on copy at these L.

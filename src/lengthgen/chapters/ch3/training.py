@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from lengthgen.chapters.ch3.paper import (
+    CONTENT_TASKS,
     DATA_SEED_OFFSET,
     DATA_SEED_STRIDE,
     EVAL_SEED_OFFSET,
@@ -29,6 +30,8 @@ from lengthgen.config import (
 from lengthgen.nn.decoder import TIERS, Decoder
 from lengthgen.nn.positional import check_encoding
 
+#: Every task a decoder trains on: the positional tasks and App. H's content task (induction).
+TRAIN_TASKS = TASKS + CONTENT_TASKS
 
 #: Label of the positions a task does not score (ignored by the loss and the accuracy).
 IGNORE = -100
@@ -38,9 +41,28 @@ def target_table(tasks, L: int) -> torch.Tensor:
     """``[T, L+1, L]``: entry [τ, n, i] = t_n(i) of task τ at length n (−1 off the query rows or i ≥ n)."""
     T = torch.full((len(tasks), L + 1, L), -1, dtype=torch.long)
     for a, task in enumerate(tasks):
-        for n in range(1, L + 1):
+        for n in range(1, L + 1 if task not in CONTENT_TASKS else 1):
             T[a, n, :n] = targets(task, n)
     return T
+
+
+def induction_targets(x: torch.Tensor) -> torch.Tensor:
+    """App. H's induction task on tokens ``x [..., n]``: t(i) = j + 1 for the last j < i with
+    x_j = x_i, so the label is the token that followed the previous occurrence of x_i (−1 where
+    x_i has not occurred before)."""
+    n = x.shape[-1]
+    seen = (x[..., :, None] == x[..., None, :]) & torch.ones(
+        n, n, dtype=torch.bool
+    ).tril(-1)
+    j = torch.where(seen, torch.arange(n), -1).amax(-1)
+    return torch.where(j >= 0, j + 1, -1)
+
+
+def task_targets(task: str, x: torch.Tensor) -> torch.Tensor:
+    """Targets ``[N, n]`` of ``task`` on the sequences ``x [N, n]``: positional tasks ignore the tokens."""
+    if task in CONTENT_TASKS:
+        return induction_targets(x)
+    return targets(task, x.shape[-1]).expand(x.shape)
 
 
 def labels(x: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
@@ -74,6 +96,7 @@ def make_sampler(
     members, so a batch is ``[E, batch, n]`` without padding.
     """
     tab = target_table(tasks, L0)
+    content = torch.tensor([t in CONTENT_TASKS for t in tasks])
     sched = length_schedule(steps, L0, length_seed)
 
     def sample(step, gens, members=None):
@@ -83,6 +106,8 @@ def make_sampler(
             [torch.randint(0, vocab, (batch, n), generator=g) for g in gens]
         )
         tg = tab[idx, n, :n][:, None, :].expand(len(gens), batch, n)
+        if content.any():
+            tg = torch.where(content[idx][:, None, None], induction_targets(x), tg)
         return x, labels(x, tg)
 
     return sample
@@ -125,15 +150,15 @@ def eval_banks(
     banks = {}
     for L in lengths:
         x = torch.randint(0, vocab, (n_eval, L), generator=g)
-        tg = torch.stack([targets(t, L) for t in tasks])  # [E, L]
-        tg[:, :L0] = -1  # score [L0, L) only
+        tg = torch.stack([task_targets(t, x) for t in tasks])  # [E, N, L]
+        tg[..., :L0] = -1  # score [L0, L) only
         xe = x[None].expand(E, n_eval, L)
-        banks[int(L)] = (xe, labels(xe, tg[:, None, :].expand(E, n_eval, L)))
+        banks[int(L)] = (xe, labels(xe, tg))
     for n in range(L0 // 2, L0 + 1):
         x = torch.randint(0, vocab, (train_n, n), generator=g)
-        tg = torch.stack([targets(t, n) for t in tasks])
+        tg = torch.stack([task_targets(t, x) for t in tasks])
         xe = x[None].expand(E, train_n, n)
-        banks[("train", n)] = (xe, labels(xe, tg[:, None, :].expand(E, train_n, n)))
+        banks[("train", n)] = (xe, labels(xe, tg))
     return banks
 
 
@@ -161,17 +186,21 @@ def train_groups(
     device: str = "cpu",
     progress: bool = False,
     dtype: str = "float32",
+    vocab: int = 12,
+    d_model: int = 64,
+    rope_scale: float = 1.0,
 ) -> list[list[dict]]:
     """Train several groups of one ``tier`` and ``encoding`` as ONE ensemble and measure them
     (section "The trained study"; ``experiments.train_cell_group`` is this with one group).
 
     ``groups`` is a list of ``(tasks, seed)`` pairs; the members are every group's tasks in order, and
     member (τ, s) keeps what it has in its own cell: weights from seed s, data stream
-    ``data_seed_offset + data_seed_stride·s + TASKS.index(τ)``, the length schedule of seed s and the
+    ``data_seed_offset + data_seed_stride·s + TRAIN_TASKS.index(τ)``, the length schedule of seed s and the
     evaluation banks of ``eval_seed_offset + s``. Groups with different seeds are padded at the end to
     the update's longest length (padding unscored, so results agree up to float32 rounding:
     ``tests/test_ch3_device.py``); groups sharing a seed equal their own cells bit for bit on the CPU.
-    ``dtype`` is ``"float32"`` (the study) or ``"float64"``. Returns one list of rows per group.
+    ``dtype``: ``"float32"`` (the study) or ``"float64"``; ``vocab``, ``d_model``, ``rope_scale``: App. C's
+    12, 64, 1 unless App. F or H varies them. Returns one list of rows per group.
     """
     from lengthgen.engine.train import OptimConfig, train_ensemble
 
@@ -193,18 +222,20 @@ def train_groups(
         check_positive_int(name, v, minimum=1 if name.endswith("_n") else 0)
     dtype = GROUP_DTYPES[check_choice("dtype", dtype, tuple(GROUP_DTYPES))]
     dev = get_device(device).type  # "cpu" or "cuda" ("auto" resolved here)
-    model = Decoder.tier(tier, encoding, L0=L0)
+    model = Decoder.tier(
+        tier, encoding, L0=L0, vocab=vocab, d_model=d_model, rope_scale=rope_scale
+    )
     params = model.init([s for t, s in checked for _ in t], dtype=dtype, device=dev)
     seeds = ",".join(map(str, sorted({s for _, s in checked})))
     res = train_ensemble(
         model,
         params,
-        sample=_groups_sampler(checked, batch=batch, L0=L0, steps=steps),
+        sample=_groups_sampler(checked, batch=batch, L0=L0, steps=steps, vocab=vocab),
         loss=masked_ce,
         optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay),
         steps=steps,
         data_seeds=[
-            data_seed_offset + data_seed_stride * s + TASKS.index(t)
+            data_seed_offset + data_seed_stride * s + TRAIN_TASKS.index(t)
             for tasks, s in checked
             for t in tasks
         ],
@@ -214,7 +245,7 @@ def train_groups(
         desc=f"{tier} {encoding} s{seeds}",
     )
     run = dict(tier=tier, encoding=encoding, steps=steps, lengths=lengths, L0=L0)
-    run |= dict(eval_n=eval_n, train_n=train_eval_n, eval=eval_seed_offset)
+    run |= dict(eval_n=eval_n, train_n=train_eval_n, eval=eval_seed_offset, vocab=vocab)
     return _group_rows(model, res, checked, run, dev)
 
 
@@ -241,10 +272,10 @@ def _check_groups(groups) -> list[tuple]:
         tasks, seed = g
         if isinstance(tasks, str) or not tasks:
             raise ConfigError(
-                f"tasks must be a non-empty list of task names from {TASKS}, got {tasks!r}"
+                f"tasks must be a non-empty list of task names from {TRAIN_TASKS}, got {tasks!r}"
             )
         for t in tasks:
-            check_choice("task", t, TASKS)
+            check_choice("task", t, TRAIN_TASKS)
         checked.append((tuple(tasks), check_positive_int("seed", seed, minimum=0)))
     if len(set(checked)) != len(checked):
         raise ConfigError(
@@ -266,6 +297,7 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
             n_eval=run["eval_n"],
             train_n=run["train_n"],
             L0=run["L0"],
+            vocab=run["vocab"],
             seed=run["eval"] + s,
         )
         for tasks, s in checked
@@ -312,13 +344,13 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
     return out
 
 
-def _groups_sampler(groups, *, batch: int, L0: int, steps: int):
+def _groups_sampler(groups, *, batch: int, L0: int, steps: int, vocab: int = 12):
     """The ``sample(step, gens)`` of :func:`train_groups`: group g's members draw their batch from
     their own :func:`make_sampler` (its tasks, its seed's length schedule); when the groups' lengths
     differ at an update, every batch is padded at the end to the longest (token 0, label
     :data:`IGNORE`). With one group it is that group's sampler."""
     samplers = [
-        make_sampler(tasks, batch=batch, L0=L0, steps=steps, length_seed=s)
+        make_sampler(tasks, batch=batch, L0=L0, steps=steps, vocab=vocab, length_seed=s)
         for tasks, s in groups
     ]
     if len(samplers) == 1:
