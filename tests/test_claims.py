@@ -50,6 +50,25 @@ def test_value_interval_equal_checks():
         _eval(_c(), float("nan"))
 
 
+def test_a_claim_over_an_empty_population_is_refused_in_one_line():
+    """Item 4 of issue 37: an empty population is not evaluable, whatever the check or group
+    (a prediction of ours would otherwise be scored as failed); an equal check of an empty list
+    of failures is a real result."""
+    pred = dict(check="predicate", tolerance=None, holds=lambda v: bool(v))
+    for kw, ours in (
+        (pred, {}),
+        ({**pred, "group": "ours"}, []),
+        ({**pred, "check": "direction"}, ()),
+        ({"paper_value": []}, []),  # a value check over nothing
+    ):
+        with pytest.raises(claims.EmptyPopulation) as err:
+            _eval(_c(**kw), ours)
+        assert "ch0.x" in str(err.value) and "\n" not in str(err.value)
+        assert isinstance(err.value, ConfigError)
+    eq = _c(check="equal", tolerance=None, paper_value=[])
+    assert _eval(eq, [])["holds"]
+
+
 def test_direction_is_its_own_category():
     d = _c(
         check="direction",

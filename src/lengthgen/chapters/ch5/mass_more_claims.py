@@ -187,6 +187,7 @@ CLAIMS = [
             for x in _refit_rows(r)
             if "closed_form" in x
         ),
+        group="self-check",
     ),
     _c(
         "ch5.mass_refit.keeps_mass",
@@ -201,6 +202,7 @@ CLAIMS = [
             for x in _refit_rows(r)
             if x["encoding"] == "learned_abs" and x["task"] in FIXED_TARGET
         ),
+        group="self-check",
     ),
     _c(
         "ch5.mass_refit.below_eval_log",
@@ -308,5 +310,6 @@ CLAIMS = [
         "fixed offsets: (d1 − L0)/L ≤ 2.6·10⁻⁴; first/posP/reverse: right rows are records, "
         "at most 36 + (exceedances ≈ 5900) of 10⁷; copy: ⌈L/2⌉ would have to be a record",
         lambda r: max(x["far"][-1]["alpha"] for x in _far(r).values()),
+        group="self-check",
     ),
 ]
