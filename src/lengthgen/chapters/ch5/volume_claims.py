@@ -74,7 +74,12 @@ from lengthgen.chapters.ch2.claims import (
     WINDOW_SLOPE_TOL,
     window_measure,
 )
-from lengthgen.chapters.ch5.common import SLOPE_ALLOWANCE, claim_maker, slope_fit
+from lengthgen.chapters.ch5.common import (
+    SLOPE_ALLOWANCE,
+    claim_maker,
+    failed,
+    slope_fit,
+)
 from lengthgen.chapters.ch5.common import equal, holds, slope_holds, value
 from lengthgen.stats import loglog_slope
 
@@ -481,6 +486,11 @@ CLAIMS = [
         "the argmax does not depend on β, its mass does: log n sharpens attention from N to "
         "10N+1, β_n = 1 does not",
         lambda r: paired_summary(r, "index_posnorm", "norm"),
+        **failed(
+            "the pooled paired difference came out positive, not negative, with an interval "
+            "that contains 0; per N it changes sign, and the largest gain without log n is at "
+            "the largest N"
+        ),
     ),
     _c(
         "ch5.volume.majority_box_one",
