@@ -284,7 +284,9 @@ def test_plan_and_schemas():
     assert all(ch5_schema(n) is not None for n in names)
     stored = {n for names_ in vc.TRAIN_CELLS.values() for n in names_}
     assert stored <= set(names)
-    assert [c.name for c in vb.cells("smoke", training=False)] == names[:4]
+    joint = [f"joint_{k.replace('/', '_')}" for k in vc.JOINT]
+    assert names[4:7] == joint
+    assert [c.name for c in vb.cells("smoke", training=False)] == names[:7]
     # the full-scale training cells are chapter 2's cells with both scales
     kw = vb.train_kwargs("majority_gen", "full")
     assert kw == ex.experiment_config(
