@@ -523,7 +523,9 @@ def test_outcome_words_follow_the_evaluated_claims():
     with pytest.raises(ConfigError, match="unknown claim"):
         led.outcome("ch5.nope")
     unchecked = [c.id for c in c5.CLAIMS if isinstance(c, claims.Unchecked)]
-    assert "ch5.mass.alibi_keeps_mass" in unchecked  # not evaluable: an empty population
+    assert (
+        "ch5.mass.alibi_keeps_mass" in unchecked
+    )  # not evaluable: an empty population
     for cid in unchecked:  # an unchecked claim has no verdict
         with pytest.raises(ConfigError, match="not checked"):
             led.held(cid)

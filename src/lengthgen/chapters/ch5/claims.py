@@ -312,28 +312,30 @@ CLAIMS = _VOLUME + CLAIMS + _MASS_MORE + _SUM_SINE
 
 HEADLINE = {
     "finding": "Without chapter 1's log n factor, chapter 2's volume exponents stay the same "
-    "while trained accuracy changes; averaging attention loses Parity at long lengths and "
-    "summing plus chapter 4's sine construction does not, though its exact volume shrinks "
-    "like n^-2 over all lengths; chapter 3's learned tables keep their argmax but lose their "
-    "softmax mass, log scaling restores it as chapter 0's c > 1 rule predicts, and RoPE's "
-    "kernels, which have no global maximum, lose their alignment far beyond the study.",
+    "while trained accuracy changes. The volume exact at both the training length N and 10N+1 "
+    "falls like N^-1 without the factor and like N^-2 with it for Majority, ordering its trained "
+    "accuracy, and can never rank the factor's removal first for Index. Averaging attention "
+    "loses Parity at long lengths; summing plus chapter 4's sine construction does not, though "
+    "its exact volume shrinks like n^-2 over all lengths. Log scaling keeps a learned table's "
+    "softmax mass exactly when chapter 0's c > 1, even at c = 0.99 and 1.01.",
     "finding_ids": [
-        "ch5.parity.collapse_beta_one",
-        "ch5.parity.summing_exact",
+        "ch5.volume.mc_one.pos_index",
+        "ch5.joint.majority_log_exponent",
+        "ch5.joint.majority_order",
         "ch5.sumsine.volume_joint_eta0p25",
-        "ch5.mass.c_rule",
-        "ch5.mass_far.alpha_vanishes",
+        "ch5.mass.c_rule_near_one",
     ],
-    "deviation": "Five predictions failed: Index under A_norm does not lose accuracy without "
-    "log n; no ALiBi kernel has a perfect argmax to keep mass with; one trained sine network "
-    "stayed exact past length 38; the linear phase drift does not predict where trained sine "
-    "networks fail; the per-row log refit did not move RoPE's alignment.",
+    "deviation": "Predictions that failed: Index under A_norm does not lose accuracy without "
+    "log n; one trained sine network stayed exact past length 38; the linear phase drift does "
+    "not predict where trained sine networks fail; the per-row log refit did not move RoPE's "
+    "alignment. The ALiBi prediction could not be evaluated: no ALiBi kernel has a perfect "
+    "argmax.",
     "deviation_ids": [
         "ch5.volume.train_index_norm",
-        "ch5.mass.alibi_keeps_mass",
         "ch5.sumsine.sine_fails_by_38",
         "ch5.sumsine.drift_relation",
         "ch5.mass_refit.rope_moves",
+        "ch5.mass.alibi_keeps_mass",
     ],
     "claims": [
         {
@@ -341,20 +343,23 @@ HEADLINE = {
             "id": "ch5.volume.mc_one.pos_index",
         },
         {
-            "claim": "Averaging + a bounded sine unit: exact only up to ⌈2B²/π⌉",
-            "id": "ch5.parity.averaging_sine_nmax",
+            "claim": "Exact at N and 10N+1: Majority's volume falls like N⁻² with log n, "
+            "N⁻¹ without",
+            "id": "ch5.joint.majority_log_exponent",
         },
         {
             "claim": "Summing + sine: the exact volume shrinks like n⁻² over all lengths",
             "id": "ch5.sumsine.volume_joint_eta0p25",
         },
         {
-            "claim": "Log scaling keeps a learned table's mass when c = m / log L0 > 1",
-            "id": "ch5.mass.c_rule",
+            "claim": "Log scaling keeps a learned table's mass exactly when c = m / log L0 > 1, "
+            "tested at c = 0.95 … 1.05",
+            "id": "ch5.mass.c_rule_near_one",
         },
         {
-            "claim": "RoPE kernels have no global maximum: alignment vanishes by L = 10⁷",
-            "id": "ch5.mass_far.alpha_vanishes",
+            "claim": "RoPE's κ exceeds the study's maximum as often as the torus measure "
+            "predicts",
+            "id": "ch5.mass_far.equidistribution_max",
         },
     ],
 }
