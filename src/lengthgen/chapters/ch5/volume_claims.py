@@ -4,59 +4,15 @@ chapter 2's paper (eq. 2) is replaced by β_n = 1. Written, with every compariso
 before any experiment of the section ran; the stored cells they read are named ``beta_*``
 (:mod:`lengthgen.chapters.ch5.volume_beta`).
 
-The derivations behind them (the chapter section gives them in full):
-
-* Majority under A_gen (chapter 2's paper, eqs. 71–77): the exact bias interval at the center has
-  width η³ Δρ_{n,β}(X), and ∫ Δρ_{n,β}(X) dX = 4 artanh(1/n)/β for any scale β (eq. 75 keeps β
-  symbolic). So the exact (X, b₂,₁) area is 4η³ artanh(1/n)/β_n: 4η³ artanh(1/n)/log n with the
-  paper's scale and 4η³ artanh(1/n) without it; the ratio is log n exactly, and without log n the
-  area decays like n⁻¹ with no log factor.
-* The First/Index center (eqs. 11, 25, 37) has f = η³(2p − 1) and scores −η²(j − k)², so it is
-  exact at length n iff every queried position keeps more than half of the attention. With β_n = 1
-  that mass 1/Σ_j exp(−η²(j − k)²) does not grow with n; it tends from above to its n = ∞ value, so
-  the center is exact at every n iff θ(η) = Σ_{d∈Z} e^{−η²d²} < 3 (First, k = 1: (1 + θ)/2 < 2) or
-  < 2 (Index, a middle k). Poisson summation, θ(η) = (√π/η)(1 + 2e^{−π²/η²} + …), gives
-  η*_First = (√π/3)(1 + 2e^{−9π}) and η*_Index = (√π/2)(1 + 2e^{−4π}) to relative 10⁻⁸.
-  The paper's scale η = min(B/16, 1/16) is far below both: at η = 1/16 the center is exact only
-  for n ≤ 2. The Majority center has X = 0, so ρ_t = t/n for every β: exact at every odd n.
-* Exact windows: the score gaps are Δ·C_lin(k) + Δ²·C_quad(k) (eq. 10); β_n multiplies them. A
-  drift coefficient c multiplying k^p keeps the center exact while |c| n^p stays below a slack:
-  η² − O(1/log n) with log n, a constant without it. The power p is the same, so every window
-  exponent of Thm. 1–2 (n⁻² for χ, n⁻¹ for ℓ and ℓ̂, n⁰ for First and for χ̂ at fixed ℓ̂) and
-  every Monte Carlo exponent (n⁻³, n⁻¹, n⁰) should survive β_n = 1.
-* Nesting: a point certified exact (volume.py's structural check) has α_k > 1/2 for every k, so
-  g_k is the strict maximum of the scores, and then α_k = 1/Σ_j e^{β(g_j − g_k)} grows with β. For
-  n ≥ 3, log n > 1, so every point certified exact with β_n = 1 is certified exact with log n:
-  the windows and Monte Carlo exact sets without log n are subsets of those with it.
-* Trained accuracy (chapter 2's protocol, App. D.2–D.3, both scales in one ensemble: the same
-  initial tensors and batches per seed). Majority under A_gen: with β_n = 1 the attention share
-  ρ_t = σ(log(t/(n − t)) + X) is a function of t/n alone, so the learned decision threshold in t/n
-  is the same at every length; with log n it moves by X·log(L/n) in log-odds between training and
-  test length. Under A_sin, β_n = 1 keeps the positional weights bounded, so ρ is an average over
-  all L positions and concentrates on a function of t/L; with log n the attention concentrates on
-  the few positions whose sinusoidal score is largest as L grows. Prediction: removing log n
-  raises Majority's accuracy at L = 10N + 1 under both models. Index under A_norm: the argmax of
-  the scores does not depend on β, its mass does; with log n a model whose argmax stays on k
-  (A_norm's drift is bounded, eqs. 20–23) gets more mass on k at L = 10N + 1 than at N, with
-  β_n = 1 it does not. Prediction: removing log n lowers A_norm's Index accuracy at L = 10N + 1.
-  No prediction for A_pos (its argmax drifts off k under either scale; both are near chance in
-  chapter 2).
-
-* Both lengths (section "Generalizing needs both lengths"). A point generalizes from N to
-  L = 10N + 1 only if it is exact at both. Majority under A_gen: the threshold θ of the classifier
-  along the value segment must lie between the two central levels at N *and* at L. In log-odds
-  these intervals are centred on β_N X and β_L X with half-widths a = 2 artanh(1/N) and
-  b = 2 artanh(1/L). With β_n = 1 both are centred on X and the L interval lies inside the N one:
-  the joint set is the set at L, so V_joint(N) ∝ artanh(1/L), rate N⁻¹, about a tenth of the
-  single-length volume at N. With log n the centres differ by D = X log(L/N); the overlap is a
-  trapezoid in D of area 4ab, so the joint (X, θ) area is σ'(0)·4ab / log(L/N), rate N⁻² (the
-  density of X is finite at 0, chapter 2's Lemma 6). The sketch in the issue is right on both
-  counts; what it leaves out is that the β_n = 1 joint volume is the single-length volume at L,
-  not at N. Ratio one/log ∝ log(L/N)/artanh(1/N) ≈ N log 10: it grows like N, not like log N.
-  Index (A_pos, A_norm, box around the η = 1 center): each window shrinks like a power of n and
-  the larger length decides, so the joint volume keeps each model's single-length exponent in
-  N under either scale; and the nesting above holds at each length, so a point jointly exact
-  without log n is jointly exact with it: the joint volume can never rank β_n = 1 first.
+The derivations are on the chapter page (section "Log scaling inside the volume theory" and its
+subsections; the First/Index threshold η* on the details page). In short: β_n rescales the score
+contrast, so Majority's exact (X, b₂,₁) area is 4η³ artanh(1/n)/β_n (eq. 75 keeps β symbolic);
+the window slacks change but not their powers of n; a point certified exact without log n is
+exact with it (nesting); the trained-accuracy predictions follow from the threshold argument
+(Majority) and the mass argument (Index, A_norm); the joint volume at (N, 10N + 1) keeps the
+single-length rate without log n (nested intervals, rate N⁻¹) and loses one power of N with it
+(centres parted by X log(L/N): overlap area 4ab/log(L/N), rate N⁻²), and for Index it keeps
+each model's exponent and, by the nesting, never ranks β_n = 1 first.
 
 A later review moved ``area_ratio`` (both areas come from one grid of β·X, so their ratio is log n
 by construction), ``majority_center`` (X = 0 by construction), ``windows_nested`` and
