@@ -284,7 +284,9 @@ def test_plan_and_schemas():
     assert all(ch5_schema(n) is not None for n in names)
     stored = {n for names_ in vc.TRAIN_CELLS.values() for n in names_}
     assert stored <= set(names)
-    assert [c.name for c in vb.cells("smoke", training=False)] == names[:4]
+    joint = [f"joint_{k.replace('/', '_')}" for k in vc.JOINT]
+    assert names[4:7] == joint
+    assert [c.name for c in vb.cells("smoke", training=False)] == names[:7]
     # the full-scale training cells are chapter 2's cells with both scales
     kw = vb.train_kwargs("majority_gen", "full")
     assert kw == ex.experiment_config(
@@ -371,3 +373,67 @@ def test_paired_accuracy_pairs_each_log_member_with_its_beta_one_member():
         (5, 2): (50.0, 75.0),
     }
     assert list(vc.paired_accuracy(members, "gen")) == [(3, 1), (5, 2)]
+
+
+@pytest.mark.parametrize(
+    "variant,task,N", [("gen", "majority", 5), ("norm", "index", 3)]
+)
+def test_joint_box_is_exactness_at_both_lengths(variant, task, N):
+    """The joint counts (tested at 10N+1 only where exact at N) equal the exact-at-both counts of
+    chapter 2's test run at both lengths on every point; the nesting leaves one_not_log at 0."""
+    from lengthgen.chapters.ch5 import volume_beta as vb
+
+    out = vb.joint_box(variant, task, [N], [300], seed=3, chunk=300)["rows"][0]
+    P = vb._joint_points(variant, task, 300, 3, 8, 1.0, 0.1)
+    both = {}
+    for beta in ("log", "one"):
+        ok = [
+            np.equal(
+                vo.exactness(
+                    P, variant, task, n, method="structural", beta=beta
+                ).decision,
+                True,
+            ).astype(bool)
+            for n in (N, 10 * N + 1)
+        ]
+        both[beta] = ok[0] & ok[1]
+        assert out[f"exact_{beta}"] == int(both[beta].sum())
+        assert out[f"exact_N_{beta}"] == int(ok[0].sum())
+    assert out["one_not_log"] == int((both["one"] & ~both["log"]).sum())
+    if variant != "gen":
+        assert out["one_not_log"] == 0
+
+
+def test_joint_rates_are_the_derived_closed_forms():
+    """The predicted joint areas: with β_n = 1 the single-length area at 10N+1; with log n the
+    overlap of two intervals whose centres part by X log(L/N), integrated over X by quadrature."""
+    from lengthgen.chapters.ch5 import volume_claims as vc
+
+    for N in (5, 11, 41):
+        L = 10 * N + 1
+        a, b = 2 * math.atanh(1 / N), 2 * math.atanh(1 / L)
+        X = np.linspace(-3 * (a + b), 3 * (a + b), 200_001)
+        D = X * math.log(L / N)
+        overlap = np.clip(np.minimum(a, D + b) - np.maximum(-a, D - b), 0, None)
+        area = (
+            np.trapezoid(overlap, X)
+            if hasattr(np, "trapezoid")
+            else np.trapz(overlap, X)
+        )
+        assert area == pytest.approx(16 * vc.joint_rate(N, "log"), rel=1e-6)  # 4ab
+        assert vc.joint_rate(N, "one") == math.atanh(1 / L)
+
+
+def test_the_pages_n_max_numbers_are_the_bounds():
+    """The page's ⌈4B²/π⌉ (A_gen) and ⌈2B²/π⌉ (the scalar head) for B = 2, 4, 8."""
+    from pathlib import Path
+
+    page = (
+        Path(__file__).parents[1] / "notebooks" / "05_across_the_papers.md"
+    ).read_text()
+    page = " ".join(page.split())
+    gen, scalar = ([math.ceil(k * B * B / math.pi) for B in (2, 4, 8)] for k in (4, 2))
+    assert f"({gen[0]}, {gen[1]} and {gen[2]} for $B$ = 2, 4, 8" in page
+    assert (
+        f"against {scalar[0]}, {scalar[1]} and {scalar[2]} for the scalar head" in page
+    )

@@ -50,6 +50,25 @@ def test_value_interval_equal_checks():
         _eval(_c(), float("nan"))
 
 
+def test_a_claim_over_an_empty_population_is_refused_in_one_line():
+    """Item 4 of issue 37: an empty population is not evaluable, whatever the check or group
+    (a prediction of ours would otherwise be scored as failed); an equal check of an empty list
+    of failures is a real result."""
+    pred = dict(check="predicate", tolerance=None, holds=lambda v: bool(v))
+    for kw, ours in (
+        (pred, {}),
+        ({**pred, "group": "ours"}, []),
+        ({**pred, "check": "direction"}, ()),
+        ({"paper_value": []}, []),  # a value check over nothing
+    ):
+        with pytest.raises(claims.EmptyPopulation) as err:
+            _eval(_c(**kw), ours)
+        assert "ch0.x" in str(err.value) and "\n" not in str(err.value)
+        assert isinstance(err.value, ConfigError)
+    eq = _c(check="equal", tolerance=None, paper_value=[])
+    assert _eval(eq, [])["holds"]
+
+
 def test_direction_is_its_own_category():
     d = _c(
         check="direction",
@@ -490,8 +509,8 @@ def test_outcome_words_follow_the_evaluated_claims():
 
     led = claims.Ledger("ch5")
     ok = "ch5.parity.summing_exact"
-    bad = "ch5.mass.alibi_keeps_mass"
-    # the stored results: the summing construction holds, the ALiBi prediction failed
+    bad = "ch5.volume.train_index_norm"
+    # the stored results: the summing construction holds, the A_norm Index prediction failed
     assert led.held(ok) is True and led.held(bad) is False
     assert led.outcome(ok, bad) == "1 of 2 held"
     assert (
@@ -504,7 +523,10 @@ def test_outcome_words_follow_the_evaluated_claims():
     with pytest.raises(ConfigError, match="unknown claim"):
         led.outcome("ch5.nope")
     unchecked = [c.id for c in c5.CLAIMS if isinstance(c, claims.Unchecked)]
-    for cid in unchecked:  # none in chapter 5 today; an unchecked claim has no verdict
+    assert (
+        "ch5.mass.alibi_keeps_mass" in unchecked
+    )  # not evaluable: an empty population
+    for cid in unchecked:  # an unchecked claim has no verdict
         with pytest.raises(ConfigError, match="not checked"):
             led.held(cid)
 

@@ -260,10 +260,21 @@ def compare(claim: Claim, ours) -> bool:
     return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
 
 
+class EmptyPopulation(ConfigError):
+    """A claim whose population is empty: nothing to judge, so the ledger refuses to score it."""
+
+
 def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     """The ledger record of ``claim`` with our value ``ours``; raises :class:`ClaimFailed` if the
-    check fails and no deviation was declared."""
+    check fails and no deviation was declared, and :class:`EmptyPopulation` if a ``value``,
+    ``interval``, ``direction`` or ``predicate`` check gets an empty list or dict (its population
+    is empty; an ``equal`` check of an empty list of failures is a real result)."""
     ours = _clean(ours)
+    if claim.check != "equal" and isinstance(ours, (list, tuple, dict)) and not ours:
+        raise EmptyPopulation(
+            f"claim {claim.id}: its population is empty (our value is {ours!r}), so it cannot "
+            "be evaluated; restate it over a non-empty population or declare it Unchecked"
+        )
     ok = compare(claim, ours)
     if not ok and claim.deviation is None and claim.group != "ours":
         raise ClaimFailed(

@@ -6,12 +6,22 @@ from __future__ import annotations
 
 from functools import partial
 
-from lengthgen.claims import Claim
+from lengthgen.claims import Claim, Deviation
 from lengthgen.stats import loglog_slope
 
 #: a closed form that counts rows by a strict inequality: one row at the boundary may round the
 #: other way (tolerance in rows), more than one is a wrong derivation
 ONE_ROW = 1.0
+#: the one cause a prediction of ours is recorded as failed with (chapter 5's ``CAUSES``)
+FAILED = "prediction failed"
+
+
+def failed(what_came_out: str) -> dict:
+    """A prediction the stored run refuted: ``deviation=`` with :data:`FAILED` and, in words, what
+    came out instead (written after the run, as a finding)."""
+    return {"deviation": Deviation(FAILED, what_came_out)}
+
+
 #: a log-log slope over finite n: the predicted exponent must lie in the fit's 95 % t-interval
 #: widened by this on each side (the finite-n bias of the slope is ≤ 0.05)
 SLOPE_ALLOWANCE = 0.1

@@ -31,6 +31,7 @@ from lengthgen.chapters.ch5.claims import (
     DOUBLING_N,
     MASS_L0,
     MASS_LENGTHS,
+    NEAR_ONE_C,
     SCALED_C,
     SINE_B,
     SUMMING_ALL,
@@ -175,6 +176,11 @@ def cells(scale: str) -> list[Cell]:
             Cell("mass_tables", mass_tables, {}),
             Cell("mass_clamped", mass_clamped, {}),
             Cell("mass_scaled", mass_scaled, {}),
+            Cell(
+                "mass_scaled_near_one",
+                mass_scaled,
+                {"targets": list(NEAR_ONE_C), "lengths": [max(MASS_LENGTHS)]},
+            ),
         ]
         + sum_sine.cells(scale)
         + mass_more.cells(scale)
@@ -249,6 +255,22 @@ SCHEMAS: dict[str, Schema] = {
         "rows.*.task rows.*.c rows.*.L rows.*.alpha_half_log",
         _ALPHAS,
     ),
+    "mass_scaled_near_one": _s(
+        "learned tables scaled to c near 1",
+        "rows.*.task rows.*.c rows.*.L rows.*.alpha_half_log",
+        _ALPHAS,
+        (("rows", lambda d: len(mass.FIXED_TARGET) * len(NEAR_ONE_C)),),
+    ),
+    **{
+        f"joint_{k.replace('/', '_')}": _s(
+            "joint exactness at N and 10N + 1",
+            "rows.*.N rows.*.L rows.*.samples rows.*.exact_log rows.*.exact_one "
+            "rows.*.one_not_log",
+            "rows.*.fraction_log rows.*.fraction_one",
+            (("rows", lambda d, k=k: len(vc.JOINT[k][0])),),
+        )
+        for k in vc.JOINT
+    },
     **{
         volume_cell_name(eta): _s(
             "summing + sine volume",

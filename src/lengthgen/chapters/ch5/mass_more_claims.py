@@ -18,7 +18,7 @@ import math
 
 from lengthgen.chapters.ch3.realizability import L0_DEFAULT as L0
 from lengthgen.chapters.ch5.common import ONE_ROW, claim_maker, everywhere
-from lengthgen.chapters.ch5.common import equal, holds, value
+from lengthgen.chapters.ch5.common import equal, failed, holds, value
 from lengthgen.chapters.ch5.mass import FIXED_TARGET
 from lengthgen.chapters.ch5.mass_more import FIXED_OFFSET
 
@@ -174,6 +174,10 @@ CLAIMS = [
         "shared relative kernel, so the fit lands elsewhere; α at 16,384 is set by the first "
         "offset d1 whose κ beats κ(δ), which moves with any change of κ",
         _rope_fixed_changes,
+        **failed(
+            "the refit left RoPE's α at 16,384 unchanged on every fixed-offset task: the first "
+            "offset d1 whose κ beats κ(δ) did not move"
+        ),
     ),
     _c(
         "ch5.mass_refit.closed_form",
@@ -187,6 +191,7 @@ CLAIMS = [
             for x in _refit_rows(r)
             if "closed_form" in x
         ),
+        group="self-check",
     ),
     _c(
         "ch5.mass_refit.keeps_mass",
@@ -201,6 +206,7 @@ CLAIMS = [
             for x in _refit_rows(r)
             if x["encoding"] == "learned_abs" and x["task"] in FIXED_TARGET
         ),
+        group="self-check",
     ),
     _c(
         "ch5.mass_refit.below_eval_log",
@@ -308,5 +314,6 @@ CLAIMS = [
         "fixed offsets: (d1 − L0)/L ≤ 2.6·10⁻⁴; first/posP/reverse: right rows are records, "
         "at most 36 + (exceedances ≈ 5900) of 10⁷; copy: ⌈L/2⌉ would have to be a record",
         lambda r: max(x["far"][-1]["alpha"] for x in _far(r).values()),
+        group="self-check",
     ),
 ]

@@ -224,6 +224,79 @@ def majority_box(
     return {"rows": rows, "h": h, "B": B}
 
 
+def _joint_points(variant, task, m, seed, h, B, half_width):
+    """``m`` points: A_gen from the raw box [−B, B]^D (as :func:`majority_box`), A_pos/A_norm
+    the η = 1 center with a, b, r, s uniform within ± ``half_width`` (as chapter 2's
+    ``mc_fraction``)."""
+    import torch
+
+    from lengthgen.chapters.ch2 import volume as vo
+
+    if variant == "gen":
+        return vo.uniform_box("gen", h, B, m, seed)
+    g = torch.Generator().manual_seed(seed)
+    P = {}
+    for k, v in vo.center(variant, task, h, eta=1.0).items():
+        P[k] = v.unsqueeze(0).expand(m, *v.shape).clone()
+        if k in ("a", "b", "r", "s"):
+            noise = torch.rand(P[k].shape, generator=g, dtype=v.dtype)
+            P[k] += (noise * 2 - 1) * half_width
+    return P
+
+
+def joint_box(
+    variant: str,
+    task: str,
+    Ns,
+    samples,
+    seed: int = vc.BOX_SEED,
+    h: int = vc.BOX_H,
+    B: float = vc.BOX_B,
+    half_width: float = 0.1,
+    chunk: int = 50_000,
+) -> dict:
+    """Section "Generalizing needs both lengths": the fraction of sampled points (see
+    :func:`_joint_points`) certified exact at N *and* at L = 10N + 1 by chapter 2's structural
+    test, under β_n = log n and 1 on the same points. A point is tested at L only if it is exact
+    at N (the same decision, far cheaper). Per N: exact counts at N and jointly, the joint
+    fraction with its 95 % Clopper–Pearson interval, and ``one_not_log``, the points jointly
+    exact with β_n = 1 but not with log n (0 by the nesting of the exact sets)."""
+    from lengthgen.chapters.ch2 import volume as vo
+    from lengthgen.config import check_positive_int
+    from lengthgen.stats import clopper_pearson
+
+    rows = []
+    for i, (N, m) in enumerate(zip(Ns, samples)):
+        N, m, L = int(N), check_positive_int("samples", m), 10 * int(N) + 1
+        row = {"N": N, "L": L, "samples": m, "one_not_log": 0}
+        joint = {}
+        for j, lo in enumerate(range(0, m, chunk)):
+            P = _joint_points(
+                variant, task, min(chunk, m - lo), seed + 1000 * i + j, h, B, half_width
+            )
+            for beta in vo.BETAS:
+                ok = vo.exactness(P, variant, task, N, method="structural", beta=beta)
+                keep = np.flatnonzero(ok.decision == True)  # noqa: E712
+                row[f"exact_N_{beta}"] = row.get(f"exact_N_{beta}", 0) + len(keep)
+                hit = np.zeros(len(ok.decision), dtype=bool)
+                if len(keep):
+                    sub = {k: v[keep] for k, v in P.items()}
+                    dec = vo.exactness(
+                        sub, variant, task, L, method="structural", beta=beta
+                    )
+                    hit[keep] = dec.decision == True  # noqa: E712
+                joint[beta] = hit
+            row["one_not_log"] += int((joint["one"] & ~joint["log"]).sum())
+            for beta, hit in joint.items():
+                row[f"exact_{beta}"] = row.get(f"exact_{beta}", 0) + int(hit.sum())
+        for beta in vo.BETAS:
+            k = row[f"exact_{beta}"]
+            row[f"fraction_{beta}"] = k / m
+            row[f"lo_{beta}"], row[f"hi_{beta}"] = clopper_pearson(k, m)
+        rows.append(row)
+    return {"variant": variant, "task": task, "rows": rows}
+
+
 def cells(scale: str, *, training: bool = True) -> list[Cell]:
     """The section's plan at ``scale``: closed forms, the two volume scans (the same at both
     scales) and, with ``training``, the seven paired training cells (smoke: chapter 2's smoke
@@ -242,6 +315,12 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
             {} if scale == "full" else {"ns": [11, 15, 21], "samples": [5000] * 3},
         ),
     ]
+    for key, (Ns, samples) in vc.JOINT.items():
+        v, task = key.split("/")
+        if scale == "smoke":  # a few thousand points at the two shortest lengths
+            Ns, samples = Ns[:2], [2000, 2000]
+        kw = {"variant": v, "task": task, "Ns": list(Ns), "samples": list(samples)}
+        out.append(Cell(f"joint_{v}_{task}", joint_box, kw))
     if training:
         exps = ex.SMOKE_EXPERIMENTS if scale == "smoke" else TRAIN_EXPERIMENTS
         for exp in exps:
