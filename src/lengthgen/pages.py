@@ -20,6 +20,8 @@ from pathlib import Path
 
 from lengthgen.claims import (
     CATEGORIES,
+    OURS_WORDS,
+    PREDICTION_FAILED,
     Claim,
     ClaimRows,
     category,
@@ -136,27 +138,29 @@ _BADGE = {
 _CSS = """<style>
 div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
 div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
- grid-template-columns:minmax(0,58fr) minmax(0,15fr) minmax(0,15fr) minmax(0,12fr);column-gap:8px;
+ grid-template-columns:minmax(0,56fr) minmax(0,15fr) minmax(0,15fr) minmax(7.5em,14fr);column-gap:8px;
  padding:3px 4px;border-bottom:1px solid #ddd;align-items:start}
 div.lg-claims .lg-row{font-weight:bold}
 div.lg-claims details.lg-claim>summary{cursor:pointer;list-style:none}
 div.lg-claims details.lg-claim>summary::-webkit-details-marker{display:none}
-div.lg-claims details.lg-claim>summary>span{overflow-wrap:anywhere;min-width:0}
+div.lg-claims details.lg-claim>summary>span{overflow-wrap:break-word;min-width:0}
 div.lg-claims details.lg-claim>summary>span:first-child::before{content:"\\25B8\\00a0";color:#777}
 div.lg-claims details.lg-claim[open]>summary>span:first-child::before{content:"\\25BE\\00a0"}
 div.lg-claims .lg-more{padding:4px 10px 6px 18px;border-bottom:1px solid #ddd;color:#444;
- overflow-wrap:anywhere}
+ overflow-wrap:break-word} div.lg-claims .lg-more code{overflow-wrap:anywhere}
 div.lg-claims .lg-more p{margin:0 0 3px 0}
 div.lg-claims a.lg-perma{color:#999;text-decoration:none;margin-left:4px}
-span.lg-badge{display:inline-block;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
-table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed}
+span.lg-badge{display:inline-block;max-width:100%;box-sizing:border-box;padding:1px 6px;
+ border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
+div.lg-wide{max-width:100%;overflow-x:auto}
+table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed;min-width:30em}
 table.lg-totals td,table.lg-totals th{padding:2px 4px;border-bottom:1px solid #ddd;text-align:right;
- overflow-wrap:anywhere} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
+ overflow-wrap:break-word} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
 table.lg-totals span.lg-badge{white-space:normal}
 div.lg-results{border:1px solid #bbb;border-radius:6px;padding:6px 10px;margin:0.4em 0 1em 0;font-size:0.9em}
 div.lg-results table{width:100%;border-collapse:collapse;table-layout:fixed}
 div.lg-results td,div.lg-results th{padding:2px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top;
- text-align:left;overflow-wrap:anywhere}
+ text-align:left;overflow-wrap:break-word}
 div.lg-results p{margin:0.3em 0}
 </style>"""
 
@@ -167,8 +171,8 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
-#: how a prediction of ours reads: it held or it failed
-OURS_LABELS = {"reproduced": "held", "deviates": "failed"}
+#: how a prediction of ours reads: it held or it failed (:data:`lengthgen.claims.OURS_WORDS`)
+OURS_LABELS = OURS_WORDS
 
 
 def badge(cat: str, label: str | None = None) -> str:
@@ -180,26 +184,50 @@ def badge(cat: str, label: str | None = None) -> str:
 
 
 def short_value(v, width: int = 40) -> str:
-    """A claim value in a few words for a table cell: a long list by its ends and its length, a
-    dict by its first two items, a long text cut at a word (the full value is in the row's
-    details)."""
-    if isinstance(v, (list, tuple)) and len(v) > 3:
-        return f"{fmt_value(v[0])} … {fmt_value(v[-1])} ({len(v)} values)"
-    if isinstance(v, dict) and not set(v) >= {"mean", "lo", "hi"} and len(v) > 2:
-        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:2]) + "; …"
-    text = fmt_value(v)
+    """A claim value in a few words for a table cell (:func:`lengthgen.claims.fmt_value` with at
+    most three entries), cut at a word past ``width`` characters (the row's details hold it in
+    full)."""
+    text = fmt_value(v, items=3)
     if len(text) > width:
-        text = text[:width].rsplit(" ", 1)[0] + " …"
+        text = text[:width].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
     return text
+
+
+def _entries_that_differ(a, b) -> str | None:
+    """Where two equally long lists differ (``entry 5: 0.25``, 1-based), else ``None``."""
+    if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
+        return None
+    at = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    return ", ".join(f"entry {i + 1} of {len(a)}" for i in at[:2]) if at else None
+
+
+def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
+    """The paper and ours cells of a claim's row: each value in a few words (:func:`short_value`);
+    "not checked" where the book does not check the claim; where the two read the same but the
+    claim deviates, the entries that differ (``entry 5 of 10: 0.25`` against ``… 0.175``)."""
+    p, o = r.get("paper_value"), r.get("our_value")
+    paper, ours = short_value(p, width), short_value(o, width)
+    if o is None and r.get("status") in ("not-reproducible", "not-attempted"):
+        ours = "not checked"
+    where = _entries_that_differ(p, o)
+    if paper == ours and r.get("status") == "deviates" and where:
+        i = int(where.split()[1]) - 1
+        paper = f"{where}: {fmt_value(p[i])}"
+        ours = f"{where.split(',')[0]}: {fmt_value(o[i])}"
+    return paper, ours
+
+
+#: the protocol a self-check or a prediction of ours is filed under (no paper's protocol)
+_GROUP_PROTOCOL = {"self-check": "self-check", "ours": "our experiment"}
 
 
 def claim_notes(r: dict) -> list[str]:
     """The collapsed part of a claim's row (HTML paragraphs): check kind and protocol, the one-line
     justification, interval or tolerance, the declared cause and our explanation, the id."""
-    prot = "self-check" if r.get("group") == "self-check" else protocol_label(r)
+    prot = _GROUP_PROTOCOL.get(r.get("group"), protocol_label(r))
     notes = []
     for key, name in (("paper_value", "paper"), ("our_value", "ours")):
-        full = fmt_value(r.get(key))
+        full = fmt_value(r.get(key), items=40)
         if short_value(r.get(key)) != full:
             notes.append(f"<b>{name}, in full:</b> {_esc(full)}")
     notes.append(
@@ -208,11 +236,22 @@ def claim_notes(r: dict) -> list[str]:
     if r.get("why"):
         notes.append(f"<b>why this check:</b> {_esc(r['why'])}")
     if r.get("interval"):
-        notes.append(f"<b>interval:</b> {_esc(fmt_value(r['interval']))}")
+        lo, hi = (fmt_value(x) for x in r["interval"])
+        notes.append(f"<b>interval:</b> from {_esc(lo)} to {_esc(hi)}")
     if r.get("tolerance") is not None:
         notes.append(f"<b>tolerance:</b> ± {_esc(fmt_value(r['tolerance']))}")
     if r.get("cause"):
         notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
+    if r.get("cause") == PREDICTION_FAILED and not r.get("explanation"):
+        notes.append(
+            f"<b>what came out instead:</b> {_esc(fmt_value(r.get('our_value'), items=12))}, "
+            f"where we predicted {_esc(fmt_value(r.get('paper_value'), items=12))}"
+            + (
+                f" (tolerance ± {_esc(fmt_value(r['tolerance']))})"
+                if r.get("tolerance")
+                else ""
+            )
+        )
     if r.get("explanation"):
         notes.append(
             f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
@@ -234,16 +273,15 @@ def claim_row(
     ``data-*`` attributes are what the scorecard filters and sorts on. ``origin``: the details
     also name where the claim is declared and what measures it (:func:`origin_notes`)."""
     cat = category(r)
-    prot = (
-        "self-check" if r.get("group") == "self-check" else (r.get("protocol") or "—")
-    )
+    prot = _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
     attrs = (
         f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
         f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}" '
         f'data-group="{_esc(r.get("group", "paper"))}"'
     )
     ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
-    label = OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+    paper, ours = cell_values(r)
+    label = _label(r)
     where_note = "" if where else f"<p><b>where:</b> {_esc(r['location'])}</p>"
     perma = (
         f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
@@ -255,8 +293,8 @@ def claim_row(
         f"<span>{_esc(r['statement'])}"
         + (f" <i>({_esc(r['location'])})</i>" if where else "")
         + f"{perma}</span>"
-        f"<span>{_esc(short_value(r['paper_value']))}</span>"
-        f"<span>{_esc(short_value(r['our_value']))}</span><span>{badge(cat, label)}</span>"
+        f"<span>{_esc(paper)}</span>"
+        f"<span>{_esc(ours)}</span><span>{badge(cat, label)}</span>"
         f'</summary><div class="lg-more">{where_note}{"".join(claim_notes(r))}'
         f"{''.join(origin_notes(r)) if origin else ''}</div></details>"
     )
@@ -289,7 +327,10 @@ def totals_html(folder: str | Path | None = None) -> str:
     selfc = scorecard(folder, group="self-check")
     ours = scorecard(folder, group="ours")
     cols = [k for k in CATEGORIES]
-    out = [_CSS, '<table class="lg-totals"><thead><tr><th>chapter</th>']
+    out = [
+        _CSS,
+        '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>',
+    ]
     out += [f"<th>{badge(k)}</th>" for k in cols] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
@@ -307,7 +348,7 @@ def totals_html(folder: str | Path | None = None) -> str:
             + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td>"
             + f"<td>{cell(mine)}</td></tr>"
         )
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -384,7 +425,9 @@ function apply(){
    var v=val(k); return !v || r.getAttribute('data-'+k)===v;});
   if(ok && q){ok=r.textContent.toLowerCase().indexOf(q)>=0;}
   r.style.display=ok?'':'none'; if(ok) n++;});
- count.textContent=n+' of '+rows.length+' claims shown';
+ count.textContent=n? n+' of '+rows.length+' claims shown'
+  : 'No claim matches these filters and this search: change them, or press reset.';
+ var empty=document.getElementById('lg-empty'); if(empty) empty.hidden=n>0;
  var key=val('sort'), sorted=rows.slice().sort(function(a,b){
   var x=+a.getAttribute('data-order'), y=+b.getAttribute('data-order');
   if(key==='status'){var d=rank[a.getAttribute('data-status')]-rank[b.getAttribute('data-status')]; if(d) return d;}
@@ -406,8 +449,11 @@ apply(); openHash();
 </script>"""
 
 
-def _options(name: str, label: str, values) -> str:
-    opts = "".join(f'<option value="{_esc(v)}">{_esc(v)}</option>' for v in values)
+def _options(name: str, label: str, values, words: dict | None = None) -> str:
+    opts = "".join(
+        f'<option value="{_esc(v)}">{_esc((words or {}).get(v, v))}</option>'
+        for v in values
+    )
     return (
         f'<label>{_esc(label)} <select name="{name}"><option value="">all</option>'
         f"{opts}</select></label>"
@@ -447,22 +493,27 @@ def scorecard_markdown(
     present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
     checks = sorted({r.get("check") or "none" for r in rows})
     protos = sorted(
-        {
-            "self-check"
-            if r.get("group") == "self-check"
-            else (r.get("protocol") or "—")
-            for r in rows
-        }
+        {_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows}
     )
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options(
             "chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")]
         )
-        + _options("status", "status", [c for c in CATEGORIES])
+        + _options(
+            "status",
+            "status",
+            CATEGORIES,
+            {k: f"{k} / {w}" for k, w in OURS_WORDS.items() if k != "direction"},
+        )
         + _options("check", "check", checks)
         + _options("protocol", "protocol", protos)
-        + _options("group", "kind", ["paper", "self-check"])
+        + _options(
+            "group",
+            "kind",
+            ["paper", "self-check", "ours"],
+            {"paper": "paper claim", "ours": "our prediction (chapter 5)"},
+        )
         + '<label>search <input name="q" type="search" size="18"></label>'
         '<label>sort <select name="sort"><option value="book">book order</option>'
         '<option value="status">status</option><option value="check">check kind</option>'
@@ -474,7 +525,10 @@ def scorecard_markdown(
         "## Every claim",
         "",
         "Each row opens to its check, protocol, justification and cause; **#** is the claim's "
-        "permalink. Chapters: "
+        "permalink. Chapter 5's rows are our own predictions, fixed before their runs: one "
+        "that holds reads **held** (counted as reproduced, or as direction where only the sign "
+        "or order was predicted), one that does not reads **failed** (counted as deviates). "
+        "Chapters: "
         + "; ".join(f"{c} = {TITLES[c].split(' — ')[1]}" for c in CHAPTERS)
         + ".",
         "",
@@ -482,12 +536,15 @@ def scorecard_markdown(
         "margin:0.4em 0;align-items:center} div.lg-filters select,div.lg-filters input"
         "{font-size:1em} #lg-scorecard{font-size:0.8em} #lg-scorecard .lg-row,"
         "#lg-scorecard details.lg-claim>summary{grid-template-columns:minmax(0,63fr) "
-        "minmax(0,13fr) minmax(0,13fr) minmax(0,11fr);line-height:1.35}</style>",
+        "minmax(0,13fr) minmax(0,13fr) minmax(7.5em,11fr);line-height:1.35}</style>",
         filters,
         "",
         claims_html(rows, css=False, where=False, origin=True).replace(
             '<div class="lg-claims">', '<div class="lg-claims" id="lg-scorecard">', 1
         ),
+        "",
+        '<p id="lg-empty" hidden><b>No claim matches these filters and this search.</b> '
+        "Change them, or press reset.</p>",
         "",
         _FILTER_JS,
         "",
@@ -569,10 +626,12 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         head = getattr(chapter_claims(ch), "HEADLINE", None) or {}
         r = row_of[ch]
         out.append(
-            f"<tr><td>{_esc(TITLES[ch])}</td>"
-            f"<td>{_esc(head.get('finding', '—'))} {links(head.get('finding_ids', []))}</td>"
-            f"<td>{_esc(head.get('deviation', '—'))} {links(head.get('deviation_ids', []))}</td>"
-            f"<td>{_esc(counts(r))}</td></tr>"
+            f"<tr><td><b>{_esc(TITLES[ch])}</b></td>"
+            f'<td data-label="main finding">{_esc(head.get("finding", "—"))} '
+            f"{links(head.get('finding_ids', []))}</td>"
+            f'<td data-label="main deviation">{_esc(head.get("deviation", "—"))} '
+            f"{links(head.get('deviation_ids', []))}</td>"
+            f'<td data-label="claims">{_esc(counts(r))}</td></tr>'
         )
     a = row_of["all"]
     out.append(
@@ -618,19 +677,18 @@ def results_box(chapter: str, folder: str | Path | None = None):
         )
     link = "../book/scorecard.html#claim-"
 
-    def short(v):  # a box cell: the value in a few words
-        return short_value(v, 26)
-
+    n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
+    n_ours = sum(r.get("group") == "ours" for r in rows)
+    lab = "paper" if n_paper else "predicted" if n_ours else "expected"
     body = []
     for it in items:
         r = by_id[it["id"]]
+        paper, ours = cell_values(r, 60)
         body.append(
-            f"<tr><td>{_esc(it['claim'])}</td><td>{_esc(short(r['paper_value']))}</td>"
-            f"<td>{_esc(short(r['our_value']))}</td>"
+            f'<tr data-claim="{_esc(r["id"])}"><td>{_esc(it["claim"])}</td>'
+            f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
             f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
         )
-    n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
-    n_ours = sum(r.get("group") == "ours" for r in rows)
     n_self = len(rows) - n_paper - n_ours
     c = cost.chapter_cost(chapter)
     spent = (
@@ -660,6 +718,12 @@ def results_box(chapter: str, folder: str | Path | None = None):
             else f"This chapter checks no paper's claims; it runs {n_self} self-checks "
             "of our own code"
         )
+        + (
+            f"; the table shows {len(items)} of them (every one is on the "
+            f'<a href="../book/scorecard.html">scorecard</a>)'
+            if len(items) < len(rows)
+            else ""
+        )
         + ".</p>",
     ]
     if body:
@@ -667,7 +731,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
             '<table><colgroup><col style="width:55%"><col style="width:15%">'
             '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
             f"<th>{'the paper claims' if n_paper else 'we predicted' if n_ours else 'the chapter checks'}</th>"
-            f"<th>{'paper' if n_paper else 'predicted' if n_ours else 'expected'}</th>"
+            f"<th>{lab}</th>"
             "<th>ours</th><th>verdict</th></tr>"
             "</thead><tbody>" + "".join(body) + "</tbody></table>"
         )

@@ -154,3 +154,135 @@ def residue_of(claim) -> float | None:
     ):
         return float(claim.tolerance)
     return None
+
+
+# --------------------------------------------------------------------------- values for people
+#: words for the keys our measurements use inside a value (a reader never sees a raw key);
+#: a key not listed reads with its underscores as spaces
+KEY_WORDS = {
+    "ce_bits": "cross-entropy (bits)",
+    "ce_bits_at_n_max": "cross-entropy at the longest n (bits)",
+    "ce_bits_at_10": "cross-entropy at n = 10 (bits)",
+    "min_acc": "min accuracy",
+    "min_acc_near_1": "min accuracy near 1",
+    "error_at_1e5": "error at n = 10⁵",
+    "min_abs_logit": "min |logit|",
+    "max_abs_logit": "max |logit|",
+    "ci95": "95 % interval",
+    "p_20_of_20": "chance of 20 of 20",
+    "max_rel_diff_train_ce": "max relative change of training loss",
+    "rho": "Spearman ρ",
+    "rho_chi": "ρ with χ",
+    "rho_ell": "ρ with ℓ",
+    "p_chi": "p for χ",
+    "p_ell": "p for ℓ",
+    "peak_B2": "peak density × B²",
+    "histogram_max_B2": "histogram max × B²",
+    "eps_over_B2": "ε / B²",
+    "within_3se": "within 3 SE",
+    "cond": "condition number",
+    "m": "rows",
+    "wd": "weight decay",
+    "relu_max": "ReLU max",
+}
+_SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_EMPTY = "none"
+
+
+def _words(key) -> str:
+    return KEY_WORDS.get(key, str(key).replace("_", " "))
+
+
+def _number(x, digits: int) -> str:
+    """``x`` to ``digits`` significant digits, a Unicode minus, ``1.6 × 10²⁷`` for powers and a
+    thin space between thousands (a comma would read as a list separator)."""
+    if isinstance(x, int):
+        return f"{x:,}".replace(",", " ").replace("-", "−")
+    if not math.isfinite(x):
+        return "not a number" if x != x else ("∞" if x > 0 else "−∞")
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        power = f"10{str(int(exp)).translate(_SUPER)}"
+        text = power if mant in ("1", "-1") else f"{mant} × {power}"
+        text = "-" + text if mant == "-1" else text
+    return text.replace("-", "−")
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _list_text(v: list, digits: int, items: int, of: str) -> str:
+    if not v:
+        return _EMPTY
+    if all(isinstance(x, bool) for x in v):
+        yes = sum(v)
+        return f"all {len(v)} yes" if yes == len(v) else f"{yes} of {len(v)} yes"
+    texts = {fmt_value(x, digits) for x in v}
+    if len(v) > 2 and len(texts) == 1:
+        return f"{texts.pop()} for all {len(v)} {of}"
+    if len(v) > items and all(_is_num(x) for x in v):
+        lo, hi = min(v), max(v)
+        return f"min {fmt_value(lo, digits)}, max {fmt_value(hi, digits)} over {len(v)} {of}"
+    rows = all(isinstance(x, (list, tuple)) for x in v)
+    sep = "; " if rows or any(isinstance(x, dict) for x in v) else ", "
+    shown = [fmt_value(x, digits, items=items, nested=True) for x in v[:items]]
+    more = f"{sep}… ({len(v)} {'rows' if rows else of})" if len(v) > items else ""
+    return sep.join(shown) + more
+
+
+def fmt_value(
+    v, digits: int = 4, *, items: int = 8, of: str = "values", nested=False
+) -> str:
+    """A claim value in words and numbers a reader parses (used by the claim rows, the results
+    boxes and the scorecard; chapter 0 explains the ledger): numbers to ``digits`` significant
+    digits; an interval ``{mean, lo, hi}`` as ``mean (lo–hi)`` and a fit ``{slope, lo, hi}`` as
+    ``slope s [lo, hi]``; run counts as ``84 of 100 runs perfect``; a list of more than ``items``
+    numbers as its range (``min 0.8, max 1 over 7 values``, ``of`` names the entries); other lists
+    and dicts item by item with their keys in words (:data:`KEY_WORDS`); ``none`` for nothing.
+    Never a Python repr: no brackets, quotes or ``None``."""
+    if v is None:
+        return "none" if nested else "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if _is_num(v):
+        return _number(v, digits)
+    if isinstance(v, (list, tuple)):
+        text = _list_text(list(v), digits, items, of)
+        return f"({text})" if nested and text != _EMPTY else text
+    if isinstance(v, str):  # a bound the ledger wrote for a rounding residue: "≤ 1e-09"
+        op, _, num = v.partition(" ")
+        if op in ("≤", "<", "≥", ">") and _is_float(num):
+            return f"{op} {_number(float(num), digits)}"
+        return v
+    if not isinstance(v, dict):
+        return str(v)
+    if not v:
+        return _EMPTY
+    f = lambda x: fmt_value(x, digits, items=items, nested=True)  # noqa: E731
+    rest = dict(v)
+    head = []
+    if {"perfect", "runs"} <= set(v):
+        head.append(f"{f(rest.pop('perfect'))} of {f(rest.pop('runs'))} runs perfect")
+        rest.pop("rate", None)
+    for lead in ("mean", "slope"):
+        if {lead, "lo", "hi"} <= set(v):
+            m, lo, hi = rest.pop(lead), rest.pop("lo"), rest.pop("hi")
+            head.append(
+                f"{f(m)} ({f(lo)} to {f(hi)})"
+                if lead == "mean"
+                else f"slope {f(m)} [{f(lo)}, {f(hi)}]"
+            )
+    pairs = list(rest.items())
+    body = [f"{_words(k)}: {f(x)}" for k, x in pairs[:items]]
+    text = "; ".join(head + body) + ("; …" if len(pairs) > items else "")
+    return f"({text})" if nested and len(pairs) + len(head) > 1 else text
