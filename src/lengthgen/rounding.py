@@ -189,6 +189,12 @@ _SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _EMPTY = "none"
 
 
+def superscript(x) -> str:
+    """``x`` (a number or a text of digits and signs) as a Unicode exponent: ``n`` + ``superscript(-3)``
+    reads n⁻³ (claim statements write math in plain Unicode, as the rows show them)."""
+    return str(x).replace("−", "-").translate(_SUPER)
+
+
 def _words(key) -> str:
     return KEY_WORDS.get(key, str(key).replace("_", " "))
 

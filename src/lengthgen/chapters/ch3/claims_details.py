@@ -59,7 +59,7 @@ def lr_match_claim(id: str, tier: str, interval) -> Claim:
         id,
         "§6, Table 4; App. C (CE fit)",
         statement=f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] with the CE fit at learning rates 0.09 and 0.1, "
-        "each inside the paper's interval ({lr: precision, rows})",
+        "each inside the paper's interval (ours: the precision and its number of rows at each rate)",
         paper_value=paper.TABLE4[tier][1],
         paper_uncertainty=list(interval),
         check="predicate",
