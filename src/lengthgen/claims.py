@@ -685,12 +685,8 @@ def _chapter_problems(ch: str, root: Path):
 # --------------------------------------------------------------------------- display
 def protocol_label(rec: dict) -> str:
     """``paper``, ``reduced: …`` or ``differs: …`` for a ledger record."""
-    kind = rec.get("protocol")
-    if kind == "reduced":
-        return f"reduced: {rec.get('protocol_note')}"
-    if kind == "modified":
-        return f"differs: {rec.get('protocol_note')}"
-    return kind or "—"
+    kind = {"reduced": "reduced", "modified": "differs"}.get(rec.get("protocol"))
+    return f"{kind}: {rec.get('protocol_note')}" if kind else rec.get("protocol") or "—"
 
 
 def claims_frame(rows: list[dict]):
@@ -699,10 +695,8 @@ def claims_frame(rows: list[dict]):
     import pandas as pd
 
     def note(r):
-        if r.get("status") == "deviates":
-            return f"{r.get('cause')}: {r.get('explanation')}"
-        if r.get("status") in ("not-reproducible", "not-attempted"):
-            return r.get("explanation") or ""
+        if r.get("status") in ("deviates", "not-reproducible", "not-attempted"):
+            return ": ".join(x for x in (r.get("cause"), r.get("explanation")) if x)
         return (
             "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
         )

@@ -42,23 +42,13 @@ def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
     import pandas as pd
 
     rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
-    data = []
-    for ch in CHAPTERS:
-        mine = [r for r in rows if r.get("chapter") == ch]
-        data.append(
-            {
-                "chapter": ch,
-                **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
-                "total": len(mine),
-            }
-        )
-    df = pd.DataFrame(data)
-    total = {
-        "chapter": "all",
-        **{k: int(df[k].sum()) for k in CATEGORIES},
-        "total": int(df["total"].sum()),
-    }
-    return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
+    count = lambda ch, k: sum(category(r) == k and r["chapter"] == ch for r in rows)  # noqa: E731
+    df = pd.DataFrame(
+        [{"chapter": c, **{k: count(c, k) for k in CATEGORIES}} for c in CHAPTERS]
+    )
+    df["total"] = df[list(CATEGORIES)].sum(axis=1)
+    df.loc[len(df)] = {"chapter": "all", **df.drop(columns="chapter").sum().to_dict()}
+    return df
 
 
 def _where(path: Path, line: int) -> str:
@@ -150,9 +140,7 @@ div.lg-claims .lg-more{padding:4px 10px 6px 18px;border-bottom:1px solid #ddd;co
  overflow-wrap:break-word} div.lg-claims .lg-more code{overflow-wrap:anywhere}
 div.lg-claims .lg-more p{margin:0 0 3px 0}
 div.lg-claims a.lg-perma{color:#999;text-decoration:none;margin-left:4px}
-span.lg-badge{display:inline-block;max-width:100%;box-sizing:border-box;padding:1px 6px;
- border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
-div.lg-wide{max-width:100%;overflow-x:auto}
+span.lg-badge{display:inline-block;max-width:100%;box-sizing:border-box;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap} div.lg-wide{max-width:100%;overflow-x:auto}
 table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed;min-width:30em}
 table.lg-totals td,table.lg-totals th{padding:2px 4px;border-bottom:1px solid #ddd;text-align:right;
  overflow-wrap:break-word} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
@@ -169,10 +157,6 @@ def _esc(x) -> str:
     import html
 
     return html.escape(str(x))
-
-
-#: how a prediction of ours reads: it held or it failed (:data:`lengthgen.claims.OURS_WORDS`)
-OURS_LABELS = OURS_WORDS
 
 
 def badge(cat: str, label: str | None = None) -> str:
@@ -193,27 +177,19 @@ def short_value(v, width: int = 40) -> str:
     return text
 
 
-def _entries_that_differ(a, b) -> str | None:
-    """Where two equally long lists differ (``entry 5: 0.25``, 1-based), else ``None``."""
-    if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
-        return None
-    at = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
-    return ", ".join(f"entry {i + 1} of {len(a)}" for i in at[:2]) if at else None
-
-
 def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
-    """The paper and ours cells of a claim's row: each value in a few words (:func:`short_value`);
-    "not checked" where the book does not check the claim; where the two read the same but the
-    claim deviates, the entries that differ (``entry 5 of 10: 0.25`` against ``… 0.175``)."""
+    """A row's paper and ours cells (:func:`short_value`); "not checked" for an unchecked claim;
+    where both read the same but the claim deviates, the entry that differs (``entry 5 of 10: …``)."""
     p, o = r.get("paper_value"), r.get("our_value")
     paper, ours = short_value(p, width), short_value(o, width)
     if o is None and r.get("status") in ("not-reproducible", "not-attempted"):
         ours = "not checked"
-    where = _entries_that_differ(p, o)
-    if paper == ours and r.get("status") == "deviates" and where:
-        i = int(where.split()[1]) - 1
-        paper = f"{where}: {fmt_value(p[i])}"
-        ours = f"{where.split(',')[0]}: {fmt_value(o[i])}"
+    if paper == ours and r.get("status") == "deviates" and isinstance(p, list):
+        at = [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]
+        if at:
+            paper, ours = (
+                f"entry {at[0] + 1} of {len(p)}: {fmt_value(v[at[0]])}" for v in (p, o)
+            )
     return paper, ours
 
 
@@ -243,15 +219,10 @@ def claim_notes(r: dict) -> list[str]:
     if r.get("cause"):
         notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
     if r.get("cause") == PREDICTION_FAILED and not r.get("explanation"):
-        notes.append(
-            f"<b>what came out instead:</b> {_esc(fmt_value(r.get('our_value'), items=12))}, "
-            f"where we predicted {_esc(fmt_value(r.get('paper_value'), items=12))}"
-            + (
-                f" (tolerance ± {_esc(fmt_value(r['tolerance']))})"
-                if r.get("tolerance")
-                else ""
-            )
+        came, want = (
+            _esc(fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value")
         )
+        notes.append(f"<b>what came out instead:</b> {came}, where we predicted {want}")
     if r.get("explanation"):
         notes.append(
             f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
@@ -363,26 +334,9 @@ TITLES = {
 
 
 #: the columns of the ledger's CSV download (one row per claim; lists and dicts as JSON)
-CSV_FIELDS = (
-    "id",
-    "chapter",
-    "group",
-    "location",
-    "statement",
-    "paper_value",
-    "our_value",
-    "category",
-    "status",
-    "check",
-    "tolerance",
-    "interval",
-    "protocol",
-    "protocol_note",
-    "cause",
-    "explanation",
-    "why",
-    "source",
-    "scale",
+CSV_FIELDS = tuple(
+    "id chapter group location statement paper_value our_value category status check "
+    "tolerance interval protocol protocol_note cause explanation why source scale".split()
 )
 
 
@@ -449,6 +403,11 @@ apply(); openHash();
 </script>"""
 
 
+#: the scorecard's filter options in words (a status pairs the papers' word with ours)
+_STATUS_WORDS = {"reproduced": "reproduced / held", "deviates": "deviates / failed"}
+_KIND_WORDS = {"paper": "paper claim", "ours": "our prediction (chapter 5)"}
+
+
 def _options(name: str, label: str, values, words: dict | None = None) -> str:
     opts = "".join(
         f'<option value="{_esc(v)}">{_esc((words or {}).get(v, v))}</option>'
@@ -500,20 +459,10 @@ def scorecard_markdown(
         + _options(
             "chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")]
         )
-        + _options(
-            "status",
-            "status",
-            CATEGORIES,
-            {k: f"{k} / {w}" for k, w in OURS_WORDS.items() if k != "direction"},
-        )
+        + _options("status", "status", CATEGORIES, _STATUS_WORDS)
         + _options("check", "check", checks)
         + _options("protocol", "protocol", protos)
-        + _options(
-            "group",
-            "kind",
-            ["paper", "self-check", "ours"],
-            {"paper": "paper claim", "ours": "our prediction (chapter 5)"},
-        )
+        + _options("group", "kind", ["paper", "self-check", "ours"], _KIND_WORDS)
         + '<label>search <input name="q" type="search" size="18"></label>'
         '<label>sort <select name="sort"><option value="book">book order</option>'
         '<option value="status">status</option><option value="check">check kind</option>'
@@ -643,7 +592,7 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
 
 def _label(r: dict) -> str:
     cat = category(r)
-    return OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+    return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
 def headline_claims(chapter: str) -> list[dict]:
@@ -656,6 +605,23 @@ def headline_claims(chapter: str) -> list[dict]:
             f"{chapter}: HEADLINE['claims'] lists {len(items)} claims; a results box shows 3 to 5"
         )
     return items
+
+
+def _glance(rows: list[dict], shown: int) -> str:
+    """A results box's first sentence: what the chapter checks and its counts (HTML)."""
+    n = [r.get("group", "paper") for r in rows]
+    n_paper, n_self, n_ours = (n.count(g) for g in ("paper", "self-check", "ours"))
+    selfc = f" (and {n_self} self-checks of our own code)" if n_self else ""
+    text = (
+        f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}{selfc}"
+        if n_paper
+        else f"Our experiments, not the papers' claims: of our {n_ours} predictions, each "
+        f"fixed before its run: {_esc(counts_line(rows, 'ours'))}{selfc}"
+        if n_ours
+        else f"This chapter checks no paper's claims; it runs {n_self} self-checks of our own code"
+    )
+    more = f'; the table shows {shown}, the <a href="../book/scorecard.html">scorecard</a> all'
+    return f"<p><b>Results at a glance.</b> {text}{more * (shown < len(rows))}.</p>"
 
 
 def results_box(chapter: str, folder: str | Path | None = None):
@@ -677,9 +643,14 @@ def results_box(chapter: str, folder: str | Path | None = None):
         )
     link = "../book/scorecard.html#claim-"
 
-    n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
-    n_ours = sum(r.get("group") == "ours" for r in rows)
-    lab = "paper" if n_paper else "predicted" if n_ours else "expected"
+    groups = {r.get("group", "paper") for r in rows}
+    lab = (
+        "paper"
+        if "paper" in groups
+        else "predicted"
+        if "ours" in groups
+        else "expected"
+    )
     body = []
     for it in items:
         r = by_id[it["id"]]
@@ -689,7 +660,6 @@ def results_box(chapter: str, folder: str | Path | None = None):
             f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
             f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
         )
-    n_self = len(rows) - n_paper - n_ours
     c = cost.chapter_cost(chapter)
     spent = (
         f"its stored full-scale results took {cost.fmt_seconds(c['cpu_s'])} of CPU "
@@ -706,31 +676,14 @@ def results_box(chapter: str, folder: str | Path | None = None):
     )
     parts = [
         _CSS,
-        '<div class="lg-results" id="results-box"><p><b>Results at a glance.</b> '
-        + (
-            f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}"
-            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
-            if n_paper
-            else f"Our experiments, not the papers' claims: of our {n_ours} predictions, each "
-            f"fixed before its run: {_esc(counts_line(rows, 'ours'))}"
-            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
-            if n_ours
-            else f"This chapter checks no paper's claims; it runs {n_self} self-checks "
-            "of our own code"
-        )
-        + (
-            f"; the table shows {len(items)} of them (every one is on the "
-            f'<a href="../book/scorecard.html">scorecard</a>)'
-            if len(items) < len(rows)
-            else ""
-        )
-        + ".</p>",
+        '<div class="lg-results" id="results-box">',
+        _glance(rows, len(items)),
     ]
     if body:
         parts.append(
             '<table><colgroup><col style="width:55%"><col style="width:15%">'
             '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
-            f"<th>{'the paper claims' if n_paper else 'we predicted' if n_ours else 'the chapter checks'}</th>"
+            f"<th>{dict(paper='the paper claims', predicted='we predicted').get(lab, 'the chapter checks')}</th>"
             f"<th>{lab}</th>"
             "<th>ours</th><th>verdict</th></tr>"
             "</thead><tbody>" + "".join(body) + "</tbody></table>"

@@ -116,25 +116,3 @@ def finish(fig, *, title: str | None = None):
             f"(at least {MIN_TEXT_PT:g}): make the figure narrower or its text larger"
         )
     return fig
-
-
-def overlapping_texts(fig) -> list[tuple[str, str]]:
-    """Pairs of visible texts of ``fig`` whose drawn boxes overlap (annotations, tick and axis
-    labels, titles, legends), each pair as its two strings: a label a reader cannot read. Texts
-    of different axes count too (a colorbar's label against a heatmap's)."""
-    from matplotlib.text import Text
-
-    fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
-    boxes = [
-        (t.get_text(), t.get_window_extent(renderer))
-        for t in fig.findobj(Text)
-        if t.get_visible() and t.get_text().strip() and t.figure is fig
-    ]
-    return [
-        (a, b)
-        for i, (a, ba) in enumerate(boxes)
-        for b, bb in boxes[i + 1 :]
-        if ba.overlaps(bb)
-        and ba.intersection(ba, bb).width * ba.intersection(ba, bb).height > 1
-    ]
