@@ -87,7 +87,7 @@ function probe(d){
  // visible text outside code cells' input, scripts and math: placeholders and Python reprs
  out.placeholders=[]; out.reprs=[];
  var ph=/\{[A-Za-z_][\w.]*(\[[^\]{}]*\])*(![rsa])?(:[^{}]*)?\}|\{[^{}]*:[<>^]?[+-]?\.?\d*[fgde%]\}/,
-     rp=/\{'|'\s*:\s|\[\[|\bNone\b|\bnan\b|\bNaN\b/;
+     rp=/\{'|'\s*:\s|\[\[|\bNone\b(?! of)|\bnan\b|\bNaN\b/;
  var tw3=d.createTreeWalker(main, NodeFilter.SHOW_TEXT, null), t3;
  while((t3=tw3.nextNode())){
    var v=t3.nodeValue; if(!ph.test(v) && !rp.test(v)) continue;
