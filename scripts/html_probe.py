@@ -87,10 +87,10 @@ function probe(d){
  // visible text outside code cells' input, scripts and math: placeholders and Python reprs
  out.placeholders=[]; out.reprs=[];
  var ph=/\{[A-Za-z_][\w.]*(\[[^\]{}]*\])*(![rsa])?(:[^{}]*)?\}|\{[^{}]*:[<>^]?[+-]?\.?\d*[fgde%]\}/,
-     rp=/\{'|'\s*:\s|\[\[|\bNone\b(?! of)|\bnan\b|\bNaN\b/;
+     rp=/\{'|[{,] ?'[^']{0,40}': |\[\[|(^|[:=(\[,] ?)None\b|\bnan\b/, nan=/\bNaN\b/;
  var tw3=d.createTreeWalker(main, NodeFilter.SHOW_TEXT, null), t3;
  while((t3=tw3.nextNode())){
-   var v=t3.nodeValue; if(!ph.test(v) && !rp.test(v)) continue;
+   var v=t3.nodeValue; if(!ph.test(v) && !rp.test(v) && !nan.test(v)) continue;
    var e3=t3.parentElement, code=false;
    while(e3 && e3!==main){var tg=e3.tagName.toLowerCase();
      if(tg==='script'||tg==='style'||tg.indexOf('mjx')===0||tg==='code'||
@@ -98,7 +98,8 @@ function probe(d){
      e3=e3.parentElement;}
    if(code) continue;
    var m3=v.match(ph); if(m3) out.placeholders.push(v.trim().slice(0,100));
-   if(rp.test(v)) out.reprs.push(v.trim().slice(0,100));}
+   var out3=t3.parentElement.closest('.cell_output');
+   if(rp.test(v) || (out3 && nan.test(v))) out.reprs.push(v.trim().slice(0,100));}
  out.mathjax_errors=[]; d.querySelectorAll('mjx-merror,[data-mjx-error]').forEach(function(e){
    out.mathjax_errors.push((e.getAttribute('data-mjx-error')||e.textContent).slice(0,100));});
  out.clipped_badges=[]; d.querySelectorAll('span.lg-badge').forEach(function(b){

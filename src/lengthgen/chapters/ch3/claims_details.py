@@ -517,7 +517,7 @@ DETAIL_CLAIMS = [
         "§4, Conjecture 1 (partial progress, iv)",
         source="live",
         statement="Sinusoidal Φ_20 at 8, 16 and 32 frequencies (exact): rank-deficient in its columns, or condition "
-        "number between 1e4 and 1e11 ({frequencies: m, full column rank, condition})",
+        "number between 10⁴ and 10¹¹ (ours per frequency count: rows, full column rank, condition number)",
         paper_value="rank-deficient or cond ~ 1e4–1e11",
         check="predicate",
         holds=lambda v: all(
