@@ -18,6 +18,14 @@ What it reports per page (the JavaScript below computes it in the page):
 ``bookkeeping``   visible code cells whose every line only asserts, saves or records
 ``claim_ids``     the ``claim-…`` anchors on the page
 ``figures``       the numbers of the page's figure captions (``Figure 4.3`` → ``4.3``)
+``placeholders``  visible text (outside code input and math) holding an unfilled format
+                  placeholder (``{name}``, ``{x['k']:.2f}``)
+``reprs``         visible text holding a Python repr (``{'``, ``': ``, ``[[``, ``None``, ``nan``)
+``mathjax_errors`` MathJax's error nodes (an unknown macro or environment)
+``clipped_badges`` status badges whose text is cut (wider than their box or their cell)
+``page_width``    the document's scroll width (wider than ``window_width``: sideways scroll)
+``box_rows``, ``rows``, ``box_text``, ``text``: the results box's rows, the page's claim rows
+                  (paper, ours, status label by claim id) and the visible text, for the tests
 """
 
 from __future__ import annotations
@@ -76,6 +84,35 @@ function probe(d){
  out.claim_ids=[]; d.querySelectorAll('details.lg-claim[id^="claim-"]').forEach(function(e){out.claim_ids.push(e.id.slice(6));});
  out.figures=[]; d.querySelectorAll('figcaption .caption-number, div.cell_output .caption-number, .caption-number').forEach(function(e){
    var m=e.textContent.match(/(\d+(\.\d+)*)/); if(m) out.figures.push(m[1]);});
+ // visible text outside code cells' input, scripts and math: placeholders and Python reprs
+ out.placeholders=[]; out.reprs=[];
+ var ph=/\{[A-Za-z_][\w.]*(\[[^\]{}]*\])*(![rsa])?(:[^{}]*)?\}|\{[^{}]*:[<>^]?[+-]?\.?\d*[fgde%]\}/,
+     rp=/\{'|[{,] ?'[^']{0,40}': |\[\[|(^|[:=(\[,] ?)None\b|\bnan\b/, nan=/\bNaN\b/;
+ var tw3=d.createTreeWalker(main, NodeFilter.SHOW_TEXT, null), t3;
+ while((t3=tw3.nextNode())){
+   var v=t3.nodeValue; if(!ph.test(v) && !rp.test(v) && !nan.test(v)) continue;
+   var e3=t3.parentElement, code=false;
+   while(e3 && e3!==main){var tg=e3.tagName.toLowerCase();
+     if(tg==='script'||tg==='style'||tg.indexOf('mjx')===0||tg==='code'||
+        (e3.classList&&(e3.classList.contains('cell_input')||e3.classList.contains('math')))){code=true;break;}
+     e3=e3.parentElement;}
+   if(code) continue;
+   var m3=v.match(ph); if(m3) out.placeholders.push(v.trim().slice(0,100));
+   var out3=t3.parentElement.closest('.cell_output');
+   if(rp.test(v) || (out3 && nan.test(v))) out.reprs.push(v.trim().slice(0,100));}
+ out.mathjax_errors=[]; d.querySelectorAll('mjx-merror,[data-mjx-error]').forEach(function(e){
+   out.mathjax_errors.push((e.getAttribute('data-mjx-error')||e.textContent).slice(0,100));});
+ out.clipped_badges=[]; d.querySelectorAll('span.lg-badge').forEach(function(b){
+   if(!b.offsetParent) return; var r=b.getBoundingClientRect(), q=b.parentElement.getBoundingClientRect();
+   if(b.scrollWidth>b.clientWidth+1 || r.right>q.right+1) out.clipped_badges.push(b.textContent);});
+ out.page_width=d.documentElement.scrollWidth; out.window_width=w.innerWidth;
+ out.box_rows=[]; if(box) box.querySelectorAll('tr[data-claim]').forEach(function(tr){
+   var td=tr.querySelectorAll('td'); out.box_rows.push({id:tr.getAttribute('data-claim'),
+     paper:td[1].textContent, ours:td[2].textContent, label:td[3].textContent});});
+ out.rows={}; d.querySelectorAll('details.lg-claim[id^="claim-"]').forEach(function(e){
+   var sp=e.querySelectorAll('summary>span');
+   out.rows[e.id.slice(6)]={paper:sp[1].textContent, ours:sp[2].textContent, label:sp[3].textContent};});
+ out.box_text=box? box.textContent : null; out.text=main.innerText;
  out.codelines=0; d.querySelectorAll('div.cell').forEach(function(c){
    if(c.className.match(/tag_(hide|remove)-(input|cell)/)) return;
    var pre=c.querySelector('.cell_input pre'); if(pre) out.codelines+=pre.textContent.trim().split('\n').length;});
@@ -113,8 +150,9 @@ def _run(exe: str, page: Path, *extra: str, timeout: int = 240) -> str:
     return r.stdout
 
 
-def probe(page: Path, exe: str | None = None) -> dict:
-    """The measurements above for one built page (a file under ``_build/html``)."""
+def probe(page: Path, exe: str | None = None, width: int = SCREEN[0]) -> dict:
+    """The measurements above for one built page (a file under ``_build/html``) in a window
+    ``width`` px wide (a phone: 390)."""
     exe = exe or chromium()
     if exe is None:
         raise SystemExit("Chromium is not installed (scripts/ensure_chromium.py)")
@@ -124,7 +162,7 @@ def probe(page: Path, exe: str | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "probe.html"
         p.write_text(
-            f'<iframe id=f src="{page.as_uri()}" width={SCREEN[0]} height={SCREEN[1]} '
+            f'<iframe id=f src="{page.as_uri()}" width={width} height={SCREEN[1]} '
             'style="border:0"></iframe><pre id=out></pre><script>' + JS + "\n"
             "setTimeout(function(){var d=document.getElementById('f').contentDocument;"
             "document.getElementById('out').textContent='PROBE'+JSON.stringify(probe(d))"
@@ -155,7 +193,16 @@ def main(argv: list[str]) -> int:
             f"  {len(r['math']):4d} {len(r['dollars']):2d}  {len(r['images']):6d}  {len(r['bookkeeping']):11d}"
             f"  {r['codelines']:10d}"
         )
-        for k in ("math", "dollars", "images", "bookkeeping"):
+        for k in (
+            "math",
+            "dollars",
+            "images",
+            "bookkeeping",
+            "placeholders",
+            "reprs",
+            "mathjax_errors",
+            "clipped_badges",
+        ):
             for item in r[k][:5]:
                 print(f"    {k}: {item}")
     return 0

@@ -1,4 +1,5 @@
-"""Execute paired notebooks and store outputs only for the cells marked ``# NBVAL_CHECK_OUTPUT``.
+"""Execute paired notebooks and store outputs only for the cells nbval checks: tagged
+``nbval-check-output`` (a tag, so the page never shows the marker) or marked ``# NBVAL_CHECK_OUTPUT``.
 
 nbval compares those cells' fresh outputs with the stored ones; every other cell is kept without
 outputs (the .ipynb twins are otherwise output-free). Run after changing a checked cell:
@@ -26,7 +27,9 @@ def main(paths):
         for cell, done in zip(nb.cells, ran.cells):
             if cell.cell_type != "code":
                 continue
-            keep = "NBVAL_CHECK_OUTPUT" in cell.source
+            keep = "NBVAL_CHECK_OUTPUT" in cell.source or "nbval-check-output" in (
+                cell.metadata.get("tags") or []
+            )
             cell.outputs = done.outputs if keep else []
             # nbval refuses a reference cell that has outputs but no execution count
             cell.execution_count = done.execution_count if keep else None

@@ -187,10 +187,20 @@ DETAIL_PAGES = sorted((HTML / "notebooks").glob("[0-9][0-9]_*_details.html"))
 BUDGET = {"chapter": 30, "details": 60, "scorecard": 30}
 
 
+#: every page of the book: the chapters, their details pages and the book's own pages
+EVERY_PAGE = CHAPTER_PAGES + DETAIL_PAGES + sorted((HTML / "book").glob("*.html"))
+#: a phone's window (CSS px)
+PHONE = 390
+
+
 @pytest.fixture(scope="module")
 def probes(chromium):
-    pages = CHAPTER_PAGES + DETAIL_PAGES + [HTML / "book" / "scorecard.html"]
-    return {p.name: html_probe.probe(p, chromium) for p in pages}
+    return {p.name: html_probe.probe(p, chromium) for p in EVERY_PAGE}
+
+
+@pytest.fixture(scope="module")
+def phone(chromium):
+    return {p.name: html_probe.probe(p, chromium, width=PHONE) for p in EVERY_PAGE}
 
 
 def test_every_chapter_has_a_details_page():
@@ -204,6 +214,8 @@ def test_every_chapter_has_a_details_page():
 def test_pages_fit_their_screen_budget(probes):
     over = []
     for name, r in probes.items():
+        if name.startswith(("intro", "running", "cost", "engine", "notation", "refer")):
+            continue
         kind = (
             "scorecard"
             if name == "scorecard.html"
@@ -294,6 +306,11 @@ out.ch4_deviates=shown();
 bar.querySelector('[name=reset]').click(); out.reset=shown();
 var q=bar.querySelector('[name=q]'); q.value='{query}'; q.dispatchEvent(new Event('input',{{bubbles:true}}));
 out.search=shown();
+q.value='zzqxjnothing'; q.dispatchEvent(new Event('input',{{bubbles:true}}));
+out.nothing=shown(); out.nothing_msg=!d.getElementById('lg-empty').hidden;
+bar.querySelector('[name=reset]').click(); out.msg_after_reset=!d.getElementById('lg-empty').hidden;
+var g=bar.querySelector('[name=group]'); g.value='ours'; g.dispatchEvent(new Event('change',{{bubbles:true}}));
+out.ours=shown();
 bar.querySelector('[name=reset]').click();
 var so=bar.querySelector('[name=sort]'); so.value='status'; so.dispatchEvent(new Event('change',{{bubbles:true}}));
 var order=[]; d.querySelectorAll('#lg-scorecard details.lg-claim').forEach(function(r){{order.push(r.getAttribute('data-status'));}});
@@ -333,9 +350,90 @@ def test_scorecard_filters_sorts_searches_and_downloads(chromium, tmp_path):
         or query in json.dumps(x, ensure_ascii=False).lower()
     ]
     assert 0 < r["search"] <= len(hits)
+    # an empty search says so; the "ours" kind isolates chapter 5's predictions
+    assert r["nothing"] == 0 and r["nothing_msg"] and not r["msg_after_reset"]
+    assert r["ours"] == sum(x.get("group") == "ours" for x in rows) > 0
     ranks = [list(CATEGORIES).index(s) for s in r["sorted"]]
     assert ranks == sorted(ranks)
     assert len(r["links"]) == 2
     for href in r["links"]:
         f = (HTML / "book" / href).resolve()
         assert f.exists() and f.stat().st_size > 1000, href
+
+
+# --------------------------------------------------------------------------- proofreading (issue 36)
+@pytest.mark.parametrize(
+    "defect, what",
+    [
+        ("placeholders", "an unfilled format placeholder ({name}, {x:.2f})"),
+        ("reprs", "a Python repr ({', ': , [[, None, nan)"),
+        ("mathjax_errors", "a MathJax error (an unknown macro or environment)"),
+        ("clipped_badges", "a status badge cut at its edge"),
+    ],
+)
+def test_no_proofreading_defects(probes, phone, defect, what):
+    """On every page, at 1280 px and on a phone: no template left unfilled, no Python repr, no
+    MathJax error, no badge cut short."""
+    found = {
+        f"{n} at {w}": r[defect]
+        for w, run in (("1280 px", probes), (f"{PHONE} px", phone))
+        for n, r in run.items()
+        if r[defect]
+    }
+    assert not found, f"{what}: {found}"
+
+
+def test_no_sideways_scroll_on_a_phone(phone):
+    wide = {n: r["page_width"] for n, r in phone.items() if r["page_width"] > PHONE + 1}
+    assert not wide, f"pages wider than a {PHONE} px phone (px): {wide}"
+
+
+def test_results_box_rows_are_the_ledgers(probes):
+    """A results box shows each claim as the ledger has it (paper, ours and verdict drawn by the
+    same formatter as the claim's row), and where the page also shows that claim's row, the row
+    gives the same verdict."""
+    from lengthgen.claims import load_all
+    from lengthgen.pages import _label, cell_values
+
+    ledger = {r["id"]: r for r in load_all()}
+    bad = []
+    for p in CHAPTER_PAGES:
+        r = probes[p.name]
+        assert r["box_rows"] or p.name.startswith("00"), f"{p.name}: empty results box"
+        for row in r["box_rows"]:
+            rec = ledger[row["id"]]
+            want = (*cell_values(rec, 60), _label(rec))
+            got = (row["paper"], row["ours"], row["label"])
+            if got != want:
+                bad.append(f"{p.name} {row['id']}: box {got} vs ledger {want}")
+            shown = r["rows"].get(row["id"])
+            if shown and shown["label"] != row["label"]:
+                bad.append(
+                    f"{p.name} {row['id']}: box {row['label']}, row {shown['label']}"
+                )
+    assert not bad, "; ".join(bad)
+
+
+_COUNT = r"\d+ (?:reproduced|direction|deviates|not-reproducible|not-attempted|held in direction|held|failed)"
+
+
+def test_closing_counts_agree_with_the_results_box(probes):
+    """Every count line a chapter page prints ("33 held · 2 held in direction · 4 failed") is one
+    of its results box's."""
+    import re
+
+    line = re.compile(rf"{_COUNT}(?: · {_COUNT})+")
+    bad = []
+    for p in CHAPTER_PAGES:
+        r = probes[p.name]
+        box = set(line.findall(r["box_text"] or ""))
+        for found in line.findall(r["text"]):
+            if found not in box:
+                bad.append(f"{p.name}: '{found}' is not the box's {sorted(box)}")
+    assert not bad, "; ".join(bad)
+
+
+def test_nbval_markers_are_not_shown():
+    """nbval's marker is a cell tag, never a comment a reader sees in the code."""
+    for page in EVERY_PAGE:
+        assert "NBVAL_CHECK_OUTPUT" not in page.read_text(), page.name

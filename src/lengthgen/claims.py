@@ -52,6 +52,7 @@ from lengthgen.config import CHAPTERS, ConfigError, check_choice
 from lengthgen.rounding import (  # the ledger's rounding; names kept importable here
     _as_list,
     bound_residues,
+    fmt_value,
     keep_within_rounding,
     residue_of,
     round_sig,
@@ -693,36 +694,10 @@ def _chapter_problems(ch: str, root: Path):
 
 
 # --------------------------------------------------------------------------- display
-def fmt_value(v, digits: int = 3) -> str:
-    """A claim value for people: numbers to ``digits`` significant digits, intervals ``a (b–c)``."""
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}"
-    if isinstance(v, float):
-        return f"{v:.{digits}g}"
-    if isinstance(v, dict):
-        if set(v) >= {"mean", "lo", "hi"}:
-            return f"{fmt_value(v['mean'])} ({fmt_value(v['lo'])}–{fmt_value(v['hi'])})"
-        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:6]) + (
-            "; …" if len(v) > 6 else ""
-        )
-    if isinstance(v, (list, tuple)):
-        inner = ", ".join(fmt_value(x) for x in v[:6])
-        return f"[{inner}{', …' if len(v) > 6 else ''}]"
-    return str(v)
-
-
 def protocol_label(rec: dict) -> str:
     """``paper``, ``reduced: …`` or ``differs: …`` for a ledger record."""
-    kind = rec.get("protocol")
-    if kind == "reduced":
-        return f"reduced: {rec.get('protocol_note')}"
-    if kind == "modified":
-        return f"differs: {rec.get('protocol_note')}"
-    return kind or "—"
+    kind = {"reduced": "reduced", "modified": "differs"}.get(rec.get("protocol"))
+    return f"{kind}: {rec.get('protocol_note')}" if kind else rec.get("protocol") or "—"
 
 
 def claims_frame(rows: list[dict]):
@@ -731,10 +706,8 @@ def claims_frame(rows: list[dict]):
     import pandas as pd
 
     def note(r):
-        if r.get("status") == "deviates":
-            return f"{r.get('cause')}: {r.get('explanation')}"
-        if r.get("status") in ("not-reproducible", "not-attempted"):
-            return r.get("explanation") or ""
+        if r.get("status") in ("deviates", "not-reproducible", "not-attempted"):
+            return ": ".join(x for x in (r.get("cause"), r.get("explanation")) if x)
         return (
             "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
         )
@@ -784,7 +757,19 @@ def counts_line(rows: list[dict], group: str = "paper") -> str:
     """``12 reproduced · 3 direction · …`` over the claims of ``group`` in ``rows`` (the paper's
     claims by default; self-checks and our predictions apart)."""
     paper = [r for r in rows if r.get("group", "paper") == group]
+    words = OURS_WORDS if group == "ours" else {}
     out = " · ".join(
-        f"{n} {k}" for k in CATEGORIES if (n := sum(category(r) == k for r in paper))
+        f"{n} {words.get(k, k)}"
+        for k in CATEGORIES
+        if (n := sum(category(r) == k for r in paper))
     )
     return out or "none"
+
+
+#: how a prediction of ours reads (chapter 5): it held or failed (a direction check: only the
+#: sign or order was predicted); the scorecard's legend pairs these with the papers' words
+OURS_WORDS = {
+    "reproduced": "held",
+    "direction": "held in direction",
+    "deviates": "failed",
+}

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from lengthgen.claims import (
     CATEGORIES,
+    OURS_WORDS,
+    PREDICTION_FAILED,
     Claim,
     ClaimRows,
     category,
@@ -40,23 +42,13 @@ def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
     import pandas as pd
 
     rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
-    data = []
-    for ch in CHAPTERS:
-        mine = [r for r in rows if r.get("chapter") == ch]
-        data.append(
-            {
-                "chapter": ch,
-                **{k: sum(category(r) == k for r in mine) for k in CATEGORIES},
-                "total": len(mine),
-            }
-        )
-    df = pd.DataFrame(data)
-    total = {
-        "chapter": "all",
-        **{k: int(df[k].sum()) for k in CATEGORIES},
-        "total": int(df["total"].sum()),
-    }
-    return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
+    count = lambda ch, k: sum(category(r) == k and r["chapter"] == ch for r in rows)  # noqa: E731
+    df = pd.DataFrame(
+        [{"chapter": c, **{k: count(c, k) for k in CATEGORIES}} for c in CHAPTERS]
+    )
+    df["total"] = df[list(CATEGORIES)].sum(axis=1)
+    df.loc[len(df)] = {"chapter": "all", **df.drop(columns="chapter").sum().to_dict()}
+    return df
 
 
 def _where(path: Path, line: int) -> str:
@@ -136,27 +128,27 @@ _BADGE = {
 _CSS = """<style>
 div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
 div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
- grid-template-columns:minmax(0,58fr) minmax(0,15fr) minmax(0,15fr) minmax(0,12fr);column-gap:8px;
+ grid-template-columns:minmax(0,56fr) minmax(0,15fr) minmax(0,15fr) minmax(7.5em,14fr);column-gap:8px;
  padding:3px 4px;border-bottom:1px solid #ddd;align-items:start}
 div.lg-claims .lg-row{font-weight:bold}
 div.lg-claims details.lg-claim>summary{cursor:pointer;list-style:none}
 div.lg-claims details.lg-claim>summary::-webkit-details-marker{display:none}
-div.lg-claims details.lg-claim>summary>span{overflow-wrap:anywhere;min-width:0}
+div.lg-claims details.lg-claim>summary>span{overflow-wrap:break-word;min-width:0}
 div.lg-claims details.lg-claim>summary>span:first-child::before{content:"\\25B8\\00a0";color:#777}
 div.lg-claims details.lg-claim[open]>summary>span:first-child::before{content:"\\25BE\\00a0"}
 div.lg-claims .lg-more{padding:4px 10px 6px 18px;border-bottom:1px solid #ddd;color:#444;
- overflow-wrap:anywhere}
+ overflow-wrap:break-word} div.lg-claims .lg-more code{overflow-wrap:anywhere}
 div.lg-claims .lg-more p{margin:0 0 3px 0}
 div.lg-claims a.lg-perma{color:#999;text-decoration:none;margin-left:4px}
-span.lg-badge{display:inline-block;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap}
-table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed}
+span.lg-badge{display:inline-block;max-width:100%;box-sizing:border-box;padding:1px 6px;border-radius:8px;color:#fff;font-size:0.85em;white-space:nowrap} div.lg-wide{max-width:100%;overflow-x:auto}
+table.lg-totals{border-collapse:collapse;font-size:0.82em;width:100%;table-layout:fixed;min-width:30em}
 table.lg-totals td,table.lg-totals th{padding:2px 4px;border-bottom:1px solid #ddd;text-align:right;
- overflow-wrap:anywhere} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
+ overflow-wrap:break-word} table.lg-totals td:first-child,table.lg-totals th:first-child{text-align:left;width:11%}
 table.lg-totals span.lg-badge{white-space:normal}
 div.lg-results{border:1px solid #bbb;border-radius:6px;padding:6px 10px;margin:0.4em 0 1em 0;font-size:0.9em}
 div.lg-results table{width:100%;border-collapse:collapse;table-layout:fixed}
 div.lg-results td,div.lg-results th{padding:2px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top;
- text-align:left;overflow-wrap:anywhere}
+ text-align:left;overflow-wrap:break-word}
 div.lg-results p{margin:0.3em 0}
 </style>"""
 
@@ -165,10 +157,6 @@ def _esc(x) -> str:
     import html
 
     return html.escape(str(x))
-
-
-#: how a prediction of ours reads: it held or it failed
-OURS_LABELS = {"reproduced": "held", "deviates": "failed"}
 
 
 def badge(cat: str, label: str | None = None) -> str:
@@ -180,26 +168,42 @@ def badge(cat: str, label: str | None = None) -> str:
 
 
 def short_value(v, width: int = 40) -> str:
-    """A claim value in a few words for a table cell: a long list by its ends and its length, a
-    dict by its first two items, a long text cut at a word (the full value is in the row's
-    details)."""
-    if isinstance(v, (list, tuple)) and len(v) > 3:
-        return f"{fmt_value(v[0])} … {fmt_value(v[-1])} ({len(v)} values)"
-    if isinstance(v, dict) and not set(v) >= {"mean", "lo", "hi"} and len(v) > 2:
-        return "; ".join(f"{k}: {fmt_value(x)}" for k, x in list(v.items())[:2]) + "; …"
-    text = fmt_value(v)
+    """A claim value in a few words for a table cell (:func:`lengthgen.claims.fmt_value` with at
+    most three entries), cut at a word past ``width`` characters (the row's details hold it in
+    full)."""
+    text = fmt_value(v, items=3)
     if len(text) > width:
-        text = text[:width].rsplit(" ", 1)[0] + " …"
+        text = text[:width].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
     return text
+
+
+def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
+    """A row's paper and ours cells (:func:`short_value`); "not checked" for an unchecked claim;
+    where both read the same but the claim deviates, the entry that differs (``entry 5 of 10: …``)."""
+    p, o = r.get("paper_value"), r.get("our_value")
+    paper, ours = short_value(p, width), short_value(o, width)
+    if o is None and r.get("status") in ("not-reproducible", "not-attempted"):
+        ours = "not checked"
+    if paper == ours and r.get("status") == "deviates" and isinstance(p, list):
+        at = [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]
+        if at:
+            paper, ours = (
+                f"entry {at[0] + 1} of {len(p)}: {fmt_value(v[at[0]])}" for v in (p, o)
+            )
+    return paper, ours
+
+
+#: the protocol a self-check or a prediction of ours is filed under (no paper's protocol)
+_GROUP_PROTOCOL = {"self-check": "self-check", "ours": "our experiment"}
 
 
 def claim_notes(r: dict) -> list[str]:
     """The collapsed part of a claim's row (HTML paragraphs): check kind and protocol, the one-line
     justification, interval or tolerance, the declared cause and our explanation, the id."""
-    prot = "self-check" if r.get("group") == "self-check" else protocol_label(r)
+    prot = _GROUP_PROTOCOL.get(r.get("group"), protocol_label(r))
     notes = []
     for key, name in (("paper_value", "paper"), ("our_value", "ours")):
-        full = fmt_value(r.get(key))
+        full = fmt_value(r.get(key), items=40)
         if short_value(r.get(key)) != full:
             notes.append(f"<b>{name}, in full:</b> {_esc(full)}")
     notes.append(
@@ -208,11 +212,17 @@ def claim_notes(r: dict) -> list[str]:
     if r.get("why"):
         notes.append(f"<b>why this check:</b> {_esc(r['why'])}")
     if r.get("interval"):
-        notes.append(f"<b>interval:</b> {_esc(fmt_value(r['interval']))}")
+        lo, hi = (fmt_value(x) for x in r["interval"])
+        notes.append(f"<b>interval:</b> from {_esc(lo)} to {_esc(hi)}")
     if r.get("tolerance") is not None:
         notes.append(f"<b>tolerance:</b> ± {_esc(fmt_value(r['tolerance']))}")
     if r.get("cause"):
         notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
+    if r.get("cause") == PREDICTION_FAILED and not r.get("explanation"):
+        came, want = (
+            _esc(fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value")
+        )
+        notes.append(f"<b>what came out instead:</b> {came}, where we predicted {want}")
     if r.get("explanation"):
         notes.append(
             f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
@@ -234,16 +244,15 @@ def claim_row(
     ``data-*`` attributes are what the scorecard filters and sorts on. ``origin``: the details
     also name where the claim is declared and what measures it (:func:`origin_notes`)."""
     cat = category(r)
-    prot = (
-        "self-check" if r.get("group") == "self-check" else (r.get("protocol") or "—")
-    )
+    prot = _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
     attrs = (
         f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
         f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}" '
         f'data-group="{_esc(r.get("group", "paper"))}"'
     )
     ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
-    label = OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+    paper, ours = cell_values(r)
+    label = _label(r)
     where_note = "" if where else f"<p><b>where:</b> {_esc(r['location'])}</p>"
     perma = (
         f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
@@ -255,8 +264,8 @@ def claim_row(
         f"<span>{_esc(r['statement'])}"
         + (f" <i>({_esc(r['location'])})</i>" if where else "")
         + f"{perma}</span>"
-        f"<span>{_esc(short_value(r['paper_value']))}</span>"
-        f"<span>{_esc(short_value(r['our_value']))}</span><span>{badge(cat, label)}</span>"
+        f"<span>{_esc(paper)}</span>"
+        f"<span>{_esc(ours)}</span><span>{badge(cat, label)}</span>"
         f'</summary><div class="lg-more">{where_note}{"".join(claim_notes(r))}'
         f"{''.join(origin_notes(r)) if origin else ''}</div></details>"
     )
@@ -289,7 +298,10 @@ def totals_html(folder: str | Path | None = None) -> str:
     selfc = scorecard(folder, group="self-check")
     ours = scorecard(folder, group="ours")
     cols = [k for k in CATEGORIES]
-    out = [_CSS, '<table class="lg-totals"><thead><tr><th>chapter</th>']
+    out = [
+        _CSS,
+        '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>',
+    ]
     out += [f"<th>{badge(k)}</th>" for k in cols] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
@@ -307,7 +319,7 @@ def totals_html(folder: str | Path | None = None) -> str:
             + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td>"
             + f"<td>{cell(mine)}</td></tr>"
         )
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -322,26 +334,9 @@ TITLES = {
 
 
 #: the columns of the ledger's CSV download (one row per claim; lists and dicts as JSON)
-CSV_FIELDS = (
-    "id",
-    "chapter",
-    "group",
-    "location",
-    "statement",
-    "paper_value",
-    "our_value",
-    "category",
-    "status",
-    "check",
-    "tolerance",
-    "interval",
-    "protocol",
-    "protocol_note",
-    "cause",
-    "explanation",
-    "why",
-    "source",
-    "scale",
+CSV_FIELDS = tuple(
+    "id chapter group location statement paper_value our_value category status check "
+    "tolerance interval protocol protocol_note cause explanation why source scale".split()
 )
 
 
@@ -384,7 +379,9 @@ function apply(){
    var v=val(k); return !v || r.getAttribute('data-'+k)===v;});
   if(ok && q){ok=r.textContent.toLowerCase().indexOf(q)>=0;}
   r.style.display=ok?'':'none'; if(ok) n++;});
- count.textContent=n+' of '+rows.length+' claims shown';
+ count.textContent=n? n+' of '+rows.length+' claims shown'
+  : 'No claim matches these filters and this search: change them, or press reset.';
+ var empty=document.getElementById('lg-empty'); if(empty) empty.hidden=n>0;
  var key=val('sort'), sorted=rows.slice().sort(function(a,b){
   var x=+a.getAttribute('data-order'), y=+b.getAttribute('data-order');
   if(key==='status'){var d=rank[a.getAttribute('data-status')]-rank[b.getAttribute('data-status')]; if(d) return d;}
@@ -406,8 +403,16 @@ apply(); openHash();
 </script>"""
 
 
-def _options(name: str, label: str, values) -> str:
-    opts = "".join(f'<option value="{_esc(v)}">{_esc(v)}</option>' for v in values)
+#: the scorecard's filter options in words (a status pairs the papers' word with ours)
+_STATUS_WORDS = {"reproduced": "reproduced / held", "deviates": "deviates / failed"}
+_KIND_WORDS = {"paper": "paper claim", "ours": "our prediction (chapter 5)"}
+
+
+def _options(name: str, label: str, values, words: dict | None = None) -> str:
+    opts = "".join(
+        f'<option value="{_esc(v)}">{_esc((words or {}).get(v, v))}</option>'
+        for v in values
+    )
     return (
         f'<label>{_esc(label)} <select name="{name}"><option value="">all</option>'
         f"{opts}</select></label>"
@@ -447,22 +452,17 @@ def scorecard_markdown(
     present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
     checks = sorted({r.get("check") or "none" for r in rows})
     protos = sorted(
-        {
-            "self-check"
-            if r.get("group") == "self-check"
-            else (r.get("protocol") or "—")
-            for r in rows
-        }
+        {_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows}
     )
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options(
             "chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")]
         )
-        + _options("status", "status", [c for c in CATEGORIES])
+        + _options("status", "status", CATEGORIES, _STATUS_WORDS)
         + _options("check", "check", checks)
         + _options("protocol", "protocol", protos)
-        + _options("group", "kind", ["paper", "self-check"])
+        + _options("group", "kind", ["paper", "self-check", "ours"], _KIND_WORDS)
         + '<label>search <input name="q" type="search" size="18"></label>'
         '<label>sort <select name="sort"><option value="book">book order</option>'
         '<option value="status">status</option><option value="check">check kind</option>'
@@ -474,7 +474,10 @@ def scorecard_markdown(
         "## Every claim",
         "",
         "Each row opens to its check, protocol, justification and cause; **#** is the claim's "
-        "permalink. Chapters: "
+        "permalink. Chapter 5's rows are our own predictions, fixed before their runs: one "
+        "that holds reads **held** (counted as reproduced, or as direction where only the sign "
+        "or order was predicted), one that does not reads **failed** (counted as deviates). "
+        "Chapters: "
         + "; ".join(f"{c} = {TITLES[c].split(' — ')[1]}" for c in CHAPTERS)
         + ".",
         "",
@@ -482,12 +485,15 @@ def scorecard_markdown(
         "margin:0.4em 0;align-items:center} div.lg-filters select,div.lg-filters input"
         "{font-size:1em} #lg-scorecard{font-size:0.8em} #lg-scorecard .lg-row,"
         "#lg-scorecard details.lg-claim>summary{grid-template-columns:minmax(0,63fr) "
-        "minmax(0,13fr) minmax(0,13fr) minmax(0,11fr);line-height:1.35}</style>",
+        "minmax(0,13fr) minmax(0,13fr) minmax(7.5em,11fr);line-height:1.35}</style>",
         filters,
         "",
         claims_html(rows, css=False, where=False, origin=True).replace(
             '<div class="lg-claims">', '<div class="lg-claims" id="lg-scorecard">', 1
         ),
+        "",
+        '<p id="lg-empty" hidden><b>No claim matches these filters and this search.</b> '
+        "Change them, or press reset.</p>",
         "",
         _FILTER_JS,
         "",
@@ -569,10 +575,12 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         head = getattr(chapter_claims(ch), "HEADLINE", None) or {}
         r = row_of[ch]
         out.append(
-            f"<tr><td>{_esc(TITLES[ch])}</td>"
-            f"<td>{_esc(head.get('finding', '—'))} {links(head.get('finding_ids', []))}</td>"
-            f"<td>{_esc(head.get('deviation', '—'))} {links(head.get('deviation_ids', []))}</td>"
-            f"<td>{_esc(counts(r))}</td></tr>"
+            f"<tr><td><b>{_esc(TITLES[ch])}</b></td>"
+            f'<td data-label="main finding">{_esc(head.get("finding", "—"))} '
+            f"{links(head.get('finding_ids', []))}</td>"
+            f'<td data-label="main deviation">{_esc(head.get("deviation", "—"))} '
+            f"{links(head.get('deviation_ids', []))}</td>"
+            f'<td data-label="claims">{_esc(counts(r))}</td></tr>'
         )
     a = row_of["all"]
     out.append(
@@ -584,7 +592,7 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
 
 def _label(r: dict) -> str:
     cat = category(r)
-    return OURS_LABELS.get(cat, cat) if r.get("group") == "ours" else cat
+    return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
 def headline_claims(chapter: str) -> list[dict]:
@@ -597,6 +605,23 @@ def headline_claims(chapter: str) -> list[dict]:
             f"{chapter}: HEADLINE['claims'] lists {len(items)} claims; a results box shows 3 to 5"
         )
     return items
+
+
+def _glance(rows: list[dict], shown: int) -> str:
+    """A results box's first sentence: what the chapter checks and its counts (HTML)."""
+    n = [r.get("group", "paper") for r in rows]
+    n_paper, n_self, n_ours = (n.count(g) for g in ("paper", "self-check", "ours"))
+    selfc = f" (and {n_self} self-checks of our own code)" if n_self else ""
+    text = (
+        f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}{selfc}"
+        if n_paper
+        else f"Our experiments, not the papers' claims: of our {n_ours} predictions, each "
+        f"fixed before its run: {_esc(counts_line(rows, 'ours'))}{selfc}"
+        if n_ours
+        else f"This chapter checks no paper's claims; it runs {n_self} self-checks of our own code"
+    )
+    more = f'; the table shows {shown}, the <a href="../book/scorecard.html">scorecard</a> all'
+    return f"<p><b>Results at a glance.</b> {text}{more * (shown < len(rows))}.</p>"
 
 
 def results_box(chapter: str, folder: str | Path | None = None):
@@ -618,20 +643,23 @@ def results_box(chapter: str, folder: str | Path | None = None):
         )
     link = "../book/scorecard.html#claim-"
 
-    def short(v):  # a box cell: the value in a few words
-        return short_value(v, 26)
-
+    groups = {r.get("group", "paper") for r in rows}
+    lab = (
+        "paper"
+        if "paper" in groups
+        else "predicted"
+        if "ours" in groups
+        else "expected"
+    )
     body = []
     for it in items:
         r = by_id[it["id"]]
+        paper, ours = cell_values(r, 60)
         body.append(
-            f"<tr><td>{_esc(it['claim'])}</td><td>{_esc(short(r['paper_value']))}</td>"
-            f"<td>{_esc(short(r['our_value']))}</td>"
+            f'<tr data-claim="{_esc(r["id"])}"><td>{_esc(it["claim"])}</td>'
+            f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
             f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
         )
-    n_paper = sum(r.get("group", "paper") == "paper" for r in rows)
-    n_ours = sum(r.get("group") == "ours" for r in rows)
-    n_self = len(rows) - n_paper - n_ours
     c = cost.chapter_cost(chapter)
     spent = (
         f"its stored full-scale results took {cost.fmt_seconds(c['cpu_s'])} of CPU "
@@ -648,26 +676,15 @@ def results_box(chapter: str, folder: str | Path | None = None):
     )
     parts = [
         _CSS,
-        '<div class="lg-results" id="results-box"><p><b>Results at a glance.</b> '
-        + (
-            f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}"
-            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
-            if n_paper
-            else f"Our experiments, not the papers' claims: of our {n_ours} predictions, each "
-            f"fixed before its run: {_esc(counts_line(rows, 'ours'))}"
-            + (f" (and {n_self} self-checks of our own code)" if n_self else "")
-            if n_ours
-            else f"This chapter checks no paper's claims; it runs {n_self} self-checks "
-            "of our own code"
-        )
-        + ".</p>",
+        '<div class="lg-results" id="results-box">',
+        _glance(rows, len(items)),
     ]
     if body:
         parts.append(
             '<table><colgroup><col style="width:55%"><col style="width:15%">'
             '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
-            f"<th>{'the paper claims' if n_paper else 'we predicted' if n_ours else 'the chapter checks'}</th>"
-            f"<th>{'paper' if n_paper else 'predicted' if n_ours else 'expected'}</th>"
+            f"<th>{dict(paper='the paper claims', predicted='we predicted').get(lab, 'the chapter checks')}</th>"
+            f"<th>{lab}</th>"
             "<th>ours</th><th>verdict</th></tr>"
             "</thead><tbody>" + "".join(body) + "</tbody></table>"
         )

@@ -1,10 +1,8 @@
-"""How the claims ledger writes and compares values: rounded to a claim's significant digits
-(:func:`round_sig`), rounding residues written as the bound they were checked against
-(:func:`bound_residues`; a claim's floor: :func:`residue_of`), and two values taken as equal when they differ only by that rounding
-(:func:`same_within_rounding`, :func:`keep_within_rounding`), so the committed ledger is the same
-on every machine. Used by :mod:`lengthgen.claims` (which re-exports these names) and
-:mod:`lengthgen.verify`.
-"""
+"""How the claims ledger writes, compares and shows values: rounded to a claim's digits
+(:func:`round_sig`), residues as their bound (:func:`bound_residues`, :func:`residue_of`), equal
+up to that rounding (:func:`same_within_rounding`, :func:`keep_within_rounding`) so the ledger is
+the same on every machine, and in words for a reader (:func:`fmt_value`). Re-exported by
+:mod:`lengthgen.claims`."""
 
 from __future__ import annotations
 
@@ -154,3 +152,89 @@ def residue_of(claim) -> float | None:
     ):
         return float(claim.tolerance)
     return None
+
+
+# --------------------------------------------------------------------------- values for people
+#: words for keys inside a value (a reader never sees a raw key; others read with spaces for "_")
+KEY_WORDS = dict(
+    kv.split("=", 1)
+    for kv in "ce_bits=cross-entropy (bits);ce_bits_at_n_max=cross-entropy at the longest n "
+    "(bits);ce_bits_at_10=cross-entropy at n = 10 (bits);min_acc=min accuracy;error_at_1e5=error "
+    "at n = 10⁵;ci95=95 % interval;p_20_of_20=chance of 20 of 20;max_rel_diff_train_ce=max "
+    "relative change of training loss;rho=Spearman ρ;rho_chi=ρ with χ;rho_ell=ρ with ℓ;p_chi=p "
+    "for χ;p_ell=p for ℓ;peak_B2=peak density × B²;histogram_max_B2=histogram max × B²;"
+    "eps_over_B2=ε / B²;cond=condition number;m=rows;wd=weight decay".split(";")
+)
+_SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def superscript(x) -> str:
+    """``x`` (digits and signs) as a Unicode exponent: "n" + superscript(-3) reads n⁻³."""
+    return str(x).replace("−", "-").translate(_SUPER)
+
+
+def _number(x, digits: int) -> str:
+    """``x`` to ``digits`` digits, ``1.6 × 10²⁷``, "−", thousands "17 665" (a comma reads as a list)."""
+    if isinstance(x, int) or not math.isfinite(x):
+        return (
+            f"{x:,}".replace(",", " ").replace("-", "−").replace("nan", "not a number")
+        )
+    mant, _, exp = f"{x:.{digits}g}".partition("e")
+    power = f"10{superscript(int(exp))}" if exp else ""
+    text = mant if not exp else power if mant == "1" else f"{mant} × {power}"
+    return text.replace("-", "−")
+
+
+def _is_num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _list_text(v: list, digits: int, items: int, of: str) -> str:
+    if all(isinstance(x, bool) for x in v):
+        return f"{sum(v)} of {len(v)} yes" if not all(v) else f"all {len(v)} yes"
+    if len(v) > 2 and len(texts := {fmt_value(x, digits) for x in v}) == 1:
+        return f"{texts.pop()} for all {len(v)} {of}"
+    if len(v) > items and all(_is_num(x) for x in v):
+        lo, hi = (fmt_value(x, digits) for x in (min(v), max(v)))
+        return f"min {lo}, max {hi} over {len(v)} {of}"
+    rows = all(isinstance(x, (list, tuple)) for x in v)
+    sep = "; " if rows or any(isinstance(x, dict) for x in v) else ", "
+    shown = [fmt_value(x, digits, items=items, nested=True) for x in v[:items]]
+    more = f"{sep}… ({len(v)} {'rows' if rows else of})" if len(v) > items else ""
+    return sep.join(shown) + more
+
+
+def fmt_value(v, digits=4, *, items=8, of="values", nested=False) -> str:
+    """A claim value as a reader reads it, in claim rows, results boxes and the scorecard (never a
+    Python repr): ``{mean, lo, hi}`` as ``mean (lo to hi)``, ``{slope, lo, hi}`` as ``slope s [lo,
+    hi]``, ``{perfect, runs}`` as ``84 of 100 runs perfect``, more than ``items`` numbers as ``min
+    0.8, max 1 over 7 values`` (``of`` names them), other lists and dicts item by item."""
+    if v is None or (isinstance(v, (list, tuple, dict)) and not v):
+        return "none" if nested or v is not None else "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if _is_num(v):
+        return _number(v, digits)
+    if isinstance(v, str):  # a residue's bound as the ledger writes it: "≤ 1e-09"
+        num = v[2:].replace(".", "", 1).replace("e-", "", 1)
+        ok = v[:2] in ("≤ ", "< ", "≥ ", "> ") and num.isdigit()
+        return f"{v[:2]}{_number(float(v[2:]), digits)}" if ok else v
+    if not isinstance(v, dict):
+        text = _list_text(list(v), digits, items, of)
+        return f"({text})" if nested else text
+    f = lambda x: fmt_value(x, digits, items=items, nested=True)  # noqa: E731
+    rest, head = dict(v), []
+    if {"perfect", "runs"} <= set(v):
+        head.append(f"{f(rest.pop('perfect'))} of {f(rest.pop('runs'))} runs perfect")
+        rest.pop("rate", None)
+    for lead in ("mean", "slope"):
+        if {lead, "lo", "hi"} <= set(v):
+            m, lo, hi = (f(rest.pop(k)) for k in (lead, "lo", "hi"))
+            head.append(
+                f"{m} ({lo} to {hi})" if lead == "mean" else f"slope {m} [{lo}, {hi}]"
+            )
+    words = [
+        f"{KEY_WORDS.get(k, str(k).replace('_', ' '))}: {f(x)}" for k, x in rest.items()
+    ]
+    text = "; ".join(head + words[:items]) + ("; …" if len(words) > items else "")
+    return f"({text})" if nested and len(words) + len(head) > 1 else text

@@ -116,7 +116,7 @@ HEADLINE = {
     "finding": "Closed forms of softmax dilution and of log-length scaling agree with torch.softmax "
     "to rounding for N up to 10⁵ (background; self-checks only).",
     "finding_ids": ["ch0.eq1.closed_form"],
-    "deviation": "None: the chapter reproduces no experiment.",
+    "deviation": "No deviation: the chapter reproduces no experiment.",
     "deviation_ids": [],
     # the results box: this background chapter's main checks (self-checks; no paper claims)
     "claims": [

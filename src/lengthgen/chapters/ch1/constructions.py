@@ -43,7 +43,7 @@ width that does not is padded with zero coordinates to the next multiple: PARITY
 become 10 over two heads (favoured logit 1/√5; 20 and 1/√10 with paired layer norm), FIRST keeps
 6 with one head (1/√6; 12 and 1/√12). The padding is unused but counts in layer norm's mean and
 variance, so with layer norm it also moves the ε = 0 logit √(d/2) of §4.2 (√10 instead of 3
-for PARITY). Our reading: the summary gives PARITY's hidden dimension (9) and its two heads per
+for PARITY). Our reading: the paper gives PARITY's hidden dimension (9) and its two heads per
 layer, and §5.3 divides by the square root of the attention dimension; the authors' released
 scripts (github.com/ndnlp/parity: ``parity_exact.py``, ``parity_exact_layernorm.py``,
 ``first_exact.py``, ``first_exact_layernorm.py``) build ``torch.nn.TransformerEncoderLayer`` with

@@ -26,7 +26,7 @@ LN_VARIANTS = (
 )
 
 #: The authors' implementation of the two exact constructions, which Fig. 2 evaluates (our reading:
-#: the summary gives PARITY's hidden dimension 9 and two heads per layer, and FIRST's single head;
+#: the paper gives PARITY's hidden dimension 9 and two heads per layer, and FIRST's single head;
 #: the widths are those of the authors' released scripts, github.com/ndnlp/parity
 #: ``parity_exact.py`` and ``first_exact.py``, where torch's multi-head attention needs a width that
 #: the heads split evenly). Width without layer norm (paired layer norm doubles it) and heads; each
@@ -34,9 +34,9 @@ LN_VARIANTS = (
 AUTHORS_WIDTH = {"parity": 10, "first": 6}
 AUTHORS_HEADS = {"parity": 2, "first": 1}
 #: §4.3, paper Fig. 2: the rise of FIRST's cross-entropy with layer norm and eps = 1e-5 from n = 1 to
-#: n = 1000 in the authors' configuration (bits). The summary gives no number ("initially better
-#: but still increases with length"); the expert review (issue 25) read the plotted curve as rising
-#: by several tenths of a bit by n = 1000. Our reading of that: 0.5 bits, within
+#: n = 1000 in the authors' configuration (bits). The paper prints no number ("initially better
+#: but still increases with length"); read by eye off paper Fig. 2, the curve rises by several
+#: tenths of a bit by n = 1000. Our reading of that: 0.5 bits, within
 #: ``claims.FIG2_RISE_TOL`` (several tenths: 0.2 to 0.8 bits).
 FIG2_FIRST_EPS5_RISE_BITS = 0.5
 

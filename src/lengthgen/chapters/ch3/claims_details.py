@@ -110,7 +110,7 @@ def lr_match_claim(id: str, tier: str, interval) -> Claim:
         id,
         "§6, Table 4; App. C (CE fit)",
         statement=f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] with the CE fit at learning rates 0.09 and 0.1, "
-        "each inside the paper's interval ({lr: precision, rows})",
+        "each inside the paper's interval (ours: the precision and its number of rows at each rate)",
         paper_value=paper.TABLE4[tier][1],
         paper_uncertainty=list(interval),
         check="predicate",
@@ -686,7 +686,7 @@ DETAIL_CLAIMS = [
         "§4, Conjecture 1 (partial progress, iv)",
         source="live",
         statement="Sinusoidal Φ_20 at 8, 16 and 32 frequencies (exact): rank-deficient in its columns, or condition "
-        "number between 1e4 and 1e11 ({frequencies: m, full column rank, condition})",
+        "number between 10⁴ and 10¹¹ (ours per frequency count: rows, full column rank, condition number)",
         paper_value="rank-deficient or cond ~ 1e4–1e11",
         check="predicate",
         holds=lambda v: all(

@@ -510,7 +510,7 @@ def _transformer_protocol():
     return reduced(
         f"(m, p) = ({b['m']}, {b['p']}), d_model {b['d_model']}, n ∈ {{{', '.join(f'{n:,}' for n in b['budgets'])}}}, "
         f"{len(b['seeds'])} seed (paper: 3); {b['steps']} AdamW updates at lr {b['lr']:g}, batch {b['batch_size']} "
-        "(the text we worked from (B.1.4) gives neither the optimizer nor the budget; the released code: (m, p) = "
+        "(the paper's B.1.4 gives neither the optimizer nor the budget; the released code: (m, p) = "
         "(3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0)"
     )
 

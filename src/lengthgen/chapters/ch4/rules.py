@@ -3,7 +3,7 @@ claims of :mod:`lengthgen.chapters.ch4.claims`.
 
 How a comparison is chosen (rules fixed before looking at our values)
 ----------------------------------------------------------------------
-The paper reports no standard errors or intervals in the text we worked from, and no numbers for its figures:
+The paper reports no standard errors or intervals and no numbers for its figures:
 its figure claims are sentences ("near-perfect", "chance", "sine outperforms ReLU"). So:
 
 R1  *Exact statements of a theorem* (an accuracy of exactly 1): ``equal`` (:data:`R1`).
