@@ -2,9 +2,9 @@
 # `make test-min`: what users (a fresh pip install) may get. Installs, in .venv-min, the oldest
 # versions of the package's dependencies that pyproject.toml allows (uv --resolution lowest-direct),
 # with torch held at the local CPU wheel 2.13 (the only torch that installs here without several GB
-# of CUDA wheels; torch's bound, 2.11, is tested by `make test-colab`), then runs the unit tests
-# with two intra-op threads (CI's one threads pass: thread-dependent rounding) and every notebook
-# under nbval, two at a time.
+# of CUDA wheels; torch's bound, 2.11, is tested by `make test-colab`), then runs, two at a time,
+# the unit tests with two intra-op threads (CI's one threads pass: thread-dependent rounding) and
+# every notebook under nbval.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV_MIN:-.venv-min}
@@ -24,11 +24,10 @@ echo "test-min: installed"
 "$VENV/bin/uv" pip list --python "$VENV/bin/python" 2>/dev/null \
     | grep -iE "^(torch|numpy|scipy|matplotlib|ipywidgets|tqdm|pandas) " | tr -s ' ' | sed 's/^/  /'
 t0=$(date +%s)
-LENGTHGEN_TEST_THREADS=2 "$VENV/bin/python" -m pytest tests -m "not html and not slow" -p no:xdist \
-    -q -p no:cacheprovider --ignore=tests/test_build_book.py --ignore=tests/test_notebooks_meta.py
-echo "test-min: unit tests (two threads) $(( $(date +%s) - t0 )) s"
-t0=$(date +%s)
-"$VENV/bin/python" -m pytest notebooks/*.ipynb --nbval-lax -n 2 --dist loadfile -q \
-    -p no:cacheprovider --nbval-sanitize-with notebooks/nbval_sanitize.cfg
-echo "test-min: notebooks $(( $(date +%s) - t0 )) s"
+# one pytest session, two workers: the unit tests with two intra-op threads and every notebook
+LENGTHGEN_TEST_THREADS=2 "$VENV/bin/python" -m pytest tests notebooks/*.ipynb \
+    -m "not html and not slow" -n 2 --dist loadfile -q -p no:cacheprovider \
+    --ignore=tests/test_build_book.py --ignore=tests/test_notebooks_meta.py \
+    --nbval-lax --nbval-sanitize-with notebooks/nbval_sanitize.cfg
+echo "test-min: unit tests and notebooks $(( $(date +%s) - t0 )) s"
 git diff --exit-code -- results    # smoke runs write ledgers: they must not change
