@@ -7,27 +7,32 @@ STAMP  := $(VENV)/.installed
 APT    ?= 1
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: book test unit nbval html ledger pages sync-check format-check clean second-cpu unit-threads test-min
+.PHONY: book test unit nbval html executed ledger pages sync-check format-check clean test-min \
+	test-colab lock lock-drift
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install -r requirements.lock
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $(STAMP)
 
-## make book: execute every chapter at smoke scale (cached) and build the HTML book into _build/html;
+## make book: execute every chapter at smoke scale (cached; two at a time, scripts/execute_parallel.py)
+## and build the HTML book into _build/html;
 ## fails naming the chapter and cell if any chapter's execution fails, and generates the ledger pages
 ## (scorecard, results box, cost) from the ledgers this build's executions wrote (scripts/build_book.py)
 book: $(STAMP)
+	$(BIN)/python scripts/execute_parallel.py --jobs 2
 	$(BIN)/python scripts/build_book.py
 
 ## the scorecard's tables and the intro's results box, generated from results/claims/
 pages: $(STAMP)
 	$(BIN)/python scripts/build_pages.py
 
-## make test: unit tests, every notebook under nbval, the strict book build, the HTML checks and the
-## ledger check; it leaves `git status` clean (ledger values are rounded, smoke runs write under _build)
-test: unit format-check nbval html ledger
+## make test: unit tests, the strict book build (which executes every notebook once), the executed
+## notebooks checked as nbval would (errors, nbval-checked outputs) and for the explorers' widget
+## views, the HTML checks and the ledger check; it leaves `git status` clean (ledger values are
+## rounded, smoke runs write under _build). `make nbval` runs the notebooks under nbval alone.
+test: unit format-check html executed ledger
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not html" -n 2
@@ -37,8 +42,12 @@ nbval: $(STAMP)
 
 html: $(STAMP)
 	APT=$(APT) $(BIN)/python scripts/ensure_chromium.py
+	$(BIN)/python scripts/execute_parallel.py --jobs 2
 	$(BIN)/python scripts/build_book.py -W -n --keep-going
 	$(BIN)/python -m pytest tests -m html
+
+executed: html
+	$(BIN)/python scripts/colab_check.py --executed _build/jupyter_execute/notebooks/*.ipynb
 
 ## every claim resting on a stored full-scale run re-checked against the committed ledger
 ledger: $(STAMP)
@@ -58,20 +67,32 @@ sync-check: $(STAMP)
 	$(BIN)/jupytext --sync notebooks/*.md
 	git diff --exit-code -- notebooks
 
-## a second machine on this one: the unit tests, the notebooks and the ledger check under the kernel
-## dispatch of an older CPU (torch's generic kernels, MKL limited to SSE4.2), which rounds differently
-OLD_CPU := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2
-second-cpu: $(STAMP)
-	$(OLD_CPU) $(MAKE) unit nbval ledger
-
-## the unit tests with two intra-op threads (thread-dependent rounding), one process
-unit-threads: $(STAMP)
-	LENGTHGEN_TEST_THREADS=2 $(BIN)/python -m pytest tests -m "not html and not slow" -p no:xdist -q
-
 ## what users install: the oldest versions pyproject.toml allows (torch held at the local CPU wheel),
-## in a venv of its own, running the unit tests and chapter 0 (scripts/test_min.sh)
+## in a venv of its own: the unit tests with two intra-op threads (thread-dependent rounding) and
+## every notebook under nbval (scripts/test_min.sh)
 test-min:
 	bash scripts/test_min.sh
+
+## Colab as a reader runs it, and CI's second machine: every notebook from its own setup cell on
+## Colab's versions (ci/colab-versions.txt) under an older CPU's kernel dispatch (scripts/test_colab.sh)
+test-colab:
+	bash scripts/test_colab.sh
+
+## requirements.lock: the exact versions the main leg tests, resolved from requirements.txt (torch:
+## the local CPU wheel under WHEELS). `make lock` refreshes it on purpose (then run make test and
+## commit it); `make lock-drift` lists what current releases would change, and never fails.
+WHEELS ?= /opt/wheels
+UV_COMPILE = $(BIN)/uv pip compile requirements.txt --python $(BIN)/python --no-annotate -q --custom-compile-command "make lock" \
+	$(if $(wildcard $(WHEELS)),--find-links $(WHEELS))
+lock: $(STAMP)
+	$(BIN)/python -m pip install -q uv
+	$(UV_COMPILE) --upgrade -o requirements.lock
+lock-drift: $(STAMP)
+	$(BIN)/python -m pip install -q uv
+	mkdir -p _build && cp requirements.lock _build/requirements.current
+	$(UV_COMPILE) --upgrade -o _build/requirements.current
+	diff requirements.lock _build/requirements.current | grep '^[<>]' \
+		&& echo "lock-drift: the lines above would change (make lock)" || echo "lock-drift: none"
 
 clean:
 	rm -rf _build

@@ -4,6 +4,7 @@ to a local clone of this checkout — puts the package on the path and finds the
 the chapter's next cell (its imports) then runs, and the chapter's stored results load."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -15,6 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from sync_setup_cells import repo_url, setup_cell  # noqa: E402
+
+import colab_check as cc  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 STORED = {
@@ -106,3 +109,76 @@ def test_setup_cell_runs_in_a_fake_colab(path, mirror, tmp_path):
             else:
                 os.environ[k] = v
     assert (target / "results" / chapter / "cells").is_dir()
+
+
+# ---------------------------------------------------------- the Colab leg's checker
+# scripts/colab_check.py (make test-colab) finds each kind of problem it promises
+def _nb(*outputs, source="x = 1"):
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "source": source,
+                "metadata": {},
+                "outputs": list(outputs),
+            }
+        ]
+    }
+
+
+def test_a_clean_notebook_has_no_problems():
+    ok = {"output_type": "stream", "name": "stderr", "text": "100%|####| 3/3 [00:01]\n"}
+    view = {
+        "output_type": "display_data",
+        "data": {"text/html": '<div class="lg-explorer">', cc.WIDGET_VIEW: {}},
+    }
+    assert cc.problems(_nb(ok, view)) == []
+
+
+def test_error_outputs_and_tracebacks_are_found():
+    # what IPython sends when a display formatter raises: an error output in a cell that goes on
+    err = {
+        "output_type": "error",
+        "ename": "AttributeError",
+        "evalue": "'VBox' object has no attribute",
+    }
+    tb = {
+        "output_type": "stream",
+        "name": "stdout",
+        "text": "Traceback (most recent call last):\n",
+    }
+    line = {
+        "output_type": "stream",
+        "name": "stderr",
+        "text": "warn\nConfigError: bad k\n",
+    }
+    found = cc.problems(_nb(err, tb, line))
+    assert (
+        len(found) == 3 and "AttributeError" in found[0] and "ConfigError" in found[2]
+    )
+
+
+def test_an_explorer_without_a_widget_view_is_found():
+    static = {
+        "output_type": "display_data",
+        "data": {"text/html": '<div class="lg-explorer">'},
+    }
+    assert "no widget view" in cc.problems(_nb(static))[0]
+
+
+def test_checked_outputs_compare_after_sanitizing():
+    src = "# NBVAL_CHECK_OUTPUT\nprint(t)"
+    stored = _nb(
+        {"output_type": "stream", "name": "stdout", "text": "took 3.2 s: 7\n"},
+        source=src,
+    )
+    same = _nb(
+        {"output_type": "stream", "name": "stdout", "text": "took 9 s: 7\n"}, source=src
+    )
+    other = _nb(
+        {"output_type": "stream", "name": "stdout", "text": "took 9 s: 8\n"}, source=src
+    )
+    rules = cc.sanitizers(ROOT / "notebooks" / "nbval_sanitize.cfg")
+    assert cc.problems(same, stored, rules) == []
+    assert "differs" in cc.problems(other, stored, rules)[0]
+    assert cc.problems(other, stored, [(re.compile(r"[\d.]+"), "N")]) == []

@@ -70,6 +70,34 @@ def test_a_control_that_changes_nothing_is_refused():
         frame_explorer(same, {"c": [1.0, 2.0], "kind": ["a", "b"]})
 
 
+def test_frames_are_compared_as_the_reader_sees_them():
+    """Data 1e-9 apart draw frames a reader cannot tell apart, whatever anti-aliasing does
+    with them (issue 35: byte-identical on matplotlib 3.10, nine pixels apart on 3.11): the
+    explorer refuses them. A curve moved by a tenth of its range is a visible change."""
+
+    def nudged(c=1.0):
+        return _draw(c=1.0 + (c - 1.0) * 1e-9)
+
+    with pytest.raises(ConfigError, match="same figure at {'c': 1.0} and {'c': 2.0}"):
+        frame_explorer(nudged, {"c": [1.0, 2.0]})
+    frame_explorer(_draw, {"c": [1.0, 1.1]})
+
+
+def test_look_alike_counts_pixels_over_the_level():
+    import numpy as np
+
+    from lengthgen import widgets
+
+    a = np.zeros((50, 50, 3), dtype=np.uint8)
+    b = a.copy()
+    b[0, : widgets.VISIBLE_PIXELS - 1] = 255  # one pixel short of visible
+    b[1:, :] = widgets.VISIBLE_LEVEL  # a shift no reader sees, however many pixels
+    assert widgets._look_alike(a, b)
+    b[0, widgets.VISIBLE_PIXELS - 1] = 255
+    assert not widgets._look_alike(a, b)
+    assert not widgets._look_alike(a, a[:-1])
+
+
 def test_the_live_explorer_redraws_off_the_grid():
     """In a kernel the explorer is an ipywidgets widget: its first image is the static initial
     frame; a slider spans the grid's range and an off-grid value redraws the figure with the same
@@ -111,8 +139,36 @@ def test_the_output_offers_the_widget_and_the_static_frames(monkeypatch):
 
     monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
     bundle = ex._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert bundle["text/html"] == ex.html
+    # the view of the explorer's own widget, on ipywidgets 7 (no _repr_mimebundle_) and 8 alike
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view == {
+        "version_major": 2,
+        "version_minor": 0,
+        "model_id": ex.widget().model_id,
+    }
+    assert bundle["text/html"] == ex.html and bundle["text/plain"] == "<explorer>"
+
+
+def test_display_in_a_kernel_prints_no_traceback(capsys):
+    """IPython's formatter runs the bundle as a notebook does: a formatter that raised would
+    print a traceback and leave the widget out (issue 35: ipywidgets 7 has no
+    _repr_mimebundle_)."""
+    pytest.importorskip("ipywidgets")
+    from IPython.core.formatters import DisplayFormatter
+    from IPython.testing.globalipapp import get_ipython
+
+    shell = get_ipython()
+    shell.kernel = (
+        object()
+    )  # what ipykernel sets; the widget comm needs no kernel to be built
+    try:
+        ex = frame_explorer(_draw, {"c": [1.0, 2.0]})
+        data, _ = DisplayFormatter(parent=shell).format(ex)
+    finally:
+        del shell.kernel
+    assert "application/vnd.jupyter.widget-view+json" in data
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
 
 
 def test_the_static_book_does_not_render_widget_views():
