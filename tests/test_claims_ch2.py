@@ -289,7 +289,6 @@ PAGES = (
 #: the A_pos Index means of the previous stored run (results/claims/ch2.json at commit 9ee7bf4),
 #: before the A_pos members were trained again together with the corrected A_norm members
 PREVIOUS_POS_MEANS = {11: 56.63, 21: 56.62, 31: 58.15, 41: 56.98, 51: 56.54}
-PREVIOUS_COEF_RHO = {"chi": -0.829, "ell": -0.70}
 WORDS = {3: "three", 4: "four", 5: "five", 9: "nine"}
 
 
@@ -359,9 +358,6 @@ def test_training_prose_follows_the_ledger():
     assert (
         PREVIOUS_POS_MEANS[51] < paper.PAPER_T2[("index", "pos")][51][1]
     )  # "itself below"
-    assert "$-0.83$ and $-0.70$" in text and PREVIOUS_COEF_RHO["chi"] == pytest.approx(
-        -0.83, abs=0.005
-    )
     # A_norm at N = 11 … 41: all agree under rule 1, three inside the paper's interval
     inside = sum(
         lo <= rows[f"ch2.train.table2.index_norm_N{N}"]["our_value"]["mean"] <= hi

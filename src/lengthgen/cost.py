@@ -313,7 +313,7 @@ TARGETS = {
 #: chapter 3's trained groups (``tier__encoding__group__seedS``), chapter 2's Table 2 cells and
 #: chapter 1's Fig. 4 cell -- the same cells as the :data:`MEASURED` units of each chapter.
 TARGET_CELLS = {
-    "ch3": ("*__*",),
+    "ch3": ("1L1H__*", "2L4H__*", "4L4H__*"),  # the main study (App. F–H cells apart)
     "ch2": (
         "first_posnorm",
         "first_posnorm_more",
@@ -485,10 +485,18 @@ def _book_verdict(
 
 
 def _ch3_other_cells(results) -> dict:
-    """:func:`chapter_cost` of chapter 3's cells outside the trained study (α tables, theory, lr grid)."""
+    """:func:`chapter_cost` of chapter 3's cells outside the trained study (α tables, theory, lr grid,
+    the App. F–H robustness studies)."""
+    from fnmatch import fnmatch
+
     from lengthgen.chapters import chapter_module
 
-    cells = [c for c in chapter_module("ch3").cells("full") if "__" not in c.name]
+    study = TARGET_CELLS["ch3"]
+    cells = [
+        c
+        for c in chapter_module("ch3").cells("full")
+        if not any(fnmatch(c.name, pat) for pat in study)
+    ]
     return chapter_cost("ch3", results, cells=cells)
 
 

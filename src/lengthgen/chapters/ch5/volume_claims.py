@@ -298,6 +298,20 @@ def _exponent_claim(cid, kind, key, theory):
     )
 
 
+def _joint_exponent(cid: str, beta: str, name: str, why: str):
+    """The joint-length exponent claim of Majority under A_gen at one scale ``beta``."""
+    return _c(
+        cid,
+        f"Majority under A_gen, raw box, {name}: the fraction exact at both N and 10N + 1 "
+        f"falls from N = 11 to 41 with exponent {predicted_joint_exponent(beta):.2f} "
+        "(two-point log-log slope; closed form of the joint area)",
+        value(round(predicted_joint_exponent(beta), 3), JOINT_EXP_TOL[beta]),
+        f"our derivation: {why}; ± {JOINT_EXP_TOL[beta]} is the Poisson error plus the "
+        "finite-N terms",
+        lambda r: joint_exponent(r, beta),
+    )
+
+
 CLAIMS = [
     _c(
         "ch5.volume.mc_one.pos_index",
@@ -475,29 +489,17 @@ CLAIMS = [
         "band allows the O(1/log n) corrections of both and excludes 1 (no log factor)",
         box_ratio_growth,
     ),
-    *(
-        _c(
-            f"ch5.joint.majority_{beta}_exponent",
-            f"Majority under A_gen, raw box, {name}: the fraction exact at both N and 10N + 1 "
-            f"falls from N = 11 to 41 with exponent {predicted_joint_exponent(beta):.2f} "
-            "(two-point log-log slope; closed form of the joint area)",
-            value(round(predicted_joint_exponent(beta), 3), JOINT_EXP_TOL[beta]),
-            f"our derivation: {why}; ± {JOINT_EXP_TOL[beta]} is the Poisson error plus the "
-            "finite-N terms",
-            lambda r, beta=beta: joint_exponent(r, beta),
-        )
-        for beta, name, why in (
-            (
-                "one",
-                "without log n",
-                "nested intervals, the joint set is the set at 10N + 1",
-            ),
-            (
-                "log",
-                "with log n",
-                "the centres part by X log 10, overlap area 4ab/log 10",
-            ),
-        )
+    _joint_exponent(
+        "ch5.joint.majority_one_exponent",
+        "one",
+        "without log n",
+        "nested intervals, the joint set is the set at 10N + 1",
+    ),
+    _joint_exponent(
+        "ch5.joint.majority_log_exponent",
+        "log",
+        "with log n",
+        "the centres part by X log 10, overlap area 4ab/log 10",
     ),
     _c(
         "ch5.joint.majority_ratio_growth",
