@@ -506,7 +506,7 @@ DETAIL_CLAIMS = [
             "App. G",
             protocol=APP_G_PROTOCOL,
             statement="The cells with LG@3·L0 ≥ 0.5 are the same at L0 = "
-            f"{', '.join(map(str, APP_G_L0))} ({{L0: cells}})",
+            f"{', '.join(map(str, APP_G_L0))} (the cells listed per L0)",
             paper_value="the same cells at every L0 (the paper names RoPE prev/skip-3, sinusoidal and "
             "learned-absolute first)",
             check="predicate",
@@ -535,7 +535,7 @@ DETAIL_CLAIMS = [
             "ch3.appH.rope_scale_resolved",
             "App. H, Table 10",
             statement="Standard and moderately low frequencies (scales 1, 0.3, 0.1; the last two our reading) "
-            "resolve skip-3: α_60 = 1 and mean LG@60 ≈ 1 ({scale: [α_60, LG@60]})",
+            "resolve skip-3: α_60 = 1 and mean LG@60 ≈ 1 (α_60 and LG@60 listed per scale)",
             paper_value="α_L = 1, LG ≈ 1",
             check="predicate",
             holds=lambda v: all(

@@ -119,7 +119,7 @@ CLAIMS = [
         "ch5.parity.summing_ignores_zeros",
         "The construction's first-layer weight on the count of zeros is exactly 0",
         equal(0.0),
-        "W_{j0} = 2π·0/p is 0 in any arithmetic",
+        "Wⱼ₀ = 2π·0/p is 0 in any arithmetic",
         lambda r: r.cell("summing")["weight_on_zeros"],
         group="self-check",
     ),
