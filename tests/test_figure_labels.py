@@ -2,7 +2,6 @@
 figure drawn on top of each other."""
 
 import matplotlib
-import pytest
 
 matplotlib.use("Agg")
 
@@ -44,11 +43,6 @@ def test_overlapping_labels_are_found_and_separate_ones_are_not():
     assert overlapping_texts(_fig((0.1, "hello"), (0.7, "world"))) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="chapter 3's heatmap (Figure 3.2) draws 'paper 1.00' under each cell wider than "
-    "the cell; fixed in chapter 3's figure code, then this marker goes",
-)
 def test_chapter_3_heatmap_labels_do_not_overlap():
     from lengthgen.chapters.ch3 import figures as f3
 
@@ -56,3 +50,14 @@ def test_chapter_3_heatmap_labels_do_not_overlap():
     paper = {k: (1.0 if i % 2 else 0.1) for i, k in enumerate(cells)}
     fig = f3.plot_heatmaps(cells, cells, paper_lg60=paper)
     assert overlapping_texts(fig) == []
+
+
+def test_finish_asks_a_colorbar_for_its_label_along_its_length_only():
+    import pytest
+
+    fig = _fig()
+    bar = fig.colorbar(fig.axes[0].imshow([[0, 1]]), ax=fig.axes[0])
+    with pytest.raises(ValueError, match="missing an x or y label"):
+        plotting.finish(fig)
+    bar.set_label("fraction")
+    assert plotting.finish(fig) is fig

@@ -99,13 +99,15 @@ def displayed_text_pt(fig, column_px: int = COLUMN_PX) -> float:
 
 
 def finish(fig, *, title: str | None = None):
-    """Check every visible axis has x and y labels and that the figure's smallest text is at
-    least ``MIN_TEXT_PT`` when shown at the column's width (:func:`displayed_text_pt`), set an
-    optional title, return ``fig``."""
+    """Check every visible axis has x and y labels (a colorbar, one along its length) and that
+    the figure's smallest text is at least ``MIN_TEXT_PT`` when shown at the column's width
+    (:func:`displayed_text_pt`), set an optional title, return ``fig``."""
     for ax in fig.axes:
         if not ax.get_visible() or not ax.has_data():
             continue
-        if not ax.get_xlabel() or not ax.get_ylabel():
+        labels = (ax.get_xlabel(), ax.get_ylabel())
+        # a colorbar is labelled along its length only (matplotlib names its axes so)
+        if not (any if ax.get_label() == "<colorbar>" else all)(labels):
             raise ValueError(f"axis {ax.get_title()!r} is missing an x or y label")
     if title:
         fig.suptitle(title)

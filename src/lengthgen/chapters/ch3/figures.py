@@ -418,7 +418,7 @@ def show_transfer(
         vmax=hi if hi > lo else lo + 1,
         interpolation="nearest",
     )
-    fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)").ax.set_xlabel("logit")
+    fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)")
     ok, bad = sim.correct, ~sim.correct
     arg = np.where(sim.argmax >= 0, sim.argmax, np.nan)
     ax.scatter(
@@ -469,7 +469,8 @@ def plot_heatmaps(
     alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None
 ):
     """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
-    ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, boxed."""
+    ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, in
+    parentheses, and boxes the cell."""
     from lengthgen import plotting
 
     A = np.array(
@@ -502,7 +503,7 @@ def plot_heatmaps(
                 ax.text(
                     c,
                     r + 0.23,
-                    f"paper {paper_lg60[key]:.2f}",
+                    f"({paper_lg60[key]:.2f})",  # "paper 1.00" is wider than a cell
                     ha="center",
                     va="center",
                     fontsize=9,
@@ -521,10 +522,7 @@ def plot_heatmaps(
             title=name,
         )
         ax.grid(False)
-    fig.colorbar(
-        im, ax=axes, label="fraction of rows correct", shrink=0.8
-    ).ax.set_xlabel("")
-    fig.axes[-1].set_xlabel("fraction", fontsize=9)
+    fig.colorbar(im, ax=axes, label="fraction of rows correct", shrink=0.8)
     return plotting.finish(fig, title=title or None)
 
 
