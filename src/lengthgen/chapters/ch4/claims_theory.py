@@ -137,12 +137,18 @@ THEORY_CLAIMS = [
     ),
     _claim(
         "ch4.fig9.sgd.relu_matches",
-        statement="The same cells: largest |ReLU test accuracy under SGD − under AdamW| (seed means)",
-        check="interval",
-        interval=(0.0, CLOSE),
-        why="R4: 'closely matches' stated in words, read as within ±0.05",
+        statement="The same cells, where the ReLU MLP fits its training set (every seed) under "
+        f"SGD or AdamW (at least one such cell): |ReLU test accuracy under SGD − under AdamW| "
+        f"(seed means) is at most {CLOSE:g} in each",
+        check="predicate",
+        holds=lambda v: v["cells where ReLU fits"] >= 1 and v["largest gap"] <= CLOSE,
+        why="R4: 'closely matches' stated in words, read as within ±0.05; restricted to cells "
+        "where a network has fit (the paper's 'after interpolation'), since two networks at "
+        "chance match trivially (this population was added after our first, unrestricted gap "
+        "0.002 was seen)",
         measure=M.sgd_relu_gap,
         protocol=_under_sgd(),
+        deviation=_SGD_BUDGET,
     ),
     _claim(
         "ch4.fig9.sgd.sine_slower",
