@@ -504,35 +504,9 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
     )
 
 
-class _OneMuon:
-    """The engine's Muon for one member, with ``torch.optim``'s interface (where this torch has
-    no ``torch.optim.Muon``)."""
-
-    def __init__(self, cfg, named):
-        from lengthgen.engine.optim import EnsembleOptimizer
-
-        self.named = dict(named)
-        ens = {k: t.unsqueeze(0) for k, t in self.named.items()}
-        self.opt = EnsembleOptimizer(cfg, ens, list(self.named))
-
-    def zero_grad(self, set_to_none=True):
-        for t in self.named.values():
-            t.grad = None
-
-    @torch.no_grad()
-    def step(self):
-        self.opt.step(
-            {k: t.unsqueeze(0) for k, t in self.named.items()},
-            {k: t.grad.unsqueeze(0) for k, t in self.named.items()},
-        )
-
-
 def _muon_loop_opt(cfg, lr: float, wd: float):
     """The loop's per-member Muon for chapter 4 (weight decay on V only) and its label:
-    ``torch.optim.Muon`` where this torch has it, else the engine's, one member at a time."""
-    if not hasattr(torch.optim, "Muon"):
-        label = f"engine Muon per member ({cfg.ns_dtype} Newton-Schulz)"
-        return (lambda named: _OneMuon(cfg, named)), label
+    ``torch.optim.Muon`` (torch ≥ 2.9; pyproject asks for 2.11)."""
 
     def make(named):
         d = dict(named)
