@@ -72,11 +72,9 @@ sync-check: $(STAMP)
 	$(BIN)/jupytext --sync notebooks/*.md
 	git diff --exit-code -- notebooks
 
-## what users install: the oldest versions pyproject.toml allows (torch held at the local CPU wheel),
-## in a venv of its own: the unit tests with two intra-op threads (thread-dependent rounding) and
-## every notebook under nbval (scripts/test_min.sh)
-test-min:
-	bash scripts/test_min.sh
+## the oldest versions pyproject.toml allows are Colab's (its lower bounds), so the lowest-versions
+## test is the Colab leg: every notebook at exactly those versions
+test-min: test-colab
 
 ## Colab as a reader runs it, and CI's second machine: every notebook from its own setup cell on
 ## Colab's versions (ci/colab-versions.txt) under an older CPU's kernel dispatch (scripts/test_colab.sh)

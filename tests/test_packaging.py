@@ -7,7 +7,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_names_the_lowest_versions_that_make_test_min_installs():
+def test_readme_names_the_lower_bounds_and_they_are_colabs_versions():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "dependencies"
     ]
@@ -19,6 +19,12 @@ def test_readme_names_the_lowest_versions_that_make_test_min_installs():
             assert "torch>=" + low in section and "2.13.0" in section
         else:
             assert f"{name} {low}" in section, (name, low)
+    # the lower bounds are Colab's versions, where Colab's list pins the package
+    lines = (ROOT / "ci" / "colab-versions.txt").read_text().splitlines()
+    colab = dict(ln.split("==") for ln in lines if "==" in ln and ln[0] != "#")
+    for name, low in lows.items():
+        if name in colab:
+            assert colab[name].startswith(low), (name, low, colab[name])
 
 
 def test_colab_versions_satisfy_the_lower_bounds_and_are_documented():
