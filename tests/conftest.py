@@ -4,7 +4,7 @@ import pytest
 import torch
 
 # One intra-op thread by default (the book's default); LENGTHGEN_TEST_THREADS=2 runs the suite with
-# two, as CI's thread pass does (make unit-threads), so thread-dependent rounding is exercised.
+# two, as `make unit` does (CI's one threads pass), so thread-dependent rounding is exercised.
 torch.set_num_threads(int(os.environ.get("LENGTHGEN_TEST_THREADS", "1")))
 
 
