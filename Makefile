@@ -42,7 +42,7 @@ test: unit format-check html executed ledger
 ## the unit tests, two at a time, each with two intra-op threads (CI's one threads pass: the
 ## book's default is one thread, so thread-dependent rounding is exercised here)
 unit: $(STAMP)
-	LENGTHGEN_TEST_THREADS=2 $(BIN)/python -m pytest tests -m "not html" -n 2
+	LENGTHGEN_TEST_THREADS=2 $(BIN)/python -m pytest tests -m "not html" -n 2 --durations=10
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest notebooks/*.ipynb $(NBVAL)
