@@ -287,19 +287,16 @@ def _reproduce(args) -> int:
 
     out = args.out if args.out is not None else default_out(args.chapter, cfg.scale)
     t0 = time.perf_counter()
+    # the command's options that reproduce (and run_cells) take under the same name
+    run = {k: getattr(args, k) for k in ("out", "executor", "workers", "scheduler")}
+    run |= {"allow_dirty": args.allow_dirty, "only": only, "budget_s": budget_s}
     with _no_empty_folder_left(out):
         paths = reproduce(
             args.chapter,
             scale=cfg.scale,
             device=cfg.device,
-            out=args.out,
-            only=only,
-            executor=args.executor,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            budget_s=budget_s,
-            allow_dirty=args.allow_dirty,
             refresh=args.refresh_unmeasured,
+            **run,
         )
     print(
         f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "

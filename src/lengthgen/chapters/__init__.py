@@ -50,24 +50,12 @@ def plan(chapter: str, scale: str, only=None) -> list:
     return [c for c in cells if any(fnmatch.fnmatchcase(c.name, p) for p in pats)]
 
 
-def reproduce(
-    chapter: str,
-    *,
-    scale: str,
-    device: str = "cpu",
-    out=None,
-    only=None,
-    executor=None,
-    workers=None,
-    scheduler=None,
-    budget_s=None,
-    allow_dirty: bool = False,
-    progress: bool = True,
-    refresh: bool = False,
-) -> list[Path]:
+def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[Path]:
     """Run (or resume) ``chapter``'s cells at ``scale`` into ``out`` (default
-    :func:`lengthgen.engine.runs.default_out`) and return the paths written or found. ``refresh``
-    also re-runs stored cells without a recorded CPU time (:func:`lengthgen.engine.runs.run_cells`).
+    :func:`lengthgen.engine.runs.default_out`) and return the paths written or found; ``run`` holds
+    the options of :func:`lengthgen.engine.runs.run_cells` (``device``, ``executor``, ``workers``,
+    ``scheduler``, ``budget_s``, ``allow_dirty``, ``progress``, and ``refresh``, which also
+    re-runs stored cells without a recorded CPU time), with its defaults.
 
     Every argument is checked and the output folder prepared before the first cell runs.
     """
@@ -80,18 +68,7 @@ def reproduce(
     )
     folder = out / "cells"
     values = runs.run_cells(
-        cells,
-        folder,
-        scale=scale,
-        device=device,
-        executor=executor,
-        workers=workers,
-        scheduler=scheduler,
-        budget_s=budget_s,
-        allow_dirty=allow_dirty,
-        progress=progress,
-        desc=f"{chapter} {scale}",
-        refresh=refresh,
+        cells, folder, scale=scale, desc=f"{chapter} {scale}", **run
     )
     paths = [runs.cell_path(folder, name) for name in values]
     if hasattr(mod, "assemble") and only is None:
