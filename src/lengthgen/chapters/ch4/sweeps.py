@@ -50,6 +50,7 @@ from lengthgen.chapters.ch4.training import (
     accuracy_on,
     b1_optimizer,
     fit,
+    fit_accuracies,
     masked_loss,
     masked_metric,
     padded_sets,
@@ -221,19 +222,16 @@ def underparam(
         for act in ACTIVATIONS:
             for w in nonempty("widths", widths):
                 model = ModularMLP(p, w, act)
-                res = fit(
+                _, tr, te = fit_accuracies(
                     model,
                     train,
+                    [tests[s] for _, s in members],
                     optim=b1_optimizer(optimizer, lr, 0.0, act, False),
                     seeds=[s for _, s in members],
                     batch_size=batch_size,
                     desc=f"under m={m} p={p} {act} d={w}",
                     **run,
                 )
-                tr = accuracy_on(model, res.final_params, train, device=dev).tolist()
-                te = accuracy_on(
-                    model, res.final_params, [tests[s] for _, s in members], device=dev
-                ).tolist()
                 for (n, s), a, b in zip(members, tr, te):
                     rows.append(
                         {
@@ -275,18 +273,16 @@ def overparam(
     rows = []
     for act in ACTIVATIONS:
         model = ModularMLP(p, width, act)
-        res = fit(
+        P, tr, te = fit_accuracies(
             model,
             train,
+            [tests[s] for _, s in members],
             optim=b1_optimizer("muon", lr, [wd for wd, _ in members], act, False),
             seeds=[s for _, s in members],
             batch_size=batch_size,
             desc=f"over {act}",
             **run,
         )
-        P = res.final_params
-        tr = accuracy_on(model, P, train, device=dev).tolist()
-        te = accuracy_on(model, P, [tests[s] for _, s in members], device=dev).tolist()
         mg = train_margins(model, P, train, device=dev)
         for i, (wd, s) in enumerate(members):
             rows.append(

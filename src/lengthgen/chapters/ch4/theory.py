@@ -22,7 +22,7 @@ from lengthgen.chapters.ch4.data import test_set, train_set
 from lengthgen.chapters.ch4.margins import layer_norm_product, margins, train_margins
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE
-from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
+from lengthgen.chapters.ch4.training import b1_optimizer, fit_accuracies
 from lengthgen.chapters.ch4.training import resolve_device
 from lengthgen.config import ConfigError, check_positive_int, check_seeds
 
@@ -121,25 +121,22 @@ def margin_widths(
     """B.1.2 at several widths (Sec. 6 remark): Muon at one weight decay, one ensemble per
     (activation, width) over seeds; train/test accuracy and the normalized 0.5 % margin."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     train = [train_set(s, p, (m,), n) for s in seeds]
     tests = [test_set(s, p, m, n_test) for s in seeds]
     rows = []
     for act, w in itertools.product(activations, nonempty("widths", widths)):
         model = ModularMLP(p, w, check_activation(act))
-        opt = b1_optimizer("muon", lr, wd, act, False)
-        res = fit(
+        P, tr, te = fit_accuracies(
             model,
             train,
-            optim=opt,
+            tests,
+            optim=b1_optimizer("muon", lr, wd, act, False),
             seeds=seeds,
             batch_size=batch_size,
-            steps=steps,
-            progress=progress,
-            device=dev,
             desc=f"{act} d={w}",
+            **run,
         )
-        P = res.final_params
-        tr, te = (accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
         mg = train_margins(model, P, train, device=dev)
         for i, s in enumerate(seeds):
             rows.append(
@@ -173,6 +170,7 @@ def sample_needs(
     on n = round(ratio·p) examples of length m for each ratio and seed (one ensemble per pair);
     train and test accuracy per member (test: ``n_test`` fresh inputs per seed)."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
+    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     rows = []
     for p, w in nonempty("grid", grid):
         members = [
@@ -181,19 +179,16 @@ def sample_needs(
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = [test_set(s, p, m, n_test) for _, s in members]
         model = ModularMLP(p, w, "sine")
-        res = fit(
+        _, tr, te = fit_accuracies(
             model,
             train,
+            tests,
             optim=b1_optimizer("adamw", lr, 0.0, "sine", False),
             seeds=[s for _, s in members],
             batch_size=batch_size,
-            steps=steps,
-            progress=progress,
-            device=dev,
             desc=f"samples p={p} d={w}",
+            **run,
         )
-        P = res.final_params
-        tr, te = (accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
         rows += [
             {"p": p, "width": w, "n": n, "seed": s, "train_acc": a, "test_acc": b}
             for (n, s), a, b in zip(members, tr, te)

@@ -280,3 +280,11 @@ def accuracy_on(
     with torch.no_grad():
         out = model.forward(params, x.to(dev))
     return masked_metric(out, y.to(dev))[0].cpu()
+
+
+def fit_accuracies(model: ModularMLP, train, tests, **fit_kw):
+    """:func:`fit` on ``train``, then each member's final train and test accuracy (lists; member e
+    on ``train[e]`` and ``tests[e]``): the columns of the B.1.1 and B.1.2 sweeps (chapter 4,
+    sections "Claim 3" and "Claim 4"). Returns ``(final_params, train_acc, test_acc)``."""
+    P, dev = fit(model, train, **fit_kw).final_params, fit_kw.get("device", "cpu")
+    return P, *(accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
