@@ -104,6 +104,14 @@ def _canvas(shape, positional, pos_map, log_scaled, dtype):
     return enc, p
 
 
+def _read_out(enc, p, coord, output_scale, layer_norm, eps, cleanup=True):
+    """Finish a construction: logit ``output_scale`` · x_coord at CLS, :func:`paired` if ``layer_norm``."""
+    p["out_w"][0, coord] = output_scale
+    if not layer_norm:
+        return enc, p
+    return paired(enc, p, eps=eps, keep=coord, cleanup=cleanup)
+
+
 def _check_common(eps, output_scale):
     check_finite("eps", eps, nonnegative=True)
     s = check_finite("output_scale", output_scale)
@@ -152,10 +160,7 @@ def parity(
         p["wk"][0, 1, h, 4, 0] = sign
         p["wv"][0, 1, h, 7, 0] = 1.0
         p["wo"][0, 1, h, 0, 8] = -sign  # head 0 adds, head 1 subtracts
-    p["out_w"][0, 8] = output_scale
-    if layer_norm:
-        enc, p = paired(enc, p, eps=eps, keep=8)
-    return enc, p
+    return _read_out(enc, p, 8, output_scale, layer_norm, eps)
 
 
 def first(
@@ -187,10 +192,7 @@ def first(
     p["wv"][0, 1, 0, 4, 0] = 1.0
     p["wv"][0, 1, 0, 3, 0] = -0.5
     p["wo"][0, 1, 0, 0, 5] = 1.0
-    p["out_w"][0, 5] = output_scale
-    if layer_norm:
-        enc, p = paired(enc, p, eps=eps, keep=5)
-    return enc, p
+    return _read_out(enc, p, 5, output_scale, layer_norm, eps)
 
 
 def first_log_scaled(
@@ -217,10 +219,8 @@ def first_log_scaled(
     p["wv"][0, 0, 0, 1, 0] = 0.5
     p["wv"][0, 0, 0, 0, 0] = -0.5
     p["wo"][0, 0, 0, 0, 4] = 1.0
-    p["out_w"][0, 4] = output_scale
-    if layer_norm:
-        enc, p = paired(enc, p, eps=eps, keep=4, cleanup=False)
-    return enc, p
+    # one layer: no unused last FFN to turn into the clean-up (§5.3 needs none)
+    return _read_out(enc, p, 4, output_scale, layer_norm, eps, cleanup=False)
 
 
 def build(name: str, **kw):
