@@ -137,15 +137,23 @@ _TRANSFORMER = Deviation(
 # --------------------------------------------------------------------------- declaring a claim
 def _paper(id, statement, rule, measure=None, *, key=None, **kw) -> Claim:
     """A claim of the paper: location and value ``PAPER_VALUES[key or id]``, compared by ``rule``
-    (a comparison of :mod:`.rules`; ``kw`` may refine it)."""
+    (a comparison of :mod:`.rules`; ``kw`` may refine it, or give the ``paper_value`` where the
+    paper's formula is evaluated at our cells)."""
     location, value = PAPER_VALUES[key or id]
-    return Claim(
+    kw = {"paper_value": value, **rule, **kw}
+    return Claim(id, location, statement=statement, measure=measure, **kw)
+
+
+def _long(id, network, construction, why_where=""):
+    """Thm 4.1 or 4.2 at long lengths (R1): the lowest accuracy of ``network`` (``construction``
+    of the stored automaton check) over 10,000 sampled inputs at every m ≤ 811, both primes."""
+    return _paper(
         id,
-        location,
-        statement=statement,
-        paper_value=value,
-        measure=measure,
-        **{**rule, **kw},
+        f"{network}: lowest accuracy over 10,000 sampled inputs at every m = 1 … 811, "
+        "p ∈ {97, 53} (phases evaluated exactly)",
+        R1,
+        lambda r: min(M.automaton(r, construction, "min_acc")),
+        why=f"R1: the theorem says accuracy 1{why_where}; a single error would falsify it",
     )
 
 
@@ -304,42 +312,30 @@ CLAIMS = [
         R1,
         lambda r: M.exhaustive_min(r, "thm42_bias"),
     ),
-    Claim(
+    _paper(
         "ch4.thm42.nobias_exhaustive",
-        PAPER_VALUES["ch4.thm42.nobias_exhaustive"][0],
-        statement="Thm 4.2's bias-free width-⌊(p−1)/2⌋ network: accuracy over every ordered input, at each "
+        "Thm 4.2's bias-free width-⌊(p−1)/2⌋ network: accuracy over every ordered input, at each "
         "(m, p) cell with 3 ≤ p ≤ 11 (paper value: its formula at that p)",
+        R2,
+        M.nobias_exhaustive,
         paper_value=M.nobias_exhaustive_paper(),
-        measure=M.nobias_exhaustive,
         digits=12,
-        **R2,
     ),
-    _paper(
-        "ch4.thm41.long",
-        "Thm 4.1's network built for each m: lowest accuracy over 10,000 sampled inputs at every "
-        "m = 1 … 811, p ∈ {97, 53} (phases evaluated exactly)",
-        R1,
-        lambda r: min(M.automaton(r, "thm41", "min_acc")),
-        why="R1: the theorem says accuracy 1; a single error would falsify it",
-    ),
-    _paper(
+    _long("ch4.thm41.long", "Thm 4.1's network built for each m", "thm41"),
+    _long(
         "ch4.thm42.bias_long",
-        "Thm 4.2's one biased width-2 network: lowest accuracy over 10,000 sampled inputs at every "
-        "m = 1 … 811, p ∈ {97, 53} (phases evaluated exactly)",
-        R1,
-        lambda r: min(M.automaton(r, "thm42_bias", "min_acc")),
-        why="R1: the theorem says accuracy 1 at every length; a single error would falsify it",
+        "Thm 4.2's one biased width-2 network",
+        "thm42_bias",
+        " at every length",
     ),
-    Claim(
+    _paper(
         "ch4.thm42.nobias_long",
-        PAPER_VALUES["ch4.thm42.nobias_long"][0],
-        statement="Thm 4.2's bias-free network: accuracy over all 811 × 10,000 sampled inputs of lengths 1 … 811, "
+        "Thm 4.2's bias-free network: accuracy over all 811 × 10,000 sampled inputs of lengths 1 … 811, "
         "at p = 97 and p = 53 (paper value: 1 − 1/p)",
+        {"check": "value", "tolerance": NOBIAS_LONG_TOL},
+        lambda r: M.automaton(r, "fourier", "mean_acc"),
         paper_value=M.nobias_long_paper(),
-        check="value",
-        tolerance=NOBIAS_LONG_TOL,
         why="R3: an exact population accuracy estimated from 8.11 million i.i.d. inputs, ±3 binomial SE",
-        measure=lambda r: M.automaton(r, "fourier", "mean_acc"),
         digits=6,
     ),
     Claim(
