@@ -38,7 +38,7 @@ from lengthgen.chapters.ch3.rules import (
     CAUSES,  # noqa: F401 -- the ledger core reads a chapter's claims.CAUSES
     CE_LR,
     FLOAT_TOL,
-    LR_SENSITIVITY,
+    lr_deviation,
     NEAR_ZERO,
     PRECISION_1L1H_CI,
     exact,
@@ -133,11 +133,10 @@ MAIN_CLAIMS = [
         list(ROPE_FIRST_LONG.values()),
         alpha_at("rope/first", ROPE_FIRST_LONG),
         why="rule 2: deterministic α; the coarsest entry (0.12) has two decimals",
-        deviation=Deviation(
-            CE_LR,
+        deviation=lr_deviation(
             "The decay is the same but our tail is longer: how many long rows the selected "
             "RoPE kernel still hits depends on the low-frequency part of the fitted kernel, "
-            "i.e. on the fit's learning rate. " + LR_SENSITIVITY,
+            "i.e. on the fit's learning rate. ",
         ),
     ),
     printed(
@@ -146,11 +145,10 @@ MAIN_CLAIMS = [
         "Sinusoidal prev α_L at L = 60 and 128 (the existence-versus-selection gap)",
         list(paper.SIN_PREV_ALPHA.values()),
         alpha_at("sinusoidal/prev", paper.SIN_PREV_ALPHA),
-        deviation=Deviation(
-            CE_LR,
+        deviation=lr_deviation(
             "Both are below 1 as the proposition says, but for sinusoidal prev which of the "
             "many kernels that realize prev at L0 the fit returns depends on its learning "
-            "rate. " + LR_SENSITIVITY,
+            "rate. ",
         ),
     ),
     exact(
@@ -224,10 +222,9 @@ MAIN_CLAIMS = [
         "α_60 of the ten Table-3 cells (CE selection), in the table's order",
         T3_ALPHA,
         lambda r: [alpha(r)[k][60] for k in T3_KEYS],
-        deviation=Deviation(
-            CE_LR,
+        deviation=lr_deviation(
             "Nine cells agree; sinusoidal skip-3 is a cell whose α moves with "
-            "the fit's learning rate. " + LR_SENSITIVITY,
+            "the fit's learning rate. ",
         ),
     ),
     exact(
@@ -449,12 +446,11 @@ MAIN_CLAIMS = [
         [paper.GRADED_1L1H["sin_row"], paper.GRADED_1L1H["sin_cell_L"]],
         sin_graded_fine,
         why="rule 4: rank correlations printed without an interval",
-        deviation=Deviation(
-            CE_LR,
+        deviation=lr_deviation(
             "These finer correlations rank the individual α_L of the sinusoidal bounded-offset "
             "cells, exactly the values that move with the fit's learning rate "
             "(claims ch3.alpha.sin_prev and ch3.table3.alpha60). Like the paper's, ours show no "
-            "positive graded signal in this family. " + LR_SENSITIVITY,
+            "positive graded signal in this family. ",
         ),
     ),
     exact(
@@ -464,11 +460,10 @@ MAIN_CLAIMS = [
         paper.HIGH_ROWS_1L1H["rows"],
         lambda r: len(high_rows(r, "1L1H")),
         why="rule 1: a count; it fixes what the precision is over",
-        deviation=Deviation(
-            CE_LR,
+        deviation=lr_deviation(
             "The paper's fit puts sinusoidal prev at L = 40 exactly at α = 0.50, inside the "
             "high-α set (five rows, one per seed); ours puts it below 0.5, so our precision is "
-            "over five rows fewer. " + LR_SENSITIVITY,
+            "over five rows fewer. ",
         ),
     ),
     Claim(
@@ -517,11 +512,10 @@ MAIN_CLAIMS = [
         [rounding(2), seed_mean_tol(), 0],
         violation("sinusoidal/prev", 40),
         why="rules 2, 3, 1 element-wise: α ±0.005, a 5-seed mean ±0.045, the count exactly",
-        deviation=Deviation(
-            CE_LR,
+        deviation=lr_deviation(
             "The trained models fail this row as in the paper, but our fit's α_40 is just "
             "below the 0.5 threshold, so the row is not a high-α violation here (see "
-            "ch3.study.high_rows_1L1H). " + LR_SENSITIVITY,
+            "ch3.study.high_rows_1L1H). ",
         ),
     ),
     element_wise(

@@ -44,7 +44,7 @@ import math
 import numpy as np
 
 from lengthgen.chapters.ch3 import paper
-from lengthgen.claims import Claim
+from lengthgen.claims import Claim, Deviation
 
 #: Causes a deviation of this chapter may name.
 CAUSES: dict[str, str] = {
@@ -85,6 +85,13 @@ LR_SENSITIVITY = (
     "the paper prints: 0.09 reproduces the most of its 37 values (35), 0.1 every sinusoidal one but not "
     "RoPE attend-first at L ≥ 128, and no rate all of them. We keep our a-priori 0.05 (28 of 37)."
 )
+
+
+def lr_deviation(why: str) -> Deviation:
+    """The deviation of a value that moves with the CE fit's learning rate (:data:`CE_LR`): ``why``
+    it does, then what the chapter's learning-rate grid shows (:data:`LR_SENSITIVITY`)."""
+    return Deviation(CE_LR, why + LR_SENSITIVITY)
+
 
 #: Rule 3: tolerance of a single run's accuracy (a mean over n seeds: this / √n).
 ACC_TOL_ONE_RUN = 0.10
