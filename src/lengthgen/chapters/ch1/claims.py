@@ -357,7 +357,7 @@ CLAIMS = [
     ),
     _exact(
         "ch1.exact.first_log_scaled",
-        "One-layer log-scaled FIRST (weights we derived: the text of the paper we worked from gives none)",
+        "One-layer log-scaled FIRST (weights we derived from the paper's §5.3 construction)",
         "§5.3",
     ),
     # ---- Fig. 2 (section "Confidence: cross-entropy against length"; stored cell fig2)
@@ -539,7 +539,7 @@ CLAIMS = [
             and v["min_acc"] == 1.0
         ),
         why="the paper's own bounds (an interval for every logit), and rule 1 for accuracy; the weights "
-        "are ours (the text of the paper we worked from gives none), so this checks our derivation",
+        "are our derivation of the paper's construction, so this checks that derivation",
         group="self-check",
     ),
     Claim(

@@ -54,8 +54,8 @@ CAUSES = {
     "batches of 1024, 4.2M at n = 8,000 over the seven B.1.3 lengths (2.1M–18.9M over "
     "its budgets)",
     "reduced modulus": "we train at p = 17 (and 23) instead of the paper's 53, 97 and 307",
-    "construction missing from the text": "the paper's App. H ReLU construction (Thm 6.3) is not "
-    "in the text we worked from; we test the statement on our own exact ReLU interpolant",
+    "construction missing from the text": "the paper's App. H ReLU construction (Thm 6.3) is "
+    "missing from our copy of the paper; we test the statement on our own exact ReLU interpolant",
     "run-to-run variance": "one or two seeds per configuration where the paper averages three",
     "unstated hyperparameter: weight-decay grid (B.1.2)": "the paper's App. B.1.2 gives no "
     "over-parameterized weight-decay grid (B.1.3 gives one for the length experiments)",

@@ -188,8 +188,8 @@ THEORY_CLAIMS = [
         "Width-independent margin bound for sine MLPs under a ‖V‖_{1,∞} constraint",
         PAPER_VALUES["ch4.thm62"][1],
         "not-attempted",
-        "the bound's constants and log factors (Thm 6.2's statement, App. I) are missing from the "
-        "text we worked from, and without them no finite value of the bound exists to compare "
+        "the bound's constants and log factors (Thm 6.2's statement, App. I) are missing from our "
+        "copy of the paper, and without them no finite value of the bound exists to compare "
         "with a test error; with them, the stored margins at widths 8–256 (cell margin_widths, "
         "shown in this section) would evaluate it at every width in seconds",
     ),
