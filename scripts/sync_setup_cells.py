@@ -28,9 +28,7 @@ if "google.colab" in sys.modules:
     ROOT = os.environ.get("LENGTHGEN_COLAB_DIR", "/content/lengthgen")
     if not os.path.isdir(ROOT):
         subprocess.run(["git", "clone", "--depth", "1", REPO_URL, ROOT], check=True)
-    # Colab's own torch (CUDA), numpy, scipy, pandas, matplotlib, ipywidgets and tqdm serve as
-    # they are; the package is put on the path (an editable install would need a restart).
-    sys.path.insert(0, os.path.join(ROOT, "src"))
+    sys.path.insert(0, os.path.join(ROOT, "src"))  # no install: Colab's packages serve
     os.environ["LENGTHGEN_ROOT"] = ROOT
     os.chdir(os.path.join(ROOT, "notebooks"))
 
