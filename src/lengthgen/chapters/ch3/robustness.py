@@ -27,8 +27,9 @@ ROPE_SCALES = (1.0, 0.3, 0.1, 0.03, 0.01)
 APP_F = {"vocab": 64, "d_model": 128, "seeds": (0, 1), "tier": "1L1H"}
 #: App. H, Table 9: induction at one and two layers; 3 seeds (ours), LG at L = 60 (ours).
 INDUCTION = {"tiers": ("1L1H", "2L4H"), "seeds": (0, 1, 2)}
-#: Planned cells not stored yet (the CPU budget of the session that added them ran out; a
-#: ``reproduce ch3 --scale full`` run stores them, and their claims are then checked).
+#: Planned cells not stored yet (a ``reproduce ch3 --scale full`` run stores them, and the claims
+#: that read them are then checked). App. G at L0 = 40 measured over 20 CPU-minutes per ensemble
+#: (five ensembles) before the session that started it stopped it; App. F about 13 per ensemble.
 NOT_RUN: frozenset = frozenset(
     n for e in ENCODINGS for n in (f"appG__L0_40__{e}", f"appF__{e}")
 )
