@@ -652,7 +652,7 @@ def test_page_figures_and_tables_fit_the_column():
         {"rope/prev": 1.0}, {"rope/prev": 0.9}, paper_lg60={"rope/prev": 0.87}
     )
     assert fig.get_figwidth() <= 7.0 + 1e-9
-    assert any(t.get_text() == "paper 0.87" for t in fig.axes[1].texts)
+    assert any(t.get_text() == "(0.87)" for t in fig.axes[1].texts)
     fig, sim = fig3.show_transfer("rope", "prev", 30)
     assert fig.get_figwidth() <= 7.0 and sim.alpha == 1.0
     plt.close("all")

@@ -466,7 +466,10 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
         reason="the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
         "binomial noise of the one 1,000-example test bank every seed shares (1.96·√(0.25/1000)), "
         "so no band around it derived from that noise excludes chance and a model that learns "
-        "nothing passes it; the cell's chance claim (next rows) is the one that can fail",
+        "nothing passes it; the cell's chance claim (next rows) is the one that can fail. Checking "
+        "the value itself would take the paper's accuracies on a test bank large enough to set "
+        "them apart from 50 % (about 10,000 examples for a 1-point half-width), which it does not "
+        "report",
     )
 
 
