@@ -153,19 +153,30 @@ def _run(exe: str, page: Path, *extra: str, timeout: int = 240) -> str:
 def probe(page: Path, exe: str | None = None, width: int = SCREEN[0]) -> dict:
     """The measurements above for one built page (a file under ``_build/html``) in a window
     ``width`` px wide (a phone: 390)."""
+    return probe_widths(page, exe, (width,))[width]
+
+
+def probe_widths(page: Path, exe: str | None = None, widths=(SCREEN[0],)) -> dict:
+    """:func:`probe` at each of ``widths``, ``{width: measurements}``, from one Chromium process
+    (one frame per width: the browser's start-up is most of a probe's time)."""
     exe = exe or chromium()
     if exe is None:
         raise SystemExit("Chromium is not installed (scripts/ensure_chromium.py)")
     page = Path(page).resolve()
     if not page.exists():
         raise SystemExit(f"{page} missing: build the book first (make html)")
+    frames = "".join(
+        f'<iframe id=f{w} src="{page.as_uri()}" width={w} height={SCREEN[1]} '
+        'style="border:0;display:block"></iframe>'
+        for w in widths
+    )
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "probe.html"
         p.write_text(
-            f'<iframe id=f src="{page.as_uri()}" width={width} height={SCREEN[1]} '
-            'style="border:0"></iframe><pre id=out></pre><script>' + JS + "\n"
-            "setTimeout(function(){var d=document.getElementById('f').contentDocument;"
-            "document.getElementById('out').textContent='PROBE'+JSON.stringify(probe(d))"
+            frames + "<pre id=out></pre><script>" + JS + "\n"
+            f"setTimeout(function(){{var r={{}};{json.dumps(list(widths))}.forEach("
+            "function(w){r[w]=probe(document.getElementById('f'+w).contentDocument);});"
+            "document.getElementById('out').textContent='PROBE'+JSON.stringify(r)"
             "+'EBORP';},6000);</script>"
         )
         dom = _run(exe, p, "--dump-dom")
@@ -174,7 +185,7 @@ def probe(page: Path, exe: str | None = None, width: int = SCREEN[0]) -> dict:
         raise RuntimeError(f"the probe of {page.name} returned nothing: {dom[:300]}")
     import html as _h
 
-    return json.loads(_h.unescape(m.group(1)))
+    return {int(w): r for w, r in json.loads(_h.unescape(m.group(1))).items()}
 
 
 def default_pages() -> list[Path]:

@@ -194,13 +194,20 @@ PHONE = 390
 
 
 @pytest.fixture(scope="module")
-def probes(chromium):
-    return {p.name: html_probe.probe(p, chromium) for p in EVERY_PAGE}
+def _probed(chromium):
+    """Every page probed at 1280 px and at a phone's width (one Chromium process per page)."""
+    widths = (html_probe.SCREEN[0], PHONE)
+    return {p.name: html_probe.probe_widths(p, chromium, widths) for p in EVERY_PAGE}
 
 
 @pytest.fixture(scope="module")
-def phone(chromium):
-    return {p.name: html_probe.probe(p, chromium, width=PHONE) for p in EVERY_PAGE}
+def probes(_probed):
+    return {n: r[html_probe.SCREEN[0]] for n, r in _probed.items()}
+
+
+@pytest.fixture(scope="module")
+def phone(_probed):
+    return {n: r[PHONE] for n, r in _probed.items()}
 
 
 def test_every_chapter_has_a_details_page():
