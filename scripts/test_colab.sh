@@ -11,8 +11,7 @@
 #      (scripts/colab_check.py: fails on any error output, a traceback a display formatter
 #      printed, an explorer without a widget view, a changed nbval-checked output);
 #   3. the explorers' unit tests on ipywidgets 7, and the ledger check, in that venv.
-#   COLAB_PYTHON (default: pyenv's 3.13.0), COLAB_VENV, JOBS (notebooks at once, default 2);
-#   --venv-only: step 1 alone
+#   COLAB_PYTHON (default: pyenv's 3.13.0), COLAB_VENV, JOBS (notebooks at once, default 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSIONS=ci/colab-versions.txt
@@ -50,7 +49,6 @@ bad = {k: version(k) for k, v in want.items() if key(version(k)) != key(v)}
 sys.exit(f"test-colab: not Colab's versions and the lower bounds: {bad}" if bad else 0)
 PY
 echo "test-colab: venv ready ($(( $(date +%s) - t0 )) s)"
-[ "${1:-}" = "--venv-only" ] && exit 0   # CI builds the venv while its main leg runs
 CLONE=$(mktemp -d)/lengthgen
 trap 'rm -rf "$(dirname "$CLONE")"' EXIT
 mkdir -p "$CLONE"
