@@ -60,15 +60,11 @@ def failures(root: Path) -> list[str]:
 
 
 def build(root: Path, extra: list[str]) -> int:
-    return subprocess.call(
-        [str(BIN / "jupyter-book"), "build", *extra, str(root)], cwd=root
-    )
+    return subprocess.call([str(BIN / "jupyter-book"), "build", *extra, str(root)], cwd=root)
 
 
 def pages(root: Path) -> None:
-    subprocess.check_call(
-        [sys.executable, str(root / "scripts" / "build_pages.py")], cwd=root
-    )
+    subprocess.check_call([sys.executable, str(root / "scripts" / "build_pages.py")], cwd=root)
 
 
 def main(argv: list[str]) -> int:

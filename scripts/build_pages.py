@@ -27,9 +27,7 @@ def copy_mathjax() -> Path:
         raise SystemExit(
             "MathJax is missing: pip install -r requirements.txt (django-static-mathjax)"
         )
-    src = (
-        Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
-    )
+    src = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
     dst = ROOT / "_mathjax" / "mathjax"
     if not (dst / "tex-chtml.js").exists():
         shutil.copytree(src, dst, dirs_exist_ok=True)

@@ -35,9 +35,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-ERROR_LINE = re.compile(
-    r"^Traceback \(most recent call last\)|^\w*(Error|Exception): ", re.M
-)
+ERROR_LINE = re.compile(r"^Traceback \(most recent call last\)|^\w*(Error|Exception): ", re.M)
 STAND_IN = (
     "import sys, types\n"
     "google = types.ModuleType('google')\n"
@@ -55,19 +53,16 @@ def _text(output: dict) -> str:
 
 def _checked(cell: dict) -> bool:
     src = "".join(cell.get("source", ""))
-    return "NBVAL_CHECK_OUTPUT" in src or "nbval-check-output" in cell.get(
-        "metadata", {}
-    ).get("tags", [])
+    return "NBVAL_CHECK_OUTPUT" in src or "nbval-check-output" in cell.get("metadata", {}).get(
+        "tags", []
+    )
 
 
 def sanitizers(cfg: Path) -> list[tuple[re.Pattern, str]]:
     """nbval's sanitize file as (regex, replacement) pairs, in file order."""
     parser = configparser.ConfigParser()
     parser.read(cfg)
-    return [
-        (re.compile(parser[s]["regex"]), parser[s]["replace"])
-        for s in parser.sections()
-    ]
+    return [(re.compile(parser[s]["regex"]), parser[s]["replace"]) for s in parser.sections()]
 
 
 def problems(executed: dict, stored: dict | None = None, sanitize=()) -> list[str]:
@@ -82,23 +77,15 @@ def problems(executed: dict, stored: dict | None = None, sanitize=()) -> list[st
         where = f"cell {i} ({first!r})"
         for o in cell.get("outputs", []):
             if o.get("output_type") == "error":
-                out.append(
-                    f"{where}: error output {o.get('ename')}: {o.get('evalue', '')[:200]}"
-                )
+                out.append(f"{where}: error output {o.get('ename')}: {o.get('evalue', '')[:200]}")
             elif o.get("output_type") == "stream" and ERROR_LINE.search(_text(o)):
                 line = ERROR_LINE.search(_text(o)).group(0)
-                out.append(
-                    f"{where}: a traceback or error in its {o.get('name')} stream ({line})"
-                )
+                out.append(f"{where}: a traceback or error in its {o.get('name')} stream ({line})")
             html = "".join(o.get("data", {}).get("text/html", ""))
             if "lg-explorer" in html and WIDGET_VIEW not in o.get("data", {}):
-                out.append(
-                    f"{where}: an explorer with no widget view (no live sliders)"
-                )
+                out.append(f"{where}: an explorer with no widget view (no live sliders)")
         ref = stored_cells[i].get("outputs") if i < len(stored_cells) else None
-        if (
-            _checked(cell) and ref
-        ):  # as nbval: a cell stored without outputs is not compared
+        if _checked(cell) and ref:  # as nbval: a cell stored without outputs is not compared
 
             def clean(outputs):
                 text = "".join(_text(o) for o in outputs)
@@ -121,8 +108,7 @@ def _kernel_env(tmp: Path, clone: Path) -> None:
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(
-        '{"argv": %s, "display_name": "colab", "language": "python"}'
-        % str(argv).replace("'", '"')
+        '{"argv": %s, "display_name": "colab", "language": "python"}' % str(argv).replace("'", '"')
     )
     os.environ.pop("PYTHONPATH", None)
     os.environ.update(
@@ -146,9 +132,7 @@ def run(path: str, clone: str) -> tuple[str, float, list[str]]:
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         _kernel_env(Path(tmp), clone_p)
-        content = (
-            Path(tmp) / "content"
-        )  # Colab's working folder; the setup cell leaves it
+        content = Path(tmp) / "content"  # Colab's working folder; the setup cell leaves it
         content.mkdir()
         client = NotebookClient(
             nb,

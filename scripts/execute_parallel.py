@@ -28,9 +28,7 @@ def _execute(path: str, timeout: int):
     from jupyter_cache.executors.utils import single_nb_execution
 
     nb = nbformat.read(path, as_version=4)
-    res = single_nb_execution(
-        nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False
-    )
+    res = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False)
     err = None if res.err is None else f"{type(res.err).__name__}"
     return path, (nb if res.err is None else None), res.time, err
 
@@ -43,9 +41,7 @@ def main(argv: list[str]) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=2, help="notebooks executed at once")
-    ap.add_argument(
-        "only", nargs="*", help="these notebooks only (default: every page)"
-    )
+    ap.add_argument("only", nargs="*", help="these notebooks only (default: every page)")
     args = ap.parse_args(argv)
     timeout = yaml.safe_load((ROOT / "_config.yml").read_text())["execute"]["timeout"]
     toc = (ROOT / "_toc.yml").read_text()
@@ -69,9 +65,7 @@ def main(argv: list[str]) -> int:
             bundle = CacheBundleIn(nb, uri, data={"execution_seconds": secs})
             cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
             print(f"execute: {name}: {secs:.0f} s", flush=True)
-    print(
-        f"execute: {len(todo)} notebooks in {time.time() - t0:.0f} s ({args.jobs} at once)"
-    )
+    print(f"execute: {len(todo)} notebooks in {time.time() - t0:.0f} s ({args.jobs} at once)")
     return 0
 
 

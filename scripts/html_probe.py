@@ -189,9 +189,7 @@ def probe_widths(page: Path, exe: str | None = None, widths=(SCREEN[0],)) -> dic
 
 
 def default_pages() -> list[Path]:
-    return sorted((HTML / "notebooks").glob("*.html")) + [
-        HTML / "book" / "scorecard.html"
-    ]
+    return sorted((HTML / "notebooks").glob("*.html")) + [HTML / "book" / "scorecard.html"]
 
 
 def main(argv: list[str]) -> int:

@@ -13,9 +13,7 @@ import time
 import torch
 
 
-def layer_rate(
-    reps: int = 30, E: int = 7, T: int = 960, d: int = 64, m: int = 256
-) -> float:
+def layer_rate(reps: int = 30, E: int = 7, T: int = 960, d: int = 64, m: int = 256) -> float:
     flops, t = 0, 0.0
     for din, dout in ((d, 3 * d), (d, d), (d, m), (m, d)):
         for kind, (a, b, c) in (
@@ -23,16 +21,8 @@ def layer_rate(
             ("gx", (T, dout, din)),
             ("gw", (din, T, dout)),
         ):
-            A = (
-                torch.randn(E, b, a).transpose(1, 2)
-                if kind == "gw"
-                else torch.randn(E, a, b)
-            )
-            B = (
-                torch.randn(E, c, b).transpose(1, 2)
-                if kind == "gx"
-                else torch.randn(E, b, c)
-            )
+            A = torch.randn(E, b, a).transpose(1, 2) if kind == "gw" else torch.randn(E, a, b)
+            B = torch.randn(E, c, b).transpose(1, 2) if kind == "gx" else torch.randn(E, b, c)
             for _ in range(3):
                 torch.bmm(A, B)
             t0 = time.process_time()

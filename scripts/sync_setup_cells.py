@@ -64,8 +64,5 @@ def main(paths) -> int:
 
 if __name__ == "__main__":
     sys.exit(
-        main(
-            sys.argv[1:]
-            or sorted(str(p) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
-        )
+        main(sys.argv[1:] or sorted(str(p) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.md")))
     )

@@ -78,9 +78,7 @@ def _deny_writes(monkeypatch):
 
 
 # --------------------------------------------------------------------------- 1. unwritable cells/
-def test_merge_into_unwritable_cells_is_one_line(
-    ch0_run, tmp_path, monkeypatch, capsys
-):
+def test_merge_into_unwritable_cells_is_one_line(ch0_run, tmp_path, monkeypatch, capsys):
     dst = tmp_path / "b"
     (dst / "cells").mkdir(parents=True)
     capsys.readouterr()
@@ -114,9 +112,7 @@ def test_merge_write_failure_puts_back_what_was_written(tmp_path, monkeypatch):
     src, dst = tmp_path / "src", tmp_path / "dst"
     run_cells(cells3(), src, scale="smoke", progress=False)
     run_cells(cells3()[:1], dst, scale="smoke", progress=False)
-    obj = json.loads(
-        (dst / "sq1.json").read_text()
-    )  # sq1 unmeasured: the merge replaces it
+    obj = json.loads((dst / "sq1.json").read_text())  # sq1 unmeasured: the merge replaces it
     obj["provenance"].pop("cpu_time_s")
     (dst / "sq1.json").write_text(json.dumps(obj))
     before = snapshot(dst)
@@ -172,10 +168,7 @@ def test_folder_in_place_of_a_destination_cell(ch0_run, tmp_path, capsys):
     assert merge_ch0(ch0_run, tmp_path / "b") == 2
     one_line_error(capsys, path, "is a folder")
     assert path.is_dir()
-    assert (
-        cli.main(["reproduce", "ch0", "--out", str(tmp_path / "b"), "--device", "cpu"])
-        == 2
-    )
+    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path / "b"), "--device", "cpu"]) == 2
     one_line_error(capsys, path, "is a folder")
 
 
@@ -234,9 +227,7 @@ def test_merge_checks_the_schema_and_is_all_or_nothing(tmp_path, capsys):
 def test_merge_cells_schema_argument(tmp_path):
     src, dst = tmp_path / "src", tmp_path / "dst"
     run_cells(cells3(), src, scale="smoke", progress=False)
-    strict = Schema(
-        "square", probabilities=("value",)
-    )  # sq1 (1) passes, sq2 (4) does not
+    strict = Schema("square", probabilities=("value",))  # sq1 (1) passes, sq2 (4) does not
     with pytest.raises(
         ResultFileError,
         match=r"invalid square result .*sq2\.json: field 'value' must be a prob",
@@ -245,15 +236,15 @@ def test_merge_cells_schema_argument(tmp_path):
     assert not dst.exists()
     with pytest.raises(ResultFileError, match=r"sq2\.json"):
         runs.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: strict)
-    with pytest.raises(
-        ConfigError, match="schema must be a function of a Cell or a dict"
-    ):
+    with pytest.raises(ConfigError, match="schema must be a function of a Cell or a dict"):
         runs.merge_cells(src, dst, cells3(), "smoke", schema=3)
     with pytest.raises(ConfigError, match="must be a lengthgen.store.Schema"):
         runs.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: "strict")
-    assert runs.merge_cells(src, dst, cells3(), "smoke", schema={"sq1": strict})[
-        "taken"
-    ] == ["sq1", "sq2", "sq3"]
+    assert runs.merge_cells(src, dst, cells3(), "smoke", schema={"sq1": strict})["taken"] == [
+        "sq1",
+        "sq2",
+        "sq3",
+    ]
 
 
 def test_chapter_schema_finds_each_chapters_declaration():
@@ -266,10 +257,7 @@ def test_chapter_schema_finds_each_chapters_declaration():
         assert isinstance(chapter_schema(ch, "full")(cell), Schema), ch
     from lengthgen.chapters.ch0.experiments import GRID_SCHEMA
 
-    assert (
-        chapter_schema("ch0", "full")(chapter_module("ch0").cells("full")[0])
-        is GRID_SCHEMA
-    )
+    assert chapter_schema("ch0", "full")(chapter_module("ch0").cells("full")[0]) is GRID_SCHEMA
     with pytest.raises(ConfigError, match="valid choices"):
         chapter_schema("ch9", "full")
 
@@ -341,9 +329,7 @@ def test_failed_run_removes_the_out_folder_it_created(tmp_path, failing_ch0, cap
     assert not (tmp_path / "new").exists() and tmp_path.is_dir()
 
 
-def test_failed_run_keeps_folders_that_existed_or_hold_files(
-    tmp_path, failing_ch0, capsys
-):
+def test_failed_run_keeps_folders_that_existed_or_hold_files(tmp_path, failing_ch0, capsys):
     failing_ch0(boom)
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -363,9 +349,7 @@ def test_failed_run_keeps_folders_that_existed_or_hold_files(
 
 def test_failed_option_check_leaves_no_out_folder(tmp_path, capsys):
     out = tmp_path / "x"
-    assert (
-        cli.main(["reproduce", "ch0", "--out", str(out), "--only", "nosuchcell"]) == 2
-    )
+    assert cli.main(["reproduce", "ch0", "--out", str(out), "--only", "nosuchcell"]) == 2
     one_line_error(capsys, "nosuchcell")
     assert not out.exists()
 
@@ -470,9 +454,7 @@ def test_dask_run_whose_last_worker_is_killed_stops(tmp_path):
         killer.start()
         cell = Cell("sleeper", subprocess.run, {"args": ["sleep", "120"]})
         t0 = time.perf_counter()
-        with pytest.raises(
-            RunError, match=r"no worker for 2 s .*cell 'sleeper' cannot finish"
-        ):
+        with pytest.raises(RunError, match=r"no worker for 2 s .*cell 'sleeper' cannot finish"):
             run_cells(
                 [cell],
                 tmp_path,

@@ -31,9 +31,7 @@ def test_toy_row_options_and_equal_losses():
     toy = {"lengths": "shared", "formulation": "softmax", "members": 3}
     res = run_chapter_benchmark("toy", size="tiny", overrides={"toy": toy})
     (row,) = res["rows"]
-    assert (
-        row["members"] == 3 and "shared" in row["model"] and "softmax" in row["model"]
-    )
+    assert row["members"] == 3 and "shared" in row["model"] and "softmax" in row["model"]
     assert row["max_abs_loss_diff"] < 1e-10 and res["peak_rss_mb"] > 0
     assert torch.get_num_threads() == 1  # restored
     json.dumps(res)
@@ -45,9 +43,7 @@ def test_cli_bench_json(capsys):
     assert [r["name"] for r in res["rows"]] == list(CHAPTER_ROWS)
     for row in res["rows"]:
         assert set(ROW_KEYS) <= set(row) and row["steps"] == 1
-    assert (
-        res["ratio"] == sorted(r["ratio"] for r in res["rows"])[len(res["rows"]) // 2]
-    )
+    assert res["ratio"] == sorted(r["ratio"] for r in res["rows"])[len(res["rows"]) // 2]
     assert main(["bench", "--steps", "0"]) == 2
     assert "steps must be an integer >= 1" in capsys.readouterr().err
 
@@ -103,17 +99,13 @@ def test_model_formulations_agree_and_sampler():
     sample = make_sampler(batch=5, max_len=9)
     (bits, mask, scale), y = sample(0, seeded_generators([3, 4]))
     assert bits.shape[:2] == (2, 5) and torch.equal(y, bits[:, :, 0].long())
-    assert torch.equal(
-        mask.sum(1), torch.exp(scale).round().long()
-    )  # scale = log(length)
+    assert torch.equal(mask.sum(1), torch.exp(scale).round().long())  # scale = log(length)
     assert float((bits * ~mask[:, None, :]).abs().sum()) == 0.0  # padding bits are 0
     out = model.forward(params, (bits, mask, scale))
     for e in range(2):  # member e alone, at its own length, gives the same logits
         one = {k: v[e : e + 1] for k, v in params.items()}
         n = int(mask[e].sum())
-        ref = model.forward(
-            one, (bits[e : e + 1, :, :n], mask[e : e + 1, :n], scale[e : e + 1])
-        )
+        ref = model.forward(one, (bits[e : e + 1, :, :n], mask[e : e + 1, :n], scale[e : e + 1]))
         torch.testing.assert_close(out[e], ref[0], rtol=0, atol=1e-12)
     softmax = AttentionClassifier(max_len=9, formulation="softmax")
     torch.testing.assert_close(

@@ -17,12 +17,8 @@ def _book(root: Path, cells: list[str]) -> Path:
     (root / "_config.yml").write_text(
         "title: t\nexecute:\n  execute_notebooks: cache\n  allow_errors: false\n"
     )
-    (root / "_toc.yml").write_text(
-        "format: jb-book\nroot: intro\nchapters:\n  - file: nb\n"
-    )
-    (root / "intro.md").write_text(
-        "# Intro\n\n```{include} book/_generated/results_box.md\n```\n"
-    )
+    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: nb\n")
+    (root / "intro.md").write_text("# Intro\n\n```{include} book/_generated/results_box.md\n```\n")
     # the pages step of the real book reads the ledgers; this one records what the chapter wrote
     (root / "scripts" / "build_pages.py").write_text(
         "from pathlib import Path\nroot = Path(__file__).resolve().parents[1]\n"
@@ -66,28 +62,22 @@ def test_a_failing_chapter_stops_the_build_naming_chapter_and_cell(tmp_path):
     assert res.returncode == 1
     err = res.stderr.strip().splitlines()
     assert any(
-        "chapter nb failed at cell 2 ('import math')" in ln
-        and "ValueError: boom in cell two" in ln
+        "chapter nb failed at cell 2 ('import math')" in ln and "ValueError: boom in cell two" in ln
         for ln in err
     ), res.stderr
     assert "1 chapter(s) failed to execute; the book is not published" in err[-1]
     assert not (root / "ledger.txt").exists()
     assert (
-        "claims of this build"
-        not in (root / "book" / "_generated" / "results_box.md").read_text()
+        "claims of this build" not in (root / "book" / "_generated" / "results_box.md").read_text()
     )
 
 
 @pytest.mark.slow
 def test_pages_come_from_the_ledgers_the_build_wrote(tmp_path):
-    root = _book(
-        tmp_path / "book", ["open('ledger.txt', 'w').write('claims of this build')"]
-    )
+    root = _book(tmp_path / "book", ["open('ledger.txt', 'w').write('claims of this build')"])
     res = _run(root, "-W", "-n", "--keep-going")
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert (
-        "claims of this build" in (root / "_build" / "html" / "intro.html").read_text()
-    )
+    assert "claims of this build" in (root / "_build" / "html" / "intro.html").read_text()
 
 
 def test_bad_root_is_one_line():

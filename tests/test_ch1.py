@@ -47,12 +47,8 @@ def test_flawed_first_error_matches_brute_force():
 def test_exactness_and_curves_small():
     r = ch1.exactness("first", n_exhaustive=6, random_ns=(20,), n_random=10)
     assert r["all_correct"] and r["exhaustive_strings"] == 126
-    c = ch1.ce_curve(
-        "parity", {"layer_norm": True, "eps": 0.0}, lengths=(1, 4), n_strings=5
-    )
-    assert [row["n"] for row in c["rows"]] == [1, 4] and all(
-        row["acc"] == 1.0 for row in c["rows"]
-    )
+    c = ch1.ce_curve("parity", {"layer_norm": True, "eps": 0.0}, lengths=(1, 4), n_strings=5)
+    assert [row["n"] for row in c["rows"]] == [1, 4] and all(row["acc"] == 1.0 for row in c["rows"])
     rows = ch1.logit_range("first_log_scaled", lengths=(3, 50), n_strings=20)
     assert rows[0]["strings"] == 24 and all(
         0.25 < r["min_abs_logit"] <= r["max_abs_logit"] < 0.5 for r in rows
@@ -64,9 +60,7 @@ def test_sensitivity_and_oscillations():
     assert sw["rows"][1]["acc"] == 1.0
     grid = ch1.sensitivity(lo=0.98, hi=1.02, points=3, n=30, n_strings=20)
     assert [r["value"] for r in grid["rows"]] == pytest.approx([0.98, 1.0, 1.02])
-    assert (
-        grid["rows"][1] == ch1.sensitivity_sweep([1.0], n=30, n_strings=20)["rows"][0]
-    )
+    assert grid["rows"][1] == ch1.sensitivity_sweep([1.0], n=30, n_strings=20)["rows"][0]
     assert ch1.oscillations([0, 1, 2, 3, 4], [1.0, 0.2, 0.9, 0.1, 0.95]) == 2
     assert ch1.oscillations([0, 1], [1.0, 0.9]) == 0
 
@@ -108,9 +102,7 @@ def test_failure_breakdown_counts_perfect_runs():
     fake = {
         "protocol": {"lengths": [10]},
         "members": [
-            {"train_n": 10, "log_scaled": s, "run": r}
-            for s in (False, True)
-            for r in range(3)
+            {"train_n": 10, "log_scaled": s, "run": r} for s in (False, True) for r in range(3)
         ],
         "test_acc": [0.5, 1.0, 1.0, 1.0, 1.0, 0.9],
         "test_ce_bits": [1.0, 0.02, 0.001, 0.0, 0.005, 0.3],
@@ -149,27 +141,18 @@ def test_reproduce_smoke_writes_every_cell_and_resumes(tmp_path):
     paths = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
     assert sorted(p.name for p in paths) == sorted(f"{n}.json" for n in CELLS)
     folder = tmp_path / "cells"
-    assert runs.plan_status(ch1.cells("smoke"), folder, "smoke") == {
-        n: "done" for n in CELLS
-    }
+    assert runs.plan_status(ch1.cells("smoke"), folder, "smoke") == {n: "done" for n in CELLS}
     smoke_schemas = ch1.schemas("smoke")
     for name in CELLS:
         stored = runs.load_stored(
             "ch1", name, schema=smoke_schemas[name], folder=folder, scale="smoke"
         )
-        assert (
-            stored["provenance"]["scale"] == "smoke"
-            and stored["provenance"]["cell"] == name
-        )
+        assert stored["provenance"]["scale"] == "smoke" and stored["provenance"]["cell"] == name
     # the live computation of the notebook is the same cell
-    assert runs.cell_value(folder, "fig2") == json.loads(
-        json.dumps(ch1.run_live("fig2", "smoke"))
-    )
+    assert runs.cell_value(folder, "fig2") == json.loads(json.dumps(ch1.run_live("fig2", "smoke")))
     before = _mtimes(folder)
     again = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
-    assert (
-        sorted(again) == sorted(paths) and _mtimes(folder) == before
-    )  # nothing recomputed
+    assert sorted(again) == sorted(paths) and _mtimes(folder) == before  # nothing recomputed
 
 
 def test_device_reaches_training(tmp_path, monkeypatch):
@@ -206,9 +189,7 @@ def test_device_reaches_training(tmp_path, monkeypatch):
         progress=False,
     )
     assert seen == [sentinel, sentinel]
-    prov = load_result(tmp_path / "sentinel" / "cells" / "first_training.json")[
-        "provenance"
-    ]
+    prov = load_result(tmp_path / "sentinel" / "cells" / "first_training.json")["provenance"]
     assert prov["requested_device"] == sentinel and prov["device"] == "cpu"
 
 
@@ -220,17 +201,10 @@ def test_plan_is_declared_by_the_paper_module(monkeypatch):
         first["lengths"] == list(paper.TRAIN_LENGTHS)
         and first["runs"] == paper.PROTOCOLS["full"]["runs"]
     )
-    assert (
-        first["seed_offsets"] == paper.FIRST_SEED_OFFSETS
-        and first["model"] == paper.MODEL
-    )
-    assert full["parity_training"].seeds == list(
-        range(paper.PROTOCOLS["full"]["parity_runs"])
-    )
+    assert first["seed_offsets"] == paper.FIRST_SEED_OFFSETS and first["model"] == paper.MODEL
+    assert full["parity_training"].seeds == list(range(paper.PROTOCOLS["full"]["parity_runs"]))
     # a changed protocol is a changed configuration: another hash, so the cell is recomputed
-    monkeypatch.setitem(
-        paper.PROTOCOLS, "full", {**paper.PROTOCOLS["full"], "epochs": 99}
-    )
+    monkeypatch.setitem(paper.PROTOCOLS, "full", {**paper.PROTOCOLS["full"], "epochs": 99})
     assert {c.name: c for c in ch1.cells("full")}["first_training"].hash != full[
         "first_training"
     ].hash
@@ -250,32 +224,24 @@ def _load(tmp_path, name):
 
 
 def test_schema_rejects_an_accuracy_outside_0_1(tmp_path):
-    path = _copy_with(
-        tmp_path, "first_training", lambda v: v["test_acc"].__setitem__(7, 7.0)
-    )
+    path = _copy_with(tmp_path, "first_training", lambda v: v["test_acc"].__setitem__(7, 7.0))
     with pytest.raises(
         ResultFileError,
         match=re.escape(str(path)) + r".*'test_acc\.7'.*probability.*7\.0",
     ):
         _load(tmp_path, "first_training")
-    path = _copy_with(
-        tmp_path, "parity_training", lambda v: v["test_acc"].__setitem__(0, 7.0)
-    )
+    path = _copy_with(tmp_path, "parity_training", lambda v: v["test_acc"].__setitem__(0, 7.0))
     with pytest.raises(
         ResultFileError, match=re.escape(str(path)) + r".*'test_acc\.0'.*probability"
     ):
         _load(tmp_path, "parity_training")
-    path = _copy_with(
-        tmp_path, "fig2", lambda v: v[2]["rows"][4].__setitem__("acc", 7.0)
-    )
+    path = _copy_with(tmp_path, "fig2", lambda v: v[2]["rows"][4].__setitem__("acc", 7.0))
     with pytest.raises(
         ResultFileError,
         match=re.escape(str(path)) + r".*'2\.rows\.4\.acc'.*probability",
     ):
         _load(tmp_path, "fig2")
-    path = _copy_with(
-        tmp_path, "sensitivity", lambda v: v["rows"][0].__setitem__("acc", -0.5)
-    )
+    path = _copy_with(tmp_path, "sensitivity", lambda v: v["rows"][0].__setitem__("acc", -0.5))
     with pytest.raises(
         ResultFileError, match=re.escape(str(path)) + r".*'rows\.0\.acc'.*probability"
     ):
@@ -290,9 +256,7 @@ def test_schema_rejects_a_missing_member(tmp_path):
     ):
         _load(tmp_path, "first_training")
     path = _copy_with(tmp_path, "first_training", lambda v: v["curve"]["acc"][3].pop())
-    with pytest.raises(
-        ResultFileError, match=r"'curve\.acc\.3' has 159 entries.*needs 160"
-    ):
+    with pytest.raises(ResultFileError, match=r"'curve\.acc\.3' has 159 entries.*needs 160"):
         _load(tmp_path, "first_training")
     path = _copy_with(tmp_path, "parity_training", lambda v: v["test_acc"].pop())
     with pytest.raises(
@@ -316,13 +280,11 @@ def test_stored_cells_are_current_and_valid():
     for name, schema in ch1.SCHEMAS.items():
         stored = runs.load_stored("ch1", name, schema=schema)
         assert stored["provenance"]["scale"] == "full"
-    first = runs.load_stored(
-        "ch1", "first_training", schema=ch1.SCHEMAS["first_training"]
-    )["data"]
+    first = runs.load_stored("ch1", "first_training", schema=ch1.SCHEMAS["first_training"])["data"]
     kw = {c.name: c for c in plan}["first_training"].kwargs
-    assert {
-        k: first["protocol"][k] for k in ("lengths", "runs", "epochs", "test_n")
-    } == {k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")}
+    assert {k: first["protocol"][k] for k in ("lengths", "runs", "epochs", "test_n")} == {
+        k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")
+    }
 
 
 def test_one_schema_per_cell_at_each_scale():
@@ -424,9 +386,7 @@ def test_chapter_page_is_clean():
             for c in code
             if "mystnb" in c.get("metadata", {})
         ]
-        text = "".join(
-            "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
-        )
+        text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         assert all(f"{{numref}}`{name}`" in text for name in figs)
         all_figs += figs
     assert len(all_figs) == 7 and len(set(all_figs)) == 7

@@ -102,9 +102,7 @@ def test_first_rates_pairs_arms_and_matches_first_training():
                 old["train_ce_bits_last_epoch"][key_old[k]], rel=1e-5, abs=1e-7
             )
     assert all(0.0 <= a <= 1.0 for a in new["train_len_acc"])
-    shared = ch1.shared_runs(
-        new, old
-    )  # the claim ch1.first_rates.repeats_first_training
+    shared = ch1.shared_runs(new, old)  # the claim ch1.first_rates.repeats_first_training
     assert shared["shared_runs"] == 2 * 2 * 3 and shared["verdicts_differ"] == 0
     assert shared["max_rel_diff_train_ce"] <= 1e-5
     # train_first_rates is train_first with the rate arms and the fit on the training length
@@ -142,9 +140,7 @@ def test_clopper_pearson_and_mcnemar():
     from lengthgen.stats import clopper_pearson, mcnemar_exact
 
     lo, hi = clopper_pearson(20, 20)
-    assert hi == 1.0 and lo == pytest.approx(
-        0.025 ** (1 / 20), rel=1e-9
-    )  # (α/2)^(1/n) for k = n
+    assert hi == 1.0 and lo == pytest.approx(0.025 ** (1 / 20), rel=1e-9)  # (α/2)^(1/n) for k = n
     lo, hi = clopper_pearson(0, 100)
     assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 100), rel=1e-9)
     lo, hi = clopper_pearson(85, 100)
@@ -186,10 +182,7 @@ def test_success_rates_and_placement_comparison_on_a_toy_result():
     }
     rows = {r["arm"]: r for r in ch1.success_rates(res)}
     assert rows["log-scaled"]["perfect"] == 2 and rows["log-scaled"]["rate"] == 0.5
-    assert (
-        rows["authors' placement"]["perfect"] == 2
-        and rows["authors' placement"]["unfit"] == 1
-    )
+    assert rows["authors' placement"]["perfect"] == 2 and rows["authors' placement"]["unfit"] == 1
     assert rows["log-scaled"]["p_all_20"] == pytest.approx(0.5**20)
     cmp = ch1.placement_comparison(res)[0]
     assert (cmp["both"], cmp["only_a"], cmp["only_b"], cmp["neither"]) == (2, 0, 0, 2)

@@ -113,9 +113,7 @@ def test_parity_grid_tiny_and_deterministic():
     assert a["setting"] == [0, 0, 1, 1, 2, 2, 3, 3]
     # the default members of train_parity_runs are the reported setting, run by run
     one = ch1.train_parity(runs=2, epochs=1, steps_per_epoch=2, n=5, test_strings=3)
-    same = S.train_parity_grid(
-        **{**kw, "depths": [2], "lrs": [3e-4], "log_scaled": [False]}
-    )
+    same = S.train_parity_grid(**{**kw, "depths": [2], "lrs": [3e-4], "log_scaled": [False]})
     assert one["test_acc"] == same["test_acc"]
 
 

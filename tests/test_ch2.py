@@ -39,9 +39,7 @@ def test_sampler_lengths_and_pairing():
     for step in range(200):
         x, y = samp(step, None)
         n = (x[..., :-1] != PAD).sum(-1)
-        assert torch.equal(x[0], x[1]) and torch.equal(
-            x[2], x[3]
-        )  # paired members share batches
+        assert torch.equal(x[0], x[1]) and torch.equal(x[2], x[3])  # paired members share batches
         assert int(n[0, 0]) <= 11 and int(n[2, 0]) <= 51 and int(n[0, 0]) % 2 == 1
         ones = (x[..., :-1] == 1).sum(-1)
         assert torch.equal(y, (ones >= (n + 1) // 2).long())
@@ -147,9 +145,7 @@ def test_cells_plan():
             paper.STORED_NS[c.name]
         )
         assert (
-            kw["seeds"] == list(paper.SEEDS)
-            and kw["batch"] == paper.BATCH
-            and kw["lr"] == paper.LR
+            kw["seeds"] == list(paper.SEEDS) and kw["batch"] == paper.BATCH and kw["lr"] == paper.LR
         )
         # the A_norm map is part of the configuration of the experiments that train A_norm only:
         # the paper's map, except the ablation with our earlier misread map
@@ -172,18 +168,11 @@ def test_cells_plan():
 
 def test_reproduce_smoke_writes_then_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(ch2, "SMOKE", TINY)
-    paths = reproduce(
-        "ch2", scale="smoke", out=tmp_path, only=["majority_gen"], progress=False
-    )
+    paths = reproduce("ch2", scale="smoke", out=tmp_path, only=["majority_gen"], progress=False)
     assert paths == [tmp_path / "cells" / "majority_gen.json"]
     obj = runs.load_cell(tmp_path / "cells", "majority_gen", scale="smoke")
-    assert (
-        obj["data"]["kwargs"]["steps"] == 20
-        and len(obj["data"]["value"]["members"]) == 2
-    )
-    assert (
-        obj["provenance"]["device"] == "cpu" and obj["provenance"]["scale"] == "smoke"
-    )
+    assert obj["data"]["kwargs"]["steps"] == 20 and len(obj["data"]["value"]["members"]) == 2
+    assert obj["provenance"]["device"] == "cpu" and obj["provenance"]["scale"] == "smoke"
     ch2.load_experiment(
         "majority_gen", tmp_path / "cells", scale="smoke"
     )  # valid against its schema
@@ -195,9 +184,7 @@ def test_reproduce_smoke_writes_then_resumes(tmp_path, monkeypatch):
         train, "train_ensemble", lambda *a, **kw: calls.append(kw)
     )  # a recompute would call it
     assert (
-        reproduce(
-            "ch2", scale="smoke", out=tmp_path, only=["majority_gen"], progress=False
-        )
+        reproduce("ch2", scale="smoke", out=tmp_path, only=["majority_gen"], progress=False)
         == paths
     )
     assert calls == [] and os.stat(paths[0]).st_mtime_ns == mtime
@@ -233,9 +220,7 @@ def test_device_reaches_the_trainer(tmp_path, monkeypatch):
     prov = runs.load_cell(tmp_path / "cells", "majority_gen")["provenance"]
     assert prov["requested_device"] == "cpu" and prov["device"] == "cpu"
     seen.clear()
-    ch2.run_experiment(
-        "majority_gen", device="auto", progress=False, **TINY
-    )  # "auto" is resolved
+    ch2.run_experiment("majority_gen", device="auto", progress=False, **TINY)  # "auto" is resolved
     assert seen["train"] in ("cpu", "cuda") and seen["train"] == seen["eval"]
 
 
@@ -295,9 +280,7 @@ def test_stored_cells_are_done_and_valid():
     for name, (value, _) in loaded.items():
         validate(value, ch2.schema(name, "full"), name)
         assert ch2.schema(name) is not None
-    validate(
-        ch2.load_volume_scans()["data"], ch2.schema("volume_scans"), "volume_scans"
-    )
+    validate(ch2.load_volume_scans()["data"], ch2.schema("volume_scans"), "volume_scans")
     assert ch2.schema("majority_gen", "smoke") is None and ch2.schema("sorting") is None
 
 
@@ -326,13 +309,8 @@ def test_figures_fit_the_column_and_overlay_the_paper():
         and len(f2.accuracy_table(loaded, "table1")) == len(paper.PAPER_T1)
     )
     row = t2[(t2["N"] == 51) & (t2["model"] == "A_norm")].iloc[0]
-    assert (row["paper"], row["paper lo"], row["paper hi"]) == paper.PAPER_T2[
-        ("index", "norm")
-    ][51]
-    assert (
-        row["run"] == "index_posnorm"
-        and row["ours lo"] <= row["ours"] <= row["ours hi"]
-    )
+    assert (row["paper"], row["paper lo"], row["paper hi"]) == paper.PAPER_T2[("index", "norm")][51]
+    assert row["run"] == "index_posnorm" and row["ours lo"] <= row["ours"] <= row["ours hi"]
     assert "A_norm map" not in t2  # every A_norm row reads a run with the paper's map
     html = f2.styled_accuracy_table(t2, "Table 2").to_html()
     assert "85.1 (80.2–90.1)" in html and "Table 2" in html
@@ -363,9 +341,7 @@ def test_attention_frames_differ():
     from lengthgen.widgets import frame_explorer
 
     C = vo.center("pos", "index", 8, eta=1.0)
-    dirs = {
-        v: {c: vo.direction(v, c, C) for c in ("chi", "ell")} for v in ("pos", "norm")
-    }
+    dirs = {v: {c: vo.direction(v, c, C) for c in ("chi", "ell")} for v in ("pos", "norm")}
     fx = frame_explorer(
         lambda chi, k: f2.attention_panels(C, dirs, chi=chi, k=k),
         {"chi": [0.0, 3e-4], "k": [40]},

@@ -45,9 +45,7 @@ def test_bias_fiber_is_the_exact_interval(variant, task):
     out_pts = {k: v[~inside][:200] for k, v in P.items()}
     for b in (-0.9, 0.0, 0.9):
         dec = vo.exactness(
-            _with_b21(
-                out_pts, torch.full((len(out_pts["b2"]),), b, dtype=torch.float64)
-            ),
+            _with_b21(out_pts, torch.full((len(out_pts["b2"]),), b, dtype=torch.float64)),
             variant,
             task,
             n,
@@ -76,9 +74,7 @@ def test_sin_majority_structural_agrees_with_enumeration():
 
 def test_sin_centers_exact_by_enumeration():
     for n in (11, 13, 15):
-        assert vo.exactness(
-            nesv.sin_center(n), "sin", "majority", n, method="exhaustive"
-        ).all()
+        assert vo.exactness(nesv.sin_center(n), "sin", "majority", n, method="exhaustive").all()
 
 
 def test_majority_fiber_prefilter_changes_nothing():
@@ -92,9 +88,7 @@ def test_majority_fiber_prefilter_changes_nothing():
 
 
 def test_eq87_bound_and_estimates_are_deterministic():
-    assert nesv.eq87_bound(101) == pytest.approx(
-        16 * 8 * math.atanh(1 / 101) / math.log(101)
-    )
+    assert nesv.eq87_bound(101) == pytest.approx(16 * 8 * math.atanh(1 / 101) / math.log(101))
     a = nesv.whole_box_majority(M=500, ns=(11, 21, 41))
     assert a == nesv.whole_box_majority(M=500, ns=(11, 21, 41))
     assert all(r["lo"] <= r["mean"] <= r["hi"] or r["hits"] == 0 for r in a.values())
@@ -104,9 +98,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="odd"):
         nesv.sin_center(10)
     with pytest.raises(ValueError, match="Majority only"):
-        vo.exactness(
-            vo.uniform_box("sin", 8, 1.0, 2), "sin", "first", 20, method="structural"
-        )
+        vo.exactness(vo.uniform_box("sin", 8, 1.0, 2), "sin", "first", 20, method="structural")
 
 
 def test_each_claim_can_fail():
@@ -114,12 +106,8 @@ def test_each_claim_can_fail():
     C = {c.id: c for c in nesv.CLAIMS}
     sf = {k: {"mean": m} for k, m in (("7", 1e-3), ("45", 1e-4), ("711", 2e-4))}
     pz = C["ch2.nesv.positional_tasks_gen_sin"].holds
-    assert pz(
-        {"points": 10, "pair_gap": 0.0, "sin_first": {**sf, "711": {"mean": 1e-5}}}
-    )
-    assert not pz(
-        {"points": 10, "pair_gap": 1e-12, "sin_first": {**sf, "711": {"mean": 1e-5}}}
-    )
+    assert pz({"points": 10, "pair_gap": 0.0, "sin_first": {**sf, "711": {"mean": 1e-5}}})
+    assert not pz({"points": 10, "pair_gap": 1e-12, "sin_first": {**sf, "711": {"mean": 1e-5}}})
     assert not pz({"points": 10, "pair_gap": 0.0, "sin_first": sf})  # no tenfold fall
     par = {m: {"points": 5, "exact": 0, "max_sign_changes": 9} for m in ("pos", "norm")}
     hp = C["ch2.nesv.parity_other_models"].holds
@@ -135,9 +123,7 @@ def test_each_claim_can_fail():
     wb = C["ch2.nesv.whole_box"].holds
     row = {"lo": 0.01, "bound": 0.02}
     assert wb({str(n): row for n in nesv.WHOLE_NS})
-    assert not wb(
-        {**{str(n): row for n in nesv.WHOLE_NS}, "3001": {"lo": 0.03, "bound": 0.02}}
-    )
+    assert not wb({**{str(n): row for n in nesv.WHOLE_NS}, "3001": {"lo": 0.03, "bound": 0.02}})
     ms = C["ch2.nesv.majority_sin"]
     assert ms.check == "value" and ms.paper_value == -3 and ms.tolerance == 0.3
 

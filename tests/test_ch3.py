@@ -39,18 +39,14 @@ def test_sampler_is_per_member_and_shares_the_length_schedule():
     n = x.shape[2]
     assert torch.equal(y[0, :, 1:], x[0, :, :-1]) and (y[0, :, 0] == tr3.IGNORE).all()
     assert torch.equal(y[1], x[1, :, :1].expand(4, n))
-    x1, _ = ch3.make_sampler(("first",), batch=4, steps=10)(
-        0, [torch.Generator().manual_seed(2)]
-    )
+    x1, _ = ch3.make_sampler(("first",), batch=4, steps=10)(0, [torch.Generator().manual_seed(2)])
     assert torch.equal(x1[0], x[1])  # a member's data do not depend on its ensemble
 
 
 def test_masked_loss_and_accuracy():
     out = torch.zeros(2, 1, 3, 5)
     out[0, 0, 1, 2] = 10.0
-    y = torch.tensor(
-        [[[tr3.IGNORE, 2, tr3.IGNORE]], [[tr3.IGNORE, tr3.IGNORE, tr3.IGNORE]]]
-    )
+    y = torch.tensor([[[tr3.IGNORE, 2, tr3.IGNORE]], [[tr3.IGNORE, tr3.IGNORE, tr3.IGNORE]]])
     acc = tr3.masked_acc(out, y)
     assert acc.tolist() == [1.0, 0.0]
     ce = ch3.masked_ce(out, y)
@@ -69,11 +65,7 @@ def test_eval_banks_score_only_extrapolation_rows():
 def test_study_plan_order():
     plan = ch3.study_plan("full")
     assert len(plan) == 3 * 5 * 5 * 2
-    assert (
-        plan[0]["tier"] == "1L1H"
-        and plan[0]["seed"] == 0
-        and plan[0]["tasks"] == MAIN_TASKS
-    )
+    assert plan[0]["tier"] == "1L1H" and plan[0]["seed"] == 0 and plan[0]["tasks"] == MAIN_TASKS
     assert len({p["key"] for p in plan}) == len(plan)
     assert all(
         p["tier"] == "1L1H" and p["tasks"] == MAIN_TASKS for p in plan[:25]
@@ -83,14 +75,8 @@ def test_study_plan_order():
         ("2L4H", 0),
         ("4L4H", 0),
     ]  # deep tiers, seed 0
-    assert all(
-        p["tier"] == "1L1H" and p["tasks"] == ("pos2", "pos5") for p in plan[35:60]
-    )
-    assert (
-        plan[60]["tier"] == "2L4H"
-        and plan[60]["seed"] == 1
-        and plan[60]["tasks"] == MAIN_TASKS
-    )
+    assert all(p["tier"] == "1L1H" and p["tasks"] == ("pos2", "pos5") for p in plan[35:60])
+    assert plan[60]["tier"] == "2L4H" and plan[60]["seed"] == 1 and plan[60]["tasks"] == MAIN_TASKS
     with pytest.raises(ConfigError, match="huge"):
         ch3.study_plan("huge")
 
@@ -103,9 +89,7 @@ def test_cells_follow_the_plan_with_the_whole_configuration():
     assert cs[5].kwargs == {"lrs": list(paper.LR_GRID)} and 0.05 in paper.LR_GRID
     lr_kw = cs[3].kwargs
     assert lr_kw["lrs"] == list(ch3.LR_MATCH) and lr_kw["fit"] == paper.CE_FIT
-    assert lr_kw["tasks"] == list(MAIN_TASKS) and lr_kw["lengths"] == list(
-        STUDY_LENGTHS
-    )
+    assert lr_kw["tasks"] == list(MAIN_TASKS) and lr_kw["lengths"] == list(STUDY_LENGTHS)
     assert {0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12} <= set(paper.LR_GRID)
     assert cs[1].kwargs["lengths"] == cs[0].kwargs["lengths"]
     cs = cs[:5] + cs[6:]
@@ -118,11 +102,7 @@ def test_cells_follow_the_plan_with_the_whole_configuration():
         and kw["lr"] == 3e-4
         and kw["weight_decay"] == 0.01
     )
-    assert (
-        kw["lengths"] == list(STUDY_LENGTHS)
-        and kw["eval_n"] == 256
-        and kw["train_eval_n"] == 22
-    )
+    assert kw["lengths"] == list(STUDY_LENGTHS) and kw["eval_n"] == 256 and kw["train_eval_n"] == 22
     assert (
         kw["data_seed_offset"] == paper.DATA_SEED_OFFSET
         and kw["eval_seed_offset"] == paper.EVAL_SEED_OFFSET
@@ -176,12 +156,7 @@ def test_study_stats_on_synthetic_rows():
                         }
                     )
     st = an3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
-    assert (
-        st["n_cells"] == 6
-        and st["n_pos"] == 2
-        and st["auc"] == 1.0
-        and st["precision"] == 1.0
-    )
+    assert st["n_cells"] == 6 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
     assert st["auc_p"] < 0.2 and st["n_learnable"] == 6
     c = an3.cell_table(rows, A, "1L1H", 60)
     assert c["rope/prev"]["lg_mean"] == 0.95 and c["rope/prev"]["n_seeds"] == 2
@@ -289,26 +264,20 @@ def tiny(monkeypatch):
 
 
 def _values(folder):
-    return {
-        p.stem: runs.cell_value(folder, p.stem) for p in sorted(folder.glob("*.json"))
-    }
+    return {p.stem: runs.cell_value(folder, p.stem) for p in sorted(folder.glob("*.json"))}
 
 
 def test_reproduce_writes_every_cell_and_resumes(tiny, tmp_path, monkeypatch):
-    paths = lengthgen.chapters.reproduce(
-        "ch3", scale="smoke", out=tmp_path, progress=False
-    )
+    paths = lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, progress=False)
     assert sorted(p.stem for p in paths) == sorted(TINY_NAMES)
     vals = _values(tmp_path / "cells")
     assert set(vals) == set(TINY_NAMES)
-    assert set(vals["alpha_tables"]) == {"ce", "min_norm"} and vals["alpha_tables"][
-        "ce"
-    ]["learned_abs/first"] == {"30": 1.0}
+    assert set(vals["alpha_tables"]) == {"ce", "min_norm"} and vals["alpha_tables"]["ce"][
+        "learned_abs/first"
+    ] == {"30": 1.0}
     g = vals["1L1H__nope__main__seed1"]
     assert len(g) == 4 and {r["seed"] for r in g} == {1}
-    prov = load_result(tmp_path / "cells" / "1L1H__nope__main__seed1.json")[
-        "provenance"
-    ]
+    prov = load_result(tmp_path / "cells" / "1L1H__nope__main__seed1.json")["provenance"]
     assert (
         prov["scale"] == "smoke"
         and prov["seeds"] == [1]
@@ -316,25 +285,20 @@ def test_reproduce_writes_every_cell_and_resumes(tiny, tmp_path, monkeypatch):
         and prov["trained_on"] == ["cpu"]
     )
     assert (
-        load_result(tmp_path / "cells" / "theory.json")["provenance"]["trained_on"]
-        == []
+        load_result(tmp_path / "cells" / "theory.json")["provenance"]["trained_on"] == []
     )  # no training there
 
     def boom(*a, **k):
         raise AssertionError("a stored cell was recomputed")
 
     monkeypatch.setattr(runs, "_call", boom)
-    again = lengthgen.chapters.reproduce(
-        "ch3", scale="smoke", out=tmp_path, progress=False
-    )
+    again = lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path, progress=False)
     assert sorted(again) == sorted(paths) and _values(tmp_path / "cells") == vals
 
 
 def test_the_study_through_dask_is_bit_identical(tiny, tmp_path):
     pytest.importorskip("dask.distributed")
-    lengthgen.chapters.reproduce(
-        "ch3", scale="smoke", out=tmp_path / "inproc", progress=False
-    )
+    lengthgen.chapters.reproduce("ch3", scale="smoke", out=tmp_path / "inproc", progress=False)
     lengthgen.chapters.reproduce(
         "ch3",
         scale="smoke",
@@ -349,9 +313,7 @@ def test_the_study_through_dask_is_bit_identical(tiny, tmp_path):
         _values(tmp_path / "dask" / "cells"),
     )
     assert set(ref) == set(TINY_NAMES) and dask == ref
-    prov = load_result(tmp_path / "dask" / "cells" / "1L1H__rope__main__seed1.json")[
-        "provenance"
-    ]
+    prov = load_result(tmp_path / "dask" / "cells" / "1L1H__rope__main__seed1.json")["provenance"]
     assert prov["executor"] == "dask" and prov["device"] == "cpu"
 
 
@@ -376,9 +338,7 @@ def test_device_reaches_the_training(tiny, tmp_path, monkeypatch):
 
     def group(tier, encoding, tasks, seed, *, device, progress, **kw):
         received.append(device)
-        return real_group(
-            tier, encoding, tasks, seed, device=device, progress=progress, **kw
-        )
+        return real_group(tier, encoding, tasks, seed, device=device, progress=progress, **kw)
 
     monkeypatch.setattr(ch3, "train_cell_group", group)
     lengthgen.chapters.reproduce(
@@ -395,9 +355,7 @@ def test_device_reaches_the_training(tiny, tmp_path, monkeypatch):
         want,
         want,
     ]  # ... resolved and used for training
-    prov = load_result(tmp_path / "cells" / "1L1H__rope__main__seed0.json")[
-        "provenance"
-    ]
+    prov = load_result(tmp_path / "cells" / "1L1H__rope__main__seed0.json")["provenance"]
     assert (
         prov["requested_device"] == "auto"
         and prov["trained_on"]
@@ -464,12 +422,12 @@ def test_every_stored_cell_is_done_and_valid():
     main = [r for r in rows if r["task"] in MAIN_TASKS]
     pos = [r for r in rows if r["task"] not in MAIN_TASKS]
     assert len(main) == paper.N_MEASUREMENTS["main"] == 2625
-    assert len(pos) == paper.N_MEASUREMENTS["pos"] == 750 and {
-        r["tier"] for r in pos
-    } == {"1L1H", "2L4H", "4L4H"}
-    assert (
-        sum(r["tier"] == "1L1H" for r in pos) == paper.N_MEASUREMENTS["pos_1L1H"] == 250
-    )
+    assert len(pos) == paper.N_MEASUREMENTS["pos"] == 750 and {r["tier"] for r in pos} == {
+        "1L1H",
+        "2L4H",
+        "4L4H",
+    }
+    assert sum(r["tier"] == "1L1H" for r in pos) == paper.N_MEASUREMENTS["pos_1L1H"] == 250
     assert len(rows) == 3375 and len(ch3.stored_groups()) == 150
     assert fig3.study_label(ch3.stored_groups()).startswith(
         "stored full run: 150 of 150 planned groups"
@@ -505,9 +463,7 @@ def test_selection_ablation_ranks_rows_of_learnable_cells():
     }
     bad = {k: {L: 1 - a for L, a in v.items()} for k, v in good.items()}
     out = an3.selection_ablation(rows, {"good": good, "bad": bad})
-    assert (
-        out["n_cells"] == 3 and out["n_rows"] == 6
-    )  # rope/copy is not learnable (train 0.2)
+    assert out["n_cells"] == 3 and out["n_rows"] == 6  # rope/copy is not learnable (train 0.2)
     assert out["good"] > 0.9 and out["bad"] < -0.9
     with pytest.raises(ValueError):
         an3.selection_ablation(rows, {})
@@ -516,9 +472,7 @@ def test_selection_ablation_ranks_rows_of_learnable_cells():
 def _depth_rows():
     """Synthetic 2L4H rows: α = 1 for rope/prev; alibi/first rescued by content (α 0, LG 0.9)."""
     A = {
-        f"{e}/{t}": {
-            L: (1.0 if (e, t) == ("rope", "prev") else 0.0) for L in STUDY_LENGTHS
-        }
+        f"{e}/{t}": {L: (1.0 if (e, t) == ("rope", "prev") else 0.0) for L in STUDY_LENGTHS}
         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
         for t in MAIN_TASKS
     }
@@ -549,9 +503,7 @@ def test_content_channel_lists_low_alpha_cells_that_generalize():
     A, rows = _depth_rows()
     cc = an3.content_channel(rows, A, "2L4H")
     assert list(cc) == ["alibi/first"]  # nope/prev (0.49) is under the 0.5 split
-    assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"][
-        "seeds"
-    ] == [0, 1]
+    assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"]["seeds"] == [0, 1]
     assert list(an3.content_channel(rows, A, "2L4H", lg_min=0.4)) == [
         "alibi/first",
         "nope/prev",
@@ -589,12 +541,10 @@ def test_cell_summary_averages_over_seeds_and_lengths():
         ("nope", "prev"),
         ("rope", "copy"),
     }
-    assert c[("rope", "prev")]["alpha"] == 1.0 and c[("rope", "prev")][
-        "lg"
-    ] == pytest.approx(0.95)
-    assert c[("rope", "prev")]["seeds"] == [0, 1] and c[("rope", "prev")][
-        "lengths"
-    ] == sorted(STUDY_LENGTHS)
+    assert c[("rope", "prev")]["alpha"] == 1.0 and c[("rope", "prev")]["lg"] == pytest.approx(0.95)
+    assert c[("rope", "prev")]["seeds"] == [0, 1] and c[("rope", "prev")]["lengths"] == sorted(
+        STUDY_LENGTHS
+    )
     assert an3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
     with pytest.raises(ConfigError, match="9L9H"):
         an3.cell_summary(rows, "9L9H", A)
@@ -604,9 +554,7 @@ def test_cell_summary_averages_over_seeds_and_lengths():
 
 def test_study_stats_on_the_interior_position_tasks():
     A = {
-        f"{e}/{t}": {
-            L: float(e in ("learned_abs", "sinusoidal")) for L in STUDY_LENGTHS
-        }
+        f"{e}/{t}": {L: float(e in ("learned_abs", "sinusoidal")) for L in STUDY_LENGTHS}
         for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
         for t in ch3.POS_TASKS
     }
@@ -625,12 +573,7 @@ def test_study_stats_on_the_interior_position_tasks():
         for L in STUDY_LENGTHS
     ]
     st = an3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
-    assert (
-        st["n_cells"] == 4
-        and st["n_pos"] == 2
-        and st["auc"] == 1.0
-        and st["precision"] == 1.0
-    )
+    assert st["n_cells"] == 4 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
     assert (
         an3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
     )  # default: main tasks only
@@ -648,9 +591,7 @@ def test_page_figures_and_tables_fit_the_column():
     }
     fig = fig3.plot_alpha_tables(tabs, [("rope/prev", 60)])
     assert fig.get_figwidth() <= 7.0 + 1e-9 and all(a.get_xlabel() for a in fig.axes)
-    fig = fig3.plot_heatmaps(
-        {"rope/prev": 1.0}, {"rope/prev": 0.9}, paper_lg60={"rope/prev": 0.87}
-    )
+    fig = fig3.plot_heatmaps({"rope/prev": 1.0}, {"rope/prev": 0.9}, paper_lg60={"rope/prev": 0.87})
     assert fig.get_figwidth() <= 7.0 + 1e-9
     assert any(t.get_text() == "(0.87)" for t in fig.axes[1].texts)
     fig, sim = fig3.show_transfer("rope", "prev", 30)
@@ -680,9 +621,7 @@ def test_lr_grid_points_and_match_counts():
             {
                 **p,
                 "lr": lr,
-                "alpha": min(
-                    1.0, p["paper"] + (shift[lr] if p["decimals"] == 2 else 0.001)
-                ),
+                "alpha": min(1.0, p["paper"] + (shift[lr] if p["decimals"] == 2 else 0.001)),
             }
             for lr in lrs
             for p in pts
@@ -702,14 +641,9 @@ def test_lr_grid_points_and_match_counts():
     m = fig3.lr_matches(data)
     assert m.loc[0.05, "matched (of 37)"] == 35 and m.loc[0.1, "matched (of 37)"] == 35
     assert m.loc[0.05, "Prop. 4(a) (6)"] == 4 and m.loc[0.05, "Table 3 (10)"] == 10
-    assert (
-        m.loc[0.05, "on the edge"] == 0
-        and abs(m.loc[0.1, "largest difference"] - 0.004) < 1e-9
-    )
+    assert m.loc[0.05, "on the edge"] == 0 and abs(m.loc[0.1, "largest difference"] - 0.004) < 1e-9
     fx = fig3.lr_fixed_offsets(data)
-    assert bool(fx.loc[0.05, "α = 1 up to 512"]) and not bool(
-        fx.loc[0.1, "α = 1 up to 512"]
-    )
+    assert bool(fx.loc[0.05, "α = 1 up to 512"]) and not bool(fx.loc[0.1, "α = 1 up to 512"])
     assert fx.loc[0.1, "prev"] == 0.9
     tab = fig3.lr_points(data)
     assert tab.shape == (37, 3) and list(tab.columns) == ["paper", "lr 0.05", "lr 0.1"]
@@ -719,13 +653,7 @@ def test_stored_lr_grid_supports_the_page():
     """The numbers the page's prose quotes from the stored learning-rate grid."""
     data = ch3.load("lr_grid")["data"]
     m = fig3.lr_matches(data)["matched (of 37)"]
-    assert (
-        m.idxmax() == 0.09
-        and m[0.09] == 35
-        and m[0.1] == 34
-        and m[0.08] == 33
-        and m[0.05] == 28
-    )
+    assert m.idxmax() == 0.09 and m[0.09] == 35 and m[0.1] == 34 and m[0.08] == 33 and m[0.05] == 28
     assert fig3.lr_matches(data).loc[0.1, "on the edge"] == 2
     fx = fig3.lr_fixed_offsets(data)
     holds = [lr for lr, ok in fx["α = 1 up to 512"].items() if ok]
@@ -745,9 +673,6 @@ def test_study_label_counts_refreshed_groups():
         "c": {"provenance": {**prov, "refreshed": {"max_abs_difference": 1e-4}}},
     }
     label = fig3.study_label(groups)
-    assert (
-        "1 migrated from the pre-cells store; 2 re-run to record their CPU time"
-        in label
-    )
+    assert "1 migrated from the pre-cells store; 2 re-run to record their CPU time" in label
     assert label.endswith("by at most 0.0001)")
     assert "re-run" not in fig3.study_label({"a": groups["a"]})

@@ -105,9 +105,7 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
             th_e = {n: v[e + i : e + i + 1] for n, v in res_ens.params.items()}
             th_o = {n: v[i : i + 1] for n, v in r_o.params.items()}
             th_64 = {n: v[i : i + 1] for n, v in r_64.params.items()}
-            deltas.append(
-                max(float((th_o[n].double() - th_64[n]).abs().max()) for n in th_o)
-            )
+            deltas.append(max(float((th_o[n].double() - th_64[n]).abs().max()) for n in th_o))
             diffs.append(max(float((th_e[n] - th_o[n]).abs().max()) for n in th_o))
             share = {}
             for key, (x, y) in banks.items():
@@ -147,14 +145,10 @@ def test_the_full_study_is_fifteen_ensembles_of_45_members():
 
 @pytest.fixture
 def dry(monkeypatch):
-    monkeypatch.setitem(
-        paper.PROTOCOL, "smoke", {**paper.PROTOCOL["smoke"], "study": en.DRY_RUN}
-    )
+    monkeypatch.setitem(paper.PROTOCOL, "smoke", {**paper.PROTOCOL["smoke"], "study": en.DRY_RUN})
 
 
-def test_run_study_stores_every_group_as_its_cell_and_resumes(
-    dry, tmp_path, monkeypatch
-):
+def test_run_study_stores_every_group_as_its_cell_and_resumes(dry, tmp_path, monkeypatch):
     log = []
     rec = en.run_study("smoke", out=tmp_path, device="cpu", log=log.append)
     folder = tmp_path / "cells"
@@ -165,9 +159,7 @@ def test_run_study_stores_every_group_as_its_cell_and_resumes(
         obj = load_result(folder / f"{name}.json")
         ex.check_group(obj["data"]["value"], c.kwargs, name)
         prov = obj["provenance"]
-        assert (
-            prov["executor"] == "study_ensemble" and prov["precision"]["tf32"] is False
-        )
+        assert prov["executor"] == "study_ensemble" and prov["precision"]["tf32"] is False
         assert prov["ensemble"]["members"] == 6 and prov["config_hash"] == c.hash
     # the same numbers as training each ensemble directly (the stored value is the rows)
     e0 = en.study_ensembles("smoke")[0]
@@ -212,9 +204,7 @@ def test_a_spent_budget_stops_cleanly_before_an_ensemble(dry, tmp_path):
     assert not list((tmp_path / "cells").glob("*.json")) and "re-run" in log[0]
 
 
-def test_a_full_study_from_a_dirty_tree_is_refused_before_any_work(
-    tmp_path, monkeypatch
-):
+def test_a_full_study_from_a_dirty_tree_is_refused_before_any_work(tmp_path, monkeypatch):
     import lengthgen.store as store
 
     monkeypatch.setattr(store, "git_state", lambda: {"commit": "abc", "dirty": True})
@@ -279,9 +269,7 @@ def test_gpu_script_dry_run_on_the_cpu(tmp_path):
         timeout=120,
     )
     assert p.returncode == 0, p.stdout + p.stderr
-    assert (
-        "TF32 off" in p.stdout and "tiny check" in p.stdout and "estimate" in p.stdout
-    )
+    assert "TF32 off" in p.stdout and "tiny check" in p.stdout and "estimate" in p.stdout
     cells = sorted(x.name for x in (copy / "cells").glob("*.json"))
     assert len(cells) == 8 and all(
         (copy / "cells" / c).stat().st_size <= en.COPY_LIMIT_BYTES for c in cells

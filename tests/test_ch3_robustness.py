@@ -44,9 +44,7 @@ def test_scale_one_is_the_standard_decoder_and_family():
     p = m0.init([0, 1])
     x = torch.randint(0, 12, (2, 3, 9), generator=torch.Generator().manual_seed(1))
     assert torch.equal(m0(p, x), m1(p, x))
-    assert torch.equal(
-        rb.ScaledRope(1.0).features(25), KernelFamily("rope").features(25)
-    )
+    assert torch.equal(rb.ScaledRope(1.0).features(25), KernelFamily("rope").features(25))
     assert not torch.equal(Decoder("rope", rope_scale=0.1)(p, x), m0(p, x))
     with pytest.raises(ConfigError, match="rope_scale"):
         Decoder("rope", rope_scale=float("nan"))
@@ -99,9 +97,7 @@ def test_train_seeds_is_train_groups_per_seed():
         rope_scale=0.5,
         **kw,
     )
-    ref = train_groups(
-        "1L1H", "rope", [(("skip3",), 0), (("skip3",), 1)], rope_scale=0.5, **kw
-    )
+    ref = train_groups("1L1H", "rope", [(("skip3",), 0), (("skip3",), 1)], rope_scale=0.5, **kw)
     assert rows == [{**r, "rope_scale": 0.5} for g in ref for r in g]
 
 
@@ -113,10 +109,7 @@ def test_a_claim_waits_for_its_cells(monkeypatch):
     monkeypatch.setattr(cd, "NOT_RUN", frozenset({"appH__induction__2L4H__rope"}))
     u = cd.until_run(c, "appH__induction__*", "a few minutes")
     assert isinstance(u, Unchecked) and u.status == "not-attempted"
-    assert (
-        "--only 'appH__induction__*' (a few minutes)" in u.reason
-        and "rule 1" in u.reason
-    )
+    assert "--only 'appH__induction__*' (a few minutes)" in u.reason and "rule 1" in u.reason
     assert cd.until_run(c, "appF__*", "an hour") is c
 
 
@@ -126,9 +119,7 @@ def test_app_g_alpha_is_one_on_the_same_cells_at_every_training_length():
 
     tabs = rb._alpha(StoredResults("ch3"))["appG"]
     ones = {L0: sorted(k for k, a in t.items() if a == 1.0) for L0, t in tabs.items()}
-    assert (
-        set(ones) == {"10", "20", "40"} and len({tuple(v) for v in ones.values()}) == 1
-    )
+    assert set(ones) == {"10", "20", "40"} and len({tuple(v) for v in ones.values()}) == 1
     assert "rope/skip3" in ones["10"] and "learned_abs/first" in ones["40"]
 
 
@@ -138,16 +129,10 @@ def test_scaled_rope_lg_equals_its_training_accuracy_at_every_length():
     from lengthgen.claims import StoredResults
 
     r = StoredResults("ch3")
-    for s in [
-        s
-        for s in rb.ROPE_SCALES
-        if s < 1 and f"appH__rope_scale_{s:g}" not in rb.NOT_RUN
-    ]:
+    for s in [s for s in rb.ROPE_SCALES if s < 1 and f"appH__rope_scale_{s:g}" not in rb.NOT_RUN]:
         rows = rb._rows(r, f"appH__rope_scale_{s:g}")
         train = np.mean([x["train_acc"] for x in rows])
-        if (
-            train <= 0.8
-        ):  # the sentence is about the scales where the models learn skip-3
+        if train <= 0.8:  # the sentence is about the scales where the models learn skip-3
             continue
         for L in {x["L"] for x in rows}:
             assert abs(np.mean([x["acc"] for x in rows if x["L"] == L]) - train) <= 0.02

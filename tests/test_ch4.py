@@ -149,9 +149,7 @@ def test_small_exhaustive_and_long_checks():
     assert all(r["thm41"] == 1.0 and r["thm42_bias"] == 1.0 for r in rows)
     assert all(abs(r["fourier"] - r["fourier_theory"]) < 1e-12 for r in rows)
     s = ch4.automaton_summary(primes=(7,), max_m=30, n=200, seed=0)
-    assert s == ch4.summarize_checks(
-        ch4.long_length_checks(primes=(7,), max_m=30, n=200)
-    )
+    assert s == ch4.summarize_checks(ch4.long_length_checks(primes=(7,), max_m=30, n=200))
     assert s["thm41@7"]["min_acc"] == 1.0 and s["thm42_bias@7"]["min_acc"] == 1.0
     assert s["fourier@7"]["errors_outside_tie_residues"] == 0
     assert s["fourier@7"]["max_abs_acc_minus_1_minus_tie_share"] < 1e-6
@@ -169,9 +167,7 @@ def test_relu_construction_check_is_exact_and_counts_inputs():
     rows = ch4.relu_construction_check(cases=((3, (4, 7)), (5, (3,))))
     assert [(r["p"], r["m"]) for r in rows] == [(3, 4), (3, 7), (5, 3)]
     assert all(r["acc"] == 1.0 and r["width"] >= r["path_bound"] for r in rows)
-    assert (
-        rows[0]["count_vectors"] == 15
-    )  # C(4 + 2, 2) count vectors of length 4 over 3 tokens
+    assert rows[0]["count_vectors"] == 15  # C(4 + 2, 2) count vectors of length 4 over 3 tokens
     with pytest.raises(ConfigError):
         ch4.relu_construction_check(cases=())
 
@@ -188,9 +184,7 @@ def test_tiny_training_runs():
     o = ch4.overparam(**TINY["overparam"])
     assert len(o["rows"]) == 4 and all("normalized_margin" in r for r in o["rows"])
     lg = ch4.lengthgen(**TINY["lengthgen"], activation="sine", bias=True)
-    assert (
-        set(lg["rows"][0]) >= {"train", "3", "14", "40"} and lg["example_b"] is not None
-    )
+    assert set(lg["rows"][0]) >= {"train", "3", "14", "40"} and lg["example_b"] is not None
     tr = ch4.lengthgen(**TRACKED, activation="relu")
     assert tr["val_step"] == [2, 4] and len(tr["val_acc"][0]) == 1
     b = ch4.budget_study(**TINY["budget_study"])
@@ -243,9 +237,7 @@ def test_schema_by_name_and_scale_is_the_cells_schema():
                 b.required,
                 b.probabilities,
             )
-            assert [(k, f(None)) for k, f in a.counts] == [
-                (k, f(None)) for k, f in b.counts
-            ]
+            assert [(k, f(None)) for k, f in a.counts] == [(k, f(None)) for k, f in b.counts]
     assert ch4.schema("no_such_cell") is None
     rows = ch4.schema("underparam", "full").counts
     assert rows == (("rows", rows[0][1]),) and rows[0][1](None) == 2 * 2 * 3 * 4 * 2
@@ -254,9 +246,7 @@ def test_schema_by_name_and_scale_is_the_cells_schema():
 # --------------------------------------------------------------------------- (a) the plan on the runs facility
 def _snapshot(folder):
     return {
-        str(p): (p.stat().st_size, p.stat().st_mtime_ns)
-        for p in folder.rglob("*")
-        if p.is_file()
+        str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()
     }
 
 
@@ -303,12 +293,9 @@ def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_sm
             tmp_path / "cells" / f"{cell.name}.json",
             schema=ch4.schema(cell.name, "smoke"),
         )
+        assert obj["data"]["scale"] == "smoke" and obj["data"]["config_hash"] == cell.hash
         assert (
-            obj["data"]["scale"] == "smoke" and obj["data"]["config_hash"] == cell.hash
-        )
-        assert (
-            obj["provenance"]["device"] == "cpu"
-            and obj["provenance"]["requested_device"] == "cpu"
+            obj["provenance"]["device"] == "cpu" and obj["provenance"]["requested_device"] == "cpu"
         )
         trains = cell.name not in ("exhaustive", "automaton", "float_n20", "bounds")
         assert obj["provenance"]["trained_on"] == (["cpu"] if trains else [])
@@ -347,9 +334,7 @@ META = torch.device("meta")
         ("overparam", lambda d: ch4.overparam(**TINY["overparam"], device=d)),
         (
             "lengthgen",
-            lambda d: ch4.lengthgen(
-                **TINY["lengthgen"], activation="sine", bias=True, device=d
-            ),
+            lambda d: ch4.lengthgen(**TINY["lengthgen"], activation="sine", bias=True, device=d),
         ),
         ("lengthgen_tracked", lambda d: ch4.lengthgen(**TRACKED, device=d)),
         ("budget_study", lambda d: ch4.budget_study(**TINY["budget_study"], device=d)),
@@ -360,9 +345,7 @@ META = torch.device("meta")
         ("timing", lambda d: ch4.epoch_timing(**TINY_CHECKS["timing"], device=d)),
     ],
 )
-def test_training_paths_initialise_and_train_on_the_requested_device(
-    name, call, monkeypatch
-):
+def test_training_paths_initialise_and_train_on_the_requested_device(name, call, monkeypatch):
     seen = []
 
     def fake_train_ensemble(model, params, **kw):
@@ -416,27 +399,17 @@ def _copy_cell(tmp_path, name, edit):
 
 
 def test_accuracy_out_of_range_names_file_and_field(tmp_path):
-    _copy_cell(
-        tmp_path, "underparam", lambda v: v["rows"][3].__setitem__("test_acc", 7.0)
-    )
-    with pytest.raises(
-        ResultFileError, match=r"underparam\.json.*rows\.3\.test_acc.*probability"
-    ):
+    _copy_cell(tmp_path, "underparam", lambda v: v["rows"][3].__setitem__("test_acc", 7.0))
+    with pytest.raises(ResultFileError, match=r"underparam\.json.*rows\.3\.test_acc.*probability"):
         ch4.load_stored_cell("underparam", folder=tmp_path)
-    _copy_cell(
-        tmp_path, "lengthgen_sine_bias", lambda v: v["rows"][0].__setitem__("811", 7.0)
-    )
-    with pytest.raises(
-        ResultFileError, match=r"lengthgen_sine_bias\.json.*rows\.0\.811"
-    ):
+    _copy_cell(tmp_path, "lengthgen_sine_bias", lambda v: v["rows"][0].__setitem__("811", 7.0))
+    with pytest.raises(ResultFileError, match=r"lengthgen_sine_bias\.json.*rows\.0\.811"):
         ch4.load_stored_cell("lengthgen_sine_bias", folder=tmp_path)
 
 
 def test_missing_member_is_a_count_error(tmp_path):
     _copy_cell(tmp_path, "overparam", lambda v: v["rows"].pop())
-    with pytest.raises(
-        ResultFileError, match=r"overparam\.json.*'rows' has 11 entries.*needs 12"
-    ):
+    with pytest.raises(ResultFileError, match=r"overparam\.json.*'rows' has 11 entries.*needs 12"):
         ch4.load_stored_cell("overparam", folder=tmp_path)
     _copy_cell(tmp_path, "budget_study", lambda v: v["final_acc"]["811"].pop())
     with pytest.raises(ResultFileError, match=r"budget_study\.json.*final_acc\.811"):
@@ -455,9 +428,7 @@ def test_stored_cell_of_another_configuration_is_refused(tmp_path):
 # --------------------------------------------------------------------------- (d) the stored full run
 def test_every_stored_cell_is_done_and_valid():
     plan, gpu = ch4.cells("full"), ch4.cells("paper")
-    assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(
-        c.name for c in plan + gpu
-    )
+    assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(c.name for c in plan + gpu)
     assert set(runs.plan_status(plan, STORED, "full").values()) == {"done"}
     assert set(runs.plan_status(gpu, STORED, "paper").values()) <= {"done", "partial"}
     for cell, scale in [(c, "full") for c in plan] + [(c, "paper") for c in gpu]:
@@ -517,13 +488,9 @@ def test_page_tables_and_explorer_frames():
     constructions = [k for k in F.EXPLORER_KINDS if k not in F.TRAINED]
     fx = frame_explorer(draw, {"network": constructions, "m": [3, 5]})
     frames = list(fx.frames.values())
-    assert (
-        len(frames) == 8 and len(set(frames)) == 8
-    )  # the length moves every network's frame
+    assert len(frames) == 8 and len(set(frames)) == 8  # the length moves every network's frame
     # off the grid (a live explorer's slider): a length the grid does not list is drawn too
-    assert fx.draw_png(network="Thm 4.2 (bias)", m=4) != fx.draw_png(
-        network="Thm 4.2 (bias)", m=3
-    )
+    assert fx.draw_png(network="Thm 4.2 (bias)", m=4) != fx.draw_png(network="Thm 4.2 (bias)", m=3)
     with pytest.raises(ConfigError):
         F.explorer_frame("Thm 4.2 (bias)", 0, p=7, n=20)
 
@@ -542,7 +509,5 @@ def test_explorer_length_changes_the_trained_networks_too():
     for kind in F.TRAINED:
         a, b = (F.explorer_frame(kind, m, p=17, stored=stored, n=20) for m in (5, 97))
         assert plotting.displayed_text_pt(a) >= plotting.MIN_TEXT_PT
-        la, lb = (
-            [t.get_text() for t in f.axes[1].get_legend().get_texts()] for f in (a, b)
-        )
+        la, lb = ([t.get_text() for t in f.axes[1].get_legend().get_texts()] for f in (a, b))
         assert la != lb and any("m = 97" in t for t in lb), (kind, lb)

@@ -37,9 +37,7 @@ def _ck(folder: Path) -> dict:
 
 
 def _stepper(seed_shift=0, capturable=False):
-    members = ps.members_of(
-        TINY["variants"], TINY["budgets"], TINY["wds"], TINY["seeds"]
-    )
+    members = ps.members_of(TINY["variants"], TINY["budgets"], TINY["wds"], TINY["seeds"])
     model = ps.VariantMLP(5, 16, members)
     sets = [train_set(m["seed"] + seed_shift, 5, (2, 3, 4), m["n"]) for m in members]
     sampler = ps.DeviceLengthSampler(sets, 5, 16, "cpu", seed=1 + seed_shift)
@@ -76,14 +74,10 @@ def test_graph_on_cpu_is_skipped_with_one_line_and_the_eager_path_is_unchanged(
     ps.train_paper_scale(**{**TINY, "steps": 2}, workdir=str(tmp_path / "v"))
     assert SKIP_LINE in capsys.readouterr().out
     monkeypatch.setenv(ps.GRAPH_ENV, "yes")
-    with pytest.raises(
-        ConfigError, match=r"LENGTHGEN_CH4_GRAPH must be 0 or 1, got 'yes'"
-    ):
+    with pytest.raises(ConfigError, match=r"LENGTHGEN_CH4_GRAPH must be 0 or 1, got 'yes'"):
         ps.train_paper_scale(**TINY)
     monkeypatch.delenv(ps.GRAPH_ENV)
-    with pytest.raises(
-        ConfigError, match=r"graph must be True, False or None, got 'on'"
-    ):
+    with pytest.raises(ConfigError, match=r"graph must be True, False or None, got 'on'"):
         ps.train_paper_scale(**TINY, graph="on")
     with pytest.raises(ConfigError, match="checkpoint_parts must be"):
         ps.train_paper_scale(**TINY, checkpoint_parts=1)
@@ -97,9 +91,7 @@ def test_capture_refuses_cleanly_without_cuda():
         assert ps.graph_unavailable_reason("cuda") == (
             "CUDA graphs need a CUDA device, and torch sees none"
         )
-    with pytest.raises(
-        ConfigError, match="^cannot capture the step: CUDA graphs need a CUDA"
-    ):
+    with pytest.raises(ConfigError, match="^cannot capture the step: CUDA graphs need a CUDA"):
         ps.CapturedStep(_stepper(capturable=True))
     with pytest.raises(ConfigError, match="CapturableOptimizer"):
         ps.CapturedStep(_stepper(capturable=False))
@@ -158,9 +150,7 @@ def test_capturable_step_equals_the_eager_step_to_float32_tolerance(tmp_path):
     loop: within the float32 tolerance the device check applies (the two compute the update
     differently, so another CPU may round them apart; this one usually agrees bit for bit)."""
     ps.train_paper_scale(**TINY, workdir=str(tmp_path / "e"))
-    r = ps.train_paper_scale(
-        **TINY, workdir=str(tmp_path / "c"), _capturable_eager=True
-    )
+    r = ps.train_paper_scale(**TINY, workdir=str(tmp_path / "c"), _capturable_eager=True)
     assert r["captured_step"]["paths"] == [[0, "eager-capturable"]]
     rep = dc.compare_states(_ck(tmp_path / "e"), _ck(tmp_path / "c"))
     assert rep["within_float32_tolerance"] and rep["optimizer_count_equal"]
@@ -168,9 +158,7 @@ def test_capturable_step_equals_the_eager_step_to_float32_tolerance(tmp_path):
     assert rep["tolerance_ulps"] == dc.REL_TOL_ULPS
     # the comparison sees a one-ulp change, a large change, and a changed count
     a, b = _ck(tmp_path / "e"), _ck(tmp_path / "e")
-    b["params"]["W"][0, 0, 0] = torch.nextafter(
-        b["params"]["W"][0, 0, 0], torch.tensor(9.0)
-    )
+    b["params"]["W"][0, 0, 0] = torch.nextafter(b["params"]["W"][0, 0, 0], torch.tensor(9.0))
     one = dc.compare_states(a, b)
     assert not one["bitwise"] and one["within_float32_tolerance"]
     assert 0 < one["tensors"]["params.W"]["ulps_of_max"] <= 1
@@ -200,8 +188,7 @@ def test_parts_round_trip_and_name_a_missing_or_corrupt_part(tmp_path):
     assert names == [p["name"] for p in man["parts"]] and len(names) >= 5
     assert all((tmp_path / "ck" / n).stat().st_size <= 4096 for n in names)
     assert (
-        man["meta"] == {"step": 3}
-        and sum(p["bytes"] for p in man["parts"]) == man["total_bytes"]
+        man["meta"] == {"step": 3} and sum(p["bytes"] for p in man["parts"]) == man["total_bytes"]
     )
     back = parts.load_parts(tmp_path / "ck")
     assert torch.equal(back["a"], obj["a"]) and back["b"] == obj["b"]
@@ -247,15 +234,12 @@ def test_stored_checkpoint_keeps_only_the_latest(tmp_path):
     r = dc.store_checkpoint(a, "paper_p53", dest_root=tmp_path / "store")
     assert r["result"] == "copied" and r["step"] == 10 and r["parts"] == 1
     assert r["bytes"] == parts.parts_size(tmp_path / "store" / "paper_p53")
-    parts.save_parts(
-        b, {"x": 0}, meta={"key": "k", "step": 5}
-    )  # a run that got less far
+    parts.save_parts(b, {"x": 0}, meta={"key": "k", "step": 5})  # a run that got less far
     r = dc.store_checkpoint(b, "paper_p53", dest_root=tmp_path / "store")
     assert r["result"].startswith("kept:") and r["step"] == 10
     parts.save_parts(b, {"x": 2}, meta={"key": "other", "step": 50})
     assert (
-        "another configuration"
-        in dc.store_checkpoint(b, "paper_p53", tmp_path / "store")["result"]
+        "another configuration" in dc.store_checkpoint(b, "paper_p53", tmp_path / "store")["result"]
     )
     parts.save_parts(b, {"x": 3}, meta={"key": "k", "step": 20})
     assert dc.store_checkpoint(b, "paper_p53", tmp_path / "store")["step"] == 20
@@ -286,12 +270,8 @@ def _run_process(kw: dict) -> dict:
     return json.loads(line[len("RESULT ") :])
 
 
-def test_a_run_split_across_two_processes_and_a_copy_equals_the_uninterrupted_run(
-    tmp_path, capsys
-):
-    whole = ps.train_paper_scale(
-        **TINY, workdir=str(tmp_path / "whole"), checkpoint_parts=True
-    )
+def test_a_run_split_across_two_processes_and_a_copy_equals_the_uninterrupted_run(tmp_path, capsys):
+    whole = ps.train_paper_scale(**TINY, workdir=str(tmp_path / "whole"), checkpoint_parts=True)
     assert not (tmp_path / "whole" / "checkpoint.pt").exists()
     first = _run_process(
         {
@@ -305,9 +285,7 @@ def test_a_run_split_across_two_processes_and_a_copy_equals_the_uninterrupted_ru
     # "a new machine": only the parts travel, to a folder the first process never saw; the
     # second half runs in this process (another process than the first half's, one import less)
     shutil.copytree(tmp_path / "m1" / "checkpoint", tmp_path / "m2" / "checkpoint")
-    second = ps.train_paper_scale(
-        **TINY, workdir=str(tmp_path / "m2"), checkpoint_parts=True
-    )
+    second = ps.train_paper_scale(**TINY, workdir=str(tmp_path / "m2"), checkpoint_parts=True)
     log = capsys.readouterr().out
     assert f"resumed from {tmp_path / 'm2' / 'checkpoint'} at update 20" in log
     assert not second["partial"] and second["resumed_at"] == [20]
@@ -325,12 +303,8 @@ def test_a_run_split_across_two_processes_and_a_copy_equals_the_uninterrupted_ru
     assert all(p["bytes"] <= parts.PART_BYTES for p in man["parts"])
 
 
-def test_a_run_resumes_from_the_checkpoint_further_along_and_names_a_bad_part(
-    tmp_path, capsys
-):
-    ps.train_paper_scale(
-        **TINY, workdir=str(tmp_path), _stop_at=10
-    )  # checkpoint.pt at 10
+def test_a_run_resumes_from_the_checkpoint_further_along_and_names_a_bad_part(tmp_path, capsys):
+    ps.train_paper_scale(**TINY, workdir=str(tmp_path), _stop_at=10)  # checkpoint.pt at 10
     ps.train_paper_scale(
         **{**TINY, "steps": 40},
         workdir=str(tmp_path / "p"),
@@ -339,24 +313,17 @@ def test_a_run_resumes_from_the_checkpoint_further_along_and_names_a_bad_part(
     )
     shutil.copytree(tmp_path / "p" / "checkpoint", tmp_path / "checkpoint")
     capsys.readouterr()
-    r = ps.train_paper_scale(
-        **TINY, workdir=str(tmp_path), checkpoint_parts=True, _stop_at=30
-    )
+    r = ps.train_paper_scale(**TINY, workdir=str(tmp_path), checkpoint_parts=True, _stop_at=30)
     assert r["resumed_at"] == [20]  # the parts (20) over checkpoint.pt (10)
     man = parts.read_manifest(tmp_path / "checkpoint")
     (tmp_path / "checkpoint" / man["parts"][0]["name"]).unlink()
-    with pytest.raises(
-        ResultFileError, match=r"^checkpoint part .*part-.*-000\.bin is missing"
-    ):
+    with pytest.raises(ResultFileError, match=r"^checkpoint part .*part-.*-000\.bin is missing"):
         ps.train_paper_scale(**TINY, workdir=str(tmp_path), checkpoint_parts=True)
 
 
 def test_module_command_line(tmp_path, capsys):
     """``python -m lengthgen.chapters.ch4.paper_scale`` (its ``main``, called in this process)."""
-    assert (
-        dc.main(["check-graph", "--device", "cpu", "--out", str(tmp_path / "g.json")])
-        == 0
-    )
+    assert dc.main(["check-graph", "--device", "cpu", "--out", str(tmp_path / "g.json")]) == 0
     assert '"passed": null' in capsys.readouterr().out
     rep = json.loads((tmp_path / "g.json").read_text())
     assert rep["skipped"].startswith("CUDA graphs need a CUDA device")
@@ -365,19 +332,13 @@ def test_module_command_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "manifest.json is missing" in err
     parts.save_parts(tmp_path / "ck", {"x": 1}, meta={"key": "k", "step": 7})
     monkey = tmp_path / "results"
-    assert (
-        dc.store_checkpoint(tmp_path / "ck", "paper_p53", monkey)["result"] == "copied"
-    )
+    assert dc.store_checkpoint(tmp_path / "ck", "paper_p53", monkey)["result"] == "copied"
 
 
 def test_a_checkpoint_of_another_device_type_is_refused_in_one_line():
     s = _stepper().sampler
-    st = dict(
-        s.state(), gen=torch.zeros(16, dtype=torch.uint8)
-    )  # a CUDA (Philox) state
-    with pytest.raises(
-        ConfigError, match=r"RNG state \(16 bytes\) is not one of a cpu generator"
-    ):
+    st = dict(s.state(), gen=torch.zeros(16, dtype=torch.uint8))  # a CUDA (Philox) state
+    with pytest.raises(ConfigError, match=r"RNG state \(16 bytes\) is not one of a cpu generator"):
         s.load(st)
     with pytest.raises(ConfigError, match="sampler checkpoint perm has shape"):
         s.load(dict(s.state(), perm=torch.zeros(2, 2, dtype=torch.long)))

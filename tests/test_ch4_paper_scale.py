@@ -70,9 +70,7 @@ def test_variant_mlp_equals_the_per_variant_networks():
             assert torch.equal(P["b"][i], Q["b"][0])
         else:
             assert not P["b"][i].any()
-        torch.testing.assert_close(
-            out[i], ref.forward(Q, x[i : i + 1])[0], rtol=1e-6, atol=1e-7
-        )
+        torch.testing.assert_close(out[i], ref.forward(Q, x[i : i + 1])[0], rtol=1e-6, atol=1e-7)
 
 
 def test_device_sampler_walks_single_length_batches_like_the_released_loop():
@@ -103,18 +101,16 @@ def test_decay_members_decays_only_the_marked_members():
     g = torch.randn(2, 3, 4)
     masked = {"W": W.clone()}
     opt = EnsembleOptimizer(
-        OptimConfig(
-            "adamw", lr=0.1, weight_decay=0.5, decay_members={"W": (False, True)}
-        ),
+        OptimConfig("adamw", lr=0.1, weight_decay=0.5, decay_members={"W": (False, True)}),
         masked,
         ["W"],
     )
     opt.step(masked, {"W": g.clone()})
     for i, wd in enumerate((0.0, 0.5)):
         one = {"W": W[i : i + 1].clone()}
-        EnsembleOptimizer(
-            OptimConfig("adamw", lr=0.1, weight_decay=wd), one, ["W"]
-        ).step(one, {"W": g[i : i + 1].clone()})
+        EnsembleOptimizer(OptimConfig("adamw", lr=0.1, weight_decay=wd), one, ["W"]).step(
+            one, {"W": g[i : i + 1].clone()}
+        )
         assert torch.equal(masked["W"][i], one["W"][0])
     with pytest.raises(ConfigError, match="True/False"):
         OptimConfig("adamw", decay_members={"W": (1, 0)})
@@ -136,11 +132,7 @@ def test_resume_from_checkpoint_is_exact(tmp_path, capsys):
     assert [h["step"] for h in whole["history"]] == [20, 40]
     assert whole["updates_per_epoch"] == {"60": 7, "200": 14}
     cut = train_paper_scale(**TINY, workdir=str(tmp_path / "b"), _stop_at=30)
-    assert (
-        cut["partial"]
-        and cut["progress"]["done"] == 30
-        and cut["history"][-1]["step"] == 30
-    )
+    assert cut["partial"] and cut["progress"]["done"] == 30 and cut["history"][-1]["step"] == 30
     prog = load_result(tmp_path / "b" / "progress.json")["data"]
     assert prog["step"] == 30 and [h["step"] for h in prog["history"]] == [20, 30]
     again = train_paper_scale(**TINY, workdir=str(tmp_path / "b"))
@@ -158,9 +150,7 @@ def test_deadline_and_bad_checkpoint(tmp_path):
     r = train_paper_scale(
         **TINY, deadline=time.time() - 1, stop_margin_s=0.0, workdir=str(tmp_path)
     )
-    assert (
-        r["partial"] and r["progress"]["done"] == 1
-    )  # stops after the update in flight
+    assert r["partial"] and r["progress"]["done"] == 1  # stops after the update in flight
     (tmp_path / "checkpoint.pt").write_text("not a checkpoint")
     with pytest.raises(ResultFileError, match="corrupt checkpoint .*checkpoint.pt"):
         train_paper_scale(**TINY, workdir=str(tmp_path))
@@ -180,9 +170,7 @@ def partial_cell(target, stop_at, workdir=None):
     }
 
 
-def test_partial_cells_are_stored_resumed_and_never_shrunk(
-    tmp_path, monkeypatch, capsys
-):
+def test_partial_cells_are_stored_resumed_and_never_shrunk(tmp_path, monkeypatch, capsys):
     c = Cell("long", partial_cell, {"target": 10, "stop_at": 6})
     run_cells([c], tmp_path, scale="smoke", progress=False)
     assert runs.stored_state(tmp_path, c, "smoke") == "partial"
@@ -232,9 +220,7 @@ def test_paper_scale_is_chapter_4_only_and_needs_a_clean_tree(tmp_path, monkeypa
         capture_output=True,
         text=True,
     )
-    assert (
-        out.returncode != 0 and "Traceback" not in out.stderr and "scale" in out.stderr
-    )
+    assert out.returncode != 0 and "Traceback" not in out.stderr and "scale" in out.stderr
 
 
 def test_commit_named_by_the_launcher_without_git(monkeypatch):
@@ -249,10 +235,7 @@ def test_commit_named_by_the_launcher_without_git(monkeypatch):
         "commit_source": "LENGTHGEN_SOURCE_COMMIT",
     }
     prov = store.provenance(scale="paper", device="cpu", git=st)
-    assert (
-        prov["git_commit"] == "f" * 40
-        and prov["git_commit_source"] == "LENGTHGEN_SOURCE_COMMIT"
-    )
+    assert prov["git_commit"] == "f" * 40 and prov["git_commit_source"] == "LENGTHGEN_SOURCE_COMMIT"
     # a copy inside another checkout: that checkout's HEAD is not this tree's commit
     monkeypatch.setattr(
         store, "_git", lambda *a: "/elsewhere" if "--show-toplevel" in a else "e" * 40

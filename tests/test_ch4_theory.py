@@ -57,9 +57,7 @@ def test_sum_representatives_cover_every_sum_at_length_m():
 def test_interpolant_margin_equals_the_minimum_over_all_of_X_m(m, p):
     net, X = construct_relu(m, p), all_count_vectors(m, p)
     brute = float(margins(net.scores(X), labels_of_counts(X, p)).min())
-    assert T.relu_interpolant_margins(p, [m])[0]["margin"] == pytest.approx(
-        brute, abs=1e-9
-    )
+    assert T.relu_interpolant_margins(p, [m])[0]["margin"] == pytest.approx(brute, abs=1e-9)
 
 
 def test_slope_growth_tells_exponential_from_power_law():
@@ -85,8 +83,6 @@ def test_samples_needed_interpolates_in_log_n():
 
 def test_loglog_slope_recovers_a_power_and_rejects_too_few_points():
     fit = T.loglog_slope([2, 4, 8, 16], [3 * x**1.5 for x in (2, 4, 8, 16)])
-    assert fit["slope"] == pytest.approx(1.5) and fit["SE"] == pytest.approx(
-        0, abs=1e-9
-    )
+    assert fit["slope"] == pytest.approx(1.5) and fit["SE"] == pytest.approx(0, abs=1e-9)
     with pytest.raises(ConfigError):
         T.loglog_slope([1, 2], [1, 2])

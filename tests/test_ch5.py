@@ -165,9 +165,7 @@ def test_clamped_closed_form_against_the_computation(task, scale):
     L0 = 10
     for seed in range(4):
         fam, W = _random_head("learned_abs", seed=seed, L0=L0)
-        W[L0 - 1, mass.FIXED_TARGET[task]] += (
-            3.0 + seed
-        )  # a target that wins the clamped row
+        W[L0 - 1, mass.FIXED_TARGET[task]] += 3.0 + seed  # a target that wins the clamped row
         for L in (11, 40, 300):
             got = mass.mass_alignment(W, fam, task, L, L0)[f"alpha_half_{scale}"]
             closed = mass.first_clamped_half(W, task, L, L0, scale)

@@ -124,9 +124,7 @@ def test_per_member_flag_matches_separate_models():
     assert torch.equal(mixed[1], sl.forward("gen", plain, x, beta="one")[1])
 
 
-@pytest.mark.parametrize(
-    "variant,task", [("pos", "index"), ("norm", "index"), ("pos", "first")]
-)
+@pytest.mark.parametrize("variant,task", [("pos", "index"), ("norm", "index"), ("pos", "first")])
 def test_one_structural_exactness_agrees_with_exhaustive(variant, task):
     c = vo.center(variant, task, 8, eta=1.0)
     g = torch.Generator().manual_seed(3)
@@ -140,9 +138,7 @@ def test_one_structural_exactness_agrees_with_exhaustive(variant, task):
         for ds, de in zip(s.decision, e.decision):
             if ds is not None:
                 assert ds == de
-        assert any(d is True for d in e.decision) and any(
-            d is False for d in e.decision
-        )
+        assert any(d is True for d in e.decision) and any(d is False for d in e.decision)
 
 
 def test_one_diagonal_attention_and_profile_explicit():
@@ -151,10 +147,7 @@ def test_one_diagonal_attention_and_profile_explicit():
     g, a = vo.attention_profile(c, "pos", n, 4, beta="one")
     assert np.allclose(a, np.exp(g) / np.exp(g).sum(), rtol=1e-13)
     diag = vo.diagonal_attention(vo._batch(c)[0], "pos", n, range(1, n + 1), beta="one")
-    want = [
-        vo.attention_profile(c, "pos", n, k, beta="one")[1][k - 1]
-        for k in range(1, n + 1)
-    ]
+    want = [vo.attention_profile(c, "pos", n, k, beta="one")[1][k - 1] for k in range(1, n + 1)]
     assert np.allclose(diag[0].numpy(), want, rtol=1e-12)
 
 
@@ -175,8 +168,7 @@ def test_majority_area_closed_form_both_scales():
             want = vo.majority_area_closed_form(0.5, n, beta)
             assert abs(got - want) <= 1e-9 * want
     assert math.isclose(
-        vo.majority_area_closed_form(1.0, 21, "one")
-        / vo.majority_area_closed_form(1.0, 21, "log"),
+        vo.majority_area_closed_form(1.0, 21, "one") / vo.majority_area_closed_form(1.0, 21, "log"),
         math.log(21),
         rel_tol=1e-14,
     )
@@ -300,9 +292,7 @@ def test_plan_and_schemas():
 def test_closed_forms_small():
     from lengthgen.chapters.ch5 import volume_beta as vb
 
-    out = vb.closed_forms(
-        area_ns=(5, 11), center_ns=12, paper_eta_ns=6, majority_n_max=21
-    )
+    out = vb.closed_forms(area_ns=(5, 11), center_ns=12, paper_eta_ns=6, majority_n_max=21)
     for r in out["area"]:
         assert r["rel_err_one"] < 1e-9 and r["rel_err_log"] < 1e-9
         assert abs(r["ratio"] / math.log(r["n"]) - 1) < 1e-9
@@ -375,9 +365,7 @@ def test_paired_accuracy_pairs_each_log_member_with_its_beta_one_member():
     assert list(vc.paired_accuracy(members, "gen")) == [(3, 1), (5, 2)]
 
 
-@pytest.mark.parametrize(
-    "variant,task,N", [("gen", "majority", 5), ("norm", "index", 3)]
-)
+@pytest.mark.parametrize("variant,task,N", [("gen", "majority", 5), ("norm", "index", 3)])
 def test_joint_box_is_exactness_at_both_lengths(variant, task, N):
     """The joint counts (tested at 10N+1 only where exact at N) equal the exact-at-both counts of
     chapter 2's test run at both lengths on every point; the nesting leaves one_not_log at 0."""
@@ -389,9 +377,7 @@ def test_joint_box_is_exactness_at_both_lengths(variant, task, N):
     for beta in ("log", "one"):
         ok = [
             np.equal(
-                vo.exactness(
-                    P, variant, task, n, method="structural", beta=beta
-                ).decision,
+                vo.exactness(P, variant, task, n, method="structural", beta=beta).decision,
                 True,
             ).astype(bool)
             for n in (N, 10 * N + 1)
@@ -415,11 +401,7 @@ def test_joint_rates_are_the_derived_closed_forms():
         X = np.linspace(-3 * (a + b), 3 * (a + b), 200_001)
         D = X * math.log(L / N)
         overlap = np.clip(np.minimum(a, D + b) - np.maximum(-a, D - b), 0, None)
-        area = (
-            np.trapezoid(overlap, X)
-            if hasattr(np, "trapezoid")
-            else np.trapz(overlap, X)
-        )
+        area = np.trapezoid(overlap, X) if hasattr(np, "trapezoid") else np.trapz(overlap, X)
         assert area == pytest.approx(16 * vc.joint_rate(N, "log"), rel=1e-6)  # 4ab
         assert vc.joint_rate(N, "one") == math.atanh(1 / L)
 
@@ -428,12 +410,8 @@ def test_the_pages_n_max_numbers_are_the_bounds():
     """The page's ⌈4B²/π⌉ (A_gen) and ⌈2B²/π⌉ (the scalar head) for B = 2, 4, 8."""
     from pathlib import Path
 
-    page = (
-        Path(__file__).parents[1] / "notebooks" / "05_across_the_papers.md"
-    ).read_text()
+    page = (Path(__file__).parents[1] / "notebooks" / "05_across_the_papers.md").read_text()
     page = " ".join(page.split())
     gen, scalar = ([math.ceil(k * B * B / math.pi) for B in (2, 4, 8)] for k in (4, 2))
     assert f"({gen[0]}, {gen[1]} and {gen[2]} for $B$ = 2, 4, 8" in page
-    assert (
-        f"against {scalar[0]}, {scalar[1]} and {scalar[2]} for the scalar head" in page
-    )
+    assert f"against {scalar[0]}, {scalar[1]} and {scalar[2]} for the scalar head" in page

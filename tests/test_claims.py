@@ -82,9 +82,7 @@ def test_direction_is_its_own_category():
 
 
 def test_declared_deviation_and_one_that_starts_to_hold():
-    dev = Deviation(
-        "reduced-budget", "we train 2,000 updates instead of 300,000 epochs"
-    )
+    dev = Deviation("reduced-budget", "we train 2,000 updates instead of 300,000 epochs")
     c = _c(deviation=dev, protocol=reduced("2,000 updates"))
     rec = _eval(c, 0.9)
     assert rec["status"] == "deviates" and rec["cause"] == "reduced-budget"
@@ -94,8 +92,7 @@ def test_declared_deviation_and_one_that_starts_to_hold():
     assert held["protocol_note"] == "2,000 updates"  # the reduction stays visible
     mod = _eval(_c(protocol=claims.modified("our map differs")), 0.5)
     assert (
-        mod["protocol"] == "modified"
-        and claims.protocol_label(mod) == "differs: our map differs"
+        mod["protocol"] == "modified" and claims.protocol_label(mod) == "differs: our map differs"
     )
 
 
@@ -124,9 +121,7 @@ def test_rounding_keeps_ledgers_stable():
 
 
 def _fake_chapter(monkeypatch, claims_list, causes=None):
-    mod = types.SimpleNamespace(
-        CLAIMS=claims_list, CAUSES=causes or {"run-to-run variance": "x"}
-    )
+    mod = types.SimpleNamespace(CLAIMS=claims_list, CAUSES=causes or {"run-to-run variance": "x"})
     real = claims.importlib.import_module
 
     def fake(name):
@@ -138,9 +133,7 @@ def _fake_chapter(monkeypatch, claims_list, causes=None):
     return mod
 
 
-def test_save_keeps_a_written_value_that_differs_only_by_rounding(
-    monkeypatch, tmp_path
-):
+def test_save_keeps_a_written_value_that_differs_only_by_rounding(monkeypatch, tmp_path):
     """Another CPU may round a value one unit apart in its last kept digit: the committed value
     stays; a value further off, a changed field or an unreadable file is written."""
     b = _c(id="ch0.b", digits=3, tolerance=0.0195, group="ours")
@@ -150,9 +143,7 @@ def test_save_keeps_a_written_value_that_differs_only_by_rounding(
         led = claims.Ledger("ch0", scale="smoke")
         led.record("ch0.a", a)
         led.record("ch0.b", b)
-        return {
-            r["id"]: r["our_value"] for r in json.loads(led.save(tmp_path).read_text())
-        }
+        return {r["id"]: r["our_value"] for r in json.loads(led.save(tmp_path).read_text())}
 
     assert save(0.5001, 0.501) == {"ch0.a": 0.5001, "ch0.b": 0.501}
     # one unit in the 4th (a) and 3rd (b) significant digit: kept
@@ -228,9 +219,7 @@ def test_tamper_ch0_stored_grid_is_caught(tmp_path, monkeypatch):
     problems = claims.check_ledgers(["ch0"], results_root=root)
     assert [p["id"] for p in problems] == ["ch0.eq1.closed_form"]
     assert "fails without a declared deviation" in problems[0]["problem"]
-    obj["data"]["value"]["max_abs_error"] = (
-        1e-11  # moved, but within the claim's tolerance
-    )
+    obj["data"]["value"]["max_abs_error"] = 1e-11  # moved, but within the claim's tolerance
     path.write_text(json.dumps(obj))
     assert claims.check_ledgers(["ch0"], results_root=root) == []
 
@@ -263,9 +252,7 @@ def test_claims_html_shows_statements_badges_and_formatted_numbers():
     )
     html = pages.claims_html([rec])
     assert (
-        "Mean accuracy at N = 11" in html
-        and "deviates" in html
-        and "<span>0.6655</span>" in html
+        "Mean accuracy at N = 11" in html and "deviates" in html and "<span>0.6655</span>" in html
     )
     assert "0.6655000000000001" not in html and "reduced: 2,000 updates" in html
     assert "fewer updates" in html and "ch0.x" in html
@@ -293,10 +280,7 @@ def test_a_claim_is_one_row_that_opens_to_its_details():
     assert 'data-protocol="reduced"' in row and 'data-check="value"' in row
     assert 'id="claim-ch0.x"' in row and 'href="#claim-ch0.x"' in row
     assert "open" not in row.split(">")[0]  # collapsed
-    assert (
-        claims.fmt_value({"mean": 81.0, "lo": 79.5, "hi": 82.25})
-        == "81 (79.5 to 82.25)"
-    )
+    assert claims.fmt_value({"mean": 81.0, "lo": 79.5, "hi": 82.25}) == "81 (79.5 to 82.25)"
 
 
 def test_every_chapter_has_a_headline_naming_its_claims():
@@ -314,10 +298,7 @@ def test_every_chapter_has_a_headline_naming_its_claims():
 def _ledger_values(ch):
     from lengthgen.store import results_dir
 
-    return {
-        r["id"]: r["our_value"]
-        for r in claims.load_ledger(ch, results_dir() / "claims")
-    }
+    return {r["id"]: r["our_value"] for r in claims.load_ledger(ch, results_dir() / "claims")}
 
 
 def test_headline_numbers_follow_the_ledger():
@@ -336,10 +317,7 @@ def test_headline_numbers_follow_the_ledger():
         )
     }
     assert all(v1[f"ch1.first_rates.{k}"]["runs"] == 100 for k in n)
-    assert (
-        f"succeeds in {n['scaled_n10']} and {n['scaled_n300']} of 100 runs"
-        in h1["deviation"]
-    )
+    assert f"succeeds in {n['scaled_n10']} and {n['scaled_n300']} of 100 runs" in h1["deviation"]
     assert (
         f"placement of the factor: {n['authors_placement_n10']} and {n['authors_placement_n300']})"
         in h1["deviation"]
@@ -349,9 +327,7 @@ def test_headline_numbers_follow_the_ledger():
         and f"it succeeds in {n['scaled_n30']} of 100" in h1["deviation"]
     )
     assert (
-        v1["ch1.first_train.scaled_perfect_n30"]
-        == v1["ch1.first_train.scaled_perfect_n100"]
-        == 20
+        v1["ch1.first_train.scaled_perfect_n30"] == v1["ch1.first_train.scaled_perfect_n100"] == 20
     )
     assert "20 of 20 runs perfect" in h1["finding"]
     v3, h3 = _ledger_values("ch3"), claims.chapter_claims("ch3").HEADLINE
@@ -369,13 +345,8 @@ def test_residues_are_recorded_as_their_bound_not_raw_rounding():
     assert claims.residue_of(c) == 1e-10
     for raw in (0.0, 3e-13, -1e-14):
         assert _eval(c, ours=raw)["our_value"] == "≤ 1e-10"
-    big = _c(
-        paper_value=0.0, tolerance=0.3, check="value"
-    )  # a slope of zero: not a residue
-    assert (
-        claims.residue_of(big) is None
-        and _eval(big, ours=0.07413)["our_value"] == 0.07413
-    )
+    big = _c(paper_value=0.0, tolerance=0.3, check="value")  # a slope of zero: not a residue
+    assert claims.residue_of(big) is None and _eval(big, ours=0.07413)["our_value"] == 0.07413
     listed = _c(paper_value=[0.0, 0.0], tolerance=1e-12, check="value")
     assert _eval(listed, ours=[0.0, 3.5e-18])["our_value"] == ["≤ 1e-12", "≤ 1e-12"]
     explicit = _c(
@@ -401,15 +372,13 @@ def test_same_within_rounding_allows_one_unit_of_the_last_digit_only():
     assert not claims.same_within_rounding(
         {"a": 1.0}, {"b": 1.0}
     ) and not claims.same_within_rounding([1.0], [1.0, 2.0])
-    assert not claims.same_within_rounding(
-        "≤ 1e-10", 1e-11
-    ) and not claims.same_within_rounding(True, 1)
+    assert not claims.same_within_rounding("≤ 1e-10", 1e-11) and not claims.same_within_rounding(
+        True, 1
+    )
 
 
 @pytest.mark.parametrize("factor", [1.5, 3.0])
-def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(
-    tmp_path, factor
-):
+def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(tmp_path, factor):
     """Stored results do not change: a stored window width × 1.5 or × 3 moves its slope by less
     than the paper's tolerance (0.3) but beyond the ledger's rounding, and ``claims --check`` fails."""
     root = copy_results(tmp_path, ["ch2"])
@@ -419,9 +388,7 @@ def test_tamper_ch2_window_width_is_caught_whatever_the_paper_tolerance(
     for key in ("width", "finite_width"):
         curve[key][-1] *= factor  # the widest length's width
     path.write_text(json.dumps(obj))
-    named = {
-        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
-    }
+    named = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     assert list(named) == ["ch2.volume.pos_index_chi"], named
     assert named["ch2.volume.pos_index_chi"].startswith(("value", "status")), named
 
@@ -468,8 +435,7 @@ def test_a_chapter_ledger_in_two_pages(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "DETAILS", ("ch0.stored.",))
     probs = claims.check_ledgers(["ch0"], results_root=root)
     assert any(
-        p["id"] == "ch0.eq1.closed_form" and "ch0.details.json" in p["problem"]
-        for p in probs
+        p["id"] == "ch0.eq1.closed_form" and "ch0.details.json" in p["problem"] for p in probs
     )
     # the same claim in both parts: a corrupt ledger, named
     main_part = json.loads((root / "claims" / "ch0.json").read_text())
@@ -511,19 +477,14 @@ def test_outcome_words_follow_the_evaluated_claims():
     # the stored results: the summing construction holds, the A_norm Index prediction failed
     assert led.held(ok) is True and led.held(bad) is False
     assert led.outcome(ok, bad) == "1 of 2 held"
-    assert (
-        led.outcome(ok, ok) == "all 2 held"
-        and led.outcome(bad, bad) == "none of 2 held"
-    )
+    assert led.outcome(ok, ok) == "all 2 held" and led.outcome(bad, bad) == "none of 2 held"
     assert led.outcome(ok) == "it held" and led.outcome(bad) == "it failed"
     with pytest.raises(ConfigError, match="at least one"):
         led.outcome()
     with pytest.raises(ConfigError, match="unknown claim"):
         led.outcome("ch5.nope")
     unchecked = [c.id for c in c5.CLAIMS if isinstance(c, claims.Unchecked)]
-    assert (
-        "ch5.mass.alibi_keeps_mass" in unchecked
-    )  # not evaluable: an empty population
+    assert "ch5.mass.alibi_keeps_mass" in unchecked  # not evaluable: an empty population
     for cid in unchecked:  # an unchecked claim has no verdict
         with pytest.raises(ConfigError, match="not checked"):
             led.held(cid)

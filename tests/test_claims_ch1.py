@@ -40,9 +40,7 @@ def test_declarations():
     }
     assert all(c.deviation.cause in ch1_claims.CAUSES for c in checked if c.deviation)
     # the ceiling of Fig. 4 is checked as a count of perfect runs, one claim per training length
-    perfect = [
-        c for c in checked if c.id.startswith("ch1.first_train.scaled_perfect_n")
-    ]
+    perfect = [c for c in checked if c.id.startswith("ch1.first_train.scaled_perfect_n")]
     assert len(perfect) == len(paper.TRAIN_LENGTHS)
     assert all(c.check == "equal" and c.paper_value == paper.FIG4_RUNS for c in perfect)
     # checks of our own code against our own formulas are self-checks, not paper claims
@@ -64,16 +62,9 @@ def test_declarations():
         for c in checked
         if c.id.startswith(("ch1.first_rates.scaled_n", "ch1.first_rates.authors_"))
     ]
-    assert len(rates) == 2 * len(paper.TRAIN_LENGTHS) and all(
-        c.check == "predicate" for c in rates
-    )
-    assert all(
-        c.holds({"p_20_of_20": 0.05}) and not c.holds({"p_20_of_20": 0.049})
-        for c in rates
-    )
-    assert all(
-        c.deviation.cause == "success rate below 1" for c in rates if c.deviation
-    )
+    assert len(rates) == 2 * len(paper.TRAIN_LENGTHS) and all(c.check == "predicate" for c in rates)
+    assert all(c.holds({"p_20_of_20": 0.05}) and not c.holds({"p_20_of_20": 0.049}) for c in rates)
+    assert all(c.deviation.cause == "success rate below 1" for c in rates if c.deviation)
     # order statements are direction checks, never numeric reproductions (rule 6)
     for cid in (
         "ch1.first_train.scaled_beats_standard",
@@ -114,10 +105,7 @@ def test_committed_ledger_is_complete_and_current():
     rows = claims.load_ledger("ch1")  # the chapter page's part, then the details page's
     mod = claims.chapter_claims("ch1")
     assert [r["id"] for r in rows] == [
-        c.id
-        for page in claims.PAGES
-        for c in mod.CLAIMS
-        if claims.page_of(mod, c.id) == page
+        c.id for page in claims.PAGES for c in mod.CLAIMS if claims.page_of(mod, c.id) == page
     ]
     assert claims.check_ledgers(["ch1"]) == []
     status = {r["id"]: claims.category(r) for r in rows}
@@ -133,9 +121,7 @@ def test_tamper_one_member_accuracy_is_caught(tmp_path):
         v["test_acc"][_member(v, 30, True, 7)] = 0.99
 
     edit_cell(root, "ch1", "first_training", edit)
-    problems = {
-        p["id"]: p["problem"] for p in claims.check_ledgers(["ch1"], results_root=root)
-    }
+    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch1"], results_root=root)}
     # the count claim fails; the direction claim reads the same accuracies, so its value moved too, and
     # the run no longer ends as its twin in first_rates
     assert set(problems) == {
@@ -143,10 +129,7 @@ def test_tamper_one_member_accuracy_is_caught(tmp_path):
         "ch1.first_train.scaled_beats_standard",
         "ch1.first_rates.repeats_first_training",
     }
-    assert (
-        "fails without a declared deviation"
-        in problems["ch1.first_train.scaled_perfect_n30"]
-    )
+    assert "fails without a declared deviation" in problems["ch1.first_train.scaled_perfect_n30"]
     assert problems["ch1.first_train.scaled_beats_standard"].startswith("value")
 
 
@@ -155,11 +138,7 @@ def test_tamper_fig2_logit_is_caught(tmp_path):
     root = copy_results(tmp_path)
 
     def edit(v):
-        curve = next(
-            c
-            for c in v
-            if c["construction"] == "first" and c["label"] == "no layer norm"
-        )
+        curve = next(c for c in v if c["construction"] == "first" and c["label"] == "no layer norm")
         curve["rows"][-1]["max_abs_logit"] += 1e-6
 
     edit_cell(root, "ch1", "fig2", edit)
@@ -175,9 +154,7 @@ def test_tamper_fig2_parity_logit_is_caught(tmp_path):
 
     def edit(v):
         curve = next(
-            c
-            for c in v
-            if c["construction"] == "parity" and c["label"] == "no layer norm"
+            c for c in v if c["construction"] == "parity" and c["label"] == "no layer norm"
         )
         curve["rows"][3]["max_abs_logit"] += 1e-6
 
@@ -215,11 +192,7 @@ def test_tamper_other_cells_is_caught(tmp_path, cell):
     root = copy_results(tmp_path)
     if cell == "parity_training":
         edit, expect = (
-            (
-                lambda v: v["test_acc"].__setitem__(
-                    slice(None), [1.0] * len(v["test_acc"])
-                )
-            ),
+            (lambda v: v["test_acc"].__setitem__(slice(None), [1.0] * len(v["test_acc"]))),
             "ch1.parity_train.not_learned",
         )
     else:
@@ -251,12 +224,8 @@ def test_tamper_success_rate_is_caught(tmp_path):
             v["test_acc"][_rate_member(v, 30, "log-scaled", run)] = 0.5
 
     edit_cell(root, "ch1", "first_rates", edit)
-    problems = {
-        p["id"]: p["problem"] for p in claims.check_ledgers(["ch1"], results_root=root)
-    }
-    assert (
-        "fails without a declared deviation" in problems["ch1.first_rates.scaled_n30"]
-    )
+    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch1"], results_root=root)}
+    assert "fails without a declared deviation" in problems["ch1.first_rates.scaled_n30"]
     assert "ch1.first_rates.authors_placement_n30" not in problems
     assert "ch1.first_rates.repeats_first_training" not in problems
 
@@ -392,10 +361,7 @@ def test_studies_prose_numbers_are_pinned():
     assert round(math.sqrt(paper.TEST_N - 1) / 2) == 16
     grid = paper.PARITY_GRID["full"]
     k = len(grid["depths"]) * len(grid["lrs"]) * len(grid["log_scaled"])
-    assert (
-        f"That makes {k} settings, {k - 1} of them new, with {grid['runs']} runs each"
-        in text
-    )
+    assert f"That makes {k} settings, {k - 1} of them new, with {grid['runs']} runs each" in text
     runs = len(paper.TRAIN_LENGTHS) * len(paper.ATTENTION_ARMS) * paper.FIG4_RUNS
     assert f"trains the {runs} runs of paper Fig. 4" in text
 
@@ -445,16 +411,12 @@ def test_outvote_prose_numbers_are_pinned():
     assert f"only {right} are right for both first" in text
     assert f"The other {failed - right} give the same answer" in text
     std = [i for i, m in enumerate(cell["members"]) if not m["log_scaled"]]
-    wrong = [
-        i for i in std if cell["test_acc"][i] < 1.0 and not cell["balanced_correct"][i]
-    ]
+    wrong = [i for i in std if cell["test_acc"][i] < 1.0 and not cell["balanced_correct"][i]]
     errs = [cell["exact_error"][i] for i in wrong]
     assert 0.45 <= min(errs) and max(errs) <= 0.5 + 1e-12
     assert "exact error rate lies between 0.45 and 0.5" in text
     up = sum(cell["rest_pushes_up"][i] for i in std)
-    assert (
-        f"In {up} of the {len(std)} standard runs more later 1s raise the logit" in text
-    )
+    assert f"In {up} of the {len(std)} standard runs more later 1s raise the logit" in text
 
 
 def test_parity_grid_prose_numbers_are_pinned():

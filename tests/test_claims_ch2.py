@@ -37,21 +37,15 @@ def test_declarations():
             rule1.append((decl[f"ch2.train.table3.{model}_N{N}"], t3))
     assert len(rule1) == 25
     for c, (m, lo, hi) in rule1:
-        assert (
-            c.check == "predicate" and c.interval is None and c.why.startswith("rule 1")
-        )
+        assert c.check == "predicate" and c.interval is None and c.why.startswith("rule 1")
         assert c.paper_value == m and tuple(c.paper_uncertainty) == (lo, hi)
         h = (hi - lo) / 2
         assert c.holds({"mean": m, "lo": m - 1, "hi": m + 1})
         # just inside and just outside the band, with our half-width equal to the paper's facing one
         below = m - lo
         edge = math.hypot(below, below)
-        assert c.holds(
-            {"mean": m - 0.999 * edge, "lo": 0.0, "hi": m - 0.999 * edge + below}
-        )
-        assert not c.holds(
-            {"mean": m - 1.001 * edge, "lo": 0.0, "hi": m - 1.001 * edge + below}
-        )
+        assert c.holds({"mean": m - 0.999 * edge, "lo": 0.0, "hi": m - 0.999 * edge + below})
+        assert not c.holds({"mean": m - 1.001 * edge, "lo": 0.0, "hi": m - 1.001 * edge + below})
         # the old rule's pass (our mean inside the paper's interval) is still a pass
         assert c.holds({"mean": m + 0.9 * (hi - m), "lo": m - h, "hi": hi + h})
     # deviations name a declared cause, and the explanation is text of ours, not a formatted number
@@ -65,11 +59,7 @@ def test_declarations():
         and decl["ch2.train.norm_vs_pos_size"].check == "value"
     )
     assert decl["ch2.train.coef_direction"].check == "direction"
-    assert (
-        decl["ch2.train.coef_chi"].check
-        == decl["ch2.train.coef_ell"].check
-        == "interval"
-    )
+    assert decl["ch2.train.coef_chi"].check == decl["ch2.train.coef_ell"].check == "interval"
     # true by construction: the D.7 equivalence (fixed token k = 0) is a self-check
     assert decl["ch2.train.d7.majority_equivalent"].group == "self-check"
     # the misread A_norm map is ours: no cause or explanation calls it the paper's
@@ -98,8 +88,7 @@ def test_rule8_chance_sides():
     assert ch2_rules.chance_side(49.0, 51.0) == "indistinguishable"
     assert ch2_rules.chance_side(50.0, 51.0) == "indistinguishable"
     sides = {
-        cell: ch2_rules.paper_chance_side(paper.PAPER_T1[cell])
-        for cell in ch2_claims.CHANCE_CELLS
+        cell: ch2_rules.paper_chance_side(paper.PAPER_T1[cell]) for cell in ch2_claims.CHANCE_CELLS
     }
     assert sides == {
         ("first", "gen"): "indistinguishable",
@@ -111,9 +100,7 @@ def test_rule8_chance_sides():
     for (task, model), side in sides.items():
         c = decl[f"ch2.train.table1.{task}_{model}_chance"]
         assert c.check == "predicate" and side in c.paper_value
-        assert c.holds({"mean": 50.0, "lo": 49.0, "hi": 51.0}) == (
-            side == "indistinguishable"
-        )
+        assert c.holds({"mean": 50.0, "lo": 49.0, "hi": 51.0}) == (side == "indistinguishable")
         assert c.holds({"mean": 55.0, "lo": 53.0, "hi": 57.0}) == (side == "above")
 
 
@@ -159,9 +146,7 @@ def test_tolerance_rules_come_from_the_paper():
     # every A_norm run the claims read uses the paper's map; the misread map is the ablation only
     from lengthgen.chapters.ch2.experiments import EXPERIMENTS
 
-    assert {n for n, e in EXPERIMENTS.items() if e.norm_map != "sqrt"} == {
-        "index_norm_misread"
-    }
+    assert {n for n, e in EXPERIMENTS.items() if e.norm_map != "sqrt"} == {"index_norm_misread"}
     for c in _declared().values():
         if isinstance(c, Claim):
             assert ch2_measures.MISREAD_MAP not in (c.protocol.reduced or "")
@@ -178,9 +163,7 @@ def test_committed_ledger_is_complete_and_current():
     status = {r["id"]: claims.category(r) for r in rows}
     assert status["ch2.train.norm_vs_pos"] == "direction"
     # rule 1 (two samples): A_norm (the paper's map) agrees at every N, A_pos at N = 11, 21, 41
-    assert [status[f"ch2.train.table2.index_norm_N{N}"] for N in paper.NS] == [
-        "reproduced"
-    ] * 5
+    assert [status[f"ch2.train.table2.index_norm_N{N}"] for N in paper.NS] == ["reproduced"] * 5
     assert [status[f"ch2.train.table2.index_pos_N{N}"] for N in paper.NS] == [
         "reproduced",
         "reproduced",
@@ -195,10 +178,7 @@ def test_committed_ledger_is_complete_and_current():
     assert status["ch2.train.table1.majority_posnorm"] == "reproduced"
     assert status["ch2.train.table1.first_sin_chance"] == "reproduced"
     for cell in ("first_gen", "index_gen", "index_sin"):
-        assert (
-            by_id[f"ch2.train.table1.{cell}_chance"]["cause"]
-            == "count-only chance above 50 %"
-        )
+        assert by_id[f"ch2.train.table1.{cell}_chance"]["cause"] == "count-only chance above 50 %"
         assert by_id[f"ch2.train.table1.{cell}"]["status"] == "not-attempted"
     assert status["ch2.train.fig2.norm_above_pos"] == "direction"
     assert status["ch2.train.fig2.pos_drop"] == "direction"
@@ -228,14 +208,9 @@ def test_tamper_halved_accuracies_are_caught(tmp_path):
             m["test"] = {L: a / 2 for L, a in m["test"].items()}
 
     edit_cell(root, "ch2", "majority_posnorm", edit)
-    problems = {
-        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
-    }
+    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     assert set(problems) == {"ch2.train.table1.majority_posnorm"}
-    assert (
-        "fails without a declared deviation"
-        in problems["ch2.train.table1.majority_posnorm"]
-    )
+    assert "fails without a declared deviation" in problems["ch2.train.table1.majority_posnorm"]
 
 
 def test_tamper_one_seed_off_the_ceiling_is_caught(tmp_path):
@@ -243,23 +218,14 @@ def test_tamper_one_seed_off_the_ceiling_is_caught(tmp_path):
     root = copy_results(tmp_path)
 
     def edit(v):
-        m = next(
-            m
-            for m in v["members"]
-            if m["variant"] == "pos" and m["seed"] == paper.SEEDS[7]
-        )
+        m = next(m for m in v["members"] if m["variant"] == "pos" and m["seed"] == paper.SEEDS[7])
         m["test"]["511"] = 0.999
 
     edit_cell(root, "ch2", "first_posnorm", edit)
-    problems = {
-        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
-    }
+    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     # the ceiling claim fails; the order claim reads the same mean, which moved by 0.005 points only
     assert "ch2.train.table2.first_pos_N51" in problems
-    assert (
-        "fails without a declared deviation"
-        in problems["ch2.train.table2.first_pos_N51"]
-    )
+    assert "fails without a declared deviation" in problems["ch2.train.table2.first_pos_N51"]
     assert set(problems) <= {"ch2.train.table2.first_pos_N51", "ch2.train.volume_order"}
 
 
@@ -273,9 +239,7 @@ def test_tamper_volume_scan_is_caught(tmp_path):
             w[-1] = w[-2] * 4  # the window grows at the longest length
 
     edit_cell(root, "ch2", "volume_scans", edit)
-    problems = {
-        p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)
-    }
+    problems = {p["id"]: p["problem"] for p in claims.check_ledgers(["ch2"], results_root=root)}
     assert set(problems) == {"ch2.volume.pos_index_chi"}
 
 
@@ -312,25 +276,19 @@ def test_training_prose_follows_the_ledger():
         for (t, m) in paper.PAPER_T2
     }
     assert all(t2[("first", "pos")])
-    assert (
-        f"Majority column at {WORDS[sum(t2[('majority', 'gen')])]} of five $N$" in text
-    )
+    assert f"Majority column at {WORDS[sum(t2[('majority', 'gen')])]} of five $N$" in text
     assert sum(t2[("index", "norm")]) == 5
     assert "the $A_\\text{norm}$ Index column at all five $N$" in text
     assert f"$A_\\text{{pos}}$ one at {WORDS[sum(t2[('index', 'pos')])]}," in text
     t3 = sum(ok(f"ch2.train.table3.{m}_N{N}") for m in ("gen", "sin") for N in paper.NS)
     assert f"{WORDS[t3]} of the ten paper Table 3 entries" in text
     chance_off = [
-        c
-        for c in ch2_claims.CHANCE_CELLS
-        if not ok(f"ch2.train.table1.{c[0]}_{c[1]}_chance")
+        c for c in ch2_claims.CHANCE_CELLS if not ok(f"ch2.train.table1.{c[0]}_{c[1]}_chance")
     ]
     assert f"{WORDS[len(chance_off)]} near-chance cells of paper Table 1" in text
     for task, model in chance_off:  # "a point or two above 50%"
         assert (
-            1.0
-            <= rows[f"ch2.train.table1.{task}_{model}_chance"]["our_value"]["mean"] - 50
-            <= 2.5
+            1.0 <= rows[f"ch2.train.table1.{task}_{model}_chance"]["our_value"]["mean"] - 50 <= 2.5
         )
     # which N agree (abstract, figure caption, discussion)
     pos_ok = [N for N, x in zip(paper.NS, t2[("index", "pos")]) if x]
@@ -339,25 +297,17 @@ def test_training_prose_follows_the_ledger():
     assert "A_pos at N = 11, 21 and 41; at N = 31 and 51 A_pos" in text
     assert "agrees at $N = 11$, $21$ and $41$ and not at $N = 31$ and $51$" in text
     maj_off = [N for N, x in zip(paper.NS, t2[("majority", "gen")]) if not x]
-    assert (
-        maj_off == [21]
-        and "the Majority column agrees at four, all but $N = 21$" in text
-    )
+    assert maj_off == [21] and "the Majority column agrees at four, all but $N = 21$" in text
     assert not ok("ch2.train.table3.gen_N21") and "(both at $N = 21$)" in text
     # the run-to-run drift of the A_pos means between the two stored executions
-    now = {
-        N: rows[f"ch2.train.table2.index_pos_N{N}"]["our_value"]["mean"]
-        for N in paper.NS
-    }
+    now = {N: rows[f"ch2.train.table2.index_pos_N{N}"]["our_value"]["mean"] for N in paper.NS}
     assert all(round(abs(now[N] - PREVIOUS_POS_MEANS[N]), 2) <= 0.03 for N in (11, 21))
     # the previous means are known to 4 digits (±0.005), so a shown drop may be off by one in the
     # last place: 58.15 − 56.70 is 1.445 … 1.455
     assert "moved down by 1.5, 1.0 and 1.7 points" in text
     for N, shown in zip((31, 41, 51), (1.5, 1.0, 1.7)):
         assert abs(PREVIOUS_POS_MEANS[N] - now[N] - shown) <= 0.055
-    assert (
-        PREVIOUS_POS_MEANS[51] < paper.PAPER_T2[("index", "pos")][51][1]
-    )  # "itself below"
+    assert PREVIOUS_POS_MEANS[51] < paper.PAPER_T2[("index", "pos")][51][1]  # "itself below"
     # A_norm at N = 11 … 41: all agree under rule 1, three inside the paper's interval
     inside = sum(
         lo <= rows[f"ch2.train.table2.index_norm_N{N}"]["our_value"]["mean"] <= hi
@@ -366,8 +316,7 @@ def test_training_prose_follows_the_ledger():
     )
     assert (
         inside == 3
-        and "all four agree with the paper under the two-sample rule, three of them"
-        in text
+        and "all four agree with the paper under the two-sample rule, three of them" in text
     )
 
 
@@ -386,10 +335,7 @@ def test_gain_and_ablation_prose_numbers_are_pinned():
     misread = ch2.longest_summary(res.cell("index_norm_misread"), "norm", 51)[0]
     ours = rows["ch2.train.table2.index_norm_N51"]["our_value"]["mean"]
     assert f"({misread:.1f}% at $L = 511$), {ours - misread:.0f} points below" in text
-    assert (
-        f"reaches {misread:.0f}% at ten times the training length against {ours:.0f}%"
-        in text
-    )
+    assert f"reaches {misread:.0f}% at ten times the training length against {ours:.0f}%" in text
     pos = {
         m["seed"]: m["test"]["511"]
         for m in res.cell("index_posnorm")["members"]
@@ -415,25 +361,15 @@ def test_chance_prose_and_explanations_are_pinned():
 
     text, rows = _page_text(), _ledger()
     t1 = paper.PAPER_T1
-    assert (
-        f"{t1[('first', 'gen')]}%, {t1[('index', 'gen')]}% and {t1[('index', 'sin')]}%"
-        in text
-    )
+    assert f"{t1[('first', 'gen')]}%, {t1[('index', 'gen')]}% and {t1[('index', 'sin')]}%" in text
     assert f"(First under $A_\\text{{sin}}$) ({t1[('first', 'sin')]}%)" not in text
     assert f"First under $A_\\text{{sin}}$ ({t1[('first', 'sin')]}%)" in text
     count_rule = 100 * (0.5 + 0.5 * binom.pmf(255, 510, 0.5))
-    assert (
-        f"{count_rule:.1f} % at n = 511"
-        in ch2_claims.CAUSES["count-only chance above 50 %"]
-    )
+    assert f"{count_rule:.1f} % at n = 511" in ch2_claims.CAUSES["count-only chance above 50 %"]
     # "lies close to our A_gen means and to the paper's"
     for task in ("first", "index"):
         assert (
-            abs(
-                rows[f"ch2.train.table1.{task}_gen_chance"]["our_value"]["mean"]
-                - count_rule
-            )
-            < 1
+            abs(rows[f"ch2.train.table1.{task}_gen_chance"]["our_value"]["mean"] - count_rule) < 1
         )
         assert abs(t1[(task, "gen")] - count_rule) < 1
     assert "lies close to our $A_\\text{gen}$ means and to the paper's" in text

@@ -24,10 +24,7 @@ def test_ledger_is_complete_and_rechecks():
     mod = claims.chapter_claims("ch3")
     # the chapter page's part, then the details page's, each in declaration order
     by_page = [
-        c.id
-        for page in claims.PAGES
-        for c in mod.CLAIMS
-        if claims.page_of(mod, c.id) == page
+        c.id for page in claims.PAGES for c in mod.CLAIMS if claims.page_of(mod, c.id) == page
     ]
     assert [r["id"] for r in claims.load_ledger("ch3")] == by_page
     assert claims.check_ledgers(["ch3"]) == []
@@ -35,9 +32,7 @@ def test_ledger_is_complete_and_rechecks():
 
 def test_rules_and_declarations():
     assert rules.rounding(2) == 0.005 and rules.rounding(3) == 0.0005
-    assert rules.seed_mean_tol() == pytest.approx(
-        0.10 / math.sqrt(5)
-    )  # rule 3, no spread printed
+    assert rules.seed_mean_tol() == pytest.approx(0.10 / math.sqrt(5))  # rule 3, no spread printed
     assert rules.seed_mean_tol(0.13) == pytest.approx(
         2 * 0.13 * math.sqrt(2 / 5)
     )  # widened by the paper's ±
@@ -133,9 +128,7 @@ def test_app_e_tiers_table_and_bad_tier():
     from lengthgen.config import ConfigError
 
     results = claims.StoredResults("ch3")
-    with pytest.raises(
-        ConfigError, match="unknown tier '3L'; valid choices: 1L1H, 2L4H, 4L4H"
-    ):
+    with pytest.raises(ConfigError, match="unknown tier '3L'; valid choices: 1L1H, 2L4H, 4L4H"):
         m3.pos_rows(results, "3L")
     tab = m3.app_e_tiers(results)
     cells = [f"{e}/{t}" for e in sorted(m3.ENCODINGS) for t in paper.POS_TASKS]
@@ -146,19 +139,12 @@ def test_app_e_tiers_table_and_bad_tier():
     for t in ("1L1H", "2L4H", "4L4H"):
         st = m3.app_e_stats(results, t)
         assert len(m3.pos_rows(results, t)) == 250 and st["n_cells"] == 10
-        assert [tab.loc[k, (t, "LG")] for k in cells] == [
-            st["cells"][k]["lg"] for k in cells
-        ]
+        assert [tab.loc[k, (t, "LG")] for k in cells] == [st["cells"][k]["lg"] for k in cells]
         assert math.isnan(tab.loc["AUC (LG ≥ 0.5)", (t, "LG")]) == ("auc" not in st)
         # α sees the positional features only: the same at every depth
-        assert [st["cells"][k]["alpha"] for k in cells] == list(
-            tab[("", "α")].iloc[:-1]
-        )
+        assert [st["cells"][k]["alpha"] for k in cells] == list(tab[("", "α")].iloc[:-1])
     # Table 6 (tier 1L1H) agrees with the claims that read it
-    assert (
-        tab.loc["AUC (LG ≥ 0.5)", ("1L1H", "LG")]
-        == _committed()["ch3.appE.auc"]["our_value"]
-    )
+    assert tab.loc["AUC (LG ≥ 0.5)", ("1L1H", "LG")] == _committed()["ch3.appE.auc"]["our_value"]
 
 
 #: The stored deeper-tier App. E cells (train accuracy, LG; means over seeds and lengths, 3 decimals):
@@ -206,13 +192,10 @@ def test_app_e_deeper_tiers_match_the_store_and_the_prose():
     relative = sorted(
         k for k in APP_E_DEEPER["4L4H"] if k.split("/")[0] not in paper.APP_E_ABSOLUTE
     )
-    assert (
-        res["1L1H"]["auc"] == 1.0 and res["1L1H"]["rescued"] == []
-    )  # Table 6: one head separates
+    assert res["1L1H"]["auc"] == 1.0 and res["1L1H"]["rescued"] == []  # Table 6: one head separates
     assert res["2L4H"]["auc"] < 1.0  # "at two layers α no longer separates"
     assert (
-        res["4L4H"]["n_pos"] == res["4L4H"]["n_cells"] == 10
-        and res["4L4H"]["auc"] is None
+        res["4L4H"]["n_pos"] == res["4L4H"]["n_cells"] == 10 and res["4L4H"]["auc"] is None
     )  # "at four every cell transfers"
     assert res["4L4H"]["rescued"] == relative
     assert res["2L4H"]["rescued"] == [
@@ -227,9 +210,7 @@ def test_app_e_deeper_tiers_match_the_store_and_the_prose():
     )
     assert partly == ["alibi/pos5", "nope/pos5"]
     assert all(
-        lg < 0.7 and train < 0.8
-        for k, (train, lg) in APP_E_DEEPER["4L4H"].items()
-        if k in partly
+        lg < 0.7 and train < 0.8 for k, (train, lg) in APP_E_DEEPER["4L4H"].items() if k in partly
     )
     # "the absolute encodings stay at LG ≈ 1 in every tier"
     assert (
@@ -243,16 +224,9 @@ def test_app_e_deeper_tiers_match_the_store_and_the_prose():
     )
     # App. E's sentence read at the deeper tiers is a declared deviation: it fails today
     row = _committed()["ch3.appE.relative_fail_deeper"]
-    assert (
-        row["status"] == "deviates"
-        and row["our_value"][0] == 12
-        and row["our_value"][2] >= 0.5
-    )
+    assert row["status"] == "deviates" and row["our_value"][0] == 12 and row["our_value"][2] >= 0.5
     line = m3.app_e_rescued_line(results)
-    assert (
-        "2L4H: AUC 0.75" in line
-        and "4L4H: every cell reaches LG ≥ 0.5, so no AUC" in line
-    )
+    assert "2L4H: AUC 0.75" in line and "4L4H: every cell reaches LG ≥ 0.5, so no AUC" in line
 
 
 # ------------------------------------------------------------------ issue 25: the claims added to chapter 3
@@ -280,10 +254,7 @@ def test_issue25_claims_keep_their_checks_and_committed_statuses():
     for cid, (check, status) in ISSUE25.items():
         assert by_id[cid].check == check and committed[cid]["status"] == status, cid
     for cid in ("ch3.prop2.rescuing_w", "ch3.conj1.lp_witness"):
-        assert (
-            isinstance(by_id[cid], Unchecked)
-            and committed[cid]["status"] == "not-reproducible"
-        )
+        assert isinstance(by_id[cid], Unchecked) and committed[cid]["status"] == "not-reproducible"
     assert "ch3.study.baselines" not in by_id
     assert by_id["ch3.study.precision_4L4H"].deviation.cause == rules.CE_LR
 
@@ -303,9 +274,7 @@ def test_copy_reverse_hits_are_one_fixed_row_per_length():
         seen = set()
         for L in (30, 40, 60, 80, 512):
             s = rz.simulate(W, fam, task, L)
-            hits = [
-                (int(r), int(t)) for r, t, ok in zip(s.rows, s.target, s.correct) if ok
-            ]
+            hits = [(int(r), int(t)) for r, t, ok in zip(s.rows, s.target, s.correct) if ok]
             assert len(hits) == 1 and s.alpha == 1 / len(s.rows), (enc, task, L)
             r, t = hits[0]
             seen.add(t if same == "key" else r - t)
@@ -318,9 +287,7 @@ def test_old_key_ratio_rises_with_m_towards_half_of_k():
     from lengthgen.chapters.ch3 import realizability as rz
 
     r = {
-        m: rz.prop2_montecarlo(128, m=m, n_trials=2000, task="first", old_key=True)[
-            "ratio"
-        ]
+        m: rz.prop2_montecarlo(128, m=m, n_trials=2000, task="first", old_key=True)["ratio"]
         for m in (21, 32, 128)
     }
     half = (128 - 20) / 2 - 0.5
@@ -340,9 +307,7 @@ def test_conditioning_and_baseline_scores():
 def test_the_learnable_cells_have_no_nope_or_alibi_cell():
     """The page's reason why the baselines need no score for NoPE and ALiBi."""
     r = claims.StoredResults("ch3")
-    learn = [
-        k for k, v in m3.stats(r, "1L1H")["cells"].items() if v["train"] > m3.LEARNABLE
-    ]
+    learn = [k for k, v in m3.stats(r, "1L1H")["cells"].items() if v["train"] > m3.LEARNABLE]
     assert learn and not [k for k in learn if k.split("/")[0] in ("nope", "alibi")]
 
 
@@ -355,9 +320,7 @@ def test_details_page_types_the_stored_lr_grid_counts():
     from lengthgen.chapters.ch3 import figures as fig3
 
     page = Path(__file__).resolve().parents[1] / "notebooks"
-    text = " ".join(
-        (page / "03_positional_realizability_details.md").read_text().split()
-    )
+    text = " ".join((page / "03_positional_realizability_details.md").read_text().split())
     assert (
         "0.09 reproduces the most of the paper's values (35 of 37), then 0.1 (34) and 0.08 "
         "(33); our 0.05 reproduces 28. No learning rate reproduces all 37" in text

@@ -54,8 +54,7 @@ def test_tamper_paper_scale_gpu_run_is_caught(results_copy):
 
     edit_cell(results_copy, "ch4", "paper_p53", corrupt)
     problems = {
-        p["id"]: p["problem"]
-        for p in claims.check_ledgers(["ch4"], results_root=results_copy)
+        p["id"]: p["problem"] for p in claims.check_ledgers(["ch4"], results_root=results_copy)
     }
     assert "fails without a declared deviation" in problems["ch4.fig4.p53.sine_far"]
     assert set(problems) <= {"ch4.fig4.p53.sine_far", "ch4.fig5.p53.bias_robust"}
@@ -66,22 +65,15 @@ def test_paper_scale_cell_is_loaded_at_its_own_scale(results_copy):
     from lengthgen.store import ResultFileError
 
     rec = load_stored_cell("paper_p53", folder=results_copy / "ch4" / "cells")
-    assert (
-        rec["provenance"]["device_name"] == "NVIDIA H200"
-        and rec["data"]["partial"] is True
-    )
-    edit_cell(
-        results_copy, "ch4", "paper_p53", lambda v: v["final"]["acc"]["811"].pop()
-    )
+    assert rec["provenance"]["device_name"] == "NVIDIA H200" and rec["data"]["partial"] is True
+    edit_cell(results_copy, "ch4", "paper_p53", lambda v: v["final"]["acc"]["811"].pop())
     with pytest.raises(ResultFileError, match="paper_p53"):
         load_stored_cell("paper_p53", folder=results_copy / "ch4" / "cells")
 
 
 def test_tamper_theorem_accuracy_is_caught(results_copy):
     """One error of the Thm 4.1 network at p = 97 falsifies the exact claim."""
-    edit_cell(
-        results_copy, "ch4", "automaton", lambda v: v["thm41@97"].update(min_acc=0.9999)
-    )
+    edit_cell(results_copy, "ch4", "automaton", lambda v: v["thm41@97"].update(min_acc=0.9999))
     problems = claims.check_ledgers(["ch4"], results_root=results_copy)
     assert [p["id"] for p in problems] == ["ch4.thm41.long"]
 
@@ -123,10 +115,7 @@ def test_declared_deviation_that_starts_to_hold_is_reported(results_copy):
     problems = {}
     for p in claims.check_ledgers(["ch4"], results_root=results_copy):
         problems.setdefault(p["id"], []).append(p["problem"])
-    assert (
-        "declared deviation (reduced budget) now holds"
-        in problems["ch4.fig4.paper_lr.sine_far"]
-    )
+    assert "declared deviation (reduced budget) now holds" in problems["ch4.fig4.paper_lr.sine_far"]
     assert "status deviates → reproduced" in problems["ch4.fig4.paper_lr.sine_far"]
     assert "ch4.fig4.paper_lr.sine_seen" in problems
 
@@ -134,14 +123,8 @@ def test_declared_deviation_that_starts_to_hold_is_reported(results_copy):
 # ------------------------------------------------------------------ the declarations follow the rules
 def test_every_training_claim_names_its_reduced_protocol():
     for c in C4.CLAIMS:
-        if (
-            isinstance(c, Claim)
-            and c.group == "paper"
-            and c.id.startswith(("ch4.fig", "ch4.sec"))
-        ):
-            assert c.protocol.kind == "reduced" and "(paper: " in c.protocol.reduced, (
-                c.id
-            )
+        if isinstance(c, Claim) and c.group == "paper" and c.id.startswith(("ch4.fig", "ch4.sec")):
+            assert c.protocol.kind == "reduced" and "(paper: " in c.protocol.reduced, c.id
     lr60 = next(c for c in C4.CLAIMS if c.id == "ch4.fig5.paper_lr_60k.bias_far")
     assert "data-richer" in lr60.protocol.reduced and "1 seed" in lr60.protocol.reduced
 
@@ -181,9 +164,7 @@ def test_deviations_never_quote_our_value_and_causes_are_declared():
             numbers = [ours] if isinstance(ours, (int, float)) else []
             for x in numbers:
                 assert f"{x:.3g}" not in c.deviation.explanation, c.id
-            assert committed[c.id]["status"] == "deviates", (
-                c.id
-            )  # declared only where it deviates
+            assert committed[c.id]["status"] == "deviates", c.id  # declared only where it deviates
 
 
 def test_self_checks_and_unchecked_coverage():
@@ -199,9 +180,7 @@ def test_self_checks_and_unchecked_coverage():
         assert isinstance(by[cid], Unchecked) and by[cid].status == "not-reproducible"
     # every claim of the paper is attempted but Thm 6.2's bound (its constants are not in our text)
     assert {
-        c.id
-        for c in C4.CLAIMS
-        if isinstance(c, Unchecked) and c.status == "not-attempted"
+        c.id for c in C4.CLAIMS if isinstance(c, Unchecked) and c.status == "not-attempted"
     } == {"ch4.thm62"}
     # the paper's values live in paper.py, one entry per paper claim (with its location)
     from lengthgen.chapters.ch4.paper import PAPER_VALUES
@@ -210,8 +189,7 @@ def test_self_checks_and_unchecked_coverage():
         if c.group == "paper":
             assert any(
                 v[1] == c.paper_value
-                or c.paper_value
-                in (M4.nobias_exhaustive_paper(), M4.nobias_long_paper())
+                or c.paper_value in (M4.nobias_exhaustive_paper(), M4.nobias_long_paper())
                 # the proposition's and Thm 6.3's words as the numbers our check compares
                 or c.id in ("ch4.prop_vc", "ch4.thm63")
                 for v in PAPER_VALUES.values()
@@ -257,9 +235,7 @@ def _pages() -> str:
     from pathlib import Path
 
     nb = Path(__file__).parents[1] / "notebooks"
-    return "\n".join(
-        (nb / f"04_sine_modular_addition{s}.md").read_text() for s in ("", "_details")
-    )
+    return "\n".join((nb / f"04_sine_modular_addition{s}.md").read_text() for s in ("", "_details"))
 
 
 def test_update_count_quoted_in_text_follows_the_stored_gpu_run():
@@ -280,13 +256,8 @@ def test_update_count_quoted_in_text_follows_the_stored_gpu_run():
     )
     assert f"({done:,} updates — 5 % of the paper's)" in main.split("**Abstract.**")[1]
     assert f"(stored run, {done:,} updates)" in main
-    gains = _committed()["ch4.fig5.p53.bias_robust"][
-        "our_value"
-    ]  # quoted in the prose, rounded
-    assert (
-        f"by {gains['8000']['gain']:.3f} at $n = 8000$ and {gains['2000']['gain']:.3f}"
-        in page
-    )
+    gains = _committed()["ch4.fig5.p53.bias_robust"]["our_value"]  # quoted in the prose, rounded
+    assert f"by {gains['8000']['gain']:.3f} at $n = 8000$ and {gains['2000']['gain']:.3f}" in page
 
 
 def test_gpu_section_ranges_and_arrivals_follow_the_stored_run():
@@ -364,11 +335,7 @@ def test_accuracy_trend_rise_and_its_binomial_se_from_the_stored_sweep():
     n = stored["kwargs"]["n_test"]
     assert n == M4.FULL["overparam"]["n_test"]
     for act in ("sine", "relu"):
-        rows = {
-            r["wd"]: r["test_acc"]
-            for r in stored["value"]["rows"]
-            if r["activation"] == act
-        }
+        rows = {r["wd"]: r["test_acc"] for r in stored["value"]["rows"] if r["activation"] == act}
         a0, a1 = rows[0.0], rows[R4.MODERATE_WD]
         v = M4.accuracy_trend(claims.StoredResults("ch4"), act)
         se = math.hypot(math.sqrt(a0 * (1 - a0) / n), math.sqrt(a1 * (1 - a1) / n))

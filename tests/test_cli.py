@@ -49,9 +49,7 @@ def test_reproduce_ch0(tmp_path):
     from lengthgen.engine.runs import load_stored
     from lengthgen.chapters.ch0.experiments import GRID_SCHEMA
 
-    assert (
-        cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu"]) == 0
-    )
+    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu"]) == 0
     res = load_stored(
         "ch0",
         "dilution_grid",
@@ -59,10 +57,7 @@ def test_reproduce_ch0(tmp_path):
         scale="smoke",
         schema=GRID_SCHEMA,
     )
-    assert (
-        res["provenance"]["scale"] == "smoke"
-        and res["data"]["max_abs_error"] < 1e5 * 2.3e-16
-    )
+    assert res["provenance"]["scale"] == "smoke" and res["data"]["max_abs_error"] < 1e5 * 2.3e-16
     assert res["provenance"]["device"] == "cpu" and "cpu_time_s" in res["provenance"]
 
 
@@ -70,9 +65,7 @@ def test_reproduce_refresh_unmeasured(tmp_path):
     """``--refresh-unmeasured`` re-runs a stored cell that has no CPU time and records what it replaced."""
     import json
 
-    assert (
-        cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu"]) == 0
-    )
+    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu"]) == 0
     path = tmp_path / "cells" / "dilution_grid.json"
     obj = json.loads(path.read_text())
     obj["provenance"].pop("cpu_time_s")
@@ -121,9 +114,7 @@ def test_bad_out_is_one_line_before_work(tmp_path, setup, needle):
 
 def test_scale_conflict_and_corrupt_store_are_one_line(tmp_path):
     assert run("reproduce", "ch0", "--out", str(tmp_path)).returncode == 0
-    r = run(
-        "reproduce", "ch0", "--out", str(tmp_path), "--scale", "full", "--allow-dirty"
-    )
+    r = run("reproduce", "ch0", "--out", str(tmp_path), "--scale", "full", "--allow-dirty")
     assert (
         r.returncode == 2
         and "holds a result of another scale" in r.stderr
@@ -132,9 +123,7 @@ def test_scale_conflict_and_corrupt_store_are_one_line(tmp_path):
     (tmp_path / "cells" / "dilution_grid.json").write_text("{oops")
     r = run("reproduce", "ch0", "--out", str(tmp_path))
     assert (
-        r.returncode == 2
-        and "corrupt result file" in r.stderr
-        and "dilution_grid.json" in r.stderr
+        r.returncode == 2 and "corrupt result file" in r.stderr and "dilution_grid.json" in r.stderr
     )
     assert "Traceback" not in r.stderr
 
@@ -180,10 +169,7 @@ def test_claims_json_table_and_check(capsys):
 
 
 def test_merge_command(tmp_path, capsys):
-    assert (
-        cli.main(["reproduce", "ch0", "--out", str(tmp_path / "a"), "--device", "cpu"])
-        == 0
-    )
+    assert cli.main(["reproduce", "ch0", "--out", str(tmp_path / "a"), "--device", "cpu"]) == 0
     assert (
         cli.main(
             [

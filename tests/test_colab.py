@@ -153,9 +153,7 @@ def test_error_outputs_and_tracebacks_are_found():
         "text": "warn\nConfigError: bad k\n",
     }
     found = cc.problems(_nb(err, tb, line))
-    assert (
-        len(found) == 3 and "AttributeError" in found[0] and "ConfigError" in found[2]
-    )
+    assert len(found) == 3 and "AttributeError" in found[0] and "ConfigError" in found[2]
 
 
 def test_an_explorer_without_a_widget_view_is_found():
@@ -172,12 +170,8 @@ def test_checked_outputs_compare_after_sanitizing():
         {"output_type": "stream", "name": "stdout", "text": "took 3.2 s: 7\n"},
         source=src,
     )
-    same = _nb(
-        {"output_type": "stream", "name": "stdout", "text": "took 9 s: 7\n"}, source=src
-    )
-    other = _nb(
-        {"output_type": "stream", "name": "stdout", "text": "took 9 s: 8\n"}, source=src
-    )
+    same = _nb({"output_type": "stream", "name": "stdout", "text": "took 9 s: 7\n"}, source=src)
+    other = _nb({"output_type": "stream", "name": "stdout", "text": "took 9 s: 8\n"}, source=src)
     rules = cc.sanitizers(ROOT / "notebooks" / "nbval_sanitize.cfg")
     assert cc.problems(same, stored, rules) == []
     assert "differs" in cc.problems(other, stored, rules)[0]

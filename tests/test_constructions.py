@@ -82,9 +82,10 @@ def test_sqrt_d_convention():
             q0[q0 != 0],
             q1[q1 != 0],
         )  # PARITY's padding changes the shape, not the weights
-        assert q0.numel() > 0 and torch.allclose(
-            q1 * math.sqrt(per_head), q0, atol=1e-15
-        ), (name, kw)
+        assert q0.numel() > 0 and torch.allclose(q1 * math.sqrt(per_head), q0, atol=1e-15), (
+            name,
+            kw,
+        )
     with pytest.raises(TypeError):
         C.first(sqrt_d=1)
     with pytest.raises(TypeError):
@@ -169,9 +170,7 @@ def test_eps_zero_output_is_length_independent():
         for scale in (1.0, 10.0):
             enc, p = C.build(name, layer_norm=True, eps=0.0, output_scale=scale, **kw)
             mags = torch.cat([enc(p, ALL[n])[0].abs() for n in range(1, 11)])
-            assert torch.allclose(
-                mags, torch.full_like(mags, scale * math.sqrt(d / 2)), rtol=1e-9
-            )
+            assert torch.allclose(mags, torch.full_like(mags, scale * math.sqrt(d / 2)), rtol=1e-9)
     enc, p = C.parity(layer_norm=True, eps=1e-5)
     mags = [float(enc(p, ALL[n])[0].abs().mean()) for n in (1, 10)]
     assert mags[1] < mags[0]

@@ -30,9 +30,7 @@ def tree(tmp_path, monkeypatch):
 
     root = tmp_path / "results"
     (root / "ch0" / "cells").mkdir(parents=True)
-    grid = json.loads(
-        (results_dir() / "ch0" / "cells" / "dilution_grid.json").read_text()
-    )
+    grid = json.loads((results_dir() / "ch0" / "cells" / "dilution_grid.json").read_text())
     grid["provenance"].pop("cpu_time_s", None)
     grid["provenance"]["migrated"] = {"from": "old.json", "note": "re-keyed"}
     (root / "ch0" / "cells" / "dilution_grid.json").write_text(json.dumps(grid))
@@ -73,12 +71,8 @@ def tree(tmp_path, monkeypatch):
         {"x": 3},
         _prov(wall_time_s=100.0, migrated={"from": "old.json", "note": "re-keyed"}),
     )
-    stale = runs.Cell(
-        "timing", cells["timing"].fn, {**cells["timing"].kwargs, "zzz_other": 1}
-    )
-    runs.write_cell(
-        folder, stale, "full", {"x": 4}, _prov(wall_time_s=999.0, cpu_time_s=999.0)
-    )
+    stale = runs.Cell("timing", cells["timing"].fn, {**cells["timing"].kwargs, "zzz_other": 1})
+    runs.write_cell(folder, stale, "full", {"x": 4}, _prov(wall_time_s=999.0, cpu_time_s=999.0))
     monkeypatch.setenv("LENGTHGEN_ROOT", str(tmp_path))
     return root
 
@@ -165,9 +159,7 @@ def test_measured_units_and_targets():
         assert u["total_after_cpu_s"] == pytest.approx(u["after_cpu_s"] * 25)
         assert u["after_cpu_s"] < u["before_cpu_s"]
     ch2 = cost.measured_units("ch2")
-    assert ch2 and all(
-        not u["changed"] and u["after_cpu_s"] == u["before_cpu_s"] for u in ch2
-    )
+    assert ch2 and all(not u["changed"] and u["after_cpu_s"] == u["before_cpu_s"] for u in ch2)
     rows = [
         {
             "chapter": ch,
@@ -188,8 +180,7 @@ def test_measured_units_and_targets():
     assert t3["met"] is (t3["projection_after_s"] <= 2 * 3600)
     assert t3["projection_before_s"] > t3["projection_after_s"]
     assert (
-        cost._two_workers([{"x": 100.0, "count": 1}, {"x": 10.0, "count": 1}], "x")
-        == 100.0
+        cost._two_workers([{"x": 100.0, "count": 1}, {"x": 10.0, "count": 1}], "x") == 100.0
     )  # a cell never splits
     assert cost._two_workers([{"x": None, "count": 1}], "x") is None
 
@@ -197,15 +188,9 @@ def test_measured_units_and_targets():
 def test_rows_carry_targets(tree):
     rows = cost.cost_table(results=tree)
     by = {r["chapter"]: r for r in rows}
-    assert [t["chapter"] for t in by["ch3"]["targets"]] == ["ch3"] and by["ch3"][
-        "measured_units"
-    ]
+    assert [t["chapter"] for t in by["ch3"]["targets"]] == ["ch3"] and by["ch3"]["measured_units"]
     book = by["total"]["targets"]
-    assert (
-        len(book) == 1
-        and book[0]["target_s"] == 6 * 3600
-        and book[0]["uncounted_cells"] > 0
-    )
+    assert len(book) == 1 and book[0]["target_s"] == 6 * 3600 and book[0]["uncounted_cells"] > 0
     assert book[0]["met"] in (None, False)  # cells are missing from the synthetic tree
     text = cost.cost_text(rows)
     assert (
@@ -274,9 +259,7 @@ def test_stored_projection_from_recorded_cpu(tree):
         for t in cost.speed_targets(cost.cost_table(results=tree)[:-1], tree)
         if t["chapter"] == "ch3"
     )
-    assert t3[
-        "basis"
-    ] == "measured units" and "2/150 cells with CPU time" in cost.cost_text(
+    assert t3["basis"] == "measured units" and "2/150 cells with CPU time" in cost.cost_text(
         cost.cost_table(results=tree)
     )
     with pytest.raises(Exception, match="ch4"):
@@ -293,35 +276,25 @@ def test_ch3_matmul_bound(tree):
 
     b = cost.ch3_matmul_bound("smoke")
     flops = study_matmul_flops("smoke")["total"]
-    assert b["cpu_s"] == pytest.approx(
-        flops / (cost.MATMUL_RATE["gflops"] * 1e9), abs=0.05
-    )
-    assert b["two_worker_s"] == pytest.approx(
-        b["cpu_s"] / 2, abs=0.1
-    )  # both rounded to 0.1 s
-    assert (
-        b["shrink_needed"] is None and b["study_basis"] is None
-    )  # no study cost below full scale
-    assert cost.MATMUL_RATE["gflops"] == max(
-        cost.MATMUL_RATE["range"]
-    )  # the fastest measured rate
+    assert b["cpu_s"] == pytest.approx(flops / (cost.MATMUL_RATE["gflops"] * 1e9), abs=0.05)
+    assert b["two_worker_s"] == pytest.approx(b["cpu_s"] / 2, abs=0.1)  # both rounded to 0.1 s
+    assert b["shrink_needed"] is None and b["study_basis"] is None  # no study cost below full scale
+    assert cost.MATMUL_RATE["gflops"] == max(cost.MATMUL_RATE["range"])  # the fastest measured rate
     full = cost.ch3_matmul_bound(results=tree)  # no ch3 group in the tree
     study = sum(u["after_cpu_s"] * u["count"] for u in cost.measured_units("ch3"))
-    assert full["study_basis"] == "measured units" and full[
-        "study_cpu_s"
-    ] == pytest.approx(study, abs=0.1)
+    assert full["study_basis"] == "measured units" and full["study_cpu_s"] == pytest.approx(
+        study, abs=0.1
+    )
     assert full["other_cpu_s"] == pytest.approx(study - full["cpu_s"], abs=0.2)
     assert full["other_budget_s"] == pytest.approx(4 * 3600 - full["cpu_s"], abs=0.2)
     assert full["shrink_needed"] == pytest.approx(
         full["other_cpu_s"] / full["other_budget_s"], abs=0.06
     )
-    assert "times less" in cost.bound_line(
+    assert "times less" in cost.bound_line(full) and "measured (per-unit costs)" in cost.bound_line(
         full
-    ) and "measured (per-unit costs)" in cost.bound_line(full)
-    rows = cost.cost_table(results=tree)
-    assert rows[-1]["ch3_bound"] == full and cost.bound_line(full) in cost.cost_text(
-        rows
     )
+    rows = cost.cost_table(results=tree)
+    assert rows[-1]["ch3_bound"] == full and cost.bound_line(full) in cost.cost_text(rows)
     assert cost.cost_table("ch4", tree)[-1]["ch3_bound"] is None
     plan = [c for c in chapter_module("ch3").cells("full") if c.name[:4] in STUDY]
     for c in plan:
@@ -333,12 +306,8 @@ def test_ch3_matmul_bound(tree):
             _prov(wall_time_s=9.0, cpu_time_s=100.0),
         )
     stored = cost.ch3_matmul_bound(results=tree)
-    assert stored["study_basis"] == "stored cells" and stored[
-        "study_cpu_s"
-    ] == 100.0 * len(plan)
-    assert stored["other_cpu_s"] == pytest.approx(
-        100.0 * len(plan) - stored["cpu_s"], abs=0.2
-    )
+    assert stored["study_basis"] == "stored cells" and stored["study_cpu_s"] == 100.0 * len(plan)
+    assert stored["other_cpu_s"] == pytest.approx(100.0 * len(plan) - stored["cpu_s"], abs=0.2)
     assert stored["shrink_needed"] == pytest.approx(
         stored["other_cpu_s"] / stored["other_budget_s"], abs=0.06
     )
@@ -391,17 +360,13 @@ def test_refreshed_cells_are_counted(tree):
             cells[name],
             "full",
             {"x": 1},
-            _prov(
-                wall_time_s=5.0, cpu_time_s=4.0, refreshed={"max_abs_difference": diff}
-            ),
+            _prov(wall_time_s=5.0, cpu_time_s=4.0, refreshed={"max_abs_difference": diff}),
         )
     row = cost.chapter_cost("ch4", tree)
     assert row["refreshed"] == 2 and row["refresh_max_diff"] == 2.5e-7
     rows = cost.cost_table(results=tree)
     assert rows[-1]["refreshed"] == 2 and rows[-1]["refresh_max_diff"] == 2.5e-7
-    assert "ch4: 2 migrated cells re-run to record their CPU time" in cost.cost_text(
-        rows
-    )
+    assert "ch4: 2 migrated cells re-run to record their CPU time" in cost.cost_text(rows)
     assert "2.5e-07" in cost.cost_markdown(tree)
     runs.write_cell(
         folder,
@@ -422,14 +387,9 @@ def test_notes_only_where_they_apply(tree):
     assert "≤ marks a projection" in md and "not yet stored" in md
     folder = tree / "ch4" / "cells"
     for c in chapter_module("ch4").cells("full"):
-        runs.write_cell(
-            folder, c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=8.0)
-        )
+        runs.write_cell(folder, c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=8.0))
     rows = cost.cost_table("ch4", tree)
-    assert (
-        rows[0]["stored"] == rows[0]["planned"]
-        and not rows[0]["projection_upper_bound"]
-    )
+    assert rows[0]["stored"] == rows[0]["planned"] and not rows[0]["projection_upper_bound"]
     text = cost.cost_text(rows)
     assert "upper bound" not in text and "not yet stored" not in text
 
@@ -453,6 +413,4 @@ def test_machines_of_the_stored_cells_are_counted_and_printed(tree):
     assert rows[0]["machines"] == {"Intel Xeon X · AVX512 · mkl · 1 thread": 1, "—": 2}
     assert rows[-1]["machines"] == rows[0]["machines"]
     text = cost.cost_text(rows)
-    assert (
-        "ch4 machines: Intel Xeon X · AVX512 · mkl · 1 thread × 1; not recorded" in text
-    )
+    assert "ch4 machines: Intel Xeon X · AVX512 · mkl · 1 thread × 1; not recorded" in text

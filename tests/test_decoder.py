@@ -9,9 +9,7 @@ from lengthgen.nn.positional import ENCODINGS
 
 
 def _x(E=2, B=3, n=9, seed=0, vocab=12):
-    return torch.randint(
-        0, vocab, (E, B, n), generator=torch.Generator().manual_seed(seed)
-    )
+    return torch.randint(0, vocab, (E, B, n), generator=torch.Generator().manual_seed(seed))
 
 
 @pytest.mark.parametrize("enc", ENCODINGS)
@@ -46,9 +44,7 @@ def test_learned_abs_clamps_positions_beyond_L0():
     p = m.init([0], dtype=torch.float64)
     x = torch.zeros(1, 1, 7, dtype=torch.long)
     h = m.embed(p, x)
-    assert torch.equal(h[0, 0, 3], h[0, 0, 6]) and not torch.equal(
-        h[0, 0, 2], h[0, 0, 3]
-    )
+    assert torch.equal(h[0, 0, 3], h[0, 0, 6]) and not torch.equal(h[0, 0, 2], h[0, 0, 3])
     assert p["pos_emb"].shape == (1, 4, 8)
 
 

@@ -32,9 +32,7 @@ def test_advantage_needed_inverts_weight():
     N = np.array([2, 10, 1000])
     for log_scaled in (False, True):
         c = dilution.advantage_needed(N, 0.7, log_scaled=log_scaled)
-        np.testing.assert_allclose(
-            dilution.favoured_weight(c, N, log_scaled=log_scaled), 0.7
-        )
+        np.testing.assert_allclose(dilution.favoured_weight(c, N, log_scaled=log_scaled), 0.7)
 
 
 def test_bad_input():

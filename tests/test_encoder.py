@@ -32,9 +32,7 @@ def tiny(layer_norm=False, log_scaled=False):
     )
     enc = Encoder(cfg)
     p = enc.zeros(1)
-    p["embed"][0] = torch.tensor(
-        [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
-    )  # symbol 0, symbol 1, CLS
+    p["embed"][0] = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])  # symbol 0, symbol 1, CLS
     p["bq"][0, 0, 0, 0] = 1.0  # q = 1 everywhere
     p["wk"][0, 0, 0, 0, 0] = 1.0  # k_i = x_i[0]
     p["wv"][0, 0, 0, 1, 0] = 1.0  # v_i = x_i[1]
@@ -59,9 +57,7 @@ def test_hand_computed_three_positions():
         tr["attention"][0][0, 0, 0],
         torch.tensor([1.0, e2, 1.0], dtype=torch.float64) / (2 + e2),
     )
-    assert torch.allclose(
-        tr["cls"][0, 0], torch.tensor([1 - t, t], dtype=torch.float64)
-    )
+    assert torch.allclose(tr["cls"][0, 0], torch.tensor([1 - t, t], dtype=torch.float64))
     assert abs(float(tr["logit"][0, 0]) - t) < 1e-15
     # log-length scaling: logits × log 3 → weights (1, 9, 1) / 11, s = 1/11
     enc, p = tiny(log_scaled=True)
@@ -100,10 +96,7 @@ def _torch_reference(enc: Encoder, p: dict, e: int, bits: torch.Tensor) -> torch
         )
         with torch.no_grad():
             w_in = torch.cat(
-                [
-                    p[n][e, l].transpose(-1, -2).reshape(H * k, d)
-                    for n in ("wq", "wk", "wv")
-                ]
+                [p[n][e, l].transpose(-1, -2).reshape(H * k, d) for n in ("wq", "wk", "wv")]
             )
             layer.self_attn.in_proj_weight.copy_(w_in)
             layer.self_attn.in_proj_bias.copy_(
@@ -150,29 +143,21 @@ def test_matches_torch_transformer_encoder_layer():
 def test_init_is_per_seed_and_layers_start_equal():
     enc = Encoder(EncoderConfig(d_model=16, n_heads=1, d_ffn=64))
     a, b = enc.init([0, 1]), enc.init([1])
-    assert torch.equal(a["w1"][1], b["w1"][0]) and not torch.equal(
-        a["w1"][0], a["w1"][1]
-    )
-    assert torch.equal(
-        a["wq"][0, 0], a["wq"][0, 1]
-    )  # nn.TransformerEncoder clones one layer
+    assert torch.equal(a["w1"][1], b["w1"][0]) and not torch.equal(a["w1"][0], a["w1"][1])
+    assert torch.equal(a["wq"][0, 0], a["wq"][0, 1])  # nn.TransformerEncoder clones one layer
     bound = math.sqrt(6 / (16 + 48))
     assert float(a["wq"].abs().max()) <= bound and float(a["bq"].abs().max()) == 0.0
     assert a["embed"].dtype == torch.float32 and set(a) == set(param_shapes(enc.config))
 
 
 def test_members_are_independent_and_per_member_scaling():
-    cfg = EncoderConfig(
-        d_model=8, n_layers=2, n_heads=1, d_ffn=16, log_scaled=(False, True)
-    )
+    cfg = EncoderConfig(d_model=8, n_layers=2, n_heads=1, d_ffn=16, log_scaled=(False, True))
     enc = Encoder(cfg)
     p = enc.init([5, 5], dtype=torch.float64)
     bits = torch.randint(0, 2, (2, 4, 9), generator=torch.Generator().manual_seed(1))
     out = enc(p, bits)
     for e, flag in enumerate((False, True)):
-        single = Encoder(
-            EncoderConfig(d_model=8, n_layers=2, n_heads=1, d_ffn=16, log_scaled=flag)
-        )
+        single = Encoder(EncoderConfig(d_model=8, n_layers=2, n_heads=1, d_ffn=16, log_scaled=flag))
         ref = single({k: v[e : e + 1] for k, v in p.items()}, bits[e])
         assert torch.allclose(out[e], ref[0], atol=1e-12)
     assert not torch.allclose(out[0], out[1])
@@ -187,17 +172,13 @@ def test_fast_paths_and_chunking_agree_with_general_path():
         fast = enc(p, bits)
         chunked = enc(p, bits, max_elements=1)
     slow = enc({k: v.clone().requires_grad_(True) for k, v in p.items()}, bits).detach()
-    assert torch.allclose(fast, slow, atol=1e-12) and torch.allclose(
-        fast, chunked, atol=1e-14
-    )
+    assert torch.allclose(fast, slow, atol=1e-12) and torch.allclose(fast, chunked, atol=1e-14)
 
 
 def test_gradients_flow():
     enc = Encoder(EncoderConfig(d_model=8, n_heads=2, d_ffn=16, log_scaled=True))
     p = {k: v.requires_grad_(True) for k, v in enc.init([0]).items()}
-    loss = cross_entropy_bits(
-        enc(p, torch.randint(0, 2, (3, 5))), torch.tensor([0, 1, 1])
-    ).mean()
+    loss = cross_entropy_bits(enc(p, torch.randint(0, 2, (3, 5))), torch.tensor([0, 1, 1])).mean()
     loss.backward()
     assert all(v.grad is not None for v in p.values())
 
@@ -232,9 +213,7 @@ def test_bad_inputs():
         enc({**p, "w1": p["w1"][..., :0]}, torch.tensor([[0, 1]]))
     with pytest.raises(ValueError, match="missing"):
         enc({k: v for k, v in p.items() if k != "out_b"}, torch.tensor([[0, 1]]))
-    two = Encoder(
-        EncoderConfig(d_model=4, n_heads=1, d_ffn=4, log_scaled=(True, False))
-    )
+    two = Encoder(EncoderConfig(d_model=4, n_heads=1, d_ffn=4, log_scaled=(True, False)))
     with pytest.raises(ValueError, match="2 flags"):
         two(two.init([0, 1, 2]), torch.tensor([[0, 1]]))
     with pytest.raises(ConfigError, match="seed"):
@@ -255,9 +234,7 @@ def test_grouped_positions_equal_full_strings():
     enc = Encoder(cfg)
     p = enc.init([0, 1], dtype=torch.float64)
     for n in (1, 2, 7):
-        bits = torch.randint(
-            0, 2, (2, 5, n), generator=torch.Generator().manual_seed(n)
-        )
+        bits = torch.randint(0, 2, (2, 5, n), generator=torch.Generator().manual_seed(n))
         g = enc.group(bits)
         assert isinstance(g, Grouped) and float(g.counts.sum(-1).max()) == n + 1
         assert torch.allclose(enc(p, bits), enc(p, g), atol=1e-12)

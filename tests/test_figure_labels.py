@@ -16,14 +16,11 @@ def overlapping_texts(fig) -> list[tuple[str, str]]:
     fig.draw_without_rendering()
     box = lambda t: t.get_window_extent(fig.canvas.get_renderer())  # noqa: E731
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    pairs = [
-        (box(a), box(b), a, b) for i, a in enumerate(texts) for b in texts[i + 1 :]
-    ]
+    pairs = [(box(a), box(b), a, b) for i, a in enumerate(texts) for b in texts[i + 1 :]]
     return [
         (a.get_text(), b.get_text())
         for p, q, a, b in pairs
-        if min(p.x1, q.x1) - max(p.x0, q.x0) > 1
-        and min(p.y1, q.y1) - max(p.y0, q.y0) > 1
+        if min(p.x1, q.x1) - max(p.x0, q.x0) > 1 and min(p.y1, q.y1) - max(p.y0, q.y0) > 1
     ]
 
 
@@ -37,9 +34,7 @@ def _fig(*texts):
 
 
 def test_overlapping_labels_are_found_and_separate_ones_are_not():
-    assert overlapping_texts(_fig((0.5, "hello"), (0.52, "world"))) == [
-        ("hello", "world")
-    ]
+    assert overlapping_texts(_fig((0.5, "hello"), (0.52, "world"))) == [("hello", "world")]
     assert overlapping_texts(_fig((0.1, "hello"), (0.7, "world"))) == []
 
 

@@ -63,9 +63,7 @@ def test_chapter_zero_shows_figure(chromium, tmp_path):
     imgs = [s for s in dom.split("<img")[1:] if ".png" in s.split(">")[0]]
     assert imgs, "chapter zero shows no PNG figure"
     src = imgs[0].split('src="')[1].split('"')[0]
-    assert (page.parent / src).resolve().stat().st_size > 5000, (
-        "figure file missing or empty"
-    )
+    assert (page.parent / src).resolve().stat().st_size > 5000, "figure file missing or empty"
     shot = tmp_path / "ch0.png"
     render(chromium, page, f"--screenshot={shot}", "--window-size=1200,2400")
     assert shot.exists() and shot.stat().st_size > 10_000
@@ -118,9 +116,7 @@ def test_math_is_rendered_offline(chromium):
         assert "<mjx-container" in dom, (
             f"{page.name}: MathJax did not render (is it shipped with the book?)"
         )
-        assert "\\(" not in visible_text(dom), (
-            f"{page.name}: raw TeX left in the visible text"
-        )
+        assert "\\(" not in visible_text(dom), f"{page.name}: raw TeX left in the visible text"
 
 
 def test_no_visible_ledger_calls():
@@ -150,9 +146,7 @@ def test_every_explorer_changes_its_figure_without_a_kernel(chromium, tmp_path):
     import re
 
     pages = [
-        p
-        for p in sorted((HTML / "notebooks").glob("*.html"))
-        if "lg-explorer" in p.read_text()
+        p for p in sorted((HTML / "notebooks").glob("*.html")) if "lg-explorer" in p.read_text()
     ]
     assert pages, "no chapter has a static explorer"
     for page in pages:
@@ -160,9 +154,7 @@ def test_every_explorer_changes_its_figure_without_a_kernel(chromium, tmp_path):
         probe.write_text(PROBE.format(src=page.as_uri()))
         out = render(chromium, probe, "--dump-dom", "--allow-file-access-from-files")
         m = re.search(r"<title>R([^<]*)</title>", out)
-        assert m and m.group(1), (
-            f"{page.name}: the probe found no explorer ({out[:200]})"
-        )
+        assert m and m.group(1), f"{page.name}: the probe found no explorer ({out[:200]})"
         steps = m.group(1).split(",")
         assert set(steps) == {"changed"}, (
             f"{page.name}: an explorer option did not change the figure: "
@@ -177,9 +169,7 @@ _sys.path.insert(0, str(ROOT / "scripts"))
 import html_probe  # noqa: E402
 
 CHAPTER_PAGES = sorted(
-    p
-    for p in (HTML / "notebooks").glob("[0-9][0-9]_*.html")
-    if "_details" not in p.name
+    p for p in (HTML / "notebooks").glob("[0-9][0-9]_*.html") if "_details" not in p.name
 )
 DETAIL_PAGES = sorted((HTML / "notebooks").glob("[0-9][0-9]_*_details.html"))
 #: screens of 900 px at 1280 px wide: a chapter page and the scorecard tell their story within
@@ -261,9 +251,7 @@ def test_every_claim_is_shown_once_in_the_chapters(probes):
 
     from lengthgen.claims import load_all
 
-    shown = Counter(
-        i for p in CHAPTER_PAGES + DETAIL_PAGES for i in probes[p.name]["claim_ids"]
-    )
+    shown = Counter(i for p in CHAPTER_PAGES + DETAIL_PAGES for i in probes[p.name]["claim_ids"])
     ids = [r["id"] for r in load_all()]
     twice = sorted(i for i, n in shown.items() if n > 1)
     missing = sorted(set(ids) - set(shown))
@@ -289,14 +277,10 @@ def test_papers_figures_are_cited_as_paper_figures():
     which a reader would take for the book's); no "Knowl N" label a reader cannot look up."""
     import re
 
-    bare = re.compile(
-        r"(?<![Pp]aper )(?<![Pp]aper's )(?<![Pp]aper\u2019s )\bFigs?\.\s*\d"
-    )
+    bare = re.compile(r"(?<![Pp]aper )(?<![Pp]aper's )(?<![Pp]aper\u2019s )\bFigs?\.\s*\d")
     for p in CHAPTER_PAGES + DETAIL_PAGES:
         text = visible_text(p.read_text())
-        hits = [
-            text[max(0, m.start() - 30) : m.end() + 10] for m in bare.finditer(text)
-        ]
+        hits = [text[max(0, m.start() - 30) : m.end() + 10] for m in bare.finditer(text)]
         assert not hits, f"{p.name}: bare figure citations {hits[:5]}"
         assert "Knowl" not in text, f"{p.name} still says 'Knowl'"
 
@@ -415,9 +399,7 @@ def test_results_box_rows_are_the_ledgers(probes):
                 bad.append(f"{p.name} {row['id']}: box {got} vs ledger {want}")
             shown = r["rows"].get(row["id"])
             if shown and shown["label"] != row["label"]:
-                bad.append(
-                    f"{p.name} {row['id']}: box {row['label']}, row {shown['label']}"
-                )
+                bad.append(f"{p.name} {row['id']}: box {row['label']}, row {shown['label']}")
     assert not bad, "; ".join(bad)
 
 

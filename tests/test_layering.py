@@ -29,9 +29,7 @@ def _imports(path: Path) -> list[tuple[int, str]]:
                 base = ".".join(pkg + ((node.module,) if node.module else ()))
             else:
                 base = node.module or ""
-            out += [(node.lineno, f"{base}.{a.name}") for a in node.names] + [
-                (node.lineno, base)
-            ]
+            out += [(node.lineno, f"{base}.{a.name}") for a in node.names] + [(node.lineno, base)]
     return out
 
 
@@ -76,9 +74,7 @@ def test_the_ledger_core_imports_no_chapter_no_cost_and_no_page_code():
     assert not bad, bad
 
 
-CHAPTER_FILES = sorted(
-    p for ch in range(5) for p in (SRC / "chapters" / f"ch{ch}").rglob("*.py")
-)
+CHAPTER_FILES = sorted(p for ch in range(5) for p in (SRC / "chapters" / f"ch{ch}").rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", CHAPTER_FILES, ids=lambda p: str(p.relative_to(SRC)))

@@ -127,14 +127,9 @@ def test_exact_lengths_of_the_length_free_constructions():
 def test_lower_bounds():
     for p in (2, 3, 5, 97):
         for m in (1, 2, 10, 100, 811):
+            assert R.path_lower_bound(m, p) >= math.floor(R.relu_width_lower_bound(m, p)) or m < p
             assert (
-                R.path_lower_bound(m, p) >= math.floor(R.relu_width_lower_bound(m, p))
-                or m < p
-            )
-            assert (
-                R.path_lower_bound(m, p) <= C.construct_relu(m, p).width
-                if m * p < 2000
-                else True
+                R.path_lower_bound(m, p) <= C.construct_relu(m, p).width if m * p < 2000 else True
             )
     assert R.relu_width_lower_bound(811, 97) == pytest.approx((811 - 97) / 99)
     assert R.path_lower_bound(811, 97) == 8
@@ -281,9 +276,7 @@ def test_updates_per_epoch_match_the_recorded_paper_protocol():
     rec = paper.PAPER_PROTOCOL["updates (B.1.3)"]
     for n, k in upe.items():
         assert f" {k} " in rec and f"{paper.PAPER_EPOCHS * k / 1e6:.1f}M" in rec
-    ns = paper.PAPER_PROTOCOL[
-        "Newton–Schulz dtype"
-    ]  # unstated by the paper: our reading, said so
+    ns = paper.PAPER_PROTOCOL["Newton–Schulz dtype"]  # unstated by the paper: our reading, said so
     assert (
         ns.startswith("unstated")
         and "float32 throughout" in ns
@@ -297,19 +290,13 @@ def test_updates_per_epoch_match_the_recorded_paper_protocol():
 def test_model_init_forward_and_determinism():
     net = model.ModularMLP(p=5, width=3, activation="sine", bias=True)
     a, b = net.init([1, 2]), net.init([1, 2])
-    assert (
-        a["W"].shape == (2, 3, 5)
-        and a["V"].shape == (2, 5, 3)
-        and a["b"].shape == (2, 3)
-    )
+    assert a["W"].shape == (2, 3, 5) and a["V"].shape == (2, 5, 3) and a["b"].shape == (2, 3)
     assert a["W"].dtype == torch.float32 and torch.equal(a["W"], b["W"])
     assert not torch.equal(a["W"][0], a["W"][1])
     assert 0.003 < float(net.init(list(range(50)))["W"].std()) < 0.03
     x = torch.rand(2, 4, 5)
     out = net.forward(a, x)
-    want = torch.sin(x @ a["W"].transpose(1, 2) + a["b"][:, None]) @ a["V"].transpose(
-        1, 2
-    )
+    want = torch.sin(x @ a["W"].transpose(1, 2) + a["b"][:, None]) @ a["V"].transpose(1, 2)
     assert out.shape == (2, 4, 5) and torch.allclose(out, want)
     relu = model.ModularMLP(p=5, width=3, activation="relu")
     assert "b" not in relu.init([0])
@@ -325,9 +312,7 @@ def test_margins_hand_made():
     assert float(G.percentile_margin(s, y, 0.0)) == -3.0
     params = {"W": torch.tensor([[[3.0, 4.0]]]), "V": torch.tensor([[[2.0], [-1.0]]])}
     assert float(G.layer_norm_product(params, "sine")) == 2.0  # max row ℓ1 norm of V
-    assert float(G.layer_norm_product(params, "relu")) == pytest.approx(
-        5 * math.sqrt(5)
-    )
+    assert float(G.layer_norm_product(params, "relu")) == pytest.approx(5 * math.sqrt(5))
     # a hand-made ReLU net: x = e_0 -> h = 3, scores (6, -3): margin 9, normalised by 5·√5
     one = [D.Dataset(torch.tensor([[1.0, 0.0]]), torch.tensor([0]), torch.tensor([1]))]
     relu = G.train_margins(model.ModularMLP(2, 1, "relu"), params, one, q=0.5)

@@ -30,9 +30,7 @@ def test_pair_and_setup_cell(md):
         "first code cell must be the Colab-only setup cell"
     )
     urls = re.findall(r'REPO_URL = "([^"]+)"', first)
-    assert urls == [repo_url()], (
-        f"setup cell installs from {urls}, _config.yml says {repo_url()}"
-    )
+    assert urls == [repo_url()], f"setup cell installs from {urls}, _config.yml says {repo_url()}"
     for cell in code:
         src = "".join(cell["source"])
         tags = cell.get("metadata", {}).get("tags", [])
@@ -52,9 +50,7 @@ def test_setup_cell_is_inert_outside_colab():
     nb = json.loads(md.with_suffix(".ipynb").read_text())
     first = "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
     assert "google.colab" not in sys.modules
-    exec(
-        compile(first, "setup-cell", "exec"), {}
-    )  # must do nothing here (no clone, no install)
+    exec(compile(first, "setup-cell", "exec"), {})  # must do nothing here (no clone, no install)
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
@@ -70,9 +66,7 @@ def test_visible_code_fits_the_column(md):
             continue
         src = "".join(cell["source"])
         wide = [line for line in src.splitlines() if len(line) > 88]
-        assert not wide, (
-            f"{md.name}: visible code wider than 88 columns: {wide[0][:100]!r}"
-        )
+        assert not wide, f"{md.name}: visible code wider than 88 columns: {wide[0][:100]!r}"
         assert "ledger." not in src or src.strip().startswith("ledger = "), (
             f"{md.name}: a visible cell calls the ledger: {src[:80]!r}"
         )
@@ -88,9 +82,7 @@ def test_chapter_opens_with_its_results_box_and_a_short_abstract(md):
     text = md.read_text()
     body = text.split("\n# ", 1)[1]
     cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", body, re.S)
-    assert 'results_box("ch' in cells[1], (
-        f"{md.name}: the second cell is not the results box"
-    )
+    assert 'results_box("ch' in cells[1], f"{md.name}: the second cell is not the results box"
     m = re.search(r"\*\*Abstract\.\*\*(.*?)(\n\n|\n```)", body, re.S)
     assert m, f"{md.name} has no **Abstract.** paragraph"
     assert body.index("**Abstract.**") > body.index('results_box("ch')

@@ -20,23 +20,15 @@ from lengthgen.engine.train import train_ensemble
 E = 3
 
 
-def _run_both(
-    cfg: OptimConfig, make_torch, shapes, dtype=torch.float64, steps=6, seed=0
-):
+def _run_both(cfg: OptimConfig, make_torch, shapes, dtype=torch.float64, steps=6, seed=0):
     """Apply the same random gradients to the batched optimizer and to E torch optimizers."""
     g = torch.Generator().manual_seed(seed)
-    params = {
-        n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()
-    }
+    params = {n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()}
     opt = EnsembleOptimizer(cfg, params, list(params))
-    singles = [
-        {n: params[n][e].clone().requires_grad_(True) for n in params} for e in range(E)
-    ]
+    singles = [{n: params[n][e].clone().requires_grad_(True) for n in params} for e in range(E)]
     topts = [make_torch(e, singles[e]) for e in range(E)]
     for _ in range(steps):
-        grads = {
-            n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()
-        }
+        grads = {n: torch.randn(E, *s, generator=g, dtype=dtype) for n, s in shapes.items()}
         opt.step(params, grads)
         for e in range(E):
             for n in params:
@@ -74,9 +66,7 @@ def test_matches_torch_optim(name, cls, kw, per_member):
     )
     for e in range(E):
         for n in shapes:
-            torch.testing.assert_close(
-                params[n][e], singles[e][n].detach(), rtol=0, atol=1e-14
-            )
+            torch.testing.assert_close(params[n][e], singles[e][n].detach(), rtol=0, atol=1e-14)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -106,9 +96,7 @@ def test_batched_muon_matches_torch_muon(dtype, adjust):
     )  # updates are bfloat16 numbers, as in torch.optim.Muon
     for e in range(E):
         for n in shapes:
-            torch.testing.assert_close(
-                params[n][e], singles[e][n].detach(), rtol=0, atol=tol
-            )
+            torch.testing.assert_close(params[n][e], singles[e][n].detach(), rtol=0, atol=tol)
 
 
 def test_muon_per_member_lr_and_options():
@@ -137,31 +125,21 @@ def test_muon_per_member_lr_and_options():
         shapes,
     )
     for e in range(E):
-        torch.testing.assert_close(
-            params["W"][e], singles[e]["W"].detach(), rtol=0, atol=1e-8
-        )
+        torch.testing.assert_close(params["W"][e], singles[e]["W"].detach(), rtol=0, atol=1e-8)
 
 
 def test_muon_parameter_routing():
     p = {"W": torch.zeros(2, 3, 3), "emb": torch.zeros(2, 4, 3), "b": torch.zeros(2, 3)}
     assert EnsembleOptimizer(OptimConfig("muon"), p, list(p)).muon == {"W", "emb"}
-    assert EnsembleOptimizer(
-        OptimConfig("muon", adamw_params=("emb",)), p, list(p)
-    ).muon == {"W"}
-    assert EnsembleOptimizer(
-        OptimConfig("muon", muon_params=("W",)), p, list(p)
-    ).muon == {"W"}
+    assert EnsembleOptimizer(OptimConfig("muon", adamw_params=("emb",)), p, list(p)).muon == {"W"}
+    assert EnsembleOptimizer(OptimConfig("muon", muon_params=("W",)), p, list(p)).muon == {"W"}
     with pytest.raises(ValueError, match="both muon_params and adamw_params"):
-        EnsembleOptimizer(
-            OptimConfig("muon", muon_params=("W",), adamw_params=("W",)), p, list(p)
-        )
+        EnsembleOptimizer(OptimConfig("muon", muon_params=("W",), adamw_params=("W",)), p, list(p))
 
 
 @pytest.mark.parametrize("shape", [(4, 6), (6, 4), (5, 5)])
 def test_newton_schulz_matches_torch_per_member(shape):
-    G = torch.randn(
-        3, *shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64
-    )
+    G = torch.randn(3, *shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     X = zeropower_newton_schulz(G)
     assert X.dtype == torch.bfloat16
     for e in range(3):
@@ -198,9 +176,7 @@ def test_muon_in_the_engine_matches_torch_loop():
     E_, D = 2, 4
     gens = [torch.Generator().manual_seed(s) for s in (1, 2)]
     params = {
-        "W": torch.stack(
-            [torch.randn(3, D, generator=g, dtype=torch.float64) for g in gens]
-        ),
+        "W": torch.stack([torch.randn(3, D, generator=g, dtype=torch.float64) for g in gens]),
         "b": torch.zeros(E_, 3, dtype=torch.float64),
     }
 
@@ -209,14 +185,10 @@ def test_muon_in_the_engine_matches_torch_loop():
             return torch.einsum("ebd,ecd->ebc", x, p["W"]) + p["b"][:, None]
 
     def sample(step, gs):
-        x = torch.stack(
-            [torch.randn(16, D, generator=g, dtype=torch.float64) for g in gs]
-        )
+        x = torch.stack([torch.randn(16, D, generator=g, dtype=torch.float64) for g in gs])
         return x, x.argmax(-1).clamp(max=2)
 
-    cfg = TrainOptimConfig(
-        "muon", lr=0.02, weight_decay=0.05, decay=("W",), adamw_lr=0.01
-    )
+    cfg = TrainOptimConfig("muon", lr=0.02, weight_decay=0.05, decay=("W",), adamw_lr=0.01)
     res = train_ensemble(
         Lin(),
         params,
@@ -238,12 +210,8 @@ def test_muon_in_the_engine_matches_torch_loop():
             o1.zero_grad(), o2.zero_grad()
             loss.backward()
             o1.step(), o2.step()
-        torch.testing.assert_close(
-            res.final_params["W"][e], W.detach(), rtol=0, atol=1e-8
-        )
-        torch.testing.assert_close(
-            res.final_params["b"][e], b.detach(), rtol=0, atol=1e-8
-        )
+        torch.testing.assert_close(res.final_params["W"][e], W.detach(), rtol=0, atol=1e-8)
+        torch.testing.assert_close(res.final_params["b"][e], b.detach(), rtol=0, atol=1e-8)
 
 
 @pytest.mark.parametrize(
@@ -284,12 +252,8 @@ def test_per_member_lengths_and_optimizer_input():
     cfg = OptimConfig("adam", lr=[0.1, 0.2, 0.3])
     assert cfg.per_member("lr", 3) == (0.1, 0.2, 0.3)
     assert cfg.per_member("adamw_lr", 3) == (0.1, 0.2, 0.3)
-    assert OptimConfig(lr=torch.tensor([0.1, 0.2])).per_member(
-        "lr", 2
-    ) == pytest.approx((0.1, 0.2))
-    with pytest.raises(
-        ConfigError, match="lr has 3 values but the ensemble has 2 members"
-    ):
+    assert OptimConfig(lr=torch.tensor([0.1, 0.2])).per_member("lr", 2) == pytest.approx((0.1, 0.2))
+    with pytest.raises(ConfigError, match="lr has 3 values but the ensemble has 2 members"):
         cfg.per_member("lr", 2)
     with pytest.raises(ConfigError, match="valid choices: lr, weight_decay, adamw_lr"):
         cfg.per_member("betas", 3)
@@ -298,9 +262,7 @@ def test_per_member_lengths_and_optimizer_input():
     with pytest.raises(ValueError, match="no trainable parameters"):
         EnsembleOptimizer(OptimConfig(), {"a": torch.zeros(2, 2)}, [])
     with pytest.raises(ValueError, match="has 3 members, expected 2"):
-        EnsembleOptimizer(
-            OptimConfig(), {"a": torch.zeros(2, 2), "b": torch.zeros(3)}, ["a", "b"]
-        )
+        EnsembleOptimizer(OptimConfig(), {"a": torch.zeros(2, 2), "b": torch.zeros(3)}, ["a", "b"])
 
 
 def test_select_keeps_member_state():

@@ -8,9 +8,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_names_the_lower_bounds_and_they_are_colabs_versions():
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "dependencies"
-    ]
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     lows = dict(re.match(r"([a-z-]+)>=([0-9.]+)", d).groups() for d in deps)
     readme = (ROOT / "README.md").read_text()
     section = readme.split("### Which versions are tested", 1)[1].split("\n## ", 1)[0]
@@ -31,9 +29,7 @@ def test_colab_versions_satisfy_the_lower_bounds_and_are_documented():
     """Colab's preinstalled versions (ci/colab-versions.txt, which make test-colab installs)
     must satisfy pyproject.toml, since Colab's setup cell installs nothing; README and
     book/running.md list them."""
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "dependencies"
-    ]
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     lows = dict(re.match(r"([a-z-]+)>=([0-9.]+)", d).groups() for d in deps)
     lines = (ROOT / "ci" / "colab-versions.txt").read_text().splitlines()
     colab = dict(ln.split("==") for ln in lines if "==" in ln and ln[0] != "#")

@@ -10,9 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted(
-    [*(ROOT / "src" / "lengthgen").rglob("*.py"), *(ROOT / "scripts").glob("*.py")]
-)
+SOURCES = sorted([*(ROOT / "src" / "lengthgen").rglob("*.py"), *(ROOT / "scripts").glob("*.py")])
 
 
 def _default_lstsq_calls(path: Path) -> list[int]:
@@ -40,8 +38,6 @@ def test_no_default_driver_least_squares():
 def test_the_check_sees_a_default_call(tmp_path):
     p = tmp_path / "m.py"
     p.write_text(
-        "import torch\n"
-        "torch.linalg.lstsq(a, b)\n"
-        "torch.linalg.lstsq(a, b, driver='gelsd')\n"
+        "import torch\ntorch.linalg.lstsq(a, b)\ntorch.linalg.lstsq(a, b, driver='gelsd')\n"
     )
     assert _default_lstsq_calls(p) == [2]

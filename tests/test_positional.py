@@ -42,10 +42,7 @@ def test_learned_abs_is_clamped_one_hot():
 def test_frequencies_and_theta_min():
     th = frequencies(16, 1e4)
     assert th[0] == 1.0 and torch.all(th[1:] < th[:-1])
-    assert (
-        math.isclose(theta_min(), 1e4 ** (-15 / 16))
-        and abs(theta_min() - 1.78e-4) < 1e-6
-    )
+    assert math.isclose(theta_min(), 1e4 ** (-15 / 16)) and abs(theta_min() - 1.78e-4) < 1e-6
     assert monotone_range() == 8833
 
 
@@ -65,9 +62,7 @@ def test_sinusoidal_features_are_cos_sin_pairs():
 @pytest.mark.parametrize("enc", ["rope", "alibi"])
 def test_relative_families_give_toeplitz_kernels(enc):
     fam = KernelFamily(enc)
-    coef = torch.randn(
-        fam.n_coef, dtype=torch.float64, generator=torch.Generator().manual_seed(1)
-    )
+    coef = torch.randn(fam.n_coef, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     fam.project(coef)
     W = fam.W(coef)
     assert fam.is_admissible(W)
@@ -82,13 +77,9 @@ def test_alibi_slope_constraint_and_admissibility():
     c = torch.tensor([0.3, 2.0], dtype=torch.float64)
     fam.project(c)
     assert c[1] == 0.0
-    assert not fam.is_admissible(
-        torch.tensor([[0.0, -1.0], [1.0, 0.0]])
-    )  # slope +1 > 0
+    assert not fam.is_admissible(torch.tensor([[0.0, -1.0], [1.0, 0.0]]))  # slope +1 > 0
     assert fam.is_admissible(torch.tensor([[0.0, 1.0], [-1.0, 0.0]]))
-    assert not KernelFamily("rope").is_admissible(
-        torch.randn(32, 32, dtype=torch.float64)
-    )
+    assert not KernelFamily("rope").is_admissible(torch.randn(32, 32, dtype=torch.float64))
     assert KernelFamily("sinusoidal").is_admissible(torch.randn(32, 32))
 
 
@@ -105,12 +96,8 @@ def test_rope_rotation_is_relative():
 def test_alibi_bias_shape_and_sign():
     b = alibi_bias(6, 4)
     assert b.shape == (4, 6, 6)
-    assert torch.all(alibi_slopes(4) > 0) and math.isclose(
-        float(alibi_slopes(1)[0]), 2**-8
-    )
-    assert torch.all(b[:, 5, :5] < 0) and torch.all(
-        torch.diagonal(b, dim1=1, dim2=2) == 0
-    )
+    assert torch.all(alibi_slopes(4) > 0) and math.isclose(float(alibi_slopes(1)[0]), 2**-8)
+    assert torch.all(b[:, 5, :5] < 0) and torch.all(torch.diagonal(b, dim1=1, dim2=2) == 0)
 
 
 def test_bad_inputs():

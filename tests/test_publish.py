@@ -25,16 +25,9 @@ def test_workflow_builds_with_the_readme_command_and_deploys_pages():
     ]
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert any(u.startswith("actions/deploy-pages@") for u in uses)
-    art = next(
-        s
-        for s in build
-        if s.get("uses", "").startswith("actions/upload-pages-artifact@")
-    )
+    art = next(s for s in build if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert art["with"]["path"] == "_build/html"
-    assert (
-        wf["permissions"]["pages"] == "write"
-        and wf["permissions"]["id-token"] == "write"
-    )
+    assert wf["permissions"]["pages"] == "write" and wf["permissions"]["id-token"] == "write"
 
 
 def test_ensure_chromium_installs_nothing_with_apt_0(monkeypatch, tmp_path):
@@ -46,6 +39,4 @@ def test_ensure_chromium_installs_nothing_with_apt_0(monkeypatch, tmp_path):
         text=True,
         timeout=60,
     )
-    assert (
-        out.returncode == 0 and "APT=0" in out.stdout and "installing" not in out.stdout
-    )
+    assert out.returncode == 0 and "APT=0" in out.stdout and "installing" not in out.stdout

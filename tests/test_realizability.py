@@ -88,9 +88,7 @@ def test_relative_kernel_peaked_at_one_realizes_prev_at_every_length():
     # the same kernel inside the RoPE family: κ(d) = Σ_k cos((d − 1) θ_k)  (Prop. 3A) via the full transfer
     fam = KernelFamily("rope")
     th = torch.as_tensor(
-        fam.kappa(
-            torch.cat([torch.ones(16), torch.zeros(16)]).double(), torch.tensor([0.0])
-        )
+        fam.kappa(torch.cat([torch.ones(16), torch.zeros(16)]).double(), torch.tensor([0.0]))
     )
     coef = torch.cat(
         [torch.cos(torch.tensor(1.0) * _th()), -torch.sin(torch.tensor(1.0) * _th())]
@@ -109,16 +107,12 @@ def _th():
 
 def test_transfer_matches_brute_force():
     fam = KernelFamily("sinusoidal", num_freq=3)
-    W = torch.randn(
-        6, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(0)
-    )
+    W = torch.randn(6, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     Phi = fam.features(9)
     P = transfer(W, Phi)
     for i in range(9):
         for j in range(9):
-            assert math.isclose(
-                P[i, j], float(Phi[i] @ W @ Phi[j]), rel_tol=1e-12, abs_tol=1e-12
-            )
+            assert math.isclose(P[i, j], float(Phi[i] @ W @ Phi[j]), rel_tol=1e-12, abs_tol=1e-12)
     sim = simulate(W, fam, "prev", 9, 4)
     brute = [int(np.argmax(P[i, : i + 1].numpy())) == i - 1 for i in range(4, 9)]
     assert sim.alpha == np.mean(brute)
@@ -128,9 +122,7 @@ def test_old_rows_keep_their_logits_under_the_causal_mask():
     """Theorem 1's identity: rows i < L0 see the same logits at every length."""
     fam, W = select("sinusoidal", "prev")
     P20, P60 = transfer(W, fam.features(20)), transfer(W, fam.features(60))
-    assert torch.allclose(
-        torch.tril(P60[:20, :20]), torch.tril(P20), rtol=0, atol=1e-12
-    )
+    assert torch.allclose(torch.tril(P60[:20, :20]), torch.tril(P20), rtol=0, atol=1e-12)
 
 
 def test_clamped_learned_abs_duality():
@@ -153,11 +145,7 @@ def test_selection_rules_realize_rope_prev_and_fail_alibi():
     assert simulate(W, fam, "prev", 80).alpha == 1.0
     fa = KernelFamily("alibi")
     Wa = fit_ce(fa, "prev", steps=100)
-    assert (
-        fa.is_admissible(Wa)
-        and Wa[1, 0] <= 0
-        and simulate(Wa, fa, "prev", 40).alpha == 0.0
-    )
+    assert fa.is_admissible(Wa) and Wa[1, 0] <= 0 and simulate(Wa, fa, "prev", 40).alpha == 0.0
     Wm = fit_min_norm(KernelFamily("learned_abs"), "first")
     assert torch.allclose(Wm[:, 0], torch.ones(20, dtype=torch.float64))
 
@@ -216,10 +204,7 @@ def _direct_sinusoidal_alpha(task, L, dps=80):
     import mpmath
 
     with mpmath.workdps(dps):
-        th = [
-            mpmath.mpf(rz.BASE) ** (-mpmath.mpf(k) / rz.NUM_FREQ)
-            for k in range(rz.NUM_FREQ)
-        ]
+        th = [mpmath.mpf(rz.BASE) ** (-mpmath.mpf(k) / rz.NUM_FREQ) for k in range(rz.NUM_FREQ)]
         phi = lambda i: [f(i * t) for t in th for f in (mpmath.cos, mpmath.sin)]  # noqa: E731
         P0 = mpmath.matrix([phi(i) for i in range(20)])
         Pp = P0.T * (P0 * P0.T) ** -1
@@ -241,20 +226,14 @@ def _direct_sinusoidal_alpha(task, L, dps=80):
 @pytest.mark.parametrize("task", ["prev", "first", "reverse"])
 def test_exact_min_norm_sinusoidal_matches_brute_force(task):
     got = exact.exact_min_norm_alpha("sinusoidal", [task], [30, 40], dps=80)
-    assert got[f"sinusoidal/{task}"] == {
-        L: _direct_sinusoidal_alpha(task, L) for L in (30, 40)
-    }
+    assert got[f"sinusoidal/{task}"] == {L: _direct_sinusoidal_alpha(task, L) for L in (30, 40)}
     assert got["_l0_exact"] == {f"sinusoidal/{task}": True}
 
 
 def test_exact_min_norm_is_stable_in_the_working_precision():
     for enc in exact.EXACT_ENCODINGS:
-        a = exact.exact_min_norm_alpha(
-            enc, ["prev", "skip3", "first"], [30, 512], dps=150
-        )
-        b = exact.exact_min_norm_alpha(
-            enc, ["prev", "skip3", "first"], [30, 512], dps=250
-        )
+        a = exact.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=150)
+        b = exact.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=250)
         assert a == b, enc
 
 

@@ -45,16 +45,10 @@ def train_cell(n_members, steps, device="cpu"):
 
     seeds = list(range(n_members))
     gens = seeded_generators(seeds)
-    params = {
-        "w": torch.stack(
-            [torch.randn(4, generator=g, dtype=torch.float64) for g in gens]
-        )
-    }
+    params = {"w": torch.stack([torch.randn(4, generator=g, dtype=torch.float64) for g in gens])}
 
     def sample(step, g):
-        x = torch.stack(
-            [torch.randint(0, 2, (16, 4), generator=gi) for gi in g]
-        ).double()
+        x = torch.stack([torch.randint(0, 2, (16, 4), generator=gi) for gi in g]).double()
         return x, x[..., 0]
 
     res = train_ensemble(
@@ -79,9 +73,7 @@ def test_config_hash_is_stable_and_sensitive():
     assert a == config_hash(square, {"seed": 1, "n": 2})  # key order does not matter
     assert a == config_hash(square, {"n": 2, "seed": 1})
     assert a != config_hash(square, {"n": 3, "seed": 1})
-    assert a != config_hash(
-        failing, {"n": 2, "seed": 1}
-    )  # the function is part of the key
+    assert a != config_hash(failing, {"n": 2, "seed": 1})  # the function is part of the key
     assert config_hash(square, {"n": (1, 2)}) == config_hash(square, {"n": [1, 2]})
     assert len(a) == 12
 
@@ -92,9 +84,7 @@ def test_cells_stored_with_key_and_provenance(tmp_path):
     obj = load_result(tmp_path / "sq2.json")
     d, p = obj["data"], obj["provenance"]
     assert (
-        d["scale"] == "smoke"
-        and d["config_hash"] == cells3()[1].hash
-        and d["kwargs"] == {"n": 2}
+        d["scale"] == "smoke" and d["config_hash"] == cells3()[1].hash and d["kwargs"] == {"n": 2}
     )
     for key in (
         "command",
@@ -123,10 +113,7 @@ def test_cells_stored_with_key_and_provenance(tmp_path):
 
 def test_rerun_skips_done_and_recomputes_changed(tmp_path):
     run_cells(cells3(), tmp_path, scale="smoke", progress=False)
-    before = {
-        n: load_result(tmp_path / f"sq{n}.json")["provenance"]["date"]
-        for n in (1, 2, 3)
-    }
+    before = {n: load_result(tmp_path / f"sq{n}.json")["provenance"]["date"] for n in (1, 2, 3)}
     mtimes = {n: os.stat(tmp_path / f"sq{n}.json").st_mtime_ns for n in (1, 2, 3)}
     changed = [
         Cell("sq1", square, {"n": 1}),
@@ -173,9 +160,7 @@ def test_full_scale_needs_a_clean_tree(tmp_path, monkeypatch):
     run_cells(cells3(), tmp_path, scale="full", allow_dirty=True, progress=False)
     prov = load_result(tmp_path / "sq1.json")["provenance"]
     assert prov["git_dirty"] is True and prov["allow_dirty"] is True
-    run_cells(
-        cells3(), tmp_path / "smoke", scale="smoke", progress=False
-    )  # smoke: no check
+    run_cells(cells3(), tmp_path / "smoke", scale="smoke", progress=False)  # smoke: no check
 
 
 def test_failure_keeps_finished_cells(tmp_path):
@@ -234,18 +219,14 @@ def test_resume_after_kill(tmp_path, monkeypatch):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    before = {
-        p.stem: load_result(p)["data"]["value"]["pid"] for p in folder.glob("s*.json")
-    }
+    before = {p.stem: load_result(p)["data"]["value"]["pid"] for p in folder.glob("s*.json")}
     assert 2 <= len(before) < 8, before
     monkeypatch.syspath_prepend(str(tmp_path))
     import killmod
 
     out = run_cells(killmod.cells(), folder, scale="smoke", progress=False)
     assert sorted(out) == sorted(f"s{i}" for i in range(8))  # nothing lost
-    assert all(
-        out[k]["pid"] == pid for k, pid in before.items()
-    )  # nothing computed twice
+    assert all(out[k]["pid"] == pid for k, pid in before.items())  # nothing computed twice
     assert all(out[k]["pid"] == os.getpid() for k in out if k not in before)
 
 
@@ -276,11 +257,7 @@ def test_process_and_dask_executors_are_bit_identical(tmp_path):
     )
     assert dask == ref
     prov = load_result(tmp_path / "dask" / "t2.json")["provenance"]
-    assert (
-        prov["executor"] == "dask"
-        and prov["pid"] != os.getpid()
-        and prov["device"] == "cpu"
-    )
+    assert prov["executor"] == "dask" and prov["pid"] != os.getpid() and prov["device"] == "cpu"
 
 
 def test_device_actually_used_is_recorded(tmp_path):
@@ -328,9 +305,7 @@ def test_corrupt_and_foreign_files_are_named(tmp_path):
     with pytest.raises(ResultFileError, match=r"corrupt result file .*sq1\.json"):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False)
     (tmp_path / "sq1.json").write_text('{"provenance": {}, "data": {"x": 1}}')
-    with pytest.raises(
-        ResultFileError, match=r"sq1\.json: not a cell of the runs facility"
-    ):
+    with pytest.raises(ResultFileError, match=r"sq1\.json: not a cell of the runs facility"):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False)
 
 
@@ -352,14 +327,10 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(ConfigError, match="workers must be an integer >= 1"):
         run_cells(cells3(), tmp_path, scale="smoke", executor="process", workers=0)
     with pytest.raises(ConfigError, match="--scheduler needs --executor dask"):
-        run_cells(
-            cells3(), tmp_path, scale="smoke", executor="process", scheduler="local"
-        )
+        run_cells(cells3(), tmp_path, scale="smoke", executor="process", scheduler="local")
     with pytest.raises(ConfigError, match="valid choices: smoke, full"):
         run_cells(cells3(), tmp_path, scale="huge")
-    with pytest.raises(
-        ConfigError, match="must be a list of lengthgen.engine.runs.Cell"
-    ):
+    with pytest.raises(ConfigError, match="must be a list of lengthgen.engine.runs.Cell"):
         run_cells([square], tmp_path, scale="smoke")
 
 
@@ -389,18 +360,14 @@ def test_refresh_reruns_unmeasured_cells_only(tmp_path):
     they replaced and how far the values differ; measured cells are left alone."""
     run_cells(cells3(), tmp_path, scale="smoke", progress=False)
     _migrate(tmp_path, "sq1")
-    _migrate(
-        tmp_path, "sq2", value={"value": 4.5}
-    )  # a stored value the re-run will not repeat
+    _migrate(tmp_path, "sq2", value={"value": 4.5})  # a stored value the re-run will not repeat
     mtime3 = os.stat(tmp_path / "sq3.json").st_mtime_ns
     assert [runs.unmeasured(tmp_path, c, "smoke") for c in cells3()] == [
         True,
         True,
         False,
     ]
-    run_cells(
-        cells3(), tmp_path, scale="smoke", progress=False
-    )  # without refresh: nothing runs
+    run_cells(cells3(), tmp_path, scale="smoke", progress=False)  # without refresh: nothing runs
     assert runs.unmeasured(tmp_path, cells3()[0], "smoke")
     out = run_cells(cells3(), tmp_path, scale="smoke", progress=False, refresh=True)
     assert out == {"sq1": {"value": 1}, "sq2": {"value": 4}, "sq3": {"value": 9}}
@@ -442,18 +409,13 @@ def test_merge_cells_follows_the_store_rules(tmp_path):
     assert res == {"taken": ["sq1", "sq3"], "kept": ["sq2"], "absent": []}
     assert os.stat(dst / "sq2.json").st_mtime_ns == mtime2
     p1 = load_result(dst / "sq1.json")["provenance"]
-    assert (
-        p1["refreshed"]["max_abs_difference"] == 0.25
-        and p1["refreshed"]["previous_migrated"]
-    )
+    assert p1["refreshed"]["max_abs_difference"] == 0.25 and p1["refreshed"]["previous_migrated"]
     assert load_result(dst / "sq3.json")["data"]["value"] == {"value": 9}
-    assert runs.merge_cells(
-        src, dst, cells3() + [Cell("sq4", square, {"n": 4})], "smoke"
-    )["absent"] == ["sq4"]
+    assert runs.merge_cells(src, dst, cells3() + [Cell("sq4", square, {"n": 4})], "smoke")[
+        "absent"
+    ] == ["sq4"]
     with pytest.raises(ConfigError, match="does not exist"):
         runs.merge_cells(tmp_path / "nowhere", dst, cells3(), "smoke")
-    run_cells(
-        cells3()[:1], tmp_path / "full", scale="full", allow_dirty=True, progress=False
-    )
+    run_cells(cells3()[:1], tmp_path / "full", scale="full", allow_dirty=True, progress=False)
     with pytest.raises(ScaleConflict):
         runs.merge_cells(src, tmp_path / "full", cells3(), "smoke")

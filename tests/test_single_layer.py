@@ -9,17 +9,12 @@ from lengthgen.chapters.ch2 import single_layer as sl
 from lengthgen.nn.tasks import first_bank, index_bank, majority_bank
 
 
-@pytest.mark.parametrize(
-    "variant,extra", [("gen", 20), ("pos", 18), ("norm", 18), ("sin", 32)]
-)
+@pytest.mark.parametrize("variant,extra", [("gen", 20), ("pos", 18), ("norm", 18), ("sin", 32)])
 @pytest.mark.parametrize("h", [2, 8])
 def test_parameter_counts(variant, extra, h):
     assert sl.param_count(variant, h) == 5 * h + extra
     p = sl.SingleLayer(variant, h, max_lengths=11).init([2000])
-    assert (
-        sum(t[0].numel() for k, t in p.items() if not k.startswith("_"))
-        == 5 * h + extra
-    )
+    assert sum(t[0].numel() for k, t in p.items() if not k.startswith("_")) == 5 * h + extra
 
 
 def _reference(v, P, bits, k):
@@ -29,21 +24,17 @@ def _reference(v, P, bits, k):
         a, b, r, s, cK = P["a"], P["b"], P["r"], P["s"], P["c_K"]
         q = a * k + b
         qq = b + (a * k) / (1 + (a * k).dot(a * k)) if v == "norm" else q
-        g = torch.stack(
-            [q.dot(r * j + cK) + qq.dot(s * j * j) for j in range(1, n + 1)]
-        )
+        g = torch.stack([q.dot(r * j + cK) + qq.dot(s * j * j) for j in range(1, n + 1)])
         vals = torch.stack(
             [
-                P["C_V"] @ torch.tensor([1.0 - w, float(w)], dtype=torch.float64)
-                + P["b_V"]
+                P["C_V"] @ torch.tensor([1.0 - w, float(w)], dtype=torch.float64) + P["b_V"]
                 for w in bits
             ]
         )
     else:
         toks = [
             torch.tensor(
-                [1.0 - w, float(w)]
-                + ([] if v == "gen" else [math.sin(j), math.cos(j)]),
+                [1.0 - w, float(w)] + ([] if v == "gen" else [math.sin(j), math.cos(j)]),
                 dtype=torch.float64,
             )
             for j, w in enumerate(bits, 1)
@@ -73,9 +64,7 @@ def test_forward_matches_definition(variant):
         bits = torch.randint(0, 2, (n,), generator=g)
         k = int(torch.randint(1, n + 1, (1,), generator=g))
         out = m.forward(p, sl.encode(bits[None], torch.tensor([k]), pad_to=12))[0, 0]
-        assert torch.allclose(
-            out, _reference(variant, P1, bits.tolist(), k), atol=1e-12
-        )
+        assert torch.allclose(out, _reference(variant, P1, bits.tolist(), k), atol=1e-12)
 
 
 def test_hand_computed_pos_case():
@@ -94,17 +83,13 @@ def test_hand_computed_pos_case():
         "b2": torch.zeros(1, 2),
     }
     P = {k: v.double() for k, v in P.items()}
-    out = sl.forward("pos", P, sl.encode(torch.tensor([[1, 0]]), torch.tensor([1])))[
-        0, 0
-    ]
+    out = sl.forward("pos", P, sl.encode(torch.tensor([[1, 0]]), torch.tensor([1])))[0, 0]
     a1 = 2 / 3  # exp(log2·1) / (exp(log2·1) + exp(0))
     assert torch.allclose(out, torch.tensor([1 - a1, a1], dtype=torch.float64))
 
 
 def test_pairing_and_ensemble_equals_loop():
-    m = sl.SingleLayer(
-        "pos", 8, max_lengths=[11, 11, 51], variants=["pos", "norm", "pos"]
-    )
+    m = sl.SingleLayer("pos", 8, max_lengths=[11, 11, 51], variants=["pos", "norm", "pos"])
     p = m.init([2000, 2000, 2001])
     for k, v in p.items():
         if not k.startswith("_"):
@@ -174,9 +159,7 @@ def test_norm_map_default_is_the_papers_and_misread_is_an_ablation():
         assert 0 <= 1 - lam <= 1 / (2 * k * k * float(a.norm()) ** 2) + 1e-15
     x = sl.encode(torch.randint(0, 2, (4, 9)), torch.randint(1, 10, (4,)))
     a = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"])
-    b = sl.SingleLayer(
-        "pos", 8, max_lengths=9, variants=["pos", "norm"], norm_map="misread"
-    )
+    b = sl.SingleLayer("pos", 8, max_lengths=9, variants=["pos", "norm"], norm_map="misread")
     assert a.norm_map == "sqrt" and "_norm_misread" not in a.init([1, 1])
     pa, pb = a.init([1, 1]), b.init([1, 1])
     pa["a"] = pb["a"] = torch.full((2, 2), 0.7, dtype=torch.float64)
@@ -188,14 +171,9 @@ def test_norm_map_default_is_the_papers_and_misread_is_an_ablation():
     ak = pa["a"][1] * k[:, None]
     assert torch.allclose(
         c2[1],
-        (
-            (pa["b"][1] + ak / torch.sqrt(1 + (ak * ak).sum(-1, keepdim=True)))
-            * pa["s"][1]
-        ).sum(-1),
+        ((pa["b"][1] + ak / torch.sqrt(1 + (ak * ak).sum(-1, keepdim=True))) * pa["s"][1]).sum(-1),
     )
-    with pytest.raises(
-        ValueError, match="unknown norm map 'tanh'.*valid choices: sqrt, misread"
-    ):
+    with pytest.raises(ValueError, match="unknown norm map 'tanh'.*valid choices: sqrt, misread"):
         sl.SingleLayer("norm", norm_map="tanh")
     with pytest.raises(ValueError, match="unknown norm map 'paper'"):
         sl.F_norm(v, "paper")

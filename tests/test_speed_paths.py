@@ -20,9 +20,7 @@ from lengthgen.nn.positional import ENCODINGS, rope_rotate, rope_rotate_referenc
 @pytest.mark.parametrize("eps", [1e-5, 0.0])
 def test_layer_norm_fused_equals_reference_float64(shape, eps):
     g = torch.Generator().manual_seed(1)
-    x = (torch.randn(shape, generator=g, dtype=torch.float64) * 3 + 1).requires_grad_(
-        True
-    )
+    x = (torch.randn(shape, generator=g, dtype=torch.float64) * 3 + 1).requires_grad_(True)
     gain = torch.randn(shape[-1], generator=g, dtype=torch.float64).requires_grad_(True)
     bias = torch.randn(shape[-1], generator=g, dtype=torch.float64).requires_grad_(True)
     w = torch.randn(shape, generator=g, dtype=torch.float64)
@@ -43,19 +41,14 @@ def test_decoder_fused_equals_reference(encoding):
     assert fused.kernels == "fused" and ref.kernels == "reference"
     x = torch.randint(0, 6, (3, 4, 9), generator=torch.Generator().manual_seed(2))
     for dtype, tol in ((torch.float64, 1e-12), (torch.float32, 1e-5)):
-        p = {
-            k: v.requires_grad_(True)
-            for k, v in fused.init([1, 2, 3], dtype=dtype).items()
-        }
+        p = {k: v.requires_grad_(True) for k, v in fused.init([1, 2, 3], dtype=dtype).items()}
         a, b = fused(p, x), ref(p, x)
         assert (a - b).abs().max().item() <= tol
         ga = torch.autograd.grad(a.square().sum(), list(p.values()))
         gb = torch.autograd.grad(b.square().sum(), list(p.values()))
         for u, v in zip(ga, gb):
             assert (u - v).abs().max().item() <= tol * max(1.0, v.abs().max().item())
-    with (
-        torch.no_grad()
-    ):  # attention maps come from the same (explicit) attention in both
+    with torch.no_grad():  # attention maps come from the same (explicit) attention in both
         p64 = fused.init([1, 2, 3], dtype=torch.float64)
         for ma, mb in zip(fused.attention_maps(p64, x), ref.attention_maps(p64, x)):
             assert (ma - mb).abs().max().item() <= 1e-12

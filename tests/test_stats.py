@@ -77,22 +77,15 @@ def test_spearman_matches_pearson_of_counted_ranks():
             assert np.isnan(stats.spearman(x, y))
             continue
         assert abs(stats.spearman(x, y) - brute_pearson(rx, ry)) <= 1e-12
-        if len(set(x)) == len(x) and len(set(y)) == len(
-            y
-        ):  # no ties: 1 - 6 Σd² / (n(n² - 1))
+        if len(set(x)) == len(x) and len(set(y)) == len(y):  # no ties: 1 - 6 Σd² / (n(n² - 1))
             n = len(x)
             assert (
-                abs(
-                    stats.spearman(x, y)
-                    - (1 - 6 * ((rx - ry) ** 2).sum() / (n * (n * n - 1)))
-                )
+                abs(stats.spearman(x, y) - (1 - 6 * ((rx - ry) ** 2).sum() / (n * (n * n - 1))))
                 <= 1e-12
             )
         checked += 1
     assert checked > 100
-    assert np.isnan(stats.spearman([2, 2, 2], [1, 2, 3])) and np.isnan(
-        stats.spearman([1], [1])
-    )
+    assert np.isnan(stats.spearman([2, 2, 2], [1, 2, 3])) and np.isnan(stats.spearman([1], [1]))
 
 
 def test_auc_equals_pair_counting_exactly():
@@ -106,9 +99,7 @@ def test_auc_equals_pair_counting_exactly():
             continue
         wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
         assert stats.auc(x, lab) == wins / (len(pos) * len(neg))
-        u = mannwhitneyu(
-            pos, neg, method="asymptotic"
-        ).statistic  # the library's number
+        u = mannwhitneyu(pos, neg, method="asymptotic").statistic  # the library's number
         assert abs(stats.auc(x, lab) - u / (len(pos) * len(neg))) < 1e-12
         checked += 1
     assert checked > 100
@@ -244,9 +235,7 @@ def test_permutation_shuffles_within_groups_and_counts_extremes():
         for g in np.unique(G):
             assert sorted(y[G == g]) == sorted(Y[G == g])
     assert any(not np.array_equal(y, Y) for y in seen[1:])
-    assert (
-        p == (1 + np.sum(np.abs(null) >= abs(obs) - 1e-12)) / 301
-    )  # two-sided: |s| >= |observed|
+    assert p == (1 + np.sum(np.abs(null) >= abs(obs) - 1e-12)) / 301  # two-sided: |s| >= |observed|
 
 
 def test_permutation_without_groups_agrees_with_scipy_one_sided_and_with_enumeration():
@@ -266,21 +255,17 @@ def test_permutation_without_groups_agrees_with_scipy_one_sided_and_with_enumera
             alternative=alt,
             rng=np.random.default_rng(9),
         )
-        assert stats.permutation_pvalue(
-            pearson, X, Y, n_perm=400, seed=9, alternative=alt
-        ) == (float(ref.statistic), float(ref.pvalue))
+        assert stats.permutation_pvalue(pearson, X, Y, n_perm=400, seed=9, alternative=alt) == (
+            float(ref.statistic),
+            float(ref.pvalue),
+        )
     # n = 5: the Monte-Carlo p approaches the exact p over all 5! permutations
     x, y = X[:5], Y[:5]
     obs = pearson(x, y)
     exact = np.mean(
-        [
-            pearson(x, y[list(q)]) >= obs - 1e-12
-            for q in itertools.permutations(range(5))
-        ]
+        [pearson(x, y[list(q)]) >= obs - 1e-12 for q in itertools.permutations(range(5))]
     )
-    _, p = stats.permutation_pvalue(
-        pearson, x, y, n_perm=4000, seed=0, alternative="greater"
-    )
+    _, p = stats.permutation_pvalue(pearson, x, y, n_perm=4000, seed=0, alternative="greater")
     assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / 4000)
 
 
@@ -294,9 +279,7 @@ def test_plane_fit_recovers_a_plane_and_matches_lapack():
     bound = 100 * len(pts) * np.finfo(float).eps * np.linalg.cond(A)
     y = 0.5 - 0.25 * x0 + 0.125 * x1  # an exact plane is recovered
     tol = bound * np.abs(y).max()
-    assert np.allclose(
-        stats.plane_fit(x0, x1, y), (0.5, -0.25, 0.125), rtol=0, atol=tol
-    )
+    assert np.allclose(stats.plane_fit(x0, x1, y), (0.5, -0.25, 0.125), rtol=0, atol=tol)
     # noisy data: LAPACK's least squares agrees within the same bound
     y = np.random.default_rng(0).normal(size=len(pts))
     ref = np.linalg.lstsq(A, y, rcond=None)[0]

@@ -9,9 +9,7 @@ from lengthgen.store import ResultFileError, Schema, validate
 
 
 def _prov(**kw):
-    return store.provenance(
-        scale="smoke", device="cpu", seeds=[1, 2], wall_time_s=1.5, **kw
-    )
+    return store.provenance(scale="smoke", device="cpu", seeds=[1, 2], wall_time_s=1.5, **kw)
 
 
 def test_provenance_fields():
@@ -157,9 +155,7 @@ def test_repo_root_env(monkeypatch, tmp_path):
 def test_schema_counts_top_level_and_bad_protocol():
     top = Schema("list", counts=(("", lambda d: 2),))
     validate([1, 2], top, "t.json")
-    with pytest.raises(
-        ResultFileError, match=r"t\.json: field '<top level>' has 3 entries"
-    ):
+    with pytest.raises(ResultFileError, match=r"t\.json: field '<top level>' has 3 entries"):
         validate([1, 2, 3], top, "t.json")
     with pytest.raises(
         ResultFileError,
@@ -172,9 +168,7 @@ def test_provenance_names_the_machine():
     """CPU model, the instruction set torch dispatches to, BLAS/LAPACK, torch build and threads."""
     from lengthgen import store
 
-    prov = store.provenance(
-        scale="smoke", device="cpu", git={"commit": "x", "dirty": False}
-    )
+    prov = store.provenance(scale="smoke", device="cpu", git={"commit": "x", "dirty": False})
     m = prov["machine"]
     for key in (
         "cpu_model",
@@ -192,12 +186,9 @@ def test_provenance_names_the_machine():
         and m["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
     )
     label = store.machine_label(prov)
+    assert m["cpu_model"] in label and m["cpu_capability"] in label and m["blas"] in label
     assert (
-        m["cpu_model"] in label and m["cpu_capability"] in label and m["blas"] in label
-    )
-    assert (
-        store.machine_label({"device_name": "x86_64"}) == "—"
-        and store.machine_label(None) == "—"
+        store.machine_label({"device_name": "x86_64"}) == "—" and store.machine_label(None) == "—"
     )
 
 

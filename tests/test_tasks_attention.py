@@ -12,9 +12,7 @@ def test_labels_exhaustive_small():
         s = tasks.all_strings(n)
         assert s.shape == (2**n, n)
         assert torch.equal(tasks.label("first", s), s[:, 0])
-        assert torch.equal(
-            tasks.label("parity", s), torch.tensor([sum(r) % 2 for r in s.tolist()])
-        )
+        assert torch.equal(tasks.label("parity", s), torch.tensor([sum(r) % 2 for r in s.tolist()]))
         if n % 2:
             assert torch.equal(
                 tasks.label("majority", s),
@@ -56,8 +54,8 @@ def test_attention_hand_case_and_mask():
     assert torch.all(ww[m.logical_not()] == 0) and torch.allclose(
         ww.sum(-1), torch.ones(3, dtype=torch.float64)
     )
-    assert attention.log_length_scale(3, causal=True).squeeze(
-        -1
-    ).tolist() == pytest.approx([0, math.log(2), math.log(3)])
+    assert attention.log_length_scale(3, causal=True).squeeze(-1).tolist() == pytest.approx(
+        [0, math.log(2), math.log(3)]
+    )
     with pytest.raises(ValueError):
         attention.log_length_scale(0)

@@ -30,28 +30,18 @@ class MLP:
         gens = seeded_generators(seeds)
         return {
             "W1": torch.stack(
-                [
-                    torch.randn(H, D, generator=g, dtype=dtype) / math.sqrt(D)
-                    for g in gens
-                ]
+                [torch.randn(H, D, generator=g, dtype=dtype) / math.sqrt(D) for g in gens]
             ),
-            "b1": torch.stack(
-                [torch.randn(H, generator=g, dtype=dtype) * 0.1 for g in gens]
-            ),
+            "b1": torch.stack([torch.randn(H, generator=g, dtype=dtype) * 0.1 for g in gens]),
             "W2": torch.stack(
-                [
-                    torch.randn(1, H, generator=g, dtype=dtype) / math.sqrt(H)
-                    for g in gens
-                ]
+                [torch.randn(1, H, generator=g, dtype=dtype) / math.sqrt(H) for g in gens]
             ),
             "b2": torch.zeros(len(seeds), 1, dtype=dtype),
         }
 
     def forward(self, p, x):
         h = torch.tanh(torch.einsum("ebd,ehd->ebh", x, p["W1"]) + p["b1"][:, None, :])
-        return (torch.einsum("ebh,eoh->ebo", h, p["W2"]) + p["b2"][:, None, :]).squeeze(
-            -1
-        )
+        return (torch.einsum("ebh,eoh->ebo", h, p["W2"]) + p["b2"][:, None, :]).squeeze(-1)
 
 
 class MLPModule(torch.nn.Module):
@@ -133,9 +123,7 @@ def test_engine_equals_python_loop(name, kw, clip):
     torch.testing.assert_close(res.history["loss"], ref_loss, rtol=0, atol=1e-12)
     for e in range(4):
         for k in params:
-            torch.testing.assert_close(
-                res.final_params[k][e], ref_params[e][k], rtol=0, atol=1e-12
-            )
+            torch.testing.assert_close(res.final_params[k][e], ref_params[e][k], rtol=0, atol=1e-12)
     # no validation: the selected parameters are the final ones
     assert all(torch.equal(res.params[k], res.final_params[k]) for k in params)
     assert res.stop_step.tolist() == [25] * 4 and res.steps_run == 25
@@ -178,9 +166,7 @@ def test_deterministic_and_member_independent():
         progress=False,
     )
     for k in params:
-        torch.testing.assert_close(
-            r3.final_params[k][0], r1.final_params[k][2], rtol=0, atol=1e-13
-        )
+        torch.testing.assert_close(r3.final_params[k][0], r1.final_params[k][2], rtol=0, atol=1e-13)
 
 
 # --------------------------------------------------------------------------- early stopping / selection
@@ -339,9 +325,7 @@ def test_early_stopping_and_checkpoint_selection():
     assert res.best_acc.tolist() == [1.0, 1.0, 0.7, 1.0]
     assert res.best_loss.tolist() == [0.1, 0.3, 0.4, 0.2]
     # selected / final parameters: w0 + number of updates at that point
-    assert res.params["w"].tolist() == [
-        1000 * e + s for e, s in enumerate(res.best_step.tolist())
-    ]
+    assert res.params["w"].tolist() == [1000 * e + s for e, s in enumerate(res.best_step.tolist())]
     assert res.final_params["w"].tolist() == [
         1000 * e + s for e, s in enumerate(res.stop_step.tolist())
     ]
@@ -406,9 +390,7 @@ def test_validation_at_end_and_default_metric():
     acc = evaluate_ensemble(model, res.params, {"bank": (bx, by)})["bank"]
     torch.testing.assert_close(acc, res.best_acc)
     best_k = [res.history["val_step"].tolist().index(s) for s in res.best_step.tolist()]
-    assert all(
-        res.history["val_acc"][k, e] == res.best_acc[e] for e, k in enumerate(best_k)
-    )
+    assert all(res.history["val_acc"][k, e] == res.best_acc[e] for e, k in enumerate(best_k))
 
 
 def test_evaluate_chunks_and_per_member_banks():
@@ -416,9 +398,7 @@ def test_evaluate_chunks_and_per_member_banks():
     params = model.init(SEEDS)
     x, y = sample(0, seeded_generators(DATA))
     full = evaluate_ensemble(model, params, {0: (x, y)}, per_member=True)[0]
-    chunked = evaluate_ensemble(
-        model, params, {0: (x, y)}, per_member=True, batch_size=5
-    )[0]
+    chunked = evaluate_ensemble(model, params, {0: (x, y)}, per_member=True, batch_size=5)[0]
     torch.testing.assert_close(full, chunked, rtol=0, atol=1e-15)
     torch.testing.assert_close(full, accuracy(model.forward(params, x), y))
     ce = evaluate_ensemble(
@@ -446,9 +426,7 @@ def test_losses_and_metrics():
     yb = torch.tensor([[1, 1, 0]])
     assert accuracy(logits, yb).tolist() == [pytest.approx(1 / 3)]
     two_class = torch.stack([torch.zeros_like(logits), logits], -1)
-    torch.testing.assert_close(
-        classification_loss(logits, yb), classification_loss(two_class, yb)
-    )
+    torch.testing.assert_close(classification_loss(logits, yb), classification_loss(two_class, yb))
     acc, ce = classification_metric(two_class, yb)
     assert acc.tolist() == [pytest.approx(1 / 3)] and ce.dtype == torch.float64
     with pytest.raises(ValueError, match="cannot match"):
@@ -636,10 +614,7 @@ def test_float32_members_stay_float32():
         progress=False,
     )
     assert all(v.dtype == torch.float32 for v in res.final_params.values())
-    assert (
-        res.history["loss"].dtype == torch.float64
-        and torch.isfinite(res.history["loss"]).all()
-    )
+    assert res.history["loss"].dtype == torch.float64 and torch.isfinite(res.history["loss"]).all()
 
 
 # --------------------------------------------------------------------------- pinned numbers

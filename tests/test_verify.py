@@ -24,10 +24,7 @@ def test_residues_compare_as_their_bound(tmp_path):
         copy_results(tmp_path / "b", ["ch0"]),
     )
     _edit(rerun, "ch0", "dilution_grid", lambda v: v.update(max_abs_error=1e-12))
-    rows = {
-        r["id"]: r
-        for r in vf.compare_claims("ch0", stored, rerun, {"dilution_grid": False})
-    }
+    rows = {r["id"]: r for r in vf.compare_claims("ch0", stored, rerun, {"dilution_grid": False})}
     assert rows["ch0.eq1.closed_form"]["verdict"] == "same"
 
 
@@ -50,19 +47,12 @@ def test_a_trained_rerun_is_judged_against_its_band(tmp_path, shift, verdict):
     def move(v):
         for row in v["rows"]:
             for k in list(row):
-                if (
-                    k.isdigit()
-                    and isinstance(row[k], float)
-                    and row["activation"] == "sine"
-                ):
+                if k.isdigit() and isinstance(row[k], float) and row["activation"] == "sine":
                     row[k] = min(1.0, row[k] + shift)
 
     _edit(rerun, "ch4", "lengthgen_sine_nobias", move)
     rows = {
-        r["id"]: r
-        for r in vf.compare_claims(
-            "ch4", stored, rerun, {"lengthgen_sine_nobias": True}
-        )
+        r["id"]: r for r in vf.compare_claims("ch4", stored, rerun, {"lengthgen_sine_nobias": True})
     }
     moved = [r for r in rows.values() if r["verdict"] != "same"]
     assert moved, "the edit must move some claim"
@@ -84,10 +74,7 @@ def test_a_moved_claim_of_deterministic_cells_is_changed_whatever_the_bands(tmp_
         c["finite_width"][-1] *= 1.5
 
     _edit(rerun, "ch2", "volume_scans", widen)
-    rows = {
-        r["id"]: r
-        for r in vf.compare_claims("ch2", stored, rerun, {"volume_scans": False})
-    }
+    rows = {r["id"]: r for r in vf.compare_claims("ch2", stored, rerun, {"volume_scans": False})}
     assert rows["ch2.volume.pos_index_chi"]["verdict"] == "changed"
     assert rows["ch2.volume.pos_index_chi"]["band"] is None
     assert vf.exit_code({"claims": list(rows.values())}) == 1
@@ -103,10 +90,7 @@ def test_verify_reruns_a_cheap_cell_without_touching_the_store(tmp_path):
     assert (root / "ch0" / "cells" / "dilution_grid.json").read_bytes() == before
     assert (tmp_path / "out" / "cells" / "dilution_grid.json").exists()
     text = vf.verify_text(res)
-    assert (
-        "dilution_grid" in text
-        and "3 same, 0 within noise, 0 borderline, 0 changed" in text
-    )
+    assert "dilution_grid" in text and "3 same, 0 within noise, 0 borderline, 0 changed" in text
 
 
 def test_verify_bad_input(tmp_path):

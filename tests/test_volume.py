@@ -100,9 +100,7 @@ def test_score_gap_expansion():
 def test_admissible_widths_scale():
     c = vo.center("pos", "index", 8, eta=1.0)
     w = [
-        vo.admissible_width(
-            c, vo.direction("pos", "chi", c), "pos", "index", n, grid=16
-        )["width"]
+        vo.admissible_width(c, vo.direction("pos", "chi", c), "pos", "index", n, grid=16)["width"]
         for n in (16, 32)
     ]
     assert 3.0 < w[0] / w[1] < 5.0  # ≈ 4: χ-range ∝ n^{-2}
@@ -113,9 +111,7 @@ def test_norm_windows_with_the_papers_map():
     ℓ̂ is not (one side closes at a width that does not shrink, the other stays open)."""
     c = vo.center("norm", "index", 8, eta=1.0)
     ell = [
-        vo.admissible_width(
-            c, vo.direction("norm", "ell", c), "norm", "index", n, grid=16
-        )["width"]
+        vo.admissible_width(c, vo.direction("norm", "ell", c), "norm", "index", n, grid=16)["width"]
         for n in (16, 32)
     ]
     assert 1.7 < ell[0] / ell[1] < 2.3  # ≈ 2: ℓ̂-range ∝ n^{-1}

@@ -22,9 +22,7 @@ def test_frames_per_combination_and_controls():
         labels={"c": "margin c"},
         initial={"c": 2.0},
     )
-    assert (
-        len(ex.frames) == 6 and len(set(ex.frames.values())) == 6
-    )  # every frame differs
+    assert len(ex.frames) == 6 and len(set(ex.frames.values())) == 6  # every frame differs
     html = ex._repr_html_()
     assert 'type="range"' in html and "<select" in html and "margin c" in html
     assert "data:image/png;base64," in html and "<script>" in html
@@ -56,9 +54,7 @@ def test_frames_are_hidpi_and_shown_at_their_drawn_size():
     ex = frame_explorer(_draw, {"c": [1.0, 2.0]})
     png = base64.b64decode(next(iter(ex.frames.values())))
     w = Image.open(io.BytesIO(png)).size[0]
-    assert (
-        w == 2 * widgets.DISPLAY_PX_PER_INCH * 2
-    )  # a 2-inch figure, twice its display size
+    assert w == 2 * widgets.DISPLAY_PX_PER_INCH * 2  # a 2-inch figure, twice its display size
     assert f"width:{w // widgets.HIDPI}px;max-width:100%" in ex.html
 
 
@@ -158,9 +154,7 @@ def test_display_in_a_kernel_prints_no_traceback(capsys):
     from IPython.testing.globalipapp import get_ipython
 
     shell = get_ipython()
-    shell.kernel = (
-        object()
-    )  # what ipykernel sets; the widget comm needs no kernel to be built
+    shell.kernel = object()  # what ipykernel sets; the widget comm needs no kernel to be built
     try:
         ex = frame_explorer(_draw, {"c": [1.0, 2.0]})
         data, _ = DisplayFormatter(parent=shell).format(ex)
@@ -176,8 +170,6 @@ def test_the_static_book_does_not_render_widget_views():
 
     import yaml
 
-    cfg = yaml.safe_load(
-        (Path(__file__).resolve().parents[1] / "_config.yml").read_text()
-    )
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text())
     over = cfg["sphinx"]["config"]["nb_mime_priority_overrides"]
     assert ["html", "application/vnd.jupyter.widget-view+json", None] in over

@@ -78,9 +78,7 @@ def _pool_factored(bits, base, c, E0, dE, Pn):
     du = (u1 - u0)[..., None]
     Z = u0[..., None] * w.sum(-1)[..., None] + du * Sw  # [..., B]
     mbits = u1[..., None] * Sw / Z
-    aP = (u0[..., None, None] * wP.sum(-2)[..., None, :] + du[..., None] * SP) / Z[
-        ..., None
-    ]
+    aP = (u0[..., None, None] * wP.sum(-2)[..., None, :] + du[..., None] * SP) / Z[..., None]
     return E0[..., None, :] + mbits[..., None] * dE[..., None, :] + aP
 
 
@@ -95,9 +93,7 @@ def _classify(p, bits, mask, scale, factored: bool):
     base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
     base = base.masked_fill(~mask, float("-inf"))
     c = scale * (dE * kq).sum(-1)
-    pooled = (_pool_factored if factored else _pool_softmax)(
-        bits, base, c, p["E0"], dE, Pn
-    )
+    pooled = (_pool_factored if factored else _pool_softmax)(bits, base, c, p["E0"], dE, Pn)
     v = pooled @ p["Wv"].mT
     h = torch.relu(v @ p["W1"].mT + p["b1"][..., None, :])
     return h @ p["W2"].mT + p["b2"][..., None, :]
@@ -125,9 +121,7 @@ class AttentionClassifier:
         self.d = check_positive_int("width", width)
         self.h = check_positive_int("hidden", hidden)
         self.max_len = check_positive_int("max_len", max_len)
-        self.factored = (
-            check_choice("formulation", formulation, FORMULATIONS) == "factored"
-        )
+        self.factored = check_choice("formulation", formulation, FORMULATIONS) == "factored"
 
     def init(self, seeds, dtype=torch.float64, device=None):
         gens = seeded_generators(seeds)
@@ -169,9 +163,7 @@ def unpack_bits(words: torch.Tensor, n: int, dtype=torch.float64) -> torch.Tenso
     return out[..., :n].contiguous()
 
 
-def make_sampler(
-    batch: int = 256, max_len: int = MAX_LEN, dtype=torch.float64, lengths=None
-):
+def make_sampler(batch: int = 256, max_len: int = MAX_LEN, dtype=torch.float64, lengths=None):
     """``sample(step, generators)``: per member a length n ~ U{1..max_len}, then ``batch`` random
     strings of that length (task First, label = first bit); padded to the longest with a mask.
 
@@ -189,18 +181,14 @@ def make_sampler(
     if lengths is not None:
         lengths = [check_positive_int("lengths[i]", n) for n in lengths]
         if max(lengths) > max_len:
-            raise ConfigError(
-                f"shared lengths must be <= max_len = {max_len}, got {max(lengths)}"
-            )
+            raise ConfigError(f"shared lengths must be <= max_len = {max_len}, got {max(lengths)}")
 
     def sample(step, gens):
         if lengths is None:
             ns = [int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens]
         else:
             ns = [lengths[step]] * len(gens)
-        words = torch.stack(
-            [torch.randint(0, 2**62, (batch, 1), generator=g) for g in gens]
-        )
+        words = torch.stack([torch.randint(0, 2**62, (batch, 1), generator=g) for g in gens])
         L = max(ns)
         n = torch.tensor(ns)
         words &= ((1 << n) - 1)[:, None, None]  # zero the padding bits
@@ -271,9 +259,7 @@ def _loop(params, member_model, batches, loss, loop_opt, clip, members, n):
         last = None
         for step in range(n):
             x, y = _tree_map(lambda t: t[e : e + 1], batches[step])
-            lv = loss(
-                mm.forward({**{k: v.unsqueeze(0) for k, v in P.items()}, **C}, x), y
-            )
+            lv = loss(mm.forward({**{k: v.unsqueeze(0) for k, v in P.items()}, **C}, x), y)
             opt.zero_grad(set_to_none=True)
             lv.sum().backward()
             if clip is not None:
@@ -420,15 +406,11 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
         classification_loss,
         OptimConfig("adam", lr=p1.MODEL["lr"]),
         loop,
-        extra={
-            "model": f"ch1 FIRST encoder, 2 arms x {runs} runs, n = {n}, batch 1 (grouped)"
-        },
+        extra={"model": f"ch1 FIRST encoder, 2 arms x {runs} runs, n = {n}, batch 1 (grouped)"},
     )
 
 
-def _row_ch2(
-    steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index"
-) -> dict:
+def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index") -> dict:
     """Chapter 2's A_pos/A_norm pair (Table 2's positional family): ``seeds`` × ``Ns`` × 2 variants in
     one ensemble, the chapter's sampler (batch 256, shared uniform length draw), Adam (lr 3e-4) with
     clipping at 1, float64."""
@@ -448,9 +430,7 @@ def _row_ch2(
     params = model.init(sm, torch.float64)
     sample = ch2_sampler(task, Nm, streams, p2.BATCH, base_seed=0)
     batches = [sample(step, None) for step in range(steps)]
-    loop = _adam_loop_opt(
-        "adam", p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, dtype=torch.float64
-    )
+    loop = _adam_loop_opt("adam", p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, dtype=torch.float64)
     return _pair(
         "ch2_single_layer",
         model,
@@ -481,14 +461,10 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
     tasks = p3.MAIN_TASKS
     model = Decoder.tier(tier, encoding, L0=P["L0"])
     params = model.init([0] * len(tasks), dtype=torch.float32)
-    sample = ch3_sampler(
-        tasks, batch=P["batch"], L0=P["L0"], steps=steps, length_seed=0
-    )
+    sample = ch3_sampler(tasks, batch=P["batch"], L0=P["L0"], steps=steps, length_seed=0)
     gens = seeded_generators([100 + i for i in range(len(tasks))])
     batches = [sample(step, gens) for step in range(steps)]
-    loop = _adam_loop_opt(
-        "adamw", P["lr"], weight_decay=P["weight_decay"], dtype=torch.float32
-    )
+    loop = _adam_loop_opt("adamw", P["lr"], weight_decay=P["weight_decay"], dtype=torch.float32)
     return _pair(
         "ch3_decoder",
         model,
@@ -498,9 +474,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
         masked_ce,
         OptimConfig("adamw", lr=P["lr"], weight_decay=P["weight_decay"]),
         loop,
-        extra={
-            "model": f"ch3 decoder {tier} {encoding}, 7 tasks, batch {P['batch']}, n 10-20"
-        },
+        extra={"model": f"ch3 decoder {tier} {encoding}, 7 tasks, batch {P['batch']}, n 10-20"},
     )
 
 
@@ -630,8 +604,7 @@ def run_chapter_benchmark(
     if steps is not None:
         steps = check_positive_int("steps", steps)
     rows = [
-        check_choice("row", r, CHAPTER_ROWS)
-        for r in ([rows] if isinstance(rows, str) else rows)
+        check_choice("row", r, CHAPTER_ROWS) for r in ([rows] if isinstance(rows, str) else rows)
     ]
     if not rows:
         raise ConfigError("bench needs at least one row")

@@ -107,9 +107,7 @@ class Protocol:
     def __post_init__(self):
         check_choice("protocol", self.kind, PROTOCOL_KINDS)
         if self.kind != "paper" and not self.reduced:
-            raise ConfigError(
-                f"a {self.kind} protocol must say what differs from the paper's"
-            )
+            raise ConfigError(f"a {self.kind} protocol must say what differs from the paper's")
 
 
 PAPER_PROTOCOL = Protocol()
@@ -179,16 +177,10 @@ class Claim:
         check_choice(f"source of {self.id}", self.source, SOURCES)
         check_choice(f"group of {self.id}", self.group, GROUPS)
         if not self.why:
-            raise ConfigError(
-                f"claim {self.id}: say in one line why this comparison (why=...)"
-            )
+            raise ConfigError(f"claim {self.id}: say in one line why this comparison (why=...)")
         if self.source == "stored" and not callable(self.measure):
-            raise ConfigError(
-                f"claim {self.id}: a stored claim needs measure(results) -> ours"
-            )
-        if self.check == "value" and (
-            self.tolerance is None or not float(self.tolerance) >= 0
-        ):
+            raise ConfigError(f"claim {self.id}: a stored claim needs measure(results) -> ours")
+        if self.check == "value" and (self.tolerance is None or not float(self.tolerance) >= 0):
             raise ConfigError(f"claim {self.id}: a value check needs tolerance >= 0")
         if self.check == "interval":
             iv = self.interval
@@ -197,13 +189,9 @@ class Claim:
                     f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi"
                 )
         if self.check in ("direction", "predicate") and not callable(self.holds):
-            raise ConfigError(
-                f"claim {self.id}: a {self.check} check needs holds(ours) -> bool"
-            )
+            raise ConfigError(f"claim {self.id}: a {self.check} check needs holds(ours) -> bool")
         if self.deviation is not None and not isinstance(self.deviation, Deviation):
-            raise ConfigError(
-                f"claim {self.id}: deviation must be a Deviation(cause, explanation)"
-            )
+            raise ConfigError(f"claim {self.id}: deviation must be a Deviation(cause, explanation)")
 
 
 @dataclass(frozen=True)
@@ -220,9 +208,7 @@ class Unchecked:
     group: str = "paper"
 
     def __post_init__(self):
-        check_choice(
-            f"status of {self.id}", self.status, ("not-reproducible", "not-attempted")
-        )
+        check_choice(f"status of {self.id}", self.status, ("not-reproducible", "not-attempted"))
         if not self.reason:
             raise ConfigError(f"claim {self.id}: an unchecked claim needs a reason")
 
@@ -234,9 +220,7 @@ def compare(claim: Claim, ours) -> bool:
     if c in ("direction", "predicate"):
         out = claim.holds(ours)
         if not isinstance(out, (bool,)) and type(out).__name__ != "bool_":
-            raise TypeError(
-                f"claim {claim.id}: holds() must return a bool, got {out!r}"
-            )
+            raise TypeError(f"claim {claim.id}: holds() must return a bool, got {out!r}")
         return bool(out)
     if c == "equal":
         a, b = _as_list(claim.paper_value), _as_list(ours)
@@ -294,9 +278,7 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
         "our_value": round_sig(bound_residues(ours, residue_of(claim)), claim.digits),
         "check": claim.check,
         "tolerance": claim.tolerance,
-        "interval": None
-        if claim.interval is None
-        else [float(v) for v in claim.interval],
+        "interval": None if claim.interval is None else [float(v) for v in claim.interval],
         "why": claim.why,
         "source": claim.source,
         "scale": "full" if claim.source == "stored" else scale,
@@ -372,11 +354,7 @@ def chapter_claims(chapter: str):
     for c in mod.CLAIMS:
         if not c.id.startswith(chapter + "."):
             raise ConfigError(f"claim id {c.id!r} must start with '{chapter}.'")
-        if (
-            isinstance(c, Claim)
-            and c.deviation is not None
-            and c.deviation.cause not in mod.CAUSES
-        ):
+        if isinstance(c, Claim) and c.deviation is not None and c.deviation.cause not in mod.CAUSES:
             raise ConfigError(
                 f"claim {c.id}: cause {c.deviation.cause!r} is not one of {chapter}'s CAUSES: "
                 f"{', '.join(mod.CAUSES)}"
@@ -399,9 +377,7 @@ class StoredResults:
 
     def _experiments(self):
         try:
-            return importlib.import_module(
-                f"lengthgen.chapters.{self.chapter}.experiments"
-            )
+            return importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
         except ModuleNotFoundError:
             return None
 
@@ -450,9 +426,7 @@ class Ledger:
 
     def _mine(self):
         """This page's declared claims, in declaration order."""
-        return [
-            c for c in self.module.CLAIMS if page_of(self.module, c.id) == self.page
-        ]
+        return [c for c in self.module.CLAIMS if page_of(self.module, c.id) == self.page]
 
     def _claim(self, id: str, source: str | None = None):
         if id not in self.by_id:
@@ -478,9 +452,7 @@ class Ledger:
             self._records[id] = unchecked_record(c, chapter=self.chapter)
             return ClaimRows([self._records[id]])
         c = self._claim(id, "stored")
-        self._records[id] = evaluate(
-            c, c.measure(self.results), chapter=self.chapter, scale="full"
-        )
+        self._records[id] = evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full")
         return ClaimRows([self._records[id]])
 
     def record(self, id: str, ours) -> "ClaimRows":
@@ -508,9 +480,7 @@ class Ledger:
         """Whether stored claim ``id`` holds (evaluated now, as :meth:`show` does): its status is
         ``reproduced``. For prose generated from the ledger; an unchecked claim has no verdict."""
         if isinstance(self._claim(id), Unchecked):
-            raise ConfigError(
-                f"claim {id} is not checked, so it neither holds nor fails"
-            )
+            raise ConfigError(f"claim {id} is not checked, so it neither holds nor fails")
         return self.show(id).records[0]["status"] == "reproduced"
 
     def outcome(self, *ids: str) -> str:
@@ -522,9 +492,7 @@ class Ledger:
         if n == 1:
             return "it held" if k else "it failed"
         return (
-            f"all {n} held"
-            if k == n
-            else (f"none of {n} held" if k == 0 else f"{k} of {n} held")
+            f"all {n} held" if k == n else (f"none of {n} held" if k == 0 else f"{k} of {n} held")
         )
 
     def records(self) -> list[dict]:
@@ -536,9 +504,7 @@ class Ledger:
             if isinstance(c, Claim) and c.source == "live" and c.id not in self._records
         ]
         if missing:
-            raise ConfigError(
-                f"{self.chapter}: live claims never recorded: {', '.join(missing)}"
-            )
+            raise ConfigError(f"{self.chapter}: live claims never recorded: {', '.join(missing)}")
         out = []
         for c in self._mine():
             if isinstance(c, Unchecked):
@@ -546,11 +512,7 @@ class Ledger:
             elif c.id in self._records:
                 out.append(self._records[c.id])
             else:
-                out.append(
-                    evaluate(
-                        c, c.measure(self.results), chapter=self.chapter, scale="full"
-                    )
-                )
+                out.append(evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full"))
         return out
 
     def save(self, folder: str | Path | None = None) -> Path:
@@ -597,9 +559,7 @@ def load_ledger(chapter: str, folder: str | Path | None = None) -> list[dict]:
         if not isinstance(part, list) or any(
             not isinstance(r, dict) or "id" not in r or "status" not in r for r in part
         ):
-            raise ResultFileError(
-                f"corrupt claims file {path}: expected a list of claim records"
-            )
+            raise ResultFileError(f"corrupt claims file {path}: expected a list of claim records")
         for r in part:
             if r["id"] in seen:
                 raise ResultFileError(
@@ -647,9 +607,7 @@ def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
     return f"value {a!r} → {b!r}"
 
 
-def check_ledgers(
-    chapters=CHAPTERS, results_root: str | Path | None = None
-) -> list[dict]:
+def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> list[dict]:
     """Re-evaluate every stored-result claim from ``results/`` and compare with the committed
     ledgers. Returns one row per problem ``{chapter, id, problem}``: a claim whose status
     changed, whose value moved beyond the ledger's rounding (whatever the paper tolerance), that
@@ -708,9 +666,7 @@ def claims_frame(rows: list[dict]):
     def note(r):
         if r.get("status") in ("deviates", "not-reproducible", "not-attempted"):
             return ": ".join(x for x in (r.get("cause"), r.get("explanation")) if x)
-        return (
-            "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
-        )
+        return "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
 
     return pd.DataFrame(
         [
@@ -759,9 +715,7 @@ def counts_line(rows: list[dict], group: str = "paper") -> str:
     paper = [r for r in rows if r.get("group", "paper") == group]
     words = OURS_WORDS if group == "ours" else {}
     out = " · ".join(
-        f"{n} {words.get(k, k)}"
-        for k in CATEGORIES
-        if (n := sum(category(r) == k for r in paper))
+        f"{n} {words.get(k, k)}" for k in CATEGORIES if (n := sum(category(r) == k for r in paper))
     )
     return out or "none"
 

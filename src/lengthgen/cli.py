@@ -15,9 +15,7 @@ from lengthgen.store import ResultFileError
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(
-        self, message
-    ):  # argparse's choices message already names the valid values
+    def error(self, message):  # argparse's choices message already names the valid values
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -28,9 +26,7 @@ def _arg(*flags, **kw):
 
 
 _CHAPTER = _arg("chapter", choices=CHAPTERS, help="which chapter")
-_CHAPTER_OPT = _arg(
-    "--chapter", choices=CHAPTERS, default=None, help="only this chapter"
-)
+_CHAPTER_OPT = _arg("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
 _DEVICE = _arg(
     "--device",
     choices=DEVICES,
@@ -120,8 +116,7 @@ COMMANDS = {
             _CHAPTER,
             _arg(
                 "source",
-                help="the other run's output folder (the one given to --out; its cells/ is "
-                "read)",
+                help="the other run's output folder (the one given to --out; its cells/ is read)",
             ),
             _arg(
                 "--scale",
@@ -279,9 +274,7 @@ def _reproduce(args) -> int:
     only = _cells_asked(args)
     budget_s = None
     if args.budget_minutes is not None:
-        budget_s = 60 * check_finite(
-            "--budget-minutes", args.budget_minutes, nonnegative=True
-        )
+        budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
     cfg = setup(scale=args.scale, device=args.device, run=True)
     from lengthgen.engine.runs import default_out
 
@@ -378,9 +371,7 @@ def _merge(args) -> int:
         raise ConfigError(
             f"{args.source} has no cells/ folder: give the folder a run wrote with --out"
         )
-    out = (
-        args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
-    )
+    out = args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
     with _no_empty_folder_left(out):
         dst = runs.check_out_dir(out) / "cells"
         res = runs.merge_cells(

@@ -52,11 +52,7 @@ def check_positive_int(name: str, value, minimum: int = 1) -> int:
 
 def check_probability(name: str, value) -> float:
     """Return ``value`` as float if it lies in [0, 1]; otherwise raise."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, Real)
-        or not (0.0 <= float(value) <= 1.0)
-    ):
+    if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 <= float(value) <= 1.0):
         raise ConfigError(f"{name} must be a probability in [0, 1], got {value!r}")
     return float(value)
 
@@ -65,21 +61,13 @@ def check_seeds(seeds, name: str = "seeds") -> list[int]:
     """``seeds`` as a list of integers >= 0; a string, a scalar or an empty sequence is refused
     (the one seeds check at the public edges: ensembles, models, explorers)."""
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or not seeds:
-        raise ConfigError(
-            f"{name} must be a non-empty sequence of integers, got {seeds!r}"
-        )
-    return [
-        check_positive_int(f"{name}[{i}]", s, minimum=0) for i, s in enumerate(seeds)
-    ]
+        raise ConfigError(f"{name} must be a non-empty sequence of integers, got {seeds!r}")
+    return [check_positive_int(f"{name}[{i}]", s, minimum=0) for i, s in enumerate(seeds)]
 
 
 def check_finite(name: str, value, *, nonnegative: bool = False) -> float:
     """Return ``value`` as float if finite (and >= 0 when ``nonnegative``); otherwise raise."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, Real)
-        or not math.isfinite(float(value))
-    ):
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(float(value)):
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if nonnegative and value < 0:
         raise ConfigError(f"{name} must be >= 0, got {value!r}")
@@ -111,13 +99,9 @@ def get_device(value: str | None = None):
     """
     import torch
 
-    if isinstance(
-        value, torch.device
-    ):  # an explicit device (e.g. cuda:1, or meta in tests)
+    if isinstance(value, torch.device):  # an explicit device (e.g. cuda:1, or meta in tests)
         if value.type == "cuda" and not torch.cuda.is_available():
-            raise ConfigError(
-                f"device {str(value)!r} was requested but torch sees no CUDA device"
-            )
+            raise ConfigError(f"device {str(value)!r} was requested but torch sees no CUDA device")
         return value
     if value is None:
         value = os.environ.get("LENGTHGEN_DEVICE", "auto").strip() or "auto"

@@ -101,9 +101,7 @@ def _stored_provenances(folder: Path, cells):
         yield cell, state, prov
 
 
-def chapter_cost(
-    chapter: str, results: str | os.PathLike | None = None, cells=None
-) -> dict:
+def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=None) -> dict:
     """One row of :func:`cost_table` for ``chapter`` (fields :data:`FIELDS`). ``results`` is the
     results folder (default ``results/``); ``cells`` the plan (default the chapter's full plan).
     A corrupt stored cell raises :class:`lengthgen.store.ResultFileError` naming the file."""
@@ -472,9 +470,7 @@ def speed_targets(rows: list[dict], results=None) -> list[dict]:
     return out
 
 
-def _book_verdict(
-    total: float, target: float, upper: bool, uncounted: int
-) -> bool | None:
+def _book_verdict(total: float, target: float, upper: bool, uncounted: int) -> bool | None:
     """Whether the whole-book projection meets its target: an upper bound at or under the target
     meets it once every planned cell is counted; a projection over the target fails it unless it is
     only an upper bound; cells not yet stored can only add, so under the target they leave it open
@@ -533,9 +529,7 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
     total["targets"] = [t for t in targets if t["chapter"] == "total"]
     t3 = next(t for t in targets if t["chapter"] == "ch3")
     total["ch3_bound"] = (
-        ch3_matmul_bound(results=results, stored=t3["stored"])
-        if "ch3" in chapters
-        else None
+        ch3_matmul_bound(results=results, stored=t3["stored"]) if "ch3" in chapters else None
     )
     return rows + [total]
 
@@ -565,14 +559,8 @@ PAGE_HEADERS = tuple(page for _, page in COLUMNS)
 
 
 def _cells(r: dict) -> list[str]:
-    cpu = (
-        f"{fmt_seconds(r['cpu_s'])} ({r['cpu_recorded']})"
-        if r["cpu_recorded"]
-        else "— (0)"
-    )
-    proj = ("≤ " if r["projection_upper_bound"] else "") + fmt_seconds(
-        r["projection_2core_s"]
-    )
+    cpu = f"{fmt_seconds(r['cpu_s'])} ({r['cpu_recorded']})" if r["cpu_recorded"] else "— (0)"
+    proj = ("≤ " if r["projection_upper_bound"] else "") + fmt_seconds(r["projection_2core_s"])
     return [
         r["chapter"],
         f"{r['stored']} / {r['planned']}",
@@ -589,9 +577,7 @@ def _aligned(head, body: list[list[str]]) -> list[str]:
     """A plain-text table: columns padded to their widest cell, a dashed rule under the head."""
     lines = [list(head)] + body
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = [
-        "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines
-    ]
+    out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
     return out[:1] + ["  ".join("-" * w for w in widths)] + out[1:]
 
 
@@ -631,9 +617,7 @@ def machine_lines(rows: list[dict]) -> list[str]:
             continue
         parts = [
             f"{'not recorded (stored before machines were)' if k == '—' else k} × {n}"
-            for k, n in sorted(
-                r["machines"].items(), key=lambda kv: (kv[0] == "—", kv[0])
-            )
+            for k, n in sorted(r["machines"].items(), key=lambda kv: (kv[0] == "—", kv[0]))
         ]
         out.append(f"{r['chapter']} machines: " + "; ".join(parts) + ".")
     return out
@@ -751,9 +735,7 @@ def speed_markdown(rows: list[dict]) -> str:
     for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
         body = [[c.replace("|", "/") for c in line] for line in body]
         out += _pipe_table(head, body, left=2) + [""]
-    out.append(
-        f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}."
-    )
+    out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
     out += ["", *_bound_lines(rows)]
     return "\n".join(out)
 
@@ -761,10 +743,7 @@ def speed_markdown(rows: list[dict]) -> str:
 def cost_markdown(results: str | os.PathLike | None = None) -> str:
     """The generated table of ``book/cost.md`` (a MyST pipe table and a note), from the stored cells."""
     rows = cost_table(results=results)
-    body = [
-        [f"**{c}**" for c in _cells(r)] if r["chapter"] == "total" else _cells(r)
-        for r in rows
-    ]
+    body = [[f"**{c}**" for c in _cells(r)] if r["chapter"] == "total" else _cells(r) for r in rows]
     tot = rows[-1]
     note = (
         f"Summed over {tot['stored']} stored cells of {tot['planned']} planned: CPU time is recorded "

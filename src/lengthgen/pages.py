@@ -43,9 +43,7 @@ def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
 
     rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
     count = lambda ch, k: sum(category(r) == k and r["chapter"] == ch for r in rows)  # noqa: E731
-    df = pd.DataFrame(
-        [{"chapter": c, **{k: count(c, k) for k in CATEGORIES}} for c in CHAPTERS]
-    )
+    df = pd.DataFrame([{"chapter": c, **{k: count(c, k) for k in CATEGORIES}} for c in CHAPTERS])
     df["total"] = df[list(CATEGORIES)].sum(axis=1)
     df.loc[len(df)] = {"chapter": "all", **df.drop(columns="chapter").sum().to_dict()}
     return df
@@ -187,9 +185,7 @@ def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
     if paper == ours and r.get("status") == "deviates" and isinstance(p, list):
         at = [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]
         if at:
-            paper, ours = (
-                f"entry {at[0] + 1} of {len(p)}: {fmt_value(v[at[0]])}" for v in (p, o)
-            )
+            paper, ours = (f"entry {at[0] + 1} of {len(p)}: {fmt_value(v[at[0]])}" for v in (p, o))
     return paper, ours
 
 
@@ -206,9 +202,7 @@ def claim_notes(r: dict) -> list[str]:
         full = fmt_value(r.get(key), items=40)
         if short_value(r.get(key)) != full:
             notes.append(f"<b>{name}, in full:</b> {_esc(full)}")
-    notes.append(
-        f"<b>check:</b> {_esc(r.get('check') or '—')} · <b>protocol:</b> {_esc(prot)}"
-    )
+    notes.append(f"<b>check:</b> {_esc(r.get('check') or '—')} · <b>protocol:</b> {_esc(prot)}")
     if r.get("why"):
         notes.append(f"<b>why this check:</b> {_esc(r['why'])}")
     if r.get("interval"):
@@ -219,9 +213,7 @@ def claim_notes(r: dict) -> list[str]:
     if r.get("cause"):
         notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
     if r.get("cause") == PREDICTION_FAILED and not r.get("explanation"):
-        came, want = (
-            _esc(fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value")
-        )
+        came, want = (_esc(fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value"))
         notes.append(f"<b>what came out instead:</b> {came}, where we predicted {want}")
     if r.get("explanation"):
         notes.append(
@@ -230,15 +222,11 @@ def claim_notes(r: dict) -> list[str]:
         )
     if r.get("declared_deviation_holds"):
         notes.append("<b>note:</b> a deviation was declared but the check now holds")
-    notes.append(
-        f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}"
-    )
+    notes.append(f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}")
     return [f"<p>{n}</p>" for n in notes]
 
 
-def claim_row(
-    r: dict, *, anchor: bool = True, where: bool = True, origin: bool = False
-) -> str:
+def claim_row(r: dict, *, anchor: bool = True, where: bool = True, origin: bool = False) -> str:
     """One claim as one row (statement | paper | ours | status) that opens to its details, which
     span the table's width. ``anchor``: the row carries ``id="claim-<id>"`` and a permalink; the
     ``data-*`` attributes are what the scorecard filters and sorts on. ``origin``: the details
@@ -286,9 +274,7 @@ def claims_html(
         '<div class="lg-claims"><div class="lg-row"><span>claim</span><span>paper</span>'
         "<span>ours</span><span>status</span></div>"
     )
-    body = "".join(
-        claim_row(r, anchor=anchor, where=where, origin=origin) for r in rows
-    )
+    body = "".join(claim_row(r, anchor=anchor, where=where, origin=origin) for r in rows)
     return (_CSS if css else "") + head + body + "</div>"
 
 
@@ -306,9 +292,7 @@ def totals_html(folder: str | Path | None = None) -> str:
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
     ]
-    for (_, r), (_, s), (_, o) in zip(
-        paper.iterrows(), selfc.iterrows(), ours.iterrows()
-    ):
+    for (_, r), (_, s), (_, o) in zip(paper.iterrows(), selfc.iterrows(), ours.iterrows()):
         strong = r["chapter"] == "all"
         cell = (lambda v: f"<b>{v}</b>") if strong else (lambda v: str(v))
         held = int(o["reproduced"]) + int(o["direction"])
@@ -410,8 +394,7 @@ _KIND_WORDS = {"paper": "paper claim", "ours": "our prediction (chapter 5)"}
 
 def _options(name: str, label: str, values, words: dict | None = None) -> str:
     opts = "".join(
-        f'<option value="{_esc(v)}">{_esc((words or {}).get(v, v))}</option>'
-        for v in values
+        f'<option value="{_esc(v)}">{_esc((words or {}).get(v, v))}</option>' for v in values
     )
     return (
         f'<label>{_esc(label)} <select name="{name}"><option value="">all</option>'
@@ -451,14 +434,10 @@ def scorecard_markdown(
         ]
     present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
     checks = sorted({r.get("check") or "none" for r in rows})
-    protos = sorted(
-        {_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows}
-    )
+    protos = sorted({_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows})
     filters = (
         '<div id="lg-filters" class="lg-filters">'
-        + _options(
-            "chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")]
-        )
+        + _options("chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")])
         + _options("status", "status", CATEGORIES, _STATUS_WORDS)
         + _options("check", "check", checks)
         + _options("protocol", "protocol", protos)
@@ -477,9 +456,7 @@ def scorecard_markdown(
         "permalink. Chapter 5's rows are our own predictions, fixed before their runs: one "
         "that holds reads **held** (counted as reproduced, or as direction where only the sign "
         "or order was predicted), one that does not reads **failed** (counted as deviates). "
-        "Chapters: "
-        + "; ".join(f"{c} = {TITLES[c].split(' — ')[1]}" for c in CHAPTERS)
-        + ".",
+        "Chapters: " + "; ".join(f"{c} = {TITLES[c].split(' — ')[1]}" for c in CHAPTERS) + ".",
         "",
         "<style>div.lg-filters{display:flex;flex-wrap:wrap;gap:6px 14px;font-size:0.86em;"
         "margin:0.4em 0;align-items:center} div.lg-filters select,div.lg-filters input"
@@ -543,8 +520,7 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     row_of = {r["chapter"]: r for _, r in tot.iterrows()}
 
     selfc = {
-        r["chapter"]: int(r["total"])
-        for _, r in scorecard(folder, group="self-check").iterrows()
+        r["chapter"]: int(r["total"]) for _, r in scorecard(folder, group="self-check").iterrows()
     }
 
     ours = {r["chapter"]: r for _, r in scorecard(folder, group="ours").iterrows()}
@@ -561,8 +537,7 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
 
     def links(ids) -> str:
         return " ".join(
-            f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>'
-            for n, i in enumerate(ids)
+            f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>' for n, i in enumerate(ids)
         )
 
     out = [
@@ -638,19 +613,11 @@ def results_box(chapter: str, folder: str | Path | None = None):
     items = headline_claims(chapter)
     missing = [it["id"] for it in items if it["id"] not in by_id]
     if missing:
-        raise ConfigError(
-            f"{chapter}: headline claims not in its ledger: {', '.join(missing)}"
-        )
+        raise ConfigError(f"{chapter}: headline claims not in its ledger: {', '.join(missing)}")
     link = "../book/scorecard.html#claim-"
 
     groups = {r.get("group", "paper") for r in rows}
-    lab = (
-        "paper"
-        if "paper" in groups
-        else "predicted"
-        if "ours" in groups
-        else "expected"
-    )
+    lab = "paper" if "paper" in groups else "predicted" if "ours" in groups else "expected"
     body = []
     for it in items:
         r = by_id[it["id"]]
@@ -698,6 +665,4 @@ def results_box(chapter: str, folder: str | Path | None = None):
     return HTML("".join(parts))
 
 
-ClaimRows.html = (
-    claims_html  # the ledger's claims tables display as this page code draws them
-)
+ClaimRows.html = claims_html  # the ledger's claims tables display as this page code draws them

@@ -57,9 +57,7 @@ def style():
         yield
 
 
-def figure(
-    nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw
-):
+def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
     """A styled figure; returns ``(fig, ax)`` or ``(fig, axes)`` as ``plt.subplots`` does."""
     import matplotlib.pyplot as plt
 

@@ -119,9 +119,7 @@ def keep_within_rounding(
             o is not None
             and set(o) == set(r)
             and all(_clean(o[k]) == _clean(r[k]) for k in r if k != "our_value")
-            and same_within_rounding(
-                o["our_value"], r["our_value"], (digits or {}).get(r["id"], 4)
-            )
+            and same_within_rounding(o["our_value"], r["our_value"], (digits or {}).get(r["id"], 4))
         ):
             r = dict(r, our_value=o["our_value"])
         out.append(r)
@@ -176,9 +174,7 @@ def superscript(x) -> str:
 def _number(x, digits: int) -> str:
     """``x`` to ``digits`` digits, ``1.6 × 10²⁷``, "−", thousands "17 665" (a comma reads as a list)."""
     if isinstance(x, int) or not math.isfinite(x):
-        return (
-            f"{x:,}".replace(",", " ").replace("-", "−").replace("nan", "not a number")
-        )
+        return f"{x:,}".replace(",", " ").replace("-", "−").replace("nan", "not a number")
     mant, _, exp = f"{x:.{digits}g}".partition("e")
     power = f"10{superscript(int(exp))}" if exp else ""
     text = mant if not exp else power if mant == "1" else f"{mant} × {power}"
@@ -230,11 +226,7 @@ def fmt_value(v, digits=4, *, items=8, of="values", nested=False) -> str:
     for lead in ("mean", "slope"):
         if {lead, "lo", "hi"} <= set(v):
             m, lo, hi = (f(rest.pop(k)) for k in (lead, "lo", "hi"))
-            head.append(
-                f"{m} ({lo} to {hi})" if lead == "mean" else f"slope {m} [{lo}, {hi}]"
-            )
-    words = [
-        f"{KEY_WORDS.get(k, str(k).replace('_', ' '))}: {f(x)}" for k, x in rest.items()
-    ]
+            head.append(f"{m} ({lo} to {hi})" if lead == "mean" else f"slope {m} [{lo}, {hi}]")
+    words = [f"{KEY_WORDS.get(k, str(k).replace('_', ' '))}: {f(x)}" for k, x in rest.items()]
     text = "; ".join(head + words[:items]) + ("; …" if len(words) > items else "")
     return f"({text})" if nested and len(words) + len(head) > 1 else text

@@ -27,14 +27,10 @@ def _vector(name: str, values, dtype=float) -> np.ndarray:
 def _same_length(**arrays) -> None:
     lengths = {k: len(v) for k, v in arrays.items()}
     if len(set(lengths.values())) > 1:
-        raise ValueError(
-            "lengths differ: " + ", ".join(f"{k} has {n}" for k, n in lengths.items())
-        )
+        raise ValueError("lengths differ: " + ", ".join(f"{k} has {n}" for k, n in lengths.items()))
 
 
-def bootstrap_ci(
-    values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean
-):
+def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean):
     """Percentile bootstrap interval of ``stat`` over the first axis of ``values``.
 
     Returns ``(estimate, lo, hi)``: ``stat(values)`` and the ``(1 - level)/2`` and ``(1 + level)/2``
@@ -58,11 +54,7 @@ def bootstrap_ci(
         raise ValueError(f"stat must be a callable of the values, got {stat!r}")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, x.shape[0], size=(n_boot, x.shape[0]))
-    boots = (
-        np.array([stat(x[i]) for i in idx])
-        if stat is not np.mean
-        else x[idx].mean(axis=1)
-    )
+    boots = np.array([stat(x[i]) for i in idx]) if stat is not np.mean else x[idx].mean(axis=1)
     a = (1 - level) / 2
     return (
         float(stat(x)),
@@ -142,9 +134,7 @@ def permutation_pvalue(
     check_choice("alternative", alternative, ("two-sided", "greater", "less"))
     n_perm = check_positive_int("n_perm", n_perm)
     if not callable(stat_fn):
-        raise ValueError(
-            f"stat_fn must be a callable stat_fn(x, y) -> float, got {stat_fn!r}"
-        )
+        raise ValueError(f"stat_fn must be a callable stat_fn(x, y) -> float, got {stat_fn!r}")
     rng = np.random.default_rng(seed)
     x, y = np.asarray(x), np.asarray(y)
     if y.ndim == 0:
@@ -211,9 +201,7 @@ def plane_fit(x0, x1, y) -> tuple[float, float, float]:
     s0y, s1y = math.fsum(u * w), math.fsum(v * w)
     det = s00 * s11 - s01 * s01
     if not det > 1e-9 * s00 * s11:
-        raise ValueError(
-            "plane_fit: the points lie on one line (x0 and x1 are collinear)"
-        )
+        raise ValueError("plane_fit: the points lie on one line (x0 and x1 are collinear)")
     a0 = (s11 * s0y - s01 * s1y) / det
     a1 = (s00 * s1y - s01 * s0y) / det
     return float(my - a0 * m0 - a1 * m1), float(a0), float(a1)
@@ -242,11 +230,7 @@ def mcnemar_exact(a, b) -> dict:
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
     from scipy import stats as st
 
-    p = (
-        1.0
-        if only_a + only_b == 0
-        else float(st.binomtest(only_a, only_a + only_b, 0.5).pvalue)
-    )
+    p = 1.0 if only_a + only_b == 0 else float(st.binomtest(only_a, only_a + only_b, 0.5).pvalue)
     return {
         "both": int((a & b).sum()),
         "only_a": only_a,

@@ -71,9 +71,7 @@ def git_state() -> dict:
     (``"commit_source": "LENGTHGEN_SOURCE_COMMIT"``); ``dirty`` is then unknown (``None``)."""
     top = _git("rev-parse", "--show-toplevel")
     own = top is not None and Path(top).resolve() == repo_root().resolve()
-    commit = (
-        _git("rev-parse", "HEAD") if own else None
-    )  # not an enclosing checkout's HEAD
+    commit = _git("rev-parse", "HEAD") if own else None  # not an enclosing checkout's HEAD
     if commit is None and os.environ.get("LENGTHGEN_SOURCE_COMMIT"):
         return {
             "commit": os.environ["LENGTHGEN_SOURCE_COMMIT"].strip(),
@@ -218,11 +216,7 @@ def provenance(
         "command": command if command is not None else _command_line(),
         "git_commit": git.get("commit"),
         "git_dirty": git.get("dirty"),
-        **(
-            {"git_commit_source": git["commit_source"]}
-            if git.get("commit_source")
-            else {}
-        ),
+        **({"git_commit_source": git["commit_source"]} if git.get("commit_source") else {}),
         "device": str(device),
         "device_name": device_name(str(device)),
         **_versions(),
@@ -234,9 +228,7 @@ def provenance(
         "machine": machine(),
     }
     if extra:
-        prov.update(
-            {k: (round(v, 3) if isinstance(v, float) else v) for k, v in extra.items()}
-        )
+        prov.update({k: (round(v, 3) if isinstance(v, float) else v) for k, v in extra.items()})
     return prov
 
 
@@ -371,11 +363,7 @@ def _walk(obj, parts: list[str], prefix: str = ""):
         return
     if isinstance(obj, dict) and head in obj:
         yield from _walk(obj[head], rest, join(head))
-    elif (
-        isinstance(obj, list)
-        and head.lstrip("-").isdigit()
-        and -len(obj) <= int(head) < len(obj)
-    ):
+    elif isinstance(obj, list) and head.lstrip("-").isdigit() and -len(obj) <= int(head) < len(obj):
         yield from _walk(obj[int(head)], rest, join(head))
     else:
         yield join(head), _MISSING
@@ -386,9 +374,7 @@ def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
     line naming the file, the field and what is wrong."""
 
     def bad(field, msg):
-        raise ResultFileError(
-            f"invalid {schema.kind} result {path}: field {field!r} {msg}"
-        )
+        raise ResultFileError(f"invalid {schema.kind} result {path}: field {field!r} {msg}")
 
     for pattern in schema.required:
         for where, v in _walk(data, pattern.split(".")):
@@ -398,11 +384,7 @@ def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
         for where, v in _walk(data, pattern.split(".")):
             if v is _MISSING:
                 bad(where, "is missing")
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, float))
-                or not (0.0 <= v <= 1.0)
-            ):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
                 bad(where, f"must be a probability in [0, 1], got {v!r}")
     for pattern, fn in schema.counts:
         try:
@@ -477,15 +459,11 @@ def _read(path: Path) -> dict:
     """:func:`lengthgen.store.load_result` of ``path``, with a folder where the file should be, or a
     file that cannot be opened, reported as :class:`ResultFileError` naming it (not an ``OSError``)."""
     if path.is_dir():
-        raise ResultFileError(
-            f"{path} is a folder where a result file should be; move it away"
-        )
+        raise ResultFileError(f"{path} is a folder where a result file should be; move it away")
     try:
         return load_result(path)
     except OSError as err:
-        raise ResultFileError(
-            f"cannot read result file {path}: {err.strerror or err}"
-        ) from None
+        raise ResultFileError(f"cannot read result file {path}: {err.strerror or err}") from None
 
 
 def _partial_done(value) -> int | None:
@@ -594,9 +572,7 @@ def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
     if state == "partial" and new is not None:
         old = _partial_done(_read(path)["data"]["value"])
         if old > new:
-            print(
-                f"kept {path}: its partial result did {old} units of work, this run only {new}"
-            )
+            print(f"kept {path}: its partial result did {old} units of work, this run only {new}")
             return path
     return save_result(
         path,
@@ -650,8 +626,6 @@ def load_stored(
     }
 
 
-def has_stored(
-    chapter: str, name: str, *, folder: str | os.PathLike | None = None
-) -> bool:
+def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = None) -> bool:
     """Whether ``chapter`` has a stored cell ``name`` (the file exists; reading it may still fail)."""
     return cell_path(cells_dir(chapter, folder), name).is_file()

@@ -20,9 +20,7 @@ def flat_columns(df, sep: str = " "):
 
     out = df.copy()
     if isinstance(out.columns, pd.MultiIndex):
-        out.columns = [
-            sep.join(str(c) for c in col if str(c) != "") for col in out.columns
-        ]
+        out.columns = [sep.join(str(c) for c in col if str(c) != "") for col in out.columns]
     if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
         out = out.reset_index()
     return out
@@ -87,11 +85,7 @@ class HTML:
 def collapsible(obj, summary: str, *, open: bool = False) -> HTML:
     """``obj`` (anything with ``_repr_html_``, e.g. a Styler) folded under ``summary``."""
     if not hasattr(obj, "_repr_html_") and not hasattr(obj, "to_html"):
-        raise ConfigError(
-            f"collapsible needs an object with HTML, got {type(obj).__name__}"
-        )
+        raise ConfigError(f"collapsible needs an object with HTML, got {type(obj).__name__}")
     body = obj.to_html() if hasattr(obj, "to_html") else obj._repr_html_()
     flag = " open" if open else ""
-    return HTML(
-        f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>"
-    )
+    return HTML(f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>")

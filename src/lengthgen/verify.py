@@ -60,9 +60,7 @@ class NoiseBand:
 
     def __post_init__(self):
         if not isinstance(self.prefix, str) or not self.prefix:
-            raise ConfigError(
-                f"a noise band needs a claim-id prefix, got {self.prefix!r}"
-            )
+            raise ConfigError(f"a noise band needs a claim-id prefix, got {self.prefix!r}")
         if (
             not isinstance(self.band, (int, float))
             or isinstance(self.band, bool)
@@ -168,9 +166,7 @@ def _without_timing(x):
     """``x`` without the timings some cells store beside their results (keys ending in ``time_s`` or ``wall_s``)."""
     if isinstance(x, dict):
         return {
-            k: _without_timing(v)
-            for k, v in x.items()
-            if not str(k).endswith(("time_s", "wall_s"))
+            k: _without_timing(v) for k, v in x.items() if not str(k).endswith(("time_s", "wall_s"))
         }
     if isinstance(x, list):
         return [_without_timing(v) for v in x]
@@ -222,9 +218,7 @@ def verify(
     root = Path(results) if results is not None else results_dir()
     stored = root / chapter / "cells"
     if not stored.is_dir():
-        raise ConfigError(
-            f"no stored results to verify against: {stored} does not exist"
-        )
+        raise ConfigError(f"no stored results to verify against: {stored} does not exist")
     cells = plan(chapter, "full", only)
     missing = [c.name for c in cells if stored_state(stored, c, "full") != "done"]
     if missing:
@@ -237,9 +231,7 @@ def verify(
         out.resolve() in (stored.parent.resolve(), stored.resolve())
         or stored.resolve() in out.resolve().parents
     ):
-        raise ConfigError(
-            f"--out {out} is the store itself; verify writes its re-runs elsewhere"
-        )
+        raise ConfigError(f"--out {out} is the store itself; verify writes its re-runs elsewhere")
     out = runs.check_out_dir(out)
     runs.run_cells(
         cells,
@@ -292,9 +284,7 @@ def verify_text(res: dict, *, all_claims: bool = False) -> str:
         )
     shown = [r for r in res["claims"] if all_claims or r["verdict"] != "same"]
     if shown:
-        lines.append(
-            f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict"
-        )
+        lines.append(f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict")
     for r in shown:
         band = "—" if r["band"] is None else f"{r['band']:g}"
         flip = (

@@ -121,9 +121,7 @@ class FrameExplorer:
         for i, k in enumerate(names):
             vals = list(self.grid[k])
             v0 = vals[self._start[i]]
-            numeric = all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals
-            )
+            numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
             if not numeric or k in self._discrete or len(vals) < 2:
                 controls[k] = W.Dropdown(
                     options=[(str(v), v) for v in vals],
@@ -194,23 +192,15 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
         raise ConfigError("grid must be a non-empty dict {argument: [values, ...]}")
     names = list(grid)
     for k, vals in grid.items():
-        if (
-            isinstance(vals, (str, bytes))
-            or not hasattr(vals, "__len__")
-            or len(vals) == 0
-        ):
-            raise ConfigError(
-                f"grid[{k!r}] must be a non-empty list of values, got {vals!r}"
-            )
+        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__len__") or len(vals) == 0:
+            raise ConfigError(f"grid[{k!r}] must be a non-empty list of values, got {vals!r}")
     combos = list(itertools.product(*(list(grid[k]) for k in names)))
     if len(combos) > 200:
         raise ConfigError(
             f"the grid has {len(combos)} combinations; at most 200 frames are embedded"
         )
     if not callable(draw):
-        raise ConfigError(
-            f"draw must be a function returning a matplotlib figure, got {draw!r}"
-        )
+        raise ConfigError(f"draw must be a function returning a matplotlib figure, got {draw!r}")
     for k, v in initial.items():
         if k not in grid or v not in list(grid[k]):
             raise ConfigError(
@@ -218,9 +208,7 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
             )
     for k in discrete:
         if k not in grid:
-            raise ConfigError(
-                f"discrete names {k!r}, not an argument of the grid: {names}"
-            )
+            raise ConfigError(f"discrete names {k!r}, not an argument of the grid: {names}")
     return names, combos
 
 
@@ -256,10 +244,7 @@ def _control(label: str, vals: list, start: int, i: int) -> str:
         f'<option value="{j}"{" selected" if j == start else ""}>{v}</option>'
         for j, v in enumerate(vals)
     )
-    return (
-        f'<label style="margin-right:1.2em">{label} <select data-i="{i}">{opts}</select>'
-        f"</label>"
-    )
+    return f'<label style="margin-right:1.2em">{label} <select data-i="{i}">{opts}</select></label>'
 
 
 def frame_explorer(
@@ -293,9 +278,7 @@ def frame_explorer(
     width = f"{width_px // HIDPI}px"
     uid = "fx" + uuid.uuid4().hex[:10]
     start = [list(grid[k]).index(initial[k]) if k in initial else 0 for k in names]
-    controls = [
-        _control(labels[k], list(grid[k]), start[i], i) for i, k in enumerate(names)
-    ]
+    controls = [_control(labels[k], list(grid[k]), start[i], i) for i, k in enumerate(names)]
     shape = [len(grid[k]) for k in names]
     data = json.dumps([frames[c] for c in combos])
     values = json.dumps([[str(v) for v in grid[k]] for k in names])

@@ -44,9 +44,7 @@ def plan(chapter: str, scale: str, only=None) -> list:
     for p in pats:
         if not fnmatch.filter(names, p):
             shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
-            raise ConfigError(
-                f"--only {p!r} matches no cell of {chapter}; cells: {shown}"
-            )
+            raise ConfigError(f"--only {p!r} matches no cell of {chapter}; cells: {shown}")
     return [c for c in cells if any(fnmatch.fnmatchcase(c.name, p) for p in pats)]
 
 
@@ -63,13 +61,9 @@ def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[P
 
     mod = chapter_module(chapter)
     cells = plan(chapter, scale, only)
-    out = runs.check_out_dir(
-        out if out is not None else runs.default_out(chapter, scale)
-    )
+    out = runs.check_out_dir(out if out is not None else runs.default_out(chapter, scale))
     folder = out / "cells"
-    values = runs.run_cells(
-        cells, folder, scale=scale, desc=f"{chapter} {scale}", **run
-    )
+    values = runs.run_cells(cells, folder, scale=scale, desc=f"{chapter} {scale}", **run)
     paths = [runs.cell_path(folder, name) for name in values]
     if hasattr(mod, "assemble") and only is None:
         paths += list(mod.assemble(out, scale, values) or [])

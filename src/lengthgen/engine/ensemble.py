@@ -59,20 +59,13 @@ def members_of(params: Mapping[str, torch.Tensor]) -> int:
     return next(iter(sizes.values()))
 
 
-def select_members(
-    params: Mapping[str, torch.Tensor], index
-) -> dict[str, torch.Tensor]:
+def select_members(params: Mapping[str, torch.Tensor], index) -> dict[str, torch.Tensor]:
     """The sub-ensemble ``index`` (ints or a long tensor) of a params dict, as new tensors."""
     E = members_of(params)
     idx = torch.as_tensor(index, dtype=torch.long)
     if idx.dim() != 1 or (idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= E)):
-        raise ValueError(
-            f"member index must be a 1-D list of integers in [0, {E}), got {index!r}"
-        )
-    return {
-        k: v.detach().index_select(0, idx.to(v.device)).clone()
-        for k, v in params.items()
-    }
+        raise ValueError(f"member index must be a 1-D list of integers in [0, {E}), got {index!r}")
+    return {k: v.detach().index_select(0, idx.to(v.device)).clone() for k, v in params.items()}
 
 
 def _check_model(model) -> None:
@@ -86,7 +79,5 @@ def _check_model(model) -> None:
 def _params_device(params) -> torch.device:
     devs = {t.device for t in params.values()}
     if len(devs) != 1:
-        raise ValueError(
-            f"parameters live on several devices: {sorted(map(str, devs))}"
-        )
+        raise ValueError(f"parameters live on several devices: {sorted(map(str, devs))}")
     return devs.pop()

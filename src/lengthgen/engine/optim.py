@@ -52,8 +52,7 @@ def _check_per_member(name: str, value, *, nonnegative: bool = True):
             f"{name} must be a number or a sequence of numbers (one per member), got {value!r}"
         )
     vals = tuple(
-        check_finite(f"{name}[{i}]", v, nonnegative=nonnegative)
-        for i, v in enumerate(value)
+        check_finite(f"{name}[{i}]", v, nonnegative=nonnegative) for i, v in enumerate(value)
     )
     if not vals:
         raise ConfigError(f"{name} must not be an empty sequence")
@@ -118,13 +117,9 @@ class OptimConfig:
             self, "weight_decay", _check_per_member("weight_decay", self.weight_decay)
         )
         if self.adamw_lr is not None:
-            object.__setattr__(
-                self, "adamw_lr", _check_per_member("adamw_lr", self.adamw_lr)
-            )
+            object.__setattr__(self, "adamw_lr", _check_per_member("adamw_lr", self.adamw_lr))
         if len(self.betas) != 2:
-            raise ConfigError(
-                f"betas must be a pair (beta1, beta2), got {self.betas!r}"
-            )
+            raise ConfigError(f"betas must be a pair (beta1, beta2), got {self.betas!r}")
         for i, b in enumerate(self.betas):
             check_finite(f"betas[{i}]", b, nonnegative=True)
             if not b < 1:
@@ -133,15 +128,11 @@ class OptimConfig:
         check_finite("momentum", self.momentum, nonnegative=True)
         check_finite("muon_momentum", self.muon_momentum, nonnegative=True)
         if self.nesterov and self.momentum <= 0:
-            raise ConfigError(
-                "nesterov=True needs momentum > 0 (as in torch.optim.SGD)"
-            )
+            raise ConfigError("nesterov=True needs momentum > 0 (as in torch.optim.SGD)")
         if self.clip is not None:
             check_finite("clip", self.clip)
             if self.clip <= 0:
-                raise ConfigError(
-                    f"clip must be > 0 (or None for no clipping), got {self.clip!r}"
-                )
+                raise ConfigError(f"clip must be > 0 (or None for no clipping), got {self.clip!r}")
         check_positive_int("ns_steps", self.ns_steps)
         if self.ns_steps >= 100:
             raise ConfigError(f"ns_steps must be < 100, got {self.ns_steps!r}")
@@ -185,9 +176,7 @@ class OptimConfig:
 
     def per_member(self, name: str, members: int) -> tuple[float, ...]:
         """The hyperparameter ``name`` (``lr``, ``weight_decay``, ``adamw_lr``) as E values."""
-        check_choice(
-            "per-member hyperparameter", name, ("lr", "weight_decay", "adamw_lr")
-        )
+        check_choice("per-member hyperparameter", name, ("lr", "weight_decay", "adamw_lr"))
         val = getattr(self, name)
         if val is None:  # adamw_lr defaults to lr
             val = self.lr
@@ -237,9 +226,7 @@ def zeropower_newton_schulz(
     (bfloat16 as in PyTorch) and returned in that dtype.
     """
     if G.dim() != 3:
-        raise ValueError(
-            f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}"
-        )
+        raise ValueError(f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}")
     check_positive_int("steps", steps)
     a, b, c = coefficients
     X = G.to(dtype)
@@ -277,13 +264,9 @@ class EnsembleOptimizer:
     ``select(index)`` keeps only the given members (used when members stop early).
     """
 
-    def __init__(
-        self, config: OptimConfig, params: dict[str, torch.Tensor], names: Sequence[str]
-    ):
+    def __init__(self, config: OptimConfig, params: dict[str, torch.Tensor], names: Sequence[str]):
         if not isinstance(config, OptimConfig):
-            raise TypeError(
-                f"optim must be an OptimConfig, got {type(config).__name__}"
-            )
+            raise TypeError(f"optim must be an OptimConfig, got {type(config).__name__}")
         self.config = config
         self.names = list(names)
         if not self.names:
@@ -293,9 +276,7 @@ class EnsembleOptimizer:
         E = self.members
         for n in self.names:
             if params[n].shape[0] != E:
-                raise ValueError(
-                    f"parameter {n!r} has {params[n].shape[0]} members, expected {E}"
-                )
+                raise ValueError(f"parameter {n!r} has {params[n].shape[0]} members, expected {E}")
         self.lr = config.per_member("lr", E)
         self.wd = config.per_member("weight_decay", E)
         self.adamw_lr = config.per_member("adamw_lr", E)
@@ -336,9 +317,7 @@ class EnsembleOptimizer:
                         )
             else:
                 muon = [
-                    n
-                    for n in self.names
-                    if params[n].dim() == 3 and n not in config.adamw_params
+                    n for n in self.names if params[n].dim() == 3 and n not in config.adamw_params
                 ]
             self.muon = set(muon)
         else:
@@ -354,9 +333,7 @@ class EnsembleOptimizer:
         self.lr = tuple(self.lr[i] for i in idx)
         self.wd = tuple(self.wd[i] for i in idx)
         self.adamw_lr = tuple(self.adamw_lr[i] for i in idx)
-        self.decay_mask = {
-            n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()
-        }
+        self.decay_mask = {n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()}
         for st in self.state.values():
             for k, v in st.items():
                 st[k] = v.index_select(0, index.to(v.device))
@@ -375,9 +352,7 @@ class EnsembleOptimizer:
 
     def load_state_dict(self, sd: Mapping) -> None:
         """Restore :meth:`state_dict` (same parameter names and member count, else ConfigError)."""
-        if sd.get("members") != self.members or set(sd.get("state", {})) != set(
-            self.state
-        ):
+        if sd.get("members") != self.members or set(sd.get("state", {})) != set(self.state):
             raise ConfigError(
                 f"optimizer checkpoint for {sd.get('members')} members and parameters "
                 f"{sorted(sd.get('state', {}))} does not fit {self.members} members and "
@@ -388,9 +363,7 @@ class EnsembleOptimizer:
 
     # ------------------------------------------------------------------ the step
     @torch.no_grad()
-    def step(
-        self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]
-    ) -> None:
+    def step(self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]) -> None:
         cfg = self.config
         self.t += 1
         groups: dict = {}  # Adam-type parameters with scalar lr / wd: one foreach call per group
@@ -413,9 +386,7 @@ class EnsembleOptimizer:
                 if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
                     self._adam(p, g, st, lr, wd, decoupled=decoupled)
                 else:
-                    groups.setdefault(
-                        (lr, wd, decoupled, p.dtype, p.device), []
-                    ).append((p, g, st))
+                    groups.setdefault((lr, wd, decoupled, p.dtype, p.device), []).append((p, g, st))
         for (lr, wd, decoupled, _, _), items in groups.items():
             self._adam_foreach(items, lr, wd, decoupled)
 
@@ -452,9 +423,7 @@ class EnsembleOptimizer:
             if isinstance(
                 which, tuple
             ):  # ("wd", name): decay only the members marked in decay_mask
-                vals = tuple(
-                    w if f else 0.0 for w, f in zip(self.wd, self.decay_mask[which[1]])
-                )
+                vals = tuple(w if f else 0.0 for w, f in zip(self.wd, self.decay_mask[which[1]]))
             else:
                 vals = (0.0,) if which == "zero" else getattr(self, which)
             self._cache[key] = _values(vals, like)
@@ -471,11 +440,7 @@ class EnsembleOptimizer:
             if self._nonzero(wd):
                 p.mul_(1 - _col(lr, p) * _col(wd, p))
         elif self._nonzero(wd):
-            g = (
-                g.add(p * _col(wd, p))
-                if isinstance(wd, torch.Tensor)
-                else g.add(p, alpha=wd)
-            )
+            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
         if "exp_avg" not in st:
             st["exp_avg"] = torch.zeros_like(p)
             st["exp_avg_sq"] = torch.zeros_like(p)
@@ -494,11 +459,7 @@ class EnsembleOptimizer:
         """torch.optim.SGD with dampening 0, member-wise."""
         cfg = self.config
         if self._nonzero(wd):
-            g = (
-                g.add(p * _col(wd, p))
-                if isinstance(wd, torch.Tensor)
-                else g.add(p, alpha=wd)
-            )
+            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
         if cfg.momentum != 0:
             if "momentum_buffer" not in st:
                 st["momentum_buffer"] = g.clone()

@@ -43,9 +43,7 @@ def _folder(folder) -> Path:
     return Path(folder)
 
 
-def save_parts(
-    folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | None = None
-) -> dict:
+def save_parts(folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | None = None) -> dict:
     """Serialise ``obj`` with :func:`torch.save` and store it in ``folder`` as parts of at most
     ``part_bytes`` bytes plus ``manifest.json`` (module docstring); returns the manifest.
 
@@ -142,9 +140,7 @@ def _read_blob(folder: Path, man: dict) -> bytes:
             )
         chunks.append(data)
     blob = b"".join(chunks)
-    if len(blob) != man.get("total_bytes") or hashlib.sha256(
-        blob
-    ).hexdigest() != man.get("sha256"):
+    if len(blob) != man.get("total_bytes") or hashlib.sha256(blob).hexdigest() != man.get("sha256"):
         raise ResultFileError(
             f"checkpoint in {folder} is corrupt: its parts do not add up to the manifest's whole"
         )
@@ -160,14 +156,10 @@ def load_parts(folder, map_location=None) -> Any | None:
         return None
     blob = _read_blob(folder, man)
     try:
-        return torch.load(
-            io.BytesIO(blob), map_location=map_location, weights_only=False
-        )
+        return torch.load(io.BytesIO(blob), map_location=map_location, weights_only=False)
     except Exception as err:  # noqa: BLE001 - any undecodable checkpoint is named
         raise ResultFileError(
-            f"corrupt checkpoint in {folder}: {type(err).__name__}: {err}".splitlines()[
-                0
-            ]
+            f"corrupt checkpoint in {folder}: {type(err).__name__}: {err}".splitlines()[0]
         ) from None
 
 
@@ -199,10 +191,7 @@ def copy_parts(src, dest, *, step_key: str = "step") -> str:
     dest.mkdir(parents=True, exist_ok=True)
     for p in man["parts"]:
         target = dest / p["name"]
-        if (
-            not target.is_file()
-            or hashlib.sha256(target.read_bytes()).hexdigest() != p["sha256"]
-        ):
+        if not target.is_file() or hashlib.sha256(target.read_bytes()).hexdigest() != p["sha256"]:
             atomic_write_bytes(target, (src / p["name"]).read_bytes())
     atomic_write_json(dest / MANIFEST, man)
     keep = {p["name"] for p in man["parts"]}

@@ -119,9 +119,7 @@ class Cell:
                 f"cell name {self.name!r} must be letters, digits and _.=- (no slashes)"
             )
         if not callable(self.fn):
-            raise ConfigError(
-                f"cell {self.name!r}: fn must be callable, got {self.fn!r}"
-            )
+            raise ConfigError(f"cell {self.name!r}: fn must be callable, got {self.fn!r}")
         if not isinstance(self.kwargs, Mapping):
             raise ConfigError(
                 f"cell {self.name!r}: kwargs must be a dict, got {type(self.kwargs).__name__}"
@@ -284,19 +282,13 @@ def check_out_dir(out: str | os.PathLike) -> Path:
     for parent in (out, *out.parents):
         if parent.exists():
             if not parent.is_dir():
-                what = (
-                    "is an existing file"
-                    if parent == out
-                    else f"is under the file {parent}"
-                )
+                what = "is an existing file" if parent == out else f"is under the file {parent}"
                 raise ConfigError(f"--out {out} {what}; give a folder")
             break
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise ConfigError(
-            f"--out {out} cannot be created: {err.strerror or err}"
-        ) from None
+        raise ConfigError(f"--out {out} cannot be created: {err.strerror or err}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise ConfigError(f"--out {out} is not writable")
     return out
@@ -379,8 +371,7 @@ def make_executor(
             from dask.distributed import Client, LocalCluster
         except ImportError:
             raise ConfigError(
-                "--executor dask needs the 'distributed' package "
-                "(pip install 'dask[distributed]')"
+                "--executor dask needs the 'distributed' package (pip install 'dask[distributed]')"
             ) from None
         if scheduler in (None, "local"):
             cluster = LocalCluster(
@@ -399,9 +390,7 @@ def make_executor(
             try:
                 client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as err:
-                raise ConfigError(
-                    f"cannot reach the Dask scheduler {scheduler!r}: {err}"
-                ) from None
+                raise ConfigError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from None
         try:
             yield client.get_executor(pure=False)
         finally:
@@ -522,9 +511,7 @@ def run_cells(
 
     scale = get_run_scale(scale)
     cells, folder = list(cells), Path(folder)
-    timeout_s, no_workers_s = _check_run_args(
-        cells, refresh, budget_s, timeout_s, no_workers_s
-    )
+    timeout_s, no_workers_s = _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s)
     status, git = plan_status(cells, folder, scale), git_state()
     stale = {  # stored cells to re-run for their CPU time
         c.name
@@ -582,16 +569,11 @@ def _run_queue(ex, todo: list[Cell], run, bar) -> None:
     queue, pending, submitted, failures = list(todo), {}, {}, []
     while queue or pending:
         while queue and len(pending) < window and not failures:
-            if (
-                run.budget_s is not None
-                and time.perf_counter() - run.t_start > run.budget_s
-            ):
+            if run.budget_s is not None and time.perf_counter() - run.t_start > run.budget_s:
                 queue.clear()
                 break
             c = queue.pop(0)
-            fut = _submit(
-                ex, c, run.folder, run.call, bool(run.progress and ex is None)
-            )
+            fut = _submit(ex, c, run.folder, run.call, bool(run.progress and ex is None))
             pending[fut], submitted[fut] = c, time.perf_counter()
         if not pending:
             break
@@ -642,9 +624,7 @@ def _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s):
     no_workers_s = DASK_NO_WORKERS_S if no_workers_s is None else no_workers_s
     for name, value in (("timeout_s", timeout_s), ("no_workers_s", no_workers_s)):
         if check_finite(name, value) <= 0:
-            raise ConfigError(
-                f"{name} must be a positive number of seconds, got {value!r}"
-            )
+            raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
     return timeout_s, no_workers_s
 
 
@@ -654,9 +634,7 @@ def _progress_bar(show, total: int, initial: int, desc: str):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(
-        total=total, initial=initial, desc=desc, leave=False, dynamic_ncols=True
-    )
+    return tqdm(total=total, initial=initial, desc=desc, leave=False, dynamic_ncols=True)
 
 
 def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:

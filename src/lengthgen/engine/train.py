@@ -124,9 +124,7 @@ def accuracy(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return correct.reshape(correct.shape[0], -1).mean(1)
 
 
-def classification_metric(
-    out: torch.Tensor, y: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
+def classification_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(accuracy [E], cross-entropy [E])``: the default validation metric."""
     return accuracy(out, y), classification_loss(out, y).to(torch.float64)
 
@@ -165,9 +163,7 @@ class Validation:
         if not (isinstance(self.bank, (tuple, list)) and len(self.bank) == 2):
             raise ConfigError("validation bank must be a pair (x, y)")
         if self.metric is not None and not callable(self.metric):
-            raise ConfigError(
-                f"validation metric must be callable, got {self.metric!r}"
-            )
+            raise ConfigError(f"validation metric must be callable, got {self.metric!r}")
 
 
 @dataclass
@@ -242,9 +238,7 @@ def _bank_size(x, per_member: bool) -> int:
     dim = 1 if per_member else 0
     sizes = {int(t.shape[dim]) for t in leaves if t.dim() > dim}
     if len(sizes) != 1:
-        raise ValueError(
-            f"bank tensors disagree on the number of examples: {sorted(sizes)}"
-        )
+        raise ValueError(f"bank tensors disagree on the number of examples: {sorted(sizes)}")
     return sizes.pop()
 
 
@@ -473,9 +467,7 @@ def _check_train_args(
             f"sample must be a callable sample(step, generators) -> (x, y), got {sample!r}"
         )
     if not callable(loss):
-        raise ConfigError(
-            f"loss must be a callable loss(out, y) -> Tensor[E], got {loss!r}"
-        )
+        raise ConfigError(f"loss must be a callable loss(out, y) -> Tensor[E], got {loss!r}")
     optim = OptimConfig() if optim is None else optim
     if not isinstance(optim, OptimConfig):
         raise ConfigError(f"optim must be an OptimConfig, got {type(optim).__name__}")
@@ -488,15 +480,11 @@ def _check_train_args(
             f"data_seeds must be a sequence of integers, one per member, got {data_seeds!r}"
         )
     if len(data_seeds) != E:
-        raise ConfigError(
-            f"data_seeds has {len(data_seeds)} seeds but params have {E} members"
-        )
+        raise ConfigError(f"data_seeds has {len(data_seeds)} seeds but params have {E} members")
     gens = seeded_generators(data_seeds)
     for name, t in params.items():
         if not (t.is_floating_point() or name.startswith("_")):
-            raise ConfigError(
-                f"trainable parameter {name!r} must be floating point, got {t.dtype}"
-            )
+            raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
     return E, steps, record_every, optim, gens, dev
@@ -524,9 +512,7 @@ def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: boo
     kw = {"members": active.clone()} if with_members else {}
     x, y = sample(
         step,
-        gens
-        if int(active.numel()) == len(gens)
-        else [gens[i] for i in active.tolist()],
+        gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()],
         **kw,
     )
     return _tree_map(lambda t: t.to(dev), x), _tree_map(lambda t: t.to(dev), y)
@@ -576,9 +562,7 @@ class _LossLog:
         """Move the buffered losses of the members ``active`` (original indices) into [k, E] CPU rows."""
         if self._buf:
             vals = torch.stack(self._buf).to("cpu", torch.float64)
-            rows = torch.full(
-                (vals.shape[0], self.E), float("nan"), dtype=torch.float64
-            )
+            rows = torch.full((vals.shape[0], self.E), float("nan"), dtype=torch.float64)
             rows[:, active] = vals
             self.rows.append(rows)
             self._buf.clear()
@@ -622,9 +606,7 @@ class _Members:
         """Whether the members are validated after update number ``done`` (every ``every`` updates,
         and after the last one with ``at_end``)."""
         v = self.validation
-        return v is not None and (
-            done % v.every == 0 or (v.at_end and done == self.steps)
-        )
+        return v is not None and (done % v.every == 0 or (v.at_end and done == self.steps))
 
     def validate(self, model, P, done: int, metric, dev) -> None:
         """Evaluate the training members ``P`` on the validation bank after update ``done``: append the
@@ -648,9 +630,7 @@ class _Members:
             dev,
         )
         if len(vals) != 2:
-            raise ValueError(
-                "the validation metric must return (accuracy [E], loss [E])"
-            )
+            raise ValueError("the validation metric must return (accuracy [E], loss [E])")
         acc, vloss = vals
         acc, vloss = acc.cpu(), vloss.cpu()
         arow = torch.full((self.best_acc.numel(),), float("nan"), dtype=torch.float64)
@@ -670,9 +650,7 @@ class _Members:
             self.best_acc[orig], self.best_loss[orig] = acc[idx], vloss[idx]
             self.best_step[orig] = done
         perfect = self.perfect[active]
-        self.perfect[active] = torch.where(
-            acc == 1.0, perfect + 1, torch.zeros_like(perfect)
-        )
+        self.perfect[active] = torch.where(acc == 1.0, perfect + 1, torch.zeros_like(perfect))
 
     def to_stop(self) -> torch.Tensor | None:
         """Mask [training members] of those with ``patience`` consecutive perfect validations, or
@@ -713,9 +691,7 @@ def _train_result(
 ) -> TrainResult:
     """Assemble the :class:`TrainResult` of a finished run from its member state and loss log."""
     history = {
-        "loss": torch.cat(log.rows)
-        if log.rows
-        else torch.empty(0, E, dtype=torch.float64),
+        "loss": torch.cat(log.rows) if log.rows else torch.empty(0, E, dtype=torch.float64),
         "step": torch.tensor(log.step, dtype=torch.long),
         "val_step": torch.tensor(members.val_step, dtype=torch.long),
         "val_acc": torch.stack(members.val_acc)

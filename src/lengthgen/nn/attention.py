@@ -25,9 +25,7 @@ def log_length_scale(
         N = int(n_positions)
         if N < 1:
             raise ValueError(f"number of positions must be >= 1, got {N}")
-        return torch.log(torch.arange(1, N + 1, dtype=dtype, device=device)).unsqueeze(
-            -1
-        )
+        return torch.log(torch.arange(1, N + 1, dtype=dtype, device=device)).unsqueeze(-1)
     if isinstance(n_positions, torch.Tensor):
         if bool((n_positions < 1).any()):
             raise ValueError("number of positions must be >= 1")

@@ -146,18 +146,12 @@ class Decoder:
         self.n_heads = check_positive_int("n_heads", n_heads)
         self.d_model = check_positive_int("d_model", d_model)
         if d_model % n_heads:
-            raise ConfigError(
-                f"d_model = {d_model} must be divisible by n_heads = {n_heads}"
-            )
+            raise ConfigError(f"d_model = {d_model} must be divisible by n_heads = {n_heads}")
         self.d_head = d_model // n_heads
         if encoding == "rope" and self.d_head % 2:
-            raise ConfigError(
-                f"RoPE needs an even head width, got d_model/n_heads = {self.d_head}"
-            )
+            raise ConfigError(f"RoPE needs an even head width, got d_model/n_heads = {self.d_head}")
         if encoding == "sinusoidal" and d_model % 2:
-            raise ConfigError(
-                f"the sinusoidal encoding needs an even d_model, got {d_model}"
-            )
+            raise ConfigError(f"the sinusoidal encoding needs an even d_model, got {d_model}")
         self.vocab = check_positive_int("vocab", vocab, minimum=2)
         self.n_out = self.vocab if n_out is None else check_positive_int("n_out", n_out)
         self.mlp = check_positive_int("mlp_ratio", mlp_ratio) * d_model
@@ -229,9 +223,7 @@ class Decoder:
         if not isinstance(backward, bool):
             raise ConfigError(f"backward must be True or False, got {backward!r}")
         d, m = self.d_model, self.mlp
-        per_pos = (
-            self.n_layers * 2 * (4 * d * d + 2 * d * m + 2 * n * d) + 2 * d * self.n_out
-        )
+        per_pos = self.n_layers * 2 * (4 * d * d + 2 * d * m + 2 * n * d) + 2 * d * self.n_out
         return per_pos * batch * n * (3 if backward else 1)
 
     def init(
@@ -265,13 +257,9 @@ class Decoder:
                         "b_out": self.d_model,
                     }[leaf]
                     bound = 1.0 / math.sqrt(fan_in)
-                    t = (
-                        torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1
-                    ) * bound
+                    t = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
                 members[name].append(t)
-        return {
-            k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()
-        }
+        return {k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()}
 
     # ------------------------------------------------------------------ forward
     def _check_x(self, params, x):
@@ -302,13 +290,9 @@ class Decoder:
             x[..., None].expand(E, B, n, self.d_model).long(),
         )
         if self.encoding == "sinusoidal":
-            h = h + sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(
-                h.device
-            )
+            h = h + sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
         elif self.encoding == "learned_abs":
-            pos = params["pos_emb"][
-                :, clamped_positions(n, self.L0, device=h.device)
-            ]  # [E, n, d]
+            pos = params["pos_emb"][:, clamped_positions(n, self.L0, device=h.device)]  # [E, n, d]
             h = h + pos[:, None]
         return h
 
@@ -324,9 +308,7 @@ class Decoder:
         if self.encoding == "rope":
             q, k = (rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
         bias = (
-            alibi_bias(n, H, dtype=h.dtype, device=h.device)
-            if self.encoding == "alibi"
-            else None
+            alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
         )
         out, w = attend(
             q,

@@ -47,9 +47,7 @@ def check_encoding(encoding: str) -> str:
 
 
 # --------------------------------------------------------------------------- frequencies
-def frequencies(
-    num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float64
-) -> torch.Tensor:
+def frequencies(num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float64) -> torch.Tensor:
     """Geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1 (θ_0 = 1 rad/position)."""
     num_freq = check_positive_int("num_freq", num_freq)
     base = check_finite("base", base)
@@ -88,14 +86,10 @@ def feature_map(
     elif encoding == "alibi":
         phi = torch.stack([torch.ones_like(i), i], dim=1)
     elif encoding == "learned_abs":
-        phi = torch.nn.functional.one_hot(clamped_positions(n, L0), L0).to(
-            torch.float64
-        )
+        phi = torch.nn.functional.one_hot(clamped_positions(n, L0), L0).to(torch.float64)
     else:  # sinusoidal and RoPE share the features; they differ in the admissible W
         ang = i[:, None] * frequencies(num_freq, base)[None, :]
-        phi = torch.stack([torch.cos(ang), torch.sin(ang)], dim=2).reshape(
-            n, 2 * ang.shape[1]
-        )
+        phi = torch.stack([torch.cos(ang), torch.sin(ang)], dim=2).reshape(n, 2 * ang.shape[1])
     return phi.to(dtype)
 
 
@@ -166,9 +160,7 @@ class KernelFamily:
             z = torch.zeros((), dtype=coef.dtype)
             return torch.stack([torch.stack([c0, -s]), torch.stack([s, z])])
         a, b = coef[: self.num_freq], coef[self.num_freq :]
-        blocks = torch.stack(
-            [torch.stack([a, b], -1), torch.stack([-b, a], -1)], -2
-        )  # [F, 2, 2]
+        blocks = torch.stack([torch.stack([a, b], -1), torch.stack([-b, a], -1)], -2)  # [F, 2, 2]
         return torch.block_diag(*blocks)
 
     def project(self, coef: torch.Tensor) -> torch.Tensor:
@@ -186,11 +178,7 @@ class KernelFamily:
         if self.encoding in ("sinusoidal", "learned_abs", "nope"):
             return True
         if self.encoding == "alibi":
-            return bool(
-                abs(W[1, 1]) <= atol
-                and abs(W[0, 1] + W[1, 0]) <= atol
-                and W[1, 0] <= atol
-            )
+            return bool(abs(W[1, 1]) <= atol and abs(W[0, 1] + W[1, 0]) <= atol and W[1, 0] <= atol)
         a, b = torch.diagonal(W)[0::2], W[0::2, 1::2].diagonal()
         return bool(torch.allclose(W, self.W(torch.cat([a, b])), atol=atol, rtol=0))
 
@@ -207,15 +195,12 @@ class KernelFamily:
         th = frequencies(self.num_freq, self.base)
         ang = d[..., None] * th
         return (
-            coef[: self.num_freq] * torch.cos(ang)
-            - coef[self.num_freq :] * torch.sin(ang)
+            coef[: self.num_freq] * torch.cos(ang) - coef[self.num_freq :] * torch.sin(ang)
         ).sum(-1)
 
 
 # --------------------------------------------------------------------------- encodings of the decoder
-def sinusoidal_table(
-    n: int, dim: int, base: float = BASE, dtype=torch.float32
-) -> torch.Tensor:
+def sinusoidal_table(n: int, dim: int, base: float = BASE, dtype=torch.float32) -> torch.Tensor:
     """Additive sinusoidal position table ``[n, dim]`` (Vaswani et al. 2017): interleaved cos/sin pairs.
 
     Uses ``dim/2`` frequencies ``θ_k = base^(−2k/dim)``; its row i equals the ch. 3 feature
@@ -233,9 +218,7 @@ def clamped_positions(n: int, L0: int, device=None) -> torch.Tensor:
     return torch.arange(n, device=device).clamp(max=L0 - 1)
 
 
-def rope_rotate(
-    x: torch.Tensor, base: float = BASE, scale: float = 1.0
-) -> torch.Tensor:
+def rope_rotate(x: torch.Tensor, base: float = BASE, scale: float = 1.0) -> torch.Tensor:
     """Rotary position embedding (Su et al. 2024) of ``x[..., n, d_head]`` at positions 0 … n−1.
 
     Pairs of coordinates ``(2k, 2k+1)`` are rotated by the angle ``i·s·θ_k`` with
@@ -260,9 +243,7 @@ def _rope_tables(n: int, dh: int, base: float, dtype, device, scale: float = 1.0
     """cos and sin of the angles ``i·s·θ_k``, each repeated for the pair (2k, 2k+1): ``[n, dh]``."""
     th = (frequencies(dh // 2, base) * scale).to(dtype).to(device)  # × 1.0 is exact
     ang = torch.arange(n, dtype=dtype, device=device)[:, None] * th
-    return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(
-        2, -1
-    )
+    return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(2, -1)
 
 
 def rope_rotate_reference(x: torch.Tensor, base: float = BASE) -> torch.Tensor:

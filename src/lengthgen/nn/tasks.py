@@ -34,9 +34,7 @@ def check_bits(bits: torch.Tensor) -> torch.Tensor:
         bits = bits.long()
     bad = (bits != 0) & (bits != 1)
     if bool(bad.any()):
-        raise ValueError(
-            f"strings must be binary (0/1); found symbol {int(bits[bad][0])}"
-        )
+        raise ValueError(f"strings must be binary (0/1); found symbol {int(bits[bad][0])}")
     return bits.long()
 
 
@@ -67,9 +65,7 @@ def all_strings(n: int) -> torch.Tensor:
     """Every binary string of length n, shape [2**n, n], in lexicographic order."""
     n = check_positive_int("n", n)
     if n > 24:
-        raise ValueError(
-            f"all_strings(n) enumerates 2**n strings; n = {n} is too large (max 24)"
-        )
+        raise ValueError(f"all_strings(n) enumerates 2**n strings; n = {n} is too large (max 24)")
     return torch.tensor(list(itertools.product((0, 1), repeat=n)), dtype=torch.long)
 
 
@@ -92,9 +88,7 @@ def _check_bank_size(size: int) -> int:
     return size
 
 
-def first_bank(
-    n: int, size: int = 1000, generator: torch.Generator | None = None
-) -> torch.Tensor:
+def first_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> torch.Tensor:
     """FIRST test bank of Zhu & Chiang (D.3): the first bit is exactly balanced, the rest random.
 
     Returns strings [size, n]; the first ``size/2`` have w₁ = 0, the others w₁ = 1.

@@ -23,17 +23,11 @@ ROUNDING_BOUND = max(N_VALUES) * float(np.finfo(np.float64).eps)
 
 def _row(results, c, N, log_scaled):
     rows = results.cell("dilution_grid")["rows"]
-    return next(
-        r for r in rows if r["c"] == c and r["N"] == N and r["log_scaled"] == log_scaled
-    )
+    return next(r for r in rows if r["c"] == c and r["N"] == N and r["log_scaled"] == log_scaled)
 
 
 def _c2_scaled(results):
-    rows = [
-        r
-        for r in results.cell("dilution_grid")["rows"]
-        if r["c"] == 2.0 and r["log_scaled"]
-    ]
+    rows = [r for r in results.cell("dilution_grid")["rows"] if r["c"] == 2.0 and r["log_scaled"]]
     return [r["closed_form"] for r in sorted(rows, key=lambda r: r["N"])]
 
 

@@ -46,9 +46,7 @@ def favoured_weight(c, N, *, log_scaled: bool = False):
     return 1.0 / (1.0 + (n - 1.0) * np.exp(-adv))
 
 
-def softmax_weight(
-    c: float, N: int, *, log_scaled: bool = False, dtype: str = "float64"
-) -> float:
+def softmax_weight(c: float, N: int, *, log_scaled: bool = False, dtype: str = "float64") -> float:
     """The favoured weight computed by ``torch.softmax`` over an explicit length-N logit vector."""
     import torch
 

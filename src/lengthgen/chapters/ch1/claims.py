@@ -115,12 +115,10 @@ SQRT_D_NS = (10, 100, 1000)
 #: Rule 10: the favoured attention logit per head and the ε = 0 logit √(d/2) (d = twice the width,
 #: paired layer norm) of the authors' configuration, from their widths and head counts.
 AUTHORS_HEAD_LOGIT = [
-    1 / math.sqrt(paper.AUTHORS_WIDTH[k] / paper.AUTHORS_HEADS[k])
-    for k in ("parity", "first")
+    1 / math.sqrt(paper.AUTHORS_WIDTH[k] / paper.AUTHORS_HEADS[k]) for k in ("parity", "first")
 ]
 AUTHORS_EPS0_BITS = [
-    math.log2(1 + math.exp(-math.sqrt(2 * paper.AUTHORS_WIDTH[k] / 2)))
-    for k in ("parity", "first")
+    math.log2(1 + math.exp(-math.sqrt(2 * paper.AUTHORS_WIDTH[k] / 2))) for k in ("parity", "first")
 ]
 #: Fixed advantage of the flawed one-layer FIRST transformer (§5.2) and the length where it is judged.
 FLAWED_C = 2.0
@@ -370,9 +368,7 @@ CLAIMS = [
         check="predicate",
         holds=lambda v: (
             v["min_acc"] == 1.0
-            and all(
-                x >= paper.CE_BOUND_BITS - BOUND_GAP_BITS for x in v["ce_bits_at_n_max"]
-            )
+            and all(x >= paper.CE_BOUND_BITS - BOUND_GAP_BITS for x in v["ce_bits_at_n_max"])
         ),
         why="rule 5 ('approaches the bound': within 0.01 bits at the largest length) and rule 1 (exact accuracy)",
         measure=M.fig2_no_layer_norm,
@@ -619,9 +615,7 @@ CLAIMS = [
         "not-perfect verdict differs; their test strings differ)",
         paper_value="same runs, same result",
         check="predicate",
-        holds=lambda v: (
-            v["max_rel_diff_train_ce"] <= 1e-5 and v["verdicts_differ"] == 0
-        ),
+        holds=lambda v: v["max_rel_diff_train_ce"] <= 1e-5 and v["verdicts_differ"] == 0,
         why="the two cells train these runs from the same weights on the same strings, only in ensembles of "
         "different size, so they must agree up to float32 rounding (1e-5 relative)",
         measure=lambda r: ch1.shared_runs(
@@ -659,9 +653,7 @@ CLAIMS = [
         "points)",
         paper_value="both metrics oscillate sharply near 1",
         check="predicate",
-        holds=lambda v: (
-            v["min_acc_near_1"] < OSC["low"] and v["recoveries"] >= OSC["recoveries"]
-        ),
+        holds=lambda v: v["min_acc_near_1"] < OSC["low"] and v["recoveries"] >= OSC["recoveries"],
         why="rule 6: 'oscillates sharply' made precise as a drop near 1 and repeated recoveries",
         measure=lambda r: M.sensitivity_oscillation(
             r, OSC["near"], low=OSC["low"], high=OSC["high"]

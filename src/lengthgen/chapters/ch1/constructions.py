@@ -72,9 +72,7 @@ def _padded(d: int, n_heads: int, sqrt_d: bool) -> int:
     return n_heads * math.ceil(d / n_heads) if sqrt_d else d
 
 
-def _query_scale(
-    d_head: int, n_heads: int, width: int, layer_norm: bool, sqrt_d: bool
-) -> float:
+def _query_scale(d_head: int, n_heads: int, width: int, layer_norm: bool, sqrt_d: bool) -> float:
     """Query weight per unit of logit: √d_head (logit exactly c) or, with ``sqrt_d``,
     √d_head / √(width / n_heads), the width doubled by paired layer norm."""
     per_head = (2 * width if layer_norm else width) / n_heads
@@ -228,9 +226,7 @@ def build(name: str, **kw):
     from lengthgen.config import check_choice
 
     check_choice("construction", name, CONSTRUCTIONS)
-    return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[
-        name
-    ](**kw)
+    return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[name](**kw)
 
 
 def paired(
@@ -256,9 +252,7 @@ def paired(
         raise ValueError("paired() expects a construction without layer norm")
     for name in ("bq", "bk", "bv", "bo", "b1", "b2", "out_b"):
         if bool((params[name] != 0).any()):
-            raise ValueError(
-                f"paired() needs bias-free constructions; {name} is nonzero"
-            )
+            raise ValueError(f"paired() needs bias-free constructions; {name} is nonzero")
     d = cfg.d_model
     f = max(cfg.d_ffn, 2 * d) if cleanup else cfg.d_ffn
     pos = cfg.pos_matrix()
@@ -269,9 +263,7 @@ def paired(
         d_ffn=f,
         layer_norm=True,
         eps=eps,
-        pos_map=tuple(
-            tuple(float(v) for v in r) for r in torch.cat([pos, -pos], -1).tolist()
-        ),
+        pos_map=tuple(tuple(float(v) for v in r) for r in torch.cat([pos, -pos], -1).tolist()),
     )
     new = Encoder(new_cfg)
     p = new.zeros(
@@ -288,9 +280,7 @@ def paired(
     p["out_w"][..., :d] = params["out_w"]
     if cleanup:
         last = cfg.n_layers - 1
-        if bool((params["w1"][:, last] != 0).any()) or bool(
-            (params["w2"][:, last] != 0).any()
-        ):
+        if bool((params["w1"][:, last] != 0).any()) or bool((params["w2"][:, last] != 0).any()):
             raise ValueError("the clean-up needs the last layer's FFN to be unused")
         if keep is None:
             raise ValueError("cleanup needs the coordinate to keep")

@@ -54,9 +54,7 @@ CLS = 2
 _LAYER_PARAMS = ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "w1", "b1", "w2", "b2")
 
 
-def positional_features(
-    kind: str, N: int, *, dtype=torch.float64, device=None
-) -> torch.Tensor:
+def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) -> torch.Tensor:
     """The fixed positional features ``[N, p]`` of positions i = 0 … N−1 (CLS at 0).
 
     ``first``  p = 1: the indicator 1[i = 1] of the first symbol (paper §3.3).
@@ -116,23 +114,15 @@ class EncoderConfig:
             )
         check_finite("eps", self.eps, nonnegative=True)
         if not isinstance(self.layer_norm, bool):
-            raise ConfigError(
-                f"layer_norm must be True or False, got {self.layer_norm!r}"
-            )
+            raise ConfigError(f"layer_norm must be True or False, got {self.layer_norm!r}")
         check_choice("positional", self.positional, POSITIONAL)
-        flags = (
-            self.log_scaled
-            if isinstance(self.log_scaled, tuple)
-            else (self.log_scaled,)
-        )
+        flags = self.log_scaled if isinstance(self.log_scaled, tuple) else (self.log_scaled,)
         if not flags or any(not isinstance(f, bool) for f in flags):
             raise ConfigError(
                 f"log_scaled must be a bool or a non-empty tuple of bools, got {self.log_scaled!r}"
             )
         places = (
-            self.log_placement
-            if isinstance(self.log_placement, tuple)
-            else (self.log_placement,)
+            self.log_placement if isinstance(self.log_placement, tuple) else (self.log_placement,)
         )
         if not places or any(pl not in LOG_PLACEMENTS for pl in places):
             raise ConfigError(
@@ -150,9 +140,7 @@ class EncoderConfig:
             )
         if self.pos_map is not None:
             p = n_positional(self.positional)
-            if len(self.pos_map) != p or any(
-                len(r) != self.d_model for r in self.pos_map
-            ):
+            if len(self.pos_map) != p or any(len(r) != self.d_model for r in self.pos_map):
                 raise ConfigError(
                     f"pos_map must be a {p} x {self.d_model} nested tuple for positional {self.positional!r}"
                 )
@@ -165,9 +153,7 @@ class EncoderConfig:
         """The fixed ``[p, d_model]`` placement of the positional features."""
         p = n_positional(self.positional)
         if self.pos_map is not None:
-            return torch.tensor(self.pos_map, dtype=dtype, device=device).reshape(
-                p, self.d_model
-            )
+            return torch.tensor(self.pos_map, dtype=dtype, device=device).reshape(p, self.d_model)
         return torch.eye(p, self.d_model, dtype=dtype, device=device)
 
 
@@ -193,9 +179,7 @@ def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
         "out_b": (),
     }
     if cfg.layer_norm:
-        shapes.update(
-            {"ln1_g": (L, d), "ln1_b": (L, d), "ln2_g": (L, d), "ln2_b": (L, d)}
-        )
+        shapes.update({"ln1_g": (L, d), "ln1_b": (L, d), "ln2_g": (L, d), "ln2_b": (L, d)})
     return shapes
 
 
@@ -208,9 +192,7 @@ class Encoder:
 
     def __init__(self, config: EncoderConfig):
         if not isinstance(config, EncoderConfig):
-            raise TypeError(
-                f"config must be an EncoderConfig, got {type(config).__name__}"
-            )
+            raise TypeError(f"config must be an EncoderConfig, got {type(config).__name__}")
         self.config = config
 
     # ------------------------------------------------------------------ parameters
@@ -250,9 +232,7 @@ class Encoder:
             g = torch.Generator().manual_seed(s)
 
             def u(shape, bound):
-                return (
-                    torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1
-                ) * bound
+                return (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
 
             m = {"embed": torch.randn((VOCAB, d), generator=g, dtype=torch.float64)}
             xav = math.sqrt(6.0 / (d + 3 * inner))
@@ -277,9 +257,7 @@ class Encoder:
             m["out_b"] = u((), 1 / math.sqrt(d))
             members.append(m)
         return {
-            k_: torch.stack([m[k_] for m in members])
-            .to(dtype=dtype, device=device)
-            .contiguous()
+            k_: torch.stack([m[k_] for m in members]).to(dtype=dtype, device=device).contiguous()
             for k_ in param_shapes(cfg)
         }
 
@@ -313,17 +291,13 @@ class Encoder:
             ("log_placement", places, "entries"),
         ):
             if len(v) != E:
-                raise ValueError(
-                    f"config.{what} has {len(v)} {unit} but params have {E} members"
-                )
+                raise ValueError(f"config.{what} has {len(v)} {unit} but params have {E} members")
         if isinstance(N, torch.Tensor):
             logn = torch.log(N.to(dtype))
         else:
             logn = torch.full((E, 1), log_length_scale(N), dtype=dtype, device=device)
         one = torch.ones((), dtype=dtype, device=device)
-        query = torch.tensor(
-            [f and p == "query" for f, p in zip(flags, places)], device=device
-        )
+        query = torch.tensor([f and p == "query" for f, p in zip(flags, places)], device=device)
         logit = torch.tensor(flags, device=device) & ~query
         qscale = torch.where(query[:, None], logn, one) if bool(query.any()) else None
         return torch.where(logit[:, None], logn, one), qscale
@@ -366,9 +340,7 @@ class Encoder:
         counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
         return Grouped(tokens, feats, counts)
 
-    def embed(
-        self, params: dict, tokens: torch.Tensor, feats: torch.Tensor
-    ) -> torch.Tensor:
+    def embed(self, params: dict, tokens: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
         """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
         emb = params["embed"]
         E = emb.shape[0]
@@ -376,9 +348,7 @@ class Encoder:
             E, *([1] * (tokens.ndim - 1))
         )
         x = torch.nn.functional.embedding(flat, emb.reshape(E * VOCAB, emb.shape[-1]))
-        return x + feats.to(emb.dtype) @ self.config.pos_matrix(
-            dtype=emb.dtype, device=emb.device
-        )
+        return x + feats.to(emb.dtype) @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
 
     def _norm(self, x, g, b, plain: bool):
         """(x − mean) / √(var + ε) · γ + β over the last dimension (biased variance, ε may be 0)."""
@@ -419,10 +389,7 @@ class Encoder:
         if inp.counts is not None:
             logits = logits + torch.log(inp.counts.to(x.dtype))[:, :, None, None, :]
         att = torch.softmax(logits, dim=-1)
-        a = (
-            torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo"))
-            + P("bo")[:, None, None, :]
-        )
+        a = torch.einsum("ebhnk,ehkd->ebnd", att @ v, P("wo")) + P("bo")[:, None, None, :]
         return a, (att[..., 0, :] if want_weights else None)
 
     def _layer(self, params, l, x, beta, inp: "_Inputs", *, last: bool, **att):
@@ -434,22 +401,16 @@ class Encoder:
         h = (x[:, :, :1] if last else x) + a
         plain = fast and self._plain_norm(params, l)
         if self.config.layer_norm:
-            h = self._norm(
-                h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain
-            )
+            h = self._norm(h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain)
         hid = torch.einsum("ebnd,edf->ebnf", h, P("w1"))
-        if not (
-            fast and bool((P("b1") == 0).all())
-        ):  # hand-set constructions have no biases
+        if not (fast and bool((P("b1") == 0).all())):  # hand-set constructions have no biases
             hid = hid + P("b1")[:, None, None, :]
         ff = torch.einsum("ebnf,efd->ebnd", torch.relu_(hid), P("w2"))
         if not (fast and bool((P("b2") == 0).all())):
             ff = ff + P("b2")[:, None, None, :]
         z = ff.add_(h) if fast else h + ff
         if self.config.layer_norm:
-            z = self._norm(
-                z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain
-            )
+            z = self._norm(z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain)
         return z, w
 
     def _plain_norm(self, params, l) -> bool:
@@ -476,9 +437,7 @@ class Encoder:
                 )
             if bool((tokens[..., 0] != CLS).any()) or bool((counts[..., 0] != 1).any()):
                 raise ValueError("group 0 must be the CLS token with count 1")
-            if bool((counts < 0).any()) or bool(
-                ((tokens < 0) | (tokens >= VOCAB)).any()
-            ):
+            if bool((counts < 0).any()) or bool(((tokens < 0) | (tokens >= VOCAB)).any()):
                 raise ValueError("group counts must be >= 0 and tokens in {0, 1, 2}")
             counts = counts.to(dev)
             return _Inputs(tokens.to(dev), feats.to(dev), counts, counts.sum(-1))
@@ -492,9 +451,7 @@ class Encoder:
                 f"strings must have shape [B, n] or [E={E}, B, n], got {tuple(bits.shape)}"
             )
         Eb, B, n = bits.shape
-        tokens = torch.cat(
-            [torch.full((E, B, 1), CLS, dtype=torch.long, device=dev), bits], dim=-1
-        )
+        tokens = torch.cat([torch.full((E, B, 1), CLS, dtype=torch.long, device=dev), bits], dim=-1)
         feats = positional_features(
             self.config.positional, n + 1, dtype=params["embed"].dtype, device=dev
         )
@@ -504,9 +461,7 @@ class Encoder:
         E = inp.tokens.shape[0]
         x = self.embed(params, inp.tokens, inp.feats)
         beta, qscale = self._scales(E, inp.N, x.dtype, x.device)
-        fast = not torch.is_grad_enabled() or not any(
-            t.requires_grad for t in params.values()
-        )
+        fast = not torch.is_grad_enabled() or not any(t.requires_grad for t in params.values())
         opts = {"want_weights": want_weights, "fast": fast, "qscale": qscale}
         weights, L = [], self.config.n_layers
         for l in range(L):
@@ -527,9 +482,7 @@ class Encoder:
         cfg = self.config
         # widest per-string tensor: attention rows [H, T, T] in a non-last layer whose keys vary,
         # otherwise the hidden states [T, max(d, d_ffn, H·d_head)]
-        full = any(
-            bool((params["wk"][:, l] != 0).any()) for l in range(cfg.n_layers - 1)
-        )
+        full = any(bool((params["wk"][:, l] != 0).any()) for l in range(cfg.n_layers - 1))
         width = max(
             cfg.d_model,
             cfg.d_ffn,

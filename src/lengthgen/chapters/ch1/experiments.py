@@ -77,9 +77,7 @@ def fig2(
     extra = {"sqrt_d": True} if sqrt_d else {}
     return [
         {
-            **ce_curve(
-                name, {**kw, **extra}, lengths=lengths, n_strings=n_strings, seed=seed
-            ),
+            **ce_curve(name, {**kw, **extra}, lengths=lengths, n_strings=n_strings, seed=seed),
             "label": lab,
         }
         for name in ("parity", "first")
@@ -102,9 +100,7 @@ def sensitivity(
     if not lo < hi:
         raise ConfigError(f"the sweep needs lo < hi, got lo = {lo!r}, hi = {hi!r}")
     points = check_positive_int("points", points, minimum=2)
-    return sensitivity_sweep(
-        np.linspace(lo, hi, points), n=n, n_strings=n_strings, seed=seed
-    )
+    return sensitivity_sweep(np.linspace(lo, hi, points), n=n, n_strings=n_strings, seed=seed)
 
 
 def train_parity(
@@ -186,8 +182,7 @@ def train_first(
     protocol.update(positional="1[i = 1] (fixed)", dtype="float32")
     if arms is None:  # cell first_training: the arm is the member's log_scaled flag
         kept = [
-            {"train_n": n, "log_scaled": paper.FIRST_ARMS[a][0], "run": r}
-            for n, a, r in members
+            {"train_n": n, "log_scaled": paper.FIRST_ARMS[a][0], "run": r} for n, a, r in members
         ]
     else:
         named = list(dict.fromkeys(m[1] for m in members))
@@ -241,9 +236,7 @@ def first_mechanism(*, probe_n: int = paper.TEST_N, **protocol) -> dict:
     :func:`train_first`) trained again, each probed at length ``probe_n`` for every first symbol and
     count of later 1s (:func:`studies.outvote_profile`; §5.2, details page)."""
     probe_n = check_positive_int("probe_n", probe_n, minimum=2)
-    out = train_first(
-        analyse=lambda enc, p: studies.outvote_profile(enc, p, probe_n), **protocol
-    )
+    out = train_first(analyse=lambda enc, p: studies.outvote_profile(enc, p, probe_n), **protocol)
     out["protocol"]["probe_n"] = probe_n
     return out
 

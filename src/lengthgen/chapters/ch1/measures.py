@@ -82,10 +82,7 @@ def exactness(
     n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
     enc, p = C.build(name, **(kw or {}))
     task = task_of(name)
-    exh = [
-        evaluate(enc, p, _all_strings(n), task)["acc"]
-        for n in range(1, n_exhaustive + 1)
-    ]
+    exh = [evaluate(enc, p, _all_strings(n), task)["acc"] for n in range(1, n_exhaustive + 1)]
     g = torch.Generator().manual_seed(seed)
     rnd = {
         int(n): evaluate(enc, p, random_strings(n_random, n, generator=g), task)["acc"]
@@ -116,9 +113,7 @@ def ce_curve(
     rows = [
         {
             "n": int(n),
-            **evaluate(
-                enc, p, random_strings(n_strings, int(n), generator=g), task_of(name)
-            ),
+            **evaluate(enc, p, random_strings(n_strings, int(n), generator=g), task_of(name)),
         }
         for n in lengths
     ]
@@ -276,9 +271,7 @@ def fig2_first_logit(results) -> list[float]:
     out = []
     for r in fig2_curve(results, "first", NO_LN):
         f = first_logit_formula(r["n"])
-        out.append(
-            max((r["min_abs_logit"], r["max_abs_logit"]), key=lambda v: abs(v - f))
-        )
+        out.append(max((r["min_abs_logit"], r["max_abs_logit"]), key=lambda v: abs(v - f)))
     return out
 
 

@@ -46,9 +46,7 @@ def ffnn_parity_logits(bits: torch.Tensor, *, relu: bool = False) -> torch.Tenso
         )
     else:
         w1, b1, w2 = torch.ones(n, n), 0.5 - j, alt
-    h = (
-        bits.to(torch.float64) @ w1.to(torch.float64) + b1
-    )  # every unit reads the count k
+    h = bits.to(torch.float64) @ w1.to(torch.float64) + b1  # every unit reads the count k
     h = torch.relu(h) if relu else (h > 0).to(torch.float64)
     return h @ w2 - 0.5
 
@@ -59,8 +57,7 @@ def ffnn_exactness(*, relu: bool, n_exhaustive: int = paper.EXACT_N_EXHAUSTIVE) 
     g = torch.Generator().manual_seed(paper.SEED)
     sets = [all_strings(n) for n in range(1, n_exhaustive + 1)]
     sets += [
-        random_strings(paper.EXACT_RANDOM_STRINGS, n, generator=g)
-        for n in paper.EXACT_RANDOM_NS
+        random_strings(paper.EXACT_RANDOM_STRINGS, n, generator=g) for n in paper.EXACT_RANDOM_NS
     ]
     accs, mags = [], []
     for bits in sets:
@@ -133,9 +130,7 @@ def outvote_profile(enc, params: dict, n: int = PROBE_N) -> dict:
     return {
         "exact_error": (0.5 * (wrong * pmf).sum((1, 2))).tolist(),
         "balanced_correct": [bool(not w[:, mid].any()) for w in wrong],
-        "flip_distance": [
-            float(dist[w.any(0)].min()) if w.any() else None for w in wrong
-        ],
+        "flip_distance": [float(dist[w.any(0)].min()) if w.any() else None for w in wrong],
         "rest_pushes_up": [bool((x[:, -1] > x[:, 0]).all()) for x in f],
     }
 
@@ -169,12 +164,8 @@ def mechanism_table(cell: dict) -> list[dict]:
                     "attention": arm,
                     "runs": len(idx),
                     "not 100% at n = 1000": len(failed),
-                    "of which right at balance": sum(
-                        cell["balanced_correct"][i] for i in failed
-                    ),
-                    "later 1s push the logit up": sum(
-                        cell["rest_pushes_up"][i] for i in idx
-                    ),
+                    "of which right at balance": sum(cell["balanced_correct"][i] for i in failed),
+                    "later 1s push the logit up": sum(cell["rest_pushes_up"][i] for i in idx),
                     "mean exact error at n = 1000": float(
                         np.mean([cell["exact_error"][i] for i in idx])
                     ),
@@ -219,9 +210,7 @@ def train_parity_grid(
             members=members,
         )
         base = len(out["settings"])
-        out["settings"] += [
-            {"depth": depth, "lr": lr, "log_scaled": s} for lr, s in grid
-        ]
+        out["settings"] += [{"depth": depth, "lr": lr, "log_scaled": s} for lr, s in grid]
         out["setting"] += [base + i // runs for i in range(len(members))]
         for key in ("test_acc", "test_ce_bits", "train_ce_bits_last_epoch"):
             out[key] += res[key]
@@ -308,9 +297,7 @@ def claims(*, near_chance: tuple, float_tol: float, exact: dict) -> list[Claim]:
             "fail only because the later positions outvote the diluted first one",
             paper_value="failures are outvotes",
             check="predicate",
-            holds=lambda v: (
-                v["failed_runs"] >= 5 and v["outvoted"] > v["failed_runs"] / 2
-            ),
+            holds=lambda v: v["failed_runs"] >= 5 and v["outvoted"] > v["failed_runs"] / 2,
             why="fixed before the runs: the explanation accounts for the failures if it accounts "
             "for most of them (more than half), over at least 5 failed runs; a run that ignores "
             "w1 or is biased fails at balance too",
@@ -329,13 +316,7 @@ def claims(*, near_chance: tuple, float_tol: float, exact: dict) -> list[Claim]:
             holds=lambda v: lo <= v[0] and v[1] <= hi,
             why="rule 4 for every setting: each mean test accuracy within 0.1 of chance",
             measure=lambda r: [
-                f(
-                    [
-                        x["mean_acc"]
-                        for x in grid_means(r.cell("parity_grid"))
-                        if not x["reported"]
-                    ]
-                )
+                f([x["mean_acc"] for x in grid_means(r.cell("parity_grid")) if not x["reported"]])
                 for f in (min, max)
             ],
         ),

@@ -62,10 +62,7 @@ def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
         raise ConfigError(
             f"seed_offsets must be a dict with the keys {sorted(expected)}, got {offsets!r}"
         )
-    return {
-        k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0)
-        for k in expected
-    }
+    return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
 
 def _learner(model: dict, heads: int, positional: str, flags, placement) -> Encoder:
@@ -85,9 +82,7 @@ def _learner(model: dict, heads: int, positional: str, flags, placement) -> Enco
     )
 
 
-def first_model(
-    log_scaled_flags, *, model: Mapping = paper.MODEL, placements=None
-) -> Encoder:
+def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL, placements=None) -> Encoder:
     """The FIRST learner (§5.1, paper Fig. 4): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1];
     one member per entry of ``log_scaled_flags`` (True: log-length scaled attention), the factor placed
     on the logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
@@ -108,9 +103,7 @@ def parity_model(members: int, *, model: Mapping = paper.MODEL, flags=None) -> E
 # --------------------------------------------------------------------------- training
 def _ce_metric(out, y):
     """(accuracy [E], mean cross-entropy in bits [E]) for the engine's validation."""
-    return accuracy(out, y).to(torch.float64), cross_entropy_bits(out, y).mean(-1).to(
-        torch.float64
-    )
+    return accuracy(out, y).to(torch.float64), cross_entropy_bits(out, y).mean(-1).to(torch.float64)
 
 
 def _stack(parts: list[Grouped], combine=torch.stack) -> Grouped:
@@ -133,10 +126,7 @@ def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
     return Grouped(
         *(
             torch.stack(
-                [
-                    getattr(enc.group(random_strings(strings, n, generator=gen)), f)
-                    for n in ns
-                ]
+                [getattr(enc.group(random_strings(strings, n, generator=gen)), f) for n in ns]
             )
             for f in Grouped._fields
         )
@@ -157,17 +147,11 @@ def _first_settings(settings: dict, arms) -> tuple[dict, list]:
         k: check_positive_int(k, settings[k])
         for k in ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings")
     }
-    s["eval_every_epochs"] = check_positive_int(
-        "eval_every_epochs", settings["eval_every_epochs"]
-    )
+    s["eval_every_epochs"] = check_positive_int("eval_every_epochs", settings["eval_every_epochs"])
     s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
-    lengths = [
-        check_positive_int("training length", n, minimum=2) for n in settings["lengths"]
-    ]
+    lengths = [check_positive_int("training length", n, minimum=2) for n in settings["lengths"]]
     if not lengths or len(set(lengths)) != len(lengths):
-        raise ConfigError(
-            f"training lengths must be distinct and at least one, got {lengths}"
-        )
+        raise ConfigError(f"training lengths must be distinct and at least one, got {lengths}")
     arms = [check_choice("arm", a, tuple(paper.FIRST_ARMS)) for a in arms]
     if not arms or len(set(arms)) != len(arms):
         raise ConfigError(f"arms must be distinct and at least one, got {arms}")
@@ -187,11 +171,7 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
         if members is not None and len(members) != E:
             raise RuntimeError("the FIRST training does not use early stopping")
         parts = [
-            enc.group(
-                torch.stack(
-                    [random_strings(1, n, generator=gens[i]) for i in by_len[n]]
-                )
-            )
+            enc.group(torch.stack([random_strings(1, n, generator=gens[i]) for i in by_len[n]]))
             for n in lengths
         ]
         x = _stack(parts, lambda t: torch.cat(t)[inv])
@@ -234,8 +214,7 @@ def train_first_arms(
     enc = first_model(flags, model=model, placements=places)
     params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
     data_seeds = [
-        off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2]
-        for m in members
+        off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2] for m in members
     ]
     bank_gen = torch.Generator().manual_seed(off["bank"] + seed)
     bank_x = _grouped_bank(enc, bank_gen, s["test_strings"], [s["test_n"]] * E)
@@ -263,9 +242,7 @@ def train_first_arms(
     test_gen = torch.Generator().manual_seed(off["test"] + seed)
     test_x = _grouped_bank(enc, test_gen, s["test_strings"], [s["test_n"]] * E)
     out = dict(zip(("test_acc", "test_ce_bits"), _scores(enc, final_p, test_x, dev)))
-    out["train_ce_bits_last_epoch"] = (
-        res.history["loss"][-spe:].mean(0) / math.log(2)
-    ).tolist()
+    out["train_ce_bits_last_epoch"] = (res.history["loss"][-spe:].mean(0) / math.log(2)).tolist()
     if rates:
         fit_strings = check_positive_int("fit_strings", fit_strings)
         fit_gen = torch.Generator().manual_seed(off["fit"] + seed)
@@ -328,9 +305,7 @@ def train_parity_runs(
         desc="ch1 PARITY",
     )
     tg = torch.Generator().manual_seed(off["test"] + seed)
-    bits = torch.stack(
-        [random_strings(s["test_strings"], n, generator=tg) for _ in ids]
-    )
+    bits = torch.stack([random_strings(s["test_strings"], n, generator=tg) for _ in ids])
     final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     with torch.no_grad():
         out = enc(final_p, bits.to(dev)).cpu().to(torch.float64)
@@ -347,9 +322,7 @@ def train_parity_runs(
         },
         "test_acc": accuracy(out, y).tolist(),
         "test_ce_bits": cross_entropy_bits(out, y).mean(-1).tolist(),
-        "train_ce_bits_last_epoch": (
-            res.history["loss"][-spe:].mean(0) / math.log(2)
-        ).tolist(),
+        "train_ce_bits_last_epoch": (res.history["loss"][-spe:].mean(0) / math.log(2)).tolist(),
         "wall_time_s": time.perf_counter() - t0,
         "seeds": [seed + r for r in range(runs)],
     }
@@ -432,9 +405,7 @@ def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[di
                     ),
                     "below_100%": len(failed),
                     "of_which_unfit_on_training": len(unfit),
-                    "near_chance (≤ 0.6)": sum(
-                        result["test_acc"][i] <= 0.6 for i in idx
-                    ),
+                    "near_chance (≤ 0.6)": sum(result["test_acc"][i] <= 0.6 for i in idx),
                 }
             )
     return out
@@ -466,9 +437,7 @@ def success_rates(
     for n in result["protocol"]["lengths"]:
         for arm in result["protocol"]["arms"]:
             idx = arm_members(result, n, arm)
-            k = sum(
-                rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in idx
-            )
+            k = sum(rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in idx)
             lo, hi = clopper_pearson(k, len(idx), level=level)
             rate = k / len(idx)
             rows.append(
@@ -481,9 +450,7 @@ def success_rates(
                     "rate_lo": lo,
                     "rate_hi": hi,
                     f"p_all_{paper_runs}": rate**paper_runs,
-                    "mean_test_acc": float(
-                        np.mean([result["test_acc"][i] for i in idx])
-                    ),
+                    "mean_test_acc": float(np.mean([result["test_acc"][i] for i in idx])),
                     "near_chance": sum(result["test_acc"][i] <= 0.6 for i in idx),
                     "unfit": sum(result["train_len_acc"][i] < 1.0 for i in idx),
                 }
@@ -506,9 +473,7 @@ def placement_comparison(
     rows = []
     for n in result["protocol"]["lengths"]:
         ia, ib = arm_members(result, n, a), arm_members(result, n, b)
-        if [result["members"][i]["run"] for i in ia] != [
-            result["members"][i]["run"] for i in ib
-        ]:
+        if [result["members"][i]["run"] for i in ia] != [result["members"][i]["run"] for i in ib]:
             raise ValueError(
                 f"arms {a!r} and {b!r} do not hold the same runs at training length {n}"
             )

@@ -57,9 +57,7 @@ def _live(cid: str, location: str, **kw) -> Claim:
 
 def _certified(cid: str, location: str, **kw) -> Claim:
     """A live self-check that every construction it names is certified exact by the checker."""
-    return _live(
-        cid, location, group="self-check", holds=lambda v: all(v.values()), **kw
-    )
+    return _live(cid, location, group="self-check", holds=lambda v: all(v.values()), **kw)
 
 
 SELF_CHECKS = [
@@ -104,8 +102,7 @@ SELF_CHECKS = [
         "become exact only beyond a finite threshold n* (ours: log n* for First, Index)",
         paper_value="exact for all sufficiently large n",
         holds=lambda v: (
-            v["inexact_at_practical_n"]
-            and all(math.isfinite(x) for x in v["log_threshold"])
+            v["inexact_at_practical_n"] and all(math.isfinite(x) for x in v["log_threshold"])
         ),
         why="the closed-form threshold and the checker must agree that the centers are exact only "
         "asymptotically",
@@ -242,9 +239,7 @@ PARITY = [
         statement="On 5000 random and 20 briefly trained A_gen(8) points at n = 11 the logit difference has at "
         "most kinks + 1 ≤ h + 1 = 9 sign changes along the count segment, so none is exact",
         paper_value="NESV = 0 for n > h + 1",
-        holds=lambda v: (
-            v["violations"] == 0 and v["exact"] == 0 and v["max_kinks"] <= paper.H
-        ),
+        holds=lambda v: v["violations"] == 0 and v["exact"] == 0 and v["max_kinks"] <= paper.H,
         why="the paper's capacity argument must hold at every point; one exact point would refute it",
         group="self-check",
     ),
@@ -345,9 +340,7 @@ GAIN = [
         "ch2.train.norm_vs_pos_size",
         "§4.3, Table 2 (N = 51)",
         statement="On Index at N = 51, the mean A_norm − A_pos accuracy gain at L = 511 (percentage points)",
-        **rules.rule4(
-            paper.PAPER_T2[("index", "pos")][51], paper.PAPER_T2[("index", "norm")][51]
-        ),
+        **rules.rule4(paper.PAPER_T2[("index", "pos")][51], paper.PAPER_T2[("index", "norm")][51]),
         measure=lambda r: measures.paired_gain(r)["mean"],
         protocol=_GAIN_PROTOCOL,
     ),
@@ -361,8 +354,7 @@ GAIN = [
         paper_value="A_norm above A_pos beyond N",
         check="direction",
         holds=lambda v: (
-            len(v) == len(FIG2_INTERMEDIATE)
-            and all(rules.above_zero(x) for x in v.values())
+            len(v) == len(FIG2_INTERMEDIATE) and all(rules.above_zero(x) for x in v.values())
         ),
         why="rule 9: the paper describes the curves of paper Fig. 2 in words only, so we check the sign "
         "of the paired gain at every length it plots beyond training",
@@ -514,9 +506,7 @@ TABLE1_MAJORITY_AND_D7 = [
             "rule 2: at the 100 % ceiling we compare the count of perfect seeds",
             [SEEDS] * len(_SMALL_NS),
         ),
-        measure=lambda r: [
-            measures.perfect_seeds(r, "first", "norm", N) for N in _SMALL_NS
-        ],
+        measure=lambda r: [measures.perfect_seeds(r, "first", "norm", N) for N in _SMALL_NS],
         protocol=protocol_of([("first", "norm", N) for N in _SMALL_NS]),
     ),
     Claim(
@@ -582,9 +572,7 @@ COUNTEREXAMPLE_AND_D4 = [
         why="rule 9: 'as well as' means not worse, so rule 1's band on the lower side, at "
         "each cell where the paper's tables compare the two models",
         measure=measures.counterexample,
-        protocol=protocol_of(
-            [("majority", m, N) for m in ("gen", "sin") for N in paper.NS]
-        ),
+        protocol=protocol_of([("majority", m, N) for m in ("gen", "sin") for N in paper.NS]),
     ),
     # ---- App. D.4 coefficient analysis
     Claim(

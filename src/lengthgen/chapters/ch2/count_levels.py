@@ -32,10 +32,7 @@ def _batch(params: dict) -> tuple[dict, bool]:
     """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
     single = params["b2"].dim() == 1
     return (
-        {
-            k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v)
-            for k, v in params.items()
-        }
+        {k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v) for k, v in params.items()}
         if single
         else dict(params)
     ), single
@@ -114,9 +111,7 @@ def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
     return eta**3 * 4 * math.atanh(1 / n) / _beta_n(n, beta)
 
 
-def majority_bias_area(
-    params: dict, n: int, X_grid: np.ndarray, beta: str = "log"
-) -> dict:
+def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "log") -> dict:
     """∫ (width of the exact b₂,₁ interval) dX over the score contrast X (A_gen Majority,
     Lemma 5): at each grid X (set through W_K) the interval is read off the two central count
     levels. Returns the widths and the trapezoid area (:func:`majority_area_closed_form`)."""

@@ -71,9 +71,7 @@ DEVIATIONS = {
         "points are exact to enter the fit, so the fit sees the approach to the asymptotic rate rather than the rate.",
     ),
     "ch2.train.table2.index_pos_N31": Deviation("replication sampling", _REPLICATION),
-    "ch2.train.table2.majority_gen_N21": Deviation(
-        "replication sampling", _REPLICATION
-    ),
+    "ch2.train.table2.majority_gen_N21": Deviation("replication sampling", _REPLICATION),
     "ch2.train.table3.gen_N21": Deviation("replication sampling", _REPLICATION),
     "ch2.train.table2.index_pos_N51": Deviation("unexplained", _UNEXPLAINED_POS_N51),
     "ch2.train.table1.first_gen_chance": Deviation(

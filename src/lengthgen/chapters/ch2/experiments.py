@@ -184,11 +184,7 @@ def train_experiment(
     if not isinstance(experiment, str) or not experiment:
         raise ConfigError(f"experiment must be a name, got {experiment!r}")
     check_choice("task", task, TASKS)
-    if (
-        isinstance(betas, (str, bytes))
-        or not hasattr(betas, "__len__")
-        or len(betas) != 2
-    ):
+    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__len__") or len(betas) != 2:
         raise ConfigError(f"betas must be a pair of numbers, got {betas!r}")
     c = {
         "experiment": experiment,
@@ -224,9 +220,7 @@ def experiment_config(name: str, **sizes) -> dict:
     """The keyword arguments of :func:`train_experiment` for experiment ``name`` at the run
     ``sizes`` (all of :data:`SIZES`); the rest comes from :data:`EXPERIMENTS` and :mod:`.paper`."""
     if sorted(sizes) != sorted(SIZES):
-        raise ConfigError(
-            f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}"
-        )
+        raise ConfigError(f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}")
     check_choice("experiment", name, tuple(EXPERIMENTS))
     ex = EXPERIMENTS[name]
     return {
@@ -260,9 +254,7 @@ def run_experiment(
     :func:`experiment_config` (what a cell does, for the notebook's live runs); see
     :func:`train_experiment`."""
     cfg = experiment_config(name, **sizes)
-    return train_experiment(
-        **cfg, device=device, progress=progress, keep_params=keep_params
-    )
+    return train_experiment(**cfg, device=device, progress=progress, keep_params=keep_params)
 
 
 # --------------------------------------------------------------------------- volume scans (a cell)
@@ -299,9 +291,7 @@ def volume_scans(
     out = {"widths": {}, "mc": {}}
     for combo in combos:
         if isinstance(combo, str) or len(combo) != 3:
-            raise ConfigError(
-                f"each volume combo must be (model, task, coordinate), got {combo!r}"
-            )
+            raise ConfigError(f"each volume combo must be (model, task, coordinate), got {combo!r}")
         v, task, coord = combo
         c = vo.center(v, task, h, eta=eta)
         d = vo.direction(v, coord, c)
@@ -325,8 +315,7 @@ def volume_scans(
                 n,
                 coords=("a", "b", "r", "s"),
                 half_width=half_width,
-                samples=mc_samples
-                * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
+                samples=mc_samples * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
                 seed=n,
                 eta=eta,
                 h=h,
@@ -493,9 +482,7 @@ def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
     folder = _cells_folder(folder)
     if not runs.has_stored("ch2", "volume_scans", folder=folder):
         return None
-    return runs.load_stored(
-        "ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA
-    )
+    return runs.load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
 
 
 # --------------------------------------------------------------------------- summaries
@@ -566,10 +553,7 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
     rows = [m for m in result["members"] if m["variant"] == "pos"]
     Ns = np.array([m["N"] for m in rows])
     acc = np.array(
-        [
-            100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]])
-            for m in rows
-        ]
+        [100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]]) for m in rows]
     )
     out = {"N": Ns.tolist(), "acc": acc.tolist()}
     for name, val in (

@@ -25,9 +25,7 @@ PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 
 OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
 
 
-def attention_panels(
-    center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n: int = 64
-):
+def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n: int = 64):
     """Attention weights over positions for query ``k`` at length ``n``, A_pos (left) and our A_norm
     (right), at the center moved by ``chi`` along χ (χ̂) and ``ell`` along ℓ (the explorer's frame).
     ``dirs[variant][coordinate]`` are the directions of :func:`volume.direction`."""
@@ -60,9 +58,7 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
         "steps_cap": res["steps_cap"],
         "members": [m for m in res["members"] if m["N"] == N],
     }
-    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(
-        at, model, N
-    )
+    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
     return {
         "N": N,
         "task": task,
@@ -111,9 +107,7 @@ def styled_accuracy_table(df, caption: str | None = None):
         return f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
 
     out = df[["N", "task", "model"]].copy()
-    out["paper"] = [
-        cell(*r) for r in df[["paper", "paper lo", "paper hi"]].itertuples(index=False)
-    ]
+    out["paper"] = [cell(*r) for r in df[["paper", "paper lo", "paper hi"]].itertuples(index=False)]
     out["ours (20 seeds)"] = [
         cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)
     ]
@@ -129,9 +123,9 @@ def styled_accuracy_table(df, caption: str | None = None):
             f"{rules.paper_chance_side(p)} / {rules.chance_side(lo, hi)}"
             if (t, m) in chance
             else "—"
-            for t, m, p, lo, hi in df[
-                ["task", "model", "paper", "ours lo", "ours hi"]
-            ].itertuples(index=False)
+            for t, m, p, lo, hi in df[["task", "model", "paper", "ours lo", "ours hi"]].itertuples(
+                index=False
+            )
         ]
     else:
         # Tables 2–3: rule 1, the two-sample comparison of the two seed intervals
@@ -155,9 +149,7 @@ def _errorbar(ax, x, m, lo, hi, **kw):
     return ax.errorbar(x, m, yerr=[m - lo, hi - m], **kw)
 
 
-def _paper_ours(
-    ax, df, model: str, color, *, shift: float = 1.0, label: str | None = None
-):
+def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | None = None):
     """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
     label = label or f"A_{model}"
@@ -199,9 +191,7 @@ def majority_figure(t2, t3):
     axes[1].set(ylabel="accuracy (%)", title="mean over L > N (Table 3)")
     for ax in axes:
         ax.title.set_fontsize(10)
-        ax.set(
-            xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100)
-        )
+        ax.set(xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100))
     h, lab = axes[1].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=4, fontsize=9)
     return plotting.finish(fig)
@@ -234,9 +224,7 @@ def curves_figure(runs: dict, N: int = 51):
             label=f"{lab}: ours",
             color=plotting.PALETTE[ci],
         )
-        ax.fill_between(
-            Ls, band[:, 1], band[:, 2], alpha=0.2, color=plotting.PALETTE[ci]
-        )
+        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=plotting.PALETTE[ci])
     for model, ci in (("pos", 0), ("norm", 3)):
         pv, plo, phi = paper.PAPER_T2[("index", model)][N]
         _errorbar(

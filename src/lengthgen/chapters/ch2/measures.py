@@ -89,9 +89,7 @@ def _at_length(result, model, N, L, only=None) -> dict:
     return {
         m["seed"]: 100 * m["test"][str(L)]
         for m in result["members"]
-        if m["variant"] == model
-        and m["N"] == N
-        and (only is None or m["test"][str(L)] == only)
+        if m["variant"] == model and m["N"] == N and (only is None or m["test"][str(L)] == only)
     }
 
 
@@ -129,9 +127,7 @@ def fig2_pos_drop(results, N: int = paper.FIG2_N) -> dict:
     """The fall of A_pos's Index accuracy from L = N to the first test length beyond it, 2N+1,
     paired by seed (percentage points)."""
     res = _cell(results, "index", "pos", N)
-    return _paired_ci(
-        _at_length(res, "pos", N, N), _at_length(res, "pos", N, 2 * N + 1)
-    )
+    return _paired_ci(_at_length(res, "pos", N, N), _at_length(res, "pos", N, 2 * N + 1))
 
 
 #: §3.2's counterexample: the cells compared, (label, statistic, N)
@@ -202,9 +198,7 @@ def parity_trained(results) -> dict:
         "models": len(ms),
         "max_sign_changes": max(m["sign_changes"] for m in ms),
         "max_kinks": max(m["kinks"] for m in ms),
-        "violations": sum(
-            not (m["sign_changes"] <= m["kinks"] + 1 <= paper.H + 1) for m in ms
-        ),
+        "violations": sum(not (m["sign_changes"] <= m["kinks"] + 1 <= paper.H + 1) for m in ms),
     }
 
 

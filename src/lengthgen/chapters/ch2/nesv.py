@@ -84,9 +84,7 @@ def positional_zero(M: int = 2000, seed: int = 80) -> dict:
         js = int(j[: n - 1][np.argmin(np.abs(2 * np.sin((j[: n - 1] - 1) / 2)))])
         pair = torch.zeros(2, n, dtype=torch.long)
         pair[0, 0], pair[1, js - 1] = 1, 1
-        phi = bias_fiber(
-            vo.uniform_box("sin", H, 1.0, M, seed + 10), "sin", pair, None, [1, 0]
-        )
+        phi = bias_fiber(vo.uniform_box("sin", H, 1.0, M, seed + 10), "sin", pair, None, [1, 0])
         sin_first[str(n)] = {"j*": js, **box_estimate(phi, seed + n)}
     return {"pair_gap": gap, "points": tried, "sin_first": sin_first}
 
@@ -103,9 +101,7 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
         P = vo.uniform_box(variant, H, 1.0, M, seed + i)
         phi = torch.cat(
             [
-                bias_fiber(
-                    {k: v[a : a + 500] for k, v in P.items()}, variant, S, None, y
-                )
+                bias_fiber({k: v[a : a + 500] for k, v in P.items()}, variant, S, None, y)
                 for a in range(0, M, 500)
             ]
         )
@@ -173,9 +169,7 @@ def majority_sin(ns=SIN_NS) -> dict:
     integrand of eq. 145 at fixed q), the 1/q₁ scaling of the k_sin window (n = 161) and
     Lemma 10's check: compensated centers exact, uncompensated twins (a = 0) not at large n."""
     W = [sin_windows(n) for n in ns]
-    prod = [
-        w["k_sin"] * w["k_cos"] * w["b21"] * math.log(n) ** 2 for w, n in zip(W, ns)
-    ]
+    prod = [w["k_sin"] * w["k_cos"] * w["b21"] * math.log(n) ** 2 for w, n in zip(W, ns)]
     qs = (0.125, 0.25, 0.5, 1.0)
     wq = [sin_windows(161, q)["k_sin"] for q in qs]
 
@@ -188,9 +182,7 @@ def majority_sin(ns=SIN_NS) -> dict:
         "slope": stats.loglog_slope(ns, prod)[0],
         "q_slope": stats.loglog_slope(qs, wq)[0],
         "compensated_exact": [exact(sin_center(n), n) is True for n in ns],
-        "uncompensated_exact": [
-            exact(sin_center(n, compensate=False), n) is True for n in ns
-        ],
+        "uncompensated_exact": [exact(sin_center(n, compensate=False), n) is True for n in ns],
     }
 
 
@@ -315,9 +307,7 @@ CLAIMS = [
         "1001 and 3001; the other bounds (eqs. 4–5, Thm. 2, Thm. 9) hide their constants, so no "
         "finite computation can refute them",
         "NESV ≤ 16h artanh(1/n)/log n",
-        lambda v: (
-            len(v) == len(WHOLE_NS) and all(r["lo"] <= r["bound"] for r in v.values())
-        ),
+        lambda v: len(v) == len(WHOLE_NS) and all(r["lo"] <= r["bound"] for r in v.values()),
         "an interval wholly above an explicit upper bound would refute it",
     ),
 ]

@@ -156,9 +156,7 @@ def init_member(
         _xavier((h, 2), g, dtype),
         _xavier((2, h), g, dtype),
     )
-    head = dict(
-        W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype)
-    )
+    head = dict(W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype))
     zero2 = torch.zeros(2, dtype=dtype)
     if FAMILIES[variant] == "positional":
         return dict(a=a, b=b, r=r, s=s, c_K=c_K, C_V=C_V, b_V=zero2, **head)
@@ -180,9 +178,7 @@ def init_member(
 # --------------------------------------------------------------------------- forward passes
 def _classifier(params, A):
     """``W2 ReLU(W1 A + b1) + b2`` batched: A [E, B, 2] → logits [E, B, 2]."""
-    hid = torch.relu(
-        torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :]
-    )
+    hid = torch.relu(torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :])
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
 
 
@@ -235,9 +231,7 @@ def _expand_x(params, x):
     if x.dim() == 2:
         x = x.unsqueeze(0).expand(E, *x.shape)
     if x.shape[0] != E:
-        raise ValueError(
-            f"input has leading dim {x.shape[0]}, the ensemble has {E} members"
-        )
+        raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
     return x
 
 
@@ -304,10 +298,7 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
         s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
         pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)  # qᵀ W_K^pos p_j
         # the symbol-0 score s0 is common to every position and cancels in the softmax
-        logits = (
-            torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None])
-            * beta_n[..., None]
-        )
+        logits = torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None]) * beta_n[..., None]
         logits = logits.masked_fill(~valid, float("-inf"))
         alpha = torch.softmax(logits, -1)
         p = (alpha * w).sum(-1)
@@ -322,9 +313,7 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     normalized = params.get("_norm", variant == "norm")
     if isinstance(normalized, torch.Tensor):
         normalized = normalized.bool()
-    c1, c2, _ = _positional_coefs(
-        params, k, normalized
-    )  # c0 = qᵀc_K is common to all j: cancels
+    c1, c2, _ = _positional_coefs(params, k, normalized)  # c0 = qᵀc_K is common to all j: cancels
     j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
     coef = torch.stack([c1, c2], -1) * beta_n[..., None]  # [E, B, 2]
     logits = torch.matmul(coef, torch.stack([j, j * j]))  # [E, B, L]
@@ -396,26 +385,17 @@ class SingleLayer:
         vs = self.variants if self.variants is not None else [self.variant] * E
         if len(vs) != E:
             raise ValueError(f"variants has {len(vs)} entries for {E} members")
-        members = [
-            init_member(v, self.h, s, N, dtype) for v, s, N in zip(vs, seeds, Ns)
-        ]
-        out = {
-            k: torch.stack([m[k] for m in members]).to(device or "cpu")
-            for k in members[0]
-        }
+        members = [init_member(v, self.h, s, N, dtype) for v, s, N in zip(vs, seeds, Ns)]
+        out = {k: torch.stack([m[k] for m in members]).to(device or "cpu") for k in members[0]}
         if FAMILIES[self.variant] == "positional":
-            out["_norm"] = torch.tensor(
-                [v == "norm" for v in vs], device=device or "cpu"
-            )
+            out["_norm"] = torch.tensor([v == "norm" for v in vs], device=device or "cpu")
             if self.norm_map == "misread":
                 out["_norm_misread"] = out["_norm"].clone()
         if self.beta != "log":
             bs = [self.beta] * E if isinstance(self.beta, str) else self.beta
             if len(bs) != E:
                 raise ValueError(f"beta has {len(bs)} entries for {E} members")
-            out["_beta_one"] = torch.tensor(
-                [b == "one" for b in bs], device=device or "cpu"
-            )
+            out["_beta_one"] = torch.tensor([b == "one" for b in bs], device=device or "cpu")
         return out
 
     def forward(self, params, x) -> torch.Tensor:
@@ -429,9 +409,6 @@ def single_point(params: dict, variant: str | None = None) -> dict[str, torch.Te
         k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else torch.tensor([v]))
         for k, v in params.items()
     }
-    if (
-        variant is not None
-        and FAMILIES[check_choice("variant", variant, VARIANTS)] == "positional"
-    ):
+    if variant is not None and FAMILIES[check_choice("variant", variant, VARIANTS)] == "positional":
         out["_norm"] = torch.tensor([variant == "norm"])
     return out

@@ -56,9 +56,7 @@ def _labelled(task: str, bits, k, fixed, pad_to=None):
     return x, (label(task, bits, k) if task == "index" else label(task, bits))
 
 
-def test_bank(
-    task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None
-):
+def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None):
     """The saved test bank at length L (D.3), shared by all seeds and variants: ``(x, y)``.
 
     ``fixed`` is the index token of the tasks without a query (default :data:`FIXED_TOKEN`)."""
@@ -84,9 +82,7 @@ def test_bank(
     return _labelled(task, bits, k, fixed)
 
 
-def _validation_bank(
-    task: str, Ns_members, size: int, fixed: int | None, seed: int = 0
-):
+def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: int = 0):
     """Per-member validation banks at each member's N (random examples), padded:
     ``(x [E, S, max N + 1], y [E, S])`` (D.2); ``fixed`` as resolved by :func:`fixed_token`."""
     Lmax = max(Ns_members)
@@ -114,13 +110,9 @@ def make_sampler(
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
     Ns = torch.as_tensor(nonempty("Ns_members", Ns_members), dtype=torch.long)
-    streams = torch.as_tensor(
-        nonempty("stream_of_member", stream_of_member), dtype=torch.long
-    )
+    streams = torch.as_tensor(nonempty("stream_of_member", stream_of_member), dtype=torch.long)
     if len(streams) != len(Ns):
-        raise ConfigError(
-            f"stream_of_member has {len(streams)} entries for {len(Ns)} members"
-        )
+        raise ConfigError(f"stream_of_member has {len(streams)} entries for {len(Ns)} members")
     U = int(streams.max()) + 1
     Ns_stream = torch.zeros(U, dtype=torch.long)
     Ns_stream[streams] = Ns
@@ -134,12 +126,7 @@ def make_sampler(
             L = torch.floor(u * Ns_stream).long() + 1
         Lmax = int(L.max())
         bits = torch.randint(0, 2, (U, batch, Lmax), generator=g, dtype=torch.float64)
-        k = (
-            torch.floor(
-                torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]
-            )
-            + 1
-        )
+        k = torch.floor(torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]) + 1
         valid = torch.arange(1, Lmax + 1)[None, :] <= L[:, None]  # [U, Lmax]
         data = bits.masked_fill(~valid[:, None, :], PAD)
         if task == "index":
@@ -181,21 +168,15 @@ def _train(c: dict, members: list, dev, progress: bool):
 
     task, Nm = c["task"], [m[1] for m in members]
     stream_ids = {}
-    streams = [
-        stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s, _) in members
-    ]
+    streams = [stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s, _) in members]
     model = _model(c, members, range(len(members)))
     params = model.init([m[2] for m in members], torch.float64, dev)
     bank = _validation_bank(task, Nm, c["val_size"], c["fixed"])
     return train_ensemble(
         model,
         params,
-        sample=make_sampler(
-            task, Nm, streams, c["batch"], base_seed=c["stream"], fixed=c["fixed"]
-        ),
-        optim=OptimConfig(
-            "adam", lr=c["lr"], betas=c["betas"], eps=c["eps"], clip=c["clip"]
-        ),
+        sample=make_sampler(task, Nm, streams, c["batch"], base_seed=c["stream"], fixed=c["fixed"]),
+        optim=OptimConfig("adam", lr=c["lr"], betas=c["betas"], eps=c["eps"], clip=c["clip"]),
         steps=c["steps"],
         data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s, _) in members],
         validation=Validation(
@@ -220,14 +201,11 @@ def _test(c: dict, members: list, params: dict, device: str) -> dict:
     for N in sorted({m[1] for m in members}):
         idx = [i for i, m in enumerate(members) if m[1] == N]
         banks = {
-            L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"])
-            for L in test_lengths(N)
+            L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"]) for L in test_lengths(N)
         }
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
         sub = select_members(params, idx)
-        acc = evaluate_ensemble(
-            _model(c, members, idx), sub, banks, batch_size=bs, device=device
-        )
+        acc = evaluate_ensemble(_model(c, members, idx), sub, banks, batch_size=bs, device=device)
         for j, i in enumerate(idx):
             tests[i] = {str(L): float(acc[L][j]) for L in banks}
     return tests

@@ -194,9 +194,7 @@ def attention_profile(
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
     P = single_point(params)
-    g = positional_scores(
-        P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm"
-    )[0, 0]
+    g = positional_scores(P, torch.tensor([[float(k)]], dtype=DT), n, variant == "norm")[0, 0]
     return g.numpy(), torch.softmax(g * _beta_n(n, beta), 0).numpy()
 
 
@@ -218,9 +216,7 @@ class Exactness:
         return bool(all(d is True for d in self.decision))
 
 
-def _exhaustive(
-    P: dict, variant: str, task: str, n: int, beta: str = "log"
-) -> np.ndarray:
+def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> np.ndarray:
     if n > 16:
         raise ValueError(
             f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)"
@@ -264,15 +260,11 @@ def diagonal_attention(
     out = []
     step = max(1, chunk // max(1, Pn * n))
     logn = _beta_n(n, beta)  # β_n
-    normalized = (
-        P["_norm"].bool() if "_norm" in P else torch.full((Pn,), variant == "norm")
-    )
+    normalized = P["_norm"].bool() if "_norm" in P else torch.full((Pn,), variant == "norm")
     for lo in range(0, len(ks_t), step):
         kk = ks_t[lo : lo + step]
         g = positional_scores(P, kk.expand(Pn, -1), n, normalized) * logn  # [P, K, n]
-        gk = torch.gather(g, -1, (kk.long() - 1).expand(Pn, -1).unsqueeze(-1)).squeeze(
-            -1
-        )
+        gk = torch.gather(g, -1, (kk.long() - 1).expand(Pn, -1).unsqueeze(-1)).squeeze(-1)
         out.append(torch.exp(gk - torch.logsumexp(g, -1)))
     return torch.cat(out, -1)
 
@@ -290,9 +282,7 @@ def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
         [
             lo[..., None],
             hi[..., None],
-            torch.minimum(
-                torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None]
-            ),
+            torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None]),
         ],
         -1,
     )  # [P, K, h+2]
@@ -421,9 +411,7 @@ def exactness(
 
 
 # --------------------------------------------------------------------------- the η = 1/16 centers
-def center_attention_floor(
-    task: str, eta: float, log_n: float, terms: int = 4000
-) -> float:
+def center_attention_floor(task: str, eta: float, log_n: float, terms: int = 4000) -> float:
     """min_k α_k(k) at the center for very large n (positions beyond ``terms`` from k ignored).
 
     At the center g_k − g_j = η²(j − k)², so with x = n^{−η²}: First has α₁ = 1/Σ_{d≥0} x^{d²} and
@@ -498,9 +486,7 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
         d["s"][0] = 1.0 / ahat1
     else:
         d["s"][0] = 1.0 / ahat1
-        d["r"][0] = (
-            -2.0 / a1
-        )  # keeps ℓ̂ = 2bᵀs + aᵀr + 2âᵀs fixed (b₁ = 0 at the center)
+        d["r"][0] = -2.0 / a1  # keeps ℓ̂ = 2bᵀs + aᵀr + 2âᵀs fixed (b₁ = 0 at the center)
     return d
 
 
@@ -510,9 +496,7 @@ def _ray_exact(params, d, ts, variant, task, n, beta="log"):
         for k, v in params.items()
     }
     res = exactness(P, variant, task, n, method="structural", beta=beta)
-    return np.array([x is True for x in res.decision]), np.array(
-        [x is None for x in res.decision]
-    )
+    return np.array([x is True for x in res.decision]), np.array([x is None for x in res.decision])
 
 
 def admissible_width(

@@ -108,9 +108,7 @@ def study_stats(
     if learn.sum() >= 3:
         v = np.stack([a[learn], lg[learn]], 1)
         est, lo, hi = bootstrap_ci(v, stat=rho, n_boot=n_boot)
-        out.update(
-            spearman_learnable=spearman(a[learn], lg[learn]), spearman_ci=(lo, hi)
-        )
+        out.update(spearman_learnable=spearman(a[learn], lg[learn]), spearman_ci=(lo, hi))
     hi_rows = [
         x
         for x in rows
@@ -130,9 +128,7 @@ def study_stats(
     return out
 
 
-def selection_ablation(
-    rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8
-) -> dict:
+def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8) -> dict:
     """App. D, Table 5: Spearman(α_L, trained LG) over the (learnable cell, L) rows of one tier, for
     each α table in ``alphas`` (``{name: {"enc/task": {L: α}}}``); learnability as in
     :func:`study_stats`, a row's LG its mean over the seeds that exist (75 rows at 1L1H).
@@ -152,9 +148,7 @@ def selection_ablation(
     if len(pts) >= 3:
         lg = np.array([q[3] for q in pts])
         for name, tab in alphas.items():
-            out[name] = spearman(
-                np.array([tab[f"{e}/{t}"][L] for e, t, L, _ in pts]), lg
-            )
+            out[name] = spearman(np.array([tab[f"{e}/{t}"][L] for e, t, L, _ in pts]), lg)
     return out
 
 

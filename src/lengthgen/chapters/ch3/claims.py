@@ -166,8 +166,7 @@ MAIN_CLAIMS = [
         "CE fit at our lr 0.05 — it does not hold at every learning rate, see the chapter's lr grid)",
         1.0,
         lambda r: min(
-            min(alpha(r)[f"rope/{t}"].values())
-            for t in ("prev", "skip2", "skip3", "skip5")
+            min(alpha(r)[f"rope/{t}"].values()) for t in ("prev", "skip2", "skip3", "skip5")
         ),
         why="rule 1: a fixed offset inside a relative family transfers exactly",
     ),
@@ -419,9 +418,7 @@ MAIN_CLAIMS = [
         "§6 (binary indicator)",
         "1L1H learnable cells with α > 0.05: cell-level Spearman(α, LG)",
         paper.GRADED_1L1H["nontrivial"],
-        lambda r: spearman_cells(
-            r, lambda k, v: v["train"] > LEARNABLE and v["alpha"] > 0.05
-        ),
+        lambda r: spearman_cells(r, lambda k, v: v["train"] > LEARNABLE and v["alpha"] > 0.05),
     ),
     rank_correlation(
         "ch3.study.cutoff_robustness",

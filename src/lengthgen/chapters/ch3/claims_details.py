@@ -124,9 +124,7 @@ def lr_match_claim(id: str, tier: str, interval) -> Claim:
         paper_value=paper.TABLE4[tier][1],
         paper_uncertainty=list(interval),
         check="predicate",
-        holds=lambda v: all(
-            interval[0] <= x["precision"] <= interval[1] for x in v.values()
-        ),
+        holds=lambda v: all(interval[0] <= x["precision"] <= interval[1] for x in v.values()),
         why="rule 5: the paper's interval, as for the claim at our learning rate",
         protocol=LR_MATCH_PROTOCOL,
         measure=lambda r: lr_match_precision(r, tier),
@@ -545,9 +543,7 @@ DETAIL_CLAIMS = [
             "resolve skip-3: α_60 = 1 and mean LG@60 ≈ 1 (α_60 and LG@60 listed per scale)",
             paper_value="α_L = 1, LG ≈ 1",
             check="predicate",
-            holds=lambda v: all(
-                a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()
-            ),
+            holds=lambda v: all(a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()),
             why="rule 1 for α; rule 3 for the 5-seed mean LG (at least 1 − 0.045)",
             measure=lambda r: {
                 s: [v["alpha"], v["lg"]]
@@ -611,8 +607,7 @@ DETAIL_CLAIMS = [
             paper_value="1 layer ≈ 0.25; 2 layers 0.76–1.0",
             check="predicate",
             holds=lambda v: (
-                v[0] <= LEARNABLE
-                and v[1] >= 0.76 - seed_mean_tol(n=len(INDUCTION["seeds"]))
+                v[0] <= LEARNABLE and v[1] >= 0.76 - seed_mean_tol(n=len(INDUCTION["seeds"]))
             ),
             why="the paper's learnability threshold; its lowest 2-layer train accuracy less rule 3's "
             "tolerance for a 3-seed mean",

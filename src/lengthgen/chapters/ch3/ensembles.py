@@ -166,9 +166,7 @@ def train_ensemble_groups(
     its groups, default all) as one :func:`~lengthgen.chapters.ch3.training.train_groups` call at
     ``scale``'s protocol on ``device``. Returns ``{cell name: rows}``, each what that group's cell stores."""
     if not isinstance(ensemble, dict) or "groups" not in ensemble:
-        raise ConfigError(
-            f"ensemble must be an entry of study_ensembles(), got {ensemble!r}"
-        )
+        raise ConfigError(f"ensemble must be an entry of study_ensembles(), got {ensemble!r}")
     groups = ensemble["groups"] if groups is None else list(groups)
     if not groups:
         raise ConfigError(f"ensemble {ensemble.get('name')!r}: no groups to train")
@@ -203,9 +201,7 @@ def check_out(out, device) -> Path:
     from lengthgen.store import results_dir
 
     out = Path(out)
-    if get_device(device).type != "cpu" and (
-        out.resolve() == (results_dir() / CHAPTER).resolve()
-    ):
+    if get_device(device).type != "cpu" and (out.resolve() == (results_dir() / CHAPTER).resolve()):
         raise ConfigError(
             f"--out {out} holds the stored CPU study (results/ch3/cells); a {get_device(device).type} "
             "run writes elsewhere, e.g. results/ch3/device"
@@ -225,9 +221,7 @@ def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
     if reference_cpu is None:
         reference_cpu = dev.type != "cpu"
     if not isinstance(reference_cpu, bool):
-        raise ConfigError(
-            f"reference_cpu must be True, False or None, got {reference_cpu!r}"
-        )
+        raise ConfigError(f"reference_cpu must be True, False or None, got {reference_cpu!r}")
     t = TINY
     t0 = time.perf_counter()
     ens = training.train_groups(
@@ -236,9 +230,7 @@ def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
     t_ens = time.perf_counter() - t0
     t0 = time.perf_counter()
     own = [
-        ex.train_cell_group(
-            t["tier"], t["encoding"], tasks, s, device=str(dev.type), **t["kwargs"]
-        )
+        ex.train_cell_group(t["tier"], t["encoding"], tasks, s, device=str(dev.type), **t["kwargs"])
         for tasks, s in t["groups"]
     ]
     t_own = time.perf_counter() - t0
@@ -307,9 +299,7 @@ def profile_study(
         or not all(isinstance(s, int) and not isinstance(s, bool) for s in steps)
         or not 1 <= steps[0] < steps[1]
     ):
-        raise ConfigError(
-            f"steps must be two update counts 1 ≤ a < b, e.g. (2, 6), got {steps!r}"
-        )
+        raise ConfigError(f"steps must be two update counts 1 ≤ a < b, e.g. (2, 6), got {steps!r}")
     ens_list = study_ensembles(scale, by)
     known = sorted({e["tier"] for e in ens_list}, key=list(TIERS).index)
     if tiers is None:
@@ -326,9 +316,7 @@ def profile_study(
         times = []
         for k in (1, *steps):
             t0 = time.perf_counter()
-            training.train_groups(
-                tier, ens["encoding"], groups, device=dev, **{**kw, "steps": k}
-            )
+            training.train_groups(tier, ens["encoding"], groups, device=dev, **{**kw, "steps": k})
             times.append(time.perf_counter() - t0)
         per = max((times[2] - times[1]) / (steps[1] - steps[0]), 1e-9)
         members = sum(len(g[0]) for g in groups)
@@ -407,9 +395,7 @@ def run_study(
     for i, e in enumerate(todo):
         groups = [g for g in e["groups"] if status[g["key"]] != "done"]
         guess = est.get(e["tier"])
-        if deadline is not None and (
-            time.time() + (guess or 0.0) > deadline - stop_margin_s
-        ):
+        if deadline is not None and (time.time() + (guess or 0.0) > deadline - stop_margin_s):
             record |= {"stopped": True, "remaining": [x["name"] for x in todo[i:]]}
             log(
                 f"stopping before {e['name']} (estimated {guess or 0:.0f} s, "
@@ -435,9 +421,7 @@ def _train_one(scale, e: dict, groups: list, dev, progress, steps: int):
     summary for ``run.json`` and its wall and CPU seconds."""
     members = sum(len(g["tasks"]) for g in groups)
     w0, c0 = time.perf_counter(), time.process_time()
-    rows = train_ensemble_groups(
-        scale, e, groups=groups, device=str(dev.type), progress=progress
-    )
+    rows = train_ensemble_groups(scale, e, groups=groups, device=str(dev.type), progress=progress)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     info = {
         "name": e["name"],
@@ -501,9 +485,7 @@ def _only(ens_list: list[dict], only) -> list[dict]:
     names = [e["name"] for e in ens_list]
     for p in pats:
         if not isinstance(p, str) or not fnmatch.filter(names, p):
-            raise ConfigError(
-                f"--only {p!r} matches no ensemble; ensembles: {', '.join(names)}"
-            )
+            raise ConfigError(f"--only {p!r} matches no ensemble; ensembles: {', '.join(names)}")
     return [e for e in ens_list if any(fnmatch.fnmatchcase(e["name"], p) for p in pats)]
 
 
@@ -604,14 +586,10 @@ def main(argv=None) -> int:
     try:
         budget_s = None
         if args.budget_minutes is not None:
-            budget_s = 60 * check_finite(
-                "--budget-minutes", args.budget_minutes, nonnegative=True
-            )
+            budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
         dev = get_device(args.device)
         precision = float32_precision(dev)
-        out = check_out(
-            default_out(args.scale, dev) if args.out is None else args.out, dev
-        )
+        out = check_out(default_out(args.scale, dev) if args.out is None else args.out, dev)
         print(
             f"device {dev} ({precision['dtype']}, TF32 off, matmul precision "
             f"{precision['float32_matmul_precision']}); out {out}",

@@ -55,10 +55,7 @@ def exact_min_norm_spectrum(
     with mpmath.workdps(check_positive_int("dps", dps, minimum=30)):
         th = _exact_frequencies(num_freq, base)
         if encoding == "sinusoidal":
-            rows = [
-                [f(i * t) for t in th for f in (mpmath.cos, mpmath.sin)]
-                for i in range(L0)
-            ]
+            rows = [[f(i * t) for t in th for f in (mpmath.cos, mpmath.sin)] for i in range(L0)]
         else:
             rows = _rope_design(th, L0)
         S = mpmath.svd_r(mpmath.matrix(rows), compute_uv=False)
@@ -80,8 +77,7 @@ def _rope_design(th, L0: int) -> list:
     import mpmath
 
     return [
-        [mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)]
-        for d in range(-(L0 - 1), L0)
+        [mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)] for d in range(-(L0 - 1), L0)
     ]
 
 
@@ -145,9 +141,7 @@ def exact_min_norm_alpha(
                 tg = targets(task, L)
                 rs = scored_rows(task, L, L0).tolist()
                 row[int(L)] = (
-                    sum(args[i] == int(tg[i]) for i in rs) / len(rs)
-                    if rs
-                    else float("nan")
+                    sum(args[i] == int(tg[i]) for i in rs) / len(rs) if rs else float("nan")
                 )
             out[f"{encoding}/{task}"] = row
     return out

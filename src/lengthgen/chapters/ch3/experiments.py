@@ -81,18 +81,14 @@ def alpha_tables(
     fit = dict(paper.CE_FIT if fit is None else fit)
     extra = sorted(set(fit) - set(paper.CE_FIT))
     if extra:
-        raise ConfigError(
-            f"fit has unknown keys {extra}; valid: {sorted(paper.CE_FIT)}"
-        )
+        raise ConfigError(f"fit has unknown keys {extra}; valid: {sorted(paper.CE_FIT)}")
     for e in encodings:
         check_encoding(e)
     for t in tasks:
         check_task(t)
     out = {}
     for rule in SELECTION_RULES:
-        tab = alpha_table(
-            tuple(encodings), tuple(tasks), tuple(lengths), rule=rule, L0=L0, **fit
-        )
+        tab = alpha_table(tuple(encodings), tuple(tasks), tuple(lengths), rule=rule, L0=L0, **fit)
         out[rule] = {f"{e}/{t}": v for (e, t), v in tab.items()}
     return out
 
@@ -111,9 +107,7 @@ def alpha_differences(live: dict, stored: dict) -> dict:
     equal (the CE fit starts from zero and runs fixed steps, so it is deterministic)."""
     for name, tabs in (("live", live), ("stored", stored)):
         if not isinstance(tabs, dict) or set(tabs) != set(SELECTION_RULES):
-            raise ConfigError(
-                f"{name} α tables must have the rules {', '.join(SELECTION_RULES)}"
-            )
+            raise ConfigError(f"{name} α tables must have the rules {', '.join(SELECTION_RULES)}")
     out = {"differ": 0, "compared": 0, "skipped": 0}
     for rule in SELECTION_RULES:
         for key, row in stored[rule].items():
@@ -221,16 +215,12 @@ def theory_checks(*, n_trials: int, n_random: int) -> dict:
     }
     res["thm2_random"] = thm2_random_kernels(4000, 200)
     res["thm2_fixed_offset"] = {
-        k: {
-            L: relative_alpha(peaked_kernel(c, L), k, L)
-            for L in (30, 60, 128, 512, 5000)
-        }
+        k: {L: relative_alpha(peaked_kernel(c, L), k, L) for L in (30, 60, 128, 512, 5000)}
         for k, c in (("prev", 1), ("skip2", 2), ("skip3", 3), ("skip5", 5))
     }
     res["thm2_growing"] = {
         t: {
-            c: relative_alpha(peaked_kernel(c, 2 * c + 200), t, 2 * c + 200)
-            for c in (1, 5, 15, 30)
+            c: relative_alpha(peaked_kernel(c, 2 * c + 200), t, 2 * c + 200) for c in (1, 5, 15, 30)
         }
         for t in ("copy", "reverse")
     }
@@ -245,8 +235,7 @@ def theory_checks(*, n_trials: int, n_random: int) -> dict:
         for L in (200, 5000, 50_000)
     }
     res["thm2_parity"] = {
-        c: relative_alpha(peaked_kernel(c, 1000), lambda i, L: 1 + i % 2, 1000)
-        for c in (1, 2)
+        c: relative_alpha(peaked_kernel(c, 1000), lambda i, L: 1 + i % 2, 1000) for c in (1, 2)
     }
     ladder = np.full(40_961, -1.0)
     for m in range(6):
@@ -299,9 +288,7 @@ def train_cell_group(
     one group, kept in this module because a stored cell's configuration hash names its module.
     """
     groups = [(tasks, seed)]
-    return train_groups(
-        tier, encoding, groups, device=device, progress=progress, **protocol
-    )[0]
+    return train_groups(tier, encoding, groups, device=device, progress=progress, **protocol)[0]
 
 
 # --------------------------------------------------------------------------- the plan
@@ -343,9 +330,7 @@ def study_plan(scale: str) -> list[dict]:
             return 2 if pos else 0
         return 4 if pos else (1 if g["seed"] == first_seed else 3)
 
-    return sorted(
-        plan, key=band
-    )  # stable: tier, seed, encoding order kept inside a band
+    return sorted(plan, key=band)  # stable: tier, seed, encoding order kept inside a band
 
 
 def group_kwargs(scale: str, group: dict) -> dict:
@@ -389,12 +374,8 @@ def study_matmul_flops(scale: str) -> dict:
         model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
         sched = length_schedule(P["steps"], P["L0"], g["seed"])
         ns, counts = torch.unique(sched, return_counts=True)
-        tr = sum(
-            int(c) * model.matmul_flops(P["batch"], int(n)) for n, c in zip(ns, counts)
-        )
-        ev = sum(
-            model.matmul_flops(P["eval_n"], L, backward=False) for L in P["lengths"]
-        )
+        tr = sum(int(c) * model.matmul_flops(P["batch"], int(n)) for n, c in zip(ns, counts))
+        ev = sum(model.matmul_flops(P["eval_n"], L, backward=False) for L in P["lengths"])
         ev += sum(
             model.matmul_flops(P["train_eval_n"], n, backward=False)
             for n in range(P["L0"] // 2, P["L0"] + 1)
@@ -462,16 +443,12 @@ def ce_alpha_at_lrs(
     }
     for lr in out["lrs"]:
         kw = {**base, "lr": lr}
-        tab = alpha_table(
-            tuple(encodings), tuple(tasks), tuple(lengths), rule="ce", L0=L0, **kw
-        )
+        tab = alpha_table(tuple(encodings), tuple(tasks), tuple(lengths), rule="ce", L0=L0, **kw)
         out["alpha"][str(lr)] = {f"{e}/{t}": v for (e, t), v in tab.items()}
     return out
 
 
-def prop2_old_key(
-    *, L: int = 128, m: int = 64, n_trials: int = 20_000, seed: int = 0
-) -> dict:
+def prop2_old_key(*, L: int = 128, m: int = 64, n_trials: int = 20_000, seed: int = 0) -> dict:
     """Prop. 2 with a target among the trained keys (attend-first at row L − 1): the min-norm
     selection's hit rate and its ratio to the bound 1/(k − 1), which the paper puts at up to 5.2
     for m = 64, L = 128 (§5; :func:`~lengthgen.chapters.ch3.realizability.prop2_montecarlo`)."""
@@ -528,9 +505,7 @@ def cells(scale: str) -> list[Cell]:
     if "lr_grid" in P:
         out.append(Cell("lr_grid", lr_grid, {"lrs": list(P["lr_grid"]["lrs"])}))
     for g in study_plan(scale):
-        out.append(
-            Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],))
-        )
+        out.append(Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],)))
     if scale == "full":  # App. F, G and H (details page), after the main study
         from lengthgen.chapters.ch3 import robustness
 
@@ -655,9 +630,7 @@ def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
     from lengthgen.store import validate
 
     missing = [
-        k
-        for k in ("tier", "encoding", "seed", "steps", "tasks", "lengths")
-        if k not in kwargs
+        k for k in ("tier", "encoding", "seed", "steps", "tasks", "lengths") if k not in kwargs
     ]
     if missing:
         raise ConfigError(

@@ -35,9 +35,7 @@ def lr_matches(data: dict):
     rows = []
     for lr in data["lrs"]:
         pts = [p for p in data["points"] if p["lr"] == lr]
-        gap = [
-            abs(p["alpha"] - p["paper"]) - 0.5 * 10.0 ** (-p["decimals"]) for p in pts
-        ]
+        gap = [abs(p["alpha"] - p["paper"]) - 0.5 * 10.0 ** (-p["decimals"]) for p in pts]
         hit = [g <= 1e-12 for g in gap]
         row = {"lr": lr}
         for src in dict.fromkeys(p["source"] for p in pts):
@@ -74,9 +72,7 @@ def lr_fixed_offsets(data: dict):
     for lr in data["lrs"]:
         row = {"lr": lr}
         for t in FIXED_OFFSET_TASKS:
-            row[t] = min(
-                f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t
-            )
+            row[t] = min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
         row["α = 1 up to 512"] = all(row[t] == 1.0 for t in FIXED_OFFSET_TASKS)
         rows.append(row)
     return pd.DataFrame(rows).set_index("lr")
@@ -138,9 +134,7 @@ def alpha_frame(tabs: dict, rule: str = "ce", lengths=None):
 
     check_choice("selection rule", rule, SELECTION_RULES)
     tab = tabs[rule]
-    df = pd.DataFrame(
-        {k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}
-    ).T
+    df = pd.DataFrame({k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}).T
     if lengths is not None:
         df = df[[int(L) for L in lengths]]
     df.index.name = "encoding/task"
@@ -303,9 +297,7 @@ def plot_alpha_tables(tabs: dict, marked=()):
 
     frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
     rows, Ls = list(frames[0].index), list(frames[0].columns)
-    fig, axes = plotting.figure(
-        1, 2, width=3.4, height=0.19 * len(rows) + 1.2, sharey=True
-    )
+    fig, axes = plotting.figure(1, 2, width=3.4, height=0.19 * len(rows) + 1.2, sharey=True)
     for ax, df, rule in zip(axes, frames, SELECTION_RULES):
         M = df.to_numpy(dtype=float)
         ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
@@ -347,9 +339,7 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
     from lengthgen import plotting
 
     cells = list(dict.fromkeys(sens.index.get_level_values("cell")))
-    fig, axes = plotting.figure(
-        1, len(cells), width=6.8 / len(cells), height=2.9, sharey=True
-    )
+    fig, axes = plotting.figure(1, len(cells), width=6.8 / len(cells), height=2.9, sharey=True)
     for ax, cell in zip(np.atleast_1d(axes), cells):
         sub = sens.loc[cell]
         Ls = [int(L) for L in sub.columns]
@@ -421,12 +411,8 @@ def show_transfer(
     fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)")
     ok, bad = sim.correct, ~sim.correct
     arg = np.where(sim.argmax >= 0, sim.argmax, np.nan)
-    ax.scatter(
-        arg[ok], sim.rows[ok], s=9, c=plotting.PALETTE[2], label="argmax = target"
-    )
-    ax.scatter(
-        arg[bad], sim.rows[bad], s=9, c=plotting.PALETTE[3], label="argmax ≠ target"
-    )
+    ax.scatter(arg[ok], sim.rows[ok], s=9, c=plotting.PALETTE[2], label="argmax = target")
+    ax.scatter(arg[bad], sim.rows[bad], s=9, c=plotting.PALETTE[3], label="argmax ≠ target")
     tied = bad & (sim.argmax < 0)
     if tied.any():
         ax.scatter(
@@ -465,20 +451,14 @@ def show_transfer(
     return plotting.finish(fig), sim
 
 
-def plot_heatmaps(
-    alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None
-):
+def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None):
     """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
     ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, in
     parentheses, and boxes the cell."""
     from lengthgen import plotting
 
-    A = np.array(
-        [[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS]
-    )
-    G = np.array(
-        [[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS]
-    )
+    A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
+    G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
     for ax, M, name in (
         (axes[0], A, "α_60 (training-free)"),
@@ -512,9 +492,7 @@ def plot_heatmaps(
                 )
                 _box(ax, c, r)
             else:
-                ax.text(
-                    c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col
-                )
+                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
         _ticks(ax, MAIN_TASKS, ENCODINGS)
         ax.set(
             xlabel="task",
@@ -582,9 +560,7 @@ def plot_lg_curves(
     return plotting.finish(fig)
 
 
-def plot_alpha_vs_lg(
-    tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None
-):
+def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None):
     """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
     (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow.
     ``paper_rho`` (``{tier: ρ}``) adds the paper's learnable-cell Spearman to each title."""
@@ -600,16 +576,10 @@ def plot_alpha_vs_lg(
             (True, dict(color=plotting.PALETTE[0])),
             (False, dict(facecolors="none", edgecolors="grey")),
         ):
-            pts = [
-                (c["alpha"], c["lg"])
-                for c in cells
-                if (c["train"] > learnable) == learn
-            ]
+            pts = [(c["alpha"], c["lg"]) for c in cells if (c["train"] > learnable) == learn]
             if pts:
                 a, g = zip(*pts)
-                ax.scatter(
-                    a, g, s=22, label="learnable" if learn else "not learnable", **style
-                )
+                ax.scatter(a, g, s=22, label="learnable" if learn else "not learnable", **style)
         rho = st.get("spearman_learnable")
         title = tier if rho is None else f"{tier}: ρ = {rho:.2f}"
         if paper_rho and tier in paper_rho:

@@ -50,9 +50,7 @@ def alpha_tables(results) -> dict:
     """The stored α tables ``{rule: {"enc/task": {L: α}}}`` (integer lengths), validated."""
 
     tabs = stored(results, "alpha_tables")
-    return _memo(
-        results, "alpha", lambda: {r: _int_lengths(t) for r, t in tabs.items()}
-    )
+    return _memo(results, "alpha", lambda: {r: _int_lengths(t) for r, t in tabs.items()})
 
 
 def alpha(results, rule: str = "ce") -> dict:
@@ -90,9 +88,7 @@ def lr_grid_headline_diff(results) -> int:
         for p in g["points"]
         if p["lr"] == lr and p["num_freq"] == 16
     ]
-    pts += [
-        (f"rope/{f['task']}", f["L"], f["alpha"]) for f in g["fixed"] if f["lr"] == lr
-    ]
+    pts += [(f"rope/{f['task']}", f["L"], f["alpha"]) for f in g["fixed"] if f["lr"] == lr]
     return sum(A[k][L] != a for k, L, a in pts) if pts else -1
 
 
@@ -107,9 +103,7 @@ def stats(results, tier: str) -> dict:
     return _memo(
         results,
         ("stats", tier),
-        lambda: an3.study_stats(
-            rows(results), alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT
-        ),
+        lambda: an3.study_stats(rows(results), alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT),
     )
 
 
@@ -261,8 +255,7 @@ def prop2_within_3se(r):
 def prop2_unconditional(r):
     P = theory(r)["prop2"]
     return [
-        P[rule][str(L)]["unconditional"]
-        - P[rule][str(L)]["conditional"] * P[rule][str(L)]["p_new"]
+        P[rule][str(L)]["unconditional"] - P[rule][str(L)]["conditional"] * P[rule][str(L)]["p_new"]
         for rule in ("min_norm", "generic")
         for L in (30, 60)
     ]
@@ -326,9 +319,7 @@ def spearman_binarized(r):
 
 
 def cutoff_rho(r):
-    return [
-        spearman_cells(r, lambda k, v, c=c: v["train"] > c) for c in paper.CUTOFF_RHO
-    ]
+    return [spearman_cells(r, lambda k, v, c=c: v["train"] > c) for c in paper.CUTOFF_RHO]
 
 
 SIN_BOUNDED = (
@@ -346,27 +337,18 @@ def sin_graded_fine(r):
 
     A = alpha(r)
     rr = [
-        x
-        for x in rows(r)
-        if x["tier"] == "1L1H" and f"{x['encoding']}/{x['task']}" in SIN_BOUNDED
+        x for x in rows(r) if x["tier"] == "1L1H" and f"{x['encoding']}/{x['task']}" in SIN_BOUNDED
     ]
-    row = spearman(
-        [A[f"{x['encoding']}/{x['task']}"][x["L"]] for x in rr], [x["acc"] for x in rr]
-    )
+    row = spearman([A[f"{x['encoding']}/{x['task']}"][x["L"]] for x in rr], [x["acc"] for x in rr])
     pts = [
-        (A[c][L], float(np.mean(accs(r, "1L1H", c, L))))
-        for c in SIN_BOUNDED
-        for L in STUDY_LENGTHS
+        (A[c][L], float(np.mean(accs(r, "1L1H", c, L)))) for c in SIN_BOUNDED for L in STUDY_LENGTHS
     ]
     return [row, spearman([p[0] for p in pts], [p[1] for p in pts])]
 
 
 def precision_by_tau(r):
     """1L1H precision Pr[LG ≥ 0.7 | α_L ≥ τ] for the paper's thresholds τ = 0.5, 0.7, 0.9."""
-    return [
-        precision_with(r, "1L1H", alpha(r), tau)["precision"]
-        for tau in paper.PRECISION_TAU
-    ]
+    return [precision_with(r, "1L1H", alpha(r), tau)["precision"] for tau in paper.PRECISION_TAU]
 
 
 def old_key_ratio(r) -> float:
@@ -393,10 +375,7 @@ def precision_with(results, tier: str, A: dict, tau: float = HIGH_ALPHA) -> dict
 def lr_match_precision(results, tier: str) -> dict:
     """``{lr: {"precision", "rows"}}`` of ``tier`` at each learning rate of
     :data:`experiments.LR_MATCH` (chapter section "Which rows the fit admits")."""
-    return {
-        str(lr): precision_with(results, tier, lr_alpha(results, lr))
-        for lr in ch3.LR_MATCH
-    }
+    return {str(lr): precision_with(results, tier, lr_alpha(results, lr)) for lr in ch3.LR_MATCH}
 
 
 def precision_tau_rows(r) -> dict:
@@ -418,8 +397,7 @@ def baseline_scores(key: str) -> dict:
     return {
         "pe_blind": float(bounded),
         "taxonomy": float(
-            (e in RELATIVE_PES and bounded)
-            or (e in ABSOLUTE_PES and t in ABSOLUTE_TASKS)
+            (e in RELATIVE_PES and bounded) or (e in ABSOLUTE_PES and t in ABSOLUTE_TASKS)
         ),
     }
 
@@ -429,13 +407,9 @@ def baseline_rho(results, rule: str, tier: str = "1L1H") -> float:
     cell set of the learnable-cell Spearman of α_L)."""
     from lengthgen.stats import spearman
 
-    c = {
-        k: v for k, v in stats(results, tier)["cells"].items() if v["train"] > LEARNABLE
-    }
+    c = {k: v for k, v in stats(results, tier)["cells"].items() if v["train"] > LEARNABLE}
     keys = sorted(c)
-    return spearman(
-        [baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys]
-    )
+    return spearman([baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys])
 
 
 def copy_reverse_nonzero(r) -> list[str]:
@@ -534,9 +508,7 @@ def pos_rows(results, tier: str = "1L1H") -> list[dict]:
 
 def app_e_lg80(r):
     c80 = an3.cell_table(pos_rows(r), alpha(r), "1L1H", 80, tasks=POS_TASKS)
-    return min(
-        c["lg_mean"] for k, c in c80.items() if k.split("/")[0] in paper.APP_E_ABSOLUTE
-    )
+    return min(c["lg_mean"] for k, c in c80.items() if k.split("/")[0] in paper.APP_E_ABSOLUTE)
 
 
 def app_e_stats(results, tier: str = "1L1H") -> dict:
@@ -569,15 +541,11 @@ def app_e_tiers(results):
     alphas = {k: c["alpha"] for st in stats.values() for k, c in st["cells"].items()}
     data = {("", "α"): [alphas[k] for k in keys] + [nan]}
     for t, st in stats.items():
-        data[(t, "train acc")] = [
-            st["cells"].get(k, {}).get("train", nan) for k in keys
-        ] + [nan]
+        data[(t, "train acc")] = [st["cells"].get(k, {}).get("train", nan) for k in keys] + [nan]
         data[(t, "LG")] = [st["cells"].get(k, {}).get("lg", nan) for k in keys] + [
             st.get("auc", nan)
         ]
-    df = pd.DataFrame(
-        data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task")
-    )
+    df = pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
     df.columns = pd.MultiIndex.from_tuples(df.columns)
     return df
 

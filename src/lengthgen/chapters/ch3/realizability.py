@@ -136,9 +136,7 @@ class Simulation:
     rows: np.ndarray  # scored rows S_L
     target: np.ndarray  # t_L(i) on those rows
     argmax: np.ndarray  # strict causal argmax (−1 where the top is tied)
-    margin: (
-        np.ndarray
-    )  # logit of the target minus the best competitor (≤ 0 means wrong)
+    margin: np.ndarray  # logit of the target minus the best competitor (≤ 0 means wrong)
     correct: np.ndarray  # bool
 
     @property
@@ -162,9 +160,7 @@ def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
     tol = TIE_RTOL * top.abs().clamp(min=1.0)
     unique = (top - second) > tol
     t_logit = masked.gather(1, tgt[:, None]).squeeze(1)
-    margin = t_logit - torch.where(
-        arg == tgt, second, top
-    )  # best competitor of the target
+    margin = t_logit - torch.where(arg == tgt, second, top)  # best competitor of the target
     correct = margin > tol
     return torch.where(unique, arg, torch.full_like(arg, -1)), margin, correct
 
@@ -232,9 +228,7 @@ def simulate(
     )
 
 
-def train_margin(
-    W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT
-) -> float:
+def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> float:
     """The smallest target margin over the query rows at the training length L0 (> 0: W realizes R_L0)."""
     check_task(task)
     L0 = check_positive_int("L0", L0)
@@ -319,9 +313,7 @@ def fit_min_norm(
         Pp = torch.linalg.pinv(Phi, rtol=rtol)
         return Pp @ R @ Pp.T
     eye = torch.eye(family.n_coef, dtype=torch.float64)
-    A = torch.stack(
-        [transfer(family.W(eye[c]), Phi).flatten() for c in range(family.n_coef)], 1
-    )
+    A = torch.stack([transfer(family.W(eye[c]), Phi).flatten() for c in range(family.n_coef)], 1)
     coef = torch.linalg.pinv(A, rtol=rtol) @ R.flatten()
     if family.encoding == "alibi" and coef[1] > 0:
         coef = torch.stack([R.mean(), torch.zeros((), dtype=torch.float64)])
@@ -396,16 +388,12 @@ def alpha_table(
     out = {}
     for e in encodings:
         for t in tasks:
-            out[(e, t)] = {
-                int(L): alpha(e, t, L, rule=rule, L0=L0, **fit_kw) for L in lengths
-            }
+            out[(e, t)] = {int(L): alpha(e, t, L, rule=rule, L0=L0, **fit_kw) for L in lengths}
     return out
 
 
 # --------------------------------------------------------------------------- relative kernels (Thm. 2)
-def relative_argmax(
-    kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL
-) -> np.ndarray:
+def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL) -> np.ndarray:
     """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` for rows i = 0 … n−1,
     by one cumulative-maximum pass over κ (``kappa`` may be a batch ``[K, ≥n]``). ``tie`` decides a
     tied top (within ``rtol · max(1, |top|)``): ``fail`` (−1, eq. 3's strict rule), ``low`` or ``high``.
@@ -414,9 +402,7 @@ def relative_argmax(
     n = check_positive_int("n", n)
     k = np.asarray(kappa, dtype=float)
     if k.ndim not in (1, 2) or k.shape[-1] < n:
-        raise ValueError(
-            f"kappa must list κ(0) … κ(n−1) (length ≥ {n}), got shape {k.shape}"
-        )
+        raise ValueError(f"kappa must list κ(0) … κ(n−1) (length ≥ {n}), got shape {k.shape}")
     k2 = np.atleast_2d(k)[:, :n]
     M = np.maximum.accumulate(k2, axis=1)  # prefix maximum
     prev = np.concatenate([np.full((len(k2), 1), -np.inf), M[:, :-1]], axis=1)
@@ -426,11 +412,7 @@ def relative_argmax(
     joins = k2 >= prev - tol  # a new top or a tie with the current one
     low = np.maximum.accumulate(np.where(new_top, d, -1), axis=1)
     high = np.maximum.accumulate(np.where(joins, d, -1), axis=1)
-    out = (
-        np.where(low == high, low, -1)
-        if tie == "fail"
-        else (low if tie == "low" else high)
-    )
+    out = np.where(low == high, low, -1) if tie == "fail" else (low if tie == "low" else high)
     return out[0] if k.ndim == 1 else out
 
 
@@ -513,15 +495,11 @@ def prop1_search(
     """
     n = check_positive_int("n", n, minimum=3)
     g = torch.Generator().manual_seed(seed)
-    Phi = torch.stack(
-        [torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1
-    )
+    Phi = torch.stack([torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1)
     Ws = torch.randn(
         check_positive_int("n_random", n_random), 2, 2, generator=g, dtype=torch.float64
     )
-    P = _masked_logits(
-        torch.einsum("ia,nab,jb->nij", Phi, Ws, Phi)
-    )  # [N, n, n], keys j > i masked
+    P = _masked_logits(torch.einsum("ia,nab,jb->nij", Phi, Ws, Phi))  # [N, n, n], keys j > i masked
     top = P.max(2)
     near = P >= (top.values - TIE_RTOL * top.values.abs().clamp(min=1.0))[..., None]
     unique = near.sum(2) == 1
@@ -537,9 +515,7 @@ def prop1_search(
             Pm = _masked_logits(Phi @ (W / W.norm()) @ Phi.T)[rows]
             t_logit = Pm.gather(1, tgt[:, None]).squeeze(1)
             margin = t_logit - Pm.scatter(1, tgt[:, None], -math.inf).max(1).values
-            loss = (
-                torch.logsumexp(-margin / 0.01, 0) * 0.01
-            )  # a soft maximum of −margin
+            loss = torch.logsumexp(-margin / 0.01, 0) * 0.01  # a soft maximum of −margin
             opt.zero_grad(), loss.backward(), opt.step()
             best = max(best, float(margin.detach().min()))
     return {
@@ -575,21 +551,15 @@ def prop2_montecarlo(
     m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)
     check_choice("rule", rule, ("min_norm", "generic"))
     if m < L0:
-        raise ValueError(
-            f"m must be >= L0 = {L0} so the trained rows are independent, got m = {m}"
-        )
+        raise ValueError(f"m must be >= L0 = {L0} so the trained rows are independent, got m = {m}")
     i = L - 1
     t = int(targets(task, L)[i])
     if not isinstance(old_key, bool):
         raise ConfigError(f"old_key must be True or False, got {old_key!r}")
     if old_key and not (0 <= t < L0):
-        raise ValueError(
-            f"task {task!r} at L = {L}: target {t} of row {i} is not a trained key"
-        )
+        raise ValueError(f"task {task!r} at L = {L}: target {t} of row {i} is not a trained key")
     if not old_key and not (L0 <= t < i):
-        raise ValueError(
-            f"task {task!r} at L = {L}: target {t} of row {i} is not an untrained key"
-        )
+        raise ValueError(f"task {task!r} at L = {L}: target {t} of row {i} is not an untrained key")
     g = torch.Generator().manual_seed(seed)
     R = pattern(task, L0)
     hits = in_new = 0
@@ -631,12 +601,10 @@ def _prop2_argmax(V, i: int, L0: int, R, rule: str, g) -> torch.Tensor:
         W = torch.randn(b, m, m, generator=g, dtype=torch.float64)
         logits = torch.einsum("bm,bmn,bjn->bj", V[:, i], W, V[:, : i + 1])
     top = logits.topk(2, dim=1)
-    unique = (top.values[:, 0] - top.values[:, 1]) > TIE_RTOL * top.values[
-        :, 0
-    ].abs().clamp(min=1.0)
-    return torch.where(
-        unique, top.indices[:, 0], torch.full_like(top.indices[:, 0], -1)
+    unique = (top.values[:, 0] - top.values[:, 1]) > TIE_RTOL * top.values[:, 0].abs().clamp(
+        min=1.0
     )
+    return torch.where(unique, top.indices[:, 0], torch.full_like(top.indices[:, 0], -1))
 
 
 # --------------------------------------------------------------------------- Prop. 3

@@ -30,20 +30,14 @@ INDUCTION = {"tiers": ("1L1H", "2L4H"), "seeds": (0, 1, 2)}
 #: Planned cells not stored yet (a ``reproduce ch3 --scale full`` run stores them, and the claims
 #: that read them are then checked). App. G at L0 = 40 measured over 20 CPU-minutes per ensemble
 #: (five ensembles) before the session that started it stopped it; App. F about 13 per ensemble.
-NOT_RUN: frozenset = frozenset(
-    n for e in ENCODINGS for n in (f"appG__L0_40__{e}", f"appF__{e}")
-)
+NOT_RUN: frozenset = frozenset(n for e in ENCODINGS for n in (f"appG__L0_40__{e}", f"appF__{e}"))
 #: App. G's training lengths that are measured: those whose cells are all stored.
 APP_G_MEASURED = tuple(
-    L0
-    for L0 in APP_G["L0s"]
-    if not {f"appG__L0_{L0}__{e}" for e in ENCODINGS} & NOT_RUN
+    L0 for L0 in APP_G["L0s"] if not {f"appG__L0_{L0}__{e}" for e in ENCODINGS} & NOT_RUN
 )
 
 
-def train_seeds(
-    tier, encoding, tasks, seeds, *, setting: dict, **protocol
-) -> list[dict]:
+def train_seeds(tier, encoding, tasks, seeds, *, setting: dict, **protocol) -> list[dict]:
     """Train ``tasks`` × ``seeds`` of one ``tier`` and ``encoding`` as one ensemble
     (:func:`~lengthgen.chapters.ch3.training.train_groups`, one group per seed) and return its rows,
     each tagged with the study's ``setting`` (e.g. ``{"L0": 10}``, ``{"rope_scale": 0.03}``)."""
@@ -54,11 +48,7 @@ def train_seeds(
 def _study(**over) -> dict:
     """App. C's protocol (:data:`paper.STUDY`) with ``over`` changed, as cell keyword arguments."""
     keep = ("steps", "batch", "lr", "weight_decay", "eval_n", "train_eval_n")
-    return (
-        {k: STUDY[k] for k in keep}
-        | {"L0": paper.L0, "lengths": list(STUDY["lengths"])}
-        | over
-    )
+    return {k: STUDY[k] for k in keep} | {"L0": paper.L0, "lengths": list(STUDY["lengths"])} | over
 
 
 def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
@@ -76,9 +66,7 @@ def cells() -> list[Cell]:
     G, F, I = APP_G["seeds"], APP_F, INDUCTION  # noqa: E741
     g = {
         L0: [
-            _cell(
-                f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0]
-            )
+            _cell(f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0])
             for e in ENCODINGS
         ]
         for L0 in APP_G["trained"]
@@ -95,9 +83,7 @@ def cells() -> list[Cell]:
         for s in ROPE_SCALES
     ]
     ind = [
-        _cell(
-            f"appH__induction__{t}__{e}", t, e, ("induction",), I["seeds"], lengths=[60]
-        )
+        _cell(f"appH__induction__{t}__{e}", t, e, ("induction",), I["seeds"], lengths=[60])
         for t in I["tiers"]
         for e in ENCODINGS
     ]
@@ -142,9 +128,7 @@ def alpha_cell() -> dict:
     α at 3·L0}}, "rope_scale": {scale: {L: α}} }`` (RoPE skip-3 at the study's lengths)."""
     appG = {
         str(L0): {
-            f"{e}/{t}": simulate(
-                fit_ce(fam, t, L0, **paper.CE_FIT), fam, t, 3 * L0, L0
-            ).alpha
+            f"{e}/{t}": simulate(fit_ce(fam, t, L0, **paper.CE_FIT), fam, t, 3 * L0, L0).alpha
             for e in ENCODINGS
             for fam in [KernelFamily(e, L0=L0)]
             for t in MAIN_TASKS
@@ -155,9 +139,7 @@ def alpha_cell() -> dict:
     for s in ROPE_SCALES:
         fam = ScaledRope(s)
         W = fit_ce(fam, "skip3", paper.L0, **paper.CE_FIT)
-        scaled[f"{s:g}"] = {
-            str(L): simulate(W, fam, "skip3", L).alpha for L in STUDY["lengths"]
-        }
+        scaled[f"{s:g}"] = {str(L): simulate(W, fam, "skip3", L).alpha for L in STUDY["lengths"]}
     return {"appG": appG, "rope_scale": scaled}
 
 
@@ -189,17 +171,13 @@ def app_g_cells(r) -> dict:
             rs = [x for e in ENCODINGS for x in _rows(r, f"appG__L0_{L0}__{e}")]
         else:
             rs = [x for x in rows(r) if x["tier"] == "1L1H" and x["L"] == 3 * L0]
-            rs = [
-                x for x in rs if x["seed"] in APP_G["seeds"] and x["task"] in MAIN_TASKS
-            ]
+            rs = [x for x in rs if x["seed"] in APP_G["seeds"] and x["task"] in MAIN_TASKS]
         A = _alpha(r)["appG"][str(L0)]
         out[L0] = {
             k: {
                 "alpha": a,
                 "lg": _mean(rs, encoding=k.split("/")[0], task=k.split("/")[1]),
-                "train": _mean(
-                    rs, "train_acc", encoding=k.split("/")[0], task=k.split("/")[1]
-                ),
+                "train": _mean(rs, "train_acc", encoding=k.split("/")[0], task=k.split("/")[1]),
             }
             for k, a in A.items()
         }

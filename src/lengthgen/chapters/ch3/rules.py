@@ -126,9 +126,7 @@ def paper_precision_interval(
     rows (the paper's method — a bootstrap over the high-α rows — applied to the paper's counts)."""
     from lengthgen.stats import bootstrap_ci
 
-    _, lo, hi = bootstrap_ci(
-        np.r_[np.ones(hits), np.zeros(rows - hits)], n_boot=n_boot, seed=seed
-    )
+    _, lo, hi = bootstrap_ci(np.r_[np.ones(hits), np.zeros(rows - hits)], n_boot=n_boot, seed=seed)
     return lo, hi
 
 
@@ -171,8 +169,7 @@ def within(paper_values, tolerances):
             ours is not None
             and len(ours) == len(pv)
             and all(
-                o is not None and abs(float(o) - float(p)) <= t
-                for o, p, t in zip(ours, pv, tv)
+                o is not None and abs(float(o) - float(p)) <= t for o, p, t in zip(ours, pv, tv)
             )
         )
 
@@ -183,9 +180,7 @@ def within(paper_values, tolerances):
 # Each takes the claim's id, location, statement, paper value and (for a stored claim) measure,
 # positionally, and any other field of :class:`lengthgen.claims.Claim` by keyword.
 def _claim(check, id, location, statement, paper_value, measure=None, *, why, **kw):
-    return Claim(
-        id, location, statement, paper_value, check, why, measure=measure, **kw
-    )
+    return Claim(id, location, statement, paper_value, check, why, measure=measure, **kw)
 
 
 def exact(*args, why="rule 1", **kw) -> Claim:
@@ -207,9 +202,7 @@ def rank_correlation(
     return _claim("value", *args, why=why, tolerance=RHO_TOL, **kw)
 
 
-def element_wise(
-    id, location, statement, paper_value, tolerances, measure, *, why, **kw
-) -> Claim:
+def element_wise(id, location, statement, paper_value, tolerances, measure, *, why, **kw) -> Claim:
     """Rules 1–3 entry by entry: each entry of ours within its own tolerance (0: equal)."""
     holds = within(paper_value, tolerances)
     return _claim(
@@ -238,6 +231,4 @@ def paper_interval(
 ) -> Claim:
     """Rules 4 and 5 with the paper's own 95 % interval: ours inside it."""
     kw |= {"interval": interval, "paper_uncertainty": list(interval)}
-    return _claim(
-        "interval", id, location, statement, paper_value, measure, why=why, **kw
-    )
+    return _claim("interval", id, location, statement, paper_value, measure, why=why, **kw)

@@ -51,9 +51,7 @@ def induction_targets(x: torch.Tensor) -> torch.Tensor:
     x_j = x_i, so the label is the token that followed the previous occurrence of x_i (−1 where
     x_i has not occurred before)."""
     n = x.shape[-1]
-    seen = (x[..., :, None] == x[..., None, :]) & torch.ones(
-        n, n, dtype=torch.bool
-    ).tril(-1)
+    seen = (x[..., :, None] == x[..., None, :]) & torch.ones(n, n, dtype=torch.bool).tril(-1)
     j = torch.where(seen, torch.arange(n), -1).amax(-1)
     return torch.where(j >= 0, j + 1, -1)
 
@@ -77,9 +75,7 @@ def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Te
     steps = check_positive_int("steps", steps)
     L0 = check_positive_int("L0", L0, minimum=2)
     seed = check_positive_int("seed", seed, minimum=0)
-    return torch.randint(
-        L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(seed)
-    )
+    return torch.randint(L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(seed))
 
 
 def make_sampler(
@@ -102,9 +98,7 @@ def make_sampler(
     def sample(step, gens, members=None):
         idx = torch.arange(len(tasks)) if members is None else members
         n = int(sched[step % steps])
-        x = torch.stack(
-            [torch.randint(0, vocab, (batch, n), generator=g) for g in gens]
-        )
+        x = torch.stack([torch.randint(0, vocab, (batch, n), generator=g) for g in gens])
         tg = tab[idx, n, :n][:, None, :].expand(len(gens), batch, n)
         if content.any():
             tg = torch.where(content[idx][:, None, None], induction_targets(x), tg)
@@ -222,9 +216,7 @@ def train_groups(
         check_positive_int(name, v, minimum=1 if name.endswith("_n") else 0)
     dtype = GROUP_DTYPES[check_choice("dtype", dtype, tuple(GROUP_DTYPES))]
     dev = get_device(device).type  # "cpu" or "cuda" ("auto" resolved here)
-    model = Decoder.tier(
-        tier, encoding, L0=L0, vocab=vocab, d_model=d_model, rope_scale=rope_scale
-    )
+    model = Decoder.tier(tier, encoding, L0=L0, vocab=vocab, d_model=d_model, rope_scale=rope_scale)
     params = model.init([s for t, s in checked for _ in t], dtype=dtype, device=dev)
     seeds = ",".join(map(str, sorted({s for _, s in checked})))
     res = train_ensemble(
@@ -262,9 +254,7 @@ def _check_groups(groups) -> list[tuple]:
     """``groups`` of :func:`train_groups` checked: a non-empty list of distinct ``(tasks, seed)``
     pairs, each with known tasks and a seed ≥ 0; returned as ``[(tuple(tasks), seed)]``."""
     if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__") or not groups:
-        raise ConfigError(
-            f"groups must be a non-empty list of (tasks, seed) pairs, got {groups!r}"
-        )
+        raise ConfigError(f"groups must be a non-empty list of (tasks, seed) pairs, got {groups!r}")
     checked = []
     for g in groups:
         if not (isinstance(g, (tuple, list)) and len(g) == 2):
@@ -278,9 +268,7 @@ def _check_groups(groups) -> list[tuple]:
             check_choice("task", t, TRAIN_TASKS)
         checked.append((tuple(tasks), check_positive_int("seed", seed, minimum=0)))
     if len(set(checked)) != len(checked):
-        raise ConfigError(
-            f"groups must not repeat a (tasks, seed) pair, got {groups!r}"
-        )
+        raise ConfigError(f"groups must not repeat a (tasks, seed) pair, got {groups!r}")
     return checked
 
 
@@ -306,8 +294,7 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
         per_group[0]
         if len(per_group) == 1
         else {
-            k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1))
-            for k in per_group[0]
+            k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1)) for k in per_group[0]
         }
     )
     acc = evaluate_ensemble(

@@ -93,9 +93,7 @@ def accuracy_by_length(
     p, max_m = check_modulus(p), check_length(max_m)
     n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
     lens = (
-        list(range(1, max_m + 1))
-        if lengths is None
-        else sorted({check_length(m) for m in lengths})
+        list(range(1, max_m + 1)) if lengths is None else sorted({check_length(m) for m in lengths})
     )
     if max(lens) > max_m:
         raise ConfigError(f"lengths go beyond max_m = {max_m}")
@@ -126,9 +124,7 @@ def accuracy_by_length(
     return tally.result(lens, n)
 
 
-def phase_automaton(
-    N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int = 200_000
-):
+def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int = 200_000):
     """The first layer of a sine network with rational phases as a finite automaton (exact).
 
     With ``W = 2πN/D``, ``b = 2πβ/D`` the state is the residue vector ``ρ = (N x + β) mod D`` and
@@ -154,9 +150,7 @@ def phase_automaton(
                 j = ids[nxt] = len(states)
                 states.append(nxt)
                 if len(states) > max_states:
-                    raise ConfigError(
-                        f"the phase automaton has more than {max_states} states"
-                    )
+                    raise ConfigError(f"the phase automaton has more than {max_states} states")
             row.append(j)
         trans.append(row)
         i += 1
@@ -178,9 +172,7 @@ def _readout_automaton(net: Network, p: int, tol: float, who: str):
         or net.activation != "sine"
         or net.p != p
     ):
-        raise ConfigError(
-            f"{who} needs a sine Network with rational phases and p classes"
-        )
+        raise ConfigError(f"{who} needs a sine Network with rational phases and p classes")
     Nm, beta, D = net.rational
     states, trans, start = phase_automaton(Nm, beta, D)
     hidden = torch.sin(2 * math.pi * states.double() / D)
@@ -266,9 +258,7 @@ def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
 
 # --------------------------------------------------------------------------- claim 1: constructions
 @experiments_cell
-def small_exhaustive(
-    ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000
-) -> list[dict]:
+def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000) -> list[dict]:
     """Every construction on every ordered input of length m, for small (m, p) with p^m ≤ ``limit``
     (section "Claim 1 — the constructions, checked exactly")."""
     limit = check_positive_int("limit", limit)
@@ -283,9 +273,7 @@ def small_exhaustive(
                 "inputs": p**m,
                 "thm41": exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"],
                 "thm42_bias": exhaustive_accuracy(construct_with_bias(p), m)["acc"],
-                "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"]
-                if p >= 3
-                else None,
+                "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"] if p >= 3 else None,
                 "fourier_theory": fourier_accuracy(p) if p >= 3 else None,
             }
             rows.append(row)
@@ -324,9 +312,7 @@ def float_network_checks(
     seed: int = paper.FLOAT_SEED,
 ) -> dict:
     """The same constructions evaluated directly as float64 networks ``V sin(W x + b)``."""
-    return _three_constructions(
-        accuracy_by_length, primes, seed, max_m=max_m, n=n, lengths=lengths
-    )
+    return _three_constructions(accuracy_by_length, primes, seed, max_m=max_m, n=n, lengths=lengths)
 
 
 def summarize_checks(checks_: dict) -> dict:
@@ -343,9 +329,7 @@ def summarize_checks(checks_: dict) -> dict:
             out[f"{name}@{p}"] = {
                 "min_acc": float(acc.min()),
                 "max_acc": float(acc.max()),
-                "max_abs_acc_minus_1_minus_tie_share": float(
-                    np.abs(acc - (1 - tie)).max()
-                ),
+                "max_abs_acc_minus_1_minus_tie_share": float(np.abs(acc - (1 - tie)).max()),
                 "errors_outside_tie_residues": int(r["errors_outside_tie_residues"]),
                 "lengths": len(acc),
                 "n_per_length": int(r["n"]),
@@ -357,18 +341,14 @@ def summarize_checks(checks_: dict) -> dict:
 @experiments_cell
 def automaton_summary(primes, max_m: int, n: int, seed: int) -> dict:
     """Cell ``automaton``: :func:`summarize_checks` of :func:`long_length_checks`."""
-    return summarize_checks(
-        long_length_checks(primes=primes, max_m=max_m, n=n, seed=seed)
-    )
+    return summarize_checks(long_length_checks(primes=primes, max_m=max_m, n=n, seed=seed))
 
 
 @experiments_cell
 def float_summary(primes, max_m: int, n: int, seed: int, lengths=None) -> dict:
     """Cell ``float_n<n>``: :func:`summarize_checks` of :func:`float_network_checks`."""
     return summarize_checks(
-        float_network_checks(
-            primes=primes, max_m=max_m, n=n, lengths=lengths, seed=seed
-        )
+        float_network_checks(primes=primes, max_m=max_m, n=n, lengths=lengths, seed=seed)
     )
 
 
@@ -378,9 +358,7 @@ def window_key(p: int, m: int) -> str:
     return f"p = {check_modulus(p)}, m = {check_length(m)}"
 
 
-def fixed_length_exact_lengths(
-    cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN
-) -> dict:
+def fixed_length_exact_lengths(cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN) -> dict:
     """Brute force for claim ``ch4.thm41.window``: per (p, m) case, the lengths 1 … span·m at which
     the Thm 4.1 network built for m is right on every input (:func:`~.checks.exact_lengths`)."""
     span = check_positive_int("span", span)
@@ -389,8 +367,7 @@ def fixed_length_exact_lengths(
         if not isinstance(c, (list, tuple)) or len(c) != 2:
             raise ConfigError(f"each case must be a pair (p, m), got {c!r}")
     return {
-        window_key(p, m): exact_lengths(construct_fixed_length(m, p), p, span * m)
-        for p, m in cases
+        window_key(p, m): exact_lengths(construct_fixed_length(m, p), p, span * m) for p, m in cases
     }
 
 
@@ -416,11 +393,7 @@ def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[d
         for m in nonempty("lengths", lengths):
             net = construct_relu(m, p)
             X = all_count_vectors(m, p)
-            acc = float(
-                (net.predict(X.double(), 1e-9) == labels_of_counts(X, p))
-                .double()
-                .mean()
-            )
+            acc = float((net.predict(X.double(), 1e-9) == labels_of_counts(X, p)).double().mean())
             rows.append(
                 {
                     "p": p,

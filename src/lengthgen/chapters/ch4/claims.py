@@ -209,9 +209,7 @@ def _over_parameterized(id, deviation=None) -> Claim:
 
 
 _SEEN, _UNSEEN = list(IN_DOMAIN_LENGTHS), list(OOD_LENGTHS)
-_SEEN_TXT = (
-    "accuracy at its worst held-out training length (3, 7, 13), best over weight decay"
-)
+_SEEN_TXT = "accuracy at its worst held-out training length (3, 7, 13), best over weight decay"
 _UNSEEN_TXT = "accuracy at its worst unseen length (14–811), best over weight decay"
 _BELOW_TXT = f"{_SEEN_TXT}, lies below the near-perfect band"
 _FAR_TXT = f"highest accuracy at unseen lengths ≥ {FAR_FROM}, best over weight decay"
@@ -258,9 +256,7 @@ def _lengthgen(id, sweep, protocol, deviation=None) -> Claim:
     else:
         b = _FULL[sweep]
         setting = f"{b['steps']:,} updates, lr {b['lr']:g}"
-        subject = (
-            f"{networks[0].upper()}{networks[1:]} ({setting}{n and ', largest n'})"
-        )
+        subject = f"{networks[0].upper()}{networks[1:]} ({setting}{n and ', largest n'})"
     return _paper(
         id,
         f"{subject}: {what}",
@@ -350,8 +346,7 @@ CLAIMS = [
         },
         check="predicate",
         holds=lambda v: (
-            v["errors outside tie residues"] == 0
-            and v["max |acc − (1 − tie share)|"] < 1e-6
+            v["errors outside tie residues"] == 0 and v["max |acc − (1 − tie share)|"] < 1e-6
         ),
         why="the sine-orthogonality lemma makes this exact; 1e-6 absorbs float32 averaging of 10,000 indicators",
         measure=M.ties,
@@ -513,9 +508,7 @@ CLAIMS = [
         "ch4.fig23.sine_vs_relu",
         "Over-parameterized: at every weight decay the sine MLP has the larger normalized margin and "
         "a test accuracy more than 2 SE above the ReLU MLP's",
-        r5_everywhere(
-            "weight decays", "sine larger margin and test acc ahead by > 2 SE"
-        ),
+        r5_everywhere("weight decays", "sine larger margin and test acc ahead by > 2 SE"),
         M.sine_vs_relu_over,
         protocol=OVER,
     ),

@@ -48,9 +48,7 @@ def _claim(id, statement, measure=None, value=None, **kw) -> Claim:
     as the number our check compares)."""
     location, words = PAPER_VALUES[id]
     value = words if value is None else value
-    return Claim(
-        id, location, statement=statement, paper_value=value, measure=measure, **kw
-    )
+    return Claim(id, location, statement=statement, paper_value=value, measure=measure, **kw)
 
 
 def _under_sgd():
@@ -106,9 +104,7 @@ THEORY_CLAIMS = [
         why="exponential decay doubles the log-log slope with each doubling of m; ±0.5 keeps a "
         "power law (1) and e^(−c√m) (1.41) outside",
         deviation=_THM63_OURS,
-        protocol=modified(
-            "our exact ReLU interpolant in place of the paper's App. H one"
-        ),
+        protocol=modified("our exact ReLU interpolant in place of the paper's App. H one"),
         value=[2.0, 2.0],
     ),
     _claim(

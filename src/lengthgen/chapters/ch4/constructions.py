@@ -150,9 +150,7 @@ def construct_relu(m: int, p: int) -> Network:
     V = [-(ell**2) / (2 * m), ell.clone()]
     for i, _ in enumerate(kinks):
         V.append((-2 * p if i % 2 == 0 else 2 * p) * ell)
-    return Network(
-        torch.stack(W), torch.stack(V, 1), "relu", None, f"ReLU interpolant (m = {m})"
-    )
+    return Network(torch.stack(W), torch.stack(V, 1), "relu", None, f"ReLU interpolant (m = {m})")
 
 
 def phases(W: torch.Tensor) -> torch.Tensor:

@@ -53,9 +53,7 @@ def check_tokens(tokens, p: int) -> torch.Tensor:
     lo, hi = int(t.min()), int(t.max())
     if lo < 0 or hi >= p:
         bad = lo if lo < 0 else hi
-        raise ConfigError(
-            f"token {bad} lies outside [0, {p}); valid tokens are 0 … {p - 1}"
-        )
+        raise ConfigError(f"token {bad} lies outside [0, {p}); valid tokens are 0 … {p - 1}")
     return t
 
 
@@ -93,9 +91,7 @@ def labels_of_counts(x, p: int) -> torch.Tensor:
     return (x.long() * v).sum(-1).remainder(p)
 
 
-def sample_tokens(
-    n: int, m: int, p: int, generator: torch.Generator | None = None
-) -> torch.Tensor:
+def sample_tokens(n: int, m: int, p: int, generator: torch.Generator | None = None) -> torch.Tensor:
     """``n`` i.i.d. uniform m-tuples from ``[p]``, shape [n, m]; a larger ``n`` from the same
     generator state extends the rows (the prefix property of B.1)."""
     n = check_positive_int("n", n)
@@ -118,9 +114,7 @@ def all_count_vectors(m: int, p: int) -> torch.Tensor:
     """Every count vector of ``X_m`` (multisets of m tokens), shape [C(m+p−1, p−1), p], int64."""
     m, p = check_length(m), check_modulus(p)
     if math.comb(m + p - 1, p - 1) > MAX_ENUMERATION:
-        raise ConfigError(
-            f"X_m has C({m + p - 1}, {p - 1}) > {MAX_ENUMERATION} count vectors"
-        )
+        raise ConfigError(f"X_m has C({m + p - 1}, {p - 1}) > {MAX_ENUMERATION} count vectors")
     rows: list[list[int]] = []
 
     def rec(prefix, left, slots):
@@ -147,16 +141,12 @@ def split_budget(n: int, lengths: Sequence[int]) -> list[int]:
 
 def train_seed(seed: int, m: int) -> int:
     """B.1.3: the generator of the training data of length m is seeded with ``seed·1009 + m``."""
-    return check_positive_int(
-        "seed", seed, minimum=0
-    ) * TRAIN_SEED_MULTIPLIER + check_length(m)
+    return check_positive_int("seed", seed, minimum=0) * TRAIN_SEED_MULTIPLIER + check_length(m)
 
 
 def test_seed(seed: int, m: int) -> int:
     """B.1.3: the generator of the test data of length m is seeded with ``seed·2009 + m``."""
-    return check_positive_int(
-        "seed", seed, minimum=0
-    ) * TEST_SEED_MULTIPLIER + check_length(m)
+    return check_positive_int("seed", seed, minimum=0) * TEST_SEED_MULTIPLIER + check_length(m)
 
 
 @dataclass
@@ -171,9 +161,7 @@ class Dataset:
         return int(self.y.shape[0])
 
 
-def _shard(
-    seed_value: int, n: int, m: int, p: int
-) -> tuple[torch.Tensor, torch.Tensor]:
+def _shard(seed_value: int, n: int, m: int, p: int) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed_value)
     tok = sample_tokens(n, m, p, g)
     return count_vectors(tok, p), labels_of(tok, p)

@@ -97,8 +97,7 @@ def compare_states(a: dict, b: dict) -> dict:
         "history_equal": hist_same,
         "optimizer_count_equal": a["opt"]["t"] == b["opt"]["t"],
         "worst_ulps_of_max": round(worst, 2),
-        "within_float32_tolerance": worst <= REL_TOL_ULPS
-        and a["opt"]["t"] == b["opt"]["t"],
+        "within_float32_tolerance": worst <= REL_TOL_ULPS and a["opt"]["t"] == b["opt"]["t"],
         "tolerance_ulps": REL_TOL_ULPS,
         "tensors": rows,
     }
@@ -148,9 +147,7 @@ def compare_step_paths(device="cuda", workdir=None, config: dict | None = None) 
     }
 
 
-def measure_step_rates(
-    config: dict, *, updates: int = 300, warmup: int = 5, device="cuda"
-) -> dict:
+def measure_step_rates(config: dict, *, updates: int = 300, warmup: int = 5, device="cuda") -> dict:
     """Updates per second of the eager step and of the captured step (:class:`CapturedStep`) for
     the ensemble of ``config`` (the keys of :data:`paper.PAPER_RUN`; only the model, data and
     optimizer settings are read), each timed over ``updates`` updates after ``warmup`` (which, for
@@ -167,9 +164,7 @@ def measure_step_rates(
     lr = check_finite("lr", config["lr"], nonnegative=True)
     batch = check_positive_int("batch size", config.get("batch_size", BATCH_SIZE))
     lengths = [check_length(m) for m in config.get("train_lengths", TRAIN_LENGTHS)]
-    members = members_of(
-        config["variants"], config["budgets"], config["wds"], config["seeds"]
-    )
+    members = members_of(config["variants"], config["budgets"], config["wds"], config["seeds"])
     dev = resolve_device(device)
     why = graph_unavailable_reason(dev)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
@@ -185,9 +180,7 @@ def measure_step_rates(
     with float32_throughout():
         cache: dict = {}
         sets = [
-            cache.setdefault(
-                (m["seed"], m["n"]), train_set(m["seed"], p, lengths, m["n"])
-            )
+            cache.setdefault((m["seed"], m["n"]), train_set(m["seed"], p, lengths, m["n"]))
             for m in members
         ]
         for path in ("eager", "graph"):
@@ -200,9 +193,7 @@ def measure_step_rates(
             opt = model.optimizer(params, lr, capturable=path == "graph")
             loss_sum = torch.zeros(len(members), dtype=torch.float64, device=dev)
             stepper = PaperStep(model, sampler, opt, params, loss_sum)
-            run = (
-                CapturedStep(stepper, warmup=warmup - 1) if path == "graph" else stepper
-            )
+            run = CapturedStep(stepper, warmup=warmup - 1) if path == "graph" else stepper
             t0 = time.perf_counter()
             for i in range(warmup):
                 sampler.reshuffle(i)
@@ -219,9 +210,7 @@ def measure_step_rates(
             if not bool(torch.isfinite(params["W"]).all()):
                 raise RuntimeError(f"the {path} step produced non-finite weights")
         if "graph_updates_per_s" in out:
-            out["speedup"] = round(
-                out["graph_updates_per_s"] / out["eager_updates_per_s"], 2
-            )
+            out["speedup"] = round(out["graph_updates_per_s"] / out["eager_updates_per_s"], 2)
     return out
 
 
@@ -235,9 +224,7 @@ def store_checkpoint(src, name: str, dest_root=None) -> dict:
 
     if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
         raise ConfigError(f"checkpoint name must be a plain folder name, got {name!r}")
-    dest = (
-        Path(dest_root) if dest_root else results_dir() / "ch4" / "checkpoints"
-    ) / name
+    dest = (Path(dest_root) if dest_root else results_dir() / "ch4" / "checkpoints") / name
     what = copy_parts(src, dest)
     man = read_manifest(dest)
     return {
@@ -270,9 +257,7 @@ def main(argv=None) -> int:
     b.add_argument("--p", type=int, nargs="+", default=[PAPER_RUN["p"]])
     b.add_argument("--updates", type=int, default=300)
     b.add_argument("--out", help="write the report (JSON) here")
-    c = sub.add_parser(
-        "store-checkpoint", help="keep a run's checkpoint under results/"
-    )
+    c = sub.add_parser("store-checkpoint", help="keep a run's checkpoint under results/")
     c.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
     c.add_argument("name", help="the cell's name, e.g. paper_p53")
     args = ap.parse_args(argv)

@@ -105,16 +105,12 @@ def cells(scale: str) -> list[Cell]:
         Cell("bounds", relu_bounds_table, C["bounds"]),
         _trained("relu_min_width", relu_min_width, P["relu_width"]),
         _trained("two_lengths", two_lengths, P["two_lengths"]),
-        _trained(
-            "underparam", underparam, {**P["underparam"], "batch_size": BATCH_SIZE}
-        ),
+        _trained("underparam", underparam, {**P["underparam"], "batch_size": BATCH_SIZE}),
         _trained("overparam", overparam, {**P["overparam"], "batch_size": BATCH_SIZE}),
         *_lengthgen_cells("lengthgen", P["lengthgen"]),
         Cell("timing", epoch_timing, C["timing"]),
     ]
-    if (
-        "lengthgen_long" in P
-    ):  # the paper's Muon lr (1e-3) with a 10x longer update budget
+    if "lengthgen_long" in P:  # the paper's Muon lr (1e-3) with a 10x longer update budget
         out += _lengthgen_cells("lengthgen_long", P["lengthgen_long"])
     if "lengthgen_paper_lr_60k" in P:  # the biased sine MLP, 3x longer again
         block = P["lengthgen_paper_lr_60k"]
@@ -159,9 +155,7 @@ def _n(*sizes) -> int:
 
 
 def _summary(kind: str, kw: dict) -> Schema:
-    keys = [
-        f"{c}@{p}" for p in kw["primes"] for c in ("thm41", "thm42_bias", "fourier")
-    ]
+    keys = [f"{c}@{p}" for p in kw["primes"] for c in ("thm41", "thm42_bias", "fourier")]
     fields = "errors_outside_tie_residues lengths n_per_length max_abs_acc_minus_1_minus_tie_share"
     return _schema(
         kind,
@@ -178,8 +172,7 @@ def _lengthgen_schema(kw: dict) -> Schema:
     return _schema(
         "ch4 length-generalization cell",
         "rows.*.activation rows.*.bias rows.*.n rows.*.wd rows.*.seed steps example_W "
-        "example_V example_member example_b"
-        + (" val_step track_length" if tracked else ""),
+        "example_V example_member example_b" + (" val_step track_length" if tracked else ""),
         "rows.*.train "
         + " ".join(f"rows.*.{L}" for L in lengths)
         + (" val_acc.*.*" if tracked else ""),
@@ -210,8 +203,7 @@ def _relu_min_width_schema(kw: dict) -> Schema:
         "ch4 ReLU minimal width",
         "p rows.*.width rows.*.m rows.*.seed",
         "rows.*.train_acc",
-        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))]
-        + [(key, L) for key in per_length],
+        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))] + [(key, L) for key in per_length],
     )
 
 
@@ -251,9 +243,7 @@ SCHEMAS_BY_FUNCTION = {
         [
             (
                 "rows",
-                _n(
-                    kw["configs"], ACTIVATIONS, kw["widths"], kw["budgets"], kw["seeds"]
-                ),
+                _n(kw["configs"], ACTIVATIONS, kw["widths"], kw["budgets"], kw["seeds"]),
             )
         ],
     ),
@@ -311,13 +301,9 @@ def schema(name: str, scale: str = "full") -> Schema | None:
 def schema_of(cell: Cell) -> Schema:
     """:func:`schema` of one cell of a plan (any scale, the paper-scale cell included)."""
     if not isinstance(cell, Cell):
-        raise ConfigError(
-            f"schema_of needs a Cell of chapter 4, got {type(cell).__name__}"
-        )
+        raise ConfigError(f"schema_of needs a Cell of chapter 4, got {type(cell).__name__}")
     if cell.fn not in SCHEMAS_BY_FUNCTION:
-        raise ConfigError(
-            f"no schema for cell {cell.name!r} (function {cell.fn.__name__})"
-        )
+        raise ConfigError(f"no schema for cell {cell.name!r} (function {cell.fn.__name__})")
     return SCHEMAS_BY_FUNCTION[cell.fn](cell.kwargs)
 
 
@@ -338,9 +324,7 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
     plan = {c.name: c for c in cells(scale)}
     if name not in plan:
         names = [c.name for c in cells("full")] + [PAPER_CELL]
-        raise ConfigError(
-            f"chapter 4 has no stored cell {name!r}; cells: {', '.join(names)}"
-        )
+        raise ConfigError(f"chapter 4 has no stored cell {name!r}; cells: {', '.join(names)}")
     folder = _cells_folder(folder)
     state = runs.stored_state(folder, plan[name], scale)
     if state not in (("done", "partial") if scale == "paper" else ("done",)):
@@ -349,9 +333,7 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
             f"{scale}-scale plan (run: python -m lengthgen reproduce ch4 --scale {scale} "
             f"--only {name})"
         )
-    return runs.load_stored(
-        "ch4", name, schema=schema_of(plan[name]), folder=folder, scale=scale
-    )
+    return runs.load_stored("ch4", name, schema=schema_of(plan[name]), folder=folder, scale=scale)
 
 
 def stored_label_of(records: dict) -> str:
@@ -378,9 +360,7 @@ def _gather(layout: dict, folder=None) -> dict:
     recs, data = {}, {}
     for key, names in layout.items():
         many = not isinstance(names, str)
-        got = {
-            n: load_stored_cell(n, folder=folder) for n in (names if many else [names])
-        }
+        got = {n: load_stored_cell(n, folder=folder) for n in (names if many else [names])}
         recs.update(got)
         data[key] = [r["data"] for r in got.values()] if many else got[names]["data"]
     return {
@@ -439,9 +419,7 @@ def paper_scale_at(value: dict, index: int) -> dict:
     if isinstance(index, bool) or not isinstance(index, int):
         raise ConfigError(f"index must be an integer, got {index!r}")
     if not -len(hist) <= index < len(hist):
-        raise ConfigError(
-            f"index must address one of the {len(hist)} evaluations, got {index}"
-        )
+        raise ConfigError(f"index must address one of the {len(hist)} evaluations, got {index}")
     h = hist[index]
     return {
         **value,
@@ -450,9 +428,7 @@ def paper_scale_at(value: dict, index: int) -> dict:
 
 
 def _variant_of(m: dict) -> str:
-    return (
-        "relu" if m["activation"] == "relu" else ("sine+bias" if m["bias"] else "sine")
-    )
+    return "relu" if m["activation"] == "relu" else ("sine+bias" if m["bias"] else "sine")
 
 
 def _check_budget(value: dict, n) -> int:
@@ -478,9 +454,7 @@ def paper_scale_ranges(value: dict, n: int) -> dict:
     return out
 
 
-def paper_scale_arrivals(
-    value: dict, n: int, *, length: int = 811, level: float = 0.9
-) -> dict:
+def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float = 0.9) -> dict:
     """Per member of budget ``n`` (keys ``(variant, wd, seed)``): the first evaluated update at which
     its accuracy at test length ``length`` reached ``level``, or ``None`` if it never did -- when
     extrapolation "arrives" in the chapter's section "At the paper's modulus, on a GPU"."""
@@ -513,17 +487,12 @@ def stored_training(folder=None) -> dict:
         {
             "underparam": "underparam",
             "overparam": "overparam",
-            "lengthgen": [
-                lengthgen_cell_name("lengthgen", a, b) for a, b in LENGTHGEN_VARIANTS
-            ],
+            "lengthgen": [lengthgen_cell_name("lengthgen", a, b) for a, b in LENGTHGEN_VARIANTS],
             "timing": "timing",
             "lengthgen_long": [
-                lengthgen_cell_name("lengthgen_long", a, b)
-                for a, b in LENGTHGEN_VARIANTS
+                lengthgen_cell_name("lengthgen_long", a, b) for a, b in LENGTHGEN_VARIANTS
             ],
-            "lengthgen_paper_lr_60k": lengthgen_cell_name(
-                "lengthgen_paper_lr_60k", "sine", True
-            ),
+            "lengthgen_paper_lr_60k": lengthgen_cell_name("lengthgen_paper_lr_60k", "sine", True),
             "budget_study": "budget_study",
             "transformer": f"transformer_m{P['transformer']['m']}",
         },

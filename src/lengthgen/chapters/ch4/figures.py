@@ -21,9 +21,7 @@ from lengthgen.config import ConfigError, check_positive_int
 
 
 # --------------------------------------------------------------------------- the paper's levels
-def paper_level(
-    ax, y: float, label: str, *, band: bool = True, color: str = "k", ls: str = "--"
-):
+def paper_level(ax, y: float, label: str, *, band: bool = True, color: str = "k", ls: str = "--"):
     """The level a sentence of the paper names, as a reference line at ``y`` labelled ``label``
     (prefix it with "paper"), with the ±WORD_BAND band the claims are read with when ``band``."""
     ax.axhline(y, color=color, lw=1.0, ls=ls, label=label, zorder=1)
@@ -72,9 +70,7 @@ def explorer_network(kind: str, p: int, m: int, stored: dict | None = None) -> N
     if kind == "ReLU interpolant":
         return C.construct_relu(m, p)
     if kind not in TRAINED:
-        raise ConfigError(
-            f"unknown explorer network {kind!r}; choose from {EXPLORER_KINDS}"
-        )
+        raise ConfigError(f"unknown explorer network {kind!r}; choose from {EXPLORER_KINDS}")
     if not stored:
         raise ConfigError("trained networks need the stored training cells")
     key, i = TRAINED[kind]
@@ -99,9 +95,7 @@ def _draw_phases(ax, net: Network) -> None:
     for i, j in enumerate(top):
         c = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.scatter(np.cos(ph[j]), np.sin(ph[j]), s=12, color=c, label=f"neuron {j}")
-        ax.scatter(
-            np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c
-        )
+        ax.scatter(np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c)
     ax.set(
         xlabel="cos W_jv",
         ylabel="sin W_jv",
@@ -133,13 +127,9 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
     the length ``m`` marked with the accuracy there, and the training lengths or our window."""
     lens = np.array(sorted(set(EXPLORER_LENGTHS) | {m}))
     if net.rational is not None:
-        acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[
-            lens - 1
-        ]
+        acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[lens - 1]
     else:
-        acc = np.asarray(
-            accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"]
-        )
+        acc = np.asarray(accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"])
     ax.plot(lens, acc, marker=".", ms=3, label="ours")
     built = kind in ("Thm 4.1 (fixed m)", "ReLU interpolant")
     ax.axvline(m, color="k", lw=0.8, ls=":")
@@ -151,8 +141,7 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
         edgecolor=plotting.PALETTE[3],
         lw=1.6,
         zorder=4,
-        label=f"{'built for and read at' if built else 'at'} m = {m}: "
-        f"{acc[lens == m][0]:.2f}",
+        label=f"{'built for and read at' if built else 'at'} m = {m}: {acc[lens == m][0]:.2f}",
     )
     if kind in TRAINED:
         ax.plot(
@@ -178,9 +167,7 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
     ax.legend(fontsize=9, loc="lower left")
 
 
-def explorer_frame(
-    kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200
-):
+def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200):
     """The explorer's frame for network ``kind`` at length ``m``: left, the phases of the six
     neurons the readout uses most (sine) or the scores along the counting path with its kinks
     (ReLU); right, accuracy by length on ``n`` sampled inputs per length, ``m`` marked."""
@@ -226,9 +213,7 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     evaluation's accuracy by test length, best over weight decay of the seed mean, per variant
     and budget; the paper's levels (near-perfect for sine, chance 1/p for ReLU) overlaid."""
     if not value.get("members") or not value.get("history"):
-        raise ConfigError(
-            "paper_scale_figure needs the value of the stored paper-scale cell"
-        )
+        raise ConfigError("paper_scale_figure needs the value of the stored paper-scale cell")
     p = paper.PAPER_RUN["p"]
     variants = list(dict.fromkeys(_variant(m) for m in value["members"]))
     colour = {v: plotting.PALETTE[i] for i, v in enumerate(variants)}
@@ -275,9 +260,7 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
         ylim=(-0.02, 1.06),
     )
     ax1.axvspan(2, 19, color="0.9", lw=0)
-    ax1.set(
-        xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)"
-    )
+    ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")
     handles = {}
     for ax in (ax0, ax1):
         for h, lab in zip(*ax.get_legend_handles_labels()):

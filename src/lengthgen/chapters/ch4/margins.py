@@ -23,9 +23,7 @@ from lengthgen.engine.runs import note_device
 def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """The multiclass margin ``s_y(x) − max_{ℓ≠y} s_ℓ(x)`` of each example (negative = wrong)."""
     if scores.shape[:-1] != y.shape:
-        raise ConfigError(
-            f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree"
-        )
+        raise ConfigError(f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree")
     y = y.long()
     if bool((y < 0).any()) or bool((y >= scores.shape[-1]).any()):
         raise ConfigError(f"labels must lie in [0, {scores.shape[-1]})")
@@ -34,9 +32,7 @@ def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return sy - others.amax(-1)
 
 
-def percentile_margin(
-    scores: torch.Tensor, y: torch.Tensor, q: float = 0.5
-) -> torch.Tensor:
+def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> torch.Tensor:
     """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins over the example axis
     (``torch.quantile``): ``scores`` [..., n, p], ``y`` [..., n] → [...]."""
     q = check_finite("q", q, nonnegative=True)
@@ -71,19 +67,14 @@ def train_margins(
     if not isinstance(model, ModularMLP):
         raise ConfigError(f"model must be a ModularMLP, got {type(model).__name__}")
     x, y = padded_sets(datasets)
-    dev = (
-        next(iter(params.values())).device if device is None else resolve_device(device)
-    )
+    dev = next(iter(params.values())).device if device is None else resolve_device(device)
     note_device(dev)
     params = {k: v.to(dev) for k, v in params.items()}
     x, y = x.to(dev), y.to(dev)
     with torch.no_grad():
         out = model.forward(params, x)
     gam = torch.stack(
-        [
-            percentile_margin(out[e][y[e] >= 0], y[e][y[e] >= 0], q)
-            for e in range(len(datasets))
-        ]
+        [percentile_margin(out[e][y[e] >= 0], y[e][y[e] >= 0], q) for e in range(len(datasets))]
     )
     norm = layer_norm_product(params, model.activation)
     return {

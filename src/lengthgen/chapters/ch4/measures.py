@@ -128,17 +128,13 @@ def construction_summary(rows) -> dict:
 
 def bounds(results):
     rows = cell(results, "bounds")
-    ok = sum(
-        r["paper_bound"] <= r["path_bound"] <= r["construction_width"] for r in rows
-    )
+    ok = sum(r["paper_bound"] <= r["path_bound"] <= r["construction_width"] for r in rows)
     return {"lengths": len(rows), "paper ≤ path ≤ construction": ok}
 
 
 def relu_training(results):
     rw = cell(results, "relu_min_width")
-    return {
-        str(m): w for m, w in sorted(rw["min_width"].items(), key=lambda kv: int(kv[0]))
-    }
+    return {str(m): w for m, w in sorted(rw["min_width"].items(), key=lambda kv: int(kv[0]))}
 
 
 def fits_respect_bound(mw):
@@ -218,8 +214,7 @@ def _over(results, activation=None, moderate=False):
     return [
         r
         for r in cell(results, "overparam")["rows"]
-        if activation in (None, r["activation"])
-        and (not moderate or r["wd"] <= MODERATE_WD)
+        if activation in (None, r["activation"]) and (not moderate or r["wd"] <= MODERATE_WD)
     ]
 
 
@@ -255,9 +250,7 @@ def excessive(results, activation):
     return {
         "wd": top["wd"],
         "train acc": top["train_acc"],
-        "test below best moderate by > 2 SE": ahead(
-            best["test_acc"], sb, top["test_acc"], st
-        ),
+        "test below best moderate by > 2 SE": ahead(best["test_acc"], sb, top["test_acc"], st),
     }
 
 
@@ -362,9 +355,7 @@ def transformer(results):
     ok = 0
     for n in sizes:
         s = seed_mean(by[(n, "sine")], block["n_test"])
-        ok += all(
-            ahead(*s, *seed_mean(by[(n, a)], block["n_test"])) for a in ("relu", "gelu")
-        )
+        ok += all(ahead(*s, *seed_mean(by[(n, a)], block["n_test"])) for a in ("relu", "gelu"))
     return {
         "training-set sizes": len(sizes),
         "sine ahead of ReLU and GELU by > 2 SE": ok,

@@ -45,9 +45,7 @@ def uargmax(scores: torch.Tensor, tol: float = 0.0) -> torch.Tensor:
         )
     top = scores.topk(2, dim=-1)
     unique = (top.values[..., 0] - top.values[..., 1]) > tol
-    return torch.where(
-        unique, top.indices[..., 0], torch.full_like(top.indices[..., 0], -1)
-    )
+    return torch.where(unique, top.indices[..., 0], torch.full_like(top.indices[..., 0], -1))
 
 
 @dataclass
@@ -114,18 +112,13 @@ class ModularMLP:
         for s in seeds:
             g = torch.Generator().manual_seed(s)
             Ws.append(
-                torch.randn(self.width, self.p, generator=g, dtype=torch.float64)
-                * self.init_std
+                torch.randn(self.width, self.p, generator=g, dtype=torch.float64) * self.init_std
             )
             Vs.append(
-                torch.randn(self.p, self.width, generator=g, dtype=torch.float64)
-                * self.init_std
+                torch.randn(self.p, self.width, generator=g, dtype=torch.float64) * self.init_std
             )
             if self.bias:
-                bs.append(
-                    torch.randn(self.width, generator=g, dtype=torch.float64)
-                    * self.init_std
-                )
+                bs.append(torch.randn(self.width, generator=g, dtype=torch.float64) * self.init_std)
         out = {
             "W": torch.stack(Ws).to(device, dtype),
             "V": torch.stack(Vs).to(device, dtype),

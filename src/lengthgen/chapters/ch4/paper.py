@@ -368,8 +368,7 @@ PAPER_VALUES = {
     # Sec. 7.1, Fig. 1, App. B.2 (Figs 7–9): under-parameterized regime
     "ch4.fig1.sine_beats_relu": (
         "Sec. 7.1, paper Fig. 1",
-        "sine consistently outperforms ReLU in test accuracy "
-        "across widths and training sizes",
+        "sine consistently outperforms ReLU in test accuracy across widths and training sizes",
     ),
     "ch4.fig1.width": (
         "Sec. 7.1, paper Fig. 1, paper Figs 7–8",
@@ -403,8 +402,7 @@ PAPER_VALUES = {
     ),
     "ch4.fig23.excessive": (
         "Sec. 7.2, paper Figs 2–3",
-        "with excessively large decay, training accuracy falls "
-        "and generalization degrades",
+        "with excessively large decay, training accuracy falls and generalization degrades",
     ),
     "ch4.fig23.sine_vs_relu": (
         "Sec. 1 item 5, paper Figs 2–3",

@@ -42,11 +42,7 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
     """The ensemble's members, sine ones first: one per (variant, budget n, weight decay, seed)."""
     out = []
     for v in variants:
-        if (
-            not isinstance(v, (list, tuple))
-            or len(v) != 2
-            or not isinstance(v[1], bool)
-        ):
+        if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[1], bool):
             raise ConfigError(f"each variant must be (activation, bias), got {v!r}")
         act = check_activation(v[0])
         for n in budgets:
@@ -65,9 +61,7 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
         raise ConfigError(
             "the ensemble is empty: give at least one variant, budget, weight decay and seed"
         )
-    return sorted(
-        out, key=lambda m: m["activation"] != "sine"
-    )  # stable: sine members first
+    return sorted(out, key=lambda m: m["activation"] != "sine")  # stable: sine members first
 
 
 class VariantMLP:
@@ -111,9 +105,7 @@ class VariantMLP:
             self._mask = self.has_bias.to(g.device, g.dtype).unsqueeze(1)
         g.mul_(self._mask)
 
-    def optimizer(
-        self, params: dict, lr: float, capturable: bool = False
-    ) -> EnsembleOptimizer:
+    def optimizer(self, params: dict, lr: float, capturable: bool = False) -> EnsembleOptimizer:
         """B.1.3's Muon (float32 Newton–Schulz) on W and V, AdamW without decay on b; decoupled decay
         on V for every member and on W for the ReLU members only. ``capturable=True`` gives the
         :class:`CapturableOptimizer` (AdamW's bias corrections computed on the device)."""
@@ -180,9 +172,7 @@ class DeviceLengthSampler:
         self.ar = torch.arange(self.B, device=device)
         self.gen = torch.Generator(device=device).manual_seed(int(seed))
         self.perm = torch.zeros(E, self.n_max, dtype=torch.long, device=device)
-        self.k = torch.zeros(
-            E, 1, dtype=torch.long, device=device
-        )  # batch index in the epoch
+        self.k = torch.zeros(E, 1, dtype=torch.long, device=device)  # batch index in the epoch
         self.spe_t = torch.tensor(self.spe, device=device).unsqueeze(1)
 
     def __call__(self, step: int):
@@ -198,13 +188,9 @@ class DeviceLengthSampler:
         :attr:`perm` is updated in place."""
         restart = [step % s == 0 for s in self.spe]
         if any(restart):
-            keys = self.shard + torch.rand(
-                self.shard.shape, generator=self.gen, device=self.dev
-            )
+            keys = self.shard + torch.rand(self.shard.shape, generator=self.gen, device=self.dev)
             fresh = keys.argsort(dim=1)
-            self.perm.copy_(
-                fresh if all(restart) else torch.where(self.k == 0, fresh, self.perm)
-            )
+            self.perm.copy_(fresh if all(restart) else torch.where(self.k == 0, fresh, self.perm))
 
     def batch(self):
         """The next batch of every member (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding), advancing
@@ -257,9 +243,7 @@ def _evaluate(
             out = model.forward(params, sampler.X[:, lo : lo + chunk])
             y = sampler.Y[:, lo : lo + chunk]
             n_ok.append(((uargmax(out) == y) & (y >= 0)).sum(1))
-        train = (
-            (torch.stack(n_ok).sum(0).double() / (sampler.Y >= 0).sum(1)).cpu().tolist()
-        )
+        train = (torch.stack(n_ok).sum(0).double() / (sampler.Y >= 0).sum(1)).cpu().tolist()
         for L, (x, y) in banks.items():
             out = model.forward(params, x.index_select(0, seed_index))
             yy = y.index_select(0, seed_index)
@@ -398,13 +382,9 @@ class _PaperRun:
             )
             for m in members
         ]
-        self.sampler = DeviceLengthSampler(
-            sets, p, cfg["batch_size"], dev, seed=members[0]["seed"]
-        )
+        self.sampler = DeviceLengthSampler(sets, p, cfg["batch_size"], dev, seed=members[0]["seed"])
         uniq = sorted({m["seed"] for m in members})
-        self.seed_index = torch.tensor(
-            [uniq.index(m["seed"]) for m in members], device=dev
-        )
+        self.seed_index = torch.tensor([uniq.index(m["seed"]) for m in members], device=dev)
         self.banks = _banks(uniq, p, cfg["eval_lengths"], cfg["n_eval"], dev)
         self.params = self.model.init(dev)
         self.opt = self.model.optimizer(self.params, lr, capturable=capturable)
@@ -422,12 +402,8 @@ class _PaperRun:
         found = [
             c
             for c in (
-                _load_checkpoint(self.ckpt_path, self.key, self.dev)
-                if self.ckpt_path
-                else None,
-                _load_checkpoint(self.parts_path, self.key, self.dev)
-                if self.parts_path
-                else None,
+                _load_checkpoint(self.ckpt_path, self.key, self.dev) if self.ckpt_path else None,
+                _load_checkpoint(self.parts_path, self.key, self.dev) if self.parts_path else None,
             )
             if c is not None
         ]
@@ -435,9 +411,7 @@ class _PaperRun:
             return []
         ck = max(found, key=lambda c: c["step"])
         self.params = {k: v.to(self.dev) for k, v in ck["params"].items()}
-        self.opt = self.model.optimizer(
-            self.params, self.cfg["lr"], capturable=self.capturable
-        )
+        self.opt = self.model.optimizer(self.params, self.cfg["lr"], capturable=self.capturable)
         self.opt.load_state_dict(ck["opt"])
         self.sampler.load(ck["sampler"])
         self.step, self.history, self.wall_before = (
@@ -499,17 +473,13 @@ class _PaperRun:
                 scale="paper",
                 device=str(self.dev),
                 seeds=sorted({m["seed"] for m in self.members}),
-                extra={
-                    "note": "progress of an unfinished paper-scale run (not a stored cell)"
-                },
+                extra={"note": "progress of an unfinished paper-scale run (not a stored cell)"},
             ),
         )
 
     def evaluate(self) -> None:
         """Record one evaluation (and print one progress line)."""
-        train, acc = _evaluate(
-            self.model, self.params, self.sampler, self.banks, self.seed_index
-        )
+        train, acc = _evaluate(self.model, self.params, self.sampler, self.banks, self.seed_index)
         mean_loss = (self.loss_sum / max(self.loss_n, 1)).cpu().tolist()
         self.loss_sum.zero_()  # in place: the step's buffer
         self.loss_n = 0
@@ -533,9 +503,7 @@ class _PaperRun:
             flush=True,
         )
 
-    def loop(
-        self, run_step, deadline, stop_margin_s, checkpoint_every_s, stop_at
-    ) -> bool:
+    def loop(self, run_step, deadline, stop_margin_s, checkpoint_every_s, stop_at) -> bool:
         """Run updates up to the target, evaluating every ``eval_every``; stop early (evaluate,
         checkpoint, return True: partial) at ``deadline`` − ``stop_margin_s`` or ``stop_at``."""
         steps, every = self.cfg["steps"], self.cfg["eval_every"]
@@ -556,10 +524,7 @@ class _PaperRun:
                     self.evaluate()
                 self.checkpoint()
                 return True
-            if (
-                self.step % 200 == 0
-                and time.perf_counter() - t_ckpt > checkpoint_every_s
-            ):
+            if self.step % 200 == 0 and time.perf_counter() - t_ckpt > checkpoint_every_s:
                 self.checkpoint()
                 t_ckpt = time.perf_counter()
         return False
@@ -585,8 +550,7 @@ class _PaperRun:
             "partial": partial,
             "progress": {"done": step, "target": self.cfg["steps"], "unit": "updates"},
             "members": [
-                {**m, "epochs": round(step / sampler.spe[i], 2)}
-                for i, m in enumerate(self.members)
+                {**m, "epochs": round(step / sampler.spe[i], 2)} for i, m in enumerate(self.members)
             ],
             "updates_per_epoch": {str(n): s for n, s in sorted(spe.items())},
             "eval_lengths": self.cfg["eval_lengths"],
@@ -597,9 +561,7 @@ class _PaperRun:
                 "train_acc": last["train_acc"],
                 "acc": last["acc"],
             },
-            "updates_per_s_this_session": round(
-                (step - self.step0) / max(train_s, 1e-9), 2
-            ),
+            "updates_per_s_this_session": round((step - self.step0) / max(train_s, 1e-9), 2),
             "train_wall_s": round(self.wall_before + train_s, 2),
             "setup_s": round(setup_s, 2),
             "resumed_at": self.resumed,
@@ -613,9 +575,7 @@ def _step_path(graph, capturable_eager, dev) -> tuple:
     optimizer, why the graph is skipped)`` (one line printed when it is)."""
     graph = _flag("graph", graph, GRAPH_ENV)
     if not isinstance(capturable_eager, bool):
-        raise ConfigError(
-            f"_capturable_eager must be True or False, got {capturable_eager!r}"
-        )
+        raise ConfigError(f"_capturable_eager must be True or False, got {capturable_eager!r}")
     skipped = graph_unavailable_reason(dev) if graph else None
     if skipped:
         print(f"captured step skipped: {skipped}; running the eager step", flush=True)
@@ -663,19 +623,13 @@ def train_paper_scale(
     checkpoint_parts = _flag("checkpoint_parts", checkpoint_parts, PARTS_ENV)
     dev = resolve_device(device)
     note_device(dev)
-    graph, use_graph, capturable, graph_skipped = _step_path(
-        graph, _capturable_eager, dev
-    )
+    graph, use_graph, capturable, graph_skipped = _step_path(graph, _capturable_eager, dev)
     with float32_throughout():
-        run = _PaperRun(
-            cfg, members, dev, use_graph, capturable, workdir, checkpoint_parts
-        )
+        run = _PaperRun(cfg, members, dev, use_graph, capturable, workdir, checkpoint_parts)
         stepper = PaperStep(run.model, run.sampler, run.opt, run.params, run.loss_sum)
         run_step = CapturedStep(stepper) if use_graph else stepper
         setup_s = time.perf_counter() - t_call
-        partial = run.loop(
-            run_step, deadline, stop_margin_s, checkpoint_every_s, _stop_at
-        )
+        partial = run.loop(run_step, deadline, stop_margin_s, checkpoint_every_s, _stop_at)
         if dev.type == "cuda":
             torch.cuda.synchronize()
         train_s = time.perf_counter() - run.t0
@@ -687,9 +641,7 @@ def train_paper_scale(
     return out
 
 
-def paper_scale_flops(
-    p: int, width: int, members: int, batch: int = BATCH_SIZE
-) -> float:
+def paper_scale_flops(p: int, width: int, members: int, batch: int = BATCH_SIZE) -> float:
     """Floating-point operations of the forward and backward passes of one training update of the
     ensemble (forward 2 matmuls, backward 3, each ``2·E·B·d·p``); Muon's Newton–Schulz iteration
     is :func:`newton_schulz_flops`, elementwise work is not counted."""
@@ -712,9 +664,7 @@ def newton_schulz_flops(p: int, width: int, members: int, steps: int = 5) -> flo
     return 2.0 * members * steps * (4 * a * a * b + 2 * a**3)
 
 
-if (
-    __name__ == "__main__"
-):  # the device checks' command line (kept at its historical name)
+if __name__ == "__main__":  # the device checks' command line (kept at its historical name)
     from lengthgen.chapters.ch4.device_checks import main
 
     raise SystemExit(main())

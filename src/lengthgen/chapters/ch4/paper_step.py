@@ -78,9 +78,7 @@ class PaperStep:
 
     def __init__(self, model, sampler, opt, params: dict, loss_sum: torch.Tensor):
         if set(params) != set(self.NAMES):
-            raise ConfigError(
-                f"PaperStep needs parameters {self.NAMES}, got {sorted(params)}"
-            )
+            raise ConfigError(f"PaperStep needs parameters {self.NAMES}, got {sorted(params)}")
         self.model, self.sampler, self.opt = model, sampler, opt
         self.params, self.loss_sum = params, loss_sum
 
@@ -130,9 +128,7 @@ class CapturedStep:
 
     def __init__(self, step: PaperStep, warmup: int = 3):
         if not isinstance(step, PaperStep):
-            raise ConfigError(
-                f"CapturedStep needs a PaperStep, got {type(step).__name__}"
-            )
+            raise ConfigError(f"CapturedStep needs a PaperStep, got {type(step).__name__}")
         if not isinstance(step.opt, CapturableOptimizer):
             raise ConfigError(
                 "CapturedStep needs the PaperStep built with a CapturableOptimizer "

@@ -40,9 +40,7 @@ def path_inputs(m: int, p: int) -> torch.Tensor:
 def path_kinks(net: Network, m: int) -> list[float]:
     """Kinks of a ReLU network along the path ``x(t)``, t ∈ [0, m]: the zeros of each unit's affine pre-activation."""
     if not isinstance(net, Network) or net.activation != "relu":
-        raise ConfigError(
-            "path_kinks applies to ReLU networks (a Network with activation 'relu')"
-        )
+        raise ConfigError("path_kinks applies to ReLU networks (a Network with activation 'relu')")
     m = check_length(m)
     a = net.W[:, 0] * m + (net.b if net.b is not None else 0)  # pre-activation at t = 0
     slope = net.W[:, 1] - net.W[:, 0]

@@ -308,9 +308,7 @@ def _tracking(every: int, seed: int, p: int, length: int, n: int):
     if not every:
         return None
     bank = test_set(seed, p, length, n)
-    return Validation(
-        every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric
-    )
+    return Validation(every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric)
 
 
 def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
@@ -318,9 +316,7 @@ def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict
     out = {}
     for L in lengths:
         tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(member_seeds)}
-        out[L] = accuracy_on(
-            model, P, [tests[s] for s in member_seeds], device=dev
-        ).tolist()
+        out[L] = accuracy_on(model, P, [tests[s] for s in member_seeds], device=dev).tolist()
     return out
 
 
@@ -375,11 +371,7 @@ def lengthgen(
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
     lengths = tuple(in_domain_lengths) + tuple(test_lengths)
-    acc.update(
-        _accuracy_by_length(
-            model, P, [s for _, _, s in members], p, lengths, n_test, dev
-        )
-    )
+    acc.update(_accuracy_by_length(model, P, [s for _, _, s in members], p, lengths, n_test, dev))
     rows = [
         {"activation": act, "bias": bias, "n": n, "wd": wd, "seed": s}
         | {str(k): v[i] for k, v in acc.items()}
@@ -482,9 +474,7 @@ def transformer_baseline(
     for n, s in members:
         g = torch.Generator().manual_seed(train_seed(s, m))
         tok = sample_tokens(n, m, p, g)
-        sets.append(
-            Dataset(addition_sequences(tok, p), labels_of(tok, p), torch.full((n,), m))
-        )
+        sets.append(Dataset(addition_sequences(tok, p), labels_of(tok, p), torch.full((n,), m)))
     for s in seeds:
         g = torch.Generator().manual_seed(test_seed(s, m))
         tok = sample_tokens(n_test, m, p, g)
@@ -514,9 +504,7 @@ def transformer_baseline(
             tr = masked_metric(model.forward(P, xtr.to(dev)), ytr.to(dev))[0].tolist()
             te = masked_metric(model.forward(P, xte.to(dev)), yte.to(dev))[0].tolist()
         for (n, s), a, b in zip(members, tr, te):
-            rows.append(
-                {"activation": act, "n": n, "seed": s, "train_acc": a, "test_acc": b}
-            )
+            rows.append({"activation": act, "n": n, "seed": s, "train_acc": a, "test_acc": b})
     return {"rows": rows, "m": m, "p": p}
 
 

@@ -81,8 +81,7 @@ def relu_interpolant_margins(p: int, ms) -> list[dict]:
         gam = float(margins(net.scores(x), y).min())
         norm = float(layer_norm_product({"W": net.W, "V": net.V}, "relu"))
         out.append(
-            {"m": m, "width": net.width, "margin": gam, "norm": norm}
-            | {"normalized": gam / norm}
+            {"m": m, "width": net.width, "margin": gam, "norm": norm} | {"normalized": gam / norm}
         )
     return out
 
@@ -93,9 +92,7 @@ def slope_growth(rows) -> float:
     doubling of m (ratio → 2); a power law m^(−k) keeps it (ratio → 1). Needs m doubling."""
     ms = [r["m"] for r in rows]
     if len(ms) < 3 or any(b != 2 * a for a, b in zip(ms, ms[1:])):
-        raise ConfigError(
-            f"slope_growth needs ≥ 3 lengths, each twice the last; got {ms}"
-        )
+        raise ConfigError(f"slope_growth needs ≥ 3 lengths, each twice the last; got {ms}")
     g = [math.log2(r["normalized"]) for r in rows[-3:]]
     return (g[2] - g[1]) / (g[1] - g[0])
 
@@ -173,9 +170,7 @@ def sample_needs(
     run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     rows = []
     for p, w in nonempty("grid", grid):
-        members = [
-            (max(1, round(r * p)), s) for r in nonempty("ratios", ratios) for s in seeds
-        ]
+        members = [(max(1, round(r * p)), s) for r in nonempty("ratios", ratios) for s in seeds]
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = [test_set(s, p, m, n_test) for _, s in members]
         model = ModularMLP(p, w, "sine")
@@ -218,9 +213,7 @@ def loglog_slope(xs, ys) -> dict:
     from scipy.stats import linregress, t
 
     if len(xs) < 3 or len(xs) != len(ys):
-        raise ConfigError(
-            f"a slope needs ≥ 3 (x, y) pairs, got {len(xs)} x and {len(ys)} y"
-        )
+        raise ConfigError(f"a slope needs ≥ 3 (x, y) pairs, got {len(xs)} x and {len(ys)} y")
     fit_ = linregress(np.log(xs), np.log(ys))
     h = float(t.ppf(0.975, len(xs) - 2)) * fit_.stderr
     return {

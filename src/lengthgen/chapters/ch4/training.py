@@ -51,15 +51,13 @@ def masked_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-member mean cross-entropy ``[E]`` over the entries with ``y ≥ 0`` (``-1`` = padding)."""
     E, B, C = out.shape
     valid = y >= 0
-    ce = F.cross_entropy(
-        out.reshape(-1, C), y.clamp(min=0).reshape(-1), reduction="none"
-    ).view(E, B)
+    ce = F.cross_entropy(out.reshape(-1, C), y.clamp(min=0).reshape(-1), reduction="none").view(
+        E, B
+    )
     return (ce * valid).sum(1) / valid.sum(1).clamp(min=1)
 
 
-def masked_metric(
-    out: torch.Tensor, y: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
+def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(accuracy [E], cross-entropy [E])`` over non-padding entries; accuracy uses :func:`uargmax`."""
     valid = y >= 0
     correct = (uargmax(out) == y) & valid
@@ -108,9 +106,7 @@ class EpochSampler:
         for gen, e in zip(generators, members):
             sl = self._indices(e, step % self.steps_per_epoch(e), gen)
             if sl.numel() < self.B:
-                sl = torch.cat(
-                    [sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)]
-                )
+                sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
             idx_rows.append(sl)
         return self._gather(idx_rows, members)
 
@@ -142,11 +138,7 @@ class LengthEpochSampler(EpochSampler):
             order = list(dict.fromkeys(m))
             self.shards.append([(L, torch.nonzero(d.m == L).flatten()) for L in order])
         self.plan = [
-            [
-                (j, k)
-                for j, (_, ix) in enumerate(sh)
-                for k in range(-(-len(ix) // self.batch))
-            ]
+            [(j, k) for j, (_, ix) in enumerate(sh) for k in range(-(-len(ix) // self.batch))]
             for sh in self.shards
         ]
         self.B = min(self.batch, max(len(ix) for sh in self.shards for _, ix in sh))
@@ -190,9 +182,7 @@ def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig
     bias is trained by AdamW without decay. ``lr`` and ``wds`` may be one value per member."""
     check_choice("optimizer", name, B1_OPTIMIZERS)
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
-    if (
-        name == "sgd"
-    ):  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
+    if name == "sgd":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
         return OptimConfig("sgd", lr=lr, weight_decay=wds, decay=decay, momentum=0.0)
     if name == "adamw":
         return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
@@ -236,9 +226,7 @@ def fit(
     dev = resolve_device(device)
     params = model.init(list(seeds), device=dev)
     note_device(dev)
-    sampler = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](
-        datasets, batch_size
-    )
+    sampler = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
     return engine.train_ensemble(
         model,
         params,
@@ -263,9 +251,7 @@ def accuracy_on(
 ) -> torch.Tensor:
     """Strict-uniqueness accuracy ``[E]`` (CPU): member e on ``datasets[e]`` (or all members on one
     shared set), evaluated on ``device`` (default: where ``params`` live)."""
-    dev = (
-        next(iter(params.values())).device if device is None else resolve_device(device)
-    )
+    dev = next(iter(params.values())).device if device is None else resolve_device(device)
     params = {k: v.to(dev) for k, v in params.items()}
     if isinstance(datasets, Dataset):
         return engine.evaluate_ensemble(

@@ -144,17 +144,12 @@ def _mass_rows(results):
 
 def _rows_off(results, name, half, closed):
     """The largest |computed − closed form| of α^{½} in rows over the rows of cell ``name``."""
-    return max(
-        abs(r[half] - r[closed]) * (r["L"] - MASS_L0)
-        for r in results.cell(name)["rows"]
-    )
+    return max(abs(r[half] - r[closed]) * (r["L"] - MASS_L0) for r in results.cell(name)["rows"])
 
 
 def _c_rule_holds(count: int):
     """The c-rule predicate on ``count`` ``[c, α^{½}]`` pairs: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
-    return lambda v: (
-        len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
-    )
+    return lambda v: len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
 
 
 def _c_rule(results, name, half, **where):
@@ -206,9 +201,7 @@ CLAIMS += [
         everywhere(),
         "a consequence of the definitions: any failure is a bug",
         lambda r: all(
-            x[f"alpha_half_{k}"] <= x["alpha"]
-            for x in _mass_rows(r)
-            for k in ("none", "log")
+            x[f"alpha_half_{k}"] <= x["alpha"] for x in _mass_rows(r) for k in ("none", "log")
         ),
         group="self-check",
     ),
@@ -218,9 +211,7 @@ CLAIMS += [
         everywhere(),
         "scaling logits up by s ≥ 1 raises the weight of the maximum, and a weight above ½ "
         "is on the maximum",
-        lambda r: all(
-            x["alpha_half_log"] >= x["alpha_half_none"] for x in _mass_rows(r)
-        ),
+        lambda r: all(x["alpha_half_log"] >= x["alpha_half_none"] for x in _mass_rows(r)),
         group="self-check",
     ),
     _mass(
@@ -357,8 +348,7 @@ HEADLINE = {
             "id": "ch5.mass.c_rule_near_one",
         },
         {
-            "claim": "RoPE's κ exceeds the study's maximum as often as the torus measure "
-            "predicts",
+            "claim": "RoPE's κ exceeds the study's maximum as often as the torus measure predicts",
             "id": "ch5.mass_far.equidistribution_max",
         },
     ],

@@ -155,9 +155,7 @@ def mass_scaled(targets=None, lengths=None) -> dict:
                         "alpha": got["alpha"],
                         "alpha_half_none": got["alpha_half_none"],
                         "alpha_half_log": got["alpha_half_log"],
-                        "closed_form_log": mass.first_clamped_half(
-                            Ws, t, L, MASS_L0, "log"
-                        ),
+                        "closed_form_log": mass.first_clamped_half(Ws, t, L, MASS_L0, "log"),
                     }
                 )
     return {"rows": rows}
@@ -190,9 +188,7 @@ def cells(scale: str) -> list[Cell]:
 # --------------------------------------------------------------------------- stored cells
 def _s(kind, required, probabilities="", counts=()) -> Schema:
     """A :class:`lengthgen.store.Schema` from space-separated paths."""
-    return Schema(
-        f"ch5 {kind}", tuple(required.split()), tuple(probabilities.split()), counts
-    )
+    return Schema(f"ch5 {kind}", tuple(required.split()), tuple(probabilities.split()), counts)
 
 
 def _train_schema(exp: str) -> Schema:
@@ -238,9 +234,7 @@ SCHEMAS: dict[str, Schema] = {
         "rows.*.B rows.*.bound rows.*.largest_exact_n",
         counts=(("rows", lambda d: len(SINE_B)),),
     ),
-    "summing": _s(
-        "summing + sine", "errors errors_all_lengths weight_on_zeros min_margin"
-    ),
+    "summing": _s("summing + sine", "errors errors_all_lengths weight_on_zeros min_margin"),
     "mass_tables": _s(
         "softmax mass tables",
         "rows.*.encoding rows.*.task rows.*.L rows.*.alpha rows.*.alpha_log",
@@ -264,8 +258,7 @@ SCHEMAS: dict[str, Schema] = {
     **{
         f"joint_{k.replace('/', '_')}": _s(
             "joint exactness at N and 10N + 1",
-            "rows.*.N rows.*.L rows.*.samples rows.*.exact_log rows.*.exact_one "
-            "rows.*.one_not_log",
+            "rows.*.N rows.*.L rows.*.samples rows.*.exact_log rows.*.exact_one rows.*.one_not_log",
             "rows.*.fraction_log rows.*.fraction_one",
             (("rows", lambda d, k=k: len(vc.JOINT[k][0])),),
         )

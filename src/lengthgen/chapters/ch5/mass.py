@@ -87,9 +87,7 @@ def mass_alignment(
 
 def _fixed_target(task: str) -> int:
     if task not in FIXED_TARGET:
-        raise ConfigError(
-            f"task {task!r} has no fixed target; choices: {', '.join(FIXED_TARGET)}"
-        )
+        raise ConfigError(f"task {task!r} has no fixed target; choices: {', '.join(FIXED_TARGET)}")
     return FIXED_TARGET[task]
 
 
@@ -114,9 +112,7 @@ def clamped_half(W, task: str, L: int, L0: int, s) -> float:
     W = np.asarray(torch.as_tensor(W, dtype=torch.float64))
     c = L0 - 1
     row = np.reshape(s, (-1, 1)) * W[c]  # [1 or L − L0, L0]
-    top = np.maximum(
-        row.max(1), 0.0
-    )  # shift for stability (the comparison is homogeneous)
+    top = np.maximum(row.max(1), 0.0)  # shift for stability (the comparison is homogeneous)
     e = np.exp(row - top[:, None])
     rest = e[:, :c].sum(1) - e[:, tau]
     K = (e[:, tau] - rest) / e[:, c]  # rows i with i − c + 1 < K keep more than half

@@ -148,17 +148,11 @@ def rope_coefficients(W) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` of a RoPE W (its 2×2 blocks ``[[a_k, b_k], [−b_k, a_k]]``)."""
     W = torch.as_tensor(W, dtype=torch.float64)
     if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] % 2:
-        raise ConfigError(
-            f"W must be a square RoPE matrix (2F × 2F), got {tuple(W.shape)}"
-        )
-    return torch.diagonal(W)[0::2].numpy().copy(), W[
-        0::2, 1::2
-    ].diagonal().numpy().copy()
+        raise ConfigError(f"W must be a square RoPE matrix (2F × 2F), got {tuple(W.shape)}")
+    return torch.diagonal(W)[0::2].numpy().copy(), W[0::2, 1::2].diagonal().numpy().copy()
 
 
-def rope_kappa(
-    W, n: int, *, num_freq=NUM_FREQ, base=BASE, chunk=1_000_000
-) -> np.ndarray:
+def rope_kappa(W, n: int, *, num_freq=NUM_FREQ, base=BASE, chunk=1_000_000) -> np.ndarray:
     """κ(0 … n−1) of a RoPE W in float64, in chunks of offsets (what ``Φ W Φᵀ`` computes)."""
     n = check_positive_int("n", n)
     a, b = rope_coefficients(W)
@@ -184,11 +178,7 @@ def frequency_classes(num_freq=NUM_FREQ, base=BASE, max_ratio=10**6, rtol=1e-12)
         members = []
         for k in range(len(th)):
             q = th[k] / th[j]
-            if (
-                k not in seen
-                and round(q) <= max_ratio
-                and abs(q - round(q)) <= rtol * q
-            ):
+            if k not in seen and round(q) <= max_ratio and abs(q - round(q)) <= rtol * q:
                 members.append((k, int(round(q))))
         seen.update(k for k, _ in members)
         classes.append((j, members))
@@ -323,9 +313,7 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
                     "running_max": float(k[:L].max()),
                     "exceed": int((k[study_max:L] > M0).sum()),
                     "records": int(((recs >= study_max) & (recs < L)).sum()),
-                    "exceed_delta": (
-                        int((k[study_max:L] > levels[1]).sum()) if delta else None
-                    ),
+                    "exceed_delta": (int((k[study_max:L] > levels[1]).sum()) if delta else None),
                 }
             )
         rows.append(row)

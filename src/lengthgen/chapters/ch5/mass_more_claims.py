@@ -31,10 +31,7 @@ def _refit_rows(results):
 
 def _old(results):
     """The unscaled fit's row of ``mass_tables`` for each (encoding, task, L)."""
-    return {
-        (r["encoding"], r["task"], r["L"]): r
-        for r in results.cell("mass_tables")["rows"]
-    }
+    return {(r["encoding"], r["task"], r["L"]): r for r in results.cell("mass_tables")["rows"]}
 
 
 def _pairs(results):
@@ -104,9 +101,7 @@ def _sup_ok(v):
     return bool(v) and all(a <= 1e-6 and b > 0 and c > 0 for a, b, c in v.values())
 
 
-def _exceed_ratios(
-    results, key="exceed", mu="mu_study_max", tasks=None, min_expected=50
-):
+def _exceed_ratios(results, key="exceed", mu="mu_study_max", tasks=None, min_expected=50):
     out = {}
     for t, r in _far(results).items():
         if tasks and t not in tasks:
@@ -132,9 +127,7 @@ def _first_records(results):
 
 
 def _first_ok(v):
-    return bool(v) and all(
-        c == n and 1 <= n <= 4 * (math.log(max(e, 1)) + 1) for c, n, e in v
-    )
+    return bool(v) and all(c == n and 1 <= n <= 4 * (math.log(max(e, 1)) + 1) for c, n, e in v)
 
 
 _c = claim_maker("ch. 5 § softmax mass")
@@ -160,9 +153,7 @@ CLAIMS = [
         "s ≤ 0 puts the argmax at offset 0 or ties, and no task demands offset 0 (α = 0); the "
         "learned table's rows ≥ L0 all use row 19, which the refit leaves unchanged; a positive "
         "factor keeps every argmax",
-        lambda r: sum(
-            x["alpha"] != o["alpha"] for x, o in _pairs(r) if x["encoding"] in ENC_SAME
-        ),
+        lambda r: sum(x["alpha"] != o["alpha"] for x, o in _pairs(r) if x["encoding"] in ENC_SAME),
         group="self-check",
     ),
     _c(
@@ -225,9 +216,7 @@ CLAIMS = [
         "ch5.mass_refit.perfect_gain",
         "RoPE and sinusoidal cells where both fits have a perfect argmax: the refit's α^{½} is at "
         "least the unscaled fit's (no factor) in every such cell",
-        holds(
-            "≥ 0 in every cell", lambda v: bool(v) and all(x >= 0 for x in v.values())
-        ),
+        holds("≥ 0 in every cell", lambda v: bool(v) and all(x >= 0 for x in v.values())),
         "beyond L0 the refit multiplies row i by s_i ≥ 1, and to fit the early rows "
         "(s_i down to 0.23) its kernel needs larger margins than the unscaled fit's, so the "
         "weight on a correct maximum can only be larger (a failure would mean the fit spent "

@@ -72,9 +72,7 @@ def phase_for(omega: float, rho) -> float | None:
     ends = np.mod(starts + math.pi, 2 * math.pi)
     pts = np.sort(np.concatenate([starts, ends]))
     mids = (
-        pts
-        + np.roll(pts, -1)
-        + np.where(np.arange(len(pts)) == len(pts) - 1, 2 * math.pi, 0)
+        pts + np.roll(pts, -1) + np.where(np.arange(len(pts)) == len(pts) - 1, 2 * math.pi, 0)
     ) / 2
     for phi in mids:
         if sine_levels_exact(omega, phi, rho):
@@ -140,9 +138,7 @@ def largest_exact_n(B: float, n_max: int, **kw) -> int:
     """The largest n ≤ ``n_max`` at which :func:`search_averaging_sine` finds a solution (0 if
     none), trying every n = 1 … n_max."""
     n_max = check_positive_int("n_max", n_max)
-    found = [
-        n for n in range(1, n_max + 1) if search_averaging_sine(B, n, **kw)["found"]
-    ]
+    found = [n for n in range(1, n_max + 1) if search_averaging_sine(B, n, **kw)["found"]]
     return max(found) if found else 0
 
 
@@ -164,9 +160,7 @@ def summing_check(n_max: int, *, all_lengths: int = 1000) -> dict:
     lab = t % 2
     margin = (s.gather(1, lab[:, None]) - s.gather(1, 1 - lab[:, None])).squeeze(1)
     errors = int((net.predict(x) != lab).sum())
-    pairs = torch.tensor(
-        [(n - k, k) for n in range(1, all_lengths + 1) for k in range(n + 1)]
-    )
+    pairs = torch.tensor([(n - k, k) for n in range(1, all_lengths + 1) for k in range(n + 1)])
     errors_all = int((net.predict(pairs) != pairs[:, 1] % 2).sum())
     return {
         "n_max": n_max,

@@ -198,18 +198,12 @@ def volume_scan(
     seed = n; and plain Monte Carlo (``check_samples`` points of the whole box, seed = n + 1) at
     ``check_ns`` for both kinds."""
     eta = check_eta(eta)
-    rows = [
-        volume_fraction(eta, int(n), "one", samples=samples_one, seed=int(n))
-        for n in ns_one
-    ]
+    rows = [volume_fraction(eta, int(n), "one", samples=samples_one, seed=int(n)) for n in ns_one]
     rows += [
-        volume_fraction(eta, int(n), "joint", samples=samples_joint, seed=int(n))
-        for n in ns_joint
+        volume_fraction(eta, int(n), "joint", samples=samples_joint, seed=int(n)) for n in ns_joint
     ]
     plain = [
-        volume_fraction(
-            eta, int(n), kind, samples=check_samples, seed=int(n) + 1, restrict=False
-        )
+        volume_fraction(eta, int(n), kind, samples=check_samples, seed=int(n) + 1, restrict=False)
         for kind in KINDS
         for n in check_ns
     ]
@@ -382,9 +376,7 @@ def train_variant(
             "seed": s,
             "train_acc": train_acc[i],
             "acc": {str(L): population_accuracy(net, L) for L in lengths},
-            "exact_at": {
-                str(L): bool((length_margins(net, L) > 0).all()) for L in lengths
-            },
+            "exact_at": {str(L): bool((length_margins(net, L) > 0).all()) for L in lengths},
         }
         if act == "sine":
             row["drift"] = drift_diagnostics(net, train_lengths, L_max)
@@ -457,9 +449,7 @@ def cells(scale: str) -> list[Cell]:
         "check_samples": CHECK_SAMPLES[scale],
     }
     kw = train_kwargs(scale)
-    return [
-        Cell(volume_cell_name(eta), volume_scan, {"eta": eta, **scan}) for eta in ETAS
-    ] + [
+    return [Cell(volume_cell_name(eta), volume_scan, {"eta": eta, **scan}) for eta in ETAS] + [
         Cell(
             train_cell_name(a, b),
             train_variant,

@@ -108,8 +108,7 @@ def _failure(r, cap):
 def exact_beyond(results, act, bias, n) -> int:
     """The stored members of a variant still exact at every length ≤ ``n``."""
     return sum(
-        r["first_failure"] is None or r["first_failure"] > n
-        for r in _rows(results, act, bias)
+        r["first_failure"] is None or r["first_failure"] > n for r in _rows(results, act, bias)
     )
 
 

@@ -29,9 +29,7 @@ from lengthgen.engine.runs import Cell
 
 #: the chapter-2 training experiments repeated under both scales (cell name = "beta_train_" + exp)
 TRAIN_EXPERIMENTS = tuple(
-    name.removeprefix("beta_train_")
-    for names in vc.TRAIN_CELLS.values()
-    for name in names
+    name.removeprefix("beta_train_") for names in vc.TRAIN_CELLS.values() for name in names
 )
 
 
@@ -74,9 +72,7 @@ def closed_forms(
 
             def exact_at(eta, n, v=v, task=task):
                 c = vo.center(v, task, 8, eta=eta)
-                return vo.exactness(
-                    c, v, task, n, method="structural", beta="one"
-                ).all()
+                return vo.exactness(c, v, task, n, method="structural", beta="one").all()
 
             above = eta_star[task] * (1 + eta_step)
             below = eta_star[task] * (1 - eta_step)
@@ -87,9 +83,7 @@ def closed_forms(
                     "task": task,
                     "variant": v,
                     "eta_star": eta_star[task],
-                    "exact_above": all(
-                        exact_at(above, n) for n in range(1, center_ns + 1)
-                    ),
+                    "exact_above": all(exact_at(above, n) for n in range(1, center_ns + 1)),
                     "fails_below": bool(fails),
                     "first_failure_below": fails[0] if fails else None,
                     "paper_eta_largest_n": max(paper_ok) if paper_ok else 0,
@@ -101,9 +95,7 @@ def closed_forms(
         c = vo.center("gen", "majority", 8, eta=eta)
         for beta in vo.BETAS:
             for n in range(1, majority_n_max + 1, 2):
-                failures += int(
-                    not vo.exactness(c, "gen", "majority", n, beta=beta).all()
-                )
+                failures += int(not vo.exactness(c, "gen", "majority", n, beta=beta).all())
     return {
         "area": area,
         "eta_star": eta_star,
@@ -206,9 +198,7 @@ def majority_box(
         for j, lo in enumerate(range(0, m, chunk)):
             P = vo.uniform_box("gen", h, B, min(chunk, m - lo), seed + 1000 * i + j)
             for beta in hits:
-                dec = vo.exactness(
-                    P, "gen", "majority", n, method="structural", beta=beta
-                )
+                dec = vo.exactness(P, "gen", "majority", n, method="structural", beta=beta)
                 hits[beta] += int((dec.decision == True).sum())  # noqa: E712
                 undecided += int(np.equal(dec.decision, None).sum())
         row = {"n": int(n), "samples": int(m), "undecided": undecided}
@@ -281,9 +271,7 @@ def joint_box(
                 hit = np.zeros(len(ok.decision), dtype=bool)
                 if len(keep):
                     sub = {k: v[keep] for k, v in P.items()}
-                    dec = vo.exactness(
-                        sub, variant, task, L, method="structural", beta=beta
-                    )
+                    dec = vo.exactness(sub, variant, task, L, method="structural", beta=beta)
                     hit[keep] = dec.decision == True  # noqa: E712
                 joint[beta] = hit
             row["one_not_log"] += int((joint["one"] & ~joint["log"]).sum())
@@ -325,9 +313,7 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
         exps = ex.SMOKE_EXPERIMENTS if scale == "smoke" else TRAIN_EXPERIMENTS
         for exp in exps:
             kw = train_kwargs(exp, scale)
-            out.append(
-                Cell(f"beta_train_{exp}", train_pair, kw, seeds=tuple(kw["seeds"]))
-            )
+            out.append(Cell(f"beta_train_{exp}", train_pair, kw, seeds=tuple(kw["seeds"])))
     return out
 
 

@@ -124,9 +124,7 @@ def joint_exponent(results, beta, key="gen/majority"):
 
 def predicted_joint_exponent(beta, key="gen/majority"):
     Ns = JOINT[key][0]
-    return math.log(joint_rate(Ns[-1], beta) / joint_rate(Ns[0], beta)) / math.log(
-        Ns[-1] / Ns[0]
-    )
+    return math.log(joint_rate(Ns[-1], beta) / joint_rate(Ns[0], beta)) / math.log(Ns[-1] / Ns[0])
 
 
 def joint_ratio_growth(results):
@@ -166,9 +164,7 @@ def window_slope(results, beta, key):
 
 
 def mc_exponent(results, beta, key):
-    rows = [
-        r for r in results.cell(f"beta_volume_{beta}")["mc"][key] if r["exact"] >= 10
-    ]
+    rows = [r for r in results.cell(f"beta_volume_{beta}")["mc"][key] if r["exact"] >= 10]
     if len(rows) < 3:
         return float("nan")
     return loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])[0]
@@ -192,9 +188,7 @@ def windows_nested(results):
 def mc_nested(results):
     """Lengths where more sampled points are exact with β_n = 1 than with log n (same samples)."""
     one, log = _both(results, "mc")
-    return sum(
-        int(a["exact"] > b["exact"]) for key in one for a, b in zip(one[key], log[key])
-    )
+    return sum(int(a["exact"] > b["exact"]) for key in one for a, b in zip(one[key], log[key]))
 
 
 def members(results, exp) -> list[dict]:
@@ -323,9 +317,7 @@ CLAIMS = [
         "slopes are pre-asymptotic (chapter 2's n⁻³ is not reached), so the two arms are "
         f"compared with each other, chapter 2's rule 6 tolerance ± {MC_EXPONENT_TOL} "
         "(restated after a review, which had seen both slopes)",
-        lambda r: (
-            mc_exponent(r, "one", "pos/index") - mc_exponent(r, "log", "pos/index")
-        ),
+        lambda r: mc_exponent(r, "one", "pos/index") - mc_exponent(r, "log", "pos/index"),
     ),
     _c(
         "ch5.volume.area_closed_form_one",
@@ -367,9 +359,7 @@ CLAIMS = [
         f"Poisson summation of Σ e^{{−η²d²}}; the next-order terms are below "
         f"{ETA_STAR_TOL:g} (not blind: η* had been computed by bisection while testing the "
         "function, before these closed forms were written down)",
-        lambda r: [
-            r.cell("beta_closed_forms")["eta_star"][t] for t in ("first", "index")
-        ],
+        lambda r: [r.cell("beta_closed_forms")["eta_star"][t] for t in ("first", "index")],
         digits=10,
         group="self-check",
     ),
@@ -395,10 +385,7 @@ CLAIMS = [
         equal([2, 2, 2, 2]),
         "at n = 2 the mass on k is 1/(1 + e^{−1/256}) > 1/2; at n = 3 a second neighbour at "
         "distance ≤ 2 pushes it below 1/2 for both tasks",
-        lambda r: [
-            row["paper_eta_largest_n"]
-            for row in r.cell("beta_closed_forms")["center_one"]
-        ],
+        lambda r: [row["paper_eta_largest_n"] for row in r.cell("beta_closed_forms")["center_one"]],
         group="self-check",
     ),
     _c(
@@ -524,9 +511,7 @@ CLAIMS = [
             check="direction",
         ),
         "our derivation: the ratio of the joint (X, θ) areas is 25 at N = 11 and grows like N",
-        lambda r: [
-            [x["exact_one"], x["exact_log"]] for x in _joint_rows(r, "gen/majority")
-        ],
+        lambda r: [[x["exact_one"], x["exact_log"]] for x in _joint_rows(r, "gen/majority")],
     ),
     _c(
         "ch5.joint.norm_index_exponent",
@@ -551,9 +536,7 @@ CLAIMS = [
         equal(0),
         "the nesting of the exact sets holds at each length (a theorem): any count is a bug",
         lambda r: sum(
-            x["one_not_log"]
-            for k in ("pos/index", "norm/index")
-            for x in _joint_rows(r, k)
+            x["one_not_log"] for k in ("pos/index", "norm/index") for x in _joint_rows(r, k)
         ),
         group="self-check",
     ),
