@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 APT    ?= 1
 NBVAL  := --nbval-lax -n 2 --dist loadfile --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: book test unit nbval html executed ledger pages sync-check format-check clean test-min \
+.PHONY: book test unit nbval execute html executed ledger pages sync-check format-check clean test-min \
 	test-colab lock lock-drift
 
 # installed with uv (the lock in about 15 s, where pip takes about 4 minutes); torch from the local
@@ -49,9 +49,12 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/python -m pytest notebooks/*.ipynb $(NBVAL)
 
-html: $(STAMP)
-	APT=$(APT) $(BIN)/python scripts/ensure_chromium.py
+## every chapter executed into the book's cache, two at a time (a chapter already there is skipped)
+execute: $(STAMP)
 	$(BIN)/python scripts/execute_parallel.py --jobs 2
+
+html: execute
+	APT=$(APT) $(BIN)/python scripts/ensure_chromium.py
 	$(BIN)/python scripts/build_book.py -W -n --keep-going
 	$(BIN)/python -m pytest tests -m html
 
