@@ -419,11 +419,7 @@ def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index
     from lengthgen.chapters.ch2.single_layer import SingleLayer
 
     members = [(v, N, s) for v in ("pos", "norm") for N in Ns for s in p2.SEEDS[:seeds]]
-    vs, Nm, sm = (
-        [m[0] for m in members],
-        [m[1] for m in members],
-        [m[2] for m in members],
-    )
+    vs, Nm, sm = ([m[0] for m in members], [m[1] for m in members], [m[2] for m in members])
     ids: dict = {}
     streams = [ids.setdefault((N, s), len(ids)) for (_, N, s) in members]
     model = SingleLayer("pos", p2.H, max_lengths=Nm, variants=vs)
@@ -451,10 +447,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
     the chapter's sampler (batch 64, n ~ U{10 … 20}), masked cross-entropy, AdamW (lr 3e-4, wd 0.01),
     float32."""
     from lengthgen.chapters.ch3 import paper as p3
-    from lengthgen.chapters.ch3.experiments import (
-        make_sampler as ch3_sampler,
-        masked_ce,
-    )
+    from lengthgen.chapters.ch3.experiments import make_sampler as ch3_sampler, masked_ce
     from lengthgen.nn.decoder import Decoder
 
     P = p3.PROTOCOL["full"]["study"]
@@ -485,10 +478,7 @@ def _muon_loop_opt(cfg, lr: float, wd: float):
     def make(named):
         d = dict(named)
         return torch.optim.Muon(
-            [
-                {"params": [d["W"]], "weight_decay": 0.0},
-                {"params": [d["V"]], "weight_decay": wd},
-            ],
+            [{"params": [d["W"]], "weight_decay": 0.0}, {"params": [d["V"]], "weight_decay": wd}],
             lr=lr,
             momentum=cfg.muon_momentum,
             nesterov=cfg.muon_nesterov,
@@ -565,14 +555,7 @@ SIZES = {
         "ch1_encoder": {"steps": 3, "runs": 2},
         "ch2_single_layer": {"steps": 3, "seeds": 1, "Ns": (5, 9)},
         "ch3_decoder": {"steps": 2, "tier": "1L1H"},
-        "ch4_mlp_muon": {
-            "steps": 3,
-            "members": 2,
-            "p": 7,
-            "width": 16,
-            "n": 200,
-            "batch": 64,
-        },
+        "ch4_mlp_muon": {"steps": 3, "members": 2, "p": 7, "width": 16, "n": 200, "batch": 64},
     },
 }
 _ROWS = {

@@ -76,13 +76,7 @@ PROTOCOL_KINDS = ("paper", "reduced", "modified")
 #: a chapter's pages: its chapter page and its details page (protocol minutiae, secondary studies)
 PAGES = ("main", "details")
 #: the categories the scorecard counts: a direction check that holds is its own category
-CATEGORIES = (
-    "reproduced",
-    "direction",
-    "deviates",
-    "not-reproducible",
-    "not-attempted",
-)
+CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
 
 
 #: the cause recorded for a prediction of ours (group ``ours``) whose check fails: a failed
@@ -291,10 +285,7 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
         "declared_deviation_holds": False,
     }
     if claim.deviation is not None:
-        rec["cause"], rec["explanation"] = (
-            claim.deviation.cause,
-            claim.deviation.explanation,
-        )
+        rec["cause"], rec["explanation"] = (claim.deviation.cause, claim.deviation.explanation)
         rec["declared_deviation_holds"] = ok
     elif not ok:  # a prediction of ours that failed: a result, reported as such
         rec["cause"] = PREDICTION_FAILED
@@ -722,8 +713,4 @@ def counts_line(rows: list[dict], group: str = "paper") -> str:
 
 #: how a prediction of ours reads (chapter 5): it held or failed (a direction check: only the
 #: sign or order was predicted); the scorecard's legend pairs these with the papers' words
-OURS_WORDS = {
-    "reproduced": "held",
-    "direction": "held in direction",
-    "deviates": "failed",
-}
+OURS_WORDS = {"reproduced": "held", "direction": "held in direction", "deviates": "failed"}

@@ -34,10 +34,7 @@ _DEVICE = _arg(
     help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda",
 )
 _WORKERS = _arg(
-    "--workers",
-    type=int,
-    default=None,
-    help="worker processes for process/dask-local (default 2)",
+    "--workers", type=int, default=None, help="worker processes for process/dask-local (default 2)"
 )
 
 
@@ -125,9 +122,7 @@ COMMANDS = {
                 help="the scale of the cells (default full)",
             ),
             _arg(
-                "--out",
-                default=None,
-                help="the store to merge into (default: results/<chapter>)",
+                "--out", default=None, help="the store to merge into (default: results/<chapter>)"
             ),
         ],
     ),
@@ -146,11 +141,7 @@ COMMANDS = {
             _DEVICE,
             _executor("inprocess (default), process or dask"),
             _WORKERS,
-            _arg(
-                "--all",
-                action="store_true",
-                help="list every claim, not only those that moved",
-            ),
+            _arg("--all", action="store_true", help="list every claim, not only those that moved"),
             _json("print the comparison as JSON"),
         ],
     ),
@@ -285,11 +276,7 @@ def _reproduce(args) -> int:
     run |= {"allow_dirty": args.allow_dirty, "only": only, "budget_s": budget_s}
     with _no_empty_folder_left(out):
         paths = reproduce(
-            args.chapter,
-            scale=cfg.scale,
-            device=cfg.device,
-            refresh=args.refresh_unmeasured,
-            **run,
+            args.chapter, scale=cfg.scale, device=cfg.device, refresh=args.refresh_unmeasured, **run
         )
     print(
         f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
@@ -323,13 +310,7 @@ def _verify(args) -> int:
 
 
 def _claims(args) -> int:
-    from lengthgen.claims import (
-        category,
-        check_ledgers,
-        load_all,
-        load_ledger,
-        protocol_label,
-    )
+    from lengthgen.claims import category, check_ledgers, load_all, load_ledger, protocol_label
 
     _results_store()
     if args.check:

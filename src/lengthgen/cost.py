@@ -197,10 +197,7 @@ def _in_study(chapter: str):
 
 
 def ch3_matmul_bound(
-    scale: str = "full",
-    results: str | os.PathLike | None = None,
-    *,
-    stored: dict | None = None,
+    scale: str = "full", results: str | os.PathLike | None = None, *, stored: dict | None = None
 ) -> dict:
     """Chapter 3's trained study at ``scale`` split into its matrix products (counted from the
     protocol, :func:`lengthgen.chapters.ch3.experiments.study_matmul_flops`, at

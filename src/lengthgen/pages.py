@@ -284,10 +284,7 @@ def totals_html(folder: str | Path | None = None) -> str:
     selfc = scorecard(folder, group="self-check")
     ours = scorecard(folder, group="ours")
     cols = [k for k in CATEGORIES]
-    out = [
-        _CSS,
-        '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>',
-    ]
+    out = [_CSS, '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>']
     out += [f"<th>{badge(k)}</th>" for k in cols] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
@@ -641,11 +638,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         f'<a href="{link}{_esc(i)}">[{n + 1}]</a>'
         for n, i in enumerate(head.get("deviation_ids", []))
     )
-    parts = [
-        _CSS,
-        '<div class="lg-results" id="results-box">',
-        _glance(rows, len(items)),
-    ]
+    parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
         parts.append(
             '<table><colgroup><col style="width:55%"><col style="width:15%">'

@@ -56,11 +56,7 @@ def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int
     idx = rng.integers(0, x.shape[0], size=(n_boot, x.shape[0]))
     boots = np.array([stat(x[i]) for i in idx]) if stat is not np.mean else x[idx].mean(axis=1)
     a = (1 - level) / 2
-    return (
-        float(stat(x)),
-        float(np.quantile(boots, a)),
-        float(np.quantile(boots, 1 - a)),
-    )
+    return (float(stat(x)), float(np.quantile(boots, a)), float(np.quantile(boots, 1 - a)))
 
 
 def rankdata(x) -> np.ndarray:
@@ -170,11 +166,7 @@ def loglog_slope(x, y, *, level: float = 0.95):
 
     res = st.linregress(lx, ly)
     t = st.t.ppf(0.5 + level / 2, len(lx) - 2)
-    return (
-        float(res.slope),
-        float(res.slope - t * res.stderr),
-        float(res.slope + t * res.stderr),
-    )
+    return (float(res.slope), float(res.slope - t * res.stderr), float(res.slope + t * res.stderr))
 
 
 def plane_fit(x0, x1, y) -> tuple[float, float, float]:

@@ -399,10 +399,7 @@ def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
             if v is _MISSING or not hasattr(v, "__len__"):
                 bad(where, "is missing")
             if len(v) != want:
-                bad(
-                    where,
-                    f"has {len(v)} entries, but the declared protocol needs {want}",
-                )
+                bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
     return data
 
 
@@ -619,11 +616,7 @@ def load_stored(
     obj = load_cell(folder, name, scale=scale)
     if schema is not None:
         validate(obj["data"]["value"], schema, path)
-    return {
-        "provenance": obj["provenance"],
-        "data": obj["data"]["value"],
-        "path": str(path),
-    }
+    return {"provenance": obj["provenance"], "data": obj["data"]["value"], "path": str(path)}
 
 
 def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = None) -> bool:

@@ -35,14 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
-from lengthgen.store import (
-    _clean,
-    cell_path,
-    load_cell,
-    max_difference,
-    results_dir,
-    stored_state,
-)
+from lengthgen.store import _clean, cell_path, load_cell, max_difference, results_dir, stored_state
 
 VERDICTS = ("same", "within noise", "borderline", "changed")
 
@@ -187,8 +180,7 @@ def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict
                 "cell": name,
                 "trained": bool(new["provenance"].get("trained_on")),
                 "difference": max_difference(
-                    _without_timing(old["data"]["value"]),
-                    _without_timing(new["data"]["value"]),
+                    _without_timing(old["data"]["value"]), _without_timing(new["data"]["value"])
                 ),
             }
         )
@@ -252,18 +244,12 @@ def verify(
         shutil.copytree(stored, overlay / chapter / "cells")
         for name in names:
             shutil.copy2(
-                cell_path(out / "cells", name),
-                cell_path(overlay / chapter / "cells", name),
+                cell_path(out / "cells", name), cell_path(overlay / chapter / "cells", name)
             )
         claim_rows = compare_claims(
             chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows}
         )
-    return {
-        "chapter": chapter,
-        "cells": cell_rows,
-        "claims": claim_rows,
-        "out": str(out),
-    }
+    return {"chapter": chapter, "cells": cell_rows, "claims": claim_rows, "out": str(out)}
 
 
 def _fmt(v) -> str:

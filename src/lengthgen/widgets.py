@@ -124,9 +124,7 @@ class FrameExplorer:
             numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
             if not numeric or k in self._discrete or len(vals) < 2:
                 controls[k] = W.Dropdown(
-                    options=[(str(v), v) for v in vals],
-                    value=v0,
-                    description=self._labels[k],
+                    options=[(str(v), v) for v in vals], value=v0, description=self._labels[k]
                 )
                 continue
             lo, hi = min(vals), max(vals)
@@ -296,12 +294,5 @@ root.querySelectorAll("input,select").forEach(function(el){{el.addEventListener(
  if(o){{o.textContent=values[i][idx[i]];}}show();}});}});
 show();}})();</script></div>"""
     return FrameExplorer(
-        html,
-        frames,
-        grid,
-        draw=draw,
-        dpi=dpi,
-        labels=labels,
-        start=start,
-        discrete=tuple(discrete),
+        html, frames, grid, draw=draw, dpi=dpi, labels=labels, start=start, discrete=tuple(discrete)
     )

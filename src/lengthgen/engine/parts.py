@@ -64,11 +64,7 @@ def save_parts(folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | N
         name = f"part-{whole[:12]}-{i:03d}.bin"
         atomic_write_bytes(folder / name, chunk)
         parts.append(
-            {
-                "name": name,
-                "bytes": len(chunk),
-                "sha256": hashlib.sha256(chunk).hexdigest(),
-            }
+            {"name": name, "bytes": len(chunk), "sha256": hashlib.sha256(chunk).hexdigest()}
         )
     manifest = {
         "format": FORMAT,

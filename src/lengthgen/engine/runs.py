@@ -89,9 +89,7 @@ def config_hash(fn: Callable, kwargs: Mapping) -> str:
     """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments
     (canonical JSON: sorted keys, tuples as lists). Equal hashes mean the same computation."""
     blob = json.dumps(
-        {"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))},
-        sort_keys=True,
-        separators=(",", ":"),
+        {"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))}, sort_keys=True, separators=(",", ":")
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
@@ -375,10 +373,7 @@ def make_executor(
             ) from None
         if scheduler in (None, "local"):
             cluster = LocalCluster(
-                n_workers=workers or 2,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
+                n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None
             )
             client = Client(cluster)
         else:
@@ -640,10 +635,7 @@ def _progress_bar(show, total: int, initial: int, desc: str):
 def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
     """Start cell ``c`` on executor ``ex`` (``None``: run it now, in this process, its outcome
     kept in a finished future like an executor's)."""
-    extras = {
-        "deadline": call["deadline"],
-        "workdir": str(folder.parent / "work" / c.name),
-    }
+    extras = {"deadline": call["deadline"], "workdir": str(folder.parent / "work" / c.name)}
     args = (c.fn, dict(c.kwargs), call["device"], progress, call["threads"], extras)
     if ex is not None:
         return ex.submit(_call, *args)

@@ -1,52 +1,14 @@
 """The ensemble training engine: E independent models trained as one vectorised program.
 
-Seeds and model variants are a batch dimension. Every parameter is stacked along a leading
-member dimension ``E``; one forward and one backward pass per step serve all members, and the
-optimizer (:mod:`lengthgen.engine.optim`) keeps per-member state. Member e's numbers depend only on its
-own initial tensors, its own data generator and its own hyperparameters, so the ensemble equals
-a Python loop over E separate trainings up to floating-point rounding (``tests/test_train.py``
-checks losses and parameters in float64), and re-running a seed on the CPU reproduces it exactly.
-
-A *model* is any object with two methods::
-
-    init(seeds: Sequence[int], dtype, device) -> dict[str, Tensor]   # each tensor [E, ...], E = len(seeds)
-    forward(params: dict[str, Tensor], x) -> Tensor                  # x has leading dim E; returns [E, B, ...]
-
-Models are hand-batched (einsum / bmm over the member dimension). Parameters whose name starts
-with an underscore are per-member constants (not trained, but carried along).
-
-Example (the complete protocol of Zhu & Chiang D.2 on a toy model)::
-
-    import torch
-    from lengthgen.engine.train import (train_ensemble, evaluate_ensemble, OptimConfig, Validation,
-                                 classification_loss, seeded_generators)
-
-    class Linear:                                   # a hand-batched model: one logit per string
-        def init(self, seeds, dtype=torch.float64, device="cpu"):
-            gens = seeded_generators(seeds)
-            w = torch.stack([torch.randn(8, generator=g, dtype=dtype) for g in gens])
-            return {"w": w.to(device), "b": torch.zeros(len(seeds), dtype=dtype, device=device)}
-        def forward(self, params, x):               # x: [E, B, 8] -> logits [E, B]
-            return torch.einsum("ebn,en->eb", x, params["w"]) + params["b"][:, None]
-
-    def sample(step, gens):                         # a fresh batch per update, per member
-        x = torch.stack([torch.randint(0, 2, (256, 8), generator=g) for g in gens]).double()
-        return x, x[..., 0]                         # task First: label = first bit
-
-    model, seeds = Linear(), list(range(2000, 2020))
-    params = model.init(seeds)
-    bank_x = torch.randint(0, 2, (1000, 8), generator=torch.Generator().manual_seed(1)).double()
-    res = train_ensemble(model, params, sample=sample, loss=classification_loss,
-                         optim=OptimConfig("adam", lr=0.03, clip=1.0), steps=3000,
-                         data_seeds=[s + 10_000 for s in seeds],
-                         validation=Validation(every=500, bank=(bank_x, bank_x[:, 0]), patience=3),
-                         progress=False)
-    res.params, res.best_step, res.best_acc, res.stop_step      # selected checkpoint per member
-    acc = evaluate_ensemble(model, res.params, banks={8: (bank_x, bank_x[:, 0])})  # {8: Tensor[E]}
-
-Banks are shared by all members unless ``per_member=True`` (then x has the leading dim E).
-``x`` and ``y`` may be tensors or tuples / dicts of tensors (e.g. inputs plus a padding mask);
-the engine only moves them to the device, expands shared banks and slices them into chunks.
+Every parameter is stacked along a leading member dimension ``E``; one forward and one backward
+pass per step serve all members and the optimizer (:mod:`lengthgen.engine.optim`) keeps
+per-member state. Member e depends only on its own initial tensors, data generator and
+hyperparameters, so the ensemble equals a loop over E trainings up to rounding
+(``tests/test_train.py`` checks it in float64). A *model* has ``init(seeds, dtype, device) ->
+{name: Tensor[E, ...]}`` and a hand-batched ``forward(params, x) -> Tensor[E, B, ...]``; names
+starting with ``_`` are per-member constants. Banks (``x``, ``y``: tensors, or tuples / dicts of
+tensors) are shared by all members unless ``per_member=True``. Book page ``book/engine.md``
+("The ensemble engine") explains it.
 """
 
 from __future__ import annotations
@@ -61,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.config import ConfigError, check_positive_int, get_device
-from lengthgen.engine.ensemble import (  # the model interface; its names are exported here too
+from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable from here too
     _check_model,
     _params_device,
     _tree_leaves,
@@ -72,20 +34,6 @@ from lengthgen.engine.ensemble import (  # the model interface; its names are ex
 )
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
 from lengthgen.engine.runs import note_device
-
-__all__ = [
-    "OptimConfig",
-    "Validation",
-    "TrainResult",
-    "train_ensemble",
-    "evaluate_ensemble",
-    "classification_loss",
-    "classification_metric",
-    "accuracy",
-    "seeded_generators",
-    "members_of",
-    "select_members",
-]
 
 
 # --------------------------------------------------------------------------- losses and metrics
@@ -250,15 +198,7 @@ def _chunk(x, lo: int, hi: int, per_member: bool):
 
 @torch.no_grad()
 def _evaluate(
-    model,
-    params,
-    x,
-    y,
-    metric,
-    E: int,
-    per_member: bool,
-    batch_size: int | None,
-    device,
+    model, params, x, y, metric, E: int, per_member: bool, batch_size: int | None, device
 ):
     """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
     x = _tree_map(lambda t: t.to(device), x)
@@ -352,27 +292,16 @@ def train_ensemble(
     device=None,
     desc: str = "train",
 ) -> TrainResult:
-    """Train the E members of ``params`` for up to ``steps`` updates, as one batched program.
+    """Train the E members of ``params`` (``[E, ...]`` tensors, copied) for up to ``steps``
+    updates as one batched program.
 
-    Parameters
-    ----------
-    model : object with ``forward(params, x) -> out`` batched over the leading member dim.
-    params : dict name → tensor ``[E, ...]`` (from ``model.init``); not modified (copied).
-        Names starting with ``_`` are per-member constants, not trained.
-    sample : ``sample(step, generators) -> (x, y)``, a fresh batch per update with leading dim
-        E (one generator per member, seeded by ``data_seeds``; ``step`` counts from 0). Once
-        members have stopped, only the still-training members' generators are passed; a sample
-        function with a ``members`` keyword also receives their original indices (a long tensor).
-    loss : ``loss(out, y) -> Tensor[E]`` per-member mean loss (default :func:`classification_loss`).
-    optim : an :class:`OptimConfig` (default Adam, lr 1e-3); lr / weight decay may be per member.
-    steps : maximum number of updates (≥ 1).
-    data_seeds : one seed per member for its data generator (``torch.Generator`` on the CPU, so
-        the CPU and CUDA runs see identical batches). Equal seeds give identical streams (paired runs).
-    validation : optional :class:`Validation` for early stopping and checkpoint selection;
-        stopped members leave the batch (:func:`_drop_stopped`); the loop ends with the last.
-    progress : show a tqdm bar (members still training, steps/s, ETA); ``False`` for notebooks.
-    record_every : keep the training loss every this many updates in ``history``.
-    device : ``None`` keeps the device of ``params``; else :func:`lengthgen.config.get_device`.
+    ``sample(step, generators) -> (x, y)`` draws a fresh batch with leading dim E from one CPU
+    generator per member (seeded by ``data_seeds``, so CPU and CUDA see the same batches; once
+    members stopped, only theirs are passed, and a ``members`` keyword receives their original
+    indices). ``loss(out, y) -> Tensor[E]``; ``optim`` defaults to Adam at lr 1e-3 (lr and weight
+    decay may be per member). ``validation`` (:class:`Validation`) selects checkpoints and stops
+    members early; stopped members leave the batch. ``record_every``: keep the training loss every
+    this many updates. ``device``: ``None`` keeps the device of ``params``.
     """
     # every argument by name (first statement: locals() holds only the arguments)
     E, steps, record_every, optim, gens, dev = _check_train_args(**locals())
@@ -444,17 +373,7 @@ def _drop_stopped(members, log, P, names, opt, done: int, dev):
 
 
 def _check_train_args(
-    model,
-    params,
-    sample,
-    loss,
-    optim,
-    steps,
-    data_seeds,
-    validation,
-    record_every,
-    device,
-    **_,
+    model, params, sample, loss, optim, steps, data_seeds, validation, record_every, device, **_
 ):
     """Check the arguments of :func:`train_ensemble` (one-line errors, in this order) and resolve the
     defaults: returns ``(E, steps, record_every, optim, data generators, device)``."""
@@ -495,13 +414,7 @@ def _progress_bar(steps: int, desc: str, progress: bool):
     try:
         from tqdm.auto import tqdm
 
-        return tqdm(
-            total=steps,
-            desc=desc,
-            disable=not progress,
-            leave=False,
-            dynamic_ncols=True,
-        )
+        return tqdm(total=steps, desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
     except ImportError:  # pragma: no cover - tqdm is a dependency
         return None
 
@@ -511,9 +424,7 @@ def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: boo
     still training (``active``: their original indices, passed as ``members=`` when ``sample`` takes it)."""
     kw = {"members": active.clone()} if with_members else {}
     x, y = sample(
-        step,
-        gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()],
-        **kw,
+        step, gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()], **kw
     )
     return _tree_map(lambda t: t.to(dev), x), _tree_map(lambda t: t.to(dev), y)
 
@@ -580,11 +491,7 @@ class _Members:
     """
 
     def __init__(
-        self,
-        P: Mapping[str, torch.Tensor],
-        E: int,
-        steps: int,
-        validation: Validation | None,
+        self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation: Validation | None
     ):
         self.validation, self.steps = validation, steps
         self.active = torch.arange(E)
@@ -619,15 +526,7 @@ class _Members:
             bx = _tree_map(lambda t: t.index_select(0, active.to(t.device)), bx)
             by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), by)
         vals = _evaluate(
-            model,
-            P,
-            bx,
-            by,
-            metric,
-            int(active.numel()),
-            v.per_member,
-            v.batch_size,
-            dev,
+            model, P, bx, by, metric, int(active.numel()), v.per_member, v.batch_size, dev
         )
         if len(vals) != 2:
             raise ValueError("the validation metric must return (accuracy [E], loss [E])")

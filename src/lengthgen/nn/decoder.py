@@ -199,12 +199,7 @@ class Decoder:
                 }
             )
         shapes.update(
-            {
-                "lnf_g": (d,),
-                "lnf_b": (d,),
-                "w_out": (d, self.n_out),
-                "b_out": (self.n_out,),
-            }
+            {"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, self.n_out), "b_out": (self.n_out,)}
         )
         return shapes
 
