@@ -31,6 +31,7 @@ from lengthgen.store import (
     results_dir,
     stored_state,
 )
+from lengthgen.tables import text_table
 
 FIELDS = (
     "chapter",
@@ -456,14 +457,6 @@ def _cells(r: dict) -> list[str]:
     ]
 
 
-def _aligned(head, body: list[list[str]]) -> list[str]:
-    """A plain-text table: columns padded to their widest cell, a dashed rule under the head."""
-    lines = [list(head)] + body
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
-    return out[:1] + ["  ".join("-" * w for w in widths)] + out[1:]
-
-
 def _pipe_table(head, body: list[list[str]], left: int) -> list[str]:
     """A MyST pipe table whose first ``left`` columns are left-aligned, the others right."""
     align = "|" + "|".join([":--"] * left + ["--:"] * (len(head) - left)) + "|"
@@ -549,7 +542,7 @@ def _bound_lines(rows: list[dict]) -> list[str]:
 
 def cost_text(rows: list[dict]) -> str:
     """The table of :func:`cost_table` as aligned plain text (the CLI's output)."""
-    out = _aligned([cli for cli, _ in COLUMNS], [_cells(r) for r in rows]) + [""]
+    out = text_table([cli for cli, _ in COLUMNS], [_cells(r) for r in rows]) + [""]
     if any(r["projection_upper_bound"] for r in rows):
         out.append(
             "≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
@@ -566,7 +559,7 @@ def cost_text(rows: list[dict]) -> str:
             f"{MEASURED['machine']}):",
         ]
         for head, body in tables:
-            out += _aligned(head, body) + [""] if body else []
+            out += text_table(head, body) + [""] if body else []
         out += _bound_lines(rows)
     return "\n".join(out)
 

@@ -165,12 +165,9 @@ class OptimConfig:
 
 # --------------------------------------------------------------------------- building blocks
 def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
-    """Clip member by member, in place: g_e ← g_e · min(1, max_norm / (‖g_e‖ + 1e-6)).
-
-    ``‖g_e‖`` is the Euclidean norm over all of member e's gradient entries (every tensor's
-    slice ``[e]``), exactly the rule of :func:`torch.nn.utils.clip_grad_norm_` for one model.
-    Returns the pre-clipping norms ``[E]``.
-    """
+    """Clip member by member, in place: g_e ← g_e · min(1, max_norm / (‖g_e‖ + 1e-6)), ‖g_e‖ over
+    every tensor's slice ``[e]`` (:func:`torch.nn.utils.clip_grad_norm_`'s rule for one model).
+    Returns the pre-clipping norms ``[E]``."""
     check_finite("max_norm", max_norm, nonnegative=True)
     if not grads:
         raise ValueError("no gradients to clip")
@@ -192,13 +189,9 @@ def zeropower_newton_schulz(
     eps: float = 1e-7,
     dtype: torch.dtype = torch.bfloat16,
 ) -> torch.Tensor:
-    """Approximate orthogonalisation ``U Vᵀ`` of each matrix in a stack ``G = [E, A, B]``.
-
-    The quintic Newton–Schulz iteration of :class:`torch.optim.Muon`, batched over the member
-    dimension: normalise each matrix by its Frobenius norm, then ``steps`` times
-    ``X ← a X + (b XXᵀ + c (XXᵀ)²) X`` (on the transpose when A > B). Computed in ``dtype``
-    (bfloat16 as in PyTorch) and returned in that dtype.
-    """
+    """Approximate orthogonalisation ``U Vᵀ`` of each matrix in ``G = [E, A, B]``, in ``dtype``:
+    :class:`torch.optim.Muon`'s quintic Newton–Schulz iteration batched over members (normalise,
+    then ``steps`` times ``X ← a X + (b XXᵀ + c (XXᵀ)²) X``, on the transpose when A > B)."""
     if G.dim() != 3:
         raise ValueError(f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}")
     check_positive_int("steps", steps)

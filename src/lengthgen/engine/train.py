@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 import torch.nn.functional as F
 
-from lengthgen.config import ConfigError, check_positive_int, get_device
+from lengthgen.config import ConfigError, check_positive_int, check_seeds, get_device
 from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable from here too
     _check_model,
     _params_device,
@@ -33,7 +33,7 @@ from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable
     select_members,
 )
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
-from lengthgen.engine.runs import note_device
+from lengthgen.engine.runs import note_device, progress_bar
 
 
 # --------------------------------------------------------------------------- losses and metrics
@@ -83,16 +83,12 @@ METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
 # --------------------------------------------------------------------------- configuration
 @dataclass(frozen=True)
 class Validation:
-    """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2).
-
-    Every ``every`` updates all still-training members are evaluated on the fixed ``bank`` (x, y)
-    with ``metric(out, y) -> (accuracy [E], loss [E])`` (default: accuracy and cross-entropy).
-    A member stops after ``patience`` consecutive perfect validations (accuracy exactly 1);
-    ``patience=None`` never stops early. The selected checkpoint maximises validation accuracy,
-    ties broken by lower loss, then by the earlier update. With ``at_end=True`` the last update
-    is validated too when ``steps`` is not a multiple of ``every``. ``per_member=False`` means
-    the bank is shared (no member dim); ``batch_size`` chunks the bank to bound memory.
-    """
+    """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2): every
+    ``every`` updates (and after the last with ``at_end``) the training members are evaluated on
+    ``bank`` (x, y; shared unless ``per_member``, chunked by ``batch_size``) with ``metric(out, y)
+    -> (accuracy [E], loss [E])``. A member stops after ``patience`` consecutive perfect
+    validations (``None``: never); the selected checkpoint has the highest accuracy, ties broken by
+    lower loss, then by the earlier update."""
 
     every: int
     bank: Any
@@ -227,13 +223,10 @@ def evaluate_ensemble(
     batch_size: int | None = None,
     device=None,
 ) -> dict:
-    """Evaluate every member on every bank, batched over members: ``{key: Tensor[E]}`` (CPU).
-
-    ``banks`` maps a key (e.g. the test length L) to ``(x, y)``; shared by all members unless
-    ``per_member=True``. ``metric`` is ``"accuracy"`` (default), ``"cross_entropy"`` or a callable
-    ``(out, y) -> Tensor[E]`` that is a mean over examples (chunks are combined by size).
-    ``batch_size`` evaluates the bank in chunks of that many examples to bound memory.
-    """
+    """Every member on every bank of ``banks`` (``{key: (x, y)}``, shared unless ``per_member``),
+    batched over members: ``{key: Tensor[E]}`` on the CPU. ``metric``: ``"accuracy"``,
+    ``"cross_entropy"`` or a callable ``(out, y) -> Tensor[E]`` averaging over examples (chunks of
+    ``batch_size`` are combined by size)."""
     _check_model(model)
     E = members_of(params)
     if isinstance(metric, str):
@@ -312,7 +305,7 @@ def train_ensemble(
     opt = EnsembleOptimizer(optim, P, names)
     members = _Members(P, E, steps, validation)
     log = _LossLog(E, steps, record_every)
-    bar = _progress_bar(steps, desc, progress)
+    bar = progress_bar(progress, steps, 0, desc)
     step = 0
     try:
         for step in range(steps):
@@ -394,29 +387,16 @@ def _check_train_args(
         raise ConfigError(
             f"validation must be a Validation or None, got {type(validation).__name__}"
         )
-    if isinstance(data_seeds, (str, bytes)) or not hasattr(data_seeds, "__len__"):
-        raise ConfigError(
-            f"data_seeds must be a sequence of integers, one per member, got {data_seeds!r}"
-        )
-    if len(data_seeds) != E:
-        raise ConfigError(f"data_seeds has {len(data_seeds)} seeds but params have {E} members")
-    gens = seeded_generators(data_seeds)
+    seeds = check_seeds(data_seeds, "data_seeds")  # the one seeds check
+    if len(seeds) != E:
+        raise ConfigError(f"data_seeds has {len(seeds)} seeds but params have {E} members")
+    gens = seeded_generators(seeds)
     for name, t in params.items():
         if not (t.is_floating_point() or name.startswith("_")):
             raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
     return E, steps, record_every, optim, gens, dev
-
-
-def _progress_bar(steps: int, desc: str, progress: bool):
-    """A tqdm bar over ``steps`` updates (disabled unless ``progress``); ``None`` if tqdm is missing."""
-    try:
-        from tqdm.auto import tqdm
-
-        return tqdm(total=steps, desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None
 
 
 def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: bool, dev):
@@ -450,12 +430,9 @@ def _update_step(
 
 
 class _LossLog:
-    """The training-loss history ``[records, E]`` of one run.
-
-    The loss of every ``record_every``-th update (and of the last) is buffered on the device, so a
-    step does not synchronise; :meth:`flush` moves the buffer to CPU rows in float64, with NaN for
-    members that are no longer training. It must run before the set of training members changes.
-    """
+    """The training-loss history ``[records, E]`` of one run: every ``record_every``-th loss (and
+    the last) is buffered on the device, so a step does not synchronise; :meth:`flush` moves it
+    to float64 CPU rows (NaN for stopped members) before the training members change."""
 
     def __init__(self, E: int, steps: int, record_every: int):
         self.E, self.steps, self.every = E, steps, record_every
@@ -480,15 +457,10 @@ class _LossLog:
 
 
 class _Members:
-    """Per-member bookkeeping of one run: who still trains, checkpoint selection, early stopping.
-
-    ``active`` holds the original indices of the members still in the batch (row i of the
-    training tensors is member ``active[i]``). ``final`` and ``stop_step`` receive a member's
-    parameters and update count when it stops (or at the end); with validation, ``best`` /
-    ``best_step`` / ``best_acc`` / ``best_loss`` hold the selected checkpoint — the highest
-    validation accuracy, ties broken by lower validation loss, then by the earlier update — and
-    ``perfect`` counts consecutive validations with accuracy exactly 1 (Zhu & Chiang D.2).
-    """
+    """Per-member bookkeeping of one run: ``active`` holds the original indices of the members
+    still training (row i of the tensors is member ``active[i]``); ``final`` / ``stop_step`` get a
+    member's parameters and update count when it stops; ``best*`` hold the selected checkpoint
+    (:class:`Validation`) and ``perfect`` counts consecutive perfect validations."""
 
     def __init__(
         self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation: Validation | None

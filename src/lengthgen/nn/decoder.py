@@ -1,36 +1,17 @@
 """A small decoder-only transformer, hand-batched over ensemble members (chapters 3 and 4).
 
-:class:`Decoder` follows the ensemble-model interface of :mod:`lengthgen.engine.train`:
-``init(seeds, dtype, device)`` returns a dict of parameters, each with a leading member dimension
-E (member e initialised from its own ``torch.Generator(seeds[e])``), and ``forward(params, x)``
-maps token ids ``x [E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``.
+:class:`Decoder` is an ensemble model of :mod:`lengthgen.engine.train`: ``forward(params, x)``
+maps token ids ``[E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``. Architecture (Han, Chai &
+Wang 2026, App. C): a learned token embedding, ``n_layers`` pre-LN blocks (causal multi-head
+attention through :func:`lengthgen.nn.attention.attend`, an MLP of width ``mlp_ratio · d_model``
+with a ``gelu``, ``relu`` or ``sine`` activation), a final LN and an untied read-out; one of the
+positional encodings of :mod:`lengthgen.nn.positional`. Initialisation follows PyTorch's module
+defaults (embeddings N(0, 1), linear U(±1/√fan_in), LN gain 1, bias 0).
 
-Architecture (Han, Chai & Wang 2026, App. C; reused by chapter 4)
------------------------------------------------------------------
-* learned token embedding (``vocab`` symbols, default 12), width ``d_model`` (default 64);
-* ``n_layers`` pre-LN blocks ``x ← x + Attn(LN(x))``, ``x ← x + MLP(LN(x))`` and a final LN,
-  then an untied linear read-out to ``vocab`` logits;
-* causal multi-head attention (``n_heads`` heads of width d_model/n_heads, logits scaled by
-  1/√d_head, keys j ≤ i only) computed with :func:`lengthgen.nn.attention.attend`;
-* MLP of width ``mlp_ratio · d_model`` (default 4d) with ``activation`` ∈ {``"gelu"``, ``"relu"``,
-  ``"sine"``} (chapter 4 compares the three);
-* one of five positional encodings from :mod:`lengthgen.nn.positional`: ``nope`` (none),
-  ``sinusoidal`` (additive, Vaswani et al.), ``learned_abs`` (a learned table of ``L0`` rows;
-  positions ≥ L0 share row L0−1), ``rope`` (rotary q/k in every head) and ``alibi`` (fixed
-  geometric head slopes).
-
-Kernels (``kernels``): ``"fused"`` (default) computes each layer norm with
-:func:`torch.nn.functional.layer_norm` and each linear map as one ``baddbmm``; ``"reference"`` is
-the hand-written form (mean, biased variance; einsum, then the bias) that trained the stored
-chapter-3 study, operation for operation. Both compute the same function (float64: ~1e-15,
-``tests/test_speed_paths.py``; stored chapter-3 groups re-run fused keep their accuracies,
-``book/cost.md``). Attention stays explicit: ``scaled_dot_product_attention`` measured slower on
-CPU for these short sequences and narrow heads.
-
-Initialisation mirrors PyTorch's module defaults: embeddings and the learned position table
-N(0, 1), linear weights and biases U(−1/√fan_in, 1/√fan_in), LayerNorm gain 1 and bias 0.
-
-The three depth tiers of chapter 3 are :data:`TIERS`: ``1L1H``, ``2L4H`` and ``4L4H``.
+``kernels="fused"`` (default) uses ``F.layer_norm`` and one ``baddbmm`` per linear map;
+``"reference"`` is the hand-written form that trained the stored chapter-3 study, operation for
+operation. Both compute the same function (``tests/test_speed_paths.py``; ``book/cost.md``).
+Attention stays explicit: ``scaled_dot_product_attention`` was slower on CPU at these sizes.
 """
 
 from __future__ import annotations
@@ -204,16 +185,12 @@ class Decoder:
         return shapes
 
     def matmul_flops(self, batch: int, n: int, *, backward: bool = True) -> int:
-        """Floating-point operations of the matrix products of one member's forward pass over ``batch``
-        sequences of length ``n`` (2 per multiply-add), times 3 with ``backward`` (every product's
-        backward is two products of the same size: the input's and the weight's gradient).
-
-        Per layer and position: the q/k/v, output and two MLP maps, ``2·(3d² + d² + 2·d·mlp)``, and
-        attention's ``q kᵀ`` and ``w v`` over all n keys, ``2·2·n·d`` (the causal mask is applied
-        after a full product); then the read-out, ``2·d·n_out``. Layer norms, activations, softmax,
-        embeddings and the optimizer are not counted (book page "What a reproduction costs":
-        what bounds chapter 3's study). Checked against :class:`torch.utils.flop_counter.FlopCounterMode`
-        (``tests/test_speed_paths.py``)."""
+        """Floating-point operations (2 per multiply-add) of the matrix products of one member's
+        forward pass over ``batch`` sequences of length ``n``, times 3 with ``backward``. Per layer
+        and position ``2·(4d² + 2·d·mlp)`` for the maps and ``2·2·n·d`` for attention over all n
+        keys (masked after a full product), then ``2·d·n_out`` for the read-out; norms, softmax and
+        the optimizer are not counted (book page "What a reproduction costs"). Checked against
+        ``FlopCounterMode`` (``tests/test_speed_paths.py``)."""
         batch, n = check_positive_int("batch", batch), check_positive_int("n", n)
         if not isinstance(backward, bool):
             raise ConfigError(f"backward must be True or False, got {backward!r}")
