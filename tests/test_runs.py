@@ -15,7 +15,6 @@ import torch
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen.engine.runs import Cell, RunError, ScaleConflict, config_hash, run_cells
-from lengthgen import store
 from lengthgen.store import ResultFileError, load_result
 
 
@@ -136,20 +135,6 @@ def test_other_scale_is_never_replaced(tmp_path):
     ):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False)
     assert (tmp_path / "sq1.json").read_text() == text
-    store.write_output(
-        tmp_path / "summary.json",
-        {"x": 1},
-        scale="full",
-        prov=runs.provenance(scale="full", device="cpu"),
-    )
-    with pytest.raises(ScaleConflict, match="holds a full-scale result"):
-        store.write_output(
-            tmp_path / "summary.json",
-            {"x": 2},
-            scale="smoke",
-            prov=runs.provenance(scale="smoke", device="cpu"),
-        )
-    assert load_result(tmp_path / "summary.json")["data"] == {"x": 1}
 
 
 def test_full_scale_needs_a_clean_tree(tmp_path, monkeypatch):

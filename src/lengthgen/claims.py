@@ -540,17 +540,9 @@ def load_all(folder: str | Path | None = None) -> list[dict]:
 
 
 #: record fields fixed by a claim's declaration: a change means the committed ledger is stale
-DECLARED_FIELDS = (
-    "statement",
-    "location",
-    "paper_value",
-    "check",
-    "tolerance",
-    "interval",
-    "protocol",
-    "protocol_note",
-    "group",
-    "cause",
+DECLARED_FIELDS = tuple(
+    "statement location paper_value check tolerance interval protocol protocol_note group "
+    "cause".split()
 )
 
 

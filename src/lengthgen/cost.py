@@ -33,21 +33,9 @@ from lengthgen.store import (
 )
 from lengthgen.tables import text_table
 
-FIELDS = (
-    "chapter",
-    "planned",
-    "stored",
-    "stale",
-    "wall_s",
-    "cpu_s",
-    "cpu_recorded",
-    "cpu_unknown",
-    "migrated",
-    "refreshed",
-    "refresh_max_diff",
-    "loaded",
-    "projection_2core_s",
-    "projection_upper_bound",
+FIELDS = tuple(
+    "chapter planned stored stale wall_s cpu_s cpu_recorded cpu_unknown migrated refreshed "
+    "refresh_max_diff loaded projection_2core_s projection_upper_bound".split()
 )
 
 

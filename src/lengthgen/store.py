@@ -564,20 +564,6 @@ def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
     )
 
 
-def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Path:
-    """Store a chapter's assembled output file (e.g. ``training.json``) at ``scale``; a file of
-    another scale already there is never replaced."""
-    path = Path(path)
-    if path.exists():
-        old = _read(path)["provenance"].get("scale")
-        if old != scale:
-            raise ScaleConflict(
-                f"{path} holds a {old}-scale result; a {scale} run does not replace it "
-                "(write elsewhere with --out)"
-            )
-    return save_result(path, data, {**prov, "scale": scale})
-
-
 def load_stored(
     chapter: str,
     name: str,

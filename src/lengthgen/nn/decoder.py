@@ -87,21 +87,11 @@ def _bcast(p, x):
 
 
 class Decoder:
-    """Pre-LN decoder-only transformer batched over E ensemble members (see the module docstring).
-
-    Parameters
-    ----------
-    encoding : one of :data:`lengthgen.nn.positional.ENCODINGS`
-    n_layers, n_heads : depth and heads per layer (``d_model`` must be divisible by ``n_heads``)
-    d_model : residual width (64 in chapter 3)
-    vocab : number of token ids (12 in chapter 3); also the read-out size unless ``n_out`` is given
-    mlp_ratio : MLP width as a multiple of ``d_model`` (4)
-    activation : ``"gelu"`` (chapter 3), ``"relu"`` or ``"sine"``
-    L0 : size of the learned-absolute position table (positions ≥ L0 are clamped to L0−1)
-    base : frequency base of the sinusoidal and rotary encodings (10⁴)
-    rope_scale : factor on every rotary frequency (1; chapter 3's App. H lowers it)
-    n_out : read-out size (default ``vocab``)
-    kernels : ``"fused"`` (default) or ``"reference"`` (see the module docstring); the same function
+    """Pre-LN decoder-only transformer batched over E members (module docstring): ``n_layers``
+    blocks of ``n_heads`` heads (``d_model`` divisible by them; 64 and ``vocab`` 12 in chapter 3),
+    MLP width ``mlp_ratio · d_model``, a learned-absolute table of ``L0`` rows (later positions
+    clamped to the last), frequency ``base`` and ``rope_scale`` for the sinusoidal and rotary
+    encodings (chapter 3's App. H lowers the scale), a read-out of ``n_out`` (default ``vocab``).
     """
 
     def __init__(
@@ -216,18 +206,7 @@ class Decoder:
                 elif leaf.startswith("ln") or leaf == "lnf_b":
                     t = torch.zeros(shape, dtype=torch.float64)
                 else:  # linear weight or bias: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as nn.Linear
-                    fan_in = {
-                        "wqkv": self.d_model,
-                        "bqkv": self.d_model,
-                        "wo": self.d_model,
-                        "bo": self.d_model,
-                        "w1": self.d_model,
-                        "b1": self.d_model,
-                        "w2": self.mlp,
-                        "b2": self.mlp,
-                        "w_out": self.d_model,
-                        "b_out": self.d_model,
-                    }[leaf]
+                    fan_in = self.mlp if leaf in ("w2", "b2") else self.d_model
                     bound = 1.0 / math.sqrt(fan_in)
                     t = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
                 members[name].append(t)
