@@ -3,21 +3,31 @@ import subprocess
 import sys
 
 import pytest
+from types import SimpleNamespace
 
 from lengthgen import cli
 
 
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "lengthgen", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+@pytest.fixture
+def run(capsys):
+    """``python -m lengthgen ARGS`` in this process: its exit code, stdout and stderr (argparse's
+    exits included); ``test_help_lists_subcommands`` runs the real entry point once."""
+
+    def call(*args):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+    return call
 
 
 def test_help_lists_subcommands():
-    r = run("--help")
+    r = subprocess.run(
+        [sys.executable, "-m", "lengthgen", "--help"], capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0
     for sub in ("reproduce", "claims", "bench"):
         assert sub in r.stdout
@@ -32,7 +42,7 @@ def test_help_lists_subcommands():
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ],
 )
-def test_bad_arguments(args, needle):
+def test_bad_arguments(run, args, needle):
     r = run(*args)
     assert r.returncode == 2
     assert needle in r.stderr
@@ -106,13 +116,13 @@ def test_smoke_default_out_leaves_results_alone(monkeypatch, tmp_path):
         ),
     ],
 )
-def test_bad_out_is_one_line_before_work(tmp_path, setup, needle):
+def test_bad_out_is_one_line_before_work(run, tmp_path, setup, needle):
     r = run("reproduce", "ch0", "--out", setup(tmp_path))
     assert r.returncode == 2 and needle in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_scale_conflict_and_corrupt_store_are_one_line(tmp_path):
+def test_scale_conflict_and_corrupt_store_are_one_line(run, tmp_path):
     assert run("reproduce", "ch0", "--out", str(tmp_path)).returncode == 0
     r = run("reproduce", "ch0", "--out", str(tmp_path), "--scale", "full", "--allow-dirty")
     assert (
@@ -140,7 +150,7 @@ def test_scale_conflict_and_corrupt_store_are_one_line(tmp_path):
         (["--only", "nosuchcell"], "matches no cell of ch0"),
     ],
 )
-def test_bad_run_options(tmp_path, args, needle):
+def test_bad_run_options(run, tmp_path, args, needle):
     r = run("reproduce", "ch0", "--out", str(tmp_path), *args)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
 

@@ -1,21 +1,18 @@
 """``python -m lengthgen bench``: the ensemble engine against a plain PyTorch loop, one row per case.
 
-:func:`run_chapter_benchmark` times a toy case (``toy``, the attention classifier below) and each
-chapter's real training step (``ch1_encoder``, ``ch2_single_layer``, ``ch3_decoder``,
-``ch4_mlp_muon``): the same model, optimiser settings, dtype and batches, trained for a few updates
-(a) as one ensemble through :func:`train_ensemble` and (b) as a loop over the members, each its own
-leaf tensors and its own ``torch.optim`` optimiser with the fastest per-member settings this torch
-offers (``fused`` Adam / AdamW, ``torch.optim.Muon``). Both sides see the same batches (drawn once,
-before timing), so their final losses agree up to rounding (``max_abs_loss_diff``). Throughput is
-in member-updates per CPU second of this process (one torch thread); the top-level ``ratio`` is the
-median of the rows'. It sits above the engine because it builds the chapters' models. No test
-asserts a speed. Measurements and what they show: ``book/engine.md`` ("Benchmark").
+:func:`run_chapter_benchmark` trains a toy case (the attention classifier below) and each
+chapter's real training step for a few updates, (a) as one ensemble (:func:`train_ensemble`) and
+(b) as a loop over the members, each with its own leaf tensors and the fastest per-member
+``torch.optim`` optimiser this torch offers. Both sides see the same batches, drawn before
+timing, so their final losses agree up to rounding. Throughput is member-updates per CPU second
+(one torch thread); no test asserts a speed. Book page ``book/engine.md`` ("Benchmark").
 """
 
 from __future__ import annotations
 
 import math
 import resource
+import statistics
 import sys
 import time
 
@@ -23,6 +20,7 @@ import torch
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.engine.ensemble import _tree_map
+from lengthgen.tables import text_table
 from lengthgen.engine.train import (
     OptimConfig,
     classification_loss,
@@ -102,13 +100,11 @@ def _classify(p, bits, mask, scale, factored: bool):
 class AttentionClassifier:
     """Hand-batched single-layer, single-query attention classifier over bit strings.
 
-    Per member: token embeddings E0, E1 and position embeddings P_j (width d), a learned query
-    vector q0 with maps Wq, Wk, Wv, then a width-h ReLU layer and 2 logits. With kq = Wkᵀ Wq q0
-    the score of position j is s_j = log(n) · (E_{w_j} + P_j) · kq, the pooled value is
-    Wv Σ_j α_j (E_{w_j} + P_j) with α = softmax(s) over the first n positions.
-    ``x = (bits [E, B, n], mask [E, n], scale [E])``; returns logits [E, B, 2].
-    ``formulation="softmax"`` materialises the [E, B, n] scores; ``"factored"`` (default)
-    computes the same function with one batched matrix product (see :func:`_pool_factored`).
+    Per member: token embeddings E0, E1, position embeddings P_j, a query q0 with maps Wq, Wk, Wv,
+    a width-h ReLU layer and 2 logits. With kq = Wkᵀ Wq q0, position j scores
+    log(n) · (E_{w_j} + P_j) · kq and the pooled value is Wv Σ_j α_j (E_{w_j} + P_j).
+    ``x = (bits [E, B, n], mask [E, n], scale [E])``. ``formulation="softmax"`` forms the
+    [E, B, n] scores; ``"factored"`` the same function in one matrix product (:func:`_pool_factored`).
     """
 
     def __init__(
@@ -213,36 +209,31 @@ def _timed(fn, *args):
 
 
 # =========================================================================== the rows
-def _fused_ok(dtype) -> bool:
-    """Whether ``torch.optim.Adam(fused=True)`` runs on CPU tensors of ``dtype`` in this torch."""
+def _adam_loop_opt(
+    kind: str, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, dtype=torch.float32
+):
+    """``(make(named_params) -> optimizer, label)``: the loop's per-member Adam / AdamW, fused
+    where this torch runs ``fused=True`` on CPU tensors of ``dtype``, else foreach."""
     try:
         p = torch.zeros(2, dtype=dtype, requires_grad=True)
         p.grad = torch.ones(2, dtype=dtype)
         torch.optim.Adam([p], lr=1e-3, fused=True).step()
-        return True
+        kernel = "fused"
     except (RuntimeError, TypeError, ValueError):
-        return False
-
-
-def _adam_loop_opt(
-    kind: str, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, dtype=torch.float32
-):
-    """Factory ``named_params -> (optimizer, label)`` of the loop's per-member Adam / AdamW."""
-    fused = _fused_ok(dtype)
+        kernel = "foreach"
     cls = torch.optim.AdamW if kind == "adamw" else torch.optim.Adam
 
     def make(named):
-        opt = cls(
+        return cls(
             [p for _, p in named],
             lr=lr,
             betas=betas,
             eps=eps,
             weight_decay=weight_decay,
-            **({"fused": True} if fused else {"foreach": True}),
+            **{kernel: True},
         )
-        return opt
 
-    return make, f"torch.optim.{cls.__name__}({'fused' if fused else 'foreach'})"
+    return make, f"torch.optim.{cls.__name__}({kernel})"
 
 
 def _loop(params, member_model, batches, loss, loop_opt, clip, members, n):
@@ -280,16 +271,11 @@ def _pair(
     optim: OptimConfig,
     loop: tuple,
     *,
-    warmup: int = 1,
     extra: dict | None = None,
 ) -> dict:
-    """Time one chapter's training step as an ensemble and as a per-member loop; one row.
-
-    ``model`` is the E-member model, ``member_model(e)`` the same model for member e alone (its
-    forward takes 1-member parameters), ``batches`` a list of ``(x, y)`` with leading dim E (one per
-    update), ``loss(out, y) -> [E]`` the chapter's per-member loss, ``optim`` the chapter's
-    :class:`OptimConfig` (the ensemble side), ``loop = (make(named_params), label)`` the loop's
-    optimiser; it clips gradients as ``optim.clip`` says."""
+    """One row: the chapter's training step timed as the ensemble ``model`` (with ``optim``) and
+    as a loop over ``member_model(e)`` (one member's model) with ``loop = (make, label)``, both on
+    ``batches`` (one ``(x, y)`` per update, leading dim E) and clipping as ``optim.clip`` says."""
     loop_opt, loop_label = loop
     clip = optim.clip
     if clip is not None:
@@ -314,8 +300,8 @@ def _pair(
         return _loop(params, member_model, batches, loss, loop_opt, clip, members, n)
 
     # untimed warm-up of both sides (lazy imports, kernel selection, first-call allocations)
-    ens(params, warmup)
-    per_member([0], warmup)
+    ens(params, 1)
+    per_member([0], 1)
     res, t_ens, c_ens = _timed(ens, params, steps)
     loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
     ens_loss = res.history["loss"][-1]
@@ -419,11 +405,7 @@ def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index
     from lengthgen.chapters.ch2.single_layer import SingleLayer
 
     members = [(v, N, s) for v in ("pos", "norm") for N in Ns for s in p2.SEEDS[:seeds]]
-    vs, Nm, sm = (
-        [m[0] for m in members],
-        [m[1] for m in members],
-        [m[2] for m in members],
-    )
+    vs, Nm, sm = ([m[0] for m in members], [m[1] for m in members], [m[2] for m in members])
     ids: dict = {}
     streams = [ids.setdefault((N, s), len(ids)) for (_, N, s) in members]
     model = SingleLayer("pos", p2.H, max_lengths=Nm, variants=vs)
@@ -451,10 +433,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
     the chapter's sampler (batch 64, n ~ U{10 … 20}), masked cross-entropy, AdamW (lr 3e-4, wd 0.01),
     float32."""
     from lengthgen.chapters.ch3 import paper as p3
-    from lengthgen.chapters.ch3.experiments import (
-        make_sampler as ch3_sampler,
-        masked_ce,
-    )
+    from lengthgen.chapters.ch3.experiments import make_sampler as ch3_sampler, masked_ce
     from lengthgen.nn.decoder import Decoder
 
     P = p3.PROTOCOL["full"]["study"]
@@ -479,16 +458,12 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
 
 
 def _muon_loop_opt(cfg, lr: float, wd: float):
-    """The loop's per-member Muon for chapter 4 (weight decay on V only) and its label:
-    ``torch.optim.Muon`` (torch ≥ 2.9; pyproject asks for 2.11)."""
+    """The loop's per-member ``torch.optim.Muon`` for chapter 4 (weight decay on V only)."""
 
     def make(named):
         d = dict(named)
         return torch.optim.Muon(
-            [
-                {"params": [d["W"]], "weight_decay": 0.0},
-                {"params": [d["V"]], "weight_decay": wd},
-            ],
+            [{"params": [d["W"]], "weight_decay": 0.0}, {"params": [d["V"]], "weight_decay": wd}],
             lr=lr,
             momentum=cfg.muon_momentum,
             nesterov=cfg.muon_nesterov,
@@ -510,15 +485,10 @@ def _row_ch4(
     batch: int = 1024,
     lr: float = 1e-3,
     wd: float = 0.1,
-    ns_dtype: str | None = None,
 ) -> dict:
     """Chapter 4's MLP ``V sin(W x)`` trained with Muon (:func:`training.b1_optimizer`: decay on V,
-    Newton–Schulz in the chapter's dtype) on per-member training sets (:class:`EpochSampler`, batch
-    1024), float32; the loop uses ``torch.optim.Muon`` (its Newton–Schulz runs in bfloat16) when this
-    torch has it, otherwise the engine's Muon one member at a time. ``ns_dtype`` overrides the
-    ensemble's Newton–Schulz dtype (``"bfloat16"`` matches ``torch.optim.Muon``)."""
-    import dataclasses
-
+    Newton–Schulz in the chapter's dtype) on per-member training sets (batch 1024), float32; the
+    loop uses ``torch.optim.Muon`` (its Newton–Schulz runs in bfloat16)."""
     from lengthgen.chapters.ch4 import paper as p4
     from lengthgen.chapters.ch4.data import train_set
     from lengthgen.chapters.ch4.model import ModularMLP
@@ -532,8 +502,6 @@ def _row_ch4(
     gens = seeded_generators(seeds)
     batches = [sampler(step, gens) for step in range(steps)]
     cfg = b1_optimizer("muon", lr, wd, "sine", False)
-    if ns_dtype is not None:
-        cfg = dataclasses.replace(cfg, ns_dtype=ns_dtype)
     loop = _muon_loop_opt(cfg, lr, wd)
     return _pair(
         "ch4_mlp_muon",
@@ -565,14 +533,7 @@ SIZES = {
         "ch1_encoder": {"steps": 3, "runs": 2},
         "ch2_single_layer": {"steps": 3, "seeds": 1, "Ns": (5, 9)},
         "ch3_decoder": {"steps": 2, "tier": "1L1H"},
-        "ch4_mlp_muon": {
-            "steps": 3,
-            "members": 2,
-            "p": 7,
-            "width": 16,
-            "n": 200,
-            "batch": 64,
-        },
+        "ch4_mlp_muon": {"steps": 3, "members": 2, "p": 7, "width": 16, "n": 200, "batch": 64},
     },
 }
 _ROWS = {
@@ -592,13 +553,9 @@ def run_chapter_benchmark(
     overrides: dict | None = None,
     steps: int | None = None,
 ) -> dict:
-    """The per-chapter benchmark (``python -m lengthgen bench``): one row per entry of ``rows``
-    (names of :data:`CHAPTER_ROWS`) at ``size`` (``full`` or ``tiny``, :data:`SIZES`; ``overrides``
-    maps a row name to keyword arguments replacing those of the size; ``steps`` sets every row's
-    number of timed updates). Returns ``{"rows": [...], "ratio": median row ratio, "threads",
-    "torch", "measure", ...}``; a row has ``name``, ``members``, ``ensemble_updates_per_s``,
-    ``loop_updates_per_s``, ``ratio``, ``max_abs_loss_diff``, steps, dtype, the loop's optimiser,
-    CPU and wall seconds."""
+    """``python -m lengthgen bench``: one row (:func:`_pair`) per name of ``rows`` at ``size``
+    (:data:`SIZES`; ``overrides`` maps a row to keyword arguments replacing the size's, ``steps``
+    sets every row's timed updates), and the median of the rows' ``ratio``."""
     check_choice("size", size, tuple(SIZES))
     threads = check_positive_int("threads", threads)
     if steps is not None:
@@ -623,11 +580,8 @@ def run_chapter_benchmark(
             out.append(_ROWS[r](**kw))
     finally:
         torch.set_num_threads(old)
-    ratios = sorted(r["ratio"] for r in out)
-    mid = len(ratios) // 2
-    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
     return {
-        "ratio": round(median, 2),
+        "ratio": round(statistics.median(r["ratio"] for r in out), 2),
         "rows": out,
         "threads": threads,
         "size": size,
@@ -640,37 +594,16 @@ def run_chapter_benchmark(
 
 
 def bench_text(res: dict) -> str:
-    """The per-chapter benchmark as an aligned plain-text table (the CLI's output without ``--json``)."""
-    head = (
-        "row",
-        "members",
-        "steps",
-        "dtype",
-        "ensemble upd/s",
-        "loop upd/s",
-        "ratio",
-        "max |loss diff|",
-        "loop optimiser",
-    )
-    lines = [head] + [
-        (
-            r["name"],
-            str(r["members"]),
-            str(r["steps"]),
-            r["dtype"],
-            f"{r['ensemble_updates_per_s']:.1f}",
-            f"{r['loop_updates_per_s']:.1f}",
-            f"{r['ratio']:.2f}",
-            f"{r['max_abs_loss_diff']:.1e}",
-            r["loop_optimizer"],
-        )
+    """The benchmark as an aligned plain-text table (the CLI's output without ``--json``)."""
+    head = ("row", "members", "steps", "dtype", "ensemble upd/s", "loop upd/s", "ratio")
+    body = [
+        (r["name"], str(r["members"]), str(r["steps"]), r["dtype"])
+        + (f"{r['ensemble_updates_per_s']:.1f}", f"{r['loop_updates_per_s']:.1f}")
+        + (f"{r['ratio']:.2f}", f"{r['max_abs_loss_diff']:.1e}", r["loop_optimizer"])
         for r in res["rows"]
     ]
-    w = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = ["  ".join(c.ljust(x) for c, x in zip(line, w)).rstrip() for line in lines]
-    out.insert(1, "  ".join("-" * x for x in w))
-    out.append(
+    tail = (
         f"median ratio {res['ratio']:.2f}; {res['measure']}; torch {res['torch']}; "
         f"{res['total_wall_s']} s wall, {res['total_cpu_s']} CPU s in all"
     )
-    return "\n".join(out)
+    return "\n".join(text_table(head + ("max |loss diff|", "loop optimiser"), body) + [tail])

@@ -1,43 +1,32 @@
 """The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
 comparison chosen before our value was seen.
 
-Each chapter declares its claims once, in ``lengthgen.chapters.chN.claims`` (beside ``paper.py``, the
-paper's numbers): a list of :class:`Claim` records (and :class:`Unchecked` records for what the book
-does not attempt). The notebook shows a claim next to its derivation (:meth:`Ledger.show` for claims
-computed from stored full-scale results, :meth:`Ledger.record` for claims measured live while the
-page executes) and writes the chapter's ledger ``results/claims/chN.json`` with :meth:`Ledger.save`.
-``python -m lengthgen claims --check`` re-evaluates every stored-result claim from ``results/``
-without any notebook and compares it with the committed ledger (:func:`check_ledgers`).
+Each chapter declares its claims once, in ``lengthgen.chapters.chN.claims``: :class:`Claim` records
+(and :class:`Unchecked` ones for what the book does not attempt). Its notebook shows each claim next
+to its derivation (:meth:`Ledger.show` for claims computed from stored full-scale results,
+:meth:`Ledger.record` for claims measured live) and writes ``results/claims/chN.json``
+(:meth:`Ledger.save`); ``python -m lengthgen claims --check`` re-evaluates the stored-result claims
+without any notebook (:func:`check_ledgers`).
 
-Checks (``Claim.check``), each justified in one line (``Claim.why``)
----------------------------------------------------------------------
+How each comparison is chosen (``Claim.check``, justified in one line in ``Claim.why``):
+
 ``value``      ``|ours − paper| ≤ tolerance`` (element-wise for lists); the tolerance is the paper's
                own standard error or interval half-width where it reports one, else stated a priori
 ``interval``   ours lies in ``interval = (lo, hi)``: the paper's own interval, or a stated band
 ``equal``      ours equals the paper's value exactly (counts, sets, exact constructions)
-``direction``  only the sign or order agrees (``holds(ours)``); shown and counted as "direction",
-               never as a numeric reproduction
+``direction``  only the sign or order agrees (``holds(ours)``); counted as "direction", never as a
+               numeric reproduction
 ``predicate``  a precise property computed from data (``holds(ours)``), e.g. "every one of 20 runs
                is perfect"; the statement says what exactly
 
-Statuses
---------
-``reproduced``        the check holds (for a ``direction`` check: the direction holds)
-``deviates``          it does not, and the chapter declared the deviation beforehand with a cause
-                      from its list of causes and an explanation we wrote
-``not-reproducible``  the paper's claim cannot be checked here (:class:`Unchecked`, reason given)
-``not-attempted``     the book does not try to reproduce it (:class:`Unchecked`, reason given)
-
-A failing check without a declared deviation raises :class:`ClaimFailed` (a notebook, nbval and CI
-fail). A declared deviation whose check holds is recorded as reproduced and flagged
-(``declared_deviation_holds``), so the next ``claims --check`` reports it. A reduced protocol
-(``protocol=reduced("…")``) or a modified one (``protocol=modified("…")``: a model or setting that
-differs from the paper's) stays visible whatever the outcome. Our own checks of the code (closed
-forms, brute force) are ``group="self-check"`` and are not counted as reproduced paper claims.
-
-This module is the ledger core: it imports no chapter statically (a chapter's claims module is
-loaded by name, :func:`chapter_claims`), no cost and no page code. The claims tables, the
-scorecard page and the results boxes are drawn by :mod:`lengthgen.pages`.
+Statuses: ``reproduced`` (the check holds); ``deviates`` (it does not, and the chapter declared the
+deviation beforehand with a cause from its list and our explanation); ``not-reproducible`` and
+``not-attempted`` (:class:`Unchecked`, reason given). A failing check without a declared deviation
+raises :class:`ClaimFailed`; a declared deviation whose check holds is flagged
+(``declared_deviation_holds``) for ``claims --check``. A reduced or modified protocol stays visible
+whatever the outcome; self-checks of our code (``group="self-check"``) are not counted as paper
+claims. This ledger core imports no chapter statically (:func:`chapter_claims` loads one by name),
+no cost and no page code (:mod:`lengthgen.pages` draws the tables).
 """
 
 from __future__ import annotations
@@ -76,13 +65,7 @@ PROTOCOL_KINDS = ("paper", "reduced", "modified")
 #: a chapter's pages: its chapter page and its details page (protocol minutiae, secondary studies)
 PAGES = ("main", "details")
 #: the categories the scorecard counts: a direction check that holds is its own category
-CATEGORIES = (
-    "reproduced",
-    "direction",
-    "deviates",
-    "not-reproducible",
-    "not-attempted",
-)
+CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
 
 
 #: the cause recorded for a prediction of ours (group ``ours``) whose check fails: a failed
@@ -136,16 +119,12 @@ class Deviation:
 class Claim:
     """One checked claim of a chapter's paper (or one of our self-checks).
 
-    ``measure(results) -> ours`` computes our value from stored full-scale results
-    (``source="stored"``; ``results`` is a :class:`StoredResults`); a ``source="live"`` claim gets its
-    value from the executing notebook (:meth:`Ledger.record`). ``holds(ours) -> bool`` decides
-    ``direction`` and ``predicate`` checks. ``digits`` significant digits of ours go to the ledger.
-
-    ``residue`` is the size below which a float of ours is only rounding (it differs between CPUs,
-    BLAS builds and thread counts): such floats are written to the ledger as the bound ``"≤ residue"``
-    rather than their raw value, so the committed ledger is the same on every machine. A ``value``
-    check of a paper value of zero with a tolerance at rounding scale (a residue check) takes its
-    tolerance as ``residue`` by default (:func:`residue_of`).
+    ``measure(results) -> ours`` computes ours from stored full-scale results (``source="stored"``,
+    a :class:`StoredResults`); a ``live`` claim gets it from the notebook (:meth:`Ledger.record`).
+    ``holds(ours) -> bool`` decides ``direction`` and ``predicate`` checks; ``digits`` significant
+    digits of ours go to the ledger. Floats of ours below ``residue`` are only rounding (they differ
+    between machines) and are written as the bound ``"≤ residue"``, so the committed ledger is the
+    same everywhere; a residue check's tolerance defaults to it (:func:`residue_of`).
     """
 
     id: str
@@ -291,40 +270,29 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
         "declared_deviation_holds": False,
     }
     if claim.deviation is not None:
-        rec["cause"], rec["explanation"] = (
-            claim.deviation.cause,
-            claim.deviation.explanation,
-        )
+        rec["cause"], rec["explanation"] = (claim.deviation.cause, claim.deviation.explanation)
         rec["declared_deviation_holds"] = ok
     elif not ok:  # a prediction of ours that failed: a result, reported as such
         rec["cause"] = PREDICTION_FAILED
     return rec
 
 
+#: the fields of a ledger record, in the order :func:`evaluate` writes them
+RECORD_FIELDS = tuple(
+    "id chapter group location statement paper_value paper_uncertainty our_value check tolerance "
+    "interval why source scale protocol protocol_note status holds cause explanation "
+    "declared_deviation_holds".split()
+)
+
+
 def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
-    return {
-        "id": u.id,
-        "chapter": chapter,
-        "group": u.group,
-        "location": u.location,
-        "statement": u.statement,
-        "paper_value": _clean(u.paper_value),
-        "paper_uncertainty": None,
-        "our_value": None,
-        "check": None,
-        "tolerance": None,
-        "interval": None,
-        "why": None,
-        "source": None,
-        "scale": None,
-        "protocol": None,
-        "protocol_note": "",
-        "status": u.status,
-        "holds": None,
-        "cause": None,
-        "explanation": u.reason,
-        "declared_deviation_holds": False,
-    }
+    """The ledger record of an :class:`Unchecked` claim: no value, check or protocol; its reason
+    is the explanation."""
+    rec = dict.fromkeys(RECORD_FIELDS)
+    rec.update(id=u.id, chapter=chapter, group=u.group, location=u.location)
+    rec.update(statement=u.statement, paper_value=_clean(u.paper_value), protocol_note="")
+    rec.update(status=u.status, explanation=u.reason, declared_deviation_holds=False)
+    return rec
 
 
 def category(rec: dict) -> str:
@@ -526,10 +494,6 @@ class Ledger:
         digits = {c.id: getattr(c, "digits", 4) for c in self._mine()}
         return atomic_write_json(path, keep_within_rounding(recs, path, digits))
 
-    def table(self):
-        """This page's claims as the book's claims table (HTML in a notebook)."""
-        return ClaimRows(self.records())
-
     def unshown(self) -> list[str]:
         """This page's declared claims not displayed yet (by :meth:`show`, :meth:`record` or
         :meth:`claims`): a page shows each of its claims once."""
@@ -576,17 +540,9 @@ def load_all(folder: str | Path | None = None) -> list[dict]:
 
 
 #: record fields fixed by a claim's declaration: a change means the committed ledger is stale
-DECLARED_FIELDS = (
-    "statement",
-    "location",
-    "paper_value",
-    "check",
-    "tolerance",
-    "interval",
-    "protocol",
-    "protocol_note",
-    "group",
-    "cause",
+DECLARED_FIELDS = tuple(
+    "statement location paper_value check tolerance interval protocol protocol_note group "
+    "cause".split()
 )
 
 
@@ -722,8 +678,4 @@ def counts_line(rows: list[dict], group: str = "paper") -> str:
 
 #: how a prediction of ours reads (chapter 5): it held or failed (a direction check: only the
 #: sign or order was predicted); the scorecard's legend pairs these with the papers' words
-OURS_WORDS = {
-    "reproduced": "held",
-    "direction": "held in direction",
-    "deviates": "failed",
-}
+OURS_WORDS = {"reproduced": "held", "direction": "held in direction", "deviates": "failed"}

@@ -26,25 +26,16 @@ def _arg(*flags, **kw):
 
 
 _CHAPTER = _arg("chapter", choices=CHAPTERS, help="which chapter")
-_CHAPTER_OPT = _arg("--chapter", choices=CHAPTERS, default=None, help="only this chapter")
+_CHAPTER_OPT = _arg("--chapter", choices=CHAPTERS, help="only this chapter")
 _DEVICE = _arg(
-    "--device",
-    choices=DEVICES,
-    default=None,
-    help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda",
+    "--device", choices=DEVICES, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda"
 )
-_WORKERS = _arg(
-    "--workers",
-    type=int,
-    default=None,
-    help="worker processes for process/dask-local (default 2)",
-)
+_WORKERS = _arg("--workers", type=int, help="worker processes for process/dask-local (default 2)")
 
 
 def _only(verb: str, default: str = ""):
     return _arg(
         "--only",
-        default=None,
         metavar="PATTERN[,PATTERN…]",
         help=f"{verb} only the cells whose names match these shell patterns{default}",
     )
@@ -67,14 +58,12 @@ COMMANDS = {
             _arg(
                 "--scale",
                 choices=RUN_SCALES,
-                default=None,
                 help="smoke (default, or $LENGTHGEN_SCALE), full, or paper (the paper's own "
                 "protocol, chapter 4 only; needs a GPU)",
             ),
             _DEVICE,
             _arg(
                 "--out",
-                default=None,
                 help="output folder (default: results/<chapter> at full scale, "
                 "_build/smoke-results/<chapter> at smoke)",
             ),
@@ -83,7 +72,6 @@ COMMANDS = {
             _WORKERS,
             _arg(
                 "--scheduler",
-                default=None,
                 metavar="ADDRESS|local",
                 help="with --executor dask: a scheduler address (tcp://host:8786) or 'local' "
                 "(default)",
@@ -91,7 +79,6 @@ COMMANDS = {
             _arg(
                 "--budget-minutes",
                 type=float,
-                default=None,
                 help="start no new cell after this many minutes, and stop a cell that can stop "
                 "early (it stores what it did as a partial result; re-run to resume)",
             ),
@@ -124,11 +111,7 @@ COMMANDS = {
                 default="full",
                 help="the scale of the cells (default full)",
             ),
-            _arg(
-                "--out",
-                default=None,
-                help="the store to merge into (default: results/<chapter>)",
-            ),
+            _arg("--out", help="the store to merge into (default: results/<chapter>)"),
         ],
     ),
     "verify": (
@@ -139,18 +122,13 @@ COMMANDS = {
             _only("re-run", " (default: every cell)"),
             _arg(
                 "--out",
-                default=None,
                 help="where the re-runs go (default results/_scratch/verify/<chapter>; cells "
                 "already there are not re-run); never the store",
             ),
             _DEVICE,
             _executor("inprocess (default), process or dask"),
             _WORKERS,
-            _arg(
-                "--all",
-                action="store_true",
-                help="list every claim, not only those that moved",
-            ),
+            _arg("--all", action="store_true", help="list every claim, not only those that moved"),
             _json("print the comparison as JSON"),
         ],
     ),
@@ -175,7 +153,7 @@ COMMANDS = {
         "ensemble engine vs Python loop benchmark",
         [
             _json("print the figures as one JSON object"),
-            _arg("--steps", type=int, default=None, help="training steps per member"),
+            _arg("--steps", type=int, help="training steps per member"),
         ],
     ),
 }
@@ -285,11 +263,7 @@ def _reproduce(args) -> int:
     run |= {"allow_dirty": args.allow_dirty, "only": only, "budget_s": budget_s}
     with _no_empty_folder_left(out):
         paths = reproduce(
-            args.chapter,
-            scale=cfg.scale,
-            device=cfg.device,
-            refresh=args.refresh_unmeasured,
-            **run,
+            args.chapter, scale=cfg.scale, device=cfg.device, refresh=args.refresh_unmeasured, **run
         )
     print(
         f"{args.chapter}: {cfg.scale} scale on {cfg.device} in {time.perf_counter() - t0:.1f} s; "
@@ -323,13 +297,7 @@ def _verify(args) -> int:
 
 
 def _claims(args) -> int:
-    from lengthgen.claims import (
-        category,
-        check_ledgers,
-        load_all,
-        load_ledger,
-        protocol_label,
-    )
+    from lengthgen.claims import category, check_ledgers, load_all, load_ledger, protocol_label
 
     _results_store()
     if args.check:

@@ -75,36 +75,34 @@ def check_finite(name: str, value, *, nonnegative: bool = False) -> float:
 
 
 # --------------------------------------------------------------------------- knobs
+def _env(name: str, default: str) -> str:
+    """``$name``, or ``default`` where it is unset or blank."""
+    return os.environ.get(name, default).strip() or default
+
+
 def get_scale(value: str | None = None) -> str:
     """The run scale: ``value`` if given, else ``$LENGTHGEN_SCALE``, else ``smoke``."""
-    if value is None:
-        value = os.environ.get("LENGTHGEN_SCALE", "smoke").strip() or "smoke"
+    value = _env("LENGTHGEN_SCALE", "smoke") if value is None else value
     return check_choice("scale (LENGTHGEN_SCALE)", value, SCALES)
 
 
 def get_run_scale(value: str | None = None) -> str:
-    """The scale of a reproduction: one of :data:`RUN_SCALES` (``value``, else ``$LENGTHGEN_SCALE``,
-    else ``smoke``). Only ``reproduce`` accepts ``paper``; notebooks use :func:`get_scale`."""
-    if value is None:
-        value = os.environ.get("LENGTHGEN_SCALE", "smoke").strip() or "smoke"
-    return check_choice("scale", value, RUN_SCALES)
+    """The scale of a reproduction, as :func:`get_scale` but also ``paper`` (``reproduce`` only)."""
+    return check_choice(
+        "scale", _env("LENGTHGEN_SCALE", "smoke") if value is None else value, RUN_SCALES
+    )
 
 
 def get_device(value: str | None = None):
-    """The torch device: ``value`` if given (a name or a ``torch.device``), else ``$LENGTHGEN_DEVICE``,
-    else ``auto``.
-
-    ``auto`` picks CUDA when available and the CPU otherwise; asking for ``cuda`` on a machine
-    without CUDA is an error rather than a silent fallback.
-    """
+    """The torch device: ``value`` (a name or a ``torch.device``), else ``$LENGTHGEN_DEVICE``, else
+    ``auto`` (CUDA when available); ``cuda`` without CUDA is an error, not a silent fallback."""
     import torch
 
     if isinstance(value, torch.device):  # an explicit device (e.g. cuda:1, or meta in tests)
         if value.type == "cuda" and not torch.cuda.is_available():
             raise ConfigError(f"device {str(value)!r} was requested but torch sees no CUDA device")
         return value
-    if value is None:
-        value = os.environ.get("LENGTHGEN_DEVICE", "auto").strip() or "auto"
+    value = _env("LENGTHGEN_DEVICE", "auto") if value is None else value
     check_choice("device (LENGTHGEN_DEVICE)", value, DEVICES)
     if value == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -155,12 +153,9 @@ def setup(
     threads: int | None = None,
     run: bool = False,
 ) -> RunConfig:
-    """Configure a session: validate knobs, set CPU threads (default 1), seed everything.
-
-    Every chapter's first code cell calls this. ``threads`` defaults to ``$LENGTHGEN_THREADS``
-    or 1: on the 2-core CI machine two intra-op threads per process thrash. ``run=True`` (the
-    ``reproduce`` command) also accepts the reproduction-only scale ``paper``.
-    """
+    """Configure a session (every chapter's first code cell): check the knobs, set CPU threads
+    (``$LENGTHGEN_THREADS``, default 1: two per process thrash on the 2-core CI machine), seed
+    everything. ``run=True`` (``reproduce``) also accepts the scale ``paper``."""
     import torch
 
     scale = get_run_scale(scale) if run else get_scale(scale)

@@ -1,39 +1,24 @@
 """What a reproduction costs: the compute recorded in the stored full-scale cells, per chapter.
 
-For every chapter, :func:`cost_table` compares the chapter's full-scale plan
-(``chapter_module(ch).cells("full")``) with the cells stored under ``results/<chapter>/cells/`` and
-sums what their provenance blocks (:mod:`lengthgen.engine.runs`) record:
+:func:`chapter_cost` compares a chapter's full-scale plan with the cells stored under
+``results/<chapter>/cells/`` and sums what their provenance records (fields :data:`FIELDS`):
+``stored`` cells carry the planned configuration hash (``stale`` ones do not and are not summed,
+nor are cells not yet run); ``cpu_s`` sums the ``cpu_recorded`` cells' CPU time (``cpu_unknown``
+cells have none, ``migrated`` ones predate the runs facility); ``refreshed`` cells were re-run for
+their CPU time (``refresh_max_diff``: the largest change of value); ``loaded`` cells started with a
+load average above their thread count; ``projection_2core_s`` is CPU s / 2 plus the wall time of
+the cells without CPU time (then an upper bound, ``projection_upper_bound``).
 
-* ``planned``: cells of the full-scale plan; ``stored``: those stored with the planned
-  configuration hash (``stale``: stored under the planned name but for another configuration or
-  scale; these are not summed, and neither are cells not yet run);
-* ``wall_s``: the summed stored wall seconds; ``cpu_s``: the summed process CPU seconds, only over
-  the ``cpu_recorded`` cells whose provenance has ``cpu_time_s`` (cells run through the runs
-  facility); ``cpu_unknown`` cells have none, ``migrated`` of them being results re-keyed from
-  runs made before the facility existed;
-* ``refreshed``: cells re-run to record their CPU time in place of a migrated result
-  (:func:`lengthgen.engine.runs.refresh_record`), and ``refresh_max_diff``, the largest absolute
-  difference between such a re-run's value and the one it replaced (``None`` if none);
-* ``loaded``: cells whose 1-minute load average at start exceeded their torch thread count, so
-  other work shared the cores and their wall time overstates their cost;
-* ``projection_2core_s``: a projection for a machine with two free cores: CPU seconds / 2 where the
-  CPU time is known, plus the stored wall time of the other cells. Those wall times come from a
-  shared, often loaded two-core machine, so the projection is then an upper bound
-  (``projection_upper_bound``).
-
-:func:`cost_markdown` renders the table for the book page ``book/cost.md`` ("What a reproduction
-costs"; ``scripts/build_pages.py`` writes it to ``book/_generated/cost_table.md``), which explains
-the measurement; ``python -m lengthgen cost [--json] [--chapter chN]`` prints it.
-
-Measured speed figures (issue 17): :data:`MEASURED` holds per-unit CPU costs before and after
-its speed-ups; :func:`speed_targets` projects them onto two workers on two cores and judges the
-issue's targets (on the stored cells' CPU times once every covered cell has one,
-:func:`stored_projection`); :func:`ch3_matmul_bound` bounds chapter 3's study by its matrix products.
+Issue 17's speed figures: :data:`MEASURED` per-unit CPU costs before and after its speed-ups,
+:func:`speed_targets` judging its targets, :func:`ch3_matmul_bound` bounding chapter 3's study by
+its matrix products. Book page ``book/cost.md`` ("What a reproduction costs") explains them all;
+``python -m lengthgen cost [--json] [--chapter chN]`` prints the table.
 """
 
 from __future__ import annotations
 
 import os
+from fnmatch import fnmatch
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS, check_choice
@@ -46,22 +31,11 @@ from lengthgen.store import (
     results_dir,
     stored_state,
 )
+from lengthgen.tables import text_table
 
-FIELDS = (
-    "chapter",
-    "planned",
-    "stored",
-    "stale",
-    "wall_s",
-    "cpu_s",
-    "cpu_recorded",
-    "cpu_unknown",
-    "migrated",
-    "refreshed",
-    "refresh_max_diff",
-    "loaded",
-    "projection_2core_s",
-    "projection_upper_bound",
+FIELDS = tuple(
+    "chapter planned stored stale wall_s cpu_s cpu_recorded cpu_unknown migrated refreshed "
+    "refresh_max_diff loaded projection_2core_s projection_upper_bound".split()
 )
 
 
@@ -76,72 +50,52 @@ def _loaded(prov: dict) -> bool:
     return bool(known and threads and load[0] > threads)
 
 
-def _cells_folder(results, chapter: str) -> Path:
-    """``<results>/<chapter>/cells``; ``results`` defaults to ``results/``."""
-    return (Path(results) if results is not None else results_dir()) / chapter / "cells"
-
-
-def _stored_provenances(folder: Path, cells):
-    """``(cell, state, provenance)`` for every cell of ``cells`` stored under ``folder`` at full
-    scale (``state`` from :func:`lengthgen.store.stored_state`; the provenance only for
-    ``"done"`` cells, else ``None``). A provenance that is not an object raises
-    :class:`lengthgen.store.ResultFileError` naming the file."""
+def _stored_provenances(results, chapter: str, cells):
+    """``(state, provenance)`` of every cell of ``cells`` stored at full scale under
+    ``<results>/<chapter>/cells`` (the provenance only for ``"done"`` cells, else ``None``); a
+    provenance that is not an object raises :class:`ResultFileError` naming the file."""
+    folder = (Path(results) if results is not None else results_dir()) / chapter / "cells"
     for cell in cells:
         state = stored_state(folder, cell, "full")
-        if state == "missing":
-            continue
-        prov = None
-        if state == "done":
-            prov = load_cell(folder, cell.name, scale="full")["provenance"]
-            if not isinstance(prov, dict):
-                raise ResultFileError(
-                    f"corrupt result file {cell_path(folder, cell.name)}: "
-                    "the provenance is not an object"
-                )
-        yield cell, state, prov
+        prov = load_cell(folder, cell.name, scale="full")["provenance"] if state == "done" else None
+        if state == "done" and not isinstance(prov, dict):
+            raise ResultFileError(
+                f"corrupt result file {cell_path(folder, cell.name)}: "
+                "the provenance is not an object"
+            )
+        if state != "missing":
+            yield state, prov
+
+
+def _plan(chapter: str, keep=lambda name: True) -> list:
+    """The cells of ``chapter``'s full-scale plan whose names ``keep`` accepts."""
+    from lengthgen.chapters import chapter_module
+
+    return [c for c in chapter_module(chapter).cells("full") if keep(c.name)]
 
 
 def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=None) -> dict:
-    """One row of :func:`cost_table` for ``chapter`` (fields :data:`FIELDS`). ``results`` is the
-    results folder (default ``results/``); ``cells`` the plan (default the chapter's full plan).
-    A corrupt stored cell raises :class:`lengthgen.store.ResultFileError` naming the file."""
+    """One row of :func:`cost_table` for ``chapter`` over ``results`` (default ``results/``) and
+    the plan ``cells`` (default the chapter's full plan)."""
     check_choice("chapter", chapter, CHAPTERS)
-    if cells is None:
-        from lengthgen.chapters import chapter_module
-
-        cells = chapter_module(chapter).cells("full")
-    folder = _cells_folder(results, chapter)
-    row = {
-        "chapter": chapter,
-        "planned": len(cells),
-        "stored": 0,
-        "stale": 0,
-        "wall_s": 0.0,
-        "cpu_s": 0.0,
-        "cpu_recorded": 0,
-        "cpu_unknown": 0,
-        "migrated": 0,
-        "refreshed": 0,
-        "refresh_max_diff": None,
-        "loaded": 0,
-        "projection_2core_s": 0.0,
-        "projection_upper_bound": False,
-        "machines": {},
-    }
+    cells = _plan(chapter) if cells is None else cells
+    row = dict.fromkeys(FIELDS, 0) | {"chapter": chapter, "planned": len(cells)}
+    row |= {"refresh_max_diff": None, "projection_upper_bound": False, "machines": {}}
+    row |= dict.fromkeys(("wall_s", "cpu_s"), 0.0)
     unknown_wall = 0.0
-    for _, state, prov in _stored_provenances(folder, cells):
+    for state, prov in _stored_provenances(results, chapter, cells):
         if state != "done":
             row["stale"] += 1
             continue
         row["stored"] += 1
-        wall, cpu = _num(prov.get("wall_time_s")), _num(prov.get("cpu_time_s"))
-        row["wall_s"] += wall or 0.0
+        wall, cpu = _num(prov.get("wall_time_s")) or 0.0, _num(prov.get("cpu_time_s"))
+        row["wall_s"] += wall
         if cpu is not None:
             row["cpu_recorded"] += 1
             row["cpu_s"] += cpu
         else:
             row["cpu_unknown"] += 1
-            unknown_wall += wall or 0.0
+            unknown_wall += wall
         row["migrated"] += "migrated" in prov
         if isinstance(prov.get("refreshed"), dict):
             row["refreshed"] += 1
@@ -159,18 +113,13 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None, cells=N
 
 
 # --------------------------------------------------------------------------- measured speed (issue 17)
-#: Per-unit CPU costs measured for issue 17 (``time.process_time``, one process, one torch thread).
-#: ``before_cpu_s`` / ``after_cpu_s``: one unit before and after the speed-ups (``None`` where the
-#: chapter's code was not changed: then ``after`` = ``before``); ``count``: units in the study.
-#: Chapter 3: training CPU s/step × 2000 steps (measured over 60 steps per tier × group × kernels, for
-#: RoPE and NoPE; a group's figure is (RoPE + 4 × NoPE) / 5, the other encodings cost like NoPE) plus
-#: its evaluation, before and after interleaved in one session; the change is the decoder's fused
-#: kernels (layer norm, baddbmm) and contiguous RoPE (``lengthgen.nn``). Full re-runs of stored groups
-#: with them: 1L1H__rope__main__seed0 identical accuracies in 124 CPU s, 2L4H__rope__main__seed0 one
-#: flipped position of 5120 in one of 35 rows in 259 CPU s (final losses within 2.4e-7). Chapter 2: the Table 2 cells, CPU s as recorded by the runs
-#: facility (first_posnorm re-measured: 26.5 s against 28.7 s recorded) or re-measured in full here
-#: (``majority_gen*``, not stored). Chapter 1: the Fig. 4 cell ``first_training`` (160 members,
-#: 10,000 updates) re-run in full (not stored; the same test accuracies as the stored cell).
+#: Per-unit CPU costs measured for issue 17 (``time.process_time``, one process, one torch thread);
+#: ``after_cpu_s`` ``None`` where the chapter's code did not change. Chapter 3: training CPU s/step
+#: × 2000 steps plus evaluation, measured over 60 steps per tier × group (a group: (RoPE + 4 × NoPE)
+#: / 5), before and after the decoder's fused kernels and contiguous RoPE (``lengthgen.nn``); full
+#: re-runs with them gave identical accuracies (1L1H rope) and one flipped position of 5120 (2L4H
+#: rope). Chapter 2: the Table 2 cells' recorded or re-measured CPU s. Chapter 1: the Fig. 4 cell
+#: ``first_training`` re-run in full (the same test accuracies as the stored cell).
 MEASURED = {
     "date": "2026-11-30",
     "machine": (
@@ -198,13 +147,9 @@ MEASURED = {
         )
     ],
 }
-#: The rate of one core's float32 matrix products at chapter 3's shapes (``scripts/matmul_rate.py``):
-#: one decoder layer's linear maps for a 7-member group (960 rows, width 64, MLP 256), each forward
-#: product and its two backward products, ``torch.bmm`` with one thread, GFLOP/s of process CPU
-#: time. Four runs of five repeats on 2026-11-30 gave 68.1-86.2 (run medians 72.5, 78.5, 70.1,
-#: 81.2), measured while chapter 3's two re-run workers shared the two cores. :func:`ch3_matmul_bound`
-#: uses the fastest, 86.2, so that the matrix products' share it gives is not overstated by the
-#: choice of rate (an idle core may still be somewhat faster).
+#: One core's float32 matrix-product rate at chapter 3's shapes (``scripts/matmul_rate.py``, GFLOP/s
+#: of process CPU time, four runs on 2026-11-30 beside two other jobs). :func:`ch3_matmul_bound`
+#: uses the fastest, so the products' share it gives is not overstated by the choice of rate.
 MATMUL_RATE = {
     "gflops": 86.2,
     "range": (68.1, 86.2),
@@ -212,94 +157,6 @@ MATMUL_RATE = {
     "how": "scripts/matmul_rate.py: torch.bmm, float32, one thread, one layer's products at the "
     "study's shapes, process CPU time, 2026-11-30, two other single-threaded jobs running",
 }
-
-
-_STUDY_KEYS = (
-    "study_cpu_s",
-    "study_basis",
-    "other_cpu_s",
-    "other_budget_s",
-    "shrink_needed",
-)
-
-
-def ch3_matmul_bound(
-    scale: str = "full",
-    results: str | os.PathLike | None = None,
-    *,
-    stored: dict | None = None,
-) -> dict:
-    """Chapter 3's trained study at ``scale`` split into its matrix products and the rest: the
-    products' work counted from the protocol (:func:`lengthgen.chapters.ch3.experiments.study_matmul_flops`)
-    at the fastest measured rate (:data:`MATMUL_RATE`), the rest as the study's CPU cost minus that,
-    and the factor by which the rest would have to shrink for the study to fit the 2 h target on two
-    workers. The study's CPU cost (full scale only) is the CPU time its stored groups record once
-    every group has it (:func:`stored_projection`, ``study_basis`` "stored cells"), else the
-    measured units after the speed-ups (:data:`MEASURED`, "measured units").
-
-    Returns ``{"tflop", "gflops", "cpu_s", "two_worker_s", "study_cpu_s", "study_basis",
-    "other_cpu_s", "other_budget_s", "shrink_needed"}`` (the last five ``None`` below full scale;
-    ``shrink_needed`` is ``inf`` when the products alone exceed the target). ``results`` is the
-    results folder (default ``results/``); ``stored`` a :func:`stored_projection` of chapter 3 already
-    read from it (:func:`cost_table` passes its own). Book page "What a reproduction costs", "What bounds
-    chapter 3"."""
-    from lengthgen.chapters.ch3.experiments import study_matmul_flops
-
-    flops = study_matmul_flops(scale)["total"]
-    cpu = flops / (MATMUL_RATE["gflops"] * 1e9)
-    out = {
-        "tflop": round(flops / 1e12, 1),
-        "gflops": MATMUL_RATE["gflops"],
-        "cpu_s": round(cpu, 1),
-        "two_worker_s": round(cpu / 2, 1),
-        **dict.fromkeys(_STUDY_KEYS),  # filled in at full scale
-    }
-    if scale == "full":
-        if stored is None:
-            stored = stored_projection("ch3", results)
-        if stored["projection_s"] is not None:
-            study, basis = stored["cpu_s"], "stored cells"
-        else:
-            study, basis = (
-                sum(u["total_after_cpu_s"] for u in measured_units("ch3")),
-                "measured units",
-            )
-        other, budget = study - cpu, 2 * TARGETS["ch3"][1] - cpu
-        out.update(
-            study_cpu_s=round(study, 1),
-            study_basis=basis,
-            other_cpu_s=round(other, 1),
-            other_budget_s=round(budget, 1),
-            shrink_needed=round(other / budget, 1) if budget > 0 else float("inf"),
-        )
-    return out
-
-
-def bound_line(bound: dict | None = None) -> str:
-    """What :func:`ch3_matmul_bound` says (``bound``, computed over ``results/`` when ``None``), in two
-    sentences (the CLI's and the page's)."""
-    b = ch3_matmul_bound() if bound is None else bound
-    lo, hi = MATMUL_RATE["range"]
-    out = (
-        f"Chapter 3's study: its matrix products are {b['tflop']:,.0f} TFLOP (counted from the protocol); "
-        f"at {b['gflops']:.0f} GFLOP/s, the fastest of one core's measured {lo:.0f}-{hi:.0f} GFLOP/s at these "
-        f"shapes, they take {b['cpu_s'] / 3600:.1f} h of CPU, {fmt_seconds(b['two_worker_s'])} on two workers."
-    )
-    if b["shrink_needed"] is not None:
-        source = (
-            "recorded by its stored groups"
-            if b["study_basis"] == "stored cells"
-            else "measured (per-unit costs)"
-        )
-        out += (
-            f" Of the study's {b['study_cpu_s'] / 3600:.1f} CPU hours ({source}) the other "
-            f"{b['other_cpu_s'] / 3600:.1f} (layer norms, activations, softmax, copies, the optimizer) would "
-            f"have to fit in {b['other_budget_s'] / 3600:.1f} for 2 h on two workers: "
-            f"{b['shrink_needed']:.1f} times less."
-        )
-    return out
-
-
 #: The issue's targets (wall seconds on two free cores) and the units each covers.
 TARGETS = {
     "ch3": ("chapter 3 study (all 150 groups)", 2 * 3600),
@@ -307,9 +164,8 @@ TARGETS = {
     "ch1": ("chapter 1 Fig. 4 study (2 arms, 4 lengths, 20 seeds)", 5 * 60),
     "total": ("every full-scale reproduction", 6 * 3600),
 }
-#: The stored cells each target covers (shell patterns over the chapter's full-scale cell names):
-#: chapter 3's trained groups (``tier__encoding__group__seedS``), chapter 2's Table 2 cells and
-#: chapter 1's Fig. 4 cell -- the same cells as the :data:`MEASURED` units of each chapter.
+#: The stored cells each target covers (shell patterns over full-scale cell names): the same cells
+#: as the :data:`MEASURED` units of each chapter.
 TARGET_CELLS = {
     "ch3": ("1L1H__*", "2L4H__*", "4L4H__*"),  # the main study (App. F–H cells apart)
     "ch2": (
@@ -325,26 +181,88 @@ TARGET_CELLS = {
 }
 
 
-def _after(u: dict) -> float | None:
-    return u["after_cpu_s"] if u["after_cpu_s"] is not None else u["before_cpu_s"]
+def _in_study(chapter: str):
+    return lambda name: any(fnmatch(name, pat) for pat in TARGET_CELLS[chapter])
+
+
+def ch3_matmul_bound(
+    scale: str = "full", results: str | os.PathLike | None = None, *, stored: dict | None = None
+) -> dict:
+    """Chapter 3's trained study at ``scale`` split into its matrix products (counted from the
+    protocol, :func:`lengthgen.chapters.ch3.experiments.study_matmul_flops`, at
+    :data:`MATMUL_RATE`) and the rest, and the factor by which the rest would have to shrink for
+    the 2 h target on two workers. At full scale the study's CPU cost is what its stored groups
+    record once all have it (``stored``: a :func:`stored_projection` already read), else the
+    measured units; below full scale the last five keys are ``None``. Book page "What a
+    reproduction costs", "What bounds chapter 3"."""
+    from lengthgen.chapters.ch3.experiments import study_matmul_flops
+
+    flops = study_matmul_flops(scale)["total"]
+    cpu = flops / (MATMUL_RATE["gflops"] * 1e9)
+    out = {
+        "tflop": round(flops / 1e12, 1),
+        "gflops": MATMUL_RATE["gflops"],
+        "cpu_s": round(cpu, 1),
+        "two_worker_s": round(cpu / 2, 1),
+    }
+    out |= dict.fromkeys(
+        ("study_cpu_s", "study_basis", "other_cpu_s", "other_budget_s", "shrink_needed")
+    )
+    if scale == "full":
+        stored = stored_projection("ch3", results) if stored is None else stored
+        if stored["projection_s"] is not None:
+            study, basis = stored["cpu_s"], "stored cells"
+        else:
+            study = sum(u["total_after_cpu_s"] for u in measured_units("ch3"))
+            basis = "measured units"
+        other, budget = study - cpu, 2 * TARGETS["ch3"][1] - cpu
+        out.update(
+            study_cpu_s=round(study, 1),
+            study_basis=basis,
+            other_cpu_s=round(other, 1),
+            other_budget_s=round(budget, 1),
+            shrink_needed=round(other / budget, 1) if budget > 0 else float("inf"),
+        )
+    return out
+
+
+def bound_line(bound: dict | None = None) -> str:
+    """:func:`ch3_matmul_bound` (over ``results/`` when ``bound`` is ``None``) in two sentences."""
+    b = ch3_matmul_bound() if bound is None else bound
+    lo, hi = MATMUL_RATE["range"]
+    out = (
+        f"Chapter 3's study: its matrix products are {b['tflop']:,.0f} TFLOP (counted from the protocol); "
+        f"at {b['gflops']:.0f} GFLOP/s, the fastest of one core's measured {lo:.0f}-{hi:.0f} GFLOP/s at these "
+        f"shapes, they take {b['cpu_s'] / 3600:.1f} h of CPU, {fmt_seconds(b['two_worker_s'])} on two workers."
+    )
+    if b["shrink_needed"] is not None:
+        stored = b["study_basis"] == "stored cells"
+        source = "recorded by its stored groups" if stored else "measured (per-unit costs)"
+        out += (
+            f" Of the study's {b['study_cpu_s'] / 3600:.1f} CPU hours ({source}) the other "
+            f"{b['other_cpu_s'] / 3600:.1f} (layer norms, activations, softmax, copies, the optimizer) would "
+            f"have to fit in {b['other_budget_s'] / 3600:.1f} for 2 h on two workers: "
+            f"{b['shrink_needed']:.1f} times less."
+        )
+    return out
 
 
 def measured_units(chapter: str) -> list[dict]:
     """The :data:`MEASURED` units of ``chapter`` with their study totals (CPU s, before and after)."""
     out = []
     for u in MEASURED["units"]:
-        if u["chapter"] != chapter:
-            continue
-        b, a = u["before_cpu_s"], _after(u)
-        out.append(
-            {
-                **u,
-                "after_cpu_s": a,
-                "changed": u["after_cpu_s"] is not None,
-                "total_before_cpu_s": None if b is None else round(b * u["count"], 1),
-                "total_after_cpu_s": None if a is None else round(a * u["count"], 1),
-            }
-        )
+        if u["chapter"] == chapter:
+            b = u["before_cpu_s"]
+            a = b if u["after_cpu_s"] is None else u["after_cpu_s"]
+            out.append(
+                u
+                | {
+                    "after_cpu_s": a,
+                    "changed": u["after_cpu_s"] is not None,
+                    "total_before_cpu_s": None if b is None else round(b * u["count"], 1),
+                    "total_after_cpu_s": None if a is None else round(a * u["count"], 1),
+                }
+            )
     return out
 
 
@@ -354,34 +272,19 @@ def _two_workers(units: list[dict], key: str) -> float | None:
     vals = [(u[key], u["count"]) for u in units]
     if not vals or any(v is None for v, _ in vals):
         return None
-    total = sum(v * c for v, c in vals)
-    return round(max(total / 2, max(v for v, _ in vals)), 1)
+    return round(max(sum(v * c for v, c in vals) / 2, max(v for v, _ in vals)), 1)
 
 
 def stored_projection(chapter: str, results: str | os.PathLike | None = None) -> dict:
-    """The two-worker wall time of the cells a target covers (:data:`TARGET_CELLS`), from the CPU time
-    their stored provenance records (the measurement of the target itself, once every cell has it).
-
-    Returns ``{"cells", "with_cpu", "cpu_s", "longest_cpu_s", "projection_s"}``: ``cells`` covered,
-    ``with_cpu`` of them stored for the planned configuration with ``cpu_time_s`` (their sum and
-    largest value), and ``projection_s`` = max(sum / 2, longest), as :func:`_two_workers` (perfect
-    packing onto two workers, so slightly optimistic for a few long cells) -- ``None`` unless every
-    covered cell has its CPU time. Corrupt cells raise
-    :class:`lengthgen.store.ResultFileError` naming the file."""
-    from fnmatch import fnmatch
-
-    from lengthgen.chapters import chapter_module
-
+    """The two-worker wall time of the cells a target covers (:data:`TARGET_CELLS`) from the CPU
+    time their stored provenance records: ``{"cells", "with_cpu", "cpu_s", "longest_cpu_s",
+    "projection_s"}``, ``projection_s`` as :func:`_two_workers` (perfect packing, so slightly
+    optimistic) and ``None`` unless every covered cell has its CPU time."""
     check_choice("chapter with a speed target", chapter, tuple(TARGET_CELLS))
-    cells = [
-        c
-        for c in chapter_module(chapter).cells("full")
-        if any(fnmatch(c.name, pat) for pat in TARGET_CELLS[chapter])
-    ]
-    folder = _cells_folder(results, chapter)
+    cells = _plan(chapter, _in_study(chapter))
     cpu = [
         c
-        for _, _, prov in _stored_provenances(folder, cells)
+        for _, prov in _stored_provenances(results, chapter, cells)
         if prov is not None and (c := _num(prov.get("cpu_time_s"))) is not None
     ]
     complete = bool(cells) and len(cpu) == len(cells)
@@ -390,121 +293,82 @@ def stored_projection(chapter: str, results: str | os.PathLike | None = None) ->
         "with_cpu": len(cpu),
         "cpu_s": round(sum(cpu), 1),
         "longest_cpu_s": round(max(cpu), 1) if cpu else None,
-        "projection_s": _two_workers([{"cpu": c, "count": 1} for c in cpu], "cpu")
-        if complete
-        else None,
+        "projection_s": (
+            _two_workers([{"cpu": c, "count": 1} for c in cpu], "cpu") if complete else None
+        ),
+    }
+
+
+def _target(chapter: str, before, after, **more) -> dict:
+    name, target = TARGETS[chapter]
+    return {
+        "chapter": chapter,
+        "target": name,
+        "target_s": target,
+        "projection_before_s": before,
+        "projection_after_s": after,
+        **more,
     }
 
 
 def speed_targets(rows: list[dict], results=None) -> list[dict]:
-    """The targets of issue 17 against the measured projections (two workers on two cores).
+    """Issue 17's targets (two workers on two cores) against the projections.
 
-    Per chapter with a target: ``projection_before_s`` / ``projection_after_s`` from
-    :data:`MEASURED` (``None`` where a unit is not measured), and ``stored`` from
-    :func:`stored_projection` (the covered cells' recorded CPU time; not looked up with
-    ``results=False``). ``met`` judges the stored projection where every covered cell has its CPU
-    time (``basis`` "stored cells"), else the measured one (``basis`` "measured units").
-    The whole book: the chapters' 2-core projections of ``rows`` (:func:`chapter_cost` over
-    ``results``, upper bounds where CPU time is unknown), with chapter 3's trained study replaced by
-    its projection (stored if complete, else measured: its stored groups may lack CPU time or be
-    missing); ``uncounted_cells`` are planned cells outside that study not stored (or stale),
-    whose cost is unknown: with any of them a projection under the target leaves it open
-    (``met`` None). ``results=False`` skips the whole-book row."""
+    Per chapter with a target: the projections before and after from :data:`MEASURED`, and
+    ``stored`` (:func:`stored_projection`; skipped with ``results=False``); ``met`` judges the
+    stored projection once every covered cell has its CPU time (``basis`` "stored cells"), else
+    the measured one. The whole book (not with ``results=False``): the other chapters' 2-core
+    projections of ``rows`` plus chapter 3's outside its study, plus the study's projection as
+    judged above; ``uncounted_cells`` (planned, not stored) leave a projection under the target
+    open (``met`` None), and one over it fails only if it is not an upper bound."""
     out = []
     for ch in ("ch3", "ch2", "ch1"):
         units = measured_units(ch)
-        name, target = TARGETS[ch]
-        before, after = (
-            _two_workers(units, "before_cpu_s"),
-            _two_workers(units, "after_cpu_s"),
-        )
+        after = _two_workers(units, "after_cpu_s")
         stored = None if results is False else stored_projection(ch, results)
-        basis, proj = (
-            ("stored cells", stored["projection_s"])
-            if stored and stored["projection_s"] is not None
-            else ("measured units", after)
-        )
-        out.append(
-            {
-                "chapter": ch,
-                "target": name,
-                "target_s": target,
-                "projection_before_s": before,
-                "projection_after_s": after,
-                "stored": stored,
-                "basis": basis,
-                "met": None if proj is None else proj <= target,
-            }
-        )
-    chapters = [r for r in rows if r["chapter"] != "total"]
-    if results is not False and {r["chapter"] for r in chapters} >= set(CHAPTERS):
-        t3 = next(t for t in out if t["chapter"] == "ch3")
-        ch3_study = (
-            t3["stored"]["projection_s"]
-            if t3["basis"] == "stored cells"
-            else t3["projection_after_s"]
-        )
-        ch3_rest = _ch3_other_cells(results)
-        others = [r for r in chapters if r["chapter"] != "ch3"] + [ch3_rest]
-        upper = any(r["projection_upper_bound"] for r in others)
-        uncounted = sum(r["planned"] - r["stored"] for r in others)
-        name, target = TARGETS["total"]
-        if ch3_study is None:
-            total = met = None
+        if stored and stored["projection_s"] is not None:
+            basis, proj = "stored cells", stored["projection_s"]
         else:
-            total = round(sum(r["projection_2core_s"] for r in others) + ch3_study, 1)
-            met = _book_verdict(total, target, upper, uncounted)
-        out.append(
-            {
-                "chapter": "total",
-                "target": name,
-                "target_s": target,
-                "projection_before_s": None,
-                "projection_after_s": total,
-                "upper_bound": upper,
-                "uncounted_cells": uncounted,
-                "basis": t3["basis"],
-                "met": met,
-            }
-        )
-    return out
+            basis, proj = "measured units", after
+        before = _two_workers(units, "before_cpu_s")
+        met = None if proj is None else proj <= TARGETS[ch][1]
+        out.append(_target(ch, before, after, stored=stored, basis=basis, met=met))
+    chapters = [r for r in rows if r["chapter"] != "total"]
+    if results is False or not {r["chapter"] for r in chapters} >= set(CHAPTERS):
+        return out
+    t3 = out[0]
+    study = (
+        t3["stored"]["projection_s"] if t3["basis"] == "stored cells" else t3["projection_after_s"]
+    )
+    ch3_rest = chapter_cost("ch3", results, cells=_plan("ch3", lambda n: not _in_study("ch3")(n)))
+    others = [r for r in chapters if r["chapter"] != "ch3"] + [ch3_rest]
+    upper = any(r["projection_upper_bound"] for r in others)
+    uncounted = sum(r["planned"] - r["stored"] for r in others)
+    total = met = None
+    if study is not None:
+        total = round(sum(r["projection_2core_s"] for r in others) + study, 1)
+        met = _book_verdict(total, TARGETS["total"][1], upper, uncounted)
+    more = {"upper_bound": upper, "uncounted_cells": uncounted, "basis": t3["basis"], "met": met}
+    return out + [_target("total", None, total, **more)]
 
 
 def _book_verdict(total: float, target: float, upper: bool, uncounted: int) -> bool | None:
-    """Whether the whole-book projection meets its target: an upper bound at or under the target
-    meets it once every planned cell is counted; a projection over the target fails it unless it is
-    only an upper bound; cells not yet stored can only add, so under the target they leave it open
-    (``None``)."""
+    """Whether the whole-book projection meets its target: over it fails unless only an upper
+    bound; under it meets it once every planned cell is counted (missing cells can only add)."""
     if total > target:
         return None if upper else False
     return None if uncounted else True
 
 
-def _ch3_other_cells(results) -> dict:
-    """:func:`chapter_cost` of chapter 3's cells outside the trained study (α tables, theory, lr grid,
-    the App. F–H robustness studies)."""
-    from fnmatch import fnmatch
-
-    from lengthgen.chapters import chapter_module
-
-    study = TARGET_CELLS["ch3"]
-    cells = [
-        c
-        for c in chapter_module("ch3").cells("full")
-        if not any(fnmatch(c.name, pat) for pat in study)
-    ]
-    return chapter_cost("ch3", results, cells=cells)
-
-
 def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[dict]:
-    """Per-chapter rows (see the module docstring) for ``chapters`` (default all) followed by a
-    ``"total"`` row summing them. Every row also carries ``targets`` (issue 17's speed targets that
-    concern it, :func:`speed_targets`) and every chapter row its ``measured_units``; the total row
-    carries ``ch3_bound`` (:func:`ch3_matmul_bound` over the same ``results``) when chapter 3 is
-    among ``chapters``, else ``None``."""
-    if isinstance(chapters, str):
-        chapters = [chapters]
-    chapters = list(CHAPTERS if chapters is None else chapters)
+    """:func:`chapter_cost` rows for ``chapters`` (default all) and a ``"total"`` row summing them;
+    every row carries the speed ``targets`` that concern it, every chapter row its
+    ``measured_units``, the total row ``ch3_bound`` (``None`` without chapter 3)."""
+    chapters = (
+        [chapters]
+        if isinstance(chapters, str)
+        else list(CHAPTERS if chapters is None else chapters)
+    )
     rows = [chapter_cost(ch, results) for ch in chapters]
     total = {"chapter": "total"}
     for k in FIELDS[1:]:
@@ -512,12 +376,9 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
         if k == "projection_upper_bound":
             total[k] = any(vals)
         elif k == "refresh_max_diff":
-            known = [v for v in vals if v is not None]
-            total[k] = max(known) if known else None
-        elif k.endswith("_s"):
-            total[k] = round(sum(vals), 3)
+            total[k] = max((v for v in vals if v is not None), default=None)
         else:
-            total[k] = sum(vals)
+            total[k] = round(sum(vals), 3) if k.endswith("_s") else sum(vals)
     total["machines"] = {}
     for r in rows:
         for label, n in r["machines"].items():
@@ -527,20 +388,24 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
         r["measured_units"] = measured_units(r["chapter"])
         r["targets"] = [t for t in targets if t["chapter"] == r["chapter"]]
     total["targets"] = [t for t in targets if t["chapter"] == "total"]
-    t3 = next(t for t in targets if t["chapter"] == "ch3")
     total["ch3_bound"] = (
-        ch3_matmul_bound(results=results, stored=t3["stored"]) if "ch3" in chapters else None
+        ch3_matmul_bound(results=results, stored=targets[0]["stored"])
+        if "ch3" in chapters
+        else None
     )
     return rows + [total]
 
 
+# --------------------------------------------------------------------------- text and page
 def fmt_seconds(s: float) -> str:
     """``45 s``, ``12 min``, ``3.4 h``."""
     if s < 120:
         return f"{s:.0f} s"
-    if s < 2 * 3600:
-        return f"{s / 60:.0f} min"
-    return f"{s / 3600:.1f} h"
+    return f"{s / 60:.0f} min" if s < 2 * 3600 else f"{s / 3600:.1f} h"
+
+
+def _fmt(s) -> str:
+    return "—" if s is None else fmt_seconds(s)
 
 
 #: the table's columns: the CLI's header and the book page's shorter one (its text explains each)
@@ -554,8 +419,15 @@ COLUMNS = (
     ("loaded at start", "loaded"),
     ("2-core projection", "2-core estimate"),
 )
-HEADERS = tuple(cli for cli, _ in COLUMNS)
-PAGE_HEADERS = tuple(page for _, page in COLUMNS)
+UNIT_HEADERS = ("chapter", "unit", "count", "CPU before", "CPU after")
+TARGET_HEADERS = (
+    "target (two workers on two cores)",
+    "target",
+    "projected before",
+    "projected after",
+    "from stored cells",
+    "",
+)
 
 
 def _cells(r: dict) -> list[str]:
@@ -573,57 +445,14 @@ def _cells(r: dict) -> list[str]:
     ]
 
 
-def _aligned(head, body: list[list[str]]) -> list[str]:
-    """A plain-text table: columns padded to their widest cell, a dashed rule under the head."""
-    lines = [list(head)] + body
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
-    return out[:1] + ["  ".join("-" * w for w in widths)] + out[1:]
-
-
 def _pipe_table(head, body: list[list[str]], left: int) -> list[str]:
     """A MyST pipe table whose first ``left`` columns are left-aligned, the others right."""
-    align = [":--"] * left + ["--:"] * (len(head) - left)
-    rows = [list(head), *body]
-    return ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(align) + "|"] + [
-        "| " + " | ".join(line) + " |" for line in rows[1:]
-    ]
+    align = "|" + "|".join([":--"] * left + ["--:"] * (len(head) - left)) + "|"
+    lines = ["| " + " | ".join(line) + " |" for line in [list(head), *body]]
+    return lines[:1] + [align] + lines[1:]
 
 
-def cost_text(rows: list[dict]) -> str:
-    """The table as aligned plain text (the CLI's output)."""
-    out = _aligned(HEADERS, [_cells(r) for r in rows]) + [""]
-    if any(r["projection_upper_bound"] for r in rows):
-        out.append(
-            "≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
-            "from a shared, often loaded two-core machine."
-        )
-    if any(r["stored"] < r["planned"] for r in rows):
-        out.append("Cells of the plan not yet stored are not counted.")
-    out += refresh_lines(rows)
-    out += machine_lines(rows)
-    speed = speed_lines(rows)
-    if speed:
-        out += ["", *speed]
-    return "\n".join(out)
-
-
-def machine_lines(rows: list[dict]) -> list[str]:
-    """One sentence per chapter naming the machines its stored cells ran on (CPU model, the
-    instruction set torch dispatched to, BLAS, threads; :func:`lengthgen.store.machine_label`)."""
-    out = []
-    for r in rows:
-        if r["chapter"] == "total" or not r.get("machines"):
-            continue
-        parts = [
-            f"{'not recorded (stored before machines were)' if k == '—' else k} × {n}"
-            for k, n in sorted(r["machines"].items(), key=lambda kv: (kv[0] == "—", kv[0]))
-        ]
-        out.append(f"{r['chapter']} machines: " + "; ".join(parts) + ".")
-    return out
-
-
-def refresh_lines(rows: list[dict]) -> list[str]:
+def _refresh_lines(rows: list[dict]) -> list[str]:
     """One sentence per chapter with refreshed cells: how many, and how far their re-runs moved."""
     out = []
     for r in rows:
@@ -636,17 +465,18 @@ def refresh_lines(rows: list[dict]) -> list[str]:
     return out
 
 
-def _fmt(s) -> str:
-    return "—" if s is None else fmt_seconds(s)
-
-
-def _stored_cell(st: dict | None) -> str:
-    """A target's projection from its stored cells, for the table (:func:`stored_projection`)."""
-    if not st:
-        return ""
-    if st["projection_s"] is None:
-        return f"— ({st['with_cpu']}/{st['cells']} cells with CPU time)"
-    return f"{_fmt(st['projection_s'])} ({st['with_cpu']}/{st['cells']} cells)"
+def _machine_lines(rows: list[dict]) -> list[str]:
+    """One sentence per chapter naming the machines its stored cells ran on
+    (:func:`lengthgen.store.machine_label`)."""
+    out = []
+    for r in rows:
+        if r["chapter"] != "total" and r.get("machines"):
+            parts = [
+                f"{'not recorded (stored before machines were)' if k == '—' else k} × {n}"
+                for k, n in sorted(r["machines"].items(), key=lambda kv: (kv[0] == "—", kv[0]))
+            ]
+            out.append(f"{r['chapter']} machines: " + "; ".join(parts) + ".")
+    return out
 
 
 def _verdict(t: dict) -> str:
@@ -654,94 +484,77 @@ def _verdict(t: dict) -> str:
     if t["met"] is None:
         if t["projection_after_s"] is None:
             return "not measured"
-        why = []
-        if t.get("uncounted_cells"):
-            why.append(f"{t['uncounted_cells']} cells not stored")
-        if t.get("upper_bound"):
-            why.append("upper bound")
-        return "open: " + ", ".join(why)
+        why = [f"{t['uncounted_cells']} cells not stored"] if t.get("uncounted_cells") else []
+        return "open: " + ", ".join(why + ["upper bound"] * bool(t.get("upper_bound")))
     met = "met" if t["met"] else "not met"
     if not t.get("basis"):
         return met
-    if t["chapter"] == "total":
-        return f"{met} (chapter 3's study from {t['basis']})"
-    return f"{met} ({t['basis']})"
+    on = "chapter 3's study from " if t["chapter"] == "total" else ""
+    return f"{met} ({on}{t['basis']})"
 
 
-def _speed_cells(rows: list[dict]):
-    units = [u for r in rows for u in r.get("measured_units", [])]
-    targets = [t for r in rows for t in r.get("targets", [])]
+def _speed_tables(rows: list[dict]):
+    """``[(UNIT_HEADERS, unit rows), (TARGET_HEADERS, target rows)]`` of ``rows``."""
     sec = lambda v: "—" if v is None else f"{v:,.0f} s"  # noqa: E731
-    urows = [
-        [
-            u["chapter"],
-            u["unit"],
-            str(u["count"]),
-            sec(u["before_cpu_s"]),
-            sec(u["after_cpu_s"]) + ("" if u["changed"] else " (code unchanged)"),
-        ]
-        for u in units
+    units = [
+        [u["chapter"], u["unit"], str(u["count"]), sec(u["before_cpu_s"])]
+        + [sec(u["after_cpu_s"]) + ("" if u["changed"] else " (code unchanged)")]
+        for r in rows
+        for u in r.get("measured_units", [])
     ]
-    trows = [
-        [
-            t["target"],
-            "≤ " + fmt_seconds(t["target_s"]),
-            _fmt(t["projection_before_s"]),
-            ("≤ " if t.get("upper_bound") else "") + _fmt(t["projection_after_s"]),
-            _stored_cell(t.get("stored")),
-            _verdict(t),
-        ]
-        for t in targets
-    ]
-    return urows, trows
-
-
-UNIT_HEADERS = ("chapter", "unit", "count", "CPU before", "CPU after")
-TARGET_HEADERS = (
-    "target (two workers on two cores)",
-    "target",
-    "projected before",
-    "projected after",
-    "from stored cells",
-    "",
-)
+    targets = []
+    for r in rows:
+        for t in r.get("targets", []):
+            st, stored = t.get("stored"), ""
+            if st:
+                cells = f"{st['with_cpu']}/{st['cells']} cells"
+                stored = (
+                    f"— ({cells} with CPU time)"
+                    if st["projection_s"] is None
+                    else f"{_fmt(st['projection_s'])} ({cells})"
+                )
+            targets.append(
+                [t["target"], "≤ " + fmt_seconds(t["target_s"]), _fmt(t["projection_before_s"])]
+                + [("≤ " if t.get("upper_bound") else "") + _fmt(t["projection_after_s"])]
+                + [stored, _verdict(t)]
+            )
+    return [(UNIT_HEADERS, units), (TARGET_HEADERS, targets)]
 
 
 def _bound_lines(rows: list[dict]) -> list[str]:
-    """:func:`bound_line` of the chapter-3 bound that :func:`cost_table` put in the total row, if any."""
-    total = [r for r in rows if r.get("chapter") == "total" and r.get("ch3_bound")]
-    return [bound_line(r["ch3_bound"]) for r in total[:1]]
-
-
-def speed_lines(rows: list[dict]) -> list[str]:
-    """Plain-text tables of the measured unit costs and the targets for ``rows`` (empty if none),
-    and chapter 3's bound where ``rows`` carry it (:func:`cost_table`)."""
-    urows, trows = _speed_cells(rows)
-    if not urows and not trows:
-        return []
-    out = [
-        f"Measured per-unit CPU cost (issue 17; {MEASURED['date']}, {MEASURED['method']}; {MEASURED['machine']}):"
+    """:func:`bound_line` of the chapter-3 bound that :func:`cost_table` put in the total row."""
+    return [
+        bound_line(r["ch3_bound"]) for r in rows if r["chapter"] == "total" and r.get("ch3_bound")
     ]
-    for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
-        if body:
-            out += _aligned(head, body) + [""]
-    return out + _bound_lines(rows)
 
 
-def speed_markdown(rows: list[dict]) -> str:
-    """The measured unit costs and the targets as two MyST pipe tables, and chapter 3's bound."""
-    urows, trows = _speed_cells(rows)
-    out = []
-    for head, body in ((UNIT_HEADERS, urows), (TARGET_HEADERS, trows)):
-        body = [[c.replace("|", "/") for c in line] for line in body]
-        out += _pipe_table(head, body, left=2) + [""]
-    out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
-    out += ["", *_bound_lines(rows)]
+def cost_text(rows: list[dict]) -> str:
+    """The table of :func:`cost_table` as aligned plain text (the CLI's output)."""
+    out = text_table([cli for cli, _ in COLUMNS], [_cells(r) for r in rows]) + [""]
+    if any(r["projection_upper_bound"] for r in rows):
+        out.append(
+            "≤: an upper bound — some cells have no recorded CPU time, and their wall time comes "
+            "from a shared, often loaded two-core machine."
+        )
+    if any(r["stored"] < r["planned"] for r in rows):
+        out.append("Cells of the plan not yet stored are not counted.")
+    out += _refresh_lines(rows) + _machine_lines(rows)
+    tables = _speed_tables(rows)
+    if any(body for _, body in tables):
+        out += [
+            "",
+            f"Measured per-unit CPU cost (issue 17; {MEASURED['date']}, {MEASURED['method']}; "
+            f"{MEASURED['machine']}):",
+        ]
+        for head, body in tables:
+            out += text_table(head, body) + [""] if body else []
+        out += _bound_lines(rows)
     return "\n".join(out)
 
 
 def cost_markdown(results: str | os.PathLike | None = None) -> str:
-    """The generated table of ``book/cost.md`` (a MyST pipe table and a note), from the stored cells."""
+    """The generated table of ``book/cost.md``: a MyST pipe table, a note, and the measured unit
+    costs and speed targets as two more tables."""
     rows = cost_table(results=results)
     body = [[f"**{c}**" for c in _cells(r)] if r["chapter"] == "total" else _cells(r) for r in rows]
     tot = rows[-1]
@@ -756,19 +569,10 @@ def cost_markdown(results: str | os.PathLike | None = None) -> str:
         note += " ≤ marks a projection that is an upper bound."
     if tot["stored"] < tot["planned"]:
         note += " Cells not yet stored are not counted."
-    refreshed = refresh_lines(rows)
-    if refreshed:
-        note += " " + " ".join(refreshed)
-    note += " " + " ".join(machine_lines(rows))
-    return "\n".join(
-        [
-            *_pipe_table(PAGE_HEADERS, body, left=1),
-            "",
-            note,
-            "",
-            "### Measured unit costs and the speed targets",
-            "",
-            speed_markdown(rows),
-            "",
-        ]
-    )
+    out = [*_pipe_table([page for _, page in COLUMNS], body, left=1), ""]
+    note = " ".join([note, *_refresh_lines(rows)]) + " " + " ".join(_machine_lines(rows))
+    out += [note, "", "### Measured unit costs and the speed targets", ""]
+    for head, body in _speed_tables(rows):
+        out += _pipe_table(head, [[c.replace("|", "/") for c in line] for line in body], 2) + [""]
+    out.append(f"Measured {MEASURED['date']} with {MEASURED['method']} on {MEASURED['machine']}.")
+    return "\n".join(out + ["", *_bound_lines(rows), ""])

@@ -1,14 +1,10 @@
 """The book's pages built from the claims ledger: the claims tables a notebook shows, the
-scorecard page (totals, figure, every claim with filters; CSV download), the intro's results box
-and each chapter's results box.
+scorecard page (totals, figure, every claim with filters; CSV download) and the results boxes.
 
-This is page code: it reads the ledger through :mod:`lengthgen.claims` (the ledger core, which
-imports no page code, no cost and no chapter statically) and may read :mod:`lengthgen.cost` and the
-chapters' claims modules. Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML (each
-notebook's setup cell imports :func:`results_box` from here). Each scorecard row names where its
-claim is declared (the line under ``src/lengthgen/chapters/`` holding its literal id) and the
-function that measures it, found when the page is built (:func:`declared_at`,
-:func:`measured_by`), not stored in the ledger.
+Page code: it reads the ledger through :mod:`lengthgen.claims`, the cost of the stored results
+(:mod:`lengthgen.cost`) and the chapters' claims modules. Importing it gives
+:class:`lengthgen.claims.ClaimRows` its HTML. Where each claim is declared and what measures it
+are found when the page is built (:func:`declared_at`, :func:`measured_by`), not stored.
 """
 
 from __future__ import annotations
@@ -62,9 +58,9 @@ def _claims_first(path: Path):
 
 @functools.cache
 def declared_at() -> dict[str, str]:
-    """Where each claim id is declared: the first line under ``src/lengthgen/chapters/`` holding
-    the id as a literal string (a chapter's claims modules read first), outside the ``HEADLINE`` and ``DETAILS`` tables that only cite
-    ids (``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``)."""
+    """``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``: the first line under the chapters
+    holding each id as a literal string (claims modules first), outside the ``HEADLINE`` and
+    ``DETAILS`` tables that only cite ids."""
     found: dict[str, str] = {}
     for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=_claims_first):
         tree = ast.parse(path.read_text(), filename=str(path))
@@ -87,9 +83,8 @@ def declared_at() -> dict[str, str]:
 
 
 def measured_by(chapter: str, claim_id: str) -> str | None:
-    """The function that measures stored claim ``claim_id``: its qualified name and where it is
-    defined (``ch1_claims._first_acc at src/lengthgen/…:88``); ``None`` for a live claim (the
-    notebook measures it) or an unchecked one."""
+    """The function that measures stored claim ``claim_id`` and where it is defined
+    (``ch1_claims._first_acc at src/lengthgen/…:88``); ``None`` for a live or unchecked claim."""
     claim = {c.id: c for c in chapter_claims(chapter).CLAIMS}.get(claim_id)
     if not isinstance(claim, Claim) or claim.measure is None:
         return None
@@ -166,9 +161,8 @@ def badge(cat: str, label: str | None = None) -> str:
 
 
 def short_value(v, width: int = 40) -> str:
-    """A claim value in a few words for a table cell (:func:`lengthgen.claims.fmt_value` with at
-    most three entries), cut at a word past ``width`` characters (the row's details hold it in
-    full)."""
+    """A claim value in a few words for a table cell (at most three entries), cut at a word past
+    ``width`` characters (the row's details hold it in full)."""
     text = fmt_value(v, items=3)
     if len(text) > width:
         text = text[:width].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
@@ -227,10 +221,9 @@ def claim_notes(r: dict) -> list[str]:
 
 
 def claim_row(r: dict, *, anchor: bool = True, where: bool = True, origin: bool = False) -> str:
-    """One claim as one row (statement | paper | ours | status) that opens to its details, which
-    span the table's width. ``anchor``: the row carries ``id="claim-<id>"`` and a permalink; the
-    ``data-*`` attributes are what the scorecard filters and sorts on. ``origin``: the details
-    also name where the claim is declared and what measures it (:func:`origin_notes`)."""
+    """One claim as one row (statement | paper | ours | status) opening to its details; ``anchor``
+    adds ``id="claim-<id>"`` and a permalink, ``origin`` the notes of :func:`origin_notes`. The
+    ``data-*`` attributes are what the scorecard filters and sorts on."""
     cat = category(r)
     prot = _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
     attrs = (
@@ -284,10 +277,7 @@ def totals_html(folder: str | Path | None = None) -> str:
     selfc = scorecard(folder, group="self-check")
     ours = scorecard(folder, group="ours")
     cols = [k for k in CATEGORIES]
-    out = [
-        _CSS,
-        '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>',
-    ]
+    out = [_CSS, '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>']
     out += [f"<th>{badge(k)}</th>" for k in cols] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
@@ -407,12 +397,9 @@ def scorecard_markdown(
     figure: str | None = None,
     downloads: tuple[str, str] | None = None,
 ) -> str:
-    """The generated body of the scorecard page (MyST markdown with raw HTML): the totals, the
-    figure ``figure`` (a path relative to the page that includes the body), download links to
-    the ledger as CSV and JSON (``downloads``: their paths relative to the page), then every
-    claim of every chapter as one compact row (:func:`claim_row`, anchor ``claim-<id>``, a
-    permalink), with client-side filters (chapter, status, check kind, protocol, paper claim or
-    self-check), a text search and a sort — plain JavaScript, offline."""
+    """The generated body of the scorecard page (MyST with raw HTML): the totals, ``figure`` and
+    the ``downloads`` (CSV, JSON; paths relative to the page), then every claim as one row
+    (:func:`claim_row`) with offline filters, a search and a sort."""
     rows = load_all(folder)
     parts = [totals_html(folder), ""]
     if figure:
@@ -600,11 +587,9 @@ def _glance(rows: list[dict], shown: int) -> str:
 
 
 def results_box(chapter: str, folder: str | Path | None = None):
-    """The results box on a chapter's first screen, generated from its committed ledger: the
-    paper's headline claims in plain words with the paper's value, ours and our verdict (each
-    linked to its row of the scorecard), the chapter's claim counts, its main deviation in one
-    sentence (``HEADLINE["deviation"]``) and the cost of reproducing its stored results
-    (:func:`lengthgen.cost.chapter_cost`)."""
+    """The results box on a chapter's first screen, from its committed ledger: the headline claims
+    with the paper's value, ours and our verdict (linked to the scorecard), the claim counts, the
+    main deviation (``HEADLINE["deviation"]``) and the cost of its stored results."""
     from lengthgen import cost  # the page code may read the cost of the stored results
 
     rows = load_ledger(chapter, folder)
@@ -641,11 +626,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         f'<a href="{link}{_esc(i)}">[{n + 1}]</a>'
         for n, i in enumerate(head.get("deviation_ids", []))
     )
-    parts = [
-        _CSS,
-        '<div class="lg-results" id="results-box">',
-        _glance(rows, len(items)),
-    ]
+    parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
         parts.append(
             '<table><colgroup><col style="width:55%"><col style="width:15%">'

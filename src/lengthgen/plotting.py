@@ -10,16 +10,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 #: Okabe–Ito colour-blind-safe palette.
-PALETTE = [
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#D55E00",
-    "#CC79A7",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
-]
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 STYLE = {
     "figure.dpi": 110,

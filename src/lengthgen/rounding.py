@@ -21,16 +21,19 @@ def _as_list(x):
     return None
 
 
+def _map_floats(x, fn):
+    """``x`` with ``fn`` applied to every finite float in it (recursively)."""
+    if isinstance(x, dict):
+        return {k: _map_floats(v, fn) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_map_floats(v, fn) for v in x]
+    return fn(x) if isinstance(x, float) and math.isfinite(x) else x
+
+
 def round_sig(x, digits: int = 4):
     """``x`` with floats rounded to ``digits`` significant digits (recursively), so re-running a
     chapter leaves the ledger file unchanged by float noise."""
-    if isinstance(x, dict):
-        return {k: round_sig(v, digits) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [round_sig(v, digits) for v in x]
-    if isinstance(x, float) and math.isfinite(x) and x != 0.0:
-        return float(f"{x:.{digits}g}")
-    return x
+    return _map_floats(x, lambda v: float(f"{v:.{digits}g}") if v != 0.0 else v)
 
 
 def bound_residues(x, floor: float | None):
@@ -39,13 +42,7 @@ def bound_residues(x, floor: float | None):
     raw value, which changes from machine to machine."""
     if floor is None:
         return x
-    if isinstance(x, dict):
-        return {k: bound_residues(v, floor) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [bound_residues(v, floor) for v in x]
-    if isinstance(x, float) and math.isfinite(x) and abs(x) <= floor:
-        return f"≤ {floor:.3g}"
-    return x
+    return _map_floats(x, lambda v: f"≤ {floor:.3g}" if abs(v) <= floor else v)
 
 
 def _rounding_unit(x, digits: int) -> float:
@@ -78,13 +75,7 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
         )
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
-    num = (int, float)
-    if (
-        isinstance(a, num)
-        and isinstance(b, num)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-    ):
+    if _is_num(a) and _is_num(b):
         if a == b:
             return True
         if not (math.isfinite(float(a)) and math.isfinite(float(b))):
@@ -98,12 +89,9 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
 def keep_within_rounding(
     records: list[dict], path: str | Path, digits: dict | None = None
 ) -> list[dict]:
-    """``records`` with each ``our_value`` replaced by the one already written at ``path`` when the
-    two agree within the ledger's rounding (:func:`same_within_rounding` at the claim's ``digits``,
-    ``digits[id]``, default 4) and every other field of
-    the two records is equal; the records as they are when ``path`` is missing or is not a list of
-    records (the write then replaces it). Only rounding is absorbed: a value that moved further, a
-    changed status or any changed field is written."""
+    """``records`` with each ``our_value`` replaced by the one already written at ``path`` where the
+    two agree within the ledger's rounding (at ``digits[id]`` digits, default 4) and every other
+    field is equal: only rounding is absorbed. A missing or malformed ``path`` is replaced."""
     path = Path(path)
     try:
         old = read_json(path) if path.exists() else []

@@ -31,19 +31,13 @@ def _same_length(**arrays) -> None:
 
 
 def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean):
-    """Percentile bootstrap interval of ``stat`` over the first axis of ``values``.
+    """Percentile bootstrap interval of ``stat`` over the rows of ``values``: ``(estimate, lo, hi)``,
+    the ``(1 ∓ level)/2`` quantiles (``np.quantile``) of ``stat`` over ``n_boot`` resamples drawn
+    with ``np.random.default_rng(seed).integers(0, n, (n_boot, n))`` (chapters 1–3).
 
-    Returns ``(estimate, lo, hi)``: ``stat(values)`` and the ``(1 - level)/2`` and ``(1 + level)/2``
-    quantiles (``np.quantile``, linear) of ``stat`` over ``n_boot`` resamples of the rows drawn with
-    ``np.random.default_rng(seed).integers(0, n, (n_boot, n))``. Used for the seed-bootstrap
-    intervals of chapters 1–3.
-
-    Hand-written on purpose: ``scipy.stats.bootstrap(..., method="percentile",
-    rng=np.random.default_rng(seed))`` draws exactly these resamples and the same bootstrap
-    distribution, but its endpoints come from ``scipy.stats.quantile``, whose interpolation rounds
-    differently from ``np.quantile``: an endpoint often moves by one ulp (25 of 60 random calls;
-    17 of the 76 intervals of the stored chapter-2 runs), and the stored ledgers hold the
-    ``np.quantile`` values. scipy also refuses a single value (n = 1), which a one-seed run passes.
+    Hand-written: ``scipy.stats.bootstrap(method="percentile")`` draws the same resamples, but its
+    quantiles round differently (an endpoint moves by one ulp in 17 of the 76 intervals of the
+    stored chapter-2 runs) and it refuses a single value, which a one-seed run passes.
     """
     x = np.asarray(values, dtype=float)
     if x.ndim == 0 or x.shape[0] == 0:
@@ -56,11 +50,7 @@ def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int
     idx = rng.integers(0, x.shape[0], size=(n_boot, x.shape[0]))
     boots = np.array([stat(x[i]) for i in idx]) if stat is not np.mean else x[idx].mean(axis=1)
     a = (1 - level) / 2
-    return (
-        float(stat(x)),
-        float(np.quantile(boots, a)),
-        float(np.quantile(boots, 1 - a)),
-    )
+    return (float(stat(x)), float(np.quantile(boots, a)), float(np.quantile(boots, 1 - a)))
 
 
 def rankdata(x) -> np.ndarray:
@@ -75,11 +65,8 @@ def _constant(a: np.ndarray) -> bool:
 
 
 def spearman(x, y) -> float:
-    """Spearman rank correlation (Pearson correlation of average ranks): ``scipy.stats.spearmanr``.
-
-    NaN when either input is constant (all ranks tie, ρ undefined); scipy's warning for that
-    case is not raised.
-    """
+    """Spearman rank correlation (``scipy.stats.spearmanr``); NaN, without scipy's warning, when
+    either input is constant."""
     x, y = _vector("x", x), _vector("y", y)
     _same_length(x=x, y=y)
     if _constant(x) or _constant(y):
@@ -91,12 +78,9 @@ def spearman(x, y) -> float:
 
 def auc(scores, labels) -> float:
     """Area under the ROC curve of ``scores`` for binary ``labels``: the fraction of (positive,
-    negative) pairs ranked correctly, ties counting 1/2 (the Mann–Whitney ``U / (n₁ n₀)``). NaN
-    when a class is empty or a score is NaN.
-
-    Hand-written on purpose: ``scipy.stats.mannwhitneyu(...).statistic / (n₁ n₀)`` gives the same
-    number (tested), but costs ~25× more per call, and chapter 3's AUC permutation test calls this
-    20,000 times."""
+    negative) pairs ranked correctly, ties counting 1/2; NaN when a class is empty or a score is
+    NaN. Hand-written: ``scipy.stats.mannwhitneyu`` gives the same number (tested) at ~25× the
+    cost, and chapter 3's permutation test calls this 20,000 times."""
     s = _vector("scores", scores)
     y = _vector("labels", labels, dtype=bool)
     _same_length(scores=s, labels=y)
@@ -117,19 +101,14 @@ def permutation_pvalue(
     groups=None,
     alternative: str = "two-sided",
 ) -> tuple[float, float]:
-    """Permutation test of ``stat_fn(x, y)`` permuting ``y`` (within ``groups`` when given).
+    """Permutation test of ``stat_fn(x, y)`` permuting ``y`` (within ``groups`` when given):
+    ``(observed, p)``, p = (1 + #extreme) / (1 + n_perm), a permuted s being extreme when
+    ``|s| ≥ |observed|`` (two-sided), ``s ≥ observed`` or ``s ≤ observed``, up to 1e-12. Each
+    permutation draws ``rng.permutation`` of every group's indices, groups in sorted order.
 
-    Returns ``(observed, p)`` with the add-one estimate ``(1 + #extreme) / (1 + n_perm)``, where a
-    permuted statistic s is extreme when ``|s| ≥ |observed|`` (two-sided), ``s ≥ observed``
-    (greater) or ``s ≤ observed`` (less), up to 1e-12. Each permutation draws, for every group in
-    sorted order, ``rng.permutation`` of its indices from ``np.random.default_rng(seed)``.
-
-    Hand-written on purpose: ``scipy.stats.permutation_test`` cannot shuffle within groups (the
-    stratified test of chapter 2, D.4). Without groups, ``permutation_test((y,), ...,
-    permutation_type="pairings", rng=np.random.default_rng(seed))`` draws the same permutations
-    and gives the same one-sided p, but its two-sided p is twice the smaller one-sided p (not the
-    ``|s| ≥ |observed|`` count), it enumerates all permutations without the add-one term once
-    ``n! ≤ n_perm``, and its tie tolerance is relative (100 ulp of the observed value).
+    Hand-written: ``scipy.stats.permutation_test`` cannot shuffle within groups (chapter 2, D.4);
+    without groups it draws the same permutations, but its two-sided p is twice the smaller
+    one-sided p, it enumerates small cases exactly, and its tie tolerance is relative.
     """
     check_choice("alternative", alternative, ("two-sided", "greater", "less"))
     n_perm = check_positive_int("n_perm", n_perm)
@@ -170,23 +149,15 @@ def loglog_slope(x, y, *, level: float = 0.95):
 
     res = st.linregress(lx, ly)
     t = st.t.ppf(0.5 + level / 2, len(lx) - 2)
-    return (
-        float(res.slope),
-        float(res.slope - t * res.stderr),
-        float(res.slope + t * res.stderr),
-    )
+    return (float(res.slope), float(res.slope - t * res.stderr), float(res.slope + t * res.stderr))
 
 
 def plane_fit(x0, x1, y) -> tuple[float, float, float]:
-    """Least-squares fit ``y ≈ c + a0 x0 + a1 x1``: ``(c, a0, a1)``.
-
-    The columns are centred and the 2 × 2 normal equations are formed with exactly rounded sums
-    (:func:`math.fsum`) and solved in closed form, so the result depends only on the inputs' values:
-    it is the same in every run and on every CPU (a LAPACK ``gelsy``/``gelsd`` call may round
-    differently from one call to the next, with the arrays' alignment). Centring keeps the system
-    as well conditioned as the data allow; a degenerate design (the points on one line, e.g. one
-    training length when x0 + x1 is fixed) is a one-line ValueError. Used by chapter 5 §5.3 (the
-    phase drift of a trained sine network)."""
+    """Least-squares fit ``y ≈ c + a0 x0 + a1 x1``: ``(c, a0, a1)`` (chapter 5 §5.3, the phase
+    drift of a trained sine network). The centred 2 × 2 normal equations are formed with exactly
+    rounded sums (:func:`math.fsum`) and solved in closed form, so the result is the same in every
+    run and on every CPU (LAPACK may round differently with the arrays' alignment); collinear
+    points are a ValueError."""
     x0, x1, y = _vector("x0", x0), _vector("x1", x1), _vector("y", y)
     _same_length(x0=x0, x1=x1, y=y)
     if len(y) < 3:

@@ -62,13 +62,10 @@ def _git(*args: str) -> str | None:
 
 
 def git_state() -> dict:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the book's repository. Untracked files
-    count as dirty (new code is code), except under ``results/`` and ``_build/`` where runs write.
-
-    Where the tree is not itself a git checkout (a copy sent to a GPU machine, possibly inside
-    another checkout, whose HEAD says nothing about this copy), the commit is taken from
-    ``$LENGTHGEN_SOURCE_COMMIT`` if set (the launcher names the commit it copied) and marked so
-    (``"commit_source": "LENGTHGEN_SOURCE_COMMIT"``); ``dirty`` is then unknown (``None``)."""
+    """``{"commit", "dirty"}`` of the book's repository; untracked files count as dirty, except
+    under ``results/`` and ``_build/`` where runs write. A copy that is not itself a checkout (sent
+    to a GPU machine) takes the commit from ``$LENGTHGEN_SOURCE_COMMIT`` (``commit_source``
+    says so), ``dirty`` unknown."""
     top = _git("rev-parse", "--show-toplevel")
     own = top is not None and Path(top).resolve() == repo_root().resolve()
     commit = _git("rev-parse", "HEAD") if own else None  # not an enclosing checkout's HEAD
@@ -160,11 +157,9 @@ def _blas() -> dict:
 
 
 def machine() -> dict:
-    """Which machine a number came from: CPU model, architecture, logical cores, the instruction set
-    torch's CPU kernels dispatch to (``torch.backends.cpu.get_cpu_capability()``; set by
-    ``ATEN_CPU_CAPABILITY``), BLAS/LAPACK (and MKL's version and instruction settings), the torch
-    build (CUDA version or CPU-only) and the intra-op and inter-op thread counts. Stored in every
-    cell's provenance (``machine``) and shown by ``python -m lengthgen cost``."""
+    """Which machine a number came from (every cell's provenance ``machine``): CPU model and
+    cores, the instruction set torch's kernels dispatch to, BLAS/LAPACK, the torch build and the
+    thread counts."""
     import torch
 
     try:
@@ -206,9 +201,9 @@ def provenance(
     git: dict | None = None,
     extra: dict | None = None,
 ) -> dict:
-    """Collect the provenance block stored with every result: command, git commit and clean flag
-    (``git``: a :func:`git_state` taken at the start of the run), versions, device, threads, scale,
-    seeds, wall time, date and the machine (:func:`machine`); ``extra`` adds fields (CPU time, load average, … from the runs facility)."""
+    """The provenance block stored with every result: command, git state (``git``: taken at the
+    run's start), versions, device, threads, scale, seeds, wall time, date, :func:`machine`, and
+    the fields of ``extra``."""
     import torch
 
     git = git_state() if git is None else git
@@ -318,17 +313,10 @@ def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
 
 @dataclass(frozen=True)
 class Schema:
-    """What a stored result of one kind must hold; checked by :func:`load_result` (``schema=``).
-
-    Paths are dotted (``members.*.test.*``), ``*`` running over every item of a list or dict, and
-    are read inside the stored ``data``.
-
-    kind          : a name for messages (e.g. ``"ch2 experiment"``)
-    required      : paths that must exist
-    probabilities : paths whose values must be numbers in [0, 1]
-    counts        : ``(path, fn)`` pairs: the list/dict at ``path`` (``""``: the data itself) must
-                    have ``fn(data)`` items (e.g. one member per declared seed × length × variant)
-    """
+    """What a stored result of one ``kind`` must hold (:func:`validate`): ``required`` paths,
+    ``probabilities`` (paths of numbers in [0, 1]) and ``counts``, ``(path, fn)`` pairs whose
+    list or dict (``""``: the data itself) has ``fn(data)`` items. Paths are dotted, ``*``
+    running over every item (``members.*.test.*``)."""
 
     kind: str
     required: tuple[str, ...] = ()
@@ -399,20 +387,13 @@ def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
             if v is _MISSING or not hasattr(v, "__len__"):
                 bad(where, "is missing")
             if len(v) != want:
-                bad(
-                    where,
-                    f"has {len(v)} entries, but the declared protocol needs {want}",
-                )
+                bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
     return data
 
 
 def load_result(path: str | os.PathLike, schema: Schema | None = None) -> dict:
-    """Load a stored result; returns ``{"provenance": ..., "data": ...}``.
-
-    Raises :class:`ResultFileError` naming the file if it is missing, not JSON, lacks the
-    provenance/data structure, or (with ``schema``) does not satisfy it. A cell of the runs
-    facility (:mod:`lengthgen.engine.runs`) is checked on its ``value``.
-    """
+    """A stored result ``{"provenance", "data"}`` (a cell checked against ``schema`` on its
+    ``value``); :class:`ResultFileError` names a missing, malformed or invalid file."""
     obj = read_json(path)
     if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
         raise ResultFileError(
@@ -436,10 +417,8 @@ def stored_label(result: dict) -> str:
 
 
 # --------------------------------------------------------------------------- stored cells
-# The cell files of the runs facility (:mod:`lengthgen.engine.runs` plans and runs the cells; this
-# module alone reads and writes them): ``<folder>/<name>.json`` holding the provenance and
-# ``{"key", "scale", "config_hash", "kwargs", "value"}``. A ``cell`` here is anything with
-# ``name``, ``hash`` and ``kwargs`` (a :class:`lengthgen.engine.runs.Cell`).
+# This module alone reads and writes cell files (lengthgen.engine.runs plans and runs them):
+# <folder>/<name>.json with the provenance and {"key", "scale", "config_hash", "kwargs", "value"}.
 
 
 class ScaleConflict(ConfigError):
@@ -456,8 +435,8 @@ def cell_path(folder: str | os.PathLike, name: str) -> Path:
 
 
 def _read(path: Path) -> dict:
-    """:func:`lengthgen.store.load_result` of ``path``, with a folder where the file should be, or a
-    file that cannot be opened, reported as :class:`ResultFileError` naming it (not an ``OSError``)."""
+    """:func:`load_result` of ``path``; a folder in its place or an unreadable file is a
+    :class:`ResultFileError` naming it."""
     if path.is_dir():
         raise ResultFileError(f"{path} is a folder where a result file should be; move it away")
     try:
@@ -512,10 +491,8 @@ def unmeasured(folder, cell, scale: str) -> bool:
 
 
 def refresh_record(old: dict, new_value) -> dict:
-    """What a refreshed cell's provenance keeps of the stored record ``old`` it replaces (the
-    ``{"provenance", "data"}`` of :func:`load_cell`): its date, git commit, wall time and whether it
-    was migrated, and ``max_abs_difference`` between its value and ``new_value``
-    (:func:`lengthgen.store.max_difference`; ``inf`` where their shapes differ)."""
+    """What a refreshed cell's provenance keeps of the record ``old`` it replaces: its date,
+    commit, wall time, whether it was migrated, and ``max_abs_difference`` from ``new_value``."""
     prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
     diff = max_difference(_clean(new_value), old["data"]["value"])
     return {
@@ -587,20 +564,6 @@ def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
     )
 
 
-def write_output(path: str | os.PathLike, data, *, scale: str, prov: dict) -> Path:
-    """Store a chapter's assembled output file (e.g. ``training.json``) at ``scale``; a file of
-    another scale already there is never replaced."""
-    path = Path(path)
-    if path.exists():
-        old = _read(path)["provenance"].get("scale")
-        if old != scale:
-            raise ScaleConflict(
-                f"{path} holds a {old}-scale result; a {scale} run does not replace it "
-                "(write elsewhere with --out)"
-            )
-    return save_result(path, data, {**prov, "scale": scale})
-
-
 def load_stored(
     chapter: str,
     name: str,
@@ -609,21 +572,15 @@ def load_stored(
     folder: str | os.PathLike | None = None,
     scale: str = "full",
 ) -> dict:
-    """The stored full-scale cell ``name`` of ``chapter`` as ``{"provenance": ..., "data": value}``
-    (the shape of :func:`lengthgen.store.load_result`), checked against ``schema`` (a
-    :class:`lengthgen.store.Schema`). ``folder`` defaults to ``results/<chapter>/cells``. A missing,
-    corrupt or invalid file raises :class:`lengthgen.store.ResultFileError` naming it."""
+    """The stored cell ``name`` of ``chapter`` (``folder``: default ``results/<chapter>/cells``) as
+    ``{"provenance", "data": value, "path"}``, checked against ``schema``; errors name the file."""
     check_choice("chapter", chapter, CHAPTERS)
     folder = cells_dir(chapter, folder)
     path = cell_path(folder, name)
     obj = load_cell(folder, name, scale=scale)
     if schema is not None:
         validate(obj["data"]["value"], schema, path)
-    return {
-        "provenance": obj["provenance"],
-        "data": obj["data"]["value"],
-        "path": str(path),
-    }
+    return {"provenance": obj["provenance"], "data": obj["data"]["value"], "path": str(path)}
 
 
 def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = None) -> bool:

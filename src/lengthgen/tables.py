@@ -4,7 +4,8 @@
 ordinary columns (or dropped), column MultiIndexes joined, floats to a fixed number of decimals,
 integers with thousands separators, missing values as a dash, an optional caption and an
 optional 0–1 colour scale for α- or accuracy-like columns. :func:`collapsible` folds any HTML
-object under a ``<details>`` summary, for tables too large to show open.
+object under a ``<details>`` summary, for tables too large to show open. :func:`text_table` is
+the command line's plain-text table.
 """
 
 from __future__ import annotations
@@ -89,3 +90,12 @@ def collapsible(obj, summary: str, *, open: bool = False) -> HTML:
     body = obj.to_html() if hasattr(obj, "to_html") else obj._repr_html_()
     flag = " open" if open else ""
     return HTML(f"<details{flag}><summary>{_html.escape(summary)}</summary>{body}</details>")
+
+
+def text_table(head, body) -> list[str]:
+    """A plain-text table's lines: columns padded to their widest cell, a dashed rule under the
+    head (``python -m lengthgen cost`` and ``bench``)."""
+    lines = [list(head)] + [list(row) for row in body]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
+    return out[:1] + ["  ".join("-" * w for w in widths)] + out[1:]

@@ -1,29 +1,21 @@
 """Regression-test the book by re-running stored full-scale cells: ``python -m lengthgen verify``.
 
-``claims --check`` re-evaluates the claims from the *stored* results, which never change, so any
-movement there is a change. A *re-run* on another machine is different: another CPU, BLAS build
-or thread count rounds differently, and training amplifies rounding, so a re-run trained cell
-differs from the stored one within the noise of training. :func:`verify` re-runs a chapter's cells
-(all, or the ones named) into a separate folder, never into ``results/``, and compares every
-stored-result claim evaluated on the stored cells with the same claim evaluated on the stored cells
-with the re-run ones in their place (the book's page "Running the book" explains it).
+``claims --check`` re-evaluates claims from stored results that never change, so any movement is a
+change. A re-run on another machine rounds differently, and training amplifies rounding, so
+:func:`verify` re-runs a chapter's cells into a separate folder (never ``results/``) and compares
+every stored-result claim on the stored cells with the same claim with the re-run cells in their
+place (book page "Running the book"). Verdicts, per claim:
 
-Verdicts, per claim (only claims whose value or status moved are judged against a band):
+``same``          the value agrees to the ledger's rounding and the status is the same
+``within noise``  it moved by at most the claim's re-run band, and the status is the same
+``borderline``    it moved within the band but its status flipped: the claim sits on its threshold
+                  (reported, not a failure)
+``changed``       it moved beyond its band, or moved at all where every cell it reads is
+                  deterministic (no ``trained_on`` in its provenance): the code or results changed
 
-``same``            the value agrees to the ledger's rounding (:func:`lengthgen.claims.same_within_rounding`)
-                    and the status is the same
-``within noise``    it moved, by at most the claim's re-run band, and the status is the same
-``borderline``      it moved within the band but its status flipped: the claim sits on its
-                    threshold, and a re-run can fall on either side (reported, not a failure)
-``changed``         it moved beyond its band, or a claim that reads only deterministic cells moved
-                    at all: a change of the code or of the stored results
-
-Bands, declared before a re-run is judged (:class:`NoiseBand`, ``RERUN_NOISE`` in a chapter's
-claims module, matched by the longest claim-id prefix): a claim that moved although every re-run
-cell it could have read is deterministic (its provenance records no training, ``trained_on``) has
-no band. A claim of a trained cell gets its chapter's band, an absolute bound on every number of
-its value, with the measurement that justifies it (a seed-to-seed spread, or a re-run spread the
-chapter measured on another kernel dispatch); a moved claim without a band is ``changed``.
+A band (:class:`NoiseBand`, ``RERUN_NOISE`` in a chapter's claims module, the longest matching
+claim-id prefix) is declared before a re-run is judged: an absolute bound on every number of the
+value, with the measurement that justifies it. A moved claim without a band is ``changed``.
 """
 
 from __future__ import annotations
@@ -35,24 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice
-from lengthgen.store import (
-    _clean,
-    cell_path,
-    load_cell,
-    max_difference,
-    results_dir,
-    stored_state,
-)
+from lengthgen.store import _clean, cell_path, load_cell, max_difference, results_dir, stored_state
 
 VERDICTS = ("same", "within noise", "borderline", "changed")
 
 
 @dataclass(frozen=True)
 class NoiseBand:
-    """How far a re-run on another machine may move the claims whose ids start with ``prefix``:
-    at most ``band`` on every number of the value (absolute, in the claim's units). ``why`` names
-    the measurement behind it (a seed-to-seed spread, or a re-run spread that was measured before
-    the band was used)."""
+    """How far a re-run may move the claims whose ids start with ``prefix``: at most ``band`` on
+    every number of the value; ``why`` names the measurement behind it."""
 
     prefix: str
     band: float
@@ -174,10 +157,8 @@ def _without_timing(x):
 
 
 def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict]:
-    """One row per re-run cell: ``{cell, trained, difference}`` (largest absolute difference
-    between the stored and re-run values, timings left out; ``trained`` from the re-run's
-    provenance)."""
-    check_choice("chapter", chapter, CHAPTERS)
+    """One row per re-run cell: ``{cell, trained, difference}`` (the largest absolute difference
+    of the values, timings left out)."""
     rows = []
     for name in names:
         new = load_cell(rerun_folder, name, scale="full")
@@ -187,8 +168,7 @@ def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict
                 "cell": name,
                 "trained": bool(new["provenance"].get("trained_on")),
                 "difference": max_difference(
-                    _without_timing(old["data"]["value"]),
-                    _without_timing(new["data"]["value"]),
+                    _without_timing(old["data"]["value"]), _without_timing(new["data"]["value"])
                 ),
             }
         )
@@ -252,18 +232,12 @@ def verify(
         shutil.copytree(stored, overlay / chapter / "cells")
         for name in names:
             shutil.copy2(
-                cell_path(out / "cells", name),
-                cell_path(overlay / chapter / "cells", name),
+                cell_path(out / "cells", name), cell_path(overlay / chapter / "cells", name)
             )
         claim_rows = compare_claims(
             chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows}
         )
-    return {
-        "chapter": chapter,
-        "cells": cell_rows,
-        "claims": claim_rows,
-        "out": str(out),
-    }
+    return {"chapter": chapter, "cells": cell_rows, "claims": claim_rows, "out": str(out)}
 
 
 def _fmt(v) -> str:

@@ -2,18 +2,14 @@
 running kernel.
 
 * **Static** (the built HTML book, offline): the figure is drawn at build time for every
-  combination of a small grid of settings, and a client-side control (plain HTML and a few lines of
-  JavaScript, no kernel, no network) swaps the frames. Frames are drawn at twice their displayed
-  size (HiDPI) and shown at their drawn size, never stretched.
-* **Live** (Jupyter, Colab): the same object is also an ipywidgets explorer whose sliders cover
-  each numeric setting's whole range, not only the grid: moving one redraws the figure with the
-  same drawing function. Its first image is the static explorer's initial frame.
+  combination of a small grid of settings, at twice its displayed size, and a few lines of
+  JavaScript (no kernel, no network) swap the frames.
+* **Live** (Jupyter, Colab): the same object is an ipywidgets explorer whose sliders cover each
+  numeric setting's whole range, redrawing with the same drawing function.
 
 The output carries both (``_repr_mimebundle_``): a front end with a widget manager shows the
-widget, the static book shows the frames (``_config.yml`` gives MyST-NB's HTML builder no widget
-output). The widget view is built from the model id, the one path that serves ipywidgets 7
-(Colab's, which displays through ``_ipython_display_`` and has no ``_repr_mimebundle_``) and 8.
-Tests call :meth:`FrameExplorer.widget` and move a control to an off-grid value.
+widget, the static book the frames. The widget view is built from the model id, the one path that
+serves ipywidgets 7 (Colab's) and 8.
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ import base64
 import io
 import itertools
 import json
+import math
 import uuid
 
 from lengthgen.config import ConfigError
@@ -124,43 +121,21 @@ class FrameExplorer:
             numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
             if not numeric or k in self._discrete or len(vals) < 2:
                 controls[k] = W.Dropdown(
-                    options=[(str(v), v) for v in vals],
-                    value=v0,
-                    description=self._labels[k],
+                    options=[(str(v), v) for v in vals], value=v0, description=self._labels[k]
                 )
                 continue
             lo, hi = min(vals), max(vals)
             ints = all(isinstance(v, int) for v in vals)
+            common = dict(value=v0, description=self._labels[k], continuous_update=False)
             if lo > 0 and hi / lo > 100:
-                import math
-
-                controls[k] = W.FloatLogSlider(
-                    value=v0,
-                    base=10,
-                    min=math.log10(lo),
-                    max=math.log10(hi),
-                    step=(math.log10(hi) - math.log10(lo)) / 200,
-                    description=self._labels[k],
-                    continuous_update=False,
-                )
+                a, b = math.log10(lo), math.log10(hi)
+                controls[k] = W.FloatLogSlider(base=10, min=a, max=b, step=(b - a) / 200, **common)
             elif ints:
-                controls[k] = W.IntSlider(
-                    value=v0,
-                    min=lo,
-                    max=hi,
-                    step=1,
-                    description=self._labels[k],
-                    continuous_update=False,
-                )
+                controls[k] = W.IntSlider(min=lo, max=hi, step=1, **common)
             else:
+                step = (hi - lo) / 200
                 controls[k] = W.FloatSlider(
-                    value=v0,
-                    min=lo,
-                    max=hi,
-                    step=(hi - lo) / 200,
-                    description=self._labels[k],
-                    continuous_update=False,
-                    readout_format=".3g",
+                    min=lo, max=hi, step=step, readout_format=".3g", **common
                 )
             controls[k]._lg_int = ints
         combo = tuple(list(self.grid[k])[self._start[i]] for i, k in enumerate(names))
@@ -296,12 +271,5 @@ root.querySelectorAll("input,select").forEach(function(el){{el.addEventListener(
  if(o){{o.textContent=values[i][idx[i]];}}show();}});}});
 show();}})();</script></div>"""
     return FrameExplorer(
-        html,
-        frames,
-        grid,
-        draw=draw,
-        dpi=dpi,
-        labels=labels,
-        start=start,
-        discrete=tuple(discrete),
+        html, frames, grid, draw=draw, dpi=dpi, labels=labels, start=start, discrete=tuple(discrete)
     )

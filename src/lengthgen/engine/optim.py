@@ -1,23 +1,12 @@
 """Batched optimizers for ensembles: Adam, AdamW, SGD and Muon with per-member state.
 
-Every parameter is a tensor ``[E, ...]`` whose leading dimension indexes the E independent
-members of an ensemble (seeds × variants, see :mod:`lengthgen.engine.train`). The update of member e
-reads only member e's gradient, state and hyperparameters, so one batched step equals E separate
-``torch.optim`` steps up to floating-point rounding (tested member by member in
-``tests/test_optim.py``):
-
-* ``adam``  -- :class:`torch.optim.Adam` (L2 weight decay added to the gradient);
-* ``adamw`` -- :class:`torch.optim.AdamW` (decoupled weight decay ``p ← p (1 − lr·wd)``);
-* ``sgd``   -- :class:`torch.optim.SGD` (optional momentum / Nesterov, dampening 0);
-* ``muon``  -- :class:`torch.optim.Muon` on every parameter that is a matrix per member
-  (stacked ``[E, out, in]``), Newton–Schulz orthogonalisation batched over members; every other
-  parameter (biases, vectors, anything listed in ``OptimConfig.adamw_params``) is trained with
-  AdamW, as Huang & Li (chapter 4, App. B) do for the first-layer bias.
-
-Learning rate and weight decay may differ per member (a sequence of length E), e.g. for the
-weight-decay sweeps of chapter 4. Gradient-norm clipping (``clip``) is per member: the norm is
-taken over that member's parameters only, as :func:`torch.nn.utils.clip_grad_norm_` would for a
-single model.
+Every parameter is ``[E, ...]`` over the E members (:mod:`lengthgen.engine.train`); member e's
+update reads only its own gradient, state and hyperparameters, so one batched step equals E
+``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``adam``, ``adamw`` and ``sgd``
+(dampening 0) follow ``torch.optim``; ``muon`` applies :class:`torch.optim.Muon`, Newton–Schulz
+batched over members, to every parameter that is a matrix per member and AdamW to the rest, as
+Huang & Li (chapter 4, App. B) do for the first-layer bias. Learning rate and weight decay may
+differ per member; gradient clipping is per member, over that member's parameters only.
 """
 
 from __future__ import annotations
@@ -61,32 +50,17 @@ def _check_per_member(name: str, value, *, nonnegative: bool = True):
 
 @dataclass(frozen=True)
 class OptimConfig:
-    """How every member is optimised; ``lr`` / ``weight_decay`` may be per-member sequences.
+    """How every member is optimised; ``lr``, ``weight_decay`` and ``adamw_lr`` may be per-member
+    sequences. Defaults follow ``torch.optim`` except weight decay, 0 for every optimizer.
 
-    Parameters
-    ----------
-    name : ``"adam"``, ``"adamw"``, ``"sgd"`` or ``"muon"``.
-    lr : learning rate (≥ 0), a number or one per member.
-    weight_decay : weight decay (≥ 0), a number or one per member. Adam and SGD add ``wd·p`` to
-        the gradient (PyTorch's L2 form); AdamW and Muon decay decoupled, ``p ← p (1 − lr·wd)``.
-        The default is 0 for every optimizer (``torch.optim.AdamW`` defaults to 0.01 and
-        ``torch.optim.Muon`` to 0.1: pass them explicitly to match).
-    decay : names of the parameters that receive weight decay; ``None`` (default) means all.
-    decay_members : optional ``{name: E booleans}``: for that parameter, only the members marked
-        True receive weight decay (overrides ``decay`` for the names it lists). Chapter 4 trains
-        sine and ReLU networks in one ensemble, decaying W only for the ReLU members.
-    betas, eps : Adam/AdamW moments and stabiliser (PyTorch defaults).
-    momentum, nesterov : SGD momentum (PyTorch's SGD with dampening 0).
-    clip : per-member gradient-norm clipping threshold, or ``None`` for no clipping.
-    muon_momentum, muon_nesterov, ns_steps, ns_coefficients, ns_eps, adjust_lr : Muon's settings,
-        defaults equal to :class:`torch.optim.Muon` (0.95, Nesterov, 5 steps, (3.4445, −4.7750,
-        2.0315), 1e-7, ``"original"`` = ``lr·sqrt(max(1, out/in))``).
-    ns_dtype : dtype of the Newton–Schulz iteration; ``"bfloat16"`` (default) is what
-        :class:`torch.optim.Muon` does, ``"float32"`` / ``"float64"`` are more precise.
-    muon_params : names trained by Muon (each must be a matrix per member); ``None`` means every
-        parameter that is a matrix per member, minus ``adamw_params``.
-    adamw_params : names forced onto AdamW under Muon (e.g. embeddings, output heads).
-    adamw_lr : learning rate of the AdamW-trained parameters under Muon (``None``: ``lr``).
+    Adam and SGD add ``wd·p`` to the gradient; AdamW and Muon decay decoupled, ``p ← p (1 − lr·wd)``.
+    ``decay`` names the decayed parameters (``None``: all); ``decay_members`` ``{name: E booleans}``
+    decays that parameter only for the members marked True (chapter 4: W only for ReLU members).
+    ``clip`` is a per-member gradient-norm threshold. Muon's settings (``muon_momentum`` …
+    ``adjust_lr``; ``"original"`` = ``lr·sqrt(max(1, out/in))``) default to ``torch.optim.Muon``'s;
+    ``ns_dtype`` "bfloat16" as it does, or more precise. ``muon_params``: names trained by Muon
+    (``None``: every matrix per member but ``adamw_params``, which AdamW trains at ``adamw_lr``,
+    default ``lr``).
     """
 
     name: str = "adam"
@@ -191,12 +165,9 @@ class OptimConfig:
 
 # --------------------------------------------------------------------------- building blocks
 def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
-    """Clip member by member, in place: g_e ← g_e · min(1, max_norm / (‖g_e‖ + 1e-6)).
-
-    ``‖g_e‖`` is the Euclidean norm over all of member e's gradient entries (every tensor's
-    slice ``[e]``), exactly the rule of :func:`torch.nn.utils.clip_grad_norm_` for one model.
-    Returns the pre-clipping norms ``[E]``.
-    """
+    """Clip member by member, in place: g_e ← g_e · min(1, max_norm / (‖g_e‖ + 1e-6)), ‖g_e‖ over
+    every tensor's slice ``[e]`` (:func:`torch.nn.utils.clip_grad_norm_`'s rule for one model).
+    Returns the pre-clipping norms ``[E]``."""
     check_finite("max_norm", max_norm, nonnegative=True)
     if not grads:
         raise ValueError("no gradients to clip")
@@ -218,13 +189,9 @@ def zeropower_newton_schulz(
     eps: float = 1e-7,
     dtype: torch.dtype = torch.bfloat16,
 ) -> torch.Tensor:
-    """Approximate orthogonalisation ``U Vᵀ`` of each matrix in a stack ``G = [E, A, B]``.
-
-    The quintic Newton–Schulz iteration of :class:`torch.optim.Muon`, batched over the member
-    dimension: normalise each matrix by its Frobenius norm, then ``steps`` times
-    ``X ← a X + (b XXᵀ + c (XXᵀ)²) X`` (on the transpose when A > B). Computed in ``dtype``
-    (bfloat16 as in PyTorch) and returned in that dtype.
-    """
+    """Approximate orthogonalisation ``U Vᵀ`` of each matrix in ``G = [E, A, B]``, in ``dtype``:
+    :class:`torch.optim.Muon`'s quintic Newton–Schulz iteration batched over members (normalise,
+    then ``steps`` times ``X ← a X + (b XXᵀ + c (XXᵀ)²) X``, on the transpose when A > B)."""
     if G.dim() != 3:
         raise ValueError(f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}")
     check_positive_int("steps", steps)
@@ -481,11 +448,7 @@ class EnsembleOptimizer:
         buf.lerp_(g, 1 - cfg.muon_momentum)
         update = g.lerp(buf, cfg.muon_momentum) if cfg.muon_nesterov else buf
         O = zeropower_newton_schulz(
-            update,
-            cfg.ns_steps,
-            cfg.ns_coefficients,
-            cfg.ns_eps,
-            getattr(torch, cfg.ns_dtype),
+            update, cfg.ns_steps, cfg.ns_coefficients, cfg.ns_eps, getattr(torch, cfg.ns_dtype)
         )
         A, B = p.shape[1], p.shape[2]
         if cfg.adjust_lr == "original":

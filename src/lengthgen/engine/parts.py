@@ -1,20 +1,14 @@
 """Checkpoints stored as a folder of size-capped parts with a manifest (sizes and SHA-256 sums).
 
-A device session can bring back only files up to a size limit (16 MB each), and a repository stores
-small files better than one large one, so a checkpoint that must outlive its machine is written as
-
-* ``part-<id>-000.bin``, ``part-<id>-001.bin``, ...: consecutive slices of at most ``part_bytes``
-  bytes of the ``torch.save`` serialisation of the checkpoint, ``<id>`` being the first 12 hex
-  digits of the SHA-256 of the whole serialisation (so parts of two different checkpoints never
-  share a name);
-* ``manifest.json``: the format, the total size and SHA-256 of the whole, each part's name, size
-  and SHA-256, and a small JSON ``meta`` block (e.g. the update count) readable without torch.
-
-Every file is written to a temporary name, flushed to disk and renamed into place; the manifest is
-renamed last and the parts it does not name are removed only after it, so a writer killed at any
-moment leaves either the previous complete checkpoint or the new one. :func:`load_parts` checks
-every part's size and checksum before deserialising, and a missing, truncated or corrupt part is
-named in a one-line :class:`lengthgen.store.ResultFileError`.
+A device session brings back files only up to 16 MB each, and a repository stores small files
+better than one large one, so a checkpoint that must outlive its machine is written as
+``part-<id>-NNN.bin`` (consecutive slices of at most ``part_bytes`` of its ``torch.save`` bytes,
+``<id>`` the first 12 hex digits of their SHA-256, so two checkpoints never share a part name) and
+``manifest.json`` (format, total size and SHA-256, each part's name, size and SHA-256, and a JSON
+``meta`` block readable without torch). Every file is written atomically and the manifest last;
+parts it does not name are removed only after it, so a writer killed at any moment leaves the
+previous checkpoint or the new one. Reading checks every part first; a missing, truncated or
+corrupt one is named in a one-line :class:`lengthgen.store.ResultFileError`.
 """
 
 from __future__ import annotations
@@ -44,11 +38,8 @@ def _folder(folder) -> Path:
 
 
 def save_parts(folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | None = None) -> dict:
-    """Serialise ``obj`` with :func:`torch.save` and store it in ``folder`` as parts of at most
-    ``part_bytes`` bytes plus ``manifest.json`` (module docstring); returns the manifest.
-
-    ``meta`` (JSON-serialisable) is copied into the manifest. Parts of the previous checkpoint in
-    ``folder`` are removed once the new manifest is in place."""
+    """Store ``torch.save(obj)`` in ``folder`` as parts of at most ``part_bytes`` bytes and a
+    manifest carrying ``meta``, replacing the checkpoint there; returns the manifest."""
     folder = _folder(folder)
     part_bytes = check_positive_int("part_bytes", part_bytes)
     if meta is not None and not isinstance(meta, dict):
@@ -64,11 +55,7 @@ def save_parts(folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | N
         name = f"part-{whole[:12]}-{i:03d}.bin"
         atomic_write_bytes(folder / name, chunk)
         parts.append(
-            {
-                "name": name,
-                "bytes": len(chunk),
-                "sha256": hashlib.sha256(chunk).hexdigest(),
-            }
+            {"name": name, "bytes": len(chunk), "sha256": hashlib.sha256(chunk).hexdigest()}
         )
     manifest = {
         "format": FORMAT,
@@ -78,12 +65,17 @@ def save_parts(folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | N
         "parts": parts,
         "meta": dict(meta or {}),
     }
+    _publish(folder, manifest)
+    return manifest
+
+
+def _publish(folder: Path, manifest: dict) -> None:
+    """Write ``manifest`` into ``folder``, then remove the parts it does not name."""
     atomic_write_json(folder / MANIFEST, manifest)
-    keep = {p["name"] for p in parts}
+    keep = {p["name"] for p in manifest["parts"]}
     for old in folder.glob("part-*.bin"):
         if old.name not in keep:
             old.unlink()
-    return manifest
 
 
 def read_manifest(folder) -> dict | None:
@@ -193,23 +185,6 @@ def copy_parts(src, dest, *, step_key: str = "step") -> str:
         target = dest / p["name"]
         if not target.is_file() or hashlib.sha256(target.read_bytes()).hexdigest() != p["sha256"]:
             atomic_write_bytes(target, (src / p["name"]).read_bytes())
-    atomic_write_json(dest / MANIFEST, man)
-    keep = {p["name"] for p in man["parts"]}
-    for stale in dest.glob("part-*.bin"):
-        if stale.name not in keep:
-            stale.unlink()
+    _publish(dest, man)
     verify_parts(dest)
     return "copied"
-
-
-__all__ = [
-    "FORMAT",
-    "MANIFEST",
-    "PART_BYTES",
-    "copy_parts",
-    "load_parts",
-    "parts_size",
-    "read_manifest",
-    "save_parts",
-    "verify_parts",
-]

@@ -89,24 +89,17 @@ def config_hash(fn: Callable, kwargs: Mapping) -> str:
     """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments
     (canonical JSON: sorted keys, tuples as lists). Equal hashes mean the same computation."""
     blob = json.dumps(
-        {"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))},
-        sort_keys=True,
-        separators=(",", ":"),
+        {"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))}, sort_keys=True, separators=(",", ":")
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One unit of a chapter's reproduction.
-
-    name   : unique within the run; the stored file is ``<folder>/<name>.json``
-    fn     : a module-level function (picklable, for process and Dask workers) returning a
-             JSON-serialisable result; it receives ``kwargs`` plus ``device`` and ``progress`` when
-             its signature has those parameters
-    kwargs : the configuration (JSON-serialisable); hashed into the key
-    seeds  : the seeds the cell uses, recorded in the provenance
-    """
+    """One unit of a chapter's reproduction, stored as ``<folder>/<name>.json``: a module-level
+    (picklable) function ``fn`` returning a JSON-serialisable value, called with ``kwargs`` (the
+    configuration, hashed into the key) plus ``device`` and ``progress`` where its signature has
+    them; ``seeds`` go to the provenance."""
 
     name: str
     fn: Callable
@@ -155,22 +148,14 @@ def _restore(path: Path, state) -> None:
 def merge_cells(
     src, dst, cells: Sequence[Cell], scale: str, *, schema=None
 ) -> dict[str, list[str]]:
-    """Bring the cells of ``cells`` computed into another folder ``src`` (a run with ``--out``, e.g.
-    on another machine or in a clean worktree) into the store ``dst``, by the rules of a run into
-    ``dst`` itself: a cell is taken if ``src`` holds it complete (or partial) for this scale and
-    configuration and ``dst`` lacks it, holds another configuration, holds a partial result that did
-    less, or holds it without a CPU time (:func:`unmeasured`; the copy then records
-    :func:`refresh_record`). A measured complete cell in ``dst`` is never replaced.
-
-    ``schema`` (a function of a :class:`Cell` returning a :class:`lengthgen.store.Schema` or ``None``,
-    e.g. :func:`lengthgen.chapters.chapter_schema`, or a ``{cell name: Schema}`` dict) checks every cell to be taken.
-    All or nothing: every cell to be taken is read and checked before the first is written, and if a
-    write fails the cells already written are put back as they were; ``dst`` is then unchanged.
-
-    Returns ``{"taken": [...], "kept": [...], "absent": [...]}`` (names). Raises
-    :class:`ScaleConflict` where ``dst`` holds a cell of another scale, :class:`ResultFileError` naming
-    a source cell that is corrupt or fails its schema, :class:`ConfigError` naming ``dst`` where it
-    cannot be written."""
+    """Bring the cells of ``cells`` computed into another folder ``src`` (``reproduce --out``)
+    into the store ``dst`` by the rules of a run into ``dst``: a cell ``src`` holds (complete or
+    partial) for this scale and configuration is taken where ``dst`` lacks it, holds another
+    configuration, a partial result that did less, or a result without CPU time (the copy then
+    records :func:`refresh_record`); a measured complete cell is never replaced. ``schema`` (a
+    function of a :class:`Cell` or a ``{name: Schema}`` dict) checks every cell taken. All or
+    nothing: every cell is read and checked before the first write, and a failed write puts back
+    the cells already written. Returns ``{"taken", "kept", "absent"}`` (names)."""
     from lengthgen.store import validate
 
     scale = get_run_scale(scale)
@@ -342,13 +327,10 @@ def make_executor(
     workers: int | None = None,
     scheduler: str | None = None,
 ) -> Iterator[cf.Executor | None]:
-    """The executor named ``executor`` (``None`` for in-process), closed on exit.
-
-    ``"process"``: a local pool of ``workers`` processes. ``"dask"``: ``scheduler="local"`` (default)
-    starts a ``LocalCluster`` of ``workers`` single-threaded *process* workers; any other
-    ``scheduler`` is the address of a running Dask scheduler. An ``Executor`` passed in is used
-    as is and not shut down.
-    """
+    """The executor named ``executor`` (``None`` for in-process), closed on exit: ``"process"``, a
+    pool of ``workers`` processes; ``"dask"``, a ``LocalCluster`` of ``workers`` single-threaded
+    process workers (``scheduler="local"``) or a running scheduler's address. An ``Executor``
+    passed in is used as is and not shut down."""
     if isinstance(executor, cf.Executor):
         yield executor
         return
@@ -375,10 +357,7 @@ def make_executor(
             ) from None
         if scheduler in (None, "local"):
             cluster = LocalCluster(
-                n_workers=workers or 2,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
+                n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None
             )
             client = Client(cluster)
         else:
@@ -498,15 +477,13 @@ def run_cells(
     timeout_s: float | None = None,
     no_workers_s: float | None = None,
 ) -> dict[str, Any]:
-    """Compute every cell of ``cells`` not already stored under ``folder`` (same scale and hash);
-    with ``refresh``, also every stored cell without a recorded CPU time (:func:`unmeasured`).
-    Returns ``{name: value}`` for the cells stored when it ends (all of them unless ``budget_s``
-    seconds passed: then no new cell is started, the finished ones stay stored, and a re-run
-    resumes). ``device`` goes to every cell function that takes one; ``extra`` is added to each
-    cell's provenance; executors and keys: see the module docstring. On Dask the run stops with
-    :class:`RunError` when a cell is unfinished ``timeout_s`` seconds after it was submitted
-    (default :data:`DASK_TIMEOUT_S`, plus ``budget_s``) or the cluster has had no worker for
-    ``no_workers_s`` seconds (default :data:`DASK_NO_WORKERS_S`)."""
+    """Compute every cell of ``cells`` not stored under ``folder`` with this scale and hash (with
+    ``refresh``, also those stored without a CPU time) and return ``{name: value}`` of the cells
+    stored when it ends. After ``budget_s`` seconds no new cell starts (a re-run resumes).
+    ``device`` goes to every cell function that takes one; ``extra`` is added to each provenance.
+    On Dask a cell unfinished ``timeout_s`` after it was submitted (default
+    :data:`DASK_TIMEOUT_S` plus ``budget_s``), or a cluster without a worker for ``no_workers_s``,
+    stops the run with :class:`RunError`."""
     import torch
 
     scale = get_run_scale(scale)
@@ -540,7 +517,7 @@ def run_cells(
         window=max(1, workers or 2),
         t_start=time.perf_counter(),  # the budget counts from here
     )
-    bar = _progress_bar(progress and todo, len(cells), len(cells) - len(todo), desc)
+    bar = progress_bar(progress and todo, len(cells), len(cells) - len(todo), desc)
     try:
         with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
             run.record["executor"] = (
@@ -628,8 +605,8 @@ def _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s):
     return timeout_s, no_workers_s
 
 
-def _progress_bar(show, total: int, initial: int, desc: str):
-    """A tqdm bar over a plan's cells (``None`` when not ``show``)."""
+def progress_bar(show, total: int, initial: int, desc: str):
+    """A tqdm bar (``None`` when not ``show``): a plan's cells, or a training's updates."""
     if not show:
         return None
     from tqdm.auto import tqdm
@@ -640,10 +617,7 @@ def _progress_bar(show, total: int, initial: int, desc: str):
 def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
     """Start cell ``c`` on executor ``ex`` (``None``: run it now, in this process, its outcome
     kept in a finished future like an executor's)."""
-    extras = {
-        "deadline": call["deadline"],
-        "workdir": str(folder.parent / "work" / c.name),
-    }
+    extras = {"deadline": call["deadline"], "workdir": str(folder.parent / "work" / c.name)}
     args = (c.fn, dict(c.kwargs), call["device"], progress, call["threads"], extras)
     if ex is not None:
         return ex.submit(_call, *args)

@@ -1,52 +1,14 @@
 """The ensemble training engine: E independent models trained as one vectorised program.
 
-Seeds and model variants are a batch dimension. Every parameter is stacked along a leading
-member dimension ``E``; one forward and one backward pass per step serve all members, and the
-optimizer (:mod:`lengthgen.engine.optim`) keeps per-member state. Member e's numbers depend only on its
-own initial tensors, its own data generator and its own hyperparameters, so the ensemble equals
-a Python loop over E separate trainings up to floating-point rounding (``tests/test_train.py``
-checks losses and parameters in float64), and re-running a seed on the CPU reproduces it exactly.
-
-A *model* is any object with two methods::
-
-    init(seeds: Sequence[int], dtype, device) -> dict[str, Tensor]   # each tensor [E, ...], E = len(seeds)
-    forward(params: dict[str, Tensor], x) -> Tensor                  # x has leading dim E; returns [E, B, ...]
-
-Models are hand-batched (einsum / bmm over the member dimension). Parameters whose name starts
-with an underscore are per-member constants (not trained, but carried along).
-
-Example (the complete protocol of Zhu & Chiang D.2 on a toy model)::
-
-    import torch
-    from lengthgen.engine.train import (train_ensemble, evaluate_ensemble, OptimConfig, Validation,
-                                 classification_loss, seeded_generators)
-
-    class Linear:                                   # a hand-batched model: one logit per string
-        def init(self, seeds, dtype=torch.float64, device="cpu"):
-            gens = seeded_generators(seeds)
-            w = torch.stack([torch.randn(8, generator=g, dtype=dtype) for g in gens])
-            return {"w": w.to(device), "b": torch.zeros(len(seeds), dtype=dtype, device=device)}
-        def forward(self, params, x):               # x: [E, B, 8] -> logits [E, B]
-            return torch.einsum("ebn,en->eb", x, params["w"]) + params["b"][:, None]
-
-    def sample(step, gens):                         # a fresh batch per update, per member
-        x = torch.stack([torch.randint(0, 2, (256, 8), generator=g) for g in gens]).double()
-        return x, x[..., 0]                         # task First: label = first bit
-
-    model, seeds = Linear(), list(range(2000, 2020))
-    params = model.init(seeds)
-    bank_x = torch.randint(0, 2, (1000, 8), generator=torch.Generator().manual_seed(1)).double()
-    res = train_ensemble(model, params, sample=sample, loss=classification_loss,
-                         optim=OptimConfig("adam", lr=0.03, clip=1.0), steps=3000,
-                         data_seeds=[s + 10_000 for s in seeds],
-                         validation=Validation(every=500, bank=(bank_x, bank_x[:, 0]), patience=3),
-                         progress=False)
-    res.params, res.best_step, res.best_acc, res.stop_step      # selected checkpoint per member
-    acc = evaluate_ensemble(model, res.params, banks={8: (bank_x, bank_x[:, 0])})  # {8: Tensor[E]}
-
-Banks are shared by all members unless ``per_member=True`` (then x has the leading dim E).
-``x`` and ``y`` may be tensors or tuples / dicts of tensors (e.g. inputs plus a padding mask);
-the engine only moves them to the device, expands shared banks and slices them into chunks.
+Every parameter is stacked along a leading member dimension ``E``; one forward and one backward
+pass per step serve all members and the optimizer (:mod:`lengthgen.engine.optim`) keeps
+per-member state. Member e depends only on its own initial tensors, data generator and
+hyperparameters, so the ensemble equals a loop over E trainings up to rounding
+(``tests/test_train.py`` checks it in float64). A *model* has ``init(seeds, dtype, device) ->
+{name: Tensor[E, ...]}`` and a hand-batched ``forward(params, x) -> Tensor[E, B, ...]``; names
+starting with ``_`` are per-member constants. Banks (``x``, ``y``: tensors, or tuples / dicts of
+tensors) are shared by all members unless ``per_member=True``. Book page ``book/engine.md``
+("The ensemble engine") explains it.
 """
 
 from __future__ import annotations
@@ -60,8 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 import torch.nn.functional as F
 
-from lengthgen.config import ConfigError, check_positive_int, get_device
-from lengthgen.engine.ensemble import (  # the model interface; its names are exported here too
+from lengthgen.config import ConfigError, check_positive_int, check_seeds, get_device
+from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable from here too
     _check_model,
     _params_device,
     _tree_leaves,
@@ -71,21 +33,7 @@ from lengthgen.engine.ensemble import (  # the model interface; its names are ex
     select_members,
 )
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
-from lengthgen.engine.runs import note_device
-
-__all__ = [
-    "OptimConfig",
-    "Validation",
-    "TrainResult",
-    "train_ensemble",
-    "evaluate_ensemble",
-    "classification_loss",
-    "classification_metric",
-    "accuracy",
-    "seeded_generators",
-    "members_of",
-    "select_members",
-]
+from lengthgen.engine.runs import note_device, progress_bar
 
 
 # --------------------------------------------------------------------------- losses and metrics
@@ -135,16 +83,12 @@ METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
 # --------------------------------------------------------------------------- configuration
 @dataclass(frozen=True)
 class Validation:
-    """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2).
-
-    Every ``every`` updates all still-training members are evaluated on the fixed ``bank`` (x, y)
-    with ``metric(out, y) -> (accuracy [E], loss [E])`` (default: accuracy and cross-entropy).
-    A member stops after ``patience`` consecutive perfect validations (accuracy exactly 1);
-    ``patience=None`` never stops early. The selected checkpoint maximises validation accuracy,
-    ties broken by lower loss, then by the earlier update. With ``at_end=True`` the last update
-    is validated too when ``steps`` is not a multiple of ``every``. ``per_member=False`` means
-    the bank is shared (no member dim); ``batch_size`` chunks the bank to bound memory.
-    """
+    """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2): every
+    ``every`` updates (and after the last with ``at_end``) the training members are evaluated on
+    ``bank`` (x, y; shared unless ``per_member``, chunked by ``batch_size``) with ``metric(out, y)
+    -> (accuracy [E], loss [E])``. A member stops after ``patience`` consecutive perfect
+    validations (``None``: never); the selected checkpoint has the highest accuracy, ties broken by
+    lower loss, then by the earlier update."""
 
     every: int
     bank: Any
@@ -250,15 +194,7 @@ def _chunk(x, lo: int, hi: int, per_member: bool):
 
 @torch.no_grad()
 def _evaluate(
-    model,
-    params,
-    x,
-    y,
-    metric,
-    E: int,
-    per_member: bool,
-    batch_size: int | None,
-    device,
+    model, params, x, y, metric, E: int, per_member: bool, batch_size: int | None, device
 ):
     """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
     x = _tree_map(lambda t: t.to(device), x)
@@ -287,13 +223,10 @@ def evaluate_ensemble(
     batch_size: int | None = None,
     device=None,
 ) -> dict:
-    """Evaluate every member on every bank, batched over members: ``{key: Tensor[E]}`` (CPU).
-
-    ``banks`` maps a key (e.g. the test length L) to ``(x, y)``; shared by all members unless
-    ``per_member=True``. ``metric`` is ``"accuracy"`` (default), ``"cross_entropy"`` or a callable
-    ``(out, y) -> Tensor[E]`` that is a mean over examples (chunks are combined by size).
-    ``batch_size`` evaluates the bank in chunks of that many examples to bound memory.
-    """
+    """Every member on every bank of ``banks`` (``{key: (x, y)}``, shared unless ``per_member``),
+    batched over members: ``{key: Tensor[E]}`` on the CPU. ``metric``: ``"accuracy"``,
+    ``"cross_entropy"`` or a callable ``(out, y) -> Tensor[E]`` averaging over examples (chunks of
+    ``batch_size`` are combined by size)."""
     _check_model(model)
     E = members_of(params)
     if isinstance(metric, str):
@@ -352,27 +285,16 @@ def train_ensemble(
     device=None,
     desc: str = "train",
 ) -> TrainResult:
-    """Train the E members of ``params`` for up to ``steps`` updates, as one batched program.
+    """Train the E members of ``params`` (``[E, ...]`` tensors, copied) for up to ``steps``
+    updates as one batched program.
 
-    Parameters
-    ----------
-    model : object with ``forward(params, x) -> out`` batched over the leading member dim.
-    params : dict name → tensor ``[E, ...]`` (from ``model.init``); not modified (copied).
-        Names starting with ``_`` are per-member constants, not trained.
-    sample : ``sample(step, generators) -> (x, y)``, a fresh batch per update with leading dim
-        E (one generator per member, seeded by ``data_seeds``; ``step`` counts from 0). Once
-        members have stopped, only the still-training members' generators are passed; a sample
-        function with a ``members`` keyword also receives their original indices (a long tensor).
-    loss : ``loss(out, y) -> Tensor[E]`` per-member mean loss (default :func:`classification_loss`).
-    optim : an :class:`OptimConfig` (default Adam, lr 1e-3); lr / weight decay may be per member.
-    steps : maximum number of updates (≥ 1).
-    data_seeds : one seed per member for its data generator (``torch.Generator`` on the CPU, so
-        the CPU and CUDA runs see identical batches). Equal seeds give identical streams (paired runs).
-    validation : optional :class:`Validation` for early stopping and checkpoint selection;
-        stopped members leave the batch (:func:`_drop_stopped`); the loop ends with the last.
-    progress : show a tqdm bar (members still training, steps/s, ETA); ``False`` for notebooks.
-    record_every : keep the training loss every this many updates in ``history``.
-    device : ``None`` keeps the device of ``params``; else :func:`lengthgen.config.get_device`.
+    ``sample(step, generators) -> (x, y)`` draws a fresh batch with leading dim E from one CPU
+    generator per member (seeded by ``data_seeds``, so CPU and CUDA see the same batches; once
+    members stopped, only theirs are passed, and a ``members`` keyword receives their original
+    indices). ``loss(out, y) -> Tensor[E]``; ``optim`` defaults to Adam at lr 1e-3 (lr and weight
+    decay may be per member). ``validation`` (:class:`Validation`) selects checkpoints and stops
+    members early; stopped members leave the batch. ``record_every``: keep the training loss every
+    this many updates. ``device``: ``None`` keeps the device of ``params``.
     """
     # every argument by name (first statement: locals() holds only the arguments)
     E, steps, record_every, optim, gens, dev = _check_train_args(**locals())
@@ -383,7 +305,7 @@ def train_ensemble(
     opt = EnsembleOptimizer(optim, P, names)
     members = _Members(P, E, steps, validation)
     log = _LossLog(E, steps, record_every)
-    bar = _progress_bar(steps, desc, progress)
+    bar = progress_bar(progress, steps, 0, desc)
     step = 0
     try:
         for step in range(steps):
@@ -444,17 +366,7 @@ def _drop_stopped(members, log, P, names, opt, done: int, dev):
 
 
 def _check_train_args(
-    model,
-    params,
-    sample,
-    loss,
-    optim,
-    steps,
-    data_seeds,
-    validation,
-    record_every,
-    device,
-    **_,
+    model, params, sample, loss, optim, steps, data_seeds, validation, record_every, device, **_
 ):
     """Check the arguments of :func:`train_ensemble` (one-line errors, in this order) and resolve the
     defaults: returns ``(E, steps, record_every, optim, data generators, device)``."""
@@ -475,13 +387,10 @@ def _check_train_args(
         raise ConfigError(
             f"validation must be a Validation or None, got {type(validation).__name__}"
         )
-    if isinstance(data_seeds, (str, bytes)) or not hasattr(data_seeds, "__len__"):
-        raise ConfigError(
-            f"data_seeds must be a sequence of integers, one per member, got {data_seeds!r}"
-        )
-    if len(data_seeds) != E:
-        raise ConfigError(f"data_seeds has {len(data_seeds)} seeds but params have {E} members")
-    gens = seeded_generators(data_seeds)
+    seeds = check_seeds(data_seeds, "data_seeds")  # the one seeds check
+    if len(seeds) != E:
+        raise ConfigError(f"data_seeds has {len(seeds)} seeds but params have {E} members")
+    gens = seeded_generators(seeds)
     for name, t in params.items():
         if not (t.is_floating_point() or name.startswith("_")):
             raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
@@ -490,30 +399,12 @@ def _check_train_args(
     return E, steps, record_every, optim, gens, dev
 
 
-def _progress_bar(steps: int, desc: str, progress: bool):
-    """A tqdm bar over ``steps`` updates (disabled unless ``progress``); ``None`` if tqdm is missing."""
-    try:
-        from tqdm.auto import tqdm
-
-        return tqdm(
-            total=steps,
-            desc=desc,
-            disable=not progress,
-            leave=False,
-            dynamic_ncols=True,
-        )
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None
-
-
 def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: bool, dev):
     """The batch ``(x, y)`` of update ``step`` on ``dev``, drawn from the data generators of the members
     still training (``active``: their original indices, passed as ``members=`` when ``sample`` takes it)."""
     kw = {"members": active.clone()} if with_members else {}
     x, y = sample(
-        step,
-        gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()],
-        **kw,
+        step, gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()], **kw
     )
     return _tree_map(lambda t: t.to(dev), x), _tree_map(lambda t: t.to(dev), y)
 
@@ -539,12 +430,9 @@ def _update_step(
 
 
 class _LossLog:
-    """The training-loss history ``[records, E]`` of one run.
-
-    The loss of every ``record_every``-th update (and of the last) is buffered on the device, so a
-    step does not synchronise; :meth:`flush` moves the buffer to CPU rows in float64, with NaN for
-    members that are no longer training. It must run before the set of training members changes.
-    """
+    """The training-loss history ``[records, E]`` of one run: every ``record_every``-th loss (and
+    the last) is buffered on the device, so a step does not synchronise; :meth:`flush` moves it
+    to float64 CPU rows (NaN for stopped members) before the training members change."""
 
     def __init__(self, E: int, steps: int, record_every: int):
         self.E, self.steps, self.every = E, steps, record_every
@@ -569,22 +457,13 @@ class _LossLog:
 
 
 class _Members:
-    """Per-member bookkeeping of one run: who still trains, checkpoint selection, early stopping.
-
-    ``active`` holds the original indices of the members still in the batch (row i of the
-    training tensors is member ``active[i]``). ``final`` and ``stop_step`` receive a member's
-    parameters and update count when it stops (or at the end); with validation, ``best`` /
-    ``best_step`` / ``best_acc`` / ``best_loss`` hold the selected checkpoint — the highest
-    validation accuracy, ties broken by lower validation loss, then by the earlier update — and
-    ``perfect`` counts consecutive validations with accuracy exactly 1 (Zhu & Chiang D.2).
-    """
+    """Per-member bookkeeping of one run: ``active`` holds the original indices of the members
+    still training (row i of the tensors is member ``active[i]``); ``final`` / ``stop_step`` get a
+    member's parameters and update count when it stops; ``best*`` hold the selected checkpoint
+    (:class:`Validation`) and ``perfect`` counts consecutive perfect validations."""
 
     def __init__(
-        self,
-        P: Mapping[str, torch.Tensor],
-        E: int,
-        steps: int,
-        validation: Validation | None,
+        self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation: Validation | None
     ):
         self.validation, self.steps = validation, steps
         self.active = torch.arange(E)
@@ -619,15 +498,7 @@ class _Members:
             bx = _tree_map(lambda t: t.index_select(0, active.to(t.device)), bx)
             by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), by)
         vals = _evaluate(
-            model,
-            P,
-            bx,
-            by,
-            metric,
-            int(active.numel()),
-            v.per_member,
-            v.batch_size,
-            dev,
+            model, P, bx, by, metric, int(active.numel()), v.per_member, v.batch_size, dev
         )
         if len(vals) != 2:
             raise ValueError("the validation metric must return (accuracy [E], loss [E])")

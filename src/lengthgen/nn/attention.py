@@ -14,11 +14,7 @@ import torch
 
 
 def log_length_scale(
-    n_positions: int | torch.Tensor,
-    *,
-    causal: bool = False,
-    dtype=torch.float64,
-    device=None,
+    n_positions: int | torch.Tensor, *, causal: bool = False, dtype=torch.float64, device=None
 ):
     """β = log N. For ``causal=True`` returns the per-row vector ``log(i + 1)``, i = 0 … N−1, shape [N, 1]."""
     if causal:

@@ -1,36 +1,17 @@
 """A small decoder-only transformer, hand-batched over ensemble members (chapters 3 and 4).
 
-:class:`Decoder` follows the ensemble-model interface of :mod:`lengthgen.engine.train`:
-``init(seeds, dtype, device)`` returns a dict of parameters, each with a leading member dimension
-E (member e initialised from its own ``torch.Generator(seeds[e])``), and ``forward(params, x)``
-maps token ids ``x [E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``.
+:class:`Decoder` is an ensemble model of :mod:`lengthgen.engine.train`: ``forward(params, x)``
+maps token ids ``[E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``. Architecture (Han, Chai &
+Wang 2026, App. C): a learned token embedding, ``n_layers`` pre-LN blocks (causal multi-head
+attention through :func:`lengthgen.nn.attention.attend`, an MLP of width ``mlp_ratio · d_model``
+with a ``gelu``, ``relu`` or ``sine`` activation), a final LN and an untied read-out; one of the
+positional encodings of :mod:`lengthgen.nn.positional`. Initialisation follows PyTorch's module
+defaults (embeddings N(0, 1), linear U(±1/√fan_in), LN gain 1, bias 0).
 
-Architecture (Han, Chai & Wang 2026, App. C; reused by chapter 4)
------------------------------------------------------------------
-* learned token embedding (``vocab`` symbols, default 12), width ``d_model`` (default 64);
-* ``n_layers`` pre-LN blocks ``x ← x + Attn(LN(x))``, ``x ← x + MLP(LN(x))`` and a final LN,
-  then an untied linear read-out to ``vocab`` logits;
-* causal multi-head attention (``n_heads`` heads of width d_model/n_heads, logits scaled by
-  1/√d_head, keys j ≤ i only) computed with :func:`lengthgen.nn.attention.attend`;
-* MLP of width ``mlp_ratio · d_model`` (default 4d) with ``activation`` ∈ {``"gelu"``, ``"relu"``,
-  ``"sine"``} (chapter 4 compares the three);
-* one of five positional encodings from :mod:`lengthgen.nn.positional`: ``nope`` (none),
-  ``sinusoidal`` (additive, Vaswani et al.), ``learned_abs`` (a learned table of ``L0`` rows;
-  positions ≥ L0 share row L0−1), ``rope`` (rotary q/k in every head) and ``alibi`` (fixed
-  geometric head slopes).
-
-Kernels (``kernels``): ``"fused"`` (default) computes each layer norm with
-:func:`torch.nn.functional.layer_norm` and each linear map as one ``baddbmm``; ``"reference"`` is
-the hand-written form (mean, biased variance; einsum, then the bias) that trained the stored
-chapter-3 study, operation for operation. Both compute the same function (float64: ~1e-15,
-``tests/test_speed_paths.py``; stored chapter-3 groups re-run fused keep their accuracies,
-``book/cost.md``). Attention stays explicit: ``scaled_dot_product_attention`` measured slower on
-CPU for these short sequences and narrow heads.
-
-Initialisation mirrors PyTorch's module defaults: embeddings and the learned position table
-N(0, 1), linear weights and biases U(−1/√fan_in, 1/√fan_in), LayerNorm gain 1 and bias 0.
-
-The three depth tiers of chapter 3 are :data:`TIERS`: ``1L1H``, ``2L4H`` and ``4L4H``.
+``kernels="fused"`` (default) uses ``F.layer_norm`` and one ``baddbmm`` per linear map;
+``"reference"`` is the hand-written form that trained the stored chapter-3 study, operation for
+operation. Both compute the same function (``tests/test_speed_paths.py``; ``book/cost.md``).
+Attention stays explicit: ``scaled_dot_product_attention`` was slower on CPU at these sizes.
 """
 
 from __future__ import annotations
@@ -106,21 +87,11 @@ def _bcast(p, x):
 
 
 class Decoder:
-    """Pre-LN decoder-only transformer batched over E ensemble members (see the module docstring).
-
-    Parameters
-    ----------
-    encoding : one of :data:`lengthgen.nn.positional.ENCODINGS`
-    n_layers, n_heads : depth and heads per layer (``d_model`` must be divisible by ``n_heads``)
-    d_model : residual width (64 in chapter 3)
-    vocab : number of token ids (12 in chapter 3); also the read-out size unless ``n_out`` is given
-    mlp_ratio : MLP width as a multiple of ``d_model`` (4)
-    activation : ``"gelu"`` (chapter 3), ``"relu"`` or ``"sine"``
-    L0 : size of the learned-absolute position table (positions ≥ L0 are clamped to L0−1)
-    base : frequency base of the sinusoidal and rotary encodings (10⁴)
-    rope_scale : factor on every rotary frequency (1; chapter 3's App. H lowers it)
-    n_out : read-out size (default ``vocab``)
-    kernels : ``"fused"`` (default) or ``"reference"`` (see the module docstring); the same function
+    """Pre-LN decoder-only transformer batched over E members (module docstring): ``n_layers``
+    blocks of ``n_heads`` heads (``d_model`` divisible by them; 64 and ``vocab`` 12 in chapter 3),
+    MLP width ``mlp_ratio · d_model``, a learned-absolute table of ``L0`` rows (later positions
+    clamped to the last), frequency ``base`` and ``rope_scale`` for the sinusoidal and rotary
+    encodings (chapter 3's App. H lowers the scale), a read-out of ``n_out`` (default ``vocab``).
     """
 
     def __init__(
@@ -199,26 +170,17 @@ class Decoder:
                 }
             )
         shapes.update(
-            {
-                "lnf_g": (d,),
-                "lnf_b": (d,),
-                "w_out": (d, self.n_out),
-                "b_out": (self.n_out,),
-            }
+            {"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, self.n_out), "b_out": (self.n_out,)}
         )
         return shapes
 
     def matmul_flops(self, batch: int, n: int, *, backward: bool = True) -> int:
-        """Floating-point operations of the matrix products of one member's forward pass over ``batch``
-        sequences of length ``n`` (2 per multiply-add), times 3 with ``backward`` (every product's
-        backward is two products of the same size: the input's and the weight's gradient).
-
-        Per layer and position: the q/k/v, output and two MLP maps, ``2·(3d² + d² + 2·d·mlp)``, and
-        attention's ``q kᵀ`` and ``w v`` over all n keys, ``2·2·n·d`` (the causal mask is applied
-        after a full product); then the read-out, ``2·d·n_out``. Layer norms, activations, softmax,
-        embeddings and the optimizer are not counted (book page "What a reproduction costs":
-        what bounds chapter 3's study). Checked against :class:`torch.utils.flop_counter.FlopCounterMode`
-        (``tests/test_speed_paths.py``)."""
+        """Floating-point operations (2 per multiply-add) of the matrix products of one member's
+        forward pass over ``batch`` sequences of length ``n``, times 3 with ``backward``. Per layer
+        and position ``2·(4d² + 2·d·mlp)`` for the maps and ``2·2·n·d`` for attention over all n
+        keys (masked after a full product), then ``2·d·n_out`` for the read-out; norms, softmax and
+        the optimizer are not counted (book page "What a reproduction costs"). Checked against
+        ``FlopCounterMode`` (``tests/test_speed_paths.py``)."""
         batch, n = check_positive_int("batch", batch), check_positive_int("n", n)
         if not isinstance(backward, bool):
             raise ConfigError(f"backward must be True or False, got {backward!r}")
@@ -244,18 +206,7 @@ class Decoder:
                 elif leaf.startswith("ln") or leaf == "lnf_b":
                     t = torch.zeros(shape, dtype=torch.float64)
                 else:  # linear weight or bias: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as nn.Linear
-                    fan_in = {
-                        "wqkv": self.d_model,
-                        "bqkv": self.d_model,
-                        "wo": self.d_model,
-                        "bo": self.d_model,
-                        "w1": self.d_model,
-                        "b1": self.d_model,
-                        "w2": self.mlp,
-                        "b2": self.mlp,
-                        "w_out": self.d_model,
-                        "b_out": self.d_model,
-                    }[leaf]
+                    fan_in = self.mlp if leaf in ("w2", "b2") else self.d_model
                     bound = 1.0 / math.sqrt(fan_in)
                     t = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
                 members[name].append(t)

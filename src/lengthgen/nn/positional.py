@@ -113,12 +113,7 @@ class KernelFamily:
     """
 
     def __init__(
-        self,
-        encoding: str,
-        *,
-        L0: int = 20,
-        num_freq: int = NUM_FREQ,
-        base: float = BASE,
+        self, encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ, base: float = BASE
     ):
         self.encoding = check_encoding(encoding)
         self.L0 = check_positive_int("L0", L0)
@@ -136,12 +131,7 @@ class KernelFamily:
     def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
         """``Φ_n`` for this family (see :func:`feature_map`)."""
         return feature_map(
-            self.encoding,
-            n,
-            L0=self.L0,
-            num_freq=self.num_freq,
-            base=self.base,
-            dtype=dtype,
+            self.encoding, n, L0=self.L0, num_freq=self.num_freq, base=self.base, dtype=dtype
         )
 
     def W(self, coef: torch.Tensor) -> torch.Tensor:
