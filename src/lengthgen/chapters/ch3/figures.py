@@ -504,15 +504,10 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
     fig, ax = plotting.figure(width=6.0, height=3.6)
     tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
     depth = [TIERS[t][0] for t in tiers]
+    P = plotting.PALETTE
     for key, ci, mark, col, name in (
-        (
-            "spearman_learnable",
-            "spearman_ci",
-            "o",
-            plotting.PALETTE[0],
-            "ours: Spearman ρ (learnable cells)",
-        ),
-        ("precision", "precision_ci", "s", plotting.PALETTE[1], "ours: precision of α_L ≥ 0.5"),
+        ("spearman_learnable", "spearman_ci", "o", P[0], "ours: Spearman ρ (learnable cells)"),
+        ("precision", "precision_ci", "s", P[1], "ours: precision of α_L ≥ 0.5"),
     ):
         pts = [
             (d, tier_stats[t][key], tier_stats[t][ci])
@@ -528,17 +523,9 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
                 d, v, yerr=np.clip(err, 0, None), fmt=mark + "-", color=col, capsize=3, label=name
             )
     if paper:
-        pd_ = [(TIERS[t][0], r, p) for t, (r, p) in paper.items() if t in TIERS]
-        xs = [x[0] + 0.08 for x in pd_]
-        ax.plot(
-            xs + xs,
-            [x[1] for x in pd_] + [x[2] for x in pd_],
-            "x",
-            color="k",
-            ms=8,
-            mew=2,
-            label="paper (Table 4)",
-        )
+        pts = [(TIERS[t][0] + 0.08, r, p) for t, (r, p) in paper.items() if t in TIERS]
+        xs, ys = [x for x, _, _ in pts], [r for _, r, _ in pts] + [p for _, _, p in pts]
+        ax.plot(xs + xs, ys, "x", color="k", ms=8, mew=2, label="paper (Table 4)")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set(
         xlabel="layers (1L1H, 2L4H, 4L4H)",
