@@ -445,10 +445,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.dry_run:
         if args.scale != "smoke" or args.out is None:
-            print(
-                "error: --dry-run needs --scale smoke and an --out folder of its own",
-                file=sys.stderr,
-            )
+            print("error: --dry-run needs --scale smoke and an --out folder", file=sys.stderr)
             return 2
         # this process only: the smoke study becomes the tiny DRY_RUN study
         paper.PROTOCOL["smoke"] = {**paper.PROTOCOL["smoke"], "study": DRY_RUN}

@@ -165,12 +165,8 @@ def theory_table(th: dict, copy_2c: dict | None = None):
     def vals(d, fmt="{:.3f}"):
         return ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
 
-    ce = th["thm2_counterexample"]
-    rnd = th["thm2_random"]
-    fixed = th["thm2_fixed_offset"]
-    grow = th["thm2_growing"]
-    lad = th["thm2_ladder"]
-    two = th["thm2_two_lengths"]
+    ce, rnd, fixed = th["thm2_counterexample"], th["thm2_random"], th["thm2_fixed_offset"]
+    grow, lad, two = th["thm2_growing"], th["thm2_ladder"], th["thm2_two_lengths"]
     rev = th["thm2_reverse_sweep"]
     rows = [
         (

@@ -53,25 +53,18 @@ def targets(task: str, n: int) -> torch.Tensor:
     check_task(task)
     n = check_positive_int("n", n)
     i = torch.arange(n)
-    t = torch.full((n,), -1, dtype=torch.long)
     h = (n + 1) // 2  # ⌈n/2⌉
-    if task == "prev" or task.startswith("skip"):
-        k = 1 if task == "prev" else int(task[4:])
-        q = i >= k
-        t[q] = i[q] - k
-    elif task == "copy":
-        q = i >= h
-        t[q] = i[q] - h
-    elif task == "reverse":
-        q = i >= h
-        t[q] = 2 * h - 1 - i[q]
-    elif task == "first":
-        t[:] = 0
-    else:  # posP
-        p = int(task[3:])
-        q = i >= p
-        t[q] = p
-    return t
+    if task == "first":
+        return torch.zeros(n, dtype=torch.long)
+    if task.startswith("pos"):  # posP: key P, from row P on
+        start = int(task[3:])
+        t = torch.full((n,), start, dtype=torch.long)
+    elif task in ("copy", "reverse"):
+        start, t = h, (i - h if task == "copy" else 2 * h - 1 - i)
+    else:  # prev and skipK: the key k back
+        start = 1 if task == "prev" else int(task[4:])
+        t = i - start
+    return torch.where(i >= start, t, -1)
 
 
 def query_rows(task: str, n: int) -> torch.Tensor:
