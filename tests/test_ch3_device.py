@@ -246,10 +246,8 @@ def test_arguments_are_checked_with_one_line_naming_the_value():
         ),
         (lambda: en.study_ensembles("full", by="layer"), "layer"),
         (lambda: en.study_ensembles("paper"), "paper"),
-        (lambda: en.profile_study("smoke", steps=(3, 3)), "steps"),
         (lambda: en.run_study("smoke", budget_s=-1), "budget_s"),
         (lambda: en.run_study("smoke", only="9L9H*"), "9L9H"),
-        (lambda: en.tiny_check("cpu", reference_cpu="yes"), "reference_cpu"),
     ):
         with pytest.raises(ConfigError, match=match) as err:
             call()

@@ -1,15 +1,13 @@
 """Chapter 3's trained study as a few study-sized ensembles on one device (section "The trained study").
 
 :func:`study_ensembles` puts many groups into one
-:func:`~lengthgen.chapters.ch3.training.train_groups` call (``by="tier_encoding"``: the 150 groups
-as 15 ensembles of 45 members); each member keeps its own weights, data, schedule and evaluation
-banks, so its rows equal its own cell's up to float32 rounding (``tests/test_ch3_device.py``).
+:func:`~lengthgen.chapters.ch3.training.train_groups` call (``by="tier_encoding"``: the 150 groups as
+15 ensembles of 45 members); each member keeps its own weights, data, schedule and evaluation banks,
+so its rows equal its own cell's up to float32 rounding (``tests/test_ch3_device.py``).
 :func:`run_study` stores one cell per group exactly as ``reproduce ch3`` would (same name,
-configuration hash and schema; provenance ``executor: "study_ensemble"``), skipping stored groups,
-writing each finished ensemble atomically and, with ``budget_s``, starting an ensemble only when its
-estimate (:func:`profile_study`) fits. A non-CPU run writes under ``results/ch3/device`` by default
-(:func:`default_out`) and never into ``results/ch3`` itself. Precision: float32 with TF32 off
-(:func:`float32_precision`), recorded in the provenance.
+configuration hash and schema; provenance ``executor: "study_ensemble"``), skipping stored groups and,
+with ``budget_s``, starting an ensemble only when its estimate (:func:`profile_study`) fits. A non-CPU
+run never writes into ``results/ch3`` itself (:func:`default_out`). Precision: float32, TF32 off.
 
 Command line (``scripts/gpu_ch3.sh``)::
 
@@ -44,14 +42,13 @@ from lengthgen.config import (
 )
 from lengthgen.nn.decoder import TIERS
 
-#: How :func:`study_ensembles` groups the study's groups into ensembles: every group of a (tier,
-#: encoding) (``tier_encoding``: 45 members at full scale), the main and pos groups of one seed
-#: (``seed``: 9 members, no padding) or one group each (``group``: today's cells).
+#: How :func:`study_ensembles` groups the study's groups: every group of a (tier, encoding), the
+#: main and pos groups of one seed, or one group each (today's cells).
 BY = ("tier_encoding", "seed", "group")
 CHAPTER = "ch3"
 #: Per-file size limit for what a device session copies back (``scripts/gpu_ch3.sh``).
 COPY_LIMIT_BYTES = 15 * 1024 * 1024
-#: The tiny protocol of :func:`tiny_check` (seconds on a CPU): a main and a pos group of seed 0 (no
+#: The protocol of :func:`tiny_check` (seconds on a CPU): a main and a pos group of seed 0 (no
 #: padding between them) and a main group of seed 1 (its lengths differ: padding).
 TINY = {
     "tier": "1L1H",
@@ -72,34 +69,29 @@ TINY = {
         "L0": 20,
     },
 }
-#: The study of a dry run (``--dry-run``: the whole command on a CPU in seconds, stored at the
-#: ``smoke`` scale into its own folder): 2 encodings × 2 seeds × a main and a pos group, 3 updates.
+#: The study of ``--dry-run`` (the whole command on a CPU in seconds, at the ``smoke`` scale in its
+#: own folder): 2 encodings × 2 seeds × a main and a pos group, 3 updates.
 DRY_RUN = {
     "tiers": ("1L1H",),
     "encodings": ("rope", "nope"),
     "seeds": (0, 1),
     "groups": {"main": ("prev", "first"), "pos": ("pos2",)},
-    "steps": 3,
-    "batch": 8,
+    **TINY["kwargs"],
     "lr": 3e-4,
-    "weight_decay": 0.01,
     "lengths": (30,),
-    "eval_n": 4,
-    "train_eval_n": 2,
-    "L0": 20,
 }
-#: A tiny check fails when a row of the study-sized ensemble differs from its own group's run on
-#: the same device by more than this in loss or accuracy: after 4 updates float32 rounding moves
-#: them by ~1e-6, while a member mixed up with another (wrong weights, data or bank) moves them by ~0.1.
+#: A tiny check fails when an ensemble's row differs from its own group's run by more than this:
+#: float32 rounding moves them by ~1e-6, a member mixed up with another by ~0.1.
 TINY_LIMIT = 1e-3
+#: A budget-limited run starts an ensemble only if its estimate ends this many seconds before the budget.
+STOP_MARGIN_S = 15.0
 
 
 # --------------------------------------------------------------------------- the plan
 def study_ensembles(scale: str, by: str = "tier_encoding") -> list[dict]:
-    """The study of ``scale`` (:data:`lengthgen.chapters.ch3.paper.PROTOCOL`) as ensembles, in the
-    order their first group appears in :func:`~lengthgen.chapters.ch3.experiments.study_plan` (so
-    a budget-limited run stores first what the §6 statistics need most): ``[{"name", "tier",
-    "encoding", "groups": [study_plan entries]}]``. ``by`` is one of :data:`BY`."""
+    """The study of ``scale`` as ensembles ``[{"name", "tier", "encoding", "groups"}]`` (``by``: one
+    of :data:`BY`), in the order their first group appears in :func:`~.experiments.study_plan`, so a
+    budget-limited run stores first what the §6 statistics need most."""
     scale = check_choice("scale", scale, tuple(paper.PROTOCOL))
     by = check_choice("by", by, BY)
     out: dict[str, dict] = {}
@@ -109,45 +101,31 @@ def study_ensembles(scale: str, by: str = "tier_encoding") -> list[dict]:
             "seed": f"{g['tier']}__{g['encoding']}__seed{g['seed']}",
             "group": g["key"],
         }[by]
-        e = out.setdefault(
-            name,
-            {"name": name, "tier": g["tier"], "encoding": g["encoding"], "groups": []},
-        )
-        e["groups"].append(g)
+        e = out.setdefault(name, {"name": name, "tier": g["tier"], "encoding": g["encoding"]})
+        e.setdefault("groups", []).append(g)
     return list(out.values())
 
 
 def group_cells(scale: str) -> dict:
     """``{cell name: Cell}`` of the trained groups of ``scale``: the very cells of
-    :func:`~lengthgen.chapters.ch3.experiments.cells` (name, function, keyword arguments, hash)."""
+    :func:`~lengthgen.chapters.ch3.experiments.cells`."""
     return {c.name: c for c in ex.cells(scale) if c.fn is ex.train_cell_group}
 
 
 def protocol_kwargs(scale: str, groups) -> dict:
-    """The keyword arguments that ``groups`` (entries of ``study_plan(scale)``) share, i.e. their
-    :func:`~lengthgen.chapters.ch3.experiments.group_kwargs` without tier, encoding, tasks and seed;
-    raises :class:`ConfigError` if they differ (they cannot share an ensemble)."""
-    shared = None
-    for g in groups:
-        kw = ex.group_kwargs(scale, g)
+    """The :func:`~.experiments.group_kwargs` that ``groups`` share (less tier, encoding, tasks and
+    seed); raises :class:`ConfigError` if they differ (they cannot share an ensemble)."""
+    kws = [ex.group_kwargs(scale, g) for g in groups]
+    for kw in kws:
         for k in ("tier", "encoding", "tasks", "seed"):
             kw.pop(k)
-        if shared is None:
-            shared = kw
-        elif kw != shared:
-            raise ConfigError(
-                f"group {g['key']} has another protocol than the ensemble's first group"
-            )
-    if shared is None:
-        raise ConfigError("an ensemble needs at least one group")
-    return shared
+    if not kws or any(kw != kws[0] for kw in kws):
+        raise ConfigError("an ensemble needs one or more groups that share one protocol")
+    return kws[0]
 
 
 def float32_precision(device) -> dict:
-    """Train in float32 with TF32 off (the paper's precision) on ``device``: sets
-    ``torch.backends.cuda.matmul.allow_tf32 = False``, ``torch.backends.cudnn.allow_tf32 = False``
-    and the float32 matmul precision ``"highest"``. Returns what the provenance records."""
-    dev = get_device(device)
+    """Train in float32 with TF32 off (the paper's precision); returns what the provenance records."""
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
@@ -155,21 +133,17 @@ def float32_precision(device) -> dict:
         "dtype": "float32",
         "tf32": False,
         "float32_matmul_precision": torch.get_float32_matmul_precision(),
-        "device": str(dev),
+        "device": str(get_device(device)),
     }
 
 
 def train_ensemble_groups(
-    scale: str, ensemble: dict, *, groups=None, device="cpu", progress=False
+    scale: str, ensemble: dict, *, groups=None, device="cpu", progress=False, steps=None
 ) -> dict:
-    """Train the groups of ``ensemble`` (an entry of :func:`study_ensembles`; ``groups``: a subset of
-    its groups, default all) as one :func:`~lengthgen.chapters.ch3.training.train_groups` call at
-    ``scale``'s protocol on ``device``. Returns ``{cell name: rows}``, each what that group's cell stores."""
-    if not isinstance(ensemble, dict) or "groups" not in ensemble:
-        raise ConfigError(f"ensemble must be an entry of study_ensembles(), got {ensemble!r}")
+    """Train ``groups`` (default all) of ``ensemble`` (an entry of :func:`study_ensembles`) as one
+    :func:`~.training.train_groups` call at ``scale``'s protocol (``steps``: another number of
+    updates, for :func:`profile_study`). Returns ``{cell name: rows}``, what each group's cell stores."""
     groups = ensemble["groups"] if groups is None else list(groups)
-    if not groups:
-        raise ConfigError(f"ensemble {ensemble.get('name')!r}: no groups to train")
     kw = protocol_kwargs(scale, groups)
     rows = training.train_groups(
         ensemble["tier"],
@@ -177,16 +151,15 @@ def train_ensemble_groups(
         [(g["tasks"], g["seed"]) for g in groups],
         device=device,
         progress=progress,
-        **kw,
+        **{**kw, "steps": steps or kw["steps"]},
     )
     return {g["key"]: r for g, r in zip(groups, rows)}
 
 
 # --------------------------------------------------------------------------- folders
 def default_out(scale: str, device) -> Path:
-    """Where :func:`run_study` writes by default: the folder of ``reproduce ch3``
-    (:func:`lengthgen.engine.runs.default_out`) on the CPU; on any other device
-    ``results/ch3/device`` (full scale) or ``_build/smoke-results/ch3/device`` (smoke)."""
+    """Where :func:`run_study` writes by default: ``reproduce ch3``'s folder on the CPU, its
+    ``device`` subfolder on any other device."""
     from lengthgen.engine import runs
 
     base = runs.default_out(CHAPTER, get_run_scale(scale))
@@ -194,46 +167,41 @@ def default_out(scale: str, device) -> Path:
 
 
 def check_out(out, device) -> Path:
-    """Check and create the output folder ``out`` of a run on ``device``: a run on a device other
-    than the CPU must not write into the stored CPU study (``results/ch3``, whose ``cells/`` it
-    would fill). Returns the folder."""
+    """Check and create the output folder ``out``: a run on a device other than the CPU must not
+    write into the stored CPU study (``results/ch3``)."""
     from lengthgen.engine import runs
     from lengthgen.store import results_dir
 
-    out = Path(out)
-    if get_device(device).type != "cpu" and (out.resolve() == (results_dir() / CHAPTER).resolve()):
+    out, kind = Path(out), get_device(device).type
+    if kind != "cpu" and out.resolve() == (results_dir() / CHAPTER).resolve():
         raise ConfigError(
-            f"--out {out} holds the stored CPU study (results/ch3/cells); a {get_device(device).type} "
-            "run writes elsewhere, e.g. results/ch3/device"
+            f"--out {out} holds the stored CPU study (results/ch3/cells); a {kind} run writes "
+            "elsewhere, e.g. results/ch3/device"
         )
     return runs.check_out_dir(out)
 
 
 # --------------------------------------------------------------------------- the tiny check
-def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
-    """The study-sized path at a tiny size on ``device`` (seconds): :data:`TINY`'s groups trained as one
-    ensemble and each on its own. Returns the largest row differences (``max_abs_diff``, ``bitwise``),
-    the wall times and, with ``reference_cpu`` (default: a non-CPU ``device``), the difference from the
-    same ensemble on the CPU. Raises :class:`RuntimeError` when a difference exceeds
-    :data:`TINY_LIMIT` or a value is not finite.
-    """
+def tiny_check(device="cpu") -> dict:
+    """:data:`TINY`'s groups trained as one ensemble and each on its own on ``device`` (seconds):
+    the largest row difference (``max_abs_diff``, ``bitwise``), the wall times and, on a device
+    other than the CPU, the difference from the ensemble on the CPU. Raises :class:`RuntimeError`
+    above :data:`TINY_LIMIT` or on a value that is not finite."""
     dev = get_device(device)
-    if reference_cpu is None:
-        reference_cpu = dev.type != "cpu"
-    if not isinstance(reference_cpu, bool):
-        raise ConfigError(f"reference_cpu must be True, False or None, got {reference_cpu!r}")
-    t = TINY
+    t, kind = TINY, dev.type
+
+    def ensemble(on):
+        return training.train_groups(
+            t["tier"], t["encoding"], t["groups"], device=on, **t["kwargs"]
+        )
+
     t0 = time.perf_counter()
-    ens = training.train_groups(
-        t["tier"], t["encoding"], t["groups"], device=str(dev.type), **t["kwargs"]
-    )
-    t_ens = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    ens = ensemble(kind)
+    t1 = time.perf_counter()
     own = [
-        ex.train_cell_group(t["tier"], t["encoding"], tasks, s, device=str(dev.type), **t["kwargs"])
+        ex.train_cell_group(t["tier"], t["encoding"], tasks, s, device=kind, **t["kwargs"])
         for tasks, s in t["groups"]
     ]
-    t_own = time.perf_counter() - t0
     out = {
         "device": str(dev),
         "members": sum(len(g[0]) for g in t["groups"]),
@@ -241,14 +209,11 @@ def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
         "steps": t["kwargs"]["steps"],
         "bitwise": ens == own,
         "max_abs_diff": rows_difference(ens, own),
-        "ensemble_s": round(t_ens, 3),
-        "per_group_s": round(t_own, 3),
+        "ensemble_s": round(t1 - t0, 3),
+        "per_group_s": round(time.perf_counter() - t1, 3),
     }
-    if reference_cpu:
-        cpu = training.train_groups(
-            t["tier"], t["encoding"], t["groups"], device="cpu", **t["kwargs"]
-        )
-        out["max_abs_diff_vs_cpu"] = rows_difference(ens, cpu)
+    if kind != "cpu":
+        out["max_abs_diff_vs_cpu"] = rows_difference(ens, ensemble("cpu"))
     vals = [r[k] for g in ens for r in g for k in ("acc", "train_acc", "final_loss")]
     if not all(math.isfinite(v) for v in vals):
         raise RuntimeError(f"tiny check on {dev}: a loss or accuracy is not finite")
@@ -263,80 +228,52 @@ def tiny_check(device="cpu", *, reference_cpu: bool | None = None) -> dict:
 def rows_difference(a, b) -> float:
     """The largest |Δ| of ``acc``, ``train_acc`` and ``final_loss`` between two lists of groups' rows
     with the same (task, L, seed) in the same order (``inf`` where they do not line up)."""
-    worst = 0.0
-    if len(a) != len(b):
+    if len(a) != len(b) or any(len(ga) != len(gb) for ga, gb in zip(a, b)):
         return math.inf
-    for ga, gb in zip(a, b):
-        if len(ga) != len(gb):
+    worst = 0.0
+    for ra, rb in (pair for ga, gb in zip(a, b) for pair in zip(ga, gb)):
+        if (ra["task"], ra["L"], ra["seed"]) != (rb["task"], rb["L"], rb["seed"]):
             return math.inf
-        for ra, rb in zip(ga, gb):
-            if (ra["task"], ra["L"], ra["seed"]) != (rb["task"], rb["L"], rb["seed"]):
-                return math.inf
-            for k in ("acc", "train_acc", "final_loss"):
-                worst = max(worst, abs(ra[k] - rb[k]))
+        worst = max([worst] + [abs(ra[k] - rb[k]) for k in ("acc", "train_acc", "final_loss")])
     return worst
 
 
 # --------------------------------------------------------------------------- the profile
-def profile_study(
-    scale: str = "full",
-    *,
-    device="cpu",
-    by: str = "tier_encoding",
-    steps=(2, 6),
-    tiers=None,
-) -> dict:
-    """Seconds per update of the study-sized ensembles of ``scale`` on ``device`` and an estimate of the
-    whole study: per tier, its first ensemble trained for ``steps[0]`` and ``steps[1]`` updates after a
-    warm-up (the difference gives seconds per update, the rest the fixed cost); an ensemble is
-    estimated as fixed + the protocol's steps × seconds per update. ``tiers`` restricts the profile.
-    Returns ``{"tiers": {tier: {...}}, "ensembles": {name: seconds}, "estimate_s", "steps_each"}``.
-    """
-    scale = check_choice("scale", scale, tuple(paper.PROTOCOL))
-    if (
-        not isinstance(steps, (tuple, list))
-        or len(steps) != 2
-        or not all(isinstance(s, int) and not isinstance(s, bool) for s in steps)
-        or not 1 <= steps[0] < steps[1]
-    ):
-        raise ConfigError(f"steps must be two update counts 1 ≤ a < b, e.g. (2, 6), got {steps!r}")
+def profile_study(scale: str = "full", *, device="cpu", by: str = "tier_encoding") -> dict:
+    """Seconds per update of the study-sized ensembles of ``scale`` on ``device`` and an estimate of
+    the whole study: per tier, its first ensemble trained for 2 and 6 updates after a warm-up (the
+    difference gives seconds per update, the rest the fixed cost). Returns ``{"tiers": {tier:
+    {...}}, "ensembles": {name: seconds}, "estimate_s", ...}``."""
+    a, b = 2, 6
     ens_list = study_ensembles(scale, by)
-    known = sorted({e["tier"] for e in ens_list}, key=list(TIERS).index)
-    if tiers is None:
-        tiers = known
-    for t in tiers:
-        check_choice("tier", t, tuple(known))
-    P = ex._protocol(scale)["study"]
+    tiers = sorted({e["tier"] for e in ens_list}, key=list(TIERS).index)
+    n_steps = ex._protocol(scale)["study"]["steps"]
     dev = get_device(device).type
-    out = {"tiers": {}, "ensembles": {}, "steps_each": P["steps"], "device": dev}
+    out = {"tiers": {}, "ensembles": {}, "steps_each": n_steps, "device": dev}
     for tier in tiers:
         ens = next(e for e in ens_list if e["tier"] == tier)
-        kw = protocol_kwargs(scale, ens["groups"])
-        groups = [(g["tasks"], g["seed"]) for g in ens["groups"]]
         times = []
-        for k in (1, *steps):
+        for k in (1, a, b):
             t0 = time.perf_counter()
-            training.train_groups(tier, ens["encoding"], groups, device=dev, **{**kw, "steps": k})
+            train_ensemble_groups(scale, ens, device=dev, steps=k)
             times.append(time.perf_counter() - t0)
-        per = max((times[2] - times[1]) / (steps[1] - steps[0]), 1e-9)
-        members = sum(len(g[0]) for g in groups)
+        per = max((times[2] - times[1]) / (b - a), 1e-9)
+        members = sum(len(g["tasks"]) for g in ens["groups"])
         out["tiers"][tier] = {
             "members": members,
             "s_per_update": per,
-            "fixed_s": max(times[1] - steps[0] * per, 0.0),
+            "fixed_s": max(times[1] - a * per, 0.0),
             "member_updates_per_s": members / per,
             "profiled_on": ens["name"],
         }
-    for e in ens_list:
-        if e["tier"] in out["tiers"]:
-            out["ensembles"][e["name"]] = estimate_s(out, e["tier"], P["steps"])
+    out["ensembles"] = {e["name"]: estimate_s(out, e["tier"], n_steps) for e in ens_list}
     out["estimate_s"] = sum(out["ensembles"].values())
     return out
 
 
 def estimate_s(profile: dict, tier: str, steps: int) -> float:
-    """The estimated seconds of one ensemble of ``tier`` with ``steps`` updates from a
-    :func:`profile_study` result (fixed cost + steps × seconds per update)."""
+    """The estimated seconds of one ensemble of ``tier`` with ``steps`` updates (fixed cost + steps
+    × seconds per update of a :func:`profile_study` result)."""
     p = profile["tiers"][tier]
     return p["fixed_s"] + check_positive_int("steps", steps) * p["s_per_update"]
 
@@ -353,32 +290,30 @@ def run_study(
     allow_dirty: bool = False,
     progress: bool = False,
     profile: dict | None = None,
-    stop_margin_s: float = 15.0,
     extra: dict | None = None,
     log=print,
 ) -> dict:
-    """Train the study of ``scale`` as :func:`study_ensembles` (``by``) on ``device`` and store one
-    cell per group under ``<out>/cells`` (``out`` default :func:`default_out`), float32 with TF32 off.
-    Stored groups are skipped; a stored cell of another scale raises
-    :class:`~lengthgen.engine.runs.ScaleConflict` first. ``only``: shell patterns of ensemble names.
-    ``budget_s``: stop before an ensemble whose estimate (``profile``, then the last measured ensemble
-    of its tier) ends within ``stop_margin_s`` of it. A full-scale run from a dirty git tree is refused
-    unless ``allow_dirty``. ``extra`` is added to the run's record and every cell's provenance.
-    Returns the run's record, also appended to ``<out>/run.json``.
-    """
+    """Train the study of ``scale`` as :func:`study_ensembles` (``by``; ``only``: shell patterns of
+    ensemble names) on ``device`` and store one cell per group under ``<out>/cells`` (default
+    :func:`default_out`), skipping stored groups. ``budget_s``: stop before an ensemble whose
+    estimate (``profile``, then the last measured ensemble of its tier) ends within
+    :data:`STOP_MARGIN_S` of it. A full-scale run from a dirty git tree is refused unless ``allow_dirty``. ``extra`` is
+    added to the record and every cell's provenance. Returns the run's record, also appended to
+    ``<out>/run.json``."""
     from lengthgen.engine import runs
     from lengthgen.store import device_name, git_state
 
     scale = check_choice("scale", get_run_scale(scale), tuple(paper.PROTOCOL))
-    by = check_choice("by", by, BY)
+    if budget_s is not None:
+        budget_s = check_finite("budget_s", budget_s, nonnegative=True)
     dev = get_device(device)
-    budget_s, stop_margin_s, extra = _check_run_options(
-        budget_s, stop_margin_s, allow_dirty, profile, extra
-    )
     precision = float32_precision(dev)
     out = check_out(default_out(scale, dev) if out is None else out, dev)
-    folder = out / "cells"
-    ens_list, cells, status, todo = _todo(scale, by, only, folder)
+    folder, extra = out / "cells", dict(extra or {})
+    ens_list = _only(study_ensembles(scale, by), only)
+    cells = group_cells(scale)
+    status = runs.plan_status(list(cells.values()), folder, scale)
+    todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
     git = git_state()
     runs.refuse_dirty(todo, scale, git, allow_dirty)
     steps = ex._protocol(scale)["study"]["steps"]
@@ -388,50 +323,38 @@ def run_study(
     record = {"scale": scale, "device": str(dev), "device_name": device_name(str(dev))}
     record |= {"precision": precision, "by": by, "folder": str(folder), "ensembles": []}
     record |= {"skipped": [e["name"] for e in ens_list if e not in todo]}
-    record |= {"remaining": [], "stopped": False, "budget_s": budget_s}
-    record |= {"profile": profile, **extra}
+    record |= {"remaining": [], "stopped": False, "budget_s": budget_s, "profile": profile, **extra}
     run = {"scale": scale, "device": dev, "requested": device, "git": git}
     run |= {"allow_dirty": allow_dirty, "precision": precision, "by": by}
     for i, e in enumerate(todo):
-        groups = [g for g in e["groups"] if status[g["key"]] != "done"]
-        guess = est.get(e["tier"])
-        if deadline is not None and (time.time() + (guess or 0.0) > deadline - stop_margin_s):
+        guess = est.get(e["tier"]) or 0.0
+        if deadline is not None and time.time() + guess > deadline - STOP_MARGIN_S:
             record |= {"stopped": True, "remaining": [x["name"] for x in todo[i:]]}
+            left = max(deadline - time.time(), 0)
             log(
-                f"stopping before {e['name']} (estimated {guess or 0:.0f} s, "
-                f"{max(deadline - time.time(), 0):.0f} s of the budget left); re-run to resume"
+                f"stopping before {e['name']} (estimated {guess:.0f} s, {left:.0f} s of the budget "
+                "left); re-run to resume"
             )
             break
-        rows, info, wall, cpu = _train_one(scale, e, groups, dev, progress, steps)
+        groups = [g for g in e["groups"] if status[g["key"]] != "done"]
+        members = sum(len(g["tasks"]) for g in groups)
+        w0, c0 = time.perf_counter(), time.process_time()
+        rows = train_ensemble_groups(scale, e, groups=groups, device=dev.type, progress=progress)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         est[e["tier"]] = wall
+        info = {"name": e["name"], "members": members, "groups": [g["key"] for g in groups]}
+        info |= {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+        info["member_updates_per_s"] = round(members * steps / wall, 1)
         run |= {"wall": wall, "cpu": cpu}
         _store(folder, [cells[g["key"]] for g in groups], rows, info, run, extra)
         record["ensembles"].append(info)
         log(
-            f"{e['name']}: {len(groups)} groups, {info['members']} members in {wall:.1f} s "
+            f"{e['name']}: {len(groups)} groups, {members} members in {wall:.1f} s "
             f"({info['member_updates_per_s']:.0f} member-updates/s)"
         )
     record["wall_s"] = round(time.time() - t_start, 3)
     _append_run(out / "run.json", record)
     return record
-
-
-def _train_one(scale, e: dict, groups: list, dev, progress, steps: int):
-    """Train the unstored ``groups`` of the ensemble ``e``; returns their rows, the ensemble's
-    summary for ``run.json`` and its wall and CPU seconds."""
-    members = sum(len(g["tasks"]) for g in groups)
-    w0, c0 = time.perf_counter(), time.process_time()
-    rows = train_ensemble_groups(scale, e, groups=groups, device=str(dev.type), progress=progress)
-    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    info = {
-        "name": e["name"],
-        "members": members,
-        "groups": [g["key"] for g in groups],
-        "wall_s": round(wall, 3),
-        "cpu_s": round(cpu, 3),
-        "member_updates_per_s": round(members * steps / wall, 1),
-    }
-    return rows, info, wall, cpu
 
 
 def _append_run(path: Path, record: dict) -> None:
@@ -445,35 +368,6 @@ def _append_run(path: Path, record: dict) -> None:
         except (OSError, ValueError, AttributeError):
             history = []  # an unreadable record is replaced by a readable one, never the cells
     atomic_write_json(path, {"runs": [*history, record]})
-
-
-def _todo(scale: str, by: str, only, folder):
-    """The ensembles of the run (:func:`study_ensembles` kept by ``only``), the group cells, each
-    cell's state in ``folder`` and the ensembles with a group still to train."""
-    from lengthgen.engine import runs
-
-    ens_list = _only(study_ensembles(scale, by), only)
-    cells = group_cells(scale)
-    status = runs.plan_status(list(cells.values()), folder, scale)
-    todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
-    return ens_list, cells, status, todo
-
-
-def _check_run_options(budget_s, stop_margin_s, allow_dirty, profile, extra) -> tuple:
-    """:func:`run_study`'s options checked; returns ``budget_s``, ``stop_margin_s`` and ``extra``
-    (a new dict)."""
-    if budget_s is not None:
-        budget_s = check_finite("budget_s", budget_s, nonnegative=True)
-    stop_margin_s = check_finite("stop_margin_s", stop_margin_s, nonnegative=True)
-    if not isinstance(allow_dirty, bool):
-        raise ConfigError(f"allow_dirty must be True or False, got {allow_dirty!r}")
-    if profile is not None and not (
-        isinstance(profile, dict) and isinstance(profile.get("tiers"), dict)
-    ):
-        raise ConfigError("profile must be a profile_study() result or None")
-    if extra is not None and not isinstance(extra, dict):
-        raise ConfigError(f"extra must be a dict or None, got {extra!r}")
-    return budget_s, stop_margin_s, dict(extra or {})
 
 
 def _only(ens_list: list[dict], only) -> list[dict]:
@@ -490,31 +384,31 @@ def _only(ens_list: list[dict], only) -> list[dict]:
 
 
 def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
-    """Write the cells of one trained ensemble (``info`` from :func:`run_study`), each with its
-    share of the ensemble's wall and CPU time in its provenance."""
+    """Write the cells of one trained ensemble, each with its share of the ensemble's wall and CPU
+    time in its provenance."""
     from lengthgen.engine import runs
     from lengthgen.store import provenance
 
-    dev, wall, cpu, members = run["device"], run["wall"], run["cpu"], info["members"]
+    dev = str(run["device"])
     for c in cells:
-        share = len(c.kwargs["tasks"]) / members
+        share = len(c.kwargs["tasks"]) / info["members"]
+        ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
         prov = provenance(
             scale=run["scale"],
-            device=str(dev),
+            device=dev,
             seeds=c.seeds,
             git=run["git"],
             extra={
-                "wall_time_s": wall * share,
-                "cpu_time_s": cpu * share,
-                "trained_on": [str(dev)],
+                "wall_time_s": run["wall"] * share,
+                "cpu_time_s": run["cpu"] * share,
+                "trained_on": [dev],
                 "requested_device": str(run["requested"]),
                 "executor": "study_ensemble",
                 "cell": c.name,
                 "config_hash": c.hash,
                 "allow_dirty": run["allow_dirty"],
                 "precision": run["precision"],
-                "ensemble": {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
-                | {"by": run["by"], "share": round(share, 6)},
+                "ensemble": ensemble | {"by": run["by"], "share": round(share, 6)},
                 **extra,
             },
         )
@@ -539,33 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tiny-only", action="store_true", help="only the tiny check")
     p.add_argument("--no-profile", action="store_true", help="no profile first")
     p.add_argument("--profile-only", action="store_true", help="stop after the profile")
-    p.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="the whole command at the tiny DRY_RUN study (smoke scale, seconds on a CPU)",
-    )
+    p.add_argument("--dry-run", action="store_true", help="the tiny DRY_RUN study (smoke scale)")
     return p
-
-
-def _print_profile(prof: dict, budget_s: float | None) -> None:
-    """The command line's lines on a :func:`profile_study` result and the budget."""
-    for t, p in prof["tiers"].items():
-        print(
-            f"profile {t}: {p['members']} members, {1e3 * p['s_per_update']:.2f} ms/update, "
-            f"fixed {p['fixed_s']:.2f} s",
-            flush=True,
-        )
-    print(
-        f"estimate of the whole study: {prof['estimate_s']:.0f} s"
-        + (
-            ""
-            if budget_s is None
-            else f" (budget {budget_s:.0f} s: "
-            + ("fits" if prof["estimate_s"] < budget_s else "a partial run")
-            + ")"
-        ),
-        flush=True,
-    )
 
 
 def main(argv=None) -> int:
@@ -576,10 +445,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.dry_run:
         if args.scale != "smoke" or args.out is None:
-            print(
-                "error: --dry-run needs --scale smoke and an --out folder of its own",
-                file=sys.stderr,
-            )
+            print("error: --dry-run needs --scale smoke and an --out folder", file=sys.stderr)
             return 2
         # this process only: the smoke study becomes the tiny DRY_RUN study
         paper.PROTOCOL["smoke"] = {**paper.PROTOCOL["smoke"], "study": DRY_RUN}
@@ -610,7 +476,14 @@ def main(argv=None) -> int:
         if not args.no_profile:
             prof = profile_study(args.scale, device=dev, by=args.by)
             atomic_write_json(out / "profile.json", prof)
-            _print_profile(prof, budget_s)
+            for t, p in prof["tiers"].items():
+                print(
+                    f"profile {t}: {p['members']} members, {1e3 * p['s_per_update']:.2f} "
+                    f"ms/update, fixed {p['fixed_s']:.2f} s",
+                    flush=True,
+                )
+            fits = "" if budget_s is None else f" (budget {budget_s:.0f} s)"
+            print(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}", flush=True)
         if args.profile_only:
             return 0
         if budget_s is not None:
@@ -630,11 +503,10 @@ def main(argv=None) -> int:
     except (ConfigError, ResultFileError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    done = len(rec["ensembles"])
     print(
-        f"{'stopped at the budget' if rec['stopped'] else 'done'}: {done} ensembles trained, "
-        f"{len(rec['skipped'])} already stored, {len(rec['remaining'])} remaining "
-        f"({rec['wall_s']:.0f} s); cells in {rec['folder']}",
+        f"{'stopped at the budget' if rec['stopped'] else 'done'}: {len(rec['ensembles'])} "
+        f"ensembles trained, {len(rec['skipped'])} already stored, {len(rec['remaining'])} "
+        f"remaining ({rec['wall_s']:.0f} s); cells in {rec['folder']}",
         flush=True,
     )
     return 0

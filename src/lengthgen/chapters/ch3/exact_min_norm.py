@@ -45,9 +45,8 @@ def exact_min_norm_spectrum(
     base: float = BASE,
     dps: int = EXACT_DPS,
 ) -> list[float]:
-    """The singular values (descending, as floats) of the matrix the min-norm rule inverts,
-    computed in ``dps``-digit arithmetic: Φ_L0 for ``sinusoidal``; for ``rope`` the map from the
-    family's coefficients to the logits of the 20 × 20 grid (weighted by each offset's count)."""
+    """The singular values (descending) of the matrix the min-norm rule inverts, in ``dps`` digits:
+    Φ_L0 for ``sinusoidal``, for ``rope`` the map from its coefficients to the grid's logits."""
     import mpmath
 
     check_choice("encoding", encoding, EXACT_ENCODINGS)
@@ -71,9 +70,8 @@ def _rope_basis(d, th):
 
 
 def _rope_design(th, L0: int) -> list:
-    """The rows (one per offset d = −(L0−1) … L0−1, weighted by √(L0 − |d|), its count on the
-    L0 × L0 grid) of the map from RoPE's coefficients to the grid's logits, whose least-squares
-    solution is the min-norm rule."""
+    """The map from RoPE's coefficients to the L0 × L0 grid's logits, one row per offset d weighted
+    by √(its count L0 − |d|): its least-squares solution is the min-norm rule."""
     import mpmath
 
     return [
@@ -106,17 +104,12 @@ def exact_min_norm_alpha(
     base: float = BASE,
     dps: int = EXACT_DPS,
 ) -> dict:
-    """α_L (eq. 3, strict argmax) of the *exact* min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` for the
-    sinusoidal and RoPE bases, where float64 cannot compute it (section "α_L for every encoding and
-    task"): ``{"enc/task": {L: α}, ...}`` plus ``"_recomputed"`` (rows whose float64 argmax could not
-    be certified and were recomputed in full precision) and ``"_l0_exact"`` (``{"enc/task": bool}``:
-    whether W realizes R_L0 on every training query row; RoPE's least-squares kernel need not).
-
-    Computed in ``dps``-digit arithmetic (mpmath) from the exact features, with no singular-value
-    cutoff (the ranks are full: :func:`exact_min_norm_spectrum`); sinusoidal rows are formed in float64
-    from the exact ``A = K G⁻¹`` and kept only where the float64 error bound certifies the argmax.
-    The result does not depend on the machine.
-    """
+    """α_L (eq. 3, strict argmax) of the exact min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (no cutoff:
+    the ranks are full, :func:`exact_min_norm_spectrum`): ``{"enc/task": {L: α}}`` plus
+    ``"_recomputed"`` (rows whose float64 argmax could not be certified, recomputed in full
+    precision) and ``"_l0_exact"`` (``{"enc/task": bool}``: whether W realizes R_L0 on every
+    training query row; RoPE's least-squares kernel need not). Sinusoidal rows are formed in float64
+    from the exact ``A = K G⁻¹`` and kept where the float64 error bound certifies the argmax."""
     import mpmath
 
     check_choice("encoding", encoding, EXACT_ENCODINGS)
@@ -148,9 +141,8 @@ def exact_min_norm_alpha(
 
 
 def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
-    """For the sinusoidal W*: a function of a task's L0 targets ``t0`` returning each row's strict
-    argmax column (``{i: j}``, −1 on a tie) of ``T = (AR)Aᵀ`` for rows 0 … Lmax−1 and how many rows
-    were recomputed in full precision (see :func:`exact_min_norm_alpha`)."""
+    """For the sinusoidal W*: ``t0 ↦ ({i: strict argmax column of T = (AR)Aᵀ, −1 on a tie}, rows
+    recomputed in full precision)`` for rows 0 … Lmax−1, ``t0`` a task's L0 targets."""
     import mpmath
 
     kd = {d: mpmath.fsum(mpmath.cos(d * t) for t in th) for d in range(-(L0 - 1), Lmax)}
@@ -189,9 +181,8 @@ def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
 
 
 def _rope_argmaxes(th, L0: int, Lmax: int):
-    """For RoPE's least-squares kernel: a function of a task's L0 targets ``t0`` returning each row
-    i = d's argmax column (−1 on a tie) of the relative kernel κ up to Lmax, and 0 (no row is
-    recomputed: κ is evaluated exactly)."""
+    """For RoPE's least-squares kernel κ: ``t0 ↦ ({row i = d: its argmax column, −1 on a tie}, 0)``
+    up to Lmax (κ is evaluated exactly, no row is recomputed)."""
     import mpmath
 
     basis = {d: _rope_basis(d, th) for d in range(-(L0 - 1), Lmax)}

@@ -7,20 +7,24 @@ and returns a DataFrame or draws a figure; none computes a claim."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from lengthgen import plotting
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.realizability import (
     L0_DEFAULT,
     MAIN_TASKS,
     SELECTION_RULES,
+    alpha,
+    fit_min_norm,
+    select,
+    simulate,
+    transfer,
 )
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-)
+from lengthgen.config import check_choice
 from lengthgen.engine.runs import refresh_difference
 from lengthgen.nn.decoder import TIERS
-from lengthgen.nn.positional import ENCODINGS
+from lengthgen.nn.positional import ENCODINGS, KernelFamily
 from lengthgen.chapters.ch3.analysis import cell_rows
 from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS, study_plan
 
@@ -30,8 +34,6 @@ def lr_matches(data: dict):
     (rule 2, half a unit of the last printed decimal, the band's edge included), in total and per
     source, how many of the matches lie on the band's edge (e.g. 0.475 for a printed 0.47) and the
     largest difference; rows in ``lrs`` order."""
-    import pandas as pd
-
     rows = []
     for lr in data["lrs"]:
         pts = [p for p in data["points"] if p["lr"] == lr]
@@ -51,7 +53,6 @@ def lr_matches(data: dict):
 def lr_points(data: dict):
     """The paper's α values (rows ``source: cell @ L`` with the frequency count when it is not 16)
     against ours at each learning rate (columns), from a :func:`lr_grid` result."""
-    import pandas as pd
 
     def name(p):
         nf = "" if p["num_freq"] == 16 else f", {p['num_freq']} freq."
@@ -66,8 +67,6 @@ def lr_points(data: dict):
 def lr_fixed_offsets(data: dict):
     """Per learning rate of a :func:`lr_grid` result: the minimum α_L of each RoPE fixed-offset task
     over L = 30 … 512 and whether all four are 1 (the claim ``ch3.alpha.rope_fixed_offsets``)."""
-    import pandas as pd
-
     rows = []
     for lr in data["lrs"]:
         row = {"lr": lr}
@@ -82,8 +81,6 @@ def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
     """The two min-norm rules side by side: α_L of torch's truncated pseudo-inverse (``tabs``, the
     ``alpha_tables`` output) and of the exact one (``exact``, :func:`exact_min_norm_tables`), one
     row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
-    import pandas as pd
-
     rows = {}
     for key, row in exact["alpha"].items():
         rows[key] = {
@@ -96,14 +93,9 @@ def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
 
 
 def study_label(groups: dict) -> str:
-    """One line describing the stored groups (from :func:`stored_groups`) for a table or figure:
-    how many of the planned groups, devices, torch versions, dates, how many are migrated and how many
-    were re-run to record their CPU time (with the largest difference from the values they replaced,
-    :func:`lengthgen.engine.runs.refresh_record`)."""
-    if not isinstance(groups, dict):
-        raise ConfigError(
-            f"groups must be the dict returned by stored_groups(), got {type(groups).__name__}"
-        )
+    """One line describing the stored groups (:func:`~.experiments.stored_groups`): how many of the
+    planned groups, devices, torch versions, dates, how many migrated and how many re-run to record
+    their CPU time (with the largest difference from the values they replaced)."""
     if not groups:
         return "no stored full-scale study"
     provs = [rec["provenance"] for rec in groups.values()]
@@ -113,25 +105,20 @@ def study_label(groups: dict) -> str:
     migrated = sum(1 for p in provs if "migrated" in p)
     refreshed = [p for p in provs if isinstance(p.get("refreshed"), dict)]
     diffs = [d for d in map(refresh_difference, refreshed) if d is not None]
-    again = (
-        f"; {len(refreshed)} re-run to record their CPU time, differing from the values they replaced by at "
-        f"most {max(diffs):.2g}"
-        if refreshed and diffs
-        else ""
-    )
-    return (
+    text = (
         f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
         f"({', '.join(devices)}, torch {', '.join(torch_v)}, {dates[0]} to {dates[-1]}"
-        + (f", {migrated} migrated from the pre-cells store" if migrated else "")
-        + again
-        + ")"
     )
+    if migrated:
+        text += f", {migrated} migrated from the pre-cells store"
+    if refreshed and diffs:
+        text += f"; {len(refreshed)} re-run to record their CPU time, differing from the values "
+        text += f"they replaced by at most {max(diffs):.2g}"
+    return text + ")"
 
 
 def alpha_frame(tabs: dict, rule: str = "ce", lengths=None):
     """α_L table of one selection rule as a DataFrame (rows ``encoding/task``, columns L)."""
-    import pandas as pd
-
     check_choice("selection rule", rule, SELECTION_RULES)
     tab = tabs[rule]
     df = pd.DataFrame({k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}).T
@@ -142,33 +129,18 @@ def alpha_frame(tabs: dict, rule: str = "ce", lengths=None):
 
 
 def min_norm_cutoff(
-    cells=(
-        ("rope", "prev"),
-        ("rope", "skip2"),
-        ("rope", "first"),
-        ("sinusoidal", "first"),
-    ),
+    cells=(("rope", "prev"), ("rope", "skip2"), ("rope", "first"), ("sinusoidal", "first")),
     rtols=(None, 1e-12, 1e-10, 1e-8),
     lengths=(30, 60, 128, 512),
 ):
     """α_L of the min-norm rule as a function of the pseudo-inverse cutoff (numerical rank of Φ_L0)."""
-    import pandas as pd
-
-    from lengthgen.nn.positional import KernelFamily
-    from lengthgen.chapters.ch3.realizability import fit_min_norm, simulate
-
     rows = []
     for e, t in cells:
         fam = KernelFamily(e)
         for rt in rtols:
             W = fit_min_norm(fam, t, rtol=rt)
-            rows.append(
-                {
-                    "cell": f"{e}/{t}",
-                    "rtol": "default" if rt is None else rt,
-                    **{int(L): simulate(W, fam, t, L).alpha for L in lengths},
-                }
-            )
+            row = {"cell": f"{e}/{t}", "rtol": "default" if rt is None else rt}
+            rows.append(row | {int(L): simulate(W, fam, t, L).alpha for L in lengths})
     return pd.DataFrame(rows).set_index(["cell", "rtol"])
 
 
@@ -178,37 +150,23 @@ def lr_sensitivity(
     lengths=(30, 40, 60, 128, 256, 512),
 ):
     """α_L of the CE selection rule as a function of its (unstated) Adam learning rate."""
-    import pandas as pd
-
-    from lengthgen.chapters.ch3.realizability import alpha
-
-    rows = []
-    for e, t in cells:
-        for lr in lrs:
-            rows.append(
-                {
-                    "cell": f"{e}/{t}",
-                    "lr": lr,
-                    **{int(L): alpha(e, t, L, lr=lr) for L in lengths},
-                }
-            )
+    rows = [
+        {"cell": f"{e}/{t}", "lr": lr} | {int(L): alpha(e, t, L, lr=lr) for L in lengths}
+        for e, t in cells
+        for lr in lrs
+    ]
     return pd.DataFrame(rows).set_index(["cell", "lr"])
 
 
 def theory_table(th: dict, copy_2c: dict | None = None):
     """Theorem 2's executable checks (``theory_checks(...)`` output) as rows of (check, result,
     paper) text, for the chapter's table."""
-    import pandas as pd
 
     def vals(d, fmt="{:.3f}"):
         return ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
 
-    ce = th["thm2_counterexample"]
-    rnd = th["thm2_random"]
-    fixed = th["thm2_fixed_offset"]
-    grow = th["thm2_growing"]
-    lad = th["thm2_ladder"]
-    two = th["thm2_two_lengths"]
+    ce, rnd, fixed = th["thm2_counterexample"], th["thm2_random"], th["thm2_fixed_offset"]
+    grow, lad, two = th["thm2_growing"], th["thm2_ladder"], th["thm2_two_lengths"]
     rev = th["thm2_reverse_sweep"]
     rows = [
         (
@@ -284,8 +242,6 @@ def _box(ax, x: int, y: int) -> None:
     """Outline the heat-map cell at column ``x``, row ``y``."""
     from matplotlib.patches import Rectangle
 
-    from lengthgen import plotting
-
     box = Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2)
     ax.add_patch(box)
 
@@ -293,8 +249,6 @@ def _box(ax, x: int, y: int) -> None:
 def plot_alpha_tables(tabs: dict, marked=()):
     """The α_L tables of both selection rules as two heat-maps (rows ``encoding/task``, columns L),
     cross-entropy left, min-norm right; cells listed in ``marked`` (``(row, L)``) get a box."""
-    from lengthgen import plotting
-
     frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
     rows, Ls = list(frames[0].index), list(frames[0].columns)
     fig, axes = plotting.figure(1, 2, width=3.4, height=0.19 * len(rows) + 1.2, sharey=True)
@@ -303,15 +257,7 @@ def plot_alpha_tables(tabs: dict, marked=()):
         ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
         for (r, c), v in np.ndenumerate(M):
             txt = "1" if v == 1 else ("0" if v == 0 else f"{v:.2f}".lstrip("0"))
-            ax.text(
-                c,
-                r,
-                txt,
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="w" if v < 0.6 else "k",
-            )
+            ax.text(c, r, txt, ha="center", va="center", fontsize=9, color="w" if v < 0.6 else "k")
         for r in range(len(ENCODINGS) - 1):
             ax.axhline((r + 1) * len(rows) / len(ENCODINGS) - 0.5, color="w", lw=1.5)
         for name, L in marked:
@@ -336,8 +282,6 @@ def plot_alpha_tables(tabs: dict, marked=()):
 def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
     """α_L against L for each learning rate of the CE fit (one panel per cell of ``sens``,
     :func:`lr_sensitivity`); ``paper_alpha`` (``{cell: {L: α}}``) adds the paper's values."""
-    from lengthgen import plotting
-
     cells = list(dict.fromkeys(sens.index.get_level_values("cell")))
     fig, axes = plotting.figure(1, len(cells), width=6.8 / len(cells), height=2.9, sharey=True)
     for ax, cell in zip(np.atleast_1d(axes), cells):
@@ -356,26 +300,18 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
         pv = (paper_alpha or {}).get(cell)
         if pv:
             ax.plot(list(pv), list(pv.values()), "kx", ms=8, mew=2, label="paper")
-        ax.set(
-            xscale="log",
-            xlabel="test length L",
-            ylabel="α_L",
-            title=cell,
-            ylim=(-0.03, 1.03),
-        )
+        ax.set(xscale="log", xlabel="test length L", ylabel="α_L", title=cell, ylim=(-0.03, 1.03))
         ax.set_xticks([30, 60, 128, 512], labels=["30", "60", "128", "512"])
         ax.minorticks_off()
-    h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
-    for ax in np.atleast_1d(axes)[1:]:
-        for hh, ll in zip(*ax.get_legend_handles_labels()):
-            if ll not in lab:
-                h.append(hh)
-                lab.append(ll)
+    legend = {}  # one entry per label over the panels
+    for ax in np.atleast_1d(axes):
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, h)
     fig.legend(
-        h,
-        lab,
+        list(legend.values()),
+        list(legend),
         loc="outside lower center",
-        ncol=len(lab),
+        ncol=len(legend),
         fontsize=9,
         handlelength=1.2,
         columnspacing=0.8,
@@ -384,17 +320,10 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
 
 
 def show_transfer(
-    encoding: str = "rope",
-    task: str = "first",
-    L: int = 60,
-    rule: str = "ce",
-    L0: int = L0_DEFAULT,
+    encoding: str = "rope", task: str = "first", L: int = 60, rule: str = "ce", L0: int = L0_DEFAULT
 ):
     """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
     (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
-    from lengthgen import plotting
-    from lengthgen.chapters.ch3.realizability import select, simulate, transfer
-
     fam, W = select(encoding, task, rule, L0=L0)
     sim = simulate(W, fam, task, L, L0)
     P = transfer(W, fam.features(L)).numpy().copy()
@@ -402,11 +331,7 @@ def show_transfer(
     fig, ax = plotting.figure(width=5.6, height=5.0)
     lo, hi = np.nanpercentile(P, 2), np.nanpercentile(P, 98)
     im = ax.imshow(
-        P,
-        cmap="viridis",
-        vmin=lo,
-        vmax=hi if hi > lo else lo + 1,
-        interpolation="nearest",
+        P, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1, interpolation="nearest"
     )
     fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)")
     ok, bad = sim.correct, ~sim.correct
@@ -424,13 +349,7 @@ def show_transfer(
             label="tied top",
         )
     ax.scatter(
-        sim.target,
-        sim.rows,
-        s=14,
-        marker="x",
-        c="white",
-        linewidths=0.8,
-        label="target t_L(i)",
+        sim.target, sim.rows, s=14, marker="x", c="white", linewidths=0.8, label="target t_L(i)"
     )
     ax.axhline(L0 - 0.5, color="white", lw=0.8, ls="--")
     ax.set(
@@ -455,8 +374,6 @@ def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict |
     """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
     ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, in
     parentheses, and boxes the cell."""
-    from lengthgen import plotting
-
     A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
@@ -471,15 +388,7 @@ def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict |
             col = "w" if v < 0.6 else "k"
             key = f"{ENCODINGS[r]}/{MAIN_TASKS[c]}"
             if ax is axes[1] and paper_lg60 and key in paper_lg60:
-                ax.text(
-                    c,
-                    r - 0.17,
-                    f"{v:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=10,
-                    color=col,
-                )
+                ax.text(c, r - 0.17, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
                 ax.text(
                     c,
                     r + 0.23,
@@ -494,11 +403,7 @@ def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict |
             else:
                 ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
         _ticks(ax, MAIN_TASKS, ENCODINGS)
-        ax.set(
-            xlabel="task",
-            ylabel="encoding",
-            title=name,
-        )
+        ax.set(xlabel="task", ylabel="encoding", title=name)
         ax.grid(False)
     fig.colorbar(im, ax=axes, label="fraction of rows correct", shrink=0.8)
     return plotting.finish(fig, title=title or None)
@@ -523,8 +428,6 @@ def plot_lg_curves(
     (dashed) against the test length L."""
     from matplotlib.lines import Line2D
 
-    from lengthgen import plotting
-
     fig, ax = plotting.figure(width=6.8, height=4.6)
     for c, (e, t) in enumerate(cells):
         r = cell_rows(rows, tier, e, t)
@@ -544,18 +447,10 @@ def plot_lg_curves(
     ]
     lab += ["trained LG (mean ± sd)", "α_L"]
     ax.set(
-        xlabel="test length L (tokens)",
-        ylabel="accuracy on rows [L0, L) / α_L",
-        ylim=(-0.03, 1.03),
+        xlabel="test length L (tokens)", ylabel="accuracy on rows [L0, L) / α_L", ylim=(-0.03, 1.03)
     )
     fig.legend(
-        h,
-        lab,
-        fontsize=9,
-        ncol=4,
-        loc="outside lower center",
-        handlelength=1.6,
-        columnspacing=1.0,
+        h, lab, fontsize=9, ncol=4, loc="outside lower center", handlelength=1.6, columnspacing=1.0
     )
     return plotting.finish(fig)
 
@@ -564,8 +459,6 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict |
     """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
     (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow.
     ``paper_rho`` (``{tier: ρ}``) adds the paper's learnable-cell Spearman to each title."""
-    from lengthgen import plotting
-
     tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
     n = max(1, len(tiers))
     fig, axes = plotting.figure(1, n, width=6.8 / max(n, 2), height=3.3, sharey=True)
@@ -593,12 +486,7 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict |
         )
         ax.title.set_fontsize(10)
         ax.text(
-            0.97,
-            0.03,
-            f"{st['n_cells']} cells",
-            transform=ax.transAxes,
-            ha="right",
-            fontsize=9,
+            0.97, 0.03, f"{st['n_cells']} cells", transform=ax.transAxes, ha="right", fontsize=9
         )
     h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=2, fontsize=9)
@@ -609,26 +497,13 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
     """Fig. 6: learnable-cell Spearman (circles) and precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] (squares),
     each with its bootstrap CI, against depth; ``paper`` (``{tier: (ρ, precision)}``) adds the
     paper's values as black crosses (one legend entry, "paper")."""
-    from lengthgen import plotting
-
     fig, ax = plotting.figure(width=6.0, height=3.6)
     tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
     depth = [TIERS[t][0] for t in tiers]
+    P = plotting.PALETTE
     for key, ci, mark, col, name in (
-        (
-            "spearman_learnable",
-            "spearman_ci",
-            "o",
-            plotting.PALETTE[0],
-            "ours: Spearman ρ (learnable cells)",
-        ),
-        (
-            "precision",
-            "precision_ci",
-            "s",
-            plotting.PALETTE[1],
-            "ours: precision of α_L ≥ 0.5",
-        ),
+        ("spearman_learnable", "spearman_ci", "o", P[0], "ours: Spearman ρ (learnable cells)"),
+        ("precision", "precision_ci", "s", P[1], "ours: precision of α_L ≥ 0.5"),
     ):
         pts = [
             (d, tier_stats[t][key], tier_stats[t][ci])
@@ -638,32 +513,15 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
         if pts:
             d, v, c = zip(*pts)
             err = np.array(
-                [
-                    [x - lo for x, (lo, _) in zip(v, c)],
-                    [hi - x for x, (_, hi) in zip(v, c)],
-                ]
+                [[x - lo for x, (lo, _) in zip(v, c)], [hi - x for x, (_, hi) in zip(v, c)]]
             )
             ax.errorbar(
-                d,
-                v,
-                yerr=np.clip(err, 0, None),
-                fmt=mark + "-",
-                color=col,
-                capsize=3,
-                label=name,
+                d, v, yerr=np.clip(err, 0, None), fmt=mark + "-", color=col, capsize=3, label=name
             )
     if paper:
-        pd_ = [(TIERS[t][0], r, p) for t, (r, p) in paper.items() if t in TIERS]
-        xs = [x[0] + 0.08 for x in pd_]
-        ax.plot(
-            xs + xs,
-            [x[1] for x in pd_] + [x[2] for x in pd_],
-            "x",
-            color="k",
-            ms=8,
-            mew=2,
-            label="paper (Table 4)",
-        )
+        pts = [(TIERS[t][0] + 0.08, r, p) for t, (r, p) in paper.items() if t in TIERS]
+        xs, ys = [x for x, _, _ in pts], [r for _, r, _ in pts] + [p for _, _, p in pts]
+        ax.plot(xs + xs, ys, "x", color="k", ms=8, mew=2, label="paper (Table 4)")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set(
         xlabel="layers (1L1H, 2L4H, 4L4H)",

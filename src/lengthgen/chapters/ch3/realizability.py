@@ -1,15 +1,8 @@
-"""Positional realizability (chapter 3; Han, Chai & Wang 2026): tasks, the transfer operator and α_L.
-
-* :func:`targets` — each task's target key ``t_n(i)`` (−1 off the task's query rows; §3, App. C, E);
-* :func:`transfer`, :func:`fit_ce`, :func:`fit_min_norm` and :func:`simulate` — the transfer
-  ``T_L(W) = Φ_L W Φ_Lᵀ``, the two selection rules and α_L (§4, eq. 2–3; a tie at the top of a
-  row's causal argmax counts as a failure). The exact min-norm rule is
-  :mod:`lengthgen.chapters.ch3.exact_min_norm`;
-* theory checks: :func:`prop1_search`, the Theorem 2 tools (:func:`relative_argmax`,
-  :func:`relative_alpha`, :func:`thm2_random_kernels`, :func:`reverse_sweep`),
-  :func:`prop2_montecarlo`, :func:`prop3_monotone_copy` and :func:`duality_table` (Prop. 4).
-
-The task table and the definitions are the chapter page's section "Tasks and the transfer operator".
+"""Positional realizability (chapter 3; Han, Chai & Wang 2026): the tasks' targets, the transfer
+``T_L(W) = Φ_L W Φ_Lᵀ``, the two selection rules and α_L (§4, eq. 2–3; a tie at the top of a row's
+causal argmax counts as a failure), and the theory checks of Props. 1–4 and Theorem 2. The exact
+min-norm rule is :mod:`~lengthgen.chapters.ch3.exact_min_norm`; the task table and the definitions
+are the chapter page's section "Tasks and the transfer operator".
 """
 
 from __future__ import annotations
@@ -31,13 +24,7 @@ from lengthgen.nn.positional import (
     frequencies,
 )
 
-# The task set, the lengths and the CE fit are the paper's protocol (chapters/ch3/paper.py).
-from lengthgen.chapters.ch3.paper import (
-    CE_FIT,
-    LONG_LENGTHS,
-    STUDY_LENGTHS,
-    TASKS,
-)
+from lengthgen.chapters.ch3.paper import CE_FIT, LONG_LENGTHS, STUDY_LENGTHS, TASKS
 from lengthgen.chapters.ch3.paper import L0 as L0_DEFAULT
 from lengthgen.chapters.ch3.paper import MAIN_TASKS  # noqa: F401  (re-exported: ch3.experiments)
 
@@ -52,8 +39,7 @@ def check_task(task: str) -> str:
 
 
 def _check_lengths(L: int, L0: int) -> tuple[int, int]:
-    L0 = check_positive_int("L0", L0)
-    L = check_positive_int("L", L)
+    L0, L = check_positive_int("L0", L0), check_positive_int("L", L)
     if L <= L0:
         raise ConfigError(
             f"the test length L must exceed the training length L0 = {L0}, got L = {L}"
@@ -67,25 +53,18 @@ def targets(task: str, n: int) -> torch.Tensor:
     check_task(task)
     n = check_positive_int("n", n)
     i = torch.arange(n)
-    t = torch.full((n,), -1, dtype=torch.long)
     h = (n + 1) // 2  # ⌈n/2⌉
-    if task == "prev" or task.startswith("skip"):
-        k = 1 if task == "prev" else int(task[4:])
-        q = i >= k
-        t[q] = i[q] - k
-    elif task == "copy":
-        q = i >= h
-        t[q] = i[q] - h
-    elif task == "reverse":
-        q = i >= h
-        t[q] = 2 * h - 1 - i[q]
-    elif task == "first":
-        t[:] = 0
-    else:  # posP
-        p = int(task[3:])
-        q = i >= p
-        t[q] = p
-    return t
+    if task == "first":
+        return torch.zeros(n, dtype=torch.long)
+    if task.startswith("pos"):  # posP: key P, from row P on
+        start = int(task[3:])
+        t = torch.full((n,), start, dtype=torch.long)
+    elif task in ("copy", "reverse"):
+        start, t = h, (i - h if task == "copy" else 2 * h - 1 - i)
+    else:  # prev and skipK: the key k back
+        start = 1 if task == "prev" else int(task[4:])
+        t = i - start
+    return torch.where(i >= start, t, -1)
 
 
 def query_rows(task: str, n: int) -> torch.Tensor:
@@ -139,10 +118,6 @@ class Simulation:
     margin: np.ndarray  # logit of the target minus the best competitor (≤ 0 means wrong)
     correct: np.ndarray  # bool
 
-    @property
-    def n_scored(self) -> int:
-        return len(self.rows)
-
 
 def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
     """Strict argmax and target margin for causal rows of ``logits`` (rows × keys): a row is strict
@@ -174,10 +149,9 @@ def scored_logits(
     *,
     chunk: int = 1024,
 ):
-    """The rows of ``T_L(W)`` on the scored rows of ``task`` at length ``L``, in chunks: yields
-    ``(rows, logits)`` with ``logits[r, j] = T_L(W)[rows[r], j]`` for keys ``j ≤ max(rows)``
-    (the causal mask is the caller's). Only the rows and columns of ``W`` that are not
-    identically zero enter the product, so lengths of a few ten thousand fit in memory."""
+    """``T_L(W)`` on the scored rows of ``task``, ``chunk`` rows at a time: yields ``(rows, logits)``
+    for keys ``j ≤ max(rows)`` (the causal mask is the caller's). Only W's nonzero rows and columns
+    enter the product, so lengths of a few ten thousand fit in memory."""
     check_task(task)
     L, L0 = _check_lengths(L, L0)
     W = torch.as_tensor(W, dtype=torch.float64)
@@ -206,9 +180,7 @@ def simulate(
     *,
     chunk: int = 1024,
 ) -> Simulation:
-    """α_L (eq. 3, strict argmax) of the head ``W`` of ``family`` on ``task`` at length ``L``,
-    computed on the scored rows only, ``chunk`` rows at a time (:func:`scored_logits`).
-    """
+    """α_L (eq. 3, strict argmax) of the head ``W`` of ``family`` on ``task`` at length ``L``."""
     rows = scored_rows(check_task(task), *_check_lengths(L, L0))
     tgt_all = targets(task, L)
     out = {"arg": [], "margin": [], "correct": []}
@@ -255,18 +227,12 @@ def fit_ce(
     weight_decay: float = CE_FIT["weight_decay"],
     row_scale: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Regularised cross-entropy selection rule (§4, App. C): returns the selected ``W``.
-
-    Adam on the family's coefficients (zero start, L2 weight decay, projected onto the family's sign
-    constraint after every step) minimising the causal-softmax cross-entropy at length L0; defaults
-    :data:`lengthgen.chapters.ch3.paper.CE_FIT`. ``row_scale`` (chapter 5, "Softmax mass, not just
-    argmax"): optional L0 non-negative per-row logit factors; ``None`` is chapter 3's fit, unchanged.
-    """
+    """The regularised cross-entropy selection rule (§4, App. C): Adam on the family's coefficients
+    (zero start, L2 weight decay, projected onto the family's sign constraint after every step) on
+    the causal-softmax cross-entropy at length L0; returns ``W``. ``row_scale`` (chapter 5, "Softmax
+    mass, not just argmax"): optional L0 non-negative per-row logit factors."""
     check_task(task)
-    L0 = check_positive_int("L0", L0)
-    steps = check_positive_int("steps", steps)
-    lr = check_finite("lr", lr, nonnegative=True)
-    weight_decay = check_finite("weight_decay", weight_decay, nonnegative=True)
+    L0, steps = check_positive_int("L0", L0), check_positive_int("steps", steps)
     if row_scale is not None:
         row_scale = torch.as_tensor(row_scale, dtype=torch.float64)
         if row_scale.shape != (L0,) or not bool(
@@ -297,14 +263,11 @@ def fit_ce(
 def fit_min_norm(
     family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol: float | None = None
 ) -> torch.Tensor:
-    """Min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family.
-
-    Relative families (RoPE, ALiBi) solve the same least-squares problem over their coefficients (for
-    ALiBi a positive slope is clipped to 0 and c₀ refit). ``rtol`` is the pseudo-inverse's singular-value
-    cutoff (default torch's). The sinusoidal/RoPE ``Φ_20`` is numerically rank-deficient, so long-L rows
-    depend on the cutoff and the CPU's rounding: they are compared from stored results only
-    (:data:`lengthgen.chapters.ch3.experiments.ILL_CONDITIONED_ROWS`).
-    """
+    """The min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family; the
+    relative families (RoPE, ALiBi) solve the same least-squares problem over their coefficients
+    (ALiBi: a positive slope is clipped to 0 and c₀ refit). ``rtol``: the pseudo-inverse's cutoff.
+    The sinusoidal/RoPE ``Φ_20`` is numerically rank-deficient, so long-L rows depend on the cutoff
+    and the CPU's rounding (:data:`~.experiments.ILL_CONDITIONED_ROWS`)."""
     check_task(task)
     L0 = check_positive_int("L0", L0)
     Phi = family.features(L0)
@@ -361,13 +324,7 @@ def select(
 
 
 def alpha(
-    encoding: str,
-    task: str,
-    L: int,
-    *,
-    rule: str = "ce",
-    L0: int = L0_DEFAULT,
-    **fit_kw,
+    encoding: str, task: str, L: int, *, rule: str = "ce", L0: int = L0_DEFAULT, **fit_kw
 ) -> float:
     """α_L of ``(encoding, task)`` under the selection ``rule`` (eq. 3)."""
     _check_lengths(L, L0)
@@ -394,10 +351,9 @@ def alpha_table(
 
 # --------------------------------------------------------------------------- relative kernels (Thm. 2)
 def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL) -> np.ndarray:
-    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` for rows i = 0 … n−1,
-    by one cumulative-maximum pass over κ (``kappa`` may be a batch ``[K, ≥n]``). ``tie`` decides a
-    tied top (within ``rtol · max(1, |top|)``): ``fail`` (−1, eq. 3's strict rule), ``low`` or ``high``.
-    """
+    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)``, rows 0 … n−1, by one
+    cumulative-maximum pass (``kappa`` may be a batch ``[K, ≥n]``). A tied top (within ``rtol ·
+    max(1, |top|)``): ``fail`` (−1, eq. 3's strict rule), ``low`` or ``high``."""
     check_choice("tie rule", tie, ("fail", "low", "high"))
     n = check_positive_int("n", n)
     k = np.asarray(kappa, dtype=float)
@@ -419,9 +375,8 @@ def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL)
 def relative_alpha(
     kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail"
 ) -> float:
-    """α_L of a relative kernel κ in O(L) (:func:`relative_argmax`). ``task_or_offsets``: a task
-    name, or ``offset(i, L)`` giving row i's demanded offset (App. A.5–A.6; every row of [L0, L) scored).
-    """
+    """α_L of a relative kernel κ in O(L). ``task_or_offsets``: a task name, or ``offset(i, L)``
+    giving row i's demanded offset (App. A.5–A.6; every row of [L0, L) scored)."""
     L, L0 = _check_lengths(L, L0)
     arg = relative_argmax(kappa, L, tie=tie)
     if isinstance(task_or_offsets, str):
@@ -440,16 +395,11 @@ def peaked_kernel(c: int, n: int) -> np.ndarray:
 
 
 def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> dict:
-    """Deep-row lemma (App. A.5): for random κ with a strict unique global maximizer c, every row i ≥ c
-    has masked argmax offset c, under both tie rules. Kernels take integer values in [0, 6] (so
-    ties below the top are common) on a random support of up to 60 offsets plus a unique top.
-    Returns counts of violations per tie rule and the number of deep rows checked.
-    """
+    """Deep-row lemma (App. A.5): for random κ with a strict unique global maximizer c, every row
+    i ≥ c has masked argmax offset c, under both tie rules. Kernels take integer values in [0, 6]
+    (ties below the top are common) on a random support of up to 60 offsets plus a unique top."""
     rng = np.random.default_rng(seed)
-    n_kernels, n = (
-        check_positive_int("n_kernels", n_kernels),
-        check_positive_int("n", n),
-    )
+    n_kernels, n = (check_positive_int("n_kernels", n_kernels), check_positive_int("n", n))
     viol = {"low": 0, "high": 0}
     checked = 0
     for _ in range(n_kernels):
@@ -466,9 +416,8 @@ def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> d
 
 
 def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) -> int:
-    """Number of random relative kernels (κ(d) ~ N(0,1), d < L0) that solve reverse at L0 (strict
-    argmax); Theorem 2(b)'s nested-window argument says 0 whatever the kernel.
-    """
+    """How many random relative kernels (κ(d) ~ N(0,1), d < L0) solve reverse at L0 (strict
+    argmax); Theorem 2(b) says none."""
     rng = np.random.default_rng(seed)
     K = rng.standard_normal((check_positive_int("n_kernels", n_kernels), L0))
     rows = query_rows("reverse", L0).numpy()
@@ -483,16 +432,11 @@ def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) 
 
 # --------------------------------------------------------------------------- Prop. 1
 def prop1_search(
-    n: int = 30,
-    n_random: int = 5000,
-    n_adversarial: int = 3,
-    steps: int = 100,
-    seed: int = 0,
+    n: int = 30, n_random: int = 5000, n_adversarial: int = 3, steps: int = 100, seed: int = 0
 ) -> dict:
-    """Proposition 1: with affine features φ(i) = [1, i] no strict interior key is ever the argmax.
-    Counts strict interior argmaxes over ``n_random`` Gaussian 2×2 W, and reports the largest
-    prev-token margin found by ``n_adversarial`` Adam ascents (W at unit Frobenius norm).
-    """
+    """Proposition 1 (affine features φ(i) = [1, i] never make a strict interior key the argmax):
+    strict interior argmaxes over ``n_random`` Gaussian 2×2 W, and the largest prev-token margin
+    of ``n_adversarial`` Adam ascents (W at unit Frobenius norm)."""
     n = check_positive_int("n", n, minimum=3)
     g = torch.Generator().manual_seed(seed)
     Phi = torch.stack([torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1)
@@ -537,16 +481,11 @@ def prop2_montecarlo(
     seed: int = 0,
     old_key: bool = False,
 ) -> dict:
-    """Proposition 2 (learned-absolute underdetermination) by Monte Carlo, last row i = L − 1
-    (section "Proposition 2").
-
-    Each trial draws the feature rows i.i.d. N(0, I_m/m) and a W that does not look at the untrained
-    rows: ``rule="min_norm"`` (the interpolant of ``task`` on the trained rows) or ``"generic"`` (a
-    Gaussian W). The proposition predicts Pr[M_i = t | M_i ∈ N_i] = 1/(k − 1) and Pr[M_i = t] ≤
-    1/(k − 1), k = |{L0 ≤ j ≤ i}|. ``old_key=True`` asks for a task whose target is a trained key
-    (e.g. ``first``), where the hypothesis fails; the result then carries ``ratio`` = Pr[M_i = t] /
-    (1/(k − 1)).
-    """
+    """Proposition 2 (learned-absolute underdetermination) by Monte Carlo at row i = L − 1: feature
+    rows i.i.d. N(0, I_m/m) and a W blind to the untrained rows (``min_norm``: the interpolant of
+    ``task`` on the trained rows; ``generic``: Gaussian). Predicted: Pr[M_i = t | M_i ∈ N_i] =
+    1/(k − 1) ≥ Pr[M_i = t], k = |{L0 ≤ j ≤ i}|. ``old_key``: a target among the trained keys,
+    where the hypothesis fails; adds ``ratio`` = Pr[M_i = t] · (k − 1)."""
     L, L0 = _check_lengths(L, L0)
     m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)
     check_choice("rule", rule, ("min_norm", "generic"))
@@ -601,23 +540,17 @@ def _prop2_argmax(V, i: int, L0: int, R, rule: str, g) -> torch.Tensor:
         W = torch.randn(b, m, m, generator=g, dtype=torch.float64)
         logits = torch.einsum("bm,bmn,bjn->bj", V[:, i], W, V[:, : i + 1])
     top = logits.topk(2, dim=1)
-    unique = (top.values[:, 0] - top.values[:, 1]) > TIE_RTOL * top.values[:, 0].abs().clamp(
-        min=1.0
-    )
+    tol = TIE_RTOL * top.values[:, 0].abs().clamp(min=1.0)
+    unique = (top.values[:, 0] - top.values[:, 1]) > tol
     return torch.where(unique, top.indices[:, 0], torch.full_like(top.indices[:, 0], -1))
 
 
 # --------------------------------------------------------------------------- Prop. 3
 def prop3_monotone_copy(
-    num_freq: int = NUM_FREQ,
-    base: float = BASE,
-    L: int | None = None,
-    L0: int = L0_DEFAULT,
+    num_freq: int = NUM_FREQ, base: float = BASE, L: int | None = None, L0: int = L0_DEFAULT
 ) -> dict:
-    """Proposition 3: the kernel ``κ(d) = sin(d θ_min)`` (a 2×2 block on φ's lowest-frequency pair)
-    attains α_L = 1 on copy. Default L = 2·⌊π/(2θ_min)⌉ − 1 (17665), where the copy offset ⌈L/2⌉
-    sits at the kernel's peak; every scored row is evaluated (chunked).
-    """
+    """Proposition 3: ``κ(d) = sin(d θ_min)`` (a 2×2 block on φ's lowest-frequency pair) attains
+    α_L = 1 on copy; default L = 2·⌊π/(2θ_min)⌉ − 1 (17665), the copy offset at the kernel's peak."""
     from lengthgen.nn.positional import monotone_range, theta_min
 
     fam = KernelFamily("sinusoidal", L0=L0, num_freq=num_freq, base=base)
@@ -632,7 +565,7 @@ def prop3_monotone_copy(
         "peak_offset": peak,
         "copy_offset": (L + 1) // 2,
         "alpha": sim.alpha,
-        "n_scored": sim.n_scored,
+        "n_scored": len(sim.rows),
         "min_margin": float(sim.margin.min()),
     }
 
@@ -640,9 +573,8 @@ def prop3_monotone_copy(
 def prop3_existence(
     delta: int = 1, d_max: int = 50_000, num_freq: int = NUM_FREQ, base: float = BASE
 ) -> dict:
-    """Prop. 3(A): ``g(d) = Σ_k cos(θ_k (d − δ))`` has its unique global max at d = δ. Returns the
-    argmax over d ∈ [0, d_max], the margin to the runner-up and α_L of offset ``delta`` at L = d_max.
-    """
+    """Prop. 3(A): ``g(d) = Σ_k cos(θ_k (d − δ))`` peaks uniquely at d = δ: the argmax over
+    [0, d_max], the margin to the runner-up and α_L of offset ``delta`` at L = d_max."""
     th = frequencies(num_freq, base).numpy()
     d = np.arange(check_positive_int("d_max", d_max) + 1)
     g = np.cos(np.outer(d - delta, th)).sum(1)
@@ -665,9 +597,9 @@ def clamped_margin(task: str, L: int, L0: int = L0_DEFAULT, rule: str = "ce") ->
 
 
 def duality_table(lengths=(30, 60, 128), L0: int = L0_DEFAULT) -> list[dict]:
-    """Proposition 4's 2 × 3 table, measured: α_L on (prev, first, copy) for a relative head and the
-    clamped learned-absolute head (both CE-selected), plus the ideal relative kernel peaked at 1
-    and the i.i.d.-extended learned-absolute variant (Prop. 2, Monte Carlo at its last row)."""
+    """Proposition 4's table, measured: α_L on (prev, first, copy) of the CE-selected RoPE and
+    clamped learned-absolute heads, the ideal relative kernel peaked at 1 and the clamped head's
+    smallest margins."""
     rows = []
     for L in lengths:
         row = {"L": L}

@@ -1,9 +1,7 @@
-"""How chapter 3 trains its decoders (Han, Chai & Wang 2026, App. C; chapter section "The trained
-study"): the tasks' data (:func:`make_sampler`, :func:`eval_banks`), the loss and accuracy on the
-scored positions (:func:`masked_ce`, :func:`masked_acc`), and :func:`train_groups`, which trains
-several groups of one tier and encoding as one ensemble through
-:func:`lengthgen.engine.train.train_ensemble` (:func:`lengthgen.chapters.ch3.experiments.train_cell_group` is the cell function of one
-trained group of :func:`lengthgen.chapters.ch3.experiments.cells`)."""
+"""How chapter 3 trains its decoders (App. C; section "The trained study"): the tasks' data
+(:func:`make_sampler`, :func:`eval_banks`), the masked loss and accuracy, and :func:`train_groups`,
+which trains several groups of one tier and encoding as one ensemble
+(:func:`lengthgen.chapters.ch3.experiments.train_cell_group` is it with one group)."""
 
 from __future__ import annotations
 
@@ -15,18 +13,8 @@ from lengthgen.chapters.ch3.paper import (
     DATA_SEED_STRIDE,
     EVAL_SEED_OFFSET,
 )
-from lengthgen.chapters.ch3.realizability import (
-    L0_DEFAULT,
-    TASKS,
-    targets,
-)
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    get_device,
-)
+from lengthgen.chapters.ch3.realizability import L0_DEFAULT, TASKS, targets
+from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device
 from lengthgen.nn.decoder import TIERS, Decoder
 from lengthgen.nn.positional import check_encoding
 
@@ -79,13 +67,7 @@ def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Te
 
 
 def make_sampler(
-    tasks,
-    *,
-    batch: int,
-    L0: int = L0_DEFAULT,
-    vocab: int = 12,
-    steps: int,
-    length_seed: int = 0,
+    tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, steps: int, length_seed: int = 0
 ):
     """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator; the
     length n ~ U{L0/2, …, L0} of each update comes from one schedule (``length_seed``) shared by all
@@ -140,19 +122,16 @@ def eval_banks(
     [L0, L) at length L; keys ``("train", n)``, n = L0/2 … L0, every query row of the training lengths.
     """
     g = torch.Generator().manual_seed(seed)
-    E = len(tasks)
     banks = {}
-    for L in lengths:
-        x = torch.randint(0, vocab, (n_eval, L), generator=g)
-        tg = torch.stack([task_targets(t, x) for t in tasks])  # [E, N, L]
-        tg[..., :L0] = -1  # score [L0, L) only
-        xe = x[None].expand(E, n_eval, L)
-        banks[int(L)] = (xe, labels(xe, tg))
-    for n in range(L0 // 2, L0 + 1):
-        x = torch.randint(0, vocab, (train_n, n), generator=g)
-        tg = torch.stack([task_targets(t, x) for t in tasks])
-        xe = x[None].expand(E, train_n, n)
-        banks[("train", n)] = (xe, labels(xe, tg))
+    specs = [(int(L), n_eval, L) for L in lengths]
+    specs += [(("train", n), train_n, n) for n in range(L0 // 2, L0 + 1)]
+    for key, N, n in specs:
+        x = torch.randint(0, vocab, (N, n), generator=g)
+        tg = torch.stack([task_targets(t, x) for t in tasks])  # [E, N, n]
+        if not isinstance(key, tuple):
+            tg[..., :L0] = -1  # score [L0, L) only
+        xe = x[None].expand(len(tasks), N, n)
+        banks[key] = (xe, labels(xe, tg))
     return banks
 
 
@@ -185,35 +164,25 @@ def train_groups(
     rope_scale: float = 1.0,
 ) -> list[list[dict]]:
     """Train several groups of one ``tier`` and ``encoding`` as ONE ensemble and measure them
-    (section "The trained study"; ``experiments.train_cell_group`` is this with one group).
+    (section "The trained study"); returns one list of rows per group.
 
-    ``groups`` is a list of ``(tasks, seed)`` pairs; the members are every group's tasks in order, and
-    member (τ, s) keeps what it has in its own cell: weights from seed s, data stream
-    ``data_seed_offset + data_seed_stride·s + TRAIN_TASKS.index(τ)``, the length schedule of seed s and the
-    evaluation banks of ``eval_seed_offset + s``. Groups with different seeds are padded at the end to
-    the update's longest length (padding unscored, so results agree up to float32 rounding:
-    ``tests/test_ch3_device.py``); groups sharing a seed equal their own cells bit for bit on the CPU.
-    ``dtype``: ``"float32"`` (the study) or ``"float64"``; ``vocab``, ``d_model``, ``rope_scale``: App. C's
-    12, 64, 1 unless App. F or H varies them. Returns one list of rows per group.
+    ``groups``: ``(tasks, seed)`` pairs; member (τ, s) keeps what it has in its own cell: weights
+    from seed s, data stream ``data_seed_offset + data_seed_stride·s + TRAIN_TASKS.index(τ)``, the
+    length schedule of seed s and the evaluation banks of ``eval_seed_offset + s``. Groups with
+    different seeds are padded at the end to the update's longest length (unscored, so results
+    agree up to float32 rounding); groups sharing a seed equal their own cells bit for bit on the
+    CPU. ``vocab``, ``d_model``, ``rope_scale``: App. C's 12, 64, 1 unless App. F or H varies them.
     """
     from lengthgen.engine.train import OptimConfig, train_ensemble
 
     check_choice("tier", tier, tuple(TIERS))
     check_encoding(encoding)
     checked = _check_groups(groups)
+    L0 = check_positive_int("L0", L0, minimum=2)
+    if isinstance(lengths, (str, int)) or not lengths:
+        raise ConfigError(f"lengths must be a non-empty list of test lengths > L0, got {lengths!r}")
+    lengths = tuple(check_positive_int("test length", L, minimum=L0 + 1) for L in lengths)
     steps = check_positive_int("steps", steps)
-    batch = check_positive_int("batch", batch)
-    lr = check_finite("lr", lr, nonnegative=True)
-    weight_decay = check_finite("weight_decay", weight_decay, nonnegative=True)
-    lengths = _check_lengths(lengths, check_positive_int("L0", L0, minimum=2))
-    for name, v in (
-        ("eval_n", eval_n),
-        ("train_eval_n", train_eval_n),
-        ("data_seed_offset", data_seed_offset),
-        ("data_seed_stride", data_seed_stride),
-        ("eval_seed_offset", eval_seed_offset),
-    ):
-        check_positive_int(name, v, minimum=1 if name.endswith("_n") else 0)
     dtype = GROUP_DTYPES[check_choice("dtype", dtype, tuple(GROUP_DTYPES))]
     dev = get_device(device).type  # "cpu" or "cuda" ("auto" resolved here)
     model = Decoder.tier(tier, encoding, L0=L0, vocab=vocab, d_model=d_model, rope_scale=rope_scale)
@@ -241,41 +210,25 @@ def train_groups(
     return _group_rows(model, res, checked, run, dev)
 
 
-def _check_lengths(lengths, L0: int) -> tuple[int, ...]:
-    """The test ``lengths`` of :func:`train_groups` checked: a non-empty list, each > ``L0``."""
-    if isinstance(lengths, (str, int)) or not lengths:
-        raise ConfigError(
-            f"lengths must be a non-empty list of test lengths > L0 = {L0}, got {lengths!r}"
-        )
-    return tuple(check_positive_int("test length", L, minimum=L0 + 1) for L in lengths)
-
-
 def _check_groups(groups) -> list[tuple]:
     """``groups`` of :func:`train_groups` checked: a non-empty list of distinct ``(tasks, seed)``
     pairs, each with known tasks and a seed ≥ 0; returned as ``[(tuple(tasks), seed)]``."""
-    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__") or not groups:
+    if isinstance(groups, (str, bytes)) or not groups:
         raise ConfigError(f"groups must be a non-empty list of (tasks, seed) pairs, got {groups!r}")
     checked = []
     for g in groups:
-        if not (isinstance(g, (tuple, list)) and len(g) == 2):
+        if not (isinstance(g, (tuple, list)) and len(g) == 2) or isinstance(g[0], str) or not g[0]:
             raise ConfigError(f"each group must be a pair (tasks, seed), got {g!r}")
-        tasks, seed = g
-        if isinstance(tasks, str) or not tasks:
-            raise ConfigError(
-                f"tasks must be a non-empty list of task names from {TRAIN_TASKS}, got {tasks!r}"
-            )
-        for t in tasks:
-            check_choice("task", t, TRAIN_TASKS)
-        checked.append((tuple(tasks), check_positive_int("seed", seed, minimum=0)))
+        tasks = tuple(check_choice("task", t, TRAIN_TASKS) for t in g[0])
+        checked.append((tasks, check_positive_int("seed", g[1], minimum=0)))
     if len(set(checked)) != len(checked):
         raise ConfigError(f"groups must not repeat a (tasks, seed) pair, got {groups!r}")
     return checked
 
 
 def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
-    """The measured rows of :func:`train_groups`: the trained ensemble ``res`` evaluated on every
-    group's :func:`eval_banks` (seed ``run["eval"] + s``, concatenated member-wise), one list of
-    rows per group."""
+    """The measured rows of :func:`train_groups`, one list per group: the trained ensemble ``res``
+    on every group's :func:`eval_banks` (seed ``run["eval"] + s``)."""
     from lengthgen.engine.train import evaluate_ensemble
 
     per_group = [
@@ -290,21 +243,11 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
         )
         for tasks, s in checked
     ]
-    banks = (
-        per_group[0]
-        if len(per_group) == 1
-        else {
-            k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1)) for k in per_group[0]
-        }
-    )
+    banks = per_group[0]
+    if len(per_group) > 1:  # member-wise
+        banks = {k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1)) for k in banks}
     acc = evaluate_ensemble(
-        model,
-        res.params,
-        banks,
-        metric=masked_acc,
-        per_member=True,
-        batch_size=64,
-        device=dev,
+        model, res.params, banks, metric=masked_acc, per_member=True, batch_size=64, device=dev
     )
     train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
     final_loss = res.history["loss"][-1].tolist()
@@ -312,19 +255,16 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
     for tasks, seed in checked:
         rows = []
         for task in tasks:
+            head = {
+                "tier": run["tier"],
+                "encoding": run["encoding"],
+                "task": task,
+                "seed": int(seed),
+            }
+            tail = {"train_acc": float(train_acc[e]), "final_loss": float(final_loss[e])}
+            tail["steps"] = run["steps"]
             rows += [
-                {
-                    "tier": run["tier"],
-                    "encoding": run["encoding"],
-                    "task": task,
-                    "seed": int(seed),
-                    "L": int(L),
-                    "acc": float(acc[int(L)][e]),
-                    "train_acc": float(train_acc[e]),
-                    "final_loss": float(final_loss[e]),
-                    "steps": run["steps"],
-                }
-                for L in run["lengths"]
+                head | {"L": int(L), "acc": float(acc[int(L)][e])} | tail for L in run["lengths"]
             ]
             e += 1
         out.append(rows)
