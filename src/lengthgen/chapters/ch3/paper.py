@@ -138,10 +138,7 @@ PEAK_COPY_ALPHA = 1.0
 REVERSE_SWEEP = {"kernels": 20_000, "solved": 0}
 #: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev 0.00
 #: (exact tie), attend-first 1.00 with a length-independent margin.
-DUALITY = {
-    "relative": {"prev": 1.0, "first": 0.0},
-    "clamped": {"prev": 0.0, "first": 1.0},
-}
+DUALITY = {"relative": {"prev": 1.0, "first": 0.0}, "clamped": {"prev": 0.0, "first": 1.0}}
 #: Prop. 3: sin(d θ_min) (16 frequencies, base 1e4) solves copy at L = 17665 (offset 8833); θ_min.
 PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-4}
 
@@ -226,14 +223,7 @@ TABLE5 = {"ce": 0.91, "min_norm": 0.56, "ce_wd0": 0.92}
 #: App. D (depth trend): cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content).
 RESCUED = {
     "2L4H": frozenset(
-        {
-            "alibi/prev",
-            "alibi/first",
-            "alibi/skip2",
-            "nope/prev",
-            "nope/first",
-            "rope/first",
-        }
+        {"alibi/prev", "alibi/first", "alibi/skip2", "nope/prev", "nope/first", "rope/first"}
     )
 }
 RESCUED["4L4H"] = RESCUED["2L4H"] | {"alibi/skip3"}
@@ -264,12 +254,7 @@ BASELINE_RHO = {"pe_blind": -0.24, "taxonomy": 0.85}
 #: "up to 5.2×" the bound 1/(k − 1).
 PROP2_OLD_KEY_RATIO = 5.2
 #: App. F, Table 7: vocab 64, d = 128 (2 seeds, 700 rows): 1L1H ρ and precision, 2L4H ρ over 19 cells.
-SCALE_ROBUSTNESS = {
-    "rho_1L1H": 0.92,
-    "precision_1L1H": 0.94,
-    "rho_2L4H": 0.36,
-    "cells_2L4H": 19,
-}
+SCALE_ROBUSTNESS = {"rho_1L1H": 0.92, "precision_1L1H": 0.94, "rho_2L4H": 0.36, "cells_2L4H": 19}
 #: App. G, Table 8: L0 ∈ {10, 20, 40}, evaluated at 3 L0, 3 seeds: screen AUC 1.0 at every L0.
 L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
 #: App. H, Table 9 (text): content-driven induction, 2-layer LG of ALiBi (the largest), RoPE and

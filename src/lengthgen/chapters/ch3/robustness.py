@@ -72,14 +72,7 @@ def cells() -> list[Cell]:
         for L0 in APP_G["trained"]
     }
     sweep = [
-        _cell(
-            f"appH__rope_scale_{s:g}",
-            "1L1H",
-            "rope",
-            ("skip3",),
-            paper.SEEDS,
-            rope_scale=s,
-        )
+        _cell(f"appH__rope_scale_{s:g}", "1L1H", "rope", ("skip3",), paper.SEEDS, rope_scale=s)
         for s in ROPE_SCALES
     ]
     ind = [
@@ -99,14 +92,7 @@ def cells() -> list[Cell]:
         )
         for e in ENCODINGS
     ]
-    return [
-        Cell("robustness_alpha", alpha_cell, {}),
-        *g[10],
-        *sweep,
-        *ind,
-        *g[40],
-        *big,
-    ]
+    return [Cell("robustness_alpha", alpha_cell, {}), *g[10], *sweep, *ind, *g[40], *big]
 
 
 class ScaledRope(KernelFamily):
