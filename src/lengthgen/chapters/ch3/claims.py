@@ -7,27 +7,7 @@ from __future__ import annotations
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.claims_details import DETAIL_CLAIMS, table3_lg_claim
-from lengthgen.chapters.ch3.measures import (
-    LEARNABLE,
-    PAPER_FAMILIES,
-    SIN_BOUNDED,
-    alpha,
-    alpha_at,
-    auc_nontrivial,
-    auc_p_count,
-    copy_reverse_nonzero,
-    precision_tau_rows,
-    sin_graded_fine,
-    spearman_binarized,
-    spearman_cells,
-    stat,
-    stats,
-    th,
-    violation,
-    violation_sin_first,
-    violations,
-    zero_cells_std,
-)
+from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3.rules import (
     CAUSES,  # noqa: F401 -- the ledger core reads a chapter's claims.CAUSES
     CE_LR,
@@ -81,17 +61,17 @@ MAIN_CLAIMS = [
     exact("ch3.thm2.deep_row_lemma", "App. A.5 (Lemma)",
         "Our prefix-maximum argmax puts every deep row of 4,000 random kernels with a strict global peak at "
         "the peak's offset, under both tie rules (violations)",
-        0, lambda r: sum(th("thm2_random", "violations")(r)[k] for k in ("low", "high")),
+        0, lambda r: sum(m.th("thm2_random", "violations")(r)[k] for k in ("low", "high")),
         why="rule 1; our O(L) argmax encodes the lemma's argument, so this checks the code (its tie handling), "
         "not the paper",
         group="self-check"),
     printed("ch3.alpha.rope_first_short", "Prop. 4(a), App. A.7",
         "RoPE attend-first α_L at L = 30, 40, 60 (CE selection)",
-        [paper.ROPE_FIRST_ALPHA[L] for L in (30, 40, 60)], alpha_at("rope/first", (30, 40, 60))),
+        [paper.ROPE_FIRST_ALPHA[L] for L in (30, 40, 60)], m.alpha_at("rope/first", (30, 40, 60))),
     printed("ch3.alpha.rope_first_long", "Prop. 4(a), App. A.7",
         "RoPE attend-first α_L at L = 128, 256, 512 (CE selection)",
         [paper.ROPE_FIRST_ALPHA[L] for L in (128, 256, 512)],
-        alpha_at("rope/first", (128, 256, 512)),
+        m.alpha_at("rope/first", (128, 256, 512)),
         why="rule 2: deterministic α; the coarsest entry (0.12) has two decimals",
         deviation=lr_deviation(
             "The decay is the same but our tail is longer: how many long rows the selected "
@@ -101,7 +81,7 @@ MAIN_CLAIMS = [
     ),
     printed("ch3.alpha.sin_prev", "Prop. 3, App. A.4",
         "Sinusoidal prev α_L at L = 60 and 128 (the existence-versus-selection gap)",
-        list(paper.SIN_PREV_ALPHA.values()), alpha_at("sinusoidal/prev", paper.SIN_PREV_ALPHA),
+        list(paper.SIN_PREV_ALPHA.values()), m.alpha_at("sinusoidal/prev", paper.SIN_PREV_ALPHA),
         deviation=lr_deviation(
             "Both are below 1 as the proposition says, but for sinusoidal prev which of the "
             "many kernels that realize prev at L0 the fit returns depends on its learning rate. "
@@ -109,14 +89,14 @@ MAIN_CLAIMS = [
     ),
     exact("ch3.alpha.clamped_first", "Prop. 4(b), App. A.7",
         "Clamped learned-absolute attend-first: α_L = 1 at every L up to 512 (minimum over L)",
-        1.0, lambda r: min(alpha(r)["learned_abs/first"].values()),
+        1.0, lambda r: min(m.alpha(r)["learned_abs/first"].values()),
         why="rule 1: the theory makes it exactly 1"),
     exact("ch3.alpha.rope_fixed_offsets", "Prop. 4(a), Table 3, Table 11",
         "RoPE prev and skip-2/3/5: α_L = 1 at every L up to 512 (minimum over the four tasks and lengths; "
         "CE fit at our lr 0.05 — it does not hold at every learning rate, see the chapter's lr grid)",
         1.0,
         lambda r: min(
-            min(alpha(r)[f"rope/{t}"].values()) for t in ("prev", "skip2", "skip3", "skip5")
+            min(m.alpha(r)[f"rope/{t}"].values()) for t in ("prev", "skip2", "skip3", "skip5")
         ),
         why="rule 1: a fixed offset inside a relative family transfers exactly"),
     claim("predicate", "ch3.alpha.clamped_prev_tie", "Prop. 4(b), App. A.7",
@@ -128,26 +108,26 @@ MAIN_CLAIMS = [
     claim("interval", "ch3.alpha.copy_reverse", "Thm. 2 corollary, Tables 11–12",
         "Copy and reverse: α_512 ≤ 0.01 for every encoding (largest of the 10 cells)",
         "≈ 0",
-        lambda r: max(alpha(r)[f"{e}/{t}"][512] for e in ENCODINGS for t in ("copy", "reverse")),
+        lambda r: max(m.alpha(r)[f"{e}/{t}"][512] for e in ENCODINGS for t in ("copy", "reverse")),
         interval=(0.0, NEAR_ZERO),
         why="rule 7: '≈ 0' without a number, judged at the longest length"),
     printed("ch3.alpha.zero_cells_std", "§6 (primary confirmation), App. D",
         "The 20 NoPE/ALiBi/copy/reverse cells: standard deviation of the cell-level α (mean over L = 30…80)",
-        paper.ZERO_CELLS_ALPHA_STD, zero_cells_std,
+        paper.ZERO_CELLS_ALPHA_STD, m.zero_cells_std,
         why="rule 2: a deterministic quantity printed with two decimals"),
     exact("ch3.alpha.nope_alibi_zero", "Prop. 1, Table 3",
         "NoPE and (sign-constrained) ALiBi: α_L = 0 for every task and length (largest value)",
         0.0,
         lambda r: max(
             v
-            for k, d in alpha(r).items()
+            for k, d in m.alpha(r).items()
             if k.split("/")[0] in ("nope", "alibi")
             for v in d.values()
         ),
         why="rule 1: the theory makes it exactly 0"),
     printed("ch3.table3.alpha60", "Table 3 (α_L column)",
         "α_60 of the ten Table-3 cells (CE selection), in the table's order",
-        paper.T3_ALPHA, lambda r: [alpha(r)[k][60] for k in paper.T3_KEYS],
+        paper.T3_ALPHA, lambda r: [m.alpha(r)[k][60] for k in paper.T3_KEYS],
         deviation=lr_deviation(
             "Nine cells agree; sinusoidal skip-3 is a cell whose α moves with the fit's learning rate. "
         ),
@@ -155,40 +135,40 @@ MAIN_CLAIMS = [
     exact("ch3.thm2.counterexample", "App. A.5",
         "κ = [1.46, 1.96, 1.80, 6.32]: shallow row 2 takes offset 1 (not min(2, 3)) and deep rows take 3",
         [paper.COUNTEREXAMPLE_OFFSETS[0], list(paper.COUNTEREXAMPLE_OFFSETS[1])],
-        lambda r: [th("thm2_counterexample", k)(r) for k in ("row2_offset", "deep_offsets")],
+        lambda r: [m.th("thm2_counterexample", k)(r) for k in ("row2_offset", "deep_offsets")],
         why="rule 1: argmax offsets"),
     claim("predicate", "ch3.thm2.fixed_vs_growing", "Thm. 2 (corollaries)",
         "A kernel peaked at k: α_L = 1 on skip-k up to L = 5000, and on copy/reverse α_L ≤ 0.01 once "
         "L > 2c ([min over fixed offsets, max over growing])",
         "1 / → 0",
         lambda r: [
-            min(min(d.values()) for d in th("thm2_fixed_offset")(r).values()),
-            max(max(d.values()) for d in th("thm2_growing")(r).values()),
+            min(min(d.values()) for d in m.th("thm2_fixed_offset")(r).values()),
+            max(max(d.values()) for d in m.th("thm2_growing")(r).values()),
         ],
         holds=lambda v: v[0] == 1.0 and v[1] <= NEAR_ZERO,
         why="rule 1 for the fixed offsets (exactly 1); rule 7 for '→ 0'"),
     printed("ch3.thm2.clipped_rows", "App. A.5",
         "Peak 30, offset 1 on the clipped rows: α_L = 1 − 10/(L − 20) at L = 40, 100, 10³, 2·10⁵",
-        list(paper.THM2_CLIPPED_ALPHA.values()), lambda r: list(th("thm2_clipped")(r).values()),
+        list(paper.THM2_CLIPPED_ALPHA.values()), lambda r: list(m.th("thm2_clipped")(r).values()),
         decimals=3,
         why="rule 2: a closed form printed with three decimals (the last entry with five)",
         digits=6),
     printed("ch3.thm2.density", "App. A.6(a)",
         "Offset 2 on perfect squares and 1 elsewhere, kernel peaked at 1: α_L at L = 200, 5·10³, 5·10⁴",
-        list(paper.THM2_SQUARES_ALPHA.values()), lambda r: list(th("thm2_squares")(r).values()),
+        list(paper.THM2_SQUARES_ALPHA.values()), lambda r: list(m.th("thm2_squares")(r).values()),
         decimals=3, why="rule 2: printed with three decimals"),
     exact("ch3.thm2.parity", "App. A.5",
         "Bounded but alternating offsets δ(i) ∈ {1, 2}: α_L is exactly 0.5 for a kernel peaked at 1 and at 2",
-        [paper.THM2_PARITY_ALPHA] * 2, lambda r: list(th("thm2_parity")(r).values()),
+        [paper.THM2_PARITY_ALPHA] * 2, lambda r: list(m.th("thm2_parity")(r).values()),
         why="rule 1: the paper says exactly 0.5"),
     exact("ch3.thm2.ladder", "App. A.6(c)",
         "The unbounded ladder kernel (no global maximiser) attains α_L = 1 on copy at L = 40 … 40960 (minimum)",
-        paper.THM2_LADDER["alpha"], lambda r: min(th("thm2_ladder")(r).values())),
+        paper.THM2_LADDER["alpha"], lambda r: min(m.th("thm2_ladder")(r).values())),
     exact("ch3.thm2.two_lengths", "App. A.5",
         "κ[10] = 5, κ[30] = 8 solves copy at L0 = 20 and at L = 60 (shallow clipping)",
         True,
         lambda r: bool(
-            th("thm2_two_lengths", "copy_L0")(r) and th("thm2_two_lengths", "copy_60")(r) == 1.0
+            m.th("thm2_two_lengths", "copy_L0")(r) and m.th("thm2_two_lengths", "copy_60")(r) == 1.0
         ),
     ),
     exact("ch3.thm2.copy_at_2c", "App. A.5 (capacity corollary), A.6(c)",
@@ -197,63 +177,63 @@ MAIN_CLAIMS = [
         source="live"),
     exact("ch3.thm2.reverse_sweep", "App. A.5(b)",
         "No relative kernel of a 20,000-kernel sweep solves reverse at L0 = 20 (kernels that do)",
-        paper.REVERSE_SWEEP["solved"], th("thm2_reverse_sweep", "solved"), why="rule 1: a count"),
+        paper.REVERSE_SWEEP["solved"], m.th("thm2_reverse_sweep", "solved"), why="rule 1: a count"),
     exact("ch3.prop1.random", "Prop. 1 / App. A.2",
         "φ(i) = [1, i]: no strict interior argmax over 560,000 random (W, row) pairs (interior argmaxes)",
-        0, th("prop1", "interior_strict_argmax"), why="rule 1: a count"),
+        0, m.th("prop1", "interior_strict_argmax"), why="rule 1: a count"),
     claim("predicate", "ch3.prop1.adversarial", "Prop. 1",
         "Gradient ascent on the prev-token margin of φ(i) = [1, i] never reaches a positive margin (best margin)",
-        "≤ 0", th("prop1", "best_prev_margin"), holds=lambda m: m <= FLOAT_TOL,
+        "≤ 0", m.th("prop1", "best_prev_margin"), holds=lambda m: m <= FLOAT_TOL,
         why="rule 7: a margin that must be ≤ 0, up to float rounding"),
     exact("ch3.study.n_generalizing", "§6 (primary confirmation)",
         "1L1H: cells (of 35) whose mean LG reaches 0.5", paper.STUDY_1L1H["n_pos"],
-        stat("1L1H", "n_pos"), why="rule 1: a count"),
+        m.stat("1L1H", "n_pos"), why="rule 1: a count"),
     exact("ch3.study.auc", "§6 (primary confirmation)",
         "1L1H: the cell-level α separates the cells with LG ≥ 0.5 from the rest (AUC over 35 cells)",
-        paper.STUDY_1L1H["auc"], stat("1L1H", "auc"), why="rule 1: a perfect separation is exact"),
+        paper.STUDY_1L1H["auc"], m.stat("1L1H", "auc"), why="rule 1: a perfect separation is exact"),
     exact("ch3.study.auc_p", "§6 (primary confirmation)",
         "1L1H: label shuffles (of 20,000) whose AUC reaches the observed one (the paper's p = 5·10⁻⁵ is "
         "the floor 1/20,001: none)",
-        0, auc_p_count, why="rule 1: a p-value at its floor is compared as the count behind it"),
+        0, m.auc_p_count, why="rule 1: a p-value at its floor is compared as the count behind it"),
     printed("ch3.study.auc_margin", "§6 (primary confirmation)",
         "1L1H: smallest cell-level α among the generalizing cells and largest among the others",
         [paper.STUDY_1L1H[k] for k in ("min_alpha_pos", "max_alpha_neg")],
-        lambda r: [stats(r, "1L1H")[k] for k in ("min_alpha_pos", "max_alpha_neg")],
+        lambda r: [m.stats(r, "1L1H")[k] for k in ("min_alpha_pos", "max_alpha_neg")],
         why="rule 2: deterministic α means printed with two decimals"),
     exact("ch3.study.auc_nontrivial", "§6 (primary confirmation)",
         "1L1H: the non-trivial cells (α > 0.05): their number and their AUC",
-        [paper.STUDY_1L1H[k] for k in ("n_nontrivial", "auc_nontrivial")], auc_nontrivial,
+        [paper.STUDY_1L1H[k] for k in ("n_nontrivial", "auc_nontrivial")], m.auc_nontrivial,
         why="rule 1: a count and a perfect separation"),
     rank_correlation("ch3.study.spearman_all_1L1H", "§6 (primary confirmation)",
         "1L1H: unconditioned cell-level Spearman(α, LG) over all 35 cells",
-        paper.STUDY_1L1H["spearman_all"], stat("1L1H", "spearman_all")),
+        paper.STUDY_1L1H["spearman_all"], m.stat("1L1H", "spearman_all")),
     exact("ch3.study.n_learnable_1L1H", "§6 (binary indicator)",
         "1L1H: learnable cells (train accuracy > 0.8), of 35",
-        paper.N_LEARNABLE["1L1H"], stat("1L1H", "n_learnable"), why="rule 1: a count"),
+        paper.N_LEARNABLE["1L1H"], m.stat("1L1H", "n_learnable"), why="rule 1: a count"),
     paper_interval("ch3.study.spearman_1L1H", "§6, Table 4",
         "1L1H: cell-level Spearman(α, LG) over the learnable cells",
-        paper.TABLE4["1L1H"][0], stat("1L1H", "spearman_learnable"),
+        paper.TABLE4["1L1H"][0], m.stat("1L1H", "spearman_learnable"),
         interval=paper.TABLE4_CI[("spearman", "1L1H")],
         why="rule 4: the paper's own 95 % bootstrap interval"),
     rank_correlation("ch3.study.spearman_binarized", "§6 (binary indicator)",
         "1L1H learnable cells: Spearman with α binarised at 0.5",
-        paper.GRADED_1L1H["binarized"], spearman_binarized),
+        paper.GRADED_1L1H["binarized"], m.spearman_binarized),
     rank_correlation("ch3.study.spearman_nontrivial", "§6 (binary indicator)",
         "1L1H learnable cells with α > 0.05: cell-level Spearman(α, LG)",
         paper.GRADED_1L1H["nontrivial"],
-        lambda r: spearman_cells(r, lambda k, v: v["train"] > LEARNABLE and v["alpha"] > 0.05)),
+        lambda r: m.spearman_cells(r, lambda k, v: v["train"] > m.LEARNABLE and v["alpha"] > 0.05)),
     rank_correlation("ch3.study.cutoff_robustness", "App. D (robustness checks)",
         "1L1H: learnable-cell Spearman with the learnability cutoff at train accuracy > 0.5, 0.7, 0.9",
         list(paper.CUTOFF_RHO.values()),
-        lambda r: [spearman_cells(r, lambda k, v, c=c: v["train"] > c) for c in paper.CUTOFF_RHO],
+        lambda r: [m.spearman_cells(r, lambda k, v, c=c: v["train"] > c) for c in paper.CUTOFF_RHO],
         why="rule 4: rank correlations printed without an interval"),
     rank_correlation("ch3.study.sinusoidal_graded_cell", "§6 (binary indicator)",
         "1L1H, sinusoidal bounded-offset cells (prev, skip-2/3/5): cell-level Spearman(α, LG) over the 4 cells",
-        paper.GRADED_1L1H["sin_cell"], lambda r: spearman_cells(r, lambda k, v: k in SIN_BOUNDED)),
+        paper.GRADED_1L1H["sin_cell"], lambda r: m.spearman_cells(r, lambda k, v: k in m.SIN_BOUNDED)),
     rank_correlation("ch3.study.sinusoidal_graded_fine", "§6 (binary indicator)",
         "1L1H, sinusoidal bounded-offset cells: Spearman(α_L, LG) over the (cell, L, seed) rows and over "
         "the (cell, L) means",
-        [paper.GRADED_1L1H["sin_row"], paper.GRADED_1L1H["sin_cell_L"]], sin_graded_fine,
+        [paper.GRADED_1L1H["sin_row"], paper.GRADED_1L1H["sin_cell_L"]], m.sin_graded_fine,
         why="rule 4: rank correlations printed without an interval",
         deviation=lr_deviation(
             "These finer correlations rank the individual α_L of the sinusoidal bounded-offset "
@@ -264,7 +244,7 @@ MAIN_CLAIMS = [
     ),
     exact("ch3.study.high_rows_1L1H", "§6 (sufficiency)",
         "1L1H: high-α rows (cell, L, seed with α_L ≥ 0.5) behind the precision",
-        paper.HIGH_ROWS_1L1H["rows"], stat("1L1H", "n_high_rows"),
+        paper.HIGH_ROWS_1L1H["rows"], m.stat("1L1H", "n_high_rows"),
         why="rule 1: a count; it fixes what the precision is over",
         deviation=lr_deviation(
             "The paper's fit puts sinusoidal prev at L = 40 exactly at α = 0.50, inside the "
@@ -274,7 +254,7 @@ MAIN_CLAIMS = [
     ),
     claim("interval", "ch3.study.precision_1L1H", "§6 (sufficiency), Table 4",
         "1L1H: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over the high-α (cell, L, seed) rows",
-        paper.TABLE4["1L1H"][1], stat("1L1H", "precision"), interval=PRECISION_1L1H_CI,
+        paper.TABLE4["1L1H"][1], m.stat("1L1H", "precision"), interval=PRECISION_1L1H_CI,
         why="rule 5: the paper's bootstrap over its own 148 of 160 rows (its printed interval is lost with Table 4)",
         protocol=modified(
             "our high-α set has 155 rows, not the paper's 160: sinusoidal prev at L = 40 "
@@ -284,7 +264,7 @@ MAIN_CLAIMS = [
     claim("predicate", "ch3.study.precision_tau", "§6 (sufficiency)",
         "1L1H: the precision at the α thresholds τ = 0.5, 0.7, 0.9 each within 2 binomial standard "
         "errors of the paper's (over our row count at that τ; {τ: precision, rows})",
-        list(paper.PRECISION_TAU.values()), precision_tau_rows, holds=tau_holds,
+        list(paper.PRECISION_TAU.values()), m.precision_tau_rows, holds=tau_holds,
         why="rule 5: the paper prints three proportions without intervals; a proportion over n rows varies "
         "by √(p(1 − p)/n), and 2 such errors is the band (not blind: our three precisions were in the "
         "ledger as a direction claim when this band was chosen)",
@@ -292,13 +272,13 @@ MAIN_CLAIMS = [
     element_wise("ch3.study.violation_rope_first", "§6 (sufficiency, what the theorem certifies)",
         "1L1H: RoPE attend-first at L = 30 is a high-α row that fails on every seed ([α_30, mean LG, "
         "seeds with LG < 0.7])",
-        [V["rope/first"][k] for k in ("alpha", "lg", "seeds")], violation("rope/first", 30),
+        [V["rope/first"][k] for k in ("alpha", "lg", "seeds")], m.violation("rope/first", 30),
         tolerances=ROW_TOLS, why=ROW_WHY),
     element_wise("ch3.study.violation_sin_prev", "§6 (sufficiency)",
         "1L1H: sinusoidal prev at L = 40 is a high-α row that fails on every seed ([α_40, mean LG, "
         "high-α seeds with LG < 0.7])",
         [V["sinusoidal/prev"][k] for k in ("alpha", "lg", "seeds")],
-        violation("sinusoidal/prev", 40), tolerances=ROW_TOLS, why=ROW_WHY,
+        m.violation("sinusoidal/prev", 40), tolerances=ROW_TOLS, why=ROW_WHY,
         deviation=lr_deviation(
             "The trained models fail this row as in the paper, but our fit's α_40 is just "
             "below the 0.5 threshold, so the row is not a high-α violation here (see "
@@ -313,7 +293,7 @@ MAIN_CLAIMS = [
             V["sinusoidal/first"]["worst"],
             *V["sinusoidal/first"]["seeds"],
         ],
-        violation_sin_first, tolerances=[seed_mean_tol(), seed_mean_tol(n=1), 0, 0],
+        m.violation_sin_first, tolerances=[seed_mean_tol(), seed_mean_tol(n=1), 0, 0],
         why="rules 3, 1 element-wise: a 5-seed mean ±0.045, a single seed ±0.10, the counts exactly",
         deviation=Deviation(
             RUN_TO_RUN,
@@ -325,7 +305,7 @@ MAIN_CLAIMS = [
     exact("ch3.study.violations_elsewhere", "§6 (sufficiency)",
         "1L1H: high-α rows with LG < 0.7 outside the paper's three families (RoPE first at 30, sinusoidal "
         "prev at 40, sinusoidal first at 60 and 80)",
-        [], lambda r: [k for k in violations(r) if k not in PAPER_FAMILIES],
+        [], lambda r: [k for k in m.violations(r) if k not in m.PAPER_FAMILIES],
         why="rule 1: the paper confines its violations to these families",
         deviation=Deviation(
             RUN_TO_RUN,
@@ -336,14 +316,14 @@ MAIN_CLAIMS = [
     ),
     exact("ch3.study.n_learnable_2L4H", "App. F (Table 7's caption)",
         "2L4H: learnable cells (train accuracy > 0.8), of 35",
-        paper.N_LEARNABLE["2L4H"], stat("2L4H", "n_learnable"), why="rule 1: a count"),
+        paper.N_LEARNABLE["2L4H"], m.stat("2L4H", "n_learnable"), why="rule 1: a count"),
     *[
         rank_correlation(
             id,
             "§6 (scale and depth), Table 4",
             f"{tier}: cell-level Spearman(α, LG) over the learnable cells",
             paper.TABLE4[tier][0],
-            stat(tier, "spearman_learnable"),
+            m.stat(tier, "spearman_learnable"),
             why="rule 4: the paper prints no interval (only that it includes 0)",
         )
         for id, tier in (("ch3.study.depth_2L4H", "2L4H"), ("ch3.study.depth_4L4H", "4L4H"))
@@ -352,7 +332,7 @@ MAIN_CLAIMS = [
         "The learnable-cell Spearman is significant only at depth 1: our 95 % bootstrap interval over cells "
         "excludes 0 at 1L1H and includes it at 2L4H and 4L4H ([excludes 0 at 1L1H, 2L4H, 4L4H])",
         [True, False, False],
-        lambda r: [bool(stats(r, t)["spearman_ci"][0] > 0) for t in ("1L1H", "2L4H", "4L4H")],
+        lambda r: [bool(m.stats(r, t)["spearman_ci"][0] > 0) for t in ("1L1H", "2L4H", "4L4H")],
         why="rule 1: the paper's statement is which intervals contain 0"),
     *[
         paper_interval(
@@ -360,7 +340,7 @@ MAIN_CLAIMS = [
             "§6 (scale and depth), Table 4",
             f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over the high-α rows",
             paper.TABLE4[tier][1],
-            stat(tier, "precision"),
+            m.stat(tier, "precision"),
             interval=paper.TABLE4_CI[("precision", tier)],
             deviation=deviation,
         )
@@ -384,7 +364,7 @@ MAIN_CLAIMS = [
     table3_lg_claim("ch3.table3.lg60_1L1H", "1L1H"),
     exact("ch3.alpha.copy_reverse_study", "Thm. 2 corollary, Tables 11–12",
         "Copy and reverse at the study lengths L = 30…80: the (cell, L) whose α_L exceeds 0.01",
-        [], copy_reverse_nonzero,
+        [], m.copy_reverse_nonzero,
         why="rule 7: '≈ 0' without a number; judged at every length the study trains, not only the longest",
         deviation=Deviation(
             "one crossing per length",
@@ -396,7 +376,6 @@ MAIN_CLAIMS = [
         ),
     ),
 ]
-# fmt: on
 
 #: every claim of the chapter, the chapter page's first (each page keeps its declaration order)
 CLAIMS = [*MAIN_CLAIMS, *DETAIL_CLAIMS]
@@ -409,36 +388,23 @@ HEADLINE = {
     "finding": "The training-free α_L separates the one-layer cells that length-generalize from those that do not "
     "(AUC 1, same 6 of 35 cells), with the paper's learnable-cell correlation; at depth the correlation "
     "falls while high α_L still implies generalization, and the same cells are rescued by content.",
-    "finding_ids": [
-        "ch3.study.auc",
-        "ch3.study.spearman_1L1H",
-        "ch3.study.depth_significance",
-        "ch3.appD.content_4L4H",
-    ],
+    "finding_ids": ["ch3.study.auc", "ch3.study.spearman_1L1H", "ch3.study.depth_significance",
+                    "ch3.appD.content_4L4H"],
     "deviation": "The paper does not state its cross-entropy fit's learning rate; the scores that depend on it "
     "(sinusoidal fixed offsets, RoPE attend-first at long lengths) differ, and so does the four-layer "
     "precision, which falls inside the paper's interval at the rates that match its scores.",
     "deviation_ids": ["ch3.table3.alpha60", "ch3.alpha.sin_prev", "ch3.study.precision_4L4H"],
     "claims": [
-        {
-            "claim": "RoPE keeps a head on a fixed look-back distance at every test length",
-            "id": "ch3.alpha.rope_fixed_offsets",
-        },
-        {
-            "claim": "No encoding follows copy or reverse, whose look-back distance grows with length",
-            "id": "ch3.alpha.copy_reverse",
-        },
-        {
-            "claim": "A training-free score tells exactly which one-layer transformers extrapolate",
-            "id": "ch3.study.auc",
-        },
-        {
-            "claim": "On the tasks one-layer models learn, the score ranks them as accuracy does",
-            "id": "ch3.study.spearman_1L1H",
-        },
-        {
-            "claim": "In four-layer models, which also use token content, the rank correlation is weak",
-            "id": "ch3.study.depth_4L4H",
-        },
+        {"claim": "RoPE keeps a head on a fixed look-back distance at every test length",
+         "id": "ch3.alpha.rope_fixed_offsets"},
+        {"claim": "No encoding follows copy or reverse, whose look-back distance grows with length",
+         "id": "ch3.alpha.copy_reverse"},
+        {"claim": "A training-free score tells exactly which one-layer transformers extrapolate",
+         "id": "ch3.study.auc"},
+        {"claim": "On the tasks one-layer models learn, the score ranks them as accuracy does",
+         "id": "ch3.study.spearman_1L1H"},
+        {"claim": "In four-layer models, which also use token content, the rank correlation is weak",
+         "id": "ch3.study.depth_4L4H"},
     ],
 }
+# fmt: on

@@ -8,28 +8,7 @@ import fnmatch
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.experiments import LR_MATCH
-from lengthgen.chapters.ch3.measures import (
-    GENERALIZES,
-    LEARNABLE,
-    ablation,
-    alpha,
-    alpha_exact,
-    app_e_lg80,
-    app_e_relative,
-    app_e_stats,
-    baseline_rho,
-    cells,
-    content_rescued,
-    duality,
-    duality_holds,
-    lr_grid_headline_diff,
-    lr_match_precision,
-    prop2_unconditional,
-    prop2_within_3se,
-    stored,
-    table3_lg,
-    th,
-)
+from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3.robustness import (
     APP_G_MEASURED,
     INDUCTION,
@@ -103,7 +82,7 @@ def lr_match_claim(id: str, tier: str, interval) -> Claim:
         f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] with the CE fit at learning rates 0.09 and 0.1, "
         "each inside the paper's interval (ours: the precision and its number of rows at each rate)",
         paper.TABLE4[tier][1],
-        lambda r: lr_match_precision(r, tier),
+        lambda r: m.lr_match_precision(r, tier),
         paper_uncertainty=list(interval),
         holds=lambda v: all(interval[0] <= x["precision"] <= interval[1] for x in v.values()),
         why="rule 5: the paper's interval, as for the claim at our learning rate",
@@ -118,7 +97,7 @@ def table3_lg_claim(id: str, tier: str) -> Claim:
         f"Table 3 (LG {tier} column)",
         f"{tier}: trained LG@60 (mean over 5 seeds) of the ten Table-3 cells, each within its tolerance",
         paper.T3_LG[tier],
-        table3_lg(tier),
+        m.table3_lg(tier),
         tolerances=[seed_mean_tol(s) for s in paper.T3_SD[tier]],
         why="rule 3 element-wise: ±0.045 for a 5-seed mean, wider where the paper's ± over seeds is larger",
         paper_uncertainty=paper.T3_SD[tier],
@@ -131,20 +110,20 @@ def table3_lg_claim(id: str, tier: str) -> Claim:
 DETAIL_CLAIMS = [
     claim("value", "ch3.prop3.theta_min", "Prop. 3",
         "θ_min of our 16-frequency, base-10⁴ encoding equals the paper's 1.78·10⁻⁴",
-        paper.PROP3_COPY["theta_min"], th("prop3_copy", "theta_min"), tolerance=5e-7,
+        paper.PROP3_COPY["theta_min"], m.th("prop3_copy", "theta_min"), tolerance=5e-7,
         why="rule 2: 10⁻⁴·¹⁵/¹⁶ printed to three significant digits; this checks our encoding's constants",
         group="self-check"),
     claim("value", "ch3.prop2.unconditional", "Prop. 2 (eq. 4)",
         "Every Monte-Carlo hit is a win among the new keys: Pr[hit] = Pr[hit | M_i ∈ N_i]·Pr[M_i ∈ N_i] "
         "(both W, L = 30 and 60; the differences)",
-        [0.0] * 4, prop2_unconditional, tolerance=1e-12,
+        [0.0] * 4, m.prop2_unconditional, tolerance=1e-12,
         why="the target is a new key, so the identity holds by construction up to float rounding; it is why "
         "Pr[hit] ≤ 1/(k − 1) adds nothing to the conditional claim",
         group="self-check", digits=2),
     exact("ch3.lr_grid.headline_row", "App. C (CE fit)",
         "The learning-rate grid's fits at our lr 0.05 equal the stored α tables (entries that differ, "
         "of its 16-frequency paper values and RoPE fixed-offset entries)",
-        0, lr_grid_headline_diff,
+        0, m.lr_grid_headline_diff,
         why="the same fit run twice by the same code; this ties the sensitivity table to the headline tables",
         group="self-check"),
     exact("ch3.appE.interior_alpha", "App. E, Table 6",
@@ -154,7 +133,7 @@ DETAIL_CLAIMS = [
             for e in ENCODINGS
             for t in paper.POS_TASKS
         ],
-        lambda r: [alpha(r)[f"{e}/{t}"][60] for e in ENCODINGS for t in paper.POS_TASKS],
+        lambda r: [m.alpha(r)[f"{e}/{t}"][60] for e in ENCODINGS for t in paper.POS_TASKS],
         why="rule 1: exact 0/1 values"),
     printed("ch3.appI.freq_degrades", "App. I, Table 12",
         "Sinusoidal prev α_60 with 8 and with 32 frequencies",
@@ -188,14 +167,14 @@ DETAIL_CLAIMS = [
     claim("predicate", "ch3.prop2.conditional", "Prop. 2 (eq. 4)",
         "Conditional hit rate Pr[M_i = t | M_i ∈ N_i] = 1/(k − 1), min-norm and generic W at L = 30 and 60 "
         "(20,000 trials each; whether all four are within 3 SE, and the rates)",
-        "1/(k − 1): 0.111, 0.0256 (L = 30, 60)", prop2_within_3se,
+        "1/(k − 1): 0.111, 0.0256 (L = 30, 60)", m.prop2_within_3se,
         holds=lambda v: v["within_3se"] is True,
         why="rule 6: a Monte-Carlo estimate against a closed form, 3 standard errors of each estimate"),
     claim("value", "ch3.prop2.paper_mc", "Prop. 2 (Monte-Carlo figures)",
         "Unconditional hit rate and share of winners among the new keys at L = 30 and 60 (min-norm prev W)",
         [*paper.PROP2_MC[30], *paper.PROP2_MC[60]],
         lambda r: [
-            th("prop2", "min_norm", L)(r)[k]
+            m.th("prop2", "min_norm", L)(r)[k]
             for L in ("30", "60")
             for k in ("unconditional", "p_new")
         ],
@@ -214,36 +193,36 @@ DETAIL_CLAIMS = [
         "sin(d θ_min) (16 frequencies, base 10⁴) attains α_L = 1 on copy at L = 17665, offset 8833 "
         "([L, offset, α_L], full transfer on 8,832 rows)",
         [paper.PROP3_COPY[k] for k in ("L", "copy_offset", "alpha")],
-        lambda r: [th("prop3_copy", k)(r) for k in ("L", "copy_offset", "alpha")]),
+        lambda r: [m.th("prop3_copy", k)(r) for k in ("L", "copy_offset", "alpha")]),
     exact("ch3.prop3.existence", "Prop. 3(A) / App. A.4",
         "g(d) = Σ_k cos(θ_k (d − 1)) has its unique global maximum at d = 1 up to d = 5·10⁴, so prev "
         "scores α = 1 there ([argmax, α])",
-        [1, 1.0], lambda r: [th("prop3_existence", k)(r) for k in ("argmax", "alpha_at_dmax")]),
+        [1, 1.0], lambda r: [m.th("prop3_existence", k)(r) for k in ("argmax", "alpha_at_dmax")]),
     claim("predicate", "ch3.prop4.duality", "Prop. 4 / App. A.7",
         "At L = 30: relative head prev 1 and attend-first 0 (kernel peaked at 1); clamped absolute prev 0 and "
         "attend-first 1 with one positive margin at L = 30, 60, 128",
-        "relative 1.00/0.00, clamped 0.00/1.00", duality, holds=duality_holds,
+        "relative 1.00/0.00, clamped 0.00/1.00", m.duality, holds=m.duality_holds,
         why="rule 1: exact 0/1 values; the margin must be the same number at every length"),
     table3_lg_claim("ch3.table3.lg60_2L4H", "2L4H"),
     exact("ch3.appD.content_2L4H", "App. D (depth trend)",
         "2L4H: the cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content)",
-        sorted(paper.RESCUED["2L4H"]), content_rescued("2L4H"), why="rule 1: a set of cells"),
+        sorted(paper.RESCUED["2L4H"]), m.content_rescued("2L4H"), why="rule 1: a set of cells"),
     exact("ch3.appD.content_4L4H", "App. D (depth trend)",
         "4L4H: the cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content)",
-        sorted(paper.RESCUED["4L4H"]), content_rescued("4L4H"), why="rule 1: a set of cells"),
+        sorted(paper.RESCUED["4L4H"]), m.content_rescued("4L4H"), why="rule 1: a set of cells"),
     claim("value", "ch3.appD.marginal_growth", "App. D (depth trend)",
         "Mean LG (over seeds and lengths) of the two marginal rescued cells: NoPE prev at 2L4H and 4L4H, "
         "RoPE first at 2L4H and 4L4H",
         list(paper.MARGINAL_GROWTH.values()),
-        lambda r: [cells(r, t)[k]["lg"] for k, t in paper.MARGINAL_GROWTH],
+        lambda r: [m.cells(r, t)[k]["lg"] for k, t in paper.MARGINAL_GROWTH],
         tolerance=seed_mean_tol(), why="rule 3: means over 5 seeds, no spread printed"),
     rank_correlation("ch3.appD.ablation_ce", "App. D, Table 5",
         "Spearman(α_L, LG) over the 75 (learnable cell, L) rows of 1L1H, CE fit",
-        paper.TABLE5["ce"], lambda r: ablation(r)["ce"]),
+        paper.TABLE5["ce"], lambda r: m.ablation(r)["ce"]),
     rank_correlation("ch3.appD.ablation_min_norm", "App. D, Table 5",
         "Spearman(α_L, LG) over the same 75 rows, min-norm interpolant (float64, torch's default "
         "pseudo-inverse cutoff)",
-        paper.TABLE5["min_norm"], lambda r: ablation(r)["min_norm"],
+        paper.TABLE5["min_norm"], lambda r: m.ablation(r)["min_norm"],
         deviation=Deviation(
             MIN_NORM_CUTOFF,
             "The min-norm α_L of the sinusoidal and RoPE cells changes with the pseudo-inverse cutoff "
@@ -254,7 +233,7 @@ DETAIL_CLAIMS = [
     rank_correlation("ch3.appD.ablation_min_norm_exact", "App. D, Table 5; §4 (W* = Φ⁺RΦ⁺ᵀ)",
         "Spearman(α_L, LG) over the same 75 rows, exact min-norm interpolant (the Moore–Penrose "
         "pseudo-inverse with no cutoff, in 150-digit arithmetic: our reading of the paper's Φ⁺)",
-        paper.TABLE5["min_norm"], lambda r: ablation(r)["min_norm_exact"],
+        paper.TABLE5["min_norm"], lambda r: m.ablation(r)["min_norm_exact"],
         why="rule 4: a rank correlation printed without an interval; the paper's formula names Φ⁺ and no "
         "cutoff, so the exact rule is the one its text defines",
         deviation=Deviation(
@@ -268,7 +247,7 @@ DETAIL_CLAIMS = [
     claim("predicate", "ch3.minnorm.full_rank", "§4 (W* = Φ⁺RΦ⁺ᵀ)",
         "Φ_20 of the sinusoidal basis and RoPE's coefficient map have full rank: their smallest "
         "singular values at 150 digits (ours)",
-        "> 0", lambda r: alpha_exact(r)["smallest_singular_value"],
+        "> 0", lambda r: m.alpha_exact(r)["smallest_singular_value"],
         holds=lambda v: all(x > 1e-100 for x in v.values()),
         why="150-digit arithmetic resolves singular values far below 1e-100; a full-rank matrix has a unique "
         "pseudo-inverse without any cutoff",
@@ -279,7 +258,7 @@ DETAIL_CLAIMS = [
         [],
         lambda r: sorted(
             k
-            for k, ok in alpha_exact(r)["l0_exact"].items()
+            for k, ok in m.alpha_exact(r)["l0_exact"].items()
             if k.startswith("sinusoidal/") and not ok
         ),
         why="Φ_20 has full row rank, so Φ_20 W* Φ_20ᵀ = R_20 exactly and each row's argmax is its target",
@@ -296,29 +275,29 @@ DETAIL_CLAIMS = [
     claim("direction", "ch3.appD.ablation_order", "App. D, Table 5",
         "The CE fit correlates with LG more strongly than the min-norm interpolant ([CE, min-norm])",
         f"{paper.TABLE5['ce']} > {paper.TABLE5['min_norm']}",
-        lambda r: [ablation(r)["ce"], ablation(r)["min_norm"]], holds=lambda v: v[0] > v[1],
+        lambda r: [m.ablation(r)["ce"], m.ablation(r)["min_norm"]], holds=lambda v: v[0] > v[1],
         why="rule 8: the table's conclusion is the order"),
     claim("interval", "ch3.appE.lg", "App. E, Table 6",
         "pos2/pos5, 1L1H: smallest LG@80 (mean over 5 seeds) of the four absolute-encoding cells",
-        f"≥ {paper.APP_E_MIN_LG80}", app_e_lg80, interval=(paper.APP_E_MIN_LG80, 1.0),
+        f"≥ {paper.APP_E_MIN_LG80}", m.app_e_lg80, interval=(paper.APP_E_MIN_LG80, 1.0),
         why="the paper's own bound"),
     exact("ch3.appE.auc", "App. E",
         "pos2/pos5, 1L1H: AUC of the cell-level α separating the cells with LG ≥ 0.5 (10 cells)",
-        paper.APP_E_AUC, lambda r: app_e_stats(r)["auc"],
+        paper.APP_E_AUC, lambda r: m.app_e_stats(r)["auc"],
         why="rule 1: a perfect separation is exact"),
     claim("predicate", "ch3.appE.relative_fail", "App. E, Table 6",
         "pos2/pos5, 1L1H: RoPE, ALiBi and NoPE neither learn (train accuracy ≤ 0.8) nor transfer (LG < 0.5) "
         "([cells, largest train accuracy, largest LG])",
-        "neither learned nor transferred", app_e_relative,
-        holds=lambda v: v[0] == 6 and v[1] <= LEARNABLE and v[2] < GENERALIZES,
+        "neither learned nor transferred", m.app_e_relative,
+        holds=lambda v: v[0] == 6 and v[1] <= m.LEARNABLE and v[2] < m.GENERALIZES,
         why="the paper's learnability and generalization thresholds"),
     claim("predicate", "ch3.appE.relative_fail_deeper", "App. E",
         "pos2/pos5, 2L4H and 4L4H (App. E's sentence read at the deeper tiers): RoPE, ALiBi and NoPE "
         "neither learn (train accuracy ≤ 0.8) nor transfer (LG < 0.5) ([cells, largest train accuracy, "
         "largest LG])",
         "neither learned nor transferred (no tier named)",
-        lambda r: app_e_relative(r, ("2L4H", "4L4H")),
-        holds=lambda v: v[0] == 12 and v[1] <= LEARNABLE and v[2] < GENERALIZES,
+        lambda r: m.app_e_relative(r, ("2L4H", "4L4H")),
+        holds=lambda v: v[0] == 12 and v[1] <= m.LEARNABLE and v[2] < m.GENERALIZES,
         why="the paper's learnability and generalization thresholds, as for tier 1L1H",
         deviation=Deviation(
             "scope: App. E's sentence names no tier",
@@ -407,7 +386,7 @@ DETAIL_CLAIMS = [
         claim("predicate", "ch3.appH.rope_scale_unlearnable", "App. H, Table 10",
             "At frequency scale 0.01 the 1L1H model does not learn skip-3: mean train accuracy over 5 seeds at most 0.8",
             "fails the learnability filter (train acc ≤ 0.8)",
-            lambda r: rope_scale_table(r)["0.01"]["train"], holds=lambda v: v <= LEARNABLE,
+            lambda r: rope_scale_table(r)["0.01"]["train"], holds=lambda v: v <= m.LEARNABLE,
             why="the paper's learnability threshold"),
         "appH__rope_scale_0.01",
         ROPE_COST,
@@ -441,7 +420,7 @@ DETAIL_CLAIMS = [
                 min(v["train"] for v in induction_table(r)["2L4H"].values()),
             ],
             holds=lambda v: (
-                v[0] <= LEARNABLE and v[1] >= 0.76 - seed_mean_tol(n=len(INDUCTION["seeds"]))
+                v[0] <= m.LEARNABLE and v[1] >= 0.76 - seed_mean_tol(n=len(INDUCTION["seeds"]))
             ),
             why="the paper's learnability threshold; its lowest 2-layer train accuracy less rule 3's "
             "tolerance for a 3-seed mean",
@@ -457,7 +436,7 @@ DETAIL_CLAIMS = [
     ),
     rank_correlation("ch3.study.baseline_pe_blind", "§6 (relation to the received taxonomy)",
         "1L1H: Spearman between the PE-blind rule 'is the offset bounded?' and LG over the learnable cells",
-        paper.BASELINE_RHO["pe_blind"], lambda r: baseline_rho(r, "pe_blind"),
+        paper.BASELINE_RHO["pe_blind"], lambda r: m.baseline_rho(r, "pe_blind"),
         why="rule 4: a rank correlation printed without an interval; over the learnable cells (those of the α "
         "Spearman), which contain no NoPE or ALiBi cell, the rule needs no score for them",
     ),
@@ -465,12 +444,12 @@ DETAIL_CLAIMS = [
         "1L1H: Spearman between the taxonomy rule 'relative PE × bounded offset ∨ absolute PE × absolute "
         "task' and LG over the learnable cells (our reading: RoPE, ALiBi relative; sinusoidal, learned-absolute "
         "absolute; first the absolute task)",
-        paper.BASELINE_RHO["taxonomy"], lambda r: baseline_rho(r, "taxonomy")),
+        paper.BASELINE_RHO["taxonomy"], lambda r: m.baseline_rho(r, "taxonomy")),
     exact("ch3.study.high_rows_lr_match", "§6 (sufficiency); App. C (CE fit)",
         "1L1H: high-α rows behind the precision when the CE fit uses the learning rates that reproduce "
         "the most printed α values (0.09, 0.1)",
         [paper.HIGH_ROWS_1L1H["rows"]] * 2,
-        lambda r: [lr_match_precision(r, "1L1H")[str(lr)]["rows"] for lr in LR_MATCH],
+        lambda r: [m.lr_match_precision(r, "1L1H")[str(lr)]["rows"] for lr in LR_MATCH],
         why="rule 1: a count; it fixes what the precision is over", protocol=LR_MATCH_PROTOCOL),
     lr_match_claim("ch3.study.precision_1L1H_lr_match", "1L1H", PRECISION_1L1H_CI),
     lr_match_claim("ch3.study.precision_2L4H_lr_match", "2L4H",
@@ -480,7 +459,7 @@ DETAIL_CLAIMS = [
     claim("value", "ch3.prop2.old_key_ratio", "§5 (why both hypotheses are needed)",
         "Prop. 2 with an old-key target (attend-first, m = 64, L = 128, min-norm W on the trained rows): "
         "Pr[M_i = 0] as a multiple of the bound 1/(k − 1)",
-        paper.PROP2_OLD_KEY_RATIO, lambda r: stored(r, "prop2_old_key")["ratio"],
+        paper.PROP2_OLD_KEY_RATIO, lambda r: m.stored(r, "prop2_old_key")["ratio"],
         tolerance=old_key_tolerance(),
         why="rule 6: a Monte-Carlo figure with one decimal; half a unit plus 3 standard errors of our 20,000 "
         "trials at the paper's value",

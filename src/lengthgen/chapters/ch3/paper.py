@@ -222,9 +222,7 @@ VIOLATIONS_1L1H = {
 TABLE5 = {"ce": 0.91, "min_norm": 0.56, "ce_wd0": 0.92}
 #: App. D (depth trend): cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content).
 RESCUED = {
-    "2L4H": frozenset(
-        {"alibi/prev", "alibi/first", "alibi/skip2", "nope/prev", "nope/first", "rope/first"}
-    )
+    "2L4H": frozenset("alibi/prev alibi/first alibi/skip2 nope/prev nope/first rope/first".split())
 }
 RESCUED["4L4H"] = RESCUED["2L4H"] | {"alibi/skip3"}
 #: App. D (depth trend): mean LG of the two marginal rescued cells at 2L4H and 4L4H.

@@ -158,14 +158,10 @@ def app_g_cells(r) -> dict:
         else:
             rs = [x for x in rows(r) if x["tier"] == "1L1H" and x["L"] == 3 * L0]
             rs = [x for x in rs if x["seed"] in APP_G["seeds"] and x["task"] in MAIN_TASKS]
-        A = _alpha(r)["appG"][str(L0)]
+        cell = lambda k, key: _mean(rs, key, encoding=k.split("/")[0], task=k.split("/")[1])  # noqa: E731
         out[L0] = {
-            k: {
-                "alpha": a,
-                "lg": _mean(rs, encoding=k.split("/")[0], task=k.split("/")[1]),
-                "train": _mean(rs, "train_acc", encoding=k.split("/")[0], task=k.split("/")[1]),
-            }
-            for k, a in A.items()
+            k: {"alpha": a, "lg": cell(k, "acc"), "train": cell(k, "train_acc")}
+            for k, a in _alpha(r)["appG"][str(L0)].items()
         }
     return out
 
@@ -174,11 +170,8 @@ def app_g_auc(r) -> list:
     """Screen AUC of α_{3L0} for the cells with LG@3L0 ≥ 0.5, at each training length of App. G."""
     from lengthgen.stats import auc
 
-    out = []
-    for c in app_g_cells(r).values():
-        a = [v["alpha"] for v in c.values()]
-        out.append(auc(a, [v["lg"] >= 0.5 for v in c.values()]))
-    return out
+    by_L0 = [list(c.values()) for c in app_g_cells(r).values()]
+    return [auc([v["alpha"] for v in c], [v["lg"] >= 0.5 for v in c]) for c in by_L0]
 
 
 def app_g_generalizing(r) -> dict:

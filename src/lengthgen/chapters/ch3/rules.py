@@ -162,17 +162,8 @@ def old_key_tolerance(n_trials: int = 20_000, k: int = 108) -> float:
 def within(paper_values, tolerances):
     """``holds`` of an element-wise comparison with one tolerance per element (0: equality)."""
     pv, tv = list(paper_values), list(tolerances)
-
-    def holds(ours):
-        return (
-            ours is not None
-            and len(ours) == len(pv)
-            and all(
-                o is not None and abs(float(o) - float(p)) <= t for o, p, t in zip(ours, pv, tv)
-            )
-        )
-
-    return holds
+    close = lambda o, p, t: o is not None and abs(float(o) - float(p)) <= t  # noqa: E731
+    return lambda ours: ours is not None and len(ours) == len(pv) and all(map(close, ours, pv, tv))
 
 
 # --------------------------------------------------------------------------- builders
