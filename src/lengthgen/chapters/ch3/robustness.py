@@ -80,18 +80,8 @@ def cells() -> list[Cell]:
         for t in I["tiers"]
         for e in ENCODINGS
     ]
-    big = [
-        _cell(
-            f"appF__{e}",
-            F["tier"],
-            e,
-            MAIN_TASKS,
-            F["seeds"],
-            vocab=F["vocab"],
-            d_model=F["d_model"],
-        )
-        for e in ENCODINGS
-    ]
+    size = {"vocab": F["vocab"], "d_model": F["d_model"]}
+    big = [_cell(f"appF__{e}", F["tier"], e, MAIN_TASKS, F["seeds"], **size) for e in ENCODINGS]
     return [Cell("robustness_alpha", alpha_cell, {}), *g[10], *sweep, *ind, *g[40], *big]
 
 

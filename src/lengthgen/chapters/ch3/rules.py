@@ -1,8 +1,5 @@
-"""How chapter 3's claims compare ours with the paper's (Han, Chai & Wang 2026): the tolerance rules,
-each written once here, the causes a deviation may name, and one small builder per common kind of
-claim. The declarations are :mod:`lengthgen.chapters.ch3.claims` (chapter page) and
-:mod:`lengthgen.chapters.ch3.claims_details` (details page); what they measure is
-:mod:`lengthgen.chapters.ch3.measures`.
+"""How chapter 3's claims (:mod:`.claims`, :mod:`.claims_details`) compare ours with the paper's:
+the tolerance rules, written once here, the causes a deviation may name, and one builder per rule.
 
 How each comparison is chosen (rules fixed per kind of quantity, then applied)
 ------------------------------------------------------------------------------
@@ -119,9 +116,7 @@ def seed_mean_tol(sd: float | None = None, n: int = 5) -> float:
     return base if sd is None else max(base, 2 * sd * math.sqrt(2 / n))
 
 
-def paper_precision_interval(
-    hits: int, rows: int, *, n_boot: int = 10_000, seed: int = 0
-) -> tuple[float, float]:
+def paper_precision_interval(hits: int, rows: int, *, n_boot=10_000, seed=0) -> tuple:
     """Rule 5: the 95 % percentile-bootstrap interval of a precision of ``hits`` successes in ``rows``
     rows (the paper's method — a bootstrap over the high-α rows — applied to the paper's counts)."""
     from lengthgen.stats import bootstrap_ci
