@@ -5,9 +5,9 @@ Stored claims read ``results/ch3/cells``; live claims are measured by the notebo
 
 from __future__ import annotations
 
+from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.claims_details import DETAIL_CLAIMS, table3_lg_claim
-from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3.rules import (
     CAUSES,  # noqa: F401 -- the ledger core reads a chapter's claims.CAUSES
     CE_LR,
@@ -183,7 +183,7 @@ MAIN_CLAIMS = [
         0, m.th("prop1", "interior_strict_argmax"), why="rule 1: a count"),
     claim("predicate", "ch3.prop1.adversarial", "Prop. 1",
         "Gradient ascent on the prev-token margin of φ(i) = [1, i] never reaches a positive margin (best margin)",
-        "≤ 0", m.th("prop1", "best_prev_margin"), holds=lambda m: m <= FLOAT_TOL,
+        "≤ 0", m.th("prop1", "best_prev_margin"), holds=lambda v: v <= FLOAT_TOL,
         why="rule 7: a margin that must be ≤ 0, up to float rounding"),
     exact("ch3.study.n_generalizing", "§6 (primary confirmation)",
         "1L1H: cells (of 35) whose mean LG reaches 0.5", paper.STUDY_1L1H["n_pos"],

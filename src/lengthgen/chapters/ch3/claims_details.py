@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import fnmatch
 
+from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.experiments import LR_MATCH
-from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3.robustness import (
     APP_G_MEASURED,
     INDUCTION,
