@@ -8,14 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lengthgen.chapters.ch3.realizability import (
-    MAIN_TASKS,
-    TASKS,
-)
-from lengthgen.config import (
-    check_choice,
-    check_probability,
-)
+from lengthgen.chapters.ch3.realizability import MAIN_TASKS, TASKS
+from lengthgen.config import check_choice, check_probability
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
 
@@ -92,10 +86,7 @@ def study_stats(
             lambda s, y: auc(s, y), a, pos, n_perm=n_perm, alternative="greater"
         )
         out.update(
-            auc=obs,
-            auc_p=p,
-            min_alpha_pos=float(a[pos].min()),
-            max_alpha_neg=float(a[~pos].max()),
+            auc=obs, auc_p=p, min_alpha_pos=float(a[pos].min()), max_alpha_neg=float(a[~pos].max())
         )
     out["spearman_all"] = spearman(a, lg)
 
@@ -153,13 +144,7 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
 
 
 def content_channel(
-    rows,
-    alpha: dict,
-    tier: str,
-    *,
-    lg_min: float = 0.5,
-    alpha_max: float = 0.5,
-    tasks=MAIN_TASKS,
+    rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_max: float = 0.5, tasks=MAIN_TASKS
 ) -> dict:
     """App. D, depth trend: the cells the positional predictor rules out but training rescues.
 

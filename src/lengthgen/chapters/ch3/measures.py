@@ -1,24 +1,25 @@
 """What chapter 3's stored claims measure: readers of the full-scale cells under ``results/ch3/cells``
 (validated by :func:`lengthgen.chapters.ch3.experiments.load`, cached per
-:class:`lengthgen.claims.StoredResults`) and the measurement functions that the declarations of
-:mod:`lengthgen.chapters.ch3.claims` and :mod:`lengthgen.chapters.ch3.claims_details` name. Every
-function takes the stored results ``r`` and returns our value of one claim (or a building block).
-The notebooks call the public ones to show the same numbers."""
+:class:`lengthgen.claims.StoredResults`) and the measurements the claims name. Each takes the stored
+results ``r`` and returns our value of one claim (or a building block); the notebooks call the public
+ones to show the same numbers."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 
-from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import analysis as an3
+from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
 from lengthgen.chapters.ch3.rules import NEAR_ZERO
 from lengthgen.config import check_choice
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
+from lengthgen.stats import auc, spearman
 
 #: Shuffles of the AUC permutation test (the paper's 20k) and our bootstrap resamples over cells/rows.
 N_PERM = paper.STUDY_1L1H["n_perm"]
@@ -47,8 +48,7 @@ def _int_lengths(tab: dict) -> dict:
 
 
 def alpha_tables(results) -> dict:
-    """The stored α tables ``{rule: {"enc/task": {L: α}}}`` (integer lengths), validated."""
-
+    """The stored α tables ``{rule: {"enc/task": {L: α}}}`` (integer lengths)."""
     tabs = stored(results, "alpha_tables")
     return _memo(results, "alpha", lambda: {r: _int_lengths(t) for r, t in tabs.items()})
 
@@ -58,7 +58,7 @@ def alpha(results, rule: str = "ce") -> dict:
 
 
 def alpha_exact(results) -> dict:
-    """The stored exact min-norm rule (``alpha_min_norm_exact`` cell), validated."""
+    """The stored exact min-norm rule (``alpha_min_norm_exact`` cell)."""
     return stored(results, "alpha_min_norm_exact")
 
 
@@ -70,19 +70,26 @@ def min_norm_exact_table(results) -> dict:
 
 
 def theory(results) -> dict:
-    """The stored theory checks (the ``theory`` cell), validated."""
+    """The stored theory checks (the ``theory`` cell)."""
     return stored(results, "theory")
 
 
-def lr_grid(results) -> dict:
-    """The stored learning-rate grid of the CE fit (the ``lr_grid`` cell), validated."""
-    return stored(results, "lr_grid")
+def th(*keys):
+    """The measure ``theory(r)[keys[0]][keys[1]]…``."""
+
+    def measure(r):
+        v = theory(r)
+        for k in keys:
+            v = v[k]
+        return v
+
+    return measure
 
 
 def lr_grid_headline_diff(results) -> int:
-    """Entries of the grid's row at our learning rate (16 frequencies) that differ from the α tables."""
-    g, A = lr_grid(results), alpha(results)
-    lr = paper.CE_FIT["lr"]
+    """Entries of the ``lr_grid`` cell's row at our learning rate (16 frequencies) that differ from
+    the α tables."""
+    g, A, lr = stored(results, "lr_grid"), alpha(results), paper.CE_FIT["lr"]
     pts = [
         (f"{p['encoding']}/{p['task']}", p["L"], p["alpha"])
         for p in g["points"]
@@ -93,28 +100,32 @@ def lr_grid_headline_diff(results) -> int:
 
 
 def rows(results) -> list[dict]:
-    """Every stored measurement of the trained study (main and pos groups), validated."""
+    """Every stored measurement of the trained study (main and pos groups)."""
     return _memo(results, "rows", lambda: ch3.study_rows(folder=results.folder))
 
 
 def stats(results, tier: str) -> dict:
     """§6 statistics of ``tier`` (main tasks): AUC with 20k-shuffle permutation p, Spearman with a
     bootstrap CI over cells, precision over high-α rows (:func:`analysis.study_stats`)."""
-    return _memo(
-        results,
-        ("stats", tier),
-        lambda: an3.study_stats(rows(results), alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT),
+    make = lambda: an3.study_stats(  # noqa: E731
+        rows(results), alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT
     )
+    return _memo(results, ("stats", tier), make)
 
 
-def cells(results, tier: str = "1L1H", tasks=MAIN_TASKS) -> dict:
+def stat(tier: str, key: str):
+    """The measure ``stats(r, tier)[key]``."""
+    return lambda r: stats(r, tier)[key]
+
+
+def cells(results, tier: str = "1L1H") -> dict:
     """Cell-level summaries ``{"enc/task": {alpha, lg, train, seeds, lengths}}`` of ``tier``."""
 
     def make():
-        c = an3.cell_summary(rows(results), tier, alpha(results), tasks)
+        c = an3.cell_summary(rows(results), tier, alpha(results))
         return {f"{e}/{t}": v for (e, t), v in c.items()}
 
-    return _memo(results, ("cells", tier, tuple(tasks)), make)
+    return _memo(results, ("cells", tier), make)
 
 
 def accs(results, tier, cell, L):
@@ -122,9 +133,7 @@ def accs(results, tier, cell, L):
     return [x["acc"] for x in an3.cell_rows(rows(results), tier, *cell.split("/"), L)]
 
 
-def high_rows(
-    results, tier: str = "1L1H", tau: float = HIGH_ALPHA, A: dict | None = None
-) -> list[dict]:
+def high_rows(results, tier="1L1H", tau=HIGH_ALPHA, A=None) -> list[dict]:
     """The (cell, L, seed) rows of ``tier`` (main tasks) with α_L ≥ ``tau`` under the α table
     ``A`` (default: the stored CE table)."""
     A = alpha(results) if A is None else A
@@ -148,24 +157,16 @@ def violations(results, tier: str = "1L1H") -> dict:
 
 
 def spearman_cells(results, keep) -> float:
-    from lengthgen.stats import spearman
-
+    """Spearman(α, LG) over the 1L1H cells for which ``keep(key, cell)`` holds."""
     c = [v for k, v in sorted(cells(results).items()) if keep(k, v)]
     return spearman([v["alpha"] for v in c], [v["lg"] for v in c])
 
 
-def theory_differences(
-    live: dict, stored: dict, *, skip=("prop1", "prop2"), rtol: float = 1e-9
-) -> list[str]:
+def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), rtol=1e-9) -> list:
     """Keys of the theory checks on which ``live`` (computed now, any scale) and ``stored`` (the
     ``theory`` cell) differ, leaving out the Monte-Carlo checks ``skip`` whose size depends on the
     scale. Floats agree within ``rtol``; everything else must be equal."""
-    import json
-
     from lengthgen.store import _clean
-
-    def norm(x):
-        return json.loads(json.dumps(_clean(x)))
 
     def same(a, b):
         if isinstance(a, dict) and isinstance(b, dict):
@@ -173,14 +174,11 @@ def theory_differences(
         if isinstance(a, list) and isinstance(b, list):
             return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
         if isinstance(a, float) or isinstance(b, float):
-            return (
-                isinstance(a, (int, float))
-                and isinstance(b, (int, float))
-                and not isinstance(a, bool)
-                and math.isclose(a, b, rel_tol=rtol, abs_tol=rtol)
-            )
+            numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+            return numbers and math.isclose(a, b, rel_tol=rtol, abs_tol=rtol)
         return a == b
 
+    norm = lambda x: json.loads(json.dumps(_clean(x)))  # noqa: E731 -- as stored: str keys
     keys = sorted((set(live) | set(stored)) - set(skip))
     return [
         k
@@ -195,25 +193,12 @@ def alpha_at(cell, Ls):
 
 
 def zero_cells_std(r):
+    """Standard deviation of the cell-level α (mean over the study lengths) of the NoPE, ALiBi, copy
+    and reverse cells."""
     A = alpha(r)
-    vals = [
-        np.mean([A[f"{e}/{t}"][L] for L in STUDY_LENGTHS])
-        for e in ENCODINGS
-        for t in MAIN_TASKS
-        if e in ("nope", "alibi") or t in ("copy", "reverse")
-    ]
-    return float(np.std(vals))
-
-
-def interior_alpha(r):
-    return [alpha(r)[f"{e}/{t}"][60] for e in ENCODINGS for t in POS_TASKS]
-
-
-INTERIOR_PAPER = [
-    paper.APP_E_ALPHA60["absolute" if e in paper.APP_E_ABSOLUTE else "other"]
-    for e in ENCODINGS
-    for t in POS_TASKS
-]
+    zero = [(e, t) for e in ENCODINGS for t in MAIN_TASKS]
+    zero = [(e, t) for e, t in zero if e in ("nope", "alibi") or t in ("copy", "reverse")]
+    return float(np.std([np.mean([A[f"{e}/{t}"][L] for L in STUDY_LENGTHS]) for e, t in zero]))
 
 
 def table3_lg(tier):
@@ -224,79 +209,35 @@ def table3_lg(tier):
     return measure
 
 
-def prop2_tols(r):
-    """3 Monte-Carlo standard errors of each conditional rate (rule 6), from the stored sample sizes."""
+def _prop2(r):
+    """Prop. 2's Monte Carlo per (selection, L): min-norm and generic W at L = 30 and 60."""
     P = theory(r)["prop2"]
-    return [
-        3
-        * math.sqrt(
-            P[rule][str(L)]["bound"]
-            * (1 - P[rule][str(L)]["bound"])
-            / max(P[rule][str(L)]["n_in_new"], 1)
-        )
-        for rule in ("min_norm", "generic")
-        for L in (30, 60)
-    ]
+    return [P[rule][str(L)] for rule in ("min_norm", "generic") for L in (30, 60)]
 
 
 def prop2_within_3se(r):
-    """``[holds, conditional rates…]``: whether each conditional rate is within 3 SE of 1/(k − 1)."""
-    P = theory(r)["prop2"]
-    vals, ok = [], True
-    for (rule, L), tol in zip(
-        [(u, L) for u in ("min_norm", "generic") for L in (30, 60)], prop2_tols(r)
-    ):
-        d = P[rule][str(L)]
-        vals.append(d["conditional"])
-        ok = ok and abs(d["conditional"] - d["bound"]) <= tol
-    return {"within_3se": ok, "conditional": vals}
+    """Whether each conditional rate is within 3 Monte-Carlo standard errors of 1/(k − 1) (rule 6,
+    from the stored sample sizes), and the rates."""
+    se = [math.sqrt(d["bound"] * (1 - d["bound"]) / max(d["n_in_new"], 1)) for d in _prop2(r)]
+    ok = all(abs(d["conditional"] - d["bound"]) <= 3 * s for d, s in zip(_prop2(r), se))
+    return {"within_3se": ok, "conditional": [d["conditional"] for d in _prop2(r)]}
 
 
 def prop2_unconditional(r):
-    P = theory(r)["prop2"]
-    return [
-        P[rule][str(L)]["unconditional"] - P[rule][str(L)]["conditional"] * P[rule][str(L)]["p_new"]
-        for rule in ("min_norm", "generic")
-        for L in (30, 60)
-    ]
-
-
-def prop2_mc(r):
-    P = theory(r)["prop2"]["min_norm"]
-    return [
-        P["30"]["unconditional"],
-        P["30"]["p_new"],
-        P["60"]["unconditional"],
-        P["60"]["p_new"],
-    ]
+    return [d["unconditional"] - d["conditional"] * d["p_new"] for d in _prop2(r)]
 
 
 def duality(r):
     d30 = next(x for x in theory(r)["prop4"] if x["L"] == 30)
+    keys = ("rope/prev", "peak1/first", "learned_abs/prev", "learned_abs/first")
     margins = {x["learned_abs/first margin"] for x in theory(r)["prop4"]}
-    return {
-        "alpha": [
-            d30["rope/prev"],
-            d30["peak1/first"],
-            d30["learned_abs/prev"],
-            d30["learned_abs/first"],
-        ],
-        "clamped_first_margins": sorted(margins),
-    }
+    return {"alpha": [d30[k] for k in keys], "clamped_first_margins": sorted(margins)}
 
 
 def duality_holds(v):
-    rel_prev, rel_first, abs_prev, abs_first = v["alpha"]
-    D = paper.DUALITY
-    m = v["clamped_first_margins"]
-    return bool(
-        rel_prev == D["relative"]["prev"]
-        and rel_first == D["relative"]["first"]
-        and abs_prev == D["clamped"]["prev"]
-        and abs_first == D["clamped"]["first"]
-        and len(m) == 1
-        and m[0] > 0
-    )
+    D, m = paper.DUALITY, v["clamped_first_margins"]
+    expected = [D["relative"]["prev"], D["relative"]["first"], D["clamped"]["prev"]]
+    return bool(v["alpha"] == [*expected, D["clamped"]["first"]] and len(m) == 1 and m[0] > 0)
 
 
 def auc_p_count(r):
@@ -305,55 +246,29 @@ def auc_p_count(r):
 
 
 def auc_nontrivial(r):
-    from lengthgen.stats import auc
-
     c = [v for k, v in sorted(cells(r).items()) if v["alpha"] > 0.05]
     return [len(c), auc([v["alpha"] for v in c], [v["lg"] >= GENERALIZES for v in c])]
 
 
 def spearman_binarized(r):
-    from lengthgen.stats import spearman
-
     c = [v for k, v in sorted(cells(r).items()) if v["train"] > LEARNABLE]
     return spearman([float(v["alpha"] >= HIGH_ALPHA) for v in c], [v["lg"] for v in c])
 
 
-def cutoff_rho(r):
-    return [spearman_cells(r, lambda k, v, c=c: v["train"] > c) for c in paper.CUTOFF_RHO]
-
-
-SIN_BOUNDED = (
-    "sinusoidal/prev",
-    "sinusoidal/skip2",
-    "sinusoidal/skip3",
-    "sinusoidal/skip5",
-)
+SIN_BOUNDED = ("sinusoidal/prev", "sinusoidal/skip2", "sinusoidal/skip3", "sinusoidal/skip5")
 
 
 def sin_graded_fine(r):
     """Spearman(α_L, LG) in the sinusoidal bounded-offset family, 1L1H: over the (cell, L, seed) rows
     and over the (cell, L) means."""
-    from lengthgen.stats import spearman
-
     A = alpha(r)
-    rr = [
-        x for x in rows(r) if x["tier"] == "1L1H" and f"{x['encoding']}/{x['task']}" in SIN_BOUNDED
-    ]
-    row = spearman([A[f"{x['encoding']}/{x['task']}"][x["L"]] for x in rr], [x["acc"] for x in rr])
+    key = lambda x: f"{x['encoding']}/{x['task']}"  # noqa: E731
+    rr = [x for x in rows(r) if x["tier"] == "1L1H" and key(x) in SIN_BOUNDED]
+    row = spearman([A[key(x)][x["L"]] for x in rr], [x["acc"] for x in rr])
     pts = [
         (A[c][L], float(np.mean(accs(r, "1L1H", c, L)))) for c in SIN_BOUNDED for L in STUDY_LENGTHS
     ]
     return [row, spearman([p[0] for p in pts], [p[1] for p in pts])]
-
-
-def precision_by_tau(r):
-    """1L1H precision Pr[LG ≥ 0.7 | α_L ≥ τ] for the paper's thresholds τ = 0.5, 0.7, 0.9."""
-    return [precision_with(r, "1L1H", alpha(r), tau)["precision"] for tau in paper.PRECISION_TAU]
-
-
-def old_key_ratio(r) -> float:
-    """Prop. 2 with an old-key target: Pr[M_i = 0] as a multiple of 1/(k − 1) (``prop2_old_key``)."""
-    return stored(r, "prop2_old_key")["ratio"]
 
 
 def lr_alpha(results, lr: float) -> dict:
@@ -383,31 +298,28 @@ def precision_tau_rows(r) -> dict:
     return {str(t): precision_with(r, "1L1H", alpha(r), t) for t in paper.PRECISION_TAU}
 
 
-#: the encodings and tasks of the two baselines of §6 ("relation to the received taxonomy");
-#: our reading: RoPE and ALiBi are relative, sinusoidal and learned-absolute absolute, NoPE neither
-RELATIVE_PES, ABSOLUTE_PES = ("rope", "alibi"), ("sinusoidal", "learned_abs")
-BOUNDED_TASKS, ABSOLUTE_TASKS = ("prev", "skip2", "skip3", "skip5"), ("first",)
+def precision_by_tau(r):
+    """1L1H precision Pr[LG ≥ 0.7 | α_L ≥ τ] for the paper's thresholds τ = 0.5, 0.7, 0.9."""
+    return [v["precision"] for v in precision_tau_rows(r).values()]
 
 
 def baseline_scores(key: str) -> dict:
-    """The two §6 baseline rules for cell ``"enc/task"``: the PE-blind "is the offset bounded?"
-    and the taxonomy "relative PE × bounded offset ∨ absolute PE × absolute task" (0 or 1)."""
+    """The two §6 baseline rules for cell ``"enc/task"`` (0 or 1): the PE-blind "is the offset
+    bounded?" and the taxonomy "relative PE × bounded offset ∨ absolute PE × absolute task" (our
+    reading: RoPE and ALiBi are relative, sinusoidal and learned-absolute absolute, NoPE neither)."""
     e, t = key.split("/")
-    bounded = t in BOUNDED_TASKS
+    bounded = t in ("prev", "skip2", "skip3", "skip5")
+    absolute = e in ("sinusoidal", "learned_abs") and t == "first"
     return {
         "pe_blind": float(bounded),
-        "taxonomy": float(
-            (e in RELATIVE_PES and bounded) or (e in ABSOLUTE_PES and t in ABSOLUTE_TASKS)
-        ),
+        "taxonomy": float((e in ("rope", "alibi") and bounded) or absolute),
     }
 
 
-def baseline_rho(results, rule: str, tier: str = "1L1H") -> float:
-    """Spearman between a baseline rule's score and LG over the learnable cells of ``tier`` (the
-    cell set of the learnable-cell Spearman of α_L)."""
-    from lengthgen.stats import spearman
-
-    c = {k: v for k, v in stats(results, tier)["cells"].items() if v["train"] > LEARNABLE}
+def baseline_rho(results, rule: str) -> float:
+    """Spearman between a baseline rule's score and LG over the learnable 1L1H cells (the cells of
+    the learnable-cell Spearman of α_L)."""
+    c = {k: v for k, v in stats(results, "1L1H")["cells"].items() if v["train"] > LEARNABLE}
     keys = sorted(c)
     return spearman([baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys])
 
@@ -415,13 +327,8 @@ def baseline_rho(results, rule: str, tier: str = "1L1H") -> float:
 def copy_reverse_nonzero(r) -> list[str]:
     """The copy/reverse (cell, L) of the study lengths whose α_L exceeds :data:`NEAR_ZERO`."""
     A = alpha(r)
-    return [
-        f"{e}/{t}@{L}"
-        for e in ENCODINGS
-        for t in ("copy", "reverse")
-        for L in STUDY_LENGTHS
-        if A[f"{e}/{t}"][L] > NEAR_ZERO
-    ]
+    keys = [f"{e}/{t}" for e in ENCODINGS for t in ("copy", "reverse")]
+    return [f"{k}@{L}" for k in keys for L in STUDY_LENGTHS if A[k][L] > NEAR_ZERO]
 
 
 def conditioning(num_freq: int) -> dict:
@@ -435,29 +342,22 @@ def conditioning(num_freq: int) -> dict:
 
 
 def violation(cell, L):
+    """``[α_L, mean LG, failing seeds if the row is high-α]`` of one 1L1H row of the study."""
+
     def measure(r):
-        a = alpha(r)[cell][L]
-        acc = accs(r, "1L1H", cell, L)
-        return [
-            a,
-            float(np.mean(acc)),
-            sum(v < SUCCESS for v in acc) if a >= HIGH_ALPHA else 0,
-        ]
+        a, acc = alpha(r)[cell][L], accs(r, "1L1H", cell, L)
+        return [a, float(np.mean(acc)), sum(v < SUCCESS for v in acc) if a >= HIGH_ALPHA else 0]
 
     return measure
 
 
 def violation_sin_first(r):
-    viol = violations(r)
-    acc80 = accs(r, "1L1H", "sinusoidal/first", 80)
-    return [
-        float(np.mean(acc80)),
-        float(min(acc80)),
-        viol.get("sinusoidal/first@60", 0),
-        viol.get("sinusoidal/first@80", 0),
-    ]
+    viol, acc80 = violations(r), accs(r, "1L1H", "sinusoidal/first", 80)
+    at = [viol.get(f"sinusoidal/first@{L}", 0) for L in (60, 80)]
+    return [float(np.mean(acc80)), float(min(acc80)), *at]
 
 
+#: the high-α rows with LG < 0.7 the paper reports (§6, sufficiency)
 PAPER_FAMILIES = {
     "rope/first@30",
     "sinusoidal/prev@40",
@@ -466,42 +366,24 @@ PAPER_FAMILIES = {
 }
 
 
-def violations_elsewhere(r):
-    return [k for k in violations(r) if k not in PAPER_FAMILIES]
-
-
-def ci_excludes_zero(r):
-    return [bool(stats(r, t)["spearman_ci"][0] > 0) for t in ("1L1H", "2L4H", "4L4H")]
-
-
-def rescued_by_content(r, tier: str) -> list[str]:
-    """The main-task cells of ``tier`` rescued by content (:func:`analysis.content_channel`)."""
-    return sorted(an3.content_channel(rows(r), alpha(r), tier))
-
-
-def marginal(r):
-    return [cells(r, t)[k]["lg"] for k, t in paper.MARGINAL_GROWTH]
+def content_rescued(tier: str):
+    """The measure: main-task cells of ``tier`` rescued by content (:func:`analysis.content_channel`)."""
+    return lambda r: sorted(an3.content_channel(rows(r), alpha(r), tier))
 
 
 def ablation(r):
-    return _memo(
-        r,
-        "ablation",
-        lambda: an3.selection_ablation(
-            rows(r),
-            {
-                "ce": alpha(r, "ce"),
-                "min_norm": alpha(r, "min_norm"),
-                "min_norm_exact": min_norm_exact_table(r),
-            },
-        ),
-    )
+    """App. D's selection ablation (:func:`analysis.selection_ablation`) of the CE, float64 min-norm
+    and exact min-norm tables."""
+    tabs = {
+        "ce": alpha(r),
+        "min_norm": alpha(r, "min_norm"),
+        "min_norm_exact": min_norm_exact_table(r),
+    }
+    return _memo(r, "ablation", lambda: an3.selection_ablation(rows(r), tabs))
 
 
 def pos_rows(results, tier: str = "1L1H") -> list[dict]:
-    """The stored pos2/pos5 measurements of one depth ``tier`` (App. E; its Table 6 is tier 1L1H).
-    Chapter section "The trained study", paragraphs "Interior positions (App. E)" and "Interior
-    positions at depth"."""
+    """The stored pos2/pos5 measurements of one depth ``tier`` (App. E; its Table 6 is tier 1L1H)."""
     check_choice("tier", tier, TIERS)
     return [x for x in rows(results) if x["task"] in POS_TASKS and x["tier"] == tier]
 
@@ -512,42 +394,11 @@ def app_e_lg80(r):
 
 
 def app_e_stats(results, tier: str = "1L1H") -> dict:
-    """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`analysis.study_stats`):
-    the App. E claims (tier 1L1H) and the chapter's paragraph "Interior positions at depth"."""
-    return _memo(
-        results,
-        ("appE", tier),
-        lambda: an3.study_stats(
-            pos_rows(results, tier),
-            alpha(results),
-            tier,
-            tasks=POS_TASKS,
-            n_perm=N_PERM,
-            n_boot=N_BOOT,
-        ),
+    """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`analysis.study_stats`)."""
+    make = lambda: an3.study_stats(  # noqa: E731
+        pos_rows(results, tier), alpha(results), tier, tasks=POS_TASKS, n_perm=N_PERM, n_boot=N_BOOT
     )
-
-
-def app_e_tiers(results):
-    """App. E's ten pos2/pos5 cells at every stored tier (section "Depth and the content channel"):
-    per cell its α and, per tier, train accuracy and LG (means over seeds and lengths); the last row is
-    each tier's AUC (NaN where every cell falls on one side). The paper prints only 1L1H (Table 6).
-    """
-    import pandas as pd
-
-    nan = float("nan")
-    stats = _app_e_by_tier(results)
-    keys = sorted({k for st in stats.values() for k in st["cells"]})
-    alphas = {k: c["alpha"] for st in stats.values() for k, c in st["cells"].items()}
-    data = {("", "α"): [alphas[k] for k in keys] + [nan]}
-    for t, st in stats.items():
-        data[(t, "train acc")] = [st["cells"].get(k, {}).get("train", nan) for k in keys] + [nan]
-        data[(t, "LG")] = [st["cells"].get(k, {}).get("lg", nan) for k in keys] + [
-            st.get("auc", nan)
-        ]
-    df = pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
-    df.columns = pd.MultiIndex.from_tuples(df.columns)
-    return df
+    return _memo(results, ("appE", tier), make)
 
 
 def _app_e_by_tier(results) -> dict:
@@ -555,22 +406,35 @@ def _app_e_by_tier(results) -> dict:
     return {t: app_e_stats(results, t) for t in TIERS if pos_rows(results, t)}
 
 
+def app_e_tiers(results):
+    """App. E's ten pos2/pos5 cells at every stored tier (section "Depth and the content channel"):
+    per cell its α and, per tier, train accuracy and LG (means over seeds and lengths); the last row is
+    each tier's AUC (NaN where every cell falls on one side). The paper prints only 1L1H (Table 6)."""
+    import pandas as pd
+
+    nan = float("nan")
+    by_tier = _app_e_by_tier(results)
+    keys = sorted({k for st in by_tier.values() for k in st["cells"]})
+    alphas = {k: c["alpha"] for st in by_tier.values() for k, c in st["cells"].items()}
+    data = {("", "α"): [alphas[k] for k in keys] + [nan]}
+    for t, st in by_tier.items():
+        c = st["cells"]
+        data[(t, "train acc")] = [c.get(k, {}).get("train", nan) for k in keys] + [nan]
+        data[(t, "LG")] = [c.get(k, {}).get("lg", nan) for k in keys] + [st.get("auc", nan)]
+    df = pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
+    df.columns = pd.MultiIndex.from_tuples(df.columns)
+    return df
+
+
 def app_e_rescued(results) -> dict:
     """Per tier with stored pos2/pos5 groups: the App. E cells whose α (mean over L) is below 0.5 but
-    whose LG reaches 0.5 (:func:`analysis.content_channel` on the pos2/pos5 tasks), the number of
-    cells and of generalizing cells, and the AUC (``None`` where every cell falls on one side). The
-    chapter's paragraph "Interior positions at depth" (section "Depth and the content channel")."""
+    whose LG reaches 0.5 (:func:`analysis.content_channel`), the number of cells and of generalizing
+    cells, and the AUC (``None`` where every cell falls on one side). The chapter's paragraph
+    "Interior positions at depth"."""
     return {
         t: {
             "rescued": sorted(
-                an3.content_channel(
-                    pos_rows(results, t),
-                    alpha(results),
-                    t,
-                    lg_min=GENERALIZES,
-                    alpha_max=HIGH_ALPHA,
-                    tasks=POS_TASKS,
-                )
+                an3.content_channel(pos_rows(results, t), alpha(results), t, tasks=POS_TASKS)
             ),
             "n_cells": st["n_cells"],
             "n_pos": st["n_pos"],
@@ -584,21 +448,20 @@ def app_e_rescued_line(results) -> str:
     """:func:`app_e_rescued` as the sentence under the chapter's per-tier App. E table."""
     parts = []
     for t, v in app_e_rescued(results).items():
+        every = "every" if v["n_pos"] == v["n_cells"] else "no"
         sep = (
             f"AUC {v['auc']:.2f}"
             if v["auc"] is not None
-            else f"{'every' if v['n_pos'] == v['n_cells'] else 'no'} cell reaches LG ≥ {GENERALIZES}, so no AUC"
+            else f"{every} cell reaches LG ≥ {GENERALIZES}, so no AUC"
         )
-        cells = ", ".join(v["rescued"]) if v["rescued"] else "none"
-        parts.append(f"{t}: {sep}; transfer with α < {HIGH_ALPHA}: {cells}.")
+        parts.append(
+            f"{t}: {sep}; transfer with α < {HIGH_ALPHA}: {', '.join(v['rescued']) or 'none'}."
+        )
     return " ".join(parts)
 
 
 def app_e_relative(r, tiers=("1L1H",)):
-    rel = [
-        c
-        for t in tiers
-        for k, c in app_e_stats(r, t)["cells"].items()
-        if k.split("/")[0] not in paper.APP_E_ABSOLUTE
-    ]
+    """``[cells, largest train accuracy, largest LG]`` of App. E's relative and NoPE cells."""
+    st = [app_e_stats(r, t)["cells"] for t in tiers]
+    rel = [c for s in st for k, c in s.items() if k.split("/")[0] not in paper.APP_E_ABSOLUTE]
     return [len(rel), max(c["train"] for c in rel), max(c["lg"] for c in rel)]

@@ -38,13 +38,10 @@ LR_GRID = (0.01, 0.02, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.2)
 
 #: The α_L tables (chapter section "α_L for every encoding and task"): every encoding, task and
 #: length, both selection rules; the same at both scales (seconds on a CPU).
-ALPHA_SPEC = {
-    "encodings": ENCODINGS,
-    "tasks": TASKS,
-    "lengths": STUDY_LENGTHS + LONG_LENGTHS,
-    "L0": L0,
-    "fit": CE_FIT,
-}
+# fmt: off
+ALPHA_SPEC = {"encodings": ENCODINGS, "tasks": TASKS, "lengths": STUDY_LENGTHS + LONG_LENGTHS,
+              "L0": L0, "fit": CE_FIT}
+# fmt: on
 
 # --------------------------------------------------------------------------- the trained study
 #: Five seeds per (tier, encoding, task) (App. C).
@@ -65,43 +62,19 @@ EVAL_SEED_OFFSET = 777
 #: ``study``: App. C's protocol — depth tiers, encodings, seeds, AdamW (lr 3e-4, weight decay 0.01),
 #: batch 64, 2000 steps, the test lengths — with evaluation sizes of ours (``eval_n`` sequences per
 #: test length, ``train_eval_n`` per training length). ``smoke`` trains one RoPE group for 150 steps.
-STUDY = {
-    "tiers": tuple(TIERS),
-    "encodings": ENCODINGS,
-    "seeds": SEEDS,
-    "groups": STUDY_GROUPS,
-    "steps": 2000,
-    "batch": 64,
-    "lr": 3e-4,
-    "weight_decay": 0.01,
-    "lengths": STUDY_LENGTHS,
-    "eval_n": 256,
-    "train_eval_n": 22,
-    "L0": L0,
-}
+# fmt: off
+STUDY = {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": SEEDS, "groups": STUDY_GROUPS,
+         "steps": 2000, "batch": 64, "lr": 3e-4, "weight_decay": 0.01,
+         "lengths": STUDY_LENGTHS, "eval_n": 256, "train_eval_n": 22, "L0": L0}
 PROTOCOL = {
-    "full": {
-        "alpha": ALPHA_SPEC,
-        "theory": {"n_trials": 20_000, "n_random": 20_000},
-        "lr_grid": {"lrs": LR_GRID},
-        "study": STUDY,
-    },
-    "smoke": {
-        "alpha": ALPHA_SPEC,
-        "theory": {"n_trials": 5000, "n_random": 5000},
-        "study": {
-            **STUDY,
-            "tiers": ("1L1H",),
-            "encodings": ("rope",),
-            "seeds": (0,),
-            "groups": {"main": ("prev", "first")},
-            "steps": 150,
-            "lengths": (30, 60),
-            "eval_n": 32,
-            "train_eval_n": 6,
-        },
-    },
+    "full": {"alpha": ALPHA_SPEC, "theory": {"n_trials": 20_000, "n_random": 20_000},
+             "lr_grid": {"lrs": LR_GRID}, "study": STUDY},
+    "smoke": {"alpha": ALPHA_SPEC, "theory": {"n_trials": 5000, "n_random": 5000},
+              "study": {**STUDY, "tiers": ("1L1H",), "encodings": ("rope",), "seeds": (0,),
+                        "groups": {"main": ("prev", "first")}, "steps": 150, "lengths": (30, 60),
+                        "eval_n": 32, "train_eval_n": 6}},
 }
+# fmt: on
 
 # --------------------------------------------------------------------------- paper values: α_L
 #: RoPE attend-first α_L under the CE rule (Prop. 4(a), App. A.7).
@@ -138,10 +111,7 @@ PEAK_COPY_ALPHA = 1.0
 REVERSE_SWEEP = {"kernels": 20_000, "solved": 0}
 #: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev 0.00
 #: (exact tie), attend-first 1.00 with a length-independent margin.
-DUALITY = {
-    "relative": {"prev": 1.0, "first": 0.0},
-    "clamped": {"prev": 0.0, "first": 1.0},
-}
+DUALITY = {"relative": {"prev": 1.0, "first": 0.0}, "clamped": {"prev": 0.0, "first": 1.0}}
 #: Prop. 3: sin(d θ_min) (16 frequencies, base 1e4) solves copy at L = 17665 (offset 8833); θ_min.
 PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-4}
 
@@ -186,28 +156,14 @@ N_LEARNABLE = {"1L1H": 15, "2L4H": 20}
 #: shuffles), the unconditioned Spearman over all 35 cells, the 6 cells with LG ≥ 0.5 (base rate
 #: 0.17), the margin of the separation (min α among positives, max among negatives) and the AUC over
 #: the 11 non-trivial cells (negatives with α ≈ 0 dropped).
-STUDY_1L1H = {
-    "auc": 1.0,
-    "auc_p": 5e-5,
-    "n_perm": 20_000,
-    "spearman_all": 0.47,
-    "n_cells": 35,
-    "n_pos": 6,
-    "min_alpha_pos": 1.00,
-    "max_alpha_neg": 0.36,
-    "n_nontrivial": 11,
-    "auc_nontrivial": 1.0,
-}
+STUDY_1L1H = {"auc": 1.0, "auc_p": 5e-5, "n_perm": 20_000, "spearman_all": 0.47, "n_cells": 35,
+              "n_pos": 6, "min_alpha_pos": 1.00, "max_alpha_neg": 0.36, "n_nontrivial": 11,
+              "auc_nontrivial": 1.0}  # fmt: skip
 #: §6 (binary indicator), 1L1H learnable cells: ρ with α binarised at 0.5, ρ over the non-trivial
 #: cells (α > 0.05), and within the sinusoidal bounded-offset family (prev, skip2/3/5): cell-level
 #: (4 cells), row-level and (PE, task, L)-level.
-GRADED_1L1H = {
-    "binarized": 0.85,
-    "nontrivial": 0.77,
-    "sin_cell": -0.20,
-    "sin_row": 0.04,
-    "sin_cell_L": 0.09,
-}
+GRADED_1L1H = {"binarized": 0.85, "nontrivial": 0.77, "sin_cell": -0.20, "sin_row": 0.04,
+               "sin_cell_L": 0.09}  # fmt: skip
 #: App. D (robustness): cell-level ρ on learnable cells with the learnability cutoff at train acc
 #: > 0.5, 0.7, 0.9.
 CUTOFF_RHO = {0.5: 0.91, 0.7: 0.90, 0.9: 0.90}
@@ -225,25 +181,12 @@ VIOLATIONS_1L1H = {
 TABLE5 = {"ce": 0.91, "min_norm": 0.56, "ce_wd0": 0.92}
 #: App. D (depth trend): cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content).
 RESCUED = {
-    "2L4H": frozenset(
-        {
-            "alibi/prev",
-            "alibi/first",
-            "alibi/skip2",
-            "nope/prev",
-            "nope/first",
-            "rope/first",
-        }
-    )
+    "2L4H": frozenset("alibi/prev alibi/first alibi/skip2 nope/prev nope/first rope/first".split())
 }
 RESCUED["4L4H"] = RESCUED["2L4H"] | {"alibi/skip3"}
 #: App. D (depth trend): mean LG of the two marginal rescued cells at 2L4H and 4L4H.
-MARGINAL_GROWTH = {
-    ("nope/prev", "2L4H"): 0.53,
-    ("nope/prev", "4L4H"): 0.74,
-    ("rope/first", "2L4H"): 0.83,
-    ("rope/first", "4L4H"): 1.00,
-}
+MARGINAL_GROWTH = {("nope/prev", "2L4H"): 0.53, ("nope/prev", "4L4H"): 0.74,
+                   ("rope/first", "2L4H"): 0.83, ("rope/first", "4L4H"): 1.00}  # fmt: skip
 #: App. E, Table 6: the absolute encodings reach LG@80 ≥ 0.97 on pos2/pos5; the α screen separates
 #: the cells perfectly (AUC 1).
 APP_E_ABSOLUTE = ("learned_abs", "sinusoidal")
@@ -264,12 +207,7 @@ BASELINE_RHO = {"pe_blind": -0.24, "taxonomy": 0.85}
 #: "up to 5.2×" the bound 1/(k − 1).
 PROP2_OLD_KEY_RATIO = 5.2
 #: App. F, Table 7: vocab 64, d = 128 (2 seeds, 700 rows): 1L1H ρ and precision, 2L4H ρ over 19 cells.
-SCALE_ROBUSTNESS = {
-    "rho_1L1H": 0.92,
-    "precision_1L1H": 0.94,
-    "rho_2L4H": 0.36,
-    "cells_2L4H": 19,
-}
+SCALE_ROBUSTNESS = {"rho_1L1H": 0.92, "precision_1L1H": 0.94, "rho_2L4H": 0.36, "cells_2L4H": 19}
 #: App. G, Table 8: L0 ∈ {10, 20, 40}, evaluated at 3 L0, 3 seeds: screen AUC 1.0 at every L0.
 L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
 #: App. H, Table 9 (text): content-driven induction, 2-layer LG of ALiBi (the largest), RoPE and

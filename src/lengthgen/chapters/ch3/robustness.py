@@ -72,14 +72,7 @@ def cells() -> list[Cell]:
         for L0 in APP_G["trained"]
     }
     sweep = [
-        _cell(
-            f"appH__rope_scale_{s:g}",
-            "1L1H",
-            "rope",
-            ("skip3",),
-            paper.SEEDS,
-            rope_scale=s,
-        )
+        _cell(f"appH__rope_scale_{s:g}", "1L1H", "rope", ("skip3",), paper.SEEDS, rope_scale=s)
         for s in ROPE_SCALES
     ]
     ind = [
@@ -87,26 +80,9 @@ def cells() -> list[Cell]:
         for t in I["tiers"]
         for e in ENCODINGS
     ]
-    big = [
-        _cell(
-            f"appF__{e}",
-            F["tier"],
-            e,
-            MAIN_TASKS,
-            F["seeds"],
-            vocab=F["vocab"],
-            d_model=F["d_model"],
-        )
-        for e in ENCODINGS
-    ]
-    return [
-        Cell("robustness_alpha", alpha_cell, {}),
-        *g[10],
-        *sweep,
-        *ind,
-        *g[40],
-        *big,
-    ]
+    size = {"vocab": F["vocab"], "d_model": F["d_model"]}
+    big = [_cell(f"appF__{e}", F["tier"], e, MAIN_TASKS, F["seeds"], **size) for e in ENCODINGS]
+    return [Cell("robustness_alpha", alpha_cell, {}), *g[10], *sweep, *ind, *g[40], *big]
 
 
 class ScaledRope(KernelFamily):
@@ -172,14 +148,10 @@ def app_g_cells(r) -> dict:
         else:
             rs = [x for x in rows(r) if x["tier"] == "1L1H" and x["L"] == 3 * L0]
             rs = [x for x in rs if x["seed"] in APP_G["seeds"] and x["task"] in MAIN_TASKS]
-        A = _alpha(r)["appG"][str(L0)]
+        cell = lambda k, key: _mean(rs, key, encoding=k.split("/")[0], task=k.split("/")[1])  # noqa: E731
         out[L0] = {
-            k: {
-                "alpha": a,
-                "lg": _mean(rs, encoding=k.split("/")[0], task=k.split("/")[1]),
-                "train": _mean(rs, "train_acc", encoding=k.split("/")[0], task=k.split("/")[1]),
-            }
-            for k, a in A.items()
+            k: {"alpha": a, "lg": cell(k, "acc"), "train": cell(k, "train_acc")}
+            for k, a in _alpha(r)["appG"][str(L0)].items()
         }
     return out
 
@@ -188,11 +160,8 @@ def app_g_auc(r) -> list:
     """Screen AUC of α_{3L0} for the cells with LG@3L0 ≥ 0.5, at each training length of App. G."""
     from lengthgen.stats import auc
 
-    out = []
-    for c in app_g_cells(r).values():
-        a = [v["alpha"] for v in c.values()]
-        out.append(auc(a, [v["lg"] >= 0.5 for v in c.values()]))
-    return out
+    by_L0 = [list(c.values()) for c in app_g_cells(r).values()]
+    return [auc([v["alpha"] for v in c], [v["lg"] >= 0.5 for v in c]) for c in by_L0]
 
 
 def app_g_generalizing(r) -> dict:

@@ -1,8 +1,5 @@
-"""How chapter 3's claims compare ours with the paper's (Han, Chai & Wang 2026): the tolerance rules,
-each written once here, the causes a deviation may name, and one small builder per common kind of
-claim. The declarations are :mod:`lengthgen.chapters.ch3.claims` (chapter page) and
-:mod:`lengthgen.chapters.ch3.claims_details` (details page); what they measure is
-:mod:`lengthgen.chapters.ch3.measures`.
+"""How chapter 3's claims (:mod:`.claims`, :mod:`.claims_details`) compare ours with the paper's:
+the tolerance rules, written once here, the causes a deviation may name, and one builder per rule.
 
 How each comparison is chosen (rules fixed per kind of quantity, then applied)
 ------------------------------------------------------------------------------
@@ -119,9 +116,7 @@ def seed_mean_tol(sd: float | None = None, n: int = 5) -> float:
     return base if sd is None else max(base, 2 * sd * math.sqrt(2 / n))
 
 
-def paper_precision_interval(
-    hits: int, rows: int, *, n_boot: int = 10_000, seed: int = 0
-) -> tuple[float, float]:
+def paper_precision_interval(hits: int, rows: int, *, n_boot=10_000, seed=0) -> tuple:
     """Rule 5: the 95 % percentile-bootstrap interval of a precision of ``hits`` successes in ``rows``
     rows (the paper's method — a bootstrap over the high-α rows — applied to the paper's counts)."""
     from lengthgen.stats import bootstrap_ci
@@ -132,8 +127,7 @@ def paper_precision_interval(
 
 #: Rule 5 at 1L1H: the interval of the paper's 148 successes in 160 high-α rows.
 PRECISION_1L1H_CI = paper_precision_interval(
-    paper.HIGH_ROWS_1L1H["rows"] - paper.HIGH_ROWS_1L1H["violations"],
-    paper.HIGH_ROWS_1L1H["rows"],
+    paper.HIGH_ROWS_1L1H["rows"] - paper.HIGH_ROWS_1L1H["violations"], paper.HIGH_ROWS_1L1H["rows"]
 )
 
 
@@ -163,72 +157,38 @@ def old_key_tolerance(n_trials: int = 20_000, k: int = 108) -> float:
 def within(paper_values, tolerances):
     """``holds`` of an element-wise comparison with one tolerance per element (0: equality)."""
     pv, tv = list(paper_values), list(tolerances)
-
-    def holds(ours):
-        return (
-            ours is not None
-            and len(ours) == len(pv)
-            and all(
-                o is not None and abs(float(o) - float(p)) <= t for o, p, t in zip(ours, pv, tv)
-            )
-        )
-
-    return holds
+    close = lambda o, p, t: o is not None and abs(float(o) - float(p)) <= t  # noqa: E731
+    return lambda ours: ours is not None and len(ours) == len(pv) and all(map(close, ours, pv, tv))
 
 
-# --------------------------------------------------------------------------- builders, one per common rule
+# --------------------------------------------------------------------------- builders
 # Each takes the claim's id, location, statement, paper value and (for a stored claim) measure,
 # positionally, and any other field of :class:`lengthgen.claims.Claim` by keyword.
-def _claim(check, id, location, statement, paper_value, measure=None, *, why, **kw):
+def claim(check, id, location, statement, paper_value, measure=None, *, why, **kw) -> Claim:
     return Claim(id, location, statement, paper_value, check, why, measure=measure, **kw)
 
 
 def exact(*args, why="rule 1", **kw) -> Claim:
     """Rule 1: an exact quantity, compared with ``equal``."""
-    return _claim("equal", *args, why=why, **kw)
+    return claim("equal", *args, why=why, **kw)
 
 
-def printed(
-    *args, decimals=2, why="rule 2: deterministic α printed with two decimals", **kw
-) -> Claim:
+def printed(*args, decimals=2, why="rule 2: deterministic α printed with two decimals", **kw):
     """Rule 2: a deterministic value within half a unit of its last printed decimal."""
-    return _claim("value", *args, why=why, tolerance=rounding(decimals), **kw)
+    return claim("value", *args, why=why, tolerance=rounding(decimals), **kw)
 
 
-def rank_correlation(
-    *args, why="rule 4: a rank correlation printed without an interval", **kw
-) -> Claim:
+def rank_correlation(*args, why="rule 4: a rank correlation printed without an interval", **kw):
     """Rule 4 without the paper's interval: within :data:`RHO_TOL`."""
-    return _claim("value", *args, why=why, tolerance=RHO_TOL, **kw)
+    return claim("value", *args, why=why, tolerance=RHO_TOL, **kw)
 
 
-def element_wise(id, location, statement, paper_value, tolerances, measure, *, why, **kw) -> Claim:
+def element_wise(*args, tolerances, **kw) -> Claim:
     """Rules 1–3 entry by entry: each entry of ours within its own tolerance (0: equal)."""
-    holds = within(paper_value, tolerances)
-    return _claim(
-        "predicate",
-        id,
-        location,
-        statement,
-        paper_value,
-        measure,
-        why=why,
-        holds=holds,
-        **kw,
-    )
+    return claim("predicate", *args, holds=within(args[3], tolerances), **kw)
 
 
-def paper_interval(
-    id,
-    location,
-    statement,
-    paper_value,
-    interval,
-    measure,
-    *,
-    why="rule 5: the paper's own 95 % bootstrap interval",
-    **kw,
-) -> Claim:
+def paper_interval(*args, interval, why="rule 5: the paper's own 95 % bootstrap interval", **kw):
     """Rules 4 and 5 with the paper's own 95 % interval: ours inside it."""
     kw |= {"interval": interval, "paper_uncertainty": list(interval)}
-    return _claim("interval", id, location, statement, paper_value, measure, why=why, **kw)
+    return claim("interval", *args, why=why, **kw)
