@@ -109,30 +109,18 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
     else:
         acc = np.asarray(accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"])
     ax.plot(lens, acc, marker=".", ms=3, label="ours")
-    built = kind in ("Thm 4.1 (fixed m)", "ReLU interpolant")
+    at = "built for and read at" if kind in ("Thm 4.1 (fixed m)", "ReLU interpolant") else "at"
     ax.axvline(m, color="k", lw=0.8, ls=":")
-    ax.scatter(
-        [m],
-        [acc[lens == m][0]],
-        s=70,
-        facecolor="none",
-        edgecolor=plotting.PALETTE[3],
-        lw=1.6,
-        zorder=4,
-        label=f"{'built for and read at' if built else 'at'} m = {m}: {acc[lens == m][0]:.2f}",
-    )
+    hit = acc[lens == m][0]
+    ring = {"s": 70, "facecolor": "none", "edgecolor": plotting.PALETTE[3], "lw": 1.6, "zorder": 4}
+    ax.scatter([m], [hit], **ring, label=f"{at} m = {m}: {hit:.2f}")
+    marks = []  # lengths marked at the top: the training lengths, or our window
     if kind in TRAINED:
-        ax.plot(
-            paper.TRAIN_LENGTHS,
-            [1.04] * len(paper.TRAIN_LENGTHS),
-            "v",
-            ms=4,
-            color="0.3",
-            label="training lengths",
-        )
+        marks = [(paper.TRAIN_LENGTHS, "v", 4, "training lengths")]
     if kind == "Thm 4.1 (fixed m)" and p % 2:
-        win = C.fixed_length_window(m, p, int(lens.max()))
-        ax.plot(win, [1.04] * len(win), "|", ms=6, color="0.3", label="our window")
+        marks = [(C.fixed_length_window(m, p, int(lens.max())), "|", 6, "our window")]
+    for xs, marker, ms, label in marks:
+        ax.plot(xs, [1.04] * len(xs), marker, ms=ms, color="0.3", label=label)
     ax.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
     ax.set(xscale="log", xlabel="input length m (tokens)", ylabel="accuracy", ylim=(-0.02, 1.08))
     ax.set_title(kind)

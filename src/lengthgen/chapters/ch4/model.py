@@ -12,13 +12,8 @@ import torch
 
 from lengthgen.chapters.ch4.data import check_counts, check_modulus
 from lengthgen.chapters.ch4.paper import INIT_STD
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    check_seeds,
-)
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import check_seeds
 
 ACTIVATIONS = ("sine", "relu")
 

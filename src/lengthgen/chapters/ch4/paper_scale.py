@@ -32,7 +32,7 @@ from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE, TRAIN_LENGTHS
 from lengthgen.chapters.ch4.paper_step import CapturableOptimizer, CapturedStep, PaperStep
 from lengthgen.chapters.ch4.paper_step import graph_unavailable_reason
-from lengthgen.chapters.ch4.training import resolve_device
+from lengthgen.chapters.ch4.training import padded_sets, resolve_device
 from lengthgen.config import ConfigError, check_finite, check_positive_int
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 from lengthgen.engine.parts import load_parts, save_parts
@@ -136,12 +136,10 @@ class DeviceLengthSampler:
     def __init__(self, sets, p: int, batch: int, device, seed: int):
         self.dev, self.B, self.p = device, check_positive_int("batch size", batch), p
         E, self.n_max = len(sets), max(len(d) for d in sets)
-        X = torch.zeros(E, self.n_max, p, dtype=torch.float32)
-        Y = torch.full((E, self.n_max), -1, dtype=torch.long)
+        X, Y = padded_sets(sets)
         shard = torch.full((E, self.n_max), float(len(TRAIN_LENGTHS) + 1))  # padding sorts last
         plans = []  # per member: (start, size) of each batch of its epoch
         for e, d in enumerate(sets):
-            X[e, : len(d)], Y[e, : len(d)] = d.x, d.y
             plan, off = [], 0
             for j, L in enumerate(dict.fromkeys(d.m.tolist())):
                 n_j = int((d.m == L).sum())
