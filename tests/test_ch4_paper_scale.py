@@ -256,16 +256,12 @@ def test_newton_schulz_flop_count():
     """Five quintic steps on the short side a = min(d, p) of each of the two d×p matrices:
     Gram 2a²b, its square 2a³, the product with X 2a²b (b = max(d, p))."""
     from lengthgen.chapters.ch4.paper_scale import newton_schulz_flops
-    from lengthgen.config import ConfigError
 
     a, b = 53, 1024
     per_step = 2 * a * a * b + 2 * a**3 + 2 * a * a * b
     assert newton_schulz_flops(53, 1024, 1) == 2 * 5 * per_step
     assert newton_schulz_flops(1024, 53, 1) == newton_schulz_flops(53, 1024, 1)
     assert newton_schulz_flops(53, 1024, 36, steps=1) == 36 * 2 * per_step
-    for bad in ((53, 1024, 0), (1, 1024, 1)):
-        with pytest.raises(ConfigError):
-            newton_schulz_flops(*bad)
 
 
 def test_git_state_on_a_real_checkout(tmp_path, monkeypatch):

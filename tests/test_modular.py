@@ -80,22 +80,6 @@ def test_fixed_length_network_fails_at_other_lengths():
     assert r["acc"][6] == 1.0 and min(r["acc"]) < 0.5
 
 
-@pytest.mark.parametrize("p", [3, 4, 5, 7, 13])
-@pytest.mark.parametrize("m", [1, 3, 9])
-def test_fixed_length_gaps_are_the_neighbour_score_gaps(p, m):
-    """Our closed form of s_S − s_{S±1} for the Thm 4.1 network read at other lengths."""
-    net = C.construct_fixed_length(m, p)
-    S = torch.arange(p)
-    for length in range(1, 5 * m + 2):
-        X = torch.zeros(p, p, dtype=torch.float64)  # one input per residue S
-        X[:, 0] = length - 1
-        X[S, S] += 1
-        sc = net.scores(X)
-        g = C.fixed_length_gaps(m, p, length) * 2 * math.sin(math.pi / p)
-        assert torch.allclose(sc[S, S] - sc[S, (S + 1) % p], g[:, 0], atol=1e-9)
-        assert torch.allclose(sc[S, S] - sc[S, (S - 1) % p], g[:, 1], atol=1e-9)
-
-
 @pytest.mark.parametrize("p", [3, 5, 9, 11, 15])
 @pytest.mark.parametrize("m", [1, 2, 4, 7, 10])
 def test_derived_window_equals_brute_force_at_other_cases(p, m):
@@ -366,7 +350,6 @@ def test_construction_margins():
         lambda: K.exact_lengths(C.construct_relu(3, 5), 5, 3),
         lambda: K.exact_lengths(C.construct_with_bias(5), 5, 0),
         lambda: C.fixed_length_window(0, 5, 3),
-        lambda: C.fixed_length_gaps(3, 1, 3),
         lambda: R.path_kinks(C.construct_with_bias(5), 3),
     ],
 )

@@ -32,29 +32,8 @@ def construct_fixed_length(m: int, p: int) -> Network:
     W = torch.stack([base + math.pi / (2 * m), base])
     v = torch.arange(p)
     N = torch.stack([4 * m * v + p, 4 * m * v])
-    return Network(
-        W,
-        _readout(p),
-        "sine",
-        None,
-        f"Thm 4.1 (m = {m})",
-        rational=(N, torch.zeros(2, dtype=torch.long), 4 * m * p),
-    )
-
-
-def fixed_length_gaps(m: int, p: int, length: int) -> torch.Tensor:
-    """Our closed form of the two neighbour gaps of the Thm 4.1 network built for ``m``, read at
-    input length ``length``: [p, 2] (row = residue S, columns ``g_+``, ``g_−``); the prediction is
-    S exactly when both are > 0. Derivation: chapter 4, "The phase/rotation view".
-    """
-    m, p, length = check_length(m), check_modulus(p), check_length(length)
-    j = (length - m) % (4 * m)  # ε is 2π-periodic: only m′ − m mod 4m matters
-    eps = math.pi * j / (2 * m)
-    th = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
-    c, s, b = math.cos(eps / 2), math.sin(eps / 2), math.pi / p
-    up = c * math.sin(b - eps / 2) + s * torch.cos(2 * th + b + eps / 2)
-    down = c * math.sin(b + eps / 2) - s * torch.cos(2 * th - b + eps / 2)
-    return torch.stack([up, down], 1)
+    rational = (N, torch.zeros(2, dtype=torch.long), 4 * m * p)
+    return Network(W, _readout(p), "sine", None, f"Thm 4.1 (m = {m})", rational=rational)
 
 
 def fixed_length_window(m: int, p: int, max_m: int) -> list[int]:
@@ -81,15 +60,8 @@ def construct_with_bias(p: int) -> Network:
     base = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
     W = torch.stack([base, base])
     b = torch.tensor([math.pi / 2, 0.0], dtype=torch.float64)
-    v = torch.arange(p)
-    return Network(
-        W,
-        _readout(p),
-        "sine",
-        b,
-        "Thm 4.2 (bias)",
-        rational=(torch.stack([4 * v, 4 * v]), torch.tensor([p, 0]), 4 * p),
-    )
+    rational = (torch.stack([4 * torch.arange(p)] * 2), torch.tensor([p, 0]), 4 * p)
+    return Network(W, _readout(p), "sine", b, "Thm 4.2 (bias)", rational=rational)
 
 
 def construct_fourier(p: int) -> Network:
@@ -108,19 +80,13 @@ def construct_fourier(p: int) -> Network:
     V = torch.sin(2 * math.pi * v[:, None] * k[None, :] / p)
     N = (torch.arange(1, K + 1)[:, None] * torch.arange(p)[None, :]) % p
     return Network(
-        W,
-        V,
-        "sine",
-        None,
-        "Thm 4.2 (no bias)",
-        rational=(N, torch.zeros(K, dtype=torch.long), p),
+        W, V, "sine", None, "Thm 4.2 (no bias)", rational=(N, torch.zeros(K, dtype=torch.long), p)
     )
 
 
 def fourier_accuracy(p: int) -> float:
     """The population accuracy of :func:`construct_fourier`: ``1 − 1/p`` (odd p), ``1 − 2/p`` (even p)."""
-    p = check_modulus(p)
-    return 1 - (1 if p % 2 else 2) / p
+    return 1 - (1 if check_modulus(p) % 2 else 2) / p
 
 
 def relu_kinks(m: int, p: int) -> list[float]:

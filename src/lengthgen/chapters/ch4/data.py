@@ -12,11 +12,7 @@ from typing import Sequence
 
 import torch
 
-from lengthgen.chapters.ch4.paper import (
-    N_TEST,
-    TEST_SEED_MULTIPLIER,
-    TRAIN_SEED_MULTIPLIER,
-)
+from lengthgen.chapters.ch4.paper import N_TEST, TEST_SEED_MULTIPLIER, TRAIN_SEED_MULTIPLIER
 from lengthgen.config import ConfigError, check_positive_int
 
 #: largest number of ordered tuples (or count vectors) the enumerations will produce
@@ -43,25 +39,21 @@ def check_length(m) -> int:
 
 def check_tokens(tokens, p: int) -> torch.Tensor:
     """``tokens`` as a long tensor whose entries all lie in ``[0, p)``; ConfigError otherwise."""
-    p = check_modulus(p)
     t = torch.as_tensor(tokens)
     if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
         raise ConfigError(f"tokens must be integers in [0, {p}), got dtype {t.dtype}")
-    t = t.long()
     if t.dim() == 0 or t.numel() == 0:
         raise ConfigError("tokens must be a non-empty array of shape [..., m]")
-    lo, hi = int(t.min()), int(t.max())
-    if lo < 0 or hi >= p:
-        bad = lo if lo < 0 else hi
+    if int(t.min()) < 0 or int(t.max()) >= check_modulus(p):
+        bad = int(t.min()) if int(t.min()) < 0 else int(t.max())
         raise ConfigError(f"token {bad} lies outside [0, {p}); valid tokens are 0 … {p - 1}")
-    return t
+    return t.long()
 
 
 def check_counts(x, p: int) -> torch.Tensor:
     """Count vectors ``x`` of shape [..., p] with non-negative integer entries (any float/int dtype)."""
-    p = check_modulus(p)
     x = torch.as_tensor(x)
-    if x.dim() == 0 or x.shape[-1] != p:
+    if x.dim() == 0 or x.shape[-1] != check_modulus(p):
         raise ConfigError(
             f"count vectors must have last dimension p = {p}, got shape {tuple(x.shape)}"
         )
@@ -73,8 +65,7 @@ def check_counts(x, p: int) -> torch.Tensor:
 # --------------------------------------------------------------------------- the task
 def labels_of(tokens, p: int) -> torch.Tensor:
     """The label ``(Σ_i s_i) mod p`` of each token tuple (last axis = the m tokens)."""
-    t = check_tokens(tokens, p)
-    return t.sum(-1).remainder(p)
+    return check_tokens(tokens, p).sum(-1).remainder(p)
 
 
 def count_vectors(tokens, p: int, dtype=torch.float32) -> torch.Tensor:
@@ -86,16 +77,13 @@ def count_vectors(tokens, p: int, dtype=torch.float32) -> torch.Tensor:
 
 def labels_of_counts(x, p: int) -> torch.Tensor:
     """The label of count vectors: ``(Σ_v v·x_v) mod p``."""
-    x = check_counts(x, p)
-    v = torch.arange(p, dtype=torch.long)
-    return (x.long() * v).sum(-1).remainder(p)
+    return (check_counts(x, p).long() * torch.arange(p)).sum(-1).remainder(p)
 
 
 def sample_tokens(n: int, m: int, p: int, generator: torch.Generator | None = None) -> torch.Tensor:
     """``n`` i.i.d. uniform m-tuples from ``[p]``, shape [n, m]; a larger ``n`` from the same
     generator state extends the rows (the prefix property of B.1)."""
-    n = check_positive_int("n", n)
-    m, p = check_length(m), check_modulus(p)
+    n, m, p = check_positive_int("n", n), check_length(m), check_modulus(p)
     return torch.randint(0, p, (n, m), generator=generator)
 
 
@@ -131,10 +119,7 @@ def all_count_vectors(m: int, p: int) -> torch.Tensor:
 # --------------------------------------------------------------------------- datasets and seeding (B.1.3)
 def split_budget(n: int, lengths: Sequence[int]) -> list[int]:
     """Split ``n`` examples as evenly as possible over ``lengths`` (the first ones get the remainder)."""
-    n = check_positive_int("n", n)
-    lengths = [check_length(m) for m in lengths]
-    if not lengths:
-        raise ConfigError("lengths must not be empty")
+    n, lengths = check_positive_int("n", n), nonempty("lengths", lengths)
     q, r = divmod(n, len(lengths))
     return [q + (1 if i < r else 0) for i in range(len(lengths))]
 
@@ -161,10 +146,9 @@ class Dataset:
         return int(self.y.shape[0])
 
 
-def _shard(seed_value: int, n: int, m: int, p: int) -> tuple[torch.Tensor, torch.Tensor]:
-    g = torch.Generator().manual_seed(seed_value)
-    tok = sample_tokens(n, m, p, g)
-    return count_vectors(tok, p), labels_of(tok, p)
+def _shard(seed_value: int, n: int, m: int, p: int) -> Dataset:
+    tok = sample_tokens(n, m, p, torch.Generator().manual_seed(seed_value))
+    return Dataset(count_vectors(tok, p), labels_of(tok, p), torch.full((n,), m, dtype=torch.long))
 
 
 def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
@@ -173,19 +157,10 @@ def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
     (so a smaller budget's shard is a prefix of a larger one's), concatenated in order."""
     p = check_modulus(p)
     sizes = split_budget(n, lengths)
-    xs, ys, ms = [], [], []
-    for m, k in zip(lengths, sizes):
-        if k == 0:
-            continue
-        x, y = _shard(train_seed(seed, m), k, m, p)
-        xs.append(x)
-        ys.append(y)
-        ms.append(torch.full((k,), m, dtype=torch.long))
-    return Dataset(torch.cat(xs), torch.cat(ys), torch.cat(ms))
+    shards = [_shard(train_seed(seed, m), k, m, p) for m, k in zip(lengths, sizes) if k > 0]
+    return Dataset(*(torch.cat([getattr(d, f) for d in shards]) for f in "xym"))
 
 
 def test_set(seed: int, p: int, m: int, n: int = N_TEST) -> Dataset:
     """The fixed held-out set of length ``m`` (B.1.3): ``n`` i.i.d. tuples from generator ``seed·2009 + m``."""
-    p, m = check_modulus(p), check_length(m)
-    x, y = _shard(test_seed(seed, m), check_positive_int("n", n), m, p)
-    return Dataset(x, y, torch.full((n,), m, dtype=torch.long))
+    return _shard(test_seed(seed, m), check_positive_int("n", n), check_length(m), check_modulus(p))

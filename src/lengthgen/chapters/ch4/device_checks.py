@@ -11,22 +11,12 @@ from pathlib import Path
 
 import torch
 
-from lengthgen.chapters.ch4.data import check_length, check_modulus, train_set
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, TRAIN_LENGTHS
-from lengthgen.chapters.ch4.paper_scale import (
-    DeviceLengthSampler,
-    VariantMLP,
-    float32_throughout,
-    members_of,
-    train_paper_scale,
-)
-from lengthgen.chapters.ch4.paper_step import (
-    CapturedStep,
-    PaperStep,
-    graph_unavailable_reason,
-)
+from lengthgen.chapters.ch4.paper_scale import _ensemble, _paper_config, float32_throughout
+from lengthgen.chapters.ch4.paper_scale import members_of, train_paper_scale
+from lengthgen.chapters.ch4.paper_step import CapturedStep, PaperStep, graph_unavailable_reason
 from lengthgen.chapters.ch4.training import resolve_device
-from lengthgen.config import ConfigError, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_positive_int
 from lengthgen.store import ResultFileError, device_name
 
 
@@ -57,12 +47,9 @@ REL_TOL_ULPS = 4096
 def _state_tensors(ck: dict) -> dict[str, torch.Tensor]:
     """Every tensor of a paper-scale checkpoint by name (parameters, optimizer state, sampler, loss)."""
     out = {f"params.{k}": v for k, v in ck["params"].items()}
-    for n, st in ck["opt"]["state"].items():
-        out.update({f"opt.{n}.{k}": v for k, v in st.items()})
-    out["sampler.perm"], out["sampler.k"] = ck["sampler"]["perm"], ck["sampler"]["k"]
-    out["sampler.gen"] = ck["sampler"]["gen"]
-    out["loss_sum"] = ck["loss_sum"]
-    return out
+    out |= {f"opt.{n}.{k}": v for n, st in ck["opt"]["state"].items() for k, v in st.items()}
+    out |= {f"sampler.{k}": ck["sampler"][k] for k in ("perm", "k", "gen")}
+    return out | {"loss_sum": ck["loss_sum"]}
 
 
 def compare_states(a: dict, b: dict) -> dict:
@@ -90,14 +77,13 @@ def compare_states(a: dict, b: dict) -> dict:
         rows[k] = {"bitwise": same, "max_abs_diff": diff, "ulps_of_max": round(ulps, 2)}
     strip = lambda h: [{k: v for k, v in e.items() if k != "wall_s"} for e in h]  # noqa: E731
     hist_same = strip(a["history"]) == strip(b["history"])
-    bitwise = all(r["bitwise"] for r in rows.values()) and hist_same
-    bitwise = bitwise and a["opt"]["t"] == b["opt"]["t"]
+    same_t = a["opt"]["t"] == b["opt"]["t"]
     return {
-        "bitwise": bitwise,
+        "bitwise": all(r["bitwise"] for r in rows.values()) and hist_same and same_t,
         "history_equal": hist_same,
-        "optimizer_count_equal": a["opt"]["t"] == b["opt"]["t"],
+        "optimizer_count_equal": same_t,
         "worst_ulps_of_max": round(worst, 2),
-        "within_float32_tolerance": worst <= REL_TOL_ULPS and a["opt"]["t"] == b["opt"]["t"],
+        "within_float32_tolerance": worst <= REL_TOL_ULPS and same_t,
         "tolerance_ulps": REL_TOL_ULPS,
         "tensors": rows,
     }
@@ -160,53 +146,41 @@ def measure_step_rates(config: dict, *, updates: int = 300, warmup: int = 5, dev
         )
     updates = check_positive_int("updates", updates)
     warmup = check_positive_int("warmup", warmup, minimum=2)
-    p, width = check_modulus(config["p"]), check_positive_int("width", config["width"])
-    lr = check_finite("lr", config["lr"], nonnegative=True)
-    batch = check_positive_int("batch size", config.get("batch_size", BATCH_SIZE))
-    lengths = [check_length(m) for m in config.get("train_lengths", TRAIN_LENGTHS)]
-    members = members_of(config["variants"], config["budgets"], config["wds"], config["seeds"])
+    defaults = {"steps": 1, "eval_every": 1, "n_eval": 1, "eval_lengths": ()}
+    cfg = _paper_config(
+        {"batch_size": BATCH_SIZE, "train_lengths": TRAIN_LENGTHS, **defaults, **config}
+    )
+    members = members_of(cfg["variants"], cfg["budgets"], cfg["wds"], cfg["seeds"])
     dev = resolve_device(device)
     why = graph_unavailable_reason(dev)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     out = {
-        "p": p,
-        "width": width,
+        "p": cfg["p"],
+        "width": cfg["width"],
         "members": len(members),
-        "batch_size": batch,
+        "batch_size": cfg["batch_size"],
         "updates": updates,
         "device": str(dev),
         "device_name": device_name(str(dev)),
     }
     with float32_throughout():
-        cache: dict = {}
-        sets = [
-            cache.setdefault((m["seed"], m["n"]), train_set(m["seed"], p, lengths, m["n"]))
-            for m in members
-        ]
         for path in ("eager", "graph"):
             if path == "graph" and why is not None:
                 out["graph_skipped"] = why
                 break
-            model = VariantMLP(p, width, members)
-            sampler = DeviceLengthSampler(sets, p, batch, dev, seed=members[0]["seed"])
-            params = model.init(dev)
-            opt = model.optimizer(params, lr, capturable=path == "graph")
+            model, sampler, params, opt = _ensemble(cfg, members, dev, path == "graph")
             loss_sum = torch.zeros(len(members), dtype=torch.float64, device=dev)
             stepper = PaperStep(model, sampler, opt, params, loss_sum)
             run = CapturedStep(stepper, warmup=warmup - 1) if path == "graph" else stepper
-            t0 = time.perf_counter()
-            for i in range(warmup):
-                sampler.reshuffle(i)
-                run()
-            sync()
-            t1 = time.perf_counter()
-            for i in range(warmup, warmup + updates):
-                sampler.reshuffle(i)
-                run()
-            sync()
-            t2 = time.perf_counter()
-            out[f"{path}_updates_per_s"] = round(updates / (t2 - t1), 1)
-            out[f"{path}_warmup_s"] = round(t1 - t0, 3)
+            times = [time.perf_counter()]
+            for lo, hi in ((0, warmup), (warmup, warmup + updates)):
+                for i in range(lo, hi):
+                    sampler.reshuffle(i)
+                    run()
+                sync()
+                times.append(time.perf_counter())
+            out[f"{path}_updates_per_s"] = round(updates / (times[2] - times[1]), 1)
+            out[f"{path}_warmup_s"] = round(times[1] - times[0], 3)
             if not bool(torch.isfinite(params["W"]).all()):
                 raise RuntimeError(f"the {path} step produced non-finite weights")
         if "graph_updates_per_s" in out:
@@ -264,26 +238,14 @@ def main(argv=None) -> int:
     try:
         if args.command == "check-graph":
             rep = compare_step_paths(args.device)
+            pairs = [k for k in ("graph_vs_capturable_eager", "graph_vs_eager") if k in rep]
             brief = {
-                k: rep[k]["bitwise"] if isinstance(rep.get(k), dict) else rep.get(k)
-                for k in ("graph_vs_capturable_eager", "graph_vs_eager")
+                "passed": rep["passed"],
+                "skipped": rep.get("skipped"),
+                "bitwise": {k: rep[k]["bitwise"] for k in pairs},
+                "worst_ulps": {k: rep[k]["worst_ulps_of_max"] for k in pairs},
             }
-            print(
-                "graph check:",
-                json.dumps(
-                    {
-                        "passed": rep["passed"],
-                        "skipped": rep.get("skipped"),
-                        "bitwise": brief,
-                        "worst_ulps": {
-                            k: rep[k]["worst_ulps_of_max"]
-                            for k in ("graph_vs_capturable_eager", "graph_vs_eager")
-                            if k in rep
-                        },
-                    }
-                ),
-                flush=True,
-            )
+            print("graph check:", json.dumps(brief), flush=True)
             if args.out:
                 atomic_write_json(args.out, rep)
             return 1 if rep["passed"] is False else 0

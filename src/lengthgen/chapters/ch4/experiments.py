@@ -26,14 +26,8 @@ from lengthgen.chapters.ch4.checks import (  # noqa: F401  (cells of the plan; t
     window_key,
 )
 from lengthgen.chapters.ch4.model import ACTIVATIONS, check_activation
-from lengthgen.chapters.ch4.paper import (
-    BATCH_SIZE,
-    IN_DOMAIN_LENGTHS,
-    LENGTHGEN_VARIANTS,
-    TRAIN_LENGTHS,
-    checks,
-    protocol,
-)
+from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, LENGTHGEN_VARIANTS
+from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, checks, protocol
 from lengthgen.chapters.ch4.paper_scale import members_of, train_paper_scale
 from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; the notebooks)
     TRANSFORMER_ACTIVATIONS,
@@ -51,7 +45,7 @@ from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; t
 from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
 from lengthgen.config import ConfigError, check_probability
 from lengthgen.engine.runs import Cell
-from lengthgen.store import ResultFileError, Schema
+from lengthgen.store import ResultFileError, Schema, results_dir
 
 
 # --------------------------------------------------------------------------- the plan
@@ -83,11 +77,7 @@ def _b13(block: dict, **kw) -> dict:
 def _lengthgen_cells(prefix: str, block: dict, variants=LENGTHGEN_VARIANTS) -> list:
     """One length-generalization cell per variant (activation, bias) of the sweep ``block``."""
     return [
-        _trained(
-            lengthgen_cell_name(prefix, a, b),
-            lengthgen,
-            _b13(block, activation=a, bias=b),
-        )
+        _trained(lengthgen_cell_name(prefix, a, b), lengthgen, _b13(block, activation=a, bias=b))
         for a, b in variants
     ]
 
@@ -117,10 +107,7 @@ def cells(scale: str) -> list[Cell]:
         out += _lengthgen_cells("lengthgen_paper_lr_60k", block, (("sine", True),))
     if "budget_study" in P:
         out.append(_trained("budget_study", budget_study, _b13(P["budget_study"])))
-    for (
-        name,
-        fn,
-    ) in THEORY_CELLS:  # the details page's learning theory (full scale only)
+    for name, fn in THEORY_CELLS:  # the details page's learning theory (full scale only)
         if name in P:
             out.append(_trained(name, fn, {**P[name], "batch_size": BATCH_SIZE}))
     if "transformer" in P:
@@ -149,6 +136,13 @@ def _schema(kind: str, required="", probabilities="", counts=()) -> Schema:
     )
 
 
+def _rows(kind: str, keys: str, *axes, top="", accs="train_acc test_acc") -> Schema:
+    """A cell of ``rows`` (one per member of the grid ``axes``) with the keys ``keys`` and the
+    accuracies ``accs``, and the top-level keys ``top``."""
+    each = lambda ks: " ".join(f"rows.*.{k}" for k in ks.split())  # noqa: E731
+    return _schema(kind, f"{top} {each(keys)}", each(accs), [("rows", _n(*axes))])
+
+
 def _n(*sizes) -> int:
     """The number of members of a grid: the product of the sizes of its axes."""
     return int(np.prod([len(s) for s in sizes]))
@@ -167,15 +161,13 @@ def _summary(kind: str, kw: dict) -> Schema:
 
 def _lengthgen_schema(kw: dict) -> Schema:
     E = _n(kw["budgets"], kw["wds"], kw["seeds"])
-    lengths = tuple(kw["in_domain_lengths"]) + tuple(kw["test_lengths"])
+    lengths = ("train", *kw["in_domain_lengths"], *kw["test_lengths"])
     tracked = bool(kw.get("track_every"))
     return _schema(
         "ch4 length-generalization cell",
         "rows.*.activation rows.*.bias rows.*.n rows.*.wd rows.*.seed steps example_W "
         "example_V example_member example_b" + (" val_step track_length" if tracked else ""),
-        "rows.*.train "
-        + " ".join(f"rows.*.{L}" for L in lengths)
-        + (" val_acc.*.*" if tracked else ""),
+        " ".join(f"rows.*.{L}" for L in lengths) + (" val_acc.*.*" if tracked else ""),
         [("rows", E)] + ([("val_acc.*", E)] if tracked else []),
     )
 
@@ -187,34 +179,40 @@ def _paper_scale_schema(kw: dict) -> Schema:
         "progress.done progress.target updates_per_epoch device_name members.*.activation "
         "members.*.bias members.*.n members.*.wd members.*.seed history.*.step final.step",
         "final.train_acc.* final.acc.*.* history.*.train_acc.* history.*.acc.*.*",
-        [
-            ("members", E),
-            ("final.train_acc", E),
-            ("final.acc", len(kw["eval_lengths"])),
-            ("final.acc.*", E),
-        ],
+        [("members", E), ("final.train_acc", E), ("final.acc", len(kw["eval_lengths"]))]
+        + [("final.acc.*", E)],
     )
 
 
 def _relu_min_width_schema(kw: dict) -> Schema:
-    L = len(kw["lengths"])
     per_length = ("min_width", "paper_bound", "path_bound", "construction_width")
     return _schema(
         "ch4 ReLU minimal width",
         "p rows.*.width rows.*.m rows.*.seed",
         "rows.*.train_acc",
-        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))] + [(key, L) for key in per_length],
+        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))]
+        + [(key, len(kw["lengths"])) for key in per_length],
     )
 
 
 def _two_lengths_schema(kw: dict) -> Schema:
-    S = len(kw["seeds"])
+    per_seed = ("acc_m1", "acc_m2", "same_prediction_pairs")
     return _schema(
         "ch4 two-lengths cell",
         "p m1 m2 pairs runs.*.name runs.*.example.W",
         "runs.*.acc_m1.* runs.*.acc_m2.*",
-        [("runs", len(TWO_LENGTH_RUNS))]
-        + [(f"runs.*.{k}", S) for k in ("acc_m1", "acc_m2", "same_prediction_pairs")],
+        [("runs", len(TWO_LENGTH_RUNS))] + [(f"runs.*.{k}", len(kw["seeds"])) for k in per_seed],
+    )
+
+
+def _budget_study_schema(kw: dict) -> Schema:
+    E = _n(kw["wds"], kw["seeds"])
+    L = len(kw["in_domain_lengths"]) + len(kw["test_lengths"])
+    return _schema(
+        "ch4 budget study",
+        "val_length val_step steps",
+        "final_acc.*.* val_acc.*.*",
+        [("members", E), ("final_acc", L), ("final_acc.*", E), ("val_acc.*", E)],
     )
 
 
@@ -236,54 +234,33 @@ SCHEMAS_BY_FUNCTION = {
     ),
     relu_min_width: _relu_min_width_schema,
     two_lengths: _two_lengths_schema,
-    underparam: lambda kw: _schema(
+    underparam: lambda kw: _rows(
         "ch4 under-parameterized cell",
-        "rows.*.m rows.*.p rows.*.activation rows.*.width rows.*.n rows.*.seed",
-        "rows.*.train_acc rows.*.test_acc",
-        [
-            (
-                "rows",
-                _n(kw["configs"], ACTIVATIONS, kw["widths"], kw["budgets"], kw["seeds"]),
-            )
-        ],
+        "m p activation width n seed",
+        *(kw["configs"], ACTIVATIONS, kw["widths"], kw["budgets"], kw["seeds"]),
     ),
-    overparam: lambda kw: _schema(
+    overparam: lambda kw: _rows(
         "ch4 over-parameterized cell",
-        "rows.*.activation rows.*.wd rows.*.seed rows.*.margin rows.*.norm "
-        "rows.*.normalized_margin",
-        "rows.*.train_acc rows.*.test_acc",
-        [("rows", _n(ACTIVATIONS, kw["wds"], kw["seeds"]))],
+        "activation wd seed margin norm normalized_margin",
+        *(ACTIVATIONS, kw["wds"], kw["seeds"]),
     ),
     lengthgen: _lengthgen_schema,
-    budget_study: lambda kw: _schema(
-        "ch4 budget study",
-        "val_length val_step steps",
-        "final_acc.*.* val_acc.*.*",
-        [
-            ("members", _n(kw["wds"], kw["seeds"])),
-            ("final_acc", len(kw["in_domain_lengths"]) + len(kw["test_lengths"])),
-            ("final_acc.*", _n(kw["wds"], kw["seeds"])),
-            ("val_acc.*", _n(kw["wds"], kw["seeds"])),
-        ],
-    ),
-    transformer_baseline: lambda kw: _schema(
+    budget_study: _budget_study_schema,
+    transformer_baseline: lambda kw: _rows(
         "ch4 transformer baseline",
-        "m p rows.*.activation rows.*.n rows.*.seed",
-        "rows.*.train_acc rows.*.test_acc",
-        [("rows", _n(TRANSFORMER_ACTIVATIONS, kw["budgets"], kw["seeds"]))],
+        "activation n seed",
+        *(TRANSFORMER_ACTIVATIONS, kw["budgets"], kw["seeds"]),
+        top="m p",
     ),
     train_paper_scale: _paper_scale_schema,
-    margin_widths: lambda kw: _schema(
+    margin_widths: lambda kw: _rows(
         "ch4 margins across widths",
-        "m p n wd rows.*.activation rows.*.width rows.*.seed rows.*.normalized_margin",
-        "rows.*.train_acc rows.*.test_acc",
-        [("rows", _n(kw.get("activations", ACTIVATIONS), kw["widths"], kw["seeds"]))],
+        "activation width seed normalized_margin",
+        *(kw.get("activations", ACTIVATIONS), kw["widths"], kw["seeds"]),
+        top="m p n wd",
     ),
-    sample_needs: lambda kw: _schema(
-        "ch4 samples needed",
-        "m rows.*.p rows.*.width rows.*.n rows.*.seed",
-        "rows.*.train_acc rows.*.test_acc",
-        [("rows", _n(kw["grid"], kw["ratios"], kw["seeds"]))],
+    sample_needs: lambda kw: _rows(
+        "ch4 samples needed", "p width n seed", kw["grid"], kw["ratios"], kw["seeds"], top="m"
     ),
     epoch_timing: lambda kw: _schema(
         "ch4 epoch timing", "p width n runs updates_per_epoch engine_s loop_s threads"
@@ -308,12 +285,6 @@ def schema_of(cell: Cell) -> Schema:
 
 
 # --------------------------------------------------------------------------- reading the stored full run
-def _cells_folder(folder=None) -> Path:
-    from lengthgen.store import results_dir
-
-    return Path(folder) if folder is not None else results_dir() / "ch4" / "cells"
-
-
 def load_stored_cell(name: str, *, folder=None) -> dict:
     """The stored cell ``name`` (full scale, or the partial-able paper-scale :data:`PAPER_CELL`) as
     ``{"provenance", "data", "path"}``, checked against today's configuration hash and its schema;
@@ -325,7 +296,7 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
     if name not in plan:
         names = [c.name for c in cells("full")] + [PAPER_CELL]
         raise ConfigError(f"chapter 4 has no stored cell {name!r}; cells: {', '.join(names)}")
-    folder = _cells_folder(folder)
+    folder = Path(folder) if folder is not None else results_dir() / "ch4" / "cells"
     state = runs.stored_state(folder, plan[name], scale)
     if state not in (("done", "partial") if scale == "paper" else ("done",)):
         raise ResultFileError(
@@ -341,28 +312,34 @@ def stored_label_of(records: dict) -> str:
     provs = [r["provenance"] for r in records.values()]
     if not provs:
         raise ConfigError("stored_label_of needs at least one stored cell")
-    devices = sorted({str(p.get("device")) for p in provs})
-    torches = sorted({str(p.get("torch_version")) for p in provs})
-    commits = sorted({(p.get("git_commit") or "unknown")[:8] for p in provs})
+    seen = lambda key: sorted({str(p.get(key)) for p in provs})  # noqa: E731
+    commits = {(p.get("git_commit") or "unknown")[:8] for p in provs}
     days = sorted({str(p.get("date", ""))[:10] for p in provs})
     wall = sum(p.get("wall_time_s") or 0.0 for p in provs)
     migrated = sum(1 for p in provs if p.get("migrated"))
     return (
-        f"stored {provs[0].get('scale')} run: {len(provs)} cells ({', '.join(devices)}, torch {', '.join(torches)}, "
-        f"{len(commits)} commit{'s' if len(commits) > 1 else ''}, {wall:,.0f} s of cell wall time, "
-        f"{' to '.join([days[0], days[-1]] if len(days) > 1 else days)}"
+        f"stored {provs[0].get('scale')} run: {len(provs)} cells ({', '.join(seen('device'))}, "
+        f"torch {', '.join(seen('torch_version'))}, {len(commits)} commit"
+        f"{'s' if len(commits) > 1 else ''}, {wall:,.0f} s of cell wall time, "
+        f"{' to '.join(dict.fromkeys([days[0], days[-1]]))}"
         + (f"; {migrated} migrated from the old store" if migrated else "")
         + ")"
     )
 
 
 def _gather(layout: dict, folder=None) -> dict:
+    """The stored cells of ``layout`` (key: a cell name, or a list of them) as ``data`` by key,
+    with their ``provenance`` by name, ``paths`` and one ``label``."""
     recs, data = {}, {}
     for key, names in layout.items():
-        many = not isinstance(names, str)
-        got = {n: load_stored_cell(n, folder=folder) for n in (names if many else [names])}
+        got = {
+            n: load_stored_cell(n, folder=folder)
+            for n in ([names] if isinstance(names, str) else names)
+        }
         recs.update(got)
-        data[key] = [r["data"] for r in got.values()] if many else got[names]["data"]
+        data[key] = (
+            got[names]["data"] if isinstance(names, str) else [r["data"] for r in got.values()]
+        )
     return {
         "data": data,
         "provenance": {n: r["provenance"] for n, r in recs.items()},
@@ -399,36 +376,33 @@ def paper_scale_rows(value: dict) -> list[dict]:
     accuracy per evaluation length (keys ``str(m)``)."""
     fin = value["final"]
     return [
-        {
-            **m,
-            "train": fin["train_acc"][i],
-            **{L: acc[i] for L, acc in fin["acc"].items()},
-        }
+        {**m, "train": fin["train_acc"][i], **{L: acc[i] for L, acc in fin["acc"].items()}}
         for i, m in enumerate(value["members"])
     ]
+
+
+def _history(value: dict) -> list:
+    if not value.get("history"):
+        raise ConfigError(
+            "the paper-scale value has no evaluation history (the run stored no evaluation yet)"
+        )
+    return value["history"]
 
 
 def paper_scale_at(value: dict, index: int) -> dict:
     """The paper-scale value with evaluation ``index`` of its history (negative: from the end) as
     ``final``, so the readers of the last evaluation read it there."""
-    hist = value.get("history") or []
-    if not hist:
-        raise ConfigError(
-            "the paper-scale value has no evaluation history (the run stored no evaluation yet)"
-        )
+    hist = _history(value)
     if isinstance(index, bool) or not isinstance(index, int):
         raise ConfigError(f"index must be an integer, got {index!r}")
     if not -len(hist) <= index < len(hist):
         raise ConfigError(f"index must address one of the {len(hist)} evaluations, got {index}")
-    h = hist[index]
-    return {
-        **value,
-        "final": {"step": h["step"], "train_acc": h["train_acc"], "acc": h["acc"]},
-    }
+    return {**value, "final": {k: hist[index][k] for k in ("step", "train_acc", "acc")}}
 
 
-def _variant_of(m: dict) -> str:
-    return "relu" if m["activation"] == "relu" else ("sine+bias" if m["bias"] else "sine")
+def variant_name(m: dict) -> str:
+    """A member's variant: ``sine``, ``sine+bias``, ``relu`` (or ``relu+bias``)."""
+    return m["activation"] + ("+bias" if m["bias"] else "")
 
 
 def _check_budget(value: dict, n) -> int:
@@ -444,25 +418,20 @@ def paper_scale_ranges(value: dict, n: int) -> dict:
     paper-scale value -- the ranges the chapter's section "At the paper's modulus, on a GPU" quotes.
     Keys ``(variant, wd)`` with variant ``sine``, ``sine+bias`` or ``relu``; values ``(lo, hi)``."""
     n = _check_budget(value, n)
-    rows = [r for r in paper_scale_rows(value) if r["n"] == n]
     held = [str(L) for L in value["eval_lengths"] if L not in value["train_lengths"]]
-    out = {}
-    for key in sorted({(_variant_of(r), r["wd"]) for r in rows}):
-        group = [r for r in rows if (_variant_of(r), r["wd"]) == key]
-        means = [float(np.mean([r[L] for r in group])) for L in held]
-        out[key] = (min(means), max(means))
-    return out
+    groups: dict = {}
+    for r in paper_scale_rows(value):
+        if r["n"] == n:
+            groups.setdefault((variant_name(r), r["wd"]), []).append(r)
+    means = {k: [float(np.mean([r[L] for r in g])) for L in held] for k, g in groups.items()}
+    return {k: (min(v), max(v)) for k, v in sorted(means.items())}
 
 
 def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float = 0.9) -> dict:
     """Per member of budget ``n`` (keys ``(variant, wd, seed)``): the first evaluated update at which
     its accuracy at test length ``length`` reached ``level``, or ``None`` if it never did -- when
     extrapolation "arrives" in the chapter's section "At the paper's modulus, on a GPU"."""
-    if not value.get("history"):
-        raise ConfigError(
-            "the paper-scale value has no evaluation history (the run stored no evaluation yet)"
-        )
-    if str(length) not in value["history"][0]["acc"]:
+    if str(length) not in _history(value)[0]["acc"]:
         raise ConfigError(
             f"length must be one of the evaluated lengths {value['eval_lengths']}, got {length!r}"
         )
@@ -470,10 +439,9 @@ def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float
     n = _check_budget(value, n)
     out = {}
     for i, m in enumerate(value["members"]):
-        if m["n"] != n:
-            continue
         hit = [e["step"] for e in value["history"] if e["acc"][str(length)][i] >= level]
-        out[(_variant_of(m), m["wd"], m["seed"])] = hit[0] if hit else None
+        if m["n"] == n:
+            out[(variant_name(m), m["wd"], m["seed"])] = hit[0] if hit else None
     return out
 
 

@@ -14,7 +14,7 @@ from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.checks import accuracy_by_length, automaton_accuracy
 from lengthgen.chapters.ch4.measures import best_over_wd
 from lengthgen.chapters.ch4.rules import WORD_BAND
-from lengthgen.chapters.ch4.experiments import paper_scale_rows
+from lengthgen.chapters.ch4.experiments import paper_scale_rows, variant_name
 from lengthgen.chapters.ch4.model import Network
 from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
 from lengthgen.config import ConfigError, check_positive_int
@@ -26,14 +26,7 @@ def paper_level(ax, y: float, label: str, *, band: bool = True, color: str = "k"
     (prefix it with "paper"), with the ±WORD_BAND band the claims are read with when ``band``."""
     ax.axhline(y, color=color, lw=1.0, ls=ls, label=label, zorder=1)
     if band:
-        ax.axhspan(
-            y - WORD_BAND,
-            min(y + WORD_BAND, 1.0),
-            color=color,
-            alpha=0.08,
-            lw=0,
-            zorder=0,
-        )
+        ax.axhspan(y - WORD_BAND, min(y + WORD_BAND, 1.0), color=color, alpha=0.08, lw=0, zorder=0)
 
 
 # --------------------------------------------------------------------------- the explorer
@@ -53,37 +46,30 @@ EXPLORER_KINDS = (
 EXPLORER_LENGTHS = tuple(range(1, 41)) + (53, 97, 201, 303, 401, 512, 602, 705, 811)
 
 
-def _tensor(x):
-    return torch.tensor(x, dtype=torch.float64)
+_EXAMPLE = ("example_W", "example_V", "example_b")  # a trained example's weights (b: None)
 
 
 def explorer_network(kind: str, p: int, m: int, stored: dict | None = None) -> Network:
     """The network ``kind`` at modulus ``p`` (built for length ``m`` where that matters);
     trained networks are the examples kept in the stored training cells ``stored``
     (``experiments.stored_training()["data"]``)."""
-    if kind == "Thm 4.1 (fixed m)":
-        return C.construct_fixed_length(m, p)
-    if kind == "Thm 4.2 (bias)":
-        return C.construct_with_bias(p)
-    if kind == "Thm 4.2 (no bias)":
-        return C.construct_fourier(p)
-    if kind == "ReLU interpolant":
-        return C.construct_relu(m, p)
+    built = {
+        "Thm 4.1 (fixed m)": lambda: C.construct_fixed_length(m, p),
+        "Thm 4.2 (bias)": lambda: C.construct_with_bias(p),
+        "Thm 4.2 (no bias)": lambda: C.construct_fourier(p),
+        "ReLU interpolant": lambda: C.construct_relu(m, p),
+    }
+    if kind in built:
+        return built[kind]()
     if kind not in TRAINED:
         raise ConfigError(f"unknown explorer network {kind!r}; choose from {EXPLORER_KINDS}")
     if not stored:
         raise ConfigError("trained networks need the stored training cells")
     key, i = TRAINED[kind]
     ex = stored[key] if i is None else stored[key][i]
-    b = _tensor(ex["example_b"]) if ex.get("example_b") else None
+    W, V, b = (ex[k] and torch.tensor(ex[k], dtype=torch.float64) for k in _EXAMPLE)
     n, wd, _ = ex["example_member"]
-    return Network(
-        _tensor(ex["example_W"]),
-        _tensor(ex["example_V"]),
-        "sine",
-        b,
-        f"{kind}: n = {n:,}, wd = {wd}",
-    )
+    return Network(W, V, "sine", b, f"{kind}: n = {n:,}, wd = {wd}")
 
 
 def _draw_phases(ax, net: Network) -> None:
@@ -96,14 +82,9 @@ def _draw_phases(ax, net: Network) -> None:
         c = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.scatter(np.cos(ph[j]), np.sin(ph[j]), s=12, color=c, label=f"neuron {j}")
         ax.scatter(np.cos(ph[j, 1]), np.sin(ph[j, 1]), s=40, facecolor="none", edgecolor=c)
-    ax.set(
-        xlabel="cos W_jv",
-        ylabel="sin W_jv",
-        aspect="equal",
-        xlim=(-1.3, 1.3),
-        ylim=(-1.3, 1.3),
-        title="token phases (○: v = 1)",
-    )
+    lim = (-1.3, 1.3)
+    ax.set(xlabel="cos W_jv", ylabel="sin W_jv", aspect="equal", xlim=lim, ylim=lim)
+    ax.set_title("token phases (○: v = 1)")
     ax.legend(fontsize=9, loc="center", frameon=False)
 
 
@@ -114,11 +95,8 @@ def _draw_path(ax, net: Network, m: int, p: int) -> None:
         ax.plot(np.arange(m + 1), s[:, lab], lw=1, label=f"score of label {lab}")
     for k in path_kinks(net, m):
         ax.axvline(k, color="k", lw=0.4, ls=":")
-    ax.set(
-        xlabel="t (ones on the path x(t))",
-        ylabel="score (logit units)",
-        title="scores along the path",
-    )
+    ax.set(xlabel="t (ones on the path x(t))", ylabel="score (logit units)")
+    ax.set_title("scores along the path")
     ax.legend(fontsize=9)
 
 
@@ -131,38 +109,21 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
     else:
         acc = np.asarray(accuracy_by_length(net, p, int(lens.max()), n=n, lengths=lens)["acc"])
     ax.plot(lens, acc, marker=".", ms=3, label="ours")
-    built = kind in ("Thm 4.1 (fixed m)", "ReLU interpolant")
+    at = "built for and read at" if kind in ("Thm 4.1 (fixed m)", "ReLU interpolant") else "at"
     ax.axvline(m, color="k", lw=0.8, ls=":")
-    ax.scatter(
-        [m],
-        [acc[lens == m][0]],
-        s=70,
-        facecolor="none",
-        edgecolor=plotting.PALETTE[3],
-        lw=1.6,
-        zorder=4,
-        label=f"{'built for and read at' if built else 'at'} m = {m}: {acc[lens == m][0]:.2f}",
-    )
+    hit = acc[lens == m][0]
+    ring = {"s": 70, "facecolor": "none", "edgecolor": plotting.PALETTE[3], "lw": 1.6, "zorder": 4}
+    ax.scatter([m], [hit], **ring, label=f"{at} m = {m}: {hit:.2f}")
+    marks = []  # lengths marked at the top: the training lengths, or our window
     if kind in TRAINED:
-        ax.plot(
-            paper.TRAIN_LENGTHS,
-            [1.04] * len(paper.TRAIN_LENGTHS),
-            "v",
-            ms=4,
-            color="0.3",
-            label="training lengths",
-        )
+        marks = [(paper.TRAIN_LENGTHS, "v", 4, "training lengths")]
     if kind == "Thm 4.1 (fixed m)" and p % 2:
-        win = C.fixed_length_window(m, p, int(lens.max()))
-        ax.plot(win, [1.04] * len(win), "|", ms=6, color="0.3", label="our window")
+        marks = [(C.fixed_length_window(m, p, int(lens.max())), "|", 6, "our window")]
+    for xs, marker, ms, label in marks:
+        ax.plot(xs, [1.04] * len(xs), marker, ms=ms, color="0.3", label=label)
     ax.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
-    ax.set(
-        xscale="log",
-        xlabel="input length m (tokens)",
-        ylabel="accuracy",
-        ylim=(-0.02, 1.08),
-        title=kind,
-    )
+    ax.set(xscale="log", xlabel="input length m (tokens)", ylabel="accuracy", ylim=(-0.02, 1.08))
+    ax.set_title(kind)
     ax.title.set_fontsize(10)
     ax.legend(fontsize=9, loc="lower left")
 
@@ -185,10 +146,6 @@ def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n
 
 
 # --------------------------------------------------------------------------- the paper-scale GPU run
-def _variant(m: dict) -> str:
-    return m["activation"] + ("+bias" if m["bias"] else "")
-
-
 def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
     """Section "At the paper's modulus": one row per (variant, n, weight decay) of the stored
     paper-scale cell, the seed-mean training accuracy and held-out accuracy at ``lengths`` at the
@@ -197,7 +154,7 @@ def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
 
     fin, rows = value["final"], {}
     for i, m in enumerate(value["members"]):
-        key = (_variant(m), m["n"], m["wd"])
+        key = (variant_name(m), m["n"], m["wd"])
         rows.setdefault(key, []).append(
             [fin["train_acc"][i]] + [fin["acc"][str(L)][i] for L in lengths]
         )
@@ -215,7 +172,7 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     if not value.get("members") or not value.get("history"):
         raise ConfigError("paper_scale_figure needs the value of the stored paper-scale cell")
     p = paper.PAPER_RUN["p"]
-    variants = list(dict.fromkeys(_variant(m) for m in value["members"]))
+    variants = list(dict.fromkeys(variant_name(m) for m in value["members"]))
     colour = {v: plotting.PALETTE[i] for i, v in enumerate(variants)}
     wds = sorted({m["wd"] for m in value["members"]}, reverse=True)
     style = dict(zip(wds, ["-", "--", ":", "-."]))
@@ -228,12 +185,7 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
         if m["n"] == n:
             acc = [h["acc"][str(track)][i] for h in value["history"]]
             ax0.plot(
-                steps,
-                acc,
-                color=colour[_variant(m)],
-                ls=style[m["wd"]],
-                lw=1.1,
-                alpha=0.85,
+                steps, acc, color=colour[variant_name(m)], ls=style[m["wd"]], lw=1.1, alpha=0.85
             )
     for v in variants:
         ax0.plot([], [], color=colour[v], label=v)
@@ -242,9 +194,10 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     lengths = sorted(int(L) for L in value["final"]["acc"])
     rows = paper_scale_rows(value)
     for v in variants:
-        mine = [r for r in rows if _variant(r) == v]
+        mine = [r for r in rows if variant_name(r) == v]
         for budget, ls in zip(sorted({r["n"] for r in mine}, reverse=True), ("-", ":")):
             best = best_over_wd(mine, budget, lengths)
+            label = f"{v}, n = {budget:,}"
             ax1.plot(
                 lengths,
                 [best[L] for L in lengths],
@@ -252,19 +205,16 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
                 ls=ls,
                 marker="o",
                 ms=2.5,
-                label=f"{v}, n = {budget:,}",
+                label=label,
             )
-    ax0.set(
-        xlabel="optimizer updates",
-        ylabel=f"accuracy at m = {track}",
-        ylim=(-0.02, 1.06),
-    )
+    ax0.set(xlabel="optimizer updates", ylabel=f"accuracy at m = {track}", ylim=(-0.02, 1.06))
     ax1.axvspan(2, 19, color="0.9", lw=0)
     ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")
     handles = {}
     for ax in (ax0, ax1):
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    hs, ls_ = list(handles.values()), list(handles)
-    fig.legend(hs, ls_, loc="outside lower center", ncol=2, fontsize=9)
+    fig.legend(
+        list(handles.values()), list(handles), loc="outside lower center", ncol=2, fontsize=9
+    )
     return fig

@@ -35,11 +35,9 @@ def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> torch.Tensor:
     """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins over the example axis
     (``torch.quantile``): ``scores`` [..., n, p], ``y`` [..., n] → [...]."""
-    q = check_finite("q", q, nonnegative=True)
-    if q > 100:
+    if not 0 <= check_finite("q", q) <= 100:
         raise ConfigError(f"q is a percentile in [0, 100], got {q!r}")
-    g = margins(scores, y).double()
-    return torch.quantile(g, q / 100.0, dim=-1)
+    return torch.quantile(margins(scores, y).double(), q / 100.0, dim=-1)
 
 
 def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
@@ -47,38 +45,24 @@ def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
 
     ``params`` holds ``W`` [E, d, p] and ``V`` [E, p, d] (or unbatched [d, p], [p, d]); returns [E] (or a scalar).
     """
-    check_activation(activation)
     W, V = params["W"].double(), params["V"].double()
-    if activation == "sine":
+    if check_activation(activation) == "sine":
         return V.abs().sum(-1).amax(-1)
     return torch.linalg.matrix_norm(W, "fro") * torch.linalg.matrix_norm(V, 2)
 
 
 def train_margins(
-    model: ModularMLP,
-    params: dict,
-    datasets: Sequence[Dataset],
-    q: float = 0.5,
-    device=None,
+    model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5, device=None
 ) -> dict:
     """Per member e on its training set ``datasets[e]``: the q-th percentile margin (B.1.2: q = 0.5),
     the layer norm of Sec. 6 and their ratio, the normalized margin. Computed on ``device``
     (default: where ``params`` live)."""
-    if not isinstance(model, ModularMLP):
-        raise ConfigError(f"model must be a ModularMLP, got {type(model).__name__}")
     x, y = padded_sets(datasets)
     dev = next(iter(params.values())).device if device is None else resolve_device(device)
     note_device(dev)
     params = {k: v.to(dev) for k, v in params.items()}
-    x, y = x.to(dev), y.to(dev)
     with torch.no_grad():
-        out = model.forward(params, x)
-    gam = torch.stack(
-        [percentile_margin(out[e][y[e] >= 0], y[e][y[e] >= 0], q) for e in range(len(datasets))]
-    )
+        out, y = model.forward(params, x.to(dev)), y.to(dev)
+    gam = torch.stack([percentile_margin(o[t >= 0], t[t >= 0], q) for o, t in zip(out, y)])
     norm = layer_norm_product(params, model.activation)
-    return {
-        "margin": gam.tolist(),
-        "norm": norm.tolist(),
-        "normalized": (gam / norm).tolist(),
-    }
+    return {"margin": gam.tolist(), "norm": norm.tolist(), "normalized": (gam / norm).tolist()}

@@ -12,13 +12,8 @@ import torch
 
 from lengthgen.chapters.ch4.data import check_counts, check_modulus
 from lengthgen.chapters.ch4.paper import INIT_STD
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    check_seeds,
-)
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import check_seeds
 
 ACTIVATIONS = ("sine", "relu")
 
@@ -30,8 +25,7 @@ def check_activation(activation: str) -> str:
 
 def activate(h: torch.Tensor, activation: str) -> torch.Tensor:
     """σ(h) for σ = sin or ReLU."""
-    check_activation(activation)
-    return torch.sin(h) if activation == "sine" else torch.relu(h)
+    return torch.sin(h) if check_activation(activation) == "sine" else torch.relu(h)
 
 
 def uargmax(scores: torch.Tensor, tol: float = 0.0) -> torch.Tensor:
@@ -106,26 +100,17 @@ class ModularMLP:
     def init(
         self, seeds: Sequence[int], dtype=torch.float32, device="cpu"
     ) -> dict[str, torch.Tensor]:
-        """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed ``seeds[e]``)."""
-        seeds = check_seeds(seeds)
-        Ws, Vs, bs = [], [], []
-        for s in seeds:
-            g = torch.Generator().manual_seed(s)
-            Ws.append(
-                torch.randn(self.width, self.p, generator=g, dtype=torch.float64) * self.init_std
-            )
-            Vs.append(
-                torch.randn(self.p, self.width, generator=g, dtype=torch.float64) * self.init_std
-            )
-            if self.bias:
-                bs.append(torch.randn(self.width, generator=g, dtype=torch.float64) * self.init_std)
-        out = {
-            "W": torch.stack(Ws).to(device, dtype),
-            "V": torch.stack(Vs).to(device, dtype),
-        }
+        """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed
+        ``seeds[e]``: W, V, then b drawn from its generator)."""
+        shapes = {"W": (self.width, self.p), "V": (self.p, self.width)}
         if self.bias:
-            out["b"] = torch.stack(bs).to(device, dtype)
-        return out
+            shapes["b"] = (self.width,)
+        out = {k: [] for k in shapes}
+        for s in check_seeds(seeds):
+            g = torch.Generator().manual_seed(s)
+            for k, shape in shapes.items():
+                out[k].append(torch.randn(*shape, generator=g, dtype=torch.float64) * self.init_std)
+        return {k: torch.stack(v).to(device, dtype) for k, v in out.items()}
 
     def hidden(self, params: dict, x: torch.Tensor) -> torch.Tensor:
         """Pre-activations ``W x + b``: [E, B, d]."""

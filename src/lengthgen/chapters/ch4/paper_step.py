@@ -77,8 +77,6 @@ class PaperStep:
     NAMES = ("W", "V", "b")
 
     def __init__(self, model, sampler, opt, params: dict, loss_sum: torch.Tensor):
-        if set(params) != set(self.NAMES):
-            raise ConfigError(f"PaperStep needs parameters {self.NAMES}, got {sorted(params)}")
         self.model, self.sampler, self.opt = model, sampler, opt
         self.params, self.loss_sum = params, loss_sum
 
@@ -99,19 +97,17 @@ class PaperStep:
     def buffers(self) -> dict[str, torch.Tensor]:
         """Every tensor the step carries from one update to the next, by name."""
         out = {f"params.{n}": t for n, t in self.params.items()}
-        for n, st in self.opt.state.items():
-            out.update({f"opt.{n}.{k}": v for k, v in st.items()})
+        out |= {f"opt.{n}.{k}": v for n, st in self.opt.state.items() for k, v in st.items()}
         if getattr(self.opt, "_t_dev", None) is not None:
             out["opt.t"] = self.opt._t_dev
-        out["sampler.perm"], out["sampler.k"] = self.sampler.perm, self.sampler.k
-        out["loss_sum"] = self.loss_sum
-        return out
+        out |= {"sampler.perm": self.sampler.perm, "sampler.k": self.sampler.k}
+        return out | {"loss_sum": self.loss_sum}
 
 
 def graph_unavailable_reason(device) -> str | None:
     """Why the captured step cannot run on ``device`` (one line), or ``None`` when it can: CUDA
     graphs need a CUDA device and a torch built with CUDA that sees one."""
-    dev = torch.device(device) if not isinstance(device, torch.device) else device
+    dev = torch.device(device)
     if dev.type != "cuda":
         return f"CUDA graphs need a CUDA device, this run is on {dev.type}"
     if not torch.cuda.is_available():

@@ -32,8 +32,7 @@ def path_inputs(m: int, p: int) -> torch.Tensor:
     m, p = check_length(m), check_modulus(p)
     t = torch.arange(m + 1)
     x = torch.zeros(m + 1, p, dtype=torch.long)
-    x[:, 0] = m - t
-    x[:, 1] += t
+    x[:, 0], x[:, 1] = m - t, t
     return x
 
 
@@ -44,13 +43,8 @@ def path_kinks(net: Network, m: int) -> list[float]:
     m = check_length(m)
     a = net.W[:, 0] * m + (net.b if net.b is not None else 0)  # pre-activation at t = 0
     slope = net.W[:, 1] - net.W[:, 0]
-    out = []
-    for a_j, s_j in zip(a.tolist(), slope.tolist()):
-        if s_j != 0:
-            t = -a_j / s_j
-            if 0 < t < m:
-                out.append(t)
-    return sorted(out)
+    kinks = [-a_j / s_j for a_j, s_j in zip(a.tolist(), slope.tolist()) if s_j != 0]
+    return sorted(t for t in kinks if 0 < t < m)
 
 
 def homogeneous_pairs(m1: int, m2: int, p: int) -> dict:

@@ -15,52 +15,21 @@ import torch
 
 from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import relu_kinks
-from lengthgen.chapters.ch4.data import (
-    Dataset,
-    all_count_vectors,
-    labels_of,
-    labels_of_counts,
-    nonempty,
-    sample_tokens,
-    test_seed,
-    test_set,
-    train_seed,
-    train_set,
-)
-from lengthgen.chapters.ch4.margins import train_margins
-from lengthgen.chapters.ch4.model import (
-    ACTIVATIONS,
-    ModularMLP,
-    Network,
-    check_activation,
-)
-from lengthgen.chapters.ch4.paper import (
-    BATCH_SIZE,
-    IN_DOMAIN_LENGTHS,
-    PAPER_SEEDS,
-    TRAIN_LENGTHS,
-)
-from lengthgen.chapters.ch4.relu_limits import (
-    homogeneous_pairs,
-    path_lower_bound,
-    relu_width_lower_bound,
-)
-from lengthgen.chapters.ch4.training import (
-    EpochSampler,
-    accuracy_on,
-    b1_optimizer,
-    fit,
-    fit_accuracies,
-    masked_loss,
-    masked_metric,
-    padded_sets,
-    resolve_device,
-    updates_per_epoch,
-)
+from lengthgen.chapters.ch4.data import Dataset, all_count_vectors, labels_of, labels_of_counts
+from lengthgen.chapters.ch4.data import nonempty, sample_tokens, test_seed, test_set
+from lengthgen.chapters.ch4.data import train_seed, train_set
+from lengthgen.chapters.ch4.model import ACTIVATIONS, ModularMLP, Network, check_activation
+from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, PAPER_SEEDS, TRAIN_LENGTHS
+from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound
+from lengthgen.chapters.ch4.relu_limits import relu_width_lower_bound
+from lengthgen.chapters.ch4.training import EpochSampler, accuracy_on, b1_optimizer, fit
+from lengthgen.chapters.ch4.training import fit_columns, masked_loss, masked_metric, padded_sets
+from lengthgen.chapters.ch4.training import resolve_device, updates_per_epoch
 from lengthgen.chapters.ch4.transformer import LastTokenDecoder, addition_sequences
 from lengthgen.config import check_positive_int, check_seeds
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
+from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble
 
 TRANSFORMER_ACTIVATIONS = ("sine", "relu", "gelu")
 
@@ -70,41 +39,38 @@ def _all_length_set(m: int, p: int) -> Dataset:
     return Dataset(X.float(), labels_of_counts(X, p), torch.full((X.shape[0],), m))
 
 
+def _rows(members, keys: str, cols, **same) -> list[dict]:
+    """One row per member: ``same``, then the member's tuple under the space-separated ``keys``,
+    then its dict of ``cols``."""
+    return [{**same, **dict(zip(keys.split(), m)), **c} for m, c in zip(members, cols)]
+
+
 @experiments_cell
 def relu_min_width(
-    *,
-    p: int,
-    lengths,
-    widths,
-    steps: int,
-    lr: float,
-    seeds,
-    device="cpu",
-    progress: bool = False,
+    *, p: int, lengths, widths, steps: int, lr: float, seeds, device="cpu", progress: bool = False
 ) -> dict:
     """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) per width; one ensemble per width
     over (length, seed); record train accuracy (section "Claim 2")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     sets = {m: _all_length_set(m, p) for m in nonempty("lengths", lengths)}
     members = [(m, s) for m in lengths for s in seeds]
+    ds = [sets[m] for m, _ in members]
     rows = []
     for w in nonempty("widths", widths):
         model = ModularMLP(p, w, "relu", bias=False)
-        ds = [sets[m] for m, _ in members]
-        bs = max(len(d) for d in ds)
         res = fit(
             model,
             ds,
             optim=OptimConfig("adam", lr=lr),
+            steps=steps,
             seeds=[s for _, s in members],
-            batch_size=bs,
+            batch_size=max(len(d) for d in ds),
+            progress=progress,
             desc=f"relu w={w}",
-            **run,
+            device=dev,
         )
-        acc = accuracy_on(model, res.final_params, ds, device=dev)
-        for (m, s), a in zip(members, acc.tolist()):
-            rows.append({"width": w, "m": m, "seed": s, "train_acc": a})
+        acc = accuracy_on(model, res.final_params, ds, device=dev).tolist()
+        rows += _rows(members, "m seed", [{"train_acc": a} for a in acc], width=w)
     minw = {}
     for m in lengths:
         ok = sorted({r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0})
@@ -141,11 +107,10 @@ def two_lengths(
 ) -> dict:
     """Thm 4.4: bias-free ReLU trained on X_m1 alone, on X_m1 ∪ X_m2, and a ReLU with bias on the union."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     a, b = _all_length_set(m1, p), _all_length_set(m2, p)
     union = Dataset(torch.cat([a.x, b.x]), torch.cat([a.y, b.y]), torch.cat([a.m, b.m]))
-    pairs = homogeneous_pairs(m1, m2, p)
-    out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs["pairs"]), "runs": []}
+    pairs = homogeneous_pairs(m1, m2, p)["pairs"]
+    out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs), "runs": []}
     for name, bias, which in TWO_LENGTH_RUNS:
         data = a if which == "m1" else union
         model = ModularMLP(p, width, "relu", bias=bias)
@@ -153,35 +118,29 @@ def two_lengths(
             model,
             [data] * len(seeds),
             optim=OptimConfig("adam", lr=lr),
+            steps=steps,
             seeds=seeds,
             batch_size=len(data),
+            progress=progress,
             desc=name,
-            **run,
+            device=dev,
         )
         P = res.final_params
-        acc1 = accuracy_on(model, P, a, device=dev).tolist()
-        acc2 = accuracy_on(model, P, b, device=dev).tolist()
         # predictions at the paired inputs (m1/g) z and (m2/g) z (float64 on the CPU)
-        same = []
-        for e in range(len(seeds)):
-            net = Network(
-                P["W"][e].double(),
-                P["V"][e].double(),
-                "relu",
-                P["b"][e].double() if bias else None,
-            )
-            same.append(
-                sum(
-                    int(net.predict(x1, 0.0)) == int(net.predict(x2, 0.0))
-                    for x1, x2, _, _ in pairs["pairs"]
-                )
-            )
+        nets = [
+            Network(*(P[k][e].double() for k in "WV"), "relu", P["b"][e].double() if bias else None)
+            for e in range(len(seeds))
+        ]
+        same = [
+            sum(int(n.predict(x1, 0.0)) == int(n.predict(x2, 0.0)) for x1, x2, _, _ in pairs)
+            for n in nets
+        ]
         out["runs"].append(
             {
                 "name": name,
                 "bias": bias,
-                "acc_m1": acc1,
-                "acc_m2": acc2,
+                "acc_m1": accuracy_on(model, P, a, device=dev).tolist(),
+                "acc_m2": accuracy_on(model, P, b, device=dev).tolist(),
                 "same_prediction_pairs": same,
                 "example": {
                     "W": P["W"][0].tolist(),
@@ -213,38 +172,23 @@ def underparam(
     (section "Claim 3"): one ensemble per (config, activation, width) over (budget, seed); test
     sets fixed per (seed, m)."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
+    members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
     rows = []
     for m, p in nonempty("configs", configs):
-        members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = {s: test_set(s, p, m, n_test) for s in seeds}
-        for act in ACTIVATIONS:
-            for w in nonempty("widths", widths):
-                model = ModularMLP(p, w, act)
-                _, tr, te = fit_accuracies(
-                    model,
-                    train,
-                    [tests[s] for _, s in members],
-                    optim=b1_optimizer(optimizer, lr, 0.0, act, False),
-                    seeds=[s for _, s in members],
-                    batch_size=batch_size,
-                    desc=f"under m={m} p={p} {act} d={w}",
-                    **run,
-                )
-                for (n, s), a, b in zip(members, tr, te):
-                    rows.append(
-                        {
-                            "m": m,
-                            "p": p,
-                            "activation": act,
-                            "width": w,
-                            "n": n,
-                            "seed": s,
-                            "train_acc": a,
-                            "test_acc": b,
-                        }
-                    )
+        for act, w in itertools.product(ACTIVATIONS, nonempty("widths", widths)):
+            cols = fit_columns(
+                ModularMLP(p, w, act),
+                train,
+                [tests[s] for _, s in members],
+                optim=b1_optimizer(optimizer, lr, 0.0, act, False),
+                seeds=[s for _, s in members],
+                desc=f"under m={m} p={p} {act} d={w}",
+                **run,
+            )
+            rows += _rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
     return {"rows": rows}
 
 
@@ -266,49 +210,35 @@ def overparam(
 ) -> dict:
     """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins (section "Claim 4")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
     train = [train_set(s, p, (m,), n) for _, s in members]
     tests = {s: test_set(s, p, m, n_test) for s in seeds}
     rows = []
     for act in ACTIVATIONS:
-        model = ModularMLP(p, width, act)
-        P, tr, te = fit_accuracies(
-            model,
+        cols = fit_columns(
+            ModularMLP(p, width, act),
             train,
             [tests[s] for _, s in members],
+            margins=True,
             optim=b1_optimizer("muon", lr, [wd for wd, _ in members], act, False),
             seeds=[s for _, s in members],
-            batch_size=batch_size,
             desc=f"over {act}",
             **run,
         )
-        mg = train_margins(model, P, train, device=dev)
-        for i, (wd, s) in enumerate(members):
-            rows.append(
-                {
-                    "activation": act,
-                    "wd": wd,
-                    "seed": s,
-                    "train_acc": tr[i],
-                    "test_acc": te[i],
-                    "margin": mg["margin"][i],
-                    "norm": mg["norm"][i],
-                    "normalized_margin": mg["normalized"][i],
-                }
-            )
+        rows += _rows(members, "wd seed", cols, activation=act)
     return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
 
 
 def _tracking(every: int, seed: int, p: int, length: int, n: int):
     """The engine's validation hook: accuracy on ``n`` held-out inputs of ``length`` every ``every``
     updates, no early stopping (``None`` when ``every`` is not set)."""
-    from lengthgen.engine.train import Validation
-
     if not every:
         return None
     bank = test_set(seed, p, length, n)
-    return Validation(every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric)
+    return engine.Validation(
+        every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric
+    )
 
 
 def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
@@ -349,7 +279,6 @@ def lengthgen(
     ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
     batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     act = check_activation(activation)
     test_lengths = nonempty("test_lengths", test_lengths)
     budgets, wds = nonempty("budgets", budgets), nonempty("wds", wds)
@@ -361,22 +290,20 @@ def lengthgen(
         model,
         train,
         optim=b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias),
+        steps=steps,
         seeds=[s for _, _, s in members],
         batch_size=batch_size,
+        progress=progress,
         desc=f"lengthgen {act}{'+b' if bias else ''}",
+        device=dev,
         validation=validation,
         sampler=sampler,
-        **run,
     )
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
     lengths = tuple(in_domain_lengths) + tuple(test_lengths)
     acc.update(_accuracy_by_length(model, P, [s for _, _, s in members], p, lengths, n_test, dev))
-    rows = [
-        {"activation": act, "bias": bias, "n": n, "wd": wd, "seed": s}
-        | {str(k): v[i] for k, v in acc.items()}
-        for i, (n, wd, s) in enumerate(members)
-    ]
+    cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
     tracked = {
         "track_length": track_length,
@@ -384,7 +311,7 @@ def lengthgen(
         "val_acc": res.history["val_acc"].tolist(),
     }
     return {
-        "rows": rows,
+        "rows": _rows(members, "n wd seed", cols, activation=act, bias=bias),
         "wall_time_s": res.wall_time_s,
         "steps": res.steps_run,
         "example_W": P["W"][best].tolist(),
@@ -421,24 +348,23 @@ def budget_study(
     accuracy at ``val_length`` recorded every ``every`` updates (no early stopping).
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
-    train = [train_set(s, p, train_lengths, n) for _, s in members]
     model = ModularMLP(p, width, "sine", bias=True)
     res = fit(
         model,
-        train,
+        [train_set(s, p, train_lengths, n) for _, s in members],
         optim=b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True),
+        steps=steps,
         seeds=[s for _, s in members],
         batch_size=batch_size,
+        progress=progress,
         desc="budget study",
+        device=dev,
         validation=_tracking(every, seeds[0], p, val_length, n_val),
-        **run,
     )
     lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
-    acc = _accuracy_by_length(
-        model, res.final_params, [s for _, s in members], p, lengths, n_test, dev
-    )
+    seeds_e = [s for _, s in members]
+    acc = _accuracy_by_length(model, res.final_params, seeds_e, p, lengths, n_test, dev)
     return {
         "members": [list(m) for m in members],
         "val_length": val_length,
@@ -447,6 +373,12 @@ def budget_study(
         "final_acc": {str(L): a for L, a in acc.items()},
         "steps": steps,
     }
+
+
+def _sequences(seed_value: int, n: int, m: int, p: int):
+    """``n`` addition sequences of length ``m`` (B.1.4) from generator ``seed_value``, and labels."""
+    tok = sample_tokens(n, m, p, torch.Generator().manual_seed(seed_value))
+    return addition_sequences(tok, p), labels_of(tok, p)
 
 
 @experiments_cell
@@ -466,32 +398,25 @@ def transformer_baseline(
 ) -> dict:
     """B.1.4: 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, test accuracy vs training-set size
     (section "Claim 6 — transformer baseline")."""
-    from lengthgen.engine.train import train_ensemble
-
     seeds, dev = check_seeds(seeds), resolve_device(device)
     members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
-    sets, tests = [], {}
-    for n, s in members:
-        g = torch.Generator().manual_seed(train_seed(s, m))
-        tok = sample_tokens(n, m, p, g)
-        sets.append(Dataset(addition_sequences(tok, p), labels_of(tok, p), torch.full((n,), m)))
-    for s in seeds:
-        g = torch.Generator().manual_seed(test_seed(s, m))
-        tok = sample_tokens(n_test, m, p, g)
-        tests[s] = (addition_sequences(tok, p), labels_of(tok, p))
-    xtr, ytr = padded_sets(sets, dtype=torch.long)
-    xte = torch.stack([tests[s][0] for _, s in members])
-    yte = torch.stack([tests[s][1] for _, s in members])
+    sets = [
+        Dataset(*_sequences(train_seed(s, m), n, m, p), torch.full((n,), m)) for n, s in members
+    ]
+    tests = {s: _sequences(test_seed(s, m), n_test, m, p) for s in seeds}
+    banks = [
+        [t.to(dev) for t in padded_sets(sets, dtype=torch.long)],
+        [torch.stack([tests[s][i] for _, s in members]).to(dev) for i in (0, 1)],
+    ]
     rows = []
     for act in TRANSFORMER_ACTIVATIONS:
         model = LastTokenDecoder(p, m, act, d_model=d_model)
         params = model.init([s for _, s in members], device=dev)
         note_device(dev)
-        sampler = EpochSampler(sets, batch_size, dtype=torch.long)
-        res = train_ensemble(
+        res = engine.train_ensemble(
             model,
             params,
-            sample=sampler,
+            sample=EpochSampler(sets, batch_size, dtype=torch.long),
             loss=masked_loss,
             optim=OptimConfig("adamw", lr=lr, weight_decay=0.0),
             steps=steps,
@@ -501,14 +426,16 @@ def transformer_baseline(
         )
         P = {k: v.to(dev) for k, v in res.final_params.items()}
         with torch.no_grad():
-            tr = masked_metric(model.forward(P, xtr.to(dev)), ytr.to(dev))[0].tolist()
-            te = masked_metric(model.forward(P, xte.to(dev)), yte.to(dev))[0].tolist()
-        for (n, s), a, b in zip(members, tr, te):
-            rows.append({"activation": act, "n": n, "seed": s, "train_acc": a, "test_acc": b})
+            tr, te = (masked_metric(model.forward(P, x), y)[0].tolist() for x, y in banks)
+        cols = [{"train_acc": a, "test_acc": b} for a, b in zip(tr, te)]
+        rows += _rows(members, "n seed", cols, activation=act)
     return {"rows": rows, "m": m, "p": p}
 
 
 # --------------------------------------------------------------------------- epoch timing
+_MEMBER_KEYS = ("activation", "bias", "n", "wd", "seed")  # a lengthgen row's member
+
+
 def sampler_comparison(
     *,
     p: int,
@@ -527,16 +454,11 @@ def sampler_comparison(
     """Section "Training: protocol and budget": the same B.1.3 run (one member, same seed, data and
     initialisation) trained with mixed-length batches and with the released loop's single-length
     batches. One row per sampler: updates per epoch, epochs run, and the accuracies of :func:`lengthgen`."""
+    run = dict(p=p, width=width, budgets=(n,), wds=(wd,), steps=steps, lr=lr, seeds=(seed,))
     rows = []
-    for name, by_length in (("mixed", False), ("by_length", True)):
+    for name in ("mixed", "by_length"):
         out = lengthgen(
-            p=p,
-            width=width,
-            budgets=(n,),
-            wds=(wd,),
-            steps=steps,
-            lr=lr,
-            seeds=(seed,),
+            **run,
             n_test=n_test,
             test_lengths=test_lengths,
             activation=activation,
@@ -544,19 +466,9 @@ def sampler_comparison(
             device=device,
             sampler=name,
         )
-        upe = updates_per_epoch(n, TRAIN_LENGTHS, BATCH_SIZE, by_length=by_length)
-        rows.append(
-            {
-                "sampler": name,
-                "updates per epoch": upe,
-                "epochs": steps / upe,
-                **{
-                    k: v
-                    for k, v in out["rows"][0].items()
-                    if k not in ("activation", "bias", "n", "wd", "seed")
-                },
-            }
-        )
+        upe = updates_per_epoch(n, TRAIN_LENGTHS, BATCH_SIZE, by_length=name == "by_length")
+        accs = {k: v for k, v in out["rows"][0].items() if k not in _MEMBER_KEYS}
+        rows.append({"sampler": name, "updates per epoch": upe, "epochs": steps / upe, **accs})
     return rows
 
 
@@ -573,26 +485,17 @@ def epoch_timing(
     the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear +
     torch.optim.Muon) (section "How fast is an epoch?")."""
     runs, dev = check_positive_int("runs", runs), resolve_device(device)
-    seeds = (
-        list(PAPER_SEEDS[:runs])
-        if runs <= len(PAPER_SEEDS)
-        else list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))
-    )
+    seeds = list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))
+    if runs <= len(PAPER_SEEDS):
+        seeds = list(PAPER_SEEDS[:runs])
     train = [train_set(s, p, TRAIN_LENGTHS, n) for s in seeds]
     steps = -(-n // BATCH_SIZE)
-    model = ModularMLP(p, width, "sine")
+    optim = OptimConfig("muon", lr=1e-3, weight_decay=0.01, decay=["V"])
     _sync(dev)
     t0 = time.perf_counter()
-    fit(
-        model,
-        train,
-        optim=OptimConfig("muon", lr=1e-3, weight_decay=0.01, decay=["V"]),
-        steps=steps,
-        seeds=seeds,
-        device=dev,
-    )
+    fit(ModularMLP(p, width, "sine"), train, optim=optim, steps=steps, seeds=seeds, device=dev)
     _sync(dev)
-    engine = time.perf_counter() - t0
+    engine_s = time.perf_counter() - t0
     note_device(dev)
     t0 = time.perf_counter()
     for s, d in zip(seeds, train):
@@ -604,8 +507,7 @@ def epoch_timing(
         W, V = W.to(dev), V.to(dev)
         x, y = d.x.to(dev), d.y.to(dev)
         opt = torch.optim.Muon([W.weight, V.weight], lr=1e-3, weight_decay=0.01)
-        g = torch.Generator().manual_seed(s)
-        perm = torch.randperm(len(d), generator=g).to(dev)
+        perm = torch.randperm(len(d), generator=torch.Generator().manual_seed(s)).to(dev)
         for k in range(steps):
             idx = perm[k * BATCH_SIZE : (k + 1) * BATCH_SIZE]
             loss = torch.nn.functional.cross_entropy(V(torch.sin(W(x[idx]))), y[idx])
@@ -613,14 +515,13 @@ def epoch_timing(
             loss.backward()
             opt.step()
     _sync(dev)
-    loop = time.perf_counter() - t0
     return {
         "p": p,
         "width": width,
         "n": n,
         "runs": runs,
         "updates_per_epoch": steps,
-        "engine_s": engine,
-        "loop_s": loop,
+        "engine_s": engine_s,
+        "loop_s": time.perf_counter() - t0,
         "threads": torch.get_num_threads(),
     }

@@ -1,8 +1,8 @@
 """Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
-budget", App. B.1): :class:`EpochSampler`, :func:`masked_loss`, :func:`masked_metric`,
-:func:`b1_optimizer`, :func:`fit` and :func:`accuracy_on`. Parameters are initialised on CPU
-generators (device-independent numbers), then trained and evaluated on ``device``, which is
-reported to :func:`lengthgen.engine.runs.note_device` for the cell's provenance.
+budget", App. B.1): the samplers, :func:`masked_loss`, :func:`b1_optimizer`, :func:`fit` and
+:func:`accuracy_on`. Parameters are initialised on CPU generators (device-independent numbers),
+then trained and evaluated on ``device``, reported to
+:func:`lengthgen.engine.runs.note_device` for the cell's provenance.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
-from lengthgen.chapters.ch4.data import Dataset
+from lengthgen.chapters.ch4.data import Dataset, split_budget
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE
 from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device
@@ -20,30 +20,21 @@ from lengthgen.engine import train as engine
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 
-B1_OPTIMIZERS = ("adamw", "muon", "sgd")
-
 
 def resolve_device(device) -> torch.device:
     """The torch device for ``device``: a ``torch.device`` as given (tests use ``"meta"``), else
     :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``; ``None`` = $LENGTHGEN_DEVICE)."""
-    if isinstance(device, torch.device):
-        return device
-    return get_device(device)
+    return device if isinstance(device, torch.device) else get_device(device)
 
 
 # --------------------------------------------------------------------------- data, loss, metric, sampler
-def padded_sets(
-    datasets: Sequence[Dataset], dtype=torch.float32
-) -> tuple[torch.Tensor, torch.Tensor]:
+def padded_sets(datasets: Sequence[Dataset], dtype=torch.float32):
     """Stack per-member datasets into ``x`` [E, n_max, p] and ``y`` [E, n_max] (label ``-1`` = padding)."""
-    if not datasets or not all(isinstance(d, Dataset) for d in datasets):
-        raise ConfigError("need a non-empty list of Dataset")
-    nmax, p = max(len(d) for d in datasets), datasets[0].x.shape[-1]
-    x = torch.zeros(len(datasets), nmax, p, dtype=dtype)
+    nmax = max(len(d) for d in datasets)
+    x = torch.zeros(len(datasets), nmax, *datasets[0].x.shape[1:], dtype=dtype)
     y = torch.full((len(datasets), nmax), -1, dtype=torch.long)
     for e, d in enumerate(datasets):
-        x[e, : len(d)] = d.x.to(dtype)
-        y[e, : len(d)] = d.y
+        x[e, : len(d)], y[e, : len(d)] = d.x.to(dtype), d.y
     return x, y
 
 
@@ -51,10 +42,8 @@ def masked_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-member mean cross-entropy ``[E]`` over the entries with ``y ≥ 0`` (``-1`` = padding)."""
     E, B, C = out.shape
     valid = y >= 0
-    ce = F.cross_entropy(out.reshape(-1, C), y.clamp(min=0).reshape(-1), reduction="none").view(
-        E, B
-    )
-    return (ce * valid).sum(1) / valid.sum(1).clamp(min=1)
+    ce = F.cross_entropy(out.reshape(-1, C), y.clamp(min=0).reshape(-1), reduction="none")
+    return (ce.view(E, B) * valid).sum(1) / valid.sum(1).clamp(min=1)
 
 
 def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -65,11 +54,6 @@ def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, tor
     return acc, masked_loss(out, y).double()
 
 
-def accuracy_of(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Per-member strict-uniqueness accuracy ``[E]`` (a metric for ``evaluate_ensemble``)."""
-    return masked_metric(out, y)[0]
-
-
 class EpochSampler:
     """The engine's ``sample(step, generators, members)`` for static per-member training sets, with
     mixed-length batches: member e's set is reshuffled at each of its epochs by its own generator
@@ -77,13 +61,8 @@ class EpochSampler:
     """
 
     def __init__(
-        self,
-        datasets: Sequence[Dataset],
-        batch_size: int = BATCH_SIZE,
-        dtype=torch.float32,
+        self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
     ):
-        if not datasets:
-            raise ConfigError("EpochSampler needs at least one dataset")
         self.batch = check_positive_int("batch_size", batch_size)
         self.n = [len(d) for d in datasets]
         self.B = min(self.batch, max(self.n))
@@ -101,22 +80,15 @@ class EpochSampler:
         return self.perm[e][k * self.batch : (k + 1) * self.batch]
 
     def __call__(self, step: int, generators, members=None):
-        idx_rows, E = [], len(generators)
-        members = list(range(E)) if members is None else [int(i) for i in members]
+        members = range(len(generators)) if members is None else [int(i) for i in members]
+        rows = []
         for gen, e in zip(generators, members):
             sl = self._indices(e, step % self.steps_per_epoch(e), gen)
-            if sl.numel() < self.B:
-                sl = torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)])
-            idx_rows.append(sl)
-        return self._gather(idx_rows, members)
-
-    def _gather(self, idx_rows, members):
-        idx = torch.stack(idx_rows)  # [E, B], -1 = padding
-        mem = torch.tensor(members).unsqueeze(1)
-        safe = idx.clamp(min=0)
-        x = self.x[mem, safe]
+            rows.append(torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)]))
+        idx = torch.stack(rows)  # [E, B], -1 = padding
+        mem, safe = torch.tensor(list(members)).unsqueeze(1), idx.clamp(min=0)
         y = torch.where(idx >= 0, self.y[mem, safe], torch.full_like(safe, -1))
-        return x, y
+        return self.x[mem, safe], y
 
 
 class LengthEpochSampler(EpochSampler):
@@ -126,22 +98,18 @@ class LengthEpochSampler(EpochSampler):
     """
 
     def __init__(
-        self,
-        datasets: Sequence[Dataset],
-        batch_size: int = BATCH_SIZE,
-        dtype=torch.float32,
+        self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
     ):
         super().__init__(datasets, batch_size, dtype)
-        self.shards = []  # per member: [(length, indices)]
-        for d in datasets:
-            m = d.m.tolist()
-            order = list(dict.fromkeys(m))
-            self.shards.append([(L, torch.nonzero(d.m == L).flatten()) for L in order])
+        self.shards = [  # per member: the example indices of each length, in order
+            [torch.nonzero(d.m == L).flatten() for L in dict.fromkeys(d.m.tolist())]
+            for d in datasets
+        ]
         self.plan = [
-            [(j, k) for j, (_, ix) in enumerate(sh) for k in range(-(-len(ix) // self.batch))]
+            [(j, k) for j, ix in enumerate(sh) for k in range(-(-len(ix) // self.batch))]
             for sh in self.shards
         ]
-        self.B = min(self.batch, max(len(ix) for sh in self.shards for _, ix in sh))
+        self.B = min(self.batch, max(len(ix) for sh in self.shards for ix in sh))
         self.shard_perm: dict[int, list[torch.Tensor]] = {}
 
     def steps_per_epoch(self, e: int) -> int:
@@ -152,7 +120,7 @@ class LengthEpochSampler(EpochSampler):
         when ``k = 0``)."""
         if k == 0 or e not in self.shard_perm:
             self.shard_perm[e] = [
-                ix[torch.randperm(len(ix), generator=gen)] for _, ix in self.shards[e]
+                ix[torch.randperm(len(ix), generator=gen)] for ix in self.shards[e]
             ]
         j, c = self.plan[e][k]
         return self.shard_perm[e][j][c * self.batch : (c + 1) * self.batch]
@@ -168,19 +136,16 @@ def updates_per_epoch(
 ) -> int:
     """Updates in one epoch over the B.1.3 training set of budget ``n`` split evenly over
     ``lengths``: ``Σ_m ceil(n_m / batch_size)`` with single-length batches, else ``ceil(n / batch_size)``."""
-    from lengthgen.chapters.ch4.data import split_budget
-
-    b = check_positive_int("batch_size", batch_size)
     if not by_length:
-        return -(-check_positive_int("n", n) // b)
-    return sum(-(-k // b) for k in split_budget(n, lengths))
+        return -(-n // batch_size)
+    return sum(-(-k // batch_size) for k in split_budget(n, lengths))
 
 
 # --------------------------------------------------------------------------- optimizers of B.1
 def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig:
     """B.1: AdamW or Muon with decoupled decay on V (sine) or on W and V (ReLU); with Muon the
     bias is trained by AdamW without decay. ``lr`` and ``wds`` may be one value per member."""
-    check_choice("optimizer", name, B1_OPTIMIZERS)
+    check_choice("optimizer", name, ("adamw", "muon", "sgd"))
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
     if name == "sgd":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
         return OptimConfig("sgd", lr=lr, weight_decay=wds, decay=decay, momentum=0.0)
@@ -219,18 +184,15 @@ def fit(
     :class:`LengthEpochSampler` (``"by_length"``), optional ``validation``. Returns the engine's
     ``TrainResult`` (parameters on the CPU).
     """
-    if not isinstance(model, ModularMLP):
-        raise ConfigError(f"model must be a ModularMLP, got {type(model).__name__}")
     if len(seeds) != len(datasets):
         raise ConfigError(f"{len(seeds)} seeds for {len(datasets)} datasets")
+    sample = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
     dev = resolve_device(device)
-    params = model.init(list(seeds), device=dev)
     note_device(dev)
-    sampler = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
-    return engine.train_ensemble(
+    return engine.train_ensemble(  # trains where params live
         model,
-        params,
-        sample=sampler,
+        model.init(list(seeds), device=dev),
+        sample=sample,
         loss=masked_loss,
         optim=optim,
         steps=steps,
@@ -239,28 +201,18 @@ def fit(
         desc=desc,
         record_every=record_every,
         validation=validation,
-    )  # trains where params live
+    )
 
 
-def accuracy_on(
-    model: ModularMLP,
-    params: dict,
-    datasets: Sequence[Dataset] | Dataset,
-    chunk: int = 4096,
-    device=None,
-) -> torch.Tensor:
+def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -> torch.Tensor:
     """Strict-uniqueness accuracy ``[E]`` (CPU): member e on ``datasets[e]`` (or all members on one
     shared set), evaluated on ``device`` (default: where ``params`` live)."""
     dev = next(iter(params.values())).device if device is None else resolve_device(device)
     params = {k: v.to(dev) for k, v in params.items()}
     if isinstance(datasets, Dataset):
-        return engine.evaluate_ensemble(
-            model,
-            params,
-            {0: (datasets.x, datasets.y)},
-            metric=accuracy_of,
-            batch_size=chunk,
-        )[0]
+        bank = {0: (datasets.x, datasets.y)}
+        acc = lambda out, y: masked_metric(out, y)[0]  # noqa: E731
+        return engine.evaluate_ensemble(model, params, bank, metric=acc, batch_size=chunk)[0]
     x, y = padded_sets(datasets)
     note_device(dev)
     with torch.no_grad():
@@ -274,3 +226,18 @@ def fit_accuracies(model: ModularMLP, train, tests, **fit_kw):
     sections "Claim 3" and "Claim 4"). Returns ``(final_params, train_acc, test_acc)``."""
     P, dev = fit(model, train, **fit_kw).final_params, fit_kw.get("device", "cpu")
     return P, *(accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
+
+
+def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit_kw) -> list[dict]:
+    """:func:`fit_accuracies` as one dict per member: ``train_acc``, ``test_acc`` and, with
+    ``margins``, the training set's 0.5 %-margin, layer norm and normalized margin
+    (:func:`lengthgen.chapters.ch4.margins.train_margins`, section "Claim 4")."""
+    from lengthgen.chapters.ch4.margins import train_margins
+
+    P, tr, te = fit_accuracies(model, train, tests, **fit_kw)
+    cols = [{"train_acc": a, "test_acc": b} for a, b in zip(tr, te)]
+    if margins:
+        mg = train_margins(model, P, train, device=fit_kw.get("device"))
+        for c, g, n, r in zip(cols, mg["margin"], mg["norm"], mg["normalized"]):
+            c.update(margin=g, norm=n, normalized_margin=r)
+    return cols

@@ -31,12 +31,7 @@ class LastTokenDecoder:
     """
 
     def __init__(
-        self,
-        p: int,
-        m: int,
-        activation: str,
-        d_model: int = 64,
-        init_std: float = INIT_STD,
+        self, p: int, m: int, activation: str, d_model: int = 64, init_std: float = INIT_STD
     ):
         from lengthgen.nn.decoder import Decoder
 
