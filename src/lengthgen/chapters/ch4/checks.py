@@ -18,20 +18,10 @@ from lengthgen.chapters.ch4.constructions import (
     construct_fixed_length,
     construct_fourier,
     construct_relu,
-    construct_with_bias,
-    fourier_accuracy,
-    relu_kinks,
 )
-from lengthgen.chapters.ch4.data import (
-    all_count_vectors,
-    all_inputs,
-    check_length,
-    check_modulus,
-    count_vectors,
-    labels_of,
-    labels_of_counts,
-    nonempty,
-)
+from lengthgen.chapters.ch4.constructions import construct_with_bias, fourier_accuracy, relu_kinks
+from lengthgen.chapters.ch4.data import all_count_vectors, all_inputs, check_length, check_modulus
+from lengthgen.chapters.ch4.data import count_vectors, labels_of, labels_of_counts, nonempty
 from lengthgen.chapters.ch4.model import Network, activate, uargmax
 from lengthgen.chapters.ch4.paper import N_TEST, OOD_LENGTHS
 from lengthgen.chapters.ch4.relu_limits import path_lower_bound, relu_width_lower_bound

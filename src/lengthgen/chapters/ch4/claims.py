@@ -119,8 +119,8 @@ def _paper(id, statement, rule, measure=None, *, key=None, **kw) -> Claim:
 
 def _self(id, location, statement, paper_value, check, why, measure=None, **kw) -> Claim:
     """A self-check (R6): a consequence of a theorem, or of our version of it, checked by us."""
-    return Claim(id, location, group="self-check", statement=statement, paper_value=paper_value,
-                 check=check, why=why, measure=measure, **kw)  # fmt: skip
+    kw.update(statement=statement, paper_value=paper_value, check=check, why=why, measure=measure)
+    return Claim(id, location, group="self-check", **kw)
 
 
 def _unchecked(id, statement, status, reason) -> Unchecked:
@@ -175,9 +175,8 @@ def _over_parameterized(id, deviation=None) -> Claim:
             "R4 ('training accuracy falls' = leaves the near-perfect band) and R5 (orders beyond 2 SE)",
         ),
     }[kind]
-    rule = {"check": "direction", "holds": holds, "why": why}
-    return _paper(id, statement, rule, measure, key=f"ch4.fig23.{kind}", protocol=OVER,
-                  deviation=deviation)  # fmt: skip
+    kw = dict(check="direction", holds=holds, why=why, protocol=OVER, deviation=deviation)
+    return _paper(id, statement, kw, measure, key=f"ch4.fig23.{kind}")
 
 
 _SEEN, _UNSEEN = list(paper.IN_DOMAIN_LENGTHS), list(paper.OOD_LENGTHS)
@@ -231,8 +230,8 @@ def _lengthgen(id, deviation=None) -> Claim:
         b = _FULL[sweep]
         setting = f"{b['steps']:,} updates, lr {b['lr']:g}"
         subject = f"{networks[0].upper()}{networks[1:]} ({setting}{n and ', largest n'})"
-    return _paper(id, f"{subject}: {what}", rule, lambda r: measure(r, sweep), key=key,
-                  protocol=protocol, deviation=deviation)  # fmt: skip
+    kw = dict(key=key, protocol=protocol, deviation=deviation)
+    return _paper(id, f"{subject}: {what}", rule, lambda r: measure(r, sweep), **kw)
 
 
 #: R3: N = lengths × inputs per length; the larger of the two primes' standard errors

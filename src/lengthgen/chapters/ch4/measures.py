@@ -12,24 +12,12 @@ import numpy as np
 
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.constructions import fixed_length_window
-from lengthgen.chapters.ch4.experiments import (
-    PAPER_CELL,
-    lengthgen_cell_name,
-    load_stored_cell,
-    paper_scale_rows,
-    window_key,
-)
+from lengthgen.chapters.ch4.experiments import PAPER_CELL, lengthgen_cell_name, load_stored_cell
+from lengthgen.chapters.ch4.experiments import paper_scale_rows, window_key
 from lengthgen.chapters.ch4.paper import OOD_LENGTHS
 from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound
-from lengthgen.chapters.ch4.rules import (
-    FAR_FROM,
-    MODERATE_WD,
-    PERFECT,
-    ahead,
-    binomial_se,
-    seed_mean,
-    spearman_trend,
-)
+from lengthgen.chapters.ch4.rules import FAR_FROM, MODERATE_WD, PERFECT, ahead, binomial_se
+from lengthgen.chapters.ch4.rules import seed_mean, spearman_trend
 from lengthgen.chapters.ch4.theory import loglog_slope, relu_interpolant_margins, samples_needed
 
 FULL = paper.protocol("full")
@@ -156,11 +144,8 @@ def under_cells(results, name="underparam"):
     out = {}
     for (m, p, w, n, act), rs in groups.items():
         mean, se = seed_mean([r["test_acc"] for r in rs], FULL[name]["n_test"])
-        out.setdefault((m, p, w, n), {})[act] = (
-            mean,
-            se,
-            all(r["train_acc"] >= PERFECT[0] for r in rs),
-        )
+        fits = all(r["train_acc"] >= PERFECT[0] for r in rs)
+        out.setdefault((m, p, w, n), {})[act] = (mean, se, fits)
     return out
 
 
@@ -263,14 +248,13 @@ def rows(results, sweep, activation, bias):
 
 def best_over_wd(rows, n, lengths):
     """R4 / App. B.1: per length, the best over weight decay of the seed-averaged accuracy, at budget n."""
-    out = {}
-    for L in lengths:
-        by_wd = {}
-        for r in rows:
-            if r["n"] == n:
-                by_wd.setdefault(r["wd"], []).append(r[str(L)])
-        out[L] = max(float(np.mean(v)) for v in by_wd.values())
-    return out
+    by_wd = {}
+    for r in rows:
+        if r["n"] == n:
+            by_wd.setdefault(r["wd"], []).append(r)
+    return {
+        L: max(float(np.mean([r[str(L)] for r in rs])) for rs in by_wd.values()) for L in lengths
+    }
 
 
 def _at_largest_n(results, sweep, activation, bias, lengths):

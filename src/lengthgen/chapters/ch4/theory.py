@@ -133,10 +133,9 @@ def margin_widths(
         )
         mg = train_margins(model, P, train, device=dev)
         rows += [
-            {"activation": act, "width": w, "seed": s, "train_acc": tr[i], "test_acc": te[i],
-             "normalized_margin": mg["normalized"][i]}
-            for i, s in enumerate(seeds)
-        ]  # fmt: skip
+            dict(activation=act, width=w, seed=s, train_acc=a, test_acc=b, normalized_margin=g)
+            for s, a, b, g in zip(seeds, tr, te, mg["normalized"])
+        ]
     return {"rows": rows, "m": m, "p": p, "n": n, "wd": wd}
 
 
