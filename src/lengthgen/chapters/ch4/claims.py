@@ -545,7 +545,7 @@ HEADLINE = {
             "claim": "Trained the same way, a ReLU network is at chance on longer inputs",
             "id": "ch4.fig4.p53.relu_chance",
         },
-    ],  # fmt: skip
+    ],
 }
 
 #: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page)
