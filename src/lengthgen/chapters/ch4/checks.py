@@ -10,29 +10,18 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-import torch
-
 import numpy as np
+import torch
 
 from lengthgen.chapters.ch4 import experiments_cell, paper
 from lengthgen.chapters.ch4.constructions import (
     construct_fixed_length,
     construct_fourier,
     construct_relu,
-    construct_with_bias,
-    fourier_accuracy,
-    relu_kinks,
 )
-from lengthgen.chapters.ch4.data import (
-    all_count_vectors,
-    all_inputs,
-    labels_of_counts,
-    nonempty,
-    check_length,
-    check_modulus,
-    count_vectors,
-    labels_of,
-)
+from lengthgen.chapters.ch4.constructions import construct_with_bias, fourier_accuracy, relu_kinks
+from lengthgen.chapters.ch4.data import all_count_vectors, all_inputs, check_length, check_modulus
+from lengthgen.chapters.ch4.data import count_vectors, labels_of, labels_of_counts, nonempty
 from lengthgen.chapters.ch4.model import Network, activate, uargmax
 from lengthgen.chapters.ch4.paper import N_TEST, OOD_LENGTHS
 from lengthgen.chapters.ch4.relu_limits import path_lower_bound, relu_width_lower_bound
@@ -41,8 +30,8 @@ from lengthgen.config import ConfigError, check_positive_int
 
 class _Tally:
     """Per-length counts over sampled inputs: right, tied and wrong-label predictions, the labels
-    that are tie residues (``S ≡ −S``), and the wrong predictions outside those residues (which
-    Lemma D.2 says the bias-free network never makes)."""
+    that are tie residues, and the wrong predictions outside those residues (which Lemma D.2 says
+    the bias-free network never makes)."""
 
     def __init__(self, p: int, lengths: int):
         self.tie_res = (2 * torch.arange(p)) % p == 0
@@ -71,6 +60,14 @@ class _Tally:
         }
 
 
+def _token_chunks(p: int, max_m: int, n: int, seed: int, chunk: int):
+    """``n`` sampled token sequences of length ``max_m`` ([k, max_m]), ``chunk`` at a time."""
+    n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
+    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    for lo in range(0, n, chunk):
+        yield torch.randint(0, p, (min(chunk, n - lo), max_m), generator=g)
+
+
 def accuracy_by_length(
     net: Network | None,
     p: int,
@@ -82,45 +79,31 @@ def accuracy_by_length(
     chunk: int = 250,
     fixed_length_family: bool = False,
 ) -> dict:
-    """Strict-uniqueness accuracy of ``net`` at every length ``m = 1 … max_m`` on ``n`` sampled inputs each.
-
-    Row r draws one sequence of length ``max_m`` and its length-m input is its prefix (a cumulative
-    sum of ``W[:, s_i]``). Returns ``acc``, ``ties``, ``wrong_label`` (fractions per length),
-    ``errors_outside_tie_residues`` (wrong predictions whose label has no ``S ≡ −S``; 0 for the
-    Fourier network, Lemma D.2) and ``lengths``. ``fixed_length_family=True`` evaluates at each m
-    the Thm 4.1 network built for that m (``net`` is ignored).
-    """
+    """Strict-uniqueness accuracy of the float64 ``net`` at every length ``m = 1 … max_m`` (or
+    ``lengths``) on ``n`` sampled inputs each; the length-m input of a row is the prefix of one
+    sequence of length ``max_m``. Returns :class:`_Tally`'s fractions per length.
+    ``fixed_length_family=True`` evaluates at each m the Thm 4.1 network built for that m."""
     p, max_m = check_modulus(p), check_length(max_m)
-    n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
-    lens = (
-        list(range(1, max_m + 1)) if lengths is None else sorted({check_length(m) for m in lengths})
-    )
+    lens = list(range(1, max_m + 1)) if lengths is None else sorted(map(check_length, set(lengths)))
     if max(lens) > max_m:
         raise ConfigError(f"lengths go beyond max_m = {max_m}")
     if fixed_length_family:
-        base = construct_with_bias(p)
-        W, V, b, act = base.W, base.V, None, "sine"
-    else:
-        if not isinstance(net, Network) or net.p != p:
-            raise ConfigError(f"net must be a Network with p = {p} classes")
-        W, V, b, act = net.W, net.V, net.b, net.activation
+        net = construct_with_bias(p)  # with the offset π/2 below instead of its bias
+    elif not isinstance(net, Network) or net.p != p:
+        raise ConfigError(f"net must be a Network with p = {p} classes")
     sel = torch.tensor(lens) - 1
-    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     tally = _Tally(p, len(lens))
-    Wt = W.T.contiguous()  # [p, d]
-    for lo in range(0, n, chunk):
-        k = min(chunk, n - lo)
-        tok = torch.randint(0, p, (k, max_m), generator=g)
-        S = tok.cumsum(1)[:, sel]  # [k, L] token sums
-        y = S.remainder(p)
-        h = Wt[tok].cumsum(1)[:, sel]  # [k, L, d]  = W x^(m)
+    Wt = net.W.T.contiguous()  # [p, d]
+    for tok in _token_chunks(p, max_m, n, seed, chunk):
+        y = tok.cumsum(1)[:, sel].remainder(p)
+        h = Wt[tok].cumsum(1)[:, sel]  # [k, L, d] = W x^(m)
         if fixed_length_family:
             h = h.clone()
             h[..., 0] += math.pi / 2  # π/(2m)·m, the Thm 4.1 offset
-        elif b is not None:
-            h = h + b
-        s = activate(h, act) @ V.T  # [k, L, p]
-        tally.add(uargmax(s, tol), y)
+        elif net.b is not None:
+            h = h + net.b
+        act = "sine" if fixed_length_family else net.activation
+        tally.add(uargmax(activate(h, act) @ net.V.T, tol), y)
     return tally.result(lens, n)
 
 
@@ -131,41 +114,28 @@ def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int
     token v maps ``ρ ↦ (ρ + N[:, v]) mod D`` (chapter 4, "The phase/rotation view"). Returns
     ``(states [K, d], trans [K, p], start)``, enumerated breadth-first from β.
     """
-    N = torch.as_tensor(N, dtype=torch.long)
-    beta = torch.as_tensor(beta, dtype=torch.long)
     D = check_positive_int("D", D)
-    cols = [tuple(c) for c in N.T.remainder(D).tolist()]
-    start = tuple(beta.remainder(D).tolist())
-    ids = {start: 0}
-    states = [start]
-    trans: list[list[int]] = []
-    i = 0
-    while i < len(states):
-        st = states[i]
+    cols = [tuple(c) for c in torch.as_tensor(N, dtype=torch.long).T.remainder(D).tolist()]
+    start = tuple(torch.as_tensor(beta, dtype=torch.long).remainder(D).tolist())
+    ids, states, trans = {start: 0}, [start], []
+    for st in states:  # grows while it is walked: breadth-first
         row = []
         for c in cols:
             nxt = tuple((a + b) % D for a, b in zip(st, c))
-            j = ids.get(nxt)
-            if j is None:
-                j = ids[nxt] = len(states)
+            if nxt not in ids:
+                ids[nxt] = len(states)
                 states.append(nxt)
                 if len(states) > max_states:
                     raise ConfigError(f"the phase automaton has more than {max_states} states")
-            row.append(j)
+            row.append(ids[nxt])
         trans.append(row)
-        i += 1
-    return (
-        torch.tensor(states, dtype=torch.long),
-        torch.tensor(trans, dtype=torch.long),
-        0,
-    )
+    return torch.tensor(states, dtype=torch.long), torch.tensor(trans, dtype=torch.long), 0
 
 
 def _readout_automaton(net: Network, p: int, tol: float, who: str):
-    """The phase automaton of a sine ``net`` with rational phases and p classes
-    (:func:`phase_automaton`) and the prediction of each of its hidden states (strict-uniqueness
-    argmax of the float64 readout, ``tol`` absorbing its rounding): ``(states, trans, start,
-    table)``."""
+    """The phase automaton of a sine ``net`` with rational phases and p classes and the prediction
+    of each of its states (strict-uniqueness argmax of the float64 readout, ``tol`` absorbing its
+    rounding): ``(states, trans, start, table)``."""
     if (
         not isinstance(net, Network)
         or net.rational is None
@@ -189,38 +159,29 @@ def automaton_accuracy(
     chunk: int = 2_000,
     fixed_length_family: bool = False,
 ) -> dict:
-    """Exact strict-uniqueness accuracy at every length ``1 … max_m`` on ``n`` sampled inputs each.
-
-    The first layer runs as :func:`phase_automaton` (no rounding at any length); only the float64
-    readout of each reachable state rounds (``tol`` absorbs its 1e-16 noise; true gaps are
-    ≥ 1 − cos(2π/p)). Same return dict as :func:`accuracy_by_length`. ``fixed_length_family=True``
-    uses the Thm 4.2 biased automaton, which equals each Thm 4.1 network on its own ``X_m``.
-    """
+    """Exact strict-uniqueness accuracy at every length ``1 … max_m`` on ``n`` sampled inputs each:
+    the first layer runs as :func:`phase_automaton` (no rounding at any length); only the float64
+    readout of each state rounds (``tol`` absorbs its 1e-16 noise; true gaps are ≥ 1 − cos(2π/p)).
+    Same return dict as :func:`accuracy_by_length`. ``fixed_length_family=True`` uses the Thm 4.2
+    biased automaton, which equals each Thm 4.1 network on its own ``X_m``."""
     p, max_m = check_modulus(p), check_length(max_m)
-    n, chunk = check_positive_int("n", n), check_positive_int("chunk", chunk)
     if fixed_length_family:
         net = construct_with_bias(p)
     states, trans, start, table = _readout_automaton(net, p, tol, "automaton_accuracy")
-    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     tally = _Tally(p, max_m)
-    for lo in range(0, n, chunk):
-        k = min(chunk, n - lo)
-        tok = torch.randint(0, p, (k, max_m), generator=g)
-        y = tok.cumsum(1).remainder(p)
-        sid = torch.full((k,), start, dtype=torch.long)
-        pred = torch.empty(k, max_m, dtype=torch.long)
+    for tok in _token_chunks(p, max_m, n, seed, chunk):
+        sid = torch.full((len(tok),), start, dtype=torch.long)
+        pred = torch.empty(len(tok), max_m, dtype=torch.long)
         for j in range(max_m):
             sid = trans[sid, tok[:, j]]
             pred[:, j] = table[sid]
-        tally.add(pred, y)
-    lengths = list(range(1, max_m + 1))
-    return {**tally.result(lengths, n), "states": int(states.shape[0])}
+        tally.add(pred, tok.cumsum(1).remainder(p))
+    return {**tally.result(list(range(1, max_m + 1)), n), "states": int(states.shape[0])}
 
 
 def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[int]:
-    """The lengths ``1 … max_m`` at which ``net`` is right on all ``p^m`` ordered inputs, by brute
-    force over the (automaton state, label) pairs reachable with m tokens (``tol`` as in
-    :func:`automaton_accuracy`). Needs a sine Network with rational phases."""
+    """The lengths ``1 … max_m`` at which the sine ``net`` (rational phases) is right on all
+    ``p^m`` ordered inputs, by brute force over the reachable (automaton state, label) pairs."""
     p, max_m = check_modulus(p), check_length(max_m)
     states, trans, start, table = _readout_automaton(net, p, tol, "exact_lengths")
     reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
@@ -229,9 +190,8 @@ def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[i
     out = []
     for m in range(1, max_m + 1):
         s, y = reach.nonzero(as_tuple=True)
-        nxt = torch.zeros_like(reach)
-        nxt[trans[s].reshape(-1), ((y[:, None] + tokens) % p).reshape(-1)] = True
-        reach = nxt
+        reach = torch.zeros_like(reach)
+        reach[trans[s].reshape(-1), ((y[:, None] + tokens) % p).reshape(-1)] = True
         s, y = reach.nonzero(as_tuple=True)
         if bool((table[s] == y).all()):
             out.append(m)
@@ -242,48 +202,42 @@ def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
     """Accuracy of ``net`` over all ``p^m`` ordered inputs of length m (each tuple weighted once)."""
     if not isinstance(net, Network):
         raise ConfigError(f"net must be a Network, got {type(net).__name__}")
-    p = net.p
-    tok = all_inputs(m, p)
-    x = count_vectors(tok, p, torch.float64)
-    pred = net.predict(x, tol)
-    y = labels_of(tok, p)
-    return {
-        "m": m,
-        "p": p,
-        "inputs": int(tok.shape[0]),
-        "acc": float((pred == y).double().mean()),
-        "ties": float((pred < 0).double().mean()),
-    }
+    tok = all_inputs(m, net.p)
+    pred = net.predict(count_vectors(tok, net.p, torch.float64), tol)
+    y = labels_of(tok, net.p)
+    acc, ties = float((pred == y).double().mean()), float((pred < 0).double().mean())
+    return {"m": m, "p": net.p, "inputs": int(tok.shape[0]), "acc": acc, "ties": ties}
 
 
 # --------------------------------------------------------------------------- claim 1: constructions
 @experiments_cell
 def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000) -> list[dict]:
-    """Every construction on every ordered input of length m, for small (m, p) with p^m ≤ ``limit``
-    (section "Claim 1 — the constructions, checked exactly")."""
+    """Every construction on every ordered input of length m, for small (m, p) with p^m ≤ ``limit``."""
     limit = check_positive_int("limit", limit)
     rows = []
     for p in nonempty("ps", ps):
         for m in nonempty("ms", ms):
             if check_modulus(p) ** check_length(m) > limit:
                 continue
-            row = {
-                "p": p,
-                "m": m,
-                "inputs": p**m,
-                "thm41": exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"],
-                "thm42_bias": exhaustive_accuracy(construct_with_bias(p), m)["acc"],
-                "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"] if p >= 3 else None,
-                "fourier_theory": fourier_accuracy(p) if p >= 3 else None,
-            }
-            rows.append(row)
+            rows.append(
+                {
+                    "p": p,
+                    "m": m,
+                    "inputs": p**m,
+                    "thm41": exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"],
+                    "thm42_bias": exhaustive_accuracy(construct_with_bias(p), m)["acc"],
+                    "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"]
+                    if p >= 3
+                    else None,
+                    "fourier_theory": fourier_accuracy(p) if p >= 3 else None,
+                }
+            )
     return rows
 
 
 def _three_constructions(check, primes, seed: int, **kw) -> dict:
-    """``check`` (:func:`automaton_accuracy` or :func:`accuracy_by_length`) of the three sine
-    constructions at each prime: Thm 4.1's family, Thm 4.2 with bias, Thm 4.2 without (the
-    bias-free Fourier network), on sampled inputs of seeds ``seed``, ``seed + 1``, ``seed + 2``."""
+    """``check`` of the three sine constructions at each prime (Thm 4.1's family, Thm 4.2 with
+    and without bias) on sampled inputs of seeds ``seed``, ``seed + 1``, ``seed + 2``."""
     return {
         p: {
             "thm41": check(None, p, seed=seed, fixed_length_family=True, **kw),
@@ -316,16 +270,12 @@ def float_network_checks(
 
 
 def summarize_checks(checks_: dict) -> dict:
-    """Min/max accuracy per construction and prime, and the largest gap to 1 − (tie-residue share)."""
-    if not isinstance(checks_, dict) or not checks_:
-        raise ConfigError(
-            "summarize_checks needs the dict returned by long_length_checks or float_network_checks"
-        )
+    """Min/max accuracy per construction and prime of :func:`long_length_checks` or
+    :func:`float_network_checks`, and the largest gap to 1 − (tie-residue share)."""
     out = {}
     for p, d in checks_.items():
         for name, r in d.items():
-            acc = np.array(r["acc"])
-            tie = np.array(r["tie_residue_frac"])
+            acc, tie = np.array(r["acc"]), np.array(r["tie_residue_frac"])
             out[f"{name}@{p}"] = {
                 "min_acc": float(acc.min()),
                 "max_acc": float(acc.max()),
@@ -360,12 +310,10 @@ def window_key(p: int, m: int) -> str:
 
 def fixed_length_exact_lengths(cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN) -> dict:
     """Brute force for claim ``ch4.thm41.window``: per (p, m) case, the lengths 1 … span·m at which
-    the Thm 4.1 network built for m is right on every input (:func:`~.checks.exact_lengths`)."""
+    the Thm 4.1 network built for m is right on every input (:func:`exact_lengths`)."""
     span = check_positive_int("span", span)
-    cases = nonempty("cases", cases)
-    for c in cases:
-        if not isinstance(c, (list, tuple)) or len(c) != 2:
-            raise ConfigError(f"each case must be a pair (p, m), got {c!r}")
+    if any(not isinstance(c, (list, tuple)) or len(c) != 2 for c in nonempty("cases", cases)):
+        raise ConfigError(f"each case must be a pair (p, m), got {cases!r}")
     return {
         window_key(p, m): exact_lengths(construct_fixed_length(m, p), p, span * m) for p, m in cases
     }
@@ -386,13 +334,12 @@ def relu_bounds_table(p: int = 97, lengths=OOD_LENGTHS) -> list[dict]:
 
 
 def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[dict]:
-    """Our explicit bias-free ReLU interpolant (:func:`~.constructions.construct_relu`) on every count
-    vector of ``X_m``, for each ``(p, lengths)`` of ``cases``: accuracy, width and our path bound."""
+    """Our explicit bias-free ReLU interpolant on every count vector of ``X_m``, for each
+    ``(p, lengths)`` of ``cases``: accuracy, width and our path bound."""
     rows = []
     for p, lengths in nonempty("cases", cases):
         for m in nonempty("lengths", lengths):
-            net = construct_relu(m, p)
-            X = all_count_vectors(m, p)
+            net, X = construct_relu(m, p), all_count_vectors(m, p)
             acc = float((net.predict(X.double(), 1e-9) == labels_of_counts(X, p)).double().mean())
             rows.append(
                 {

@@ -10,41 +10,15 @@ from __future__ import annotations
 
 from lengthgen.chapters.ch4 import measures as M
 from lengthgen.chapters.ch4 import paper
+from lengthgen.chapters.ch4 import rules as R
 from lengthgen.chapters.ch4.claims_theory import THEORY_CLAIMS
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
-from lengthgen.chapters.ch4.paper import (
-    IN_DOMAIN_LENGTHS,
-    MAIN,
-    OOD_LENGTHS,
-    OVER,
-    P53,
-    PAPER_LR,
-    PAPER_LR_60K,
-    PAPER_VALUES,
-    TRANSFORMER,
-    UNDER,
-)
-from lengthgen.chapters.ch4.rules import (
-    FAR_FROM,
-    MODERATE_WD,
-    R1,
-    R2,
-    R3_CHANCE_P53,
-    R4_CHANCE,
-    R4_PERFECT,
-    R5_BIAS_GAIN,
-    R5_STRUGGLES,
-    all_agree,
-    r5_everywhere,
-    r3_tolerance,
-    significant_rise,
-    significant_rise_beyond_se,
-)
+from lengthgen.chapters.ch4.paper import MAIN, OVER, P53, PAPER_LR, PAPER_LR_60K, PAPER_VALUES
 from lengthgen.claims import Claim, Deviation, Unchecked, compare
 from lengthgen.config import check_positive_int
+from lengthgen.verify import NoiseBand
 
 _FULL = M.FULL
-
 
 #: The causes a chapter-4 deviation may name.
 CAUSES = {
@@ -66,7 +40,6 @@ CAUSES = {
 }
 
 
-# --------------------------------------------------------------------------- deviations (declared, ours)
 _BUDGET_FAR = Deviation(
     "reduced budget",
     "a sine neuron whose per-token phase is off by δ drifts by mδ; staying within half a class spacing at m = 811 "
@@ -136,25 +109,18 @@ _TRANSFORMER = Deviation(
 
 # --------------------------------------------------------------------------- declaring a claim
 def _paper(id, statement, rule, measure=None, *, key=None, **kw) -> Claim:
-    """A claim of the paper: location and value ``PAPER_VALUES[key or id]``, compared by ``rule``
-    (a comparison of :mod:`.rules`; ``kw`` may refine it, or give the ``paper_value`` where the
-    paper's formula is evaluated at our cells)."""
+    """A claim of the paper at ``PAPER_VALUES[key or id]``, compared by ``rule`` (of :mod:`.rules`;
+    ``kw`` may refine it, or give the ``paper_value`` as the paper's formula at our cells)."""
     location, value = PAPER_VALUES[key or id]
-    kw = {"paper_value": value, **rule, **kw}
-    return Claim(id, location, statement=statement, measure=measure, **kw)
-
-
-def _long(id, network, construction, why_where=""):
-    """Thm 4.1 or 4.2 at long lengths (R1): the lowest accuracy of ``network`` (``construction``
-    of the stored automaton check) over 10,000 sampled inputs at every m ≤ 811, both primes."""
-    return _paper(
-        id,
-        f"{network}: lowest accuracy over 10,000 sampled inputs at every m = 1 … 811, "
-        "p ∈ {97, 53} (phases evaluated exactly)",
-        R1,
-        lambda r: min(M.automaton(r, construction, "min_acc")),
-        why=f"R1: the theorem says accuracy 1{why_where}; a single error would falsify it",
+    return Claim(
+        id, location, statement=statement, measure=measure, **{"paper_value": value, **rule, **kw}
     )
+
+
+def _self(id, location, statement, paper_value, check, why, measure=None, **kw) -> Claim:
+    """A self-check (R6): a consequence of a theorem, or of our version of it, checked by us."""
+    kw.update(statement=statement, paper_value=paper_value, check=check, why=why, measure=measure)
+    return Claim(id, location, group="self-check", **kw)
 
 
 def _unchecked(id, statement, status, reason) -> Unchecked:
@@ -163,134 +129,113 @@ def _unchecked(id, statement, status, reason) -> Unchecked:
     return Unchecked(id, location, statement, value, status, reason)
 
 
+def _long(id, network, construction, why_where=""):
+    """Thm 4.1 or 4.2 at long lengths (R1): the lowest accuracy of ``construction`` in the stored
+    automaton check, over 10,000 sampled inputs at every m ≤ 811, both primes."""
+    return _paper(
+        id,
+        f"{network}: lowest accuracy over 10,000 sampled inputs at every m = 1 … 811, "
+        "p ∈ {97, 53} (phases evaluated exactly)",
+        R.R1,
+        lambda r: min(M.automaton(r, construction, "min_acc")),
+        why=f"R1: the theorem says accuracy 1{why_where}; a single error would falsify it",
+    )
+
+
 def _over_parameterized(id, deviation=None) -> Claim:
     """One Figs 2–3 weight-decay statement, ``ch4.fig23.<kind>.<activation>``, on the stored
     over-parameterized sweep: margin grows, test accuracy improves (moderate decays), or the
     excessive decay breaks training."""
     _, _, kind, act = id.split(".")
     name = "sine MLP" if act == "sine" else "ReLU MLP"
-    n_test = _FULL["overparam"]["n_test"]
+    n_test, wd0 = _FULL["overparam"]["n_test"], min(_FULL["overparam"]["wds"])
     statement, measure, holds, why = {
         "margin_grows": (
             f"Over-parameterized {name} (Muon): normalized 0.5 % margin rises with weight decay over "
-            f"the moderate range 0 … {MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
+            f"the moderate range 0 … {R.MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
             lambda r: M.trend(r, act, "normalized_margin"),
-            significant_rise,
+            R.significant_rise,
             "R5: a trend stated in words, counted only when significant at 5 %",
         ),
         "test_improves": (
             f"Over-parameterized {name}: test accuracy rises with weight decay over 0 … "
-            f"{MODERATE_WD:g} (Spearman ρ, exact one-sided p < 0.05), and from decay "
-            f"{min(_FULL['overparam']['wds']):g} to "
-            f"{MODERATE_WD:g} by more than 2 binomial SE of the difference ({n_test:,} test "
+            f"{R.MODERATE_WD:g} (Spearman ρ, exact one-sided p < 0.05), and from decay {wd0:g} to "
+            f"{R.MODERATE_WD:g} by more than 2 binomial SE of the difference ({n_test:,} test "
             "inputs, one seed)",
             lambda r: M.accuracy_trend(r, act),
-            significant_rise_beyond_se,
+            R.significant_rise_beyond_se,
             "R5: a trend of an accuracy stated in words, counted only when significant at 5 % "
             "and larger than 2 SE of the difference between its ends",
         ),
         "excessive": (
-            f"Over-parameterized {name} at the largest decay (above {MODERATE_WD:g}): train accuracy "
+            f"Over-parameterized {name} at the largest decay (above {R.MODERATE_WD:g}): train accuracy "
             "below the near-perfect band and test accuracy more than 2 SE below the best moderate decay",
             lambda r: M.excessive(r, act),
             M.excessive_holds,
             "R4 ('training accuracy falls' = leaves the near-perfect band) and R5 (orders beyond 2 SE)",
         ),
     }[kind]
-    return _paper(
-        id,
-        statement,
-        {"check": "direction", "holds": holds, "why": why},
-        measure,
-        key=f"ch4.fig23.{kind}",
-        protocol=OVER,
-        deviation=deviation,
-    )
+    kw = dict(check="direction", holds=holds, why=why, protocol=OVER, deviation=deviation)
+    return _paper(id, statement, kw, measure, key=f"ch4.fig23.{kind}")
 
 
-_SEEN, _UNSEEN = list(IN_DOMAIN_LENGTHS), list(OOD_LENGTHS)
+_SEEN, _UNSEEN = list(paper.IN_DOMAIN_LENGTHS), list(paper.OOD_LENGTHS)
 _SEEN_TXT = "accuracy at its worst held-out training length (3, 7, 13), best over weight decay"
 _UNSEEN_TXT = "accuracy at its worst unseen length (14–811), best over weight decay"
-_BELOW_TXT = f"{_SEEN_TXT}, lies below the near-perfect band"
-_FAR_TXT = f"highest accuracy at unseen lengths ≥ {FAR_FROM}, best over weight decay"
+_FAR_TXT = f"highest accuracy at unseen lengths ≥ {R.FAR_FROM}, best over weight decay"
 _GAIN_TXT = (
     "at every budget n, the mean accuracy over all unseen lengths and weight decays is "
     "higher with a first-layer bias than without, by more than 2 SE"
 )
-
 #: The Figs 4–5 statements each length-generalization sweep is checked on, by the last part of the
-#: claim's id: the paper's statement (its key in PAPER_VALUES), the networks, what is measured and
-#: the comparison (at p = 53 "chance" is read by R3 instead, :data:`~.rules.R3_CHANCE_P53`).
+#: claim's id: the paper's statement (its key in PAPER_VALUES), the networks, what is measured, the
+#: comparison (at p = 53 "chance" is read by R3 instead, :data:`~.rules.R3_CHANCE_P53`) and our
+#: value on a sweep (:mod:`.measures`).
 LENGTHGEN_STATEMENTS = {
-    "sine_seen": ("ch4.fig4.sine_seen", "bias-free sine MLP", _SEEN_TXT, R4_PERFECT),
-    "sine_far": ("ch4.fig4.sine_far", "bias-free sine MLP", _UNSEEN_TXT, R4_PERFECT),
-    "relu_in_domain": ("ch4.fig4.relu_in_domain", "ReLU MLP", _BELOW_TXT, R5_STRUGGLES),
-    "relu_chance": ("ch4.fig4.relu_chance", "ReLU MLP", _FAR_TXT, R4_CHANCE),
-    "bias_seen": ("ch4.fig5.bias_seen", "biased sine MLP", _SEEN_TXT, R4_PERFECT),
-    "bias_far": ("ch4.fig5.bias_far", "biased sine MLP", _UNSEEN_TXT, R4_PERFECT),
-    "bias_robust": ("ch4.fig5.bias_robust", "sine MLPs", _GAIN_TXT, R5_BIAS_GAIN),
-}
-#: our value of each of those statements on a sweep (:mod:`.measures`)
-LENGTHGEN_MEASURES = {
-    "sine_seen": lambda r, sweep: M.worst(r, sweep, "sine", False, _SEEN),
-    "sine_far": lambda r, sweep: M.worst(r, sweep, "sine", False, _UNSEEN),
-    "relu_in_domain": lambda r, sweep: M.worst(r, sweep, "relu", False, _SEEN),
-    "relu_chance": M.far_max,
-    "bias_seen": lambda r, sweep: M.worst(r, sweep, "sine", True, _SEEN),
-    "bias_far": lambda r, sweep: M.worst(r, sweep, "sine", True, _UNSEEN),
-    "bias_robust": M.bias_gain,
+    "sine_seen": ("ch4.fig4.sine_seen", "bias-free sine MLP", _SEEN_TXT, R.R4_PERFECT,
+                  lambda r, sweep: M.worst(r, sweep, "sine", False, _SEEN)),
+    "sine_far": ("ch4.fig4.sine_far", "bias-free sine MLP", _UNSEEN_TXT, R.R4_PERFECT,
+                 lambda r, sweep: M.worst(r, sweep, "sine", False, _UNSEEN)),
+    "relu_in_domain": ("ch4.fig4.relu_in_domain", "ReLU MLP", f"{_SEEN_TXT}, lies below the "
+                       "near-perfect band", R.R5_STRUGGLES,
+                       lambda r, sweep: M.worst(r, sweep, "relu", False, _SEEN)),
+    "relu_chance": ("ch4.fig4.relu_chance", "ReLU MLP", _FAR_TXT, R.R4_CHANCE, M.far_max),
+    "bias_seen": ("ch4.fig5.bias_seen", "biased sine MLP", _SEEN_TXT, R.R4_PERFECT,
+                  lambda r, sweep: M.worst(r, sweep, "sine", True, _SEEN)),
+    "bias_far": ("ch4.fig5.bias_far", "biased sine MLP", _UNSEEN_TXT, R.R4_PERFECT,
+                 lambda r, sweep: M.worst(r, sweep, "sine", True, _UNSEEN)),
+    "bias_robust": ("ch4.fig5.bias_robust", "sine MLPs", _GAIN_TXT, R.R5_BIAS_GAIN, M.bias_gain),
+}  # fmt: skip
+#: the stored sweep and the protocol of each family, by the middle part of the claim's id
+_SWEEPS = {
+    "main": ("lengthgen", MAIN),  # 30× the paper's learning rate, 2,000 updates
+    "paper_lr": ("lengthgen_long", PAPER_LR),  # the paper's learning rate, 20,000 updates
+    "paper_lr_60k": ("lengthgen_paper_lr_60k", PAPER_LR_60K),  # 60,000 updates, biased sine
+    "p53": (PAPER_CELL, P53),  # the GPU run, read at its last evaluation
 }
 
 
-def _lengthgen(id, sweep, protocol, deviation=None) -> Claim:
-    """The Figs 4–5 claim ``id`` (its last part names the statement, :data:`LENGTHGEN_STATEMENTS`,
-    and its measurement, :data:`LENGTHGEN_MEASURES`)
-    on one stored sweep: a CPU sweep (``sweep`` = its protocol key) or the GPU run (:data:`PAPER_CELL`)."""
-    kind = id.rsplit(".", 1)[1]
-    key, networks, what, rule = LENGTHGEN_STATEMENTS[kind]
-    measure = LENGTHGEN_MEASURES[kind]
+def _lengthgen(id, deviation=None) -> Claim:
+    """The Figs 4–5 claim ``ch4.<fig>.<sweep>.<statement>`` (:data:`_SWEEPS`,
+    :data:`LENGTHGEN_STATEMENTS`) on one stored sweep."""
+    _, _, family, kind = id.split(".")
+    sweep, protocol = _SWEEPS[family]
+    key, networks, what, rule, measure = LENGTHGEN_STATEMENTS[kind]
     n = "" if kind == "bias_robust" else ", n = 8,000"
     if sweep == PAPER_CELL:
-        subject = f"p = {paper.PAPER_RUN['p']} on a GPU, at the last evaluation of the partial run, {networks}{n}"
-        rule = R3_CHANCE_P53 if kind == "relu_chance" else rule
+        p = paper.PAPER_RUN["p"]
+        subject = f"p = {p} on a GPU, at the last evaluation of the partial run, {networks}{n}"
+        rule = R.R3_CHANCE_P53 if kind == "relu_chance" else rule
     else:
         b = _FULL[sweep]
         setting = f"{b['steps']:,} updates, lr {b['lr']:g}"
         subject = f"{networks[0].upper()}{networks[1:]} ({setting}{n and ', largest n'})"
-    return _paper(
-        id,
-        f"{subject}: {what}",
-        rule,
-        lambda r: measure(r, sweep),
-        key=key,
-        protocol=protocol,
-        deviation=deviation,
-    )
-
-
-def _main(id, deviation=None):
-    """On the main sweep: 30× the paper's learning rate, 2,000 updates."""
-    return _lengthgen(id, "lengthgen", MAIN, deviation)
-
-
-def _paper_lr(id, deviation=None):
-    """At the paper's learning rate: 20,000 updates (all three variants)."""
-    return _lengthgen(id, "lengthgen_long", PAPER_LR, deviation)
-
-
-def _paper_lr_60k(id, deviation=None):
-    """At the paper's learning rate: 60,000 updates (biased sine)."""
-    return _lengthgen(id, "lengthgen_paper_lr_60k", PAPER_LR_60K, deviation)
-
-
-def _p53(id, deviation=None):
-    """The paper-scale GPU run: p = 53, width 1024, lr 1e-3, single-length batches (section "At
-    the paper's modulus"), read at its last evaluation."""
-    return _lengthgen(id, PAPER_CELL, P53, deviation)
+    kw = dict(key=key, protocol=protocol, deviation=deviation)
+    return _paper(id, f"{subject}: {what}", rule, lambda r: measure(r, sweep), **kw)
 
 
 #: R3: N = lengths × inputs per length; the larger of the two primes' standard errors
-NOBIAS_LONG_TOL = r3_tolerance(M.nobias_long_paper(), M.N_LONG)
+NOBIAS_LONG_TOL = R.r3_tolerance(M.nobias_long_paper(), M.N_LONG)
 
 CLAIMS = [
     # ----- Sec. 4: the constructions (exact statements of the paper; R1–R3)
@@ -298,21 +243,21 @@ CLAIMS = [
         "ch4.thm41.exhaustive",
         "Thm 4.1's width-2 sine network built for length m: lowest accuracy over every ordered input "
         "of every (m, p) with p ≤ 11, m ≤ 4, pᵐ ≤ 20,000",
-        R1,
+        R.R1,
         lambda r: M.exhaustive_min(r, "thm41"),
     ),
     _paper(
         "ch4.thm42.bias_exhaustive",
         "Thm 4.2's single width-2 sine network with bias: lowest accuracy over every ordered input of "
         "the same (m, p) cells",
-        R1,
+        R.R1,
         lambda r: M.exhaustive_min(r, "thm42_bias"),
     ),
     _paper(
         "ch4.thm42.nobias_exhaustive",
         "Thm 4.2's bias-free width-⌊(p−1)/2⌋ network: accuracy over every ordered input, at each "
         "(m, p) cell with 3 ≤ p ≤ 11 (paper value: its formula at that p)",
-        R2,
+        R.R2,
         M.nobias_exhaustive,
         paper_value=M.nobias_exhaustive_paper(),
         digits=12,
@@ -334,64 +279,53 @@ CLAIMS = [
         why="R3: an exact population accuracy estimated from 8.11 million i.i.d. inputs, ±3 binomial SE",
         digits=6,
     ),
-    Claim(
+    _self(
         "ch4.thm42.nobias_ties",
         "Lemma D.2 (our version)",
-        group="self-check",
-        statement="The bias-free network's errors are exactly the tied inputs with label 0 (S ≡ −S): no other "
+        "The bias-free network's errors are exactly the tied inputs with label 0 (S ≡ −S): no other "
         "error at any length, and accuracy = 1 − (share of such labels) at every length, both primes",
-        paper_value={
-            "errors outside tie residues": 0,
-            "max |acc − (1 − tie share)|": 0.0,
-        },
-        check="predicate",
+        {"errors outside tie residues": 0, "max |acc − (1 − tie share)|": 0.0},
+        "predicate",
+        "the sine-orthogonality lemma makes this exact; 1e-6 absorbs float32 averaging of 10,000 indicators",
+        M.ties,
         holds=lambda v: (
             v["errors outside tie residues"] == 0 and v["max |acc − (1 − tie share)|"] < 1e-6
         ),
-        why="the sine-orthogonality lemma makes this exact; 1e-6 absorbs float32 averaging of 10,000 indicators",
-        measure=M.ties,
         digits=3,
     ),
-    Claim(
+    _self(
         "ch4.float.agrees",
         "Thms 4.1–4.2",
-        group="self-check",
-        statement="The same constructions evaluated directly as float64 networks (2,000 inputs per length, "
+        "The same constructions evaluated directly as float64 networks (2,000 inputs per length, "
         "m = 1 … 811): width-2 networks exact, bias-free errors only on tie residues",
-        paper_value={
-            "min acc, width-2 nets": 1.0,
-            "bias-free errors outside tie residues": 0,
-        },
-        check="equal",
-        why="float64 phases up to 811·2π lose < 1e-12 rad, far inside the gaps 1 − cos(2π/p)",
-        measure=M.float_agrees,
+        {"min acc, width-2 nets": 1.0, "bias-free errors outside tie residues": 0},
+        "equal",
+        "float64 phases up to 811·2π lose < 1e-12 rad, far inside the gaps 1 − cos(2π/p)",
+        M.float_agrees,
     ),
-    Claim(
+    _self(
         "ch4.thm41.window",
         "Thm 4.1 (our construction and derivation)",
-        group="self-check",
-        source="live",
-        statement="The lengths 1 … "
-        f"{paper.WINDOW_SPAN}m at which Thm 4.1's network built for m is right on every input "
-        "(brute force: all pᵐ′ inputs of each length m′ through the exact phase automaton) equal "
-        "our derived window |m′ − m − 4mk| < 2m/p, for (p, m) ∈ "
+        f"The lengths 1 … {paper.WINDOW_SPAN}m at which Thm 4.1's network built for m is right on "
+        "every input (brute force: all pᵐ′ inputs of each length m′ through the exact phase "
+        "automaton) equal our derived window |m′ − m − 4mk| < 2m/p, for (p, m) ∈ "
         + ", ".join(f"({p}, {m})" for p, m in paper.WINDOW_CASES),
-        paper_value=M.window_derived(),
-        check="equal",
-        why="our derivation (odd p) says exactly these lengths; any difference is an error in the "
+        M.window_derived(),
+        "equal",
+        "our derivation (odd p) says exactly these lengths; any difference is an error in the "
         "derivation or in the code",
+        source="live",
     ),
-    Claim(
+    _self(
         "ch4.constructions.live",
         "Thms 4.1–4.2",
-        group="self-check",
-        source="live",
-        statement="Today's live exhaustive and exact long-length checks equal the stored cells "
+        "Today's live exhaustive and exact long-length checks equal the stored cells "
         "(largest absolute difference over every summary number)",
-        paper_value=0.0,
-        check="value",
+        0.0,
+        "value",
+        "the same deterministic computation with the same seeds; only float rounding may differ",
+        source="live",
         tolerance=1e-12,
-        why="the same deterministic computation with the same seeds; only float rounding may differ",
     ),
     # ----- Thms 4.3–4.4: impossibility results (our versions proved in the text; self-checks of consequences)
     _unchecked(
@@ -403,41 +337,38 @@ CLAIMS = [
         "we cite (arXiv 2511.23443) prints parts of the proof (App. C.1) but not the theorem, so the chapter proves its own, stronger version (width ≥ ⌈(m+1)/p⌉ − 1) and "
         "self-checks its consequences",
     ),
-    Claim(
+    _self(
         "ch4.thm43.bounds",
         "Thm 4.3 (our version)",
-        group="self-check",
-        statement="At p = 97 and every test length m, the paper's bound ≤ our path bound ≤ the width of our "
+        "At p = 97 and every test length m, the paper's bound ≤ our path bound ≤ the width of our "
         "explicit ReLU interpolant",
-        paper_value="paper bound ≤ path bound ≤ construction width",
-        check="predicate",
-        holds=all_agree("lengths", "paper ≤ path ≤ construction"),
-        why="the path bound implies the paper's, and an exact interpolant cannot be narrower than a valid bound",
-        measure=M.bounds,
+        "paper bound ≤ path bound ≤ construction width",
+        "predicate",
+        "the path bound implies the paper's, and an exact interpolant cannot be narrower than a valid bound",
+        M.bounds,
+        holds=R.all_agree("lengths", "paper ≤ path ≤ construction"),
     ),
-    Claim(
+    _self(
         "ch4.thm43.construction",
         "Thm 4.3 (our version)",
-        group="self-check",
-        source="live",
-        statement="Our explicit bias-free ReLU interpolant is exact on every count vector of X_m (p = 3, "
+        "Our explicit bias-free ReLU interpolant is exact on every count vector of X_m (p = 3, "
         "m ∈ {6, 12, 24, 48}; p = 5, m ∈ {4, 6}) and no narrower than the path bound",
-        paper_value={"min accuracy": 1.0, "narrower than the bound": 0},
-        check="equal",
-        why="the construction is exact by design (margin 1/2); any error or violation is a bug",
+        {"min accuracy": 1.0, "narrower than the bound": 0},
+        "equal",
+        "the construction is exact by design (margin 1/2); any error or violation is a bug",
+        source="live",
     ),
-    Claim(
+    _self(
         "ch4.thm43.training",
         "Thm 4.3 (our version)",
-        group="self-check",
-        statement="Optimization illustration, not evidence for the bound: trained bias-free ReLU MLPs on all of "
+        "Optimization illustration, not evidence for the bound: trained bias-free ReLU MLPs on all of "
         "X_m (p = 3, widths 4–64, 3,000 full-batch Adam steps); smallest width fitting X_m (none where no "
         "width tried fits) — every width that fits is at least the path bound",
-        paper_value="no fit narrower than the path bound",
-        check="predicate",
+        "no fit narrower than the path bound",
+        "predicate",
+        "a consequence of our Thm 4.3; widths that fail to train say nothing about the bound",
+        M.relu_training,
         holds=M.fits_respect_bound,
-        why="a consequence of our Thm 4.3; widths that fail to train say nothing about the bound",
-        measure=M.relu_training,
     ),
     _unchecked(
         "ch4.thm44",
@@ -447,41 +378,39 @@ CLAIMS = [
         "we cite (arXiv 2511.23443) prints parts of the proof (App. D.3) but not the theorem, so the chapter proves its own version (linear regions are cones) and "
         "self-checks its consequences on trained networks",
     ),
-    Claim(
+    _self(
         "ch4.thm44.rays",
         "Thm 4.4 (our version)",
-        group="self-check",
-        statement="Every trained bias-free ReLU MLP (p = 5, on X_4 alone and on X_4 ∪ X_6, each seed) gives one "
+        "Every trained bias-free ReLU MLP (p = 5, on X_4 alone and on X_4 ∪ X_6, each seed) gives one "
         "prediction to both inputs of each of the ray pairs (2z, 3z) with different labels",
-        paper_value=M.rays_expected(),
-        check="equal",
-        why="positive homogeneity makes this true by construction; a mismatch would be a bug",
-        measure=M.rays,
+        M.rays_expected(),
+        "equal",
+        "positive homogeneity makes this true by construction; a mismatch would be a bug",
+        M.rays,
     ),
-    Claim(
+    _self(
         "ch4.thm44.union",
         "Thm 4.4 (our version)",
-        group="self-check",
-        statement="The bias-free ReLU MLP trained on X_4 ∪ X_6 (p = 5) is, in every seed, below accuracy 1 on "
+        "The bias-free ReLU MLP trained on X_4 ∪ X_6 (p = 5) is, in every seed, below accuracy 1 on "
         "at least one of the two lengths",
-        paper_value="never exact on both",
-        check="predicate",
+        "never exact on both",
+        "predicate",
+        "a consequence of our Thm 4.4 (the ray pairs cannot all be right)",
+        M.union,
         holds=lambda v: all(min(pair) < 1.0 for pair in v) and len(v) > 0,
-        why="a consequence of our Thm 4.4 (the ray pairs cannot all be right)",
-        measure=M.union,
     ),
     # ----- Sec. 7.1, Fig. 1: under-parameterized regime (stored B.1.1 sweep, reduced)
     _paper(
         "ch4.fig1.sine_beats_relu",
         "Under-parameterized (AdamW): in every (m, p, width, n) cell, the sine MLP's mean test accuracy "
         "exceeds the ReLU MLP's by more than 2 SE",
-        r5_everywhere(
+        R.r5_everywhere(
             "cells",
             "sine ahead by > 2 SE",
             "R5: an order stated in words, counted only beyond 2 SE (seed spread or binomial)",
         ),
         M.sine_beats_relu,
-        protocol=UNDER,
+        protocol=paper.UNDER,
         deviation=_UNDER_VAR,
     ),
     _paper(
@@ -489,13 +418,13 @@ CLAIMS = [
         "Under-parameterized, sine: at each (m, p, n), among widths whose every run fits its training "
         "set, the narrower is never significantly worse and is significantly better wherever the widest "
         "is below the near-perfect band (ReLU: too few widths fit at our budget to compare)",
-        r5_everywhere(
+        R.r5_everywhere(
             "(m, p, n) cells compared",
             "narrower not worse, better where room",
             "R4 ('sufficient for optimization' = fits its training set) and R5 (orders beyond 2 SE)",
         ),
         M.width_trend,
-        protocol=UNDER,
+        protocol=paper.UNDER,
     ),
     # ----- Sec. 7.2, Figs 2–3: over-parameterized regime (stored B.1.2 sweep, reduced)
     _over_parameterized("ch4.fig23.margin_grows.sine"),
@@ -508,37 +437,37 @@ CLAIMS = [
         "ch4.fig23.sine_vs_relu",
         "Over-parameterized: at every weight decay the sine MLP has the larger normalized margin and "
         "a test accuracy more than 2 SE above the ReLU MLP's",
-        r5_everywhere("weight decays", "sine larger margin and test acc ahead by > 2 SE"),
+        R.r5_everywhere("weight decays", "sine larger margin and test acc ahead by > 2 SE"),
         M.sine_vs_relu_over,
         protocol=OVER,
     ),
     # ----- Sec. 7.3, Figs 4–5: length generalization (one row per claim of each sweep)
-    _main("ch4.fig4.main.sine_far", _BUDGET_FAR),
-    _main("ch4.fig4.main.relu_chance"),
-    _main("ch4.fig5.main.bias_robust"),
-    _main("ch4.fig5.main.bias_far", _BUDGET_FAR_BIAS_MAIN),
-    _paper_lr("ch4.fig4.paper_lr.sine_seen", _BUDGET_SEEN),
-    _paper_lr("ch4.fig4.paper_lr.sine_far", _BUDGET_FAR),
-    _paper_lr("ch4.fig4.paper_lr.relu_chance"),
-    _paper_lr("ch4.fig5.paper_lr.bias_robust"),
-    _paper_lr("ch4.fig4.paper_lr.relu_in_domain"),
-    _paper_lr_60k("ch4.fig5.paper_lr_60k.bias_seen"),
-    _paper_lr_60k("ch4.fig5.paper_lr_60k.bias_far"),
-    _p53("ch4.fig4.p53.sine_seen"),
-    _p53("ch4.fig4.p53.sine_far"),
-    _p53("ch4.fig4.p53.relu_in_domain"),
-    _p53("ch4.fig4.p53.relu_chance"),
-    _p53("ch4.fig5.p53.bias_seen"),
-    _p53("ch4.fig5.p53.bias_far"),
-    _p53("ch4.fig5.p53.bias_robust", _P53_BIAS_NOISE),
+    _lengthgen("ch4.fig4.main.sine_far", _BUDGET_FAR),
+    _lengthgen("ch4.fig4.main.relu_chance"),
+    _lengthgen("ch4.fig5.main.bias_robust"),
+    _lengthgen("ch4.fig5.main.bias_far", _BUDGET_FAR_BIAS_MAIN),
+    _lengthgen("ch4.fig4.paper_lr.sine_seen", _BUDGET_SEEN),
+    _lengthgen("ch4.fig4.paper_lr.sine_far", _BUDGET_FAR),
+    _lengthgen("ch4.fig4.paper_lr.relu_chance"),
+    _lengthgen("ch4.fig5.paper_lr.bias_robust"),
+    _lengthgen("ch4.fig4.paper_lr.relu_in_domain"),
+    _lengthgen("ch4.fig5.paper_lr_60k.bias_seen"),
+    _lengthgen("ch4.fig5.paper_lr_60k.bias_far"),
+    _lengthgen("ch4.fig4.p53.sine_seen"),
+    _lengthgen("ch4.fig4.p53.sine_far"),
+    _lengthgen("ch4.fig4.p53.relu_in_domain"),
+    _lengthgen("ch4.fig4.p53.relu_chance"),
+    _lengthgen("ch4.fig5.p53.bias_seen"),
+    _lengthgen("ch4.fig5.p53.bias_far"),
+    _lengthgen("ch4.fig5.p53.bias_robust", _P53_BIAS_NOISE),
     # ----- Sec. 7.4, Fig. 6: transformer baseline
     _paper(
         "ch4.fig6.transformer",
         "1-layer 1-head decoder: at every training-set size the sine FFN's test accuracy exceeds both "
         "ReLU's and GELU's by more than 2 SE",
-        r5_everywhere("training-set sizes", "sine ahead of ReLU and GELU by > 2 SE"),
+        R.r5_everywhere("training-set sizes", "sine ahead of ReLU and GELU by > 2 SE"),
         M.transformer,
-        protocol=TRANSFORMER,
+        protocol=paper.TRANSFORMER,
         deviation=_TRANSFORMER,
     ),
     # ----- Secs 4–6 learning theory and Fig. 9 (details page): declared in .claims_theory
@@ -560,25 +489,19 @@ class _ResultsAt:
 
 def p53_history(results, last: int = P53_LAST_EVALS) -> list[dict]:
     """Each p = 53 claim judged again at each of the last ``last`` evaluations of the stored
-    partial GPU run (its own measure and check, on the run as it stood then): one record per
-    claim, ``{"id", "steps", "values", "holds"}``. Not a claim: it shows how far a claim read at
-    the run's last evaluation rests on where the run happened to stop."""
-    last = check_positive_int("last", last)
+    partial GPU run: one record ``{"id", "steps", "values", "holds"}`` per claim. Not a claim: it
+    shows how far a claim read at the run's last evaluation rests on where the run stopped."""
     value = M.cell(results, PAPER_CELL)
     hist = value["history"]
-    idx = list(range(max(0, len(hist) - last), len(hist)))
+    idx = list(range(max(0, len(hist) - check_positive_int("last", last)), len(hist)))
     frames = [_ResultsAt(results, paper_scale_at(value, i)) for i in idx]
     out = []
     for c in CLAIMS:
         if isinstance(c, Claim) and c.protocol is P53:
             vals = [c.measure(fr) for fr in frames]
+            steps = [hist[i]["step"] for i in idx]
             out.append(
-                {
-                    "id": c.id,
-                    "steps": [hist[i]["step"] for i in idx],
-                    "values": vals,
-                    "holds": [compare(c, v) for v in vals],
-                }
+                {"id": c.id, "steps": steps, "values": vals, "holds": [compare(c, v) for v in vals]}
             )
     return out
 
@@ -625,7 +548,6 @@ HEADLINE = {
     ],
 }
 
-
 #: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page)
 DETAILS = (
     "ch4.float.",
@@ -646,13 +568,10 @@ DETAILS = (
     "ch4.sec6.relu_margins",
 )
 
-# --------------------------------------------------------------------------- re-run noise (verify)
 #: How far re-running the trained sweeps of Figs 4–5 on another machine may move their claims
-#: (``python -m lengthgen verify``; :class:`lengthgen.verify.NoiseBand`): a re-run of a one-seed
-#: float32 sweep is a new draw of the training noise; each band is twice the largest move measured
-#: by re-running the sweeps on two CPUs (issue 24).
-from lengthgen.verify import NoiseBand  # noqa: E402  (declared after the claims they bound)
-
+#: (``python -m lengthgen verify``): a re-run of a one-seed float32 sweep is a new draw of the
+#: training noise; each band is twice the largest move measured by re-running the sweeps on two
+#: CPUs (issue 24).
 RERUN_NOISE = (
     NoiseBand(
         "ch4.fig4.",

@@ -1,7 +1,6 @@
 """Chapter 4's claims on the paper's learning theory and Fig. 9 (details page, section "The
-learning theory, measured"), declared once by literal id like those of :mod:`.claims`, which
-lists them: the VC proposition and Thm 6.3 live (:mod:`.theory`), the rest on stored cells
-(:mod:`.measures`). Values of the paper from :data:`~.paper.PAPER_VALUES`.
+learning theory, measured"), declared like those of :mod:`.claims`, which lists them: the VC
+proposition and Thm 6.3 live (:mod:`.theory`), the rest on stored cells (:mod:`.measures`).
 """
 
 from __future__ import annotations
@@ -14,17 +13,15 @@ from lengthgen.claims import Claim, Deviation, Unchecked, modified, reduced
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
 #: Cor. 5.8: Õ(p) with the Ω(p) lower bound is slope 1 in log p up to polylog factors; each log
-#: factor adds about 1/ln p ≈ 0.3 to a local slope at p = 11–41 (we allow two), and a 5-point fit of
-#: sizes interpolated on a doubling grid is good to about ±0.3; a learner that memorizes (∝ p³ inputs) or needs a
-#: fixed number of examples (slope 0) falls outside
+#: factor adds about 1/ln p ≈ 0.3 to a local slope at p = 11–41 (we allow two), and a 5-point fit
+#: of sizes interpolated on a doubling grid is good to about ±0.3; a learner that memorizes (∝ p³
+#: inputs) or needs a fixed number of examples (slope 0) falls outside
 COR58_SLOPE = (0.7, 1.7)
 #: Thm 5.6: Θ̃(dp) bounds the samples any interpolating learner of width d needs by ∝ d (slope 1),
 #: plus ≈ 0.5 for log factors at d·p ≈ 200–1500
 THM56_MAX_SLOPE = 1.5
 #: Fig. 9: "closely matches" read as within the R4 band of a level stated in words
 CLOSE = 0.05
-
-_F = protocol("full")
 
 _SGD_BUDGET = Deviation(
     "reduced budget",
@@ -33,7 +30,6 @@ _SGD_BUDGET = Deviation(
     "sit at chance and no order between them can show; the paper trains 3·10⁵ epochs, 0.6M–2.4M "
     "updates at these n",
 )
-
 _THM63_OURS = Deviation(
     "construction missing from the text",
     "our interpolant's margin is 1/2 at every m while ‖W‖_F and ‖V‖_2 each grow like √m (about "
@@ -51,34 +47,27 @@ def _claim(id, statement, measure=None, value=None, **kw) -> Claim:
     return Claim(id, location, statement=statement, paper_value=value, measure=measure, **kw)
 
 
-def _under_sgd():
-    b, a = _F["underparam_sgd"], _F["underparam_adamw97"]
-    return reduced(
-        f"(m, p) = (3, 97) as the paper; widths {', '.join(map(str, b['widths']))}, n ∈ "
-        f"{{{', '.join(f'{n:,}' for n in b['budgets'])}}}, {len(b['seeds'])} seeds (paper: 3); "
-        f"{b['steps']:,} updates of SGD at the paper's lr {b['lr']:g} and of AdamW at lr "
-        f"{a['lr']:g} (paper: 1e-3), where the paper trains 3·10⁵ epochs"
-    )
-
-
-def _over_widths():
-    b = _F["margin_widths"]
-    return reduced(
-        f"(m, p) = ({b['m']}, {b['p']}), n = {b['n']}, widths "
-        f"{', '.join(map(str, b['widths']))}, Muon lr {b['lr']:g}, decay {b['wd']:g}, "
-        f"{b['steps']:,} updates, {len(b['seeds'])} seeds (paper: p ∈ {{53, 307}}, lr 1e-3, "
-        "3·10⁵ epochs)"
-    )
-
-
-def _samples():
-    b = _F["sample_needs"]
-    return reduced(
-        f"sine MLPs, m = {b['m']}, AdamW lr {b['lr']:g}, {b['steps']:,} updates, "
-        f"{len(b['seeds'])} seeds, n = p × (4, 8, …, 128), {b['n_test']:,} test inputs; "
-        "one learner (the theorems bound every interpolating one)"
-    )
-
+_F = protocol("full")
+_B, _A, _W, _N = (
+    _F[k] for k in ("underparam_sgd", "underparam_adamw97", "margin_widths", "sample_needs")
+)
+_UNDER_SGD = reduced(
+    f"(m, p) = (3, 97) as the paper; widths {', '.join(map(str, _B['widths']))}, n ∈ "
+    f"{{{', '.join(f'{n:,}' for n in _B['budgets'])}}}, {len(_B['seeds'])} seeds (paper: 3); "
+    f"{_B['steps']:,} updates of SGD at the paper's lr {_B['lr']:g} and of AdamW at lr "
+    f"{_A['lr']:g} (paper: 1e-3), where the paper trains 3·10⁵ epochs"
+)
+_OVER_WIDTHS = reduced(
+    f"(m, p) = ({_W['m']}, {_W['p']}), n = {_W['n']}, widths "
+    f"{', '.join(map(str, _W['widths']))}, Muon lr {_W['lr']:g}, decay {_W['wd']:g}, "
+    f"{_W['steps']:,} updates, {len(_W['seeds'])} seeds (paper: p ∈ {{53, 307}}, lr 1e-3, "
+    "3·10⁵ epochs)"
+)
+_SAMPLES = reduced(
+    f"sine MLPs, m = {_N['m']}, AdamW lr {_N['lr']:g}, {_N['steps']:,} updates, "
+    f"{len(_N['seeds'])} seeds, n = p × (4, 8, …, 128), {_N['n_test']:,} test inputs; "
+    "one learner (the theorems bound every interpolating one)"
+)
 
 THEORY_CLAIMS = [
     _claim(
@@ -120,38 +109,38 @@ THEORY_CLAIMS = [
             and v["above the interpolant, every seed"] == v["widths that fit"]
         ),
         why="R5: an order stated in words; every seed must agree",
-        protocol=_over_widths(),
+        protocol=_OVER_WIDTHS,
     ),
     _claim(
         "ch4.fig9.sgd",
         "Under-parameterized (3, 97) with vanilla SGD: in every (width, n) cell the sine MLP's "
         "seed-mean test accuracy exceeds the ReLU MLP's by more than 2 SE",
-        M.sgd_sine_beats_relu,
-        protocol=_under_sgd(),
+        lambda r: M.sine_beats_relu(r, "underparam_sgd"),
+        protocol=_UNDER_SGD,
         deviation=_SGD_BUDGET,
         **r5_everywhere("cells", "sine ahead by > 2 SE"),
     ),
     _claim(
         "ch4.fig9.sgd.relu_matches",
-        statement="The same cells, where the ReLU MLP fits its training set (every seed) under "
+        "The same cells, where the ReLU MLP fits its training set (every seed) under "
         f"SGD or AdamW (at least one such cell): |ReLU test accuracy under SGD − under AdamW| "
         f"(seed means) is at most {CLOSE:g} in each",
+        M.sgd_relu_gap,
         check="predicate",
         holds=lambda v: v["cells where ReLU fits"] >= 1 and v["largest gap"] <= CLOSE,
         why="R4: 'closely matches' stated in words, read as within ±0.05; restricted to cells "
         "where a network has fit (the paper's 'after interpolation'), since two networks at "
         "chance match trivially (this population was added after our first, unrestricted gap "
         "0.002 was seen)",
-        measure=M.sgd_relu_gap,
-        protocol=_under_sgd(),
+        protocol=_UNDER_SGD,
         deviation=_SGD_BUDGET,
     ),
     _claim(
         "ch4.fig9.sgd.sine_slower",
-        statement="The same cells: the sine MLP under AdamW is ahead of the sine MLP under SGD by "
+        "The same cells: the sine MLP under AdamW is ahead of the sine MLP under SGD by "
         "more than 2 SE in every cell",
-        measure=M.sgd_sine_slower,
-        protocol=_under_sgd(),
+        M.sgd_sine_slower,
+        protocol=_UNDER_SGD,
         **r5_everywhere("cells", "AdamW ahead by > 2 SE"),
     ),
     _claim(
@@ -164,7 +153,7 @@ THEORY_CLAIMS = [
         interval=COR58_SLOPE,
         why="Õ(p) and the Ω(p) bound give slope 1 up to log factors (≈ 0.3 each at these p; two "
         "allowed) and fit error (≈ ±0.3); memorizing or a fixed need fall outside",
-        protocol=_samples(),
+        protocol=_SAMPLES,
     ),
     _claim(
         "ch4.thm56",
@@ -176,7 +165,7 @@ THEORY_CLAIMS = [
         holds=lambda v: v is not None and v <= THM56_MAX_SLOPE,
         why="Θ̃(dp) bounds what every interpolating learner of width d needs by ∝ d up to logs "
         "(slope 1, +0.5 for log factors); it does not say a learner needs more as d grows",
-        protocol=_samples(),
+        protocol=_SAMPLES,
     ),
     Unchecked(
         "ch4.thm62",

@@ -1,8 +1,7 @@
 """Chapter 4's measurements: our value of each stored claim of :mod:`lengthgen.chapters.ch4.claims`,
-read from the full-scale cells under ``results/ch4/cells/`` (through
-:func:`lengthgen.chapters.ch4.experiments.load_stored_cell`: same configuration as today's plan,
-schema checked). Every function takes the claims' ``results`` (a
-:class:`lengthgen.claims.StoredResults`) and follows the rules of :mod:`.rules`.
+read from the full-scale cells under ``results/ch4/cells/`` (checked against today's plan and its
+schema). Every function takes the claims' ``results`` (a :class:`lengthgen.claims.StoredResults`)
+and follows the rules of :mod:`.rules`.
 """
 
 from __future__ import annotations
@@ -13,29 +12,13 @@ import numpy as np
 
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.constructions import fixed_length_window
-from lengthgen.chapters.ch4.experiments import (
-    PAPER_CELL,
-    lengthgen_cell_name,
-    load_stored_cell,
-    paper_scale_rows,
-    window_key,
-)
+from lengthgen.chapters.ch4.experiments import PAPER_CELL, lengthgen_cell_name, load_stored_cell
+from lengthgen.chapters.ch4.experiments import paper_scale_rows, window_key
 from lengthgen.chapters.ch4.paper import OOD_LENGTHS
 from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound
-from lengthgen.chapters.ch4.theory import (
-    loglog_slope,
-    relu_interpolant_margins,
-    samples_needed,
-)
-from lengthgen.chapters.ch4.rules import (
-    FAR_FROM,
-    MODERATE_WD,
-    PERFECT,
-    ahead,
-    binomial_se,
-    seed_mean,
-    spearman_trend,
-)
+from lengthgen.chapters.ch4.rules import FAR_FROM, MODERATE_WD, PERFECT, ahead, binomial_se
+from lengthgen.chapters.ch4.rules import seed_mean, spearman_trend
+from lengthgen.chapters.ch4.theory import loglog_slope, relu_interpolant_margins, samples_needed
 
 FULL = paper.protocol("full")
 _AUT = paper.checks("full")["automaton"]
@@ -43,8 +26,7 @@ _FLOAT = paper.checks("full")["float"]
 
 
 def cell(results, name):
-    """The stored full-scale cell ``name``, checked against today's plan and its schema
-    (:func:`~lengthgen.chapters.ch4.experiments.load_stored_cell`), cached on ``results``."""
+    """The stored full-scale cell ``name`` (plan and schema checked), cached on ``results``."""
     cache = vars(results).setdefault("_ch4_cells", {})
     if name not in cache:
         cache[name] = load_stored_cell(name, folder=results.folder)["data"]
@@ -64,7 +46,6 @@ def nobias_exhaustive_paper():
 
 
 def exhaustive_min(results, construction):
-    """Lowest accuracy of ``construction`` over the stored exhaustive check's cells."""
     return min(row[construction] for row in cell(results, "exhaustive"))
 
 
@@ -89,19 +70,15 @@ def automaton(results, construction, field):
 
 
 def ties(results):
+    fourier = lambda field: automaton(results, "fourier", field)  # noqa: E731
     return {
-        "errors outside tie residues": sum(
-            automaton(results, "fourier", "errors_outside_tie_residues")
-        ),
-        "max |acc − (1 − tie share)|": max(
-            automaton(results, "fourier", "max_abs_acc_minus_1_minus_tie_share")
-        ),
+        "errors outside tie residues": sum(fourier("errors_outside_tie_residues")),
+        "max |acc − (1 − tie share)|": max(fourier("max_abs_acc_minus_1_minus_tie_share")),
     }
 
 
 def float_agrees(results):
-    f = cell(results, f"float_n{_FLOAT['n']}")
-    primes = _FLOAT["primes"]
+    f, primes = cell(results, f"float_n{_FLOAT['n']}"), _FLOAT["primes"]
     return {
         "min acc, width-2 nets": min(
             f[f"{c}@{p}"]["min_acc"] for c in ("thm41", "thm42_bias") for p in primes
@@ -113,13 +90,12 @@ def float_agrees(results):
 
 
 def window_derived(cases=paper.WINDOW_CASES, span=paper.WINDOW_SPAN) -> dict:
-    """Our derived window (:func:`~.constructions.fixed_length_window`) for each (p, m) case of the
-    window check, over the lengths 1 … span·m: the value claim ``ch4.thm41.window`` expects."""
+    """Our derived window for each (p, m) case over the lengths 1 … span·m (``ch4.thm41.window``)."""
     return {window_key(p, m): fixed_length_window(m, p, span * m) for p, m in cases}
 
 
 def construction_summary(rows) -> dict:
-    """Our value of ``ch4.thm43.construction`` from :func:`~.experiments.relu_construction_check` rows."""
+    """Our value of ``ch4.thm43.construction`` from :func:`~.checks.relu_construction_check` rows."""
     return {
         "min accuracy": min(r["acc"] for r in rows),
         "narrower than the bound": sum(r["width"] < r["path_bound"] for r in rows),
@@ -150,8 +126,7 @@ def rays(results):
 def rays_expected():
     tl = FULL["two_lengths"]
     k = len(homogeneous_pairs(tl["m1"], tl["m2"], tl["p"])["pairs"])
-    bias_free_runs = 2  # "X_m1 only" and "X_m1 ∪ X_m2" (experiments.TWO_LENGTH_RUNS)
-    return [k] * (bias_free_runs * len(tl["seeds"]))
+    return [k] * (2 * len(tl["seeds"]))  # two bias-free runs: X_m1 only and X_m1 ∪ X_m2
 
 
 def union(results):
@@ -160,53 +135,43 @@ def union(results):
     return [[a, b] for a, b in zip(run["acc_m1"], run["acc_m2"])]
 
 
-# --------------------------------------------------------------------------- under-parameterized (Fig. 1)
+# --------------------------------------------------------------------------- under-parameterized (Figs 1, 9)
 def under_cells(results, name="underparam"):
-    """{(m, p, width, n): {activation: (mean test, SE, all seeds fit)}} of the stored B.1.1 sweep
-    ``name`` (or Fig. 9's)."""
-    n_test = FULL[name]["n_test"]
+    """{(m, p, width, n): {activation: (mean test, SE, all seeds fit)}} of the stored sweep ``name``."""
     groups = {}
     for r in cell(results, name)["rows"]:
-        key = (r["m"], r["p"], r["width"], r["n"], r["activation"])
-        groups.setdefault(key, []).append(r)
+        groups.setdefault((r["m"], r["p"], r["width"], r["n"], r["activation"]), []).append(r)
     out = {}
     for (m, p, w, n, act), rs in groups.items():
-        mean, se = seed_mean([r["test_acc"] for r in rs], n_test)
+        mean, se = seed_mean([r["test_acc"] for r in rs], FULL[name]["n_test"])
         fits = all(r["train_acc"] >= PERFECT[0] for r in rs)
         out.setdefault((m, p, w, n), {})[act] = (mean, se, fits)
     return out
 
 
-def sine_beats_relu(results):
-    cells = under_cells(results)
+def sine_beats_relu(results, name="underparam"):
+    """Cells of the sweep ``name`` (Fig. 1, or Fig. 9's SGD sweep) where sine leads ReLU by > 2 SE."""
+    cells = under_cells(results, name)
     wins = sum(ahead(*c["sine"][:2], *c["relu"][:2]) for c in cells.values())
     return {"cells": len(cells), "sine ahead by > 2 SE": wins}
 
 
 def width_trend(results):
-    """R4/R5 for 'reducing the width (while still sufficient for optimization) improves test accuracy',
-    sine: per (m, p, n), among widths whose every seed fits its training set (R4 band), test accuracy
-    never rises significantly with width, and falls significantly from the narrowest to the widest
-    unless the widest is already in the near-perfect band (no room to improve)."""
+    """'Reducing the width (while still sufficient for optimization) improves test accuracy', sine:
+    per (m, p, n), among widths whose every seed fits (R4), test accuracy never rises significantly
+    with width, and falls significantly from the narrowest to the widest unless the widest is
+    already near-perfect (no room to improve)."""
     cells = under_cells(results)
     compared = agree = 0
     for m, p, n in sorted({(m, p, n) for m, p, _, n in cells}):
-        ws = sorted(
-            w
-            for mm, pp, w, nn in cells
-            if (mm, pp, nn) == (m, p, n) and cells[(m, p, w, n)]["sine"][2]
-        )
-        if len(ws) < 2:
+        ws = sorted(w for mm, pp, w, nn in cells if (mm, pp, nn) == (m, p, n))
+        s = [cells[(m, p, w, n)]["sine"][:2] for w in ws if cells[(m, p, w, n)]["sine"][2]]
+        if len(s) < 2:
             continue
         compared += 1
-        s = [cells[(m, p, w, n)]["sine"][:2] for w in ws]
         no_rise = not any(ahead(*s[i + 1], *s[i]) for i in range(len(s) - 1))
-        falls = s[-1][0] >= PERFECT[0] or ahead(*s[0], *s[-1])
-        agree += bool(no_rise and falls)
-    return {
-        "(m, p, n) cells compared": compared,
-        "narrower not worse, better where room": agree,
-    }
+        agree += bool(no_rise and (s[-1][0] >= PERFECT[0] or ahead(*s[0], *s[-1])))
+    return {"(m, p, n) cells compared": compared, "narrower not worse, better where room": agree}
 
 
 # --------------------------------------------------------------------------- over-parameterized (Figs 2–3)
@@ -225,10 +190,8 @@ def trend(results, activation, field):
 
 
 def accuracy_trend(results, activation):
-    """R5 for 'test accuracy improves with decay': the Spearman trend over the moderate decays
-    (:func:`trend`) and the rise of the seed-mean test accuracy from the grid's first decay to its
-    last moderate one, with the R5 SE of that difference (binomial alone for one seed, from the
-    stored sweep's test-set size)."""
+    """R5 for 'test accuracy improves with decay': the trend over the moderate decays and the rise
+    of the seed-mean test accuracy from the first decay to the last moderate one, with its SE."""
     n_test = FULL["overparam"]["n_test"]
     by = {}
     for r in _over(results, activation, moderate=True):
@@ -241,16 +204,20 @@ def accuracy_trend(results, activation):
     }
 
 
-def excessive(results, activation):
+def _binomial_ahead(a, b):
+    """R5 for two one-seed accuracies on the over-parameterized sweep's test set."""
     n_test = FULL["overparam"]["n_test"]
+    return ahead(a, binomial_se(a, n_test), b, binomial_se(b, n_test))
+
+
+def excessive(results, activation):
     rows = _over(results, activation)
     best = max((r for r in rows if r["wd"] <= MODERATE_WD), key=lambda r: r["test_acc"])
     top = max((r for r in rows if r["wd"] > MODERATE_WD), key=lambda r: r["wd"])
-    sb, st = binomial_se(best["test_acc"], n_test), binomial_se(top["test_acc"], n_test)
     return {
         "wd": top["wd"],
         "train acc": top["train_acc"],
-        "test below best moderate by > 2 SE": ahead(best["test_acc"], sb, top["test_acc"], st),
+        "test below best moderate by > 2 SE": _binomial_ahead(best["test_acc"], top["test_acc"]),
     }
 
 
@@ -259,21 +226,14 @@ def excessive_holds(v):
 
 
 def sine_vs_relu_over(results):
-    n_test = FULL["overparam"]["n_test"]
     by = {(r["activation"], r["wd"]): r for r in _over(results)}
     wds = sorted({wd for _, wd in by})
     ok = 0
     for wd in wds:
         s, r = by[("sine", wd)], by[("relu", wd)]
-        ss, sr = binomial_se(s["test_acc"], n_test), binomial_se(r["test_acc"], n_test)
-        ok += bool(
-            s["normalized_margin"] > r["normalized_margin"]
-            and ahead(s["test_acc"], ss, r["test_acc"], sr)
-        )
-    return {
-        "weight decays": len(wds),
-        "sine larger margin and test acc ahead by > 2 SE": ok,
-    }
+        margin = s["normalized_margin"] > r["normalized_margin"]
+        ok += bool(margin and _binomial_ahead(s["test_acc"], r["test_acc"]))
+    return {"weight decays": len(wds), "sine larger margin and test acc ahead by > 2 SE": ok}
 
 
 # --------------------------------------------------------------------------- length generalization (Figs 4–5)
@@ -281,24 +241,20 @@ def rows(results, sweep, activation, bias):
     """The member rows of one variant: of a length-generalization cell (``sweep``), or of the
     paper-scale GPU cell (``sweep`` = :data:`PAPER_CELL`, its last evaluation)."""
     if sweep == PAPER_CELL:
-        return [
-            r
-            for r in paper_scale_rows(cell(results, PAPER_CELL))
-            if r["activation"] == activation and r["bias"] == bias
-        ]
+        gpu = paper_scale_rows(cell(results, PAPER_CELL))
+        return [r for r in gpu if r["activation"] == activation and r["bias"] == bias]
     return cell(results, lengthgen_cell_name(sweep, activation, bias))["rows"]
 
 
 def best_over_wd(rows, n, lengths):
     """R4 / App. B.1: per length, the best over weight decay of the seed-averaged accuracy, at budget n."""
-    out = {}
-    for L in lengths:
-        by_wd = {}
-        for r in rows:
-            if r["n"] == n:
-                by_wd.setdefault(r["wd"], []).append(r[str(L)])
-        out[L] = max(float(np.mean(v)) for v in by_wd.values())
-    return out
+    by_wd = {}
+    for r in rows:
+        if r["n"] == n:
+            by_wd.setdefault(r["wd"], []).append(r)
+    return {
+        L: max(float(np.mean([r[str(L)] for r in rs])) for rs in by_wd.values()) for L in lengths
+    }
 
 
 def _at_largest_n(results, sweep, activation, bias, lengths):
@@ -328,16 +284,13 @@ def _mean_and_se(per_seed, n_test):
 
 def bias_gain(results, sweep):
     """R5 for Fig. 5: per budget, the mean accuracy over every (unseen length, weight decay) of the
-    biased minus the bias-free sine MLP, and whether it exceeds N_SE standard errors. The SE of each
-    mean follows R5: over k seeds, SE² = max(s²/k, binomial SE²), s the spread of the k per-seed
-    means (the binomial term alone for one seed)."""
+    biased minus the bias-free sine MLP, and whether it exceeds N_SE standard errors."""
     n_test = paper.PAPER_RUN["n_eval"] if sweep == PAPER_CELL else FULL[sweep]["n_test"]
     by = {}
     for bias in (False, True):
         for r in rows(results, sweep, "sine", bias):
-            by.setdefault((bias, r["n"]), {}).setdefault(r["seed"], []).extend(
-                r[str(L)] for L in OOD_LENGTHS
-            )
+            per_seed = by.setdefault((bias, r["n"]), {}).setdefault(r["seed"], [])
+            per_seed.extend(r[str(L)] for L in OOD_LENGTHS)
     out = {}
     for n in sorted({n for _, n in by}):
         (mb, sb), (m0, s0) = (_mean_and_se(by[(b, n)], n_test) for b in (True, False))
@@ -356,37 +309,24 @@ def transformer(results):
     for n in sizes:
         s = seed_mean(by[(n, "sine")], block["n_test"])
         ok += all(ahead(*s, *seed_mean(by[(n, a)], block["n_test"])) for a in ("relu", "gelu"))
-    return {
-        "training-set sizes": len(sizes),
-        "sine ahead of ReLU and GELU by > 2 SE": ok,
-    }
+    return {"training-set sizes": len(sizes), "sine ahead of ReLU and GELU by > 2 SE": ok}
 
 
 # --------------------------------------------------------------------------- Fig. 9 and the learning theory
-def sgd_sine_beats_relu(results):
-    """Fig. 9: (width, n) cells of the SGD sweep where sine is ahead of ReLU by > 2 SE (R5)."""
-    cells = under_cells(results, "underparam_sgd")
-    wins = sum(ahead(*c["sine"][:2], *c["relu"][:2]) for c in cells.values())
-    return {"cells": len(cells), "sine ahead by > 2 SE": wins}
-
-
 def sgd_versus_adamw(results, activation):
-    """Fig. 9 against the AdamW sweep at the same cells: per cell the seed-mean test accuracies
-    (SGD, AdamW) of ``activation``, with their SEs."""
+    """Fig. 9 against the AdamW sweep, per cell: (SGD, AdamW) of ``activation``, each (mean test
+    accuracy over seeds, its SE, every seed fits)."""
     sgd = under_cells(results, "underparam_sgd")
     adam = under_cells(results, "underparam_adamw97")
-    return {k: (sgd[k][activation][:2], adam[k][activation][:2]) for k in sgd}
+    return {k: (sgd[k][activation], adam[k][activation]) for k in sgd}
 
 
 def sgd_relu_gap(results):
-    """Fig. 9: how many cells have the ReLU MLP fit its training set (every seed) under SGD or
-    AdamW, and among them the largest |ReLU under SGD − ReLU under AdamW| (seed-mean test
-    accuracies; ``None`` over no cell): two networks at chance would match trivially."""
-    pairs = sgd_versus_adamw(results, "relu")
-    sgd = under_cells(results, "underparam_sgd")
-    adam = under_cells(results, "underparam_adamw97")
-    fit = [k for k in pairs if sgd[k]["relu"][2] or adam[k]["relu"][2]]
-    gaps = [abs(pairs[k][0][0] - pairs[k][1][0]) for k in fit]
+    """Fig. 9: the cells where the ReLU MLP fits its training set (every seed) under SGD or AdamW,
+    and among them the largest |ReLU under SGD − under AdamW| (``None`` over no cell): two networks
+    at chance would match trivially."""
+    fit = [(s, a) for s, a in sgd_versus_adamw(results, "relu").values() if s[2] or a[2]]
+    gaps = [abs(s[0] - a[0]) for s, a in fit]
     return {"cells where ReLU fits": len(fit), "largest gap": max(gaps, default=None)}
 
 
@@ -395,7 +335,7 @@ def sgd_sine_slower(results):
     pairs = sgd_versus_adamw(results, "sine").values()
     return {
         "cells": len(pairs),
-        "AdamW ahead by > 2 SE": sum(ahead(*a, *s) for s, a in pairs),
+        "AdamW ahead by > 2 SE": sum(ahead(*a[:2], *s[:2]) for s, a in pairs),
     }
 
 
@@ -408,19 +348,18 @@ def relu_margins_vs_interpolant(results):
     for r in c["rows"]:
         if r["activation"] == "relu":
             by_w.setdefault(r["width"], []).append(r)
-    fit = {w: rs for w, rs in by_w.items() if all(r["train_acc"] == 1.0 for r in rs)}
-    above = sum(all(r["normalized_margin"] > ours for r in rs) for rs in fit.values())
+    fit = [rs for rs in by_w.values() if all(r["train_acc"] == 1.0 for r in rs)]
+    above = sum(all(r["normalized_margin"] > ours for r in rs) for rs in fit)
     return {"widths that fit": len(fit), "above the interpolant, every seed": above,
             "interpolant's normalized margin": ours}  # fmt: skip
 
 
 def samples_slope(results, axis, level):
     """Cor. 5.8 (``axis="p"``, width 16) or Thm 5.6 (``axis="width"``, p = 23): the log-log slope
-    of the samples needed for seed-mean test accuracy ``level`` (:func:`.theory.samples_needed`)
-    against p or the width; ``None`` where some point never reaches ``level``."""
+    of the samples needed for seed-mean test accuracy ``level`` against p or the width; ``None``
+    where some point never reaches ``level``."""
     rows = cell(results, "sample_needs")["rows"]
-    grid = FULL["sample_needs"]["grid"]
-    pts = [(p, w) for p, w in grid if (w == 16 if axis == "p" else p == 23)]
+    pts = [(p, w) for p, w in FULL["sample_needs"]["grid"] if (w == 16 if axis == "p" else p == 23)]
     ns = [samples_needed(rows, p, w, level) for p, w in pts]
     if None in ns:
         return None

@@ -13,11 +13,9 @@ R3  *Exact population accuracies estimated from N i.i.d. random inputs*: ``value
     3 binomial standard errors, ``3·sqrt(q(1−q)/N)`` with q the paper's value (:func:`r3_tolerance`).
 R4  *An accuracy level the paper states in words*: "perfect", "near-perfect", "essentially
     perfect", "excellent" are read as 1 and "chance" as 1/p, each with a band of ±0.05 (what such a
-    word can mean on a 0–1 accuracy axis): ``interval`` ``[0.95, 1]`` or ``[1/p − 0.05, 1/p + 0.05]``
-    (:data:`R4_PERFECT`, :data:`R4_CHANCE`).
+    word can mean on a 0–1 accuracy axis): ``interval`` ``[0.95, 1]`` or ``[1/p − 0.05, 1/p + 0.05]``.
     Exception: at p = 53 (the GPU run) ±0.05 would admit 3.6 times chance, so there "chance" is
-    read by R3 as the population accuracy 1/p of a predictor at chance, with a band of 3 binomial
-    SE of one evaluation (the run's held-out inputs per length); see :data:`CHANCE_P53`.
+    read by R3 as the population accuracy 1/p of a predictor at chance (:data:`CHANCE_P53`).
     Accuracies follow the paper's reporting convention (App. B.1): per length, the best over weight
     decay of the seed-averaged accuracy; "all seen lengths" / "all unseen lengths" take the worst
     length, "chance at longer unseen lengths" the highest accuracy at lengths ≥ 201.
@@ -28,10 +26,10 @@ R5  *An order the paper states in words* ("A outperforms B", "the bias makes it 
     test inputs; the binomial term alone for one seed) (:func:`seed_mean`, :func:`ahead`). A trend
     over a grid counts only where an exact one-sided permutation test of Spearman's ρ gives
     p < 0.05 (:func:`significant_rise`); a trend of an *accuracy* counts only where, in addition,
-    the change from the grid's first point to its last exceeds 2 SE of the difference (the same SE;
-    a rank test alone passes a monotone change of any size, however far inside the binomial noise
-    of the test set) (:func:`significant_rise_beyond_se`). The range of a "moderate" weight decay is
-    the paper's one stated grid (B.1.3: up to 0.3); larger values are "excessive".
+    the change from the grid's first point to its last exceeds 2 SE of the difference (a rank test
+    alone passes a monotone change of any size, however far inside the binomial noise of the test
+    set). The range of a "moderate" weight decay is the paper's one stated grid (B.1.3: up to 0.3);
+    larger values are "excessive".
 R6  *Our own checks* (brute force against a construction, a consequence that holds by
     construction, agreement of the live run with the stored one) are ``group="self-check"``.
 """
@@ -45,25 +43,17 @@ import numpy as np
 
 from lengthgen.chapters.ch4 import paper
 
-#: R3: an exact population accuracy estimated from N inputs is read within this many binomial SE
-N_SE_EXACT = 3
-#: R4: the band around a level stated in words
-WORD_BAND = 0.05
-#: R4: "perfect" / "near-perfect" / "essentially perfect" / "excellent"
-PERFECT = (1.0 - WORD_BAND, 1.0)
-#: R5: an order counts beyond this many standard errors of the difference
-N_SE = 2.0
-#: R5: significance level of a trend (exact one-sided permutation test of Spearman's ρ)
-TREND_ALPHA = 0.05
-#: R5: the paper's one stated weight-decay grid (B.1.3) ends here; larger decays are "excessive"
-MODERATE_WD = 0.3
-#: R4: "longer unseen lengths" for the chance-level claim
-FAR_FROM = 201
+N_SE_EXACT = 3  # R3: binomial SEs around an exact population accuracy
+WORD_BAND = 0.05  # R4: the band around a level stated in words
+PERFECT = (1.0 - WORD_BAND, 1.0)  # R4: "perfect" and its synonyms
+N_SE = 2.0  # R5: an order counts beyond this many SE of the difference
+TREND_ALPHA = 0.05  # R5: significance level of a trend
+MODERATE_WD = 0.3  # R5: the end of the paper's one stated weight-decay grid (B.1.3)
+FAR_FROM = 201  # R4: "longer unseen lengths" for the chance-level claim
 
 
 def r3_tolerance(qs, n: int) -> float:
-    """R3: N_SE_EXACT binomial SE of the largest of the paper's values ``qs`` estimated from ``n``
-    inputs."""
+    """R3: N_SE_EXACT binomial SE of the largest of the paper's values ``qs`` from ``n`` inputs."""
     return N_SE_EXACT * max(math.sqrt(q * (1 - q) / n) for q in qs)
 
 
@@ -123,75 +113,50 @@ def all_agree(total, hit):
 def r5_everywhere(
     total, hit, why="R5: an order stated in words, counted only beyond 2 binomial SE"
 ) -> dict:
-    """R5 over a grid: the stated order holds, beyond 2 SE, at every one of the ``v[total]``
-    points of our value ``v`` (``v[hit]`` of them agree)."""
+    """R5 over a grid: the stated order holds, beyond 2 SE, at all ``v[total]`` points."""
     return {"check": "direction", "holds": all_agree(total, hit), "why": why}
 
 
-def below_perfect(v):
-    """R4/R5: 'struggles' read as 'not in the near-perfect band'."""
-    return v < PERFECT[0]
-
-
-def bias_gain_holds(v):
-    """R5 for 'the bias makes it more robust': the gain exceeds 2 SE at every budget."""
-    return all(g["beyond 2 SE"] for g in v.values()) and len(v) > 0
-
-
 # --------------------------------------------------------------------------- the comparisons
-#: R1: an exact statement of the theorem
 R1 = {"check": "equal", "why": "R1: an exact statement of the theorem"}
-#: R2: an exact population accuracy evaluated on every input
 R2 = {
     "check": "value",
     "tolerance": 1e-12,
     "why": "R2: an exact population accuracy evaluated on every input, equal up to float rounding",
 }
-#: R4: "perfect" and its synonyms
 R4_PERFECT = {
     "check": "interval",
     "interval": PERFECT,
     "why": "R4: a level stated in words, read as 1 with a ±0.05 band",
 }
 _P17 = paper.protocol("full")["lengthgen"]["p"]
-CHANCE = (1 / _P17 - WORD_BAND, 1 / _P17 + WORD_BAND)
-#: R4: "chance" at p = 17
 R4_CHANCE = {
     "check": "interval",
-    "interval": CHANCE,
+    "interval": (1 / _P17 - WORD_BAND, 1 / _P17 + WORD_BAND),
     "why": "R4: 'chance' read as 1/p (p = 17) with a ±0.05 band",
 }
-#: R4/R5: "struggles"
 R5_STRUGGLES = {
     "check": "direction",
-    "holds": below_perfect,
+    "holds": lambda v: v < PERFECT[0],
     "why": "R4/R5: 'struggles' stated in words, read as 'not near-perfect'",
 }
-#: R5: "the bias makes it more robust"
-R5_BIAS_GAIN = {
+R5_BIAS_GAIN = {  # the gain exceeds 2 SE at every budget
     "check": "direction",
-    "holds": bias_gain_holds,
+    "holds": lambda v: all(g["beyond 2 SE"] for g in v.values()) and len(v) > 0,
     "why": "R5: an order stated in words; the mean over (length, weight decay) rewards both a wider "
     "length range and a wider weight-decay range",
 }
 
+# R3 for "chance" in the p = 53 GPU run: a predictor at chance has population accuracy q = 1/p,
+# and one reported value (a seed mean on the run's n_eval held-out inputs of one length) has
+# binomial SE at most sqrt(q(1 − q)/n_eval). The claim reports the highest of K = (lengths ≥
+# FAR_FROM) × (decays) such values, so a network at chance ends above the ±3 SE band with
+# probability at most K times the one-sided normal tail beyond 3 SE (union bound).
 _P53, _N_EVAL = paper.PAPER_RUN["p"], paper.PAPER_RUN["n_eval"]
-_FAR = [L for L in paper.OOD_LENGTHS if L >= FAR_FROM]
-#: R3 for "chance" in the p = 53 GPU run (R4's ±0.05 would admit 3.6 times chance there): a
-#: predictor at chance has population accuracy q = 1/p, and one reported value -- a seed mean of
-#: the accuracies on the run's n_eval held-out inputs of one length -- has binomial SE at most
-#: sqrt(q(1 − q)/n_eval) (a mean over seeds scored on the same inputs has no larger SE). The band
-#: is ±N_SE_EXACT such SE. The claim reports the highest of K = (lengths ≥ FAR_FROM) × (decays)
-#: such values, so a network at chance ends above the band with probability at most K times the
-#: one-sided normal tail beyond 3 SE (0.135 %; union bound).
-CHANCE_SE_P53 = math.sqrt((1 / _P53) * (1 - 1 / _P53) / _N_EVAL)
-CHANCE_P53 = (
-    1 / _P53 - N_SE_EXACT * CHANCE_SE_P53,
-    1 / _P53 + N_SE_EXACT * CHANCE_SE_P53,
-)
-_K_P53 = len(_FAR) * len(paper.PAPER_RUN["wds"])
-_TAIL = 0.5 * math.erfc(N_SE_EXACT / math.sqrt(2))  # one-sided normal tail beyond 3 SE
-#: R3: "chance" at p = 53
+_SE_P53 = math.sqrt((1 / _P53) * (1 - 1 / _P53) / _N_EVAL)
+CHANCE_P53 = (1 / _P53 - N_SE_EXACT * _SE_P53, 1 / _P53 + N_SE_EXACT * _SE_P53)
+_K_P53 = sum(L >= FAR_FROM for L in paper.OOD_LENGTHS) * len(paper.PAPER_RUN["wds"])
+_TAIL = 0.5 * math.erfc(N_SE_EXACT / math.sqrt(2))
 R3_CHANCE_P53 = {
     "check": "interval",
     "interval": CHANCE_P53,

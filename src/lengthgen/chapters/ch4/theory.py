@@ -17,13 +17,11 @@ import torch
 
 from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import construct_relu
-from lengthgen.chapters.ch4.data import check_length, check_modulus, nonempty
-from lengthgen.chapters.ch4.data import test_set, train_set
+from lengthgen.chapters.ch4.data import check_length, check_modulus, nonempty, test_set, train_set
 from lengthgen.chapters.ch4.margins import layer_norm_product, margins, train_margins
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE
-from lengthgen.chapters.ch4.training import b1_optimizer, fit_accuracies
-from lengthgen.chapters.ch4.training import resolve_device
+from lengthgen.chapters.ch4.training import b1_optimizer, fit_accuracies, resolve_device
 from lengthgen.config import ConfigError, check_positive_int, check_seeds
 
 
@@ -34,9 +32,8 @@ def shatter_frequency(labels) -> Fraction:
     labels = list(labels)
     if not labels or any(y not in (-1, 1) for y in labels):
         raise ConfigError(f"labels must be a non-empty list of ±1, got {labels!r}")
-    return sum(
-        (Fraction(1, 2**i) for i, y in enumerate(labels) if y == -1), Fraction(0)
-    ) + Fraction(1, 2 ** len(labels))
+    digits = sum((Fraction(1, 2**i) for i, y in enumerate(labels) if y == -1), Fraction(0))
+    return digits + Fraction(1, 2 ** len(labels))
 
 
 def sign_sin_pi(t: Fraction) -> int:
@@ -81,7 +78,7 @@ def relu_interpolant_margins(p: int, ms) -> list[dict]:
         gam = float(margins(net.scores(x), y).min())
         norm = float(layer_norm_product({"W": net.W, "V": net.V}, "relu"))
         out.append(
-            {"m": m, "width": net.width, "margin": gam, "norm": norm} | {"normalized": gam / norm}
+            {"m": m, "width": net.width, "margin": gam, "norm": norm, "normalized": gam / norm}
         )
     return out
 
@@ -135,17 +132,10 @@ def margin_widths(
             **run,
         )
         mg = train_margins(model, P, train, device=dev)
-        for i, s in enumerate(seeds):
-            rows.append(
-                {
-                    "activation": act,
-                    "width": w,
-                    "seed": s,
-                    "train_acc": tr[i],
-                    "test_acc": te[i],
-                    "normalized_margin": mg["normalized"][i],
-                }
-            )
+        rows += [
+            dict(activation=act, width=w, seed=s, train_acc=a, test_acc=b, normalized_margin=g)
+            for s, a, b, g in zip(seeds, tr, te, mg["normalized"])
+        ]
     return {"rows": rows, "m": m, "p": p, "n": n, "wd": wd}
 
 
