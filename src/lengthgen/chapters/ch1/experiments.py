@@ -358,8 +358,3 @@ def schema(name: str, scale: str = "full") -> Schema | None:
 
 #: The schemas of the stored full-scale cells, checked whenever they are loaded.
 SCHEMAS = {name: schema(name) for name in CELL_NAMES}
-
-
-def schemas(scale: str = "full") -> dict[str, Schema]:
-    """:func:`schema` of every cell at ``scale``, by name."""
-    return {name: schema(name, scale) for name in CELL_NAMES}

@@ -58,7 +58,6 @@ def exactness(
 ) -> dict:
     """Accuracy of construction ``name`` on every string with n ≤ ``n_exhaustive`` and on
     ``n_random`` random strings at each n in ``random_ns`` (the check of §3.4)."""
-    check_choice("construction", name, C.CONSTRUCTIONS)
     n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
     enc, p = C.build(name, **(kw or {}))
     task = task_of(name)
@@ -86,7 +85,6 @@ def ce_curve(
 ) -> dict:
     """Mean cross-entropy (bits), accuracy and |logit| range of a construction at each length, on
     ``n_strings`` random strings per length (chapter section "Confidence: cross-entropy against length")."""
-    check_choice("construction", name, C.CONSTRUCTIONS)
     n_strings = check_positive_int("n_strings", n_strings)
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
