@@ -131,18 +131,13 @@ class EncoderConfig:
         return torch.eye(p, self.d_model, dtype=dtype, device=device)
 
 
-#: Parameter names and shapes (without the leading member dimension E).
 def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
     """Shapes of every parameter of an encoder with config ``cfg`` (member dimension excluded)."""
     L, H, d, k, f = cfg.n_layers, cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn
-    shapes = {
-        "embed": (VOCAB, d),
-        "wq": (L, H, d, k),
-        "bq": (L, H, k),
-        "wk": (L, H, d, k),
-        "bk": (L, H, k),
-        "wv": (L, H, d, k),
-        "bv": (L, H, k),
+    shapes = {"embed": (VOCAB, d)}
+    for x in "qkv":
+        shapes.update({"w" + x: (L, H, d, k), "b" + x: (L, H, k)})
+    shapes |= {
         "wo": (L, H, k, d),
         "bo": (L, d),
         "w1": (L, d, f),

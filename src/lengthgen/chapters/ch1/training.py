@@ -135,11 +135,8 @@ def _train(enc: Encoder, params: dict, dev, steps_per_epoch: int, **kw):
 
 def _first_settings(settings: dict, arms) -> tuple[dict, list]:
     """The FIRST settings checked (counts positive, training lengths ≥ 2 and distinct) and the arms."""
-    s = {
-        k: check_positive_int(k, settings[k])
-        for k in ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings")
-    }
-    s["eval_every_epochs"] = check_positive_int("eval_every_epochs", settings["eval_every_epochs"])
+    counts = ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings", "eval_every_epochs")
+    s = {k: check_positive_int(k, settings[k]) for k in counts}
     s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
     lengths = [check_positive_int("training length", n, minimum=2) for n in settings["lengths"]]
     if not lengths or len(set(lengths)) != len(lengths):
@@ -263,10 +260,8 @@ def train_parity_runs(
     :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``, ``epochs``,
     ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``. ``members``: (run, learning rate,
     log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
-    s = {
-        k: check_positive_int(k, settings[k])
-        for k in ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
-    }
+    counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
+    s = {k: check_positive_int(k, settings[k]) for k in counts}
     runs, n, spe = s["runs"], s["n"], s["steps_per_epoch"]
     seed = check_positive_int("seed", settings["seed"], minimum=0)
     off = check_offsets(seed_offsets, paper.PARITY_SEED_OFFSETS)
