@@ -1,9 +1,7 @@
-"""Chapter 0's claims: all of them are self-checks of the closed forms (the chapter is background and
-reproduces no experiment of a paper). They stay in the ledger, in the ``self-check`` group, so that a
-change to the dilution code or the stored grid is caught.
-
-The chapter's sections: "Numerical check against torch.softmax" (``eq1``, ``stored``), "How fast the
-weight drains away" (``dilution``, ``logscale``), "The margin a head would need" (``margin``).
+"""Chapter 0's claims: self-checks of the closed forms (the chapter is background and reproduces no
+experiment), kept in the ledger so that a change to the dilution code or the stored grid is caught.
+Sections: "Numerical check against torch.softmax" (``eq1``, ``stored``), "How fast the weight
+drains away" (``dilution``, ``logscale``), "The margin a head would need" (``margin``).
 """
 
 from __future__ import annotations
@@ -21,14 +19,11 @@ CAUSES: dict[str, str] = {}
 ROUNDING_BOUND = max(N_VALUES) * float(np.finfo(np.float64).eps)
 
 
-def _row(results, c, N, log_scaled):
+def _rows(results, c, log_scaled):
+    """The stored grid's rows at advantage ``c`` and scaling ``log_scaled``, by N."""
     rows = results.cell("dilution_grid")["rows"]
-    return next(r for r in rows if r["c"] == c and r["N"] == N and r["log_scaled"] == log_scaled)
-
-
-def _c2_scaled(results):
-    rows = [r for r in results.cell("dilution_grid")["rows"] if r["c"] == 2.0 and r["log_scaled"]]
-    return [r["closed_form"] for r in sorted(rows, key=lambda r: r["N"])]
+    found = [r for r in rows if r["c"] == c and r["log_scaled"] == log_scaled]
+    return sorted(found, key=lambda r: r["N"])
 
 
 CLAIMS = [
@@ -66,7 +61,7 @@ CLAIMS = [
         check="predicate",
         holds=lambda w: w < 0.01,
         why="eq. 1 gives e⁴/(e⁴ + 10⁵ − 1) ≈ 5.5·10⁻⁴; 1 % is a loose bar for 'tends to 0'",
-        measure=lambda r: _row(r, 4.0, 100_000, False)["softmax"],
+        measure=lambda r: next(x["softmax"] for x in _rows(r, 4.0, False) if x["N"] == 100_000),
     ),
     Claim(
         "ch0.logscale.c2_to_one",
@@ -77,7 +72,7 @@ CLAIMS = [
         check="predicate",
         holds=lambda w: bool(np.all(np.diff(w[1:]) >= 0)) and w[-1] >= 0.9999,
         why="eq. 2 gives N²/(N² + N − 1), increasing for N ≥ 2 and 1 − 10⁻⁵ at N = 10⁵",
-        measure=_c2_scaled,
+        measure=lambda r: [x["closed_form"] for x in _rows(r, 2.0, True)],
         digits=6,
     ),
     Claim(
@@ -112,23 +107,20 @@ HEADLINE = {
     "finding_ids": ["ch0.eq1.closed_form"],
     "deviation": "No deviation: the chapter reproduces no experiment.",
     "deviation_ids": [],
-    # the results box: this background chapter's main checks (self-checks; no paper claims)
+    # this background chapter's main checks (self-checks; no paper claims)
     "claims": [
-        {
-            "claim": "Softmax's closed forms hold numerically up to N = 10⁵",
-            "id": "ch0.eq1.closed_form",
-        },
-        {
-            "claim": "A fixed margin is diluted: the favoured weight falls below 1 %",
-            "id": "ch0.dilution.unscaled",
-        },
-        {
-            "claim": "Scaled by log N, margin 2 keeps the weight near 1",
-            "id": "ch0.logscale.c2_to_one",
-        },
-        {
-            "claim": "With log N scaling the margin needed for half the mass tends to 1",
-            "id": "ch0.margin.scaled_constant",
-        },
+        {"claim": claim, "id": cid}
+        for claim, cid in (
+            ("Softmax's closed forms hold numerically up to N = 10⁵", "ch0.eq1.closed_form"),
+            (
+                "A fixed margin is diluted: the favoured weight falls below 1 %",
+                "ch0.dilution.unscaled",
+            ),
+            ("Scaled by log N, margin 2 keeps the weight near 1", "ch0.logscale.c2_to_one"),
+            (
+                "With log N scaling the margin needed for half the mass tends to 1",
+                "ch0.margin.scaled_constant",
+            ),
+        )
     ],
 }

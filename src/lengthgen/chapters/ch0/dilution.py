@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from lengthgen.config import check_finite, check_positive_int
+from lengthgen.config import check_finite, check_positive_int, check_probability, get_dtype
 
 
 def _check_N(N) -> np.ndarray:
     arr = np.asarray(N)
-    if (
-        arr.size == 0
-        or not np.issubdtype(arr.dtype, np.number)
-        or np.any(arr < 1)
-        or np.any(arr != np.floor(arr))
-    ):
+    integral = arr.size and np.issubdtype(arr.dtype, np.number) and np.all(arr == np.floor(arr))
+    if not integral or np.any(arr < 1):
         raise ValueError(
             f"N must be a positive integer number of positions (or an array of them), got {N!r}"
         )
@@ -50,8 +46,6 @@ def softmax_weight(c: float, N: int, *, log_scaled: bool = False, dtype: str = "
     """The favoured weight computed by ``torch.softmax`` over an explicit length-N logit vector."""
     import torch
 
-    from lengthgen.config import get_dtype
-
     c = check_finite("c", c)
     N = check_positive_int("N", N)
     logits = torch.zeros(N, dtype=get_dtype(dtype))
@@ -67,8 +61,6 @@ def advantage_needed(N, weight: float = 0.5, *, log_scaled: bool = False):
     Unscaled: c = log(w (N−1) / (1−w)), which grows like log N. Scaled by log N the same advantage
     is divided by log N and tends to the constant 1 (for N ≥ 2).
     """
-    from lengthgen.config import check_probability
-
     w = check_probability("weight", weight)
     if not 0 < w < 1:
         raise ValueError(f"weight must lie strictly between 0 and 1, got {weight!r}")

@@ -1,7 +1,5 @@
-"""Chapter 0 (attention dilution): the numeric check of eqs. 1–2 on a grid of N up to 10^5.
-
-The chapter's one stored cell, ``dilution_grid`` (section "The stored run"), is scale-independent:
-smoke and full compute the same grid.
+"""Chapter 0 (attention dilution): the numeric check of eqs. 1–2 on a grid of N up to 10^5, the
+chapter's one stored cell ``dilution_grid`` (section "The stored run"), the same at every scale.
 """
 
 from __future__ import annotations
@@ -16,19 +14,18 @@ from lengthgen.store import Schema
 C_VALUES = (0.5, 1.0, 2.0, 4.0)
 N_VALUES = (1, 2, 10, 100, 1_000, 10_000, 100_000)
 
-#: What a stored dilution grid must hold (checked on load).
+#: What a stored dilution grid must hold (checked on load; the same at every scale).
 GRID_SCHEMA = Schema(
     "ch0 dilution grid",
     required=("rows.*.c", "rows.*.N", "rows.*.log_scaled", "max_abs_error"),
     probabilities=("rows.*.softmax", "rows.*.closed_form"),
     counts=(("rows", lambda d: 2 * len(C_VALUES) * len(N_VALUES)),),
 )
-#: The schema of each stored cell (read by ``merge`` and the claims' stored results).
 SCHEMAS = {"dilution_grid": GRID_SCHEMA}
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
-    """What stored cell ``name`` must hold (the grid is the same at every ``scale``)."""
+    """What stored cell ``name`` must hold."""
     return SCHEMAS.get(name)
 
 
@@ -53,8 +50,6 @@ def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan: one cell, the same at both scales."""
     return [
         Cell(
-            "dilution_grid",
-            dilution_grid,
-            {"c_values": list(C_VALUES), "n_values": list(N_VALUES)},
+            "dilution_grid", dilution_grid, {"c_values": list(C_VALUES), "n_values": list(N_VALUES)}
         )
     ]

@@ -34,22 +34,15 @@ by the constructions, is replaced by the clean-up of §4.2: it zeroes every coor
 the output pair [s; −s], which layer norm with ε = 0 maps to ±√(d/2) whatever |s| is.
 
 Logit convention (``sqrt_d``; Fig. 2). By default a query weight c·√d_head cancels the encoder's
-division by √d_head, so the favoured attention logit is exactly c (c = 1 for FIRST's position 1,
-±1 for PARITY's odd/even keys). With ``sqrt_d=True`` the construction is laid out as the authors
-implemented it (our reading, below): the query weight is c itself and each head divides its
-query–key product by √(width / heads), as torch's multi-head attention does, so the favoured
-logit is c/√(width / heads). That attention needs the width to split evenly over the heads, so a
-width that does not is padded with zero coordinates to the next multiple: PARITY's 9 coordinates
-become 10 over two heads (favoured logit 1/√5; 20 and 1/√10 with paired layer norm), FIRST keeps
-6 with one head (1/√6; 12 and 1/√12). The padding is unused but counts in layer norm's mean and
-variance, so with layer norm it also moves the ε = 0 logit √(d/2) of §4.2 (√10 instead of 3
-for PARITY). Our reading: the paper gives PARITY's hidden dimension (9) and its two heads per
-layer, and §5.3 divides by the square root of the attention dimension; the authors' released
-scripts (github.com/ndnlp/parity: ``parity_exact.py``, ``parity_exact_layernorm.py``,
-``first_exact.py``, ``first_exact_layernorm.py``) build ``torch.nn.TransformerEncoderLayer`` with
-width 10 / 20 and two heads for PARITY and 6 / 12 with one head for FIRST
-(:data:`lengthgen.chapters.ch1.paper.AUTHORS_WIDTH`). Both conventions classify every string
-correctly; they differ in how fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
+division by √d_head, so the favoured attention logit is exactly c. With ``sqrt_d=True`` the
+construction is laid out as the authors implemented it (their released scripts, github.com/ndnlp/
+parity; :data:`lengthgen.chapters.ch1.paper.AUTHORS_WIDTH`): the query weight is c and each head
+divides by √(width / heads), as torch's multi-head attention does, which needs the width padded to
+a multiple of the heads. PARITY's 9 coordinates become 10 over two heads (favoured logit 1/√5;
+20 and 1/√10 with paired layer norm), FIRST keeps 6 with one head (1/√6; 12 and 1/√12). The unused
+padding counts in layer norm's mean and variance, so it also moves the ε = 0 logit √(d/2) of §4.2
+(√10 instead of 3 for PARITY). Both conventions classify every string correctly; they differ in
+how fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
 """
 
 from __future__ import annotations

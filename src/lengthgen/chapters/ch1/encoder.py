@@ -1,34 +1,22 @@
 """The CLS-token transformer encoder of chapter 1 (Chiang & Cholak 2022, §2.2), batched over members.
 
-A binary string ``w_1 … w_n`` is read as ``N = n + 1`` positions: a CLS token at position 0 and
-the symbols at positions 1 … n. Position i gets
-
-    x_i = embed[token_i] + pos_features(i, N) · pos_map                     (§2.2.1)
-
-and each of the L layers applies multi-head attention, a residual connection, an optional layer
-norm, a ReLU feed-forward network, another residual and another optional layer norm
-(post-residual "post-norm", as in the paper and in ``torch.nn.TransformerEncoderLayer``):
+A binary string ``w_1 … w_n`` is read as ``N = n + 1`` positions, a CLS token at 0 and the symbols
+at 1 … n, with ``x_i = embed[token_i] + pos_features(i, N) · pos_map``. Each layer is post-norm
+(as the paper and ``torch.nn.TransformerEncoderLayer``):
 
     y = LN₁(x + Σ_h Att_h(x) W_O,h + b_O)         Att_h: softmax(β · q·k / √d_head) v
     z = LN₂(y + ReLU(y W₁ + b₁) W₂ + b₂)                                     (§2.2.2)
 
-with β = 1 for standard attention and β = log N for log-length-scaled attention (paper §5.3). The
-output is the logit ``s = z_0 · w_out + b_out`` read at the CLS position (§2.2.3);
-P(accept) = σ(s). Layer norm ``LN(x) = γ (x − mean x) / √(var x + ε) + β_LN`` allows ε = 0.
+with β = 1 for standard and β = log N for log-length-scaled attention (§5.3). The output logit is
+``s = z_0 · w_out + b_out`` at CLS; P(accept) = σ(s). Layer norm may have ε = 0 (§4.2).
 
-Every parameter carries a leading member dimension E, so one call evaluates E independent
-encoders (seeds × variants); this is the model interface of the ensemble engine
-(:mod:`lengthgen.engine.train`): ``init(seeds, dtype, device)`` and ``forward(params, x)``. The same
-object is small enough to set every weight by hand (:meth:`Encoder.zeros`), which is how
-:mod:`lengthgen.chapters.ch1.constructions` builds the exact PARITY and FIRST transformers.
+Every parameter has a leading member dimension E, so one call evaluates E encoders: the model
+interface of :mod:`lengthgen.engine.train` (``init(seeds, dtype, device)``, ``forward(params, x)``).
+:meth:`Encoder.zeros` is the canvas of the hand-set constructions (:mod:`.constructions`).
 
-Two evaluation shortcuts are exact and are used only when no gradient is needed:
-
-* the output depends on the CLS position only, so the **last layer** computes its attention
-  row, residual, layer norm and FFN for position 0 alone (always, also with gradients);
-* a head whose key weights are zero for every member has the same key at every position, so
-  its softmax is uniform and its output is the mean of the values: computed in O(N) instead
-  of O(N²) (the first layers of both constructions).
+Two exact shortcuts: the last layer computes the CLS position only (the output reads nothing
+else); without gradients, a head whose key weights are all zero attends uniformly, so its output
+is the mean value, in O(N) instead of O(N²) (the first layers of both constructions).
 """
 
 from __future__ import annotations
@@ -43,8 +31,8 @@ from lengthgen.nn.attention import log_length_scale
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.nn.tasks import check_bits
 
-#: Fixed positional features available to the encoder (what ``pos_features(i, N)`` returns).
-POSITIONAL = ("first", "parity")
+#: Fixed positional features (what ``pos_features(i, N)`` returns) and their number p.
+POSITIONAL = {"first": 1, "parity": 2}
 #: Where a log-scaled member's factor log N multiplies (see :class:`EncoderConfig`).
 LOG_PLACEMENTS = ("logit", "query")
 #: Vocabulary: symbol 0, symbol 1, CLS.
@@ -55,12 +43,9 @@ _LAYER_PARAMS = ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "w1", "b1", "w2
 
 
 def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) -> torch.Tensor:
-    """The fixed positional features ``[N, p]`` of positions i = 0 … N−1 (CLS at 0).
-
-    ``first``  p = 1: the indicator 1[i = 1] of the first symbol (paper §3.3).
-    ``parity`` p = 2: i / N and cos(π i) (paper §3.2).
-    """
-    check_choice("positional", kind, POSITIONAL)
+    """The fixed features ``[N, p]`` of positions 0 … N−1: ``first``, 1[i = 1] (paper §3.3);
+    ``parity``, i / N and cos(π i) (paper §3.2)."""
+    check_choice("positional", kind, tuple(POSITIONAL))
     N = check_positive_int("N", N)
     i = torch.arange(N, dtype=dtype, device=device)
     if kind == "first":
@@ -69,24 +54,24 @@ def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) 
     return torch.stack([i / N, 1.0 - 2.0 * (i % 2)], dim=-1)
 
 
-def n_positional(kind: str) -> int:
-    """Number p of positional features of ``kind``."""
-    return {"first": 1, "parity": 2}[check_choice("positional", kind, POSITIONAL)]
+def _flags(value, name: str, what: str, allowed) -> tuple:
+    """A per-member option as a non-empty tuple of allowed values (one value stands for all)."""
+    flags = value if isinstance(value, tuple) else (value,)
+    if not flags or any(not allowed(f) for f in flags):
+        raise ConfigError(f"{name} must be {what} or a non-empty tuple of them, got {value!r}")
+    return flags
 
 
 @dataclass(frozen=True)
 class EncoderConfig:
     """Shape and options of an :class:`Encoder`.
 
-    ``log_scaled`` is one flag for all members or a tuple with one flag per member (so standard
-    and scaled encoders can be trained as one ensemble). ``pos_map`` is the fixed ``[p, d_model]``
-    matrix placing the positional features into the model's coordinates (default: feature j
-    into coordinate j). ``layer_norm`` switches both post-residual layer norms on or off; ``eps``
-    is their ε (0 allowed, paper §4.2). ``log_placement`` (one value or one per member) says where a
-    log-scaled member's factor log N multiplies: ``"logit"`` (ours, the whole query–key product,
-    the query bias's share included) or ``"query"`` (the authors' released code: the query *input*
-    is multiplied before the query projection, so the query bias is not scaled). It has no effect
-    on members that are not log-scaled.
+    ``log_scaled``: one flag for all members or one per member (standard and scaled encoders
+    trained as one ensemble). ``pos_map``: the fixed ``[p, d_model]`` placement of the positional
+    features (default: feature j into coordinate j). ``layer_norm`` switches both layer norms,
+    with ε ``eps`` (0 allowed, §4.2). ``log_placement`` (one or one per member): where a log-scaled
+    member's log N multiplies, ``"logit"`` (ours: the whole query–key product, query bias
+    included) or ``"query"`` (the authors' code: the query input, so the bias is not scaled).
     """
 
     d_model: int
@@ -102,10 +87,8 @@ class EncoderConfig:
     log_placement: str | tuple = "logit"
 
     def __post_init__(self):
-        check_positive_int("d_model", self.d_model)
-        check_positive_int("n_layers", self.n_layers)
-        check_positive_int("n_heads", self.n_heads)
-        check_positive_int("d_ffn", self.d_ffn)
+        for name in ("d_model", "n_layers", "n_heads", "d_ffn"):
+            check_positive_int(name, getattr(self, name))
         if self.d_head is not None:
             check_positive_int("d_head", self.d_head)
         elif self.d_model % self.n_heads:
@@ -115,35 +98,26 @@ class EncoderConfig:
         check_finite("eps", self.eps, nonnegative=True)
         if not isinstance(self.layer_norm, bool):
             raise ConfigError(f"layer_norm must be True or False, got {self.layer_norm!r}")
-        check_choice("positional", self.positional, POSITIONAL)
-        flags = self.log_scaled if isinstance(self.log_scaled, tuple) else (self.log_scaled,)
-        if not flags or any(not isinstance(f, bool) for f in flags):
-            raise ConfigError(
-                f"log_scaled must be a bool or a non-empty tuple of bools, got {self.log_scaled!r}"
-            )
-        places = (
-            self.log_placement if isinstance(self.log_placement, tuple) else (self.log_placement,)
+        check_choice("positional", self.positional, tuple(POSITIONAL))
+        flags = _flags(self.log_scaled, "log_scaled", "a bool", lambda f: isinstance(f, bool))
+        places = _flags(
+            self.log_placement,
+            "log_placement",
+            f"one of {LOG_PLACEMENTS}",
+            LOG_PLACEMENTS.__contains__,
         )
-        if not places or any(pl not in LOG_PLACEMENTS for pl in places):
-            raise ConfigError(
-                f"log_placement must be one of {LOG_PLACEMENTS} or a non-empty tuple of them, "
-                f"got {self.log_placement!r}"
-            )
-        if (
-            isinstance(self.log_scaled, tuple)
-            and isinstance(self.log_placement, tuple)
-            and len(self.log_scaled) != len(self.log_placement)
+        if all(isinstance(v, tuple) for v in (self.log_scaled, self.log_placement)):
+            if len(flags) != len(places):
+                raise ConfigError(
+                    f"log_scaled has {len(flags)} flags but log_placement {len(places)} entries"
+                )
+        p = POSITIONAL[self.positional]
+        if self.pos_map is not None and (
+            len(self.pos_map) != p or any(len(r) != self.d_model for r in self.pos_map)
         ):
             raise ConfigError(
-                f"log_scaled has {len(self.log_scaled)} flags but log_placement "
-                f"{len(self.log_placement)} entries"
+                f"pos_map must be a {p} x {self.d_model} nested tuple for positional {self.positional!r}"
             )
-        if self.pos_map is not None:
-            p = n_positional(self.positional)
-            if len(self.pos_map) != p or any(len(r) != self.d_model for r in self.pos_map):
-                raise ConfigError(
-                    f"pos_map must be a {p} x {self.d_model} nested tuple for positional {self.positional!r}"
-                )
 
     @property
     def head_dim(self) -> int:
@@ -151,24 +125,19 @@ class EncoderConfig:
 
     def pos_matrix(self, dtype=torch.float64, device=None) -> torch.Tensor:
         """The fixed ``[p, d_model]`` placement of the positional features."""
-        p = n_positional(self.positional)
+        p = POSITIONAL[self.positional]
         if self.pos_map is not None:
             return torch.tensor(self.pos_map, dtype=dtype, device=device).reshape(p, self.d_model)
         return torch.eye(p, self.d_model, dtype=dtype, device=device)
 
 
-#: Parameter names and shapes (without the leading member dimension E).
 def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
     """Shapes of every parameter of an encoder with config ``cfg`` (member dimension excluded)."""
     L, H, d, k, f = cfg.n_layers, cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn
-    shapes = {
-        "embed": (VOCAB, d),
-        "wq": (L, H, d, k),
-        "bq": (L, H, k),
-        "wk": (L, H, d, k),
-        "bk": (L, H, k),
-        "wv": (L, H, d, k),
-        "bv": (L, H, k),
+    shapes = {"embed": (VOCAB, d)}
+    for x in "qkv":
+        shapes.update({"w" + x: (L, H, d, k), "b" + x: (L, H, k)})
+    shapes |= {
         "wo": (L, H, k, d),
         "bo": (L, d),
         "w1": (L, d, f),
@@ -191,15 +160,13 @@ class Encoder:
     """
 
     def __init__(self, config: EncoderConfig):
-        if not isinstance(config, EncoderConfig):
-            raise TypeError(f"config must be an EncoderConfig, got {type(config).__name__}")
         self.config = config
 
     # ------------------------------------------------------------------ parameters
     def zeros(
         self, members: int = 1, *, dtype=torch.float64, device=None
     ) -> dict[str, torch.Tensor]:
-        """All-zero parameters (layer-norm gains 1) for ``members`` members: the canvas for hand-set weights."""
+        """All-zero parameters (layer-norm gains 1) for ``members`` members: the hand-set canvas."""
         members = check_positive_int("members", members)
         p = {
             k: torch.zeros((members, *s), dtype=dtype, device=device)
@@ -248,11 +215,9 @@ class Encoder:
             m["b2"] = u((d,), 1 / math.sqrt(f))
             for name in _LAYER_PARAMS:
                 m[name] = m[name].unsqueeze(0).expand(L, *m[name].shape).clone()
-            if cfg.layer_norm:
-                m["ln1_g"] = torch.ones(L, d, dtype=torch.float64)
-                m["ln2_g"] = torch.ones(L, d, dtype=torch.float64)
-                m["ln1_b"] = torch.zeros(L, d, dtype=torch.float64)
-                m["ln2_b"] = torch.zeros(L, d, dtype=torch.float64)
+            for ln in ("ln1", "ln2") if cfg.layer_norm else ():
+                m[ln + "_g"] = torch.ones(L, d, dtype=torch.float64)
+                m[ln + "_b"] = torch.zeros(L, d, dtype=torch.float64)
             m["out_w"] = u((d,), 1 / math.sqrt(d))
             m["out_b"] = u((), 1 / math.sqrt(d))
             members.append(m)
@@ -280,18 +245,17 @@ class Encoder:
 
     def _scales(self, E: int, N, dtype, device):
         """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input:
-        log N for a log-scaled member at its ``log_placement``, 1 elsewhere (the query multiplier is
-        ``None`` when no member places it on the query)."""
+        log N for a log-scaled member at its ``log_placement``, 1 elsewhere (the query multiplier
+        is ``None`` when no member places it on the query)."""
         cfg = self.config
         flags, places = cfg.log_scaled, cfg.log_placement
         flags = flags if isinstance(flags, tuple) else (bool(flags),) * E
         places = places if isinstance(places, tuple) else (places,) * E
-        for what, v, unit in (
-            ("log_scaled", flags, "flags"),
-            ("log_placement", places, "entries"),
-        ):
-            if len(v) != E:
-                raise ValueError(f"config.{what} has {len(v)} {unit} but params have {E} members")
+        if len(flags) != E or len(places) != E:
+            raise ValueError(
+                f"config.log_scaled has {len(flags)} flags and config.log_placement "
+                f"{len(places)} entries, but params have {E} members"
+            )
         if isinstance(N, torch.Tensor):
             logn = torch.log(N.to(dtype))
         else:
@@ -306,34 +270,23 @@ class Encoder:
     def group(self, bits) -> "Grouped":
         """The strings as groups of identical positions (exact for ``positional`` ``first``).
 
-        With only the feature 1[i = 1], two positions holding the same symbol and the same
-        feature have the same vector at every layer: attention treats keys as a multiset, and every
-        other operation acts position by position. A string is then fully described by four groups,
-        CLS (count 1), the first symbol (count 1), later 0s and later 1s (counts n − 1 − k′ and k′),
-        and attention over N positions equals attention over the groups with log(count) added to the
-        logits. The cost per string drops from O(N²) to O(1): this is how chapter 1 trains on FIRST
-        at n = 300 and tests at n = 1000 on a CPU. ``forward`` accepts the result in place of ``bits``.
+        With only the feature 1[i = 1], positions with the same symbol and feature have the same
+        vector at every layer, and attention treats keys as a multiset. A string is then four
+        groups, CLS, the first symbol, later 0s and later 1s (counts 1, 1, n − 1 − k′, k′), and
+        attention over N positions is attention over the groups with log(count) added to the
+        logits: O(1) per string instead of O(N²), which is how chapter 1 trains FIRST at n = 300
+        and tests at n = 1000 on a CPU. ``forward`` accepts the result in place of ``bits``.
         """
-        kind = self.config.positional
-        if kind == "parity":
+        if self.config.positional == "parity":
             raise ValueError(
                 "positional 'parity' gives every position its own features; strings cannot be grouped"
             )
         bits = check_bits(bits)
-        lead = bits.shape[:-1]
-        n = bits.shape[-1]
+        lead, n = bits.shape[:-1], bits.shape[-1]
         ones_later = bits[..., 1:].sum(-1).to(torch.float64)
         one = torch.ones(lead, dtype=torch.float64, device=bits.device)
         first = bits[..., 0]
-        tokens = torch.stack(
-            [
-                torch.full_like(first, CLS),
-                first,
-                torch.zeros_like(first),
-                torch.ones_like(first),
-            ],
-            dim=-1,
-        )
+        tokens = torch.stack([first * 0 + CLS, first, first * 0, first * 0 + 1], dim=-1)
         feats = torch.tensor(
             [[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device
         ).expand(*lead, 4, 1)
@@ -344,9 +297,8 @@ class Encoder:
         """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
         emb = params["embed"]
         E = emb.shape[0]
-        flat = tokens + VOCAB * torch.arange(E, device=emb.device).view(
-            E, *([1] * (tokens.ndim - 1))
-        )
+        member = torch.arange(E, device=emb.device).view(E, *([1] * (tokens.ndim - 1)))
+        flat = tokens + VOCAB * member  # member e's vocabulary rows in the flattened table
         x = torch.nn.functional.embedding(flat, emb.reshape(E * VOCAB, emb.shape[-1]))
         return x + feats.to(emb.dtype) @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
 
@@ -435,26 +387,25 @@ class Encoder:
                 raise ValueError(
                     f"grouped tokens must have shape [B, T] or [E={E}, B, T], got {tuple(tokens.shape)}"
                 )
-            if bool((tokens[..., 0] != CLS).any()) or bool((counts[..., 0] != 1).any()):
-                raise ValueError("group 0 must be the CLS token with count 1")
-            if bool((counts < 0).any()) or bool(((tokens < 0) | (tokens >= VOCAB)).any()):
-                raise ValueError("group counts must be >= 0 and tokens in {0, 1, 2}")
+            bad = (tokens[..., 0] != CLS) | (counts[..., 0] != 1)
+            if bool(bad.any() | (counts < 0).any() | ((tokens < 0) | (tokens >= VOCAB)).any()):
+                raise ValueError(
+                    "group 0 must be the CLS token with count 1, counts >= 0, tokens in {0, 1, 2}"
+                )
             counts = counts.to(dev)
             return _Inputs(tokens.to(dev), feats.to(dev), counts, counts.sum(-1))
         bits = check_bits(inp).to(dev)
-        if bits.ndim == 1:
-            bits = bits.unsqueeze(0)
+        bits = bits.unsqueeze(0) if bits.ndim == 1 else bits
         if bits.ndim == 2:
             bits = bits.unsqueeze(0).expand(E, *bits.shape)
         if bits.ndim != 3 or bits.shape[0] != E:
             raise ValueError(
                 f"strings must have shape [B, n] or [E={E}, B, n], got {tuple(bits.shape)}"
             )
-        Eb, B, n = bits.shape
+        _, B, n = bits.shape
         tokens = torch.cat([torch.full((E, B, 1), CLS, dtype=torch.long, device=dev), bits], dim=-1)
-        feats = positional_features(
-            self.config.positional, n + 1, dtype=params["embed"].dtype, device=dev
-        )
+        dtype = params["embed"].dtype
+        feats = positional_features(self.config.positional, n + 1, dtype=dtype, device=dev)
         return _Inputs(tokens, feats, None, n + 1)
 
     def _run(self, params, inp: "_Inputs", *, want_weights: bool):
@@ -483,22 +434,15 @@ class Encoder:
         # widest per-string tensor: attention rows [H, T, T] in a non-last layer whose keys vary,
         # otherwise the hidden states [T, max(d, d_ffn, H·d_head)]
         full = any(bool((params["wk"][:, l] != 0).any()) for l in range(cfg.n_layers - 1))
-        width = max(
-            cfg.d_model,
-            cfg.d_ffn,
-            cfg.n_heads * cfg.head_dim,
-            cfg.n_heads * T if full else 0,
-        )
-        chunk = max(1, max_elements // max(1, E * T * width))
+        heads = cfg.n_heads * max(cfg.head_dim, T if full else 0)
+        chunk = max(1, max_elements // max(1, E * T * max(cfg.d_model, cfg.d_ffn, heads)))
         if torch.is_grad_enabled() or chunk >= B:
             return self._run(params, inp, want_weights=False)[0]
-        return torch.cat(
-            [
-                self._run(params, inp.slice(i, i + chunk), want_weights=False)[0]
-                for i in range(0, B, chunk)
-            ],
-            dim=1,
-        )
+        parts = [
+            self._run(params, inp.slice(i, i + chunk), want_weights=False)[0]
+            for i in range(0, B, chunk)
+        ]
+        return torch.cat(parts, dim=1)
 
     __call__ = forward
 

@@ -1,8 +1,6 @@
-"""Figures of chapter 1 that the notebook draws more than once (the explorer's frames).
-
-:func:`explorer_frame` draws one frame of the chapter's explorer (section "Explorer" of
-``notebooks/01_log_scaled_attention``): the last-layer attention of the CLS token and the output
-logits of a FIRST transformer, with standard and with log-length scaled attention.
+"""The frames of chapter 1's explorer (section "Explorer" of ``notebooks/01_log_scaled_attention``):
+the CLS token's last-layer attention and the output logits of a FIRST transformer, with standard
+and with log-length scaled attention.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""What the hand-set constructions of chapter 1 do, measured (Chiang & Cholak 2022, §3–§5).
-
-* :func:`exactness`         accuracy of every construction, exhaustive for n ≤ 16 and on random strings
-* :func:`ce_curve`          mean cross-entropy (bits) and accuracy against n (the paper's Fig. 2)
-* :func:`logit_range`       min / max |logit| of a construction at each n (the 1/4 … 1/2 band of §5.3)
-* :func:`parity_logit_closed_form` the PARITY logit's two magnitudes (k odd, k even) in closed form
-* :func:`favoured_logit`    the favoured attention logit of a construction's last layer, measured
-* :func:`sensitivity_sweep` the PARITY construction with the k/N value weight moved off 1 (§5.1)
-* :func:`flawed_first_error` exact error rate of the one-layer FIRST transformer with standard attention
-
-All are scale-independent and cheap: the notebook runs them live at full size. The ``fig2_*`` and
-``sensitivity_*`` functions at the end measure the stored cells ``fig2`` and ``sensitivity``
-(``results.cell(name)``, :class:`lengthgen.claims.StoredResults`) for the chapter's claims.
+"""What the hand-set constructions of chapter 1 do, measured (Chiang & Cholak 2022, §3–§5): their
+exactness, Fig. 2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST
+transformer of §5.2. All are cheap, so the notebook runs them live at full size; the ``fig2_*``
+and ``sensitivity_*`` functions at the end measure the stored cells for the chapter's claims.
 """
 
 from __future__ import annotations
@@ -24,12 +15,7 @@ import torch
 from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import paper
 from lengthgen.chapters.ch1.encoder import Encoder, accuracy, cross_entropy_bits
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-)
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.nn.tasks import all_strings, label, random_strings
 
 
@@ -40,23 +26,17 @@ def _all_strings(n: int) -> torch.Tensor:
 
 
 def task_of(construction: str) -> str:
-    """The task a construction solves: ``"parity"`` for PARITY, ``"first"`` for both FIRST constructions."""
-    return (
-        "parity"
-        if check_choice("construction", construction, C.CONSTRUCTIONS) == "parity"
-        else "first"
-    )
-
-
-def _inputs(enc: Encoder, bits: torch.Tensor):
-    """Grouped input where exact (positional 'first'), the strings themselves otherwise."""
-    return enc.group(bits) if enc.config.positional != "parity" else bits
+    """The task a construction solves: ``"parity"`` or ``"first"`` (both FIRST constructions)."""
+    check_choice("construction", construction, C.CONSTRUCTIONS)
+    return "parity" if construction == "parity" else "first"
 
 
 @torch.no_grad()
 def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str) -> dict:
-    """Accuracy, mean cross-entropy (bits) and min / max |logit| of member 0 on ``bits``."""
-    logits = enc(params, _inputs(enc, bits))[0]
+    """Accuracy, mean cross-entropy (bits) and min / max |logit| of member 0 on ``bits`` (grouped
+    where that is exact, positional ``first``)."""
+    grouped = enc.config.positional != "parity"
+    logits = enc(params, enc.group(bits) if grouped else bits)[0]
     y = label(task, bits)
     mag = logits.abs()
     return {
@@ -78,7 +58,6 @@ def exactness(
 ) -> dict:
     """Accuracy of construction ``name`` on every string with n ≤ ``n_exhaustive`` and on
     ``n_random`` random strings at each n in ``random_ns`` (the check of §3.4)."""
-    check_choice("construction", name, C.CONSTRUCTIONS)
     n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
     enc, p = C.build(name, **(kw or {}))
     task = task_of(name)
@@ -106,7 +85,6 @@ def ce_curve(
 ) -> dict:
     """Mean cross-entropy (bits), accuracy and |logit| range of a construction at each length, on
     ``n_strings`` random strings per length (chapter section "Confidence: cross-entropy against length")."""
-    check_choice("construction", name, C.CONSTRUCTIONS)
     n_strings = check_positive_int("n_strings", n_strings)
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
@@ -117,12 +95,7 @@ def ce_curve(
         }
         for n in lengths
     ]
-    return {
-        "construction": name,
-        "kw": dict(kw or {}),
-        "n_strings": n_strings,
-        "rows": rows,
-    }
+    return {"construction": name, "kw": dict(kw or {}), "n_strings": n_strings, "rows": rows}
 
 
 def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
@@ -140,10 +113,7 @@ def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
     even, odd = n // 2 + 1, (n + 1) // 2
     up, down = math.exp(a), math.exp(-a)
     z_odd, z_even = odd * up + even * down, odd * down + even * up
-    return {
-        "odd": (up / z_odd - down / z_even) / N,
-        "even": (up / z_even - down / z_odd) / N,
-    }
+    return {"odd": (up / z_odd - down / z_even) / N, "even": (up / z_even - down / z_odd) / N}
 
 
 def favoured_logit(name: str, kw: dict | None = None, *, n: int = 4) -> float:
@@ -179,9 +149,8 @@ def logit_range(
         k = max(10, min(n_strings, 10**6 // n))
         bits = random_strings(k, n, generator=g)
         extreme = torch.zeros(4, n, dtype=torch.long)
-        extreme[0, 0] = 1
+        extreme[0, 0] = extreme[2] = 1
         extreme[1, 1:] = 1
-        extreme[2] = 1
         rows.append(
             {
                 "n": n,
@@ -268,11 +237,13 @@ def first_logit_formula(n, c=FIRST_C):
 
 def fig2_first_logit(results) -> list[float]:
     """At each length, whichever of min |s| and max |s| lies farther from the formula of §3.3."""
-    out = []
-    for r in fig2_curve(results, "first", NO_LN):
-        f = first_logit_formula(r["n"])
-        out.append(max((r["min_abs_logit"], r["max_abs_logit"]), key=lambda v: abs(v - f)))
-    return out
+    return [
+        max(
+            (r["min_abs_logit"], r["max_abs_logit"]),
+            key=lambda v: abs(v - first_logit_formula(r["n"])),
+        )
+        for r in fig2_curve(results, "first", NO_LN)
+    ]
 
 
 def parity_logit_max(n):
@@ -288,10 +259,7 @@ def fig2_parity_logit(results) -> list[float]:
 def fig2_initially_better(results) -> dict:
     """Cross-entropy at the shortest length, [no layer norm, ε = 1e-5], per construction."""
     return {
-        name: [
-            fig2_curve(results, name, NO_LN)[0]["ce_bits"],
-            fig2_curve(results, name, EPS5)[0]["ce_bits"],
-        ]
+        name: [fig2_curve(results, name, lab)[0]["ce_bits"] for lab in (NO_LN, EPS5)]
         for name in ("parity", "first")
     }
 
@@ -320,10 +288,6 @@ def sensitivity_oscillation(results, near: float, *, low: float, high: float) ->
     (:func:`oscillations`) read outwards from 1 on both sides."""
     v, a = _sweep(results)
     kw = {"high": high, "low": low}
-    rec = oscillations(v[v >= 1], a[v >= 1], **kw) + oscillations(
-        v[v <= 1][::-1], a[v <= 1][::-1], **kw
-    )
-    return {
-        "min_acc_near_1": float(a[np.abs(v - 1.0) <= near].min()),
-        "recoveries": int(rec),
-    }
+    up, down = v >= 1, v <= 1
+    rec = oscillations(v[up], a[up], **kw) + oscillations(v[down][::-1], a[down][::-1], **kw)
+    return {"min_acc_near_1": float(a[np.abs(v - 1.0) <= near].min()), "recoveries": int(rec)}

@@ -1,9 +1,5 @@
 """Chiang & Cholak (2022), *Overcoming a Theoretical Limitation of Self-Attention*: the paper's
-numbers and chapter 1's protocol, in one place.
-
-Everything here is a constant; :mod:`lengthgen.chapters.ch1.experiments` builds the chapter's cells
-from it and the notebook (``notebooks/01_log_scaled_attention``) reads it. Each constant names the
-paper's section or figure it comes from.
+numbers and chapter 1's protocol, as constants, each naming the paper's section or figure.
 """
 
 from __future__ import annotations
@@ -25,19 +21,15 @@ LN_VARIANTS = (
     ("layer norm, eps = 0", {"layer_norm": True, "eps": 0.0}),
 )
 
-#: The authors' implementation of the two exact constructions, which Fig. 2 evaluates (our reading:
-#: the paper gives PARITY's hidden dimension 9 and two heads per layer, and FIRST's single head;
-#: the widths are those of the authors' released scripts, github.com/ndnlp/parity
-#: ``parity_exact.py`` and ``first_exact.py``, where torch's multi-head attention needs a width that
-#: the heads split evenly). Width without layer norm (paired layer norm doubles it) and heads; each
-#: head divides its query-key product by sqrt(width / heads).
+#: The authors' implementation of the exact constructions that Fig. 2 evaluates (the widths of their
+#: released scripts, github.com/ndnlp/parity, where torch's attention needs a width the heads split
+#: evenly): width without layer norm (paired layer norm doubles it) and heads; each head divides
+#: its query-key product by sqrt(width / heads).
 AUTHORS_WIDTH = {"parity": 10, "first": 6}
 AUTHORS_HEADS = {"parity": 2, "first": 1}
-#: §4.3, paper Fig. 2: the rise of FIRST's cross-entropy with layer norm and eps = 1e-5 from n = 1 to
-#: n = 1000 in the authors' configuration (bits). The paper prints no number ("initially better
-#: but still increases with length"); read by eye off paper Fig. 2, the curve rises by several
-#: tenths of a bit by n = 1000. Our reading of that: 0.5 bits, within
-#: ``claims.FIG2_RISE_TOL`` (several tenths: 0.2 to 0.8 bits).
+#: §4.3, paper Fig. 2: the rise (bits) of FIRST's cross-entropy with layer norm and eps = 1e-5 from
+#: n = 1 to 1000 in the authors' configuration. The paper prints no number; read by eye, the curve
+#: rises by several tenths of a bit, which we take as 0.5 within ``claims.FIG2_RISE_TOL``.
 FIG2_FIRST_EPS5_RISE_BITS = 0.5
 
 # --------------------------------------------------------------------------- log-scaled FIRST (§5.3)
@@ -49,10 +41,8 @@ LOGIT_BAND = (0.25, 0.5)
 TRAIN_LENGTHS = (10, 30, 100, 300)
 TEST_N = 1000
 ATTENTION_ARMS = ("standard", "log-scaled")  # log_scaled False, True
-#: The attention arms of the success-rate cell ``first_rates`` (issue 15): name → (log-scaled, where the
-#: factor log N multiplies). "log-scaled" is ours (the whole query–key logit, query bias included);
-#: "authors' placement" is the authors' released code (the query input, so the query bias is not
-#: scaled). Both take the log of N = n + 1, the length including the CLS token.
+#: The arms of cell ``first_rates``: name → (log-scaled, where log N multiplies: ours, the whole
+#: logit; the authors' released code, the query input, so the query bias is not scaled), N = n + 1.
 FIRST_ARMS = {
     "standard": (False, "logit"),
     "log-scaled": (True, "logit"),
@@ -64,11 +54,10 @@ MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
 FIRST_HEADS = 1
 PARITY_HEADS = 2
 
-#: Training protocols per scale. ``full`` is the paper's (§5.1 and §5.4, paper Fig. 4; epochs and batch size 1
-#: from the authors' released scripts; PARITY at n = 100, the default of their script); ``smoke`` is
-#: what the notebook runs live. ``fig2_strings`` / ``sens_*``: strings per length of Fig. 2 and the
-#: points and strings of the sensitivity sweep. ``rate_runs``: runs per arm and training length of the
-#: success-rate cell ``first_rates`` (issue 15; the other FIRST settings are those of ``first_training``).
+#: Training protocols per scale: ``full`` is the paper's (§5.1, Fig. 4; epochs, batch size 1 and
+#: PARITY's n = 100 from the authors' scripts), ``smoke`` what the notebook runs live. ``rate_runs``:
+#: runs per arm and training length of cell ``first_rates``; ``fig2_strings`` / ``sens_*``: strings
+#: per length of Fig. 2, points and strings of the sensitivity sweep.
 PROTOCOLS = {
     "full": {
         "rate_runs": 100,
@@ -121,13 +110,11 @@ SENS_RANGE = (0.9, 1.1)
 SENS_N = 100
 
 # --------------------------------------------------------------------------- seeds
-#: Base seed of every cell: random strings of Fig. 2 and of the sensitivity sweep; run r of a
-#: training ensemble is initialised from seed ``SEED + r``.
+#: Base seed of every cell; run r of a training ensemble is initialised from seed ``SEED + r``.
 SEED = 0
-#: Offsets added to the base seed to derive the data and evaluation generators of the FIRST
-#: training: run r at the i-th training length reads strings from ``data + data_per_length·i + SEED + r``
-#: (the standard and the log-scaled member of the same run and length share it: paired design);
-#: the fixed validation bank comes from ``bank + SEED``, the final test strings from ``test + SEED``.
+#: FIRST's generators: run r at the i-th training length reads ``data + data_per_length·i + SEED + r``
+#: (shared by the arms of the same run: paired design); the validation bank ``bank + SEED``, the
+#: final test strings ``test + SEED``.
 FIRST_SEED_OFFSETS = {
     "data": 10_000,
     "data_per_length": 1_000,
@@ -136,9 +123,8 @@ FIRST_SEED_OFFSETS = {
 }
 #: The same for PARITY: run r reads ``data + SEED + r``; test strings from ``test + SEED``.
 PARITY_SEED_OFFSETS = {"data": 20_000, "test": 299_000}
-#: The success-rate cell ``first_rates``: the offsets of the FIRST training (run r < 20 of an arm reads
-#: the same strings as in ``first_training``) and ``fit`` for the fresh strings of the training length
-#: on which each run's final fit is measured.
+#: Cell ``first_rates``: FIRST's offsets (run r < 20 reads the strings of ``first_training``) and
+#: ``fit`` for the fresh strings of the training length on which each run's fit is measured.
 FIRST_RATE_SEED_OFFSETS = {**FIRST_SEED_OFFSETS, "fit": 399_000}
 
 # --------------------------------------------------------------------------- the paper's reported values

@@ -1,15 +1,7 @@
-"""Chapter 1's secondary studies (details page, issue 38): four results of Chiang & Cholak (2022)
-that the chapter page names but does not build, each with its claim.
-
-* :func:`ffnn_parity_logits`  the feed-forward network for PARITY of §3.1 (section "A feed-forward
-  network for PARITY"): n threshold units count the 1s, alternating output weights read k mod 2
-* :func:`ln_logit_bound`      the length-independent lower bound on |logit| of the log-scaled FIRST
-  construction with paired layer norm (§5.3; section "Log-scaled FIRST with layer norm")
-* :func:`outvote_profile`     what a trained FIRST encoder outputs for every count of later 1s at
-  n = 1000 (§5.2; section "Why standard attention fails: outvoted?"), read by cell ``first_mechanism``
-* :func:`train_parity_grid`   the PARITY learner over a grid of settings (§5.1; cell ``parity_grid``)
-
-:func:`claims` declares the four claims; :mod:`.claims` adds them to the chapter's list.
+"""Chapter 1's secondary studies (details page, issue 38), each with its claim (:func:`claims`):
+the feed-forward network for PARITY (§3.1), the log-scaled FIRST construction with layer norm
+(§5.3), the outvote probe of trained FIRST encoders (§5.2, cell ``first_mechanism``) and the
+PARITY learner over other settings (§5.1, cell ``parity_grid``).
 """
 
 from __future__ import annotations
@@ -39,11 +31,7 @@ def ffnn_parity_logits(bits: torch.Tensor, *, relu: bool = False) -> torch.Tenso
     j = torch.arange(1, n + 1, dtype=torch.float64)
     alt = torch.where(j % 2 == 1, 1.0, -1.0).to(torch.float64)
     if relu:
-        w1, b1, w2 = (
-            torch.ones(n, 2 * n),
-            torch.cat([1 - j, -j]),
-            torch.cat([alt, -alt]),
-        )
+        w1, b1, w2 = torch.ones(n, 2 * n), torch.cat([1 - j, -j]), torch.cat([alt, -alt])
     else:
         w1, b1, w2 = torch.ones(n, n), 0.5 - j, alt
     h = bits.to(torch.float64) @ w1.to(torch.float64) + b1  # every unit reads the count k
@@ -138,11 +126,8 @@ def outvote_profile(enc, params: dict, n: int = PROBE_N) -> dict:
 def mechanism_counts(cell: dict) -> dict:
     """Claim ch1.first_train.mechanism: among the standard-attention runs of cell ``first_mechanism``
     that are not 100% accurate on their test strings at n = 1000, how many are balanced-correct."""
-    failed = [
-        i
-        for i, m in enumerate(cell["members"])
-        if not m["log_scaled"] and cell["test_acc"][i] < 1.0
-    ]
+    members, acc = cell["members"], cell["test_acc"]
+    failed = [i for i, m in enumerate(members) if not m["log_scaled"] and acc[i] < 1.0]
     return {
         "failed_runs": len(failed),
         "outvoted": sum(cell["balanced_correct"][i] for i in failed),
@@ -154,23 +139,21 @@ def mechanism_table(cell: dict) -> list[dict]:
     on their test strings at n = 1000, how many of those are right at balance, runs whose logit
     later 1s push up, and the mean exact error rate at n = 1000 (the details page's table)."""
     rows = []
-    for n in cell["protocol"]["lengths"]:
-        for arm in paper.ATTENTION_ARMS:
-            idx = T.arm_members(cell, n, arm)
-            failed = [i for i in idx if cell["test_acc"][i] < 1.0]
-            rows.append(
-                {
-                    "training n": n,
-                    "attention": arm,
-                    "runs": len(idx),
-                    "not 100% at n = 1000": len(failed),
-                    "of which right at balance": sum(cell["balanced_correct"][i] for i in failed),
-                    "later 1s push the logit up": sum(cell["rest_pushes_up"][i] for i in idx),
-                    "mean exact error at n = 1000": float(
-                        np.mean([cell["exact_error"][i] for i in idx])
-                    ),
-                }
-            )
+    for n, arm, idx in T.by_arm(cell):
+        failed = [i for i in idx if cell["test_acc"][i] < 1.0]
+        rows.append(
+            {
+                "training n": n,
+                "attention": arm,
+                "runs": len(idx),
+                "not 100% at n = 1000": len(failed),
+                "of which right at balance": sum(cell["balanced_correct"][i] for i in failed),
+                "later 1s push the logit up": sum(cell["rest_pushes_up"][i] for i in idx),
+                "mean exact error at n = 1000": float(
+                    np.mean([cell["exact_error"][i] for i in idx])
+                ),
+            }
+        )
     return rows
 
 
@@ -226,13 +209,9 @@ def grid_means(cell: dict) -> list[dict]:
     rows = []
     for j, s in enumerate(cell["settings"]):
         acc = [a for a, i in zip(cell["test_acc"], cell["setting"]) if i == j]
-        reported = (s["depth"], s["lr"], s["log_scaled"]) == (
-            paper.MODEL["n_layers"],
-            paper.MODEL["lr"],
-            False,
-        )
+        reported = (paper.MODEL["n_layers"], paper.MODEL["lr"], False)
         rows.append({**s, "runs": len(acc), "mean_acc": float(np.mean(acc))})
-        rows[-1]["reported"] = reported
+        rows[-1]["reported"] = (s["depth"], s["lr"], s["log_scaled"]) == reported
     return rows
 
 

@@ -1,18 +1,9 @@
 """How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners, their training on
-the engine's ensemble trainer, and what their runs show.
-
-* :func:`first_model`, :func:`parity_model`  the learners (2 layers, d 16, FFN 64, post-norm ε 1e-5)
-* :func:`train_first_arms`  FIRST training of every (training length, attention arm, run) as one
-  ensemble: the body of both FIRST cells (``first_training`` and ``first_rates`` of
-  :mod:`.experiments`); :func:`train_parity_runs` the same for PARITY (cell ``parity_training``)
-* :func:`first_table`, :func:`failure_breakdown`, :func:`success_rates`,
-  :func:`placement_comparison`, :func:`shared_runs`  analyses of the stored runs, read by the
-  chapter's claims and notebooks
+the engine's ensemble trainer (:func:`lengthgen.engine.train.train_ensemble`), and the analyses of
+the runs that the chapter's claims and notebooks read.
 
 FIRST strings are fed to the encoder as groups of identical positions (:meth:`Encoder.group`),
-which is exact and makes a string of length 1000 cost as much as one of length 3. The loop is
-:func:`lengthgen.engine.train.train_ensemble`; what is chapter 1's own is the sampling (one grouped
-string per member and update) and the final tests.
+which is exact and makes a string of length 1000 cost as much as one of length 3.
 """
 
 from __future__ import annotations
@@ -65,39 +56,38 @@ def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
     return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
 
-def _learner(model: dict, heads: int, positional: str, flags, placement) -> Encoder:
-    """The chapter's post-norm learner with fixed positional features ``positional``."""
-    return Encoder(
-        EncoderConfig(
-            d_model=model["d_model"],
-            n_layers=model["n_layers"],
-            n_heads=heads,
-            d_ffn=model["d_ffn"],
-            layer_norm=True,
-            eps=model["eps"],
-            log_scaled=flags,
-            positional=positional,
-            log_placement=placement,
-        )
+def _learner(model: Mapping, heads: int, positional: str, flags, placement="logit") -> Encoder:
+    """The chapter's post-norm learner (2 layers, d 16, FFN 64, ε 1e-5 by :data:`paper.MODEL`) with
+    fixed positional features ``positional`` and one member per log-scaling flag."""
+    model = check_model(model)
+    cfg = EncoderConfig(
+        d_model=model["d_model"],
+        n_layers=model["n_layers"],
+        n_heads=heads,
+        d_ffn=model["d_ffn"],
+        eps=model["eps"],
+        log_scaled=tuple(bool(f) for f in flags),
+        positional=positional,
+        log_placement=placement,
     )
+    return Encoder(cfg)
 
 
 def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL, placements=None) -> Encoder:
-    """The FIRST learner (§5.1, paper Fig. 4): 2 layers, 1 head, d 16, FFN 64, post-norm ε 1e-5, fixed 1[i = 1];
-    one member per entry of ``log_scaled_flags`` (True: log-length scaled attention), the factor placed
-    on the logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
-    flags = tuple(bool(f) for f in log_scaled_flags)
+    """The FIRST learner (§5.1, paper Fig. 4; one head, fixed 1[i = 1]): one member per entry of
+    ``log_scaled_flags``, the factor log N on the logit or, per member in ``placements``, on the
+    query input (``EncoderConfig.log_placement``)."""
     place = "logit" if placements is None else tuple(placements)
-    return _learner(check_model(model), paper.FIRST_HEADS, "first", flags, place)
+    return _learner(model, paper.FIRST_HEADS, "first", log_scaled_flags, place)
 
 
 def parity_model(members: int, *, model: Mapping = paper.MODEL, flags=None) -> Encoder:
-    """The PARITY learner (§5.1): 2 layers, 2 heads, d 16, FFN 64, ε 1e-5, fixed i/N and cos(π i);
-    standard attention, or per member log-scaled where ``flags`` says so."""
-    model = check_model(model)
+    """The PARITY learner (§5.1; two heads, fixed i/N and cos(π i)): standard attention, or per
+    member log-scaled where ``flags`` says so."""
     members = check_positive_int("members", members)
-    flags = tuple(bool(f) for f in flags) if flags is not None else (False,) * members
-    return _learner(model, paper.PARITY_HEADS, "parity", flags, "logit")
+    return _learner(
+        model, paper.PARITY_HEADS, "parity", (False,) * members if flags is None else flags
+    )
 
 
 # --------------------------------------------------------------------------- training
@@ -118,19 +108,11 @@ def _grouped_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Group
 
 
 def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
-    """The fit bank of cell ``first_rates``: like :func:`_grouped_bank`, but each field of the groups
-    (tokens, features, counts) comes from its own pass of draws over the members, as the stored
-    cell was computed. The label (the first symbol, in the tokens) and the counts of later 0s and
-    1s thus come from different draws; the symbols being independent and uniform, together they
-    are still a uniform random string of the member's training length."""
-    return Grouped(
-        *(
-            torch.stack(
-                [getattr(enc.group(random_strings(strings, n, generator=gen)), f) for n in ns]
-            )
-            for f in Grouped._fields
-        )
-    )
+    """The fit bank of cell ``first_rates``, as it was computed: each field of the groups (tokens,
+    features, counts) from its own pass of :func:`_grouped_bank`'s draws. The label (the first
+    symbol) and the counts of later 1s thus come from different draws; the symbols being
+    independent and uniform, together they are still a uniform random string of length ``ns[e]``."""
+    return Grouped(*(getattr(_grouped_bank(enc, gen, strings, ns), f) for f in Grouped._fields))
 
 
 def _scores(enc: Encoder, params: dict, x: Grouped, dev) -> tuple[list, list]:
@@ -141,13 +123,20 @@ def _scores(enc: Encoder, params: dict, x: Grouped, dev) -> tuple[list, list]:
     return accuracy(out, y).tolist(), cross_entropy_bits(out, y).mean(-1).tolist()
 
 
+def _train(enc: Encoder, params: dict, dev, steps_per_epoch: int, **kw):
+    """:func:`train_ensemble` with the options ``kw``: its result, the final parameters on ``dev``,
+    each member's mean training cross-entropy (bits) over the last epoch, and the start time."""
+    t0 = time.perf_counter()
+    res = train_ensemble(enc, params, **kw)
+    final = {k: v.to(dev) for k, v in res.final_params.items()}
+    ce = (res.history["loss"][-steps_per_epoch:].mean(0) / math.log(2)).tolist()
+    return res, final, ce, t0
+
+
 def _first_settings(settings: dict, arms) -> tuple[dict, list]:
     """The FIRST settings checked (counts positive, training lengths ≥ 2 and distinct) and the arms."""
-    s = {
-        k: check_positive_int(k, settings[k])
-        for k in ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings")
-    }
-    s["eval_every_epochs"] = check_positive_int("eval_every_epochs", settings["eval_every_epochs"])
+    counts = ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings", "eval_every_epochs")
+    s = {k: check_positive_int(k, settings[k]) for k in counts}
     s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
     lengths = [check_positive_int("training length", n, minimum=2) for n in settings["lengths"]]
     if not lengths or len(set(lengths)) != len(lengths):
@@ -191,16 +180,14 @@ def train_first_arms(
     fit_strings: int | None = None,
     analyse=None,
 ) -> tuple[dict, list, dict]:
-    """The FIRST training of both FIRST cells with the attention arms ``arms`` (names of
-    :data:`paper.FIRST_ARMS`): one member per (training length, arm, run), in that order.
-
-    ``settings`` holds ``lengths``, ``runs``, ``epochs``, ``steps_per_epoch``, ``test_n``,
-    ``test_strings``, ``eval_every_epochs`` and ``seed`` (see :func:`.experiments.train_first`).
-    Returns the checked settings, the members as (length, arm, run) and the per-member results.
-    With ``fit_strings``, the final parameters are also tested on that many fresh strings of the
-    member's own training length (generator ``fit`` offset + seed): the fit on the training
-    distribution, with the offsets of :data:`paper.FIRST_RATE_SEED_OFFSETS`. ``analyse(enc, params)``
-    adds its lists of the final parameters (cell ``first_mechanism``)."""
+    """The body of the FIRST cells: one member per (training length, arm, run), in that order, arms
+    named in :data:`paper.FIRST_ARMS`; ``settings``: the arguments of
+    :func:`.experiments.train_first`. One string per update (batch 1), Adam, float32; member (n, arm,
+    r) starts from seed ``seed + r`` and reads the data stream of (n, r), shared by the arms. Every
+    ``eval_every_epochs`` epochs all members are tested on a fixed bank, at the end on fresh
+    strings of length ``test_n``. With ``fit_strings``, also on that many fresh strings of the
+    member's own training length (offset ``fit``); ``analyse(enc, params)`` adds its lists of the
+    final parameters. Returns the checked settings, the members and the per-member results."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -225,10 +212,11 @@ def train_first_arms(
         metric=_ce_metric,
         per_member=True,
     )
-    t0 = time.perf_counter()
-    res = train_ensemble(
+    res, final_p, train_ce, t0 = _train(
         enc,
         params,
+        dev,
+        spe,
         sample=_first_sampler(enc, lengths, members),
         optim=OptimConfig("adam", lr=model["lr"]),
         steps=s["epochs"] * spe,
@@ -238,11 +226,10 @@ def train_first_arms(
         device=device,
         desc="ch1 FIRST",
     )
-    final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     test_gen = torch.Generator().manual_seed(off["test"] + seed)
     test_x = _grouped_bank(enc, test_gen, s["test_strings"], [s["test_n"]] * E)
     out = dict(zip(("test_acc", "test_ce_bits"), _scores(enc, final_p, test_x, dev)))
-    out["train_ce_bits_last_epoch"] = (res.history["loss"][-spe:].mean(0) / math.log(2)).tolist()
+    out["train_ce_bits_last_epoch"] = train_ce
     if rates:
         fit_strings = check_positive_int("fit_strings", fit_strings)
         fit_gen = torch.Generator().manual_seed(off["fit"] + seed)
@@ -273,10 +260,8 @@ def train_parity_runs(
     :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``, ``epochs``,
     ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``. ``members``: (run, learning rate,
     log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
-    s = {
-        k: check_positive_int(k, settings[k])
-        for k in ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
-    }
+    counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
+    s = {k: check_positive_int(k, settings[k]) for k in counts}
     runs, n, spe = s["runs"], s["n"], s["steps_per_epoch"]
     seed = check_positive_int("seed", settings["seed"], minimum=0)
     off = check_offsets(seed_offsets, paper.PARITY_SEED_OFFSETS)
@@ -292,10 +277,11 @@ def train_parity_runs(
         x = torch.stack([random_strings(1, n, generator=g) for g in gens])
         return x, x.sum(-1) % 2
 
-    t0 = time.perf_counter()
-    res = train_ensemble(
+    _, final_p, train_ce, t0 = _train(
         enc,
         params,
+        dev,
+        spe,
         sample=sample,
         optim=OptimConfig("adam", lr=lrs[0] if len(set(lrs)) == 1 else list(lrs)),
         steps=s["epochs"] * spe,
@@ -306,23 +292,19 @@ def train_parity_runs(
     )
     tg = torch.Generator().manual_seed(off["test"] + seed)
     bits = torch.stack([random_strings(s["test_strings"], n, generator=tg) for _ in ids])
-    final_p = {k: v.to(dev) for k, v in res.final_params.items()}
     with torch.no_grad():
         out = enc(final_p, bits.to(dev)).cpu().to(torch.float64)
     y = bits.sum(-1) % 2
+    protocol = {k: s[k] for k in ("runs", "epochs", "steps_per_epoch")}
+    protocol.update(batch_size=1, n=n, test_strings=s["test_strings"], seed=seed, **model)
+    protocol.update(
+        n_heads=paper.PARITY_HEADS, positional="i/N, cos(pi i) (fixed)", dtype="float32"
+    )
     return {
-        "protocol": {
-            **{k: s[k] for k in ("runs", "epochs", "steps_per_epoch")},
-            "batch_size": 1,
-            **{"n": n, "test_strings": s["test_strings"], "seed": seed},
-            **model,
-            "n_heads": paper.PARITY_HEADS,
-            "positional": "i/N, cos(pi i) (fixed)",
-            "dtype": "float32",
-        },
+        "protocol": protocol,
         "test_acc": accuracy(out, y).tolist(),
         "test_ce_bits": cross_entropy_bits(out, y).mean(-1).tolist(),
-        "train_ce_bits_last_epoch": (res.history["loss"][-spe:].mean(0) / math.log(2)).tolist(),
+        "train_ce_bits_last_epoch": train_ce,
         "wall_time_s": time.perf_counter() - t0,
         "seeds": [seed + r for r in range(runs)],
     }
@@ -350,29 +332,34 @@ def arm_members(result: dict, n: int, arm: str) -> list[int]:
     return sorted(idx, key=lambda i: members[i]["run"])
 
 
+def by_arm(result: dict, arms=paper.ATTENTION_ARMS):
+    """(training length, arm, member indices) over a FIRST result, length by length."""
+    for n in result["protocol"]["lengths"]:
+        for arm in arms:
+            yield n, arm, arm_members(result, n, arm)
+
+
 def first_table(result: dict) -> list[dict]:
     """Per (training length, scaling) of a :func:`train_first` result: mean test accuracy and
     cross-entropy with 95% bootstrap CIs, and the number of perfect runs (paper Fig. 4)."""
     rows = []
-    for n in result["protocol"]["lengths"]:
-        for att in paper.ATTENTION_ARMS:
-            idx = arm_members(result, n, att)
-            acc = [result["test_acc"][i] for i in idx]
-            a, c = summarize(acc), summarize([result["test_ce_bits"][i] for i in idx])
-            rows.append(
-                {
-                    "train_n": n,
-                    "attention": att,
-                    "runs": len(idx),
-                    "test_acc": a["mean"],
-                    "acc_lo": a["lo"],
-                    "acc_hi": a["hi"],
-                    "perfect_runs": int(sum(v == 1.0 for v in acc)),
-                    "test_ce_bits": c["mean"],
-                    "ce_lo": c["lo"],
-                    "ce_hi": c["hi"],
-                }
-            )
+    for n, att, idx in by_arm(result):
+        acc = [result["test_acc"][i] for i in idx]
+        a, c = summarize(acc), summarize([result["test_ce_bits"][i] for i in idx])
+        rows.append(
+            {
+                "train_n": n,
+                "attention": att,
+                "runs": len(idx),
+                "test_acc": a["mean"],
+                "acc_lo": a["lo"],
+                "acc_hi": a["hi"],
+                "perfect_runs": int(sum(v == 1.0 for v in acc)),
+                "test_ce_bits": c["mean"],
+                "ce_lo": c["lo"],
+                "ce_hi": c["hi"],
+            }
+        )
     return rows
 
 
@@ -381,41 +368,36 @@ def perfect_key(perfect_ce_bits: float) -> str:
     return f"perfect (100%, CE < {perfect_ce_bits:g} bits)"
 
 
-def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[dict]:
-    """Per (training length, attention): runs with 100% test accuracy, those of them whose mean test
-    cross-entropy is also below ``perfect_ce_bits`` (the "perfect" runs of the chapter's claims, rule 3
-    of :mod:`lengthgen.chapters.ch1.claims`), runs below 100%, how many of those never fitted their
-    own training strings (last-epoch training cross-entropy above 0.5 bits), and runs near chance."""
-    perfect_ce_bits = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
-    out = []
-    for n in result["protocol"]["lengths"]:
-        for att in paper.ATTENTION_ARMS:
-            idx = arm_members(result, n, att)
-            perfect = [i for i in idx if result["test_acc"][i] == 1.0]
-            failed = [i for i in idx if result["test_acc"][i] < 1.0]
-            unfit = [i for i in failed if result["train_ce_bits_last_epoch"][i] > 0.5]
-            out.append(
-                {
-                    "train_n": n,
-                    "attention": att,
-                    "runs": len(idx),
-                    "perfect (100%)": len(perfect),
-                    perfect_key(perfect_ce_bits): sum(
-                        result["test_ce_bits"][i] < perfect_ce_bits for i in perfect
-                    ),
-                    "below_100%": len(failed),
-                    "of_which_unfit_on_training": len(unfit),
-                    "near_chance (≤ 0.6)": sum(result["test_acc"][i] <= 0.6 for i in idx),
-                }
-            )
-    return out
-
-
 def rate_perfect(result: dict, i: int, *, perfect_ce_bits: float = 0.01) -> bool:
-    """Whether member ``i`` of a FIRST training result generalised perfectly: 100% test accuracy
-    at the test length and mean test cross-entropy below ``perfect_ce_bits`` (the "perfect" run of
-    :func:`failure_breakdown`, rule 3 of :mod:`lengthgen.chapters.ch1.claims`)."""
+    """Whether member ``i`` generalised perfectly (rule 3 of :mod:`.claims`): 100% test accuracy
+    and mean test cross-entropy below ``perfect_ce_bits``."""
     return result["test_acc"][i] == 1.0 and result["test_ce_bits"][i] < perfect_ce_bits
+
+
+def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[dict]:
+    """Per (training length, attention): runs with 100% test accuracy, those of them that are
+    perfect (:func:`rate_perfect`), runs below 100%, how many of those never fitted their own
+    training strings (last-epoch training cross-entropy above 0.5 bits), and runs near chance."""
+    ce = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
+    acc = result["test_acc"]
+    out = []
+    for n, att, idx in by_arm(result):
+        failed = [i for i in idx if acc[i] < 1.0]
+        out.append(
+            {
+                "train_n": n,
+                "attention": att,
+                "runs": len(idx),
+                "perfect (100%)": sum(acc[i] == 1.0 for i in idx),
+                perfect_key(ce): sum(rate_perfect(result, i, perfect_ce_bits=ce) for i in idx),
+                "below_100%": len(failed),
+                "of_which_unfit_on_training": sum(
+                    result["train_ce_bits_last_epoch"][i] > 0.5 for i in failed
+                ),
+                "near_chance (≤ 0.6)": sum(acc[i] <= 0.6 for i in idx),
+            }
+        )
+    return out
 
 
 def success_rates(
@@ -425,36 +407,33 @@ def success_rates(
     level: float = 0.95,
     paper_runs: int = paper.FIG4_RUNS,
 ) -> list[dict]:
-    """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs
-    (:func:`rate_perfect`), the success rate with its exact (Clopper–Pearson) ``level`` interval, the
-    probability p̂^paper_runs that ``paper_runs`` independent runs at our rate are all perfect, the mean
-    test accuracy, runs near chance (test accuracy ≤ 0.6), and runs that did not fit their own training
-    length (accuracy below 100% on fresh strings of the training length)."""
+    """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs, the
+    success rate with its exact (Clopper–Pearson) ``level`` interval, the chance p̂^paper_runs that
+    ``paper_runs`` runs at our rate are all perfect, the mean test accuracy, runs near chance (test
+    accuracy ≤ 0.6) and runs that did not fit their own training length (below 100% there)."""
     from lengthgen.stats import clopper_pearson
 
-    perfect_ce_bits = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
+    ce = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
     rows = []
-    for n in result["protocol"]["lengths"]:
-        for arm in result["protocol"]["arms"]:
-            idx = arm_members(result, n, arm)
-            k = sum(rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in idx)
-            lo, hi = clopper_pearson(k, len(idx), level=level)
-            rate = k / len(idx)
-            rows.append(
-                {
-                    "train_n": n,
-                    "arm": arm,
-                    "runs": len(idx),
-                    "perfect": k,
-                    "rate": rate,
-                    "rate_lo": lo,
-                    "rate_hi": hi,
-                    f"p_all_{paper_runs}": rate**paper_runs,
-                    "mean_test_acc": float(np.mean([result["test_acc"][i] for i in idx])),
-                    "near_chance": sum(result["test_acc"][i] <= 0.6 for i in idx),
-                    "unfit": sum(result["train_len_acc"][i] < 1.0 for i in idx),
-                }
-            )
+    for n, arm, idx in by_arm(result, result["protocol"]["arms"]):
+        k = sum(rate_perfect(result, i, perfect_ce_bits=ce) for i in idx)
+        lo, hi = clopper_pearson(k, len(idx), level=level)
+        rate = k / len(idx)
+        rows.append(
+            {
+                "train_n": n,
+                "arm": arm,
+                "runs": len(idx),
+                "perfect": k,
+                "rate": rate,
+                "rate_lo": lo,
+                "rate_hi": hi,
+                f"p_all_{paper_runs}": rate**paper_runs,
+                "mean_test_acc": float(np.mean([result["test_acc"][i] for i in idx])),
+                "near_chance": sum(result["test_acc"][i] <= 0.6 for i in idx),
+                "unfit": sum(result["train_len_acc"][i] < 1.0 for i in idx),
+            }
+        )
     return rows
 
 
@@ -465,9 +444,9 @@ def placement_comparison(
     b: str = "authors' placement",
     perfect_ce_bits: float = 0.01,
 ) -> list[dict]:
-    """Per training length: arms ``a`` and ``b`` compared run by run (run r of both arms starts from
-    the same weights and reads the same strings): counts of runs perfect in both, in one only, in
-    neither, and the two-sided exact McNemar p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
+    """Per training length: arms ``a`` and ``b`` compared run by run (same weights, same strings):
+    counts of runs perfect in both, in one only, in neither, and the two-sided exact McNemar
+    p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
     from lengthgen.stats import mcnemar_exact
 
     rows = []
@@ -477,8 +456,9 @@ def placement_comparison(
             raise ValueError(
                 f"arms {a!r} and {b!r} do not hold the same runs at training length {n}"
             )
-        pa = [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in ia]
-        pb = [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in ib]
+        pa, pb = (
+            [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in x] for x in (ia, ib)
+        )
         rows.append({"train_n": n, "runs": len(ia), **mcnemar_exact(pa, pb)})
     return rows
 
@@ -497,15 +477,10 @@ def shared_runs(rates: dict, first: dict, *, perfect_ce_bits: float = 0.01) -> d
         if i is None:
             continue
         shared += 1
-        a, b = (
-            rates["train_ce_bits_last_epoch"][j],
-            first["train_ce_bits_last_epoch"][i],
-        )
+        a, b = rates["train_ce_bits_last_epoch"][j], first["train_ce_bits_last_epoch"][i]
         diff = max(diff, abs(a - b) / max(abs(b), 1e-12))
-        was = rate_perfect(first, i, perfect_ce_bits=perfect_ce_bits)
-        differ += rate_perfect(rates, j, perfect_ce_bits=perfect_ce_bits) != was
-    return {
-        "shared_runs": shared,
-        "max_rel_diff_train_ce": diff,
-        "verdicts_differ": differ,
-    }
+        verdicts = (
+            rate_perfect(x, k, perfect_ce_bits=perfect_ce_bits) for x, k in ((rates, j), (first, i))
+        )
+        differ += len(set(verdicts)) > 1
+    return {"shared_runs": shared, "max_rel_diff_train_ce": diff, "verdicts_differ": differ}
