@@ -26,7 +26,7 @@ import torch
 from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.positional import BASE, NUM_FREQ, KernelFamily, frequencies
+from lengthgen.nn.positional import KernelFamily, frequencies
 
 #: the far lengths of ``mass_far`` (fixed before any was computed)
 FAR_LENGTHS = (100_000, 1_000_000, 10_000_000)
@@ -116,10 +116,10 @@ def rope_coefficients(W) -> tuple[np.ndarray, np.ndarray]:
     return torch.diagonal(W)[0::2].numpy().copy(), W[0::2, 1::2].diagonal().numpy().copy()
 
 
-def rope_kappa(W, n: int, *, num_freq=NUM_FREQ, base=BASE, chunk=1_000_000) -> np.ndarray:
+def rope_kappa(W, n: int, *, chunk=1_000_000) -> np.ndarray:
     """κ(0 … n−1) of a RoPE W in float64, in chunks of offsets (what ``Φ W Φᵀ`` computes)."""
     a, b = rope_coefficients(W)
-    th = frequencies(num_freq, base).numpy()
+    th = frequencies().numpy()
     out = np.empty(n)
     for s in range(0, n, chunk):
         ang = np.arange(s, min(s + chunk, n), dtype=np.float64)[:, None] * th[None, :]
@@ -127,10 +127,10 @@ def rope_kappa(W, n: int, *, num_freq=NUM_FREQ, base=BASE, chunk=1_000_000) -> n
     return out
 
 
-def frequency_classes(num_freq=NUM_FREQ, base=BASE, max_ratio=10**6, rtol=1e-12):
-    """The frequencies in classes of integer multiples (≤ ``max_ratio``, to ``rtol``) of the class's
-    smallest one: ``[(base index, [(k, multiplier), …]), …]``."""
-    th = frequencies(num_freq, base).numpy()
+def frequency_classes():
+    """The frequencies in classes of integer multiples (≤ 10⁶, to 10⁻¹²) of the class's smallest
+    one: ``[(base index, [(k, multiplier), …]), …]``."""
+    th = frequencies().numpy()
     classes, seen = [], set()
     for j in sorted(range(len(th)), key=lambda k: th[k]):
         if j in seen:
@@ -138,7 +138,7 @@ def frequency_classes(num_freq=NUM_FREQ, base=BASE, max_ratio=10**6, rtol=1e-12)
         members = []
         for k in range(len(th)):
             q = th[k] / th[j]
-            if k not in seen and round(q) <= max_ratio and abs(q - round(q)) <= rtol * q:
+            if k not in seen and round(q) <= 10**6 and abs(q - round(q)) <= 1e-12 * q:
                 members.append((k, int(round(q))))
         seen.update(k for k, _ in members)
         classes.append((j, members))
@@ -150,14 +150,14 @@ def _class_values(a, b, members, grid):
     return sum(a[k] * np.cos(m * t) - b[k] * np.sin(m * t) for k, m in members), t
 
 
-def torus_sup(W, *, num_freq=NUM_FREQ, base=BASE, grid=TORUS_GRID) -> dict:
+def torus_sup(W, *, grid=TORUS_GRID) -> dict:
     """S4 = Σ_r max f_r (each maximum from a grid refined by a bounded minimisation) and the sum
     of amplitudes S16."""
     from scipy.optimize import minimize_scalar
 
     a, b = rope_coefficients(W)
     sup = 0.0
-    classes = frequency_classes(num_freq, base)
+    classes = frequency_classes()
     for _, members in classes:
         f, t = _class_values(a, b, members, grid)
         i, h = int(f.argmax()), 2 * np.pi / grid
@@ -172,21 +172,12 @@ def torus_sup(W, *, num_freq=NUM_FREQ, base=BASE, grid=TORUS_GRID) -> dict:
     return {"S4": sup, "S16": float(np.hypot(a, b).sum()), "classes": len(classes)}
 
 
-def level_measure(
-    W,
-    levels,
-    *,
-    num_freq=NUM_FREQ,
-    base=BASE,
-    grid=TORUS_GRID,
-    bins=VALUE_BINS,
-    independent: bool = False,
-):
+def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: bool = False):
     """μ(ℓ) = |{t ∈ T^4 : F(t) > ℓ}| for each level: the convolution (by FFT) of the f_r's value
     histograms, accurate to a level shift ``level_error``. ``independent=True``: the (wrong)
     measure on the 16-torus, as if the frequencies were rationally independent."""
     a, b = rope_coefficients(W)
-    classes = frequency_classes(num_freq, base)
+    classes = frequency_classes()
     if independent:
         classes = [(k, [(k, 1)]) for k in range(len(a))]
     vals = [_class_values(a, b, mem, grid)[0] for _, mem in classes]

@@ -76,10 +76,10 @@ def averaging_sine_bound(B: float) -> int:
     return int(math.ceil(2 * B * B / math.pi))  # the largest n with (n − 1) π < 2B²
 
 
-def averaging_levels(n: int, X: float, beta: str = "log") -> np.ndarray:
-    """The attention shares ρ_t = σ(log t − log(n − t) + β_n X), t = 0 … n."""
+def averaging_levels(n: int, X: float) -> np.ndarray:
+    """The attention shares ρ_t = σ(log t − log(n − t) + X log n), t = 0 … n."""
     t = np.arange(n + 1)
-    scale = math.log(n) if (beta == "log" and n > 1) else 1.0
+    scale = math.log(n) if n > 1 else 1.0
     with np.errstate(divide="ignore"):
         d = np.log(t) - np.log(n - t) + scale * X
     return 1.0 / (1.0 + np.exp(-d))
@@ -89,28 +89,21 @@ def averaging_levels(n: int, X: float, beta: str = "log") -> np.ndarray:
 X_FRACTIONS = (-0.5, -0.1, -0.02, 0.0, 0.02, 0.1, 0.5)
 
 
-def search_averaging_sine(
-    B: float, n: int, *, omegas: int = 400, xs=X_FRACTIONS, beta: str = "log"
-) -> dict:
+def search_averaging_sine(B: float, n: int, *, omegas: int = 400) -> dict:
     """Search for an exact averaging + sine classifier of Parity at length n, every parameter in
-    [−B, B] (B ≥ π/2 leaves the phase free modulo π): X = x · 2B² for x in ``xs``, ``omegas``
-    values of ω down from 2B², each tested exactly by :func:`phase_for`."""
+    [−B, B] (B ≥ π/2 leaves the phase free modulo π): X = x · 2B² for x in
+    :data:`X_FRACTIONS`, ``omegas`` values of ω down from 2B², each tested exactly by
+    :func:`phase_for`."""
     B = check_finite("B", B)
     if not B >= math.pi / 2:
         raise ConfigError(f"B must be ≥ π/2 (a free phase), got {B}")
-    n = check_positive_int("n", n, minimum=1)
-    check_choice("beta", beta, vo.BETAS)
-    for xfrac in xs:
-        rho = averaging_levels(n, xfrac * 2 * B * B, beta)
+    for xfrac in X_FRACTIONS:
+        X = xfrac * 2 * B * B
+        rho = averaging_levels(n, X)
         for omega in np.linspace(2 * B * B, 0.0, omegas, endpoint=False):
             phi = phase_for(omega, rho)
             if phi is not None:
-                return {
-                    "found": True,
-                    "X": xfrac * 2 * B * B,
-                    "omega": float(omega),
-                    "phi": phi,
-                }
+                return {"found": True, "X": X, "omega": float(omega), "phi": phi}
     return {"found": False}
 
 
@@ -145,9 +138,3 @@ def summing_check(n_max: int, *, all_lengths: int = 1000) -> dict:
         "min_margin": float(margin.min()),
         "weight_on_zeros": float(net.W[:, 0].abs().max()),
     }
-
-
-def relu_width_needed(n: int) -> int:
-    """The smallest width of a ReLU classifier of t ∈ {0, …, n} exact for Parity: h ≤ n − 2 gives
-    at most h kinks and h + 1 < n sign changes."""
-    return max(n - 1, 1)

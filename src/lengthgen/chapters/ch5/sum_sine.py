@@ -299,12 +299,8 @@ def train_variant(
     rows = []
     for i, (wd, s) in enumerate(members):
         net = _net(P, i, act)
-        row = {
-            "activation": act,
-            "bias": bias,
-            "width": width,
-            "wd": wd,
-            "seed": s,
+        row = {"activation": act, "bias": bias, "width": width, "wd": wd, "seed": s}
+        row |= {
             "train_acc": train_acc[i],
             "acc": {str(L): population_accuracy(net, L) for L in lengths},
             "exact_at": {str(L): bool((length_margins(net, L) > 0).all()) for L in lengths},

@@ -23,7 +23,7 @@ from lengthgen.chapters.ch5.common import (
     failed,
     slope_fit,
 )
-from lengthgen.chapters.ch5.common import equal, holds, slope_holds, value
+from lengthgen.chapters.ch5.common import equal, holds, in_band, slope_holds, value
 from lengthgen.stats import loglog_slope
 
 LOC = "ch. 5 § log scaling in the volume theory"
@@ -439,10 +439,7 @@ CLAIMS = [
         "On the same sampled points, the exact fraction without log n over the one with it grows "
         f"from n = 21 to n = 161 by a factor in [{BOX_RATIO_BAND[0]}, {BOX_RATIO_BAND[1]}] "
         "(the paper's Θ(1/(n log n)) against our Θ(1/n))",
-        holds(
-            "ratio growth ≈ log 161 / log 21 = 1.67",
-            lambda v: BOX_RATIO_BAND[0] <= v <= BOX_RATIO_BAND[1],
-        ),
+        holds("ratio growth ≈ log 161 / log 21 = 1.67", in_band(BOX_RATIO_BAND)),
         "Θ(1/n) over Θ(1/(n log n)) grows like log n: 1.67 from 21 to 161 asymptotically; the "
         "band allows the O(1/log n) corrections of both and excludes 1 (no log factor)",
         box_ratio_growth,
@@ -464,10 +461,7 @@ CLAIMS = [
         "Majority under A_gen: the joint fraction without log n over the one with it grows from "
         f"N = 11 to 41 by a factor in [{JOINT_RATIO_BAND[0]}, {JOINT_RATIO_BAND[1]}] (the "
         "single-length volume would give log 41/log 11 = 1.55)",
-        holds(
-            "ratio growth ≈ 3.7",
-            lambda v: JOINT_RATIO_BAND[0] <= v <= JOINT_RATIO_BAND[1],
-        ),
+        holds("ratio growth ≈ 3.7", in_band(JOINT_RATIO_BAND)),
         "our derivation: the ratio is ∝ log(L/N)/artanh(1/N) ≈ N log 10, which grows by 3.72; "
         "the band is ±0.4 in log (Poisson error with ≈ 40 hits) and excludes 1.55",
         joint_ratio_growth,
