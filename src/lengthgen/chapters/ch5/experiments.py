@@ -92,18 +92,10 @@ def mass_clamped(lengths=None) -> dict:
         m = mass.clamped_margin(W, t, MASS_L0)
         for L in lengths or MASS_LENGTHS:
             got = mass.mass_alignment(W, fam, t, L, MASS_L0)
-            rows += [
-                {
-                    "task": t,
-                    "L": int(L),
-                    "scale": k,
-                    "m": m,
-                    "c": m / math.log(MASS_L0),
-                    "alpha_half": got[f"alpha_half_{k}"],
-                    "closed_form": mass.first_clamped_half(W, t, L, MASS_L0, k),
-                }
-                for k in mass.SCALES
-            ]
+            for k in mass.SCALES:
+                closed = mass.first_clamped_half(W, t, L, MASS_L0, k)
+                row = {"task": t, "L": int(L), "scale": k, "m": m, "c": m / math.log(MASS_L0)}
+                rows.append(row | {"alpha_half": got[f"alpha_half_{k}"], "closed_form": closed})
     return {"rows": rows}
 
 
@@ -122,18 +114,10 @@ def mass_scaled(targets=None, lengths=None) -> dict:
             Ws = W * (target / c)
             for L in lengths or MASS_LENGTHS:
                 got = mass.mass_alignment(Ws, fam, t, L, MASS_L0)
-                rows.append(
-                    {
-                        "task": t,
-                        "c_fit": c,
-                        "c": _c_of(Ws, t),
-                        "L": int(L),
-                        "alpha": got["alpha"],
-                        "alpha_half_none": got["alpha_half_none"],
-                        "alpha_half_log": got["alpha_half_log"],
-                        "closed_form_log": mass.first_clamped_half(Ws, t, L, MASS_L0, "log"),
-                    }
-                )
+                row = {"task": t, "c_fit": c, "c": _c_of(Ws, t), "L": int(L)}
+                row |= {k: got[k] for k in ("alpha", "alpha_half_none", "alpha_half_log")}
+                row["closed_form_log"] = mass.first_clamped_half(Ws, t, L, MASS_L0, "log")
+                rows.append(row)
     return {"rows": rows}
 
 

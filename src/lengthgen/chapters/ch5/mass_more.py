@@ -94,8 +94,8 @@ def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
                 "task": t,
                 "norm": float(W.norm()),
                 "norm_old": float(W_old.norm()),
-                "train_margin": rz.train_margin(W, fam, t, MASS_L0),
             }
+            fit["train_margin"] = rz.train_margin(W, fam, t, MASS_L0)
             if e == "learned_abs" and t in mass.FIXED_TARGET:
                 fit["m"] = mass.clamped_margin(W, t, MASS_L0)
                 fit["m_old"] = mass.clamped_margin(W_old, t, MASS_L0)
@@ -250,17 +250,12 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
             "far": [],
         }
         for L in lengths:
-            row["far"].append(
-                {
-                    "L": int(L),
-                    "alpha": rz.relative_alpha(k, t, L, MASS_L0),
-                    "n_scored": int(len(rz.scored_rows(t, L, MASS_L0))),
-                    "running_max": float(k[:L].max()),
-                    "exceed": int((k[study_max:L] > M0).sum()),
-                    "records": int(((recs >= study_max) & (recs < L)).sum()),
-                    "exceed_delta": (int((k[study_max:L] > levels[1]).sum()) if delta else None),
-                }
-            )
+            far = {"L": int(L), "alpha": rz.relative_alpha(k, t, L, MASS_L0)}
+            far["n_scored"] = int(len(rz.scored_rows(t, L, MASS_L0)))
+            far |= {"running_max": float(k[:L].max()), "exceed": int((k[study_max:L] > M0).sum())}
+            far["records"] = int(((recs >= study_max) & (recs < L)).sum())
+            far["exceed_delta"] = int((k[study_max:L] > levels[1]).sum()) if delta else None
+            row["far"].append(far)
         rows.append(row)
     return {"rows": rows, "study_max": int(study_max)}
 

@@ -130,11 +130,6 @@ def summing_check(n_max: int, *, all_lengths: int = 1000) -> dict:
     errors = int((net.predict(x) != lab).sum())
     pairs = torch.tensor([(n - k, k) for n in range(1, all_lengths + 1) for k in range(n + 1)])
     errors_all = int((net.predict(pairs) != pairs[:, 1] % 2).sum())
-    return {
-        "n_max": n_max,
-        "errors": errors,
-        "errors_all_lengths": errors_all,
-        "pairs_all_lengths": int(len(pairs)),
-        "min_margin": float(margin.min()),
-        "weight_on_zeros": float(net.W[:, 0].abs().max()),
-    }
+    out = {"n_max": n_max, "errors": errors, "errors_all_lengths": errors_all}
+    out |= {"pairs_all_lengths": int(len(pairs)), "min_margin": float(margin.min())}
+    return out | {"weight_on_zeros": float(net.W[:, 0].abs().max())}

@@ -137,19 +137,9 @@ def volume_fraction(
     k, N = int(ok.sum()), int(ok.numel())
     share = restricted_share(eta, n, kind) if restrict else 1.0
     lo, hi = clopper_pearson(k, N)
-    return {
-        "n": n,
-        "kind": kind,
-        "eta": eta,
-        "restricted": restrict,
-        "share": share,
-        "drawn": samples,
-        "points": N,
-        "exact": k,
-        "fraction": share * k / N,
-        "lo": share * lo,
-        "hi": share * hi,
-    }
+    drawn = {"n": n, "kind": kind, "eta": eta, "restricted": restrict, "share": share}
+    drawn |= {"drawn": samples, "points": N, "exact": k}
+    return drawn | {"fraction": share * k / N, "lo": share * lo, "hi": share * hi}
 
 
 def volume_scan(
@@ -247,11 +237,8 @@ def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
         for x in (net.W[:, 1] - net.W[:, 0] - math.pi, net.W[:, 0])
     )
     j = int(d.abs().argmax())
-    return {
-        "exact_on_train": exact_train,
-        "phi0": phi0,
-        "alpha_zeros": a0,
-        "alpha_ones": a1,
+    out = {"exact_on_train": exact_train, "phi0": phi0, "alpha_zeros": a0, "alpha_ones": a1}
+    return out | {
         "residual": resid,
         "predicted_failure": linear_failure_length(phi0, a0, a1, L_max),
         "measured_failure": first_failing_length(net, L_max),

@@ -68,30 +68,20 @@ def closed_forms(
             below = eta_star[task] * (1 - eta_step)
             fails = [n for n in range(1, center_ns + 1) if not exact_at(below, n)]
             paper_ok = [n for n in range(1, paper_eta_ns + 1) if exact_at(paper_eta, n)]
-            center_one.append(
-                {
-                    "task": task,
-                    "variant": v,
-                    "eta_star": eta_star[task],
-                    "exact_above": all(exact_at(above, n) for n in range(1, center_ns + 1)),
-                    "fails_below": bool(fails),
-                    "first_failure_below": fails[0] if fails else None,
-                    "paper_eta_largest_n": max(paper_ok) if paper_ok else 0,
-                    "log_n_star_paper_eta": vo.center_exact_threshold(task, paper_eta),
-                }
-            )
+            row = {"task": task, "variant": v, "eta_star": eta_star[task]}
+            row["exact_above"] = all(exact_at(above, n) for n in range(1, center_ns + 1))
+            row |= {"fails_below": bool(fails), "first_failure_below": fails[0] if fails else None}
+            row["paper_eta_largest_n"] = max(paper_ok) if paper_ok else 0
+            row["log_n_star_paper_eta"] = vo.center_exact_threshold(task, paper_eta)
+            center_one.append(row)
     failures = 0
     for eta in majority_etas:
         c = vo.center("gen", "majority", 8, eta=eta)
         for beta in vo.BETAS:
             for n in range(1, majority_n_max + 1, 2):
                 failures += int(not vo.exactness(c, "gen", "majority", n, beta=beta).all())
-    return {
-        "area": area,
-        "eta_star": eta_star,
-        "center_one": center_one,
-        "majority_center_failures": failures,
-    }
+    out = {"area": area, "eta_star": eta_star, "center_one": center_one}
+    return out | {"majority_center_failures": failures}
 
 
 def volume(beta: str, **kwargs) -> dict:
