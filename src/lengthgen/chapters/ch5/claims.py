@@ -1,96 +1,91 @@
-"""Chapter 5's claims: **our** predictions for experiments that none of the four papers runs
-(group ``ours``), each compared with our measured value by a comparison fixed before the run, and
-self-checks of the code the experiments reuse. They are not claims of the papers and the scorecard
-counts them apart.
+"""Chapter 5's claims: **our** predictions for experiments none of the four papers runs (group
+``ours``), each written with its comparison in the commit that introduced it, before the run it
+judges (``git log -p`` shows the order), and self-checks of the code they reuse (group
+``self-check``: a statement that follows from a definition, a theorem, the code's structure or a
+deterministic computation). The scorecard counts them apart from the papers' claims.
 
-Sections: "Log-length scaling in the volume theory" (``volume``, declared in
-:mod:`lengthgen.chapters.ch5.volume_claims`), "Parity: averaging versus summing" (``parity`` here,
-``sumsine`` in :mod:`lengthgen.chapters.ch5.sum_sine_claims`), "Softmax mass, not just argmax"
-(``mass`` here, ``mass_refit`` and ``mass_far`` in :mod:`lengthgen.chapters.ch5.mass_more_claims`).
+Sections: "Log-length scaling in the volume theory" (``volume``, ``joint``:
+:mod:`.volume_claims`), "Parity: averaging versus summing" (``parity`` here, ``sumsine``:
+:mod:`.sum_sine_claims`), "Softmax mass, not just argmax" (``mass`` here, ``mass_refit`` and
+``mass_far``: :mod:`.mass_more_claims`).
 
-Each prediction was written, with its comparison, in the commit that introduced it, before the
-experiment it judges was run (``git log -p`` of this file shows the order).
+How each comparison is chosen (:mod:`.common`):
 
-How each comparison was chosen (each rule is code the claims name; the comparisons themselves are
-:func:`~lengthgen.chapters.ch5.common.value`, ``equal``, ``holds`` and ``everywhere``):
+* a value that is exactly 0 in real arithmetic: a tolerance (and ledger ``residue``) far above
+  float64 rounding; a count that can only be 0: ``equal``;
+* closed forms in rows: :data:`~.common.ONE_ROW`; chapter 2's rules 6–7 (closed forms, window and
+  Monte Carlo exponents) taken from chapter 2;
+* log-log slopes with a 95 % interval: :func:`~.common.slope_holds`;
+* properties that must hold everywhere: :func:`~.common.everywhere`;
+* chapter 0's c-rule: :data:`C_RULE_LEVEL`;
+* trained accuracy: the sign of a paired 95 % bootstrap interval; bands and factors declared next
+  to their claims.
 
-* rounding residues: a value that is exactly 0 in real arithmetic is compared with a tolerance
-  (and ledger ``residue``) far above float64 rounding (``DOUBLING_CLAIMS``);
-* exact counts: a count of failures or changes that can only be 0 (``equal``);
-* closed forms in rows: :data:`~lengthgen.chapters.ch5.common.ONE_ROW`;
-* chapter 2's rules 6–7 (closed forms, window and Monte Carlo exponents), taken from chapter 2;
-* log-log slopes with a 95 % interval: :func:`~lengthgen.chapters.ch5.common.slope_holds`;
-* properties that must hold everywhere: :func:`~lengthgen.chapters.ch5.common.everywhere`;
-* chapter 0's c-rule: :data:`C_RULE_LEVEL` and :func:`_c_rule_holds`;
-* trained accuracy: the sign of a paired 95 % bootstrap interval (``volume.train_*``); bands and
-  factors declared next to their claims (``BOX_RATIO_BAND``, ``JOINT_RATIO_BAND``,
-  ``DRIFT_FACTOR``, the ratio bands of ``mass_far``).
-
-A statement that follows from a definition, a theorem, the code's structure or a deterministic
-computation is a self-check (group ``self-check``), not a prediction; a prediction the run
-refuted carries :data:`~lengthgen.chapters.ch5.common.FAILED` with what came out instead; one
-whose population turned out empty is :class:`~lengthgen.claims.Unchecked` ("not evaluable").
+A prediction the run refuted carries :data:`~.common.FAILED` with what came out instead; one whose
+population turned out empty is :class:`~lengthgen.claims.Unchecked` ("not evaluable").
 """
 
 from __future__ import annotations
 
-from lengthgen.chapters.ch5.common import FAILED, ONE_ROW, claim_maker, everywhere
-from lengthgen.chapters.ch5.common import equal, holds, value
+from lengthgen.chapters.ch5.common import FAILED, ONE_ROW, claim_maker, equal, everywhere, holds
+from lengthgen.chapters.ch5.common import value
 from lengthgen.claims import Unchecked
 
 #: the cause a failed prediction of ours is recorded with; its explanation says what came out
-CAUSES: dict[str, str] = {
+CAUSES = {
     FAILED: "a prediction of ours that the stored run refuted (not a fault of the reproduction)"
 }
 
-#: chapter 5.3's parameter boxes and lengths (fixed before the runs)
+#: the Parity section's parameter boxes and lengths (fixed before the runs)
 DOUBLING_N = (3, 5, 11, 51)
 SINE_B = (2.0, 3.0, 4.0, 6.0, 8.0)
 SUMMING_N = 100_000
 SUMMING_ALL = 1_000
 
+_parity = claim_maker("ch. 5 § averaging vs summing", group="self-check")
+
+#: the doubling claims: (id, β_n, the measured largest error, its tolerance = ledger residue,
+#: statement, why the tolerance)
+DOUBLING_CLAIMS = (
+    (
+        "ch5.parity.collapse_beta_one",
+        "one",
+        "max_abs_output",
+        1e-12,
+        "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
+        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is exact "
+        "at both n and 2n",
+        "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to "
+        "float64 rounding of the logarithms, far below 10⁻¹²",
+    ),
+    (
+        "ch5.parity.logit_shift_log",
+        "log",
+        "max_logit_error",
+        1e-9,
+        "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at (t, n) "
+        "by exactly X log 2, at every t and n (largest error over the same points)",
+        "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 logarithms "
+        "of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
+    ),
+)
+
 
 def _doubling(results, beta, key):
-    rows = results.cell("parity_doubling")["rows"]
-    return max(r[key] for r in rows if r["beta"] == beta)
-
-
-_parity = claim_maker("ch. 5 § averaging vs summing")
-
-#: the doubling claims: (id, β_n, the measured largest error, its tolerance = ledger residue);
-#: what each says and why its tolerance
-DOUBLING_CLAIMS = (
-    ("ch5.parity.collapse_beta_one", "one", "max_abs_output", 1e-12),
-    ("ch5.parity.logit_shift_log", "log", "max_logit_error", 1e-9),
-)
-_DOUBLING_SAYS = {
-    "one": "With β_n = 1 the attention output for t ones among n equals the one for 2t among "
-    "2n (largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is "
-    "exact at both n and 2n",
-    "log": "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at "
-    "(t, n) by exactly X log 2, at every t and n (largest error over the same points)",
-}
-_DOUBLING_WHY = {
-    "one": "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) "
-    "up to float64 rounding of the logarithms, far below 10⁻¹²",
-    "log": "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 "
-    "logarithms of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
-}
-
-
-def _doubling_claim(cid, beta, key, tol):
-    return _parity(
-        cid,
-        _DOUBLING_SAYS[beta],
-        value(0.0, tol, residue=tol),
-        _DOUBLING_WHY[beta],
-        lambda r: _doubling(r, beta, key),
-        group="self-check",
-    )
+    return max(r[key] for r in results.cell("parity_doubling")["rows"] if r["beta"] == beta)
 
 
 CLAIMS = [
-    *(_doubling_claim(*row) for row in DOUBLING_CLAIMS),
+    *(
+        _parity(
+            cid,
+            says,
+            value(0.0, tol, residue=tol),
+            why,
+            lambda r, b=beta, k=key: _doubling(r, b, k),
+        )
+        for cid, beta, key, tol, says, why in DOUBLING_CLAIMS
+    ),
     _parity(
         "ch5.parity.averaging_sine_nmax",
         "A scalar averaging head (one-dimensional query, keys and values) + one sine unit, every "
@@ -102,7 +97,6 @@ CLAIMS = [
         "the search never tries |ω| > 2B², so only the bound's tightness is tested, and that "
         "follows from the derivation (X = 0, a free phase): a check of the search",
         lambda r: [row["largest_exact_n"] for row in r.cell("averaging_sine")["rows"]],
-        group="self-check",
     ),
     _parity(
         "ch5.parity.summing_exact",
@@ -113,7 +107,6 @@ CLAIMS = [
         "the construction's phase is π t exactly (its weight on the count of zeros is 0), "
         "so any error is a real failure, not rounding",
         lambda r: [r.cell("summing")[k] for k in ("errors", "errors_all_lengths")],
-        group="self-check",
     ),
     _parity(
         "ch5.parity.summing_ignores_zeros",
@@ -121,20 +114,19 @@ CLAIMS = [
         equal(0.0),
         "Wⱼ₀ = 2π·0/p is 0 in any arithmetic",
         lambda r: r.cell("summing")["weight_on_zeros"],
-        group="self-check",
     ),
 ]
 
-# --------------------------------------------------------------------------- 5.2 softmax mass
-#: the lengths of the mass tables (fixed before the runs)
+# --------------------------------------------------------------------------- softmax mass
+#: the lengths of the mass tables and the training length (fixed before the runs)
 MASS_LENGTHS = (30, 60, 128, 512, 2048, 16384)
 MASS_L0 = 20
-#: the values c' = m / log L0 the learned tables are scaled to (fixed before the run)
+#: the values c' = m / log L0 the learned tables are scaled to (fixed before the run), and those
+#: where chapter 0's rule is sharp
 SCALED_C = (0.5, 0.8, 1.5, 2.5)
-#: the values of c where chapter 0's rule is sharp (fixed before the run)
 NEAR_ONE_C = (0.95, 0.99, 1.01, 1.05)
-#: chapter 0's rule, as the two c-rule claims check it: α^{½} at the longest length keeps at
-#: least this much mass exactly when c > 1
+#: chapter 0's rule as the c-rule claims check it: α^{½} at the longest length keeps at least
+#: this much mass exactly when c > 1
 C_RULE_LEVEL = 0.99
 
 
@@ -147,18 +139,18 @@ def _rows_off(results, name, half, closed):
     return max(abs(r[half] - r[closed]) * (r["L"] - MASS_L0) for r in results.cell(name)["rows"])
 
 
-def _c_rule_holds(count: int):
-    """The c-rule predicate on ``count`` ``[c, α^{½}]`` pairs: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
-    return lambda v: len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
+def _c_rule_holds(count: int) -> dict:
+    """The c-rule comparison on ``count`` pairs [c, α^{½}]: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
+    rule = lambda v: len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
+    return holds(f"α ≥ {C_RULE_LEVEL:g} iff c > 1", rule)
 
 
 def _c_rule(results, name, half, **where):
     """Per row of cell ``name`` at the longest length (and ``where``): [c, α^{½}]."""
-    L = max(MASS_LENGTHS)
     return [
         [r["c"], r[half]]
         for r in results.cell(name)["rows"]
-        if r["L"] == L and all(r[k] == v for k, v in where.items())
+        if r["L"] == max(MASS_LENGTHS) and all(r[k] == v for k, v in where.items())
     ]
 
 
@@ -166,14 +158,13 @@ def _perfect_series(results):
     """α^{½} (no factor) against L for every (encoding, task) whose argmax is right on every
     scored row at every length."""
     by = {}
-    for r in _mass_rows(results):
-        by.setdefault((r["encoding"], r["task"]), []).append(r)
-    out = {}
-    for key, rows in by.items():
-        rows = sorted(rows, key=lambda r: r["L"])
-        if all(r["alpha"] == 1.0 for r in rows):
-            out["/".join(key)] = [r["alpha_half_none"] for r in rows]
-    return out
+    for r in sorted(_mass_rows(results), key=lambda r: r["L"]):
+        by.setdefault(f"{r['encoding']}/{r['task']}", []).append(r)
+    return {
+        k: [r["alpha_half_none"] for r in rows]
+        for k, rows in by.items()
+        if all(r["alpha"] == 1.0 for r in rows)
+    }
 
 
 def _non_increasing(series):
@@ -183,9 +174,10 @@ def _non_increasing(series):
 
 
 _mass = claim_maker("ch. 5 § softmax mass")
+_mass_check = claim_maker("ch. 5 § softmax mass", group="self-check")
 
 CLAIMS += [
-    _mass(
+    _mass_check(
         "ch5.mass.argmax_invariant",
         "Multiplying the fitted kernels' logits by log L / log L0 changes α_L in none of the 270 "
         "(encoding, task, L) cells",
@@ -193,9 +185,8 @@ CLAIMS += [
         "a positive factor keeps every argmax; a change could only come from the tie "
         "tolerance, and would be a real effect of it",
         lambda r: sum(x["alpha"] != x["alpha_log"] for x in _mass_rows(r)),
-        group="self-check",
     ),
-    _mass(
+    _mass_check(
         "ch5.mass.half_below_argmax",
         "α_L^{½} ≤ α_L in every cell, both scales (a weight above ½ is the unique maximum)",
         everywhere(),
@@ -203,18 +194,16 @@ CLAIMS += [
         lambda r: all(
             x[f"alpha_half_{k}"] <= x["alpha"] for x in _mass_rows(r) for k in ("none", "log")
         ),
-        group="self-check",
     ),
-    _mass(
+    _mass_check(
         "ch5.mass.log_never_lowers",
         "The log factor (≥ 1 for L ≥ L0) never lowers α_L^{½} in any cell",
         everywhere(),
         "scaling logits up by s ≥ 1 raises the weight of the maximum, and a weight above ½ "
         "is on the maximum",
         lambda r: all(x["alpha_half_log"] >= x["alpha_half_none"] for x in _mass_rows(r)),
-        group="self-check",
     ),
-    _mass(
+    _mass_check(
         "ch5.mass.clamped_closed_form",
         "Learned absolute tables on first, pos2, pos5: our closed form of α_L^{½} matches the "
         "computed value at every length and both scales (largest difference, in rows)",
@@ -222,19 +211,17 @@ CLAIMS += [
         "the closed form counts rows by a strict inequality; one row at the boundary may "
         "round the other way, more than one is a wrong derivation",
         lambda r: _rows_off(r, "mass_clamped", "alpha_half", "closed_form"),
-        group="self-check",
     ),
-    _mass(
+    _mass_check(
         "ch5.mass.c_rule",
-        f"With the log factor, a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 exactly when its "
-        "clamped margin exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): [c, α^{½}] per "
-        "task first, pos2, pos5",
-        holds(f"α ≥ {C_RULE_LEVEL:g} iff c > 1", _c_rule_holds(3)),
+        f"With the log factor, a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 "
+        "exactly when its clamped margin exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): "
+        "[c, α^{½}] per task first, pos2, pos5",
+        _c_rule_holds(3),
         "our derivation: the target's weight grows like L^c and the tail's like L",
         lambda r: _c_rule(r, "mass_clamped", "alpha_half", scale="log"),
-        group="self-check",
     ),
-    _mass(
+    _mass_check(
         "ch5.mass.unscaled_dilutes",
         "Without the factor, α_L^{½} never rises with L for any (encoding, task) whose argmax is "
         "right on every row at every length",
@@ -242,7 +229,6 @@ CLAIMS += [
         "longer rows add keys, and an added key can only take mass from the target when the "
         "kernel's offsets to the target do not change",
         _perfect_series,
-        group="self-check",
     ),
     Unchecked(
         "ch5.mass.alibi_keeps_mass",
@@ -256,26 +242,25 @@ CLAIMS += [
         "prediction's population is empty; we had missed this when we wrote it",
         group="ours",
     ),
-    _mass(
+    _mass_check(
         "ch5.mass.c_rule_scaled",
         "The rule's other half, on the learned tables of first, pos2, pos5 multiplied by a "
         "positive factor so that c = m / log L0 is 0.5, 0.8, 1.5 or 2.5: with the log factor, "
         f"α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
-        holds(f"α ≥ {C_RULE_LEVEL:g} iff c > 1", _c_rule_holds(12)),
+        _c_rule_holds(12),
         "our derivation: with the factor the target's weight against one tail key is L^c "
         "times a constant and the tail has about L keys, so for c < 1 the rows beyond about "
         "L^c lose the mass (at L = 16,384, L^0.8 ≈ 2,350 rows of 16,364) and for c > 1 every row "
         "keeps it once L^(c − 1) beats the constant; the values of c sit far enough from 1 "
         "for 16,384 to decide",
         lambda r: _c_rule(r, "mass_scaled", "alpha_half_log"),
-        group="self-check",
     ),
     _mass(
         "ch5.mass.c_rule_near_one",
         "The rule where it is sharp: the same learned tables scaled so that c = m / log L0 is "
         "0.95, 0.99, 1.01 or 1.05; with the log factor, α^{½} at L = 16,384 is ≥ "
         f"{C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
-        holds(f"α ≥ {C_RULE_LEVEL:g} iff c > 1", _c_rule_holds(12)),
+        _c_rule_holds(12),
         "our derivation: the target's weight against the tail is L^c against L, so at c = 1.01 "
         "the last rows keep the mass only if L^0.01 = 1.10 beats the constant of the table's "
         "other keys, and at c = 0.99 about L^0.99 of the rows keep it; a constant of either "
@@ -283,7 +268,7 @@ CLAIMS += [
         "c = 0.99 and 1.01 before this claim was written)",
         lambda r: _c_rule(r, "mass_scaled_near_one", "alpha_half_log"),
     ),
-    _mass(
+    _mass_check(
         "ch5.mass.scaled_closed_form",
         "The scaled tables: our closed form of α^{½} (log factor) matches the computed value at "
         "every length (largest difference, in rows)",
@@ -291,7 +276,6 @@ CLAIMS += [
         "as for the fitted tables: one row at the strict inequality's boundary may round "
         "the other way",
         lambda r: _rows_off(r, "mass_scaled", "alpha_half_log", "closed_form_log"),
-        group="self-check",
     ),
 ]
 

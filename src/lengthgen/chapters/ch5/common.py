@@ -1,6 +1,5 @@
-"""Chapter 5's one way to declare a prediction of ours on stored results, and the comparison
-rules its claims modules share (each written once here; the list is in
-:mod:`lengthgen.chapters.ch5.claims`)."""
+"""Chapter 5's one way to declare a prediction on stored results, and the comparison rules its
+claims modules share (the list of rules is in :mod:`lengthgen.chapters.ch5.claims`)."""
 
 from __future__ import annotations
 
@@ -14,25 +13,20 @@ from lengthgen.stats import loglog_slope
 ONE_ROW = 1.0
 #: the one cause a prediction of ours is recorded as failed with (chapter 5's ``CAUSES``)
 FAILED = "prediction failed"
-
-
-def failed(what_came_out: str) -> dict:
-    """A prediction the stored run refuted: ``deviation=`` with :data:`FAILED` and, in words, what
-    came out instead (written after the run, as a finding)."""
-    return {"deviation": Deviation(FAILED, what_came_out)}
-
-
 #: a log-log slope over finite n: the predicted exponent must lie in the fit's 95 % t-interval
 #: widened by this on each side (the finite-n bias of the slope is ≤ 0.05)
 SLOPE_ALLOWANCE = 0.1
 
 
-def stored_claim(
-    loc, cid, statement, comparison: dict, why, measure, *, group="ours", **kw
-) -> Claim:
-    """A :class:`lengthgen.claims.Claim` on stored results: ``loc`` is the chapter section,
-    ``cid`` the full id, ``comparison`` the paper value and check (:func:`value`, :func:`equal`,
-    :func:`holds`, :func:`everywhere`), ``group`` ``ours`` (a prediction) or ``self-check``."""
+def failed(what_came_out: str) -> dict:
+    """A prediction the stored run refuted: :data:`FAILED` with what came out instead."""
+    return {"deviation": Deviation(FAILED, what_came_out)}
+
+
+def stored_claim(loc, cid, statement, comparison: dict, why, measure, *, group="ours", **kw):
+    """A stored-result :class:`lengthgen.claims.Claim` of section ``loc`` (``group``: ``ours``, a
+    prediction, or ``self-check``); ``comparison`` from :func:`value`, :func:`equal`,
+    :func:`holds` or :func:`everywhere`."""
     return Claim(
         cid,
         loc,
@@ -46,26 +40,25 @@ def stored_claim(
     )
 
 
-def claim_maker(loc: str):
-    """:func:`stored_claim` with the section ``loc`` fixed: ``c(cid, statement, comparison,
-    why, measure, **kw)``."""
-    return partial(stored_claim, loc)
+def claim_maker(loc: str, group: str = "ours"):
+    """:func:`stored_claim` with the section and group fixed."""
+    return partial(stored_claim, loc, group=group)
 
 
 def value(paper_value, tolerance, **kw) -> dict:
-    """A ``value`` comparison: ours within ``tolerance`` of ``paper_value`` (``residue=``: the
-    size below which ours is rounding)."""
+    """Ours within ``tolerance`` of ``paper_value`` (``residue=``: the size below which ours is
+    rounding)."""
     return {"paper_value": paper_value, "check": "value", "tolerance": tolerance, **kw}
 
 
 def equal(paper_value) -> dict:
-    """An ``equal`` comparison: ours is exactly ``paper_value`` (a count, a list of counts)."""
+    """Ours is exactly ``paper_value`` (a count, a list of counts)."""
     return {"paper_value": paper_value, "check": "equal"}
 
 
 def holds(paper_value, predicate, check: str = "predicate") -> dict:
-    """A ``predicate`` (or ``direction``) comparison: ``predicate(ours)`` decides;
-    ``paper_value`` says in words what it asks."""
+    """``predicate(ours)`` decides (``check="direction"`` for a sign); ``paper_value`` says in
+    words what it asks."""
     return {"paper_value": paper_value, "check": check, "holds": predicate}
 
 
@@ -78,10 +71,14 @@ def is_true(v) -> bool:
     return v is True
 
 
+def in_band(band):
+    """The predicate ``band[0] ≤ v ≤ band[1]``."""
+    return lambda v: band[0] <= v <= band[1]
+
+
 def slope_fit(ns, fractions, hits, *, lengths: bool = False) -> dict:
-    """The log-log slope of ``fractions`` against ``ns`` with its 95 % t-interval
-    (:func:`lengthgen.stats.loglog_slope`), the number of lengths (with ``lengths``) and the
-    fewest exact points behind one fraction."""
+    """The log-log slope of ``fractions`` against ``ns`` with its 95 % t-interval, the number of
+    lengths (with ``lengths``) and the fewest exact points behind one fraction."""
     s, lo, hi = loglog_slope(list(ns), list(fractions))
     count = {"lengths": len(ns)} if lengths else {}
     return {"slope": s, "lo": lo, "hi": hi, **count, "min_hits": min(hits)}

@@ -1,20 +1,9 @@
-"""Chapter 5's runs (our experiments across the papers), the same at both scales, and the one
-declaration of their stored cells (:func:`schema`). The plan (:func:`cells`) runs the
-volume-theory cells (:mod:`lengthgen.chapters.ch5.volume_beta`), the cells below, then the further
-cells of both sections (:mod:`lengthgen.chapters.ch5.sum_sine`,
-:mod:`lengthgen.chapters.ch5.mass_more`).
-
-Section "Parity: averaging versus summing":
-
-``parity_doubling``  A_gen's outputs at (t, n) and (2t, 2n), β_n = 1 and log n, 10⁴ points of the
-                     box [−1, 1]^D (:func:`lengthgen.chapters.ch5.parity.doubling_gap`)
-``averaging_sine``   the largest exact length of averaging + one sine unit for each B, searched
-                     up to three lengths past our bound (:func:`.parity.largest_exact_n`)
-``summing``          chapter 4's biased sine construction on the counts (:func:`.parity.summing_check`)
-
-Section "Softmax mass, not just argmax": ``mass_tables`` (α_L and α_L^{½} of chapter 3's fitted
-kernels, 5 encodings × 9 tasks × 6 lengths up to 16,384), ``mass_clamped`` (the learned tables
-against our closed form) and ``mass_scaled`` (the learned tables scaled to given c).
+"""Chapter 5's runs (the same at both scales) and the one declaration of their stored cells
+(:data:`SCHEMAS`). The plan (:func:`cells`) runs the volume-theory cells (:mod:`.volume_beta`),
+the Parity cells (``parity_doubling``, ``averaging_sine``, ``summing``: :mod:`.parity`) and the
+softmax-mass cells below (chapter 3's fitted kernels: ``mass_tables``; the learned tables against
+our closed form: ``mass_clamped``; scaled to given c: ``mass_scaled``), then the further cells of
+:mod:`.sum_sine` and :mod:`.mass_more`.
 """
 
 from __future__ import annotations
@@ -37,12 +26,7 @@ from lengthgen.chapters.ch5.claims import (
     SUMMING_ALL,
     SUMMING_N,
 )
-from lengthgen.chapters.ch5.sum_sine import (
-    ETAS,
-    TRAIN_VARIANTS,
-    train_cell_name,
-    volume_cell_name,
-)
+from lengthgen.chapters.ch5.sum_sine import ETAS, TRAIN_VARIANTS, train_cell_name, volume_cell_name
 from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
 from lengthgen.store import Schema
@@ -70,13 +54,9 @@ def averaging_sine(Bs=SINE_B, past: int = 3) -> dict:
     rows = []
     for B in Bs:
         bound = pa.averaging_sine_bound(B)
+        found = pa.largest_exact_n(B, bound + past)
         rows.append(
-            {
-                "B": float(B),
-                "bound": bound,
-                "largest_exact_n": pa.largest_exact_n(B, bound + past),
-                "searched_to": bound + past,
-            }
+            {"B": float(B), "bound": bound, "largest_exact_n": found, "searched_to": bound + past}
         )
     return {"rows": rows}
 
@@ -85,10 +65,8 @@ def summing(n_max=SUMMING_N, all_lengths=SUMMING_ALL) -> dict:
     return pa.summing_check(n_max, all_lengths=all_lengths)
 
 
-# --------------------------------------------------------------------------- 5.2 softmax mass
 def mass_tables(lengths=None, encodings=None, tasks=None) -> dict:
-    """α_L, α_L^{½} (both scales) for chapter 3's CE-fitted kernels of every encoding and task at
-    ``lengths`` (:func:`lengthgen.chapters.ch5.mass.mass_alignment`)."""
+    """:func:`.mass.mass_alignment` of chapter 3's CE-fitted kernels, every encoding and task."""
     from lengthgen.nn.positional import ENCODINGS
 
     rows = []
@@ -107,34 +85,24 @@ def _c_of(W, task) -> float:
 
 
 def mass_clamped(lengths=None) -> dict:
-    """The learned tables on first, pos2, pos5: computed α^{½} next to our closed form, both
-    scales, with the clamped margin m and c = m / log L0."""
+    """The learned tables on first, pos2, pos5: α^{½} next to our closed form, both scales."""
     rows = []
     for t in mass.FIXED_TARGET:
         fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
         m = mass.clamped_margin(W, t, MASS_L0)
         for L in lengths or MASS_LENGTHS:
             got = mass.mass_alignment(W, fam, t, L, MASS_L0)
-            rows += [
-                {
-                    "task": t,
-                    "L": int(L),
-                    "scale": k,
-                    "m": m,
-                    "c": m / math.log(MASS_L0),
-                    "alpha_half": got[f"alpha_half_{k}"],
-                    "closed_form": mass.first_clamped_half(W, t, L, MASS_L0, k),
-                }
-                for k in mass.SCALES
-            ]
+            for k in mass.SCALES:
+                closed = mass.first_clamped_half(W, t, L, MASS_L0, k)
+                row = {"task": t, "L": int(L), "scale": k, "m": m, "c": m / math.log(MASS_L0)}
+                rows.append(row | {"alpha_half": got[f"alpha_half_{k}"], "closed_form": closed})
     return {"rows": rows}
 
 
 def mass_scaled(targets=None, lengths=None) -> dict:
-    """The other half of chapter 0's rule: each learned table on first, pos2, pos5 multiplied by
-    λ = c' / c, so that its clamped margin gives c' = m / log L0 at each value of ``targets``
-    (:data:`lengthgen.chapters.ch5.claims.SCALED_C`; a positive factor keeps every argmax), then
-    α^{½} computed at ``lengths`` with both scales next to our closed form with the log factor."""
+    """Each learned table on first, pos2, pos5 scaled so that c = m / log L0 is each of
+    ``targets`` (a positive factor keeps every argmax): α^{½} with both scales next to our closed
+    form with the log factor."""
     targets = [check_finite("c'", c, nonnegative=True) for c in (targets or SCALED_C)]
     if not all(c > 0 for c in targets):
         raise ConfigError(f"every target c' must be > 0, got {targets}")
@@ -146,25 +114,15 @@ def mass_scaled(targets=None, lengths=None) -> dict:
             Ws = W * (target / c)
             for L in lengths or MASS_LENGTHS:
                 got = mass.mass_alignment(Ws, fam, t, L, MASS_L0)
-                rows.append(
-                    {
-                        "task": t,
-                        "c_fit": c,
-                        "c": _c_of(Ws, t),
-                        "L": int(L),
-                        "alpha": got["alpha"],
-                        "alpha_half_none": got["alpha_half_none"],
-                        "alpha_half_log": got["alpha_half_log"],
-                        "closed_form_log": mass.first_clamped_half(Ws, t, L, MASS_L0, "log"),
-                    }
-                )
+                row = {"task": t, "c_fit": c, "c": _c_of(Ws, t), "L": int(L)}
+                row |= {k: got[k] for k in ("alpha", "alpha_half_none", "alpha_half_log")}
+                row["closed_form_log"] = mass.first_clamped_half(Ws, t, L, MASS_L0, "log")
+                rows.append(row)
     return {"rows": rows}
 
 
-# --------------------------------------------------------------------------- the plan
 def cells(scale: str) -> list[Cell]:
-    """The plan: the volume-theory cells, the Parity cells, then the softmax-mass cells, then the
-    further cells of both sections."""
+    """The plan (module docstring)."""
     return (
         vb.cells(scale)
         + [
@@ -185,14 +143,20 @@ def cells(scale: str) -> list[Cell]:
     )
 
 
-# --------------------------------------------------------------------------- stored cells
 def _s(kind, required, probabilities="", counts=()) -> Schema:
     """A :class:`lengthgen.store.Schema` from space-separated paths."""
     return Schema(f"ch5 {kind}", tuple(required.split()), tuple(probabilities.split()), counts)
 
 
+def _rows(kind, required, probabilities="", count=None) -> Schema:
+    """:func:`_s` with every path under ``rows.*`` and, with ``count(data)``, that many rows."""
+    under = " ".join(f"rows.*.{p}" for p in required.split())
+    probs = " ".join(f"rows.*.{p}" for p in probabilities.split())
+    return _s(kind, under, probs, (("rows", count),) if count else ())
+
+
 def _train_schema(exp: str) -> Schema:
-    """A paired training cell of chapter 2's ``exp``: every member under both scales."""
+    """A paired training cell of chapter 2's ``exp``."""
     from lengthgen.chapters.ch2 import paper
     from lengthgen.chapters.ch2.experiments import FULL
 
@@ -205,7 +169,8 @@ def _train_schema(exp: str) -> Schema:
     )
 
 
-_ALPHAS = "rows.*.alpha rows.*.alpha_half_none rows.*.alpha_half_log"
+_ALPHAS = "alpha alpha_half_none alpha_half_log"
+_SCALED = "task c L alpha_half_log"
 #: every full-scale cell's schema, by name
 SCHEMAS: dict[str, Schema] = {
     "beta_closed_forms": _s(
@@ -217,50 +182,37 @@ SCHEMAS: dict[str, Schema] = {
     ),
     "beta_volume_log": VOLUME_SCHEMA,
     "beta_volume_one": VOLUME_SCHEMA,
-    "beta_majority_box": _s(
+    "beta_majority_box": _rows(
         "Majority raw-box volume under both scales",
-        "rows.*.n rows.*.exact_log rows.*.exact_one rows.*.samples",
-        "rows.*.fraction_log rows.*.fraction_one",
-        (("rows", lambda d: len(vc.BOX_NS)),),
+        "n exact_log exact_one samples",
+        "fraction_log fraction_one",
+        lambda d: len(vc.BOX_NS),
     ),
     **{f"beta_train_{e}": _train_schema(e) for e in vb.TRAIN_EXPERIMENTS},
-    "parity_doubling": _s(
+    "parity_doubling": _rows(
         "parity doubling",
-        "rows.*.beta rows.*.n rows.*.max_abs_output rows.*.max_logit_error",
-        counts=(("rows", lambda d: 2 * len(DOUBLING_N)),),
+        "beta n max_abs_output max_logit_error",
+        count=lambda d: 2 * len(DOUBLING_N),
     ),
-    "averaging_sine": _s(
-        "averaging + sine search",
-        "rows.*.B rows.*.bound rows.*.largest_exact_n",
-        counts=(("rows", lambda d: len(SINE_B)),),
+    "averaging_sine": _rows(
+        "averaging + sine search", "B bound largest_exact_n", count=lambda d: len(SINE_B)
     ),
     "summing": _s("summing + sine", "errors errors_all_lengths weight_on_zeros min_margin"),
-    "mass_tables": _s(
-        "softmax mass tables",
-        "rows.*.encoding rows.*.task rows.*.L rows.*.alpha rows.*.alpha_log",
-        _ALPHAS,
-    ),
-    "mass_clamped": _s(
-        "clamped closed form",
-        "rows.*.task rows.*.L rows.*.scale rows.*.c rows.*.closed_form",
-    ),
-    "mass_scaled": _s(
-        "scaled learned tables",
-        "rows.*.task rows.*.c rows.*.L rows.*.alpha_half_log",
-        _ALPHAS,
-    ),
-    "mass_scaled_near_one": _s(
+    "mass_tables": _rows("softmax mass tables", "encoding task L alpha alpha_log", _ALPHAS),
+    "mass_clamped": _rows("clamped closed form", "task L scale c closed_form"),
+    "mass_scaled": _rows("scaled learned tables", _SCALED, _ALPHAS),
+    "mass_scaled_near_one": _rows(
         "learned tables scaled to c near 1",
-        "rows.*.task rows.*.c rows.*.L rows.*.alpha_half_log",
+        _SCALED,
         _ALPHAS,
-        (("rows", lambda d: len(mass.FIXED_TARGET) * len(NEAR_ONE_C)),),
+        lambda d: len(mass.FIXED_TARGET) * len(NEAR_ONE_C),
     ),
     **{
-        f"joint_{k.replace('/', '_')}": _s(
+        f"joint_{k.replace('/', '_')}": _rows(
             "joint exactness at N and 10N + 1",
-            "rows.*.N rows.*.L rows.*.samples rows.*.exact_log rows.*.exact_one rows.*.one_not_log",
-            "rows.*.fraction_log rows.*.fraction_one",
-            (("rows", lambda d, k=k: len(vc.JOINT[k][0])),),
+            "N L samples exact_log exact_one one_not_log",
+            "fraction_log fraction_one",
+            lambda d, k=k: len(vc.JOINT[k][0]),
         )
         for k in vc.JOINT
     },
@@ -272,10 +224,8 @@ SCHEMAS: dict[str, Schema] = {
         for eta in ETAS
     },
     **{
-        train_cell_name(a, b): _s(
-            "summing + sine training",
-            "rows.*.acc rows.*.first_failure rows.*.seed",
-            "rows.*.acc.* rows.*.train_acc",
+        train_cell_name(a, b): _rows(
+            "summing + sine training", "acc first_failure seed", "acc.* train_acc"
         )
         for a, b in TRAIN_VARIANTS
     },
@@ -284,16 +234,15 @@ SCHEMAS: dict[str, Schema] = {
         "rows.*.encoding rows.*.task rows.*.L fits.*.norm",
         "rows.*.alpha rows.*.alpha_half",
     ),
-    "mass_far": _s(
+    "mass_far": _rows(
         "RoPE far lengths",
-        "rows.*.task rows.*.S4 rows.*.far.*.alpha rows.*.far.*.exceed",
-        "rows.*.far.*.alpha",
-        (("rows", lambda d: len(rz.TASKS)),),
+        "task S4 far.*.alpha far.*.exceed",
+        "far.*.alpha",
+        lambda d: len(rz.TASKS),
     ),
 }
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
-    """The schema of the stored cell ``name`` at ``scale``: every full-scale cell has one (what
-    :class:`lengthgen.claims.StoredResults` checks); smoke cells are not checked (``None``)."""
+    """The schema of the full-scale cell ``name`` (smoke cells are not checked: ``None``)."""
     return SCHEMAS.get(name) if scale == "full" else None

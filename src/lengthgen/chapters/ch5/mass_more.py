@@ -1,42 +1,18 @@
-"""Chapter 5, section "Softmax mass, not just argmax": the runs beyond the evaluation-time factor.
-Predictions: :mod:`lengthgen.chapters.ch5.mass_more_claims`.
+"""Chapter 5, section "Softmax mass, not just argmax": the runs beyond the evaluation-time factor
+(predictions: :mod:`.mass_more_claims`; both parts are derived on the chapter's details page).
 
-A refit with per-row log scaling (``mass_refit``)
--------------------------------------------------
-Chapter 1's log-length scaling multiplies a row's logits by the log of the number of keys that
-row sees. Row i of a causal head sees i + 1 keys, so the per-row factor is
-``s_i = log(i + 1) / log L0`` (:func:`row_log_scale`; s = 1 on the last training row i = L0 − 1,
-s = 0 on row 0, which has a single key and no choice to make). Chapter 3's cross-entropy rule
-is refitted with that factor inside the softmax (:func:`refit`, through the ``row_scale`` option
-of :func:`lengthgen.chapters.ch3.realizability.fit_ce`, same steps, learning rate and weight
-decay), and the refitted W is evaluated with the same factor on every row (:func:`row_alignment`):
-α_L by chapter 3's strict argmax (with its tie tolerance) and α_L^{½}. For the learned tables on
-first/pos2/pos5 :func:`clamped_half_rows` is the closed form of :mod:`lengthgen.chapters.ch5.mass`
-with s_i in place of one factor per length.
+``mass_refit``: chapter 3's cross-entropy fit redone with chapter 1's log-length scaling per row,
+s_i = log(i + 1) / log L0 (row i of a causal head sees i + 1 keys; s = 1 on the last training
+row), and evaluated with the same factor: α_L by chapter 3's strict argmax and α_L^{½}.
 
-Where RoPE's maximum goes (``mass_far``)
------------------------------------------
-A RoPE head's transfer is relative: ``T_L(W)[i, j] = κ(i − j)`` with
-``κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k)`` (the block ``[[a_k, b_k], [−b_k, a_k]]`` of W;
-:func:`rope_kappa`). With chapter 3's 16 frequencies and base 10⁴, ``θ_k = 10^{−k/4}``, so
-``θ_{k+4} = θ_k / 10``: the frequencies are *not* rationally independent. They fall into four
-classes k ≡ r (mod 4), each the integer multiples 1, 10, 100, 1000 of ``ω_r = θ_{12+r}``
-(:func:`frequency_classes`). ``ω_r = 10^{−3−r/4}`` are ℚ-independent of each other and of 2π
-(1, 10^{1/4}, 10^{1/2}, 10^{3/4} are a basis of ℚ(10^{1/4}), whose minimal polynomial x⁴ − 10 is
-irreducible by Eisenstein; an integer relation with 2π would make π algebraic). By Weyl's
-theorem the angles ``(dω_r mod 2π)_r`` are equidistributed on the 4-torus, so
-``κ(d) = F(dω_0, …, dω_3)`` with ``F(t) = Σ_r f_r(t_r)``: the supremum of κ over integers is
-``S4 = Σ_r max f_r`` (:func:`torus_sup`) — below the sum of the 16 amplitudes S16 unless each
-class's components peak together — and generically not attained. Every level ℓ < S4 is then
-exceeded on a set of offsets of density ``μ(ℓ) = |{t : F(t) > ℓ}|`` (:func:`level_measure`,
-from the exact distribution of F: the convolution of the four f_r's value distributions).
-
-Chapter 3's Theorem 2 needs a strict unique global maximiser; these kernels have none. On a
-fixed-offset task (prev, skipK, offset δ), once an offset d1 > δ has κ(d1) > κ(δ) the row
-argmax of every row i ≥ d1 is not δ, so ``α_L = (d1 − L0)/(L − L0)`` for L > d1 and α_L → 0.
-On first (offset i) a row is right iff κ(i) is a strict record of κ(0 … i); on posP iff κ(i − P)
-is a strict record not beaten by the P offsets after it: the right rows are among the records,
-whose density tends to 0 (:func:`far_records`).
+``mass_far``: a RoPE head's transfer is κ(i − j), κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k). With
+chapter 3's 16 frequencies θ_k = 10^{−k/4}, θ_{k+4} = θ_k / 10: the frequencies fall into four
+classes of integer multiples of ω_r = θ_{12+r}, which are ℚ-independent of each other and of 2π.
+By Weyl's theorem κ(d) = F(dω_0, …, dω_3) is equidistributed on the 4-torus: sup κ = S4 = Σ_r
+max f_r (:func:`torus_sup`), not attained, and every level ℓ < S4 is exceeded on a density
+μ(ℓ) of offsets (:func:`level_measure`). On a fixed-offset task, once an offset d1 > δ has
+κ(d1) > κ(δ) no row i ≥ d1 is right; on first and posP the right rows are records of κ
+(:func:`far_records`), whose density tends to 0.
 """
 
 from __future__ import annotations
@@ -50,7 +26,7 @@ import torch
 from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.positional import BASE, NUM_FREQ, KernelFamily, frequencies
+from lengthgen.nn.positional import KernelFamily, frequencies
 
 #: the far lengths of ``mass_far`` (fixed before any was computed)
 FAR_LENGTHS = (100_000, 1_000_000, 10_000_000)
@@ -62,10 +38,8 @@ VALUE_BINS = 2**17
 FIXED_OFFSET = {"prev": 1, "skip2": 2, "skip3": 3, "skip5": 5}
 
 
-# --------------------------------------------------------------------------- (a) per-row log refit
 def row_log_scale(n: int, L0: int = rz.L0_DEFAULT) -> torch.Tensor:
     """``s_i = log(i + 1) / log L0`` for rows i = 0 … n−1 (float64)."""
-    n, L0 = check_positive_int("n", n), check_positive_int("L0", L0, minimum=2)
     return torch.log(torch.arange(1, n + 1, dtype=torch.float64)) / math.log(L0)
 
 
@@ -76,22 +50,16 @@ def _refit(encoding: str, task: str, L0: int):
 
 
 def refit(encoding: str, task: str, L0: int = rz.L0_DEFAULT):
-    """``(family, W)``: chapter 3's CE fit (its CE_FIT) with the per-row factor s_i (cached)."""
-    from lengthgen.nn.positional import check_encoding
-
-    check_encoding(encoding)
-    rz.check_task(task)
-    fam, W = _refit(encoding, task, check_positive_int("L0", L0, minimum=2))
+    """``(family, W)``: chapter 3's CE fit with the per-row factor s_i (cached)."""
+    fam, W = _refit(encoding, task, L0)
     return fam, W.clone()
 
 
 def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict:
-    """α_L (strict argmax, chapter 3's rule and tie tolerance) and α_L^{½} (softmax weight on the
-    target > ½) of ``W`` with row i's logits multiplied by s_i; also the smallest and median
-    target weight (:func:`lengthgen.chapters.ch5.mass.weight_summary`)."""
+    """α_L (chapter 3's strict argmax) and α_L^{½} of ``W`` with row i's logits times s_i; also
+    the smallest and median target weight."""
     from lengthgen.chapters.ch5.mass import target_weight, weight_summary
 
-    L = check_positive_int("L", L)
     s_all, tgt_all = row_log_scale(L, L0), rz.targets(task, L)
     correct, weights = [], []
     for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=512):
@@ -103,18 +71,15 @@ def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict
 
 
 def clamped_half_rows(W, task: str, L: int, L0: int = rz.L0_DEFAULT) -> float:
-    """Closed form of α_L^{½} for a learned table on a fixed-target task under the per-row factor
-    s_i (:func:`lengthgen.chapters.ch5.mass.clamped_half`, one s per row)."""
+    """:func:`.mass.clamped_half` under the per-row factor s_i."""
     from lengthgen.chapters.ch5.mass import clamped_half
 
-    check_positive_int("L", L, minimum=L0 + 1)
     return clamped_half(W, task, L, L0, row_log_scale(L, L0).numpy()[L0:])
 
 
 def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
-    """The refit's α_L, α_L^{½} per (encoding, task, L); per fit its coefficient norm next to chapter
-    3's fit; for the learned tables on fixed-target tasks the clamped margin of both fits and the
-    closed form per length."""
+    """The refit's α_L, α_L^{½} per (encoding, task, L); per fit its norm next to chapter 3's; for
+    the learned tables on fixed-target tasks both fits' clamped margins and the closed form."""
     from lengthgen.chapters.ch5 import mass
     from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS
     from lengthgen.nn.positional import ENCODINGS
@@ -129,8 +94,8 @@ def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
                 "task": t,
                 "norm": float(W.norm()),
                 "norm_old": float(W_old.norm()),
-                "train_margin": rz.train_margin(W, fam, t, MASS_L0),
             }
+            fit["train_margin"] = rz.train_margin(W, fam, t, MASS_L0)
             if e == "learned_abs" and t in mass.FIXED_TARGET:
                 fit["m"] = mass.clamped_margin(W, t, MASS_L0)
                 fit["m_old"] = mass.clamped_margin(W_old, t, MASS_L0)
@@ -143,7 +108,6 @@ def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
     return {"rows": rows, "fits": fits}
 
 
-# --------------------------------------------------------------------------- (b) RoPE far out
 def rope_coefficients(W) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` of a RoPE W (its 2×2 blocks ``[[a_k, b_k], [−b_k, a_k]]``)."""
     W = torch.as_tensor(W, dtype=torch.float64)
@@ -152,25 +116,21 @@ def rope_coefficients(W) -> tuple[np.ndarray, np.ndarray]:
     return torch.diagonal(W)[0::2].numpy().copy(), W[0::2, 1::2].diagonal().numpy().copy()
 
 
-def rope_kappa(W, n: int, *, num_freq=NUM_FREQ, base=BASE, chunk=1_000_000) -> np.ndarray:
+def rope_kappa(W, n: int, *, chunk=1_000_000) -> np.ndarray:
     """κ(0 … n−1) of a RoPE W in float64, in chunks of offsets (what ``Φ W Φᵀ`` computes)."""
-    n = check_positive_int("n", n)
     a, b = rope_coefficients(W)
-    if len(a) != num_freq:
-        raise ConfigError(f"W has {len(a)} frequency blocks, num_freq is {num_freq}")
-    th = frequencies(num_freq, base).numpy()
+    th = frequencies().numpy()
     out = np.empty(n)
-    for s in range(0, n, check_positive_int("chunk", chunk)):
+    for s in range(0, n, chunk):
         ang = np.arange(s, min(s + chunk, n), dtype=np.float64)[:, None] * th[None, :]
         out[s : s + chunk] = np.cos(ang) @ a - np.sin(ang) @ b
     return out
 
 
-def frequency_classes(num_freq=NUM_FREQ, base=BASE, max_ratio=10**6, rtol=1e-12):
-    """Group the frequencies into classes whose members are integer multiples of the class's
-    smallest one (ratio an integer ≤ ``max_ratio`` to ``rtol``): a list of
-    ``(base index, [(k, multiplier), …])``."""
-    th = frequencies(check_positive_int("num_freq", num_freq), base).numpy()
+def frequency_classes():
+    """The frequencies in classes of integer multiples (≤ 10⁶, to 10⁻¹²) of the class's smallest
+    one: ``[(base index, [(k, multiplier), …]), …]``."""
+    th = frequencies().numpy()
     classes, seen = [], set()
     for j in sorted(range(len(th)), key=lambda k: th[k]):
         if j in seen:
@@ -178,7 +138,7 @@ def frequency_classes(num_freq=NUM_FREQ, base=BASE, max_ratio=10**6, rtol=1e-12)
         members = []
         for k in range(len(th)):
             q = th[k] / th[j]
-            if k not in seen and round(q) <= max_ratio and abs(q - round(q)) <= rtol * q:
+            if k not in seen and round(q) <= 10**6 and abs(q - round(q)) <= 1e-12 * q:
                 members.append((k, int(round(q))))
         seen.update(k for k, _ in members)
         classes.append((j, members))
@@ -190,15 +150,14 @@ def _class_values(a, b, members, grid):
     return sum(a[k] * np.cos(m * t) - b[k] * np.sin(m * t) for k, m in members), t
 
 
-def torus_sup(W, *, num_freq=NUM_FREQ, base=BASE, grid=TORUS_GRID) -> dict:
-    """S4 = Σ_r max_t f_r(t) (the supremum of κ over the integers, see the module docstring;
-    each maximum from a grid search refined by a bounded scalar minimisation) and S16 = Σ_k √(a_k² +
-    b_k²)."""
+def torus_sup(W, *, grid=TORUS_GRID) -> dict:
+    """S4 = Σ_r max f_r (each maximum from a grid refined by a bounded minimisation) and the sum
+    of amplitudes S16."""
     from scipy.optimize import minimize_scalar
 
     a, b = rope_coefficients(W)
     sup = 0.0
-    classes = frequency_classes(num_freq, base)
+    classes = frequency_classes()
     for _, members in classes:
         f, t = _class_values(a, b, members, grid)
         i, h = int(f.argmax()), 2 * np.pi / grid
@@ -213,24 +172,12 @@ def torus_sup(W, *, num_freq=NUM_FREQ, base=BASE, grid=TORUS_GRID) -> dict:
     return {"S4": sup, "S16": float(np.hypot(a, b).sum()), "classes": len(classes)}
 
 
-def level_measure(
-    W,
-    levels,
-    *,
-    num_freq=NUM_FREQ,
-    base=BASE,
-    grid=TORUS_GRID,
-    bins=VALUE_BINS,
-    independent: bool = False,
-):
-    """μ(ℓ) = |{t ∈ T^4 : F(t) > ℓ}| for each level: the distribution of F = Σ_r f_r(t_r) with
-    independent uniform t_r is the convolution of the f_r's value distributions (histograms of
-    ``grid`` points on a common grid of ``bins`` values, convolved by FFT). Accurate to a shift of
-    the level by about the number of classes times the bin width (returned as ``level_error``).
-    ``independent=True`` gives the (wrong) measure on the 16-torus, as if the frequencies were
-    rationally independent."""
+def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: bool = False):
+    """μ(ℓ) = |{t ∈ T^4 : F(t) > ℓ}| for each level: the convolution (by FFT) of the f_r's value
+    histograms, accurate to a level shift ``level_error``. ``independent=True``: the (wrong)
+    measure on the 16-torus, as if the frequencies were rationally independent."""
     a, b = rope_coefficients(W)
-    classes = frequency_classes(num_freq, base)
+    classes = frequency_classes()
     if independent:
         classes = [(k, [(k, 1)]) for k in range(len(a))]
     vals = [_class_values(a, b, mem, grid)[0] for _, mem in classes]
@@ -255,8 +202,7 @@ def level_measure(
 
 def far_records(kappa, L0: int = rz.L0_DEFAULT) -> np.ndarray:
     """The offsets d ≥ L0 at which κ(d) is a strict record of κ(0 … d) (chapter 3's tie
-    tolerance), i.e. the rows where :func:`lengthgen.chapters.ch3.realizability.relative_argmax`
-    moves to the row itself."""
+    tolerance)."""
     arg = rz.relative_argmax(kappa, len(kappa))
     d = np.arange(len(kappa))
     return d[(arg == d) & (d >= L0)]
@@ -271,10 +217,9 @@ def first_exceedance(kappa, delta: int) -> int:
 
 
 def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -> dict:
-    """Per RoPE task (chapter 3's CE fit): S4, S16; κ's running maximum at ``study_max`` and at
-    each length; the measure μ of that study maximum and of κ(δ) (fixed-offset tasks); the
-    offsets beyond ``study_max`` that exceed the study maximum and the records among them; d1;
-    α_L from κ (:func:`lengthgen.chapters.ch3.realizability.relative_alpha`) at each length."""
+    """Per RoPE task: S4, S16; κ's running maximum at ``study_max`` and at each length; μ of that
+    maximum and of κ(δ); the offsets beyond ``study_max`` exceeding it and the records among
+    them; d1; α_L from κ at each length."""
     from lengthgen.chapters.ch5.claims import MASS_L0
 
     lengths = [check_positive_int("L", L, minimum=study_max + 1) for L in lengths]
@@ -305,37 +250,24 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
             "far": [],
         }
         for L in lengths:
-            row["far"].append(
-                {
-                    "L": int(L),
-                    "alpha": rz.relative_alpha(k, t, L, MASS_L0),
-                    "n_scored": int(len(rz.scored_rows(t, L, MASS_L0))),
-                    "running_max": float(k[:L].max()),
-                    "exceed": int((k[study_max:L] > M0).sum()),
-                    "records": int(((recs >= study_max) & (recs < L)).sum()),
-                    "exceed_delta": (int((k[study_max:L] > levels[1]).sum()) if delta else None),
-                }
-            )
+            far = {"L": int(L), "alpha": rz.relative_alpha(k, t, L, MASS_L0)}
+            far["n_scored"] = int(len(rz.scored_rows(t, L, MASS_L0)))
+            far |= {"running_max": float(k[:L].max()), "exceed": int((k[study_max:L] > M0).sum())}
+            far["records"] = int(((recs >= study_max) & (recs < L)).sum())
+            far["exceed_delta"] = int((k[study_max:L] > levels[1]).sum()) if delta else None
+            row["far"].append(far)
         rows.append(row)
     return {"rows": rows, "study_max": int(study_max)}
 
 
 def cells(scale: str) -> list[Cell]:
-    """``mass_refit`` and ``mass_far``: the full plan; the smoke plan runs the refit on two
-    encodings × two tasks at the three shortest lengths and the far cell to 10⁵ on a coarser
-    torus grid."""
+    """``mass_refit`` and ``mass_far`` (smoke: two encodings × two tasks, three lengths; 10⁵ on a
+    coarser grid)."""
     check_choice("scale", scale, ("smoke", "full"))
     if scale == "full":
         return [Cell("mass_refit", mass_refit, {}), Cell("mass_far", mass_far, {})]
+    refit_kw = {"lengths": [30, 60, 128], "encodings": ["learned_abs", "rope"]}
     return [
-        Cell(
-            "mass_refit",
-            mass_refit,
-            {
-                "lengths": [30, 60, 128],
-                "encodings": ["learned_abs", "rope"],
-                "tasks": ["prev", "first"],
-            },
-        ),
+        Cell("mass_refit", mass_refit, {**refit_kw, "tasks": ["prev", "first"]}),
         Cell("mass_far", mass_far, {"lengths": [100_000], "grid": 2**16}),
     ]

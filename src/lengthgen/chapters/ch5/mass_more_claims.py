@@ -1,15 +1,14 @@
-"""Chapter 5, section "Softmax mass, not just argmax": our further predictions (group ``ours``),
-each written with its comparison before the run it judges (:mod:`lengthgen.chapters.ch5.mass_more`).
+"""Chapter 5, section "Softmax mass, not just argmax": our further predictions on the runs of
+:mod:`.mass_more`, each written with its comparison before the run it judges.
 
-Seen before writing them (allowed design look-ups, none at a judged size): the stored
-``mass_tables``/``mass_clamped`` cells (c ≈ 2.1 for the three learned tables); for chapter 3's
-RoPE fits, κ and its running maximum up to L = 16,384 (d1 = 560, 995, 2585, 640 for prev, skip2,
-skip3, skip5; 36 records of κ in [20, 16,384) for first), S4, S16 and the measures μ of the
-study maximum and of κ(δ). Nothing of the refit beyond its code, and no κ beyond 16,384.
+Seen before writing them (design look-ups, none at a judged size): the stored ``mass_tables`` and
+``mass_clamped`` cells (c ≈ 2.1 for the three learned tables); for chapter 3's RoPE fits, κ and
+its running maximum up to L = 16,384 (d1 = 560, 995, 2585, 640 for prev, skip2, skip3, skip5; 36
+records of κ in [20, 16,384) for first), S4, S16 and the measures μ of the study maximum and of
+κ(δ). Nothing of the refit beyond its code, and no κ beyond 16,384.
 
-After the runs, a review moved ``mass_refit.margin_kept``, ``mass_refit.alpha_structural``, ``mass_refit.below_eval_log`` and ``mass_far.fixed_offset`` from ``ours`` to ``self-check``: they follow from the code's
-structure, causality or a theorem and could fail only through a bug (their comparisons are
-unchanged).
+After the runs a review moved ``mass_refit.margin_kept``, ``alpha_structural``, ``below_eval_log``
+and ``mass_far.fixed_offset`` from ``ours`` to ``self-check`` (comparisons unchanged).
 """
 
 from __future__ import annotations
@@ -64,7 +63,6 @@ def _perfect_half(results):
     }
 
 
-# --------------------------------------------------------------------------- (b)
 def _far(results):
     return {r["task"]: r for r in results.cell("mass_far")["rows"]}
 
@@ -131,9 +129,10 @@ def _first_ok(v):
 
 
 _c = claim_maker("ch. 5 § softmax mass")
+_check = claim_maker("ch. 5 § softmax mass", group="self-check")
 
 CLAIMS = [
-    _c(
+    _check(
         "ch5.mass_refit.margin_kept",
         "The per-row log refit leaves the learned tables' clamped margin m unchanged on first, "
         "pos2, pos5 (largest |m_refit − m|)",
@@ -142,9 +141,8 @@ CLAIMS = [
         "table's rows are separate parameters, the loss is a mean of per-row terms, and Adam and "
         "its weight decay act per coordinate, so row 19 sees the same gradients bit for bit",
         _margin_change,
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.mass_refit.alpha_structural",
         "The refit's α_L equals the unscaled fit's in every NoPE, ALiBi and learned-table cell "
         "(9 tasks × 6 lengths; number of cells that differ)",
@@ -154,7 +152,6 @@ CLAIMS = [
         "learned table's rows ≥ L0 all use row 19, which the refit leaves unchanged; a positive "
         "factor keeps every argmax",
         lambda r: sum(x["alpha"] != o["alpha"] for x, o in _pairs(r) if x["encoding"] in ENC_SAME),
-        group="self-check",
     ),
     _c(
         "ch5.mass_refit.rope_moves",
@@ -170,7 +167,7 @@ CLAIMS = [
             "offset d1 whose κ beats κ(δ) did not move"
         ),
     ),
-    _c(
+    _check(
         "ch5.mass_refit.closed_form",
         "Learned tables on first, pos2, pos5: the refit's α_L^{½} with the per-row factor "
         "matches our closed form at every length (largest difference, in rows)",
@@ -182,9 +179,8 @@ CLAIMS = [
             for x in _refit_rows(r)
             if "closed_form" in x
         ),
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.mass_refit.keeps_mass",
         "The refit's learned tables keep α_L^{½} = 1 at every length up to 16,384 on first, "
         "pos2, pos5 (smallest α^{½})",
@@ -197,9 +193,8 @@ CLAIMS = [
             for x in _refit_rows(r)
             if x["encoding"] == "learned_abs" and x["task"] in FIXED_TARGET
         ),
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.mass_refit.below_eval_log",
         "For every learned-table cell the refit's α_L^{½} is at most the evaluation-time factor's",
         everywhere(),
@@ -210,7 +205,6 @@ CLAIMS = [
             for x, o in _pairs(r)
             if x["encoding"] == "learned_abs"
         ),
-        group="self-check",
     ),
     _c(
         "ch5.mass_refit.perfect_gain",
@@ -223,15 +217,14 @@ CLAIMS = [
         "its margin elsewhere)",
         _perfect_half,
     ),
-    _c(
+    _check(
         "ch5.mass_refit.half_below_argmax",
         "α_L^{½} ≤ α_L in every refit cell",
         everywhere(),
         "a weight above ½ is the unique maximum: any failure is a bug",
         lambda r: all(x["alpha_half"] <= x["alpha"] for x in _refit_rows(r)),
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.mass_far.kappa_is_transfer",
         "α_L from RoPE's κ (O(L)) equals α_L from the full transfer T_L(W) (mass_tables) at "
         "L = 16,384 on all 9 tasks (largest difference)",
@@ -239,9 +232,8 @@ CLAIMS = [
         "T_L(W)[i, j] = κ(i − j) exactly in real arithmetic; float64 rounding differs "
         "(≈10⁻¹³) far below the logit gaps that decide these argmaxes",
         _study_alpha_matches,
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.mass_far.fixed_offset",
         "prev, skip2, skip3, skip5 at L = 10⁵, 10⁶, 10⁷: the right rows are exactly the d1 − L0 "
         "rows before the first offset d1 (found below 16,384) with κ(d1) > κ(δ) (largest "
@@ -250,7 +242,6 @@ CLAIMS = [
         "a row i ≥ d1 sees offset d1, whose κ beats κ(δ), so its argmax is never δ; rows "
         "below d1 were right at 16,384 already; α_L = (d1 − L0)/(L − L0) → 0",
         _fixed_offset_rows,
-        group="self-check",
     ),
     _c(
         "ch5.mass_far.sup_is_torus_max",
@@ -296,13 +287,12 @@ CLAIMS = [
         "records number about ln E + 0.58, times short runs (≤ 4)",
         _first_records,
     ),
-    _c(
+    _check(
         "ch5.mass_far.alpha_vanishes",
         "Every RoPE task has α_L < 10⁻³ at L = 10⁷ (largest α)",
         holds("< 1e-3", lambda v: v < 1e-3),
         "fixed offsets: (d1 − L0)/L ≤ 2.6·10⁻⁴; first/posP/reverse: right rows are records, "
         "at most 36 + (exceedances ≈ 5900) of 10⁷; copy: ⌈L/2⌉ would have to be a record",
         lambda r: max(x["far"][-1]["alpha"] for x in _far(r).values()),
-        group="self-check",
     ),
 ]

@@ -1,30 +1,20 @@
 """Chapter 5, section "Parity: averaging versus summing": the exact-solution volume of summing
 attention + a sine unit around chapter 4's construction, and that network trained with chapter 4's
-protocol at p = 2. Predictions: :mod:`lengthgen.chapters.ch5.sum_sine_claims`.
+protocol at p = 2 (predictions: :mod:`.sum_sine_claims`).
 
-Volume (subsection "How much room summing leaves"). The parameters θ = (W ∈ ℝ^{2×2}, b ∈ ℝ², V ∈
-ℝ^{2×2}) give scores s = V sin(W x + b) on the counts x = (n − t, t) of a binary string of length n
-with t ones (what a summing head outputs). θ* is chapter 4's biased width-2 construction for p = 2
-(:func:`lengthgen.chapters.ch4.constructions.construct_with_bias`, Thm 4.2 of chapter 4's paper).
-θ is *exact at length n* when the strict argmax of s is t mod 2 at every t = 0 … n, *exact jointly
-up to n* when it is exact at every length m = 1 … n. The volume is the fraction of the box
-θ* + [−η, η]^10 that is exact (chapter 2's Definition 1, around a point instead of around 0).
+Volume ("How much room summing leaves" on the chapter page, which derives the necessary condition
+used here). θ = (W ∈ ℝ^{2×2}, b ∈ ℝ², V ∈ ℝ^{2×2}) scores s = V sin(W x + b) on the counts
+x = (n − t, t); θ* is chapter 4's biased width-2 construction for p = 2. θ is exact at length n
+when the strict argmax of s is t mod 2 at every t ≤ n, exact jointly up to n when exact at every
+length m ≤ n; the volume is the exact fraction of the box θ* + [−η, η]^10. With u, w the
+perturbations of W₀₀, W₀₁, exactness at n forces |w − u| n < L_arc and joint exactness
+|u|, |w| < L_arc/(n − 1) (:func:`necessary_radius`), so the Monte Carlo draws those coordinates
+from the region this leaves and multiplies the hit fraction by its share of the box (unbiased;
+``restrict=False``: plain Monte Carlo, for the consistency check).
 
-Write u, w for the perturbations of W₀₀, W₀₁, β for that of b₀, a = V₀₀ − V₁₀, c = V₀₁ − V₁₁, and
-φ_k(x) = the perturbation of unit k's phase. Then (−1)^t (s₀ − s₁) = a cos φ₀ + c sin φ₁ exactly, so
-exactness forces cos φ₀ > −|c|/a ≥ −κ, κ = η/(1 − η): φ₀ must stay (mod 2π) in an open arc of
-length L_arc = π + 2 arcsin κ. Along t at one length φ₀ walks with step w − u, along m (t = 0 or
-t = m) with step u or w; a walk whose step is shorter than the gap 2π − L_arc cannot jump over it,
-so exactness at n forces |w − u| n < L_arc and joint exactness up to n forces |u|, |w| < L_arc/(n−1)
-(:func:`necessary_radius`). The Monte Carlo therefore draws these coordinates from the region the
-necessary condition leaves and multiplies the hit fraction by that region's share of the box — an
-unbiased estimate of the box fraction (:func:`volume_fraction`; ``restrict=False``: plain Monte
-Carlo over the whole box, for the consistency check).
-
-Training (subsection "Trained summing networks"): chapter 4's B.1.3 protocol (as reduced in
-chapter 4's ``PROTOCOL["full"]["lengthgen"]``) at p = 2 (:func:`train_variant`), accuracy at every
-test length computed exactly over all counts (binomial weights), the first failing length by
-brute force, and for each sine network its phase drift (:func:`drift_diagnostics`).
+Training ("Trained summing networks"): chapter 4's B.1.3 protocol at p = 2, accuracy at every test
+length exactly over all counts, the first failing length by brute force, and each sine network's
+phase drift (:func:`drift_diagnostics`).
 """
 
 from __future__ import annotations
@@ -34,13 +24,7 @@ import math
 import numpy as np
 import torch
 
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    get_scale,
-)
+from lengthgen.config import ConfigError, check_choice, check_finite, get_scale
 from lengthgen.engine.runs import Cell
 from lengthgen.stats import plane_fit
 
@@ -48,10 +32,8 @@ DT = torch.float64
 KINDS = ("one", "joint")
 
 
-# --------------------------------------------------------------------------- the box
 def center() -> dict[str, torch.Tensor]:
-    """θ* as float64 tensors ``W`` [2, 2] (unit, symbol), ``b`` [2], ``V`` [2, 2] (class, unit):
-    chapter 4's biased width-2 construction for p = 2."""
+    """θ* (float64 ``W`` [unit, symbol], ``b``, ``V`` [class, unit]): chapter 4's construction."""
     from lengthgen.chapters.ch4.constructions import construct_with_bias
 
     net = construct_with_bias(2)
@@ -59,9 +41,8 @@ def center() -> dict[str, torch.Tensor]:
 
 
 def check_eta(eta) -> float:
-    """η as a float in (0, 1/2): below 1/2 the decisive unit's weight a = V₀₀ − V₁₀ exceeds the
-    other unit's |c| everywhere in the box, and the walk argument of :func:`necessary_radius`
-    holds."""
+    """η in (0, 1/2), where the decisive unit's weight V₀₀ − V₁₀ beats the other unit's everywhere
+    in the box (the walk argument of :func:`necessary_radius`)."""
     eta = check_finite("eta", eta)
     if not 0 < eta < 0.5:
         raise ConfigError(f"eta must lie in (0, 0.5), got {eta}")
@@ -70,22 +51,18 @@ def check_eta(eta) -> float:
 
 def arc_length(eta: float) -> float:
     """L_arc = π + 2 arcsin κ, κ = (2η + 10⁻¹⁵)/(2 − 2η): the longest arc the decisive unit's
-    phase perturbation φ₀ may occupy (exactness needs a cos φ₀ > −|c|; 10⁻¹⁵ covers
-    |c*| = |sin π| ≈ 1.2·10⁻¹⁶ of the float64 center)."""
+    phase perturbation may occupy (10⁻¹⁵ covers |sin π| of the float64 center)."""
     return math.pi + 2 * math.asin((2 * eta + 1e-15) / (2 - 2 * eta))
 
 
 def necessary_radius(eta: float, n: int, kind: str) -> float:
-    """The half-width of the region the necessary condition leaves: for ``kind="one"`` the bound
-    on |w − u| (≤ 2η), min(2η, L_arc/n); for ``"joint"`` the bound on |u| and |w| (≤ η),
-    min(η, L_arc/(n − 1))."""
+    """The necessary condition's bound on |w − u| (``one``) or on |u| and |w| (``joint``)."""
     L = arc_length(eta)
     return min(2 * eta, L / n) if kind == "one" else min(eta, L / (n - 1))
 
 
 def restricted_share(eta: float, n: int, kind: str) -> float:
-    """The share of the box occupied by the restricted region: 1 − (1 − R/2η)² for ``one``
-    (the band |w − u| < R in the square [−η, η]²), (r/η)² for ``joint``."""
+    """The share of the box occupied by the restricted region."""
     R = necessary_radius(eta, n, kind)
     return 1 - (1 - R / (2 * eta)) ** 2 if kind == "one" else (R / eta) ** 2
 
@@ -93,11 +70,8 @@ def restricted_share(eta: float, n: int, kind: str) -> float:
 def sample_box(
     eta: float, samples: int, seed: int, *, n: int | None = None, kind: str = "one"
 ) -> dict:
-    """``samples`` points of θ* + [−η, η]^10 (``n=None``: uniform in the whole box), or uniform in
-    the restricted region of :func:`necessary_radius` at length ``n`` (``one``: (u, d) uniform in
-    [−η, η] × [−R, R] with w = u + d, points with |w| > η rejected, so fewer points come back;
-    ``joint``: u, w uniform in [−r, r]). Returns batched ``W`` [P, 2, 2], ``b`` [P, 2], ``V``
-    [P, 2, 2] (float64) from one CPU generator seeded ``seed``."""
+    """``samples`` batched points of θ* + [−η, η]^10, or (with ``n``) of its restricted region at
+    length n (``one``: w = u + d with d uniform in [−R, R], points with |w| > η rejected)."""
     g = torch.Generator().manual_seed(seed)
     c = center()
     off = (torch.rand(samples, 10, generator=g, dtype=DT) * 2 - 1) * eta
@@ -119,8 +93,7 @@ def sample_box(
 
 
 def margins(P: dict, n: int) -> torch.Tensor:
-    """(−1)^t (s₀ − s₁) at every t = 0 … n of length n: [points, n + 1], from s = V sin(W x + b)
-    computed directly (float64); positive everywhere iff the point is exact at n."""
+    """(−1)^t (s₀ − s₁) at every t = 0 … n: [points, n + 1], positive iff exact at n."""
     t = torch.arange(n + 1, dtype=DT)
     x = torch.stack([n - t, t], -1)  # [T, 2]
     h = torch.einsum("pjv,tv->ptj", P["W"], x) + P["b"][:, None, :]
@@ -130,7 +103,7 @@ def margins(P: dict, n: int) -> torch.Tensor:
 
 
 def exact_at(P: dict, n: int, chunk: int = 2048) -> torch.Tensor:
-    """Whether each point is exact at length n (strict argmax = t mod 2 for every t): bool [P]."""
+    """Whether each point is exact at length n: bool [P]."""
     m = P["W"].shape[0]
     out = torch.zeros(m, dtype=torch.bool)
     for lo in range(0, m, chunk):
@@ -140,8 +113,7 @@ def exact_at(P: dict, n: int, chunk: int = 2048) -> torch.Tensor:
 
 
 def exact_jointly(P: dict, n: int) -> torch.Tensor:
-    """Whether each point is exact at every length m = 1 … n: bool [P] (lengths in order, each
-    only for the points still exact)."""
+    """Whether each point is exact at every length m = 1 … n: bool [P]."""
     alive = torch.ones(P["W"].shape[0], dtype=torch.bool)
     for m in range(1, n + 1):
         idx = alive.nonzero().squeeze(1)
@@ -154,34 +126,20 @@ def exact_jointly(P: dict, n: int) -> torch.Tensor:
 def volume_fraction(
     eta: float, n: int, kind: str, *, samples: int, seed: int, restrict: bool = True
 ) -> dict:
-    """Monte Carlo estimate of the fraction of θ* + [−η, η]^10 exact at length n (``one``) or
-    jointly up to n (``joint``), with its 95 % Clopper–Pearson interval
-    (:func:`lengthgen.stats.clopper_pearson`) scaled by the restricted share."""
+    """The fraction of θ* + [−η, η]^10 exact at length n (``one``) or jointly up to n (``joint``),
+    with its 95 % Clopper–Pearson interval, both scaled by the restricted share."""
     from lengthgen.stats import clopper_pearson
 
     eta = check_eta(eta)
     check_choice("kind", kind, KINDS)
-    n = check_positive_int("n", n, minimum=2)
-    samples = check_positive_int("samples", samples)
-    seed = check_positive_int("seed", seed, minimum=0)
     P = sample_box(eta, samples, seed, n=n if restrict else None, kind=kind)
     ok = exact_at(P, n) if kind == "one" else exact_jointly(P, n)
     k, N = int(ok.sum()), int(ok.numel())
     share = restricted_share(eta, n, kind) if restrict else 1.0
     lo, hi = clopper_pearson(k, N)
-    return {
-        "n": n,
-        "kind": kind,
-        "eta": eta,
-        "restricted": restrict,
-        "share": share,
-        "drawn": samples,
-        "points": N,
-        "exact": k,
-        "fraction": share * k / N,
-        "lo": share * lo,
-        "hi": share * hi,
-    }
+    drawn = {"n": n, "kind": kind, "eta": eta, "restricted": restrict, "share": share}
+    drawn |= {"drawn": samples, "points": N, "exact": k}
+    return drawn | {"fraction": share * k / N, "lo": share * lo, "hi": share * hi}
 
 
 def volume_scan(
@@ -193,10 +151,8 @@ def volume_scan(
     check_ns,
     check_samples,
 ):
-    """The cell of one η: :func:`volume_fraction` at each length of ``ns_one`` (one length,
-    ``samples_one`` draws) and ``ns_joint`` (jointly, ``samples_joint`` draws), restricted,
-    seed = n; and plain Monte Carlo (``check_samples`` points of the whole box, seed = n + 1) at
-    ``check_ns`` for both kinds."""
+    """The cell of one η: restricted :func:`volume_fraction` at ``ns_one`` and ``ns_joint``
+    (seed n), and plain Monte Carlo of both kinds at ``check_ns`` (seed n + 1)."""
     eta = check_eta(eta)
     rows = [volume_fraction(eta, int(n), "one", samples=samples_one, seed=int(n)) for n in ns_one]
     rows += [
@@ -210,7 +166,6 @@ def volume_scan(
     return {"eta": eta, "rows": rows, "plain": plain}
 
 
-# --------------------------------------------------------------------------- trained networks
 def _net(params: dict, i: int, activation: str):
     from lengthgen.chapters.ch4.model import Network
 
@@ -219,16 +174,14 @@ def _net(params: dict, i: int, activation: str):
 
 
 def length_margins(net, L: int) -> torch.Tensor:
-    """(−1)^t (s₀ − s₁) of a :class:`lengthgen.chapters.ch4.model.Network` (p = 2) at every
-    count t = 0 … L of length L (float64)."""
+    """(−1)^t (s₀ − s₁) of a chapter-4 ``Network`` (p = 2) at every count t = 0 … L."""
     t = torch.arange(L + 1)
     s = net.scores(torch.stack([L - t, t], -1))
     return (s[:, 0] - s[:, 1]) * (1 - 2 * (t % 2)).to(DT)
 
 
 def first_failing_length(net, L_max: int) -> int | None:
-    """The smallest L in 1 … ``L_max`` at which ``net`` is not exact (some count t ≤ L with a
-    margin ≤ 0, i.e. a wrong or tied strict argmax), or ``None`` if it is exact at all of them."""
+    """The smallest L ≤ ``L_max`` at which ``net`` is not exact, or ``None``."""
     for L in range(1, L_max + 1):
         if not bool((length_margins(net, L) > 0).all()):
             return L
@@ -236,8 +189,7 @@ def first_failing_length(net, L_max: int) -> int | None:
 
 
 def population_accuracy(net, L: int) -> float:
-    """Accuracy of ``net`` over uniform binary strings of length L, exactly: Σ_t C(L, t) 2^{−L}
-    over the counts t classified correctly (margin > 0)."""
+    """Accuracy over uniform binary strings of length L, exactly (binomial weights)."""
     from scipy.stats import binom
 
     w = binom.pmf(np.arange(L + 1), L, 0.5)
@@ -245,15 +197,9 @@ def population_accuracy(net, L: int) -> float:
     return min(1.0, float(w[ok].sum()))  # the pmf sums to 1 only up to rounding
 
 
-def _wrap(x: torch.Tensor) -> torch.Tensor:
-    """x reduced to (−π, π]."""
-    return math.pi - torch.remainder(math.pi - x, 2 * math.pi)
-
-
 def collective_phase(net, x0, x1) -> tuple[torch.Tensor, torch.Tensor]:
-    """Z(x) = Σ_j d_j exp(i θ_j(x)) with d_j = V₀ⱼ − V₁ⱼ and θ_j = b_j + W_j0 x₀ + (W_j1 − π) x₁:
-    (−1)^t (s₀ − s₁) = Im Z at x = (n − t, t), so the network is right at x iff arg Z ∈ (0, π).
-    Returns (|Z|, arg Z)."""
+    """(|Z|, arg Z) of Z(x) = Σ_j (V₀ⱼ − V₁ⱼ) exp(i (b_j + W_j0 x₀ + (W_j1 − π) x₁)): the margin
+    is Im Z, so the network is right at x iff arg Z ∈ (0, π)."""
     W, V = net.W, net.V
     b = net.b if net.b is not None else torch.zeros(W.shape[0], dtype=DT)
     x0 = torch.as_tensor(x0, dtype=DT)
@@ -264,9 +210,8 @@ def collective_phase(net, x0, x1) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def linear_failure_length(phi0, a0, a1, L_max: int) -> int | None:
-    """The first L ≤ ``L_max`` at which the linear phase Φ0 + a0 (L − t) + a1 t leaves (0, π) for
-    some t = 0 … L (a linear function on a segment: checked at its two ends t = 0 and t = L),
-    or ``None``."""
+    """The first L ≤ ``L_max`` at which Φ0 + a0 (L − t) + a1 t leaves (0, π) at t = 0 or t = L
+    (a linear function's extremes on the segment), or ``None``."""
     for L in range(1, L_max + 1):
         ends = (phi0 + a0 * L, phi0 + a1 * L)
         if not all(0 < e < math.pi for e in ends):
@@ -275,19 +220,10 @@ def linear_failure_length(phi0, a0, a1, L_max: int) -> int | None:
 
 
 def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
-    """The phase drift a sine network learned, measured on the training lattice (every count of
-    every training length) and extrapolated:
-
-    * per unit j: d_j = V₀ⱼ − V₁ⱼ, δ_j = (W_j1 − W_j0 − π) and ν_j = W_j0, both reduced to
-      (−π, π] (the frequency's distance to π along the ones at fixed n, and the phase gained per
-      unit of length at fixed t); the dominant unit (largest |d_j|) is reported apart;
-    * the collective phase arg Z (:func:`collective_phase`) fitted by least squares as
-      Φ0 + α₀ x₀ + α₁ x₁ on the training lattice (:func:`lengthgen.stats.plane_fit`, the same
-      on every CPU), with its largest residual;
-    * ``exact_on_train``: whether the network is exact on the whole training lattice;
-    * ``predicted_failure``: the first length at which the fitted linear phase leaves (0, π)
-      (:func:`linear_failure_length`), ``measured_failure``: :func:`first_failing_length`.
-    """
+    """The phase drift a sine network learned: per unit j, d_j = V₀ⱼ − V₁ⱼ, δ_j = W_j1 − W_j0 − π
+    and ν_j = W_j0 in (−π, π] (the dominant unit, largest |d_j|, apart); arg Z fitted as
+    Φ0 + α₀ x₀ + α₁ x₁ on the training lattice with its largest residual; whether the network is
+    exact there; and the failure the linear phase predicts next to the measured one."""
     pts = [(m - t, t) for m in train_lengths for t in range(m + 1)]
     x0 = torch.tensor([p[0] for p in pts], dtype=DT)
     x1 = torch.tensor([p[1] for p in pts], dtype=DT)
@@ -296,23 +232,18 @@ def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
     phi0, a0, a1 = plane_fit(x0.numpy(), x1.numpy(), ph.numpy())
     resid = float((ph - (phi0 + a0 * x0 + a1 * x1)).abs().max())
     d = net.V[0] - net.V[1]
-    delta = _wrap(net.W[:, 1] - net.W[:, 0] - math.pi)
-    nu = _wrap(net.W[:, 0])
+    delta, nu = (
+        math.pi - torch.remainder(math.pi - x, 2 * math.pi)
+        for x in (net.W[:, 1] - net.W[:, 0] - math.pi, net.W[:, 0])
+    )
     j = int(d.abs().argmax())
-    return {
-        "exact_on_train": exact_train,
-        "phi0": phi0,
-        "alpha_zeros": a0,
-        "alpha_ones": a1,
+    out = {"exact_on_train": exact_train, "phi0": phi0, "alpha_zeros": a0, "alpha_ones": a1}
+    return out | {
         "residual": resid,
         "predicted_failure": linear_failure_length(phi0, a0, a1, L_max),
         "measured_failure": first_failing_length(net, L_max),
         "dominant": {"d": float(d[j]), "delta": float(delta[j]), "nu": float(nu[j])},
-        "units": {
-            "d": d.tolist(),
-            "delta": delta.tolist(),
-            "nu": nu.tolist(),
-        },
+        "units": {"d": d.tolist(), "delta": delta.tolist(), "nu": nu.tolist()},
     }
 
 
@@ -332,11 +263,9 @@ def train_variant(
     L_max: int,
     device="cpu",
 ) -> dict:
-    """Chapter 4's B.1.3 protocol at p = 2 for one variant (``activation``, ``bias``): one ensemble
-    of members (wd, seed) trained by :func:`lengthgen.chapters.ch4.training.fit` on
-    :func:`lengthgen.chapters.ch4.data.train_set` with Muon (:func:`.training.b1_optimizer`);
-    per member the population accuracy at each length (:func:`population_accuracy`), the first
-    failing length up to ``L_max`` and, for sine networks, :func:`drift_diagnostics`."""
+    """Chapter 4's B.1.3 protocol at p = 2 for one variant: one ensemble of members (wd, seed)
+    trained with Muon; per member the exact accuracy at each length, the first failing length up
+    to ``L_max`` and, for sine networks, :func:`drift_diagnostics`."""
     from lengthgen.chapters.ch4.data import train_set
     from lengthgen.chapters.ch4.model import ModularMLP, check_activation
     from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
@@ -344,36 +273,21 @@ def train_variant(
     act = check_activation(activation)
     if not isinstance(bias, bool):
         raise ConfigError(f"bias must be True or False, got {bias!r}")
-    L_max = check_positive_int("L_max", L_max)
     members = [(float(wd), int(s)) for wd in wds for s in seeds]
-    if not members:
-        raise ConfigError("wds and seeds must not be empty")
     member_wds, member_seeds = [wd for wd, _ in members], [s for _, s in members]
     train = [train_set(s, 2, train_lengths, n) for s in member_seeds]
     model = ModularMLP(2, width, act, bias=bias)
     optim = b1_optimizer("muon", lr, member_wds, act, bias)
     desc = f"sum_sine {act}{'+b' if bias else ''}"
-    res = fit(
-        model,
-        train,
-        optim=optim,
-        steps=steps,
-        seeds=member_seeds,
-        device=device,
-        desc=desc,
-    )
+    res = fit(model, train, optim=optim, steps=steps, seeds=member_seeds, device=device, desc=desc)
     P = res.final_params
     train_acc = accuracy_on(model, P, train).tolist()
     lengths = [int(L) for L in (*in_domain_lengths, *test_lengths)]
     rows = []
     for i, (wd, s) in enumerate(members):
         net = _net(P, i, act)
-        row = {
-            "activation": act,
-            "bias": bias,
-            "width": width,
-            "wd": wd,
-            "seed": s,
+        row = {"activation": act, "bias": bias, "width": width, "wd": wd, "seed": s}
+        row |= {
             "train_acc": train_acc[i],
             "acc": {str(L): population_accuracy(net, L) for L in lengths},
             "exact_at": {str(L): bool((length_margins(net, L) > 0).all()) for L in lengths},
@@ -387,28 +301,20 @@ def train_variant(
     return {"rows": rows, "steps": res.steps_run, "L_max": L_max}
 
 
-# --------------------------------------------------------------------------- the plan
 #: the two box half-widths (both < 1/2, see :func:`check_eta`)
 ETAS = (0.25, 0.1)
 #: lengths of the volume scans (doublings), per kind, and of the plain Monte Carlo check
-VOLUME_NS = {
-    "one": tuple(2**k for k in range(4, 13)),
-    "joint": tuple(2**k for k in range(4, 11)),
-}
+VOLUME_NS = {"one": tuple(2**k for k in range(4, 13)), "joint": tuple(2**k for k in range(4, 11))}
 CHECK_NS = (32, 64)
-VOLUME_SAMPLES = {
-    "smoke": {"one": 400, "joint": 200},
-    "full": {"one": 20_000, "joint": 5000},
-}
+VOLUME_SAMPLES = {"smoke": {"one": 400, "joint": 200}, "full": {"one": 20_000, "joint": 5000}}
 CHECK_SAMPLES = {"smoke": 400, "full": 20_000}
 #: training: chapter 4's full-scale B.1.3 block (p = 17 there) at p = 2, one budget, three seeds
 TRAIN_VARIANTS = (("sine", True), ("relu", True), ("sine", False), ("relu", False))
 
 
 def train_kwargs(scale: str) -> dict:
-    """The training configuration at ``scale``: chapter 4's ``PROTOCOL[scale]["lengthgen"]``
-    (width, weight decays, updates, learning rate, test lengths) with p = 2, the budget n = 2000
-    (full) and the seeds 1337–1339 (full)."""
+    """The training configuration: chapter 4's ``PROTOCOL[scale]["lengthgen"]`` at p = 2, its
+    largest budget and seeds 1337–1339 (full)."""
     from lengthgen.chapters.ch4 import paper as p4
 
     scale = get_scale(scale)
@@ -436,8 +342,7 @@ def train_cell_name(activation: str, bias: bool) -> str:
 
 
 def cells(scale: str) -> list[Cell]:
-    """The section's further cells: one volume scan per η, one training ensemble per variant
-    (smoke: fewer points, lengths and updates; the same names)."""
+    """One volume scan per η, one training ensemble per variant (smoke: smaller, same names)."""
     scale = get_scale(scale)
     full = scale == "full"
     scan = {

@@ -1,21 +1,10 @@
-"""Chapter 5, section "Log-length scaling in the exact-solution-volume framework": the runs.
-
-Chapter 2's models multiply the attention scores by β_n = log n (its paper's eq. 2). Every cell
-here repeats a computation of chapter 2 with β_n = 1 next to the same computation with log n,
-through chapter 2's own code with its ``beta`` option (no copy of it):
-
-``beta_closed_forms``  Majority's exact (X, b₂,₁) area at the A_gen center under both scales
-                       against 4η³ artanh(1/n)/β_n; η* of the First/Index center without log n;
-                       the center on both sides of η*, at the paper's η = 1/16, and the Majority
-                       center (:func:`closed_forms`)
-``beta_volume_log``    chapter 2's window and Monte Carlo scans (:func:`~lengthgen.chapters.ch2.
-``beta_volume_one``    experiments.volume_scans`), the same configuration, β_n = log n and 1
-``beta_train_<exp>``   chapter 2's training cell ``<exp>`` (App. D.2–D.3 at its stored caps) with
-                       every member trained under both scales in one ensemble: the same initial
-                       tensors and batches per seed; each member row records ``beta``, and for
-                       A_gen its learned score contrast X (:func:`train_pair`)
-
-The predictions these cells are judged by are :mod:`lengthgen.chapters.ch5.volume_claims`.
+"""Chapter 5, section "Log-length scaling in the volume theory": the runs. Every cell repeats a
+computation of chapter 2 with β_n = 1 next to β_n = log n (its paper's eq. 2), through chapter 2's
+own code and its ``beta`` option: ``beta_closed_forms`` (:func:`closed_forms`),
+``beta_volume_log``/``_one`` (chapter 2's scans), ``beta_majority_box`` and ``joint_*`` (Monte
+Carlo at one length and at both N and 10N + 1), ``beta_train_<exp>`` (chapter 2's training cell
+with every member under both scales from the same initial tensors and batches). Predictions:
+:mod:`.volume_claims`.
 """
 
 from __future__ import annotations
@@ -33,7 +22,6 @@ TRAIN_EXPERIMENTS = tuple(
 )
 
 
-# --------------------------------------------------------------------------- closed forms
 def closed_forms(
     area_ns=vc.AREA_NS,
     area_eta: float = vc.AREA_ETA,
@@ -46,7 +34,9 @@ def closed_forms(
     majority_etas=vc.MAJORITY_ETAS,
     majority_n_max: int = vc.MAJORITY_N_MAX,
 ) -> dict:
-    """The exact computations of the section (see the module docstring)."""
+    """Majority's exact (X, b₂,₁) area under both scales against 4η³ artanh(1/n)/β_n; η* of the
+    First/Index center without log n, the center on both sides of η* and at the paper's η; the
+    Majority center's failures."""
     from lengthgen.chapters.ch2 import volume as vo
 
     area = []
@@ -78,33 +68,22 @@ def closed_forms(
             below = eta_star[task] * (1 - eta_step)
             fails = [n for n in range(1, center_ns + 1) if not exact_at(below, n)]
             paper_ok = [n for n in range(1, paper_eta_ns + 1) if exact_at(paper_eta, n)]
-            center_one.append(
-                {
-                    "task": task,
-                    "variant": v,
-                    "eta_star": eta_star[task],
-                    "exact_above": all(exact_at(above, n) for n in range(1, center_ns + 1)),
-                    "fails_below": bool(fails),
-                    "first_failure_below": fails[0] if fails else None,
-                    "paper_eta_largest_n": max(paper_ok) if paper_ok else 0,
-                    "log_n_star_paper_eta": vo.center_exact_threshold(task, paper_eta),
-                }
-            )
+            row = {"task": task, "variant": v, "eta_star": eta_star[task]}
+            row["exact_above"] = all(exact_at(above, n) for n in range(1, center_ns + 1))
+            row |= {"fails_below": bool(fails), "first_failure_below": fails[0] if fails else None}
+            row["paper_eta_largest_n"] = max(paper_ok) if paper_ok else 0
+            row["log_n_star_paper_eta"] = vo.center_exact_threshold(task, paper_eta)
+            center_one.append(row)
     failures = 0
     for eta in majority_etas:
         c = vo.center("gen", "majority", 8, eta=eta)
         for beta in vo.BETAS:
             for n in range(1, majority_n_max + 1, 2):
                 failures += int(not vo.exactness(c, "gen", "majority", n, beta=beta).all())
-    return {
-        "area": area,
-        "eta_star": eta_star,
-        "center_one": center_one,
-        "majority_center_failures": failures,
-    }
+    out = {"area": area, "eta_star": eta_star, "center_one": center_one}
+    return out | {"majority_center_failures": failures}
 
 
-# --------------------------------------------------------------------------- volume scans
 def volume(beta: str, **kwargs) -> dict:
     """Chapter 2's ``volume_scans`` with its configuration (``kwargs``) under the scale ``beta``."""
     from lengthgen.chapters.ch2.experiments import volume_scans
@@ -127,11 +106,9 @@ def _volume_kwargs() -> dict:
     }
 
 
-# --------------------------------------------------------------------------- training
 def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
-    """Chapter 2's :func:`~lengthgen.chapters.ch2.experiments.train_experiment` with
-    ``beta=["log", "one"]`` (every member under both scales, one ensemble); A_gen members also
-    get their learned score contrast X (eq. 70). The parameters themselves are not stored."""
+    """Chapter 2's ``train_experiment`` with every member under both scales; A_gen members also
+    get their learned score contrast X (eq. 70)."""
     from lengthgen.chapters.ch2.experiments import train_experiment
     from lengthgen.chapters.ch2.volume import score_contrast
 
@@ -149,8 +126,7 @@ def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
 
 
 def train_kwargs(exp: str, scale: str) -> dict:
-    """The configuration of chapter 2's cell ``exp`` at ``scale`` (full: its stored N and cap, the
-    20 seeds; smoke: chapter 2's smoke sizes)."""
+    """Chapter 2's configuration of ``exp`` (full: its stored N and cap; smoke: its smoke sizes)."""
     from lengthgen.chapters.ch2 import experiments as ex
     from lengthgen.chapters.ch2 import paper
 
@@ -165,7 +141,6 @@ def train_kwargs(exp: str, scale: str) -> dict:
     )
 
 
-# --------------------------------------------------------------------------- Majority box volume
 def majority_box(
     ns=vc.BOX_NS,
     samples=vc.BOX_SAMPLES,
@@ -174,12 +149,9 @@ def majority_box(
     seed: int = vc.BOX_SEED,
     chunk: int = 100_000,
 ) -> dict:
-    """Monte Carlo of A_gen Majority's exact fraction of chapter 2's raw box [−B, B]^D
-    (Definition 1; :func:`lengthgen.chapters.ch2.volume.uniform_box`) with β_n = log n and 1 on
-    the same points: at each n in ``ns`` the matching number of ``samples``, drawn in chunks of
-    ``chunk`` with seeds seed + 1000·(index of n) + (chunk index), checked by chapter 2's
-    structural test (exact at the count levels, eq. 71). Returns the counts and fractions with
-    their 95 % Clopper–Pearson intervals per n."""
+    """A_gen Majority's exact fraction of chapter 2's raw box [−B, B]^D under both scales on the
+    same points (chunk j of the i-th n seeded seed + 1000 i + j; chapter 2's structural test),
+    with 95 % Clopper–Pearson intervals per n."""
     from lengthgen.chapters.ch2 import volume as vo
     from lengthgen.config import ConfigError, check_positive_int
     from lengthgen.stats import clopper_pearson
@@ -215,9 +187,8 @@ def majority_box(
 
 
 def _joint_points(variant, task, m, seed, h, B, half_width):
-    """``m`` points: A_gen from the raw box [−B, B]^D (as :func:`majority_box`), A_pos/A_norm
-    the η = 1 center with a, b, r, s uniform within ± ``half_width`` (as chapter 2's
-    ``mc_fraction``)."""
+    """``m`` points: A_gen from the raw box, A_pos/A_norm the η = 1 center with a, b, r, s uniform
+    within ± ``half_width``."""
     import torch
 
     from lengthgen.chapters.ch2 import volume as vo
@@ -245,12 +216,9 @@ def joint_box(
     half_width: float = 0.1,
     chunk: int = 50_000,
 ) -> dict:
-    """Section "Generalizing needs both lengths": the fraction of sampled points (see
-    :func:`_joint_points`) certified exact at N *and* at L = 10N + 1 by chapter 2's structural
-    test, under β_n = log n and 1 on the same points. A point is tested at L only if it is exact
-    at N (the same decision, far cheaper). Per N: exact counts at N and jointly, the joint
-    fraction with its 95 % Clopper–Pearson interval, and ``one_not_log``, the points jointly
-    exact with β_n = 1 but not with log n (0 by the nesting of the exact sets)."""
+    """Per N, under both scales on the same points: the counts exact at N and at both N and
+    L = 10N + 1 (tested at L only where exact at N), the joint fraction with its 95 % interval,
+    and ``one_not_log`` (0 by the nesting of the exact sets)."""
     from lengthgen.chapters.ch2 import volume as vo
     from lengthgen.config import check_positive_int
     from lengthgen.stats import clopper_pearson
@@ -286,9 +254,7 @@ def joint_box(
 
 
 def cells(scale: str, *, training: bool = True) -> list[Cell]:
-    """The section's plan at ``scale``: closed forms, the two volume scans (the same at both
-    scales) and, with ``training``, the seven paired training cells (smoke: chapter 2's smoke
-    sizes)."""
+    """The section's plan at ``scale`` (with ``training``: the paired training cells)."""
     from lengthgen.chapters.ch2 import experiments as ex
     from lengthgen.config import get_scale
 
@@ -317,10 +283,9 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
     return out
 
 
-# --------------------------------------------------------------------------- summaries for the page
 def paired_by_n(results, exp: str, variant: str) -> list[dict]:
-    """Per N: the mean paired difference (β_n = 1 minus log n) of accuracy at L = 10N+1 in points,
-    with its 95 % seed-bootstrap interval, and both arms' means (``results``: stored cells)."""
+    """Per N: the mean paired difference (one − log) at L = 10N+1 with its 95 % bootstrap interval,
+    and both arms' means."""
     from lengthgen.stats import bootstrap_ci
 
     pairs = vc.paired_accuracy(vc.members(results, exp), variant)
@@ -329,16 +294,8 @@ def paired_by_n(results, exp: str, variant: str) -> list[dict]:
         # (one, log) per seed, in seed order
         one, log = np.array([pairs[k] for k in pairs if k[0] == N]).T
         m, lo, hi = bootstrap_ci(one - log, **vc.BOOT)
-        out.append(
-            {
-                "N": N,
-                "diff": m,
-                "lo": lo,
-                "hi": hi,
-                "log": float(np.mean(log)),
-                "one": float(np.mean(one)),
-            }
-        )
+        arms = {"log": float(np.mean(log)), "one": float(np.mean(one))}
+        out.append({"N": N, "diff": m, "lo": lo, "hi": hi, **arms})
     return out
 
 
@@ -350,9 +307,8 @@ def _by_n_and_scale(rows):
 
 
 def drift_medians(results, variant: str = "norm") -> list[dict]:
-    """Per N and scale: the median over seeds of the learned |χ̂| and N|ℓ̂| (A_norm's drift
-    coefficients, eq. 20; for A_pos |χ| and N|ℓ|) of the Index runs, and the share of seeds whose
-    selected checkpoint has perfect validation."""
+    """Per N and scale: the median learned |χ̂| and N|ℓ̂| (A_pos: |χ|, N|ℓ|) of the Index runs, and
+    the share of seeds with perfect validation."""
     rows = [m for m in vc.members(results, "index_posnorm") if m["variant"] == variant]
     chi, ell = ("chi_hat", "ell_hat") if variant == "norm" else ("chi", "ell")
     return [

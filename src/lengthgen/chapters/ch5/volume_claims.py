@@ -1,22 +1,9 @@
-"""Chapter 5, section "Log-length scaling in the exact-solution-volume framework": our predictions
-(group ``ours``) for what changes in chapter 2's models when the attention scale β_n = log n of
-chapter 2's paper (eq. 2) is replaced by β_n = 1. Written, with every comparison and tolerance,
-before any experiment of the section ran; the stored cells they read are named ``beta_*``
-(:mod:`lengthgen.chapters.ch5.volume_beta`).
-
-The derivations are on the chapter page (section "Log scaling inside the volume theory" and its
-subsections; the First/Index threshold η* on the details page). In short: β_n rescales the score
-contrast, so Majority's exact (X, b₂,₁) area is 4η³ artanh(1/n)/β_n (eq. 75 keeps β symbolic);
-the window slacks change but not their powers of n; a point certified exact without log n is
-exact with it (nesting); the trained-accuracy predictions follow from the threshold argument
-(Majority) and the mass argument (Index, A_norm); the joint volume at (N, 10N + 1) keeps the
-single-length rate without log n (nested intervals, rate N⁻¹) and loses one power of N with it
-(centres parted by X log(L/N): overlap area 4ab/log(L/N), rate N⁻²), and for Index it keeps
-each model's exponent and, by the nesting, never ranks β_n = 1 first.
-
-A later review moved ``area_ratio`` (both areas come from one grid of β·X, so their ratio is log n
-by construction), ``majority_center`` (X = 0 by construction), ``windows_nested`` and
-``mc_nested`` (a theorem) from ``ours`` to ``self-check``; their comparisons are unchanged.
+"""Chapter 5, section "Log-length scaling in the volume theory": our predictions for what changes
+in chapter 2's models when the attention scale β_n = log n (its paper's eq. 2) is replaced by
+β_n = 1, written with every comparison before any run of the section (cells ``beta_*`` and
+``joint_*`` of :mod:`.volume_beta`). The derivations are on the chapter page (η* on its details
+page). A later review moved ``area_ratio``, ``majority_center``, ``windows_nested`` and
+``mc_nested`` from ``ours`` to ``self-check`` (comparisons unchanged).
 """
 
 from __future__ import annotations
@@ -36,7 +23,7 @@ from lengthgen.chapters.ch5.common import (
     failed,
     slope_fit,
 )
-from lengthgen.chapters.ch5.common import equal, holds, slope_holds, value
+from lengthgen.chapters.ch5.common import equal, holds, in_band, slope_holds, value
 from lengthgen.stats import loglog_slope
 
 LOC = "ch. 5 § log scaling in the volume theory"
@@ -104,8 +91,9 @@ JOINT_RATIO_BAND = (2.2, 6.0)
 
 
 def joint_rate(N: int, beta: str) -> float:
-    """The predicted joint (X, θ) area at (N, 10N + 1) up to a constant: artanh(1/L) with β_n = 1,
-    artanh(1/N)·artanh(1/L)/log(L/N) with log n (module docstring)."""
+    """The predicted joint (X, θ) area at (N, 10N + 1) up to a constant: artanh(1/L) with β_n = 1
+    (nested intervals), artanh(1/N)·artanh(1/L)/log(L/N) with log n (centres parted by
+    X log(L/N))."""
     L = 10 * N + 1
     b = math.atanh(1 / L)
     return b if beta == "one" else math.atanh(1 / N) * b / math.log(L / N)
@@ -133,7 +121,6 @@ def joint_ratio_growth(results):
     return ratio[1] / ratio[0]
 
 
-# --------------------------------------------------------------------------- measures
 def _area_rows(results):
     return results.cell("beta_closed_forms")["area"]
 
@@ -153,9 +140,8 @@ def area_slope(results, beta):
 
 
 def window_slope(results, beta, key):
-    """The log-log slope of a window against n; exactly 0 when every width is the same (a
-    least-squares fit of a constant leaves a rounding residue, ~1e-33, that differs between
-    numpy/scipy builds)."""
+    """The log-log slope of a window against n; exactly 0 for constant widths (a fit leaves a
+    build-dependent rounding residue)."""
     r = results.cell(f"beta_volume_{beta}")["widths"][key]
     widths = window_measure(r)
     if len(set(widths)) == 1:
@@ -192,14 +178,13 @@ def mc_nested(results):
 
 
 def members(results, exp) -> list[dict]:
-    """The member rows of the stored training cells of chapter 2's ``exp`` (:data:`TRAIN_CELLS`)."""
+    """The member rows of the stored training cells of ``exp`` (:data:`TRAIN_CELLS`)."""
     return [m for name in TRAIN_CELLS[exp] for m in results.cell(name)["members"]]
 
 
 def paired_accuracy(members, variant) -> dict:
-    """``{(N, seed): (one, log)}``: the accuracy at L = 10N+1 in percentage points of the β_n = 1
-    and the log n member of each (N, seed) pair of ``variant`` (``members``: stored member rows),
-    over the pairs whose log n member is stored."""
+    """``{(N, seed): (one, log)}``: accuracy at L = 10N+1 in points of each (N, seed) pair of
+    ``variant`` whose log n member is stored."""
     acc = {
         (m["beta"], m["N"], m["seed"]): 100 * m["test"][str(10 * m["N"] + 1)]
         for m in members
@@ -212,8 +197,7 @@ def paired_accuracy(members, variant) -> dict:
 
 
 def paired_summary(results, exp, variant):
-    """Mean paired difference (one − log) at L = 10N+1, pooled over N and seeds, with its 95 %
-    bootstrap interval."""
+    """Mean paired difference (one − log) at L = 10N+1, pooled, with its 95 % bootstrap interval."""
     import numpy as np
 
     from lengthgen.stats import bootstrap_ci
@@ -225,25 +209,21 @@ def paired_summary(results, exp, variant):
 
 
 def box_slope(results, beta):
-    """The log-log slope of the exact fraction of the raw box over BOX_NS, with its 95 %
-    t-interval (:func:`lengthgen.chapters.ch5.common.slope_fit`)."""
+    """The raw box's exact fraction: log-log slope over BOX_NS with its 95 % interval."""
     rows = results.cell("beta_majority_box")["rows"]
-    return slope_fit(
-        [r["n"] for r in rows],
-        [r[f"fraction_{beta}"] for r in rows],
-        [r[f"exact_{beta}"] for r in rows],
-    )
+    ns, fractions, hits = ([r[k] for r in rows] for k in ("n", f"fraction_{beta}", f"exact_{beta}"))
+    return slope_fit(ns, fractions, hits)
 
 
 def box_ratio_growth(results):
-    """(V_one/V_log at the longest length) / (V_one/V_log at the shortest), same points."""
+    """The growth of V_one/V_log from the shortest length to the longest (same points)."""
     rows = sorted(results.cell("beta_majority_box")["rows"], key=lambda r: r["n"])
     ratio = [r["exact_one"] / r["exact_log"] for r in rows]
     return ratio[-1] / ratio[0]
 
 
-# --------------------------------------------------------------------------- claims
 _c = claim_maker(LOC)
+_check = claim_maker(LOC, group="self-check")
 
 #: one claim per exponent of chapter 2 that should survive β_n = 1: (id, kind, chapter 2's key,
 #: its exponent): ``window`` a window with its paper's exponent (paper.PAPER_WINDOW_SLOPES, None
@@ -319,7 +299,7 @@ CLAIMS = [
         "(restated after a review, which had seen both slopes)",
         lambda r: mc_exponent(r, "one", "pos/index") - mc_exponent(r, "log", "pos/index"),
     ),
-    _c(
+    _check(
         "ch5.volume.area_closed_form_one",
         "Without log n (β_n = 1) the exact (X, b₂,₁) area of the A_gen Majority center equals "
         "4η³ artanh(1/n) (largest relative error over n = 11 … 3001, η = 1)",
@@ -328,9 +308,8 @@ CLAIMS = [
         f"error ≤ {CLOSED_FORM_RTOL:g}",
         lambda r: area_rel_error(r, "one"),
         digits=1,
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.volume.area_ratio",
         "The Majority exact area without log n divided by the area with it equals log n "
         "(largest relative error of ratio / log n over n = 11 … 3001)",
@@ -339,18 +318,16 @@ CLAIMS = [
         f"2 × {CLOSED_FORM_RTOL:g}",
         area_ratio_error,
         digits=1,
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.volume.area_slope_one",
         "Without log n the Majority exact area decays like n⁻¹ with no log factor (log-log "
         "slope over n = 11 … 3001)",
         value(-1, AREA_SLOPE_TOL),
         f"the local slope of artanh(1/n) is −1 − O(n⁻²), within {AREA_SLOPE_TOL} of −1 from n = 11",
         lambda r: area_slope(r, "one"),
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.volume.eta_star",
         "Without log n the First/Index center (η) is exact at every length iff η > η*; η* of "
         "First and Index (bisection on the n = ∞ attention mass) equals our closed forms "
@@ -361,9 +338,8 @@ CLAIMS = [
         "function, before these closed forms were written down)",
         lambda r: [r.cell("beta_closed_forms")["eta_star"][t] for t in ("first", "index")],
         digits=10,
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.volume.center_threshold",
         f"Without log n, the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS} and "
         f"the center at η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First and Index, A_pos and "
@@ -376,9 +352,8 @@ CLAIMS = [
             for row in r.cell("beta_closed_forms")["center_one"]
             for x in (row["exact_above"], row["fails_below"])
         ],
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.volume.paper_eta_one",
         "Without log n, the paper's center scale η = 1/16 is exact only up to n = 2 (First and "
         "Index, A_pos and A_norm: largest exact n ≤ 50)",
@@ -386,19 +361,17 @@ CLAIMS = [
         "at n = 2 the mass on k is 1/(1 + e^{−1/256}) > 1/2; at n = 3 a second neighbour at "
         "distance ≤ 2 pushes it below 1/2 for both tasks",
         lambda r: [row["paper_eta_largest_n"] for row in r.cell("beta_closed_forms")["center_one"]],
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.volume.majority_center",
         f"The A_gen Majority center is exact at every odd n ≤ {MAJORITY_N_MAX} with and without "
         "log n (η = 1/16 and 1; failures counted)",
         equal(0),
         "its score contrast is X = 0, so ρ_t = t/n whatever β_n is",
         lambda r: r.cell("beta_closed_forms")["majority_center_failures"],
-        group="self-check",
     ),
     *(_exponent_claim(*row) for row in EXPONENT_CLAIMS),
-    _c(
+    _check(
         "ch5.volume.windows_nested",
         "Every exact window without log n is no wider than with it (combos × lengths n = 8 … 512 "
         "where it is wider, beyond a relative 10⁻⁶)",
@@ -406,15 +379,13 @@ CLAIMS = [
         "a certified-exact point has its scores' strict maximum at every k, where the mass on k "
         "grows with β; log n > 1 for n ≥ 3",
         windows_nested,
-        group="self-check",
     ),
-    _c(
+    _check(
         "ch5.volume.mc_nested",
         "On the same sampled points, no length has more exact points without log n than with it",
         equal(0),
         "the same nesting as the windows, point by point",
         mc_nested,
-        group="self-check",
     ),
     _c(
         "ch5.volume.train_majority_gen",
@@ -468,10 +439,7 @@ CLAIMS = [
         "On the same sampled points, the exact fraction without log n over the one with it grows "
         f"from n = 21 to n = 161 by a factor in [{BOX_RATIO_BAND[0]}, {BOX_RATIO_BAND[1]}] "
         "(the paper's Θ(1/(n log n)) against our Θ(1/n))",
-        holds(
-            "ratio growth ≈ log 161 / log 21 = 1.67",
-            lambda v: BOX_RATIO_BAND[0] <= v <= BOX_RATIO_BAND[1],
-        ),
+        holds("ratio growth ≈ log 161 / log 21 = 1.67", in_band(BOX_RATIO_BAND)),
         "Θ(1/n) over Θ(1/(n log n)) grows like log n: 1.67 from 21 to 161 asymptotically; the "
         "band allows the O(1/log n) corrections of both and excludes 1 (no log factor)",
         box_ratio_growth,
@@ -493,10 +461,7 @@ CLAIMS = [
         "Majority under A_gen: the joint fraction without log n over the one with it grows from "
         f"N = 11 to 41 by a factor in [{JOINT_RATIO_BAND[0]}, {JOINT_RATIO_BAND[1]}] (the "
         "single-length volume would give log 41/log 11 = 1.55)",
-        holds(
-            "ratio growth ≈ 3.7",
-            lambda v: JOINT_RATIO_BAND[0] <= v <= JOINT_RATIO_BAND[1],
-        ),
+        holds("ratio growth ≈ 3.7", in_band(JOINT_RATIO_BAND)),
         "our derivation: the ratio is ∝ log(L/N)/artanh(1/N) ≈ N log 10, which grows by 3.72; "
         "the band is ±0.4 in log (Poisson error with ≈ 40 hits) and excludes 1.55",
         joint_ratio_growth,
@@ -529,7 +494,7 @@ CLAIMS = [
             for b in ("one", "log")
         ],
     ),
-    _c(
+    _check(
         "ch5.joint.index_nested",
         "Index under A_pos and A_norm: no sampled point is exact at both N and 10N + 1 without "
         "log n but not with it (points counted)",
@@ -538,6 +503,5 @@ CLAIMS = [
         lambda r: sum(
             x["one_not_log"] for k in ("pos/index", "norm/index") for x in _joint_rows(r, k)
         ),
-        group="self-check",
     ),
 ]
