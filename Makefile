@@ -67,9 +67,9 @@ ledger: $(STAMP)
 	git diff --exit-code -- results
 
 ## the package, tests, scripts and the notebooks' code are formatted and lint-clean (ruff; one line
-## length, set in pyproject.toml): run `ruff format src tests scripts benchmarks notebooks/*.ipynb`,
-## `ruff check --fix src tests scripts benchmarks`, then `jupytext --sync notebooks/*.ipynb` to fix
-LINTED := src tests scripts benchmarks
+## length, set in pyproject.toml): run `ruff format src tests scripts notebooks/*.ipynb`,
+## `ruff check --fix src tests scripts`, then `jupytext --sync notebooks/*.ipynb` to fix
+LINTED := src tests scripts
 format-check: $(STAMP)
 	$(BIN)/ruff format --check $(LINTED) notebooks/*.ipynb
 	$(BIN)/ruff check $(LINTED)

@@ -11,7 +11,6 @@ from lengthgen.benchmarks import (
     bench_text,
     make_sampler,
     run_chapter_benchmark,
-    unpack_bits,
 )
 from lengthgen.cli import main
 from lengthgen.config import ConfigError
@@ -27,11 +26,10 @@ ROW_KEYS = (
 )
 
 
-def test_toy_row_options_and_equal_losses():
-    toy = {"lengths": "shared", "formulation": "softmax", "members": 3}
-    res = run_chapter_benchmark("toy", size="tiny", overrides={"toy": toy})
+def test_toy_row_equal_losses():
+    res = run_chapter_benchmark("toy", size="tiny")
     (row,) = res["rows"]
-    assert row["members"] == 3 and "shared" in row["model"] and "softmax" in row["model"]
+    assert row["members"] == 3 and "attention classifier" in row["model"]
     assert row["max_abs_loss_diff"] < 1e-10 and res["peak_rss_mb"] > 0
     assert torch.get_num_threads() == 1  # restored
     json.dumps(res)
@@ -83,9 +81,7 @@ def test_chapter_bench_arguments():
         run_chapter_benchmark(size="huge")
     with pytest.raises(ConfigError, match="steps"):
         run_chapter_benchmark(size="tiny", steps=0)
-    one = run_chapter_benchmark(
-        "ch2_single_layer", size="tiny", overrides={"ch2_single_layer": {"steps": 2}}
-    )
+    one = run_chapter_benchmark("ch2_single_layer", size="tiny", steps=2)
     assert (
         len(one["rows"]) == 1
         and one["rows"][0]["steps"] == 2
@@ -111,22 +107,10 @@ def test_model_formulations_agree_and_sampler():
     torch.testing.assert_close(
         softmax.forward(params, (bits, mask, scale)), out, rtol=0, atol=1e-12
     )
-    w = torch.tensor([[0b1011]])
-    assert unpack_bits(w, 5).tolist() == [[1.0, 1.0, 0.0, 1.0, 0.0]]
 
 
 def test_bad_benchmark_arguments():
-    for kw, match in [
-        ({"lengths": "mixed"}, "valid choices: per_member, shared"),
-        ({"formulation": "dense"}, "valid choices: factored, softmax"),
-    ]:
-        with pytest.raises(ConfigError, match=match):
-            run_chapter_benchmark("toy", size="tiny", overrides={"toy": kw})
-    with pytest.raises(ConfigError, match="threads"):
-        run_chapter_benchmark("toy", size="tiny", threads=0)
-    with pytest.raises(ConfigError, match="max_len must be <= 62"):
-        make_sampler(max_len=100)
-    with pytest.raises(ConfigError, match="shared lengths must be <= max_len"):
-        make_sampler(max_len=5, lengths=[3, 6])
-    with pytest.raises(ValueError, match="cannot unpack"):
-        unpack_bits(torch.zeros(2, 1, dtype=torch.long), 65)
+    with pytest.raises(ConfigError, match="valid choices: factored, softmax"):
+        AttentionClassifier(formulation="dense")
+    with pytest.raises(ConfigError, match="at least one row"):
+        run_chapter_benchmark([], size="tiny")

@@ -113,10 +113,8 @@ def test_table_totals(tree):
         assert tot[k] == ch0[k] + ch4[k]
     assert tot["wall_s"] == pytest.approx(ch0["wall_s"] + 140.0)
     assert tot["projection_upper_bound"] is True
-    md = cost.cost_markdown(tree)
-    table, speed = md.split("### Measured unit costs and the speed targets")
+    table = cost.cost_markdown(tree)
     assert table.count("\n| ch") == len(CHAPTERS) and "**total**" in table
-    assert "| ch3 | 4L4H main group (7 models) | 25 |" in speed and "shared" in speed
 
 
 def test_missing_chapter_folder_counts_nothing(tree):
@@ -151,189 +149,7 @@ def test_corrupt_cell_is_one_line_error(tree, capsys):
     assert err.startswith("error:") and "bounds.json" in err and "\n" not in err
 
 
-def test_measured_units_and_targets():
-    """Issue 17: the measured unit costs, their study totals and the two-worker projections."""
-    ch3 = cost.measured_units("ch3")
-    assert len(ch3) == 6 and all(u["changed"] and u["count"] == 25 for u in ch3)
-    for u in ch3:
-        assert u["total_after_cpu_s"] == pytest.approx(u["after_cpu_s"] * 25)
-        assert u["after_cpu_s"] < u["before_cpu_s"]
-    ch2 = cost.measured_units("ch2")
-    assert ch2 and all(not u["changed"] and u["after_cpu_s"] == u["before_cpu_s"] for u in ch2)
-    rows = [
-        {
-            "chapter": ch,
-            "planned": 1,
-            "stored": 1,
-            "projection_2core_s": 60.0,
-            "projection_upper_bound": False,
-        }
-        for ch in cost.CHAPTERS
-    ]
-    targets = {t["chapter"]: t for t in cost.speed_targets(rows, results=False)}
-    assert set(targets) == {"ch1", "ch2", "ch3"}  # no whole-book row without results
-    t3 = targets["ch3"]
-    total = sum(u["after_cpu_s"] * u["count"] for u in ch3)
-    assert t3["projection_after_s"] == pytest.approx(
-        round(max(total / 2, max(u["after_cpu_s"] for u in ch3)), 1)
-    )
-    assert t3["met"] is (t3["projection_after_s"] <= 2 * 3600)
-    assert t3["projection_before_s"] > t3["projection_after_s"]
-    assert (
-        cost._two_workers([{"x": 100.0, "count": 1}, {"x": 10.0, "count": 1}], "x") == 100.0
-    )  # a cell never splits
-    assert cost._two_workers([{"x": None, "count": 1}], "x") is None
-
-
-def test_rows_carry_targets(tree):
-    rows = cost.cost_table(results=tree)
-    by = {r["chapter"]: r for r in rows}
-    assert [t["chapter"] for t in by["ch3"]["targets"]] == ["ch3"] and by["ch3"]["measured_units"]
-    book = by["total"]["targets"]
-    assert len(book) == 1 and book[0]["target_s"] == 6 * 3600 and book[0]["uncounted_cells"] > 0
-    assert book[0]["met"] in (None, False)  # cells are missing from the synthetic tree
-    text = cost.cost_text(rows)
-    assert (
-        "Measured per-unit CPU cost" in text
-        and "two workers on two cores" in text
-        and "shared" in text
-    )
-    json.dumps(rows)
-
-
-def test_stored_projection_from_recorded_cpu(tree):
-    """Issue 17: a target is judged on its covered cells' recorded CPU time once all of them have it."""
-    cells = {c.name: c for c in chapter_module("ch1").cells("full")}
-    folder = tree / "ch1" / "cells"
-    empty = cost.stored_projection("ch1", tree)
-    assert empty == {
-        "cells": 1,
-        "with_cpu": 0,
-        "cpu_s": 0,
-        "longest_cpu_s": None,
-        "projection_s": None,
-    }
-    runs.write_cell(
-        folder,
-        cells["first_training"],
-        "full",
-        {"x": 1},
-        _prov(wall_time_s=70.0, cpu_time_s=130.0),
-    )
-    st = cost.stored_projection("ch1", tree)
-    assert (
-        st["with_cpu"] == 1 and st["projection_s"] == 130.0
-    )  # one cell never splits across workers
-    t1 = next(
-        t
-        for t in cost.speed_targets(cost.cost_table(results=tree)[:-1], tree)
-        if t["chapter"] == "ch1"
-    )
-    assert t1["basis"] == "stored cells" and t1["met"] is True and t1["stored"] == st
-    # chapter 3: only some groups stored -> no stored projection, the measured units decide
-    plan = [c for c in chapter_module("ch3").cells("full") if c.name[:4] in STUDY]
-    runs.write_cell(
-        tree / "ch3" / "cells",
-        plan[0],
-        "full",
-        {"x": 1},
-        _prov(wall_time_s=9.0, cpu_time_s=100.0),
-    )
-    runs.write_cell(
-        tree / "ch3" / "cells",
-        plan[1],
-        "full",
-        {"x": 1},
-        _prov(wall_time_s=9.0, cpu_time_s=40.0),
-    )
-    st3 = cost.stored_projection("ch3", tree)
-    assert (st3["cells"], st3["with_cpu"], st3["cpu_s"], st3["longest_cpu_s"]) == (
-        len(plan),
-        2,
-        140.0,
-        100.0,
-    )
-    assert st3["projection_s"] is None
-    t3 = next(
-        t
-        for t in cost.speed_targets(cost.cost_table(results=tree)[:-1], tree)
-        if t["chapter"] == "ch3"
-    )
-    assert t3["basis"] == "measured units" and "2/150 cells with CPU time" in cost.cost_text(
-        cost.cost_table(results=tree)
-    )
-    with pytest.raises(Exception, match="ch4"):
-        cost.stored_projection("ch4", tree)
-
-
-STUDY = ("1L1H", "2L4H", "4L4H")  # the main study's tiers (App. F–H cells apart)
-
-
-def test_ch3_matmul_bound(tree):
-    """The chapter-3 bound is the counted matrix-product work at the recorded rate; the rest of the
-    study's CPU comes from its stored groups once all of them record it, else from the measured units."""
-    from lengthgen.chapters.ch3.experiments import study_matmul_flops
-
-    b = cost.ch3_matmul_bound("smoke")
-    flops = study_matmul_flops("smoke")["total"]
-    assert b["cpu_s"] == pytest.approx(flops / (cost.MATMUL_RATE["gflops"] * 1e9), abs=0.05)
-    assert b["two_worker_s"] == pytest.approx(b["cpu_s"] / 2, abs=0.1)  # both rounded to 0.1 s
-    assert b["shrink_needed"] is None and b["study_basis"] is None  # no study cost below full scale
-    assert cost.MATMUL_RATE["gflops"] == max(cost.MATMUL_RATE["range"])  # the fastest measured rate
-    full = cost.ch3_matmul_bound(results=tree)  # no ch3 group in the tree
-    study = sum(u["after_cpu_s"] * u["count"] for u in cost.measured_units("ch3"))
-    assert full["study_basis"] == "measured units" and full["study_cpu_s"] == pytest.approx(
-        study, abs=0.1
-    )
-    assert full["other_cpu_s"] == pytest.approx(study - full["cpu_s"], abs=0.2)
-    assert full["other_budget_s"] == pytest.approx(4 * 3600 - full["cpu_s"], abs=0.2)
-    assert full["shrink_needed"] == pytest.approx(
-        full["other_cpu_s"] / full["other_budget_s"], abs=0.06
-    )
-    assert "times less" in cost.bound_line(full) and "measured (per-unit costs)" in cost.bound_line(
-        full
-    )
-    rows = cost.cost_table(results=tree)
-    assert rows[-1]["ch3_bound"] == full and cost.bound_line(full) in cost.cost_text(rows)
-    assert cost.cost_table("ch4", tree)[-1]["ch3_bound"] is None
-    plan = [c for c in chapter_module("ch3").cells("full") if c.name[:4] in STUDY]
-    for c in plan:
-        runs.write_cell(
-            tree / "ch3" / "cells",
-            c,
-            "full",
-            {"x": 1},
-            _prov(wall_time_s=9.0, cpu_time_s=100.0),
-        )
-    stored = cost.ch3_matmul_bound(results=tree)
-    assert stored["study_basis"] == "stored cells" and stored["study_cpu_s"] == 100.0 * len(plan)
-    assert stored["other_cpu_s"] == pytest.approx(100.0 * len(plan) - stored["cpu_s"], abs=0.2)
-    assert stored["shrink_needed"] == pytest.approx(
-        stored["other_cpu_s"] / stored["other_budget_s"], abs=0.06
-    )
-    text = cost.cost_text(cost.cost_table(results=tree))
-    assert "recorded by its stored groups" in text and "(150/150 cells)" in text
-
-
-@pytest.mark.parametrize(
-    "total,upper,uncounted,verdict",
-    [
-        (100, False, 0, True),
-        (100, True, 0, True),
-        (100, False, 3, None),
-        (100, True, 3, None),
-        (900, False, 0, False),
-        (900, True, 0, None),
-        (900, False, 3, False),
-        (900, True, 3, None),
-    ],
-)
-def test_whole_book_verdict(total, upper, uncounted, verdict):
-    """An upper bound under the target meets it; missing cells can only add to a projection."""
-    assert cost._book_verdict(total, 500, upper, uncounted) is verdict
-
-
-def test_stored_projection_corrupt_provenance(tree):
+def test_corrupt_provenance(tree):
     cells = {c.name: c for c in chapter_module("ch1").cells("full")}
     runs.write_cell(
         tree / "ch1" / "cells",
@@ -347,7 +163,7 @@ def test_stored_projection_corrupt_provenance(tree):
     doc["provenance"] = ["not", "an", "object"]
     path.write_text(json.dumps(doc))
     with pytest.raises(ResultFileError, match="first_training.json"):
-        cost.stored_projection("ch1", tree)
+        cost.chapter_cost("ch1", tree)
 
 
 def test_refreshed_cells_are_counted(tree):

@@ -2,10 +2,10 @@
 
 :func:`run_chapter_benchmark` trains a toy case (the attention classifier below) and each
 chapter's real training step for a few updates, (a) as one ensemble (:func:`train_ensemble`) and
-(b) as a loop over the members, each with its own leaf tensors and the fastest per-member
-``torch.optim`` optimiser this torch offers. Both sides see the same batches, drawn before
-timing, so their final losses agree up to rounding. Throughput is member-updates per CPU second
-(one torch thread); no test asserts a speed. Book page ``book/engine.md`` ("Benchmark").
+(b) as a loop over the members, each with its own leaf tensors and the same optimiser from
+``torch.optim`` (:func:`_loop_optimizer`). Both sides see the same batches, drawn before timing, so
+their final losses agree up to rounding. Throughput is member-updates per CPU second (one torch
+thread); no test asserts a speed. Book page ``book/engine.md`` ("Benchmark").
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import torch
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.engine.ensemble import _tree_map
-from lengthgen.tables import text_table
 from lengthgen.engine.train import (
     OptimConfig,
     classification_loss,
@@ -28,33 +27,29 @@ from lengthgen.engine.train import (
     seeded_generators,
     train_ensemble,
 )
+from lengthgen.tables import text_table
 
 #: the rows, in order
 CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_mlp_muon")
-FORMULATIONS = ("factored", "softmax")
 #: the toy classifier's width and longest string
 WIDTH, MAX_LEN = 8, 51
 
+
 # =========================================================================== the toy case
-_SHAPES = lambda d, h, L: {  # noqa: E731 - name -> per-member shape and init std
-    "E0": ((d,), 1.0),
-    "E1": ((d,), 1.0),
-    "P": ((L, d), 1.0),
-    "q0": ((d,), 1.0),
-    "Wq": ((d, d), 1 / math.sqrt(d)),
-    "Wk": ((d, d), 1 / math.sqrt(d)),
-    "Wv": ((d, d), 1 / math.sqrt(d)),
-    "W1": ((h, d), 1 / math.sqrt(d)),
-    "b1": ((h,), 0.0),
-    "W2": ((2, h), 1 / math.sqrt(h)),
-    "b2": ((2,), 0.0),
-}
+def _shapes(d, h, L):
+    """name -> per-member shape and init std of the toy classifier's tensors."""
+    s, r = 1 / math.sqrt(d), 1 / math.sqrt(h)
+    return {
+        **{k: ((d,), 1.0) for k in ("E0", "E1", "q0")},
+        "P": ((L, d), 1.0),
+        **{k: ((d, d), s) for k in ("Wq", "Wk", "Wv")},
+        **{"W1": ((h, d), s), "b1": ((h,), 0.0), "W2": ((2, h), r), "b2": ((2,), 0.0)},
+    }
 
 
 def _pool_softmax(bits, base, c, E0, dE, Pn):
     """Attention pooling with an explicit softmax over [..., B, n] scores."""
-    s = torch.addcmul(base[..., None, :], bits, c[..., None, None])
-    a = torch.softmax(s, -1)
+    a = torch.softmax(torch.addcmul(base[..., None, :], bits, c[..., None, None]), -1)
     m = (a * bits).sum(-1)
     return E0[..., None, :] + m[..., None] * dE[..., None, :] + a @ Pn
 
@@ -80,23 +75,6 @@ def _pool_factored(bits, base, c, E0, dE, Pn):
     return E0[..., None, :] + mbits[..., None] * dE[..., None, :] + aP
 
 
-def _classify(p, bits, mask, scale, factored: bool):
-    """Logits [..., B, 2]; ``p`` holds one member's tensors or stacked [E, ...] tensors."""
-    n = bits.shape[-1]
-    q = (p["Wq"] @ p["q0"][..., None])[..., 0]
-    kq = (p["Wk"].mT @ q[..., None])[..., 0]
-    dE = p["E1"] - p["E0"]
-    t0 = (p["E0"] * kq).sum(-1)
-    Pn = p["P"][..., :n, :]
-    base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
-    base = base.masked_fill(~mask, float("-inf"))
-    c = scale * (dE * kq).sum(-1)
-    pooled = (_pool_factored if factored else _pool_softmax)(bits, base, c, p["E0"], dE, Pn)
-    v = pooled @ p["Wv"].mT
-    h = torch.relu(v @ p["W1"].mT + p["b1"][..., None, :])
-    return h @ p["W2"].mT + p["b2"][..., None, :]
-
-
 class AttentionClassifier:
     """Hand-batched single-layer, single-query attention classifier over bit strings.
 
@@ -107,113 +85,69 @@ class AttentionClassifier:
     [E, B, n] scores; ``"factored"`` the same function in one matrix product (:func:`_pool_factored`).
     """
 
-    def __init__(
-        self,
-        width: int = WIDTH,
-        hidden: int = WIDTH,
-        max_len: int = MAX_LEN,
-        formulation: str = "factored",
-    ):
-        self.d = check_positive_int("width", width)
-        self.h = check_positive_int("hidden", hidden)
-        self.max_len = check_positive_int("max_len", max_len)
-        self.factored = check_choice("formulation", formulation, FORMULATIONS) == "factored"
+    def __init__(self, width=WIDTH, hidden=WIDTH, max_len=MAX_LEN, formulation="factored"):
+        self.d, self.h, self.max_len = width, hidden, max_len
+        check_choice("formulation", formulation, ("factored", "softmax"))
+        self.pool = _pool_factored if formulation == "factored" else _pool_softmax
 
-    def init(self, seeds, dtype=torch.float64, device=None):
+    def init(self, seeds, dtype=torch.float64):
         gens = seeded_generators(seeds)
-        out = {}
-        for name, (shape, std) in _SHAPES(self.d, self.h, self.max_len).items():
-            out[name] = torch.stack(
-                [torch.randn(shape, generator=g, dtype=dtype) * std for g in gens]
-            )
-        return {k: v.to(device or "cpu") for k, v in out.items()}
+        return {
+            k: torch.stack([torch.randn(shape, generator=g, dtype=dtype) * std for g in gens])
+            for k, (shape, std) in _shapes(self.d, self.h, self.max_len).items()
+        }
 
     def forward(self, p, x):
+        """Logits [..., B, 2]; ``p`` holds one member's tensors or stacked [E, ...] tensors."""
         bits, mask, scale = x
-        return _classify(p, bits, mask, scale, self.factored)
+        q = (p["Wq"] @ p["q0"][..., None])[..., 0]
+        kq = (p["Wk"].mT @ q[..., None])[..., 0]
+        dE = p["E1"] - p["E0"]
+        Pn = p["P"][..., : bits.shape[-1], :]
+        t0 = (p["E0"] * kq).sum(-1)
+        base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
+        base = base.masked_fill(~mask, float("-inf"))
+        pooled = self.pool(bits, base, scale * (dE * kq).sum(-1), p["E0"], dE, Pn)
+        h = torch.relu(pooled @ p["Wv"].mT @ p["W1"].mT + p["b1"][..., None, :])
+        return h @ p["W2"].mT + p["b2"][..., None, :]
 
 
-_BYTE_BITS: dict = {}
-
-
-def unpack_bits(words: torch.Tensor, n: int, dtype=torch.float64) -> torch.Tensor:
-    """Bits 0 … n−1 (little-endian) of int64 words, as ``dtype``: ``[..., W] -> [..., n]``, n ≤ 64·W.
-
-    One table lookup per byte (a [256, 8] table of bits), so unpacking E members' batches is a
-    single ``index_select``.
-    """
-    if n > 64 * words.shape[-1]:
-        raise ValueError(f"cannot unpack {n} bits from {words.shape[-1]} 64-bit words")
-    key = (dtype, words.device)
-    if key not in _BYTE_BITS:
-        _BYTE_BITS[key] = (
-            (
-                torch.arange(256, device=words.device)[:, None]
-                >> torch.arange(8, device=words.device)
-            )
-            & 1
-        ).to(dtype)
-    table = _BYTE_BITS[key]
-    b = words.contiguous().view(torch.uint8).flatten().long()
-    out = table.index_select(0, b).view(*words.shape[:-1], 64 * words.shape[-1])
-    return out[..., :n].contiguous()
-
-
-def make_sampler(batch: int = 256, max_len: int = MAX_LEN, dtype=torch.float64, lengths=None):
+def make_sampler(batch: int = 256, max_len: int = MAX_LEN, dtype=torch.float64):
     """``sample(step, generators)``: per member a length n ~ U{1..max_len}, then ``batch`` random
-    strings of that length (task First, label = first bit); padded to the longest with a mask.
-
-    Each member's generator draws its length and ``batch`` words of 62 random bits
-    (max_len ≤ 62); the bits are unpacked for all members at once (cheap: one op instead of E).
-    With ``lengths`` (a sequence, one length per step) every member uses ``lengths[step]`` and
-    only the bits come from its generator: no padding, at the price of correlated lengths.
-    """
-    batch = check_positive_int("batch", batch)
-    max_len = check_positive_int("max_len", max_len)
-    if max_len > 62:
-        raise ConfigError(
-            f"the benchmark sampler draws one 62-bit word per string; max_len must be <= 62, got {max_len}"
-        )
-    if lengths is not None:
-        lengths = [check_positive_int("lengths[i]", n) for n in lengths]
-        if max(lengths) > max_len:
-            raise ConfigError(f"shared lengths must be <= max_len = {max_len}, got {max(lengths)}")
+    strings of that length (task First, label = first bit); padded to the longest with a mask."""
 
     def sample(step, gens):
-        if lengths is None:
-            ns = [int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens]
-        else:
-            ns = [lengths[step]] * len(gens)
-        words = torch.stack([torch.randint(0, 2**62, (batch, 1), generator=g) for g in gens])
-        L = max(ns)
-        n = torch.tensor(ns)
-        words &= ((1 << n) - 1)[:, None, None]  # zero the padding bits
-        bits = unpack_bits(words, L, dtype)  # [E, B, L]
+        n = torch.tensor([int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens])
+        L = int(n.max())
         mask = torch.arange(L)[None, :] < n[:, None]
+        bits = torch.stack([torch.randint(0, 2, (batch, L), generator=g) for g in gens])
+        bits = (bits * mask[:, None, :]).to(dtype)  # zero the padding bits
         return (bits, mask, torch.log(n.to(dtype))), bits[:, :, 0].long()
 
     return sample
 
 
-def peak_rss_mb() -> float:
-    """Peak resident set size of this process so far, in MiB (``resource.getrusage``)."""
-    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return r / 2**20 if sys.platform == "darwin" else r / 1024
+# =========================================================================== ensemble vs loop
+def _loop_optimizer(cfg: OptimConfig, dtype):
+    """``(make(named params) -> optimizer, label)``: ``cfg`` for one member as ``torch.optim`` runs
+    it: Adam / AdamW fused where this torch runs ``fused=True`` on CPU tensors of ``dtype`` (else
+    foreach), ``torch.optim.Muon``; decay only on ``cfg.decay``'s parameters."""
 
+    def groups(named):
+        out = [[p for k, p in named if cfg.decay is None or k in cfg.decay]]
+        out.append([p for k, p in named if not (cfg.decay is None or k in cfg.decay)])
+        wds = (cfg.weight_decay, 0.0)
+        return [{"params": ps, "weight_decay": wd} for ps, wd in zip(out, wds) if ps]
 
-def _timed(fn, *args):
-    """``(fn(*args), wall seconds, CPU seconds of this process)``."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    out = fn(*args)
-    return out, time.perf_counter() - t0, time.process_time() - c0
-
-
-# =========================================================================== the rows
-def _adam_loop_opt(
-    kind: str, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, dtype=torch.float32
-):
-    """``(make(named_params) -> optimizer, label)``: the loop's per-member Adam / AdamW, fused
-    where this torch runs ``fused=True`` on CPU tensors of ``dtype``, else foreach."""
+    if cfg.name == "muon":
+        muon = dict(momentum=cfg.muon_momentum, nesterov=cfg.muon_nesterov, eps=cfg.ns_eps)
+        muon |= dict(ns_coefficients=tuple(cfg.ns_coefficients), ns_steps=cfg.ns_steps)
+        return (
+            lambda named: torch.optim.Muon(
+                groups(named), lr=cfg.lr, adjust_lr_fn=cfg.adjust_lr, **muon
+            ),
+            "torch.optim.Muon (bfloat16 Newton-Schulz)",
+        )
     try:
         p = torch.zeros(2, dtype=dtype, requires_grad=True)
         p.grad = torch.ones(2, dtype=dtype)
@@ -221,22 +155,12 @@ def _adam_loop_opt(
         kernel = "fused"
     except (RuntimeError, TypeError, ValueError):
         kernel = "foreach"
-    cls = torch.optim.AdamW if kind == "adamw" else torch.optim.Adam
-
-    def make(named):
-        return cls(
-            [p for _, p in named],
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
-            **{kernel: True},
-        )
-
-    return make, f"torch.optim.{cls.__name__}({kernel})"
+    cls = torch.optim.AdamW if cfg.name == "adamw" else torch.optim.Adam
+    kw = {"lr": cfg.lr, "betas": cfg.betas, "eps": cfg.eps, kernel: True}
+    return lambda named: cls(groups(named), **kw), f"torch.optim.{cls.__name__}({kernel})"
 
 
-def _loop(params, member_model, batches, loss, loop_opt, clip, members, n):
+def _loop(params, member_model, batches, loss, make_opt, clip, members, n):
     """The plain PyTorch side of :func:`_pair`: each member of ``members`` trained alone for
     ``n`` updates, as member-shaped leaf tensors with its own optimiser; its final losses."""
     trained = [k for k in params if not k.startswith("_")]
@@ -246,8 +170,7 @@ def _loop(params, member_model, batches, loss, loop_opt, clip, members, n):
         mm = member_model(e)
         P = {k: params[k][e].detach().clone().requires_grad_(True) for k in trained}
         C = {k: params[k][e : e + 1] for k in const}
-        opt = loop_opt(list(P.items()))
-        last = None
+        opt = make_opt(list(P.items()))
         for step in range(n):
             x, y = _tree_map(lambda t: t[e : e + 1], batches[step])
             lv = loss(mm.forward({**{k: v.unsqueeze(0) for k, v in P.items()}, **C}, x), y)
@@ -256,116 +179,76 @@ def _loop(params, member_model, batches, loss, loop_opt, clip, members, n):
             if clip is not None:
                 torch.nn.utils.clip_grad_norm_(list(P.values()), clip, foreach=True)
             opt.step()
-            last = lv.detach()
-        finals.append(float(last[0]))
+        finals.append(float(lv.detach()[0]))
     return torch.tensor(finals, dtype=torch.float64)
 
 
-def _pair(
-    name: str,
-    model,
-    member_model,
-    params: dict,
-    batches: list,
-    loss,
-    optim: OptimConfig,
-    loop: tuple,
-    *,
-    extra: dict | None = None,
-) -> dict:
-    """One row: the chapter's training step timed as the ensemble ``model`` (with ``optim``) and
-    as a loop over ``member_model(e)`` (one member's model) with ``loop = (make, label)``, both on
-    ``batches`` (one ``(x, y)`` per update, leading dim E) and clipping as ``optim.clip`` says."""
-    loop_opt, loop_label = loop
-    clip = optim.clip
-    if clip is not None:
-        loop_label += " + clip_grad_norm_(foreach)"
-    E = members_of(params)
-    steps = len(batches)
+def _timed(fn, *args):
+    """``(fn(*args), wall seconds, CPU seconds of this process)``."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args)
+    return out, time.perf_counter() - t0, time.process_time() - c0
 
-    def ens(sub_params, n):
-        return train_ensemble(
-            model,
-            sub_params,
-            sample=lambda step, gens, members=None: batches[step],
-            loss=loss,
-            optim=optim,
-            steps=n,
-            data_seeds=list(range(E)),
-            progress=False,
-            record_every=max(1, n),
-        )
+
+def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, about) -> dict:
+    """One row: the chapter's training step timed as the ensemble ``model`` (with ``optim``) and
+    as a loop over ``member_model(e)`` (one member's model, :func:`_loop_optimizer`), both on
+    ``batches`` (one ``(x, y)`` per update, leading dim E)."""
+    dtype = next(iter(params.values())).dtype
+    make_opt, label = _loop_optimizer(optim, dtype)
+    label += " + clip_grad_norm_(foreach)" if optim.clip is not None else ""
+    E, steps = members_of(params), len(batches)
+
+    def ens(n):
+        sample = lambda step, gens, members=None: batches[step]  # noqa: E731
+        kw = dict(steps=n, data_seeds=list(range(E)), progress=False, record_every=max(1, n))
+        return train_ensemble(model, params, sample=sample, loss=loss, optim=optim, **kw)
 
     def per_member(members, n):
-        return _loop(params, member_model, batches, loss, loop_opt, clip, members, n)
+        return _loop(params, member_model, batches, loss, make_opt, optim.clip, members, n)
 
     # untimed warm-up of both sides (lazy imports, kernel selection, first-call allocations)
-    ens(params, 1)
+    ens(1)
     per_member([0], 1)
-    res, t_ens, c_ens = _timed(ens, params, steps)
+    res, t_ens, c_ens = _timed(ens, steps)
     loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
-    ens_loss = res.history["loss"][-1]
-    row = {
+    c_ens, c_loop, t_ens, t_loop = (max(t, 1e-9) for t in (c_ens, c_loop, t_ens, t_loop))
+    return {
         "name": name,
         "members": E,
-        "ensemble_updates_per_s": round(E * steps / max(c_ens, 1e-9), 1),
-        "loop_updates_per_s": round(E * steps / max(c_loop, 1e-9), 1),
-        "ratio": round(c_loop / max(c_ens, 1e-9), 2),
-        "max_abs_loss_diff": float((loop_loss - ens_loss).abs().max()),
+        "ensemble_updates_per_s": round(E * steps / c_ens, 1),
+        "loop_updates_per_s": round(E * steps / c_loop, 1),
+        "ratio": round(c_loop / c_ens, 2),
+        "max_abs_loss_diff": float((loop_loss - res.history["loss"][-1]).abs().max()),
         "steps": steps,
-        "dtype": str(next(iter(params.values())).dtype).replace("torch.", ""),
-        "loop_optimizer": loop_label,
+        "dtype": str(dtype).replace("torch.", ""),
+        "loop_optimizer": label,
         "ensemble_cpu_s": round(c_ens, 3),
         "loop_cpu_s": round(c_loop, 3),
         "ensemble_wall_s": round(t_ens, 3),
         "loop_wall_s": round(t_loop, 3),
-        "wall_ratio": round(t_loop / max(t_ens, 1e-9), 2),
+        "wall_ratio": round(t_loop / t_ens, 2),
+        "model": about,
     }
-    row.update(extra or {})
-    return row
 
 
-def _row_toy(
-    steps: int,
-    members: int,
-    batch: int,
-    max_len: int = 51,
-    lengths: str = "per_member",
-    formulation: str = "factored",
-    lr: float = 1e-3,
-) -> dict:
+# =========================================================================== the rows
+# Each row returns what :func:`_pair` compares: (model, member_model, params, batches, loss, optim,
+# description).
+def _row_toy(steps: int, members: int, batch: int) -> tuple:
     """The toy case: ``members`` attention classifiers (:class:`AttentionClassifier`, width 8,
-    float64) on task First, batch ``batch``, lengths 1 … ``max_len`` drawn per member and step
-    (``lengths="per_member"``; the ensemble pads to the longest) or one per step for all
-    (``"shared"``), Adam (lr 1e-3) with clipping at 1."""
-    check_choice("lengths", lengths, ("per_member", "shared"))
-    model = AttentionClassifier(max_len=max_len, formulation=formulation)
+    float64) on task First, batch ``batch``, lengths 1 … 51 drawn per member and step (the
+    ensemble pads to the longest), Adam (lr 1e-3) with clipping at 1."""
+    model = AttentionClassifier()
     params = model.init([1000 + e for e in range(members)], torch.float64)
-    shared = None
-    if lengths == "shared":
-        gen = torch.Generator().manual_seed(9)
-        shared = torch.randint(1, max_len + 1, (steps,), generator=gen).tolist()
-    sample = make_sampler(batch, max_len, lengths=shared)
-    gens = seeded_generators([5000 + e for e in range(members)])
+    sample, gens = make_sampler(batch), seeded_generators([5000 + e for e in range(members)])
     batches = [sample(step, gens) for step in range(steps)]
-    loop = _adam_loop_opt("adam", lr, dtype=torch.float64)
-    return _pair(
-        "toy",
-        model,
-        lambda e: model,
-        params,
-        batches,
-        classification_loss,
-        OptimConfig("adam", lr=lr, clip=1.0),
-        loop,
-        extra={
-            "model": f"single-layer attention classifier ({formulation}), width 8, "
-            f"batch {batch}, lengths 1-{max_len} ({lengths})"
-        },
-    )
+    optim = OptimConfig("adam", lr=1e-3, clip=1.0)
+    about = f"single-layer attention classifier, width 8, batch {batch}, lengths 1-{MAX_LEN}"
+    return model, lambda e: model, params, batches, classification_loss, optim, about
 
 
-def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
+def _row_ch1(steps: int, runs: int, n: int = 100) -> tuple:
     """Chapter 1's FIRST learner (2 layers, d 16, FFN 64, post-norm), standard and log-scaled arms ×
     ``runs``, one grouped string of length ``n`` per update (batch 1), Adam lr 3e-4, float32."""
     from lengthgen.chapters.ch1 import paper as p1
@@ -375,28 +258,19 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> dict:
     arms = [p1.FIRST_ARMS[a] for a in p1.ATTENTION_ARMS for _ in range(runs)]
     flags, places = [a[0] for a in arms], [a[1] for a in arms]
     enc = first_model(flags, placements=places)
-    E = len(arms)
-    params = enc.init([1000 + (i % runs) for i in range(E)], dtype=torch.float32)
-    gens = seeded_generators([5000 + i for i in range(E)])
+    params = enc.init([1000 + (i % runs) for i in range(len(arms))], dtype=torch.float32)
+    gens = seeded_generators([5000 + i for i in range(len(arms))])
     batches = []
     for _ in range(steps):
         x = enc.group(torch.stack([random_strings(1, n, generator=g) for g in gens]))
         batches.append((x, x.tokens[..., 1]))
-    loop = _adam_loop_opt("adam", p1.MODEL["lr"], dtype=torch.float32)
-    return _pair(
-        "ch1_encoder",
-        enc,
-        lambda e: first_model([flags[e]], placements=[places[e]]),
-        params,
-        batches,
-        classification_loss,
-        OptimConfig("adam", lr=p1.MODEL["lr"]),
-        loop,
-        extra={"model": f"ch1 FIRST encoder, 2 arms x {runs} runs, n = {n}, batch 1 (grouped)"},
-    )
+    member = lambda e: first_model([flags[e]], placements=[places[e]])  # noqa: E731
+    about = f"ch1 FIRST encoder, 2 arms x {runs} runs, n = {n}, batch 1 (grouped)"
+    optim = OptimConfig("adam", lr=p1.MODEL["lr"])
+    return enc, member, params, batches, classification_loss, optim, about
 
 
-def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index") -> dict:
+def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index") -> tuple:
     """Chapter 2's A_pos/A_norm pair (Table 2's positional family): ``seeds`` × ``Ns`` × 2 variants in
     one ensemble, the chapter's sampler (batch 256, shared uniform length draw), Adam (lr 3e-4) with
     clipping at 1, float64."""
@@ -405,118 +279,55 @@ def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index
     from lengthgen.chapters.ch2.single_layer import SingleLayer
 
     members = [(v, N, s) for v in ("pos", "norm") for N in Ns for s in p2.SEEDS[:seeds]]
-    vs, Nm, sm = ([m[0] for m in members], [m[1] for m in members], [m[2] for m in members])
+    vs, Nm, sm = (list(m) for m in zip(*members))
     ids: dict = {}
     streams = [ids.setdefault((N, s), len(ids)) for (_, N, s) in members]
     model = SingleLayer("pos", p2.H, max_lengths=Nm, variants=vs)
     params = model.init(sm, torch.float64)
     sample = ch2_sampler(task, Nm, streams, p2.BATCH, base_seed=0)
     batches = [sample(step, None) for step in range(steps)]
-    loop = _adam_loop_opt("adam", p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, dtype=torch.float64)
-    return _pair(
-        "ch2_single_layer",
-        model,
-        lambda e: SingleLayer("pos", p2.H, max_lengths=[Nm[e]], variants=[vs[e]]),
-        params,
-        batches,
-        classification_loss,
-        OptimConfig("adam", lr=p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, clip=p2.CLIP),
-        loop,
-        extra={
-            "model": f"ch2 A_pos/A_norm ({task}), {seeds} seeds x N {list(Ns)} x 2, batch {p2.BATCH}"
-        },
-    )
+    member = lambda e: SingleLayer("pos", p2.H, max_lengths=[Nm[e]], variants=[vs[e]])  # noqa: E731
+    optim = OptimConfig("adam", lr=p2.LR, betas=tuple(p2.BETAS), eps=p2.EPS, clip=p2.CLIP)
+    about = f"ch2 A_pos/A_norm ({task}), {seeds} seeds x N {list(Ns)} x 2, batch {p2.BATCH}"
+    return model, member, params, batches, classification_loss, optim, about
 
 
-def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> dict:
+def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> tuple:
     """Chapter 3's decoder (``tier``, ``encoding``) on the main task group (7 members, one init seed),
     the chapter's sampler (batch 64, n ~ U{10 … 20}), masked cross-entropy, AdamW (lr 3e-4, wd 0.01),
     float32."""
     from lengthgen.chapters.ch3 import paper as p3
-    from lengthgen.chapters.ch3.experiments import make_sampler as ch3_sampler, masked_ce
+    from lengthgen.chapters.ch3.training import make_sampler as ch3_sampler, masked_ce
     from lengthgen.nn.decoder import Decoder
 
-    P = p3.PROTOCOL["full"]["study"]
-    tasks = p3.MAIN_TASKS
+    P, tasks = p3.PROTOCOL["full"]["study"], p3.MAIN_TASKS
     model = Decoder.tier(tier, encoding, L0=P["L0"])
     params = model.init([0] * len(tasks), dtype=torch.float32)
     sample = ch3_sampler(tasks, batch=P["batch"], L0=P["L0"], steps=steps, length_seed=0)
     gens = seeded_generators([100 + i for i in range(len(tasks))])
     batches = [sample(step, gens) for step in range(steps)]
-    loop = _adam_loop_opt("adamw", P["lr"], weight_decay=P["weight_decay"], dtype=torch.float32)
-    return _pair(
-        "ch3_decoder",
-        model,
-        lambda e: model,
-        params,
-        batches,
-        masked_ce,
-        OptimConfig("adamw", lr=P["lr"], weight_decay=P["weight_decay"]),
-        loop,
-        extra={"model": f"ch3 decoder {tier} {encoding}, 7 tasks, batch {P['batch']}, n 10-20"},
-    )
+    optim = OptimConfig("adamw", lr=P["lr"], weight_decay=P["weight_decay"])
+    about = f"ch3 decoder {tier} {encoding}, 7 tasks, batch {P['batch']}, n 10-20"
+    return model, lambda e: model, params, batches, masked_ce, optim, about
 
 
-def _muon_loop_opt(cfg, lr: float, wd: float):
-    """The loop's per-member ``torch.optim.Muon`` for chapter 4 (weight decay on V only)."""
-
-    def make(named):
-        d = dict(named)
-        return torch.optim.Muon(
-            [{"params": [d["W"]], "weight_decay": 0.0}, {"params": [d["V"]], "weight_decay": wd}],
-            lr=lr,
-            momentum=cfg.muon_momentum,
-            nesterov=cfg.muon_nesterov,
-            ns_coefficients=tuple(cfg.ns_coefficients),
-            eps=cfg.ns_eps,
-            ns_steps=cfg.ns_steps,
-            adjust_lr_fn=cfg.adjust_lr,
-        )
-
-    return make, "torch.optim.Muon (bfloat16 Newton-Schulz)"
-
-
-def _row_ch4(
-    steps: int,
-    members: int,
-    p: int = 53,
-    width: int = 256,
-    n: int = 2000,
-    batch: int = 1024,
-    lr: float = 1e-3,
-    wd: float = 0.1,
-) -> dict:
-    """Chapter 4's MLP ``V sin(W x)`` trained with Muon (:func:`training.b1_optimizer`: decay on V,
-    Newton–Schulz in the chapter's dtype) on per-member training sets (batch 1024), float32; the
+def _row_ch4(steps: int, members: int, p=53, width=256, n=2000, batch=1024) -> tuple:
+    """Chapter 4's MLP ``V sin(W x)`` trained with Muon (lr 1e-3, decay 0.1 on V, Newton–Schulz in
+    the chapter's dtype; :func:`training.b1_optimizer`) on per-member training sets, float32; the
     loop uses ``torch.optim.Muon`` (its Newton–Schulz runs in bfloat16)."""
     from lengthgen.chapters.ch4 import paper as p4
     from lengthgen.chapters.ch4.data import train_set
     from lengthgen.chapters.ch4.model import ModularMLP
     from lengthgen.chapters.ch4.training import EpochSampler, b1_optimizer, masked_loss
 
-    model = ModularMLP(p, width, "sine")
-    seeds = [1337 + i for i in range(members)]
-    params = model.init(seeds)
-    data = [train_set(s, p, p4.TRAIN_LENGTHS, n) for s in seeds]
-    sampler = EpochSampler(data, batch)
+    model, seeds = ModularMLP(p, width, "sine"), [1337 + i for i in range(members)]
+    sampler = EpochSampler([train_set(s, p, p4.TRAIN_LENGTHS, n) for s in seeds], batch)
     gens = seeded_generators(seeds)
     batches = [sampler(step, gens) for step in range(steps)]
-    cfg = b1_optimizer("muon", lr, wd, "sine", False)
-    loop = _muon_loop_opt(cfg, lr, wd)
-    return _pair(
-        "ch4_mlp_muon",
-        model,
-        lambda e: model,
-        params,
-        batches,
-        masked_loss,
-        cfg,
-        loop,
-        extra={
-            "model": f"ch4 MLP sine, p {p}, width {width}, n {n}, batch {batch}, Muon lr {lr}, wd {wd} on V",
-            "ensemble_ns_dtype": cfg.ns_dtype,
-        },
-    )
+    optim = b1_optimizer("muon", 1e-3, 0.1, "sine", False)
+    about = f"ch4 MLP sine, p {p}, width {width}, n {n}, batch {batch}, Muon lr 0.001, wd 0.1 on V"
+    about += f", Newton-Schulz in {optim.ns_dtype}"
+    return model, lambda e: model, model.init(seeds), batches, masked_loss, optim, about
 
 
 #: sizes of the default (full) bench and of the tiny one the tests use: name -> keyword arguments
@@ -536,60 +347,40 @@ SIZES = {
         "ch4_mlp_muon": {"steps": 3, "members": 2, "p": 7, "width": 16, "n": 200, "batch": 64},
     },
 }
-_ROWS = {
-    "toy": _row_toy,
-    "ch1_encoder": _row_ch1,
-    "ch2_single_layer": _row_ch2,
-    "ch3_decoder": _row_ch3,
-    "ch4_mlp_muon": _row_ch4,
-}
+_ROWS = dict(zip(CHAPTER_ROWS, (_row_toy, _row_ch1, _row_ch2, _row_ch3, _row_ch4)))
 
 
-def run_chapter_benchmark(
-    rows=CHAPTER_ROWS,
-    *,
-    size: str = "full",
-    threads: int = 1,
-    overrides: dict | None = None,
-    steps: int | None = None,
-) -> dict:
+def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) -> dict:
     """``python -m lengthgen bench``: one row (:func:`_pair`) per name of ``rows`` at ``size``
-    (:data:`SIZES`; ``overrides`` maps a row to keyword arguments replacing the size's, ``steps``
-    sets every row's timed updates), and the median of the rows' ``ratio``."""
+    (:data:`SIZES`; ``steps`` sets every row's timed updates) on one torch thread, and the median
+    of the rows' ``ratio``."""
     check_choice("size", size, tuple(SIZES))
-    threads = check_positive_int("threads", threads)
-    if steps is not None:
-        steps = check_positive_int("steps", steps)
+    more = {} if steps is None else {"steps": check_positive_int("steps", steps)}
     rows = [
         check_choice("row", r, CHAPTER_ROWS) for r in ([rows] if isinstance(rows, str) else rows)
     ]
     if not rows:
         raise ConfigError("bench needs at least one row")
     old = torch.get_num_threads()
-    torch.set_num_threads(threads)
+    torch.set_num_threads(1)
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         out = []
         for r in rows:
-            kw = {
-                **SIZES[size][r],
-                **((overrides or {}).get(r, {})),
-                **({"steps": steps} if steps else {}),
-            }
             torch.manual_seed(0)
-            out.append(_ROWS[r](**kw))
+            out.append(_pair(r, *_ROWS[r](**(SIZES[size][r] | more))))
     finally:
         torch.set_num_threads(old)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
         "ratio": round(statistics.median(r["ratio"] for r in out), 2),
         "rows": out,
-        "threads": threads,
         "size": size,
         "torch": torch.__version__,
         "measure": "member-updates per process CPU second (1 torch thread); ratio = loop CPU s / ensemble CPU s",
         "total_wall_s": round(time.perf_counter() - t0, 1),
         "total_cpu_s": round(time.process_time() - c0, 1),
-        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "peak_rss_mb": round(rss / (2**20 if sys.platform == "darwin" else 1024), 1),
     }
 
 

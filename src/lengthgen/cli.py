@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -175,51 +176,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _missing_folders(path) -> list[Path]:
-    """The folders of ``path`` and its parents that do not exist yet, deepest first: what a run
-    writing into ``path`` creates."""
-    path = Path(path).absolute()
-    return [p for p in (path, *path.parents) if not p.exists()]
-
-
-def _remove_if_empty(created: list[Path]) -> None:
-    """Remove the folders of ``created`` (from :func:`_missing_folders`, deepest first) that hold no
-    file (empty subfolders a failed run left are removed with them); a folder holding a file, and
-    every folder above it, stays."""
-    import os
-
-    for folder in created:
-        if not folder.is_dir() or folder.is_symlink():
-            continue
-        trees = list(os.walk(folder, topdown=False))
-        if any(
-            files or any(os.path.islink(os.path.join(top, d)) for d in dirs)
-            for top, dirs, files in trees
-        ):
-            return
-        try:
-            for top, _, _ in trees:
-                os.rmdir(top)
-        except OSError:
-            return
-
-
 @contextlib.contextmanager
 def _no_empty_folder_left(out):
-    """A failed run or merge into ``out`` leaves no empty folder of its own behind."""
-    created = _missing_folders(out)
+    """A failed run or merge into ``out`` removes the empty folders it created (a folder holding a
+    file stays, with the folders above it)."""
+    path = Path(out).absolute()
+    created = [p for p in (path, *path.parents) if not p.exists()]  # the topmost last
     try:
         yield
     except BaseException:
-        _remove_if_empty(created)
+        if created and not created[-1].is_symlink():
+            for top, _, _ in os.walk(created[-1], topdown=False):
+                with contextlib.suppress(OSError):  # not empty: it stays
+                    os.rmdir(top)
         raise
 
 
 def _results_store() -> Path:
     """``results/`` (:func:`lengthgen.store.results_dir`), checked to be a folder: a missing store
     (``$LENGTHGEN_ROOT`` pointing elsewhere, or ``results/`` absent) is a :class:`ConfigError`."""
-    import os
-
     from lengthgen.store import results_dir
 
     folder = results_dir()
@@ -366,10 +341,8 @@ def _cost(args) -> int:
 
 
 def _bench(args) -> int:
-    try:
-        from lengthgen.benchmarks import bench_text, run_chapter_benchmark
-    except ImportError as err:
-        raise NotImplementedError(f"the benchmark is not available: {err}") from None
+    from lengthgen.benchmarks import bench_text, run_chapter_benchmark
+
     res = run_chapter_benchmark(steps=args.steps)
     print(json.dumps(res) if args.json else bench_text(res))
     return 0
@@ -381,24 +354,16 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    commands = (_reproduce, _merge, _verify, _claims, _cost, _bench)  # in COMMANDS' order
     try:
-        return {
-            "reproduce": _reproduce,
-            "merge": _merge,
-            "verify": _verify,
-            "claims": _claims,
-            "cost": _cost,
-            "bench": _bench,
-        }[args.command](args)
-    except (ConfigError, ResultFileError, NotImplementedError, ValueError) as err:
+        return dict(zip(COMMANDS, commands))[args.command](args)
+    except (ConfigError, ResultFileError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except RunError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into e.g. `head`: not an error
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as err:  # a file or folder the run could not read or write
