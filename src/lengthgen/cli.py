@@ -223,14 +223,13 @@ def _cells_asked(args) -> list[str] | None:
 def _reproduce(args) -> int:
     from lengthgen.chapters import reproduce
     from lengthgen.config import check_finite, setup
+    from lengthgen.engine.runs import default_out
 
     only = _cells_asked(args)
     budget_s = None
     if args.budget_minutes is not None:
         budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
     cfg = setup(scale=args.scale, device=args.device, run=True)
-    from lengthgen.engine.runs import default_out
-
     out = args.out if args.out is not None else default_out(args.chapter, cfg.scale)
     t0 = time.perf_counter()
     # the command's options that reproduce (and run_cells) take under the same name
@@ -255,19 +254,10 @@ def _verify(args) -> int:
 
     only = _cells_asked(args)
     cfg = setup(scale="full", device=args.device, run=True)
-    res = verify(
-        args.chapter,
-        only=only,
-        out=args.out,
-        device=cfg.device,
-        executor=args.executor,
-        workers=args.workers,
-    )
-    print(
-        json.dumps(res, indent=1, default=str)
-        if args.json
-        else verify_text(res, all_claims=args.all)
-    )
+    run = {k: getattr(args, k) for k in ("out", "executor", "workers")}
+    res = verify(args.chapter, only=only, device=cfg.device, **run)
+    text = verify_text(res, all_claims=args.all)
+    print(json.dumps(res, indent=1, default=str) if args.json else text)
     return exit_code(res)
 
 
@@ -317,13 +307,11 @@ def _merge(args) -> int:
     out = args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
     with _no_empty_folder_left(out):
         dst = runs.check_out_dir(out) / "cells"
-        res = runs.merge_cells(
-            src,
-            dst,
+        cells, schema = (
             plan(args.chapter, args.scale, None),
-            args.scale,
-            schema=chapter_schema(args.chapter, args.scale),
+            chapter_schema(args.chapter, args.scale),
         )
+        res = runs.merge_cells(src, dst, cells, args.scale, schema=schema)
     print(
         f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
         f"{len(res['absent'])} not in {src}"
