@@ -120,6 +120,24 @@ function probe(d){
 """
 
 
+# Measure only once every frame has loaded and MathJax (on pages that load it) has finished its
+# first typeset: a fixed delay measured raw TeX on a busy machine and typeset formulas on an idle
+# one (chapter 3's kernel table is 4 px wider than a phone only once typeset).
+WAIT_THEN_PROBE = """
+function ready(w){var d=w.document; if(d.readyState!=='complete') return false;
+ if(!d.querySelector('script[src*="mathjax"]')) return true;
+ return !!(w.MathJax && w.MathJax.startup && w.MathJax.startup.promise);}
+function frames(){return ws.map(function(w){return document.getElementById('f'+w).contentWindow;});}
+function done(){var r={}; ws.forEach(function(w){
+  r[w]=probe(document.getElementById('f'+w).contentDocument);});
+ document.getElementById('out').textContent='PROBE'+JSON.stringify(r)+'EBORP';}
+function poll(){ if(!frames().every(ready)) return setTimeout(poll, 250);
+ Promise.all(frames().map(function(w){return w.MathJax ? w.MathJax.startup.promise : null;}))
+   .then(function(){setTimeout(done, 500);});}
+setTimeout(poll, 500);
+"""
+
+
 def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -138,7 +156,7 @@ def _run(exe: str, page: Path, *extra: str, timeout: int = 240) -> str:
                 "--disable-sync",
                 "--host-resolver-rules=MAP * ~NOTFOUND",
                 f"--user-data-dir={prof}",
-                "--virtual-time-budget=8000",
+                "--virtual-time-budget=20000",
                 "--allow-file-access-from-files",
                 *extra,
                 page.as_uri(),
@@ -174,10 +192,7 @@ def probe_widths(page: Path, exe: str | None = None, widths=(SCREEN[0],)) -> dic
         p = Path(tmp) / "probe.html"
         p.write_text(
             frames + "<pre id=out></pre><script>" + JS + "\n"
-            f"setTimeout(function(){{var r={{}};{json.dumps(list(widths))}.forEach("
-            "function(w){r[w]=probe(document.getElementById('f'+w).contentDocument);});"
-            "document.getElementById('out').textContent='PROBE'+JSON.stringify(r)"
-            "+'EBORP';},6000);</script>"
+            f"var ws={json.dumps(list(widths))};" + WAIT_THEN_PROBE + "</script>"
         )
         dom = _run(exe, p, "--dump-dom")
     m = re.search(r"PROBE(.*?)EBORP", dom, re.S)
