@@ -7,21 +7,15 @@
 #    (pip install -e . without dependencies, falling back to PYTHONPATH=src: the machine may
 #    have no network; on one with network, `pip install -r requirements-gpu.txt -e .` first);
 # 2. runs the paper-scale code at a tiny size on DEVICE (a fast failure costs no budget);
-# 3. the captured (CUDA-graph) step, first: `python -m lengthgen.chapters.ch4.paper_scale
-#    check-graph` trains a tiny ensemble with the eager loop, the capturable step called eagerly and
-#    the captured step, and compares their final states (bitwise, else to float32 tolerance) ->
-#    OUT_DIR/graph_check.json; then `... rates` measures updates/s of the eager and the captured
-#    step at the paper's ensemble for p = 53 and p = 97 -> OUT_DIR/step_rates.json (cuda only).
-#    The run of step 5 uses the captured step only when the check passed (GRAPH=0 forces eager);
-# 4. resumes from stored checkpoints: every results/ch4/checkpoints/<cell>/ (parts + manifest, the
+# 3. resumes from stored checkpoints: every results/ch4/checkpoints/<cell>/ (parts + manifest, the
 #    checkpoint a previous device session brought back) is copied to OUT_DIR/work/<cell>/checkpoint
 #    unless that workdir already holds one;
-# 5. runs `python -m lengthgen reproduce ch4 --scale paper --device DEVICE --out OUT_DIR
+# 4. runs `python -m lengthgen reproduce ch4 --scale paper --device DEVICE --out OUT_DIR
 #    --budget-minutes BUDGET_MINUTES` with LENGTHGEN_CH4_PARTS=1 (checkpoint as parts of <= 15 MB
-#    with a manifest) and LENGTHGEN_CH4_GRAPH from step 3: it stops cleanly before the budget ends,
-#    storing a partial result and a checkpoint that a re-run resumes;
-# 6. copies to COPY_TO (if given), also when the run failed: the stored cells, the two reports of
-#    step 3, and each cell's checkpoint parts and progress.json as COPY_TO/checkpoints/<cell>/
+#    with a manifest): it stops cleanly before the budget ends, storing a partial result and a
+#    checkpoint that a re-run resumes;
+# 5. copies to COPY_TO (if given), also when the run failed: the stored cells, and each cell's
+#    checkpoint parts and progress.json as COPY_TO/checkpoints/<cell>/
 #    (then, on the machine that keeps the repository:
 #    `python -m lengthgen.chapters.ch4.paper_scale store-checkpoint COPY_TO/checkpoints/<cell> <cell>`
 #    keeps it under results/ch4/checkpoints/, only the latest).
@@ -32,15 +26,11 @@ BUDGET=${2:?usage: gpu_ch4.sh OUT_DIR BUDGET_MINUTES [DEVICE] [COPY_TO]}
 DEVICE=${3:-cuda}
 COPY_TO=${4:-}
 PY=${PYTHON:-python3}
-RATES_P=${RATES_P:-53 97}
 export PYTHONUNBUFFERED=1
 copy_back() {
   [ -n "$COPY_TO" ] || return 0
   mkdir -p "$COPY_TO"
   if [ -d "$OUT_DIR/cells" ]; then cp "$OUT_DIR"/cells/*.json "$COPY_TO"/ 2>/dev/null; fi
-  for f in graph_check.json step_rates.json; do
-    if [ -f "$OUT_DIR/$f" ]; then cp "$OUT_DIR/$f" "$COPY_TO"/; fi
-  done
   for ck in "$OUT_DIR"/work/*/checkpoint; do
     [ -f "$ck/manifest.json" ] || continue
     cell=$(basename "$(dirname "$ck")")
@@ -65,22 +55,6 @@ r = train_paper_scale(p=5, width=16, budgets=(60, 200), wds=(0.1,), seeds=(1337,
 print(f"tiny run on {sys.argv[1]}: {r['progress']['done']} updates in {time.perf_counter() - t:.1f} s", flush=True)
 PYEOF
 mkdir -p "$OUT_DIR"
-if "$PY" -m lengthgen.chapters.ch4.paper_scale check-graph --device "$DEVICE" --out "$OUT_DIR/graph_check.json"; then
-  CHECK_OK=1
-else
-  CHECK_OK=0
-  echo "graph check failed (see $OUT_DIR/graph_check.json): the run uses the eager step" >&2
-fi
-if [ "$DEVICE" = cuda ] && [ "$CHECK_OK" = 1 ] && [ "${GRAPH:-1}" = 1 ]; then
-  GRAPH_FLAG=1
-else
-  GRAPH_FLAG=0
-fi
-if [ "$DEVICE" = cuda ]; then
-  # shellcheck disable=SC2086  # RATES_P is a list of moduli
-  timeout 300 "$PY" -m lengthgen.chapters.ch4.paper_scale rates --device "$DEVICE" --p $RATES_P \
-    --updates "${RATES_UPDATES:-300}" --out "$OUT_DIR/step_rates.json" || echo "rates failed (rc $?)" >&2
-fi
 for stored in results/ch4/checkpoints/*/manifest.json; do
   [ -f "$stored" ] || continue
   src=$(dirname "$stored")
@@ -92,6 +66,6 @@ for stored in results/ch4/checkpoints/*/manifest.json; do
     mkdir -p "$dest" && cp "$src"/manifest.json "$src"/part-*.bin "$dest"/ && echo "resume: $cell from $src"
   fi
 done
-echo "paper-scale run: LENGTHGEN_CH4_GRAPH=$GRAPH_FLAG LENGTHGEN_CH4_PARTS=1"
-LENGTHGEN_CH4_GRAPH=$GRAPH_FLAG LENGTHGEN_CH4_PARTS=1 \
+echo "paper-scale run: LENGTHGEN_CH4_PARTS=1"
+LENGTHGEN_CH4_PARTS=1 \
   "$PY" -m lengthgen reproduce ch4 --scale paper --device "$DEVICE" --out "$OUT_DIR" --budget-minutes "$BUDGET"

@@ -477,6 +477,19 @@ def test_page_tables_and_explorer_frames():
     html = styled(df).to_html()
     assert "0.912" in html and "2,000" in html and "0.91234" not in html
     assert "<details>" in collapsible(styled(df), "more")._repr_html_()
+    summary = {"thm41@7": {"lengths": 3, "min_acc": 1}, "fourier@5": {"lengths": 3, "min_acc": 0.8}}
+    t = F.check_frame(summary, {"lengths": "lengths", "min_acc": "min accuracy"})
+    assert list(t.columns) == ["network", "p", "lengths", "min accuracy"]
+    assert list(t.network) == ["Thm 4.1 (fixed m)", "Thm 4.2 (no bias)"] and list(t.p) == [7, 5]
+    row = lambda b, wd, seed, acc: dict(  # noqa: E731
+        activation="sine", bias=b, n=500, wd=wd, seed=seed, train=1.0, **{"14": acc, "3": 1.0}
+    )
+    rows = [row(False, 0.1, 1, 0.2), row(False, 0.1, 2, 0.4), row(False, 0.3, 1, 0.1)]
+    best = F.lengthgen_table([{"rows": rows}, {"rows": [row(True, 0.1, 1, 0.9)]}])
+    assert list(best.columns) == ["train", "3", "14"]  # lengths in order
+    assert best.loc[("sine", 500), "14"] == pytest.approx(0.3)  # best wd of the seed mean
+    assert best.loc[("sine+bias", 500), "14"] == 0.9
+    assert "<details>" in F.lengthgen_shown([{"rows": rows}], "more")._repr_html_()
     with pytest.raises(ConfigError):
         F.explorer_network("no such network", 17, 5)
     with pytest.raises(ConfigError):

@@ -6,9 +6,8 @@ the task, count vectors and seeding (B.1.3); :mod:`.model` the two-layer MLP (fl
 Thms 4.1–4.2 and our ReLU interpolant; :mod:`.checks` accuracy at every length (exhaustive,
 phase automaton, float64); :mod:`.relu_limits` Thms 4.3–4.4; :mod:`.margins` the margins of
 Sec. 6; :mod:`.theory` the learning theory measured; :mod:`.training`, :mod:`.sweeps` and
-:mod:`.transformer` the trained studies; :mod:`.paper_scale` the p = 53 GPU run (its step in
-:mod:`.paper_step`, its device checks in :mod:`.device_checks`); :mod:`.experiments` the plan
-and the stored-run readers; :mod:`.rules` (R1–R6), :mod:`.measures`, :mod:`.claims` and
+:mod:`.transformer` the trained studies; :mod:`.paper_scale` the p = 53 GPU run;
+:mod:`.experiments` the plan and the stored-run readers; :mod:`.rules` (R1–R6), :mod:`.measures`, :mod:`.claims` and
 :mod:`.claims_theory` the ledger; :mod:`.figures` what the chapter draws.
 """
 

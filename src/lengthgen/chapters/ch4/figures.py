@@ -145,6 +145,50 @@ def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n
     return plotting.finish(fig)
 
 
+# --------------------------------------------------------------------------- tables of the pages
+#: the three sine constructions, by their key in :func:`~.checks.summarize_checks`
+NETWORK_NAMES = {
+    "thm41": "Thm 4.1 (fixed m)",
+    "thm42_bias": "Thm 4.2 (bias)",
+    "fourier": "Thm 4.2 (no bias)",
+}
+#: the integer columns of :func:`check_frame`, formatted for :func:`lengthgen.tables.styled`
+INT_FORMATS = dict.fromkeys(
+    ("lengths", "inputs per length", "errors outside tie residues"), "{:,.0f}"
+)
+
+
+def check_frame(summary: dict, cols: dict):
+    """A :func:`~.checks.summarize_checks` summary as a DataFrame: one row per (network, p), the
+    columns ``cols`` (summary key → header) (section "Claim 1")."""
+    import pandas as pd
+
+    df = pd.DataFrame(summary).T[list(cols)].astype(float).rename(columns=cols)
+    keys = [k.split("@") for k in df.index]
+    df.insert(0, "network", [NETWORK_NAMES[a] for a, _ in keys])
+    df.insert(1, "p", [int(b) for _, b in keys])
+    return df.reset_index(drop=True)
+
+
+def lengthgen_table(results):
+    """Length-generalization cells as a DataFrame: per variant and training-set size, the best over
+    weight decay of the seed-mean accuracy, per length (section "Claim 5")."""
+    import pandas as pd
+
+    df = pd.DataFrame([r for res in results for r in res["rows"]])
+    df["variant"] = df["activation"] + np.where(df["bias"], "+bias", "")
+    cols = [c for c in df.columns if c.isdigit() or c == "train"]
+    best = df.groupby(["variant", "n", "wd"])[cols].mean().groupby(["variant", "n"]).max()
+    return best[["train"] + sorted([c for c in cols if c != "train"], key=int)]
+
+
+def lengthgen_shown(results, summary: str):
+    """:func:`lengthgen_table` as a collapsible table headed ``summary``."""
+    from lengthgen.tables import collapsible, styled
+
+    return collapsible(styled(lengthgen_table(results), digits=2), summary)
+
+
 # --------------------------------------------------------------------------- the paper-scale GPU run
 def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
     """Section "At the paper's modulus": one row per (variant, n, weight decay) of the stored

@@ -2,19 +2,17 @@
 
 Every variant (sine, sine + bias, ReLU) x budget x weight decay x seed trains as one ensemble
 whose loop stays on the device: :class:`DeviceLengthSampler` draws the single-length batches,
-:class:`VariantMLP` is ``V σ(W x + b)`` per member, one update is
-:class:`~lengthgen.chapters.ch4.paper_step.PaperStep` (captured as a CUDA graph with
-``graph=True``), and checkpoints (optionally in parts, :mod:`lengthgen.engine.parts`) let a
-partial run resume bit for bit.
+:class:`VariantMLP` is ``V σ(W x + b)`` per member, one update is :meth:`_PaperRun.update`, and
+checkpoints (optionally in parts, :mod:`lengthgen.engine.parts`) let a partial run resume bit for
+bit.
 
 The loop is not :func:`lengthgen.engine.train.train_ensemble`: that engine has no hooks for what
 this run needs (resuming mid-run from the optimizer's and sampler's state, stopping before a
-deadline, a captured step, batches drawn on the device from one generator rather than one CPU
-generator per member), so it could not give these results.
+deadline, batches drawn on the device from one generator rather than one CPU generator per
+member), so it could not give these results.
 
-``python -m lengthgen.chapters.ch4.paper_scale check-graph | rates | store-checkpoint`` runs
-:func:`lengthgen.chapters.ch4.device_checks.main`; ``scripts/gpu_ch4.sh`` prepares a bare GPU
-machine.
+``python -m lengthgen.chapters.ch4.paper_scale store-checkpoint SRC NAME`` keeps a brought-back
+checkpoint (:func:`main`); ``scripts/gpu_ch4.sh`` prepares a bare GPU machine.
 """
 
 from __future__ import annotations
@@ -30,17 +28,15 @@ import torch
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE, TRAIN_LENGTHS
-from lengthgen.chapters.ch4.paper_step import CapturableOptimizer, CapturedStep, PaperStep
-from lengthgen.chapters.ch4.paper_step import graph_unavailable_reason
-from lengthgen.chapters.ch4.training import padded_sets, resolve_device
+from lengthgen.chapters.ch4.training import masked_loss, padded_sets, resolve_device
 from lengthgen.config import ConfigError, check_finite, check_positive_int
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 from lengthgen.engine.parts import load_parts, save_parts
 from lengthgen.engine.runs import config_hash, note_device
 from lengthgen.store import ResultFileError, device_name, provenance, save_result
 
-#: the environment variables read when ``graph`` / ``checkpoint_parts`` are left at ``None``
-GRAPH_ENV, PARTS_ENV = "LENGTHGEN_CH4_GRAPH", "LENGTHGEN_CH4_PARTS"
+#: the environment variable read when ``checkpoint_parts`` is left at ``None``
+PARTS_ENV = "LENGTHGEN_CH4_PARTS"
 #: the folder (in ``workdir``) of the checkpoint in parts
 PARTS_DIR = "checkpoint"
 
@@ -105,12 +101,9 @@ class VariantMLP:
             self._mask = self.has_bias.to(g.device, g.dtype).unsqueeze(1)
         g.mul_(self._mask)
 
-    def optimizer(self, params: dict, lr: float, capturable: bool = False) -> EnsembleOptimizer:
+    def optimizer(self, params: dict, lr: float) -> EnsembleOptimizer:
         """B.1.3's Muon (float32 Newton–Schulz) on W and V, AdamW without decay on b; decoupled decay
-        on V for every member and on W for the ReLU members only. ``capturable=True`` gives the
-        :class:`CapturableOptimizer` (AdamW's bias corrections computed on the device)."""
-        if not isinstance(capturable, bool):
-            raise ConfigError(f"capturable must be True or False, got {capturable!r}")
+        on V for every member and on W for the ReLU members only."""
         cfg = OptimConfig(
             "muon",
             lr=lr,
@@ -121,9 +114,7 @@ class VariantMLP:
             ns_dtype=NS_DTYPE,
             decay_members={"W": [m["activation"] == "relu" for m in self.members]},
         )
-        return (CapturableOptimizer if capturable else EnsembleOptimizer)(
-            cfg, params, ["W", "V", "b"]
-        )
+        return EnsembleOptimizer(cfg, params, ["W", "V", "b"])
 
 
 class DeviceLengthSampler:
@@ -168,8 +159,8 @@ class DeviceLengthSampler:
 
     def reshuffle(self, step: int) -> None:
         """At update ``step``, a fresh permutation (within each length shard) for the members whose
-        epoch starts there (known on the host: no synchronisation). The sampler's only random
-        draw, kept out of the captured step; :attr:`perm` is updated in place."""
+        epoch starts there (known on the host: no synchronisation); :attr:`perm` is updated in
+        place."""
         restart = [step % s == 0 for s in self.spe]
         if any(restart):
             keys = self.shard + torch.rand(self.shard.shape, generator=self.gen, device=self.dev)
@@ -178,7 +169,7 @@ class DeviceLengthSampler:
 
     def batch(self):
         """The next batch of every member (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding), advancing
-        ``k`` in place: device work only, on fixed buffers, so that a CUDA graph can capture it."""
+        ``k`` in place (device work only)."""
         pos = (self.start.gather(1, self.k) + self.ar).clamp(max=self.n_max - 1)
         valid = self.ar < self.length.gather(1, self.k)
         idx = self.perm.gather(1, pos)
@@ -232,15 +223,15 @@ def _load_checkpoint(path: Path, key: str, device):
     return obj
 
 
-def _flag(name: str, value, env: str) -> bool:
-    """``value`` as a bool; ``None`` reads the environment variable ``env`` (unset, ``0`` or ``1``)."""
+def _parts_flag(value) -> bool:
+    """``checkpoint_parts`` as a bool; ``None`` reads :data:`PARTS_ENV` (unset, ``0`` or ``1``)."""
     if value is None:
-        raw = os.environ.get(env, "0").strip()
+        raw = os.environ.get(PARTS_ENV, "0").strip()
         if raw not in ("", "0", "1"):
-            raise ConfigError(f"{env} must be 0 or 1, got {raw!r}")
+            raise ConfigError(f"{PARTS_ENV} must be 0 or 1, got {raw!r}")
         return raw == "1"
     if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be True, False or None, got {value!r}")
+        raise ConfigError(f"checkpoint_parts must be True, False or None, got {value!r}")
     return value
 
 
@@ -278,32 +269,26 @@ def _paper_config(cfg: dict) -> dict:
 
 
 # --------------------------------------------------------------------------- the run
-def _ensemble(cfg: dict, members: list, dev, capturable: bool):
-    """The run's model, sampler, initial parameters and optimizer for ``cfg`` (keys of
-    :data:`_CONFIG_KEYS`; the evaluation ones unused)."""
-    p = cfg["p"]
-    model = VariantMLP(p, cfg["width"], members)
-    cache: dict = {}  # members differing only in weight decay share a training set
-    sets = [
-        cache.setdefault((m["seed"], m["n"]), train_set(m["seed"], p, cfg["train_lengths"], m["n"]))
-        for m in members
-    ]
-    sampler = DeviceLengthSampler(sets, p, cfg["batch_size"], dev, seed=members[0]["seed"])
-    params = model.init(dev)
-    return model, sampler, params, model.optimizer(params, cfg["lr"], capturable=capturable)
-
-
 class _PaperRun:
     """The state of one paper-scale run -- model, sampler, parameters, optimizer, evaluation
     history, loss accumulator -- which its checkpoints hold, and the run's loop over it."""
 
-    def __init__(self, cfg, members, dev, path, capturable, workdir, parts):
-        self.cfg, self.members, self.dev = cfg, members, dev
-        self.capturable, self.parts = capturable, parts
+    def __init__(self, cfg, members, dev, workdir, parts):
+        self.cfg, self.members, self.dev, self.parts = cfg, members, dev, parts
         self.key = config_hash(train_paper_scale, cfg)
         self.ckpt_path = Path(workdir) / "checkpoint.pt" if workdir else None
-        self.model, self.sampler, self.params, self.opt = _ensemble(cfg, members, dev, capturable)
         p = cfg["p"]
+        self.model = VariantMLP(p, cfg["width"], members)
+        cache: dict = {}  # members differing only in weight decay share a training set
+        sets = [
+            cache.setdefault(
+                (m["seed"], m["n"]), train_set(m["seed"], p, cfg["train_lengths"], m["n"])
+            )
+            for m in members
+        ]
+        self.sampler = DeviceLengthSampler(sets, p, cfg["batch_size"], dev, members[0]["seed"])
+        self.params = self.model.init(dev)
+        self.opt = self.model.optimizer(self.params, cfg["lr"])
         uniq = sorted({m["seed"] for m in members})
         self.seed_index = torch.tensor([uniq.index(m["seed"]) for m in members], device=dev)
         self.banks = {}  # held-out inputs per evaluation length, one row per distinct seed
@@ -313,29 +298,38 @@ class _PaperRun:
         self.step, self.history, self.wall_before, self.resumed = 0, [], 0.0, []
         self.loss_sum = torch.zeros(len(members), dtype=torch.float64, device=dev)
         self.loss_n = 0
-        self.paths = self._resume()
-        if not self.paths or self.paths[-1][1] != path:
-            self.paths.append([self.step, path])
+        self._resume()
 
-    def _resume(self) -> list:
+    def _resume(self) -> None:
         """Resume from the further-along of ``checkpoint.pt`` and the parted checkpoint, if any
-        belongs to this configuration; returns the step paths run so far."""
+        belongs to this configuration."""
         if self.ckpt_path is None:
-            return []
+            return
         where = (self.ckpt_path, self.ckpt_path.with_name(PARTS_DIR))
         found = [(c, w) for w in where if (c := _load_checkpoint(w, self.key, self.dev))]
         if not found:
-            return []
+            return
         ck, path = max(found, key=lambda cw: cw[0]["step"])
         self.params = {k: v.to(self.dev) for k, v in ck["params"].items()}
-        self.opt = self.model.optimizer(self.params, self.cfg["lr"], capturable=self.capturable)
+        self.opt = self.model.optimizer(self.params, self.cfg["lr"])
         self.opt.load_state_dict(ck["opt"])
         self.sampler.load(ck["sampler"])
         self.step, self.history, self.wall_before = ck["step"], ck["history"], ck["wall_s"]
         self.loss_sum, self.loss_n = ck["loss_sum"].to(self.dev), ck["loss_n"]
         self.resumed = ck["resumed"] + [ck["step"]]
         print(f"resumed from {path} at update {self.step}", flush=True)
-        return list(ck.get("paths", [[0, "eager"]]))  # none: the eager loop from update 0
+
+    def update(self) -> None:
+        """One training update of the whole ensemble: batch, masked cross-entropy, gradients,
+        bias mask, optimizer step, loss sum (the caller reshuffles at epoch starts)."""
+        names = ("W", "V", "b")
+        x, y = self.sampler.batch()
+        P = {n: self.params[n].detach().requires_grad_(True) for n in names}
+        lvec = masked_loss(self.model.forward(P, x), y)
+        grads = dict(zip(names, torch.autograd.grad(lvec.sum(), [P[n] for n in names])))
+        self.model.mask_grads(grads)
+        self.opt.step(self.params, grads)
+        self.loss_sum += lvec.detach().double()
 
     def wall_s(self) -> float:
         return self.wall_before + time.perf_counter() - self.t0
@@ -344,8 +338,6 @@ class _PaperRun:
         """Write the checkpoint (a file, or parts with a manifest) and ``progress.json``."""
         if self.ckpt_path is None:
             return
-        if self.capturable:
-            self.opt.check_counter()
         obj = {
             "key": self.key,
             "step": self.step,
@@ -358,8 +350,6 @@ class _PaperRun:
             "loss_n": self.loss_n,
             "resumed": self.resumed,
         }
-        if self.paths != [[0, "eager"]]:
-            obj["paths"] = self.paths
         steps = self.cfg["steps"]
         if self.parts:
             meta = {"key": self.key, "step": self.step, "target": steps, "p": self.cfg["p"]}
@@ -419,7 +409,7 @@ class _PaperRun:
             flush=True,
         )
 
-    def loop(self, run_step, deadline, stop_margin_s, checkpoint_every_s, stop_at) -> bool:
+    def loop(self, deadline, stop_margin_s, checkpoint_every_s, stop_at) -> bool:
         """Run updates up to the target, evaluating every ``eval_every``; stop early (evaluate,
         checkpoint, return True: partial) at ``deadline`` − ``stop_margin_s`` or ``stop_at``."""
         steps, every = self.cfg["steps"], self.cfg["eval_every"]
@@ -427,7 +417,7 @@ class _PaperRun:
         self.step0 = self.step
         while self.step < steps:
             self.sampler.reshuffle(self.step)
-            run_step()
+            self.update()
             self.loss_n += 1
             self.step += 1
             if self.step % every == 0 or self.step == steps:
@@ -489,54 +479,31 @@ def train_paper_scale(
     workdir: str | None = None,
     checkpoint_every_s: float = 120.0,
     stop_margin_s: float = 30.0,
-    graph: bool | None = None,
     checkpoint_parts: bool | None = None,
     _stop_at: int | None = None,
-    _capturable_eager: bool = False,
 ) -> dict:
     """Train the B.1.3 study at the paper's settings as one on-device ensemble (module docstring).
 
     Returns the members, updates per epoch, the evaluation history, final accuracies, throughput
-    and ``partial`` (stopped at ``deadline`` − ``stop_margin_s``). ``graph`` / ``checkpoint_parts``
-    (``None``: ``$LENGTHGEN_CH4_GRAPH`` / ``$LENGTHGEN_CH4_PARTS`` = 1) choose the captured step
-    and parted checkpoints; ``_stop_at`` (tests) and ``_capturable_eager`` (device checks) are
-    for checking only.
+    and ``partial`` (stopped at ``deadline`` − ``stop_margin_s``). ``checkpoint_parts`` (``None``:
+    ``$LENGTHGEN_CH4_PARTS`` = 1) writes the checkpoint in parts; ``_stop_at`` is for tests.
     """
     t_call = time.perf_counter()
     cfg = _paper_config({k: v for k, v in locals().items() if k in _CONFIG_KEYS})
     members = members_of(variants, budgets, wds, seeds)
-    checkpoint_parts = _flag("checkpoint_parts", checkpoint_parts, PARTS_ENV)
-    graph = _flag("graph", graph, GRAPH_ENV)
+    checkpoint_parts = _parts_flag(checkpoint_parts)
     dev = resolve_device(device)
     note_device(dev)
-    skipped = graph_unavailable_reason(dev) if graph else None
-    if skipped:
-        print(f"captured step skipped: {skipped}; running the eager step", flush=True)
-    use_graph = graph and skipped is None
-    capturable = use_graph or _capturable_eager
-    path = "graph" if use_graph else "eager-capturable" if capturable else "eager"
     with float32_throughout():
-        run = _PaperRun(cfg, members, dev, path, capturable, workdir, checkpoint_parts)
-        stepper = PaperStep(run.model, run.sampler, run.opt, run.params, run.loss_sum)
-        run_step = CapturedStep(stepper) if use_graph else stepper
+        run = _PaperRun(cfg, members, dev, workdir, checkpoint_parts)
         setup_s = time.perf_counter() - t_call
-        partial = run.loop(run_step, deadline, stop_margin_s, checkpoint_every_s, _stop_at)
+        partial = run.loop(deadline, stop_margin_s, checkpoint_every_s, _stop_at)
         if dev.type == "cuda":
             torch.cuda.synchronize()
         train_s = time.perf_counter() - run.t0
         if not partial:
             run.checkpoint()
-    out = run.result(partial, train_s, setup_s)
-    if graph or capturable or run.paths != [[0, "eager"]]:
-        capture_s = run_step.capture_s if use_graph else None
-        out["captured_step"] = {
-            "requested": graph,
-            "used": use_graph,
-            "skipped_because": skipped,
-            "capture_s": None if capture_s is None else round(capture_s, 3),
-            "paths": run.paths,
-        }
-    return out
+    return run.result(partial, train_s, setup_s)
 
 
 def paper_scale_flops(p: int, width: int, members: int, batch: int = BATCH_SIZE) -> float:
@@ -556,7 +523,52 @@ def newton_schulz_flops(p: int, width: int, members: int, steps: int = 5) -> flo
     return 2.0 * members * steps * (4 * a * a * b + 2 * a**3)
 
 
-if __name__ == "__main__":  # the device checks' command line (kept at its historical name)
-    from lengthgen.chapters.ch4.device_checks import main
+def store_checkpoint(src, name: str, dest_root=None) -> dict:
+    """Copy the parted checkpoint in ``src`` (a run's ``workdir/checkpoint``) to
+    ``results/ch4/checkpoints/<name>/`` (or ``dest_root/<name>``), keeping only the latest
+    (:func:`lengthgen.engine.parts.copy_parts`: never replaced by a run that got less far). Returns
+    what happened, the stored update count and the stored size in bytes."""
+    from lengthgen.engine.parts import copy_parts, parts_size, read_manifest
+    from lengthgen.store import results_dir
 
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise ConfigError(f"checkpoint name must be a plain folder name, got {name!r}")
+    dest = (Path(dest_root) if dest_root else results_dir() / "ch4" / "checkpoints") / name
+    what = copy_parts(src, dest)
+    man = read_manifest(dest)
+    return {
+        "result": what,
+        "dest": str(dest),
+        "step": man["meta"].get("step"),
+        "bytes": parts_size(dest),
+        "parts": len(man["parts"]),
+    }
+
+
+def main(argv=None) -> int:
+    """``python -m lengthgen.chapters.ch4.paper_scale store-checkpoint SRC NAME``: keep a run's
+    checkpoint parts under results/ (:func:`store_checkpoint`); exit 2 with one line on error."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m lengthgen.chapters.ch4.paper_scale")
+    sub = ap.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("store-checkpoint", help="keep a run's checkpoint under results/")
+    c.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
+    c.add_argument("name", help="the cell's name, e.g. paper_p53")
+    args = ap.parse_args(argv)
+    try:
+        r = store_checkpoint(args.src, args.name)
+    except (ConfigError, ResultFileError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(
+        f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, "
+        f"{r['bytes'] / 1e6:.1f} MB",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
     raise SystemExit(main())
