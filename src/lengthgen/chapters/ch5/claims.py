@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from lengthgen.chapters.ch5.common import FAILED, ONE_ROW, claim_maker, equal, everywhere, holds
 from lengthgen.chapters.ch5.common import value
+from lengthgen.chapters.ch5 import mass_more_claims, sum_sine_claims, volume_claims
 from lengthgen.claims import Unchecked
 
 #: the cause a failed prediction of ours is recorded with; its explanation says what came out
@@ -258,11 +259,7 @@ CLAIMS += [
     ),
 ]
 
-from lengthgen.chapters.ch5.mass_more_claims import CLAIMS as _MASS_MORE  # noqa: E402
-from lengthgen.chapters.ch5.sum_sine_claims import CLAIMS as _SUM_SINE  # noqa: E402
-from lengthgen.chapters.ch5.volume_claims import CLAIMS as _VOLUME  # noqa: E402
-
-CLAIMS = _VOLUME + CLAIMS + _MASS_MORE + _SUM_SINE
+CLAIMS = volume_claims.CLAIMS + CLAIMS + mass_more_claims.CLAIMS + sum_sine_claims.CLAIMS
 
 HEADLINE = {
     "finding": "Without chapter 1's log n factor, chapter 2's volume exponents stay the same "

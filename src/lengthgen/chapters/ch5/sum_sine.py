@@ -191,8 +191,7 @@ def collective_phase(net, x0, x1) -> tuple[torch.Tensor, torch.Tensor]:
     is Im Z, so the network is right at x iff arg Z ∈ (0, π)."""
     W, V = net.W, net.V
     b = net.b if net.b is not None else torch.zeros(W.shape[0], dtype=DT)
-    x0 = torch.as_tensor(x0, dtype=DT)
-    x1 = torch.as_tensor(x1, dtype=DT)
+    x0, x1 = (torch.as_tensor(x, dtype=DT) for x in (x0, x1))
     th = b + x0[:, None] * W[:, 0] + x1[:, None] * (W[:, 1] - math.pi)
     z = ((V[0] - V[1]) * torch.exp(1j * th)).sum(-1)
     return z.abs(), torch.angle(z)
@@ -211,8 +210,7 @@ def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
     Φ0 + α₀ x₀ + α₁ x₁ on the training lattice with its largest residual; whether the network is
     exact there; and the failure the linear phase predicts next to the measured one."""
     pts = [(m - t, t) for m in train_lengths for t in range(m + 1)]
-    x0 = torch.tensor([p[0] for p in pts], dtype=DT)
-    x1 = torch.tensor([p[1] for p in pts], dtype=DT)
+    x0, x1 = (torch.tensor([p[i] for p in pts], dtype=DT) for i in (0, 1))
     R, ph = collective_phase(net, x0, x1)
     exact_train = bool(((ph > 0) & (ph < math.pi) & (R > 0)).all())
     phi0, a0, a1 = plane_fit(x0.numpy(), x1.numpy(), ph.numpy())
