@@ -2,12 +2,9 @@
 ``ours``), each written with its comparison in the commit that introduced it, before the run it
 judges (``git log -p`` shows the order), and self-checks of the code they reuse (group
 ``self-check``: a statement that follows from a definition, a theorem, the code's structure or a
-deterministic computation). The scorecard counts them apart from the papers' claims.
-
-Sections: "Log-length scaling in the volume theory" (``volume``, ``joint``:
-:mod:`.volume_claims`), "Parity: averaging versus summing" (``parity`` here, ``sumsine``:
-:mod:`.sum_sine_claims`), "Softmax mass, not just argmax" (``mass`` here, ``mass_refit`` and
-``mass_far``: :mod:`.mass_more_claims`).
+deterministic computation). The scorecard counts them apart from the papers' claims. Id
+prefixes: ``volume``, ``joint`` (:mod:`.volume_claims`), ``parity``, ``mass`` (here), ``sumsine``
+(:mod:`.sum_sine_claims`), ``mass_refit``, ``mass_far`` (:mod:`.mass_more_claims`).
 
 How each comparison is chosen (:mod:`.common`):
 
@@ -29,6 +26,7 @@ from __future__ import annotations
 
 from lengthgen.chapters.ch5.common import FAILED, ONE_ROW, claim_maker, equal, everywhere, holds
 from lengthgen.chapters.ch5.common import value
+from lengthgen.chapters.ch5 import mass_more_claims, sum_sine_claims, volume_claims
 from lengthgen.claims import Unchecked
 
 #: the cause a failed prediction of ours is recorded with; its explanation says what came out
@@ -39,36 +37,9 @@ CAUSES = {
 #: the Parity section's parameter boxes and lengths (fixed before the runs)
 DOUBLING_N = (3, 5, 11, 51)
 SINE_B = (2.0, 3.0, 4.0, 6.0, 8.0)
-SUMMING_N = 100_000
-SUMMING_ALL = 1_000
+SUMMING_N, SUMMING_ALL = 100_000, 1_000
 
 _parity = claim_maker("ch. 5 § averaging vs summing", group="self-check")
-
-#: the doubling claims: (id, β_n, the measured largest error, its tolerance = ledger residue,
-#: statement, why the tolerance)
-DOUBLING_CLAIMS = (
-    (
-        "ch5.parity.collapse_beta_one",
-        "one",
-        "max_abs_output",
-        1e-12,
-        "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
-        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is exact "
-        "at both n and 2n",
-        "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to "
-        "float64 rounding of the logarithms, far below 10⁻¹²",
-    ),
-    (
-        "ch5.parity.logit_shift_log",
-        "log",
-        "max_logit_error",
-        1e-9,
-        "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at (t, n) "
-        "by exactly X log 2, at every t and n (largest error over the same points)",
-        "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 logarithms "
-        "of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
-    ),
-)
 
 
 def _doubling(results, beta, key):
@@ -76,15 +47,24 @@ def _doubling(results, beta, key):
 
 
 CLAIMS = [
-    *(
-        _parity(
-            cid,
-            says,
-            value(0.0, tol, residue=tol),
-            why,
-            lambda r, b=beta, k=key: _doubling(r, b, k),
-        )
-        for cid, beta, key, tol, says, why in DOUBLING_CLAIMS
+    _parity(
+        "ch5.parity.collapse_beta_one",
+        "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
+        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is exact "
+        "at both n and 2n",
+        value(0.0, 1e-12, residue=1e-12),
+        "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to "
+        "float64 rounding of the logarithms, far below 10⁻¹²",
+        lambda r: _doubling(r, "one", "max_abs_output"),
+    ),
+    _parity(
+        "ch5.parity.logit_shift_log",
+        "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at (t, n) "
+        "by exactly X log 2, at every t and n (largest error over the same points)",
+        value(0.0, 1e-9, residue=1e-9),
+        "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 logarithms "
+        "of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
+        lambda r: _doubling(r, "log", "max_logit_error"),
     ),
     _parity(
         "ch5.parity.averaging_sine_nmax",
@@ -279,11 +259,7 @@ CLAIMS += [
     ),
 ]
 
-from lengthgen.chapters.ch5.mass_more_claims import CLAIMS as _MASS_MORE  # noqa: E402
-from lengthgen.chapters.ch5.sum_sine_claims import CLAIMS as _SUM_SINE  # noqa: E402
-from lengthgen.chapters.ch5.volume_claims import CLAIMS as _VOLUME  # noqa: E402
-
-CLAIMS = _VOLUME + CLAIMS + _MASS_MORE + _SUM_SINE
+CLAIMS = volume_claims.CLAIMS + CLAIMS + mass_more_claims.CLAIMS + sum_sine_claims.CLAIMS
 
 HEADLINE = {
     "finding": "Without chapter 1's log n factor, chapter 2's volume exponents stay the same "

@@ -3,8 +3,6 @@ claims modules share (the list of rules is in :mod:`lengthgen.chapters.ch5.claim
 
 from __future__ import annotations
 
-from functools import partial
-
 from lengthgen.claims import Claim, Deviation
 from lengthgen.stats import loglog_slope
 
@@ -23,26 +21,17 @@ def failed(what_came_out: str) -> dict:
     return {"deviation": Deviation(FAILED, what_came_out)}
 
 
-def stored_claim(loc, cid, statement, comparison: dict, why, measure, *, group="ours", **kw):
-    """A stored-result :class:`lengthgen.claims.Claim` of section ``loc`` (``group``: ``ours``, a
-    prediction, or ``self-check``); ``comparison`` from :func:`value`, :func:`equal`,
-    :func:`holds` or :func:`everywhere`."""
-    return Claim(
-        cid,
-        loc,
-        statement,
-        source="stored",
-        measure=measure,
-        why=why,
-        group=group,
-        **comparison,
-        **kw,
-    )
-
-
 def claim_maker(loc: str, group: str = "ours"):
-    """:func:`stored_claim` with the section and group fixed."""
-    return partial(stored_claim, loc, group=group)
+    """``make(cid, statement, comparison, why, measure, **kw)``: a stored-result
+    :class:`lengthgen.claims.Claim` of section ``loc`` (``group``: ``ours``, a prediction, or
+    ``self-check``); ``comparison`` from :func:`value`, :func:`equal`, :func:`holds` or
+    :func:`everywhere`."""
+
+    def make(cid, statement, comparison: dict, why, measure, **kw):
+        kw = {"group": group, **comparison, **kw}
+        return Claim(cid, loc, statement, source="stored", measure=measure, why=why, **kw)
+
+    return make
 
 
 def value(paper_value, tolerance, **kw) -> dict:
@@ -64,11 +53,7 @@ def holds(paper_value, predicate, check: str = "predicate") -> dict:
 
 def everywhere() -> dict:
     """A property that must hold everywhere: its measure returns ``True``."""
-    return holds(True, is_true)
-
-
-def is_true(v) -> bool:
-    return v is True
+    return holds(True, lambda v: v is True)
 
 
 def in_band(band):

@@ -16,16 +16,8 @@ from lengthgen.chapters.ch5 import mass, mass_more, sum_sine
 from lengthgen.chapters.ch5 import parity as pa
 from lengthgen.chapters.ch5 import volume_beta as vb
 from lengthgen.chapters.ch5 import volume_claims as vc
-from lengthgen.chapters.ch5.claims import (
-    DOUBLING_N,
-    MASS_L0,
-    MASS_LENGTHS,
-    NEAR_ONE_C,
-    SCALED_C,
-    SINE_B,
-    SUMMING_ALL,
-    SUMMING_N,
-)
+from lengthgen.chapters.ch5.claims import DOUBLING_N, MASS_L0, MASS_LENGTHS, NEAR_ONE_C, SCALED_C
+from lengthgen.chapters.ch5.claims import SINE_B, SUMMING_ALL, SUMMING_N
 from lengthgen.chapters.ch5.sum_sine import ETAS, TRAIN_VARIANTS, train_cell_name, volume_cell_name
 from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
@@ -54,10 +46,8 @@ def averaging_sine(Bs=SINE_B, past: int = 3) -> dict:
     rows = []
     for B in Bs:
         bound = pa.averaging_sine_bound(B)
-        found = pa.largest_exact_n(B, bound + past)
-        rows.append(
-            {"B": float(B), "bound": bound, "largest_exact_n": found, "searched_to": bound + past}
-        )
+        found, to = pa.largest_exact_n(B, bound + past), bound + past
+        rows.append({"B": float(B), "bound": bound, "largest_exact_n": found, "searched_to": to})
     return {"rows": rows}
 
 

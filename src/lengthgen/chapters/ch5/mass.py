@@ -79,9 +79,7 @@ def _fixed_target(task: str) -> int:
 
 def clamped_margin(W, task: str, L0: int = rz.L0_DEFAULT) -> float:
     """m = W[c, target] − W[c, c], c = L0 − 1: the target's advantage over the clamped tail key."""
-    tau = _fixed_target(task)
-    W = torch.as_tensor(W, dtype=torch.float64)
-    c = L0 - 1
+    tau, c, W = _fixed_target(task), L0 - 1, torch.as_tensor(W, dtype=torch.float64)
     return float(W[c, tau] - W[c, c])
 
 

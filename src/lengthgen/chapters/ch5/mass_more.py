@@ -145,9 +145,9 @@ def frequency_classes():
     return classes
 
 
-def _class_values(a, b, members, grid):
-    t = np.linspace(0.0, 2 * np.pi, grid, endpoint=False)
-    return sum(a[k] * np.cos(m * t) - b[k] * np.sin(m * t) for k, m in members), t
+def _class_f(a, b, members, t):
+    """f_r(t) of one class of frequencies (``members``: (k, multiplier))."""
+    return sum(a[k] * np.cos(m * t) - b[k] * np.sin(m * t) for k, m in members)
 
 
 def torus_sup(W, *, grid=TORUS_GRID) -> dict:
@@ -156,18 +156,14 @@ def torus_sup(W, *, grid=TORUS_GRID) -> dict:
     from scipy.optimize import minimize_scalar
 
     a, b = rope_coefficients(W)
-    sup = 0.0
+    sup, t, h = 0.0, np.linspace(0.0, 2 * np.pi, grid, endpoint=False), 2 * np.pi / grid
     classes = frequency_classes()
-    for _, members in classes:
-        f, t = _class_values(a, b, members, grid)
-        i, h = int(f.argmax()), 2 * np.pi / grid
-
-        def g(x, members=members):
-            return -sum(a[k] * np.cos(m * x) - b[k] * np.sin(m * x) for k, m in members)
-
-        res = minimize_scalar(
-            g, bounds=(t[i] - h, t[i] + h), method="bounded", options={"xatol": 1e-13}
-        )
+    for _, mem in classes:
+        f = _class_f(a, b, mem, t)
+        i = int(f.argmax())
+        g = lambda x, mem=mem: -_class_f(a, b, mem, x)  # noqa: E731
+        opts = {"bounds": (t[i] - h, t[i] + h), "method": "bounded", "options": {"xatol": 1e-13}}
+        res = minimize_scalar(g, **opts)
         sup += float(max(-res.fun, float(f[i])))
     return {"S4": sup, "S16": float(np.hypot(a, b).sum()), "classes": len(classes)}
 
@@ -180,7 +176,8 @@ def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: b
     classes = frequency_classes()
     if independent:
         classes = [(k, [(k, 1)]) for k in range(len(a))]
-    vals = [_class_values(a, b, mem, grid)[0] for _, mem in classes]
+    t = np.linspace(0.0, 2 * np.pi, grid, endpoint=False)
+    vals = [_class_f(a, b, mem, t) for _, mem in classes]
     lo = [float(v.min()) for v in vals]
     span = sum(float(v.max()) - m for v, m in zip(vals, lo))
     h = span / (bins - len(vals))

@@ -85,14 +85,11 @@ def _fixed_offset_rows(results):
 
 def _sup_respected(results):
     """Per task at the farthest length: [running max − S4, S16 − S4, running max − study max]."""
-    return {
-        t: [
-            r["far"][-1]["running_max"] - r["S4"],
-            r["S16"] - r["S4"],
-            r["far"][-1]["running_max"] - r["study_max"],
-        ]
-        for t, r in _far(results).items()
-    }
+    out = {}
+    for t, r in _far(results).items():
+        top = r["far"][-1]["running_max"]
+        out[t] = [top - r["S4"], r["S16"] - r["S4"], top - r["study_max"]]
+    return out
 
 
 def _sup_ok(v):
@@ -101,9 +98,7 @@ def _sup_ok(v):
 
 def _exceed_ratios(results, key="exceed", mu="mu_study_max", tasks=None, min_expected=50):
     out = {}
-    for t, r in _far(results).items():
-        if tasks and t not in tasks:
-            continue
+    for t, r in ((t, r) for t, r in _far(results).items() if not tasks or t in tasks):
         f = r["far"][-1]
         expected = r[mu] * (f["L"] - results.cell("mass_far")["study_max"])
         if expected >= min_expected:
@@ -114,14 +109,8 @@ def _exceed_ratios(results, key="exceed", mu="mu_study_max", tasks=None, min_exp
 def _first_records(results):
     """first at each far length: [correct rows − study records, far records, exceedances]."""
     r = _far(results)["first"]
-    return [
-        [
-            round(f["alpha"] * f["n_scored"]) - r["study_records"],
-            f["records"],
-            f["exceed"],
-        ]
-        for f in r["far"]
-    ]
+    n0 = r["study_records"]
+    return [[round(f["alpha"] * f["n_scored"]) - n0, f["records"], f["exceed"]] for f in r["far"]]
 
 
 def _first_ok(v):

@@ -1,20 +1,13 @@
 """Chapter 5, section "Parity: averaging versus summing": the exact-solution volume of summing
 attention + a sine unit around chapter 4's construction, and that network trained with chapter 4's
-protocol at p = 2 (predictions: :mod:`.sum_sine_claims`).
+protocol at p = 2 (predictions: :mod:`.sum_sine_claims`; "How much room summing leaves" and
+"Trained summing networks" on the chapter page derive both).
 
-Volume ("How much room summing leaves" on the chapter page, which derives the necessary condition
-used here). θ = (W ∈ ℝ^{2×2}, b ∈ ℝ², V ∈ ℝ^{2×2}) scores s = V sin(W x + b) on the counts
-x = (n − t, t); θ* is chapter 4's biased width-2 construction for p = 2. θ is exact at length n
-when the strict argmax of s is t mod 2 at every t ≤ n, exact jointly up to n when exact at every
-length m ≤ n; the volume is the exact fraction of the box θ* + [−η, η]^10. With u, w the
-perturbations of W₀₀, W₀₁, exactness at n forces |w − u| n < L_arc and joint exactness
-|u|, |w| < L_arc/(n − 1) (:func:`necessary_radius`), so the Monte Carlo draws those coordinates
-from the region this leaves and multiplies the hit fraction by its share of the box (unbiased;
-``restrict=False``: plain Monte Carlo, for the consistency check).
-
-Training ("Trained summing networks"): chapter 4's B.1.3 protocol at p = 2, accuracy at every test
-length exactly over all counts, the first failing length by brute force, and each sine network's
-phase drift (:func:`drift_diagnostics`).
+θ = (W ∈ ℝ^{2×2}, b ∈ ℝ², V ∈ ℝ^{2×2}) scores s = V sin(W x + b) on the counts x = (n − t, t); θ*
+is chapter 4's biased width-2 construction for p = 2; θ is exact at n when the strict argmax of s
+is t mod 2 at every t ≤ n. The Monte Carlo draws the perturbations u, w of W₀₀, W₀₁ from the
+region the necessary condition leaves (:func:`necessary_radius`) and scales the hit fraction by
+its share of the box (unbiased; ``restrict=False``: plain Monte Carlo).
 """
 
 from __future__ import annotations
@@ -41,8 +34,7 @@ def center() -> dict[str, torch.Tensor]:
 
 
 def check_eta(eta) -> float:
-    """η in (0, 1/2), where the decisive unit's weight V₀₀ − V₁₀ beats the other unit's everywhere
-    in the box (the walk argument of :func:`necessary_radius`)."""
+    """η in (0, 1/2), where the decisive unit's weight beats the other unit's in the whole box."""
     eta = check_finite("eta", eta)
     if not 0 < eta < 0.5:
         raise ConfigError(f"eta must lie in (0, 0.5), got {eta}")
@@ -182,10 +174,7 @@ def length_margins(net, L: int) -> torch.Tensor:
 
 def first_failing_length(net, L_max: int) -> int | None:
     """The smallest L ≤ ``L_max`` at which ``net`` is not exact, or ``None``."""
-    for L in range(1, L_max + 1):
-        if not bool((length_margins(net, L) > 0).all()):
-            return L
-    return None
+    return next((L for L in range(1, L_max + 1) if not (length_margins(net, L) > 0).all()), None)
 
 
 def population_accuracy(net, L: int) -> float:
@@ -202,8 +191,7 @@ def collective_phase(net, x0, x1) -> tuple[torch.Tensor, torch.Tensor]:
     is Im Z, so the network is right at x iff arg Z ∈ (0, π)."""
     W, V = net.W, net.V
     b = net.b if net.b is not None else torch.zeros(W.shape[0], dtype=DT)
-    x0 = torch.as_tensor(x0, dtype=DT)
-    x1 = torch.as_tensor(x1, dtype=DT)
+    x0, x1 = (torch.as_tensor(x, dtype=DT) for x in (x0, x1))
     th = b + x0[:, None] * W[:, 0] + x1[:, None] * (W[:, 1] - math.pi)
     z = ((V[0] - V[1]) * torch.exp(1j * th)).sum(-1)
     return z.abs(), torch.angle(z)
@@ -212,11 +200,8 @@ def collective_phase(net, x0, x1) -> tuple[torch.Tensor, torch.Tensor]:
 def linear_failure_length(phi0, a0, a1, L_max: int) -> int | None:
     """The first L ≤ ``L_max`` at which Φ0 + a0 (L − t) + a1 t leaves (0, π) at t = 0 or t = L
     (a linear function's extremes on the segment), or ``None``."""
-    for L in range(1, L_max + 1):
-        ends = (phi0 + a0 * L, phi0 + a1 * L)
-        if not all(0 < e < math.pi for e in ends):
-            return L
-    return None
+    inside = lambda L: all(0 < e < math.pi for e in (phi0 + a0 * L, phi0 + a1 * L))  # noqa: E731
+    return next((L for L in range(1, L_max + 1) if not inside(L)), None)
 
 
 def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
@@ -225,8 +210,7 @@ def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
     Φ0 + α₀ x₀ + α₁ x₁ on the training lattice with its largest residual; whether the network is
     exact there; and the failure the linear phase predicts next to the measured one."""
     pts = [(m - t, t) for m in train_lengths for t in range(m + 1)]
-    x0 = torch.tensor([p[0] for p in pts], dtype=DT)
-    x1 = torch.tensor([p[1] for p in pts], dtype=DT)
+    x0, x1 = (torch.tensor([p[i] for p in pts], dtype=DT) for i in (0, 1))
     R, ph = collective_phase(net, x0, x1)
     exact_train = bool(((ph > 0) & (ph < math.pi) & (R > 0)).all())
     phi0, a0, a1 = plane_fit(x0.numpy(), x1.numpy(), ph.numpy())

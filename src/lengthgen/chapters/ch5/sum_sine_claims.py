@@ -1,18 +1,8 @@
 """Chapter 5, section "Parity: averaging versus summing": our predictions on the volume and
 training runs of :mod:`.sum_sine`, each written with its comparison before the run it judges
-(derivations on the chapter page).
-
-Volume: the decisive phase around chapter 4's construction must stay in an arc; at one length
-only |w − u| n is bounded, so the exact share decays like n⁻¹, jointly over lengths |u| and |w|
-are O(1/n), so like n⁻² (one slope rule, :func:`.common.slope_holds`). The restricted estimate
-carries the power through its share by construction; the prediction's content is that the hit
-rate inside it tends to a positive constant.
-
-Training (chapter 4's B.1.3 protocol at p = 2, width 128): a bias-free ReLU network is
-positively homogeneous, so it fails at length 1 or 2; a biased one has ≤ h + 1 sign changes at
-one length; the sine networks stay exact further, yet none learns the construction's zero drift;
-the first failure of each sine network right on the training lattice lies within a factor 2 of
-where its fitted linear collective phase leaves (0, π).
+(derivations on the chapter page). The restricted volume estimate carries the power of n through
+its share by construction: the volume predictions' content is that the hit rate inside it tends
+to a positive constant.
 
 Seen before writing these: exploratory runs at η = 0.17, not a judged η (hit rates ≈ 20 %; local
 slopes −0.96 over n = 64 … 1024 and −1.2 over 1024 … 4096 at one length from 400–2000 points,
@@ -54,12 +44,9 @@ DRIFT_FACTOR = 2.0
 
 def volume_slope(results, eta, kind) -> dict:
     """The log-log slope of the exact fraction over the fitted lengths, with its 95 % interval."""
-    lo_n, hi_n = FIT_NS[(eta, kind)]
-    rows = [
-        r
-        for r in results.cell(volume_cell_name(eta))["rows"]
-        if r["kind"] == kind and lo_n <= r["n"] <= hi_n
-    ]
+    lo, hi = FIT_NS[(eta, kind)]
+    rows = results.cell(volume_cell_name(eta))["rows"]
+    rows = [r for r in rows if r["kind"] == kind and lo <= r["n"] <= hi]
     ns, fractions, hits = ([r[k] for r in rows] for k in ("n", "fraction", "exact"))
     return slope_fit(ns, fractions, hits, lengths=True)
 

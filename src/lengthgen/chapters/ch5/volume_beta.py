@@ -117,9 +117,7 @@ def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
     )
     params = out.pop("params")
     if "gen" in cfg["variants"]:
-        X = score_contrast(
-            {k: v.detach().cpu() for k, v in params.items() if not k.startswith("_")}
-        )
+        X = score_contrast({k: v.detach().cpu() for k, v in params.items() if k[0] != "_"})
         for m, x in zip(out["members"], X.tolist()):
             m["X"] = float(x)
     return out
@@ -131,11 +129,8 @@ def train_kwargs(exp: str, scale: str) -> dict:
     from lengthgen.chapters.ch2 import paper
 
     if scale == "smoke":
-        sizes = {
-            k: ex.SMOKE[k]
-            for k in ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
-        }
-        return ex.experiment_config(exp, **sizes)
+        keys = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
+        return ex.experiment_config(exp, **{k: ex.SMOKE[k] for k in keys})
     return ex.experiment_config(
         exp, Ns=paper.STORED_NS[exp], steps=paper.STORED_STEP_CAPS[exp], **ex.FULL
     )
@@ -175,13 +170,8 @@ def majority_box(
                 undecided += int(np.equal(dec.decision, None).sum())
         row = {"n": int(n), "samples": int(m), "undecided": undecided}
         for beta, k in hits.items():
-            lo_, hi_ = clopper_pearson(k, m)
-            row |= {
-                f"exact_{beta}": k,
-                f"fraction_{beta}": k / m,
-                f"lo_{beta}": lo_,
-                f"hi_{beta}": hi_,
-            }
+            vals = (k, k / m, *clopper_pearson(k, m))
+            row |= {f"{key}_{beta}": v for key, v in zip(("exact", "fraction", "lo", "hi"), vals)}
         rows.append(row)
     return {"rows": rows, "h": h, "B": B}
 

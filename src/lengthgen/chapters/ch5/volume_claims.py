@@ -10,29 +10,19 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 # chapter 2's rules 6–7: closed form in float64, window and Monte Carlo exponents at finite n
-from lengthgen.chapters.ch2.claims import (
-    CLOSED_FORM_RTOL,
-    MC_EXPONENT_TOL,
-    WINDOW_SLOPE_TOL,
-    window_measure,
-)
-from lengthgen.chapters.ch5.common import (
-    SLOPE_ALLOWANCE,
-    claim_maker,
-    failed,
-    slope_fit,
-)
-from lengthgen.chapters.ch5.common import equal, holds, in_band, slope_holds, value
-from lengthgen.stats import loglog_slope
+from lengthgen.chapters.ch2.claims import CLOSED_FORM_RTOL, MC_EXPONENT_TOL, WINDOW_SLOPE_TOL
+from lengthgen.chapters.ch2.claims import window_measure
+from lengthgen.chapters.ch5.common import SLOPE_ALLOWANCE, claim_maker, equal, failed, holds
+from lengthgen.chapters.ch5.common import in_band, slope_fit, slope_holds, value
+from lengthgen.stats import bootstrap_ci, loglog_slope
 
 LOC = "ch. 5 § log scaling in the volume theory"
 
 #: Majority area: lengths and η of chapter 2's area computation (X ∈ ±40/β_n, 4001 points)
-AREA_NS = (11, 31, 101, 301, 1001, 3001)
-AREA_ETA = 1.0
-AREA_GRID = 4001
-AREA_SPAN = 40.0
+AREA_NS, AREA_ETA, AREA_GRID, AREA_SPAN = (11, 31, 101, 301, 1001, 3001), 1.0, 4001, 40.0
 #: the slope of 4 artanh(1/n) on n = 11 … 3001 differs from −1 by at most (2/3)/n² ≈ 0.0055
 AREA_SLOPE_TOL = 0.01
 #: η* of the β_n = 1 center: our closed forms (Poisson summation) and the relative tolerance
@@ -43,14 +33,11 @@ ETA_STAR = {
 }
 ETA_STAR_TOL = 1e-8
 #: lengths at which the center is checked on both sides of η* (η*(1 ± ETA_STEP))
-CENTER_NS = 200
-ETA_STEP = 1e-3
+CENTER_NS, ETA_STEP = 200, 1e-3
 #: the paper's scale (App. A, B ≥ 1) and the lengths scanned for its largest exact n
-PAPER_ETA = 1 / 16
-PAPER_ETA_NS = 50
+PAPER_ETA, PAPER_ETA_NS = 1 / 16, 50
 #: Majority centers checked at every odd n ≤ MAJORITY_N_MAX, at these η
-MAJORITY_ETAS = (1 / 16, 1.0)
-MAJORITY_N_MAX = 1001
+MAJORITY_ETAS, MAJORITY_N_MAX = (1 / 16, 1.0), 1001
 #: nesting of windows: the width search's relative resolution is far below this
 NEST_RTOL = 1e-6
 #: the training cells (one per chapter-2 experiment, both scales in one ensemble)
@@ -67,11 +54,8 @@ BOOT = {"n_boot": 10_000, "seed": 0}
 #: the raw box of chapter 2's Definition 1 for A_gen Majority: half-width, width, lengths and
 #: points per length (about 150 exact points with log n at each length by the n = 11, 15 design
 #: look-up, which the predictions below do not judge), fixed before the run
-BOX_B = 1.0
-BOX_H = 8
-BOX_NS = (21, 41, 81, 161)
-BOX_SAMPLES = (100_000, 200_000, 400_000, 1_000_000)
-BOX_SEED = 5
+BOX_B, BOX_H, BOX_SEED = 1.0, 8, 5
+BOX_NS, BOX_SAMPLES = (21, 41, 81, 161), (100_000, 200_000, 400_000, 1_000_000)
 #: the growth of V_one / V_log from n = 21 to n = 161 that we predict: log 161 / log 21 = 1.67
 #: asymptotically, with O(1/log n) corrections in either direction
 BOX_RATIO_BAND = (1.3, 2.2)
@@ -115,28 +99,20 @@ def predicted_joint_exponent(beta, key="gen/majority"):
     return math.log(joint_rate(Ns[-1], beta) / joint_rate(Ns[0], beta)) / math.log(Ns[-1] / Ns[0])
 
 
-def joint_ratio_growth(results):
-    rows = _joint_rows(results, "gen/majority")
-    ratio = [r["exact_one"] / r["exact_log"] for r in (rows[0], rows[-1])]
-    return ratio[1] / ratio[0]
+def ratio_growth(rows) -> float:
+    """How much V_one / V_log (exact counts on the same points) grows from the first row to the
+    last."""
+    first, last = (r["exact_one"] / r["exact_log"] for r in (rows[0], rows[-1]))
+    return last / first
 
 
-def _area_rows(results):
+def _slope(rows, y, x="n") -> float:
+    """The log-log slope of the rows' ``y`` against their ``x``."""
+    return loglog_slope([r[x] for r in rows], [r[y] for r in rows])[0]
+
+
+def _area(results):
     return results.cell("beta_closed_forms")["area"]
-
-
-def area_rel_error(results, beta):
-    return max(r[f"rel_err_{beta}"] for r in _area_rows(results))
-
-
-def area_ratio_error(results):
-    return max(abs(r["ratio"] / math.log(r["n"]) - 1) for r in _area_rows(results))
-
-
-def area_slope(results, beta):
-    rows = _area_rows(results)
-    ns, areas = [r["n"] for r in rows], [r[f"area_{beta}"] for r in rows]
-    return loglog_slope(ns, areas)[0]
 
 
 def window_slope(results, beta, key):
@@ -144,16 +120,12 @@ def window_slope(results, beta, key):
     build-dependent rounding residue)."""
     r = results.cell(f"beta_volume_{beta}")["widths"][key]
     widths = window_measure(r)
-    if len(set(widths)) == 1:
-        return 0.0
-    return loglog_slope(r["n"], widths)[0]
+    return 0.0 if len(set(widths)) == 1 else loglog_slope(r["n"], widths)[0]
 
 
 def mc_exponent(results, beta, key):
     rows = [r for r in results.cell(f"beta_volume_{beta}")["mc"][key] if r["exact"] >= 10]
-    if len(rows) < 3:
-        return float("nan")
-    return loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])[0]
+    return _slope(rows, "fraction") if len(rows) >= 3 else float("nan")
 
 
 def _both(results, part):
@@ -164,11 +136,8 @@ def _both(results, part):
 def windows_nested(results):
     """Combos × lengths where the β_n = 1 window is wider than the log n one (beyond NEST_RTOL)."""
     one, log = _both(results, "widths")
-    return sum(
-        int(w1 > wl * (1 + NEST_RTOL))
-        for key, r in one.items()
-        for w1, wl in zip(r["width"], log[key]["width"])
-    )
+    pairs = (zip(r["width"], log[key]["width"]) for key, r in one.items())
+    return sum(int(w1 > wl * (1 + NEST_RTOL)) for p in pairs for w1, wl in p)
 
 
 def mc_nested(results):
@@ -198,10 +167,6 @@ def paired_accuracy(members, variant) -> dict:
 
 def paired_summary(results, exp, variant):
     """Mean paired difference (one − log) at L = 10N+1, pooled, with its 95 % bootstrap interval."""
-    import numpy as np
-
-    from lengthgen.stats import bootstrap_ci
-
     pairs = paired_accuracy(members(results, exp), variant)
     d = np.asarray([one - log for one, log in pairs.values()])
     m, lo, hi = bootstrap_ci(d, **BOOT)
@@ -216,32 +181,25 @@ def box_slope(results, beta):
 
 
 def box_ratio_growth(results):
-    """The growth of V_one/V_log from the shortest length to the longest (same points)."""
-    rows = sorted(results.cell("beta_majority_box")["rows"], key=lambda r: r["n"])
-    ratio = [r["exact_one"] / r["exact_log"] for r in rows]
-    return ratio[-1] / ratio[0]
+    return ratio_growth(sorted(results.cell("beta_majority_box")["rows"], key=lambda r: r["n"]))
 
 
 _c = claim_maker(LOC)
 _check = claim_maker(LOC, group="self-check")
 
-#: one claim per exponent of chapter 2 that should survive β_n = 1: (id, kind, chapter 2's key,
-#: its exponent): ``window`` a window with its paper's exponent (paper.PAPER_WINDOW_SLOPES, None
-#: dropped, rule 6's slope tolerance), ``mc`` a Monte Carlo volume (rule 6's exponent tolerance)
+#: one claim per exponent of chapter 2 that should survive β_n = 1: (id, chapter 2's key, its
+#: exponent); ``window_one`` ids: a window with its paper's exponent (paper.PAPER_WINDOW_SLOPES,
+#: None dropped, rule 6's slope tolerance), ``mc_one``: a Monte Carlo volume (rule 6's exponent
+#: tolerance)
 EXPONENT_CLAIMS = (
-    ("ch5.volume.window_one.pos_index_chi", "window", "pos/index/chi", -2),
-    ("ch5.volume.window_one.pos_index_ell", "window", "pos/index/ell", -1),
-    ("ch5.volume.window_one.norm_index_ell", "window", "norm/index/ell", -1),
-    (
-        "ch5.volume.window_one.norm_index_chi_fixed_ell_hat",
-        "window",
-        "norm/index/chi_fixed_ell_hat",
-        0,
-    ),
-    ("ch5.volume.window_one.pos_first_chi", "window", "pos/first/chi", 0),
-    ("ch5.volume.window_one.pos_first_ell", "window", "pos/first/ell", 0),
-    ("ch5.volume.mc_one.norm_index", "mc", "norm/index", -1),
-    ("ch5.volume.mc_one.pos_first", "mc", "pos/first", 0),
+    ("ch5.volume.window_one.pos_index_chi", "pos/index/chi", -2),
+    ("ch5.volume.window_one.pos_index_ell", "pos/index/ell", -1),
+    ("ch5.volume.window_one.norm_index_ell", "norm/index/ell", -1),
+    ("ch5.volume.window_one.norm_index_chi_fixed_ell_hat", "norm/index/chi_fixed_ell_hat", 0),
+    ("ch5.volume.window_one.pos_first_chi", "pos/first/chi", 0),
+    ("ch5.volume.window_one.pos_first_ell", "pos/first/ell", 0),
+    ("ch5.volume.mc_one.norm_index", "norm/index", -1),
+    ("ch5.volume.mc_one.pos_first", "pos/first", 0),
 )
 #: per kind: what shrinks ({key}, {theory}: the row's key and exponent), why its power
 #: survives, and the measure with chapter 2's tolerance
@@ -261,7 +219,8 @@ _EXPONENT = {
 }
 
 
-def _exponent_claim(cid, kind, key, theory):
+def _exponent_claim(cid, key, theory):
+    kind = "window" if ".window_one." in cid else "mc"
     measure, tol = _EXPONENT[kind]
     return _c(
         cid,
@@ -306,7 +265,7 @@ CLAIMS = [
         value(0.0, CLOSED_FORM_RTOL),
         f"chapter 2's rule 7: our closed form (eq. 75 with β = 1) computed in float64, relative "
         f"error ≤ {CLOSED_FORM_RTOL:g}",
-        lambda r: area_rel_error(r, "one"),
+        lambda r: max(x["rel_err_one"] for x in _area(r)),
         digits=1,
     ),
     _check(
@@ -316,7 +275,7 @@ CLAIMS = [
         value(0.0, 2 * CLOSED_FORM_RTOL),
         f"both areas are closed forms to relative {CLOSED_FORM_RTOL:g}, so their ratio is within "
         f"2 × {CLOSED_FORM_RTOL:g}",
-        area_ratio_error,
+        lambda r: max(abs(x["ratio"] / math.log(x["n"]) - 1) for x in _area(r)),
         digits=1,
     ),
     _check(
@@ -325,7 +284,7 @@ CLAIMS = [
         "slope over n = 11 … 3001)",
         value(-1, AREA_SLOPE_TOL),
         f"the local slope of artanh(1/n) is −1 − O(n⁻²), within {AREA_SLOPE_TOL} of −1 from n = 11",
-        lambda r: area_slope(r, "one"),
+        lambda r: _slope(_area(r), "area_one"),
     ),
     _check(
         "ch5.volume.eta_star",
@@ -464,7 +423,7 @@ CLAIMS = [
         holds("ratio growth ≈ 3.7", in_band(JOINT_RATIO_BAND)),
         "our derivation: the ratio is ∝ log(L/N)/artanh(1/N) ≈ N log 10, which grows by 3.72; "
         "the band is ±0.4 in log (Poisson error with ≈ 40 hits) and excludes 1.55",
-        joint_ratio_growth,
+        lambda r: ratio_growth(_joint_rows(r, "gen/majority")),
     ),
     _c(
         "ch5.joint.majority_order",
@@ -487,11 +446,7 @@ CLAIMS = [
         f"our derivation: the longer length decides each window, whose power of n is "
         f"unchanged; chapter 2's rule 6 tolerance ± {MC_EXPONENT_TOL}",
         lambda r: [
-            loglog_slope(
-                [x["N"] for x in _joint_rows(r, "norm/index")],
-                [x[f"fraction_{b}"] for x in _joint_rows(r, "norm/index")],
-            )[0]
-            for b in ("one", "log")
+            _slope(_joint_rows(r, "norm/index"), f"fraction_{b}", "N") for b in ("one", "log")
         ],
     ),
     _check(
