@@ -1,14 +1,7 @@
-"""Checkpoints stored as a folder of size-capped parts with a manifest (sizes and SHA-256 sums).
-
-A device session brings back files only up to 16 MB each, and a repository stores small files
-better than one large one, so a checkpoint that must outlive its machine is written as
-``part-<id>-NNN.bin`` (consecutive slices of at most ``part_bytes`` of its ``torch.save`` bytes,
-``<id>`` the first 12 hex digits of their SHA-256, so two checkpoints never share a part name) and
-``manifest.json`` (format, total size and SHA-256, each part's name, size and SHA-256, and a JSON
-``meta`` block readable without torch). Every file is written atomically and the manifest last;
-parts it does not name are removed only after it, so a writer killed at any moment leaves the
-previous checkpoint or the new one. Reading checks every part first; a missing, truncated or
-corrupt one is named in a one-line :class:`lengthgen.store.ResultFileError`.
+"""Checkpoints stored as a folder of size-capped parts (a device session returns files up to 16 MB)
+with a manifest of sizes, SHA-256 sums and a JSON ``meta`` block. The manifest is written last and
+stale parts removed after it, so a killed writer leaves the old checkpoint or the new one; reading
+checks every part first (:class:`lengthgen.store.ResultFileError` names a bad one).
 """
 
 from __future__ import annotations
