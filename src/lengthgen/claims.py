@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.config import CHAPTERS, ConfigError, check_choice, get_scale
 from lengthgen.rounding import (  # the ledger's rounding; names kept importable here
     _as_list,
     bound_residues,
@@ -330,8 +330,6 @@ class Ledger:
         results: StoredResults | None = None,
         page: str = "main",
     ):
-        from lengthgen.config import get_scale
-
         self.module = chapter_claims(chapter)
         self.chapter = chapter
         self.page = check_choice("page", page, PAGES)

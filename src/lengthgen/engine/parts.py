@@ -72,8 +72,7 @@ def _publish(folder: Path, manifest: dict) -> None:
 
 
 def read_manifest(folder) -> dict | None:
-    """The manifest of the parted checkpoint in ``folder``, or ``None`` when it has none; a manifest
-    that is unreadable or not of this format raises :class:`ResultFileError` naming it."""
+    """The manifest of the parted checkpoint in ``folder`` (``None`` if none)."""
     path = _folder(folder) / MANIFEST
     if not path.is_file():
         return None
@@ -95,9 +94,8 @@ def read_manifest(folder) -> dict | None:
 
 
 def verify_parts(folder) -> dict:
-    """Check every part named by ``folder``'s manifest (present, its size, its SHA-256) and the
-    whole's SHA-256; returns the manifest. The first missing or corrupt part is named in a one-line
-    :class:`ResultFileError`; a folder without a manifest is one too."""
+    """Check every part of ``folder``'s manifest (size, SHA-256) and the whole; returns the
+    manifest."""
     folder = _folder(folder)
     man = read_manifest(folder)
     if man is None:
@@ -133,8 +131,7 @@ def _read_blob(folder: Path, man: dict) -> bytes:
 
 
 def load_parts(folder, map_location=None) -> Any | None:
-    """The object stored by :func:`save_parts` in ``folder`` (``torch.load`` with ``map_location``),
-    after :func:`verify_parts`' checks; ``None`` when ``folder`` holds no manifest."""
+    """The object stored by :func:`save_parts` in ``folder``, verified (``None`` if none)."""
     folder = _folder(folder)
     man = read_manifest(folder)
     if man is None:
@@ -156,11 +153,8 @@ def parts_size(folder) -> int:
 
 
 def copy_parts(src, dest, *, step_key: str = "step") -> str:
-    """Copy the parted checkpoint ``src`` to ``dest`` (verified first), keeping only the latest:
-    ``dest`` is replaced unless it already holds a checkpoint of the same ``meta['key']`` whose
-    ``meta[step_key]`` is larger (a smaller run never overwrites a longer one) or of another key.
-
-    Returns ``"copied"``, ``"kept: ..."`` (why ``dest`` was left as it was)."""
+    """Copy the parted checkpoint ``src`` to ``dest`` unless ``dest`` holds one of another
+    ``meta['key']`` or a larger ``meta[step_key]``; returns ``"copied"`` or ``"kept: why"``."""
     src, dest = _folder(src), _folder(dest)
     man = verify_parts(src)
     old = read_manifest(dest) if dest.is_dir() else None

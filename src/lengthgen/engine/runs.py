@@ -309,9 +309,8 @@ def make_executor(
     elif kind == "process":
         import multiprocessing as mp
 
-        with cf.ProcessPoolExecutor(
-            max_workers=workers or 2, mp_context=mp.get_context("spawn")
-        ) as ex:
+        ctx = mp.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=workers or 2, mp_context=ctx) as ex:
             yield ex
     else:
         try:
@@ -321,9 +320,8 @@ def make_executor(
                 "--executor dask needs the 'distributed' package (pip install 'dask[distributed]')"
             ) from None
         if scheduler in (None, "local"):
-            cluster = LocalCluster(
-                n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None
-            )
+            kw = dict(threads_per_worker=1, processes=True, dashboard_address=None)
+            cluster = LocalCluster(n_workers=workers or 2, **kw)
             client = Client(cluster)
         else:
             if workers is not None:
@@ -350,18 +348,10 @@ def _dask_workers(client) -> int:
         return 0
 
 
-def _wait_dask(
-    pending: dict,
-    submitted: dict,
-    client,
-    *,
-    timeout_s: float,
-    no_workers_s: float,
-    desc: str,
-    folder: Path,
-) -> set:
+def _wait_dask(pending: dict, submitted: dict, client, run) -> set:
     """The finished futures of ``pending`` (waiting for one); :class:`RunError` when a cell runs
-    past ``timeout_s`` or the cluster has had no worker for ``no_workers_s``."""
+    past ``run.timeout_s`` or the cluster has had no worker for ``run.no_workers_s``."""
+    timeout_s, no_workers_s = run.timeout_s, run.no_workers_s
     poll = max(0.05, min(2.0, timeout_s / 4, no_workers_s / 4))
     alone_since = None
     while True:
@@ -389,7 +379,8 @@ def _wait_dask(
             for f in pending:
                 f.cancel()
             raise RunError(
-                f"{desc}: {problem}; re-run to resume (cells that finished are kept under {folder})"
+                f"{run.desc}: {problem}; re-run to resume (cells that finished are kept under "
+                f"{run.folder})"
             )
 
 
@@ -509,15 +500,7 @@ def _run_queue(ex, todo: list[Cell], run, bar) -> None:
         if not pending:
             break
         if client is not None:
-            done = _wait_dask(
-                pending,
-                submitted,
-                client,
-                timeout_s=run.timeout_s,
-                no_workers_s=run.no_workers_s,
-                desc=run.desc,
-                folder=run.folder,
-            )
+            done = _wait_dask(pending, submitted, client, run)
         else:
             done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
         for fut in done:

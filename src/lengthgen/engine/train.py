@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 import torch.nn.functional as F
 
-from lengthgen.config import ConfigError, check_positive_int, check_seeds, get_device
+from lengthgen.config import ConfigError, check_choice, check_positive_int, check_seeds, get_device
 from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable from here too
     _check_model,
     _params_device,
@@ -211,8 +211,6 @@ def evaluate_ensemble(
     _check_model(model)
     E = members_of(params)
     if isinstance(metric, str):
-        from lengthgen.config import check_choice
-
         metric = METRICS[check_choice("metric", metric, tuple(METRICS))]
     elif not callable(metric):
         raise ConfigError(
@@ -434,16 +432,12 @@ class _Members:
         self.final = _to_cpu(P)
         self.best = _to_cpu(P)
         self.best_step = torch.zeros(E, dtype=torch.long)
-        self.best_acc = torch.full((E,), float("nan"), dtype=torch.float64)
-        self.best_loss = torch.full((E,), float("nan"), dtype=torch.float64)
+        worst = (math.nan, math.nan) if validation is None else (-math.inf, math.inf)
+        self.best_acc = torch.full((E,), worst[0], dtype=torch.float64)
+        self.best_loss = torch.full((E,), worst[1], dtype=torch.float64)
         self.stop_step = torch.full((E,), steps, dtype=torch.long)
         self.perfect = torch.zeros(E, dtype=torch.long)
-        if validation is not None:
-            self.best_acc.fill_(-math.inf)
-            self.best_loss.fill_(math.inf)
-        self.val_step: list[int] = []
-        self.val_acc: list[torch.Tensor] = []
-        self.val_loss: list[torch.Tensor] = []
+        self.val_step, self.val_acc, self.val_loss = [], [], []  # validation rows
 
     def validation_due(self, done: int) -> bool:
         v = self.validation
