@@ -1,32 +1,13 @@
 """The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
-comparison chosen before our value was seen.
+comparison chosen before our value was seen (book page ``book/claims.md``).
 
-Each chapter declares its claims once, in ``lengthgen.chapters.chN.claims``: :class:`Claim` records
-(and :class:`Unchecked` ones for what the book does not attempt). Its notebook shows each claim next
-to its derivation (:meth:`Ledger.show` for claims computed from stored full-scale results,
-:meth:`Ledger.record` for claims measured live) and writes ``results/claims/chN.json``
-(:meth:`Ledger.save`); ``python -m lengthgen claims --check`` re-evaluates the stored-result claims
-without any notebook (:func:`check_ledgers`).
-
-How each comparison is chosen (``Claim.check``, justified in one line in ``Claim.why``):
-
-``value``      ``|ours − paper| ≤ tolerance`` (element-wise for lists); the tolerance is the paper's
-               own standard error or interval half-width where it reports one, else stated a priori
-``interval``   ours lies in ``interval = (lo, hi)``: the paper's own interval, or a stated band
-``equal``      ours equals the paper's value exactly (counts, sets, exact constructions)
-``direction``  only the sign or order agrees (``holds(ours)``); counted as "direction", never as a
-               numeric reproduction
-``predicate``  a precise property computed from data (``holds(ours)``), e.g. "every one of 20 runs
-               is perfect"; the statement says what exactly
-
-Statuses: ``reproduced`` (the check holds); ``deviates`` (it does not, and the chapter declared the
-deviation beforehand with a cause from its list and our explanation); ``not-reproducible`` and
-``not-attempted`` (:class:`Unchecked`, reason given). A failing check without a declared deviation
-raises :class:`ClaimFailed`; a declared deviation whose check holds is flagged
-(``declared_deviation_holds``) for ``claims --check``. A reduced or modified protocol stays visible
-whatever the outcome; self-checks of our code (``group="self-check"``) are not counted as paper
-claims. This ledger core imports no chapter statically (:func:`chapter_claims` loads one by name),
-no cost and no page code (:mod:`lengthgen.pages` draws the tables).
+Each chapter declares its :class:`Claim` and :class:`Unchecked` records in
+``lengthgen.chapters.chN.claims``; its notebook shows them through a :class:`Ledger`, which writes
+``results/claims/chN.json``; :func:`check_ledgers` re-evaluates the stored-result claims. Checks:
+``value`` (|ours − paper| ≤ tolerance, element-wise), ``interval`` (ours in [lo, hi]), ``equal``,
+``direction`` (only the sign or order, ``holds(ours)``) and ``predicate`` (a precise property,
+``holds(ours)``). A failing check without a declared :class:`Deviation` raises
+:class:`ClaimFailed`. This core imports no chapter statically and no page code.
 """
 
 from __future__ import annotations
@@ -37,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.config import CHAPTERS, ConfigError, check_choice, get_scale
 from lengthgen.rounding import (  # the ledger's rounding; names kept importable here
     _as_list,
     bound_residues,
@@ -68,8 +49,7 @@ PAGES = ("main", "details")
 CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
 
 
-#: the cause recorded for a prediction of ours (group ``ours``) whose check fails: a failed
-#: prediction is a finding, not an error, and needs no cause declared in advance
+#: the cause of a failed prediction of ours (a finding, not an error: no cause declared)
 PREDICTION_FAILED = "our prediction did not hold"
 
 
@@ -80,9 +60,7 @@ class ClaimFailed(AssertionError):
 # --------------------------------------------------------------------------- declarations
 @dataclass(frozen=True)
 class Protocol:
-    """Whether our number comes from the paper's protocol, a reduced one (fewer updates, a smaller
-    modulus, …) or a modified one (a different model or setting than the paper's); ``reduced`` says
-    what was reduced or changed."""
+    """The paper's protocol, a reduced one or a modified one; ``reduced`` says what differs."""
 
     kind: str = "paper"
     reduced: str = ""
@@ -97,19 +75,19 @@ PAPER_PROTOCOL = Protocol()
 
 
 def reduced(what: str) -> Protocol:
-    """A reduced protocol; ``what`` says what was reduced (e.g. "p = 17, 2,000 updates")."""
+    """A reduced protocol (e.g. "p = 17, 2,000 updates")."""
     return Protocol("reduced", what)
 
 
 def modified(what: str) -> Protocol:
-    """A modified protocol: our model or setting differs from the paper's in ``what`` (not a reduction)."""
+    """A modified protocol: our model or setting differs from the paper's in ``what``."""
     return Protocol("modified", what)
 
 
 @dataclass(frozen=True)
 class Deviation:
     """A deviation declared before the check runs: a cause from the chapter's ``CAUSES`` and our
-    own explanation (never built from the measured value)."""
+    explanation (never built from the measured value)."""
 
     cause: str
     explanation: str
@@ -117,15 +95,10 @@ class Deviation:
 
 @dataclass(frozen=True)
 class Claim:
-    """One checked claim of a chapter's paper (or one of our self-checks).
-
-    ``measure(results) -> ours`` computes ours from stored full-scale results (``source="stored"``,
-    a :class:`StoredResults`); a ``live`` claim gets it from the notebook (:meth:`Ledger.record`).
-    ``holds(ours) -> bool`` decides ``direction`` and ``predicate`` checks; ``digits`` significant
-    digits of ours go to the ledger. Floats of ours below ``residue`` are only rounding (they differ
-    between machines) and are written as the bound ``"≤ residue"``, so the committed ledger is the
-    same everywhere; a residue check's tolerance defaults to it (:func:`residue_of`).
-    """
+    """One checked claim of a chapter's paper (or one of our self-checks): ``measure(results)``
+    computes ours from a :class:`StoredResults` (a ``live`` claim gets it from the notebook);
+    ``holds(ours)`` decides ``direction`` / ``predicate`` checks. Floats of ours below ``residue``
+    are rounding and are written as the bound ``"≤ residue"`` (:func:`residue_of`)."""
 
     id: str
     location: str
@@ -175,8 +148,7 @@ class Claim:
 
 @dataclass(frozen=True)
 class Unchecked:
-    """A claim of the paper that the book does not check: ``status`` is ``not-reproducible`` (cannot be
-    checked here) or ``not-attempted`` (out of the book's scope); ``reason`` says why."""
+    """A claim the book does not check: ``not-reproducible`` or ``not-attempted``, with a reason."""
 
     id: str
     location: str
@@ -229,10 +201,8 @@ class EmptyPopulation(ConfigError):
 
 
 def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
-    """The ledger record of ``claim`` with our value ``ours``; raises :class:`ClaimFailed` if the
-    check fails and no deviation was declared, and :class:`EmptyPopulation` if a ``value``,
-    ``interval``, ``direction`` or ``predicate`` check gets an empty list or dict (its population
-    is empty; an ``equal`` check of an empty list of failures is a real result)."""
+    """The ledger record of ``claim`` with our value ``ours``; raises :class:`ClaimFailed` (failed,
+    no deviation declared) or :class:`EmptyPopulation` (an empty list or dict, but for ``equal``)."""
     ours = _clean(ours)
     if claim.check != "equal" and isinstance(ours, (list, tuple, dict)) and not ours:
         raise EmptyPopulation(
@@ -246,31 +216,18 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
             f"({claim.check}; tolerance={claim.tolerance!r}, interval={claim.interval!r}). "
             "Fix the reproduction, or declare the deviation with its cause in the chapter's claims."
         )
-    rec = {
-        "id": claim.id,
-        "chapter": chapter,
-        "group": claim.group,
-        "location": claim.location,
-        "statement": claim.statement,
-        "paper_value": _clean(claim.paper_value),
-        "paper_uncertainty": _clean(claim.paper_uncertainty),
-        "our_value": round_sig(bound_residues(ours, residue_of(claim)), claim.digits),
-        "check": claim.check,
-        "tolerance": claim.tolerance,
-        "interval": None if claim.interval is None else [float(v) for v in claim.interval],
-        "why": claim.why,
-        "source": claim.source,
-        "scale": "full" if claim.source == "stored" else scale,
-        "protocol": claim.protocol.kind,
-        "protocol_note": claim.protocol.reduced,
-        "status": "reproduced" if ok else "deviates",
-        "holds": ok,
-        "cause": None,
-        "explanation": None,
-        "declared_deviation_holds": False,
-    }
+    rec = dict(id=claim.id, chapter=chapter, group=claim.group, location=claim.location)
+    rec.update(statement=claim.statement, paper_value=_clean(claim.paper_value))
+    rec["paper_uncertainty"] = _clean(claim.paper_uncertainty)
+    rec["our_value"] = round_sig(bound_residues(ours, residue_of(claim)), claim.digits)
+    iv = None if claim.interval is None else [float(v) for v in claim.interval]
+    rec.update(check=claim.check, tolerance=claim.tolerance, interval=iv, why=claim.why)
+    rec.update(source=claim.source, scale="full" if claim.source == "stored" else scale)
+    rec.update(protocol=claim.protocol.kind, protocol_note=claim.protocol.reduced)
+    rec.update(status="reproduced" if ok else "deviates", holds=ok, cause=None, explanation=None)
+    rec["declared_deviation_holds"] = False
     if claim.deviation is not None:
-        rec["cause"], rec["explanation"] = (claim.deviation.cause, claim.deviation.explanation)
+        rec.update(cause=claim.deviation.cause, explanation=claim.deviation.explanation)
         rec["declared_deviation_holds"] = ok
     elif not ok:  # a prediction of ours that failed: a result, reported as such
         rec["cause"] = PREDICTION_FAILED
@@ -286,8 +243,7 @@ RECORD_FIELDS = tuple(
 
 
 def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
-    """The ledger record of an :class:`Unchecked` claim: no value, check or protocol; its reason
-    is the explanation."""
+    """The ledger record of an :class:`Unchecked` claim (its reason is the explanation)."""
     rec = dict.fromkeys(RECORD_FIELDS)
     rec.update(id=u.id, chapter=chapter, group=u.group, location=u.location)
     rec.update(statement=u.statement, paper_value=_clean(u.paper_value), protocol_note="")
@@ -304,8 +260,7 @@ def category(rec: dict) -> str:
 
 # --------------------------------------------------------------------------- a chapter's declarations
 def page_of(module, claim_id: str) -> str:
-    """The page that shows a claim: ``details`` if its id starts with one of the prefixes in the
-    chapter's ``DETAILS`` (its claims module), else ``main`` (the chapter page)."""
+    """``details`` if the id starts with a prefix in the chapter's ``DETAILS``, else ``main``."""
     prefixes = getattr(module, "DETAILS", ()) or ()
     return "details" if any(claim_id.startswith(p) for p in prefixes) else "main"
 
@@ -331,11 +286,9 @@ def chapter_claims(chapter: str):
 
 
 class StoredResults:
-    """Lazy, cached access to a chapter's stored full-scale cells for ``measure`` functions:
-    ``results.cell(name)`` is the validated value, read by the chapter's own checked reader
-    ``experiments.load_stored_cell(name, folder=...)`` where it defines one (chapter 4: today's
-    configuration hash, the partial paper-scale cell), else checked against its
-    ``experiments.schema(name, "full")``. ``folder`` defaults to ``results/<chapter>/cells``."""
+    """A chapter's stored full-scale cells for ``measure`` functions, read lazily: ``cell(name)``
+    through the chapter's ``experiments.load_stored_cell`` where it has one, else checked against
+    its ``experiments.schema(name, "full")``."""
 
     def __init__(self, chapter: str, folder: str | Path | None = None):
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
@@ -367,13 +320,8 @@ class StoredResults:
 
 # --------------------------------------------------------------------------- the notebook's ledger
 class Ledger:
-    """The claims of one chapter while its notebook executes.
-
-    ``show(id)`` evaluates a stored-result claim now and returns a small display; ``record(id, ours)``
-    records a live claim measured by the notebook; ``save()`` writes ``results/claims/chN.json`` and
-    refuses to if any declared claim was neither shown nor recorded (stored claims not shown are
-    evaluated at save time).
-    """
+    """The claims of one page of a chapter while its notebook executes: :meth:`show` (stored
+    claims), :meth:`record` (live ones), :meth:`save` (refuses while a live claim is missing)."""
 
     def __init__(
         self,
@@ -382,8 +330,6 @@ class Ledger:
         results: StoredResults | None = None,
         page: str = "main",
     ):
-        from lengthgen.config import get_scale
-
         self.module = chapter_claims(chapter)
         self.chapter = chapter
         self.page = check_choice("page", page, PAGES)
@@ -393,7 +339,6 @@ class Ledger:
         self._records: dict[str, dict] = {}
 
     def _mine(self):
-        """This page's declared claims, in declaration order."""
         return [c for c in self.module.CLAIMS if page_of(self.module, c.id) == self.page]
 
     def _claim(self, id: str, source: str | None = None):
@@ -413,8 +358,7 @@ class Ledger:
         return c
 
     def show(self, id: str) -> "ClaimRows":
-        """Evaluate stored-result claim ``id`` (or show an unchecked one, with its reason);
-        returns its row of the claims table."""
+        """Evaluate stored claim ``id`` (or show an unchecked one); returns its table row."""
         c = self._claim(id)
         if isinstance(c, Unchecked):
             self._records[id] = unchecked_record(c, chapter=self.chapter)
@@ -424,14 +368,13 @@ class Ledger:
         return ClaimRows([self._records[id]])
 
     def record(self, id: str, ours) -> "ClaimRows":
-        """Record live claim ``id`` with our measured value ``ours``; returns its row of the table."""
+        """Record live claim ``id`` with our value ``ours``; returns its table row."""
         c = self._claim(id, "live")
         self._records[id] = evaluate(c, ours, chapter=self.chapter, scale=self.scale)
         return ClaimRows([self._records[id]])
 
     def claims(self, *items) -> "ClaimRows":
-        """Several claims at once, as one table: each item is a stored claim's id (evaluated now) or
-        a live claim's ``(id, ours)`` pair (recorded)."""
+        """Several claims as one table: stored claim ids and live ``(id, ours)`` pairs."""
         recs = []
         for it in items:
             if isinstance(it, tuple) and len(it) == 2:
@@ -445,15 +388,13 @@ class Ledger:
         return ClaimRows(recs)
 
     def held(self, id: str) -> bool:
-        """Whether stored claim ``id`` holds (evaluated now, as :meth:`show` does): its status is
-        ``reproduced``. For prose generated from the ledger; an unchecked claim has no verdict."""
+        """Whether stored claim ``id`` holds (is ``reproduced``), for generated prose."""
         if isinstance(self._claim(id), Unchecked):
             raise ConfigError(f"claim {id} is not checked, so it neither holds nor fails")
         return self.show(id).records[0]["status"] == "reproduced"
 
     def outcome(self, *ids: str) -> str:
-        """The verdict of stored claims ``ids`` in words, for generated prose: "all 3 held",
-        "2 of 3 held", "none of 2 held"; for one claim "it held" or "it failed"."""
+        """The verdict of claims ``ids`` in words: "all 3 held", "2 of 3 held", "it failed"…"""
         if not ids:
             raise ConfigError("outcome needs at least one claim id")
         n, k = len(ids), sum(self.held(i) for i in ids)
@@ -464,8 +405,7 @@ class Ledger:
         )
 
     def records(self) -> list[dict]:
-        """Every declared claim's record in declaration order (stored ones evaluated if not shown);
-        raises naming the live claims that were never recorded."""
+        """This page's records in declaration order (stored ones evaluated if not shown)."""
         missing = [
             c.id
             for c in self._mine()
@@ -484,26 +424,21 @@ class Ledger:
         return out
 
     def save(self, folder: str | Path | None = None) -> Path:
-        """Write this page's part of the ledger (atomically; :func:`ledger_path`); nothing is
-        written if a claim is missing. A value that differs from the one already written only by
-        the ledger's rounding, every other field equal, keeps the written value
-        (:func:`keep_within_rounding`): another CPU that rounds a value one unit apart in its last
-        kept digit does not rewrite the committed ledger."""
+        """Write this page's part of the ledger atomically; a value that differs from the written
+        one only by rounding keeps the written value (:func:`keep_within_rounding`)."""
         recs = self.records()
         path = ledger_path(self.chapter, self.page, folder)
         digits = {c.id: getattr(c, "digits", 4) for c in self._mine()}
         return atomic_write_json(path, keep_within_rounding(recs, path, digits))
 
     def unshown(self) -> list[str]:
-        """This page's declared claims not displayed yet (by :meth:`show`, :meth:`record` or
-        :meth:`claims`): a page shows each of its claims once."""
+        """This page's declared claims not displayed yet."""
         return [c.id for c in self._mine() if c.id not in self._records]
 
 
 # --------------------------------------------------------------------------- reading and checking
 def ledger_path(chapter: str, page: str = "main", folder: str | Path | None = None):
-    """Where one page's part of a chapter's ledger lives: ``results/claims/chN.json`` for the
-    chapter's page, ``chN.details.json`` for its details page."""
+    """``results/claims/chN.json`` (chapter page) or ``chN.details.json`` (details page)."""
     check_choice("chapter", chapter, CHAPTERS)
     check_choice("page", page, PAGES)
     name = chapter if page == "main" else f"{chapter}.{page}"
@@ -511,9 +446,7 @@ def ledger_path(chapter: str, page: str = "main", folder: str | Path | None = No
 
 
 def load_ledger(chapter: str, folder: str | Path | None = None) -> list[dict]:
-    """Read one chapter's committed ledger (a list of claim records: the chapter page's part,
-    then the details page's); [] if never written. A claim recorded by both parts is a corrupt
-    ledger."""
+    """One chapter's committed ledger: the chapter page's records, then the details page's."""
     rows, seen = [], {}
     for page in PAGES:
         path = ledger_path(chapter, page, folder)
@@ -547,11 +480,7 @@ DECLARED_FIELDS = tuple(
 
 
 def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
-    """Why ``new`` differs materially from the committed ``old`` record (None if it does not).
-
-    Stored results do not change, so a re-evaluated value may differ from the committed one only
-    by the ledger's rounding (:func:`same_within_rounding`), whatever the paper tolerance: a value
-    that moves further is a change of the code or of the stored results and is reported."""
+    """Why ``new`` differs from the committed ``old`` record beyond rounding (None if not)."""
     stale = [k for k in DECLARED_FIELDS if _clean(old.get(k)) != _clean(new.get(k))]
     if stale:
         return f"declaration changed ({', '.join(stale)}) since the ledger was written; re-run the chapter"
@@ -564,11 +493,9 @@ def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
 
 
 def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> list[dict]:
-    """Re-evaluate every stored-result claim from ``results/`` and compare with the committed
-    ledgers. Returns one row per problem ``{chapter, id, problem}``: a claim whose status
-    changed, whose value moved beyond the ledger's rounding (whatever the paper tolerance), that
-    failed without a declared deviation, that exists on one side only, that is recorded on the
-    wrong page, or a declared deviation that now holds."""
+    """Re-evaluate every stored-result claim and compare with the committed ledgers: one row
+    ``{chapter, id, problem}`` per changed status or value, undeclared failure, claim on one side
+    only or on the wrong page, or declared deviation that now holds."""
     root = Path(results_root) if results_root is not None else results_dir()
     return [
         {"chapter": ch, "id": cid, "problem": problem}
@@ -578,7 +505,6 @@ def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> 
 
 
 def _chapter_problems(ch: str, root: Path):
-    """``(claim id, problem)`` for each problem of chapter ``ch`` (:func:`check_ledgers`)."""
     mod = chapter_claims(ch)
     committed = {r["id"]: r for r in load_ledger(ch, root / "claims")}
     declared = {c.id for c in mod.CLAIMS}
@@ -615,8 +541,7 @@ def protocol_label(rec: dict) -> str:
 
 
 def claims_frame(rows: list[dict]):
-    """Ledger records as a DataFrame of readable columns (``note``: self-check, or the declared
-    cause and our explanation of a deviation)."""
+    """Ledger records as a DataFrame of readable columns."""
     import pandas as pd
 
     def note(r):
@@ -643,12 +568,8 @@ def claims_frame(rows: list[dict]):
 
 
 class ClaimRows:
-    """Claim records as the book's claims table: ``data`` is the rows as a DataFrame and
-    ``records`` the ledger records. Its HTML comes from the page code (:mod:`lengthgen.pages`
-    sets :attr:`html`, so the ledger core imports no page code); without it a notebook shows
-    the DataFrame."""
+    """Claim records as the book's claims table; :mod:`lengthgen.pages` sets :attr:`html`."""
 
-    #: records -> HTML, set by :mod:`lengthgen.pages` (``None``: no HTML display)
     html: Callable[[list[dict]], str] | None = None
 
     def __init__(self, records: list[dict]):
@@ -666,8 +587,7 @@ class ClaimRows:
 
 
 def counts_line(rows: list[dict], group: str = "paper") -> str:
-    """``12 reproduced · 3 direction · …`` over the claims of ``group`` in ``rows`` (the paper's
-    claims by default; self-checks and our predictions apart)."""
+    """``12 reproduced · 3 direction · …`` over the claims of ``group`` in ``rows``."""
     paper = [r for r in rows if r.get("group", "paper") == group]
     words = OURS_WORDS if group == "ours" else {}
     out = " · ".join(
@@ -676,6 +596,5 @@ def counts_line(rows: list[dict], group: str = "paper") -> str:
     return out or "none"
 
 
-#: how a prediction of ours reads (chapter 5): it held or failed (a direction check: only the
-#: sign or order was predicted); the scorecard's legend pairs these with the papers' words
+#: how a prediction of ours (chapter 5) reads
 OURS_WORDS = {"reproduced": "held", "direction": "held in direction", "deviates": "failed"}

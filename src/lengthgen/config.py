@@ -1,13 +1,7 @@
 """Run-time configuration: the scale and device knobs, threads, seeding and argument checks.
 
-Environment variables (read at call time, never at import time):
-
-``LENGTHGEN_SCALE``  ``smoke`` (default; what the notebooks and CI run) or ``full`` (the paper's protocol).
-``LENGTHGEN_DEVICE`` ``auto`` (default: CUDA when available), ``cpu`` or ``cuda``.
-``LENGTHGEN_THREADS`` intra-op torch threads on CPU (default 1; the CI machine has 2 shared cores).
-
-The ``check_*`` helpers are used by every public function of the package so that bad input gets
-an error naming the bad value and the valid choices.
+Environment variables, read at call time: ``LENGTHGEN_SCALE`` (``smoke``, default, or ``full``),
+``LENGTHGEN_DEVICE`` (``auto``, ``cpu``, ``cuda``), ``LENGTHGEN_THREADS`` (default 1).
 """
 
 from __future__ import annotations
@@ -20,8 +14,7 @@ from numbers import Integral, Real
 from typing import Iterable
 
 SCALES = ("smoke", "full")
-#: scales a reproduction may run at: the notebooks' two, plus ``paper`` (the paper's own protocol,
-#: defined only where a chapter has one -- chapter 4's GPU run; ``python -m lengthgen reproduce``)
+#: scales a reproduction may run at: also ``paper`` (chapter 4's GPU run of the paper's protocol)
 RUN_SCALES = SCALES + ("paper",)
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("float32", "float64")
@@ -58,8 +51,7 @@ def check_probability(name: str, value) -> float:
 
 
 def check_seeds(seeds, name: str = "seeds") -> list[int]:
-    """``seeds`` as a list of integers >= 0; a string, a scalar or an empty sequence is refused
-    (the one seeds check at the public edges: ensembles, models, explorers)."""
+    """``seeds`` as a non-empty list of integers >= 0 (the one seeds check at the public edges)."""
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or not seeds:
         raise ConfigError(f"{name} must be a non-empty sequence of integers, got {seeds!r}")
     return [check_positive_int(f"{name}[{i}]", s, minimum=0) for i, s in enumerate(seeds)]
@@ -76,7 +68,6 @@ def check_finite(name: str, value, *, nonnegative: bool = False) -> float:
 
 # --------------------------------------------------------------------------- knobs
 def _env(name: str, default: str) -> str:
-    """``$name``, or ``default`` where it is unset or blank."""
     return os.environ.get(name, default).strip() or default
 
 
@@ -153,8 +144,7 @@ def setup(
     threads: int | None = None,
     run: bool = False,
 ) -> RunConfig:
-    """Configure a session (every chapter's first code cell): check the knobs, set CPU threads
-    (``$LENGTHGEN_THREADS``, default 1: two per process thrash on the 2-core CI machine), seed
+    """Configure a session (every chapter's first code cell): check the knobs, set CPU threads, seed
     everything. ``run=True`` (``reproduce``) also accepts the scale ``paper``."""
     import torch
 

@@ -1,10 +1,6 @@
 """The book's pages built from the claims ledger: the claims tables a notebook shows, the
 scorecard page (totals, figure, every claim with filters; CSV download) and the results boxes.
-
-Page code: it reads the ledger through :mod:`lengthgen.claims`, the cost of the stored results
-(:mod:`lengthgen.cost`) and the chapters' claims modules. Importing it gives
-:class:`lengthgen.claims.ClaimRows` its HTML. Where each claim is declared and what measures it
-are found when the page is built (:func:`declared_at`, :func:`measured_by`), not stored.
+Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML.
 """
 
 from __future__ import annotations
@@ -46,21 +42,18 @@ def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
 
 
 def _where(path: Path, line: int) -> str:
-    """``src/lengthgen/…/file.py:line``: a place in the package, relative to the repository."""
     return f"{path.resolve().relative_to(CHAPTERS_DIR.parents[2]).as_posix()}:{line}"
 
 
 def _claims_first(path: Path):
-    """Sort key: chapter by chapter, its claims modules first (an id they declare may also be
-    cited by another module of the chapter)."""
+    """Sort key: chapter by chapter, its claims modules first."""
     return path.relative_to(CHAPTERS_DIR).parts[0], "claims" not in path.stem, path
 
 
 @functools.cache
 def declared_at() -> dict[str, str]:
-    """``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``: the first line under the chapters
-    holding each id as a literal string (claims modules first), outside the ``HEADLINE`` and
-    ``DETAILS`` tables that only cite ids."""
+    """``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``: the first literal of each id (claims
+    modules first), outside the ``HEADLINE`` and ``DETAILS`` tables that only cite ids."""
     found: dict[str, str] = {}
     for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=_claims_first):
         tree = ast.parse(path.read_text(), filename=str(path))
@@ -83,8 +76,7 @@ def declared_at() -> dict[str, str]:
 
 
 def measured_by(chapter: str, claim_id: str) -> str | None:
-    """The function that measures stored claim ``claim_id`` and where it is defined
-    (``ch1_claims._first_acc at src/lengthgen/…:88``); ``None`` for a live or unchecked claim."""
+    """The function measuring stored claim ``claim_id`` and where it is defined (else ``None``)."""
     claim = {c.id: c for c in chapter_claims(chapter).CLAIMS}.get(claim_id)
     if not isinstance(claim, Claim) or claim.measure is None:
         return None
@@ -101,8 +93,7 @@ def measured_by(chapter: str, claim_id: str) -> str | None:
 
 
 def origin_notes(r: dict) -> list[str]:
-    """A scorecard row's pointers into the code (HTML paragraphs): where the claim is declared
-    and, for a stored claim, the function that measures it."""
+    """A scorecard row's pointers into the code: where declared, what measures it."""
     notes = []
     if where := declared_at().get(r["id"]):
         notes.append(f"<b>declared at:</b> <code>{_esc(where)}</code>")
@@ -153,7 +144,7 @@ def _esc(x) -> str:
 
 
 def badge(cat: str, label: str | None = None) -> str:
-    """A coloured status badge (HTML) for a scorecard category (shown as ``label`` if given)."""
+    """A coloured status badge (HTML) for a scorecard category."""
     return (
         f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">'
         f"{_esc(label or cat)}</span>"
@@ -161,8 +152,7 @@ def badge(cat: str, label: str | None = None) -> str:
 
 
 def short_value(v, width: int = 40) -> str:
-    """A claim value in a few words for a table cell (at most three entries), cut at a word past
-    ``width`` characters (the row's details hold it in full)."""
+    """A claim value in a few words (three entries, cut at a word past ``width`` characters)."""
     text = fmt_value(v, items=3)
     if len(text) > width:
         text = text[:width].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
@@ -170,8 +160,8 @@ def short_value(v, width: int = 40) -> str:
 
 
 def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
-    """A row's paper and ours cells (:func:`short_value`); "not checked" for an unchecked claim;
-    where both read the same but the claim deviates, the entry that differs (``entry 5 of 10: …``)."""
+    """A row's paper and ours cells; where both read the same but the claim deviates, the entry
+    that differs (``entry 5 of 10: …``)."""
     p, o = r.get("paper_value"), r.get("our_value")
     paper, ours = short_value(p, width), short_value(o, width)
     if o is None and r.get("status") in ("not-reproducible", "not-attempted"):
@@ -188,8 +178,7 @@ _GROUP_PROTOCOL = {"self-check": "self-check", "ours": "our experiment"}
 
 
 def claim_notes(r: dict) -> list[str]:
-    """The collapsed part of a claim's row (HTML paragraphs): check kind and protocol, the one-line
-    justification, interval or tolerance, the declared cause and our explanation, the id."""
+    """The collapsed part of a claim's row (HTML paragraphs)."""
     prot = _GROUP_PROTOCOL.get(r.get("group"), protocol_label(r))
     notes = []
     for key, name in (("paper_value", "paper"), ("our_value", "ours")):
@@ -221,8 +210,7 @@ def claim_notes(r: dict) -> list[str]:
 
 
 def claim_row(r: dict, *, anchor: bool = True, where: bool = True, origin: bool = False) -> str:
-    """One claim as one row (statement | paper | ours | status) opening to its details; ``anchor``
-    adds ``id="claim-<id>"`` and a permalink, ``origin`` the notes of :func:`origin_notes`. The
+    """One claim as one row (statement | paper | ours | status) opening to its details; the
     ``data-*`` attributes are what the scorecard filters and sorts on."""
     cat = category(r)
     prot = _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
@@ -260,9 +248,7 @@ def claims_html(
     where: bool = True,
     origin: bool = False,
 ) -> str:
-    """Ledger records as the book's compact claims table: one row per claim — statement (with
-    the paper's location) | paper | ours | status — each opening to its check kind, protocol,
-    justification, cause and id (:func:`claim_row`)."""
+    """Ledger records as the book's compact claims table (:func:`claim_row`)."""
     head = (
         '<div class="lg-claims"><div class="lg-row"><span>claim</span><span>paper</span>'
         "<span>ours</span><span>status</span></div>"
@@ -276,7 +262,7 @@ def totals_html(folder: str | Path | None = None) -> str:
     paper = scorecard(folder)
     selfc = scorecard(folder, group="self-check")
     ours = scorecard(folder, group="ours")
-    cols = [k for k in CATEGORIES]
+    cols = CATEGORIES
     out = [_CSS, '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>']
     out += [f"<th>{badge(k)}</th>" for k in cols] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
@@ -315,7 +301,7 @@ CSV_FIELDS = tuple(
 
 
 def ledger_csv(folder: str | Path | None = None) -> str:
-    """Every chapter's ledger as CSV text (:data:`CSV_FIELDS`; ``category`` is the scorecard's)."""
+    """Every chapter's ledger as CSV text (:data:`CSV_FIELDS`)."""
     import csv
     import io
     import json
@@ -324,17 +310,15 @@ def ledger_csv(folder: str | Path | None = None) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
     for r in load_all(folder):
-        row = []
-        for k in CSV_FIELDS:
-            v = category(r) if k == "category" else r.get(k)
-            row.append(
-                json.dumps(v, ensure_ascii=False)
-                if isinstance(v, (list, dict))
-                else ""
-                if v is None
-                else v
-            )
-        w.writerow(row)
+        vals = [category(r) if k == "category" else r.get(k) for k in CSV_FIELDS]
+        w.writerow(
+            json.dumps(v, ensure_ascii=False)
+            if isinstance(v, (list, dict))
+            else ""
+            if v is None
+            else v
+            for v in vals
+        )
     return buf.getvalue()
 
 
@@ -397,9 +381,8 @@ def scorecard_markdown(
     figure: str | None = None,
     downloads: tuple[str, str] | None = None,
 ) -> str:
-    """The generated body of the scorecard page (MyST with raw HTML): the totals, ``figure`` and
-    the ``downloads`` (CSV, JSON; paths relative to the page), then every claim as one row
-    (:func:`claim_row`) with offline filters, a search and a sort."""
+    """The scorecard page's body (MyST with raw HTML): totals, ``figure``, ``downloads`` (CSV,
+    JSON), then every claim (:func:`claim_row`) with offline filters, a search and a sort."""
     rows = load_all(folder)
     parts = [totals_html(folder), ""]
     if figure:
@@ -484,15 +467,8 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set(xlabel="paper claims (count)", ylabel="chapter")
-    ax.legend(
-        ncol=5,
-        fontsize=9,
-        loc="lower center",
-        bbox_to_anchor=(0.5, 1.0),
-        frameon=False,
-        handlelength=1.2,
-        columnspacing=1.0,
-    )
+    legend = dict(ncol=5, fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    ax.legend(frameon=False, handlelength=1.2, columnspacing=1.0, **legend)
     plotting.finish(fig)
     fig.savefig(path)
     plt.close(fig)
@@ -500,17 +476,12 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
 
 
 def results_box_markdown(folder: str | Path | None = None) -> str:
-    """The intro page's results box (HTML): per chapter its headline finding and main deviation
-    (``HEADLINE`` of the chapter's claims module, each linked to its scorecard rows) and its
-    counts, then the book's totals."""
-    tot = scorecard(folder)
-    row_of = {r["chapter"]: r for _, r in tot.iterrows()}
-
-    selfc = {
-        r["chapter"]: int(r["total"]) for _, r in scorecard(folder, group="self-check").iterrows()
-    }
-
-    ours = {r["chapter"]: r for _, r in scorecard(folder, group="ours").iterrows()}
+    """The intro page's results box (HTML): per chapter its ``HEADLINE`` finding and main
+    deviation, linked to their scorecard rows, and its counts; then the book's totals."""
+    row_of, selfc, ours = (
+        {r["chapter"]: r for _, r in scorecard(folder, group=g).iterrows()}
+        for g in ("paper", "self-check", "ours")
+    )
 
     def counts(r) -> str:
         out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
@@ -519,13 +490,10 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
             held = int(o["reproduced"]) + int(o["direction"])
             mine = f"our predictions: {held} of {int(o['total'])} held"
             out = mine if not int(r["total"]) else f"{out}; {mine}"
-        n = selfc.get(r["chapter"], 0)
+        n = int(selfc[r["chapter"]]["total"])
         return out + (f" (and {n} self-checks)" if n else "")
 
-    def links(ids) -> str:
-        return " ".join(
-            f'<a href="scorecard.html#claim-{_esc(i)}">[{n + 1}]</a>' for n, i in enumerate(ids)
-        )
+    links = functools.partial(_links, "scorecard.html#claim-")
 
     out = [
         _CSS,
@@ -552,14 +520,17 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     return "".join(out) + "\n"
 
 
+def _links(prefix: str, ids) -> str:
+    return " ".join(f'<a href="{prefix}{_esc(i)}">[{n + 1}]</a>' for n, i in enumerate(ids))
+
+
 def _label(r: dict) -> str:
     cat = category(r)
     return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
 def headline_claims(chapter: str) -> list[dict]:
-    """The chapter's 3–5 headline claims for its results box: ``HEADLINE["claims"]`` of its claims
-    module, a list of ``{"claim": plain words, "id": ledger id}``."""
+    """The chapter's 3–5 headline claims ``HEADLINE["claims"]``: ``[{"claim": words, "id": id}]``."""
     head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
     items = head.get("claims") or []
     if not 3 <= len(items) <= 5 and chapter != "ch0":
@@ -587,9 +558,8 @@ def _glance(rows: list[dict], shown: int) -> str:
 
 
 def results_box(chapter: str, folder: str | Path | None = None):
-    """The results box on a chapter's first screen, from its committed ledger: the headline claims
-    with the paper's value, ours and our verdict (linked to the scorecard), the claim counts, the
-    main deviation (``HEADLINE["deviation"]``) and the cost of its stored results."""
+    """The results box on a chapter's first screen: headline claims (paper, ours, verdict), the
+    claim counts, the main deviation and the cost of its stored results."""
     from lengthgen import cost  # the page code may read the cost of the stored results
 
     rows = load_ledger(chapter, folder)
@@ -622,10 +592,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         else "it stores no full-scale results"
     )
     dev = head.get("deviation")
-    dev_links = " ".join(
-        f'<a href="{link}{_esc(i)}">[{n + 1}]</a>'
-        for n, i in enumerate(head.get("deviation_ids", []))
-    )
+    dev_links = _links(link, head.get("deviation_ids", []))
     parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
         parts.append(

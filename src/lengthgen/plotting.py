@@ -1,8 +1,5 @@
-"""One house style for every figure of the book.
-
-:func:`figure` returns a styled ``(fig, axes)``; :func:`finish` checks that every axis is
-labelled (with units where they apply) before a figure is shown. The palette is Okabe–Ito,
-which stays distinguishable under the common colour-vision deficiencies.
+"""One house style for every figure of the book: :func:`figure` returns a styled ``(fig, axes)``;
+:func:`finish` checks labels and text sizes. The palette is Okabe–Ito (colour-blind safe).
 """
 
 from __future__ import annotations
@@ -32,20 +29,23 @@ STYLE = {
 def apply_style() -> None:
     """Apply the house style to matplotlib's global rcParams."""
     import matplotlib as mpl
-    from cycler import cycler
 
-    mpl.rcParams.update(STYLE)
-    mpl.rcParams["axes.prop_cycle"] = cycler(color=PALETTE)
+    mpl.rcParams.update(_style())
 
 
 @contextmanager
 def style():
     """Context manager applying the house style temporarily."""
     import matplotlib as mpl
+
+    with mpl.rc_context(_style()):
+        yield
+
+
+def _style() -> dict:
     from cycler import cycler
 
-    with mpl.rc_context({**STYLE, "axes.prop_cycle": cycler(color=PALETTE)}):
-        yield
+    return {**STYLE, "axes.prop_cycle": cycler(color=PALETTE)}
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
@@ -53,14 +53,8 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float 
     import matplotlib.pyplot as plt
 
     apply_style()
-    return plt.subplots(
-        nrows,
-        ncols,
-        figsize=(width * ncols, height * nrows),
-        squeeze=True,
-        constrained_layout=True,
-        **kw,
-    )
+    size = (width * ncols, height * nrows)
+    return plt.subplots(nrows, ncols, figsize=size, squeeze=True, constrained_layout=True, **kw)
 
 
 #: the width of the book's text column in CSS pixels (1280 px window), and the smallest text a
@@ -72,9 +66,8 @@ CHECK_TEXT = True
 
 
 def displayed_text_pt(fig, column_px: int = COLUMN_PX) -> float:
-    """The size, in points as a reader sees it, of the smallest visible text of ``fig`` when the
-    figure is shown at the column's width (a figure wider than the column is scaled down by
-    ``column_px / (width in inches × 96)``; a narrower one is shown at its size)."""
+    """The smallest visible text of ``fig`` in points as a reader sees it at the column's width
+    (a wider figure is scaled down by ``column_px / (width in inches × 96)``)."""
     from matplotlib.text import Text
 
     fig.draw_without_rendering()  # tick labels exist once the figure is laid out
@@ -88,9 +81,8 @@ def displayed_text_pt(fig, column_px: int = COLUMN_PX) -> float:
 
 
 def finish(fig, *, title: str | None = None):
-    """Check every visible axis has x and y labels (a colorbar, one along its length) and that
-    the figure's smallest text is at least ``MIN_TEXT_PT`` when shown at the column's width
-    (:func:`displayed_text_pt`), set an optional title, return ``fig``."""
+    """Check every visible axis has x and y labels and the smallest text is at least
+    ``MIN_TEXT_PT`` at the column's width; set an optional title; return ``fig``."""
     for ax in fig.axes:
         if not ax.get_visible() or not ax.has_data():
             continue

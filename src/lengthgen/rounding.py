@@ -1,8 +1,6 @@
-"""How the claims ledger writes, compares and shows values: rounded to a claim's digits
-(:func:`round_sig`), residues as their bound (:func:`bound_residues`, :func:`residue_of`), equal
-up to that rounding (:func:`same_within_rounding`, :func:`keep_within_rounding`) so the ledger is
-the same on every machine, and in words for a reader (:func:`fmt_value`). Re-exported by
-:mod:`lengthgen.claims`."""
+"""How the claims ledger writes, compares and shows values: rounded to a claim's digits, residues
+as their bound, equal up to that rounding (so the ledger is the same on every machine), and in
+words for a reader (:func:`fmt_value`). Re-exported by :mod:`lengthgen.claims`."""
 
 from __future__ import annotations
 
@@ -31,22 +29,18 @@ def _map_floats(x, fn):
 
 
 def round_sig(x, digits: int = 4):
-    """``x`` with floats rounded to ``digits`` significant digits (recursively), so re-running a
-    chapter leaves the ledger file unchanged by float noise."""
+    """``x`` with floats rounded to ``digits`` significant digits (recursively)."""
     return _map_floats(x, lambda v: float(f"{v:.{digits}g}") if v != 0.0 else v)
 
 
 def bound_residues(x, floor: float | None):
-    """``x`` with every finite float of magnitude ≤ ``floor`` replaced by the string ``"≤ floor"``
-    (recursively): a rounding residue is recorded as the bound it was checked against, not as the
-    raw value, which changes from machine to machine."""
+    """``x`` with every finite float of magnitude ≤ ``floor`` written as ``"≤ floor"``."""
     if floor is None:
         return x
     return _map_floats(x, lambda v: f"≤ {floor:.3g}" if abs(v) <= floor else v)
 
 
 def _rounding_unit(x, digits: int) -> float:
-    """One unit in the last of ``digits`` significant digits of ``x`` (the ledger's rounding)."""
     x = float(x)
     if x == 0 or not math.isfinite(x):
         return 0.0
@@ -54,10 +48,8 @@ def _rounding_unit(x, digits: int) -> float:
 
 
 def same_within_rounding(a, b, digits: int = 4) -> bool:
-    """Whether two ledger values agree up to the ledger's rounding: the same structure, the same
-    non-numbers, and numbers that differ by at most one unit in the ``digits``-th significant digit
-    of the smaller of the two (two machines that agree to float rounding may round a value on
-    either side of a boundary; anything more is a change)."""
+    """Whether two ledger values agree up to one unit in the ``digits``-th significant digit of
+    the finer of the two (the same structure and non-numbers)."""
     if isinstance(a, dict) or isinstance(b, dict):
         return (
             isinstance(a, dict)
@@ -89,9 +81,8 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
 def keep_within_rounding(
     records: list[dict], path: str | Path, digits: dict | None = None
 ) -> list[dict]:
-    """``records`` with each ``our_value`` replaced by the one already written at ``path`` where the
-    two agree within the ledger's rounding (at ``digits[id]`` digits, default 4) and every other
-    field is equal: only rounding is absorbed. A missing or malformed ``path`` is replaced."""
+    """``records`` with each ``our_value`` replaced by the one written at ``path`` where only the
+    ledger's rounding separates them (every other field equal)."""
     path = Path(path)
     try:
         old = read_json(path) if path.exists() else []
@@ -126,9 +117,8 @@ RESIDUE_SCALE = 1e-6
 
 
 def residue_of(claim) -> float | None:
-    """The rounding floor of ``claim``'s value (a :class:`lengthgen.claims.Claim`): its ``residue``, else the tolerance of a ``value``
-    check of a paper value of zero with a tolerance ≤ :data:`RESIDUE_SCALE` (a check that only
-    rounding separates ours from zero), else None (no floor)."""
+    """The rounding floor of a claim's value: its ``residue``, else the tolerance of a ``value``
+    check of zero within :data:`RESIDUE_SCALE`, else None."""
     if claim.residue is not None:
         return float(claim.residue)
     if (
@@ -189,10 +179,8 @@ def _list_text(v: list, digits: int, items: int, of: str) -> str:
 
 
 def fmt_value(v, digits=4, *, items=8, of="values", nested=False) -> str:
-    """A claim value as a reader reads it, in claim rows, results boxes and the scorecard (never a
-    Python repr): ``{mean, lo, hi}`` as ``mean (lo to hi)``, ``{slope, lo, hi}`` as ``slope s [lo,
-    hi]``, ``{perfect, runs}`` as ``84 of 100 runs perfect``, more than ``items`` numbers as ``min
-    0.8, max 1 over 7 values`` (``of`` names them), other lists and dicts item by item."""
+    """A claim value as a reader reads it (never a Python repr): ``mean (lo to hi)``, ``84 of 100
+    runs perfect``, ``min 0.8, max 1 over 7 values``, other lists and dicts item by item."""
     if v is None or (isinstance(v, (list, tuple, dict)) and not v):
         return "none" if nested or v is not None else "—"
     if isinstance(v, bool):

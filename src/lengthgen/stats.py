@@ -1,10 +1,7 @@
 """Statistics shared by the chapters: bootstrap intervals, rank correlation, permutation tests, AUC.
 
-Ranks, Spearman's ρ and the AUC are computed by :mod:`scipy.stats` (``rankdata``, ``spearmanr``,
-``mannwhitneyu``). The seed-bootstrap interval and the permutation test stay hand-written: the
-book's stored ledgers hold numbers computed with them, scipy's ``bootstrap`` / ``permutation_test``
-do not reproduce those numbers bit for bit, and the permutation test also shuffles within groups,
-which ``permutation_test`` cannot do (see each docstring for the exact difference).
+Where :mod:`scipy.stats` would not give the stored ledgers' numbers bit for bit (or cannot
+shuffle within groups), the function is hand-written; each docstring says why.
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from lengthgen.config import check_choice, check_positive_int, check_probability
 
 
 def _vector(name: str, values, dtype=float) -> np.ndarray:
-    """``values`` as a 1-D array, or a one-line ValueError naming the argument."""
     a = np.asarray(values, dtype=dtype)
     if a.ndim != 1:
         raise ValueError(f"{name} must be a 1-D sequence, got shape {a.shape}")
@@ -31,14 +27,9 @@ def _same_length(**arrays) -> None:
 
 
 def bootstrap_ci(values, *, level: float = 0.95, n_boot: int = 10_000, seed: int = 0, stat=np.mean):
-    """Percentile bootstrap interval of ``stat`` over the rows of ``values``: ``(estimate, lo, hi)``,
-    the ``(1 ∓ level)/2`` quantiles (``np.quantile``) of ``stat`` over ``n_boot`` resamples drawn
-    with ``np.random.default_rng(seed).integers(0, n, (n_boot, n))`` (chapters 1–3).
-
-    Hand-written: ``scipy.stats.bootstrap(method="percentile")`` draws the same resamples, but its
-    quantiles round differently (an endpoint moves by one ulp in 17 of the 76 intervals of the
-    stored chapter-2 runs) and it refuses a single value, which a one-seed run passes.
-    """
+    """Percentile bootstrap interval of ``stat`` over the rows of ``values``: ``(estimate, lo, hi)``
+    over ``n_boot`` resamples of ``np.random.default_rng(seed)`` (chapters 1–3). Hand-written:
+    scipy's quantiles round differently (one ulp) and it refuses a single value."""
     x = np.asarray(values, dtype=float)
     if x.ndim == 0 or x.shape[0] == 0:
         raise ValueError("bootstrap_ci needs at least one value")
@@ -65,8 +56,7 @@ def _constant(a: np.ndarray) -> bool:
 
 
 def spearman(x, y) -> float:
-    """Spearman rank correlation (``scipy.stats.spearmanr``); NaN, without scipy's warning, when
-    either input is constant."""
+    """Spearman rank correlation (``scipy.stats.spearmanr``); NaN when an input is constant."""
     x, y = _vector("x", x), _vector("y", y)
     _same_length(x=x, y=y)
     if _constant(x) or _constant(y):
@@ -77,10 +67,8 @@ def spearman(x, y) -> float:
 
 
 def auc(scores, labels) -> float:
-    """Area under the ROC curve of ``scores`` for binary ``labels``: the fraction of (positive,
-    negative) pairs ranked correctly, ties counting 1/2; NaN when a class is empty or a score is
-    NaN. Hand-written: ``scipy.stats.mannwhitneyu`` gives the same number (tested) at ~25× the
-    cost, and chapter 3's permutation test calls this 20,000 times."""
+    """Area under the ROC curve of ``scores`` for binary ``labels`` (ties count 1/2; NaN when a
+    class is empty). Hand-written: 25× faster than ``scipy.stats.mannwhitneyu``, same number."""
     s = _vector("scores", scores)
     y = _vector("labels", labels, dtype=bool)
     _same_length(scores=s, labels=y)
@@ -102,14 +90,8 @@ def permutation_pvalue(
     alternative: str = "two-sided",
 ) -> tuple[float, float]:
     """Permutation test of ``stat_fn(x, y)`` permuting ``y`` (within ``groups`` when given):
-    ``(observed, p)``, p = (1 + #extreme) / (1 + n_perm), a permuted s being extreme when
-    ``|s| ≥ |observed|`` (two-sided), ``s ≥ observed`` or ``s ≤ observed``, up to 1e-12. Each
-    permutation draws ``rng.permutation`` of every group's indices, groups in sorted order.
-
-    Hand-written: ``scipy.stats.permutation_test`` cannot shuffle within groups (chapter 2, D.4);
-    without groups it draws the same permutations, but its two-sided p is twice the smaller
-    one-sided p, it enumerates small cases exactly, and its tie tolerance is relative.
-    """
+    ``(observed, p)``, p = (1 + #extreme) / (1 + n_perm). Hand-written: scipy's
+    ``permutation_test`` cannot shuffle within groups (chapter 2, D.4) and defines p otherwise."""
     check_choice("alternative", alternative, ("two-sided", "greater", "less"))
     n_perm = check_positive_int("n_perm", n_perm)
     if not callable(stat_fn):
@@ -153,11 +135,8 @@ def loglog_slope(x, y, *, level: float = 0.95):
 
 
 def plane_fit(x0, x1, y) -> tuple[float, float, float]:
-    """Least-squares fit ``y ≈ c + a0 x0 + a1 x1``: ``(c, a0, a1)`` (chapter 5 §5.3, the phase
-    drift of a trained sine network). The centred 2 × 2 normal equations are formed with exactly
-    rounded sums (:func:`math.fsum`) and solved in closed form, so the result is the same in every
-    run and on every CPU (LAPACK may round differently with the arrays' alignment); collinear
-    points are a ValueError."""
+    """Least-squares fit ``y ≈ c + a0 x0 + a1 x1``: ``(c, a0, a1)`` (chapter 5 §5.3), from exactly
+    rounded sums (:func:`math.fsum`), so the same on every CPU (unlike LAPACK)."""
     x0, x1, y = _vector("x0", x0), _vector("x1", x1), _vector("y", y)
     _same_length(x0=x0, x1=x1, y=y)
     if len(y) < 3:
@@ -179,9 +158,7 @@ def plane_fit(x0, x1, y) -> tuple[float, float, float]:
 
 
 def clopper_pearson(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper–Pearson) interval ``(lo, hi)`` for a binomial proportion with ``k`` successes
-    in ``n`` trials: beta quantiles, lo = 0 when k = 0 and hi = 1 when k = n
-    (``scipy.stats.binomtest(k, n).proportion_ci(level, method="exact")``)."""
+    """Exact (Clopper–Pearson) interval ``(lo, hi)`` for ``k`` successes in ``n`` trials."""
     n = check_positive_int("n", n)
     k = check_positive_int("k", k, minimum=0)
     if k > n:
@@ -193,9 +170,8 @@ def clopper_pearson(k: int, n: int, *, level: float = 0.95) -> tuple[float, floa
 
 
 def mcnemar_exact(a, b) -> dict:
-    """Exact McNemar test of two paired 0/1 outcomes ``a`` and ``b`` (one pair per unit, e.g. the two
-    arms of one seed): two-sided binomial test of the discordant pairs against 1/2.
-    Returns the four cell counts and the p-value (1 when there is no discordant pair)."""
+    """Exact McNemar test of paired 0/1 outcomes ``a`` and ``b``: the four cell counts and the
+    two-sided binomial p-value of the discordant pairs."""
     a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
     _same_length(a=a, b=b)
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())

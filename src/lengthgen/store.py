@@ -1,10 +1,6 @@
-"""The result store: JSON files with provenance, written atomically.
-
-Every stored result is one JSON object ``{"provenance": {...}, "data": ...}``. Provenance records
-the command line, git commit and dirty flag, device, torch version, scale, seeds, wall time and
-date. Writes go to a temporary file in the same folder followed by :func:`os.replace`, so a
-failed or interrupted run never leaves a half-written file and never clobbers what was stored.
-A file that cannot be parsed raises :class:`ResultFileError` naming the file.
+"""The result store: JSON files ``{"provenance": {...}, "data": ...}``, written atomically (a
+temporary file, then :func:`os.replace`); a file that cannot be read raises
+:class:`ResultFileError` naming it. This module alone reads and writes the cell files.
 """
 
 from __future__ import annotations
@@ -30,11 +26,8 @@ class ResultFileError(RuntimeError):
 
 # --------------------------------------------------------------------------- locations
 def repo_root() -> Path:
-    """The book's repository root (the folder holding ``_config.yml``).
-
-    ``$LENGTHGEN_ROOT`` wins; otherwise we search upwards from this file (editable install) and
-    then from the working directory (e.g. a notebook run from ``notebooks/``).
-    """
+    """The book's repository root: ``$LENGTHGEN_ROOT``, else the first folder holding
+    ``_config.yml`` above this file or the working directory."""
     env = os.environ.get("LENGTHGEN_ROOT")
     if env:
         return Path(env).resolve()
@@ -46,7 +39,6 @@ def repo_root() -> Path:
 
 
 def results_dir() -> Path:
-    """``<root>/results``: where stored full-scale runs and the claims ledger live."""
     return repo_root() / "results"
 
 
@@ -62,10 +54,8 @@ def _git(*args: str) -> str | None:
 
 
 def git_state() -> dict:
-    """``{"commit", "dirty"}`` of the book's repository; untracked files count as dirty, except
-    under ``results/`` and ``_build/`` where runs write. A copy that is not itself a checkout (sent
-    to a GPU machine) takes the commit from ``$LENGTHGEN_SOURCE_COMMIT`` (``commit_source``
-    says so), ``dirty`` unknown."""
+    """``{"commit", "dirty"}`` of the book's repository (changes under ``results/`` and ``_build/``
+    not counted); a copy that is no checkout takes ``$LENGTHGEN_SOURCE_COMMIT``, dirty unknown."""
     top = _git("rev-parse", "--show-toplevel")
     own = top is not None and Path(top).resolve() == repo_root().resolve()
     commit = _git("rev-parse", "HEAD") if own else None  # not an enclosing checkout's HEAD
@@ -77,20 +67,12 @@ def git_state() -> dict:
         }
     if not own:
         return {"commit": None, "dirty": None}
-    status = _git(
-        "status",
-        "--porcelain",
-        "--untracked-files=normal",
-        "--",
-        ".",
-        ":(exclude)results",
-        ":(exclude)_build",
-    )
+    args = "status --porcelain --untracked-files=normal -- . :(exclude)results :(exclude)_build"
+    status = _git(*args.split())
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
 def _command_line() -> str:
-    """The current command line, written as the user typed it for ``python -m lengthgen``."""
     prog = Path(sys.argv[0])
     head = (
         "python -m lengthgen"
@@ -115,7 +97,7 @@ def _versions() -> dict:
 
 
 def device_name(device: str) -> str:
-    """A human name for ``device`` (the GPU's name for CUDA, the CPU's model otherwise)."""
+    """The GPU's name for a CUDA ``device``, the CPU's model otherwise."""
     import torch
 
     if "cuda" in str(device) and torch.cuda.is_available():
@@ -124,7 +106,6 @@ def device_name(device: str) -> str:
 
 
 def _cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo`` on Linux, else the platform's processor string)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -136,7 +117,7 @@ def _cpu_model() -> str:
 
 
 def _blas() -> dict:
-    """BLAS/LAPACK of the torch build and the knobs that change its kernels (from the build config)."""
+    """BLAS/LAPACK of the torch build and the knobs that change its kernels."""
     import re
 
     import torch
@@ -157,9 +138,7 @@ def _blas() -> dict:
 
 
 def machine() -> dict:
-    """Which machine a number came from (every cell's provenance ``machine``): CPU model and
-    cores, the instruction set torch's kernels dispatch to, BLAS/LAPACK, the torch build and the
-    thread counts."""
+    """Which machine a number came from (every cell's provenance ``machine``)."""
     import torch
 
     try:
@@ -180,8 +159,7 @@ def machine() -> dict:
 
 
 def machine_label(prov: dict) -> str:
-    """One line naming the machine of a stored provenance (``"—"`` for cells stored before machines
-    were recorded): CPU model, instruction set, BLAS, threads."""
+    """One line naming the machine of a stored provenance (``"—"`` where none was recorded)."""
     m = prov.get("machine") if isinstance(prov, dict) else None
     if not isinstance(m, dict):
         return "—"
@@ -201,9 +179,8 @@ def provenance(
     git: dict | None = None,
     extra: dict | None = None,
 ) -> dict:
-    """The provenance block stored with every result: command, git state (``git``: taken at the
-    run's start), versions, device, threads, scale, seeds, wall time, date, :func:`machine`, and
-    the fields of ``extra``."""
+    """The provenance block stored with every result (``git``: taken at the run's start), plus the
+    fields of ``extra``."""
     import torch
 
     git = git_state() if git is None else git
@@ -229,8 +206,7 @@ def provenance(
 
 def max_difference(a, b) -> float:
     """Largest absolute difference between the numbers of two equally shaped JSON-like values
-    (``inf`` if their shapes, keys or non-numbers differ): a live-vs-stored self-check, or a
-    re-run against the value it replaces (:mod:`lengthgen.engine.runs`, ``refresh``)."""
+    (``inf`` if their shapes, keys or non-numbers differ)."""
     if isinstance(a, dict) and isinstance(b, dict):
         if set(map(str, a)) != set(map(str, b)):
             return math.inf
@@ -264,8 +240,7 @@ def _clean(obj: Any) -> Any:
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, fsync, then a
-    rename, so a reader sees the old file or the new one, never a part (the folder is created)."""
+    """Write ``data`` to ``path`` atomically (temporary file, fsync, rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -314,9 +289,8 @@ def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
 @dataclass(frozen=True)
 class Schema:
     """What a stored result of one ``kind`` must hold (:func:`validate`): ``required`` paths,
-    ``probabilities`` (paths of numbers in [0, 1]) and ``counts``, ``(path, fn)`` pairs whose
-    list or dict (``""``: the data itself) has ``fn(data)`` items. Paths are dotted, ``*``
-    running over every item (``members.*.test.*``)."""
+    ``probabilities`` (numbers in [0, 1]) and ``counts`` ``(path, fn)``: ``fn(data)`` items.
+    Paths are dotted, ``*`` running over every item (``members.*.test.*``)."""
 
     kind: str
     required: tuple[str, ...] = ()
@@ -328,25 +302,17 @@ _MISSING = object()
 
 
 def _walk(obj, parts: list[str], prefix: str = ""):
-    """Yield ``(path, value)`` for every match of the dotted pattern ``parts`` in ``obj``
-    (``value`` is ``_MISSING`` where a named key or index does not exist)."""
+    """``(path, value)`` for every match of the dotted pattern ``parts`` (``_MISSING`` if none)."""
     if not parts:
         yield prefix, obj
         return
     head, rest = parts[0], parts[1:]
     join = lambda k: f"{prefix}.{k}" if prefix else str(k)
     if head == "*":
-        items = (
-            obj.items()
-            if isinstance(obj, dict)
-            else enumerate(obj)
-            if isinstance(obj, list)
-            else None
-        )
-        if items is None:
+        if not isinstance(obj, (dict, list)):
             yield join("*"), _MISSING
             return
-        for k, v in items:
+        for k, v in obj.items() if isinstance(obj, dict) else enumerate(obj):
             yield from _walk(v, rest, join(k))
         return
     if isinstance(obj, dict) and head in obj:
@@ -358,8 +324,7 @@ def _walk(obj, parts: list[str], prefix: str = ""):
 
 
 def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
-    """Check ``data`` against ``schema``; returns ``data`` or raises :class:`ResultFileError` with one
-    line naming the file, the field and what is wrong."""
+    """Check ``data`` against ``schema``: ``data``, or :class:`ResultFileError` naming the field."""
 
     def bad(field, msg):
         raise ResultFileError(f"invalid {schema.kind} result {path}: field {field!r} {msg}")
@@ -392,8 +357,7 @@ def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
 
 
 def load_result(path: str | os.PathLike, schema: Schema | None = None) -> dict:
-    """A stored result ``{"provenance", "data"}`` (a cell checked against ``schema`` on its
-    ``value``); :class:`ResultFileError` names a missing, malformed or invalid file."""
+    """A stored result ``{"provenance", "data"}`` (a cell's ``value`` checked against ``schema``)."""
     obj = read_json(path)
     if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
         raise ResultFileError(
@@ -408,7 +372,7 @@ def load_result(path: str | os.PathLike, schema: Schema | None = None) -> dict:
 
 
 def stored_label(result: dict) -> str:
-    """A one-line label for a stored result, e.g. for a figure caption or a table note."""
+    """A one-line label for a stored result (a figure caption, a table note)."""
     p = result["provenance"]
     commit = (p.get("git_commit") or "unknown")[:8]
     wall = p.get("wall_time_s")
@@ -417,8 +381,7 @@ def stored_label(result: dict) -> str:
 
 
 # --------------------------------------------------------------------------- stored cells
-# This module alone reads and writes cell files (lengthgen.engine.runs plans and runs them):
-# <folder>/<name>.json with the provenance and {"key", "scale", "config_hash", "kwargs", "value"}.
+# <folder>/<name>.json with the provenance and {"key", "scale", "config_hash", "kwargs", "value"}
 
 
 class ScaleConflict(ConfigError):
@@ -426,7 +389,6 @@ class ScaleConflict(ConfigError):
 
 
 def cells_dir(chapter: str, folder: str | os.PathLike | None = None) -> Path:
-    """``folder``, or by default ``results/<chapter>/cells``: where a chapter's stored cells live."""
     return Path(folder) if folder is not None else results_dir() / chapter / "cells"
 
 
@@ -435,8 +397,6 @@ def cell_path(folder: str | os.PathLike, name: str) -> Path:
 
 
 def _read(path: Path) -> dict:
-    """:func:`load_result` of ``path``; a folder in its place or an unreadable file is a
-    :class:`ResultFileError` naming it."""
     if path.is_dir():
         raise ResultFileError(f"{path} is a folder where a result file should be; move it away")
     try:
@@ -453,9 +413,8 @@ def _partial_done(value) -> int | None:
 
 
 def stored_state(folder, cell, scale: str) -> str:
-    """``"done"`` (stored with this scale and hash), ``"partial"`` (stored, same key, but the cell
-    stopped early: will be resumed), ``"missing"``, ``"changed"`` (this scale, another configuration:
-    will be recomputed) or ``"other-scale"`` (never replaced)."""
+    """``"done"``, ``"partial"`` (stopped early: resumed), ``"missing"``, ``"changed"`` (another
+    configuration: recomputed) or ``"other-scale"`` (never replaced)."""
     path = cell_path(folder, cell.name)
     if not path.exists():
         return "missing"
@@ -473,8 +432,7 @@ def stored_state(folder, cell, scale: str) -> str:
 
 
 def has_cpu_time(prov) -> bool:
-    """Whether a provenance block records the worker's CPU time (every cell run through this facility
-    does; results migrated from before it do not)."""
+    """Whether a provenance block records the worker's CPU time (migrated results do not)."""
     return (
         isinstance(prov, dict)
         and isinstance(prov.get("cpu_time_s"), (int, float))
@@ -483,16 +441,14 @@ def has_cpu_time(prov) -> bool:
 
 
 def unmeasured(folder, cell, scale: str) -> bool:
-    """Whether ``cell`` is stored complete (``"done"``) but its provenance records no CPU time (a
-    result migrated from before the runs facility): what ``refresh`` recomputes."""
+    """Whether ``cell`` is stored complete without a CPU time: what ``refresh`` recomputes."""
     if stored_state(folder, cell, scale) != "done":
         return False
     return not has_cpu_time(_read(cell_path(folder, cell.name))["provenance"])
 
 
 def refresh_record(old: dict, new_value) -> dict:
-    """What a refreshed cell's provenance keeps of the record ``old`` it replaces: its date,
-    commit, wall time, whether it was migrated, and ``max_abs_difference`` from ``new_value``."""
+    """What a refreshed cell's provenance keeps of the record ``old`` it replaces."""
     prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
     diff = max_difference(_clean(new_value), old["data"]["value"])
     return {
@@ -505,8 +461,7 @@ def refresh_record(old: dict, new_value) -> dict:
 
 
 def refresh_difference(prov) -> float | None:
-    """The ``max_abs_difference`` a refreshed cell's provenance records (:func:`refresh_record`;
-    ``inf`` where the values' shapes differed), ``None`` for a cell that was not refreshed."""
+    """The ``max_abs_difference`` a refreshed cell's provenance records (else ``None``)."""
     ref = prov.get("refreshed") if isinstance(prov, dict) else None
     if not isinstance(ref, dict):
         return None
@@ -517,8 +472,7 @@ def refresh_difference(prov) -> float | None:
 
 
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
-    """The stored record ``{"provenance", "data": {"key", "scale", "config_hash", "kwargs", "value"}}``
-    of cell ``name``; ``scale`` (if given) must match. Errors name the file."""
+    """The stored record of cell ``name``; ``scale`` (if given) must match."""
     path = cell_path(folder, name)
     obj = _read(path)
     data = obj["data"]
@@ -537,8 +491,8 @@ def cell_value(folder, name: str, *, scale: str | None = None):
 
 
 def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
-    """Store ``value`` as cell ``cell`` at ``scale`` (atomic; refuses to replace another scale, and
-    keeps a stored partial result that did more work than a new partial ``value``)."""
+    """Store ``value`` as cell ``cell`` at ``scale`` (never over another scale, nor over a stored
+    partial result that did more work)."""
     path = cell_path(folder, cell.name)
     state = stored_state(folder, cell, scale) if path.exists() else "missing"
     if state == "other-scale":
@@ -551,17 +505,8 @@ def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
         if old > new:
             print(f"kept {path}: its partial result did {old} units of work, this run only {new}")
             return path
-    return save_result(
-        path,
-        {
-            "key": cell.name,
-            "scale": scale,
-            "config_hash": cell.hash,
-            "kwargs": _clean(dict(cell.kwargs)),
-            "value": value,
-        },
-        prov,
-    )
+    data = {"key": cell.name, "scale": scale, "config_hash": cell.hash}
+    return save_result(path, {**data, "kwargs": _clean(dict(cell.kwargs)), "value": value}, prov)
 
 
 def load_stored(
@@ -572,8 +517,7 @@ def load_stored(
     folder: str | os.PathLike | None = None,
     scale: str = "full",
 ) -> dict:
-    """The stored cell ``name`` of ``chapter`` (``folder``: default ``results/<chapter>/cells``) as
-    ``{"provenance", "data": value, "path"}``, checked against ``schema``; errors name the file."""
+    """The stored cell ``name`` of ``chapter`` as ``{"provenance", "data": value, "path"}``."""
     check_choice("chapter", chapter, CHAPTERS)
     folder = cells_dir(chapter, folder)
     path = cell_path(folder, name)
@@ -584,5 +528,5 @@ def load_stored(
 
 
 def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = None) -> bool:
-    """Whether ``chapter`` has a stored cell ``name`` (the file exists; reading it may still fail)."""
+    """Whether ``chapter`` has a stored cell file ``name``."""
     return cell_path(cells_dir(chapter, folder), name).is_file()

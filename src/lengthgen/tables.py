@@ -1,11 +1,5 @@
-"""The book's formatted tables, shared by every chapter.
-
-:func:`styled` turns a DataFrame into the book's HTML table (a pandas Styler): the index shown as
-ordinary columns (or dropped), column MultiIndexes joined, floats to a fixed number of decimals,
-integers with thousands separators, missing values as a dash, an optional caption and an
-optional 0–1 colour scale for α- or accuracy-like columns. :func:`collapsible` folds any HTML
-object under a ``<details>`` summary, for tables too large to show open. :func:`text_table` is
-the command line's plain-text table.
+"""The book's formatted tables: :func:`styled` (a DataFrame as the book's HTML table),
+:func:`collapsible` (folded under a summary) and :func:`text_table` (the command line's).
 """
 
 from __future__ import annotations
@@ -36,12 +30,9 @@ def styled(
     index: bool = True,
     gradient=None,
 ):
-    """``df`` as the book's formatted HTML table.
-
-    digits   : decimals of float columns; ``formats`` (column → format string) overrides per column
-    index    : show the index (as leading columns) or drop it
-    gradient : a list of columns, or ``True`` for every float column, shaded on a 0–1 scale
-    """
+    """``df`` as the book's HTML table: ``digits`` decimals for floats (``formats`` per column),
+    the index as columns unless not ``index``, ``gradient`` columns (``True``: every float) shaded
+    on a 0–1 scale."""
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
@@ -93,8 +84,7 @@ def collapsible(obj, summary: str, *, open: bool = False) -> HTML:
 
 
 def text_table(head, body) -> list[str]:
-    """A plain-text table's lines: columns padded to their widest cell, a dashed rule under the
-    head (``python -m lengthgen cost`` and ``bench``)."""
+    """A plain-text table's lines, a dashed rule under the head (``cost`` and ``bench``)."""
     lines = [list(head)] + [list(row) for row in body]
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     out = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]

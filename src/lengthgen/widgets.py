@@ -1,15 +1,6 @@
-"""The chapters' explorers: one function, :func:`frame_explorer`, serves the static book and a
-running kernel.
-
-* **Static** (the built HTML book, offline): the figure is drawn at build time for every
-  combination of a small grid of settings, at twice its displayed size, and a few lines of
-  JavaScript (no kernel, no network) swap the frames.
-* **Live** (Jupyter, Colab): the same object is an ipywidgets explorer whose sliders cover each
-  numeric setting's whole range, redrawing with the same drawing function.
-
-The output carries both (``_repr_mimebundle_``): a front end with a widget manager shows the
-widget, the static book the frames. The widget view is built from the model id, the one path that
-serves ipywidgets 7 (Colab's) and 8.
+"""The chapters' explorers: :func:`frame_explorer` serves the static book (frames drawn at build
+time, swapped by a few lines of JavaScript) and a running kernel (an ipywidgets explorer over each
+setting's whole range); ``_repr_mimebundle_`` carries both.
 """
 
 from __future__ import annotations
@@ -27,8 +18,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def widget_view(w) -> dict:
-    """The display data that makes a front end show widget ``w``: the view of its model, as
-    ipywidgets 7's ``_ipython_display_`` and 8's ``_repr_mimebundle_`` both send it."""
+    """The display data that shows widget ``w`` (as ipywidgets 7 and 8 both send it)."""
     return {"version_major": 2, "version_minor": 0, "model_id": w.model_id}
 
 
@@ -37,16 +27,13 @@ DISPLAY_PX_PER_INCH = 100
 HIDPI = 2
 
 
-#: Two frames look the same to a reader when fewer than VISIBLE_PIXELS of their drawn (HiDPI)
-#: pixels differ by more than VISIBLE_LEVEL of 255 in a colour channel. Anti-aliasing differs
-#: between matplotlib versions by a few edge pixels and small amounts (issue 35: nine pixels
-#: for data 1e-9 apart); a moved curve, marker or label changes hundreds.
+#: Two frames look the same when fewer than VISIBLE_PIXELS pixels differ by more than VISIBLE_LEVEL
+#: of 255 in a channel (anti-aliasing moves a few pixels; a moved curve hundreds; issue 35).
 VISIBLE_LEVEL, VISIBLE_PIXELS = 48, 40
 
 
 def _png(fig, dpi: int):
-    """The figure as a PNG (base64, colours quantized to keep frames small), its width in
-    pixels and its pixels before quantizing (RGB array); the figure is closed."""
+    """The figure (closed) as a quantized base64 PNG, its width in pixels and its RGB pixels."""
     import matplotlib.pyplot as plt
     import numpy as np
     from PIL import Image  # a dependency of matplotlib
@@ -70,9 +57,8 @@ def _look_alike(a, b) -> bool:
 
 
 class FrameExplorer:
-    """The explorer returned by :func:`frame_explorer`: ``html`` is the static explorer, ``frames``
-    maps each combination of settings (a tuple, in ``grid`` order) to its PNG (base64);
-    :meth:`widget` builds the live ipywidgets explorer."""
+    """The explorer of :func:`frame_explorer`: ``html`` (static), ``frames`` (combination → PNG)
+    and :meth:`widget` (live)."""
 
     def __init__(self, html, frames, grid, *, draw, dpi, labels, start, discrete):
         self.html, self.frames, self.grid = html, frames, grid
@@ -105,10 +91,8 @@ class FrameExplorer:
         return base64.b64decode(data)
 
     def widget(self):
-        """The live explorer (ipywidgets): a slider per numeric setting spanning its grid's range
-        (log-spaced where the grid spans more than two decades of positive values; integers stay
-        integers), a drop-down per text setting and per setting named in ``discrete``, and the
-        figure, redrawn by the drawing function on every change."""
+        """The live explorer (ipywidgets): a slider over each numeric setting's range (log-spaced
+        beyond two decades), a drop-down per text or ``discrete`` setting, and the figure."""
         if self._widget is not None:
             return self._widget
         import ipywidgets as W
@@ -161,8 +145,7 @@ class FrameExplorer:
 
 
 def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
-    """Check :func:`frame_explorer`'s arguments; returns the argument names and every
-    combination of their values, in frame order."""
+    """Check :func:`frame_explorer`'s arguments; returns the names and every combination."""
     if not isinstance(grid, dict) or not grid:
         raise ConfigError("grid must be a non-empty dict {argument: [values, ...]}")
     names = list(grid)
@@ -188,9 +171,8 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
 
 
 def _draw_frames(draw, names: list, combos: list, dpi: float) -> tuple[dict, int]:
-    """Every frame as a base64 PNG (``{combination: png}``) and the widest in pixels; two
-    combinations that differ in one setting and draw frames that look alike (:func:`_look_alike`)
-    are refused."""
+    """Every frame (``{combination: png}``) and the widest in pixels; refuses two neighbouring
+    combinations that look alike."""
     frames, width_px, pixels = {}, 0, {}
     for combo in combos:
         frames[combo], w, pixels[combo] = _png(draw(**dict(zip(names, combo))), dpi)
@@ -230,21 +212,11 @@ def frame_explorer(
     initial: dict | None = None,
     discrete: tuple = (),
 ) -> FrameExplorer:
-    """A kernel-free explorer: ``draw(**settings) -> matplotlib Figure`` is called for every
-    combination of ``grid`` (``{argument: [values, …]}``, at most 200 combinations) and the
-    figures are embedded as PNG frames; one control per argument (a slider over the listed
-    values, or a drop-down for text values) picks the frame in the browser.
-
-    ``labels`` names the controls (default: the argument names); ``initial`` picks the first frame
-    shown (default: each argument's first value); ``discrete`` names numeric arguments that only
-    take their grid's values (a seed, a stored run's length), which the live explorer offers as a
-    drop-down instead of a slider over the range.
-
-    Frames are drawn at ``HIDPI`` × ``DISPLAY_PX_PER_INCH`` pixels per inch and shown at
-    ``DISPLAY_PX_PER_INCH`` (at most the column's width). Two combinations that differ in one
-    setting and draw frames that look alike are refused: every option of every control must
-    change the figure visibly.
-    """
+    """A kernel-free explorer: ``draw(**settings)`` is drawn for every combination of ``grid``
+    (``{argument: [values, …]}``, at most 200) and embedded as PNG frames, one control per
+    argument. ``labels`` names the controls, ``initial`` picks the first frame, ``discrete`` names
+    numeric arguments the live explorer offers as a drop-down. Every option must change the
+    figure visibly."""
     names, combos = _check_grid(draw, grid, initial or {}, discrete)
     labels = {**{k: k for k in names}, **(labels or {})}
     initial = initial or {}

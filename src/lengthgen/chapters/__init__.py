@@ -1,16 +1,6 @@
-"""The chapters, one package each: ``chapters/chN/`` holds that paper's models, constructions and
-analyses, ``paper.py`` (the paper's numbers and protocol, where the chapter has a paper) and
-``experiments.py`` (the chapter's runs).
-
-Every chapter's ``experiments`` module declares its reproduction as a list of cells of the runs
-facility (:mod:`lengthgen.engine.runs`)::
-
-    cells(scale: str) -> list[Cell]          # the plan, in run order
-
-and may define ``assemble(out, scale, values) -> list[Path]`` to write summary files from the
-finished cells. :func:`reproduce` (``python -m lengthgen reproduce chN``) runs the plan; nothing
-else in a chapter loops over stored results to resume. Modules are imported only when their
-chapter is asked for.
+"""The chapters, one package each (``chapters/chN/``). Every chapter's ``experiments`` module
+declares its reproduction as ``cells(scale) -> list[Cell]`` (:mod:`lengthgen.engine.runs`) and may
+define ``assemble(out, scale, values) -> list[Path]``; :func:`reproduce` runs the plan.
 """
 
 from __future__ import annotations
@@ -30,8 +20,7 @@ def chapter_module(chapter: str):
 
 
 def plan(chapter: str, scale: str, only=None) -> list:
-    """The cells of ``chapter`` at ``scale``; ``only`` keeps the cells whose names match one of
-    the given shell patterns (``"lengthgen_*"``), each pattern having to match at least one cell."""
+    """The cells of ``chapter`` at ``scale``; ``only``: shell patterns of the names to keep."""
     from lengthgen.config import get_run_scale
 
     cells = chapter_module(chapter).cells(get_run_scale(scale))
@@ -49,14 +38,8 @@ def plan(chapter: str, scale: str, only=None) -> list:
 
 
 def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[Path]:
-    """Run (or resume) ``chapter``'s cells at ``scale`` into ``out`` (default
-    :func:`lengthgen.engine.runs.default_out`) and return the paths written or found; ``run`` holds
-    the options of :func:`lengthgen.engine.runs.run_cells` (``device``, ``executor``, ``workers``,
-    ``scheduler``, ``budget_s``, ``allow_dirty``, ``progress``, and ``refresh``, which also
-    re-runs stored cells without a recorded CPU time), with its defaults.
-
-    Every argument is checked and the output folder prepared before the first cell runs.
-    """
+    """Run (or resume) ``chapter``'s cells at ``scale`` into ``out``; returns the paths written or
+    found. ``run``: the options of :func:`lengthgen.engine.runs.run_cells`."""
     from lengthgen.engine import runs
 
     mod = chapter_module(chapter)
@@ -71,10 +54,7 @@ def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[P
 
 
 def chapter_schema(chapter: str, scale: str) -> Callable:
-    """The schema lookup of ``chapter``'s stored cells at ``scale``: a function of a
-    :class:`lengthgen.engine.runs.Cell` returning its :class:`lengthgen.store.Schema` (or
-    ``None``), from the chapter's ``experiments.schema(name, scale)``, the one convention. Used by
-    :func:`lengthgen.engine.runs.merge_cells`."""
+    """``cell -> Schema`` of ``chapter``'s stored cells at ``scale`` (its ``experiments.schema``)."""
     from lengthgen.config import get_run_scale
 
     scale = get_run_scale(scale)

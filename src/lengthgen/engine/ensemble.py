@@ -1,10 +1,5 @@
-"""The ensemble's model interface, shared by the trainer and the chapters: E members' parameters
-stacked along a leading member dimension, handled as pytrees of tensors.
-
-* :func:`seeded_generators`, :func:`members_of`, :func:`select_members`: per-member generators,
-  the ensemble size, a sub-ensemble.
-
-:mod:`lengthgen.engine.train` (the trainer) re-exports every public name here.
+"""The ensemble's model interface: E members' parameters stacked along a leading member dimension
+(pytrees of tensors); :mod:`lengthgen.engine.train` re-exports every public name here.
 """
 
 from __future__ import annotations
@@ -69,11 +64,8 @@ def select_members(params: Mapping[str, torch.Tensor], index) -> dict[str, torch
 
 
 def _check_model(model) -> None:
-    for meth in ("forward",):
-        if not callable(getattr(model, meth, None)):
-            raise TypeError(
-                f"model must have a {meth}(params, x) method; got {type(model).__name__}"
-            )
+    if not callable(getattr(model, "forward", None)):
+        raise TypeError(f"model must have a forward(params, x) method; got {type(model).__name__}")
 
 
 def _params_device(params) -> torch.device:

@@ -1,12 +1,9 @@
 """Batched optimizers for ensembles: Adam, AdamW, SGD and Muon with per-member state.
 
-Every parameter is ``[E, ...]`` over the E members (:mod:`lengthgen.engine.train`); member e's
-update reads only its own gradient, state and hyperparameters, so one batched step equals E
-``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``adam``, ``adamw`` and ``sgd``
-(dampening 0) follow ``torch.optim``; ``muon`` applies :class:`torch.optim.Muon`, Newton–Schulz
-batched over members, to every parameter that is a matrix per member and AdamW to the rest, as
-Huang & Li (chapter 4, App. B) do for the first-layer bias. Learning rate and weight decay may
-differ per member; gradient clipping is per member, over that member's parameters only.
+Member e's update reads only its own gradient, state and hyperparameters, so one batched step
+equals E ``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``muon`` applies
+:class:`torch.optim.Muon` to every matrix per member and AdamW to the rest, as Huang & Li do
+(chapter 4, App. B). Learning rate and weight decay may differ per member.
 """
 
 from __future__ import annotations
@@ -50,17 +47,11 @@ def _check_per_member(name: str, value, *, nonnegative: bool = True):
 
 @dataclass(frozen=True)
 class OptimConfig:
-    """How every member is optimised; ``lr``, ``weight_decay`` and ``adamw_lr`` may be per-member
-    sequences. Defaults follow ``torch.optim`` except weight decay, 0 for every optimizer.
-
-    Adam and SGD add ``wd·p`` to the gradient; AdamW and Muon decay decoupled, ``p ← p (1 − lr·wd)``.
-    ``decay`` names the decayed parameters (``None``: all); ``decay_members`` ``{name: E booleans}``
-    decays that parameter only for the members marked True (chapter 4: W only for ReLU members).
-    ``clip`` is a per-member gradient-norm threshold. Muon's settings (``muon_momentum`` …
-    ``adjust_lr``; ``"original"`` = ``lr·sqrt(max(1, out/in))``) default to ``torch.optim.Muon``'s;
-    ``ns_dtype`` "bfloat16" as it does, or more precise. ``muon_params``: names trained by Muon
-    (``None``: every matrix per member but ``adamw_params``, which AdamW trains at ``adamw_lr``,
-    default ``lr``).
+    """How every member is optimised (``torch.optim``'s defaults, but weight decay 0); ``lr``,
+    ``weight_decay`` and ``adamw_lr`` may be per-member sequences. ``decay`` names the decayed
+    parameters (``None``: all); ``decay_members`` ``{name: E booleans}`` decays a parameter only
+    for some members; ``clip`` is a per-member gradient-norm threshold. ``muon_params`` (``None``:
+    every matrix but ``adamw_params``) are trained by Muon, the rest by AdamW at ``adamw_lr``.
     """
 
     name: str = "adam"
@@ -86,21 +77,17 @@ class OptimConfig:
 
     def __post_init__(self):
         check_choice("optimizer", self.name, OPTIMIZERS)
-        object.__setattr__(self, "lr", _check_per_member("lr", self.lr))
-        object.__setattr__(
-            self, "weight_decay", _check_per_member("weight_decay", self.weight_decay)
-        )
-        if self.adamw_lr is not None:
-            object.__setattr__(self, "adamw_lr", _check_per_member("adamw_lr", self.adamw_lr))
+        for attr in ("lr", "weight_decay", "adamw_lr"):
+            if getattr(self, attr) is not None:
+                object.__setattr__(self, attr, _check_per_member(attr, getattr(self, attr)))
         if len(self.betas) != 2:
             raise ConfigError(f"betas must be a pair (beta1, beta2), got {self.betas!r}")
         for i, b in enumerate(self.betas):
             check_finite(f"betas[{i}]", b, nonnegative=True)
             if not b < 1:
                 raise ConfigError(f"betas[{i}] must lie in [0, 1), got {b!r}")
-        check_finite("eps", self.eps, nonnegative=True)
-        check_finite("momentum", self.momentum, nonnegative=True)
-        check_finite("muon_momentum", self.muon_momentum, nonnegative=True)
+        for attr in ("eps", "momentum", "muon_momentum", "ns_eps"):
+            check_finite(attr, getattr(self, attr), nonnegative=True)
         if self.nesterov and self.momentum <= 0:
             raise ConfigError("nesterov=True needs momentum > 0 (as in torch.optim.SGD)")
         if self.clip is not None:
@@ -116,7 +103,6 @@ class OptimConfig:
             )
         for i, c in enumerate(self.ns_coefficients):
             check_finite(f"ns_coefficients[{i}]", c)
-        check_finite("ns_eps", self.ns_eps, nonnegative=True)
         check_choice("ns_dtype", self.ns_dtype, NS_DTYPES)
         check_choice("adjust_lr", self.adjust_lr, ADJUST_LR)
         for attr in ("decay", "muon_params", "adamw_params"):
@@ -128,32 +114,16 @@ class OptimConfig:
                     )
                 object.__setattr__(self, attr, tuple(val))
         if self.decay_members is not None:
-            if not isinstance(self.decay_members, Mapping):
-                raise ConfigError(
-                    f"decay_members must map parameter names to one boolean per member, "
-                    f"got {self.decay_members!r}"
-                )
-            clean = {}
-            for name, flags in self.decay_members.items():
-                if (
-                    isinstance(flags, (str, bytes))
-                    or not hasattr(flags, "__len__")
-                    or not flags
-                    or not all(isinstance(f, bool) for f in flags)
-                ):
-                    raise ConfigError(
-                        f"decay_members[{name!r}] must be a non-empty sequence of True/False, "
-                        f"got {flags!r}"
-                    )
-                clean[str(name)] = tuple(flags)
+            clean = {str(n): tuple(f) for n, f in dict(self.decay_members).items()}
+            for name, flags in clean.items():
+                if not flags or not all(isinstance(f, bool) for f in flags):
+                    raise ConfigError(f"decay_members[{name!r}] must be True/False, got {flags!r}")
             object.__setattr__(self, "decay_members", clean)
 
     def per_member(self, name: str, members: int) -> tuple[float, ...]:
         """The hyperparameter ``name`` (``lr``, ``weight_decay``, ``adamw_lr``) as E values."""
-        check_choice("per-member hyperparameter", name, ("lr", "weight_decay", "adamw_lr"))
         val = getattr(self, name)
-        if val is None:  # adamw_lr defaults to lr
-            val = self.lr
+        val = self.lr if val is None else val  # adamw_lr defaults to lr
         if isinstance(val, tuple):
             if len(val) != members:
                 raise ConfigError(
@@ -165,17 +135,9 @@ class OptimConfig:
 
 # --------------------------------------------------------------------------- building blocks
 def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
-    """Clip member by member, in place: g_e ← g_e · min(1, max_norm / (‖g_e‖ + 1e-6)), ‖g_e‖ over
-    every tensor's slice ``[e]`` (:func:`torch.nn.utils.clip_grad_norm_`'s rule for one model).
-    Returns the pre-clipping norms ``[E]``."""
-    check_finite("max_norm", max_norm, nonnegative=True)
-    if not grads:
-        raise ValueError("no gradients to clip")
-    sq = None
-    for g in grads:
-        s = g.reshape(g.shape[0], -1).pow(2).sum(1)
-        sq = s if sq is None else sq + s
-    norms = sq.sqrt()
+    """Clip member by member, in place, by :func:`torch.nn.utils.clip_grad_norm_`'s rule; returns
+    the pre-clipping norms ``[E]``."""
+    norms = sum(g.reshape(g.shape[0], -1).pow(2).sum(1) for g in grads).sqrt()
     coef = (max_norm / (norms + 1e-6)).clamp(max=1.0)
     for g in grads:
         g.mul_(coef.view(-1, *([1] * (g.dim() - 1))))
@@ -189,12 +151,10 @@ def zeropower_newton_schulz(
     eps: float = 1e-7,
     dtype: torch.dtype = torch.bfloat16,
 ) -> torch.Tensor:
-    """Approximate orthogonalisation ``U Vᵀ`` of each matrix in ``G = [E, A, B]``, in ``dtype``:
-    :class:`torch.optim.Muon`'s quintic Newton–Schulz iteration batched over members (normalise,
-    then ``steps`` times ``X ← a X + (b XXᵀ + c (XXᵀ)²) X``, on the transpose when A > B)."""
+    """Approximate orthogonalisation ``U Vᵀ`` of each matrix in ``G = [E, A, B]``:
+    :class:`torch.optim.Muon`'s quintic Newton–Schulz iteration batched over members."""
     if G.dim() != 3:
         raise ValueError(f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}")
-    check_positive_int("steps", steps)
     a, b, c = coefficients
     X = G.to(dtype)
     tall = G.size(1) > G.size(2)
@@ -211,7 +171,6 @@ def zeropower_newton_schulz(
 
 
 def _col(v, t: torch.Tensor):
-    """A per-member value as something broadcastable against ``t`` ([E, ...]): float or [E,1,..]."""
     if isinstance(v, torch.Tensor):
         return v.view(-1, *([1] * (t.dim() - 1)))
     return v
@@ -225,35 +184,19 @@ def _values(vals: Sequence[float], like: torch.Tensor):
 
 
 class EnsembleOptimizer:
-    """Per-member optimizer state for a dict of stacked parameters; see the module docstring.
-
-    ``step(params, grads)`` updates ``params`` in place from ``grads`` (dicts name → [E, ...]).
-    ``select(index)`` keeps only the given members (used when members stop early).
-    """
+    """Per-member optimizer state for a dict of stacked parameters: ``step(params, grads)``
+    updates ``params`` in place; ``select(index)`` keeps only the given members."""
 
     def __init__(self, config: OptimConfig, params: dict[str, torch.Tensor], names: Sequence[str]):
-        if not isinstance(config, OptimConfig):
-            raise TypeError(f"optim must be an OptimConfig, got {type(config).__name__}")
         self.config = config
         self.names = list(names)
-        if not self.names:
-            raise ValueError("no trainable parameters")
-        first = params[self.names[0]]
-        self.members = int(first.shape[0])
-        E = self.members
-        for n in self.names:
-            if params[n].shape[0] != E:
-                raise ValueError(f"parameter {n!r} has {params[n].shape[0]} members, expected {E}")
+        E = self.members = int(params[self.names[0]].shape[0])
         self.lr = config.per_member("lr", E)
         self.wd = config.per_member("weight_decay", E)
         self.adamw_lr = config.per_member("adamw_lr", E)
         decay = config.decay
-        for group, label in (
-            (decay, "decay"),
-            (config.muon_params, "muon_params"),
-            (config.adamw_params, "adamw_params"),
-        ):
-            for n in group or ():
+        for label in ("decay", "muon_params", "adamw_params", "decay_members"):
+            for n in getattr(config, label) or ():
                 if n not in params:
                     raise ValueError(
                         f"{label} names unknown parameter {n!r}; parameters: {', '.join(params)}"
@@ -261,10 +204,6 @@ class EnsembleOptimizer:
         self.decayed = {n: (decay is None or n in decay) for n in self.names}
         self.decay_mask: dict[str, tuple[bool, ...]] = {}
         for n, flags in (config.decay_members or {}).items():
-            if n not in params:
-                raise ValueError(
-                    f"decay_members names unknown parameter {n!r}; parameters: {', '.join(params)}"
-                )
             if len(flags) != E:
                 raise ConfigError(
                     f"decay_members[{n!r}] has {len(flags)} flags but the ensemble has {E} members"
@@ -309,8 +248,7 @@ class EnsembleOptimizer:
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
-        """The step count and every member's optimizer state (tensors as they are), for a
-        checkpoint; :meth:`load_state_dict` restores it into an optimizer built the same way."""
+        """The step count and every member's optimizer state, for a checkpoint."""
         return {
             "t": self.t,
             "members": self.members,

@@ -1,14 +1,7 @@
-"""Checkpoints stored as a folder of size-capped parts with a manifest (sizes and SHA-256 sums).
-
-A device session brings back files only up to 16 MB each, and a repository stores small files
-better than one large one, so a checkpoint that must outlive its machine is written as
-``part-<id>-NNN.bin`` (consecutive slices of at most ``part_bytes`` of its ``torch.save`` bytes,
-``<id>`` the first 12 hex digits of their SHA-256, so two checkpoints never share a part name) and
-``manifest.json`` (format, total size and SHA-256, each part's name, size and SHA-256, and a JSON
-``meta`` block readable without torch). Every file is written atomically and the manifest last;
-parts it does not name are removed only after it, so a writer killed at any moment leaves the
-previous checkpoint or the new one. Reading checks every part first; a missing, truncated or
-corrupt one is named in a one-line :class:`lengthgen.store.ResultFileError`.
+"""Checkpoints stored as a folder of size-capped parts (a device session returns files up to 16 MB)
+with a manifest of sizes, SHA-256 sums and a JSON ``meta`` block. The manifest is written last and
+stale parts removed after it, so a killed writer leaves the old checkpoint or the new one; reading
+checks every part first (:class:`lengthgen.store.ResultFileError` names a bad one).
 """
 
 from __future__ import annotations
@@ -79,8 +72,7 @@ def _publish(folder: Path, manifest: dict) -> None:
 
 
 def read_manifest(folder) -> dict | None:
-    """The manifest of the parted checkpoint in ``folder``, or ``None`` when it has none; a manifest
-    that is unreadable or not of this format raises :class:`ResultFileError` naming it."""
+    """The manifest of the parted checkpoint in ``folder`` (``None`` if none)."""
     path = _folder(folder) / MANIFEST
     if not path.is_file():
         return None
@@ -102,9 +94,8 @@ def read_manifest(folder) -> dict | None:
 
 
 def verify_parts(folder) -> dict:
-    """Check every part named by ``folder``'s manifest (present, its size, its SHA-256) and the
-    whole's SHA-256; returns the manifest. The first missing or corrupt part is named in a one-line
-    :class:`ResultFileError`; a folder without a manifest is one too."""
+    """Check every part of ``folder``'s manifest (size, SHA-256) and the whole; returns the
+    manifest."""
     folder = _folder(folder)
     man = read_manifest(folder)
     if man is None:
@@ -140,8 +131,7 @@ def _read_blob(folder: Path, man: dict) -> bytes:
 
 
 def load_parts(folder, map_location=None) -> Any | None:
-    """The object stored by :func:`save_parts` in ``folder`` (``torch.load`` with ``map_location``),
-    after :func:`verify_parts`' checks; ``None`` when ``folder`` holds no manifest."""
+    """The object stored by :func:`save_parts` in ``folder``, verified (``None`` if none)."""
     folder = _folder(folder)
     man = read_manifest(folder)
     if man is None:
@@ -163,11 +153,8 @@ def parts_size(folder) -> int:
 
 
 def copy_parts(src, dest, *, step_key: str = "step") -> str:
-    """Copy the parted checkpoint ``src`` to ``dest`` (verified first), keeping only the latest:
-    ``dest`` is replaced unless it already holds a checkpoint of the same ``meta['key']`` whose
-    ``meta[step_key]`` is larger (a smaller run never overwrites a longer one) or of another key.
-
-    Returns ``"copied"``, ``"kept: ..."`` (why ``dest`` was left as it was)."""
+    """Copy the parted checkpoint ``src`` to ``dest`` unless ``dest`` holds one of another
+    ``meta['key']`` or a larger ``meta[step_key]``; returns ``"copied"`` or ``"kept: why"``."""
     src, dest = _folder(src), _folder(dest)
     man = verify_parts(src)
     old = read_manifest(dest) if dest.is_dir() else None

@@ -1,15 +1,9 @@
 """Resumable runs: a chapter's ``reproduce`` is a list of named cells run through :func:`run_cells`.
 
-A *cell* (:class:`Cell`) is one unit of work (usually one ensemble of the engine): a name, a
-module-level function and its keyword arguments. This module plans and runs cells; the store
-(:mod:`lengthgen.store`) reads and writes their files. A finished cell is stored under its *key*,
-the scale and the configuration hash (:func:`config_hash`): a re-run skips cells whose key is
-stored, recomputes cells whose configuration changed, and never replaces a cell of another scale
-(:class:`ScaleConflict`, raised before any work starts). Executors: ``inprocess``, ``process``
-(a local pool) and ``dask`` (workers only compute; results do not depend on the executor). Cells
-with a ``deadline`` or ``workdir`` parameter may stop early and store a partial result that a
-re-run resumes; ``refresh=True`` re-runs cells stored without a CPU time. The book page
-``book/engine.md`` ("Runs: cells, keys and executors") explains each rule.
+A :class:`Cell` (a name, a module-level function, its keyword arguments) is stored under its name
+with the scale and its configuration hash (:func:`config_hash`): a re-run skips stored cells,
+recomputes changed ones and never replaces another scale's. Executors: ``inprocess``, ``process``
+and ``dask``. Book page ``book/engine.md`` ("Runs: cells, keys and executors") explains each rule.
 """
 
 from __future__ import annotations
@@ -56,8 +50,7 @@ from lengthgen.store import (  # the store owns the cell files; names kept impor
 )
 
 EXECUTORS = ("inprocess", "process", "dask")
-#: How long a Dask run waits for one cell by default (``timeout_s`` of :func:`run_cells`; plus ``budget_s``
-#: where one is given), and how long it waits while the cluster has no worker at all (``no_workers_s``).
+#: Dask: default wait for one cell (plus ``budget_s``) and for a cluster without workers.
 DASK_TIMEOUT_S = 6 * 3600.0
 DASK_NO_WORKERS_S = 60.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=-]*$")
@@ -72,12 +65,8 @@ _DEVICES_SEEN: set[str] = set()
 
 
 def note_device(device) -> None:
-    """Record that tensors of the current cell were trained on ``device`` (called by the trainer)."""
+    """Record that the current cell trained on ``device`` (its provenance)."""
     _DEVICES_SEEN.add(str(device))
-
-
-def _devices_seen() -> list[str]:
-    return sorted(_DEVICES_SEEN)
 
 
 # --------------------------------------------------------------------------- cells and keys
@@ -86,8 +75,7 @@ def _qualname(fn: Callable) -> str:
 
 
 def config_hash(fn: Callable, kwargs: Mapping) -> str:
-    """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments
-    (canonical JSON: sorted keys, tuples as lists). Equal hashes mean the same computation."""
+    """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments."""
     blob = json.dumps(
         {"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))}, sort_keys=True, separators=(",", ":")
     )
@@ -96,10 +84,8 @@ def config_hash(fn: Callable, kwargs: Mapping) -> str:
 
 @dataclass(frozen=True)
 class Cell:
-    """One unit of a chapter's reproduction, stored as ``<folder>/<name>.json``: a module-level
-    (picklable) function ``fn`` returning a JSON-serialisable value, called with ``kwargs`` (the
-    configuration, hashed into the key) plus ``device`` and ``progress`` where its signature has
-    them; ``seeds`` go to the provenance."""
+    """One unit of a reproduction, stored as ``<folder>/<name>.json``: ``fn(**kwargs)`` (plus
+    ``device``, ``progress``, ``deadline``, ``workdir`` where its signature names them)."""
 
     name: str
     fn: Callable
@@ -124,8 +110,7 @@ class Cell:
 
 
 def _file_state(path: Path):
-    """``(bytes, (atime_ns, mtime_ns))`` of the file at ``path``, or ``None`` if there is none: what
-    :func:`_restore` puts back."""
+    """``(bytes, (atime_ns, mtime_ns))`` of the file at ``path``, or ``None``."""
     if not path.exists():
         return None
     st = path.stat()
@@ -133,7 +118,6 @@ def _file_state(path: Path):
 
 
 def _restore(path: Path, state) -> None:
-    """Put back the file ``path`` as :func:`_file_state` saw it (remove it where there was none)."""
     if state is None:
         path.unlink(missing_ok=True)
         return
@@ -148,14 +132,10 @@ def _restore(path: Path, state) -> None:
 def merge_cells(
     src, dst, cells: Sequence[Cell], scale: str, *, schema=None
 ) -> dict[str, list[str]]:
-    """Bring the cells of ``cells`` computed into another folder ``src`` (``reproduce --out``)
-    into the store ``dst`` by the rules of a run into ``dst``: a cell ``src`` holds (complete or
-    partial) for this scale and configuration is taken where ``dst`` lacks it, holds another
-    configuration, a partial result that did less, or a result without CPU time (the copy then
-    records :func:`refresh_record`); a measured complete cell is never replaced. ``schema`` (a
-    function of a :class:`Cell` or a ``{name: Schema}`` dict) checks every cell taken. All or
-    nothing: every cell is read and checked before the first write, and a failed write puts back
-    the cells already written. Returns ``{"taken", "kept", "absent"}`` (names)."""
+    """Bring the cells computed into folder ``src`` (``reproduce --out``) into the store ``dst`` by
+    the rules of a run into ``dst`` (a measured complete cell is never replaced), checked by
+    ``schema`` (a function of a :class:`Cell` or a ``{name: Schema}`` dict); all or nothing.
+    Returns ``{"taken", "kept", "absent"}`` (names)."""
     from lengthgen.store import validate
 
     scale = get_run_scale(scale)
@@ -202,8 +182,6 @@ def merge_cells(
 
 
 def _schema_lookup(schema) -> Callable:
-    """:func:`merge_cells`' ``schema`` as a function of a :class:`Cell` that returns a
-    :class:`lengthgen.store.Schema` or ``None``."""
     from lengthgen.store import Schema
 
     if isinstance(schema, Mapping):
@@ -227,8 +205,7 @@ def _schema_lookup(schema) -> Callable:
 
 
 def _write_all(dst: Path, scale: str, writes, out: dict) -> None:
-    """Write the checked ``(cell, value, provenance)`` of a merge into ``dst``, all or nothing:
-    if a write fails, the cells already written are put back as they were."""
+    """Write a merge's ``(cell, value, provenance)``; a failed write puts back what was written."""
     done = []  # (path, what was there before)
     try:
         for c, value, prov in writes:
@@ -252,8 +229,7 @@ def _write_all(dst: Path, scale: str, writes, out: dict) -> None:
 
 # --------------------------------------------------------------------------- output folders
 def default_out(chapter: str, scale: str) -> Path:
-    """Where ``reproduce`` writes by default: ``results/<chapter>`` for full scale (the stored runs
-    the book shows), ``_build/smoke-results/<chapter>`` for smoke (never tracked by git)."""
+    """``results/<chapter>``, or ``_build/smoke-results/<chapter>`` at smoke scale."""
     scale = get_run_scale(scale)
     if scale != "smoke":
         return results_dir() / chapter
@@ -261,8 +237,7 @@ def default_out(chapter: str, scale: str) -> Path:
 
 
 def check_out_dir(out: str | os.PathLike) -> Path:
-    """Check that ``out`` can be a result folder (creating it if needed) before any work starts;
-    raises :class:`ConfigError` with one line naming the problem."""
+    """Check that ``out`` can be a result folder (created if needed) before any work starts."""
     out = Path(out)
     for parent in (out, *out.parents):
         if parent.exists():
@@ -288,22 +263,14 @@ def _call(
     threads: int,
     extras: Mapping | None = None,
 ):
-    """Run one cell in the current process (module level: picklable). Returns the value and what
-    the provenance needs: wall and CPU seconds, load average at start and end, devices used.
-    ``extras`` (``deadline``, ``workdir``) go to a cell function whose signature names them."""
+    """Run one cell in this process; returns its value and what the provenance needs."""
     import torch
 
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
-    kw = dict(kwargs)
     params = inspect.signature(fn).parameters
-    if "device" in params:
-        kw["device"] = device
-    if "progress" in params:
-        kw["progress"] = progress
-    for k, v in (extras or {}).items():
-        if k in params:
-            kw[k] = v
+    given = {"device": device, "progress": progress, **(extras or {})}
+    kw = {**kwargs, **{k: v for k, v in given.items() if k in params}}
     _DEVICES_SEEN.clear()
     load0 = os.getloadavg()
     w0, c0 = time.perf_counter(), time.process_time()
@@ -313,7 +280,7 @@ def _call(
         "cpu_time_s": time.process_time() - c0,
         "load_avg_start": [round(v, 2) for v in load0],
         "load_avg_end": [round(v, 2) for v in os.getloadavg()],
-        "devices_used": _devices_seen(),
+        "devices_used": sorted(_DEVICES_SEEN),
         "threads": torch.get_num_threads(),
         "pid": os.getpid(),
     }
@@ -327,10 +294,8 @@ def make_executor(
     workers: int | None = None,
     scheduler: str | None = None,
 ) -> Iterator[cf.Executor | None]:
-    """The executor named ``executor`` (``None`` for in-process), closed on exit: ``"process"``, a
-    pool of ``workers`` processes; ``"dask"``, a ``LocalCluster`` of ``workers`` single-threaded
-    process workers (``scheduler="local"``) or a running scheduler's address. An ``Executor``
-    passed in is used as is and not shut down."""
+    """The executor named ``executor`` (``None`` in-process), closed on exit; ``"dask"`` runs a
+    ``LocalCluster`` or joins the scheduler at ``scheduler``. An ``Executor`` is used as is."""
     if isinstance(executor, cf.Executor):
         yield executor
         return
@@ -344,9 +309,8 @@ def make_executor(
     elif kind == "process":
         import multiprocessing as mp
 
-        with cf.ProcessPoolExecutor(
-            max_workers=workers or 2, mp_context=mp.get_context("spawn")
-        ) as ex:
+        ctx = mp.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=workers or 2, mp_context=ctx) as ex:
             yield ex
     else:
         try:
@@ -356,9 +320,8 @@ def make_executor(
                 "--executor dask needs the 'distributed' package (pip install 'dask[distributed]')"
             ) from None
         if scheduler in (None, "local"):
-            cluster = LocalCluster(
-                n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None
-            )
+            kw = dict(threads_per_worker=1, processes=True, dashboard_address=None)
+            cluster = LocalCluster(n_workers=workers or 2, **kw)
             client = Client(cluster)
         else:
             if workers is not None:
@@ -379,27 +342,16 @@ def make_executor(
 
 
 def _dask_workers(client) -> int:
-    """How many workers the Dask scheduler of ``client`` has (0 where it cannot be asked)."""
     try:
         return len(client.nthreads(callback_timeout=10))
     except Exception:  # noqa: BLE001 - an unreachable scheduler has no workers for us
         return 0
 
 
-def _wait_dask(
-    pending: dict,
-    submitted: dict,
-    client,
-    *,
-    timeout_s: float,
-    no_workers_s: float,
-    desc: str,
-    folder: Path,
-) -> set:
-    """The futures of ``pending`` (``{future: Cell}``, submitted at the ``time.perf_counter()`` of
-    ``submitted``) that have finished, waiting for at least one. Raises :class:`RunError` (one line)
-    when a cell is still unfinished ``timeout_s`` after it was submitted, or the Dask cluster of
-    ``client`` has had no worker for ``no_workers_s`` seconds; the pending cells are cancelled."""
+def _wait_dask(pending: dict, submitted: dict, client, run) -> set:
+    """The finished futures of ``pending`` (waiting for one); :class:`RunError` when a cell runs
+    past ``run.timeout_s`` or the cluster has had no worker for ``run.no_workers_s``."""
+    timeout_s, no_workers_s = run.timeout_s, run.no_workers_s
     poll = max(0.05, min(2.0, timeout_s / 4, no_workers_s / 4))
     alone_since = None
     while True:
@@ -427,13 +379,13 @@ def _wait_dask(
             for f in pending:
                 f.cancel()
             raise RunError(
-                f"{desc}: {problem}; re-run to resume (cells that finished are kept under {folder})"
+                f"{run.desc}: {problem}; re-run to resume (cells that finished are kept under "
+                f"{run.folder})"
             )
 
 
 def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
-    """``{cell name: stored_state}`` for every cell; raises :class:`ScaleConflict` naming the
-    first cell stored at another scale (checked before any work starts)."""
+    """``{cell name: stored_state}``; :class:`ScaleConflict` for a cell of another scale."""
     names = [c.name for c in cells]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -449,9 +401,7 @@ def plan_status(cells: Sequence[Cell], folder, scale: str) -> dict[str, str]:
 
 
 def refuse_dirty(todo, scale: str, git: dict, allow_dirty: bool) -> None:
-    """Refuse (ConfigError) a run above smoke scale with work ``todo`` from a dirty git tree
-    (``git``: :func:`lengthgen.store.git_state`), unless ``allow_dirty``; stored results carry
-    the commit they were computed from."""
+    """Refuse a run above smoke scale with work ``todo`` from a dirty git tree (no ``allow_dirty``)."""
     if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
         raise ConfigError(
             f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
@@ -477,13 +427,9 @@ def run_cells(
     timeout_s: float | None = None,
     no_workers_s: float | None = None,
 ) -> dict[str, Any]:
-    """Compute every cell of ``cells`` not stored under ``folder`` with this scale and hash (with
-    ``refresh``, also those stored without a CPU time) and return ``{name: value}`` of the cells
-    stored when it ends. After ``budget_s`` seconds no new cell starts (a re-run resumes).
-    ``device`` goes to every cell function that takes one; ``extra`` is added to each provenance.
-    On Dask a cell unfinished ``timeout_s`` after it was submitted (default
-    :data:`DASK_TIMEOUT_S` plus ``budget_s``), or a cluster without a worker for ``no_workers_s``,
-    stops the run with :class:`RunError`."""
+    """Compute every cell not stored under ``folder`` with this scale and hash (``refresh``: also
+    those without a CPU time); returns ``{name: value}`` of the stored cells. After ``budget_s``
+    seconds no new cell starts; ``extra`` is added to each provenance."""
     import torch
 
     scale = get_run_scale(scale)
@@ -538,9 +484,8 @@ def run_cells(
 
 
 def _run_queue(ex, todo: list[Cell], run, bar) -> None:
-    """Run the cells ``todo`` on ``ex`` (``None``: one by one in this process; else up to
-    ``run.window`` at a time), storing each as it finishes; after a failure nothing new starts,
-    the cells not started yet are cancelled and :class:`RunError` names the first failure."""
+    """Run and store the cells ``todo`` on ``ex``; after a failure nothing new starts and
+    :class:`RunError` names the first failure."""
     window = 1 if ex is None else run.window
     client = getattr(ex, "_client", None)  # a Dask ClientExecutor's client
     queue, pending, submitted, failures = list(todo), {}, {}, []
@@ -555,15 +500,7 @@ def _run_queue(ex, todo: list[Cell], run, bar) -> None:
         if not pending:
             break
         if client is not None:
-            done = _wait_dask(
-                pending,
-                submitted,
-                client,
-                timeout_s=run.timeout_s,
-                no_workers_s=run.no_workers_s,
-                desc=run.desc,
-                folder=run.folder,
-            )
+            done = _wait_dask(pending, submitted, client, run)
         else:
             done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
         for fut in done:
@@ -588,8 +525,7 @@ def _run_queue(ex, todo: list[Cell], run, bar) -> None:
 
 
 def _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s):
-    """Check :func:`run_cells`' arguments; returns ``(timeout_s, no_workers_s)`` with their
-    defaults filled in."""
+    """Check :func:`run_cells`' arguments; returns ``(timeout_s, no_workers_s)``."""
     if not all(isinstance(c, Cell) for c in cells):
         raise ConfigError("cells must be a list of lengthgen.engine.runs.Cell")
     if not isinstance(refresh, bool):
@@ -615,8 +551,7 @@ def progress_bar(show, total: int, initial: int, desc: str):
 
 
 def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
-    """Start cell ``c`` on executor ``ex`` (``None``: run it now, in this process, its outcome
-    kept in a finished future like an executor's)."""
+    """Start cell ``c`` on ``ex`` (``None``: run it now, into a finished future)."""
     extras = {"deadline": call["deadline"], "workdir": str(folder.parent / "work" / c.name)}
     args = (c.fn, dict(c.kwargs), call["device"], progress, call["threads"], extras)
     if ex is not None:
@@ -630,9 +565,7 @@ def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
 
 
 def _store(c: Cell, value, info: dict, run) -> None:
-    """Write finished cell ``c`` with its provenance (the run's keys, then the caller's
-    ``extra``, which win); a refreshed cell also records how far its new value lies from the
-    one it replaces."""
+    """Write finished cell ``c`` with its provenance (``extra`` wins)."""
     trained_on = info.pop("devices_used")
     prov = provenance(
         scale=run.scale,

@@ -1,14 +1,10 @@
 """The ensemble training engine: E independent models trained as one vectorised program.
 
-Every parameter is stacked along a leading member dimension ``E``; one forward and one backward
-pass per step serve all members and the optimizer (:mod:`lengthgen.engine.optim`) keeps
-per-member state. Member e depends only on its own initial tensors, data generator and
-hyperparameters, so the ensemble equals a loop over E trainings up to rounding
-(``tests/test_train.py`` checks it in float64). A *model* has ``init(seeds, dtype, device) ->
-{name: Tensor[E, ...]}`` and a hand-batched ``forward(params, x) -> Tensor[E, B, ...]``; names
-starting with ``_`` are per-member constants. Banks (``x``, ``y``: tensors, or tuples / dicts of
-tensors) are shared by all members unless ``per_member=True``. Book page ``book/engine.md``
-("The ensemble engine") explains it.
+Every parameter is stacked along a leading member dimension ``E``; member e depends only on its own
+initial tensors, data generator and hyperparameters, so the ensemble equals a loop over E
+trainings up to rounding (``tests/test_train.py``). A *model* has ``init(seeds, dtype, device)``
+and a hand-batched ``forward(params, x) -> Tensor[E, B, ...]``; names starting with ``_`` are
+per-member constants. Book page ``book/engine.md`` ("The ensemble engine") explains it.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 import torch.nn.functional as F
 
-from lengthgen.config import ConfigError, check_positive_int, check_seeds, get_device
+from lengthgen.config import ConfigError, check_choice, check_positive_int, check_seeds, get_device
 from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable from here too
     _check_model,
     _params_device,
@@ -38,11 +34,8 @@ from lengthgen.engine.runs import note_device, progress_bar
 
 # --------------------------------------------------------------------------- losses and metrics
 def classification_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Per-member mean cross-entropy ``[E]``.
-
-    ``out`` [E, B, C] with integer labels ``y`` [E, B] (softmax cross-entropy), or ``out`` [E, B]
-    binary logits with 0/1 labels (logistic loss, the same as a 2-class softmax with logits 0, z).
-    """
+    """Per-member mean cross-entropy ``[E]``: ``out`` [E, B, C] with labels [E, B], or binary
+    logits [E, B] with 0/1 labels."""
     if out.dim() == y.dim() + 1:
         E, _B, C = out.shape[0], out.shape[1], out.shape[-1]
         ce = F.cross_entropy(out.reshape(-1, C), y.reshape(-1).long(), reduction="none")
@@ -84,11 +77,9 @@ METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
 @dataclass(frozen=True)
 class Validation:
     """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2): every
-    ``every`` updates (and after the last with ``at_end``) the training members are evaluated on
-    ``bank`` (x, y; shared unless ``per_member``, chunked by ``batch_size``) with ``metric(out, y)
-    -> (accuracy [E], loss [E])``. A member stops after ``patience`` consecutive perfect
-    validations (``None``: never); the selected checkpoint has the highest accuracy, ties broken by
-    lower loss, then by the earlier update."""
+    ``every`` updates the members are evaluated on ``bank`` (x, y) with ``metric(out, y) ->
+    (accuracy [E], loss [E])``; a member stops after ``patience`` consecutive perfect validations;
+    the checkpoint kept has the highest accuracy, then the lower loss, then the earlier update."""
 
     every: int
     bank: Any
@@ -112,18 +103,10 @@ class Validation:
 
 @dataclass
 class TrainResult:
-    """What :func:`train_ensemble` returns (all per-member tensors on the CPU).
-
-    params        selected checkpoint per member (best validation; the final one without validation)
-    final_params  parameters after each member's last update
-    history       ``loss`` [records, E]: the training loss of the batch of update ``step`` [records]
-                  (NaN once a member stopped); ``val_step`` [V], ``val_acc`` [V, E], ``val_loss`` [V, E]
-                  (NaN once stopped)
-    best_step     [E] update count of the selected checkpoint (0 = the initial parameters)
-    best_acc, best_loss  [E] its validation accuracy and loss (NaN without validation)
-    stop_step     [E] number of updates each member received
-    steps_run     number of loop iterations (≤ steps; fewer when every member stopped)
-    """
+    """What :func:`train_ensemble` returns (per-member tensors on the CPU): ``params`` the
+    selected checkpoints, ``final_params`` the last ones; ``history`` ``loss`` [records, E] at
+    updates ``step``, ``val_step``, ``val_acc``, ``val_loss`` (NaN once a member stopped);
+    ``best_step`` / ``best_acc`` / ``best_loss`` of the checkpoint; ``stop_step`` per member."""
 
     params: dict[str, torch.Tensor]
     final_params: dict[str, torch.Tensor]
@@ -139,7 +122,7 @@ class TrainResult:
     extra: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
-        """JSON-ready per-member summary (best step/acc/loss, stop step) for the result store."""
+        """JSON-ready per-member summary for the result store."""
         return {
             "members": self.members,
             "steps_run": self.steps_run,
@@ -223,15 +206,11 @@ def evaluate_ensemble(
     batch_size: int | None = None,
     device=None,
 ) -> dict:
-    """Every member on every bank of ``banks`` (``{key: (x, y)}``, shared unless ``per_member``),
-    batched over members: ``{key: Tensor[E]}`` on the CPU. ``metric``: ``"accuracy"``,
-    ``"cross_entropy"`` or a callable ``(out, y) -> Tensor[E]`` averaging over examples (chunks of
-    ``batch_size`` are combined by size)."""
+    """Every member on every bank of ``banks`` (``{key: (x, y)}``): ``{key: Tensor[E]}`` on the CPU.
+    ``metric``: ``"accuracy"``, ``"cross_entropy"`` or a callable ``(out, y) -> Tensor[E]``."""
     _check_model(model)
     E = members_of(params)
     if isinstance(metric, str):
-        from lengthgen.config import check_choice
-
         metric = METRICS[check_choice("metric", metric, tuple(METRICS))]
     elif not callable(metric):
         raise ConfigError(
@@ -285,16 +264,11 @@ def train_ensemble(
     device=None,
     desc: str = "train",
 ) -> TrainResult:
-    """Train the E members of ``params`` (``[E, ...]`` tensors, copied) for up to ``steps``
-    updates as one batched program.
+    """Train the E members of ``params`` (``[E, ...]``, copied) for up to ``steps`` updates.
 
-    ``sample(step, generators) -> (x, y)`` draws a fresh batch with leading dim E from one CPU
-    generator per member (seeded by ``data_seeds``, so CPU and CUDA see the same batches; once
-    members stopped, only theirs are passed, and a ``members`` keyword receives their original
-    indices). ``loss(out, y) -> Tensor[E]``; ``optim`` defaults to Adam at lr 1e-3 (lr and weight
-    decay may be per member). ``validation`` (:class:`Validation`) selects checkpoints and stops
-    members early; stopped members leave the batch. ``record_every``: keep the training loss every
-    this many updates. ``device``: ``None`` keeps the device of ``params``.
+    ``sample(step, generators) -> (x, y)`` draws a batch from one CPU generator per member still
+    training (seeded by ``data_seeds``; a ``members`` keyword gets their indices); ``optim``
+    defaults to Adam at lr 1e-3; ``validation`` selects checkpoints and stops members early.
     """
     # every argument by name (first statement: locals() holds only the arguments)
     E, steps, record_every, optim, gens, dev = _check_train_args(**locals())
@@ -331,7 +305,6 @@ def train_ensemble(
 
 
 def _tick(bar, done: int, steps: int, training: str) -> None:
-    """One update on the progress bar (if any); every 50 updates, how many members train."""
     if bar is not None:
         bar.update(1)
         if done % 50 == 0 or done == steps:
@@ -339,8 +312,7 @@ def _tick(bar, done: int, steps: int, training: str) -> None:
 
 
 def _leaves(params, dev):
-    """The trained copy of ``params`` on ``dev`` (names not starting with ``_`` require
-    gradients) and the trained names."""
+    """The trained copy of ``params`` on ``dev`` and the trained names."""
     P = {k: v.detach().to(dev).clone() for k, v in params.items()}
     names = [k for k in P if not k.startswith("_")]
     if not names:
@@ -351,8 +323,7 @@ def _leaves(params, dev):
 
 
 def _drop_stopped(members, log, P, names, opt, done: int, dev):
-    """After a validation: remove the members that stop now from the batch (parameters and
-    optimiser state); ``P`` unchanged if none stops, ``None`` once none is left."""
+    """Remove the members that stop now from ``P`` and the optimizer; ``None`` once none is left."""
     stop = members.to_stop()
     if stop is None:
         return P
@@ -368,8 +339,7 @@ def _drop_stopped(members, log, P, names, opt, done: int, dev):
 def _check_train_args(
     model, params, sample, loss, optim, steps, data_seeds, validation, record_every, device, **_
 ):
-    """Check the arguments of :func:`train_ensemble` (one-line errors, in this order) and resolve the
-    defaults: returns ``(E, steps, record_every, optim, data generators, device)``."""
+    """Check :func:`train_ensemble`'s arguments: ``(E, steps, record_every, optim, gens, device)``."""
     _check_model(model)
     E = members_of(params)
     steps = check_positive_int("steps", steps)
@@ -400,8 +370,7 @@ def _check_train_args(
 
 
 def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: bool, dev):
-    """The batch ``(x, y)`` of update ``step`` on ``dev``, drawn from the data generators of the members
-    still training (``active``: their original indices, passed as ``members=`` when ``sample`` takes it)."""
+    """The batch ``(x, y)`` of update ``step`` on ``dev``, from the generators of the ``active``."""
     kw = {"members": active.clone()} if with_members else {}
     x, y = sample(
         step, gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()], **kw
@@ -412,9 +381,7 @@ def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: boo
 def _update_step(
     model, P, names, opt: EnsembleOptimizer, clip, loss, x, y, n_act: int
 ) -> torch.Tensor:
-    """One update of the ``n_act`` members in ``P`` (in place): per-member loss on the batch, gradients of
-    its sum (zeros for unused parameters), optional per-member norm clipping, one optimizer step.
-    Returns the per-member training loss ``[n_act]`` of the batch, computed before the update."""
+    """One update of the ``n_act`` members in ``P`` (in place); returns their loss before it."""
     lvec = loss(model.forward(P, x), y)
     if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
         raise ValueError(
@@ -430,9 +397,8 @@ def _update_step(
 
 
 class _LossLog:
-    """The training-loss history ``[records, E]`` of one run: every ``record_every``-th loss (and
-    the last) is buffered on the device, so a step does not synchronise; :meth:`flush` moves it
-    to float64 CPU rows (NaN for stopped members) before the training members change."""
+    """The training-loss history ``[records, E]``, buffered on the device (no synchronisation per
+    step) until :meth:`flush`."""
 
     def __init__(self, E: int, steps: int, record_every: int):
         self.E, self.steps, self.every = E, steps, record_every
@@ -441,13 +407,11 @@ class _LossLog:
         self._buf: list[torch.Tensor] = []
 
     def record(self, done: int, lvec: torch.Tensor) -> None:
-        """Keep the losses ``lvec`` [members training] of update number ``done`` if it is recorded."""
         if done % self.every == 0 or done == self.steps:
             self._buf.append(lvec.detach())
             self.step.append(done)
 
     def flush(self, active: torch.Tensor) -> None:
-        """Move the buffered losses of the members ``active`` (original indices) into [k, E] CPU rows."""
         if self._buf:
             vals = torch.stack(self._buf).to("cpu", torch.float64)
             rows = torch.full((vals.shape[0], self.E), float("nan"), dtype=torch.float64)
@@ -457,10 +421,8 @@ class _LossLog:
 
 
 class _Members:
-    """Per-member bookkeeping of one run: ``active`` holds the original indices of the members
-    still training (row i of the tensors is member ``active[i]``); ``final`` / ``stop_step`` get a
-    member's parameters and update count when it stops; ``best*`` hold the selected checkpoint
-    (:class:`Validation`) and ``perfect`` counts consecutive perfect validations."""
+    """Per-member bookkeeping: ``active`` holds the original indices of the members training;
+    ``final`` / ``stop_step`` / ``best*`` the stopped members' and selected checkpoints."""
 
     def __init__(
         self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation: Validation | None
@@ -470,28 +432,19 @@ class _Members:
         self.final = _to_cpu(P)
         self.best = _to_cpu(P)
         self.best_step = torch.zeros(E, dtype=torch.long)
-        self.best_acc = torch.full((E,), float("nan"), dtype=torch.float64)
-        self.best_loss = torch.full((E,), float("nan"), dtype=torch.float64)
+        worst = (math.nan, math.nan) if validation is None else (-math.inf, math.inf)
+        self.best_acc = torch.full((E,), worst[0], dtype=torch.float64)
+        self.best_loss = torch.full((E,), worst[1], dtype=torch.float64)
         self.stop_step = torch.full((E,), steps, dtype=torch.long)
         self.perfect = torch.zeros(E, dtype=torch.long)
-        if validation is not None:
-            self.best_acc.fill_(-math.inf)
-            self.best_loss.fill_(math.inf)
-        self.val_step: list[int] = []
-        self.val_acc: list[torch.Tensor] = []
-        self.val_loss: list[torch.Tensor] = []
+        self.val_step, self.val_acc, self.val_loss = [], [], []  # validation rows
 
     def validation_due(self, done: int) -> bool:
-        """Whether the members are validated after update number ``done`` (every ``every`` updates,
-        and after the last one with ``at_end``)."""
         v = self.validation
         return v is not None and (done % v.every == 0 or (v.at_end and done == self.steps))
 
     def validate(self, model, P, done: int, metric, dev) -> None:
-        """Evaluate the training members ``P`` on the validation bank after update ``done``: append the
-        accuracy / loss rows [E] (NaN for stopped members), take the new checkpoint of every member
-        that improved (higher accuracy, or equal accuracy and lower loss) and update the counts of
-        consecutive perfect validations."""
+        """Validate the training members after update ``done``; keep every improved checkpoint."""
         v, active = self.validation, self.active
         bx, by = v.bank
         if v.per_member:
@@ -524,17 +477,14 @@ class _Members:
         self.perfect[active] = torch.where(acc == 1.0, perfect + 1, torch.zeros_like(perfect))
 
     def to_stop(self) -> torch.Tensor | None:
-        """Mask [training members] of those with ``patience`` consecutive perfect validations, or
-        ``None`` when no member stops now (or ``patience`` is ``None``)."""
+        """Mask of the training members that stop now, or ``None``."""
         if self.validation.patience is None:
             return None
         stop = self.perfect[self.active] >= self.validation.patience
         return stop if bool(stop.any()) else None
 
     def stop(self, P, stop: torch.Tensor, done: int, dev) -> torch.Tensor:
-        """Stop the training members marked in ``stop`` after update ``done``: keep their final
-        parameters and update count and drop them from ``active``. Returns the positions in ``P``
-        of the members that keep training (``P`` and the optimizer state are then cut to these)."""
+        """Stop the members marked in ``stop``; returns the positions of those that keep training."""
         idx = stop.nonzero().flatten()
         orig = self.active[idx]
         for k in P:
@@ -545,8 +495,7 @@ class _Members:
         return keep
 
     def finish(self, P, steps_run: int, dev) -> None:
-        """End of the loop after ``steps_run`` updates: the members still training keep their current
-        parameters as final ones; without validation the selected checkpoint is the final one."""
+        """End of the loop: the members still training keep their parameters as final ones."""
         if self.active.numel():
             idx = torch.arange(self.active.numel())
             for k in P:
@@ -560,17 +509,13 @@ class _Members:
 def _train_result(
     members: _Members, log: _LossLog, steps_run: int, E: int, wall_time_s: float, dev
 ) -> TrainResult:
-    """Assemble the :class:`TrainResult` of a finished run from its member state and loss log."""
+    rows = lambda xs, cat: cat(xs) if xs else torch.empty(0, E, dtype=torch.float64)  # noqa: E731
     history = {
-        "loss": torch.cat(log.rows) if log.rows else torch.empty(0, E, dtype=torch.float64),
+        "loss": rows(log.rows, torch.cat),
         "step": torch.tensor(log.step, dtype=torch.long),
         "val_step": torch.tensor(members.val_step, dtype=torch.long),
-        "val_acc": torch.stack(members.val_acc)
-        if members.val_acc
-        else torch.empty(0, E, dtype=torch.float64),
-        "val_loss": torch.stack(members.val_loss)
-        if members.val_loss
-        else torch.empty(0, E, dtype=torch.float64),
+        "val_acc": rows(members.val_acc, torch.stack),
+        "val_loss": rows(members.val_loss, torch.stack),
     }
     return TrainResult(
         params=members.best,

@@ -1,9 +1,5 @@
-"""Softmax attention shared by every chapter's models, batched over any leading dimensions.
-
-``attend(q, k, v)`` computes ``softmax(β · q kᵀ + bias) v`` with an optional mask. The multiplier
-β may be a scalar or a tensor broadcastable to the logits; :func:`log_length_scale` gives the
-log-length factor of Chiang & Cholak (2022, §5.3), β = log N with N the number of positions a
-query attends to (for a causal row i that is i + 1). Masked positions get weight exactly 0.
+"""Softmax attention ``softmax(β · q kᵀ + bias) v`` shared by every chapter's models, batched over
+any leading dimensions; :func:`log_length_scale` is Chiang & Cholak's β = log N (2022, §5.3).
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """A small decoder-only transformer, hand-batched over ensemble members (chapters 3 and 4).
 
-:class:`Decoder` is an ensemble model of :mod:`lengthgen.engine.train`: ``forward(params, x)``
-maps token ids ``[E, B, n]`` to next-symbol logits ``[E, B, n, vocab]``. Architecture (Han, Chai &
-Wang 2026, App. C): a learned token embedding, ``n_layers`` pre-LN blocks (causal multi-head
-attention through :func:`lengthgen.nn.attention.attend`, an MLP of width ``mlp_ratio · d_model``
-with a ``gelu``, ``relu`` or ``sine`` activation), a final LN and an untied read-out; one of the
-positional encodings of :mod:`lengthgen.nn.positional`. Initialisation follows PyTorch's module
-defaults (embeddings N(0, 1), linear U(±1/√fan_in), LN gain 1, bias 0).
-
-``kernels="fused"`` (default) uses ``F.layer_norm`` and one ``baddbmm`` per linear map;
-``"reference"`` is the hand-written form that trained the stored chapter-3 study, operation for
-operation. Both compute the same function (``tests/test_speed_paths.py``; ``book/cost.md``).
-Attention stays explicit: ``scaled_dot_product_attention`` was slower on CPU at these sizes.
+:class:`Decoder` is an ensemble model of :mod:`lengthgen.engine.train` (Han, Chai & Wang 2026,
+App. C): token embedding, pre-LN blocks of causal multi-head attention and an MLP, a final LN and
+an untied read-out; PyTorch's default initialisation. ``kernels="fused"`` uses ``F.layer_norm``
+and one ``baddbmm`` per linear map; ``"reference"`` is the hand-written form that trained the
+stored chapter-3 study; both compute the same function (``tests/test_speed_paths.py``).
 """
 
 from __future__ import annotations
@@ -43,35 +36,26 @@ ACTIVATIONS = ("gelu", "relu", "sine")
 TIERS = {"1L1H": (1, 1), "2L4H": (2, 4), "4L4H": (4, 4)}
 
 
-def activation_fn(name: str):
-    """The MLP nonlinearity ``name`` (``gelu`` (exact erf form), ``relu`` or ``sine``)."""
-    check_choice("activation", name, ACTIVATIONS)
-    return {"gelu": F.gelu, "relu": F.relu, "sine": torch.sin}[name]
-
-
 #: the decoder's kernels: ``fused`` (torch.nn.functional's layer norm and attention) or ``reference``
 KERNELS = ("fused", "reference")
 
 
 def _layer_norm(x, g, b, eps: float = 1e-5):
-    """Reference layer norm ``(x − mean) / √(var + ε) · g + b`` (biased variance), hand-written."""
+    """Reference layer norm ``(x − mean) / √(var + ε) · g + b`` (biased variance)."""
     mu = x.mean(-1, keepdim=True)
     var = x.var(-1, keepdim=True, unbiased=False)
     return (x - mu) / torch.sqrt(var + eps) * g + b
 
 
 def _layer_norm_fused(x, g, b, eps: float = 1e-5):
-    """The same layer norm through :func:`torch.nn.functional.layer_norm` (one fused kernel forward and
-    backward), then the per-member gain ``g`` and bias ``b`` (they differ per member, so they cannot be
-    the kernel's own weight and bias)."""
+    """The same layer norm through :func:`torch.nn.functional.layer_norm`, then the per-member
+    gain and bias."""
     return torch.addcmul(b, F.layer_norm(x, x.shape[-1:], eps=eps), g)
 
 
 def _linear(x, W, b, fused: bool):
-    """``x W + b`` per member: ``x [E, ..., d_in]``, ``W [E, d_in, d_out]``, ``b [E, d_out]``.
-
-    ``fused``: one ``baddbmm`` over ``[E, tokens, d_in]`` (the bias enters the product's output
-    instead of a separate pass over the result); otherwise an einsum and an add (the reference)."""
+    """``x W + b`` per member (``x [E, ..., d_in]``): one ``baddbmm`` if ``fused``, else the
+    reference einsum and add."""
     if not fused:
         if x.dim() == 4:
             return torch.einsum("ebnd,edf->ebnf", x, W) + b[:, None, None]
@@ -87,12 +71,9 @@ def _bcast(p, x):
 
 
 class Decoder:
-    """Pre-LN decoder-only transformer batched over E members (module docstring): ``n_layers``
-    blocks of ``n_heads`` heads (``d_model`` divisible by them; 64 and ``vocab`` 12 in chapter 3),
-    MLP width ``mlp_ratio · d_model``, a learned-absolute table of ``L0`` rows (later positions
-    clamped to the last), frequency ``base`` and ``rope_scale`` for the sinusoidal and rotary
-    encodings (chapter 3's App. H lowers the scale), a read-out of ``n_out`` (default ``vocab``).
-    """
+    """Pre-LN decoder-only transformer batched over E members (module docstring); ``L0`` rows
+    of a learned-absolute table, ``base`` and ``rope_scale`` for the sinusoidal and rotary
+    encodings, ``n_out`` outputs (default ``vocab``)."""
 
     def __init__(
         self,
@@ -127,7 +108,7 @@ class Decoder:
         self.n_out = self.vocab if n_out is None else check_positive_int("n_out", n_out)
         self.mlp = check_positive_int("mlp_ratio", mlp_ratio) * d_model
         self.activation = check_choice("activation", activation, ACTIVATIONS)
-        self._act = activation_fn(activation)
+        self._act = {"gelu": F.gelu, "relu": F.relu, "sine": torch.sin}[activation]
         self.L0 = check_positive_int("L0", L0)
         self.base = float(base)
         self.rope_scale = check_finite("rope_scale", rope_scale)
@@ -151,36 +132,19 @@ class Decoder:
         shapes = {"tok_emb": (self.vocab, d)}
         if self.encoding == "learned_abs":
             shapes["pos_emb"] = (self.L0, d)
+        attn = dict(ln1_g=(d,), ln1_b=(d,), wqkv=(d, 3 * d), bqkv=(3 * d,), wo=(d, d), bo=(d,))
+        mlp = dict(ln2_g=(d,), ln2_b=(d,), w1=(d, m), b1=(m,), w2=(m, d), b2=(d,))
         for l in range(self.n_layers):
-            p = f"l{l}."
-            shapes.update(
-                {
-                    p + "ln1_g": (d,),
-                    p + "ln1_b": (d,),
-                    p + "wqkv": (d, 3 * d),
-                    p + "bqkv": (3 * d,),
-                    p + "wo": (d, d),
-                    p + "bo": (d,),
-                    p + "ln2_g": (d,),
-                    p + "ln2_b": (d,),
-                    p + "w1": (d, m),
-                    p + "b1": (m,),
-                    p + "w2": (m, d),
-                    p + "b2": (d,),
-                }
-            )
+            shapes.update({f"l{l}.{k}": shape for k, shape in {**attn, **mlp}.items()})
         shapes.update(
             {"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, self.n_out), "b_out": (self.n_out,)}
         )
         return shapes
 
     def matmul_flops(self, batch: int, n: int, *, backward: bool = True) -> int:
-        """Floating-point operations (2 per multiply-add) of the matrix products of one member's
-        forward pass over ``batch`` sequences of length ``n``, times 3 with ``backward``. Per layer
-        and position ``2·(4d² + 2·d·mlp)`` for the maps and ``2·2·n·d`` for attention over all n
-        keys (masked after a full product), then ``2·d·n_out`` for the read-out; norms, softmax and
-        the optimizer are not counted (book page "What a reproduction costs"). Checked against
-        ``FlopCounterMode`` (``tests/test_speed_paths.py``)."""
+        """Floating-point operations of the matrix products of one member's forward pass over
+        ``batch`` sequences of length ``n`` (times 3 with ``backward``), as book page "What a
+        reproduction costs" counts them."""
         batch, n = check_positive_int("batch", batch), check_positive_int("n", n)
         if not isinstance(backward, bool):
             raise ConfigError(f"backward must be True or False, got {backward!r}")
@@ -261,14 +225,9 @@ class Decoder:
         bias = (
             alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
         )
+        mask = causal_mask(n, device=h.device)
         out, w = attend(
-            q,
-            k,
-            v,
-            scale=1.0 / math.sqrt(dh),
-            bias=bias,
-            mask=causal_mask(n, device=h.device),
-            return_weights=True,
+            q, k, v, scale=1.0 / math.sqrt(dh), bias=bias, mask=mask, return_weights=True
         )
         out = out.transpose(2, 3).reshape(E, B, n, d)
         out = _linear(out, params[p + "wo"], params[p + "bo"], fused)

@@ -1,10 +1,8 @@
 """Positional encodings: the feature maps φ of chapter 3 and the encodings of the trained decoder.
 
-Chapter 3 (Han, Chai & Wang 2026, §3) models the positional part of an attention logit as
-``φ(i)ᵀ W φ(j)`` with a feature map ``φ: ℕ → ℝ^m``. Stacking ``φ(0) … φ(n−1)`` as rows gives the
-matrix ``Φ_n ∈ ℝ^{n×m}`` (:func:`feature_map`). Each encoding also restricts which ``W`` a head
-can actually realize; :class:`KernelFamily` holds that structural constraint as a linear map from
-free coefficients to ``W`` (plus a sign constraint for ALiBi):
+Chapter 3 (Han, Chai & Wang 2026, §3) models the positional logit as ``φ(i)ᵀ W φ(j)``; the rows
+``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W``
+each encoding can realize:
 
 ============  ============================================  ===========================================
 encoding      feature map φ(i)                              realizable kernel family
@@ -16,12 +14,7 @@ encoding      feature map φ(i)                              realizable kernel f
 ``alibi``     ``[1, i]``                                    relative affine: κ(d) = c₀ + s·d with s ≤ 0
 ============  ============================================  ===========================================
 
-with ``d = i − j`` and geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1
-(the paper's default: 16 frequencies, base 10⁴, so ``θ_min ≈ 1.78·10⁻⁴``).
-
-The same module supplies the encodings of the trained decoder (:mod:`lengthgen.nn.decoder`):
-:func:`sinusoidal_table` (additive), :func:`clamped_positions` (learned-absolute lookup),
-:func:`rope_rotate` (rotary q/k) and :func:`alibi_bias` (fixed geometric slopes).
+with ``d = i − j`` and frequencies ``θ_k = base^(−k/num_freq)`` (the paper: 16, base 10⁴).
 """
 
 from __future__ import annotations
@@ -42,7 +35,7 @@ BASE = 1e4
 
 
 def check_encoding(encoding: str) -> str:
-    """Return ``encoding`` if it is one of :data:`ENCODINGS`; otherwise raise naming the choices."""
+    """``encoding`` if it is one of :data:`ENCODINGS`; otherwise raise naming the choices."""
     return check_choice("encoding", encoding, ENCODINGS)
 
 
@@ -57,10 +50,6 @@ def frequencies(num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float6
     return base ** (-k / num_freq)
 
 
-def _positions(n: int) -> torch.Tensor:
-    return torch.arange(check_positive_int("n", n), dtype=torch.float64)
-
-
 # --------------------------------------------------------------------------- feature maps (ch. 3 §3)
 def feature_map(
     encoding: str,
@@ -71,16 +60,12 @@ def feature_map(
     base: float = BASE,
     dtype=torch.float64,
 ) -> torch.Tensor:
-    """The stacked positional features ``Φ_n ∈ ℝ^{n×m}`` of ``encoding`` (row i = φ(i)ᵀ).
-
-    ``L0`` is the size of the learned-absolute table (positions ≥ L0 share the feature of L0−1);
-    ``num_freq``/``base`` set the sinusoidal and RoPE frequencies. ``m`` is 1 (NoPE), 2 (ALiBi),
-    ``L0`` (learned-absolute) or ``2·num_freq`` (sinusoidal, RoPE).
-    """
+    """The stacked positional features ``Φ_n ∈ ℝ^{n×m}`` of ``encoding`` (row i = φ(i)ᵀ; ``L0``
+    rows of a learned-absolute table)."""
     check_encoding(encoding)
     n = check_positive_int("n", n)
     L0 = check_positive_int("L0", L0)
-    i = _positions(n)
+    i = torch.arange(n, dtype=torch.float64)
     if encoding == "nope":
         phi = torch.ones(n, 1, dtype=torch.float64)
     elif encoding == "alibi":
@@ -103,14 +88,9 @@ def feature_dim(encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ) -> int
 
 # --------------------------------------------------------------------------- kernel families
 class KernelFamily:
-    """The realizable positional kernels ``Φ W(c) Φᵀ`` of one encoding (ch. 3 §3–4).
-
-    ``W(c)`` is linear in a coefficient vector ``c`` of length :attr:`n_coef`, which encodes each
-    encoding's structural constraint: a free ``W`` for sinusoidal/learned-absolute, one scalar for
-    NoPE, the relative (rotation-commuting) 2×2 blocks ``[[a, b], [−b, a]]`` per frequency for
-    RoPE, and ``[[c₀, −s], [s, 0]]`` for ALiBi, whose recency slope must satisfy ``s ≤ 0``
-    (:meth:`project`).
-    """
+    """The realizable positional kernels ``Φ W(c) Φᵀ`` of one encoding (ch. 3 §3–4): ``W(c)`` is
+    linear in :attr:`n_coef` coefficients (RoPE: 2×2 blocks ``[[a, b], [−b, a]]``; ALiBi:
+    ``[[c₀, −s], [s, 0]]`` with ``s ≤ 0``, :meth:`project`)."""
 
     def __init__(
         self, encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ, base: float = BASE
@@ -191,11 +171,8 @@ class KernelFamily:
 
 # --------------------------------------------------------------------------- encodings of the decoder
 def sinusoidal_table(n: int, dim: int, base: float = BASE, dtype=torch.float32) -> torch.Tensor:
-    """Additive sinusoidal position table ``[n, dim]`` (Vaswani et al. 2017): interleaved cos/sin pairs.
-
-    Uses ``dim/2`` frequencies ``θ_k = base^(−2k/dim)``; its row i equals the ch. 3 feature
-    map φ(i) with ``num_freq = dim/2``.
-    """
+    """Additive sinusoidal position table ``[n, dim]`` (Vaswani et al. 2017): row i is φ(i) with
+    ``num_freq = dim/2``."""
     dim = check_positive_int("dim", dim, minimum=2)
     if dim % 2:
         raise ConfigError(f"dim must be even, got {dim}")
@@ -209,17 +186,9 @@ def clamped_positions(n: int, L0: int, device=None) -> torch.Tensor:
 
 
 def rope_rotate(x: torch.Tensor, base: float = BASE, scale: float = 1.0) -> torch.Tensor:
-    """Rotary position embedding (Su et al. 2024) of ``x[..., n, d_head]`` at positions 0 … n−1.
-
-    Pairs of coordinates ``(2k, 2k+1)`` are rotated by the angle ``i·s·θ_k`` with
-    ``θ_k = base^(−2k/d_head)`` and frequency scale ``s`` (1: standard; chapter 3's App. H
-    sweep lowers it), so ``⟨rot_i q, rot_j k⟩`` depends on ``i − j`` only.
-
-    Computed as ``x ⊙ cos + (−x_{2k+1}, x_{2k}) ⊙ sin`` on contiguous tensors (issue 17: two
-    full-width products instead of four strided ones). Negation is exact and IEEE addition is
-    commutative, so every output (and gradient) equals the pairwise form
-    ``(x_{2k} cos − x_{2k+1} sin, x_{2k} sin + x_{2k+1} cos)`` bit for bit (:func:`rope_rotate_reference`).
-    """
+    """Rotary position embedding (Su et al. 2024) of ``x[..., n, d_head]``: pairs ``(2k, 2k+1)``
+    rotated by ``i·scale·θ_k``, computed as ``x ⊙ cos + (−x_{2k+1}, x_{2k}) ⊙ sin`` (bit for bit
+    the pairwise :func:`rope_rotate_reference`)."""
     n, dh = x.shape[-2], x.shape[-1]
     if dh % 2:
         raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
@@ -230,14 +199,13 @@ def rope_rotate(x: torch.Tensor, base: float = BASE, scale: float = 1.0) -> torc
 
 
 def _rope_tables(n: int, dh: int, base: float, dtype, device, scale: float = 1.0):
-    """cos and sin of the angles ``i·s·θ_k``, each repeated for the pair (2k, 2k+1): ``[n, dh]``."""
     th = (frequencies(dh // 2, base) * scale).to(dtype).to(device)  # × 1.0 is exact
     ang = torch.arange(n, dtype=dtype, device=device)[:, None] * th
     return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(2, -1)
 
 
 def rope_rotate_reference(x: torch.Tensor, base: float = BASE) -> torch.Tensor:
-    """The pairwise form of :func:`rope_rotate` (what trained the stored chapter-3 study); the same numbers."""
+    """The pairwise form of :func:`rope_rotate` (what trained the stored chapter-3 study)."""
     n, dh = x.shape[-2], x.shape[-1]
     if dh % 2:
         raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
@@ -269,5 +237,5 @@ def theta_min(num_freq: int = NUM_FREQ, base: float = BASE) -> float:
 
 
 def monotone_range(num_freq: int = NUM_FREQ, base: float = BASE) -> int:
-    """The largest offset d at which ``sin(d θ_min)`` is still increasing: ``⌊π / (2 θ_min)⌋`` rounded to the peak."""
+    """The largest offset d at which ``sin(d θ_min)`` still increases: ``π / (2 θ_min)``, rounded."""
     return int(round(math.pi / (2 * theta_min(num_freq, base))))

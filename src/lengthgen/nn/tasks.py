@@ -6,9 +6,6 @@ Strings are integer tensors of 0/1 with the string length as the last dimension.
 * ``parity``   (Σ_j w_j) mod 2
 * ``majority`` 1[Σ_j w_j ≥ (n+1)/2], defined for odd n only
 * ``index``    w_k for a query position k ∈ [1, n] (1-based, as in Zhu & Chiang)
-
-Evaluation banks specific to one paper live with that chapter's module or are added here when
-they are shared.
 """
 
 from __future__ import annotations
@@ -89,10 +86,7 @@ def _check_bank_size(size: int) -> int:
 
 
 def first_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> torch.Tensor:
-    """FIRST test bank of Zhu & Chiang (D.3): the first bit is exactly balanced, the rest random.
-
-    Returns strings [size, n]; the first ``size/2`` have w₁ = 0, the others w₁ = 1.
-    """
+    """FIRST test bank of Zhu & Chiang (D.3): ``size/2`` strings with w₁ = 0, then w₁ = 1."""
     size = _check_bank_size(size)
     bits = random_strings(size, check_positive_int("n", n), generator)
     bits[:, 0] = (torch.arange(size) >= size // 2).long()
