@@ -415,15 +415,17 @@ class _Inputs(NamedTuple):
 
 
 # --------------------------------------------------------------------------- metrics
+def _signed(logits: torch.Tensor, labels) -> torch.Tensor:
+    """±s: the logit, negated where the label is 0 (positive when it is right)."""
+    labels = torch.as_tensor(labels, device=logits.device)
+    return (2.0 * labels.to(logits.dtype) - 1.0) * logits
+
+
 def cross_entropy_bits(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Per-string cross-entropy in bits, −log₂ σ(±s), computed stably; same shape as ``logits``."""
-    labels = torch.as_tensor(labels, device=logits.device)
-    sign = 2.0 * labels.to(logits.dtype) - 1.0
-    return torch.nn.functional.softplus(-sign * logits) / math.log(2.0)
+    return torch.nn.functional.softplus(-_signed(logits, labels)) / math.log(2.0)
 
 
 def accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Fraction of strings whose logit has the label's sign (logit 0 counts as wrong), over the last dim."""
-    labels = torch.as_tensor(labels, device=logits.device)
-    sign = 2.0 * labels.to(logits.dtype) - 1.0
-    return (sign * logits > 0).to(logits.dtype).mean(-1)
+    return (_signed(logits, labels) > 0).to(logits.dtype).mean(-1)

@@ -116,11 +116,10 @@ def _first_settings(settings: dict, arms) -> tuple[dict, list]:
     s = {k: check_positive_int(k, settings[k]) for k in counts}
     s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
     lengths = [check_positive_int("training length", n, minimum=2) for n in settings["lengths"]]
-    if not lengths or len(set(lengths)) != len(lengths):
-        raise ConfigError(f"training lengths must be distinct and at least one, got {lengths}")
     arms = [check_choice("arm", a, tuple(paper.FIRST_ARMS)) for a in arms]
-    if not arms or len(set(arms)) != len(arms):
-        raise ConfigError(f"arms must be distinct and at least one, got {arms}")
+    for what, values in (("training lengths", lengths), ("arms", arms)):
+        if not values or len(set(values)) != len(values):
+            raise ConfigError(f"{what} must be distinct and at least one, got {values}")
     return {"lengths": lengths, **s}, arms
 
 
@@ -313,13 +312,7 @@ def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[di
     return out
 
 
-def success_rates(
-    result: dict,
-    *,
-    perfect_ce_bits: float = 0.01,
-    level: float = 0.95,
-    paper_runs: int = paper.FIG4_RUNS,
-) -> list[dict]:
+def success_rates(result, *, perfect_ce_bits=0.01, level=0.95, paper_runs=paper.FIG4_RUNS):
     """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs, the
     success rate with its exact (Clopper–Pearson) ``level`` interval, the chance p̂^paper_runs that
     ``paper_runs`` runs at our rate are all perfect, the mean test accuracy, runs near chance (test
@@ -339,13 +332,7 @@ def success_rates(
     return rows
 
 
-def placement_comparison(
-    result: dict,
-    *,
-    a: str = "log-scaled",
-    b: str = "authors' placement",
-    perfect_ce_bits: float = 0.01,
-) -> list[dict]:
+def placement_comparison(result, *, a="log-scaled", b="authors' placement", perfect_ce_bits=0.01):
     """Per training length: arms ``a`` and ``b`` compared run by run (same weights, same strings):
     counts of runs perfect in both, in one only, in neither, and the two-sided exact McNemar
     p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
