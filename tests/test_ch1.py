@@ -9,7 +9,7 @@ import pytest
 from lengthgen.chapters import reproduce
 from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import experiments as ch1
-from lengthgen.chapters.ch1 import paper, training
+from lengthgen.chapters.ch1 import measures, paper, training
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen.nn import tasks
@@ -40,29 +40,29 @@ def test_flawed_first_error_matches_brute_force():
     for n in (1, 2, 5, 9, 12):
         enc, p = C.first_log_scaled(log_scaled=False, c=2.0)
         s = tasks.all_strings(n)
-        wrong = 1 - float(ch1.evaluate(enc, p, s, "first")["acc"])
-        assert wrong == pytest.approx(float(ch1.flawed_first_error(2.0, n)), abs=1e-12)
+        wrong = 1 - float(measures.evaluate(enc, p, s, "first")["acc"])
+        assert wrong == pytest.approx(float(measures.flawed_first_error(2.0, n)), abs=1e-12)
 
 
 def test_exactness_and_curves_small():
-    r = ch1.exactness("first", n_exhaustive=6, random_ns=(20,), n_random=10)
+    r = measures.exactness("first", n_exhaustive=6, random_ns=(20,), n_random=10)
     assert r["all_correct"] and r["exhaustive_strings"] == 126
-    c = ch1.ce_curve("parity", {"layer_norm": True, "eps": 0.0}, lengths=(1, 4), n_strings=5)
+    c = measures.ce_curve("parity", {"layer_norm": True, "eps": 0.0}, lengths=(1, 4), n_strings=5)
     assert [row["n"] for row in c["rows"]] == [1, 4] and all(row["acc"] == 1.0 for row in c["rows"])
-    rows = ch1.logit_range("first_log_scaled", lengths=(3, 50), n_strings=20)
+    rows = measures.logit_range("first_log_scaled", lengths=(3, 50), n_strings=20)
     assert rows[0]["strings"] == 24 and all(
         0.25 < r["min_abs_logit"] <= r["max_abs_logit"] < 0.5 for r in rows
     )
 
 
 def test_sensitivity_and_oscillations():
-    sw = ch1.sensitivity_sweep([0.98, 1.0], n=30, n_strings=20)
+    sw = measures.sensitivity_sweep([0.98, 1.0], n=30, n_strings=20)
     assert sw["rows"][1]["acc"] == 1.0
     grid = ch1.sensitivity(lo=0.98, hi=1.02, points=3, n=30, n_strings=20)
     assert [r["value"] for r in grid["rows"]] == pytest.approx([0.98, 1.0, 1.02])
-    assert grid["rows"][1] == ch1.sensitivity_sweep([1.0], n=30, n_strings=20)["rows"][0]
-    assert ch1.oscillations([0, 1, 2, 3, 4], [1.0, 0.2, 0.9, 0.1, 0.95]) == 2
-    assert ch1.oscillations([0, 1], [1.0, 0.9]) == 0
+    assert grid["rows"][1] == measures.sensitivity_sweep([1.0], n=30, n_strings=20)["rows"][0]
+    assert measures.oscillations([0, 1, 2, 3, 4], [1.0, 0.2, 0.9, 0.1, 0.95]) == 2
+    assert measures.oscillations([0, 1], [1.0, 0.9]) == 0
 
 
 def test_train_first_tiny_is_deterministic():
@@ -81,7 +81,7 @@ def test_train_first_tiny_is_deterministic():
         and a["test_acc"] == b["test_acc"]
         and a["test_ce_bits"] == b["test_ce_bits"]
     )
-    table = ch1.first_table(a)
+    table = training.first_table(a)
     assert {(r["train_n"], r["attention"]) for r in table} == {
         (10, "standard"),
         (10, "log-scaled"),
@@ -108,8 +108,8 @@ def test_failure_breakdown_counts_perfect_runs():
         "test_ce_bits": [1.0, 0.02, 0.001, 0.0, 0.005, 0.3],
         "train_ce_bits_last_epoch": [0.9, 0.1, 0.1, 0.1, 0.1, 0.8],
     }
-    std, sc = ch1.failure_breakdown(fake, perfect_ce_bits=0.01)
-    key = ch1.perfect_key(0.01)
+    std, sc = training.failure_breakdown(fake, perfect_ce_bits=0.01)
+    key = training.perfect_key(0.01)
     assert (
         std["perfect (100%)"],
         std[key],
@@ -124,11 +124,11 @@ def test_failure_breakdown_counts_perfect_runs():
     ) == (2, 2, 1, 1)
     assert std["near_chance (≤ 0.6)"] == 1 and sc["near_chance (≤ 0.6)"] == 0
     with pytest.raises(ConfigError):
-        ch1.failure_breakdown(fake, perfect_ce_bits=float("nan"))
+        training.failure_breakdown(fake, perfect_ce_bits=float("nan"))
 
 
 def test_summarize():
-    s = ch1.summarize([1.0, 1.0, 0.0, 1.0])
+    s = training.summarize([1.0, 1.0, 0.0, 1.0])
     assert s["mean"] == 0.75 and s["lo"] <= 0.75 <= s["hi"] and s["n"] == 4
 
 
@@ -307,9 +307,9 @@ def test_one_schema_per_cell_at_each_scale():
 # --------------------------------------------------------------------------- bad input
 def test_bad_inputs():
     with pytest.raises(ValueError, match="'sort'.*parity"):
-        ch1.exactness("sort")
+        measures.exactness("sort")
     with pytest.raises(ValueError, match="n_strings"):
-        ch1.ce_curve("first", n_strings=0)
+        measures.ce_curve("first", n_strings=0)
     with pytest.raises(ValueError, match="runs"):
         ch1.train_first(runs=0)
     with pytest.raises(ValueError, match="training length"):
@@ -331,11 +331,11 @@ def test_bad_inputs():
     with pytest.raises(ConfigError, match="lo < hi"):
         ch1.sensitivity(lo=1.1, hi=0.9)
     with pytest.raises(ConfigError, match="value weight"):
-        ch1.sensitivity_sweep([1.0, float("nan")])
+        measures.sensitivity_sweep([1.0, float("nan")])
     with pytest.raises(ValueError, match="n must be"):
-        ch1.logit_range("first", lengths=(0,))
+        measures.logit_range("first", lengths=(0,))
     with pytest.raises(ConfigError, match="'sort'.*parity"):
-        ch1.task_of("sort")
+        measures.task_of("sort")
 
 
 # --------------------------------------------------------------------------- the chapter page

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lengthgen.chapters.ch1 import experiments as ch1
-from lengthgen.chapters.ch1 import paper
+from lengthgen.chapters.ch1 import paper, training
 from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig
 from lengthgen.config import ConfigError
 from lengthgen.nn.tasks import random_strings
@@ -102,7 +102,7 @@ def test_first_rates_pairs_arms_and_matches_first_training():
                 old["train_ce_bits_last_epoch"][key_old[k]], rel=1e-5, abs=1e-7
             )
     assert all(0.0 <= a <= 1.0 for a in new["train_len_acc"])
-    shared = ch1.shared_runs(new, old)  # the claim ch1.first_rates.repeats_first_training
+    shared = training.shared_runs(new, old)  # the claim ch1.first_rates.repeats_first_training
     assert shared["shared_runs"] == 2 * 2 * 3 and shared["verdicts_differ"] == 0
     assert shared["max_rel_diff_train_ce"] <= 1e-5
     # train_first_rates is train_first with the rate arms and the fit on the training length
@@ -180,9 +180,9 @@ def test_success_rates_and_placement_comparison_on_a_toy_result():
         "test_ce_bits": ce,
         "train_len_acc": [1.0] * 7 + [0.9],
     }
-    rows = {r["arm"]: r for r in ch1.success_rates(res)}
+    rows = {r["arm"]: r for r in training.success_rates(res)}
     assert rows["log-scaled"]["perfect"] == 2 and rows["log-scaled"]["rate"] == 0.5
     assert rows["authors' placement"]["perfect"] == 2 and rows["authors' placement"]["unfit"] == 1
     assert rows["log-scaled"]["p_all_20"] == pytest.approx(0.5**20)
-    cmp = ch1.placement_comparison(res)[0]
+    cmp = training.placement_comparison(res)[0]
     assert (cmp["both"], cmp["only_a"], cmp["only_b"], cmp["neither"]) == (2, 0, 0, 2)

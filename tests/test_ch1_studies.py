@@ -6,6 +6,7 @@ import torch
 
 from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import experiments as ch1
+from lengthgen.chapters.ch1 import measures
 from lengthgen.chapters.ch1 import studies as S
 from lengthgen.chapters.ch1 import training
 from lengthgen.config import ConfigError
@@ -58,7 +59,7 @@ def test_outvote_profile_flawed_construction():
     for n in (2, 10, 200):
         pr = S.outvote_profile(enc, p, n)
         assert pr["exact_error"][0] == pytest.approx(
-            float(ch1.flawed_first_error(2.0, n)), abs=1e-12
+            float(measures.flawed_first_error(2.0, n)), abs=1e-12
         )
         assert pr["balanced_correct"] == [True] and pr["rest_pushes_up"] == [True]
     assert S.outvote_profile(enc, p, 10)["flip_distance"] == [4.5]

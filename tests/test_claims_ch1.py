@@ -8,8 +8,7 @@ import pytest
 
 from lengthgen import claims
 from lengthgen.chapters.ch1 import claims as ch1_claims
-from lengthgen.chapters.ch1 import experiments as ch1
-from lengthgen.chapters.ch1 import paper
+from lengthgen.chapters.ch1 import paper, training
 from lengthgen.claims import Claim, Unchecked
 from helpers import copy_results, edit_cell
 
@@ -311,7 +310,7 @@ def test_placement_prose_numbers_are_pinned():
     """The counts the page gives instead of a placement claim, from the stored first_rates cell."""
     text = _pages_text()
     res = claims.StoredResults("ch1").cell("first_rates")
-    rows = ch1.placement_comparison(res, perfect_ce_bits=ch1_claims.PERFECT_CE_BITS)
+    rows = training.placement_comparison(res, perfect_ce_bits=ch1_claims.PERFECT_CE_BITS)
     runs = sum(r["runs"] for r in rows)
     differ = [r["only_a"] + r["only_b"] for r in rows]
     ours = sum(r["only_a"] for r in rows)
@@ -322,7 +321,7 @@ def test_placement_prose_numbers_are_pinned():
     from lengthgen.stats import mcnemar_exact
 
     assert mcnemar_exact([True] * 5, [False] * 5)["p_value"] >= 0.05
-    rates = ch1.success_rates(res, perfect_ce_bits=ch1_claims.PERFECT_CE_BITS)
+    rates = training.success_rates(res, perfect_ce_bits=ch1_claims.PERFECT_CE_BITS)
     theirs = [
         r["perfect"]
         for n in paper.TRAIN_LENGTHS

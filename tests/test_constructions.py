@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from lengthgen.chapters.ch1 import constructions as C
-from lengthgen.chapters.ch1 import experiments as ch1
+from lengthgen.chapters.ch1 import measures
 from lengthgen.nn import tasks
 from lengthgen.chapters.ch1.encoder import accuracy
 
@@ -97,7 +97,7 @@ def test_parity_logit_closed_form_on_every_string():
     for kw, a in (({}, 1.0), ({"sqrt_d": True}, 1 / math.sqrt(5))):
         enc, p = C.parity(**kw)
         for n, s in ALL.items():
-            form = ch1.parity_logit_closed_form(n, a)
+            form = measures.parity_logit_closed_form(n, a)
             odd = s.sum(-1) % 2 == 1
             want = torch.where(
                 odd,
@@ -106,32 +106,32 @@ def test_parity_logit_closed_form_on_every_string():
             )
             assert torch.allclose(enc(p, s)[0], want, atol=1e-15, rtol=1e-12), (kw, n)
     # n = 1: both magnitudes are tanh(a) / 2
-    form = ch1.parity_logit_closed_form(1)
+    form = measures.parity_logit_closed_form(1)
     assert form["odd"] == pytest.approx(math.tanh(1) / 2, abs=1e-15)
     assert form["even"] == pytest.approx(math.tanh(1) / 2, abs=1e-15)
     with pytest.raises(ValueError, match="n must be"):
-        ch1.parity_logit_closed_form(0)
+        measures.parity_logit_closed_form(0)
     with pytest.raises(ValueError, match="a must be > 0"):
-        ch1.parity_logit_closed_form(3, 0.0)
+        measures.parity_logit_closed_form(3, 0.0)
     with pytest.raises(ValueError, match="a must be a finite"):
-        ch1.parity_logit_closed_form(3, float("nan"))
+        measures.parity_logit_closed_form(3, float("nan"))
 
 
 def test_favoured_logit_reads_the_layout():
-    assert ch1.favoured_logit("parity") == pytest.approx(1.0, abs=1e-12)
-    assert ch1.favoured_logit("first", {"c": 2.0}) == pytest.approx(2.0, abs=1e-12)
-    assert ch1.favoured_logit("parity", {"sqrt_d": True}) == pytest.approx(
+    assert measures.favoured_logit("parity") == pytest.approx(1.0, abs=1e-12)
+    assert measures.favoured_logit("first", {"c": 2.0}) == pytest.approx(2.0, abs=1e-12)
+    assert measures.favoured_logit("parity", {"sqrt_d": True}) == pytest.approx(
         1 / math.sqrt(5), abs=1e-12
     )
-    assert ch1.favoured_logit("first", {"sqrt_d": True}) == pytest.approx(
+    assert measures.favoured_logit("first", {"sqrt_d": True}) == pytest.approx(
         1 / math.sqrt(6), abs=1e-12
     )
     with pytest.raises(ValueError, match="without layer norm"):
-        ch1.favoured_logit("parity", {"layer_norm": True})
+        measures.favoured_logit("parity", {"layer_norm": True})
     with pytest.raises(ValueError, match="n must be an integer >= 2"):
-        ch1.favoured_logit("first", n=1)
+        measures.favoured_logit("first", n=1)
     with pytest.raises(ValueError, match="'first_log_scaled'"):
-        ch1.favoured_logit("first_log_scaled")
+        measures.favoured_logit("first_log_scaled")
 
 
 def test_parity_logit_shrinks_but_keeps_sign():

@@ -252,7 +252,7 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> tuple:
     """Chapter 1's FIRST learner (2 layers, d 16, FFN 64, post-norm), standard and log-scaled arms ×
     ``runs``, one grouped string of length ``n`` per update (batch 1), Adam lr 3e-4, float32."""
     from lengthgen.chapters.ch1 import paper as p1
-    from lengthgen.chapters.ch1.experiments import first_model
+    from lengthgen.chapters.ch1.training import first_model
     from lengthgen.nn.tasks import random_strings
 
     arms = [p1.FIRST_ARMS[a] for a in p1.ATTENTION_ARMS for _ in range(runs)]

@@ -49,9 +49,9 @@ import math
 
 import numpy as np
 
-from lengthgen.chapters.ch1 import experiments as ch1
 from lengthgen.chapters.ch1 import measures as M
 from lengthgen.chapters.ch1 import paper, studies
+from lengthgen.chapters.ch1 import training as T
 from lengthgen.claims import Claim, Deviation, Unchecked
 from lengthgen.rounding import fmt_value, superscript
 
@@ -118,14 +118,14 @@ def _first(results):
 
 def _perfect_counts(results, attention, *, with_ce):
     """Perfect runs per training length: 100% test accuracy (and, ``with_ce``, rule 3's bar)."""
-    key = ch1.perfect_key(PERFECT_CE_BITS) if with_ce else "perfect (100%)"
-    rows = ch1.failure_breakdown(_first(results), perfect_ce_bits=PERFECT_CE_BITS)
+    key = T.perfect_key(PERFECT_CE_BITS) if with_ce else "perfect (100%)"
+    rows = T.failure_breakdown(_first(results), perfect_ce_bits=PERFECT_CE_BITS)
     return {str(r["train_n"]): int(r[key]) for r in rows if r["attention"] == attention}
 
 
 def _mean_acc(results):
     """Fig. 4's mean test accuracy by (training length, attention)."""
-    rows = ch1.first_table(_first(results))
+    rows = T.first_table(_first(results))
     return {(r["train_n"], r["attention"]): r["test_acc"] for r in rows}
 
 
@@ -137,7 +137,7 @@ def _scaled_vs_standard(results):
 
 def _rates(results):
     cell = results.cell("first_rates")
-    return ch1.success_rates(cell, perfect_ce_bits=PERFECT_CE_BITS, level=RATE_LEVEL)
+    return T.success_rates(cell, perfect_ce_bits=PERFECT_CE_BITS, level=RATE_LEVEL)
 
 
 def _rate_row(results, n, arm):
@@ -146,13 +146,9 @@ def _rate_row(results, n, arm):
 
 def _rate(results, n, arm):
     """Rule 8's quantities for one (training length, arm) of the success-rate cell."""
-    r = _rate_row(results, n, arm)
-    runs = paper.FIG4_RUNS
-    return {
-        **{k: r[k] for k in ("perfect", "runs", "rate")},
-        "ci95": [r["rate_lo"], r["rate_hi"]],
-        f"p_{runs}_of_{runs}": r[f"p_all_{runs}"],
-    }
+    r, m = _rate_row(results, n, arm), paper.FIG4_RUNS
+    out = {k: r[k] for k in ("perfect", "runs", "rate")}
+    return {**out, "ci95": [r["rate_lo"], r["rate_hi"]], f"p_{m}_of_{m}": r[f"p_all_{m}"]}
 
 
 # --------------------------------------------------------------------------- declared deviations
@@ -206,6 +202,9 @@ _RATE_DEV = {
 
 
 # --------------------------------------------------------------------------- claims declared by table
+_BOTH_NORMS = "without layer norm and with paired layer norm (ε = 0)"
+
+
 def _exact(cid, what, knowl):
     return Claim(
         cid,
@@ -289,17 +288,9 @@ def _rate_claim(cid, arm, n):
 
 
 CLAIMS = [
-    # ---- exact constructions (section "Two exact constructions"; live: ch1.exactness)
-    _exact(
-        "ch1.exact.parity",
-        "PARITY, without layer norm and with paired layer norm (ε = 0)",
-        "§3.2, §4.1",
-    ),
-    _exact(
-        "ch1.exact.first",
-        "FIRST (two layers), without layer norm and with paired layer norm (ε = 0)",
-        "§3.3, §4.1",
-    ),
+    # ---- exact constructions (section "Two exact constructions"; live: measures.exactness)
+    _exact("ch1.exact.parity", "PARITY, " + _BOTH_NORMS, "§3.2, §4.1"),
+    _exact("ch1.exact.first", "FIRST (two layers), " + _BOTH_NORMS, "§3.3, §4.1"),
     _exact(
         "ch1.exact.first_log_scaled",
         "One-layer log-scaled FIRST (weights we derived from the paper's §5.3 construction)",
@@ -585,7 +576,7 @@ CLAIMS = [
         holds=lambda v: v["max_rel_diff_train_ce"] <= 1e-5 and v["verdicts_differ"] == 0,
         why="the two cells train these runs from the same weights on the same strings, only in ensembles of "
         "different size, so they must agree up to float32 rounding (1e-5 relative)",
-        measure=lambda r: ch1.shared_runs(
+        measure=lambda r: T.shared_runs(
             r.cell("first_rates"), _first(r), perfect_ce_bits=PERFECT_CE_BITS
         ),
     ),

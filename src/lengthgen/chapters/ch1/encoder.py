@@ -54,14 +54,6 @@ def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) 
     return torch.stack([i / N, 1.0 - 2.0 * (i % 2)], dim=-1)
 
 
-def _flags(value, name: str, what: str, allowed) -> tuple:
-    """A per-member option as a non-empty tuple of allowed values (one value stands for all)."""
-    flags = value if isinstance(value, tuple) else (value,)
-    if not flags or any(not allowed(f) for f in flags):
-        raise ConfigError(f"{name} must be {what} or a non-empty tuple of them, got {value!r}")
-    return flags
-
-
 @dataclass(frozen=True)
 class EncoderConfig:
     """Shape and options of an :class:`Encoder`.
@@ -87,37 +79,31 @@ class EncoderConfig:
     log_placement: str | tuple = "logit"
 
     def __post_init__(self):
-        for name in ("d_model", "n_layers", "n_heads", "d_ffn"):
-            check_positive_int(name, getattr(self, name))
-        if self.d_head is not None:
-            check_positive_int("d_head", self.d_head)
-        elif self.d_model % self.n_heads:
-            raise ConfigError(
-                f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}; give d_head"
-            )
+        for name in ("d_model", "n_layers", "n_heads", "d_ffn", "d_head"):
+            if getattr(self, name) is not None:
+                check_positive_int(name, getattr(self, name))
+        if self.d_head is None and self.d_model % self.n_heads:
+            raise ConfigError(f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}")
         check_finite("eps", self.eps, nonnegative=True)
-        if not isinstance(self.layer_norm, bool):
-            raise ConfigError(f"layer_norm must be True or False, got {self.layer_norm!r}")
         check_choice("positional", self.positional, tuple(POSITIONAL))
-        flags = _flags(self.log_scaled, "log_scaled", "a bool", lambda f: isinstance(f, bool))
-        places = _flags(
-            self.log_placement,
-            "log_placement",
-            f"one of {LOG_PLACEMENTS}",
-            LOG_PLACEMENTS.__contains__,
-        )
-        if all(isinstance(v, tuple) for v in (self.log_scaled, self.log_placement)):
-            if len(flags) != len(places):
-                raise ConfigError(
-                    f"log_scaled has {len(flags)} flags but log_placement {len(places)} entries"
-                )
-        p = POSITIONAL[self.positional]
-        if self.pos_map is not None and (
-            len(self.pos_map) != p or any(len(r) != self.d_model for r in self.pos_map)
-        ):
+        flags, places = self.per_member()
+        if not flags or not all(isinstance(f, bool) for f in flags):
+            raise ConfigError(f"log_scaled must be bools, got {self.log_scaled!r}")
+        sizes = {len(v) for v in (self.log_scaled, self.log_placement) if isinstance(v, tuple)}
+        if len(sizes) > 1 or not places or not set(places) <= set(LOG_PLACEMENTS):
             raise ConfigError(
-                f"pos_map must be a {p} x {self.d_model} nested tuple for positional {self.positional!r}"
+                f"log_placement must be one of {LOG_PLACEMENTS} or a tuple of them, one per "
+                f"log_scaled flag; got {self.log_placement!r}"
             )
+        p, m = POSITIONAL[self.positional], self.pos_map
+        if m is not None and (len(m) != p or any(len(r) != self.d_model for r in m)):
+            raise ConfigError(f"pos_map must be a {p} x {self.d_model} nested tuple")
+
+    def per_member(self, members: int = 1) -> tuple[tuple, tuple]:
+        """``log_scaled`` and ``log_placement`` as tuples (one value repeated ``members`` times)."""
+        flags, places = self.log_scaled, self.log_placement
+        flags = flags if isinstance(flags, tuple) else (flags,) * members
+        return flags, places if isinstance(places, tuple) else (places,) * members
 
     @property
     def head_dim(self) -> int:
@@ -137,18 +123,10 @@ def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
     shapes = {"embed": (VOCAB, d)}
     for x in "qkv":
         shapes.update({"w" + x: (L, H, d, k), "b" + x: (L, H, k)})
-    shapes |= {
-        "wo": (L, H, k, d),
-        "bo": (L, d),
-        "w1": (L, d, f),
-        "b1": (L, f),
-        "w2": (L, f, d),
-        "b2": (L, d),
-        "out_w": (d,),
-        "out_b": (),
-    }
+    shapes |= {"wo": (L, H, k, d), "bo": (L, d), "w1": (L, d, f), "b1": (L, f), "w2": (L, f, d)}
+    shapes |= {"b2": (L, d), "out_w": (d,), "out_b": ()}
     if cfg.layer_norm:
-        shapes.update({"ln1_g": (L, d), "ln1_b": (L, d), "ln2_g": (L, d), "ln2_b": (L, d)})
+        shapes |= {"ln1_g": (L, d), "ln1_b": (L, d), "ln2_g": (L, d), "ln2_b": (L, d)}
     return shapes
 
 
@@ -163,31 +141,17 @@ class Encoder:
         self.config = config
 
     # ------------------------------------------------------------------ parameters
-    def zeros(
-        self, members: int = 1, *, dtype=torch.float64, device=None
-    ) -> dict[str, torch.Tensor]:
+    def zeros(self, members: int = 1, *, dtype=torch.float64, device=None) -> dict:
         """All-zero parameters (layer-norm gains 1) for ``members`` members: the hand-set canvas."""
-        members = check_positive_int("members", members)
-        p = {
-            k: torch.zeros((members, *s), dtype=dtype, device=device)
-            for k, s in param_shapes(self.config).items()
-        }
-        if self.config.layer_norm:
-            p["ln1_g"].fill_(1.0)
-            p["ln2_g"].fill_(1.0)
+        shapes = param_shapes(self.config).items()
+        p = {k: torch.zeros((members, *s), dtype=dtype, device=device) for k, s in shapes}
+        for k in ("ln1_g", "ln2_g") if self.config.layer_norm else ():
+            p[k].fill_(1.0)
         return p
 
-    def init(
-        self, seeds: Sequence[int], dtype=torch.float32, device=None
-    ) -> dict[str, torch.Tensor]:
-        """PyTorch-default initialisation, member e drawn from ``torch.Generator().manual_seed(seeds[e])``.
-
-        Mirrors ``nn.Embedding`` (N(0, 1)), ``nn.MultiheadAttention`` (Xavier-uniform in-projection
-        over the stacked [3d, d] matrix, zero in-projection and out-projection biases, out-projection
-        weight U(±1/√d)), ``nn.Linear`` (weight and bias U(±1/√fan_in)) and ``nn.LayerNorm``
-        (γ = 1, β = 0). As in ``nn.TransformerEncoder``, which deep-copies one layer, every layer
-        starts from the same values.
-        """
+    def init(self, seeds: Sequence[int], dtype=torch.float32, device=None) -> dict:
+        """PyTorch's default initialisation of ``nn.TransformerEncoder`` (every layer starts from the
+        same values, as its deep copies do), member e drawn from a generator seeded ``seeds[e]``."""
         cfg = self.config
         seeds = [check_positive_int("seed", s, minimum=0) for s in seeds]
         if not seeds:
@@ -229,28 +193,19 @@ class Encoder:
     def check_params(self, params: dict) -> int:
         """Validate names and shapes of ``params``; returns the number of members E."""
         shapes = param_shapes(self.config)
-        missing = sorted(set(shapes) - set(params))
-        extra = sorted(set(params) - set(shapes))
-        if missing or extra:
-            raise ValueError(
-                f"parameter names differ from the config: missing {missing}, unexpected {extra}"
-            )
+        if set(shapes) != set(params):
+            raise ValueError(f"parameters missing or unexpected: {set(shapes) ^ set(params)}")
         E = params["embed"].shape[0]
-        for name, s in shapes.items():
-            if tuple(params[name].shape) != (E, *s):
-                raise ValueError(
-                    f"parameter {name!r} has shape {tuple(params[name].shape)}, expected {(E, *s)}"
-                )
+        bad = [k for k, s in shapes.items() if tuple(params[k].shape) != (E, *s)]
+        if bad:
+            raise ValueError(f"parameters {bad} do not have the shape of the config")
         return E
 
     def _scales(self, E: int, N, dtype, device):
         """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input:
         log N for a log-scaled member at its ``log_placement``, 1 elsewhere (the query multiplier
         is ``None`` when no member places it on the query)."""
-        cfg = self.config
-        flags, places = cfg.log_scaled, cfg.log_placement
-        flags = flags if isinstance(flags, tuple) else (bool(flags),) * E
-        places = places if isinstance(places, tuple) else (places,) * E
+        flags, places = self.config.per_member(E)
         if len(flags) != E or len(places) != E:
             raise ValueError(
                 f"config.log_scaled has {len(flags)} flags and config.log_placement "
@@ -302,11 +257,6 @@ class Encoder:
         x = torch.nn.functional.embedding(flat, emb.reshape(E * VOCAB, emb.shape[-1]))
         return x + feats.to(emb.dtype) @ self.config.pos_matrix(dtype=emb.dtype, device=emb.device)
 
-    def _norm(self, x, g, b, plain: bool):
-        """(x − mean) / √(var + ε) · γ + β over the last dimension (biased variance, ε may be 0)."""
-        y = torch.nn.functional.layer_norm(x, x.shape[-1:], eps=self.config.eps)
-        return y if plain else y * g + b
-
     def _attend(self, P, x, beta, inp: "_Inputs", *, last, want_weights, fast, qscale):
         """Multi-head attention of one layer (``P(name)``: its parameters), output projection and
         bias included; ``last`` computes the CLS query only. Returns (output, CLS attention row)."""
@@ -348,50 +298,40 @@ class Encoder:
         """One encoder layer; ``last`` computes the CLS position only. ``att``: ``want_weights``,
         ``fast`` and ``qscale`` of :meth:`_attend`. Returns (output, CLS attention row)."""
         P = lambda name: params[name][:, l]  # noqa: E731
-        fast = att["fast"]
-        a, w = self._attend(P, x, beta, inp, last=last, **att)
-        h = (x[:, :, :1] if last else x) + a
-        plain = fast and self._plain_norm(params, l)
-        if self.config.layer_norm:
-            h = self._norm(h, P("ln1_g")[:, None, None, :], P("ln1_b")[:, None, None, :], plain)
-        hid = torch.einsum("ebnd,edf->ebnf", h, P("w1"))
-        if not (fast and bool((P("b1") == 0).all())):  # hand-set constructions have no biases
-            hid = hid + P("b1")[:, None, None, :]
-        ff = torch.einsum("ebnf,efd->ebnd", torch.relu_(hid), P("w2"))
-        if not (fast and bool((P("b2") == 0).all())):
-            ff = ff + P("b2")[:, None, None, :]
-        z = ff.add_(h) if fast else h + ff
-        if self.config.layer_norm:
-            z = self._norm(z, P("ln2_g")[:, None, None, :], P("ln2_b")[:, None, None, :], plain)
-        return z, w
+        fast, ln = att["fast"], self.config.layer_norm
+        unit = (("ln1_g", 1), ("ln2_g", 1), ("ln1_b", 0), ("ln2_b", 0))
+        plain = fast and ln and all(bool((P(n) == v).all()) for n, v in unit)
 
-    def _plain_norm(self, params, l) -> bool:
-        """Whether layer l's norms have γ = 1 and β = 0 for every member (then the affine step is skipped)."""
-        if not self.config.layer_norm:
-            return False
-        return all(
-            bool((params[n][:, l] == v).all())
-            for n, v in (("ln1_g", 1), ("ln2_g", 1), ("ln1_b", 0), ("ln2_b", 0))
-        )
+        def norm(y, i):
+            """Layer norm i: (y − mean) / √(var + ε) · γ + β (biased variance, ε may be 0); the
+            affine step skipped where it is the identity for every member."""
+            if not ln:
+                return y
+            y = torch.nn.functional.layer_norm(y, y.shape[-1:], eps=self.config.eps)
+            g, b = (P(f"ln{i}_{k}")[:, None, None, :] for k in "gb")
+            return y if plain else y * g + b
+
+        def bias(y, name):  # skipped where zero for every member (the hand-set constructions)
+            return y if fast and bool((P(name) == 0).all()) else y + P(name)[:, None, None, :]
+
+        a, w = self._attend(P, x, beta, inp, last=last, **att)
+        h = norm((x[:, :, :1] if last else x) + a, 1)
+        hid = bias(torch.einsum("ebnd,edf->ebnf", h, P("w1")), "b1")
+        ff = bias(torch.einsum("ebnf,efd->ebnd", torch.relu_(hid), P("w2")), "b2")
+        return norm(ff.add_(h) if fast else h + ff, 2), w
 
     def _prepare(self, params, inp) -> "_Inputs":
         E = self.check_params(params)
         dev = params["embed"].device
         if isinstance(inp, Grouped):
+            if inp.tokens.ndim == 2:
+                inp = Grouped(*(t.unsqueeze(0).expand(E, *t.shape) for t in inp))
             tokens, feats, counts = inp
-            if tokens.ndim == 2:
-                tokens, feats, counts = (
-                    t.unsqueeze(0).expand(E, *t.shape) for t in (tokens, feats, counts)
-                )
-            if tokens.ndim != 3 or tokens.shape[0] != E or counts.shape != tokens.shape:
-                raise ValueError(
-                    f"grouped tokens must have shape [B, T] or [E={E}, B, T], got {tuple(tokens.shape)}"
-                )
+            if tokens.shape[0] != E or counts.shape != tokens.shape:
+                raise ValueError(f"grouped tokens must be [B, T] or [E={E}, B, T]")
             bad = (tokens[..., 0] != CLS) | (counts[..., 0] != 1)
             if bool(bad.any() | (counts < 0).any() | ((tokens < 0) | (tokens >= VOCAB)).any()):
-                raise ValueError(
-                    "group 0 must be the CLS token with count 1, counts >= 0, tokens in {0, 1, 2}"
-                )
+                raise ValueError("group 0 must be CLS, count 1; counts >= 0; tokens in {0, 1, 2}")
             counts = counts.to(dev)
             return _Inputs(tokens.to(dev), feats.to(dev), counts, counts.sum(-1))
         bits = check_bits(inp).to(dev)
@@ -399,9 +339,7 @@ class Encoder:
         if bits.ndim == 2:
             bits = bits.unsqueeze(0).expand(E, *bits.shape)
         if bits.ndim != 3 or bits.shape[0] != E:
-            raise ValueError(
-                f"strings must have shape [B, n] or [E={E}, B, n], got {tuple(bits.shape)}"
-            )
+            raise ValueError(f"strings must be [B, n] or [E={E}, B, n], got {tuple(bits.shape)}")
         _, B, n = bits.shape
         tokens = torch.cat([torch.full((E, B, 1), CLS, dtype=torch.long, device=dev), bits], dim=-1)
         dtype = params["embed"].dtype
@@ -477,15 +415,17 @@ class _Inputs(NamedTuple):
 
 
 # --------------------------------------------------------------------------- metrics
+def _signed(logits: torch.Tensor, labels) -> torch.Tensor:
+    """±s: the logit, negated where the label is 0 (positive when it is right)."""
+    labels = torch.as_tensor(labels, device=logits.device)
+    return (2.0 * labels.to(logits.dtype) - 1.0) * logits
+
+
 def cross_entropy_bits(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Per-string cross-entropy in bits, −log₂ σ(±s), computed stably; same shape as ``logits``."""
-    labels = torch.as_tensor(labels, device=logits.device)
-    sign = 2.0 * labels.to(logits.dtype) - 1.0
-    return torch.nn.functional.softplus(-sign * logits) / math.log(2.0)
+    return torch.nn.functional.softplus(-_signed(logits, labels)) / math.log(2.0)
 
 
 def accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Fraction of strings whose logit has the label's sign (logit 0 counts as wrong), over the last dim."""
-    labels = torch.as_tensor(labels, device=logits.device)
-    sign = 2.0 * labels.to(logits.dtype) - 1.0
-    return (sign * logits > 0).to(logits.dtype).mean(-1)
+    return (_signed(logits, labels) > 0).to(logits.dtype).mean(-1)

@@ -5,8 +5,7 @@ Cells, configured by :data:`paper.PROTOCOLS` (the notebook's section in brackets
 "Confidence: cross-entropy against length"), ``sensitivity`` and ``parity_training`` ("PARITY is
 not learned …"), ``first_training`` (Fig. 4, "Learning FIRST"), ``first_rates`` (100 runs per arm
 and three attention arms, "How often does training find the solution?"), and for the details page
-``first_mechanism`` (§5.2) and ``parity_grid`` (§5.1). The measurements and analyses are
-re-exported here, so the notebooks and claims read them as ``experiments.<name>``.
+``first_mechanism`` (§5.2) and ``parity_grid`` (§5.1).
 """
 
 from __future__ import annotations
@@ -18,28 +17,7 @@ import numpy as np
 
 from lengthgen.chapters.ch1 import paper, studies
 from lengthgen.chapters.ch1 import training as T
-from lengthgen.chapters.ch1.measures import (  # noqa: F401  (re-exported)
-    ce_curve,
-    evaluate,
-    exactness,
-    favoured_logit,
-    flawed_first_error,
-    logit_range,
-    oscillations,
-    parity_logit_closed_form,
-    sensitivity_sweep,
-    task_of,
-)
-from lengthgen.chapters.ch1.training import (  # noqa: F401  (re-exported)
-    failure_breakdown,
-    first_model,
-    first_table,
-    perfect_key,
-    placement_comparison,
-    shared_runs,
-    success_rates,
-    summarize,
-)
+from lengthgen.chapters.ch1.measures import ce_curve, sensitivity_sweep
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
 from lengthgen.store import Schema
@@ -97,10 +75,9 @@ def train_parity(
     progress: bool = False,
 ) -> dict:
     """The standard setup on PARITY (§5.1): :func:`training.train_parity_runs`."""
-    settings = {"runs": runs, "epochs": epochs, "steps_per_epoch": steps_per_epoch}
-    settings.update(n=n, test_strings=test_strings, seed=seed)
+    settings = dict(runs=runs, epochs=epochs, steps_per_epoch=steps_per_epoch, n=n, seed=seed)
     return T.train_parity_runs(
-        settings, seed_offsets=seed_offsets, model=model, device=device, progress=progress
+        {**settings, "test_strings": test_strings}, seed_offsets, model, device, progress
     )
 
 
@@ -132,15 +109,9 @@ def train_first(
     settings = {"lengths": lengths, "runs": runs, "epochs": epochs}
     settings.update(steps_per_epoch=steps_per_epoch, test_n=test_n, seed=seed)
     settings.update(test_strings=test_strings, eval_every_epochs=eval_every_epochs)
+    chosen = paper.ATTENTION_ARMS if arms is None else arms
     s, members, out = T.train_first_arms(
-        settings,
-        arms=paper.ATTENTION_ARMS if arms is None else arms,
-        seed_offsets=seed_offsets,
-        model=model,
-        device=device,
-        progress=progress,
-        fit_strings=fit_strings,
-        analyse=analyse,
+        settings, chosen, seed_offsets, model, device, progress, fit_strings, analyse
     )
     protocol = {k: s[k] for k in ("lengths", "runs", "epochs", "steps_per_epoch")}
     protocol.update(batch_size=1, test_n=s["test_n"], test_strings=s["test_strings"])
@@ -174,15 +145,8 @@ def train_first_rates(
     """:func:`train_first` (``protocol``: its other arguments) with many runs and the three arms of
     :data:`paper.FIRST_ARMS`, to measure each arm's rate of perfect generalisation (issue 15). Run r
     of every arm starts from the weights and reads the strings of run r of ``first_training``."""
-    return train_first(
-        arms=arms,
-        runs=runs,
-        fit_strings=fit_strings,
-        seed_offsets=seed_offsets,
-        device=device,
-        progress=progress,
-        **protocol,
-    )
+    kw = dict(arms=arms, runs=runs, fit_strings=fit_strings, seed_offsets=seed_offsets)
+    return train_first(**kw, device=device, progress=progress, **protocol)
 
 
 def first_mechanism(*, probe_n: int = paper.TEST_N, **protocol) -> dict:
@@ -203,32 +167,17 @@ def cells(scale: str) -> list[Cell]:
     def seeds(runs) -> list[int]:
         return [seed + r for r in range(proto[runs] if isinstance(runs, str) else runs)]
 
-    first = {  # what the FIRST cells share
-        "lengths": list(paper.TRAIN_LENGTHS),
-        "epochs": proto["epochs"],
-        "steps_per_epoch": proto["steps_per_epoch"],
-        "test_n": proto["test_n"],
-        "test_strings": proto["test_strings"],
-        "eval_every_epochs": proto["eval_every_epochs"],
-        "seed": seed,
-        "model": dict(paper.MODEL),
-    }
-    parity = {  # what the PARITY cells share
-        "epochs": proto["parity_epochs"],
-        "n": proto["parity_n"],
-        "steps_per_epoch": proto["steps_per_epoch"],
-        "test_strings": proto["test_strings"],
-        "seed": seed,
-        "seed_offsets": dict(paper.PARITY_SEED_OFFSETS),
-        "model": dict(paper.MODEL),
-    }
+    shared = {k: proto[k] for k in ("steps_per_epoch", "test_strings")}
+    shared.update(seed=seed, model=dict(paper.MODEL))
+    first = {k: proto[k] for k in ("epochs", "test_n", "eval_every_epochs")}  # the FIRST cells'
+    first.update(shared, lengths=list(paper.TRAIN_LENGTHS))
+    parity = {"epochs": proto["parity_epochs"], "n": proto["parity_n"], **shared}  # PARITY's
+    parity["seed_offsets"] = dict(paper.PARITY_SEED_OFFSETS)
     sweep = {"lo": paper.SENS_RANGE[0], "hi": paper.SENS_RANGE[1], "n": paper.SENS_N}
     sweep.update(points=proto["sens_points"], n_strings=proto["sens_strings"], seed=seed)
     fig = {"lengths": list(paper.FIG2_LENGTHS), "n_strings": proto["fig2_strings"], "seed": seed}
     rates = {"arms": list(paper.FIRST_ARMS), "runs": proto["rate_runs"]}
-    rates.update(
-        fit_strings=proto["test_strings"], seed_offsets=dict(paper.FIRST_RATE_SEED_OFFSETS)
-    )
+    rates.update(fit_strings=proto["test_strings"], seed_offsets=paper.FIRST_RATE_SEED_OFFSETS)
     grid = paper.PARITY_GRID[scale]
     return [
         Cell("fig2", fig2, fig, seeds=[seed]),

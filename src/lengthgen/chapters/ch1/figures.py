@@ -47,11 +47,7 @@ def explorer_frame(n: int = 100, model: str = EXPLORER_MODELS[0], seed: int = 0)
         ax1.bar(x + 0.38 * j, v, width=0.36, label=lab, color=plotting.PALETTE[j])
     ax1.axhline(0, color="k", lw=0.8)
     ticks = [f"w₁ = {int(both[0, 0])}", f"w₁ = {int(both[1, 0])}"]
-    ax1.set(
-        xticks=x + 0.19,
-        xticklabels=ticks,
-        xlabel=f"string of length n = {n}",
-        ylabel="output logit s (> 0: accept)",
-    )
+    ax1.set(xticks=x + 0.19, xticklabels=ticks, xlabel=f"string of length n = {n}")
+    ax1.set_ylabel("output logit s (> 0: accept)")
     fig.suptitle(f"{model} (c = 2)", fontsize=11)
     return plotting.finish(fig)

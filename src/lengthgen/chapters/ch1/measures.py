@@ -88,23 +88,15 @@ def ce_curve(
     n_strings = check_positive_int("n_strings", n_strings)
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
-    rows = [
-        {
-            "n": int(n),
-            **evaluate(enc, p, random_strings(n_strings, int(n), generator=g), task_of(name)),
-        }
-        for n in lengths
-    ]
+    strings = ((int(n), random_strings(n_strings, int(n), generator=g)) for n in lengths)
+    rows = [{"n": n, **evaluate(enc, p, bits, task_of(name))} for n, bits in strings]
     return {"construction": name, "kw": dict(kw or {}), "n_strings": n_strings, "rows": rows}
 
 
 def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
-    """The two magnitudes of the PARITY construction's logit without layer norm at length ``n``
-    (eq. eq-parity-logit of the chapter, unit output weight), for an odd and an even count k of 1s:
-    ``{"odd": |s|, "even": |s|}``. ``a`` > 0 is the favoured attention logit of layer 2 (1 in our
-    convention, 1/√5 in the authors' configuration). With E even and O odd positions among
-    0 … n and Z_odd = O e^a + E e^-a, Z_even = O e^-a + E e^a,
-    |s| = (e^a / Z_odd − e^-a / Z_even) / N for odd k and (e^a / Z_even − e^-a / Z_odd) / N for even k."""
+    """``{"odd": |s|, "even": |s|}``: the PARITY construction's logit without layer norm at length
+    ``n`` for an odd and an even count of 1s (the chapter's eq-parity-logit, unit output weight),
+    ``a`` > 0 the favoured attention logit of layer 2 (1 ours, 1/√5 the authors')."""
     n = check_positive_int("n", n)
     a = check_finite("a", a)
     if a <= 0:
@@ -117,18 +109,14 @@ def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
 
 
 def favoured_logit(name: str, kw: dict | None = None, *, n: int = 4) -> float:
-    """The favoured attention logit of a construction's last layer, read off the CLS attention
-    weights w_i of its first head on the all-zero string of length ``n`` ≥ 2: log(w₁ / w₂) for
-    FIRST (key 1[i = 1]: position 1 against position 2), log(w₁ / w₂) / 2 for PARITY (keys +1 at
-    odd and −1 at even positions). Without layer norm this is the query–key logit of one unit of
-    key, c / √(width / heads) in the authors' configuration (``sqrt_d``)."""
+    """The favoured attention logit of a construction's last layer (without layer norm), read off
+    its first head's CLS weights w on the all-zero string of length ``n`` ≥ 2: log(w₁ / w₂) for
+    FIRST, log(w₁ / w₂) / 2 for PARITY (keys ±1 at odd and even positions)."""
     check_choice("construction", name, ("parity", "first"))
     n = check_positive_int("n", n, minimum=2)
     kw = dict(kw or {})
     if kw.get("layer_norm"):
-        raise ValueError(
-            "favoured_logit reads a construction without layer norm (layer norm rescales the query)"
-        )
+        raise ValueError("favoured_logit reads a construction without layer norm")
     enc, p = C.build(name, **kw)
     w = enc.trace(p, torch.zeros(1, n, dtype=torch.long))["attention"][-1][0, 0, 0]
     ratio = math.log(float(w[1]) / float(w[2]))
@@ -151,13 +139,8 @@ def logit_range(
         extreme = torch.zeros(4, n, dtype=torch.long)
         extreme[0, 0] = extreme[2] = 1
         extreme[1, 1:] = 1
-        rows.append(
-            {
-                "n": n,
-                "strings": k + 4,
-                **evaluate(enc, p, torch.cat([bits, extreme]), task_of(name)),
-            }
-        )
+        found = evaluate(enc, p, torch.cat([bits, extreme]), task_of(name))
+        rows.append({"n": n, "strings": k + 4, **found})
     return rows
 
 

@@ -58,51 +58,21 @@ PARITY_HEADS = 2
 #: PARITY's n = 100 from the authors' scripts), ``smoke`` what the notebook runs live. ``rate_runs``:
 #: runs per arm and training length of cell ``first_rates``; ``fig2_strings`` / ``sens_*``: strings
 #: per length of Fig. 2, points and strings of the sensitivity sweep.
-PROTOCOLS = {
-    "full": {
-        "rate_runs": 100,
-        "runs": 20,
-        "epochs": 100,
-        "steps_per_epoch": 100,
-        "test_n": TEST_N,
-        "test_strings": 100,
-        "eval_every_epochs": 5,
-        "parity_runs": 20,
-        "parity_epochs": 100,
-        "parity_n": 100,
-        "fig2_strings": 1000,
-        "sens_points": 401,
-        "sens_strings": 100,
-    },
-    "smoke": {
-        "rate_runs": 2,
-        "runs": 1,
-        "epochs": 3,
-        "steps_per_epoch": 100,
-        "test_n": TEST_N,
-        "test_strings": 100,
-        "eval_every_epochs": 1,
-        "parity_runs": 2,
-        "parity_epochs": 1,
-        "parity_n": 20,
-        "fig2_strings": 100,
-        "sens_points": 81,
-        "sens_strings": 100,
-    },
-}
+_FULL = {"rate_runs": 100, "runs": 20, "epochs": 100, "steps_per_epoch": 100, "test_n": TEST_N}
+_FULL.update(test_strings=100, eval_every_epochs=5, parity_runs=20, parity_epochs=100)
+_FULL.update(parity_n=100, fig2_strings=1000, sens_points=401, sens_strings=100)
+_SMOKE = {"rate_runs": 2, "runs": 1, "epochs": 3, "eval_every_epochs": 1, "parity_runs": 2}
+_SMOKE.update(parity_epochs=1, parity_n=20, fig2_strings=100, sens_points=81)
+PROTOCOLS = {"full": _FULL, "smoke": {**_FULL, **_SMOKE}}
 
 #: §5.1, "other settings" (cell ``parity_grid``; the paper does not list the ones it tried): Adam
 #: learning rates around the reported 3e-4, depth 2 (reported) and 4, standard and log-scaled
 #: attention, ``runs`` runs per setting; PARITY's length and updates are those of ``parity_training``.
 PARITY_GRID = {
-    "full": {
-        "depths": [2, 4],
-        "lrs": [1e-4, 3e-4, 1e-3, 3e-3],
-        "log_scaled": [False, True],
-        "runs": 3,
-    },
-    "smoke": {"depths": [2], "lrs": [1e-3], "log_scaled": [False, True], "runs": 1},
+    "full": {"depths": [2, 4], "lrs": [1e-4, 3e-4, 1e-3, 3e-3], "runs": 3},
+    "smoke": {"depths": [2], "lrs": [1e-3], "runs": 1},
 }
+PARITY_GRID = {k: {**v, "log_scaled": [False, True]} for k, v in PARITY_GRID.items()}
 
 # --------------------------------------------------------------------------- sensitivity (§5.1)
 #: The value weight computing k/N is swept over this interval (1 is the construction), at length n.

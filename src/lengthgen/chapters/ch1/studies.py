@@ -179,23 +179,18 @@ def train_parity_grid(
             f"the grid needs depths, learning rates > 0 and scalings, got {depths}, {lrs}, {log_scaled}"
         )
     runs = check_positive_int("runs", runs)
-    out = {"settings": [], "setting": [], "test_acc": [], "test_ce_bits": []}
-    out["train_ce_bits_last_epoch"], walls = [], []
+    lists = ("test_acc", "test_ce_bits", "train_ce_bits_last_epoch")
+    out, walls = {"settings": [], "setting": [], **{k: [] for k in lists}}, []
     for depth in depths:
         grid = [(lr, bool(s)) for lr in lrs for s in log_scaled]
         members = [(r, lr, s) for lr, s in grid for r in range(runs)]
-        res = T.train_parity_runs(
-            {**settings, "runs": runs},
-            seed_offsets=settings["seed_offsets"],
-            model={**model, "n_layers": check_positive_int("depth", depth)},
-            device=device,
-            progress=progress,
-            members=members,
-        )
+        m = {**model, "n_layers": check_positive_int("depth", depth)}
+        kw = {**settings, "runs": runs}
+        res = T.train_parity_runs(kw, kw["seed_offsets"], m, device, progress, members=members)
         base = len(out["settings"])
         out["settings"] += [{"depth": depth, "lr": lr, "log_scaled": s} for lr, s in grid]
         out["setting"] += [base + i // runs for i in range(len(members))]
-        for key in ("test_acc", "test_ce_bits", "train_ce_bits_last_epoch"):
+        for key in lists:
             out[key] += res[key]
         walls.append(res["wall_time_s"])
     proto = {k: settings[k] for k in ("n", "epochs", "steps_per_epoch", "test_strings")}

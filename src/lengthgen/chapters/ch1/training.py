@@ -16,78 +16,48 @@ import numpy as np
 import torch
 
 from lengthgen.chapters.ch1 import paper
-from lengthgen.chapters.ch1.encoder import (
-    Encoder,
-    EncoderConfig,
-    Grouped,
-    accuracy,
-    cross_entropy_bits,
-)
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    get_device,
-)
+from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig, Grouped
+from lengthgen.chapters.ch1.encoder import accuracy, cross_entropy_bits
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, get_device
 from lengthgen.engine.train import OptimConfig, Validation, train_ensemble
 from lengthgen.nn.tasks import random_strings
 
 
 # --------------------------------------------------------------------------- the learners
+def _check_keys(name: str, value, expected) -> None:
+    if not isinstance(value, Mapping) or set(value) != set(expected):
+        raise ConfigError(f"{name} must be a dict with the keys {sorted(expected)}, got {value!r}")
+
+
 def check_model(model: Mapping) -> dict:
     """``model`` as a dict with exactly the keys of :data:`paper.MODEL`, each value valid."""
-    if not isinstance(model, Mapping) or set(model) != set(paper.MODEL):
-        raise ConfigError(
-            f"model must be a dict with the keys {sorted(paper.MODEL)}, got {model!r}"
-        )
+    _check_keys("model", model, paper.MODEL)
     out = {k: check_positive_int(k, model[k]) for k in ("d_model", "d_ffn", "n_layers")}
-    out["lr"] = check_finite("lr", model["lr"], nonnegative=True)
-    out["eps"] = check_finite("eps", model["eps"], nonnegative=True)
+    out.update({k: check_finite(k, model[k], nonnegative=True) for k in ("lr", "eps")})
     return {k: out[k] for k in paper.MODEL}
 
 
 def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
     """``offsets`` as a dict with exactly the keys of ``expected`` (a seed-offset table of :mod:`.paper`)."""
-    if not isinstance(offsets, Mapping) or set(offsets) != set(expected):
-        raise ConfigError(
-            f"seed_offsets must be a dict with the keys {sorted(expected)}, got {offsets!r}"
-        )
+    _check_keys("seed_offsets", offsets, expected)
     return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
 
 def _learner(model: Mapping, heads: int, positional: str, flags, placement="logit") -> Encoder:
     """The chapter's post-norm learner (2 layers, d 16, FFN 64, ε 1e-5 by :data:`paper.MODEL`) with
-    fixed positional features ``positional`` and one member per log-scaling flag."""
-    model = check_model(model)
-    cfg = EncoderConfig(
-        d_model=model["d_model"],
-        n_layers=model["n_layers"],
-        n_heads=heads,
-        d_ffn=model["d_ffn"],
-        eps=model["eps"],
-        log_scaled=tuple(bool(f) for f in flags),
-        positional=positional,
-        log_placement=placement,
-    )
-    return Encoder(cfg)
+    fixed positional features ``positional`` and one member per log-scaling flag: for FIRST (§5.1,
+    paper Fig. 4) one head and 1[i = 1], for PARITY (§5.1) two heads, i/N and cos(π i)."""
+    m = check_model(model)
+    shape = {k: m[k] for k in ("d_model", "n_layers", "d_ffn", "eps")}
+    shape.update(n_heads=heads, positional=positional, log_placement=placement)
+    return Encoder(EncoderConfig(**shape, log_scaled=tuple(bool(f) for f in flags)))
 
 
 def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL, placements=None) -> Encoder:
-    """The FIRST learner (§5.1, paper Fig. 4; one head, fixed 1[i = 1]): one member per entry of
-    ``log_scaled_flags``, the factor log N on the logit or, per member in ``placements``, on the
-    query input (``EncoderConfig.log_placement``)."""
+    """The FIRST learner, one member per entry of ``log_scaled_flags``, the factor log N on the
+    logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
     place = "logit" if placements is None else tuple(placements)
     return _learner(model, paper.FIRST_HEADS, "first", log_scaled_flags, place)
-
-
-def parity_model(members: int, *, model: Mapping = paper.MODEL, flags=None) -> Encoder:
-    """The PARITY learner (§5.1; two heads, fixed i/N and cos(π i)): standard attention, or per
-    member log-scaled where ``flags`` says so."""
-    members = check_positive_int("members", members)
-    return _learner(
-        model, paper.PARITY_HEADS, "parity", (False,) * members if flags is None else flags
-    )
 
 
 # --------------------------------------------------------------------------- training
@@ -115,21 +85,28 @@ def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
     return Grouped(*(getattr(_grouped_bank(enc, gen, strings, ns), f) for f in Grouped._fields))
 
 
-def _scores(enc: Encoder, params: dict, x: Grouped, dev) -> tuple[list, list]:
-    """Accuracy and mean cross-entropy (bits) per member of ``params`` on the grouped strings ``x``."""
+def _scores(enc: Encoder, params: dict, x, dev) -> tuple[list, list]:
+    """Accuracy and mean cross-entropy (bits) per member of ``params`` on the strings ``x``:
+    grouped FIRST strings, or PARITY strings ``[E, B, n]``."""
+    grouped = isinstance(x, Grouped)
     with torch.no_grad():
-        out = enc(params, Grouped(*(t.to(dev) for t in x))).cpu().to(torch.float64)
-    y = x.tokens[..., 1]
+        out = enc(params, Grouped(*(t.to(dev) for t in x)) if grouped else x.to(dev))
+    out = out.cpu().to(torch.float64)
+    y = x.tokens[..., 1] if grouped else x.sum(-1) % 2
     return accuracy(out, y).tolist(), cross_entropy_bits(out, y).mean(-1).tolist()
 
 
-def _train(enc: Encoder, params: dict, dev, steps_per_epoch: int, **kw):
-    """:func:`train_ensemble` with the options ``kw``: its result, the final parameters on ``dev``,
-    each member's mean training cross-entropy (bits) over the last epoch, and the start time."""
-    t0 = time.perf_counter()
-    res = train_ensemble(enc, params, **kw)
-    final = {k: v.to(dev) for k, v in res.final_params.items()}
-    ce = (res.history["loss"][-steps_per_epoch:].mean(0) / math.log(2)).tolist()
+def _train(enc: Encoder, params: dict, lr, s: dict, **kw):
+    """:func:`train_ensemble` with Adam at learning rate(s) ``lr`` for ``s["epochs"]`` epochs of
+    ``s["steps_per_epoch"]`` updates and the options ``kw``: its result, the final parameters on
+    the device of ``params``, each member's mean training cross-entropy (bits) over the last
+    epoch, and the start time."""
+    t0, spe = time.perf_counter(), s["steps_per_epoch"]
+    res = train_ensemble(
+        enc, params, optim=OptimConfig("adam", lr=lr), steps=s["epochs"] * spe, **kw
+    )
+    final = {k: v.to(params["embed"].device) for k, v in res.final_params.items()}
+    ce = (res.history["loss"][-spe:].mean(0) / math.log(2)).tolist()
     return res, final, ce, t0
 
 
@@ -139,11 +116,10 @@ def _first_settings(settings: dict, arms) -> tuple[dict, list]:
     s = {k: check_positive_int(k, settings[k]) for k in counts}
     s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
     lengths = [check_positive_int("training length", n, minimum=2) for n in settings["lengths"]]
-    if not lengths or len(set(lengths)) != len(lengths):
-        raise ConfigError(f"training lengths must be distinct and at least one, got {lengths}")
     arms = [check_choice("arm", a, tuple(paper.FIRST_ARMS)) for a in arms]
-    if not arms or len(set(arms)) != len(arms):
-        raise ConfigError(f"arms must be distinct and at least one, got {arms}")
+    for what, values in (("training lengths", lengths), ("arms", arms)):
+        if not values or len(set(values)) != len(values):
+            raise ConfigError(f"{what} must be distinct and at least one, got {values}")
     return {"lengths": lengths, **s}, arms
 
 
@@ -169,17 +145,7 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
     return sample
 
 
-def train_first_arms(
-    settings: dict,
-    *,
-    arms,
-    seed_offsets: Mapping,
-    model: Mapping,
-    device: str = "cpu",
-    progress: bool = False,
-    fit_strings: int | None = None,
-    analyse=None,
-) -> tuple[dict, list, dict]:
+def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_strings, analyse):
     """The body of the FIRST cells: one member per (training length, arm, run), in that order, arms
     named in :data:`paper.FIRST_ARMS`; ``settings``: the arguments of
     :func:`.experiments.train_first`. One string per update (batch 1), Adam, float32; member (n, arm,
@@ -205,27 +171,11 @@ def train_first_arms(
     ]
     bank_gen = torch.Generator().manual_seed(off["bank"] + seed)
     bank_x = _grouped_bank(enc, bank_gen, s["test_strings"], [s["test_n"]] * E)
-    val = Validation(
-        every=s["eval_every_epochs"] * spe,
-        bank=(bank_x, bank_x.tokens[..., 1]),
-        patience=None,
-        metric=_ce_metric,
-        per_member=True,
-    )
-    res, final_p, train_ce, t0 = _train(
-        enc,
-        params,
-        dev,
-        spe,
-        sample=_first_sampler(enc, lengths, members),
-        optim=OptimConfig("adam", lr=model["lr"]),
-        steps=s["epochs"] * spe,
-        data_seeds=data_seeds,
-        validation=val,
-        progress=progress,
-        device=device,
-        desc="ch1 FIRST",
-    )
+    bank = (bank_x, bank_x.tokens[..., 1])
+    val = Validation(s["eval_every_epochs"] * spe, bank, None, _ce_metric, per_member=True)
+    kw = dict(sample=_first_sampler(enc, lengths, members), data_seeds=data_seeds, validation=val)
+    kw.update(progress=progress, device=device, desc="ch1 FIRST")
+    res, final_p, train_ce, t0 = _train(enc, params, model["lr"], s, **kw)
     test_gen = torch.Generator().manual_seed(off["test"] + seed)
     test_x = _grouped_bank(enc, test_gen, s["test_strings"], [s["test_n"]] * E)
     out = dict(zip(("test_acc", "test_ce_bits"), _scores(enc, final_p, test_x, dev)))
@@ -246,15 +196,7 @@ def train_first_arms(
     return {**s, "model": model}, members, out
 
 
-def train_parity_runs(
-    settings: dict,
-    *,
-    seed_offsets: Mapping,
-    model: Mapping,
-    device,
-    progress,
-    members=None,
-) -> dict:
+def train_parity_runs(settings: dict, seed_offsets, model, device, progress, members=None) -> dict:
     """The PARITY training of cell ``parity_training`` (§5.1): ``runs`` members initialised from
     seeds ``seed + r``, training and test strings of length ``n`` (data seeds from
     :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``, ``epochs``,
@@ -262,7 +204,7 @@ def train_parity_runs(
     log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
     counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
     s = {k: check_positive_int(k, settings[k]) for k in counts}
-    runs, n, spe = s["runs"], s["n"], s["steps_per_epoch"]
+    runs, n = s["runs"], s["n"]
     seed = check_positive_int("seed", settings["seed"], minimum=0)
     off = check_offsets(seed_offsets, paper.PARITY_SEED_OFFSETS)
     model = check_model(model)
@@ -270,31 +212,19 @@ def train_parity_runs(
     if members is None:
         members = [(r, model["lr"], False) for r in range(runs)]
     ids, lrs, flags = zip(*members)
-    enc = parity_model(len(ids), model=model, flags=flags)
+    enc = _learner(model, paper.PARITY_HEADS, "parity", flags)
     params = enc.init([seed + r for r in ids], dtype=torch.float32, device=dev)
 
     def sample(step, gens):
         x = torch.stack([random_strings(1, n, generator=g) for g in gens])
         return x, x.sum(-1) % 2
 
-    _, final_p, train_ce, t0 = _train(
-        enc,
-        params,
-        dev,
-        spe,
-        sample=sample,
-        optim=OptimConfig("adam", lr=lrs[0] if len(set(lrs)) == 1 else list(lrs)),
-        steps=s["epochs"] * spe,
-        data_seeds=[off["data"] + seed + r for r in ids],
-        progress=progress,
-        device=device,
-        desc="ch1 PARITY",
-    )
+    kw = dict(sample=sample, data_seeds=[off["data"] + seed + r for r in ids], desc="ch1 PARITY")
+    lr = lrs[0] if len(set(lrs)) == 1 else list(lrs)
+    _, final_p, train_ce, t0 = _train(enc, params, lr, s, progress=progress, device=device, **kw)
     tg = torch.Generator().manual_seed(off["test"] + seed)
     bits = torch.stack([random_strings(s["test_strings"], n, generator=tg) for _ in ids])
-    with torch.no_grad():
-        out = enc(final_p, bits.to(dev)).cpu().to(torch.float64)
-    y = bits.sum(-1) % 2
+    acc, ce = _scores(enc, final_p, bits, dev)
     protocol = {k: s[k] for k in ("runs", "epochs", "steps_per_epoch")}
     protocol.update(batch_size=1, n=n, test_strings=s["test_strings"], seed=seed, **model)
     protocol.update(
@@ -302,8 +232,8 @@ def train_parity_runs(
     )
     return {
         "protocol": protocol,
-        "test_acc": accuracy(out, y).tolist(),
-        "test_ce_bits": cross_entropy_bits(out, y).mean(-1).tolist(),
+        "test_acc": acc,
+        "test_ce_bits": ce,
         "train_ce_bits_last_epoch": train_ce,
         "wall_time_s": time.perf_counter() - t0,
         "seeds": [seed + r for r in range(runs)],
@@ -346,20 +276,9 @@ def first_table(result: dict) -> list[dict]:
     for n, att, idx in by_arm(result):
         acc = [result["test_acc"][i] for i in idx]
         a, c = summarize(acc), summarize([result["test_ce_bits"][i] for i in idx])
-        rows.append(
-            {
-                "train_n": n,
-                "attention": att,
-                "runs": len(idx),
-                "test_acc": a["mean"],
-                "acc_lo": a["lo"],
-                "acc_hi": a["hi"],
-                "perfect_runs": int(sum(v == 1.0 for v in acc)),
-                "test_ce_bits": c["mean"],
-                "ce_lo": c["lo"],
-                "ce_hi": c["hi"],
-            }
-        )
+        row = {"train_n": n, "attention": att, "runs": len(idx), "test_acc": a["mean"]}
+        row.update(acc_lo=a["lo"], acc_hi=a["hi"], perfect_runs=int(sum(v == 1.0 for v in acc)))
+        rows.append({**row, "test_ce_bits": c["mean"], "ce_lo": c["lo"], "ce_hi": c["hi"]})
     return rows
 
 
@@ -383,30 +302,17 @@ def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[di
     out = []
     for n, att, idx in by_arm(result):
         failed = [i for i in idx if acc[i] < 1.0]
-        out.append(
-            {
-                "train_n": n,
-                "attention": att,
-                "runs": len(idx),
-                "perfect (100%)": sum(acc[i] == 1.0 for i in idx),
-                perfect_key(ce): sum(rate_perfect(result, i, perfect_ce_bits=ce) for i in idx),
-                "below_100%": len(failed),
-                "of_which_unfit_on_training": sum(
-                    result["train_ce_bits_last_epoch"][i] > 0.5 for i in failed
-                ),
-                "near_chance (≤ 0.6)": sum(acc[i] <= 0.6 for i in idx),
-            }
-        )
+        row = {"train_n": n, "attention": att, "runs": len(idx)}
+        row["perfect (100%)"] = sum(acc[i] == 1.0 for i in idx)
+        row[perfect_key(ce)] = sum(rate_perfect(result, i, perfect_ce_bits=ce) for i in idx)
+        row["below_100%"] = len(failed)
+        unfit = [result["train_ce_bits_last_epoch"][i] > 0.5 for i in failed]
+        row["of_which_unfit_on_training"] = sum(unfit)
+        out.append({**row, "near_chance (≤ 0.6)": sum(acc[i] <= 0.6 for i in idx)})
     return out
 
 
-def success_rates(
-    result: dict,
-    *,
-    perfect_ce_bits: float = 0.01,
-    level: float = 0.95,
-    paper_runs: int = paper.FIG4_RUNS,
-) -> list[dict]:
+def success_rates(result, *, perfect_ce_bits=0.01, level=0.95, paper_runs=paper.FIG4_RUNS):
     """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs, the
     success rate with its exact (Clopper–Pearson) ``level`` interval, the chance p̂^paper_runs that
     ``paper_runs`` runs at our rate are all perfect, the mean test accuracy, runs near chance (test
@@ -418,32 +324,15 @@ def success_rates(
     for n, arm, idx in by_arm(result, result["protocol"]["arms"]):
         k = sum(rate_perfect(result, i, perfect_ce_bits=ce) for i in idx)
         lo, hi = clopper_pearson(k, len(idx), level=level)
-        rate = k / len(idx)
-        rows.append(
-            {
-                "train_n": n,
-                "arm": arm,
-                "runs": len(idx),
-                "perfect": k,
-                "rate": rate,
-                "rate_lo": lo,
-                "rate_hi": hi,
-                f"p_all_{paper_runs}": rate**paper_runs,
-                "mean_test_acc": float(np.mean([result["test_acc"][i] for i in idx])),
-                "near_chance": sum(result["test_acc"][i] <= 0.6 for i in idx),
-                "unfit": sum(result["train_len_acc"][i] < 1.0 for i in idx),
-            }
-        )
+        rate, acc = k / len(idx), [result["test_acc"][i] for i in idx]
+        row = {"train_n": n, "arm": arm, "runs": len(idx), "perfect": k, "rate": rate}
+        row.update(rate_lo=lo, rate_hi=hi, **{f"p_all_{paper_runs}": rate**paper_runs})
+        row.update(mean_test_acc=float(np.mean(acc)), near_chance=sum(a <= 0.6 for a in acc))
+        rows.append({**row, "unfit": sum(result["train_len_acc"][i] < 1.0 for i in idx)})
     return rows
 
 
-def placement_comparison(
-    result: dict,
-    *,
-    a: str = "log-scaled",
-    b: str = "authors' placement",
-    perfect_ce_bits: float = 0.01,
-) -> list[dict]:
+def placement_comparison(result, *, a="log-scaled", b="authors' placement", perfect_ce_bits=0.01):
     """Per training length: arms ``a`` and ``b`` compared run by run (same weights, same strings):
     counts of runs perfect in both, in one only, in neither, and the two-sided exact McNemar
     p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
