@@ -84,10 +84,10 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
     f64 = [tr3.train_groups(tier, enc, [g], dtype="float64", **TINY)[0] for g in groups]
     res_64 = list(seen)
     # the schedules of seeds 0 and 1 differ, so there is padding and the arithmetic is not the same
-    s0 = ex.length_schedule(TINY["steps"], ex.L0_DEFAULT, 0)
-    s1 = ex.length_schedule(TINY["steps"], ex.L0_DEFAULT, 1)
+    s0 = ex.length_schedule(TINY["steps"], paper.L0, 0)
+    s1 = ex.length_schedule(TINY["steps"], paper.L0, 1)
     assert not torch.equal(s0, s1)
-    model = ex.Decoder.tier(tier, enc, L0=ex.L0_DEFAULT)
+    model = ex.Decoder.tier(tier, enc, L0=paper.L0)
     nL, e, deltas, diffs = len(TINY["lengths"]), 0, [], []
     for (tasks, seed), rows_e, rows_o, rows_64, r_o, r_64 in zip(
         groups, ens, own, f64, res_own, res_64
@@ -97,8 +97,8 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
             TINY["lengths"],
             n_eval=TINY["eval_n"],
             train_n=TINY["train_eval_n"],
-            L0=ex.L0_DEFAULT,
-            seed=ex.EVAL_SEED_OFFSET + seed,
+            L0=paper.L0,
+            seed=paper.EVAL_SEED_OFFSET + seed,
         )
         close = []  # per member: {bank: share of scored positions that may flip}
         for i in range(len(tasks)):

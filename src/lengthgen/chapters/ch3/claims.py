@@ -8,23 +8,10 @@ from __future__ import annotations
 from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.claims_details import DETAIL_CLAIMS, table3_lg_claim
-from lengthgen.chapters.ch3.rules import (
-    CAUSES,  # noqa: F401 -- the ledger core reads a chapter's claims.CAUSES
-    CE_LR,
-    FLOAT_TOL,
-    NEAR_ZERO,
-    PRECISION_1L1H_CI,
-    claim,
-    element_wise,
-    exact,
-    lr_deviation,
-    paper_interval,
-    printed,
-    rank_correlation,
-    rounding,
-    seed_mean_tol,
-    tau_holds,
-)
+from lengthgen.chapters.ch3.rules import CAUSES  # noqa: F401 -- the ledger core reads it from here
+from lengthgen.chapters.ch3.rules import CE_LR, FLOAT_TOL, NEAR_ZERO, PRECISION_1L1H_CI, claim
+from lengthgen.chapters.ch3.rules import element_wise, exact, lr_deviation, paper_interval, printed
+from lengthgen.chapters.ch3.rules import rank_correlation, rounding, seed_mean_tol, tau_holds
 from lengthgen.claims import Deviation, modified
 from lengthgen.nn.positional import ENCODINGS
 
@@ -33,6 +20,7 @@ RUN_TO_RUN = "run-to-run variance"
 #: rules 2, 3, 1 entry by entry, for a high-α row of the study: [α_L, 5-seed mean LG, failing seeds]
 ROW_TOLS = [rounding(2), seed_mean_tol(), 0]
 ROW_WHY = "rules 2, 3, 1 element-wise: α ±0.005, a 5-seed mean ±0.045, the count exactly"
+DEPTH_RHO_WHY = "rule 4: the paper prints no interval (only that it includes 0)"
 
 # A table, laid out by hand: each claim's id and location, its statement, then its paper value,
 # measure and comparison.
@@ -76,17 +64,13 @@ MAIN_CLAIMS = [
         deviation=lr_deviation(
             "The decay is the same but our tail is longer: how many long rows the selected "
             "RoPE kernel still hits depends on the low-frequency part of the fitted kernel, "
-            "i.e. on the fit's learning rate. "
-        ),
-    ),
+            "i.e. on the fit's learning rate. ")),
     printed("ch3.alpha.sin_prev", "Prop. 3, App. A.4",
         "Sinusoidal prev α_L at L = 60 and 128 (the existence-versus-selection gap)",
         list(paper.SIN_PREV_ALPHA.values()), m.alpha_at("sinusoidal/prev", paper.SIN_PREV_ALPHA),
         deviation=lr_deviation(
             "Both are below 1 as the proposition says, but for sinusoidal prev which of the "
-            "many kernels that realize prev at L0 the fit returns depends on its learning rate. "
-        ),
-    ),
+            "many kernels that realize prev at L0 the fit returns depends on its learning rate. ")),
     exact("ch3.alpha.clamped_first", "Prop. 4(b), App. A.7",
         "Clamped learned-absolute attend-first: α_L = 1 at every L up to 512 (minimum over L)",
         1.0, lambda r: min(m.alpha(r)["learned_abs/first"].values()),
@@ -95,9 +79,8 @@ MAIN_CLAIMS = [
         "RoPE prev and skip-2/3/5: α_L = 1 at every L up to 512 (minimum over the four tasks and lengths; "
         "CE fit at our lr 0.05 — it does not hold at every learning rate, see the chapter's lr grid)",
         1.0,
-        lambda r: min(
-            min(m.alpha(r)[f"rope/{t}"].values()) for t in ("prev", "skip2", "skip3", "skip5")
-        ),
+        lambda r: min(min(m.alpha(r)[f"rope/{t}"].values())
+                      for t in ("prev", "skip2", "skip3", "skip5")),
         why="rule 1: a fixed offset inside a relative family transfers exactly"),
     claim("predicate", "ch3.alpha.clamped_prev_tie", "Prop. 4(b), App. A.7",
         "Clamped learned-absolute prev: α_60 = 0 and the target's logit equals that of every collapsed key "
@@ -119,19 +102,14 @@ MAIN_CLAIMS = [
         "NoPE and (sign-constrained) ALiBi: α_L = 0 for every task and length (largest value)",
         0.0,
         lambda r: max(
-            v
-            for k, d in m.alpha(r).items()
-            if k.split("/")[0] in ("nope", "alibi")
-            for v in d.values()
-        ),
+            v for k, d in m.alpha(r).items() if k.split("/")[0] in ("nope", "alibi")
+            for v in d.values()),
         why="rule 1: the theory makes it exactly 0"),
     printed("ch3.table3.alpha60", "Table 3 (α_L column)",
         "α_60 of the ten Table-3 cells (CE selection), in the table's order",
         paper.T3_ALPHA, lambda r: [m.alpha(r)[k][60] for k in paper.T3_KEYS],
         deviation=lr_deviation(
-            "Nine cells agree; sinusoidal skip-3 is a cell whose α moves with the fit's learning rate. "
-        ),
-    ),
+            "Nine cells agree; sinusoidal skip-3 is a cell whose α moves with the fit's learning rate. ")),
     exact("ch3.thm2.counterexample", "App. A.5",
         "κ = [1.46, 1.96, 1.80, 6.32]: shallow row 2 takes offset 1 (not min(2, 3)) and deep rows take 3",
         [paper.COUNTEREXAMPLE_OFFSETS[0], list(paper.COUNTEREXAMPLE_OFFSETS[1])],
@@ -167,10 +145,8 @@ MAIN_CLAIMS = [
     exact("ch3.thm2.two_lengths", "App. A.5",
         "κ[10] = 5, κ[30] = 8 solves copy at L0 = 20 and at L = 60 (shallow clipping)",
         True,
-        lambda r: bool(
-            m.th("thm2_two_lengths", "copy_L0")(r) and m.th("thm2_two_lengths", "copy_60")(r) == 1.0
-        ),
-    ),
+        lambda r: bool(m.th("thm2_two_lengths", "copy_L0")(r)
+                       and m.th("thm2_two_lengths", "copy_60")(r) == 1.0)),
     exact("ch3.thm2.copy_at_2c", "App. A.5 (capacity corollary), A.6(c)",
         "A kernel peaked at c solves copy at L = 2c − 1 and 2c (c = 15, 30, 100; minimum α_L over the six)",
         paper.PEAK_COPY_ALPHA, why="rule 1: the demanded offset ⌈L/2⌉ equals c there",
@@ -239,9 +215,7 @@ MAIN_CLAIMS = [
             "These finer correlations rank the individual α_L of the sinusoidal bounded-offset "
             "cells, exactly the values that move with the fit's learning rate "
             "(claims ch3.alpha.sin_prev and ch3.table3.alpha60). Like the paper's, ours show no "
-            "positive graded signal in this family. "
-        ),
-    ),
+            "positive graded signal in this family. ")),
     exact("ch3.study.high_rows_1L1H", "§6 (sufficiency)",
         "1L1H: high-α rows (cell, L, seed with α_L ≥ 0.5) behind the precision",
         paper.HIGH_ROWS_1L1H["rows"], m.stat("1L1H", "n_high_rows"),
@@ -249,26 +223,21 @@ MAIN_CLAIMS = [
         deviation=lr_deviation(
             "The paper's fit puts sinusoidal prev at L = 40 exactly at α = 0.50, inside the "
             "high-α set (five rows, one per seed); ours puts it below 0.5, so our precision is "
-            "over five rows fewer. "
-        ),
-    ),
+            "over five rows fewer. ")),
     claim("interval", "ch3.study.precision_1L1H", "§6 (sufficiency), Table 4",
         "1L1H: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over the high-α (cell, L, seed) rows",
         paper.TABLE4["1L1H"][1], m.stat("1L1H", "precision"), interval=PRECISION_1L1H_CI,
         why="rule 5: the paper's bootstrap over its own 148 of 160 rows (its printed interval is lost with Table 4)",
         protocol=modified(
             "our high-α set has 155 rows, not the paper's 160: sinusoidal prev at L = 40 "
-            "falls below α = 0.5 in our CE fit (see ch3.study.high_rows_1L1H)"
-        ),
-    ),
+            "falls below α = 0.5 in our CE fit (see ch3.study.high_rows_1L1H)")),
     claim("predicate", "ch3.study.precision_tau", "§6 (sufficiency)",
         "1L1H: the precision at the α thresholds τ = 0.5, 0.7, 0.9 each within 2 binomial standard "
         "errors of the paper's (over our row count at that τ; {τ: precision, rows})",
         list(paper.PRECISION_TAU.values()), m.precision_tau_rows, holds=tau_holds,
         why="rule 5: the paper prints three proportions without intervals; a proportion over n rows varies "
         "by √(p(1 − p)/n), and 2 such errors is the band (not blind: our three precisions were in the "
-        "ledger as a direction claim when this band was chosen)",
-    ),
+        "ledger as a direction claim when this band was chosen)"),
     element_wise("ch3.study.violation_rope_first", "§6 (sufficiency, what the theorem certifies)",
         "1L1H: RoPE attend-first at L = 30 is a high-α row that fails on every seed ([α_30, mean LG, "
         "seeds with LG < 0.7])",
@@ -282,99 +251,67 @@ MAIN_CLAIMS = [
         deviation=lr_deviation(
             "The trained models fail this row as in the paper, but our fit's α_40 is just "
             "below the 0.5 threshold, so the row is not a high-α violation here (see "
-            "ch3.study.high_rows_1L1H). "
-        ),
-    ),
+            "ch3.study.high_rows_1L1H). ")),
     element_wise("ch3.study.violation_sin_first", "§6 (sufficiency, what the theorem certifies)",
         "1L1H: sinusoidal attend-first ([mean LG at L = 80, worst seed at L = 80, seeds with LG < 0.7 at "
         "L = 60, at L = 80])",
-        [
-            V["sinusoidal/first"]["lg80"],
-            V["sinusoidal/first"]["worst"],
-            *V["sinusoidal/first"]["seeds"],
-        ],
+        [V["sinusoidal/first"][k] for k in ("lg80", "worst")] + list(V["sinusoidal/first"]["seeds"]),
         m.violation_sin_first, tolerances=[seed_mean_tol(), seed_mean_tol(n=1), 0, 0],
         why="rules 3, 1 element-wise: a 5-seed mean ±0.045, a single seed ±0.10, the counts exactly",
-        deviation=Deviation(
-            RUN_TO_RUN,
+        deviation=Deviation(RUN_TO_RUN,
             "In the paper one of five seeds of this cell lands on a poorly extrapolating solution at "
             "L = 60 and 80; none of ours does. The paper's own spread over seeds for this cell "
-            "(±0.13 at L = 60, Table 3) shows how much a single seed moves the cell.",
-        ),
-    ),
+            "(±0.13 at L = 60, Table 3) shows how much a single seed moves the cell.")),
     exact("ch3.study.violations_elsewhere", "§6 (sufficiency)",
         "1L1H: high-α rows with LG < 0.7 outside the paper's three families (RoPE first at 30, sinusoidal "
         "prev at 40, sinusoidal first at 60 and 80)",
         [], lambda r: [k for k in m.violations(r) if k not in m.PAPER_FAMILIES],
         why="rule 1: the paper confines its violations to these families",
-        deviation=Deviation(
-            RUN_TO_RUN,
+        deviation=Deviation(RUN_TO_RUN,
             "One seed of RoPE prev at L = 80 ends right at the 0.7 bar and falls just under it; the "
             "cell's other seeds and the paper's stay above. Where a single seed of a cell whose mean "
-            "is near 0.8 falls relative to a fixed bar varies between independent runs.",
-        ),
-    ),
+            "is near 0.8 falls relative to a fixed bar varies between independent runs.")),
     exact("ch3.study.n_learnable_2L4H", "App. F (Table 7's caption)",
         "2L4H: learnable cells (train accuracy > 0.8), of 35",
         paper.N_LEARNABLE["2L4H"], m.stat("2L4H", "n_learnable"), why="rule 1: a count"),
-    *[
-        rank_correlation(
-            id,
-            "§6 (scale and depth), Table 4",
-            f"{tier}: cell-level Spearman(α, LG) over the learnable cells",
-            paper.TABLE4[tier][0],
-            m.stat(tier, "spearman_learnable"),
-            why="rule 4: the paper prints no interval (only that it includes 0)",
-        )
-        for id, tier in (("ch3.study.depth_2L4H", "2L4H"), ("ch3.study.depth_4L4H", "4L4H"))
-    ],
+    rank_correlation("ch3.study.depth_2L4H", "§6 (scale and depth), Table 4",
+        "2L4H: cell-level Spearman(α, LG) over the learnable cells",
+        paper.TABLE4["2L4H"][0], m.stat("2L4H", "spearman_learnable"), why=DEPTH_RHO_WHY),
+    rank_correlation("ch3.study.depth_4L4H", "§6 (scale and depth), Table 4",
+        "4L4H: cell-level Spearman(α, LG) over the learnable cells",
+        paper.TABLE4["4L4H"][0], m.stat("4L4H", "spearman_learnable"), why=DEPTH_RHO_WHY),
     exact("ch3.study.depth_significance", "§6 (scale and depth), Table 4, paper Fig. 6",
         "The learnable-cell Spearman is significant only at depth 1: our 95 % bootstrap interval over cells "
         "excludes 0 at 1L1H and includes it at 2L4H and 4L4H ([excludes 0 at 1L1H, 2L4H, 4L4H])",
         [True, False, False],
         lambda r: [bool(m.stats(r, t)["spearman_ci"][0] > 0) for t in ("1L1H", "2L4H", "4L4H")],
         why="rule 1: the paper's statement is which intervals contain 0"),
-    *[
-        paper_interval(
-            id,
-            "§6 (scale and depth), Table 4",
-            f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over the high-α rows",
-            paper.TABLE4[tier][1],
-            m.stat(tier, "precision"),
-            interval=paper.TABLE4_CI[("precision", tier)],
-            deviation=deviation,
-        )
-        for id, tier, deviation in (
-            ("ch3.study.precision_2L4H", "2L4H", None),
-            (
-                "ch3.study.precision_4L4H",
-                "4L4H",
-                Deviation(
-                    CE_LR,
-                    "At our a-priori CE learning rate the high-α set has fewer rows than the paper's and "
-                    "none of our 4L4H high-α rows misses LG ≥ 0.7. At the learning rates that reproduce the "
-                    "paper's printed α best, the set has the paper's 160 rows and the 4L4H precision lies "
-                    "inside the paper's interval (ch3.study.precision_4L4H_lr_match): the difference comes "
-                    "from which rows the CE fit admits, not from the trained models. The screen's point — "
-                    "precision stays high at depth — holds in both.",
-                ),
-            ),
-        )
-    ],
+    paper_interval("ch3.study.precision_2L4H", "§6 (scale and depth), Table 4",
+        "2L4H: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over the high-α rows",
+        paper.TABLE4["2L4H"][1], m.stat("2L4H", "precision"),
+        interval=paper.TABLE4_CI[("precision", "2L4H")]),
+    paper_interval("ch3.study.precision_4L4H", "§6 (scale and depth), Table 4",
+        "4L4H: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over the high-α rows",
+        paper.TABLE4["4L4H"][1], m.stat("4L4H", "precision"),
+        interval=paper.TABLE4_CI[("precision", "4L4H")],
+        deviation=Deviation(CE_LR,
+            "At our a-priori CE learning rate the high-α set has fewer rows than the paper's and "
+            "none of our 4L4H high-α rows misses LG ≥ 0.7. At the learning rates that reproduce the "
+            "paper's printed α best, the set has the paper's 160 rows and the 4L4H precision lies "
+            "inside the paper's interval (ch3.study.precision_4L4H_lr_match): the difference comes "
+            "from which rows the CE fit admits, not from the trained models. The screen's point — "
+            "precision stays high at depth — holds in both.")),
     table3_lg_claim("ch3.table3.lg60_1L1H", "1L1H"),
     exact("ch3.alpha.copy_reverse_study", "Thm. 2 corollary, Tables 11–12",
         "Copy and reverse at the study lengths L = 30…80: the (cell, L) whose α_L exceeds 0.01",
         [], m.copy_reverse_nonzero,
         why="rule 7: '≈ 0' without a number; judged at every length the study trains, not only the longest",
-        deviation=Deviation(
-            "one crossing per length",
+        deviation=Deviation("one crossing per length",
             "The learned-absolute cells hit one row at every length: copy the row whose target is the key "
             "the clamped table ranks first, reverse the last row, whose target is key 0; RoPE reverse hits "
             "the row whose offset is the one its kernel peaks at. The sinusoidal cells hit a few rows at "
             "some lengths only. None transfers the growing offset; the claim at L = 512 "
-            "(ch3.alpha.copy_reverse) holds only because the scored set has grown.",
-        ),
-    ),
+            "(ch3.alpha.copy_reverse) holds only because the scored set has grown.")),
 ]
 
 #: every claim of the chapter, the chapter page's first (each page keeps its declaration order)

@@ -1,20 +1,13 @@
-"""Chapter 3's trained study as a few study-sized ensembles on one device (section "The trained study").
+"""Chapter 3's trained study as a few study-sized ensembles on one device (section "The trained
+study"): :func:`study_ensembles` puts many groups into one :func:`~.training.train_groups` call (the
+150 groups as 15 ensembles of 45 members); each member keeps its own weights, data, schedule and
+evaluation banks, so its rows equal its own cell's up to float32 rounding. :func:`run_study` stores
+one cell per group exactly as ``reproduce ch3`` would (provenance ``executor: "study_ensemble"``),
+skipping stored groups and, with ``budget_s``, starting an ensemble only when its estimate
+(:func:`profile_study`) fits; a non-CPU run never writes into ``results/ch3`` (:func:`default_out`).
 
-:func:`study_ensembles` puts many groups into one
-:func:`~lengthgen.chapters.ch3.training.train_groups` call (``by="tier_encoding"``: the 150 groups as
-15 ensembles of 45 members); each member keeps its own weights, data, schedule and evaluation banks,
-so its rows equal its own cell's up to float32 rounding (``tests/test_ch3_device.py``).
-:func:`run_study` stores one cell per group exactly as ``reproduce ch3`` would (same name,
-configuration hash and schema; provenance ``executor: "study_ensemble"``), skipping stored groups and,
-with ``budget_s``, starting an ensemble only when its estimate (:func:`profile_study`) fits. A non-CPU
-run never writes into ``results/ch3`` itself (:func:`default_out`). Precision: float32, TF32 off.
-
-Command line (``scripts/gpu_ch3.sh``)::
-
-    python -m lengthgen.chapters.ch3.ensembles --device cuda --out OUT --budget-minutes 8
-
-runs :func:`tiny_check`, :func:`profile_study`, then :func:`run_study`; ``--tiny-only`` and
-``--profile-only`` stop earlier.
+Command line (``scripts/gpu_ch3.sh``): ``python -m lengthgen.chapters.ch3.ensembles --device
+cuda --out OUT --budget-minutes 8`` runs :func:`tiny_check`, :func:`profile_study`, :func:`run_study`.
 """
 
 from __future__ import annotations
@@ -31,15 +24,8 @@ import torch
 
 from lengthgen.chapters.ch3 import experiments as ex
 from lengthgen.chapters.ch3 import paper, training
-from lengthgen.config import (
-    DEVICES,
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    get_device,
-    get_run_scale,
-)
+from lengthgen.config import DEVICES, ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import get_device, get_run_scale
 from lengthgen.nn.decoder import TIERS
 
 #: How :func:`study_ensembles` groups the study's groups: every group of a (tier, encoding), the
@@ -48,38 +34,22 @@ BY = ("tier_encoding", "seed", "group")
 CHAPTER = "ch3"
 #: Per-file size limit for what a device session copies back (``scripts/gpu_ch3.sh``).
 COPY_LIMIT_BYTES = 15 * 1024 * 1024
+# fmt: off
 #: The protocol of :func:`tiny_check` (seconds on a CPU): a main and a pos group of seed 0 (no
 #: padding between them) and a main group of seed 1 (its lengths differ: padding).
 TINY = {
-    "tier": "1L1H",
-    "encoding": "rope",
-    "groups": [
-        (("prev", "first", "copy"), 0),
-        (("pos2", "pos5"), 0),
-        (("prev", "first", "copy"), 1),
-    ],
-    "kwargs": {
-        "steps": 3,
-        "batch": 8,
-        "lr": 3e-3,
-        "weight_decay": 0.01,
-        "lengths": (30, 40),
-        "eval_n": 4,
-        "train_eval_n": 2,
-        "L0": 20,
-    },
+    "tier": "1L1H", "encoding": "rope",
+    "groups": [(("prev", "first", "copy"), 0), (("pos2", "pos5"), 0),
+               (("prev", "first", "copy"), 1)],
+    "kwargs": {"steps": 3, "batch": 8, "lr": 3e-3, "weight_decay": 0.01, "lengths": (30, 40),
+               "eval_n": 4, "train_eval_n": 2, "L0": 20},
 }
+# fmt: on
 #: The study of ``--dry-run`` (the whole command on a CPU in seconds, at the ``smoke`` scale in its
 #: own folder): 2 encodings × 2 seeds × a main and a pos group, 3 updates.
-DRY_RUN = {
-    "tiers": ("1L1H",),
-    "encodings": ("rope", "nope"),
-    "seeds": (0, 1),
-    "groups": {"main": ("prev", "first"), "pos": ("pos2",)},
-    **TINY["kwargs"],
-    "lr": 3e-4,
-    "lengths": (30,),
-}
+DRY_RUN = {"tiers": ("1L1H",), "encodings": ("rope", "nope"), "seeds": (0, 1)}
+DRY_RUN |= {"groups": {"main": ("prev", "first"), "pos": ("pos2",)}}
+DRY_RUN |= {**TINY["kwargs"], "lr": 3e-4, "lengths": (30,)}
 #: A tiny check fails when an ensemble's row differs from its own group's run by more than this:
 #: float32 rounding moves them by ~1e-6, a member mixed up with another by ~0.1.
 TINY_LIMIT = 1e-3
@@ -90,17 +60,13 @@ STOP_MARGIN_S = 15.0
 # --------------------------------------------------------------------------- the plan
 def study_ensembles(scale: str, by: str = "tier_encoding") -> list[dict]:
     """The study of ``scale`` as ensembles ``[{"name", "tier", "encoding", "groups"}]`` (``by``: one
-    of :data:`BY`), in the order their first group appears in :func:`~.experiments.study_plan`, so a
-    budget-limited run stores first what the §6 statistics need most."""
+    of :data:`BY`), in :func:`~.experiments.study_plan` order."""
     scale = check_choice("scale", scale, tuple(paper.PROTOCOL))
     by = check_choice("by", by, BY)
     out: dict[str, dict] = {}
     for g in ex.study_plan(scale):
-        name = {
-            "tier_encoding": f"{g['tier']}__{g['encoding']}",
-            "seed": f"{g['tier']}__{g['encoding']}__seed{g['seed']}",
-            "group": g["key"],
-        }[by]
+        name = f"{g['tier']}__{g['encoding']}" + (f"__seed{g['seed']}" if by == "seed" else "")
+        name = g["key"] if by == "group" else name
         e = out.setdefault(name, {"name": name, "tier": g["tier"], "encoding": g["encoding"]})
         e.setdefault("groups", []).append(g)
     return list(out.values())
@@ -129,37 +95,27 @@ def float32_precision(device) -> dict:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
-    return {
-        "dtype": "float32",
-        "tf32": False,
-        "float32_matmul_precision": torch.get_float32_matmul_precision(),
-        "device": str(get_device(device)),
-    }
+    mm, dev = torch.get_float32_matmul_precision(), str(get_device(device))
+    return {"dtype": "float32", "tf32": False, "float32_matmul_precision": mm, "device": dev}
 
 
 def train_ensemble_groups(
     scale: str, ensemble: dict, *, groups=None, device="cpu", progress=False, steps=None
 ) -> dict:
-    """Train ``groups`` (default all) of ``ensemble`` (an entry of :func:`study_ensembles`) as one
-    :func:`~.training.train_groups` call at ``scale``'s protocol (``steps``: another number of
-    updates, for :func:`profile_study`). Returns ``{cell name: rows}``, what each group's cell stores."""
+    """Train ``groups`` (default all) of ``ensemble`` as one :func:`~.training.train_groups` call
+    (``steps``: another number of updates); ``{cell name: rows}``."""
     groups = ensemble["groups"] if groups is None else list(groups)
     kw = protocol_kwargs(scale, groups)
+    pairs, kw = [(g["tasks"], g["seed"]) for g in groups], {**kw, "steps": steps or kw["steps"]}
     rows = training.train_groups(
-        ensemble["tier"],
-        ensemble["encoding"],
-        [(g["tasks"], g["seed"]) for g in groups],
-        device=device,
-        progress=progress,
-        **{**kw, "steps": steps or kw["steps"]},
+        ensemble["tier"], ensemble["encoding"], pairs, device=device, progress=progress, **kw
     )
     return {g["key"]: r for g, r in zip(groups, rows)}
 
 
 # --------------------------------------------------------------------------- folders
 def default_out(scale: str, device) -> Path:
-    """Where :func:`run_study` writes by default: ``reproduce ch3``'s folder on the CPU, its
-    ``device`` subfolder on any other device."""
+    """``reproduce ch3``'s folder on the CPU, its ``device`` subfolder on any other device."""
     from lengthgen.engine import runs
 
     base = runs.default_out(CHAPTER, get_run_scale(scale))
@@ -174,54 +130,38 @@ def check_out(out, device) -> Path:
 
     out, kind = Path(out), get_device(device).type
     if kind != "cpu" and out.resolve() == (results_dir() / CHAPTER).resolve():
-        raise ConfigError(
-            f"--out {out} holds the stored CPU study (results/ch3/cells); a {kind} run writes "
-            "elsewhere, e.g. results/ch3/device"
-        )
+        where = f"a {kind} run writes elsewhere, e.g. results/ch3/device"
+        raise ConfigError(f"--out {out} holds the stored CPU study (results/ch3/cells); {where}")
     return runs.check_out_dir(out)
 
 
 # --------------------------------------------------------------------------- the tiny check
 def tiny_check(device="cpu") -> dict:
-    """:data:`TINY`'s groups trained as one ensemble and each on its own on ``device`` (seconds):
-    the largest row difference (``max_abs_diff``, ``bitwise``), the wall times and, on a device
-    other than the CPU, the difference from the ensemble on the CPU. Raises :class:`RuntimeError`
-    above :data:`TINY_LIMIT` or on a value that is not finite."""
+    """:data:`TINY`'s groups trained as one ensemble and each on its own on ``device``: the largest
+    row difference, the wall times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
     dev = get_device(device)
     t, kind = TINY, dev.type
 
-    def ensemble(on):
-        return training.train_groups(
-            t["tier"], t["encoding"], t["groups"], device=on, **t["kwargs"]
-        )
-
+    tier_enc = t["tier"], t["encoding"]
+    ensemble = lambda on: training.train_groups(*tier_enc, t["groups"], device=on, **t["kwargs"])
     t0 = time.perf_counter()
     ens = ensemble(kind)
     t1 = time.perf_counter()
-    own = [
-        ex.train_cell_group(t["tier"], t["encoding"], tasks, s, device=kind, **t["kwargs"])
-        for tasks, s in t["groups"]
-    ]
-    out = {
-        "device": str(dev),
-        "members": sum(len(g[0]) for g in t["groups"]),
-        "groups": len(t["groups"]),
-        "steps": t["kwargs"]["steps"],
-        "bitwise": ens == own,
-        "max_abs_diff": rows_difference(ens, own),
-        "ensemble_s": round(t1 - t0, 3),
-        "per_group_s": round(time.perf_counter() - t1, 3),
-    }
+    kw = dict(device=kind, **t["kwargs"])
+    own = [ex.train_cell_group(*tier_enc, ts, s, **kw) for ts, s in t["groups"]]
+    out = {"device": str(dev), "members": sum(len(g[0]) for g in t["groups"])}
+    out |= {"groups": len(t["groups"]), "steps": t["kwargs"]["steps"], "bitwise": ens == own}
+    out |= {"max_abs_diff": rows_difference(ens, own), "ensemble_s": round(t1 - t0, 3)}
+    out["per_group_s"] = round(time.perf_counter() - t1, 3)
     if kind != "cpu":
         out["max_abs_diff_vs_cpu"] = rows_difference(ens, ensemble("cpu"))
     vals = [r[k] for g in ens for r in g for k in ("acc", "train_acc", "final_loss")]
     if not all(math.isfinite(v) for v in vals):
         raise RuntimeError(f"tiny check on {dev}: a loss or accuracy is not finite")
     if out["max_abs_diff"] > TINY_LIMIT:
-        raise RuntimeError(
-            f"tiny check on {dev}: the study-sized ensemble differs from the per-group runs by "
-            f"{out['max_abs_diff']:.3g} > {TINY_LIMIT:g}; its members are mixed up"
-        )
+        diff = f"{out['max_abs_diff']:.3g} > {TINY_LIMIT:g}; its members are mixed up"
+        msg = f"the study-sized ensemble differs from the per-group runs by {diff}"
+        raise RuntimeError(f"tiny check on {dev}: {msg}")
     return out
 
 
@@ -240,10 +180,8 @@ def rows_difference(a, b) -> float:
 
 # --------------------------------------------------------------------------- the profile
 def profile_study(scale: str = "full", *, device="cpu", by: str = "tier_encoding") -> dict:
-    """Seconds per update of the study-sized ensembles of ``scale`` on ``device`` and an estimate of
-    the whole study: per tier, its first ensemble trained for 2 and 6 updates after a warm-up (the
-    difference gives seconds per update, the rest the fixed cost). Returns ``{"tiers": {tier:
-    {...}}, "ensembles": {name: seconds}, "estimate_s", ...}``."""
+    """Seconds per update of the ensembles of ``scale`` on ``device`` (each tier's first one trained
+    for 2 and 6 updates after a warm-up) and the estimate of the whole study (``estimate_s``)."""
     a, b = 2, 6
     ens_list = study_ensembles(scale, by)
     tiers = sorted({e["tier"] for e in ens_list}, key=list(TIERS).index)
@@ -259,21 +197,16 @@ def profile_study(scale: str = "full", *, device="cpu", by: str = "tier_encoding
             times.append(time.perf_counter() - t0)
         per = max((times[2] - times[1]) / (b - a), 1e-9)
         members = sum(len(g["tasks"]) for g in ens["groups"])
-        out["tiers"][tier] = {
-            "members": members,
-            "s_per_update": per,
-            "fixed_s": max(times[1] - a * per, 0.0),
-            "member_updates_per_s": members / per,
-            "profiled_on": ens["name"],
-        }
+        out["tiers"][tier] = {"members": members, "s_per_update": per}
+        out["tiers"][tier] |= {"fixed_s": max(times[1] - a * per, 0.0)}
+        out["tiers"][tier] |= {"member_updates_per_s": members / per, "profiled_on": ens["name"]}
     out["ensembles"] = {e["name"]: estimate_s(out, e["tier"], n_steps) for e in ens_list}
     out["estimate_s"] = sum(out["ensembles"].values())
     return out
 
 
 def estimate_s(profile: dict, tier: str, steps: int) -> float:
-    """The estimated seconds of one ensemble of ``tier`` with ``steps`` updates (fixed cost + steps
-    × seconds per update of a :func:`profile_study` result)."""
+    """Estimated seconds of one ensemble of ``tier`` with ``steps`` updates (a :func:`profile_study`)."""
     p = profile["tiers"][tier]
     return p["fixed_s"] + check_positive_int("steps", steps) * p["s_per_update"]
 
@@ -293,13 +226,10 @@ def run_study(
     extra: dict | None = None,
     log=print,
 ) -> dict:
-    """Train the study of ``scale`` as :func:`study_ensembles` (``by``; ``only``: shell patterns of
-    ensemble names) on ``device`` and store one cell per group under ``<out>/cells`` (default
-    :func:`default_out`), skipping stored groups. ``budget_s``: stop before an ensemble whose
-    estimate (``profile``, then the last measured ensemble of its tier) ends within
-    :data:`STOP_MARGIN_S` of it. A full-scale run from a dirty git tree is refused unless ``allow_dirty``. ``extra`` is
-    added to the record and every cell's provenance. Returns the run's record, also appended to
-    ``<out>/run.json``."""
+    """Train the study of ``scale`` as :func:`study_ensembles` (``only``: shell patterns of their
+    names) and store one cell per group under ``<out>/cells``, skipping stored groups; ``budget_s``:
+    stop before an ensemble whose estimate (``profile``, then its tier's last) would overrun it.
+    ``extra`` joins the record and every provenance. Returns the record, appended to run.json."""
     from lengthgen.engine import runs
     from lengthgen.store import device_name, git_state
 
@@ -330,11 +260,8 @@ def run_study(
         guess = est.get(e["tier"]) or 0.0
         if deadline is not None and time.time() + guess > deadline - STOP_MARGIN_S:
             record |= {"stopped": True, "remaining": [x["name"] for x in todo[i:]]}
-            left = max(deadline - time.time(), 0)
-            log(
-                f"stopping before {e['name']} (estimated {guess:.0f} s, {left:.0f} s of the budget "
-                "left); re-run to resume"
-            )
+            left = f"{max(deadline - time.time(), 0):.0f} s of the budget left"
+            log(f"stopping before {e['name']} (estimated {guess:.0f} s, {left}); re-run to resume")
             break
         groups = [g for g in e["groups"] if status[g["key"]] != "done"]
         members = sum(len(g["tasks"]) for g in groups)
@@ -348,10 +275,8 @@ def run_study(
         run |= {"wall": wall, "cpu": cpu}
         _store(folder, [cells[g["key"]] for g in groups], rows, info, run, extra)
         record["ensembles"].append(info)
-        log(
-            f"{e['name']}: {len(groups)} groups, {members} members in {wall:.1f} s "
-            f"({info['member_updates_per_s']:.0f} member-updates/s)"
-        )
+        rate = f"{info['member_updates_per_s']:.0f} member-updates/s"
+        log(f"{e['name']}: {len(groups)} groups, {members} members in {wall:.1f} s ({rate})")
     record["wall_s"] = round(time.time() - t_start, 3)
     _append_run(out / "run.json", record)
     return record
@@ -361,12 +286,10 @@ def _append_run(path: Path, record: dict) -> None:
     """Append a run's ``record`` to ``run.json`` (``{"runs": [...]}``), written atomically."""
     from lengthgen.store import atomic_write_json
 
-    history = []
-    if path.exists():
-        try:
-            history = json.loads(path.read_text()).get("runs", [])
-        except (OSError, ValueError, AttributeError):
-            history = []  # an unreadable record is replaced by a readable one, never the cells
+    try:
+        history = json.loads(path.read_text()).get("runs", []) if path.exists() else []
+    except (OSError, ValueError, AttributeError):
+        history = []  # an unreadable record is replaced by a readable one, never the cells
     atomic_write_json(path, {"runs": [*history, record]})
 
 
@@ -390,28 +313,15 @@ def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
     from lengthgen.store import provenance
 
     dev = str(run["device"])
+    ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")} | {"by": run["by"]}
     for c in cells:
         share = len(c.kwargs["tasks"]) / info["members"]
-        ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
-        prov = provenance(
-            scale=run["scale"],
-            device=dev,
-            seeds=c.seeds,
-            git=run["git"],
-            extra={
-                "wall_time_s": run["wall"] * share,
-                "cpu_time_s": run["cpu"] * share,
-                "trained_on": [dev],
-                "requested_device": str(run["requested"]),
-                "executor": "study_ensemble",
-                "cell": c.name,
-                "config_hash": c.hash,
-                "allow_dirty": run["allow_dirty"],
-                "precision": run["precision"],
-                "ensemble": ensemble | {"by": run["by"], "share": round(share, 6)},
-                **extra,
-            },
-        )
+        ex = {"wall_time_s": run["wall"] * share, "cpu_time_s": run["cpu"] * share}
+        ex |= {"trained_on": [dev], "requested_device": str(run["requested"])}
+        ex |= {"executor": "study_ensemble", "cell": c.name, "config_hash": c.hash}
+        ex |= {"allow_dirty": run["allow_dirty"], "precision": run["precision"]}
+        ex |= {"ensemble": ensemble | {"share": round(share, 6)}, **extra}
+        prov = provenance(scale=run["scale"], device=dev, seeds=c.seeds, git=run["git"], extra=ex)
         runs.write_cell(folder, c, run["scale"], rows[c.name], prov)
 
 
@@ -456,11 +366,9 @@ def main(argv=None) -> int:
         dev = get_device(args.device)
         precision = float32_precision(dev)
         out = check_out(default_out(args.scale, dev) if args.out is None else args.out, dev)
-        print(
-            f"device {dev} ({precision['dtype']}, TF32 off, matmul precision "
-            f"{precision['float32_matmul_precision']}); out {out}",
-            flush=True,
-        )
+        mm = precision["float32_matmul_precision"]
+        prec = f"{precision['dtype']}, TF32 off, matmul precision {mm}"
+        print(f"device {dev} ({prec}); out {out}", flush=True)
         t_start = time.time()
         if not args.skip_tiny:
             try:
@@ -477,29 +385,17 @@ def main(argv=None) -> int:
             prof = profile_study(args.scale, device=dev, by=args.by)
             atomic_write_json(out / "profile.json", prof)
             for t, p in prof["tiers"].items():
-                print(
-                    f"profile {t}: {p['members']} members, {1e3 * p['s_per_update']:.2f} "
-                    f"ms/update, fixed {p['fixed_s']:.2f} s",
-                    flush=True,
-                )
+                ms = f"{1e3 * p['s_per_update']:.2f} ms/update, fixed {p['fixed_s']:.2f} s"
+                print(f"profile {t}: {p['members']} members, {ms}", flush=True)
             fits = "" if budget_s is None else f" (budget {budget_s:.0f} s)"
             print(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}", flush=True)
         if args.profile_only:
             return 0
         if budget_s is not None:
             budget_s = max(budget_s - (time.time() - t_start), 0.0)
-        rec = run_study(
-            args.scale,
-            out=out,
-            device=dev,
-            by=args.by,
-            budget_s=budget_s,
-            only=args.only,
-            allow_dirty=args.allow_dirty,
-            progress=args.progress,
-            profile=prof,
-            extra={"dry_run": True} if args.dry_run else None,
-        )
+        kw = dict(out=out, device=dev, by=args.by, budget_s=budget_s, only=args.only)
+        kw |= dict(allow_dirty=args.allow_dirty, progress=args.progress, profile=prof)
+        rec = run_study(args.scale, extra={"dry_run": True} if args.dry_run else None, **kw)
     except (ConfigError, ResultFileError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

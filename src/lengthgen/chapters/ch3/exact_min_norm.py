@@ -8,19 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from lengthgen.chapters.ch3.realizability import (
-    BASE,
-    L0_DEFAULT,
-    LONG_LENGTHS,
-    NUM_FREQ,
-    STUDY_LENGTHS,
-    TASKS,
-    _check_lengths,
-    check_task,
-    query_rows,
-    scored_rows,
-    targets,
-)
+from lengthgen.chapters.ch3.paper import LONG_LENGTHS, STUDY_LENGTHS, TASKS
+from lengthgen.chapters.ch3.realizability import BASE, L0_DEFAULT, NUM_FREQ, _check_lengths
+from lengthgen.chapters.ch3.realizability import check_task, query_rows, scored_rows, targets
 from lengthgen.config import check_choice, check_positive_int
 
 #: Working precision (decimal digits) of :func:`exact_min_norm_alpha`. The sinusoidal Gram matrix
@@ -38,13 +28,8 @@ def _exact_frequencies(num_freq: int, base: float):
 
 
 def exact_min_norm_spectrum(
-    encoding: str,
-    L0: int = L0_DEFAULT,
-    *,
-    num_freq: int = NUM_FREQ,
-    base: float = BASE,
-    dps: int = EXACT_DPS,
-) -> list[float]:
+    encoding, L0=L0_DEFAULT, *, num_freq=NUM_FREQ, base=BASE, dps=EXACT_DPS
+):
     """The singular values (descending) of the matrix the min-norm rule inverts, in ``dps`` digits:
     Φ_L0 for ``sinusoidal``, for ``rope`` the map from its coefficients to the grid's logits."""
     import mpmath
@@ -74,19 +59,15 @@ def _rope_design(th, L0: int) -> list:
     by √(its count L0 − |d|): its least-squares solution is the min-norm rule."""
     import mpmath
 
-    return [
-        [mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)] for d in range(-(L0 - 1), L0)
-    ]
+    return [[mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)] for d in range(1 - L0, L0)]
 
 
 def _strict_argmax_rows(T, rows, Bound):
-    """The strict causal argmax of each row ``i`` of ``rows`` over ``j ≤ i`` of the float64 matrix
-    ``T``, certified by the entry-wise error bound ``Bound`` (the winner's lower bound beats every
-    other entry's upper bound); ``None`` for the rows it cannot certify."""
+    """The strict causal argmax of each row of ``rows`` of ``T``, certified by the error bound
+    ``Bound`` (``None`` for the rows it cannot certify)."""
     out = {}
     for i in rows:
-        r = T[i, : i + 1]
-        b = Bound[i, : i + 1]
+        r, b = T[i, : i + 1], Bound[i, : i + 1]
         top = int(np.argmax(r))
         ub = r + b
         ub[top] = -np.inf
@@ -95,21 +76,18 @@ def _strict_argmax_rows(T, rows, Bound):
 
 
 def exact_min_norm_alpha(
-    encoding: str,
+    encoding,
     tasks=TASKS,
     lengths=STUDY_LENGTHS + LONG_LENGTHS,
-    L0: int = L0_DEFAULT,
+    L0=L0_DEFAULT,
     *,
-    num_freq: int = NUM_FREQ,
-    base: float = BASE,
-    dps: int = EXACT_DPS,
+    num_freq=NUM_FREQ,
+    base=BASE,
+    dps=EXACT_DPS,
 ) -> dict:
-    """α_L (eq. 3, strict argmax) of the exact min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (no cutoff:
-    the ranks are full, :func:`exact_min_norm_spectrum`): ``{"enc/task": {L: α}}`` plus
-    ``"_recomputed"`` (rows whose float64 argmax could not be certified, recomputed in full
-    precision) and ``"_l0_exact"`` (``{"enc/task": bool}``: whether W realizes R_L0 on every
-    training query row; RoPE's least-squares kernel need not). Sinusoidal rows are formed in float64
-    from the exact ``A = K G⁻¹`` and kept where the float64 error bound certifies the argmax."""
+    """α_L (eq. 3) of the exact min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (no cutoff: the ranks are
+    full): ``{"enc/task": {L: α}}`` plus ``"_recomputed"`` (rows whose float64 argmax the error bound
+    could not certify, recomputed exactly) and ``"_l0_exact"`` (whether W realizes R_L0)."""
     import mpmath
 
     check_choice("encoding", encoding, EXACT_ENCODINGS)
@@ -131,11 +109,9 @@ def exact_min_norm_alpha(
             out["_l0_exact"][f"{encoding}/{task}"] = all(args[i] == t0[i] for i in q0)
             row = {}
             for L in lengths:
-                tg = targets(task, L)
-                rs = scored_rows(task, L, L0).tolist()
-                row[int(L)] = (
-                    sum(args[i] == int(tg[i]) for i in rs) / len(rs) if rs else float("nan")
-                )
+                tg, rs = targets(task, L), scored_rows(task, L, L0).tolist()
+                hits = sum(args[i] == int(tg[i]) for i in rs)
+                row[int(L)] = hits / len(rs) if rs else float("nan")
             out[f"{encoding}/{task}"] = row
     return out
 
@@ -162,10 +138,8 @@ def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
         bound = 4 * (L0 + 2) * np.finfo(float).eps * (np.abs(Bf) @ np.abs(Af).T)
 
         def exact_row(i):
-            vals = [
-                mpmath.fdot([B[i, m] for m in range(L0)], [A[j, m] for m in range(L0)])
-                for j in range(i + 1)
-            ]
+            b = [B[i, m] for m in range(L0)]
+            vals = [mpmath.fdot(b, [A[j, m] for m in range(L0)]) for j in range(i + 1)]
             top = max(vals)
             win = [j for j, v in enumerate(vals) if v == top]
             return win[0] if len(win) == 1 else -1
@@ -191,13 +165,8 @@ def _rope_argmaxes(th, L0: int, Lmax: int):
 
     def argmaxes(t0):
         # weighted targets per offset: the mean of R over each diagonal of the grid
-        y = mpmath.matrix(
-            [
-                sum(1 for i in range(L0) if 0 <= i - d < L0 and t0[i] == i - d)
-                / mpmath.sqrt(L0 - abs(d))
-                for d in D
-            ]
-        )
+        hits = [sum(1 for i in range(L0) if 0 <= i - d < L0 and t0[i] == i - d) for d in D]
+        y = mpmath.matrix([h / mpmath.sqrt(L0 - abs(d)) for h, d in zip(hits, D)])
         coef = V.T * mpmath.diag([1 / x for x in S]) * (U.T * y)
         kappa = [mpmath.fdot(coef, basis[d]) for d in range(Lmax)]
         args, best, bd, tie = {}, None, -1, False

@@ -1,8 +1,6 @@
-"""What chapter 3 draws: the tables and figures of its two notebooks (α_L tables and heat-maps, the
-selection rules' sensitivity to the CE learning rate and the min-norm cutoff, Theorem 2's checks,
-the trained study's LG curves, α against LG and the depth trend). Each function takes what the
-chapter computes (:mod:`lengthgen.chapters.ch3.experiments`, :mod:`lengthgen.chapters.ch3.analysis`)
-and returns a DataFrame or draws a figure; none computes a claim."""
+"""Chapter 3's tables and figures (α_L tables and heat-maps, the selection rules' sensitivity,
+Theorem 2's checks, the trained study's LG curves, α against LG, the depth trend): each takes what
+the chapter computes and returns a DataFrame or draws a figure; none computes a claim."""
 
 from __future__ import annotations
 
@@ -11,16 +9,8 @@ import pandas as pd
 
 from lengthgen import plotting
 from lengthgen.chapters.ch3 import paper
-from lengthgen.chapters.ch3.realizability import (
-    L0_DEFAULT,
-    MAIN_TASKS,
-    SELECTION_RULES,
-    alpha,
-    fit_min_norm,
-    select,
-    simulate,
-    transfer,
-)
+from lengthgen.chapters.ch3.realizability import L0_DEFAULT, MAIN_TASKS, SELECTION_RULES, alpha
+from lengthgen.chapters.ch3.realizability import fit_min_norm, select, simulate, transfer
 from lengthgen.config import check_choice
 from lengthgen.engine.runs import refresh_difference
 from lengthgen.nn.decoder import TIERS
@@ -30,10 +20,8 @@ from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS, study_plan
 
 
 def lr_matches(data: dict):
-    """Per learning rate of a :func:`lr_grid` result: how many of the paper's α values it matches
-    (rule 2, half a unit of the last printed decimal, the band's edge included), in total and per
-    source, how many of the matches lie on the band's edge (e.g. 0.475 for a printed 0.47) and the
-    largest difference; rows in ``lrs`` order."""
+    """Per learning rate of a :func:`lr_grid` result: how many of the paper's α it matches (rule 2,
+    edge included), in total and per source, how many on the band's edge, the largest difference."""
     rows = []
     for lr in data["lrs"]:
         pts = [p for p in data["points"] if p["lr"] == lr]
@@ -78,9 +66,8 @@ def lr_fixed_offsets(data: dict):
 
 
 def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
-    """The two min-norm rules side by side: α_L of torch's truncated pseudo-inverse (``tabs``, the
-    ``alpha_tables`` output) and of the exact one (``exact``, :func:`exact_min_norm_tables`), one
-    row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
+    """The two min-norm rules side by side: torch's truncated pseudo-inverse (``tabs``) and the exact
+    one (``exact``), one row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
     rows = {}
     for key, row in exact["alpha"].items():
         rows[key] = {
@@ -93,22 +80,18 @@ def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
 
 
 def study_label(groups: dict) -> str:
-    """One line describing the stored groups (:func:`~.experiments.stored_groups`): how many of the
-    planned groups, devices, torch versions, dates, how many migrated and how many re-run to record
-    their CPU time (with the largest difference from the values they replaced)."""
+    """One line describing the stored groups (:func:`~.experiments.stored_groups`): how many,
+    devices, torch versions, dates, how many migrated or re-run to record their CPU time."""
     if not groups:
         return "no stored full-scale study"
     provs = [rec["provenance"] for rec in groups.values()]
     dates = sorted(p.get("date", "")[:10] for p in provs)
-    devices = sorted({str(p.get("device")) for p in provs})
-    torch_v = sorted({str(p.get("torch_version")) for p in provs})
+    seen = lambda k: ", ".join(sorted({str(p.get(k)) for p in provs}))
     migrated = sum(1 for p in provs if "migrated" in p)
     refreshed = [p for p in provs if isinstance(p.get("refreshed"), dict)]
     diffs = [d for d in map(refresh_difference, refreshed) if d is not None]
-    text = (
-        f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
-        f"({', '.join(devices)}, torch {', '.join(torch_v)}, {dates[0]} to {dates[-1]}"
-    )
+    text = f"stored full run: {len(groups)} of {len(study_plan('full'))} planned groups "
+    text += f"({seen('device')}, torch {seen('torch_version')}, {dates[0]} to {dates[-1]}"
     if migrated:
         text += f", {migrated} migrated from the pre-cells store"
     if refreshed and diffs:
@@ -159,81 +142,49 @@ def lr_sensitivity(
 
 
 def theory_table(th: dict, copy_2c: dict | None = None):
-    """Theorem 2's executable checks (``theory_checks(...)`` output) as rows of (check, result,
-    paper) text, for the chapter's table."""
+    """Theorem 2's executable checks (a :func:`~.experiments.theory_checks` result) as rows of
+    (check, ours, paper) text."""
 
     def vals(d, fmt="{:.3f}"):
         return ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
 
     ce, rnd, fixed = th["thm2_counterexample"], th["thm2_random"], th["thm2_fixed_offset"]
-    grow, lad, two = th["thm2_growing"], th["thm2_ladder"], th["thm2_two_lengths"]
-    rev = th["thm2_reverse_sweep"]
+    grow, two, rev = th["thm2_growing"], th["thm2_two_lengths"], th["thm2_reverse_sweep"]
+    # fmt: off
     rows = [
-        (
-            "counterexample κ = (1.46, 1.96, 1.80, 6.32)",
-            f"row 2 takes offset {ce['row2_offset']}, deep rows {ce['deep_offsets']}",
-            "offset 1, deep rows 3",
-        ),
-        (
-            "deep-row lemma, random kernels",
-            f"{sum(rnd['violations'].values())} violations in {rnd['deep_rows_checked']:,} deep rows "
-            f"({rnd['kernels']:,} kernels)",
-            "none",
-        ),
-        (
-            "fixed offsets (kernel peaked at k), min α_L over L ≤ 5000",
-            f"{min(min(v.values()) for v in fixed.values()):.3f} ({', '.join(fixed)})",
-            "1",
-        ),
-        (
-            "growing offsets, peak c, L = 2c + 200: max α_L",
-            f"copy {max(grow['copy'].values()):.3f}, reverse {max(grow['reverse'].values()):.3f}",
-            "→ 0",
-        ),
-        (
-            "clipped rows (peak 30, offset 1): α_L at L",
-            vals(th["thm2_clipped"], "{:.4f}"),
-            vals(paper.THM2_CLIPPED_ALPHA, "{:.4f}"),
-        ),
-        (
-            "offset 2 on perfect squares: α_L at L",
-            vals(th["thm2_squares"]),
-            vals(paper.THM2_SQUARES_ALPHA),
-        ),
-        (
-            "parity offsets δ ∈ {1, 2}: α_L per peak",
-            vals(th["thm2_parity"], "{:.2f}"),
-            f"{paper.THM2_PARITY_ALPHA:.2f}",
-        ),
-        (
-            "unbounded ladder, copy: min α_L over L = 40 … 40960",
-            f"{min(lad.values()):.3f}",
-            f"{paper.THM2_LADDER['alpha']:.3f}",
-        ),
-        (
-            "κ[10] = 5, κ[30] = 8: copy at L0 = 20 and at L = 60",
-            f"{'solved' if two['copy_L0'] else 'not solved'}; α_60 = {two['copy_60']:.3f}",
-            "solved; 1",
-        ),
-        (
-            "reverse at L0 = 20: kernels that solve it",
-            f"{rev['solved']} of {rev['kernels']:,}",
-            f"{paper.REVERSE_SWEEP['solved']} of {paper.REVERSE_SWEEP['kernels']:,}",
-        ),
+        ("counterexample κ = (1.46, 1.96, 1.80, 6.32)",
+         f"row 2 takes offset {ce['row2_offset']}, deep rows {ce['deep_offsets']}",
+         "offset 1, deep rows 3"),
+        ("deep-row lemma, random kernels",
+         f"{sum(rnd['violations'].values())} violations in {rnd['deep_rows_checked']:,} deep rows "
+         f"({rnd['kernels']:,} kernels)", "none"),
+        ("fixed offsets (kernel peaked at k), min α_L over L ≤ 5000",
+         f"{min(min(v.values()) for v in fixed.values()):.3f} ({', '.join(fixed)})", "1"),
+        ("growing offsets, peak c, L = 2c + 200: max α_L",
+         f"copy {max(grow['copy'].values()):.3f}, reverse {max(grow['reverse'].values()):.3f}",
+         "→ 0"),
+        ("clipped rows (peak 30, offset 1): α_L at L",
+         vals(th["thm2_clipped"], "{:.4f}"), vals(paper.THM2_CLIPPED_ALPHA, "{:.4f}")),
+        ("offset 2 on perfect squares: α_L at L",
+         vals(th["thm2_squares"]), vals(paper.THM2_SQUARES_ALPHA)),
+        ("parity offsets δ ∈ {1, 2}: α_L per peak",
+         vals(th["thm2_parity"], "{:.2f}"), f"{paper.THM2_PARITY_ALPHA:.2f}"),
+        ("unbounded ladder, copy: min α_L over L = 40 … 40960",
+         f"{min(th['thm2_ladder'].values()):.3f}", f"{paper.THM2_LADDER['alpha']:.3f}"),
+        ("κ[10] = 5, κ[30] = 8: copy at L0 = 20 and at L = 60",
+         f"{'solved' if two['copy_L0'] else 'not solved'}; α_60 = {two['copy_60']:.3f}",
+         "solved; 1"),
+        ("reverse at L0 = 20: kernels that solve it", f"{rev['solved']} of {rev['kernels']:,}",
+         f"{paper.REVERSE_SWEEP['solved']} of {paper.REVERSE_SWEEP['kernels']:,}"),
     ]
     if copy_2c:
-        rows.append(
-            (
-                "peak c ∈ {15, 30, 100}: min α_L on copy at L = 2c − 1, 2c",
-                f"{min(copy_2c.values()):.3f}",
-                f"{paper.PEAK_COPY_ALPHA:.3f}",
-            )
-        )
+        rows.append(("peak c ∈ {15, 30, 100}: min α_L on copy at L = 2c − 1, 2c",
+                     f"{min(copy_2c.values()):.3f}", f"{paper.PEAK_COPY_ALPHA:.3f}"))
+    # fmt: on
     return pd.DataFrame(rows, columns=["check", "ours", "paper"])
 
 
 def _ticks(ax, columns, rows) -> None:
-    """Label a heat-map's columns and rows."""
     ax.set(xticks=range(len(columns)), xticklabels=columns)
     ax.set(yticks=range(len(rows)), yticklabels=rows)
 
@@ -242,8 +193,7 @@ def _box(ax, x: int, y: int) -> None:
     """Outline the heat-map cell at column ``x``, row ``y``."""
     from matplotlib.patches import Rectangle
 
-    box = Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2)
-    ax.add_patch(box)
+    ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2))
 
 
 def plot_alpha_tables(tabs: dict, marked=()):
@@ -264,11 +214,9 @@ def plot_alpha_tables(tabs: dict, marked=()):
             if name in rows and L in Ls and rule == "ce":
                 _box(ax, Ls.index(L), rows.index(name))
         _ticks(ax, Ls, rows)
-        ax.set(
-            xlabel="test length L",
-            ylabel="encoding/task" if rule == "ce" else "",
-            title="cross-entropy fit" if rule == "ce" else "min-norm interpolant",
-        )
+        ce = rule == "ce"
+        title = "cross-entropy fit" if ce else "min-norm interpolant"
+        ax.set(xlabel="test length L", ylabel="encoding/task" if ce else "", title=title)
         ax.tick_params(axis="x", rotation=90, labelsize=9)
         ax.tick_params(axis="y", labelsize=9)
         ax.xaxis.set_ticks_position("top")
@@ -288,15 +236,9 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
         sub = sens.loc[cell]
         Ls = [int(L) for L in sub.columns]
         for j, (lr, row) in enumerate(sub.iterrows()):
-            ax.plot(
-                Ls,
-                row.to_numpy(),
-                "o-",
-                ms=3,
-                lw=1.3,
-                color=plotting.PALETTE[j % 5],
-                label=f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else ""),
-            )
+            label = f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else "")
+            col = plotting.PALETTE[j % 5]
+            ax.plot(Ls, row.to_numpy(), "o-", ms=3, lw=1.3, color=col, label=label)
         pv = (paper_alpha or {}).get(cell)
         if pv:
             ax.plot(list(pv), list(pv.values()), "kx", ms=8, mew=2, label="paper")
@@ -307,21 +249,14 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
     for ax in np.atleast_1d(axes):
         for h, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, h)
+    kw = dict(fontsize=9, handlelength=1.2, columnspacing=0.8)
     fig.legend(
-        list(legend.values()),
-        list(legend),
-        loc="outside lower center",
-        ncol=len(legend),
-        fontsize=9,
-        handlelength=1.2,
-        columnspacing=0.8,
+        list(legend.values()), list(legend), loc="outside lower center", ncol=len(legend), **kw
     )
     return plotting.finish(fig)
 
 
-def show_transfer(
-    encoding: str = "rope", task: str = "first", L: int = 60, rule: str = "ce", L0: int = L0_DEFAULT
-):
+def show_transfer(encoding="rope", task="first", L=60, rule="ce", L0=L0_DEFAULT):
     """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
     (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
     fam, W = select(encoding, task, rule, L0=L0)
@@ -330,78 +265,49 @@ def show_transfer(
     P[np.triu_indices(L, 1)] = np.nan
     fig, ax = plotting.figure(width=5.6, height=5.0)
     lo, hi = np.nanpercentile(P, 2), np.nanpercentile(P, 98)
-    im = ax.imshow(
-        P, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1, interpolation="nearest"
-    )
+    hi = hi if hi > lo else lo + 1
+    im = ax.imshow(P, cmap="viridis", vmin=lo, vmax=hi, interpolation="nearest")
     fig.colorbar(im, ax=ax, label="positional logit φ(i)ᵀWφ(j)")
-    ok, bad = sim.correct, ~sim.correct
+    ok, bad, red = sim.correct, ~sim.correct, plotting.PALETTE[3]
     arg = np.where(sim.argmax >= 0, sim.argmax, np.nan)
     ax.scatter(arg[ok], sim.rows[ok], s=9, c=plotting.PALETTE[2], label="argmax = target")
-    ax.scatter(arg[bad], sim.rows[bad], s=9, c=plotting.PALETTE[3], label="argmax ≠ target")
+    ax.scatter(arg[bad], sim.rows[bad], s=9, c=red, label="argmax ≠ target")
     tied = bad & (sim.argmax < 0)
     if tied.any():
-        ax.scatter(
-            np.full(tied.sum(), -0.5),
-            sim.rows[tied],
-            s=9,
-            marker="<",
-            c=plotting.PALETTE[3],
-            label="tied top",
-        )
-    ax.scatter(
-        sim.target, sim.rows, s=14, marker="x", c="white", linewidths=0.8, label="target t_L(i)"
-    )
+        kw = dict(s=9, marker="<", c=red, label="tied top")
+        ax.scatter(np.full(tied.sum(), -0.5), sim.rows[tied], **kw)
+    x = dict(marker="x", c="white", linewidths=0.8)
+    ax.scatter(sim.target, sim.rows, s=14, label="target t_L(i)", **x)
     ax.axhline(L0 - 0.5, color="white", lw=0.8, ls="--")
-    ax.set(
-        xlabel="key position j",
-        ylabel="query position i",
-        title=f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}",
-    )
-    fig.legend(
-        loc="outside lower center",
-        ncol=3,
-        fontsize=9,
-        handletextpad=0.3,
-        columnspacing=0.8,
-        facecolor="#aaaaaa",
-        framealpha=1,
-    )
+    title = f"{encoding} / {task} ({rule}), L = {L}: α_L = {sim.alpha:.3f}"
+    ax.set(xlabel="key position j", ylabel="query position i", title=title)
+    kw = dict(handletextpad=0.3, columnspacing=0.8, facecolor="#aaaaaa", framealpha=1)
+    fig.legend(loc="outside lower center", ncol=3, fontsize=9, **kw)
     ax.grid(False)
     return plotting.finish(fig), sim
 
 
 def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None):
-    """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); missing cells are blank.
-    ``paper_lg60`` (``{"enc/task": LG}``, e.g. Table 3) adds the paper's value under ours, in
-    parentheses, and boxes the cell."""
+    """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); ``paper_lg60`` (``{"enc/task":
+    LG}``) adds the paper's value under ours, in parentheses, and boxes the cell."""
     A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
-    for ax, M, name in (
-        (axes[0], A, "α_60 (training-free)"),
-        (axes[1], G, "LG@60 (trained, mean over seeds)"),
-    ):
+    names = ("α_60 (training-free)", "LG@60 (trained, mean over seeds)")
+    for ax, M, name in zip(axes, (A, G), names):
         im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
         for (r, c), v in np.ndenumerate(M):
             if not np.isfinite(v):
                 continue
-            col = "w" if v < 0.6 else "k"
+            kw = dict(ha="center", va="center", color="w" if v < 0.6 else "k")
             key = f"{ENCODINGS[r]}/{MAIN_TASKS[c]}"
             if ax is axes[1] and paper_lg60 and key in paper_lg60:
-                ax.text(c, r - 0.17, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
-                ax.text(
-                    c,
-                    r + 0.23,
-                    f"({paper_lg60[key]:.2f})",  # "paper 1.00" is wider than a cell
-                    ha="center",
-                    va="center",
-                    fontsize=9,
-                    color=col,
-                    style="italic",
-                )
+                ax.text(c, r - 0.17, f"{v:.2f}", fontsize=10, **kw)
+                # "paper 1.00" is wider than a cell
+                ax.text(c, r + 0.23, f"({paper_lg60[key]:.2f})", fontsize=9, style="italic", **kw)
                 _box(ax, c, r)
             else:
-                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=10, color=col)
+                ax.text(c, r, f"{v:.2f}", fontsize=10, **kw)
         _ticks(ax, MAIN_TASKS, ENCODINGS)
         ax.set(xlabel="task", ylabel="encoding", title=name)
         ax.grid(False)
@@ -409,21 +315,16 @@ def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict |
     return plotting.finish(fig, title=title or None)
 
 
-def plot_lg_curves(
-    rows,
-    alpha: dict,
-    tier: str = "1L1H",
-    cells=(
-        ("rope", "prev"),
-        ("rope", "skip5"),
-        ("rope", "first"),
-        ("sinusoidal", "prev"),
-        ("sinusoidal", "first"),
-        ("learned_abs", "first"),
-        ("learned_abs", "prev"),
-        ("rope", "copy"),
-    ),
-):
+#: The cells of Fig. 4 (:func:`plot_lg_curves`).
+LG_CURVE_CELLS = (
+    *(("rope", t) for t in ("prev", "skip5", "first")),
+    *(("sinusoidal", t) for t in ("prev", "first")),
+    *(("learned_abs", t) for t in ("first", "prev")),
+    ("rope", "copy"),
+)
+
+
+def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=LG_CURVE_CELLS):
     """Fig. 4: trained LG (solid, mean over seeds, band: ± one seed standard deviation) and α_L
     (dashed) against the test length L."""
     from matplotlib.lines import Line2D
@@ -441,35 +342,29 @@ def plot_lg_curves(
         ax.fill_between(Ls, m - sd, m + sd, color=col, alpha=0.15, lw=0)
         ax.plot(Ls, [alpha[f"{e}/{t}"][L] for L in Ls], "--", color=col, lw=1.2)
     h, lab = ax.get_legend_handles_labels()
-    h += [
-        Line2D([], [], color="grey", marker="o", ms=3),
-        Line2D([], [], color="grey", ls="--", lw=1.2),
-    ]
+    grey = dict(color="grey")
+    h += [Line2D([], [], marker="o", ms=3, **grey), Line2D([], [], ls="--", lw=1.2, **grey)]
     lab += ["trained LG (mean ± sd)", "α_L"]
-    ax.set(
-        xlabel="test length L (tokens)", ylabel="accuracy on rows [L0, L) / α_L", ylim=(-0.03, 1.03)
-    )
-    fig.legend(
-        h, lab, fontsize=9, ncol=4, loc="outside lower center", handlelength=1.6, columnspacing=1.0
-    )
+    ylabel = "accuracy on rows [L0, L) / α_L"
+    ax.set(xlabel="test length L (tokens)", ylabel=ylabel, ylim=(-0.03, 1.03))
+    kw = dict(handlelength=1.6, columnspacing=1.0)
+    fig.legend(h, lab, fontsize=9, ncol=4, loc="outside lower center", **kw)
     return plotting.finish(fig)
 
 
 def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None):
-    """Fig. 3: cell-level α (mean over L) against trained LG, one panel per tier of ``tier_stats``
-    (``{tier: study_stats(...)}``); learnable cells (train acc > ``learnable``) filled, others hollow.
+    """Fig. 3: cell-level α against trained LG, one panel per tier (learnable cells filled);
     ``paper_rho`` (``{tier: ρ}``) adds the paper's learnable-cell Spearman to each title."""
     tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
     n = max(1, len(tiers))
     fig, axes = plotting.figure(1, n, width=6.8 / max(n, 2), height=3.3, sharey=True)
+    learnt, other = dict(color=plotting.PALETTE[0]), dict(facecolors="none", edgecolors="grey")
+    styles = ((True, learnt), (False, other))
     for ax, tier in zip(np.atleast_1d(axes), tiers):
         st = tier_stats[tier]
-        cells = st["cells"].values()
-        for learn, style in (
-            (True, dict(color=plotting.PALETTE[0])),
-            (False, dict(facecolors="none", edgecolors="grey")),
-        ):
-            pts = [(c["alpha"], c["lg"]) for c in cells if (c["train"] > learnable) == learn]
+        for learn, style in styles:
+            cells = [c for c in st["cells"].values() if (c["train"] > learnable) == learn]
+            pts = [(c["alpha"], c["lg"]) for c in cells]
             if pts:
                 a, g = zip(*pts)
                 ax.scatter(a, g, s=22, label="learnable" if learn else "not learnable", **style)
@@ -477,26 +372,18 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict |
         title = tier if rho is None else f"{tier}: ρ = {rho:.2f}"
         if paper_rho and tier in paper_rho:
             title += f"\n(paper {paper_rho[tier]:.2f})"
-        ax.set(
-            xlabel="α (mean over L)",
-            ylabel="trained LG (mean)",
-            xlim=(-0.05, 1.05),
-            ylim=(-0.05, 1.05),
-            title=title,
-        )
-        ax.title.set_fontsize(10)
-        ax.text(
-            0.97, 0.03, f"{st['n_cells']} cells", transform=ax.transAxes, ha="right", fontsize=9
-        )
+        lim, cells = (-0.05, 1.05), f"{st['n_cells']} cells"
+        ax.set(xlabel="α (mean over L)", ylabel="trained LG (mean)", xlim=lim, ylim=lim)
+        ax.set_title(title, fontsize=10)
+        ax.text(0.97, 0.03, cells, transform=ax.transAxes, ha="right", fontsize=9)
     h, lab = np.atleast_1d(axes)[0].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=2, fontsize=9)
     return plotting.finish(fig)
 
 
 def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
-    """Fig. 6: learnable-cell Spearman (circles) and precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] (squares),
-    each with its bootstrap CI, against depth; ``paper`` (``{tier: (ρ, precision)}``) adds the
-    paper's values as black crosses (one legend entry, "paper")."""
+    """Fig. 6: learnable-cell Spearman (circles) and precision of α_L ≥ 0.5 (squares) with their
+    bootstrap CIs against depth; ``paper`` (``{tier: (ρ, precision)}``) adds black crosses."""
     fig, ax = plotting.figure(width=6.0, height=3.6)
     tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
     depth = [TIERS[t][0] for t in tiers]
@@ -505,29 +392,18 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
         ("spearman_learnable", "spearman_ci", "o", P[0], "ours: Spearman ρ (learnable cells)"),
         ("precision", "precision_ci", "s", P[1], "ours: precision of α_L ≥ 0.5"),
     ):
-        pts = [
-            (d, tier_stats[t][key], tier_stats[t][ci])
-            for d, t in zip(depth, tiers)
-            if key in tier_stats[t]
-        ]
+        pts = [(d, tier_stats[t]) for d, t in zip(depth, tiers) if key in tier_stats[t]]
         if pts:
-            d, v, c = zip(*pts)
-            err = np.array(
-                [[x - lo for x, (lo, _) in zip(v, c)], [hi - x for x, (_, hi) in zip(v, c)]]
-            )
-            ax.errorbar(
-                d, v, yerr=np.clip(err, 0, None), fmt=mark + "-", color=col, capsize=3, label=name
-            )
+            d, v, c = zip(*[(d, st[key], st[ci]) for d, st in pts])
+            lo, hi = np.array(c).T
+            err = np.clip([np.array(v) - lo, hi - np.array(v)], 0, None)
+            ax.errorbar(d, v, yerr=err, fmt=mark + "-", color=col, capsize=3, label=name)
     if paper:
         pts = [(TIERS[t][0] + 0.08, r, p) for t, (r, p) in paper.items() if t in TIERS]
         xs, ys = [x for x, _, _ in pts], [r for _, r, _ in pts] + [p for _, _, p in pts]
         ax.plot(xs + xs, ys, "x", color="k", ms=8, mew=2, label="paper (Table 4)")
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set(
-        xlabel="layers (1L1H, 2L4H, 4L4H)",
-        ylabel="statistic (95% bootstrap CI)",
-        xticks=[1, 2, 4],
-        ylim=(-0.6, 1.08),
-    )
+    xlabel, ylabel = "layers (1L1H, 2L4H, 4L4H)", "statistic (95% bootstrap CI)"
+    ax.set(xlabel=xlabel, ylabel=ylabel, xticks=[1, 2, 4], ylim=(-0.6, 1.08))
     ax.legend(fontsize=9, loc="lower left")
     return plotting.finish(fig)

@@ -1,13 +1,14 @@
-"""What chapter 3's stored claims measure: readers of the full-scale cells under ``results/ch3/cells``
-(validated by :func:`lengthgen.chapters.ch3.experiments.load`, cached per
-:class:`lengthgen.claims.StoredResults`) and the measurements the claims name. Each takes the stored
-results ``r`` and returns our value of one claim (or a building block); the notebooks call the public
-ones to show the same numbers."""
+"""What chapter 3's stored claims measure: readers of the full-scale cells (validated by
+:func:`.experiments.load`, cached per :class:`lengthgen.claims.StoredResults`) and the measurements
+the claims name, each taking the stored results ``r`` (the notebooks show the same numbers)."""
 
 from __future__ import annotations
 
+import collections
+import functools
 import json
 import math
+import operator
 
 import numpy as np
 
@@ -63,9 +64,8 @@ def alpha_exact(results) -> dict:
 
 
 def min_norm_exact_table(results) -> dict:
-    """The min-norm α table under the exact rule: the stored exact rows for the sinusoidal and
-    RoPE bases, the float64 rows elsewhere (their Φ_20 is well conditioned, so float64's
-    pseudo-inverse is the exact one there)."""
+    """The min-norm α table under the exact rule: the stored exact rows for the sinusoidal and RoPE
+    bases, the float64 rows elsewhere (well conditioned, so float64's pseudo-inverse is exact)."""
     return {**alpha(results, "min_norm"), **_int_lengths(alpha_exact(results)["alpha"])}
 
 
@@ -76,25 +76,14 @@ def theory(results) -> dict:
 
 def th(*keys):
     """The measure ``theory(r)[keys[0]][keys[1]]…``."""
-
-    def measure(r):
-        v = theory(r)
-        for k in keys:
-            v = v[k]
-        return v
-
-    return measure
+    return lambda r: functools.reduce(operator.getitem, keys, theory(r))
 
 
 def lr_grid_headline_diff(results) -> int:
-    """Entries of the ``lr_grid`` cell's row at our learning rate (16 frequencies) that differ from
-    the α tables."""
+    """Entries of the ``lr_grid`` cell at our lr (16 frequencies) that differ from the α tables."""
     g, A, lr = stored(results, "lr_grid"), alpha(results), paper.CE_FIT["lr"]
-    pts = [
-        (f"{p['encoding']}/{p['task']}", p["L"], p["alpha"])
-        for p in g["points"]
-        if p["lr"] == lr and p["num_freq"] == 16
-    ]
+    pts = [p for p in g["points"] if p["lr"] == lr and p["num_freq"] == 16]
+    pts = [(f"{p['encoding']}/{p['task']}", p["L"], p["alpha"]) for p in pts]
     pts += [(f"rope/{f['task']}", f["L"], f["alpha"]) for f in g["fixed"] if f["lr"] == lr]
     return sum(A[k][L] != a for k, L, a in pts) if pts else -1
 
@@ -107,9 +96,8 @@ def rows(results) -> list[dict]:
 def stats(results, tier: str) -> dict:
     """§6 statistics of ``tier`` (main tasks): AUC with 20k-shuffle permutation p, Spearman with a
     bootstrap CI over cells, precision over high-α rows (:func:`analysis.study_stats`)."""
-    make = lambda: an3.study_stats(  # noqa: E731
-        rows(results), alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT
-    )
+    kw = dict(n_perm=N_PERM, n_boot=N_BOOT)
+    make = lambda: an3.study_stats(rows(results), alpha(results), tier, **kw)
     return _memo(results, ("stats", tier), make)
 
 
@@ -120,12 +108,8 @@ def stat(tier: str, key: str):
 
 def cells(results, tier: str = "1L1H") -> dict:
     """Cell-level summaries ``{"enc/task": {alpha, lg, train, seeds, lengths}}`` of ``tier``."""
-
-    def make():
-        c = an3.cell_summary(rows(results), tier, alpha(results))
-        return {f"{e}/{t}": v for (e, t), v in c.items()}
-
-    return _memo(results, ("cells", tier), make)
+    make = lambda: an3.cell_summary(rows(results), tier, alpha(results))
+    return _memo(results, ("cells", tier), lambda: {f"{e}/{t}": v for (e, t), v in make().items()})
 
 
 def accs(results, tier, cell, L):
@@ -136,24 +120,16 @@ def accs(results, tier, cell, L):
 def high_rows(results, tier="1L1H", tau=HIGH_ALPHA, A=None) -> list[dict]:
     """The (cell, L, seed) rows of ``tier`` (main tasks) with α_L ≥ ``tau`` under the α table
     ``A`` (default: the stored CE table)."""
-    A = alpha(results) if A is None else A
-    return [
-        x
-        for x in rows(results)
-        if x["tier"] == tier
-        and x["task"] in MAIN_TASKS
-        and A[f"{x['encoding']}/{x['task']}"][x["L"]] >= tau
-    ]
+    A, rs = alpha(results) if A is None else A, rows(results)
+    rs = [x for x in rs if x["tier"] == tier and x["task"] in MAIN_TASKS]
+    return [x for x in rs if A[f"{x['encoding']}/{x['task']}"][x["L"]] >= tau]
 
 
 def violations(results, tier: str = "1L1H") -> dict:
     """High-α rows with LG < 0.7, counted per ``"enc/task@L"``."""
-    out: dict[str, int] = {}
-    for x in high_rows(results, tier):
-        if x["acc"] < SUCCESS:
-            k = f"{x['encoding']}/{x['task']}@{x['L']}"
-            out[k] = out.get(k, 0) + 1
-    return dict(sorted(out.items()))
+    fails = [x for x in high_rows(results, tier) if x["acc"] < SUCCESS]
+    fails = [f"{x['encoding']}/{x['task']}@{x['L']}" for x in fails]
+    return dict(sorted(collections.Counter(fails).items()))
 
 
 def spearman_cells(results, keep) -> float:
@@ -163,9 +139,8 @@ def spearman_cells(results, keep) -> float:
 
 
 def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), rtol=1e-9) -> list:
-    """Keys of the theory checks on which ``live`` (computed now, any scale) and ``stored`` (the
-    ``theory`` cell) differ, leaving out the Monte-Carlo checks ``skip`` whose size depends on the
-    scale. Floats agree within ``rtol``; everything else must be equal."""
+    """Keys of the theory checks on which ``live`` and ``stored`` differ (floats within ``rtol``),
+    leaving out the Monte-Carlo checks ``skip`` whose size depends on the scale."""
     from lengthgen.store import _clean
 
     def same(a, b):
@@ -178,13 +153,10 @@ def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), rto
             return numbers and math.isclose(a, b, rel_tol=rtol, abs_tol=rtol)
         return a == b
 
-    norm = lambda x: json.loads(json.dumps(_clean(x)))  # noqa: E731 -- as stored: str keys
+    norm = lambda x: json.loads(json.dumps(_clean(x)))  # as stored: str keys
     keys = sorted((set(live) | set(stored)) - set(skip))
-    return [
-        k
-        for k in keys
-        if k not in live or k not in stored or not same(norm(live[k]), norm(stored[k]))
-    ]
+    differ = lambda k: not same(norm(live[k]), norm(stored[k]))
+    return [k for k in keys if k not in live or k not in stored or differ(k)]
 
 
 # --------------------------------------------------------------------------- measures
@@ -202,11 +174,9 @@ def zero_cells_std(r):
 
 
 def table3_lg(tier):
-    def measure(r):
-        c = an3.cell_table(rows(r), alpha(r), tier, 60)
-        return [c[k]["lg_mean"] for k in paper.T3_KEYS]
-
-    return measure
+    """The measure: Table 3's LG@60 column of ``tier``, in the table's order."""
+    table = lambda r: an3.cell_table(rows(r), alpha(r), tier, 60)
+    return lambda r: [c["lg_mean"] for c in map(table(r).get, paper.T3_KEYS)]
 
 
 def _prop2(r):
@@ -262,7 +232,7 @@ def sin_graded_fine(r):
     """Spearman(α_L, LG) in the sinusoidal bounded-offset family, 1L1H: over the (cell, L, seed) rows
     and over the (cell, L) means."""
     A = alpha(r)
-    key = lambda x: f"{x['encoding']}/{x['task']}"  # noqa: E731
+    key = lambda x: f"{x['encoding']}/{x['task']}"
     rr = [x for x in rows(r) if x["tier"] == "1L1H" and key(x) in SIN_BOUNDED]
     row = spearman([A[key(x)][x["L"]] for x in rr], [x["acc"] for x in rr])
     pts = [
@@ -304,16 +274,13 @@ def precision_by_tau(r):
 
 
 def baseline_scores(key: str) -> dict:
-    """The two §6 baseline rules for cell ``"enc/task"`` (0 or 1): the PE-blind "is the offset
-    bounded?" and the taxonomy "relative PE × bounded offset ∨ absolute PE × absolute task" (our
-    reading: RoPE and ALiBi are relative, sinusoidal and learned-absolute absolute, NoPE neither)."""
+    """The §6 baseline rules for cell ``"enc/task"`` (0 or 1): PE-blind "is the offset bounded?" and
+    the taxonomy (our reading: RoPE, ALiBi relative; sinusoidal, learned-absolute absolute)."""
     e, t = key.split("/")
     bounded = t in ("prev", "skip2", "skip3", "skip5")
     absolute = e in ("sinusoidal", "learned_abs") and t == "first"
-    return {
-        "pe_blind": float(bounded),
-        "taxonomy": float((e in ("rope", "alibi") and bounded) or absolute),
-    }
+    relative = e in ("rope", "alibi") and bounded
+    return {"pe_blind": float(bounded), "taxonomy": float(relative or absolute)}
 
 
 def baseline_rho(results, rule: str) -> float:
@@ -358,12 +325,7 @@ def violation_sin_first(r):
 
 
 #: the high-α rows with LG < 0.7 the paper reports (§6, sufficiency)
-PAPER_FAMILIES = {
-    "rope/first@30",
-    "sinusoidal/prev@40",
-    "sinusoidal/first@60",
-    "sinusoidal/first@80",
-}
+PAPER_FAMILIES = "rope/first@30 sinusoidal/prev@40 sinusoidal/first@60 sinusoidal/first@80".split()
 
 
 def content_rescued(tier: str):
@@ -374,11 +336,8 @@ def content_rescued(tier: str):
 def ablation(r):
     """App. D's selection ablation (:func:`analysis.selection_ablation`) of the CE, float64 min-norm
     and exact min-norm tables."""
-    tabs = {
-        "ce": alpha(r),
-        "min_norm": alpha(r, "min_norm"),
-        "min_norm_exact": min_norm_exact_table(r),
-    }
+    tabs = {"ce": alpha(r), "min_norm": alpha(r, "min_norm")}
+    tabs["min_norm_exact"] = min_norm_exact_table(r)
     return _memo(r, "ablation", lambda: an3.selection_ablation(rows(r), tabs))
 
 
@@ -395,9 +354,8 @@ def app_e_lg80(r):
 
 def app_e_stats(results, tier: str = "1L1H") -> dict:
     """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`analysis.study_stats`)."""
-    make = lambda: an3.study_stats(  # noqa: E731
-        pos_rows(results, tier), alpha(results), tier, tasks=POS_TASKS, n_perm=N_PERM, n_boot=N_BOOT
-    )
+    kw = dict(tasks=POS_TASKS, n_perm=N_PERM, n_boot=N_BOOT)
+    make = lambda: an3.study_stats(pos_rows(results, tier), alpha(results), tier, **kw)
     return _memo(results, ("appE", tier), make)
 
 
@@ -407,9 +365,8 @@ def _app_e_by_tier(results) -> dict:
 
 
 def app_e_tiers(results):
-    """App. E's ten pos2/pos5 cells at every stored tier (section "Depth and the content channel"):
-    per cell its α and, per tier, train accuracy and LG (means over seeds and lengths); the last row is
-    each tier's AUC (NaN where every cell falls on one side). The paper prints only 1L1H (Table 6)."""
+    """App. E's ten pos2/pos5 cells at every stored tier: α, and per tier train accuracy and LG (means
+    over seeds and lengths), last row each tier's AUC (the paper prints only 1L1H, Table 6)."""
     import pandas as pd
 
     nan = float("nan")
@@ -427,19 +384,13 @@ def app_e_tiers(results):
 
 
 def app_e_rescued(results) -> dict:
-    """Per tier with stored pos2/pos5 groups: the App. E cells whose α (mean over L) is below 0.5 but
-    whose LG reaches 0.5 (:func:`analysis.content_channel`), the number of cells and of generalizing
-    cells, and the AUC (``None`` where every cell falls on one side). The chapter's paragraph
-    "Interior positions at depth"."""
+    """Per tier with stored pos2/pos5 groups: the cells rescued by content
+    (:func:`analysis.content_channel`), the numbers of cells and of generalizing cells, the AUC."""
+    A = alpha(results)
+    rescued = lambda t: an3.content_channel(pos_rows(results, t), A, t, tasks=POS_TASKS)
     return {
-        t: {
-            "rescued": sorted(
-                an3.content_channel(pos_rows(results, t), alpha(results), t, tasks=POS_TASKS)
-            ),
-            "n_cells": st["n_cells"],
-            "n_pos": st["n_pos"],
-            "auc": st.get("auc"),
-        }
+        t: {"rescued": sorted(rescued(t)), "n_cells": st["n_cells"], "n_pos": st["n_pos"]}
+        | {"auc": st.get("auc")}
         for t, st in _app_e_by_tier(results).items()
     }
 
@@ -449,14 +400,10 @@ def app_e_rescued_line(results) -> str:
     parts = []
     for t, v in app_e_rescued(results).items():
         every = "every" if v["n_pos"] == v["n_cells"] else "no"
-        sep = (
-            f"AUC {v['auc']:.2f}"
-            if v["auc"] is not None
-            else f"{every} cell reaches LG ≥ {GENERALIZES}, so no AUC"
-        )
-        parts.append(
-            f"{t}: {sep}; transfer with α < {HIGH_ALPHA}: {', '.join(v['rescued']) or 'none'}."
-        )
+        sep = f"{every} cell reaches LG ≥ {GENERALIZES}, so no AUC"
+        sep = sep if v["auc"] is None else f"AUC {v['auc']:.2f}"
+        rescued = ", ".join(v["rescued"]) or "none"
+        parts.append(f"{t}: {sep}; transfer with α < {HIGH_ALPHA}: {rescued}.")
     return " ".join(parts)
 
 

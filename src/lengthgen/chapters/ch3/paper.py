@@ -1,12 +1,6 @@
 """Han, Chai & Wang (2026), *A Positional Realizability Theory of Length Generalization*: the paper's
-numbers and chapter 3's protocol, in one place.
-
-Everything here is a constant. :mod:`lengthgen.chapters.ch3.realizability` takes the task set,
-lengths and the fit of the selection rule from it, :mod:`lengthgen.chapters.ch3.experiments` builds
-the chapter's cells from :data:`PROTOCOL`, and the notebook
-(``notebooks/03_positional_realizability``) compares its measurements with the values below.
-Comments give each value's place in the paper; values marked *ours* are choices of this book.
-"""
+numbers and chapter 3's protocol (:data:`PROTOCOL`, from which :mod:`.experiments` builds the cells),
+all constants. Comments give each value's place in the paper; values marked *ours* are the book's."""
 
 from __future__ import annotations
 

@@ -15,14 +15,8 @@ import numpy as np
 import torch
 
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
-from lengthgen.nn.positional import (
-    BASE,
-    ENCODINGS,
-    NUM_FREQ,
-    KernelFamily,
-    check_encoding,
-    frequencies,
-)
+from lengthgen.nn.positional import BASE, ENCODINGS, NUM_FREQ, KernelFamily, frequencies
+from lengthgen.nn.positional import check_encoding
 
 from lengthgen.chapters.ch3.paper import CE_FIT, LONG_LENGTHS, STUDY_LENGTHS, TASKS
 from lengthgen.chapters.ch3.paper import L0 as L0_DEFAULT
@@ -41,9 +35,7 @@ def check_task(task: str) -> str:
 def _check_lengths(L: int, L0: int) -> tuple[int, int]:
     L0, L = check_positive_int("L0", L0), check_positive_int("L", L)
     if L <= L0:
-        raise ConfigError(
-            f"the test length L must exceed the training length L0 = {L0}, got L = {L}"
-        )
+        raise ConfigError(f"the test length L must exceed the training length L0 = {L0}, got {L}")
     return L, L0
 
 
@@ -101,9 +93,8 @@ def transfer(W: torch.Tensor, Phi: torch.Tensor) -> torch.Tensor:
     """``T_L(W) = Φ_L W Φ_Lᵀ`` (eq. 2): the head's positional logits on the length-L grid."""
     W, Phi = torch.as_tensor(W), torch.as_tensor(Phi)
     if Phi.ndim != 2 or W.shape != (Phi.shape[1], Phi.shape[1]):
-        raise ValueError(
-            f"W must be m×m with m = Φ.shape[1]; got W {tuple(W.shape)}, Φ {tuple(Phi.shape)}"
-        )
+        shapes = f"got W {tuple(W.shape)}, Φ {tuple(Phi.shape)}"
+        raise ValueError(f"W must be m×m with m = Φ.shape[1]; {shapes}")
     return Phi @ W @ Phi.T
 
 
@@ -120,10 +111,8 @@ class Simulation:
 
 
 def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
-    """Strict argmax and target margin for causal rows of ``logits`` (rows × keys): a row is strict
-    when the best logit beats the runner-up by more than ``TIE_RTOL · max(1, |best|)``; the margin is
-    the target's logit minus the best competitor (+inf when the target is the only key).
-    """
+    """Strict causal argmax (−1 on a tie within ``TIE_RTOL``) and target margin (the target's logit
+    minus the best competitor's) of ``rows`` of ``logits`` (rows × keys)."""
     keys = torch.arange(logits.shape[1])
     masked = logits.masked_fill(keys[None, :] > rows[:, None], -math.inf)
     if masked.shape[1] >= 2:
@@ -140,26 +129,16 @@ def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
     return torch.where(unique, arg, torch.full_like(arg, -1)), margin, correct
 
 
-def scored_logits(
-    W: torch.Tensor,
-    family: KernelFamily,
-    task: str,
-    L: int,
-    L0: int = L0_DEFAULT,
-    *,
-    chunk: int = 1024,
-):
-    """``T_L(W)`` on the scored rows of ``task``, ``chunk`` rows at a time: yields ``(rows, logits)``
-    for keys ``j ≤ max(rows)`` (the causal mask is the caller's). Only W's nonzero rows and columns
-    enter the product, so lengths of a few ten thousand fit in memory."""
+def scored_logits(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, chunk=1024):
+    """``T_L(W)`` on the scored rows of ``task``, ``chunk`` rows at a time: ``(rows, logits)`` for
+    keys ``j ≤ max(rows)`` (the caller masks), from W's nonzero rows and columns only."""
     check_task(task)
     L, L0 = _check_lengths(L, L0)
     W = torch.as_tensor(W, dtype=torch.float64)
     Phi = family.features(L)
     if W.shape != (family.m, family.m):
-        raise ValueError(
-            f"W must be {family.m}×{family.m} for {family.encoding}, got {tuple(W.shape)}"
-        )
+        m = family.m
+        raise ValueError(f"W must be {m}×{m} for {family.encoding}, got {tuple(W.shape)}")
     rows = scored_rows(task, L, L0)
     sr, sc = (W != 0).any(1).nonzero().flatten(), (W != 0).any(0).nonzero().flatten()
     if len(sr) == 0:
@@ -171,15 +150,7 @@ def scored_logits(
         yield r, Pr[r] @ Wsub @ Pc[:kmax].T
 
 
-def simulate(
-    W: torch.Tensor,
-    family: KernelFamily,
-    task: str,
-    L: int,
-    L0: int = L0_DEFAULT,
-    *,
-    chunk: int = 1024,
-) -> Simulation:
+def simulate(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, chunk=1024):
     """α_L (eq. 3, strict argmax) of the head ``W`` of ``family`` on ``task`` at length ``L``."""
     rows = scored_rows(check_task(task), *_check_lengths(L, L0))
     tgt_all = targets(task, L)
@@ -190,14 +161,8 @@ def simulate(
     cat = {k: torch.cat(v).numpy() if v else np.zeros(0) for k, v in out.items()}
     correct = cat["correct"].astype(bool)
     alpha = float(correct.mean()) if len(rows) else float("nan")
-    return Simulation(
-        alpha=alpha,
-        rows=rows.numpy(),
-        target=tgt_all[rows].numpy(),
-        argmax=cat["arg"].astype(int),
-        margin=cat["margin"],
-        correct=correct,
-    )
+    argmax, target = cat["arg"].astype(int), tgt_all[rows].numpy()
+    return Simulation(alpha, rows.numpy(), target, argmax, cat["margin"], correct)
 
 
 def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> float:
@@ -228,16 +193,14 @@ def fit_ce(
     row_scale: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """The regularised cross-entropy selection rule (§4, App. C): Adam on the family's coefficients
-    (zero start, L2 weight decay, projected onto the family's sign constraint after every step) on
-    the causal-softmax cross-entropy at length L0; returns ``W``. ``row_scale`` (chapter 5, "Softmax
-    mass, not just argmax"): optional L0 non-negative per-row logit factors."""
+    (zero start, weight decay, sign-projected) on the causal-softmax CE at L0; returns ``W``.
+    ``row_scale`` (chapter 5): optional L0 non-negative per-row logit factors."""
     check_task(task)
     L0, steps = check_positive_int("L0", L0), check_positive_int("steps", steps)
     if row_scale is not None:
         row_scale = torch.as_tensor(row_scale, dtype=torch.float64)
-        if row_scale.shape != (L0,) or not bool(
-            torch.isfinite(row_scale).all() and (row_scale >= 0).all()
-        ):
+        ok = bool(torch.isfinite(row_scale).all() and (row_scale >= 0).all())
+        if row_scale.shape != (L0,) or not ok:
             raise ConfigError(
                 f"row_scale must be {L0} finite non-negative factors (one per row of the "
                 f"length-L0 grid) or None, got shape {tuple(row_scale.shape)}"
@@ -248,14 +211,11 @@ def fit_ce(
     coef = torch.zeros(family.n_coef, dtype=torch.float64, requires_grad=True)
     opt = torch.optim.Adam([coef], lr=lr, weight_decay=weight_decay)
     for _ in range(steps):
-        opt.zero_grad()
         T = transfer(family.W(coef), Phi)
         if row_scale is not None:
             T = T * row_scale[:, None]
-        P = _masked_logits(T)[rows]
-        loss = torch.nn.functional.cross_entropy(P, tgt)
-        loss.backward()
-        opt.step()
+        loss = torch.nn.functional.cross_entropy(_masked_logits(T)[rows], tgt)
+        opt.zero_grad(), loss.backward(), opt.step()
         family.project(coef)
     return family.W(coef.detach()).detach()
 
@@ -263,11 +223,9 @@ def fit_ce(
 def fit_min_norm(
     family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol: float | None = None
 ) -> torch.Tensor:
-    """The min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family; the
-    relative families (RoPE, ALiBi) solve the same least-squares problem over their coefficients
-    (ALiBi: a positive slope is clipped to 0 and c₀ refit). ``rtol``: the pseudo-inverse's cutoff.
-    The sinusoidal/RoPE ``Φ_20`` is numerically rank-deficient, so long-L rows depend on the cutoff
-    and the CPU's rounding (:data:`~.experiments.ILL_CONDITIONED_ROWS`)."""
+    """The min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family (RoPE,
+    ALiBi: least squares over their coefficients, ALiBi's positive slope clipped to 0). ``rtol``:
+    the pseudo-inverse's cutoff, on which the ill-conditioned sinusoidal/RoPE rows depend."""
     check_task(task)
     L0 = check_positive_int("L0", L0)
     Phi = family.features(L0)
@@ -293,39 +251,23 @@ def _select_cached(encoding, task, rule, L0, num_freq, base, steps, lr, weight_d
     return fam, W
 
 
-def select(
-    encoding: str,
-    task: str,
-    rule: str = "ce",
-    *,
-    L0: int = L0_DEFAULT,
-    num_freq: int = NUM_FREQ,
-    base: float = BASE,
-    steps: int = CE_FIT["steps"],
-    lr: float = CE_FIT["lr"],
-    weight_decay: float = CE_FIT["weight_decay"],
-):
-    """``(family, W)`` selected by ``rule`` (``ce`` or ``min_norm``) for ``encoding`` on ``task`` at L0 (cached)."""
+def select(encoding, task, rule="ce", *, L0=L0_DEFAULT, num_freq=NUM_FREQ, base=BASE, **fit):
+    """``(family, W)`` selected by ``rule`` (``ce`` or ``min_norm``) for ``encoding`` on ``task``
+    at L0 (cached); ``fit``: the CE fit's ``steps``, ``lr``, ``weight_decay`` (default CE_FIT)."""
     check_encoding(encoding)
     check_task(task)
     check_choice("selection rule", rule, SELECTION_RULES)
-    fam, W = _select_cached(
-        encoding,
-        task,
-        rule,
-        check_positive_int("L0", L0),
-        check_positive_int("num_freq", num_freq),
-        check_finite("base", base),
-        check_positive_int("steps", steps),
-        check_finite("lr", lr, nonnegative=True),
-        check_finite("weight_decay", weight_decay, nonnegative=True),
-    )
+    if set(fit) - set(CE_FIT):
+        raise ConfigError(f"unknown fit keys {sorted(set(fit) - set(CE_FIT))}; valid: {CE_FIT}")
+    fit = {**CE_FIT, **fit}
+    ints = [check_positive_int(k, v) for k, v in (("L0", L0), ("num_freq", num_freq))]
+    steps = check_positive_int("steps", fit["steps"])
+    lr, wd = (check_finite(k, fit[k], nonnegative=True) for k in ("lr", "weight_decay"))
+    fam, W = _select_cached(encoding, task, rule, *ints, check_finite("base", base), steps, lr, wd)
     return fam, W.clone()
 
 
-def alpha(
-    encoding: str, task: str, L: int, *, rule: str = "ce", L0: int = L0_DEFAULT, **fit_kw
-) -> float:
+def alpha(encoding: str, task: str, L: int, *, rule="ce", L0=L0_DEFAULT, **fit_kw) -> float:
     """α_L of ``(encoding, task)`` under the selection ``rule`` (eq. 3)."""
     _check_lengths(L, L0)
     fam, W = select(encoding, task, rule, L0=L0, **fit_kw)
@@ -342,18 +284,17 @@ def alpha_table(
     **fit_kw,
 ) -> dict:
     """α_L for every (encoding, task, L): ``{(encoding, task): {L: α}}``."""
-    out = {}
-    for e in encodings:
-        for t in tasks:
-            out[(e, t)] = {int(L): alpha(e, t, L, rule=rule, L0=L0, **fit_kw) for L in lengths}
-    return out
+    return {
+        (e, t): {int(L): alpha(e, t, L, rule=rule, L0=L0, **fit_kw) for L in lengths}
+        for e in encodings
+        for t in tasks
+    }
 
 
 # --------------------------------------------------------------------------- relative kernels (Thm. 2)
 def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL) -> np.ndarray:
-    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)``, rows 0 … n−1, by one
-    cumulative-maximum pass (``kappa`` may be a batch ``[K, ≥n]``). A tied top (within ``rtol ·
-    max(1, |top|)``): ``fail`` (−1, eq. 3's strict rule), ``low`` or ``high``."""
+    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)``, rows 0 … n−1, in one
+    prefix-maximum pass (``kappa`` may be a batch); a tied top: ``fail`` (−1), ``low`` or ``high``."""
     check_choice("tie rule", tie, ("fail", "low", "high"))
     n = check_positive_int("n", n)
     k = np.asarray(kappa, dtype=float)
@@ -375,8 +316,7 @@ def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL)
 def relative_alpha(
     kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail"
 ) -> float:
-    """α_L of a relative kernel κ in O(L). ``task_or_offsets``: a task name, or ``offset(i, L)``
-    giving row i's demanded offset (App. A.5–A.6; every row of [L0, L) scored)."""
+    """α_L of a relative kernel κ in O(L); ``task_or_offsets``: a task, or ``offset(i, L)`` (App. A.5)."""
     L, L0 = _check_lengths(L, L0)
     arg = relative_argmax(kappa, L, tie=tie)
     if isinstance(task_or_offsets, str):
@@ -395,13 +335,11 @@ def peaked_kernel(c: int, n: int) -> np.ndarray:
 
 
 def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> dict:
-    """Deep-row lemma (App. A.5): for random κ with a strict unique global maximizer c, every row
-    i ≥ c has masked argmax offset c, under both tie rules. Kernels take integer values in [0, 6]
-    (ties below the top are common) on a random support of up to 60 offsets plus a unique top."""
+    """Deep-row lemma (App. A.5): for random integer kernels with a strict global maximizer c, every
+    row i ≥ c has masked argmax offset c under both tie rules (violations counted)."""
     rng = np.random.default_rng(seed)
-    n_kernels, n = (check_positive_int("n_kernels", n_kernels), check_positive_int("n", n))
-    viol = {"low": 0, "high": 0}
-    checked = 0
+    n_kernels, n = check_positive_int("n_kernels", n_kernels), check_positive_int("n", n)
+    viol, checked = {"low": 0, "high": 0}, 0
     for _ in range(n_kernels):
         support = int(rng.integers(2, 61))
         k = np.full(n, -1.0)
@@ -434,15 +372,13 @@ def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) 
 def prop1_search(
     n: int = 30, n_random: int = 5000, n_adversarial: int = 3, steps: int = 100, seed: int = 0
 ) -> dict:
-    """Proposition 1 (affine features φ(i) = [1, i] never make a strict interior key the argmax):
-    strict interior argmaxes over ``n_random`` Gaussian 2×2 W, and the largest prev-token margin
-    of ``n_adversarial`` Adam ascents (W at unit Frobenius norm)."""
+    """Proposition 1 (φ(i) = [1, i]): strict interior argmaxes over ``n_random`` Gaussian 2×2 W,
+    and the best prev-token margin of ``n_adversarial`` Adam ascents (W at unit norm)."""
     n = check_positive_int("n", n, minimum=3)
     g = torch.Generator().manual_seed(seed)
     Phi = torch.stack([torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1)
-    Ws = torch.randn(
-        check_positive_int("n_random", n_random), 2, 2, generator=g, dtype=torch.float64
-    )
+    n_random = check_positive_int("n_random", n_random)
+    Ws = torch.randn(n_random, 2, 2, generator=g, dtype=torch.float64)
     P = _masked_logits(torch.einsum("ia,nab,jb->nij", Phi, Ws, Phi))  # [N, n, n], keys j > i masked
     top = P.max(2)
     near = P >= (top.values - TIE_RTOL * top.values.abs().clamp(min=1.0))[..., None]
@@ -462,24 +398,13 @@ def prop1_search(
             loss = torch.logsumexp(-margin / 0.01, 0) * 0.01  # a soft maximum of −margin
             opt.zero_grad(), loss.backward(), opt.step()
             best = max(best, float(margin.detach().min()))
-    return {
-        "interior_strict_argmax": int(interior.sum()),
-        "rows_checked": len(Ws) * (n - 2),
-        "best_prev_margin": best,
-    }
+    out = {"interior_strict_argmax": int(interior.sum()), "rows_checked": len(Ws) * (n - 2)}
+    return out | {"best_prev_margin": best}
 
 
 # --------------------------------------------------------------------------- Prop. 2
 def prop2_montecarlo(
-    L: int,
-    *,
-    L0: int = L0_DEFAULT,
-    m: int = 32,
-    n_trials: int = 5000,
-    task: str = "prev",
-    rule: str = "min_norm",
-    seed: int = 0,
-    old_key: bool = False,
+    L, *, L0=L0_DEFAULT, m=32, n_trials=5000, task="prev", rule="min_norm", seed=0, old_key=False
 ) -> dict:
     """Proposition 2 (learned-absolute underdetermination) by Monte Carlo at row i = L − 1: feature
     rows i.i.d. N(0, I_m/m) and a W blind to the untrained rows (``min_norm``: the interpolant of
@@ -510,20 +435,10 @@ def prop2_montecarlo(
         in_new += int(((M >= L0) & (M < i)).sum())
         hits += int((M == t).sum())
     k = i - L0 + 1
-    return {
-        "L": L,
-        "row": i,
-        "k": k,
-        "rule": rule,
-        "m": m,
-        "bound": 1.0 / (k - 1),
-        "conditional": hits / max(in_new, 1),
-        "n_in_new": in_new,
-        "unconditional": hits / n_trials,
-        "p_new": in_new / n_trials,
-        "n_trials": n_trials,
-        **({"ratio": (hits / n_trials) * (k - 1)} if old_key else {}),
-    }
+    out = {"L": L, "row": i, "k": k, "rule": rule, "m": m, "bound": 1.0 / (k - 1)}
+    out |= {"conditional": hits / max(in_new, 1), "n_in_new": in_new}
+    out |= {"unconditional": hits / n_trials, "p_new": in_new / n_trials, "n_trials": n_trials}
+    return out | ({"ratio": (hits / n_trials) * (k - 1)} if old_key else {})
 
 
 def _prop2_argmax(V, i: int, L0: int, R, rule: str, g) -> torch.Tensor:
@@ -559,15 +474,9 @@ def prop3_monotone_copy(
     W = torch.zeros(fam.m, fam.m, dtype=torch.float64)
     W[-2, -1], W[-1, -2] = -1.0, 1.0
     sim = simulate(W, fam, "copy", L, L0, chunk=512)
-    return {
-        "L": L,
-        "theta_min": theta_min(num_freq, base),
-        "peak_offset": peak,
-        "copy_offset": (L + 1) // 2,
-        "alpha": sim.alpha,
-        "n_scored": len(sim.rows),
-        "min_margin": float(sim.margin.min()),
-    }
+    out = {"L": L, "theta_min": theta_min(num_freq, base), "peak_offset": peak}
+    out |= {"copy_offset": (L + 1) // 2, "alpha": sim.alpha, "n_scored": len(sim.rows)}
+    return out | {"min_margin": float(sim.margin.min())}
 
 
 def prop3_existence(
@@ -581,12 +490,8 @@ def prop3_existence(
     order = np.argsort(g)[::-1]
     task = {1: "prev", 2: "skip2", 3: "skip3", 5: "skip5"}.get(delta)
     a = relative_alpha(g, task, d_max, L0_DEFAULT) if task else float("nan")
-    return {
-        "argmax": int(order[0]),
-        "margin": float(g[order[0]] - g[order[1]]),
-        "alpha_at_dmax": a,
-        "d_max": d_max,
-    }
+    margin = float(g[order[0]] - g[order[1]])
+    return {"argmax": int(order[0]), "margin": margin, "alpha_at_dmax": a, "d_max": d_max}
 
 
 # --------------------------------------------------------------------------- Prop. 4
@@ -597,18 +502,13 @@ def clamped_margin(task: str, L: int, L0: int = L0_DEFAULT, rule: str = "ce") ->
 
 
 def duality_table(lengths=(30, 60, 128), L0: int = L0_DEFAULT) -> list[dict]:
-    """Proposition 4's table, measured: α_L on (prev, first, copy) of the CE-selected RoPE and
-    clamped learned-absolute heads, the ideal relative kernel peaked at 1 and the clamped head's
-    smallest margins."""
-    rows = []
+    """Proposition 4's table: α_L on (prev, first, copy) of the CE-selected RoPE and clamped
+    learned-absolute heads, the kernel peaked at 1 and the clamped head's smallest margins."""
+    rows, cells = [], [(e, t) for e in ("rope", "learned_abs") for t in ("prev", "first", "copy")]
     for L in lengths:
-        row = {"L": L}
-        for enc in ("rope", "learned_abs"):
-            for task in ("prev", "first", "copy"):
-                row[f"{enc}/{task}"] = alpha(enc, task, L, L0=L0)
-        row["peak1/prev"] = relative_alpha(peaked_kernel(1, L), "prev", L, L0)
-        row["peak1/first"] = relative_alpha(peaked_kernel(1, L), "first", L, L0)
-        row["learned_abs/prev margin"] = clamped_margin("prev", L, L0)
-        row["learned_abs/first margin"] = clamped_margin("first", L, L0)
+        row = {"L": L} | {f"{e}/{t}": alpha(e, t, L, L0=L0) for e, t in cells}
+        k1 = peaked_kernel(1, L)
+        row |= {f"peak1/{t}": relative_alpha(k1, t, L, L0) for t in ("prev", "first")}
+        row |= {f"learned_abs/{t} margin": clamped_margin(t, L, L0) for t in ("prev", "first")}
         rows.append(row)
     return rows

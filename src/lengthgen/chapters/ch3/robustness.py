@@ -1,8 +1,6 @@
-"""Chapter 3's robustness studies (details page, sections "Training length", "Frequency-scaled
-RoPE", "A larger model" and "Induction"): App. G's training lengths, App. H's RoPE frequency sweep
-and induction task, App. F's larger model. Each trained cell is one ensemble whose members are
-seeds (and tasks) of one setting (:func:`train_seeds`); :func:`cells` plans them and
-:func:`alpha_cell` computes their α_L. The measurements the claims read are at the end."""
+"""Chapter 3's robustness studies (details page): App. G's training lengths, App. H's RoPE frequency
+sweep and induction task, App. F's larger model. Each trained cell is one ensemble of the seeds (and
+tasks) of one setting (:func:`train_seeds`); the measurements the claims read are at the end."""
 
 from __future__ import annotations
 
@@ -38,9 +36,8 @@ APP_G_MEASURED = tuple(
 
 
 def train_seeds(tier, encoding, tasks, seeds, *, setting: dict, **protocol) -> list[dict]:
-    """Train ``tasks`` × ``seeds`` of one ``tier`` and ``encoding`` as one ensemble
-    (:func:`~lengthgen.chapters.ch3.training.train_groups`, one group per seed) and return its rows,
-    each tagged with the study's ``setting`` (e.g. ``{"L0": 10}``, ``{"rope_scale": 0.03}``)."""
+    """Train ``tasks`` × ``seeds`` of one ``tier`` and ``encoding`` as one ensemble, its rows tagged
+    with the study's ``setting`` (e.g. ``{"L0": 10}``)."""
     rows = train_groups(tier, encoding, [(tasks, s) for s in seeds], **protocol)
     return [{**r, **setting} for g in rows for r in g]
 
@@ -59,18 +56,13 @@ def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
 
 
 def cells() -> list[Cell]:
-    """The robustness cells of the full-scale plan, cheapest first (a budget-limited run stores
-    whole studies): ``robustness_alpha``, App. G at L0 = 10 (``appG__L0_<L0>__<enc>``), App. H's
-    frequency sweep (``appH__rope_scale_<s>``) and induction (``appH__induction__<tier>__<enc>``),
-    App. G at L0 = 40, App. F (``appF__<enc>``)."""
-    G, F, I = APP_G["seeds"], APP_F, INDUCTION  # noqa: E741
-    g = {
-        L0: [
-            _cell(f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0])
-            for e in ENCODINGS
-        ]
-        for L0 in APP_G["trained"]
-    }
+    """The robustness cells of the full-scale plan, cheapest first: ``robustness_alpha``, App. G at
+    L0 = 10, App. H's frequency sweep and induction, App. G at L0 = 40, App. F."""
+    G, F, I = APP_G["seeds"], APP_F, INDUCTION
+    app_g = lambda L0: [
+        _cell(f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0])
+        for e in ENCODINGS
+    ]
     sweep = [
         _cell(f"appH__rope_scale_{s:g}", "1L1H", "rope", ("skip3",), paper.SEEDS, rope_scale=s)
         for s in ROPE_SCALES
@@ -82,7 +74,7 @@ def cells() -> list[Cell]:
     ]
     size = {"vocab": F["vocab"], "d_model": F["d_model"]}
     big = [_cell(f"appF__{e}", F["tier"], e, MAIN_TASKS, F["seeds"], **size) for e in ENCODINGS]
-    return [Cell("robustness_alpha", alpha_cell, {}), *g[10], *sweep, *ind, *g[40], *big]
+    return [Cell("robustness_alpha", alpha_cell, {}), *app_g(10), *sweep, *ind, *app_g(40), *big]
 
 
 class ScaledRope(KernelFamily):
@@ -93,9 +85,8 @@ class ScaledRope(KernelFamily):
         self.scale = check_finite("scale", scale)
 
     def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
-        ang = torch.arange(n, dtype=torch.float64)[:, None] * (
-            self.scale * frequencies(self.num_freq, self.base)
-        )
+        theta = self.scale * frequencies(self.num_freq, self.base)
+        ang = torch.arange(n, dtype=torch.float64)[:, None] * theta
         return torch.stack([ang.cos(), ang.sin()], 2).reshape(n, -1).to(dtype)
 
 
@@ -148,7 +139,7 @@ def app_g_cells(r) -> dict:
         else:
             rs = [x for x in rows(r) if x["tier"] == "1L1H" and x["L"] == 3 * L0]
             rs = [x for x in rs if x["seed"] in APP_G["seeds"] and x["task"] in MAIN_TASKS]
-        cell = lambda k, key: _mean(rs, key, encoding=k.split("/")[0], task=k.split("/")[1])  # noqa: E731
+        cell = lambda k, key: _mean(rs, key, encoding=k.split("/")[0], task=k.split("/")[1])
         out[L0] = {
             k: {"alpha": a, "lg": cell(k, "acc"), "train": cell(k, "train_acc")}
             for k, a in _alpha(r)["appG"][str(L0)].items()
@@ -178,12 +169,8 @@ def rope_scale_table(r) -> dict:
     out = {}
     for s in [s for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
         rs = [x for x in _rows(r, f"appH__rope_scale_{s:g}") if x["L"] == 60]
-        out[f"{s:g}"] = {
-            "alpha": _alpha(r)["rope_scale"][f"{s:g}"]["60"],
-            "lg": _mean(rs),
-            "train": _mean(rs, "train_acc"),
-            "lg_seeds": [x["acc"] for x in rs],
-        }
+        out[f"{s:g}"] = {"alpha": _alpha(r)["rope_scale"][f"{s:g}"]["60"], "lg": _mean(rs)}
+        out[f"{s:g}"] |= {"train": _mean(rs, "train_acc"), "lg_seeds": [x["acc"] for x in rs]}
     return out
 
 

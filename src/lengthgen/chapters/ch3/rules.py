@@ -147,9 +147,8 @@ def tau_holds(v) -> bool:
 
 
 def old_key_tolerance(n_trials: int = 20_000, k: int = 108) -> float:
-    """Rule 6 for the "up to 5.2×" ratio: half a unit of its one printed decimal plus 3 Monte-Carlo
-    standard errors at the paper's value (hit rate 5.2/(k − 1) over ``n_trials`` trials, k = 108
-    keys at L = 128)."""
+    """Rule 6 for the "up to 5.2×" ratio: half a unit of its printed decimal plus 3 Monte-Carlo
+    standard errors at the paper's value (hit rate 5.2/(k − 1), k = 108 keys at L = 128)."""
     p = paper.PROP2_OLD_KEY_RATIO / (k - 1)
     return 0.05 + 3 * math.sqrt(p * (1 - p) / n_trials) * (k - 1)
 
@@ -157,7 +156,7 @@ def old_key_tolerance(n_trials: int = 20_000, k: int = 108) -> float:
 def within(paper_values, tolerances):
     """``holds`` of an element-wise comparison with one tolerance per element (0: equality)."""
     pv, tv = list(paper_values), list(tolerances)
-    close = lambda o, p, t: o is not None and abs(float(o) - float(p)) <= t  # noqa: E731
+    close = lambda o, p, t: o is not None and abs(float(o) - float(p)) <= t
     return lambda ours: ours is not None and len(ours) == len(pv) and all(map(close, ours, pv, tv))
 
 

@@ -1,18 +1,15 @@
-"""How chapter 3 trains its decoders (App. C; section "The trained study"): the tasks' data
-(:func:`make_sampler`, :func:`eval_banks`), the masked loss and accuracy, and :func:`train_groups`,
-which trains several groups of one tier and encoding as one ensemble
-(:func:`lengthgen.chapters.ch3.experiments.train_cell_group` is it with one group)."""
+"""How chapter 3 trains its decoders (App. C; section "The trained study"): the tasks' data, the
+masked loss and accuracy, and :func:`train_groups`, which trains several groups of one tier and
+encoding as one ensemble (:func:`.experiments.train_cell_group` is it with one group)."""
 
 from __future__ import annotations
 
+import itertools
+
 import torch
 
-from lengthgen.chapters.ch3.paper import (
-    CONTENT_TASKS,
-    DATA_SEED_OFFSET,
-    DATA_SEED_STRIDE,
-    EVAL_SEED_OFFSET,
-)
+from lengthgen.chapters.ch3.paper import CONTENT_TASKS, DATA_SEED_OFFSET, DATA_SEED_STRIDE
+from lengthgen.chapters.ch3.paper import EVAL_SEED_OFFSET
 from lengthgen.chapters.ch3.realizability import L0_DEFAULT, TASKS, targets
 from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device
 from lengthgen.nn.decoder import TIERS, Decoder
@@ -36,8 +33,7 @@ def target_table(tasks, L: int) -> torch.Tensor:
 
 def induction_targets(x: torch.Tensor) -> torch.Tensor:
     """App. H's induction task on tokens ``x [..., n]``: t(i) = j + 1 for the last j < i with
-    x_j = x_i, so the label is the token that followed the previous occurrence of x_i (−1 where
-    x_i has not occurred before)."""
+    x_j = x_i (−1 where x_i has not occurred before)."""
     n = x.shape[-1]
     seen = (x[..., :, None] == x[..., None, :]) & torch.ones(n, n, dtype=torch.bool).tril(-1)
     j = torch.where(seen, torch.arange(n), -1).amax(-1)
@@ -69,10 +65,8 @@ def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Te
 def make_sampler(
     tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, steps: int, length_seed: int = 0
 ):
-    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator; the
-    length n ~ U{L0/2, …, L0} of each update comes from one schedule (``length_seed``) shared by all
-    members, so a batch is ``[E, batch, n]`` without padding.
-    """
+    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator, the
+    length n of each update from one schedule (``length_seed``), so a batch is ``[E, batch, n]``."""
     tab = target_table(tasks, L0)
     content = torch.tensor([t in CONTENT_TASKS for t in tasks])
     sched = length_schedule(steps, L0, length_seed)
@@ -92,9 +86,8 @@ def make_sampler(
 def masked_ce(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-member mean cross-entropy over labelled positions (``y != IGNORE``): ``[E]``."""
     E, V = out.shape[0], out.shape[-1]
-    ce = torch.nn.functional.cross_entropy(
-        out.reshape(-1, V), y.reshape(-1), ignore_index=IGNORE, reduction="none"
-    )
+    F = torch.nn.functional
+    ce = F.cross_entropy(out.reshape(-1, V), y.reshape(-1), ignore_index=IGNORE, reduction="none")
     ce = ce.view(E, -1)
     mask = (y.reshape(E, -1) != IGNORE).to(ce.dtype)
     return (ce * mask).sum(1) / mask.sum(1).clamp(min=1)
@@ -108,19 +101,9 @@ def masked_acc(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return hit.sum(1).double() / mask.sum(1).clamp(min=1).double()
 
 
-def eval_banks(
-    tasks,
-    lengths,
-    *,
-    n_eval: int,
-    train_n: int,
-    L0: int = L0_DEFAULT,
-    vocab: int = 12,
-    seed: int = 12345,
-):
+def eval_banks(tasks, lengths, *, n_eval, train_n, L0=L0_DEFAULT, vocab=12, seed=12345):
     """Per-member banks ``{key: (x [E, N, L], y [E, N, L])}``: key ``L`` scores the query rows in
-    [L0, L) at length L; keys ``("train", n)``, n = L0/2 … L0, every query row of the training lengths.
-    """
+    [L0, L) at length L; keys ``("train", n)``, n = L0/2 … L0, every query row of length n."""
     g = torch.Generator().manual_seed(seed)
     banks = {}
     specs = [(int(L), n_eval, L) for L in lengths]
@@ -163,16 +146,11 @@ def train_groups(
     d_model: int = 64,
     rope_scale: float = 1.0,
 ) -> list[list[dict]]:
-    """Train several groups of one ``tier`` and ``encoding`` as ONE ensemble and measure them
-    (section "The trained study"); returns one list of rows per group.
-
-    ``groups``: ``(tasks, seed)`` pairs; member (τ, s) keeps what it has in its own cell: weights
-    from seed s, data stream ``data_seed_offset + data_seed_stride·s + TRAIN_TASKS.index(τ)``, the
-    length schedule of seed s and the evaluation banks of ``eval_seed_offset + s``. Groups with
-    different seeds are padded at the end to the update's longest length (unscored, so results
-    agree up to float32 rounding); groups sharing a seed equal their own cells bit for bit on the
-    CPU. ``vocab``, ``d_model``, ``rope_scale``: App. C's 12, 64, 1 unless App. F or H varies them.
-    """
+    """Train the ``(tasks, seed)`` ``groups`` of one ``tier`` and ``encoding`` as ONE ensemble and
+    measure them (section "The trained study"): one list of rows per group. Member (τ, s) keeps its
+    own cell's weights (seed s), data stream (``data_seed_offset + data_seed_stride·s + index``),
+    length schedule and evaluation banks; groups of different seeds are padded (unscored) to the
+    update's longest length. ``vocab``, ``d_model``, ``rope_scale``: App. F and H vary them."""
     from lengthgen.engine.train import OptimConfig, train_ensemble
 
     check_choice("tier", tier, tuple(TIERS))
@@ -187,24 +165,13 @@ def train_groups(
     dev = get_device(device).type  # "cpu" or "cuda" ("auto" resolved here)
     model = Decoder.tier(tier, encoding, L0=L0, vocab=vocab, d_model=d_model, rope_scale=rope_scale)
     params = model.init([s for t, s in checked for _ in t], dtype=dtype, device=dev)
-    seeds = ",".join(map(str, sorted({s for _, s in checked})))
-    res = train_ensemble(
-        model,
-        params,
-        sample=_groups_sampler(checked, batch=batch, L0=L0, steps=steps, vocab=vocab),
-        loss=masked_ce,
-        optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay),
-        steps=steps,
-        data_seeds=[
-            data_seed_offset + data_seed_stride * s + TRAIN_TASKS.index(t)
-            for tasks, s in checked
-            for t in tasks
-        ],
-        progress=progress,
-        record_every=max(1, steps // 20),
-        device=dev,
-        desc=f"{tier} {encoding} s{seeds}",
-    )
+    kw = dict(loss=masked_ce, optim=OptimConfig("adamw", lr=lr, weight_decay=weight_decay))
+    kw |= dict(progress=progress, record_every=max(1, steps // 20), device=dev)
+    kw["desc"] = f"{tier} {encoding} s{','.join(map(str, sorted({s for _, s in checked})))}"
+    kw["sample"] = _groups_sampler(checked, batch=batch, L0=L0, steps=steps, vocab=vocab)
+    offset = [(data_seed_offset + data_seed_stride * s, ts) for ts, s in checked]
+    data = [o + TRAIN_TASKS.index(t) for o, ts in offset for t in ts]
+    res = train_ensemble(model, params, steps=steps, data_seeds=data, **kw)
     run = dict(tier=tier, encoding=encoding, steps=steps, lengths=lengths, L0=L0)
     run |= dict(eval_n=eval_n, train_n=train_eval_n, eval=eval_seed_offset, vocab=vocab)
     return _group_rows(model, res, checked, run, dev)
@@ -231,70 +198,46 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
     on every group's :func:`eval_banks` (seed ``run["eval"] + s``)."""
     from lengthgen.engine.train import evaluate_ensemble
 
-    per_group = [
-        eval_banks(
-            tasks,
-            run["lengths"],
-            n_eval=run["eval_n"],
-            train_n=run["train_n"],
-            L0=run["L0"],
-            vocab=run["vocab"],
-            seed=run["eval"] + s,
-        )
-        for tasks, s in checked
-    ]
+    kw = dict(n_eval=run["eval_n"], train_n=run["train_n"], L0=run["L0"], vocab=run["vocab"])
+    per_group = [eval_banks(ts, run["lengths"], seed=run["eval"] + s, **kw) for ts, s in checked]
     banks = per_group[0]
     if len(per_group) > 1:  # member-wise
         banks = {k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1)) for k in banks}
-    acc = evaluate_ensemble(
-        model, res.params, banks, metric=masked_acc, per_member=True, batch_size=64, device=dev
-    )
+    kw = dict(metric=masked_acc, per_member=True, batch_size=64, device=dev)
+    acc = evaluate_ensemble(model, res.params, banks, **kw)
     train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
     final_loss = res.history["loss"][-1].tolist()
     out, e = [], 0
     for tasks, seed in checked:
         rows = []
         for task in tasks:
-            head = {
-                "tier": run["tier"],
-                "encoding": run["encoding"],
-                "task": task,
-                "seed": int(seed),
-            }
+            head = dict(tier=run["tier"], encoding=run["encoding"], task=task, seed=int(seed))
             tail = {"train_acc": float(train_acc[e]), "final_loss": float(final_loss[e])}
             tail["steps"] = run["steps"]
-            rows += [
-                head | {"L": int(L), "acc": float(acc[int(L)][e])} | tail for L in run["lengths"]
-            ]
+            row = lambda L: head | {"L": L, "acc": float(acc[L][e])} | tail
+            rows += [row(L) for L in map(int, run["lengths"])]
             e += 1
         out.append(rows)
     return out
 
 
 def _groups_sampler(groups, *, batch: int, L0: int, steps: int, vocab: int = 12):
-    """The ``sample(step, gens)`` of :func:`train_groups`: group g's members draw their batch from
-    their own :func:`make_sampler` (its tasks, its seed's length schedule); when the groups' lengths
-    differ at an update, every batch is padded at the end to the longest (token 0, label
-    :data:`IGNORE`). With one group it is that group's sampler."""
+    """The ``sample(step, gens)`` of :func:`train_groups`: each group's own :func:`make_sampler`,
+    batches padded at the end to the update's longest length (token 0, label :data:`IGNORE`)."""
     samplers = [
         make_sampler(tasks, batch=batch, L0=L0, steps=steps, vocab=vocab, length_seed=s)
         for tasks, s in groups
     ]
     if len(samplers) == 1:
         return samplers[0]
-    bounds, lo = [], 0
-    for tasks, _ in groups:
-        bounds.append((lo, lo + len(tasks)))
-        lo += len(tasks)
+    ends = list(itertools.accumulate(len(tasks) for tasks, _ in groups))
+    bounds = list(zip([0] + ends[:-1], ends))
 
     def sample(step, gens):
         parts = [f(step, gens[a:b]) for f, (a, b) in zip(samplers, bounds)]
         n = max(x.shape[-1] for x, _ in parts)
-        xs, ys = [], []
-        for x, y in parts:
-            pad = n - x.shape[-1]
-            xs.append(torch.nn.functional.pad(x, (0, pad), value=0) if pad else x)
-            ys.append(torch.nn.functional.pad(y, (0, pad), value=IGNORE) if pad else y)
-        return torch.cat(xs), torch.cat(ys)
+        pad = lambda t, v: torch.nn.functional.pad(t, (0, n - t.shape[-1]), value=v)
+        x = torch.cat([pad(x, 0) for x, _ in parts])
+        return x, torch.cat([pad(y, IGNORE) for _, y in parts])
 
     return sample
