@@ -54,13 +54,8 @@ def count_level_logits(P: dict, n: int, beta: str = "log") -> torch.Tensor:
     """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the
     ones, at the count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]; β_n = log n
     (``beta="log"``, the paper's) or 1 (``"one"``, chapter 5)."""
-    check_beta(beta)
-    WK = P["W_K"]
-    q = P["b_Q"]
-    X = (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)  # eq. 70
     t = torch.arange(0, n + 1, dtype=DT)
-    scale = math.log(n) if beta == "log" else 1.0
-    return torch.log(t) - torch.log(n - t) + scale * X[:, None]
+    return torch.log(t) - torch.log(n - t) + _beta_n(n, beta) * score_contrast(P)[:, None]
 
 
 def count_level_attention(P: dict, n: int, beta: str = "log") -> torch.Tensor:
@@ -116,7 +111,6 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
     Lemma 5): at each grid X (set through W_K) the interval is read off the two central count
     levels. Returns the widths and the trapezoid area (:func:`majority_area_closed_form`)."""
     n = _check_n(n, "majority")
-    check_beta(beta)
     P, _ = _batch(params)
     WK = P["W_K"][0]
     m = (n - 1) // 2
@@ -128,12 +122,7 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
         f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n, beta)[0]
         widths.append(max(0.0, float(f[m + 1] - f[m])))
     widths = np.array(widths)
-    area = (
-        float(np.trapezoid(widths, X_grid))
-        if hasattr(np, "trapezoid")
-        else float(np.trapz(widths, X_grid))
-    )
-    return {"widths": widths, "area": area}
+    return {"widths": widths, "area": float(np.trapezoid(widths, X_grid))}
 
 
 # --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
@@ -170,8 +159,6 @@ def sample_score_contrast(
     """X = qᵀW_K(e₁ − e₀) of ``samples`` A_gen(h) points drawn uniformly from the box [−B, B]^D,
     in chunks of ``chunk`` points (:func:`uniform_box` with seeds ``seed``, ``seed + 1``, …)."""
     samples = check_positive_int("samples", samples)
-    chunk = check_positive_int("chunk", chunk)
-    seed = check_positive_int("seed", seed, minimum=0)
     out = []
     for i, lo in enumerate(range(0, samples, chunk)):
         m = min(chunk, samples - lo)

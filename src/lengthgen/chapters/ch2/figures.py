@@ -18,6 +18,7 @@ from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.config import check_choice
+from lengthgen.rounding import superscript
 
 #: marker style of the paper's values (open squares), shifted right of ours on a shared x axis
 PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 5}
@@ -41,8 +42,7 @@ def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n:
         ax.axvline(k, ls="--", color="grey", lw=1)
         name = "A_pos" if v == "pos" else "A_norm"
         ax.set_title(
-            f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}",
-            fontsize=10,
+            f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}", fontsize=10
         )
         ax.set(xlabel="position j", ylabel="attention weight α_j", ylim=(0, 1.05))
     return plotting.finish(fig)
@@ -54,10 +54,7 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
     ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
     name = measures.run_of(task, model, N)
     res = runs[name][0]
-    at = {
-        "steps_cap": res["steps_cap"],
-        "members": [m for m in res["members"] if m["N"] == N],
-    }
+    at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
     m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
     return {
         "N": N,
@@ -153,10 +150,7 @@ def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | N
     """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
     label = label or f"A_{model}"
-    for who, x, style in (
-        ("ours", d["N"], OURS_STYLE),
-        ("paper", d["N"] + shift, PAPER_STYLE),
-    ):
+    for who, x, style in (("ours", d["N"], OURS_STYLE), ("paper", d["N"] + shift, PAPER_STYLE)):
         lo, hi = d[f"{who} lo"], d[f"{who} hi"]
         kw = dict(color=color, label=f"{label}: {who}", **style)
         _errorbar(ax, x, d[who], lo, hi, **kw)
@@ -239,10 +233,7 @@ def curves_figure(runs: dict, N: int = 51):
         )
     ax.axhline(50, color="grey", lw=0.8)
     ax.set(
-        xlabel="test length L (tokens)",
-        ylabel="Index accuracy (%)",
-        xscale="log",
-        ylim=(40, 102),
+        xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log", ylim=(40, 102)
     )
     Ls = list(ch2.test_lengths(N))
     ax.set_xticks(Ls, [str(L) for L in Ls])
@@ -255,26 +246,12 @@ def curves_figure(runs: dict, N: int = 51):
 def _guide(ax, ns, ys, slope, color):
     """A dashed line of the paper's slope through the first point (no legend entry)."""
     ns = np.asarray(ns, dtype=float)
-    ax.plot(
-        ns,
-        ys[0] * (ns / ns[0]) ** slope,
-        ls="--",
-        lw=1,
-        color=color,
-        label="_nolegend_",
-    )
-
-
-def _slope_text(s) -> str:
-    """The paper's rate as a power of n ("no claim" where the paper makes none)."""
-    if s is None:
-        return "no claim"
-    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-    return "n" + str(int(s)).translate(sup)
+    ax.plot(ns, ys[0] * (ns / ns[0]) ** slope, ls="--", lw=1, color=color, label="_nolegend_")
 
 
 def _rate_label(s) -> str:
-    return "no paper claim" if s is None else f"paper {_slope_text(s)}"
+    """The paper's rate as a power of n ("no paper claim" where the paper makes none)."""
+    return "no paper claim" if s is None else f"paper n{superscript(int(s))}"
 
 
 def windows_figure(widths: dict):
@@ -288,10 +265,7 @@ def windows_figure(widths: dict):
         "ell": r"$\ell$",
         "chi_fixed_ell_hat": r"$\hat\chi$ at fixed $\hat\ell$",
     }
-    norm_names = {
-        "chi": r"$\hat\chi$ at fixed $\ell$",
-        "ell": r"$\hat\ell$ (via $r_1$)",
-    }
+    norm_names = {"chi": r"$\hat\chi$ at fixed $\ell$", "ell": r"$\hat\ell$ (via $r_1$)"}
     for i, (key, r) in enumerate(widths.items()):
         v, t, c = key.split("/")
         ax = axes[0] if v == "pos" else axes[1]
@@ -300,12 +274,7 @@ def windows_figure(widths: dict):
         w = measures.window_measure(r)
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.loglog(
-            r["n"],
-            w,
-            marker="o",
-            ms=4,
-            color=col,
-            label=f"{v}/{t}: {name} ({_rate_label(theory)})",
+            r["n"], w, marker="o", ms=4, color=col, label=f"{v}/{t}: {name} ({_rate_label(theory)})"
         )
         if theory is not None:
             _guide(ax, r["n"], w, theory, col)
@@ -338,7 +307,7 @@ def mc_figure(mc: dict, min_exact: int = 10):
             ms=4,
             capsize=2,
             color=col,
-            label=f"{key} (paper {_slope_text(theory)})",
+            label=f"{key} ({_rate_label(theory)})",
         )
         _guide(ax, ns, fr, theory, col)
     ax.set(
@@ -366,14 +335,9 @@ def coefficient_figure(ca: dict):
                 label=f"N = {N}",
                 color=plotting.PALETTE[i],
             )
-        ax.set(
-            xscale="log",
-            xlabel=f"{lab} of the checkpoint",
-            ylabel="mean OOD accuracy (%)",
-        )
+        ax.set(xscale="log", xlabel=f"{lab} of the checkpoint", ylabel="mean OOD accuracy (%)")
         ax.set_title(
-            f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})",
-            fontsize=10,
+            f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10
         )
     h, lab = axes[0].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=5, fontsize=9)

@@ -36,36 +36,17 @@ def check_width(h) -> int:
 
 def param_count(variant: str, h: int) -> int:
     """Number of trainable scalars: 5h+20 (gen), 5h+18 (pos, norm), 5h+32 (sin)."""
-    check_choice("variant", variant, VARIANTS)
-    h = check_width(h)
-    return 5 * h + {"gen": 20, "pos": 18, "norm": 18, "sin": 32}[variant]
+    return 5 * check_width(h) + {"gen": 20, "pos": 18, "norm": 18, "sin": 32}[variant]
 
 
 def param_shapes(variant: str, h: int) -> dict[str, tuple[int, ...]]:
     """Name → shape (without the member dimension) of every trainable tensor of ``variant``."""
-    check_choice("variant", variant, VARIANTS)
-    h = check_width(h)
     head = {"W1": (h, 2), "b1": (h,), "W2": (2, h), "b2": (2,)}
     if FAMILIES[variant] == "positional":
-        att = {
-            "a": (2,),
-            "b": (2,),
-            "r": (2,),
-            "s": (2,),
-            "c_K": (2,),
-            "C_V": (2, 2),
-            "b_V": (2,),
-        }
+        att = dict.fromkeys(("a", "b", "r", "s", "c_K"), (2,)) | {"C_V": (2, 2), "b_V": (2,)}
     else:
         d = 2 if variant == "gen" else 4
-        att = {
-            "W_Q": (2, d),
-            "b_Q": (2,),
-            "W_K": (2, d),
-            "b_K": (2,),
-            "W_V": (2, d),
-            "b_V": (2,),
-        }
+        att = {"W_Q": (2, d), "b_Q": (2,), "W_K": (2, d), "b_K": (2,), "W_V": (2, d), "b_V": (2,)}
     return {**att, **head}
 
 
@@ -104,8 +85,7 @@ def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.
         if pad_to < n:
             raise ValueError(f"pad_to = {pad_to} is shorter than the strings (n = {n})")
         bits = torch.cat(
-            [bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)],
-            -1,
+            [bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)], -1
         )
     return torch.cat([bits, kk.to(bits.device).unsqueeze(-1)], -1)
 
@@ -144,18 +124,11 @@ def init_member(
     copied from them (b_Q ← b, b_K ← c_K, value content block ← C_V); the content query/key blocks
     and the sinusoidal positional blocks are then drawn Xavier-uniform.
     """
-    check_choice("variant", variant, VARIANTS)
-    h = check_width(h)
-    N = check_positive_int("maximum training length N", N)
-    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    g = torch.Generator().manual_seed(seed)
     rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
     a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N**2)
     b, c_K = rn(0.1), rn(0.1)
-    C_V, W1, W2 = (
-        _xavier((2, 2), g, dtype),
-        _xavier((h, 2), g, dtype),
-        _xavier((2, h), g, dtype),
-    )
+    C_V, W1, W2 = (_xavier(shape, g, dtype) for shape in ((2, 2), (h, 2), (2, h)))
     head = dict(W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype))
     zero2 = torch.zeros(2, dtype=dtype)
     if FAMILIES[variant] == "positional":
@@ -209,11 +182,7 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
         qq = b[:, None, :] + Fa if normalized else q
     else:
         qq = torch.where(normalized.view(-1, 1, 1), b[:, None, :] + Fa, q)
-    return (
-        (q * r[:, None, :]).sum(-1),
-        (qq * s[:, None, :]).sum(-1),
-        (q * cK[:, None, :]).sum(-1),
-    )
+    return ((q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1))
 
 
 def positional_scores(params, k: torch.Tensor, L: int, normalized) -> torch.Tensor:
@@ -351,7 +320,7 @@ class SingleLayer:
             self.beta = [check_beta(b) for b in beta]
         else:
             raise ValueError(
-                f"beta must be one of {', '.join(BETAS)} or a per-member list of them, got {beta!r}"
+                f"beta must be one of {BETAS} or a per-member list of them, got {beta!r}"
             )
         if variants is not None:
             variants = [check_choice("variant", v, VARIANTS) for v in variants]
