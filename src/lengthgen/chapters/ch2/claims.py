@@ -18,43 +18,15 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from lengthgen.chapters.ch2 import nesv, paper
+from lengthgen.chapters.ch2 import measures, nesv, paper, rules
 from lengthgen.chapters.ch2.deviations import CAUSES, DEVIATIONS  # noqa: F401  (CAUSES: tests)
-from lengthgen.chapters.ch2.measures import (
-    COUNTEREXAMPLE_CELLS,
-    FIG2_INTERMEDIATE,
-    coefficients,
-    counterexample,
-    fig2_pos_drop,
-    majority_equivalent,
-    mc_exponent,
-    mean_longest,
-    paired_gain,
-    parity_trained,
-    perfect_seeds,
-    protocol_of,
-    run_of,  # noqa: F401  (the notebooks read it here)
-    summary,
-    window_measure,  # noqa: F401  (chapter 5 and the notebooks read it here)
-    window_slope,
-)
-from lengthgen.chapters.ch2.rules import (
+from lengthgen.chapters.ch2.measures import run_of, window_measure  # noqa: F401  (re-exported)
+from lengthgen.chapters.ch2.rules import (  # noqa: F401  (WINDOW_SLOPE_TOL, two_sample_band)
     CLOSED_FORM_RTOL,
     MC_EXPONENT_TOL,
-    SEEDS,
     T1_TOLERANCE,
-    WINDOW_SLOPE_TOL,  # noqa: F401  (chapter 5 reads it here)
-    within,
-    above_zero,
-    chance_side,
-    live,
-    paper_chance_side,
-    rule1,
-    rule2,
-    rule3,
-    rule5,
-    rule6_window,
-    two_sample_band,  # noqa: F401  (the notebooks read it here)
+    WINDOW_SLOPE_TOL,
+    two_sample_band,
 )
 from lengthgen.claims import Claim, Unchecked
 from lengthgen.rounding import superscript
@@ -72,8 +44,14 @@ CEILING_WHY = (
 
 def _certified(cid, location, statement, paper_value, why) -> Claim:
     """A live self-check that every construction it names is certified exact by the checker."""
-    return live(
-        cid, location, statement, paper_value, lambda v: all(v.values()), why, group="self-check"
+    return rules.live(
+        cid,
+        location,
+        statement,
+        paper_value,
+        lambda v: all(v.values()),
+        why,
+        group="self-check",
     )
 
 
@@ -101,7 +79,7 @@ SELF_CHECKS = [
         group="self-check",
         source="live",
     ),
-    live(
+    rules.live(
         "ch2.checker.bruteforce",
         "Definition 1 (our checker)",
         "Every certified decision of the structural exactness checker equals exhaustive "
@@ -111,7 +89,7 @@ SELF_CHECKS = [
         "brute force over all 2ⁿ strings is exact for small n",
         group="self-check",
     ),
-    live(
+    rules.live(
         "ch2.center.eta16_threshold",
         "§4.1.1, App. A.1–A.2 (η = min(B/16, 1/16))",
         "With η = 1/16 the paper's First and Index centers are not exact at n = 3 … 5000 and "
@@ -130,7 +108,7 @@ SELF_CHECKS = [
         "the centers are exact solutions",
         "our constructions, certified by the exactness checker at each n",
     ),
-    live(
+    rules.live(
         "ch2.norm.eq23_bound",
         "§4.2 eq. 23 (and eq. 106)",
         "With the paper's map F(v) = v/√(1+‖v‖²), |ε_χ(k)| ≤ ‖s‖/(2k²‖a‖²) holds at every one "
@@ -178,8 +156,8 @@ def _window_claim(cid, v, t, c) -> Claim:
         _WINDOW_WHERE[(v, t)],
         statement=f"{t.capitalize()} under {NAMES[v]}: the exact window of {moved} around "
         f"the η = 1 center shrinks like n{superscript(theory)} (log-log slope, n = 8 … 512)",
-        **rule6_window(theory),
-        measure=lambda r: window_slope(r, f"{v}/{t}/{c}"),
+        **rules.rule6_window(theory),
+        measure=lambda r: measures.window_slope(r, f"{v}/{t}/{c}"),
     )
 
 
@@ -193,8 +171,8 @@ def _mc_claim(cid, key) -> Claim:
         statement=f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around "
         f"the η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 "
         "exact points)",
-        **within(theory, MC_EXPONENT_TOL, why),
-        measure=lambda r: mc_exponent(r, key),
+        **rules.within(theory, rules.MC_EXPONENT_TOL, why),
+        measure=lambda r: measures.mc_exponent(r, key),
     )
 
 
@@ -208,17 +186,17 @@ VOLUME_LIVE = [
         source="live",
         statement="The exact (X, b₂,₁) area of the A_gen Majority center equals "
         "η³·4 artanh(1/n)/log n (largest relative error over n = 11 … 3001)",
-        **within(0.0, CLOSED_FORM_RTOL, _RULE7_WHY, digits=1),
+        **rules.within(0.0, rules.CLOSED_FORM_RTOL, _RULE7_WHY, digits=1),
     ),
     Claim(
         "ch2.volume.majority_area",
         "Thm. 1 eq. 6, Lemma 4",
         source="live",
         statement="The exact area times log n decays like n⁻¹ (log-log slope over n = 11 … 3001)",
-        **rule6_window(paper.PAPER_MAJORITY_AREA_SLOPE),
+        **rules.rule6_window(paper.PAPER_MAJORITY_AREA_SLOPE),
         group="self-check",
     ),
-    live(
+    rules.live(
         "ch2.volume.lemma6_density",
         "App. A.3, Lemma 6 (eq. 84)",
         "Under the uniform box [−B, B]ᴰ of A_gen the density of the score contrast "
@@ -232,7 +210,7 @@ VOLUME_LIVE = [
         "rule 10: the lemma's bound must hold for every B; the histogram checks the "
         "quadrature's peak on the model's own sampled parameters",
     ),
-    live(
+    rules.live(
         "ch2.volume.lemma7_mass",
         "App. A.3, Lemma 7 (eqs. 88, 91)",
         "Under the same box, Pr(|X| ≤ 1/log n) ≥ c_X/log n with the proof's "
@@ -251,7 +229,7 @@ VOLUME_LIVE = [
 ]
 
 PARITY = [
-    live(
+    rules.live(
         "ch2.parity.random",
         "Thm. 1 eq. 7, App. A.4",
         "On 5000 random and 20 briefly trained A_gen(8) points at n = 11 the logit difference "
@@ -270,9 +248,9 @@ PARITY = [
         "predicate",
         "the paper's capacity argument must hold for every trained model",
         holds=lambda v: (
-            v["models"] == SEEDS and v["violations"] == 0 and v["max_sign_changes"] < 11
+            v["models"] == rules.SEEDS and v["violations"] == 0 and v["max_sign_changes"] < 11
         ),
-        measure=parity_trained,
+        measure=measures.parity_trained,
         group="self-check",
     ),
     _certified(
@@ -337,19 +315,19 @@ def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
     said = f"{task.capitalize()} under {NAMES[model]} at N = {N}: "
     if cell[0] == 100.0:
         said += f"all 20 seeds are at 100 % accuracy at L = {10 * N + 1}"
-        rule = {**rule2(CEILING_WHY), "paper_uncertainty": [cell[1], cell[2]]}
-        measure = perfect_seeds
+        rule = {**rules.rule2(CEILING_WHY), "paper_uncertainty": [cell[1], cell[2]]}
+        measure = measures.perfect_seeds
     else:
         said += f"mean accuracy over 20 seeds at L = {10 * N + 1} (ours with its 95 % "
         said += "seed-bootstrap interval)"
-        rule, measure = rule1(cell), summary
+        rule, measure = rules.rule1(cell), measures.summary
     return Claim(
         cid,
         loc,
         statement=said,
         **rule,
         measure=lambda r: measure(r, task, model, N),
-        protocol=protocol_of([(task, model, N)]),
+        protocol=measures.protocol_of([(task, model, N)]),
     )
 
 
@@ -361,14 +339,14 @@ def _table3_claim(cid: str, model: str, N: int) -> Claim:
         "Table 3 (App. D.6)",
         statement=f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy "
         "averaged over the five test lengths above N (ours with its 95 % seed-bootstrap interval)",
-        **rule1(paper.PAPER_T3[model][N]),
-        measure=lambda r: summary(r, "majority", model, N, ood=True),
-        protocol=protocol_of([("majority", model, N)]),
+        **rules.rule1(paper.PAPER_T3[model][N]),
+        measure=lambda r: measures.summary(r, "majority", model, N, ood=True),
+        protocol=measures.protocol_of([("majority", model, N)]),
     )
 
 
 # ---- §4.3 / paper Fig. 2: the A_norm gain on Index at N = 51, direction and size
-_GAIN_PROTOCOL = protocol_of([("index", "pos", 51), ("index", "norm", 51)])
+_GAIN_PROTOCOL = measures.protocol_of([("index", "pos", 51), ("index", "norm", 51)])
 _PAPER_GAIN = [paper.PAPER_T2[("index", m)][51] for m in ("pos", "norm")]
 GAIN = [
     Claim(
@@ -379,8 +357,8 @@ GAIN = [
         "A_norm > A_pos",
         "direction",
         "the sign of the paired gain; its size is the next claim",
-        holds=above_zero,
-        measure=paired_gain,
+        holds=rules.above_zero,
+        measure=measures.paired_gain,
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
@@ -389,27 +367,31 @@ GAIN = [
         statement="On Index at N = 51, the mean A_norm − A_pos accuracy gain at L = 511 "
         "(percentage points)",
         # rule 4: the difference of two reported means, ± the sum of their 95 % half-widths
-        **within(
+        **rules.within(
             round(_PAPER_GAIN[1][0] - _PAPER_GAIN[0][0], 1),
             round(sum((hi - lo) / 2 for _, lo, hi in _PAPER_GAIN), 2),
             "rule 4: a difference of two reported means, ± the sum of their 95 % half-widths",
         ),
-        measure=lambda r: paired_gain(r)["mean"],
+        measure=lambda r: measures.paired_gain(r)["mean"],
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
         "ch2.train.fig2.norm_above_pos",
         "§4.3, paper Fig. 2",
         "On Index at N = 51, A_norm is more accurate than A_pos at each test length "
-        f"of paper Fig. 2 between N and 10N+1 (L = {', '.join(map(str, FIG2_INTERMEDIATE))}; "
+        f"of paper Fig. 2 between N and 10N+1 (L = {', '.join(map(str, measures.FIG2_INTERMEDIATE))}; "
         "L = 511 is ch2.train.norm_vs_pos): the seed-paired gain's 95 % bootstrap interval "
         "lies above 0 at each",
         "A_norm above A_pos beyond N",
         "direction",
         "rule 9: the paper describes the curves of paper Fig. 2 in words only, so we check the "
         "sign of the paired gain at every length it plots beyond training",
-        holds=lambda v: len(v) == len(FIG2_INTERMEDIATE) and all(map(above_zero, v.values())),
-        measure=lambda r: {str(L): paired_gain(r, paper.FIG2_N, L) for L in FIG2_INTERMEDIATE},
+        holds=lambda v: (
+            len(v) == len(measures.FIG2_INTERMEDIATE) and all(map(rules.above_zero, v.values()))
+        ),
+        measure=lambda r: {
+            str(L): measures.paired_gain(r, paper.FIG2_N, L) for L in measures.FIG2_INTERMEDIATE
+        },
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
@@ -421,9 +403,9 @@ GAIN = [
         "direction",
         "rule 9: the paper gives 'rapidly' no number, so only the sign of the first fall "
         "beyond training is checked",
-        holds=above_zero,
-        measure=fig2_pos_drop,
-        protocol=protocol_of([("index", "pos", 51)]),
+        holds=rules.above_zero,
+        measure=measures.fig2_pos_drop,
+        protocol=measures.protocol_of([("index", "pos", 51)]),
     ),
     Unchecked(
         "ch2.train.fig2.values",
@@ -447,7 +429,7 @@ GAIN = [
         "the paper's qualitative thesis is an order; the sizes are the Table 2 claims",
         holds=lambda v: v[0] > v[1] > v[2],
         measure=lambda r: [
-            mean_longest(r, t, m, 51)
+            measures.mean_longest(r, t, m, 51)
             for t, m in (("first", "pos"), ("majority", "gen"), ("index", "pos"))
         ],
     ),
@@ -481,17 +463,17 @@ def _table1_claim(cid, task, model) -> Claim:
     said = f"{task.capitalize()} under {NAMES[model]} at N = 51: "
     if pv == 100.0:
         said += "all 20 seeds are at 100 % accuracy at L = 511"
-        rule, measure = rule2(CEILING_WHY), perfect_seeds
+        rule, measure = rules.rule2(CEILING_WHY), measures.perfect_seeds
     else:
         said += "mean accuracy over 20 seeds at L = 511"
-        rule, measure = rule3(pv), mean_longest
+        rule, measure = rules.rule3(pv), measures.mean_longest
     return Claim(
         cid,
         _T1_LOC,
         statement=said,
         **rule,
         measure=lambda r: measure(r, task, model, 51),
-        protocol=protocol_of([(task, model, 51)]),
+        protocol=measures.protocol_of([(task, model, 51)]),
     )
 
 
@@ -516,7 +498,7 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
 def _chance_claim(cid, task, model) -> Claim:
     """Rule 8: ours on the same side of chance as the paper's value (:func:`chance_side`)."""
     pv = paper.PAPER_T1[(task, model)]
-    side = paper_chance_side(pv)
+    side = rules.paper_chance_side(pv)
     said = {
         "above": "above chance: its 95 % seed-bootstrap interval lies above 50 %",
         "below": "below chance: its 95 % seed-bootstrap interval lies below 50 %",
@@ -533,9 +515,9 @@ def _chance_claim(cid, task, model) -> Claim:
         "predicate",
         f"rule 8: a cell near chance passes ± {T1_TOLERANCE:g} points even for a model that "
         "learns nothing, so its side of chance (50 %, balanced banks) is checked on its own",
-        holds=lambda v: chance_side(v["lo"], v["hi"]) == side,
-        measure=lambda r: summary(r, task, model, 51),
-        protocol=protocol_of([(task, model, 51)]),
+        holds=lambda v: rules.chance_side(v["lo"], v["hi"]) == side,
+        measure=lambda r: measures.summary(r, task, model, 51),
+        protocol=measures.protocol_of([(task, model, 51)]),
     )
 
 
@@ -546,37 +528,37 @@ TABLE1_MAJORITY_AND_D7 = [
         "Table 1 (N = 51), A_pos and A_norm columns",
         statement="Majority under A_pos (and, identical by App. D.7, A_norm) at N = 51: mean "
         "accuracy over 20 seeds at L = 511",
-        **rule3(paper.PAPER_T1[("majority", "pos")]),
-        measure=lambda r: mean_longest(r, "majority", "pos", 51),
-        protocol=protocol_of([("majority", "pos", 51)]),
+        **rules.rule3(paper.PAPER_T1[("majority", "pos")]),
+        measure=lambda r: measures.mean_longest(r, "majority", "pos", 51),
+        protocol=measures.protocol_of([("majority", "pos", 51)]),
     ),
     Claim(
         "ch2.train.d7.first_norm",
         "App. D.7",
         statement=f"First under A_norm at N = {', '.join(map(str, _SMALL_NS))}: all 20 seeds are "
         "at 100 % accuracy at L = 10N+1 (N = 51: the Table 1 claim)",
-        **rule2(
+        **rules.rule2(
             "rule 2: at the 100 % ceiling we compare the count of perfect seeds",
-            [SEEDS] * len(_SMALL_NS),
+            [rules.SEEDS] * len(_SMALL_NS),
         ),
-        measure=lambda r: [perfect_seeds(r, "first", "norm", N) for N in _SMALL_NS],
-        protocol=protocol_of([("first", "norm", N) for N in _SMALL_NS]),
+        measure=lambda r: [measures.perfect_seeds(r, "first", "norm", N) for N in _SMALL_NS],
+        protocol=measures.protocol_of([("first", "norm", N) for N in _SMALL_NS]),
     ),
     Claim(
         "ch2.train.d7.majority_equivalent",
         "App. D.7",
         "On Majority our A_pos and A_norm members (same initial tensors and batches, fixed token "
         "k = 0) have identical test accuracies for all 20 seeds",
-        SEEDS,
+        rules.SEEDS,
         "equal",
         "with k = 0, F(ak) = 0 = ak, so the two models coincide by construction: a check of our "
         "code",
         group="self-check",
-        measure=majority_equivalent,
+        measure=measures.majority_equivalent,
     ),
 ]
 
-_COEF_PROTOCOL = protocol_of([("index", "pos", N) for N in paper.NS])
+_COEF_PROTOCOL = measures.protocol_of([("index", "pos", N) for N in paper.NS])
 COUNTEREXAMPLE_AND_D4 = [
     Claim(
         "ch2.train.counterexample_sin_majority",
@@ -591,11 +573,13 @@ COUNTEREXAMPLE_AND_D4 = [
         "rule 9: 'as well as' means not worse, so rule 1's band on the lower side, at "
         "each cell where the paper's tables compare the two models",
         holds=lambda v: (
-            len(v["diff"]) == len(COUNTEREXAMPLE_CELLS)
+            len(v["diff"]) == len(measures.COUNTEREXAMPLE_CELLS)
             and all(v["diff"][k] >= -v["band"][k] for k in v["diff"])
         ),
-        measure=counterexample,
-        protocol=protocol_of([("majority", m, N) for m in ("gen", "sin") for N in paper.NS]),
+        measure=measures.counterexample,
+        protocol=measures.protocol_of(
+            [("majority", m, N) for m in ("gen", "sin") for N in paper.NS]
+        ),
     ),
     Claim(
         "ch2.train.coef_direction",
@@ -611,7 +595,7 @@ COUNTEREXAMPLE_AND_D4 = [
             and max(v["p_chi"], v["p_ell"]) < paper.PAPER_COEF_P
         ),
         measure=lambda r: {
-            f"{s}_{k}": coefficients(r)[k][s] for s in ("rho", "p") for k in ("chi", "ell")
+            f"{s}_{k}": measures.coefficients(r)[k][s] for s in ("rho", "p") for k in ("chi", "ell")
         },
         protocol=_COEF_PROTOCOL,
     ),
@@ -621,8 +605,8 @@ COUNTEREXAMPLE_AND_D4 = [
             "§4.1.3, App. D.4",
             statement=f"The pooled within-N rank correlation of {sym} with mean OOD accuracy over "
             "the 100 A_pos Index checkpoints",
-            **rule5(paper.PAPER_COEF_RHO[key], paper.PAPER_COEF_CHECKPOINTS),
-            measure=lambda r, k=key: coefficients(r)[k]["rho"],
+            **rules.rule5(paper.PAPER_COEF_RHO[key], paper.PAPER_COEF_CHECKPOINTS),
+            measure=lambda r, k=key: measures.coefficients(r)[k]["rho"],
             digits=3,
             protocol=_COEF_PROTOCOL,
         )

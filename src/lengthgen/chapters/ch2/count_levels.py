@@ -23,6 +23,13 @@ def _check_n(n, task=None) -> int:
     return n
 
 
+def _positive(name: str, x) -> float:
+    """``x`` as a float, or a ValueError unless it is finite and > 0."""
+    if not check_finite(name, x) > 0:
+        raise ValueError(f"{name} must be > 0, got {x}")
+    return float(x)
+
+
 def _beta_n(n: int, beta: str) -> float:
     """β_n as a float: ``math.log(n)`` (``log``) or ``1.0`` (``one``)."""
     return math.log(n) if check_beta(beta) == "log" else 1.0
@@ -99,9 +106,7 @@ def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
     """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
     η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ along the value segment times eq. 75 with
     β = β_n: log n or 1)."""
-    eta = check_finite("eta", eta)
-    if not eta > 0:
-        raise ValueError(f"eta must be > 0, got {eta}")
+    eta = _positive("eta", eta)
     n = _check_n(n, "majority")
     return eta**3 * 4 * math.atanh(1 / n) / _beta_n(n, beta)
 
@@ -134,9 +139,7 @@ def uniform_box(
     """``samples`` points drawn uniformly from the raw box [−B, B]^D of ``variant``'s trainable
     scalars (Definition 1): every tensor of :func:`single_layer.param_shapes` with a leading sample
     dimension, float64, from ``torch.Generator().manual_seed(seed)`` in the order of the shapes."""
-    B = check_finite("B", B)
-    if not B > 0:
-        raise ValueError(f"the box half-width B must be > 0, got {B}")
+    B = _positive("the box half-width B", B)
     samples = check_positive_int("samples", samples)
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     return {
@@ -173,9 +176,7 @@ def score_contrast_peak_density(B: float = 1.0) -> float:
     g(u) being the density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on [−2, 2]); X/B² is B-free."""
     from scipy import integrate
 
-    B = check_finite("B", B)
-    if not B > 0:
-        raise ValueError(f"the box half-width B must be > 0, got {B}")
+    B = _positive("the box half-width B", B)
 
     def f_tri(v):  # density of the difference of two uniforms on [−1, 1]
         return max(0.0, 2.0 - abs(v)) / 4.0
@@ -219,12 +220,7 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     kinks = ((kink > 0) & (kink < 1)).sum(-1)
     alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
     exact = (f * alt > 0).all(-1)
-    return {
-        "sign_changes": changes.numpy(),
-        "kinks": kinks.numpy(),
-        "exact": exact.numpy(),
-        "needed": n,
-    }
+    return dict(sign_changes=changes.numpy(), kinks=kinks.numpy(), exact=exact.numpy(), needed=n)
 
 
 def parity_solution(n: int) -> dict[str, torch.Tensor]:
@@ -258,15 +254,7 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
     b1 = torch.tensor(-sigma * kinks, dtype=DT)
     W2 = torch.zeros(2, h, dtype=DT)
     W2[1] = torch.tensor(beta)
-    return {
-        "W_Q": torch.zeros(2, 2, dtype=DT),
-        "b_Q": torch.tensor([1.0, 0.0], dtype=DT),
-        "W_K": torch.zeros(2, 2, dtype=DT),
-        "b_K": torch.zeros(2, dtype=DT),
-        "W_V": torch.tensor([[0.0, 1.0], [0.0, 0.0]], dtype=DT),
-        "b_V": torch.zeros(2, dtype=DT),
-        "W1": W1,
-        "b1": b1,
-        "W2": W2,
-        "b2": torch.tensor([0.0, c], dtype=DT),
-    }
+    t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
+    att = dict(W_Q=torch.zeros(2, 2, dtype=DT), b_Q=t(1, 0), W_K=torch.zeros(2, 2, dtype=DT))
+    att |= dict(b_K=t(0, 0), W_V=t(0, 1, 0, 0).view(2, 2), b_V=t(0, 0))
+    return dict(att, W1=W1, b1=b1, W2=W2, b2=t(0.0, c))

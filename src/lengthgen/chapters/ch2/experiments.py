@@ -75,23 +75,11 @@ EXPERIMENTS = {
 }
 
 #: the full-scale protocol (D.2–D.3); caps and N: paper.STORED_STEP_CAPS / STORED_NS
-FULL = {
-    "seeds": paper.SEEDS,
-    "every": paper.VALIDATE_EVERY,
-    "val_size": paper.VAL_SIZE,
-    "test_size": paper.TEST_SIZE,
-    "batch": paper.BATCH,
-}
+FULL = dict(seeds=paper.SEEDS, every=paper.VALIDATE_EVERY, val_size=paper.VAL_SIZE)
+FULL |= dict(test_size=paper.TEST_SIZE, batch=paper.BATCH)
 #: the smoke protocol: two seeds at N = 11, a few hundred updates, small banks
-SMOKE = {
-    "seeds": paper.SEEDS[:2],
-    "Ns": (11,),
-    "steps": 300,
-    "every": 100,
-    "val_size": 200,
-    "test_size": 200,
-    "batch": 64,
-}
+SMOKE = dict(seeds=paper.SEEDS[:2], Ns=(11,), steps=300, every=100)
+SMOKE |= dict(val_size=200, test_size=200, batch=64)
 #: the experiments a smoke run trains (the full run trains all of EXPERIMENTS)
 SMOKE_EXPERIMENTS = ("index_posnorm", "majority_gen")
 
@@ -300,23 +288,10 @@ def cells(scale: str) -> list[Cell]:
             name, Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name], **FULL
         )
         out.append(Cell(name, train_experiment, cfg, seeds=tuple(FULL["seeds"])))
-    out.append(
-        Cell(
-            "volume_scans",
-            volume_scans,
-            {
-                "ns": list(VOLUME_NS),
-                "combos": [list(c) for c in VOLUME_COMBOS],
-                "mc_ns": {k: list(v) for k, v in VOLUME_MC_NS.items()},
-                "mc_samples": VOLUME_MC_SAMPLES,
-                "h": H,
-                "eta": VOLUME_ETA,
-                "half_width": VOLUME_HALF_WIDTH,
-                "norm_map": "sqrt",
-            },
-        )
-    )
-    return out
+    kw = dict(ns=list(VOLUME_NS), combos=[list(c) for c in VOLUME_COMBOS])
+    kw |= dict(mc_ns={k: list(v) for k, v in VOLUME_MC_NS.items()}, mc_samples=VOLUME_MC_SAMPLES)
+    kw |= dict(h=H, eta=VOLUME_ETA, half_width=VOLUME_HALF_WIDTH, norm_map="sqrt")
+    return [*out, Cell("volume_scans", volume_scans, kw)]
 
 
 # --------------------------------------------------------------------------- stored results

@@ -56,18 +56,9 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
     res = runs[name][0]
     at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
     m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
-    return {
-        "N": N,
-        "task": task,
-        "model": f"A_{model}",
-        "paper": cell[0],
-        "paper lo": cell[1],
-        "paper hi": cell[2],
-        "ours": m,
-        "ours lo": lo,
-        "ours hi": hi,
-        "run": name,
-    }
+    row = {"N": N, "task": task, "model": f"A_{model}"}
+    row |= {"paper": cell[0], "paper lo": cell[1], "paper hi": cell[2]}
+    return row | {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
 
 
 def accuracy_table(runs: dict, table: str):
@@ -209,28 +200,13 @@ def curves_figure(runs: dict, N: int = 51):
             continue
         Ls, A = ch2.accuracy_curve(runs[name][0], v, N)
         band = np.array([bootstrap_ci(A[:, j], seed=0) for j in range(len(Ls))])
-        ax.plot(
-            Ls,
-            band[:, 0],
-            marker="o",
-            ms=4,
-            ls=ls,
-            label=f"{lab}: ours",
-            color=plotting.PALETTE[ci],
-        )
-        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=plotting.PALETTE[ci])
+        col = plotting.PALETTE[ci]
+        ax.plot(Ls, band[:, 0], marker="o", ms=4, ls=ls, label=f"{lab}: ours", color=col)
+        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=col)
     for model, ci in (("pos", 0), ("norm", 3)):
         pv, plo, phi = paper.PAPER_T2[("index", model)][N]
-        _errorbar(
-            ax,
-            [L_top * 1.06],
-            [pv],
-            [plo],
-            [phi],
-            color=plotting.PALETTE[ci],
-            label=f"A_{model}: paper (Table 2)",
-            **PAPER_STYLE,
-        )
+        kw = dict(color=plotting.PALETTE[ci], label=f"A_{model}: paper (Table 2)", **PAPER_STYLE)
+        _errorbar(ax, [L_top * 1.06], [pv], [plo], [phi], **kw)
     ax.axhline(50, color="grey", lw=0.8)
     ax.set(
         xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log", ylim=(40, 102)
@@ -297,25 +273,12 @@ def mc_figure(mc: dict, min_exact: int = 10):
         ns, fr = [r["n"] for r in rows], [r["fraction"] for r in rows]
         col = plotting.PALETTE[i]
         theory = paper.PAPER_MC_EXPONENTS[key]
-        _errorbar(
-            ax,
-            ns,
-            fr,
-            [r["lo"] for r in rows],
-            [r["hi"] for r in rows],
-            marker="o",
-            ms=4,
-            capsize=2,
-            color=col,
-            label=f"{key} ({_rate_label(theory)})",
-        )
+        lo, hi = [r["lo"] for r in rows], [r["hi"] for r in rows]
+        kw = dict(marker="o", ms=4, capsize=2, color=col, label=f"{key} ({_rate_label(theory)})")
+        _errorbar(ax, ns, fr, lo, hi, **kw)
         _guide(ax, ns, fr, theory, col)
-    ax.set(
-        xscale="log",
-        yscale="log",
-        xlabel="input length n (tokens)",
-        ylabel="exact fraction of the box",
-    )
+    ax.set(xscale="log", yscale="log", xlabel="input length n (tokens)")
+    ax.set(ylabel="exact fraction of the box")
     ax.legend(fontsize=9)
     return plotting.finish(fig)
 
@@ -328,13 +291,8 @@ def coefficient_figure(ca: dict):
     for ax, key, lab in zip(axes, ("chi", "ell"), ("N²|χ|", "N|ℓ|")):
         for i, N in enumerate(sorted(set(ca["N"]))):
             sel = Ns == N
-            ax.scatter(
-                np.array(ca[key]["values"])[sel],
-                np.array(ca["acc"])[sel],
-                s=12,
-                label=f"N = {N}",
-                color=plotting.PALETTE[i],
-            )
+            x, y = np.array(ca[key]["values"])[sel], np.array(ca["acc"])[sel]
+            ax.scatter(x, y, s=12, label=f"N = {N}", color=plotting.PALETTE[i])
         ax.set(xscale="log", xlabel=f"{lab} of the checkpoint", ylabel="mean OOD accuracy (%)")
         ax.set_title(
             f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10

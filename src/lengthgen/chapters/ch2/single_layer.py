@@ -246,32 +246,26 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     data, valid, n, k = _split(x, dtype)
     beta_n = attention_scale(params, n, beta)  # β_n (log n unless β = 1)
     L = data.shape[-1]
+    if variant in ("gen", "sin"):  # the index token is z = 0: q = Q(0) = b_Q
+        q, WK, bK, WV, bV = (params[k] for k in ("b_Q", "W_K", "b_K", "W_V", "b_V"))
+        s0, s1 = ((q * (WK[:, :, c] + bK)).sum(-1) for c in (0, 1))  # a zero's, a one's score
+        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
     if variant == "gen":
-        q = params["b_Q"]  # z = 0: q = Q(0) = b_Q
-        WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
-        s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
-        s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
         t = data.sum(-1) - PAD * (L - n)  # number of ones
         d = torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None]
         rho = torch.sigmoid(d)  # ρ_t of eq. 71
-        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
         A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
         return _classifier(params, A)
     if variant == "sin":
         w = data * valid
-        q = params["b_Q"]
-        WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
         j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
         pj = torch.stack([torch.sin(j), torch.cos(j)], -1)  # [L, 2]
-        s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
-        s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
         pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)  # qᵀ W_K^pos p_j
         # the symbol-0 score s0 is common to every position and cancels in the softmax
         logits = torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None]) * beta_n[..., None]
         logits = logits.masked_fill(~valid, float("-inf"))
         alpha = torch.softmax(logits, -1)
         p = (alpha * w).sum(-1)
-        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
         A = (
             v0[:, None, :]

@@ -98,45 +98,19 @@ def center(
     h = check_width(h)
     e = paper_eta(B) if eta is None else check_finite("eta", eta, nonnegative=True)
     t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
+    W1, W2 = torch.zeros(h, 2, dtype=DT), torch.zeros(2, h, dtype=DT)
+    b1 = torch.full((h,), -e, dtype=DT)
     if FAMILIES[variant] == "positional":
-        W1 = torch.zeros(h, 2, dtype=DT)
-        W1[0, 0] = W1[1, 1] = e
-        b1 = torch.full((h,), -e, dtype=DT)
+        W1[0, 0] = W1[1, 1] = W2[0, 0] = W2[1, 1] = e
         b1[:2] = e * e
-        W2 = torch.zeros(2, h, dtype=DT)
-        W2[0, 0] = W2[1, 1] = e
-        return {
-            "a": t(2 * e, 0),
-            "b": t(0, -e),
-            "r": t(e, 0),
-            "s": t(0, e),
-            "c_K": t(0, 0),
-            "C_V": e * torch.eye(2, dtype=DT),
-            "b_V": t(0, 0),
-            "W1": W1,
-            "b1": b1,
-            "W2": W2,
-            "b2": t(0, 0),
-        }
+        att = dict(a=t(2 * e, 0), b=t(0, -e), r=t(e, 0), s=t(0, e), c_K=t(0, 0))
+        att |= dict(C_V=e * torch.eye(2, dtype=DT), b_V=t(0, 0))
+        return dict(att, W1=W1, b1=b1, W2=W2, b2=t(0, 0))
     if variant == "gen" and task == "majority":
-        W1 = torch.zeros(h, 2, dtype=DT)
-        W1[0, 0] = e
-        b1 = torch.full((h,), -e, dtype=DT)
-        b1[0] = e
-        W2 = torch.zeros(2, h, dtype=DT)
-        W2[1, 0] = e
-        return {
-            "W_Q": torch.zeros(2, 2, dtype=DT),
-            "b_Q": t(e, 0),
-            "W_K": torch.tensor([[e, e], [0.0, 0.0]], dtype=DT),
-            "b_K": t(0, 0),
-            "W_V": torch.tensor([[0.0, e], [0.0, 0.0]], dtype=DT),
-            "b_V": t(0, 0),
-            "W1": W1,
-            "b1": b1,
-            "W2": W2,
-            "b2": t(0, -(e * e + e**3 / 2)),
-        }
+        W1[0, 0] = b1[0] = W2[1, 0] = e
+        W_K, W_V = t(e, e, 0, 0).view(2, 2), t(0, e, 0, 0).view(2, 2)
+        att = dict(W_Q=torch.zeros(2, 2, dtype=DT), b_Q=t(e, 0), W_K=W_K, b_K=t(0, 0), W_V=W_V)
+        return dict(att, b_V=t(0, 0), W1=W1, b1=b1, W2=W2, b2=t(0, -(e * e + e**3 / 2)))
     raise ValueError(
         f"the paper gives no center for task {task!r} under A_{variant} "
         "(implemented: A_pos/A_norm First and Index, A_gen Majority)"
@@ -152,14 +126,9 @@ def score_coefficients(params: dict) -> dict[str, float]:
     chi, ell = dot(a, s), 2 * dot(b, s) + dot(a, r)
     ahat = a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300)
     chi_hat = dot(ahat, s)
-    return {
-        "chi": chi,
-        "ell": ell,
-        "delta": dot(b, s),
-        "phi": dot(b, r),
-        "chi_hat": chi_hat,
-        "ell_hat": ell + 2 * chi_hat,
-    }
+    return dict(
+        chi=chi, ell=ell, delta=dot(b, s), phi=dot(b, r), chi_hat=chi_hat, ell_hat=ell + 2 * chi_hat
+    )
 
 
 def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
@@ -508,15 +477,9 @@ def admissible_width(
         sides.append(lo if hi is None else (lo + hi) / 2 if lo > 0 else hi / 2)
         capped.append(hi is None)
     finite = [sd for sd, cap in zip(sides, capped) if not cap]
-    return {
-        "plus": sides[0],
-        "minus": sides[1],
-        "width": sides[0] + sides[1],
-        "plus_capped": capped[0],
-        "minus_capped": capped[1],
-        "finite_width": sum(finite) if finite else float("nan"),
-        "undecided": undecided,
-    }
+    fin = sum(finite) if finite else float("nan")
+    out = dict(plus=sides[0], minus=sides[1], width=sides[0] + sides[1], plus_capped=capped[0])
+    return out | dict(minus_capped=capped[1], finite_width=fin, undecided=undecided)
 
 
 # --------------------------------------------------------------------------- Monte Carlo fractions
@@ -556,12 +519,5 @@ def mc_fraction(
     den = 1 + z * z / samples
     mid = (p + z * z / (2 * samples)) / den
     half = z * math.sqrt(p * (1 - p) / samples + z * z / (4 * samples * samples)) / den
-    return {
-        "n": n,
-        "samples": samples,
-        "exact": n_true,
-        "undecided": n_none,
-        "fraction": p,
-        "lo": max(0.0, mid - half),
-        "hi": min(1.0, mid + half),
-    }
+    lo, hi = max(0.0, mid - half), min(1.0, mid + half)
+    return dict(n=n, samples=samples, exact=n_true, undecided=n_none, fraction=p, lo=lo, hi=hi)
