@@ -171,7 +171,7 @@ def _mc_claim(cid, key) -> Claim:
         statement=f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around "
         f"the η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 "
         "exact points)",
-        **rules.within(theory, rules.MC_EXPONENT_TOL, why),
+        **rules.within(theory, MC_EXPONENT_TOL, why),
         measure=lambda r: measures.mc_exponent(r, key),
     )
 
@@ -186,7 +186,7 @@ VOLUME_LIVE = [
         source="live",
         statement="The exact (X, b₂,₁) area of the A_gen Majority center equals "
         "η³·4 artanh(1/n)/log n (largest relative error over n = 11 … 3001)",
-        **rules.within(0.0, rules.CLOSED_FORM_RTOL, _RULE7_WHY, digits=1),
+        **rules.within(0.0, CLOSED_FORM_RTOL, _RULE7_WHY, digits=1),
     ),
     Claim(
         "ch2.volume.majority_area",
@@ -290,19 +290,19 @@ TABLE2 = (
     ("ch2.train.table2.index_pos_N51", "index", "pos", 51),
     ("ch2.train.table2.index_norm_N51", "index", "norm", 51),
 )
-# ---- paper Table 3 (App. D.6): Majority's mean OOD accuracy, one row per cell (id, model, N);
+# ---- paper Table 3 (App. D.6): Majority's mean OOD accuracy, one row per cell (id, N, model);
 # paper value paper.PAPER_T3[model][N], ours :func:`summary` with ood=True, rule 1
 TABLE3 = (
-    ("ch2.train.table3.gen_N11", "gen", 11),
-    ("ch2.train.table3.sin_N11", "sin", 11),
-    ("ch2.train.table3.gen_N21", "gen", 21),
-    ("ch2.train.table3.sin_N21", "sin", 21),
-    ("ch2.train.table3.gen_N31", "gen", 31),
-    ("ch2.train.table3.sin_N31", "sin", 31),
-    ("ch2.train.table3.gen_N41", "gen", 41),
-    ("ch2.train.table3.sin_N41", "sin", 41),
-    ("ch2.train.table3.gen_N51", "gen", 51),
-    ("ch2.train.table3.sin_N51", "sin", 51),
+    ("ch2.train.table3.gen_N11", 11, "gen"),
+    ("ch2.train.table3.sin_N11", 11, "sin"),
+    ("ch2.train.table3.gen_N21", 21, "gen"),
+    ("ch2.train.table3.sin_N21", 21, "sin"),
+    ("ch2.train.table3.gen_N31", 31, "gen"),
+    ("ch2.train.table3.sin_N31", 31, "sin"),
+    ("ch2.train.table3.gen_N41", 41, "gen"),
+    ("ch2.train.table3.sin_N41", 41, "sin"),
+    ("ch2.train.table3.gen_N51", 51, "gen"),
+    ("ch2.train.table3.sin_N51", 51, "sin"),
 )
 
 
@@ -331,7 +331,7 @@ def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
     )
 
 
-def _table3_claim(cid: str, model: str, N: int) -> Claim:
+def _table3_claim(cid: str, N: int, model: str) -> Claim:
     """One row of :data:`TABLE3`."""
     name = {"gen": "A_gen (NoPE)", "sin": "A_sin (sinusoidal)"}[model]
     return Claim(

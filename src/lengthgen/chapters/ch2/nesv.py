@@ -96,12 +96,8 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
     rows = {}
     for i, variant in enumerate(("pos", "norm", "sin")):
         P = vo.uniform_box(variant, H, 1.0, M, seed + i)
-        phi = torch.cat(
-            [
-                bias_fiber({k: v[a : a + 500] for k, v in P.items()}, variant, S, None, y)
-                for a in range(0, M, 500)
-            ]
-        )
+        chunks = [{k: v[a : a + 500] for k, v in P.items()} for a in range(0, M, 500)]
+        phi = torch.cat([bias_fiber(c, variant, S, None, y) for c in chunks])
         row = {"points": M, "exact": int((phi > 0).sum())}
         if variant != "sin":
             Pt = {**P, "_norm": torch.full((M,), variant == "norm")}

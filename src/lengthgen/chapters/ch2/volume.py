@@ -189,14 +189,9 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
     Pt = dict(P)
     if FAMILIES[variant] == "positional" and "_norm" not in Pt:
         Pt["_norm"] = torch.full((P["b2"].shape[0],), variant == "norm")
-    margins = []
+    margins, fam = [], "pos" if FAMILIES[variant] == "positional" else variant
     for lo in range(0, x.shape[0], 8192):
-        out = forward(
-            "pos" if FAMILIES[variant] == "positional" else variant,
-            Pt,
-            x[lo : lo + 8192],
-            beta=beta,
-        )
+        out = forward(fam, Pt, x[lo : lo + 8192], beta=beta)
         sgn = (2 * y[lo : lo + 8192] - 1).to(DT)
         margins.append(((out[..., 1] - out[..., 0]) * sgn).min(-1).values)
     return torch.stack(margins, -1).min(-1).values.numpy()
@@ -230,14 +225,8 @@ def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
     kinks = torch.where(
         d != 0, -z0 / torch.where(d != 0, d, torch.ones_like(d)), torch.zeros_like(d)
     )  # [P, h]
-    cand = torch.cat(
-        [
-            lo[..., None],
-            hi[..., None],
-            torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None]),
-        ],
-        -1,
-    )  # [P, K, h+2]
+    inside = torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None])
+    cand = torch.cat([lo[..., None], hi[..., None], inside], -1)  # [P, K, h+2]
     A = u0[:, None, None, :] + cand[..., None] * (u1 - u0)[:, None, None, :]
     f = _head_diff(P, A)
     return f.min(-1).values, f.max(-1).values
