@@ -9,8 +9,8 @@ import pytest
 from lengthgen import claims
 from lengthgen.chapters.ch2 import claims as ch2_claims
 from lengthgen.chapters.ch2 import measures as ch2_measures
-from lengthgen.chapters.ch2 import rules as ch2_rules
 from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2 import rules as ch2_rules
 from lengthgen.claims import Claim, Unchecked
 from helpers import copy_results, edit_cell
 

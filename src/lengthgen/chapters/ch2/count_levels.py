@@ -23,6 +23,13 @@ def _check_n(n, task=None) -> int:
     return n
 
 
+def _positive(name: str, x) -> float:
+    """``x`` as a float, or a ValueError unless it is finite and > 0."""
+    if not check_finite(name, x) > 0:
+        raise ValueError(f"{name} must be > 0, got {x}")
+    return float(x)
+
+
 def _beta_n(n: int, beta: str) -> float:
     """β_n as a float: ``math.log(n)`` (``log``) or ``1.0`` (``one``)."""
     return math.log(n) if check_beta(beta) == "log" else 1.0
@@ -54,13 +61,8 @@ def count_level_logits(P: dict, n: int, beta: str = "log") -> torch.Tensor:
     """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the
     ones, at the count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]; β_n = log n
     (``beta="log"``, the paper's) or 1 (``"one"``, chapter 5)."""
-    check_beta(beta)
-    WK = P["W_K"]
-    q = P["b_Q"]
-    X = (q * (WK[:, :, 1] - WK[:, :, 0])).sum(-1)  # eq. 70
     t = torch.arange(0, n + 1, dtype=DT)
-    scale = math.log(n) if beta == "log" else 1.0
-    return torch.log(t) - torch.log(n - t) + scale * X[:, None]
+    return torch.log(t) - torch.log(n - t) + _beta_n(n, beta) * score_contrast(P)[:, None]
 
 
 def count_level_attention(P: dict, n: int, beta: str = "log") -> torch.Tensor:
@@ -104,9 +106,7 @@ def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
     """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
     η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ along the value segment times eq. 75 with
     β = β_n: log n or 1)."""
-    eta = check_finite("eta", eta)
-    if not eta > 0:
-        raise ValueError(f"eta must be > 0, got {eta}")
+    eta = _positive("eta", eta)
     n = _check_n(n, "majority")
     return eta**3 * 4 * math.atanh(1 / n) / _beta_n(n, beta)
 
@@ -116,7 +116,6 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
     Lemma 5): at each grid X (set through W_K) the interval is read off the two central count
     levels. Returns the widths and the trapezoid area (:func:`majority_area_closed_form`)."""
     n = _check_n(n, "majority")
-    check_beta(beta)
     P, _ = _batch(params)
     WK = P["W_K"][0]
     m = (n - 1) // 2
@@ -128,12 +127,7 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
         f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n, beta)[0]
         widths.append(max(0.0, float(f[m + 1] - f[m])))
     widths = np.array(widths)
-    area = (
-        float(np.trapezoid(widths, X_grid))
-        if hasattr(np, "trapezoid")
-        else float(np.trapz(widths, X_grid))
-    )
-    return {"widths": widths, "area": area}
+    return {"widths": widths, "area": float(np.trapezoid(widths, X_grid))}
 
 
 # --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
@@ -145,9 +139,7 @@ def uniform_box(
     """``samples`` points drawn uniformly from the raw box [−B, B]^D of ``variant``'s trainable
     scalars (Definition 1): every tensor of :func:`single_layer.param_shapes` with a leading sample
     dimension, float64, from ``torch.Generator().manual_seed(seed)`` in the order of the shapes."""
-    B = check_finite("B", B)
-    if not B > 0:
-        raise ValueError(f"the box half-width B must be > 0, got {B}")
+    B = _positive("the box half-width B", B)
     samples = check_positive_int("samples", samples)
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     return {
@@ -170,8 +162,6 @@ def sample_score_contrast(
     """X = qᵀW_K(e₁ − e₀) of ``samples`` A_gen(h) points drawn uniformly from the box [−B, B]^D,
     in chunks of ``chunk`` points (:func:`uniform_box` with seeds ``seed``, ``seed + 1``, …)."""
     samples = check_positive_int("samples", samples)
-    chunk = check_positive_int("chunk", chunk)
-    seed = check_positive_int("seed", seed, minimum=0)
     out = []
     for i, lo in enumerate(range(0, samples, chunk)):
         m = min(chunk, samples - lo)
@@ -186,9 +176,7 @@ def score_contrast_peak_density(B: float = 1.0) -> float:
     g(u) being the density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on [−2, 2]); X/B² is B-free."""
     from scipy import integrate
 
-    B = check_finite("B", B)
-    if not B > 0:
-        raise ValueError(f"the box half-width B must be > 0, got {B}")
+    B = _positive("the box half-width B", B)
 
     def f_tri(v):  # density of the difference of two uniforms on [−1, 1]
         return max(0.0, 2.0 - abs(v)) / 4.0
@@ -232,12 +220,7 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     kinks = ((kink > 0) & (kink < 1)).sum(-1)
     alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
     exact = (f * alt > 0).all(-1)
-    return {
-        "sign_changes": changes.numpy(),
-        "kinks": kinks.numpy(),
-        "exact": exact.numpy(),
-        "needed": n,
-    }
+    return dict(sign_changes=changes.numpy(), kinks=kinks.numpy(), exact=exact.numpy(), needed=n)
 
 
 def parity_solution(n: int) -> dict[str, torch.Tensor]:
@@ -271,15 +254,7 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
     b1 = torch.tensor(-sigma * kinks, dtype=DT)
     W2 = torch.zeros(2, h, dtype=DT)
     W2[1] = torch.tensor(beta)
-    return {
-        "W_Q": torch.zeros(2, 2, dtype=DT),
-        "b_Q": torch.tensor([1.0, 0.0], dtype=DT),
-        "W_K": torch.zeros(2, 2, dtype=DT),
-        "b_K": torch.zeros(2, dtype=DT),
-        "W_V": torch.tensor([[0.0, 1.0], [0.0, 0.0]], dtype=DT),
-        "b_V": torch.zeros(2, dtype=DT),
-        "W1": W1,
-        "b1": b1,
-        "W2": W2,
-        "b2": torch.tensor([0.0, c], dtype=DT),
-    }
+    t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
+    att = dict(W_Q=torch.zeros(2, 2, dtype=DT), b_Q=t(1, 0), W_K=torch.zeros(2, 2, dtype=DT))
+    att |= dict(b_K=t(0, 0), W_V=t(0, 1, 0, 0).view(2, 2), b_V=t(0, 0))
+    return dict(att, W1=W1, b1=b1, W2=W2, b2=t(0.0, c))

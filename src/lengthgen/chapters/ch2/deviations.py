@@ -1,10 +1,6 @@
-"""Chapter 2's declared deviations: why a claim of :mod:`lengthgen.chapters.ch2.claims` may
-deviate (:data:`CAUSES`) and, by claim id, the claims that deviate today, each with its cause and
-an explanation we wrote before the check runs (:data:`DEVIATIONS`)."""
-
-from __future__ import annotations
-
-import dataclasses
+"""Chapter 2's declared deviations: why a claim of :mod:`.claims` may deviate (:data:`CAUSES`)
+and, by claim id, the claims that deviate today, each with its cause and an explanation we wrote
+before the check runs (:data:`DEVIATIONS`)."""
 
 from lengthgen.claims import Deviation
 
@@ -84,14 +80,3 @@ DEVIATIONS = {
         "count-only chance above 50 %", _chance_explanation("sin")
     ),
 }
-
-
-def attach_deviations(claims: list) -> list:
-    """``claims`` with each declared deviation attached to its claim (every one must name a claim)."""
-    unknown = set(DEVIATIONS) - {c.id for c in claims}
-    if unknown:
-        raise KeyError(f"deviations declared for no claim: {sorted(unknown)}")
-    return [
-        dataclasses.replace(c, deviation=DEVIATIONS[c.id]) if c.id in DEVIATIONS else c
-        for c in claims
-    ]

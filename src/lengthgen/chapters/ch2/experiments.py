@@ -1,10 +1,7 @@
-"""Chapter 2's cells: the training runs of App. D.2–D.3 and the stored volume scans.
-
-:func:`cells` is the plan of ``python -m lengthgen reproduce ch2``: one cell per experiment of
-:data:`EXPERIMENTS` (one batched ensemble, :func:`train_experiment`) plus, at full scale,
-:func:`volume_scans`. A cell's keyword arguments are its whole configuration, so a changed
-configuration is recomputed, never reused. :func:`load_runs` / :func:`load_volume_scans` read
-the stored cells checked by :func:`schema`; the training itself is :mod:`.training`.
+"""Chapter 2's cells (``python -m lengthgen reproduce ch2``, :func:`cells`): one batched ensemble
+per experiment of :data:`EXPERIMENTS` (:func:`train_experiment`, App. D.2–D.3; the loop is
+:mod:`.training`) and, at full scale, :func:`volume_scans`; the readers of the stored cells
+(checked by :func:`schema`) and the summaries the claims and figures use.
 """
 
 from __future__ import annotations
@@ -24,8 +21,7 @@ from lengthgen.chapters.ch2.single_layer import (
     check_width,
 )
 from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
-from lengthgen.chapters.ch2.training import nonempty
-from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401  (re-export)
+from lengthgen.chapters.ch2.training import make_sampler, nonempty, test_bank  # noqa: F401
 from lengthgen.config import (
     ConfigError,
     check_choice,
@@ -78,24 +74,12 @@ EXPERIMENTS = {
     "index_norm_misread": Experiment("index", ("norm",), 1, norm_map="misread"),
 }
 
-#: the full-scale protocol (D.2–D.3); each experiment's cap and N are in paper.STORED_STEP_CAPS / STORED_NS
-FULL = {
-    "seeds": paper.SEEDS,
-    "every": paper.VALIDATE_EVERY,
-    "val_size": paper.VAL_SIZE,
-    "test_size": paper.TEST_SIZE,
-    "batch": paper.BATCH,
-}
+#: the full-scale protocol (D.2–D.3); caps and N: paper.STORED_STEP_CAPS / STORED_NS
+FULL = dict(seeds=paper.SEEDS, every=paper.VALIDATE_EVERY, val_size=paper.VAL_SIZE)
+FULL |= dict(test_size=paper.TEST_SIZE, batch=paper.BATCH)
 #: the smoke protocol: two seeds at N = 11, a few hundred updates, small banks
-SMOKE = {
-    "seeds": paper.SEEDS[:2],
-    "Ns": (11,),
-    "steps": 300,
-    "every": 100,
-    "val_size": 200,
-    "test_size": 200,
-    "batch": 64,
-}
+SMOKE = dict(seeds=paper.SEEDS[:2], Ns=(11,), steps=300, every=100)
+SMOKE |= dict(val_size=200, test_size=200, batch=64)
 #: the experiments a smoke run trains (the full run trains all of EXPERIMENTS)
 SMOKE_EXPERIMENTS = ("index_posnorm", "majority_gen")
 
@@ -120,30 +104,12 @@ def _check_ints(name, values, minimum=1) -> list[int]:
     return out
 
 
-def _check_betas(beta) -> list[str]:
-    """The attention scales of a run: one (``log``/``one``) or a list of distinct ones."""
-    if isinstance(beta, str):
-        return [check_beta(beta)]
-    if not hasattr(beta, "__len__") or len(beta) == 0:
-        raise ConfigError(f"beta must be 'log', 'one' or a list of them, got {beta!r}")
-    out = [check_beta(b) for b in beta]
-    if len(set(out)) != len(out):
-        raise ConfigError(f"beta must not repeat values, got {list(beta)!r}")
-    return out
-
-
 def _check_variants(variants, norm_map) -> list[str]:
-    if isinstance(variants, str) or not variants:
-        raise ConfigError(
-            f"variants must be a non-empty list of {', '.join(VARIANTS)}, got {variants!r}"
-        )
-    variants = [check_choice("variant", v, VARIANTS) for v in variants]
+    variants = [check_choice("variant", v, VARIANTS) for v in nonempty("variants", variants)]
     if "norm" in variants:
         check_choice("norm map", norm_map, NORM_MAPS)
     elif norm_map is not None:
-        raise ConfigError(
-            f"norm_map applies to A_norm only; variants {variants} need None, got {norm_map!r}"
-        )
+        raise ConfigError(f"norm_map applies to A_norm only; variants {variants} need None")
     return variants
 
 
@@ -174,18 +140,15 @@ def train_experiment(
     beta="log",
 ) -> dict:
     """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
-    the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"); a JSON-ready dict
-    (``keep_params=True`` adds the selected parameters under ``"params"``). Every argument is
-    part of the cell's hash and is checked here; the run is :func:`.training.run`.
-
-    ``beta``: β_n, ``log`` (the paper's; adds nothing to the configuration), ``one`` or a list of
+    the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict, with
+    the selected parameters under ``"params"`` if ``keep_params``. Every argument is part of the
+    cell's hash and is checked here. ``beta``: β_n, ``log`` (the paper's), ``one`` or a list of
     both (chapter 5: every member trained once per β, same initial tensors and batches).
     """
-    if not isinstance(experiment, str) or not experiment:
-        raise ConfigError(f"experiment must be a name, got {experiment!r}")
     check_choice("task", task, TASKS)
-    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__len__") or len(betas) != 2:
-        raise ConfigError(f"betas must be a pair of numbers, got {betas!r}")
+    att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
+    if len(set(att_betas)) != len(att_betas):
+        raise ConfigError(f"beta must not repeat values, got {beta!r}")
     c = {
         "experiment": experiment,
         "task": task,
@@ -206,7 +169,7 @@ def train_experiment(
         "betas": tuple(check_finite("beta", b, nonnegative=True) for b in betas),
         "eps": check_finite("eps", eps, nonnegative=True),
         "clip": check_finite("clip", clip, nonnegative=True),
-        "att_betas": _check_betas(beta),
+        "att_betas": att_betas,
     }
     # "auto" resolved here; the trainer gets "cpu" or "cuda"
     return training.run(c, get_device(device), progress, keep_params)
@@ -218,7 +181,7 @@ SIZES = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
 
 def experiment_config(name: str, **sizes) -> dict:
     """The keyword arguments of :func:`train_experiment` for experiment ``name`` at the run
-    ``sizes`` (all of :data:`SIZES`); the rest comes from :data:`EXPERIMENTS` and :mod:`.paper`."""
+    ``sizes`` (all of :data:`SIZES`)."""
     if sorted(sizes) != sorted(SIZES):
         raise ConfigError(f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}")
     check_choice("experiment", name, tuple(EXPERIMENTS))
@@ -243,16 +206,9 @@ def experiment_config(name: str, **sizes) -> dict:
 
 
 def run_experiment(
-    name: str,
-    *,
-    device="cpu",
-    progress: bool = True,
-    keep_params: bool = False,
-    **sizes,
+    name: str, *, device="cpu", progress: bool = True, keep_params: bool = False, **sizes
 ) -> dict:
-    """Train and test experiment ``name`` of :data:`EXPERIMENTS` at the run ``sizes`` of
-    :func:`experiment_config` (what a cell does, for the notebook's live runs); see
-    :func:`train_experiment`."""
+    """What a cell does, for the notebook's live runs: experiment ``name`` at the run ``sizes``."""
     cfg = experiment_config(name, **sizes)
     return train_experiment(**cfg, device=device, progress=progress, keep_params=keep_params)
 
@@ -277,22 +233,13 @@ def volume_scans(
     the exactness checks (``one``: chapter 5)."""
     from lengthgen.chapters.ch2 import volume as vo
 
-    ns = _check_ints("ns", ns)
-    mc_ns = dict(VOLUME_MC_NS if mc_ns is None else mc_ns)
-    mc_samples = check_positive_int("mc_samples", mc_samples)
-    h = check_width(h)
-    eta = check_finite("eta", eta, nonnegative=True)
-    half_width = check_finite("half_width", half_width, nonnegative=True)
-    beta = check_beta(beta)
-    if check_choice("norm map", norm_map, NORM_MAPS) != "sqrt":
+    ns, beta = _check_ints("ns", ns), check_beta(beta)
+    if norm_map != "sqrt":
         raise ConfigError(
             f"the volume scans use the paper's A_norm map 'sqrt' only, got {norm_map!r}"
         )
     out = {"widths": {}, "mc": {}}
-    for combo in combos:
-        if isinstance(combo, str) or len(combo) != 3:
-            raise ConfigError(f"each volume combo must be (model, task, coordinate), got {combo!r}")
-        v, task, coord = combo
+    for v, task, coord in combos:
         c = vo.center(v, task, h, eta=eta)
         d = vo.direction(v, coord, c)
         res = [vo.admissible_width(c, d, v, task, n, beta=beta) for n in ns]
@@ -304,9 +251,7 @@ def volume_scans(
             "finite_width": [r["finite_width"] for r in res],
             "capped": [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res],
         }
-    for key, nlist in mc_ns.items():
-        if not isinstance(key, str) or key.count("/") != 1:
-            raise ConfigError(f"Monte Carlo keys are 'model/task', got {key!r}")
+    for key, nlist in (VOLUME_MC_NS if mc_ns is None else mc_ns).items():
         v, task = key.split("/")
         out["mc"][key] = [
             vo.mc_fraction(
@@ -321,7 +266,7 @@ def volume_scans(
                 h=h,
                 beta=beta,
             )
-            for n in _check_ints(f"mc_ns[{key!r}]", nlist)
+            for n in nlist
         ]
     return out
 
@@ -343,36 +288,14 @@ def cells(scale: str) -> list[Cell]:
             name, Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name], **FULL
         )
         out.append(Cell(name, train_experiment, cfg, seeds=tuple(FULL["seeds"])))
-    out.append(
-        Cell(
-            "volume_scans",
-            volume_scans,
-            {
-                "ns": list(VOLUME_NS),
-                "combos": [list(c) for c in VOLUME_COMBOS],
-                "mc_ns": {k: list(v) for k, v in VOLUME_MC_NS.items()},
-                "mc_samples": VOLUME_MC_SAMPLES,
-                "h": H,
-                "eta": VOLUME_ETA,
-                "half_width": VOLUME_HALF_WIDTH,
-                "norm_map": "sqrt",
-            },
-        )
-    )
-    return out
+    kw = dict(ns=list(VOLUME_NS), combos=[list(c) for c in VOLUME_COMBOS])
+    kw |= dict(mc_ns={k: list(v) for k, v in VOLUME_MC_NS.items()}, mc_samples=VOLUME_MC_SAMPLES)
+    kw |= dict(h=H, eta=VOLUME_ETA, half_width=VOLUME_HALF_WIDTH, norm_map="sqrt")
+    return [*out, Cell("volume_scans", volume_scans, kw)]
 
 
 # --------------------------------------------------------------------------- stored results
-_MEMBER_FIELDS = (
-    "variant",
-    "N",
-    "seed",
-    "best_step",
-    "stop_step",
-    "best_val_acc",
-    "best_val_loss",
-    "test",
-)
+_MEMBER_FIELDS = "variant N seed best_step stop_step best_val_acc best_val_loss test".split()
 
 
 def experiment_schema(seeds, Ns) -> Schema:
@@ -382,20 +305,11 @@ def experiment_schema(seeds, Ns) -> Schema:
     return Schema(
         "ch2 experiment",
         required=(
-            "experiment",
-            "task",
-            "variants",
-            "steps_cap",
-            "steps_run",
-            "every",
-            "batch",
+            *"experiment task variants steps_cap steps_run every batch".split(),
             *(f"members.*.{f}" for f in _MEMBER_FIELDS),
         ),
         probabilities=("members.*.test.*", "members.*.best_val_acc"),
-        counts=(
-            ("members", lambda d: n * len(d["variants"])),
-            ("members.*.test", lambda d: 6),
-        ),
+        counts=(("members", lambda d: n * len(d["variants"])), ("members.*.test", lambda d: 6)),
     )
 
 
@@ -405,10 +319,7 @@ VOLUME_SCHEMA = Schema(
     required=(
         "widths.*.n",
         "widths.*.width",
-        "mc.*.*.n",
-        "mc.*.*.samples",
-        "mc.*.*.exact",
-        "mc.*.*.undecided",
+        *(f"mc.*.*.{f}" for f in ("n", "samples", "exact", "undecided")),
     ),
     probabilities=("mc.*.*.fraction", "mc.*.*.lo", "mc.*.*.hi"),
     counts=(
@@ -452,11 +363,7 @@ def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
             "its stored configuration declares no 'seeds'/'Ns'"
         )
     return runs.load_stored(
-        "ch2",
-        name,
-        folder=folder,
-        scale=scale,
-        schema=experiment_schema(kw["seeds"], kw["Ns"]),
+        "ch2", name, folder=folder, scale=scale, schema=experiment_schema(kw["seeds"], kw["Ns"])
     )
 
 
@@ -486,61 +393,36 @@ def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
 
 
 # --------------------------------------------------------------------------- summaries
-def _check_result(result, *keys):
-    for key in ("members", *keys):
-        if not isinstance(result, dict) or key not in result:
-            raise ConfigError(
-                f"result must be an experiment's result (a dict with {key!r}), got {type(result).__name__}"
-            )
-
-
-def _members(result: dict, variant: str, N: int) -> list[dict]:
-    _check_result(result)
-    check_choice("variant", variant, VARIANTS)
-    N = check_positive_int("N", N)
-    return [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
-
-
-def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
-    """Per-seed accuracy at L = 10N+1 for one variant and N (percent; Table 2)."""
-    L = str(10 * N + 1)
-    return np.array([100 * m["test"][L] for m in _members(result, variant, N)])
-
-
-def mean_ood(result: dict, variant: str, N: int) -> np.ndarray:
-    """Per-seed mean accuracy over the five test lengths > N (percent), D.3 (Table 3)."""
-    return np.array(
-        [
-            100 * np.mean([m["test"][str(L)] for L in test_lengths(N)[1:]])
-            for m in _members(result, variant, N)
-        ]
-    )
+def _ood(m: dict) -> float:
+    """A member's mean accuracy (%) over the five test lengths > N (D.3; Table 3)."""
+    return 100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]])
 
 
 def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
     """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
     Ls = list(test_lengths(N))
-    return Ls, np.array(
-        [[100 * m["test"][str(L)] for L in Ls] for m in _members(result, variant, N)]
-    )
+    ms = [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
+    return Ls, np.array([[100 * m["test"][str(L)] for L in Ls] for m in ms])
 
 
-def longest_summary(
-    result: dict, variant: str, N: int, n_boot: int = 10_000
-) -> tuple[float, float, float]:
+def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
+    """Per-seed accuracy (%) at L = 10N+1 (Table 2)."""
+    return accuracy_curve(result, variant, N)[1][:, -1]
+
+
+def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
     """Mean accuracy at L = 10N+1 across seeds with its 95% seed-bootstrap interval (percent)."""
     from lengthgen.stats import bootstrap_ci
 
     return bootstrap_ci(longest_accuracy(result, variant, N), n_boot=n_boot, seed=0)
 
 
-def ood_summary(
-    result: dict, variant: str, N: int, n_boot: int = 10_000
-) -> tuple[float, float, float]:
+def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
     """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
     from lengthgen.stats import bootstrap_ci
 
-    return bootstrap_ci(mean_ood(result, variant, N), n_boot=n_boot, seed=0)
+    ms = [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
+    return bootstrap_ci(np.array([_ood(m) for m in ms]), n_boot=n_boot, seed=0)
 
 
 def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:
@@ -548,13 +430,9 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
     with a two-sided permutation test that shuffles ranks only within the same N."""
     from lengthgen.stats import permutation_pvalue, rankdata
 
-    _check_result(result)
-    n_perm = check_positive_int("n_perm", n_perm)
     rows = [m for m in result["members"] if m["variant"] == "pos"]
     Ns = np.array([m["N"] for m in rows])
-    acc = np.array(
-        [100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]]) for m in rows]
-    )
+    acc = np.array([_ood(m) for m in rows])
     out = {"N": Ns.tolist(), "acc": acc.tolist()}
     for name, val in (
         ("chi", [m["N"] ** 2 * abs(m["chi"]) for m in rows]),
@@ -576,8 +454,6 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
 
 def cap_note(result: dict, variant: str) -> str:
     """How the update cap touched one variant of a stored experiment (printed next to the claims)."""
-    _check_result(result, "steps_cap")
-    check_choice("variant", variant, VARIANTS)
     ms = [m for m in result["members"] if m["variant"] == variant]
     cap = result["steps_cap"]
     hit = sum(m["stop_step"] >= cap for m in ms)

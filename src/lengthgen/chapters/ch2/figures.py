@@ -18,6 +18,7 @@ from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.config import check_choice
+from lengthgen.rounding import superscript
 
 #: marker style of the paper's values (open squares), shifted right of ours on a shared x axis
 PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 5}
@@ -41,8 +42,7 @@ def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n:
         ax.axvline(k, ls="--", color="grey", lw=1)
         name = "A_pos" if v == "pos" else "A_norm"
         ax.set_title(
-            f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}",
-            fontsize=10,
+            f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}", fontsize=10
         )
         ax.set(xlabel="position j", ylabel="attention weight α_j", ylim=(0, 1.05))
     return plotting.finish(fig)
@@ -54,23 +54,11 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
     ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
     name = measures.run_of(task, model, N)
     res = runs[name][0]
-    at = {
-        "steps_cap": res["steps_cap"],
-        "members": [m for m in res["members"] if m["N"] == N],
-    }
+    at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
     m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
-    return {
-        "N": N,
-        "task": task,
-        "model": f"A_{model}",
-        "paper": cell[0],
-        "paper lo": cell[1],
-        "paper hi": cell[2],
-        "ours": m,
-        "ours lo": lo,
-        "ours hi": hi,
-        "run": name,
-    }
+    row = {"N": N, "task": task, "model": f"A_{model}"}
+    row |= {"paper": cell[0], "paper lo": cell[1], "paper hi": cell[2]}
+    return row | {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
 
 
 def accuracy_table(runs: dict, table: str):
@@ -153,10 +141,7 @@ def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | N
     """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
     label = label or f"A_{model}"
-    for who, x, style in (
-        ("ours", d["N"], OURS_STYLE),
-        ("paper", d["N"] + shift, PAPER_STYLE),
-    ):
+    for who, x, style in (("ours", d["N"], OURS_STYLE), ("paper", d["N"] + shift, PAPER_STYLE)):
         lo, hi = d[f"{who} lo"], d[f"{who} hi"]
         kw = dict(color=color, label=f"{label}: {who}", **style)
         _errorbar(ax, x, d[who], lo, hi, **kw)
@@ -215,34 +200,16 @@ def curves_figure(runs: dict, N: int = 51):
             continue
         Ls, A = ch2.accuracy_curve(runs[name][0], v, N)
         band = np.array([bootstrap_ci(A[:, j], seed=0) for j in range(len(Ls))])
-        ax.plot(
-            Ls,
-            band[:, 0],
-            marker="o",
-            ms=4,
-            ls=ls,
-            label=f"{lab}: ours",
-            color=plotting.PALETTE[ci],
-        )
-        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=plotting.PALETTE[ci])
+        col = plotting.PALETTE[ci]
+        ax.plot(Ls, band[:, 0], marker="o", ms=4, ls=ls, label=f"{lab}: ours", color=col)
+        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=col)
     for model, ci in (("pos", 0), ("norm", 3)):
         pv, plo, phi = paper.PAPER_T2[("index", model)][N]
-        _errorbar(
-            ax,
-            [L_top * 1.06],
-            [pv],
-            [plo],
-            [phi],
-            color=plotting.PALETTE[ci],
-            label=f"A_{model}: paper (Table 2)",
-            **PAPER_STYLE,
-        )
+        kw = dict(color=plotting.PALETTE[ci], label=f"A_{model}: paper (Table 2)", **PAPER_STYLE)
+        _errorbar(ax, [L_top * 1.06], [pv], [plo], [phi], **kw)
     ax.axhline(50, color="grey", lw=0.8)
     ax.set(
-        xlabel="test length L (tokens)",
-        ylabel="Index accuracy (%)",
-        xscale="log",
-        ylim=(40, 102),
+        xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log", ylim=(40, 102)
     )
     Ls = list(ch2.test_lengths(N))
     ax.set_xticks(Ls, [str(L) for L in Ls])
@@ -255,26 +222,12 @@ def curves_figure(runs: dict, N: int = 51):
 def _guide(ax, ns, ys, slope, color):
     """A dashed line of the paper's slope through the first point (no legend entry)."""
     ns = np.asarray(ns, dtype=float)
-    ax.plot(
-        ns,
-        ys[0] * (ns / ns[0]) ** slope,
-        ls="--",
-        lw=1,
-        color=color,
-        label="_nolegend_",
-    )
-
-
-def _slope_text(s) -> str:
-    """The paper's rate as a power of n ("no claim" where the paper makes none)."""
-    if s is None:
-        return "no claim"
-    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-    return "n" + str(int(s)).translate(sup)
+    ax.plot(ns, ys[0] * (ns / ns[0]) ** slope, ls="--", lw=1, color=color, label="_nolegend_")
 
 
 def _rate_label(s) -> str:
-    return "no paper claim" if s is None else f"paper {_slope_text(s)}"
+    """The paper's rate as a power of n ("no paper claim" where the paper makes none)."""
+    return "no paper claim" if s is None else f"paper n{superscript(int(s))}"
 
 
 def windows_figure(widths: dict):
@@ -288,10 +241,7 @@ def windows_figure(widths: dict):
         "ell": r"$\ell$",
         "chi_fixed_ell_hat": r"$\hat\chi$ at fixed $\hat\ell$",
     }
-    norm_names = {
-        "chi": r"$\hat\chi$ at fixed $\ell$",
-        "ell": r"$\hat\ell$ (via $r_1$)",
-    }
+    norm_names = {"chi": r"$\hat\chi$ at fixed $\ell$", "ell": r"$\hat\ell$ (via $r_1$)"}
     for i, (key, r) in enumerate(widths.items()):
         v, t, c = key.split("/")
         ax = axes[0] if v == "pos" else axes[1]
@@ -300,12 +250,7 @@ def windows_figure(widths: dict):
         w = measures.window_measure(r)
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.loglog(
-            r["n"],
-            w,
-            marker="o",
-            ms=4,
-            color=col,
-            label=f"{v}/{t}: {name} ({_rate_label(theory)})",
+            r["n"], w, marker="o", ms=4, color=col, label=f"{v}/{t}: {name} ({_rate_label(theory)})"
         )
         if theory is not None:
             _guide(ax, r["n"], w, theory, col)
@@ -328,25 +273,12 @@ def mc_figure(mc: dict, min_exact: int = 10):
         ns, fr = [r["n"] for r in rows], [r["fraction"] for r in rows]
         col = plotting.PALETTE[i]
         theory = paper.PAPER_MC_EXPONENTS[key]
-        _errorbar(
-            ax,
-            ns,
-            fr,
-            [r["lo"] for r in rows],
-            [r["hi"] for r in rows],
-            marker="o",
-            ms=4,
-            capsize=2,
-            color=col,
-            label=f"{key} (paper {_slope_text(theory)})",
-        )
+        lo, hi = [r["lo"] for r in rows], [r["hi"] for r in rows]
+        kw = dict(marker="o", ms=4, capsize=2, color=col, label=f"{key} ({_rate_label(theory)})")
+        _errorbar(ax, ns, fr, lo, hi, **kw)
         _guide(ax, ns, fr, theory, col)
-    ax.set(
-        xscale="log",
-        yscale="log",
-        xlabel="input length n (tokens)",
-        ylabel="exact fraction of the box",
-    )
+    ax.set(xscale="log", yscale="log", xlabel="input length n (tokens)")
+    ax.set(ylabel="exact fraction of the box")
     ax.legend(fontsize=9)
     return plotting.finish(fig)
 
@@ -359,21 +291,11 @@ def coefficient_figure(ca: dict):
     for ax, key, lab in zip(axes, ("chi", "ell"), ("N²|χ|", "N|ℓ|")):
         for i, N in enumerate(sorted(set(ca["N"]))):
             sel = Ns == N
-            ax.scatter(
-                np.array(ca[key]["values"])[sel],
-                np.array(ca["acc"])[sel],
-                s=12,
-                label=f"N = {N}",
-                color=plotting.PALETTE[i],
-            )
-        ax.set(
-            xscale="log",
-            xlabel=f"{lab} of the checkpoint",
-            ylabel="mean OOD accuracy (%)",
-        )
+            x, y = np.array(ca[key]["values"])[sel], np.array(ca["acc"])[sel]
+            ax.scatter(x, y, s=12, label=f"N = {N}", color=plotting.PALETTE[i])
+        ax.set(xscale="log", xlabel=f"{lab} of the checkpoint", ylabel="mean OOD accuracy (%)")
         ax.set_title(
-            f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})",
-            fontsize=10,
+            f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10
         )
     h, lab = axes[0].get_legend_handles_labels()
     fig.legend(h, lab, loc="outside lower center", ncol=5, fontsize=9)

@@ -9,28 +9,21 @@ import weakref
 
 import numpy as np
 
+from lengthgen.chapters.ch2 import experiments as ex
 from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2.experiments import (
-    EXPERIMENTS,
-    coefficient_analysis,
-    longest_accuracy,
-    longest_summary,
-    ood_summary,
-    test_lengths,
-)
 from lengthgen.chapters.ch2.rules import two_sample_band
 from lengthgen.claims import PAPER_PROTOCOL, modified, reduced
+from lengthgen.stats import bootstrap_ci, loglog_slope
 
 
-# --------------------------------------------------------------------------- which stored run gives what
+# --------------------------------------------------------------------------- which stored run
 def run_of(task: str, model: str, N: int) -> str:
-    """The stored experiment holding (task, model) at maximum training length N: the first of
-    :data:`~.experiments.EXPERIMENTS` that trains it there with the paper's A_norm map (so never
-    the ablation ``index_norm_misread``)."""
-    for name, ex in EXPERIMENTS.items():
-        trains = ex.task == task and model in ex.variants and ex.norm_map == "sqrt"
-        if trains and N in paper.STORED_NS[name]:
-            return name
+    """The first experiment of :data:`~.experiments.EXPERIMENTS` that trains (task, model) at N
+    with the paper's A_norm map (so never the ablation ``index_norm_misread``)."""
+    for name, e in ex.EXPERIMENTS.items():
+        if e.task == task and model in e.variants and e.norm_map == "sqrt":
+            if N in paper.STORED_NS[name]:
+                return name
     raise KeyError(f"no stored experiment holds {task}/{model} at N = {N}")
 
 
@@ -44,12 +37,11 @@ def protocol_of(pairs) -> object:
     for task, model, N in pairs:
         name = run_of(task, model, N)
         cap = paper.STORED_STEP_CAPS[name]
-        if cap < paper.PAPER_MAX_UPDATES:
-            note = f"update cap {cap:,} (paper: {paper.PAPER_MAX_UPDATES:,})"
-            if note not in notes:
-                notes.append(note)
+        note = f"update cap {cap:,} (paper: {paper.PAPER_MAX_UPDATES:,})"
+        if cap < paper.PAPER_MAX_UPDATES and note not in notes:
+            notes.append(note)
         # (Majority's fixed token k = 0 makes F(ak) = 0 for any F)
-        misread = model == "norm" and EXPERIMENTS[name].norm_map != "sqrt"
+        misread = model == "norm" and ex.EXPERIMENTS[name].norm_map != "sqrt"
         if misread and task != "majority" and MISREAD_MAP not in notes:
             notes.append(MISREAD_MAP)
     if MISREAD_MAP in notes:  # a different model than the paper's, not a smaller run
@@ -57,46 +49,43 @@ def protocol_of(pairs) -> object:
     return reduced("; ".join(notes)) if notes else PAPER_PROTOCOL
 
 
-# --------------------------------------------------------------------------- measures (stored cells)
+# --------------------------------------------------------------------------- our measurements
 def _cell(results, task, model, N):
     return results.cell(run_of(task, model, N))
 
 
 def mean_longest(results, task, model, N) -> float:
     """Our 20-seed mean accuracy (%) at L = 10N+1."""
-    return float(np.mean(longest_accuracy(_cell(results, task, model, N), model, N)))
+    return float(np.mean(ex.longest_accuracy(_cell(results, task, model, N), model, N)))
+
+
+def summary(results, task, model, N, ood: bool = False) -> dict:
+    """Our 20-seed mean accuracy (%) at L = 10N+1 (``ood``: over the five lengths > N) with its
+    95 % seed-bootstrap interval."""
+    stat = ex.ood_summary if ood else ex.longest_summary
+    m, lo, hi = stat(_cell(results, task, model, N), model, N)
+    return {"mean": m, "lo": lo, "hi": hi}
+
+
+def _at_length(result, model, N, L) -> dict:
+    """Per-seed accuracy (%) at test length L."""
+    return {
+        m["seed"]: 100 * m["test"][str(L)]
+        for m in result["members"]
+        if m["variant"] == model and m["N"] == N
+    }
 
 
 def perfect_seeds(results, task, model, N) -> int:
     """How many of our seeds are at 100 % test accuracy at L = 10N+1."""
-    return len(_at_length(_cell(results, task, model, N), model, N, 10 * N + 1, 1.0))
-
-
-def summary_longest(results, task, model, N) -> dict:
-    """Our 20-seed mean accuracy (%) at L = 10N+1 with its 95 % seed-bootstrap interval."""
-    m, lo, hi = longest_summary(_cell(results, task, model, N), model, N)
-    return {"mean": m, "lo": lo, "hi": hi}
-
-
-def summary_ood(results, task, model, N) -> dict:
-    """Our 20-seed mean OOD accuracy (%, five lengths > N) with its 95 % seed-bootstrap interval."""
-    m, lo, hi = ood_summary(_cell(results, task, model, N), model, N)
-    return {"mean": m, "lo": lo, "hi": hi}
-
-
-def _at_length(result, model, N, L, only=None) -> dict:
-    """Per-seed accuracy (%) at test length L; ``only``: just the seeds at that accuracy (0–1)."""
-    return {
-        m["seed"]: 100 * m["test"][str(L)]
-        for m in result["members"]
-        if m["variant"] == model and m["N"] == N and (only is None or m["test"][str(L)] == only)
-    }
+    ms = _cell(results, task, model, N)["members"]
+    return sum(
+        m["variant"] == model and m["N"] == N and m["test"][str(10 * N + 1)] == 1.0 for m in ms
+    )
 
 
 def _paired_ci(a: dict, b: dict) -> dict:
     """Mean of the seed-paired differences a − b with its 95 % seed-bootstrap interval."""
-    from lengthgen.stats import bootstrap_ci
-
     if sorted(a) != sorted(b):
         raise ValueError(f"the paired seeds differ: {sorted(a)} vs {sorted(b)}")
     m, lo, hi = bootstrap_ci(np.array([a[s] - b[s] for s in sorted(a)]), seed=0)
@@ -105,45 +94,35 @@ def _paired_ci(a: dict, b: dict) -> dict:
 
 def paired_gain(results, N: int = 51, L: int | None = None) -> dict:
     """A_norm − A_pos accuracy on Index at L (default 10N+1), paired by seed (same initial
-    tensors and batches): mean and 95 % seed-bootstrap interval (percentage points)."""
-    res = _cell(results, "index", "pos", N)
+    tensors and batches; percentage points)."""
     if run_of("index", "norm", N) != run_of("index", "pos", N):
         raise ValueError(f"A_pos and A_norm are not one paired run at N = {N}")
-    L = 10 * N + 1 if L is None else L
+    res, L = _cell(results, "index", "pos", N), L or 10 * N + 1
     return _paired_ci(_at_length(res, "norm", N, L), _at_length(res, "pos", N, L))
 
 
 #: Fig. 2's test lengths strictly between N and 10N+1 at N = 51 (2N+1, 3N, 5N, 8N+1)
-FIG2_INTERMEDIATE = test_lengths(paper.FIG2_N)[1:-1]
-
-
-def fig2_gains(results, N: int = paper.FIG2_N) -> dict:
-    """A_norm − A_pos accuracy on Index at each intermediate test length of Fig. 2, paired by seed
-    (percentage points): ``{str(L): {"mean", "lo", "hi"}}``."""
-    return {str(L): paired_gain(results, N, L) for L in test_lengths(N)[1:-1]}
+FIG2_INTERMEDIATE = paper.test_lengths(paper.FIG2_N)[1:-1]
 
 
 def fig2_pos_drop(results, N: int = paper.FIG2_N) -> dict:
-    """The fall of A_pos's Index accuracy from L = N to the first test length beyond it, 2N+1,
-    paired by seed (percentage points)."""
+    """The seed-paired fall of A_pos's Index accuracy from L = N to 2N+1 (percentage points)."""
     res = _cell(results, "index", "pos", N)
     return _paired_ci(_at_length(res, "pos", N, N), _at_length(res, "pos", N, 2 * N + 1))
 
 
-#: §3.2's counterexample: the cells compared, (label, statistic, N)
-COUNTEREXAMPLE_CELLS = (("N=51, L=511", "longest", 51),) + tuple(
-    (f"N={N}, L>N", "ood", N) for N in paper.NS
+#: §3.2's counterexample: the cells compared, (label, ood, N)
+COUNTEREXAMPLE_CELLS = (("N=51, L=511", False, 51),) + tuple(
+    (f"N={N}, L>N", True, N) for N in paper.NS
 )
 
 
 def counterexample(results) -> dict:
-    """§3.2: Majority under A_sin minus A_gen (20-seed means, percentage points) at N = 51 and
-    L = 511 (Table 1) and in mean OOD accuracy at every N (Table 3), each with rule 1's band
-    (:func:`two_sample_band` of the two seed-bootstrap intervals, facing sides)."""
+    """§3.2: Majority under A_sin minus A_gen (20-seed means, points) at N = 51, L = 511 and in mean
+    OOD accuracy at every N, each with rule 1's band (:func:`two_sample_band`)."""
     diff, band = {}, {}
-    for label, stat, N in COUNTEREXAMPLE_CELLS:
-        summ = summary_longest if stat == "longest" else summary_ood
-        gen, sin = (summ(results, "majority", m, N) for m in ("gen", "sin"))
+    for label, ood, N in COUNTEREXAMPLE_CELLS:
+        gen, sin = (summary(results, "majority", m, N, ood) for m in ("gen", "sin"))
         diff[label] = sin["mean"] - gen["mean"]
         band[label] = two_sample_band(sin, (gen["mean"], gen["lo"], gen["hi"]))
     return {"diff": diff, "band": band}
@@ -161,14 +140,13 @@ def coefficients(results) -> dict:
             for m in _cell(results, "index", "pos", N)["members"]
             if m["variant"] == "pos" and m["N"] == N
         ]
-        _COEF_CACHE[results] = coefficient_analysis({"members": members})
+        _COEF_CACHE[results] = ex.coefficient_analysis({"members": members})
     return _COEF_CACHE[results]
 
 
 def window_measure(r: dict) -> list:
-    """The widths a window claim fits, from one stored curve ``{"n", "width", "finite_width"}``:
-    where a side of the window is still exact at the search limit, the sides that close
-    (``finite_width``, as in the notebook's live scan); the full ``width`` only where no side closes."""
+    """The widths a window claim fits from a stored curve: the sides that close (``finite_width``,
+    as in the notebook's live scan) where every one is finite, else the full ``width``."""
     fin = r.get("finite_width")
     if fin is not None and all(w is not None and math.isfinite(w) for w in fin):
         return list(fin)
@@ -177,16 +155,12 @@ def window_measure(r: dict) -> list:
 
 def window_slope(results, key: str) -> float:
     """Log-log slope of a stored exact-window curve (n = 8 … 512), see :func:`window_measure`."""
-    from lengthgen.stats import loglog_slope
-
     r = results.cell("volume_scans")["widths"][key]
     return loglog_slope(r["n"], window_measure(r))[0]
 
 
 def mc_exponent(results, key: str) -> float:
     """Log-log slope of a stored Monte Carlo exact fraction over the lengths with ≥ 10 exact points."""
-    from lengthgen.stats import loglog_slope
-
     rows = [r for r in results.cell("volume_scans")["mc"][key] if r["exact"] >= 10]
     return loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])[0]
 

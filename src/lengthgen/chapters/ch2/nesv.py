@@ -14,7 +14,7 @@ import torch
 from lengthgen import stats
 from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.chapters.ch2.count_levels import count_level_outputs
-from lengthgen.chapters.ch2.rules import rule6_window
+from lengthgen.chapters.ch2.rules import live, rule6_window
 from lengthgen.chapters.ch2.single_layer import FAMILIES, encode, forward
 from lengthgen.claims import Claim
 from lengthgen.nn.tasks import all_strings, label
@@ -65,10 +65,7 @@ def positional_zero(M: int = 2000, seed: int = 80) -> dict:
     whole-box mean fiber of First under A_sin on the pair (e₁, e_j*), p_j* nearest p₁."""
     gap, tried = 0.0, 0
     for i, n in enumerate((2, 3, 8, 64, 511)):
-        e1, en = (
-            torch.eye(n, dtype=torch.long)[[0]],
-            torch.eye(n, dtype=torch.long)[[-1]],
-        )
+        e1, en = (torch.eye(n, dtype=torch.long)[[0]], torch.eye(n, dtype=torch.long)[[-1]])
         for variant, task in (("gen", "first"), ("gen", "index"), ("sin", "index")):
             P = vo.uniform_box(variant, H, 1.0, M, seed + i)
             if task == "first":  # same count of ones, labels 1 and 0
@@ -99,12 +96,8 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
     rows = {}
     for i, variant in enumerate(("pos", "norm", "sin")):
         P = vo.uniform_box(variant, H, 1.0, M, seed + i)
-        phi = torch.cat(
-            [
-                bias_fiber({k: v[a : a + 500] for k, v in P.items()}, variant, S, None, y)
-                for a in range(0, M, 500)
-            ]
-        )
+        chunks = [{k: v[a : a + 500] for k, v in P.items()} for a in range(0, M, 500)]
+        phi = torch.cat([bias_fiber(c, variant, S, None, y) for c in chunks])
         row = {"points": M, "exact": int((phi > 0).sum())}
         if variant != "sin":
             Pt = {**P, "_norm": torch.full((M,), variant == "norm")}
@@ -220,22 +213,14 @@ def whole_box_majority(M: int = 20000, seed: int = 70, ns=WHOLE_NS) -> dict:
     count levels (all strings) averaged over M points, its 95 % interval and eq. 87's bound."""
     P = vo.uniform_box("gen", H, 1.0, M, seed)
     return {
-        str(n): {
-            **box_estimate(_majority_fiber(P, n), seed + n),
-            "bound": eq87_bound(n),
-        }
+        str(n): {**box_estimate(_majority_fiber(P, n), seed + n), "bound": eq87_bound(n)}
         for n in ns
     }
 
 
 # --------------------------------------------------------------------------- the claims
-def _live(cid, location, statement, paper_value, holds, why, group="paper") -> Claim:
-    return Claim(cid, location, statement, paper_value, "predicate", why, source="live",
-                 holds=holds, group=group)  # fmt: skip
-
-
 CLAIMS = [
-    _live(
+    live(
         "ch2.nesv.positional_tasks_gen_sin",
         "Table 1, §1",
         "First and Index have NESV 0 under A_gen and Index under A_sin for every n ≥ 2: the two "
@@ -253,7 +238,7 @@ CLAIMS = [
         "one nonzero gap would refute the pair argument; for First under A_sin the derived "
         "bound falls in proportion to ‖p_j* − p₁‖ (4,700 times), checked with a factor-10 margin",
     ),
-    _live(
+    live(
         "ch2.nesv.parity_other_models",
         "Table 1, §1, App. A.4 (extended)",
         "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: their "
@@ -280,7 +265,7 @@ CLAIMS = [
         source="live",
         **rule6_window(-3),
     ),
-    _live(
+    live(
         "ch2.nesv.lemma10_compensation",
         "Lemma 10 (eqs. 137–139), eq. 144",
         "Our A_sin centers with the positional key at a* = −(sinh λ/δ)ξ and b₂,₁ at c* are "
@@ -297,7 +282,7 @@ CLAIMS = [
         "1/n from n ≈ 600 on",
         group="self-check",
     ),
-    _live(
+    live(
         "ch2.nesv.whole_box",
         "Thm. 1 eq. 6 (App. A.3, eq. 87)",
         "The whole-box upper bounds that a finite computation can test: only eq. 87 (Majority "

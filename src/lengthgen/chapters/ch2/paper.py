@@ -159,26 +159,6 @@ PAPER_T1 = {
     ("majority", "pos"): 92.7,
     ("majority", "norm"): 92.7,
 }
-#: Table 1's NESV column, by (task, model) ("—": not given). Checked: First/Index under A_pos, Index
-#: under A_norm, Majority and Parity under A_gen; the others are listed as not attempted.
-PAPER_T1_NESV = {
-    ("first", "pos"): "Θ(1)",
-    ("first", "gen"): "0",
-    ("first", "sin"): "0",
-    ("first", "norm"): "Θ(1)",
-    ("majority", "pos"): "—",
-    ("majority", "gen"): "Θ((n log n)^-1)",
-    ("majority", "sin"): "Θ((n³ log n)^-1)",
-    ("majority", "norm"): "—",
-    ("index", "pos"): "Θ(n^-3)",
-    ("index", "gen"): "0",
-    ("index", "sin"): "0",
-    ("index", "norm"): "Θ(n^-1)",
-    ("parity", "pos"): "0",
-    ("parity", "gen"): "0",
-    ("parity", "sin"): "0",
-    ("parity", "norm"): "0",
-}
 #: Table 3 (App. D.6): Majority mean OOD accuracy over the five lengths > N, (mean, lo, hi) by model and N
 PAPER_T3 = {
     "gen": {

@@ -36,36 +36,17 @@ def check_width(h) -> int:
 
 def param_count(variant: str, h: int) -> int:
     """Number of trainable scalars: 5h+20 (gen), 5h+18 (pos, norm), 5h+32 (sin)."""
-    check_choice("variant", variant, VARIANTS)
-    h = check_width(h)
-    return 5 * h + {"gen": 20, "pos": 18, "norm": 18, "sin": 32}[variant]
+    return 5 * check_width(h) + {"gen": 20, "pos": 18, "norm": 18, "sin": 32}[variant]
 
 
 def param_shapes(variant: str, h: int) -> dict[str, tuple[int, ...]]:
     """Name → shape (without the member dimension) of every trainable tensor of ``variant``."""
-    check_choice("variant", variant, VARIANTS)
-    h = check_width(h)
     head = {"W1": (h, 2), "b1": (h,), "W2": (2, h), "b2": (2,)}
     if FAMILIES[variant] == "positional":
-        att = {
-            "a": (2,),
-            "b": (2,),
-            "r": (2,),
-            "s": (2,),
-            "c_K": (2,),
-            "C_V": (2, 2),
-            "b_V": (2,),
-        }
+        att = dict.fromkeys(("a", "b", "r", "s", "c_K"), (2,)) | {"C_V": (2, 2), "b_V": (2,)}
     else:
         d = 2 if variant == "gen" else 4
-        att = {
-            "W_Q": (2, d),
-            "b_Q": (2,),
-            "W_K": (2, d),
-            "b_K": (2,),
-            "W_V": (2, d),
-            "b_V": (2,),
-        }
+        att = {"W_Q": (2, d), "b_Q": (2,), "W_K": (2, d), "b_K": (2,), "W_V": (2, d), "b_V": (2,)}
     return {**att, **head}
 
 
@@ -104,8 +85,7 @@ def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.
         if pad_to < n:
             raise ValueError(f"pad_to = {pad_to} is shorter than the strings (n = {n})")
         bits = torch.cat(
-            [bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)],
-            -1,
+            [bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)], -1
         )
     return torch.cat([bits, kk.to(bits.device).unsqueeze(-1)], -1)
 
@@ -144,18 +124,11 @@ def init_member(
     copied from them (b_Q ← b, b_K ← c_K, value content block ← C_V); the content query/key blocks
     and the sinusoidal positional blocks are then drawn Xavier-uniform.
     """
-    check_choice("variant", variant, VARIANTS)
-    h = check_width(h)
-    N = check_positive_int("maximum training length N", N)
-    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    g = torch.Generator().manual_seed(seed)
     rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
     a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N**2)
     b, c_K = rn(0.1), rn(0.1)
-    C_V, W1, W2 = (
-        _xavier((2, 2), g, dtype),
-        _xavier((h, 2), g, dtype),
-        _xavier((2, h), g, dtype),
-    )
+    C_V, W1, W2 = (_xavier(shape, g, dtype) for shape in ((2, 2), (h, 2), (2, h)))
     head = dict(W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype))
     zero2 = torch.zeros(2, dtype=dtype)
     if FAMILIES[variant] == "positional":
@@ -209,11 +182,7 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
         qq = b[:, None, :] + Fa if normalized else q
     else:
         qq = torch.where(normalized.view(-1, 1, 1), b[:, None, :] + Fa, q)
-    return (
-        (q * r[:, None, :]).sum(-1),
-        (qq * s[:, None, :]).sum(-1),
-        (q * cK[:, None, :]).sum(-1),
-    )
+    return ((q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1))
 
 
 def positional_scores(params, k: torch.Tensor, L: int, normalized) -> torch.Tensor:
@@ -277,32 +246,26 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     data, valid, n, k = _split(x, dtype)
     beta_n = attention_scale(params, n, beta)  # β_n (log n unless β = 1)
     L = data.shape[-1]
+    if variant in ("gen", "sin"):  # the index token is z = 0: q = Q(0) = b_Q
+        q, WK, bK, WV, bV = (params[k] for k in ("b_Q", "W_K", "b_K", "W_V", "b_V"))
+        s0, s1 = ((q * (WK[:, :, c] + bK)).sum(-1) for c in (0, 1))  # a zero's, a one's score
+        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
     if variant == "gen":
-        q = params["b_Q"]  # z = 0: q = Q(0) = b_Q
-        WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
-        s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
-        s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
         t = data.sum(-1) - PAD * (L - n)  # number of ones
         d = torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None]
         rho = torch.sigmoid(d)  # ρ_t of eq. 71
-        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
         A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
         return _classifier(params, A)
     if variant == "sin":
         w = data * valid
-        q = params["b_Q"]
-        WK, bK, WV, bV = params["W_K"], params["b_K"], params["W_V"], params["b_V"]
         j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
         pj = torch.stack([torch.sin(j), torch.cos(j)], -1)  # [L, 2]
-        s0 = (q * (WK[:, :, 0] + bK)).sum(-1)
-        s1 = (q * (WK[:, :, 1] + bK)).sum(-1)
         pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)  # qᵀ W_K^pos p_j
         # the symbol-0 score s0 is common to every position and cancels in the softmax
         logits = torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None]) * beta_n[..., None]
         logits = logits.masked_fill(~valid, float("-inf"))
         alpha = torch.softmax(logits, -1)
         p = (alpha * w).sum(-1)
-        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
         A = (
             v0[:, None, :]
@@ -351,7 +314,7 @@ class SingleLayer:
             self.beta = [check_beta(b) for b in beta]
         else:
             raise ValueError(
-                f"beta must be one of {', '.join(BETAS)} or a per-member list of them, got {beta!r}"
+                f"beta must be one of {BETAS} or a per-member list of them, got {beta!r}"
             )
         if variants is not None:
             variants = [check_choice("variant", v, VARIANTS) for v in variants]

@@ -81,8 +81,7 @@ def _check_model_task(variant, task):
 # --------------------------------------------------------------------------- centers
 def paper_eta(B: float) -> float:
     """The scale the paper's proofs use: η = min(B/16, 1/16) (App. A)."""
-    B = check_finite("box size B", B, nonnegative=True)
-    if B <= 0:
+    if not check_finite("box size B", B) > 0:
         raise ValueError(f"box size B must be > 0, got {B}")
     return min(B / 16, 1 / 16)
 
@@ -97,49 +96,21 @@ def center(
     """
     _check_model_task(variant, task)
     h = check_width(h)
-    e = paper_eta(B) if eta is None else check_finite("eta", eta)
-    if e <= 0:
-        raise ValueError(f"eta must be > 0, got {e}")
+    e = paper_eta(B) if eta is None else check_finite("eta", eta, nonnegative=True)
     t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
+    W1, W2 = torch.zeros(h, 2, dtype=DT), torch.zeros(2, h, dtype=DT)
+    b1 = torch.full((h,), -e, dtype=DT)
     if FAMILIES[variant] == "positional":
-        W1 = torch.zeros(h, 2, dtype=DT)
-        W1[0, 0] = W1[1, 1] = e
-        b1 = torch.full((h,), -e, dtype=DT)
+        W1[0, 0] = W1[1, 1] = W2[0, 0] = W2[1, 1] = e
         b1[:2] = e * e
-        W2 = torch.zeros(2, h, dtype=DT)
-        W2[0, 0] = W2[1, 1] = e
-        return {
-            "a": t(2 * e, 0),
-            "b": t(0, -e),
-            "r": t(e, 0),
-            "s": t(0, e),
-            "c_K": t(0, 0),
-            "C_V": e * torch.eye(2, dtype=DT),
-            "b_V": t(0, 0),
-            "W1": W1,
-            "b1": b1,
-            "W2": W2,
-            "b2": t(0, 0),
-        }
+        att = dict(a=t(2 * e, 0), b=t(0, -e), r=t(e, 0), s=t(0, e), c_K=t(0, 0))
+        att |= dict(C_V=e * torch.eye(2, dtype=DT), b_V=t(0, 0))
+        return dict(att, W1=W1, b1=b1, W2=W2, b2=t(0, 0))
     if variant == "gen" and task == "majority":
-        W1 = torch.zeros(h, 2, dtype=DT)
-        W1[0, 0] = e
-        b1 = torch.full((h,), -e, dtype=DT)
-        b1[0] = e
-        W2 = torch.zeros(2, h, dtype=DT)
-        W2[1, 0] = e
-        return {
-            "W_Q": torch.zeros(2, 2, dtype=DT),
-            "b_Q": t(e, 0),
-            "W_K": torch.tensor([[e, e], [0.0, 0.0]], dtype=DT),
-            "b_K": t(0, 0),
-            "W_V": torch.tensor([[0.0, e], [0.0, 0.0]], dtype=DT),
-            "b_V": t(0, 0),
-            "W1": W1,
-            "b1": b1,
-            "W2": W2,
-            "b2": t(0, -(e * e + e**3 / 2)),
-        }
+        W1[0, 0] = b1[0] = W2[1, 0] = e
+        W_K, W_V = t(e, e, 0, 0).view(2, 2), t(0, e, 0, 0).view(2, 2)
+        att = dict(W_Q=torch.zeros(2, 2, dtype=DT), b_Q=t(e, 0), W_K=W_K, b_K=t(0, 0), W_V=W_V)
+        return dict(att, b_V=t(0, 0), W1=W1, b1=b1, W2=W2, b2=t(0, -(e * e + e**3 / 2)))
     raise ValueError(
         f"the paper gives no center for task {task!r} under A_{variant} "
         "(implemented: A_pos/A_norm First and Index, A_gen Majority)"
@@ -148,28 +119,20 @@ def center(
 
 # --------------------------------------------------------------------------- score-gap coefficients
 def score_coefficients(params: dict) -> dict[str, float]:
-    """χ = aᵀs, ℓ = 2bᵀs + aᵀr, δ = bᵀs, φ = bᵀr (eq. 9) and, for A_norm, χ̂ = âᵀs, ℓ̂ = ℓ + 2χ̂ (eq. 20).
-
-    Works on an unbatched point or a batch (leading dims kept); returns tensors.
-    """
+    """χ = aᵀs, ℓ = 2bᵀs + aᵀr, δ = bᵀs, φ = bᵀr (eq. 9) and, for A_norm, χ̂ = âᵀs, ℓ̂ = ℓ + 2χ̂
+    (eq. 20), as tensors, of one point or a batch."""
     a, b, r, s = (params[k] for k in ("a", "b", "r", "s"))
     dot = lambda u, v: (u * v).sum(-1)  # noqa: E731
     chi, ell = dot(a, s), 2 * dot(b, s) + dot(a, r)
     ahat = a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300)
     chi_hat = dot(ahat, s)
-    return {
-        "chi": chi,
-        "ell": ell,
-        "delta": dot(b, s),
-        "phi": dot(b, r),
-        "chi_hat": chi_hat,
-        "ell_hat": ell + 2 * chi_hat,
-    }
+    return dict(
+        chi=chi, ell=ell, delta=dot(b, s), phi=dot(b, r), chi_hat=chi_hat, ell_hat=ell + 2 * chi_hat
+    )
 
 
 def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
     """g_{k+Δ} − g_k from the expansion Δ·C_lin(k) + Δ²·C_quad(k) (eq. 10, or eq. 22 for A_norm)."""
-    check_choice("variant", variant, ("pos", "norm"))
     c = score_coefficients(params)
     if variant == "pos":
         C_lin = 2 * c["chi"] * k * k + c["ell"] * k + c["phi"]
@@ -188,9 +151,6 @@ def attention_profile(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores g_j and attention weights α_j = softmax(β_n g)_j, j = 1 … n, for query k (A_pos /
     A_norm); β_n = log n (``beta="log"``, the paper's) or 1 (``"one"``)."""
-    check_choice("variant", variant, ("pos", "norm"))
-    check_beta(beta)
-    n = _check_n(n)
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
     P = single_point(params)
@@ -201,12 +161,9 @@ def attention_profile(
 # --------------------------------------------------------------------------- exactness
 @dataclass
 class Exactness:
-    """Result of :func:`exactness` for a batch of P parameter points.
-
-    decision  object array [P] of True / False / None (undecided)
-    method    which method produced each decision ("exhaustive", "structural")
-    margin    the smallest signed margin found (certified lower bound over all inputs when True)
-    """
+    """:func:`exactness` of P points: ``decision`` [P] True / False / None (undecided), the
+    ``method`` that decided each, and the smallest signed ``margin`` found (a certified lower
+    bound over all inputs when True)."""
 
     decision: np.ndarray
     method: np.ndarray
@@ -229,29 +186,19 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
         ks = None
     y = label(task, S, ks)
     x = encode(S, ks)
-    Pt = {k: v for k, v in P.items()}
+    Pt = dict(P)
     if FAMILIES[variant] == "positional" and "_norm" not in Pt:
         Pt["_norm"] = torch.full((P["b2"].shape[0],), variant == "norm")
-    margins = []
+    margins, fam = [], "pos" if FAMILIES[variant] == "positional" else variant
     for lo in range(0, x.shape[0], 8192):
-        out = forward(
-            "pos" if FAMILIES[variant] == "positional" else variant,
-            Pt,
-            x[lo : lo + 8192],
-            beta=beta,
-        )
+        out = forward(fam, Pt, x[lo : lo + 8192], beta=beta)
         sgn = (2 * y[lo : lo + 8192] - 1).to(DT)
         margins.append(((out[..., 1] - out[..., 0]) * sgn).min(-1).values)
     return torch.stack(margins, -1).min(-1).values.numpy()
 
 
 def diagonal_attention(
-    P: dict,
-    variant: str,
-    n: int,
-    ks: Sequence[int],
-    chunk: int = 2_000_000,
-    beta: str = "log",
+    P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000, beta: str = "log"
 ) -> torch.Tensor:
     """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm);
     the scores are multiplied by β_n = log n (``beta="log"``) or 1 (``"one"``)."""
@@ -278,14 +225,8 @@ def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
     kinks = torch.where(
         d != 0, -z0 / torch.where(d != 0, d, torch.ones_like(d)), torch.zeros_like(d)
     )  # [P, h]
-    cand = torch.cat(
-        [
-            lo[..., None],
-            hi[..., None],
-            torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None]),
-        ],
-        -1,
-    )  # [P, K, h+2]
+    inside = torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None])
+    cand = torch.cat([lo[..., None], hi[..., None], inside], -1)  # [P, K, h+2]
     A = u0[:, None, None, :] + cand[..., None] * (u1 - u0)[:, None, None, :]
     f = _head_diff(P, A)
     return f.min(-1).values, f.max(-1).values
@@ -306,8 +247,7 @@ def _structural_positional(P, variant, task, n, beta="log"):
     cert_margin = torch.minimum(min1, -max0).min(-1).values  # > 0 ⇒ certified exact
     # witnesses: e_k (p = α_k), all ones (p = 1), all zeros (p = 0), all ones but k (p = 1 − α_k)
     wit = torch.stack(
-        [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)],
-        -1,
+        [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)], -1
     )
     wit_margin = wit.min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
     cm, wm = cert_margin.numpy(), wit_margin.numpy()
@@ -362,18 +302,10 @@ def sin_majority_structural(P: dict, n: int, beta: str = "log"):
 
 
 def exactness(
-    params: dict,
-    variant: str,
-    task: str,
-    n: int,
-    *,
-    method: str = "auto",
-    beta: str = "log",
+    params: dict, variant: str, task: str, n: int, *, method: str = "auto", beta: str = "log"
 ) -> Exactness:
-    """Is each parameter point (one, or a batch with a leading dimension) strictly correct on
-    every length-n input (every k for Index)? ``method``: ``exhaustive``, ``structural`` or
-    ``auto`` (see the module docstring); ``beta``: β_n, ``log`` or ``one``.
-    """
+    """Is each parameter point (one, or a batch) strictly correct on every length-n input (every
+    k for Index)? ``method``: see the module docstring; ``beta``: β_n, ``log`` or ``one``."""
     _check_model_task(variant, task)
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))
@@ -389,9 +321,7 @@ def exactness(
             )
         m = _exhaustive(P, variant, task, n, beta)
         return Exactness(
-            np.array((m > 0).tolist(), dtype=object),
-            np.array(["exhaustive"] * Pn, dtype=object),
-            m,
+            np.array((m > 0).tolist(), dtype=object), np.array(["exhaustive"] * Pn, dtype=object), m
         )
     if variant == "gen":
         dec, marg = structural_gen(P, task, n, beta)
@@ -412,13 +342,11 @@ def exactness(
 
 # --------------------------------------------------------------------------- the η = 1/16 centers
 def center_attention_floor(task: str, eta: float, log_n: float, terms: int = 4000) -> float:
-    """min_k α_k(k) at the center for very large n (positions beyond ``terms`` from k ignored).
+    """min_k α_k(k) at the center for very large n (given by ``log_n``; valid when n > 2·terms).
 
     At the center g_k − g_j = η²(j − k)², so with x = n^{−η²}: First has α₁ = 1/Σ_{d≥0} x^{d²} and
-    Index (worst k, in the middle) α = 1/Σ_{d∈Z} x^{d²}; both are computed in log space, so n
-    may be astronomically large (given through ``log_n``). Valid when n > 2·terms.
+    Index (worst k, in the middle) α = 1/Σ_{d∈Z} x^{d²}, computed in log space.
     """
-    check_choice("task", task, ("first", "index"))
     d = np.arange(1, terms + 1, dtype=float)
     logs = -eta * eta * log_n * d * d
     m = logs.max()
@@ -427,13 +355,10 @@ def center_attention_floor(task: str, eta: float, log_n: float, terms: int = 400
 
 
 def center_exact_threshold(task: str, eta: float) -> float:
-    """log n* above which the center with scale η is exact (α_k > 1/2 for every k), by bisection.
-
-    At the center the logit difference is f = η³(2p − 1), so the center is exact exactly when
-    every queried position keeps more than half of the attention (see the chapter).
+    """log n* above which the center with scale η is exact, by bisection: its logit difference is
+    f = η³(2p − 1), so it is exact when every queried position keeps α_k > 1/2 (see the chapter).
     """
     check_choice("task", task, ("first", "index"))
-    eta = check_finite("eta", eta)
     lo, hi = 0.0, 1.0
     while center_attention_floor(task, eta, hi) <= 0.5:
         hi *= 2
@@ -448,10 +373,8 @@ def center_exact_threshold(task: str, eta: float) -> float:
 
 def center_exact_eta(task: str, beta: str = "one") -> float:
     """The scale η* above which the First / Index center is exact at every n under β_n = 1
-    (``beta="one"`` only; under log n see :func:`center_exact_threshold`): the n = ∞ attention
-    floor must exceed 1/2 (chapter 5).
+    (``beta="one"`` only): the n = ∞ attention floor must exceed 1/2 (chapter 5).
     """
-    check_choice("task", task, ("first", "index"))
     if check_beta(beta) != "one":
         raise ValueError(
             "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
@@ -470,7 +393,6 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
     A_norm: ``chi`` moves χ̂ = âᵀs with ℓ fixed (via s₁), ``ell`` moves ℓ (= ℓ̂ at fixed χ̂, via r₁)
     and ``chi_fixed_ell_hat`` moves χ̂ with ℓ̂ = ℓ + 2χ̂ fixed (s₁ and r₁ together).
     """
-    check_choice("variant", variant, ("pos", "norm"))
     check_choice("coordinate", coordinate, ("chi", "ell", "chi_fixed_ell_hat"))
     if coordinate == "chi_fixed_ell_hat" and variant != "norm":
         raise ValueError("coordinate 'chi_fixed_ell_hat' is only defined for A_norm")
@@ -517,9 +439,6 @@ def admissible_width(
     the structural check (undecided counts as not exact, so the width is a certified lower
     bound). A side still exact at ``t_max`` is capped; ``finite_width`` sums the other sides.
     """
-    _check_model_task(variant, task)
-    n = _check_n(n, task)
-    check_beta(beta)
     ok0, _ = _ray_exact(params, d, torch.zeros(1, dtype=DT), variant, task, n, beta)
     if not ok0[0]:
         raise ValueError(f"the starting point is not (certified) exact at n = {n}")
@@ -547,15 +466,9 @@ def admissible_width(
         sides.append(lo if hi is None else (lo + hi) / 2 if lo > 0 else hi / 2)
         capped.append(hi is None)
     finite = [sd for sd, cap in zip(sides, capped) if not cap]
-    return {
-        "plus": sides[0],
-        "minus": sides[1],
-        "width": sides[0] + sides[1],
-        "plus_capped": capped[0],
-        "minus_capped": capped[1],
-        "finite_width": sum(finite) if finite else float("nan"),
-        "undecided": undecided,
-    }
+    fin = sum(finite) if finite else float("nan")
+    out = dict(plus=sides[0], minus=sides[1], width=sides[0] + sides[1], plus_capped=capped[0])
+    return out | dict(minus_capped=capped[1], finite_width=fin, undecided=undecided)
 
 
 # --------------------------------------------------------------------------- Monte Carlo fractions
@@ -577,14 +490,9 @@ def mc_fraction(
     the scalars of the tensors ``coords`` drawn uniformly within ± ``half_width``, the rest at
     the center. Counts (undecided reported, not guessed) and the 95 % Wilson interval.
     """
-    _check_model_task(variant, task)
-    check_beta(beta)
-    n = _check_n(n, task)
     samples = check_positive_int("samples", samples)
     hw = check_finite("half_width", half_width, nonnegative=True)
     c = center(variant, task, h, eta=eta)
-    for k in coords:
-        check_choice("coordinate tensor", k, tuple(c))
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     n_true = n_none = 0
     for lo in range(0, samples, chunk):
@@ -600,12 +508,5 @@ def mc_fraction(
     den = 1 + z * z / samples
     mid = (p + z * z / (2 * samples)) / den
     half = z * math.sqrt(p * (1 - p) / samples + z * z / (4 * samples * samples)) / den
-    return {
-        "n": n,
-        "samples": samples,
-        "exact": n_true,
-        "undecided": n_none,
-        "fraction": p,
-        "lo": max(0.0, mid - half),
-        "hi": min(1.0, mid + half),
-    }
+    lo, hi = max(0.0, mid - half), min(1.0, mid + half)
+    return dict(n=n, samples=samples, exact=n_true, undecided=n_none, fraction=p, lo=lo, hi=hi)
