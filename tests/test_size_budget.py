@@ -18,8 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-BUDGET, TOTAL, FILE, FUNCTION = 20_000, 28_758, 800, 80
-NOTEBOOK_CODE, TOOLS = 4_200, 2_500
+BUDGET, TOTAL, FILE, FUNCTION = 20_000, 25_382, 800, 80
+NOTEBOOK_CODE, TOOLS = 4_000, 2_500
 
 
 def _files(folder: Path) -> list[Path]:
