@@ -1,5 +1,5 @@
 """Chapter 5, section "Softmax mass, not just argmax": the runs beyond the evaluation-time factor
-(predictions: :mod:`.mass_more_claims`; both parts are derived on the chapter's details page).
+(predictions: :mod:`.claims`; both parts are derived on the chapter's details page).
 
 ``mass_refit``: chapter 3's cross-entropy fit redone with chapter 1's log-length scaling per row,
 s_i = log(i + 1) / log L0 (row i of a causal head sees i + 1 keys; s = 1 on the last training
