@@ -22,6 +22,10 @@ from lengthgen.chapters.ch5.sum_sine import ETAS, TRAIN_VARIANTS, train_cell_nam
 from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
 from lengthgen.store import Schema
+from lengthgen.chapters.ch2.volume import uniform_box
+from lengthgen.nn.positional import ENCODINGS
+from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2.experiments import FULL
 
 #: A_gen points of the doubling check: classifier width, box half-width, sample size, seed
 DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
@@ -29,8 +33,6 @@ DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
 
 def parity_doubling(ns=DOUBLING_N, points=None) -> dict:
     """:func:`.parity.doubling_gap` for both attention scales at each n in ``ns``."""
-    from lengthgen.chapters.ch2.volume import uniform_box
-
     pts = {**DOUBLING_POINTS, **(points or {})}
     P = uniform_box("gen", pts["h"], pts["B"], pts["samples"], pts["seed"])
     rows = [
@@ -57,8 +59,6 @@ def summing(n_max=SUMMING_N, all_lengths=SUMMING_ALL) -> dict:
 
 def mass_tables(lengths=None, encodings=None, tasks=None) -> dict:
     """:func:`.mass.mass_alignment` of chapter 3's CE-fitted kernels, every encoding and task."""
-    from lengthgen.nn.positional import ENCODINGS
-
     rows = []
     for e in encodings or ENCODINGS:
         for t in tasks or rz.TASKS:
@@ -147,9 +147,6 @@ def _rows(kind, required, probabilities="", count=None) -> Schema:
 
 def _train_schema(exp: str) -> Schema:
     """A paired training cell of chapter 2's ``exp``."""
-    from lengthgen.chapters.ch2 import paper
-    from lengthgen.chapters.ch2.experiments import FULL
-
     n = len(FULL["seeds"]) * len(paper.STORED_NS[exp]) * 2  # × 2 scales
     return _s(
         f"training under both scales ({exp})",

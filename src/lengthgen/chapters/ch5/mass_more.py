@@ -26,7 +26,8 @@ import torch
 from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.positional import KernelFamily, frequencies
+from lengthgen.chapters.ch5 import mass
+from lengthgen.nn.positional import ENCODINGS, KernelFamily, frequencies
 
 #: the far lengths of ``mass_far`` (fixed before any was computed)
 FAR_LENGTHS = (100_000, 1_000_000, 10_000_000)
@@ -58,31 +59,25 @@ def refit(encoding: str, task: str, L0: int = rz.L0_DEFAULT):
 def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict:
     """α_L (chapter 3's strict argmax) and α_L^{½} of ``W`` with row i's logits times s_i; also
     the smallest and median target weight."""
-    from lengthgen.chapters.ch5.mass import target_weight, weight_summary
-
     s_all, tgt_all = row_log_scale(L, L0), rz.targets(task, L)
     correct, weights = [], []
     for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=512):
         z = logits * s_all[r][:, None]
         correct.append(rz._row_stats(z, r, tgt_all[r])[2])
-        weights.append(target_weight(z, r, tgt_all[r]))
+        weights.append(mass.target_weight(z, r, tgt_all[r]))
     alpha = float(torch.cat(correct).double().mean())
-    return {"L": int(L), "alpha": alpha, **weight_summary(weights)}
+    return {"L": int(L), "alpha": alpha, **mass.weight_summary(weights)}
 
 
 def clamped_half_rows(W, task: str, L: int, L0: int = rz.L0_DEFAULT) -> float:
     """:func:`.mass.clamped_half` under the per-row factor s_i."""
-    from lengthgen.chapters.ch5.mass import clamped_half
-
-    return clamped_half(W, task, L, L0, row_log_scale(L, L0).numpy()[L0:])
+    return mass.clamped_half(W, task, L, L0, row_log_scale(L, L0).numpy()[L0:])
 
 
 def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
     """The refit's α_L, α_L^{½} per (encoding, task, L); per fit its norm next to chapter 3's; for
     the learned tables on fixed-target tasks both fits' clamped margins and the closed form."""
-    from lengthgen.chapters.ch5 import mass
     from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS
-    from lengthgen.nn.positional import ENCODINGS
 
     rows, fits = [], []
     for e in encodings or ENCODINGS:

@@ -17,6 +17,7 @@ import torch
 
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.chapters.ch2 import volume as vo
+from lengthgen.chapters.ch4.constructions import construct_with_bias
 
 DT = torch.float64
 
@@ -117,8 +118,6 @@ def summing_check(n_max: int, *, all_lengths: int = 1000) -> dict:
     """Chapter 4's biased width-2 sine construction (p = 2) on the counts (n − t, t), a summing
     attention's output: errors at every t ≤ ``n_max`` of length n_max and at every (n, t) with
     n ≤ ``all_lengths``, the smallest margin and the weight on the count of zeros."""
-    from lengthgen.chapters.ch4.constructions import construct_with_bias
-
     n_max = check_positive_int("n_max", n_max)
     all_lengths = check_positive_int("all_lengths", all_lengths)
     net = construct_with_bias(2)

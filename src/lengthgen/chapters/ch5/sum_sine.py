@@ -19,7 +19,12 @@ import torch
 
 from lengthgen.config import ConfigError, check_choice, check_finite, get_scale
 from lengthgen.engine.runs import Cell
-from lengthgen.stats import plane_fit
+from lengthgen.chapters.ch4.constructions import construct_with_bias
+from lengthgen.stats import clopper_pearson, plane_fit
+from lengthgen.chapters.ch4.data import train_set
+from lengthgen.chapters.ch4.model import ModularMLP, Network, check_activation
+from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
+from lengthgen.chapters.ch4 import paper as p4
 
 DT = torch.float64
 KINDS = ("one", "joint")
@@ -27,8 +32,6 @@ KINDS = ("one", "joint")
 
 def center() -> dict[str, torch.Tensor]:
     """θ* (float64 ``W`` [unit, symbol], ``b``, ``V`` [class, unit]): chapter 4's construction."""
-    from lengthgen.chapters.ch4.constructions import construct_with_bias
-
     net = construct_with_bias(2)
     return {"W": net.W.clone(), "b": net.b.clone(), "V": net.V.clone()}
 
@@ -59,9 +62,7 @@ def restricted_share(eta: float, n: int, kind: str) -> float:
     return 1 - (1 - R / (2 * eta)) ** 2 if kind == "one" else (R / eta) ** 2
 
 
-def sample_box(
-    eta: float, samples: int, seed: int, *, n: int | None = None, kind: str = "one"
-) -> dict:
+def sample_box(eta: float, samples: int, seed: int, *, n=None, kind: str = "one") -> dict:
     """``samples`` batched points of θ* + [−η, η]^10, or (with ``n``) of its restricted region at
     length n (``one``: w = u + d with d uniform in [−R, R], points with |w| > η rejected)."""
     g = torch.Generator().manual_seed(seed)
@@ -115,13 +116,9 @@ def exact_jointly(P: dict, n: int) -> torch.Tensor:
     return alive
 
 
-def volume_fraction(
-    eta: float, n: int, kind: str, *, samples: int, seed: int, restrict: bool = True
-) -> dict:
+def volume_fraction(eta: float, n: int, kind: str, *, samples, seed, restrict=True) -> dict:
     """The fraction of θ* + [−η, η]^10 exact at length n (``one``) or jointly up to n (``joint``),
     with its 95 % Clopper–Pearson interval, both scaled by the restricted share."""
-    from lengthgen.stats import clopper_pearson
-
     eta = check_eta(eta)
     check_choice("kind", kind, KINDS)
     P = sample_box(eta, samples, seed, n=n if restrict else None, kind=kind)
@@ -134,21 +131,13 @@ def volume_fraction(
     return drawn | {"fraction": share * k / N, "lo": share * lo, "hi": share * hi}
 
 
-def volume_scan(
-    eta: float,
-    ns_one,
-    ns_joint,
-    samples_one: int,
-    samples_joint: int,
-    check_ns,
-    check_samples,
-):
+def volume_scan(eta, ns_one, ns_joint, samples_one, samples_joint, check_ns, check_samples):
     """The cell of one η: restricted :func:`volume_fraction` at ``ns_one`` and ``ns_joint``
     (seed n), and plain Monte Carlo of both kinds at ``check_ns`` (seed n + 1)."""
     eta = check_eta(eta)
-    rows = [volume_fraction(eta, int(n), "one", samples=samples_one, seed=int(n)) for n in ns_one]
-    rows += [
-        volume_fraction(eta, int(n), "joint", samples=samples_joint, seed=int(n)) for n in ns_joint
+    scans = (("one", ns_one, samples_one), ("joint", ns_joint, samples_joint))
+    rows = [
+        volume_fraction(eta, int(n), k, samples=m, seed=int(n)) for k, ns, m in scans for n in ns
     ]
     plain = [
         volume_fraction(eta, int(n), kind, samples=check_samples, seed=int(n) + 1, restrict=False)
@@ -159,7 +148,6 @@ def volume_scan(
 
 
 def _net(params: dict, i: int, activation: str):
-    from lengthgen.chapters.ch4.model import Network
 
     b = params["b"][i].double() if "b" in params else None
     return Network(params["W"][i].double(), params["V"][i].double(), activation, b)
@@ -250,10 +238,6 @@ def train_variant(
     """Chapter 4's B.1.3 protocol at p = 2 for one variant: one ensemble of members (wd, seed)
     trained with Muon; per member the exact accuracy at each length, the first failing length up
     to ``L_max`` and, for sine networks, :func:`drift_diagnostics`."""
-    from lengthgen.chapters.ch4.data import train_set
-    from lengthgen.chapters.ch4.model import ModularMLP, check_activation
-    from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
-
     act = check_activation(activation)
     if not isinstance(bias, bool):
         raise ConfigError(f"bias must be True or False, got {bias!r}")
@@ -299,8 +283,6 @@ TRAIN_VARIANTS = (("sine", True), ("relu", True), ("sine", False), ("relu", Fals
 def train_kwargs(scale: str) -> dict:
     """The training configuration: chapter 4's ``PROTOCOL[scale]["lengthgen"]`` at p = 2, its
     largest budget and seeds 1337–1339 (full)."""
-    from lengthgen.chapters.ch4 import paper as p4
-
     scale = get_scale(scale)
     blk = p4.PROTOCOL[scale]["lengthgen"]
     return {
@@ -329,14 +311,9 @@ def cells(scale: str) -> list[Cell]:
     """One volume scan per η, one training ensemble per variant (smoke: smaller, same names)."""
     scale = get_scale(scale)
     full = scale == "full"
-    scan = {
-        "ns_one": list(VOLUME_NS["one"] if full else VOLUME_NS["one"][:3]),
-        "ns_joint": list(VOLUME_NS["joint"] if full else VOLUME_NS["joint"][:3]),
-        "samples_one": VOLUME_SAMPLES[scale]["one"],
-        "samples_joint": VOLUME_SAMPLES[scale]["joint"],
-        "check_ns": list(CHECK_NS) if full else [32],
-        "check_samples": CHECK_SAMPLES[scale],
-    }
+    scan = {f"ns_{k}": list(VOLUME_NS[k] if full else VOLUME_NS[k][:3]) for k in KINDS}
+    scan |= {f"samples_{k}": VOLUME_SAMPLES[scale][k] for k in KINDS}
+    scan |= {"check_ns": list(CHECK_NS) if full else [32], "check_samples": CHECK_SAMPLES[scale]}
     kw = train_kwargs(scale)
     return [Cell(volume_cell_name(eta), volume_scan, {"eta": eta, **scan}) for eta in ETAS] + [
         Cell(

@@ -1,11 +1,6 @@
-"""Chapter 5, section "Log-length scaling in the volume theory": the runs. Every cell repeats a
-computation of chapter 2 with β_n = 1 next to β_n = log n (its paper's eq. 2), through chapter 2's
-own code and its ``beta`` option: ``beta_closed_forms`` (:func:`closed_forms`),
-``beta_volume_log``/``_one`` (chapter 2's scans), ``beta_majority_box`` and ``joint_*`` (Monte
-Carlo at one length and at both N and 10N + 1), ``beta_train_<exp>`` (chapter 2's training cell
-with every member under both scales from the same initial tensors and batches). Predictions:
-:mod:`.volume_claims`.
-"""
+"""Chapter 5, section "Log-length scaling in the volume theory": the runs, each a computation of
+chapter 2 through its own code with β_n = 1 next to β_n = log n (its ``beta`` option; the plan:
+:func:`cells`). Predictions: :mod:`.volume_claims`."""
 
 from __future__ import annotations
 
@@ -13,8 +8,13 @@ import math
 
 import numpy as np
 
+from lengthgen.chapters.ch2 import experiments as ex
+from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.chapters.ch5 import volume_claims as vc
+from lengthgen.config import ConfigError, check_positive_int, get_scale
 from lengthgen.engine.runs import Cell
+from lengthgen.stats import bootstrap_ci, clopper_pearson
 
 #: the chapter-2 training experiments repeated under both scales (cell name = "beta_train_" + exp)
 TRAIN_EXPERIMENTS = tuple(
@@ -37,8 +37,6 @@ def closed_forms(
     """Majority's exact (X, b₂,₁) area under both scales against 4η³ artanh(1/n)/β_n; η* of the
     First/Index center without log n, the center on both sides of η* and at the paper's η; the
     Majority center's failures."""
-    from lengthgen.chapters.ch2 import volume as vo
-
     area = []
     cm = vo.center("gen", "majority", 8, eta=area_eta)
     for n in area_ns:
@@ -86,13 +84,10 @@ def closed_forms(
 
 def volume(beta: str, **kwargs) -> dict:
     """Chapter 2's ``volume_scans`` with its configuration (``kwargs``) under the scale ``beta``."""
-    from lengthgen.chapters.ch2.experiments import volume_scans
-
-    return volume_scans(beta=beta, **kwargs)
+    return ex.volume_scans(beta=beta, **kwargs)
 
 
 def _volume_kwargs() -> dict:
-    from lengthgen.chapters.ch2 import experiments as ex
 
     return {
         "ns": list(ex.VOLUME_NS),
@@ -109,15 +104,12 @@ def _volume_kwargs() -> dict:
 def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
     """Chapter 2's ``train_experiment`` with every member under both scales; A_gen members also
     get their learned score contrast X (eq. 70)."""
-    from lengthgen.chapters.ch2.experiments import train_experiment
-    from lengthgen.chapters.ch2.volume import score_contrast
-
-    out = train_experiment(
+    out = ex.train_experiment(
         **cfg, device=device, progress=progress, keep_params=True, beta=["log", "one"]
     )
     params = out.pop("params")
     if "gen" in cfg["variants"]:
-        X = score_contrast({k: v.detach().cpu() for k, v in params.items() if k[0] != "_"})
+        X = vo.score_contrast({k: v.detach().cpu() for k, v in params.items() if k[0] != "_"})
         for m, x in zip(out["members"], X.tolist()):
             m["X"] = float(x)
     return out
@@ -125,9 +117,6 @@ def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
 
 def train_kwargs(exp: str, scale: str) -> dict:
     """Chapter 2's configuration of ``exp`` (full: its stored N and cap; smoke: its smoke sizes)."""
-    from lengthgen.chapters.ch2 import experiments as ex
-    from lengthgen.chapters.ch2 import paper
-
     if scale == "smoke":
         keys = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
         return ex.experiment_config(exp, **{k: ex.SMOKE[k] for k in keys})
@@ -145,12 +134,7 @@ def majority_box(
     chunk: int = 100_000,
 ) -> dict:
     """A_gen Majority's exact fraction of chapter 2's raw box [−B, B]^D under both scales on the
-    same points (chunk j of the i-th n seeded seed + 1000 i + j; chapter 2's structural test),
-    with 95 % Clopper–Pearson intervals per n."""
-    from lengthgen.chapters.ch2 import volume as vo
-    from lengthgen.config import ConfigError, check_positive_int
-    from lengthgen.stats import clopper_pearson
-
+    same points (chunk j of the i-th n seeded seed + 1000 i + j) with its 95 % interval per n."""
     ns = [check_positive_int("n", n, minimum=3) for n in ns]
     samples = [check_positive_int("samples", m) for m in samples]
     if len(ns) != len(samples):
@@ -168,20 +152,23 @@ def majority_box(
                 dec = vo.exactness(P, "gen", "majority", n, method="structural", beta=beta)
                 hits[beta] += int((dec.decision == True).sum())  # noqa: E712
                 undecided += int(np.equal(dec.decision, None).sum())
-        row = {"n": int(n), "samples": int(m), "undecided": undecided}
-        for beta, k in hits.items():
-            vals = (k, k / m, *clopper_pearson(k, m))
-            row |= {f"{key}_{beta}": v for key, v in zip(("exact", "fraction", "lo", "hi"), vals)}
-        rows.append(row)
+        rows.append({"n": int(n), "samples": int(m), "undecided": undecided, **_shares(hits, m)})
     return {"rows": rows, "h": h, "B": B}
+
+
+def _shares(hits: dict, m: int) -> dict:
+    """Per scale β: ``exact_β`` (of ``hits``), ``fraction_β`` of ``m`` and its 95 % Clopper–Pearson
+    ``lo_β``, ``hi_β``."""
+    vals = {b: (k, k / m, *clopper_pearson(k, m)) for b, k in hits.items()}
+    return {
+        f"{key}_{b}": v for b in hits for key, v in zip(("exact", "fraction", "lo", "hi"), vals[b])
+    }
 
 
 def _joint_points(variant, task, m, seed, h, B, half_width):
     """``m`` points: A_gen from the raw box, A_pos/A_norm the η = 1 center with a, b, r, s uniform
     within ± ``half_width``."""
     import torch
-
-    from lengthgen.chapters.ch2 import volume as vo
 
     if variant == "gen":
         return vo.uniform_box("gen", h, B, m, seed)
@@ -209,10 +196,6 @@ def joint_box(
     """Per N, under both scales on the same points: the counts exact at N and at both N and
     L = 10N + 1 (tested at L only where exact at N), the joint fraction with its 95 % interval,
     and ``one_not_log`` (0 by the nesting of the exact sets)."""
-    from lengthgen.chapters.ch2 import volume as vo
-    from lengthgen.config import check_positive_int
-    from lengthgen.stats import clopper_pearson
-
     rows = []
     for i, (N, m) in enumerate(zip(Ns, samples)):
         N, m, L = int(N), check_positive_int("samples", m), 10 * int(N) + 1
@@ -235,19 +218,12 @@ def joint_box(
             row["one_not_log"] += int((joint["one"] & ~joint["log"]).sum())
             for beta, hit in joint.items():
                 row[f"exact_{beta}"] = row.get(f"exact_{beta}", 0) + int(hit.sum())
-        for beta in vo.BETAS:
-            k = row[f"exact_{beta}"]
-            row[f"fraction_{beta}"] = k / m
-            row[f"lo_{beta}"], row[f"hi_{beta}"] = clopper_pearson(k, m)
-        rows.append(row)
+        rows.append(row | _shares({b: row[f"exact_{b}"] for b in vo.BETAS}, m))
     return {"variant": variant, "task": task, "rows": rows}
 
 
 def cells(scale: str, *, training: bool = True) -> list[Cell]:
     """The section's plan at ``scale`` (with ``training``: the paired training cells)."""
-    from lengthgen.chapters.ch2 import experiments as ex
-    from lengthgen.config import get_scale
-
     scale = get_scale(scale)
     out = [
         Cell("beta_closed_forms", closed_forms, {}),
@@ -276,8 +252,6 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
 def paired_by_n(results, exp: str, variant: str) -> list[dict]:
     """Per N: the mean paired difference (one − log) at L = 10N+1 with its 95 % bootstrap interval,
     and both arms' means."""
-    from lengthgen.stats import bootstrap_ci
-
     pairs = vc.paired_accuracy(vc.members(results, exp), variant)
     out = []
     for N in sorted({N for N, _ in pairs}):
