@@ -1,12 +1,10 @@
-"""Chapter 5, section "Softmax mass, not just argmax" (chapters 0/1 × chapter 3).
-
-Chapter 3's alignment α_L counts rows whose strict argmax is the target, which no positive
-rescaling of the logits changes; chapter 0's dilution is about mass: α_L^{½} is the fraction of
-scored rows whose causal softmax weight on the target exceeds ½, with the logits times 1
-(``none``) or log L / log L0 (``log``). For a learned absolute table on a fixed-target task,
-:func:`clamped_half` is our closed form of α_L^{½} (derived on the chapter page): the mass is
-kept at every length iff c = m / log L0 > 1, m the clamped margin — chapter 0's rule.
-"""
+"""Chapter 5, section "Softmax mass, not just argmax" (chapters 0/1 × chapter 3). Chapter 3's
+alignment α_L counts rows whose strict argmax is the target, which no positive rescaling of the
+logits changes; chapter 0's dilution is about mass: α_L^{½} is the fraction of scored rows whose
+causal softmax weight on the target exceeds ½, with the logits times 1 (``none``) or
+log L / log L0 (``log``). For a learned absolute table on a fixed-target task, :func:`clamped_half`
+is our closed form of α_L^{½} (derived on the chapter page): the mass is kept at every length iff
+c = m / log L0 > 1, m the clamped margin — chapter 0's rule."""
 
 from __future__ import annotations
 
