@@ -24,28 +24,22 @@ TRAIN_EXPERIMENTS = tuple(
 
 def closed_forms(
     area_ns=vc.AREA_NS,
-    area_eta: float = vc.AREA_ETA,
-    grid: int = vc.AREA_GRID,
-    span: float = vc.AREA_SPAN,
-    center_ns: int = vc.CENTER_NS,
-    eta_step: float = vc.ETA_STEP,
-    paper_eta: float = vc.PAPER_ETA,
-    paper_eta_ns: int = vc.PAPER_ETA_NS,
-    majority_etas=vc.MAJORITY_ETAS,
-    majority_n_max: int = vc.MAJORITY_N_MAX,
+    center_ns=vc.CENTER_NS,
+    paper_eta_ns=vc.PAPER_ETA_NS,
+    majority_n_max=vc.MAJORITY_N_MAX,
 ) -> dict:
     """Majority's exact (X, b₂,₁) area under both scales against 4η³ artanh(1/n)/β_n; η* of the
     First/Index center without log n, the center on both sides of η* and at the paper's η; the
-    Majority center's failures."""
-    area = []
-    cm = vo.center("gen", "majority", 8, eta=area_eta)
+    Majority center's failures (the other settings: :mod:`.volume_claims`)."""
+    area, grid, span, paper_eta = [], vc.AREA_GRID, vc.AREA_SPAN, vc.PAPER_ETA
+    cm = vo.center("gen", "majority", 8, eta=vc.AREA_ETA)
     for n in area_ns:
         row = {"n": int(n)}
         for beta in vo.BETAS:
             b = math.log(n) if beta == "log" else 1.0
             X = np.linspace(-span / b, span / b, grid)
             r = vo.majority_bias_area(cm, n, X, beta=beta)
-            closed = vo.majority_area_closed_form(area_eta, n, beta)
+            closed = vo.majority_area_closed_form(vc.AREA_ETA, n, beta)
             row[f"area_{beta}"] = r["area"]
             row[f"closed_{beta}"] = closed
             row[f"rel_err_{beta}"] = abs(r["area"] - closed) / closed
@@ -62,8 +56,7 @@ def closed_forms(
                 c = vo.center(v, task, 8, eta=eta)
                 return vo.exactness(c, v, task, n, method="structural", beta="one").all()
 
-            above = eta_star[task] * (1 + eta_step)
-            below = eta_star[task] * (1 - eta_step)
+            above, below = (eta_star[task] * (1 + s * vc.ETA_STEP) for s in (1, -1))
             fails = [n for n in range(1, center_ns + 1) if not exact_at(below, n)]
             paper_ok = [n for n in range(1, paper_eta_ns + 1) if exact_at(paper_eta, n)]
             row = {"task": task, "variant": v, "eta_star": eta_star[task]}
@@ -73,7 +66,7 @@ def closed_forms(
             row["log_n_star_paper_eta"] = vo.center_exact_threshold(task, paper_eta)
             center_one.append(row)
     failures = 0
-    for eta in majority_etas:
+    for eta in vc.MAJORITY_ETAS:
         c = vo.center("gen", "majority", 8, eta=eta)
         for beta in vo.BETAS:
             for n in range(1, majority_n_max + 1, 2):
@@ -182,17 +175,7 @@ def _joint_points(variant, task, m, seed, h, B, half_width):
     return P
 
 
-def joint_box(
-    variant: str,
-    task: str,
-    Ns,
-    samples,
-    seed: int = vc.BOX_SEED,
-    h: int = vc.BOX_H,
-    B: float = vc.BOX_B,
-    half_width: float = 0.1,
-    chunk: int = 50_000,
-) -> dict:
+def joint_box(variant, task, Ns, samples, seed=vc.BOX_SEED, half_width=0.1, chunk=50_000) -> dict:
     """Per N, under both scales on the same points: the counts exact at N and at both N and
     L = 10N + 1 (tested at L only where exact at N), the joint fraction with its 95 % interval,
     and ``one_not_log`` (0 by the nesting of the exact sets)."""
@@ -202,9 +185,8 @@ def joint_box(
         row = {"N": N, "L": L, "samples": m, "one_not_log": 0}
         joint = {}
         for j, lo in enumerate(range(0, m, chunk)):
-            P = _joint_points(
-                variant, task, min(chunk, m - lo), seed + 1000 * i + j, h, B, half_width
-            )
+            args = (min(chunk, m - lo), seed + 1000 * i + j, vc.BOX_H, vc.BOX_B, half_width)
+            P = _joint_points(variant, task, *args)
             for beta in vo.BETAS:
                 ok = vo.exactness(P, variant, task, N, method="structural", beta=beta)
                 keep = np.flatnonzero(ok.decision == True)  # noqa: E712
