@@ -31,9 +31,9 @@ from lengthgen.chapters.ch2.experiments import FULL
 DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
 
 
-def parity_doubling(ns=DOUBLING_N, points=None) -> dict:
+def parity_doubling(ns=DOUBLING_N) -> dict:
     """:func:`.parity.doubling_gap` for both attention scales at each n in ``ns``."""
-    pts = {**DOUBLING_POINTS, **(points or {})}
+    pts = dict(DOUBLING_POINTS)
     P = uniform_box("gen", pts["h"], pts["B"], pts["samples"], pts["seed"])
     rows = [
         {"beta": beta, "n": int(n), **pa.doubling_gap(P, int(n), beta)}

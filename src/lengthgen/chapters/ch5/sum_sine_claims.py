@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from lengthgen.chapters.ch4 import paper as _P4
 from lengthgen.chapters.ch5.common import SLOPE_ALLOWANCE, claim_maker, equal, failed, holds
 from lengthgen.chapters.ch5.common import slope_fit, slope_holds
@@ -80,8 +82,6 @@ def exact_beyond(results, act, bias, n) -> int:
 
 
 def sine_vs_relu(results) -> dict:
-    import numpy as np
-
     cap = results.cell(train_cell_name("sine", True))["L_max"]
     s = [_failure(r, cap) for r in _rows(results, "sine", True)]
     r_ = [_failure(r, cap) for r in _rows(results, "relu", True)]

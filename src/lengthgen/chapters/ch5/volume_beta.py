@@ -118,16 +118,11 @@ def train_kwargs(exp: str, scale: str) -> dict:
     )
 
 
-def majority_box(
-    ns=vc.BOX_NS,
-    samples=vc.BOX_SAMPLES,
-    h: int = vc.BOX_H,
-    B: float = vc.BOX_B,
-    seed: int = vc.BOX_SEED,
-    chunk: int = 100_000,
-) -> dict:
+def majority_box(ns=vc.BOX_NS, samples=vc.BOX_SAMPLES, chunk=100_000) -> dict:
     """A_gen Majority's exact fraction of chapter 2's raw box [−B, B]^D under both scales on the
-    same points (chunk j of the i-th n seeded seed + 1000 i + j) with its 95 % interval per n."""
+    same points (chunk j of the i-th n seeded seed + 1000 i + j) with its 95 % interval per n
+    (h, B, seed: :mod:`.volume_claims`)."""
+    h, B, seed = vc.BOX_H, vc.BOX_B, vc.BOX_SEED
     ns = [check_positive_int("n", n, minimum=3) for n in ns]
     samples = [check_positive_int("samples", m) for m in samples]
     if len(ns) != len(samples):
