@@ -1,4 +1,5 @@
-"""The float32 matrix-product rate of one CPU core at chapter 3's shapes (book/cost.md, issue 17).
+"""The float32 matrix-product rate of one CPU core at chapter 3's shapes (book/cost.md, section
+"Why chapter 3 costs the most").
 
 One decoder layer's linear maps for a 7-member group of 64 sequences of 15 positions (960 rows, width
 64, MLP 256): each forward product ``x W`` and its two backward products ``g Wᵀ`` and ``xᵀ g`` (the
