@@ -166,32 +166,30 @@ def _rate(results, n, arm):
 
 
 # --------------------------------------------------------------------------- declared deviations
+_RATES_100 = "the claims ch1.first_rates.* measure the success rate with 100 seeds."
+_AUTHORS_FAIL = "The authors' released script, run outside this book, also fails now and then"
 _SCALED_DEV = {
     10: Deviation(
         "run-to-run variance",
-        "A few log-scaled runs trained at length 10 fit their training strings but end near chance at "
-        "length 1000: they settled on a solution that only works for short strings. The authors' "
-        "released script, run outside this book, also fails now and then in this way, so we read "
-        "the paper's 20 of 20 as one draw of an outcome that is likely, not certain. The claims "
-        "ch1.first_rates.* measure the success rate with 100 seeds.",
+        "A few log-scaled runs trained at length 10 fit their training strings but end near chance "
+        f"at length 1000, a solution that works only for short strings. {_AUTHORS_FAIL} in this "
+        "way, so we read the paper's 20 of 20 as one draw of a likely, not certain, outcome; "
+        + _RATES_100,
     ),
     300: Deviation(
         "run-to-run variance",
-        "A few log-scaled runs at the longest training length never fit their own training strings "
-        "within the 10,000 single-string updates (their training cross-entropy stays near one bit): "
-        "optimisation failures, not a failure to extrapolate. Besides, one run is 100% accurate but "
-        "not yet confident enough to pass the cross-entropy bar of rule 3 at the end of training. The "
-        "authors' released script, run outside this book, also fails now and then; the claims "
-        "ch1.first_rates.* measure the rate with 100 seeds.",
+        "A few log-scaled runs at the longest training length never fit their own training "
+        "strings within the 10,000 single-string updates (training cross-entropy near one bit): "
+        "optimisation failures, not failures to extrapolate; one more run is 100% accurate but "
+        f"not yet confident enough for rule 3's cross-entropy bar. {_AUTHORS_FAIL}; " + _RATES_100,
     ),
 }
 _STANDARD_10_DEV = Deviation(
     "run-to-run variance",
-    "With standard attention most runs end either perfect or at or below 60% at length 1000, a few in between; "
-    "in our seed set a minority of the runs trained at length 10 generalise perfectly or nearly so, which lifts "
-    "the mean above the near-chance band while most runs sit near chance. The paper shows only the 20-run "
-    "mean, so we cannot tell how many of its runs generalised; the claims ch1.first_rates.* measure the "
-    "fraction with 100 seeds.",
+    "With standard attention most runs end either perfect or at or below 60% at length 1000. In "
+    "our seed set a minority of the runs trained at length 10 generalise (nearly) perfectly, which "
+    "lifts the mean above the near-chance band while most runs sit near chance. The paper shows "
+    "only the 20-run mean, so we cannot tell how many of its runs generalised; " + _RATES_100,
 )
 #: The success-rate claims' deviations, by training length (the same for both log-scaled arms).
 _DRAW = (

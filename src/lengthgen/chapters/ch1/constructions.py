@@ -76,20 +76,10 @@ def _canvas(shape, positional, pos_map, log_scaled, dtype):
     """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
     without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
     the page each construction writes on."""
-    d, n_layers, heads, dk, d_ffn = shape
-    cfg = EncoderConfig(
-        d_model=d,
-        n_layers=n_layers,
-        n_heads=heads,
-        d_head=dk,
-        d_ffn=d_ffn,
-        layer_norm=False,
-        eps=0.0,
-        log_scaled=log_scaled,
-        positional=positional,
-        pos_map=pos_map,
-    )
-    enc = Encoder(cfg)
+    d, n_layers, n_heads, d_head, d_ffn = shape
+    sizes = dict(d_model=d, n_layers=n_layers, n_heads=n_heads, d_head=d_head, d_ffn=d_ffn)
+    opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
+    enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
     p = enc.zeros(1, dtype=dtype)
     p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
     return enc, p

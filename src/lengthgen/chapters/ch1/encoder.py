@@ -237,16 +237,7 @@ class Encoder:
                 "positional 'parity' gives every position its own features; strings cannot be grouped"
             )
         bits = check_bits(bits)
-        lead, n = bits.shape[:-1], bits.shape[-1]
-        ones_later = bits[..., 1:].sum(-1).to(torch.float64)
-        one = torch.ones(lead, dtype=torch.float64, device=bits.device)
-        first = bits[..., 0]
-        tokens = torch.stack([first * 0 + CLS, first, first * 0, first * 0 + 1], dim=-1)
-        feats = torch.tensor(
-            [[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device
-        ).expand(*lead, 4, 1)
-        counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
-        return Grouped(tokens, feats, counts)
+        return grouped(bits[..., 0], bits[..., 1:].sum(-1).to(torch.float64), bits.shape[-1])
 
     def embed(self, params: dict, tokens: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
         """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
@@ -400,6 +391,16 @@ class Grouped(NamedTuple):
     tokens: torch.Tensor
     features: torch.Tensor
     counts: torch.Tensor
+
+
+def grouped(first: torch.Tensor, ones_later: torch.Tensor, n: int) -> Grouped:
+    """Strings of length ``n`` with first symbols ``first`` and ``ones_later`` later 1s (float64)
+    as the four groups CLS, first symbol, later 0s, later 1s (:meth:`Encoder.group`)."""
+    one, zero = torch.ones_like(ones_later), first * 0
+    tokens = torch.stack([zero + CLS, first, zero, zero + 1], dim=-1)
+    feats = torch.tensor([[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=first.device)
+    counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
+    return Grouped(tokens, feats.expand(*first.shape, 4, 1), counts)
 
 
 class _Inputs(NamedTuple):

@@ -14,7 +14,7 @@ import torch
 
 from lengthgen.chapters.ch1 import paper
 from lengthgen.chapters.ch1 import training as T
-from lengthgen.chapters.ch1.encoder import CLS, Grouped
+from lengthgen.chapters.ch1.encoder import Grouped, grouped
 from lengthgen.config import ConfigError, check_finite, check_positive_int
 from lengthgen.nn.tasks import all_strings, random_strings
 
@@ -89,11 +89,7 @@ def _probe_inputs(n: int) -> Grouped:
     """Every string class at length n as groups: first symbol w₁ ∈ {0, 1} (outer) and k′ = 0 … n − 1
     later 1s (inner). With the feature 1[i = 1] only, the encoder's output depends on nothing else."""
     k = torch.arange(n, dtype=torch.float64).repeat(2)
-    w1 = torch.arange(2).repeat_interleave(n)
-    tokens = torch.stack([torch.full_like(w1, CLS), w1, 0 * w1, 0 * w1 + 1], -1)
-    feats = torch.tensor([[0.0], [1.0], [0.0], [0.0]]).expand(2 * n, 4, 1)
-    counts = torch.stack([k * 0 + 1, k * 0 + 1, n - 1 - k, k], -1)
-    return Grouped(tokens, feats, counts)
+    return grouped(torch.arange(2).repeat_interleave(n), k, n)
 
 
 @torch.no_grad()
