@@ -56,15 +56,11 @@ def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) 
 
 @dataclass(frozen=True)
 class EncoderConfig:
-    """Shape and options of an :class:`Encoder`.
-
-    ``log_scaled``: one flag for all members or one per member (standard and scaled encoders
-    trained as one ensemble). ``pos_map``: the fixed ``[p, d_model]`` placement of the positional
-    features (default: feature j into coordinate j). ``layer_norm`` switches both layer norms,
-    with ε ``eps`` (0 allowed, §4.2). ``log_placement`` (one or one per member): where a log-scaled
-    member's log N multiplies, ``"logit"`` (ours: the whole query–key product, query bias
-    included) or ``"query"`` (the authors' code: the query input, so the bias is not scaled).
-    """
+    """Shape and options of an :class:`Encoder`. ``log_scaled`` and ``log_placement``: one for all
+    members or one per member; the factor log N multiplies the ``"logit"`` (ours: the whole
+    query–key product) or the ``"query"`` input (the authors' code: the query bias is not scaled).
+    ``pos_map``: the ``[p, d_model]`` placement of the positional features (default: the identity).
+    ``layer_norm`` switches both layer norms, with ε ``eps`` (0 allowed, §4.2)."""
 
     d_model: int
     n_layers: int = 2
