@@ -213,12 +213,7 @@ def build(name: str, **kw):
 
 
 def paired(
-    enc: Encoder,
-    params: dict,
-    *,
-    eps: float = 0.0,
-    keep: int | None = None,
-    cleanup: bool = True,
+    enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True
 ):
     """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (paper §4.1).
 
@@ -250,9 +245,7 @@ def paired(
     )
     new = Encoder(new_cfg)
     p = new.zeros(
-        params["embed"].shape[0],
-        dtype=params["embed"].dtype,
-        device=params["embed"].device,
+        params["embed"].shape[0], dtype=params["embed"].dtype, device=params["embed"].device
     )
     p["embed"] = torch.cat([params["embed"], -params["embed"]], -1)
     for name in ("wq", "wk", "wv"):

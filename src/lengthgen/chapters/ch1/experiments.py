@@ -19,10 +19,7 @@ from lengthgen.store import Schema
 
 # --------------------------------------------------------------------------- the cells' functions
 def fig2(
-    lengths=paper.FIG2_LENGTHS,
-    n_strings: int = 1000,
-    seed: int = paper.SEED,
-    sqrt_d: bool = False,
+    lengths=paper.FIG2_LENGTHS, n_strings: int = 1000, seed: int = paper.SEED, sqrt_d: bool = False
 ) -> list[dict]:
     """The six curves of Fig. 2: :func:`ce_curve` of PARITY and FIRST in each layer-norm setting of
     :data:`paper.LN_VARIANTS`, with its ``label``. ``sqrt_d``: the authors' configuration

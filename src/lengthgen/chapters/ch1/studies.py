@@ -15,8 +15,8 @@ import torch
 from lengthgen.chapters.ch1 import paper
 from lengthgen.chapters.ch1 import training as T
 from lengthgen.chapters.ch1.encoder import Grouped, grouped
+from lengthgen.chapters.ch1.measures import exact_sets
 from lengthgen.config import ConfigError, check_finite, check_positive_int
-from lengthgen.nn.tasks import all_strings, random_strings
 
 
 # --------------------------------------------------------------------------- §3.1: FFNN for PARITY
@@ -39,15 +39,9 @@ def ffnn_parity_logits(bits: torch.Tensor, *, relu: bool = False) -> torch.Tenso
 
 
 def ffnn_exactness(*, relu: bool, n_exhaustive: int = paper.EXACT_N_EXHAUSTIVE) -> dict:
-    """Accuracy and |logit| range of F_n on every string with n ≤ ``n_exhaustive`` and on
-    :data:`paper.EXACT_RANDOM_STRINGS` random strings at each n of :data:`paper.EXACT_RANDOM_NS`."""
-    g = torch.Generator().manual_seed(paper.SEED)
-    sets = [all_strings(n) for n in range(1, n_exhaustive + 1)]
-    sets += [
-        random_strings(paper.EXACT_RANDOM_STRINGS, n, generator=g) for n in paper.EXACT_RANDOM_NS
-    ]
+    """Accuracy and |logit| range of F_n on :func:`measures.exact_sets`."""
     accs, mags = [], []
-    for bits in sets:
+    for bits in exact_sets(n_exhaustive):
         s = ffnn_parity_logits(bits, relu=relu)
         accs.append(float(((s > 0).long() == bits.sum(-1) % 2).double().mean()))
         mags.append(s.abs())
