@@ -26,77 +26,75 @@ def _rows(results, c, log_scaled):
     return sorted(found, key=lambda r: r["N"])
 
 
+def _check(id, location, statement, paper_value, check, why, measure=None, **kw) -> Claim:
+    """A self-check, stored when it has a ``measure``, live otherwise."""
+    source = "stored" if measure else "live"
+    kw |= {"source": source, "measure": measure, "group": "self-check"}
+    return Claim(id, location, statement, paper_value, check, why, **kw)
+
+
+_ROUNDING = {"tolerance": ROUNDING_BOUND, "digits": 2}
+
 CLAIMS = [
-    Claim(
+    _check(
         "ch0.eq1.closed_form",
         "ch. 0 eqs. 1–2",
-        group="self-check",
-        statement="The closed forms of the favoured weight equal torch.softmax in float64 for N = 1 … 10⁵ "
+        "The closed forms of the favoured weight equal torch.softmax in float64 for N = 1 … 10⁵ "
         "(stored grid, both scalings)",
-        paper_value=0.0,
-        check="value",
-        tolerance=ROUNDING_BOUND,
-        why="a softmax over N terms is exact up to N rounding errors of 2⁻⁵² each",
-        measure=lambda r: r.cell("dilution_grid")["max_abs_error"],
-        digits=2,
+        0.0,
+        "value",
+        "a softmax over N terms is exact up to N rounding errors of 2⁻⁵² each",
+        lambda r: r.cell("dilution_grid")["max_abs_error"],
+        **_ROUNDING,
     ),
-    Claim(
+    _check(
         "ch0.stored.regression",
         "ch. 0 eqs. 1–2",
-        group="self-check",
-        source="live",
-        statement="Today's live grid agrees with the stored full-scale grid",
-        paper_value=0.0,
-        check="value",
-        tolerance=ROUNDING_BOUND,
-        why="the same float64 computation; only rounding may differ",
-        digits=2,
+        "Today's live grid agrees with the stored full-scale grid",
+        0.0,
+        "value",
+        "the same float64 computation; only rounding may differ",
+        **_ROUNDING,
     ),
-    Claim(
+    _check(
         "ch0.dilution.unscaled",
         "Chiang & Cholak §5.2 (attention dilution)",
-        group="self-check",
-        statement="With a fixed margin c = 4, the favoured weight at N = 10⁵ is below 1 %",
-        paper_value="weight → 0 as N grows",
-        check="predicate",
+        "With a fixed margin c = 4, the favoured weight at N = 10⁵ is below 1 %",
+        "weight → 0 as N grows",
+        "predicate",
+        "eq. 1 gives e⁴/(e⁴ + 10⁵ − 1) ≈ 5.5·10⁻⁴; 1 % is a loose bar for 'tends to 0'",
+        lambda r: next(x["softmax"] for x in _rows(r, 4.0, False) if x["N"] == 100_000),
         holds=lambda w: w < 0.01,
-        why="eq. 1 gives e⁴/(e⁴ + 10⁵ − 1) ≈ 5.5·10⁻⁴; 1 % is a loose bar for 'tends to 0'",
-        measure=lambda r: next(x["softmax"] for x in _rows(r, 4.0, False) if x["N"] == 100_000),
     ),
-    Claim(
+    _check(
         "ch0.logscale.c2_to_one",
         "Chiang & Cholak §5.3 (log-length scaled attention)",
-        group="self-check",
-        statement="Scaled by log N, margin c = 2 gives a weight that rises with N and is ≥ 0.9999 at N = 10⁵",
-        paper_value="weight bounded away from 0",
-        check="predicate",
+        "Scaled by log N, margin c = 2 gives a weight that rises with N and is ≥ 0.9999 at N = 10⁵",
+        "weight bounded away from 0",
+        "predicate",
+        "eq. 2 gives N²/(N² + N − 1), increasing for N ≥ 2 and 1 − 10⁻⁵ at N = 10⁵",
+        lambda r: [x["closed_form"] for x in _rows(r, 2.0, True)],
         holds=lambda w: bool(np.all(np.diff(w[1:]) >= 0)) and w[-1] >= 0.9999,
-        why="eq. 2 gives N²/(N² + N − 1), increasing for N ≥ 2 and 1 − 10⁻⁵ at N = 10⁵",
-        measure=lambda r: [x["closed_form"] for x in _rows(r, 2.0, True)],
         digits=6,
     ),
-    Claim(
+    _check(
         "ch0.margin.grows_logN",
         "Chiang & Cholak §5.2 (simplified model)",
-        group="self-check",
-        source="live",
-        statement="The margin needed for weight 1/2 grows like log N (least-squares slope against log N, "
+        "The margin needed for weight 1/2 grows like log N (least-squares slope against log N, "
         "N = 10 … 10⁵)",
-        paper_value=1.0,
-        check="value",
+        1.0,
+        "value",
+        "c* = log(N − 1) differs from log N by less than 0.11 over the range",
         tolerance=0.01,
-        why="c* = log(N − 1) differs from log N by less than 0.11 over the range",
     ),
-    Claim(
+    _check(
         "ch0.margin.scaled_constant",
         "Chiang & Cholak §5.3",
-        group="self-check",
-        source="live",
-        statement="After log-length scaling the needed margin tends to the constant 1 (value at N = 10⁵)",
-        paper_value=1.0,
-        check="value",
+        "After log-length scaling the needed margin tends to the constant 1 (value at N = 10⁵)",
+        1.0,
+        "value",
+        "log(N − 1)/log N = 1 − 10⁻⁵/log 10⁵ + …, far inside 10⁻³",
         tolerance=1e-3,
-        why="log(N − 1)/log N = 1 − 10⁻⁵/log 10⁵ + …, far inside 10⁻³",
     ),
 ]
 

@@ -21,12 +21,11 @@ GRID_SCHEMA = Schema(
     probabilities=("rows.*.softmax", "rows.*.closed_form"),
     counts=(("rows", lambda d: 2 * len(C_VALUES) * len(N_VALUES)),),
 )
-SCHEMAS = {"dilution_grid": GRID_SCHEMA}
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
     """What stored cell ``name`` must hold."""
-    return SCHEMAS.get(name)
+    return GRID_SCHEMA if name == "dilution_grid" else None
 
 
 def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:

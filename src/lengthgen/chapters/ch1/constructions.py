@@ -76,20 +76,10 @@ def _canvas(shape, positional, pos_map, log_scaled, dtype):
     """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
     without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
     the page each construction writes on."""
-    d, n_layers, heads, dk, d_ffn = shape
-    cfg = EncoderConfig(
-        d_model=d,
-        n_layers=n_layers,
-        n_heads=heads,
-        d_head=dk,
-        d_ffn=d_ffn,
-        layer_norm=False,
-        eps=0.0,
-        log_scaled=log_scaled,
-        positional=positional,
-        pos_map=pos_map,
-    )
-    enc = Encoder(cfg)
+    d, n_layers, n_heads, d_head, d_ffn = shape
+    sizes = dict(d_model=d, n_layers=n_layers, n_heads=n_heads, d_head=d_head, d_ffn=d_ffn)
+    opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
+    enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
     p = enc.zeros(1, dtype=dtype)
     p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
     return enc, p
@@ -223,12 +213,7 @@ def build(name: str, **kw):
 
 
 def paired(
-    enc: Encoder,
-    params: dict,
-    *,
-    eps: float = 0.0,
-    keep: int | None = None,
-    cleanup: bool = True,
+    enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True
 ):
     """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (paper §4.1).
 
@@ -260,9 +245,7 @@ def paired(
     )
     new = Encoder(new_cfg)
     p = new.zeros(
-        params["embed"].shape[0],
-        dtype=params["embed"].dtype,
-        device=params["embed"].device,
+        params["embed"].shape[0], dtype=params["embed"].dtype, device=params["embed"].device
     )
     p["embed"] = torch.cat([params["embed"], -params["embed"]], -1)
     for name in ("wq", "wk", "wv"):

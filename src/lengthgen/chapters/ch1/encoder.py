@@ -56,15 +56,11 @@ def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) 
 
 @dataclass(frozen=True)
 class EncoderConfig:
-    """Shape and options of an :class:`Encoder`.
-
-    ``log_scaled``: one flag for all members or one per member (standard and scaled encoders
-    trained as one ensemble). ``pos_map``: the fixed ``[p, d_model]`` placement of the positional
-    features (default: feature j into coordinate j). ``layer_norm`` switches both layer norms,
-    with ε ``eps`` (0 allowed, §4.2). ``log_placement`` (one or one per member): where a log-scaled
-    member's log N multiplies, ``"logit"`` (ours: the whole query–key product, query bias
-    included) or ``"query"`` (the authors' code: the query input, so the bias is not scaled).
-    """
+    """Shape and options of an :class:`Encoder`. ``log_scaled`` and ``log_placement``: one for all
+    members or one per member; the factor log N multiplies the ``"logit"`` (ours: the whole
+    query–key product) or the ``"query"`` input (the authors' code: the query bias is not scaled).
+    ``pos_map``: the ``[p, d_model]`` placement of the positional features (default: the identity).
+    ``layer_norm`` switches both layer norms, with ε ``eps`` (0 allowed, §4.2)."""
 
     d_model: int
     n_layers: int = 2
@@ -237,16 +233,7 @@ class Encoder:
                 "positional 'parity' gives every position its own features; strings cannot be grouped"
             )
         bits = check_bits(bits)
-        lead, n = bits.shape[:-1], bits.shape[-1]
-        ones_later = bits[..., 1:].sum(-1).to(torch.float64)
-        one = torch.ones(lead, dtype=torch.float64, device=bits.device)
-        first = bits[..., 0]
-        tokens = torch.stack([first * 0 + CLS, first, first * 0, first * 0 + 1], dim=-1)
-        feats = torch.tensor(
-            [[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=bits.device
-        ).expand(*lead, 4, 1)
-        counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
-        return Grouped(tokens, feats, counts)
+        return grouped(bits[..., 0], bits[..., 1:].sum(-1).to(torch.float64), bits.shape[-1])
 
     def embed(self, params: dict, tokens: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
         """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
@@ -400,6 +387,16 @@ class Grouped(NamedTuple):
     tokens: torch.Tensor
     features: torch.Tensor
     counts: torch.Tensor
+
+
+def grouped(first: torch.Tensor, ones_later: torch.Tensor, n: int) -> Grouped:
+    """Strings of length ``n`` with first symbols ``first`` and ``ones_later`` later 1s (float64)
+    as the four groups CLS, first symbol, later 0s, later 1s (:meth:`Encoder.group`)."""
+    one, zero = torch.ones_like(ones_later), first * 0
+    tokens = torch.stack([zero + CLS, first, zero, zero + 1], dim=-1)
+    feats = torch.tensor([[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=first.device)
+    counts = torch.stack([one, one, (n - 1) - ones_later, ones_later], dim=-1)
+    return Grouped(tokens, feats.expand(*first.shape, 4, 1), counts)
 
 
 class _Inputs(NamedTuple):

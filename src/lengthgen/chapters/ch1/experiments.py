@@ -1,12 +1,6 @@
-"""Chapter 1's plan (Chiang & Cholak 2022): the cells of ``python -m lengthgen reproduce ch1``,
-their functions, and the schemas of the stored cells (``results/ch1/cells/``).
-
-Cells, configured by :data:`paper.PROTOCOLS` (the notebook's section in brackets): ``fig2`` (Fig. 2,
-"Confidence: cross-entropy against length"), ``sensitivity`` and ``parity_training`` ("PARITY is
-not learned …"), ``first_training`` (Fig. 4, "Learning FIRST"), ``first_rates`` (100 runs per arm
-and three attention arms, "How often does training find the solution?"), and for the details page
-``first_mechanism`` (§5.2) and ``parity_grid`` (§5.1).
-"""
+"""Chapter 1's plan (Chiang & Cholak 2022): the cells of ``python -m lengthgen reproduce ch1``
+(:func:`cells`, configured by :data:`paper.PROTOCOLS`), their functions, and the schemas of the
+stored cells (``results/ch1/cells/``)."""
 
 from __future__ import annotations
 
@@ -25,10 +19,7 @@ from lengthgen.store import Schema
 
 # --------------------------------------------------------------------------- the cells' functions
 def fig2(
-    lengths=paper.FIG2_LENGTHS,
-    n_strings: int = 1000,
-    seed: int = paper.SEED,
-    sqrt_d: bool = False,
+    lengths=paper.FIG2_LENGTHS, n_strings: int = 1000, seed: int = paper.SEED, sqrt_d: bool = False
 ) -> list[dict]:
     """The six curves of Fig. 2: :func:`ce_curve` of PARITY and FIRST in each layer-norm setting of
     :data:`paper.LN_VARIANTS`, with its ``label``. ``sqrt_d``: the authors' configuration
@@ -99,13 +90,10 @@ def train_first(
     progress: bool = False,
     analyse=None,
 ) -> dict:
-    """Standard and log-scaled encoders trained on FIRST (paper Fig. 4, "Learning FIRST"): every
-    (training length, arm, run) one member of one ensemble (:func:`training.train_first_arms`).
-
-    With ``arms`` (names of :data:`paper.FIRST_ARMS`) and ``fit_strings`` it is the success-rate
-    protocol of :func:`train_first_rates`: members name their arm, and each run's fit on
-    ``fit_strings`` fresh strings of its own training length is recorded too.
-    """
+    """Standard and log-scaled encoders trained on FIRST (paper Fig. 4, "Learning FIRST"):
+    :func:`training.train_first_arms`. With ``arms`` (names of :data:`paper.FIRST_ARMS`) and
+    ``fit_strings``, the success-rate protocol of :func:`train_first_rates` (members name their
+    arm)."""
     settings = {"lengths": lengths, "runs": runs, "epochs": epochs}
     settings.update(steps_per_epoch=steps_per_epoch, test_n=test_n, seed=seed)
     settings.update(test_strings=test_strings, eval_every_epochs=eval_every_epochs)

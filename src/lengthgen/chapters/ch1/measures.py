@@ -31,6 +31,19 @@ def task_of(construction: str) -> str:
     return "parity" if construction == "parity" else "first"
 
 
+def exact_sets(
+    n_exhaustive=paper.EXACT_N_EXHAUSTIVE,
+    random_ns=paper.EXACT_RANDOM_NS,
+    n_random=paper.EXACT_RANDOM_STRINGS,
+    seed=paper.SEED,
+) -> list[torch.Tensor]:
+    """§3.4's test strings: every string of each length n ≤ ``n_exhaustive``, then ``n_random``
+    random strings at each n in ``random_ns``."""
+    g = torch.Generator().manual_seed(seed)
+    sets = [_all_strings(n) for n in range(1, n_exhaustive + 1)]
+    return sets + [random_strings(n_random, n, generator=g) for n in random_ns]
+
+
 @torch.no_grad()
 def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str) -> dict:
     """Accuracy, mean cross-entropy (bits) and min / max |logit| of member 0 on ``bits`` (grouped
@@ -56,17 +69,12 @@ def exactness(
     n_random: int = paper.EXACT_RANDOM_STRINGS,
     seed: int = paper.SEED,
 ) -> dict:
-    """Accuracy of construction ``name`` on every string with n ≤ ``n_exhaustive`` and on
-    ``n_random`` random strings at each n in ``random_ns`` (the check of §3.4)."""
+    """Accuracy of construction ``name`` on :func:`exact_sets` (the check of §3.4)."""
     n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
     enc, p = C.build(name, **(kw or {}))
-    task = task_of(name)
-    exh = [evaluate(enc, p, _all_strings(n), task)["acc"] for n in range(1, n_exhaustive + 1)]
-    g = torch.Generator().manual_seed(seed)
-    rnd = {
-        int(n): evaluate(enc, p, random_strings(n_random, n, generator=g), task)["acc"]
-        for n in random_ns
-    }
+    sets = exact_sets(n_exhaustive, random_ns, n_random, seed)
+    acc = [evaluate(enc, p, bits, task_of(name))["acc"] for bits in sets]
+    exh, rnd = acc[:n_exhaustive], dict(zip(map(int, random_ns), acc[n_exhaustive:]))
     return {
         "exhaustive_min_acc": min(exh),
         "exhaustive_strings": int(sum(2**n for n in range(1, n_exhaustive + 1))),

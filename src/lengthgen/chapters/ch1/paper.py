@@ -85,12 +85,7 @@ SEED = 0
 #: FIRST's generators: run r at the i-th training length reads ``data + data_per_length·i + SEED + r``
 #: (shared by the arms of the same run: paired design); the validation bank ``bank + SEED``, the
 #: final test strings ``test + SEED``.
-FIRST_SEED_OFFSETS = {
-    "data": 10_000,
-    "data_per_length": 1_000,
-    "bank": 99_000,
-    "test": 199_000,
-}
+FIRST_SEED_OFFSETS = {"data": 10_000, "data_per_length": 1_000, "bank": 99_000, "test": 199_000}
 #: The same for PARITY: run r reads ``data + SEED + r``; test strings from ``test + SEED``.
 PARITY_SEED_OFFSETS = {"data": 20_000, "test": 299_000}
 #: Cell ``first_rates``: FIRST's offsets (run r < 20 reads the strings of ``first_training``) and

@@ -1,4 +1,4 @@
-"""Chapter 1's secondary studies (details page, issue 38), each with its claim (:func:`claims`):
+"""Chapter 1's secondary studies (details page, issue 38; their claims in :mod:`.claims`):
 the feed-forward network for PARITY (§3.1), the log-scaled FIRST construction with layer norm
 (§5.3), the outvote probe of trained FIRST encoders (§5.2, cell ``first_mechanism``) and the
 PARITY learner over other settings (§5.1, cell ``parity_grid``).
@@ -14,10 +14,9 @@ import torch
 
 from lengthgen.chapters.ch1 import paper
 from lengthgen.chapters.ch1 import training as T
-from lengthgen.chapters.ch1.encoder import CLS, Grouped
+from lengthgen.chapters.ch1.encoder import Grouped, grouped
+from lengthgen.chapters.ch1.measures import exact_sets
 from lengthgen.config import ConfigError, check_finite, check_positive_int
-from lengthgen.claims import Claim, Deviation
-from lengthgen.nn.tasks import all_strings, random_strings
 
 
 # --------------------------------------------------------------------------- §3.1: FFNN for PARITY
@@ -40,15 +39,9 @@ def ffnn_parity_logits(bits: torch.Tensor, *, relu: bool = False) -> torch.Tenso
 
 
 def ffnn_exactness(*, relu: bool, n_exhaustive: int = paper.EXACT_N_EXHAUSTIVE) -> dict:
-    """Accuracy and |logit| range of F_n on every string with n ≤ ``n_exhaustive`` and on
-    :data:`paper.EXACT_RANDOM_STRINGS` random strings at each n of :data:`paper.EXACT_RANDOM_NS`."""
-    g = torch.Generator().manual_seed(paper.SEED)
-    sets = [all_strings(n) for n in range(1, n_exhaustive + 1)]
-    sets += [
-        random_strings(paper.EXACT_RANDOM_STRINGS, n, generator=g) for n in paper.EXACT_RANDOM_NS
-    ]
+    """Accuracy and |logit| range of F_n on :func:`measures.exact_sets`."""
     accs, mags = [], []
-    for bits in sets:
+    for bits in exact_sets(n_exhaustive):
         s = ffnn_parity_logits(bits, relu=relu)
         accs.append(float(((s > 0).long() == bits.sum(-1) % 2).double().mean()))
         mags.append(s.abs())
@@ -90,11 +83,7 @@ def _probe_inputs(n: int) -> Grouped:
     """Every string class at length n as groups: first symbol w₁ ∈ {0, 1} (outer) and k′ = 0 … n − 1
     later 1s (inner). With the feature 1[i = 1] only, the encoder's output depends on nothing else."""
     k = torch.arange(n, dtype=torch.float64).repeat(2)
-    w1 = torch.arange(2).repeat_interleave(n)
-    tokens = torch.stack([torch.full_like(w1, CLS), w1, 0 * w1, 0 * w1 + 1], -1)
-    feats = torch.tensor([[0.0], [1.0], [0.0], [0.0]]).expand(2 * n, 4, 1)
-    counts = torch.stack([k * 0 + 1, k * 0 + 1, n - 1 - k, k], -1)
-    return Grouped(tokens, feats, counts)
+    return grouped(torch.arange(2).repeat_interleave(n), k, n)
 
 
 @torch.no_grad()
@@ -208,90 +197,3 @@ def grid_means(cell: dict) -> list[dict]:
         rows.append({**s, "runs": len(acc), "mean_acc": float(np.mean(acc))})
         rows[-1]["reported"] = (s["depth"], s["lr"], s["log_scaled"]) == reported
     return rows
-
-
-# --------------------------------------------------------------------------- the claims
-#: The deviation of claim ch1.first_train.mechanism (cause from :data:`.claims.CAUSES`).
-_FIRST_LOST = Deviation(
-    "first symbol ignored",
-    "Declared after the probe: most failed runs are wrong at balance for one of the "
-    "two first symbols, and their exact error rate over all strings of length 1000 is "
-    "0.5 or within 0.05 of it, so the first symbol changes their decision on at most "
-    "a tenth of the strings, on most of them on none. The later symbols do carry values "
-    "(more later 1s raise the logit in nearly every standard run), as the paper says, "
-    "but what fails is not a first position outvoted by chance imbalance: at length "
-    "1000 its vote has been lost entirely (details page, section on the outvote probe).",
-)
-
-
-def claims(*, near_chance: tuple, float_tol: float, exact: dict) -> list[Claim]:
-    """The four claims of these studies, with the chapter's rules passed in by :mod:`.claims`:
-    ``near_chance`` (rule 4's band), ``float_tol`` (rule 2) and ``exact`` (rule 1's keywords)."""
-    lo, hi = near_chance
-    bounds = [ln_logit_bound(e) for e in LN_EPS]
-    ce_target = math.log2(1 + math.exp(-LN_LAMBDA * bounds[0]))
-    return [
-        Claim(
-            "ch1.ffnn_parity",
-            "§3.1",
-            source="live",
-            statement="The feed-forward network F_n (n threshold units counting the 1s, alternating "
-            "output weights; also with each threshold unit as two ReLUs) classifies PARITY: 100% "
-            f"accuracy on every string with n ≤ {paper.EXACT_N_EXHAUSTIVE} and on "
-            f"{paper.EXACT_RANDOM_STRINGS:,} random strings at n = 100 and 1000 (worst accuracy)",
-            paper_value=paper.EXACT_ACCURACY,
-            **exact,
-        ),
-        Claim(
-            "ch1.logscaled.with_layer_norm",
-            "§5.3",
-            source="live",
-            statement="Log-scaled one-layer FIRST with paired layer norm, n = 1 … 1e5 (random and "
-            "extreme strings): 100% accurate, smallest |logit| at ε = 0 and at ε = 1e-5 above the "
-            f"length-independent bounds {bounds[0]:.4f} and {bounds[1]:.4f} derived from |s| > 1/4, "
-            f"and with output weight λ = {LN_LAMBDA:g} cross-entropy below {ce_target:.1e} bits at "
-            "every n (ε = 0)",
-            paper_value="cross-entropy ≤ η, with layer norm",
-            check="predicate",
-            holds=lambda v: (
-                v["min_acc"] == 1.0
-                and all(m >= b - float_tol for m, b in zip(v["min_abs_logit"], bounds))
-                and v["max_ce_bits"] <= ce_target
-            ),
-            why="rule 7: a bound on |logit| that holds at every length gives cross-entropy "
-            "log2(1 + e^(−λ·bound)) at every length; rule 2's tolerance on the bound",
-            digits=4,
-        ),
-        Claim(
-            "ch1.first_train.mechanism",
-            "§5.2",
-            statement="Standard-attention FIRST runs (the 80 of paper Fig. 4's protocol, re-trained) "
-            "that are not 100% accurate at n = 1000: how many, and how many of them are right for "
-            "both first symbols when the later symbols are balanced (k′ = 499 or 500 later 1s), i.e. "
-            "fail only because the later positions outvote the diluted first one",
-            paper_value="failures are outvotes",
-            check="predicate",
-            holds=lambda v: v["failed_runs"] >= 5 and v["outvoted"] > v["failed_runs"] / 2,
-            why="fixed before the runs: the explanation accounts for the failures if it accounts "
-            "for most of them (more than half), over at least 5 failed runs; a run that ignores "
-            "w1 or is biased fails at balance too",
-            measure=lambda r: mechanism_counts(r.cell("first_mechanism")),
-            deviation=_FIRST_LOST,
-        ),
-        Claim(
-            "ch1.parity_train.other_settings",
-            "§5.1",
-            statement="PARITY at n = 100 over a grid of other settings (depth 2 and 4, Adam "
-            "learning rates 1e-4, 3e-4, 1e-3, 3e-3, standard and log-scaled attention; the 15 "
-            "besides the reported one, 3 runs each): the lowest and highest mean test accuracy "
-            "of a setting",
-            paper_value="not learned",
-            check="predicate",
-            holds=lambda v: lo <= v[0] and v[1] <= hi,
-            why="rule 4 for every setting: each mean test accuracy within 0.1 of chance",
-            measure=lambda r: [
-                f([x["mean_acc"] for x in grid_means(r.cell("parity_grid")) if not x["reported"]])
-                for f in (min, max)
-            ],
-        ),
-    ]

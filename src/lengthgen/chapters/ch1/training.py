@@ -97,10 +97,8 @@ def _scores(enc: Encoder, params: dict, x, dev) -> tuple[list, list]:
 
 
 def _train(enc: Encoder, params: dict, lr, s: dict, **kw):
-    """:func:`train_ensemble` with Adam at learning rate(s) ``lr`` for ``s["epochs"]`` epochs of
-    ``s["steps_per_epoch"]`` updates and the options ``kw``: its result, the final parameters on
-    the device of ``params``, each member's mean training cross-entropy (bits) over the last
-    epoch, and the start time."""
+    """:func:`train_ensemble` with Adam at ``lr`` for ``s["epochs"]`` epochs: its result, the final
+    parameters, each member's mean training cross-entropy (bits) over the last epoch, start time."""
     t0, spe = time.perf_counter(), s["steps_per_epoch"]
     res = train_ensemble(
         enc, params, optim=OptimConfig("adam", lr=lr), steps=s["epochs"] * spe, **kw
@@ -146,14 +144,11 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
 
 
 def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_strings, analyse):
-    """The body of the FIRST cells: one member per (training length, arm, run), in that order, arms
-    named in :data:`paper.FIRST_ARMS`; ``settings``: the arguments of
-    :func:`.experiments.train_first`. One string per update (batch 1), Adam, float32; member (n, arm,
-    r) starts from seed ``seed + r`` and reads the data stream of (n, r), shared by the arms. Every
-    ``eval_every_epochs`` epochs all members are tested on a fixed bank, at the end on fresh
-    strings of length ``test_n``. With ``fit_strings``, also on that many fresh strings of the
-    member's own training length (offset ``fit``); ``analyse(enc, params)`` adds its lists of the
-    final parameters. Returns the checked settings, the members and the per-member results."""
+    """The FIRST cells: one member per (training length, arm, run), batch 1, Adam, float32; member
+    (n, arm, r) starts from seed ``seed + r`` and reads the data stream of (n, r), shared by the
+    arms. Tested every ``eval_every_epochs`` epochs on a fixed bank, at the end on fresh strings of
+    length ``test_n`` and, with ``fit_strings``, of its training length; ``analyse(enc, params)``
+    adds its lists. Returns the checked settings, the members and the per-member results."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -197,11 +192,8 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
 
 
 def train_parity_runs(settings: dict, seed_offsets, model, device, progress, members=None) -> dict:
-    """The PARITY training of cell ``parity_training`` (§5.1): ``runs`` members initialised from
-    seeds ``seed + r``, training and test strings of length ``n`` (data seeds from
-    :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``, ``epochs``,
-    ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``. ``members``: (run, learning rate,
-    log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
+    """Cell ``parity_training`` (§5.1): ``runs`` members from seeds ``seed + r``, strings of length
+    ``n``; ``members``: (run, learning rate, log-scaled) per member instead (``parity_grid``)."""
     counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
     s = {k: check_positive_int(k, settings[k]) for k in counts}
     runs, n = s["runs"], s["n"]
