@@ -47,15 +47,8 @@ def _shapes(d, h, L):
     }
 
 
-def _pool_softmax(bits, base, c, E0, dE, Pn):
-    """Attention pooling with an explicit softmax over [..., B, n] scores."""
-    a = torch.softmax(torch.addcmul(base[..., None, :], bits, c[..., None, None]), -1)
-    m = (a * bits).sum(-1)
-    return E0[..., None, :] + m[..., None] * dE[..., None, :] + a @ Pn
-
-
-def _pool_factored(bits, base, c, E0, dE, Pn):
-    """The same pooling without a [..., B, n] intermediate, using that the tokens are bits.
+def _pool(bits, base, c, E0, dE, Pn):
+    """Attention pooling without a [..., B, n] tensor of scores, using that the tokens are bits.
 
     With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
     exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
@@ -81,14 +74,11 @@ class AttentionClassifier:
     Per member: token embeddings E0, E1, position embeddings P_j, a query q0 with maps Wq, Wk, Wv,
     a width-h ReLU layer and 2 logits. With kq = Wkᵀ Wq q0, position j scores
     log(n) · (E_{w_j} + P_j) · kq and the pooled value is Wv Σ_j α_j (E_{w_j} + P_j).
-    ``x = (bits [E, B, n], mask [E, n], scale [E])``. ``formulation="softmax"`` forms the
-    [E, B, n] scores; ``"factored"`` the same function in one matrix product (:func:`_pool_factored`).
+    ``x = (bits [E, B, n], mask [E, n], scale [E])``; pooled in one matrix product (:func:`_pool`).
     """
 
-    def __init__(self, width=WIDTH, hidden=WIDTH, max_len=MAX_LEN, formulation="factored"):
+    def __init__(self, width=WIDTH, hidden=WIDTH, max_len=MAX_LEN):
         self.d, self.h, self.max_len = width, hidden, max_len
-        check_choice("formulation", formulation, ("factored", "softmax"))
-        self.pool = _pool_factored if formulation == "factored" else _pool_softmax
 
     def init(self, seeds, dtype=torch.float64):
         gens = seeded_generators(seeds)
@@ -107,7 +97,7 @@ class AttentionClassifier:
         t0 = (p["E0"] * kq).sum(-1)
         base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
         base = base.masked_fill(~mask, float("-inf"))
-        pooled = self.pool(bits, base, scale * (dE * kq).sum(-1), p["E0"], dE, Pn)
+        pooled = _pool(bits, base, scale * (dE * kq).sum(-1), p["E0"], dE, Pn)
         h = torch.relu(pooled @ p["Wv"].mT @ p["W1"].mT + p["b1"][..., None, :])
         return h @ p["W2"].mT + p["b2"][..., None, :]
 

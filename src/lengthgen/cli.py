@@ -307,10 +307,8 @@ def _merge(args) -> int:
     out = args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
     with _no_empty_folder_left(out):
         dst = runs.check_out_dir(out) / "cells"
-        cells, schema = (
-            plan(args.chapter, args.scale, None),
-            chapter_schema(args.chapter, args.scale),
-        )
+        cells = plan(args.chapter, args.scale, None)
+        schema = chapter_schema(args.chapter, args.scale)
         res = runs.merge_cells(src, dst, cells, args.scale, schema=schema)
     print(
         f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "

@@ -61,8 +61,6 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float 
 #: figure may show when drawn at that width (9 pt = 12 CSS px)
 COLUMN_PX = 662
 MIN_TEXT_PT = 9.0
-#: whether :func:`finish` enforces ``MIN_TEXT_PT``
-CHECK_TEXT = True
 
 
 def displayed_text_pt(fig, column_px: int = COLUMN_PX) -> float:
@@ -92,7 +90,7 @@ def finish(fig, *, title: str | None = None):
             raise ValueError(f"axis {ax.get_title()!r} is missing an x or y label")
     if title:
         fig.suptitle(title)
-    pt = displayed_text_pt(fig) if CHECK_TEXT else float("inf")
+    pt = displayed_text_pt(fig)
     if pt < MIN_TEXT_PT:
         raise ValueError(
             f"the figure's smallest text would be {pt:.1f} pt at the column's width "
