@@ -203,23 +203,13 @@ def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, 
     res, t_ens, c_ens = _timed(ens, steps)
     loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
     c_ens, c_loop, t_ens, t_loop = (max(t, 1e-9) for t in (c_ens, c_loop, t_ens, t_loop))
-    return {
-        "name": name,
-        "members": E,
-        "ensemble_updates_per_s": round(E * steps / c_ens, 1),
-        "loop_updates_per_s": round(E * steps / c_loop, 1),
-        "ratio": round(c_loop / c_ens, 2),
-        "max_abs_loss_diff": float((loop_loss - res.history["loss"][-1]).abs().max()),
-        "steps": steps,
-        "dtype": str(dtype).replace("torch.", ""),
-        "loop_optimizer": label,
-        "ensemble_cpu_s": round(c_ens, 3),
-        "loop_cpu_s": round(c_loop, 3),
-        "ensemble_wall_s": round(t_ens, 3),
-        "loop_wall_s": round(t_loop, 3),
-        "wall_ratio": round(t_loop / t_ens, 2),
-        "model": about,
-    }
+    diff = float((loop_loss - res.history["loss"][-1]).abs().max())
+    row = dict(name=name, members=E, ensemble_updates_per_s=round(E * steps / c_ens, 1))
+    row.update(loop_updates_per_s=round(E * steps / c_loop, 1), ratio=round(c_loop / c_ens, 2))
+    row.update(max_abs_loss_diff=diff, steps=steps, dtype=str(dtype).replace("torch.", ""))
+    row.update(loop_optimizer=label, ensemble_cpu_s=round(c_ens, 3), loop_cpu_s=round(c_loop, 3))
+    row.update(ensemble_wall_s=round(t_ens, 3), loop_wall_s=round(t_loop, 3))
+    return row | {"wall_ratio": round(t_loop / t_ens, 2), "model": about}
 
 
 # =========================================================================== the rows

@@ -403,13 +403,12 @@ def scorecard_markdown(
             "",
         ]
     present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
-    checks = sorted({r.get("check") or "none" for r in rows})
     protos = sorted({_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows})
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options("chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")])
         + _options("status", "status", CATEGORIES, _STATUS_WORDS)
-        + _options("check", "check", checks)
+        + _options("check", "check", present("check"))
         + _options("protocol", "protocol", protos)
         + _options("group", "kind", ["paper", "self-check", "ours"], _KIND_WORDS)
         + '<label>search <input name="q" type="search" size="18"></label>'

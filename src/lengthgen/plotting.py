@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 #: Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
@@ -27,25 +25,11 @@ STYLE = {
 
 
 def apply_style() -> None:
-    """Apply the house style to matplotlib's global rcParams."""
+    """Apply the house style and palette to matplotlib's global rcParams."""
     import matplotlib as mpl
-
-    mpl.rcParams.update(_style())
-
-
-@contextmanager
-def style():
-    """Context manager applying the house style temporarily."""
-    import matplotlib as mpl
-
-    with mpl.rc_context(_style()):
-        yield
-
-
-def _style() -> dict:
     from cycler import cycler
 
-    return {**STYLE, "axes.prop_cycle": cycler(color=PALETTE)}
+    mpl.rcParams.update({**STYLE, "axes.prop_cycle": cycler(color=PALETTE)})
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
