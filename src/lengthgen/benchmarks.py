@@ -33,6 +33,10 @@ from lengthgen.tables import text_table
 CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_mlp_muon")
 #: the toy classifier's width and longest string
 WIDTH, MAX_LEN = 8, 51
+#: what the figures count
+MEASURE = (
+    "member-updates per process CPU second (1 torch thread); ratio = loop CPU s / ensemble CPU s"
+)
 
 
 # =========================================================================== the toy case
@@ -351,16 +355,12 @@ def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) 
             out.append(_pair(r, *_ROWS[r](**(SIZES[size][r] | more))))
     finally:
         torch.set_num_threads(old)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {
-        "ratio": round(statistics.median(r["ratio"] for r in out), 2),
-        "rows": out,
-        "size": size,
-        "torch": torch.__version__,
-        "measure": "member-updates per process CPU second (1 torch thread); ratio = loop CPU s / ensemble CPU s",
-        "total_wall_s": round(time.perf_counter() - t0, 1),
-        "total_cpu_s": round(time.process_time() - c0, 1),
-        "peak_rss_mb": round(rss / (2**20 if sys.platform == "darwin" else 1024), 1),
+    wall, cpu = round(time.perf_counter() - t0, 1), round(time.process_time() - c0, 1)
+    per_mb = 2**20 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
+    res = dict(ratio=round(statistics.median(r["ratio"] for r in out), 2), rows=out, size=size)
+    res.update(torch=torch.__version__, measure=MEASURE, total_wall_s=wall, total_cpu_s=cpu)
+    return res | {
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mb, 1)
     }
 
 
