@@ -287,9 +287,8 @@ def _claims(args) -> int:
         print("no claims recorded yet (execute the chapters to fill results/claims/)")
         return 0
     for r in rows:
-        prot = protocol_label(r)
-        if r.get("group") == "self-check":
-            prot = "self-check (not a paper claim)"
+        selfc = r.get("group") == "self-check"
+        prot = "self-check (not a paper claim)" if selfc else protocol_label(r)
         print(f"{category(r):<17} {str(r.get('check') or '—'):<9} {r['id']:<44} {prot}")
         print(f"{'':17} {r['statement']}")
     return 0

@@ -14,6 +14,7 @@ the cells without CPU time (then an upper bound, ``projection_upper_bound``). Bo
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS
@@ -96,9 +97,7 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
             total[k] = max((v for v in vals if v is not None), default=None)
         else:
             total[k] = round(sum(vals), 3) if k.endswith("_s") else sum(vals)
-    for r in rows:
-        for label, n in r["machines"].items():
-            total["machines"][label] = total["machines"].get(label, 0) + n
+    total["machines"] = dict(sum((Counter(r["machines"]) for r in rows), Counter()))
     return rows + [total]
 
 

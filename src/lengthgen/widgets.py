@@ -123,11 +123,10 @@ class FrameExplorer:
         image.layout.max_width = "100%"
 
         def settings():
-            out = {}
-            for k, c in controls.items():
-                v = c.value
-                out[k] = int(round(v)) if getattr(c, "_lg_int", False) else v
-            return out
+            return {
+                k: int(round(c.value)) if getattr(c, "_lg_int", False) else c.value
+                for k, c in controls.items()
+            }
 
         def redraw(_=None):
             image.value = self.draw_png(**settings())
