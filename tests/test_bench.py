@@ -8,6 +8,7 @@ import torch
 from lengthgen.benchmarks import (
     CHAPTER_ROWS,
     AttentionClassifier,
+    _pool,
     bench_text,
     make_sampler,
     run_chapter_benchmark,
@@ -89,7 +90,7 @@ def test_chapter_bench_arguments():
     )
 
 
-def test_model_formulations_agree_and_sampler():
+def test_model_and_sampler():
     model = AttentionClassifier(max_len=9)
     params = model.init([1, 2], torch.float64)
     sample = make_sampler(batch=5, max_len=9)
@@ -103,14 +104,20 @@ def test_model_formulations_agree_and_sampler():
         n = int(mask[e].sum())
         ref = model.forward(one, (bits[e : e + 1, :, :n], mask[e : e + 1, :n], scale[e : e + 1]))
         torch.testing.assert_close(out[e], ref[0], rtol=0, atol=1e-12)
-    softmax = AttentionClassifier(max_len=9, formulation="softmax")
-    torch.testing.assert_close(
-        softmax.forward(params, (bits, mask, scale)), out, rtol=0, atol=1e-12
-    )
+
+
+def test_factored_pooling_is_the_softmax_pooling():
+    """``_pool`` (one matrix product) against the softmax over [E, B, n] scores written out."""
+    g = torch.Generator().manual_seed(0)
+    rand = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)  # noqa: E731
+    bits = torch.randint(0, 2, (2, 5, 9), generator=g).double()
+    base, c, E0, dE, Pn = rand(2, 9), rand(2), rand(2, 4), rand(2, 4), rand(2, 9, 4)
+    base[:, -2:] = float("-inf")  # padding, as the model masks it
+    a = torch.softmax(base[:, None, :] + bits * c[:, None, None], -1)
+    ref = E0[:, None] + (a * bits).sum(-1)[..., None] * dE[:, None] + a @ Pn
+    torch.testing.assert_close(_pool(bits, base, c, E0, dE, Pn), ref, rtol=0, atol=1e-12)
 
 
 def test_bad_benchmark_arguments():
-    with pytest.raises(ConfigError, match="valid choices: factored, softmax"):
-        AttentionClassifier(formulation="dense")
     with pytest.raises(ConfigError, match="at least one row"):
         run_chapter_benchmark([], size="tiny")

@@ -33,6 +33,10 @@ from lengthgen.tables import text_table
 CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_mlp_muon")
 #: the toy classifier's width and longest string
 WIDTH, MAX_LEN = 8, 51
+#: what the figures count
+MEASURE = (
+    "member-updates per process CPU second (1 torch thread); ratio = loop CPU s / ensemble CPU s"
+)
 
 
 # =========================================================================== the toy case
@@ -47,15 +51,8 @@ def _shapes(d, h, L):
     }
 
 
-def _pool_softmax(bits, base, c, E0, dE, Pn):
-    """Attention pooling with an explicit softmax over [..., B, n] scores."""
-    a = torch.softmax(torch.addcmul(base[..., None, :], bits, c[..., None, None]), -1)
-    m = (a * bits).sum(-1)
-    return E0[..., None, :] + m[..., None] * dE[..., None, :] + a @ Pn
-
-
-def _pool_factored(bits, base, c, E0, dE, Pn):
-    """The same pooling without a [..., B, n] intermediate, using that the tokens are bits.
+def _pool(bits, base, c, E0, dE, Pn):
+    """Attention pooling without a [..., B, n] tensor of scores, using that the tokens are bits.
 
     With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
     exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
@@ -81,14 +78,11 @@ class AttentionClassifier:
     Per member: token embeddings E0, E1, position embeddings P_j, a query q0 with maps Wq, Wk, Wv,
     a width-h ReLU layer and 2 logits. With kq = Wkᵀ Wq q0, position j scores
     log(n) · (E_{w_j} + P_j) · kq and the pooled value is Wv Σ_j α_j (E_{w_j} + P_j).
-    ``x = (bits [E, B, n], mask [E, n], scale [E])``. ``formulation="softmax"`` forms the
-    [E, B, n] scores; ``"factored"`` the same function in one matrix product (:func:`_pool_factored`).
+    ``x = (bits [E, B, n], mask [E, n], scale [E])``; pooled in one matrix product (:func:`_pool`).
     """
 
-    def __init__(self, width=WIDTH, hidden=WIDTH, max_len=MAX_LEN, formulation="factored"):
+    def __init__(self, width=WIDTH, hidden=WIDTH, max_len=MAX_LEN):
         self.d, self.h, self.max_len = width, hidden, max_len
-        check_choice("formulation", formulation, ("factored", "softmax"))
-        self.pool = _pool_factored if formulation == "factored" else _pool_softmax
 
     def init(self, seeds, dtype=torch.float64):
         gens = seeded_generators(seeds)
@@ -107,7 +101,7 @@ class AttentionClassifier:
         t0 = (p["E0"] * kq).sum(-1)
         base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
         base = base.masked_fill(~mask, float("-inf"))
-        pooled = self.pool(bits, base, scale * (dE * kq).sum(-1), p["E0"], dE, Pn)
+        pooled = _pool(bits, base, scale * (dE * kq).sum(-1), p["E0"], dE, Pn)
         h = torch.relu(pooled @ p["Wv"].mT @ p["W1"].mT + p["b1"][..., None, :])
         return h @ p["W2"].mT + p["b2"][..., None, :]
 
@@ -213,23 +207,13 @@ def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, 
     res, t_ens, c_ens = _timed(ens, steps)
     loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
     c_ens, c_loop, t_ens, t_loop = (max(t, 1e-9) for t in (c_ens, c_loop, t_ens, t_loop))
-    return {
-        "name": name,
-        "members": E,
-        "ensemble_updates_per_s": round(E * steps / c_ens, 1),
-        "loop_updates_per_s": round(E * steps / c_loop, 1),
-        "ratio": round(c_loop / c_ens, 2),
-        "max_abs_loss_diff": float((loop_loss - res.history["loss"][-1]).abs().max()),
-        "steps": steps,
-        "dtype": str(dtype).replace("torch.", ""),
-        "loop_optimizer": label,
-        "ensemble_cpu_s": round(c_ens, 3),
-        "loop_cpu_s": round(c_loop, 3),
-        "ensemble_wall_s": round(t_ens, 3),
-        "loop_wall_s": round(t_loop, 3),
-        "wall_ratio": round(t_loop / t_ens, 2),
-        "model": about,
-    }
+    diff = float((loop_loss - res.history["loss"][-1]).abs().max())
+    row = dict(name=name, members=E, ensemble_updates_per_s=round(E * steps / c_ens, 1))
+    row.update(loop_updates_per_s=round(E * steps / c_loop, 1), ratio=round(c_loop / c_ens, 2))
+    row.update(max_abs_loss_diff=diff, steps=steps, dtype=str(dtype).replace("torch.", ""))
+    row.update(loop_optimizer=label, ensemble_cpu_s=round(c_ens, 3), loop_cpu_s=round(c_loop, 3))
+    row.update(ensemble_wall_s=round(t_ens, 3), loop_wall_s=round(t_loop, 3))
+    return row | {"wall_ratio": round(t_loop / t_ens, 2), "model": about}
 
 
 # =========================================================================== the rows
@@ -371,16 +355,12 @@ def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) 
             out.append(_pair(r, *_ROWS[r](**(SIZES[size][r] | more))))
     finally:
         torch.set_num_threads(old)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {
-        "ratio": round(statistics.median(r["ratio"] for r in out), 2),
-        "rows": out,
-        "size": size,
-        "torch": torch.__version__,
-        "measure": "member-updates per process CPU second (1 torch thread); ratio = loop CPU s / ensemble CPU s",
-        "total_wall_s": round(time.perf_counter() - t0, 1),
-        "total_cpu_s": round(time.process_time() - c0, 1),
-        "peak_rss_mb": round(rss / (2**20 if sys.platform == "darwin" else 1024), 1),
+    wall, cpu = round(time.perf_counter() - t0, 1), round(time.process_time() - c0, 1)
+    per_mb = 2**20 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
+    res = dict(ratio=round(statistics.median(r["ratio"] for r in out), 2), rows=out, size=size)
+    res.update(torch=torch.__version__, measure=MEASURE, total_wall_s=wall, total_cpu_s=cpu)
+    return res | {
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mb, 1)
     }
 
 

@@ -540,33 +540,6 @@ def protocol_label(rec: dict) -> str:
     return f"{kind}: {rec.get('protocol_note')}" if kind else rec.get("protocol") or "—"
 
 
-def claims_frame(rows: list[dict]):
-    """Ledger records as a DataFrame of readable columns."""
-    import pandas as pd
-
-    def note(r):
-        if r.get("status") in ("deviates", "not-reproducible", "not-attempted"):
-            return ": ".join(x for x in (r.get("cause"), r.get("explanation")) if x)
-        return "self-check (not a paper claim)" if r.get("group") == "self-check" else ""
-
-    return pd.DataFrame(
-        [
-            {
-                "claim": r["statement"],
-                "where": r["location"],
-                "paper": fmt_value(r["paper_value"]),
-                "ours": fmt_value(r["our_value"]),
-                "status": category(r),
-                "check": r.get("check") or "—",
-                "protocol": protocol_label(r),
-                "note": note(r),
-                "id": r["id"],
-            }
-            for r in rows
-        ]
-    )
-
-
 class ClaimRows:
     """Claim records as the book's claims table; :mod:`lengthgen.pages` sets :attr:`html`."""
 
@@ -575,15 +548,15 @@ class ClaimRows:
     def __init__(self, records: list[dict]):
         self.records = list(records)
 
-    @property
-    def data(self):
-        return claims_frame(self.records)
-
     def _repr_html_(self) -> str | None:
         return type(self).html(self.records) if type(self).html else None
 
-    def __repr__(self) -> str:
-        return self.data.to_string()
+    def __repr__(self) -> str:  # where no HTML shows: one line per claim
+        return "\n".join(
+            f"{category(r)}: {r['statement']} (paper {fmt_value(r['paper_value'])}, ours "
+            f"{fmt_value(r['our_value'])}; {r['id']})"
+            for r in self.records
+        )
 
 
 def counts_line(rows: list[dict], group: str = "paper") -> str:

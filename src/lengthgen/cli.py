@@ -287,9 +287,8 @@ def _claims(args) -> int:
         print("no claims recorded yet (execute the chapters to fill results/claims/)")
         return 0
     for r in rows:
-        prot = protocol_label(r)
-        if r.get("group") == "self-check":
-            prot = "self-check (not a paper claim)"
+        selfc = r.get("group") == "self-check"
+        prot = "self-check (not a paper claim)" if selfc else protocol_label(r)
         print(f"{category(r):<17} {str(r.get('check') or '—'):<9} {r['id']:<44} {prot}")
         print(f"{'':17} {r['statement']}")
     return 0
@@ -307,10 +306,8 @@ def _merge(args) -> int:
     out = args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
     with _no_empty_folder_left(out):
         dst = runs.check_out_dir(out) / "cells"
-        cells, schema = (
-            plan(args.chapter, args.scale, None),
-            chapter_schema(args.chapter, args.scale),
-        )
+        cells = plan(args.chapter, args.scale, None)
+        schema = chapter_schema(args.chapter, args.scale)
         res = runs.merge_cells(src, dst, cells, args.scale, schema=schema)
     print(
         f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "

@@ -132,10 +132,6 @@ class RunConfig:
     threads: int
     seed: int
 
-    @property
-    def full(self) -> bool:
-        return self.scale == "full"
-
 
 def setup(
     seed: int = 0,

@@ -14,14 +14,16 @@ the cells without CPU time (then an upper bound, ``projection_upper_bound``). Bo
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
-from lengthgen.config import CHAPTERS, check_choice
+from lengthgen.config import CHAPTERS
 from lengthgen.store import (
     ResultFileError,
     cell_path,
     load_cell,
     machine_label,
+    number,
     refresh_difference,
     results_dir,
     stored_state,
@@ -34,14 +36,10 @@ FIELDS = tuple(
 )
 
 
-def _num(x) -> float | None:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
-
-
 def _loaded(prov: dict) -> bool:
     """Whether the 1-minute load average at the cell's start exceeded its thread count."""
-    load, threads = prov.get("load_avg_start"), _num(prov.get("threads"))
-    known = isinstance(load, (list, tuple)) and load and _num(load[0]) is not None
+    load, threads = prov.get("load_avg_start"), number(prov.get("threads"))
+    known = isinstance(load, (list, tuple)) and load and number(load[0]) is not None
     return bool(known and threads and load[0] > threads)
 
 
@@ -50,8 +48,7 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
     ``results/``); a provenance that is not an object raises :class:`ResultFileError`."""
     from lengthgen.chapters import chapter_module
 
-    check_choice("chapter", chapter, CHAPTERS)
-    cells = chapter_module(chapter).cells("full")
+    cells = chapter_module(chapter).cells("full")  # checks the chapter
     folder = (Path(results) if results is not None else results_dir()) / chapter / "cells"
     row = dict.fromkeys(FIELDS, 0) | {"chapter": chapter, "planned": len(cells), "machines": {}}
     row |= {"refresh_max_diff": None, "wall_s": 0.0, "cpu_s": 0.0}
@@ -66,7 +63,7 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
             path = cell_path(folder, cell.name)
             raise ResultFileError(f"corrupt result file {path}: the provenance is not an object")
         row["stored"] += 1
-        wall, cpu = _num(prov.get("wall_time_s")) or 0.0, _num(prov.get("cpu_time_s"))
+        wall, cpu = number(prov.get("wall_time_s")) or 0.0, number(prov.get("cpu_time_s"))
         row["wall_s"] += wall
         row["cpu_recorded" if cpu is not None else "cpu_unknown"] += 1
         row["cpu_s"] += cpu or 0.0
@@ -100,9 +97,7 @@ def cost_table(chapters=None, results: str | os.PathLike | None = None) -> list[
             total[k] = max((v for v in vals if v is not None), default=None)
         else:
             total[k] = round(sum(vals), 3) if k.endswith("_s") else sum(vals)
-    for r in rows:
-        for label, n in r["machines"].items():
-            total["machines"][label] = total["machines"].get(label, 0) + n
+    total["machines"] = dict(sum((Counter(r["machines"]) for r in rows), Counter()))
     return rows + [total]
 
 

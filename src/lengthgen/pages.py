@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lengthgen.claims import (
     CATEGORIES,
+    GROUPS,
     OURS_WORDS,
     PREDICTION_FAILED,
     Claim,
@@ -259,9 +260,7 @@ def claims_html(
 
 def totals_html(folder: str | Path | None = None) -> str:
     """The scorecard's totals per chapter (paper claims; self-checks counted apart) as HTML."""
-    paper = scorecard(folder)
-    selfc = scorecard(folder, group="self-check")
-    ours = scorecard(folder, group="ours")
+    paper, selfc, ours = (scorecard(folder, group=g) for g in GROUPS)
     cols = CATEGORIES
     out = [_CSS, '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>']
     out += [f"<th>{badge(k)}</th>" for k in cols] + [
@@ -309,16 +308,13 @@ def ledger_csv(folder: str | Path | None = None) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
+
+    def cell(v):  # lists and dicts as JSON, None as an empty cell
+        return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
+
     for r in load_all(folder):
         vals = [category(r) if k == "category" else r.get(k) for k in CSV_FIELDS]
-        w.writerow(
-            json.dumps(v, ensure_ascii=False)
-            if isinstance(v, (list, dict))
-            else ""
-            if v is None
-            else v
-            for v in vals
-        )
+        w.writerow("" if v is None else cell(v) for v in vals)
     return buf.getvalue()
 
 
@@ -403,13 +399,12 @@ def scorecard_markdown(
             "",
         ]
     present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
-    checks = sorted({r.get("check") or "none" for r in rows})
     protos = sorted({_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows})
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options("chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")])
         + _options("status", "status", CATEGORIES, _STATUS_WORDS)
-        + _options("check", "check", checks)
+        + _options("check", "check", present("check"))
         + _options("protocol", "protocol", protos)
         + _options("group", "kind", ["paper", "self-check", "ours"], _KIND_WORDS)
         + '<label>search <input name="q" type="search" size="18"></label>'
@@ -479,8 +474,7 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     """The intro page's results box (HTML): per chapter its ``HEADLINE`` finding and main
     deviation, linked to their scorecard rows, and its counts; then the book's totals."""
     row_of, selfc, ours = (
-        {r["chapter"]: r for _, r in scorecard(folder, group=g).iterrows()}
-        for g in ("paper", "self-check", "ours")
+        {r["chapter"]: r for _, r in scorecard(folder, group=g).iterrows()} for g in GROUPS
     )
 
     def counts(r) -> str:

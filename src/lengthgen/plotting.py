@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 #: Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
@@ -27,25 +25,11 @@ STYLE = {
 
 
 def apply_style() -> None:
-    """Apply the house style to matplotlib's global rcParams."""
+    """Apply the house style and palette to matplotlib's global rcParams."""
     import matplotlib as mpl
-
-    mpl.rcParams.update(_style())
-
-
-@contextmanager
-def style():
-    """Context manager applying the house style temporarily."""
-    import matplotlib as mpl
-
-    with mpl.rc_context(_style()):
-        yield
-
-
-def _style() -> dict:
     from cycler import cycler
 
-    return {**STYLE, "axes.prop_cycle": cycler(color=PALETTE)}
+    mpl.rcParams.update({**STYLE, "axes.prop_cycle": cycler(color=PALETTE)})
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
@@ -61,8 +45,6 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float 
 #: figure may show when drawn at that width (9 pt = 12 CSS px)
 COLUMN_PX = 662
 MIN_TEXT_PT = 9.0
-#: whether :func:`finish` enforces ``MIN_TEXT_PT``
-CHECK_TEXT = True
 
 
 def displayed_text_pt(fig, column_px: int = COLUMN_PX) -> float:
@@ -92,7 +74,7 @@ def finish(fig, *, title: str | None = None):
             raise ValueError(f"axis {ax.get_title()!r} is missing an x or y label")
     if title:
         fig.suptitle(title)
-    pt = displayed_text_pt(fig) if CHECK_TEXT else float("inf")
+    pt = displayed_text_pt(fig)
     if pt < MIN_TEXT_PT:
         raise ValueError(
             f"the figure's smallest text would be {pt:.1f} pt at the column's width "

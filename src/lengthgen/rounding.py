@@ -83,13 +83,11 @@ def keep_within_rounding(
 ) -> list[dict]:
     """``records`` with each ``our_value`` replaced by the one written at ``path`` where only the
     ledger's rounding separates them (every other field equal)."""
-    path = Path(path)
-    try:
-        old = read_json(path) if path.exists() else []
+    try:  # a missing, unreadable or malformed written ledger keeps nothing
+        old = read_json(path) if Path(path).exists() else []
     except ResultFileError:
         old = []
-    if not isinstance(old, list):
-        old = []
+    old = old if isinstance(old, list) else []
     by_id = {r["id"]: r for r in old if isinstance(r, dict) and "id" in r}
     out = []
     for r in records:

@@ -106,18 +106,17 @@ def permutation_pvalue(
     groups = np.zeros(len(y), dtype=int) if groups is None else np.asarray(groups)
     _same_length(y=y, groups=groups)
     idx_by_group = [np.flatnonzero(groups == g) for g in np.unique(groups)]
+    at_least = {  # as extreme as observed, up to float noise
+        "two-sided": lambda s: abs(s) >= abs(obs) - 1e-12,
+        "greater": lambda s: s >= obs - 1e-12,
+        "less": lambda s: s <= obs + 1e-12,
+    }[alternative]
     extreme = 0
     for _ in range(n_perm):
         yp = y.copy()
         for idx in idx_by_group:
             yp[idx] = y[rng.permutation(idx)]
-        s = stat_fn(x, yp)
-        if alternative == "two-sided":
-            extreme += abs(s) >= abs(obs) - 1e-12
-        elif alternative == "greater":
-            extreme += s >= obs - 1e-12
-        else:
-            extreme += s <= obs + 1e-12
+        extreme += at_least(stat_fn(x, yp))
     return float(obs), (1 + extreme) / (1 + n_perm)
 
 

@@ -431,13 +431,14 @@ def stored_state(folder, cell, scale: str) -> str:
     return "partial" if _partial_done(data.get("value")) is not None else "done"
 
 
+def number(x) -> float | None:
+    """``x`` as a float if it is a number (not a bool), else ``None``."""
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
 def has_cpu_time(prov) -> bool:
     """Whether a provenance block records the worker's CPU time (migrated results do not)."""
-    return (
-        isinstance(prov, dict)
-        and isinstance(prov.get("cpu_time_s"), (int, float))
-        and not isinstance(prov.get("cpu_time_s"), bool)
-    )
+    return isinstance(prov, dict) and number(prov.get("cpu_time_s")) is not None
 
 
 def unmeasured(folder, cell, scale: str) -> bool:
@@ -466,9 +467,7 @@ def refresh_difference(prov) -> float | None:
     if not isinstance(ref, dict):
         return None
     d = ref.get("max_abs_difference")
-    if d == "inf":
-        return float("inf")
-    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
+    return float("inf") if d == "inf" else number(d)
 
 
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:

@@ -17,11 +17,6 @@ from lengthgen.config import ConfigError
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def widget_view(w) -> dict:
-    """The display data that shows widget ``w`` (as ipywidgets 7 and 8 both send it)."""
-    return {"version_major": 2, "version_minor": 0, "model_id": w.model_id}
-
-
 #: CSS pixels per inch of figure in an explorer, and how many drawn pixels per CSS pixel
 DISPLAY_PX_PER_INCH = 100
 HIDPI = 2
@@ -82,7 +77,8 @@ class FrameExplorer:
                 w = self.widget()
             except ImportError:  # no ipywidgets: the static explorer serves
                 return bundle
-            bundle[WIDGET_VIEW] = widget_view(w)
+            # the display data that shows a widget, as ipywidgets 7 and 8 both send it
+            bundle[WIDGET_VIEW] = {"version_major": 2, "version_minor": 0, "model_id": w.model_id}
         return bundle
 
     def draw_png(self, **settings) -> bytes:
@@ -127,11 +123,10 @@ class FrameExplorer:
         image.layout.max_width = "100%"
 
         def settings():
-            out = {}
-            for k, c in controls.items():
-                v = c.value
-                out[k] = int(round(v)) if getattr(c, "_lg_int", False) else v
-            return out
+            return {
+                k: int(round(c.value)) if getattr(c, "_lg_int", False) else c.value
+                for k, c in controls.items()
+            }
 
         def redraw(_=None):
             image.value = self.draw_png(**settings())
