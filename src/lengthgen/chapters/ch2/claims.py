@@ -1,16 +1,8 @@
-"""Chapter 2's claims: Zhu & Chiang (2026), *Exact-Solution Volume and Length Generalization in
-Transformers*, next to ours. Each claim names its tolerance rule (:mod:`.rules`, which states how
-each comparison was chosen); our values are :mod:`.measures` (stored cells) or the notebooks'
-live measurements; the paper's numbers are :mod:`.paper`; declared deviations :mod:`.deviations`.
-
-Stored-result claims (Tables 1–3, §4.3, App. D.4, D.7, the volume scans) read ``results/ch2/cells``,
-so ``claims --check`` re-checks them without the notebook. A claim reading a run under an update
-cap below the paper's 30,000 carries ``reduced(…)``; every A_norm claim uses the paper's map
-(eq. 17), the misread map only the unclaimed ablation ``index_norm_misread``.
-
-Paper Table 2 is checked in :func:`accuracy_claim`, one claim per row of :data:`TABLE2` (literal ids):
-rule 1, :func:`.rules.two_sample_agree`, on :func:`.measures.summary` (our 20-seed mean with its
-95 % seed-bootstrap interval, ``experiments.longest_summary``); rule 2 at the 100 % ceiling.
+"""Chapter 2's claims (Zhu & Chiang 2026) next to ours: each names its tolerance rule
+(:mod:`.rules`); ours are :mod:`.measures` (stored cells, re-checked by ``claims --check``) or the
+notebooks' live measurements; the paper's numbers :mod:`.paper`; deviations :mod:`.deviations`.
+A claim reading a run capped below the paper's 30,000 updates carries ``reduced(…)``.
+Paper Table 2: :func:`accuracy_claim`, one claim per row of :data:`TABLE2`.
 """
 
 from __future__ import annotations
@@ -306,6 +298,18 @@ TABLE3 = (
 )
 
 
+def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, **kw) -> Claim:
+    """A claim on one stored ``cell`` = (task, model, N): ours ``measure(results, *cell, **kw)``."""
+    return Claim(
+        cid,
+        loc,
+        statement=said,
+        **rule,
+        measure=lambda r: measure(r, *cell, **kw),
+        protocol=measures.protocol_of([cell]),
+    )
+
+
 def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
     """One row of :data:`TABLE2`: rule 1 on :func:`summary`, rule 2 on :func:`perfect_seeds` at
     the paper's 100 % ceiling."""
@@ -321,28 +325,16 @@ def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
         said += f"mean accuracy over 20 seeds at L = {10 * N + 1} (ours with its 95 % "
         said += "seed-bootstrap interval)"
         rule, measure = rules.rule1(cell), measures.summary
-    return Claim(
-        cid,
-        loc,
-        statement=said,
-        **rule,
-        measure=lambda r: measure(r, task, model, N),
-        protocol=measures.protocol_of([(task, model, N)]),
-    )
+    return _cell_claim(cid, loc, said, rule, measure, (task, model, N))
 
 
 def _table3_claim(cid: str, N: int, model: str) -> Claim:
     """One row of :data:`TABLE3`."""
     name = {"gen": "A_gen (NoPE)", "sin": "A_sin (sinusoidal)"}[model]
-    return Claim(
-        cid,
-        "Table 3 (App. D.6)",
-        statement=f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy "
-        "averaged over the five test lengths above N (ours with its 95 % seed-bootstrap interval)",
-        **rules.rule1(paper.PAPER_T3[model][N]),
-        measure=lambda r: measures.summary(r, "majority", model, N, ood=True),
-        protocol=measures.protocol_of([("majority", model, N)]),
-    )
+    said = f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy averaged over "
+    said += "the five test lengths above N (ours with its 95 % seed-bootstrap interval)"
+    rule, loc = rules.rule1(paper.PAPER_T3[model][N]), "Table 3 (App. D.6)"
+    return _cell_claim(cid, loc, said, rule, measures.summary, ("majority", model, N), ood=True)
 
 
 # ---- §4.3 / paper Fig. 2: the A_norm gain on Index at N = 51, direction and size
@@ -467,14 +459,7 @@ def _table1_claim(cid, task, model) -> Claim:
     else:
         said += "mean accuracy over 20 seeds at L = 511"
         rule, measure = rules.rule3(pv), measures.mean_longest
-    return Claim(
-        cid,
-        _T1_LOC,
-        statement=said,
-        **rule,
-        measure=lambda r: measure(r, task, model, 51),
-        protocol=measures.protocol_of([(task, model, 51)]),
-    )
+    return _cell_claim(cid, _T1_LOC, said, rule, measure, (task, model, 51))
 
 
 def _table1_unchecked(cid, task, model) -> Unchecked:
@@ -505,32 +490,31 @@ def _chance_claim(cid, task, model) -> Claim:
         "indistinguishable": "not distinguishable from chance: its 95 % seed-bootstrap "
         "interval contains 50 %",
     }[side]
-    return Claim(
-        cid,
-        _T1_LOC,
+    said = (
         f"{task.capitalize()} under {NAMES[model]} at N = 51 (NESV 0): our 20-seed mean accuracy "
         f"at L = 511 is {said}, as is the paper's {pv:g} % read with a ± {T1_TOLERANCE:g}-point "
-        "band (it gives no interval)",
-        f"{side} ({pv:g} %)",
-        "predicate",
-        f"rule 8: a cell near chance passes ± {T1_TOLERANCE:g} points even for a model that "
+        "band (it gives no interval)"
+    )
+    rule = dict(
+        paper_value=f"{side} ({pv:g} %)",
+        check="predicate",
+        why=f"rule 8: a cell near chance passes ± {T1_TOLERANCE:g} points even for a model that "
         "learns nothing, so its side of chance (50 %, balanced banks) is checked on its own",
         holds=lambda v: rules.chance_side(v["lo"], v["hi"]) == side,
-        measure=lambda r: measures.summary(r, task, model, 51),
-        protocol=measures.protocol_of([(task, model, 51)]),
     )
+    return _cell_claim(cid, _T1_LOC, said, rule, measures.summary, (task, model, 51))
 
 
 _SMALL_NS = tuple(N for N in paper.NS if N != 51)
 TABLE1_MAJORITY_AND_D7 = [
-    Claim(
+    _cell_claim(
         "ch2.train.table1.majority_posnorm",
         "Table 1 (N = 51), A_pos and A_norm columns",
-        statement="Majority under A_pos (and, identical by App. D.7, A_norm) at N = 51: mean "
-        "accuracy over 20 seeds at L = 511",
-        **rules.rule3(paper.PAPER_T1[("majority", "pos")]),
-        measure=lambda r: measures.mean_longest(r, "majority", "pos", 51),
-        protocol=measures.protocol_of([("majority", "pos", 51)]),
+        "Majority under A_pos (and, identical by App. D.7, A_norm) at N = 51: mean accuracy over "
+        "20 seeds at L = 511",
+        rules.rule3(paper.PAPER_T1[("majority", "pos")]),
+        measures.mean_longest,
+        ("majority", "pos", 51),
     ),
     Claim(
         "ch2.train.d7.first_norm",
@@ -645,29 +629,19 @@ if set(DEVIATIONS) - {c.id for c in CLAIMS}:
 #: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
 HEADLINE = {
     "claims": [
-        {
-            "claim": "For Index, the exact range of the coefficient χ narrows like n⁻² (log–log slope in n)",
-            "id": "ch2.volume.pos_index_chi",
-        },
-        {
-            "claim": "A normalized query (A_norm) keeps that range from narrowing (slope 0)",
-            "id": "ch2.volume.norm_index_chi_fixed_ell_hat",
-        },
-        {
-            "claim": "Tasks whose exact solutions shrink faster generalize worse after training "
-            "(accuracy % at 10 × N: First, Majority, Index)",
-            "id": "ch2.train.volume_order",
-        },
-        {
-            "claim": "A_norm is far more accurate on Index at 10 times the training length "
-            "(percentage points over A_pos)",
-            "id": "ch2.train.norm_vs_pos_size",
-        },
-        {
-            "claim": "Trained models with a larger drifting coefficient χ generalize worse "
-            "(rank correlation ρ)",
-            "id": "ch2.train.coef_chi",
-        },
+        {"claim": words, "id": cid}
+        for cid, words in {
+            "ch2.volume.pos_index_chi": "For Index, the exact range of the coefficient χ narrows "
+            "like n⁻² (log–log slope in n)",
+            "ch2.volume.norm_index_chi_fixed_ell_hat": "A normalized query (A_norm) keeps that "
+            "range from narrowing (slope 0)",
+            "ch2.train.volume_order": "Tasks whose exact solutions shrink faster generalize worse "
+            "after training (accuracy % at 10 × N: First, Majority, Index)",
+            "ch2.train.norm_vs_pos_size": "A_norm is far more accurate on Index at 10 times the "
+            "training length (percentage points over A_pos)",
+            "ch2.train.coef_chi": "Trained models with a larger drifting coefficient χ generalize "
+            "worse (rank correlation ρ)",
+        }.items()
     ],
     "finding": "The exact-solution windows shrink as the paper derives (Index under A_pos: χ like n⁻², ℓ like "
     "n⁻¹; under A_norm only ℓ̂ like n⁻¹; First constant), and length generalization follows that "
