@@ -1,13 +1,11 @@
-"""Chapter 2's cells (``python -m lengthgen reproduce ch2``, :func:`cells`): one batched ensemble
-per experiment of :data:`EXPERIMENTS` (:func:`train_experiment`, App. D.2–D.3; the loop is
-:mod:`.training`) and, at full scale, :func:`volume_scans`; the readers of the stored cells
-(checked by :func:`schema`) and the summaries the claims and figures use.
+"""Chapter 2's plan (``reproduce ch2``, :func:`cells`): one cell per experiment of
+:data:`EXPERIMENTS` (:func:`train_experiment`; the loop is :mod:`.training`) and the volume scans;
+the readers of the stored cells, checked by :func:`schema`, and the summaries they feed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -32,7 +30,16 @@ from lengthgen.config import (
 )
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.tasks import TASKS
-from lengthgen.store import Schema
+from lengthgen.stats import bootstrap_ci, permutation_pvalue, rankdata
+from lengthgen.store import (
+    ResultFileError,
+    Schema,
+    cell_path,
+    cells_dir,
+    has_stored,
+    load_cell,
+    load_stored,
+)
 
 H = paper.H
 
@@ -149,6 +156,9 @@ def train_experiment(
     att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
     if len(set(att_betas)) != len(att_betas):
         raise ConfigError(f"beta must not repeat values, got {beta!r}")
+    ints = dict(steps=steps, every=every, val_size=val_size, test_size=test_size, batch=batch)
+    ints |= dict(patience=patience)
+    reals = dict(lr=lr, eps=eps, clip=clip)
     c = {
         "experiment": experiment,
         "task": task,
@@ -158,17 +168,10 @@ def train_experiment(
         "fixed": fixed_token_of(task, fixed_token),
         "seeds": _check_ints("seeds", seeds, minimum=0),
         "Ns": _check_ints("Ns", Ns),
-        "steps": check_positive_int("steps", steps),
-        "every": check_positive_int("validation every", every),
-        "val_size": check_positive_int("val_size", val_size),
-        "test_size": check_positive_int("test_size", test_size),
-        "batch": check_positive_int("batch", batch),
+        **{k: check_positive_int(k, v) for k, v in ints.items()},
         "h": check_width(h),
-        "patience": check_positive_int("patience", patience),
-        "lr": check_finite("lr", lr, nonnegative=True),
+        **{k: check_finite(k, v, nonnegative=True) for k, v in reals.items()},
         "betas": tuple(check_finite("beta", b, nonnegative=True) for b in betas),
-        "eps": check_finite("eps", eps, nonnegative=True),
-        "clip": check_finite("clip", clip, nonnegative=True),
         "att_betas": att_betas,
     }
     # "auto" resolved here; the trainer gets "cpu" or "cuda"
@@ -342,40 +345,27 @@ def schema(name: str, scale: str = "full") -> Schema | None:
     return None
 
 
-def _cells_folder(folder) -> Path:
-    from lengthgen.store import results_dir
-
-    return Path(folder) if folder is not None else results_dir() / "ch2" / "cells"
-
-
 def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
     """The stored cell of experiment ``name`` (``{"provenance", "data", "path"}``, default folder
     ``results/ch2/cells``), checked by :func:`experiment_schema` of the seeds and N it declares."""
-    from lengthgen.engine import runs
-    from lengthgen.store import ResultFileError
-
     check_choice("experiment", name, tuple(EXPERIMENTS))
-    folder = _cells_folder(folder)
-    kw = runs.load_cell(folder, name, scale=scale)["data"].get("kwargs") or {}
+    folder = cells_dir("ch2", folder)
+    kw = load_cell(folder, name, scale=scale)["data"].get("kwargs") or {}
     if "seeds" not in kw or "Ns" not in kw:
         raise ResultFileError(
-            f"invalid ch2 experiment result {runs.cell_path(folder, name)}: "
+            f"invalid ch2 experiment result {cell_path(folder, name)}: "
             "its stored configuration declares no 'seeds'/'Ns'"
         )
-    return runs.load_stored(
-        "ch2", name, folder=folder, scale=scale, schema=experiment_schema(kw["seeds"], kw["Ns"])
-    )
+    schema = experiment_schema(kw["seeds"], kw["Ns"])
+    return load_stored("ch2", name, folder=folder, scale=scale, schema=schema)
 
 
 def load_runs(folder=None, scale: str = "full") -> dict:
     """Stored experiments ``{name: (result, provenance)}`` in the order of :data:`EXPERIMENTS`
     (experiments not stored are absent), each checked by :func:`load_experiment`."""
-    from lengthgen.engine import runs
-
-    folder = _cells_folder(folder)
     out = {}
     for name in EXPERIMENTS:
-        if runs.has_stored("ch2", name, folder=folder):
+        if has_stored("ch2", name, folder=folder):
             obj = load_experiment(name, folder, scale)
             out[name] = (obj["data"], obj["provenance"])
     return out
@@ -384,12 +374,9 @@ def load_runs(folder=None, scale: str = "full") -> dict:
 def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
     """The stored volume scans ``{"provenance", "data", "path"}`` checked against
     :data:`VOLUME_SCHEMA`, or ``None`` when none is stored."""
-    from lengthgen.engine import runs
-
-    folder = _cells_folder(folder)
-    if not runs.has_stored("ch2", "volume_scans", folder=folder):
+    if not has_stored("ch2", "volume_scans", folder=folder):
         return None
-    return runs.load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
+    return load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
 
 
 # --------------------------------------------------------------------------- summaries
@@ -412,15 +399,11 @@ def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
 
 def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
     """Mean accuracy at L = 10N+1 across seeds with its 95% seed-bootstrap interval (percent)."""
-    from lengthgen.stats import bootstrap_ci
-
     return bootstrap_ci(longest_accuracy(result, variant, N), n_boot=n_boot, seed=0)
 
 
 def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
     """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
-    from lengthgen.stats import bootstrap_ci
-
     ms = [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
     return bootstrap_ci(np.array([_ood(m) for m in ms]), n_boot=n_boot, seed=0)
 
@@ -428,8 +411,6 @@ def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
 def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:
     """D.4: within-N ranks of N²|χ| and N|ℓ| against seed-level mean OOD accuracy, pooled over N,
     with a two-sided permutation test that shuffles ranks only within the same N."""
-    from lengthgen.stats import permutation_pvalue, rankdata
-
     rows = [m for m in result["members"] if m["variant"] == "pos"]
     Ns = np.array([m["N"] for m in rows])
     acc = np.array([_ood(m) for m in rows])
