@@ -111,9 +111,8 @@ SELF_CHECKS = [
     ),
 ]
 
-# ---- volume (Thm. 1, Thm. 2): the stored scan, rule 6. Window claims: (id, model, task,
-# coordinate), exponent paper.PAPER_WINDOW_SLOPES; Monte Carlo claims: (id, "model/task"),
-# exponent paper.PAPER_MC_EXPONENTS
+# ---- volume (Thm. 1, Thm. 2), the stored scan, rule 6: rows (id, model, task, coordinate) and
+# (id, "model/task")
 WINDOWS = (
     ("ch2.volume.pos_index_chi", "pos", "index", "chi"),
     ("ch2.volume.pos_index_ell", "pos", "index", "ell"),
@@ -256,10 +255,7 @@ PARITY = [
 ]
 
 
-# ---- paper Table 2 (App. D.5): accuracy at L = 10N+1, one row per cell (id, task, model, N).
-# Paper value paper.PAPER_T2[(task, model)][N]; ours :func:`summary` (20-seed mean, 95 %
-# seed-bootstrap interval) by rule 1, or at the paper's 100.0 (100.0–100.0) ceiling
-# :func:`perfect_seeds` by rule 2: :func:`accuracy_claim`. The N = 51 row is also Table 1's.
+# ---- paper Table 2 (App. D.5), rows (id, task, model, N): :func:`accuracy_claim`
 TABLE2 = (
     ("ch2.train.table2.first_pos_N11", "first", "pos", 11),
     ("ch2.train.table2.majority_gen_N11", "majority", "gen", 11),
@@ -282,8 +278,7 @@ TABLE2 = (
     ("ch2.train.table2.index_pos_N51", "index", "pos", 51),
     ("ch2.train.table2.index_norm_N51", "index", "norm", 51),
 )
-# ---- paper Table 3 (App. D.6): Majority's mean OOD accuracy, one row per cell (id, N, model);
-# paper value paper.PAPER_T3[model][N], ours :func:`summary` with ood=True, rule 1
+# ---- paper Table 3 (App. D.6), Majority's mean OOD accuracy, rows (id, N, model), rule 1
 TABLE3 = (
     ("ch2.train.table3.gen_N11", 11, "gen"),
     ("ch2.train.table3.sin_N11", 11, "sin"),
@@ -658,9 +653,7 @@ HEADLINE = {
     "deviation_ids": ["ch2.train.table2.index_pos_N51"],
 }
 
-#: claims shown on the chapter's details page (02_exact_solution_volume_details): the Lemma 6–7
-#: checks, the Monte Carlo fractions, Parity, the Table 1 cells outside Table 2, App. D.7, Table 3
-#: and what the book does not check
+#: the id prefixes of the claims shown on the details page (02_exact_solution_volume_details)
 DETAILS = (
     "ch2.volume.lemma",
     "ch2.volume.mc_",

@@ -1,9 +1,5 @@
-"""Chapter 2's figures and summary tables (``notebooks/02_exact_solution_volume``).
-
-Every function returns a matplotlib figure (styled by :mod:`lengthgen.plotting`, at most 7 inches
-wide) or a DataFrame; nothing here trains or reads files. The accuracy figures overlay the paper's
-reported values (:mod:`lengthgen.chapters.ch2.paper`) with their 95 % intervals on ours.
-"""
+"""Chapter 2's figures (matplotlib, styled by :mod:`lengthgen.plotting`) and accuracy tables,
+the paper's values (open squares, with their 95 % intervals) beside ours."""
 
 from __future__ import annotations
 
@@ -20,10 +16,15 @@ from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.config import check_choice
 from lengthgen.rounding import superscript
 
-#: marker style of the paper's values (open squares), shifted right of ours on a shared x axis
+#: marker styles: the paper's values (open squares, shifted right of ours), ours (filled circles)
 PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 5}
-#: marker style of our values (filled circles)
 OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
+
+
+def _legend_below(fig, ncol: int, handles=()):
+    """The legend (``handles``, labels; default: every axis's) below the axes; the finished figure."""
+    fig.legend(*handles, loc="outside lower center", ncol=ncol, fontsize=9)
+    return plotting.finish(fig)
 
 
 def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n: int = 64):
@@ -161,8 +162,7 @@ def index_table2_figure(t2):
         xticks=list(paper.NS),
         ylim=(40, 100),
     )
-    fig.legend(loc="outside lower center", ncol=2, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 2)
 
 
 def majority_figure(t2, t3):
@@ -177,9 +177,7 @@ def majority_figure(t2, t3):
     for ax in axes:
         ax.title.set_fontsize(10)
         ax.set(xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100))
-    h, lab = axes[1].get_legend_handles_labels()
-    fig.legend(h, lab, loc="outside lower center", ncol=4, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 4, axes[1].get_legend_handles_labels())
 
 
 def curves_figure(runs: dict, N: int = 51):
@@ -256,12 +254,9 @@ def windows_figure(widths: dict):
             _guide(ax, r["n"], w, theory, col)
     axes[0].set_title("A_pos", fontsize=10)
     axes[1].set_title("A_norm", fontsize=10)
-    handles = []
     for ax in axes:
         ax.set(xlabel="input length n (tokens)", ylabel="exact-window width")
-        handles += list(zip(*ax.get_legend_handles_labels()))
-    fig.legend(*zip(*handles), loc="outside lower center", ncol=2, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 2)
 
 
 def mc_figure(mc: dict, min_exact: int = 10):
@@ -297,6 +292,4 @@ def coefficient_figure(ca: dict):
         ax.set_title(
             f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10
         )
-    h, lab = axes[0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="outside lower center", ncol=5, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 5, axes[0].get_legend_handles_labels())
