@@ -231,7 +231,7 @@ def volume_scans(
 ) -> dict:
     """Admissible widths around the η = ``eta`` centers at lengths ``ns`` (chapter 2, "Claim 2")
     and Monte Carlo exact fractions in a box of half-width ``half_width`` ("Monte Carlo volume
-    fractions"; Index under A_pos gets 4× the samples from n = 32 on). ``norm_map`` (``sqrt``
+    fractions"). ``norm_map`` (``sqrt``
     only) is in the configuration so a scan with another map is never reused; ``beta``: β_n of
     the exactness checks (``one``: chapter 5)."""
     from lengthgen.chapters.ch2 import volume as vo
@@ -248,27 +248,15 @@ def volume_scans(
         res = [vo.admissible_width(c, d, v, task, n, beta=beta) for n in ns]
         # width: both sides, a side still exact at t_max counted as t_max; finite_width: the sides
         # that close before t_max (NaN if none does); capped: how many sides reached t_max
-        out["widths"][f"{v}/{task}/{coord}"] = {
-            "n": list(ns),
-            "width": [r["width"] for r in res],
-            "finite_width": [r["finite_width"] for r in res],
-            "capped": [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res],
-        }
+        widths = {f: [r[f] for r in res] for f in ("width", "finite_width")}
+        capped = [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res]
+        out["widths"][f"{v}/{task}/{coord}"] = {"n": list(ns), **widths, "capped": capped}
+    kw = dict(coords=("a", "b", "r", "s"), half_width=half_width, eta=eta, h=h, beta=beta)
     for key, nlist in (VOLUME_MC_NS if mc_ns is None else mc_ns).items():
         v, task = key.split("/")
+        more = 4 if (v, task) == ("pos", "index") else 1  # 4× the samples from n = 32 on
         out["mc"][key] = [
-            vo.mc_fraction(
-                v,
-                task,
-                n,
-                coords=("a", "b", "r", "s"),
-                half_width=half_width,
-                samples=mc_samples * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
-                seed=n,
-                eta=eta,
-                h=h,
-                beta=beta,
-            )
+            vo.mc_fraction(v, task, n, samples=mc_samples * (more if n >= 32 else 1), seed=n, **kw)
             for n in nlist
         ]
     return out
