@@ -1,17 +1,15 @@
 """Chapter 2's claims (Zhu & Chiang 2026) next to ours: each names its tolerance rule
 (:mod:`.rules`); ours are :mod:`.measures` (stored cells, re-checked by ``claims --check``) or the
-notebooks' live measurements; the paper's numbers :mod:`.paper`; deviations :mod:`.deviations`.
-A claim reading a run capped below the paper's 30,000 updates carries ``reduced(…)``.
-Paper Table 2: :func:`accuracy_claim`, one claim per row of :data:`TABLE2`.
+notebooks' live measurements; the paper's numbers :mod:`.paper`; a declared deviation (a cause
+of :data:`CAUSES`) sits on its claim's row. A claim reading a run capped below the paper's 30,000
+updates carries ``reduced(…)``. Paper Table 2: :func:`accuracy_claim`, one per row of :data:`TABLE2`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from lengthgen.chapters.ch2 import measures, nesv, paper, rules
-from lengthgen.chapters.ch2.deviations import CAUSES, DEVIATIONS  # noqa: F401  (CAUSES: tests)
 from lengthgen.chapters.ch2.measures import run_of, window_measure  # noqa: F401  (re-exported)
 from lengthgen.chapters.ch2.rules import (  # noqa: F401  (WINDOW_SLOPE_TOL, two_sample_band)
     CLOSED_FORM_RTOL,
@@ -20,8 +18,75 @@ from lengthgen.chapters.ch2.rules import (  # noqa: F401  (WINDOW_SLOPE_TOL, two
     WINDOW_SLOPE_TOL,
     two_sample_band,
 )
-from lengthgen.claims import Claim, Unchecked
+from lengthgen.claims import Claim, Deviation, Unchecked
 from lengthgen.rounding import superscript
+
+#: why a claim of this chapter may deviate
+CAUSES = {
+    "replication sampling": "an independent replication: the paper does not publish its data streams, initial "
+    "draws or test banks, and its 95 % interval covers the uncertainty of its own mean only",
+    "pre-asymptotic lengths": "a finite-n measurement of an asymptotic rate that has not reached its limit at the "
+    "lengths we can scan",
+    "unexplained": "a difference we have not traced to a cause; the explanation says what was ruled out "
+    "and what was not measured",
+    "count-only chance above 50 %": "a model that uses only the number of ones beats a coin on these tasks (the best "
+    "rule of the count is right ½ + ½·P(Bin(n − 1, ½) = (n − 1)/2) of the time, 51.8 % at n = 511), so "
+    "'at chance' for a model without positional information is not 50 %; rule 8 compared with 50 %",
+}
+
+
+_REPLICATION = (
+    "The paper's interval resamples its 20 seeds only. All seeds are scored on one saved bank of 1,000 "
+    "examples per length, whose own sampling error (of the order of ±3 points at 95 % for accuracies "
+    "near 50–90 %) is in neither the paper's interval nor ours, and our banks, data streams and "
+    "initial draws are different draws (the paper publishes none of them; our batch lengths are "
+    "also shared across seeds). An independent replication can therefore differ from the paper's mean "
+    "by more than the two seed intervals allow with the protocol otherwise followed."
+)
+
+_UNEXPLAINED_POS_N51 = (
+    "Ours is below the paper's mean by far more than the two seed intervals allow, and we have not found "
+    "why. Ruled out: the update cap (every A_pos member at N = 51 stopped by the paper's own rule, each "
+    "selected checkpoint perfect on validation) and the A_norm map (A_pos does not use it). Against a "
+    "fixed offset of our protocol: at N = 11, 21 and 41 our A_pos means agree with the paper's under "
+    "rule 1, two of them above it, and the A_norm members of the same run (same test banks, batches and "
+    "initial tensors) agree with the paper at N = 51, which argues against a gross fault in the bank or "
+    "the streams but not against one that touches A_pos alone. Not measured, so not ruled out: our one "
+    "test bank at L = 511 (1,000 examples shared by every seed, its sampling error in neither interval), "
+    "our data streams and initial draws (the paper publishes none), our batch lengths shared across "
+    "seeds, and run-to-run drift (an earlier execution of the same code and seeds stored a higher mean, "
+    "itself below the paper's interval). Telling these apart needs new training runs (fresh banks, "
+    "per-seed length streams, repeated executions), which this revision does not do."
+)
+
+
+def _chance_explanation(model: str) -> str:
+    sees = {
+        "gen": "Under A_gen the model sees only the number of ones",
+        "sin": "The number of ones is also available to A_sin (besides the phases of the positions)",
+    }[model]
+    return (
+        f"{sees}, and the best rule of the count beats a coin (the cause). Our seed interval lies above "
+        "50 % and near that count-only rate; rule 8 read the paper's number, which has no interval, with "
+        "three points either side, which straddles 50 % and so predicted 'indistinguishable from chance'. "
+        "Both say the same about the models — they learn nothing beyond the count — and the rule's "
+        "mistake is to have taken 50 % for chance. Neither interval includes the sampling error of the "
+        "one test bank that every seed shares."
+    )
+
+
+#: the declared deviations, each given on the row of the claim it qualifies
+REPLICATION = Deviation("replication sampling", _REPLICATION)
+UNEXPLAINED_POS_N51 = Deviation("unexplained", _UNEXPLAINED_POS_N51)
+PRE_ASYMPTOTIC = Deviation(
+    "pre-asymptotic lengths",
+    "The χ window shrinks like n⁻² and at the smallest lengths is still comparable to the box of half-width 0.1, "
+    "so the exact fraction there falls more slowly than n⁻³; at the longest lengths of the scan too few sampled "
+    "points are exact to enter the fit, so the fit sees the approach to the asymptotic rate rather than the rate.",
+)
+COUNT_ONLY = {
+    m: Deviation("count-only chance above 50 %", _chance_explanation(m)) for m in ("gen", "sin")
+}
 
 # --------------------------------------------------------------------------- the claims
 PAPER = "Zhu & Chiang 2026"
@@ -122,7 +187,7 @@ WINDOWS = (
     ("ch2.volume.pos_first_ell", "pos", "first", "ell"),
 )
 MC_FRACTIONS = (
-    ("ch2.volume.mc_pos_index", "pos/index"),
+    ("ch2.volume.mc_pos_index", "pos/index", PRE_ASYMPTOTIC),
     ("ch2.volume.mc_norm_index", "norm/index"),
     ("ch2.volume.mc_pos_first", "pos/first"),
 )
@@ -152,7 +217,7 @@ def _window_claim(cid, v, t, c) -> Claim:
     )
 
 
-def _mc_claim(cid, key) -> Claim:
+def _mc_claim(cid, key, deviation=None) -> Claim:
     theory = paper.PAPER_MC_EXPONENTS[key]
     v, t = key.split("/")
     why = f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's"
@@ -164,6 +229,7 @@ def _mc_claim(cid, key) -> Claim:
         "exact points)",
         **rules.within(theory, MC_EXPONENT_TOL, why),
         measure=lambda r: measures.mc_exponent(r, key),
+        deviation=deviation,
     )
 
 
@@ -262,12 +328,12 @@ TABLE2 = (
     ("ch2.train.table2.index_pos_N11", "index", "pos", 11),
     ("ch2.train.table2.index_norm_N11", "index", "norm", 11),
     ("ch2.train.table2.first_pos_N21", "first", "pos", 21),
-    ("ch2.train.table2.majority_gen_N21", "majority", "gen", 21),
+    ("ch2.train.table2.majority_gen_N21", "majority", "gen", 21, REPLICATION),
     ("ch2.train.table2.index_pos_N21", "index", "pos", 21),
     ("ch2.train.table2.index_norm_N21", "index", "norm", 21),
     ("ch2.train.table2.first_pos_N31", "first", "pos", 31),
     ("ch2.train.table2.majority_gen_N31", "majority", "gen", 31),
-    ("ch2.train.table2.index_pos_N31", "index", "pos", 31),
+    ("ch2.train.table2.index_pos_N31", "index", "pos", 31, REPLICATION),
     ("ch2.train.table2.index_norm_N31", "index", "norm", 31),
     ("ch2.train.table2.first_pos_N41", "first", "pos", 41),
     ("ch2.train.table2.majority_gen_N41", "majority", "gen", 41),
@@ -275,14 +341,14 @@ TABLE2 = (
     ("ch2.train.table2.index_norm_N41", "index", "norm", 41),
     ("ch2.train.table2.first_pos_N51", "first", "pos", 51),
     ("ch2.train.table2.majority_gen_N51", "majority", "gen", 51),
-    ("ch2.train.table2.index_pos_N51", "index", "pos", 51),
+    ("ch2.train.table2.index_pos_N51", "index", "pos", 51, UNEXPLAINED_POS_N51),
     ("ch2.train.table2.index_norm_N51", "index", "norm", 51),
 )
 # ---- paper Table 3 (App. D.6), Majority's mean OOD accuracy, rows (id, N, model), rule 1
 TABLE3 = (
     ("ch2.train.table3.gen_N11", 11, "gen"),
     ("ch2.train.table3.sin_N11", 11, "sin"),
-    ("ch2.train.table3.gen_N21", 21, "gen"),
+    ("ch2.train.table3.gen_N21", 21, "gen", REPLICATION),
     ("ch2.train.table3.sin_N21", 21, "sin"),
     ("ch2.train.table3.gen_N31", 31, "gen"),
     ("ch2.train.table3.sin_N31", 31, "sin"),
@@ -293,7 +359,7 @@ TABLE3 = (
 )
 
 
-def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, **kw) -> Claim:
+def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, deviation=None, **kw) -> Claim:
     """A claim on one stored ``cell`` = (task, model, N): ours ``measure(results, *cell, **kw)``."""
     return Claim(
         cid,
@@ -302,10 +368,11 @@ def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, **kw) -> Claim
         **rule,
         measure=lambda r: measure(r, *cell, **kw),
         protocol=measures.protocol_of([cell]),
+        deviation=deviation,
     )
 
 
-def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
+def accuracy_claim(cid: str, task: str, model: str, N: int, deviation=None) -> Claim:
     """One row of :data:`TABLE2`: rule 1 on :func:`summary`, rule 2 on :func:`perfect_seeds` at
     the paper's 100 % ceiling."""
     cell = paper.PAPER_T2[(task, model)][N]
@@ -320,16 +387,17 @@ def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
         said += f"mean accuracy over 20 seeds at L = {10 * N + 1} (ours with its 95 % "
         said += "seed-bootstrap interval)"
         rule, measure = rules.rule1(cell), measures.summary
-    return _cell_claim(cid, loc, said, rule, measure, (task, model, N))
+    return _cell_claim(cid, loc, said, rule, measure, (task, model, N), deviation)
 
 
-def _table3_claim(cid: str, N: int, model: str) -> Claim:
+def _table3_claim(cid: str, N: int, model: str, deviation=None) -> Claim:
     """One row of :data:`TABLE3`."""
     name = {"gen": "A_gen (NoPE)", "sin": "A_sin (sinusoidal)"}[model]
     said = f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy averaged over "
     said += "the five test lengths above N (ours with its 95 % seed-bootstrap interval)"
     rule, loc = rules.rule1(paper.PAPER_T3[model][N]), "Table 3 (App. D.6)"
-    return _cell_claim(cid, loc, said, rule, measures.summary, ("majority", model, N), ood=True)
+    cell = ("majority", model, N)
+    return _cell_claim(cid, loc, said, rule, measures.summary, cell, deviation, ood=True)
 
 
 # ---- §4.3 / paper Fig. 2: the A_norm gain on Index at N = 51, direction and size
@@ -436,12 +504,12 @@ TABLE1_UNCHECKED = (
     ("ch2.train.table1.index_sin", "index", "sin"),
 )
 TABLE1_CHANCE = (
-    ("ch2.train.table1.first_gen_chance", "first", "gen"),
+    ("ch2.train.table1.first_gen_chance", "first", "gen", COUNT_ONLY["gen"]),
     ("ch2.train.table1.first_sin_chance", "first", "sin"),
-    ("ch2.train.table1.index_gen_chance", "index", "gen"),
-    ("ch2.train.table1.index_sin_chance", "index", "sin"),
+    ("ch2.train.table1.index_gen_chance", "index", "gen", COUNT_ONLY["gen"]),
+    ("ch2.train.table1.index_sin_chance", "index", "sin", COUNT_ONLY["sin"]),
 )
-CHANCE_CELLS = tuple((t, m) for _, t, m in TABLE1_CHANCE)
+CHANCE_CELLS = tuple((t, m) for _, t, m, *_ in TABLE1_CHANCE)
 _T1_LOC = "Table 1 (N = 51)"
 
 
@@ -475,7 +543,7 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
     )
 
 
-def _chance_claim(cid, task, model) -> Claim:
+def _chance_claim(cid, task, model, deviation=None) -> Claim:
     """Rule 8: ours on the same side of chance as the paper's value (:func:`chance_side`)."""
     pv = paper.PAPER_T1[(task, model)]
     side = rules.paper_chance_side(pv)
@@ -497,7 +565,7 @@ def _chance_claim(cid, task, model) -> Claim:
         "learns nothing, so its side of chance (50 %, balanced banks) is checked on its own",
         holds=lambda v: rules.chance_side(v["lo"], v["hi"]) == side,
     )
-    return _cell_claim(cid, _T1_LOC, said, rule, measures.summary, (task, model, 51))
+    return _cell_claim(cid, _T1_LOC, said, rule, measures.summary, (task, model, 51), deviation)
 
 
 _SMALL_NS = tuple(N for N in paper.NS if N != 51)
@@ -598,28 +666,21 @@ COUNTEREXAMPLE_AND_D4 = [
 
 
 CLAIMS = [
-    dataclasses.replace(c, deviation=DEVIATIONS[c.id]) if c.id in DEVIATIONS else c
-    for c in (
-        *SELF_CHECKS,
-        *(_window_claim(*row) for row in WINDOWS),
-        *(_mc_claim(*row) for row in MC_FRACTIONS),
-        *VOLUME_LIVE,
-        *PARITY,
-        *(accuracy_claim(*row) for row in TABLE2),
-        *GAIN,
-        *(_table1_claim(*row) for row in TABLE1),
-        *(_table1_unchecked(*row) for row in TABLE1_UNCHECKED),
-        *(_chance_claim(*row) for row in TABLE1_CHANCE),
-        *TABLE1_MAJORITY_AND_D7,
-        *(_table3_claim(*row) for row in TABLE3),
-        *COUNTEREXAMPLE_AND_D4,
-        *nesv.CLAIMS,
-    )
+    *SELF_CHECKS,
+    *(_window_claim(*row) for row in WINDOWS),
+    *(_mc_claim(*row) for row in MC_FRACTIONS),
+    *VOLUME_LIVE,
+    *PARITY,
+    *(accuracy_claim(*row) for row in TABLE2),
+    *GAIN,
+    *(_table1_claim(*row) for row in TABLE1),
+    *(_table1_unchecked(*row) for row in TABLE1_UNCHECKED),
+    *(_chance_claim(*row) for row in TABLE1_CHANCE),
+    *TABLE1_MAJORITY_AND_D7,
+    *(_table3_claim(*row) for row in TABLE3),
+    *COUNTEREXAMPLE_AND_D4,
+    *nesv.CLAIMS,
 ]
-if set(DEVIATIONS) - {c.id for c in CLAIMS}:
-    raise KeyError(
-        f"deviations declared for no claim: {sorted(set(DEVIATIONS) - {c.id for c in CLAIMS})}"
-    )
 
 #: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
 HEADLINE = {
