@@ -99,17 +99,11 @@ CEILING_WHY = (
 )
 
 
-def _certified(cid, location, statement, paper_value, why) -> Claim:
-    """A live self-check that every construction it names is certified exact by the checker."""
-    return rules.live(
-        cid,
-        location,
-        statement,
-        paper_value,
-        lambda v: all(v.values()),
-        why,
-        group="self-check",
-    )
+def _certified(*declared) -> Claim:
+    """A live self-check (id, location, statement, paper value, why) that every construction it
+    names is certified exact by the checker."""
+    *head, why = declared
+    return rules.live(*head, lambda v: all(v.values()), why, group="self-check")
 
 
 SELF_CHECKS = [
