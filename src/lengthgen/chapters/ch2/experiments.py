@@ -324,11 +324,9 @@ VOLUME_SCHEMA = Schema(
 def schema(name: str, scale: str = "full") -> Schema | None:
     """The schema of the stored cell ``name`` at full scale (``None`` otherwise):
     :func:`experiment_schema` of its stored N, or :data:`VOLUME_SCHEMA`."""
-    if scale != "full":
-        return None
-    if name == "volume_scans":
+    if scale == "full" and name == "volume_scans":
         return VOLUME_SCHEMA
-    if name in EXPERIMENTS:
+    if scale == "full" and name in EXPERIMENTS:
         return experiment_schema(FULL["seeds"], paper.STORED_NS[name])
     return None
 
@@ -373,11 +371,17 @@ def _ood(m: dict) -> float:
     return 100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]])
 
 
+def members(result: dict, variant: str, N: int) -> list[dict]:
+    """The stored members of ``variant`` trained at N, in seed order."""
+    return [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
+
+
 def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
     """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
     Ls = list(test_lengths(N))
-    ms = [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
-    return Ls, np.array([[100 * m["test"][str(L)] for L in Ls] for m in ms])
+    return Ls, np.array(
+        [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
+    )
 
 
 def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
@@ -392,8 +396,8 @@ def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
 
 def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
     """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
-    ms = [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
-    return bootstrap_ci(np.array([_ood(m) for m in ms]), n_boot=n_boot, seed=0)
+    ood = [_ood(m) for m in members(result, variant, N)]
+    return bootstrap_ci(np.array(ood), n_boot=n_boot, seed=0)
 
 
 def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:

@@ -54,9 +54,9 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
     """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours, the
     ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
     name = measures.run_of(task, model, N)
-    res = runs[name][0]
-    at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
-    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
+    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(
+        runs[name][0], model, N
+    )
     row = {"N": N, "task": task, "model": f"A_{model}"}
     row |= {"paper": cell[0], "paper lo": cell[1], "paper hi": cell[2]}
     return row | {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
@@ -229,10 +229,8 @@ def _rate_label(s) -> str:
 
 
 def windows_figure(widths: dict):
-    """Exact-window widths against n, A_pos (left) and A_norm (right), with the paper's slope as a
-    dashed line through each first point; ``widths`` maps "model/task/coordinate" to ``{"n": [...],
-    "width": [...]}`` and optionally ``"finite_width"`` (the sides that close before the search
-    limit), which is drawn where every entry is finite."""
+    """Exact-window widths (the stored scan's ``widths``, :func:`.measures.window_measure`) against
+    n, A_pos (left) and A_norm (right), the paper's slope dashed through each first point."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=3.9, sharey=True)
     names = {
         "chi": r"$\chi$",

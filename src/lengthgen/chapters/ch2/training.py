@@ -56,16 +56,10 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
         + paper.TEST_SEED_LENGTH_STRIDE * L
         + paper.TEST_SEED_TASK[task]
     )
-    k = None
-    if task == "first":
-        bits = first_bank(L, size, g)
-    elif task == "majority":
-        bits = majority_bank(L, size, g)
-    elif task == "index":
-        bits, k = index_bank(L, size, g)
-    else:
-        bits = random_strings(size, L, g)
-    return _labelled(task, bits, k, fixed)
+    if task == "index":
+        return _labelled(task, *index_bank(L, size, g), fixed)
+    bank = {"first": first_bank, "majority": majority_bank}.get(task)
+    return _labelled(task, bank(L, size, g) if bank else random_strings(size, L, g), None, fixed)
 
 
 def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: int = 0):
