@@ -34,6 +34,7 @@ from lengthgen.chapters.ch2.count_levels import (  # noqa: F401
     _beta_n,
     _check_n,
     _head_diff,
+    _positive,
     count_level_attention,
     count_level_logits,
     majority_area_closed_form,
@@ -69,9 +70,7 @@ def _check_model_task(variant, task):
 # --------------------------------------------------------------------------- centers
 def paper_eta(B: float) -> float:
     """The scale the paper's proofs use: η = min(B/16, 1/16) (App. A)."""
-    if not check_finite("box size B", B) > 0:
-        raise ValueError(f"box size B must be > 0, got {B}")
-    return min(B / 16, 1 / 16)
+    return min(_positive("box size B", B) / 16, 1 / 16)
 
 
 def center(
