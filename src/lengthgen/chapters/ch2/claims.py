@@ -171,7 +171,7 @@ SELF_CHECKS = [
 ]
 
 # ---- volume (Thm. 1, Thm. 2), the stored scan, rule 6: rows (id, model, task, coordinate) and
-# (id, "model/task")
+# (id, "model/task"[, deviation])
 WINDOWS = (
     ("ch2.volume.pos_index_chi", "pos", "index", "chi"),
     ("ch2.volume.pos_index_ell", "pos", "index", "ell"),
@@ -315,7 +315,7 @@ PARITY = [
 ]
 
 
-# ---- paper Table 2 (App. D.5), rows (id, task, model, N): :func:`accuracy_claim`
+# ---- paper Table 2 (App. D.5), rows (id, task, model, N[, deviation]): :func:`accuracy_claim`
 TABLE2 = (
     ("ch2.train.table2.first_pos_N11", "first", "pos", 11),
     ("ch2.train.table2.majority_gen_N11", "majority", "gen", 11),
@@ -338,7 +338,7 @@ TABLE2 = (
     ("ch2.train.table2.index_pos_N51", "index", "pos", 51, UNEXPLAINED_POS_N51),
     ("ch2.train.table2.index_norm_N51", "index", "norm", 51),
 )
-# ---- paper Table 3 (App. D.6), Majority's mean OOD accuracy, rows (id, N, model), rule 1
+# ---- paper Table 3 (App. D.6), Majority's mean OOD accuracy, rows (id, N, model[, deviation])
 TABLE3 = (
     ("ch2.train.table3.gen_N11", 11, "gen"),
     ("ch2.train.table3.sin_N11", 11, "sin"),
