@@ -171,7 +171,7 @@ SELF_CHECKS = [
 ]
 
 # ---- volume (Thm. 1, Thm. 2), the stored scan, rule 6: rows (id, model, task, coordinate) and
-# (id, "model/task"[, deviation])
+# (id, "model/task", deviation)
 WINDOWS = (
     ("ch2.volume.pos_index_chi", "pos", "index", "chi"),
     ("ch2.volume.pos_index_ell", "pos", "index", "ell"),
@@ -182,8 +182,8 @@ WINDOWS = (
 )
 MC_FRACTIONS = (
     ("ch2.volume.mc_pos_index", "pos/index", PRE_ASYMPTOTIC),
-    ("ch2.volume.mc_norm_index", "norm/index"),
-    ("ch2.volume.mc_pos_first", "pos/first"),
+    ("ch2.volume.mc_norm_index", "norm/index", None),
+    ("ch2.volume.mc_pos_first", "pos/first", None),
 )
 _WINDOW_WHERE = {
     ("pos", "index"): "Thm. 1 eq. 5, §4.1.1 eq. 13",
@@ -211,7 +211,7 @@ def _window_claim(cid, v, t, c) -> Claim:
     )
 
 
-def _mc_claim(cid, key, deviation=None) -> Claim:
+def _mc_claim(cid, key, deviation) -> Claim:
     theory = paper.PAPER_MC_EXPONENTS[key]
     v, t = key.split("/")
     why = f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's"
@@ -315,41 +315,41 @@ PARITY = [
 ]
 
 
-# ---- paper Table 2 (App. D.5), rows (id, task, model, N[, deviation]): :func:`accuracy_claim`
+# ---- paper Table 2 (App. D.5), rows (id, task, model, N, deviation): :func:`accuracy_claim`
 TABLE2 = (
-    ("ch2.train.table2.first_pos_N11", "first", "pos", 11),
-    ("ch2.train.table2.majority_gen_N11", "majority", "gen", 11),
-    ("ch2.train.table2.index_pos_N11", "index", "pos", 11),
-    ("ch2.train.table2.index_norm_N11", "index", "norm", 11),
-    ("ch2.train.table2.first_pos_N21", "first", "pos", 21),
+    ("ch2.train.table2.first_pos_N11", "first", "pos", 11, None),
+    ("ch2.train.table2.majority_gen_N11", "majority", "gen", 11, None),
+    ("ch2.train.table2.index_pos_N11", "index", "pos", 11, None),
+    ("ch2.train.table2.index_norm_N11", "index", "norm", 11, None),
+    ("ch2.train.table2.first_pos_N21", "first", "pos", 21, None),
     ("ch2.train.table2.majority_gen_N21", "majority", "gen", 21, REPLICATION),
-    ("ch2.train.table2.index_pos_N21", "index", "pos", 21),
-    ("ch2.train.table2.index_norm_N21", "index", "norm", 21),
-    ("ch2.train.table2.first_pos_N31", "first", "pos", 31),
-    ("ch2.train.table2.majority_gen_N31", "majority", "gen", 31),
+    ("ch2.train.table2.index_pos_N21", "index", "pos", 21, None),
+    ("ch2.train.table2.index_norm_N21", "index", "norm", 21, None),
+    ("ch2.train.table2.first_pos_N31", "first", "pos", 31, None),
+    ("ch2.train.table2.majority_gen_N31", "majority", "gen", 31, None),
     ("ch2.train.table2.index_pos_N31", "index", "pos", 31, REPLICATION),
-    ("ch2.train.table2.index_norm_N31", "index", "norm", 31),
-    ("ch2.train.table2.first_pos_N41", "first", "pos", 41),
-    ("ch2.train.table2.majority_gen_N41", "majority", "gen", 41),
-    ("ch2.train.table2.index_pos_N41", "index", "pos", 41),
-    ("ch2.train.table2.index_norm_N41", "index", "norm", 41),
-    ("ch2.train.table2.first_pos_N51", "first", "pos", 51),
-    ("ch2.train.table2.majority_gen_N51", "majority", "gen", 51),
+    ("ch2.train.table2.index_norm_N31", "index", "norm", 31, None),
+    ("ch2.train.table2.first_pos_N41", "first", "pos", 41, None),
+    ("ch2.train.table2.majority_gen_N41", "majority", "gen", 41, None),
+    ("ch2.train.table2.index_pos_N41", "index", "pos", 41, None),
+    ("ch2.train.table2.index_norm_N41", "index", "norm", 41, None),
+    ("ch2.train.table2.first_pos_N51", "first", "pos", 51, None),
+    ("ch2.train.table2.majority_gen_N51", "majority", "gen", 51, None),
     ("ch2.train.table2.index_pos_N51", "index", "pos", 51, UNEXPLAINED_POS_N51),
-    ("ch2.train.table2.index_norm_N51", "index", "norm", 51),
+    ("ch2.train.table2.index_norm_N51", "index", "norm", 51, None),
 )
-# ---- paper Table 3 (App. D.6), Majority's mean OOD accuracy, rows (id, N, model[, deviation])
+# ---- paper Table 3 (App. D.6), Majority's mean OOD accuracy, rows (id, N, model, deviation)
 TABLE3 = (
-    ("ch2.train.table3.gen_N11", 11, "gen"),
-    ("ch2.train.table3.sin_N11", 11, "sin"),
+    ("ch2.train.table3.gen_N11", 11, "gen", None),
+    ("ch2.train.table3.sin_N11", 11, "sin", None),
     ("ch2.train.table3.gen_N21", 21, "gen", REPLICATION),
-    ("ch2.train.table3.sin_N21", 21, "sin"),
-    ("ch2.train.table3.gen_N31", 31, "gen"),
-    ("ch2.train.table3.sin_N31", 31, "sin"),
-    ("ch2.train.table3.gen_N41", 41, "gen"),
-    ("ch2.train.table3.sin_N41", 41, "sin"),
-    ("ch2.train.table3.gen_N51", 51, "gen"),
-    ("ch2.train.table3.sin_N51", 51, "sin"),
+    ("ch2.train.table3.sin_N21", 21, "sin", None),
+    ("ch2.train.table3.gen_N31", 31, "gen", None),
+    ("ch2.train.table3.sin_N31", 31, "sin", None),
+    ("ch2.train.table3.gen_N41", 41, "gen", None),
+    ("ch2.train.table3.sin_N41", 41, "sin", None),
+    ("ch2.train.table3.gen_N51", 51, "gen", None),
+    ("ch2.train.table3.sin_N51", 51, "sin", None),
 )
 
 
@@ -366,7 +366,7 @@ def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, deviation=None
     )
 
 
-def accuracy_claim(cid: str, task: str, model: str, N: int, deviation=None) -> Claim:
+def accuracy_claim(cid: str, task: str, model: str, N: int, deviation) -> Claim:
     """One row of :data:`TABLE2`: rule 1 on :func:`summary`, rule 2 on :func:`perfect_seeds` at
     the paper's 100 % ceiling."""
     cell = paper.PAPER_T2[(task, model)][N]
@@ -384,7 +384,7 @@ def accuracy_claim(cid: str, task: str, model: str, N: int, deviation=None) -> C
     return _cell_claim(cid, loc, said, rule, measure, (task, model, N), deviation)
 
 
-def _table3_claim(cid: str, N: int, model: str, deviation=None) -> Claim:
+def _table3_claim(cid: str, N: int, model: str, deviation) -> Claim:
     """One row of :data:`TABLE3`."""
     name = {"gen": "A_gen (NoPE)", "sin": "A_sin (sinusoidal)"}[model]
     said = f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy averaged over "
@@ -499,11 +499,11 @@ TABLE1_UNCHECKED = (
 )
 TABLE1_CHANCE = (
     ("ch2.train.table1.first_gen_chance", "first", "gen", COUNT_ONLY["gen"]),
-    ("ch2.train.table1.first_sin_chance", "first", "sin"),
+    ("ch2.train.table1.first_sin_chance", "first", "sin", None),
     ("ch2.train.table1.index_gen_chance", "index", "gen", COUNT_ONLY["gen"]),
     ("ch2.train.table1.index_sin_chance", "index", "sin", COUNT_ONLY["sin"]),
 )
-CHANCE_CELLS = tuple((t, m) for _, t, m, *_ in TABLE1_CHANCE)
+CHANCE_CELLS = tuple((t, m) for _, t, m, _ in TABLE1_CHANCE)
 _T1_LOC = "Table 1 (N = 51)"
 
 
@@ -537,7 +537,7 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
     )
 
 
-def _chance_claim(cid, task, model, deviation=None) -> Claim:
+def _chance_claim(cid, task, model, deviation) -> Claim:
     """Rule 8: ours on the same side of chance as the paper's value (:func:`chance_side`)."""
     pv = paper.PAPER_T1[(task, model)]
     side = rules.paper_chance_side(pv)
