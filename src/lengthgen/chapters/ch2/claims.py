@@ -1,25 +1,15 @@
-"""Chapter 2's claims: Zhu & Chiang (2026), *Exact-Solution Volume and Length Generalization in
-Transformers*, next to ours. Each claim names its tolerance rule (:mod:`.rules`, which states how
-each comparison was chosen); our values are :mod:`.measures` (stored cells) or the notebooks'
-live measurements; the paper's numbers are :mod:`.paper`; declared deviations :mod:`.deviations`.
-
-Stored-result claims (Tables 1–3, §4.3, App. D.4, D.7, the volume scans) read ``results/ch2/cells``,
-so ``claims --check`` re-checks them without the notebook. A claim reading a run under an update
-cap below the paper's 30,000 carries ``reduced(…)``; every A_norm claim uses the paper's map
-(eq. 17), the misread map only the unclaimed ablation ``index_norm_misread``.
-
-Paper Table 2 is checked in :func:`accuracy_claim`, one claim per row of :data:`TABLE2` (literal ids):
-rule 1, :func:`.rules.two_sample_agree`, on :func:`.measures.summary` (our 20-seed mean with its
-95 % seed-bootstrap interval, ``experiments.longest_summary``); rule 2 at the 100 % ceiling.
+"""Chapter 2's claims (Zhu & Chiang 2026) next to ours: each names its tolerance rule
+(:mod:`.rules`); ours are :mod:`.measures` (stored cells, re-checked by ``claims --check``) or the
+notebooks' live measurements; the paper's numbers :mod:`.paper`; a declared deviation (a cause
+of :data:`CAUSES`) sits on its claim's row. A claim reading a run capped below the paper's 30,000
+updates carries ``reduced(…)``. Paper Table 2: :func:`accuracy_claim`, one per row of :data:`TABLE2`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from lengthgen.chapters.ch2 import measures, nesv, paper, rules
-from lengthgen.chapters.ch2.deviations import CAUSES, DEVIATIONS  # noqa: F401  (CAUSES: tests)
 from lengthgen.chapters.ch2.measures import run_of, window_measure  # noqa: F401  (re-exported)
 from lengthgen.chapters.ch2.rules import (  # noqa: F401  (WINDOW_SLOPE_TOL, two_sample_band)
     CLOSED_FORM_RTOL,
@@ -28,8 +18,75 @@ from lengthgen.chapters.ch2.rules import (  # noqa: F401  (WINDOW_SLOPE_TOL, two
     WINDOW_SLOPE_TOL,
     two_sample_band,
 )
-from lengthgen.claims import Claim, Unchecked
+from lengthgen.claims import Claim, Deviation, Unchecked
 from lengthgen.rounding import superscript
+
+#: why a claim of this chapter may deviate
+CAUSES = {
+    "replication sampling": "an independent replication: the paper does not publish its data streams, initial "
+    "draws or test banks, and its 95 % interval covers the uncertainty of its own mean only",
+    "pre-asymptotic lengths": "a finite-n measurement of an asymptotic rate that has not reached its limit at the "
+    "lengths we can scan",
+    "unexplained": "a difference we have not traced to a cause; the explanation says what was ruled out "
+    "and what was not measured",
+    "count-only chance above 50 %": "a model that uses only the number of ones beats a coin on these tasks (the best "
+    "rule of the count is right ½ + ½·P(Bin(n − 1, ½) = (n − 1)/2) of the time, 51.8 % at n = 511), so "
+    "'at chance' for a model without positional information is not 50 %; rule 8 compared with 50 %",
+}
+
+
+_REPLICATION = (
+    "The paper's interval resamples its 20 seeds only. All seeds are scored on one saved bank of 1,000 "
+    "examples per length, whose own sampling error (of the order of ±3 points at 95 % for accuracies "
+    "near 50–90 %) is in neither the paper's interval nor ours, and our banks, data streams and "
+    "initial draws are different draws (the paper publishes none of them; our batch lengths are "
+    "also shared across seeds). An independent replication can therefore differ from the paper's mean "
+    "by more than the two seed intervals allow with the protocol otherwise followed."
+)
+
+_UNEXPLAINED_POS_N51 = (
+    "Ours is below the paper's mean by far more than the two seed intervals allow, and we have not found "
+    "why. Ruled out: the update cap (every A_pos member at N = 51 stopped by the paper's own rule, each "
+    "selected checkpoint perfect on validation) and the A_norm map (A_pos does not use it). Against a "
+    "fixed offset of our protocol: at N = 11, 21 and 41 our A_pos means agree with the paper's under "
+    "rule 1, two of them above it, and the A_norm members of the same run (same test banks, batches and "
+    "initial tensors) agree with the paper at N = 51, which argues against a gross fault in the bank or "
+    "the streams but not against one that touches A_pos alone. Not measured, so not ruled out: our one "
+    "test bank at L = 511 (1,000 examples shared by every seed, its sampling error in neither interval), "
+    "our data streams and initial draws (the paper publishes none), our batch lengths shared across "
+    "seeds, and run-to-run drift (an earlier execution of the same code and seeds stored a higher mean, "
+    "itself below the paper's interval). Telling these apart needs new training runs (fresh banks, "
+    "per-seed length streams, repeated executions), which this revision does not do."
+)
+
+
+def _chance_explanation(model: str) -> str:
+    sees = {
+        "gen": "Under A_gen the model sees only the number of ones",
+        "sin": "The number of ones is also available to A_sin (besides the phases of the positions)",
+    }[model]
+    return (
+        f"{sees}, and the best rule of the count beats a coin (the cause). Our seed interval lies above "
+        "50 % and near that count-only rate; rule 8 read the paper's number, which has no interval, with "
+        "three points either side, which straddles 50 % and so predicted 'indistinguishable from chance'. "
+        "Both say the same about the models — they learn nothing beyond the count — and the rule's "
+        "mistake is to have taken 50 % for chance. Neither interval includes the sampling error of the "
+        "one test bank that every seed shares."
+    )
+
+
+#: the declared deviations, each given on the row of the claim it qualifies
+REPLICATION = Deviation("replication sampling", _REPLICATION)
+UNEXPLAINED_POS_N51 = Deviation("unexplained", _UNEXPLAINED_POS_N51)
+PRE_ASYMPTOTIC = Deviation(
+    "pre-asymptotic lengths",
+    "The χ window shrinks like n⁻² and at the smallest lengths is still comparable to the box of half-width 0.1, "
+    "so the exact fraction there falls more slowly than n⁻³; at the longest lengths of the scan too few sampled "
+    "points are exact to enter the fit, so the fit sees the approach to the asymptotic rate rather than the rate.",
+)
+COUNT_ONLY = {
+    m: Deviation("count-only chance above 50 %", _chance_explanation(m)) for m in ("gen", "sin")
+}
 
 # --------------------------------------------------------------------------- the claims
 PAPER = "Zhu & Chiang 2026"
@@ -42,17 +99,11 @@ CEILING_WHY = (
 )
 
 
-def _certified(cid, location, statement, paper_value, why) -> Claim:
-    """A live self-check that every construction it names is certified exact by the checker."""
-    return rules.live(
-        cid,
-        location,
-        statement,
-        paper_value,
-        lambda v: all(v.values()),
-        why,
-        group="self-check",
-    )
+def _certified(*declared) -> Claim:
+    """A live self-check (id, location, statement, paper value, why) that every construction it
+    names is certified exact by the checker."""
+    *head, why = declared
+    return rules.live(*head, lambda v: all(v.values()), why, group="self-check")
 
 
 SELF_CHECKS = [
@@ -119,9 +170,8 @@ SELF_CHECKS = [
     ),
 ]
 
-# ---- volume (Thm. 1, Thm. 2): the stored scan, rule 6. Window claims: (id, model, task,
-# coordinate), exponent paper.PAPER_WINDOW_SLOPES; Monte Carlo claims: (id, "model/task"),
-# exponent paper.PAPER_MC_EXPONENTS
+# ---- volume (Thm. 1, Thm. 2), the stored scan, rule 6: rows (id, model, task, coordinate) and
+# (id, "model/task", deviation)
 WINDOWS = (
     ("ch2.volume.pos_index_chi", "pos", "index", "chi"),
     ("ch2.volume.pos_index_ell", "pos", "index", "ell"),
@@ -131,9 +181,9 @@ WINDOWS = (
     ("ch2.volume.pos_first_ell", "pos", "first", "ell"),
 )
 MC_FRACTIONS = (
-    ("ch2.volume.mc_pos_index", "pos/index"),
-    ("ch2.volume.mc_norm_index", "norm/index"),
-    ("ch2.volume.mc_pos_first", "pos/first"),
+    ("ch2.volume.mc_pos_index", "pos/index", PRE_ASYMPTOTIC),
+    ("ch2.volume.mc_norm_index", "norm/index", None),
+    ("ch2.volume.mc_pos_first", "pos/first", None),
 )
 _WINDOW_WHERE = {
     ("pos", "index"): "Thm. 1 eq. 5, §4.1.1 eq. 13",
@@ -161,7 +211,7 @@ def _window_claim(cid, v, t, c) -> Claim:
     )
 
 
-def _mc_claim(cid, key) -> Claim:
+def _mc_claim(cid, key, deviation) -> Claim:
     theory = paper.PAPER_MC_EXPONENTS[key]
     v, t = key.split("/")
     why = f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's"
@@ -173,6 +223,7 @@ def _mc_claim(cid, key) -> Claim:
         "exact points)",
         **rules.within(theory, MC_EXPONENT_TOL, why),
         measure=lambda r: measures.mc_exponent(r, key),
+        deviation=deviation,
     )
 
 
@@ -264,49 +315,58 @@ PARITY = [
 ]
 
 
-# ---- paper Table 2 (App. D.5): accuracy at L = 10N+1, one row per cell (id, task, model, N).
-# Paper value paper.PAPER_T2[(task, model)][N]; ours :func:`summary` (20-seed mean, 95 %
-# seed-bootstrap interval) by rule 1, or at the paper's 100.0 (100.0–100.0) ceiling
-# :func:`perfect_seeds` by rule 2: :func:`accuracy_claim`. The N = 51 row is also Table 1's.
+# ---- paper Table 2 (App. D.5), rows (id, task, model, N, deviation): :func:`accuracy_claim`
 TABLE2 = (
-    ("ch2.train.table2.first_pos_N11", "first", "pos", 11),
-    ("ch2.train.table2.majority_gen_N11", "majority", "gen", 11),
-    ("ch2.train.table2.index_pos_N11", "index", "pos", 11),
-    ("ch2.train.table2.index_norm_N11", "index", "norm", 11),
-    ("ch2.train.table2.first_pos_N21", "first", "pos", 21),
-    ("ch2.train.table2.majority_gen_N21", "majority", "gen", 21),
-    ("ch2.train.table2.index_pos_N21", "index", "pos", 21),
-    ("ch2.train.table2.index_norm_N21", "index", "norm", 21),
-    ("ch2.train.table2.first_pos_N31", "first", "pos", 31),
-    ("ch2.train.table2.majority_gen_N31", "majority", "gen", 31),
-    ("ch2.train.table2.index_pos_N31", "index", "pos", 31),
-    ("ch2.train.table2.index_norm_N31", "index", "norm", 31),
-    ("ch2.train.table2.first_pos_N41", "first", "pos", 41),
-    ("ch2.train.table2.majority_gen_N41", "majority", "gen", 41),
-    ("ch2.train.table2.index_pos_N41", "index", "pos", 41),
-    ("ch2.train.table2.index_norm_N41", "index", "norm", 41),
-    ("ch2.train.table2.first_pos_N51", "first", "pos", 51),
-    ("ch2.train.table2.majority_gen_N51", "majority", "gen", 51),
-    ("ch2.train.table2.index_pos_N51", "index", "pos", 51),
-    ("ch2.train.table2.index_norm_N51", "index", "norm", 51),
+    ("ch2.train.table2.first_pos_N11", "first", "pos", 11, None),
+    ("ch2.train.table2.majority_gen_N11", "majority", "gen", 11, None),
+    ("ch2.train.table2.index_pos_N11", "index", "pos", 11, None),
+    ("ch2.train.table2.index_norm_N11", "index", "norm", 11, None),
+    ("ch2.train.table2.first_pos_N21", "first", "pos", 21, None),
+    ("ch2.train.table2.majority_gen_N21", "majority", "gen", 21, REPLICATION),
+    ("ch2.train.table2.index_pos_N21", "index", "pos", 21, None),
+    ("ch2.train.table2.index_norm_N21", "index", "norm", 21, None),
+    ("ch2.train.table2.first_pos_N31", "first", "pos", 31, None),
+    ("ch2.train.table2.majority_gen_N31", "majority", "gen", 31, None),
+    ("ch2.train.table2.index_pos_N31", "index", "pos", 31, REPLICATION),
+    ("ch2.train.table2.index_norm_N31", "index", "norm", 31, None),
+    ("ch2.train.table2.first_pos_N41", "first", "pos", 41, None),
+    ("ch2.train.table2.majority_gen_N41", "majority", "gen", 41, None),
+    ("ch2.train.table2.index_pos_N41", "index", "pos", 41, None),
+    ("ch2.train.table2.index_norm_N41", "index", "norm", 41, None),
+    ("ch2.train.table2.first_pos_N51", "first", "pos", 51, None),
+    ("ch2.train.table2.majority_gen_N51", "majority", "gen", 51, None),
+    ("ch2.train.table2.index_pos_N51", "index", "pos", 51, UNEXPLAINED_POS_N51),
+    ("ch2.train.table2.index_norm_N51", "index", "norm", 51, None),
 )
-# ---- paper Table 3 (App. D.6): Majority's mean OOD accuracy, one row per cell (id, N, model);
-# paper value paper.PAPER_T3[model][N], ours :func:`summary` with ood=True, rule 1
+# ---- paper Table 3 (App. D.6), Majority's mean OOD accuracy, rows (id, N, model, deviation)
 TABLE3 = (
-    ("ch2.train.table3.gen_N11", 11, "gen"),
-    ("ch2.train.table3.sin_N11", 11, "sin"),
-    ("ch2.train.table3.gen_N21", 21, "gen"),
-    ("ch2.train.table3.sin_N21", 21, "sin"),
-    ("ch2.train.table3.gen_N31", 31, "gen"),
-    ("ch2.train.table3.sin_N31", 31, "sin"),
-    ("ch2.train.table3.gen_N41", 41, "gen"),
-    ("ch2.train.table3.sin_N41", 41, "sin"),
-    ("ch2.train.table3.gen_N51", 51, "gen"),
-    ("ch2.train.table3.sin_N51", 51, "sin"),
+    ("ch2.train.table3.gen_N11", 11, "gen", None),
+    ("ch2.train.table3.sin_N11", 11, "sin", None),
+    ("ch2.train.table3.gen_N21", 21, "gen", REPLICATION),
+    ("ch2.train.table3.sin_N21", 21, "sin", None),
+    ("ch2.train.table3.gen_N31", 31, "gen", None),
+    ("ch2.train.table3.sin_N31", 31, "sin", None),
+    ("ch2.train.table3.gen_N41", 41, "gen", None),
+    ("ch2.train.table3.sin_N41", 41, "sin", None),
+    ("ch2.train.table3.gen_N51", 51, "gen", None),
+    ("ch2.train.table3.sin_N51", 51, "sin", None),
 )
 
 
-def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
+def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, deviation=None, **kw) -> Claim:
+    """A claim on one stored ``cell`` = (task, model, N): ours ``measure(results, *cell, **kw)``."""
+    return Claim(
+        cid,
+        loc,
+        statement=said,
+        **rule,
+        measure=lambda r: measure(r, *cell, **kw),
+        protocol=measures.protocol_of([cell]),
+        deviation=deviation,
+    )
+
+
+def accuracy_claim(cid: str, task: str, model: str, N: int, deviation) -> Claim:
     """One row of :data:`TABLE2`: rule 1 on :func:`summary`, rule 2 on :func:`perfect_seeds` at
     the paper's 100 % ceiling."""
     cell = paper.PAPER_T2[(task, model)][N]
@@ -321,28 +381,17 @@ def accuracy_claim(cid: str, task: str, model: str, N: int) -> Claim:
         said += f"mean accuracy over 20 seeds at L = {10 * N + 1} (ours with its 95 % "
         said += "seed-bootstrap interval)"
         rule, measure = rules.rule1(cell), measures.summary
-    return Claim(
-        cid,
-        loc,
-        statement=said,
-        **rule,
-        measure=lambda r: measure(r, task, model, N),
-        protocol=measures.protocol_of([(task, model, N)]),
-    )
+    return _cell_claim(cid, loc, said, rule, measure, (task, model, N), deviation)
 
 
-def _table3_claim(cid: str, N: int, model: str) -> Claim:
+def _table3_claim(cid: str, N: int, model: str, deviation) -> Claim:
     """One row of :data:`TABLE3`."""
     name = {"gen": "A_gen (NoPE)", "sin": "A_sin (sinusoidal)"}[model]
-    return Claim(
-        cid,
-        "Table 3 (App. D.6)",
-        statement=f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy "
-        "averaged over the five test lengths above N (ours with its 95 % seed-bootstrap interval)",
-        **rules.rule1(paper.PAPER_T3[model][N]),
-        measure=lambda r: measures.summary(r, "majority", model, N, ood=True),
-        protocol=measures.protocol_of([("majority", model, N)]),
-    )
+    said = f"Majority under {name} at N = {N}: mean over 20 seeds of the accuracy averaged over "
+    said += "the five test lengths above N (ours with its 95 % seed-bootstrap interval)"
+    rule, loc = rules.rule1(paper.PAPER_T3[model][N]), "Table 3 (App. D.6)"
+    cell = ("majority", model, N)
+    return _cell_claim(cid, loc, said, rule, measures.summary, cell, deviation, ood=True)
 
 
 # ---- §4.3 / paper Fig. 2: the A_norm gain on Index at N = 51, direction and size
@@ -449,12 +498,12 @@ TABLE1_UNCHECKED = (
     ("ch2.train.table1.index_sin", "index", "sin"),
 )
 TABLE1_CHANCE = (
-    ("ch2.train.table1.first_gen_chance", "first", "gen"),
-    ("ch2.train.table1.first_sin_chance", "first", "sin"),
-    ("ch2.train.table1.index_gen_chance", "index", "gen"),
-    ("ch2.train.table1.index_sin_chance", "index", "sin"),
+    ("ch2.train.table1.first_gen_chance", "first", "gen", COUNT_ONLY["gen"]),
+    ("ch2.train.table1.first_sin_chance", "first", "sin", None),
+    ("ch2.train.table1.index_gen_chance", "index", "gen", COUNT_ONLY["gen"]),
+    ("ch2.train.table1.index_sin_chance", "index", "sin", COUNT_ONLY["sin"]),
 )
-CHANCE_CELLS = tuple((t, m) for _, t, m in TABLE1_CHANCE)
+CHANCE_CELLS = tuple((t, m) for _, t, m, _ in TABLE1_CHANCE)
 _T1_LOC = "Table 1 (N = 51)"
 
 
@@ -467,14 +516,7 @@ def _table1_claim(cid, task, model) -> Claim:
     else:
         said += "mean accuracy over 20 seeds at L = 511"
         rule, measure = rules.rule3(pv), measures.mean_longest
-    return Claim(
-        cid,
-        _T1_LOC,
-        statement=said,
-        **rule,
-        measure=lambda r: measure(r, task, model, 51),
-        protocol=measures.protocol_of([(task, model, 51)]),
-    )
+    return _cell_claim(cid, _T1_LOC, said, rule, measure, (task, model, 51))
 
 
 def _table1_unchecked(cid, task, model) -> Unchecked:
@@ -495,7 +537,7 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
     )
 
 
-def _chance_claim(cid, task, model) -> Claim:
+def _chance_claim(cid, task, model, deviation) -> Claim:
     """Rule 8: ours on the same side of chance as the paper's value (:func:`chance_side`)."""
     pv = paper.PAPER_T1[(task, model)]
     side = rules.paper_chance_side(pv)
@@ -505,32 +547,31 @@ def _chance_claim(cid, task, model) -> Claim:
         "indistinguishable": "not distinguishable from chance: its 95 % seed-bootstrap "
         "interval contains 50 %",
     }[side]
-    return Claim(
-        cid,
-        _T1_LOC,
+    said = (
         f"{task.capitalize()} under {NAMES[model]} at N = 51 (NESV 0): our 20-seed mean accuracy "
         f"at L = 511 is {said}, as is the paper's {pv:g} % read with a ± {T1_TOLERANCE:g}-point "
-        "band (it gives no interval)",
-        f"{side} ({pv:g} %)",
-        "predicate",
-        f"rule 8: a cell near chance passes ± {T1_TOLERANCE:g} points even for a model that "
+        "band (it gives no interval)"
+    )
+    rule = dict(
+        paper_value=f"{side} ({pv:g} %)",
+        check="predicate",
+        why=f"rule 8: a cell near chance passes ± {T1_TOLERANCE:g} points even for a model that "
         "learns nothing, so its side of chance (50 %, balanced banks) is checked on its own",
         holds=lambda v: rules.chance_side(v["lo"], v["hi"]) == side,
-        measure=lambda r: measures.summary(r, task, model, 51),
-        protocol=measures.protocol_of([(task, model, 51)]),
     )
+    return _cell_claim(cid, _T1_LOC, said, rule, measures.summary, (task, model, 51), deviation)
 
 
 _SMALL_NS = tuple(N for N in paper.NS if N != 51)
 TABLE1_MAJORITY_AND_D7 = [
-    Claim(
+    _cell_claim(
         "ch2.train.table1.majority_posnorm",
         "Table 1 (N = 51), A_pos and A_norm columns",
-        statement="Majority under A_pos (and, identical by App. D.7, A_norm) at N = 51: mean "
-        "accuracy over 20 seeds at L = 511",
-        **rules.rule3(paper.PAPER_T1[("majority", "pos")]),
-        measure=lambda r: measures.mean_longest(r, "majority", "pos", 51),
-        protocol=measures.protocol_of([("majority", "pos", 51)]),
+        "Majority under A_pos (and, identical by App. D.7, A_norm) at N = 51: mean accuracy over "
+        "20 seeds at L = 511",
+        rules.rule3(paper.PAPER_T1[("majority", "pos")]),
+        measures.mean_longest,
+        ("majority", "pos", 51),
     ),
     Claim(
         "ch2.train.d7.first_norm",
@@ -619,55 +660,38 @@ COUNTEREXAMPLE_AND_D4 = [
 
 
 CLAIMS = [
-    dataclasses.replace(c, deviation=DEVIATIONS[c.id]) if c.id in DEVIATIONS else c
-    for c in (
-        *SELF_CHECKS,
-        *(_window_claim(*row) for row in WINDOWS),
-        *(_mc_claim(*row) for row in MC_FRACTIONS),
-        *VOLUME_LIVE,
-        *PARITY,
-        *(accuracy_claim(*row) for row in TABLE2),
-        *GAIN,
-        *(_table1_claim(*row) for row in TABLE1),
-        *(_table1_unchecked(*row) for row in TABLE1_UNCHECKED),
-        *(_chance_claim(*row) for row in TABLE1_CHANCE),
-        *TABLE1_MAJORITY_AND_D7,
-        *(_table3_claim(*row) for row in TABLE3),
-        *COUNTEREXAMPLE_AND_D4,
-        *nesv.CLAIMS,
-    )
+    *SELF_CHECKS,
+    *(_window_claim(*row) for row in WINDOWS),
+    *(_mc_claim(*row) for row in MC_FRACTIONS),
+    *VOLUME_LIVE,
+    *PARITY,
+    *(accuracy_claim(*row) for row in TABLE2),
+    *GAIN,
+    *(_table1_claim(*row) for row in TABLE1),
+    *(_table1_unchecked(*row) for row in TABLE1_UNCHECKED),
+    *(_chance_claim(*row) for row in TABLE1_CHANCE),
+    *TABLE1_MAJORITY_AND_D7,
+    *(_table3_claim(*row) for row in TABLE3),
+    *COUNTEREXAMPLE_AND_D4,
+    *nesv.CLAIMS,
 ]
-if set(DEVIATIONS) - {c.id for c in CLAIMS}:
-    raise KeyError(
-        f"deviations declared for no claim: {sorted(set(DEVIATIONS) - {c.id for c in CLAIMS})}"
-    )
 
 #: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
 HEADLINE = {
     "claims": [
-        {
-            "claim": "For Index, the exact range of the coefficient χ narrows like n⁻² (log–log slope in n)",
-            "id": "ch2.volume.pos_index_chi",
-        },
-        {
-            "claim": "A normalized query (A_norm) keeps that range from narrowing (slope 0)",
-            "id": "ch2.volume.norm_index_chi_fixed_ell_hat",
-        },
-        {
-            "claim": "Tasks whose exact solutions shrink faster generalize worse after training "
-            "(accuracy % at 10 × N: First, Majority, Index)",
-            "id": "ch2.train.volume_order",
-        },
-        {
-            "claim": "A_norm is far more accurate on Index at 10 times the training length "
-            "(percentage points over A_pos)",
-            "id": "ch2.train.norm_vs_pos_size",
-        },
-        {
-            "claim": "Trained models with a larger drifting coefficient χ generalize worse "
-            "(rank correlation ρ)",
-            "id": "ch2.train.coef_chi",
-        },
+        {"claim": words, "id": cid}
+        for cid, words in {
+            "ch2.volume.pos_index_chi": "For Index, the exact range of the coefficient χ narrows "
+            "like n⁻² (log–log slope in n)",
+            "ch2.volume.norm_index_chi_fixed_ell_hat": "A normalized query (A_norm) keeps that "
+            "range from narrowing (slope 0)",
+            "ch2.train.volume_order": "Tasks whose exact solutions shrink faster generalize worse "
+            "after training (accuracy % at 10 × N: First, Majority, Index)",
+            "ch2.train.norm_vs_pos_size": "A_norm is far more accurate on Index at 10 times the "
+            "training length (percentage points over A_pos)",
+            "ch2.train.coef_chi": "Trained models with a larger drifting coefficient χ generalize "
+            "worse (rank correlation ρ)",
+        }.items()
     ],
     "finding": "The exact-solution windows shrink as the paper derives (Index under A_pos: χ like n⁻², ℓ like "
     "n⁻¹; under A_norm only ℓ̂ like n⁻¹; First constant), and length generalization follows that "
@@ -684,9 +708,7 @@ HEADLINE = {
     "deviation_ids": ["ch2.train.table2.index_pos_N51"],
 }
 
-#: claims shown on the chapter's details page (02_exact_solution_volume_details): the Lemma 6–7
-#: checks, the Monte Carlo fractions, Parity, the Table 1 cells outside Table 2, App. D.7, Table 3
-#: and what the book does not check
+#: the id prefixes of the claims shown on the details page (02_exact_solution_volume_details)
 DETAILS = (
     "ch2.volume.lemma",
     "ch2.volume.mc_",

@@ -55,8 +55,6 @@ def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
 
 
 # --------------------------------------------------------------------------- count levels (eq. 71)
-
-
 def count_level_logits(P: dict, n: int, beta: str = "log") -> torch.Tensor:
     """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the
     ones, at the count levels t = 0 … n of A_gen (eq. 71), shape [P, n+1]; β_n = log n
@@ -100,8 +98,6 @@ def structural_gen(P, task, n, beta="log"):
 
 
 # --------------------------------------------------------------------------- the Majority area (Lemma 4, eq. 75)
-
-
 def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
     """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
     η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ along the value segment times eq. 75 with
@@ -131,8 +127,6 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
 
 
 # --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
-
-
 def uniform_box(
     variant: str, h: int, B: float, samples: int, seed: int = 0
 ) -> dict[str, torch.Tensor]:
@@ -198,8 +192,6 @@ def score_contrast_peak_density(B: float = 1.0) -> float:
 
 
 # --------------------------------------------------------------------------- Parity (App. A.4)
-
-
 def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     """Sign changes of f along the count levels ρ₀ < … < ρ_n and kinks of f on the value segment.
 

@@ -1,13 +1,11 @@
-"""Chapter 2's cells (``python -m lengthgen reproduce ch2``, :func:`cells`): one batched ensemble
-per experiment of :data:`EXPERIMENTS` (:func:`train_experiment`, App. D.2–D.3; the loop is
-:mod:`.training`) and, at full scale, :func:`volume_scans`; the readers of the stored cells
-(checked by :func:`schema`) and the summaries the claims and figures use.
+"""Chapter 2's plan (``reproduce ch2``, :func:`cells`): one cell per experiment of
+:data:`EXPERIMENTS` (:func:`train_experiment`; the loop is :mod:`.training`) and the volume scans;
+the readers of the stored cells, checked by :func:`schema`, and the summaries they feed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -32,7 +30,16 @@ from lengthgen.config import (
 )
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.tasks import TASKS
-from lengthgen.store import Schema
+from lengthgen.stats import bootstrap_ci, permutation_pvalue, rankdata
+from lengthgen.store import (
+    ResultFileError,
+    Schema,
+    cell_path,
+    cells_dir,
+    has_stored,
+    load_cell,
+    load_stored,
+)
 
 H = paper.H
 
@@ -149,6 +156,9 @@ def train_experiment(
     att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
     if len(set(att_betas)) != len(att_betas):
         raise ConfigError(f"beta must not repeat values, got {beta!r}")
+    ints = dict(steps=steps, every=every, val_size=val_size, test_size=test_size, batch=batch)
+    ints |= dict(patience=patience)
+    reals = dict(lr=lr, eps=eps, clip=clip)
     c = {
         "experiment": experiment,
         "task": task,
@@ -158,17 +168,10 @@ def train_experiment(
         "fixed": fixed_token_of(task, fixed_token),
         "seeds": _check_ints("seeds", seeds, minimum=0),
         "Ns": _check_ints("Ns", Ns),
-        "steps": check_positive_int("steps", steps),
-        "every": check_positive_int("validation every", every),
-        "val_size": check_positive_int("val_size", val_size),
-        "test_size": check_positive_int("test_size", test_size),
-        "batch": check_positive_int("batch", batch),
+        **{k: check_positive_int(k, v) for k, v in ints.items()},
         "h": check_width(h),
-        "patience": check_positive_int("patience", patience),
-        "lr": check_finite("lr", lr, nonnegative=True),
+        **{k: check_finite(k, v, nonnegative=True) for k, v in reals.items()},
         "betas": tuple(check_finite("beta", b, nonnegative=True) for b in betas),
-        "eps": check_finite("eps", eps, nonnegative=True),
-        "clip": check_finite("clip", clip, nonnegative=True),
         "att_betas": att_betas,
     }
     # "auto" resolved here; the trainer gets "cpu" or "cuda"
@@ -228,7 +231,7 @@ def volume_scans(
 ) -> dict:
     """Admissible widths around the η = ``eta`` centers at lengths ``ns`` (chapter 2, "Claim 2")
     and Monte Carlo exact fractions in a box of half-width ``half_width`` ("Monte Carlo volume
-    fractions"; Index under A_pos gets 4× the samples from n = 32 on). ``norm_map`` (``sqrt``
+    fractions"). ``norm_map`` (``sqrt``
     only) is in the configuration so a scan with another map is never reused; ``beta``: β_n of
     the exactness checks (``one``: chapter 5)."""
     from lengthgen.chapters.ch2 import volume as vo
@@ -245,27 +248,15 @@ def volume_scans(
         res = [vo.admissible_width(c, d, v, task, n, beta=beta) for n in ns]
         # width: both sides, a side still exact at t_max counted as t_max; finite_width: the sides
         # that close before t_max (NaN if none does); capped: how many sides reached t_max
-        out["widths"][f"{v}/{task}/{coord}"] = {
-            "n": list(ns),
-            "width": [r["width"] for r in res],
-            "finite_width": [r["finite_width"] for r in res],
-            "capped": [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res],
-        }
+        widths = {f: [r[f] for r in res] for f in ("width", "finite_width")}
+        capped = [int(r["plus_capped"]) + int(r["minus_capped"]) for r in res]
+        out["widths"][f"{v}/{task}/{coord}"] = {"n": list(ns), **widths, "capped": capped}
+    kw = dict(coords=("a", "b", "r", "s"), half_width=half_width, eta=eta, h=h, beta=beta)
     for key, nlist in (VOLUME_MC_NS if mc_ns is None else mc_ns).items():
         v, task = key.split("/")
+        more = 4 if (v, task) == ("pos", "index") else 1  # 4× the samples from n = 32 on
         out["mc"][key] = [
-            vo.mc_fraction(
-                v,
-                task,
-                n,
-                coords=("a", "b", "r", "s"),
-                half_width=half_width,
-                samples=mc_samples * (4 if (v == "pos" and task == "index" and n >= 32) else 1),
-                seed=n,
-                eta=eta,
-                h=h,
-                beta=beta,
-            )
+            vo.mc_fraction(v, task, n, samples=mc_samples * (more if n >= 32 else 1), seed=n, **kw)
             for n in nlist
         ]
     return out
@@ -333,49 +324,34 @@ VOLUME_SCHEMA = Schema(
 def schema(name: str, scale: str = "full") -> Schema | None:
     """The schema of the stored cell ``name`` at full scale (``None`` otherwise):
     :func:`experiment_schema` of its stored N, or :data:`VOLUME_SCHEMA`."""
-    if scale != "full":
-        return None
-    if name == "volume_scans":
+    if scale == "full" and name == "volume_scans":
         return VOLUME_SCHEMA
-    if name in EXPERIMENTS:
+    if scale == "full" and name in EXPERIMENTS:
         return experiment_schema(FULL["seeds"], paper.STORED_NS[name])
     return None
-
-
-def _cells_folder(folder) -> Path:
-    from lengthgen.store import results_dir
-
-    return Path(folder) if folder is not None else results_dir() / "ch2" / "cells"
 
 
 def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
     """The stored cell of experiment ``name`` (``{"provenance", "data", "path"}``, default folder
     ``results/ch2/cells``), checked by :func:`experiment_schema` of the seeds and N it declares."""
-    from lengthgen.engine import runs
-    from lengthgen.store import ResultFileError
-
     check_choice("experiment", name, tuple(EXPERIMENTS))
-    folder = _cells_folder(folder)
-    kw = runs.load_cell(folder, name, scale=scale)["data"].get("kwargs") or {}
+    folder = cells_dir("ch2", folder)
+    kw = load_cell(folder, name, scale=scale)["data"].get("kwargs") or {}
     if "seeds" not in kw or "Ns" not in kw:
         raise ResultFileError(
-            f"invalid ch2 experiment result {runs.cell_path(folder, name)}: "
+            f"invalid ch2 experiment result {cell_path(folder, name)}: "
             "its stored configuration declares no 'seeds'/'Ns'"
         )
-    return runs.load_stored(
-        "ch2", name, folder=folder, scale=scale, schema=experiment_schema(kw["seeds"], kw["Ns"])
-    )
+    schema = experiment_schema(kw["seeds"], kw["Ns"])
+    return load_stored("ch2", name, folder=folder, scale=scale, schema=schema)
 
 
 def load_runs(folder=None, scale: str = "full") -> dict:
     """Stored experiments ``{name: (result, provenance)}`` in the order of :data:`EXPERIMENTS`
     (experiments not stored are absent), each checked by :func:`load_experiment`."""
-    from lengthgen.engine import runs
-
-    folder = _cells_folder(folder)
     out = {}
     for name in EXPERIMENTS:
-        if runs.has_stored("ch2", name, folder=folder):
+        if has_stored("ch2", name, folder=folder):
             obj = load_experiment(name, folder, scale)
             out[name] = (obj["data"], obj["provenance"])
     return out
@@ -384,12 +360,9 @@ def load_runs(folder=None, scale: str = "full") -> dict:
 def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
     """The stored volume scans ``{"provenance", "data", "path"}`` checked against
     :data:`VOLUME_SCHEMA`, or ``None`` when none is stored."""
-    from lengthgen.engine import runs
-
-    folder = _cells_folder(folder)
-    if not runs.has_stored("ch2", "volume_scans", folder=folder):
+    if not has_stored("ch2", "volume_scans", folder=folder):
         return None
-    return runs.load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
+    return load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
 
 
 # --------------------------------------------------------------------------- summaries
@@ -398,11 +371,17 @@ def _ood(m: dict) -> float:
     return 100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]])
 
 
+def members(result: dict, variant: str, N: int) -> list[dict]:
+    """The stored members of ``variant`` trained at N, in seed order."""
+    return [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
+
+
 def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
     """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
     Ls = list(test_lengths(N))
-    ms = [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
-    return Ls, np.array([[100 * m["test"][str(L)] for L in Ls] for m in ms])
+    return Ls, np.array(
+        [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
+    )
 
 
 def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
@@ -412,24 +391,18 @@ def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
 
 def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
     """Mean accuracy at L = 10N+1 across seeds with its 95% seed-bootstrap interval (percent)."""
-    from lengthgen.stats import bootstrap_ci
-
     return bootstrap_ci(longest_accuracy(result, variant, N), n_boot=n_boot, seed=0)
 
 
 def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
     """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
-    from lengthgen.stats import bootstrap_ci
-
-    ms = [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
-    return bootstrap_ci(np.array([_ood(m) for m in ms]), n_boot=n_boot, seed=0)
+    ood = [_ood(m) for m in members(result, variant, N)]
+    return bootstrap_ci(np.array(ood), n_boot=n_boot, seed=0)
 
 
 def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:
     """D.4: within-N ranks of N²|χ| and N|ℓ| against seed-level mean OOD accuracy, pooled over N,
     with a two-sided permutation test that shuffles ranks only within the same N."""
-    from lengthgen.stats import permutation_pvalue, rankdata
-
     rows = [m for m in result["members"] if m["variant"] == "pos"]
     Ns = np.array([m["N"] for m in rows])
     acc = np.array([_ood(m) for m in rows])

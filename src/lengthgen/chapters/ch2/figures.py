@@ -1,9 +1,5 @@
-"""Chapter 2's figures and summary tables (``notebooks/02_exact_solution_volume``).
-
-Every function returns a matplotlib figure (styled by :mod:`lengthgen.plotting`, at most 7 inches
-wide) or a DataFrame; nothing here trains or reads files. The accuracy figures overlay the paper's
-reported values (:mod:`lengthgen.chapters.ch2.paper`) with their 95 % intervals on ours.
-"""
+"""Chapter 2's figures (matplotlib, styled by :mod:`lengthgen.plotting`) and accuracy tables,
+the paper's values (open squares, with their 95 % intervals) beside ours."""
 
 from __future__ import annotations
 
@@ -20,10 +16,15 @@ from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.config import check_choice
 from lengthgen.rounding import superscript
 
-#: marker style of the paper's values (open squares), shifted right of ours on a shared x axis
+#: marker styles: the paper's values (open squares, shifted right of ours), ours (filled circles)
 PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 5}
-#: marker style of our values (filled circles)
 OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
+
+
+def _legend_below(fig, ncol: int, handles=()):
+    """The legend (``handles``, labels; default: every axis's) below the axes; the finished figure."""
+    fig.legend(*handles, loc="outside lower center", ncol=ncol, fontsize=9)
+    return plotting.finish(fig)
 
 
 def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n: int = 64):
@@ -53,9 +54,9 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
     """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours, the
     ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
     name = measures.run_of(task, model, N)
-    res = runs[name][0]
-    at = {"steps_cap": res["steps_cap"], "members": [m for m in res["members"] if m["N"] == N]}
-    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(at, model, N)
+    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(
+        runs[name][0], model, N
+    )
     row = {"N": N, "task": task, "model": f"A_{model}"}
     row |= {"paper": cell[0], "paper lo": cell[1], "paper hi": cell[2]}
     return row | {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
@@ -161,8 +162,7 @@ def index_table2_figure(t2):
         xticks=list(paper.NS),
         ylim=(40, 100),
     )
-    fig.legend(loc="outside lower center", ncol=2, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 2)
 
 
 def majority_figure(t2, t3):
@@ -177,9 +177,7 @@ def majority_figure(t2, t3):
     for ax in axes:
         ax.title.set_fontsize(10)
         ax.set(xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100))
-    h, lab = axes[1].get_legend_handles_labels()
-    fig.legend(h, lab, loc="outside lower center", ncol=4, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 4, axes[1].get_legend_handles_labels())
 
 
 def curves_figure(runs: dict, N: int = 51):
@@ -231,10 +229,8 @@ def _rate_label(s) -> str:
 
 
 def windows_figure(widths: dict):
-    """Exact-window widths against n, A_pos (left) and A_norm (right), with the paper's slope as a
-    dashed line through each first point; ``widths`` maps "model/task/coordinate" to ``{"n": [...],
-    "width": [...]}`` and optionally ``"finite_width"`` (the sides that close before the search
-    limit), which is drawn where every entry is finite."""
+    """Exact-window widths (the stored scan's ``widths``, :func:`.measures.window_measure`) against
+    n, A_pos (left) and A_norm (right), the paper's slope dashed through each first point."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=3.9, sharey=True)
     names = {
         "chi": r"$\chi$",
@@ -256,12 +252,9 @@ def windows_figure(widths: dict):
             _guide(ax, r["n"], w, theory, col)
     axes[0].set_title("A_pos", fontsize=10)
     axes[1].set_title("A_norm", fontsize=10)
-    handles = []
     for ax in axes:
         ax.set(xlabel="input length n (tokens)", ylabel="exact-window width")
-        handles += list(zip(*ax.get_legend_handles_labels()))
-    fig.legend(*zip(*handles), loc="outside lower center", ncol=2, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 2)
 
 
 def mc_figure(mc: dict, min_exact: int = 10):
@@ -297,6 +290,4 @@ def coefficient_figure(ca: dict):
         ax.set_title(
             f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10
         )
-    h, lab = axes[0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="outside lower center", ncol=5, fontsize=9)
-    return plotting.finish(fig)
+    return _legend_below(fig, 5, axes[0].get_legend_handles_labels())

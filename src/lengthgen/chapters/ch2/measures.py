@@ -69,19 +69,13 @@ def summary(results, task, model, N, ood: bool = False) -> dict:
 
 def _at_length(result, model, N, L) -> dict:
     """Per-seed accuracy (%) at test length L."""
-    return {
-        m["seed"]: 100 * m["test"][str(L)]
-        for m in result["members"]
-        if m["variant"] == model and m["N"] == N
-    }
+    return {m["seed"]: 100 * m["test"][str(L)] for m in ex.members(result, model, N)}
 
 
 def perfect_seeds(results, task, model, N) -> int:
     """How many of our seeds are at 100 % test accuracy at L = 10N+1."""
-    ms = _cell(results, task, model, N)["members"]
-    return sum(
-        m["variant"] == model and m["N"] == N and m["test"][str(10 * N + 1)] == 1.0 for m in ms
-    )
+    ms = ex.members(_cell(results, task, model, N), model, N)
+    return sum(m["test"][str(10 * N + 1)] == 1.0 for m in ms)
 
 
 def _paired_ci(a: dict, b: dict) -> dict:
@@ -134,13 +128,9 @@ _COEF_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def coefficients(results) -> dict:
     """D.4 on our 100 selected A_pos Index checkpoints (20 seeds × N = 11 … 51), cached per results."""
     if results not in _COEF_CACHE:
-        members = [
-            m
-            for N in paper.NS
-            for m in _cell(results, "index", "pos", N)["members"]
-            if m["variant"] == "pos" and m["N"] == N
-        ]
-        _COEF_CACHE[results] = ex.coefficient_analysis({"members": members})
+        cells = [(_cell(results, "index", "pos", N), N) for N in paper.NS]
+        pooled = [m for res, N in cells for m in ex.members(res, "pos", N)]
+        _COEF_CACHE[results] = ex.coefficient_analysis({"members": pooled})
     return _COEF_CACHE[results]
 
 

@@ -6,12 +6,7 @@ width-``h`` ReLU classifier on the attention output; no residual, no layer norm.
 of ones (eq. 71), which the forward pass uses. ``pos`` A_pos: ``x_j = (e_{w_j}, j, j²)`` with
 the constrained maps of §2.2. ``norm`` A_norm (eq. 19): A_pos's parameters with the query
 ``b + F(a k)`` on the ``j²`` channel (:func:`F_norm`). ``sin`` A_sin (App. C.1): positions as
-``(sin j, cos j)``. Parameter counts: :func:`param_count`.
-
-Inputs are one integer tensor ``x [..., L + 1]`` (:func:`encode`): data tokens (0/1, padded with
-:data:`PAD`) then the index token (``k`` for Index, see :data:`FIXED_TOKEN` otherwise); A_gen and
-A_sin never see ``k``. :class:`SingleLayer` is the ensemble interface of
-:mod:`lengthgen.engine.train` (logits ``[E, B, 2]``).
+``(sin j, cos j)``. Inputs: :func:`encode`; A_gen and A_sin never see the index token.
 """
 
 from __future__ import annotations
@@ -137,15 +132,8 @@ def init_member(
         W_Q, W_K = _xavier((2, 2), g, dtype), _xavier((2, 2), g, dtype)
         return dict(W_Q=W_Q, b_Q=b, W_K=W_K, b_K=c_K, W_V=C_V, b_V=zero2, **head)
     WQc, WQp, WKc, WKp, WVp = (_xavier((2, 2), g, dtype) for _ in range(5))
-    return {
-        "W_Q": torch.cat([WQc, WQp], 1),
-        "b_Q": b,
-        "W_K": torch.cat([WKc, WKp], 1),
-        "b_K": c_K,
-        "W_V": torch.cat([C_V, WVp], 1),
-        "b_V": zero2,
-        **head,
-    }
+    att = dict(W_Q=torch.cat([WQc, WQp], 1), b_Q=b, W_K=torch.cat([WKc, WKp], 1), b_K=c_K)
+    return dict(att, W_V=torch.cat([C_V, WVp], 1), b_V=zero2, **head)
 
 
 # --------------------------------------------------------------------------- forward passes

@@ -1,15 +1,12 @@
-"""How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks, the batch
-sampler and one experiment's ensemble (:func:`run`, called by ``experiments.train_experiment``).
-
-Batches: one data length per update; the uniform draw ``u`` is shared by all members (member e
-gets ``L_e = ⌈u N_e⌉``), so each member's lengths are uniform on its own range while the padded
-batch is only as long as the longest member's. Paired A_pos/A_norm members, and experiments
-repeating another's trainings, read the same stream. The protocol's numbers are in
-:mod:`.paper`; the loop is :func:`lengthgen.engine.train.train_ensemble`.
+"""How chapter 2 trains (App. D.2–D.3, chapter 2 "Training"): the saved test banks, the batch
+sampler and one experiment's ensemble (:func:`run`) on :func:`lengthgen.engine.train.train_ensemble`.
+One data length per update: the uniform draw ``u`` is shared by all members (member e gets
+``L_e = ⌈u N_e⌉``), so paired A_pos/A_norm members and repeated experiments read the same stream.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import torch
@@ -59,16 +56,10 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
         + paper.TEST_SEED_LENGTH_STRIDE * L
         + paper.TEST_SEED_TASK[task]
     )
-    k = None
-    if task == "first":
-        bits = first_bank(L, size, g)
-    elif task == "majority":
-        bits = majority_bank(L, size, g)
-    elif task == "index":
-        bits, k = index_bank(L, size, g)
-    else:
-        bits = random_strings(size, L, g)
-    return _labelled(task, bits, k, fixed)
+    if task == "index":
+        return _labelled(task, *index_bank(L, size, g), fixed)
+    bank = {"first": first_bank, "majority": majority_bank}.get(task)
+    return _labelled(task, bank(L, size, g) if bank else random_strings(size, L, g), None, fixed)
 
 
 def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: int = 0):
@@ -197,16 +188,9 @@ def _row(c: dict, res, i: int, member: tuple, test: dict, coef) -> dict:
     """Member ``i``'s stored row: its selection, its tests and, by model, what the chapter
     analyses (the drift coefficients; Parity's sign changes and kinks, App. A.4)."""
     v, N, s, b = member
-    row = {
-        "variant": v,
-        "N": N,
-        "seed": s,
-        "best_step": int(res.best_step[i]),
-        "stop_step": int(res.stop_step[i]),
-        "best_val_acc": float(res.best_acc[i]),
-        "best_val_loss": float(res.best_loss[i]),
-        "test": test,
-    }
+    row = dict(variant=v, N=N, seed=s, best_step=int(res.best_step[i]))
+    row |= dict(stop_step=int(res.stop_step[i]), best_val_acc=float(res.best_acc[i]))
+    row |= dict(best_val_loss=float(res.best_loss[i]), test=test)
     if c["att_betas"] != ["log"]:
         row["beta"] = b
     if coef is not None:
@@ -224,13 +208,8 @@ def _row(c: dict, res, i: int, member: tuple, test: dict, coef) -> dict:
 def run(c: dict, dev, progress: bool, keep_params: bool) -> dict:
     """Train and test the checked configuration ``c`` of one experiment (every (variant, N,
     seed, β) member in one ensemble on device ``dev``): the stored cell's value."""
-    members = [
-        (v, N, s, b)
-        for b in c["att_betas"]
-        for v in c["variants"]
-        for N in c["Ns"]
-        for s in c["seeds"]
-    ]
+    grid = itertools.product(c["att_betas"], c["variants"], c["Ns"], c["seeds"])
+    members = [(v, N, s, b) for b, v, N, s in grid]
     t0 = time.perf_counter()
     res = _train(c, members, dev, progress)
     train_s = time.perf_counter() - t0
@@ -243,17 +222,8 @@ def run(c: dict, dev, progress: bool, keep_params: bool) -> dict:
         c9 = score_coefficients(res.params)
         coef = {k: c9[k].tolist() for k in ("chi", "ell", "chi_hat", "ell_hat")}
     rows = [_row(c, res, i, m, tests[i], coef) for i, m in enumerate(members)]
-    return {
-        "experiment": c["experiment"],
-        "task": c["task"],
-        "variants": list(c["variants"]),
-        "steps_cap": c["steps"],
-        "every": c["every"],
-        "batch": c["batch"],
-        "val_size": c["val_size"],
-        "test_size": c["test_size"],
-        "train_wall_s": train_s,
-        "steps_run": res.steps_run,
-        "members": rows,
-        **({"params": res.params} if keep_params else {}),
-    }
+    out = {k: c[k] for k in ("experiment", "task")}
+    out |= {"variants": list(c["variants"]), "steps_cap": c["steps"]}
+    out |= {k: c[k] for k in ("every", "batch", "val_size", "test_size")}
+    out |= {"train_wall_s": train_s, "steps_run": res.steps_run, "members": rows}
+    return out | ({"params": res.params} if keep_params else {})

@@ -1,19 +1,7 @@
-"""Exact-solution analysis of the single-layer models, chapter 2, "Exact-solution volume".
-
-The paper's centers (:func:`center`, :func:`paper_eta`), the score-gap coefficients of eqs. 9
-and 20, the exactness checker (:func:`exactness`), admissible widths (:func:`admissible_width`)
-and Monte Carlo exact fractions (:func:`mc_fraction`). A_gen's count levels, the Majority area
-and Parity live in :mod:`.count_levels` and are re-exported here (chapter 5 reads them as
-``volume.*``).
-
-Exact or certified: ``method="exhaustive"`` enumerates all 2ⁿ strings (n ≤ 16), exact up to
-float64 rounding. ``method="structural"`` (any n): for A_gen the n+1 count levels decide
-exactly; for A_pos / A_norm the logit difference is piecewise linear in the attention mass
-p on the 1-symbols, so ``True`` is certified by interval arithmetic over p, ``False`` by a
-witness string (e_k, 1, 0 or 1 − e_k) and anything else is ``None`` (undecided; ``auto``
-settles it exhaustively when n ≤ 16). A_sin has the exhaustive method and, for Majority, a
-structural one where no hidden unit changes sign (:func:`sin_majority_structural`). "Strictly
-correct" means the true label's logit is strictly larger (Definition 1).
+"""Exact-solution analysis of the single-layer models (chapter 2, "Exact-solution volume"): the
+paper's centers, the score-gap coefficients of eqs. 9 and 20, the exactness checker
+(:func:`exactness`), admissible widths and Monte Carlo exact fractions. A_gen's count levels live
+in :mod:`.count_levels` and are re-exported here (chapter 5 reads them as ``volume.*``).
 """
 
 from __future__ import annotations
@@ -46,6 +34,7 @@ from lengthgen.chapters.ch2.count_levels import (  # noqa: F401
     _beta_n,
     _check_n,
     _head_diff,
+    _positive,
     count_level_attention,
     count_level_logits,
     majority_area_closed_form,
@@ -81,9 +70,7 @@ def _check_model_task(variant, task):
 # --------------------------------------------------------------------------- centers
 def paper_eta(B: float) -> float:
     """The scale the paper's proofs use: η = min(B/16, 1/16) (App. A)."""
-    if not check_finite("box size B", B) > 0:
-        raise ValueError(f"box size B must be > 0, got {B}")
-    return min(B / 16, 1 / 16)
+    return min(_positive("box size B", B) / 16, 1 / 16)
 
 
 def center(
@@ -304,8 +291,15 @@ def sin_majority_structural(P: dict, n: int, beta: str = "log"):
 def exactness(
     params: dict, variant: str, task: str, n: int, *, method: str = "auto", beta: str = "log"
 ) -> Exactness:
-    """Is each parameter point (one, or a batch) strictly correct on every length-n input (every
-    k for Index)? ``method``: see the module docstring; ``beta``: β_n, ``log`` or ``one``."""
+    """Is each parameter point (one, or a batch) strictly correct (the true label's logit strictly
+    larger, Definition 1) on every length-n input, every k for Index? ``beta``: β_n, log or one.
+
+    ``method="exhaustive"`` enumerates all 2ⁿ strings (n ≤ 16). ``"structural"`` (any n): for A_gen
+    the n+1 count levels decide exactly; for A_pos / A_norm the logit difference is piecewise
+    linear in the attention mass p on the ones, so ``True`` is certified by interval arithmetic
+    over p, ``False`` by a witness string (e_k, 1, 0 or 1 − e_k), else ``None`` (undecided;
+    ``"auto"`` settles it exhaustively when n ≤ 16); A_sin: Majority only
+    (:func:`sin_majority_structural`)."""
     _check_model_task(variant, task)
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))
