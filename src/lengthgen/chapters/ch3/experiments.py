@@ -17,7 +17,7 @@ from lengthgen.config import ConfigError, check_choice, check_finite, check_posi
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.decoder import Decoder
 from lengthgen.nn.positional import ENCODINGS, check_encoding
-from lengthgen.store import ResultFileError, Schema
+from lengthgen.store import ResultFileError, Schema, cells_dir
 from lengthgen.chapters.ch3.training import length_schedule, train_groups
 from lengthgen.chapters.ch3.training import make_sampler, masked_ce  # noqa: F401 (benchmarks)
 
@@ -162,21 +162,12 @@ def theory_checks(*, n_trials: int, n_random: int) -> dict:
     return res
 
 
-def train_cell_group(
-    tier: str,
-    encoding: str,
-    tasks,
-    seed: int,
-    *,
-    device: str = "cpu",
-    progress: bool = False,
-    **protocol,
-) -> list[dict]:
+def train_cell_group(tier, encoding, tasks, seed, *, device="cpu", progress=False, **protocol):
     """The cell function of every trained group: :func:`~.training.train_groups` with one group
-    (``protocol``: the rest of :func:`group_kwargs`); one row per (task, L)."""
-    return train_groups(
-        tier, encoding, [(tasks, seed)], device=device, progress=progress, **protocol
-    )[0]
+    (``protocol``: the rest of :func:`group_kwargs`); one row per (task, L). The runner passes
+    ``device`` and ``progress`` because the signature names them."""
+    kw = dict(device=device, progress=progress, **protocol)
+    return train_groups(tier, encoding, [(tasks, seed)], **kw)[0]
 
 
 # --------------------------------------------------------------------------- the plan
@@ -271,19 +262,11 @@ def exact_min_norm_tables(
 LR_MATCH = (0.09, 0.1)
 
 
-def ce_alpha_at_lrs(
-    lrs=LR_MATCH,
-    encodings=ENCODINGS,
-    tasks=MAIN_TASKS,
-    lengths=paper.STUDY_LENGTHS,
-    L0: int = paper.L0,
-    fit=None,
-) -> dict:
-    """α_L of the CE rule at each learning rate of ``lrs`` (steps and weight decay of ``fit``,
-    default the paper's): ``{"lrs": [...], "alpha": {str(lr): {"enc/task": {L: α}}}}``."""
-    base = dict(paper.CE_FIT if fit is None else fit)
+def ce_alpha_at_lrs(lrs, encodings, tasks, lengths, L0: int, fit: dict) -> dict:
+    """α_L of the CE rule at each learning rate of ``lrs`` (the steps and weight decay of ``fit``):
+    ``{"lrs": [...], "alpha": {str(lr): {"enc/task": {L: α}}}}``."""
     lrs = [float(check_finite("lr", lr, nonnegative=True)) for lr in lrs]
-    fits = {str(lr): {**base, "lr": lr} for lr in lrs}
+    fits = {str(lr): {**fit, "lr": lr} for lr in lrs}
     alphas = {k: _alpha_tab(encodings, tasks, lengths, "ce", L0, f) for k, f in fits.items()}
     return {"lrs": lrs, "alpha": alphas}
 
@@ -412,12 +395,6 @@ def load(name: str, *, folder=None) -> dict:
     return _load(name, {c.name: c for c in cells("full")}, folder)
 
 
-def _cells_folder(folder):
-    from lengthgen.store import results_dir
-
-    return results_dir() / CHAPTER / "cells" if folder is None else folder
-
-
 def _load(name: str, plan: dict, folder) -> dict:
     from lengthgen.engine import runs
 
@@ -427,7 +404,7 @@ def _load(name: str, plan: dict, folder) -> dict:
             "robustness studies appF__*, appG__*, appH__* and <tier>__<encoding>__<main|pos>__"
             "seed<s> (e.g. 1L1H__rope__main__seed0)"
         )
-    folder = _cells_folder(folder)
+    folder = cells_dir(CHAPTER, folder)
     rec = runs.load_stored(CHAPTER, name, schema=schema(name), folder=folder)
     if runs.stored_state(folder, plan[name], "full") != "done":
         raise ResultFileError(
@@ -443,7 +420,7 @@ def stored_groups(folder=None) -> dict[str, dict]:
     """Every stored full-scale trained group, ``{cell name: load(name)}`` in cell-name order."""
     from lengthgen.engine import runs
 
-    folder, plan = _cells_folder(folder), {c.name: c for c in cells("full")}
+    folder, plan = cells_dir(CHAPTER, folder), {c.name: c for c in cells("full")}
     groups = [n for n, c in plan.items() if c.fn is train_cell_group]
     names = sorted(n for n in groups if runs.has_stored(CHAPTER, n, folder=folder))
     return {n: _load(n, plan, folder) for n in names}
