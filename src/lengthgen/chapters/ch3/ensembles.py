@@ -131,7 +131,10 @@ def check_out(out, device) -> Path:
 # --------------------------------------------------------------------------- the tiny check
 def tiny_check(device="cpu") -> dict:
     """:data:`TINY`'s groups trained as one ensemble and each on its own on ``device``: the largest
-    row difference, the wall times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
+    difference of any field of their rows (:func:`~lengthgen.store.max_difference`), the wall
+    times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
+    from lengthgen.store import max_difference
+
     t, dev = TINY, get_device(device)
     tier_enc, kind = (t["tier"], t["encoding"]), dev.type
     ensemble = lambda on: training.train_groups(*tier_enc, t["groups"], device=on, **t["kwargs"])
@@ -142,10 +145,10 @@ def tiny_check(device="cpu") -> dict:
     own = [ex.train_cell_group(*tier_enc, ts, s, **kw) for ts, s in t["groups"]]
     out = {"device": str(dev), "members": sum(len(g[0]) for g in t["groups"])}
     out |= {"groups": len(t["groups"]), "steps": t["kwargs"]["steps"], "bitwise": ens == own}
-    out |= {"max_abs_diff": rows_difference(ens, own), "ensemble_s": round(t1 - t0, 3)}
+    out |= {"max_abs_diff": max_difference(ens, own), "ensemble_s": round(t1 - t0, 3)}
     out["per_group_s"] = round(time.perf_counter() - t1, 3)
     if kind != "cpu":
-        out["max_abs_diff_vs_cpu"] = rows_difference(ens, ensemble("cpu"))
+        out["max_abs_diff_vs_cpu"] = max_difference(ens, ensemble("cpu"))
     vals = [r[k] for g in ens for r in g for k in ("acc", "train_acc", "final_loss")]
     if not all(math.isfinite(v) for v in vals):
         raise RuntimeError(f"tiny check on {dev}: a loss or accuracy is not finite")
@@ -154,19 +157,6 @@ def tiny_check(device="cpu") -> dict:
         msg = f"the study-sized ensemble differs from the per-group runs by {diff}"
         raise RuntimeError(f"tiny check on {dev}: {msg}")
     return out
-
-
-def rows_difference(a, b) -> float:
-    """The largest |Δ| of ``acc``, ``train_acc`` and ``final_loss`` between two lists of groups' rows
-    with the same (task, L, seed) in the same order (``inf`` where they do not line up)."""
-    if len(a) != len(b) or any(len(ga) != len(gb) for ga, gb in zip(a, b)):
-        return math.inf
-    worst = 0.0
-    for ra, rb in (pair for ga, gb in zip(a, b) for pair in zip(ga, gb)):
-        if (ra["task"], ra["L"], ra["seed"]) != (rb["task"], rb["L"], rb["seed"]):
-            return math.inf
-        worst = max([worst] + [abs(ra[k] - rb[k]) for k in ("acc", "train_acc", "final_loss")])
-    return worst
 
 
 # --------------------------------------------------------------------------- the profile

@@ -6,7 +6,6 @@ a stored cell checked against :func:`schema`."""
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3 import realizability as rz
@@ -15,11 +14,9 @@ from lengthgen.chapters.ch3.paper import ALPHA_SPEC, POS_TASKS
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, SELECTION_RULES, relative_alpha
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.decoder import Decoder
 from lengthgen.nn.positional import ENCODINGS, check_encoding
 from lengthgen.store import ResultFileError, Schema, cells_dir
-from lengthgen.chapters.ch3.training import length_schedule, train_groups
-from lengthgen.chapters.ch3.training import make_sampler, masked_ce  # noqa: F401 (benchmarks)
+from lengthgen.chapters.ch3.training import train_groups
 
 CHAPTER = "ch3"
 
@@ -214,26 +211,6 @@ def group_kwargs(scale: str, group: dict) -> dict:
     return kw | {k: getattr(paper, k.upper()) for k in seeds}
 
 
-def study_matmul_flops(scale: str) -> dict:
-    """The trained study's matrix-product FLOPs at ``scale`` (:meth:`~.Decoder.matmul_flops`):
-    ``{"total", "train", "eval", "per_group"}`` (book page "What a reproduction costs")."""
-    P = _protocol(scale)["study"]
-    train = evals = 0
-    per_group = {}
-    for g in study_plan(scale):
-        model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
-        sched = length_schedule(P["steps"], P["L0"], g["seed"])
-        ns, counts = torch.unique(sched, return_counts=True)
-        tr = sum(int(c) * model.matmul_flops(P["batch"], int(n)) for n, c in zip(ns, counts))
-        ev = sum(model.matmul_flops(P["eval_n"], L, backward=False) for L in P["lengths"])
-        train_lengths = range(P["L0"] // 2, P["L0"] + 1)
-        ev += sum(model.matmul_flops(P["train_eval_n"], n, backward=False) for n in train_lengths)
-        E = len(g["tasks"])
-        per_group[g["key"]] = E * (tr + ev)
-        train, evals = train + E * tr, evals + E * ev
-    return {"total": train + evals, "train": train, "eval": evals, "per_group": per_group}
-
-
 def exact_min_norm_tables(
     encodings=EXACT_ENCODINGS,
     tasks=ALPHA_SPEC["tasks"],
@@ -311,15 +288,25 @@ def cells(scale: str) -> list[Cell]:
 # --------------------------------------------------------------------------- stored cells
 #: A stored trained group: one row per (task, L), accuracies in [0, 1] (that the rows are the
 #: declared tasks × lengths, tier, encoding and seed is :func:`check_group`'s).
-GROUP_KEYS = ("tier", "encoding", "task", "seed", "L", "final_loss", "steps")
 GROUP_SCHEMA = Schema(
     "ch3 study group",
-    required=tuple(f"*.{k}" for k in GROUP_KEYS),
+    required=tuple(f"*.{k}" for k in "tier encoding task seed L final_loss steps".split()),
     probabilities=("*.acc", "*.train_acc"),
 )
 # fmt: off
+#: The other single cells' schemas: (name, title, required keys, probabilities).
+_SINGLE = [
+    ("alpha_min_norm_exact", "exact min-norm tables",
+     ("alpha", "l0_exact", "recomputed", "smallest_singular_value", "dps"), ("alpha.*.*",)),
+    ("alpha_lr_match", "CE α at the matching learning rates", ("lrs", "alpha"), ("alpha.*.*.*",)),
+    ("prop2_old_key", "Prop. 2 with an old key", ("ratio", "bound", "n_trials", "m", "L"),
+     ("unconditional",)),
+    ("robustness_alpha", "robustness α", ("appG", "rope_scale"), ("appG.*.*", "rope_scale.*.*")),
+    ("lr_grid", "lr grid", ("lrs", "points", "fixed"), ("points.*.alpha", "fixed.*.alpha")),
+]
+SCHEMAS = {n: Schema(f"ch3 {t}", required=r, probabilities=p) for n, t, r, p in _SINGLE}
 #: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
-THEORY_SCHEMA = Schema(
+SCHEMAS["theory"] = Schema(
     "ch3 theory checks",
     required=(
         "prop1.interior_strict_argmax", "prop1.rows_checked", "prop1.best_prev_margin",
@@ -336,19 +323,7 @@ THEORY_SCHEMA = Schema(
     ),
     counts=(("prop2", lambda d: 2), ("prop2.*", lambda d: 2)),
 )
-#: The other single cells' schemas: (name, title, required keys, probabilities).
-_SINGLE = [
-    ("alpha_min_norm_exact", "exact min-norm tables",
-     ("alpha", "l0_exact", "recomputed", "smallest_singular_value", "dps"), ("alpha.*.*",)),
-    ("alpha_lr_match", "CE α at the matching learning rates", ("lrs", "alpha"), ("alpha.*.*.*",)),
-    ("prop2_old_key", "Prop. 2 with an old key", ("ratio", "bound", "n_trials", "m", "L"),
-     ("unconditional",)),
-    ("robustness_alpha", "robustness α", ("appG", "rope_scale"), ("appG.*.*", "rope_scale.*.*")),
-    ("lr_grid", "lr grid", ("lrs", "points", "fixed"), ("points.*.alpha", "fixed.*.alpha")),
-]
 # fmt: on
-SCHEMAS = {n: Schema(f"ch3 {t}", required=r, probabilities=p) for n, t, r, p in _SINGLE}
-SCHEMAS["theory"] = THEORY_SCHEMA
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
