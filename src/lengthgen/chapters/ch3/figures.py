@@ -55,25 +55,21 @@ def lr_points(data: dict):
 def lr_fixed_offsets(data: dict):
     """Per learning rate of a :func:`lr_grid` result: the minimum α_L of each RoPE fixed-offset task
     over L = 30 … 512 and whether all four are 1 (the claim ``ch3.alpha.rope_fixed_offsets``)."""
-    rows = []
-    for lr in data["lrs"]:
-        row = {"lr": lr}
-        for t in FIXED_OFFSET_TASKS:
-            row[t] = min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
-        row["α = 1 up to 512"] = all(row[t] == 1.0 for t in FIXED_OFFSET_TASKS)
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("lr")
+    low = lambda lr, t: min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
+    df = pd.DataFrame([{t: low(lr, t) for t in FIXED_OFFSET_TASKS} for lr in data["lrs"]])
+    df.index = pd.Index(data["lrs"], name="lr")
+    df["α = 1 up to 512"] = (df == 1.0).all(axis=1)
+    return df
 
 
 def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
     """The two min-norm rules side by side: torch's truncated pseudo-inverse (``tabs``) and the exact
     one (``exact``), one row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
-    rows = {}
-    for key, row in exact["alpha"].items():
-        rows[key] = {
-            **{("torch cutoff", f"L = {L}"): tabs["min_norm"][key][L] for L in lengths},
-            **{("exact", f"L = {L}"): row[L] for L in lengths},
-        }
+    rows = {
+        k: {("torch cutoff", f"L = {L}"): tabs["min_norm"][k][L] for L in lengths}
+        | {("exact", f"L = {L}"): row[L] for L in lengths}
+        for k, row in exact["alpha"].items()
+    }
     df = pd.DataFrame(rows).T
     df.columns = pd.MultiIndex.from_tuples(df.columns)
     return df

@@ -107,8 +107,7 @@ def stat(tier: str, key: str):
 
 def cells(results, tier: str = "1L1H") -> dict:
     """Cell-level summaries ``{"enc/task": {alpha, lg, train, seeds, lengths}}`` of ``tier``."""
-    make = lambda: an3.cell_summary(rows(results), tier, alpha(results))
-    return _memo(results, ("cells", tier), lambda: {f"{e}/{t}": v for (e, t), v in make().items()})
+    return stats(results, tier)["cells"]
 
 
 def accs(results, tier, cell, L):
@@ -275,7 +274,7 @@ def baseline_scores(key: str) -> dict:
 def baseline_rho(results, rule: str) -> float:
     """Spearman between a baseline rule's score and LG over the learnable 1L1H cells (the cells of
     the learnable-cell Spearman of α_L)."""
-    c = {k: v for k, v in stats(results, "1L1H")["cells"].items() if v["train"] > LEARNABLE}
+    c = {k: v for k, v in cells(results).items() if v["train"] > LEARNABLE}
     keys = sorted(c)
     return spearman([baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys])
 
