@@ -33,14 +33,14 @@ def test_target_table_and_labels():
 
 
 def test_sampler_is_per_member_and_shares_the_length_schedule():
-    s = ch3.make_sampler(("prev", "first"), batch=4, steps=10, length_seed=0)
+    s = tr3.make_sampler(("prev", "first"), batch=4, steps=10, length_seed=0)
     g = [torch.Generator().manual_seed(1), torch.Generator().manual_seed(2)]
     x, y = s(0, g)
     assert x.shape[:2] == (2, 4) and 10 <= x.shape[2] <= 20 and y.shape == x.shape
     n = x.shape[2]
     assert torch.equal(y[0, :, 1:], x[0, :, :-1]) and (y[0, :, 0] == tr3.IGNORE).all()
     assert torch.equal(y[1], x[1, :, :1].expand(4, n))
-    x1, _ = ch3.make_sampler(("first",), batch=4, steps=10)(0, [torch.Generator().manual_seed(2)])
+    x1, _ = tr3.make_sampler(("first",), batch=4, steps=10)(0, [torch.Generator().manual_seed(2)])
     assert torch.equal(x1[0], x[1])  # a member's data do not depend on its ensemble
 
 
@@ -50,7 +50,7 @@ def test_masked_loss_and_accuracy():
     y = torch.tensor([[[tr3.IGNORE, 2, tr3.IGNORE]], [[tr3.IGNORE, tr3.IGNORE, tr3.IGNORE]]])
     acc = tr3.masked_acc(out, y)
     assert acc.tolist() == [1.0, 0.0]
-    ce = ch3.masked_ce(out, y)
+    ce = tr3.masked_ce(out, y)
     assert ce[0] < 1e-3 and ce[1] == 0
 
 

@@ -33,6 +33,7 @@ from lengthgen.chapters.ch3 import training as tr3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
+from lengthgen.nn.decoder import Decoder
 from lengthgen.store import load_result, repo_root, results_dir
 
 MAIN, POS = ("prev", "first", "copy"), ("pos2", "pos5")
@@ -84,10 +85,10 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
     f64 = [tr3.train_groups(tier, enc, [g], dtype="float64", **TINY)[0] for g in groups]
     res_64 = list(seen)
     # the schedules of seeds 0 and 1 differ, so there is padding and the arithmetic is not the same
-    s0 = ex.length_schedule(TINY["steps"], paper.L0, 0)
-    s1 = ex.length_schedule(TINY["steps"], paper.L0, 1)
+    s0 = tr3.length_schedule(TINY["steps"], paper.L0, 0)
+    s1 = tr3.length_schedule(TINY["steps"], paper.L0, 1)
     assert not torch.equal(s0, s1)
-    model = ex.Decoder.tier(tier, enc, L0=paper.L0)
+    model = Decoder.tier(tier, enc, L0=paper.L0)
     nL, e, deltas, diffs = len(TINY["lengths"]), 0, [], []
     for (tasks, seed), rows_e, rows_o, rows_64, r_o, r_64 in zip(
         groups, ens, own, f64, res_own, res_64

@@ -117,7 +117,7 @@ def test_app_g_alpha_is_one_on_the_same_cells_at_every_training_length():
     """Pins the details page's sentence on App. G's stored α side."""
     from lengthgen.claims import StoredResults
 
-    tabs = rb._alpha(StoredResults("ch3"))["appG"]
+    tabs = rb._rows(StoredResults("ch3"), "robustness_alpha")["appG"]
     ones = {L0: sorted(k for k, a in t.items() if a == 1.0) for L0, t in tabs.items()}
     assert set(ones) == {"10", "20", "40"} and len({tuple(v) for v in ones.values()}) == 1
     assert "rope/skip3" in ones["10"] and "learned_abs/first" in ones["40"]

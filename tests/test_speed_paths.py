@@ -106,7 +106,7 @@ def test_matmul_flops_bad_input(bad):
 
 
 def test_length_schedule_bad_input():
-    from lengthgen.chapters.ch3.experiments import length_schedule
+    from lengthgen.chapters.ch3.training import length_schedule
 
     for kw, name in (
         ({"steps": -1}, "steps"),
@@ -118,23 +118,3 @@ def test_length_schedule_bad_input():
             length_schedule(**kw)
     sched = length_schedule(500, 20, 3)
     assert int(sched.min()) == 10 and int(sched.max()) == 20
-
-
-def test_study_matmul_flops_counts_every_update():
-    """Chapter 3's study count (smoke plan): the schedule aggregated by length equals a loop over
-    updates, and the groups sum to the total."""
-    from lengthgen.chapters.ch3 import experiments as ex
-    from lengthgen.chapters.ch3.paper import PROTOCOL
-
-    P = PROTOCOL["smoke"]["study"]
-    got = ex.study_matmul_flops("smoke")
-    assert got["total"] == got["train"] + got["eval"] == sum(got["per_group"].values())
-    (g,) = ex.study_plan("smoke")
-    model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
-    loop = sum(
-        model.matmul_flops(P["batch"], int(n))
-        for n in ex.length_schedule(P["steps"], P["L0"], g["seed"])
-    )
-    assert got["train"] == len(g["tasks"]) * loop
-    with pytest.raises(ConfigError, match="scale"):
-        ex.study_matmul_flops("huge")

@@ -1,13 +1,8 @@
 """Chapter 3's trained study as a few study-sized ensembles on one device (section "The trained
-study"): :func:`study_ensembles` puts many groups into one :func:`~.training.train_groups` call (the
-150 groups as 15 ensembles of 45 members); each member keeps its own weights, data, schedule and
-evaluation banks, so its rows equal its own cell's up to float32 rounding. :func:`run_study` stores
-one cell per group exactly as ``reproduce ch3`` would (provenance ``executor: "study_ensemble"``),
-skipping stored groups and, with ``budget_s``, starting an ensemble only when its estimate
-(:func:`profile_study`) fits; a non-CPU run never writes into ``results/ch3`` (:func:`default_out`).
-
-Command line (``scripts/gpu_ch3.sh``): ``python -m lengthgen.chapters.ch3.ensembles --device
-cuda --out OUT --budget-minutes 8`` runs :func:`tiny_check`, :func:`profile_study`, :func:`run_study`.
+study"; ``scripts/gpu_ch3.sh`` runs the command line :func:`main`): the 150 groups as 15 ensembles
+of 45 members, each member with its own weights, data, schedule and evaluation banks, so its rows
+equal its own cell's up to float32 rounding (:func:`tiny_check`). :func:`run_study` stores one cell
+per group as ``reproduce ch3`` would; a non-CPU run never writes into ``results/ch3``.
 """
 
 from __future__ import annotations
@@ -81,10 +76,8 @@ def group_cells(scale: str) -> dict:
 def protocol_kwargs(scale: str, groups) -> dict:
     """The :func:`~.experiments.group_kwargs` that ``groups`` share (less tier, encoding, tasks and
     seed); raises :class:`ConfigError` if they differ (they cannot share an ensemble)."""
-    kws = [ex.group_kwargs(scale, g) for g in groups]
-    for kw in kws:
-        for k in ("tier", "encoding", "tasks", "seed"):
-            kw.pop(k)
+    own = ("tier", "encoding", "tasks", "seed")
+    kws = [{k: v for k, v in ex.group_kwargs(scale, g).items() if k not in own} for g in groups]
     if not kws or any(kw != kws[0] for kw in kws):
         raise ConfigError("an ensemble needs one or more groups that share one protocol")
     return kws[0]
@@ -138,11 +131,12 @@ def check_out(out, device) -> Path:
 # --------------------------------------------------------------------------- the tiny check
 def tiny_check(device="cpu") -> dict:
     """:data:`TINY`'s groups trained as one ensemble and each on its own on ``device``: the largest
-    row difference, the wall times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
-    dev = get_device(device)
-    t, kind = TINY, dev.type
+    difference of any field of their rows (:func:`~lengthgen.store.max_difference`), the wall
+    times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
+    from lengthgen.store import max_difference
 
-    tier_enc = t["tier"], t["encoding"]
+    t, dev = TINY, get_device(device)
+    tier_enc, kind = (t["tier"], t["encoding"]), dev.type
     ensemble = lambda on: training.train_groups(*tier_enc, t["groups"], device=on, **t["kwargs"])
     t0 = time.perf_counter()
     ens = ensemble(kind)
@@ -151,10 +145,10 @@ def tiny_check(device="cpu") -> dict:
     own = [ex.train_cell_group(*tier_enc, ts, s, **kw) for ts, s in t["groups"]]
     out = {"device": str(dev), "members": sum(len(g[0]) for g in t["groups"])}
     out |= {"groups": len(t["groups"]), "steps": t["kwargs"]["steps"], "bitwise": ens == own}
-    out |= {"max_abs_diff": rows_difference(ens, own), "ensemble_s": round(t1 - t0, 3)}
+    out |= {"max_abs_diff": max_difference(ens, own), "ensemble_s": round(t1 - t0, 3)}
     out["per_group_s"] = round(time.perf_counter() - t1, 3)
     if kind != "cpu":
-        out["max_abs_diff_vs_cpu"] = rows_difference(ens, ensemble("cpu"))
+        out["max_abs_diff_vs_cpu"] = max_difference(ens, ensemble("cpu"))
     vals = [r[k] for g in ens for r in g for k in ("acc", "train_acc", "final_loss")]
     if not all(math.isfinite(v) for v in vals):
         raise RuntimeError(f"tiny check on {dev}: a loss or accuracy is not finite")
@@ -163,19 +157,6 @@ def tiny_check(device="cpu") -> dict:
         msg = f"the study-sized ensemble differs from the per-group runs by {diff}"
         raise RuntimeError(f"tiny check on {dev}: {msg}")
     return out
-
-
-def rows_difference(a, b) -> float:
-    """The largest |Δ| of ``acc``, ``train_acc`` and ``final_loss`` between two lists of groups' rows
-    with the same (task, L, seed) in the same order (``inf`` where they do not line up)."""
-    if len(a) != len(b) or any(len(ga) != len(gb) for ga, gb in zip(a, b)):
-        return math.inf
-    worst = 0.0
-    for ra, rb in (pair for ga, gb in zip(a, b) for pair in zip(ga, gb)):
-        if (ra["task"], ra["L"], ra["seed"]) != (rb["task"], rb["L"], rb["seed"]):
-            return math.inf
-        worst = max([worst] + [abs(ra[k] - rb[k]) for k in ("acc", "train_acc", "final_loss")])
-    return worst
 
 
 # --------------------------------------------------------------------------- the profile
@@ -352,23 +333,20 @@ def main(argv=None) -> int:
     cleanly at the budget, 2 bad arguments, 3 a failed tiny check."""
     from lengthgen.store import ResultFileError, atomic_write_json
 
-    args = build_parser().parse_args(argv)
-    if args.dry_run:
-        if args.scale != "smoke" or args.out is None:
-            print("error: --dry-run needs --scale smoke and an --out folder", file=sys.stderr)
-            return 2
-        # this process only: the smoke study becomes the tiny DRY_RUN study
+    args, say = build_parser().parse_args(argv), lambda text: print(text, flush=True)
+    if args.dry_run and (args.scale != "smoke" or args.out is None):
+        print("error: --dry-run needs --scale smoke and an --out folder", file=sys.stderr)
+        return 2
+    if args.dry_run:  # this process only: the smoke study becomes the tiny DRY_RUN study
         paper.PROTOCOL["smoke"] = {**paper.PROTOCOL["smoke"], "study": DRY_RUN}
     try:
-        budget_s = None
-        if args.budget_minutes is not None:
-            budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
+        budget_s = args.budget_minutes
+        if budget_s is not None:
+            budget_s = 60 * check_finite("--budget-minutes", budget_s, nonnegative=True)
         dev = get_device(args.device)
-        precision = float32_precision(dev)
+        mm = float32_precision(dev)["float32_matmul_precision"]
         out = check_out(default_out(args.scale, dev) if args.out is None else args.out, dev)
-        mm = precision["float32_matmul_precision"]
-        prec = f"{precision['dtype']}, TF32 off, matmul precision {mm}"
-        print(f"device {dev} ({prec}); out {out}", flush=True)
+        say(f"device {dev} (float32, TF32 off, matmul precision {mm}); out {out}")
         t_start = time.time()
         if not args.skip_tiny:
             try:
@@ -377,33 +355,31 @@ def main(argv=None) -> int:
                 print(f"error: {err}", file=sys.stderr)
                 return 3
             atomic_write_json(out / "tiny.json", tiny)
-            print(f"tiny check: {json.dumps(tiny)}", flush=True)
+            say(f"tiny check: {json.dumps(tiny)}")
         if args.tiny_only:
             return 0
-        prof = None
-        if not args.no_profile:
-            prof = profile_study(args.scale, device=dev, by=args.by)
+        prof = None if args.no_profile else profile_study(args.scale, device=dev, by=args.by)
+        if prof:
             atomic_write_json(out / "profile.json", prof)
             for t, p in prof["tiers"].items():
                 ms = f"{1e3 * p['s_per_update']:.2f} ms/update, fixed {p['fixed_s']:.2f} s"
-                print(f"profile {t}: {p['members']} members, {ms}", flush=True)
+                say(f"profile {t}: {p['members']} members, {ms}")
             fits = "" if budget_s is None else f" (budget {budget_s:.0f} s)"
-            print(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}", flush=True)
+            say(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}")
         if args.profile_only:
             return 0
         if budget_s is not None:
             budget_s = max(budget_s - (time.time() - t_start), 0.0)
-        kw = dict(out=out, device=dev, by=args.by, budget_s=budget_s, only=args.only)
-        kw |= dict(allow_dirty=args.allow_dirty, progress=args.progress, profile=prof)
+        kw = dict(out=out, device=dev, by=args.by, budget_s=budget_s, only=args.only, profile=prof)
+        kw |= dict(allow_dirty=args.allow_dirty, progress=args.progress)
         rec = run_study(args.scale, extra={"dry_run": True} if args.dry_run else None, **kw)
     except (ConfigError, ResultFileError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(
+    say(
         f"{'stopped at the budget' if rec['stopped'] else 'done'}: {len(rec['ensembles'])} "
         f"ensembles trained, {len(rec['skipped'])} already stored, {len(rec['remaining'])} "
-        f"remaining ({rec['wall_s']:.0f} s); cells in {rec['folder']}",
-        flush=True,
+        f"remaining ({rec['wall_s']:.0f} s); cells in {rec['folder']}"
     )
     return 0
 

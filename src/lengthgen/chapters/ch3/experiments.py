@@ -6,7 +6,6 @@ a stored cell checked against :func:`schema`."""
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3 import realizability as rz
@@ -15,11 +14,9 @@ from lengthgen.chapters.ch3.paper import ALPHA_SPEC, POS_TASKS
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, SELECTION_RULES, relative_alpha
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.decoder import Decoder
 from lengthgen.nn.positional import ENCODINGS, check_encoding
-from lengthgen.store import ResultFileError, Schema
-from lengthgen.chapters.ch3.training import length_schedule, train_groups
-from lengthgen.chapters.ch3.training import make_sampler, masked_ce  # noqa: F401 (benchmarks)
+from lengthgen.store import ResultFileError, Schema, cells_dir
+from lengthgen.chapters.ch3.training import train_groups
 
 CHAPTER = "ch3"
 
@@ -162,21 +159,12 @@ def theory_checks(*, n_trials: int, n_random: int) -> dict:
     return res
 
 
-def train_cell_group(
-    tier: str,
-    encoding: str,
-    tasks,
-    seed: int,
-    *,
-    device: str = "cpu",
-    progress: bool = False,
-    **protocol,
-) -> list[dict]:
+def train_cell_group(tier, encoding, tasks, seed, *, device="cpu", progress=False, **protocol):
     """The cell function of every trained group: :func:`~.training.train_groups` with one group
-    (``protocol``: the rest of :func:`group_kwargs`); one row per (task, L)."""
-    return train_groups(
-        tier, encoding, [(tasks, seed)], device=device, progress=progress, **protocol
-    )[0]
+    (``protocol``: the rest of :func:`group_kwargs`); one row per (task, L). The runner passes
+    ``device`` and ``progress`` because the signature names them."""
+    kw = dict(device=device, progress=progress, **protocol)
+    return train_groups(tier, encoding, [(tasks, seed)], **kw)[0]
 
 
 # --------------------------------------------------------------------------- the plan
@@ -223,26 +211,6 @@ def group_kwargs(scale: str, group: dict) -> dict:
     return kw | {k: getattr(paper, k.upper()) for k in seeds}
 
 
-def study_matmul_flops(scale: str) -> dict:
-    """The trained study's matrix-product FLOPs at ``scale`` (:meth:`~.Decoder.matmul_flops`):
-    ``{"total", "train", "eval", "per_group"}`` (book page "What a reproduction costs")."""
-    P = _protocol(scale)["study"]
-    train = evals = 0
-    per_group = {}
-    for g in study_plan(scale):
-        model = Decoder.tier(g["tier"], g["encoding"], L0=P["L0"])
-        sched = length_schedule(P["steps"], P["L0"], g["seed"])
-        ns, counts = torch.unique(sched, return_counts=True)
-        tr = sum(int(c) * model.matmul_flops(P["batch"], int(n)) for n, c in zip(ns, counts))
-        ev = sum(model.matmul_flops(P["eval_n"], L, backward=False) for L in P["lengths"])
-        train_lengths = range(P["L0"] // 2, P["L0"] + 1)
-        ev += sum(model.matmul_flops(P["train_eval_n"], n, backward=False) for n in train_lengths)
-        E = len(g["tasks"])
-        per_group[g["key"]] = E * (tr + ev)
-        train, evals = train + E * tr, evals + E * ev
-    return {"total": train + evals, "train": train, "eval": evals, "per_group": per_group}
-
-
 def exact_min_norm_tables(
     encodings=EXACT_ENCODINGS,
     tasks=ALPHA_SPEC["tasks"],
@@ -271,19 +239,11 @@ def exact_min_norm_tables(
 LR_MATCH = (0.09, 0.1)
 
 
-def ce_alpha_at_lrs(
-    lrs=LR_MATCH,
-    encodings=ENCODINGS,
-    tasks=MAIN_TASKS,
-    lengths=paper.STUDY_LENGTHS,
-    L0: int = paper.L0,
-    fit=None,
-) -> dict:
-    """α_L of the CE rule at each learning rate of ``lrs`` (steps and weight decay of ``fit``,
-    default the paper's): ``{"lrs": [...], "alpha": {str(lr): {"enc/task": {L: α}}}}``."""
-    base = dict(paper.CE_FIT if fit is None else fit)
+def ce_alpha_at_lrs(lrs, encodings, tasks, lengths, L0: int, fit: dict) -> dict:
+    """α_L of the CE rule at each learning rate of ``lrs`` (the steps and weight decay of ``fit``):
+    ``{"lrs": [...], "alpha": {str(lr): {"enc/task": {L: α}}}}``."""
     lrs = [float(check_finite("lr", lr, nonnegative=True)) for lr in lrs]
-    fits = {str(lr): {**base, "lr": lr} for lr in lrs}
+    fits = {str(lr): {**fit, "lr": lr} for lr in lrs}
     alphas = {k: _alpha_tab(encodings, tasks, lengths, "ce", L0, f) for k, f in fits.items()}
     return {"lrs": lrs, "alpha": alphas}
 
@@ -328,15 +288,25 @@ def cells(scale: str) -> list[Cell]:
 # --------------------------------------------------------------------------- stored cells
 #: A stored trained group: one row per (task, L), accuracies in [0, 1] (that the rows are the
 #: declared tasks × lengths, tier, encoding and seed is :func:`check_group`'s).
-GROUP_KEYS = ("tier", "encoding", "task", "seed", "L", "final_loss", "steps")
 GROUP_SCHEMA = Schema(
     "ch3 study group",
-    required=tuple(f"*.{k}" for k in GROUP_KEYS),
+    required=tuple(f"*.{k}" for k in "tier encoding task seed L final_loss steps".split()),
     probabilities=("*.acc", "*.train_acc"),
 )
 # fmt: off
+#: The other single cells' schemas: (name, title, required keys, probabilities).
+_SINGLE = [
+    ("alpha_min_norm_exact", "exact min-norm tables",
+     ("alpha", "l0_exact", "recomputed", "smallest_singular_value", "dps"), ("alpha.*.*",)),
+    ("alpha_lr_match", "CE α at the matching learning rates", ("lrs", "alpha"), ("alpha.*.*.*",)),
+    ("prop2_old_key", "Prop. 2 with an old key", ("ratio", "bound", "n_trials", "m", "L"),
+     ("unconditional",)),
+    ("robustness_alpha", "robustness α", ("appG", "rope_scale"), ("appG.*.*", "rope_scale.*.*")),
+    ("lr_grid", "lr grid", ("lrs", "points", "fixed"), ("points.*.alpha", "fixed.*.alpha")),
+]
+SCHEMAS = {n: Schema(f"ch3 {t}", required=r, probabilities=p) for n, t, r, p in _SINGLE}
 #: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
-THEORY_SCHEMA = Schema(
+SCHEMAS["theory"] = Schema(
     "ch3 theory checks",
     required=(
         "prop1.interior_strict_argmax", "prop1.rows_checked", "prop1.best_prev_margin",
@@ -353,19 +323,7 @@ THEORY_SCHEMA = Schema(
     ),
     counts=(("prop2", lambda d: 2), ("prop2.*", lambda d: 2)),
 )
-#: The other single cells' schemas: (name, title, required keys, probabilities).
-_SINGLE = [
-    ("alpha_min_norm_exact", "exact min-norm tables",
-     ("alpha", "l0_exact", "recomputed", "smallest_singular_value", "dps"), ("alpha.*.*",)),
-    ("alpha_lr_match", "CE α at the matching learning rates", ("lrs", "alpha"), ("alpha.*.*.*",)),
-    ("prop2_old_key", "Prop. 2 with an old key", ("ratio", "bound", "n_trials", "m", "L"),
-     ("unconditional",)),
-    ("robustness_alpha", "robustness α", ("appG", "rope_scale"), ("appG.*.*", "rope_scale.*.*")),
-    ("lr_grid", "lr grid", ("lrs", "points", "fixed"), ("points.*.alpha", "fixed.*.alpha")),
-]
 # fmt: on
-SCHEMAS = {n: Schema(f"ch3 {t}", required=r, probabilities=p) for n, t, r, p in _SINGLE}
-SCHEMAS["theory"] = THEORY_SCHEMA
 
 
 def schema(name: str, scale: str = "full") -> Schema | None:
@@ -412,12 +370,6 @@ def load(name: str, *, folder=None) -> dict:
     return _load(name, {c.name: c for c in cells("full")}, folder)
 
 
-def _cells_folder(folder):
-    from lengthgen.store import results_dir
-
-    return results_dir() / CHAPTER / "cells" if folder is None else folder
-
-
 def _load(name: str, plan: dict, folder) -> dict:
     from lengthgen.engine import runs
 
@@ -427,7 +379,7 @@ def _load(name: str, plan: dict, folder) -> dict:
             "robustness studies appF__*, appG__*, appH__* and <tier>__<encoding>__<main|pos>__"
             "seed<s> (e.g. 1L1H__rope__main__seed0)"
         )
-    folder = _cells_folder(folder)
+    folder = cells_dir(CHAPTER, folder)
     rec = runs.load_stored(CHAPTER, name, schema=schema(name), folder=folder)
     if runs.stored_state(folder, plan[name], "full") != "done":
         raise ResultFileError(
@@ -443,7 +395,7 @@ def stored_groups(folder=None) -> dict[str, dict]:
     """Every stored full-scale trained group, ``{cell name: load(name)}`` in cell-name order."""
     from lengthgen.engine import runs
 
-    folder, plan = _cells_folder(folder), {c.name: c for c in cells("full")}
+    folder, plan = cells_dir(CHAPTER, folder), {c.name: c for c in cells("full")}
     groups = [n for n, c in plan.items() if c.fn is train_cell_group]
     names = sorted(n for n in groups if runs.has_stored(CHAPTER, n, folder=folder))
     return {n: _load(n, plan, folder) for n in names}

@@ -55,25 +55,21 @@ def lr_points(data: dict):
 def lr_fixed_offsets(data: dict):
     """Per learning rate of a :func:`lr_grid` result: the minimum α_L of each RoPE fixed-offset task
     over L = 30 … 512 and whether all four are 1 (the claim ``ch3.alpha.rope_fixed_offsets``)."""
-    rows = []
-    for lr in data["lrs"]:
-        row = {"lr": lr}
-        for t in FIXED_OFFSET_TASKS:
-            row[t] = min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
-        row["α = 1 up to 512"] = all(row[t] == 1.0 for t in FIXED_OFFSET_TASKS)
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("lr")
+    low = lambda lr, t: min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
+    df = pd.DataFrame([{t: low(lr, t) for t in FIXED_OFFSET_TASKS} for lr in data["lrs"]])
+    df.index = pd.Index(data["lrs"], name="lr")
+    df["α = 1 up to 512"] = (df == 1.0).all(axis=1)
+    return df
 
 
 def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
     """The two min-norm rules side by side: torch's truncated pseudo-inverse (``tabs``) and the exact
     one (``exact``), one row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
-    rows = {}
-    for key, row in exact["alpha"].items():
-        rows[key] = {
-            **{("torch cutoff", f"L = {L}"): tabs["min_norm"][key][L] for L in lengths},
-            **{("exact", f"L = {L}"): row[L] for L in lengths},
-        }
+    rows = {
+        k: {("torch cutoff", f"L = {L}"): tabs["min_norm"][k][L] for L in lengths}
+        | {("exact", f"L = {L}"): row[L] for L in lengths}
+        for k, row in exact["alpha"].items()
+    }
     df = pd.DataFrame(rows).T
     df.columns = pd.MultiIndex.from_tuples(df.columns)
     return df
@@ -184,16 +180,24 @@ def theory_table(th: dict, copy_2c: dict | None = None):
     return pd.DataFrame(rows, columns=["check", "ours", "paper"])
 
 
-def _ticks(ax, columns, rows) -> None:
-    ax.set(xticks=range(len(columns)), xticklabels=columns)
-    ax.set(yticks=range(len(rows)), yticklabels=rows)
-
-
 def _box(ax, x: int, y: int) -> None:
     """Outline the heat-map cell at column ``x``, row ``y``."""
     from matplotlib.patches import Rectangle
 
     ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2))
+
+
+def _heat(ax, M, text=lambda v: f"{v:.2f}", *, fontsize=9, xticks, yticks, skip=()):
+    """Draw ``M`` as a [0, 1] heat-map, each finite cell not in ``skip`` labelled ``text(v)``."""
+    im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
+    for (r, c), v in np.ndenumerate(M):
+        if np.isfinite(v) and (r, c) not in skip:
+            kw = dict(ha="center", va="center", color="w" if v < 0.6 else "k")
+            ax.text(c, r, text(v), fontsize=fontsize, **kw)
+    ax.set(xticks=range(len(xticks)), xticklabels=xticks)
+    ax.set(yticks=range(len(yticks)), yticklabels=yticks)
+    ax.grid(False)
+    return im
 
 
 def plot_alpha_tables(tabs: dict, marked=()):
@@ -202,27 +206,20 @@ def plot_alpha_tables(tabs: dict, marked=()):
     frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
     rows, Ls = list(frames[0].index), list(frames[0].columns)
     fig, axes = plotting.figure(1, 2, width=3.4, height=0.19 * len(rows) + 1.2, sharey=True)
+    short = lambda v: "1" if v == 1 else ("0" if v == 0 else f"{v:.2f}".lstrip("0"))
     for ax, df, rule in zip(axes, frames, SELECTION_RULES):
-        M = df.to_numpy(dtype=float)
-        ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
-        for (r, c), v in np.ndenumerate(M):
-            txt = "1" if v == 1 else ("0" if v == 0 else f"{v:.2f}".lstrip("0"))
-            ax.text(c, r, txt, ha="center", va="center", fontsize=9, color="w" if v < 0.6 else "k")
+        _heat(ax, df.to_numpy(dtype=float), short, xticks=Ls, yticks=rows)
         for r in range(len(ENCODINGS) - 1):
             ax.axhline((r + 1) * len(rows) / len(ENCODINGS) - 0.5, color="w", lw=1.5)
-        for name, L in marked:
-            if name in rows and L in Ls and rule == "ce":
+        for name, L in marked if rule == "ce" else ():
+            if name in rows and L in Ls:
                 _box(ax, Ls.index(L), rows.index(name))
-        _ticks(ax, Ls, rows)
-        ce = rule == "ce"
-        title = "cross-entropy fit" if ce else "min-norm interpolant"
-        ax.set(xlabel="test length L", ylabel="encoding/task" if ce else "", title=title)
+        title = "cross-entropy fit" if rule == "ce" else "min-norm interpolant"
+        ax.set(xlabel="test length L", ylabel="encoding/task", title=title)
         ax.tick_params(axis="x", rotation=90, labelsize=9)
         ax.tick_params(axis="y", labelsize=9)
         ax.xaxis.set_ticks_position("top")
         ax.xaxis.set_label_position("top")
-        ax.grid(False)
-    axes[1].set_ylabel("encoding/task")
     axes[1].yaxis.label.set_visible(False)
     return plotting.finish(fig)
 
@@ -295,22 +292,18 @@ def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict |
     fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
     names = ("α_60 (training-free)", "LG@60 (trained, mean over seeds)")
     for ax, M, name in zip(axes, (A, G), names):
-        im = ax.imshow(M, vmin=0, vmax=1, cmap="magma", aspect="auto")
-        for (r, c), v in np.ndenumerate(M):
-            if not np.isfinite(v):
-                continue
-            kw = dict(ha="center", va="center", color="w" if v < 0.6 else "k")
-            key = f"{ENCODINGS[r]}/{MAIN_TASKS[c]}"
-            if ax is axes[1] and paper_lg60 and key in paper_lg60:
-                ax.text(c, r - 0.17, f"{v:.2f}", fontsize=10, **kw)
-                # "paper 1.00" is wider than a cell
-                ax.text(c, r + 0.23, f"({paper_lg60[key]:.2f})", fontsize=9, style="italic", **kw)
-                _box(ax, c, r)
-            else:
-                ax.text(c, r, f"{v:.2f}", fontsize=10, **kw)
-        _ticks(ax, MAIN_TASKS, ENCODINGS)
+        pv = {} if ax is axes[0] else paper_lg60 or {}
+        cells = [
+            (r, c, f"{e}/{t}") for r, e in enumerate(ENCODINGS) for c, t in enumerate(MAIN_TASKS)
+        ]
+        both = {(r, c): pv[k] for r, c, k in cells if k in pv}
+        im = _heat(ax, M, fontsize=10, xticks=MAIN_TASKS, yticks=ENCODINGS, skip=both)
+        for (r, c), p in both.items():  # ours above the paper's ("paper 1.00" is too wide)
+            kw = dict(ha="center", va="center", color="w" if M[r, c] < 0.6 else "k")
+            ax.text(c, r - 0.17, f"{M[r, c]:.2f}", fontsize=10, **kw)
+            ax.text(c, r + 0.23, f"({p:.2f})", fontsize=9, style="italic", **kw)
+            _box(ax, c, r)
         ax.set(xlabel="task", ylabel="encoding", title=name)
-        ax.grid(False)
     fig.colorbar(im, ax=axes, label="fraction of rows correct", shrink=0.8)
     return plotting.finish(fig, title=title or None)
 

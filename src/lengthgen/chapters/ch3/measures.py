@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import json
 import math
 import operator
 
@@ -108,8 +107,7 @@ def stat(tier: str, key: str):
 
 def cells(results, tier: str = "1L1H") -> dict:
     """Cell-level summaries ``{"enc/task": {alpha, lg, train, seeds, lengths}}`` of ``tier``."""
-    make = lambda: an3.cell_summary(rows(results), tier, alpha(results))
-    return _memo(results, ("cells", tier), lambda: {f"{e}/{t}": v for (e, t), v in make().items()})
+    return stats(results, tier)["cells"]
 
 
 def accs(results, tier, cell, L):
@@ -138,24 +136,14 @@ def spearman_cells(results, keep) -> float:
     return spearman([v["alpha"] for v in c], [v["lg"] for v in c])
 
 
-def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), rtol=1e-9) -> list:
-    """Keys of the theory checks on which ``live`` and ``stored`` differ (floats within ``rtol``),
-    leaving out the Monte-Carlo checks ``skip`` whose size depends on the scale."""
-    from lengthgen.store import _clean
+def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), tol=1e-9) -> list:
+    """Keys of the theory checks on which ``live`` and ``stored`` differ by more than ``tol``
+    (:func:`~lengthgen.store.max_difference`), leaving out the Monte-Carlo checks ``skip`` whose
+    size depends on the scale."""
+    from lengthgen.store import _clean, max_difference
 
-    def same(a, b):
-        if isinstance(a, dict) and isinstance(b, dict):
-            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-        if isinstance(a, list) and isinstance(b, list):
-            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-        if isinstance(a, float) or isinstance(b, float):
-            numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
-            return numbers and math.isclose(a, b, rel_tol=rtol, abs_tol=rtol)
-        return a == b
-
-    norm = lambda x: json.loads(json.dumps(_clean(x)))  # as stored: str keys
+    differ = lambda k: max_difference(_clean(live[k]), _clean(stored[k])) > tol
     keys = sorted((set(live) | set(stored)) - set(skip))
-    differ = lambda k: not same(norm(live[k]), norm(stored[k]))
     return [k for k in keys if k not in live or k not in stored or differ(k)]
 
 
@@ -286,7 +274,7 @@ def baseline_scores(key: str) -> dict:
 def baseline_rho(results, rule: str) -> float:
     """Spearman between a baseline rule's score and LG over the learnable 1L1H cells (the cells of
     the learnable-cell Spearman of α_L)."""
-    c = {k: v for k, v in stats(results, "1L1H")["cells"].items() if v["train"] > LEARNABLE}
+    c = {k: v for k, v in cells(results).items() if v["train"] > LEARNABLE}
     keys = sorted(c)
     return spearman([baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys])
 

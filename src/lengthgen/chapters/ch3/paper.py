@@ -21,17 +21,14 @@ STUDY_LENGTHS = (30, 40, 50, 60, 80)
 LONG_LENGTHS = (128, 256, 512)
 
 # --------------------------------------------------------------------------- the selection rule's fit
-#: The cross-entropy selection rule (§4, App. C): 400 Adam steps with weight decay 1e-4 (paper);
-#: the learning rate is not stated in the paper — 0.05 is ours, chosen before looking at any number
-#: (chapter section "Selection-rule dependence: the learning rate of the fit").
+#: The cross-entropy selection rule (§4, App. C): 400 Adam steps, weight decay 1e-4 (paper); the
+#: learning rate 0.05 is ours, chosen before looking at any number (the paper does not state it).
 CE_FIT = {"steps": 400, "lr": 0.05, "weight_decay": 1e-4}
-#: The learning rates of the sensitivity analysis of that unstated hyperparameter (ours; chapter
-#: section "Selection-rule dependence"): 0.06 … 0.12 in steps of 0.01 around the paper's apparent
-#: value, plus a coarse outer grid. It is an analysis, not a reproduction: the headline stays 0.05.
+#: The learning rates of its sensitivity analysis (ours; chapter section "Selection-rule
+#: dependence"): 0.06 … 0.12 around the paper's apparent value, plus a coarse outer grid.
 LR_GRID = (0.01, 0.02, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.2)
 
-#: The α_L tables (chapter section "α_L for every encoding and task"): every encoding, task and
-#: length, both selection rules; the same at both scales (seconds on a CPU).
+#: The α_L tables (section "α_L for every encoding and task"), the same at both scales.
 # fmt: off
 ALPHA_SPEC = {"encodings": ENCODINGS, "tasks": TASKS, "lengths": STUDY_LENGTHS + LONG_LENGTHS,
               "L0": L0, "fit": CE_FIT}
@@ -49,13 +46,9 @@ DATA_SEED_OFFSET = 10_000
 DATA_SEED_STRIDE = 1_000
 EVAL_SEED_OFFSET = 777
 
-#: The chapter's plan per scale (``reproduce ch3 --scale full|smoke``).
-#: ``alpha``: the α_L tables (:data:`ALPHA_SPEC`). ``lr_grid`` (full scale only): the CE fit at
-#: every learning rate of :data:`LR_GRID`. ``theory``: Monte-Carlo sample of Prop. 2 per
-#: (L, rule) and random W of Prop. 1 (ours: 20 000 for the stored run, 5000 live in the notebook).
-#: ``study``: App. C's protocol — depth tiers, encodings, seeds, AdamW (lr 3e-4, weight decay 0.01),
-#: batch 64, 2000 steps, the test lengths — with evaluation sizes of ours (``eval_n`` sequences per
-#: test length, ``train_eval_n`` per training length). ``smoke`` trains one RoPE group for 150 steps.
+#: The chapter's plan per scale (``reproduce ch3 --scale full|smoke``). ``theory``: the Monte-Carlo
+#: sizes of Props. 1–2 (ours). ``study``: App. C's protocol with evaluation sizes of ours
+#: (``eval_n`` sequences per test length, ``train_eval_n`` per training length).
 # fmt: off
 STUDY = {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": SEEDS, "groups": STUDY_GROUPS,
          "steps": 2000, "batch": 64, "lr": 3e-4, "weight_decay": 0.01,

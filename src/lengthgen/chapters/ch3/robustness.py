@@ -118,10 +118,6 @@ def _rows(r, name: str):
     return stored(r, name)
 
 
-def _alpha(r) -> dict:
-    return _rows(r, "robustness_alpha")
-
-
 def _mean(rows, key="acc", **match) -> float:
     v = [x[key] for x in rows if all(x[k] == m for k, m in match.items())]
     return float(np.mean(v)) if v else float("nan")
@@ -142,7 +138,7 @@ def app_g_cells(r) -> dict:
         cell = lambda k, key: _mean(rs, key, encoding=k.split("/")[0], task=k.split("/")[1])
         out[L0] = {
             k: {"alpha": a, "lg": cell(k, "acc"), "train": cell(k, "train_acc")}
-            for k, a in _alpha(r)["appG"][str(L0)].items()
+            for k, a in _rows(r, "robustness_alpha")["appG"][str(L0)].items()
         }
     return out
 
@@ -169,7 +165,10 @@ def rope_scale_table(r) -> dict:
     out = {}
     for s in [s for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
         rs = [x for x in _rows(r, f"appH__rope_scale_{s:g}") if x["L"] == 60]
-        out[f"{s:g}"] = {"alpha": _alpha(r)["rope_scale"][f"{s:g}"]["60"], "lg": _mean(rs)}
+        out[f"{s:g}"] = {
+            "alpha": _rows(r, "robustness_alpha")["rope_scale"][f"{s:g}"]["60"],
+            "lg": _mean(rs),
+        }
         out[f"{s:g}"] |= {"train": _mean(rs, "train_acc"), "lg_seeds": [x["acc"] for x in rs]}
     return out
 
