@@ -90,12 +90,9 @@ class OptimConfig:
             check_finite(attr, getattr(self, attr), nonnegative=True)
         if self.nesterov and self.momentum <= 0:
             raise ConfigError("nesterov=True needs momentum > 0 (as in torch.optim.SGD)")
-        if self.clip is not None:
-            check_finite("clip", self.clip)
-            if self.clip <= 0:
-                raise ConfigError(f"clip must be > 0 (or None for no clipping), got {self.clip!r}")
-        check_positive_int("ns_steps", self.ns_steps)
-        if self.ns_steps >= 100:
+        if self.clip is not None and check_finite("clip", self.clip) <= 0:
+            raise ConfigError(f"clip must be > 0 (or None for no clipping), got {self.clip!r}")
+        if check_positive_int("ns_steps", self.ns_steps) >= 100:
             raise ConfigError(f"ns_steps must be < 100, got {self.ns_steps!r}")
         if len(self.ns_coefficients) != 3:
             raise ConfigError(
@@ -106,12 +103,11 @@ class OptimConfig:
         check_choice("ns_dtype", self.ns_dtype, NS_DTYPES)
         check_choice("adjust_lr", self.adjust_lr, ADJUST_LR)
         for attr in ("decay", "muon_params", "adamw_params"):
-            val = getattr(self, attr)
+            if isinstance(val := getattr(self, attr), str):
+                raise ConfigError(
+                    f"{attr} must be a sequence of parameter names, got the string {val!r}"
+                )
             if val is not None:
-                if isinstance(val, str):
-                    raise ConfigError(
-                        f"{attr} must be a sequence of parameter names, got the string {val!r}"
-                    )
                 object.__setattr__(self, attr, tuple(val))
         if self.decay_members is not None:
             clean = {str(n): tuple(f) for n, f in dict(self.decay_members).items()}
@@ -191,43 +187,37 @@ class EnsembleOptimizer:
         self.config = config
         self.names = list(names)
         E = self.members = int(params[self.names[0]].shape[0])
-        self.lr = config.per_member("lr", E)
-        self.wd = config.per_member("weight_decay", E)
-        self.adamw_lr = config.per_member("adamw_lr", E)
-        decay = config.decay
+        self.lr, self.wd, self.adamw_lr = (
+            config.per_member(k, E) for k in ("lr", "weight_decay", "adamw_lr")
+        )
         for label in ("decay", "muon_params", "adamw_params", "decay_members"):
             for n in getattr(config, label) or ():
                 if n not in params:
                     raise ValueError(
                         f"{label} names unknown parameter {n!r}; parameters: {', '.join(params)}"
                     )
-        self.decayed = {n: (decay is None or n in decay) for n in self.names}
-        self.decay_mask: dict[str, tuple[bool, ...]] = {}
-        for n, flags in (config.decay_members or {}).items():
+        self.decayed = {n: config.decay is None or n in config.decay for n in self.names}
+        self.decay_mask: dict[str, tuple[bool, ...]] = dict(config.decay_members or {})
+        for n, flags in self.decay_mask.items():
             if len(flags) != E:
                 raise ConfigError(
                     f"decay_members[{n!r}] has {len(flags)} flags but the ensemble has {E} members"
                 )
-            self.decay_mask[n] = flags
-        if config.name == "muon":
-            if config.muon_params is not None:
-                muon = [n for n in config.muon_params if n in self.names]
-                for n in muon:
-                    if params[n].dim() != 3:
-                        raise ValueError(
-                            f"Muon needs a matrix per member ([E, out, in]); {n!r} has shape {tuple(params[n].shape)}"
-                        )
-                    if n in config.adamw_params:
-                        raise ValueError(
-                            f"parameter {n!r} is listed in both muon_params and adamw_params"
-                        )
-            else:
-                muon = [
-                    n for n in self.names if params[n].dim() == 3 and n not in config.adamw_params
-                ]
-            self.muon = set(muon)
-        else:
-            self.muon = set()
+        self.muon = set()
+        if config.name == "muon" and config.muon_params is None:
+            self.muon = {n for n in self.names if params[n].dim() == 3} - set(config.adamw_params)
+        elif config.name == "muon":
+            self.muon = set(config.muon_params) & set(self.names)
+            for n in sorted(self.muon, key=config.muon_params.index):
+                if params[n].dim() != 3:
+                    raise ValueError(
+                        f"Muon needs a matrix per member ([E, out, in]); {n!r} has shape "
+                        f"{tuple(params[n].shape)}"
+                    )
+                if n in config.adamw_params:
+                    raise ValueError(
+                        f"parameter {n!r} is listed in both muon_params and adamw_params"
+                    )
         self.t = 0
         self._cache: dict = {}
         self.state: dict[str, dict[str, torch.Tensor]] = {n: {} for n in self.names}
@@ -236,9 +226,9 @@ class EnsembleOptimizer:
     def select(self, index: torch.Tensor) -> None:
         """Keep members ``index`` (a 1-D long tensor), in that order, dropping the others' state."""
         idx = index.tolist()
-        self.lr = tuple(self.lr[i] for i in idx)
-        self.wd = tuple(self.wd[i] for i in idx)
-        self.adamw_lr = tuple(self.adamw_lr[i] for i in idx)
+        self.lr, self.wd, self.adamw_lr = (
+            tuple(v[i] for i in idx) for v in (self.lr, self.wd, self.adamw_lr)
+        )
         self.decay_mask = {n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()}
         for st in self.state.values():
             for k, v in st.items():
@@ -277,10 +267,9 @@ class EnsembleOptimizer:
             if g is None:
                 continue
             st = self.state[n]
-            if n in self.decay_mask:
-                wd = self._cached(("wd", n), p)
-            else:
-                wd = self._cached("wd" if self.decayed[n] else "zero", p)
+            wd = self._cached(
+                ("wd", n) if n in self.decay_mask else "wd" if self.decayed[n] else "zero", p
+            )
             if cfg.name == "muon" and n in self.muon:
                 self._muon(p, g, st, self._cached("lr", p), wd)
             elif cfg.name == "sgd":
@@ -325,9 +314,8 @@ class EnsembleOptimizer:
         """Per-member values as a float (all equal) or an [E] tensor, cached per dtype/device."""
         key = (which, like.dtype, like.device)
         if key not in self._cache:
-            if isinstance(
-                which, tuple
-            ):  # ("wd", name): decay only the members marked in decay_mask
+            # ("wd", name): decay only the members marked in decay_mask
+            if isinstance(which, tuple):
                 vals = tuple(w if f else 0.0 for w, f in zip(self.wd, self.decay_mask[which[1]]))
             else:
                 vals = (0.0,) if which == "zero" else getattr(self, which)
@@ -338,14 +326,20 @@ class EnsembleOptimizer:
     def _nonzero(v) -> bool:
         return bool((v != 0).any()) if isinstance(v, torch.Tensor) else v != 0
 
+    def _coupled_decay(self, g, p, wd):
+        """``g + wd · p`` (L2 decay through the gradient, as Adam and SGD do)."""
+        if not self._nonzero(wd):
+            return g
+        return g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
+
     def _adam(self, p, g, st, lr, wd, *, decoupled: bool) -> None:
         """torch.optim.Adam / AdamW (single-tensor path), member-wise."""
         b1, b2 = self.config.betas
         if decoupled:
             if self._nonzero(wd):
                 p.mul_(1 - _col(lr, p) * _col(wd, p))
-        elif self._nonzero(wd):
-            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
+        else:
+            g = self._coupled_decay(g, p, wd)
         if "exp_avg" not in st:
             st["exp_avg"] = torch.zeros_like(p)
             st["exp_avg_sq"] = torch.zeros_like(p)
@@ -363,8 +357,7 @@ class EnsembleOptimizer:
     def _sgd(self, p, g, st, lr, wd) -> None:
         """torch.optim.SGD with dampening 0, member-wise."""
         cfg = self.config
-        if self._nonzero(wd):
-            g = g.add(p * _col(wd, p)) if isinstance(wd, torch.Tensor) else g.add(p, alpha=wd)
+        g = self._coupled_decay(g, p, wd)
         if cfg.momentum != 0:
             if "momentum_buffer" not in st:
                 st["momentum_buffer"] = g.clone()
@@ -389,18 +382,13 @@ class EnsembleOptimizer:
             update, cfg.ns_steps, cfg.ns_coefficients, cfg.ns_eps, getattr(torch, cfg.ns_dtype)
         )
         A, B = p.shape[1], p.shape[2]
-        if cfg.adjust_lr == "original":
-            ratio = math.sqrt(max(1, A / B))
-        elif cfg.adjust_lr == "match_rms_adamw":
-            ratio = 0.2 * math.sqrt(max(A, B))
-        else:
-            ratio = 1.0
+        ratios = {
+            "original": math.sqrt(max(1, A / B)),
+            "match_rms_adamw": 0.2 * math.sqrt(max(A, B)),
+        }
+        ratio = ratios.get(cfg.adjust_lr, 1.0)
         if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
-            lr_t = (
-                lr
-                if isinstance(lr, torch.Tensor)
-                else torch.full((p.shape[0],), lr, dtype=p.dtype, device=p.device)
-            )
+            lr_t = torch.as_tensor(lr, dtype=p.dtype, device=p.device).expand(p.shape[0])
             p.mul_(1 - _col(lr_t, p) * _col(wd, p))
             p.sub_(_col(lr_t * ratio, p) * O.to(p.dtype))
         else:

@@ -182,19 +182,17 @@ def merge_cells(
 
 
 def _schema_lookup(schema) -> Callable:
+    """``schema`` (a function of a :class:`Cell`, a ``{name: Schema}`` dict or ``None``) as a
+    checked function of a :class:`Cell`."""
     from lengthgen.store import Schema
 
-    if isinstance(schema, Mapping):
-        fn = lambda cell: schema.get(cell.name)  # noqa: E731
-    elif schema is None or callable(schema):
-        fn = schema or (lambda cell: None)
-    else:
+    if not (schema is None or callable(schema) or isinstance(schema, Mapping)):
         raise ConfigError(
             f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}"
         )
 
     def checked(cell):
-        sch = fn(cell)
+        sch = schema.get(cell.name) if isinstance(schema, Mapping) else schema and schema(cell)
         if sch is not None and not isinstance(sch, Schema):
             raise ConfigError(
                 f"schema of cell {cell.name!r} must be a lengthgen.store.Schema, got {sch!r}"
@@ -443,34 +441,22 @@ def run_cells(
     }
     todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
     refuse_dirty(todo, scale, git, allow_dirty)
-    run = SimpleNamespace(  # what the queue needs besides its executor and its cells
-        folder=folder,
-        scale=scale,
-        git=git,
-        stale=stale,
-        extra=extra,
-        desc=desc,
-        budget_s=budget_s,
-        timeout_s=timeout_s,
-        no_workers_s=no_workers_s,
-        progress=progress,
-        call={  # what every cell's call gets besides its own function and arguments
-            "device": str(device),
-            "threads": torch.get_num_threads(),
-            "deadline": None if budget_s is None else time.time() + budget_s,
-        },
-        record={"requested_device": str(device), "allow_dirty": bool(allow_dirty)},
-        window=max(1, workers or 2),
-        t_start=time.perf_counter(),  # the budget counts from here
-    )
+    # what the queue needs besides its executor and its cells
+    run = SimpleNamespace(folder=folder, scale=scale, git=git, stale=stale, extra=extra, desc=desc)
+    vars(run).update(budget_s=budget_s, timeout_s=timeout_s, no_workers_s=no_workers_s)
+    run.progress, run.window = progress, max(1, workers or 2)
+    run.record = {"requested_device": str(device), "allow_dirty": bool(allow_dirty)}
+    run.call = {  # what every cell's call gets besides its own function and arguments
+        "device": str(device),
+        "threads": torch.get_num_threads(),
+        "deadline": None if budget_s is None else time.time() + budget_s,
+    }
+    run.t_start = time.perf_counter()  # the budget counts from here
     bar = progress_bar(progress and todo, len(cells), len(cells) - len(todo), desc)
     try:
         with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
-            run.record["executor"] = (
-                "inprocess"
-                if ex is None
-                else (executor if isinstance(executor, str) else type(ex).__name__)
-            )
+            label = executor if isinstance(executor, str) else type(ex).__name__
+            run.record["executor"] = "inprocess" if ex is None else label
             _run_queue(ex, todo, run, bar)
     finally:
         if bar is not None:

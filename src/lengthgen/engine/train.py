@@ -33,35 +33,30 @@ from lengthgen.engine.runs import note_device, progress_bar
 
 
 # --------------------------------------------------------------------------- losses and metrics
-def classification_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Per-member mean cross-entropy ``[E]``: ``out`` [E, B, C] with labels [E, B], or binary
-    logits [E, B] with 0/1 labels."""
-    if out.dim() == y.dim() + 1:
-        E, _B, C = out.shape[0], out.shape[1], out.shape[-1]
-        ce = F.cross_entropy(out.reshape(-1, C), y.reshape(-1).long(), reduction="none")
-        return ce.view(E, -1).mean(1)
-    if out.shape == y.shape:
-        bce = F.binary_cross_entropy_with_logits(out, y.to(out.dtype), reduction="none")
-        return bce.reshape(out.shape[0], -1).mean(1)
+def _classes(out: torch.Tensor, y: torch.Tensor) -> bool:
+    """Whether ``out`` [E, B, C] holds class scores for labels [E, B] (else binary logits [E, B])."""
+    if out.dim() == y.dim() + 1 or out.shape == y.shape:
+        return out.dim() == y.dim() + 1
     raise ValueError(
         f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}: "
         "expected [E, B, C] with [E, B] (classes) or [E, B] with [E, B] (binary logits)"
     )
 
 
-def _predictions(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    if out.dim() == y.dim() + 1:
-        return out.argmax(-1)
-    if out.shape == y.shape:
-        return (out > 0).long()
-    raise ValueError(
-        f"cannot match outputs of shape {tuple(out.shape)} with labels of shape {tuple(y.shape)}"
-    )
+def classification_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-member mean cross-entropy ``[E]`` (class scores or binary logits, :func:`_classes`)."""
+    if _classes(out, y):
+        E, C = out.shape[0], out.shape[-1]
+        ce = F.cross_entropy(out.reshape(-1, C), y.reshape(-1).long(), reduction="none")
+        return ce.view(E, -1).mean(1)
+    bce = F.binary_cross_entropy_with_logits(out, y.to(out.dtype), reduction="none")
+    return bce.reshape(out.shape[0], -1).mean(1)
 
 
 def accuracy(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-member fraction of correct predictions ``[E]`` (argmax, or logit > 0 for binary)."""
-    correct = (_predictions(out, y) == y.long()).to(torch.float64)
+    pred = out.argmax(-1) if _classes(out, y) else (out > 0).long()
+    correct = (pred == y.long()).to(torch.float64)
     return correct.reshape(correct.shape[0], -1).mean(1)
 
 
@@ -147,17 +142,6 @@ class TrainResult:
 
 
 # --------------------------------------------------------------------------- evaluation
-def _expand_bank(x, E: int, per_member: bool):
-    if per_member:
-        for t in _tree_leaves(x):
-            if t.shape[0] != E:
-                raise ValueError(
-                    f"per-member bank has leading dim {t.shape[0]}, expected {E} members"
-                )
-        return x
-    return _tree_map(lambda t: t.unsqueeze(0).expand(E, *t.shape), x)
-
-
 def _bank_size(x, per_member: bool) -> int:
     leaves = _tree_leaves(x)
     if not leaves:
@@ -169,10 +153,14 @@ def _bank_size(x, per_member: bool) -> int:
     return sizes.pop()
 
 
-def _chunk(x, lo: int, hi: int, per_member: bool):
-    if per_member:
-        return _tree_map(lambda t: t[:, lo:hi] if t.dim() > 1 else t, x)
-    return _tree_map(lambda t: t[lo:hi], x)
+def _batch(x, lo: int, hi: int, E: int, per_member: bool):
+    """Examples ``lo:hi`` of a bank, one copy per member (a per-member bank has its own)."""
+    if not per_member:
+        return _tree_map(lambda t: t[lo:hi].unsqueeze(0).expand(E, hi - lo, *t.shape[1:]), x)
+    for t in _tree_leaves(x):
+        if t.shape[0] != E:
+            raise ValueError(f"per-member bank has leading dim {t.shape[0]}, expected {E} members")
+    return _tree_map(lambda t: t[:, lo:hi] if t.dim() > 1 else t, x)
 
 
 @torch.no_grad()
@@ -180,15 +168,13 @@ def _evaluate(
     model, params, x, y, metric, E: int, per_member: bool, batch_size: int | None, device
 ):
     """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
-    x = _tree_map(lambda t: t.to(device), x)
-    y = _tree_map(lambda t: t.to(device), y)
+    x, y = _tree_map(lambda t: t.to(device), (x, y))
     n = _bank_size(x, per_member)
     bs = n if batch_size is None else batch_size
     totals = None
     for lo in range(0, n, bs):
         hi = min(n, lo + bs)
-        xb = _expand_bank(_chunk(x, lo, hi, per_member), E, per_member)
-        yb = _expand_bank(_chunk(y, lo, hi, per_member), E, per_member)
+        xb, yb = (_batch(t, lo, hi, E, per_member) for t in (x, y))
         vals = metric(model.forward(params, xb), yb)
         vals = vals if isinstance(vals, tuple) else (vals,)
         vals = tuple(v.detach().to(torch.float64) * (hi - lo) for v in vals)
@@ -236,12 +222,10 @@ def evaluate_ensemble(
 # --------------------------------------------------------------------------- helpers
 def _accepts_members(fn) -> bool:
     try:
-        sig = inspect.signature(fn)
+        params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return False
-    return "members" in sig.parameters or any(
-        p.kind == p.VAR_KEYWORD for p in sig.parameters.values()
-    )
+    return any(p.name == "members" or p.kind == p.VAR_KEYWORD for p in params)
 
 
 def _to_cpu(params):
@@ -288,7 +272,10 @@ def train_ensemble(
             lvec = _update_step(model, P, names, opt, optim.clip, loss, x, y, n_act)
             done = step + 1
             log.record(done, lvec)
-            _tick(bar, done, steps, f"{n_act}/{E}")
+            if bar is not None:
+                bar.update(1)
+                if done % 50 == 0 or done == steps:
+                    bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
             if members.validation_due(done):
                 members.validate(model, P, done, metric, dev)
                 kept = _drop_stopped(members, log, P, names, opt, done, dev)
@@ -302,13 +289,6 @@ def train_ensemble(
     steps_run = step + 1
     members.finish(P, steps_run, dev)
     return _train_result(members, log, steps_run, E, time.perf_counter() - t0, dev)
-
-
-def _tick(bar, done: int, steps: int, training: str) -> None:
-    if bar is not None:
-        bar.update(1)
-        if done % 50 == 0 or done == steps:
-            bar.set_postfix(training=training, refresh=False)
 
 
 def _leaves(params, dev):
@@ -375,7 +355,7 @@ def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: boo
     x, y = sample(
         step, gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()], **kw
     )
-    return _tree_map(lambda t: t.to(dev), x), _tree_map(lambda t: t.to(dev), y)
+    return _tree_map(lambda t: t.to(dev), (x, y))
 
 
 def _update_step(
@@ -448,21 +428,17 @@ class _Members:
         v, active = self.validation, self.active
         bx, by = v.bank
         if v.per_member:
-            bx = _tree_map(lambda t: t.index_select(0, active.to(t.device)), bx)
-            by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), by)
+            bx, by = _tree_map(lambda t: t.index_select(0, active.to(t.device)), (bx, by))
         vals = _evaluate(
             model, P, bx, by, metric, int(active.numel()), v.per_member, v.batch_size, dev
         )
         if len(vals) != 2:
             raise ValueError("the validation metric must return (accuracy [E], loss [E])")
-        acc, vloss = vals
-        acc, vloss = acc.cpu(), vloss.cpu()
-        arow = torch.full((self.best_acc.numel(),), float("nan"), dtype=torch.float64)
-        lrow = arow.clone()
-        arow[active], lrow[active] = acc, vloss
+        acc, vloss = (v.cpu() for v in vals)
         self.val_step.append(done)
-        self.val_acc.append(arow)
-        self.val_loss.append(lrow)
+        for rows, vals in ((self.val_acc, acc), (self.val_loss, vloss)):
+            rows.append(torch.full(self.best_acc.shape, math.nan, dtype=torch.float64))
+            rows[-1][active] = vals
         better = (acc > self.best_acc[active]) | (
             (acc == self.best_acc[active]) & (vloss < self.best_loss[active])
         )
@@ -517,16 +493,6 @@ def _train_result(
         "val_acc": rows(members.val_acc, torch.stack),
         "val_loss": rows(members.val_loss, torch.stack),
     }
-    return TrainResult(
-        params=members.best,
-        final_params=members.final,
-        history=history,
-        best_step=members.best_step,
-        best_acc=members.best_acc,
-        best_loss=members.best_loss,
-        stop_step=members.stop_step,
-        steps_run=steps_run,
-        members=E,
-        wall_time_s=wall_time_s,
-        device=str(dev),
-    )
+    done = dict(steps_run=steps_run, members=E, wall_time_s=wall_time_s, device=str(dev))
+    picked = {k: getattr(members, k) for k in ("best_step", "best_acc", "best_loss", "stop_step")}
+    return TrainResult(members.best, members.final, history, **picked, **done)

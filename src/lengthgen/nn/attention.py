@@ -13,17 +13,12 @@ def log_length_scale(
     n_positions: int | torch.Tensor, *, causal: bool = False, dtype=torch.float64, device=None
 ):
     """β = log N. For ``causal=True`` returns the per-row vector ``log(i + 1)``, i = 0 … N−1, shape [N, 1]."""
-    if causal:
-        N = int(n_positions)
-        if N < 1:
-            raise ValueError(f"number of positions must be >= 1, got {N}")
-        return torch.log(torch.arange(1, N + 1, dtype=dtype, device=device)).unsqueeze(-1)
-    if isinstance(n_positions, torch.Tensor):
-        if bool((n_positions < 1).any()):
-            raise ValueError("number of positions must be >= 1")
-        return torch.log(n_positions.to(dtype))
-    if int(n_positions) < 1:
+    if bool((torch.as_tensor(n_positions) < 1).any()):
         raise ValueError(f"number of positions must be >= 1, got {n_positions}")
+    if causal:
+        return torch.log(torch.arange(1, int(n_positions) + 1, dtype=dtype, device=device))[:, None]
+    if isinstance(n_positions, torch.Tensor):
+        return torch.log(n_positions.to(dtype))
     return math.log(int(n_positions))
 
 

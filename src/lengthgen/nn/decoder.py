@@ -177,23 +177,20 @@ class Decoder:
         return {k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()}
 
     # ------------------------------------------------------------------ forward
-    def _check_x(self, params, x):
-        if (
-            not isinstance(x, torch.Tensor)
-            or x.dim() != 3
-            or x.dtype not in (torch.int64, torch.int32)
-        ):
+    def _embed_checked(self, params, x):
+        """:meth:`embed` of token ids ``x [E, B, n]``, checked first (the public edge)."""
+        if getattr(x, "dtype", None) not in (torch.int64, torch.int32) or x.dim() != 3:
             raise ValueError(
                 f"x must be an integer tensor [E, B, n] of token ids, got "
                 f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
             )
-        E = params["tok_emb"].shape[0]
-        if x.shape[0] != E:
+        if x.shape[0] != (E := params["tok_emb"].shape[0]):
             raise ValueError(f"x has {x.shape[0]} members, params have {E}")
         if x.numel() and (int(x.min()) < 0 or int(x.max()) >= self.vocab):
             raise ValueError(
                 f"token ids must lie in [0, {self.vocab}), got range [{int(x.min())}, {int(x.max())}]"
             )
+        return self.embed(params, x)
 
     def embed(self, params, x):
         """Token (+ additive position) embedding ``[E, B, n, d]``."""
@@ -211,7 +208,8 @@ class Decoder:
             h = h + pos[:, None]
         return h
 
-    def _attention(self, params, l, h, return_weights=False):
+    def _attention(self, params, l, h):
+        """Causal multi-head attention of layer ``l``: its output and weights [E, B, H, n, n]."""
         E, B, n, d = h.shape
         H, dh = self.n_heads, self.d_head
         p = f"l{l}."
@@ -226,22 +224,15 @@ class Decoder:
             alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
         )
         mask = causal_mask(n, device=h.device)
-        out, w = attend(
-            q, k, v, scale=1.0 / math.sqrt(dh), bias=bias, mask=mask, return_weights=True
-        )
+        out, w = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask, return_weights=True)
         out = out.transpose(2, 3).reshape(E, B, n, d)
         out = _linear(out, params[p + "wo"], params[p + "bo"], fused)
-        return (out, w) if return_weights else out
+        return out, w
 
-    def _block(self, params, l, h, return_weights=False):
+    def _block(self, params, l, h):
         p = f"l{l}."
-        a = self._attention(
-            params,
-            l,
-            self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h)),
-            return_weights,
-        )
-        a, w = a if return_weights else (a, None)
+        z = self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h))
+        a, w = self._attention(params, l, z)
         h = h + a
         z = self._ln(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
         fused = self.kernels == "fused"
@@ -249,17 +240,13 @@ class Decoder:
         if fused:
             h = h + _linear(z, params[p + "w2"], params[p + "b2"], True)
         else:  # the reference order: (h + z W2) + b2
-            h = (
-                h
-                + torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"])
-                + params[p + "b2"][:, None, None]
-            )
+            zw = torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"])
+            h = h + zw + params[p + "b2"][:, None, None]
         return h, w
 
     def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
         """Logits ``[E, B, n, n_out]`` for token ids ``x [E, B, n]`` (causal: position i sees 0 … i)."""
-        self._check_x(params, x)
-        h = self.embed(params, x)
+        h = self._embed_checked(params, x)
         for l in range(self.n_layers):
             h, _ = self._block(params, l, h)
         h = self._ln(h, _bcast(params["lnf_g"], h), _bcast(params["lnf_b"], h))
@@ -272,10 +259,9 @@ class Decoder:
         self, params: dict[str, torch.Tensor], x: torch.Tensor
     ) -> list[torch.Tensor]:
         """Attention weights per layer, each ``[E, B, H, n, n]`` (row i: query i over keys j)."""
-        self._check_x(params, x)
-        h = self.embed(params, x)
+        h = self._embed_checked(params, x)
         maps = []
         for l in range(self.n_layers):
-            h, w = self._block(params, l, h, return_weights=True)
+            h, w = self._block(params, l, h)
             maps.append(w)
         return maps

@@ -185,36 +185,32 @@ def clamped_positions(n: int, L0: int, device=None) -> torch.Tensor:
     return torch.arange(n, device=device).clamp(max=L0 - 1)
 
 
+def _rope_angles(x: torch.Tensor, base: float, scale: float = 1.0) -> torch.Tensor:
+    """The angles ``i·scale·θ_k`` [n, d_head/2] of RoPE for ``x[..., n, d_head]``."""
+    n, dh = x.shape[-2], x.shape[-1]
+    if dh % 2:
+        raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
+    th = (frequencies(dh // 2, base) * scale).to(x.dtype).to(x.device)  # × 1.0 is exact
+    return torch.arange(n, dtype=x.dtype, device=x.device)[:, None] * th
+
+
 def rope_rotate(x: torch.Tensor, base: float = BASE, scale: float = 1.0) -> torch.Tensor:
     """Rotary position embedding (Su et al. 2024) of ``x[..., n, d_head]``: pairs ``(2k, 2k+1)``
     rotated by ``i·scale·θ_k``, computed as ``x ⊙ cos + (−x_{2k+1}, x_{2k}) ⊙ sin`` (bit for bit
     the pairwise :func:`rope_rotate_reference`)."""
-    n, dh = x.shape[-2], x.shape[-1]
-    if dh % 2:
-        raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
-    cos, sin = _rope_tables(n, dh, base, x.dtype, x.device, scale)
-    xp = x.unflatten(-1, (dh // 2, 2))
+    ang = _rope_angles(x, base, scale)
+    cos, sin = (f(ang).repeat_interleave(2, -1) for f in (torch.cos, torch.sin))
+    xp = x.unflatten(-1, (x.shape[-1] // 2, 2))
     rot = torch.stack([xp[..., 1].neg(), xp[..., 0]], dim=-1).flatten(-2)
     return x * cos + rot * sin
 
 
-def _rope_tables(n: int, dh: int, base: float, dtype, device, scale: float = 1.0):
-    th = (frequencies(dh // 2, base) * scale).to(dtype).to(device)  # × 1.0 is exact
-    ang = torch.arange(n, dtype=dtype, device=device)[:, None] * th
-    return torch.cos(ang).repeat_interleave(2, -1), torch.sin(ang).repeat_interleave(2, -1)
-
-
 def rope_rotate_reference(x: torch.Tensor, base: float = BASE) -> torch.Tensor:
     """The pairwise form of :func:`rope_rotate` (what trained the stored chapter-3 study)."""
-    n, dh = x.shape[-2], x.shape[-1]
-    if dh % 2:
-        raise ConfigError(f"RoPE needs an even head dimension, got {dh}")
-    th = frequencies(dh // 2, base).to(x.dtype).to(x.device)
-    ang = torch.arange(n, dtype=x.dtype, device=x.device)[:, None] * th
+    ang = _rope_angles(x, base)
     cos, sin = torch.cos(ang), torch.sin(ang)
     x1, x2 = x[..., 0::2], x[..., 1::2]
-    out = torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
-    return out.flatten(-2)
+    return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
 
 
 def alibi_slopes(n_heads: int, dtype=torch.float32) -> torch.Tensor:
