@@ -1,9 +1,5 @@
 """Chapter 4's training cells (:func:`lengthgen.chapters.ch4.experiments.cells`), each a function of
-its full configuration returning a JSON-ready value, trained through :func:`.training.fit`:
-claim 2 (:func:`relu_min_width`, :func:`two_lengths`), claims 3–5 (:func:`underparam`,
-:func:`overparam`, :func:`lengthgen`, :func:`budget_study`), claim 6
-(:func:`transformer_baseline`) and the protocol's cost (:func:`sampler_comparison`,
-:func:`epoch_timing`).
+its full configuration returning a JSON-ready value, trained through :func:`.training.fit`.
 """
 
 from __future__ import annotations
@@ -55,20 +51,12 @@ def relu_min_width(
     sets = {m: _all_length_set(m, p) for m in nonempty("lengths", lengths)}
     members = [(m, s) for m in lengths for s in seeds]
     ds = [sets[m] for m, _ in members]
+    run = dict(steps=steps, progress=progress, device=dev, optim=OptimConfig("adam", lr=lr))
+    run.update(seeds=[s for _, s in members], batch_size=max(len(d) for d in ds))
     rows = []
     for w in nonempty("widths", widths):
         model = ModularMLP(p, w, "relu", bias=False)
-        res = fit(
-            model,
-            ds,
-            optim=OptimConfig("adam", lr=lr),
-            steps=steps,
-            seeds=[s for _, s in members],
-            batch_size=max(len(d) for d in ds),
-            progress=progress,
-            desc=f"relu w={w}",
-            device=dev,
-        )
+        res = fit(model, ds, desc=f"relu w={w}", **run)
         acc = accuracy_on(model, res.final_params, ds, device=dev).tolist()
         rows += _rows(members, "m seed", [{"train_acc": a} for a in acc], width=w)
     minw = {}
@@ -111,20 +99,11 @@ def two_lengths(
     union = Dataset(torch.cat([a.x, b.x]), torch.cat([a.y, b.y]), torch.cat([a.m, b.m]))
     pairs = homogeneous_pairs(m1, m2, p)["pairs"]
     out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs), "runs": []}
+    run = dict(optim=OptimConfig("adam", lr=lr), steps=steps, seeds=seeds, progress=progress)
     for name, bias, which in TWO_LENGTH_RUNS:
         data = a if which == "m1" else union
         model = ModularMLP(p, width, "relu", bias=bias)
-        res = fit(
-            model,
-            [data] * len(seeds),
-            optim=OptimConfig("adam", lr=lr),
-            steps=steps,
-            seeds=seeds,
-            batch_size=len(data),
-            progress=progress,
-            desc=name,
-            device=dev,
-        )
+        res = fit(model, [data] * len(seeds), batch_size=len(data), desc=name, device=dev, **run)
         P = res.final_params
         # predictions at the paired inputs (m1/g) z and (m2/g) z (float64 on the CPU)
         nets = [
@@ -286,23 +265,14 @@ def lengthgen(
     train = [train_set(s, p, train_lengths, n) for n, _, s in members]
     model = ModularMLP(p, width, act, bias=bias)
     validation = _tracking(track_every, seeds[0], p, track_length, n_track)
-    res = fit(
-        model,
-        train,
-        optim=b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias),
-        steps=steps,
-        seeds=[s for _, _, s in members],
-        batch_size=batch_size,
-        progress=progress,
-        desc=f"lengthgen {act}{'+b' if bias else ''}",
-        device=dev,
-        validation=validation,
-        sampler=sampler,
-    )
+    optim = b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias)
+    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev, sampler=sampler)
+    seeds_e, desc = [s for _, _, s in members], f"lengthgen {act}{'+b' if bias else ''}"
+    res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
     lengths = tuple(in_domain_lengths) + tuple(test_lengths)
-    acc.update(_accuracy_by_length(model, P, [s for _, _, s in members], p, lengths, n_test, dev))
+    acc.update(_accuracy_by_length(model, P, seeds_e, p, lengths, n_test, dev))
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
     tracked = {
@@ -349,21 +319,15 @@ def budget_study(
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
-    model = ModularMLP(p, width, "sine", bias=True)
+    model, seeds_e = ModularMLP(p, width, "sine", bias=True), [s for _, s in members]
+    train = [train_set(s, p, train_lengths, n) for s in seeds_e]
+    optim = b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True)
+    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev)
+    validation = _tracking(every, seeds[0], p, val_length, n_val)
     res = fit(
-        model,
-        [train_set(s, p, train_lengths, n) for _, s in members],
-        optim=b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True),
-        steps=steps,
-        seeds=[s for _, s in members],
-        batch_size=batch_size,
-        progress=progress,
-        desc="budget study",
-        device=dev,
-        validation=_tracking(every, seeds[0], p, val_length, n_val),
+        model, train, optim=optim, seeds=seeds_e, desc="budget study", validation=validation, **run
     )
     lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
-    seeds_e = [s for _, s in members]
     acc = _accuracy_by_length(model, res.final_params, seeds_e, p, lengths, n_test, dev)
     return {
         "members": [list(m) for m in members],
@@ -455,17 +419,10 @@ def sampler_comparison(
     initialisation) trained with mixed-length batches and with the released loop's single-length
     batches. One row per sampler: updates per epoch, epochs run, and the accuracies of :func:`lengthgen`."""
     run = dict(p=p, width=width, budgets=(n,), wds=(wd,), steps=steps, lr=lr, seeds=(seed,))
+    run.update(n_test=n_test, test_lengths=test_lengths, activation=activation, bias=bias)
     rows = []
     for name in ("mixed", "by_length"):
-        out = lengthgen(
-            **run,
-            n_test=n_test,
-            test_lengths=test_lengths,
-            activation=activation,
-            bias=bias,
-            device=device,
-            sampler=name,
-        )
+        out = lengthgen(**run, device=device, sampler=name)
         upe = updates_per_epoch(n, TRAIN_LENGTHS, BATCH_SIZE, by_length=name == "by_length")
         accs = {k: v for k, v in out["rows"][0].items() if k not in _MEMBER_KEYS}
         rows.append({"sampler": name, "updates per epoch": upe, "epochs": steps / upe, **accs})
