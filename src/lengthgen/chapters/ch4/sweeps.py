@@ -153,20 +153,15 @@ def underparam(
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
     members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
-    rows = []
+    rows, seeds_e = [], [s for _, s in members]
     for m, p in nonempty("configs", configs):
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = {s: test_set(s, p, m, n_test) for s in seeds}
+        tests_e = [tests[s] for _, s in members]
         for act, w in itertools.product(ACTIVATIONS, nonempty("widths", widths)):
-            cols = fit_columns(
-                ModularMLP(p, w, act),
-                train,
-                [tests[s] for _, s in members],
-                optim=b1_optimizer(optimizer, lr, 0.0, act, False),
-                seeds=[s for _, s in members],
-                desc=f"under m={m} p={p} {act} d={w}",
-                **run,
-            )
+            run.update(optim=b1_optimizer(optimizer, lr, 0.0, act, False), seeds=seeds_e)
+            model, desc = ModularMLP(p, w, act), f"under m={m} p={p} {act} d={w}"
+            cols = fit_columns(model, train, tests_e, desc=desc, **run)
             rows += _rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
     return {"rows": rows}
 
@@ -193,18 +188,11 @@ def overparam(
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
     train = [train_set(s, p, (m,), n) for _, s in members]
     tests = {s: test_set(s, p, m, n_test) for s in seeds}
-    rows = []
+    rows, tests_e, seeds_e = [], [tests[s] for _, s in members], [s for _, s in members]
     for act in ACTIVATIONS:
-        cols = fit_columns(
-            ModularMLP(p, width, act),
-            train,
-            [tests[s] for _, s in members],
-            margins=True,
-            optim=b1_optimizer("muon", lr, [wd for wd, _ in members], act, False),
-            seeds=[s for _, s in members],
-            desc=f"over {act}",
-            **run,
-        )
+        optim = b1_optimizer("muon", lr, [wd for wd, _ in members], act, False)
+        run.update(optim=optim, seeds=seeds_e, desc=f"over {act}")
+        cols = fit_columns(ModularMLP(p, width, act), train, tests_e, margins=True, **run)
         rows += _rows(members, "wd seed", cols, activation=act)
     return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
 
