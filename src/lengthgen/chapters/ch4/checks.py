@@ -1,8 +1,5 @@
 """Chapter 4: a network's accuracy at every length, exactly where possible (section "Claim 1 —
-the constructions, checked exactly"): :func:`exhaustive_accuracy` (all ``p^m`` inputs),
-:func:`automaton_accuracy` (the phase automaton, no rounding), :func:`accuracy_by_length`
-(float64) and :func:`exact_lengths`. Each per-length check returns the accuracy, the tie rate and
-the errors outside the "tie residues" (``S ≡ −S``, Lemma D.2).
+the constructions, checked exactly"), with the errors outside the "tie residues" (Lemma D.2).
 """
 
 from __future__ import annotations
@@ -136,12 +133,8 @@ def _readout_automaton(net: Network, p: int, tol: float, who: str):
     """The phase automaton of a sine ``net`` with rational phases and p classes and the prediction
     of each of its states (strict-uniqueness argmax of the float64 readout, ``tol`` absorbing its
     rounding): ``(states, trans, start, table)``."""
-    if (
-        not isinstance(net, Network)
-        or net.rational is None
-        or net.activation != "sine"
-        or net.p != p
-    ):
+    sine = isinstance(net, Network) and net.activation == "sine" and net.p == p
+    if not sine or net.rational is None:
         raise ConfigError(f"{who} needs a sine Network with rational phases and p classes")
     Nm, beta, D = net.rational
     states, trans, start = phase_automaton(Nm, beta, D)
@@ -219,19 +212,14 @@ def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20
         for m in nonempty("ms", ms):
             if check_modulus(p) ** check_length(m) > limit:
                 continue
-            rows.append(
-                {
-                    "p": p,
-                    "m": m,
-                    "inputs": p**m,
-                    "thm41": exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"],
-                    "thm42_bias": exhaustive_accuracy(construct_with_bias(p), m)["acc"],
-                    "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"]
-                    if p >= 3
-                    else None,
-                    "fourier_theory": fourier_accuracy(p) if p >= 3 else None,
-                }
+            row = {"p": p, "m": m, "inputs": p**m}
+            row["thm41"] = exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"]
+            row["thm42_bias"] = exhaustive_accuracy(construct_with_bias(p), m)["acc"]
+            fourier = p >= 3  # the bias-free network needs p ≥ 3
+            row["fourier"] = (
+                exhaustive_accuracy(construct_fourier(p), m)["acc"] if fourier else None
             )
+            rows.append({**row, "fourier_theory": fourier_accuracy(p) if fourier else None})
     return rows
 
 
@@ -341,14 +329,6 @@ def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[d
         for m in nonempty("lengths", lengths):
             net, X = construct_relu(m, p), all_count_vectors(m, p)
             acc = float((net.predict(X.double(), 1e-9) == labels_of_counts(X, p)).double().mean())
-            rows.append(
-                {
-                    "p": p,
-                    "m": m,
-                    "count_vectors": int(X.shape[0]),
-                    "acc": acc,
-                    "width": int(net.W.shape[0]),
-                    "path_bound": path_lower_bound(m, p),
-                }
-            )
+            row = {"p": p, "m": m, "count_vectors": int(X.shape[0]), "acc": acc}
+            rows.append({**row, "width": int(net.W.shape[0]), "path_bound": path_lower_bound(m, p)})
     return rows

@@ -310,8 +310,6 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
 def stored_label_of(records: dict) -> str:
     """One line describing several stored cells (devices, torch, commits, summed wall time, dates)."""
     provs = [r["provenance"] for r in records.values()]
-    if not provs:
-        raise ConfigError("stored_label_of needs at least one stored cell")
     seen = lambda key: sorted({str(p.get(key)) for p in provs})  # noqa: E731
     commits = {(p.get("git_commit") or "unknown")[:8] for p in provs}
     days = sorted({str(p.get("date", ""))[:10] for p in provs})
@@ -351,17 +349,9 @@ def _gather(layout: dict, folder=None) -> dict:
 def stored_constructions(folder=None) -> dict:
     """The stored full-scale cells of claims 1–2 (``data``: exhaustive, automaton, float, bounds,
     relu_min_width, two_lengths; ``provenance``, ``paths``, ``label``), checked on loading."""
-    return _gather(
-        {
-            "exhaustive": "exhaustive",
-            "automaton": "automaton",
-            "float": f"float_n{checks('full')['float']['n']}",
-            "bounds": "bounds",
-            "relu_min_width": "relu_min_width",
-            "two_lengths": "two_lengths",
-        },
-        folder,
-    )
+    names = ("exhaustive", "automaton", "float", "bounds", "relu_min_width", "two_lengths")
+    layout = {n: n for n in names} | {"float": f"float_n{checks('full')['float']['n']}"}
+    return _gather(layout, folder)
 
 
 def stored_paper_scale(folder=None) -> dict:
@@ -450,19 +440,10 @@ def stored_training(folder=None) -> dict:
     :func:`stored_constructions`: ``data`` holds ``underparam``, ``overparam``, ``lengthgen`` (one
     entry per :data:`~.paper.LENGTHGEN_VARIANTS`), ``timing``, ``lengthgen_long`` (likewise),
     ``lengthgen_paper_lr_60k``, ``budget_study`` and ``transformer``."""
-    P = protocol("full")
-    return _gather(
-        {
-            "underparam": "underparam",
-            "overparam": "overparam",
-            "lengthgen": [lengthgen_cell_name("lengthgen", a, b) for a, b in LENGTHGEN_VARIANTS],
-            "timing": "timing",
-            "lengthgen_long": [
-                lengthgen_cell_name("lengthgen_long", a, b) for a, b in LENGTHGEN_VARIANTS
-            ],
-            "lengthgen_paper_lr_60k": lengthgen_cell_name("lengthgen_paper_lr_60k", "sine", True),
-            "budget_study": "budget_study",
-            "transformer": f"transformer_m{P['transformer']['m']}",
-        },
-        folder,
-    )
+    sweep = lambda s: [lengthgen_cell_name(s, a, b) for a, b in LENGTHGEN_VARIANTS]  # noqa: E731
+    layout = dict(underparam="underparam", overparam="overparam", lengthgen=sweep("lengthgen"))
+    layout.update(timing="timing", lengthgen_long=sweep("lengthgen_long"))
+    layout["lengthgen_paper_lr_60k"] = lengthgen_cell_name("lengthgen_paper_lr_60k", "sine", True)
+    layout["budget_study"] = "budget_study"
+    layout["transformer"] = f"transformer_m{protocol('full')['transformer']['m']}"
+    return _gather(layout, folder)

@@ -240,17 +240,9 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     for v in variants:
         mine = [r for r in rows if variant_name(r) == v]
         for budget, ls in zip(sorted({r["n"] for r in mine}, reverse=True), ("-", ":")):
-            best = best_over_wd(mine, budget, lengths)
+            best, style = best_over_wd(mine, budget, lengths), dict(marker="o", ms=2.5, ls=ls)
             label = f"{v}, n = {budget:,}"
-            ax1.plot(
-                lengths,
-                [best[L] for L in lengths],
-                color=colour[v],
-                ls=ls,
-                marker="o",
-                ms=2.5,
-                label=label,
-            )
+            ax1.plot(lengths, [best[L] for L in lengths], color=colour[v], label=label, **style)
     ax0.set(xlabel="optimizer updates", ylabel=f"accuracy at m = {track}", ylim=(-0.02, 1.06))
     ax1.axvspan(2, 19, color="0.9", lw=0)
     ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")
