@@ -143,6 +143,11 @@ def _rows(kind: str, keys: str, *axes, top="", accs="train_acc test_acc") -> Sch
     return _schema(kind, f"{top} {each(keys)}", each(accs), [("rows", _n(*axes))])
 
 
+def _each(paths: str, items: int) -> list:
+    """``(path, items)`` for each of the space-separated ``paths``."""
+    return [(path, items) for path in paths.split()]
+
+
 def _n(*sizes) -> int:
     """The number of members of a grid: the product of the sizes of its axes."""
     return int(np.prod([len(s) for s in sizes]))
@@ -184,38 +189,6 @@ def _paper_scale_schema(kw: dict) -> Schema:
     )
 
 
-def _relu_min_width_schema(kw: dict) -> Schema:
-    per_length = ("min_width", "paper_bound", "path_bound", "construction_width")
-    return _schema(
-        "ch4 ReLU minimal width",
-        "p rows.*.width rows.*.m rows.*.seed",
-        "rows.*.train_acc",
-        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))]
-        + [(key, len(kw["lengths"])) for key in per_length],
-    )
-
-
-def _two_lengths_schema(kw: dict) -> Schema:
-    per_seed = ("acc_m1", "acc_m2", "same_prediction_pairs")
-    return _schema(
-        "ch4 two-lengths cell",
-        "p m1 m2 pairs runs.*.name runs.*.example.W",
-        "runs.*.acc_m1.* runs.*.acc_m2.*",
-        [("runs", len(TWO_LENGTH_RUNS))] + [(f"runs.*.{k}", len(kw["seeds"])) for k in per_seed],
-    )
-
-
-def _budget_study_schema(kw: dict) -> Schema:
-    E = _n(kw["wds"], kw["seeds"])
-    L = len(kw["in_domain_lengths"]) + len(kw["test_lengths"])
-    return _schema(
-        "ch4 budget study",
-        "val_length val_step steps",
-        "final_acc.*.* val_acc.*.*",
-        [("members", E), ("final_acc", L), ("final_acc.*", E), ("val_acc.*", E)],
-    )
-
-
 #: The schema of each kind of stored cell, by the function that computes it: a function of the
 #: cell's configuration (required keys, accuracies in [0, 1], one row per declared member).
 SCHEMAS_BY_FUNCTION = {
@@ -232,8 +205,20 @@ SCHEMAS_BY_FUNCTION = {
         "*.m *.paper_bound *.path_bound *.construction_width",
         counts=[("", len(kw["lengths"]))],
     ),
-    relu_min_width: _relu_min_width_schema,
-    two_lengths: _two_lengths_schema,
+    relu_min_width: lambda kw: _schema(
+        "ch4 ReLU minimal width",
+        "p rows.*.width rows.*.m rows.*.seed",
+        "rows.*.train_acc",
+        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))]
+        + _each("min_width paper_bound path_bound construction_width", len(kw["lengths"])),
+    ),
+    two_lengths: lambda kw: _schema(
+        "ch4 two-lengths cell",
+        "p m1 m2 pairs runs.*.name runs.*.example.W",
+        "runs.*.acc_m1.* runs.*.acc_m2.*",
+        [("runs", len(TWO_LENGTH_RUNS))]
+        + _each("runs.*.acc_m1 runs.*.acc_m2 runs.*.same_prediction_pairs", len(kw["seeds"])),
+    ),
     underparam: lambda kw: _rows(
         "ch4 under-parameterized cell",
         "m p activation width n seed",
@@ -245,7 +230,13 @@ SCHEMAS_BY_FUNCTION = {
         *(ACTIVATIONS, kw["wds"], kw["seeds"]),
     ),
     lengthgen: _lengthgen_schema,
-    budget_study: _budget_study_schema,
+    budget_study: lambda kw: _schema(
+        "ch4 budget study",
+        "val_length val_step steps",
+        "final_acc.*.* val_acc.*.*",
+        _each("members final_acc.* val_acc.*", _n(kw["wds"], kw["seeds"]))
+        + [("final_acc", len(kw["in_domain_lengths"]) + len(kw["test_lengths"]))],
+    ),
     transformer_baseline: lambda kw: _rows(
         "ch4 transformer baseline",
         "activation n seed",

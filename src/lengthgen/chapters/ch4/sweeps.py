@@ -63,14 +63,10 @@ def relu_min_width(
     for m in lengths:
         ok = sorted({r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0})
         minw[m] = ok[0] if ok else None
-    return {
-        "rows": rows,
-        "min_width": minw,
-        "p": p,
-        "paper_bound": {m: relu_width_lower_bound(m, p) for m in lengths},
-        "path_bound": {m: path_lower_bound(m, p) for m in lengths},
-        "construction_width": {m: 2 + len(relu_kinks(m, p)) for m in lengths},
-    }
+    out = {"rows": rows, "min_width": minw, "p": p}
+    out["paper_bound"] = {m: relu_width_lower_bound(m, p) for m in lengths}
+    out["path_bound"] = {m: path_lower_bound(m, p) for m in lengths}
+    return {**out, "construction_width": {m: 2 + len(relu_kinks(m, p)) for m in lengths}}
 
 
 TWO_LENGTH_RUNS = (
@@ -114,19 +110,12 @@ def two_lengths(
             sum(int(n.predict(x1, 0.0)) == int(n.predict(x2, 0.0)) for x1, x2, _, _ in pairs)
             for n in nets
         ]
+        acc = {
+            f"acc_m{i}": accuracy_on(model, P, d, device=dev).tolist() for i, d in ((1, a), (2, b))
+        }
+        example = {k: P[k][0].tolist() for k in "WV"} | {"b": P["b"][0].tolist() if bias else None}
         out["runs"].append(
-            {
-                "name": name,
-                "bias": bias,
-                "acc_m1": accuracy_on(model, P, a, device=dev).tolist(),
-                "acc_m2": accuracy_on(model, P, b, device=dev).tolist(),
-                "same_prediction_pairs": same,
-                "example": {
-                    "W": P["W"][0].tolist(),
-                    "V": P["V"][0].tolist(),
-                    "b": P["b"][0].tolist() if bias else None,
-                },
-            }
+            dict(name=name, bias=bias, **acc, same_prediction_pairs=same, example=example)
         )
     return out
 
@@ -360,22 +349,15 @@ def transformer_baseline(
         [t.to(dev) for t in padded_sets(sets, dtype=torch.long)],
         [torch.stack([tests[s][i] for _, s in members]).to(dev) for i in (0, 1)],
     ]
-    rows = []
+    rows, seeds_e = [], [s for _, s in members]
+    run = dict(optim=OptimConfig("adamw", lr=lr, weight_decay=0.0), data_seeds=seeds_e)
+    run.update(loss=masked_loss, steps=steps, progress=progress)
     for act in TRANSFORMER_ACTIVATIONS:
         model = LastTokenDecoder(p, m, act, d_model=d_model)
-        params = model.init([s for _, s in members], device=dev)
+        params = model.init(seeds_e, device=dev)
         note_device(dev)
-        res = engine.train_ensemble(
-            model,
-            params,
-            sample=EpochSampler(sets, batch_size, dtype=torch.long),
-            loss=masked_loss,
-            optim=OptimConfig("adamw", lr=lr, weight_decay=0.0),
-            steps=steps,
-            data_seeds=[s for _, s in members],
-            progress=progress,
-            desc=f"transformer {act}",
-        )
+        sample = EpochSampler(sets, batch_size, dtype=torch.long)
+        res = engine.train_ensemble(model, params, sample=sample, desc=f"transformer {act}", **run)
         P = {k: v.to(dev) for k, v in res.final_params.items()}
         with torch.no_grad():
             tr, te = (masked_metric(model.forward(P, x), y)[0].tolist() for x, y in banks)
@@ -460,13 +442,5 @@ def epoch_timing(
             loss.backward()
             opt.step()
     _sync(dev)
-    return {
-        "p": p,
-        "width": width,
-        "n": n,
-        "runs": runs,
-        "updates_per_epoch": steps,
-        "engine_s": engine_s,
-        "loop_s": time.perf_counter() - t0,
-        "threads": torch.get_num_threads(),
-    }
+    out = dict(p=p, width=width, n=n, runs=runs, updates_per_epoch=steps, engine_s=engine_s)
+    return {**out, "loop_s": time.perf_counter() - t0, "threads": torch.get_num_threads()}
