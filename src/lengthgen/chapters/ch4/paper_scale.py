@@ -516,13 +516,8 @@ def store_checkpoint(src, name: str, dest_root=None) -> dict:
     dest = (Path(dest_root) if dest_root else results_dir() / "ch4" / "checkpoints") / name
     what = copy_parts(src, dest)
     man = read_manifest(dest)
-    return {
-        "result": what,
-        "dest": str(dest),
-        "step": man["meta"].get("step"),
-        "bytes": parts_size(dest),
-        "parts": len(man["parts"]),
-    }
+    out = {"result": what, "dest": str(dest), "step": man["meta"].get("step")}
+    return {**out, "bytes": parts_size(dest), "parts": len(man["parts"])}
 
 
 def main(argv=None) -> int:
