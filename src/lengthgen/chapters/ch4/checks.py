@@ -264,15 +264,11 @@ def summarize_checks(checks_: dict) -> dict:
     for p, d in checks_.items():
         for name, r in d.items():
             acc, tie = np.array(r["acc"]), np.array(r["tie_residue_frac"])
-            out[f"{name}@{p}"] = {
-                "min_acc": float(acc.min()),
-                "max_acc": float(acc.max()),
-                "max_abs_acc_minus_1_minus_tie_share": float(np.abs(acc - (1 - tie)).max()),
-                "errors_outside_tie_residues": int(r["errors_outside_tie_residues"]),
-                "lengths": len(acc),
-                "n_per_length": int(r["n"]),
-                "mean_acc": float(acc.mean()),
-            }
+            s = {"min_acc": float(acc.min()), "max_acc": float(acc.max())}
+            s["max_abs_acc_minus_1_minus_tie_share"] = float(np.abs(acc - (1 - tie)).max())
+            s["errors_outside_tie_residues"] = int(r["errors_outside_tie_residues"])
+            s.update(lengths=len(acc), n_per_length=int(r["n"]), mean_acc=float(acc.mean()))
+            out[f"{name}@{p}"] = s
     return out
 
 

@@ -184,8 +184,7 @@ def _paper_scale_schema(kw: dict) -> Schema:
         "progress.done progress.target updates_per_epoch device_name members.*.activation "
         "members.*.bias members.*.n members.*.wd members.*.seed history.*.step final.step",
         "final.train_acc.* final.acc.*.* history.*.train_acc.* history.*.acc.*.*",
-        [("members", E), ("final.train_acc", E), ("final.acc", len(kw["eval_lengths"]))]
-        + [("final.acc.*", E)],
+        _each("members final.train_acc final.acc.*", E) + [("final.acc", len(kw["eval_lengths"]))],
     )
 
 

@@ -1,9 +1,6 @@
 """Chapter 4's learning theory, measured (details page, section "The learning theory, measured"):
-the shattering construction of the VC proposition of Sec. 4 in exact arithmetic
-(:func:`shattered_labellings`), the normalized margins of our ReLU interpolant against m (Thm 6.3,
-:func:`relu_interpolant_margins`), and two training cells: trained normalized margins across
-widths (Sec. 6 remark, :func:`margin_widths`) and the samples a constant-width sine MLP needs
-as p and the width grow (Cor. 5.8, Thm 5.6, :func:`sample_needs`, :func:`samples_needed`).
+the VC proposition in exact arithmetic, our ReLU interpolant's margins against m (Thm 6.3), and
+two training cells: margins across widths (Sec. 6 remark) and samples needed (Cor. 5.8, Thm 5.6).
 """
 
 from __future__ import annotations
