@@ -46,15 +46,10 @@ class _Tally:
         self.outside += int((~ok & ~self.tie_res[y]).sum())
 
     def result(self, lengths: list, n: int) -> dict:
-        return {
-            "lengths": lengths,
-            "acc": (self.correct / n).tolist(),
-            "ties": (self.ties / n).tolist(),
-            "wrong_label": (self.wrong / n).tolist(),
-            "errors_outside_tie_residues": self.outside,
-            "n": n,
-            "tie_residue_frac": (self.tie_frac / n).tolist(),
-        }
+        frac = lambda t: (t / n).tolist()  # noqa: E731
+        out = {"lengths": lengths, "acc": frac(self.correct), "ties": frac(self.ties)}
+        out.update(wrong_label=frac(self.wrong), errors_outside_tie_residues=self.outside, n=n)
+        return {**out, "tie_residue_frac": frac(self.tie_frac)}
 
 
 def _token_chunks(p: int, max_m: int, n: int, seed: int, chunk: int):

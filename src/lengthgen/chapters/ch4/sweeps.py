@@ -257,16 +257,13 @@ def lengthgen(
         "val_step": res.history["val_step"].tolist(),
         "val_acc": res.history["val_acc"].tolist(),
     }
-    return {
-        "rows": _rows(members, "n wd seed", cols, activation=act, bias=bias),
-        "wall_time_s": res.wall_time_s,
-        "steps": res.steps_run,
-        "example_W": P["W"][best].tolist(),
-        "example_V": P["V"][best].tolist(),
-        "example_member": list(members[best]),
-        "example_b": P["b"][best].tolist() if bias else None,
-        **(tracked if validation is not None else {}),
-    }
+    out = {"rows": _rows(members, "n wd seed", cols, activation=act, bias=bias)}
+    out.update({"wall_time_s": res.wall_time_s, "steps": res.steps_run})
+    out.update(
+        {f"example_{k}": P[k][best].tolist() for k in "WV"}, example_member=list(members[best])
+    )
+    out["example_b"] = P["b"][best].tolist() if bias else None
+    return {**out, **(tracked if validation is not None else {})}
 
 
 @experiments_cell
