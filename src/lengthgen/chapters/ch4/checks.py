@@ -1,8 +1,5 @@
 """Chapter 4: a network's accuracy at every length, exactly where possible (section "Claim 1 —
-the constructions, checked exactly"): :func:`exhaustive_accuracy` (all ``p^m`` inputs),
-:func:`automaton_accuracy` (the phase automaton, no rounding), :func:`accuracy_by_length`
-(float64) and :func:`exact_lengths`. Each per-length check returns the accuracy, the tie rate and
-the errors outside the "tie residues" (``S ≡ −S``, Lemma D.2).
+the constructions, checked exactly"), with the errors outside the "tie residues" (Lemma D.2).
 """
 
 from __future__ import annotations
@@ -49,15 +46,10 @@ class _Tally:
         self.outside += int((~ok & ~self.tie_res[y]).sum())
 
     def result(self, lengths: list, n: int) -> dict:
-        return {
-            "lengths": lengths,
-            "acc": (self.correct / n).tolist(),
-            "ties": (self.ties / n).tolist(),
-            "wrong_label": (self.wrong / n).tolist(),
-            "errors_outside_tie_residues": self.outside,
-            "n": n,
-            "tie_residue_frac": (self.tie_frac / n).tolist(),
-        }
+        frac = lambda t: (t / n).tolist()  # noqa: E731
+        out = {"lengths": lengths, "acc": frac(self.correct), "ties": frac(self.ties)}
+        out.update(wrong_label=frac(self.wrong), errors_outside_tie_residues=self.outside, n=n)
+        return {**out, "tie_residue_frac": frac(self.tie_frac)}
 
 
 def _token_chunks(p: int, max_m: int, n: int, seed: int, chunk: int):
@@ -136,12 +128,8 @@ def _readout_automaton(net: Network, p: int, tol: float, who: str):
     """The phase automaton of a sine ``net`` with rational phases and p classes and the prediction
     of each of its states (strict-uniqueness argmax of the float64 readout, ``tol`` absorbing its
     rounding): ``(states, trans, start, table)``."""
-    if (
-        not isinstance(net, Network)
-        or net.rational is None
-        or net.activation != "sine"
-        or net.p != p
-    ):
+    sine = isinstance(net, Network) and net.activation == "sine" and net.p == p
+    if not sine or net.rational is None:
         raise ConfigError(f"{who} needs a sine Network with rational phases and p classes")
     Nm, beta, D = net.rational
     states, trans, start = phase_automaton(Nm, beta, D)
@@ -219,19 +207,14 @@ def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20
         for m in nonempty("ms", ms):
             if check_modulus(p) ** check_length(m) > limit:
                 continue
-            rows.append(
-                {
-                    "p": p,
-                    "m": m,
-                    "inputs": p**m,
-                    "thm41": exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"],
-                    "thm42_bias": exhaustive_accuracy(construct_with_bias(p), m)["acc"],
-                    "fourier": exhaustive_accuracy(construct_fourier(p), m)["acc"]
-                    if p >= 3
-                    else None,
-                    "fourier_theory": fourier_accuracy(p) if p >= 3 else None,
-                }
+            row = {"p": p, "m": m, "inputs": p**m}
+            row["thm41"] = exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"]
+            row["thm42_bias"] = exhaustive_accuracy(construct_with_bias(p), m)["acc"]
+            fourier = p >= 3  # the bias-free network needs p ≥ 3
+            row["fourier"] = (
+                exhaustive_accuracy(construct_fourier(p), m)["acc"] if fourier else None
             )
+            rows.append({**row, "fourier_theory": fourier_accuracy(p) if fourier else None})
     return rows
 
 
@@ -276,15 +259,11 @@ def summarize_checks(checks_: dict) -> dict:
     for p, d in checks_.items():
         for name, r in d.items():
             acc, tie = np.array(r["acc"]), np.array(r["tie_residue_frac"])
-            out[f"{name}@{p}"] = {
-                "min_acc": float(acc.min()),
-                "max_acc": float(acc.max()),
-                "max_abs_acc_minus_1_minus_tie_share": float(np.abs(acc - (1 - tie)).max()),
-                "errors_outside_tie_residues": int(r["errors_outside_tie_residues"]),
-                "lengths": len(acc),
-                "n_per_length": int(r["n"]),
-                "mean_acc": float(acc.mean()),
-            }
+            s = {"min_acc": float(acc.min()), "max_acc": float(acc.max())}
+            s["max_abs_acc_minus_1_minus_tie_share"] = float(np.abs(acc - (1 - tie)).max())
+            s["errors_outside_tie_residues"] = int(r["errors_outside_tie_residues"])
+            s.update(lengths=len(acc), n_per_length=int(r["n"]), mean_acc=float(acc.mean()))
+            out[f"{name}@{p}"] = s
     return out
 
 
@@ -341,14 +320,6 @@ def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[d
         for m in nonempty("lengths", lengths):
             net, X = construct_relu(m, p), all_count_vectors(m, p)
             acc = float((net.predict(X.double(), 1e-9) == labels_of_counts(X, p)).double().mean())
-            rows.append(
-                {
-                    "p": p,
-                    "m": m,
-                    "count_vectors": int(X.shape[0]),
-                    "acc": acc,
-                    "width": int(net.W.shape[0]),
-                    "path_bound": path_lower_bound(m, p),
-                }
-            )
+            row = {"p": p, "m": m, "count_vectors": int(X.shape[0]), "acc": acc}
+            rows.append({**row, "width": int(net.W.shape[0]), "path_bound": path_lower_bound(m, p)})
     return rows

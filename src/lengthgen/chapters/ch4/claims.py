@@ -8,6 +8,8 @@ protocol says what was reduced, and a deviation has a cause from :data:`CAUSES`.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from lengthgen.chapters.ch4 import measures as M
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4 import rules as R
@@ -479,14 +481,6 @@ CLAIMS = [
 P53_LAST_EVALS = 5
 
 
-class _ResultsAt:
-    """Stored results whose paper-scale cell is ``value`` (one evaluation of its history)."""
-
-    def __init__(self, results, value):
-        self.folder = results.folder
-        self._ch4_cells = {PAPER_CELL: value}
-
-
 def p53_history(results, last: int = P53_LAST_EVALS) -> list[dict]:
     """Each p = 53 claim judged again at each of the last ``last`` evaluations of the stored
     partial GPU run: one record ``{"id", "steps", "values", "holds"}`` per claim. Not a claim: it
@@ -494,7 +488,9 @@ def p53_history(results, last: int = P53_LAST_EVALS) -> list[dict]:
     value = M.cell(results, PAPER_CELL)
     hist = value["history"]
     idx = list(range(max(0, len(hist) - check_positive_int("last", last)), len(hist)))
-    frames = [_ResultsAt(results, paper_scale_at(value, i)) for i in idx]
+    # stored results whose paper-scale cell is read at evaluation i (M.cell's cache holds it)
+    cells = [{PAPER_CELL: paper_scale_at(value, i)} for i in idx]
+    frames = [SimpleNamespace(folder=results.folder, _ch4_cells=c) for c in cells]
     out = []
     for c in CLAIMS:
         if isinstance(c, Claim) and c.protocol is P53:

@@ -143,6 +143,11 @@ def _rows(kind: str, keys: str, *axes, top="", accs="train_acc test_acc") -> Sch
     return _schema(kind, f"{top} {each(keys)}", each(accs), [("rows", _n(*axes))])
 
 
+def _each(paths: str, items: int) -> list:
+    """``(path, items)`` for each of the space-separated ``paths``."""
+    return [(path, items) for path in paths.split()]
+
+
 def _n(*sizes) -> int:
     """The number of members of a grid: the product of the sizes of its axes."""
     return int(np.prod([len(s) for s in sizes]))
@@ -179,40 +184,7 @@ def _paper_scale_schema(kw: dict) -> Schema:
         "progress.done progress.target updates_per_epoch device_name members.*.activation "
         "members.*.bias members.*.n members.*.wd members.*.seed history.*.step final.step",
         "final.train_acc.* final.acc.*.* history.*.train_acc.* history.*.acc.*.*",
-        [("members", E), ("final.train_acc", E), ("final.acc", len(kw["eval_lengths"]))]
-        + [("final.acc.*", E)],
-    )
-
-
-def _relu_min_width_schema(kw: dict) -> Schema:
-    per_length = ("min_width", "paper_bound", "path_bound", "construction_width")
-    return _schema(
-        "ch4 ReLU minimal width",
-        "p rows.*.width rows.*.m rows.*.seed",
-        "rows.*.train_acc",
-        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))]
-        + [(key, len(kw["lengths"])) for key in per_length],
-    )
-
-
-def _two_lengths_schema(kw: dict) -> Schema:
-    per_seed = ("acc_m1", "acc_m2", "same_prediction_pairs")
-    return _schema(
-        "ch4 two-lengths cell",
-        "p m1 m2 pairs runs.*.name runs.*.example.W",
-        "runs.*.acc_m1.* runs.*.acc_m2.*",
-        [("runs", len(TWO_LENGTH_RUNS))] + [(f"runs.*.{k}", len(kw["seeds"])) for k in per_seed],
-    )
-
-
-def _budget_study_schema(kw: dict) -> Schema:
-    E = _n(kw["wds"], kw["seeds"])
-    L = len(kw["in_domain_lengths"]) + len(kw["test_lengths"])
-    return _schema(
-        "ch4 budget study",
-        "val_length val_step steps",
-        "final_acc.*.* val_acc.*.*",
-        [("members", E), ("final_acc", L), ("final_acc.*", E), ("val_acc.*", E)],
+        _each("members final.train_acc final.acc.*", E) + [("final.acc", len(kw["eval_lengths"]))],
     )
 
 
@@ -232,8 +204,20 @@ SCHEMAS_BY_FUNCTION = {
         "*.m *.paper_bound *.path_bound *.construction_width",
         counts=[("", len(kw["lengths"]))],
     ),
-    relu_min_width: _relu_min_width_schema,
-    two_lengths: _two_lengths_schema,
+    relu_min_width: lambda kw: _schema(
+        "ch4 ReLU minimal width",
+        "p rows.*.width rows.*.m rows.*.seed",
+        "rows.*.train_acc",
+        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))]
+        + _each("min_width paper_bound path_bound construction_width", len(kw["lengths"])),
+    ),
+    two_lengths: lambda kw: _schema(
+        "ch4 two-lengths cell",
+        "p m1 m2 pairs runs.*.name runs.*.example.W",
+        "runs.*.acc_m1.* runs.*.acc_m2.*",
+        [("runs", len(TWO_LENGTH_RUNS))]
+        + _each("runs.*.acc_m1 runs.*.acc_m2 runs.*.same_prediction_pairs", len(kw["seeds"])),
+    ),
     underparam: lambda kw: _rows(
         "ch4 under-parameterized cell",
         "m p activation width n seed",
@@ -245,7 +229,13 @@ SCHEMAS_BY_FUNCTION = {
         *(ACTIVATIONS, kw["wds"], kw["seeds"]),
     ),
     lengthgen: _lengthgen_schema,
-    budget_study: _budget_study_schema,
+    budget_study: lambda kw: _schema(
+        "ch4 budget study",
+        "val_length val_step steps",
+        "final_acc.*.* val_acc.*.*",
+        _each("members final_acc.* val_acc.*", _n(kw["wds"], kw["seeds"]))
+        + [("final_acc", len(kw["in_domain_lengths"]) + len(kw["test_lengths"]))],
+    ),
     transformer_baseline: lambda kw: _rows(
         "ch4 transformer baseline",
         "activation n seed",
@@ -310,8 +300,6 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
 def stored_label_of(records: dict) -> str:
     """One line describing several stored cells (devices, torch, commits, summed wall time, dates)."""
     provs = [r["provenance"] for r in records.values()]
-    if not provs:
-        raise ConfigError("stored_label_of needs at least one stored cell")
     seen = lambda key: sorted({str(p.get(key)) for p in provs})  # noqa: E731
     commits = {(p.get("git_commit") or "unknown")[:8] for p in provs}
     days = sorted({str(p.get("date", ""))[:10] for p in provs})
@@ -351,17 +339,9 @@ def _gather(layout: dict, folder=None) -> dict:
 def stored_constructions(folder=None) -> dict:
     """The stored full-scale cells of claims 1–2 (``data``: exhaustive, automaton, float, bounds,
     relu_min_width, two_lengths; ``provenance``, ``paths``, ``label``), checked on loading."""
-    return _gather(
-        {
-            "exhaustive": "exhaustive",
-            "automaton": "automaton",
-            "float": f"float_n{checks('full')['float']['n']}",
-            "bounds": "bounds",
-            "relu_min_width": "relu_min_width",
-            "two_lengths": "two_lengths",
-        },
-        folder,
-    )
+    names = ("exhaustive", "automaton", "float", "bounds", "relu_min_width", "two_lengths")
+    layout = {n: n for n in names} | {"float": f"float_n{checks('full')['float']['n']}"}
+    return _gather(layout, folder)
 
 
 def stored_paper_scale(folder=None) -> dict:
@@ -450,19 +430,10 @@ def stored_training(folder=None) -> dict:
     :func:`stored_constructions`: ``data`` holds ``underparam``, ``overparam``, ``lengthgen`` (one
     entry per :data:`~.paper.LENGTHGEN_VARIANTS`), ``timing``, ``lengthgen_long`` (likewise),
     ``lengthgen_paper_lr_60k``, ``budget_study`` and ``transformer``."""
-    P = protocol("full")
-    return _gather(
-        {
-            "underparam": "underparam",
-            "overparam": "overparam",
-            "lengthgen": [lengthgen_cell_name("lengthgen", a, b) for a, b in LENGTHGEN_VARIANTS],
-            "timing": "timing",
-            "lengthgen_long": [
-                lengthgen_cell_name("lengthgen_long", a, b) for a, b in LENGTHGEN_VARIANTS
-            ],
-            "lengthgen_paper_lr_60k": lengthgen_cell_name("lengthgen_paper_lr_60k", "sine", True),
-            "budget_study": "budget_study",
-            "transformer": f"transformer_m{P['transformer']['m']}",
-        },
-        folder,
-    )
+    sweep = lambda s: [lengthgen_cell_name(s, a, b) for a, b in LENGTHGEN_VARIANTS]  # noqa: E731
+    layout = dict(underparam="underparam", overparam="overparam", lengthgen=sweep("lengthgen"))
+    layout.update(timing="timing", lengthgen_long=sweep("lengthgen_long"))
+    layout["lengthgen_paper_lr_60k"] = lengthgen_cell_name("lengthgen_paper_lr_60k", "sine", True)
+    layout["budget_study"] = "budget_study"
+    layout["transformer"] = f"transformer_m{protocol('full')['transformer']['m']}"
+    return _gather(layout, folder)

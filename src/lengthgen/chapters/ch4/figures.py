@@ -35,13 +35,13 @@ TRAINED = {
     "trained sine (2k updates)": ("lengthgen", 0),
     "trained sine+bias (60k updates)": ("lengthgen_paper_lr_60k", None),
 }
-EXPLORER_KINDS = (
-    "Thm 4.1 (fixed m)",
-    "Thm 4.2 (bias)",
-    "Thm 4.2 (no bias)",
-    "ReLU interpolant",
-    *TRAINED,
-)
+#: the three sine constructions, by their key in :func:`~.checks.summarize_checks`
+NETWORK_NAMES = {
+    "thm41": "Thm 4.1 (fixed m)",
+    "thm42_bias": "Thm 4.2 (bias)",
+    "fourier": "Thm 4.2 (no bias)",
+}
+EXPLORER_KINDS = (*NETWORK_NAMES.values(), "ReLU interpolant", *TRAINED)
 #: lengths of the explorer's accuracy panel: every length to 40, then the paper's long test lengths
 EXPLORER_LENGTHS = tuple(range(1, 41)) + (53, 97, 201, 303, 401, 512, 602, 705, 811)
 
@@ -146,12 +146,6 @@ def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n
 
 
 # --------------------------------------------------------------------------- tables of the pages
-#: the three sine constructions, by their key in :func:`~.checks.summarize_checks`
-NETWORK_NAMES = {
-    "thm41": "Thm 4.1 (fixed m)",
-    "thm42_bias": "Thm 4.2 (bias)",
-    "fourier": "Thm 4.2 (no bias)",
-}
 #: the integer columns of :func:`check_frame`, formatted for :func:`lengthgen.tables.styled`
 INT_FORMATS = dict.fromkeys(
     ("lengths", "inputs per length", "errors outside tie residues"), "{:,.0f}"
@@ -240,17 +234,9 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     for v in variants:
         mine = [r for r in rows if variant_name(r) == v]
         for budget, ls in zip(sorted({r["n"] for r in mine}, reverse=True), ("-", ":")):
-            best = best_over_wd(mine, budget, lengths)
+            best, style = best_over_wd(mine, budget, lengths), dict(marker="o", ms=2.5, ls=ls)
             label = f"{v}, n = {budget:,}"
-            ax1.plot(
-                lengths,
-                [best[L] for L in lengths],
-                color=colour[v],
-                ls=ls,
-                marker="o",
-                ms=2.5,
-                label=label,
-            )
+            ax1.plot(lengths, [best[L] for L in lengths], color=colour[v], label=label, **style)
     ax0.set(xlabel="optimizer updates", ylabel=f"accuracy at m = {track}", ylim=(-0.02, 1.06))
     ax1.axvspan(2, 19, color="0.9", lw=0)
     ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")

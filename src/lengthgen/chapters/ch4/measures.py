@@ -79,14 +79,9 @@ def ties(results):
 
 def float_agrees(results):
     f, primes = cell(results, f"float_n{_FLOAT['n']}"), _FLOAT["primes"]
-    return {
-        "min acc, width-2 nets": min(
-            f[f"{c}@{p}"]["min_acc"] for c in ("thm41", "thm42_bias") for p in primes
-        ),
-        "bias-free errors outside tie residues": sum(
-            f[f"fourier@{p}"]["errors_outside_tie_residues"] for p in primes
-        ),
-    }
+    acc = min(f[f"{c}@{p}"]["min_acc"] for c in ("thm41", "thm42_bias") for p in primes)
+    errors = sum(f[f"fourier@{p}"]["errors_outside_tie_residues"] for p in primes)
+    return {"min acc, width-2 nets": acc, "bias-free errors outside tie residues": errors}
 
 
 def window_derived(cases=paper.WINDOW_CASES, span=paper.WINDOW_SPAN) -> dict:
@@ -197,11 +192,8 @@ def accuracy_trend(results, activation):
     for r in _over(results, activation, moderate=True):
         by.setdefault(r["wd"], []).append(r["test_acc"])
     (a0, s0), (a1, s1) = seed_mean(by[min(by)], n_test), seed_mean(by[max(by)], n_test)
-    return {
-        **trend(results, activation, "test_acc"),
-        "rise": a1 - a0,
-        "SE of the rise": math.hypot(s0, s1),
-    }
+    rise = {"rise": a1 - a0, "SE of the rise": math.hypot(s0, s1)}
+    return {**trend(results, activation, "test_acc"), **rise}
 
 
 def _binomial_ahead(a, b):
@@ -333,10 +325,8 @@ def sgd_relu_gap(results):
 def sgd_sine_slower(results):
     """Fig. 9: cells where sine under AdamW is ahead of sine under SGD by > 2 SE (R5)."""
     pairs = sgd_versus_adamw(results, "sine").values()
-    return {
-        "cells": len(pairs),
-        "AdamW ahead by > 2 SE": sum(ahead(*a[:2], *s[:2]) for s, a in pairs),
-    }
+    ahead_ = sum(ahead(*a[:2], *s[:2]) for s, a in pairs)
+    return {"cells": len(pairs), "AdamW ahead by > 2 SE": ahead_}
 
 
 def relu_margins_vs_interpolant(results):

@@ -1,12 +1,8 @@
 """Chapter 4 at the paper's protocol (B.1.3, p = 53), on a GPU (section "At the paper's modulus").
 
 Every variant (sine, sine + bias, ReLU) x budget x weight decay x seed trains as one ensemble
-whose loop stays on the device: :class:`DeviceLengthSampler` draws the single-length batches,
-:class:`VariantMLP` is ``V σ(W x + b)`` per member, one update is :meth:`_PaperRun.update`, and
-checkpoints (optionally in parts, :mod:`lengthgen.engine.parts`) let a partial run resume bit for
-bit.
-
-The loop is not :func:`lengthgen.engine.train.train_ensemble`: that engine has no hooks for what
+whose loop stays on the device; checkpoints (optionally in parts) let a partial run resume bit for
+bit. The loop is not :func:`lengthgen.engine.train.train_ensemble`: that engine has no hooks for what
 this run needs (resuming mid-run from the optimizer's and sampler's state, stopping before a
 deadline, batches drawn on the device from one generator rather than one CPU generator per
 member), so it could not give these results.
@@ -18,6 +14,7 @@ checkpoint (:func:`main`); ``scripts/gpu_ch4.sh`` prepares a bare GPU machine.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import time
 from pathlib import Path
@@ -43,22 +40,19 @@ PARTS_DIR = "checkpoint"
 
 def members_of(variants, budgets, wds, seeds) -> list[dict]:
     """The ensemble's members, sine ones first: one per (variant, budget n, weight decay, seed)."""
-    out = []
     for v in variants:
         if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[1], bool):
             raise ConfigError(f"each variant must be (activation, bias), got {v!r}")
-        for n in budgets:
-            for wd in wds:
-                for s in seeds:
-                    out.append(
-                        {
-                            "activation": check_activation(v[0]),
-                            "bias": v[1],
-                            "n": check_positive_int("budget n", n),
-                            "wd": check_finite("weight decay", wd, nonnegative=True),
-                            "seed": check_positive_int("seed", s, minimum=0),
-                        }
-                    )
+    out = [
+        dict(
+            activation=check_activation(v[0]),
+            bias=v[1],
+            n=check_positive_int("budget n", n),
+            wd=check_finite("weight decay", wd, nonnegative=True),
+            seed=check_positive_int("seed", s, minimum=0),
+        )
+        for v, n, wd, s in itertools.product(variants, budgets, wds, seeds)
+    ]
     if not out:
         raise ConfigError("the ensemble is empty: give a variant, budget, weight decay and seed")
     return sorted(out, key=lambda m: m["activation"] != "sine")  # stable: sine members first
@@ -338,18 +332,9 @@ class _PaperRun:
         """Write the checkpoint (a file, or parts with a manifest) and ``progress.json``."""
         if self.ckpt_path is None:
             return
-        obj = {
-            "key": self.key,
-            "step": self.step,
-            "params": self.params,
-            "opt": self.opt.state_dict(),
-            "sampler": self.sampler.state(),
-            "history": self.history,
-            "wall_s": self.wall_s(),
-            "loss_sum": self.loss_sum,
-            "loss_n": self.loss_n,
-            "resumed": self.resumed,
-        }
+        obj = dict(key=self.key, step=self.step, params=self.params, opt=self.opt.state_dict())
+        obj.update(sampler=self.sampler.state(), history=self.history, wall_s=self.wall_s())
+        obj.update(loss_sum=self.loss_sum, loss_n=self.loss_n, resumed=self.resumed)
         steps = self.cfg["steps"]
         if self.parts:
             meta = {"key": self.key, "step": self.step, "target": steps, "p": self.cfg["p"]}
@@ -390,14 +375,9 @@ class _PaperRun:
         mean_loss = (self.loss_sum / max(self.loss_n, 1)).cpu().tolist()
         self.loss_sum.zero_()  # in place: the step's buffer
         self.loss_n = 0
+        wall = round(self.wall_s(), 2)
         self.history.append(
-            {
-                "step": self.step,
-                "wall_s": round(self.wall_s(), 2),
-                "train_loss": mean_loss,
-                "train_acc": train,
-                "acc": acc,
-            }
+            dict(step=self.step, wall_s=wall, train_loss=mean_loss, train_acc=train, acc=acc)
         )
         far, by = str(max(self.cfg["eval_lengths"])), {}
         for i, m in enumerate(self.members):
@@ -536,13 +516,8 @@ def store_checkpoint(src, name: str, dest_root=None) -> dict:
     dest = (Path(dest_root) if dest_root else results_dir() / "ch4" / "checkpoints") / name
     what = copy_parts(src, dest)
     man = read_manifest(dest)
-    return {
-        "result": what,
-        "dest": str(dest),
-        "step": man["meta"].get("step"),
-        "bytes": parts_size(dest),
-        "parts": len(man["parts"]),
-    }
+    out = {"result": what, "dest": str(dest), "step": man["meta"].get("step")}
+    return {**out, "bytes": parts_size(dest), "parts": len(man["parts"])}
 
 
 def main(argv=None) -> int:

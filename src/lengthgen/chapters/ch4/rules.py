@@ -119,27 +119,21 @@ def r5_everywhere(
 
 # --------------------------------------------------------------------------- the comparisons
 R1 = {"check": "equal", "why": "R1: an exact statement of the theorem"}
-R2 = {
-    "check": "value",
-    "tolerance": 1e-12,
-    "why": "R2: an exact population accuracy evaluated on every input, equal up to float rounding",
-}
-R4_PERFECT = {
-    "check": "interval",
-    "interval": PERFECT,
-    "why": "R4: a level stated in words, read as 1 with a ±0.05 band",
-}
+R2 = dict(
+    check="value",
+    tolerance=1e-12,
+    why="R2: an exact population accuracy evaluated on every input, equal up to float rounding",
+)
+R4_PERFECT = dict(
+    check="interval",
+    interval=PERFECT,
+    why="R4: a level stated in words, read as 1 with a ±0.05 band",
+)
 _P17 = paper.protocol("full")["lengthgen"]["p"]
-R4_CHANCE = {
-    "check": "interval",
-    "interval": (1 / _P17 - WORD_BAND, 1 / _P17 + WORD_BAND),
-    "why": "R4: 'chance' read as 1/p (p = 17) with a ±0.05 band",
-}
-R5_STRUGGLES = {
-    "check": "direction",
-    "holds": lambda v: v < PERFECT[0],
-    "why": "R4/R5: 'struggles' stated in words, read as 'not near-perfect'",
-}
+R4_CHANCE = dict(check="interval", interval=(1 / _P17 - WORD_BAND, 1 / _P17 + WORD_BAND))
+R4_CHANCE["why"] = "R4: 'chance' read as 1/p (p = 17) with a ±0.05 band"
+R5_STRUGGLES = dict(check="direction", holds=lambda v: v < PERFECT[0])
+R5_STRUGGLES["why"] = "R4/R5: 'struggles' stated in words, read as 'not near-perfect'"
 R5_BIAS_GAIN = {  # the gain exceeds 2 SE at every budget
     "check": "direction",
     "holds": lambda v: all(g["beyond 2 SE"] for g in v.values()) and len(v) > 0,

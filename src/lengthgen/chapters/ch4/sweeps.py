@@ -1,9 +1,5 @@
 """Chapter 4's training cells (:func:`lengthgen.chapters.ch4.experiments.cells`), each a function of
-its full configuration returning a JSON-ready value, trained through :func:`.training.fit`:
-claim 2 (:func:`relu_min_width`, :func:`two_lengths`), claims 3–5 (:func:`underparam`,
-:func:`overparam`, :func:`lengthgen`, :func:`budget_study`), claim 6
-(:func:`transformer_baseline`) and the protocol's cost (:func:`sampler_comparison`,
-:func:`epoch_timing`).
+its full configuration returning a JSON-ready value, trained through :func:`.training.fit`.
 """
 
 from __future__ import annotations
@@ -55,34 +51,22 @@ def relu_min_width(
     sets = {m: _all_length_set(m, p) for m in nonempty("lengths", lengths)}
     members = [(m, s) for m in lengths for s in seeds]
     ds = [sets[m] for m, _ in members]
+    run = dict(steps=steps, progress=progress, device=dev, optim=OptimConfig("adam", lr=lr))
+    run.update(seeds=[s for _, s in members], batch_size=max(len(d) for d in ds))
     rows = []
     for w in nonempty("widths", widths):
         model = ModularMLP(p, w, "relu", bias=False)
-        res = fit(
-            model,
-            ds,
-            optim=OptimConfig("adam", lr=lr),
-            steps=steps,
-            seeds=[s for _, s in members],
-            batch_size=max(len(d) for d in ds),
-            progress=progress,
-            desc=f"relu w={w}",
-            device=dev,
-        )
+        res = fit(model, ds, desc=f"relu w={w}", **run)
         acc = accuracy_on(model, res.final_params, ds, device=dev).tolist()
         rows += _rows(members, "m seed", [{"train_acc": a} for a in acc], width=w)
     minw = {}
     for m in lengths:
         ok = sorted({r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0})
         minw[m] = ok[0] if ok else None
-    return {
-        "rows": rows,
-        "min_width": minw,
-        "p": p,
-        "paper_bound": {m: relu_width_lower_bound(m, p) for m in lengths},
-        "path_bound": {m: path_lower_bound(m, p) for m in lengths},
-        "construction_width": {m: 2 + len(relu_kinks(m, p)) for m in lengths},
-    }
+    out = {"rows": rows, "min_width": minw, "p": p}
+    out["paper_bound"] = {m: relu_width_lower_bound(m, p) for m in lengths}
+    out["path_bound"] = {m: path_lower_bound(m, p) for m in lengths}
+    return {**out, "construction_width": {m: 2 + len(relu_kinks(m, p)) for m in lengths}}
 
 
 TWO_LENGTH_RUNS = (
@@ -111,20 +95,11 @@ def two_lengths(
     union = Dataset(torch.cat([a.x, b.x]), torch.cat([a.y, b.y]), torch.cat([a.m, b.m]))
     pairs = homogeneous_pairs(m1, m2, p)["pairs"]
     out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs), "runs": []}
+    run = dict(optim=OptimConfig("adam", lr=lr), steps=steps, seeds=seeds, progress=progress)
     for name, bias, which in TWO_LENGTH_RUNS:
         data = a if which == "m1" else union
         model = ModularMLP(p, width, "relu", bias=bias)
-        res = fit(
-            model,
-            [data] * len(seeds),
-            optim=OptimConfig("adam", lr=lr),
-            steps=steps,
-            seeds=seeds,
-            batch_size=len(data),
-            progress=progress,
-            desc=name,
-            device=dev,
-        )
+        res = fit(model, [data] * len(seeds), batch_size=len(data), desc=name, device=dev, **run)
         P = res.final_params
         # predictions at the paired inputs (m1/g) z and (m2/g) z (float64 on the CPU)
         nets = [
@@ -135,19 +110,12 @@ def two_lengths(
             sum(int(n.predict(x1, 0.0)) == int(n.predict(x2, 0.0)) for x1, x2, _, _ in pairs)
             for n in nets
         ]
+        acc = {
+            f"acc_m{i}": accuracy_on(model, P, d, device=dev).tolist() for i, d in ((1, a), (2, b))
+        }
+        example = {k: P[k][0].tolist() for k in "WV"} | {"b": P["b"][0].tolist() if bias else None}
         out["runs"].append(
-            {
-                "name": name,
-                "bias": bias,
-                "acc_m1": accuracy_on(model, P, a, device=dev).tolist(),
-                "acc_m2": accuracy_on(model, P, b, device=dev).tolist(),
-                "same_prediction_pairs": same,
-                "example": {
-                    "W": P["W"][0].tolist(),
-                    "V": P["V"][0].tolist(),
-                    "b": P["b"][0].tolist() if bias else None,
-                },
-            }
+            dict(name=name, bias=bias, **acc, same_prediction_pairs=same, example=example)
         )
     return out
 
@@ -174,20 +142,15 @@ def underparam(
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
     members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
-    rows = []
+    rows, seeds_e = [], [s for _, s in members]
     for m, p in nonempty("configs", configs):
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = {s: test_set(s, p, m, n_test) for s in seeds}
+        tests_e = [tests[s] for _, s in members]
         for act, w in itertools.product(ACTIVATIONS, nonempty("widths", widths)):
-            cols = fit_columns(
-                ModularMLP(p, w, act),
-                train,
-                [tests[s] for _, s in members],
-                optim=b1_optimizer(optimizer, lr, 0.0, act, False),
-                seeds=[s for _, s in members],
-                desc=f"under m={m} p={p} {act} d={w}",
-                **run,
-            )
+            run.update(optim=b1_optimizer(optimizer, lr, 0.0, act, False), seeds=seeds_e)
+            model, desc = ModularMLP(p, w, act), f"under m={m} p={p} {act} d={w}"
+            cols = fit_columns(model, train, tests_e, desc=desc, **run)
             rows += _rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
     return {"rows": rows}
 
@@ -214,18 +177,11 @@ def overparam(
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
     train = [train_set(s, p, (m,), n) for _, s in members]
     tests = {s: test_set(s, p, m, n_test) for s in seeds}
-    rows = []
+    rows, tests_e, seeds_e = [], [tests[s] for _, s in members], [s for _, s in members]
     for act in ACTIVATIONS:
-        cols = fit_columns(
-            ModularMLP(p, width, act),
-            train,
-            [tests[s] for _, s in members],
-            margins=True,
-            optim=b1_optimizer("muon", lr, [wd for wd, _ in members], act, False),
-            seeds=[s for _, s in members],
-            desc=f"over {act}",
-            **run,
-        )
+        optim = b1_optimizer("muon", lr, [wd for wd, _ in members], act, False)
+        run.update(optim=optim, seeds=seeds_e, desc=f"over {act}")
+        cols = fit_columns(ModularMLP(p, width, act), train, tests_e, margins=True, **run)
         rows += _rows(members, "wd seed", cols, activation=act)
     return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
 
@@ -286,23 +242,14 @@ def lengthgen(
     train = [train_set(s, p, train_lengths, n) for n, _, s in members]
     model = ModularMLP(p, width, act, bias=bias)
     validation = _tracking(track_every, seeds[0], p, track_length, n_track)
-    res = fit(
-        model,
-        train,
-        optim=b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias),
-        steps=steps,
-        seeds=[s for _, _, s in members],
-        batch_size=batch_size,
-        progress=progress,
-        desc=f"lengthgen {act}{'+b' if bias else ''}",
-        device=dev,
-        validation=validation,
-        sampler=sampler,
-    )
+    optim = b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias)
+    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev, sampler=sampler)
+    seeds_e, desc = [s for _, _, s in members], f"lengthgen {act}{'+b' if bias else ''}"
+    res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
     lengths = tuple(in_domain_lengths) + tuple(test_lengths)
-    acc.update(_accuracy_by_length(model, P, [s for _, _, s in members], p, lengths, n_test, dev))
+    acc.update(_accuracy_by_length(model, P, seeds_e, p, lengths, n_test, dev))
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
     tracked = {
@@ -310,16 +257,13 @@ def lengthgen(
         "val_step": res.history["val_step"].tolist(),
         "val_acc": res.history["val_acc"].tolist(),
     }
-    return {
-        "rows": _rows(members, "n wd seed", cols, activation=act, bias=bias),
-        "wall_time_s": res.wall_time_s,
-        "steps": res.steps_run,
-        "example_W": P["W"][best].tolist(),
-        "example_V": P["V"][best].tolist(),
-        "example_member": list(members[best]),
-        "example_b": P["b"][best].tolist() if bias else None,
-        **(tracked if validation is not None else {}),
-    }
+    out = {"rows": _rows(members, "n wd seed", cols, activation=act, bias=bias)}
+    out.update({"wall_time_s": res.wall_time_s, "steps": res.steps_run})
+    out.update(
+        {f"example_{k}": P[k][best].tolist() for k in "WV"}, example_member=list(members[best])
+    )
+    out["example_b"] = P["b"][best].tolist() if bias else None
+    return {**out, **(tracked if validation is not None else {})}
 
 
 @experiments_cell
@@ -349,21 +293,15 @@ def budget_study(
     """
     seeds, dev = check_seeds(seeds), resolve_device(device)
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
-    model = ModularMLP(p, width, "sine", bias=True)
+    model, seeds_e = ModularMLP(p, width, "sine", bias=True), [s for _, s in members]
+    train = [train_set(s, p, train_lengths, n) for s in seeds_e]
+    optim = b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True)
+    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev)
+    validation = _tracking(every, seeds[0], p, val_length, n_val)
     res = fit(
-        model,
-        [train_set(s, p, train_lengths, n) for _, s in members],
-        optim=b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True),
-        steps=steps,
-        seeds=[s for _, s in members],
-        batch_size=batch_size,
-        progress=progress,
-        desc="budget study",
-        device=dev,
-        validation=_tracking(every, seeds[0], p, val_length, n_val),
+        model, train, optim=optim, seeds=seeds_e, desc="budget study", validation=validation, **run
     )
     lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
-    seeds_e = [s for _, s in members]
     acc = _accuracy_by_length(model, res.final_params, seeds_e, p, lengths, n_test, dev)
     return {
         "members": [list(m) for m in members],
@@ -408,22 +346,15 @@ def transformer_baseline(
         [t.to(dev) for t in padded_sets(sets, dtype=torch.long)],
         [torch.stack([tests[s][i] for _, s in members]).to(dev) for i in (0, 1)],
     ]
-    rows = []
+    rows, seeds_e = [], [s for _, s in members]
+    run = dict(optim=OptimConfig("adamw", lr=lr, weight_decay=0.0), data_seeds=seeds_e)
+    run.update(loss=masked_loss, steps=steps, progress=progress)
     for act in TRANSFORMER_ACTIVATIONS:
         model = LastTokenDecoder(p, m, act, d_model=d_model)
-        params = model.init([s for _, s in members], device=dev)
+        params = model.init(seeds_e, device=dev)
         note_device(dev)
-        res = engine.train_ensemble(
-            model,
-            params,
-            sample=EpochSampler(sets, batch_size, dtype=torch.long),
-            loss=masked_loss,
-            optim=OptimConfig("adamw", lr=lr, weight_decay=0.0),
-            steps=steps,
-            data_seeds=[s for _, s in members],
-            progress=progress,
-            desc=f"transformer {act}",
-        )
+        sample = EpochSampler(sets, batch_size, dtype=torch.long)
+        res = engine.train_ensemble(model, params, sample=sample, desc=f"transformer {act}", **run)
         P = {k: v.to(dev) for k, v in res.final_params.items()}
         with torch.no_grad():
             tr, te = (masked_metric(model.forward(P, x), y)[0].tolist() for x, y in banks)
@@ -455,17 +386,10 @@ def sampler_comparison(
     initialisation) trained with mixed-length batches and with the released loop's single-length
     batches. One row per sampler: updates per epoch, epochs run, and the accuracies of :func:`lengthgen`."""
     run = dict(p=p, width=width, budgets=(n,), wds=(wd,), steps=steps, lr=lr, seeds=(seed,))
+    run.update(n_test=n_test, test_lengths=test_lengths, activation=activation, bias=bias)
     rows = []
     for name in ("mixed", "by_length"):
-        out = lengthgen(
-            **run,
-            n_test=n_test,
-            test_lengths=test_lengths,
-            activation=activation,
-            bias=bias,
-            device=device,
-            sampler=name,
-        )
+        out = lengthgen(**run, device=device, sampler=name)
         upe = updates_per_epoch(n, TRAIN_LENGTHS, BATCH_SIZE, by_length=name == "by_length")
         accs = {k: v for k, v in out["rows"][0].items() if k not in _MEMBER_KEYS}
         rows.append({"sampler": name, "updates per epoch": upe, "epochs": steps / upe, **accs})
@@ -515,13 +439,5 @@ def epoch_timing(
             loss.backward()
             opt.step()
     _sync(dev)
-    return {
-        "p": p,
-        "width": width,
-        "n": n,
-        "runs": runs,
-        "updates_per_epoch": steps,
-        "engine_s": engine_s,
-        "loop_s": time.perf_counter() - t0,
-        "threads": torch.get_num_threads(),
-    }
+    out = dict(p=p, width=width, n=n, runs=runs, updates_per_epoch=steps, engine_s=engine_s)
+    return {**out, "loop_s": time.perf_counter() - t0, "threads": torch.get_num_threads()}

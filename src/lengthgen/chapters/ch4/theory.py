@@ -1,9 +1,6 @@
 """Chapter 4's learning theory, measured (details page, section "The learning theory, measured"):
-the shattering construction of the VC proposition of Sec. 4 in exact arithmetic
-(:func:`shattered_labellings`), the normalized margins of our ReLU interpolant against m (Thm 6.3,
-:func:`relu_interpolant_margins`), and two training cells: trained normalized margins across
-widths (Sec. 6 remark, :func:`margin_widths`) and the samples a constant-width sine MLP needs
-as p and the width grow (Cor. 5.8, Thm 5.6, :func:`sample_needs`, :func:`samples_needed`).
+the VC proposition in exact arithmetic, our ReLU interpolant's margins against m (Thm 6.3), and
+two training cells: margins across widths (Sec. 6 remark) and samples needed (Cor. 5.8, Thm 5.6).
 """
 
 from __future__ import annotations
@@ -115,21 +112,15 @@ def margin_widths(
     """B.1.2 at several widths (Sec. 6 remark): Muon at one weight decay, one ensemble per
     (activation, width) over seeds; train/test accuracy and the normalized 0.5 % margin."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
+    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
     train = [train_set(s, p, (m,), n) for s in seeds]
     tests = [test_set(s, p, m, n_test) for s in seeds]
     rows = []
     for act, w in itertools.product(activations, nonempty("widths", widths)):
         model = ModularMLP(p, w, check_activation(act))
+        optim = b1_optimizer("muon", lr, wd, act, False)
         P, tr, te = fit_accuracies(
-            model,
-            train,
-            tests,
-            optim=b1_optimizer("muon", lr, wd, act, False),
-            seeds=seeds,
-            batch_size=batch_size,
-            desc=f"{act} d={w}",
-            **run,
+            model, train, tests, optim=optim, seeds=seeds, desc=f"{act} d={w}", **run
         )
         mg = train_margins(model, P, train, device=dev)
         rows += [
@@ -157,22 +148,15 @@ def sample_needs(
     on n = round(ratio·p) examples of length m for each ratio and seed (one ensemble per pair);
     train and test accuracy per member (test: ``n_test`` fresh inputs per seed)."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev}  # every fit
-    rows = []
+    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
+    optim, rows = b1_optimizer("adamw", lr, 0.0, "sine", False), []
     for p, w in nonempty("grid", grid):
         members = [(max(1, round(r * p)), s) for r in nonempty("ratios", ratios) for s in seeds]
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = [test_set(s, p, m, n_test) for _, s in members]
-        model = ModularMLP(p, w, "sine")
+        model, seeds_e = ModularMLP(p, w, "sine"), [s for _, s in members]
         _, tr, te = fit_accuracies(
-            model,
-            train,
-            tests,
-            optim=b1_optimizer("adamw", lr, 0.0, "sine", False),
-            seeds=[s for _, s in members],
-            batch_size=batch_size,
-            desc=f"samples p={p} d={w}",
-            **run,
+            model, train, tests, optim=optim, seeds=seeds_e, desc=f"samples p={p} d={w}", **run
         )
         rows += [
             {"p": p, "width": w, "n": n, "seed": s, "train_acc": a, "test_acc": b}

@@ -1,8 +1,6 @@
 """Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
-budget", App. B.1): the samplers, :func:`masked_loss`, :func:`b1_optimizer`, :func:`fit` and
-:func:`accuracy_on`. Parameters are initialised on CPU generators (device-independent numbers),
-then trained and evaluated on ``device``, reported to
-:func:`lengthgen.engine.runs.note_device` for the cell's provenance.
+budget", App. B.1). Parameters are initialised on CPU generators (device-independent numbers),
+then trained and evaluated on ``device`` (noted in the cell's provenance).
 """
 
 from __future__ import annotations
