@@ -8,7 +8,6 @@ per group as ``reproduce ch3`` would; a non-CPU run never writes into ``results/
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import math
 import sys
@@ -23,23 +22,16 @@ from lengthgen.config import DEVICES, ConfigError, check_choice, check_finite, c
 from lengthgen.config import get_device, get_run_scale
 from lengthgen.nn.decoder import TIERS
 
-#: How :func:`study_ensembles` groups the study's groups: every group of a (tier, encoding), the
-#: main and pos groups of one seed, or one group each (today's cells).
-BY = ("tier_encoding", "seed", "group")
 CHAPTER = "ch3"
 #: Per-file size limit for what a device session copies back (``scripts/gpu_ch3.sh``).
 COPY_LIMIT_BYTES = 15 * 1024 * 1024
-# fmt: off
 #: The protocol of :func:`tiny_check` (seconds on a CPU): a main and a pos group of seed 0 (no
 #: padding between them) and a main group of seed 1 (its lengths differ: padding).
-TINY = {
-    "tier": "1L1H", "encoding": "rope",
-    "groups": [(("prev", "first", "copy"), 0), (("pos2", "pos5"), 0),
-               (("prev", "first", "copy"), 1)],
-    "kwargs": {"steps": 3, "batch": 8, "lr": 3e-3, "weight_decay": 0.01, "lengths": (30, 40),
-               "eval_n": 4, "train_eval_n": 2, "L0": 20},
-}
-# fmt: on
+TINY = {"tier": "1L1H", "encoding": "rope"}
+TINY["groups"] = [(("prev", "first", "copy"), 0), (("pos2", "pos5"), 0)]
+TINY["groups"] += [(("prev", "first", "copy"), 1)]
+TINY["kwargs"] = {"steps": 3, "batch": 8, "lr": 3e-3, "weight_decay": 0.01, "lengths": (30, 40)}
+TINY["kwargs"] |= {"eval_n": 4, "train_eval_n": 2, "L0": 20}
 #: The study of ``--dry-run`` (the whole command on a CPU in seconds, at the ``smoke`` scale in its
 #: own folder): 2 encodings × 2 seeds × a main and a pos group, 3 updates.
 DRY_RUN = {"tiers": ("1L1H",), "encodings": ("rope", "nope"), "seeds": (0, 1)}
@@ -53,15 +45,12 @@ STOP_MARGIN_S = 15.0
 
 
 # --------------------------------------------------------------------------- the plan
-def study_ensembles(scale: str, by: str = "tier_encoding") -> list[dict]:
-    """The study of ``scale`` as ensembles ``[{"name", "tier", "encoding", "groups"}]`` (``by``: one
-    of :data:`BY`), in :func:`~.experiments.study_plan` order."""
-    scale = check_choice("scale", scale, tuple(paper.PROTOCOL))
-    by = check_choice("by", by, BY)
+def study_ensembles(scale: str) -> list[dict]:
+    """The study of ``scale`` as ensembles ``[{"name", "tier", "encoding", "groups"}]``, one per
+    (tier, encoding), in :func:`~.experiments.study_plan` order."""
     out: dict[str, dict] = {}
-    for g in ex.study_plan(scale):
-        name = f"{g['tier']}__{g['encoding']}" + (f"__seed{g['seed']}" if by == "seed" else "")
-        name = g["key"] if by == "group" else name
+    for g in ex.study_plan(check_choice("scale", scale, tuple(paper.PROTOCOL))):
+        name = f"{g['tier']}__{g['encoding']}"
         e = out.setdefault(name, {"name": name, "tier": g["tier"], "encoding": g["encoding"]})
         e.setdefault("groups", []).append(g)
     return list(out.values())
@@ -92,17 +81,13 @@ def float32_precision(device) -> dict:
     return {"dtype": "float32", "tf32": False, "float32_matmul_precision": mm, "device": dev}
 
 
-def train_ensemble_groups(
-    scale: str, ensemble: dict, *, groups=None, device="cpu", progress=False, steps=None
-) -> dict:
+def train_ensemble_groups(scale: str, ensemble: dict, *, groups=None, device="cpu", steps=None):
     """Train ``groups`` (default all) of ``ensemble`` as one :func:`~.training.train_groups` call
     (``steps``: another number of updates); ``{cell name: rows}``."""
     groups = ensemble["groups"] if groups is None else list(groups)
     kw = protocol_kwargs(scale, groups)
     pairs, kw = [(g["tasks"], g["seed"]) for g in groups], {**kw, "steps": steps or kw["steps"]}
-    rows = training.train_groups(
-        ensemble["tier"], ensemble["encoding"], pairs, device=device, progress=progress, **kw
-    )
+    rows = training.train_groups(ensemble["tier"], ensemble["encoding"], pairs, device=device, **kw)
     return {g["key"]: r for g, r in zip(groups, rows)}
 
 
@@ -160,11 +145,11 @@ def tiny_check(device="cpu") -> dict:
 
 
 # --------------------------------------------------------------------------- the profile
-def profile_study(scale: str = "full", *, device="cpu", by: str = "tier_encoding") -> dict:
+def profile_study(scale: str = "full", *, device="cpu") -> dict:
     """Seconds per update of the ensembles of ``scale`` on ``device`` (each tier's first one trained
     for 2 and 6 updates after a warm-up) and the estimate of the whole study (``estimate_s``)."""
     a, b = 2, 6
-    ens_list = study_ensembles(scale, by)
+    ens_list = study_ensembles(scale)
     tiers = sorted({e["tier"] for e in ens_list}, key=list(TIERS).index)
     n_steps = ex._protocol(scale)["study"]["steps"]
     dev = get_device(device).type
@@ -198,19 +183,16 @@ def run_study(
     *,
     out=None,
     device="cpu",
-    by: str = "tier_encoding",
     budget_s: float | None = None,
-    only=None,
     allow_dirty: bool = False,
-    progress: bool = False,
     profile: dict | None = None,
     extra: dict | None = None,
     log=print,
 ) -> dict:
-    """Train the study of ``scale`` as :func:`study_ensembles` (``only``: shell patterns of their
-    names) and store one cell per group under ``<out>/cells``, skipping stored groups; ``budget_s``:
-    stop before an ensemble whose estimate (``profile``, then its tier's last) would overrun it.
-    ``extra`` joins the record and every provenance. Returns the record, appended to run.json."""
+    """Train the study of ``scale`` as :func:`study_ensembles` and store one cell per group under
+    ``<out>/cells``, skipping stored groups; ``budget_s``: stop before an ensemble whose estimate
+    (``profile``, then its tier's last) would overrun it. ``extra`` joins the record and every
+    provenance. Returns the record, appended to run.json."""
     from lengthgen.engine import runs
     from lengthgen.store import device_name, git_state
 
@@ -221,7 +203,7 @@ def run_study(
     precision = float32_precision(dev)
     out = check_out(default_out(scale, dev) if out is None else out, dev)
     folder, extra = out / "cells", dict(extra or {})
-    ens_list = _only(study_ensembles(scale, by), only)
+    ens_list = study_ensembles(scale)
     cells = group_cells(scale)
     status = runs.plan_status(list(cells.values()), folder, scale)
     todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
@@ -232,11 +214,11 @@ def run_study(
     t_start = time.time()
     deadline = None if budget_s is None else t_start + budget_s
     record = {"scale": scale, "device": str(dev), "device_name": device_name(str(dev))}
-    record |= {"precision": precision, "by": by, "folder": str(folder), "ensembles": []}
+    record |= {"precision": precision, "folder": str(folder), "ensembles": []}
     record |= {"skipped": [e["name"] for e in ens_list if e not in todo]}
     record |= {"remaining": [], "stopped": False, "budget_s": budget_s, "profile": profile, **extra}
     run = {"scale": scale, "device": dev, "requested": device, "git": git}
-    run |= {"allow_dirty": allow_dirty, "precision": precision, "by": by}
+    run |= {"allow_dirty": allow_dirty, "precision": precision}
     for i, e in enumerate(todo):
         guess = est.get(e["tier"]) or 0.0
         if deadline is not None and time.time() + guess > deadline - STOP_MARGIN_S:
@@ -247,7 +229,7 @@ def run_study(
         groups = [g for g in e["groups"] if status[g["key"]] != "done"]
         members = sum(len(g["tasks"]) for g in groups)
         w0, c0 = time.perf_counter(), time.process_time()
-        rows = train_ensemble_groups(scale, e, groups=groups, device=dev.type, progress=progress)
+        rows = train_ensemble_groups(scale, e, groups=groups, device=dev.type)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         est[e["tier"]] = wall
         info = {"name": e["name"], "members": members, "groups": [g["key"] for g in groups]}
@@ -274,19 +256,6 @@ def _append_run(path: Path, record: dict) -> None:
     atomic_write_json(path, {"runs": [*history, record]})
 
 
-def _only(ens_list: list[dict], only) -> list[dict]:
-    """The ensembles whose names match one of the shell patterns ``only`` (all when ``None``);
-    each pattern must match at least one."""
-    if only is None:
-        return ens_list
-    pats = [only] if isinstance(only, str) else list(only)
-    names = [e["name"] for e in ens_list]
-    for p in pats:
-        if not isinstance(p, str) or not fnmatch.filter(names, p):
-            raise ConfigError(f"--only {p!r} matches no ensemble; ensembles: {', '.join(names)}")
-    return [e for e in ens_list if any(fnmatch.fnmatchcase(e["name"], p) for p in pats)]
-
-
 def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
     """Write the cells of one trained ensemble, each with its share of the ensemble's wall and CPU
     time in its provenance."""
@@ -294,7 +263,7 @@ def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
     from lengthgen.store import provenance
 
     dev = str(run["device"])
-    ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")} | {"by": run["by"]}
+    ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
     for c in cells:
         share = len(c.kwargs["tasks"]) / info["members"]
         ex = {"wall_time_s": run["wall"] * share, "cpu_time_s": run["cpu"] * share}
@@ -315,15 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", choices=tuple(paper.PROTOCOL), default="full")
     p.add_argument("--device", choices=DEVICES, default="auto")
     p.add_argument("--out", default=None, help="output folder (cells/ and run.json)")
-    p.add_argument("--by", choices=BY, default="tier_encoding")
     p.add_argument("--budget-minutes", type=float, default=None)
-    p.add_argument("--only", action="append", default=None, help="ensemble pattern")
     p.add_argument("--allow-dirty", action="store_true")
-    p.add_argument("--progress", action="store_true")
-    p.add_argument("--skip-tiny", action="store_true", help="no tiny check first")
-    p.add_argument("--tiny-only", action="store_true", help="only the tiny check")
-    p.add_argument("--no-profile", action="store_true", help="no profile first")
-    p.add_argument("--profile-only", action="store_true", help="stop after the profile")
     p.add_argument("--dry-run", action="store_true", help="the tiny DRY_RUN study (smoke scale)")
     return p
 
@@ -348,31 +310,25 @@ def main(argv=None) -> int:
         out = check_out(default_out(args.scale, dev) if args.out is None else args.out, dev)
         say(f"device {dev} (float32, TF32 off, matmul precision {mm}); out {out}")
         t_start = time.time()
-        if not args.skip_tiny:
-            try:
-                tiny = tiny_check(dev)
-            except RuntimeError as err:
-                print(f"error: {err}", file=sys.stderr)
-                return 3
-            atomic_write_json(out / "tiny.json", tiny)
-            say(f"tiny check: {json.dumps(tiny)}")
-        if args.tiny_only:
-            return 0
-        prof = None if args.no_profile else profile_study(args.scale, device=dev, by=args.by)
-        if prof:
-            atomic_write_json(out / "profile.json", prof)
-            for t, p in prof["tiers"].items():
-                ms = f"{1e3 * p['s_per_update']:.2f} ms/update, fixed {p['fixed_s']:.2f} s"
-                say(f"profile {t}: {p['members']} members, {ms}")
-            fits = "" if budget_s is None else f" (budget {budget_s:.0f} s)"
-            say(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}")
-        if args.profile_only:
-            return 0
+        try:
+            tiny = tiny_check(dev)
+        except RuntimeError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 3
+        atomic_write_json(out / "tiny.json", tiny)
+        say(f"tiny check: {json.dumps(tiny)}")
+        prof = profile_study(args.scale, device=dev)
+        atomic_write_json(out / "profile.json", prof)
+        for t, p in prof["tiers"].items():
+            ms = f"{1e3 * p['s_per_update']:.2f} ms/update, fixed {p['fixed_s']:.2f} s"
+            say(f"profile {t}: {p['members']} members, {ms}")
+        fits = "" if budget_s is None else f" (budget {budget_s:.0f} s)"
+        say(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}")
         if budget_s is not None:
             budget_s = max(budget_s - (time.time() - t_start), 0.0)
-        kw = dict(out=out, device=dev, by=args.by, budget_s=budget_s, only=args.only, profile=prof)
-        kw |= dict(allow_dirty=args.allow_dirty, progress=args.progress)
-        rec = run_study(args.scale, extra={"dry_run": True} if args.dry_run else None, **kw)
+        kw = dict(out=out, device=dev, budget_s=budget_s, profile=prof)
+        kw |= dict(allow_dirty=args.allow_dirty, extra={"dry_run": True} if args.dry_run else None)
+        rec = run_study(args.scale, **kw)
     except (ConfigError, ResultFileError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
