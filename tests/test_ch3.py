@@ -520,16 +520,9 @@ def test_depth_figures_have_labelled_axes():
 def test_cell_summary_averages_over_seeds_and_lengths():
     A, rows = _depth_rows()
     c = an3.cell_summary(rows, "2L4H", A)
-    assert set(c) == {
-        ("rope", "prev"),
-        ("alibi", "first"),
-        ("nope", "prev"),
-        ("rope", "copy"),
-    }
-    assert c[("rope", "prev")]["alpha"] == 1.0 and c[("rope", "prev")]["lg"] == pytest.approx(0.95)
-    assert c[("rope", "prev")]["seeds"] == [0, 1] and c[("rope", "prev")]["lengths"] == sorted(
-        STUDY_LENGTHS
-    )
+    assert set(c) == {"rope/prev", "alibi/first", "nope/prev", "rope/copy"}
+    assert c["rope/prev"]["alpha"] == 1.0 and c["rope/prev"]["lg"] == pytest.approx(0.95)
+    assert c["rope/prev"]["seeds"] == [0, 1] and c["rope/prev"]["lengths"] == sorted(STUDY_LENGTHS)
     assert an3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
     with pytest.raises(ConfigError, match="9L9H"):
         an3.cell_summary(rows, "9L9H", A)

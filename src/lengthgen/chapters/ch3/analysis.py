@@ -19,7 +19,7 @@ def cell_rows(rows, tier: str, encoding: str, task: str, L: int | None = None) -
 
 
 def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
-    """Per (encoding, task) cell of ``tier`` with ``rows``: ``{(enc, task): {"alpha" (mean over the
+    """Per (encoding, task) cell of ``tier`` with ``rows``: ``{"enc/task": {"alpha" (mean over the
     measured L), "lg", "train" (means over seeds and L), "seeds", "lengths"}}``."""
     check_choice("tier", tier, tuple(TIERS))
     for t in tasks:
@@ -31,7 +31,7 @@ def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
             if not r:
                 continue
             Ls = sorted({x["L"] for x in r})
-            c = out[(e, t)] = {"alpha": float(np.mean([alpha[f"{e}/{t}"][L] for L in Ls]))}
+            c = out[f"{e}/{t}"] = {"alpha": float(np.mean([alpha[f"{e}/{t}"][L] for L in Ls]))}
             c["lg"], c["train"] = (float(np.mean([x[k] for x in r])) for k in ("acc", "train_acc"))
             c |= {"seeds": sorted({x["seed"] for x in r}), "lengths": Ls}
     return out
@@ -52,7 +52,7 @@ def study_stats(
     lg = np.array([cells[k]["lg"] for k in keys])
     pos = lg >= 0.5
     out = {"tier": tier, "n_cells": len(keys), "n_pos": int(pos.sum())}
-    out["cells"] = {f"{e}/{t}": cells[(e, t)] for e, t in keys}
+    out["cells"] = {k: cells[k] for k in keys}
     if 0 < pos.sum() < len(pos):
         obs, p = permutation_pvalue(auc, a, pos, n_perm=n_perm, alternative="greater")
         out.update(auc=obs, auc_p=p)
@@ -89,15 +89,15 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
     cells = cell_summary(rows, tier, next(iter(alphas.values())))
     keys = [k for k in sorted(cells) if cells[k]["train"] > learnable]
     pts = []
-    for e, t in keys:
-        for L in cells[(e, t)]["lengths"]:
-            acc = [x["acc"] for x in cell_rows(rows, tier, e, t, L)]
-            pts.append((e, t, L, float(np.mean(acc))))
+    for k in keys:
+        for L in cells[k]["lengths"]:
+            acc = [x["acc"] for x in cell_rows(rows, tier, *k.split("/"), L)]
+            pts.append((k, L, float(np.mean(acc))))
     out = {"tier": tier, "n_cells": len(keys), "n_rows": len(pts)}
     if len(pts) >= 3:
-        lg = np.array([q[3] for q in pts])
+        lg = np.array([q[2] for q in pts])
         for name, tab in alphas.items():
-            out[name] = spearman(np.array([tab[f"{e}/{t}"][L] for e, t, L, _ in pts]), lg)
+            out[name] = spearman(np.array([tab[k][L] for k, L, _ in pts]), lg)
     return out
 
 
@@ -110,8 +110,8 @@ def content_channel(
     lg_min = check_probability("lg_min", lg_min)
     alpha_max = check_probability("alpha_max", alpha_max)
     return {
-        f"{e}/{t}": {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
-        for (e, t), c in sorted(cell_summary(rows, tier, alpha, tasks).items())
+        k: {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
+        for k, c in sorted(cell_summary(rows, tier, alpha, tasks).items())
         if c["alpha"] < alpha_max and c["lg"] >= lg_min
     }
 
