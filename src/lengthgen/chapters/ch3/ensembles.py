@@ -18,9 +18,8 @@ import torch
 
 from lengthgen.chapters.ch3 import experiments as ex
 from lengthgen.chapters.ch3 import paper, training
-from lengthgen.config import DEVICES, ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import DEVICES, ConfigError, check_choice, check_finite
 from lengthgen.config import get_device, get_run_scale
-from lengthgen.nn.decoder import TIERS
 
 CHAPTER = "ch3"
 #: Per-file size limit for what a device session copies back (``scripts/gpu_ch3.sh``).
@@ -150,7 +149,7 @@ def profile_study(scale: str = "full", *, device="cpu") -> dict:
     for 2 and 6 updates after a warm-up) and the estimate of the whole study (``estimate_s``)."""
     a, b = 2, 6
     ens_list = study_ensembles(scale)
-    tiers = sorted({e["tier"] for e in ens_list}, key=list(TIERS).index)
+    tiers = dict.fromkeys(e["tier"] for e in ens_list)  # the plan's order: tier by tier
     n_steps = ex._protocol(scale)["study"]["steps"]
     dev = get_device(device).type
     out = {"tiers": {}, "ensembles": {}, "steps_each": n_steps, "device": dev}
@@ -174,7 +173,7 @@ def profile_study(scale: str = "full", *, device="cpu") -> dict:
 def estimate_s(profile: dict, tier: str, steps: int) -> float:
     """Estimated seconds of one ensemble of ``tier`` with ``steps`` updates (a :func:`profile_study`)."""
     p = profile["tiers"][tier]
-    return p["fixed_s"] + check_positive_int("steps", steps) * p["s_per_update"]
+    return p["fixed_s"] + steps * p["s_per_update"]
 
 
 # --------------------------------------------------------------------------- the run
@@ -194,7 +193,7 @@ def run_study(
     (``profile``, then its tier's last) would overrun it. ``extra`` joins the record and every
     provenance. Returns the record, appended to run.json."""
     from lengthgen.engine import runs
-    from lengthgen.store import device_name, git_state
+    from lengthgen.store import atomic_write_json, device_name, git_state
 
     scale = check_choice("scale", get_run_scale(scale), tuple(paper.PROTOCOL))
     if budget_s is not None:
@@ -241,19 +240,12 @@ def run_study(
         rate = f"{info['member_updates_per_s']:.0f} member-updates/s"
         log(f"{e['name']}: {len(groups)} groups, {members} members in {wall:.1f} s ({rate})")
     record["wall_s"] = round(time.time() - t_start, 3)
-    _append_run(out / "run.json", record)
-    return record
-
-
-def _append_run(path: Path, record: dict) -> None:
-    """Append a run's ``record`` to ``run.json`` (``{"runs": [...]}``), written atomically."""
-    from lengthgen.store import atomic_write_json
-
     try:
-        history = json.loads(path.read_text()).get("runs", []) if path.exists() else []
+        history = json.loads((out / "run.json").read_text()).get("runs", [])
     except (OSError, ValueError, AttributeError):
-        history = []  # an unreadable record is replaced by a readable one, never the cells
-    atomic_write_json(path, {"runs": [*history, record]})
+        history = []  # none yet, or an unreadable one: replaced by a readable one, never the cells
+    atomic_write_json(out / "run.json", {"runs": [*history, record]})
+    return record
 
 
 def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
