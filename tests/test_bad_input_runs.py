@@ -19,7 +19,6 @@ import pytest
 from helpers import copy_results, edit_cell
 from lengthgen import cli, store
 from lengthgen.config import ConfigError
-from lengthgen.engine import runs
 from lengthgen.engine.runs import Cell, RunError, run_cells
 from lengthgen.store import ResultFileError, Schema
 
@@ -129,10 +128,10 @@ def test_merge_write_failure_puts_back_what_was_written(tmp_path, monkeypatch):
         ConfigError,
         match=f"cannot write the merged cells into {dst}: No space left on device",
     ):
-        runs.merge_cells(src, dst, cells3(), "smoke")
+        store.merge_cells(src, dst, cells3(), "smoke")
     assert len(calls) == 3 and snapshot(dst) == before
     monkeypatch.setattr(store, "save_result", real)
-    assert runs.merge_cells(src, dst, cells3(), "smoke")["taken"] == [
+    assert store.merge_cells(src, dst, cells3(), "smoke")["taken"] == [
         "sq1",
         "sq2",
         "sq3",
@@ -176,8 +175,8 @@ def test_folder_in_place_of_a_cell_in_the_api(tmp_path):
     (tmp_path / "sq2.json").mkdir()
     for call in (
         lambda: run_cells(cells3(), tmp_path, scale="smoke", progress=False),
-        lambda: runs.load_cell(tmp_path, "sq2"),
-        lambda: runs.merge_cells(tmp_path, tmp_path / "dst", cells3(), "smoke"),
+        lambda: store.load_cell(tmp_path, "sq2"),
+        lambda: store.merge_cells(tmp_path, tmp_path / "dst", cells3(), "smoke"),
     ):
         with pytest.raises(
             ResultFileError,
@@ -232,15 +231,15 @@ def test_merge_cells_schema_argument(tmp_path):
         ResultFileError,
         match=r"invalid square result .*sq2\.json: field 'value' must be a prob",
     ):
-        runs.merge_cells(src, dst, cells3(), "smoke", schema={"sq2": strict})
+        store.merge_cells(src, dst, cells3(), "smoke", schema={"sq2": strict})
     assert not dst.exists()
     with pytest.raises(ResultFileError, match=r"sq2\.json"):
-        runs.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: strict)
+        store.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: strict)
     with pytest.raises(ConfigError, match="schema must be a function of a Cell or a dict"):
-        runs.merge_cells(src, dst, cells3(), "smoke", schema=3)
+        store.merge_cells(src, dst, cells3(), "smoke", schema=3)
     with pytest.raises(ConfigError, match="must be a lengthgen.store.Schema"):
-        runs.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: "strict")
-    assert runs.merge_cells(src, dst, cells3(), "smoke", schema={"sq1": strict})["taken"] == [
+        store.merge_cells(src, dst, cells3(), "smoke", schema=lambda c: "strict")
+    assert store.merge_cells(src, dst, cells3(), "smoke", schema={"sq1": strict})["taken"] == [
         "sq1",
         "sq2",
         "sq3",

@@ -11,7 +11,7 @@ from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import experiments as ch1
 from lengthgen.chapters.ch1 import measures, paper, training
 from lengthgen.config import ConfigError
-from lengthgen.engine import runs
+from lengthgen import store
 from lengthgen.nn import tasks
 from lengthgen.store import ResultFileError, load_result, results_dir, validate
 
@@ -141,14 +141,14 @@ def test_reproduce_smoke_writes_every_cell_and_resumes(tmp_path):
     paths = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
     assert sorted(p.name for p in paths) == sorted(f"{n}.json" for n in CELLS)
     folder = tmp_path / "cells"
-    assert runs.plan_status(ch1.cells("smoke"), folder, "smoke") == {n: "done" for n in CELLS}
+    assert store.plan_status(ch1.cells("smoke"), folder, "smoke") == {n: "done" for n in CELLS}
     for name in CELLS:
-        stored = runs.load_stored(
+        stored = store.load_stored(
             "ch1", name, schema=ch1.schema(name, "smoke"), folder=folder, scale="smoke"
         )
         assert stored["provenance"]["scale"] == "smoke" and stored["provenance"]["cell"] == name
     # the live computation of the notebook is the same cell
-    assert runs.cell_value(folder, "fig2") == json.loads(json.dumps(ch1.run_live("fig2", "smoke")))
+    assert store.cell_value(folder, "fig2") == json.loads(json.dumps(ch1.run_live("fig2", "smoke")))
     before = _mtimes(folder)
     again = reproduce("ch1", scale="smoke", out=tmp_path, progress=False)
     assert sorted(again) == sorted(paths) and _mtimes(folder) == before  # nothing recomputed
@@ -219,7 +219,7 @@ def _copy_with(tmp_path, name, edit):
 
 
 def _load(tmp_path, name):
-    return runs.load_stored("ch1", name, schema=ch1.SCHEMAS[name], folder=tmp_path)
+    return store.load_stored("ch1", name, schema=ch1.SCHEMAS[name], folder=tmp_path)
 
 
 def test_schema_rejects_an_accuracy_outside_0_1(tmp_path):
@@ -275,11 +275,11 @@ def test_stored_cells_are_current_and_valid():
     """Every stored full-scale cell of chapter 1 matches today's plan (scale and configuration hash)
     and holds what its schema requires."""
     plan = ch1.cells("full")
-    assert runs.plan_status(plan, STORED, "full") == {c.name: "done" for c in plan}
+    assert store.plan_status(plan, STORED, "full") == {c.name: "done" for c in plan}
     for name, schema in ch1.SCHEMAS.items():
-        stored = runs.load_stored("ch1", name, schema=schema)
+        stored = store.load_stored("ch1", name, schema=schema)
         assert stored["provenance"]["scale"] == "full"
-    first = runs.load_stored("ch1", "first_training", schema=ch1.SCHEMAS["first_training"])["data"]
+    first = store.load_stored("ch1", "first_training", schema=ch1.SCHEMAS["first_training"])["data"]
     kw = {c.name: c for c in plan}["first_training"].kwargs
     assert {k: first["protocol"][k] for k in ("lengths", "runs", "epochs", "test_n")} == {
         k: kw[k] for k in ("lengths", "runs", "epochs", "test_n")

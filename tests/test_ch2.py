@@ -14,7 +14,7 @@ from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.single_layer import PAD
 from lengthgen.config import ConfigError
-from lengthgen.engine import runs
+from lengthgen import store
 from lengthgen.store import ResultFileError, results_dir
 
 
@@ -170,7 +170,7 @@ def test_reproduce_smoke_writes_then_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(ch2, "SMOKE", TINY)
     paths = reproduce("ch2", scale="smoke", out=tmp_path, only=["majority_gen"], progress=False)
     assert paths == [tmp_path / "cells" / "majority_gen.json"]
-    obj = runs.load_cell(tmp_path / "cells", "majority_gen", scale="smoke")
+    obj = store.load_cell(tmp_path / "cells", "majority_gen", scale="smoke")
     assert obj["data"]["kwargs"]["steps"] == 20 and len(obj["data"]["value"]["members"]) == 2
     assert obj["provenance"]["device"] == "cpu" and obj["provenance"]["scale"] == "smoke"
     ch2.load_experiment(
@@ -217,7 +217,7 @@ def test_device_reaches_the_trainer(tmp_path, monkeypatch):
         progress=False,
     )
     assert seen == {"train": "cpu", "params": {"cpu"}, "eval": "cpu"}
-    prov = runs.load_cell(tmp_path / "cells", "majority_gen")["provenance"]
+    prov = store.load_cell(tmp_path / "cells", "majority_gen")["provenance"]
     assert prov["requested_device"] == "cpu" and prov["device"] == "cpu"
     seen.clear()
     ch2.run_experiment("majority_gen", device="auto", progress=False, **TINY)  # "auto" is resolved
@@ -267,7 +267,7 @@ def test_stored_cells_are_done_and_valid():
     assert stored == {c.name for c in plan}, (
         "every stored cell is a cell of the full plan and vice versa"
     )
-    status = runs.plan_status(plan, STORED, "full")
+    status = store.plan_status(plan, STORED, "full")
     assert set(status.values()) == {"done"}, status
     loaded = ch2.load_runs()
     assert list(loaded) == list(ch2.EXPERIMENTS)

@@ -18,6 +18,7 @@ from lengthgen.chapters.ch3.robustness import NOT_RUN
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, STUDY_LENGTHS
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
+from lengthgen import store
 from lengthgen.store import ResultFileError, load_result, results_dir
 from lengthgen.tables import styled
 
@@ -265,7 +266,7 @@ def tiny(monkeypatch):
 
 
 def _values(folder):
-    return {p.stem: runs.cell_value(folder, p.stem) for p in sorted(folder.glob("*.json"))}
+    return {p.stem: store.cell_value(folder, p.stem) for p in sorted(folder.glob("*.json"))}
 
 
 def test_reproduce_writes_every_cell_resumes_and_dask_is_bit_identical(tiny, tmp_path, monkeypatch):
@@ -383,7 +384,7 @@ def test_schema_violation_names_file_and_field(tmp_path):
 
 
 def test_every_stored_cell_is_done_and_valid():
-    status = runs.plan_status(ch3.cells("full"), CELLS, "full")
+    status = store.plan_status(ch3.cells("full"), CELLS, "full")
     stored = sorted(p.stem for p in CELLS.glob("*.json"))
     assert stored and all(status[n] == "done" for n in stored)
     singles = (

@@ -33,6 +33,7 @@ from lengthgen.chapters.ch3 import training as tr3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
+from lengthgen import store
 from lengthgen.nn.decoder import Decoder
 from lengthgen.store import load_result, repo_root, results_dir
 
@@ -154,7 +155,7 @@ def test_run_study_stores_every_group_as_its_cell_and_resumes(dry, tmp_path, mon
     cells = en.group_cells("smoke")
     assert len(cells) == 8 and not rec["stopped"] and len(rec["ensembles"]) == 2
     for name, c in cells.items():
-        assert runs.stored_state(folder, c, "smoke") == "done"
+        assert store.stored_state(folder, c, "smoke") == "done"
         obj = load_result(folder / f"{name}.json")
         ex.check_group(obj["data"]["value"], c.kwargs, name)
         prov = obj["provenance"]
@@ -163,7 +164,7 @@ def test_run_study_stores_every_group_as_its_cell_and_resumes(dry, tmp_path, mon
     # the same numbers as training each ensemble directly (the stored value is the rows)
     e0 = en.study_ensembles("smoke")[0]
     direct = en.train_ensemble_groups("smoke", e0)
-    assert {k: runs.cell_value(folder, k) for k in direct} == direct
+    assert {k: store.cell_value(folder, k) for k in direct} == direct
     assert (
         json.loads((tmp_path / "run.json").read_text())["runs"][0]["precision"][
             "float32_matmul_precision"
@@ -183,7 +184,7 @@ def test_run_study_stores_every_group_as_its_cell_and_resumes(dry, tmp_path, mon
     rec2 = en.run_study("smoke", out=tmp_path, device="cpu", log=log.append)
     assert calls == [("1L1H", "nope", [(("prev", "first"), 1)])]
     c = cells["1L1H__nope__main__seed1"]
-    assert runs.cell_value(folder, c.name) == ex.train_cell_group(**c.kwargs)
+    assert store.cell_value(folder, c.name) == ex.train_cell_group(**c.kwargs)
     assert rec2["skipped"] == ["1L1H__rope"]
     assert len(json.loads((tmp_path / "run.json").read_text())["runs"]) == 2
 

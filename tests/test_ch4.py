@@ -18,6 +18,7 @@ from lengthgen.chapters.ch4 import paper, sweeps
 from lengthgen.chapters.ch4 import transformer as TR
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
+from lengthgen import store
 from lengthgen.store import ResultFileError, load_result, results_dir
 
 LR = 1e-2
@@ -299,7 +300,7 @@ def test_reproduce_writes_every_cell_then_resumes(tmp_path, monkeypatch, tiny_sm
         )
         trains = cell.name not in ("exhaustive", "automaton", "float_n20", "bounds")
         assert obj["provenance"]["trained_on"] == (["cpu"] if trains else [])
-    assert set(runs.plan_status(plan, tmp_path / "cells", "smoke").values()) == {"done"}
+    assert set(store.plan_status(plan, tmp_path / "cells", "smoke").values()) == {"done"}
 
     def boom(*args, **kwargs):
         raise AssertionError("a stored cell was recomputed")
@@ -429,8 +430,8 @@ def test_stored_cell_of_another_configuration_is_refused(tmp_path):
 def test_every_stored_cell_is_done_and_valid():
     plan, gpu = ch4.cells("full"), ch4.cells("paper")
     assert sorted(p.stem for p in STORED.glob("*.json")) == sorted(c.name for c in plan + gpu)
-    assert set(runs.plan_status(plan, STORED, "full").values()) == {"done"}
-    assert set(runs.plan_status(gpu, STORED, "paper").values()) <= {"done", "partial"}
+    assert set(store.plan_status(plan, STORED, "full").values()) == {"done"}
+    assert set(store.plan_status(gpu, STORED, "paper").values()) <= {"done", "partial"}
     for cell, scale in [(c, "full") for c in plan] + [(c, "paper") for c in gpu]:
         rec = ch4.load_stored_cell(cell.name)
         assert rec["provenance"]["scale"] == scale

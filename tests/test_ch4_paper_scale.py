@@ -22,6 +22,7 @@ from lengthgen.chapters.ch4.paper_scale import (
 )
 from lengthgen.chapters.ch4.training import updates_per_epoch
 from lengthgen.config import ConfigError
+from lengthgen import store
 from lengthgen.engine import runs
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
 from lengthgen.engine.runs import Cell, run_cells
@@ -173,14 +174,14 @@ def partial_cell(target, stop_at, workdir=None):
 def test_partial_cells_are_stored_resumed_and_never_shrunk(tmp_path, monkeypatch, capsys):
     c = Cell("long", partial_cell, {"target": 10, "stop_at": 6})
     run_cells([c], tmp_path, scale="smoke", progress=False)
-    assert runs.stored_state(tmp_path, c, "smoke") == "partial"
+    assert store.stored_state(tmp_path, c, "smoke") == "partial"
     monkeypatch.setitem(_OVERRIDE, "done", 3)  # a re-run that did less (no checkpoint)
     run_cells([c], tmp_path, scale="smoke", progress=False)
     assert load_result(tmp_path / "long.json")["data"]["value"]["x"] == 6
     assert "kept" in capsys.readouterr().out
     monkeypatch.setitem(_OVERRIDE, "done", 10)  # the resumed run finishes
     out = run_cells([c], tmp_path, scale="smoke", progress=False)
-    assert out["long"]["x"] == 10 and runs.stored_state(tmp_path, c, "smoke") == "done"
+    assert out["long"]["x"] == 10 and store.stored_state(tmp_path, c, "smoke") == "done"
 
 
 def test_workdir_and_deadline_reach_the_cell(tmp_path):
@@ -224,8 +225,6 @@ def test_paper_scale_is_chapter_4_only_and_needs_a_clean_tree(tmp_path, monkeypa
 
 
 def test_commit_named_by_the_launcher_without_git(monkeypatch):
-    from lengthgen import store
-
     monkeypatch.setattr(store, "_git", lambda *a: None)  # no git at all
     monkeypatch.setenv("LENGTHGEN_SOURCE_COMMIT", "f" * 40)
     st = store.git_state()
@@ -267,8 +266,6 @@ def test_newton_schulz_flop_count():
 def test_git_state_on_a_real_checkout(tmp_path, monkeypatch):
     """The clean-tree check reads git itself (results/ and _build/ do not count as dirty)."""
     import shutil
-
-    from lengthgen import store
 
     if shutil.which("git") is None:
         pytest.skip("git not installed")

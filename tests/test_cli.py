@@ -56,7 +56,7 @@ def test_bad_env_scale(monkeypatch, capsys):
 
 
 def test_reproduce_ch0(tmp_path):
-    from lengthgen.engine.runs import load_stored
+    from lengthgen.store import load_stored
     from lengthgen.chapters.ch0.experiments import GRID_SCHEMA
 
     assert cli.main(["reproduce", "ch0", "--out", str(tmp_path), "--device", "cpu"]) == 0

@@ -73,7 +73,7 @@ def test_setup_cell_runs_in_a_fake_colab(path, mirror, tmp_path):
     chapter, cell_name = STORED[path.stem[:2]]
     check = textwrap.dedent(f"""
         import lengthgen, os
-        from lengthgen.engine.runs import load_stored
+        from lengthgen.store import load_stored
         assert lengthgen.__file__.startswith({str(target)!r}), lengthgen.__file__
         assert os.getcwd() == {str(target / "notebooks")!r}
         res = load_stored({chapter!r}, {cell_name!r})

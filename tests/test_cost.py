@@ -8,6 +8,7 @@ from lengthgen import cli, cost
 from lengthgen.chapters import chapter_module
 from lengthgen.config import CHAPTERS
 from lengthgen.engine import runs
+from lengthgen import store
 from lengthgen.store import ResultFileError, results_dir
 
 
@@ -36,7 +37,7 @@ def tree(tmp_path, monkeypatch):
     (root / "ch0" / "cells" / "dilution_grid.json").write_text(json.dumps(grid))
     cells = {c.name: c for c in chapter_module("ch4").cells("full")}
     folder = root / "ch4" / "cells"
-    runs.write_cell(
+    store.write_cell(
         folder,
         cells["bounds"],
         "full",
@@ -50,7 +51,7 @@ def tree(tmp_path, monkeypatch):
             trained_on=[],
         ),
     )
-    runs.write_cell(
+    store.write_cell(
         folder,
         cells["exhaustive"],
         "full",
@@ -64,7 +65,7 @@ def tree(tmp_path, monkeypatch):
             trained_on=["cpu"],
         ),
     )
-    runs.write_cell(
+    store.write_cell(
         folder,
         cells["automaton"],
         "full",
@@ -72,7 +73,7 @@ def tree(tmp_path, monkeypatch):
         _prov(wall_time_s=100.0, migrated={"from": "old.json", "note": "re-keyed"}),
     )
     stale = runs.Cell("timing", cells["timing"].fn, {**cells["timing"].kwargs, "zzz_other": 1})
-    runs.write_cell(folder, stale, "full", {"x": 4}, _prov(wall_time_s=999.0, cpu_time_s=999.0))
+    store.write_cell(folder, stale, "full", {"x": 4}, _prov(wall_time_s=999.0, cpu_time_s=999.0))
     monkeypatch.setenv("LENGTHGEN_ROOT", str(tmp_path))
     return root
 
@@ -151,7 +152,7 @@ def test_corrupt_cell_is_one_line_error(tree, capsys):
 
 def test_corrupt_provenance(tree):
     cells = {c.name: c for c in chapter_module("ch1").cells("full")}
-    runs.write_cell(
+    store.write_cell(
         tree / "ch1" / "cells",
         cells["first_training"],
         "full",
@@ -171,7 +172,7 @@ def test_refreshed_cells_are_counted(tree):
     cells = {c.name: c for c in chapter_module("ch4").cells("full")}
     folder = tree / "ch4" / "cells"
     for name, diff in (("bounds", 0.0), ("exhaustive", 2.5e-7)):
-        runs.write_cell(
+        store.write_cell(
             folder,
             cells[name],
             "full",
@@ -184,7 +185,7 @@ def test_refreshed_cells_are_counted(tree):
     assert rows[-1]["refreshed"] == 2 and rows[-1]["refresh_max_diff"] == 2.5e-7
     assert "ch4: 2 migrated cells re-run to record their CPU time" in cost.cost_text(rows)
     assert "2.5e-07" in cost.cost_markdown(tree)
-    runs.write_cell(
+    store.write_cell(
         folder,
         cells["bounds"],
         "full",
@@ -203,7 +204,7 @@ def test_notes_only_where_they_apply(tree):
     assert "≤ marks a projection" in md and "not yet stored" in md
     folder = tree / "ch4" / "cells"
     for c in chapter_module("ch4").cells("full"):
-        runs.write_cell(folder, c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=8.0))
+        store.write_cell(folder, c, "full", {"x": 1}, _prov(wall_time_s=9.0, cpu_time_s=8.0))
     rows = cost.cost_table("ch4", tree)
     assert rows[0]["stored"] == rows[0]["planned"] and not rows[0]["projection_upper_bound"]
     text = cost.cost_text(rows)
@@ -218,7 +219,7 @@ def test_machines_of_the_stored_cells_are_counted_and_printed(tree):
         "threads": 1,
     }
     cells = {c.name: c for c in chapter_module("ch4").cells("full")}
-    runs.write_cell(
+    store.write_cell(
         tree / "ch4" / "cells",
         cells["bounds"],
         "full",

@@ -14,7 +14,9 @@ import torch
 
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
-from lengthgen.engine.runs import Cell, RunError, ScaleConflict, config_hash, run_cells
+from lengthgen import store
+from lengthgen.engine.runs import Cell, RunError, config_hash, run_cells
+from lengthgen.store import ScaleConflict
 from lengthgen.store import ResultFileError, load_result
 
 
@@ -124,7 +126,7 @@ def test_rerun_skips_done_and_recomputes_changed(tmp_path):
     assert os.stat(tmp_path / "sq1.json").st_mtime_ns == mtimes[1]  # untouched
     assert os.stat(tmp_path / "sq3.json").st_mtime_ns == mtimes[3]
     assert load_result(tmp_path / "sq1.json")["provenance"]["date"] == before[1]
-    assert runs.stored_state(tmp_path, changed[1], "smoke") == "done"
+    assert store.stored_state(tmp_path, changed[1], "smoke") == "done"
 
 
 def test_other_scale_is_never_replaced(tmp_path):
@@ -350,13 +352,13 @@ def test_refresh_reruns_unmeasured_cells_only(tmp_path):
     _migrate(tmp_path, "sq1")
     _migrate(tmp_path, "sq2", value={"value": 4.5})  # a stored value the re-run will not repeat
     mtime3 = os.stat(tmp_path / "sq3.json").st_mtime_ns
-    assert [runs.unmeasured(tmp_path, c, "smoke") for c in cells3()] == [
+    assert [store.unmeasured(tmp_path, c, "smoke") for c in cells3()] == [
         True,
         True,
         False,
     ]
     run_cells(cells3(), tmp_path, scale="smoke", progress=False)  # without refresh: nothing runs
-    assert runs.unmeasured(tmp_path, cells3()[0], "smoke")
+    assert store.unmeasured(tmp_path, cells3()[0], "smoke")
     out = run_cells(cells3(), tmp_path, scale="smoke", progress=False, refresh=True)
     assert out == {"sq1": {"value": 1}, "sq2": {"value": 4}, "sq3": {"value": 9}}
     assert os.stat(tmp_path / "sq3.json").st_mtime_ns == mtime3
@@ -370,7 +372,7 @@ def test_refresh_reruns_unmeasured_cells_only(tmp_path):
         "max_abs_difference": 0.0,
     }
     assert p2["refreshed"]["max_abs_difference"] == 0.5
-    assert not any(runs.unmeasured(tmp_path, c, "smoke") for c in cells3())
+    assert not any(store.unmeasured(tmp_path, c, "smoke") for c in cells3())
     with pytest.raises(ConfigError, match="refresh"):
         run_cells(cells3(), tmp_path, scale="smoke", progress=False, refresh="yes")
 
@@ -380,9 +382,9 @@ def test_refresh_record_shapes():
         "provenance": {"date": "d", "git_commit": "c", "wall_time_s": 1.0},
         "data": {"value": [1, 2]},
     }
-    assert runs.refresh_record(old, [1, 2, 3])["max_abs_difference"] == "inf"
-    assert runs.refresh_record(old, (1, 2.25))["max_abs_difference"] == 0.25
-    assert runs.refresh_record(old, [1, 2])["previous_migrated"] is False
+    assert store.refresh_record(old, [1, 2, 3])["max_abs_difference"] == "inf"
+    assert store.refresh_record(old, (1, 2.25))["max_abs_difference"] == 0.25
+    assert store.refresh_record(old, [1, 2])["previous_migrated"] is False
 
 
 def test_merge_cells_follows_the_store_rules(tmp_path):
@@ -393,17 +395,17 @@ def test_merge_cells_follows_the_store_rules(tmp_path):
     run_cells(cells3()[:2], dst, scale="smoke", progress=False)
     _migrate(dst, "sq1", value={"value": 1.25})
     mtime2 = os.stat(dst / "sq2.json").st_mtime_ns
-    res = runs.merge_cells(src, dst, cells3(), "smoke")
+    res = store.merge_cells(src, dst, cells3(), "smoke")
     assert res == {"taken": ["sq1", "sq3"], "kept": ["sq2"], "absent": []}
     assert os.stat(dst / "sq2.json").st_mtime_ns == mtime2
     p1 = load_result(dst / "sq1.json")["provenance"]
     assert p1["refreshed"]["max_abs_difference"] == 0.25 and p1["refreshed"]["previous_migrated"]
     assert load_result(dst / "sq3.json")["data"]["value"] == {"value": 9}
-    assert runs.merge_cells(src, dst, cells3() + [Cell("sq4", square, {"n": 4})], "smoke")[
+    assert store.merge_cells(src, dst, cells3() + [Cell("sq4", square, {"n": 4})], "smoke")[
         "absent"
     ] == ["sq4"]
     with pytest.raises(ConfigError, match="does not exist"):
-        runs.merge_cells(tmp_path / "nowhere", dst, cells3(), "smoke")
+        store.merge_cells(tmp_path / "nowhere", dst, cells3(), "smoke")
     run_cells(cells3()[:1], tmp_path / "full", scale="full", allow_dirty=True, progress=False)
     with pytest.raises(ScaleConflict):
-        runs.merge_cells(src, tmp_path / "full", cells3(), "smoke")
+        store.merge_cells(src, tmp_path / "full", cells3(), "smoke")

@@ -101,7 +101,7 @@ def loop_reference(params, name, lrs, wds, steps, clip=None, **kw):
     [
         ("adam", {}, 0.3),
         ("adamw", {}, None),
-        ("sgd", {"momentum": 0.9, "nesterov": True}, 0.5),
+        ("sgd", {}, 0.5),
         ("sgd", {}, None),
     ],
 )

@@ -134,12 +134,9 @@ def _loop_optimizer(cfg: OptimConfig, dtype):
         return [{"params": ps, "weight_decay": wd} for ps, wd in zip(out, wds) if ps]
 
     if cfg.name == "muon":
-        muon = dict(momentum=cfg.muon_momentum, nesterov=cfg.muon_nesterov, eps=cfg.ns_eps)
-        muon |= dict(ns_coefficients=tuple(cfg.ns_coefficients), ns_steps=cfg.ns_steps)
+        muon = dict(momentum=cfg.muon_momentum, ns_steps=cfg.ns_steps)  # torch's other defaults
         return (
-            lambda named: torch.optim.Muon(
-                groups(named), lr=cfg.lr, adjust_lr_fn=cfg.adjust_lr, **muon
-            ),
+            lambda named: torch.optim.Muon(groups(named), lr=cfg.lr, **muon),
             "torch.optim.Muon (bfloat16 Newton-Schulz)",
         )
     try:

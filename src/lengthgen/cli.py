@@ -297,6 +297,7 @@ def _claims(args) -> int:
 def _merge(args) -> int:
     from lengthgen.chapters import chapter_schema, plan
     from lengthgen.engine import runs
+    from lengthgen.store import merge_cells
 
     src = Path(args.source) / "cells"
     if not src.is_dir():
@@ -308,7 +309,7 @@ def _merge(args) -> int:
         dst = runs.check_out_dir(out) / "cells"
         cells = plan(args.chapter, args.scale, None)
         schema = chapter_schema(args.chapter, args.scale)
-        res = runs.merge_cells(src, dst, cells, args.scale, schema=schema)
+        res = merge_cells(src, dst, cells, args.scale, schema=schema)
     print(
         f"{args.chapter}: took {len(res['taken'])} cells into {dst}, kept {len(res['kept'])} already stored, "
         f"{len(res['absent'])} not in {src}"

@@ -5,6 +5,7 @@ temporary file, then :func:`os.replace`); a file that cannot be read raises
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import math
@@ -15,9 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.config import CHAPTERS, ConfigError, check_choice, get_run_scale
 
 
 class ResultFileError(RuntimeError):
@@ -529,3 +530,130 @@ def load_stored(
 def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = None) -> bool:
     """Whether ``chapter`` has a stored cell file ``name``."""
     return cell_path(cells_dir(chapter, folder), name).is_file()
+
+
+def plan_status(cells: Sequence, folder, scale: str) -> dict[str, str]:
+    """``{cell name: stored_state}``; :class:`ScaleConflict` for a cell of another scale."""
+    names = [c.name for c in cells]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ConfigError(f"cell names must be unique; repeated: {', '.join(dup)}")
+    status = {c.name: stored_state(folder, c, scale) for c in cells}
+    clash = [n for n, s in status.items() if s == "other-scale"]
+    if clash:
+        raise ScaleConflict(
+            f"{cell_path(folder, clash[0])} holds a result of another scale than {scale}; "
+            f"a {scale} run never replaces it (write elsewhere with --out)"
+        )
+    return status
+
+
+# --------------------------------------------------------------------------- merging a run's cells
+def _file_state(path: Path):
+    """``(bytes, (atime_ns, mtime_ns))`` of the file at ``path``, or ``None``."""
+    if not path.exists():
+        return None
+    st = path.stat()
+    return path.read_bytes(), (st.st_atime_ns, st.st_mtime_ns)
+
+
+def _restore(path: Path, state) -> None:
+    if state is None:
+        path.unlink(missing_ok=True)
+        return
+    if _file_state(path) == state:  # not touched
+        return
+    tmp = path.with_name(f".{path.name}.restore.tmp")
+    tmp.write_bytes(state[0])
+    os.replace(tmp, path)
+    os.utime(path, ns=state[1])
+
+
+def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[str, list[str]]:
+    """Bring the cells computed into folder ``src`` (``reproduce --out``) into the store ``dst`` by
+    the rules of a run into ``dst`` (a measured complete cell is never replaced), checked by
+    ``schema`` (a function of a :class:`~lengthgen.engine.runs.Cell` or a ``{name: Schema}`` dict); all or nothing.
+    Returns ``{"taken", "kept", "absent"}`` (names)."""
+    scale = get_run_scale(scale)
+    src, dst = Path(src), Path(dst)
+    if not src.is_dir():
+        raise ConfigError(f"source folder {src} does not exist")
+    if dst.exists() and not dst.is_dir():
+        raise ConfigError(f"destination {dst} is a file, not a folder of cells")
+    schema = _schema_lookup(schema)
+    out = {"taken": [], "kept": [], "absent": []}
+    status = plan_status(cells, dst, scale)
+    writes = []  # (cell, value, provenance), all checked
+    for c in cells:
+        have = stored_state(src, c, scale)
+        if have not in ("done", "partial"):
+            out["absent"].append(c.name)
+            continue
+        new = load_cell(src, c.name, scale=scale)
+        old_state = status[c.name]
+        replace_unmeasured = (
+            old_state == "done"
+            and have == "done"
+            and unmeasured(dst, c, scale)
+            and has_cpu_time(new["provenance"])
+        )
+        if old_state == "done" and not replace_unmeasured:
+            out["kept"].append(c.name)
+            continue
+        if not isinstance(new["provenance"], dict):
+            raise ResultFileError(
+                f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object"
+            )
+        if (sch := schema(c)) is not None:
+            validate(new["data"]["value"], sch, cell_path(src, c.name))
+        prov = dict(new["provenance"])
+        if replace_unmeasured:
+            prov["refreshed"] = refresh_record(
+                load_cell(dst, c.name, scale=scale), new["data"]["value"]
+            )
+        writes.append((c, new["data"]["value"], prov))
+    _write_all(dst, scale, writes, out)
+    names = [c.name for c in cells]
+    return {k: sorted(v, key=names.index) for k, v in out.items()}
+
+
+def _schema_lookup(schema) -> Callable:
+    """``schema`` (a function of a :class:`~lengthgen.engine.runs.Cell`, a ``{name: Schema}`` dict or ``None``) as a
+    checked function of a :class:`Cell`."""
+    if not (schema is None or callable(schema) or isinstance(schema, Mapping)):
+        raise ConfigError(
+            f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}"
+        )
+
+    def checked(cell):
+        sch = schema.get(cell.name) if isinstance(schema, Mapping) else schema and schema(cell)
+        if sch is not None and not isinstance(sch, Schema):
+            raise ConfigError(
+                f"schema of cell {cell.name!r} must be a lengthgen.store.Schema, got {sch!r}"
+            )
+        return sch
+
+    return checked
+
+
+def _write_all(dst: Path, scale: str, writes, out: dict) -> None:
+    """Write a merge's ``(cell, value, provenance)``; a failed write puts back what was written."""
+    done = []  # (path, what was there before)
+    try:
+        for c, value, prov in writes:
+            path = cell_path(dst, c.name)
+            before = _file_state(path)
+            done.append((path, before))
+            write_cell(dst, c, scale, value, prov)
+            unchanged = before is not None and path.stat().st_mtime_ns == before[1][1]
+            (out["kept"] if unchanged else out["taken"]).append(c.name)
+    except BaseException as err:
+        for path, before in reversed(done):
+            with contextlib.suppress(OSError):
+                _restore(path, before)
+        if isinstance(err, OSError):
+            raise ConfigError(
+                f"cannot write the merged cells into {dst}: {err.strerror or err}; "
+                "nothing was merged"
+            ) from None
+        raise

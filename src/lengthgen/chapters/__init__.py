@@ -41,13 +41,14 @@ def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[P
     """Run (or resume) ``chapter``'s cells at ``scale`` into ``out``; returns the paths written or
     found. ``run``: the options of :func:`lengthgen.engine.runs.run_cells`."""
     from lengthgen.engine import runs
+    from lengthgen.store import cell_path
 
     mod = chapter_module(chapter)
     cells = plan(chapter, scale, only)
     out = runs.check_out_dir(out if out is not None else runs.default_out(chapter, scale))
     folder = out / "cells"
     values = runs.run_cells(cells, folder, scale=scale, desc=f"{chapter} {scale}", **run)
-    paths = [runs.cell_path(folder, name) for name in values]
+    paths = [cell_path(folder, name) for name in values]
     if hasattr(mod, "assemble") and only is None:
         paths += list(mod.assemble(out, scale, values) or [])
     return paths

@@ -19,10 +19,10 @@ from lengthgen.config import ConfigError, check_choice, check_finite, check_posi
 
 OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
 NS_DTYPES = ("bfloat16", "float32", "float64")
-ADJUST_LR = ("original", "match_rms_adamw", "none")
 
-#: Newton–Schulz coefficients of torch.optim.Muon (Keller Jordan's quintic iteration).
+#: torch.optim.Muon's Newton–Schulz coefficients (Keller Jordan's quintic) and norm floor.
 MUON_NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
+MUON_NS_EPS = 1e-7
 
 
 def _check_per_member(name: str, value, *, nonnegative: bool = True):
@@ -51,7 +51,8 @@ class OptimConfig:
     ``weight_decay`` and ``adamw_lr`` may be per-member sequences. ``decay`` names the decayed
     parameters (``None``: all); ``decay_members`` ``{name: E booleans}`` decays a parameter only
     for some members; ``clip`` is a per-member gradient-norm threshold. ``muon_params`` (``None``:
-    every matrix but ``adamw_params``) are trained by Muon, the rest by AdamW at ``adamw_lr``.
+    every matrix but ``adamw_params``) are trained by Muon (Nesterov momentum, torch's "original"
+    learning-rate adjustment), the rest by AdamW at ``adamw_lr``. SGD has no momentum (App. B.1.1).
     """
 
     name: str = "adam"
@@ -60,16 +61,10 @@ class OptimConfig:
     decay: Sequence[str] | None = None
     betas: tuple[float, float] = (0.9, 0.999)
     eps: float = 1e-8
-    momentum: float = 0.0
-    nesterov: bool = False
     clip: float | None = None
     muon_momentum: float = 0.95
-    muon_nesterov: bool = True
     ns_steps: int = 5
-    ns_coefficients: tuple[float, float, float] = MUON_NS_COEFFICIENTS
-    ns_eps: float = 1e-7
     ns_dtype: str = "bfloat16"
-    adjust_lr: str = "original"
     muon_params: Sequence[str] | None = None
     adamw_params: Sequence[str] = field(default_factory=tuple)
     adamw_lr: float | Sequence[float] | None = None
@@ -86,22 +81,13 @@ class OptimConfig:
             check_finite(f"betas[{i}]", b, nonnegative=True)
             if not b < 1:
                 raise ConfigError(f"betas[{i}] must lie in [0, 1), got {b!r}")
-        for attr in ("eps", "momentum", "muon_momentum", "ns_eps"):
+        for attr in ("eps", "muon_momentum"):
             check_finite(attr, getattr(self, attr), nonnegative=True)
-        if self.nesterov and self.momentum <= 0:
-            raise ConfigError("nesterov=True needs momentum > 0 (as in torch.optim.SGD)")
         if self.clip is not None and check_finite("clip", self.clip) <= 0:
             raise ConfigError(f"clip must be > 0 (or None for no clipping), got {self.clip!r}")
         if check_positive_int("ns_steps", self.ns_steps) >= 100:
             raise ConfigError(f"ns_steps must be < 100, got {self.ns_steps!r}")
-        if len(self.ns_coefficients) != 3:
-            raise ConfigError(
-                f"ns_coefficients must be three numbers (a, b, c), got {self.ns_coefficients!r}"
-            )
-        for i, c in enumerate(self.ns_coefficients):
-            check_finite(f"ns_coefficients[{i}]", c)
         check_choice("ns_dtype", self.ns_dtype, NS_DTYPES)
-        check_choice("adjust_lr", self.adjust_lr, ADJUST_LR)
         for attr in ("decay", "muon_params", "adamw_params"):
             if isinstance(val := getattr(self, attr), str):
                 raise ConfigError(
@@ -143,20 +129,18 @@ def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Ten
 def zeropower_newton_schulz(
     G: torch.Tensor,
     steps: int = 5,
-    coefficients=MUON_NS_COEFFICIENTS,
-    eps: float = 1e-7,
     dtype: torch.dtype = torch.bfloat16,
 ) -> torch.Tensor:
     """Approximate orthogonalisation ``U Vᵀ`` of each matrix in ``G = [E, A, B]``:
     :class:`torch.optim.Muon`'s quintic Newton–Schulz iteration batched over members."""
     if G.dim() != 3:
         raise ValueError(f"expected a stack of matrices [E, A, B], got shape {tuple(G.shape)}")
-    a, b, c = coefficients
+    a, b, c = MUON_NS_COEFFICIENTS
     X = G.to(dtype)
     tall = G.size(1) > G.size(2)
     if tall:
         X = X.mT
-    X = X / torch.linalg.vector_norm(X, dim=(-2, -1), keepdim=True).clamp(min=eps)
+    X = X / torch.linalg.vector_norm(X, dim=(-2, -1), keepdim=True).clamp(min=MUON_NS_EPS)
     for _ in range(steps):
         gram = X @ X.mT
         update = torch.baddbmm(gram, gram, gram, beta=b, alpha=c)
@@ -273,7 +257,7 @@ class EnsembleOptimizer:
             if cfg.name == "muon" and n in self.muon:
                 self._muon(p, g, st, self._cached("lr", p), wd)
             elif cfg.name == "sgd":
-                self._sgd(p, g, st, self._cached("lr", p), wd)
+                self._sgd(p, g, self._cached("lr", p), wd)
             else:
                 lr = self._cached("adamw_lr" if cfg.name == "muon" else "lr", p)
                 decoupled = cfg.name != "adam"
@@ -354,17 +338,9 @@ class EnsembleOptimizer:
         else:
             p.addcdiv_(m, denom, value=-(lr / bc1))
 
-    def _sgd(self, p, g, st, lr, wd) -> None:
-        """torch.optim.SGD with dampening 0, member-wise."""
-        cfg = self.config
+    def _sgd(self, p, g, lr, wd) -> None:
+        """torch.optim.SGD without momentum, member-wise."""
         g = self._coupled_decay(g, p, wd)
-        if cfg.momentum != 0:
-            if "momentum_buffer" not in st:
-                st["momentum_buffer"] = g.clone()
-            else:
-                st["momentum_buffer"].mul_(cfg.momentum).add_(g)
-            buf = st["momentum_buffer"]
-            g = g.add(buf, alpha=cfg.momentum) if cfg.nesterov else buf
         if isinstance(lr, torch.Tensor):
             p.sub_(_col(lr, p) * g)
         else:
@@ -377,16 +353,9 @@ class EnsembleOptimizer:
             st["momentum_buffer"] = torch.zeros_like(g)
         buf = st["momentum_buffer"]
         buf.lerp_(g, 1 - cfg.muon_momentum)
-        update = g.lerp(buf, cfg.muon_momentum) if cfg.muon_nesterov else buf
-        O = zeropower_newton_schulz(
-            update, cfg.ns_steps, cfg.ns_coefficients, cfg.ns_eps, getattr(torch, cfg.ns_dtype)
-        )
-        A, B = p.shape[1], p.shape[2]
-        ratios = {
-            "original": math.sqrt(max(1, A / B)),
-            "match_rms_adamw": 0.2 * math.sqrt(max(A, B)),
-        }
-        ratio = ratios.get(cfg.adjust_lr, 1.0)
+        update = g.lerp(buf, cfg.muon_momentum)  # Nesterov
+        O = zeropower_newton_schulz(update, cfg.ns_steps, getattr(torch, cfg.ns_dtype))
+        ratio = math.sqrt(max(1, p.shape[1] / p.shape[2]))  # torch's "original" adjust_lr
         if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
             lr_t = torch.as_tensor(lr, dtype=p.dtype, device=p.device).expand(p.shape[0])
             p.mul_(1 - _col(lr_t, p) * _col(wd, p))

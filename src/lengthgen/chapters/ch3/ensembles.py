@@ -193,7 +193,7 @@ def run_study(
     (``profile``, then its tier's last) would overrun it. ``extra`` joins the record and every
     provenance. Returns the record, appended to run.json."""
     from lengthgen.engine import runs
-    from lengthgen.store import atomic_write_json, device_name, git_state
+    from lengthgen.store import atomic_write_json, device_name, git_state, plan_status
 
     scale = check_choice("scale", get_run_scale(scale), tuple(paper.PROTOCOL))
     if budget_s is not None:
@@ -204,7 +204,7 @@ def run_study(
     folder, extra = out / "cells", dict(extra or {})
     ens_list = study_ensembles(scale)
     cells = group_cells(scale)
-    status = runs.plan_status(list(cells.values()), folder, scale)
+    status = plan_status(list(cells.values()), folder, scale)
     todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
     git = git_state()
     runs.refuse_dirty(todo, scale, git, allow_dirty)
@@ -251,8 +251,7 @@ def run_study(
 def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
     """Write the cells of one trained ensemble, each with its share of the ensemble's wall and CPU
     time in its provenance."""
-    from lengthgen.engine import runs
-    from lengthgen.store import provenance
+    from lengthgen.store import provenance, write_cell
 
     dev = str(run["device"])
     ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
@@ -264,7 +263,7 @@ def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
         ex |= {"allow_dirty": run["allow_dirty"], "precision": run["precision"]}
         ex |= {"ensemble": ensemble | {"share": round(share, 6)}, **extra}
         prov = provenance(scale=run["scale"], device=dev, seeds=c.seeds, git=run["git"], extra=ex)
-        runs.write_cell(folder, c, run["scale"], rows[c.name], prov)
+        write_cell(folder, c, run["scale"], rows[c.name], prov)
 
 
 # --------------------------------------------------------------------------- command line

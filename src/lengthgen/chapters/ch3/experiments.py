@@ -15,7 +15,8 @@ from lengthgen.chapters.ch3.realizability import MAIN_TASKS, SELECTION_RULES, re
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.positional import ENCODINGS, check_encoding
-from lengthgen.store import ResultFileError, Schema, cells_dir
+from lengthgen.store import ResultFileError, Schema, cells_dir, has_stored, load_stored
+from lengthgen.store import stored_state
 from lengthgen.chapters.ch3.training import train_groups
 
 CHAPTER = "ch3"
@@ -371,8 +372,6 @@ def load(name: str, *, folder=None) -> dict:
 
 
 def _load(name: str, plan: dict, folder) -> dict:
-    from lengthgen.engine import runs
-
     if name not in plan:
         raise ConfigError(
             f"no chapter-3 cell {name!r}; the cells are {', '.join(SCHEMAS)}, alpha_tables, the "
@@ -380,8 +379,8 @@ def _load(name: str, plan: dict, folder) -> dict:
             "seed<s> (e.g. 1L1H__rope__main__seed0)"
         )
     folder = cells_dir(CHAPTER, folder)
-    rec = runs.load_stored(CHAPTER, name, schema=schema(name), folder=folder)
-    if runs.stored_state(folder, plan[name], "full") != "done":
+    rec = load_stored(CHAPTER, name, schema=schema(name), folder=folder)
+    if stored_state(folder, plan[name], "full") != "done":
         raise ResultFileError(
             f"{rec['path']} holds {name} computed with another configuration than today's plan "
             f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full --only {name}`"
@@ -393,11 +392,9 @@ def _load(name: str, plan: dict, folder) -> dict:
 
 def stored_groups(folder=None) -> dict[str, dict]:
     """Every stored full-scale trained group, ``{cell name: load(name)}`` in cell-name order."""
-    from lengthgen.engine import runs
-
     folder, plan = cells_dir(CHAPTER, folder), {c.name: c for c in cells("full")}
     groups = [n for n, c in plan.items() if c.fn is train_cell_group]
-    names = sorted(n for n in groups if runs.has_stored(CHAPTER, n, folder=folder))
+    names = sorted(n for n in groups if has_stored(CHAPTER, n, folder=folder))
     return {n: _load(n, plan, folder) for n in names}
 
 

@@ -12,9 +12,9 @@ from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.realizability import L0_DEFAULT, MAIN_TASKS, SELECTION_RULES, alpha
 from lengthgen.chapters.ch3.realizability import fit_min_norm, select, simulate, transfer
 from lengthgen.config import check_choice
-from lengthgen.engine.runs import refresh_difference
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS, KernelFamily
+from lengthgen.store import refresh_difference
 from lengthgen.chapters.ch3.analysis import cell_rows
 from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS, study_plan
 

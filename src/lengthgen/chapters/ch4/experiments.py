@@ -45,7 +45,8 @@ from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; t
 from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
 from lengthgen.config import ConfigError, check_probability
 from lengthgen.engine.runs import Cell
-from lengthgen.store import ResultFileError, Schema, results_dir
+from lengthgen.store import ResultFileError, Schema, cell_path, load_stored, results_dir
+from lengthgen.store import stored_state
 
 
 # --------------------------------------------------------------------------- the plan
@@ -279,22 +280,20 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
     """The stored cell ``name`` (full scale, or the partial-able paper-scale :data:`PAPER_CELL`) as
     ``{"provenance", "data", "path"}``, checked against today's configuration hash and its schema;
     raises :class:`lengthgen.store.ResultFileError` naming the file otherwise."""
-    from lengthgen.engine import runs
-
     scale = "paper" if name == PAPER_CELL else "full"
     plan = {c.name: c for c in cells(scale)}
     if name not in plan:
         names = [c.name for c in cells("full")] + [PAPER_CELL]
         raise ConfigError(f"chapter 4 has no stored cell {name!r}; cells: {', '.join(names)}")
     folder = Path(folder) if folder is not None else results_dir() / "ch4" / "cells"
-    state = runs.stored_state(folder, plan[name], scale)
+    state = stored_state(folder, plan[name], scale)
     if state not in (("done", "partial") if scale == "paper" else ("done",)):
         raise ResultFileError(
-            f"{runs.cell_path(folder, name)}: stored ch4 cell {name!r} is {state} for today's "
+            f"{cell_path(folder, name)}: stored ch4 cell {name!r} is {state} for today's "
             f"{scale}-scale plan (run: python -m lengthgen reproduce ch4 --scale {scale} "
             f"--only {name})"
         )
-    return runs.load_stored("ch4", name, schema=schema_of(plan[name]), folder=folder, scale=scale)
+    return load_stored("ch4", name, schema=schema_of(plan[name]), folder=folder, scale=scale)
 
 
 def stored_label_of(records: dict) -> str:

@@ -146,7 +146,7 @@ def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig
     check_choice("optimizer", name, ("adamw", "muon", "sgd"))
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
     if name == "sgd":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
-        return OptimConfig("sgd", lr=lr, weight_decay=wds, decay=decay, momentum=0.0)
+        return OptimConfig("sgd", lr=lr, weight_decay=wds, decay=decay)
     if name == "adamw":
         return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
     return OptimConfig(
