@@ -390,15 +390,11 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
     a = params["a"]
     d = {k: torch.zeros_like(v) for k, v in params.items()}
     a1 = float(a[0])
-    ahat1 = a1 / float(a.norm())
     if coordinate == "ell":
         d["r"][0] = 1.0 / a1
-    elif variant == "pos":
-        d["s"][0] = 1.0 / a1
-    elif coordinate == "chi":
-        d["s"][0] = 1.0 / ahat1
-    else:
-        d["s"][0] = 1.0 / ahat1
+        return d
+    d["s"][0] = 1.0 / (a1 if variant == "pos" else a1 / float(a.norm()))  # moves χ (A_pos) or χ̂
+    if coordinate == "chi_fixed_ell_hat":
         d["r"][0] = -2.0 / a1  # keeps ℓ̂ = 2bᵀs + aᵀr + 2âᵀs fixed (b₁ = 0 at the center)
     return d
 
