@@ -11,6 +11,7 @@ import torch
 
 from lengthgen.chapters import reproduce
 from lengthgen.chapters.ch2 import experiments as ch2
+from lengthgen.chapters.ch2 import measures
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.single_layer import PAD
 from lengthgen.config import ConfigError
@@ -19,7 +20,7 @@ from lengthgen.store import ResultFileError, results_dir
 
 
 def test_test_lengths_and_banks():
-    assert ch2.test_lengths(51) == (51, 103, 153, 255, 409, 511)
+    assert paper.test_lengths(51) == (51, 103, 153, 255, 409, 511)
     x, y = ch2.test_bank("index", 23, 100)
     assert x.shape == (100, 24) and torch.equal(
         y[50:], 1 - y[:50]
@@ -66,9 +67,9 @@ def test_tiny_run_and_summaries():
         "pos",
         "norm",
     }
-    m, lo, hi = ch2.longest_summary(r, "pos", 5, n_boot=200)
+    m, lo, hi = measures.seed_summary(r, "pos", 5, n_boot=200)
     assert lo <= m <= hi
-    ca = ch2.coefficient_analysis(r, n_perm=50)
+    ca = measures.coefficient_analysis(r, n_perm=50)
     rho, p = ca["chi"]["rho"], ca["chi"]["p"]
     assert (np.isnan(rho) and np.isnan(p)) or (-1 <= rho <= 1 and 0 < p <= 1)
     p = ch2.run_experiment(
@@ -98,7 +99,7 @@ def test_bad_input():
             batch=2,
         )
     with pytest.raises(ValueError, match="N must be an integer"):
-        ch2.test_lengths(0)
+        paper.test_lengths(0)
 
 
 def test_cap_note():
@@ -109,8 +110,8 @@ def test_cap_note():
             {"variant": "pos", "stop_step": 50, "best_val_acc": 1.0},
         ],
     }
-    assert ch2.cap_note(res, "pos").startswith("1/2 members were cut")
-    assert ch2.cap_note(
+    assert measures.cap_note(res, "pos").startswith("1/2 members were cut")
+    assert measures.cap_note(
         {
             **res,
             "steps_cap": 30_000,
@@ -119,7 +120,7 @@ def test_cap_note():
         "pos",
     ).startswith("the paper's protocol: 2/2 members ran all 30000 updates")
     res["members"][0]["stop_step"] = 60
-    assert "not the cause" in ch2.cap_note(res, "pos")
+    assert "not the cause" in measures.cap_note(res, "pos")
 
 
 # --------------------------------------------------------------------------- the runs facility

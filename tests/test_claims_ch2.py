@@ -329,10 +329,8 @@ def test_gain_and_ablation_prose_numbers_are_pinned():
     assert f"${pn} - {pp} = {pn - pp:.1f}$ points" in text
     tol = rows["ch2.train.norm_vs_pos_size"]["tolerance"]
     assert f"$\\pm {tol:g}$" in text
-    from lengthgen.chapters.ch2 import experiments as ch2
-
     res = claims.StoredResults("ch2")
-    misread = ch2.longest_summary(res.cell("index_norm_misread"), "norm", 51)[0]
+    misread = ch2_measures.seed_summary(res.cell("index_norm_misread"), "norm", 51)[0]
     ours = rows["ch2.train.table2.index_norm_N51"]["our_value"]["mean"]
     assert f"({misread:.1f}% at $L = 511$), {ours - misread:.0f} points below" in text
     assert f"reaches {misread:.0f}% at ten times the training length against {ours:.0f}%" in text

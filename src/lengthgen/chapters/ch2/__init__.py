@@ -7,7 +7,7 @@
 * :mod:`.experiments`  -- the plan: the chapter's cells (training runs and volume scans;
   ``reproduce ch2``), their schemas (``schema(name, scale)``) and the readers of the stored cells
 * :mod:`.training`     -- how a cell trains: banks, batches, one experiment's ensemble
-* :mod:`.figures`      -- what the chapter draws
+* :mod:`.figures`      -- what the chapter draws; :mod:`.measures` what it reads off a stored run
 * :mod:`.claims`       -- the claims: Tables 1–3 and the rest as rows and short declarations
   (declared deviations on their rows), checked by the tolerance rules of :mod:`.rules`,
   measured by :mod:`.measures`

@@ -1,16 +1,14 @@
 """Chapter 2's plan (``reproduce ch2``, :func:`cells`): one cell per experiment of
 :data:`EXPERIMENTS` (:func:`train_experiment`; the loop is :mod:`.training`) and the volume scans;
-the readers of the stored cells, checked by :func:`schema`, and the summaries they feed.
+the readers of the stored cells, checked by :func:`schema` (what they feed is :mod:`.measures`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from lengthgen.chapters.ch2 import paper, training
-from lengthgen.chapters.ch2.paper import PAPER_MAX_UPDATES, test_lengths
 from lengthgen.chapters.ch2.single_layer import (
     FIXED_TOKEN,
     NORM_MAPS,
@@ -30,7 +28,6 @@ from lengthgen.config import (
 )
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.tasks import TASKS
-from lengthgen.stats import bootstrap_ci, permutation_pvalue, rankdata
 from lengthgen.store import (
     ResultFileError,
     Schema,
@@ -363,85 +360,3 @@ def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
     if not has_stored("ch2", "volume_scans", folder=folder):
         return None
     return load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)
-
-
-# --------------------------------------------------------------------------- summaries
-def _ood(m: dict) -> float:
-    """A member's mean accuracy (%) over the five test lengths > N (D.3; Table 3)."""
-    return 100 * np.mean([m["test"][str(L)] for L in test_lengths(m["N"])[1:]])
-
-
-def members(result: dict, variant: str, N: int) -> list[dict]:
-    """The stored members of ``variant`` trained at N, in seed order."""
-    return [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
-
-
-def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
-    """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
-    Ls = list(test_lengths(N))
-    return Ls, np.array(
-        [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
-    )
-
-
-def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
-    """Per-seed accuracy (%) at L = 10N+1 (Table 2)."""
-    return accuracy_curve(result, variant, N)[1][:, -1]
-
-
-def longest_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
-    """Mean accuracy at L = 10N+1 across seeds with its 95% seed-bootstrap interval (percent)."""
-    return bootstrap_ci(longest_accuracy(result, variant, N), n_boot=n_boot, seed=0)
-
-
-def ood_summary(result: dict, variant: str, N: int, n_boot: int = 10_000):
-    """Mean OOD accuracy (equal weight over the five lengths > N) with its 95% bootstrap interval."""
-    ood = [_ood(m) for m in members(result, variant, N)]
-    return bootstrap_ci(np.array(ood), n_boot=n_boot, seed=0)
-
-
-def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:
-    """D.4: within-N ranks of N²|χ| and N|ℓ| against seed-level mean OOD accuracy, pooled over N,
-    with a two-sided permutation test that shuffles ranks only within the same N."""
-    rows = [m for m in result["members"] if m["variant"] == "pos"]
-    Ns = np.array([m["N"] for m in rows])
-    acc = np.array([_ood(m) for m in rows])
-    out = {"N": Ns.tolist(), "acc": acc.tolist()}
-    for name, val in (
-        ("chi", [m["N"] ** 2 * abs(m["chi"]) for m in rows]),
-        ("ell", [m["N"] * abs(m["ell"]) for m in rows]),
-    ):
-        val = np.asarray(val)
-        rv, ra = np.empty(len(val)), np.empty(len(val))
-        for N in np.unique(Ns):
-            idx = Ns == N
-            rv[idx], ra[idx] = rankdata(val[idx]), rankdata(acc[idx])
-        if rv.std() == 0 or ra.std() == 0:
-            out[name] = {"values": val.tolist(), "rho": float("nan"), "p": float("nan")}
-            continue
-        stat = lambda x, y: float(np.corrcoef(x, y)[0, 1])  # noqa: E731  (Pearson of within-N ranks)
-        r, p = permutation_pvalue(stat, rv, ra, n_perm=n_perm, seed=seed, groups=Ns)
-        out[name] = {"values": val.tolist(), "rho": r, "p": p}
-    return out
-
-
-def cap_note(result: dict, variant: str) -> str:
-    """How the update cap touched one variant of a stored experiment (printed next to the claims)."""
-    ms = [m for m in result["members"] if m["variant"] == variant]
-    cap = result["steps_cap"]
-    hit = sum(m["stop_step"] >= cap for m in ms)
-    perfect = sum(m["best_val_acc"] == 1.0 for m in ms)
-    if hit and cap >= PAPER_MAX_UPDATES:
-        return (
-            f"the paper's protocol: {hit}/{len(ms)} members ran all {cap} updates without meeting the stopping rule "
-            f"({perfect}/{len(ms)} selected checkpoints have perfect validation)"
-        )
-    if hit:
-        return (
-            f"{hit}/{len(ms)} members were cut at the {cap}-update cap (paper: up to {PAPER_MAX_UPDATES:,}) before the "
-            f"stopping rule fired ({perfect}/{len(ms)} selected checkpoints have perfect validation)"
-        )
-    return (
-        f"all {len(ms)} members stopped by the paper's rule (3 perfect validations) before the {cap}-update cap, "
-        "so the cap is not the cause"
-    )

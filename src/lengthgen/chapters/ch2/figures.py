@@ -10,7 +10,6 @@ import numpy as np
 from lengthgen import plotting
 from lengthgen.chapters.ch2 import claims as c2
 from lengthgen.chapters.ch2 import measures, rules
-from lengthgen.chapters.ch2 import experiments as ch2
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.config import check_choice
@@ -54,9 +53,7 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
     """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours, the
     ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
     name = measures.run_of(task, model, N)
-    m, lo, hi = (ch2.longest_summary if stat == "longest" else ch2.ood_summary)(
-        runs[name][0], model, N
-    )
+    m, lo, hi = measures.seed_summary(runs[name][0], model, N, ood=stat == "ood")
     row = {"N": N, "task": task, "model": f"A_{model}"}
     row |= {"paper": cell[0], "paper lo": cell[1], "paper hi": cell[2]}
     return row | {"ours": m, "ours lo": lo, "ours hi": hi, "run": name}
@@ -196,7 +193,7 @@ def curves_figure(runs: dict, N: int = 51):
     for v, name, lab, ls, ci in curves:
         if name not in runs:
             continue
-        Ls, A = ch2.accuracy_curve(runs[name][0], v, N)
+        Ls, A = measures.accuracy_curve(runs[name][0], v, N)
         band = np.array([bootstrap_ci(A[:, j], seed=0) for j in range(len(Ls))])
         col = plotting.PALETTE[ci]
         ax.plot(Ls, band[:, 0], marker="o", ms=4, ls=ls, label=f"{lab}: ours", color=col)
@@ -209,7 +206,7 @@ def curves_figure(runs: dict, N: int = 51):
     ax.set(
         xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log", ylim=(40, 102)
     )
-    Ls = list(ch2.test_lengths(N))
+    Ls = list(paper.test_lengths(N))
     ax.set_xticks(Ls, [str(L) for L in Ls])
     ax.minorticks_off()
     ax.legend(fontsize=9, loc="lower left", ncol=2)

@@ -1,5 +1,6 @@
-"""Chapter 2's measurements: our value of each stored-result claim of :mod:`.claims`, read from
-the stored full-scale cells, and which stored run and protocol each (task, model, N) comes from.
+"""Chapter 2's measurements: the summaries of a stored run (its curves, seed summaries, D.4's
+coefficient analysis, the cap note), our value of each stored-result claim of :mod:`.claims`
+and which stored run and protocol each (task, model, N) comes from.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from lengthgen.chapters.ch2 import experiments as ex
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.rules import two_sample_band
 from lengthgen.claims import PAPER_PROTOCOL, modified, reduced
-from lengthgen.stats import bootstrap_ci, loglog_slope
+from lengthgen.stats import bootstrap_ci, loglog_slope, permutation_pvalue, rankdata
 
 
 # --------------------------------------------------------------------------- which stored run
@@ -49,6 +50,86 @@ def protocol_of(pairs) -> object:
     return reduced("; ".join(notes)) if notes else PAPER_PROTOCOL
 
 
+# --------------------------------------------------------------------------- stored-run summaries
+def _ood(m: dict) -> float:
+    """A member's mean accuracy (%) over the five test lengths > N (D.3; Table 3)."""
+    return 100 * np.mean([m["test"][str(L)] for L in paper.test_lengths(m["N"])[1:]])
+
+
+def members(result: dict, variant: str, N: int) -> list[dict]:
+    """The stored members of ``variant`` trained at N, in seed order."""
+    return [m for m in result["members"] if m["variant"] == variant and m["N"] == N]
+
+
+def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
+    """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
+    Ls = list(paper.test_lengths(N))
+    return Ls, np.array(
+        [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
+    )
+
+
+def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
+    """Per-seed accuracy (%) at L = 10N+1 (Table 2)."""
+    return accuracy_curve(result, variant, N)[1][:, -1]
+
+
+def seed_summary(result: dict, variant: str, N: int, ood: bool = False, n_boot: int = 10_000):
+    """``(mean, lo, hi)``: the accuracy (%) at L = 10N+1 across seeds (``ood``: each seed's mean
+    over the five lengths > N, equal weight) with its 95 % seed-bootstrap interval."""
+    ms = members(result, variant, N)
+    acc = [_ood(m) if ood else 100 * m["test"][str(10 * N + 1)] for m in ms]
+    return bootstrap_ci(np.asarray(acc), n_boot=n_boot, seed=0)
+
+
+def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> dict:
+    """D.4: within-N ranks of N²|χ| and N|ℓ| against seed-level mean OOD accuracy, pooled over N,
+    with a two-sided permutation test that shuffles ranks only within the same N."""
+    rows = [m for m in result["members"] if m["variant"] == "pos"]
+    Ns = np.array([m["N"] for m in rows])
+    acc = np.array([_ood(m) for m in rows])
+    out = {"N": Ns.tolist(), "acc": acc.tolist()}
+    for name, val in (
+        ("chi", [m["N"] ** 2 * abs(m["chi"]) for m in rows]),
+        ("ell", [m["N"] * abs(m["ell"]) for m in rows]),
+    ):
+        val = np.asarray(val)
+        rv, ra = np.empty(len(val)), np.empty(len(val))
+        for N in np.unique(Ns):
+            idx = Ns == N
+            rv[idx], ra[idx] = rankdata(val[idx]), rankdata(acc[idx])
+        if rv.std() == 0 or ra.std() == 0:
+            out[name] = {"values": val.tolist(), "rho": float("nan"), "p": float("nan")}
+            continue
+        stat = lambda x, y: float(np.corrcoef(x, y)[0, 1])  # noqa: E731  (Pearson of within-N ranks)
+        r, p = permutation_pvalue(stat, rv, ra, n_perm=n_perm, seed=seed, groups=Ns)
+        out[name] = {"values": val.tolist(), "rho": r, "p": p}
+    return out
+
+
+def cap_note(result: dict, variant: str) -> str:
+    """How the update cap touched one variant of a stored experiment (printed next to the claims)."""
+    ms = [m for m in result["members"] if m["variant"] == variant]
+    cap, of = result["steps_cap"], f"/{len(ms)}"
+    hit = sum(m["stop_step"] >= cap for m in ms)
+    perfect = sum(m["best_val_acc"] == 1.0 for m in ms)
+    perfect = f"({perfect}{of} selected checkpoints have perfect validation)"
+    if hit and cap >= paper.PAPER_MAX_UPDATES:
+        return (
+            f"the paper's protocol: {hit}{of} members ran all {cap} updates without meeting the "
+            f"stopping rule {perfect}"
+        )
+    if hit:
+        return (
+            f"{hit}{of} members were cut at the {cap}-update cap (paper: up to "
+            f"{paper.PAPER_MAX_UPDATES:,}) before the stopping rule fired {perfect}"
+        )
+    return (
+        f"all {len(ms)} members stopped by the paper's rule (3 perfect validations) before the "
+        f"{cap}-update cap, so the cap is not the cause"
+    )
+
+
 # --------------------------------------------------------------------------- our measurements
 def _cell(results, task, model, N):
     return results.cell(run_of(task, model, N))
@@ -56,25 +137,24 @@ def _cell(results, task, model, N):
 
 def mean_longest(results, task, model, N) -> float:
     """Our 20-seed mean accuracy (%) at L = 10N+1."""
-    return float(np.mean(ex.longest_accuracy(_cell(results, task, model, N), model, N)))
+    return float(np.mean(longest_accuracy(_cell(results, task, model, N), model, N)))
 
 
 def summary(results, task, model, N, ood: bool = False) -> dict:
     """Our 20-seed mean accuracy (%) at L = 10N+1 (``ood``: over the five lengths > N) with its
     95 % seed-bootstrap interval."""
-    stat = ex.ood_summary if ood else ex.longest_summary
-    m, lo, hi = stat(_cell(results, task, model, N), model, N)
+    m, lo, hi = seed_summary(_cell(results, task, model, N), model, N, ood)
     return {"mean": m, "lo": lo, "hi": hi}
 
 
 def _at_length(result, model, N, L) -> dict:
     """Per-seed accuracy (%) at test length L."""
-    return {m["seed"]: 100 * m["test"][str(L)] for m in ex.members(result, model, N)}
+    return {m["seed"]: 100 * m["test"][str(L)] for m in members(result, model, N)}
 
 
 def perfect_seeds(results, task, model, N) -> int:
     """How many of our seeds are at 100 % test accuracy at L = 10N+1."""
-    ms = ex.members(_cell(results, task, model, N), model, N)
+    ms = members(_cell(results, task, model, N), model, N)
     return sum(m["test"][str(10 * N + 1)] == 1.0 for m in ms)
 
 
@@ -129,8 +209,8 @@ def coefficients(results) -> dict:
     """D.4 on our 100 selected A_pos Index checkpoints (20 seeds × N = 11 … 51), cached per results."""
     if results not in _COEF_CACHE:
         cells = [(_cell(results, "index", "pos", N), N) for N in paper.NS]
-        pooled = [m for res, N in cells for m in ex.members(res, "pos", N)]
-        _COEF_CACHE[results] = ex.coefficient_analysis({"members": pooled})
+        pooled = [m for res, N in cells for m in members(res, "pos", N)]
+        _COEF_CACHE[results] = coefficient_analysis({"members": pooled})
     return _COEF_CACHE[results]
 
 

@@ -15,7 +15,7 @@ from lengthgen import stats
 from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.chapters.ch2.count_levels import count_level_outputs
 from lengthgen.chapters.ch2.rules import live, rule6_window
-from lengthgen.chapters.ch2.single_layer import FAMILIES, encode, forward
+from lengthgen.chapters.ch2.single_layer import encode, forward
 from lengthgen.claims import Claim
 from lengthgen.nn.tasks import all_strings, label
 
@@ -27,12 +27,8 @@ H = 8
 def bias_fiber(P: dict, variant: str, bits, ks, y, B: float = 1.0) -> torch.Tensor:
     """The fraction of [−B, B] of b₂,₁ that makes each point strictly correct on the inputs
     (``bits`` [K, n], Index queries ``ks`` or None, labels ``y`` [K]); shape [P]."""
-    fam = FAMILIES[variant]
-    Pt = dict(P)
-    if fam == "positional":
-        Pt["_norm"] = torch.full((P["b2"].shape[0],), variant == "norm")
     x = encode(bits, ks) if ks is not None else encode(bits, fixed=0)
-    out = forward("pos" if fam == "positional" else variant, Pt, x)
+    out = forward(variant, P, x)
     Hw = out[..., 1] - out[..., 0] - (P["b2"][:, 1] - P["b2"][:, 0])[:, None]
     return fiber_of(Hw, torch.as_tensor(y), P["b2"][:, 0], B)
 
@@ -100,8 +96,7 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
         phi = torch.cat([bias_fiber(c, variant, S, None, y) for c in chunks])
         row = {"points": M, "exact": int((phi > 0).sum())}
         if variant != "sin":
-            Pt = {**P, "_norm": torch.full((M,), variant == "norm")}
-            out = forward("pos", Pt, encode(chain, fixed=0))
+            out = forward(variant, P, encode(chain, fixed=0))
             s = torch.sign(out[..., 1] - out[..., 0])
             row["max_sign_changes"] = int(((s[:, 1:] * s[:, :-1]) < 0).sum(-1).max())
         rows[variant] = row

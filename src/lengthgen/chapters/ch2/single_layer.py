@@ -169,7 +169,7 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
     if isinstance(normalized, bool):
         qq = b[:, None, :] + Fa if normalized else q
     else:
-        qq = torch.where(normalized.view(-1, 1, 1), b[:, None, :] + Fa, q)
+        qq = torch.where(normalized.bool().view(-1, 1, 1), b[:, None, :] + Fa, q)
     return ((q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1))
 
 
@@ -261,10 +261,8 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
             + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)
         )
         return _classifier(params, A)
-    normalized = params.get("_norm", variant == "norm")
-    if isinstance(normalized, torch.Tensor):
-        normalized = normalized.bool()
-    c1, c2, _ = _positional_coefs(params, k, normalized)  # c0 = qᵀc_K is common to all j: cancels
+    # c0 = qᵀc_K is common to all j: cancels in the softmax
+    c1, c2, _ = _positional_coefs(params, k, params.get("_norm", variant == "norm"))
     j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
     coef = torch.stack([c1, c2], -1) * beta_n[..., None]  # [E, B, 2]
     logits = torch.matmul(coef, torch.stack([j, j * j]))  # [E, B, L]

@@ -173,12 +173,9 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
         ks = None
     y = label(task, S, ks)
     x = encode(S, ks)
-    Pt = dict(P)
-    if FAMILIES[variant] == "positional" and "_norm" not in Pt:
-        Pt["_norm"] = torch.full((P["b2"].shape[0],), variant == "norm")
-    margins, fam = [], "pos" if FAMILIES[variant] == "positional" else variant
+    margins = []
     for lo in range(0, x.shape[0], 8192):
-        out = forward(fam, Pt, x[lo : lo + 8192], beta=beta)
+        out = forward(variant, P, x[lo : lo + 8192], beta=beta)
         sgn = (2 * y[lo : lo + 8192] - 1).to(DT)
         margins.append(((out[..., 1] - out[..., 0]) * sgn).min(-1).values)
     return torch.stack(margins, -1).min(-1).values.numpy()
@@ -194,7 +191,7 @@ def diagonal_attention(
     out = []
     step = max(1, chunk // max(1, Pn * n))
     logn = _beta_n(n, beta)  # β_n
-    normalized = P["_norm"].bool() if "_norm" in P else torch.full((Pn,), variant == "norm")
+    normalized = P.get("_norm", variant == "norm")
     for lo in range(0, len(ks_t), step):
         kk = ks_t[lo : lo + step]
         g = positional_scores(P, kk.expand(Pn, -1), n, normalized) * logn  # [P, K, n]
@@ -393,15 +390,11 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
     a = params["a"]
     d = {k: torch.zeros_like(v) for k, v in params.items()}
     a1 = float(a[0])
-    ahat1 = a1 / float(a.norm())
     if coordinate == "ell":
         d["r"][0] = 1.0 / a1
-    elif variant == "pos":
-        d["s"][0] = 1.0 / a1
-    elif coordinate == "chi":
-        d["s"][0] = 1.0 / ahat1
-    else:
-        d["s"][0] = 1.0 / ahat1
+        return d
+    d["s"][0] = 1.0 / (a1 if variant == "pos" else a1 / float(a.norm()))  # moves χ (A_pos) or χ̂
+    if coordinate == "chi_fixed_ell_hat":
         d["r"][0] = -2.0 / a1  # keeps ℓ̂ = 2bᵀs + aᵀr + 2âᵀs fixed (b₁ = 0 at the center)
     return d
 

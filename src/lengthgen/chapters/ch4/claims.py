@@ -15,8 +15,9 @@ from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4 import rules as R
 from lengthgen.chapters.ch4.claims_theory import THEORY_CLAIMS
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
-from lengthgen.chapters.ch4.paper import MAIN, OVER, P53, PAPER_LR, PAPER_LR_60K, PAPER_VALUES
-from lengthgen.claims import Claim, Deviation, Unchecked, compare
+from lengthgen.chapters.ch4.paper import MAIN, OVER, P53, PAPER_LR, PAPER_LR_60K
+from lengthgen.chapters.ch4.paper import paper_claim, paper_unchecked
+from lengthgen.claims import Claim, Deviation, compare
 from lengthgen.config import check_positive_int
 from lengthgen.verify import NoiseBand
 
@@ -110,31 +111,16 @@ _TRANSFORMER = Deviation(
 
 
 # --------------------------------------------------------------------------- declaring a claim
-def _paper(id, statement, rule, measure=None, *, key=None, **kw) -> Claim:
-    """A claim of the paper at ``PAPER_VALUES[key or id]``, compared by ``rule`` (of :mod:`.rules`;
-    ``kw`` may refine it, or give the ``paper_value`` as the paper's formula at our cells)."""
-    location, value = PAPER_VALUES[key or id]
-    return Claim(
-        id, location, statement=statement, measure=measure, **{"paper_value": value, **rule, **kw}
-    )
-
-
 def _self(id, location, statement, paper_value, check, why, measure=None, **kw) -> Claim:
     """A self-check (R6): a consequence of a theorem, or of our version of it, checked by us."""
     kw.update(statement=statement, paper_value=paper_value, check=check, why=why, measure=measure)
     return Claim(id, location, group="self-check", **kw)
 
 
-def _unchecked(id, statement, status, reason) -> Unchecked:
-    """A claim of the paper the chapter does not check, and why."""
-    location, value = PAPER_VALUES[id]
-    return Unchecked(id, location, statement, value, status, reason)
-
-
 def _long(id, network, construction, why_where=""):
     """Thm 4.1 or 4.2 at long lengths (R1): the lowest accuracy of ``construction`` in the stored
     automaton check, over 10,000 sampled inputs at every m ≤ 811, both primes."""
-    return _paper(
+    return paper_claim(
         id,
         f"{network}: lowest accuracy over 10,000 sampled inputs at every m = 1 … 811, "
         "p ∈ {97, 53} (phases evaluated exactly)",
@@ -178,7 +164,7 @@ def _over_parameterized(id, deviation=None) -> Claim:
         ),
     }[kind]
     kw = dict(check="direction", holds=holds, why=why, protocol=OVER, deviation=deviation)
-    return _paper(id, statement, kw, measure, key=f"ch4.fig23.{kind}")
+    return paper_claim(id, statement, kw, measure, key=f"ch4.fig23.{kind}")
 
 
 _SEEN, _UNSEEN = list(paper.IN_DOMAIN_LENGTHS), list(paper.OOD_LENGTHS)
@@ -233,7 +219,7 @@ def _lengthgen(id, deviation=None) -> Claim:
         setting = f"{b['steps']:,} updates, lr {b['lr']:g}"
         subject = f"{networks[0].upper()}{networks[1:]} ({setting}{n and ', largest n'})"
     kw = dict(key=key, protocol=protocol, deviation=deviation)
-    return _paper(id, f"{subject}: {what}", rule, lambda r: measure(r, sweep), **kw)
+    return paper_claim(id, f"{subject}: {what}", rule, lambda r: measure(r, sweep), **kw)
 
 
 #: R3: N = lengths × inputs per length; the larger of the two primes' standard errors
@@ -241,21 +227,21 @@ NOBIAS_LONG_TOL = R.r3_tolerance(M.nobias_long_paper(), M.N_LONG)
 
 CLAIMS = [
     # ----- Sec. 4: the constructions (exact statements of the paper; R1–R3)
-    _paper(
+    paper_claim(
         "ch4.thm41.exhaustive",
         "Thm 4.1's width-2 sine network built for length m: lowest accuracy over every ordered input "
         "of every (m, p) with p ≤ 11, m ≤ 4, pᵐ ≤ 20,000",
         R.R1,
         lambda r: M.exhaustive_min(r, "thm41"),
     ),
-    _paper(
+    paper_claim(
         "ch4.thm42.bias_exhaustive",
         "Thm 4.2's single width-2 sine network with bias: lowest accuracy over every ordered input of "
         "the same (m, p) cells",
         R.R1,
         lambda r: M.exhaustive_min(r, "thm42_bias"),
     ),
-    _paper(
+    paper_claim(
         "ch4.thm42.nobias_exhaustive",
         "Thm 4.2's bias-free width-⌊(p−1)/2⌋ network: accuracy over every ordered input, at each "
         "(m, p) cell with 3 ≤ p ≤ 11 (paper value: its formula at that p)",
@@ -271,7 +257,7 @@ CLAIMS = [
         "thm42_bias",
         " at every length",
     ),
-    _paper(
+    paper_claim(
         "ch4.thm42.nobias_long",
         "Thm 4.2's bias-free network: accuracy over all 811 × 10,000 sampled inputs of lengths 1 … 811, "
         "at p = 97 and p = 53 (paper value: 1 − 1/p)",
@@ -330,7 +316,7 @@ CLAIMS = [
         tolerance=1e-12,
     ),
     # ----- Thms 4.3–4.4: impossibility results (our versions proved in the text; self-checks of consequences)
-    _unchecked(
+    paper_unchecked(
         "ch4.thm43",
         "A ReLU MLP that realizes modular addition exactly at length m has width ≥ (m − p)/(p + 2)",
         "not-reproducible",
@@ -372,7 +358,7 @@ CLAIMS = [
         M.relu_training,
         holds=M.fits_respect_bound,
     ),
-    _unchecked(
+    paper_unchecked(
         "ch4.thm44",
         "No bias-free ReLU MLP, of any width, is exact on X_m1 and X_m2 when m1 ≢ m2 (mod p)",
         "not-reproducible",
@@ -402,7 +388,7 @@ CLAIMS = [
         holds=lambda v: all(min(pair) < 1.0 for pair in v) and len(v) > 0,
     ),
     # ----- Sec. 7.1, Fig. 1: under-parameterized regime (stored B.1.1 sweep, reduced)
-    _paper(
+    paper_claim(
         "ch4.fig1.sine_beats_relu",
         "Under-parameterized (AdamW): in every (m, p, width, n) cell, the sine MLP's mean test accuracy "
         "exceeds the ReLU MLP's by more than 2 SE",
@@ -415,7 +401,7 @@ CLAIMS = [
         protocol=paper.UNDER,
         deviation=_UNDER_VAR,
     ),
-    _paper(
+    paper_claim(
         "ch4.fig1.width",
         "Under-parameterized, sine: at each (m, p, n), among widths whose every run fits its training "
         "set, the narrower is never significantly worse and is significantly better wherever the widest "
@@ -435,7 +421,7 @@ CLAIMS = [
     _over_parameterized("ch4.fig23.test_improves.relu", _OVER_RELU_TEST),
     _over_parameterized("ch4.fig23.excessive.sine", _OVER_SINE_EXCESSIVE),
     _over_parameterized("ch4.fig23.excessive.relu"),
-    _paper(
+    paper_claim(
         "ch4.fig23.sine_vs_relu",
         "Over-parameterized: at every weight decay the sine MLP has the larger normalized margin and "
         "a test accuracy more than 2 SE above the ReLU MLP's",
@@ -463,7 +449,7 @@ CLAIMS = [
     _lengthgen("ch4.fig5.p53.bias_far"),
     _lengthgen("ch4.fig5.p53.bias_robust", _P53_BIAS_NOISE),
     # ----- Sec. 7.4, Fig. 6: transformer baseline
-    _paper(
+    paper_claim(
         "ch4.fig6.transformer",
         "1-layer 1-head decoder: at every training-set size the sine FFN's test accuracy exceeds both "
         "ReLU's and GELU's by more than 2 SE",

@@ -1,14 +1,14 @@
 """Chapter 4's claims on the paper's learning theory and Fig. 9 (details page, section "The
-learning theory, measured"), declared like those of :mod:`.claims`, which lists them: the VC
+learning theory, measured"), declared like those of :mod:`.claims` (:func:`.paper.paper_claim`), which lists them: the VC
 proposition and Thm 6.3 live (:mod:`.theory`), the rest on stored cells (:mod:`.measures`).
 """
 
 from __future__ import annotations
 
 from lengthgen.chapters.ch4 import measures as M
-from lengthgen.chapters.ch4.paper import PAPER_VALUES, protocol
+from lengthgen.chapters.ch4.paper import paper_claim, paper_unchecked, protocol
 from lengthgen.chapters.ch4.rules import r5_everywhere
-from lengthgen.claims import Claim, Deviation, Unchecked, modified, reduced
+from lengthgen.claims import Deviation, modified, reduced
 
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
@@ -39,14 +39,6 @@ _THM63_OURS = Deviation(
 )
 
 
-def _claim(id, statement, measure=None, value=None, **kw) -> Claim:
-    """A claim of the paper at ``PAPER_VALUES[id]`` (its value there, unless ``value`` gives it
-    as the number our check compares)."""
-    location, words = PAPER_VALUES[id]
-    value = words if value is None else value
-    return Claim(id, location, statement=statement, paper_value=value, measure=measure, **kw)
-
-
 _F = protocol("full")
 _B, _A, _W, _N = (
     _F[k] for k in ("underparam_sgd", "underparam_adamw97", "margin_widths", "sample_needs")
@@ -70,7 +62,7 @@ _SAMPLES = reduced(
 )
 
 THEORY_CLAIMS = [
-    _claim(
+    paper_claim(
         "ch4.prop_vc",
         "sgn(sin(a·x)), a > 0, on the integers 1, 2, 4, …, 2^(N−1): how many of the 2^N labellings "
         "our a (binary digit i of a/π set where the label is −1) realizes, for N = 1 … 10, "
@@ -79,9 +71,9 @@ THEORY_CLAIMS = [
         check="equal",
         why="a set is shattered only if every labelling is realized; the proposition (VCdim = ∞) "
         "needs this at every N, so one missed labelling falsifies our construction",
-        value=[2**n for n in range(1, 11)],
+        paper_value=[2**n for n in range(1, 11)],
     ),
-    _claim(
+    paper_claim(
         "ch4.thm63",
         "Normalized margin γ/(‖W‖_F ‖V‖_2) of the one exact ReLU interpolant we have (ours, "
         "section on the ReLU width bound; the paper's App. H construction is not in our text), at "
@@ -94,15 +86,15 @@ THEORY_CLAIMS = [
         "power law (1) and e^(−c√m) (1.41) outside",
         deviation=_THM63_OURS,
         protocol=modified("our exact ReLU interpolant in place of the paper's App. H one"),
-        value=[2.0, 2.0],
+        paper_value=[2.0, 2.0],
     ),
-    _claim(
+    paper_claim(
         "ch4.sec6.relu_margins",
         "Over-parameterized ReLU MLPs trained with Muon at widths 8–256: at every width where "
         "every seed fits its training set, every seed's normalized 0.5 % margin "
         "γ/(‖W‖_F ‖V‖_2) exceeds that of our exact ReLU interpolant at the same (m, p) "
         "(width 8); at least two widths fit",
-        M.relu_margins_vs_interpolant,
+        measure=M.relu_margins_vs_interpolant,
         check="direction",
         holds=lambda v: (
             v["widths that fit"] >= 2
@@ -111,21 +103,21 @@ THEORY_CLAIMS = [
         why="R5: an order stated in words; every seed must agree",
         protocol=_OVER_WIDTHS,
     ),
-    _claim(
+    paper_claim(
         "ch4.fig9.sgd",
         "Under-parameterized (3, 97) with vanilla SGD: in every (width, n) cell the sine MLP's "
         "seed-mean test accuracy exceeds the ReLU MLP's by more than 2 SE",
+        r5_everywhere("cells", "sine ahead by > 2 SE"),
         lambda r: M.sine_beats_relu(r, "underparam_sgd"),
         protocol=_UNDER_SGD,
         deviation=_SGD_BUDGET,
-        **r5_everywhere("cells", "sine ahead by > 2 SE"),
     ),
-    _claim(
+    paper_claim(
         "ch4.fig9.sgd.relu_matches",
         "The same cells, where the ReLU MLP fits its training set (every seed) under "
         f"SGD or AdamW (at least one such cell): |ReLU test accuracy under SGD − under AdamW| "
         f"(seed means) is at most {CLOSE:g} in each",
-        M.sgd_relu_gap,
+        measure=M.sgd_relu_gap,
         check="predicate",
         holds=lambda v: v["cells where ReLU fits"] >= 1 and v["largest gap"] <= CLOSE,
         why="R4: 'closely matches' stated in words, read as within ±0.05; restricted to cells "
@@ -135,43 +127,41 @@ THEORY_CLAIMS = [
         protocol=_UNDER_SGD,
         deviation=_SGD_BUDGET,
     ),
-    _claim(
+    paper_claim(
         "ch4.fig9.sgd.sine_slower",
         "The same cells: the sine MLP under AdamW is ahead of the sine MLP under SGD by "
         "more than 2 SE in every cell",
+        r5_everywhere("cells", "AdamW ahead by > 2 SE"),
         M.sgd_sine_slower,
         protocol=_UNDER_SGD,
-        **r5_everywhere("cells", "AdamW ahead by > 2 SE"),
     ),
-    _claim(
+    paper_claim(
         "ch4.cor58",
         f"Sine MLPs of constant width 16, p ∈ {{11, 17, 23, 31, 41}}: least-squares slope of log "
         f"(training-set size at which the seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) "
         "on log p",
-        lambda r: M.samples_slope(r, "p", SAMPLE_LEVEL),
+        measure=lambda r: M.samples_slope(r, "p", SAMPLE_LEVEL),
         check="interval",
         interval=COR58_SLOPE,
         why="Õ(p) and the Ω(p) bound give slope 1 up to log factors (≈ 0.3 each at these p; two "
         "allowed) and fit error (≈ ±0.3); memorizing or a fixed need fall outside",
         protocol=_SAMPLES,
     ),
-    _claim(
+    paper_claim(
         "ch4.thm56",
         f"Sine MLPs at p = 23, widths 8, 16, 32: least-squares slope of log (training-set size "
         f"at which the seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) on log width is at "
         f"most {THM56_MAX_SLOPE:g} (an upper bound: a learner may need fewer)",
-        lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),
+        measure=lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),
         check="predicate",
         holds=lambda v: v is not None and v <= THM56_MAX_SLOPE,
         why="Θ̃(dp) bounds what every interpolating learner of width d needs by ∝ d up to logs "
         "(slope 1, +0.5 for log factors); it does not say a learner needs more as d grows",
         protocol=_SAMPLES,
     ),
-    Unchecked(
+    paper_unchecked(
         "ch4.thm62",
-        PAPER_VALUES["ch4.thm62"][0],
         "Width-independent margin bound for sine MLPs under a ‖V‖_{1,∞} constraint",
-        PAPER_VALUES["ch4.thm62"][1],
         "not-attempted",
         "the bound's constants and log factors (Thm 6.2's statement, App. I) are missing from our "
         "copy of the paper, and without them no finite value of the bound exists to compare "

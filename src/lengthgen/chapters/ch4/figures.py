@@ -190,12 +190,10 @@ def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
     last evaluation (a pandas DataFrame)."""
     import pandas as pd
 
-    fin, rows = value["final"], {}
-    for i, m in enumerate(value["members"]):
-        key = (variant_name(m), m["n"], m["wd"])
-        rows.setdefault(key, []).append(
-            [fin["train_acc"][i]] + [fin["acc"][str(L)][i] for L in lengths]
-        )
+    rows = {}
+    for r in paper_scale_rows(value):
+        row = [r["train"]] + [r[str(L)] for L in lengths]
+        rows.setdefault((variant_name(r), r["n"], r["wd"]), []).append(row)
     cols = ["train"] + [f"m = {L}" for L in lengths]
     df = pd.DataFrame({k: np.mean(v, axis=0) for k, v in rows.items()}, index=cols).T
     df.index.names = ["variant", "n", "weight decay"]

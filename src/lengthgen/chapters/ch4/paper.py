@@ -5,7 +5,7 @@ the paper's setting (App. B.1, :data:`PAPER_PROTOCOL`), our per-scale :data:`PRO
 
 from __future__ import annotations
 
-from lengthgen.claims import reduced
+from lengthgen.claims import Claim, Unchecked, reduced
 from lengthgen.config import check_choice, get_scale
 
 # --------------------------------------------------------------------------- the paper's setting (App. B.1)
@@ -361,3 +361,18 @@ P53 = reduced(
     "device budget (the stored run is partial: 213,289 updates; paper: 3·10⁵ epochs ≈ 2.1M "
     "updates at n = 2,000 and 4.2M at 8,000)"
 )
+
+
+def paper_claim(id, statement, rule=None, measure=None, *, key=None, **kw) -> Claim:
+    """A claim of the paper at ``PAPER_VALUES[key or id]``, compared by ``rule`` (of :mod:`.rules`;
+    ``kw`` may refine it, or give the ``paper_value`` the check compares, e.g. the paper's
+    formula at our cells)."""
+    location, value = PAPER_VALUES[key or id]
+    kw = {"paper_value": value, **(rule or {}), **kw}
+    return Claim(id, location, statement=statement, measure=measure, **kw)
+
+
+def paper_unchecked(id, statement, status, reason) -> Unchecked:
+    """A claim of the paper the chapter does not check, and why."""
+    location, value = PAPER_VALUES[id]
+    return Unchecked(id, location, statement, value, status, reason)

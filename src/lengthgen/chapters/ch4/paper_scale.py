@@ -418,16 +418,13 @@ class _PaperRun:
     def result(self, partial: bool, train_s: float, setup_s: float) -> dict:
         """The stored value of the run (see :func:`train_paper_scale`)."""
         step, spe, last = self.step, self.sampler.spe, self.history[-1]
-        by_n = {m["n"]: spe[i] for i, m in enumerate(self.members)}
+        by_n = dict(zip((m["n"] for m in self.members), spe))
         return {
             "partial": partial,
             "progress": {"done": step, "target": self.cfg["steps"], "unit": "updates"},
-            "members": [
-                {**m, "epochs": round(step / spe[i], 2)} for i, m in enumerate(self.members)
-            ],
+            "members": [{**m, "epochs": round(step / s, 2)} for m, s in zip(self.members, spe)],
             "updates_per_epoch": {str(n): s for n, s in sorted(by_n.items())},
-            "eval_lengths": self.cfg["eval_lengths"],
-            "train_lengths": self.cfg["train_lengths"],
+            **{k: self.cfg[k] for k in ("eval_lengths", "train_lengths")},
             "history": self.history,
             "final": {k: last[k] for k in ("step", "train_acc", "acc")},
             "updates_per_s_this_session": round((step - self.step0) / max(train_s, 1e-9), 2),
@@ -527,21 +524,17 @@ def main(argv=None) -> int:
     import sys
 
     ap = argparse.ArgumentParser(prog="python -m lengthgen.chapters.ch4.paper_scale")
-    sub = ap.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("store-checkpoint", help="keep a run's checkpoint under results/")
-    c.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
-    c.add_argument("name", help="the cell's name, e.g. paper_p53")
+    ap.add_argument("command", choices=["store-checkpoint"])
+    ap.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
+    ap.add_argument("name", help="the cell's name, e.g. paper_p53")
     args = ap.parse_args(argv)
     try:
         r = store_checkpoint(args.src, args.name)
     except (ConfigError, ResultFileError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(
-        f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, "
-        f"{r['bytes'] / 1e6:.1f} MB",
-        flush=True,
-    )
+    mb = r["bytes"] / 1e6
+    print(f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, {mb:.1f} MB")
     return 0
 
 
