@@ -6,6 +6,9 @@ package a chapter's cells call stays small enough to read.
   ceiling that stops unnoticed growth: lowered as the package shrinks, raised only in a commit
   that names the new science that needed the lines;
 - no file under ``src/`` over :data:`FILE` lines, no function or method over :data:`FUNCTION`;
+- no packing: lines wider than :data:`WIDTH` columns (ruff's line length; ruff does not wrap
+  strings, comments or ``fmt: off`` tables) at most :data:`WIDE` — a wide line holds what would
+  otherwise be several, so their number may only fall;
 - nothing merely moved out: the notebooks' code cells at most :data:`NOTEBOOK_CODE` lines in all,
   ``scripts/``, ``benchmarks/``, ``_ext/`` and ``tools/`` together at most :data:`TOOLS`.
 
@@ -18,8 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-BUDGET, TOTAL, FILE, FUNCTION = 20_000, 25_382, 800, 80
+BUDGET, TOTAL, FILE, FUNCTION = 20_000, 24_379, 800, 80
 NOTEBOOK_CODE, TOOLS = 4_000, 2_500
+WIDTH, WIDE = 100, 509
 
 
 def _files(folder: Path) -> list[Path]:
@@ -99,3 +103,23 @@ def test_nothing_merely_moved_out():
         for p in _files(ROOT / d)
     )
     assert tools <= TOOLS, f"scripts/, benchmarks/, _ext/ and tools/ hold {tools} lines"
+
+
+def wide_lines(path: Path, width: int = WIDTH) -> int:
+    """How many lines of ``path`` are wider than ``width`` characters."""
+    return sum(len(line) > width for line in path.read_text(errors="replace").splitlines())
+
+
+def test_no_more_wide_lines_than_the_ceiling():
+    counts = {p.relative_to(ROOT): n for p in _files(SRC) if (n := wide_lines(p))}
+    worst = sorted(counts.items(), key=lambda kv: -kv[1])[:5]
+    assert sum(counts.values()) <= WIDE, (
+        f"{sum(counts.values())} lines of src/ are wider than {WIDTH} columns (ceiling {WIDE}); "
+        f"most in {', '.join(f'{p} ({n})' for p, n in worst)}"
+    )
+
+
+def test_the_width_count_counts_characters_not_bytes(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("x = '" + "≤" * (WIDTH - 6) + "'\n" + "y" * (WIDTH + 1) + "\n")
+    assert wide_lines(f) == 1
