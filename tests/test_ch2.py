@@ -100,6 +100,9 @@ def test_bad_input():
         )
     with pytest.raises(ValueError, match="N must be an integer"):
         paper.test_lengths(0)
+    kw = dict(seeds=(1,), Ns=(5,), steps=1, val_size=2, test_size=2, batch=2)
+    with pytest.raises(ConfigError, match="validation every must be"):
+        ch2.run_experiment("first_posnorm", **kw, every=0)
 
 
 def test_cap_note():

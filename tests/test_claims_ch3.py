@@ -77,6 +77,8 @@ def test_theory_differences():
     assert m3.theory_differences(live, stored) == ["thm2_ladder"]
     del live["prop3_copy"]
     assert m3.theory_differences(live, stored) == ["prop3_copy", "thm2_ladder"]
+    live["prop3_copy"] = {"alpha": float("nan"), "min_margin": 8.3e-9}  # a NaN is a difference
+    assert m3.theory_differences(live, stored) == ["prop3_copy", "thm2_ladder"]
 
 
 def _corrupt_group(root, name, task, L, acc):

@@ -79,8 +79,8 @@ def test_rope_contiguous_is_bitwise_the_pairwise_form(dtype):
 @pytest.mark.parametrize("encoding", ENCODINGS)
 @pytest.mark.parametrize("kernels", KERNELS)
 def test_matmul_flops_equal_torch_flop_counter(tier, encoding, kernels):
-    """``Decoder.matmul_flops`` (what the cost page's chapter-3 bound counts) equals torch's own count
-    of one forward and backward pass, and one forward pass."""
+    """``Decoder.matmul_flops`` (the per-pass count behind the cost page's chapter-3 figure) equals
+    torch's own count of one forward and backward pass, and one forward pass."""
     from torch.utils.flop_counter import FlopCounterMode
 
     model = Decoder.tier(tier, encoding, L0=6, kernels=kernels)

@@ -205,12 +205,23 @@ def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, 
     loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
     c_ens, c_loop, t_ens, t_loop = (max(t, 1e-9) for t in (c_ens, c_loop, t_ens, t_loop))
     diff = float((loop_loss - res.history["loss"][-1]).abs().max())
-    row = dict(name=name, members=E, ensemble_updates_per_s=round(E * steps / c_ens, 1))
-    row.update(loop_updates_per_s=round(E * steps / c_loop, 1), ratio=round(c_loop / c_ens, 2))
-    row.update(max_abs_loss_diff=diff, steps=steps, dtype=str(dtype).replace("torch.", ""))
-    row.update(loop_optimizer=label, ensemble_cpu_s=round(c_ens, 3), loop_cpu_s=round(c_loop, 3))
-    row.update(ensemble_wall_s=round(t_ens, 3), loop_wall_s=round(t_loop, 3))
-    return row | {"wall_ratio": round(t_loop / t_ens, 2), "model": about}
+    return {
+        "name": name,
+        "members": E,
+        "ensemble_updates_per_s": round(E * steps / c_ens, 1),
+        "loop_updates_per_s": round(E * steps / c_loop, 1),
+        "ratio": round(c_loop / c_ens, 2),
+        "max_abs_loss_diff": diff,
+        "steps": steps,
+        "dtype": str(dtype).replace("torch.", ""),
+        "loop_optimizer": label,
+        "ensemble_cpu_s": round(c_ens, 3),
+        "loop_cpu_s": round(c_loop, 3),
+        "ensemble_wall_s": round(t_ens, 3),
+        "loop_wall_s": round(t_loop, 3),
+        "wall_ratio": round(t_loop / t_ens, 2),
+        "model": about,
+    }
 
 
 # =========================================================================== the rows
@@ -354,10 +365,15 @@ def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) 
         torch.set_num_threads(old)
     wall, cpu = round(time.perf_counter() - t0, 1), round(time.process_time() - c0, 1)
     per_mb = 2**20 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
-    res = dict(ratio=round(statistics.median(r["ratio"] for r in out), 2), rows=out, size=size)
-    res.update(torch=torch.__version__, measure=MEASURE, total_wall_s=wall, total_cpu_s=cpu)
-    return res | {
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mb, 1)
+    return {
+        "ratio": round(statistics.median(r["ratio"] for r in out), 2),
+        "rows": out,
+        "size": size,
+        "torch": torch.__version__,
+        "measure": MEASURE,
+        "total_wall_s": wall,
+        "total_cpu_s": cpu,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mb, 1),
     }
 
 

@@ -105,9 +105,19 @@ def compare_claims(
         noise = band is not None and diff <= band.band and not errors
         verdict = "same" if same else ("within noise" if sa == sb else "borderline")
         verdict = verdict if same or noise else "changed"
-        bw = (None, None) if band is None else (band.band, band.why)
-        rows.append(dict(id=c.id, stored=a, rerun=b, status_stored=sa, status_rerun=sb))
-        rows[-1].update(difference=diff, band=bw[0], band_why=bw[1], verdict=verdict)
+        rows.append(
+            {
+                "id": c.id,
+                "stored": a,
+                "rerun": b,
+                "status_stored": sa,
+                "status_rerun": sb,
+                "difference": diff,
+                "band": None if band is None else band.band,
+                "band_why": None if band is None else band.why,
+                "verdict": verdict,
+            }
+        )
     return rows
 
 

@@ -305,16 +305,26 @@ def run_cells(
     todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
     refuse_dirty(todo, scale, git, allow_dirty)
     # what the queue needs besides its executor and its cells
-    run = SimpleNamespace(folder=folder, scale=scale, git=git, stale=stale, extra=extra, desc=desc)
-    vars(run).update(budget_s=budget_s, timeout_s=timeout_s, no_workers_s=no_workers_s)
-    run.progress, run.window = progress, max(1, workers or 2)
-    run.record = {"requested_device": str(device), "allow_dirty": bool(allow_dirty)}
-    run.call = {  # what every cell's call gets besides its own function and arguments
-        "device": str(device),
-        "threads": torch.get_num_threads(),
-        "deadline": None if budget_s is None else time.time() + budget_s,
-    }
-    run.t_start = time.perf_counter()  # the budget counts from here
+    run = SimpleNamespace(
+        folder=folder,
+        scale=scale,
+        git=git,
+        stale=stale,
+        extra=extra,
+        desc=desc,
+        budget_s=budget_s,
+        timeout_s=timeout_s,
+        no_workers_s=no_workers_s,
+        progress=progress,
+        window=max(1, workers or 2),
+        record={"requested_device": str(device), "allow_dirty": bool(allow_dirty)},
+        call={  # what every cell's call gets besides its own function and arguments
+            "device": str(device),
+            "threads": torch.get_num_threads(),
+            "deadline": None if budget_s is None else time.time() + budget_s,
+        },
+        t_start=time.perf_counter(),  # the budget counts from here
+    )
     bar = progress_bar(progress and todo, len(cells), len(cells) - len(todo), desc)
     try:
         with make_executor(executor, workers=workers, scheduler=scheduler) as ex:

@@ -180,7 +180,7 @@ _SCALED_DEV = {
         "run-to-run variance",
         "A few log-scaled runs at the longest training length never fit their own training "
         "strings within the 10,000 single-string updates (training cross-entropy near one bit): "
-        "optimisation failures, not failures to extrapolate; one more run is 100% accurate but "
+        "optimisation failures, not failures to extrapolate. Besides, one run is 100% accurate but "
         f"not yet confident enough for rule 3's cross-entropy bar. {_AUTHORS_FAIL}; " + _RATES_100,
     ),
 }

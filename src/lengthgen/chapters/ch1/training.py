@@ -144,11 +144,13 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
 
 
 def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_strings, analyse):
-    """The FIRST cells: one member per (training length, arm, run), batch 1, Adam, float32; member
-    (n, arm, r) starts from seed ``seed + r`` and reads the data stream of (n, r), shared by the
-    arms. Tested every ``eval_every_epochs`` epochs on a fixed bank, at the end on fresh strings of
-    length ``test_n`` and, with ``fit_strings``, of its training length; ``analyse(enc, params)``
-    adds its lists. Returns the checked settings, the members and the per-member results."""
+    """The FIRST cells (``settings``: the arguments of :func:`.experiments.train_first`, arms named
+    in :data:`paper.FIRST_ARMS`): one member per (training length, arm, run), batch 1, Adam,
+    float32; member (n, arm, r) starts from seed ``seed + r`` and reads the data stream of (n, r),
+    shared by the arms. Tested every ``eval_every_epochs`` epochs on a fixed bank, at the end on
+    fresh strings of length ``test_n`` and, with ``fit_strings``, of its training length;
+    ``analyse(enc, params)`` adds its lists. Returns the checked settings, the members and the
+    per-member results."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -193,7 +195,9 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
 
 def train_parity_runs(settings: dict, seed_offsets, model, device, progress, members=None) -> dict:
     """Cell ``parity_training`` (§5.1): ``runs`` members from seeds ``seed + r``, strings of length
-    ``n``; ``members``: (run, learning rate, log-scaled) per member instead (``parity_grid``)."""
+    ``n`` (data seeds from :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``,
+    ``epochs``, ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``. ``members``: (run,
+    learning rate, log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
     counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
     s = {k: check_positive_int(k, settings[k]) for k in counts}
     runs, n = s["runs"], s["n"]

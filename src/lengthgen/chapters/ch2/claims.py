@@ -3,6 +3,8 @@
 notebooks' live measurements; the paper's numbers :mod:`.paper`; a declared deviation (a cause
 of :data:`CAUSES`) sits on its claim's row. A claim reading a run capped below the paper's 30,000
 updates carries ``reduced(…)``. Paper Table 2: :func:`accuracy_claim`, one per row of :data:`TABLE2`.
+Every A_norm claim reads runs with the paper's map (eq. 17); the misread map is only the unclaimed
+ablation ``index_norm_misread``.
 """
 
 from __future__ import annotations

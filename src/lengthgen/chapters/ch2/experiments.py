@@ -153,8 +153,14 @@ def train_experiment(
     att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
     if len(set(att_betas)) != len(att_betas):
         raise ConfigError(f"beta must not repeat values, got {beta!r}")
-    ints = dict(steps=steps, every=every, val_size=val_size, test_size=test_size, batch=batch)
-    ints |= dict(patience=patience)
+    ints = {  # the names the messages use
+        "steps": steps,
+        "validation every": every,
+        "val_size": val_size,
+        "test_size": test_size,
+        "batch": batch,
+        "patience": patience,
+    }
     reals = dict(lr=lr, eps=eps, clip=clip)
     c = {
         "experiment": experiment,
@@ -165,7 +171,7 @@ def train_experiment(
         "fixed": fixed_token_of(task, fixed_token),
         "seeds": _check_ints("seeds", seeds, minimum=0),
         "Ns": _check_ints("Ns", Ns),
-        **{k: check_positive_int(k, v) for k, v in ints.items()},
+        **{k.split()[-1]: check_positive_int(k, v) for k, v in ints.items()},
         "h": check_width(h),
         **{k: check_finite(k, v, nonnegative=True) for k, v in reals.items()},
         "betas": tuple(check_finite("beta", b, nonnegative=True) for b in betas),

@@ -1,7 +1,11 @@
-"""How chapter 2 trains (App. D.2–D.3, chapter 2 "Training"): the saved test banks, the batch
-sampler and one experiment's ensemble (:func:`run`) on :func:`lengthgen.engine.train.train_ensemble`.
-One data length per update: the uniform draw ``u`` is shared by all members (member e gets
-``L_e = ⌈u N_e⌉``), so paired A_pos/A_norm members and repeated experiments read the same stream.
+"""How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks, the batch
+sampler and one experiment's ensemble (:func:`run`, called by ``experiments.train_experiment``).
+
+Batches: one data length per update; the uniform draw ``u`` is shared by all members (member e
+gets ``L_e = ⌈u N_e⌉``), so each member's lengths are uniform on its own range while the padded
+batch is only as long as the longest member's. Paired A_pos/A_norm members, and experiments
+repeating another's trainings, read the same stream. The protocol's numbers are in
+:mod:`.paper`; the loop is :func:`lengthgen.engine.train.train_ensemble`.
 """
 
 from __future__ import annotations

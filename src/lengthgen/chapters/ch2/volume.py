@@ -295,8 +295,8 @@ def exactness(
     the n+1 count levels decide exactly; for A_pos / A_norm the logit difference is piecewise
     linear in the attention mass p on the ones, so ``True`` is certified by interval arithmetic
     over p, ``False`` by a witness string (e_k, 1, 0 or 1 − e_k), else ``None`` (undecided;
-    ``"auto"`` settles it exhaustively when n ≤ 16); A_sin: Majority only
-    (:func:`sin_majority_structural`)."""
+    ``"auto"`` settles it exhaustively when n ≤ 16); A_sin has a structural check for Majority
+    only (:func:`sin_majority_structural`), and is checked exhaustively otherwise."""
     _check_model_task(variant, task)
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))

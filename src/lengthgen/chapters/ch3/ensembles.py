@@ -18,7 +18,7 @@ import torch
 
 from lengthgen.chapters.ch3 import experiments as ex
 from lengthgen.chapters.ch3 import paper, training
-from lengthgen.config import DEVICES, ConfigError, check_choice, check_finite
+from lengthgen.config import DEVICES, ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.config import get_device, get_run_scale
 
 CHAPTER = "ch3"
@@ -173,7 +173,7 @@ def profile_study(scale: str = "full", *, device="cpu") -> dict:
 def estimate_s(profile: dict, tier: str, steps: int) -> float:
     """Estimated seconds of one ensemble of ``tier`` with ``steps`` updates (a :func:`profile_study`)."""
     p = profile["tiers"][tier]
-    return p["fixed_s"] + steps * p["s_per_update"]
+    return p["fixed_s"] + check_positive_int("steps", steps) * p["s_per_update"]
 
 
 # --------------------------------------------------------------------------- the run

@@ -296,7 +296,7 @@ def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict |
         cells = [
             (r, c, f"{e}/{t}") for r, e in enumerate(ENCODINGS) for c, t in enumerate(MAIN_TASKS)
         ]
-        both = {(r, c): pv[k] for r, c, k in cells if k in pv}
+        both = {(r, c): pv[k] for r, c, k in cells if k in pv and np.isfinite(M[r, c])}
         im = _heat(ax, M, fontsize=10, xticks=MAIN_TASKS, yticks=ENCODINGS, skip=both)
         for (r, c), p in both.items():  # ours above the paper's ("paper 1.00" is too wide)
             kw = dict(ha="center", va="center", color="w" if M[r, c] < 0.6 else "k")

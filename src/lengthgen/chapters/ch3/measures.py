@@ -107,7 +107,7 @@ def stat(tier: str, key: str):
 
 def cells(results, tier: str = "1L1H") -> dict:
     """Cell-level summaries ``{"enc/task": {alpha, lg, train, seeds, lengths}}`` of ``tier``."""
-    return stats(results, tier)["cells"]
+    return stats(results, tier).get("cells", {})  # a tier without rows has no cells
 
 
 def accs(results, tier, cell, L):
@@ -142,7 +142,8 @@ def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), tol
     size depends on the scale."""
     from lengthgen.store import _clean, max_difference
 
-    differ = lambda k: max_difference(_clean(live[k]), _clean(stored[k])) > tol
+    # `not <=`: a NaN on one side is a difference
+    differ = lambda k: not max_difference(_clean(live[k]), _clean(stored[k])) <= tol
     keys = sorted((set(live) | set(stored)) - set(skip))
     return [k for k in keys if k not in live or k not in stored or differ(k)]
 

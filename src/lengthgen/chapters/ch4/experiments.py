@@ -299,6 +299,8 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
 def stored_label_of(records: dict) -> str:
     """One line describing several stored cells (devices, torch, commits, summed wall time, dates)."""
     provs = [r["provenance"] for r in records.values()]
+    if not provs:
+        raise ConfigError("stored_label_of needs at least one stored cell")
     seen = lambda key: sorted({str(p.get(key)) for p in provs})  # noqa: E731
     commits = {(p.get("git_commit") or "unknown")[:8] for p in provs}
     days = sorted({str(p.get("date", ""))[:10] for p in provs})

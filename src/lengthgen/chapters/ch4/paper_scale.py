@@ -524,7 +524,9 @@ def main(argv=None) -> int:
     import sys
 
     ap = argparse.ArgumentParser(prog="python -m lengthgen.chapters.ch4.paper_scale")
-    ap.add_argument("command", choices=["store-checkpoint"])
+    ap.add_argument(
+        "command", choices=["store-checkpoint"], help="keep a run's checkpoint under results/"
+    )
     ap.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
     ap.add_argument("name", help="the cell's name, e.g. paper_p53")
     args = ap.parse_args(argv)
@@ -534,7 +536,10 @@ def main(argv=None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     mb = r["bytes"] / 1e6
-    print(f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, {mb:.1f} MB")
+    print(
+        f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, {mb:.1f} MB",
+        flush=True,
+    )
     return 0
 
 

@@ -1,10 +1,19 @@
-"""Chapter 5, section "Softmax mass, not just argmax": the runs beyond the evaluation-time factor,
-both derived on the chapter's details page (predictions: :mod:`.claims`). ``mass_refit``: chapter
-3's CE fit redone and evaluated with the per-row factor s_i = log(i + 1) / log L0 (row i of a
-causal head sees i + 1 keys). ``mass_far``: RoPE's κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k) far
-beyond the study: its frequencies fall into four classes of integer multiples, so κ is a function
-on the 4-torus, equidistributed by Weyl's theorem: sup κ = S4 (:func:`torus_sup`), level measures
-μ (:func:`level_measure`); on first and posP the right rows are records (:func:`far_records`)."""
+"""Chapter 5, section "Softmax mass, not just argmax": the runs beyond the evaluation-time factor
+(predictions: :mod:`.claims`; both parts are derived on the chapter's details page).
+
+``mass_refit``: chapter 3's cross-entropy fit redone with chapter 1's log-length scaling per row,
+s_i = log(i + 1) / log L0 (row i of a causal head sees i + 1 keys; s = 1 on the last training
+row), and evaluated with the same factor: α_L by chapter 3's strict argmax and α_L^{½}.
+
+``mass_far``: a RoPE head's transfer is κ(i − j), κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k). With
+chapter 3's 16 frequencies θ_k = 10^{−k/4}, θ_{k+4} = θ_k / 10: the frequencies fall into four
+classes of integer multiples of ω_r = θ_{12+r}, which are ℚ-independent of each other and of 2π.
+By Weyl's theorem κ(d) = F(dω_0, …, dω_3) is equidistributed on the 4-torus: sup κ = S4 = Σ_r
+max f_r (:func:`torus_sup`), not attained, and every level ℓ < S4 is exceeded on a density
+μ(ℓ) of offsets (:func:`level_measure`). On a fixed-offset task, once an offset d1 > δ has
+κ(d1) > κ(δ) no row i ≥ d1 is right; on first and posP the right rows are records of κ
+(:func:`far_records`), whose density tends to 0.
+"""
 
 from __future__ import annotations
 

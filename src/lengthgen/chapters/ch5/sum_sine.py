@@ -1,8 +1,13 @@
 """Chapter 5, section "Parity: averaging versus summing": the exact-solution volume of summing
-attention + a sine unit around chapter 4's construction θ* (biased, width 2, p = 2), and that
-network trained with chapter 4's protocol (derived on the chapter page; predictions:
-:mod:`.sum_sine_claims`). θ = (W, b, V) scores s = V sin(W x + b) on the counts x = (n − t, t) and
-is exact at n when the strict argmax of s is t mod 2 at every t ≤ n.
+attention + a sine unit around chapter 4's construction, and that network trained with chapter 4's
+protocol at p = 2 (predictions: :mod:`.sum_sine_claims`; "How much room summing leaves" and
+"Trained summing networks" on the chapter page derive both).
+
+θ = (W ∈ ℝ^{2×2}, b ∈ ℝ², V ∈ ℝ^{2×2}) scores s = V sin(W x + b) on the counts x = (n − t, t); θ*
+is chapter 4's biased width-2 construction for p = 2; θ is exact at n when the strict argmax of s
+is t mod 2 at every t ≤ n. The Monte Carlo draws the perturbations u, w of W₀₀, W₀₁ from the
+region the necessary condition leaves (:func:`necessary_radius`) and scales the hit fraction by
+its share of the box (unbiased; ``restrict=False``: plain Monte Carlo).
 """
 
 from __future__ import annotations
