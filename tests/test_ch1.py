@@ -287,21 +287,17 @@ def test_stored_cells_are_current_and_valid():
 
 
 def test_one_schema_per_cell_at_each_scale():
-    """``schema(name, scale)`` is the one declaration: every planned cell has one at each scale,
-    ``SCHEMAS`` is read off it, and only the sweep's row count depends on the scale."""
+    """``schema(name, scale)`` is the one declaration, the same at each scale: the counts come
+    from the stored protocol and the cell's arguments (here the sweep's ``points``)."""
     for scale in ("smoke", "full"):
         assert [c.name for c in ch1.cells(scale)] == list(ch1.CELL_NAMES)
-        assert all(ch1.schema(name, scale) is not None for name in ch1.CELL_NAMES)
+        assert all(ch1.schema(name, scale) == ch1.SCHEMAS[name] for name in ch1.CELL_NAMES)
     assert ch1.schema("no_such_cell") is None
-    assert set(ch1.SCHEMAS) == set(ch1.CELL_NAMES)
-    sweep = {"rows": [{}] * 3}
-    assert [f(sweep) for _, f in ch1.schema("sensitivity", "smoke").counts] == [
-        paper.PROTOCOLS["smoke"]["sens_points"]
-    ]
-    first = ch1.schema("first_training", "smoke")
-    assert first.required == ch1.schema("first_training", "full").required
-    assert "members.*.log_scaled" in first.required
-    assert "members.*.arm" in ch1.schema("first_rates").required
+    sweep = {"n": 5, "n_strings": 3, "rows": [{"value": 1.0, "ce_bits": 0.1, "acc": 1.0}] * 3}
+    assert validate(sweep, ch1.schema("sensitivity", "smoke"), "s.json", {"points": 3}) == sweep
+    with pytest.raises(ResultFileError, match=r"s\.json: field 'rows' has 3 entries.*needs 4"):
+        validate(sweep, ch1.schema("sensitivity"), "s.json", {"points": 4})
+    assert "members.*.(train_n|arm|run)" in ch1.schema("first_rates")
 
 
 # --------------------------------------------------------------------------- bad input

@@ -281,11 +281,13 @@ def test_stored_cells_are_done_and_valid():
     # the one schema convention, schema(name, scale): every stored cell passes its schema
     from lengthgen.store import validate
 
+    kw = {c.name: c.kwargs for c in plan}
     for name, (value, _) in loaded.items():
-        validate(value, ch2.schema(name, "full"), name)
-        assert ch2.schema(name) is not None
-    validate(ch2.load_volume_scans()["data"], ch2.schema("volume_scans"), "volume_scans")
-    assert ch2.schema("majority_gen", "smoke") is None and ch2.schema("sorting") is None
+        validate(value, ch2.schema(name, "full"), name, kw[name])
+    vol = ch2.load_volume_scans()["data"]
+    validate(vol, ch2.schema("volume_scans"), "volume_scans", kw["volume_scans"])
+    assert ch2.schema("majority_gen", "smoke") == ch2.EXPERIMENT_SCHEMA
+    assert ch2.schema("sorting") is None
 
 
 # --------------------------------------------------------------------------- the chapter's figures

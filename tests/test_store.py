@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from lengthgen import store
-from lengthgen.store import ResultFileError, Schema, validate
+from lengthgen.config import ConfigError
+from lengthgen.store import ResultFileError, validate
 
 
 def _prov(**kw):
@@ -75,12 +76,7 @@ def test_provenance_required(tmp_path):
         store.save_result(tmp_path / "r.json", {}, {"scale": "smoke"})
 
 
-SCHEMA = Schema(
-    "toy run",
-    required=("seeds", "members.*.seed"),
-    probabilities=("members.*.test.*",),
-    counts=(("members", lambda d: len(d["seeds"])),),
-)
+SCHEMA = "seeds members.*.seed members.*.test.*:p members=seeds"
 
 
 def _toy():
@@ -102,7 +98,7 @@ def test_schema_accepts_valid_data():
     [
         (
             lambda d: d["members"][1]["test"].__setitem__("20", 7.0),
-            r"invalid toy run result r\.json: field 'members\.1\.test\.20' must be a probability in \[0, 1\], got 7\.0",
+            r"invalid result r\.json: field 'members\.1\.test\.20' must be a probability in \[0, 1\], got 7\.0",
         ),
         (
             lambda d: d["members"][0]["test"].__setitem__("10", "0.5"),
@@ -128,15 +124,22 @@ def test_schema_names_file_and_field(tamper, match):
         validate(d, SCHEMA, "r.json")
 
 
-def test_load_result_validates_and_files_are_world_readable(tmp_path):
-    path = store.save_result(tmp_path / "r.json", _toy(), _prov())
+def test_load_stored_validates_and_files_are_world_readable(tmp_path):
+    from lengthgen.engine.runs import Cell
+
+    cell = Cell("toy", _toy, {"seeds": [1, 2]})
+    path = store.write_cell(tmp_path, cell, "smoke", _toy(), _prov())
     assert os.stat(path).st_mode & 0o644 == 0o644
-    assert store.load_result(path, schema=SCHEMA)["data"] == _toy()
+
+    def load():
+        return store.load_stored("ch1", "toy", schema=SCHEMA, folder=tmp_path, scale="smoke")
+
+    assert load()["data"] == _toy()
     bad = _toy()
     bad["members"][0]["test"]["10"] = 7.0
-    store.save_result(path, bad, _prov())
-    with pytest.raises(ResultFileError, match=r"r\.json: field 'members\.0\.test\.10'"):
-        store.load_result(path, schema=SCHEMA)
+    store.write_cell(tmp_path, cell, "smoke", bad, _prov())
+    with pytest.raises(ResultFileError, match=r"toy\.json: field 'members\.0\.test\.10'"):
+        load()
 
 
 def test_git_state_and_versions_in_provenance():
@@ -153,15 +156,30 @@ def test_repo_root_env(monkeypatch, tmp_path):
 
 
 def test_schema_counts_top_level_and_bad_protocol():
-    top = Schema("list", counts=(("", lambda d: 2),))
-    validate([1, 2], top, "t.json")
+    validate([1, 2], "=2", "t.json")
     with pytest.raises(ResultFileError, match=r"t\.json: field '<top level>' has 3 entries"):
-        validate([1, 2, 3], top, "t.json")
+        validate([1, 2, 3], "=2", "t.json")
     with pytest.raises(
         ResultFileError,
         match=r"field 'members' cannot be counted against the declared protocol",
     ):
-        validate({"seeds": 3, "members": []}, SCHEMA, "t.json")
+        validate({"seeds": [1], "members": []}, "members=runs*seeds", "t.json")
+    with pytest.raises(ConfigError, match="must be a str"):
+        validate([], ("seeds",), "t.json")
+
+
+def test_description_alternatives_and_cell_arguments():
+    """``(a|b)`` expands to each alternative, ``($k)`` to each item of the cell's argument ``k``;
+    a count's factors are numbers or sizes of the value's paths, else of the cell's arguments."""
+    d = {"rows": [{"3": 0.5, "7": 1.0, "n": 2}], "protocol": {"runs": 1}}
+    spec = "rows.*.($lengths|n) rows.*.($lengths):p rows=protocol.runs*seeds"
+    assert validate(d, spec, "t.json", {"lengths": [3, 7], "seeds": [0]}) == d
+    with pytest.raises(ResultFileError, match=r"'rows\.0\.9' is missing"):
+        validate(d, spec, "t.json", {"lengths": [3, 9], "seeds": [0]})
+    with pytest.raises(ResultFileError, match=r"'rows' has 1 entries.*needs 2"):
+        validate(d, spec, "t.json", {"lengths": [3], "seeds": [0, 1]})
+    with pytest.raises(ResultFileError, match=r"cannot be expanded.*'lengths'"):
+        validate(d, spec, "t.json", {"seeds": [0]})
 
 
 def test_provenance_names_the_machine():
@@ -197,3 +215,20 @@ def test_machine_records_the_kernel_settings_of_the_environment(monkeypatch):
 
     monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "SSE4_2")
     assert store.machine()["mkl_enable_instructions"] == "SSE4_2"
+
+
+def test_every_stored_cell_holds_what_its_chapter_describes():
+    """Every stored cell (``results/*/cells``) passes the generic check against its chapter's
+    ``schema(name, scale)`` and the arguments it was computed with."""
+    from lengthgen.chapters import chapter_module
+
+    n = 0
+    for folder in sorted(store.results_dir().glob("ch*/cells")):
+        mod = chapter_module(folder.parent.name)
+        for path in sorted(folder.glob("*.json")):
+            data = store.read_json(path)["data"]
+            spec = mod.schema(path.stem, data["scale"])
+            assert spec is not None, path
+            validate(data["value"], spec, path, data["kwargs"])
+            n += 1
+    assert n >= 254

@@ -11,12 +11,12 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice, get_run_scale
 
@@ -287,18 +287,6 @@ def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
     return atomic_write_json(path, {"provenance": prov, "data": data})
 
 
-@dataclass(frozen=True)
-class Schema:
-    """What a stored result of one ``kind`` must hold (:func:`validate`): ``required`` paths,
-    ``probabilities`` (numbers in [0, 1]) and ``counts`` ``(path, fn)``: ``fn(data)`` items.
-    Paths are dotted, ``*`` running over every item (``members.*.test.*``)."""
-
-    kind: str
-    required: tuple[str, ...] = ()
-    probabilities: tuple[str, ...] = ()
-    counts: tuple[tuple[str, Callable[[Any], int]], ...] = ()
-
-
 _MISSING = object()
 
 
@@ -324,51 +312,70 @@ def _walk(obj, parts: list[str], prefix: str = ""):
         yield join(head), _MISSING
 
 
-def validate(data, schema: Schema, path: str | os.PathLike = "<data>"):
-    """Check ``data`` against ``schema``: ``data``, or :class:`ResultFileError` naming the field."""
+def _expand(token: str, kwargs: Mapping) -> list[str]:
+    """``a.(b|c)`` as ``a.b a.c``; ``($k)`` runs over the items of the cell's argument ``k``."""
+    m = re.search(r"\(([^()]*)\)", token)
+    if m is None:
+        return [token]
+    alts = [x for a in m[1].split("|") for x in (kwargs[a[1:]] if a[:1] == "$" else [a])]
+    return [e for a in alts for e in _expand(f"{token[: m.start()]}{a}{token[m.end() :]}", kwargs)]
+
+
+def _size(factor: str, data, kwargs: Mapping) -> int:
+    """A count's factor: a number, or the size (int or length) of a path of the value or argument."""
+    if factor.isdigit():
+        return int(factor)
+    for obj in (data, kwargs):
+        _, v = next(_walk(obj, factor.split(".")))
+        if v is not _MISSING:
+            return v if isinstance(v, int) and not isinstance(v, bool) else len(v)
+    raise KeyError(factor)
+
+
+def validate(data, spec: str, path: str | os.PathLike = "<data>", kwargs: Mapping | None = None):
+    """Check a stored cell's value ``data`` against its description ``spec``, whitespace-separated
+    dotted paths (``*`` any item, ``(a|b)`` each of a and b, ``($k)`` each item of the cell's
+    argument ``k`` in ``kwargs``) that must exist; ``path:p`` a probability in [0, 1];
+    ``path=f*g`` a list or dict of f·g entries (:func:`_size`). Returns ``data``, or raises
+    :class:`ResultFileError` naming the file and the field."""
+    kwargs = kwargs or {}
 
     def bad(field, msg):
-        raise ResultFileError(f"invalid {schema.kind} result {path}: field {field!r} {msg}")
+        raise ResultFileError(f"invalid result {path}: field {field or '<top level>'!r} {msg}")
 
-    for pattern in schema.required:
-        for where, v in _walk(data, pattern.split(".")):
-            if v is _MISSING:
-                bad(where, "is missing")
-    for pattern in schema.probabilities:
-        for where, v in _walk(data, pattern.split(".")):
-            if v is _MISSING:
-                bad(where, "is missing")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
-                bad(where, f"must be a probability in [0, 1], got {v!r}")
-    for pattern, fn in schema.counts:
+    if not isinstance(spec, str):
+        raise ConfigError(f"a cell's description must be a str, got {spec!r}")
+    for token in spec.split():
         try:
-            want = int(fn(data))
-        except Exception as err:  # noqa: BLE001 - a malformed protocol inside the file
-            bad(
-                pattern or "<top level>",
-                f"cannot be counted against the declared protocol ({err!r})",
-            )
-        for where, v in _walk(data, pattern.split(".") if pattern else []):
-            where = where or "<top level>"
-            if v is _MISSING or not hasattr(v, "__len__"):
-                bad(where, "is missing")
-            if len(v) != want:
-                bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
+            tokens = _expand(token, kwargs)
+        except (KeyError, TypeError) as err:
+            bad(token, f"cannot be expanded: the cell declares no list {err}")
+        for tok in tokens:
+            pattern, _, count = tok.partition("=")
+            pattern, prob = pattern.removesuffix(":p"), pattern.endswith(":p")
+            try:
+                want = math.prod(_size(f, data, kwargs) for f in count.split("*")) if count else -1
+            except Exception as err:  # noqa: BLE001 - a malformed protocol inside the file
+                bad(pattern, f"cannot be counted against the declared protocol ({err!r})")
+            for where, v in _walk(data, pattern.split(".") if pattern else []):
+                if v is _MISSING or (want >= 0 and not hasattr(v, "__len__")):
+                    bad(where, "is missing")
+                if prob and (
+                    isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1
+                ):
+                    bad(where, f"must be a probability in [0, 1], got {v!r}")
+                if want >= 0 and len(v) != want:
+                    bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
     return data
 
 
-def load_result(path: str | os.PathLike, schema: Schema | None = None) -> dict:
-    """A stored result ``{"provenance", "data"}`` (a cell's ``value`` checked against ``schema``)."""
+def load_result(path: str | os.PathLike) -> dict:
+    """A stored result ``{"provenance", "data"}`` (a cell is checked by :func:`load_stored`)."""
     obj = read_json(path)
     if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
         raise ResultFileError(
             f"corrupt result file {path}: expected an object with 'provenance' and 'data'"
         )
-    if schema is not None:
-        data = obj["data"]
-        if isinstance(data, dict) and "config_hash" in data and "value" in data:
-            data = data["value"]
-        validate(data, schema, path)
     return obj
 
 
@@ -523,7 +530,7 @@ def load_stored(
     path = cell_path(folder, name)
     obj = load_cell(folder, name, scale=scale)
     if schema is not None:
-        validate(obj["data"]["value"], schema, path)
+        validate(obj["data"]["value"], schema, path, obj["data"].get("kwargs"))
     return {"provenance": obj["provenance"], "data": obj["data"]["value"], "path": str(path)}
 
 
@@ -572,7 +579,8 @@ def _restore(path: Path, state) -> None:
 def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[str, list[str]]:
     """Bring the cells computed into folder ``src`` (``reproduce --out``) into the store ``dst`` by
     the rules of a run into ``dst`` (a measured complete cell is never replaced), checked by
-    ``schema`` (a function of a :class:`~lengthgen.engine.runs.Cell` or a ``{name: Schema}`` dict); all or nothing.
+    ``schema`` (a function of a :class:`~lengthgen.engine.runs.Cell`: its description for
+    :func:`validate`, or ``None``); all or nothing.
     Returns ``{"taken", "kept", "absent"}`` (names)."""
     scale = get_run_scale(scale)
     src, dst = Path(src), Path(dst)
@@ -580,7 +588,6 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
         raise ConfigError(f"source folder {src} does not exist")
     if dst.exists() and not dst.is_dir():
         raise ConfigError(f"destination {dst} is a file, not a folder of cells")
-    schema = _schema_lookup(schema)
     out = {"taken": [], "kept": [], "absent": []}
     status = plan_status(cells, dst, scale)
     writes = []  # (cell, value, provenance), all checked
@@ -604,8 +611,8 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
             raise ResultFileError(
                 f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object"
             )
-        if (sch := schema(c)) is not None:
-            validate(new["data"]["value"], sch, cell_path(src, c.name))
+        if schema is not None and (spec := schema(c)) is not None:
+            validate(new["data"]["value"], spec, cell_path(src, c.name), new["data"].get("kwargs"))
         prov = dict(new["provenance"])
         if replace_unmeasured:
             prov["refreshed"] = refresh_record(
@@ -615,25 +622,6 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
     _write_all(dst, scale, writes, out)
     names = [c.name for c in cells]
     return {k: sorted(v, key=names.index) for k, v in out.items()}
-
-
-def _schema_lookup(schema) -> Callable:
-    """``schema`` (a function of a :class:`~lengthgen.engine.runs.Cell`, a ``{name: Schema}`` dict or ``None``) as a
-    checked function of a :class:`Cell`."""
-    if not (schema is None or callable(schema) or isinstance(schema, Mapping)):
-        raise ConfigError(
-            f"schema must be a function of a Cell or a dict of Schemas, got {type(schema).__name__}"
-        )
-
-    def checked(cell):
-        sch = schema.get(cell.name) if isinstance(schema, Mapping) else schema and schema(cell)
-        if sch is not None and not isinstance(sch, Schema):
-            raise ConfigError(
-                f"schema of cell {cell.name!r} must be a lengthgen.store.Schema, got {sch!r}"
-            )
-        return sch
-
-    return checked
 
 
 def _write_all(dst: Path, scale: str, writes, out: dict) -> None:

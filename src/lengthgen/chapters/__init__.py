@@ -55,7 +55,7 @@ def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[P
 
 
 def chapter_schema(chapter: str, scale: str) -> Callable:
-    """``cell -> Schema`` of ``chapter``'s stored cells at ``scale`` (its ``experiments.schema``)."""
+    """``cell -> description`` of ``chapter``'s stored cells at ``scale`` (``experiments.schema``)."""
     from lengthgen.config import get_run_scale
 
     scale = get_run_scale(scale)

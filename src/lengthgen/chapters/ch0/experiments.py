@@ -8,22 +8,17 @@ import itertools
 
 from lengthgen.chapters.ch0.dilution import favoured_weight, softmax_weight
 from lengthgen.engine.runs import Cell
-from lengthgen.store import Schema
 
 #: Advantages and lengths of the chapter's table; scale-independent, so smoke == full.
 C_VALUES = (0.5, 1.0, 2.0, 4.0)
 N_VALUES = (1, 2, 10, 100, 1_000, 10_000, 100_000)
 
-#: What a stored dilution grid must hold (checked on load; the same at every scale).
-GRID_SCHEMA = Schema(
-    "ch0 dilution grid",
-    required=("rows.*.c", "rows.*.N", "rows.*.log_scaled", "max_abs_error"),
-    probabilities=("rows.*.softmax", "rows.*.closed_form"),
-    counts=(("rows", lambda d: 2 * len(C_VALUES) * len(N_VALUES)),),
-)
+#: What a stored dilution grid holds (:func:`lengthgen.store.validate`; the same at every scale).
+GRID_SCHEMA = "rows.*.(c|N|log_scaled) max_abs_error rows.*.(softmax|closed_form):p"
+GRID_SCHEMA += " rows=2*c_values*n_values"
 
 
-def schema(name: str, scale: str = "full") -> Schema | None:
+def schema(name: str, scale: str = "full") -> str | None:
     """What stored cell ``name`` must hold."""
     return GRID_SCHEMA if name == "dilution_grid" else None
 

@@ -20,7 +20,6 @@ from lengthgen.chapters.ch1 import training as T
 from lengthgen.chapters.ch1.measures import ce_curve, sensitivity_sweep
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.store import Schema
 
 
 # --------------------------------------------------------------------------- the cells' functions
@@ -213,91 +212,40 @@ def run_live(name: str, scale: str, *, device: str = "cpu", progress: bool = Fal
     return cell.fn(**kw)
 
 
-# --------------------------------------------------------------------------- schemas of the stored cells
+# ----------------------------------------------------------------------- what the stored cells hold
+def _first(protocol: str, member: str, lists: str = "", arms: str = "") -> str:
+    """A FIRST cell: one entry per member (runs × lengths × arms), one curve row per epoch."""
+    n = f"protocol.runs*protocol.lengths*{arms or len(paper.ATTENTION_ARMS)}"
+    lists = f"(test_acc|test_ce_bits|train_ce_bits_last_epoch|members|curve.(acc|ce_bits).*{lists})"
+    return (
+        f"protocol.(lengths|runs|epochs|steps_per_epoch|test_n|seed{protocol}) members.*.({member})"
+        f" {lists}={n} test_acc.*:p curve.acc.*.*:p curve.epoch curve.acc=curve.epoch"
+    )
+
+
+#: What each stored cell holds (:func:`lengthgen.store.validate`), checked whenever it is loaded.
+SCHEMAS = {
+    "fig2": "*.(construction|label|n_strings) *.rows.*.(n|ce_bits|min_abs_logit|max_abs_logit)"
+    f" *.rows.*.acc:p *.rows=lengths {2 * len(paper.LN_VARIANTS) - 1}.rows",
+    "sensitivity": "n n_strings rows.*.(value|ce_bits) rows.*.acc:p rows=points",
+    "parity_training": "protocol.(runs|n|epochs|steps_per_epoch|seed) test_acc.*:p"
+    " (test_acc|test_ce_bits|train_ce_bits_last_epoch|seeds)=protocol.runs",
+    "first_training": _first("", "train_n|log_scaled|run"),
+    "first_rates": _first(
+        "|arms|fit_strings", "train_n|arm|run", "|train_len_acc|train_len_ce_bits", "protocol.arms"
+    )
+    + " train_len_acc.*:p seeds",
+    "first_mechanism": _first(
+        "|probe_n", "train_n|log_scaled|run", "|exact_error|balanced_correct|flip_distance"
+    )
+    + " exact_error.*:p",
+    "parity_grid": "protocol.(runs|n) settings.*.(depth|lr|log_scaled) setting test_ce_bits"
+    " test_acc.*:p test_acc=setting",
+}
 #: The cells of the plan, by name (the same at every scale).
-CELL_NAMES = ("fig2", "sensitivity", "parity_training", "first_training", "first_rates")
-CELL_NAMES += ("first_mechanism", "parity_grid")
-_LISTS = ("test_acc", "test_ce_bits", "train_ce_bits_last_epoch")  # one entry per member
-_FIRST = ("lengths", "runs", "epochs", "steps_per_epoch", "test_n", "seed")
+CELL_NAMES = tuple(SCHEMAS)
 
 
-def _members_declared(d) -> int:
-    """Members a training result declares: runs, times training lengths × arms for FIRST."""
-    p = d["protocol"]
-    if "lengths" not in p:
-        return p["runs"]
-    return p["runs"] * len(p["lengths"]) * len(p.get("arms", paper.ATTENTION_ARMS))
-
-
-def _training_schema(kind, protocol, members=(), lists=(), probabilities=(), extra=()):
-    """A training cell's schema: its ``protocol`` fields exist and every per-member list has one
-    entry per declared member; a FIRST cell (``members``: the fields of each member) also has
-    per-member curves with one row per evaluation epoch."""
-    lists = _LISTS + lists
-    probabilities = ("test_acc.*", *probabilities)
-    # the accuracy lists are checked as probabilities
-    required = tuple(f"protocol.{f}" for f in protocol) + extra
-    required += tuple(f for f in lists if "acc" not in f)
-    counts = tuple((f, _members_declared) for f in lists)
-    if members:
-        required += tuple(f"members.*.{f}" for f in members) + ("curve.epoch", "curve.ce_bits")
-        probabilities += ("curve.acc.*.*",)
-        curves = ("members", "curve.acc.*", "curve.ce_bits.*")
-        counts += tuple((f, _members_declared) for f in curves)
-        counts += (("curve.acc", lambda d: len(d["curve"]["epoch"])),)
-    return Schema(kind, required=required, probabilities=probabilities, counts=counts)
-
-
-def schema(name: str, scale: str = "full") -> Schema | None:
-    """What stored cell ``name`` must hold at ``scale`` (``None``: no such cell). The training
-    cells' counts come from the protocol stored with them; Fig. 2 has a row per length in each of
-    its (at least) six curves, the sweep ``sens_points`` rows of ``scale``'s protocol."""
-    proto = paper.PROTOCOLS[check_choice("scale", scale, tuple(paper.PROTOCOLS))]
-    flagged = ("train_n", "log_scaled", "run")
-    if name == "fig2":
-        rows = tuple(f"*.rows.*.{f}" for f in ("n", "ce_bits", "min_abs_logit", "max_abs_logit"))
-        return Schema(
-            "ch1 Fig. 2 curves",
-            required=("*.construction", "*.label", "*.n_strings", *rows)
-            + (f"{2 * len(paper.LN_VARIANTS) - 1}.rows",),
-            probabilities=("*.rows.*.acc",),
-            counts=(("*.rows", lambda d: len(paper.FIG2_LENGTHS)),),
-        )
-    if name == "sensitivity":
-        return Schema(
-            "ch1 sensitivity sweep",
-            required=("n", "n_strings", "rows.*.value", "rows.*.ce_bits"),
-            probabilities=("rows.*.acc",),
-            counts=(("rows", lambda d, k=proto["sens_points"]: k),),
-        )
-    if name == "parity_training":
-        protocol = ("runs", "n", "epochs", "steps_per_epoch", "seed")
-        return _training_schema("ch1 PARITY training", protocol, lists=("seeds",))
-    if name == "first_training":
-        return _training_schema("ch1 FIRST training", _FIRST, flagged)
-    if name == "first_rates":
-        return _training_schema(
-            "ch1 FIRST success rates",
-            _FIRST + ("arms", "fit_strings"),
-            ("train_n", "arm", "run"),
-            ("train_len_acc", "train_len_ce_bits"),
-            ("train_len_acc.*",),
-            extra=("seeds",),
-        )
-    if name == "first_mechanism":
-        lists = ("exact_error", "balanced_correct", "flip_distance")
-        kind = "ch1 FIRST outvote probe"
-        return _training_schema(kind, _FIRST + ("probe_n",), flagged, lists, ("exact_error.*",))
-    if name == "parity_grid":
-        return Schema(
-            "ch1 PARITY grid",
-            required=("protocol.runs", "protocol.n", "settings.*.depth", "settings.*.lr")
-            + ("settings.*.log_scaled", "setting", "test_ce_bits"),
-            probabilities=("test_acc.*",),
-            counts=(("test_acc", lambda d: len(d["setting"])),),
-        )
-    return None
-
-
-#: The schemas of the stored full-scale cells, checked whenever they are loaded.
-SCHEMAS = {name: schema(name) for name in CELL_NAMES}
+def schema(name: str, scale: str = "full") -> str | None:
+    """What stored cell ``name`` must hold (the same at every scale; ``None``: no such cell)."""
+    return SCHEMAS.get(name)

@@ -28,15 +28,7 @@ from lengthgen.config import (
 )
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.tasks import TASKS
-from lengthgen.store import (
-    ResultFileError,
-    Schema,
-    cell_path,
-    cells_dir,
-    has_stored,
-    load_cell,
-    load_stored,
-)
+from lengthgen.store import has_stored, load_stored
 
 H = paper.H
 
@@ -289,64 +281,30 @@ def cells(scale: str) -> list[Cell]:
 
 
 # --------------------------------------------------------------------------- stored results
-_MEMBER_FIELDS = "variant N seed best_step stop_step best_val_acc best_val_loss test".split()
-
-
-def experiment_schema(seeds, Ns) -> Schema:
-    """What a stored experiment declared with ``seeds`` and ``Ns`` must hold: its summary fields,
-    one member per seed × N × variant, six test lengths per member, accuracies in [0, 1]."""
-    n = len(_check_ints("seeds", seeds, minimum=0)) * len(_check_ints("Ns", Ns))
-    return Schema(
-        "ch2 experiment",
-        required=(
-            *"experiment task variants steps_cap steps_run every batch".split(),
-            *(f"members.*.{f}" for f in _MEMBER_FIELDS),
-        ),
-        probabilities=("members.*.test.*", "members.*.best_val_acc"),
-        counts=(("members", lambda d: n * len(d["variants"])), ("members.*.test", lambda d: 6)),
-    )
-
-
-#: What the stored volume scans must hold: every planned width curve and Monte Carlo row.
-VOLUME_SCHEMA = Schema(
-    "ch2 volume scans",
-    required=(
-        "widths.*.n",
-        "widths.*.width",
-        *(f"mc.*.*.{f}" for f in ("n", "samples", "exact", "undecided")),
-    ),
-    probabilities=("mc.*.*.fraction", "mc.*.*.lo", "mc.*.*.hi"),
-    counts=(
-        ("widths", lambda d: len(VOLUME_COMBOS)),
-        ("widths.*.width", lambda d: len(VOLUME_NS)),
-        ("mc", lambda d: len(VOLUME_MC_NS)),
-    ),
+#: What a stored experiment holds (:func:`lengthgen.store.validate`): its summary fields, one
+#: member per declared seed × N × variant, six test lengths per member, accuracies in [0, 1].
+EXPERIMENT_SCHEMA = (
+    "experiment task variants steps_cap steps_run every batch members.*.(variant|N|seed|best_step"
+    "|stop_step|best_val_acc|best_val_loss|test) members.*.test.*:p members.*.best_val_acc:p"
+    " members=seeds*Ns*variants members.*.test=6"
+)
+#: What the stored volume scans hold: every planned width curve and Monte Carlo row.
+VOLUME_SCHEMA = (
+    "widths.*.(n|width) mc.*.*.(n|samples|exact|undecided) mc.*.*.(fraction|lo|hi):p"
+    " widths=combos widths.*.width=ns mc=mc_ns"
 )
 
 
-def schema(name: str, scale: str = "full") -> Schema | None:
-    """The schema of the stored cell ``name`` at full scale (``None`` otherwise):
-    :func:`experiment_schema` of its stored N, or :data:`VOLUME_SCHEMA`."""
-    if scale == "full" and name == "volume_scans":
-        return VOLUME_SCHEMA
-    if scale == "full" and name in EXPERIMENTS:
-        return experiment_schema(FULL["seeds"], paper.STORED_NS[name])
-    return None
+def schema(name: str, scale: str = "full") -> str | None:
+    """What the stored cell ``name`` holds (``None``: no such cell)."""
+    return EXPERIMENT_SCHEMA if name in EXPERIMENTS else {"volume_scans": VOLUME_SCHEMA}.get(name)
 
 
 def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
     """The stored cell of experiment ``name`` (``{"provenance", "data", "path"}``, default folder
-    ``results/ch2/cells``), checked by :func:`experiment_schema` of the seeds and N it declares."""
+    ``results/ch2/cells``), checked by :data:`EXPERIMENT_SCHEMA` (its declared seeds and N)."""
     check_choice("experiment", name, tuple(EXPERIMENTS))
-    folder = cells_dir("ch2", folder)
-    kw = load_cell(folder, name, scale=scale)["data"].get("kwargs") or {}
-    if "seeds" not in kw or "Ns" not in kw:
-        raise ResultFileError(
-            f"invalid ch2 experiment result {cell_path(folder, name)}: "
-            "its stored configuration declares no 'seeds'/'Ns'"
-        )
-    schema = experiment_schema(kw["seeds"], kw["Ns"])
-    return load_stored("ch2", name, folder=folder, scale=scale, schema=schema)
+    return load_stored("ch2", name, folder=folder, scale=scale, schema=EXPERIMENT_SCHEMA)
 
 
 def load_runs(folder=None, scale: str = "full") -> dict:

@@ -15,8 +15,8 @@ from lengthgen.chapters.ch3.realizability import MAIN_TASKS, SELECTION_RULES, re
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.positional import ENCODINGS, check_encoding
-from lengthgen.store import ResultFileError, Schema, cells_dir, has_stored, load_stored
-from lengthgen.store import stored_state
+from lengthgen.store import ResultFileError, cells_dir, has_stored, load_stored
+from lengthgen.store import stored_state, validate
 from lengthgen.chapters.ch3.training import train_groups
 
 CHAPTER = "ch3"
@@ -287,65 +287,36 @@ def cells(scale: str) -> list[Cell]:
 
 
 # --------------------------------------------------------------------------- stored cells
-#: A stored trained group: one row per (task, L), accuracies in [0, 1] (that the rows are the
-#: declared tasks × lengths, tier, encoding and seed is :func:`check_group`'s).
-GROUP_SCHEMA = Schema(
-    "ch3 study group",
-    required=tuple(f"*.{k}" for k in "tier encoding task seed L final_loss steps".split()),
-    probabilities=("*.acc", "*.train_acc"),
-)
-# fmt: off
-#: The other single cells' schemas: (name, title, required keys, probabilities).
-_SINGLE = [
-    ("alpha_min_norm_exact", "exact min-norm tables",
-     ("alpha", "l0_exact", "recomputed", "smallest_singular_value", "dps"), ("alpha.*.*",)),
-    ("alpha_lr_match", "CE α at the matching learning rates", ("lrs", "alpha"), ("alpha.*.*.*",)),
-    ("prop2_old_key", "Prop. 2 with an old key", ("ratio", "bound", "n_trials", "m", "L"),
-     ("unconditional",)),
-    ("robustness_alpha", "robustness α", ("appG", "rope_scale"), ("appG.*.*", "rope_scale.*.*")),
-    ("lr_grid", "lr grid", ("lrs", "points", "fixed"), ("points.*.alpha", "fixed.*.alpha")),
-]
-SCHEMAS = {n: Schema(f"ch3 {t}", required=r, probabilities=p) for n, t, r, p in _SINGLE}
-#: The stored theory checks (``theory`` cell): every check present, rates and α values in [0, 1].
-SCHEMAS["theory"] = Schema(
-    "ch3 theory checks",
-    required=(
-        "prop1.interior_strict_argmax", "prop1.rows_checked", "prop1.best_prev_margin",
-        "thm2_counterexample.row2_offset", "thm2_counterexample.deep_offsets",
-        "thm2_random.violations.low", "thm2_random.violations.high", "thm2_two_lengths.copy_L0",
-        "thm2_reverse_sweep.solved", "prop3_copy.L", "prop3_copy.copy_offset",
-        "prop3_copy.theta_min", "prop3_existence.argmax", "prop4.*.L",
-    ),
-    probabilities=(
-        *(f"thm2_{k}" for k in ("fixed_offset.*.*", "growing.*.*", "clipped.*", "squares.*")),
-        *(f"thm2_{k}" for k in ("parity.*", "ladder.*", "two_lengths.copy_60")),
-        *(f"prop2.*.*.{k}" for k in ("bound", "conditional", "unconditional", "p_new")),
-        "prop3_copy.alpha", "prop3_existence.alpha_at_dmax",
-    ),
-    counts=(("prop2", lambda d: 2), ("prop2.*", lambda d: 2)),
-)
-# fmt: on
+#: What the stored cells hold (:func:`lengthgen.store.validate`). A trained group: one row per
+#: (task, L), accuracies in [0, 1] (that the rows are the declared tasks × lengths, tier, encoding
+#: and seed is :func:`check_group`'s).
+GROUP_SCHEMA = "*.(tier|encoding|task|seed|L|final_loss|steps) *.(acc|train_acc):p"
+SCHEMAS = {
+    "alpha_tables": "(ce|min_norm)=encodings*tasks (ce|min_norm).*=lengths (ce|min_norm).*.*:p",
+    "alpha_min_norm_exact": "l0_exact recomputed smallest_singular_value dps alpha.*.*:p",
+    "alpha_lr_match": "lrs alpha.*.*.*:p",
+    "prop2_old_key": "ratio bound n_trials m L unconditional:p",
+    "robustness_alpha": "(appG|rope_scale).*.*:p",
+    "lr_grid": "lrs (points|fixed).*.alpha:p",
+    # every theory check present, rates and α values in [0, 1]
+    "theory": "prop1.(interior_strict_argmax|rows_checked|best_prev_margin) prop4.*.L prop2=2"
+    " thm2_counterexample.(row2_offset|deep_offsets) thm2_random.violations.(low|high) prop2.*=2"
+    " thm2_two_lengths.copy_L0 thm2_reverse_sweep.solved prop3_copy.(L|copy_offset|theta_min)"
+    " prop3_existence.argmax prop3_copy.alpha:p prop3_existence.alpha_at_dmax:p"
+    " thm2_(fixed_offset.*.*|growing.*.*|clipped.*|squares.*|parity.*|ladder.*):p"
+    " thm2_two_lengths.copy_60:p prop2.*.*.(bound|conditional|unconditional|p_new):p",
+}
 
 
-def schema(name: str, scale: str = "full") -> Schema | None:
-    """The schema of the stored cell ``name`` at ``scale``; any cell not named here is a trained
-    group (:data:`GROUP_SCHEMA`, plus :func:`check_group`)."""
-    if name != "alpha_tables":
-        return SCHEMAS.get(name, GROUP_SCHEMA)
-    A, rules = _protocol(scale)["alpha"], SELECTION_RULES
-    n_cells, n_lengths = len(A["encodings"]) * len(A["tasks"]), len(A["lengths"])
-    counts = [(r, lambda d: n_cells) for r in rules]
-    counts += [(f"{r}.*", lambda d: n_lengths) for r in rules]
-    probs = tuple(f"{r}.*.*" for r in rules)
-    return Schema("ch3 alpha tables", required=rules, probabilities=probs, counts=tuple(counts))
+def schema(name: str, scale: str = "full") -> str | None:
+    """What the stored cell ``name`` holds: :data:`SCHEMAS`, else a trained group's."""
+    return SCHEMAS.get(name, GROUP_SCHEMA)
 
 
 def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
     """Check a trained group's ``rows`` against :data:`GROUP_SCHEMA` and its cell's ``kwargs``
     (:func:`group_kwargs`): one row per declared task × length, each with the declared tier,
     encoding, seed and steps. Raises :class:`ResultFileError` naming ``path``; returns ``rows``."""
-    from lengthgen.store import validate
-
     bad = f"invalid ch3 study group result {path}"
     if not isinstance(rows, list):
         raise ResultFileError(f"{bad}: expected a list of rows, got {type(rows).__name__}")
@@ -374,7 +345,7 @@ def load(name: str, *, folder=None) -> dict:
 def _load(name: str, plan: dict, folder) -> dict:
     if name not in plan:
         raise ConfigError(
-            f"no chapter-3 cell {name!r}; the cells are {', '.join(SCHEMAS)}, alpha_tables, the "
+            f"no chapter-3 cell {name!r}; the cells are {', '.join(SCHEMAS)}, the "
             "robustness studies appF__*, appG__*, appH__* and <tier>__<encoding>__<main|pos>__"
             "seed<s> (e.g. 1L1H__rope__main__seed0)"
         )

@@ -28,7 +28,7 @@ from lengthgen.chapters.ch4.checks import (  # noqa: F401  (cells of the plan; t
 from lengthgen.chapters.ch4.model import ACTIVATIONS, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, LENGTHGEN_VARIANTS
 from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, checks, protocol
-from lengthgen.chapters.ch4.paper_scale import members_of, train_paper_scale
+from lengthgen.chapters.ch4.paper_scale import train_paper_scale
 from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; the notebooks)
     TRANSFORMER_ACTIVATIONS,
     TWO_LENGTH_RUNS,
@@ -45,7 +45,7 @@ from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; t
 from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
 from lengthgen.config import ConfigError, check_probability
 from lengthgen.engine.runs import Cell
-from lengthgen.store import ResultFileError, Schema, cell_path, load_stored, results_dir
+from lengthgen.store import ResultFileError, cell_path, load_stored, results_dir
 from lengthgen.store import stored_state
 
 
@@ -126,153 +126,63 @@ THEORY_CELLS = (
 )
 
 
-# --------------------------------------------------------------------------- schemas of the stored kinds
-def _schema(kind: str, required="", probabilities="", counts=()) -> Schema:
-    """A :class:`~lengthgen.store.Schema` from space-separated paths and ``(path, items)`` pairs."""
-    return Schema(
-        kind,
-        required=tuple(required.split()),
-        probabilities=tuple(probabilities.split()),
-        counts=tuple((path, lambda data, k=k: k) for path, k in counts),
-    )
+# ----------------------------------------------------------------------- what the stored cells hold
+_ACCS = "rows.*.(train_acc|test_acc):p"
+_BY_ACT = f"{_ACCS} rows={len(ACTIVATIONS)}*"  # one row per activation × the grid that follows
+_SUMMARY = "(thm41|thm42_bias|fourier)@($primes).(errors_outside_tie_residues|lengths|n_per_length"
+_SUMMARY += "|max_abs_acc_minus_1_minus_tie_share) (thm41|thm42_bias|fourier)@($primes)"
+_SUMMARY += ".(min_acc|max_acc|mean_acc):p =3*primes"
+_MEMBERS = "rows.*.(activation|bias|n|wd|seed) rows=budgets*wds*seeds"
+_LENGTHS = "$in_domain_lengths|$test_lengths"
+_TRACKED = " val_step track_length val_acc.*.*:p val_acc.*=budgets*wds*seeds"
 
-
-def _rows(kind: str, keys: str, *axes, top="", accs="train_acc test_acc") -> Schema:
-    """A cell of ``rows`` (one per member of the grid ``axes``) with the keys ``keys`` and the
-    accuracies ``accs``, and the top-level keys ``top``."""
-    each = lambda ks: " ".join(f"rows.*.{k}" for k in ks.split())  # noqa: E731
-    return _schema(kind, f"{top} {each(keys)}", each(accs), [("rows", _n(*axes))])
-
-
-def _each(paths: str, items: int) -> list:
-    """``(path, items)`` for each of the space-separated ``paths``."""
-    return [(path, items) for path in paths.split()]
-
-
-def _n(*sizes) -> int:
-    """The number of members of a grid: the product of the sizes of its axes."""
-    return int(np.prod([len(s) for s in sizes]))
-
-
-def _summary(kind: str, kw: dict) -> Schema:
-    keys = [f"{c}@{p}" for p in kw["primes"] for c in ("thm41", "thm42_bias", "fourier")]
-    fields = "errors_outside_tie_residues lengths n_per_length max_abs_acc_minus_1_minus_tie_share"
-    return _schema(
-        kind,
-        " ".join(f"{k}.{f}" for k in keys for f in fields.split()),
-        " ".join(f"{k}.{f}" for k in keys for f in ("min_acc", "max_acc", "mean_acc")),
-        [("", len(keys))],
-    )
-
-
-def _lengthgen_schema(kw: dict) -> Schema:
-    E = _n(kw["budgets"], kw["wds"], kw["seeds"])
-    lengths = ("train", *kw["in_domain_lengths"], *kw["test_lengths"])
-    tracked = bool(kw.get("track_every"))
-    return _schema(
-        "ch4 length-generalization cell",
-        "rows.*.activation rows.*.bias rows.*.n rows.*.wd rows.*.seed steps example_W "
-        "example_V example_member example_b" + (" val_step track_length" if tracked else ""),
-        " ".join(f"rows.*.{L}" for L in lengths) + (" val_acc.*.*" if tracked else ""),
-        [("rows", E)] + ([("val_acc.*", E)] if tracked else []),
-    )
-
-
-def _paper_scale_schema(kw: dict) -> Schema:
-    E = len(members_of(kw["variants"], kw["budgets"], kw["wds"], kw["seeds"]))
-    return _schema(
-        "ch4 paper-scale cell",
-        "progress.done progress.target updates_per_epoch device_name members.*.activation "
-        "members.*.bias members.*.n members.*.wd members.*.seed history.*.step final.step",
-        "final.train_acc.* final.acc.*.* history.*.train_acc.* history.*.acc.*.*",
-        _each("members final.train_acc final.acc.*", E) + [("final.acc", len(kw["eval_lengths"]))],
-    )
-
-
-#: The schema of each kind of stored cell, by the function that computes it: a function of the
-#: cell's configuration (required keys, accuracies in [0, 1], one row per declared member).
+#: What each kind of stored cell holds (:func:`lengthgen.store.validate`; counts from the cell's
+#: arguments), by the function that computes it; or a function of the cell's arguments.
 SCHEMAS_BY_FUNCTION = {
-    small_exhaustive: lambda kw: _schema(
-        "ch4 exhaustive check",
-        "*.p *.m *.inputs *.fourier *.fourier_theory",
-        "*.thm41 *.thm42_bias",
-        [("", sum(p**m <= kw["limit"] for p in kw["ps"] for m in kw["ms"]))],
+    small_exhaustive: lambda kw: (
+        "*.(p|m|inputs|fourier|fourier_theory) *.(thm41|thm42_bias):p"
+        f" ={sum(p**m <= kw['limit'] for p in kw['ps'] for m in kw['ms'])}"
     ),
-    automaton_summary: lambda kw: _summary("ch4 automaton check", kw),
-    float_summary: lambda kw: _summary("ch4 float-network check", kw),
-    relu_bounds_table: lambda kw: _schema(
-        "ch4 ReLU bounds",
-        "*.m *.paper_bound *.path_bound *.construction_width",
-        counts=[("", len(kw["lengths"]))],
+    automaton_summary: _SUMMARY,
+    float_summary: _SUMMARY,
+    relu_bounds_table: "*.(m|paper_bound|path_bound|construction_width) =lengths",
+    relu_min_width: "p rows.*.(width|m|seed) rows.*.train_acc:p rows=widths*lengths*seeds"
+    " (min_width|paper_bound|path_bound|construction_width)=lengths",
+    two_lengths: "p m1 m2 pairs runs.*.(name|example.W) runs.*.(acc_m1|acc_m2).*:p"
+    f" runs={len(TWO_LENGTH_RUNS)} runs.*.(acc_m1|acc_m2|same_prediction_pairs)=seeds",
+    underparam: f"rows.*.(m|p|activation|width|n|seed) {_BY_ACT}configs*widths*budgets*seeds",
+    overparam: f"rows.*.(activation|wd|seed|margin|norm|normalized_margin) {_BY_ACT}wds*seeds",
+    lengthgen: lambda kw: (
+        f"{_MEMBERS} steps example_(W|V|member|b) rows.*.(train|{_LENGTHS}):p"
+        + (_TRACKED if kw.get("track_every") else "")
     ),
-    relu_min_width: lambda kw: _schema(
-        "ch4 ReLU minimal width",
-        "p rows.*.width rows.*.m rows.*.seed",
-        "rows.*.train_acc",
-        [("rows", _n(kw["widths"], kw["lengths"], kw["seeds"]))]
-        + _each("min_width paper_bound path_bound construction_width", len(kw["lengths"])),
-    ),
-    two_lengths: lambda kw: _schema(
-        "ch4 two-lengths cell",
-        "p m1 m2 pairs runs.*.name runs.*.example.W",
-        "runs.*.acc_m1.* runs.*.acc_m2.*",
-        [("runs", len(TWO_LENGTH_RUNS))]
-        + _each("runs.*.acc_m1 runs.*.acc_m2 runs.*.same_prediction_pairs", len(kw["seeds"])),
-    ),
-    underparam: lambda kw: _rows(
-        "ch4 under-parameterized cell",
-        "m p activation width n seed",
-        *(kw["configs"], ACTIVATIONS, kw["widths"], kw["budgets"], kw["seeds"]),
-    ),
-    overparam: lambda kw: _rows(
-        "ch4 over-parameterized cell",
-        "activation wd seed margin norm normalized_margin",
-        *(ACTIVATIONS, kw["wds"], kw["seeds"]),
-    ),
-    lengthgen: _lengthgen_schema,
-    budget_study: lambda kw: _schema(
-        "ch4 budget study",
-        "val_length val_step steps",
-        "final_acc.*.* val_acc.*.*",
-        _each("members final_acc.* val_acc.*", _n(kw["wds"], kw["seeds"]))
-        + [("final_acc", len(kw["in_domain_lengths"]) + len(kw["test_lengths"]))],
-    ),
-    transformer_baseline: lambda kw: _rows(
-        "ch4 transformer baseline",
-        "activation n seed",
-        *(TRANSFORMER_ACTIVATIONS, kw["budgets"], kw["seeds"]),
-        top="m p",
-    ),
-    train_paper_scale: _paper_scale_schema,
-    margin_widths: lambda kw: _rows(
-        "ch4 margins across widths",
-        "activation width seed normalized_margin",
-        *(kw.get("activations", ACTIVATIONS), kw["widths"], kw["seeds"]),
-        top="m p n wd",
-    ),
-    sample_needs: lambda kw: _rows(
-        "ch4 samples needed", "p width n seed", kw["grid"], kw["ratios"], kw["seeds"], top="m"
-    ),
-    epoch_timing: lambda kw: _schema(
-        "ch4 epoch timing", "p width n runs updates_per_epoch engine_s loop_s threads"
-    ),
+    budget_study: "val_length val_step steps (final_acc|val_acc).*.*:p"
+    f" (members|final_acc.*|val_acc.*)=wds*seeds final_acc.({_LENGTHS})",
+    transformer_baseline: f"m p rows.*.(activation|n|seed) {_ACCS}"
+    f" rows={len(TRANSFORMER_ACTIVATIONS)}*budgets*seeds",
+    train_paper_scale: "progress.(done|target) updates_per_epoch device_name final.step"
+    " history.*.step members.*.(activation|bias|n|wd|seed)"
+    " (final|history.*).(train_acc.*|acc.*.*):p (members|final.train_acc|final.acc.*)=variants*budgets*wds*seeds final.acc=eval_lengths",
+    margin_widths: f"m p n wd rows.*.(activation|width|seed|normalized_margin) {_BY_ACT}widths*seeds",
+    sample_needs: f"m rows.*.(p|width|n|seed) {_ACCS} rows=grid*ratios*seeds",
+    epoch_timing: "p width n runs updates_per_epoch engine_s loop_s threads",
 }
 
 
-def schema(name: str, scale: str = "full") -> Schema | None:
-    """The :class:`lengthgen.store.Schema` a stored value of the cell ``name`` of today's
-    ``scale`` plan must satisfy (``None``: no such cell)."""
+def schema(name: str, scale: str = "full") -> str | None:
+    """What the cell ``name`` of today's ``scale`` plan holds (``None``: no such cell)."""
     cell = {c.name: c for c in cells(scale)}.get(name)
     return None if cell is None else schema_of(cell)
 
 
-def schema_of(cell: Cell) -> Schema:
+def schema_of(cell: Cell) -> str:
     """:func:`schema` of one cell of a plan (any scale, the paper-scale cell included)."""
     if not isinstance(cell, Cell):
         raise ConfigError(f"schema_of needs a Cell of chapter 4, got {type(cell).__name__}")
     if cell.fn not in SCHEMAS_BY_FUNCTION:
         raise ConfigError(f"no schema for cell {cell.name!r} (function {cell.fn.__name__})")
-    return SCHEMAS_BY_FUNCTION[cell.fn](cell.kwargs)
+    spec = SCHEMAS_BY_FUNCTION[cell.fn]
+    return spec(cell.kwargs) if callable(spec) else spec
 
 
 # --------------------------------------------------------------------------- reading the stored full run

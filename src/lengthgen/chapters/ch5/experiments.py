@@ -21,11 +21,8 @@ from lengthgen.chapters.ch5.claims import SINE_B, SUMMING_ALL, SUMMING_N
 from lengthgen.chapters.ch5.sum_sine import ETAS, TRAIN_VARIANTS, train_cell_name, volume_cell_name
 from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
-from lengthgen.store import Schema
 from lengthgen.chapters.ch2.volume import uniform_box
 from lengthgen.nn.positional import ENCODINGS
-from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2.experiments import FULL
 
 #: A_gen points of the doubling check: classifier width, box half-width, sample size, seed
 DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
@@ -133,103 +130,42 @@ def cells(scale: str) -> list[Cell]:
     )
 
 
-def _s(kind, required, probabilities="", counts=()) -> Schema:
-    """A :class:`lengthgen.store.Schema` from space-separated paths."""
-    return Schema(f"ch5 {kind}", tuple(required.split()), tuple(probabilities.split()), counts)
-
-
-def _rows(kind, required, probabilities="", count=None) -> Schema:
-    """:func:`_s` with every path under ``rows.*`` and, with ``count(data)``, that many rows."""
-    under = " ".join(f"rows.*.{p}" for p in required.split())
-    probs = " ".join(f"rows.*.{p}" for p in probabilities.split())
-    return _s(kind, under, probs, (("rows", count),) if count else ())
-
-
-def _train_schema(exp: str) -> Schema:
-    """A paired training cell of chapter 2's ``exp``."""
-    n = len(FULL["seeds"]) * len(paper.STORED_NS[exp]) * 2  # × 2 scales
-    return _s(
-        f"training under both scales ({exp})",
-        "members.*.variant members.*.N members.*.seed members.*.beta members.*.test",
-        "members.*.test.* members.*.best_val_acc",
-        (("members", lambda d: n * len(d["variants"])),),
-    )
-
-
-_ALPHAS = "alpha alpha_half_none alpha_half_log"
-_SCALED = "task c L alpha_half_log"
-#: every full-scale cell's schema, by name
-SCHEMAS: dict[str, Schema] = {
-    "beta_closed_forms": _s(
-        "closed forms under both scales",
-        "area.*.n area.*.area_log area.*.area_one area.*.ratio eta_star.first "
-        "eta_star.index center_one.*.exact_above center_one.*.paper_eta_largest_n "
-        "majority_center_failures",
-        counts=(("area", lambda d: len(vc.AREA_NS)), ("center_one", lambda d: 4)),
-    ),
+_ALPHAS = "rows.*.(alpha|alpha_half_none|alpha_half_log):p"
+_SCALED = "rows.*.(task|c|L|alpha_half_log)"
+_TRAIN = "members.*.(variant|N|seed|beta|test) members.*.(test.*|best_val_acc):p"
+#: What every full-scale cell holds (:func:`lengthgen.store.validate`), by name
+SCHEMAS: dict[str, str] = {
+    "beta_closed_forms": "area.*.(n|area_log|area_one|ratio) eta_star.(first|index)"
+    " center_one.*.(exact_above|paper_eta_largest_n) majority_center_failures"
+    f" area={len(vc.AREA_NS)} center_one=4",
     "beta_volume_log": VOLUME_SCHEMA,
     "beta_volume_one": VOLUME_SCHEMA,
-    "beta_majority_box": _rows(
-        "Majority raw-box volume under both scales",
-        "n exact_log exact_one samples",
-        "fraction_log fraction_one",
-        lambda d: len(vc.BOX_NS),
-    ),
-    **{f"beta_train_{e}": _train_schema(e) for e in vb.TRAIN_EXPERIMENTS},
-    "parity_doubling": _rows(
-        "parity doubling",
-        "beta n max_abs_output max_logit_error",
-        count=lambda d: 2 * len(DOUBLING_N),
-    ),
-    "averaging_sine": _rows(
-        "averaging + sine search", "B bound largest_exact_n", count=lambda d: len(SINE_B)
-    ),
-    "summing": _s("summing + sine", "errors errors_all_lengths weight_on_zeros min_margin"),
-    "mass_tables": _rows("softmax mass tables", "encoding task L alpha alpha_log", _ALPHAS),
-    "mass_clamped": _rows("clamped closed form", "task L scale c closed_form"),
-    "mass_scaled": _rows("scaled learned tables", _SCALED, _ALPHAS),
-    "mass_scaled_near_one": _rows(
-        "learned tables scaled to c near 1",
-        _SCALED,
-        _ALPHAS,
-        lambda d: len(mass.FIXED_TARGET) * len(NEAR_ONE_C),
-    ),
+    "beta_majority_box": "rows.*.(n|exact_log|exact_one|samples)"
+    f" rows.*.(fraction_log|fraction_one):p rows={len(vc.BOX_NS)}",
+    # chapter 2's experiment under both scales: its members twice
+    **{f"beta_train_{e}": f"{_TRAIN} members=2*seeds*Ns*variants" for e in vb.TRAIN_EXPERIMENTS},
+    "parity_doubling": "rows.*.(beta|n|max_abs_output|max_logit_error) rows=2*ns",
+    "averaging_sine": "rows.*.(B|bound|largest_exact_n) rows=Bs",
+    "summing": "errors errors_all_lengths weight_on_zeros min_margin",
+    "mass_tables": f"rows.*.(encoding|task|L|alpha|alpha_log) {_ALPHAS}",
+    "mass_clamped": "rows.*.(task|L|scale|c|closed_form)",
+    "mass_scaled": f"{_SCALED} {_ALPHAS}",
+    "mass_scaled_near_one": f"{_SCALED} {_ALPHAS} rows={len(mass.FIXED_TARGET)}*targets",
     **{
-        f"joint_{k.replace('/', '_')}": _rows(
-            "joint exactness at N and 10N + 1",
-            "N L samples exact_log exact_one one_not_log",
-            "fraction_log fraction_one",
-            lambda d, k=k: len(vc.JOINT[k][0]),
-        )
+        f"joint_{k.replace('/', '_')}": "rows.*.(N|L|samples|exact_log|exact_one|one_not_log)"
+        " rows.*.(fraction_log|fraction_one):p rows=Ns"
         for k in vc.JOINT
     },
+    **{volume_cell_name(eta): "rows.*.(n|kind|fraction|lo|hi) plain.*.fraction" for eta in ETAS},
     **{
-        volume_cell_name(eta): _s(
-            "summing + sine volume",
-            "rows.*.n rows.*.kind rows.*.fraction rows.*.lo rows.*.hi plain.*.fraction",
-        )
-        for eta in ETAS
-    },
-    **{
-        train_cell_name(a, b): _rows(
-            "summing + sine training", "acc first_failure seed", "acc.* train_acc"
-        )
+        train_cell_name(a, b): "rows.*.(acc|first_failure|seed) rows.*.(acc.*|train_acc):p"
         for a, b in TRAIN_VARIANTS
     },
-    "mass_refit": _s(
-        "per-row log refit",
-        "rows.*.encoding rows.*.task rows.*.L fits.*.norm",
-        "rows.*.alpha rows.*.alpha_half",
-    ),
-    "mass_far": _rows(
-        "RoPE far lengths",
-        "task S4 far.*.alpha far.*.exceed",
-        "far.*.alpha",
-        lambda d: len(rz.TASKS),
-    ),
+    "mass_refit": "rows.*.(encoding|task|L) fits.*.norm rows.*.(alpha|alpha_half):p",
+    "mass_far": f"rows.*.(task|S4|far.*.exceed) rows.*.far.*.alpha:p rows={len(rz.TASKS)}",
 }
 
 
-def schema(name: str, scale: str = "full") -> Schema | None:
-    """The schema of the full-scale cell ``name`` (smoke cells are not checked: ``None``)."""
+def schema(name: str, scale: str = "full") -> str | None:
+    """What the full-scale cell ``name`` holds (smoke cells are not checked: ``None``)."""
     return SCHEMAS.get(name) if scale == "full" else None
