@@ -297,7 +297,7 @@ def test_one_schema_per_cell_at_each_scale():
     assert validate(sweep, ch1.schema("sensitivity", "smoke"), "s.json", {"points": 3}) == sweep
     with pytest.raises(ResultFileError, match=r"s\.json: field 'rows' has 3 entries.*needs 4"):
         validate(sweep, ch1.schema("sensitivity"), "s.json", {"points": 4})
-    assert "members.*.(train_n|arm|run)" in ch1.schema("first_rates")
+    assert "members.*.(train_n|run|arm)" in ch1.schema("first_rates")
 
 
 # --------------------------------------------------------------------------- bad input

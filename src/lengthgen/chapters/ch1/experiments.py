@@ -213,13 +213,13 @@ def run_live(name: str, scale: str, *, device: str = "cpu", progress: bool = Fal
 
 
 # ----------------------------------------------------------------------- what the stored cells hold
-def _first(protocol: str, member: str, lists: str = "", arms: str = "") -> str:
+def _first(member: str, protocol: str = "", arms: str = "") -> str:
     """A FIRST cell: one entry per member (runs × lengths × arms), one curve row per epoch."""
     n = f"protocol.runs*protocol.lengths*{arms or len(paper.ATTENTION_ARMS)}"
-    lists = f"(test_acc|test_ce_bits|train_ce_bits_last_epoch|members|curve.(acc|ce_bits).*{lists})"
+    lists = "(test_acc|test_ce_bits|train_ce_bits_last_epoch|members|curve.(acc|ce_bits).*)"
     return (
-        f"protocol.(lengths|runs|epochs|steps_per_epoch|test_n|seed{protocol}) members.*.({member})"
-        f" {lists}={n} test_acc.*:p curve.acc.*.*:p curve.epoch curve.acc=curve.epoch"
+        f"protocol.(lengths|runs|epochs|steps_per_epoch|test_n|seed{protocol}) members.*.(train_n|"
+        f"run|{member}) {lists}={n} test_acc.*:p curve.acc.*.*:p curve.epoch curve.acc=curve.epoch"
     )
 
 
@@ -230,15 +230,11 @@ SCHEMAS = {
     "sensitivity": "n n_strings rows.*.(value|ce_bits) rows.*.acc:p rows=points",
     "parity_training": "protocol.(runs|n|epochs|steps_per_epoch|seed) test_acc.*:p"
     " (test_acc|test_ce_bits|train_ce_bits_last_epoch|seeds)=protocol.runs",
-    "first_training": _first("", "train_n|log_scaled|run"),
-    "first_rates": _first(
-        "|arms|fit_strings", "train_n|arm|run", "|train_len_acc|train_len_ce_bits", "protocol.arms"
-    )
-    + " train_len_acc.*:p seeds",
-    "first_mechanism": _first(
-        "|probe_n", "train_n|log_scaled|run", "|exact_error|balanced_correct|flip_distance"
-    )
-    + " exact_error.*:p",
+    "first_training": _first("log_scaled"),
+    "first_rates": _first("arm", "|arms|fit_strings", "protocol.arms")
+    + " train_len_(acc|ce_bits)=members train_len_acc.*:p seeds",
+    "first_mechanism": _first("log_scaled", "|probe_n")
+    + " (exact_error|balanced_correct|flip_distance)=members exact_error.*:p",
     "parity_grid": "protocol.(runs|n) settings.*.(depth|lr|log_scaled) setting test_ce_bits"
     " test_acc.*:p test_acc=setting",
 }

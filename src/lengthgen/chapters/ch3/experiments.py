@@ -287,9 +287,8 @@ def cells(scale: str) -> list[Cell]:
 
 
 # --------------------------------------------------------------------------- stored cells
-#: What the stored cells hold (:func:`lengthgen.store.validate`). A trained group: one row per
-#: (task, L), accuracies in [0, 1] (that the rows are the declared tasks × lengths, tier, encoding
-#: and seed is :func:`check_group`'s).
+#: What the stored cells hold (:func:`lengthgen.store.validate`); a trained group's rows are the
+#: declared tasks × lengths, tier, encoding and seed (:func:`check_group`).
 GROUP_SCHEMA = "*.(tier|encoding|task|seed|L|final_loss|steps) *.(acc|train_acc):p"
 SCHEMAS = {
     "alpha_tables": "(ce|min_norm)=encodings*tasks (ce|min_norm).*=lengths (ce|min_norm).*.*:p",
@@ -298,7 +297,6 @@ SCHEMAS = {
     "prop2_old_key": "ratio bound n_trials m L unconditional:p",
     "robustness_alpha": "(appG|rope_scale).*.*:p",
     "lr_grid": "lrs (points|fixed).*.alpha:p",
-    # every theory check present, rates and α values in [0, 1]
     "theory": "prop1.(interior_strict_argmax|rows_checked|best_prev_margin) prop4.*.L prop2=2"
     " thm2_counterexample.(row2_offset|deep_offsets) thm2_random.violations.(low|high) prop2.*=2"
     " thm2_two_lengths.copy_L0 thm2_reverse_sweep.solved prop3_copy.(L|copy_offset|theta_min)"
