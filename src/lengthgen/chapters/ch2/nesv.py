@@ -13,7 +13,7 @@ import torch
 
 from lengthgen import stats
 from lengthgen.chapters.ch2 import volume as vo
-from lengthgen.chapters.ch2.count_levels import count_level_outputs
+from lengthgen.chapters.ch2.volume import count_level_outputs
 from lengthgen.chapters.ch2.rules import live, rule6_window
 from lengthgen.chapters.ch2.single_layer import encode, forward
 from lengthgen.claims import Claim
@@ -27,14 +27,13 @@ H = 8
 def bias_fiber(P: dict, variant: str, bits, ks, y, B: float = 1.0) -> torch.Tensor:
     """The fraction of [−B, B] of b₂,₁ that makes each point strictly correct on the inputs
     (``bits`` [K, n], Index queries ``ks`` or None, labels ``y`` [K]); shape [P]."""
-    x = encode(bits, ks) if ks is not None else encode(bits, fixed=0)
-    out = forward(variant, P, x)
-    Hw = out[..., 1] - out[..., 0] - (P["b2"][:, 1] - P["b2"][:, 0])[:, None]
-    return fiber_of(Hw, torch.as_tensor(y), P["b2"][:, 0], B)
+    out = forward(variant, P, encode(bits, ks) if ks is not None else encode(bits, fixed=0))
+    return fiber_of(P, out[..., 1] - out[..., 0], torch.as_tensor(y), B)
 
 
-def fiber_of(Hw: torch.Tensor, y: torch.Tensor, b20: torch.Tensor, B: float):
-    """:func:`bias_fiber` from the bias-free logit differences ``Hw`` [P, K] and labels [K]."""
+def fiber_of(P: dict, f: torch.Tensor, y: torch.Tensor, B: float):
+    """:func:`bias_fiber` from the logit differences ``f`` [P, K] and labels [K]."""
+    b20, Hw = P["b2"][:, 0], f - (P["b2"][:, 1] - P["b2"][:, 0])[:, None]  # Hw: without b₂
     inf = torch.tensor(float("inf"), dtype=DT)
     lo = b20 - torch.where(y.bool(), Hw, inf).min(-1).values  # b₂,₁ above this …
     hi = b20 - torch.where(y.bool(), -inf, Hw).max(-1).values  # … and below this
@@ -187,19 +186,12 @@ def _majority_fiber(P: dict, n: int) -> torch.Tensor:
     """The exact b₂,₁ fiber of A_gen on Majority over the n + 1 count levels; the levels
     0, m, m+1, n first, as their fiber contains the full one (most points are then done)."""
     y = (torch.arange(n + 1) >= (n + 1) // 2).long()
-    c, b20 = P["b2"][:, 1] - P["b2"][:, 0], P["b2"][:, 0]
-    t = torch.tensor([0, n // 2, n // 2 + 1, n], dtype=DT)
-    rho = torch.sigmoid(
-        torch.log(t) - torch.log(n - t) + math.log(n) * vo.score_contrast(P)[:, None]
-    )
-    v0, v1 = P["W_V"][:, :, 0] + P["b_V"], P["W_V"][:, :, 1] + P["b_V"]
-    A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
-    phi = fiber_of(vo._head_diff(P, A) - c[:, None], y[t.long()], b20, 1.0)
+    t = torch.tensor([0, n // 2, n // 2 + 1, n])
+    phi = fiber_of(P, count_level_outputs(P, n, levels=t.to(DT)), y[t], 1.0)
     keep = phi > 0
-    Q = {k: v[keep] for k, v in P.items()}
     if keep.any():
-        Hw = count_level_outputs(Q, n) - (Q["b2"][:, 1] - Q["b2"][:, 0])[:, None]
-        phi[keep] = fiber_of(Hw, y, Q["b2"][:, 0], 1.0)
+        Q = {k: v[keep] for k, v in P.items()}
+        phi[keep] = fiber_of(Q, count_level_outputs(Q, n), y, 1.0)
     return phi
 
 
