@@ -75,7 +75,6 @@ COUNT_ONLY = {
 }
 
 # --------------------------------------------------------------------------- the claims
-PAPER = "Zhu & Chiang 2026"
 #: the models' names in the statements
 NAMES = {"pos": "A_pos", "gen": "A_gen", "sin": "A_sin", "norm": "A_norm"}
 

@@ -1,6 +1,6 @@
-"""Chapter 2's measurements: the summaries of a stored run (its curves, seed summaries, D.4's
-coefficient analysis, the cap note), our value of each stored-result claim of :mod:`.claims`
-and which stored run and protocol each (task, model, N) comes from.
+"""Chapter 2's measurements: which stored run and protocol each (task, model, N) comes from
+(:func:`run_of`, :func:`protocol_of`), the summaries of a stored run and our value of each
+stored-result claim of :mod:`.claims`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from lengthgen.chapters.ch2 import experiments as ex
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.rules import two_sample_band
-from lengthgen.claims import PAPER_PROTOCOL, modified, reduced
+from lengthgen.claims import PAPER_PROTOCOL, reduced
 from lengthgen.stats import bootstrap_ci, loglog_slope, permutation_pvalue, rankdata
 
 
@@ -28,25 +28,15 @@ def run_of(task: str, model: str, N: int) -> str:
     raise KeyError(f"no stored experiment holds {task}/{model} at N = {N}")
 
 
-#: the protocol note of a claim measured with our earlier misread A_norm map (the ablation only)
-MISREAD_MAP = "A_norm with our misread map F(v) = v/(1+‖v‖²) (paper: v/√(1+‖v‖²))"
-
-
-def protocol_of(pairs) -> object:
-    """The protocol of a claim reading the stored (task, model, N) triples ``pairs``."""
+def protocol_of(cells) -> object:
+    """The protocol of a claim reading the stored (task, model, N) ``cells``: the paper's, or
+    reduced by the update caps below the paper's (:func:`run_of` never reads the misread map)."""
     notes = []
-    for task, model, N in pairs:
-        name = run_of(task, model, N)
-        cap = paper.STORED_STEP_CAPS[name]
+    for cell in cells:
+        cap = paper.STORED_STEP_CAPS[run_of(*cell)]
         note = f"update cap {cap:,} (paper: {paper.PAPER_MAX_UPDATES:,})"
         if cap < paper.PAPER_MAX_UPDATES and note not in notes:
             notes.append(note)
-        # (Majority's fixed token k = 0 makes F(ak) = 0 for any F)
-        misread = model == "norm" and ex.EXPERIMENTS[name].norm_map != "sqrt"
-        if misread and task != "majority" and MISREAD_MAP not in notes:
-            notes.append(MISREAD_MAP)
-    if MISREAD_MAP in notes:  # a different model than the paper's, not a smaller run
-        return modified("; ".join(notes))
     return reduced("; ".join(notes)) if notes else PAPER_PROTOCOL
 
 

@@ -1,8 +1,6 @@
 """Chapter 2's volumes beyond the scans (details page, "Volumes the scans do not reach"): paper
-Table 1's zeros, Majority under A_sin (Thm. 9, Lemma 10) and the whole-box bound of eq. 87, each
-claim beside its measurement. The tool is the output-bias fiber (:func:`bias_fiber`): the exact
-interval of b₂,₁ that makes a point correct on a set of inputs; its mean over the whole box is
-the NESV (all inputs) or an upper bound on it (a subset)."""
+Table 1's zeros, Majority under A_sin (Thm. 9, Lemma 10) and eq. 87's whole-box bound, each claim
+beside its measurement, by the output-bias fiber (:func:`bias_fiber`)."""
 
 from __future__ import annotations
 
@@ -210,45 +208,44 @@ CLAIMS = [
     live(
         "ch2.nesv.positional_tasks_gen_sin",
         "Table 1, §1",
-        "First and Index have NESV 0 under A_gen and Index under A_sin for every n ≥ 2: the two "
-        "inputs of each pair that look the same to the model but carry different labels get "
-        "identical logits at 2,000 whole-box points per model at n = 2, 3, 8, 64, 511. First "
-        "under A_sin (the paper prints 0 with no proof; we derive only NESV → 0): the whole-box "
-        "mean output-bias fiber on the pair (e₁, e_j*), an upper bound on the NESV, falls more "
-        "than tenfold from n = 7 to n = 711 as ‖p_j* − p₁‖ falls from 0.28 to 6·10⁻⁵",
+        "First and Index have NESV 0 under A_gen and Index under A_sin for every n ≥ 2: pairs of "
+        "inputs that look the same to the model but carry different labels get identical logits "
+        "at 2,000 whole-box points per model at n = 2, 3, 8, 64, 511. First under A_sin (printed "
+        "0 without proof; we derive only NESV → 0): the whole-box mean output-bias fiber on the "
+        "pair (e₁, e_j*), an upper bound on the NESV, falls more than tenfold from n = 7 to "
+        "n = 711 as ‖p_j* − p₁‖ falls from 0.28 to 6·10⁻⁵",
         "0",
         lambda v: (
             v["points"] > 0
             and v["pair_gap"] == 0
             and 0 < 10 * v["sin_first"]["711"]["mean"] < v["sin_first"]["7"]["mean"]
         ),
-        "one nonzero gap would refute the pair argument; for First under A_sin the derived "
-        "bound falls in proportion to ‖p_j* − p₁‖ (4,700 times), checked with a factor-10 margin",
+        "one nonzero gap would refute the pair argument; First under A_sin: the bound falls like "
+        "‖p_j* − p₁‖ (4,700 times), checked with a factor-10 margin",
     ),
     live(
         "ch2.nesv.parity_other_models",
         "Table 1, §1, App. A.4 (extended)",
-        "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: their "
-        "attention ignores the symbols, so along 0ⁿ, 10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows "
-        "strictly and the logit difference would need n sign changes, h + 1 at most), and under "
-        "A_sin by sampling only: at n = 10, h = 8, none of 2,000 whole-box points per model has a "
-        "nonempty exact output-bias fiber over all 1,024 strings, and no A_pos or A_norm point "
-        "has more than 9 sign changes along that chain",
+        "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: along 0ⁿ, "
+        "10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows strictly, so n sign changes are needed and "
+        "h + 1 possible), and under A_sin by sampling: at n = 10, h = 8, none of 2,000 whole-box "
+        "points per model has a nonempty exact output-bias fiber over all 1,024 strings, and no "
+        "A_pos or A_norm point has more than 9 sign changes along that chain",
         "0",
         lambda v: (
             all(r["points"] > 0 and r["exact"] == 0 for r in v.values())
             and all(v[m]["max_sign_changes"] <= H + 1 for m in ("pos", "norm"))
         ),
-        "one exact point or one chain with more than h + 1 sign changes would refute it; for "
-        "A_sin, where we have no proof, the sample can find a counterexample but not prove zero",
+        "one exact point or chain with more than h + 1 sign changes would refute it; for A_sin "
+        "(no proof) a sample can refute but not prove zero",
     ),
     Claim(
         "ch2.nesv.majority_sin",
         "Thm. 9 (App. C, eqs. 138–145), Table 1",
-        "Majority under A_sin, Θ(1/(n³ log n)): at a fixed query the exact windows of the two "
-        "positional key entries and of b₂,₁ around a compensated center (Lemma 10) multiply to "
-        "the integrand of eq. 145; their product times log² n falls like n⁻³ (log-log slope over "
-        "n = 11 … 1281), and eq. 145's integral over ‖q‖ adds the factor log n",
+        "Majority under A_sin, Θ(1/(n³ log n)): at a fixed query, the product of the exact windows "
+        "of the two positional key entries and of b₂,₁ around a compensated center (Lemma 10; "
+        "eq. 145's integrand), times log² n, falls like n⁻³ (log-log slope over n = 11 … 1281); "
+        "the integral over ‖q‖ adds the factor log n",
         source="live",
         **rule6_window(-3),
     ),
@@ -265,19 +262,16 @@ CLAIMS = [
             and not any(v["uncompensated_exact"][-2:])
             and abs(v["q_slope"] + 1) <= 0.3
         ),
-        "Lemma 10 as a check of our construction: a* ≈ 0.22/√n lies outside a window of order "
-        "1/n from n ≈ 600 on",
+        "a check of our construction: a* ≈ 0.22/√n leaves the O(1/n) window from n ≈ 600 on",
         group="self-check",
     ),
     live(
         "ch2.nesv.whole_box",
         "Thm. 1 eq. 6 (App. A.3, eq. 87)",
-        "The whole-box upper bounds that a finite computation can test: only eq. 87 (Majority "
-        "under A_gen) has an explicit constant, NESV ≤ 16h artanh(1/n)/log n. Over the whole box "
-        "B = 1, h = 8, the NESV estimated from 20,000 points with b₂,₁ integrated exactly over "
-        "all count levels has the lower end of its 95 % interval below that bound at n = 101, "
-        "1001 and 3001; the other bounds (eqs. 4–5, Thm. 2, Thm. 9) hide their constants, so no "
-        "finite computation can refute them",
+        "Eq. 87, the one whole-box bound with an explicit constant (Majority under A_gen), "
+        "NESV ≤ 16h artanh(1/n)/log n: over the box B = 1, h = 8, the NESV from 20,000 points with "
+        "b₂,₁ integrated exactly over all count levels has the lower end of its 95 % interval "
+        "below the bound at n = 101, 1001 and 3001 (eqs. 4–5, Thm. 2, Thm. 9 hide their constants)",
         "NESV ≤ 16h artanh(1/n)/log n",
         lambda v: len(v) == len(WHOLE_NS) and all(r["lo"] <= r["bound"] for r in v.values()),
         "an interval wholly above an explicit upper bound would refute it",

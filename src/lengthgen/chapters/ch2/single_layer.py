@@ -255,6 +255,15 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     return _classifier(params, A)
 
 
+def _per_member(name: str, values, E: int) -> list:
+    """``values`` as one per member: a single value repeated, or a sequence of exactly E."""
+    if isinstance(values, (str, int)):
+        return [values] * E
+    if len(values) != E:
+        raise ValueError(f"{name} has {len(values)} entries for {E} members")
+    return list(values)
+
+
 class SingleLayer:
     """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family:
     per-member ``variants`` may mix ``pos`` and ``norm`` and ``beta`` mix ``log`` / ``one``;
@@ -293,24 +302,14 @@ class SingleLayer:
             self.variants = None
         self.max_lengths = max_lengths
 
-    def _lengths(self, E: int) -> list[int]:
-        if isinstance(self.max_lengths, int):
-            return [check_positive_int("N", self.max_lengths)] * E
-        Ns = [check_positive_int("N", n) for n in self.max_lengths]
-        if len(Ns) != E:
-            raise ValueError(f"max_lengths has {len(Ns)} entries for {E} members")
-        return Ns
-
     def init(
         self, seeds: Sequence[int], dtype=torch.float64, device=None
     ) -> dict[str, torch.Tensor]:
         """Stacked initial tensors, member e from seed ``seeds[e]`` with its own N (App. D.2)."""
         seeds = check_seeds(seeds)
         E = len(seeds)
-        Ns = self._lengths(E)
-        vs = self.variants if self.variants is not None else [self.variant] * E
-        if len(vs) != E:
-            raise ValueError(f"variants has {len(vs)} entries for {E} members")
+        Ns = [check_positive_int("N", N) for N in _per_member("max_lengths", self.max_lengths, E)]
+        vs = _per_member("variants", self.variants or self.variant, E)
         members = [init_member(v, self.h, s, N, dtype) for v, s, N in zip(vs, seeds, Ns)]
         out = {k: torch.stack([m[k] for m in members]).to(device or "cpu") for k in members[0]}
         if FAMILIES[self.variant] == "positional":
@@ -318,9 +317,7 @@ class SingleLayer:
             if self.norm_map == "misread":
                 out["_norm_misread"] = out["_norm"].clone()
         if self.beta != "log":
-            bs = [self.beta] * E if isinstance(self.beta, str) else self.beta
-            if len(bs) != E:
-                raise ValueError(f"beta has {len(bs)} entries for {E} members")
+            bs = _per_member("beta", self.beta, E)
             out["_beta_one"] = torch.tensor([b == "one" for b in bs], device=device or "cpu")
         return out
 

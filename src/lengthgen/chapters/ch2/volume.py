@@ -175,10 +175,9 @@ def sample_score_contrast(
 
 
 def score_contrast_peak_density(B: float = 1.0) -> float:
-    """The peak density of X = qᵀW_K(e₁ − e₀) under the uniform box [−B, B]^D (Lemma 6 bounds it
-    by B⁻²), by quadrature (chapter 2 details, "Lemmas 6–7"): the density peaks at X = 0, where
-    with t = max|q_i| (density 2t at B = 1) and u = min|q_i|/t (uniform), f_X(0) = 2∫₀¹ g(u) du,
-    g(u) being the density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on [−2, 2]); X/B² is B-free."""
+    """The peak density of X under the uniform box [−B, B]^D (Lemma 6 bounds it by B⁻²), by
+    quadrature: f_X(0) = 2∫₀¹ g(u) du, g(u) the density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on
+    [−2, 2]; chapter 2 details, "Lemmas 6–7")."""
     from scipy import integrate
 
     B = _positive("the box half-width B", B)
@@ -203,6 +202,15 @@ def score_contrast_peak_density(B: float = 1.0) -> float:
 
 
 # --------------------------------------------------------------------------- Parity (App. A.4)
+def _kinks(P: dict, V: torch.Tensor) -> torch.Tensor:
+    """Where on the value segment u₀ + p(u₁ − u₀) (u: columns 0, 1 of the value map V, plus b_V)
+    each hidden unit switches, [P, h]; NaN where it never does."""
+    u0, u1 = V[:, :, 0] + P["b_V"], V[:, :, 1] + P["b_V"]
+    z0 = torch.einsum("phi,pi->ph", P["W1"], u0) + P["b1"]
+    d = torch.einsum("phi,pi->ph", P["W1"], u1 - u0)
+    return -z0 / torch.where(d != 0, d, torch.full_like(d, float("nan")))
+
+
 def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     """Per point, the sign changes of f along the count levels and the kinks of f on the value
     segment (App. A.4: exact Parity needs n, and κ ≤ h kinks allow at most κ + 1)."""
@@ -211,12 +219,8 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     f = count_level_outputs(P, n, beta)
     s = torch.sign(f)
     changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1) + 0
-    WV, bV = P["W_V"], P["b_V"]
-    v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
-    z0 = torch.einsum("phi,pi->ph", P["W1"], v0) + P["b1"]
-    d = torch.einsum("phi,pi->ph", P["W1"], v1 - v0)
     with torch.no_grad():
-        kink = -z0 / torch.where(d != 0, d, torch.full_like(d, float("nan")))
+        kink = _kinks(P, P["W_V"])
     kinks = ((kink > 0) & (kink < 1)).sum(-1)
     alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
     exact = (f * alt > 0).all(-1)
@@ -224,9 +228,8 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
 
 
 def parity_solution(n: int) -> dict[str, torch.Tensor]:
-    """An exact A_gen(h = n−1) Parity solution at length n ≥ 4 (unbatched point; chapter 2,
-    "Parity"): X = 0, v₀ = 0, v₁ = e₁, hidden kinks at the count levels t/n (unit 3 opens to
-    the left), output weights from a linear program maximising the smallest margin."""
+    """An exact A_gen(h = n−1) Parity solution at length n ≥ 4 (unbatched; chapter 2, "Parity"):
+    hidden kinks at the count levels t/n, output weights by a linear program (largest margin)."""
     from scipy.optimize import linprog
 
     n = check_positive_int("n", n, minimum=4)
@@ -358,8 +361,7 @@ def attention_profile(
 @dataclass
 class Exactness:
     """:func:`exactness` of P points: ``decision`` [P] True / False / None (undecided), the
-    ``method`` that decided each, and the smallest signed ``margin`` found (a certified lower
-    bound over all inputs when True)."""
+    ``method`` that decided each, and the smallest signed ``margin`` found."""
 
     decision: np.ndarray
     method: np.ndarray
@@ -418,13 +420,7 @@ def _head_at(P, p):
 
 def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
     """min and max of the piecewise-linear f(p) of :func:`_head_at` on [lo, hi] (lo, hi: [P, K])."""
-    CV, bV = P["C_V"], P["b_V"]
-    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
-    z0 = torch.einsum("phi,pi->ph", P["W1"], u0) + P["b1"]
-    d = torch.einsum("phi,pi->ph", P["W1"], u1 - u0)
-    kinks = torch.where(
-        d != 0, -z0 / torch.where(d != 0, d, torch.ones_like(d)), torch.zeros_like(d)
-    )  # [P, h]
+    kinks = _kinks(P, P["C_V"]).nan_to_num(0.0, posinf=math.inf, neginf=-math.inf)  # [P, h]
     inside = torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None])
     f = _head_at(P, torch.cat([lo[..., None], hi[..., None], inside], -1))  # [P, K, h+2]
     return f.min(-1).values, f.max(-1).values
@@ -477,9 +473,8 @@ def sin_affine_logit(P: dict, n: int, beta: str = "log"):
 
 
 def sin_majority_structural(P: dict, n: int, beta: str = "log"):
-    """Exactness of A_sin on Majority (n odd) where :func:`sin_affine_logit` certifies the
-    activation pattern: the smallest L over strings with ≥ m+1 ones (the m+1 smallest ℓ̂ plus the
-    negative rest) must be > 0 and the largest over ≤ m ones < 0; other points undecided."""
+    """Exactness of A_sin on Majority where :func:`sin_affine_logit` certifies the activation
+    pattern: min L over ≥ m+1 ones > 0 and max L over ≤ m ones < 0; other points undecided."""
     L0, ell, cert = sin_affine_logit(P, n, beta)
     m = n // 2
     s = ell.sort(-1).values
