@@ -84,41 +84,33 @@ def accuracy_table(runs: dict, table: str):
 
 
 def styled_accuracy_table(df, caption: str | None = None):
-    """:func:`accuracy_table` as a formatted table: "mean (lo–hi)" for the paper and for us."""
-
-    def cell(m, lo, hi):
-        return f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
-
+    """:func:`accuracy_table` as a formatted table: "mean (lo–hi)" for the paper and for us, and
+    the rule each comparison uses (Table 1: rules 3 and 8; Tables 2–3: rule 1)."""
+    rows = df.to_dict("records")
+    trio = lambda r, who: (r[who], r[f"{who} lo"], r[f"{who} hi"])  # noqa: E731
     out = df[["N", "task", "model"]].copy()
-    out["paper"] = [cell(*r) for r in df[["paper", "paper lo", "paper hi"]].itertuples(index=False)]
-    out["ours (20 seeds)"] = [
-        cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)
-    ]
+    for col, who in (("paper", "paper"), ("ours (20 seeds)", "ours")):
+        out[col] = [
+            f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
+            for m, lo, hi in (trio(r, who) for r in rows)
+        ]
+    T = rules.T1_TOLERANCE
     if df["paper lo"].isna().all():
-        # Table 1: no intervals; the claims allow ± T1_TOLERANCE points (rule 3), and the
-        # near-chance cells compare their side of 50 % (rule 8)
-        out[f"within ± {rules.T1_TOLERANCE:g} points"] = [
-            "yes" if abs(m - p) <= rules.T1_TOLERANCE else "no"
-            for m, p in zip(df["ours"], df["paper"])
+        out[f"within ± {T:g} points"] = [
+            "yes" if abs(r["ours"] - r["paper"]) <= T else "no" for r in rows
         ]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
         out["side of 50 %: paper (chance rule) / ours"] = [
-            f"{rules.paper_chance_side(p)} / {rules.chance_side(lo, hi)}"
-            if (t, m) in chance
+            f"{rules.paper_chance_side(r['paper'])} / "
+            f"{rules.chance_side(r['ours lo'], r['ours hi'])}"
+            if (r["task"], r["model"]) in chance
             else "—"
-            for t, m, p, lo, hi in df[["task", "model", "paper", "ours lo", "ours hi"]].itertuples(
-                index=False
-            )
+            for r in rows
         ]
     else:
-        # Tables 2–3: rule 1, the two-sample comparison of the two seed intervals
+        ours = lambda r: dict(zip(("mean", "lo", "hi"), trio(r, "ours")))  # noqa: E731
         out["agrees (two-sample rule)"] = [
-            "yes"
-            if rules.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
-            else "no"
-            for m, lo, hi, p, plo, phi in df[
-                ["ours", "ours lo", "ours hi", "paper", "paper lo", "paper hi"]
-            ].itertuples(index=False)
+            "yes" if rules.two_sample_agree(ours(r), trio(r, "paper")) else "no" for r in rows
         ]
     out["stored run"] = df["run"]
     from lengthgen.tables import styled

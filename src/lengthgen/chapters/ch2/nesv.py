@@ -101,8 +101,11 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
 
 
 # --------------------------------------------------------------------------- Majority under A_sin
-#: the center's positional value row (ξ/δ = this at η = 1) and λ_n = LAMBDA0/√n (eq. 148's |λ| ≤ c₁n^-1/2)
+#: the center's positional value row (ξ/δ = this at η = 1) and λ_n = LAMBDA0/√n (eq. 148's
+#: |λ| ≤ c₁n^-1/2)
 XI_OVER_DELTA, LAMBDA0 = (0.2, -0.1), 1.0
+#: the entries :func:`sin_windows` moves: the positional key columns (k_sin, k_cos) and b₂,₁
+SIN_WINDOW_ENTRIES = {"k_sin": ("W_K", (0, 2)), "k_cos": ("W_K", (0, 3)), "b21": ("b2", (1,))}
 
 
 def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
@@ -127,11 +130,9 @@ def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
     G = math.exp(lam)
     # eq. 137 with ℓ_σ = e₁, v₀ = 0, v₁ = e₁ and μ = Σ_j P_j p_j / T
     c_star = -G / (1 + G) - float(xi @ (w @ pj))
-    return dict(
-        W_Q=torch.zeros(2, 4, dtype=DT), b_Q=torch.tensor([q1, 0.0], dtype=DT),
-        W_K=WK, b_K=torch.zeros(2, dtype=DT), W_V=WV, b_V=torch.zeros(2, dtype=DT),
-        W1=W1, b1=b1, W2=W2, b2=torch.tensor([0.0, c_star - 1.0], dtype=DT),
-    )  # fmt: skip
+    z2, b2 = torch.zeros(2, dtype=DT), torch.tensor([0.0, c_star - 1.0], dtype=DT)
+    att = dict(W_Q=torch.zeros(2, 4, dtype=DT), b_Q=torch.tensor([q1, 0.0], dtype=DT), W_K=WK)
+    return dict(att, b_K=z2, W_V=WV, b_V=z2.clone(), W1=W1, b1=b1, W2=W2, b2=b2)
 
 
 def sin_windows(n: int, q1: float = 1.0) -> dict:
@@ -139,7 +140,7 @@ def sin_windows(n: int, q1: float = 1.0) -> dict:
     a = β_n q₁ (k_sin, k_cos) and of b₂,₁ around :func:`sin_center` at length n."""
     c = sin_center(n, q1)
     out = {}
-    for name, key, idx in (("k_sin", "W_K", (0, 2)), ("k_cos", "W_K", (0, 3)), ("b21", "b2", (1,))):  # fmt: skip
+    for name, (key, idx) in SIN_WINDOW_ENTRIES.items():
         d = {k: torch.zeros_like(v) for k, v in c.items()}
         d[key][idx] = 1.0
         out[name] = vo.admissible_width(c, d, "sin", "majority", n, t_max=1.0)["width"]

@@ -235,11 +235,8 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
         alpha = torch.softmax(logits, -1)
         p = (alpha * w).sum(-1)
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
-        A = (
-            v0[:, None, :]
-            + p[..., None] * (v1 - v0)[:, None, :]
-            + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)
-        )
+        A = v0[:, None, :] + p[..., None] * (v1 - v0)[:, None, :]
+        A = A + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)  # the positional values
         return _classifier(params, A)
     # c0 = qᵀc_K is common to all j: cancels in the softmax
     c1, c2, _ = _positional_coefs(params, k, params.get("_norm", variant == "norm"))

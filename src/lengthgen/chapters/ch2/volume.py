@@ -94,6 +94,7 @@ def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torc
 
 
 def structural_gen(P, task, n, beta="log"):
+    """A_gen's exactness from its n + 1 count levels: (decisions, margins)."""
     f = count_level_outputs(P, n, beta)
     t = torch.arange(0, n + 1)
     Pn = f.shape[0]
@@ -101,12 +102,7 @@ def structural_gen(P, task, n, beta="log"):
         marg = -f[:, 1:n].abs().min(-1).values  # count 1 … n−1 carries both labels
         dec = np.array([False] * Pn, dtype=object)
         return dec, marg.numpy()
-    if task in ("first", "index"):  # n = 1: the label is the single bit
-        lab = t
-    elif task == "majority":
-        lab = (t >= (n + 1) // 2).long()
-    else:
-        lab = t % 2
+    lab = {"majority": (t >= (n + 1) // 2).long(), "parity": t % 2}.get(task, t)  # n = 1: the bit
     m = (f * (2 * lab - 1).to(DT)).min(-1).values
     dec = np.array((m > 0).tolist(), dtype=object)
     return dec, m.numpy()
