@@ -7,7 +7,7 @@ import torch
 
 from lengthgen.chapters.ch2 import nesv
 from lengthgen.chapters.ch2 import volume as vo
-from lengthgen.chapters.ch2.count_levels import count_level_outputs
+from lengthgen.chapters.ch2.volume import count_level_outputs
 from lengthgen.nn.tasks import all_strings, label
 
 
@@ -81,8 +81,7 @@ def test_majority_fiber_prefilter_changes_nothing():
     P = vo.uniform_box("gen", 8, 1.0, 4000, seed=9)
     n = 51
     y = (torch.arange(n + 1) >= (n + 1) // 2).long()
-    Hw = count_level_outputs(P, n) - (P["b2"][:, 1] - P["b2"][:, 0])[:, None]
-    full = nesv.fiber_of(Hw, y, P["b2"][:, 0], 1.0)
+    full = nesv.fiber_of(P, count_level_outputs(P, n), y, 1.0)
     assert (full > 0).sum() > 10
     assert torch.equal(nesv._majority_fiber(P, n), full)
 

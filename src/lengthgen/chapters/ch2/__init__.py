@@ -2,8 +2,9 @@
 
 * :mod:`.paper`        -- the paper's protocol (App. D.2–D.3) and reported numbers, in one place
 * :mod:`.single_layer` -- the single-layer models A_gen, A_pos, A_norm, A_sin of the paper
-* :mod:`.volume`       -- exact-solution sets and admissible widths (the volume analysis)
-* :mod:`.count_levels` -- A_gen's count levels (eq. 71): Majority area, Lemmas 6–7, Parity
+* :mod:`.volume`       -- exact-solution sets and admissible widths (the volume analysis), and
+  A_gen's count levels (eq. 71): Majority area, Lemmas 6–7, Parity
+* :mod:`.nesv`         -- the volumes the scans do not reach: Table 1's zeros, Thm. 9, eq. 87
 * :mod:`.experiments`  -- the plan: the chapter's cells (training runs and volume scans;
   ``reproduce ch2``), their schemas (``schema(name, scale)``) and the readers of the stored cells
 * :mod:`.training`     -- how a cell trains: banks, batches, one experiment's ensemble

@@ -136,23 +136,15 @@ def train_experiment(
     beta="log",
 ) -> dict:
     """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
-    the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict, with
-    the selected parameters under ``"params"`` if ``keep_params``. Every argument is part of the
-    cell's hash and is checked here. ``beta``: β_n, ``log`` (the paper's), ``one`` or a list of
-    both (chapter 5: every member trained once per β, same initial tensors and batches).
-    """
+    the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with
+    ``"params"`` if ``keep_params``). ``beta``: ``log``, ``one`` or both (chapter 5: each member
+    once per β)."""
     check_choice("task", task, TASKS)
     att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
     if len(set(att_betas)) != len(att_betas):
         raise ConfigError(f"beta must not repeat values, got {beta!r}")
-    ints = {  # the names the messages use
-        "steps": steps,
-        "validation every": every,
-        "val_size": val_size,
-        "test_size": test_size,
-        "batch": batch,
-        "patience": patience,
-    }
+    ints = {"steps": steps, "validation every": every, "val_size": val_size}  # names as said
+    ints |= {"test_size": test_size, "batch": batch, "patience": patience}
     reals = dict(lr=lr, eps=eps, clip=clip)
     c = {
         "experiment": experiment,
@@ -178,8 +170,7 @@ SIZES = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
 
 
 def experiment_config(name: str, **sizes) -> dict:
-    """The keyword arguments of :func:`train_experiment` for experiment ``name`` at the run
-    ``sizes`` (all of :data:`SIZES`)."""
+    """The keyword arguments of :func:`train_experiment` for ``name`` at the run ``sizes``."""
     if sorted(sizes) != sorted(SIZES):
         raise ConfigError(f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}")
     check_choice("experiment", name, tuple(EXPERIMENTS))
@@ -225,10 +216,8 @@ def volume_scans(
     beta: str = "log",
 ) -> dict:
     """Admissible widths around the η = ``eta`` centers at lengths ``ns`` (chapter 2, "Claim 2")
-    and Monte Carlo exact fractions in a box of half-width ``half_width`` ("Monte Carlo volume
-    fractions"). ``norm_map`` (``sqrt``
-    only) is in the configuration so a scan with another map is never reused; ``beta``: β_n of
-    the exactness checks (``one``: chapter 5)."""
+    and Monte Carlo exact fractions in a box of half-width ``half_width``; ``norm_map`` (``sqrt``
+    only) keys the cell so a scan with another map is never reused; ``beta``: chapter 5's β_n."""
     from lengthgen.chapters.ch2 import volume as vo
 
     ns, beta = _check_ints("ns", ns), check_beta(beta)
@@ -259,9 +248,8 @@ def volume_scans(
 
 # --------------------------------------------------------------------------- the plan
 def cells(scale: str) -> list[Cell]:
-    """Chapter 2's reproduction plan at ``scale``: one cell per experiment (smoke: the
-    :data:`SMOKE_EXPERIMENTS` at the :data:`SMOKE` sizes; full: every experiment of
-    :data:`EXPERIMENTS` with its stored cap and N, then ``volume_scans``)."""
+    """Chapter 2's plan at ``scale``: the :data:`SMOKE_EXPERIMENTS` at :data:`SMOKE` sizes, or
+    every experiment with its stored cap and N, then ``volume_scans``."""
     scale = get_scale(scale)
     out = []
     if scale == "smoke":

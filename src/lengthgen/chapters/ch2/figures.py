@@ -27,9 +27,8 @@ def _legend_below(fig, ncol: int, handles=()):
 
 
 def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n: int = 64):
-    """Attention weights over positions for query ``k`` at length ``n``, A_pos (left) and our A_norm
-    (right), at the center moved by ``chi`` along χ (χ̂) and ``ell`` along ℓ (the explorer's frame).
-    ``dirs[variant][coordinate]`` are the directions of :func:`volume.direction`."""
+    """Attention weights over positions for query ``k`` at length ``n``, A_pos (left) and A_norm
+    (right), at the center moved by ``chi`` and ``ell`` along ``dirs[variant][coordinate]``."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=2.6, sharey=True)
     for i, (ax, v) in enumerate(zip(axes, ("pos", "norm"))):
         p = {
@@ -50,8 +49,7 @@ def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n:
 
 # --------------------------------------------------------------------------- accuracy tables
 def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
-    """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours, the
-    ``stat`` (``longest`` or ``ood``) of the stored run's members at N."""
+    """One row of :func:`accuracy_table`: the paper's ``cell = (mean, lo, hi)`` and ours."""
     name = measures.run_of(task, model, N)
     m, lo, hi = measures.seed_summary(runs[name][0], model, N, ood=stat == "ood")
     row = {"N": N, "task": task, "model": f"A_{model}"}
@@ -60,9 +58,8 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
 
 
 def accuracy_table(runs: dict, table: str):
-    """Paper against ours as numbers, one row per cell of Table 1, 2 or 3 (``table``: "table1",
-    "table2", "table3"): the paper's mean (and 95 % interval where it gives one), our 20-seed mean
-    with its 95 % seed-bootstrap interval, the stored run and, for A_norm, which map it used."""
+    """Paper against ours, one row per cell of ``table`` ("table1", "table2", "table3"): the
+    paper's mean (and 95 % interval), our 20-seed mean with its 95 % interval, the stored run."""
     import pandas as pd
 
     check_choice("table", table, ("table1", "table2", "table3"))
@@ -87,41 +84,33 @@ def accuracy_table(runs: dict, table: str):
 
 
 def styled_accuracy_table(df, caption: str | None = None):
-    """:func:`accuracy_table` as a formatted table: "mean (lo–hi)" for the paper and for us."""
-
-    def cell(m, lo, hi):
-        return f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
-
+    """:func:`accuracy_table` as a formatted table: "mean (lo–hi)" for the paper and for us, and
+    the rule each comparison uses (Table 1: rules 3 and 8; Tables 2–3: rule 1)."""
+    rows = df.to_dict("records")
+    trio = lambda r, who: (r[who], r[f"{who} lo"], r[f"{who} hi"])  # noqa: E731
     out = df[["N", "task", "model"]].copy()
-    out["paper"] = [cell(*r) for r in df[["paper", "paper lo", "paper hi"]].itertuples(index=False)]
-    out["ours (20 seeds)"] = [
-        cell(*r) for r in df[["ours", "ours lo", "ours hi"]].itertuples(index=False)
-    ]
+    for col, who in (("paper", "paper"), ("ours (20 seeds)", "ours")):
+        out[col] = [
+            f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
+            for m, lo, hi in (trio(r, who) for r in rows)
+        ]
+    T = rules.T1_TOLERANCE
     if df["paper lo"].isna().all():
-        # Table 1: no intervals; the claims allow ± T1_TOLERANCE points (rule 3), and the
-        # near-chance cells compare their side of 50 % (rule 8)
-        out[f"within ± {rules.T1_TOLERANCE:g} points"] = [
-            "yes" if abs(m - p) <= rules.T1_TOLERANCE else "no"
-            for m, p in zip(df["ours"], df["paper"])
+        out[f"within ± {T:g} points"] = [
+            "yes" if abs(r["ours"] - r["paper"]) <= T else "no" for r in rows
         ]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
         out["side of 50 %: paper (chance rule) / ours"] = [
-            f"{rules.paper_chance_side(p)} / {rules.chance_side(lo, hi)}"
-            if (t, m) in chance
+            f"{rules.paper_chance_side(r['paper'])} / "
+            f"{rules.chance_side(r['ours lo'], r['ours hi'])}"
+            if (r["task"], r["model"]) in chance
             else "—"
-            for t, m, p, lo, hi in df[["task", "model", "paper", "ours lo", "ours hi"]].itertuples(
-                index=False
-            )
+            for r in rows
         ]
     else:
-        # Tables 2–3: rule 1, the two-sample comparison of the two seed intervals
+        ours = lambda r: dict(zip(("mean", "lo", "hi"), trio(r, "ours")))  # noqa: E731
         out["agrees (two-sample rule)"] = [
-            "yes"
-            if rules.two_sample_agree({"mean": m, "lo": lo, "hi": hi}, (p, plo, phi))
-            else "no"
-            for m, lo, hi, p, plo, phi in df[
-                ["ours", "ours lo", "ours hi", "paper", "paper lo", "paper hi"]
-            ].itertuples(index=False)
+            "yes" if rules.two_sample_agree(ours(r), trio(r, "paper")) else "no" for r in rows
         ]
     out["stored run"] = df["run"]
     from lengthgen.tables import styled
@@ -136,7 +125,7 @@ def _errorbar(ax, x, m, lo, hi, **kw):
 
 
 def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | None = None):
-    """Ours (filled, with intervals) and the paper's (open squares, shifted by ``shift``) against N."""
+    """Ours (filled) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
     label = label or f"A_{model}"
     for who, x, style in (("ours", d["N"], OURS_STYLE), ("paper", d["N"] + shift, PAPER_STYLE)):
@@ -178,9 +167,8 @@ def majority_figure(t2, t3):
 
 
 def curves_figure(runs: dict, N: int = 51):
-    """Index accuracy against test length at N (stored runs, mean and 95 % band over seeds) with the
-    paper's Table 2 value at L = 10N+1 overlaid; the ablation with our earlier misread A_norm map
-    (``index_norm_misread``) is drawn dashed where it is stored."""
+    """Index accuracy against test length at N (mean and 95 % band over seeds) with the paper's
+    Table 2 value at L = 10N+1; the misread-map ablation dashed where it is stored."""
     from lengthgen.stats import bootstrap_ci
 
     fig, ax = plotting.figure(width=6.4, height=3.6)
@@ -226,20 +214,17 @@ def _rate_label(s) -> str:
 
 
 def windows_figure(widths: dict):
-    """Exact-window widths (the stored scan's ``widths``, :func:`.measures.window_measure`) against
-    n, A_pos (left) and A_norm (right), the paper's slope dashed through each first point."""
+    """Exact-window widths (:func:`.measures.window_measure`) against n, A_pos (left) and A_norm
+    (right), the paper's slope dashed through each first point."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=3.9, sharey=True)
-    names = {
-        "chi": r"$\chi$",
-        "ell": r"$\ell$",
-        "chi_fixed_ell_hat": r"$\hat\chi$ at fixed $\hat\ell$",
-    }
-    norm_names = {"chi": r"$\hat\chi$ at fixed $\ell$", "ell": r"$\hat\ell$ (via $r_1$)"}
+    names = {"pos": {"chi": r"$\chi$", "ell": r"$\ell$"}}
+    names["norm"] = {"chi": r"$\hat\chi$ at fixed $\ell$", "ell": r"$\hat\ell$ (via $r_1$)"}
+    names["norm"]["chi_fixed_ell_hat"] = r"$\hat\chi$ at fixed $\hat\ell$"
     for i, (key, r) in enumerate(widths.items()):
         v, t, c = key.split("/")
         ax = axes[0] if v == "pos" else axes[1]
         theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
-        name = norm_names.get(c, names[c]) if v == "norm" else names[c]
+        name = names[v][c]
         w = measures.window_measure(r)
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
         ax.loglog(
@@ -255,8 +240,8 @@ def windows_figure(widths: dict):
 
 
 def mc_figure(mc: dict, min_exact: int = 10):
-    """Monte Carlo exact fractions against n with their 95 % intervals (lengths with at least
-    ``min_exact`` exact points), and the paper's exponent as a dashed line through the first point."""
+    """Monte Carlo exact fractions against n (≥ ``min_exact`` exact points) with 95 % intervals,
+    the paper's exponent dashed through the first point."""
     fig, ax = plotting.figure(width=5.0, height=3.3)
     for i, (key, rows) in enumerate(mc.items()):
         rows = [r for r in rows if r["exact"] >= min_exact]

@@ -1,6 +1,6 @@
-"""Chapter 2's measurements: the summaries of a stored run (its curves, seed summaries, D.4's
-coefficient analysis, the cap note), our value of each stored-result claim of :mod:`.claims`
-and which stored run and protocol each (task, model, N) comes from.
+"""Chapter 2's measurements: which stored run and protocol each (task, model, N) comes from
+(:func:`run_of`, :func:`protocol_of`), the summaries of a stored run and our value of each
+stored-result claim of :mod:`.claims`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from lengthgen.chapters.ch2 import experiments as ex
 from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.rules import two_sample_band
-from lengthgen.claims import PAPER_PROTOCOL, modified, reduced
+from lengthgen.claims import PAPER_PROTOCOL, reduced
 from lengthgen.stats import bootstrap_ci, loglog_slope, permutation_pvalue, rankdata
 
 
@@ -28,25 +28,15 @@ def run_of(task: str, model: str, N: int) -> str:
     raise KeyError(f"no stored experiment holds {task}/{model} at N = {N}")
 
 
-#: the protocol note of a claim measured with our earlier misread A_norm map (the ablation only)
-MISREAD_MAP = "A_norm with our misread map F(v) = v/(1+‖v‖²) (paper: v/√(1+‖v‖²))"
-
-
-def protocol_of(pairs) -> object:
-    """The protocol of a claim reading the stored (task, model, N) triples ``pairs``."""
+def protocol_of(cells) -> object:
+    """The protocol of a claim reading the stored (task, model, N) ``cells``: the paper's, or
+    reduced by the update caps below the paper's (:func:`run_of` never reads the misread map)."""
     notes = []
-    for task, model, N in pairs:
-        name = run_of(task, model, N)
-        cap = paper.STORED_STEP_CAPS[name]
+    for cell in cells:
+        cap = paper.STORED_STEP_CAPS[run_of(*cell)]
         note = f"update cap {cap:,} (paper: {paper.PAPER_MAX_UPDATES:,})"
         if cap < paper.PAPER_MAX_UPDATES and note not in notes:
             notes.append(note)
-        # (Majority's fixed token k = 0 makes F(ak) = 0 for any F)
-        misread = model == "norm" and ex.EXPERIMENTS[name].norm_map != "sqrt"
-        if misread and task != "majority" and MISREAD_MAP not in notes:
-            notes.append(MISREAD_MAP)
-    if MISREAD_MAP in notes:  # a different model than the paper's, not a smaller run
-        return modified("; ".join(notes))
     return reduced("; ".join(notes)) if notes else PAPER_PROTOCOL
 
 
@@ -147,42 +137,27 @@ def summary(results, task, model, N, ood: bool = False) -> dict:
     return {"mean": m, "lo": lo, "hi": hi}
 
 
-def _at_length(result, model, N, L) -> dict:
-    """Per-seed accuracy (%) at test length L."""
-    return {m["seed"]: 100 * m["test"][str(L)] for m in members(result, model, N)}
-
-
 def perfect_seeds(results, task, model, N) -> int:
     """How many of our seeds are at 100 % test accuracy at L = 10N+1."""
     ms = members(_cell(results, task, model, N), model, N)
     return sum(m["test"][str(10 * N + 1)] == 1.0 for m in ms)
 
 
-def _paired_ci(a: dict, b: dict) -> dict:
-    """Mean of the seed-paired differences a − b with its 95 % seed-bootstrap interval."""
-    if sorted(a) != sorted(b):
-        raise ValueError(f"the paired seeds differ: {sorted(a)} vs {sorted(b)}")
-    m, lo, hi = bootstrap_ci(np.array([a[s] - b[s] for s in sorted(a)]), seed=0)
+def paired(results, a: tuple, b: tuple, N: int = 51) -> dict:
+    """Index accuracy of ``a`` = (variant, L) minus ``b`` at N, paired by seed (same initial
+    tensors and batches; percentage points), with its 95 % seed-bootstrap interval."""
+    if run_of("index", a[0], N) != run_of("index", b[0], N):
+        raise ValueError(f"A_{a[0]} and A_{b[0]} are not one paired run at N = {N}")
+    res = _cell(results, "index", a[0], N)
+    x, y = ({m["seed"]: 100 * m["test"][str(L)] for m in members(res, v, N)} for v, L in (a, b))
+    if sorted(x) != sorted(y):
+        raise ValueError(f"the paired seeds differ: {sorted(x)} vs {sorted(y)}")
+    m, lo, hi = bootstrap_ci(np.array([x[s] - y[s] for s in sorted(x)]), seed=0)
     return {"mean": m, "lo": lo, "hi": hi}
-
-
-def paired_gain(results, N: int = 51, L: int | None = None) -> dict:
-    """A_norm − A_pos accuracy on Index at L (default 10N+1), paired by seed (same initial
-    tensors and batches; percentage points)."""
-    if run_of("index", "norm", N) != run_of("index", "pos", N):
-        raise ValueError(f"A_pos and A_norm are not one paired run at N = {N}")
-    res, L = _cell(results, "index", "pos", N), L or 10 * N + 1
-    return _paired_ci(_at_length(res, "norm", N, L), _at_length(res, "pos", N, L))
 
 
 #: Fig. 2's test lengths strictly between N and 10N+1 at N = 51 (2N+1, 3N, 5N, 8N+1)
 FIG2_INTERMEDIATE = paper.test_lengths(paper.FIG2_N)[1:-1]
-
-
-def fig2_pos_drop(results, N: int = paper.FIG2_N) -> dict:
-    """The seed-paired fall of A_pos's Index accuracy from L = N to 2N+1 (percentage points)."""
-    res = _cell(results, "index", "pos", N)
-    return _paired_ci(_at_length(res, "pos", N, N), _at_length(res, "pos", N, 2 * N + 1))
 
 
 #: §3.2's counterexample: the cells compared, (label, ood, N)

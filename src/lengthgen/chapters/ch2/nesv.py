@@ -1,8 +1,6 @@
 """Chapter 2's volumes beyond the scans (details page, "Volumes the scans do not reach"): paper
-Table 1's zeros, Majority under A_sin (Thm. 9, Lemma 10) and the whole-box bound of eq. 87, each
-claim beside its measurement. The tool is the output-bias fiber (:func:`bias_fiber`): the exact
-interval of b₂,₁ that makes a point correct on a set of inputs; its mean over the whole box is
-the NESV (all inputs) or an upper bound on it (a subset)."""
+Table 1's zeros, Majority under A_sin (Thm. 9, Lemma 10) and eq. 87's whole-box bound, each claim
+beside its measurement, by the output-bias fiber (:func:`bias_fiber`)."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ import torch
 
 from lengthgen import stats
 from lengthgen.chapters.ch2 import volume as vo
-from lengthgen.chapters.ch2.count_levels import count_level_outputs
+from lengthgen.chapters.ch2.volume import count_level_outputs
 from lengthgen.chapters.ch2.rules import live, rule6_window
 from lengthgen.chapters.ch2.single_layer import encode, forward
 from lengthgen.claims import Claim
@@ -27,14 +25,13 @@ H = 8
 def bias_fiber(P: dict, variant: str, bits, ks, y, B: float = 1.0) -> torch.Tensor:
     """The fraction of [−B, B] of b₂,₁ that makes each point strictly correct on the inputs
     (``bits`` [K, n], Index queries ``ks`` or None, labels ``y`` [K]); shape [P]."""
-    x = encode(bits, ks) if ks is not None else encode(bits, fixed=0)
-    out = forward(variant, P, x)
-    Hw = out[..., 1] - out[..., 0] - (P["b2"][:, 1] - P["b2"][:, 0])[:, None]
-    return fiber_of(Hw, torch.as_tensor(y), P["b2"][:, 0], B)
+    out = forward(variant, P, encode(bits, ks) if ks is not None else encode(bits, fixed=0))
+    return fiber_of(P, out[..., 1] - out[..., 0], torch.as_tensor(y), B)
 
 
-def fiber_of(Hw: torch.Tensor, y: torch.Tensor, b20: torch.Tensor, B: float):
-    """:func:`bias_fiber` from the bias-free logit differences ``Hw`` [P, K] and labels [K]."""
+def fiber_of(P: dict, f: torch.Tensor, y: torch.Tensor, B: float):
+    """:func:`bias_fiber` from the logit differences ``f`` [P, K] and labels [K]."""
+    b20, Hw = P["b2"][:, 0], f - (P["b2"][:, 1] - P["b2"][:, 0])[:, None]  # Hw: without b₂
     inf = torch.tensor(float("inf"), dtype=DT)
     lo = b20 - torch.where(y.bool(), Hw, inf).min(-1).values  # b₂,₁ above this …
     hi = b20 - torch.where(y.bool(), -inf, Hw).max(-1).values  # … and below this
@@ -104,8 +101,11 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
 
 
 # --------------------------------------------------------------------------- Majority under A_sin
-#: the center's positional value row (ξ/δ = this at η = 1) and λ_n = LAMBDA0/√n (eq. 148's |λ| ≤ c₁n^-1/2)
+#: the center's positional value row (ξ/δ = this at η = 1) and λ_n = LAMBDA0/√n (eq. 148's
+#: |λ| ≤ c₁n^-1/2)
 XI_OVER_DELTA, LAMBDA0 = (0.2, -0.1), 1.0
+#: the entries :func:`sin_windows` moves: the positional key columns (k_sin, k_cos) and b₂,₁
+SIN_WINDOW_ENTRIES = {"k_sin": ("W_K", (0, 2)), "k_cos": ("W_K", (0, 3)), "b21": ("b2", (1,))}
 
 
 def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
@@ -130,11 +130,9 @@ def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
     G = math.exp(lam)
     # eq. 137 with ℓ_σ = e₁, v₀ = 0, v₁ = e₁ and μ = Σ_j P_j p_j / T
     c_star = -G / (1 + G) - float(xi @ (w @ pj))
-    return dict(
-        W_Q=torch.zeros(2, 4, dtype=DT), b_Q=torch.tensor([q1, 0.0], dtype=DT),
-        W_K=WK, b_K=torch.zeros(2, dtype=DT), W_V=WV, b_V=torch.zeros(2, dtype=DT),
-        W1=W1, b1=b1, W2=W2, b2=torch.tensor([0.0, c_star - 1.0], dtype=DT),
-    )  # fmt: skip
+    z2, b2 = torch.zeros(2, dtype=DT), torch.tensor([0.0, c_star - 1.0], dtype=DT)
+    att = dict(W_Q=torch.zeros(2, 4, dtype=DT), b_Q=torch.tensor([q1, 0.0], dtype=DT), W_K=WK)
+    return dict(att, b_K=z2, W_V=WV, b_V=z2.clone(), W1=W1, b1=b1, W2=W2, b2=b2)
 
 
 def sin_windows(n: int, q1: float = 1.0) -> dict:
@@ -142,7 +140,7 @@ def sin_windows(n: int, q1: float = 1.0) -> dict:
     a = β_n q₁ (k_sin, k_cos) and of b₂,₁ around :func:`sin_center` at length n."""
     c = sin_center(n, q1)
     out = {}
-    for name, key, idx in (("k_sin", "W_K", (0, 2)), ("k_cos", "W_K", (0, 3)), ("b21", "b2", (1,))):  # fmt: skip
+    for name, (key, idx) in SIN_WINDOW_ENTRIES.items():
         d = {k: torch.zeros_like(v) for k, v in c.items()}
         d[key][idx] = 1.0
         out[name] = vo.admissible_width(c, d, "sin", "majority", n, t_max=1.0)["width"]
@@ -187,19 +185,12 @@ def _majority_fiber(P: dict, n: int) -> torch.Tensor:
     """The exact b₂,₁ fiber of A_gen on Majority over the n + 1 count levels; the levels
     0, m, m+1, n first, as their fiber contains the full one (most points are then done)."""
     y = (torch.arange(n + 1) >= (n + 1) // 2).long()
-    c, b20 = P["b2"][:, 1] - P["b2"][:, 0], P["b2"][:, 0]
-    t = torch.tensor([0, n // 2, n // 2 + 1, n], dtype=DT)
-    rho = torch.sigmoid(
-        torch.log(t) - torch.log(n - t) + math.log(n) * vo.score_contrast(P)[:, None]
-    )
-    v0, v1 = P["W_V"][:, :, 0] + P["b_V"], P["W_V"][:, :, 1] + P["b_V"]
-    A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
-    phi = fiber_of(vo._head_diff(P, A) - c[:, None], y[t.long()], b20, 1.0)
+    t = torch.tensor([0, n // 2, n // 2 + 1, n])
+    phi = fiber_of(P, count_level_outputs(P, n, levels=t.to(DT)), y[t], 1.0)
     keep = phi > 0
-    Q = {k: v[keep] for k, v in P.items()}
     if keep.any():
-        Hw = count_level_outputs(Q, n) - (Q["b2"][:, 1] - Q["b2"][:, 0])[:, None]
-        phi[keep] = fiber_of(Hw, y, Q["b2"][:, 0], 1.0)
+        Q = {k: v[keep] for k, v in P.items()}
+        phi[keep] = fiber_of(Q, count_level_outputs(Q, n), y, 1.0)
     return phi
 
 
@@ -218,45 +209,44 @@ CLAIMS = [
     live(
         "ch2.nesv.positional_tasks_gen_sin",
         "Table 1, §1",
-        "First and Index have NESV 0 under A_gen and Index under A_sin for every n ≥ 2: the two "
-        "inputs of each pair that look the same to the model but carry different labels get "
-        "identical logits at 2,000 whole-box points per model at n = 2, 3, 8, 64, 511. First "
-        "under A_sin (the paper prints 0 with no proof; we derive only NESV → 0): the whole-box "
-        "mean output-bias fiber on the pair (e₁, e_j*), an upper bound on the NESV, falls more "
-        "than tenfold from n = 7 to n = 711 as ‖p_j* − p₁‖ falls from 0.28 to 6·10⁻⁵",
+        "First and Index have NESV 0 under A_gen and Index under A_sin for every n ≥ 2: pairs of "
+        "inputs that look the same to the model but carry different labels get identical logits "
+        "at 2,000 whole-box points per model at n = 2, 3, 8, 64, 511. First under A_sin (printed "
+        "0 without proof; we derive only NESV → 0): the whole-box mean output-bias fiber on the "
+        "pair (e₁, e_j*), an upper bound on the NESV, falls more than tenfold from n = 7 to "
+        "n = 711 as ‖p_j* − p₁‖ falls from 0.28 to 6·10⁻⁵",
         "0",
         lambda v: (
             v["points"] > 0
             and v["pair_gap"] == 0
             and 0 < 10 * v["sin_first"]["711"]["mean"] < v["sin_first"]["7"]["mean"]
         ),
-        "one nonzero gap would refute the pair argument; for First under A_sin the derived "
-        "bound falls in proportion to ‖p_j* − p₁‖ (4,700 times), checked with a factor-10 margin",
+        "one nonzero gap would refute the pair argument; First under A_sin: the bound falls like "
+        "‖p_j* − p₁‖ (4,700 times), checked with a factor-10 margin",
     ),
     live(
         "ch2.nesv.parity_other_models",
         "Table 1, §1, App. A.4 (extended)",
-        "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: their "
-        "attention ignores the symbols, so along 0ⁿ, 10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows "
-        "strictly and the logit difference would need n sign changes, h + 1 at most), and under "
-        "A_sin by sampling only: at n = 10, h = 8, none of 2,000 whole-box points per model has a "
-        "nonempty exact output-bias fiber over all 1,024 strings, and no A_pos or A_norm point "
-        "has more than 9 sign changes along that chain",
+        "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: along 0ⁿ, "
+        "10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows strictly, so n sign changes are needed and "
+        "h + 1 possible), and under A_sin by sampling: at n = 10, h = 8, none of 2,000 whole-box "
+        "points per model has a nonempty exact output-bias fiber over all 1,024 strings, and no "
+        "A_pos or A_norm point has more than 9 sign changes along that chain",
         "0",
         lambda v: (
             all(r["points"] > 0 and r["exact"] == 0 for r in v.values())
             and all(v[m]["max_sign_changes"] <= H + 1 for m in ("pos", "norm"))
         ),
-        "one exact point or one chain with more than h + 1 sign changes would refute it; for "
-        "A_sin, where we have no proof, the sample can find a counterexample but not prove zero",
+        "one exact point or chain with more than h + 1 sign changes would refute it; for A_sin "
+        "(no proof) a sample can refute but not prove zero",
     ),
     Claim(
         "ch2.nesv.majority_sin",
         "Thm. 9 (App. C, eqs. 138–145), Table 1",
-        "Majority under A_sin, Θ(1/(n³ log n)): at a fixed query the exact windows of the two "
-        "positional key entries and of b₂,₁ around a compensated center (Lemma 10) multiply to "
-        "the integrand of eq. 145; their product times log² n falls like n⁻³ (log-log slope over "
-        "n = 11 … 1281), and eq. 145's integral over ‖q‖ adds the factor log n",
+        "Majority under A_sin, Θ(1/(n³ log n)): at a fixed query, the product of the exact windows "
+        "of the two positional key entries and of b₂,₁ around a compensated center (Lemma 10; "
+        "eq. 145's integrand), times log² n, falls like n⁻³ (log-log slope over n = 11 … 1281); "
+        "the integral over ‖q‖ adds the factor log n",
         source="live",
         **rule6_window(-3),
     ),
@@ -273,19 +263,16 @@ CLAIMS = [
             and not any(v["uncompensated_exact"][-2:])
             and abs(v["q_slope"] + 1) <= 0.3
         ),
-        "Lemma 10 as a check of our construction: a* ≈ 0.22/√n lies outside a window of order "
-        "1/n from n ≈ 600 on",
+        "a check of our construction: a* ≈ 0.22/√n leaves the O(1/n) window from n ≈ 600 on",
         group="self-check",
     ),
     live(
         "ch2.nesv.whole_box",
         "Thm. 1 eq. 6 (App. A.3, eq. 87)",
-        "The whole-box upper bounds that a finite computation can test: only eq. 87 (Majority "
-        "under A_gen) has an explicit constant, NESV ≤ 16h artanh(1/n)/log n. Over the whole box "
-        "B = 1, h = 8, the NESV estimated from 20,000 points with b₂,₁ integrated exactly over "
-        "all count levels has the lower end of its 95 % interval below that bound at n = 101, "
-        "1001 and 3001; the other bounds (eqs. 4–5, Thm. 2, Thm. 9) hide their constants, so no "
-        "finite computation can refute them",
+        "Eq. 87, the one whole-box bound with an explicit constant (Majority under A_gen), "
+        "NESV ≤ 16h artanh(1/n)/log n: over the box B = 1, h = 8, the NESV from 20,000 points with "
+        "b₂,₁ integrated exactly over all count levels has the lower end of its 95 % interval "
+        "below the bound at n = 101, 1001 and 3001 (eqs. 4–5, Thm. 2, Thm. 9 hide their constants)",
         "NESV ≤ 16h artanh(1/n)/log n",
         lambda v: len(v) == len(WHOLE_NS) and all(r["lo"] <= r["bound"] for r in v.values()),
         "an interval wholly above an explicit upper bound would refute it",

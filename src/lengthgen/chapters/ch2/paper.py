@@ -55,53 +55,31 @@ TEST_SEED_LENGTH_STRIDE = 1009
 TEST_SEED_TASK = {"first": 1, "index": 2, "majority": 3, "parity": 4}
 
 # --------------------------------------------------------------------------- the stored run (ours)
-# The paper trains every experiment at N ∈ NS for up to PAPER_MAX_UPDATES updates. On the book's
-# 2-core shared CPU the stored full-scale run caps the updates of some experiments and runs the
-# Table 1 cells outside Table 2 only at N = 51 (Parity at N = 11); validation, early stopping and
-# selection are exactly those of D.2. A claim that reads an experiment with a cap below
-# PAPER_MAX_UPDATES carries a reduced protocol naming the cap (lengthgen.chapters.ch2.claims).
-# Every A_norm run uses the paper's map F(v) = v/√(1+‖v‖²) (eq. 17) except the ablation
-# index_norm_misread, which repeats index_posnorm's A_norm members with our earlier misreading
-# v/(1+‖v‖²) so that the old number stays visible.
+# On the book's 2-core CPU the stored full-scale run caps the updates of some experiments and runs
+# the Table 1 cells outside Table 2 only at N = 51 (Parity at N = 11); validation, early stopping
+# and selection are those of D.2, and a claim reading a capped experiment carries a reduced
+# protocol naming the cap. Every A_norm run uses the paper's map (eq. 17) except the ablation
+# index_norm_misread, index_posnorm's A_norm members with our earlier misreading v/(1+‖v‖²).
 #: update cap of each stored experiment (PAPER_MAX_UPDATES = the paper's protocol)
-STORED_STEP_CAPS = {
-    "index_posnorm": 30_000,
-    "first_posnorm": 6_000,
-    "majority_gen": 10_000,
-    "majority_sin": 6_000,
-    "first_gen": 30_000,
-    "index_gen": 30_000,
-    "first_sin": 30_000,
-    "index_sin": 30_000,
-    "parity_gen": 30_000,
-    "index_posnorm_small": 12_000,
-    "index_posnorm_mid": 30_000,
-    "majority_gen_more": 10_000,
-    "first_posnorm_more": 6_000,
-    "majority_sin_more": 6_000,
-    "majority_posnorm": 30_000,
-    "index_norm_misread": 30_000,
-}
+STORED_STEP_CAPS = dict.fromkeys(
+    "index_posnorm first_posnorm majority_gen majority_sin first_gen index_gen first_sin index_sin "
+    "parity_gen index_posnorm_small index_posnorm_mid majority_gen_more first_posnorm_more "
+    "majority_sin_more majority_posnorm index_norm_misread".split(),
+    PAPER_MAX_UPDATES,
+)
+STORED_STEP_CAPS |= dict(first_posnorm=6_000, majority_gen=10_000, majority_sin=6_000)
+STORED_STEP_CAPS |= dict(index_posnorm_small=12_000, majority_gen_more=10_000)
+STORED_STEP_CAPS |= dict(first_posnorm_more=6_000, majority_sin_more=6_000)
 #: maximum training lengths of each stored experiment (default N = 51)
 STORED_NS = {name: (51,) for name in STORED_STEP_CAPS}
-STORED_NS.update(
-    {
-        "parity_gen": (11,),
-        "index_posnorm_small": (11, 21),
-        "index_posnorm_mid": (31, 41),
-        "majority_gen_more": (11, 21, 31, 41),
-        "first_posnorm_more": (11, 21, 31, 41),
-        "majority_sin_more": (11, 21, 31, 41),
-    }
-)
+STORED_NS |= dict(parity_gen=(11,), index_posnorm_small=(11, 21), index_posnorm_mid=(31, 41))
+STORED_NS |= dict.fromkeys(("majority_gen_more", "first_posnorm_more", "majority_sin_more"), NS[:4])
 
 # --------------------------------------------------------------------------- theory (Thm. 1–2)
 #: log-log slope of the exact window of one coordinate around the η = 1 center, by (model, task,
-#: coordinate): Thm. 1 (eqs. 4–5, 13), Thm. 2 with eqs. 20–23; ``None``: measured, no claim of the
-#: paper. Under A_norm the paper confines ℓ̂ = ℓ + 2χ̂ to O(1/n) and leaves χ̂ free once ℓ̂ is fixed
-#: (eqs. 20–23), so the paper's statements are "χ̂ at fixed ℓ̂: slope 0" and "ℓ̂: slope −1" (the key
-#: ("norm", "index", "ell") is our window of ℓ̂, moved through r₁ at fixed χ̂); χ̂ at fixed ℓ moves
-#: ℓ̂ and is shown but not claimed.
+#: coordinate): Thm. 1 (eqs. 4–5, 13), Thm. 2 (eqs. 20–23: under A_norm ℓ̂ = ℓ + 2χ̂ is O(1/n) and
+#: χ̂ free once ℓ̂ is fixed; ("norm", "index", "ell") is our window of ℓ̂, moved through r₁ at fixed
+#: χ̂); ``None``: shown, not claimed by the paper.
 PAPER_WINDOW_SLOPES = {
     ("pos", "index", "chi"): -2,
     ("pos", "index", "ell"): -1,
@@ -117,35 +95,28 @@ PAPER_MC_EXPONENTS = {"pos/index": -3, "norm/index": -1, "pos/first": 0}
 PAPER_MAJORITY_AREA_SLOPE = -1
 
 # --------------------------------------------------------------------------- reported numbers
-# Every number chapter 2 quotes from the paper, with its location; the claims of
-# lengthgen.chapters.ch2.claims read them from here. Accuracies are percentages; an interval is the
-# paper's pointwise 95 % seed-bootstrap interval (D.3), written (mean, lo, hi).
+# Accuracies are percentages; an interval is the paper's 95 % seed-bootstrap interval (D.3).
+
+
+def _by_N(row: str) -> dict:
+    """One row of a paper table, "mean lo hi" for each N of :data:`NS`, as {N: (mean, lo, hi)}."""
+    return dict(zip(NS, (tuple(map(float, cell.split())) for cell in row.split(","))))
+
+
 #: Table 2 (App. D.5): accuracy at L = 10N+1, (mean, lo, hi) by (task, model) and N. Its N = 51 row
 #: is also Table 1's First/A_pos, Majority/A_gen, Index/A_pos and Index/A_norm cells and the
 #: "60 % → 85 %" of the abstract and §4.3.
 PAPER_T2 = {
     ("first", "pos"): {N: (100.0, 100.0, 100.0) for N in NS},
-    ("majority", "gen"): {
-        11: (83.8, 78.0, 89.4),
-        21: (91.3, 86.2, 95.3),
-        31: (87.1, 82.6, 91.5),
-        41: (88.5, 84.2, 92.2),
-        51: (82.6, 77.6, 87.5),
-    },
-    ("index", "pos"): {
-        11: (57.2, 55.9, 58.6),
-        21: (55.2, 54.1, 56.5),
-        31: (59.2, 58.3, 60.0),
-        41: (55.1, 54.5, 55.8),
-        51: (59.6, 58.6, 60.6),
-    },
-    ("index", "norm"): {
-        11: (63.4, 62.7, 64.1),
-        21: (74.1, 68.8, 79.9),
-        31: (90.6, 85.6, 95.4),
-        41: (84.4, 78.1, 90.6),
-        51: (85.1, 80.2, 90.1),
-    },
+    ("majority", "gen"): _by_N(
+        "83.8 78.0 89.4, 91.3 86.2 95.3, 87.1 82.6 91.5, 88.5 84.2 92.2, 82.6 77.6 87.5"
+    ),
+    ("index", "pos"): _by_N(
+        "57.2 55.9 58.6, 55.2 54.1 56.5, 59.2 58.3 60.0, 55.1 54.5 55.8, 59.6 58.6 60.6"
+    ),
+    ("index", "norm"): _by_N(
+        "63.4 62.7 64.1, 74.1 68.8 79.9, 90.6 85.6 95.4, 84.4 78.1 90.6, 85.1 80.2 90.1"
+    ),
 }
 #: Table 1 (N = 51): mean accuracy at L = 511 for the cells that are not in Table 2, by (task,
 #: model); reported without an interval. Majority under A_pos and A_norm is the same number (D.7).
@@ -161,20 +132,8 @@ PAPER_T1 = {
 }
 #: Table 3 (App. D.6): Majority mean OOD accuracy over the five lengths > N, (mean, lo, hi) by model and N
 PAPER_T3 = {
-    "gen": {
-        11: (91.6, 88.1, 95.0),
-        21: (95.1, 91.8, 97.6),
-        31: (92.9, 90.0, 95.6),
-        41: (93.4, 90.6, 95.8),
-        51: (89.8, 86.2, 92.9),
-    },
-    "sin": {
-        11: (95.3, 93.6, 96.8),
-        21: (93.8, 91.5, 95.9),
-        31: (91.2, 88.2, 94.0),
-        41: (91.5, 88.7, 94.1),
-        51: (92.9, 90.0, 95.6),
-    },
+    "gen": _by_N("91.6 88.1 95.0, 95.1 91.8 97.6, 92.9 90.0 95.6, 93.4 90.6 95.8, 89.8 86.2 92.9"),
+    "sin": _by_N("95.3 93.6 96.8, 93.8 91.5 95.9, 91.2 88.2 94.0, 91.5 88.7 94.1, 92.9 90.0 95.6"),
 }
 #: §4.1.3, App. D.4, Fig. 1: within-N rank correlation of N²|χ| and N|ℓ| with mean OOD accuracy
 PAPER_COEF_RHO = {"chi": -0.655, "ell": -0.516}
@@ -183,18 +142,16 @@ PAPER_COEF_P = 1e-3
 #: D.4: number of selected A_pos Index checkpoints in that analysis (20 seeds × five N)
 PAPER_COEF_CHECKPOINTS = 100
 
-#: §4.3, Fig. 2: the test lengths of Fig. 2's curves strictly between N and 10N+1 (N = 51); the
-#: paper prints the curves only, its one number being Table 2's value at L = 10N+1
+#: §4.3, Fig. 2: the training length of Fig. 2's curves (printed as curves only; their one number
+#: is Table 2's value at L = 10N+1)
 FIG2_N = 51
-#: §1 and §3.2: the one counterexample the paper names to "faster volume decay, worse length
-#: generalization": Majority under A_sin (NESV Θ(1/(n³ log n)), Thm. 9) trains as well as under
-#: A_gen (Θ(1/(n log n)), Thm. 1 eq. 6); Table 1 (N = 51) and Table 3 hold the numbers it rests on
+#: §1, §3.2: the one counterexample the paper names to "faster volume decay, worse length
+#: generalization": Majority under A_sin (Θ(1/(n³ log n)), Thm. 9) trains as well as under A_gen
 PAPER_COUNTEREXAMPLE = "Majority: A_sin as good as A_gen"
-#: App. A.3, Lemma 6 (eq. 84): the density of the score contrast X = qᵀW_K(e₁ − e₀) of A_gen under
-#: the uniform raw-cube measure is at most B⁻²; PAPER_LEMMA6_BOUND is that bound times B²
+#: App. A.3, Lemma 6 (eq. 84): the density of A_gen's score contrast X under the uniform box, times
+#: B², is at most this
 PAPER_LEMMA6_BOUND = 1.0
-#: App. A.3, Lemma 7 (eqs. 88, 91): Pr(|X| ≤ ε) ≥ 9ε/(512 B²) whenever ε ≤ B²/8, so with
-#: ε = 1/log n, Pr(|X| ≤ 1/log n) ≥ c_X/log n with c_X = 9/(512 B²); below: c_X times B², and the
-#: largest ε (times B⁻²) for which eq. 91 is derived
+#: Lemma 7 (eqs. 88, 91): Pr(|X| ≤ ε) ≥ 9ε/(512 B²) for ε ≤ B²/8: the constant times B², and the
+#: largest ε/B² of eq. 91
 PAPER_LEMMA7_CONSTANT = 9 / 512
 PAPER_LEMMA7_EPS_MAX = 1 / 8

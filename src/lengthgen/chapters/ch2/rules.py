@@ -1,46 +1,31 @@
-"""Chapter 2's tolerance rules as code: each ``ruleN`` gives a claim's check, tolerance or
-predicate and its ``why``, and the claims of :mod:`.claims` name their rule.
+"""Chapter 2's tolerance rules as code (each fixed before looking at our value); a claim of
+:mod:`.claims` names its rule, and ``ruleN`` gives its check, tolerance or predicate and ``why``.
 
-How each comparison was chosen (fixed before looking at our value)
--------------------------------------------------------------------
-1. The paper reports a 95 % seed-bootstrap interval (Table 2, Table 3), and so do we (our 20 seeds,
-   10,000 resamples). The two means are compared as two independent samples (a ``predicate``):
-   each 95 % half-width is read as 1.96 standard errors, so they agree when
-   ``|ours − paper| ≤ √(h_ours² + h_paper²)``, each ``h`` being the half-width on the side of its
-   interval that faces the other mean (percentile intervals are not symmetric). Neither interval
-   is widened; both resample seeds only and leave out the sampling error of the test bank.
-2. An accuracy at the 100 % ceiling (the paper's "100.0 (100.0–100.0)": every seed perfect): the
-   number of our 20 seeds with 100 % test accuracy must equal 20 (``equal``).
-3. A 20-seed mean reported without an interval (the Table 1 cells outside Table 2):
-   ``|ours − paper| ≤`` :data:`T1_TOLERANCE` points, the median 95 % half-width of the paper's own
-   20-seed means in Tables 2–3 (ceilings excluded), rounded to whole points.
-4. A difference of two reported means (the A_norm − A_pos gain of §4.3): the sum of the two 95 %
-   half-widths (the widest the difference can be for any correlation between the two).
-5. A correlation over n checkpoints reported without an interval (D.4): ours must lie in the
-   paper's 95 % interval by Fisher's z, ``tanh(atanh ρ ± 1.96/√(n − 3))``.
-6. A theorem's asymptotic exponent measured at finite n: a log-log slope of one exact window
-   within :data:`WINDOW_SLOPE_TOL` of the exponent, a Monte Carlo exponent of an exact fraction
-   within :data:`MC_EXPONENT_TOL` (fixed when the scans were designed: the log n attention scale
-   adds slowly varying factors, and a fraction is a product of several windows plus sampling
-   error). A window with one side still exact at the search limit is measured on the side that
-   closes.
-7. A closed form the paper derives, computed in float64: relative error ≤ :data:`CLOSED_FORM_RTOL`.
-   Statements that hold for every point checked (bounds, "none is exact") are ``predicate`` checks
-   saying exactly what was checked.
-8. A Table 1 cell with zero NESV reported a few points from chance (First and Index under A_gen and
-   A_sin; the D.3 banks of these tasks have exactly balanced labels): besides rule 3, a
-   ``predicate`` on chance (:func:`chance_side`). Our mean is distinguishable from 50 % when its
-   95 % seed-bootstrap interval excludes 50; the paper's number, without an interval, is read with
-   rule 3's half-width. The claim holds when ours falls on the same side.
-9. A shape the paper describes in words (Fig. 2; the §3.2 counterexample): a ``direction`` claim
-   on seed-paired differences, whose 95 % seed-bootstrap interval must exclude 0 on the stated
-   side; "as well as" (§3.2) is a ``predicate``: at no compared cell is A_sin below A_gen by more
-   than the band of rule 1 (one-sided).
-10. A lemma's inequality (App. A.3, Lemmas 6–7): checked as stated, with the constant of its
-   proof, at the points we compute (a ``predicate``); a Monte Carlo probability enters by the
-   lower end of its 95 % Clopper–Pearson interval.
-A ``direction`` claim is never counted as a numeric reproduction; where the paper gives a size too,
-a separate value claim checks it.
+1. Two 20-seed means with 95 % seed-bootstrap intervals (Tables 2–3; ours: 10,000 resamples),
+   compared as two independent samples: each half-width, on the side facing the other mean, is
+   1.96 SE, so they agree when ``|ours − paper| ≤ √(h_ours² + h_paper²)`` (:func:`two_sample_band`).
+   Both intervals resample seeds only, without the test bank's sampling error.
+2. The 100 % ceiling ("100.0 (100.0–100.0)"): all 20 of our seeds at 100 % (``equal``).
+3. A 20-seed mean without an interval (Table 1 outside Table 2): ± :data:`T1_TOLERANCE` points,
+   the median 95 % half-width of the paper's means in Tables 2–3 (no ceilings), whole points.
+4. A difference of two reported means (§4.3's gain): ± the sum of the two 95 % half-widths.
+5. A correlation over n checkpoints without an interval (D.4): ours inside the paper's 95 %
+   Fisher-z interval ``tanh(atanh ρ ± 1.96/√(n − 3))``.
+6. A theorem's exponent at finite n: a window's log-log slope within :data:`WINDOW_SLOPE_TOL`, a
+   Monte Carlo exponent within :data:`MC_EXPONENT_TOL` (fixed when the scans were designed: log n
+   adds slowly varying factors; a fraction multiplies several windows and sampling error). A
+   window with one side still exact at the search limit is measured on the side that closes.
+7. A closed form in float64: relative error ≤ :data:`CLOSED_FORM_RTOL`; statements for every
+   point checked (bounds, "none is exact") are ``predicate`` checks saying what was checked.
+8. A zero-NESV Table 1 cell a few points from chance (the D.3 banks of First and Index are
+   balanced): ours must fall on the paper's side of 50 % (:func:`chance_side`), ours by its 95 %
+   interval, the paper's number by rule 3's half-width.
+9. A shape described in words (Fig. 2; §3.2): a ``direction`` claim on seed-paired differences
+   whose 95 % interval excludes 0 on the stated side; "as well as" is a ``predicate``: nowhere
+   below by more than rule 1's band.
+10. A lemma's inequality (App. A.3): checked as stated with its proof's constant (``predicate``);
+   a Monte Carlo probability enters by the lower end of its 95 % Clopper–Pearson interval.
+A ``direction`` claim never counts as a numeric reproduction; a size gets its own value claim.
 """
 
 from __future__ import annotations
@@ -96,14 +81,13 @@ def rule1(cell) -> dict:
         paper_uncertainty=[cell[1], cell[2]],
         check="predicate",
         holds=lambda v: two_sample_agree(v, cell),
-        why="rule 1: two independent 20-seed means, each 95 % seed-bootstrap half-width read as "
-        "1.96 SE: |ours − paper| ≤ √(h_ours² + h_paper²) (facing sides), a two-sided test at 5 % "
-        "that counts our own uncertainty as well as the paper's",
+        why="rule 1: two independent 20-seed means, |ours − paper| ≤ √(h_ours² + h_paper²)",
     )
 
 
-def rule2(why: str, count=SEEDS) -> dict:
+def rule2(count=SEEDS) -> dict:
     """Rule 2: at the 100 % ceiling, the number of perfect seeds must equal ``count``."""
+    why = "rule 2: at the 100 % ceiling (every seed perfect) we compare the count of perfect seeds"
     return dict(paper_value=count, check="equal", why=why)
 
 

@@ -1,12 +1,7 @@
-"""The four single-layer transformers of chapter 2 ("The models", §2.2), batched over members.
-
-One attention head queried by the index token ``z``, scores × ``log n`` (no ``1/√d``), a
-width-``h`` ReLU classifier on the attention output; no residual, no layer norm.
-``gen`` A_gen: unrestricted affine Q, K, V on ``e_{w_j}``; its output depends only on the count
-of ones (eq. 71), which the forward pass uses. ``pos`` A_pos: ``x_j = (e_{w_j}, j, j²)`` with
-the constrained maps of §2.2. ``norm`` A_norm (eq. 19): A_pos's parameters with the query
-``b + F(a k)`` on the ``j²`` channel (:func:`F_norm`). ``sin`` A_sin (App. C.1): positions as
-``(sin j, cos j)``. Inputs: :func:`encode`; A_gen and A_sin never see the index token.
+"""The four single-layer transformers of chapter 2 ("The models", §2.2), batched over members:
+``gen`` A_gen (its output depends only on the count of ones, eq. 71), ``pos`` A_pos, ``norm``
+A_norm (eq. 19, :func:`F_norm`) and ``sin`` A_sin (App. C.1). :func:`encode` builds the inputs,
+:func:`forward` the logits, :class:`SingleLayer` the ensemble the engine trains.
 """
 
 from __future__ import annotations
@@ -46,21 +41,15 @@ def param_shapes(variant: str, h: int) -> dict[str, tuple[int, ...]]:
 
 
 # --------------------------------------------------------------------------- inputs
-#: The fixed index token of the tasks without a query (§2.1 keeps the token in every input so that
-#: all tasks share one input format, with a constant value when nothing is queried). First reads it
-#: as k = 1 (§2.2). For the counting tasks
-#: the paper does not print the value; App. D.7 says A_pos and A_norm are *equivalent* on Majority
-#: and give the same result for every seed, which holds exactly when the token is 0 (then the
-#: query is b under both maps, since F(0) = 0) and fails for any other fixed value, so we use 0.
+#: The fixed index token of the tasks without a query (§2.1 keeps the token in every input); First
+#: reads it as k = 1 (§2.2). The paper prints no value for the counting tasks; App. D.7's "A_pos and
+#: A_norm give the same result for every seed on Majority" holds exactly when it is 0 (F(0) = 0).
 FIXED_TOKEN = {"first": 1, "majority": 0, "parity": 0}
 
 
 def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.Tensor:
-    """Model input ``[..., L+1]``: data tokens (right-padded with PAD to ``pad_to``) then the index token.
-
-    ``bits`` is a 0/1 tensor ``[..., n]``; ``k`` (1-based, broadcastable to ``bits.shape[:-1]``)
-    is the Index query; ``None`` stores the fixed token ``fixed`` (0 or 1; see :data:`FIXED_TOKEN`).
-    """
+    """Model input ``[..., L+1]``: the 0/1 ``bits`` [..., n] (right-padded with PAD to ``pad_to``)
+    then the index token: the Index query ``k`` (1-based), or ``fixed`` (:data:`FIXED_TOKEN`)."""
     from lengthgen.nn.tasks import check_bits
 
     bits = check_bits(bits)
@@ -138,7 +127,7 @@ def init_member(
 
 # --------------------------------------------------------------------------- forward passes
 def _classifier(params, A):
-    """``W2 ReLU(W1 A + b1) + b2`` batched: A [E, B, 2] → logits [E, B, 2]."""
+    """``W2 ReLU(W1 A + b1) + b2``: A [E, B, 2] → logits [E, B, 2]."""
     hid = torch.relu(torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :])
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
 
@@ -148,9 +137,8 @@ NORM_MAPS = ("sqrt", "misread")
 
 
 def F_norm(v: torch.Tensor, kind: str = "sqrt") -> torch.Tensor:
-    """The bounded map of eq. 17 on the last dimension: ``sqrt`` v / √(1 + ‖v‖²), the paper's
-    (tends to â); ``misread`` v / (1 + ‖v‖²), our earlier misreading, an ablation (tends to 0).
-    """
+    """The bounded map of eq. 17 on the last dimension: ``sqrt`` v / √(1 + ‖v‖²), the paper's;
+    ``misread`` v / (1 + ‖v‖²), our earlier misreading (an ablation)."""
     check_choice("norm map", kind, NORM_MAPS)
     if kind == "misread":
         return v / (1 + (v * v).sum(-1, keepdim=True))
@@ -174,10 +162,8 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
 
 
 def positional_scores(params, k: torch.Tensor, L: int, normalized) -> torch.Tensor:
-    """Scores ``g_j`` (eq. 8 for A_pos, eq. 19 for A_norm) for j = 1 … L, shape [E, B, L].
-
-    ``k`` is [E, B] (float); ``normalized`` a bool or a bool tensor [E] (per member).
-    """
+    """Scores ``g_j`` (eq. 8 for A_pos, eq. 19 for A_norm) for j = 1 … L, shape [E, B, L], for
+    queries ``k`` [E, B]; ``normalized``: a bool or a bool tensor [E] (per member)."""
     c1, c2, c0 = _positional_coefs(params, k, normalized)
     j = torch.arange(1, L + 1, dtype=k.dtype, device=k.device)
     return c1[..., None] * j + c2[..., None] * (j * j) + c0[..., None]
@@ -192,8 +178,7 @@ def _expand_x(params, x):
     return x
 
 
-#: the attention scale β_n that multiplies the scores: ``log`` (β_n = log n, the paper's eq. 2)
-#: or ``one`` (β_n = 1, no length scaling; chapter 5)
+#: the attention scale β_n: ``log`` (log n, the paper's eq. 2) or ``one`` (1; chapter 5)
 BETAS = ("log", "one")
 
 
@@ -204,8 +189,7 @@ def check_beta(beta) -> str:
 
 def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
     """β_n for every input (shape of ``n``): ``log n`` or ``1``; a per-member flag
-    ``params["_beta_one"]`` (bool [E]) selects β_n = 1 member by member (then ``beta`` must be
-    ``log``, the other members' scale). With ``beta="log"`` and no flag this is ``torch.log(n)``."""
+    ``params["_beta_one"]`` (bool [E]) selects β_n = 1 member by member (``beta`` then ``log``)."""
     check_beta(beta)
     logn = torch.log(n)
     flag = params.get("_beta_one")
@@ -222,12 +206,8 @@ def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
 
 def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.Tensor:
     """Logits ``[E, B, 2]`` of ``variant`` for inputs ``x`` [E, B, L+1] (or [B, L+1], shared).
-
-    For ``pos``/``norm`` a per-member constant ``params["_norm"]`` (bool [E]) may select A_norm
-    member by member, so paired A_pos/A_norm members run in one pass. ``beta`` is the attention
-    scale β_n (``log``: log n, the paper's; ``one``: 1); ``params["_beta_one"]`` (bool [E]) sets
-    β_n = 1 member by member (:func:`attention_scale`).
-    """
+    ``params["_norm"]`` (bool [E]) selects A_norm member by member, so paired A_pos/A_norm members
+    run in one pass; ``beta``: the attention scale (:func:`attention_scale`)."""
     check_choice("variant", variant, VARIANTS)
     dtype = params["b_V"].dtype
     x = _expand_x(params, x)
@@ -255,11 +235,8 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
         alpha = torch.softmax(logits, -1)
         p = (alpha * w).sum(-1)
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
-        A = (
-            v0[:, None, :]
-            + p[..., None] * (v1 - v0)[:, None, :]
-            + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)
-        )
+        A = v0[:, None, :] + p[..., None] * (v1 - v0)[:, None, :]
+        A = A + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)  # the positional values
         return _classifier(params, A)
     # c0 = qᵀc_K is common to all j: cancels in the softmax
     c1, c2, _ = _positional_coefs(params, k, params.get("_norm", variant == "norm"))
@@ -275,13 +252,19 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     return _classifier(params, A)
 
 
-class SingleLayer:
-    """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family.
+def _per_member(name: str, values, E: int) -> list:
+    """``values`` as one per member: a single value repeated, or a sequence of exactly E."""
+    if isinstance(values, (str, int)):
+        return [values] * E
+    if len(values) != E:
+        raise ValueError(f"{name} has {len(values)} entries for {E} members")
+    return list(values)
 
-    ``variants`` (per member) may mix ``pos`` and ``norm``, and ``beta`` may be a per-member list
-    of ``log`` / ``one`` (:func:`attention_scale`): paired members train in one pass.
-    ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`.
-    """
+
+class SingleLayer:
+    """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family:
+    per-member ``variants`` may mix ``pos`` and ``norm`` and ``beta`` mix ``log`` / ``one``;
+    ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`."""
 
     def __init__(
         self,
@@ -316,24 +299,14 @@ class SingleLayer:
             self.variants = None
         self.max_lengths = max_lengths
 
-    def _lengths(self, E: int) -> list[int]:
-        if isinstance(self.max_lengths, int):
-            return [check_positive_int("N", self.max_lengths)] * E
-        Ns = [check_positive_int("N", n) for n in self.max_lengths]
-        if len(Ns) != E:
-            raise ValueError(f"max_lengths has {len(Ns)} entries for {E} members")
-        return Ns
-
     def init(
         self, seeds: Sequence[int], dtype=torch.float64, device=None
     ) -> dict[str, torch.Tensor]:
         """Stacked initial tensors, member e from seed ``seeds[e]`` with its own N (App. D.2)."""
         seeds = check_seeds(seeds)
         E = len(seeds)
-        Ns = self._lengths(E)
-        vs = self.variants if self.variants is not None else [self.variant] * E
-        if len(vs) != E:
-            raise ValueError(f"variants has {len(vs)} entries for {E} members")
+        Ns = [check_positive_int("N", N) for N in _per_member("max_lengths", self.max_lengths, E)]
+        vs = _per_member("variants", self.variants or self.variant, E)
         members = [init_member(v, self.h, s, N, dtype) for v, s, N in zip(vs, seeds, Ns)]
         out = {k: torch.stack([m[k] for m in members]).to(device or "cpu") for k in members[0]}
         if FAMILIES[self.variant] == "positional":
@@ -341,9 +314,7 @@ class SingleLayer:
             if self.norm_map == "misread":
                 out["_norm_misread"] = out["_norm"].clone()
         if self.beta != "log":
-            bs = [self.beta] * E if isinstance(self.beta, str) else self.beta
-            if len(bs) != E:
-                raise ValueError(f"beta has {len(bs)} entries for {E} members")
+            bs = _per_member("beta", self.beta, E)
             out["_beta_one"] = torch.tensor([b == "one" for b in bs], device=device or "cpu")
         return out
 

@@ -1,11 +1,6 @@
-"""How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks, the batch
-sampler and one experiment's ensemble (:func:`run`, called by ``experiments.train_experiment``).
-
-Batches: one data length per update; the uniform draw ``u`` is shared by all members (member e
-gets ``L_e = ⌈u N_e⌉``), so each member's lengths are uniform on its own range while the padded
-batch is only as long as the longest member's. Paired A_pos/A_norm members, and experiments
-repeating another's trainings, read the same stream. The protocol's numbers are in
-:mod:`.paper`; the loop is :func:`lengthgen.engine.train.train_ensemble`.
+"""How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks
+(:func:`test_bank`), the batch sampler (:func:`make_sampler`) and one experiment's ensemble
+(:func:`run`, on :func:`lengthgen.engine.train.train_ensemble`).
 """
 
 from __future__ import annotations
@@ -51,8 +46,7 @@ def _labelled(task: str, bits, k, fixed, pad_to=None):
 
 
 def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | None = None):
-    """The saved test bank ``(x, y)`` at length L (D.3), shared by all seeds and variants;
-    ``fixed``: the index token of the tasks without a query (default :data:`FIXED_TOKEN`)."""
+    """The saved test bank ``(x, y)`` at length L (D.3), shared by all seeds and variants."""
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
     g = torch.Generator().manual_seed(
@@ -67,8 +61,8 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
 
 
 def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: int = 0):
-    """Per-member validation banks at each member's N (random examples), padded:
-    ``(x [E, S, max N + 1], y [E, S])`` (D.2); ``fixed`` as resolved by :func:`fixed_token`."""
+    """Per-member validation banks at each member's N (D.2), padded: ``(x [E, S, max N + 1],
+    y [E, S])``."""
     Lmax = max(Ns_members)
     cache = {}
     for N in sorted(set(Ns_members)):
@@ -89,8 +83,10 @@ def make_sampler(
     base_seed: int = 0,
     fixed: int | None = None,
 ):
-    """``sample(step, generators, members)`` for :func:`train_ensemble` (see the module docstring);
-    ``base_seed`` is the experiment's batch stream."""
+    """``sample(step, generators, members)`` for :func:`train_ensemble`: one data length per
+    update from a uniform ``u`` shared by all members (member e: ``L_e = ⌈u N_e⌉``), so the padded
+    batch is as long as the longest member's; members of one (N, seed) ``stream`` (paired A_pos /
+    A_norm, repeated trainings) read the same batches of the experiment's ``base_seed``."""
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
     Ns = torch.as_tensor(Ns_members, dtype=torch.long)

@@ -1,7 +1,8 @@
-"""Exact-solution analysis of the single-layer models (chapter 2, "Exact-solution volume"): the
-paper's centers, the score-gap coefficients of eqs. 9 and 20, the exactness checker
-(:func:`exactness`), admissible widths and Monte Carlo exact fractions. A_gen's count levels live
-in :mod:`.count_levels` and are re-exported here (chapter 5 reads them as ``volume.*``).
+"""Exact-solution analysis of the single-layer models (chapter 2, "Exact-solution volume"):
+A_gen's count levels (eq. 71) and what is built on them (the Majority area of Lemma 4, the score
+contrast of Lemmas 6–7, Parity of App. A.4), the paper's centers, the score-gap coefficients of
+eqs. 9 and 20, the exactness checker (:func:`exactness`), admissible widths and Monte Carlo exact
+fractions.
 """
 
 from __future__ import annotations
@@ -22,33 +23,242 @@ from lengthgen.chapters.ch2.single_layer import (
     check_beta,
     check_width,
     encode,
+    param_shapes,
     forward,
     positional_scores,
     single_point,
 )
 from lengthgen.nn.tasks import TASKS, all_strings, label
 
-# A_gen's count levels and the analyses built on them (re-exported: volume.count_level_logits, …)
-from lengthgen.chapters.ch2.count_levels import (  # noqa: F401
-    _batch,
-    _beta_n,
-    _check_n,
-    _head_diff,
-    _positive,
-    count_level_attention,
-    count_level_logits,
-    majority_area_closed_form,
-    majority_bias_area,
-    parity_sign_changes,
-    parity_solution,
-    sample_score_contrast,
-    score_contrast,
-    score_contrast_peak_density,
-    structural_gen,
-    uniform_box,
-)
-
 DT = torch.float64
+
+
+def _check_n(n, task=None) -> int:
+    n = check_positive_int("length n", n)
+    if task == "majority" and n % 2 == 0:
+        raise ValueError(f"majority is defined for odd n only, got n = {n}")
+    return n
+
+
+def _positive(name: str, x) -> float:
+    if not check_finite(name, x) > 0:
+        raise ValueError(f"{name} must be > 0, got {x}")
+    return float(x)
+
+
+def _beta_n(n: int, beta: str) -> float:
+    return math.log(n) if check_beta(beta) == "log" else 1.0
+
+
+def _batch(params: dict) -> tuple[dict, bool]:
+    """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
+    single = params["b2"].dim() == 1
+    return (
+        {k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v) for k, v in params.items()}
+        if single
+        else dict(params)
+    ), single
+
+
+def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
+    """f = y₁ − y₀ for attention outputs A [P, ..., 2]."""
+    shape = A.shape
+    A2 = A.reshape(shape[0], -1, 2)
+    hid = torch.relu(torch.einsum("pbi,phi->pbh", A2, P["W1"]) + P["b1"][:, None, :])
+    y = torch.einsum("pbh,pch->pbc", hid, P["W2"]) + P["b2"][:, None, :]
+    return (y[..., 1] - y[..., 0]).reshape(shape[:-1])
+
+
+# --------------------------------------------------------------------------- count levels (eq. 71)
+def count_level_logits(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
+    """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the
+    ones at A_gen's count levels t (eq. 71; ``levels``, default 0 … n), shape [P, levels];
+    β_n = log n (``beta="log"``, the paper's) or 1 (``"one"``, chapter 5)."""
+    t = torch.arange(0, n + 1, dtype=DT) if levels is None else levels
+    return torch.log(t) - torch.log(n - t) + _beta_n(n, beta) * score_contrast(P)[:, None]
+
+
+def count_level_attention(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
+    """A_gen's attention output A_t = v₀ + ρ_t (v₁ − v₀) at the count levels (eq. 71), shape
+    [P, levels, 2] (arguments: :func:`count_level_logits`)."""
+    WV, bV = P["W_V"], P["b_V"]
+    rho = torch.sigmoid(count_level_logits(P, n, beta, levels))
+    v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
+    return v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
+
+
+def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
+    """f(A_t) = y₁ − y₀ at A_gen's count levels (eq. 71), shape [P, levels] (arguments:
+    :func:`count_level_logits`)."""
+    return _head_diff(P, count_level_attention(P, n, beta, levels))
+
+
+def structural_gen(P, task, n, beta="log"):
+    """A_gen's exactness from its n + 1 count levels: (decisions, margins)."""
+    f = count_level_outputs(P, n, beta)
+    t = torch.arange(0, n + 1)
+    Pn = f.shape[0]
+    if task in ("first", "index") and n >= 2:
+        marg = -f[:, 1:n].abs().min(-1).values  # count 1 … n−1 carries both labels
+        dec = np.array([False] * Pn, dtype=object)
+        return dec, marg.numpy()
+    lab = {"majority": (t >= (n + 1) // 2).long(), "parity": t % 2}.get(task, t)  # n = 1: the bit
+    m = (f * (2 * lab - 1).to(DT)).min(-1).values
+    dec = np.array((m > 0).tolist(), dtype=object)
+    return dec, m.numpy()
+
+
+# --------------------------------------------------------------------------- the Majority area (Lemma 4, eq. 75)
+def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
+    """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
+    η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ times eq. 75)."""
+    eta = _positive("eta", eta)
+    n = _check_n(n, "majority")
+    return eta**3 * 4 * math.atanh(1 / n) / _beta_n(n, beta)
+
+
+def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "log") -> dict:
+    """The widths of the exact b₂,₁ interval (from the two central count levels) at each grid X
+    (set through W_K) and their trapezoid area (A_gen Majority, Lemma 5)."""
+    n = _check_n(n, "majority")
+    P, _ = _batch(params)
+    WK = P["W_K"][0]
+    m = (n - 1) // 2
+    widths = []
+    for X in np.asarray(X_grid, dtype=float):
+        Q = {k: v.clone() for k, v in P.items()}
+        Q["W_K"] = WK.clone()[None]
+        Q["W_K"][0, 0, 1] = WK[0, 0] + X / float(P["b_Q"][0, 0])
+        f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n, beta)[0]
+        widths.append(max(0.0, float(f[m + 1] - f[m])))
+    widths = np.array(widths)
+    return {"widths": widths, "area": float(np.trapezoid(widths, X_grid))}
+
+
+# --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
+def uniform_box(
+    variant: str, h: int, B: float, samples: int, seed: int = 0
+) -> dict[str, torch.Tensor]:
+    """``samples`` points drawn uniformly from the raw box [−B, B]^D of ``variant``'s trainable
+    scalars (Definition 1), float64, in the order of :func:`single_layer.param_shapes`."""
+    B = _positive("the box half-width B", B)
+    samples = check_positive_int("samples", samples)
+    g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
+    return {
+        k: (torch.rand(samples, *s, generator=g, dtype=DT) * 2 - 1) * B
+        for k, s in param_shapes(variant, h).items()
+    }
+
+
+def score_contrast(params: dict) -> torch.Tensor:
+    """The score contrast X = qᵀW_K(e₁ − e₀) of A_gen points (eq. 70; q = b_Q as z = 0)."""
+    P, _ = _batch(params)
+    dK = P["W_K"][:, :, 1] - P["W_K"][:, :, 0]
+    return (P["b_Q"] * dK).sum(-1)
+
+
+def sample_score_contrast(
+    B: float, samples: int, seed: int = 0, h: int = 8, chunk: int = 100_000
+) -> np.ndarray:
+    """X of ``samples`` A_gen(h) points of the box [−B, B]^D, in chunks (:func:`uniform_box`
+    with seeds ``seed``, ``seed + 1``, …)."""
+    samples = check_positive_int("samples", samples)
+    out = []
+    for i, lo in enumerate(range(0, samples, chunk)):
+        m = min(chunk, samples - lo)
+        out.append(score_contrast(uniform_box("gen", h, B, m, seed=seed + i)).numpy())
+    return np.concatenate(out)
+
+
+def score_contrast_peak_density(B: float = 1.0) -> float:
+    """The peak density of X under the uniform box [−B, B]^D (Lemma 6 bounds it by B⁻²), by
+    quadrature: f_X(0) = 2∫₀¹ g(u) du, g(u) the density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on
+    [−2, 2]; chapter 2 details, "Lemmas 6–7")."""
+    from scipy import integrate
+
+    B = _positive("the box half-width B", B)
+
+    def f_tri(v):  # density of the difference of two uniforms on [−1, 1]
+        return max(0.0, 2.0 - abs(v)) / 4.0
+
+    def g(u):
+        if u == 0.0:
+            return f_tri(0.0)
+        return integrate.quad(
+            lambda v: f_tri(v) * f_tri(v / u) / u,
+            -2 * u,
+            2 * u,
+            points=[0.0],
+            epsabs=1e-13,
+            epsrel=1e-12,
+        )[0]
+
+    val = 2 * integrate.quad(g, 0.0, 1.0, epsabs=1e-12, epsrel=1e-11, limit=200)[0]
+    return val / B**2
+
+
+# --------------------------------------------------------------------------- Parity (App. A.4)
+def _kinks(P: dict, V: torch.Tensor) -> torch.Tensor:
+    """Where on the value segment u₀ + p(u₁ − u₀) (u: columns 0, 1 of the value map V, plus b_V)
+    each hidden unit switches, [P, h]; NaN where it never does."""
+    u0, u1 = V[:, :, 0] + P["b_V"], V[:, :, 1] + P["b_V"]
+    z0 = torch.einsum("phi,pi->ph", P["W1"], u0) + P["b1"]
+    d = torch.einsum("phi,pi->ph", P["W1"], u1 - u0)
+    return -z0 / torch.where(d != 0, d, torch.full_like(d, float("nan")))
+
+
+def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
+    """Per point, the sign changes of f along the count levels and the kinks of f on the value
+    segment (App. A.4: exact Parity needs n, and κ ≤ h kinks allow at most κ + 1)."""
+    n = _check_n(n)
+    P, _ = _batch(params)
+    f = count_level_outputs(P, n, beta)
+    s = torch.sign(f)
+    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1) + 0
+    with torch.no_grad():
+        kink = _kinks(P, P["W_V"])
+    kinks = ((kink > 0) & (kink < 1)).sum(-1)
+    alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
+    exact = (f * alt > 0).all(-1)
+    return dict(sign_changes=changes.numpy(), kinks=kinks.numpy(), exact=exact.numpy(), needed=n)
+
+
+def parity_solution(n: int) -> dict[str, torch.Tensor]:
+    """An exact A_gen(h = n−1) Parity solution at length n ≥ 4 (unbatched; chapter 2, "Parity"):
+    hidden kinks at the count levels t/n, output weights by a linear program (largest margin)."""
+    from scipy.optimize import linprog
+
+    n = check_positive_int("n", n, minimum=4)
+    h = n - 1
+    kinks = np.arange(1, n) / n
+    sigma = np.ones(h)
+    sigma[2] = -1.0  # unit 3 opens to the left
+    ps = np.arange(0, n + 1) / n
+    feats = np.maximum(0.0, sigma[None, :] * (ps[:, None] - kinks[None, :]))  # [n+1, h]
+    sgn = np.array([(-1) ** (t + 1) for t in range(n + 1)], dtype=float)
+    # variables: beta (h), c, m ; maximise m s.t. sgn_t (feats_t·beta + c) ≥ m, |beta|, |c| ≤ 4n
+    A_ub = np.hstack([-(sgn[:, None] * feats), -sgn[:, None], np.ones((n + 1, 1))])
+    res = linprog(
+        np.r_[np.zeros(h + 1), -1.0],
+        A_ub=A_ub,
+        b_ub=np.zeros(n + 1),
+        bounds=[(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)],
+        method="highs",
+    )
+    if not res.success or res.x[-1] <= 0:
+        raise RuntimeError(f"no parity solution found for n = {n}: {res.message}")
+    beta, c = res.x[:h], res.x[h]
+    W1 = torch.zeros(h, 2, dtype=DT)
+    W1[:, 0] = torch.tensor(sigma)
+    b1 = torch.tensor(-sigma * kinks, dtype=DT)
+    W2 = torch.zeros(2, h, dtype=DT)
+    W2[1] = torch.tensor(beta)
+    t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
+    att = dict(W_Q=torch.zeros(2, 2, dtype=DT), b_Q=t(1, 0), W_K=torch.zeros(2, 2, dtype=DT))
+    att |= dict(b_K=t(0, 0), W_V=t(0, 1, 0, 0).view(2, 2), b_V=t(0, 0))
+    return dict(att, W1=W1, b1=b1, W2=W2, b2=t(0.0, c))
+
+
 #: tasks each model family is analysed on
 MODEL_TASKS = {
     "gen": ("first", "index", "majority", "parity"),
@@ -76,11 +286,9 @@ def paper_eta(B: float) -> float:
 def center(
     variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None
 ) -> dict[str, torch.Tensor]:
-    """The paper's exact-solution center for (model, task), unbatched float64 tensors: A_pos /
-    A_norm First and Index (eqs. 25, 37; B.1; scores −η²(j − k)² + const peak at k) and A_gen
-    Majority (Lemma 8, X = 0, b₂ at the middle of its admissible interval). ``eta=None`` is the
-    paper's η = min(B/16, 1/16); a given ``eta`` is the free-scale variant.
-    """
+    """The paper's exact-solution center (unbatched, float64) of A_pos / A_norm First and Index
+    (eqs. 25, 37; B.1: scores −η²(j − k)² + const) and A_gen Majority (Lemma 8); ``eta=None``
+    is the paper's η = min(B/16, 1/16)."""
     _check_model_task(variant, task)
     h = check_width(h)
     e = paper_eta(B) if eta is None else check_finite("eta", eta, nonnegative=True)
@@ -137,7 +345,7 @@ def attention_profile(
     params: dict, variant: str, n: int, k: int, beta: str = "log"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores g_j and attention weights α_j = softmax(β_n g)_j, j = 1 … n, for query k (A_pos /
-    A_norm); β_n = log n (``beta="log"``, the paper's) or 1 (``"one"``)."""
+    A_norm)."""
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
     P = single_point(params)
@@ -149,8 +357,7 @@ def attention_profile(
 @dataclass
 class Exactness:
     """:func:`exactness` of P points: ``decision`` [P] True / False / None (undecided), the
-    ``method`` that decided each, and the smallest signed ``margin`` found (a certified lower
-    bound over all inputs when True)."""
+    ``method`` that decided each, and the smallest signed ``margin`` found."""
 
     decision: np.ndarray
     method: np.ndarray
@@ -184,8 +391,8 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
 def diagonal_attention(
     P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000, beta: str = "log"
 ) -> torch.Tensor:
-    """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos / A_norm);
-    the scores are multiplied by β_n = log n (``beta="log"``) or 1 (``"one"``)."""
+    """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos /
+    A_norm)."""
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
     out = []
@@ -200,26 +407,19 @@ def diagonal_attention(
     return torch.cat(out, -1)
 
 
-def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
-    """min and max of the piecewise-linear f(p) = head(u₀ + p(u₁ − u₀)) on [lo, hi] (lo, hi: [P, K])."""
-    CV, bV = P["C_V"], P["b_V"]
-    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
-    z0 = torch.einsum("phi,pi->ph", P["W1"], u0) + P["b1"]
-    d = torch.einsum("phi,pi->ph", P["W1"], u1 - u0)
-    kinks = torch.where(
-        d != 0, -z0 / torch.where(d != 0, d, torch.ones_like(d)), torch.zeros_like(d)
-    )  # [P, h]
-    inside = torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None])
-    cand = torch.cat([lo[..., None], hi[..., None], inside], -1)  # [P, K, h+2]
-    A = u0[:, None, None, :] + cand[..., None] * (u1 - u0)[:, None, None, :]
-    f = _head_diff(P, A)
-    return f.min(-1).values, f.max(-1).values
-
-
 def _head_at(P, p):
+    """f = y₁ − y₀ at the attention mass p [P, ...] on the ones: head(u₀ + p(u₁ − u₀))."""
     CV, bV = P["C_V"], P["b_V"]
-    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
-    return _head_diff(P, u0[:, None, :] + p[..., None] * (u1 - u0)[:, None, :])
+    u0, u1 = ((CV[:, :, c] + bV).view(-1, *[1] * (p.dim() - 1), 2) for c in (0, 1))
+    return _head_diff(P, u0 + p[..., None] * (u1 - u0))
+
+
+def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
+    """min and max of the piecewise-linear f(p) of :func:`_head_at` on [lo, hi] (lo, hi: [P, K])."""
+    kinks = _kinks(P, P["C_V"]).nan_to_num(0.0, posinf=math.inf, neginf=-math.inf)  # [P, h]
+    inside = torch.minimum(torch.maximum(kinks[:, None, :], lo[..., None]), hi[..., None])
+    f = _head_at(P, torch.cat([lo[..., None], hi[..., None], inside], -1))  # [P, K, h+2]
+    return f.min(-1).values, f.max(-1).values
 
 
 def _structural_positional(P, variant, task, n, beta="log"):
@@ -242,11 +442,9 @@ def _structural_positional(P, variant, task, n, beta="log"):
 
 
 def sin_affine_logit(P: dict, n: int, beta: str = "log"):
-    """A_sin's logit difference times the softmax denominator D(w), L(w) = L₀ + Σ_j w_j ℓ̂_j on
-    the hidden units whose sign is fixed on every string (App. C.2, eqs. 134–140; details page,
-    "Majority under A_sin"). Every pre-activation times D(w) is affine in w, so its extremes over
-    {0, 1}ⁿ are sums of the positive or negative parts. Returns (L₀ [P], ℓ̂ [P, n], certified
-    [P]: no unit changes sign), P_j rescaled by its maximum (a positive factor)."""
+    """A_sin's logit difference times the softmax denominator, L(w) = L₀ + Σ_j w_j ℓ̂_j, where no
+    hidden unit changes sign over {0, 1}ⁿ (App. C.2, eqs. 134–140; details page, "Majority under
+    A_sin"): (L₀ [P], ℓ̂ [P, n], certified [P]), P_j rescaled by its maximum."""
     q, WK, WV, bV = P["b_Q"], P["W_K"], P["W_V"], P["b_V"]
     bn = _beta_n(n, beta)
     j = torch.arange(1, n + 1, dtype=DT)
@@ -271,9 +469,8 @@ def sin_affine_logit(P: dict, n: int, beta: str = "log"):
 
 
 def sin_majority_structural(P: dict, n: int, beta: str = "log"):
-    """Exactness of A_sin on Majority (n odd) where :func:`sin_affine_logit` certifies the
-    activation pattern: the smallest L over strings with ≥ m+1 ones (the m+1 smallest ℓ̂ plus the
-    negative rest) must be > 0 and the largest over ≤ m ones < 0; other points undecided."""
+    """Exactness of A_sin on Majority where :func:`sin_affine_logit` certifies the activation
+    pattern: min L over ≥ m+1 ones > 0 and max L over ≤ m ones < 0; other points undecided."""
     L0, ell, cert = sin_affine_logit(P, n, beta)
     m = n // 2
     s = ell.sort(-1).values
@@ -288,15 +485,12 @@ def sin_majority_structural(P: dict, n: int, beta: str = "log"):
 def exactness(
     params: dict, variant: str, task: str, n: int, *, method: str = "auto", beta: str = "log"
 ) -> Exactness:
-    """Is each parameter point (one, or a batch) strictly correct (the true label's logit strictly
-    larger, Definition 1) on every length-n input, every k for Index? ``beta``: β_n, log or one.
-
-    ``method="exhaustive"`` enumerates all 2ⁿ strings (n ≤ 16). ``"structural"`` (any n): for A_gen
-    the n+1 count levels decide exactly; for A_pos / A_norm the logit difference is piecewise
-    linear in the attention mass p on the ones, so ``True`` is certified by interval arithmetic
-    over p, ``False`` by a witness string (e_k, 1, 0 or 1 − e_k), else ``None`` (undecided;
-    ``"auto"`` settles it exhaustively when n ≤ 16); A_sin has a structural check for Majority
-    only (:func:`sin_majority_structural`), and is checked exhaustively otherwise."""
+    """Is each parameter point (one, or a batch) strictly correct (Definition 1) on every length-n
+    input (every k for Index)? ``"exhaustive"`` enumerates the 2ⁿ strings (n ≤ 16);
+    ``"structural"``: A_gen's n+1 count levels decide exactly; A_pos / A_norm are certified True by
+    interval arithmetic over the attention mass p on the ones, False by a witness string (e_k, 1,
+    0 or 1 − e_k), else None (``"auto"`` then enumerates when n ≤ 16); A_sin only for Majority
+    (:func:`sin_majority_structural`). ``beta``: β_n, log or one."""
     _check_model_task(variant, task)
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))
@@ -333,11 +527,8 @@ def exactness(
 
 # --------------------------------------------------------------------------- the η = 1/16 centers
 def center_attention_floor(task: str, eta: float, log_n: float, terms: int = 4000) -> float:
-    """min_k α_k(k) at the center for very large n (given by ``log_n``; valid when n > 2·terms).
-
-    At the center g_k − g_j = η²(j − k)², so with x = n^{−η²}: First has α₁ = 1/Σ_{d≥0} x^{d²} and
-    Index (worst k, in the middle) α = 1/Σ_{d∈Z} x^{d²}, computed in log space.
-    """
+    """min_k α_k(k) at the center for very large n (``log_n``; valid when n > 2·terms): with
+    x = n^{−η²}, First has α₁ = 1/Σ_{d≥0} x^{d²}, Index (k in the middle) 1/Σ_{d∈Z} x^{d²}."""
     d = np.arange(1, terms + 1, dtype=float)
     logs = -eta * eta * log_n * d * d
     m = logs.max()
@@ -346,9 +537,7 @@ def center_attention_floor(task: str, eta: float, log_n: float, terms: int = 400
 
 
 def center_exact_threshold(task: str, eta: float) -> float:
-    """log n* above which the center with scale η is exact, by bisection: its logit difference is
-    f = η³(2p − 1), so it is exact when every queried position keeps α_k > 1/2 (see the chapter).
-    """
+    """log n* above which the center with scale η is exact (every α_k > 1/2), by bisection."""
     check_choice("task", task, ("first", "index"))
     lo, hi = 0.0, 1.0
     while center_attention_floor(task, eta, hi) <= 0.5:
@@ -364,8 +553,7 @@ def center_exact_threshold(task: str, eta: float) -> float:
 
 def center_exact_eta(task: str, beta: str = "one") -> float:
     """The scale η* above which the First / Index center is exact at every n under β_n = 1
-    (``beta="one"`` only): the n = ∞ attention floor must exceed 1/2 (chapter 5).
-    """
+    (``beta="one"`` only; chapter 5)."""
     if check_beta(beta) != "one":
         raise ValueError(
             "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
@@ -377,13 +565,9 @@ def center_exact_eta(task: str, beta: str = "one") -> float:
 
 # --------------------------------------------------------------------------- admissible widths
 def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Tensor]:
-    """A parameter-space direction that moves one length-sensitive coordinate at unit rate.
-
-    A_pos: ``chi`` moves χ = aᵀs (via s₁) and ``ell`` moves ℓ = 2bᵀs + aᵀr (via r₁), each keeping
-    the other three coefficients of eq. 9 fixed at the center (where b₁ = 0).
-    A_norm: ``chi`` moves χ̂ = âᵀs with ℓ fixed (via s₁), ``ell`` moves ℓ (= ℓ̂ at fixed χ̂, via r₁)
-    and ``chi_fixed_ell_hat`` moves χ̂ with ℓ̂ = ℓ + 2χ̂ fixed (s₁ and r₁ together).
-    """
+    """A parameter-space direction that moves one coordinate at unit rate, the other
+    coefficients of eq. 9 fixed at the center (b₁ = 0): ``chi`` χ (A_pos) or χ̂ (A_norm) via s₁,
+    ``ell`` ℓ via r₁, ``chi_fixed_ell_hat`` χ̂ at fixed ℓ̂ = ℓ + 2χ̂ (A_norm; s₁ and r₁)."""
     check_choice("coordinate", coordinate, ("chi", "ell", "chi_fixed_ell_hat"))
     if coordinate == "chi_fixed_ell_hat" and variant != "norm":
         raise ValueError("coordinate 'chi_fixed_ell_hat' is only defined for A_norm")
@@ -420,12 +604,10 @@ def admissible_width(
     rounds: int = 3,
     beta: str = "log",
 ) -> dict:
-    """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0.
-
-    Each side: ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements, with
-    the structural check (undecided counts as not exact, so the width is a certified lower
-    bound). A side still exact at ``t_max`` is capped; ``finite_width`` sums the other sides.
-    """
+    """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0:
+    per side ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements
+    (undecided counts as not exact). A side exact at ``t_max`` is capped; ``finite_width`` sums
+    the others."""
     ok0, _ = _ray_exact(params, d, torch.zeros(1, dtype=DT), variant, task, n, beta)
     if not ok0[0]:
         raise ValueError(f"the starting point is not (certified) exact at n = {n}")
@@ -473,10 +655,8 @@ def mc_fraction(
     chunk: int = 4096,
     beta: str = "log",
 ) -> dict:
-    """Monte Carlo fraction of certified-exact points in a box around the center (η = ``eta``):
-    the scalars of the tensors ``coords`` drawn uniformly within ± ``half_width``, the rest at
-    the center. Counts (undecided reported, not guessed) and the 95 % Wilson interval.
-    """
+    """Monte Carlo fraction of certified-exact points in a box around the center (η = ``eta``),
+    the tensors ``coords`` drawn within ± ``half_width``: counts and the 95 % Wilson interval."""
     samples = check_positive_int("samples", samples)
     hw = check_finite("half_width", half_width, nonnegative=True)
     c = center(variant, task, h, eta=eta)
