@@ -1,6 +1,6 @@
-"""Chapter 3's robustness studies (details page): App. G's training lengths, App. H's RoPE frequency
-sweep and induction task, App. F's larger model. Each trained cell is one ensemble of the seeds (and
-tasks) of one setting (:func:`train_seeds`); the measurements the claims read are at the end."""
+"""Chapter 3's robustness studies (details page): App. G's training lengths, App. H's RoPE
+frequency sweep and induction, App. F's larger model; each trained cell is one ensemble
+(:func:`train_seeds`); the measurements the claims read are at the end."""
 
 from __future__ import annotations
 
@@ -36,8 +36,7 @@ APP_G_MEASURED = tuple(
 
 
 def train_seeds(tier, encoding, tasks, seeds, *, setting: dict, **protocol) -> list[dict]:
-    """Train ``tasks`` × ``seeds`` of one ``tier`` and ``encoding`` as one ensemble, its rows tagged
-    with the study's ``setting`` (e.g. ``{"L0": 10}``)."""
+    """Train ``tasks`` × ``seeds`` as one ensemble, its rows tagged with ``setting``."""
     rows = train_groups(tier, encoding, [(tasks, s) for s in seeds], **protocol)
     return [{**r, **setting} for g in rows for r in g]
 
@@ -56,8 +55,7 @@ def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
 
 
 def cells() -> list[Cell]:
-    """The robustness cells of the full-scale plan, cheapest first: ``robustness_alpha``, App. G at
-    L0 = 10, App. H's frequency sweep and induction, App. G at L0 = 40, App. F."""
+    """The robustness cells of the full-scale plan, cheapest first."""
     G, F, I = APP_G["seeds"], APP_F, INDUCTION
     app_g = lambda L0: [
         _cell(f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0])
@@ -91,8 +89,8 @@ class ScaledRope(KernelFamily):
 
 
 def alpha_cell() -> dict:
-    """α_L (CE rule, :data:`paper.CE_FIT`) of the robustness studies: ``{"appG": {L0: {"enc/task":
-    α at 3·L0}}, "rope_scale": {scale: {L: α}} }`` (RoPE skip-3 at the study's lengths)."""
+    """α_L (CE rule) of the robustness studies: ``{"appG": {L0: {"enc/task": α at 3·L0}},
+    "rope_scale": {scale: {L: α}}}`` (RoPE skip-3)."""
     appG = {
         str(L0): {
             f"{e}/{t}": simulate(fit_ce(fam, t, L0, **paper.CE_FIT), fam, t, 3 * L0, L0).alpha
@@ -124,8 +122,8 @@ def _mean(rows, key="acc", **match) -> float:
 
 
 def app_g_cells(r) -> dict:
-    """App. G per training length: ``{L0: {"enc/task": {"alpha": α_{3L0}, "lg": mean LG@3L0 over
-    the 3 seeds, "train"}}}``; L0 = 20 reads the main study's seeds 0–2 at L = 60."""
+    """App. G per training length: ``{L0: {"enc/task": {alpha, lg, train}}}`` at 3·L0 over 3
+    seeds; L0 = 20 reads the main study's seeds 0–2 at L = 60."""
     from lengthgen.chapters.ch3.measures import rows
 
     out = {}
@@ -160,8 +158,7 @@ def app_g_generalizing(r) -> dict:
 
 
 def rope_scale_table(r) -> dict:
-    """App. H's frequency sweep: per stored scale, ``{"alpha": α_60, "lg": mean LG@60 over 5 seeds,
-    "train": mean train accuracy, "lg_seeds": per-seed LG@60}``."""
+    """App. H's frequency sweep per stored scale: α_60, mean LG@60, train accuracy, LGs."""
     out = {}
     for s in [s for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
         rs = [x for x in _rows(r, f"appH__rope_scale_{s:g}") if x["L"] == 60]
@@ -174,8 +171,7 @@ def rope_scale_table(r) -> dict:
 
 
 def app_f_stats(r) -> dict:
-    """App. F's 1L1H tier at vocabulary 64, d = 128 (2 seeds): the §6 statistics
-    (:func:`~lengthgen.chapters.ch3.analysis.study_stats`) with the main α table."""
+    """App. F's 1L1H tier (vocabulary 64, d = 128): the §6 statistics with the main α table."""
     from lengthgen.chapters.ch3 import analysis
     from lengthgen.chapters.ch3.measures import N_BOOT, N_PERM, _memo, alpha
 
