@@ -150,8 +150,7 @@ DETAIL_CLAIMS = [
     claim("predicate", "ch3.prop4.duality", "Prop. 4 / App. A.7",
         "L = 30: relative head prev and attend-first (kernel peaked at 1), clamped absolute prev "
         "and attend-first, and the clamped first margins at L = 30, 60, 128 (one positive value)",
-        "relative 1.00/0.00, clamped 0.00/1.00", m.duality,
-        holds=m.duality_holds,
+        "relative 1.00/0.00, clamped 0.00/1.00", m.duality, holds=m.duality_holds,
         why="rule 1; the margin must be one number at every length"),
     table3_lg_claim("ch3.table3.lg60_2L4H", "2L4H"),
     exact("ch3.appD.content_2L4H", "App. D (depth trend)",

@@ -48,8 +48,7 @@ def alpha_tables(
 
 
 #: The (rule, encoding) rows of the α tables that float64 cannot pin down (Φ_20's smallest singular
-#: values are at the float64 floor, so they change with the CPU's rounding): compared from stored
-#: results only (section "α_L for every encoding and task").
+#: values are at its floor, so they move with the CPU's rounding): compared from storage only.
 ILL_CONDITIONED_ROWS = (("min_norm", "sinusoidal"), ("min_norm", "rope"))
 
 
@@ -113,8 +112,8 @@ def theory_checks(*, n_trials: int, n_random: int) -> dict:
     res = {"prop1": rz.prop1_search(n=30, n_random=check_positive_int("n_random", n_random))}
     ce = list(paper.COUNTEREXAMPLE_KAPPA)
     arg = rz.relative_argmax(ce + [-10.0] * 16, 20)
-    res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2])}
-    res["thm2_counterexample"]["deep_offsets"] = sorted(set(arg[3:].tolist()))
+    deep = sorted(set(arg[3:].tolist()))
+    res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2]), "deep_offsets": deep}
     res["thm2_random"] = rz.thm2_random_kernels(4000, 200)
     peak = rz.peaked_kernel
     res["thm2_fixed_offset"] = {

@@ -25,9 +25,8 @@ ROPE_SCALES = (1.0, 0.3, 0.1, 0.03, 0.01)
 APP_F = {"vocab": 64, "d_model": 128, "seeds": (0, 1), "tier": "1L1H"}
 #: App. H, Table 9: induction at one and two layers; 3 seeds (ours), LG at L = 60 (ours).
 INDUCTION = {"tiers": ("1L1H", "2L4H"), "seeds": (0, 1, 2)}
-#: Planned cells not stored yet (a ``reproduce ch3 --scale full`` run stores them, and the claims
-#: that read them are then checked). App. G at L0 = 40 measured over 20 CPU-minutes per ensemble
-#: (five ensembles) before the session that started it stopped it; App. F about 13 per ensemble.
+#: Planned cells not stored yet (``reproduce ch3 --scale full`` stores them; their claims are then
+#: checked): App. G at L0 = 40, over 20 CPU-minutes per ensemble (5); App. F, about 13 each.
 NOT_RUN: frozenset = frozenset(n for e in ENCODINGS for n in (f"appG__L0_40__{e}", f"appF__{e}"))
 #: App. G's training lengths that are measured: those whose cells are all stored.
 APP_G_MEASURED = tuple(
@@ -122,8 +121,9 @@ def _mean(rows, key="acc", **match) -> float:
 
 
 def app_g_cells(r) -> dict:
-    """App. G per training length: ``{L0: {"enc/task": {alpha, lg, train}}}`` at 3·L0 over 3
-    seeds; L0 = 20 reads the main study's seeds 0–2 at L = 60."""
+    """App. G per training length: ``{L0: cell summaries at 3·L0}`` over 3 seeds (L0 = 20: the main
+    study's seeds 0–2 at L = 60), with α_{3L0} (:func:`~.analysis.cell_summary`)."""
+    from lengthgen.chapters.ch3.analysis import cell_summary
     from lengthgen.chapters.ch3.measures import rows
 
     out = {}
@@ -131,13 +131,9 @@ def app_g_cells(r) -> dict:
         if L0 in APP_G["trained"]:
             rs = [x for e in ENCODINGS for x in _rows(r, f"appG__L0_{L0}__{e}")]
         else:
-            rs = [x for x in rows(r) if x["tier"] == "1L1H" and x["L"] == 3 * L0]
-            rs = [x for x in rs if x["seed"] in APP_G["seeds"] and x["task"] in MAIN_TASKS]
-        cell = lambda k, key: _mean(rs, key, encoding=k.split("/")[0], task=k.split("/")[1])
-        out[L0] = {
-            k: {"alpha": a, "lg": cell(k, "acc"), "train": cell(k, "train_acc")}
-            for k, a in _rows(r, "robustness_alpha")["appG"][str(L0)].items()
-        }
+            rs = [x for x in rows(r) if x["L"] == 3 * L0 and x["seed"] in APP_G["seeds"]]
+        A = {k: {3 * L0: a} for k, a in _rows(r, "robustness_alpha")["appG"][str(L0)].items()}
+        out[L0] = cell_summary(rs, "1L1H", A)
     return out
 
 
