@@ -1,6 +1,6 @@
-"""The statistics of chapter 3's trained study (§6, App. D and App. E) from the measurement rows of
-:func:`.experiments.study_rows` and an α table: per-cell summaries, the screen's AUC, rank
-correlations and precision (:func:`study_stats`), App. D's ablation and content channel."""
+"""The statistics of chapter 3's trained study (§6, App. D and E) from the rows of
+:func:`.experiments.study_rows` and an α table: cell summaries, :func:`study_stats`, App. D's
+ablation and content channel."""
 
 from __future__ import annotations
 
@@ -19,8 +19,7 @@ def cell_rows(rows, tier: str, encoding: str, task: str, L: int | None = None) -
 
 
 def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
-    """Per (encoding, task) cell of ``tier`` with ``rows``: ``{"enc/task": {"alpha" (mean over the
-    measured L), "lg", "train" (means over seeds and L), "seeds", "lengths"}}``."""
+    """Per (encoding, task) cell of ``tier``: α (mean over its L), mean LG and train, seeds, L."""
     check_choice("tier", tier, tuple(TIERS))
     for t in tasks:
         check_choice("task", t, TASKS)
@@ -40,8 +39,8 @@ def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
 def study_stats(
     rows, alpha, tier="1L1H", *, n_perm=20_000, n_boot=10_000, learnable=0.8, tasks=MAIN_TASKS
 ):
-    """The §6 statistics of one tier: cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over all
-    and over learnable cells with a bootstrap CI, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] with its CI."""
+    """The §6 statistics of one tier: cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over
+    all and learnable cells with a bootstrap CI, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] with its CI."""
     from lengthgen.stats import auc, bootstrap_ci, permutation_pvalue, spearman
 
     cells = cell_summary(rows, tier, alpha, tasks)
@@ -80,8 +79,7 @@ def study_stats(
 
 
 def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8) -> dict:
-    """App. D, Table 5: Spearman(α_L, trained LG) over the (learnable cell, L) rows of one tier (LG
-    a mean over seeds; 75 rows at 1L1H), for each α table in ``alphas`` (``{name: table}``)."""
+    """App. D, Table 5: Spearman(α_L, LG) over the (learnable cell, L) rows, per α table."""
     from lengthgen.stats import spearman
 
     if not alphas:
@@ -104,9 +102,7 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
 def content_channel(
     rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_max: float = 0.5, tasks=MAIN_TASKS
 ) -> dict:
-    """App. D's depth trend (section "Depth and the content channel"): the cells of ``tier`` whose α
-    is below ``alpha_max`` but whose LG reaches ``lg_min`` (rescued by token content), as
-    ``{"enc/task": {"alpha", "lg", "seeds"}}``."""
+    """App. D: cells of ``tier`` with α < ``alpha_max``, LG ≥ ``lg_min`` (rescued by content)."""
     lg_min = check_probability("lg_min", lg_min)
     alpha_max = check_probability("alpha_max", alpha_max)
     return {
@@ -117,7 +113,7 @@ def content_channel(
 
 
 def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
-    """``{"enc/task": {"alpha": α_L, "lg_mean", "lg_std", "n_seeds"}}`` at one length (Table 3, Fig. 5, Table 6)."""
+    """``{"enc/task": {alpha, lg_mean, lg_std, n_seeds}}`` at length ``L`` (Tables 3, 6, Fig. 5)."""
     out = {}
     for e in ENCODINGS:
         for t in tasks:

@@ -1,9 +1,8 @@
-"""Chapter 3's trained study as a few study-sized ensembles on one device (section "The trained
-study"; ``scripts/gpu_ch3.sh`` runs the command line :func:`main`): the 150 groups as 15 ensembles
-of 45 members, each member with its own weights, data, schedule and evaluation banks, so its rows
-equal its own cell's up to float32 rounding (:func:`tiny_check`). :func:`run_study` stores one cell
-per group as ``reproduce ch3`` would; a non-CPU run never writes into ``results/ch3``.
-"""
+"""Chapter 3's trained study as study-sized ensembles on one device (``scripts/gpu_ch3.sh`` runs
+:func:`main`): the 150 groups as 15 ensembles of 45 members, each member with its own weights,
+data, schedule and banks, so its rows equal its own cell's up to float32 rounding
+(:func:`tiny_check`). :func:`run_study` stores a cell per group; a non-CPU run never writes into
+``results/ch3``."""
 
 from __future__ import annotations
 
@@ -39,14 +38,13 @@ DRY_RUN |= {**TINY["kwargs"], "lr": 3e-4, "lengths": (30,)}
 #: A tiny check fails when an ensemble's row differs from its own group's run by more than this:
 #: float32 rounding moves them by ~1e-6, a member mixed up with another by ~0.1.
 TINY_LIMIT = 1e-3
-#: A budget-limited run starts an ensemble only if its estimate ends this many seconds before the budget.
+#: A budget-limited run starts an ensemble only if its estimate ends this long before the budget.
 STOP_MARGIN_S = 15.0
 
 
 # --------------------------------------------------------------------------- the plan
 def study_ensembles(scale: str) -> list[dict]:
-    """The study of ``scale`` as ensembles ``[{"name", "tier", "encoding", "groups"}]``, one per
-    (tier, encoding), in :func:`~.experiments.study_plan` order."""
+    """The study of ``scale`` as ensembles, one per (tier, encoding), in plan order."""
     out: dict[str, dict] = {}
     for g in ex.study_plan(check_choice("scale", scale, tuple(paper.PROTOCOL))):
         name = f"{g['tier']}__{g['encoding']}"
@@ -56,14 +54,12 @@ def study_ensembles(scale: str) -> list[dict]:
 
 
 def group_cells(scale: str) -> dict:
-    """``{cell name: Cell}`` of the trained groups of ``scale``: the very cells of
-    :func:`~lengthgen.chapters.ch3.experiments.cells`."""
+    """``{cell name: Cell}`` of the trained groups of ``scale`` (those of ``experiments.cells``)."""
     return {c.name: c for c in ex.cells(scale) if c.fn is ex.train_cell_group}
 
 
 def protocol_kwargs(scale: str, groups) -> dict:
-    """The :func:`~.experiments.group_kwargs` that ``groups`` share (less tier, encoding, tasks and
-    seed); raises :class:`ConfigError` if they differ (they cannot share an ensemble)."""
+    """The :func:`~.experiments.group_kwargs` that ``groups`` share, or :class:`ConfigError`."""
     own = ("tier", "encoding", "tasks", "seed")
     kws = [{k: v for k, v in ex.group_kwargs(scale, g).items() if k not in own} for g in groups]
     if not kws or any(kw != kws[0] for kw in kws):
@@ -72,7 +68,7 @@ def protocol_kwargs(scale: str, groups) -> dict:
 
 
 def float32_precision(device) -> dict:
-    """Train in float32 with TF32 off (the paper's precision); returns what the provenance records."""
+    """Train in float32, TF32 off (the paper's precision); returns what the provenance records."""
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
@@ -81,8 +77,7 @@ def float32_precision(device) -> dict:
 
 
 def train_ensemble_groups(scale: str, ensemble: dict, *, groups=None, device="cpu", steps=None):
-    """Train ``groups`` (default all) of ``ensemble`` as one :func:`~.training.train_groups` call
-    (``steps``: another number of updates); ``{cell name: rows}``."""
+    """Train ``groups`` (default all) of ``ensemble`` as one ensemble: ``{cell: rows}``."""
     groups = ensemble["groups"] if groups is None else list(groups)
     kw = protocol_kwargs(scale, groups)
     pairs, kw = [(g["tasks"], g["seed"]) for g in groups], {**kw, "steps": steps or kw["steps"]}
@@ -100,8 +95,7 @@ def default_out(scale: str, device) -> Path:
 
 
 def check_out(out, device) -> Path:
-    """Check and create the output folder ``out``: a run on a device other than the CPU must not
-    write into the stored CPU study (``results/ch3``)."""
+    """Check and create ``out``: a non-CPU run must not write into ``results/ch3``."""
     from lengthgen.engine import runs
     from lengthgen.store import results_dir
 
@@ -114,9 +108,8 @@ def check_out(out, device) -> Path:
 
 # --------------------------------------------------------------------------- the tiny check
 def tiny_check(device="cpu") -> dict:
-    """:data:`TINY`'s groups trained as one ensemble and each on its own on ``device``: the largest
-    difference of any field of their rows (:func:`~lengthgen.store.max_difference`), the wall
-    times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
+    """:data:`TINY`'s groups as one ensemble and each alone on ``device``: the largest difference,
+    the wall times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
     from lengthgen.store import max_difference
 
     t, dev = TINY, get_device(device)
@@ -145,8 +138,7 @@ def tiny_check(device="cpu") -> dict:
 
 # --------------------------------------------------------------------------- the profile
 def profile_study(scale: str = "full", *, device="cpu") -> dict:
-    """Seconds per update of the ensembles of ``scale`` on ``device`` (each tier's first one trained
-    for 2 and 6 updates after a warm-up) and the estimate of the whole study (``estimate_s``)."""
+    """Seconds per update of each tier's first ensemble and the estimate of the whole study."""
     a, b = 2, 6
     ens_list = study_ensembles(scale)
     tiers = dict.fromkeys(e["tier"] for e in ens_list)  # the plan's order: tier by tier
@@ -171,7 +163,7 @@ def profile_study(scale: str = "full", *, device="cpu") -> dict:
 
 
 def estimate_s(profile: dict, tier: str, steps: int) -> float:
-    """Estimated seconds of one ensemble of ``tier`` with ``steps`` updates (a :func:`profile_study`)."""
+    """Estimated seconds of one ensemble of ``tier`` with ``steps`` updates, from ``profile``."""
     p = profile["tiers"][tier]
     return p["fixed_s"] + check_positive_int("steps", steps) * p["s_per_update"]
 
@@ -188,10 +180,9 @@ def run_study(
     extra: dict | None = None,
     log=print,
 ) -> dict:
-    """Train the study of ``scale`` as :func:`study_ensembles` and store one cell per group under
-    ``<out>/cells``, skipping stored groups; ``budget_s``: stop before an ensemble whose estimate
-    (``profile``, then its tier's last) would overrun it. ``extra`` joins the record and every
-    provenance. Returns the record, appended to run.json."""
+    """Train the study of ``scale`` as :func:`study_ensembles`, storing a cell per group under
+    ``<out>/cells`` and skipping stored ones; ``budget_s``: stop before an ensemble whose estimate
+    would overrun it. Returns the record appended to run.json."""
     from lengthgen.engine import runs
     from lengthgen.store import atomic_write_json, device_name, git_state, plan_status
 
@@ -249,8 +240,7 @@ def run_study(
 
 
 def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
-    """Write the cells of one trained ensemble, each with its share of the ensemble's wall and CPU
-    time in its provenance."""
+    """Write the cells of one ensemble, each with its share of the wall and CPU time."""
     from lengthgen.store import provenance, write_cell
 
     dev = str(run["device"])
@@ -282,8 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """The command line (see the module docstring); returns the exit status: 0 done or stopped
-    cleanly at the budget, 2 bad arguments, 3 a failed tiny check."""
+    """The command line; exit 0 done (or stopped at the budget), 2 bad arguments, 3 tiny failed."""
     from lengthgen.store import ResultFileError, atomic_write_json
 
     args, say = build_parser().parse_args(argv), lambda text: print(text, flush=True)

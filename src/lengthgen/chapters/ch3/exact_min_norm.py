@@ -1,8 +1,7 @@
-"""The exact min-norm selection rule of chapter 3 (Han, Chai & Wang 2026, §4: ``W* = Φ⁺ R (Φ⁺)ᵀ``)
-for the sinusoidal and RoPE bases, where float64 cannot compute it: Φ_20's smallest singular values
-lie below float64's resolution, so :func:`lengthgen.chapters.ch3.realizability.fit_min_norm`
-depends on its pseudo-inverse cutoff. Here everything is computed in ``dps``-digit arithmetic
-(mpmath) with no cutoff (chapter section "α_L for every encoding and task")."""
+"""The exact min-norm selection rule of chapter 3 (§4: ``W* = Φ⁺ R (Φ⁺)ᵀ``) for the sinusoidal
+and RoPE bases, whose Φ_20 has singular values below float64's resolution: computed in
+``dps``-digit arithmetic (mpmath) with no cutoff (chapter section "α_L for every encoding and
+task")."""
 
 from __future__ import annotations
 
@@ -30,8 +29,7 @@ def _exact_frequencies(num_freq: int, base: float):
 def exact_min_norm_spectrum(
     encoding, L0=L0_DEFAULT, *, num_freq=NUM_FREQ, base=BASE, dps=EXACT_DPS
 ):
-    """The singular values (descending) of the matrix the min-norm rule inverts, in ``dps`` digits:
-    Φ_L0 for ``sinusoidal``, for ``rope`` the map from its coefficients to the grid's logits."""
+    """Singular values (descending, ``dps`` digits) of the matrix the min-norm rule inverts."""
     import mpmath
 
     check_choice("encoding", encoding, EXACT_ENCODINGS)
@@ -47,24 +45,21 @@ def exact_min_norm_spectrum(
 
 
 def _rope_basis(d, th):
-    """RoPE's relative kernel basis at offset ``d``: κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k)
-    (the block [[a, b], [−b, a]] of :class:`KernelFamily` between φ(i) and φ(j), d = i − j)."""
+    """RoPE's relative kernel basis at offset ``d``: κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k)."""
     import mpmath
 
     return [mpmath.cos(d * t) for t in th] + [-mpmath.sin(d * t) for t in th]
 
 
 def _rope_design(th, L0: int) -> list:
-    """The map from RoPE's coefficients to the L0 × L0 grid's logits, one row per offset d weighted
-    by √(its count L0 − |d|): its least-squares solution is the min-norm rule."""
+    """RoPE's coefficients → L0 × L0 logits, a row per offset d weighted by √(L0 − |d|)."""
     import mpmath
 
     return [[mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)] for d in range(1 - L0, L0)]
 
 
 def _strict_argmax_rows(T, rows, Bound):
-    """The strict causal argmax of each row of ``rows`` of ``T``, certified by the error bound
-    ``Bound`` (``None`` for the rows it cannot certify)."""
+    """Each row's strict causal argmax, certified by ``Bound`` (``None`` where it cannot)."""
     out = {}
     for i in rows:
         r, b = T[i, : i + 1], Bound[i, : i + 1]
@@ -85,9 +80,8 @@ def exact_min_norm_alpha(
     base=BASE,
     dps=EXACT_DPS,
 ) -> dict:
-    """α_L (eq. 3) of the exact min-norm interpolant ``W* = Φ⁺ R (Φ⁺)ᵀ`` (no cutoff: the ranks are
-    full): ``{"enc/task": {L: α}}`` plus ``"_recomputed"`` (rows whose float64 argmax the error bound
-    could not certify, recomputed exactly) and ``"_l0_exact"`` (whether W realizes R_L0)."""
+    """α_L of the exact min-norm interpolant: ``{"enc/task": {L: α}}`` plus ``"_recomputed"``
+    (rows the error bound could not certify) and ``"_l0_exact"`` (whether W realizes R_L0)."""
     import mpmath
 
     check_choice("encoding", encoding, EXACT_ENCODINGS)
@@ -117,8 +111,7 @@ def exact_min_norm_alpha(
 
 
 def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
-    """For the sinusoidal W*: ``t0 ↦ ({i: strict argmax column of T = (AR)Aᵀ, −1 on a tie}, rows
-    recomputed in full precision)`` for rows 0 … Lmax−1, ``t0`` a task's L0 targets."""
+    """Sinusoidal W*: ``t0 ↦ ({row: strict argmax, −1 on a tie}, rows recomputed)``."""
     import mpmath
 
     kd = {d: mpmath.fsum(mpmath.cos(d * t) for t in th) for d in range(-(L0 - 1), Lmax)}
@@ -155,8 +148,7 @@ def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
 
 
 def _rope_argmaxes(th, L0: int, Lmax: int):
-    """For RoPE's least-squares kernel κ: ``t0 ↦ ({row i = d: its argmax column, −1 on a tie}, 0)``
-    up to Lmax (κ is evaluated exactly, no row is recomputed)."""
+    """RoPE's least-squares κ: ``t0 ↦ ({row i = d: argmax column, −1 on a tie}, 0)``."""
     import mpmath
 
     basis = {d: _rope_basis(d, th) for d in range(-(L0 - 1), Lmax)}

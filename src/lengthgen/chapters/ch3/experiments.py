@@ -1,7 +1,6 @@
 """Chapter 3's cells (``python -m lengthgen reproduce ch3``), built from ``paper.PROTOCOL``: the α
-tables, the theory checks, the learning-rate grid and one ``<tier>__<encoding>__<group>__seed<s>``
-cell per trained group (:func:`train_cell_group`, in :func:`study_plan` order); :func:`load` reads
-a stored cell checked against :func:`schema`."""
+tables, the theory checks, the lr grid and one ``<tier>__<encoding>__<group>__seed<s>`` cell per
+trained group (:func:`study_plan`); :func:`load` reads a stored cell, checked by :func:`schema`."""
 
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ def alpha_tables(
     fit=None,
 ) -> dict:
     """``{rule: {"enc/task": {L: α}}}`` for both selection rules (section "α_L for every encoding
-    and task"); ``fit`` configures the CE rule (default :data:`~.paper.CE_FIT`)."""
+    and task"); ``fit``: the CE rule's settings (default :data:`~.paper.CE_FIT`)."""
     fit = dict(paper.CE_FIT if fit is None else fit)
     if set(fit) - set(paper.CE_FIT):
         raise ConfigError(f"fit has unknown keys; valid: {sorted(paper.CE_FIT)}")
@@ -49,14 +48,12 @@ def alpha_tables(
 
 
 #: The (rule, encoding) rows of the α tables that float64 cannot pin down (Φ_20's smallest singular
-#: values are at the float64 floor, so they change with the CPU's rounding): compared from stored
-#: results only (section "α_L for every encoding and task").
+#: values are at its floor, so they move with the CPU's rounding): compared from storage only.
 ILL_CONDITIONED_ROWS = (("min_norm", "sinusoidal"), ("min_norm", "rope"))
 
 
 def alpha_differences(live: dict, stored: dict) -> dict:
-    """``{"differ", "compared", "skipped"}`` counts of the entries of two :func:`alpha_tables`
-    results; the :data:`ILL_CONDITIONED_ROWS` are skipped, every other entry must be equal."""
+    """Entries of two :func:`alpha_tables` that differ, compared, skipped (ill-conditioned)."""
     out = {"differ": 0, "compared": 0, "skipped": 0}
     for rule in SELECTION_RULES:
         for key, row in stored[rule].items():
@@ -74,8 +71,7 @@ FIXED_OFFSET_TASKS = ("prev", "skip2", "skip3", "skip5")
 
 
 def paper_alpha_points() -> list[dict]:
-    """Every α of a CE-fitted head that the paper prints (37) as ``{"source", "encoding", "task",
-    "L", "num_freq", "paper", "decimals"}`` (``decimals``: 2, or 3 for values such as 0.055)."""
+    """Every CE α the paper prints (37), with its source, cell, L, frequencies and decimals."""
     P = paper
     pts = [("Prop. 4(a)", "rope/first", L, v, 16) for L, v in P.ROPE_FIRST_ALPHA.items()]
     pts += [("App. A.4", "sinusoidal/prev", L, v, 16) for L, v in P.SIN_PREV_ALPHA.items()]
@@ -96,8 +92,7 @@ def paper_alpha_points() -> list[dict]:
 
 
 def lr_grid(*, lrs) -> dict:
-    """The CE fit at every learning rate in ``lrs`` (section "Selection-rule dependence"): one row
-    per (lr, :func:`paper_alpha_points`) and per (lr, RoPE fixed-offset task, L)."""
+    """The CE fit at each lr of ``lrs`` on :func:`paper_alpha_points` and the RoPE fixed offsets."""
     lrs = [check_finite("lr", lr, nonnegative=True) for lr in lrs]
     points, fixed = [], []
     for lr in lrs:
@@ -112,14 +107,13 @@ def lr_grid(*, lrs) -> dict:
 
 
 def theory_checks(*, n_trials: int, n_random: int) -> dict:
-    """All executable theory checks (Props. 1–4, Thm. 2, App. A.5–A.6); ``n_trials`` (Prop. 2) and
-    ``n_random`` (Prop. 1) come from ``paper.PROTOCOL``, every other check has a fixed size."""
+    """The executable theory checks (Props. 1–4, Thm. 2, App. A.5–A.6) at the given sizes."""
     n_trials = check_positive_int("n_trials", n_trials)
     res = {"prop1": rz.prop1_search(n=30, n_random=check_positive_int("n_random", n_random))}
     ce = list(paper.COUNTEREXAMPLE_KAPPA)
     arg = rz.relative_argmax(ce + [-10.0] * 16, 20)
-    res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2])}
-    res["thm2_counterexample"]["deep_offsets"] = sorted(set(arg[3:].tolist()))
+    deep = sorted(set(arg[3:].tolist()))
+    res["thm2_counterexample"] = {"kappa": ce, "row2_offset": int(arg[2]), "deep_offsets": deep}
     res["thm2_random"] = rz.thm2_random_kernels(4000, 200)
     peak = rz.peaked_kernel
     res["thm2_fixed_offset"] = {
@@ -161,9 +155,7 @@ def theory_checks(*, n_trials: int, n_random: int) -> dict:
 
 
 def train_cell_group(tier, encoding, tasks, seed, *, device="cpu", progress=False, **protocol):
-    """The cell function of every trained group: :func:`~.training.train_groups` with one group
-    (``protocol``: the rest of :func:`group_kwargs`); one row per (task, L). The runner passes
-    ``device`` and ``progress`` because the signature names them."""
+    """The cell of one trained group: :func:`~.training.train_groups` with one group."""
     kw = dict(device=device, progress=progress, **protocol)
     return train_groups(tier, encoding, [(tasks, seed)], **kw)[0]
 
@@ -178,9 +170,8 @@ def _protocol(scale: str) -> dict:
 
 
 def study_plan(scale: str) -> list[dict]:
-    """The trained groups of ``scale`` as ``{"key" (the cell name), "tier", "encoding", "group",
-    "tasks", "seed"}``, in run order: 1L1H main groups, the deeper tiers' first seed, 1L1H pos
-    groups, the other deeper seeds, their pos groups (what a budget-limited run stores first)."""
+    """The trained groups of ``scale`` (``key`` = cell name, tier, encoding, group, tasks, seed) in
+    run order: 1L1H main, the deeper tiers' first seed, 1L1H pos, the other seeds, their pos."""
     P = _protocol(scale)["study"]
     first_tier, first_seed = P["tiers"][0], P["seeds"][0]
 
@@ -202,8 +193,7 @@ def study_plan(scale: str) -> list[dict]:
 
 
 def group_kwargs(scale: str, group: dict) -> dict:
-    """The keyword arguments of :func:`train_cell_group` for one group of :func:`study_plan` at
-    ``scale`` (what the cell's configuration hash covers)."""
+    """The keyword arguments of :func:`train_cell_group` for one group of :func:`study_plan`."""
     P = _protocol(scale)["study"]
     kw = {"tier": group["tier"], "encoding": group["encoding"], "tasks": list(group["tasks"])}
     kw |= {"seed": int(group["seed"])} | {k: P[k] for k in ("steps", "batch", "lr", "weight_decay")}
@@ -219,9 +209,8 @@ def exact_min_norm_tables(
     L0: int = ALPHA_SPEC["L0"],
     dps: int = EXACT_DPS,
 ) -> dict:
-    """The exact min-norm rule (:mod:`~.exact_min_norm`) for the encodings float64 cannot handle:
-    ``{"alpha": {"enc/task": {L: α}}, "l0_exact": {"enc/task": bool}, "recomputed": rows,
-    "smallest_singular_value": {enc: σ_min}, "dps": dps}``."""
+    """The exact min-norm rule (:mod:`.exact_min_norm`) for the ill-conditioned
+    encodings: α tables, ``l0_exact``, rows ``recomputed``, smallest singular values and ``dps``."""
     from lengthgen.chapters.ch3 import exact_min_norm as xm
 
     out = {"alpha": {}, "l0_exact": {}, "recomputed": 0, "smallest_singular_value": {}}
@@ -241,8 +230,7 @@ LR_MATCH = (0.09, 0.1)
 
 
 def ce_alpha_at_lrs(lrs, encodings, tasks, lengths, L0: int, fit: dict) -> dict:
-    """α_L of the CE rule at each learning rate of ``lrs`` (the steps and weight decay of ``fit``):
-    ``{"lrs": [...], "alpha": {str(lr): {"enc/task": {L: α}}}}``."""
+    """α_L of the CE rule at each lr of ``lrs``: ``{lrs, alpha: {str(lr): table}}``."""
     lrs = [float(check_finite("lr", lr, nonnegative=True)) for lr in lrs]
     fits = {str(lr): {**fit, "lr": lr} for lr in lrs}
     alphas = {k: _alpha_tab(encodings, tasks, lengths, "ce", L0, f) for k, f in fits.items()}
@@ -250,15 +238,13 @@ def ce_alpha_at_lrs(lrs, encodings, tasks, lengths, L0: int, fit: dict) -> dict:
 
 
 def prop2_old_key(*, L: int = 128, m: int = 64, n_trials: int = 20_000, seed: int = 0) -> dict:
-    """Prop. 2 with a target among the trained keys (attend-first at row L − 1): the min-norm hit
-    rate and its ratio to the bound 1/(k − 1), up to 5.2 for m = 64, L = 128 in the paper (§5)."""
+    """Prop. 2 with an old-key target (attend-first at row L − 1): ratio to 1/(k − 1) (§5)."""
     kw = dict(m=m, n_trials=n_trials, task="first", rule="min_norm", seed=seed, old_key=True)
     return rz.prop2_montecarlo(L, **kw)
 
 
 def cells(scale: str) -> list[Cell]:
-    """The chapter's reproduction plan at ``scale`` (``smoke`` or ``full``): the single cells, one
-    cell per trained group in :func:`study_plan` order, then at full scale App. F, G and H."""
+    """The plan at ``scale``: single cells, the trained groups, at full scale App. F–H."""
     P = _protocol(scale)
     A = P["alpha"]
     spec = {"tasks": list(A["tasks"]), "lengths": list(A["lengths"]), "L0": A["L0"]}
@@ -335,8 +321,7 @@ def check_group(rows, kwargs: dict, path="<data>") -> list[dict]:
 
 
 def load(name: str, *, folder=None) -> dict:
-    """The stored full-scale cell ``name`` as ``{"provenance", "data", "path"}``, validated
-    (:func:`schema`, :func:`check_group`, today's configuration hash) or :class:`ResultFileError`."""
+    """The stored full-scale cell ``name`` (provenance, data, path), validated (:func:`_load`)."""
     return _load(name, {c.name: c for c in cells("full")}, folder)
 
 
@@ -368,6 +353,5 @@ def stored_groups(folder=None) -> dict[str, dict]:
 
 
 def study_rows(folder=None) -> list[dict]:
-    """All measurement rows of the stored full-scale study (:func:`stored_groups`), in cell-name
-    order so that the statistics' resampling is reproducible; empty when nothing is stored."""
+    """All rows of the stored full-scale study, in cell-name order (reproducible resampling)."""
     return [row for rec in stored_groups(folder).values() for row in rec["data"]]

@@ -1,6 +1,5 @@
-"""Chapter 3's tables and figures (α_L tables and heat-maps, the selection rules' sensitivity,
-Theorem 2's checks, the trained study's LG curves, α against LG, the depth trend): each takes what
-the chapter computes and returns a DataFrame or draws a figure; none computes a claim."""
+"""Chapter 3's tables and figures: each takes what the chapter computes and returns a DataFrame
+or draws a figure; none computes a claim."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS, study_plan
 
 
 def lr_matches(data: dict):
-    """Per learning rate of a :func:`lr_grid` result: how many of the paper's α it matches (rule 2,
-    edge included), in total and per source, how many on the band's edge, the largest difference."""
+    """Per lr of an ``lr_grid`` result: the paper's α matched (rule 2), per source, on the edge."""
     rows = []
     for lr in data["lrs"]:
         pts = [p for p in data["points"] if p["lr"] == lr]
@@ -39,8 +37,7 @@ def lr_matches(data: dict):
 
 
 def lr_points(data: dict):
-    """The paper's α values (rows ``source: cell @ L`` with the frequency count when it is not 16)
-    against ours at each learning rate (columns), from a :func:`lr_grid` result."""
+    """The paper's α values (rows) against ours at each lr (columns), from an ``lr_grid`` result."""
 
     def name(p):
         nf = "" if p["num_freq"] == 16 else f", {p['num_freq']} freq."
@@ -53,8 +50,7 @@ def lr_points(data: dict):
 
 
 def lr_fixed_offsets(data: dict):
-    """Per learning rate of a :func:`lr_grid` result: the minimum α_L of each RoPE fixed-offset task
-    over L = 30 … 512 and whether all four are 1 (the claim ``ch3.alpha.rope_fixed_offsets``)."""
+    """Per lr: the minimum α_L of each RoPE fixed-offset task and whether all four are 1."""
     low = lambda lr, t: min(f["alpha"] for f in data["fixed"] if f["lr"] == lr and f["task"] == t)
     df = pd.DataFrame([{t: low(lr, t) for t in FIXED_OFFSET_TASKS} for lr in data["lrs"]])
     df.index = pd.Index(data["lrs"], name="lr")
@@ -63,8 +59,7 @@ def lr_fixed_offsets(data: dict):
 
 
 def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
-    """The two min-norm rules side by side: torch's truncated pseudo-inverse (``tabs``) and the exact
-    one (``exact``), one row per (encoding, task) of ``exact``, columns ``(rule, L)``."""
+    """The min-norm α under torch's cutoff (``tabs``) and exact (``exact``), side by side."""
     rows = {
         k: {("torch cutoff", f"L = {L}"): tabs["min_norm"][k][L] for L in lengths}
         | {("exact", f"L = {L}"): row[L] for L in lengths}
@@ -76,8 +71,7 @@ def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
 
 
 def study_label(groups: dict) -> str:
-    """One line describing the stored groups (:func:`~.experiments.stored_groups`): how many,
-    devices, torch versions, dates, how many migrated or re-run to record their CPU time."""
+    """One line on the stored groups: how many, devices, torch versions, dates, re-runs."""
     if not groups:
         return "no stored full-scale study"
     provs = [rec["provenance"] for rec in groups.values()]
@@ -96,13 +90,11 @@ def study_label(groups: dict) -> str:
     return text + ")"
 
 
-def alpha_frame(tabs: dict, rule: str = "ce", lengths=None):
+def alpha_frame(tabs: dict, rule: str = "ce"):
     """α_L table of one selection rule as a DataFrame (rows ``encoding/task``, columns L)."""
     check_choice("selection rule", rule, SELECTION_RULES)
     tab = tabs[rule]
     df = pd.DataFrame({k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}).T
-    if lengths is not None:
-        df = df[[int(L) for L in lengths]]
     df.index.name = "encoding/task"
     return df
 
@@ -112,7 +104,7 @@ def min_norm_cutoff(
     rtols=(None, 1e-12, 1e-10, 1e-8),
     lengths=(30, 60, 128, 512),
 ):
-    """α_L of the min-norm rule as a function of the pseudo-inverse cutoff (numerical rank of Φ_L0)."""
+    """α_L of the min-norm rule against the pseudo-inverse cutoff (the numerical rank of Φ_L0)."""
     rows = []
     for e, t in cells:
         fam = KernelFamily(e)
@@ -138,8 +130,7 @@ def lr_sensitivity(
 
 
 def theory_table(th: dict, copy_2c: dict | None = None):
-    """Theorem 2's executable checks (a :func:`~.experiments.theory_checks` result) as rows of
-    (check, ours, paper) text."""
+    """Theorem 2's checks (a :func:`~.experiments.theory_checks` result): check, ours, paper."""
 
     def vals(d, fmt="{:.3f}"):
         return ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
@@ -201,8 +192,7 @@ def _heat(ax, M, text=lambda v: f"{v:.2f}", *, fontsize=9, xticks, yticks, skip=
 
 
 def plot_alpha_tables(tabs: dict, marked=()):
-    """The α_L tables of both selection rules as two heat-maps (rows ``encoding/task``, columns L),
-    cross-entropy left, min-norm right; cells listed in ``marked`` (``(row, L)``) get a box."""
+    """Both rules' α_L tables as heat-maps (CE left); ``marked`` ``(row, L)`` cells boxed."""
     frames = [alpha_frame(tabs, r) for r in SELECTION_RULES]
     rows, Ls = list(frames[0].index), list(frames[0].columns)
     fig, axes = plotting.figure(1, 2, width=3.4, height=0.19 * len(rows) + 1.2, sharey=True)
@@ -225,8 +215,7 @@ def plot_alpha_tables(tabs: dict, marked=()):
 
 
 def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
-    """α_L against L for each learning rate of the CE fit (one panel per cell of ``sens``,
-    :func:`lr_sensitivity`); ``paper_alpha`` (``{cell: {L: α}}``) adds the paper's values."""
+    """α_L against L per lr of the CE fit, a panel per cell; ``paper_alpha`` adds the paper's."""
     cells = list(dict.fromkeys(sens.index.get_level_values("cell")))
     fig, axes = plotting.figure(1, len(cells), width=6.8 / len(cells), height=2.9, sharey=True)
     for ax, cell in zip(np.atleast_1d(axes), cells):
@@ -254,8 +243,8 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
 
 
 def show_transfer(encoding="rope", task="first", L=60, rule="ce", L0=L0_DEFAULT):
-    """Figure: the selected head's transferred kernel T_L(W) with each scored row's strict argmax
-    (green: the target, red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
+    """Figure: the selected head's T_L(W) with each scored row's strict argmax (green: the target,
+    red: wrong or tied) and the target (white ×); returns (fig, Simulation)."""
     fam, W = select(encoding, task, rule, L0=L0)
     sim = simulate(W, fam, task, L, L0)
     P = transfer(W, fam.features(L)).numpy().copy()
@@ -285,8 +274,7 @@ def show_transfer(encoding="rope", task="first", L=60, rule="ce", L0=L0_DEFAULT)
 
 
 def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None):
-    """Fig. 5: α_60 (top) and LG@60 (bottom) over (encoding, task); ``paper_lg60`` (``{"enc/task":
-    LG}``) adds the paper's value under ours, in parentheses, and boxes the cell."""
+    """Fig. 5: α_60 (top) and LG@60 (bottom); ``paper_lg60`` adds the paper's under ours."""
     A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
     fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
@@ -318,8 +306,7 @@ LG_CURVE_CELLS = (
 
 
 def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=LG_CURVE_CELLS):
-    """Fig. 4: trained LG (solid, mean over seeds, band: ± one seed standard deviation) and α_L
-    (dashed) against the test length L."""
+    """Fig. 4: trained LG (mean ± one seed sd) and α_L (dashed) against L."""
     from matplotlib.lines import Line2D
 
     fig, ax = plotting.figure(width=6.8, height=4.6)
@@ -346,8 +333,7 @@ def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=LG_CURVE_CELLS):
 
 
 def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict | None = None):
-    """Fig. 3: cell-level α against trained LG, one panel per tier (learnable cells filled);
-    ``paper_rho`` (``{tier: ρ}``) adds the paper's learnable-cell Spearman to each title."""
+    """Fig. 3: cell-level α against LG per tier; ``paper_rho`` adds the paper's ρ."""
     tiers = [t for t in tier_stats if tier_stats[t].get("n_cells")]
     n = max(1, len(tiers))
     fig, axes = plotting.figure(1, n, width=6.8 / max(n, 2), height=3.3, sharey=True)
@@ -375,8 +361,7 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict |
 
 
 def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
-    """Fig. 6: learnable-cell Spearman (circles) and precision of α_L ≥ 0.5 (squares) with their
-    bootstrap CIs against depth; ``paper`` (``{tier: (ρ, precision)}``) adds black crosses."""
+    """Fig. 6: learnable-cell ρ and precision with CIs against depth; ``paper``: crosses."""
     fig, ax = plotting.figure(width=6.0, height=3.6)
     tiers = [t for t in TIERS if tier_stats.get(t, {}).get("n_cells")]
     depth = [TIERS[t][0] for t in tiers]

@@ -15,13 +15,12 @@ from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
-from lengthgen.chapters.ch3.rules import NEAR_ZERO
 from lengthgen.config import check_choice
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
 from lengthgen.stats import auc, spearman
 
-#: Shuffles of the AUC permutation test (the paper's 20k) and our bootstrap resamples over cells/rows.
+#: Shuffles of the AUC permutation test (the paper's 20k) and our bootstrap resamples.
 N_PERM = paper.STUDY_1L1H["n_perm"]
 N_BOOT = 2_000
 #: The paper's thresholds (§6, Table 4): a cell is learnable when its train accuracy exceeds 0.8 and
@@ -29,7 +28,7 @@ N_BOOT = 2_000
 LEARNABLE, GENERALIZES, SUCCESS, HIGH_ALPHA = 0.8, 0.5, 0.7, 0.5
 
 
-# --------------------------------------------------------------------------- stored results (cached per StoredResults)
+# ---------------------------------------------------------------------- stored results (cached)
 def _memo(results, key, fn):
     cache = results.__dict__.setdefault("_ch3_cache", {})
     if key not in cache:
@@ -63,8 +62,7 @@ def alpha_exact(results) -> dict:
 
 
 def min_norm_exact_table(results) -> dict:
-    """The min-norm α table under the exact rule: the stored exact rows for the sinusoidal and RoPE
-    bases, the float64 rows elsewhere (well conditioned, so float64's pseudo-inverse is exact)."""
+    """The min-norm α table, exact rows for sinusoidal and RoPE (float64 is exact elsewhere)."""
     return {**alpha(results, "min_norm"), **_int_lengths(alpha_exact(results)["alpha"])}
 
 
@@ -93,8 +91,7 @@ def rows(results) -> list[dict]:
 
 
 def stats(results, tier: str) -> dict:
-    """§6 statistics of ``tier`` (main tasks): AUC with 20k-shuffle permutation p, Spearman with a
-    bootstrap CI over cells, precision over high-α rows (:func:`analysis.study_stats`)."""
+    """§6 statistics of ``tier``, main tasks (:func:`analysis.study_stats`), computed once."""
     kw = dict(n_perm=N_PERM, n_boot=N_BOOT)
     make = lambda: an3.study_stats(rows(results), alpha(results), tier, **kw)
     return _memo(results, ("stats", tier), make)
@@ -116,8 +113,7 @@ def accs(results, tier, cell, L):
 
 
 def high_rows(results, tier="1L1H", tau=HIGH_ALPHA, A=None) -> list[dict]:
-    """The (cell, L, seed) rows of ``tier`` (main tasks) with α_L ≥ ``tau`` under the α table
-    ``A`` (default: the stored CE table)."""
+    """The main-task rows of ``tier`` with α_L ≥ ``tau`` under ``A`` (default: the CE table)."""
     A, rs = alpha(results) if A is None else A, rows(results)
     rs = [x for x in rs if x["tier"] == tier and x["task"] in MAIN_TASKS]
     return [x for x in rs if A[f"{x['encoding']}/{x['task']}"][x["L"]] >= tau]
@@ -137,9 +133,8 @@ def spearman_cells(results, keep) -> float:
 
 
 def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), tol=1e-9) -> list:
-    """Keys of the theory checks on which ``live`` and ``stored`` differ by more than ``tol``
-    (:func:`~lengthgen.store.max_difference`), leaving out the Monte-Carlo checks ``skip`` whose
-    size depends on the scale."""
+    """Keys of the theory checks on which ``live`` and ``stored`` differ by more than ``tol``,
+    leaving out the scale-dependent Monte-Carlo checks ``skip``."""
     from lengthgen.store import _clean, max_difference
 
     # `not <=`: a NaN on one side is a difference
@@ -154,36 +149,24 @@ def alpha_at(cell, Ls):
 
 
 def zero_cells_std(r):
-    """Standard deviation of the cell-level α (mean over the study lengths) of the NoPE, ALiBi, copy
-    and reverse cells."""
+    """Standard deviation of the cell-level α of the NoPE, ALiBi, copy and reverse cells."""
     A = alpha(r)
     zero = [(e, t) for e in ENCODINGS for t in MAIN_TASKS]
     zero = [(e, t) for e, t in zero if e in ("nope", "alibi") or t in ("copy", "reverse")]
     return float(np.std([np.mean([A[f"{e}/{t}"][L] for L in STUDY_LENGTHS]) for e, t in zero]))
 
 
-def table3_lg(tier):
-    """The measure: Table 3's LG@60 column of ``tier``, in the table's order."""
-    table = lambda r: an3.cell_table(rows(r), alpha(r), tier, 60)
-    return lambda r: [c["lg_mean"] for c in map(table(r).get, paper.T3_KEYS)]
-
-
-def _prop2(r):
+def prop2_mc(r):
     """Prop. 2's Monte Carlo per (selection, L): min-norm and generic W at L = 30 and 60."""
     P = theory(r)["prop2"]
     return [P[rule][str(L)] for rule in ("min_norm", "generic") for L in (30, 60)]
 
 
 def prop2_within_3se(r):
-    """Whether each conditional rate is within 3 Monte-Carlo standard errors of 1/(k − 1) (rule 6,
-    from the stored sample sizes), and the rates."""
-    se = [math.sqrt(d["bound"] * (1 - d["bound"]) / max(d["n_in_new"], 1)) for d in _prop2(r)]
-    ok = all(abs(d["conditional"] - d["bound"]) <= 3 * s for d, s in zip(_prop2(r), se))
-    return {"within_3se": ok, "conditional": [d["conditional"] for d in _prop2(r)]}
-
-
-def prop2_unconditional(r):
-    return [d["unconditional"] - d["conditional"] * d["p_new"] for d in _prop2(r)]
+    """Whether every conditional rate is within 3 standard errors of 1/(k − 1), and the rates."""
+    se = [math.sqrt(d["bound"] * (1 - d["bound"]) / max(d["n_in_new"], 1)) for d in prop2_mc(r)]
+    ok = all(abs(d["conditional"] - d["bound"]) <= 3 * s for d, s in zip(prop2_mc(r), se))
+    return {"within_3se": ok, "conditional": [d["conditional"] for d in prop2_mc(r)]}
 
 
 def duality(r):
@@ -197,11 +180,6 @@ def duality_holds(v):
     D, m = paper.DUALITY, v["clamped_first_margins"]
     expected = [D["relative"]["prev"], D["relative"]["first"], D["clamped"]["prev"]]
     return bool(v["alpha"] == [*expected, D["clamped"]["first"]] and len(m) == 1 and m[0] > 0)
-
-
-def auc_p_count(r):
-    """Shuffles (of 20,000) whose AUC reaches the observed one: p = (count + 1)/(n + 1)."""
-    return int(round(stats(r, "1L1H")["auc_p"] * (N_PERM + 1))) - 1
 
 
 def auc_nontrivial(r):
@@ -218,8 +196,7 @@ SIN_BOUNDED = ("sinusoidal/prev", "sinusoidal/skip2", "sinusoidal/skip3", "sinus
 
 
 def sin_graded_fine(r):
-    """Spearman(α_L, LG) in the sinusoidal bounded-offset family, 1L1H: over the (cell, L, seed) rows
-    and over the (cell, L) means."""
+    """1L1H sinusoidal bounded offsets: Spearman(α_L, LG) over the rows and the (cell, L) means."""
     A = alpha(r)
     key = lambda x: f"{x['encoding']}/{x['task']}"
     rr = [x for x in rows(r) if x["tier"] == "1L1H" and key(x) in SIN_BOUNDED]
@@ -230,26 +207,17 @@ def sin_graded_fine(r):
     return [row, spearman([p[0] for p in pts], [p[1] for p in pts])]
 
 
-def lr_alpha(results, lr: float) -> dict:
-    """The stored CE α table at learning rate ``lr`` of :data:`experiments.LR_MATCH`."""
-    tab = stored(results, "alpha_lr_match")
-    if str(lr) not in tab["alpha"]:
-        raise ValueError(f"no stored α at lr {lr!r}; stored: {', '.join(tab['alpha'])}")
-    return _int_lengths(tab["alpha"][str(lr)])
-
-
 def precision_with(results, tier: str, A: dict, tau: float = HIGH_ALPHA) -> dict:
-    """``{"precision", "rows"}``: Pr[LG ≥ 0.7 | α_L ≥ τ] over the :func:`high_rows` of ``tier``
-    under the α table ``A``, and how many rows that is."""
+    """``{"precision", "rows"}``: Pr[LG ≥ 0.7 | α_L ≥ τ] over :func:`high_rows` and their number."""
     h = high_rows(results, tier, tau, A)
     prec = float(np.mean([x["acc"] >= SUCCESS for x in h])) if h else float("nan")
     return {"precision": prec, "rows": len(h)}
 
 
 def lr_match_precision(results, tier: str) -> dict:
-    """``{lr: {"precision", "rows"}}`` of ``tier`` at each learning rate of
-    :data:`experiments.LR_MATCH` (chapter section "Which rows the fit admits")."""
-    return {str(lr): precision_with(results, tier, lr_alpha(results, lr)) for lr in ch3.LR_MATCH}
+    """``{lr: {"precision", "rows"}}`` of ``tier`` at each lr of :data:`experiments.LR_MATCH`."""
+    tabs = {k: _int_lengths(t) for k, t in stored(results, "alpha_lr_match")["alpha"].items()}
+    return {str(lr): precision_with(results, tier, tabs[str(lr)]) for lr in ch3.LR_MATCH}
 
 
 def precision_tau_rows(r) -> dict:
@@ -273,23 +241,14 @@ def baseline_scores(key: str) -> dict:
 
 
 def baseline_rho(results, rule: str) -> float:
-    """Spearman between a baseline rule's score and LG over the learnable 1L1H cells (the cells of
-    the learnable-cell Spearman of α_L)."""
+    """Spearman between a baseline rule's score and LG over the learnable 1L1H cells."""
     c = {k: v for k, v in cells(results).items() if v["train"] > LEARNABLE}
     keys = sorted(c)
     return spearman([baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys])
 
 
-def copy_reverse_nonzero(r) -> list[str]:
-    """The copy/reverse (cell, L) of the study lengths whose α_L exceeds :data:`NEAR_ZERO`."""
-    A = alpha(r)
-    keys = [f"{e}/{t}" for e in ENCODINGS for t in ("copy", "reverse")]
-    return [f"{k}@{L}" for k in keys for L in STUDY_LENGTHS if A[k][L] > NEAR_ZERO]
-
-
 def conditioning(num_freq: int) -> dict:
-    """Φ_20 of the sinusoidal basis at ``num_freq`` frequencies, computed exactly: its shape,
-    whether it has full column rank (m ≤ 20) and its condition number σ_max/σ_min."""
+    """Sinusoidal Φ_20 at ``num_freq`` frequencies, exact: columns, full column rank, condition."""
     from lengthgen.chapters.ch3.exact_min_norm import exact_min_norm_spectrum
 
     s = exact_min_norm_spectrum("sinusoidal", num_freq=num_freq)
@@ -318,25 +277,25 @@ PAPER_FAMILIES = "rope/first@30 sinusoidal/prev@40 sinusoidal/first@60 sinusoida
 
 
 def content_rescued(tier: str):
-    """The measure: main-task cells of ``tier`` rescued by content (:func:`analysis.content_channel`)."""
+    """The main-task cells of ``tier`` rescued by content (:func:`analysis.content_channel`)."""
     return lambda r: sorted(an3.content_channel(rows(r), alpha(r), tier))
 
 
 def ablation(r):
-    """App. D's selection ablation (:func:`analysis.selection_ablation`) of the CE, float64 min-norm
-    and exact min-norm tables."""
+    """App. D's :func:`analysis.selection_ablation` of the CE and both min-norm tables."""
     tabs = {"ce": alpha(r), "min_norm": alpha(r, "min_norm")}
     tabs["min_norm_exact"] = min_norm_exact_table(r)
     return _memo(r, "ablation", lambda: an3.selection_ablation(rows(r), tabs))
 
 
 def pos_rows(results, tier: str = "1L1H") -> list[dict]:
-    """The stored pos2/pos5 measurements of one depth ``tier`` (App. E; its Table 6 is tier 1L1H)."""
+    """The stored pos2/pos5 rows of one ``tier`` (App. E; its Table 6 is tier 1L1H)."""
     check_choice("tier", tier, TIERS)
     return [x for x in rows(results) if x["task"] in POS_TASKS and x["tier"] == tier]
 
 
 def app_e_lg80(r):
+    """The smallest 1L1H LG@80 of App. E's absolute-encoding cells."""
     c80 = an3.cell_table(pos_rows(r), alpha(r), "1L1H", 80, tasks=POS_TASKS)
     return min(c["lg_mean"] for k, c in c80.items() if k.split("/")[0] in paper.APP_E_ABSOLUTE)
 
@@ -354,8 +313,7 @@ def _app_e_by_tier(results) -> dict:
 
 
 def app_e_tiers(results):
-    """App. E's ten pos2/pos5 cells at every stored tier: α, and per tier train accuracy and LG (means
-    over seeds and lengths), last row each tier's AUC (the paper prints only 1L1H, Table 6)."""
+    """App. E's ten cells: α, per stored tier mean train accuracy and LG, last row each AUC."""
     import pandas as pd
 
     nan = float("nan")
@@ -373,8 +331,7 @@ def app_e_tiers(results):
 
 
 def app_e_rescued(results) -> dict:
-    """Per tier with stored pos2/pos5 groups: the cells rescued by content
-    (:func:`analysis.content_channel`), the numbers of cells and of generalizing cells, the AUC."""
+    """Per stored tier of App. E: rescued cells, numbers of cells and of generalizing ones, AUC."""
     A = alpha(results)
     rescued = lambda t: an3.content_channel(pos_rows(results, t), A, t, tasks=POS_TASKS)
     return {

@@ -1,6 +1,6 @@
-"""Han, Chai & Wang (2026), *A Positional Realizability Theory of Length Generalization*: the paper's
-numbers and chapter 3's protocol (:data:`PROTOCOL`, from which :mod:`.experiments` builds the cells),
-all constants. Comments give each value's place in the paper; values marked *ours* are the book's."""
+"""Han, Chai & Wang (2026), *A Positional Realizability Theory of Length Generalization*: the
+paper's numbers and chapter 3's protocol (:data:`PROTOCOL`, from which :mod:`.experiments` builds
+the cells). Comments give each value's place in the paper; values marked *ours* are the book's."""
 
 from __future__ import annotations
 
@@ -14,18 +14,16 @@ POS_TASKS = ("pos2", "pos5")
 TASKS = MAIN_TASKS + POS_TASKS
 #: App. H's content-driven task: the token after the previous occurrence of the current token.
 CONTENT_TASKS = ("induction",)
-#: Training length L0 (App. C) and the test lengths of the trained study (App. C); the α_L tables
-#: add the longer lengths of App. A.7.
+#: Training length L0 and test lengths of the trained study (App. C); the α_L tables add App. A.7's.
 L0 = 20
 STUDY_LENGTHS = (30, 40, 50, 60, 80)
 LONG_LENGTHS = (128, 256, 512)
 
-# --------------------------------------------------------------------------- the selection rule's fit
+# ------------------------------------------------------------------------- the selection rule's fit
 #: The cross-entropy selection rule (§4, App. C): 400 Adam steps, weight decay 1e-4 (paper); the
 #: learning rate 0.05 is ours, chosen before looking at any number (the paper does not state it).
 CE_FIT = {"steps": 400, "lr": 0.05, "weight_decay": 1e-4}
-#: The learning rates of its sensitivity analysis (ours; chapter section "Selection-rule
-#: dependence"): 0.06 … 0.12 around the paper's apparent value, plus a coarse outer grid.
+#: The learning rates of its sensitivity analysis (ours): 0.06 … 0.12 and a coarse outer grid.
 LR_GRID = (0.01, 0.02, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.2)
 
 #: The α_L tables (section "α_L for every encoding and task"), the same at both scales.
@@ -37,18 +35,16 @@ ALPHA_SPEC = {"encodings": ENCODINGS, "tasks": TASKS, "lengths": STUDY_LENGTHS +
 # --------------------------------------------------------------------------- the trained study
 #: Five seeds per (tier, encoding, task) (App. C).
 SEEDS = (0, 1, 2, 3, 4)
-#: The trained groups: one ensemble per (tier, encoding, seed, group) with the group's tasks as members.
+#: The trained groups: an ensemble per (tier, encoding, seed, group), the group's tasks as members.
 STUDY_GROUPS = {"main": MAIN_TASKS, "pos": POS_TASKS}
-#: Seeds of a group with seed s (ours): model initialisation s, training-length schedule s; the data
-#: stream of the member training task τ is ``DATA_SEED_OFFSET + DATA_SEED_STRIDE·s + TASKS.index(τ)``
-#: and the evaluation banks are drawn from ``EVAL_SEED_OFFSET + s``.
+#: Seeds of a group with seed s (ours): initialisation and length schedule s, member τ's data
+#: ``DATA_SEED_OFFSET + DATA_SEED_STRIDE·s + TASKS.index(τ)``, banks ``EVAL_SEED_OFFSET + s``.
 DATA_SEED_OFFSET = 10_000
 DATA_SEED_STRIDE = 1_000
 EVAL_SEED_OFFSET = 777
 
-#: The chapter's plan per scale (``reproduce ch3 --scale full|smoke``). ``theory``: the Monte-Carlo
-#: sizes of Props. 1–2 (ours). ``study``: App. C's protocol with evaluation sizes of ours
-#: (``eval_n`` sequences per test length, ``train_eval_n`` per training length).
+#: The plan per scale: ``theory``, the Monte-Carlo sizes of Props. 1–2 (ours); ``study``, App. C's
+#: protocol with our evaluation sizes (sequences per test length and per training length).
 # fmt: off
 STUDY = {"tiers": tuple(TIERS), "encodings": ENCODINGS, "seeds": SEEDS, "groups": STUDY_GROUPS,
          "steps": 2000, "batch": 64, "lr": 3e-4, "weight_decay": 0.01,
@@ -68,14 +64,12 @@ PROTOCOL = {
 ROPE_FIRST_ALPHA = {30: 0.80, 40: 0.40, 60: 0.20, 128: 0.12, 256: 0.055, 512: 0.039}
 #: Sinusoidal prev α_L under the CE rule (Prop. 3, App. A.4: existence vs selection).
 SIN_PREV_ALPHA = {60: 0.45, 128: 0.34}
-#: §6 (primary confirmation), App. D: standard deviation of the cell-level α (mean over L = 30…80)
-#: of the 20 NoPE/ALiBi/copy/reverse cells.
+#: §6, App. D: standard deviation of the cell-level α of the 20 NoPE/ALiBi/copy/reverse cells.
 ZERO_CELLS_ALPHA_STD = 0.02
-#: App. I, Table 12 (caption): sinusoidal prev α_60 with 8 and with 32 frequencies, and sinusoidal
-#: first, whose shift 8 → 32 the caption quotes as 0.93 → 1.00 (we read both at L = 60).
+#: App. I, Table 12 (caption): sinusoidal prev and first α_60 with 8 and with 32 frequencies.
 FREQ_SIN_PREV_ALPHA60 = {8: 0.47, 32: 0.00}
 FREQ_SIN_FIRST_ALPHA60 = {8: 0.93, 32: 1.00}
-#: App. I, Table 11 (caption): RoPE prev and skip3 score α_L = 1.00 under every frequency count and θ-base.
+#: App. I, Table 11 (caption): RoPE prev and skip3 α_L = 1.00 at every frequency count and θ-base.
 FREQ_ROPE_FIXED = 1.00
 
 # --------------------------------------------------------------------------- paper values: theory
@@ -86,26 +80,23 @@ COUNTEREXAMPLE_OFFSETS = (1, (3,))  # (row 2's offset, the deep rows' offsets)
 THM2_CLIPPED_ALPHA = {40: 0.500, 100: 0.875, 1000: 0.990, 200_000: 0.99995}
 #: App. A.6(a): offset 2 on perfect squares and 1 elsewhere, kernel peaked at 1.
 THM2_SQUARES_ALPHA = {200: 0.944, 5000: 0.987, 50_000: 0.996}
-#: Prop. 2's Monte-Carlo figures: unconditional hit rate and share of winners among the new keys, per L.
+#: Prop. 2's Monte-Carlo figures per L: unconditional hit rate, share of winners among new keys.
 PROP2_MC = {30: (0.034, 0.30), 60: (0.016, 0.65)}
-#: App. A.6(a)–(c) and A.5: the parity offsets δ(i) ∈ {1, 2} score exactly 0.5; the unbounded ladder
-#: kernel attains α_L = 1 on copy along L = 40 … 40960; κ[10] = 5, κ[30] = 8 solves copy at L0 = 20
-#: and L = 60; a kernel with strict global peak c solves copy at L ∈ {2c − 1, 2c} (demanded offset
-#: ⌈L/2⌉ = c) and fails for every L > 2c; a 20k-kernel sweep finds no relative kernel solving reverse at L0.
+#: App. A.5–A.6: parity offsets δ(i) ∈ {1, 2} score 0.5; the ladder kernel attains α_L = 1 on
+#: copy along L = 40 … 40960; a peak at c solves copy at L = 2c − 1, 2c; no swept kernel, reverse.
 THM2_PARITY_ALPHA = 0.5
 THM2_LADDER = {"lengths": (40, 160, 640, 2560, 10240, 40960), "alpha": 1.0}
 PEAK_COPY_ALPHA = 1.0
 REVERSE_SWEEP = {"kernels": 20_000, "solved": 0}
-#: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev 0.00
-#: (exact tie), attend-first 1.00 with a length-independent margin.
+#: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev
+#: 0.00 (exact tie), attend-first 1.00 with a length-independent margin.
 DUALITY = {"relative": {"prev": 1.0, "first": 0.0}, "clamped": {"prev": 0.0, "first": 1.0}}
 #: Prop. 3: sin(d θ_min) (16 frequencies, base 1e4) solves copy at L = 17665 (offset 8833); θ_min.
 PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-4}
 
-# --------------------------------------------------------------------------- paper values: the trained study
-#: Table 3: per cell, α_60 (CE rule) and the trained LG@60 of the 1L1H and 2L4H tiers, mean over 5
-#: seeds; ``sd_*`` is the ± the table prints after each mean (the spread over the 5 seeds: our own
-#: seed standard deviations are of the same size, e.g. RoPE prev 1L1H 0.047 against the paper's 0.05).
+# ------------------------------------------------------------------ paper values: the trained study
+#: Table 3: per cell α_60 (CE rule) and the 5-seed mean LG@60 of 1L1H and 2L4H; ``sd_*``: the ±
+#: after each mean, the spread over the seeds (ours are alike: RoPE prev 1L1H 0.047 against 0.05).
 TABLE3_COLUMNS = ("alpha60", "lg_1L1H", "sd_1L1H", "lg_2L4H", "sd_2L4H")
 TABLE3 = {
     cell: dict(zip(TABLE3_COLUMNS, values))
@@ -129,33 +120,28 @@ T3_LG = {t: [TABLE3[k][f"lg_{t}"] for k in T3_KEYS] for t in ("1L1H", "2L4H")}
 T3_SD = {t: [TABLE3[k][f"sd_{t}"] for k in T3_KEYS] for t in ("1L1H", "2L4H")}
 #: Table 4: per tier, (Spearman ρ over learnable cells, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5]).
 TABLE4 = {"1L1H": (0.90, 0.925), "2L4H": (0.31, 0.94), "4L4H": (0.28, 0.97)}
-#: The 95 % bootstrap intervals of Table 4 that survive in the text (§6, App. D): the 1L1H Spearman
-#: (over 15 cells) and the precisions of the deeper tiers (over the high-α rows). The 2L4H and 4L4H
-#: Spearman intervals are only said to include 0; the 1L1H precision interval is lost with the table.
+#: Table 4's 95 % intervals surviving in the text (§6, App. D): the 1L1H Spearman, the deeper tiers'
+#: precisions (their Spearman intervals only "include 0"; the 1L1H precision's is lost).
 TABLE4_CI = {
     ("spearman", "1L1H"): (0.73, 0.95),
     ("precision", "2L4H"): (0.89, 0.97),
     ("precision", "4L4H"): (0.94, 0.99),
 }
-#: Learnable cells (train acc > 0.8) per tier: 15 of 35 at 1L1H (§6), 20 at 2L4H (App. F, Table 7's caption).
+#: Learnable cells (train acc > 0.8): 15 of 35 at 1L1H (§6), 20 at 2L4H (Table 7's caption).
 N_LEARNABLE = {"1L1H": 15, "2L4H": 20}
-#: §6 (primary confirmation), 1L1H: cell-level AUC of α for LG ≥ 0.5, its permutation p (20k
-#: shuffles), the unconditioned Spearman over all 35 cells, the 6 cells with LG ≥ 0.5 (base rate
-#: 0.17), the margin of the separation (min α among positives, max among negatives) and the AUC over
-#: the 11 non-trivial cells (negatives with α ≈ 0 dropped).
+#: §6 (primary confirmation), 1L1H: AUC of α for LG ≥ 0.5 and its permutation p, Spearman over the
+#: 35 cells, the 6 positives, the separation's margin, the AUC over the 11 cells with α > 0.05.
 STUDY_1L1H = {"auc": 1.0, "auc_p": 5e-5, "n_perm": 20_000, "spearman_all": 0.47, "n_cells": 35,
               "n_pos": 6, "min_alpha_pos": 1.00, "max_alpha_neg": 0.36, "n_nontrivial": 11,
               "auc_nontrivial": 1.0}  # fmt: skip
-#: §6 (binary indicator), 1L1H learnable cells: ρ with α binarised at 0.5, ρ over the non-trivial
-#: cells (α > 0.05), and within the sinusoidal bounded-offset family (prev, skip2/3/5): cell-level
-#: (4 cells), row-level and (PE, task, L)-level.
+#: §6 (binary indicator), 1L1H learnable cells: ρ with α binarised at 0.5, over α > 0.05, and in
+#: the sinusoidal bounded-offset family at cell, row and (PE, task, L) level.
 GRADED_1L1H = {"binarized": 0.85, "nontrivial": 0.77, "sin_cell": -0.20, "sin_row": 0.04,
                "sin_cell_L": 0.09}  # fmt: skip
-#: App. D (robustness): cell-level ρ on learnable cells with the learnability cutoff at train acc
-#: > 0.5, 0.7, 0.9.
+#: App. D: learnable-cell ρ with the learnability cutoff at train accuracy 0.5, 0.7, 0.9.
 CUTOFF_RHO = {0.5: 0.91, 0.7: 0.90, 0.9: 0.90}
-#: §6 (sufficiency), 1L1H: precision of α_L ≥ τ ⇒ LG ≥ 0.7 for τ = 0.5, 0.7, 0.9; at τ = 0.5, 12 of
-#: the 160 high-α rows violate, from three families: (cell, L, violating seeds, α_L, mean LG).
+#: §6 (sufficiency), 1L1H: precision at τ = 0.5, 0.7, 0.9; at 0.5, 12 of 160 high-α rows fail, from
+#: three families (cell: L, α_L, mean LG, failing seeds).
 PRECISION_TAU = {0.5: 0.925, 0.7: 0.95, 0.9: 0.987}
 HIGH_ROWS_1L1H = {"rows": 160, "violations": 12}
 VIOLATIONS_1L1H = {
@@ -163,8 +149,7 @@ VIOLATIONS_1L1H = {
     "sinusoidal/prev": {"L": 40, "alpha": 0.50, "lg": 0.14, "seeds": 5},
     "sinusoidal/first": {"L": (60, 80), "seeds": (1, 1), "lg80": 0.77, "worst": 0.49},
 }
-#: App. D, Table 5: Spearman(α_L, LG) over the 75 (learnable cell, L) rows of 1L1H for the CE fit,
-#: the min-norm interpolant and the CE fit without weight decay.
+#: App. D, Table 5: Spearman(α_L, LG) over 75 rows of 1L1H: CE, min-norm, CE without weight decay.
 TABLE5 = {"ce": 0.91, "min_norm": 0.56, "ce_wd0": 0.92}
 #: App. D (depth trend): cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content).
 RESCUED = {
@@ -174,26 +159,22 @@ RESCUED["4L4H"] = RESCUED["2L4H"] | {"alibi/skip3"}
 #: App. D (depth trend): mean LG of the two marginal rescued cells at 2L4H and 4L4H.
 MARGINAL_GROWTH = {("nope/prev", "2L4H"): 0.53, ("nope/prev", "4L4H"): 0.74,
                    ("rope/first", "2L4H"): 0.83, ("rope/first", "4L4H"): 1.00}  # fmt: skip
-#: App. E, Table 6: the absolute encodings reach LG@80 ≥ 0.97 on pos2/pos5; the α screen separates
-#: the cells perfectly (AUC 1).
+#: App. E, Table 6: absolute encodings, LG@80 ≥ 0.97 on pos2/pos5; α separates the cells (AUC 1).
 APP_E_ABSOLUTE = ("learned_abs", "sinusoidal")
-#: App. E: α_60 = 1.00 on every absolute-encoding pos2/pos5 cell and 0.00 on every relative/NoPE one.
+#: App. E: α_60 on every absolute-encoding pos2/pos5 cell and on every relative/NoPE one.
 APP_E_ALPHA60 = {"absolute": 1.0, "other": 0.0}
 APP_E_MIN_LG80 = 0.97
 APP_E_AUC = 1.0
 
-# --------------------------------------------------------------------------- paper values the book does not check
-#: Study sizes: the main study (§6: 3 tiers × 5 PEs × 7 tasks × 5 seeds × 5 lengths) and App. E's
-#: pos2/pos5 study (5 PEs × 2 tasks × 3 tiers × 5 seeds × 5 lengths), whose printed numbers (Table 6)
-#: are the 1L1H tier's 250 measurements. The book runs all of them.
+# --------------------------------------------------------- paper values the book does not check
+#: Study sizes (§6, App. E): 3 tiers × 5 PEs × 7 (or 2) tasks × 5 seeds × 5 lengths; Table 6 prints
+#: the 1L1H tier's 250. The book runs all of them.
 N_MEASUREMENTS = {"main": 2625, "pos": 750, "pos_1L1H": 250}
-#: §6 (relation to the taxonomy): ρ of a PE-blind rule ("is the offset bounded?") and of the
-#: hand-built taxonomy baseline.
+#: §6 (relation to the taxonomy): ρ of the PE-blind rule and of the taxonomy baseline.
 BASELINE_RHO = {"pe_blind": -0.24, "taxonomy": 0.85}
-#: §5: with an old-key target (attend-first, m = 64, L = 128) the min-norm W's hit rate reaches
-#: "up to 5.2×" the bound 1/(k − 1).
+#: §5: old-key target (attend-first, m = 64, L = 128): hit rate "up to 5.2×" 1/(k − 1).
 PROP2_OLD_KEY_RATIO = 5.2
-#: App. F, Table 7: vocab 64, d = 128 (2 seeds, 700 rows): 1L1H ρ and precision, 2L4H ρ over 19 cells.
+#: App. F, Table 7: vocab 64, d = 128 (2 seeds, 700 rows): 1L1H ρ, precision; 2L4H ρ over 19 cells.
 SCALE_ROBUSTNESS = {"rho_1L1H": 0.92, "precision_1L1H": 0.94, "rho_2L4H": 0.36, "cells_2L4H": 19}
 #: App. G, Table 8: L0 ∈ {10, 20, 40}, evaluated at 3 L0, 3 seeds: screen AUC 1.0 at every L0.
 L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
@@ -202,7 +183,7 @@ L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
 INDUCTION_LG = {"alibi": 0.84, "rope": 0.43, "nope": 0.34}
 #: App. H, Table 10: RoPE frequency scale 0.03 on skip-3 (1L1H): trained LG while α_L = 0.
 ROPE_FREQ_SCALE_LG = {"scale": 0.03, "lg": 0.88, "alpha": 0.0}
-#: App. A.6(c): a kernel peaked at 100 with a secondary peak at 20 reaches α_L = 1 on copy at these L.
+#: App. A.6(c): a kernel peaked at 100, secondary peak at 20, reaches α_L = 1 on copy at these L.
 SECONDARY_PEAK_COPY_L = (39, 40, 199, 200)
 #: App. A.7: the i.i.d.-extended learned-absolute head on prev scores the chance level 0.046.
 IID_EXTENDED_PREV = 0.046

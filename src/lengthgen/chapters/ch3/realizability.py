@@ -1,8 +1,7 @@
 """Positional realizability (chapter 3; Han, Chai & Wang 2026): the tasks' targets, the transfer
-``T_L(W) = Φ_L W Φ_Lᵀ``, the two selection rules and α_L (§4, eq. 2–3; a tie at the top of a row's
-causal argmax counts as a failure), and the theory checks of Props. 1–4 and Theorem 2. The exact
-min-norm rule is :mod:`~lengthgen.chapters.ch3.exact_min_norm`; the task table and the definitions
-are the chapter page's section "Tasks and the transfer operator".
+``T_L(W) = Φ_L W Φ_Lᵀ``, the selection rules and α_L (§4, eq. 2–3; a tie at the top of a row's
+argmax is a failure), and the checks of Props. 1–4 and Theorem 2 (chapter section "Tasks and the
+transfer operator"). The exact min-norm rule is :mod:`.exact_min_norm`.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ def _check_lengths(L: int, L0: int) -> tuple[int, int]:
 
 # --------------------------------------------------------------------------- tasks
 def targets(task: str, n: int) -> torch.Tensor:
-    """``t_n(i)`` for i = 0 … n−1 as a LongTensor, ``−1`` where row i is not a query row of ``task``."""
+    """``t_n(i)`` for i = 0 … n−1 (a LongTensor), ``−1`` where row i is not a query row."""
     check_task(task)
     n = check_positive_int("n", n)
     i = torch.arange(n)
@@ -111,8 +110,7 @@ class Simulation:
 
 
 def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
-    """Strict causal argmax (−1 on a tie within ``TIE_RTOL``) and target margin (the target's logit
-    minus the best competitor's) of ``rows`` of ``logits`` (rows × keys)."""
+    """Strict causal argmax (−1 on a tie within ``TIE_RTOL``) and target margin of ``rows``."""
     keys = torch.arange(logits.shape[1])
     masked = logits.masked_fill(keys[None, :] > rows[:, None], -math.inf)
     if masked.shape[1] >= 2:
@@ -130,8 +128,7 @@ def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
 
 
 def scored_logits(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, chunk=1024):
-    """``T_L(W)`` on the scored rows of ``task``, ``chunk`` rows at a time: ``(rows, logits)`` for
-    keys ``j ≤ max(rows)`` (the caller masks), from W's nonzero rows and columns only."""
+    """``(rows, T_L(W) on them)`` for the scored rows of ``task``, ``chunk`` rows at a time."""
     check_task(task)
     L, L0 = _check_lengths(L, L0)
     W = torch.as_tensor(W, dtype=torch.float64)
@@ -166,7 +163,7 @@ def simulate(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, chunk
 
 
 def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> float:
-    """The smallest target margin over the query rows at the training length L0 (> 0: W realizes R_L0)."""
+    """The smallest target margin over the query rows at L0 (> 0: W realizes R_L0)."""
     check_task(task)
     L0 = check_positive_int("L0", L0)
     Phi = family.features(L0)
@@ -192,9 +189,8 @@ def fit_ce(
     weight_decay: float = CE_FIT["weight_decay"],
     row_scale: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """The regularised cross-entropy selection rule (§4, App. C): Adam on the family's coefficients
-    (zero start, weight decay, sign-projected) on the causal-softmax CE at L0; returns ``W``.
-    ``row_scale`` (chapter 5): optional L0 non-negative per-row logit factors."""
+    """The cross-entropy selection rule (§4, App. C): Adam on the family's coefficients from zero,
+    sign-projected, on the causal-softmax CE at L0; ``row_scale`` (chapter 5): per-row factors."""
     check_task(task)
     L0, steps = check_positive_int("L0", L0), check_positive_int("steps", steps)
     if row_scale is not None:
@@ -223,9 +219,8 @@ def fit_ce(
 def fit_min_norm(
     family: KernelFamily, task: str, L0: int = L0_DEFAULT, *, rtol: float | None = None
 ) -> torch.Tensor:
-    """The min-norm interpolant selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family (RoPE,
-    ALiBi: least squares over their coefficients, ALiBi's positive slope clipped to 0). ``rtol``:
-    the pseudo-inverse's cutoff, on which the ill-conditioned sinusoidal/RoPE rows depend."""
+    """The min-norm selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family (ALiBi's
+    positive slope clipped to 0); ``rtol``: the pseudo-inverse's cutoff."""
     check_task(task)
     L0 = check_positive_int("L0", L0)
     Phi = family.features(L0)
@@ -252,8 +247,7 @@ def _select_cached(encoding, task, rule, L0, num_freq, base, steps, lr, weight_d
 
 
 def select(encoding, task, rule="ce", *, L0=L0_DEFAULT, num_freq=NUM_FREQ, base=BASE, **fit):
-    """``(family, W)`` selected by ``rule`` (``ce`` or ``min_norm``) for ``encoding`` on ``task``
-    at L0 (cached); ``fit``: the CE fit's ``steps``, ``lr``, ``weight_decay`` (default CE_FIT)."""
+    """``(family, W)`` selected by ``rule`` (cached); ``fit``: the CE fit's keys, :data:`CE_FIT`."""
     check_encoding(encoding)
     check_task(task)
     check_choice("selection rule", rule, SELECTION_RULES)
@@ -291,10 +285,10 @@ def alpha_table(
     }
 
 
-# --------------------------------------------------------------------------- relative kernels (Thm. 2)
+# ------------------------------------------------------------------------ relative kernels (Thm. 2)
 def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL) -> np.ndarray:
-    """Masked row-argmax offsets of the relative kernel ``a_ij = κ(i − j)``, rows 0 … n−1, in one
-    prefix-maximum pass (``kappa`` may be a batch); a tied top: ``fail`` (−1), ``low`` or ``high``."""
+    """Causal row-argmax offsets of the relative kernel ``a_ij = κ(i − j)`` (``kappa`` may be
+    a batch) in one prefix-maximum pass; a tied top: ``fail`` (−1), ``low`` or ``high``."""
     check_choice("tie rule", tie, ("fail", "low", "high"))
     n = check_positive_int("n", n)
     k = np.asarray(kappa, dtype=float)
@@ -316,7 +310,7 @@ def relative_argmax(kappa, n: int, *, tie: str = "fail", rtol: float = TIE_RTOL)
 def relative_alpha(
     kappa, task_or_offsets, L: int, L0: int = L0_DEFAULT, *, tie: str = "fail"
 ) -> float:
-    """α_L of a relative kernel κ in O(L); ``task_or_offsets``: a task, or ``offset(i, L)`` (App. A.5)."""
+    """α_L of a relative kernel κ in O(L) for a task or an ``offset(i, L)`` (App. A.5)."""
     L, L0 = _check_lengths(L, L0)
     arg = relative_argmax(kappa, L, tie=tie)
     if isinstance(task_or_offsets, str):
@@ -335,8 +329,7 @@ def peaked_kernel(c: int, n: int) -> np.ndarray:
 
 
 def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> dict:
-    """Deep-row lemma (App. A.5): for random integer kernels with a strict global maximizer c, every
-    row i ≥ c has masked argmax offset c under both tie rules (violations counted)."""
+    """Deep-row lemma (App. A.5): violations over random kernels with a strict global peak."""
     rng = np.random.default_rng(seed)
     n_kernels, n = check_positive_int("n_kernels", n_kernels), check_positive_int("n", n)
     viol, checked = {"low": 0, "high": 0}, 0
@@ -354,8 +347,7 @@ def thm2_random_kernels(n_kernels: int = 4000, n: int = 200, seed: int = 0) -> d
 
 
 def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) -> int:
-    """How many random relative kernels (κ(d) ~ N(0,1), d < L0) solve reverse at L0 (strict
-    argmax); Theorem 2(b) says none."""
+    """How many random relative kernels solve reverse at L0 (Theorem 2(b): none)."""
     rng = np.random.default_rng(seed)
     K = rng.standard_normal((check_positive_int("n_kernels", n_kernels), L0))
     rows = query_rows("reverse", L0).numpy()
@@ -372,8 +364,7 @@ def reverse_sweep(n_kernels: int = 20_000, L0: int = L0_DEFAULT, seed: int = 0) 
 def prop1_search(
     n: int = 30, n_random: int = 5000, n_adversarial: int = 3, steps: int = 100, seed: int = 0
 ) -> dict:
-    """Proposition 1 (φ(i) = [1, i]): strict interior argmaxes over ``n_random`` Gaussian 2×2 W,
-    and the best prev-token margin of ``n_adversarial`` Adam ascents (W at unit norm)."""
+    """Prop. 1 (φ(i) = [1, i]): strict interior argmaxes of random W, best adversarial margin."""
     n = check_positive_int("n", n, minimum=3)
     g = torch.Generator().manual_seed(seed)
     Phi = torch.stack([torch.ones(n, dtype=torch.float64), torch.arange(n, dtype=torch.float64)], 1)
@@ -406,11 +397,9 @@ def prop1_search(
 def prop2_montecarlo(
     L, *, L0=L0_DEFAULT, m=32, n_trials=5000, task="prev", rule="min_norm", seed=0, old_key=False
 ) -> dict:
-    """Proposition 2 (learned-absolute underdetermination) by Monte Carlo at row i = L − 1: feature
-    rows i.i.d. N(0, I_m/m) and a W blind to the untrained rows (``min_norm``: the interpolant of
-    ``task`` on the trained rows; ``generic``: Gaussian). Predicted: Pr[M_i = t | M_i ∈ N_i] =
-    1/(k − 1) ≥ Pr[M_i = t], k = |{L0 ≤ j ≤ i}|. ``old_key``: a target among the trained keys,
-    where the hypothesis fails; adds ``ratio`` = Pr[M_i = t] · (k − 1)."""
+    """Prop. 2 by Monte Carlo at row i = L − 1 (Gaussian features, a ``min_norm`` or ``generic``
+    W blind to the untrained rows): Pr[M_i = t | M_i ∈ N_i] against 1/(k − 1); ``old_key``: a
+    trained target, adding ``ratio`` = Pr[M_i = t]·(k − 1)."""
     L, L0 = _check_lengths(L, L0)
     m, n_trials = check_positive_int("m", m), check_positive_int("n_trials", n_trials)
     check_choice("rule", rule, ("min_norm", "generic"))
@@ -442,8 +431,7 @@ def prop2_montecarlo(
 
 
 def _prop2_argmax(V, i: int, L0: int, R, rule: str, g) -> torch.Tensor:
-    """Row ``i``'s strict argmax M_i (−1 on a tie) of a batch of feature tables ``V`` [b, L, m]
-    under the selection ``rule`` of :func:`prop2_montecarlo` (a generic W drawn from ``g``)."""
+    """Row ``i``'s strict argmax M_i (−1 on a tie) for a batch of feature tables ``V``."""
     b, _, m = V.shape
     if rule == "min_norm":
         V0 = V[:, :L0]  # [b, L0, m]
@@ -464,8 +452,7 @@ def _prop2_argmax(V, i: int, L0: int, R, rule: str, g) -> torch.Tensor:
 def prop3_monotone_copy(
     num_freq: int = NUM_FREQ, base: float = BASE, L: int | None = None, L0: int = L0_DEFAULT
 ) -> dict:
-    """Proposition 3: ``κ(d) = sin(d θ_min)`` (a 2×2 block on φ's lowest-frequency pair) attains
-    α_L = 1 on copy; default L = 2·⌊π/(2θ_min)⌉ − 1 (17665), the copy offset at the kernel's peak."""
+    """Prop. 3: ``κ(d) = sin(d θ_min)`` solves copy; default L = 2·⌊π/(2θ_min)⌉ − 1."""
     from lengthgen.nn.positional import monotone_range, theta_min
 
     fam = KernelFamily("sinusoidal", L0=L0, num_freq=num_freq, base=base)
@@ -482,8 +469,7 @@ def prop3_monotone_copy(
 def prop3_existence(
     delta: int = 1, d_max: int = 50_000, num_freq: int = NUM_FREQ, base: float = BASE
 ) -> dict:
-    """Prop. 3(A): ``g(d) = Σ_k cos(θ_k (d − δ))`` peaks uniquely at d = δ: the argmax over
-    [0, d_max], the margin to the runner-up and α_L of offset ``delta`` at L = d_max."""
+    """Prop. 3(A): argmax and margin of ``g(d) = Σ_k cos(θ_k (d − δ))``, α_L of offset δ."""
     th = frequencies(num_freq, base).numpy()
     d = np.arange(check_positive_int("d_max", d_max) + 1)
     g = np.cos(np.outer(d - delta, th)).sum(1)
@@ -496,14 +482,13 @@ def prop3_existence(
 
 # --------------------------------------------------------------------------- Prop. 4
 def clamped_margin(task: str, L: int, L0: int = L0_DEFAULT, rule: str = "ce") -> float:
-    """Smallest target margin over the scored rows for the selected clamped learned-absolute head."""
+    """Smallest target margin over the scored rows of the selected clamped learned-absolute head."""
     fam, W = select("learned_abs", task, rule, L0=L0)
     return float(simulate(W, fam, task, L, L0).margin.min())
 
 
 def duality_table(lengths=(30, 60, 128), L0: int = L0_DEFAULT) -> list[dict]:
-    """Proposition 4's table: α_L on (prev, first, copy) of the CE-selected RoPE and clamped
-    learned-absolute heads, the kernel peaked at 1 and the clamped head's smallest margins."""
+    """Prop. 4's table: α_L of the CE RoPE and clamped heads, peak-1 kernel, clamped margins."""
     rows, cells = [], [(e, t) for e in ("rope", "learned_abs") for t in ("prev", "first", "copy")]
     for L in lengths:
         row = {"L": L} | {f"{e}/{t}": alpha(e, t, L, L0=L0) for e, t in cells}

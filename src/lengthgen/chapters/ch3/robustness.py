@@ -1,6 +1,6 @@
-"""Chapter 3's robustness studies (details page): App. G's training lengths, App. H's RoPE frequency
-sweep and induction task, App. F's larger model. Each trained cell is one ensemble of the seeds (and
-tasks) of one setting (:func:`train_seeds`); the measurements the claims read are at the end."""
+"""Chapter 3's robustness studies (details page): App. G's training lengths, App. H's RoPE
+frequency sweep and induction, App. F's larger model; each trained cell is one ensemble
+(:func:`train_seeds`); the measurements the claims read are at the end."""
 
 from __future__ import annotations
 
@@ -25,9 +25,8 @@ ROPE_SCALES = (1.0, 0.3, 0.1, 0.03, 0.01)
 APP_F = {"vocab": 64, "d_model": 128, "seeds": (0, 1), "tier": "1L1H"}
 #: App. H, Table 9: induction at one and two layers; 3 seeds (ours), LG at L = 60 (ours).
 INDUCTION = {"tiers": ("1L1H", "2L4H"), "seeds": (0, 1, 2)}
-#: Planned cells not stored yet (a ``reproduce ch3 --scale full`` run stores them, and the claims
-#: that read them are then checked). App. G at L0 = 40 measured over 20 CPU-minutes per ensemble
-#: (five ensembles) before the session that started it stopped it; App. F about 13 per ensemble.
+#: Planned cells not stored yet (``reproduce ch3 --scale full`` stores them; their claims are then
+#: checked): App. G at L0 = 40, over 20 CPU-minutes per ensemble (5); App. F, about 13 each.
 NOT_RUN: frozenset = frozenset(n for e in ENCODINGS for n in (f"appG__L0_40__{e}", f"appF__{e}"))
 #: App. G's training lengths that are measured: those whose cells are all stored.
 APP_G_MEASURED = tuple(
@@ -36,8 +35,7 @@ APP_G_MEASURED = tuple(
 
 
 def train_seeds(tier, encoding, tasks, seeds, *, setting: dict, **protocol) -> list[dict]:
-    """Train ``tasks`` × ``seeds`` of one ``tier`` and ``encoding`` as one ensemble, its rows tagged
-    with the study's ``setting`` (e.g. ``{"L0": 10}``)."""
+    """Train ``tasks`` × ``seeds`` as one ensemble, its rows tagged with ``setting``."""
     rows = train_groups(tier, encoding, [(tasks, s) for s in seeds], **protocol)
     return [{**r, **setting} for g in rows for r in g]
 
@@ -56,8 +54,7 @@ def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
 
 
 def cells() -> list[Cell]:
-    """The robustness cells of the full-scale plan, cheapest first: ``robustness_alpha``, App. G at
-    L0 = 10, App. H's frequency sweep and induction, App. G at L0 = 40, App. F."""
+    """The robustness cells of the full-scale plan, cheapest first."""
     G, F, I = APP_G["seeds"], APP_F, INDUCTION
     app_g = lambda L0: [
         _cell(f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0])
@@ -91,8 +88,8 @@ class ScaledRope(KernelFamily):
 
 
 def alpha_cell() -> dict:
-    """α_L (CE rule, :data:`paper.CE_FIT`) of the robustness studies: ``{"appG": {L0: {"enc/task":
-    α at 3·L0}}, "rope_scale": {scale: {L: α}} }`` (RoPE skip-3 at the study's lengths)."""
+    """α_L (CE rule) of the robustness studies: ``{"appG": {L0: {"enc/task": α at 3·L0}},
+    "rope_scale": {scale: {L: α}}}`` (RoPE skip-3)."""
     appG = {
         str(L0): {
             f"{e}/{t}": simulate(fit_ce(fam, t, L0, **paper.CE_FIT), fam, t, 3 * L0, L0).alpha
@@ -124,8 +121,9 @@ def _mean(rows, key="acc", **match) -> float:
 
 
 def app_g_cells(r) -> dict:
-    """App. G per training length: ``{L0: {"enc/task": {"alpha": α_{3L0}, "lg": mean LG@3L0 over
-    the 3 seeds, "train"}}}``; L0 = 20 reads the main study's seeds 0–2 at L = 60."""
+    """App. G per training length: ``{L0: cell summaries at 3·L0}`` over 3 seeds (L0 = 20: the main
+    study's seeds 0–2 at L = 60), with α_{3L0} (:func:`~.analysis.cell_summary`)."""
+    from lengthgen.chapters.ch3.analysis import cell_summary
     from lengthgen.chapters.ch3.measures import rows
 
     out = {}
@@ -133,13 +131,9 @@ def app_g_cells(r) -> dict:
         if L0 in APP_G["trained"]:
             rs = [x for e in ENCODINGS for x in _rows(r, f"appG__L0_{L0}__{e}")]
         else:
-            rs = [x for x in rows(r) if x["tier"] == "1L1H" and x["L"] == 3 * L0]
-            rs = [x for x in rs if x["seed"] in APP_G["seeds"] and x["task"] in MAIN_TASKS]
-        cell = lambda k, key: _mean(rs, key, encoding=k.split("/")[0], task=k.split("/")[1])
-        out[L0] = {
-            k: {"alpha": a, "lg": cell(k, "acc"), "train": cell(k, "train_acc")}
-            for k, a in _rows(r, "robustness_alpha")["appG"][str(L0)].items()
-        }
+            rs = [x for x in rows(r) if x["L"] == 3 * L0 and x["seed"] in APP_G["seeds"]]
+        A = {k: {3 * L0: a} for k, a in _rows(r, "robustness_alpha")["appG"][str(L0)].items()}
+        out[L0] = cell_summary(rs, "1L1H", A)
     return out
 
 
@@ -160,8 +154,7 @@ def app_g_generalizing(r) -> dict:
 
 
 def rope_scale_table(r) -> dict:
-    """App. H's frequency sweep: per stored scale, ``{"alpha": α_60, "lg": mean LG@60 over 5 seeds,
-    "train": mean train accuracy, "lg_seeds": per-seed LG@60}``."""
+    """App. H's frequency sweep per stored scale: α_60, mean LG@60, train accuracy, LGs."""
     out = {}
     for s in [s for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
         rs = [x for x in _rows(r, f"appH__rope_scale_{s:g}") if x["L"] == 60]
@@ -174,8 +167,7 @@ def rope_scale_table(r) -> dict:
 
 
 def app_f_stats(r) -> dict:
-    """App. F's 1L1H tier at vocabulary 64, d = 128 (2 seeds): the §6 statistics
-    (:func:`~lengthgen.chapters.ch3.analysis.study_stats`) with the main α table."""
+    """App. F's 1L1H tier (vocabulary 64, d = 128): the §6 statistics with the main α table."""
     from lengthgen.chapters.ch3 import analysis
     from lengthgen.chapters.ch3.measures import N_BOOT, N_PERM, _memo, alpha
 

@@ -1,6 +1,5 @@
 """How chapter 3 trains its decoders (App. C; section "The trained study"): the tasks' data, the
-masked loss and accuracy, and :func:`train_groups`, which trains several groups of one tier and
-encoding as one ensemble (:func:`.experiments.train_cell_group` is it with one group)."""
+masked loss and accuracy, and :func:`train_groups` (several groups as one ensemble)."""
 
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ IGNORE = -100
 
 
 def target_table(tasks, L: int) -> torch.Tensor:
-    """``[T, L+1, L]``: entry [τ, n, i] = t_n(i) of task τ at length n (−1 off the query rows or i ≥ n)."""
+    """``[T, L+1, L]``: [τ, n, i] = t_n(i) of task τ, length n (−1 off the query rows or i ≥ n)."""
     T = torch.full((len(tasks), L + 1, L), -1, dtype=torch.long)
     for a, task in enumerate(tasks):
         for n in range(1, L + 1 if task not in CONTENT_TASKS else 1):
@@ -32,8 +31,7 @@ def target_table(tasks, L: int) -> torch.Tensor:
 
 
 def induction_targets(x: torch.Tensor) -> torch.Tensor:
-    """App. H's induction task on tokens ``x [..., n]``: t(i) = j + 1 for the last j < i with
-    x_j = x_i (−1 where x_i has not occurred before)."""
+    """App. H's induction on tokens ``x``: t(i) = j + 1, the last j < i with x_j = x_i (else −1)."""
     n = x.shape[-1]
     seen = (x[..., :, None] == x[..., None, :]) & torch.ones(n, n, dtype=torch.bool).tril(-1)
     j = torch.where(seen, torch.arange(n), -1).amax(-1)
@@ -41,21 +39,20 @@ def induction_targets(x: torch.Tensor) -> torch.Tensor:
 
 
 def task_targets(task: str, x: torch.Tensor) -> torch.Tensor:
-    """Targets ``[N, n]`` of ``task`` on the sequences ``x [N, n]``: positional tasks ignore the tokens."""
+    """Targets ``[N, n]`` of ``task`` on the sequences ``x [N, n]`` (positional: tokens ignored)."""
     if task in CONTENT_TASKS:
         return induction_targets(x)
     return targets(task, x.shape[-1]).expand(x.shape)
 
 
 def labels(x: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
-    """Per-position labels ``x[t(i)]`` where ``tgt[..., i] ≥ 0``, :data:`IGNORE` elsewhere (x, tgt: [..., n])."""
+    """Per-position labels ``x[t(i)]`` where ``tgt[..., i] ≥ 0``, :data:`IGNORE` elsewhere."""
     y = torch.gather(x, -1, tgt.clamp(min=0))
     return torch.where(tgt >= 0, y, torch.full_like(y, IGNORE))
 
 
 def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Tensor:
-    """The training length of each of ``steps`` updates, n ~ U{L0/2, …, L0} from generator ``seed``
-    (shared by every member of a group; :func:`make_sampler`)."""
+    """The training length of each update, n ~ U{L0/2, …, L0} from generator ``seed``."""
     steps = check_positive_int("steps", steps)
     L0 = check_positive_int("L0", L0, minimum=2)
     seed = check_positive_int("seed", seed, minimum=0)
@@ -65,8 +62,8 @@ def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Te
 def make_sampler(
     tasks, *, batch: int, L0: int = L0_DEFAULT, vocab: int = 12, steps: int, length_seed: int = 0
 ):
-    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator, the
-    length n of each update from one schedule (``length_seed``), so a batch is ``[E, batch, n]``."""
+    """``sample(step, gens)`` for the engine: member e draws its tokens from its own generator,
+    the length of each update from one schedule (``length_seed``): batches ``[E, batch, n]``."""
     tab = target_table(tasks, L0)
     content = torch.tensor([t in CONTENT_TASKS for t in tasks])
     sched = length_schedule(steps, L0, length_seed)
@@ -102,8 +99,8 @@ def masked_acc(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def eval_banks(tasks, lengths, *, n_eval, train_n, L0=L0_DEFAULT, vocab=12, seed=12345):
-    """Per-member banks ``{key: (x [E, N, L], y [E, N, L])}``: key ``L`` scores the query rows in
-    [L0, L) at length L; keys ``("train", n)``, n = L0/2 … L0, every query row of length n."""
+    """Per-member banks ``{key: (x, y)}``: key ``L`` scores the rows in [L0, L) at length L;
+    keys ``("train", n)``, n = L0/2 … L0, every query row at length n."""
     g = torch.Generator().manual_seed(seed)
     banks = {}
     specs = [(int(L), n_eval, L) for L in lengths]
@@ -147,10 +144,9 @@ def train_groups(
     rope_scale: float = 1.0,
 ) -> list[list[dict]]:
     """Train the ``(tasks, seed)`` ``groups`` of one ``tier`` and ``encoding`` as ONE ensemble and
-    measure them (section "The trained study"): one list of rows per group. Member (τ, s) keeps its
-    own cell's weights (seed s), data stream (``data_seed_offset + data_seed_stride·s + index``),
-    length schedule and evaluation banks; groups of different seeds are padded (unscored) to the
-    update's longest length. ``vocab``, ``d_model``, ``rope_scale``: App. F and H vary them."""
+    measure them: one list of rows per group. Member (τ, s) keeps its own cell's weights, data
+    stream, length schedule and banks; groups of other seeds are padded, unscored (App. F and H vary
+    ``vocab``, ``d_model``, ``rope_scale``)."""
     from lengthgen.engine.train import OptimConfig, train_ensemble
 
     check_choice("tier", tier, tuple(TIERS))
@@ -178,8 +174,7 @@ def train_groups(
 
 
 def _check_groups(groups) -> list[tuple]:
-    """``groups`` of :func:`train_groups` checked: a non-empty list of distinct ``(tasks, seed)``
-    pairs, each with known tasks and a seed ≥ 0; returned as ``[(tuple(tasks), seed)]``."""
+    """``groups`` as ``[(tasks, seed)]``: non-empty, distinct pairs of known tasks and seed ≥ 0."""
     if isinstance(groups, (str, bytes)) or not groups:
         raise ConfigError(f"groups must be a non-empty list of (tasks, seed) pairs, got {groups!r}")
     checked = []
@@ -194,8 +189,7 @@ def _check_groups(groups) -> list[tuple]:
 
 
 def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
-    """The measured rows of :func:`train_groups`, one list per group: the trained ensemble ``res``
-    on every group's :func:`eval_banks` (seed ``run["eval"] + s``)."""
+    """The rows of :func:`train_groups`: the trained ensemble ``res`` on each group's banks."""
     from lengthgen.engine.train import evaluate_ensemble
 
     kw = dict(n_eval=run["eval_n"], train_n=run["train_n"], L0=run["L0"], vocab=run["vocab"])
@@ -222,8 +216,7 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
 
 
 def _groups_sampler(groups, *, batch: int, L0: int, steps: int, vocab: int = 12):
-    """The ``sample(step, gens)`` of :func:`train_groups`: each group's own :func:`make_sampler`,
-    batches padded at the end to the update's longest length (token 0, label :data:`IGNORE`)."""
+    """Each group's own :func:`make_sampler`, batches padded to the update's longest length."""
     samplers = [
         make_sampler(tasks, batch=batch, L0=L0, steps=steps, vocab=vocab, length_seed=s)
         for tasks, s in groups
