@@ -1,13 +1,10 @@
 """The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
 comparison chosen before our value was seen (book page ``book/claims.md``).
 
-Each chapter declares its :class:`Claim` and :class:`Unchecked` records in
-``lengthgen.chapters.chN.claims``; its notebook shows them through a :class:`Ledger`, which writes
-``results/claims/chN.json``; :func:`check_ledgers` re-evaluates the stored-result claims. Checks:
-``value`` (|ours − paper| ≤ tolerance, element-wise), ``interval`` (ours in [lo, hi]), ``equal``,
-``direction`` (only the sign or order, ``holds(ours)``) and ``predicate`` (a precise property,
-``holds(ours)``). A failing check without a declared :class:`Deviation` raises
-:class:`ClaimFailed`. This core imports no chapter statically and no page code.
+Chapters declare :class:`Claim` and :class:`Unchecked` records in ``lengthgen.chapters.chN.claims``;
+a notebook's :class:`Ledger` shows them and writes ``results/claims/chN.json``; :func:`check_ledgers`
+re-evaluates the stored-result claims; :func:`compare` is each check. This core imports no chapter
+statically and no page code.
 """
 
 from __future__ import annotations
@@ -166,7 +163,9 @@ class Unchecked:
 
 # --------------------------------------------------------------------------- evaluation
 def compare(claim: Claim, ours) -> bool:
-    """Whether ``ours`` passes ``claim``'s check (see the module docstring)."""
+    """Whether ``ours`` passes ``claim``'s check: ``value`` (|ours − paper| ≤ tolerance,
+    element-wise), ``interval`` (ours in [lo, hi]), ``equal``, ``direction`` (only the sign or
+    order) and ``predicate`` (a precise property), both ``holds(ours)``."""
     c = claim.check
     if c in ("direction", "predicate"):
         out = claim.holds(ours)
@@ -251,6 +250,13 @@ def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
     return rec
 
 
+def stored_record(c: Claim | Unchecked, results: StoredResults, chapter: str) -> dict:
+    """The record of an :class:`Unchecked` claim, or of a stored claim measured on ``results``."""
+    if isinstance(c, Unchecked):
+        return unchecked_record(c, chapter=chapter)
+    return evaluate(c, c.measure(results), chapter=chapter, scale="full")
+
+
 def category(rec: dict) -> str:
     """Scorecard category of a ledger record: a holding ``direction`` check counts as "direction"."""
     if rec["status"] == "reproduced" and rec.get("check") == "direction":
@@ -296,15 +302,12 @@ class StoredResults:
         self._cache: dict[str, Any] = {}
         self._prov: dict[str, dict] = {}
 
-    def _experiments(self):
-        try:
-            return importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
-        except ModuleNotFoundError:
-            return None
-
     def cell(self, name: str):
         if name not in self._cache:
-            mod = self._experiments()
+            try:
+                mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
+            except ModuleNotFoundError:
+                mod = None
             if hasattr(mod, "load_stored_cell"):  # the chapter's own checked reader
                 obj = mod.load_stored_cell(name, folder=self.folder)
             else:
@@ -323,13 +326,7 @@ class Ledger:
     """The claims of one page of a chapter while its notebook executes: :meth:`show` (stored
     claims), :meth:`record` (live ones), :meth:`save` (refuses while a live claim is missing)."""
 
-    def __init__(
-        self,
-        chapter: str,
-        scale: str | None = None,
-        results: StoredResults | None = None,
-        page: str = "main",
-    ):
+    def __init__(self, chapter: str, scale=None, results=None, page: str = "main"):
         self.module = chapter_claims(chapter)
         self.chapter = chapter
         self.page = check_choice("page", page, PAGES)
@@ -357,21 +354,20 @@ class Ledger:
             raise ConfigError(f"claim {id} is not a {source} claim")
         return c
 
+    def _keep(self, rec: dict) -> "ClaimRows":
+        self._records[rec["id"]] = rec
+        return ClaimRows([rec])
+
     def show(self, id: str) -> "ClaimRows":
         """Evaluate stored claim ``id`` (or show an unchecked one); returns its table row."""
         c = self._claim(id)
-        if isinstance(c, Unchecked):
-            self._records[id] = unchecked_record(c, chapter=self.chapter)
-            return ClaimRows([self._records[id]])
-        c = self._claim(id, "stored")
-        self._records[id] = evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full")
-        return ClaimRows([self._records[id]])
+        c = c if isinstance(c, Unchecked) else self._claim(id, "stored")
+        return self._keep(stored_record(c, self.results, self.chapter))
 
     def record(self, id: str, ours) -> "ClaimRows":
         """Record live claim ``id`` with our value ``ours``; returns its table row."""
         c = self._claim(id, "live")
-        self._records[id] = evaluate(c, ours, chapter=self.chapter, scale=self.scale)
-        return ClaimRows([self._records[id]])
+        return self._keep(evaluate(c, ours, chapter=self.chapter, scale=self.scale))
 
     def claims(self, *items) -> "ClaimRows":
         """Several claims as one table: stored claim ids and live ``(id, ours)`` pairs."""
@@ -413,15 +409,10 @@ class Ledger:
         ]
         if missing:
             raise ConfigError(f"{self.chapter}: live claims never recorded: {', '.join(missing)}")
-        out = []
-        for c in self._mine():
-            if isinstance(c, Unchecked):
-                out.append(unchecked_record(c, chapter=self.chapter))
-            elif c.id in self._records:
-                out.append(self._records[c.id])
-            else:
-                out.append(evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full"))
-        return out
+        return [
+            self._records.get(c.id) or stored_record(c, self.results, self.chapter)
+            for c in self._mine()
+        ]
 
     def save(self, folder: str | Path | None = None) -> Path:
         """Write this page's part of the ledger atomically; a value that differs from the written
@@ -523,7 +514,7 @@ def _chapter_problems(ch: str, root: Path):
         if not (isinstance(c, Claim) and c.source == "stored"):
             continue
         try:
-            new = evaluate(c, c.measure(results), chapter=ch, scale="full")
+            new = stored_record(c, results, ch)
         except ClaimFailed as err:
             yield c.id, f"fails without a declared deviation: {err}"
             continue

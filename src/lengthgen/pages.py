@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+from html import escape
 from pathlib import Path
 
 from lengthgen.claims import (
@@ -26,6 +27,7 @@ from lengthgen.claims import (
     protocol_label,
 )
 from lengthgen.config import CHAPTERS, ConfigError
+from lengthgen.tables import HTML
 
 CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
 
@@ -46,17 +48,13 @@ def _where(path: Path, line: int) -> str:
     return f"{path.resolve().relative_to(CHAPTERS_DIR.parents[2]).as_posix()}:{line}"
 
 
-def _claims_first(path: Path):
-    """Sort key: chapter by chapter, its claims modules first."""
-    return path.relative_to(CHAPTERS_DIR).parts[0], "claims" not in path.stem, path
-
-
 @functools.cache
 def declared_at() -> dict[str, str]:
     """``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``: the first literal of each id (claims
     modules first), outside the ``HEADLINE`` and ``DETAILS`` tables that only cite ids."""
     found: dict[str, str] = {}
-    for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=_claims_first):
+    key = lambda p: (p.relative_to(CHAPTERS_DIR).parts[0], "claims" not in p.stem, p)  # noqa: E731
+    for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=key):
         tree = ast.parse(path.read_text(), filename=str(path))
         citing = {
             id(n)
@@ -103,13 +101,8 @@ def origin_notes(r: dict) -> list[str]:
     return [f"<p>{n}</p>" for n in notes]
 
 
-_BADGE = {
-    "reproduced": "#1b7f3b",
-    "direction": "#3465a4",
-    "deviates": "#b5470b",
-    "not-reproducible": "#6b6b6b",
-    "not-attempted": "#8a8a8a",
-}
+#: each category's colour (green, blue, orange, two greys)
+_BADGE = dict(zip(CATEGORIES, ("#1b7f3b", "#3465a4", "#b5470b", "#6b6b6b", "#8a8a8a")))
 _CSS = """<style>
 div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
 div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
@@ -139,9 +132,7 @@ div.lg-results p{margin:0.3em 0}
 
 
 def _esc(x) -> str:
-    import html
-
-    return html.escape(str(x))
+    return escape(str(x))
 
 
 def badge(cat: str, label: str | None = None) -> str:
@@ -210,51 +201,38 @@ def claim_notes(r: dict) -> list[str]:
     return [f"<p>{n}</p>" for n in notes]
 
 
-def claim_row(r: dict, *, anchor: bool = True, where: bool = True, origin: bool = False) -> str:
-    """One claim as one row (statement | paper | ours | status) opening to its details; the
-    ``data-*`` attributes are what the scorecard filters and sorts on."""
-    cat = category(r)
-    prot = _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
+def _protocol(r: dict) -> str:
+    return _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
+
+
+def claim_row(r: dict, *, where: bool = True, origin: bool = False) -> str:
+    """One claim as one row (statement | paper | ours | status) opening to its details, with its
+    permalink; the ``data-*`` attributes are what the scorecard filters and sorts on."""
+    cat, rid, loc = category(r), _esc(r["id"]), _esc(r["location"])
     attrs = (
         f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
-        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}" '
+        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(_protocol(r))}" '
         f'data-group="{_esc(r.get("group", "paper"))}"'
     )
-    ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
     paper, ours = cell_values(r)
-    label = _label(r)
-    where_note = "" if where else f"<p><b>where:</b> {_esc(r['location'])}</p>"
-    perma = (
-        f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
-        if anchor
-        else ""
-    )
+    notes = claim_notes(r) + (origin_notes(r) if origin else [])
     return (
-        f'<details class="lg-claim"{ident} {attrs}><summary>'
-        f"<span>{_esc(r['statement'])}"
-        + (f" <i>({_esc(r['location'])})</i>" if where else "")
-        + f"{perma}</span>"
-        f"<span>{_esc(paper)}</span>"
-        f"<span>{_esc(ours)}</span><span>{badge(cat, label)}</span>"
-        f'</summary><div class="lg-more">{where_note}{"".join(claim_notes(r))}'
-        f"{''.join(origin_notes(r)) if origin else ''}</div></details>"
+        f'<details class="lg-claim" id="claim-{rid}" {attrs}><summary>'
+        f"<span>{_esc(r['statement'])}{f' <i>({loc})</i>' if where else ''}"
+        f'<a class="lg-perma" href="#claim-{rid}" title="link to this claim">#</a></span>'
+        f"<span>{_esc(paper)}</span><span>{_esc(ours)}</span><span>{_badge_of(r)}</span>"
+        f'</summary><div class="lg-more">{"" if where else f"<p><b>where:</b> {loc}</p>"}'
+        f"{''.join(notes)}</div></details>"
     )
 
 
-def claims_html(
-    rows: list[dict],
-    *,
-    css: bool = True,
-    anchor: bool = True,
-    where: bool = True,
-    origin: bool = False,
-) -> str:
+def claims_html(rows: list[dict], *, css=True, where=True, origin=False) -> str:
     """Ledger records as the book's compact claims table (:func:`claim_row`)."""
     head = (
         '<div class="lg-claims"><div class="lg-row"><span>claim</span><span>paper</span>'
         "<span>ours</span><span>status</span></div>"
     )
-    body = "".join(claim_row(r, anchor=anchor, where=where, origin=origin) for r in rows)
+    body = "".join(claim_row(r, where=where, origin=origin) for r in rows)
     return (_CSS if css else "") + head + body + "</div>"
 
 
@@ -268,10 +246,8 @@ def totals_html(folder: str | Path | None = None) -> str:
         "</tr></thead><tbody>"
     ]
     for (_, r), (_, s), (_, o) in zip(paper.iterrows(), selfc.iterrows(), ours.iterrows()):
-        strong = r["chapter"] == "all"
-        cell = (lambda v: f"<b>{v}</b>") if strong else (lambda v: str(v))
-        held = int(o["reproduced"]) + int(o["direction"])
-        mine = f"{int(o['total'])} ({held})" if int(o["total"]) else "—"
+        cell = (lambda v: f"<b>{v}</b>") if r["chapter"] == "all" else str
+        mine = f"{int(o['total'])} ({_held(o)})" if int(o["total"]) else "—"
         out.append(
             f"<tr><td>{cell(r['chapter'])}</td>"
             + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
@@ -372,34 +348,22 @@ def _options(name: str, label: str, values, words: dict | None = None) -> str:
     )
 
 
-def scorecard_markdown(
-    folder: str | Path | None = None,
-    figure: str | None = None,
-    downloads: tuple[str, str] | None = None,
-) -> str:
+def scorecard_markdown(folder=None, figure: str | None = None, downloads=None) -> str:
     """The scorecard page's body (MyST with raw HTML): totals, ``figure``, ``downloads`` (CSV,
     JSON), then every claim (:func:`claim_row`) with offline filters, a search and a sort."""
-    rows = load_all(folder)
-    parts = [totals_html(folder), ""]
+    rows, parts = load_all(folder), [totals_html(folder), ""]
     if figure:
-        parts += [
-            f"```{{figure}} {figure}",
-            ":name: fig-scorecard-totals",
-            ":width: 100%",
-            "",
-            "Paper claims per chapter by status (self-checks not counted).",
-            "```",
-            "",
-        ]
+        caption = "Paper claims per chapter by status (self-checks not counted)."
+        parts += [f"```{{figure}} {figure}", ":name: fig-scorecard-totals", ":width: 100%"]
+        parts += ["", caption, "```", ""]
     if downloads:
-        csv_path, json_path = downloads
         parts += [
-            f"Download the whole ledger: {{download}}`CSV <{csv_path}>` · "
-            f"{{download}}`JSON <{json_path}>` (one record per claim, every field).",
+            f"Download the whole ledger: {{download}}`CSV <{downloads[0]}>` · "
+            f"{{download}}`JSON <{downloads[1]}>` (one record per claim, every field).",
             "",
         ]
     present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
-    protos = sorted({_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows})
+    protos = sorted({_protocol(r) for r in rows})
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options("chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")])
@@ -481,14 +445,12 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
         o = ours.get(r["chapter"])
         if o is not None and int(o["total"]):
-            held = int(o["reproduced"]) + int(o["direction"])
-            mine = f"our predictions: {held} of {int(o['total'])} held"
+            mine = f"our predictions: {_held(o)} of {int(o['total'])} held"
             out = mine if not int(r["total"]) else f"{out}; {mine}"
         n = int(selfc[r["chapter"]]["total"])
         return out + (f" (and {n} self-checks)" if n else "")
 
     links = functools.partial(_links, "scorecard.html#claim-")
-
     out = [
         _CSS,
         '<div class="lg-results"><table class="lg-claims"><colgroup><col style="width:16%">'
@@ -496,8 +458,7 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         "<th>chapter</th><th>main finding</th><th>main deviation</th><th>paper claims</th></tr></thead><tbody>",
     ]
     for ch in CHAPTERS:
-        head = getattr(chapter_claims(ch), "HEADLINE", None) or {}
-        r = row_of[ch]
+        head, r = _headline(ch), row_of[ch]
         out.append(
             f"<tr><td><b>{_esc(TITLES[ch])}</b></td>"
             f'<td data-label="main finding">{_esc(head.get("finding", "—"))} '
@@ -514,6 +475,15 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     return "".join(out) + "\n"
 
 
+def _held(o) -> int:
+    """How many of a chapter's predictions of ours held (in value or in direction)."""
+    return int(o["reproduced"]) + int(o["direction"])
+
+
+def _headline(chapter: str) -> dict:
+    return getattr(chapter_claims(chapter), "HEADLINE", None) or {}
+
+
 def _links(prefix: str, ids) -> str:
     return " ".join(f'<a href="{prefix}{_esc(i)}">[{n + 1}]</a>' for n, i in enumerate(ids))
 
@@ -523,10 +493,13 @@ def _label(r: dict) -> str:
     return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
+def _badge_of(r: dict) -> str:
+    return badge(category(r), _label(r))
+
+
 def headline_claims(chapter: str) -> list[dict]:
     """The chapter's 3–5 headline claims ``HEADLINE["claims"]``: ``[{"claim": words, "id": id}]``."""
-    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
-    items = head.get("claims") or []
+    items = _headline(chapter).get("claims") or []
     if not 3 <= len(items) <= 5 and chapter != "ch0":
         raise ConfigError(
             f"{chapter}: HEADLINE['claims'] lists {len(items)} claims; a results box shows 3 to 5"
@@ -558,13 +531,11 @@ def results_box(chapter: str, folder: str | Path | None = None):
 
     rows = load_ledger(chapter, folder)
     by_id = {r["id"]: r for r in rows}
-    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
-    items = headline_claims(chapter)
+    head, items = _headline(chapter), headline_claims(chapter)
     missing = [it["id"] for it in items if it["id"] not in by_id]
     if missing:
         raise ConfigError(f"{chapter}: headline claims not in its ledger: {', '.join(missing)}")
     link = "../book/scorecard.html#claim-"
-
     groups = {r.get("group", "paper") for r in rows}
     lab = "paper" if "paper" in groups else "predicted" if "ours" in groups else "expected"
     body = []
@@ -574,7 +545,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         body.append(
             f'<tr data-claim="{_esc(r["id"])}"><td>{_esc(it["claim"])}</td>'
             f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
-            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
+            f'<td><a href="{link}{_esc(r["id"])}">{_badge_of(r)}</a></td></tr>'
         )
     c = cost.chapter_cost(chapter)
     spent = (
@@ -585,8 +556,6 @@ def results_box(chapter: str, folder: str | Path | None = None):
         if c["cpu_recorded"]
         else "it stores no full-scale results"
     )
-    dev = head.get("deviation")
-    dev_links = _links(link, head.get("deviation_ids", []))
     parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
         parts.append(
@@ -597,13 +566,12 @@ def results_box(chapter: str, folder: str | Path | None = None):
             "<th>ours</th><th>verdict</th></tr>"
             "</thead><tbody>" + "".join(body) + "</tbody></table>"
         )
-    if dev:
+    if dev := head.get("deviation"):
+        dev_links = _links(link, head.get("deviation_ids", []))
         parts.append(f"<p><b>Main deviation.</b> {_esc(dev)} {dev_links}</p>")
     parts.append(
         f"<p><b>Cost.</b> This page executes at smoke scale in minutes; {spent}.</p></div>"
     )
-    from lengthgen.tables import HTML
-
     return HTML("".join(parts))
 
 

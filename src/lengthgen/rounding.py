@@ -78,9 +78,7 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
     return _clean(a) == _clean(b)
 
 
-def keep_within_rounding(
-    records: list[dict], path: str | Path, digits: dict | None = None
-) -> list[dict]:
+def keep_within_rounding(records: list[dict], path, digits: dict | None = None) -> list[dict]:
     """``records`` with each ``our_value`` replaced by the one written at ``path`` where only the
     ledger's rounding separates them (every other field equal)."""
     try:  # a missing, unreadable or malformed written ledger keeps nothing

@@ -15,13 +15,8 @@ import uuid
 from lengthgen.config import ConfigError
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
 #: CSS pixels per inch of figure in an explorer, and how many drawn pixels per CSS pixel
-DISPLAY_PX_PER_INCH = 100
-HIDPI = 2
-
-
+DISPLAY_PX_PER_INCH, HIDPI = 100, 2
 #: Two frames look the same when fewer than VISIBLE_PIXELS pixels differ by more than VISIBLE_LEVEL
 #: of 255 in a channel (anti-aliasing moves a few pixels; a moved curve hundreds; issue 35).
 VISIBLE_LEVEL, VISIBLE_PIXELS = 48, 40
@@ -93,11 +88,10 @@ class FrameExplorer:
             return self._widget
         import ipywidgets as W
 
-        names = list(self.grid)
-        controls = {}
-        for i, k in enumerate(names):
+        controls, combo = {}, []
+        for i, k in enumerate(self.grid):
             vals = list(self.grid[k])
-            v0 = vals[self._start[i]]
+            combo.append(v0 := vals[self._start[i]])
             numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
             if not numeric or k in self._discrete or len(vals) < 2:
                 controls[k] = W.Dropdown(
@@ -118,8 +112,7 @@ class FrameExplorer:
                     min=lo, max=hi, step=step, readout_format=".3g", **common
                 )
             controls[k]._lg_int = ints
-        combo = tuple(list(self.grid[k])[self._start[i]] for i, k in enumerate(names))
-        image = W.Image(value=base64.b64decode(self.frames[combo]), format="png")
+        image = W.Image(value=base64.b64decode(self.frames[tuple(combo)]), format="png")
         image.layout.max_width = "100%"
 
         def settings():
@@ -199,22 +192,15 @@ def _control(label: str, vals: list, start: int, i: int) -> str:
     return f'<label style="margin-right:1.2em">{label} <select data-i="{i}">{opts}</select></label>'
 
 
-def frame_explorer(
-    draw,
-    grid: dict,
-    *,
-    labels: dict | None = None,
-    initial: dict | None = None,
-    discrete: tuple = (),
-) -> FrameExplorer:
+def frame_explorer(draw, grid: dict, *, labels=None, initial=None, discrete=()) -> FrameExplorer:
     """A kernel-free explorer: ``draw(**settings)`` is drawn for every combination of ``grid``
     (``{argument: [values, …]}``, at most 200) and embedded as PNG frames, one control per
     argument. ``labels`` names the controls, ``initial`` picks the first frame, ``discrete`` names
     numeric arguments the live explorer offers as a drop-down. Every option must change the
     figure visibly."""
-    names, combos = _check_grid(draw, grid, initial or {}, discrete)
-    labels = {**{k: k for k in names}, **(labels or {})}
     initial = initial or {}
+    names, combos = _check_grid(draw, grid, initial, discrete)
+    labels = {**{k: k for k in names}, **(labels or {})}
     dpi = DISPLAY_PX_PER_INCH * HIDPI
     frames, width_px = _draw_frames(draw, names, combos, dpi)
     width = f"{width_px // HIDPI}px"
