@@ -166,33 +166,28 @@ def compare(claim: Claim, ours) -> bool:
     """Whether ``ours`` passes ``claim``'s check: ``value`` (|ours − paper| ≤ tolerance,
     element-wise), ``interval`` (ours in [lo, hi]), ``equal``, ``direction`` (only the sign or
     order) and ``predicate`` (a precise property), both ``holds(ours)``."""
-    c = claim.check
-    if c in ("direction", "predicate"):
+    if claim.check in ("direction", "predicate"):
         out = claim.holds(ours)
-        if not isinstance(out, (bool,)) and type(out).__name__ != "bool_":
+        if not isinstance(out, bool) and type(out).__name__ != "bool_":
             raise TypeError(f"claim {claim.id}: holds() must return a bool, got {out!r}")
         return bool(out)
-    if c == "equal":
-        a, b = _as_list(claim.paper_value), _as_list(ours)
-        if a is not None or b is not None:
-            return _clean(a) == _clean(b)
-        return _clean(claim.paper_value) == _clean(ours)
-    if c == "value":
-        a, b = _as_list(claim.paper_value), _as_list(ours)
-        if a is None and b is None:
-            a, b = [claim.paper_value], [ours]
-        if a is None or b is None or len(a) != len(b):
-            raise ValueError(
-                f"claim {claim.id}: cannot compare {claim.paper_value!r} with {ours!r} element-wise"
-            )
-        return all(
-            y is not None
-            and math.isfinite(float(y))
-            and abs(float(x) - float(y)) <= float(claim.tolerance)
-            for x, y in zip(a, b)
+    if claim.check == "interval":
+        lo, hi = (float(v) for v in claim.interval)
+        return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
+    a, b = _as_list(claim.paper_value), _as_list(ours)
+    if a is None and b is None:
+        a, b = [claim.paper_value], [ours]
+    if claim.check == "equal":
+        return _clean(a) == _clean(b)
+    if a is None or b is None or len(a) != len(b):
+        raise ValueError(
+            f"claim {claim.id}: cannot compare {claim.paper_value!r} with {ours!r} element-wise"
         )
-    lo, hi = (float(v) for v in claim.interval)
-    return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
+    tol = float(claim.tolerance)
+    return all(
+        y is not None and math.isfinite(float(y)) and abs(float(x) - float(y)) <= tol
+        for x, y in zip(a, b)
+    )
 
 
 class EmptyPopulation(ConfigError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+from collections import Counter
 from html import escape
 from pathlib import Path
 
@@ -32,16 +33,14 @@ from lengthgen.tables import HTML
 CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
 
 
-def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
-    """Per-chapter counts of each category, as a DataFrame (the scorecard's totals)."""
-    import pandas as pd
-
-    rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
-    count = lambda ch, k: sum(category(r) == k and r["chapter"] == ch for r in rows)  # noqa: E731
-    df = pd.DataFrame([{"chapter": c, **{k: count(c, k) for k in CATEGORIES}} for c in CHAPTERS])
-    df["total"] = df[list(CATEGORIES)].sum(axis=1)
-    df.loc[len(df)] = {"chapter": "all", **df.drop(columns="chapter").sum().to_dict()}
-    return df
+def scorecard(folder: str | Path | None = None) -> list[dict]:
+    """The scorecard's totals, one ``{chapter or "all": Counter of categories and "total"}`` per
+    group of :data:`GROUPS` (paper claims, self-checks, predictions of ours)."""
+    out = {g: {c: Counter() for c in (*CHAPTERS, "all")} for g in GROUPS}
+    for r in load_all(folder):
+        for c in (r["chapter"], "all"):
+            out[r.get("group", "paper")][c].update((category(r), "total"))
+    return [out[g] for g in GROUPS]
 
 
 def _where(path: Path, line: int) -> str:
@@ -238,21 +237,20 @@ def claims_html(rows: list[dict], *, css=True, where=True, origin=False) -> str:
 
 def totals_html(folder: str | Path | None = None) -> str:
     """The scorecard's totals per chapter (paper claims; self-checks counted apart) as HTML."""
-    paper, selfc, ours = (scorecard(folder, group=g) for g in GROUPS)
-    cols = CATEGORIES
+    paper, selfc, ours = scorecard(folder)
     out = [_CSS, '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>']
-    out += [f"<th>{badge(k)}</th>" for k in cols] + [
+    out += [f"<th>{badge(k)}</th>" for k in CATEGORIES] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
     ]
-    for (_, r), (_, s), (_, o) in zip(paper.iterrows(), selfc.iterrows(), ours.iterrows()):
-        cell = (lambda v: f"<b>{v}</b>") if r["chapter"] == "all" else str
-        mine = f"{int(o['total'])} ({_held(o)})" if int(o["total"]) else "—"
+    for ch in (*CHAPTERS, "all"):
+        cell = (lambda v: f"<b>{v}</b>") if ch == "all" else str
+        o = ours[ch]
+        mine = f"{o['total']} ({_held(o)})" if o["total"] else "—"
         out.append(
-            f"<tr><td>{cell(r['chapter'])}</td>"
-            + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
-            + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td>"
-            + f"<td>{cell(mine)}</td></tr>"
+            f"<tr><td>{cell(ch)}</td>"
+            + "".join(f"<td>{cell(paper[ch][k])}</td>" for k in (*CATEGORIES, "total"))
+            + f"<td>{cell(selfc[ch]['total'])}</td><td>{cell(mine)}</td></tr>"
         )
     out.append("</tbody></table></div>")
     return "".join(out)
@@ -416,13 +414,12 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
 
     from lengthgen import plotting
 
-    tot = scorecard(folder)
-    tot = tot[tot["chapter"] != "all"]
+    paper = scorecard(folder)[0]
     fig, ax = plotting.figure(width=6.4, height=2.4)
-    left = [0] * len(tot)
+    left = [0] * len(CHAPTERS)
     for cat in CATEGORIES:
-        vals = tot[cat].tolist()
-        ax.barh(tot["chapter"], vals, left=left, color=_BADGE[cat], label=cat)
+        vals = [paper[c][cat] for c in CHAPTERS]
+        ax.barh(CHAPTERS, vals, left=left, color=_BADGE[cat], label=cat)
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set(xlabel="paper claims (count)", ylabel="chapter")
@@ -437,17 +434,14 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
 def results_box_markdown(folder: str | Path | None = None) -> str:
     """The intro page's results box (HTML): per chapter its ``HEADLINE`` finding and main
     deviation, linked to their scorecard rows, and its counts; then the book's totals."""
-    row_of, selfc, ours = (
-        {r["chapter"]: r for _, r in scorecard(folder, group=g).iterrows()} for g in GROUPS
-    )
+    paper, selfc, ours = scorecard(folder)
 
-    def counts(r) -> str:
-        out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
-        o = ours.get(r["chapter"])
-        if o is not None and int(o["total"]):
-            mine = f"our predictions: {_held(o)} of {int(o['total'])} held"
-            out = mine if not int(r["total"]) else f"{out}; {mine}"
-        n = int(selfc[r["chapter"]]["total"])
+    def counts(ch: str) -> str:
+        r, o, n = paper[ch], ours[ch], selfc[ch]["total"]
+        out = " · ".join(f"{r[k]} {k}" for k in CATEGORIES if r[k]) or "none"
+        if o["total"]:
+            mine = f"our predictions: {_held(o)} of {o['total']} held"
+            out = mine if not r["total"] else f"{out}; {mine}"
         return out + (f" (and {n} self-checks)" if n else "")
 
     links = functools.partial(_links, "scorecard.html#claim-")
@@ -458,26 +452,25 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         "<th>chapter</th><th>main finding</th><th>main deviation</th><th>paper claims</th></tr></thead><tbody>",
     ]
     for ch in CHAPTERS:
-        head, r = _headline(ch), row_of[ch]
+        head = _headline(ch)
         out.append(
             f"<tr><td><b>{_esc(TITLES[ch])}</b></td>"
             f'<td data-label="main finding">{_esc(head.get("finding", "—"))} '
             f"{links(head.get('finding_ids', []))}</td>"
             f'<td data-label="main deviation">{_esc(head.get("deviation", "—"))} '
             f"{links(head.get('deviation_ids', []))}</td>"
-            f'<td data-label="claims">{_esc(counts(r))}</td></tr>'
+            f'<td data-label="claims">{_esc(counts(ch))}</td></tr>'
         )
-    a = row_of["all"]
     out.append(
-        f"<tr><td><b>all chapters</b></td><td colspan=2><b>{int(a['total'])} paper claims:</b> "
-        f"{_esc(counts(a))}</td><td></td></tr></tbody></table></div>"
+        f"<tr><td><b>all chapters</b></td><td colspan=2><b>{paper['all']['total']} paper "
+        f"claims:</b> {_esc(counts('all'))}</td><td></td></tr></tbody></table></div>"
     )
     return "".join(out) + "\n"
 
 
-def _held(o) -> int:
+def _held(o: Counter) -> int:
     """How many of a chapter's predictions of ours held (in value or in direction)."""
-    return int(o["reproduced"]) + int(o["direction"])
+    return o["reproduced"] + o["direction"]
 
 
 def _headline(chapter: str) -> dict:
