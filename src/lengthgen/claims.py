@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -116,29 +117,24 @@ class Claim:
     residue: float | None = None
 
     def __post_init__(self):
-        check_choice(f"check of {self.id}", self.check, CHECKS)
-        if self.residue is not None and not (
-            isinstance(self.residue, (int, float)) and self.residue > 0
-        ):
-            raise ConfigError(
-                f"claim {self.id}: residue must be a number > 0, got {self.residue!r}"
-            )
+        c, res, iv, tol = self.check, self.residue, self.interval, self.tolerance
+        check_choice(f"check of {self.id}", c, CHECKS)
+        if res is not None and not (isinstance(res, (int, float)) and res > 0):
+            raise ConfigError(f"claim {self.id}: residue must be a number > 0, got {res!r}")
         check_choice(f"source of {self.id}", self.source, SOURCES)
         check_choice(f"group of {self.id}", self.group, GROUPS)
         if not self.why:
             raise ConfigError(f"claim {self.id}: say in one line why this comparison (why=...)")
         if self.source == "stored" and not callable(self.measure):
             raise ConfigError(f"claim {self.id}: a stored claim needs measure(results) -> ours")
-        if self.check == "value" and (self.tolerance is None or not float(self.tolerance) >= 0):
+        if c == "value" and (tol is None or not float(tol) >= 0):
             raise ConfigError(f"claim {self.id}: a value check needs tolerance >= 0")
-        if self.check == "interval":
-            iv = self.interval
-            if iv is None or len(iv) != 2 or not float(iv[0]) <= float(iv[1]):
-                raise ConfigError(
-                    f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi"
-                )
-        if self.check in ("direction", "predicate") and not callable(self.holds):
-            raise ConfigError(f"claim {self.id}: a {self.check} check needs holds(ours) -> bool")
+        if c == "interval" and (iv is None or len(iv) != 2 or not float(iv[0]) <= float(iv[1])):
+            raise ConfigError(
+                f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi"
+            )
+        if c in ("direction", "predicate") and not callable(self.holds):
+            raise ConfigError(f"claim {self.id}: a {c} check needs holds(ours) -> bool")
         if self.deviation is not None and not isinstance(self.deviation, Deviation):
             raise ConfigError(f"claim {self.id}: deviation must be a Deviation(cause, explanation)")
 
@@ -270,11 +266,8 @@ def chapter_claims(chapter: str):
     """The ``claims`` module of ``chapter`` (``lengthgen.chapters.chN.claims``)."""
     check_choice("chapter", chapter, CHAPTERS)
     mod = importlib.import_module(f"lengthgen.chapters.{chapter}.claims")
-    ids = [c.id for c in mod.CLAIMS]
-    if len(set(ids)) != len(ids):
-        raise ConfigError(
-            f"{chapter}: repeated claim ids {sorted({i for i in ids if ids.count(i) > 1})}"
-        )
+    if twice := sorted(i for i, n in Counter(c.id for c in mod.CLAIMS).items() if n > 1):
+        raise ConfigError(f"{chapter}: repeated claim ids {twice}")
     for c in mod.CLAIMS:
         if not c.id.startswith(chapter + "."):
             raise ConfigError(f"claim id {c.id!r} must start with '{chapter}.'")

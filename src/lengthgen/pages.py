@@ -6,8 +6,11 @@ Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML.
 from __future__ import annotations
 
 import ast
+import csv
 import functools
 import inspect
+import io
+import json
 from collections import Counter
 from html import escape
 from pathlib import Path
@@ -52,7 +55,7 @@ def declared_at() -> dict[str, str]:
     """``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``: the first literal of each id (claims
     modules first), outside the ``HEADLINE`` and ``DETAILS`` tables that only cite ids."""
     found: dict[str, str] = {}
-    key = lambda p: (p.relative_to(CHAPTERS_DIR).parts[0], "claims" not in p.stem, p)  # noqa: E731
+    key = lambda p: (p.relative_to(CHAPTERS_DIR).parts[0], "claims" not in p.stem, p)
     for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=key):
         tree = ast.parse(path.read_text(), filename=str(path))
         citing = {
@@ -275,20 +278,13 @@ CSV_FIELDS = tuple(
 
 def ledger_csv(folder: str | Path | None = None) -> str:
     """Every chapter's ledger as CSV text (:data:`CSV_FIELDS`)."""
-    import csv
-    import io
-    import json
-
+    cell = lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
-
-    def cell(v):  # lists and dicts as JSON, None as an empty cell
-        return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-
     for r in load_all(folder):
         vals = [category(r) if k == "category" else r.get(k) for k in CSV_FIELDS]
-        w.writerow("" if v is None else cell(v) for v in vals)
+        w.writerow("" if v is None else cell(v) for v in vals)  # None as an empty cell
     return buf.getvalue()
 
 
@@ -360,7 +356,7 @@ def scorecard_markdown(folder=None, figure: str | None = None, downloads=None) -
             f"{{download}}`JSON <{downloads[1]}>` (one record per claim, every field).",
             "",
         ]
-    present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
+    present = lambda k: sorted({r.get(k) or "none" for r in rows})
     protos = sorted({_protocol(r) for r in rows})
     filters = (
         '<div id="lg-filters" class="lg-filters">'
