@@ -390,12 +390,8 @@ class Ledger:
 
     def records(self) -> list[dict]:
         """This page's records in declaration order (stored ones evaluated if not shown)."""
-        missing = [
-            c.id
-            for c in self._mine()
-            if isinstance(c, Claim) and c.source == "live" and c.id not in self._records
-        ]
-        if missing:
+        live = [c.id for c in self._mine() if getattr(c, "source", None) == "live"]
+        if missing := [i for i in live if i not in self._records]:
             raise ConfigError(f"{self.chapter}: live claims never recorded: {', '.join(missing)}")
         return [
             self._records.get(c.id) or stored_record(c, self.results, self.chapter)

@@ -139,10 +139,8 @@ def _esc(x) -> str:
 
 def badge(cat: str, label: str | None = None) -> str:
     """A coloured status badge (HTML) for a scorecard category."""
-    return (
-        f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">'
-        f"{_esc(label or cat)}</span>"
-    )
+    colour = _BADGE.get(cat, "#555")
+    return f'<span class="lg-badge" style="background:{colour}">{_esc(label or cat)}</span>'
 
 
 def short_value(v, width: int = 40) -> str:
@@ -521,8 +519,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
     rows = load_ledger(chapter, folder)
     by_id = {r["id"]: r for r in rows}
     head, items = _headline(chapter), headline_claims(chapter)
-    missing = [it["id"] for it in items if it["id"] not in by_id]
-    if missing:
+    if missing := [it["id"] for it in items if it["id"] not in by_id]:
         raise ConfigError(f"{chapter}: headline claims not in its ledger: {', '.join(missing)}")
     link = "../book/scorecard.html#claim-"
     groups = {r.get("group", "paper") for r in rows}

@@ -105,12 +105,9 @@ def residue_of(claim) -> float | None:
     check of zero within :data:`RESIDUE_SCALE`, else None."""
     if claim.residue is not None:
         return float(claim.residue)
-    if (
-        claim.check == "value"
-        and _is_zero(claim.paper_value)
-        and float(claim.tolerance) <= RESIDUE_SCALE
-    ):
-        return float(claim.tolerance)
+    tol = claim.tolerance
+    if claim.check == "value" and _is_zero(claim.paper_value) and float(tol) <= RESIDUE_SCALE:
+        return float(tol)
     return None
 
 

@@ -165,10 +165,9 @@ def _draw_frames(draw, names: list, combos: list, dpi: float) -> tuple[dict, int
     for combo in combos:
         frames[combo], w, pixels[combo] = _png(draw(**dict(zip(names, combo))), dpi)
         width_px = max(width_px, w)
-        for other in pixels:
-            if sum(x != y for x, y in zip(combo, other)) == 1 and _look_alike(
-                pixels[combo], pixels[other]
-            ):
+        for other in pixels:  # a neighbour: one setting apart
+            near = sum(x != y for x, y in zip(combo, other)) == 1
+            if near and _look_alike(pixels[combo], pixels[other]):
                 a, b = dict(zip(names, other)), dict(zip(names, combo))
                 raise ConfigError(
                     f"the explorer draws the same figure at {a} and {b}: a control that "
