@@ -288,7 +288,6 @@ class StoredResults:
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
         self.folder = cells_dir(chapter, folder)
         self._cache: dict[str, Any] = {}
-        self._prov: dict[str, dict] = {}
 
     def cell(self, name: str):
         if name not in self._cache:
@@ -301,12 +300,8 @@ class StoredResults:
             else:
                 schema = mod.schema(name, "full") if mod is not None else None
                 obj = load_stored(self.chapter, name, schema=schema, folder=self.folder)
-            self._cache[name], self._prov[name] = obj["data"], obj["provenance"]
+            self._cache[name] = obj["data"]
         return self._cache[name]
-
-    def provenance(self, name: str) -> dict:
-        self.cell(name)
-        return self._prov[name]
 
 
 # --------------------------------------------------------------------------- the notebook's ledger
