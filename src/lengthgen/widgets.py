@@ -64,16 +64,13 @@ class FrameExplorer:
         try:
             from IPython import get_ipython
 
-            shell = get_ipython()
-        except ImportError:
-            shell = None
-        if shell is not None and getattr(shell, "kernel", None) is not None:
-            try:
-                w = self.widget()
-            except ImportError:  # no ipywidgets: the static explorer serves
+            if getattr(get_ipython(), "kernel", None) is None:  # no kernel: the static one
                 return bundle
-            # the display data that shows a widget, as ipywidgets 7 and 8 both send it
-            bundle[WIDGET_VIEW] = {"version_major": 2, "version_minor": 0, "model_id": w.model_id}
+            w = self.widget()
+        except ImportError:  # no IPython or no ipywidgets: the static explorer serves
+            return bundle
+        # the display data that shows a widget, as ipywidgets 7 and 8 both send it
+        bundle[WIDGET_VIEW] = {"version_major": 2, "version_minor": 0, "model_id": w.model_id}
         return bundle
 
     def draw_png(self, **settings) -> bytes:
