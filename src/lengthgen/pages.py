@@ -355,13 +355,12 @@ def scorecard_markdown(folder=None, figure: str | None = None, downloads=None) -
             "",
         ]
     present = lambda k: sorted({r.get(k) or "none" for r in rows})
-    protos = sorted({_protocol(r) for r in rows})
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options("chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")])
         + _options("status", "status", CATEGORIES, _STATUS_WORDS)
         + _options("check", "check", present("check"))
-        + _options("protocol", "protocol", protos)
+        + _options("protocol", "protocol", sorted({_protocol(r) for r in rows}))
         + _options("group", "kind", ["paper", "self-check", "ours"], _KIND_WORDS)
         + '<label>search <input name="q" type="search" size="18"></label>'
         '<label>sort <select name="sort"><option value="book">book order</option>'
