@@ -326,8 +326,7 @@ class Ledger:
             raise ConfigError(
                 f"unknown claim {id!r} of {self.chapter}; declared: {', '.join(self.by_id)}"
             )
-        other = page_of(self.module, id)
-        if other != self.page:
+        if (other := page_of(self.module, id)) != self.page:
             raise ConfigError(
                 f"claim {id} is shown on the {other} page of {self.chapter}, not the "
                 f"{self.page} page (DETAILS in lengthgen.chapters.{self.chapter}.claims)"

@@ -66,13 +66,9 @@ def declared_at() -> dict[str, str]:
             for n in ast.walk(a.value)
         }
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and node.value[:2] == "ch"
-                and id(node) not in citing
-            ):
-                found.setdefault(node.value, _where(path, node.lineno))
+            v = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(v, str) and v[:2] == "ch" and id(node) not in citing:
+                found.setdefault(v, _where(path, node.lineno))
     return found
 
 
@@ -191,10 +187,8 @@ def claim_notes(r: dict) -> list[str]:
         came, want = (_esc(fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value"))
         notes.append(f"<b>what came out instead:</b> {came}, where we predicted {want}")
     if r.get("explanation"):
-        notes.append(
-            f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
-            f"{_esc(r['explanation'])}"
-        )
+        word = "why it deviates" if r["status"] == "deviates" else "reason"
+        notes.append(f"<b>{word}:</b> {_esc(r['explanation'])}")
     if r.get("declared_deviation_holds"):
         notes.append("<b>note:</b> a deviation was declared but the check now holds")
     notes.append(f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}")
