@@ -1,19 +1,17 @@
 """The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
 comparison chosen before our value was seen (book page ``book/claims.md``).
 
-Each chapter declares its :class:`Claim` and :class:`Unchecked` records in
-``lengthgen.chapters.chN.claims``; its notebook shows them through a :class:`Ledger`, which writes
-``results/claims/chN.json``; :func:`check_ledgers` re-evaluates the stored-result claims. Checks:
-``value`` (|ours − paper| ≤ tolerance, element-wise), ``interval`` (ours in [lo, hi]), ``equal``,
-``direction`` (only the sign or order, ``holds(ours)``) and ``predicate`` (a precise property,
-``holds(ours)``). A failing check without a declared :class:`Deviation` raises
-:class:`ClaimFailed`. This core imports no chapter statically and no page code.
+Chapters declare :class:`Claim` and :class:`Unchecked` records in ``lengthgen.chapters.chN.claims``;
+a notebook's :class:`Ledger` shows them and writes ``results/claims/chN.json``; :func:`check_ledgers`
+re-evaluates the stored-result claims; :func:`compare` is each check. This core imports no chapter
+statically and no page code.
 """
 
 from __future__ import annotations
 
 import importlib
 import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -119,29 +117,24 @@ class Claim:
     residue: float | None = None
 
     def __post_init__(self):
-        check_choice(f"check of {self.id}", self.check, CHECKS)
-        if self.residue is not None and not (
-            isinstance(self.residue, (int, float)) and self.residue > 0
-        ):
-            raise ConfigError(
-                f"claim {self.id}: residue must be a number > 0, got {self.residue!r}"
-            )
+        c, res, iv, tol = self.check, self.residue, self.interval, self.tolerance
+        check_choice(f"check of {self.id}", c, CHECKS)
+        if res is not None and not (isinstance(res, (int, float)) and res > 0):
+            raise ConfigError(f"claim {self.id}: residue must be a number > 0, got {res!r}")
         check_choice(f"source of {self.id}", self.source, SOURCES)
         check_choice(f"group of {self.id}", self.group, GROUPS)
         if not self.why:
             raise ConfigError(f"claim {self.id}: say in one line why this comparison (why=...)")
         if self.source == "stored" and not callable(self.measure):
             raise ConfigError(f"claim {self.id}: a stored claim needs measure(results) -> ours")
-        if self.check == "value" and (self.tolerance is None or not float(self.tolerance) >= 0):
+        if c == "value" and (tol is None or not float(tol) >= 0):
             raise ConfigError(f"claim {self.id}: a value check needs tolerance >= 0")
-        if self.check == "interval":
-            iv = self.interval
-            if iv is None or len(iv) != 2 or not float(iv[0]) <= float(iv[1]):
-                raise ConfigError(
-                    f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi"
-                )
-        if self.check in ("direction", "predicate") and not callable(self.holds):
-            raise ConfigError(f"claim {self.id}: a {self.check} check needs holds(ours) -> bool")
+        if c == "interval" and (iv is None or len(iv) != 2 or not float(iv[0]) <= float(iv[1])):
+            raise ConfigError(
+                f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi"
+            )
+        if c in ("direction", "predicate") and not callable(self.holds):
+            raise ConfigError(f"claim {self.id}: a {c} check needs holds(ours) -> bool")
         if self.deviation is not None and not isinstance(self.deviation, Deviation):
             raise ConfigError(f"claim {self.id}: deviation must be a Deviation(cause, explanation)")
 
@@ -166,34 +159,31 @@ class Unchecked:
 
 # --------------------------------------------------------------------------- evaluation
 def compare(claim: Claim, ours) -> bool:
-    """Whether ``ours`` passes ``claim``'s check (see the module docstring)."""
-    c = claim.check
-    if c in ("direction", "predicate"):
+    """Whether ``ours`` passes ``claim``'s check: ``value`` (|ours − paper| ≤ tolerance,
+    element-wise), ``interval`` (ours in [lo, hi]), ``equal``, ``direction`` (only the sign or
+    order) and ``predicate`` (a precise property), both ``holds(ours)``."""
+    if claim.check in ("direction", "predicate"):
         out = claim.holds(ours)
-        if not isinstance(out, (bool,)) and type(out).__name__ != "bool_":
+        if not isinstance(out, bool) and type(out).__name__ != "bool_":
             raise TypeError(f"claim {claim.id}: holds() must return a bool, got {out!r}")
         return bool(out)
-    if c == "equal":
-        a, b = _as_list(claim.paper_value), _as_list(ours)
-        if a is not None or b is not None:
-            return _clean(a) == _clean(b)
-        return _clean(claim.paper_value) == _clean(ours)
-    if c == "value":
-        a, b = _as_list(claim.paper_value), _as_list(ours)
-        if a is None and b is None:
-            a, b = [claim.paper_value], [ours]
-        if a is None or b is None or len(a) != len(b):
-            raise ValueError(
-                f"claim {claim.id}: cannot compare {claim.paper_value!r} with {ours!r} element-wise"
-            )
-        return all(
-            y is not None
-            and math.isfinite(float(y))
-            and abs(float(x) - float(y)) <= float(claim.tolerance)
-            for x, y in zip(a, b)
+    if claim.check == "interval":
+        lo, hi = (float(v) for v in claim.interval)
+        return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
+    a, b = _as_list(claim.paper_value), _as_list(ours)
+    if a is None and b is None:
+        a, b = [claim.paper_value], [ours]
+    if claim.check == "equal":
+        return _clean(a) == _clean(b)
+    if a is None or b is None or len(a) != len(b):
+        raise ValueError(
+            f"claim {claim.id}: cannot compare {claim.paper_value!r} with {ours!r} element-wise"
         )
-    lo, hi = (float(v) for v in claim.interval)
-    return ours is not None and math.isfinite(float(ours)) and lo <= float(ours) <= hi
+    tol = float(claim.tolerance)
+    return all(
+        y is not None and math.isfinite(float(y)) and abs(float(x) - float(y)) <= tol
+        for x, y in zip(a, b)
+    )
 
 
 class EmptyPopulation(ConfigError):
@@ -251,6 +241,13 @@ def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
     return rec
 
 
+def stored_record(c: Claim | Unchecked, results: StoredResults, chapter: str) -> dict:
+    """The record of an :class:`Unchecked` claim, or of a stored claim measured on ``results``."""
+    if isinstance(c, Unchecked):
+        return unchecked_record(c, chapter=chapter)
+    return evaluate(c, c.measure(results), chapter=chapter, scale="full")
+
+
 def category(rec: dict) -> str:
     """Scorecard category of a ledger record: a holding ``direction`` check counts as "direction"."""
     if rec["status"] == "reproduced" and rec.get("check") == "direction":
@@ -269,11 +266,8 @@ def chapter_claims(chapter: str):
     """The ``claims`` module of ``chapter`` (``lengthgen.chapters.chN.claims``)."""
     check_choice("chapter", chapter, CHAPTERS)
     mod = importlib.import_module(f"lengthgen.chapters.{chapter}.claims")
-    ids = [c.id for c in mod.CLAIMS]
-    if len(set(ids)) != len(ids):
-        raise ConfigError(
-            f"{chapter}: repeated claim ids {sorted({i for i in ids if ids.count(i) > 1})}"
-        )
+    if twice := sorted(i for i, n in Counter(c.id for c in mod.CLAIMS).items() if n > 1):
+        raise ConfigError(f"{chapter}: repeated claim ids {twice}")
     for c in mod.CLAIMS:
         if not c.id.startswith(chapter + "."):
             raise ConfigError(f"claim id {c.id!r} must start with '{chapter}.'")
@@ -294,28 +288,20 @@ class StoredResults:
         self.chapter = check_choice("chapter", chapter, CHAPTERS)
         self.folder = cells_dir(chapter, folder)
         self._cache: dict[str, Any] = {}
-        self._prov: dict[str, dict] = {}
-
-    def _experiments(self):
-        try:
-            return importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
-        except ModuleNotFoundError:
-            return None
 
     def cell(self, name: str):
         if name not in self._cache:
-            mod = self._experiments()
+            try:
+                mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
+            except ModuleNotFoundError:
+                mod = None
             if hasattr(mod, "load_stored_cell"):  # the chapter's own checked reader
                 obj = mod.load_stored_cell(name, folder=self.folder)
             else:
                 schema = mod.schema(name, "full") if mod is not None else None
                 obj = load_stored(self.chapter, name, schema=schema, folder=self.folder)
-            self._cache[name], self._prov[name] = obj["data"], obj["provenance"]
+            self._cache[name] = obj["data"]
         return self._cache[name]
-
-    def provenance(self, name: str) -> dict:
-        self.cell(name)
-        return self._prov[name]
 
 
 # --------------------------------------------------------------------------- the notebook's ledger
@@ -323,13 +309,7 @@ class Ledger:
     """The claims of one page of a chapter while its notebook executes: :meth:`show` (stored
     claims), :meth:`record` (live ones), :meth:`save` (refuses while a live claim is missing)."""
 
-    def __init__(
-        self,
-        chapter: str,
-        scale: str | None = None,
-        results: StoredResults | None = None,
-        page: str = "main",
-    ):
+    def __init__(self, chapter: str, scale=None, results=None, page: str = "main"):
         self.module = chapter_claims(chapter)
         self.chapter = chapter
         self.page = check_choice("page", page, PAGES)
@@ -346,8 +326,7 @@ class Ledger:
             raise ConfigError(
                 f"unknown claim {id!r} of {self.chapter}; declared: {', '.join(self.by_id)}"
             )
-        other = page_of(self.module, id)
-        if other != self.page:
+        if (other := page_of(self.module, id)) != self.page:
             raise ConfigError(
                 f"claim {id} is shown on the {other} page of {self.chapter}, not the "
                 f"{self.page} page (DETAILS in lengthgen.chapters.{self.chapter}.claims)"
@@ -357,21 +336,20 @@ class Ledger:
             raise ConfigError(f"claim {id} is not a {source} claim")
         return c
 
+    def _keep(self, rec: dict) -> "ClaimRows":
+        self._records[rec["id"]] = rec
+        return ClaimRows([rec])
+
     def show(self, id: str) -> "ClaimRows":
         """Evaluate stored claim ``id`` (or show an unchecked one); returns its table row."""
         c = self._claim(id)
-        if isinstance(c, Unchecked):
-            self._records[id] = unchecked_record(c, chapter=self.chapter)
-            return ClaimRows([self._records[id]])
-        c = self._claim(id, "stored")
-        self._records[id] = evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full")
-        return ClaimRows([self._records[id]])
+        c = c if isinstance(c, Unchecked) else self._claim(id, "stored")
+        return self._keep(stored_record(c, self.results, self.chapter))
 
     def record(self, id: str, ours) -> "ClaimRows":
         """Record live claim ``id`` with our value ``ours``; returns its table row."""
         c = self._claim(id, "live")
-        self._records[id] = evaluate(c, ours, chapter=self.chapter, scale=self.scale)
-        return ClaimRows([self._records[id]])
+        return self._keep(evaluate(c, ours, chapter=self.chapter, scale=self.scale))
 
     def claims(self, *items) -> "ClaimRows":
         """Several claims as one table: stored claim ids and live ``(id, ours)`` pairs."""
@@ -406,22 +384,13 @@ class Ledger:
 
     def records(self) -> list[dict]:
         """This page's records in declaration order (stored ones evaluated if not shown)."""
-        missing = [
-            c.id
-            for c in self._mine()
-            if isinstance(c, Claim) and c.source == "live" and c.id not in self._records
-        ]
-        if missing:
+        live = [c.id for c in self._mine() if getattr(c, "source", None) == "live"]
+        if missing := [i for i in live if i not in self._records]:
             raise ConfigError(f"{self.chapter}: live claims never recorded: {', '.join(missing)}")
-        out = []
-        for c in self._mine():
-            if isinstance(c, Unchecked):
-                out.append(unchecked_record(c, chapter=self.chapter))
-            elif c.id in self._records:
-                out.append(self._records[c.id])
-            else:
-                out.append(evaluate(c, c.measure(self.results), chapter=self.chapter, scale="full"))
-        return out
+        return [
+            self._records.get(c.id) or stored_record(c, self.results, self.chapter)
+            for c in self._mine()
+        ]
 
     def save(self, folder: str | Path | None = None) -> Path:
         """Write this page's part of the ledger atomically; a value that differs from the written
@@ -523,7 +492,7 @@ def _chapter_problems(ch: str, root: Path):
         if not (isinstance(c, Claim) and c.source == "stored"):
             continue
         try:
-            new = evaluate(c, c.measure(results), chapter=ch, scale="full")
+            new = stored_record(c, results, ch)
         except ClaimFailed as err:
             yield c.id, f"fails without a declared deviation: {err}"
             continue

@@ -6,8 +6,13 @@ Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML.
 from __future__ import annotations
 
 import ast
+import csv
 import functools
 import inspect
+import io
+import json
+from collections import Counter
+from html import escape
 from pathlib import Path
 
 from lengthgen.claims import (
@@ -26,29 +31,23 @@ from lengthgen.claims import (
     protocol_label,
 )
 from lengthgen.config import CHAPTERS, ConfigError
+from lengthgen.tables import HTML
 
 CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
 
 
-def scorecard(folder: str | Path | None = None, *, group: str = "paper"):
-    """Per-chapter counts of each category, as a DataFrame (the scorecard's totals)."""
-    import pandas as pd
-
-    rows = [r for r in load_all(folder) if r.get("group", "paper") == group]
-    count = lambda ch, k: sum(category(r) == k and r["chapter"] == ch for r in rows)  # noqa: E731
-    df = pd.DataFrame([{"chapter": c, **{k: count(c, k) for k in CATEGORIES}} for c in CHAPTERS])
-    df["total"] = df[list(CATEGORIES)].sum(axis=1)
-    df.loc[len(df)] = {"chapter": "all", **df.drop(columns="chapter").sum().to_dict()}
-    return df
+def scorecard(folder: str | Path | None = None) -> list[dict]:
+    """The scorecard's totals, one ``{chapter or "all": Counter of categories and "total"}`` per
+    group of :data:`GROUPS` (paper claims, self-checks, predictions of ours)."""
+    out = {g: {c: Counter() for c in (*CHAPTERS, "all")} for g in GROUPS}
+    for r in load_all(folder):
+        for c in (r["chapter"], "all"):
+            out[r.get("group", "paper")][c].update((category(r), "total"))
+    return [out[g] for g in GROUPS]
 
 
 def _where(path: Path, line: int) -> str:
     return f"{path.resolve().relative_to(CHAPTERS_DIR.parents[2]).as_posix()}:{line}"
-
-
-def _claims_first(path: Path):
-    """Sort key: chapter by chapter, its claims modules first."""
-    return path.relative_to(CHAPTERS_DIR).parts[0], "claims" not in path.stem, path
 
 
 @functools.cache
@@ -56,7 +55,8 @@ def declared_at() -> dict[str, str]:
     """``{id: "src/lengthgen/chapters/ch1/claims.py:123"}``: the first literal of each id (claims
     modules first), outside the ``HEADLINE`` and ``DETAILS`` tables that only cite ids."""
     found: dict[str, str] = {}
-    for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=_claims_first):
+    key = lambda p: (p.relative_to(CHAPTERS_DIR).parts[0], "claims" not in p.stem, p)
+    for path in sorted(CHAPTERS_DIR.rglob("*.py"), key=key):
         tree = ast.parse(path.read_text(), filename=str(path))
         citing = {
             id(n)
@@ -66,13 +66,9 @@ def declared_at() -> dict[str, str]:
             for n in ast.walk(a.value)
         }
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and node.value[:2] == "ch"
-                and id(node) not in citing
-            ):
-                found.setdefault(node.value, _where(path, node.lineno))
+            v = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(v, str) and v[:2] == "ch" and id(node) not in citing:
+                found.setdefault(v, _where(path, node.lineno))
     return found
 
 
@@ -103,13 +99,8 @@ def origin_notes(r: dict) -> list[str]:
     return [f"<p>{n}</p>" for n in notes]
 
 
-_BADGE = {
-    "reproduced": "#1b7f3b",
-    "direction": "#3465a4",
-    "deviates": "#b5470b",
-    "not-reproducible": "#6b6b6b",
-    "not-attempted": "#8a8a8a",
-}
+#: each category's colour (green, blue, orange, two greys)
+_BADGE = dict(zip(CATEGORIES, ("#1b7f3b", "#3465a4", "#b5470b", "#6b6b6b", "#8a8a8a")))
 _CSS = """<style>
 div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
 div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
@@ -139,17 +130,13 @@ div.lg-results p{margin:0.3em 0}
 
 
 def _esc(x) -> str:
-    import html
-
-    return html.escape(str(x))
+    return escape(str(x))
 
 
 def badge(cat: str, label: str | None = None) -> str:
     """A coloured status badge (HTML) for a scorecard category."""
-    return (
-        f'<span class="lg-badge" style="background:{_BADGE.get(cat, "#555")}">'
-        f"{_esc(label or cat)}</span>"
-    )
+    colour = _BADGE.get(cat, "#555")
+    return f'<span class="lg-badge" style="background:{colour}">{_esc(label or cat)}</span>'
 
 
 def short_value(v, width: int = 40) -> str:
@@ -200,83 +187,65 @@ def claim_notes(r: dict) -> list[str]:
         came, want = (_esc(fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value"))
         notes.append(f"<b>what came out instead:</b> {came}, where we predicted {want}")
     if r.get("explanation"):
-        notes.append(
-            f"<b>{'why it deviates' if r['status'] == 'deviates' else 'reason'}:</b> "
-            f"{_esc(r['explanation'])}"
-        )
+        word = "why it deviates" if r["status"] == "deviates" else "reason"
+        notes.append(f"<b>{word}:</b> {_esc(r['explanation'])}")
     if r.get("declared_deviation_holds"):
         notes.append("<b>note:</b> a deviation was declared but the check now holds")
     notes.append(f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}")
     return [f"<p>{n}</p>" for n in notes]
 
 
-def claim_row(r: dict, *, anchor: bool = True, where: bool = True, origin: bool = False) -> str:
-    """One claim as one row (statement | paper | ours | status) opening to its details; the
-    ``data-*`` attributes are what the scorecard filters and sorts on."""
-    cat = category(r)
-    prot = _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
+def _protocol(r: dict) -> str:
+    return _GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—")
+
+
+def claim_row(r: dict, *, where: bool = True, origin: bool = False) -> str:
+    """One claim as one row (statement | paper | ours | status) opening to its details, with its
+    permalink; the ``data-*`` attributes are what the scorecard filters and sorts on."""
+    cat, rid, loc = category(r), _esc(r["id"]), _esc(r["location"])
     attrs = (
         f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
-        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(prot)}" '
+        f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(_protocol(r))}" '
         f'data-group="{_esc(r.get("group", "paper"))}"'
     )
-    ident = f' id="claim-{_esc(r["id"])}"' if anchor else ""
     paper, ours = cell_values(r)
-    label = _label(r)
-    where_note = "" if where else f"<p><b>where:</b> {_esc(r['location'])}</p>"
-    perma = (
-        f'<a class="lg-perma" href="#claim-{_esc(r["id"])}" title="link to this claim">#</a>'
-        if anchor
-        else ""
-    )
+    notes = claim_notes(r) + (origin_notes(r) if origin else [])
     return (
-        f'<details class="lg-claim"{ident} {attrs}><summary>'
-        f"<span>{_esc(r['statement'])}"
-        + (f" <i>({_esc(r['location'])})</i>" if where else "")
-        + f"{perma}</span>"
-        f"<span>{_esc(paper)}</span>"
-        f"<span>{_esc(ours)}</span><span>{badge(cat, label)}</span>"
-        f'</summary><div class="lg-more">{where_note}{"".join(claim_notes(r))}'
-        f"{''.join(origin_notes(r)) if origin else ''}</div></details>"
+        f'<details class="lg-claim" id="claim-{rid}" {attrs}><summary>'
+        f"<span>{_esc(r['statement'])}{f' <i>({loc})</i>' if where else ''}"
+        f'<a class="lg-perma" href="#claim-{rid}" title="link to this claim">#</a></span>'
+        f"<span>{_esc(paper)}</span><span>{_esc(ours)}</span><span>{_badge_of(r)}</span>"
+        f'</summary><div class="lg-more">{"" if where else f"<p><b>where:</b> {loc}</p>"}'
+        f"{''.join(notes)}</div></details>"
     )
 
 
-def claims_html(
-    rows: list[dict],
-    *,
-    css: bool = True,
-    anchor: bool = True,
-    where: bool = True,
-    origin: bool = False,
-) -> str:
+def claims_html(rows: list[dict], *, css=True, where=True, origin=False) -> str:
     """Ledger records as the book's compact claims table (:func:`claim_row`)."""
     head = (
         '<div class="lg-claims"><div class="lg-row"><span>claim</span><span>paper</span>'
         "<span>ours</span><span>status</span></div>"
     )
-    body = "".join(claim_row(r, anchor=anchor, where=where, origin=origin) for r in rows)
+    body = "".join(claim_row(r, where=where, origin=origin) for r in rows)
     return (_CSS if css else "") + head + body + "</div>"
 
 
 def totals_html(folder: str | Path | None = None) -> str:
     """The scorecard's totals per chapter (paper claims; self-checks counted apart) as HTML."""
-    paper, selfc, ours = (scorecard(folder, group=g) for g in GROUPS)
-    cols = CATEGORIES
+    paper, selfc, ours = scorecard(folder)
     out = [_CSS, '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>']
-    out += [f"<th>{badge(k)}</th>" for k in cols] + [
+    out += [f"<th>{badge(k)}</th>" for k in CATEGORIES] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
     ]
-    for (_, r), (_, s), (_, o) in zip(paper.iterrows(), selfc.iterrows(), ours.iterrows()):
-        strong = r["chapter"] == "all"
-        cell = (lambda v: f"<b>{v}</b>") if strong else (lambda v: str(v))
-        held = int(o["reproduced"]) + int(o["direction"])
-        mine = f"{int(o['total'])} ({held})" if int(o["total"]) else "—"
+    for ch in (*CHAPTERS, "all"):
+        cell = (lambda v: f"<b>{v}</b>") if ch == "all" else str
+        o = ours[ch]
+        mine = f"{o['total']} ({_held(o)})" if o["total"] else "—"
         out.append(
-            f"<tr><td>{cell(r['chapter'])}</td>"
-            + "".join(f"<td>{cell(int(r[k]))}</td>" for k in cols)
-            + f"<td>{cell(int(r['total']))}</td><td>{cell(int(s['total']))}</td>"
-            + f"<td>{cell(mine)}</td></tr>"
+            f"<tr><td>{cell(ch)}</td>"
+            + "".join(f"<td>{cell(paper[ch][k])}</td>" for k in (*CATEGORIES, "total"))
+            + f"<td>{cell(selfc[ch]['total'])}</td><td>{cell(mine)}</td></tr>"
         )
     out.append("</tbody></table></div>")
     return "".join(out)
@@ -301,20 +270,13 @@ CSV_FIELDS = tuple(
 
 def ledger_csv(folder: str | Path | None = None) -> str:
     """Every chapter's ledger as CSV text (:data:`CSV_FIELDS`)."""
-    import csv
-    import io
-    import json
-
+    cell = lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
-
-    def cell(v):  # lists and dicts as JSON, None as an empty cell
-        return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-
     for r in load_all(folder):
         vals = [category(r) if k == "category" else r.get(k) for k in CSV_FIELDS]
-        w.writerow("" if v is None else cell(v) for v in vals)
+        w.writerow("" if v is None else cell(v) for v in vals)  # None as an empty cell
     return buf.getvalue()
 
 
@@ -372,40 +334,27 @@ def _options(name: str, label: str, values, words: dict | None = None) -> str:
     )
 
 
-def scorecard_markdown(
-    folder: str | Path | None = None,
-    figure: str | None = None,
-    downloads: tuple[str, str] | None = None,
-) -> str:
+def scorecard_markdown(folder=None, figure: str | None = None, downloads=None) -> str:
     """The scorecard page's body (MyST with raw HTML): totals, ``figure``, ``downloads`` (CSV,
     JSON), then every claim (:func:`claim_row`) with offline filters, a search and a sort."""
-    rows = load_all(folder)
-    parts = [totals_html(folder), ""]
+    rows, parts = load_all(folder), [totals_html(folder), ""]
     if figure:
-        parts += [
-            f"```{{figure}} {figure}",
-            ":name: fig-scorecard-totals",
-            ":width: 100%",
-            "",
-            "Paper claims per chapter by status (self-checks not counted).",
-            "```",
-            "",
-        ]
+        caption = "Paper claims per chapter by status (self-checks not counted)."
+        parts += [f"```{{figure}} {figure}", ":name: fig-scorecard-totals", ":width: 100%"]
+        parts += ["", caption, "```", ""]
     if downloads:
-        csv_path, json_path = downloads
         parts += [
-            f"Download the whole ledger: {{download}}`CSV <{csv_path}>` · "
-            f"{{download}}`JSON <{json_path}>` (one record per claim, every field).",
+            f"Download the whole ledger: {{download}}`CSV <{downloads[0]}>` · "
+            f"{{download}}`JSON <{downloads[1]}>` (one record per claim, every field).",
             "",
         ]
-    present = lambda k: sorted({r.get(k) or "none" for r in rows})  # noqa: E731
-    protos = sorted({_GROUP_PROTOCOL.get(r.get("group"), r.get("protocol") or "—") for r in rows})
+    present = lambda k: sorted({r.get(k) or "none" for r in rows})
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options("chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")])
         + _options("status", "status", CATEGORIES, _STATUS_WORDS)
         + _options("check", "check", present("check"))
-        + _options("protocol", "protocol", protos)
+        + _options("protocol", "protocol", sorted({_protocol(r) for r in rows}))
         + _options("group", "kind", ["paper", "self-check", "ours"], _KIND_WORDS)
         + '<label>search <input name="q" type="search" size="18"></label>'
         '<label>sort <select name="sort"><option value="book">book order</option>'
@@ -452,13 +401,12 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
 
     from lengthgen import plotting
 
-    tot = scorecard(folder)
-    tot = tot[tot["chapter"] != "all"]
+    paper = scorecard(folder)[0]
     fig, ax = plotting.figure(width=6.4, height=2.4)
-    left = [0] * len(tot)
+    left = [0] * len(CHAPTERS)
     for cat in CATEGORIES:
-        vals = tot[cat].tolist()
-        ax.barh(tot["chapter"], vals, left=left, color=_BADGE[cat], label=cat)
+        vals = [paper[c][cat] for c in CHAPTERS]
+        ax.barh(CHAPTERS, vals, left=left, color=_BADGE[cat], label=cat)
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set(xlabel="paper claims (count)", ylabel="chapter")
@@ -473,22 +421,17 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
 def results_box_markdown(folder: str | Path | None = None) -> str:
     """The intro page's results box (HTML): per chapter its ``HEADLINE`` finding and main
     deviation, linked to their scorecard rows, and its counts; then the book's totals."""
-    row_of, selfc, ours = (
-        {r["chapter"]: r for _, r in scorecard(folder, group=g).iterrows()} for g in GROUPS
-    )
+    paper, selfc, ours = scorecard(folder)
 
-    def counts(r) -> str:
-        out = " · ".join(f"{int(r[k])} {k}" for k in CATEGORIES if int(r[k])) or "none"
-        o = ours.get(r["chapter"])
-        if o is not None and int(o["total"]):
-            held = int(o["reproduced"]) + int(o["direction"])
-            mine = f"our predictions: {held} of {int(o['total'])} held"
-            out = mine if not int(r["total"]) else f"{out}; {mine}"
-        n = int(selfc[r["chapter"]]["total"])
+    def counts(ch: str) -> str:
+        r, o, n = paper[ch], ours[ch], selfc[ch]["total"]
+        out = " · ".join(f"{r[k]} {k}" for k in CATEGORIES if r[k]) or "none"
+        if o["total"]:
+            mine = f"our predictions: {_held(o)} of {o['total']} held"
+            out = mine if not r["total"] else f"{out}; {mine}"
         return out + (f" (and {n} self-checks)" if n else "")
 
     links = functools.partial(_links, "scorecard.html#claim-")
-
     out = [
         _CSS,
         '<div class="lg-results"><table class="lg-claims"><colgroup><col style="width:16%">'
@@ -496,22 +439,29 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
         "<th>chapter</th><th>main finding</th><th>main deviation</th><th>paper claims</th></tr></thead><tbody>",
     ]
     for ch in CHAPTERS:
-        head = getattr(chapter_claims(ch), "HEADLINE", None) or {}
-        r = row_of[ch]
+        head = _headline(ch)
         out.append(
             f"<tr><td><b>{_esc(TITLES[ch])}</b></td>"
             f'<td data-label="main finding">{_esc(head.get("finding", "—"))} '
             f"{links(head.get('finding_ids', []))}</td>"
             f'<td data-label="main deviation">{_esc(head.get("deviation", "—"))} '
             f"{links(head.get('deviation_ids', []))}</td>"
-            f'<td data-label="claims">{_esc(counts(r))}</td></tr>'
+            f'<td data-label="claims">{_esc(counts(ch))}</td></tr>'
         )
-    a = row_of["all"]
     out.append(
-        f"<tr><td><b>all chapters</b></td><td colspan=2><b>{int(a['total'])} paper claims:</b> "
-        f"{_esc(counts(a))}</td><td></td></tr></tbody></table></div>"
+        f"<tr><td><b>all chapters</b></td><td colspan=2><b>{paper['all']['total']} paper "
+        f"claims:</b> {_esc(counts('all'))}</td><td></td></tr></tbody></table></div>"
     )
     return "".join(out) + "\n"
+
+
+def _held(o: Counter) -> int:
+    """How many of a chapter's predictions of ours held (in value or in direction)."""
+    return o["reproduced"] + o["direction"]
+
+
+def _headline(chapter: str) -> dict:
+    return getattr(chapter_claims(chapter), "HEADLINE", None) or {}
 
 
 def _links(prefix: str, ids) -> str:
@@ -523,10 +473,13 @@ def _label(r: dict) -> str:
     return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
+def _badge_of(r: dict) -> str:
+    return badge(category(r), _label(r))
+
+
 def headline_claims(chapter: str) -> list[dict]:
     """The chapter's 3–5 headline claims ``HEADLINE["claims"]``: ``[{"claim": words, "id": id}]``."""
-    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
-    items = head.get("claims") or []
+    items = _headline(chapter).get("claims") or []
     if not 3 <= len(items) <= 5 and chapter != "ch0":
         raise ConfigError(
             f"{chapter}: HEADLINE['claims'] lists {len(items)} claims; a results box shows 3 to 5"
@@ -558,13 +511,10 @@ def results_box(chapter: str, folder: str | Path | None = None):
 
     rows = load_ledger(chapter, folder)
     by_id = {r["id"]: r for r in rows}
-    head = getattr(chapter_claims(chapter), "HEADLINE", None) or {}
-    items = headline_claims(chapter)
-    missing = [it["id"] for it in items if it["id"] not in by_id]
-    if missing:
+    head, items = _headline(chapter), headline_claims(chapter)
+    if missing := [it["id"] for it in items if it["id"] not in by_id]:
         raise ConfigError(f"{chapter}: headline claims not in its ledger: {', '.join(missing)}")
     link = "../book/scorecard.html#claim-"
-
     groups = {r.get("group", "paper") for r in rows}
     lab = "paper" if "paper" in groups else "predicted" if "ours" in groups else "expected"
     body = []
@@ -574,7 +524,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         body.append(
             f'<tr data-claim="{_esc(r["id"])}"><td>{_esc(it["claim"])}</td>'
             f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
-            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
+            f'<td><a href="{link}{_esc(r["id"])}">{_badge_of(r)}</a></td></tr>'
         )
     c = cost.chapter_cost(chapter)
     spent = (
@@ -585,8 +535,6 @@ def results_box(chapter: str, folder: str | Path | None = None):
         if c["cpu_recorded"]
         else "it stores no full-scale results"
     )
-    dev = head.get("deviation")
-    dev_links = _links(link, head.get("deviation_ids", []))
     parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
         parts.append(
@@ -597,13 +545,12 @@ def results_box(chapter: str, folder: str | Path | None = None):
             "<th>ours</th><th>verdict</th></tr>"
             "</thead><tbody>" + "".join(body) + "</tbody></table>"
         )
-    if dev:
+    if dev := head.get("deviation"):
+        dev_links = _links(link, head.get("deviation_ids", []))
         parts.append(f"<p><b>Main deviation.</b> {_esc(dev)} {dev_links}</p>")
     parts.append(
         f"<p><b>Cost.</b> This page executes at smoke scale in minutes; {spent}.</p></div>"
     )
-    from lengthgen.tables import HTML
-
     return HTML("".join(parts))
 
 

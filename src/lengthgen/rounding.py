@@ -51,20 +51,12 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
     """Whether two ledger values agree up to one unit in the ``digits``-th significant digit of
     the finer of the two (the same structure and non-numbers)."""
     if isinstance(a, dict) or isinstance(b, dict):
-        return (
-            isinstance(a, dict)
-            and isinstance(b, dict)
-            and set(a) == set(b)
-            and all(same_within_rounding(a[k], b[k], digits) for k in a)
-        )
+        same = isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
+        return same and all(same_within_rounding(a[k], b[k], digits) for k in a)
     la, lb = _as_list(a), _as_list(b)
     if la is not None or lb is not None:
-        return (
-            la is not None
-            and lb is not None
-            and len(la) == len(lb)
-            and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb))
-        )
+        same = la is not None and lb is not None and len(la) == len(lb)
+        return same and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb))
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if _is_num(a) and _is_num(b):
@@ -78,9 +70,7 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
     return _clean(a) == _clean(b)
 
 
-def keep_within_rounding(
-    records: list[dict], path: str | Path, digits: dict | None = None
-) -> list[dict]:
+def keep_within_rounding(records: list[dict], path, digits: dict | None = None) -> list[dict]:
     """``records`` with each ``our_value`` replaced by the one written at ``path`` where only the
     ledger's rounding separates them (every other field equal)."""
     try:  # a missing, unreadable or malformed written ledger keeps nothing
@@ -91,13 +81,9 @@ def keep_within_rounding(
     by_id = {r["id"]: r for r in old if isinstance(r, dict) and "id" in r}
     out = []
     for r in records:
-        o = by_id.get(r["id"])
-        if (
-            o is not None
-            and set(o) == set(r)
-            and all(_clean(o[k]) == _clean(r[k]) for k in r if k != "our_value")
-            and same_within_rounding(o["our_value"], r["our_value"], (digits or {}).get(r["id"], 4))
-        ):
+        o, d = by_id.get(r["id"], {}), (digits or {}).get(r["id"], 4)
+        same = set(o) == set(r) and all(_clean(o[k]) == _clean(r[k]) for k in r if k != "our_value")
+        if same and same_within_rounding(o["our_value"], r["our_value"], d):
             r = dict(r, our_value=o["our_value"])
         out.append(r)
     return out
@@ -119,12 +105,9 @@ def residue_of(claim) -> float | None:
     check of zero within :data:`RESIDUE_SCALE`, else None."""
     if claim.residue is not None:
         return float(claim.residue)
-    if (
-        claim.check == "value"
-        and _is_zero(claim.paper_value)
-        and float(claim.tolerance) <= RESIDUE_SCALE
-    ):
-        return float(claim.tolerance)
+    tol = claim.tolerance
+    if claim.check == "value" and _is_zero(claim.paper_value) and float(tol) <= RESIDUE_SCALE:
+        return float(tol)
     return None
 
 

@@ -51,15 +51,11 @@ def rankdata(x) -> np.ndarray:
     return _rankdata(_vector("x", x))
 
 
-def _constant(a: np.ndarray) -> bool:
-    return a.size == 0 or bool((a == a[0]).all())
-
-
 def spearman(x, y) -> float:
     """Spearman rank correlation (``scipy.stats.spearmanr``); NaN when an input is constant."""
     x, y = _vector("x", x), _vector("y", y)
     _same_length(x=x, y=y)
-    if _constant(x) or _constant(y):
+    if any(a.size == 0 or (a == a[0]).all() for a in (x, y)):  # a constant input
         return float("nan")
     from scipy.stats import spearmanr
 
@@ -80,14 +76,7 @@ def auc(scores, labels) -> float:
 
 
 def permutation_pvalue(
-    stat_fn,
-    x,
-    y,
-    *,
-    n_perm: int = 10_000,
-    seed: int = 0,
-    groups=None,
-    alternative: str = "two-sided",
+    stat_fn, x, y, *, n_perm: int = 10_000, seed: int = 0, groups=None, alternative="two-sided"
 ) -> tuple[float, float]:
     """Permutation test of ``stat_fn(x, y)`` permuting ``y`` (within ``groups`` when given):
     ``(observed, p)``, p = (1 + #extreme) / (1 + n_perm). Hand-written: scipy's
@@ -177,10 +166,5 @@ def mcnemar_exact(a, b) -> dict:
     from scipy import stats as st
 
     p = 1.0 if only_a + only_b == 0 else float(st.binomtest(only_a, only_a + only_b, 0.5).pvalue)
-    return {
-        "both": int((a & b).sum()),
-        "only_a": only_a,
-        "only_b": only_b,
-        "neither": int((~a & ~b).sum()),
-        "p_value": p,
-    }
+    both, neither = int((a & b).sum()), int((~a & ~b).sum())
+    return dict(both=both, only_a=only_a, only_b=only_b, neither=neither, p_value=p)

@@ -9,37 +9,19 @@ import html as _html
 from lengthgen.config import ConfigError
 
 
-def flat_columns(df, sep: str = " "):
-    """``df`` with its (non-default) index as columns and a column MultiIndex joined into strings."""
-    import pandas as pd
-
-    out = df.copy()
-    if isinstance(out.columns, pd.MultiIndex):
-        out.columns = [sep.join(str(c) for c in col if str(c) != "") for col in out.columns]
-    if not isinstance(out.index, pd.RangeIndex) or out.index.name is not None:
-        out = out.reset_index()
-    return out
-
-
-def styled(
-    df,
-    digits: int = 3,
-    *,
-    formats: dict | None = None,
-    caption: str | None = None,
-    index: bool = True,
-    gradient=None,
-):
+def styled(df, digits: int = 3, *, formats=None, caption=None, index=True, gradient=None):
     """``df`` as the book's HTML table: ``digits`` decimals for floats (``formats`` per column),
-    the index as columns unless not ``index``, ``gradient`` columns (``True``: every float) shaded
-    on a 0–1 scale."""
+    the index as columns unless not ``index``, a column MultiIndex joined into strings,
+    ``gradient`` columns (``True``: every float) shaded on a 0–1 scale."""
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
         raise ConfigError(f"styled needs a pandas DataFrame, got {type(df).__name__}")
-    if not index:
-        df = df.reset_index(drop=True)
-    df = flat_columns(df)
+    df = df.reset_index(drop=True) if not index else df.copy()
+    if isinstance(df.columns, pd.MultiIndex):
+        df.columns = [" ".join(str(c) for c in col if str(c) != "") for col in df.columns]
+    if not isinstance(df.index, pd.RangeIndex) or df.index.name is not None:
+        df = df.reset_index()
     fmt = {}
     for c in df.columns:
         if pd.api.types.is_bool_dtype(df[c]):

@@ -15,13 +15,8 @@ import uuid
 from lengthgen.config import ConfigError
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
 #: CSS pixels per inch of figure in an explorer, and how many drawn pixels per CSS pixel
-DISPLAY_PX_PER_INCH = 100
-HIDPI = 2
-
-
+DISPLAY_PX_PER_INCH, HIDPI = 100, 2
 #: Two frames look the same when fewer than VISIBLE_PIXELS pixels differ by more than VISIBLE_LEVEL
 #: of 255 in a channel (anti-aliasing moves a few pixels; a moved curve hundreds; issue 35).
 VISIBLE_LEVEL, VISIBLE_PIXELS = 48, 40
@@ -69,16 +64,13 @@ class FrameExplorer:
         try:
             from IPython import get_ipython
 
-            shell = get_ipython()
-        except ImportError:
-            shell = None
-        if shell is not None and getattr(shell, "kernel", None) is not None:
-            try:
-                w = self.widget()
-            except ImportError:  # no ipywidgets: the static explorer serves
+            if getattr(get_ipython(), "kernel", None) is None:  # no kernel: the static one
                 return bundle
-            # the display data that shows a widget, as ipywidgets 7 and 8 both send it
-            bundle[WIDGET_VIEW] = {"version_major": 2, "version_minor": 0, "model_id": w.model_id}
+            w = self.widget()
+        except ImportError:  # no IPython or no ipywidgets: the static explorer serves
+            return bundle
+        # the display data that shows a widget, as ipywidgets 7 and 8 both send it
+        bundle[WIDGET_VIEW] = {"version_major": 2, "version_minor": 0, "model_id": w.model_id}
         return bundle
 
     def draw_png(self, **settings) -> bytes:
@@ -93,11 +85,10 @@ class FrameExplorer:
             return self._widget
         import ipywidgets as W
 
-        names = list(self.grid)
-        controls = {}
-        for i, k in enumerate(names):
+        controls, combo = {}, []
+        for i, k in enumerate(self.grid):
             vals = list(self.grid[k])
-            v0 = vals[self._start[i]]
+            combo.append(v0 := vals[self._start[i]])
             numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
             if not numeric or k in self._discrete or len(vals) < 2:
                 controls[k] = W.Dropdown(
@@ -118,8 +109,7 @@ class FrameExplorer:
                     min=lo, max=hi, step=step, readout_format=".3g", **common
                 )
             controls[k]._lg_int = ints
-        combo = tuple(list(self.grid[k])[self._start[i]] for i, k in enumerate(names))
-        image = W.Image(value=base64.b64decode(self.frames[combo]), format="png")
+        image = W.Image(value=base64.b64decode(self.frames[tuple(combo)]), format="png")
         image.layout.max_width = "100%"
 
         def settings():
@@ -172,10 +162,9 @@ def _draw_frames(draw, names: list, combos: list, dpi: float) -> tuple[dict, int
     for combo in combos:
         frames[combo], w, pixels[combo] = _png(draw(**dict(zip(names, combo))), dpi)
         width_px = max(width_px, w)
-        for other in pixels:
-            if sum(x != y for x, y in zip(combo, other)) == 1 and _look_alike(
-                pixels[combo], pixels[other]
-            ):
+        for other in pixels:  # a neighbour: one setting apart
+            near = sum(x != y for x, y in zip(combo, other)) == 1
+            if near and _look_alike(pixels[combo], pixels[other]):
                 a, b = dict(zip(names, other)), dict(zip(names, combo))
                 raise ConfigError(
                     f"the explorer draws the same figure at {a} and {b}: a control that "
@@ -199,22 +188,15 @@ def _control(label: str, vals: list, start: int, i: int) -> str:
     return f'<label style="margin-right:1.2em">{label} <select data-i="{i}">{opts}</select></label>'
 
 
-def frame_explorer(
-    draw,
-    grid: dict,
-    *,
-    labels: dict | None = None,
-    initial: dict | None = None,
-    discrete: tuple = (),
-) -> FrameExplorer:
+def frame_explorer(draw, grid: dict, *, labels=None, initial=None, discrete=()) -> FrameExplorer:
     """A kernel-free explorer: ``draw(**settings)`` is drawn for every combination of ``grid``
     (``{argument: [values, …]}``, at most 200) and embedded as PNG frames, one control per
     argument. ``labels`` names the controls, ``initial`` picks the first frame, ``discrete`` names
     numeric arguments the live explorer offers as a drop-down. Every option must change the
     figure visibly."""
-    names, combos = _check_grid(draw, grid, initial or {}, discrete)
-    labels = {**{k: k for k in names}, **(labels or {})}
     initial = initial or {}
+    names, combos = _check_grid(draw, grid, initial, discrete)
+    labels = {**{k: k for k in names}, **(labels or {})}
     dpi = DISPLAY_PX_PER_INCH * HIDPI
     frames, width_px = _draw_frames(draw, names, combos, dpi)
     width = f"{width_px // HIDPI}px"
