@@ -1,16 +1,16 @@
-"""Chapter 5's runs (the same at both scales) and the one declaration of their stored cells
-(:data:`SCHEMAS`). The plan (:func:`cells`) runs the volume-theory cells (:mod:`.volume_beta`),
-the Parity cells (``parity_doubling``, ``averaging_sine``, ``summing``: :mod:`.parity`) and the
-softmax-mass cells below (chapter 3's fitted kernels: ``mass_tables``; the learned tables against
-our closed form: ``mass_clamped``; scaled to given c: ``mass_scaled``), then the further cells of
-:mod:`.sum_sine` and :mod:`.mass_more`.
+"""Chapter 5's runs (the same at both scales) and the declaration of their stored cells
+(:data:`SCHEMAS`). The plan (:func:`cells`): the volume-theory cells (:mod:`.volume_beta`), the
+Parity cells (:mod:`.parity`), the softmax-mass cells below, then :mod:`.sum_sine` and
+:mod:`.mass_more`.
 """
 
 from __future__ import annotations
 
 import math
 
-from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
+from lengthgen.chapters.ch2 import paper as ch2_paper
+from lengthgen.chapters.ch2.experiments import FULL, VOLUME_SCHEMA
+from lengthgen.chapters.ch2.volume import uniform_box
 from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.chapters.ch5 import mass, mass_more, sum_sine
 from lengthgen.chapters.ch5 import parity as pa
@@ -21,11 +21,8 @@ from lengthgen.chapters.ch5.claims import SINE_B, SUMMING_ALL, SUMMING_N
 from lengthgen.chapters.ch5.sum_sine import ETAS, TRAIN_VARIANTS, train_cell_name, volume_cell_name
 from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
-from lengthgen.store import Schema
-from lengthgen.chapters.ch2.volume import uniform_box
 from lengthgen.nn.positional import ENCODINGS
-from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2.experiments import FULL
+from lengthgen.store import Schema
 
 #: A_gen points of the doubling check: classifier width, box half-width, sample size, seed
 DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
@@ -34,7 +31,7 @@ DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
 def parity_doubling(ns=DOUBLING_N) -> dict:
     """:func:`.parity.doubling_gap` for both attention scales at each n in ``ns``."""
     pts = dict(DOUBLING_POINTS)
-    P = uniform_box("gen", pts["h"], pts["B"], pts["samples"], pts["seed"])
+    P = uniform_box("gen", *(pts[k] for k in ("h", "B", "samples", "seed")))
     rows = [
         {"beta": beta, "n": int(n), **pa.doubling_gap(P, int(n), beta)}
         for beta in ("one", "log")
@@ -84,15 +81,14 @@ def mass_clamped(lengths=None) -> dict:
             got = mass.mass_alignment(W, fam, t, L, MASS_L0)
             for k in mass.SCALES:
                 closed = mass.first_clamped_half(W, t, L, MASS_L0, k)
-                row = {"task": t, "L": int(L), "scale": k, "m": m, "c": m / math.log(MASS_L0)}
+                row = {"task": t, "L": int(L), "scale": k, "m": m, "c": _c_of(W, t)}
                 rows.append(row | {"alpha_half": got[f"alpha_half_{k}"], "closed_form": closed})
     return {"rows": rows}
 
 
 def mass_scaled(targets=None, lengths=None) -> dict:
-    """Each learned table on first, pos2, pos5 scaled so that c = m / log L0 is each of
-    ``targets`` (a positive factor keeps every argmax): α^{½} with both scales next to our closed
-    form with the log factor."""
+    """Each learned table on first, pos2, pos5 scaled to c = m / log L0 in ``targets``: α^{½} with
+    both scales next to our closed form with the log factor."""
     targets = [check_finite("c'", c, nonnegative=True) for c in (targets or SCALED_C)]
     if not all(c > 0 for c in targets):
         raise ConfigError(f"every target c' must be > 0, got {targets}")
@@ -112,7 +108,6 @@ def mass_scaled(targets=None, lengths=None) -> dict:
 
 
 def cells(scale: str) -> list[Cell]:
-    """The plan (module docstring)."""
     return (
         vb.cells(scale)
         + [
@@ -147,7 +142,7 @@ def _rows(kind, required, probabilities="", count=None) -> Schema:
 
 def _train_schema(exp: str) -> Schema:
     """A paired training cell of chapter 2's ``exp``."""
-    n = len(FULL["seeds"]) * len(paper.STORED_NS[exp]) * 2  # × 2 scales
+    n = len(FULL["seeds"]) * len(ch2_paper.STORED_NS[exp]) * 2  # × 2 scales
     return _s(
         f"training under both scales ({exp})",
         "members.*.variant members.*.N members.*.seed members.*.beta members.*.test",
