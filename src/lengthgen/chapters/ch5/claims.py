@@ -40,7 +40,8 @@ CLAIMS = [
     _parity(
         "ch5.parity.collapse_beta_one",
         "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
-        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51)",
+        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is exact "
+        "at both n and 2n",
         value(0.0, 1e-12, residue=1e-12),
         "the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to float64 "
         "rounding of the logarithms",

@@ -37,8 +37,7 @@ def claim_maker(loc: str, group: str = "ours"):
 
 
 def value(paper_value, tolerance, **kw) -> dict:
-    """Ours within ``tolerance`` of ``paper_value`` (``residue=``: the size below which ours is
-    rounding)."""
+    """Ours within ``tolerance`` of ``paper_value`` (``residue=``: below it ours is rounding)."""
     return {"paper_value": paper_value, "check": "value", "tolerance": tolerance, **kw}
 
 
@@ -48,8 +47,7 @@ def equal(paper_value) -> dict:
 
 
 def holds(paper_value, predicate, check: str = "predicate") -> dict:
-    """``predicate(ours)`` decides (``check="direction"`` for a sign); ``paper_value`` says in
-    words what it asks."""
+    """``predicate(ours)`` decides; ``paper_value`` says in words what it asks."""
     return {"paper_value": paper_value, "check": check, "holds": predicate}
 
 

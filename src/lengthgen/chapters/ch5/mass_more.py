@@ -50,8 +50,7 @@ def refit(encoding: str, task: str, L0: int = rz.L0_DEFAULT):
 
 
 def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict:
-    """α_L, α_L^{½} and the smallest and median target weight of ``W`` with row i's logits times
-    s_i."""
+    """α_L, α_L^{½}, smallest and median target weight of ``W``, row i's logits times s_i."""
     s_all, tgt_all = row_log_scale(L, L0), rz.targets(task, L)
     correct, weights = [], []
     for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=512):
@@ -134,8 +133,7 @@ def _class_f(a, b, members, t):
 
 
 def torus_sup(W, *, grid=TORUS_GRID) -> dict:
-    """S4 = Σ_r max f_r (each maximum from a grid refined by a bounded minimisation) and the sum
-    of amplitudes S16."""
+    """S4 = Σ_r max f_r (grid maxima refined by bounded minimisation) and S16 = Σ amplitudes."""
     from scipy.optimize import minimize_scalar
 
     a, b = rope_coefficients(W)
@@ -181,8 +179,7 @@ def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: b
 
 
 def far_records(kappa, L0: int = rz.L0_DEFAULT) -> np.ndarray:
-    """The offsets d ≥ L0 at which κ(d) is a strict record of κ(0 … d) (chapter 3's tie
-    tolerance)."""
+    """The offsets d ≥ L0 where κ(d) is a strict record of κ(0 … d) (chapter 3's tie tolerance)."""
     arg = rz.relative_argmax(kappa, len(kappa))
     d = np.arange(len(kappa))
     return d[(arg == d) & (d >= L0)]
@@ -240,8 +237,7 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
 
 
 def cells(scale: str) -> list[Cell]:
-    """``mass_refit`` and ``mass_far`` (smoke: two encodings × two tasks, three lengths; 10⁵ on a
-    coarser grid)."""
+    """``mass_refit``, ``mass_far`` (smoke: 2 encodings × 2 tasks, 3 lengths; 10⁵, coarser grid)."""
     check_choice("scale", scale, ("smoke", "full"))
     if scale == "full":
         return [Cell("mass_refit", mass_refit, {}), Cell("mass_far", mass_far, {})]

@@ -274,8 +274,7 @@ TRAIN_VARIANTS = (("sine", True), ("relu", True), ("sine", False), ("relu", Fals
 
 
 def train_kwargs(scale: str) -> dict:
-    """Chapter 4's ``PROTOCOL[scale]["lengthgen"]`` at p = 2, its largest budget, seeds 1337–1339
-    (full)."""
+    """Chapter 4's ``lengthgen`` protocol at p = 2: its largest budget, seeds 1337–1339 (full)."""
     scale = get_scale(scale)
     blk = p4.PROTOCOL[scale]["lengthgen"]
     return {

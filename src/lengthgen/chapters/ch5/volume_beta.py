@@ -92,8 +92,7 @@ def _volume_kwargs() -> dict:
 
 
 def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
-    """Chapter 2's ``train_experiment`` with every member under both scales; A_gen members also
-    get their learned score contrast X (eq. 70)."""
+    """Chapter 2's ``train_experiment``, every member under both scales (A_gen: its X, eq. 70)."""
     out = ex.train_experiment(
         **cfg, device=device, progress=progress, keep_params=True, beta=["log", "one"]
     )
@@ -220,8 +219,7 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
 
 
 def paired_by_n(results, exp: str, variant: str) -> list[dict]:
-    """Per N: the mean paired difference (one − log) at L = 10N+1, its 95 % bootstrap interval and
-    both arms' means."""
+    """Per N: the mean paired difference (one − log) at L = 10N+1, its 95 % interval, arm means."""
     pairs = vc.paired_accuracy(vc.members(results, exp), variant)
     out = []
     for N in sorted({N for N, _ in pairs}):

@@ -218,19 +218,6 @@ def _exponent_claim(cid, key, theory):
     )
 
 
-def _joint_exponent(cid: str, beta: str, name: str, why: str):
-    """The joint-length exponent claim of Majority under A_gen at one scale ``beta``."""
-    return _c(
-        cid,
-        f"Majority under A_gen, raw box, {name}: the fraction exact at both N and 10N + 1 "
-        f"falls from N = 11 to 41 with exponent {predicted_joint_exponent(beta):.2f} "
-        "(two-point log-log slope; closed form of the joint area)",
-        value(round(predicted_joint_exponent(beta), 3), JOINT_EXP_TOL[beta]),
-        f"{why}; ± {JOINT_EXP_TOL[beta]}: Poisson error plus finite-N terms",
-        lambda r: joint_exponent(r, beta),
-    )
-
-
 CLAIMS = [
     _c(
         "ch5.volume.mc_one.pos_index",
@@ -383,17 +370,25 @@ CLAIMS = [
         "corrections of both and excludes 1 (no log factor)",
         box_ratio_growth,
     ),
-    _joint_exponent(
+    _c(
         "ch5.joint.majority_one_exponent",
-        "one",
-        "without log n",
-        "nested intervals, the joint set is the set at 10N + 1",
+        "Majority under A_gen, raw box, without log n: the fraction exact at both N and 10N + 1 "
+        f"falls from N = 11 to 41 with exponent {predicted_joint_exponent('one'):.2f} "
+        "(two-point log-log slope; closed form of the joint area)",
+        value(round(predicted_joint_exponent("one"), 3), JOINT_EXP_TOL["one"]),
+        "nested intervals, the joint set is the set at 10N + 1; "
+        f"± {JOINT_EXP_TOL['one']}: Poisson error plus finite-N terms",
+        lambda r: joint_exponent(r, "one"),
     ),
-    _joint_exponent(
+    _c(
         "ch5.joint.majority_log_exponent",
-        "log",
-        "with log n",
-        "the centres part by X log 10, overlap area 4ab/log 10",
+        "Majority under A_gen, raw box, with log n: the fraction exact at both N and 10N + 1 "
+        f"falls from N = 11 to 41 with exponent {predicted_joint_exponent('log'):.2f} "
+        "(two-point log-log slope; closed form of the joint area)",
+        value(round(predicted_joint_exponent("log"), 3), JOINT_EXP_TOL["log"]),
+        "the centres part by X log 10, overlap area 4ab/log 10; "
+        f"± {JOINT_EXP_TOL['log']}: Poisson error plus finite-N terms",
+        lambda r: joint_exponent(r, "log"),
     ),
     _c(
         "ch5.joint.majority_ratio_growth",
