@@ -274,7 +274,7 @@ def test_plan_and_schemas():
     ]
     assert names[:4] == first
     assert all(ch5_schema(n) is not None for n in names)
-    stored = {n for names_ in vc.TRAIN_CELLS.values() for n in names_}
+    stored = {"beta_train_" + e for exps in vc.TRAIN_RUNS.values() for e in exps}
     assert stored <= set(names)
     joint = [f"joint_{k.replace('/', '_')}" for k in vc.JOINT]
     assert names[4:7] == joint

@@ -1,25 +1,12 @@
 """Chapter 5's claims: **our** predictions for experiments none of the four papers runs (group
-``ours``), each written with its comparison in the commit that introduced it, before the run it
-judges (``git log -p`` shows the order), and self-checks of the code they reuse (group
-``self-check``: a statement that follows from a definition, a theorem, the code's structure or a
-deterministic computation). The scorecard counts them apart from the papers' claims. Id
-prefixes: ``volume``, ``joint`` (:mod:`.volume_claims`), ``sumsine`` (:mod:`.sum_sine_claims`),
-``parity``, ``mass``, ``mass_refit`` and ``mass_far`` (here).
-
-How each comparison is chosen (:mod:`.common`):
-
-* a value that is exactly 0 in real arithmetic: a tolerance (and ledger ``residue``) far above
-  float64 rounding; a count that can only be 0: ``equal``;
-* closed forms in rows: :data:`~.common.ONE_ROW`; chapter 2's rules 6–7 (closed forms, window and
-  Monte Carlo exponents) taken from chapter 2;
-* log-log slopes with a 95 % interval: :func:`~.common.slope_holds`;
-* properties that must hold everywhere: :func:`~.common.everywhere`;
-* chapter 0's c-rule: :data:`C_RULE_LEVEL`;
-* trained accuracy: the sign of a paired 95 % bootstrap interval; bands and factors declared next
-  to their claims.
-
-A prediction the run refuted carries :data:`~.common.FAILED` with what came out instead; one whose
-population turned out empty is :class:`~lengthgen.claims.Unchecked` ("not evaluable").
+``ours``), each committed with its comparison before the run it judges (``git log -p``), and
+self-checks of the code they reuse (group ``self-check``: what follows from a definition, a
+theorem or a deterministic computation). Id prefixes: ``volume``, ``joint``
+(:mod:`.volume_claims`), ``sumsine`` (:mod:`.sum_sine_claims`), ``parity``, ``mass``,
+``mass_refit`` and ``mass_far`` (here). The comparison rules are in :mod:`.common`, plus
+:data:`C_RULE_LEVEL` (chapter 0's c-rule) here and chapter 2's rules 6–7; a refuted prediction
+carries :data:`~.common.FAILED`, one whose population is empty is
+:class:`~lengthgen.claims.Unchecked`.
 """
 
 from __future__ import annotations
@@ -33,7 +20,6 @@ from lengthgen.chapters.ch5.mass import FIXED_TARGET
 from lengthgen.chapters.ch5.mass_more import FIXED_OFFSET
 from lengthgen.claims import Unchecked
 
-#: the cause a failed prediction of ours is recorded with; its explanation says what came out
 CAUSES = {
     FAILED: "a prediction of ours that the stored run refuted (not a fault of the reproduction)"
 }
@@ -57,39 +43,35 @@ CLAIMS = [
         "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is exact "
         "at both n and 2n",
         value(0.0, 1e-12, residue=1e-12),
-        "with β_n = 1 the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to "
-        "float64 rounding of the logarithms, far below 10⁻¹²",
+        "the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to float64 "
+        "rounding of the logarithms",
         lambda r: _doubling(r, "one", "max_abs_output"),
     ),
     _parity(
         "ch5.parity.logit_shift_log",
-        "With β_n = log n the log-odds of the attention share at (2t, 2n) exceed those at (t, n) "
-        "by exactly X log 2, at every t and n (largest error over the same points)",
+        "With β_n = log n the log-odds at (2t, 2n) exceed those at (t, n) by X log 2 (largest "
+        "error over the same points)",
         value(0.0, 1e-9, residue=1e-9),
-        "the difference is (log 2n − log n) X = X log 2 in exact arithmetic; float64 logarithms "
-        "of n ≤ 102 and |X| ≤ 2 round far below 10⁻⁹",
+        "(log 2n − log n) X = X log 2 exactly; float64 logarithms of n ≤ 102, |X| ≤ 2 round "
+        "far below 10⁻⁹",
         lambda r: _doubling(r, "log", "max_logit_error"),
     ),
     _parity(
         "ch5.parity.averaging_sine_nmax",
-        "A scalar averaging head (one-dimensional query, keys and values) + one sine unit, every "
-        "parameter in [−B, B]: the largest length at which a search finds an exact Parity "
-        "classifier, for B = 2, 3, 4, 6, 8, equals our bound ⌈2B²/π⌉ (chapter 2's A_gen, with "
-        "2-D values and a sine weight in ℝ², allows |ω| ≤ 4B² and ⌈4B²/π⌉)",
+        "A scalar averaging head + one sine unit, every parameter in [−B, B]: the largest length "
+        "at which a search finds an exact Parity classifier, for B = 2, 3, 4, 6, 8, equals our "
+        "bound ⌈2B²/π⌉",
         equal([3, 6, 11, 23, 41]),
-        "our derivation: n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; "
-        "the search never tries |ω| > 2B², so only the bound's tightness is tested, and that "
-        "follows from the derivation (X = 0, a free phase): a check of the search",
+        "n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; the search never "
+        "tries |ω| > 2B², so this checks the search and the bound's tightness",
         lambda r: [row["largest_exact_n"] for row in r.cell("averaging_sine")["rows"]],
     ),
     _parity(
         "ch5.parity.summing_exact",
-        "Summing instead of averaging: chapter 4's biased width-2 sine construction (p = 2) "
-        "classifies every count t ≤ 10⁵ correctly, and every (n, t) with n ≤ 1,000 "
-        "(errors: both counts)",
+        "Summing + chapter 4's biased width-2 sine construction (p = 2): errors at every count "
+        "t ≤ 10⁵ and at every (n, t) with n ≤ 1,000",
         equal([0, 0]),
-        "the construction's phase is π t exactly (its weight on the count of zeros is 0), "
-        "so any error is a real failure, not rounding",
+        "the phase is π t exactly (weight 0 on the count of zeros): any error is a real failure",
         lambda r: [r.cell("summing")[k] for k in ("errors", "errors_all_lengths")],
     ),
     _parity(
@@ -102,15 +84,13 @@ CLAIMS = [
 ]
 
 # --------------------------------------------------------------------------- softmax mass
-#: the lengths of the mass tables and the training length (fixed before the runs)
+#: the mass tables' lengths and training length; the c' = m / log L0 the learned tables are
+#: scaled to, and those where chapter 0's rule is sharp (all fixed before the runs)
 MASS_LENGTHS = (30, 60, 128, 512, 2048, 16384)
 MASS_L0 = 20
-#: the values c' = m / log L0 the learned tables are scaled to (fixed before the run), and those
-#: where chapter 0's rule is sharp
 SCALED_C = (0.5, 0.8, 1.5, 2.5)
 NEAR_ONE_C = (0.95, 0.99, 1.01, 1.05)
-#: chapter 0's rule as the c-rule claims check it: α^{½} at the longest length keeps at least
-#: this much mass exactly when c > 1
+#: chapter 0's c-rule as checked here: α^{½} at the longest length is ≥ this exactly when c > 1
 C_RULE_LEVEL = 0.99
 
 
@@ -119,18 +99,20 @@ def _mass_rows(results):
 
 
 def _rows_off(results, name, half, closed):
-    """The largest |computed − closed form| of α^{½} in rows over the rows of cell ``name``."""
-    return max(abs(r[half] - r[closed]) * (r["L"] - MASS_L0) for r in results.cell(name)["rows"])
+    """The largest |computed − closed form| of α^{½}, in rows, over the rows of cell ``name``
+    that carry a closed form."""
+    rows = results.cell(name)["rows"]
+    return max(abs(r[half] - r[closed]) * (r["L"] - MASS_L0) for r in rows if closed in r)
 
 
 def _c_rule_holds(count: int) -> dict:
-    """The c-rule comparison on ``count`` pairs [c, α^{½}]: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
+    """The c-rule on ``count`` pairs [c, α^{½}]: α^{½} ≥ C_RULE_LEVEL iff c > 1."""
     rule = lambda v: len(v) == count and all((a >= C_RULE_LEVEL) == (c > 1) for c, a in v)
     return holds(f"α ≥ {C_RULE_LEVEL:g} iff c > 1", rule)
 
 
 def _c_rule(results, name, half, **where):
-    """Per row of cell ``name`` at the longest length (and ``where``): [c, α^{½}]."""
+    """[c, α^{½}] per row of cell ``name`` at the longest length (and ``where``)."""
     return [
         [r["c"], r[half]]
         for r in results.cell(name)["rows"]
@@ -139,8 +121,7 @@ def _c_rule(results, name, half, **where):
 
 
 def _perfect_series(results):
-    """α^{½} (no factor) against L for every (encoding, task) whose argmax is right on every
-    scored row at every length."""
+    """α^{½} (no factor) against L per (encoding, task) whose argmax is right at every length."""
     by = {}
     for r in sorted(_mass_rows(results), key=lambda r: r["L"]):
         by.setdefault(f"{r['encoding']}/{r['task']}", []).append(r)
@@ -149,12 +130,6 @@ def _perfect_series(results):
         for k, rows in by.items()
         if all(r["alpha"] == 1.0 for r in rows)
     }
-
-
-def _non_increasing(series):
-    return bool(series) and all(
-        all(b <= a + 1e-12 for a, b in zip(v, v[1:])) for v in series.values()
-    )
 
 
 _mass = claim_maker("ch. 5 § softmax mass")
@@ -166,15 +141,14 @@ CLAIMS += [
         "Multiplying the fitted kernels' logits by log L / log L0 changes α_L in none of the 270 "
         "(encoding, task, L) cells",
         equal(0),
-        "a positive factor keeps every argmax; a change could only come from the tie "
-        "tolerance, and would be a real effect of it",
+        "a positive factor keeps every argmax; only the tie tolerance could change one",
         lambda r: sum(x["alpha"] != x["alpha_log"] for x in _mass_rows(r)),
     ),
     _mass_check(
         "ch5.mass.half_below_argmax",
-        "α_L^{½} ≤ α_L in every cell, both scales (a weight above ½ is the unique maximum)",
+        "α_L^{½} ≤ α_L in every cell, both scales",
         everywhere(),
-        "a consequence of the definitions: any failure is a bug",
+        "a weight above ½ is the unique maximum: any failure is a bug",
         lambda r: all(
             x[f"alpha_half_{k}"] <= x["alpha"] for x in _mass_rows(r) for k in ("none", "log")
         ),
@@ -183,35 +157,36 @@ CLAIMS += [
         "ch5.mass.log_never_lowers",
         "The log factor (≥ 1 for L ≥ L0) never lowers α_L^{½} in any cell",
         everywhere(),
-        "scaling logits up by s ≥ 1 raises the weight of the maximum, and a weight above ½ "
-        "is on the maximum",
+        "scaling logits by s ≥ 1 raises the maximum's weight, and a weight above ½ is on it",
         lambda r: all(x["alpha_half_log"] >= x["alpha_half_none"] for x in _mass_rows(r)),
     ),
     _mass_check(
         "ch5.mass.clamped_closed_form",
         "Learned absolute tables on first, pos2, pos5: our closed form of α_L^{½} matches the "
-        "computed value at every length and both scales (largest difference, in rows)",
+        "computed value at every length, both scales (largest difference, in rows)",
         value(0.0, ONE_ROW),
-        "the closed form counts rows by a strict inequality; one row at the boundary may "
-        "round the other way, more than one is a wrong derivation",
+        "one row at the strict inequality's boundary may round the other way",
         lambda r: _rows_off(r, "mass_clamped", "alpha_half", "closed_form"),
     ),
     _mass_check(
         "ch5.mass.c_rule",
-        f"With the log factor, a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 "
-        "exactly when its clamped margin exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): "
-        "[c, α^{½}] per task first, pos2, pos5",
+        f"With the log factor a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 "
+        "exactly when c = m / log L0 > 1 (chapter 0's rule): [c, α^{½}] per task first, pos2, "
+        "pos5",
         _c_rule_holds(3),
-        "our derivation: the target's weight grows like L^c and the tail's like L",
+        "the target's weight grows like L^c and the tail's like L",
         lambda r: _c_rule(r, "mass_clamped", "alpha_half", scale="log"),
     ),
     _mass_check(
         "ch5.mass.unscaled_dilutes",
-        "Without the factor, α_L^{½} never rises with L for any (encoding, task) whose argmax is "
+        "Without the factor α_L^{½} never rises with L for any (encoding, task) whose argmax is "
         "right on every row at every length",
-        holds("non-increasing", _non_increasing),
-        "longer rows add keys, and an added key can only take mass from the target when the "
-        "kernel's offsets to the target do not change",
+        holds(
+            "non-increasing",
+            lambda s: bool(s) and all(b <= a + 1e-12 for v in s.values() for a, b in zip(v, v[1:])),
+        ),
+        "longer rows add keys, which can only take mass from the target when the kernel's "
+        "offsets to the target do not change",
         _perfect_series,
     ),
     Unchecked(
@@ -221,35 +196,29 @@ CLAIMS += [
         "(change at most 0.02 per task)",
         "change ≤ 0.02",
         "not-reproducible",
-        "not evaluable: no fitted ALiBi kernel has a perfect argmax (its kernel c0 + s·d with "
-        "s ≤ 0 peaks at offset 0, so the query's own position wins every row), so the "
-        "prediction's population is empty; we had missed this when we wrote it",
+        "not evaluable: no fitted ALiBi kernel has a perfect argmax (c0 + s·d with s ≤ 0 peaks "
+        "at offset 0, so the query's own position wins every row); we had missed this",
         group="ours",
     ),
     _mass_check(
         "ch5.mass.c_rule_scaled",
-        "The rule's other half, on the learned tables of first, pos2, pos5 multiplied by a "
-        "positive factor so that c = m / log L0 is 0.5, 0.8, 1.5 or 2.5: with the log factor, "
-        f"α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
+        "The learned tables of first, pos2, pos5 scaled so that c = m / log L0 is 0.5, 0.8, 1.5 "
+        f"or 2.5: with the log factor α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when "
+        "c > 1 (12 tables: [c, α^{½}])",
         _c_rule_holds(12),
-        "our derivation: with the factor the target's weight against one tail key is L^c "
-        "times a constant and the tail has about L keys, so for c < 1 the rows beyond about "
-        "L^c lose the mass (at L = 16,384, L^0.8 ≈ 2,350 rows of 16,364) and for c > 1 every row "
-        "keeps it once L^(c − 1) beats the constant; the values of c sit far enough from 1 "
-        "for 16,384 to decide",
+        "the target's weight against one tail key is L^c times a constant and the tail has about "
+        "L keys: for c < 1 the rows beyond about L^c lose the mass (L^0.8 ≈ 2,350 of 16,364 "
+        "rows), for c > 1 every row keeps it once L^(c − 1) beats the constant",
         lambda r: _c_rule(r, "mass_scaled", "alpha_half_log"),
     ),
     _mass(
         "ch5.mass.c_rule_near_one",
-        "The rule where it is sharp: the same learned tables scaled so that c = m / log L0 is "
-        "0.95, 0.99, 1.01 or 1.05; with the log factor, α^{½} at L = 16,384 is ≥ "
-        f"{C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
+        "The same tables scaled to c = 0.95, 0.99, 1.01 or 1.05: with the log factor α^{½} at "
+        f"L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
         _c_rule_holds(12),
-        "our derivation: the target's weight against the tail is L^c against L, so at c = 1.01 "
-        "the last rows keep the mass only if L^0.01 = 1.10 beats the constant of the table's "
-        "other keys, and at c = 0.99 about L^0.99 of the rows keep it; a constant of either "
-        "sign can break either side, so the rule can fail here (a review had seen one table at "
-        "c = 0.99 and 1.01 before this claim was written)",
+        "at c = 1.01 the last rows keep the mass only if L^0.01 = 1.10 beats the constant of the "
+        "other keys, at c = 0.99 about L^0.99 rows keep it; a constant of either sign can break "
+        "either side (a review had seen one table at c = 0.99 and 1.01 before this was written)",
         lambda r: _c_rule(r, "mass_scaled_near_one", "alpha_half_log"),
     ),
     _mass_check(
@@ -257,8 +226,7 @@ CLAIMS += [
         "The scaled tables: our closed form of α^{½} (log factor) matches the computed value at "
         "every length (largest difference, in rows)",
         value(0.0, ONE_ROW),
-        "as for the fitted tables: one row at the strict inequality's boundary may round "
-        "the other way",
+        "as for the fitted tables: one boundary row may round the other way",
         lambda r: _rows_off(r, "mass_scaled", "alpha_half_log", "closed_form_log"),
     ),
 ]
@@ -272,7 +240,6 @@ CLAIMS += [
 # beyond 16,384. After the runs a review moved ``mass_refit.margin_kept``, ``alpha_structural``,
 # ``below_eval_log`` and ``mass_far.fixed_offset`` from ``ours`` to ``self-check`` (comparisons
 # unchanged).
-ENC_SAME = ("nope", "alibi", "learned_abs")
 
 
 def _refit_rows(results):
@@ -281,7 +248,7 @@ def _refit_rows(results):
 
 def _old(results):
     """The unscaled fit's row of ``mass_tables`` for each (encoding, task, L)."""
-    return {(r["encoding"], r["task"], r["L"]): r for r in results.cell("mass_tables")["rows"]}
+    return {(r["encoding"], r["task"], r["L"]): r for r in _mass_rows(results)}
 
 
 def _pairs(results):
@@ -290,23 +257,15 @@ def _pairs(results):
     return [(r, old[(r["encoding"], r["task"], r["L"])]) for r in _refit_rows(results)]
 
 
-def _margin_change(results):
-    fits = results.cell("mass_refit")["fits"]
-    return max(abs(f["m"] - f["m_old"]) for f in fits if "m" in f)
-
-
 def _rope_fixed_changes(results):
     L = max(r["L"] for r in _refit_rows(results))
-    return sum(
-        r["alpha"] != o["alpha"]
-        for r, o in _pairs(results)
-        if r["encoding"] == "rope" and r["task"] in FIXED_OFFSET and r["L"] == L
-    )
+    rope = [(r, o) for r, o in _pairs(results) if r["encoding"] == "rope" and r["L"] == L]
+    return sum(r["alpha"] != o["alpha"] for r, o in rope if r["task"] in FIXED_OFFSET)
 
 
 def _perfect_half(results):
-    """(refit α^{½} − unscaled fit's unscaled α^{½}) over the relative/absolute-feature cells
-    (RoPE, sinusoidal) where both fits have α_L = 1."""
+    """Refit α^{½} − the unscaled fit's unscaled α^{½} over the RoPE and sinusoidal cells where
+    both fits have α_L = 1."""
     return {
         f"{r['encoding']}/{r['task']}/{r['L']}": r["alpha_half"] - o["alpha_half_none"]
         for r, o in _pairs(results)
@@ -324,30 +283,8 @@ def _study_alpha_matches(results):
     return max(abs(far[t]["alpha_study"] - old[("rope", t, L)]["alpha"]) for t in far)
 
 
-def _fixed_offset_rows(results):
-    """Largest |α_L·|S_L| − (d1 − L0)| in rows over the fixed-offset tasks and far lengths."""
-    far = _far(results)
-    return max(
-        abs(f["alpha"] * f["n_scored"] - (far[t]["d1"] - MASS_L0))
-        for t in FIXED_OFFSET
-        for f in far[t]["far"]
-    )
-
-
-def _sup_respected(results):
-    """Per task at the farthest length: [running max − S4, S16 − S4, running max − study max]."""
-    out = {}
-    for t, r in _far(results).items():
-        top = r["far"][-1]["running_max"]
-        out[t] = [top - r["S4"], r["S16"] - r["S4"], top - r["study_max"]]
-    return out
-
-
-def _sup_ok(v):
-    return bool(v) and all(a <= 1e-6 and b > 0 and c > 0 for a, b, c in v.values())
-
-
 def _exceed_ratios(results, key="exceed", mu="mu_study_max", tasks=None, min_expected=50):
+    """Per task at the farthest length: exceedances of ``mu``'s level over the expected number."""
     out = {}
     for t, r in ((t, r) for t, r in _far(results).items() if not tasks or t in tasks):
         f = r["far"][-1]
@@ -364,40 +301,39 @@ def _first_records(results):
     return [[round(f["alpha"] * f["n_scored"]) - n0, f["records"], f["exceed"]] for f in r["far"]]
 
 
-def _first_ok(v):
-    return bool(v) and all(c == n and 1 <= n <= 4 * (math.log(max(e, 1)) + 1) for c, n, e in v)
-
-
 CLAIMS += [
     _mass_check(
         "ch5.mass_refit.margin_kept",
         "The per-row log refit leaves the learned tables' clamped margin m unchanged on first, "
         "pos2, pos5 (largest |m_refit − m|)",
         value(0.0, 0.0),
-        "m lives in table row L0 − 1 = 19, whose factor is log 20 / log 20 = 1 exactly; the "
-        "table's rows are separate parameters, the loss is a mean of per-row terms, and Adam and "
-        "its weight decay act per coordinate, so row 19 sees the same gradients bit for bit",
-        _margin_change,
+        "m lives in table row L0 − 1 = 19, whose factor is exactly 1; the rows are separate "
+        "parameters, the loss a mean of per-row terms, Adam and its weight decay act per "
+        "coordinate, so row 19 sees the same gradients bit for bit",
+        lambda r: max(abs(f["m"] - f["m_old"]) for f in r.cell("mass_refit")["fits"] if "m" in f),
     ),
     _mass_check(
         "ch5.mass_refit.alpha_structural",
         "The refit's α_L equals the unscaled fit's in every NoPE, ALiBi and learned-table cell "
         "(9 tasks × 6 lengths; number of cells that differ)",
         equal(0),
-        "NoPE's kernel is constant (every row ties, α = 0); an ALiBi kernel c0 + s·d with "
-        "s ≤ 0 puts the argmax at offset 0 or ties, and no task demands offset 0 (α = 0); the "
-        "learned table's rows ≥ L0 all use row 19, which the refit leaves unchanged; a positive "
-        "factor keeps every argmax",
-        lambda r: sum(x["alpha"] != o["alpha"] for x, o in _pairs(r) if x["encoding"] in ENC_SAME),
+        "NoPE's kernel is constant (every row ties, α = 0); ALiBi's c0 + s·d with s ≤ 0 puts the "
+        "argmax at offset 0 or ties, which no task demands (α = 0); the learned table's rows "
+        "≥ L0 all use row 19, which the refit leaves unchanged",
+        lambda r: sum(
+            x["alpha"] != o["alpha"]
+            for x, o in _pairs(r)
+            if x["encoding"] in ("nope", "alibi", "learned_abs")
+        ),
     ),
     _mass(
         "ch5.mass_refit.rope_moves",
         "The refit changes RoPE's α_L at L = 16,384 on at least one fixed-offset task (prev, "
         "skip2, skip3, skip5; number that change)",
         holds("≥ 1", lambda v: v >= 1),
-        "the per-row factor (0.23 … 1 over the training rows) changes the objective of the "
-        "shared relative kernel, so the fit lands elsewhere; α at 16,384 is set by the first "
-        "offset d1 whose κ beats κ(δ), which moves with any change of κ",
+        "the per-row factor (0.23 … 1 over the training rows) changes the shared kernel's "
+        "objective; α at 16,384 is set by the first offset d1 whose κ beats κ(δ), which moves "
+        "with any change of κ",
         _rope_fixed_changes,
         **failed(
             "the refit left RoPE's α at 16,384 unchanged on every fixed-offset task: the first "
@@ -409,22 +345,17 @@ CLAIMS += [
         "Learned tables on first, pos2, pos5: the refit's α_L^{½} with the per-row factor "
         "matches our closed form at every length (largest difference, in rows)",
         value(0.0, ONE_ROW),
-        "the closed form of the evaluation-time factor, with s_i per row; one boundary row "
-        "may round the other way",
-        lambda r: max(
-            abs(x["alpha_half"] - x["closed_form"]) * (x["L"] - MASS_L0)
-            for x in _refit_rows(r)
-            if "closed_form" in x
-        ),
+        "the closed form with s_i per row; one boundary row may round the other way",
+        lambda r: _rows_off(r, "mass_refit", "alpha_half", "closed_form"),
     ),
     _mass_check(
         "ch5.mass_refit.keeps_mass",
         "The refit's learned tables keep α_L^{½} = 1 at every length up to 16,384 on first, "
         "pos2, pos5 (smallest α^{½})",
         value(1.0, 0.0),
-        "m is unchanged and c = m / log L0 ≈ 2.1 > 1: with s_i = log(i+1)/log L0 row i's "
-        "target weight grows like (i+1)^c against a tail of about i keys; rows up to 512 kept "
-        "their mass even without any factor, and s_i ≥ 1 there only raises it",
+        "m is unchanged and c ≈ 2.1 > 1: with s_i = log(i+1)/log L0 row i's target weight grows "
+        "like (i+1)^c against about i tail keys; rows up to 512 kept their mass even without a "
+        "factor, and s_i ≥ 1 there only raises it",
         lambda r: min(
             x["alpha_half"]
             for x in _refit_rows(r)
@@ -435,8 +366,8 @@ CLAIMS += [
         "ch5.mass_refit.below_eval_log",
         "For every learned-table cell the refit's α_L^{½} is at most the evaluation-time factor's",
         everywhere(),
-        "same table row 19 and s_i ≤ log L / log L0 for every row i < L; a weight above ½ is "
-        "on the row's maximum, and a larger factor only raises it",
+        "same row 19 and s_i ≤ log L / log L0 for every row i < L; a larger factor only raises "
+        "the weight of the maximum",
         lambda r: all(
             x["alpha_half"] <= o["alpha_half_log"]
             for x, o in _pairs(r)
@@ -448,10 +379,8 @@ CLAIMS += [
         "RoPE and sinusoidal cells where both fits have a perfect argmax: the refit's α^{½} is at "
         "least the unscaled fit's (no factor) in every such cell",
         holds("≥ 0 in every cell", lambda v: bool(v) and all(x >= 0 for x in v.values())),
-        "beyond L0 the refit multiplies row i by s_i ≥ 1, and to fit the early rows "
-        "(s_i down to 0.23) its kernel needs larger margins than the unscaled fit's, so the "
-        "weight on a correct maximum can only be larger (a failure would mean the fit spent "
-        "its margin elsewhere)",
+        "beyond L0 the refit multiplies row i by s_i ≥ 1, and to fit the early rows (s_i down to "
+        "0.23) its kernel needs larger margins than the unscaled fit's",
         _perfect_half,
     ),
     _mass_check(
@@ -466,8 +395,8 @@ CLAIMS += [
         "α_L from RoPE's κ (O(L)) equals α_L from the full transfer T_L(W) (mass_tables) at "
         "L = 16,384 on all 9 tasks (largest difference)",
         value(0.0, 0.0),
-        "T_L(W)[i, j] = κ(i − j) exactly in real arithmetic; float64 rounding differs "
-        "(≈10⁻¹³) far below the logit gaps that decide these argmaxes",
+        "T_L(W)[i, j] = κ(i − j) exactly; float64 rounding differs (≈10⁻¹³) far below the logit "
+        "gaps that decide these argmaxes",
         _study_alpha_matches,
     ),
     _mass_check(
@@ -476,19 +405,32 @@ CLAIMS += [
         "rows before the first offset d1 (found below 16,384) with κ(d1) > κ(δ) (largest "
         "deviation in rows)",
         value(0.0, 0.5),
-        "a row i ≥ d1 sees offset d1, whose κ beats κ(δ), so its argmax is never δ; rows "
-        "below d1 were right at 16,384 already; α_L = (d1 − L0)/(L − L0) → 0",
-        _fixed_offset_rows,
+        "a row i ≥ d1 sees offset d1, whose κ beats κ(δ); rows below d1 were right at 16,384 "
+        "already; α_L = (d1 − L0)/(L − L0) → 0",
+        lambda r: max(
+            abs(f["alpha"] * f["n_scored"] - (_far(r)[t]["d1"] - MASS_L0))
+            for t in FIXED_OFFSET
+            for f in _far(r)[t]["far"]
+        ),
     ),
     _mass(
         "ch5.mass_far.sup_is_torus_max",
         "On all 9 RoPE tasks κ's running maximum at 10⁷ rises above its 16,384 value yet stays "
-        "below S4 = Σ_r max f_r, which is itself below the sum of amplitudes S16",
-        holds("M16384 < M(10⁷) ≤ S4 < S16", _sup_ok),
-        "θ_{k+4} = θ_k/10 makes κ a function on the 4-torus, so sup κ = S4; Weyl "
-        "equidistribution makes every level below S4 recur, and μ(M16384)·10⁷ ≥ 7 offsets are "
-        "expected above the study's maximum on every task",
-        _sup_respected,
+        "below S4 = Σ_r max f_r, itself below the sum of amplitudes S16",
+        holds(
+            "M16384 < M(10⁷) ≤ S4 < S16",
+            lambda v: bool(v) and all(a <= 1e-6 and b > 0 and c > 0 for a, b, c in v.values()),
+        ),
+        "θ_{k+4} = θ_k/10 makes κ a function on the 4-torus, so sup κ = S4; by Weyl every level "
+        "below S4 recurs, and μ(M16384)·10⁷ ≥ 7 offsets are expected above the study's maximum",
+        lambda r: {  # [running max − S4, S16 − S4, running max − study max] per task
+            t: [
+                x["far"][-1]["running_max"] - x["S4"],
+                x["S16"] - x["S4"],
+                x["far"][-1]["running_max"] - x["study_max"],
+            ]
+            for t, x in _far(r).items()
+        },
     ),
     _mass(
         "ch5.mass_far.equidistribution_max",
@@ -498,9 +440,8 @@ CLAIMS += [
             "ratio in [0.5, 2]",
             lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values()),
         ),
-        "Weyl: the fraction of offsets whose angles fall in a set of measure μ tends to μ; "
-        "exceedances come in short runs (neighbouring offsets share the slow phases), so counts "
-        "fluctuate more than Poisson; factor 2 for expected counts of 60 to 6000",
+        "Weyl: the fraction of offsets in a set of measure μ tends to μ; exceedances come in "
+        "short runs, so counts fluctuate more than Poisson: factor 2 for 60 to 6000 expected",
         _exceed_ratios,
     ),
     _mass(
@@ -518,10 +459,15 @@ CLAIMS += [
         "ch5.mass_far.first_records",
         "first at 10⁵, 10⁶, 10⁷: the right rows beyond the study's are exactly the new records "
         "of κ, at least 1 and at most 4(ln E + 1), E the exceedances of the study maximum",
-        holds("records, 1 ≤ n ≤ 4(ln E + 1)", _first_ok),
-        "row i of first is right iff κ(i) is a strict record; a new record must exceed the "
-        "study maximum, and the first exceedance is one; among E exchangeable-like exceedances "
-        "records number about ln E + 0.58, times short runs (≤ 4)",
+        holds(
+            "records, 1 ≤ n ≤ 4(ln E + 1)",
+            lambda v: (
+                bool(v) and all(c == n and 1 <= n <= 4 * (math.log(max(e, 1)) + 1) for c, n, e in v)
+            ),
+        ),
+        "row i of first is right iff κ(i) is a strict record, which must exceed the study "
+        "maximum; among E exchangeable-like exceedances records number about ln E + 0.58, "
+        "times short runs (≤ 4)",
         _first_records,
     ),
     _mass_check(

@@ -1,5 +1,9 @@
-"""Chapter 5's one way to declare a prediction on stored results, and the comparison rules its
-claims modules share (the list of rules is in :mod:`lengthgen.chapters.ch5.claims`)."""
+"""Chapter 5's one way to declare a prediction on stored results (:func:`claim_maker`) and how
+each comparison is chosen: a value exactly 0 in real arithmetic gets a tolerance (and ledger
+``residue``) far above float64 rounding, a count that can only be 0 :func:`equal`; closed forms
+in rows :data:`ONE_ROW`; log-log slopes :func:`slope_holds`; properties that must hold everywhere
+:func:`everywhere`; trained accuracy the sign of a paired 95 % bootstrap interval; bands and
+factors are declared next to their claims."""
 
 from __future__ import annotations
 
@@ -22,10 +26,8 @@ def failed(what_came_out: str) -> dict:
 
 
 def claim_maker(loc: str, group: str = "ours"):
-    """``make(cid, statement, comparison, why, measure, **kw)``: a stored-result
-    :class:`lengthgen.claims.Claim` of section ``loc`` (``group``: ``ours``, a prediction, or
-    ``self-check``); ``comparison`` from :func:`value`, :func:`equal`, :func:`holds` or
-    :func:`everywhere`."""
+    """``make(cid, statement, comparison, why, measure, **kw)``: a stored-result claim of section
+    ``loc`` in ``group`` (``ours`` or ``self-check``)."""
 
     def make(cid, statement, comparison: dict, why, measure, **kw):
         kw = {"group": group, **comparison, **kw}
@@ -35,8 +37,7 @@ def claim_maker(loc: str, group: str = "ours"):
 
 
 def value(paper_value, tolerance, **kw) -> dict:
-    """Ours within ``tolerance`` of ``paper_value`` (``residue=``: the size below which ours is
-    rounding)."""
+    """Ours within ``tolerance`` of ``paper_value`` (``residue=``: below it ours is rounding)."""
     return {"paper_value": paper_value, "check": "value", "tolerance": tolerance, **kw}
 
 
@@ -46,8 +47,7 @@ def equal(paper_value) -> dict:
 
 
 def holds(paper_value, predicate, check: str = "predicate") -> dict:
-    """``predicate(ours)`` decides (``check="direction"`` for a sign); ``paper_value`` says in
-    words what it asks."""
+    """``predicate(ours)`` decides; ``paper_value`` says in words what it asks."""
     return {"paper_value": paper_value, "check": check, "holds": predicate}
 
 
@@ -62,8 +62,8 @@ def in_band(band):
 
 
 def slope_fit(ns, fractions, hits, *, lengths: bool = False) -> dict:
-    """The log-log slope of ``fractions`` against ``ns`` with its 95 % t-interval, the number of
-    lengths (with ``lengths``) and the fewest exact points behind one fraction."""
+    """The log-log slope with its 95 % t-interval, the number of lengths (with ``lengths``) and
+    the fewest exact points behind one fraction."""
     s, lo, hi = loglog_slope(list(ns), list(fractions))
     count = {"lengths": len(ns)} if lengths else {}
     return {"slope": s, "lo": lo, "hi": hi, **count, "min_hits": min(hits)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
+from lengthgen.chapters.ch2.volume import uniform_box
 from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.chapters.ch5 import mass, mass_more, sum_sine
 from lengthgen.chapters.ch5 import parity as pa
@@ -21,7 +22,6 @@ from lengthgen.chapters.ch5.claims import SINE_B, SUMMING_ALL, SUMMING_N
 from lengthgen.chapters.ch5.sum_sine import ETAS, TRAIN_VARIANTS, train_cell_name, volume_cell_name
 from lengthgen.config import ConfigError, check_finite
 from lengthgen.engine.runs import Cell
-from lengthgen.chapters.ch2.volume import uniform_box
 from lengthgen.nn.positional import ENCODINGS
 
 #: A_gen points of the doubling check: classifier width, box half-width, sample size, seed

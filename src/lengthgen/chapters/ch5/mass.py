@@ -1,10 +1,7 @@
-"""Chapter 5, section "Softmax mass, not just argmax" (chapters 0/1 × chapter 3). Chapter 3's
-alignment α_L counts rows whose strict argmax is the target, which no positive rescaling of the
-logits changes; chapter 0's dilution is about mass: α_L^{½} is the fraction of scored rows whose
-causal softmax weight on the target exceeds ½, with the logits times 1 (``none``) or
-log L / log L0 (``log``). For a learned absolute table on a fixed-target task, :func:`clamped_half`
-is our closed form of α_L^{½} (derived on the chapter page): the mass is kept at every length iff
-c = m / log L0 > 1, m the clamped margin — chapter 0's rule."""
+"""Chapter 5, section "Softmax mass, not just argmax" (chapters 0/1 × chapter 3): α_L^{½}, the
+share of scored rows whose causal softmax weight on the target exceeds ½, with the logits times 1
+(``none``) or log L / log L0 (``log``) (:func:`mass_alignment`), and our closed form of it for a
+learned absolute table (:func:`clamped_half`)."""
 
 from __future__ import annotations
 
@@ -83,9 +80,8 @@ def clamped_margin(W, task: str, L0: int = rz.L0_DEFAULT) -> float:
 
 def clamped_half(W, task: str, L: int, L0: int, s) -> float:
     """Our closed form of α_L^{½} for a learned table with the factor ``s`` (one, or one per row
-    i = L0 … L − 1): row i uses row c = L0 − 1 of W, whose keys j ≥ c share the logit W[c, c],
-    so the target τ keeps more than half iff
-    (i − c + 1) e^{s W[c,c]} < e^{s W[c,τ]} − Σ_{j < c, j ≠ τ} e^{s W[c,j]}."""
+    i = L0 … L − 1): the target τ keeps more than half iff
+    (i − c + 1) e^{s W[c,c]} < e^{s W[c,τ]} − Σ_{j < c, j ≠ τ} e^{s W[c,j]}, c = L0 − 1."""
     check_positive_int("L", L, minimum=L0 + 1)
     tau = _fixed_target(task)
     W = np.asarray(torch.as_tensor(W, dtype=torch.float64))

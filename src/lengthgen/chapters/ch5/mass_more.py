@@ -1,18 +1,11 @@
-"""Chapter 5, section "Softmax mass, not just argmax": the runs beyond the evaluation-time factor
-(predictions: :mod:`.claims`; both parts are derived on the chapter's details page).
-
-``mass_refit``: chapter 3's cross-entropy fit redone with chapter 1's log-length scaling per row,
-s_i = log(i + 1) / log L0 (row i of a causal head sees i + 1 keys; s = 1 on the last training
-row), and evaluated with the same factor: α_L by chapter 3's strict argmax and α_L^{½}.
-
-``mass_far``: a RoPE head's transfer is κ(i − j), κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k). With
-chapter 3's 16 frequencies θ_k = 10^{−k/4}, θ_{k+4} = θ_k / 10: the frequencies fall into four
-classes of integer multiples of ω_r = θ_{12+r}, which are ℚ-independent of each other and of 2π.
-By Weyl's theorem κ(d) = F(dω_0, …, dω_3) is equidistributed on the 4-torus: sup κ = S4 = Σ_r
-max f_r (:func:`torus_sup`), not attained, and every level ℓ < S4 is exceeded on a density
-μ(ℓ) of offsets (:func:`level_measure`). On a fixed-offset task, once an offset d1 > δ has
-κ(d1) > κ(δ) no row i ≥ d1 is right; on first and posP the right rows are records of κ
-(:func:`far_records`), whose density tends to 0.
+"""Chapter 5, section "Softmax mass, not just argmax", beyond the evaluation-time factor (both
+parts derived on the chapter's details page; predictions: :mod:`.claims`). ``mass_refit``:
+chapter 3's cross-entropy fit redone with the per-row factor s_i = log(i + 1) / log L0 and
+evaluated with it. ``mass_far``: a RoPE head's κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k) out to
+10⁷; chapter 3's frequencies fall into four classes of integer multiples
+(:func:`frequency_classes`), so κ lives on the 4-torus: sup κ = S4 (:func:`torus_sup`), the
+density μ(ℓ) of offsets above a level (:func:`level_measure`), and the records of κ
+(:func:`far_records`).
 """
 
 from __future__ import annotations
@@ -51,14 +44,13 @@ def _refit(encoding: str, task: str, L0: int):
 
 
 def refit(encoding: str, task: str, L0: int = rz.L0_DEFAULT):
-    """``(family, W)``: chapter 3's CE fit with the per-row factor s_i (cached)."""
+    """``(family, W)``: chapter 3's CE fit with the per-row factor s_i (cached, a copy)."""
     fam, W = _refit(encoding, task, L0)
     return fam, W.clone()
 
 
 def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict:
-    """α_L (chapter 3's strict argmax) and α_L^{½} of ``W`` with row i's logits times s_i; also
-    the smallest and median target weight."""
+    """α_L, α_L^{½}, smallest and median target weight of ``W``, row i's logits times s_i."""
     s_all, tgt_all = row_log_scale(L, L0), rz.targets(task, L)
     correct, weights = [], []
     for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=512):
@@ -75,8 +67,8 @@ def clamped_half_rows(W, task: str, L: int, L0: int = rz.L0_DEFAULT) -> float:
 
 
 def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
-    """The refit's α_L, α_L^{½} per (encoding, task, L); per fit its norm next to chapter 3's; for
-    the learned tables on fixed-target tasks both fits' clamped margins and the closed form."""
+    """The refit's α_L, α_L^{½} per (encoding, task, L); per fit its norm next to chapter 3's and,
+    for learned tables on fixed-target tasks, both fits' clamped margins and the closed form."""
     from lengthgen.chapters.ch5.claims import MASS_L0, MASS_LENGTHS
 
     rows, fits = [], []
@@ -141,8 +133,7 @@ def _class_f(a, b, members, t):
 
 
 def torus_sup(W, *, grid=TORUS_GRID) -> dict:
-    """S4 = Σ_r max f_r (each maximum from a grid refined by a bounded minimisation) and the sum
-    of amplitudes S16."""
+    """S4 = Σ_r max f_r (grid maxima refined by bounded minimisation) and S16 = Σ amplitudes."""
     from scipy.optimize import minimize_scalar
 
     a, b = rope_coefficients(W)
@@ -159,9 +150,9 @@ def torus_sup(W, *, grid=TORUS_GRID) -> dict:
 
 
 def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: bool = False):
-    """μ(ℓ) = |{t ∈ T^4 : F(t) > ℓ}| for each level: the convolution (by FFT) of the f_r's value
-    histograms, accurate to a level shift ``level_error``. ``independent=True``: the (wrong)
-    measure on the 16-torus, as if the frequencies were rationally independent."""
+    """μ(ℓ) = |{t ∈ T^4 : F(t) > ℓ}| per level, from the FFT convolution of the f_r's value
+    histograms (accurate to a level shift ``level_error``); ``independent=True``: the (wrong)
+    measure on the 16-torus."""
     a, b = rope_coefficients(W)
     classes = frequency_classes()
     if independent:
@@ -188,8 +179,7 @@ def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: b
 
 
 def far_records(kappa, L0: int = rz.L0_DEFAULT) -> np.ndarray:
-    """The offsets d ≥ L0 at which κ(d) is a strict record of κ(0 … d) (chapter 3's tie
-    tolerance)."""
+    """The offsets d ≥ L0 where κ(d) is a strict record of κ(0 … d) (chapter 3's tie tolerance)."""
     arg = rz.relative_argmax(kappa, len(kappa))
     d = np.arange(len(kappa))
     return d[(arg == d) & (d >= L0)]
@@ -204,9 +194,8 @@ def first_exceedance(kappa, delta: int) -> int:
 
 
 def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -> dict:
-    """Per RoPE task: S4, S16; κ's running maximum at ``study_max`` and at each length; μ of that
-    maximum and of κ(δ); the offsets beyond ``study_max`` exceeding it and the records among
-    them; d1; α_L from κ at each length."""
+    """Per RoPE task: S4, S16, d1, κ's running maximum at ``study_max`` and at each length, μ of
+    that maximum and of κ(δ), the offsets beyond ``study_max`` exceeding it, the records, α_L."""
     from lengthgen.chapters.ch5.claims import MASS_L0
 
     lengths = [check_positive_int("L", L, minimum=study_max + 1) for L in lengths]
@@ -248,8 +237,7 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
 
 
 def cells(scale: str) -> list[Cell]:
-    """``mass_refit`` and ``mass_far`` (smoke: two encodings × two tasks, three lengths; 10⁵ on a
-    coarser grid)."""
+    """``mass_refit``, ``mass_far`` (smoke: 2 encodings × 2 tasks, 3 lengths; 10⁵, coarser grid)."""
     check_choice("scale", scale, ("smoke", "full"))
     if scale == "full":
         return [Cell("mass_refit", mass_refit, {}), Cell("mass_far", mass_far, {})]

@@ -1,11 +1,7 @@
-"""Chapter 5, section "Parity: averaging versus summing" (chapter 2 × chapter 4).
-
-Chapter 2's A_gen sees a binary string only through its count of ones t: its attention output is
-``A_t = v₀ + ρ_t (v₁ − v₀)`` with log-odds ``d_t = log t − log(n − t) + β_n X`` (eq. 71). With
-β_n = 1 the strings (t, n) and (2t, 2n) get the same output though their parities differ
-(:func:`doubling_gap`); averaging + one sine unit is exact only up to a bounded n
-(:func:`search_averaging_sine`); summing + chapter 4's sine construction is exact at every
-length (:func:`summing_check`).
+"""Chapter 5, section "Parity: averaging versus summing" (chapter 2 × chapter 4): with β_n = 1
+chapter 2's A_gen gives (t, n) and (2t, 2n) the same output (:func:`doubling_gap`); averaging +
+one sine unit is exact only up to a bounded n (:func:`search_averaging_sine`); summing +
+chapter 4's sine construction is exact at every length (:func:`summing_check`).
 """
 
 from __future__ import annotations
@@ -18,8 +14,6 @@ import torch
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.chapters.ch4.constructions import construct_with_bias
-
-DT = torch.float64
 
 
 def doubling_gap(P: dict, n: int, beta: str) -> dict:
@@ -69,12 +63,11 @@ def phase_for(omega: float, rho) -> float | None:
 
 def averaging_sine_bound(B: float) -> int:
     """The largest n at which averaging + one sine unit with parameters in [−B, B] can be exact:
-    the unit sees φ + ω ρ_t with |ω| ≤ 2B² and ρ spanning [0, 1], and n sign changes need n
-    zeros π apart, so (n − 1) π < 2B²."""
+    n sign changes of sin(φ + ω ρ_t), |ω| ≤ 2B², ρ in [0, 1], need (n − 1) π < 2B²."""
     B = check_finite("B", B)
     if not B > 0:
         raise ConfigError(f"B must be > 0, got {B}")
-    return int(math.ceil(2 * B * B / math.pi))  # the largest n with (n − 1) π < 2B²
+    return int(math.ceil(2 * B * B / math.pi))
 
 
 def averaging_levels(n: int, X: float) -> np.ndarray:
@@ -92,9 +85,8 @@ X_FRACTIONS = (-0.5, -0.1, -0.02, 0.0, 0.02, 0.1, 0.5)
 
 def search_averaging_sine(B: float, n: int, *, omegas: int = 400) -> dict:
     """Search for an exact averaging + sine classifier of Parity at length n, every parameter in
-    [−B, B] (B ≥ π/2 leaves the phase free modulo π): X = x · 2B² for x in
-    :data:`X_FRACTIONS`, ``omegas`` values of ω down from 2B², each tested exactly by
-    :func:`phase_for`."""
+    [−B, B] (B ≥ π/2 leaves the phase free): X = x · 2B² for x in :data:`X_FRACTIONS`,
+    ``omegas`` values of ω down from 2B², each tested exactly by :func:`phase_for`."""
     B = check_finite("B", B)
     if not B >= math.pi / 2:
         raise ConfigError(f"B must be ≥ π/2 (a free phase), got {B}")
@@ -115,8 +107,8 @@ def largest_exact_n(B: float, n_max: int, **kw) -> int:
 
 
 def summing_check(n_max: int, *, all_lengths: int = 1000) -> dict:
-    """Chapter 4's biased width-2 sine construction (p = 2) on the counts (n − t, t), a summing
-    attention's output: errors at every t ≤ ``n_max`` of length n_max and at every (n, t) with
+    """Chapter 4's biased width-2 sine construction (p = 2) on a summing attention's counts
+    (n − t, t): errors at every t ≤ ``n_max`` (length n_max) and every (n, t) with
     n ≤ ``all_lengths``, the smallest margin and the weight on the count of zeros."""
     n_max = check_positive_int("n_max", n_max)
     all_lengths = check_positive_int("all_lengths", all_lengths)

@@ -1,13 +1,8 @@
-"""Chapter 5, section "Parity: averaging versus summing": the exact-solution volume of summing
-attention + a sine unit around chapter 4's construction, and that network trained with chapter 4's
-protocol at p = 2 (predictions: :mod:`.sum_sine_claims`; "How much room summing leaves" and
-"Trained summing networks" on the chapter page derive both).
-
-θ = (W ∈ ℝ^{2×2}, b ∈ ℝ², V ∈ ℝ^{2×2}) scores s = V sin(W x + b) on the counts x = (n − t, t); θ*
-is chapter 4's biased width-2 construction for p = 2; θ is exact at n when the strict argmax of s
-is t mod 2 at every t ≤ n. The Monte Carlo draws the perturbations u, w of W₀₀, W₀₁ from the
-region the necessary condition leaves (:func:`necessary_radius`) and scales the hit fraction by
-its share of the box (unbiased; ``restrict=False``: plain Monte Carlo).
+"""Chapter 5, section "Parity: averaging versus summing" (derived on the chapter page): the
+exact-solution volume of summing attention + a sine unit, s = V sin(W x + b) on the counts
+x = (n − t, t), around chapter 4's biased width-2 construction θ* for p = 2
+(:func:`volume_scan`), and that network trained with chapter 4's protocol (:func:`train_variant`);
+predictions: :mod:`.sum_sine_claims`.
 """
 
 from __future__ import annotations
@@ -37,7 +32,7 @@ def center() -> dict[str, torch.Tensor]:
 
 
 def check_eta(eta) -> float:
-    """η in (0, 1/2), where the decisive unit's weight beats the other unit's in the whole box."""
+    """η in (0, 1/2), where the decisive unit's weight beats the other's in the whole box."""
     eta = check_finite("eta", eta)
     if not 0 < eta < 0.5:
         raise ConfigError(f"eta must lie in (0, 0.5), got {eta}")
@@ -57,7 +52,6 @@ def necessary_radius(eta: float, n: int, kind: str) -> float:
 
 
 def restricted_share(eta: float, n: int, kind: str) -> float:
-    """The share of the box occupied by the restricted region."""
     R = necessary_radius(eta, n, kind)
     return 1 - (1 - R / (2 * eta)) ** 2 if kind == "one" else (R / eta) ** 2
 
@@ -96,7 +90,7 @@ def margins(P: dict, n: int) -> torch.Tensor:
 
 
 def exact_at(P: dict, n: int, chunk: int = 2048) -> torch.Tensor:
-    """Whether each point is exact at length n: bool [P]."""
+    """Whether each point is exact at length n (the strict argmax of s is t mod 2 at every t)."""
     m = P["W"].shape[0]
     out = torch.zeros(m, dtype=torch.bool)
     for lo in range(0, m, chunk):
@@ -117,8 +111,9 @@ def exact_jointly(P: dict, n: int) -> torch.Tensor:
 
 
 def volume_fraction(eta: float, n: int, kind: str, *, samples, seed, restrict=True) -> dict:
-    """The fraction of θ* + [−η, η]^10 exact at length n (``one``) or jointly up to n (``joint``),
-    with its 95 % Clopper–Pearson interval, both scaled by the restricted share."""
+    """The fraction of θ* + [−η, η]^10 exact at length n (``one``) or jointly up to n (``joint``)
+    with its 95 % Clopper–Pearson interval: Monte Carlo over the region the necessary condition
+    leaves, scaled by its share of the box (``restrict=False``: plain Monte Carlo)."""
     eta = check_eta(eta)
     check_choice("kind", kind, KINDS)
     P = sample_box(eta, samples, seed, n=n if restrict else None, kind=kind)
@@ -148,7 +143,6 @@ def volume_scan(eta, ns_one, ns_joint, samples_one, samples_joint, check_ns, che
 
 
 def _net(params: dict, i: int, activation: str):
-
     b = params["b"][i].double() if "b" in params else None
     return Network(params["W"][i].double(), params["V"][i].double(), activation, b)
 
@@ -193,10 +187,9 @@ def linear_failure_length(phi0, a0, a1, L_max: int) -> int | None:
 
 
 def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
-    """The phase drift a sine network learned: per unit j, d_j = V₀ⱼ − V₁ⱼ, δ_j = W_j1 − W_j0 − π
-    and ν_j = W_j0 in (−π, π] (the dominant unit, largest |d_j|, apart); arg Z fitted as
-    Φ0 + α₀ x₀ + α₁ x₁ on the training lattice with its largest residual; whether the network is
-    exact there; and the failure the linear phase predicts next to the measured one."""
+    """The phase drift a sine network learned: per unit d_j = V₀ⱼ − V₁ⱼ, δ_j = W_j1 − W_j0 − π,
+    ν_j = W_j0 in (−π, π]; arg Z fitted as Φ0 + α₀ x₀ + α₁ x₁ on the training lattice; and the
+    failure that linear phase predicts next to the measured one."""
     pts = [(m - t, t) for m in train_lengths for t in range(m + 1)]
     x0, x1 = (torch.tensor([p[i] for p in pts], dtype=DT) for i in (0, 1))
     R, ph = collective_phase(net, x0, x1)
@@ -235,9 +228,9 @@ def train_variant(
     L_max: int,
     device="cpu",
 ) -> dict:
-    """Chapter 4's B.1.3 protocol at p = 2 for one variant: one ensemble of members (wd, seed)
-    trained with Muon; per member the exact accuracy at each length, the first failing length up
-    to ``L_max`` and, for sine networks, :func:`drift_diagnostics`."""
+    """Chapter 4's B.1.3 protocol at p = 2 for one variant, one ensemble of members (wd, seed):
+    per member the accuracy at each length, the first failing length up to ``L_max`` and, for
+    sine networks, :func:`drift_diagnostics`."""
     act = check_activation(activation)
     if not isinstance(bias, bool):
         raise ConfigError(f"bias must be True or False, got {bias!r}")
@@ -281,8 +274,7 @@ TRAIN_VARIANTS = (("sine", True), ("relu", True), ("sine", False), ("relu", Fals
 
 
 def train_kwargs(scale: str) -> dict:
-    """The training configuration: chapter 4's ``PROTOCOL[scale]["lengthgen"]`` at p = 2, its
-    largest budget and seeds 1337–1339 (full)."""
+    """Chapter 4's ``lengthgen`` protocol at p = 2: its largest budget, seeds 1337–1339 (full)."""
     scale = get_scale(scale)
     blk = p4.PROTOCOL[scale]["lengthgen"]
     return {

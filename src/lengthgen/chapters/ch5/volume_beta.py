@@ -17,9 +17,7 @@ from lengthgen.engine.runs import Cell
 from lengthgen.stats import bootstrap_ci, clopper_pearson
 
 #: the chapter-2 training experiments repeated under both scales (cell name = "beta_train_" + exp)
-TRAIN_EXPERIMENTS = tuple(
-    name.removeprefix("beta_train_") for names in vc.TRAIN_CELLS.values() for name in names
-)
+TRAIN_EXPERIMENTS = tuple(e for exps in vc.TRAIN_RUNS.values() for e in exps)
 
 
 def closed_forms(
@@ -30,7 +28,7 @@ def closed_forms(
 ) -> dict:
     """Majority's exact (X, b₂,₁) area under both scales against 4η³ artanh(1/n)/β_n; η* of the
     First/Index center without log n, the center on both sides of η* and at the paper's η; the
-    Majority center's failures (the other settings: :mod:`.volume_claims`)."""
+    Majority center's failures."""
     area, grid, span, paper_eta = [], vc.AREA_GRID, vc.AREA_SPAN, vc.PAPER_ETA
     cm = vo.center("gen", "majority", 8, eta=vc.AREA_ETA)
     for n in area_ns:
@@ -81,7 +79,6 @@ def volume(beta: str, **kwargs) -> dict:
 
 
 def _volume_kwargs() -> dict:
-
     return {
         "ns": list(ex.VOLUME_NS),
         "combos": [list(c) for c in ex.VOLUME_COMBOS],
@@ -95,8 +92,7 @@ def _volume_kwargs() -> dict:
 
 
 def train_pair(device="cpu", progress: bool = True, **cfg) -> dict:
-    """Chapter 2's ``train_experiment`` with every member under both scales; A_gen members also
-    get their learned score contrast X (eq. 70)."""
+    """Chapter 2's ``train_experiment``, every member under both scales (A_gen: its X, eq. 70)."""
     out = ex.train_experiment(
         **cfg, device=device, progress=progress, keep_params=True, beta=["log", "one"]
     )
@@ -120,15 +116,12 @@ def train_kwargs(exp: str, scale: str) -> dict:
 
 def majority_box(ns=vc.BOX_NS, samples=vc.BOX_SAMPLES, chunk=100_000) -> dict:
     """A_gen Majority's exact fraction of chapter 2's raw box [−B, B]^D under both scales on the
-    same points (chunk j of the i-th n seeded seed + 1000 i + j) with its 95 % interval per n
-    (h, B, seed: :mod:`.volume_claims`)."""
+    same points (chunk j of the i-th n seeded seed + 1000 i + j) with its 95 % interval per n."""
     h, B, seed = vc.BOX_H, vc.BOX_B, vc.BOX_SEED
     ns = [check_positive_int("n", n, minimum=3) for n in ns]
     samples = [check_positive_int("samples", m) for m in samples]
     if len(ns) != len(samples):
-        raise ConfigError(
-            f"ns and samples must have the same length, got {len(ns)} and {len(samples)}"
-        )
+        raise ConfigError(f"ns and samples must have the same length: {len(ns)}, {len(samples)}")
     chunk = check_positive_int("chunk", chunk)
     rows = []
     for i, (n, m) in enumerate(zip(ns, samples)):
@@ -145,8 +138,7 @@ def majority_box(ns=vc.BOX_NS, samples=vc.BOX_SAMPLES, chunk=100_000) -> dict:
 
 
 def _shares(hits: dict, m: int) -> dict:
-    """Per scale β: ``exact_β`` (of ``hits``), ``fraction_β`` of ``m`` and its 95 % Clopper–Pearson
-    ``lo_β``, ``hi_β``."""
+    """Per scale β: ``exact_β``, ``fraction_β`` of ``m`` and its 95 % interval ``lo_β``, ``hi_β``."""
     vals = {b: (k, k / m, *clopper_pearson(k, m)) for b, k in hits.items()}
     return {
         f"{key}_{b}": v for b in hits for key, v in zip(("exact", "fraction", "lo", "hi"), vals[b])
@@ -227,13 +219,11 @@ def cells(scale: str, *, training: bool = True) -> list[Cell]:
 
 
 def paired_by_n(results, exp: str, variant: str) -> list[dict]:
-    """Per N: the mean paired difference (one − log) at L = 10N+1 with its 95 % bootstrap interval,
-    and both arms' means."""
+    """Per N: the mean paired difference (one − log) at L = 10N+1, its 95 % interval, arm means."""
     pairs = vc.paired_accuracy(vc.members(results, exp), variant)
     out = []
     for N in sorted({N for N, _ in pairs}):
-        # (one, log) per seed, in seed order
-        one, log = np.array([pairs[k] for k in pairs if k[0] == N]).T
+        one, log = np.array([pairs[k] for k in pairs if k[0] == N]).T  # per seed, in seed order
         m, lo, hi = bootstrap_ci(one - log, **vc.BOOT)
         arms = {"log": float(np.mean(log)), "one": float(np.mean(one))}
         out.append({"N": N, "diff": m, "lo": lo, "hi": hi, **arms})

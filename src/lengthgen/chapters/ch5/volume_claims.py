@@ -1,9 +1,8 @@
-"""Chapter 5, section "Log-length scaling in the volume theory": our predictions for what changes
-in chapter 2's models when the attention scale β_n = log n (its paper's eq. 2) is replaced by
-β_n = 1, written with every comparison before any run of the section (cells ``beta_*`` and
-``joint_*`` of :mod:`.volume_beta`). The derivations are on the chapter page (η* on its details
-page). A later review moved ``area_ratio``, ``majority_center``, ``windows_nested`` and
-``mc_nested`` from ``ours`` to ``self-check`` (comparisons unchanged).
+"""Chapter 5, section "Log-length scaling in the volume theory": our predictions for chapter 2's
+models with β_n = 1 in place of log n (its paper's eq. 2), each comparison written before any run
+of the section (cells ``beta_*`` and ``joint_*`` of :mod:`.volume_beta`). A later review moved
+``area_ratio``, ``majority_center``, ``windows_nested`` and ``mc_nested`` from ``ours`` to
+``self-check`` (comparisons unchanged).
 """
 
 from __future__ import annotations
@@ -32,32 +31,28 @@ ETA_STAR = {
     "index": math.sqrt(math.pi) / 2 * (1 + 2 * math.exp(-4 * math.pi)),
 }
 ETA_STAR_TOL = 1e-8
-#: lengths at which the center is checked on both sides of η* (η*(1 ± ETA_STEP))
+#: the center is checked at η*(1 ± ETA_STEP) up to CENTER_NS; the paper's scale (App. A, B ≥ 1)
+#: up to PAPER_ETA_NS; Majority centers at every odd n ≤ MAJORITY_N_MAX at MAJORITY_ETAS
 CENTER_NS, ETA_STEP = 200, 1e-3
-#: the paper's scale (App. A, B ≥ 1) and the lengths scanned for its largest exact n
 PAPER_ETA, PAPER_ETA_NS = 1 / 16, 50
-#: Majority centers checked at every odd n ≤ MAJORITY_N_MAX, at these η
 MAJORITY_ETAS, MAJORITY_N_MAX = (1 / 16, 1.0), 1001
 #: nesting of windows: the width search's relative resolution is far below this
 NEST_RTOL = 1e-6
-#: the training cells (one per chapter-2 experiment, both scales in one ensemble)
-TRAIN_CELLS = {
-    "majority_gen": ("beta_train_majority_gen_more", "beta_train_majority_gen"),
-    "majority_sin": ("beta_train_majority_sin_more", "beta_train_majority_sin"),
-    "index_posnorm": (
-        "beta_train_index_posnorm_small",
-        "beta_train_index_posnorm_mid",
-        "beta_train_index_posnorm",
-    ),
+#: the chapter-2 experiments trained under both scales in one ensemble (cell "beta_train_" + exp),
+#: by the experiment their members are pooled as
+TRAIN_RUNS = {
+    "majority_gen": ("majority_gen_more", "majority_gen"),
+    "majority_sin": ("majority_sin_more", "majority_sin"),
+    "index_posnorm": ("index_posnorm_small", "index_posnorm_mid", "index_posnorm"),
 }
 BOOT = {"n_boot": 10_000, "seed": 0}
-#: the raw box of chapter 2's Definition 1 for A_gen Majority: half-width, width, lengths and
-#: points per length (about 150 exact points with log n at each length by the n = 11, 15 design
-#: look-up, which the predictions below do not judge), fixed before the run
+#: chapter 2's raw box of Definition 1 for A_gen Majority: half-width, width, seed, lengths and
+#: points per length (≈ 150 exact points with log n per length by the n = 11, 15 design look-up,
+#: which the predictions do not judge), fixed before the run
 BOX_B, BOX_H, BOX_SEED = 1.0, 8, 5
 BOX_NS, BOX_SAMPLES = (21, 41, 81, 161), (100_000, 200_000, 400_000, 1_000_000)
-#: the growth of V_one / V_log from n = 21 to n = 161 that we predict: log 161 / log 21 = 1.67
-#: asymptotically, with O(1/log n) corrections in either direction
+#: the predicted growth of V_one / V_log from n = 21 to 161: log 161 / log 21 = 1.67
+#: asymptotically, with O(1/log n) corrections either way
 BOX_RATIO_BAND = (1.3, 2.2)
 #: the joint runs (N, then L = 10N + 1): per model/task the lengths N and points per N, sized by
 #: the derivation (≈ 40 jointly exact points with log n at the largest N), fixed before the run
@@ -66,9 +61,9 @@ JOINT = {
     "norm/index": ((11, 21, 41), (20_000, 20_000, 20_000)),
     "pos/index": ((3, 5, 8), (100_000, 200_000, 400_000)),
 }
-#: tolerances of the joint Majority exponents: 95 % Poisson error of a two-point exponent from
-#: ≈ 90 and ≈ 40 hits (0.3) plus 0.1 for the O(1/N) terms (log n); ≈ 1,000 hits per N and the
-#: classifier's possible extra crossings between levels (β_n = 1)
+#: the joint Majority exponents: log n, the 95 % Poisson error of a two-point exponent from ≈ 90
+#: and ≈ 40 hits (0.3) plus 0.1 for the O(1/N) terms; β_n = 1, ≈ 1,000 hits per N and the
+#: classifier's possible extra crossings between levels
 JOINT_EXP_TOL = {"log": 0.4, "one": 0.15}
 #: the predicted growth of V_one/V_log from N = 11 to 41 is ≈ 3.7 (single length: 1.55)
 JOINT_RATIO_BAND = (2.2, 6.0)
@@ -90,8 +85,7 @@ def _joint_rows(results, key):
 def joint_exponent(results, beta, key="gen/majority"):
     """Two-point exponent of the joint fraction between the shortest and longest N."""
     r0, r1 = (_joint_rows(results, key)[i] for i in (0, -1))
-    f = [r[f"fraction_{beta}"] for r in (r0, r1)]
-    return math.log(f[1] / f[0]) / math.log(r1["N"] / r0["N"])
+    return math.log(r1[f"fraction_{beta}"] / r0[f"fraction_{beta}"]) / math.log(r1["N"] / r0["N"])
 
 
 def predicted_joint_exponent(beta, key="gen/majority"):
@@ -100,14 +94,12 @@ def predicted_joint_exponent(beta, key="gen/majority"):
 
 
 def ratio_growth(rows) -> float:
-    """How much V_one / V_log (exact counts on the same points) grows from the first row to the
-    last."""
+    """How much V_one / V_log (exact counts on the same points) grows from first row to last."""
     first, last = (r["exact_one"] / r["exact_log"] for r in (rows[0], rows[-1]))
     return last / first
 
 
 def _slope(rows, y, x="n") -> float:
-    """The log-log slope of the rows' ``y`` against their ``x``."""
     return loglog_slope([r[x] for r in rows], [r[y] for r in rows])[0]
 
 
@@ -147,8 +139,8 @@ def mc_nested(results):
 
 
 def members(results, exp) -> list[dict]:
-    """The member rows of the stored training cells of ``exp`` (:data:`TRAIN_CELLS`)."""
-    return [m for name in TRAIN_CELLS[exp] for m in results.cell(name)["members"]]
+    """The member rows of the stored training cells of ``exp`` (:data:`TRAIN_RUNS`)."""
+    return [m for e in TRAIN_RUNS[exp] for m in results.cell("beta_train_" + e)["members"]]
 
 
 def paired_accuracy(members, variant) -> dict:
@@ -188,9 +180,7 @@ _c = claim_maker(LOC)
 _check = claim_maker(LOC, group="self-check")
 
 #: one claim per exponent of chapter 2 that should survive β_n = 1: (id, chapter 2's key, its
-#: exponent); ``window_one`` ids: a window with its paper's exponent (paper.PAPER_WINDOW_SLOPES,
-#: None dropped, rule 6's slope tolerance), ``mc_one``: a Monte Carlo volume (rule 6's exponent
-#: tolerance)
+#: exponent); ``window_one``: a window with its paper's exponent, ``mc_one``: a Monte Carlo volume
 EXPONENT_CLAIMS = (
     ("ch5.volume.window_one.pos_index_chi", "pos/index/chi", -2),
     ("ch5.volume.window_one.pos_index_ell", "pos/index/ell", -1),
@@ -201,11 +191,11 @@ EXPONENT_CLAIMS = (
     ("ch5.volume.mc_one.norm_index", "norm/index", -1),
     ("ch5.volume.mc_one.pos_first", "pos/first", 0),
 )
-#: per kind: what shrinks ({key}, {theory}: the row's key and exponent), why its power
-#: survives, and the measure with chapter 2's tolerance
+#: per kind: what shrinks (the row's {key} and {theory}), why its power survives, the measure and
+#: chapter 2's rule 6 tolerance
 _SHRINKS = {
-    "window": "the exact window {key} around the η = 1 center shrinks like n^{theory} — the "
-    "exponent of chapter 2's paper with log n (log-log slope, n = 8 … 512)",
+    "window": "the exact window {key} around the η = 1 center shrinks like n^{theory}, chapter 2's "
+    "exponent with log n (log-log slope, n = 8 … 512)",
     "mc": "the Monte Carlo exact fraction ({key}, box of half-width 0.1 around the η = 1 "
     "center) decays like n^{theory}, as with log n (fit over the lengths with ≥ 10 exact points)",
 }
@@ -213,10 +203,7 @@ _SURVIVES = {
     "window": "β_n changes the slack of each window condition, not the power of n",
     "mc": "the volume is a product of the windows, whose powers do not change",
 }
-_EXPONENT = {
-    "window": (window_slope, WINDOW_SLOPE_TOL),
-    "mc": (mc_exponent, MC_EXPONENT_TOL),
-}
+_EXPONENT = {"window": (window_slope, WINDOW_SLOPE_TOL), "mc": (mc_exponent, MC_EXPONENT_TOL)}
 
 
 def _exponent_claim(cid, key, theory):
@@ -226,22 +213,8 @@ def _exponent_claim(cid, key, theory):
         cid,
         "Without log n " + _SHRINKS[kind].format(key=key, theory=theory),
         value(theory, tol),
-        f"{_SURVIVES[kind]}; chapter 2's rule 6 tolerance ± {tol}",
+        f"{_SURVIVES[kind]}; rule 6 ± {tol}",
         lambda r: measure(r, "one", key),
-    )
-
-
-def _joint_exponent(cid: str, beta: str, name: str, why: str):
-    """The joint-length exponent claim of Majority under A_gen at one scale ``beta``."""
-    return _c(
-        cid,
-        f"Majority under A_gen, raw box, {name}: the fraction exact at both N and 10N + 1 "
-        f"falls from N = 11 to 41 with exponent {predicted_joint_exponent(beta):.2f} "
-        "(two-point log-log slope; closed form of the joint area)",
-        value(round(predicted_joint_exponent(beta), 3), JOINT_EXP_TOL[beta]),
-        f"our derivation: {why}; ± {JOINT_EXP_TOL[beta]} is the Poisson error plus the "
-        "finite-N terms",
-        lambda r: joint_exponent(r, beta),
     )
 
 
@@ -253,9 +226,8 @@ CLAIMS = [
         "(slope without minus slope with, n = 4 … 32)",
         value(0, MC_EXPONENT_TOL),
         "the volume is a product of windows whose powers do not change; at n = 4 … 32 both "
-        "slopes are pre-asymptotic (chapter 2's n⁻³ is not reached), so the two arms are "
-        f"compared with each other, chapter 2's rule 6 tolerance ± {MC_EXPONENT_TOL} "
-        "(restated after a review, which had seen both slopes)",
+        "slopes are pre-asymptotic (chapter 2's n⁻³ is not reached), so the arms are compared "
+        f"with each other, rule 6 ± {MC_EXPONENT_TOL} (restated after a review had seen both)",
         lambda r: mc_exponent(r, "one", "pos/index") - mc_exponent(r, "log", "pos/index"),
     ),
     _check(
@@ -263,18 +235,16 @@ CLAIMS = [
         "Without log n (β_n = 1) the exact (X, b₂,₁) area of the A_gen Majority center equals "
         "4η³ artanh(1/n) (largest relative error over n = 11 … 3001, η = 1)",
         value(0.0, CLOSED_FORM_RTOL),
-        f"chapter 2's rule 7: our closed form (eq. 75 with β = 1) computed in float64, relative "
-        f"error ≤ {CLOSED_FORM_RTOL:g}",
+        "rule 7: our closed form (eq. 75 with β = 1) in float64",
         lambda r: max(x["rel_err_one"] for x in _area(r)),
         digits=1,
     ),
     _check(
         "ch5.volume.area_ratio",
-        "The Majority exact area without log n divided by the area with it equals log n "
-        "(largest relative error of ratio / log n over n = 11 … 3001)",
+        "The Majority exact area without log n over the area with it equals log n (largest "
+        "relative error of ratio / log n over n = 11 … 3001)",
         value(0.0, 2 * CLOSED_FORM_RTOL),
-        f"both areas are closed forms to relative {CLOSED_FORM_RTOL:g}, so their ratio is within "
-        f"2 × {CLOSED_FORM_RTOL:g}",
+        "both areas are closed forms to rule 7's relative tolerance, their ratio to twice it",
         lambda r: max(abs(x["ratio"] / math.log(x["n"]) - 1) for x in _area(r)),
         digits=1,
     ),
@@ -283,7 +253,7 @@ CLAIMS = [
         "Without log n the Majority exact area decays like n⁻¹ with no log factor (log-log "
         "slope over n = 11 … 3001)",
         value(-1, AREA_SLOPE_TOL),
-        f"the local slope of artanh(1/n) is −1 − O(n⁻²), within {AREA_SLOPE_TOL} of −1 from n = 11",
+        "the local slope of artanh(1/n) is −1 − O(n⁻²), within 0.0055 of −1 from n = 11",
         lambda r: _slope(_area(r), "area_one"),
     ),
     _check(
@@ -292,9 +262,8 @@ CLAIMS = [
         "First and Index (bisection on the n = ∞ attention mass) equals our closed forms "
         "(√π/3)(1 + 2e^{−9π}) ≈ 0.5908 and (√π/2)(1 + 2e^{−4π}) ≈ 0.8862",
         value([ETA_STAR["first"], ETA_STAR["index"]], ETA_STAR_TOL),
-        f"Poisson summation of Σ e^{{−η²d²}}; the next-order terms are below "
-        f"{ETA_STAR_TOL:g} (not blind: η* had been computed by bisection while testing the "
-        "function, before these closed forms were written down)",
+        "Poisson summation of Σ e^{−η²d²}, next-order terms ≈ 1.2·10⁻⁹ (not blind: η* had been "
+        "computed by bisection before these closed forms were written down)",
         lambda r: [r.cell("beta_closed_forms")["eta_star"][t] for t in ("first", "index")],
         digits=10,
     ),
@@ -305,7 +274,7 @@ CLAIMS = [
         "A_norm: 8 checks)",
         equal([True] * 8),
         "the mass on k decreases to its n = ∞ limit, which crosses 1/2 at η*; below η* the "
-        "truncated sum passes the limit's excess within a few η⁻¹ positions",
+        "truncated sum passes the limit within a few η⁻¹ positions",
         lambda r: [
             x
             for row in r.cell("beta_closed_forms")["center_one"]
@@ -385,12 +354,10 @@ CLAIMS = [
         "(h = 8) decays like n^-1 (log-log slope over n = 21, 41, 81, 161; the exponent inside "
         f"its 95 % interval ± {SLOPE_ALLOWANCE})",
         holds(-1.0, lambda v: slope_holds(v, -1.0)),
-        "our derivation: chapter 2's proof (eqs. 75, 87 and Lemmas 7–8) with β_n = 1: the exact "
-        "b₂,₁ interval has width ∝ Δρ_n(X) and ∫ Δρ_n(X) dX = 4 artanh(1/n) with no log n, while "
-        "the contrast event has fixed probability, so V = Θ(1/n); the allowance covers the "
-        "slope's finite-n bias (≤ 0.05) twice. The widened interval also contains −1 − 1/log n "
-        "(the paper's n⁻¹/log n), so this claim cannot separate the two rates: only "
-        "majority_box_ratio does",
+        "chapter 2's proof (eqs. 75, 87, Lemmas 7–8) with β_n = 1: the exact b₂,₁ interval has "
+        "width ∝ Δρ_n(X) and ∫ Δρ_n(X) dX = 4 artanh(1/n), while the contrast event has fixed "
+        "probability, so V = Θ(1/n). The widened interval also contains −1 − 1/log n (the "
+        "paper's n⁻¹/log n): only majority_box_ratio separates the two rates",
         lambda r: box_slope(r, "one"),
     ),
     _c(
@@ -399,21 +366,29 @@ CLAIMS = [
         f"from n = 21 to n = 161 by a factor in [{BOX_RATIO_BAND[0]}, {BOX_RATIO_BAND[1]}] "
         "(the paper's Θ(1/(n log n)) against our Θ(1/n))",
         holds("ratio growth ≈ log 161 / log 21 = 1.67", in_band(BOX_RATIO_BAND)),
-        "Θ(1/n) over Θ(1/(n log n)) grows like log n: 1.67 from 21 to 161 asymptotically; the "
-        "band allows the O(1/log n) corrections of both and excludes 1 (no log factor)",
+        "Θ(1/n) over Θ(1/(n log n)) grows like log n; the band allows the O(1/log n) "
+        "corrections of both and excludes 1 (no log factor)",
         box_ratio_growth,
     ),
-    _joint_exponent(
+    _c(
         "ch5.joint.majority_one_exponent",
-        "one",
-        "without log n",
-        "nested intervals, the joint set is the set at 10N + 1",
+        "Majority under A_gen, raw box, without log n: the fraction exact at both N and 10N + 1 "
+        f"falls from N = 11 to 41 with exponent {predicted_joint_exponent('one'):.2f} "
+        "(two-point log-log slope; closed form of the joint area)",
+        value(round(predicted_joint_exponent("one"), 3), JOINT_EXP_TOL["one"]),
+        "nested intervals, the joint set is the set at 10N + 1; "
+        f"± {JOINT_EXP_TOL['one']}: Poisson error plus finite-N terms",
+        lambda r: joint_exponent(r, "one"),
     ),
-    _joint_exponent(
+    _c(
         "ch5.joint.majority_log_exponent",
-        "log",
-        "with log n",
-        "the centres part by X log 10, overlap area 4ab/log 10",
+        "Majority under A_gen, raw box, with log n: the fraction exact at both N and 10N + 1 "
+        f"falls from N = 11 to 41 with exponent {predicted_joint_exponent('log'):.2f} "
+        "(two-point log-log slope; closed form of the joint area)",
+        value(round(predicted_joint_exponent("log"), 3), JOINT_EXP_TOL["log"]),
+        "the centres part by X log 10, overlap area 4ab/log 10; "
+        f"± {JOINT_EXP_TOL['log']}: Poisson error plus finite-N terms",
+        lambda r: joint_exponent(r, "log"),
     ),
     _c(
         "ch5.joint.majority_ratio_growth",
@@ -421,8 +396,8 @@ CLAIMS = [
         f"N = 11 to 41 by a factor in [{JOINT_RATIO_BAND[0]}, {JOINT_RATIO_BAND[1]}] (the "
         "single-length volume would give log 41/log 11 = 1.55)",
         holds("ratio growth ≈ 3.7", in_band(JOINT_RATIO_BAND)),
-        "our derivation: the ratio is ∝ log(L/N)/artanh(1/N) ≈ N log 10, which grows by 3.72; "
-        "the band is ±0.4 in log (Poisson error with ≈ 40 hits) and excludes 1.55",
+        "the ratio is ∝ log(L/N)/artanh(1/N) ≈ N log 10, which grows by 3.72; the band is ±0.4 "
+        "in log (Poisson error with ≈ 40 hits) and excludes 1.55",
         lambda r: ratio_growth(_joint_rows(r, "gen/majority")),
     ),
     _c(
@@ -434,7 +409,7 @@ CLAIMS = [
             lambda v: len(v) == 3 and all(a > b for a, b in v),
             check="direction",
         ),
-        "our derivation: the ratio of the joint (X, θ) areas is 25 at N = 11 and grows like N",
+        "the ratio of the joint (X, θ) areas is 25 at N = 11 and grows like N",
         lambda r: [[x["exact_one"], x["exact_log"]] for x in _joint_rows(r, "gen/majority")],
     ),
     _c(
@@ -443,8 +418,8 @@ CLAIMS = [
         "at (N, 10N + 1) decays like N⁻¹ over N = 11, 21, 41 with and without log n (log-log "
         "slopes [without, with])",
         value([-1, -1], MC_EXPONENT_TOL),
-        f"our derivation: the longer length decides each window, whose power of n is "
-        f"unchanged; chapter 2's rule 6 tolerance ± {MC_EXPONENT_TOL}",
+        f"the longer length decides each window, whose power of n is unchanged; rule 6 "
+        f"± {MC_EXPONENT_TOL}",
         lambda r: [
             _slope(_joint_rows(r, "norm/index"), f"fraction_{b}", "N") for b in ("one", "log")
         ],
@@ -454,7 +429,7 @@ CLAIMS = [
         "Index under A_pos and A_norm: no sampled point is exact at both N and 10N + 1 without "
         "log n but not with it (points counted)",
         equal(0),
-        "the nesting of the exact sets holds at each length (a theorem): any count is a bug",
+        "the exact sets are nested at each length (a theorem): any count is a bug",
         lambda r: sum(
             x["one_not_log"] for k in ("pos/index", "norm/index") for x in _joint_rows(r, k)
         ),
