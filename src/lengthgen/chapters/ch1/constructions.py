@@ -1,8 +1,7 @@
 """Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST.
 
-Every function returns ``(encoder, params)`` for one member (E = 1), float64 by default, built
-on :class:`lengthgen.chapters.ch1.encoder.Encoder`. Coordinates are named below with 0-based indices (the
-paper counts from 1).
+Every function returns ``(encoder, params)`` for one member (E = 1), float64 by default, on
+:class:`.encoder.Encoder`. Coordinates below are 0-based (the paper counts from 1).
 
 PARITY (paper §3.2; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
     0,1,2  one-hot of symbol 0, symbol 1, CLS;   3  i/N;   4  cos(π i)
@@ -27,22 +26,13 @@ Log-scaled FIRST (paper §5.3; ``first_log_scaled``): one layer, d = 5.
     1/4 < |s| < 1/2 at every length (derivation in chapter 1). With standard attention the same
     weights are the "flawed" construction of §5.2, whose other positions can outvote the first.
 
-Layer normalisation (paper §4.1 and §4.2; ``layer_norm=True``): :func:`paired` rewrites a construction
-on the doubled coordinates [x; −x] (mean zero, so layer norm only rescales each position by a
-positive factor, which the bias-free constructions tolerate), and the last layer's FFN, unused
-by the constructions, is replaced by the clean-up of §4.2: it zeroes every coordinate except
-the output pair [s; −s], which layer norm with ε = 0 maps to ±√(d/2) whatever |s| is.
+Layer norm (§4.1, §4.2; ``layer_norm=True``): :func:`paired` rewrites a construction on [x; −x]
+and turns the unused last FFN into the clean-up of §4.2.
 
-Logit convention (``sqrt_d``; Fig. 2). By default a query weight c·√d_head cancels the encoder's
-division by √d_head, so the favoured attention logit is exactly c. With ``sqrt_d=True`` the
-construction is laid out as the authors implemented it (their released scripts, github.com/ndnlp/
-parity; :data:`lengthgen.chapters.ch1.paper.AUTHORS_WIDTH`): the query weight is c and each head
-divides by √(width / heads), as torch's multi-head attention does, which needs the width padded to
-a multiple of the heads. PARITY's 9 coordinates become 10 over two heads (favoured logit 1/√5;
-20 and 1/√10 with paired layer norm), FIRST keeps 6 with one head (1/√6; 12 and 1/√12). The unused
-padding counts in layer norm's mean and variance, so it also moves the ε = 0 logit √(d/2) of §4.2
-(√10 instead of 3 for PARITY). Both conventions classify every string correctly; they differ in
-how fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
+Logit convention (``sqrt_d``; Fig. 2, details page "two layouts"): by default the query weight
+c·√d_head cancels the encoder's 1/√d_head, so the favoured logit is exactly c; ``sqrt_d=True`` lays
+the construction out as the authors' scripts do (:data:`.paper.AUTHORS_WIDTH`): query weight c,
+each head divides by √(width / heads), the width padded to a multiple of the heads.
 """
 
 from __future__ import annotations

@@ -63,13 +63,8 @@ LN_LAMBDA = 40.0
 
 
 def ln_logit_bound(eps: float, *, s_min: float = 0.25, d: int = 5) -> float:
-    """Lower bound on |logit| of the one-layer log-scaled FIRST construction (width d = 5) with
-    paired layer norm (ε ≥ 0), given |s| ≥ ``s_min`` without it (§5.3).
-
-    At CLS the residual stream is [x; −x], x = e_CLS + s e_4: mean 0, variance v = (1 + s²)/d.
-    The first norm divides by √(v + ε); the FFN is zero, so the second divides the result, of
-    variance v/(v + ε), by √(v/(v + ε) + ε). Together |logit| = |s| / √((1 + ε) v + ε²), which
-    grows with |s|, so |s| ≥ s_min gives this bound at every length."""
+    """Lower bound on |logit| of the one-layer log-scaled FIRST construction (width d) with paired
+    layer norm (ε ≥ 0), given |s| ≥ ``s_min`` without it (§5.3; details page, eq-ln-log-bound)."""
     eps = check_finite("eps", eps, nonnegative=True)
     return s_min / math.sqrt((1 + eps) * (1 + s_min**2) / d + eps**2)
 

@@ -1,9 +1,6 @@
-"""How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners, their training on
-the engine's ensemble trainer (:func:`lengthgen.engine.train.train_ensemble`), and the analyses of
-the runs that the chapter's claims and notebooks read.
-
-FIRST strings are fed to the encoder as groups of identical positions (:meth:`Encoder.group`),
-which is exact and makes a string of length 1000 cost as much as one of length 3.
+"""How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners on the engine's
+:func:`lengthgen.engine.train.train_ensemble` (FIRST strings grouped, :meth:`Encoder.group`), and
+the analyses of the runs that the chapter's claims and notebooks read.
 """
 
 from __future__ import annotations
@@ -44,9 +41,7 @@ def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
 
 
 def _learner(model: Mapping, heads: int, positional: str, flags, placement="logit") -> Encoder:
-    """The chapter's post-norm learner (2 layers, d 16, FFN 64, ε 1e-5 by :data:`paper.MODEL`) with
-    fixed positional features ``positional`` and one member per log-scaling flag: for FIRST (§5.1,
-    paper Fig. 4) one head and 1[i = 1], for PARITY (§5.1) two heads, i/N and cos(π i)."""
+    """The chapter's learner (:data:`paper.MODEL`, §5.1), one member per log-scaling flag."""
     m = check_model(model)
     shape = {k: m[k] for k in ("d_model", "n_layers", "d_ffn", "eps")}
     shape.update(n_heads=heads, positional=positional, log_placement=placement)
@@ -144,13 +139,10 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
 
 
 def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_strings, analyse):
-    """The FIRST cells (``settings``: the arguments of :func:`.experiments.train_first`, arms named
-    in :data:`paper.FIRST_ARMS`): one member per (training length, arm, run), batch 1, Adam,
-    float32; member (n, arm, r) starts from seed ``seed + r`` and reads the data stream of (n, r),
-    shared by the arms. Tested every ``eval_every_epochs`` epochs on a fixed bank, at the end on
-    fresh strings of length ``test_n`` and, with ``fit_strings``, of its training length;
-    ``analyse(enc, params)`` adds its lists. Returns the checked settings, the members and the
-    per-member results."""
+    """The FIRST cells (the arguments of :func:`.experiments.train_first`): one member per
+    (training length, arm, run), batch 1; member (n, arm, r) starts from seed ``seed + r`` and
+    reads the data stream of (n, r), shared by the arms. Returns the checked settings, the members
+    and the per-member results."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -194,10 +186,9 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
 
 
 def train_parity_runs(settings: dict, seed_offsets, model, device, progress, members=None) -> dict:
-    """Cell ``parity_training`` (§5.1): ``runs`` members from seeds ``seed + r``, strings of length
-    ``n`` (data seeds from :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``,
-    ``epochs``, ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``. ``members``: (run,
-    learning rate, log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
+    """Cell ``parity_training`` (§5.1; ``settings``: the arguments of
+    :func:`.experiments.train_parity`): ``runs`` members from seeds ``seed + r``. ``members``:
+    (run, learning rate, log-scaled) per member instead (cell ``parity_grid``)."""
     counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
     s = {k: check_positive_int(k, settings[k]) for k in counts}
     runs, n = s["runs"], s["n"]
@@ -309,10 +300,9 @@ def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[di
 
 
 def success_rates(result, *, perfect_ce_bits=0.01, level=0.95, paper_runs=paper.FIG4_RUNS):
-    """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs, the
-    success rate with its exact (Clopper–Pearson) ``level`` interval, the chance p̂^paper_runs that
-    ``paper_runs`` runs at our rate are all perfect, the mean test accuracy, runs near chance (test
-    accuracy ≤ 0.6) and runs that did not fit their own training length (below 100% there)."""
+    """Per (training length, arm) of a ``first_rates`` result: perfect runs, the success rate with
+    its exact ``level`` interval, p̂^paper_runs, the mean test accuracy, runs near chance (≤ 0.6)
+    and runs that did not fit their own training length (below 100% there)."""
     from lengthgen.stats import clopper_pearson
 
     ce = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
