@@ -100,12 +100,8 @@ def parity(
     sqrt_d: bool = False,
     dtype=torch.float64,
 ):
-    """The exact two-layer, two-head PARITY transformer (paper §3.2); paired + clean-up if ``layer_norm``.
-
-    ``value_k`` is the first-layer value weight that computes k/N (1 in the construction); chapter 1
-    perturbs it for the sensitivity sweep of §5.1. ``sqrt_d``: the authors' layout of the module
-    docstring (width 10, one unused coordinate; key logits ±1/√5 instead of ±1).
-    """
+    """The exact two-layer, two-head PARITY transformer (paper §3.2); paired + clean-up if
+    ``layer_norm``. ``value_k``: the value weight computing k/N (1; the sweep of §5.1 moves it)."""
     _check_common(eps, output_scale)
     check_finite("value_k", value_k)
     heads, dk = 2, 2
@@ -175,11 +171,8 @@ def first_log_scaled(
     output_scale: float = 1.0,
     dtype=torch.float64,
 ):
-    """The one-layer FIRST transformer of paper §5.3 (values nonzero at every position).
-
-    With ``log_scaled=True`` (the construction) and c = 2: 1/4 < |s| < 1/2 for every n ≥ 1. With
-    ``log_scaled=False`` it is the flawed transformer of §5.2.
-    """
+    """The one-layer FIRST transformer of paper §5.3 (1/4 < |s| < 1/2 at every n for c = 2); with
+    ``log_scaled=False`` the flawed transformer of §5.2."""
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 5, 1
@@ -205,15 +198,11 @@ def build(name: str, **kw):
 def paired(
     enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True
 ):
-    """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (paper §4.1).
+    """Rewrite a layer-norm-free construction on [x; −x] and switch layer norm on (§4.1).
 
-    Queries, keys, values and the first FFN matrix read the positive half; attention outputs,
-    FFN outputs and the embedding write [v; −v]; the classifier reads the positive half. Biases
-    must be zero (they are in every construction here), because layer norm multiplies each
-    position by its own positive factor and only bias-free maps commute with that. With
-    ``cleanup`` the last layer's FFN (which must be unused) becomes the clean-up of §4.2 that
-    zeroes every coordinate pair except ``keep``.
-    """
+    Biases must be zero: layer norm multiplies each position by its own positive factor, and only
+    bias-free maps commute with that. With ``cleanup`` the last layer's (unused) FFN becomes the
+    clean-up of §4.2 that zeroes every coordinate pair except ``keep``."""
     cfg = enc.config
     eps = check_finite("eps", eps, nonnegative=True)
     if cfg.layer_norm:

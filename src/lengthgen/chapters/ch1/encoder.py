@@ -314,11 +314,8 @@ class Encoder:
         return logit, cls, weights
 
     def forward(self, params: dict, x, *, max_elements: int = 2**22) -> torch.Tensor:
-        """CLS logits ``[E, B]`` for strings ``x`` (``[B, n]``, ``[E, B, n]`` or a :class:`Grouped`).
-
-        Without gradients, large batches are evaluated in chunks so that no intermediate tensor
-        exceeds about ``max_elements`` entries.
-        """
+        """CLS logits ``[E, B]`` for strings ``x`` (``[B, n]``, ``[E, B, n]`` or :class:`Grouped`);
+        without gradients in chunks of about ``max_elements`` entries per intermediate tensor."""
         inp = self._prepare(params, x)
         E, B, T = inp.tokens.shape
         cfg = self.config

@@ -130,9 +130,8 @@ def favoured_logit(name: str, kw: dict | None = None, *, n: int = 4) -> float:
 def logit_range(
     name: str, kw: dict | None = None, *, lengths, n_strings: int = 1000, seed: int = 0
 ) -> list[dict]:
-    """min / max |logit|, accuracy and cross-entropy at each length, on random strings plus the four
-    extreme strings 10…0, 01…1, 11…1 and 00…0 (where the later symbols push hardest against, or
-    hardest with, the first one). Above n = 1000 fewer random strings are drawn (10⁶ symbols per length)."""
+    """min / max |logit|, accuracy and cross-entropy at each length, on random strings (10⁶ symbols
+    per length above n = 1000) plus the four extreme strings 10…0, 01…1, 11…1 and 00…0."""
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
     rows = []
@@ -169,12 +168,8 @@ def sensitivity_sweep(
 
 
 def flawed_first_error(c: float, n) -> np.ndarray:
-    """Exact error rate of the one-layer FIRST transformer with standard attention (§5.2).
-
-    Its logit is (e^c (w₁ − ½) + S) / Z with S = k′ − (n − 1)/2, k′ ~ Binomial(n − 1, ½) the
-    number of 1s after the first symbol. For w₁ = 1 it is wrong (≤ 0) iff k′ ≤ (n − 1 − e^c)/2;
-    w₁ = 0 is the mirror image, so the error rate is that binomial tail, which tends to 1/2.
-    """
+    """Exact error rate of the one-layer FIRST transformer with standard attention (§5.2): the
+    binomial tail P(k′ ≤ (n − 1 − e^c)/2), k′ ~ Binomial(n − 1, ½) (chapter eq-flawed)."""
     from scipy.stats import binom
 
     n = np.asarray(n)

@@ -119,9 +119,7 @@ def mechanism_counts(cell: dict) -> dict:
 
 
 def mechanism_table(cell: dict) -> list[dict]:
-    """Per (training length, attention) of cell ``first_mechanism``: runs, runs not 100% accurate
-    on their test strings at n = 1000, how many of those are right at balance, runs whose logit
-    later 1s push up, and the mean exact error rate at n = 1000 (the details page's table)."""
+    """The details page's table of cell ``first_mechanism``, per (training length, attention)."""
     rows = []
     for n, arm, idx in T.by_arm(cell):
         failed = [i for i in idx if cell["test_acc"][i] < 1.0]
@@ -153,10 +151,9 @@ def train_parity_grid(
     progress: bool = False,
     **settings,
 ) -> dict:
-    """Cell ``parity_grid``: the PARITY learner of §5.1 at every (depth, learning rate, log scaling)
-    of the grid, ``runs`` runs each. One ensemble per depth (members: learning rate × scaling × run);
-    run r starts from seed ``seed + r`` and reads the data stream of run r of ``parity_training``.
-    ``settings``: ``epochs``, ``steps_per_epoch``, ``n``, ``test_strings``, ``seed``, ``seed_offsets``."""
+    """Cell ``parity_grid``: the PARITY learner of §5.1 at every (depth, learning rate, log
+    scaling), ``runs`` runs each, one ensemble per depth; run r reads the seeds of run r of
+    ``parity_training`` (``settings``: the other arguments of :func:`training.train_parity_runs`)."""
     lrs = [check_finite("learning rate", v) for v in lrs]
     if not lrs or min(lrs) <= 0 or not depths or not log_scaled:
         raise ConfigError(

@@ -281,9 +281,8 @@ def rate_perfect(result: dict, i: int, *, perfect_ce_bits: float = 0.01) -> bool
 
 
 def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[dict]:
-    """Per (training length, attention): runs with 100% test accuracy, those of them that are
-    perfect (:func:`rate_perfect`), runs below 100%, how many of those never fitted their own
-    training strings (last-epoch training cross-entropy above 0.5 bits), and runs near chance."""
+    """Per (training length, attention): runs at 100% test accuracy, of them perfect
+    (:func:`rate_perfect`), runs below 100%, of them unfit (training CE > 0.5 bits), near chance."""
     ce = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
     acc = result["test_acc"]
     out = []
@@ -319,9 +318,8 @@ def success_rates(result, *, perfect_ce_bits=0.01, level=0.95, paper_runs=paper.
 
 
 def placement_comparison(result, *, a="log-scaled", b="authors' placement", perfect_ce_bits=0.01):
-    """Per training length: arms ``a`` and ``b`` compared run by run (same weights, same strings):
-    counts of runs perfect in both, in one only, in neither, and the two-sided exact McNemar
-    p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
+    """Per training length: arms ``a`` and ``b`` run by run (perfect in both, in one only, in
+    neither) and the exact McNemar p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
     from lengthgen.stats import mcnemar_exact
 
     rows = []
@@ -339,9 +337,8 @@ def placement_comparison(result, *, a="log-scaled", b="authors' placement", perf
 
 
 def shared_runs(rates: dict, first: dict, *, perfect_ce_bits: float = 0.01) -> dict:
-    """The runs a ``first_rates`` result shares with a ``first_training`` result (same training
-    length, arm and run): how many, the largest relative difference of their last-epoch training
-    cross-entropy, and how many of them change verdict (:func:`rate_perfect`)."""
+    """The runs a ``first_rates`` result shares with a ``first_training`` one: how many, the largest
+    relative difference of their last-epoch training cross-entropy, and verdicts that differ."""
     where = {
         (m["train_n"], paper.ATTENTION_ARMS[m["log_scaled"]], m["run"]): i
         for i, m in enumerate(first["members"])
