@@ -1,4 +1,4 @@
-"""Chapter 1's claims: Chiang & Cholak (2022), *Overcoming a Theoretical Limitation of Self-Attention*.
+"""Chapter 1's claims: Chiang & Cholak 2022, *Overcoming a Theoretical Limitation of Self-Attention*.
 
 Each claim with its paper value (:mod:`.paper`), the rule of its comparison (below, fixed before
 looking at our values; the paper reports no uncertainty) and its measure. Stored claims read
@@ -94,7 +94,7 @@ direction = partial(claim, "direction")  # rule 6: holds(ours) is the order the 
 predicate = partial(claim, "predicate")  # rules 3–8 where the statement fixes more than an order
 
 
-# --------------------------------------------------------------------------- measures on stored cells
+# ------------------------------------------------------------------------- measures on stored cells
 def _first(results):
     return results.cell("first_training")
 
@@ -134,8 +134,8 @@ _SCALED_DEV = {
     10: Deviation(
         "run-to-run variance",
         "A few log-scaled runs trained at n = 10 fit their training strings but end near chance "
-        f"at n = 1000. {_AUTHORS_FAIL} in this way, so the paper's 20 of 20 is one draw of a "
-        "likely, not certain, outcome; " + _RATES_100,
+        f"at n = 1000. {_AUTHORS_FAIL} in this way: 20 of 20 is a likely, not certain, draw; "
+        + _RATES_100,
     ),
     300: Deviation(
         "run-to-run variance",
@@ -159,8 +159,7 @@ _RATE_DEV = {
     n: Deviation(
         "success rate below 1",
         f"Under the paper's protocol, training at n = {n} succeeds in most runs but not all: "
-        + failed
-        + _DRAW,
+        f"{failed}{_DRAW}",
     )
     for n, failed in (
         (10, "the failed runs fit the short strings and are near chance at n = 1000."),
@@ -170,10 +169,10 @@ _RATE_DEV = {
 _FIRST_LOST = Deviation(
     "first symbol ignored",
     "Declared after the probe: most failed runs are wrong at balance for one of the two first "
-    "symbols, with an exact error rate over all strings of length 1000 of 0.5 or within 0.05 of "
-    "it: the first symbol changes their decision on at most a tenth of the strings. The later "
-    "symbols do carry values (more later 1s raise the logit in nearly every standard run), but the "
-    "first position is not outvoted by chance imbalance: its vote is lost entirely.",
+    "symbols, with an exact error rate at length 1000 of 0.5 or within 0.05 of it: the first "
+    "symbol changes their decision on at most a tenth of the strings. The later symbols carry "
+    "values (more later 1s raise the logit in nearly every standard run), but the first "
+    "position is not outvoted by chance imbalance: its vote is lost entirely.",
 )
 
 
@@ -190,7 +189,7 @@ def _exact(cid, what, location):
     return exact(cid, location, f"{what}: {_ON_EXACT_SET}", paper.EXACT_ACCURACY, source="live")
 
 
-def _chance_at_10(cid, runs, why, measure, deviation=None):
+def _chance_at_10(cid, runs, measure, deviation=None):
     """Fig. 4, standard attention trained at n = 10: rule 4 on the mean of ``runs`` runs."""
     statement = (
         f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
@@ -198,7 +197,7 @@ def _chance_at_10(cid, runs, why, measure, deviation=None):
     )
     hardly = "hardly better than random guessing"
     return near_chance(
-        cid, "paper Fig. 4", statement, hardly, measure, why=why, deviation=deviation
+        cid, "paper Fig. 4", statement, hardly, measure, why="rule 4", deviation=deviation
     )
 
 
@@ -213,36 +212,30 @@ def _scaled_perfect(cid, n):
     return exact(cid, "paper Fig. 4", statement, _M, count, why=why, deviation=_SCALED_DEV.get(n))
 
 
-#: Fig. 4 as success rates (rule 8), per arm: (statement, with {n} the training length; why).
-_RATE_WORDING = {
-    "log-scaled": (
-        "Log-scaled attention (ours, whole logit scaled) trained at n = {n}, "
-        f"{_RUNS} runs: success rate (100% test accuracy and test cross-entropy below "
-        f"{PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}) with its exact 95% interval, and the "
-        f"chance {_P20} that {_M} runs at that rate are all perfect (plausible if ≥ {PLAUSIBLE:g})",
-        f"rule 8 (p̂ ≥ {PLAUSIBLE ** (1 / _M):.3f}), written before the rates were read; it treats "
-        "p̂ as exact",
-    ),
-    "authors' placement": (
-        "Log-scaled attention with the authors' placement (log N multiplies the query input; "
-        f"the query bias is not scaled) trained at n = {{n}}, {_RUNS} runs on the seeds of the "
-        f"other arms: success rate with its exact 95% interval and {_P20} (plausible if ≥ "
-        f"{PLAUSIBLE:g})",
-        "rule 8, as for our placement; the paper's runs used this placement (the authors' code)",
-    ),
+#: Fig. 4 as success rates (rule 8): how each log-scaled arm of cell first_rates is named.
+_ARM_WORDING = {
+    "log-scaled": "Log-scaled attention (ours, whole logit scaled)",
+    "authors' placement": "Log-scaled attention with the authors' placement, that of the paper's "
+    "runs (log N multiplies the query input; the query bias is not scaled)",
 }
 
 
 def _rate_claim(cid, arm, n):
-    statement, why = _RATE_WORDING[arm]
+    statement = (
+        f"{_ARM_WORDING[arm]} trained at n = {n}, {_RUNS} runs (the same seeds in every arm): "
+        f"success rate (100% test accuracy and test cross-entropy below {PERFECT_CE_BITS:g} bits "
+        f"at n = {paper.TEST_N}) with its exact 95% interval, and the chance {_P20} that {_M} runs "
+        f"at that rate are all perfect (plausible if ≥ {PLAUSIBLE:g})"
+    )
     return predicate(
         cid,
         "paper Fig. 4",
-        statement.format(n=n),
+        statement,
         f"{_M} of {_M} perfect",
         lambda r: _rate(r, n, arm),
         holds=lambda v: v[f"p_{_M}_of_{_M}"] >= PLAUSIBLE,
-        why=why,
+        why=f"rule 8 (p̂ ≥ {PLAUSIBLE ** (1 / _M):.3f}), fixed before the rates were read; it "
+        "treats p̂ as exact",
         deviation=_RATE_DEV.get(n),
     )
 
@@ -466,7 +459,6 @@ CLAIMS = [
     _chance_at_10(
         "ch1.first_train.standard_chance_at_10",
         _M,
-        "rule 4",
         lambda r: _mean_acc(r)["10"][0],
         _STANDARD_10_DEV,
     ),
@@ -496,7 +488,6 @@ CLAIMS = [
     _chance_at_10(
         "ch1.first_rates.standard_chance_at_10",
         _RUNS,
-        "rule 4 with 100 runs instead of 20",
         lambda r: _rates(r, "standard")[10]["mean_test_acc"],
     ),
     direction(
@@ -663,7 +654,7 @@ DETAILS = (
     "ch1.parity_train.other_settings",
 )
 
-#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
+#: the intro's results box: the main finding and main deviation, with the claims behind them
 HEADLINE = {
     "claims": [
         {
