@@ -1,6 +1,6 @@
 """Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST.
 
-Every function returns ``(encoder, params)`` for one member (E = 1), float64 by default, on
+Every function returns ``(encoder, params)`` for one member (E = 1), float64, on
 :class:`.encoder.Encoder`. Coordinates below are 0-based (the paper counts from 1).
 
 PARITY (paper §3.2; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
@@ -62,7 +62,7 @@ def _query_scale(d_head: int, n_heads: int, width: int, layer_norm: bool, sqrt_d
     return math.sqrt(d_head) / math.sqrt(per_head) if sqrt_d else math.sqrt(d_head)
 
 
-def _canvas(shape, positional, pos_map, log_scaled, dtype):
+def _canvas(shape, positional, pos_map, log_scaled):
     """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
     without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
     the page each construction writes on."""
@@ -70,8 +70,8 @@ def _canvas(shape, positional, pos_map, log_scaled, dtype):
     sizes = dict(d_model=d, n_layers=n_layers, n_heads=n_heads, d_head=d_head, d_ffn=d_ffn)
     opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
     enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
-    p = enc.zeros(1, dtype=dtype)
-    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    p = enc.zeros(1)  # float64
+    p["embed"][0, :, :3] = torch.eye(3, dtype=torch.float64)
     return enc, p
 
 
@@ -91,14 +91,7 @@ def _check_common(eps, output_scale):
 
 
 def parity(
-    *,
-    layer_norm: bool = False,
-    eps: float = 0.0,
-    log_scaled: bool = False,
-    output_scale: float = 1.0,
-    value_k: float = 1.0,
-    sqrt_d: bool = False,
-    dtype=torch.float64,
+    *, layer_norm=False, eps=0.0, log_scaled=False, output_scale=1.0, value_k=1.0, sqrt_d=False
 ):
     """The exact two-layer, two-head PARITY transformer (paper §3.2); paired + clean-up if
     ``layer_norm``. ``value_k``: the value weight computing k/N (1; the sweep of §5.1 moves it)."""
@@ -108,7 +101,7 @@ def parity(
     d = _padded(9, heads, sqrt_d)
     # positional features i/N and cos(π i) in coordinates 3 and 4
     pos = tuple(tuple(float(j == c) for j in range(d)) for c in (3, 4))
-    enc, p = _canvas((d, 2, heads, dk, 3), "parity", pos, log_scaled, dtype)
+    enc, p = _canvas((d, 2, heads, dk, 3), "parity", pos, log_scaled)
     # layer 1, head 1: uniform attention (zero keys); values k/N → 5, 1/N → 6
     p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
@@ -119,7 +112,7 @@ def parity(
         p["w1"][0, 0, 5, j] = 1.0
         p["w1"][0, 0, 3, j] = -1.0
         p["w1"][0, 0, 6, j] = off
-    p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=dtype)
+    p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
     # layer 2: CLS query (one-hot coordinate 2); head 0 keys −cos (odd positions), head 1 keys +cos
     sq = _query_scale(dk, heads, d, layer_norm, sqrt_d)
     for h, sign in ((0, -1.0), (1, 1.0)):
@@ -130,16 +123,7 @@ def parity(
     return _read_out(enc, p, 8, output_scale, layer_norm, eps)
 
 
-def first(
-    *,
-    layer_norm: bool = False,
-    eps: float = 0.0,
-    log_scaled: bool = False,
-    c: float = 1.0,
-    output_scale: float = 1.0,
-    sqrt_d: bool = False,
-    dtype=torch.float64,
-):
+def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.0, sqrt_d=False):
     """The exact two-layer FIRST transformer (paper §3.3) with first-position advantage ``c``.
 
     ``sqrt_d``: the authors' layout of the module docstring (advantage c/√6 instead of c).
@@ -149,9 +133,9 @@ def first(
     heads, dk = 1, 1
     d = _padded(6, heads, sqrt_d)
     pos = ((0, 0, 0, 1, 0, 0),)  # 1[i = 1] in coordinate 3
-    enc, p = _canvas((d, 2, heads, dk, 1), "first", pos, log_scaled, dtype)
+    enc, p = _canvas((d, 2, heads, dk, 1), "first", pos, log_scaled)
     # layer 1: attention zero; FFN h = ReLU(tok1 + 1[i=1] − (tok0 + tok1 + CLS)) → 4
-    p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=dtype)
+    p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=torch.float64)
     p["w2"][0, 0, 0, 4] = 1.0
     # layer 2: CLS query c, key 1[i = 1]; value x4 − x3/2 → 5
     p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, heads, d, layer_norm, sqrt_d)
@@ -162,22 +146,14 @@ def first(
     return _read_out(enc, p, 5, output_scale, layer_norm, eps)
 
 
-def first_log_scaled(
-    *,
-    layer_norm: bool = False,
-    eps: float = 0.0,
-    log_scaled: bool = True,
-    c: float = 2.0,
-    output_scale: float = 1.0,
-    dtype=torch.float64,
-):
+def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, output_scale=1.0):
     """The one-layer FIRST transformer of paper §5.3 (1/4 < |s| < 1/2 at every n for c = 2); with
     ``log_scaled=False`` the flawed transformer of §5.2."""
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 5, 1
     pos = ((0, 0, 0, 1, 0),)  # 1[i = 1] in coordinate 3
-    enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled, dtype)
+    enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled)
     p["wq"][0, 0, 0, 2, 0] = c * math.sqrt(dk)
     p["wk"][0, 0, 0, 3, 0] = 1.0
     p["wv"][0, 0, 0, 1, 0] = 0.5
