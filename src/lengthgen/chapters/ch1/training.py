@@ -40,9 +40,8 @@ def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
     return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
 
-def _learner(model: Mapping, heads: int, positional: str, flags, placement="logit") -> Encoder:
-    """The chapter's learner (:data:`paper.MODEL`, §5.1), one member per log-scaling flag."""
-    m = check_model(model)
+def _learner(m: dict, heads: int, positional: str, flags, placement="logit") -> Encoder:
+    """The chapter's learner (§5.1; ``m`` a checked model dict), one member per log-scaling flag."""
     shape = {k: m[k] for k in ("d_model", "n_layers", "d_ffn", "eps")}
     shape.update(n_heads=heads, positional=positional, log_placement=placement)
     return Encoder(EncoderConfig(**shape, log_scaled=tuple(bool(f) for f in flags)))
@@ -52,7 +51,7 @@ def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL, placements=No
     """The FIRST learner, one member per entry of ``log_scaled_flags``, the factor log N on the
     logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
     place = "logit" if placements is None else tuple(placements)
-    return _learner(model, paper.FIRST_HEADS, "first", log_scaled_flags, place)
+    return _learner(check_model(model), paper.FIRST_HEADS, "first", log_scaled_flags, place)
 
 
 # --------------------------------------------------------------------------- training
@@ -153,7 +152,7 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
     members = [(n, a, r) for n in lengths for a in arms for r in range(s["runs"])]
     E = len(members)
     flags, places = zip(*(paper.FIRST_ARMS[m[1]] for m in members))
-    enc = first_model(flags, model=model, placements=places)
+    enc = _learner(model, paper.FIRST_HEADS, "first", flags, places)
     params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
     data_seeds = [
         off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2] for m in members
