@@ -56,10 +56,9 @@ KNOWL3_TARGET_BITS = 1e-6
 KNOWL5_LAMBDA = 40.0
 KNOWL5_TARGET_BITS = math.log2(1 + math.exp(-KNOWL5_LAMBDA / 4))
 # Rule 8: success rates (cell first_rates, 100 runs per arm and length; success = rule 3's perfect)
-# with exact (Clopper–Pearson) intervals at RATE_LEVEL. The paper's 20 of 20 is a count from 20
-# runs, not a rate of 1: it reproduces when it is a plausible draw at our rate, p̂²⁰ ≥ PLAUSIBLE
-# (p̂ ≥ 0.861). Placements are compared run by run only descriptively: with so few discordant runs no
-# McNemar test at 0.05 could reject (it needs ≥ 6 at a length), so a claim could not fail.
+# with exact (Clopper–Pearson) intervals at RATE_LEVEL. The paper's 20 of 20 is a count, not a rate
+# of 1: it reproduces when it is a plausible draw at our rate, p̂²⁰ ≥ PLAUSIBLE (p̂ ≥ 0.861).
+# Placements are compared run by run only descriptively (too few discordant runs for McNemar).
 PLAUSIBLE, RATE_LEVEL = 0.05, 0.95
 # Rule 9: a value read off a plotted curve (Fig. 2 prints no numbers) against our reading in
 # :mod:`.paper`, as wide as the reading is imprecise: FIRST's rise, "several tenths" (0.2–0.8 bits).

@@ -123,19 +123,12 @@ def mechanism_table(cell: dict) -> list[dict]:
     rows = []
     for n, arm, idx in T.by_arm(cell):
         failed = [i for i in idx if cell["test_acc"][i] < 1.0]
-        rows.append(
-            {
-                "training n": n,
-                "attention": arm,
-                "runs": len(idx),
-                "not 100% at n = 1000": len(failed),
-                "of which right at balance": sum(cell["balanced_correct"][i] for i in failed),
-                "later 1s push the logit up": sum(cell["rest_pushes_up"][i] for i in idx),
-                "mean exact error at n = 1000": float(
-                    np.mean([cell["exact_error"][i] for i in idx])
-                ),
-            }
-        )
+        row = {"training n": n, "attention": arm, "runs": len(idx)}
+        row["not 100% at n = 1000"] = len(failed)
+        row["of which right at balance"] = sum(cell["balanced_correct"][i] for i in failed)
+        row["later 1s push the logit up"] = sum(cell["rest_pushes_up"][i] for i in idx)
+        err = np.mean([cell["exact_error"][i] for i in idx])
+        rows.append({**row, "mean exact error at n = 1000": float(err)})
     return rows
 
 
