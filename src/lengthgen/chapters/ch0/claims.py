@@ -1,7 +1,5 @@
-"""Chapter 0's claims: self-checks of the closed forms (the chapter is background and reproduces no
-experiment), kept in the ledger so that a change to the dilution code or the stored grid is caught.
-Sections: "Numerical check against torch.softmax" (``eq1``, ``stored``), "How fast the weight
-drains away" (``dilution``, ``logscale``), "The margin a head would need" (``margin``).
+"""Chapter 0's claims: self-checks of the closed forms (the chapter reproduces no experiment), kept
+in the ledger so that a change to the dilution code or the stored grid is caught.
 """
 
 from __future__ import annotations

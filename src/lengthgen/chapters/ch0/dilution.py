@@ -1,17 +1,9 @@
 """Chapter 0: softmax attention dilution and how scaling logits by log N removes it.
 
-One query attends over N positions; position 0 gets logit ``c`` and the other N−1 get 0.
-Without scaling the favoured weight is
-
-    w(c, N) = e^c / (e^c + N − 1)                                     (ch. 0, eq. 1)
-
-which tends to 0 like e^c / N. Multiplying every logit by log N (Chiang & Cholak 2022, §5.3)
-turns the advantage into c·log N, i.e. a factor N^c:
-
-    w_log(c, N) = N^c / (N^c + N − 1)                                 (ch. 0, eq. 2)
-
-which tends to 1 for c > 1, to 1/2 for c = 1 and to 0 for c < 1. :func:`softmax_weight`
-computes the same quantities numerically with ``torch.softmax`` for comparison.
+One query over N positions, logit ``c`` at position 0 and 0 elsewhere: the favoured weight is
+e^c / (e^c + N − 1) (ch. 0, eq. 1), or N^c / (N^c + N − 1) with log-length scaling (eq. 2).
+:func:`favoured_weight` computes both in closed form, :func:`softmax_weight` with ``torch.softmax``,
+:func:`advantage_needed` the advantage that keeps a given weight.
 """
 
 from __future__ import annotations
@@ -32,10 +24,7 @@ def _check_N(N) -> np.ndarray:
 
 
 def favoured_weight(c, N, *, log_scaled: bool = False):
-    """Closed-form attention weight of the favoured position (eq. 1, or eq. 2 if ``log_scaled``).
-
-    Computed stably as ``1 / (1 + (N − 1) e^{−c'})`` with ``c' = c`` or ``c log N``.
-    """
+    """Closed-form favoured weight (eq. 1; eq. 2 if ``log_scaled``): 1 / (1 + (N − 1) e^{−c'})."""
     check_finite("c", float(np.max(np.abs(np.asarray(c, dtype=float)))))
     n = _check_N(N)
     adv = np.asarray(c, dtype=np.float64) * (np.log(n) if log_scaled else 1.0)
@@ -56,11 +45,8 @@ def softmax_weight(c: float, N: int, *, log_scaled: bool = False, dtype: str = "
 
 
 def advantage_needed(N, weight: float = 0.5, *, log_scaled: bool = False):
-    """Smallest logit advantage c giving the favoured position at least ``weight``.
-
-    Unscaled: c = log(w (N−1) / (1−w)), which grows like log N. Scaled by log N the same advantage
-    is divided by log N and tends to the constant 1 (for N ≥ 2).
-    """
+    """Smallest advantage c giving the favoured position ``weight``: log(w (N−1) / (1−w)), divided
+    by log N if ``log_scaled``."""
     w = check_probability("weight", weight)
     if not 0 < w < 1:
         raise ValueError(f"weight must lie strictly between 0 and 1, got {weight!r}")

@@ -1,19 +1,14 @@
-"""Chapter 1's claims: Chiang & Cholak (2022), *Overcoming a Theoretical Limitation of Self-Attention*.
+"""Chapter 1's claims: Chiang & Cholak 2022, *Overcoming a Theoretical Limitation of Self-Attention*.
 
-Every claim the chapter checks, with the paper's value (the numbers live in :mod:`.paper`) and where
-the paper makes it, and the paper's claims the book does not check, with the reason. Stored claims
-read the full-scale cells ``results/ch1/cells/`` (``python -m lengthgen claims --check`` re-checks
-them without the notebook); live claims are computed by the notebook (the exact constructions).
-
-The paper reports no uncertainty for any number checked here, and most of its claims are
-qualitative. Each comparison follows one of the rules below (fixed before looking at our values),
-written once as a constant or a builder that the claims call. Deviations name a cause from
-:data:`CAUSES`; our checks of our own code and derivations are ``self-check``.
+Each claim with its paper value (:mod:`.paper`), the rule of its comparison (below, fixed before
+looking at our values; the paper reports no uncertainty) and its measure. Stored claims read
+``results/ch1/cells/``, live ones are measured by the notebook. Deviations name a :data:`CAUSES`.
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -27,18 +22,13 @@ PAPER = "Chiang & Cholak 2022"
 
 #: Causes a deviation of this chapter may name.
 CAUSES: dict[str, str] = {
-    "run-to-run variance": "training FIRST ends, run by run, mostly either at 100 % or at or below "
-    "60 % at length 1000, a few runs in between; how many of 20 runs end where varies from one "
-    "set of seeds to another, and the paper reports one set",
-    "unstated hyperparameter": "a training detail the paper does not state (batch size, epochs, "
-    "PARITY's length), taken from the authors' released scripts",
-    "first symbol ignored": "at n = 1000 most failed standard-attention runs decide from the later "
-    "symbols alone: over all strings of that length their decision does not depend on the first "
-    "symbol (exact error rate 0.5), so the first position is not outvoted by an imbalance of the "
-    "others but carries no decisive weight at all",
-    "success rate below 1": "under the paper's own protocol a log-scaled run finds the "
-    "length-general solution only with some probability below 1; a set of 20 runs that all "
-    "succeed is then a favourable draw rather than what the protocol yields every time",
+    "run-to-run variance": "FIRST runs end mostly at 100 % or at or below 60 % at length 1000; how "
+    "many of 20 end where varies between sets of seeds, and the paper reports one set",
+    "first symbol ignored": "at n = 1000 most failed standard-attention runs decide from the "
+    "later symbols alone (exact error rate 0.5): the first position is not outvoted, it carries "
+    "no weight",
+    "success rate below 1": "under the paper's protocol a log-scaled run succeeds with a "
+    "probability below 1, so 20 successes in 20 runs is a favourable draw",
 }
 
 
@@ -66,10 +56,9 @@ KNOWL3_TARGET_BITS = 1e-6
 KNOWL5_LAMBDA = 40.0
 KNOWL5_TARGET_BITS = math.log2(1 + math.exp(-KNOWL5_LAMBDA / 4))
 # Rule 8: success rates (cell first_rates, 100 runs per arm and length; success = rule 3's perfect)
-# with exact (Clopper–Pearson) intervals at RATE_LEVEL. The paper's 20 of 20 is a count from 20
-# runs, not a rate of 1: it reproduces when it is a plausible draw at our rate, p̂²⁰ ≥ PLAUSIBLE
-# (p̂ ≥ 0.861). Placements are compared run by run only descriptively: with so few discordant runs no
-# McNemar test at 0.05 could reject (it needs ≥ 6 at a length), so a claim could not fail.
+# with exact (Clopper–Pearson) intervals at RATE_LEVEL. The paper's 20 of 20 is a count, not a rate
+# of 1: it reproduces when it is a plausible draw at our rate, p̂²⁰ ≥ PLAUSIBLE (p̂ ≥ 0.861).
+# Placements are compared run by run only descriptively (too few discordant runs for McNemar).
 PLAUSIBLE, RATE_LEVEL = 0.05, 0.95
 # Rule 9: a value read off a plotted curve (Fig. 2 prints no numbers) against our reading in
 # :mod:`.paper`, as wide as the reading is imprecise: FIRST's rise, "several tenths" (0.2–0.8 bits).
@@ -87,45 +76,24 @@ AUTHORS_EPS0_BITS = [
 SQRT_D_NS = (10, 100, 1000)
 #: Fixed advantage of the flawed one-layer FIRST (§5.2) and the length where it is judged.
 FLAWED_C, FLAWED_N = 2.0, 10**5
-_RUNS = paper.PROTOCOLS["full"]["rate_runs"]
-_P20 = f"p̂{superscript(paper.FIG4_RUNS)}"
-_EXACT_WHY = (
-    "rule 1: an exact construction classifies every string correctly, so its accuracy is exactly 1"
-)
+_RUNS, _M = paper.PROTOCOLS["full"]["rate_runs"], paper.FIG4_RUNS
+_P20 = f"p̂{superscript(_M)}"
 
 
-# Builders: id, location, statement, paper value and (stored claims) measure positional; any other
-# field of :class:`lengthgen.claims.Claim` by keyword.
+# Builders: a claim's id, location, statement, paper value and (stored claims) measure come
+# positionally, its other fields of :class:`lengthgen.claims.Claim` by keyword.
 def claim(check, id, location, statement, paper_value, measure=None, *, why, **kw) -> Claim:
     return Claim(id, location, statement, paper_value, check, why, measure=measure, **kw)
 
 
-def exact(*a, why=_EXACT_WHY, **kw) -> Claim:
-    """Rules 1 and 3: ``equal``."""
-    return claim("equal", *a, why=why, **kw)
+exact = partial(claim, "equal", why="rule 1: an exact construction's accuracy is exactly 1")
+float_exact = partial(claim, "value", tolerance=FLOAT_TOL)  # rules 2 and 10
+near_chance = partial(claim, "interval", interval=CHANCE_BAND)  # rule 4
+direction = partial(claim, "direction")  # rule 6: holds(ours) is the order the statement names
+predicate = partial(claim, "predicate")  # rules 3–8 where the statement fixes more than an order
 
 
-def float_exact(*a, why, **kw) -> Claim:
-    """Rules 2 and 10: ``value`` within :data:`FLOAT_TOL`."""
-    return claim("value", *a, why=why, tolerance=FLOAT_TOL, **kw)
-
-
-def near_chance(*a, why, **kw) -> Claim:
-    """Rule 4: ``interval`` :data:`CHANCE_BAND`."""
-    return claim("interval", *a, why=why, interval=CHANCE_BAND, **kw)
-
-
-def direction(*a, **kw) -> Claim:
-    """Rule 6: an order, ``holds(ours)`` the property the statement spells out."""
-    return claim("direction", *a, **kw)
-
-
-def predicate(*a, **kw) -> Claim:
-    """Rules 3–8 where the statement fixes more than an order: ``holds(ours)``."""
-    return claim("predicate", *a, **kw)
-
-
-# --------------------------------------------------------------------------- measures on stored cells
+# ------------------------------------------------------------------------- measures on stored cells
 def _first(results):
     return results.cell("first_training")
 
@@ -138,31 +106,24 @@ def _perfect_counts(results, attention, *, with_ce):
 
 
 def _mean_acc(results):
-    """Fig. 4's mean test accuracy by (training length, attention)."""
-    rows = T.first_table(_first(results))
-    return {(r["train_n"], r["attention"]): r["test_acc"] for r in rows}
+    """Fig. 4's mean test accuracy per training length, [standard, log-scaled]."""
+    acc = {}
+    for r in T.first_table(_first(results)):
+        acc.setdefault(str(r["train_n"]), []).append(r["test_acc"])
+    return acc
 
 
-def _scaled_vs_standard(results):
-    get = _mean_acc(results)
-    lengths = _first(results)["protocol"]["lengths"]
-    return {str(n): [get[(n, "standard")], get[(n, "log-scaled")]] for n in lengths}
-
-
-def _rates(results):
+def _rates(results, arm):
     cell = results.cell("first_rates")
-    return T.success_rates(cell, perfect_ce_bits=PERFECT_CE_BITS, level=RATE_LEVEL)
-
-
-def _rate_row(results, n, arm):
-    return next(x for x in _rates(results) if x["train_n"] == n and x["arm"] == arm)
+    rows = T.success_rates(cell, perfect_ce_bits=PERFECT_CE_BITS, level=RATE_LEVEL)
+    return {x["train_n"]: x for x in rows if x["arm"] == arm}
 
 
 def _rate(results, n, arm):
     """Rule 8's quantities for one (training length, arm) of the success-rate cell."""
-    r, m = _rate_row(results, n, arm), paper.FIG4_RUNS
+    r = _rates(results, arm)[n]
     out = {k: r[k] for k in ("perfect", "runs", "rate")}
-    return {**out, "ci95": [r["rate_lo"], r["rate_hi"]], f"p_{m}_of_{m}": r[f"p_all_{m}"]}
+    return {**out, "ci95": [r["rate_lo"], r["rate_hi"]], f"p_{_M}_of_{_M}": r[f"p_all_{_M}"]}
 
 
 # --------------------------------------------------------------------------- declared deviations
@@ -171,58 +132,46 @@ _AUTHORS_FAIL = "The authors' released script, run outside this book, also fails
 _SCALED_DEV = {
     10: Deviation(
         "run-to-run variance",
-        "A few log-scaled runs trained at length 10 fit their training strings but end near chance "
-        f"at length 1000, a solution that works only for short strings. {_AUTHORS_FAIL} in this "
-        "way, so we read the paper's 20 of 20 as one draw of a likely, not certain, outcome; "
+        "A few log-scaled runs trained at n = 10 fit their training strings but end near chance "
+        f"at n = 1000. {_AUTHORS_FAIL} in this way: 20 of 20 is a likely, not certain, draw; "
         + _RATES_100,
     ),
     300: Deviation(
         "run-to-run variance",
-        "A few log-scaled runs at the longest training length never fit their own training "
-        "strings within the 10,000 single-string updates (training cross-entropy near one bit): "
-        "optimisation failures, not failures to extrapolate. Besides, one run is 100% accurate but "
-        f"not yet confident enough for rule 3's cross-entropy bar. {_AUTHORS_FAIL}; " + _RATES_100,
+        "A few log-scaled runs trained at n = 300 never fit their training strings within the "
+        "10,000 updates (optimisation failures), and one is 100% accurate but above rule 3's "
+        f"cross-entropy bar. {_AUTHORS_FAIL}; " + _RATES_100,
     ),
 }
 _STANDARD_10_DEV = Deviation(
     "run-to-run variance",
-    "With standard attention most runs end either perfect or at or below 60% at length 1000. In "
-    "our seed set a minority of the runs trained at length 10 generalise (nearly) perfectly, which "
-    "lifts the mean above the near-chance band while most runs sit near chance. The paper shows "
-    "only the 20-run mean, so we cannot tell how many of its runs generalised; " + _RATES_100,
+    "Most standard runs end either perfect or at or below 60% at n = 1000; in our seed set a "
+    "minority of the runs trained at n = 10 generalise (nearly) perfectly, which lifts the mean "
+    "above the band. The paper shows only the 20-run mean; " + _RATES_100,
 )
-#: The success-rate claims' deviations, by training length (the same for both log-scaled arms).
 _DRAW = (
-    " At the rate we measure, 20 successes out of 20 runs happen only in a few percent of sets of 20 "
-    "runs, so the paper's 20 of 20 is consistent with a favourable draw; our interval still allows "
-    "rates at which it is less unusual, and a higher rate in the authors' runs is not excluded."
+    " At our rate, 20 successes in 20 runs happen in only a few percent of sets of 20 runs: the "
+    "paper's 20 of 20 is consistent with a favourable draw (a higher rate in its runs is not "
+    "excluded)."
 )
 _RATE_DEV = {
-    10: Deviation(
+    n: Deviation(
         "success rate below 1",
-        "Under the paper's own protocol, training at length 10 finds the length-general solution in "
-        "most runs but not in all: the failed runs fit the short training strings and are near chance "
-        "at length 1000." + _DRAW,
-    ),
-    300: Deviation(
-        "success rate below 1",
-        "Under the paper's own protocol, training at length 300 succeeds in most runs but not in "
-        "all: most failed runs never fit their own training strings within the 10,000 single-string "
-        "updates (optimisation failures rather than failures to extrapolate)." + _DRAW,
-    ),
+        f"Under the paper's protocol, training at n = {n} succeeds in most runs but not all: "
+        f"{failed}{_DRAW}",
+    )
+    for n, failed in (
+        (10, "the failed runs fit the short strings and are near chance at n = 1000."),
+        (300, "most failed runs never fit their training strings within the 10,000 updates."),
+    )
 }
-
-
-#: The deviation of claim ch1.first_train.mechanism, declared after the probe.
 _FIRST_LOST = Deviation(
     "first symbol ignored",
-    "Declared after the probe: most failed runs are wrong at balance for one of the "
-    "two first symbols, and their exact error rate over all strings of length 1000 is "
-    "0.5 or within 0.05 of it, so the first symbol changes their decision on at most "
-    "a tenth of the strings, on most of them on none. The later symbols do carry values "
-    "(more later 1s raise the logit in nearly every standard run), as the paper says, "
-    "but what fails is not a first position outvoted by chance imbalance: at length "
-    "1000 its vote has been lost entirely (details page, section on the outvote probe).",
+    "Declared after the probe: most failed runs are wrong at balance for one of the two first "
+    "symbols, with an exact error rate at length 1000 of 0.5 or within 0.05 of it: the first "
+    "symbol changes their decision on at most a tenth of the strings. The later symbols carry "
+    "values (more later 1s raise the logit in nearly every standard run), but the first "
+    "position is not outvoted by chance imbalance: its vote is lost entirely.",
 )
 
 
@@ -235,79 +184,57 @@ _ON_EXACT_SET = (
 )
 
 
-def _exact(cid, what, knowl):
-    return exact(
-        cid, f"{knowl}; §3.4", f"{what}: {_ON_EXACT_SET}", paper.EXACT_ACCURACY, source="live"
-    )
+def _exact(cid, what, location):
+    return exact(cid, location, f"{what}: {_ON_EXACT_SET}", paper.EXACT_ACCURACY, source="live")
 
 
-def _chance_at_10(cid, runs, why, measure, deviation=None):
-    """Fig. 4, standard attention trained at n = 10: rule 4 on the mean test accuracy of ``runs`` runs."""
+def _chance_at_10(cid, runs, measure, deviation=None):
+    """Fig. 4, standard attention trained at n = 10: rule 4 on the mean of ``runs`` runs."""
     statement = (
         f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
         f"{runs} runs is within 0.1 of chance"
     )
     hardly = "hardly better than random guessing"
     return near_chance(
-        cid, "paper Fig. 4", statement, hardly, measure, why=why, deviation=deviation
+        cid, "paper Fig. 4", statement, hardly, measure, why="rule 4", deviation=deviation
     )
 
 
 def _scaled_perfect(cid, n):
     """Fig. 4, log-scaled attention (rule 3): perfect runs of 20 at training length ``n``."""
     statement = (
-        f"Log-scaled attention trained at n = {n}: runs (of {paper.FIG4_RUNS}) with 100% test "
-        f"accuracy and test cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}"
+        f"Log-scaled attention trained at n = {n}: runs (of {_M}) with 100% test accuracy and test "
+        f"cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}"
     )
-    count = lambda r: _perfect_counts(r, "log-scaled", with_ce=True)[str(n)]  # noqa: E731
-    why = (
-        "rule 3: a 20-run mean at the ceiling means every run is perfect, so we count perfect runs"
-    )
-    return exact(
-        cid,
-        "paper Fig. 4",
-        statement,
-        paper.FIG4_RUNS,
-        count,
-        why=why,
-        deviation=_SCALED_DEV.get(n),
-    )
+    count = lambda r: _perfect_counts(r, "log-scaled", with_ce=True)[str(n)]
+    why = "rule 3: a 20-run mean at the ceiling means every run is perfect"
+    return exact(cid, "paper Fig. 4", statement, _M, count, why=why, deviation=_SCALED_DEV.get(n))
 
 
-#: Fig. 4 as success rates (rule 8), per arm: (statement, with {n} the training length; why).
-_RATE_WORDING = {
-    "log-scaled": (
-        "Log-scaled attention (ours, whole logit scaled) trained at n = {n}, "
-        f"{_RUNS} runs: success rate (100% test accuracy and test "
-        f"cross-entropy below {PERFECT_CE_BITS:g} bits at n = {paper.TEST_N}) with its exact 95% "
-        f"interval, and the chance {_P20} that {paper.FIG4_RUNS} runs at that rate "
-        f"are all perfect (plausible if ≥ {PLAUSIBLE:g})",
-        f"rule 8: the paper's {paper.FIG4_RUNS} of {paper.FIG4_RUNS} is one draw of {paper.FIG4_RUNS} runs; "
-        f"it reproduces if such a draw is not surprising at our measured rate, "
-        f"{_P20} ≥ {PLAUSIBLE:g} (i.e. p̂ ≥ {PLAUSIBLE ** (1 / paper.FIG4_RUNS):.3f}), written "
-        "while the runs were in progress, before their rates were read; the rule treats p̂ as exact",
-    ),
-    "authors' placement": (
-        "Log-scaled attention with the authors' placement (log N multiplies the query input; "
-        "the query bias is not scaled) trained at n = {n}, "
-        f"{_RUNS} runs on the seeds of the other arms: success "
-        f"rate with its exact 95% interval and {_P20} (plausible if ≥ {PLAUSIBLE:g})",
-        "rule 8, as for our placement; the paper's runs used this placement (the authors' released code)",
-    ),
+#: Fig. 4 as success rates (rule 8): how each log-scaled arm of cell first_rates is named.
+_ARM_WORDING = {
+    "log-scaled": "Log-scaled attention (ours, whole logit scaled)",
+    "authors' placement": "Log-scaled attention with the authors' placement, that of the paper's "
+    "runs (log N multiplies the query input; the query bias is not scaled)",
 }
 
 
 def _rate_claim(cid, arm, n):
-    statement, why = _RATE_WORDING[arm]
-    key, m = f"p_{paper.FIG4_RUNS}_of_{paper.FIG4_RUNS}", paper.FIG4_RUNS
+    statement = (
+        f"{_ARM_WORDING[arm]} trained at n = {n}, {_RUNS} runs (the same seeds in every arm): "
+        f"success rate (100% test accuracy and test cross-entropy below {PERFECT_CE_BITS:g} bits "
+        f"at n = {paper.TEST_N}) with its exact 95% interval, and the chance {_P20} that {_M} runs "
+        f"at that rate are all perfect (plausible if ≥ {PLAUSIBLE:g})"
+    )
     return predicate(
         cid,
         "paper Fig. 4",
-        statement.format(n=n),
-        f"{m} of {m} perfect",
+        statement,
+        f"{_M} of {_M} perfect",
         lambda r: _rate(r, n, arm),
-        holds=lambda v: v[key] >= PLAUSIBLE,
-        why=why,
+        holds=lambda v: v[f"p_{_M}_of_{_M}"] >= PLAUSIBLE,
+        why=f"rule 8 (p̂ ≥ {PLAUSIBLE ** (1 / _M):.3f}), fixed before the rates were read; it "
+        "treats p̂ as exact",
         deviation=_RATE_DEV.get(n),
     )
 
@@ -315,15 +242,21 @@ def _rate_claim(cid, arm, n):
 _SELF = {"source": "live", "group": "self-check"}
 _LN_BOUNDS = [studies.ln_logit_bound(e) for e in studies.LN_EPS]
 _LN_CE_TARGET = math.log2(1 + math.exp(-studies.LN_LAMBDA * _LN_BOUNDS[0]))
+_BOTH = ("parity", "first")
+
+
+def _no_ln(results):
+    return [M.fig2_curve(results, name, M.NO_LN) for name in _BOTH]
+
 
 CLAIMS = [
     # ---- exact constructions (section "Two exact constructions"; live: measures.exactness)
-    _exact("ch1.exact.parity", "PARITY, " + _BOTH_NORMS, "§3.2, §4.1"),
-    _exact("ch1.exact.first", "FIRST (two layers), " + _BOTH_NORMS, "§3.3, §4.1"),
+    _exact("ch1.exact.parity", "PARITY, " + _BOTH_NORMS, "§3.2, §4.1; §3.4"),
+    _exact("ch1.exact.first", "FIRST (two layers), " + _BOTH_NORMS, "§3.3, §4.1; §3.4"),
     _exact(
         "ch1.exact.first_log_scaled",
         "One-layer log-scaled FIRST (weights we derived from the paper's §5.3 construction)",
-        "§5.3",
+        "§5.3; §3.4",
     ),
     # ---- Fig. 2 (section "Confidence: cross-entropy against length"; stored cell fig2)
     predicate(
@@ -332,35 +265,42 @@ CLAIMS = [
         "Without layer norm both constructions stay 100% accurate at every length of paper Fig. 2 "
         "while their cross-entropy at n = 1000 is within 0.01 bits of 1 bit ([PARITY, FIRST])",
         "→ 1 bit per string, accuracy 100%",
-        M.fig2_no_layer_norm,
+        lambda r: {
+            "ce_bits_at_n_max": [rows[-1]["ce_bits"] for rows in _no_ln(r)],
+            "min_acc": min(x["acc"] for rows in _no_ln(r) for x in rows),
+        },
         holds=lambda v: (
             v["min_acc"] == 1.0
             and all(x >= paper.CE_BOUND_BITS - BOUND_GAP_BITS for x in v["ce_bits_at_n_max"])
         ),
-        why="rule 5 ('approaches the bound': within 0.01 bits at the largest length) and rule 1 "
-        "(exact accuracy)",
+        why="rules 5 (the bound, at the largest length) and 1 (accuracy)",
     ),
     float_exact(
         "ch1.fig2.first_logit_formula",
         "§3.3",
         f"Without layer norm, every FIRST logit has |s| = eᶜ/(eᶜ + N − 1)/2 (c = {M.FIRST_C:g}) "
-        "at each length of paper Fig. 2 (smallest and largest |s| over 1,000 strings)",
+        "at each length of paper Fig. 2 (ours: the smallest or largest |s| over 1,000 strings, "
+        "whichever is farther from it)",
         [M.first_logit_formula(n) for n in paper.FIG2_LENGTHS],
-        M.fig2_first_logit,
-        why="rule 2: the formula is exact, our encoder computes it in float64",
+        lambda r: [
+            max(
+                (x["min_abs_logit"], x["max_abs_logit"]),
+                key=lambda v: abs(v - M.first_logit_formula(x["n"])),
+            )
+            for x in _no_ln(r)[1]
+        ],
+        why="rule 2: an exact formula, computed in float64",
         group="self-check",
     ),
     float_exact(
         "ch1.fig2.parity_logit_shrinks",
         "§3.2",
         "Without layer norm, the largest |logit| of the PARITY construction over 1,000 strings at "
-        "each length of paper Fig. 2 equals our closed form of its output logit (chapter 1, section "
-        "'Two exact constructions') for the paper's weights (§3.2), which falls strictly from each "
-        "length to the next (n = 1 … 1000; like 1/N²)",
-        [M.parity_logit_max(n) for n in paper.FIG2_LENGTHS],
-        M.fig2_parity_logit,
-        why="rule 2: the paper states the order (shrinks) for its own construction, whose weights "
-        "fix the value exactly; our encoder computes it in float64",
+        "each length of paper Fig. 2 (n = 1 … 1000) equals our closed form for the paper's "
+        "weights, which falls strictly from each length to the next (like 1/N²)",
+        [max(M.parity_logit_closed_form(n).values()) for n in paper.FIG2_LENGTHS],
+        lambda r: [x["max_abs_logit"] for x in _no_ln(r)[0]],
+        why="rule 2: the paper states the order (shrinks); its weights fix the value exactly",
     ),
     direction(
         "ch1.fig2.eps_1e-5_initially_better",
@@ -368,7 +308,10 @@ CLAIMS = [
         "At n = 1 the cross-entropy with layer norm and ε = 1e-5 is below the one without layer "
         "norm ([no layer norm, ε = 1e-5] in bits, PARITY and FIRST)",
         "initially better",
-        M.fig2_initially_better,
+        lambda r: {
+            name: [M.fig2_curve(r, name, lab)[0]["ce_bits"] for lab in (M.NO_LN, M.EPS5)]
+            for name in _BOTH
+        },
         holds=lambda v: all(e5 < no for no, e5 in v.values()),
         why="rule 6: the paper states an order at the shortest length, not a size",
     ),
@@ -376,15 +319,13 @@ CLAIMS = [
         "value",
         "ch1.fig2.eps_1e-5_grows",
         "§4.3, paper Fig. 2",
-        "In the authors' configuration (query weight 1, each head divided by √(width/heads)), FIRST "
+        "Authors' configuration (query weight 1, each head divided by √(width/heads)): FIRST "
         "with layer norm and ε = 1e-5 on 1,000 random strings per length: rise of the "
         "cross-entropy from n = 1 to n = 1000 (bits)",
         paper.FIG2_FIRST_EPS5_RISE_BITS,
         source="live",
         tolerance=FIG2_RISE_TOL,
-        why="rule 9: the paper prints no number for this curve; read by eye off paper Fig. 2 it "
-        "rises by several tenths of a bit by n = 1000, which we take as 0.5 bits, and 'several "
-        "tenths' fixes it only to within 0.3 bits",
+        why="rule 9: read by eye off paper Fig. 2, 'several tenths of a bit', taken as 0.5 bits",
     ),
     direction(
         "ch1.fig2.eps_1e-5_parity_rises",
@@ -395,8 +336,7 @@ CLAIMS = [
         "still increases with length",
         source="live",
         holds=lambda v: v[1] > v[0],
-        why="rule 6: for PARITY we have no reading of the plotted size, only the order the paper "
-        "states",
+        why="rule 6: for PARITY we have no reading of the plotted size, only the stated order",
     ),
     float_exact(
         "ch1.fig2.eps_0_flat",
@@ -404,7 +344,10 @@ CLAIMS = [
         "With layer norm and ε = 0 the cross-entropy is the same at every length n = 1 … 1000 "
         "(largest spread over n of either construction, bits)",
         0.0,
-        M.fig2_eps0_spread,
+        lambda r: max(
+            max(v) - min(v)
+            for v in ([x["ce_bits"] for x in M.fig2_curve(r, name, M.EPS0)] for name in _BOTH)
+        ),
         why="rule 2: independence of length is exact in real arithmetic",
         digits=2,
     ),
@@ -417,18 +360,17 @@ CLAIMS = [
         "as small as desired",
         **_SELF,
         holds=lambda v: v["decreasing"] and v["ce_bits_at_10"] < KNOWL3_TARGET_BITS,
-        why="rule 7: the ε = 0 logit is ±√(d/2)·λ, so λ = 10 gives a cross-entropy far below 1e-6 "
-        "bits",
+        why="rule 7: the ε = 0 logit is ±√(d/2)·λ",
         digits=3,
     ),
     direction(
         "ch1.fig2.sqrt_d_first_eps_1e-5_rises",
         "§4.3, paper Fig. 2",
-        "In the √d convention (query weight c = 1, product divided by √d with d = 12, the width "
-        "of the paired FIRST encoder; advantage 1/√12 ≈ 0.29 before layer norm rescales queries "
-        "and keys), FIRST with layer norm and ε = 1e-5 on 1,000 random strings per length: 100% "
-        "accurate, cross-entropy rising strictly from n = 10 to 100 to 1000, and by more from "
-        "100 to 1000 than from 10 to 100 (ours: bits at n = 10, 100, 1000)",
+        "In the √d convention (query weight c = 1, product divided by √d, d = 12 the width of the "
+        "paired FIRST encoder; advantage 1/√12 ≈ 0.29 before layer norm), FIRST with layer norm "
+        "and ε = 1e-5 on 1,000 random strings per length: 100% accurate, cross-entropy rising "
+        "strictly from n = 10 to 100 to 1000, by more from 100 to 1000 than from 10 to 100 (ours: "
+        "bits at n = 10, 100, 1000)",
         "rises steeply towards n = 1000 (plotted only)",
         source="live",
         holds=lambda v: (
@@ -436,35 +378,29 @@ CLAIMS = [
             and v["ce_bits"][0] < v["ce_bits"][1] < v["ce_bits"][2]
             and v["ce_bits"][2] - v["ce_bits"][1] > v["ce_bits"][1] - v["ce_bits"][0]
         ),
-        why="rule 6: the figure gives no numbers; 'rises steeply towards n = 1000' is checked as "
-        "its shape only (strictly rising, faster on the last decade), so it counts as a "
-        "direction, not a value",
+        why="rule 6: the figure gives no numbers, so only its shape is checked",
         digits=4,
     ),
     float_exact(
         "ch1.fig2.authors_head_logit",
         "§3.2, §3.3; authors' released scripts",
-        "Self-check, not a paper claim: our layout of the authors' configuration gives the "
-        "favoured attention logit per head that their widths and heads imply, 1/√(10/2) for "
-        "PARITY and 1/√(6/1) for FIRST (read off the last layer's attention weights, without "
-        "layer norm; [PARITY, FIRST])",
+        "Self-check: our layout of the authors' configuration gives the favoured attention logit "
+        "per head their widths and heads imply, 1/√(10/2) for PARITY and 1/√(6/1) for FIRST (last "
+        "layer's attention weights, without layer norm; [PARITY, FIRST])",
         AUTHORS_HEAD_LOGIT,
         **_SELF,
-        why="rule 10: each head of torch's attention divides by √(width/heads); exact in real "
-        "arithmetic",
+        why="rule 10: each head of torch's attention divides by √(width/heads)",
         digits=6,
     ),
     float_exact(
         "ch1.fig2.authors_eps0_floor",
         "§4.2, §4.3; authors' released scripts",
-        "Self-check, not a paper claim: in our layout of the authors' configuration, with paired "
-        "layer norm and ε = 0 the cross-entropy at every length of paper Fig. 2 is "
-        "log₂(1 + exp(−√(d/2))) with d = 20 for PARITY and 12 for FIRST (ours: at the length "
-        "farthest from it; [PARITY, FIRST], bits)",
+        "Self-check: in our layout of the authors' configuration with paired layer norm and ε = 0 "
+        "the cross-entropy at every length of paper Fig. 2 is log₂(1 + exp(−√(d/2))), d = 20 for "
+        "PARITY and 12 for FIRST (ours: at the length farthest from it; [PARITY, FIRST], bits)",
         AUTHORS_EPS0_BITS,
         **_SELF,
-        why="rule 10: layer norm with ε = 0 maps [s; −s; 0 …] to ±√(d/2) (paper §4.2), d the "
-        "padded paired width",
+        why="rule 10: layer norm with ε = 0 maps [s; −s; 0 …] to ±√(d/2), d the padded width",
         digits=6,
     ),
     # ---- the flawed one-layer FIRST (section "Why a fixed attention advantage is not enough")
@@ -472,22 +408,20 @@ CLAIMS = [
         "ch1.dilution.flawed_first",
         "§5.2 (simplified model)",
         f"With standard attention and a fixed advantage c = {FLAWED_C:g}, the one-layer FIRST "
-        "transformer's exact error rate (the binomial tail derived in chapter 1's section on the "
-        "flawed FIRST transformer) never decreases over 40 log-spaced lengths n = 1 … 1e5 and is "
-        "within 0.02 of chance at n = 1e5 (ours: the error rate there)",
+        "transformer's exact error rate (a binomial tail) never decreases over 40 log-spaced "
+        "lengths n = 1 … 1e5 and is within 0.02 of chance at n = 1e5 (ours: the error rate there)",
         "a fixed advantage fails as n grows",
         source="live",
         holds=lambda v: v["nondecreasing"] and abs(v["error_at_1e5"] - 0.5) <= 0.02,
-        why="rule 6: the paper says the needed advantage grows with n, i.e. a fixed one fails; "
-        "0.02 of chance fixed a priori",
+        why="rule 6: the needed advantage grows with n, so a fixed one fails; 0.02 fixed a priori",
     ),
     # ---- log-scaled FIRST, §5.3 (section "Log-length scaled attention keeps FIRST confident")
     predicate(
         "ch1.logscaled.band",
         "§5.3",
-        "Self-check of weights we derived, not a paper claim: our log-scaled one-layer FIRST has "
-        "smallest and largest |logit| in [1/4, 1/2] and accuracy 100% for n = 1 … 1e5 (random "
-        "and extreme strings)",
+        "Self-check of weights we derived: our log-scaled one-layer FIRST has smallest and "
+        "largest |logit| in [1/4, 1/2] and accuracy 100% for n = 1 … 1e5 (random and extreme "
+        "strings)",
         list(paper.LOGIT_BAND),
         **_SELF,
         holds=lambda v: (
@@ -495,8 +429,7 @@ CLAIMS = [
             and v["max_abs_logit"] <= paper.LOGIT_BAND[1]
             and v["min_acc"] == 1.0
         ),
-        why="the paper's own bounds (an interval for every logit), and rule 1 for accuracy; the "
-        "weights are our derivation of the paper's construction, so this checks that derivation",
+        why="the paper's bounds on every logit, and rule 1 for accuracy",
     ),
     claim(
         "interval",
@@ -508,26 +441,24 @@ CLAIMS = [
         "cross-entropy ≤ η for any η > 0",
         **_SELF,
         interval=(0.0, KNOWL5_TARGET_BITS),
-        why="rule 7: |s| ≥ 1/4 bounds the cross-entropy by log₂(1 + exp(−λ/4)) at every length",
+        why="rule 7: |s| ≥ 1/4 bounds the cross-entropy at every length",
         digits=3,
     ),
     # ---- Fig. 4 (section "Learning FIRST"; stored cell first_training)
     direction(
         "ch1.first_train.standard_not_perfect",
         "paper Fig. 4",
-        f"Standard attention: at every training length fewer than {paper.FIG4_RUNS} of the "
-        f"{paper.FIG4_RUNS} runs reach 100% test accuracy at n = {paper.TEST_N} (perfect runs "
-        "per training length)",
+        f"Standard attention: at every training length fewer than {_M} of the {_M} runs reach "
+        f"100% test accuracy at n = {paper.TEST_N} (perfect runs per training length)",
         "not perfect at any training length",
         lambda r: _perfect_counts(r, "standard", with_ce=False),
-        holds=lambda v: all(c < paper.FIG4_RUNS for c in v.values()),
-        why="rule 6: a 20-run mean below 100% means at least one of the 20 runs is not perfect",
+        holds=lambda v: all(c < _M for c in v.values()),
+        why="rule 6: a 20-run mean below 100% means some run is not perfect",
     ),
     _chance_at_10(
         "ch1.first_train.standard_chance_at_10",
-        paper.FIG4_RUNS,
-        "rule 4: 'hardly better than random' for a mean accuracy is the band [0.4, 0.6]",
-        lambda r: _mean_acc(r)[(10, "standard")],
+        _M,
+        lambda r: _mean_acc(r)["10"][0],
         _STANDARD_10_DEV,
     ),
     _scaled_perfect("ch1.first_train.scaled_perfect_n10", 10),
@@ -540,7 +471,7 @@ CLAIMS = [
         f"Log-scaled attention has the higher mean test accuracy at n = {paper.TEST_N} at every "
         "training length ([standard, log-scaled] per training length)",
         "log-scaled > standard at every length",
-        _scaled_vs_standard,
+        _mean_acc,
         holds=lambda v: all(sc > st for st, sc in v.values()),
         why="rule 6: the paper gives no size for standard attention, only the order",
     ),
@@ -556,8 +487,7 @@ CLAIMS = [
     _chance_at_10(
         "ch1.first_rates.standard_chance_at_10",
         _RUNS,
-        "rule 4 with 100 runs instead of 20",
-        lambda r: _rate_row(r, 10, "standard")["mean_test_acc"],
+        lambda r: _rates(r, "standard")[10]["mean_test_acc"],
     ),
     direction(
         "ch1.first_rates.standard_not_perfect",
@@ -565,23 +495,23 @@ CLAIMS = [
         f"Standard attention: at every training length the success rate over {_RUNS} runs is "
         "below 1 (success rate per training length)",
         "not perfect at any training length",
-        lambda r: {str(x["train_n"]): x["rate"] for x in _rates(r) if x["arm"] == "standard"},
+        lambda r: {str(n): x["rate"] for n, x in _rates(r, "standard").items()},
         holds=lambda v: all(x < 1.0 for x in v.values()),
         why="rule 6: a mean below 100% means some runs are not perfect",
     ),
     predicate(
         "ch1.first_rates.repeats_first_training",
         "ours",
-        "Self-check, not a paper claim: the 160 runs that first_rates shares with first_training "
-        "(runs 0-19 of the standard and our log-scaled arm) end with the same last-epoch "
-        "training cross-entropy (largest relative difference) and the same outcome (runs whose "
-        "perfect / not-perfect verdict differs; their test strings differ)",
+        "Self-check: the 160 runs that first_rates shares with first_training (runs 0-19 of the "
+        "standard and our log-scaled arm) end with the same last-epoch training cross-entropy "
+        "(largest relative difference) and the same verdict (runs whose perfect / not-perfect "
+        "verdict differs; their test strings differ)",
         "same runs, same result",
         lambda r: T.shared_runs(r.cell("first_rates"), _first(r), perfect_ce_bits=PERFECT_CE_BITS),
         group="self-check",
         holds=lambda v: v["max_rel_diff_train_ce"] <= 1e-5 and v["verdicts_differ"] == 0,
-        why="the two cells train these runs from the same weights on the same strings, only in "
-        "ensembles of different size, so they must agree up to float32 rounding (1e-5 relative)",
+        why="the same weights and strings in ensembles of different size: equal up to float32 "
+        "rounding (1e-5 relative)",
     ),
     # ---- PARITY training and sensitivity, §5.1 (section "PARITY is not learned, …")
     near_chance(
@@ -592,7 +522,7 @@ CLAIMS = [
         f"{paper.PROTOCOLS['full']['parity_runs']} runs is within 0.1 of chance",
         "not learned",
         lambda r: float(np.mean(r.cell("parity_training")["test_acc"])),
-        why="rule 4: 'not learned' for a mean accuracy is the band [0.4, 0.6]",
+        why="rule 4",
     ),
     exact(
         "ch1.sensitivity.exact_at_1",
@@ -600,7 +530,7 @@ CLAIMS = [
         "The ε = 0 layer-norm PARITY construction with value weight 1 is 100% accurate on the "
         f"sweep's {paper.PROTOCOLS['full']['sens_strings']} strings of length {paper.SENS_N}",
         paper.SENS_EXACT_ACCURACY,
-        M.sensitivity_at_1,
+        lambda r: min(r.cell("sensitivity")["rows"], key=lambda x: abs(x["value"] - 1.0))["acc"],
         why="rule 1: at the construction's own weight the accuracy is exact",
     ),
     predicate(
@@ -613,7 +543,7 @@ CLAIMS = [
         "both metrics oscillate sharply near 1",
         lambda r: M.sensitivity_oscillation(r, OSC["near"], low=OSC["low"], high=OSC["high"]),
         holds=lambda v: v["min_acc_near_1"] < OSC["low"] and v["recoveries"] >= OSC["recoveries"],
-        why="rule 6: 'oscillates sharply' made precise as a drop near 1 and repeated recoveries",
+        why="rule 6: 'oscillates sharply' as a drop near 1 and repeated recoveries",
     ),
     # ---- what the book does not check
     Unchecked(
@@ -623,8 +553,7 @@ CLAIMS = [
         f"sentences and testing on longer ones (p < {paper.MT_P_VALUE})",
         f"{paper.MT_BLEU_SHORT_TRAIN[0]} → {paper.MT_BLEU_SHORT_TRAIN[1]} BLEU",
         "not-reproducible",
-        "needs the IWSLT'15 English–Vietnamese corpus and the Witwicky system, which cannot be "
-        "fetched here; we do not substitute a proxy task",
+        "needs the IWSLT'15 En–Vi corpus and the Witwicky system, which cannot be fetched here",
     ),
     Unchecked(
         "ch1.mt.bleu_matched",
@@ -642,19 +571,14 @@ CLAIMS = [
         "training length",
         "plotted only",
         "not-reproducible",
-        "the paper states these only in words (checked above) and prints no plotted values to "
-        "compare with",
+        "the paper states these only in words (checked above) and prints no plotted values",
     ),
     # ---- the secondary studies of the details page (issue 38; their code in .studies)
-    exact(
+    _exact(
         "ch1.ffnn_parity",
-        "§3.1",
         "The feed-forward network F_n (n threshold units counting the 1s, alternating output "
-        "weights; also with each threshold unit as two ReLUs) classifies PARITY: 100% accuracy on "
-        f"every string with n ≤ {paper.EXACT_N_EXHAUSTIVE} and on "
-        f"{paper.EXACT_RANDOM_STRINGS:,} random strings at n = 100 and 1000 (worst accuracy)",
-        paper.EXACT_ACCURACY,
-        source="live",
+        "weights; also with each threshold unit as two ReLUs) classifies PARITY",
+        "§3.1",
     ),
     predicate(
         "ch1.logscaled.with_layer_norm",
@@ -671,22 +595,19 @@ CLAIMS = [
             and all(m >= b - FLOAT_TOL for m, b in zip(v["min_abs_logit"], _LN_BOUNDS))
             and v["max_ce_bits"] <= _LN_CE_TARGET
         ),
-        why="rule 7: a bound on |logit| that holds at every length gives cross-entropy "
-        "log2(1 + e^(−λ·bound)) at every length; rule 2's tolerance on the bound",
+        why="rule 7 with the bound on |logit| at every length; rule 2's tolerance on the bound",
     ),
     predicate(
         "ch1.first_train.mechanism",
         "§5.2",
-        "Standard-attention FIRST runs (the 80 of paper Fig. 4's protocol, re-trained) that are "
-        "not 100% accurate at n = 1000: how many, and how many of them are right for both first "
-        "symbols when the later symbols are balanced (k′ = 499 or 500 later 1s), i.e. fail only "
-        "because the later positions outvote the diluted first one",
+        "Standard-attention FIRST runs (the 80 of paper Fig. 4's protocol, re-trained) not 100% "
+        "accurate at n = 1000: how many, and how many of them are right for both first symbols "
+        "when the later symbols are balanced (k′ = 499 or 500 later 1s), i.e. are outvoted",
         "failures are outvotes",
         lambda r: studies.mechanism_counts(r.cell("first_mechanism")),
         holds=lambda v: v["failed_runs"] >= 5 and v["outvoted"] > v["failed_runs"] / 2,
-        why="fixed before the runs: the explanation accounts for the failures if it accounts for "
-        "most of them (more than half), over at least 5 failed runs; a run that ignores w1 or is "
-        "biased fails at balance too",
+        why="fixed before the runs: the explanation holds if it accounts for more than half of "
+        "at least 5 failed runs",
         deviation=_FIRST_LOST,
     ),
     predicate(
@@ -697,38 +618,29 @@ CLAIMS = [
         "one, 3 runs each): the lowest and highest mean test accuracy of a setting",
         "not learned",
         lambda r: [
-            f(
-                [
-                    x["mean_acc"]
-                    for x in studies.grid_means(r.cell("parity_grid"))
-                    if not x["reported"]
-                ]
-            )
+            f(x["mean_acc"] for x in studies.grid_means(r.cell("parity_grid")) if not x["reported"])
             for f in (min, max)
         ],
         holds=lambda v: CHANCE_BAND[0] <= v[0] and v[1] <= CHANCE_BAND[1],
-        why="rule 4 for every setting: each mean test accuracy within 0.1 of chance",
+        why="rule 4 for every setting",
     ),
     # ---- our own checks of the code
     claim(
         "interval",
         "ch1.dilution.closed_form_vs_encoder",
         "ch. 1, the flawed FIRST transformer (our derivation)",
-        "Self-check (ours, not a paper claim): the closed-form error rate of the flawed one-layer "
-        "FIRST transformer matches the encoder on 2,000 random strings at each of 8 lengths "
-        "within 4 binomial standard errors (largest |z|)",
+        "Self-check: the closed-form error rate of the flawed one-layer FIRST transformer matches "
+        "the encoder on 2,000 random strings at each of 8 lengths within 4 binomial standard "
+        "errors (largest |z|)",
         "closed form = encoder",
         **_SELF,
         interval=(0.0, 4.0),
-        why="sampling error of 2,000 strings: a correct closed form lies within 4 s.e. at all 8 "
-        "lengths",
+        why="a correct closed form lies within 4 s.e. of 2,000 strings at all 8 lengths",
         digits=3,
     ),
 ]
 
-#: Claims shown on the chapter's details page (notebooks/01_log_scaled_attention_details), by id
-#: prefix: the output-weight study and the authors' layout of paper Fig. 2, the 100-run success
-#: rates, the sensitivity sweep of PARITY's exact solution and the machine translation results.
+#: Claims shown on the details page (notebooks/01_log_scaled_attention_details), by id prefix.
 DETAILS = (
     "ch1.fig2.eps_0_output_scaling",
     "ch1.fig2.authors_",
@@ -741,7 +653,7 @@ DETAILS = (
     "ch1.parity_train.other_settings",
 )
 
-#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
+#: the intro's results box: the main finding and main deviation, with the claims behind them
 HEADLINE = {
     "claims": [
         {

@@ -1,8 +1,7 @@
 """Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST.
 
-Every function returns ``(encoder, params)`` for one member (E = 1), float64 by default, built
-on :class:`lengthgen.chapters.ch1.encoder.Encoder`. Coordinates are named below with 0-based indices (the
-paper counts from 1).
+Every function returns ``(encoder, params)`` for one member (E = 1), float64, on
+:class:`.encoder.Encoder`. Coordinates below are 0-based (the paper counts from 1).
 
 PARITY (paper §3.2; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
     0,1,2  one-hot of symbol 0, symbol 1, CLS;   3  i/N;   4  cos(π i)
@@ -27,22 +26,13 @@ Log-scaled FIRST (paper §5.3; ``first_log_scaled``): one layer, d = 5.
     1/4 < |s| < 1/2 at every length (derivation in chapter 1). With standard attention the same
     weights are the "flawed" construction of §5.2, whose other positions can outvote the first.
 
-Layer normalisation (paper §4.1 and §4.2; ``layer_norm=True``): :func:`paired` rewrites a construction
-on the doubled coordinates [x; −x] (mean zero, so layer norm only rescales each position by a
-positive factor, which the bias-free constructions tolerate), and the last layer's FFN, unused
-by the constructions, is replaced by the clean-up of §4.2: it zeroes every coordinate except
-the output pair [s; −s], which layer norm with ε = 0 maps to ±√(d/2) whatever |s| is.
+Layer norm (§4.1, §4.2; ``layer_norm=True``): :func:`paired` rewrites a construction on [x; −x]
+and turns the unused last FFN into the clean-up of §4.2.
 
-Logit convention (``sqrt_d``; Fig. 2). By default a query weight c·√d_head cancels the encoder's
-division by √d_head, so the favoured attention logit is exactly c. With ``sqrt_d=True`` the
-construction is laid out as the authors implemented it (their released scripts, github.com/ndnlp/
-parity; :data:`lengthgen.chapters.ch1.paper.AUTHORS_WIDTH`): the query weight is c and each head
-divides by √(width / heads), as torch's multi-head attention does, which needs the width padded to
-a multiple of the heads. PARITY's 9 coordinates become 10 over two heads (favoured logit 1/√5;
-20 and 1/√10 with paired layer norm), FIRST keeps 6 with one head (1/√6; 12 and 1/√12). The unused
-padding counts in layer norm's mean and variance, so it also moves the ε = 0 logit √(d/2) of §4.2
-(√10 instead of 3 for PARITY). Both conventions classify every string correctly; they differ in
-how fast the logit shrinks, which is what Fig. 2's ε = 1e-5 curves show.
+Logit convention (``sqrt_d``; Fig. 2, details page "two layouts"): by default the query weight
+c·√d_head cancels the encoder's 1/√d_head, so the favoured logit is exactly c; ``sqrt_d=True`` lays
+the construction out as the authors' scripts do (:data:`.paper.AUTHORS_WIDTH`): query weight c,
+each head divides by √(width / heads), the width padded to a multiple of the heads.
 """
 
 from __future__ import annotations
@@ -72,7 +62,7 @@ def _query_scale(d_head: int, n_heads: int, width: int, layer_norm: bool, sqrt_d
     return math.sqrt(d_head) / math.sqrt(per_head) if sqrt_d else math.sqrt(d_head)
 
 
-def _canvas(shape, positional, pos_map, log_scaled, dtype):
+def _canvas(shape, positional, pos_map, log_scaled):
     """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
     without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
     the page each construction writes on."""
@@ -80,8 +70,8 @@ def _canvas(shape, positional, pos_map, log_scaled, dtype):
     sizes = dict(d_model=d, n_layers=n_layers, n_heads=n_heads, d_head=d_head, d_ffn=d_ffn)
     opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
     enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
-    p = enc.zeros(1, dtype=dtype)
-    p["embed"][0, :, :3] = torch.eye(3, dtype=dtype)
+    p = enc.zeros(1)  # float64
+    p["embed"][0, :, :3] = torch.eye(3, dtype=torch.float64)
     return enc, p
 
 
@@ -101,28 +91,17 @@ def _check_common(eps, output_scale):
 
 
 def parity(
-    *,
-    layer_norm: bool = False,
-    eps: float = 0.0,
-    log_scaled: bool = False,
-    output_scale: float = 1.0,
-    value_k: float = 1.0,
-    sqrt_d: bool = False,
-    dtype=torch.float64,
+    *, layer_norm=False, eps=0.0, log_scaled=False, output_scale=1.0, value_k=1.0, sqrt_d=False
 ):
-    """The exact two-layer, two-head PARITY transformer (paper §3.2); paired + clean-up if ``layer_norm``.
-
-    ``value_k`` is the first-layer value weight that computes k/N (1 in the construction); chapter 1
-    perturbs it for the sensitivity sweep of §5.1. ``sqrt_d``: the authors' layout of the module
-    docstring (width 10, one unused coordinate; key logits ±1/√5 instead of ±1).
-    """
+    """The exact two-layer, two-head PARITY transformer (paper §3.2); paired + clean-up if
+    ``layer_norm``. ``value_k``: the value weight computing k/N (1; the sweep of §5.1 moves it)."""
     _check_common(eps, output_scale)
     check_finite("value_k", value_k)
     heads, dk = 2, 2
     d = _padded(9, heads, sqrt_d)
     # positional features i/N and cos(π i) in coordinates 3 and 4
     pos = tuple(tuple(float(j == c) for j in range(d)) for c in (3, 4))
-    enc, p = _canvas((d, 2, heads, dk, 3), "parity", pos, log_scaled, dtype)
+    enc, p = _canvas((d, 2, heads, dk, 3), "parity", pos, log_scaled)
     # layer 1, head 1: uniform attention (zero keys); values k/N → 5, 1/N → 6
     p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
@@ -133,7 +112,7 @@ def parity(
         p["w1"][0, 0, 5, j] = 1.0
         p["w1"][0, 0, 3, j] = -1.0
         p["w1"][0, 0, 6, j] = off
-    p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=dtype)
+    p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
     # layer 2: CLS query (one-hot coordinate 2); head 0 keys −cos (odd positions), head 1 keys +cos
     sq = _query_scale(dk, heads, d, layer_norm, sqrt_d)
     for h, sign in ((0, -1.0), (1, 1.0)):
@@ -144,16 +123,7 @@ def parity(
     return _read_out(enc, p, 8, output_scale, layer_norm, eps)
 
 
-def first(
-    *,
-    layer_norm: bool = False,
-    eps: float = 0.0,
-    log_scaled: bool = False,
-    c: float = 1.0,
-    output_scale: float = 1.0,
-    sqrt_d: bool = False,
-    dtype=torch.float64,
-):
+def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.0, sqrt_d=False):
     """The exact two-layer FIRST transformer (paper §3.3) with first-position advantage ``c``.
 
     ``sqrt_d``: the authors' layout of the module docstring (advantage c/√6 instead of c).
@@ -163,9 +133,9 @@ def first(
     heads, dk = 1, 1
     d = _padded(6, heads, sqrt_d)
     pos = ((0, 0, 0, 1, 0, 0),)  # 1[i = 1] in coordinate 3
-    enc, p = _canvas((d, 2, heads, dk, 1), "first", pos, log_scaled, dtype)
+    enc, p = _canvas((d, 2, heads, dk, 1), "first", pos, log_scaled)
     # layer 1: attention zero; FFN h = ReLU(tok1 + 1[i=1] − (tok0 + tok1 + CLS)) → 4
-    p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=dtype)
+    p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=torch.float64)
     p["w2"][0, 0, 0, 4] = 1.0
     # layer 2: CLS query c, key 1[i = 1]; value x4 − x3/2 → 5
     p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, heads, d, layer_norm, sqrt_d)
@@ -176,25 +146,14 @@ def first(
     return _read_out(enc, p, 5, output_scale, layer_norm, eps)
 
 
-def first_log_scaled(
-    *,
-    layer_norm: bool = False,
-    eps: float = 0.0,
-    log_scaled: bool = True,
-    c: float = 2.0,
-    output_scale: float = 1.0,
-    dtype=torch.float64,
-):
-    """The one-layer FIRST transformer of paper §5.3 (values nonzero at every position).
-
-    With ``log_scaled=True`` (the construction) and c = 2: 1/4 < |s| < 1/2 for every n ≥ 1. With
-    ``log_scaled=False`` it is the flawed transformer of §5.2.
-    """
+def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, output_scale=1.0):
+    """The one-layer FIRST transformer of paper §5.3 (1/4 < |s| < 1/2 at every n for c = 2); with
+    ``log_scaled=False`` the flawed transformer of §5.2."""
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 5, 1
     pos = ((0, 0, 0, 1, 0),)  # 1[i = 1] in coordinate 3
-    enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled, dtype)
+    enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled)
     p["wq"][0, 0, 0, 2, 0] = c * math.sqrt(dk)
     p["wk"][0, 0, 0, 3, 0] = 1.0
     p["wv"][0, 0, 0, 1, 0] = 0.5
@@ -215,15 +174,11 @@ def build(name: str, **kw):
 def paired(
     enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True
 ):
-    """Rewrite a layer-norm-free construction on coordinates [x; −x] and switch layer norm on (paper §4.1).
+    """Rewrite a layer-norm-free construction on [x; −x] and switch layer norm on (§4.1).
 
-    Queries, keys, values and the first FFN matrix read the positive half; attention outputs,
-    FFN outputs and the embedding write [v; −v]; the classifier reads the positive half. Biases
-    must be zero (they are in every construction here), because layer norm multiplies each
-    position by its own positive factor and only bias-free maps commute with that. With
-    ``cleanup`` the last layer's FFN (which must be unused) becomes the clean-up of §4.2 that
-    zeroes every coordinate pair except ``keep``.
-    """
+    Biases must be zero: layer norm multiplies each position by its own positive factor, and only
+    bias-free maps commute with that. With ``cleanup`` the last layer's (unused) FFN becomes the
+    clean-up of §4.2 that zeroes every coordinate pair except ``keep``."""
     cfg = enc.config
     eps = check_finite("eps", eps, nonnegative=True)
     if cfg.layer_norm:

@@ -1,22 +1,11 @@
-"""The CLS-token transformer encoder of chapter 1 (Chiang & Cholak 2022, §2.2), batched over members.
+"""The CLS-token post-norm transformer encoder of chapter 1 (Chiang & Cholak 2022, §2.2; section
+"The encoder"), β = log N for log-length scaled attention (§5.3), layer norm ε may be 0 (§4.2).
 
-A binary string ``w_1 … w_n`` is read as ``N = n + 1`` positions, a CLS token at 0 and the symbols
-at 1 … n, with ``x_i = embed[token_i] + pos_features(i, N) · pos_map``. Each layer is post-norm
-(as the paper and ``torch.nn.TransformerEncoderLayer``):
-
-    y = LN₁(x + Σ_h Att_h(x) W_O,h + b_O)         Att_h: softmax(β · q·k / √d_head) v
-    z = LN₂(y + ReLU(y W₁ + b₁) W₂ + b₂)                                     (§2.2.2)
-
-with β = 1 for standard and β = log N for log-length-scaled attention (§5.3). The output logit is
-``s = z_0 · w_out + b_out`` at CLS; P(accept) = σ(s). Layer norm may have ε = 0 (§4.2).
-
-Every parameter has a leading member dimension E, so one call evaluates E encoders: the model
-interface of :mod:`lengthgen.engine.train` (``init(seeds, dtype, device)``, ``forward(params, x)``).
-:meth:`Encoder.zeros` is the canvas of the hand-set constructions (:mod:`.constructions`).
-
-Two exact shortcuts: the last layer computes the CLS position only (the output reads nothing
-else); without gradients, a head whose key weights are all zero attends uniformly, so its output
-is the mean value, in O(N) instead of O(N²) (the first layers of both constructions).
+Every parameter has a leading member dimension E, so one :class:`Encoder` call evaluates E
+encoders: the model interface of :mod:`lengthgen.engine.train`. :meth:`Encoder.zeros` is the canvas
+of the hand-set constructions (:mod:`.constructions`), :meth:`Encoder.group` the exact grouped
+form of FIRST strings. Two exact shortcuts: the last layer computes the CLS position only, and
+without gradients a head with all-zero keys attends uniformly, so its output is the mean value.
 """
 
 from __future__ import annotations
@@ -38,8 +27,6 @@ LOG_PLACEMENTS = ("logit", "query")
 #: Vocabulary: symbol 0, symbol 1, CLS.
 VOCAB = 3
 CLS = 2
-#: The parameters every layer has (each with a leading layer dimension L).
-_LAYER_PARAMS = ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "w1", "b1", "w2", "b2")
 
 
 def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) -> torch.Tensor:
@@ -127,11 +114,7 @@ def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
 
 
 class Encoder:
-    """A batched CLS-token transformer encoder (see the module docstring).
-
-    ``forward(params, bits)`` takes strings ``[B, n]`` (shared by all members) or ``[E, B, n]``
-    (one batch per member) of 0/1 symbols and returns the CLS output logits ``[E, B]``.
-    """
+    """A batched CLS-token transformer encoder (see the module docstring)."""
 
     def __init__(self, config: EncoderConfig):
         self.config = config
@@ -152,39 +135,28 @@ class Encoder:
         seeds = [check_positive_int("seed", s, minimum=0) for s in seeds]
         if not seeds:
             raise ConfigError("init needs at least one seed")
-        H, d, k, f, L = cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn, cfg.n_layers
+        H, d, k, f = cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn
         inner = H * k
-        members = []
-        for s in seeds:
+        p = self.zeros(len(seeds))  # float64: zero biases, unit layer-norm gains
+        for e, s in enumerate(seeds):
             g = torch.Generator().manual_seed(s)
 
             def u(shape, bound):
                 return (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
 
-            m = {"embed": torch.randn((VOCAB, d), generator=g, dtype=torch.float64)}
-            xav = math.sqrt(6.0 / (d + 3 * inner))
-            w_in = u((3 * inner, d), xav)  # rows: q, k, v outputs
+            # each assignment fills every layer (a member's layers share their values)
+            p["embed"][e] = torch.randn((VOCAB, d), generator=g, dtype=torch.float64)
+            w_in = u((3 * inner, d), math.sqrt(6.0 / (d + 3 * inner)))  # rows: q, k, v outputs
             for name, block in zip(("wq", "wk", "wv"), w_in.chunk(3)):
-                m[name] = block.reshape(H, k, d).transpose(-1, -2)  # [H, d, k]
-                m["b" + name[1]] = torch.zeros(H, k, dtype=torch.float64)
-            m["wo"] = u((d, inner), 1 / math.sqrt(inner)).T.reshape(H, k, d)
-            m["bo"] = torch.zeros(d, dtype=torch.float64)
-            m["w1"] = u((f, d), 1 / math.sqrt(d)).T
-            m["b1"] = u((f,), 1 / math.sqrt(d))
-            m["w2"] = u((d, f), 1 / math.sqrt(f)).T
-            m["b2"] = u((d,), 1 / math.sqrt(f))
-            for name in _LAYER_PARAMS:
-                m[name] = m[name].unsqueeze(0).expand(L, *m[name].shape).clone()
-            for ln in ("ln1", "ln2") if cfg.layer_norm else ():
-                m[ln + "_g"] = torch.ones(L, d, dtype=torch.float64)
-                m[ln + "_b"] = torch.zeros(L, d, dtype=torch.float64)
-            m["out_w"] = u((d,), 1 / math.sqrt(d))
-            m["out_b"] = u((), 1 / math.sqrt(d))
-            members.append(m)
-        return {
-            k_: torch.stack([m[k_] for m in members]).to(dtype=dtype, device=device).contiguous()
-            for k_ in param_shapes(cfg)
-        }
+                p[name][e] = block.reshape(H, k, d).transpose(-1, -2)  # [H, d, k]
+            p["wo"][e] = u((d, inner), 1 / math.sqrt(inner)).T.reshape(H, k, d)
+            p["w1"][e] = u((f, d), 1 / math.sqrt(d)).T
+            p["b1"][e] = u((f,), 1 / math.sqrt(d))
+            p["w2"][e] = u((d, f), 1 / math.sqrt(f)).T
+            p["b2"][e] = u((d,), 1 / math.sqrt(f))
+            p["out_w"][e] = u((d,), 1 / math.sqrt(d))
+            p["out_b"][e] = u((), 1 / math.sqrt(d))
+        return {k_: v.to(dtype=dtype, device=device).contiguous() for k_, v in p.items()}
 
     def check_params(self, params: dict) -> int:
         """Validate names and shapes of ``params``; returns the number of members E."""
@@ -219,15 +191,9 @@ class Encoder:
 
     # ------------------------------------------------------------------ forward
     def group(self, bits) -> "Grouped":
-        """The strings as groups of identical positions (exact for ``positional`` ``first``).
-
-        With only the feature 1[i = 1], positions with the same symbol and feature have the same
-        vector at every layer, and attention treats keys as a multiset. A string is then four
-        groups, CLS, the first symbol, later 0s and later 1s (counts 1, 1, n − 1 − k′, k′), and
-        attention over N positions is attention over the groups with log(count) added to the
-        logits: O(1) per string instead of O(N²), which is how chapter 1 trains FIRST at n = 300
-        and tests at n = 1000 on a CPU. ``forward`` accepts the result in place of ``bits``.
-        """
+        """The strings as four groups (CLS, first symbol, later 0s, later 1s; counts 1, 1,
+        n − 1 − k′, k′), exact for ``positional`` ``first``: attention over the groups adds
+        log(count) to the logits, O(1) per string. ``forward`` accepts it in place of ``bits``."""
         if self.config.positional == "parity":
             raise ValueError(
                 "positional 'parity' gives every position its own features; strings cannot be grouped"
@@ -348,11 +314,8 @@ class Encoder:
         return logit, cls, weights
 
     def forward(self, params: dict, x, *, max_elements: int = 2**22) -> torch.Tensor:
-        """CLS logits ``[E, B]`` for strings ``x`` (``[B, n]``, ``[E, B, n]`` or a :class:`Grouped`).
-
-        Without gradients, large batches are evaluated in chunks so that no intermediate tensor
-        exceeds about ``max_elements`` entries.
-        """
+        """CLS logits ``[E, B]`` for strings ``x`` (``[B, n]``, ``[E, B, n]`` or :class:`Grouped`);
+        without gradients in chunks of about ``max_elements`` entries per intermediate tensor."""
         inp = self._prepare(params, x)
         E, B, T = inp.tokens.shape
         cfg = self.config

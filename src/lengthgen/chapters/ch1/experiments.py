@@ -96,9 +96,8 @@ def train_first(
     analyse=None,
 ) -> dict:
     """Standard and log-scaled encoders trained on FIRST (paper Fig. 4, "Learning FIRST"):
-    :func:`training.train_first_arms`. With ``arms`` (names of :data:`paper.FIRST_ARMS`) and
-    ``fit_strings``, the success-rate protocol of :func:`train_first_rates` (members name their
-    arm)."""
+    :func:`training.train_first_arms`; with ``arms`` and ``fit_strings``,
+    :func:`train_first_rates`."""
     settings = {"lengths": lengths, "runs": runs, "epochs": epochs}
     settings.update(steps_per_epoch=steps_per_epoch, test_n=test_n, seed=seed)
     settings.update(test_strings=test_strings, eval_every_epochs=eval_every_epochs)
@@ -135,9 +134,8 @@ def train_first_rates(
     progress: bool = False,
     **protocol,
 ) -> dict:
-    """:func:`train_first` (``protocol``: its other arguments) with many runs and the three arms of
-    :data:`paper.FIRST_ARMS`, to measure each arm's rate of perfect generalisation (issue 15). Run r
-    of every arm starts from the weights and reads the strings of run r of ``first_training``."""
+    """:func:`train_first` (``protocol``: its other arguments) with 100 runs of the three arms of
+    :data:`paper.FIRST_ARMS`; run r reads the weights and strings of run r of ``first_training``."""
     kw = dict(arms=arms, runs=runs, fit_strings=fit_strings, seed_offsets=seed_offsets)
     return train_first(**kw, device=device, progress=progress, **protocol)
 
@@ -201,9 +199,8 @@ def cells(scale: str) -> list[Cell]:
 
 
 def run_live(name: str, scale: str, *, device: str = "cpu", progress: bool = False):
-    """Compute cell ``name`` of :func:`cells` at ``scale`` without storing it (what the notebook
-    shows next to the stored full-scale run); ``device`` and ``progress`` go to the cell's
-    function when it takes them."""
+    """Compute cell ``name`` of :func:`cells` at ``scale`` without storing it (``device`` and
+    ``progress`` go to the cell's function when it takes them)."""
     plan = {c.name: c for c in cells(scale)}
     cell = plan[check_choice("cell", name, tuple(plan))]
     kw = dict(cell.kwargs)

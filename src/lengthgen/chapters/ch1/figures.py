@@ -18,10 +18,9 @@ EXPLORER_MODELS = ("exact two-layer FIRST", "one-layer FIRST")
 
 
 def explorer_frame(n: int = 100, model: str = EXPLORER_MODELS[0], seed: int = 0):
-    """One explorer frame: a random string of length ``n`` (drawn with ``seed``) and the same
-    string with its first symbol flipped, read by ``model`` (both with c = 2) with standard and
-    with log-scaled attention. Left: CLS attention weights of the last layer per position; right:
-    the output logits. Returns the figure."""
+    """One explorer frame: a random string of length ``n`` and the same string with its first symbol
+    flipped, read by ``model`` (c = 2) with standard and log-scaled attention: the last layer's CLS
+    attention per position (left) and the output logits (right)."""
     n = check_positive_int("n", int(n))
     if model not in EXPLORER_MODELS:
         raise ConfigError(f"model must be one of {EXPLORER_MODELS}, got {model!r}")

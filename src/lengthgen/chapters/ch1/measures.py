@@ -1,7 +1,6 @@
-"""What the hand-set constructions of chapter 1 do, measured (Chiang & Cholak 2022, §3–§5): their
-exactness, Fig. 2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST
-transformer of §5.2. All are cheap, so the notebook runs them live at full size; the ``fig2_*``
-and ``sensitivity_*`` functions at the end measure the stored cells for the chapter's claims.
+"""What chapter 1's hand-set constructions do (Chiang & Cholak 2022, §3–§5): their exactness,
+Fig. 2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST transformer of
+§5.2, cheap enough to run live at full size; the functions at the end read the stored cells.
 """
 
 from __future__ import annotations
@@ -19,10 +18,7 @@ from lengthgen.config import ConfigError, check_choice, check_finite, check_posi
 from lengthgen.nn.tasks import all_strings, label, random_strings
 
 
-@lru_cache(maxsize=None)
-def _all_strings(n: int) -> torch.Tensor:
-    """Every string of length n (cached: the exhaustive checks reuse them for every construction)."""
-    return all_strings(n)
+_all_strings = lru_cache(maxsize=None)(all_strings)  # reused by every construction's check
 
 
 def task_of(construction: str) -> str:
@@ -134,9 +130,8 @@ def favoured_logit(name: str, kw: dict | None = None, *, n: int = 4) -> float:
 def logit_range(
     name: str, kw: dict | None = None, *, lengths, n_strings: int = 1000, seed: int = 0
 ) -> list[dict]:
-    """min / max |logit|, accuracy and cross-entropy at each length, on random strings plus the four
-    extreme strings 10…0, 01…1, 11…1 and 00…0 (where the later symbols push hardest against, or
-    hardest with, the first one). Above n = 1000 fewer random strings are drawn (10⁶ symbols per length)."""
+    """min / max |logit|, accuracy and cross-entropy at each length, on random strings (10⁶ symbols
+    per length above n = 1000) plus the four extreme strings 10…0, 01…1, 11…1 and 00…0."""
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
     rows = []
@@ -173,12 +168,8 @@ def sensitivity_sweep(
 
 
 def flawed_first_error(c: float, n) -> np.ndarray:
-    """Exact error rate of the one-layer FIRST transformer with standard attention (§5.2).
-
-    Its logit is (e^c (w₁ − ½) + S) / Z with S = k′ − (n − 1)/2, k′ ~ Binomial(n − 1, ½) the
-    number of 1s after the first symbol. For w₁ = 1 it is wrong (≤ 0) iff k′ ≤ (n − 1 − e^c)/2;
-    w₁ = 0 is the mirror image, so the error rate is that binomial tail, which tends to 1/2.
-    """
+    """Exact error rate of the one-layer FIRST transformer with standard attention (§5.2): the
+    binomial tail P(k′ ≤ (n − 1 − e^c)/2), k′ ~ Binomial(n − 1, ½) (chapter eq-flawed)."""
     from scipy.stats import binom
 
     n = np.asarray(n)
@@ -197,7 +188,7 @@ def oscillations(values, acc, *, high: float = 0.8, low: float = 0.5) -> int:
     return count
 
 
-# --------------------------------------------------------------------------- the stored cells fig2 and sensitivity
+# ------------------------------------------------------------------------- stored fig2, sensitivity
 #: The advantage c of the exact FIRST construction as stored in Fig. 2 (its default).
 FIRST_C = C.first.__kwdefaults__["c"]
 NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
@@ -212,72 +203,16 @@ def fig2_curve(results, construction: str, label: str) -> list[dict]:
     )
 
 
-def fig2_no_layer_norm(results) -> dict:
-    """Without layer norm: cross-entropy at the largest length [PARITY, FIRST] and the worst accuracy."""
-    rows = [fig2_curve(results, name, NO_LN) for name in ("parity", "first")]
-    return {
-        "ce_bits_at_n_max": [r[-1]["ce_bits"] for r in rows],
-        "min_acc": min(x["acc"] for r in rows for x in r),
-    }
-
-
 def first_logit_formula(n, c=FIRST_C):
     """|s| of the exact FIRST construction without layer norm at length n (§3.3)."""
     return math.exp(c) / (math.exp(c) + n) / 2  # N − 1 = n
 
 
-def fig2_first_logit(results) -> list[float]:
-    """At each length, whichever of min |s| and max |s| lies farther from the formula of §3.3."""
-    return [
-        max(
-            (r["min_abs_logit"], r["max_abs_logit"]),
-            key=lambda v: abs(v - first_logit_formula(r["n"])),
-        )
-        for r in fig2_curve(results, "first", NO_LN)
-    ]
-
-
-def parity_logit_max(n):
-    """Largest |s| of the PARITY construction at length n (closed form, our convention a = 1)."""
-    return max(parity_logit_closed_form(n).values())
-
-
-def fig2_parity_logit(results) -> list[float]:
-    """The largest |logit| of PARITY without layer norm at each length."""
-    return [r["max_abs_logit"] for r in fig2_curve(results, "parity", NO_LN)]
-
-
-def fig2_initially_better(results) -> dict:
-    """Cross-entropy at the shortest length, [no layer norm, ε = 1e-5], per construction."""
-    return {
-        name: [fig2_curve(results, name, lab)[0]["ce_bits"] for lab in (NO_LN, EPS5)]
-        for name in ("parity", "first")
-    }
-
-
-def fig2_eps0_spread(results) -> float:
-    """With ε = 0: the largest spread of the cross-entropy over lengths of either construction."""
-    return max(
-        max(r["ce_bits"] for r in rows) - min(r["ce_bits"] for r in rows)
-        for rows in (fig2_curve(results, name, EPS0) for name in ("parity", "first"))
-    )
-
-
-def _sweep(results):
-    rows = results.cell("sensitivity")["rows"]
-    return np.array([r["value"] for r in rows]), np.array([r["acc"] for r in rows])
-
-
-def sensitivity_at_1(results) -> float:
-    """Accuracy of the stored sweep at the value weight closest to 1 (the construction)."""
-    v, a = _sweep(results)
-    return float(a[np.argmin(np.abs(v - 1.0))])
-
-
 def sensitivity_oscillation(results, near: float, *, low: float, high: float) -> dict:
     """The lowest accuracy of the stored sweep within ``near`` of weight 1, and the recoveries
     (:func:`oscillations`) read outwards from 1 on both sides."""
-    v, a = _sweep(results)
+    rows = results.cell("sensitivity")["rows"]
+    v, a = (np.array([r[k] for r in rows]) for k in ("value", "acc"))
     kw = {"high": high, "low": low}
     up, down = v >= 1, v <= 1
     rec = oscillations(v[up], a[up], **kw) + oscillations(v[down][::-1], a[down][::-1], **kw)

@@ -28,8 +28,7 @@ LN_VARIANTS = (
 AUTHORS_WIDTH = {"parity": 10, "first": 6}
 AUTHORS_HEADS = {"parity": 2, "first": 1}
 #: §4.3, paper Fig. 2: the rise (bits) of FIRST's cross-entropy with layer norm and eps = 1e-5 from
-#: n = 1 to 1000 in the authors' configuration. The paper prints no number; read by eye, the curve
-#: rises by several tenths of a bit, which we take as 0.5 within ``claims.FIG2_RISE_TOL``.
+#: n = 1 to 1000 in the authors' configuration, read by eye ("several tenths of a bit"; rule 9).
 FIG2_FIRST_EPS5_RISE_BITS = 0.5
 
 # --------------------------------------------------------------------------- log-scaled FIRST (§5.3)
@@ -48,11 +47,9 @@ FIRST_ARMS = {
     "log-scaled": (True, "logit"),
     "authors' placement": (True, "query"),
 }
-#: The learners: 2 layers, d_model 16, FFN 64, post-norm eps 1e-5, Adam with learning rate 3e-4.
+#: The learners (§5.1): post-norm, trained with Adam at learning rate ``lr``.
 MODEL = {"d_model": 16, "d_ffn": 64, "n_layers": 2, "lr": 3e-4, "eps": 1e-5}
-#: Heads of the FIRST and the PARITY learner.
-FIRST_HEADS = 1
-PARITY_HEADS = 2
+FIRST_HEADS, PARITY_HEADS = 1, 2  # heads of the FIRST and of the PARITY learner
 
 #: Training protocols per scale: ``full`` is the paper's (§5.1, Fig. 4; epochs, batch size 1 and
 #: PARITY's n = 100 from the authors' scripts), ``smoke`` what the notebook runs live. ``rate_runs``:

@@ -63,13 +63,8 @@ LN_LAMBDA = 40.0
 
 
 def ln_logit_bound(eps: float, *, s_min: float = 0.25, d: int = 5) -> float:
-    """Lower bound on |logit| of the one-layer log-scaled FIRST construction (width d = 5) with
-    paired layer norm (ε ≥ 0), given |s| ≥ ``s_min`` without it (§5.3).
-
-    At CLS the residual stream is [x; −x], x = e_CLS + s e_4: mean 0, variance v = (1 + s²)/d.
-    The first norm divides by √(v + ε); the FFN is zero, so the second divides the result, of
-    variance v/(v + ε), by √(v/(v + ε) + ε). Together |logit| = |s| / √((1 + ε) v + ε²), which
-    grows with |s|, so |s| ≥ s_min gives this bound at every length."""
+    """Lower bound on |logit| of the one-layer log-scaled FIRST construction (width d) with paired
+    layer norm (ε ≥ 0), given |s| ≥ ``s_min`` without it (§5.3; details page, eq-ln-log-bound)."""
     eps = check_finite("eps", eps, nonnegative=True)
     return s_min / math.sqrt((1 + eps) * (1 + s_min**2) / d + eps**2)
 
@@ -124,25 +119,16 @@ def mechanism_counts(cell: dict) -> dict:
 
 
 def mechanism_table(cell: dict) -> list[dict]:
-    """Per (training length, attention) of cell ``first_mechanism``: runs, runs not 100% accurate
-    on their test strings at n = 1000, how many of those are right at balance, runs whose logit
-    later 1s push up, and the mean exact error rate at n = 1000 (the details page's table)."""
+    """The details page's table of cell ``first_mechanism``, per (training length, attention)."""
     rows = []
     for n, arm, idx in T.by_arm(cell):
         failed = [i for i in idx if cell["test_acc"][i] < 1.0]
-        rows.append(
-            {
-                "training n": n,
-                "attention": arm,
-                "runs": len(idx),
-                "not 100% at n = 1000": len(failed),
-                "of which right at balance": sum(cell["balanced_correct"][i] for i in failed),
-                "later 1s push the logit up": sum(cell["rest_pushes_up"][i] for i in idx),
-                "mean exact error at n = 1000": float(
-                    np.mean([cell["exact_error"][i] for i in idx])
-                ),
-            }
-        )
+        row = {"training n": n, "attention": arm, "runs": len(idx)}
+        row["not 100% at n = 1000"] = len(failed)
+        row["of which right at balance"] = sum(cell["balanced_correct"][i] for i in failed)
+        row["later 1s push the logit up"] = sum(cell["rest_pushes_up"][i] for i in idx)
+        err = np.mean([cell["exact_error"][i] for i in idx])
+        rows.append({**row, "mean exact error at n = 1000": float(err)})
     return rows
 
 
@@ -158,10 +144,9 @@ def train_parity_grid(
     progress: bool = False,
     **settings,
 ) -> dict:
-    """Cell ``parity_grid``: the PARITY learner of §5.1 at every (depth, learning rate, log scaling)
-    of the grid, ``runs`` runs each. One ensemble per depth (members: learning rate × scaling × run);
-    run r starts from seed ``seed + r`` and reads the data stream of run r of ``parity_training``.
-    ``settings``: ``epochs``, ``steps_per_epoch``, ``n``, ``test_strings``, ``seed``, ``seed_offsets``."""
+    """Cell ``parity_grid``: the PARITY learner of §5.1 at every (depth, learning rate, log
+    scaling), ``runs`` runs each, one ensemble per depth; run r reads the seeds of run r of
+    ``parity_training`` (``settings``: the other arguments of :func:`training.train_parity_runs`)."""
     lrs = [check_finite("learning rate", v) for v in lrs]
     if not lrs or min(lrs) <= 0 or not depths or not log_scaled:
         raise ConfigError(

@@ -1,9 +1,6 @@
-"""How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners, their training on
-the engine's ensemble trainer (:func:`lengthgen.engine.train.train_ensemble`), and the analyses of
-the runs that the chapter's claims and notebooks read.
-
-FIRST strings are fed to the encoder as groups of identical positions (:meth:`Encoder.group`),
-which is exact and makes a string of length 1000 cost as much as one of length 3.
+"""How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners on the engine's
+:func:`lengthgen.engine.train.train_ensemble` (FIRST strings grouped, :meth:`Encoder.group`), and
+the analyses of the runs that the chapter's claims and notebooks read.
 """
 
 from __future__ import annotations
@@ -43,11 +40,8 @@ def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
     return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
 
-def _learner(model: Mapping, heads: int, positional: str, flags, placement="logit") -> Encoder:
-    """The chapter's post-norm learner (2 layers, d 16, FFN 64, ε 1e-5 by :data:`paper.MODEL`) with
-    fixed positional features ``positional`` and one member per log-scaling flag: for FIRST (§5.1,
-    paper Fig. 4) one head and 1[i = 1], for PARITY (§5.1) two heads, i/N and cos(π i)."""
-    m = check_model(model)
+def _learner(m: dict, heads: int, positional: str, flags, placement="logit") -> Encoder:
+    """The chapter's learner (§5.1; ``m`` a checked model dict), one member per log-scaling flag."""
     shape = {k: m[k] for k in ("d_model", "n_layers", "d_ffn", "eps")}
     shape.update(n_heads=heads, positional=positional, log_placement=placement)
     return Encoder(EncoderConfig(**shape, log_scaled=tuple(bool(f) for f in flags)))
@@ -57,7 +51,7 @@ def first_model(log_scaled_flags, *, model: Mapping = paper.MODEL, placements=No
     """The FIRST learner, one member per entry of ``log_scaled_flags``, the factor log N on the
     logit or, per member in ``placements``, on the query input (``EncoderConfig.log_placement``)."""
     place = "logit" if placements is None else tuple(placements)
-    return _learner(model, paper.FIRST_HEADS, "first", log_scaled_flags, place)
+    return _learner(check_model(model), paper.FIRST_HEADS, "first", log_scaled_flags, place)
 
 
 # --------------------------------------------------------------------------- training
@@ -144,13 +138,10 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
 
 
 def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_strings, analyse):
-    """The FIRST cells (``settings``: the arguments of :func:`.experiments.train_first`, arms named
-    in :data:`paper.FIRST_ARMS`): one member per (training length, arm, run), batch 1, Adam,
-    float32; member (n, arm, r) starts from seed ``seed + r`` and reads the data stream of (n, r),
-    shared by the arms. Tested every ``eval_every_epochs`` epochs on a fixed bank, at the end on
-    fresh strings of length ``test_n`` and, with ``fit_strings``, of its training length;
-    ``analyse(enc, params)`` adds its lists. Returns the checked settings, the members and the
-    per-member results."""
+    """The FIRST cells (the arguments of :func:`.experiments.train_first`): one member per
+    (training length, arm, run), batch 1; member (n, arm, r) starts from seed ``seed + r`` and
+    reads the data stream of (n, r), shared by the arms. Returns the checked settings, the members
+    and the per-member results."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -161,7 +152,7 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
     members = [(n, a, r) for n in lengths for a in arms for r in range(s["runs"])]
     E = len(members)
     flags, places = zip(*(paper.FIRST_ARMS[m[1]] for m in members))
-    enc = first_model(flags, model=model, placements=places)
+    enc = _learner(model, paper.FIRST_HEADS, "first", flags, places)
     params = enc.init([seed + m[2] for m in members], dtype=torch.float32, device=dev)
     data_seeds = [
         off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2] for m in members
@@ -194,10 +185,9 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
 
 
 def train_parity_runs(settings: dict, seed_offsets, model, device, progress, members=None) -> dict:
-    """Cell ``parity_training`` (§5.1): ``runs`` members from seeds ``seed + r``, strings of length
-    ``n`` (data seeds from :data:`paper.PARITY_SEED_OFFSETS`); ``settings`` holds ``runs``,
-    ``epochs``, ``steps_per_epoch``, ``n``, ``test_strings`` and ``seed``. ``members``: (run,
-    learning rate, log-scaled) per member instead (cell ``parity_grid``); run r reads run r's seeds."""
+    """Cell ``parity_training`` (§5.1; ``settings``: the arguments of
+    :func:`.experiments.train_parity`): ``runs`` members from seeds ``seed + r``. ``members``:
+    (run, learning rate, log-scaled) per member instead (cell ``parity_grid``)."""
     counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
     s = {k: check_positive_int(k, settings[k]) for k in counts}
     runs, n = s["runs"], s["n"]
@@ -290,9 +280,8 @@ def rate_perfect(result: dict, i: int, *, perfect_ce_bits: float = 0.01) -> bool
 
 
 def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[dict]:
-    """Per (training length, attention): runs with 100% test accuracy, those of them that are
-    perfect (:func:`rate_perfect`), runs below 100%, how many of those never fitted their own
-    training strings (last-epoch training cross-entropy above 0.5 bits), and runs near chance."""
+    """Per (training length, attention): runs at 100% test accuracy, of them perfect
+    (:func:`rate_perfect`), runs below 100%, of them unfit (training CE > 0.5 bits), near chance."""
     ce = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
     acc = result["test_acc"]
     out = []
@@ -309,10 +298,9 @@ def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[di
 
 
 def success_rates(result, *, perfect_ce_bits=0.01, level=0.95, paper_runs=paper.FIG4_RUNS):
-    """Per (training length, arm) of a :func:`train_first_rates` result: runs, perfect runs, the
-    success rate with its exact (Clopper–Pearson) ``level`` interval, the chance p̂^paper_runs that
-    ``paper_runs`` runs at our rate are all perfect, the mean test accuracy, runs near chance (test
-    accuracy ≤ 0.6) and runs that did not fit their own training length (below 100% there)."""
+    """Per (training length, arm) of a ``first_rates`` result: perfect runs, the success rate with
+    its exact ``level`` interval, p̂^paper_runs, the mean test accuracy, runs near chance (≤ 0.6)
+    and runs that did not fit their own training length (below 100% there)."""
     from lengthgen.stats import clopper_pearson
 
     ce = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
@@ -329,9 +317,8 @@ def success_rates(result, *, perfect_ce_bits=0.01, level=0.95, paper_runs=paper.
 
 
 def placement_comparison(result, *, a="log-scaled", b="authors' placement", perfect_ce_bits=0.01):
-    """Per training length: arms ``a`` and ``b`` compared run by run (same weights, same strings):
-    counts of runs perfect in both, in one only, in neither, and the two-sided exact McNemar
-    p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
+    """Per training length: arms ``a`` and ``b`` run by run (perfect in both, in one only, in
+    neither) and the exact McNemar p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
     from lengthgen.stats import mcnemar_exact
 
     rows = []
@@ -349,9 +336,8 @@ def placement_comparison(result, *, a="log-scaled", b="authors' placement", perf
 
 
 def shared_runs(rates: dict, first: dict, *, perfect_ce_bits: float = 0.01) -> dict:
-    """The runs a ``first_rates`` result shares with a ``first_training`` result (same training
-    length, arm and run): how many, the largest relative difference of their last-epoch training
-    cross-entropy, and how many of them change verdict (:func:`rate_perfect`)."""
+    """The runs a ``first_rates`` result shares with a ``first_training`` one: how many, the largest
+    relative difference of their last-epoch training cross-entropy, and verdicts that differ."""
     where = {
         (m["train_n"], paper.ATTENTION_ARMS[m["log_scaled"]], m["run"]): i
         for i, m in enumerate(first["members"])
