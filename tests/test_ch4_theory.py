@@ -13,7 +13,7 @@ import torch
 from lengthgen.chapters.ch4 import theory as T
 from lengthgen.chapters.ch4.constructions import construct_relu
 from lengthgen.chapters.ch4.data import all_count_vectors, labels_of_counts
-from lengthgen.chapters.ch4.margins import margins
+from lengthgen.chapters.ch4.training import margins
 from lengthgen.config import ConfigError
 
 

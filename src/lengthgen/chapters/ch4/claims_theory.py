@@ -1,6 +1,5 @@
-"""Chapter 4's claims on the paper's learning theory and Fig. 9 (details page, section "The
-learning theory, measured"), declared like those of :mod:`.claims` (:func:`.paper.paper_claim`), which lists them: the VC
-proposition and Thm 6.3 live (:mod:`.theory`), the rest on stored cells (:mod:`.measures`).
+"""Chapter 4's claims on the paper's learning theory and Fig. 9 (details page), listed by
+:mod:`.claims`: the VC proposition and Thm 6.3 live (:mod:`.theory`), the rest on stored cells.
 """
 
 from __future__ import annotations
@@ -25,17 +24,15 @@ CLOSE = 0.05
 
 _SGD_BUDGET = Deviation(
     "reduced budget",
-    "after 2,000 updates of plain SGD at lr 0.1 from weights of scale 0.01 neither network has "
-    "begun to fit its training set (train accuracy below 0.1 at p = 97), so both test accuracies "
-    "sit at chance and no order between them can show; the paper trains 3·10⁵ epochs, 0.6M–2.4M "
-    "updates at these n",
+    "after 2,000 SGD updates at lr 0.1 from weights of scale 0.01 neither network fits its training "
+    "set (train accuracy < 0.1 at p = 97), so both sit at chance; the paper's 3·10⁵ epochs are "
+    "0.6M–2.4M updates at these n",
 )
 _THM63_OURS = Deviation(
     "construction missing from the text",
     "our interpolant's margin is 1/2 at every m while ‖W‖_F and ‖V‖_2 each grow like √m (about "
-    "2m(p−1)/p kink neurons of fixed norm, whose readout columns share one direction), so its "
-    "normalized margin falls like 1/m, a power law; the paper's own Sec. 6 remark calls the "
-    "exponential decay of its construction an artifact of the proof",
+    "2m(p−1)/p kink neurons of fixed norm), so its normalized margin falls like 1/m; the paper's "
+    "Sec. 6 remark calls its exponential decay an artifact of the proof",
 )
 
 
@@ -64,35 +61,31 @@ _SAMPLES = reduced(
 THEORY_CLAIMS = [
     paper_claim(
         "ch4.prop_vc",
-        "sgn(sin(a·x)), a > 0, on the integers 1, 2, 4, …, 2^(N−1): how many of the 2^N labellings "
-        "our a (binary digit i of a/π set where the label is −1) realizes, for N = 1 … 10, "
-        "checked in exact rational arithmetic",
+        "sgn(sin(a·x)), a > 0, on the integers 1, 2, 4, …, 2^(N−1): how many of the 2^N "
+        "labellings our a (binary digit i of a/π set where the label is −1) realizes, N = 1 … 10, "
+        "in exact arithmetic",
         source="live",
         check="equal",
-        why="a set is shattered only if every labelling is realized; the proposition (VCdim = ∞) "
-        "needs this at every N, so one missed labelling falsifies our construction",
+        why="shattering needs every labelling at every N; one missed labelling falsifies ours",
         paper_value=[2**n for n in range(1, 11)],
     ),
     paper_claim(
         "ch4.thm63",
-        "Normalized margin γ/(‖W‖_F ‖V‖_2) of the one exact ReLU interpolant we have (ours, "
-        "section on the ReLU width bound; the paper's App. H construction is not in our text), at "
-        "p = 3 and p = 5, m = 8 … 256 doubling: the log-log slope over the last doubling of m "
-        "divided by that over the one before (2 for decay ∝ e^(−cm), 1 for a power of m)",
+        "Normalized margin γ/(‖W‖_F ‖V‖_2) of our exact ReLU interpolant at p = 3 and p = 5, "
+        "m = 8 … 256 doubling: log-log slope over the last doubling of m over that of the one "
+        "before (2 for decay ∝ e^(−cm), 1 for a power of m)",
         source="live",
         check="value",
         tolerance=0.5,
-        why="exponential decay doubles the log-log slope with each doubling of m; ±0.5 keeps a "
-        "power law (1) and e^(−c√m) (1.41) outside",
+        why="±0.5 keeps a power law (1) and e^(−c√m) (1.41) outside",
         deviation=_THM63_OURS,
         protocol=modified("our exact ReLU interpolant in place of the paper's App. H one"),
         paper_value=[2.0, 2.0],
     ),
     paper_claim(
         "ch4.sec6.relu_margins",
-        "Over-parameterized ReLU MLPs trained with Muon at widths 8–256: at every width where "
-        "every seed fits its training set, every seed's normalized 0.5 % margin "
-        "γ/(‖W‖_F ‖V‖_2) exceeds that of our exact ReLU interpolant at the same (m, p) "
+        "Over-parameterized ReLU MLPs (Muon, widths 8–256): at every width where every seed fits, "
+        "every seed's normalized 0.5 % margin exceeds our exact interpolant's at the same (m, p) "
         "(width 8); at least two widths fit",
         measure=M.relu_margins_vs_interpolant,
         check="direction",
@@ -105,8 +98,8 @@ THEORY_CLAIMS = [
     ),
     paper_claim(
         "ch4.fig9.sgd",
-        "Under-parameterized (3, 97) with vanilla SGD: in every (width, n) cell the sine MLP's "
-        "seed-mean test accuracy exceeds the ReLU MLP's by more than 2 SE",
+        "Under-parameterized (3, 97), vanilla SGD: in every (width, n) cell the sine MLP's "
+        "seed-mean test accuracy exceeds the ReLU MLP's by > 2 SE",
         r5_everywhere("cells", "sine ahead by > 2 SE"),
         lambda r: M.sine_beats_relu(r, "underparam_sgd"),
         protocol=_UNDER_SGD,
@@ -114,58 +107,51 @@ THEORY_CLAIMS = [
     ),
     paper_claim(
         "ch4.fig9.sgd.relu_matches",
-        "The same cells, where the ReLU MLP fits its training set (every seed) under "
-        f"SGD or AdamW (at least one such cell): |ReLU test accuracy under SGD − under AdamW| "
-        f"(seed means) is at most {CLOSE:g} in each",
+        "The same cells where the ReLU MLP fits (every seed) under SGD or AdamW (at least one): "
+        f"|ReLU seed-mean test accuracy under SGD − under AdamW| ≤ {CLOSE:g} in each",
         measure=M.sgd_relu_gap,
         check="predicate",
         holds=lambda v: v["cells where ReLU fits"] >= 1 and v["largest gap"] <= CLOSE,
-        why="R4: 'closely matches' stated in words, read as within ±0.05; restricted to cells "
-        "where a network has fit (the paper's 'after interpolation'), since two networks at "
-        "chance match trivially (this population was added after our first, unrestricted gap "
-        "0.002 was seen)",
+        why="R4: 'closely matches' read as within ±0.05, where a network has fit (two at chance "
+        "match trivially; restricted after our first, unrestricted gap 0.002 was seen)",
         protocol=_UNDER_SGD,
         deviation=_SGD_BUDGET,
     ),
     paper_claim(
         "ch4.fig9.sgd.sine_slower",
-        "The same cells: the sine MLP under AdamW is ahead of the sine MLP under SGD by "
-        "more than 2 SE in every cell",
+        "The same cells: the sine MLP under AdamW is ahead of it under SGD by > 2 SE in each",
         r5_everywhere("cells", "AdamW ahead by > 2 SE"),
         M.sgd_sine_slower,
         protocol=_UNDER_SGD,
     ),
     paper_claim(
         "ch4.cor58",
-        f"Sine MLPs of constant width 16, p ∈ {{11, 17, 23, 31, 41}}: least-squares slope of log "
-        f"(training-set size at which the seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) "
-        "on log p",
+        "Sine MLPs of width 16, p ∈ {11, 17, 23, 31, 41}: least-squares slope on log p of log "
+        f"(training-set size where seed-mean test accuracy first reaches {SAMPLE_LEVEL:g})",
         measure=lambda r: M.samples_slope(r, "p", SAMPLE_LEVEL),
         check="interval",
         interval=COR58_SLOPE,
-        why="Õ(p) and the Ω(p) bound give slope 1 up to log factors (≈ 0.3 each at these p; two "
-        "allowed) and fit error (≈ ±0.3); memorizing or a fixed need fall outside",
+        why="slope 1 up to two log factors (≈ 0.3 each) and fit error (≈ ±0.3) (COR58_SLOPE)",
         protocol=_SAMPLES,
     ),
     paper_claim(
         "ch4.thm56",
-        f"Sine MLPs at p = 23, widths 8, 16, 32: least-squares slope of log (training-set size "
-        f"at which the seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) on log width is at "
-        f"most {THM56_MAX_SLOPE:g} (an upper bound: a learner may need fewer)",
+        "Sine MLPs at p = 23, widths 8, 16, 32: least-squares slope on log width of log (training-"
+        f"set size where seed-mean test accuracy first reaches {SAMPLE_LEVEL:g}) is at most "
+        f"{THM56_MAX_SLOPE:g} (an upper bound)",
         measure=lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),
         check="predicate",
         holds=lambda v: v is not None and v <= THM56_MAX_SLOPE,
-        why="Θ̃(dp) bounds what every interpolating learner of width d needs by ∝ d up to logs "
-        "(slope 1, +0.5 for log factors); it does not say a learner needs more as d grows",
+        why="Θ̃(dp) bounds the need by ∝ d up to logs (slope 1, +0.5, THM56_MAX_SLOPE); it does "
+        "not say a learner needs more as d grows",
         protocol=_SAMPLES,
     ),
     paper_unchecked(
         "ch4.thm62",
         "Width-independent margin bound for sine MLPs under a ‖V‖_{1,∞} constraint",
         "not-attempted",
-        "the bound's constants and log factors (Thm 6.2's statement, App. I) are missing from our "
-        "copy of the paper, and without them no finite value of the bound exists to compare "
-        "with a test error; with them, the stored margins at widths 8–256 (cell margin_widths, "
-        "shown in this section) would evaluate it at every width in seconds",
+        "the bound's constants and log factors (App. I) are missing from our copy of the paper, so "
+        "it has no finite value to compare; with them, the stored margins at widths 8–256 (cell "
+        "margin_widths) would evaluate it in seconds",
     ),
 ]

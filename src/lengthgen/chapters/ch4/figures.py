@@ -16,7 +16,7 @@ from lengthgen.chapters.ch4.measures import best_over_wd
 from lengthgen.chapters.ch4.rules import WORD_BAND
 from lengthgen.chapters.ch4.experiments import paper_scale_rows, variant_name
 from lengthgen.chapters.ch4.model import Network
-from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
+from lengthgen.chapters.ch4.constructions import path_inputs, path_kinks
 from lengthgen.config import ConfigError, check_positive_int
 
 

@@ -15,10 +15,10 @@ import torch
 from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import construct_relu
 from lengthgen.chapters.ch4.data import check_length, check_modulus, nonempty, test_set, train_set
-from lengthgen.chapters.ch4.margins import layer_norm_product, margins, train_margins
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE
-from lengthgen.chapters.ch4.training import b1_optimizer, fit_accuracies, resolve_device
+from lengthgen.chapters.ch4.training import b1_optimizer, fit_accuracies, layer_norm_product
+from lengthgen.chapters.ch4.training import margins, resolve_device, train_margins
 from lengthgen.config import ConfigError, check_positive_int, check_seeds
 
 

@@ -1,6 +1,8 @@
 """Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
-budget", App. B.1). Parameters are initialised on CPU generators (device-independent numbers),
-then trained and evaluated on ``device`` (noted in the cell's provenance).
+budget", App. B.1; parameters initialised on CPU generators, then trained on ``device``), and the
+margins of Sec. 6 / B.1.2 (section "Claim 4"): :func:`margins`, its 0.5th percentile
+(:func:`percentile_margin`), the normaliser :func:`layer_norm_product` and all three per member
+(:func:`train_margins`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import torch.nn.functional as F
 from lengthgen.chapters.ch4.data import Dataset, split_budget
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE
-from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import get_device
 from lengthgen.engine import train as engine
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
@@ -229,9 +232,7 @@ def fit_accuracies(model: ModularMLP, train, tests, **fit_kw):
 def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit_kw) -> list[dict]:
     """:func:`fit_accuracies` as one dict per member: ``train_acc``, ``test_acc`` and, with
     ``margins``, the training set's 0.5 %-margin, layer norm and normalized margin
-    (:func:`lengthgen.chapters.ch4.margins.train_margins`, section "Claim 4")."""
-    from lengthgen.chapters.ch4.margins import train_margins
-
+    (:func:`train_margins`, section "Claim 4")."""
     P, tr, te = fit_accuracies(model, train, tests, **fit_kw)
     cols = [{"train_acc": a, "test_acc": b} for a, b in zip(tr, te)]
     if margins:
@@ -239,3 +240,52 @@ def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit
         for c, g, n, r in zip(cols, mg["margin"], mg["norm"], mg["normalized"]):
             c.update(margin=g, norm=n, normalized_margin=r)
     return cols
+
+
+# --------------------------------------------------------------------------- margins (Sec. 6, B.1.2)
+def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """The multiclass margin ``s_y(x) − max_{ℓ≠y} s_ℓ(x)`` of each example (negative = wrong)."""
+    if scores.shape[:-1] != y.shape:
+        raise ConfigError(f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree")
+    y = y.long()
+    if bool((y < 0).any()) or bool((y >= scores.shape[-1]).any()):
+        raise ConfigError(f"labels must lie in [0, {scores.shape[-1]})")
+    sy = scores.gather(-1, y.unsqueeze(-1)).squeeze(-1)
+    others = scores.scatter(-1, y.unsqueeze(-1), float("-inf"))
+    return sy - others.amax(-1)
+
+
+def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> torch.Tensor:
+    """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins over the example axis
+    (``torch.quantile``): ``scores`` [..., n, p], ``y`` [..., n] → [...]."""
+    if not 0 <= check_finite("q", q) <= 100:
+        raise ConfigError(f"q is a percentile in [0, 100], got {q!r}")
+    return torch.quantile(margins(scores, y).double(), q / 100.0, dim=-1)
+
+
+def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
+    """The normaliser of Sec. 6: ``‖V‖_{1,∞}`` (max row ℓ1 norm) for sine, ``‖W‖_F ‖V‖_2`` for ReLU.
+
+    ``params`` holds ``W`` [E, d, p] and ``V`` [E, p, d] (or unbatched [d, p], [p, d]); returns [E] (or a scalar).
+    """
+    W, V = params["W"].double(), params["V"].double()
+    if check_activation(activation) == "sine":
+        return V.abs().sum(-1).amax(-1)
+    return torch.linalg.matrix_norm(W, "fro") * torch.linalg.matrix_norm(V, 2)
+
+
+def train_margins(
+    model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5, device=None
+) -> dict:
+    """Per member e on its training set ``datasets[e]``: the q-th percentile margin (B.1.2: q = 0.5),
+    the layer norm of Sec. 6 and their ratio, the normalized margin. Computed on ``device``
+    (default: where ``params`` live)."""
+    x, y = padded_sets(datasets)
+    dev = next(iter(params.values())).device if device is None else resolve_device(device)
+    note_device(dev)
+    params = {k: v.to(dev) for k, v in params.items()}
+    with torch.no_grad():
+        out, y = model.forward(params, x.to(dev)), y.to(dev)
+    gam = torch.stack([percentile_margin(o[t >= 0], t[t >= 0], q) for o, t in zip(out, y)])
+    norm = layer_norm_product(params, model.activation)
+    return {"margin": gam.tolist(), "norm": norm.tolist(), "normalized": (gam / norm).tolist()}
