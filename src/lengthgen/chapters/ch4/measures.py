@@ -16,7 +16,8 @@ from lengthgen.chapters.ch4.paper import OOD_LENGTHS
 from lengthgen.chapters.ch4.constructions import path_lower_bound
 from lengthgen.chapters.ch4.rules import FAR_FROM, MODERATE_WD, PERFECT, ahead, binomial_se
 from lengthgen.chapters.ch4.rules import seed_mean, spearman_trend
-from lengthgen.chapters.ch4.theory import loglog_slope, relu_interpolant_margins, samples_needed
+from lengthgen.stats import loglog_slope
+from lengthgen.chapters.ch4.theory import relu_interpolant_margins, samples_needed
 
 FULL = paper.protocol("full")
 _AUT = paper.checks("full")["automaton"]
@@ -345,4 +346,4 @@ def samples_slope(results, axis, level):
     ns = [samples_needed(rows, p, w, level) for p, w in pts]
     if None in ns:
         return None
-    return loglog_slope([p if axis == "p" else w for p, w in pts], ns)["slope"]
+    return loglog_slope([p if axis == "p" else w for p, w in pts], ns)[0]

@@ -94,16 +94,9 @@ class VariantMLP:
     def optimizer(self, params: dict, lr: float) -> EnsembleOptimizer:
         """B.1.3's Muon (float32 Newton–Schulz) on W and V, AdamW without decay on b; decoupled decay
         on V for every member and on W for the ReLU members only."""
-        cfg = OptimConfig(
-            "muon",
-            lr=lr,
-            weight_decay=[m["wd"] for m in self.members],
-            decay=["W", "V"],
-            muon_params=["W", "V"],
-            adamw_params=["b"],
-            ns_dtype=NS_DTYPE,
-            decay_members={"W": [m["activation"] == "relu" for m in self.members]},
-        )
+        kw = dict(muon_params=["W", "V"], adamw_params=["b"], ns_dtype=NS_DTYPE, decay=["W", "V"])
+        kw["decay_members"] = {"W": [m["activation"] == "relu" for m in self.members]}
+        cfg = OptimConfig("muon", lr=lr, weight_decay=[m["wd"] for m in self.members], **kw)
         return EnsembleOptimizer(cfg, params, ["W", "V", "b"])
 
 

@@ -328,16 +328,8 @@ class LastTokenDecoder:
 
         self.p, self.m = check_modulus(p), check_length(m)
         check_positive_int("d_model", d_model)
-        self.dec = Decoder(
-            "learned_abs",
-            n_layers=1,
-            n_heads=1,
-            d_model=d_model,
-            vocab=p + 2,
-            activation=activation,
-            L0=2 * m,
-            n_out=p,
-        )
+        shape = dict(n_layers=1, n_heads=1, d_model=d_model, vocab=p + 2, L0=2 * m, n_out=p)
+        self.dec = Decoder("learned_abs", activation=activation, **shape)
         self.init_std = check_finite("init_std", init_std, nonnegative=True)
 
     def init(self, seeds, dtype=torch.float32, device=None):

@@ -23,8 +23,7 @@ from lengthgen.engine.runs import note_device
 
 
 def resolve_device(device) -> torch.device:
-    """The torch device for ``device``: a ``torch.device`` as given (tests use ``"meta"``), else
-    :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``; ``None`` = $LENGTHGEN_DEVICE)."""
+    """A ``torch.device`` as given (tests use ``"meta"``), else :func:`lengthgen.config.get_device`."""
     return device if isinstance(device, torch.device) else get_device(device)
 
 
@@ -56,10 +55,9 @@ def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, tor
 
 
 class EpochSampler:
-    """The engine's ``sample(step, generators, members)`` for static per-member training sets, with
-    mixed-length batches: member e's set is reshuffled at each of its epochs by its own generator
-    (B.1) and cut into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``.
-    """
+    """The engine's ``sample(step, generators, members)`` over static per-member training sets,
+    mixed-length batches: each epoch member e's set is reshuffled by its own generator (B.1) and cut
+    into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``."""
 
     def __init__(
         self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
@@ -94,9 +92,7 @@ class EpochSampler:
 
 class LengthEpochSampler(EpochSampler):
     """Single-length mini-batches, as in the authors' released loop: an epoch walks the training
-    lengths in order, each shard reshuffled and cut into ``ceil(n_m / batch_size)`` batches
-    (:func:`updates_per_epoch`).
-    """
+    lengths in order, each shard reshuffled and cut into ``ceil(n_m / batch_size)`` batches."""
 
     def __init__(
         self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
@@ -117,8 +113,7 @@ class LengthEpochSampler(EpochSampler):
         return len(self.plan[e])
 
     def _indices(self, e: int, k: int, gen) -> torch.Tensor:
-        """Batch ``k`` of member ``e``'s epoch: one chunk of one length's shard (shards reshuffled
-        when ``k = 0``)."""
+        """Batch ``k`` of member ``e``'s epoch: a chunk of one length's shard (reshuffled at k = 0)."""
         if k == 0 or e not in self.shard_perm:
             self.shard_perm[e] = [
                 ix[torch.randperm(len(ix), generator=gen)] for ix in self.shards[e]
@@ -135,8 +130,8 @@ SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
 def updates_per_epoch(
     n: int, lengths: Sequence[int], batch_size: int = BATCH_SIZE, by_length: bool = True
 ) -> int:
-    """Updates in one epoch over the B.1.3 training set of budget ``n`` split evenly over
-    ``lengths``: ``Σ_m ceil(n_m / batch_size)`` with single-length batches, else ``ceil(n / batch_size)``."""
+    """Updates per epoch of budget ``n`` split over ``lengths``: ``Σ_m ceil(n_m / batch_size)``
+    with single-length batches, else ``ceil(n / batch_size)``."""
     if not by_length:
         return -(-n // batch_size)
     return sum(-(-k // batch_size) for k in split_budget(n, lengths))
@@ -148,18 +143,12 @@ def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig
     bias is trained by AdamW without decay. ``lr`` and ``wds`` may be one value per member."""
     check_choice("optimizer", name, ("adamw", "muon", "sgd"))
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
-    if name == "sgd":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
-        return OptimConfig("sgd", lr=lr, weight_decay=wds, decay=decay)
-    if name == "adamw":
-        return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
+    kw = dict(lr=lr, weight_decay=wds, decay=decay)
+    if name != "muon":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
+        return OptimConfig(name, **kw)
+    bias_params = ["b"] if bias else ()
     return OptimConfig(
-        "muon",
-        lr=lr,
-        weight_decay=wds,
-        decay=decay,
-        muon_params=["W", "V"],
-        ns_dtype=NS_DTYPE,
-        adamw_params=["b"] if bias else (),
+        name, **kw, muon_params=["W", "V"], ns_dtype=NS_DTYPE, adamw_params=bias_params
     )
 
 
@@ -179,35 +168,22 @@ def fit(
     validation=None,
     sampler: str = "mixed",
 ):
-    """Train one ensemble of ``model`` on ``device`` (member e: init seed ``seeds[e]``, training set
-    ``datasets[e]``) through :func:`lengthgen.engine.train.train_ensemble`: ``steps`` updates of
-    ``optim`` on :func:`masked_loss`, batches by :class:`EpochSampler` (``sampler="mixed"``) or
-    :class:`LengthEpochSampler` (``"by_length"``), optional ``validation``. Returns the engine's
-    ``TrainResult`` (parameters on the CPU).
-    """
+    """Train one ensemble of ``model`` (member e: seed ``seeds[e]``, data ``datasets[e]``) through
+    :func:`lengthgen.engine.train.train_ensemble` on :func:`masked_loss`, batches from
+    :data:`SAMPLERS`; the engine's ``TrainResult`` (parameters on the CPU)."""
     if len(seeds) != len(datasets):
         raise ConfigError(f"{len(seeds)} seeds for {len(datasets)} datasets")
     sample = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
     dev = resolve_device(device)
     note_device(dev)
-    return engine.train_ensemble(  # trains where params live
-        model,
-        model.init(list(seeds), device=dev),
-        sample=sample,
-        loss=masked_loss,
-        optim=optim,
-        steps=steps,
-        data_seeds=[int(s) for s in seeds],
-        progress=progress,
-        desc=desc,
-        record_every=record_every,
-        validation=validation,
-    )
+    kw = dict(loss=masked_loss, optim=optim, steps=steps, progress=progress, desc=desc)
+    kw.update(record_every=record_every, validation=validation, data_seeds=[int(s) for s in seeds])
+    return engine.train_ensemble(model, model.init(list(seeds), device=dev), sample=sample, **kw)
 
 
 def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -> torch.Tensor:
-    """Strict-uniqueness accuracy ``[E]`` (CPU): member e on ``datasets[e]`` (or all members on one
-    shared set), evaluated on ``device`` (default: where ``params`` live)."""
+    """Strict-uniqueness accuracy ``[E]`` (CPU) of member e on ``datasets[e]`` (or all on one set),
+    on ``device`` (default: where ``params`` live)."""
     dev = next(iter(params.values())).device if device is None else resolve_device(device)
     params = {k: v.to(dev) for k, v in params.items()}
     if isinstance(datasets, Dataset):
@@ -221,19 +197,12 @@ def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -
     return masked_metric(out, y.to(dev))[0].cpu()
 
 
-def fit_accuracies(model: ModularMLP, train, tests, **fit_kw):
-    """:func:`fit` on ``train``, then each member's final train and test accuracy (lists; member e
-    on ``train[e]`` and ``tests[e]``): the columns of the B.1.1 and B.1.2 sweeps (chapter 4,
-    sections "Claim 3" and "Claim 4"). Returns ``(final_params, train_acc, test_acc)``."""
-    P, dev = fit(model, train, **fit_kw).final_params, fit_kw.get("device", "cpu")
-    return P, *(accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
-
-
 def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit_kw) -> list[dict]:
-    """:func:`fit_accuracies` as one dict per member: ``train_acc``, ``test_acc`` and, with
-    ``margins``, the training set's 0.5 %-margin, layer norm and normalized margin
-    (:func:`train_margins`, section "Claim 4")."""
-    P, tr, te = fit_accuracies(model, train, tests, **fit_kw)
+    """:func:`fit` on ``train``, then one dict per member e: ``train_acc``, ``test_acc`` (on
+    ``train[e]``, ``tests[e]``) and, with ``margins``, its training set's 0.5 %-margin, layer norm
+    and normalized margin (:func:`train_margins`; sections "Claim 3" and "Claim 4")."""
+    P, dev = fit(model, train, **fit_kw).final_params, fit_kw.get("device", "cpu")
+    tr, te = (accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
     cols = [{"train_acc": a, "test_acc": b} for a, b in zip(tr, te)]
     if margins:
         mg = train_margins(model, P, train, device=fit_kw.get("device"))
@@ -264,10 +233,8 @@ def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> 
 
 
 def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
-    """The normaliser of Sec. 6: ``‖V‖_{1,∞}`` (max row ℓ1 norm) for sine, ``‖W‖_F ‖V‖_2`` for ReLU.
-
-    ``params`` holds ``W`` [E, d, p] and ``V`` [E, p, d] (or unbatched [d, p], [p, d]); returns [E] (or a scalar).
-    """
+    """The normaliser of Sec. 6, [E] (or a scalar, unbatched): ``‖V‖_{1,∞}`` (max row ℓ1 norm) for
+    sine, ``‖W‖_F ‖V‖_2`` for ReLU."""
     W, V = params["W"].double(), params["V"].double()
     if check_activation(activation) == "sine":
         return V.abs().sum(-1).amax(-1)
@@ -277,9 +244,8 @@ def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
 def train_margins(
     model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5, device=None
 ) -> dict:
-    """Per member e on its training set ``datasets[e]``: the q-th percentile margin (B.1.2: q = 0.5),
-    the layer norm of Sec. 6 and their ratio, the normalized margin. Computed on ``device``
-    (default: where ``params`` live)."""
+    """Per member e on ``datasets[e]``: the q-th percentile margin, the layer norm of Sec. 6 and
+    their ratio, the normalized margin (on ``device``; default: where ``params`` live)."""
     x, y = padded_sets(datasets)
     dev = next(iter(params.values())).device if device is None else resolve_device(device)
     note_device(dev)
