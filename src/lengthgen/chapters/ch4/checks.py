@@ -5,7 +5,6 @@ the constructions, checked exactly"), with the errors outside the "tie residues"
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -57,15 +56,7 @@ def _token_chunks(p: int, max_m: int, n: int, seed: int, chunk: int):
 
 
 def accuracy_by_length(
-    net: Network | None,
-    p: int,
-    max_m: int,
-    n: int = N_TEST,
-    seed: int = 0,
-    lengths: Sequence[int] | None = None,
-    tol: float = 1e-6,
-    chunk: int = 250,
-    fixed_length_family: bool = False,
+    net, p, max_m, n=N_TEST, seed=0, lengths=None, tol=1e-6, chunk=250, fixed_length_family=False
 ) -> dict:
     """Strict-uniqueness accuracy of the float64 ``net`` at every length 1 … ``max_m`` (or
     ``lengths``) on ``n`` sampled inputs each (prefixes of one sequence per row), as
@@ -132,14 +123,7 @@ def _readout_automaton(net: Network, p: int, tol: float, who: str):
 
 
 def automaton_accuracy(
-    net: Network,
-    p: int,
-    max_m: int,
-    n: int = N_TEST,
-    seed: int = 0,
-    tol: float = 1e-9,
-    chunk: int = 2_000,
-    fixed_length_family: bool = False,
+    net, p, max_m, n=N_TEST, seed=0, tol=1e-9, chunk=2_000, fixed_length_family=False
 ) -> dict:
     """:func:`accuracy_by_length` with the first layer run exactly as :func:`phase_automaton`; only
     each state's float64 readout rounds (``tol`` ≫ 1e-16, ≪ the gaps 1 − cos(2π/p)).
@@ -224,21 +208,14 @@ def _three_constructions(check, primes, seed: int, **kw) -> dict:
 
 
 def long_length_checks(
-    primes=(97, 53),
-    max_m: int = max(OOD_LENGTHS),
-    n: int = paper.N_TEST,
-    seed: int = paper.AUTOMATON_SEED,
+    primes=(97, 53), max_m=max(OOD_LENGTHS), n=paper.N_TEST, seed=paper.AUTOMATON_SEED
 ) -> dict:
     """Exact checks (phase automaton) of the three sine constructions at every m ≤ ``max_m``."""
     return _three_constructions(automaton_accuracy, primes, seed, max_m=max_m, n=n)
 
 
 def float_network_checks(
-    primes=(97, 53),
-    max_m: int = max(OOD_LENGTHS),
-    n: int = paper.N_TEST,
-    lengths=None,
-    seed: int = paper.FLOAT_SEED,
+    primes=(97, 53), max_m=max(OOD_LENGTHS), n=paper.N_TEST, lengths=None, seed=paper.FLOAT_SEED
 ) -> dict:
     """The same constructions evaluated directly as float64 networks ``V sin(W x + b)``."""
     return _three_constructions(accuracy_by_length, primes, seed, max_m=max_m, n=n, lengths=lengths)

@@ -95,14 +95,7 @@ def fourier_accuracy(p: int) -> float:
 def relu_kinks(m: int, p: int) -> list[float]:
     """Kink positions (in units of S) of :func:`construct_relu`: ``kp + p − 3/4`` and ``kp + p − 1/4`` below ``m(p−1)``."""
     m, p = check_length(m), check_modulus(p)
-    N = m * (p - 1)
-    out, k = [], 0
-    while k * p + p - 0.75 < N:
-        out.append(k * p + p - 0.75)
-        if k * p + p - 0.25 < N:
-            out.append(k * p + p - 0.25)
-        k += 1
-    return out
+    return [c for k in range(m) for c in (k * p + p - 0.75, k * p + p - 0.25) if c < m * (p - 1)]
 
 
 def construct_relu(m: int, p: int) -> Network:

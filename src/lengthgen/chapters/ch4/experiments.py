@@ -11,35 +11,21 @@ from pathlib import Path
 import numpy as np
 
 from lengthgen.chapters.ch4 import paper
-from lengthgen.chapters.ch4.checks import (  # noqa: F401  (cells of the plan; the notebooks)
-    automaton_summary,
-    float_network_checks,
-    float_summary,
-    long_length_checks,
-    relu_bounds_table,
-    relu_construction_check,
-    small_exhaustive,
-    summarize_checks,
-    fixed_length_exact_lengths,
-    window_key,
-)
+
+# the cells of the plan, and what the notebooks call through this module (hence noqa: F401)
+from lengthgen.chapters.ch4.checks import automaton_summary, float_summary, relu_bounds_table
+from lengthgen.chapters.ch4.checks import fixed_length_exact_lengths, window_key  # noqa: F401
+from lengthgen.chapters.ch4.checks import float_network_checks, long_length_checks  # noqa: F401
+from lengthgen.chapters.ch4.checks import relu_construction_check, summarize_checks  # noqa: F401
+from lengthgen.chapters.ch4.checks import small_exhaustive
 from lengthgen.chapters.ch4.model import ACTIVATIONS, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, LENGTHGEN_VARIANTS
 from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, checks, protocol
 from lengthgen.chapters.ch4.paper_scale import members_of, train_paper_scale
-from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; the notebooks)
-    TRANSFORMER_ACTIVATIONS,
-    TWO_LENGTH_RUNS,
-    budget_study,
-    epoch_timing,
-    lengthgen,
-    overparam,
-    relu_min_width,
-    sampler_comparison,
-    transformer_baseline,
-    two_lengths,
-    underparam,
-)
+from lengthgen.chapters.ch4.sweeps import TRANSFORMER_ACTIVATIONS, TWO_LENGTH_RUNS, budget_study
+from lengthgen.chapters.ch4.sweeps import epoch_timing, lengthgen, overparam, relu_min_width
+from lengthgen.chapters.ch4.sweeps import sampler_comparison, transformer_baseline  # noqa: F401
+from lengthgen.chapters.ch4.sweeps import two_lengths, underparam
 from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
 from lengthgen.config import ConfigError, check_probability
 from lengthgen.engine.runs import Cell

@@ -326,15 +326,12 @@ class _PaperRun:
             torch.save(obj, tmp)
             os.replace(tmp, self.ckpt_path)
         # the evaluations so far as readable JSON too: a run killed outright keeps them
+        note = {"note": "progress of an unfinished paper-scale run (not a stored cell)"}
+        seeds = sorted({m["seed"] for m in self.members})
+        prov = provenance(scale="paper", device=str(self.dev), seeds=seeds, extra=note)
+        value = {"step": self.step, "target": steps, "members": self.members}
         save_result(
-            self.ckpt_path.with_name("progress.json"),
-            {"step": self.step, "target": steps, "members": self.members, "history": self.history},
-            provenance(
-                scale="paper",
-                device=str(self.dev),
-                seeds=sorted({m["seed"] for m in self.members}),
-                extra={"note": "progress of an unfinished paper-scale run (not a stored cell)"},
-            ),
+            self.ckpt_path.with_name("progress.json"), {**value, "history": self.history}, prov
         )
 
     @torch.no_grad()
