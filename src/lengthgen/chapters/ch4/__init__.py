@@ -7,8 +7,8 @@ Thms 4.1–4.2, our ReLU interpolant and the ReLU limits of Thms 4.3–4.4; :mod
 at every length (exhaustive, phase automaton, float64); :mod:`.theory` the learning theory
 measured; :mod:`.training` (with the margins of Sec. 6) and :mod:`.sweeps` (with the transformer)
 the trained studies; :mod:`.paper_scale` the p = 53 GPU run; :mod:`.experiments` the plan and the
-stored-run readers; :mod:`.rules` (R1–R6), :mod:`.measures`, :mod:`.claims` and
-:mod:`.claims_theory` the ledger; :mod:`.figures` what the chapter draws.
+stored-run readers; :mod:`.rules` (R1–R6), :mod:`.measures` and :mod:`.claims` the ledger;
+:mod:`.figures` what the chapter draws.
 """
 
 

@@ -188,6 +188,11 @@ def _tracking(every: int, seed: int, p: int, length: int, n: int):
     )
 
 
+def _tracked(res) -> dict:
+    """The validation history of a :func:`_tracking` run: ``val_step``, ``val_acc``."""
+    return {k: res.history[k].tolist() for k in ("val_step", "val_acc")}
+
+
 def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
     """Per length L: each member's accuracy on its seed's B.1.3 test set of length L."""
     out = {}
@@ -243,18 +248,12 @@ def lengthgen(
     acc.update(_accuracy_by_length(model, P, seeds_e, p, lengths, n_test, dev))
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
-    tracked = {
-        "track_length": track_length,
-        "val_step": res.history["val_step"].tolist(),
-        "val_acc": res.history["val_acc"].tolist(),
-    }
     out = {"rows": _rows(members, "n wd seed", cols, activation=act, bias=bias)}
-    out.update({"wall_time_s": res.wall_time_s, "steps": res.steps_run})
-    out.update(
-        {f"example_{k}": P[k][best].tolist() for k in "WV"}, example_member=list(members[best])
-    )
-    out["example_b"] = P["b"][best].tolist() if bias else None
-    return {**out, **(tracked if validation is not None else {})}
+    out.update(wall_time_s=res.wall_time_s, steps=res.steps_run, example_member=list(members[best]))
+    out.update({f"example_{k}": P[k][best].tolist() if k in P else None for k in "WVb"})
+    if validation is not None:  # the tracked accuracy
+        out.update(track_length=track_length, **_tracked(res))
+    return out
 
 
 @experiments_cell
@@ -297,8 +296,7 @@ def budget_study(
     return {
         "members": [list(m) for m in members],
         "val_length": val_length,
-        "val_step": res.history["val_step"].tolist(),
-        "val_acc": res.history["val_acc"].tolist(),
+        **_tracked(res),
         "final_acc": {str(L): a for L, a in acc.items()},
         "steps": steps,
     }
