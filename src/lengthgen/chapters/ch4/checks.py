@@ -186,11 +186,9 @@ def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20
             row = {"p": p, "m": m, "inputs": p**m}
             row["thm41"] = exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"]
             row["thm42_bias"] = exhaustive_accuracy(construct_with_bias(p), m)["acc"]
-            fourier = p >= 3  # the bias-free network needs p ≥ 3
-            row["fourier"] = (
-                exhaustive_accuracy(construct_fourier(p), m)["acc"] if fourier else None
-            )
-            rows.append({**row, "fourier_theory": fourier_accuracy(p) if fourier else None})
+            f = p >= 3  # the bias-free network needs p ≥ 3
+            row["fourier"] = exhaustive_accuracy(construct_fourier(p), m)["acc"] if f else None
+            rows.append({**row, "fourier_theory": fourier_accuracy(p) if f else None})
     return rows
 
 

@@ -233,17 +233,13 @@ _CONFIG_KEYS = (
 
 def _paper_config(cfg: dict) -> dict:
     """The run's configuration, checked and in canonical form, as hashed into its checkpoints' key."""
-    lists = {k: list(cfg[k]) for k in ("budgets", "wds", "seeds")}
-    return {
-        **cfg,
-        **lists,
-        "p": check_modulus(cfg["p"]),
-        "width": check_positive_int("width", cfg["width"]),
-        "variants": [list(v) for v in cfg["variants"]],
-        "lr": check_finite("lr", cfg["lr"], nonnegative=True),
-        **{k: check_positive_int(k, cfg[k]) for k in ("steps", "eval_every", "n_eval")},
-        **{k: [check_length(m) for m in cfg[k]] for k in ("eval_lengths", "train_lengths")},
-    }
+    out = {**cfg, **{k: list(cfg[k]) for k in ("budgets", "wds", "seeds")}}
+    out.update(p=check_modulus(cfg["p"]), width=check_positive_int("width", cfg["width"]))
+    out.update(variants=[list(v) for v in cfg["variants"]])
+    out.update(lr=check_finite("lr", cfg["lr"], nonnegative=True))
+    out.update({k: check_positive_int(k, cfg[k]) for k in ("steps", "eval_every", "n_eval")})
+    out.update({k: [check_length(m) for m in cfg[k]] for k in ("eval_lengths", "train_lengths")})
+    return out
 
 
 # --------------------------------------------------------------------------- the run
