@@ -188,11 +188,6 @@ def _tracking(every: int, seed: int, p: int, length: int, n: int):
     )
 
 
-def _tracked(res) -> dict:
-    """The validation history of a :func:`_tracking` run: ``val_step``, ``val_acc``."""
-    return {k: res.history[k].tolist() for k in ("val_step", "val_acc")}
-
-
 def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
     """Per length L: each member's accuracy on its seed's B.1.3 test set of length L."""
     out = {}
@@ -252,7 +247,8 @@ def lengthgen(
     out.update(wall_time_s=res.wall_time_s, steps=res.steps_run, example_member=list(members[best]))
     out.update({f"example_{k}": P[k][best].tolist() if k in P else None for k in "WVb"})
     if validation is not None:  # the tracked accuracy
-        out.update(track_length=track_length, **_tracked(res))
+        out.update({k: res.history[k].tolist() for k in ("val_step", "val_acc")})
+        out["track_length"] = track_length
     return out
 
 
@@ -278,26 +274,18 @@ def budget_study(
     progress: bool = False,
 ) -> dict:
     """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
-    one ensemble over weight decays, 4× longer than the length-generalization cells, with the
-    accuracy at ``val_length`` recorded every ``every`` updates (no early stopping).
-    """
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
-    model, seeds_e = ModularMLP(p, width, "sine", bias=True), [s for _, s in members]
-    train = [train_set(s, p, train_lengths, n) for s in seeds_e]
-    optim = b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True)
-    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev)
-    validation = _tracking(every, seeds[0], p, val_length, n_val)
-    res = fit(
-        model, train, optim=optim, seeds=seeds_e, desc="budget study", validation=validation, **run
-    )
-    lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
-    acc = _accuracy_by_length(model, res.final_params, seeds_e, p, lengths, n_test, dev)
+    :func:`lengthgen` at one budget over weight decays, 4× longer, with the accuracy at
+    ``val_length`` recorded every ``every`` updates, reshaped per member."""
+    run = dict(p=p, width=width, budgets=(n,), wds=wds, steps=steps, lr=lr, seeds=seeds, bias=True)
+    run.update(n_test=n_test, test_lengths=test_lengths, train_lengths=train_lengths)
+    run.update(in_domain_lengths=in_domain_lengths, batch_size=batch_size, progress=progress)
+    out = lengthgen(**run, device=device, track_every=every, track_length=val_length, n_track=n_val)
+    lengths, rows = (*in_domain_lengths, *test_lengths), out["rows"]
     return {
-        "members": [list(m) for m in members],
+        "members": [[r["wd"], r["seed"]] for r in rows],
         "val_length": val_length,
-        **_tracked(res),
-        "final_acc": {str(L): a for L, a in acc.items()},
+        **{k: out[k] for k in ("val_step", "val_acc")},
+        "final_acc": {str(L): [r[str(L)] for r in rows] for L in lengths},
         "steps": steps,
     }
 
