@@ -15,7 +15,7 @@ from lengthgen.chapters import reproduce
 from lengthgen.tables import collapsible, styled
 from lengthgen.chapters.ch4 import experiments as ch4
 from lengthgen.chapters.ch4 import paper, sweeps
-from lengthgen.chapters.ch4 import transformer as TR
+from lengthgen.chapters.ch4 import sweeps as TR
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
 from lengthgen import store

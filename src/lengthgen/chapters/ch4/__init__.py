@@ -3,12 +3,12 @@
 :mod:`.paper` holds the paper's numbers and settings and our per-scale protocol; :mod:`.data`
 the task, count vectors and seeding (B.1.3); :mod:`.model` the two-layer MLP (float64
 ``Network``, batched ``ModularMLP``); :mod:`.constructions` the exact sine networks of
-Thms 4.1–4.2 and our ReLU interpolant; :mod:`.checks` accuracy at every length (exhaustive,
-phase automaton, float64); :mod:`.relu_limits` Thms 4.3–4.4; :mod:`.margins` the margins of
-Sec. 6; :mod:`.theory` the learning theory measured; :mod:`.training`, :mod:`.sweeps` and
-:mod:`.transformer` the trained studies; :mod:`.paper_scale` the p = 53 GPU run;
-:mod:`.experiments` the plan and the stored-run readers; :mod:`.rules` (R1–R6), :mod:`.measures`, :mod:`.claims` and
-:mod:`.claims_theory` the ledger; :mod:`.figures` what the chapter draws.
+Thms 4.1–4.2, our ReLU interpolant and the ReLU limits of Thms 4.3–4.4; :mod:`.checks` accuracy
+at every length (exhaustive, phase automaton, float64); :mod:`.theory` the learning theory
+measured; :mod:`.training` (with the margins of Sec. 6) and :mod:`.sweeps` (with the transformer)
+the trained studies; :mod:`.paper_scale` the p = 53 GPU run; :mod:`.experiments` the plan and the
+stored-run readers; :mod:`.rules` (R1–R6), :mod:`.measures` and :mod:`.claims` the ledger;
+:mod:`.figures` what the chapter draws.
 """
 
 

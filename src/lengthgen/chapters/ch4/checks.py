@@ -5,30 +5,25 @@ the constructions, checked exactly"), with the errors outside the "tie residues"
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 import numpy as np
 import torch
 
 from lengthgen.chapters.ch4 import experiments_cell, paper
-from lengthgen.chapters.ch4.constructions import (
-    construct_fixed_length,
-    construct_fourier,
-    construct_relu,
-)
-from lengthgen.chapters.ch4.constructions import construct_with_bias, fourier_accuracy, relu_kinks
+from lengthgen.chapters.ch4.constructions import construct_fixed_length, construct_fourier
+from lengthgen.chapters.ch4.constructions import construct_relu, construct_with_bias
+from lengthgen.chapters.ch4.constructions import fourier_accuracy, path_lower_bound, relu_kinks
+from lengthgen.chapters.ch4.constructions import relu_width_lower_bound
 from lengthgen.chapters.ch4.data import all_count_vectors, all_inputs, check_length, check_modulus
 from lengthgen.chapters.ch4.data import count_vectors, labels_of, labels_of_counts, nonempty
 from lengthgen.chapters.ch4.model import Network, activate, uargmax
 from lengthgen.chapters.ch4.paper import N_TEST, OOD_LENGTHS
-from lengthgen.chapters.ch4.relu_limits import path_lower_bound, relu_width_lower_bound
 from lengthgen.config import ConfigError, check_positive_int
 
 
 class _Tally:
-    """Per-length counts over sampled inputs: right, tied and wrong-label predictions, the labels
-    that are tie residues, and the wrong predictions outside those residues (which Lemma D.2 says
-    the bias-free network never makes)."""
+    """Per-length counts of right, tied and wrong predictions and of tie-residue labels, and the
+    errors outside those residues (which Lemma D.2 says the bias-free network never makes)."""
 
     def __init__(self, p: int, lengths: int):
         self.tie_res = (2 * torch.arange(p)) % p == 0
@@ -61,20 +56,11 @@ def _token_chunks(p: int, max_m: int, n: int, seed: int, chunk: int):
 
 
 def accuracy_by_length(
-    net: Network | None,
-    p: int,
-    max_m: int,
-    n: int = N_TEST,
-    seed: int = 0,
-    lengths: Sequence[int] | None = None,
-    tol: float = 1e-6,
-    chunk: int = 250,
-    fixed_length_family: bool = False,
+    net, p, max_m, n=N_TEST, seed=0, lengths=None, tol=1e-6, chunk=250, fixed_length_family=False
 ) -> dict:
-    """Strict-uniqueness accuracy of the float64 ``net`` at every length ``m = 1 … max_m`` (or
-    ``lengths``) on ``n`` sampled inputs each; the length-m input of a row is the prefix of one
-    sequence of length ``max_m``. Returns :class:`_Tally`'s fractions per length.
-    ``fixed_length_family=True`` evaluates at each m the Thm 4.1 network built for that m."""
+    """Strict-uniqueness accuracy of the float64 ``net`` at every length 1 … ``max_m`` (or
+    ``lengths``) on ``n`` sampled inputs each (prefixes of one sequence per row), as
+    :class:`_Tally`'s fractions; ``fixed_length_family``: at each m, Thm 4.1's network for m."""
     p, max_m = check_modulus(p), check_length(max_m)
     lens = list(range(1, max_m + 1)) if lengths is None else sorted(map(check_length, set(lengths)))
     if max(lens) > max_m:
@@ -125,9 +111,8 @@ def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int
 
 
 def _readout_automaton(net: Network, p: int, tol: float, who: str):
-    """The phase automaton of a sine ``net`` with rational phases and p classes and the prediction
-    of each of its states (strict-uniqueness argmax of the float64 readout, ``tol`` absorbing its
-    rounding): ``(states, trans, start, table)``."""
+    """:func:`phase_automaton` of a sine ``net`` with rational phases, and each state's prediction
+    (float64 readout, ``tol`` absorbing its rounding): ``(states, trans, start, table)``."""
     sine = isinstance(net, Network) and net.activation == "sine" and net.p == p
     if not sine or net.rational is None:
         raise ConfigError(f"{who} needs a sine Network with rational phases and p classes")
@@ -138,20 +123,11 @@ def _readout_automaton(net: Network, p: int, tol: float, who: str):
 
 
 def automaton_accuracy(
-    net: Network,
-    p: int,
-    max_m: int,
-    n: int = N_TEST,
-    seed: int = 0,
-    tol: float = 1e-9,
-    chunk: int = 2_000,
-    fixed_length_family: bool = False,
+    net, p, max_m, n=N_TEST, seed=0, tol=1e-9, chunk=2_000, fixed_length_family=False
 ) -> dict:
-    """Exact strict-uniqueness accuracy at every length ``1 … max_m`` on ``n`` sampled inputs each:
-    the first layer runs as :func:`phase_automaton` (no rounding at any length); only the float64
-    readout of each state rounds (``tol`` absorbs its 1e-16 noise; true gaps are ≥ 1 − cos(2π/p)).
-    Same return dict as :func:`accuracy_by_length`. ``fixed_length_family=True`` uses the Thm 4.2
-    biased automaton, which equals each Thm 4.1 network on its own ``X_m``."""
+    """:func:`accuracy_by_length` with the first layer run exactly as :func:`phase_automaton`; only
+    each state's float64 readout rounds (``tol`` ≫ 1e-16, ≪ the gaps 1 − cos(2π/p)).
+    ``fixed_length_family`` uses Thm 4.2's biased automaton, equal to Thm 4.1's network on X_m."""
     p, max_m = check_modulus(p), check_length(max_m)
     if fixed_length_family:
         net = construct_with_bias(p)
@@ -210,17 +186,15 @@ def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20
             row = {"p": p, "m": m, "inputs": p**m}
             row["thm41"] = exhaustive_accuracy(construct_fixed_length(m, p), m)["acc"]
             row["thm42_bias"] = exhaustive_accuracy(construct_with_bias(p), m)["acc"]
-            fourier = p >= 3  # the bias-free network needs p ≥ 3
-            row["fourier"] = (
-                exhaustive_accuracy(construct_fourier(p), m)["acc"] if fourier else None
-            )
-            rows.append({**row, "fourier_theory": fourier_accuracy(p) if fourier else None})
+            f = p >= 3  # the bias-free network needs p ≥ 3
+            row["fourier"] = exhaustive_accuracy(construct_fourier(p), m)["acc"] if f else None
+            rows.append({**row, "fourier_theory": fourier_accuracy(p) if f else None})
     return rows
 
 
 def _three_constructions(check, primes, seed: int, **kw) -> dict:
-    """``check`` of the three sine constructions at each prime (Thm 4.1's family, Thm 4.2 with
-    and without bias) on sampled inputs of seeds ``seed``, ``seed + 1``, ``seed + 2``."""
+    """``check`` of Thm 4.1's family and Thm 4.2 with and without bias at each prime (seeds
+    ``seed``, ``seed + 1``, ``seed + 2``)."""
     return {
         p: {
             "thm41": check(None, p, seed=seed, fixed_length_family=True, **kw),
@@ -232,29 +206,22 @@ def _three_constructions(check, primes, seed: int, **kw) -> dict:
 
 
 def long_length_checks(
-    primes=(97, 53),
-    max_m: int = max(OOD_LENGTHS),
-    n: int = paper.N_TEST,
-    seed: int = paper.AUTOMATON_SEED,
+    primes=(97, 53), max_m=max(OOD_LENGTHS), n=paper.N_TEST, seed=paper.AUTOMATON_SEED
 ) -> dict:
     """Exact checks (phase automaton) of the three sine constructions at every m ≤ ``max_m``."""
     return _three_constructions(automaton_accuracy, primes, seed, max_m=max_m, n=n)
 
 
 def float_network_checks(
-    primes=(97, 53),
-    max_m: int = max(OOD_LENGTHS),
-    n: int = paper.N_TEST,
-    lengths=None,
-    seed: int = paper.FLOAT_SEED,
+    primes=(97, 53), max_m=max(OOD_LENGTHS), n=paper.N_TEST, lengths=None, seed=paper.FLOAT_SEED
 ) -> dict:
     """The same constructions evaluated directly as float64 networks ``V sin(W x + b)``."""
     return _three_constructions(accuracy_by_length, primes, seed, max_m=max_m, n=n, lengths=lengths)
 
 
 def summarize_checks(checks_: dict) -> dict:
-    """Min/max accuracy per construction and prime of :func:`long_length_checks` or
-    :func:`float_network_checks`, and the largest gap to 1 − (tie-residue share)."""
+    """Per construction and prime of a check: min/max/mean accuracy, errors outside tie residues
+    and the largest gap to 1 − (tie-residue share)."""
     out = {}
     for p, d in checks_.items():
         for name, r in d.items():
@@ -288,8 +255,8 @@ def window_key(p: int, m: int) -> str:
 
 
 def fixed_length_exact_lengths(cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN) -> dict:
-    """Brute force for claim ``ch4.thm41.window``: per (p, m) case, the lengths 1 … span·m at which
-    the Thm 4.1 network built for m is right on every input (:func:`exact_lengths`)."""
+    """Brute force for ``ch4.thm41.window``: per (p, m), :func:`exact_lengths` of Thm 4.1's
+    network for m up to span·m."""
     span = check_positive_int("span", span)
     if any(not isinstance(c, (list, tuple)) or len(c) != 2 for c in nonempty("cases", cases)):
         raise ConfigError(f"each case must be a pair (p, m), got {cases!r}")
@@ -313,8 +280,8 @@ def relu_bounds_table(p: int = 97, lengths=OOD_LENGTHS) -> list[dict]:
 
 
 def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[dict]:
-    """Our explicit bias-free ReLU interpolant on every count vector of ``X_m``, for each
-    ``(p, lengths)`` of ``cases``: accuracy, width and our path bound."""
+    """Our ReLU interpolant on every count vector of X_m, per ``(p, lengths)``: accuracy, width,
+    path bound."""
     rows = []
     for p, lengths in nonempty("cases", cases):
         for m in nonempty("lengths", lengths):

@@ -6,6 +6,7 @@ checks, labels, sampling, enumeration and the seeding scheme of App. B.1.3 (:fun
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -103,16 +104,10 @@ def all_count_vectors(m: int, p: int) -> torch.Tensor:
     m, p = check_length(m), check_modulus(p)
     if math.comb(m + p - 1, p - 1) > MAX_ENUMERATION:
         raise ConfigError(f"X_m has C({m + p - 1}, {p - 1}) > {MAX_ENUMERATION} count vectors")
-    rows: list[list[int]] = []
-
-    def rec(prefix, left, slots):
-        if slots == 1:
-            rows.append(prefix + [left])
-            return
-        for k in range(left, -1, -1):
-            rec(prefix + [k], left - k, slots - 1)
-
-    rec([], m, p)
+    # stars and bars: the p − 1 bar positions among m + p − 1 slots, in reverse lexicographic
+    # order (the count of token 0 first and descending, then that of token 1, …)
+    bars = reversed(list(itertools.combinations(range(m + p - 1), p - 1)))
+    rows = [[b - a - 1 for a, b in zip((-1, *c), (*c, m + p - 1))] for c in bars]
     return torch.tensor(rows, dtype=torch.long)
 
 

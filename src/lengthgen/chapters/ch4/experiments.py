@@ -1,9 +1,7 @@
-"""Chapter 4's plan (``reproduce ch4``) and the readers of its stored cells.
-
-:func:`cells` lists the cell functions of :mod:`.checks`, :mod:`.sweeps` and :mod:`.paper_scale`
-with the settings of :mod:`.paper` for a scale; :func:`stored_constructions` and
-:func:`stored_training` read ``results/ch4/cells/`` checked against today's plan (configuration
-hash) and :func:`schema`.
+"""Chapter 4's plan (``reproduce ch4``): :func:`cells` lists the cell functions of :mod:`.checks`,
+:mod:`.sweeps` and :mod:`.paper_scale` with the settings of :mod:`.paper`; and the readers of
+``results/ch4/cells/`` (:func:`stored_constructions`, :func:`stored_training`), checked against
+today's plan and :func:`schema`.
 """
 
 from __future__ import annotations
@@ -13,35 +11,21 @@ from pathlib import Path
 import numpy as np
 
 from lengthgen.chapters.ch4 import paper
-from lengthgen.chapters.ch4.checks import (  # noqa: F401  (cells of the plan; the notebooks)
-    automaton_summary,
-    float_network_checks,
-    float_summary,
-    long_length_checks,
-    relu_bounds_table,
-    relu_construction_check,
-    small_exhaustive,
-    summarize_checks,
-    fixed_length_exact_lengths,
-    window_key,
-)
+
+# the cells of the plan, and what the notebooks call through this module (hence noqa: F401)
+from lengthgen.chapters.ch4.checks import automaton_summary, float_summary, relu_bounds_table
+from lengthgen.chapters.ch4.checks import fixed_length_exact_lengths, window_key  # noqa: F401
+from lengthgen.chapters.ch4.checks import float_network_checks, long_length_checks  # noqa: F401
+from lengthgen.chapters.ch4.checks import relu_construction_check, summarize_checks  # noqa: F401
+from lengthgen.chapters.ch4.checks import small_exhaustive
 from lengthgen.chapters.ch4.model import ACTIVATIONS, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, LENGTHGEN_VARIANTS
 from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, checks, protocol
 from lengthgen.chapters.ch4.paper_scale import train_paper_scale
-from lengthgen.chapters.ch4.sweeps import (  # noqa: F401  (cells of the plan; the notebooks)
-    TRANSFORMER_ACTIVATIONS,
-    TWO_LENGTH_RUNS,
-    budget_study,
-    epoch_timing,
-    lengthgen,
-    overparam,
-    relu_min_width,
-    sampler_comparison,
-    transformer_baseline,
-    two_lengths,
-    underparam,
-)
+from lengthgen.chapters.ch4.sweeps import TRANSFORMER_ACTIVATIONS, TWO_LENGTH_RUNS, budget_study
+from lengthgen.chapters.ch4.sweeps import epoch_timing, lengthgen, overparam, relu_min_width
+from lengthgen.chapters.ch4.sweeps import sampler_comparison, transformer_baseline  # noqa: F401
+from lengthgen.chapters.ch4.sweeps import two_lengths, underparam
 from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
 from lengthgen.config import ConfigError, check_probability
 from lengthgen.engine.runs import Cell
@@ -66,13 +50,8 @@ def _trained(name: str, fn, kwargs: dict) -> Cell:
 
 def _b13(block: dict, **kw) -> dict:
     """The settings of a B.1.3 run: ``block`` with the paper's lengths and batch size."""
-    return {
-        **block,
-        **kw,
-        "train_lengths": TRAIN_LENGTHS,
-        "in_domain_lengths": IN_DOMAIN_LENGTHS,
-        "batch_size": BATCH_SIZE,
-    }
+    b13 = dict(train_lengths=TRAIN_LENGTHS, in_domain_lengths=IN_DOMAIN_LENGTHS)
+    return {**block, **kw, **b13, "batch_size": BATCH_SIZE}
 
 
 def _lengthgen_cells(prefix: str, block: dict, variants=LENGTHGEN_VARIANTS) -> list:
@@ -84,8 +63,7 @@ def _lengthgen_cells(prefix: str, block: dict, variants=LENGTHGEN_VARIANTS) -> l
 
 
 def cells(scale: str) -> list[Cell]:
-    """The chapter's reproduction plan at ``scale`` (settings of :mod:`.paper`), in run order.
-    ``paper``: the one GPU cell of :mod:`.paper_scale` with :data:`paper.PAPER_RUN`."""
+    """The chapter's reproduction plan at ``scale``, in run order (``paper``: the one GPU cell)."""
     if scale == "paper":
         return [_trained(PAPER_CELL, train_paper_scale, dict(paper.PAPER_RUN))]
     P, C = protocol(scale), checks(scale)
@@ -187,9 +165,8 @@ def schema_of(cell: Cell) -> str:
 
 # --------------------------------------------------------------------------- reading the stored full run
 def load_stored_cell(name: str, *, folder=None) -> dict:
-    """The stored cell ``name`` (full scale, or the partial-able paper-scale :data:`PAPER_CELL`) as
-    ``{"provenance", "data", "path"}``, checked against today's configuration hash and its schema;
-    raises :class:`lengthgen.store.ResultFileError` naming the file otherwise."""
+    """The stored cell ``name`` (full scale, or the paper-scale :data:`PAPER_CELL`, maybe partial)
+    as ``{"provenance", "data", "path"}``, checked against today's plan and schema."""
     scale = "paper" if name == PAPER_CELL else "full"
     plan = {c.name: c for c in cells(scale)}
     if name not in plan:
@@ -231,14 +208,10 @@ def _gather(layout: dict, folder=None) -> dict:
     with their ``provenance`` by name, ``paths`` and one ``label``."""
     recs, data = {}, {}
     for key, names in layout.items():
-        got = {
-            n: load_stored_cell(n, folder=folder)
-            for n in ([names] if isinstance(names, str) else names)
-        }
+        one = isinstance(names, str)
+        got = {n: load_stored_cell(n, folder=folder) for n in ([names] if one else names)}
         recs.update(got)
-        data[key] = (
-            got[names]["data"] if isinstance(names, str) else [r["data"] for r in got.values()]
-        )
+        data[key] = got[names]["data"] if one else [r["data"] for r in got.values()]
     return {
         "data": data,
         "provenance": {n: r["provenance"] for n, r in recs.items()},
@@ -248,23 +221,20 @@ def _gather(layout: dict, folder=None) -> dict:
 
 
 def stored_constructions(folder=None) -> dict:
-    """The stored full-scale cells of claims 1–2 (``data``: exhaustive, automaton, float, bounds,
-    relu_min_width, two_lengths; ``provenance``, ``paths``, ``label``), checked on loading."""
+    """The stored full-scale cells of claims 1–2, as :func:`_gather` returns them."""
     names = ("exhaustive", "automaton", "float", "bounds", "relu_min_width", "two_lengths")
     layout = {n: n for n in names} | {"float": f"float_n{checks('full')['float']['n']}"}
     return _gather(layout, folder)
 
 
 def stored_paper_scale(folder=None) -> dict:
-    """The stored paper-scale GPU cell (:data:`PAPER_CELL`), shaped like :func:`stored_constructions`
-    with ``data["paper"]``; checked as in :func:`load_stored_cell`."""
+    """The stored paper-scale GPU cell as ``data["paper"]`` of :func:`_gather`."""
     return _gather({"paper": PAPER_CELL}, folder)
 
 
 def paper_scale_rows(value: dict) -> list[dict]:
-    """One row per member of a paper-scale value at its last evaluation, in the shape of the
-    length-generalization cells' rows: ``activation, bias, n, wd, seed, epochs, train`` and one
-    accuracy per evaluation length (keys ``str(m)``)."""
+    """One row per member of a paper-scale value at its last evaluation, shaped like a
+    length-generalization cell's rows (member keys, ``train``, one accuracy per ``str(m)``)."""
     fin = value["final"]
     return [
         {**m, "train": fin["train_acc"][i], **{L: acc[i] for L, acc in fin["acc"].items()}}
@@ -304,10 +274,9 @@ def _check_budget(value: dict, n) -> int:
 
 
 def paper_scale_ranges(value: dict, n: int) -> dict:
-    """Per (variant, weight decay) at budget ``n``: the lowest and highest seed-mean accuracy over the
-    held-out evaluation lengths (those that are not training lengths) at the last evaluation of a
-    paper-scale value -- the ranges the chapter's section "At the paper's modulus, on a GPU" quotes.
-    Keys ``(variant, wd)`` with variant ``sine``, ``sine+bias`` or ``relu``; values ``(lo, hi)``."""
+    """``{(variant, wd): (lo, hi)}`` at budget ``n``: the range of seed-mean accuracy over the
+    held-out (non-training) lengths at the last evaluation, as section "At the paper's modulus"
+    quotes it."""
     n = _check_budget(value, n)
     held = [str(L) for L in value["eval_lengths"] if L not in value["train_lengths"]]
     groups: dict = {}
@@ -319,9 +288,8 @@ def paper_scale_ranges(value: dict, n: int) -> dict:
 
 
 def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float = 0.9) -> dict:
-    """Per member of budget ``n`` (keys ``(variant, wd, seed)``): the first evaluated update at which
-    its accuracy at test length ``length`` reached ``level``, or ``None`` if it never did -- when
-    extrapolation "arrives" in the chapter's section "At the paper's modulus, on a GPU"."""
+    """``{(variant, wd, seed): update}`` at budget ``n``: the first evaluation at which accuracy at
+    ``length`` reached ``level`` (``None``: never), when extrapolation "arrives"."""
     if str(length) not in _history(value)[0]["acc"]:
         raise ConfigError(
             f"length must be one of the evaluated lengths {value['eval_lengths']}, got {length!r}"
@@ -337,10 +305,8 @@ def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float
 
 
 def stored_training(folder=None) -> dict:
-    """The stored full-scale training cells (claims 3–6 and the timing), shaped like
-    :func:`stored_constructions`: ``data`` holds ``underparam``, ``overparam``, ``lengthgen`` (one
-    entry per :data:`~.paper.LENGTHGEN_VARIANTS`), ``timing``, ``lengthgen_long`` (likewise),
-    ``lengthgen_paper_lr_60k``, ``budget_study`` and ``transformer``."""
+    """The stored full-scale training cells (claims 3–6, the timing), as :func:`_gather` returns
+    them; a sweep's entry lists one cell per :data:`~.paper.LENGTHGEN_VARIANTS`."""
     sweep = lambda s: [lengthgen_cell_name(s, a, b) for a, b in LENGTHGEN_VARIANTS]  # noqa: E731
     layout = dict(underparam="underparam", overparam="overparam", lengthgen=sweep("lengthgen"))
     layout.update(timing="timing", lengthgen_long=sweep("lengthgen_long"))

@@ -16,7 +16,7 @@ from lengthgen.chapters.ch4.measures import best_over_wd
 from lengthgen.chapters.ch4.rules import WORD_BAND
 from lengthgen.chapters.ch4.experiments import paper_scale_rows, variant_name
 from lengthgen.chapters.ch4.model import Network
-from lengthgen.chapters.ch4.relu_limits import path_inputs, path_kinks
+from lengthgen.chapters.ch4.constructions import path_inputs, path_kinks
 from lengthgen.config import ConfigError, check_positive_int
 
 
@@ -201,10 +201,9 @@ def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
 
 
 def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
-    """Section "At the paper's modulus": left, accuracy at length ``track`` against updates for
-    every member with budget ``n`` (colour = variant, line style = weight decay); right, the last
-    evaluation's accuracy by test length, best over weight decay of the seed mean, per variant
-    and budget; the paper's levels (near-perfect for sine, chance 1/p for ReLU) overlaid."""
+    """Section "At the paper's modulus": left, accuracy at length ``track`` against updates of each
+    member of budget ``n`` (colour: variant, line: weight decay); right, the last evaluation's
+    accuracy by length, best over weight decay, per variant and budget; the paper's levels."""
     if not value.get("members") or not value.get("history"):
         raise ConfigError("paper_scale_figure needs the value of the stored paper-scale cell")
     p = paper.PAPER_RUN["p"]
@@ -219,10 +218,8 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
         paper_level(ax, 1 / p, f"paper: ReLU at chance (1/{p})", color="0.45")
     for i, m in enumerate(value["members"]):
         if m["n"] == n:
-            acc = [h["acc"][str(track)][i] for h in value["history"]]
-            ax0.plot(
-                steps, acc, color=colour[variant_name(m)], ls=style[m["wd"]], lw=1.1, alpha=0.85
-            )
+            acc, c = [h["acc"][str(track)][i] for h in value["history"]], colour[variant_name(m)]
+            ax0.plot(steps, acc, color=c, ls=style[m["wd"]], lw=1.1, alpha=0.85)
     for v in variants:
         ax0.plot([], [], color=colour[v], label=v)
     for wd in wds:
@@ -232,16 +229,14 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     for v in variants:
         mine = [r for r in rows if variant_name(r) == v]
         for budget, ls in zip(sorted({r["n"] for r in mine}, reverse=True), ("-", ":")):
-            best, style = best_over_wd(mine, budget, lengths), dict(marker="o", ms=2.5, ls=ls)
-            label = f"{v}, n = {budget:,}"
-            ax1.plot(lengths, [best[L] for L in lengths], color=colour[v], label=label, **style)
+            best, label = best_over_wd(mine, budget, lengths), f"{v}, n = {budget:,}"
+            kw = dict(color=colour[v], label=label, marker="o", ms=2.5, ls=ls)
+            ax1.plot(lengths, [best[L] for L in lengths], **kw)
     ax0.set(xlabel="optimizer updates", ylabel=f"accuracy at m = {track}", ylim=(-0.02, 1.06))
     ax1.axvspan(2, 19, color="0.9", lw=0)
     ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")
-    handles = {}
-    for ax in (ax0, ax1):
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
+    # one entry per label, in first-seen order (the paper's levels are drawn alike on both axes)
+    handles = {lab: h for ax in (ax0, ax1) for h, lab in zip(*ax.get_legend_handles_labels())}
     fig.legend(
         list(handles.values()), list(handles), loc="outside lower center", ncol=2, fontsize=9
     )

@@ -1,7 +1,5 @@
-"""Chapter 4's measurements: our value of each stored claim of :mod:`lengthgen.chapters.ch4.claims`,
-read from the full-scale cells under ``results/ch4/cells/`` (checked against today's plan and its
-schema). Every function takes the claims' ``results`` (a :class:`lengthgen.claims.StoredResults`)
-and follows the rules of :mod:`.rules`.
+"""Chapter 4's measurements: our value of each stored claim of :mod:`lengthgen.chapters.ch4.claims`
+from the full-scale cells (``results``: a :class:`lengthgen.claims.StoredResults`), by :mod:`.rules`.
 """
 
 from __future__ import annotations
@@ -11,14 +9,15 @@ import math
 import numpy as np
 
 from lengthgen.chapters.ch4 import paper
-from lengthgen.chapters.ch4.constructions import fixed_length_window
+from lengthgen.chapters.ch4.constructions import fixed_length_window, homogeneous_pairs
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, lengthgen_cell_name, load_stored_cell
 from lengthgen.chapters.ch4.experiments import paper_scale_rows, window_key
 from lengthgen.chapters.ch4.paper import OOD_LENGTHS
-from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound
+from lengthgen.chapters.ch4.constructions import path_lower_bound
 from lengthgen.chapters.ch4.rules import FAR_FROM, MODERATE_WD, PERFECT, ahead, binomial_se
 from lengthgen.chapters.ch4.rules import seed_mean, spearman_trend
-from lengthgen.chapters.ch4.theory import loglog_slope, relu_interpolant_margins, samples_needed
+from lengthgen.stats import loglog_slope
+from lengthgen.chapters.ch4.theory import relu_interpolant_margins, samples_needed
 
 FULL = paper.protocol("full")
 _AUT = paper.checks("full")["automaton"]
@@ -85,7 +84,7 @@ def float_agrees(results):
 
 
 def window_derived(cases=paper.WINDOW_CASES, span=paper.WINDOW_SPAN) -> dict:
-    """Our derived window for each (p, m) case over the lengths 1 … span·m (``ch4.thm41.window``)."""
+    """Our derived window per (p, m) case over the lengths 1 … span·m (``ch4.thm41.window``)."""
     return {window_key(p, m): fixed_length_window(m, p, span * m) for p, m in cases}
 
 
@@ -146,16 +145,19 @@ def under_cells(results, name="underparam"):
 
 def sine_beats_relu(results, name="underparam"):
     """Cells of the sweep ``name`` (Fig. 1, or Fig. 9's SGD sweep) where sine leads ReLU by > 2 SE."""
-    cells = under_cells(results, name)
-    wins = sum(ahead(*c["sine"][:2], *c["relu"][:2]) for c in cells.values())
-    return {"cells": len(cells), "sine ahead by > 2 SE": wins}
+    pairs = [(c["sine"], c["relu"]) for c in under_cells(results, name).values()]
+    return {"cells": len(pairs), "sine ahead by > 2 SE": _count_ahead(pairs)}
+
+
+def _count_ahead(pairs) -> int:
+    """R5: how many pairs ``((mean, SE, …), (mean, SE, …))`` have the first ahead by > 2 SE."""
+    return sum(ahead(*a[:2], *b[:2]) for a, b in pairs)
 
 
 def width_trend(results):
-    """'Reducing the width (while still sufficient for optimization) improves test accuracy', sine:
-    per (m, p, n), among widths whose every seed fits (R4), test accuracy never rises significantly
-    with width, and falls significantly from the narrowest to the widest unless the widest is
-    already near-perfect (no room to improve)."""
+    """Fig. 1, sine, per (m, p, n), among widths whose every seed fits (R4): test accuracy never
+    rises significantly with width, and falls from the narrowest to the widest unless the widest
+    is near-perfect."""
     cells = under_cells(results)
     compared = agree = 0
     for m, p, n in sorted({(m, p, n) for m, p, _, n in cells}):
@@ -185,8 +187,7 @@ def trend(results, activation, field):
 
 
 def accuracy_trend(results, activation):
-    """R5 for 'test accuracy improves with decay': the trend over the moderate decays and the rise
-    of the seed-mean test accuracy from the first decay to the last moderate one, with its SE."""
+    """R5: :func:`trend` of the test accuracy and its seed-mean rise over the moderate decays, with SE."""
     n_test = FULL["overparam"]["n_test"]
     by = {}
     for r in _over(results, activation, moderate=True):
@@ -230,8 +231,7 @@ def sine_vs_relu_over(results):
 
 # --------------------------------------------------------------------------- length generalization (Figs 4–5)
 def rows(results, sweep, activation, bias):
-    """The member rows of one variant: of a length-generalization cell (``sweep``), or of the
-    paper-scale GPU cell (``sweep`` = :data:`PAPER_CELL`, its last evaluation)."""
+    """The member rows of one variant in the sweep ``sweep`` (or :data:`PAPER_CELL`, last evaluation)."""
     if sweep == PAPER_CELL:
         gpu = paper_scale_rows(cell(results, PAPER_CELL))
         return [r for r in gpu if r["activation"] == activation and r["bias"] == bias]
@@ -275,8 +275,8 @@ def _mean_and_se(per_seed, n_test):
 
 
 def bias_gain(results, sweep):
-    """R5 for Fig. 5: per budget, the mean accuracy over every (unseen length, weight decay) of the
-    biased minus the bias-free sine MLP, and whether it exceeds N_SE standard errors."""
+    """R5, Fig. 5, per budget: biased minus bias-free sine MLP, mean accuracy over every (unseen
+    length, weight decay), and whether that gain exceeds 2 SE."""
     n_test = paper.PAPER_RUN["n_eval"] if sweep == PAPER_CELL else FULL[sweep]["n_test"]
     by = {}
     for bias in (False, True):
@@ -296,27 +296,22 @@ def transformer(results):
     by = {}
     for r in cell(results, f"transformer_m{block['m']}")["rows"]:
         by.setdefault((r["n"], r["activation"]), []).append(r["test_acc"])
-    sizes = sorted({n for n, _ in by})
-    ok = 0
-    for n in sizes:
-        s = seed_mean(by[(n, "sine")], block["n_test"])
-        ok += all(ahead(*s, *seed_mean(by[(n, a)], block["n_test"])) for a in ("relu", "gelu"))
+    sizes, ms = sorted({n for n, _ in by}), lambda n, a: seed_mean(by[(n, a)], block["n_test"])
+    ok = sum(all(ahead(*ms(n, "sine"), *ms(n, a)) for a in ("relu", "gelu")) for n in sizes)
     return {"training-set sizes": len(sizes), "sine ahead of ReLU and GELU by > 2 SE": ok}
 
 
 # --------------------------------------------------------------------------- Fig. 9 and the learning theory
 def sgd_versus_adamw(results, activation):
-    """Fig. 9 against the AdamW sweep, per cell: (SGD, AdamW) of ``activation``, each (mean test
-    accuracy over seeds, its SE, every seed fits)."""
+    """Fig. 9, per cell: (SGD, AdamW) of ``activation``, each (seed-mean test acc, SE, all fit)."""
     sgd = under_cells(results, "underparam_sgd")
     adam = under_cells(results, "underparam_adamw97")
     return {k: (sgd[k][activation], adam[k][activation]) for k in sgd}
 
 
 def sgd_relu_gap(results):
-    """Fig. 9: the cells where the ReLU MLP fits its training set (every seed) under SGD or AdamW,
-    and among them the largest |ReLU under SGD − under AdamW| (``None`` over no cell): two networks
-    at chance would match trivially."""
+    """Fig. 9: cells where the ReLU MLP fits (every seed) under SGD or AdamW, and among them the
+    largest |ReLU under SGD − under AdamW| (``None``: no cell)."""
     fit = [(s, a) for s, a in sgd_versus_adamw(results, "relu").values() if s[2] or a[2]]
     gaps = [abs(s[0] - a[0]) for s, a in fit]
     return {"cells where ReLU fits": len(fit), "largest gap": max(gaps, default=None)}
@@ -324,14 +319,13 @@ def sgd_relu_gap(results):
 
 def sgd_sine_slower(results):
     """Fig. 9: cells where sine under AdamW is ahead of sine under SGD by > 2 SE (R5)."""
-    pairs = sgd_versus_adamw(results, "sine").values()
-    ahead_ = sum(ahead(*a[:2], *s[:2]) for s, a in pairs)
-    return {"cells": len(pairs), "AdamW ahead by > 2 SE": ahead_}
+    pairs = [(a, s) for s, a in sgd_versus_adamw(results, "sine").values()]
+    return {"cells": len(pairs), "AdamW ahead by > 2 SE": _count_ahead(pairs)}
 
 
 def relu_margins_vs_interpolant(results):
-    """Sec. 6 remark: trained ReLU widths (every seed fits) and how many have every seed's normalized
-    margin above our interpolant's at the same (m, p)."""
+    """Sec. 6 remark: trained ReLU widths where every seed fits, and how many have every seed's
+    normalized margin above our interpolant's."""
     c = cell(results, "margin_widths")
     ours = relu_interpolant_margins(c["p"], [c["m"]])[0]["normalized"]
     by_w = {}
@@ -345,12 +339,11 @@ def relu_margins_vs_interpolant(results):
 
 
 def samples_slope(results, axis, level):
-    """Cor. 5.8 (``axis="p"``, width 16) or Thm 5.6 (``axis="width"``, p = 23): the log-log slope
-    of the samples needed for seed-mean test accuracy ``level`` against p or the width; ``None``
-    where some point never reaches ``level``."""
+    """Cor. 5.8 (``axis="p"``, width 16) or Thm 5.6 (``axis="width"``, p = 23): log-log slope of
+    the samples needed for test accuracy ``level`` (``None``: some point never reaches it)."""
     rows = cell(results, "sample_needs")["rows"]
     pts = [(p, w) for p, w in FULL["sample_needs"]["grid"] if (w == 16 if axis == "p" else p == 23)]
     ns = [samples_needed(rows, p, w, level) for p, w in pts]
     if None in ns:
         return None
-    return loglog_slope([p if axis == "p" else w for p, w in pts], ns)["slope"]
+    return loglog_slope([p if axis == "p" else w for p, w in pts], ns)[0]

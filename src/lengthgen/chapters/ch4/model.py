@@ -81,14 +81,7 @@ class ModularMLP:
     per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p].
     """
 
-    def __init__(
-        self,
-        p: int,
-        width: int,
-        activation: str = "sine",
-        bias: bool = False,
-        init_std: float = INIT_STD,
-    ):
+    def __init__(self, p: int, width: int, activation="sine", bias=False, init_std=INIT_STD):
         self.p = check_modulus(p)
         self.width = check_positive_int("width", width)
         self.activation = check_activation(activation)

@@ -1,14 +1,10 @@
-"""Chapter 4 at the paper's protocol (B.1.3, p = 53), on a GPU (section "At the paper's modulus").
-
-Every variant (sine, sine + bias, ReLU) x budget x weight decay x seed trains as one ensemble
-whose loop stays on the device; checkpoints (optionally in parts) let a partial run resume bit for
-bit. The loop is not :func:`lengthgen.engine.train.train_ensemble`: that engine has no hooks for what
-this run needs (resuming mid-run from the optimizer's and sampler's state, stopping before a
-deadline, batches drawn on the device from one generator rather than one CPU generator per
-member), so it could not give these results.
-
-``python -m lengthgen.chapters.ch4.paper_scale store-checkpoint SRC NAME`` keeps a brought-back
-checkpoint (:func:`main`); ``scripts/gpu_ch4.sh`` prepares a bare GPU machine.
+"""Chapter 4 at the paper's protocol (B.1.3, p = 53), on a GPU (section "At the paper's modulus"):
+:func:`train_paper_scale` trains every variant x budget x weight decay x seed as one ensemble whose
+loop stays on the device; checkpoints (optionally in parts) let a partial run resume bit for bit.
+Not :func:`lengthgen.engine.train.train_ensemble`: it cannot resume mid-run from the optimizer's
+and sampler's state, stop before a deadline, or draw batches on the device from one generator.
+:func:`main` (``store-checkpoint SRC NAME``) keeps a brought-back checkpoint; ``scripts/gpu_ch4.sh``
+prepares a bare GPU machine.
 """
 
 from __future__ import annotations
@@ -98,25 +94,16 @@ class VariantMLP:
     def optimizer(self, params: dict, lr: float) -> EnsembleOptimizer:
         """B.1.3's Muon (float32 Newton–Schulz) on W and V, AdamW without decay on b; decoupled decay
         on V for every member and on W for the ReLU members only."""
-        cfg = OptimConfig(
-            "muon",
-            lr=lr,
-            weight_decay=[m["wd"] for m in self.members],
-            decay=["W", "V"],
-            muon_params=["W", "V"],
-            adamw_params=["b"],
-            ns_dtype=NS_DTYPE,
-            decay_members={"W": [m["activation"] == "relu" for m in self.members]},
-        )
+        kw = dict(muon_params=["W", "V"], adamw_params=["b"], ns_dtype=NS_DTYPE, decay=["W", "V"])
+        kw["decay_members"] = {"W": [m["activation"] == "relu" for m in self.members]}
+        cfg = OptimConfig("muon", lr=lr, weight_decay=[m["wd"] for m in self.members], **kw)
         return EnsembleOptimizer(cfg, params, ["W", "V", "b"])
 
 
 class DeviceLengthSampler:
     """Single-length mini-batches drawn on the device, as in the authors' released loop: each
-    member's training set (padded to the largest budget) lives on the device, its epoch walks the
-    length shards in order, each reshuffled from one device generator (``seed``, part of
-    :meth:`state`); an epoch is :attr:`spe` updates.
-    """
+    member's padded training set lives on the device, its epoch (:attr:`spe` updates) walks the
+    length shards in order, each reshuffled from one device generator (``seed``)."""
 
     def __init__(self, sets, p: int, batch: int, device, seed: int):
         self.dev, self.B, self.p = device, check_positive_int("batch size", batch), p
@@ -152,9 +139,8 @@ class DeviceLengthSampler:
         return self.batch()
 
     def reshuffle(self, step: int) -> None:
-        """At update ``step``, a fresh permutation (within each length shard) for the members whose
-        epoch starts there (known on the host: no synchronisation); :attr:`perm` is updated in
-        place."""
+        """A fresh in-shard permutation, in place, for the members whose epoch starts at ``step``
+        (known on the host: no synchronisation)."""
         restart = [step % s == 0 for s in self.spe]
         if any(restart):
             keys = self.shard + torch.rand(self.shard.shape, generator=self.gen, device=self.dev)
@@ -162,8 +148,7 @@ class DeviceLengthSampler:
             self.perm.copy_(fresh if all(restart) else torch.where(self.k == 0, fresh, self.perm))
 
     def batch(self):
-        """The next batch of every member (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding), advancing
-        ``k`` in place (device work only)."""
+        """The next batch of every member (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding)."""
         pos = (self.start.gather(1, self.k) + self.ar).clamp(max=self.n_max - 1)
         valid = self.ar < self.length.gather(1, self.k)
         idx = self.perm.gather(1, pos)
@@ -197,9 +182,8 @@ class DeviceLengthSampler:
 
 # --------------------------------------------------------------------------- checkpoints
 def _load_checkpoint(path: Path, key: str, device):
-    """The checkpoint ``path`` (a ``checkpoint.pt`` file, or a folder of parts with a manifest) if
-    it belongs to ``key``; ``None`` when absent or of another configuration; an unreadable one
-    raises :class:`ResultFileError` naming it."""
+    """The checkpoint ``path`` (a ``.pt`` file or a folder of parts) if it belongs to ``key``, else
+    ``None``; an unreadable one raises :class:`ResultFileError` naming it."""
     if path.suffix != ".pt":
         obj = load_parts(path, map_location=device) if path.is_dir() else None
     elif path.is_file():
@@ -249,23 +233,18 @@ _CONFIG_KEYS = (
 
 def _paper_config(cfg: dict) -> dict:
     """The run's configuration, checked and in canonical form, as hashed into its checkpoints' key."""
-    lists = {k: list(cfg[k]) for k in ("budgets", "wds", "seeds")}
-    return {
-        **cfg,
-        **lists,
-        "p": check_modulus(cfg["p"]),
-        "width": check_positive_int("width", cfg["width"]),
-        "variants": [list(v) for v in cfg["variants"]],
-        "lr": check_finite("lr", cfg["lr"], nonnegative=True),
-        **{k: check_positive_int(k, cfg[k]) for k in ("steps", "eval_every", "n_eval")},
-        **{k: [check_length(m) for m in cfg[k]] for k in ("eval_lengths", "train_lengths")},
-    }
+    out = {**cfg, **{k: list(cfg[k]) for k in ("budgets", "wds", "seeds")}}
+    out.update(p=check_modulus(cfg["p"]), width=check_positive_int("width", cfg["width"]))
+    out.update(variants=[list(v) for v in cfg["variants"]])
+    out.update(lr=check_finite("lr", cfg["lr"], nonnegative=True))
+    out.update({k: check_positive_int(k, cfg[k]) for k in ("steps", "eval_every", "n_eval")})
+    out.update({k: [check_length(m) for m in cfg[k]] for k in ("eval_lengths", "train_lengths")})
+    return out
 
 
 # --------------------------------------------------------------------------- the run
 class _PaperRun:
-    """The state of one paper-scale run -- model, sampler, parameters, optimizer, evaluation
-    history, loss accumulator -- which its checkpoints hold, and the run's loop over it."""
+    """One paper-scale run: the state its checkpoints hold, and its loop."""
 
     def __init__(self, cfg, members, dev, workdir, parts):
         self.cfg, self.members, self.dev, self.parts = cfg, members, dev, parts
@@ -295,8 +274,7 @@ class _PaperRun:
         self._resume()
 
     def _resume(self) -> None:
-        """Resume from the further-along of ``checkpoint.pt`` and the parted checkpoint, if any
-        belongs to this configuration."""
+        """Resume from the further-along of this configuration's checkpoints, if any."""
         if self.ckpt_path is None:
             return
         where = (self.ckpt_path, self.ckpt_path.with_name(PARTS_DIR))
@@ -314,8 +292,7 @@ class _PaperRun:
         print(f"resumed from {path} at update {self.step}", flush=True)
 
     def update(self) -> None:
-        """One training update of the whole ensemble: batch, masked cross-entropy, gradients,
-        bias mask, optimizer step, loss sum (the caller reshuffles at epoch starts)."""
+        """One update of the ensemble (the caller reshuffles at epoch starts)."""
         names = ("W", "V", "b")
         x, y = self.sampler.batch()
         P = {n: self.params[n].detach().requires_grad_(True) for n in names}
@@ -345,21 +322,17 @@ class _PaperRun:
             torch.save(obj, tmp)
             os.replace(tmp, self.ckpt_path)
         # the evaluations so far as readable JSON too: a run killed outright keeps them
+        note = {"note": "progress of an unfinished paper-scale run (not a stored cell)"}
+        seeds = sorted({m["seed"] for m in self.members})
+        prov = provenance(scale="paper", device=str(self.dev), seeds=seeds, extra=note)
+        value = {"step": self.step, "target": steps, "members": self.members}
         save_result(
-            self.ckpt_path.with_name("progress.json"),
-            {"step": self.step, "target": steps, "members": self.members, "history": self.history},
-            provenance(
-                scale="paper",
-                device=str(self.dev),
-                seeds=sorted({m["seed"] for m in self.members}),
-                extra={"note": "progress of an unfinished paper-scale run (not a stored cell)"},
-            ),
+            self.ckpt_path.with_name("progress.json"), {**value, "history": self.history}, prov
         )
 
     @torch.no_grad()
     def evaluate(self, chunk: int = 4096) -> None:
-        """Record one evaluation -- each member's accuracy on its own training set and on each
-        held-out bank, its mean training loss since the last one -- and print a progress line."""
+        """Record each member's train and held-out accuracies and mean loss; print a progress line."""
         s = self.sampler
         n_ok = 0
         for lo in range(0, s.n_max, chunk):
@@ -459,12 +432,10 @@ def train_paper_scale(
     checkpoint_parts: bool | None = None,
     _stop_at: int | None = None,
 ) -> dict:
-    """Train the B.1.3 study at the paper's settings as one on-device ensemble (module docstring).
-
-    Returns the members, updates per epoch, the evaluation history, final accuracies, throughput
-    and ``partial`` (stopped at ``deadline`` − ``stop_margin_s``). ``checkpoint_parts`` (``None``:
-    ``$LENGTHGEN_CH4_PARTS`` = 1) writes the checkpoint in parts; ``_stop_at`` is for tests.
-    """
+    """Train the B.1.3 study at the paper's settings as one on-device ensemble: members, updates per
+    epoch, evaluation history, final accuracies, throughput and ``partial`` (stopped at
+    ``deadline`` − ``stop_margin_s``). ``checkpoint_parts`` (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1)
+    writes the checkpoint in parts; ``_stop_at`` is for tests."""
     t_call = time.perf_counter()
     cfg = _paper_config({k: v for k, v in locals().items() if k in _CONFIG_KEYS})
     members = members_of(variants, budgets, wds, seeds)
@@ -484,27 +455,22 @@ def train_paper_scale(
 
 
 def paper_scale_flops(p: int, width: int, members: int, batch: int = BATCH_SIZE) -> float:
-    """Floating-point operations of the forward and backward passes of one training update of the
-    ensemble (forward 2 matmuls, backward 3, each ``2·E·B·d·p``); Muon's Newton–Schulz iteration
-    is :func:`newton_schulz_flops`, elementwise work is not counted."""
+    """Matmul FLOPs of one update's forward (2) and backward (3) passes, each ``2·E·B·d·p``."""
     return 5 * 2.0 * members * batch * width * p
 
 
 def newton_schulz_flops(p: int, width: int, members: int, steps: int = 5) -> float:
-    """Floating-point operations of Muon's Newton–Schulz iteration in one update of the ensemble:
-    ``steps`` quintic steps on each of the two d×p weight matrices, each on the short side
-    ``a = min(d, p)``, ``b = max(d, p)``: XXᵀ (2a²b), its square (2a³) and the product with X
-    (2a²b) -- ``2·E·steps·(4a²b + 2a³)``, whatever the batch size (additions and the normalisation
-    not counted)."""
+    """Matmul FLOPs of Muon's Newton–Schulz in one update, whatever the batch: ``steps`` quintic
+    steps on each of the two d×p matrices, with ``a = min(d, p)``, ``b = max(d, p)``: XXᵀ (2a²b),
+    its square (2a³), the product with X (2a²b), i.e. ``2·E·steps·(4a²b + 2a³)``."""
     a, b = min(p, width), max(p, width)
     return 2.0 * members * steps * (4 * a * a * b + 2 * a**3)
 
 
 def store_checkpoint(src, name: str, dest_root=None) -> dict:
-    """Copy the parted checkpoint in ``src`` (a run's ``workdir/checkpoint``) to
-    ``results/ch4/checkpoints/<name>/`` (or ``dest_root/<name>``), keeping only the latest
-    (:func:`lengthgen.engine.parts.copy_parts`: never replaced by a run that got less far). Returns
-    what happened, the stored update count and the stored size in bytes."""
+    """Copy the parted checkpoint ``src`` to ``results/ch4/checkpoints/<name>/`` (or
+    ``dest_root/<name>``) unless the stored one got further (:func:`~lengthgen.engine.parts.copy_parts`):
+    what happened, the stored update count and size."""
     from lengthgen.engine.parts import copy_parts, parts_size, read_manifest
     from lengthgen.store import results_dir
 

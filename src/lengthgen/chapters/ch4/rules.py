@@ -1,37 +1,19 @@
 """How chapter 4 compares our numbers with the paper's: each rule once, as code, named by the
-claims of :mod:`lengthgen.chapters.ch4.claims`.
+claims of :mod:`lengthgen.chapters.ch4.claims`. Fixed before looking at our values; the paper
+gives no error bars and no numbers for its figures, only sentences.
 
-How a comparison is chosen (rules fixed before looking at our values)
-----------------------------------------------------------------------
-The paper reports no standard errors or intervals and no numbers for its figures:
-its figure claims are sentences ("near-perfect", "chance", "sine outperforms ReLU"). So:
-
-R1  *Exact statements of a theorem* (an accuracy of exactly 1): ``equal`` (:data:`R1`).
-R2  *Exact population accuracies* that we evaluate on every input, in float64: ``value`` with
-    tolerance ``1e-12`` (a ratio of integers, up to float rounding) (:data:`R2`).
-R3  *Exact population accuracies estimated from N i.i.d. random inputs*: ``value`` with tolerance
-    3 binomial standard errors, ``3·sqrt(q(1−q)/N)`` with q the paper's value (:func:`r3_tolerance`).
-R4  *An accuracy level the paper states in words*: "perfect", "near-perfect", "essentially
-    perfect", "excellent" are read as 1 and "chance" as 1/p, each with a band of ±0.05 (what such a
-    word can mean on a 0–1 accuracy axis): ``interval`` ``[0.95, 1]`` or ``[1/p − 0.05, 1/p + 0.05]``.
-    Exception: at p = 53 (the GPU run) ±0.05 would admit 3.6 times chance, so there "chance" is
-    read by R3 as the population accuracy 1/p of a predictor at chance (:data:`CHANCE_P53`).
-    Accuracies follow the paper's reporting convention (App. B.1): per length, the best over weight
-    decay of the seed-averaged accuracy; "all seen lengths" / "all unseen lengths" take the worst
-    length, "chance at longer unseen lengths" the highest accuracy at lengths ≥ 201.
-R5  *An order the paper states in words* ("A outperforms B", "the bias makes it more robust",
-    "margins grow"): ``direction``, never counted as a numeric reproduction. An order between two
-    accuracies counts only where the difference exceeds 2 standard errors of the difference: for a
-    mean over k seeds, SE² = max(s²/k, ā(1−ā)/(kN)) (s the seed-to-seed standard deviation, N the
-    test inputs; the binomial term alone for one seed) (:func:`seed_mean`, :func:`ahead`). A trend
-    over a grid counts only where an exact one-sided permutation test of Spearman's ρ gives
-    p < 0.05 (:func:`significant_rise`); a trend of an *accuracy* counts only where, in addition,
-    the change from the grid's first point to its last exceeds 2 SE of the difference (a rank test
-    alone passes a monotone change of any size, however far inside the binomial noise of the test
-    set). The range of a "moderate" weight decay is the paper's one stated grid (B.1.3: up to 0.3);
-    larger values are "excessive".
-R6  *Our own checks* (brute force against a construction, a consequence that holds by
-    construction, agreement of the live run with the stored one) are ``group="self-check"``.
+R1  An exact statement of a theorem (accuracy exactly 1): ``equal`` (:data:`R1`).
+R2  An exact population accuracy evaluated on every input in float64: ``value`` ± 1e-12.
+R3  An exact population accuracy estimated from N i.i.d. inputs: ± 3 binomial SE
+    (:func:`r3_tolerance`); also "chance" in the p = 53 GPU run (:data:`R3_CHANCE_P53`).
+R4  A level stated in words: "perfect", "near-perfect", "excellent" read as 1, "chance" as 1/p,
+    each ± :data:`WORD_BAND`; per length the best over weight decay of the seed mean (App. B.1),
+    "all lengths" taking the worst length, "chance at longer lengths" the highest at ≥ FAR_FROM.
+R5  An order stated in words: ``direction``, counted only beyond 2 SE of the difference
+    (:func:`seed_mean`, :func:`ahead`); a trend only where Spearman's ρ is significant at 5 %
+    (:func:`significant_rise`), an accuracy trend also beyond 2 SE end to end. "Moderate" weight
+    decay ends at the paper's one stated grid's top (B.1.3: 0.3).
+R6  Our own checks (brute force, consequences by construction, live vs stored): ``self-check``.
 """
 
 from __future__ import annotations

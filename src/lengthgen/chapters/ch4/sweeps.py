@@ -1,5 +1,6 @@
 """Chapter 4's training cells (:func:`lengthgen.chapters.ch4.experiments.cells`), each a function of
-its full configuration returning a JSON-ready value, trained through :func:`.training.fit`.
+its full configuration returning a JSON-ready value, trained through :func:`.training.fit`; and
+the transformer baseline of App. B.1.4 (:class:`LastTokenDecoder`, section "Claim 6").
 """
 
 from __future__ import annotations
@@ -10,19 +11,18 @@ import time
 import torch
 
 from lengthgen.chapters.ch4 import experiments_cell
-from lengthgen.chapters.ch4.constructions import relu_kinks
-from lengthgen.chapters.ch4.data import Dataset, all_count_vectors, labels_of, labels_of_counts
-from lengthgen.chapters.ch4.data import nonempty, sample_tokens, test_seed, test_set
-from lengthgen.chapters.ch4.data import train_seed, train_set
+from lengthgen.chapters.ch4.constructions import homogeneous_pairs, path_lower_bound, relu_kinks
+from lengthgen.chapters.ch4.constructions import relu_width_lower_bound
+from lengthgen.chapters.ch4.data import Dataset, all_count_vectors, check_length, check_modulus
+from lengthgen.chapters.ch4.data import check_tokens, labels_of, labels_of_counts, nonempty
+from lengthgen.chapters.ch4.data import sample_tokens, test_seed, test_set, train_seed, train_set
 from lengthgen.chapters.ch4.model import ACTIVATIONS, ModularMLP, Network, check_activation
-from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, PAPER_SEEDS, TRAIN_LENGTHS
-from lengthgen.chapters.ch4.relu_limits import homogeneous_pairs, path_lower_bound
-from lengthgen.chapters.ch4.relu_limits import relu_width_lower_bound
+from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, INIT_STD, PAPER_SEEDS
+from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, TRANSFORMER_INIT_SEED_OFFSET
 from lengthgen.chapters.ch4.training import EpochSampler, accuracy_on, b1_optimizer, fit
 from lengthgen.chapters.ch4.training import fit_columns, masked_loss, masked_metric, padded_sets
 from lengthgen.chapters.ch4.training import resolve_device, updates_per_epoch
-from lengthgen.chapters.ch4.transformer import LastTokenDecoder, addition_sequences
-from lengthgen.config import check_positive_int, check_seeds
+from lengthgen.config import check_finite, check_positive_int, check_seeds
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble
@@ -77,18 +77,7 @@ TWO_LENGTH_RUNS = (
 
 
 @experiments_cell
-def two_lengths(
-    *,
-    p: int,
-    m1: int,
-    m2: int,
-    width: int,
-    steps: int,
-    lr: float,
-    seeds,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
+def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", progress=False) -> dict:
     """Thm 4.4: bias-free ReLU trained on X_m1 alone, on X_m1 ∪ X_m2, and a ReLU with bias on the union."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
     a, b = _all_length_set(m1, p), _all_length_set(m2, p)
@@ -140,17 +129,17 @@ def underparam(
     (section "Claim 3"): one ensemble per (config, activation, width) over (budget, seed); test
     sets fixed per (seed, m)."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
     members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
-    rows, seeds_e = [], [s for _, s in members]
+    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size)
+    run["seeds"], rows = [s for _, s in members], []
     for m, p in nonempty("configs", configs):
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = {s: test_set(s, p, m, n_test) for s in seeds}
         tests_e = [tests[s] for _, s in members]
         for act, w in itertools.product(ACTIVATIONS, nonempty("widths", widths)):
-            run.update(optim=b1_optimizer(optimizer, lr, 0.0, act, False), seeds=seeds_e)
-            model, desc = ModularMLP(p, w, act), f"under m={m} p={p} {act} d={w}"
-            cols = fit_columns(model, train, tests_e, desc=desc, **run)
+            optim = b1_optimizer(optimizer, lr, 0.0, act, False)
+            desc = f"under m={m} p={p} {act} d={w}"
+            cols = fit_columns(ModularMLP(p, w, act), train, tests_e, optim=optim, desc=desc, **run)
             rows += _rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
     return {"rows": rows}
 
@@ -173,15 +162,17 @@ def overparam(
 ) -> dict:
     """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins (section "Claim 4")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
     members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
+    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size, margins=True)
+    run["seeds"], wds_e = [s for _, s in members], [wd for wd, _ in members]
     train = [train_set(s, p, (m,), n) for _, s in members]
     tests = {s: test_set(s, p, m, n_test) for s in seeds}
-    rows, tests_e, seeds_e = [], [tests[s] for _, s in members], [s for _, s in members]
+    rows, tests_e = [], [tests[s] for _, s in members]
     for act in ACTIVATIONS:
-        optim = b1_optimizer("muon", lr, [wd for wd, _ in members], act, False)
-        run.update(optim=optim, seeds=seeds_e, desc=f"over {act}")
-        cols = fit_columns(ModularMLP(p, width, act), train, tests_e, margins=True, **run)
+        optim = b1_optimizer("muon", lr, wds_e, act, False)
+        cols = fit_columns(
+            ModularMLP(p, width, act), train, tests_e, optim=optim, desc=f"over {act}", **run
+        )
         rows += _rows(members, "wd seed", cols, activation=act)
     return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
 
@@ -252,18 +243,13 @@ def lengthgen(
     acc.update(_accuracy_by_length(model, P, seeds_e, p, lengths, n_test, dev))
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
-    tracked = {
-        "track_length": track_length,
-        "val_step": res.history["val_step"].tolist(),
-        "val_acc": res.history["val_acc"].tolist(),
-    }
     out = {"rows": _rows(members, "n wd seed", cols, activation=act, bias=bias)}
-    out.update({"wall_time_s": res.wall_time_s, "steps": res.steps_run})
-    out.update(
-        {f"example_{k}": P[k][best].tolist() for k in "WV"}, example_member=list(members[best])
-    )
-    out["example_b"] = P["b"][best].tolist() if bias else None
-    return {**out, **(tracked if validation is not None else {})}
+    out.update(wall_time_s=res.wall_time_s, steps=res.steps_run, example_member=list(members[best]))
+    out.update({f"example_{k}": P[k][best].tolist() if k in P else None for k in "WVb"})
+    if validation is not None:  # the tracked accuracy
+        out.update({k: res.history[k].tolist() for k in ("val_step", "val_acc")})
+        out["track_length"] = track_length
+    return out
 
 
 @experiments_cell
@@ -288,29 +274,68 @@ def budget_study(
     progress: bool = False,
 ) -> dict:
     """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
-    one ensemble over weight decays, 4× longer than the length-generalization cells, with the
-    accuracy at ``val_length`` recorded every ``every`` updates (no early stopping).
-    """
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
-    model, seeds_e = ModularMLP(p, width, "sine", bias=True), [s for _, s in members]
-    train = [train_set(s, p, train_lengths, n) for s in seeds_e]
-    optim = b1_optimizer("muon", lr, [wd for wd, _ in members], "sine", True)
-    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev)
-    validation = _tracking(every, seeds[0], p, val_length, n_val)
-    res = fit(
-        model, train, optim=optim, seeds=seeds_e, desc="budget study", validation=validation, **run
-    )
-    lengths = tuple(in_domain_lengths) + tuple(nonempty("test_lengths", test_lengths))
-    acc = _accuracy_by_length(model, res.final_params, seeds_e, p, lengths, n_test, dev)
+    :func:`lengthgen` at one budget over weight decays, 4× longer, with the accuracy at
+    ``val_length`` recorded every ``every`` updates, reshaped per member."""
+    run = dict(p=p, width=width, budgets=(n,), wds=wds, steps=steps, lr=lr, seeds=seeds, bias=True)
+    run.update(n_test=n_test, test_lengths=test_lengths, train_lengths=train_lengths)
+    run.update(in_domain_lengths=in_domain_lengths, batch_size=batch_size, progress=progress)
+    out = lengthgen(**run, device=device, track_every=every, track_length=val_length, n_track=n_val)
+    lengths, rows = (*in_domain_lengths, *test_lengths), out["rows"]
     return {
-        "members": [list(m) for m in members],
+        "members": [[r["wd"], r["seed"]] for r in rows],
         "val_length": val_length,
-        "val_step": res.history["val_step"].tolist(),
-        "val_acc": res.history["val_acc"].tolist(),
-        "final_acc": {str(L): a for L, a in acc.items()},
+        **{k: out[k] for k in ("val_step", "val_acc")},
+        "final_acc": {str(L): [r[str(L)] for r in rows] for L in lengths},
         "steps": steps,
     }
+
+
+# --------------------------------------------------------------------------- the transformer (B.1.4)
+def addition_sequences(tokens: torch.Tensor, p: int) -> torch.Tensor:
+    """B.1.4 tokenisation: ``x1 + x2 + … + xm =`` with ``+`` = id p and ``=`` = id p+1; [n, 2m]."""
+    tok = check_tokens(tokens, p)
+    n, m = tok.shape
+    seq = torch.full((n, 2 * m), p, dtype=torch.long)
+    seq[:, 0::2] = tok
+    seq[:, -1] = p + 1
+    return seq
+
+
+class LastTokenDecoder:
+    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the
+    ``=``), initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0) from generator
+    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``.
+    """
+
+    def __init__(
+        self, p: int, m: int, activation: str, d_model: int = 64, init_std: float = INIT_STD
+    ):
+        from lengthgen.nn.decoder import Decoder
+
+        self.p, self.m = check_modulus(p), check_length(m)
+        check_positive_int("d_model", d_model)
+        shape = dict(n_layers=1, n_heads=1, d_model=d_model, vocab=p + 2, L0=2 * m, n_out=p)
+        self.dec = Decoder("learned_abs", activation=activation, **shape)
+        self.init_std = check_finite("init_std", init_std, nonnegative=True)
+
+    def init(self, seeds, dtype=torch.float32, device=None):
+        """Per-member parameters ``{name: [E, ...]}`` on ``device`` with the B.1.4 initialisation."""
+        params = self.dec.init(seeds, dtype=dtype, device=device)
+        for e, s in enumerate(seeds):
+            g = torch.Generator().manual_seed(int(s) + TRANSFORMER_INIT_SEED_OFFSET)
+            for name, t in params.items():
+                leaf = name.split(".")[-1]
+                if leaf.endswith("_g"):
+                    continue
+                if leaf.startswith("b") or leaf.endswith("_b"):
+                    t[e].zero_()
+                else:
+                    t[e].copy_(torch.randn(t[e].shape, generator=g) * self.init_std)
+        return params
+
+    def forward(self, params, x):
+        """Logits at the last position: [E, B, p]."""
+        return self.dec.forward(params, x.long())[:, :, -1]
 
 
 def _sequences(seed_value: int, n: int, m: int, p: int):
@@ -409,9 +434,7 @@ def epoch_timing(
     the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear +
     torch.optim.Muon) (section "How fast is an epoch?")."""
     runs, dev = check_positive_int("runs", runs), resolve_device(device)
-    seeds = list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))
-    if runs <= len(PAPER_SEEDS):
-        seeds = list(PAPER_SEEDS[:runs])
+    seeds = list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))  # the paper's, continued
     train = [train_set(s, p, TRAIN_LENGTHS, n) for s in seeds]
     steps = -(-n // BATCH_SIZE)
     optim = OptimConfig("muon", lr=1e-3, weight_decay=0.01, decay=["V"])
@@ -424,11 +447,10 @@ def epoch_timing(
     t0 = time.perf_counter()
     for s, d in zip(seeds, train):
         torch.manual_seed(s)
-        W = torch.nn.Linear(p, width, bias=False)
-        V = torch.nn.Linear(width, p, bias=False)
-        torch.nn.init.normal_(W.weight, std=0.01)
-        torch.nn.init.normal_(V.weight, std=0.01)
-        W, V = W.to(dev), V.to(dev)
+        W, V = torch.nn.Linear(p, width, bias=False), torch.nn.Linear(width, p, bias=False)
+        for layer in (W, V):
+            torch.nn.init.normal_(layer.weight, std=0.01)
+            layer.to(dev)
         x, y = d.x.to(dev), d.y.to(dev)
         opt = torch.optim.Muon([W.weight, V.weight], lr=1e-3, weight_decay=0.01)
         perm = torch.randperm(len(d), generator=torch.Generator().manual_seed(s)).to(dev)

@@ -15,10 +15,10 @@ import torch
 from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import construct_relu
 from lengthgen.chapters.ch4.data import check_length, check_modulus, nonempty, test_set, train_set
-from lengthgen.chapters.ch4.margins import layer_norm_product, margins, train_margins
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE
-from lengthgen.chapters.ch4.training import b1_optimizer, fit_accuracies, resolve_device
+from lengthgen.chapters.ch4.training import b1_optimizer, fit_columns, layer_norm_product, margins
+from lengthgen.chapters.ch4.training import resolve_device
 from lengthgen.config import ConfigError, check_positive_int, check_seeds
 
 
@@ -112,20 +112,19 @@ def margin_widths(
     """B.1.2 at several widths (Sec. 6 remark): Muon at one weight decay, one ensemble per
     (activation, width) over seeds; train/test accuracy and the normalized 0.5 % margin."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
+    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size, seeds=seeds)
     train = [train_set(s, p, (m,), n) for s in seeds]
     tests = [test_set(s, p, m, n_test) for s in seeds]
-    rows = []
+    rows, keep = [], ("train_acc", "test_acc", "normalized_margin")
     for act, w in itertools.product(activations, nonempty("widths", widths)):
         model = ModularMLP(p, w, check_activation(act))
         optim = b1_optimizer("muon", lr, wd, act, False)
-        P, tr, te = fit_accuracies(
-            model, train, tests, optim=optim, seeds=seeds, desc=f"{act} d={w}", **run
+        cols = fit_columns(
+            model, train, tests, margins=True, optim=optim, desc=f"{act} d={w}", **run
         )
-        mg = train_margins(model, P, train, device=dev)
         rows += [
-            dict(activation=act, width=w, seed=s, train_acc=a, test_acc=b, normalized_margin=g)
-            for s, a, b, g in zip(seeds, tr, te, mg["normalized"])
+            {"activation": act, "width": w, "seed": s, **{k: c[k] for k in keep}}
+            for s, c in zip(seeds, cols)
         ]
     return {"rows": rows, "m": m, "p": p, "n": n, "wd": wd}
 
@@ -155,13 +154,9 @@ def sample_needs(
         train = [train_set(s, p, (m,), n) for n, s in members]
         tests = [test_set(s, p, m, n_test) for _, s in members]
         model, seeds_e = ModularMLP(p, w, "sine"), [s for _, s in members]
-        _, tr, te = fit_accuracies(
-            model, train, tests, optim=optim, seeds=seeds_e, desc=f"samples p={p} d={w}", **run
-        )
-        rows += [
-            {"p": p, "width": w, "n": n, "seed": s, "train_acc": a, "test_acc": b}
-            for (n, s), a, b in zip(members, tr, te)
-        ]
+        desc = f"samples p={p} d={w}"
+        cols = fit_columns(model, train, tests, optim=optim, seeds=seeds_e, desc=desc, **run)
+        rows += [{"p": p, "width": w, "n": n, "seed": s, **c} for (n, s), c in zip(members, cols)]
     return {"rows": rows, "m": m}
 
 
@@ -180,18 +175,3 @@ def samples_needed(rows, p: int, width: int, level: float) -> float | None:
             t = (level - acc[i - 1]) / (a - acc[i - 1])
             return float(math.exp((1 - t) * math.log(ns[i - 1]) + t * math.log(ns[i])))
     return None
-
-
-def loglog_slope(xs, ys) -> dict:
-    """Least-squares slope of log y on log x, its standard error and 95 % interval (Student t)."""
-    from scipy.stats import linregress, t
-
-    if len(xs) < 3 or len(xs) != len(ys):
-        raise ConfigError(f"a slope needs ≥ 3 (x, y) pairs, got {len(xs)} x and {len(ys)} y")
-    fit_ = linregress(np.log(xs), np.log(ys))
-    h = float(t.ppf(0.975, len(xs) - 2)) * fit_.stderr
-    return {
-        "slope": float(fit_.slope),
-        "SE": float(fit_.stderr),
-        "95% interval": [float(fit_.slope - h), float(fit_.slope + h)],
-    }

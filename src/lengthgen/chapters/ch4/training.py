@@ -1,6 +1,8 @@
 """Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
-budget", App. B.1). Parameters are initialised on CPU generators (device-independent numbers),
-then trained and evaluated on ``device`` (noted in the cell's provenance).
+budget", App. B.1; parameters initialised on CPU generators, then trained on ``device``), and the
+margins of Sec. 6 / B.1.2 (section "Claim 4"): :func:`margins`, its 0.5th percentile
+(:func:`percentile_margin`), the normaliser :func:`layer_norm_product` and all three per member
+(:func:`train_margins`).
 """
 
 from __future__ import annotations
@@ -13,15 +15,15 @@ import torch.nn.functional as F
 from lengthgen.chapters.ch4.data import Dataset, split_budget
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE
-from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import get_device
 from lengthgen.engine import train as engine
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 
 
 def resolve_device(device) -> torch.device:
-    """The torch device for ``device``: a ``torch.device`` as given (tests use ``"meta"``), else
-    :func:`lengthgen.config.get_device` (``"auto"``, ``"cpu"``, ``"cuda"``; ``None`` = $LENGTHGEN_DEVICE)."""
+    """A ``torch.device`` as given (tests use ``"meta"``), else :func:`lengthgen.config.get_device`."""
     return device if isinstance(device, torch.device) else get_device(device)
 
 
@@ -53,10 +55,9 @@ def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, tor
 
 
 class EpochSampler:
-    """The engine's ``sample(step, generators, members)`` for static per-member training sets, with
-    mixed-length batches: member e's set is reshuffled at each of its epochs by its own generator
-    (B.1) and cut into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``.
-    """
+    """The engine's ``sample(step, generators, members)`` over static per-member training sets,
+    mixed-length batches: each epoch member e's set is reshuffled by its own generator (B.1) and cut
+    into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``."""
 
     def __init__(
         self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
@@ -91,9 +92,7 @@ class EpochSampler:
 
 class LengthEpochSampler(EpochSampler):
     """Single-length mini-batches, as in the authors' released loop: an epoch walks the training
-    lengths in order, each shard reshuffled and cut into ``ceil(n_m / batch_size)`` batches
-    (:func:`updates_per_epoch`).
-    """
+    lengths in order, each shard reshuffled and cut into ``ceil(n_m / batch_size)`` batches."""
 
     def __init__(
         self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
@@ -114,8 +113,7 @@ class LengthEpochSampler(EpochSampler):
         return len(self.plan[e])
 
     def _indices(self, e: int, k: int, gen) -> torch.Tensor:
-        """Batch ``k`` of member ``e``'s epoch: one chunk of one length's shard (shards reshuffled
-        when ``k = 0``)."""
+        """Batch ``k`` of member ``e``'s epoch: a chunk of one length's shard (reshuffled at k = 0)."""
         if k == 0 or e not in self.shard_perm:
             self.shard_perm[e] = [
                 ix[torch.randperm(len(ix), generator=gen)] for ix in self.shards[e]
@@ -132,8 +130,8 @@ SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
 def updates_per_epoch(
     n: int, lengths: Sequence[int], batch_size: int = BATCH_SIZE, by_length: bool = True
 ) -> int:
-    """Updates in one epoch over the B.1.3 training set of budget ``n`` split evenly over
-    ``lengths``: ``Σ_m ceil(n_m / batch_size)`` with single-length batches, else ``ceil(n / batch_size)``."""
+    """Updates per epoch of budget ``n`` split over ``lengths``: ``Σ_m ceil(n_m / batch_size)``
+    with single-length batches, else ``ceil(n / batch_size)``."""
     if not by_length:
         return -(-n // batch_size)
     return sum(-(-k // batch_size) for k in split_budget(n, lengths))
@@ -145,18 +143,12 @@ def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig
     bias is trained by AdamW without decay. ``lr`` and ``wds`` may be one value per member."""
     check_choice("optimizer", name, ("adamw", "muon", "sgd"))
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
-    if name == "sgd":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
-        return OptimConfig("sgd", lr=lr, weight_decay=wds, decay=decay)
-    if name == "adamw":
-        return OptimConfig("adamw", lr=lr, weight_decay=wds, decay=decay)
+    kw = dict(lr=lr, weight_decay=wds, decay=decay)
+    if name != "muon":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
+        return OptimConfig(name, **kw)
+    bias_params = ["b"] if bias else ()
     return OptimConfig(
-        "muon",
-        lr=lr,
-        weight_decay=wds,
-        decay=decay,
-        muon_params=["W", "V"],
-        ns_dtype=NS_DTYPE,
-        adamw_params=["b"] if bias else (),
+        name, **kw, muon_params=["W", "V"], ns_dtype=NS_DTYPE, adamw_params=bias_params
     )
 
 
@@ -176,35 +168,22 @@ def fit(
     validation=None,
     sampler: str = "mixed",
 ):
-    """Train one ensemble of ``model`` on ``device`` (member e: init seed ``seeds[e]``, training set
-    ``datasets[e]``) through :func:`lengthgen.engine.train.train_ensemble`: ``steps`` updates of
-    ``optim`` on :func:`masked_loss`, batches by :class:`EpochSampler` (``sampler="mixed"``) or
-    :class:`LengthEpochSampler` (``"by_length"``), optional ``validation``. Returns the engine's
-    ``TrainResult`` (parameters on the CPU).
-    """
+    """Train one ensemble of ``model`` (member e: seed ``seeds[e]``, data ``datasets[e]``) through
+    :func:`lengthgen.engine.train.train_ensemble` on :func:`masked_loss`, batches from
+    :data:`SAMPLERS`; the engine's ``TrainResult`` (parameters on the CPU)."""
     if len(seeds) != len(datasets):
         raise ConfigError(f"{len(seeds)} seeds for {len(datasets)} datasets")
     sample = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
     dev = resolve_device(device)
     note_device(dev)
-    return engine.train_ensemble(  # trains where params live
-        model,
-        model.init(list(seeds), device=dev),
-        sample=sample,
-        loss=masked_loss,
-        optim=optim,
-        steps=steps,
-        data_seeds=[int(s) for s in seeds],
-        progress=progress,
-        desc=desc,
-        record_every=record_every,
-        validation=validation,
-    )
+    kw = dict(loss=masked_loss, optim=optim, steps=steps, progress=progress, desc=desc)
+    kw.update(record_every=record_every, validation=validation, data_seeds=[int(s) for s in seeds])
+    return engine.train_ensemble(model, model.init(list(seeds), device=dev), sample=sample, **kw)
 
 
 def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -> torch.Tensor:
-    """Strict-uniqueness accuracy ``[E]`` (CPU): member e on ``datasets[e]`` (or all members on one
-    shared set), evaluated on ``device`` (default: where ``params`` live)."""
+    """Strict-uniqueness accuracy ``[E]`` (CPU) of member e on ``datasets[e]`` (or all on one set),
+    on ``device`` (default: where ``params`` live)."""
     dev = next(iter(params.values())).device if device is None else resolve_device(device)
     params = {k: v.to(dev) for k, v in params.items()}
     if isinstance(datasets, Dataset):
@@ -218,24 +197,61 @@ def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -
     return masked_metric(out, y.to(dev))[0].cpu()
 
 
-def fit_accuracies(model: ModularMLP, train, tests, **fit_kw):
-    """:func:`fit` on ``train``, then each member's final train and test accuracy (lists; member e
-    on ``train[e]`` and ``tests[e]``): the columns of the B.1.1 and B.1.2 sweeps (chapter 4,
-    sections "Claim 3" and "Claim 4"). Returns ``(final_params, train_acc, test_acc)``."""
-    P, dev = fit(model, train, **fit_kw).final_params, fit_kw.get("device", "cpu")
-    return P, *(accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
-
-
 def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit_kw) -> list[dict]:
-    """:func:`fit_accuracies` as one dict per member: ``train_acc``, ``test_acc`` and, with
-    ``margins``, the training set's 0.5 %-margin, layer norm and normalized margin
-    (:func:`lengthgen.chapters.ch4.margins.train_margins`, section "Claim 4")."""
-    from lengthgen.chapters.ch4.margins import train_margins
-
-    P, tr, te = fit_accuracies(model, train, tests, **fit_kw)
+    """:func:`fit` on ``train``, then one dict per member e: ``train_acc``, ``test_acc`` (on
+    ``train[e]``, ``tests[e]``) and, with ``margins``, its training set's 0.5 %-margin, layer norm
+    and normalized margin (:func:`train_margins`; sections "Claim 3" and "Claim 4")."""
+    P, dev = fit(model, train, **fit_kw).final_params, fit_kw.get("device", "cpu")
+    tr, te = (accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
     cols = [{"train_acc": a, "test_acc": b} for a, b in zip(tr, te)]
     if margins:
         mg = train_margins(model, P, train, device=fit_kw.get("device"))
         for c, g, n, r in zip(cols, mg["margin"], mg["norm"], mg["normalized"]):
             c.update(margin=g, norm=n, normalized_margin=r)
     return cols
+
+
+# --------------------------------------------------------------------------- margins (Sec. 6, B.1.2)
+def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """The multiclass margin ``s_y(x) − max_{ℓ≠y} s_ℓ(x)`` of each example (negative = wrong)."""
+    if scores.shape[:-1] != y.shape:
+        raise ConfigError(f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree")
+    y = y.long()
+    if bool((y < 0).any()) or bool((y >= scores.shape[-1]).any()):
+        raise ConfigError(f"labels must lie in [0, {scores.shape[-1]})")
+    sy = scores.gather(-1, y.unsqueeze(-1)).squeeze(-1)
+    others = scores.scatter(-1, y.unsqueeze(-1), float("-inf"))
+    return sy - others.amax(-1)
+
+
+def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> torch.Tensor:
+    """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins over the example axis
+    (``torch.quantile``): ``scores`` [..., n, p], ``y`` [..., n] → [...]."""
+    if not 0 <= check_finite("q", q) <= 100:
+        raise ConfigError(f"q is a percentile in [0, 100], got {q!r}")
+    return torch.quantile(margins(scores, y).double(), q / 100.0, dim=-1)
+
+
+def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
+    """The normaliser of Sec. 6, [E] (or a scalar, unbatched): ``‖V‖_{1,∞}`` (max row ℓ1 norm) for
+    sine, ``‖W‖_F ‖V‖_2`` for ReLU."""
+    W, V = params["W"].double(), params["V"].double()
+    if check_activation(activation) == "sine":
+        return V.abs().sum(-1).amax(-1)
+    return torch.linalg.matrix_norm(W, "fro") * torch.linalg.matrix_norm(V, 2)
+
+
+def train_margins(
+    model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5, device=None
+) -> dict:
+    """Per member e on ``datasets[e]``: the q-th percentile margin, the layer norm of Sec. 6 and
+    their ratio, the normalized margin (on ``device``; default: where ``params`` live)."""
+    x, y = padded_sets(datasets)
+    dev = next(iter(params.values())).device if device is None else resolve_device(device)
+    note_device(dev)
+    params = {k: v.to(dev) for k, v in params.items()}
+    with torch.no_grad():
+        out, y = model.forward(params, x.to(dev)), y.to(dev)
+    gam = torch.stack([percentile_margin(o[t >= 0], t[t >= 0], q) for o, t in zip(out, y)])
+    norm = layer_norm_product(params, model.activation)
+    return {"margin": gam.tolist(), "norm": norm.tolist(), "normalized": (gam / norm).tolist()}
