@@ -1,6 +1,5 @@
 """The ensemble engine: equality with a Python loop, early stopping / selection, bad input."""
 
-import json
 import math
 
 import pytest
@@ -339,11 +338,6 @@ def test_early_stopping_and_checkpoint_selection():
         and not torch.isnan(res.history["val_acc"][:4, 0]).any()
     )
     assert torch.isnan(res.history["loss"][4 * EVERY :, 0]).all()
-    summary = json.loads(json.dumps(res.summary()))
-    assert summary["stop_step"] == res.stop_step.tolist() and not any(
-        math.isnan(v) for v in summary["final_loss"]
-    )
-    assert res.final_loss()[0] == res.history["loss"][4 * EVERY - 1, 0]
 
 
 def test_all_members_stop_ends_the_loop():
