@@ -209,7 +209,7 @@ class Decoder:
         return h
 
     def _attention(self, params, l, h):
-        """Causal multi-head attention of layer ``l``: its output and weights [E, B, H, n, n]."""
+        """Causal multi-head attention of layer ``l``."""
         E, B, n, d = h.shape
         H, dh = self.n_heads, self.d_head
         p = f"l{l}."
@@ -224,16 +224,14 @@ class Decoder:
             alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
         )
         mask = causal_mask(n, device=h.device)
-        out, w = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask, return_weights=True)
+        out = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask)
         out = out.transpose(2, 3).reshape(E, B, n, d)
-        out = _linear(out, params[p + "wo"], params[p + "bo"], fused)
-        return out, w
+        return _linear(out, params[p + "wo"], params[p + "bo"], fused)
 
     def _block(self, params, l, h):
         p = f"l{l}."
         z = self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h))
-        a, w = self._attention(params, l, z)
-        h = h + a
+        h = h + self._attention(params, l, z)
         z = self._ln(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
         fused = self.kernels == "fused"
         z = self._act(_linear(z, params[p + "w1"], params[p + "b1"], fused))
@@ -242,26 +240,14 @@ class Decoder:
         else:  # the reference order: (h + z W2) + b2
             zw = torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"])
             h = h + zw + params[p + "b2"][:, None, None]
-        return h, w
+        return h
 
     def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
         """Logits ``[E, B, n, n_out]`` for token ids ``x [E, B, n]`` (causal: position i sees 0 … i)."""
         h = self._embed_checked(params, x)
         for l in range(self.n_layers):
-            h, _ = self._block(params, l, h)
+            h = self._block(params, l, h)
         h = self._ln(h, _bcast(params["lnf_g"], h), _bcast(params["lnf_b"], h))
         return _linear(h, params["w_out"], params["b_out"], self.kernels == "fused")
 
     __call__ = forward
-
-    @torch.no_grad()
-    def attention_maps(
-        self, params: dict[str, torch.Tensor], x: torch.Tensor
-    ) -> list[torch.Tensor]:
-        """Attention weights per layer, each ``[E, B, H, n, n]`` (row i: query i over keys j)."""
-        h = self._embed_checked(params, x)
-        maps = []
-        for l in range(self.n_layers):
-            h, w = self._block(params, l, h)
-            maps.append(w)
-        return maps
