@@ -1,14 +1,8 @@
 """What a reproduction costs: the compute recorded in the stored full-scale cells, per chapter.
 
-:func:`chapter_cost` compares a chapter's full-scale plan with the cells stored under
-``results/<chapter>/cells/`` and sums what their provenance records (fields :data:`FIELDS`):
-``stored`` cells carry the planned configuration hash (``stale`` ones do not and are not summed,
-nor are cells not yet run); ``cpu_s`` sums the ``cpu_recorded`` cells' CPU time (``cpu_unknown``
-cells have none, ``migrated`` ones predate the runs facility); ``refreshed`` cells were re-run for
-their CPU time (``refresh_max_diff``: the largest change of value); ``loaded`` cells started with a
-load average above their thread count; ``projection_2core_s`` is CPU s / 2 plus the wall time of
-the cells without CPU time (then an upper bound, ``projection_upper_bound``). Book page
-``book/cost.md``; ``python -m lengthgen cost [--json] [--chapter chN]`` prints the table.
+:func:`chapter_cost` sums the provenance of a chapter's stored cells (fields :data:`FIELDS`, each
+explained on book page ``book/cost.md``); :func:`cost_text` is ``python -m lengthgen cost``'s
+table and :func:`cost_markdown` the book's.
 """
 
 from __future__ import annotations
@@ -45,7 +39,7 @@ def _loaded(prov: dict) -> bool:
 
 def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict:
     """One row of :func:`cost_table` for ``chapter``'s full plan over ``results`` (default
-    ``results/``); a provenance that is not an object raises :class:`ResultFileError`."""
+    ``results/``); ``projection_2core_s`` is CPU s / 2 plus the wall time of cells without CPU s."""
     from lengthgen.chapters import chapter_module
 
     cells = chapter_module(chapter).cells("full")  # checks the chapter
