@@ -12,16 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS
-from lengthgen.store import (
-    ResultFileError,
-    cell_path,
-    load_cell,
-    machine_label,
-    number,
-    refresh_difference,
-    results_dir,
-    stored_state,
-)
+from lengthgen import store
 from lengthgen.tables import text_table
 
 FIELDS = tuple(
@@ -32,8 +23,8 @@ FIELDS = tuple(
 
 def _loaded(prov: dict) -> bool:
     """Whether the 1-minute load average at the cell's start exceeded its thread count."""
-    load, threads = prov.get("load_avg_start"), number(prov.get("threads"))
-    known = isinstance(load, (list, tuple)) and load and number(load[0]) is not None
+    load, threads = prov.get("load_avg_start"), store.number(prov.get("threads"))
+    known = isinstance(load, (list, tuple)) and load and store.number(load[0]) is not None
     return bool(known and threads and load[0] > threads)
 
 
@@ -43,21 +34,26 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
     from lengthgen.chapters import chapter_module
 
     cells = chapter_module(chapter).cells("full")  # checks the chapter
-    folder = (Path(results) if results is not None else results_dir()) / chapter / "cells"
+    folder = (Path(results) if results is not None else store.results_dir()) / chapter / "cells"
     row = dict.fromkeys(FIELDS, 0) | {"chapter": chapter, "planned": len(cells), "machines": {}}
     row |= {"refresh_max_diff": None, "wall_s": 0.0, "cpu_s": 0.0}
     unknown_wall = 0.0
     for cell in cells:
-        state = stored_state(folder, cell, "full")
+        state = store.stored_state(folder, cell, "full")
         row["stale"] += state not in ("done", "missing")
         if state != "done":
             continue
-        prov = load_cell(folder, cell.name, scale="full")["provenance"]
+        prov = store.load_cell(folder, cell.name, scale="full")["provenance"]
         if not isinstance(prov, dict):
-            path = cell_path(folder, cell.name)
-            raise ResultFileError(f"corrupt result file {path}: the provenance is not an object")
+            path = store.cell_path(folder, cell.name)
+            raise store.ResultFileError(
+                f"corrupt result file {path}: the provenance is not an object"
+            )
         row["stored"] += 1
-        wall, cpu = number(prov.get("wall_time_s")) or 0.0, number(prov.get("cpu_time_s"))
+        wall, cpu = (
+            store.number(prov.get("wall_time_s")) or 0.0,
+            store.number(prov.get("cpu_time_s")),
+        )
         row["wall_s"] += wall
         row["cpu_recorded" if cpu is not None else "cpu_unknown"] += 1
         row["cpu_s"] += cpu or 0.0
@@ -65,11 +61,11 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
         row["migrated"] += "migrated" in prov
         if isinstance(prov.get("refreshed"), dict):
             row["refreshed"] += 1
-            d = refresh_difference(prov)
+            d = store.refresh_difference(prov)
             if d is not None:  # the largest difference of any refreshed cell
                 row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
         row["loaded"] += _loaded(prov)
-        label = machine_label(prov)
+        label = store.machine_label(prov)
         row["machines"][label] = row["machines"].get(label, 0) + 1
     row["projection_2core_s"] = row["cpu_s"] / 2 + unknown_wall
     row["projection_upper_bound"] = row["cpu_unknown"] > 0

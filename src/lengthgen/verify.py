@@ -63,30 +63,22 @@ def compare_claims(
     """One row per stored-result claim of ``chapter``: the claim on the results folder
     ``stored_root`` against the same claim on ``rerun_root`` (with the re-run cells in place).
     ``rerun_cells`` maps each re-run cell's name to whether it trains (False: deterministic)."""
-    from lengthgen.claims import (
-        Claim,
-        StoredResults,
-        bound_residues,
-        chapter_claims,
-        residue_of,
-        round_sig,
-        same_within_rounding,
-    )
+    from lengthgen import claims as lc
 
-    mod = chapter_claims(chapter)  # checks the chapter
-    old = StoredResults(chapter, Path(stored_root) / chapter / "cells")
-    new = StoredResults(chapter, Path(rerun_root) / chapter / "cells")
+    mod = lc.chapter_claims(chapter)  # checks the chapter
+    old = lc.StoredResults(chapter, Path(stored_root) / chapter / "cells")
+    new = lc.StoredResults(chapter, Path(rerun_root) / chapter / "cells")
     trained = any(rerun_cells.values())
     rows = []
     for c in mod.CLAIMS:
-        if not (isinstance(c, Claim) and c.source == "stored"):
+        if not (isinstance(c, lc.Claim) and c.source == "stored"):
             continue
         a, sa = _evaluate(c, old, chapter)
         b, sb = _evaluate(c, new, chapter)
         diff = max_difference(a, b)
-        floor = residue_of(c)  # rounding residues compare as their bound
-        ra, rb = (round_sig(bound_residues(x, floor), c.digits) for x in (a, b))
-        same = sa == sb and same_within_rounding(ra, rb, c.digits)
+        floor = lc.residue_of(c)  # rounding residues compare as their bound
+        ra, rb = (lc.round_sig(lc.bound_residues(x, floor), c.digits) for x in (a, b))
+        same = sa == sb and lc.same_within_rounding(ra, rb, c.digits)
         band = band_for(chapter, c.id) if trained else None
         errors = sa.startswith("error") or sb.startswith("error")
         noise = band is not None and diff <= band.band and not errors

@@ -49,8 +49,8 @@ def _check_per_member(name: str, value, *, nonnegative: bool = True):
 class OptimConfig:
     """How every member is optimised (``torch.optim``'s defaults, but weight decay 0); ``lr`` and
     ``weight_decay`` may be per-member sequences. ``decay`` names the decayed parameters (``None``:
-    all); ``decay_members`` ``{name: E booleans}`` decays a parameter only for some members; ``clip``
-    is a per-member gradient-norm threshold. ``muon_params`` (``None``: every matrix but
+    all); ``decay_members`` ``{name: E booleans}`` decays a parameter only for some members;
+    ``clip`` is a per-member gradient-norm threshold. ``muon_params`` (``None``: every matrix but
     ``adamw_params``) are trained by Muon (Nesterov momentum, torch's "original" learning-rate
     adjustment), the rest by AdamW at the same ``lr``. SGD has no momentum (App. B.1.1).
     """
