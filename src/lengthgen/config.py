@@ -112,17 +112,6 @@ def get_dtype(value: str = "float64"):
     return getattr(torch, value)
 
 
-def seed_everything(seed: int) -> None:
-    """Seed Python's, NumPy's and torch's global generators from one integer."""
-    import numpy as np
-    import torch
-
-    seed = check_positive_int("seed", seed, minimum=0)
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
 @dataclass(frozen=True)
 class RunConfig:
     """What :func:`setup` decided: scale, device, threads and the seed."""
@@ -141,7 +130,8 @@ def setup(
     run: bool = False,
 ) -> RunConfig:
     """Configure a session (every chapter's first code cell): check the knobs, set CPU threads, seed
-    everything. ``run=True`` (``reproduce``) also accepts the scale ``paper``."""
+    Python's, NumPy's and torch's generators. ``run=True`` (``reproduce``) also accepts ``paper``."""
+    import numpy as np
     import torch
 
     scale = get_run_scale(scale) if run else get_scale(scale)
@@ -157,5 +147,8 @@ def setup(
     threads = check_positive_int("threads (LENGTHGEN_THREADS)", threads)
     if dev.type == "cpu":
         torch.set_num_threads(threads)
-    seed_everything(seed)
+    seed = check_positive_int("seed", seed, minimum=0)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
     return RunConfig(scale=scale, device=str(dev), threads=threads, seed=seed)

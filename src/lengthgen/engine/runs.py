@@ -57,11 +57,8 @@ def _qualname(fn: Callable) -> str:
 
 def config_hash(fn: Callable, kwargs: Mapping) -> str:
     """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments."""
-    blob = json.dumps(
-        {"fn": _qualname(fn), "kwargs": store._clean(dict(kwargs))},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    spec = {"fn": _qualname(fn), "kwargs": store._clean(dict(kwargs))}
+    blob = json.dumps(spec, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 

@@ -73,9 +73,10 @@ METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
 @dataclass(frozen=True)
 class Validation:
     """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2): every
-    ``every`` updates the members are evaluated on ``bank`` (x, y) with ``metric(out, y) ->
-    (accuracy [E], loss [E])``; a member stops after ``patience`` consecutive perfect validations;
-    the checkpoint kept has the highest accuracy, then the lower loss, then the earlier update."""
+    ``every`` updates and after the last, the members are evaluated on ``bank`` (x, y) with
+    ``metric(out, y) -> (accuracy [E], loss [E])``; a member stops after ``patience`` consecutive
+    perfect validations; the checkpoint kept has the highest accuracy, then the lower loss, then
+    the earlier update."""
 
     every: int
     bank: Any
@@ -83,7 +84,6 @@ class Validation:
     metric: Callable | None = None
     per_member: bool = False
     batch_size: int | None = None
-    at_end: bool = True
 
     def __post_init__(self):
         check_positive_int("validation every", self.every)
@@ -372,7 +372,7 @@ class _Members:
 
     def validation_due(self, done: int) -> bool:
         v = self.validation
-        return v is not None and (done % v.every == 0 or (v.at_end and done == self.steps))
+        return v is not None and (done % v.every == 0 or done == self.steps)
 
     def validate(self, model, P, done: int, metric, dev) -> None:
         """Validate the training members after update ``done``; keep every improved checkpoint."""
