@@ -23,19 +23,11 @@ from lengthgen.config import (
     check_positive_int,
     check_seeds,
 )
-from lengthgen.nn.positional import (
-    ENCODINGS,
-    alibi_bias,
-    clamped_positions,
-    rope_rotate,
-    sinusoidal_table,
-)
+from lengthgen.nn import positional as pe
 
 ACTIVATIONS = ("gelu", "relu", "sine")
 #: Depth tiers of chapter 3 (§6): name → (layers, heads).
 TIERS = {"1L1H": (1, 1), "2L4H": (2, 4), "4L4H": (4, 4)}
-
-
 #: the decoder's kernels: ``fused`` (torch.nn.functional's layer norm and attention) or ``reference``
 KERNELS = ("fused", "reference")
 
@@ -93,7 +85,7 @@ class Decoder:
     ):
         self.kernels = check_choice("kernels", kernels, KERNELS)
         self._ln = _layer_norm_fused if kernels == "fused" else _layer_norm
-        self.encoding = check_choice("encoding", encoding, ENCODINGS)
+        self.encoding = check_choice("encoding", encoding, pe.ENCODINGS)
         self.n_layers = check_positive_int("n_layers", n_layers)
         self.n_heads = check_positive_int("n_heads", n_heads)
         self.d_model = check_positive_int("d_model", d_model)
@@ -202,9 +194,11 @@ class Decoder:
             x[..., None].expand(E, B, n, self.d_model).long(),
         )
         if self.encoding == "sinusoidal":
-            h = h + sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
+            h = h + pe.sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
         elif self.encoding == "learned_abs":
-            pos = params["pos_emb"][:, clamped_positions(n, self.L0, device=h.device)]  # [E, n, d]
+            pos = params["pos_emb"][
+                :, pe.clamped_positions(n, self.L0, device=h.device)
+            ]  # [E, n, d]
             h = h + pos[:, None]
         return h
 
@@ -219,9 +213,11 @@ class Decoder:
             t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1)
         )  # [E, B, H, n, dh]
         if self.encoding == "rope":
-            q, k = (rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
+            q, k = (pe.rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
         bias = (
-            alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
+            pe.alibi_bias(n, H, dtype=h.dtype, device=h.device)
+            if self.encoding == "alibi"
+            else None
         )
         mask = causal_mask(n, device=h.device)
         out = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask)
