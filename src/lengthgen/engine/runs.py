@@ -255,6 +255,21 @@ def refuse_dirty(todo, scale: str, git: dict, allow_dirty: bool) -> None:
         )
 
 
+def plan_run(cells, folder: Path, scale: str, allow_dirty: bool, refresh: bool = False):
+    """``(status, git, todo)`` of a run of ``cells`` into ``folder``: each cell's stored state, the
+    git state at the start and the cells to compute (``refresh``: also stored ones without a CPU
+    time); a dirty tree is refused (:func:`refuse_dirty`). The first step of :func:`run_cells` and
+    of any runner that stores cells its own way."""
+    status, git = store.plan_status(cells, folder, scale), store.git_state()
+    todo = [
+        c
+        for c in cells
+        if status[c.name] != "done" or (refresh and store.unmeasured(folder, c, scale))
+    ]
+    refuse_dirty(todo, scale, git, allow_dirty)
+    return status, git, todo
+
+
 def run_cells(
     cells: Sequence[Cell],
     folder: str | os.PathLike,
@@ -281,14 +296,8 @@ def run_cells(
     scale = get_run_scale(scale)
     cells, folder = list(cells), Path(folder)
     timeout_s, no_workers_s = _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s)
-    status, git = store.plan_status(cells, folder, scale), store.git_state()
-    stale = {  # stored cells to re-run for their CPU time
-        c.name
-        for c in cells
-        if refresh and status[c.name] == "done" and store.unmeasured(folder, c, scale)
-    }
-    todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
-    refuse_dirty(todo, scale, git, allow_dirty)
+    status, git, todo = plan_run(cells, folder, scale, allow_dirty, refresh)
+    stale = {c.name for c in todo if status[c.name] == "done"}  # re-run for their CPU time
     # what the queue needs besides its executor and its cells
     run = SimpleNamespace(
         folder=folder,
