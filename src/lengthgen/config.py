@@ -89,19 +89,17 @@ def get_device(value: str | None = None):
     ``auto`` (CUDA when available); ``cuda`` without CUDA is an error, not a silent fallback."""
     import torch
 
-    if isinstance(value, torch.device):  # an explicit device (e.g. cuda:1, or meta in tests)
-        if value.type == "cuda" and not torch.cuda.is_available():
-            raise ConfigError(f"device {str(value)!r} was requested but torch sees no CUDA device")
-        return value
-    value = _env("LENGTHGEN_DEVICE", "auto") if value is None else value
-    check_choice("device (LENGTHGEN_DEVICE)", value, DEVICES)
-    if value == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if value == "cuda" and not torch.cuda.is_available():
+    if not isinstance(value, torch.device):  # else an explicit one (e.g. cuda:1, or meta in tests)
+        value = _env("LENGTHGEN_DEVICE", "auto") if value is None else value
+        check_choice("device (LENGTHGEN_DEVICE)", value, DEVICES)
+        if value == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        value = torch.device(value)
+    if value.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError(
-            "device 'cuda' was requested but torch sees no CUDA device; use 'cpu' or 'auto'"
+            f"device {str(value)!r} was requested but torch sees no CUDA device; use 'cpu' or 'auto'"
         )
-    return torch.device(value)
+    return value
 
 
 def get_dtype(value: str = "float64"):

@@ -160,6 +160,13 @@ def _values(vals: Sequence[float], like: torch.Tensor):
     return torch.tensor(vals, dtype=like.dtype, device=like.device)
 
 
+def _moments(st: dict, p: torch.Tensor):
+    """Adam's first and second moments of ``p`` in its state ``st`` (zeros at the first step)."""
+    if "exp_avg" not in st:
+        st["exp_avg"], st["exp_avg_sq"] = torch.zeros_like(p), torch.zeros_like(p)
+    return st["exp_avg"], st["exp_avg_sq"]
+
+
 class EnsembleOptimizer:
     """Per-member optimizer state for a dict of stacked parameters: ``step(params, grads)``
     updates ``params`` in place; ``select(index)`` keeps only the given members."""
@@ -263,12 +270,7 @@ class EnsembleOptimizer:
         b1, b2 = self.config.betas
         ps = [p for p, _, _ in items]
         gs = [g for _, g, _ in items]
-        for p, _, st in items:
-            if "exp_avg" not in st:
-                st["exp_avg"] = torch.zeros_like(p)
-                st["exp_avg_sq"] = torch.zeros_like(p)
-        ms = [st["exp_avg"] for _, _, st in items]
-        vs = [st["exp_avg_sq"] for _, _, st in items]
+        ms, vs = (list(m) for m in zip(*(_moments(st, p) for p, _, st in items)))
         if wd != 0:
             if decoupled:
                 torch._foreach_mul_(ps, 1 - lr * wd)
@@ -314,10 +316,7 @@ class EnsembleOptimizer:
                 p.mul_(1 - _col(lr, p) * _col(wd, p))
         else:
             g = self._coupled_decay(g, p, wd)
-        if "exp_avg" not in st:
-            st["exp_avg"] = torch.zeros_like(p)
-            st["exp_avg_sq"] = torch.zeros_like(p)
-        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m, v = _moments(st, p)
         m.lerp_(g, 1 - b1)
         v.mul_(b2).addcmul_(g, g, value=1 - b2)
         bc1 = 1 - b1**self.t
