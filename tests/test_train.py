@@ -1222,9 +1222,10 @@ def test_pinned_run_is_bitwise_deterministic_in_one_process():
 
 
 def test_validation_and_patience_numbers_are_pinned():
-    """Members stop at different updates (24, 28, 28; one trains to the end, validated at_end),
-    checkpoints are selected before the stop, the bank is chunked; the discrete results are pinned
-    exactly, the floats to float64 training tolerance (portable across CPUs and BLAS builds)."""
+    """Members stop at different updates (24, 28, 28; one trains to the end, validated after its
+    last update), checkpoints are selected before the stop, the bank is chunked; the discrete
+    results are pinned exactly, the floats to float64 training tolerance (portable across CPUs and
+    BLAS builds)."""
     res = _pinned_run()
     assert (
         res.stop_step.tolist() == PINNED["stop_step"]
