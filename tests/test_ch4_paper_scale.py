@@ -207,7 +207,7 @@ def test_paper_scale_is_chapter_4_only_and_needs_a_clean_tree(tmp_path, monkeypa
     assert [c.name for c in plan("ch4", "paper")] == ["paper_p53"]
     with pytest.raises(ConfigError, match="scale"):
         plan("ch1", "paper")
-    monkeypatch.setattr(runs, "git_state", lambda: {"commit": "abc", "dirty": True})
+    monkeypatch.setattr(runs.store, "git_state", lambda: {"commit": "abc", "dirty": True})
     with pytest.raises(ConfigError, match="paper-scale run needs a clean git tree"):
         run_cells(
             [Cell("sq", partial_cell, {"target": 1, "stop_at": 1})],

@@ -60,7 +60,7 @@ def test_checks():
     with pytest.raises(ConfigError, match="dtype"):
         config.get_dtype("float16")
     with pytest.raises(ConfigError, match="seed"):
-        config.seed_everything(-1)
+        config.setup(seed=-1)
 
 
 def test_get_device_accepts_torch_devices():

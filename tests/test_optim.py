@@ -71,19 +71,13 @@ def test_matches_torch_optim(name, cls, kw, per_member):
 def test_batched_muon_matches_torch_muon(dtype):
     """Matrices on Muon (tall, wide, square), the vector on AdamW without decay (``decay``)."""
     shapes = {"tall": (7, 3), "wide": (3, 8), "square": (5, 5), "bias": (4,)}
-    cfg = OptimConfig(
-        "muon",
-        lr=0.02,
-        weight_decay=0.1,
-        decay=("tall", "wide", "square"),
-        adamw_lr=0.003,
-    )
+    cfg = OptimConfig("muon", lr=0.02, weight_decay=0.1, decay=("tall", "wide", "square"))
 
     def make(e, p):
         mats = [p["tall"], p["wide"], p["square"]]
         return [
             torch.optim.Muon(mats, lr=0.02, weight_decay=0.1),
-            torch.optim.AdamW([p["bias"]], lr=0.003, weight_decay=0.0),
+            torch.optim.AdamW([p["bias"]], lr=0.02, weight_decay=0.0),
         ]
 
     params, singles = _run_both(cfg, make, shapes, dtype=dtype, steps=8)
@@ -182,7 +176,7 @@ def test_muon_in_the_engine_matches_torch_loop():
         x = torch.stack([torch.randn(16, D, generator=g, dtype=torch.float64) for g in gs])
         return x, x.argmax(-1).clamp(max=2)
 
-    cfg = TrainOptimConfig("muon", lr=0.02, weight_decay=0.05, decay=("W",), adamw_lr=0.01)
+    cfg = TrainOptimConfig("muon", lr=0.02, weight_decay=0.05, decay=("W",))
     res = train_ensemble(
         Lin(),
         params,
@@ -196,7 +190,7 @@ def test_muon_in_the_engine_matches_torch_loop():
         W = params["W"][e].clone().requires_grad_(True)
         b = params["b"][e].clone().requires_grad_(True)
         o1 = torch.optim.Muon([W], lr=0.02, weight_decay=0.05)
-        o2 = torch.optim.AdamW([b], lr=0.01, weight_decay=0.0)
+        o2 = torch.optim.AdamW([b], lr=0.02, weight_decay=0.0)
         g = torch.Generator().manual_seed(s)
         for step in range(6):
             x, y = sample(step, [g])
@@ -230,7 +224,6 @@ def test_muon_in_the_engine_matches_torch_loop():
         ({"ns_steps": 100}, "ns_steps must be < 100"),
         ({"ns_dtype": "float16"}, "valid choices: bfloat16, float32, float64"),
         ({"decay": "W"}, "decay must be a sequence of parameter names"),
-        ({"adamw_lr": -1.0}, "adamw_lr must be >= 0"),
     ],
 )
 def test_bad_config(kw, match):
@@ -241,7 +234,6 @@ def test_bad_config(kw, match):
 def test_per_member_lengths_and_optimizer_input():
     cfg = OptimConfig("adam", lr=[0.1, 0.2, 0.3])
     assert cfg.per_member("lr", 3) == (0.1, 0.2, 0.3)
-    assert cfg.per_member("adamw_lr", 3) == (0.1, 0.2, 0.3)
     assert OptimConfig(lr=torch.tensor([0.1, 0.2])).per_member("lr", 2) == pytest.approx((0.1, 0.2))
     with pytest.raises(ConfigError, match="lr has 3 values but the ensemble has 2 members"):
         cfg.per_member("lr", 2)

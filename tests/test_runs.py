@@ -140,7 +140,7 @@ def test_other_scale_is_never_replaced(tmp_path):
 
 
 def test_full_scale_needs_a_clean_tree(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "git_state", lambda: {"commit": "abc", "dirty": True})
+    monkeypatch.setattr(runs.store, "git_state", lambda: {"commit": "abc", "dirty": True})
     with pytest.raises(ConfigError, match="needs a clean git tree"):
         run_cells(cells3(), tmp_path, scale="full", progress=False)
     assert not list(tmp_path.glob("*.json"))

@@ -44,7 +44,7 @@ def test_attention_hand_case_and_mask():
     k = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], dtype=torch.float64)
     v = torch.tensor([[1.0], [2.0], [3.0]], dtype=torch.float64)
     e = math.e
-    out, w = attention.attend(q, k, v, return_weights=True)
+    out, w = attention.attend(q, k, v), attention.attention_weights(q, k)
     assert w[0].tolist() == pytest.approx([e / (e + 2), 1 / (e + 2), 1 / (e + 2)])
     assert out.item() == pytest.approx((e + 2 + 3) / (e + 2))
     w3 = attention.attention_weights(q, k, scale=math.log(3))

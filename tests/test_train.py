@@ -1,6 +1,5 @@
 """The ensemble engine: equality with a Python loop, early stopping / selection, bad input."""
 
-import json
 import math
 
 import pytest
@@ -339,11 +338,6 @@ def test_early_stopping_and_checkpoint_selection():
         and not torch.isnan(res.history["val_acc"][:4, 0]).any()
     )
     assert torch.isnan(res.history["loss"][4 * EVERY :, 0]).all()
-    summary = json.loads(json.dumps(res.summary()))
-    assert summary["stop_step"] == res.stop_step.tolist() and not any(
-        math.isnan(v) for v in summary["final_loss"]
-    )
-    assert res.final_loss()[0] == res.history["loss"][4 * EVERY - 1, 0]
 
 
 def test_all_members_stop_ends_the_loop():
@@ -1228,9 +1222,10 @@ def test_pinned_run_is_bitwise_deterministic_in_one_process():
 
 
 def test_validation_and_patience_numbers_are_pinned():
-    """Members stop at different updates (24, 28, 28; one trains to the end, validated at_end),
-    checkpoints are selected before the stop, the bank is chunked; the discrete results are pinned
-    exactly, the floats to float64 training tolerance (portable across CPUs and BLAS builds)."""
+    """Members stop at different updates (24, 28, 28; one trains to the end, validated after its
+    last update), checkpoints are selected before the stop, the bank is chunked; the discrete
+    results are pinned exactly, the floats to float64 training tolerance (portable across CPUs and
+    BLAS builds)."""
     res = _pinned_run()
     assert (
         res.stop_step.tolist() == PINNED["stop_step"]

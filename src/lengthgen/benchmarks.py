@@ -1,11 +1,8 @@
 """``python -m lengthgen bench``: the ensemble engine against a plain PyTorch loop, one row per case.
 
-:func:`run_chapter_benchmark` trains a toy case (the attention classifier below) and each
-chapter's real training step for a few updates, (a) as one ensemble (:func:`train_ensemble`) and
-(b) as a loop over the members, each with its own leaf tensors and the same optimiser from
-``torch.optim`` (:func:`_loop_optimizer`). Both sides see the same batches, drawn before timing, so
-their final losses agree up to rounding. Throughput is member-updates per CPU second (one torch
-thread); no test asserts a speed. Book page ``book/engine.md`` ("Benchmark").
+:func:`run_chapter_benchmark` trains a toy case and each chapter's training step as one ensemble
+and as a loop over the members with ``torch.optim`` (:func:`_pair`), on the same batches. No test
+asserts a speed. Book page ``book/engine.md`` ("Benchmark").
 """
 
 from __future__ import annotations
@@ -41,7 +38,7 @@ MEASURE = (
 
 # =========================================================================== the toy case
 def _shapes(d, h, L):
-    """name -> per-member shape and init std of the toy classifier's tensors."""
+    """name -> per-member shape and init std of :class:`AttentionClassifier`'s tensors."""
     s, r = 1 / math.sqrt(d), 1 / math.sqrt(h)
     return {
         **{k: ((d,), 1.0) for k in ("E0", "E1", "q0")},
@@ -182,9 +179,9 @@ def _timed(fn, *args):
 
 
 def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, about) -> dict:
-    """One row: the chapter's training step timed as the ensemble ``model`` (with ``optim``) and
-    as a loop over ``member_model(e)`` (one member's model, :func:`_loop_optimizer`), both on
-    ``batches`` (one ``(x, y)`` per update, leading dim E)."""
+    """One row: ``batches`` (one ``(x, y)`` per update) trained as the ensemble ``model`` and as a
+    loop over ``member_model(e)`` with :func:`_loop_optimizer`; both final losses agree up to
+    rounding (``max_abs_loss_diff``)."""
     dtype = next(iter(params.values())).dtype
     make_opt, label = _loop_optimizer(optim, dtype)
     label += " + clip_grad_norm_(foreach)" if optim.clip is not None else ""
@@ -226,11 +223,9 @@ def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, 
 
 # =========================================================================== the rows
 # Each row returns what :func:`_pair` compares: (model, member_model, params, batches, loss, optim,
-# description).
+# description); the description names the case.
 def _row_toy(steps: int, members: int, batch: int) -> tuple:
-    """The toy case: ``members`` attention classifiers (:class:`AttentionClassifier`, width 8,
-    float64) on task First, batch ``batch``, lengths 1 … 51 drawn per member and step (the
-    ensemble pads to the longest), Adam (lr 1e-3) with clipping at 1."""
+    """:class:`AttentionClassifier` on task First, float64, Adam (lr 1e-3) clipped at 1."""
     model = AttentionClassifier()
     params = model.init([1000 + e for e in range(members)], torch.float64)
     sample, gens = make_sampler(batch), seeded_generators([5000 + e for e in range(members)])
@@ -241,8 +236,7 @@ def _row_toy(steps: int, members: int, batch: int) -> tuple:
 
 
 def _row_ch1(steps: int, runs: int, n: int = 100) -> tuple:
-    """Chapter 1's FIRST learner (2 layers, d 16, FFN 64, post-norm), standard and log-scaled arms ×
-    ``runs``, one grouped string of length ``n`` per update (batch 1), Adam lr 3e-4, float32."""
+    """Chapter 1's FIRST encoder, both attention arms, float32, the chapter's Adam."""
     from lengthgen.chapters.ch1 import paper as p1
     from lengthgen.chapters.ch1.training import first_model
     from lengthgen.nn.tasks import random_strings
@@ -263,9 +257,7 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> tuple:
 
 
 def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index") -> tuple:
-    """Chapter 2's A_pos/A_norm pair (Table 2's positional family): ``seeds`` × ``Ns`` × 2 variants in
-    one ensemble, the chapter's sampler (batch 256, shared uniform length draw), Adam (lr 3e-4) with
-    clipping at 1, float64."""
+    """Chapter 2's A_pos/A_norm pair (Table 2), the chapter's sampler and Adam, float64."""
     from lengthgen.chapters.ch2 import paper as p2
     from lengthgen.chapters.ch2.experiments import make_sampler as ch2_sampler
     from lengthgen.chapters.ch2.single_layer import SingleLayer
@@ -285,9 +277,7 @@ def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index
 
 
 def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> tuple:
-    """Chapter 3's decoder (``tier``, ``encoding``) on the main task group (7 members, one init seed),
-    the chapter's sampler (batch 64, n ~ U{10 … 20}), masked cross-entropy, AdamW (lr 3e-4, wd 0.01),
-    float32."""
+    """Chapter 3's decoder on the main task group, the chapter's sampler and AdamW, float32."""
     from lengthgen.chapters.ch3 import paper as p3
     from lengthgen.chapters.ch3.training import make_sampler as ch3_sampler, masked_ce
     from lengthgen.nn.decoder import Decoder
@@ -304,9 +294,8 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> tuple:
 
 
 def _row_ch4(steps: int, members: int, p=53, width=256, n=2000, batch=1024) -> tuple:
-    """Chapter 4's MLP ``V sin(W x)`` trained with Muon (lr 1e-3, decay 0.1 on V, Newton–Schulz in
-    the chapter's dtype; :func:`training.b1_optimizer`) on per-member training sets, float32; the
-    loop uses ``torch.optim.Muon`` (its Newton–Schulz runs in bfloat16)."""
+    """Chapter 4's MLP ``V sin(W x)`` with the chapter's Muon, float32; the loop runs
+    ``torch.optim.Muon`` (Newton–Schulz in bfloat16)."""
     from lengthgen.chapters.ch4 import paper as p4
     from lengthgen.chapters.ch4.data import train_set
     from lengthgen.chapters.ch4.model import ModularMLP

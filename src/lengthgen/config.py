@@ -89,19 +89,17 @@ def get_device(value: str | None = None):
     ``auto`` (CUDA when available); ``cuda`` without CUDA is an error, not a silent fallback."""
     import torch
 
-    if isinstance(value, torch.device):  # an explicit device (e.g. cuda:1, or meta in tests)
-        if value.type == "cuda" and not torch.cuda.is_available():
-            raise ConfigError(f"device {str(value)!r} was requested but torch sees no CUDA device")
-        return value
-    value = _env("LENGTHGEN_DEVICE", "auto") if value is None else value
-    check_choice("device (LENGTHGEN_DEVICE)", value, DEVICES)
-    if value == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if value == "cuda" and not torch.cuda.is_available():
+    if not isinstance(value, torch.device):  # else an explicit one (e.g. cuda:1, or meta in tests)
+        value = _env("LENGTHGEN_DEVICE", "auto") if value is None else value
+        check_choice("device (LENGTHGEN_DEVICE)", value, DEVICES)
+        if value == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        value = torch.device(value)
+    if value.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError(
-            "device 'cuda' was requested but torch sees no CUDA device; use 'cpu' or 'auto'"
+            f"device {str(value)!r} was requested but torch sees no CUDA device; use 'cpu' or 'auto'"
         )
-    return torch.device(value)
+    return value
 
 
 def get_dtype(value: str = "float64"):
@@ -110,17 +108,6 @@ def get_dtype(value: str = "float64"):
 
     check_choice("dtype", value, DTYPES)
     return getattr(torch, value)
-
-
-def seed_everything(seed: int) -> None:
-    """Seed Python's, NumPy's and torch's global generators from one integer."""
-    import numpy as np
-    import torch
-
-    seed = check_positive_int("seed", seed, minimum=0)
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
 
 
 @dataclass(frozen=True)
@@ -141,7 +128,8 @@ def setup(
     run: bool = False,
 ) -> RunConfig:
     """Configure a session (every chapter's first code cell): check the knobs, set CPU threads, seed
-    everything. ``run=True`` (``reproduce``) also accepts the scale ``paper``."""
+    Python's, NumPy's and torch's generators. ``run=True`` (``reproduce``) also accepts ``paper``."""
+    import numpy as np
     import torch
 
     scale = get_run_scale(scale) if run else get_scale(scale)
@@ -157,5 +145,8 @@ def setup(
     threads = check_positive_int("threads (LENGTHGEN_THREADS)", threads)
     if dev.type == "cpu":
         torch.set_num_threads(threads)
-    seed_everything(seed)
+    seed = check_positive_int("seed", seed, minimum=0)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
     return RunConfig(scale=scale, device=str(dev), threads=threads, seed=seed)

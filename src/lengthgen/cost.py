@@ -1,14 +1,8 @@
 """What a reproduction costs: the compute recorded in the stored full-scale cells, per chapter.
 
-:func:`chapter_cost` compares a chapter's full-scale plan with the cells stored under
-``results/<chapter>/cells/`` and sums what their provenance records (fields :data:`FIELDS`):
-``stored`` cells carry the planned configuration hash (``stale`` ones do not and are not summed,
-nor are cells not yet run); ``cpu_s`` sums the ``cpu_recorded`` cells' CPU time (``cpu_unknown``
-cells have none, ``migrated`` ones predate the runs facility); ``refreshed`` cells were re-run for
-their CPU time (``refresh_max_diff``: the largest change of value); ``loaded`` cells started with a
-load average above their thread count; ``projection_2core_s`` is CPU s / 2 plus the wall time of
-the cells without CPU time (then an upper bound, ``projection_upper_bound``). Book page
-``book/cost.md``; ``python -m lengthgen cost [--json] [--chapter chN]`` prints the table.
+:func:`chapter_cost` sums the provenance of a chapter's stored cells (fields :data:`FIELDS`, each
+explained on book page ``book/cost.md``); :func:`cost_text` is ``python -m lengthgen cost``'s
+table and :func:`cost_markdown` the book's.
 """
 
 from __future__ import annotations
@@ -18,16 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from lengthgen.config import CHAPTERS
-from lengthgen.store import (
-    ResultFileError,
-    cell_path,
-    load_cell,
-    machine_label,
-    number,
-    refresh_difference,
-    results_dir,
-    stored_state,
-)
+from lengthgen import store
 from lengthgen.tables import text_table
 
 FIELDS = tuple(
@@ -38,32 +23,37 @@ FIELDS = tuple(
 
 def _loaded(prov: dict) -> bool:
     """Whether the 1-minute load average at the cell's start exceeded its thread count."""
-    load, threads = prov.get("load_avg_start"), number(prov.get("threads"))
-    known = isinstance(load, (list, tuple)) and load and number(load[0]) is not None
+    load, threads = prov.get("load_avg_start"), store.number(prov.get("threads"))
+    known = isinstance(load, (list, tuple)) and load and store.number(load[0]) is not None
     return bool(known and threads and load[0] > threads)
 
 
 def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict:
     """One row of :func:`cost_table` for ``chapter``'s full plan over ``results`` (default
-    ``results/``); a provenance that is not an object raises :class:`ResultFileError`."""
+    ``results/``); ``projection_2core_s`` is CPU s / 2 plus the wall time of cells without CPU s."""
     from lengthgen.chapters import chapter_module
 
     cells = chapter_module(chapter).cells("full")  # checks the chapter
-    folder = (Path(results) if results is not None else results_dir()) / chapter / "cells"
+    folder = (Path(results) if results is not None else store.results_dir()) / chapter / "cells"
     row = dict.fromkeys(FIELDS, 0) | {"chapter": chapter, "planned": len(cells), "machines": {}}
     row |= {"refresh_max_diff": None, "wall_s": 0.0, "cpu_s": 0.0}
     unknown_wall = 0.0
     for cell in cells:
-        state = stored_state(folder, cell, "full")
+        state = store.stored_state(folder, cell, "full")
         row["stale"] += state not in ("done", "missing")
         if state != "done":
             continue
-        prov = load_cell(folder, cell.name, scale="full")["provenance"]
+        prov = store.load_cell(folder, cell.name, scale="full")["provenance"]
         if not isinstance(prov, dict):
-            path = cell_path(folder, cell.name)
-            raise ResultFileError(f"corrupt result file {path}: the provenance is not an object")
+            path = store.cell_path(folder, cell.name)
+            raise store.ResultFileError(
+                f"corrupt result file {path}: the provenance is not an object"
+            )
         row["stored"] += 1
-        wall, cpu = number(prov.get("wall_time_s")) or 0.0, number(prov.get("cpu_time_s"))
+        wall, cpu = (
+            store.number(prov.get("wall_time_s")) or 0.0,
+            store.number(prov.get("cpu_time_s")),
+        )
         row["wall_s"] += wall
         row["cpu_recorded" if cpu is not None else "cpu_unknown"] += 1
         row["cpu_s"] += cpu or 0.0
@@ -71,11 +61,11 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
         row["migrated"] += "migrated" in prov
         if isinstance(prov.get("refreshed"), dict):
             row["refreshed"] += 1
-            d = refresh_difference(prov)
+            d = store.refresh_difference(prov)
             if d is not None:  # the largest difference of any refreshed cell
                 row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
         row["loaded"] += _loaded(prov)
-        label = machine_label(prov)
+        label = store.machine_label(prov)
         row["machines"][label] = row["machines"].get(label, 0) + 1
     row["projection_2core_s"] = row["cpu_s"] / 2 + unknown_wall
     row["projection_upper_bound"] = row["cpu_unknown"] > 0

@@ -1,21 +1,9 @@
-"""Regression-test the book by re-running stored full-scale cells: ``python -m lengthgen verify``.
+"""``python -m lengthgen verify``: re-run stored full-scale cells and judge every claim again.
 
-``claims --check`` re-evaluates claims from stored results that never change, so any movement is a
-change. A re-run on another machine rounds differently, and training amplifies rounding, so
-:func:`verify` re-runs a chapter's cells into a separate folder (never ``results/``) and compares
-every stored-result claim on the stored cells with the same claim with the re-run cells in their
-place (book page "Running the book"). Verdicts, per claim:
-
-``same``          the value agrees to the ledger's rounding and the status is the same
-``within noise``  it moved by at most the claim's re-run band, and the status is the same
-``borderline``    it moved within the band but its status flipped: the claim sits on its threshold
-                  (reported, not a failure)
-``changed``       it moved beyond its band, or moved at all where every cell it reads is
-                  deterministic (no ``trained_on`` in its provenance): the code or results changed
-
-A band (:class:`NoiseBand`, ``RERUN_NOISE`` in a chapter's claims module, the longest matching
-claim-id prefix) is declared before a re-run is judged: an absolute bound on every number of the
-value, with the measurement that justifies it. A moved claim without a band is ``changed``.
+:func:`verify` re-runs a chapter's cells into a separate folder (never ``results/``);
+:func:`compare_claims` gives each stored-result claim a verdict (:data:`VERDICTS`) against its
+chapter's declared :class:`NoiseBand`. Book page ``book/running.md`` explains the verdicts: training
+amplifies rounding, so a re-run elsewhere may move a trained claim within its band.
 """
 
 from __future__ import annotations
@@ -72,34 +60,25 @@ def _evaluate(claim, results, chapter: str):
 def compare_claims(
     chapter: str, stored_root, rerun_root, rerun_cells: dict[str, bool]
 ) -> list[dict]:
-    """One row per stored-result claim of ``chapter``: ``{id, stored, rerun, status_stored,
-    status_rerun, difference, band, verdict}``, comparing the claim on the results folder
-    ``stored_root`` with the same claim on ``rerun_root`` (a copy with the re-run cells in place).
+    """One row per stored-result claim of ``chapter``: the claim on the results folder
+    ``stored_root`` against the same claim on ``rerun_root`` (with the re-run cells in place).
     ``rerun_cells`` maps each re-run cell's name to whether it trains (False: deterministic)."""
-    from lengthgen.claims import (
-        Claim,
-        StoredResults,
-        bound_residues,
-        chapter_claims,
-        residue_of,
-        round_sig,
-        same_within_rounding,
-    )
+    from lengthgen import claims as lc
 
-    mod = chapter_claims(chapter)  # checks the chapter
-    old = StoredResults(chapter, Path(stored_root) / chapter / "cells")
-    new = StoredResults(chapter, Path(rerun_root) / chapter / "cells")
+    mod = lc.chapter_claims(chapter)  # checks the chapter
+    old = lc.StoredResults(chapter, Path(stored_root) / chapter / "cells")
+    new = lc.StoredResults(chapter, Path(rerun_root) / chapter / "cells")
     trained = any(rerun_cells.values())
     rows = []
     for c in mod.CLAIMS:
-        if not (isinstance(c, Claim) and c.source == "stored"):
+        if not (isinstance(c, lc.Claim) and c.source == "stored"):
             continue
         a, sa = _evaluate(c, old, chapter)
         b, sb = _evaluate(c, new, chapter)
         diff = max_difference(a, b)
-        floor = residue_of(c)  # rounding residues compare as their bound
-        ra, rb = (round_sig(bound_residues(x, floor), c.digits) for x in (a, b))
-        same = sa == sb and same_within_rounding(ra, rb, c.digits)
+        floor = lc.residue_of(c)  # rounding residues compare as their bound
+        ra, rb = (lc.round_sig(lc.bound_residues(x, floor), c.digits) for x in (a, b))
+        same = sa == sb and lc.same_within_rounding(ra, rb, c.digits)
         band = band_for(chapter, c.id) if trained else None
         errors = sa.startswith("error") or sb.startswith("error")
         noise = band is not None and diff <= band.band and not errors
@@ -122,7 +101,7 @@ def compare_claims(
 
 
 def _without_timing(x):
-    """``x`` without the timings some cells store beside their results (keys ending in ``time_s`` or ``wall_s``)."""
+    """``x`` without the timings some cells store (keys ending in ``time_s`` or ``wall_s``)."""
     if isinstance(x, dict):
         return {
             k: _without_timing(v) for k, v in x.items() if not str(k).endswith(("time_s", "wall_s"))
@@ -157,11 +136,9 @@ def verify(
     progress: bool = True,
     results=None,
 ) -> dict:
-    """Re-run ``chapter``'s full-scale cells (those matching the shell patterns ``only``, default
-    all) into ``out`` (default ``results/_scratch/verify/<chapter>``, resumable: cells already
-    there are not re-run) and compare them with the stored ones (``results``, default
-    ``results/``): ``{"cells": compare_cells rows, "claims": compare_claims rows, "out": folder}``.
-    Nothing under ``results/<chapter>`` is written."""
+    """Re-run ``chapter``'s full-scale cells matching ``only`` into ``out`` (default
+    ``results/_scratch/verify/<chapter>``, resumable) and compare them with the stored ones:
+    ``{"cells": compare_cells rows, "claims": compare_claims rows, "out": folder}``."""
     from lengthgen.chapters import plan
     from lengthgen.engine import runs
 

@@ -3,7 +3,7 @@
 Member e's update reads only its own gradient, state and hyperparameters, so one batched step
 equals E ``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``muon`` applies
 :class:`torch.optim.Muon` to every matrix per member and AdamW to the rest, as Huang & Li do
-(chapter 4, App. B). Learning rate and weight decay may differ per member.
+(chapter 4, App. B).
 """
 
 from __future__ import annotations
@@ -47,12 +47,12 @@ def _check_per_member(name: str, value, *, nonnegative: bool = True):
 
 @dataclass(frozen=True)
 class OptimConfig:
-    """How every member is optimised (``torch.optim``'s defaults, but weight decay 0); ``lr``,
-    ``weight_decay`` and ``adamw_lr`` may be per-member sequences. ``decay`` names the decayed
-    parameters (``None``: all); ``decay_members`` ``{name: E booleans}`` decays a parameter only
-    for some members; ``clip`` is a per-member gradient-norm threshold. ``muon_params`` (``None``:
-    every matrix but ``adamw_params``) are trained by Muon (Nesterov momentum, torch's "original"
-    learning-rate adjustment), the rest by AdamW at ``adamw_lr``. SGD has no momentum (App. B.1.1).
+    """How every member is optimised (``torch.optim``'s defaults, but weight decay 0); ``lr`` and
+    ``weight_decay`` may be per-member sequences. ``decay`` names the decayed parameters (``None``:
+    all); ``decay_members`` ``{name: E booleans}`` decays a parameter only for some members;
+    ``clip`` is a per-member gradient-norm threshold. ``muon_params`` (``None``: every matrix but
+    ``adamw_params``) are trained by Muon (Nesterov momentum, torch's "original" learning-rate
+    adjustment), the rest by AdamW at the same ``lr``. SGD has no momentum (App. B.1.1).
     """
 
     name: str = "adam"
@@ -67,14 +67,12 @@ class OptimConfig:
     ns_dtype: str = "bfloat16"
     muon_params: Sequence[str] | None = None
     adamw_params: Sequence[str] = field(default_factory=tuple)
-    adamw_lr: float | Sequence[float] | None = None
     decay_members: Mapping[str, Sequence[bool]] | None = None
 
     def __post_init__(self):
         check_choice("optimizer", self.name, OPTIMIZERS)
-        for attr in ("lr", "weight_decay", "adamw_lr"):
-            if getattr(self, attr) is not None:
-                object.__setattr__(self, attr, _check_per_member(attr, getattr(self, attr)))
+        for attr in ("lr", "weight_decay"):
+            object.__setattr__(self, attr, _check_per_member(attr, getattr(self, attr)))
         if len(self.betas) != 2:
             raise ConfigError(f"betas must be a pair (beta1, beta2), got {self.betas!r}")
         for i, b in enumerate(self.betas):
@@ -103,9 +101,8 @@ class OptimConfig:
             object.__setattr__(self, "decay_members", clean)
 
     def per_member(self, name: str, members: int) -> tuple[float, ...]:
-        """The hyperparameter ``name`` (``lr``, ``weight_decay``, ``adamw_lr``) as E values."""
+        """The hyperparameter ``name`` (``lr`` or ``weight_decay``) as E values."""
         val = getattr(self, name)
-        val = self.lr if val is None else val  # adamw_lr defaults to lr
         if isinstance(val, tuple):
             if len(val) != members:
                 raise ConfigError(
@@ -163,6 +160,13 @@ def _values(vals: Sequence[float], like: torch.Tensor):
     return torch.tensor(vals, dtype=like.dtype, device=like.device)
 
 
+def _moments(st: dict, p: torch.Tensor):
+    """Adam's first and second moments of ``p`` in its state ``st`` (zeros at the first step)."""
+    if "exp_avg" not in st:
+        st["exp_avg"], st["exp_avg_sq"] = torch.zeros_like(p), torch.zeros_like(p)
+    return st["exp_avg"], st["exp_avg_sq"]
+
+
 class EnsembleOptimizer:
     """Per-member optimizer state for a dict of stacked parameters: ``step(params, grads)``
     updates ``params`` in place; ``select(index)`` keeps only the given members."""
@@ -171,9 +175,7 @@ class EnsembleOptimizer:
         self.config = config
         self.names = list(names)
         E = self.members = int(params[self.names[0]].shape[0])
-        self.lr, self.wd, self.adamw_lr = (
-            config.per_member(k, E) for k in ("lr", "weight_decay", "adamw_lr")
-        )
+        self.lr, self.wd = config.per_member("lr", E), config.per_member("weight_decay", E)
         for label in ("decay", "muon_params", "adamw_params", "decay_members"):
             for n in getattr(config, label) or ():
                 if n not in params:
@@ -210,9 +212,7 @@ class EnsembleOptimizer:
     def select(self, index: torch.Tensor) -> None:
         """Keep members ``index`` (a 1-D long tensor), in that order, dropping the others' state."""
         idx = index.tolist()
-        self.lr, self.wd, self.adamw_lr = (
-            tuple(v[i] for i in idx) for v in (self.lr, self.wd, self.adamw_lr)
-        )
+        self.lr, self.wd = (tuple(v[i] for i in idx) for v in (self.lr, self.wd))
         self.decay_mask = {n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()}
         for st in self.state.values():
             for k, v in st.items():
@@ -243,28 +243,25 @@ class EnsembleOptimizer:
     # ------------------------------------------------------------------ the step
     @torch.no_grad()
     def step(self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]) -> None:
-        cfg = self.config
+        name, decoupled = self.config.name, self.config.name != "adam"
         self.t += 1
         groups: dict = {}  # Adam-type parameters with scalar lr / wd: one foreach call per group
         for n in self.names:
-            p, g = params[n], grads[n]
+            p, g, st = params[n], grads[n], self.state[n]
             if g is None:
                 continue
-            st = self.state[n]
+            lr = self._cached("lr", p)
             wd = self._cached(
                 ("wd", n) if n in self.decay_mask else "wd" if self.decayed[n] else "zero", p
             )
-            if cfg.name == "muon" and n in self.muon:
-                self._muon(p, g, st, self._cached("lr", p), wd)
-            elif cfg.name == "sgd":
-                self._sgd(p, g, self._cached("lr", p), wd)
+            if name == "muon" and n in self.muon:
+                self._muon(p, g, st, lr, wd)
+            elif name == "sgd":
+                self._sgd(p, g, lr, wd)
+            elif isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
+                self._adam(p, g, st, lr, wd, decoupled=decoupled)
             else:
-                lr = self._cached("adamw_lr" if cfg.name == "muon" else "lr", p)
-                decoupled = cfg.name != "adam"
-                if isinstance(lr, torch.Tensor) or isinstance(wd, torch.Tensor):
-                    self._adam(p, g, st, lr, wd, decoupled=decoupled)
-                else:
-                    groups.setdefault((lr, wd, decoupled, p.dtype, p.device), []).append((p, g, st))
+                groups.setdefault((lr, wd, decoupled, p.dtype, p.device), []).append((p, g, st))
         for (lr, wd, decoupled, _, _), items in groups.items():
             self._adam_foreach(items, lr, wd, decoupled)
 
@@ -273,12 +270,7 @@ class EnsembleOptimizer:
         b1, b2 = self.config.betas
         ps = [p for p, _, _ in items]
         gs = [g for _, g, _ in items]
-        for p, _, st in items:
-            if "exp_avg" not in st:
-                st["exp_avg"] = torch.zeros_like(p)
-                st["exp_avg_sq"] = torch.zeros_like(p)
-        ms = [st["exp_avg"] for _, _, st in items]
-        vs = [st["exp_avg_sq"] for _, _, st in items]
+        ms, vs = (list(m) for m in zip(*(_moments(st, p) for p, _, st in items)))
         if wd != 0:
             if decoupled:
                 torch._foreach_mul_(ps, 1 - lr * wd)
@@ -324,10 +316,7 @@ class EnsembleOptimizer:
                 p.mul_(1 - _col(lr, p) * _col(wd, p))
         else:
             g = self._coupled_decay(g, p, wd)
-        if "exp_avg" not in st:
-            st["exp_avg"] = torch.zeros_like(p)
-            st["exp_avg_sq"] = torch.zeros_like(p)
-        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m, v = _moments(st, p)
         m.lerp_(g, 1 - b1)
         v.mul_(b2).addcmul_(g, g, value=1 - b2)
         bc1 = 1 - b1**self.t

@@ -28,21 +28,7 @@ from lengthgen.config import (
     check_positive_int,
     get_run_scale,
 )
-from lengthgen.store import (
-    _clean,
-    cell_path,
-    cell_value,
-    git_state,
-    load_cell,
-    plan_status,
-    provenance,
-    refresh_record,
-    repo_root,
-    results_dir,
-    stored_state,
-    unmeasured,
-    write_cell,
-)
+from lengthgen import store
 
 EXECUTORS = ("inprocess", "process", "dask")
 #: Dask: default wait for one cell (plus ``budget_s``) and for a cluster without workers.
@@ -71,9 +57,8 @@ def _qualname(fn: Callable) -> str:
 
 def config_hash(fn: Callable, kwargs: Mapping) -> str:
     """12 hex digits of SHA-256 over the function's qualified name and its keyword arguments."""
-    blob = json.dumps(
-        {"fn": _qualname(fn), "kwargs": _clean(dict(kwargs))}, sort_keys=True, separators=(",", ":")
-    )
+    spec = {"fn": _qualname(fn), "kwargs": store._clean(dict(kwargs))}
+    blob = json.dumps(spec, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -109,8 +94,8 @@ def default_out(chapter: str, scale: str) -> Path:
     """``results/<chapter>``, or ``_build/smoke-results/<chapter>`` at smoke scale."""
     scale = get_run_scale(scale)
     if scale != "smoke":
-        return results_dir() / chapter
-    return repo_root() / "_build" / "smoke-results" / chapter
+        return store.results_dir() / chapter
+    return store.repo_root() / "_build" / "smoke-results" / chapter
 
 
 def check_out_dir(out: str | os.PathLike) -> Path:
@@ -161,7 +146,7 @@ def _call(
         "threads": torch.get_num_threads(),
         "pid": os.getpid(),
     }
-    return _clean(value), info
+    return store._clean(value), info
 
 
 @contextlib.contextmanager
@@ -270,6 +255,21 @@ def refuse_dirty(todo, scale: str, git: dict, allow_dirty: bool) -> None:
         )
 
 
+def plan_run(cells, folder: Path, scale: str, allow_dirty: bool, refresh: bool = False):
+    """``(status, git, todo)`` of a run of ``cells`` into ``folder``: each cell's stored state, the
+    git state at the start and the cells to compute (``refresh``: also stored ones without a CPU
+    time); a dirty tree is refused (:func:`refuse_dirty`). The first step of :func:`run_cells` and
+    of any runner that stores cells its own way."""
+    status, git = store.plan_status(cells, folder, scale), store.git_state()
+    todo = [
+        c
+        for c in cells
+        if status[c.name] != "done" or (refresh and store.unmeasured(folder, c, scale))
+    ]
+    refuse_dirty(todo, scale, git, allow_dirty)
+    return status, git, todo
+
+
 def run_cells(
     cells: Sequence[Cell],
     folder: str | os.PathLike,
@@ -296,14 +296,8 @@ def run_cells(
     scale = get_run_scale(scale)
     cells, folder = list(cells), Path(folder)
     timeout_s, no_workers_s = _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s)
-    status, git = plan_status(cells, folder, scale), git_state()
-    stale = {  # stored cells to re-run for their CPU time
-        c.name
-        for c in cells
-        if refresh and status[c.name] == "done" and unmeasured(folder, c, scale)
-    }
-    todo = [c for c in cells if status[c.name] != "done" or c.name in stale]
-    refuse_dirty(todo, scale, git, allow_dirty)
+    status, git, todo = plan_run(cells, folder, scale, allow_dirty, refresh)
+    stale = {c.name for c in todo if status[c.name] == "done"}  # re-run for their CPU time
     # what the queue needs besides its executor and its cells
     run = SimpleNamespace(
         folder=folder,
@@ -335,10 +329,10 @@ def run_cells(
         if bar is not None:
             bar.close()
     return {
-        c.name: cell_value(folder, c.name)
+        c.name: store.cell_value(folder, c.name)
         for c in cells
-        if cell_path(folder, c.name).exists()
-        and stored_state(folder, c, scale) in ("done", "partial")
+        if store.cell_path(folder, c.name).exists()
+        and store.stored_state(folder, c, scale) in ("done", "partial")
     }
 
 
@@ -426,7 +420,7 @@ def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
 def _store(c: Cell, value, info: dict, run) -> None:
     """Write finished cell ``c`` with its provenance (``extra`` wins)."""
     trained_on = info.pop("devices_used")
-    prov = provenance(
+    prov = store.provenance(
         scale=run.scale,
         device=",".join(trained_on or ["cpu"]),
         seeds=c.seeds,
@@ -443,6 +437,6 @@ def _store(c: Cell, value, info: dict, run) -> None:
         },
     )
     if c.name in run.stale:
-        old = load_cell(run.folder, c.name, scale=run.scale)
-        prov["refreshed"] = refresh_record(old, value)
-    write_cell(run.folder, c, run.scale, value, prov)
+        old = store.load_cell(run.folder, c.name, scale=run.scale)
+        prov["refreshed"] = store.refresh_record(old, value)
+    store.write_cell(run.folder, c, run.scale, value, prov)

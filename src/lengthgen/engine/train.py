@@ -1,18 +1,19 @@
 """The ensemble training engine: E independent models trained as one vectorised program.
 
-Every parameter is stacked along a leading member dimension ``E``; member e depends only on its own
-initial tensors, data generator and hyperparameters, so the ensemble equals a loop over E
-trainings up to rounding (``tests/test_train.py``). A *model* has ``init(seeds, dtype, device)``
-and a hand-batched ``forward(params, x) -> Tensor[E, B, ...]``; names starting with ``_`` are
-per-member constants. Book page ``book/engine.md`` ("The ensemble engine") explains it.
+:func:`train_ensemble` (with :class:`Validation` for early stopping and checkpoint selection) and
+:func:`evaluate_ensemble`; a *model* has ``init(seeds, dtype, device)`` and a hand-batched
+``forward(params, x) -> Tensor[E, B, ...]``. Member e reads only its own tensors, data stream
+and hyperparameters, so the ensemble equals E separate trainings up to rounding
+(``tests/test_train.py``). Book page ``book/engine.md`` ("The ensemble engine").
 """
 
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
@@ -72,9 +73,10 @@ METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
 @dataclass(frozen=True)
 class Validation:
     """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2): every
-    ``every`` updates the members are evaluated on ``bank`` (x, y) with ``metric(out, y) ->
-    (accuracy [E], loss [E])``; a member stops after ``patience`` consecutive perfect validations;
-    the checkpoint kept has the highest accuracy, then the lower loss, then the earlier update."""
+    ``every`` updates and after the last, the members are evaluated on ``bank`` (x, y) with
+    ``metric(out, y) -> (accuracy [E], loss [E])``; a member stops after ``patience`` consecutive
+    perfect validations; the checkpoint kept has the highest accuracy, then the lower loss, then
+    the earlier update."""
 
     every: int
     bank: Any
@@ -82,7 +84,6 @@ class Validation:
     metric: Callable | None = None
     per_member: bool = False
     batch_size: int | None = None
-    at_end: bool = True
 
     def __post_init__(self):
         check_positive_int("validation every", self.every)
@@ -114,31 +115,6 @@ class TrainResult:
     members: int
     wall_time_s: float
     device: str = "cpu"
-    extra: dict = field(default_factory=dict)
-
-    def summary(self) -> dict:
-        """JSON-ready per-member summary for the result store."""
-        return {
-            "members": self.members,
-            "steps_run": self.steps_run,
-            "wall_time_s": round(self.wall_time_s, 3),
-            "best_step": self.best_step.tolist(),
-            "best_acc": self.best_acc.tolist(),
-            "best_loss": self.best_loss.tolist(),
-            "stop_step": self.stop_step.tolist(),
-            "final_loss": self.final_loss().tolist(),
-        }
-
-    def final_loss(self) -> torch.Tensor:
-        """[E] each member's last recorded training loss (NaN if none was recorded)."""
-        loss = self.history["loss"]
-        out = torch.full((self.members,), float("nan"), dtype=torch.float64)
-        for e in range(self.members):
-            col = loss[:, e]
-            ok = (~torch.isnan(col)).nonzero()
-            if ok.numel():
-                out[e] = col[ok[-1, 0]]
-        return out
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -262,7 +238,7 @@ def train_ensemble(
     P, names = _leaves(params, dev)
     opt = EnsembleOptimizer(optim, P, names)
     members = _Members(P, E, steps, validation)
-    log = _LossLog(E, steps, record_every)
+    log = []  # (update, loss [active], active) of the recorded updates, on the device until the end
     bar = progress_bar(progress, steps, 0, desc)
     step = 0
     try:
@@ -271,21 +247,21 @@ def train_ensemble(
             x, y = _draw_batch(sample, step, gens, members.active, with_members, dev)
             lvec = _update_step(model, P, names, opt, optim.clip, loss, x, y, n_act)
             done = step + 1
-            log.record(done, lvec)
+            if done % record_every == 0 or done == steps:
+                log.append((done, lvec.detach(), members.active))
             if bar is not None:
                 bar.update(1)
                 if done % 50 == 0 or done == steps:
                     bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
             if members.validation_due(done):
                 members.validate(model, P, done, metric, dev)
-                kept = _drop_stopped(members, log, P, names, opt, done, dev)
+                kept = _drop_stopped(members, P, names, opt, done, dev)
                 if kept is None:  # every member has stopped
                     break
                 P = kept
     finally:
         if bar is not None:
             bar.close()
-    log.flush(members.active)
     steps_run = step + 1
     members.finish(P, steps_run, dev)
     return _train_result(members, log, steps_run, E, time.perf_counter() - t0, dev)
@@ -302,12 +278,11 @@ def _leaves(params, dev):
     return P, names
 
 
-def _drop_stopped(members, log, P, names, opt, done: int, dev):
+def _drop_stopped(members, P, names, opt, done: int, dev):
     """Remove the members that stop now from ``P`` and the optimizer; ``None`` once none is left."""
     stop = members.to_stop()
     if stop is None:
         return P
-    log.flush(members.active)  # the rows of the loss history still use the old members
     keep = members.stop(P, stop, done, dev)
     if keep.numel() == 0:
         return None
@@ -376,30 +351,6 @@ def _update_step(
     return lvec
 
 
-class _LossLog:
-    """The training-loss history ``[records, E]``, buffered on the device (no synchronisation per
-    step) until :meth:`flush`."""
-
-    def __init__(self, E: int, steps: int, record_every: int):
-        self.E, self.steps, self.every = E, steps, record_every
-        self.rows: list[torch.Tensor] = []
-        self.step: list[int] = []
-        self._buf: list[torch.Tensor] = []
-
-    def record(self, done: int, lvec: torch.Tensor) -> None:
-        if done % self.every == 0 or done == self.steps:
-            self._buf.append(lvec.detach())
-            self.step.append(done)
-
-    def flush(self, active: torch.Tensor) -> None:
-        if self._buf:
-            vals = torch.stack(self._buf).to("cpu", torch.float64)
-            rows = torch.full((vals.shape[0], self.E), float("nan"), dtype=torch.float64)
-            rows[:, active] = vals
-            self.rows.append(rows)
-            self._buf.clear()
-
-
 class _Members:
     """Per-member bookkeeping: ``active`` holds the original indices of the members training;
     ``final`` / ``stop_step`` / ``best*`` the stopped members' and selected checkpoints."""
@@ -421,7 +372,7 @@ class _Members:
 
     def validation_due(self, done: int) -> bool:
         v = self.validation
-        return v is not None and (done % v.every == 0 or (v.at_end and done == self.steps))
+        return v is not None and (done % v.every == 0 or done == self.steps)
 
     def validate(self, model, P, done: int, metric, dev) -> None:
         """Validate the training members after update ``done``; keep every improved checkpoint."""
@@ -482,16 +433,29 @@ class _Members:
             self.best_step = self.stop_step.clone()
 
 
+def _loss_history(log: list, E: int) -> torch.Tensor:
+    """The training losses ``[records, E]`` (NaN for a stopped member); the rows recorded with the
+    same members move to the CPU in one transfer."""
+    out = torch.full((len(log), E), math.nan, dtype=torch.float64)
+    i = 0
+    for _, rows in itertools.groupby(log, key=lambda r: id(r[2])):
+        rows = list(rows)
+        vals = torch.stack([lvec for _, lvec, _ in rows]).to("cpu", torch.float64)
+        out[i : i + len(rows), rows[0][2]] = vals
+        i += len(rows)
+    return out
+
+
 def _train_result(
-    members: _Members, log: _LossLog, steps_run: int, E: int, wall_time_s: float, dev
+    members: _Members, log: list, steps_run: int, E: int, wall_time_s: float, dev
 ) -> TrainResult:
-    rows = lambda xs, cat: cat(xs) if xs else torch.empty(0, E, dtype=torch.float64)  # noqa: E731
+    rows = lambda xs: torch.stack(xs) if xs else torch.empty(0, E, dtype=torch.float64)
     history = {
-        "loss": rows(log.rows, torch.cat),
-        "step": torch.tensor(log.step, dtype=torch.long),
+        "loss": _loss_history(log, E),
+        "step": torch.tensor([done for done, _, _ in log], dtype=torch.long),
         "val_step": torch.tensor(members.val_step, dtype=torch.long),
-        "val_acc": rows(members.val_acc, torch.stack),
-        "val_loss": rows(members.val_loss, torch.stack),
+        "val_acc": rows(members.val_acc),
+        "val_loss": rows(members.val_loss),
     }
     done = dict(steps_run=steps_run, members=E, wall_time_s=wall_time_s, device=str(dev))
     picked = {k: getattr(members, k) for k in ("best_step", "best_acc", "best_loss", "stop_step")}

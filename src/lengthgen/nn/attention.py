@@ -39,17 +39,6 @@ def attention_weights(
     return torch.softmax(logits, dim=-1)
 
 
-def attend(
-    q: torch.Tensor,
-    k: torch.Tensor,
-    v: torch.Tensor,
-    *,
-    scale=1.0,
-    bias=None,
-    mask=None,
-    return_weights: bool = False,
-):
-    """Attention output ``[..., n_q, d_v]`` (and optionally the weights)."""
-    w = attention_weights(q, k, scale=scale, bias=bias, mask=mask)
-    out = torch.matmul(w, v)
-    return (out, w) if return_weights else out
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale=1.0, bias=None, mask=None):
+    """Attention output ``[..., n_q, d_v]``: :func:`attention_weights` times ``v``."""
+    return torch.matmul(attention_weights(q, k, scale=scale, bias=bias, mask=mask), v)

@@ -23,19 +23,11 @@ from lengthgen.config import (
     check_positive_int,
     check_seeds,
 )
-from lengthgen.nn.positional import (
-    ENCODINGS,
-    alibi_bias,
-    clamped_positions,
-    rope_rotate,
-    sinusoidal_table,
-)
+from lengthgen.nn import positional as pe
 
 ACTIVATIONS = ("gelu", "relu", "sine")
 #: Depth tiers of chapter 3 (§6): name → (layers, heads).
 TIERS = {"1L1H": (1, 1), "2L4H": (2, 4), "4L4H": (4, 4)}
-
-
 #: the decoder's kernels: ``fused`` (torch.nn.functional's layer norm and attention) or ``reference``
 KERNELS = ("fused", "reference")
 
@@ -93,7 +85,7 @@ class Decoder:
     ):
         self.kernels = check_choice("kernels", kernels, KERNELS)
         self._ln = _layer_norm_fused if kernels == "fused" else _layer_norm
-        self.encoding = check_choice("encoding", encoding, ENCODINGS)
+        self.encoding = check_choice("encoding", encoding, pe.ENCODINGS)
         self.n_layers = check_positive_int("n_layers", n_layers)
         self.n_heads = check_positive_int("n_heads", n_heads)
         self.d_model = check_positive_int("d_model", d_model)
@@ -202,14 +194,16 @@ class Decoder:
             x[..., None].expand(E, B, n, self.d_model).long(),
         )
         if self.encoding == "sinusoidal":
-            h = h + sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
+            h = h + pe.sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
         elif self.encoding == "learned_abs":
-            pos = params["pos_emb"][:, clamped_positions(n, self.L0, device=h.device)]  # [E, n, d]
+            pos = params["pos_emb"][
+                :, pe.clamped_positions(n, self.L0, device=h.device)
+            ]  # [E, n, d]
             h = h + pos[:, None]
         return h
 
     def _attention(self, params, l, h):
-        """Causal multi-head attention of layer ``l``: its output and weights [E, B, H, n, n]."""
+        """Causal multi-head attention of layer ``l``."""
         E, B, n, d = h.shape
         H, dh = self.n_heads, self.d_head
         p = f"l{l}."
@@ -219,21 +213,21 @@ class Decoder:
             t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1)
         )  # [E, B, H, n, dh]
         if self.encoding == "rope":
-            q, k = (rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
+            q, k = (pe.rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
         bias = (
-            alibi_bias(n, H, dtype=h.dtype, device=h.device) if self.encoding == "alibi" else None
+            pe.alibi_bias(n, H, dtype=h.dtype, device=h.device)
+            if self.encoding == "alibi"
+            else None
         )
         mask = causal_mask(n, device=h.device)
-        out, w = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask, return_weights=True)
+        out = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask)
         out = out.transpose(2, 3).reshape(E, B, n, d)
-        out = _linear(out, params[p + "wo"], params[p + "bo"], fused)
-        return out, w
+        return _linear(out, params[p + "wo"], params[p + "bo"], fused)
 
     def _block(self, params, l, h):
         p = f"l{l}."
         z = self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h))
-        a, w = self._attention(params, l, z)
-        h = h + a
+        h = h + self._attention(params, l, z)
         z = self._ln(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
         fused = self.kernels == "fused"
         z = self._act(_linear(z, params[p + "w1"], params[p + "b1"], fused))
@@ -242,26 +236,14 @@ class Decoder:
         else:  # the reference order: (h + z W2) + b2
             zw = torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"])
             h = h + zw + params[p + "b2"][:, None, None]
-        return h, w
+        return h
 
     def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
         """Logits ``[E, B, n, n_out]`` for token ids ``x [E, B, n]`` (causal: position i sees 0 … i)."""
         h = self._embed_checked(params, x)
         for l in range(self.n_layers):
-            h, _ = self._block(params, l, h)
+            h = self._block(params, l, h)
         h = self._ln(h, _bcast(params["lnf_g"], h), _bcast(params["lnf_b"], h))
         return _linear(h, params["w_out"], params["b_out"], self.kernels == "fused")
 
     __call__ = forward
-
-    @torch.no_grad()
-    def attention_maps(
-        self, params: dict[str, torch.Tensor], x: torch.Tensor
-    ) -> list[torch.Tensor]:
-        """Attention weights per layer, each ``[E, B, H, n, n]`` (row i: query i over keys j)."""
-        h = self._embed_checked(params, x)
-        maps = []
-        for l in range(self.n_layers):
-            h, w = self._block(params, l, h)
-            maps.append(w)
-        return maps

@@ -2,19 +2,9 @@
 
 Chapter 3 (Han, Chai & Wang 2026, §3) models the positional logit as ``φ(i)ᵀ W φ(j)``; the rows
 ``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W``
-each encoding can realize:
-
-============  ============================================  ===========================================
-encoding      feature map φ(i)                              realizable kernel family
-============  ============================================  ===========================================
-``nope``      ``[1]``                                       constants (every logit ties)
-``sinusoidal``  ``[cos iθ_k, sin iθ_k]_k`` (additive PE)    any ``W`` (m × m)
-``learned_abs`` ``e_{min(i, L0−1)}`` (clamped table)         any ``W`` (L0 × L0)
-``rope``      ``[cos iθ_k, sin iθ_k]_k``                    relative: κ(d) = Σ_k a_k cos dθ_k − b_k sin dθ_k
-``alibi``     ``[1, i]``                                    relative affine: κ(d) = c₀ + s·d with s ≤ 0
-============  ============================================  ===========================================
-
-with ``d = i − j`` and frequencies ``θ_k = base^(−k/num_freq)`` (the paper: 16, base 10⁴).
+each encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's
+encodings: :func:`sinusoidal_table`, :func:`clamped_positions`, :func:`rope_rotate`,
+:func:`alibi_bias`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Binary-string tasks shared by chapters 1 and 2: FIRST, PARITY, MAJORITY and INDEX.
-
-Strings are integer tensors of 0/1 with the string length as the last dimension. Labels:
-
-* ``first``    w_1                                  (Chiang & Cholak 2022; Zhu & Chiang 2026 §2.1)
-* ``parity``   (Σ_j w_j) mod 2
-* ``majority`` 1[Σ_j w_j ≥ (n+1)/2], defined for odd n only
-* ``index``    w_k for a query position k ∈ [1, n] (1-based, as in Zhu & Chiang)
+"""Binary-string tasks shared by chapters 1 and 2 (Zhu & Chiang 2026 §2.1): FIRST, PARITY,
+MAJORITY and INDEX (:func:`label`), on integer tensors of 0/1 with the string as the last
+dimension; the test banks of App. D.3.
 """
 
 from __future__ import annotations
@@ -36,7 +31,8 @@ def check_bits(bits: torch.Tensor) -> torch.Tensor:
 
 
 def label(task: str, bits, k=None) -> torch.Tensor:
-    """The task's label for each string (``k`` is the 1-based query position for ``index``)."""
+    """The task's label for each string: w₁, Σ w mod 2, 1[Σ w ≥ (n+1)/2] (n odd) or w_k (``index``,
+    ``k`` the 1-based query position)."""
     check_choice("task", task, TASKS)
     bits = check_bits(bits)
     n = bits.shape[-1]
