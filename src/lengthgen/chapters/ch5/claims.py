@@ -49,8 +49,8 @@ CLAIMS = [
     ),
     _parity(
         "ch5.parity.logit_shift_log",
-        "With β_n = log n the log-odds at (2t, 2n) exceed those at (t, n) by X log 2 (largest "
-        "error over the same points)",
+        "With β_n = log n the attention share's log-odds at (2t, 2n) exceed those at (t, n) by "
+        "exactly X log 2 (largest error over the same points)",
         value(0.0, 1e-9, residue=1e-9),
         "(log 2n − log n) X = X log 2 exactly; float64 logarithms of n ≤ 102, |X| ≤ 2 round "
         "far below 10⁻⁹",
@@ -62,14 +62,15 @@ CLAIMS = [
         "at which a search finds an exact Parity classifier, for B = 2, 3, 4, 6, 8, equals our "
         "bound ⌈2B²/π⌉",
         equal([3, 6, 11, 23, 41]),
-        "n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; the search never "
-        "tries |ω| > 2B², so this checks the search and the bound's tightness",
+        "our derivation: n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; the "
+        "search never tries |ω| > 2B², so only the bound's tightness is tested (it follows from "
+        "X = 0, a free phase): a check of the search",
         lambda r: [row["largest_exact_n"] for row in r.cell("averaging_sine")["rows"]],
     ),
     _parity(
         "ch5.parity.summing_exact",
-        "Summing + chapter 4's biased width-2 sine construction (p = 2): errors at every count "
-        "t ≤ 10⁵ and at every (n, t) with n ≤ 1,000",
+        "Summing + chapter 4's biased width-2 sine construction (p = 2): errors over all counts "
+        "t ≤ 10⁵ and over all (n, t) with n ≤ 1,000",
         equal([0, 0]),
         "the phase is π t exactly (weight 0 on the count of zeros): any error is a real failure",
         lambda r: [r.cell("summing")[k] for k in ("errors", "errors_all_lengths")],
@@ -171,10 +172,10 @@ CLAIMS += [
     _mass_check(
         "ch5.mass.c_rule",
         f"With the log factor a learned table keeps α^{{½}} ≥ {C_RULE_LEVEL:g} at L = 16,384 "
-        "exactly when c = m / log L0 > 1 (chapter 0's rule): [c, α^{½}] per task first, pos2, "
-        "pos5",
+        "exactly when its clamped margin m exceeds log L0 (c = m / log L0 > 1, chapter 0's rule): "
+        "[c, α^{½}] per task first, pos2, pos5",
         _c_rule_holds(3),
-        "the target's weight grows like L^c and the tail's like L",
+        "our derivation: the target's weight grows like L^c and the tail's like L",
         lambda r: _c_rule(r, "mass_clamped", "alpha_half", scale="log"),
     ),
     _mass_check(
@@ -206,9 +207,9 @@ CLAIMS += [
         f"or 2.5: with the log factor α^{{½}} at L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when "
         "c > 1 (12 tables: [c, α^{½}])",
         _c_rule_holds(12),
-        "the target's weight against one tail key is L^c times a constant and the tail has about "
-        "L keys: for c < 1 the rows beyond about L^c lose the mass (L^0.8 ≈ 2,350 of 16,364 "
-        "rows), for c > 1 every row keeps it once L^(c − 1) beats the constant",
+        "our derivation: the target's weight against one tail key is L^c times a constant and the "
+        "tail has about L keys: for c < 1 the rows beyond about L^c lose the mass (L^0.8 ≈ 2,350 "
+        "of 16,364 rows), for c > 1 every row keeps it once L^(c − 1) beats the constant",
         lambda r: _c_rule(r, "mass_scaled", "alpha_half_log"),
     ),
     _mass(
@@ -216,9 +217,10 @@ CLAIMS += [
         "The same tables scaled to c = 0.95, 0.99, 1.01 or 1.05: with the log factor α^{½} at "
         f"L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
         _c_rule_holds(12),
-        "at c = 1.01 the last rows keep the mass only if L^0.01 = 1.10 beats the constant of the "
-        "other keys, at c = 0.99 about L^0.99 rows keep it; a constant of either sign can break "
-        "either side (a review had seen one table at c = 0.99 and 1.01 before this was written)",
+        "our derivation: at c = 1.01 the last rows keep the mass only if L^0.01 = 1.10 beats the "
+        "constant of the other keys, at c = 0.99 about L^0.99 rows keep it; a constant of either "
+        "sign can break either side (a review had seen one table at c = 0.99 and 1.01 before "
+        "this was written)",
         lambda r: _c_rule(r, "mass_scaled_near_one", "alpha_half_log"),
     ),
     _mass_check(
@@ -380,7 +382,8 @@ CLAIMS += [
         "least the unscaled fit's (no factor) in every such cell",
         holds("≥ 0 in every cell", lambda v: bool(v) and all(x >= 0 for x in v.values())),
         "beyond L0 the refit multiplies row i by s_i ≥ 1, and to fit the early rows (s_i down to "
-        "0.23) its kernel needs larger margins than the unscaled fit's",
+        "0.23) its kernel needs larger margins than the unscaled fit's, so the weight on a "
+        "correct maximum can only grow",
         _perfect_half,
     ),
     _mass_check(
@@ -465,9 +468,9 @@ CLAIMS += [
                 bool(v) and all(c == n and 1 <= n <= 4 * (math.log(max(e, 1)) + 1) for c, n, e in v)
             ),
         ),
-        "row i of first is right iff κ(i) is a strict record, which must exceed the study "
-        "maximum; among E exchangeable-like exceedances records number about ln E + 0.58, "
-        "times short runs (≤ 4)",
+        "row i of first is right iff κ(i) is a strict record; a new one must exceed the study "
+        "maximum (the first exceedance is one); among E exchangeable-like exceedances records "
+        "number about ln E + 0.58, times short runs (≤ 4)",
         _first_records,
     ),
     _mass_check(

@@ -129,7 +129,7 @@ CLAIMS = [
             holds(EXPONENTS[kind], lambda v, e=EXPONENTS[kind]: slope_holds(v, e)),
             "one length: only the step w − u of the decisive unit's phase along t must be O(1/n), "
             "its offset only modulo 2π; jointly both u and w must be O(1/n); the rest enters "
-            "through the slack",
+            f"through the slack; allowance {SLOPE_ALLOWANCE} (finite-n bias ≤ 0.05)",
             lambda r, eta=eta, kind=kind: volume_slope(r, eta, kind),
         )
         for cid, eta, kind in VOLUME_CLAIMS
@@ -199,7 +199,7 @@ CLAIMS = [
         ),
         "the sign of (−1)^t (s₀ − s₁) is the side of arg Z; a phase drifting linearly in "
         "(n − t, t) reaches the decision slack at a computable length (expected to fail for "
-        "some networks, as seen at seeds 7–8)",
+        "some networks, as in exploratory runs at seeds 7–8)",
         drift_relation,
         **failed(
             "most networks fail well before the extrapolated length; only one matches within "
