@@ -6,7 +6,7 @@ the readers of the stored cells, checked by :func:`schema` (what they feed is :m
 from __future__ import annotations
 
 from dataclasses import dataclass
-
+from functools import partial
 
 from lengthgen.chapters.ch2 import paper, training
 from lengthgen.chapters.ch2.single_layer import (
@@ -109,58 +109,39 @@ def _check_variants(variants, norm_map) -> list[str]:
     return variants
 
 
+#: :func:`train_experiment`'s checked settings (a stored cell's kwargs), each with its check
+_CHECKS = {
+    "task": lambda v: check_choice("task", v, TASKS),
+    "stream": lambda v: check_positive_int("batch stream", v, minimum=0),
+    "seeds": lambda v: _check_ints("seeds", v, minimum=0),
+    "Ns": lambda v: _check_ints("Ns", v),
+    "every": partial(check_positive_int, "validation every"),
+    **{k: partial(check_positive_int, k) for k in ("steps", "val_size", "test_size", "batch")},
+    "patience": partial(check_positive_int, "patience"),
+    "h": check_width,
+    **{k: partial(check_finite, k, nonnegative=True) for k in ("lr", "eps", "clip")},
+    "betas": lambda v: tuple(check_finite("beta", b, nonnegative=True) for b in v),
+}
+#: the settings :func:`train_experiment` takes (as :func:`experiment_config` gives them)
+SETTINGS = ("experiment", "variants", "norm_map", "fixed_token", *_CHECKS)
+
+
 def train_experiment(
-    *,
-    experiment: str,
-    task: str,
-    variants,
-    stream: int,
-    norm_map: str,
-    fixed_token,
-    seeds,
-    Ns,
-    steps: int,
-    every: int,
-    val_size: int,
-    test_size: int,
-    batch: int,
-    h: int,
-    lr: float,
-    betas,
-    eps: float,
-    clip: float,
-    patience: int,
-    device="cpu",
-    progress: bool = True,
-    keep_params: bool = False,
-    beta="log",
+    *, device="cpu", progress: bool = True, keep_params: bool = False, beta="log", **settings
 ) -> dict:
     """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
     the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with
-    ``"params"`` if ``keep_params``). ``beta``: ``log``, ``one`` or both (chapter 5: each member
-    once per β)."""
-    check_choice("task", task, TASKS)
+    ``"params"`` if ``keep_params``). ``settings``: :data:`SETTINGS`; ``beta``: ``log``, ``one``
+    or both (chapter 5: each member once per β)."""
+    if sorted(settings) != sorted(SETTINGS):
+        raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
+    c = {k: check(settings[k]) for k, check in _CHECKS.items()}
     att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
     if len(set(att_betas)) != len(att_betas):
         raise ConfigError(f"beta must not repeat values, got {beta!r}")
-    ints = {"steps": steps, "validation every": every, "val_size": val_size}  # names as said
-    ints |= {"test_size": test_size, "batch": batch, "patience": patience}
-    reals = dict(lr=lr, eps=eps, clip=clip)
-    c = {
-        "experiment": experiment,
-        "task": task,
-        "variants": _check_variants(variants, norm_map),
-        "stream": check_positive_int("batch stream", stream, minimum=0),
-        "norm_map": norm_map,
-        "fixed": fixed_token_of(task, fixed_token),
-        "seeds": _check_ints("seeds", seeds, minimum=0),
-        "Ns": _check_ints("Ns", Ns),
-        **{k.split()[-1]: check_positive_int(k, v) for k, v in ints.items()},
-        "h": check_width(h),
-        **{k: check_finite(k, v, nonnegative=True) for k, v in reals.items()},
-        "betas": tuple(check_finite("beta", b, nonnegative=True) for b in betas),
-        "att_betas": att_betas,
-    }
+    c |= {"experiment": settings["experiment"], "norm_map": settings["norm_map"]}
+    c |= {"variants": _check_variants(settings["variants"], settings["norm_map"])}
+    c |= {"fixed": fixed_token_of(c["task"], settings["fixed_token"]), "att_betas": att_betas}
     # "auto" resolved here; the trainer gets "cpu" or "cuda"
     return training.run(c, get_device(device), progress, keep_params)
 

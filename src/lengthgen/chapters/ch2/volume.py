@@ -497,31 +497,26 @@ def exactness(
     check_beta(beta)
     P, _ = _batch(params)
     Pn = P["b2"].shape[0]
-    sin_structural = variant == "sin" and task == "majority" and method != "exhaustive"
-    if method == "exhaustive" or (variant == "sin" and not sin_structural):
+    enumerate_all = method == "exhaustive" or (variant == "sin" and task != "majority")
+    if enumerate_all:  # every point undecided, then enumerated below
         if variant == "sin" and method == "structural":
             raise ValueError(
                 "A_sin has a structural exactness check for Majority only; use "
                 "method='exhaustive' (n ≤ 16)"
             )
-        m = _exhaustive(P, variant, task, n, beta)
-        return Exactness(
-            np.array((m > 0).tolist(), dtype=object), np.array(["exhaustive"] * Pn, dtype=object), m
-        )
-    if variant == "gen":
+        dec, marg = np.array([None] * Pn, dtype=object), np.full(Pn, np.nan)
+    elif variant == "gen":
         dec, marg = structural_gen(P, task, n, beta)
     elif variant == "sin":
         dec, marg = sin_majority_structural(P, n, beta)
     else:
         dec, marg = _structural_positional(P, variant, task, n, beta)
     meth = np.array(["structural"] * Pn, dtype=object)
-    if method == "auto" and n <= 16:
-        und = [i for i in range(Pn) if dec[i] is None]
-        if und:
-            sub = {k: v[und] for k, v in P.items()}
-            m = _exhaustive(sub, variant, task, n, beta)
-            for j, i in enumerate(und):
-                dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
+    und = [i for i in range(Pn) if dec[i] is None]
+    if und and (enumerate_all or (method == "auto" and n <= 16)):
+        m = _exhaustive({k: v[und] for k, v in P.items()}, variant, task, n, beta)
+        for j, i in enumerate(und):
+            dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
     return Exactness(dec, meth, np.asarray(marg, dtype=float))
 
 
