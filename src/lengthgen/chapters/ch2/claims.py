@@ -288,6 +288,7 @@ PARITY = [
     ),
 ]
 
+_T1_LOC = "Table 1 (N = 51)"
 # ---- paper Table 2 (App. D.5), rows (id, task, model, N, deviation): :func:`accuracy_claim`
 TABLE2 = (
     ("ch2.train.table2.first_pos_N11", "first", "pos", 11, None),
@@ -339,21 +340,23 @@ def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, deviation=None
     )
 
 
-def accuracy_claim(cid: str, task: str, model: str, N: int, deviation) -> Claim:
-    """One row of :data:`TABLE2`: rule 1 on :func:`summary`, rule 2 on :func:`perfect_seeds` at
-    the paper's 100 % ceiling."""
-    cell = paper.PAPER_T2[(task, model)][N]
-    loc = "Table 2 (App. D.5)" + ("; Table 1" if N == 51 else "")
+def accuracy_claim(cid: str, task: str, model: str, N: int = 51, deviation=None) -> Claim:
+    """One row of :data:`TABLE2` (rule 1 on :func:`summary`) or of :data:`TABLE1` (N = 51, rule 3
+    on :func:`mean_longest`); rule 2 on :func:`perfect_seeds` at the paper's 100 % ceiling."""
+    t2 = (task, model) in paper.PAPER_T2
+    pv, *unc = paper.PAPER_T2[(task, model)][N] if t2 else (paper.PAPER_T1[(task, model)],)
+    loc = ("Table 2 (App. D.5)" + ("; Table 1" if N == 51 else "")) if t2 else _T1_LOC
     loc += "; abstract, §4.3" if task == "index" and N == 51 else ""
     said = f"{task.capitalize()} under {NAMES[model]} at N = {N}: "
-    if cell[0] == 100.0:
+    if pv == 100.0:
         said += f"all 20 seeds are at 100 % accuracy at L = {10 * N + 1}"
-        rule = {**rules.rule2(), "paper_uncertainty": [cell[1], cell[2]]}
+        rule = {**rules.rule2(), "paper_uncertainty": unc or None}
         measure = measures.perfect_seeds
     else:
-        said += f"mean accuracy over 20 seeds at L = {10 * N + 1} (ours with its 95 % "
-        said += "seed-bootstrap interval)"
-        rule, measure = rules.rule1(cell), measures.summary
+        said += f"mean accuracy over 20 seeds at L = {10 * N + 1}"
+        said += " (ours with its 95 % seed-bootstrap interval)" if t2 else ""
+        rule = rules.rule1((pv, *unc)) if t2 else rules.rule3(pv)
+        measure = measures.summary if t2 else measures.mean_longest
     return _cell_claim(cid, loc, said, rule, measure, (task, model, N), deviation)
 
 
@@ -452,8 +455,8 @@ GAIN = [
     ),
 ]
 
-# ---- paper Table 1 (N = 51), the cells not in Table 2 (ours at L = 511), rows (id, task, model):
-# rule 3 (rule 2 at the 100 % ceiling); the zero-NESV cells near chance: rule 8, and no rule 3
+# ---- paper Table 1 (N = 51), the cells not in Table 2 (ours at L = 511), rows (id, task, model)
+# of :func:`accuracy_claim`: rule 3 (rule 2 at the 100 % ceiling); the zero-NESV cells near chance: rule 8, and no rule 3
 # claim where the paper's value cannot be told from chance (TABLE1_UNCHECKED)
 TABLE1 = (
     ("ch2.train.table1.first_sin", "first", "sin"),
@@ -472,19 +475,6 @@ TABLE1_CHANCE = (
     ("ch2.train.table1.index_sin_chance", "index", "sin", COUNT_ONLY["sin"]),
 )
 CHANCE_CELLS = tuple((t, m) for _, t, m, _ in TABLE1_CHANCE)
-_T1_LOC = "Table 1 (N = 51)"
-
-
-def _table1_claim(cid, task, model) -> Claim:
-    pv = paper.PAPER_T1[(task, model)]
-    said = f"{task.capitalize()} under {NAMES[model]} at N = 51: "
-    if pv == 100.0:
-        said += "all 20 seeds are at 100 % accuracy at L = 511"
-        rule, measure = rules.rule2(), measures.perfect_seeds
-    else:
-        said += "mean accuracy over 20 seeds at L = 511"
-        rule, measure = rules.rule3(pv), measures.mean_longest
-    return _cell_claim(cid, _T1_LOC, said, rule, measure, (task, model, 51))
 
 
 def _table1_unchecked(cid, task, model) -> Unchecked:
@@ -621,7 +611,7 @@ CLAIMS = [
     *PARITY,
     *(accuracy_claim(*row) for row in TABLE2),
     *GAIN,
-    *(_table1_claim(*row) for row in TABLE1),
+    *(accuracy_claim(*row) for row in TABLE1),
     *(_table1_unchecked(*row) for row in TABLE1_UNCHECKED),
     *(_chance_claim(*row) for row in TABLE1_CHANCE),
     *TABLE1_MAJORITY_AND_D7,
