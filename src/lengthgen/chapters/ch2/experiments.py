@@ -156,23 +156,12 @@ def experiment_config(name: str, **sizes) -> dict:
         raise ConfigError(f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}")
     check_choice("experiment", name, tuple(EXPERIMENTS))
     ex = EXPERIMENTS[name]
-    return {
-        "experiment": name,
-        "task": ex.task,
-        "variants": list(ex.variants),
-        "stream": ex.stream,
-        "norm_map": ex.norm_map if "norm" in ex.variants else None,
-        "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
-        "seeds": list(sizes["seeds"]),
-        "Ns": list(sizes["Ns"]),
-        **{k: sizes[k] for k in SIZES[2:]},
-        "h": paper.H,
-        "lr": paper.LR,
-        "betas": list(paper.BETAS),
-        "eps": paper.EPS,
-        "clip": paper.CLIP,
-        "patience": paper.PATIENCE,
-    }
+    cfg = dict(experiment=name, task=ex.task, variants=list(ex.variants), stream=ex.stream)
+    cfg["norm_map"] = ex.norm_map if "norm" in ex.variants else None
+    cfg["fixed_token"] = None if ex.task == "index" else FIXED_TOKEN[ex.task]
+    cfg |= {k: list(sizes[k]) for k in SIZES[:2]} | {k: sizes[k] for k in SIZES[2:]}
+    cfg |= dict(h=paper.H, lr=paper.LR, betas=list(paper.BETAS), eps=paper.EPS, clip=paper.CLIP)
+    return cfg | {"patience": paper.PATIENCE}
 
 
 def run_experiment(
@@ -202,10 +191,7 @@ def volume_scans(
     from lengthgen.chapters.ch2 import volume as vo
 
     ns, beta = _check_ints("ns", ns), check_beta(beta)
-    if norm_map != "sqrt":
-        raise ConfigError(
-            f"the volume scans use the paper's A_norm map 'sqrt' only, got {norm_map!r}"
-        )
+    check_choice("the volume scans' A_norm map", norm_map, ("sqrt",))
     out = {"widths": {}, "mc": {}}
     for v, task, coord in combos:
         c = vo.center(v, task, h, eta=eta)
@@ -270,26 +256,20 @@ def schema(name: str, scale: str = "full") -> str | None:
 
 
 def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
-    """The stored cell of experiment ``name`` (``{"provenance", "data", "path"}``, default folder
-    ``results/ch2/cells``), checked by :data:`EXPERIMENT_SCHEMA` (its declared seeds and N)."""
+    """The stored cell ``{"provenance", "data", "path"}`` of ``name``, checked by the schema."""
     check_choice("experiment", name, tuple(EXPERIMENTS))
     return load_stored("ch2", name, folder=folder, scale=scale, schema=EXPERIMENT_SCHEMA)
 
 
 def load_runs(folder=None, scale: str = "full") -> dict:
-    """Stored experiments ``{name: (result, provenance)}`` in the order of :data:`EXPERIMENTS`
-    (experiments not stored are absent), each checked by :func:`load_experiment`."""
-    out = {}
-    for name in EXPERIMENTS:
-        if has_stored("ch2", name, folder=folder):
-            obj = load_experiment(name, folder, scale)
-            out[name] = (obj["data"], obj["provenance"])
-    return out
+    """The stored experiments ``{name: (result, provenance)}`` in the order of :data:`EXPERIMENTS`."""
+    got = [n for n in EXPERIMENTS if has_stored("ch2", n, folder=folder)]
+    objs = {n: load_experiment(n, folder, scale) for n in got}
+    return {n: (o["data"], o["provenance"]) for n, o in objs.items()}
 
 
 def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
-    """The stored volume scans ``{"provenance", "data", "path"}`` checked against
-    :data:`VOLUME_SCHEMA`, or ``None`` when none is stored."""
+    """The stored volume scans (as :func:`load_experiment`), or ``None`` when none is stored."""
     if not has_stored("ch2", "volume_scans", folder=folder):
         return None
     return load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)

@@ -184,14 +184,8 @@ def score_contrast_peak_density(B: float = 1.0) -> float:
     def g(u):
         if u == 0.0:
             return f_tri(0.0)
-        return integrate.quad(
-            lambda v: f_tri(v) * f_tri(v / u) / u,
-            -2 * u,
-            2 * u,
-            points=[0.0],
-            epsabs=1e-13,
-            epsrel=1e-12,
-        )[0]
+        f = lambda v: f_tri(v) * f_tri(v / u) / u  # noqa: E731
+        return integrate.quad(f, -2 * u, 2 * u, points=[0.0], epsabs=1e-13, epsrel=1e-12)[0]
 
     val = 2 * integrate.quad(g, 0.0, 1.0, epsabs=1e-12, epsrel=1e-11, limit=200)[0]
     return val / B**2
@@ -260,12 +254,8 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
 
 
 #: tasks each model family is analysed on
-MODEL_TASKS = {
-    "gen": ("first", "index", "majority", "parity"),
-    "sin": ("first", "index", "majority", "parity"),
-    "pos": ("first", "index"),
-    "norm": ("first", "index"),
-}
+MODEL_TASKS = dict.fromkeys(("gen", "sin"), ("first", "index", "majority", "parity"))
+MODEL_TASKS |= dict.fromkeys(("pos", "norm"), ("first", "index"))
 
 
 def _check_model_task(variant, task):
