@@ -456,8 +456,9 @@ GAIN = [
 ]
 
 # ---- paper Table 1 (N = 51), the cells not in Table 2 (ours at L = 511), rows (id, task, model)
-# of :func:`accuracy_claim`: rule 3 (rule 2 at the 100 % ceiling); the zero-NESV cells near chance: rule 8, and no rule 3
-# claim where the paper's value cannot be told from chance (TABLE1_UNCHECKED)
+# of :func:`accuracy_claim`: rule 3 (rule 2 at the 100 % ceiling); the zero-NESV cells near
+# chance: rule 8, and no rule 3 claim where the paper's value cannot be told from chance
+# (TABLE1_UNCHECKED)
 TABLE1 = (
     ("ch2.train.table1.first_sin", "first", "sin"),
     ("ch2.train.table1.majority_sin", "majority", "sin"),

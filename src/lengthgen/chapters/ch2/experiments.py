@@ -262,7 +262,7 @@ def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
 
 
 def load_runs(folder=None, scale: str = "full") -> dict:
-    """The stored experiments ``{name: (result, provenance)}`` in the order of :data:`EXPERIMENTS`."""
+    """The stored experiments ``{name: (result, provenance)}``, in :data:`EXPERIMENTS` order."""
     got = [n for n in EXPERIMENTS if has_stored("ch2", n, folder=folder)]
     objs = {n: load_experiment(n, folder, scale) for n in got}
     return {n: (o["data"], o["provenance"]) for n, o in objs.items()}

@@ -52,12 +52,11 @@ def _beta_n(n: int, beta: str) -> float:
 
 def _batch(params: dict) -> tuple[dict, bool]:
     """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
-    single = params["b2"].dim() == 1
-    return (
-        {k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v) for k, v in params.items()}
-        if single
-        else dict(params)
-    ), single
+    if params["b2"].dim() != 1:
+        return dict(params), False
+    return {
+        k: v.unsqueeze(0) if isinstance(v, torch.Tensor) else v for k, v in params.items()
+    }, True
 
 
 def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
@@ -381,8 +380,7 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
 def diagonal_attention(
     P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000, beta: str = "log"
 ) -> torch.Tensor:
-    """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos /
-    A_norm)."""
+    """α_k(k), the attention the query for k puts on position k: [P, len(ks)] (A_pos / A_norm)."""
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
     out = []
