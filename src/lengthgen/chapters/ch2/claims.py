@@ -36,23 +36,22 @@ CAUSES = {
 #: the declared deviations, each given on the row of the claim it qualifies
 REPLICATION = Deviation(
     "replication sampling",
-    "The paper's interval resamples its 20 seeds only. Every seed is scored on one saved bank of "
-    "1,000 examples per length, whose sampling error (about ±3 points at 95 % for accuracies near "
-    "50–90 %) is in neither interval, and our banks, data streams and initial draws are other "
-    "draws than the paper's (unpublished; our batch lengths are shared across seeds), so a "
+    "Both intervals resample the 20 seeds only, not the one saved bank of 1,000 examples per "
+    "length (about ±3 points at 95 % for accuracies near 50–90 %), and our banks, data streams, "
+    "initial draws and shared batch lengths are other draws than the paper's (unpublished), so a "
     "replication can miss the paper's mean by more than the two seed intervals allow.",
 )
 UNEXPLAINED_POS_N51 = Deviation(
     "unexplained",
     "Ours is below the paper's mean by far more than the two seed intervals allow. Ruled out: the "
     "update cap (every A_pos member at N = 51 stopped by the paper's rule, each selected "
-    "checkpoint perfect on validation) and the A_norm map (A_pos does not use it). Against a fixed "
-    "offset of our protocol: at N = 11, 21 and 41 our A_pos means agree under rule 1 (two above "
-    "the paper's), and the A_norm members of the same run (same banks, batches and initial "
-    "tensors) agree at N = 51. Not ruled out: our one test bank at L = 511 (1,000 examples shared "
-    "by every seed), our data streams and initial draws, our batch lengths shared across seeds, "
-    "and run-to-run drift (an earlier execution of the same code and seeds stored a higher mean, "
-    "itself below the paper's interval); telling these apart needs new training runs.",
+    "checkpoint perfect on validation) and the A_norm map (unused by A_pos). Against a fixed "
+    "offset of our protocol: our A_pos means agree under rule 1 at N = 11, 21 and 41 (two above "
+    "the paper's), and the same run's A_norm members (same banks, batches and initial tensors) "
+    "agree at N = 51. Not ruled out: our one test bank at L = 511 (1,000 examples shared by every "
+    "seed), our data streams, initial draws and shared batch lengths, and run-to-run drift (an "
+    "earlier run of the same code and seeds stored a higher mean, still below the paper's "
+    "interval); only new training runs can tell these apart.",
 )
 PRE_ASYMPTOTIC = Deviation(
     "pre-asymptotic lengths",
@@ -61,10 +60,9 @@ PRE_ASYMPTOTIC = Deviation(
     "lengths too few sampled points are exact to enter the fit.",
 )
 _COUNT_ONLY = (
-    "{}, and the best rule of the count beats a coin. Our seed interval lies above 50 % near that "
-    "count-only rate; rule 8 read the paper's number (no interval) ± 3 points, which straddles "
-    "50 %, and so predicted 'indistinguishable from chance'. Both say the models learn nothing "
-    "beyond the count; the rule's mistake is to take 50 % for chance."
+    "{}, and the best rule of the count beats a coin: our seed interval lies above 50 %, near that "
+    "count-only rate, while rule 8 read the paper's number ± 3 points, which straddles 50 %. Both "
+    "say the models learn nothing beyond the count; the rule wrongly takes 50 % for chance."
 )
 COUNT_ONLY = {
     m: Deviation("count-only chance above 50 %", _COUNT_ONLY.format(sees))
@@ -487,10 +485,9 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
         paper_value=paper.PAPER_T1[(task, model)],
         status="not-attempted",
         reason="the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
-        "binomial noise of the one shared 1,000-example test bank (1.96·√(0.25/1000)), so a band "
-        "from that noise admits a model that learns nothing; the chance claim (next rows) can "
-        "fail instead. The value itself needs the paper's accuracies on a bank of about 10,000 "
-        "examples (a 1-point half-width), which it does not report",
+        "binomial noise of the one shared 1,000-example test bank (1.96·√(0.25/1000)), so such a "
+        "band admits a model that learns nothing (the chance claim can fail instead); the value "
+        "needs accuracies on about 10,000 examples (a 1-point half-width), which it doesn't report",
     )
 
 

@@ -217,18 +217,14 @@ def volume_scans(
 def cells(scale: str) -> list[Cell]:
     """Chapter 2's plan at ``scale``: the :data:`SMOKE_EXPERIMENTS` at :data:`SMOKE` sizes, or
     every experiment with its stored cap and N, then ``volume_scans``."""
-    scale = get_scale(scale)
-    out = []
-    if scale == "smoke":
-        for name in SMOKE_EXPERIMENTS:
-            cfg = experiment_config(name, **SMOKE)
-            out.append(Cell(name, train_experiment, cfg, seeds=tuple(SMOKE["seeds"])))
+    smoke, out = get_scale(scale) == "smoke", []
+    for name in SMOKE_EXPERIMENTS if smoke else EXPERIMENTS:
+        stored = dict(Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name])
+        sizes = SMOKE if smoke else FULL | stored
+        cfg = experiment_config(name, **sizes)
+        out.append(Cell(name, train_experiment, cfg, seeds=tuple(sizes["seeds"])))
+    if smoke:
         return out
-    for name in EXPERIMENTS:
-        cfg = experiment_config(
-            name, Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name], **FULL
-        )
-        out.append(Cell(name, train_experiment, cfg, seeds=tuple(FULL["seeds"])))
     kw = dict(ns=list(VOLUME_NS), combos=[list(c) for c in VOLUME_COMBOS])
     kw |= dict(mc_ns={k: list(v) for k, v in VOLUME_MC_NS.items()}, mc_samples=VOLUME_MC_SAMPLES)
     kw |= dict(h=H, eta=VOLUME_ETA, half_width=VOLUME_HALF_WIDTH, norm_map="sqrt")
