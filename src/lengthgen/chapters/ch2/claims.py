@@ -78,8 +78,7 @@ NAMES = {"pos": "A_pos", "gen": "A_gen", "sin": "A_sin", "norm": "A_norm"}
 
 
 def _certified(*declared) -> Claim:
-    """A live self-check (id, location, statement, paper value, why): every construction it names
-    is certified exact by the checker."""
+    """A live self-check: every construction it names is certified exact by the checker."""
     *head, why = declared
     return rules.live(*head, lambda v: all(v.values()), why, group="self-check")
 

@@ -78,8 +78,7 @@ def count_level_logits(P: dict, n: int, beta: str = "log", levels=None) -> torch
 
 
 def count_level_attention(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
-    """A_gen's attention output A_t = v₀ + ρ_t (v₁ − v₀) at the count levels (eq. 71), shape
-    [P, levels, 2] (arguments: :func:`count_level_logits`)."""
+    """A_gen's attention output A_t = v₀ + ρ_t (v₁ − v₀) at its count levels (eq. 71), [P, t, 2]."""
     WV, bV = P["W_V"], P["b_V"]
     rho = torch.sigmoid(count_level_logits(P, n, beta, levels))
     v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
@@ -87,8 +86,7 @@ def count_level_attention(P: dict, n: int, beta: str = "log", levels=None) -> to
 
 
 def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
-    """f(A_t) = y₁ − y₀ at A_gen's count levels (eq. 71), shape [P, levels] (arguments:
-    :func:`count_level_logits`)."""
+    """f(A_t) = y₁ − y₀ at A_gen's count levels (eq. 71): [P, levels]."""
     return _head_diff(P, count_level_attention(P, n, beta, levels))
 
 
@@ -333,8 +331,7 @@ def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
 def attention_profile(
     params: dict, variant: str, n: int, k: int, beta: str = "log"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Scores g_j and attention weights α_j = softmax(β_n g)_j, j = 1 … n, for query k (A_pos /
-    A_norm)."""
+    """Scores g_j and weights α_j = softmax(β_n g)_j, j = 1 … n, of query k (A_pos / A_norm)."""
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
     P = single_point(params)
@@ -535,8 +532,7 @@ def center_exact_threshold(task: str, eta: float) -> float:
 
 
 def center_exact_eta(task: str, beta: str = "one") -> float:
-    """The scale η* above which the First / Index center is exact at every n under β_n = 1
-    (``beta="one"`` only; chapter 5)."""
+    """The scale η* above which the First / Index center is exact at every n if β_n = 1 (ch. 5)."""
     if check_beta(beta) != "one":
         raise ValueError(
             "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
