@@ -36,23 +36,22 @@ CAUSES = {
 #: the declared deviations, each given on the row of the claim it qualifies
 REPLICATION = Deviation(
     "replication sampling",
-    "The paper's interval resamples its 20 seeds only. Every seed is scored on one saved bank of "
-    "1,000 examples per length, whose sampling error (about ±3 points at 95 % for accuracies near "
-    "50–90 %) is in neither interval, and our banks, data streams and initial draws are other "
-    "draws than the paper's (unpublished; our batch lengths are shared across seeds), so a "
+    "Both intervals resample the 20 seeds only, not the one saved bank of 1,000 examples per "
+    "length (about ±3 points at 95 % for accuracies near 50–90 %), and our banks, data streams, "
+    "initial draws and shared batch lengths are other draws than the paper's (unpublished), so a "
     "replication can miss the paper's mean by more than the two seed intervals allow.",
 )
 UNEXPLAINED_POS_N51 = Deviation(
     "unexplained",
     "Ours is below the paper's mean by far more than the two seed intervals allow. Ruled out: the "
     "update cap (every A_pos member at N = 51 stopped by the paper's rule, each selected "
-    "checkpoint perfect on validation) and the A_norm map (A_pos does not use it). Against a fixed "
-    "offset of our protocol: at N = 11, 21 and 41 our A_pos means agree under rule 1 (two above "
-    "the paper's), and the A_norm members of the same run (same banks, batches and initial "
-    "tensors) agree at N = 51. Not ruled out: our one test bank at L = 511 (1,000 examples shared "
-    "by every seed), our data streams and initial draws, our batch lengths shared across seeds, "
-    "and run-to-run drift (an earlier execution of the same code and seeds stored a higher mean, "
-    "itself below the paper's interval); telling these apart needs new training runs.",
+    "checkpoint perfect on validation) and the A_norm map (unused by A_pos). Against a fixed "
+    "offset of our protocol: our A_pos means agree under rule 1 at N = 11, 21 and 41 (two above "
+    "the paper's), and the same run's A_norm members (same banks, batches and initial tensors) "
+    "agree at N = 51. Not ruled out: our one test bank at L = 511 (1,000 examples shared by every "
+    "seed), our data streams, initial draws and shared batch lengths, and run-to-run drift (an "
+    "earlier run of the same code and seeds stored a higher mean, still below the paper's "
+    "interval); only new training runs can tell these apart.",
 )
 PRE_ASYMPTOTIC = Deviation(
     "pre-asymptotic lengths",
@@ -61,10 +60,9 @@ PRE_ASYMPTOTIC = Deviation(
     "lengths too few sampled points are exact to enter the fit.",
 )
 _COUNT_ONLY = (
-    "{}, and the best rule of the count beats a coin. Our seed interval lies above 50 % near that "
-    "count-only rate; rule 8 read the paper's number (no interval) ± 3 points, which straddles "
-    "50 %, and so predicted 'indistinguishable from chance'. Both say the models learn nothing "
-    "beyond the count; the rule's mistake is to take 50 % for chance."
+    "{}, and the best rule of the count beats a coin: our seed interval lies above 50 %, near that "
+    "count-only rate, while rule 8 read the paper's number ± 3 points, which straddles 50 %. Both "
+    "say the models learn nothing beyond the count; the rule wrongly takes 50 % for chance."
 )
 COUNT_ONLY = {
     m: Deviation("count-only chance above 50 %", _COUNT_ONLY.format(sees))
@@ -80,8 +78,7 @@ NAMES = {"pos": "A_pos", "gen": "A_gen", "sin": "A_sin", "norm": "A_norm"}
 
 
 def _certified(*declared) -> Claim:
-    """A live self-check (id, location, statement, paper value, why): every construction it names
-    is certified exact by the checker."""
+    """A live self-check: every construction it names is certified exact by the checker."""
     *head, why = declared
     return rules.live(*head, lambda v: all(v.values()), why, group="self-check")
 
@@ -288,6 +285,7 @@ PARITY = [
     ),
 ]
 
+_T1_LOC = "Table 1 (N = 51)"
 # ---- paper Table 2 (App. D.5), rows (id, task, model, N, deviation): :func:`accuracy_claim`
 TABLE2 = (
     ("ch2.train.table2.first_pos_N11", "first", "pos", 11, None),
@@ -339,21 +337,23 @@ def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, deviation=None
     )
 
 
-def accuracy_claim(cid: str, task: str, model: str, N: int, deviation) -> Claim:
-    """One row of :data:`TABLE2`: rule 1 on :func:`summary`, rule 2 on :func:`perfect_seeds` at
-    the paper's 100 % ceiling."""
-    cell = paper.PAPER_T2[(task, model)][N]
-    loc = "Table 2 (App. D.5)" + ("; Table 1" if N == 51 else "")
+def accuracy_claim(cid: str, task: str, model: str, N: int = 51, deviation=None) -> Claim:
+    """One row of :data:`TABLE2` (rule 1 on :func:`summary`) or of :data:`TABLE1` (N = 51, rule 3
+    on :func:`mean_longest`); rule 2 on :func:`perfect_seeds` at the paper's 100 % ceiling."""
+    t2 = (task, model) in paper.PAPER_T2
+    pv, *unc = paper.PAPER_T2[(task, model)][N] if t2 else (paper.PAPER_T1[(task, model)],)
+    loc = ("Table 2 (App. D.5)" + ("; Table 1" if N == 51 else "")) if t2 else _T1_LOC
     loc += "; abstract, §4.3" if task == "index" and N == 51 else ""
     said = f"{task.capitalize()} under {NAMES[model]} at N = {N}: "
-    if cell[0] == 100.0:
+    if pv == 100.0:
         said += f"all 20 seeds are at 100 % accuracy at L = {10 * N + 1}"
-        rule = {**rules.rule2(), "paper_uncertainty": [cell[1], cell[2]]}
+        rule = {**rules.rule2(), "paper_uncertainty": unc or None}
         measure = measures.perfect_seeds
     else:
-        said += f"mean accuracy over 20 seeds at L = {10 * N + 1} (ours with its 95 % "
-        said += "seed-bootstrap interval)"
-        rule, measure = rules.rule1(cell), measures.summary
+        said += f"mean accuracy over 20 seeds at L = {10 * N + 1}"
+        said += " (ours with its 95 % seed-bootstrap interval)" if t2 else ""
+        rule = rules.rule1((pv, *unc)) if t2 else rules.rule3(pv)
+        measure = measures.summary if t2 else measures.mean_longest
     return _cell_claim(cid, loc, said, rule, measure, (task, model, N), deviation)
 
 
@@ -452,9 +452,10 @@ GAIN = [
     ),
 ]
 
-# ---- paper Table 1 (N = 51), the cells not in Table 2 (ours at L = 511), rows (id, task, model):
-# rule 3 (rule 2 at the 100 % ceiling); the zero-NESV cells near chance: rule 8, and no rule 3
-# claim where the paper's value cannot be told from chance (TABLE1_UNCHECKED)
+# ---- paper Table 1 (N = 51), the cells not in Table 2 (ours at L = 511), rows (id, task, model)
+# of :func:`accuracy_claim`: rule 3 (rule 2 at the 100 % ceiling); the zero-NESV cells near
+# chance: rule 8, and no rule 3 claim where the paper's value cannot be told from chance
+# (TABLE1_UNCHECKED)
 TABLE1 = (
     ("ch2.train.table1.first_sin", "first", "sin"),
     ("ch2.train.table1.majority_sin", "majority", "sin"),
@@ -472,19 +473,6 @@ TABLE1_CHANCE = (
     ("ch2.train.table1.index_sin_chance", "index", "sin", COUNT_ONLY["sin"]),
 )
 CHANCE_CELLS = tuple((t, m) for _, t, m, _ in TABLE1_CHANCE)
-_T1_LOC = "Table 1 (N = 51)"
-
-
-def _table1_claim(cid, task, model) -> Claim:
-    pv = paper.PAPER_T1[(task, model)]
-    said = f"{task.capitalize()} under {NAMES[model]} at N = 51: "
-    if pv == 100.0:
-        said += "all 20 seeds are at 100 % accuracy at L = 511"
-        rule, measure = rules.rule2(), measures.perfect_seeds
-    else:
-        said += "mean accuracy over 20 seeds at L = 511"
-        rule, measure = rules.rule3(pv), measures.mean_longest
-    return _cell_claim(cid, _T1_LOC, said, rule, measure, (task, model, 51))
 
 
 def _table1_unchecked(cid, task, model) -> Unchecked:
@@ -496,10 +484,9 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
         paper_value=paper.PAPER_T1[(task, model)],
         status="not-attempted",
         reason="the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
-        "binomial noise of the one shared 1,000-example test bank (1.96·√(0.25/1000)), so a band "
-        "from that noise admits a model that learns nothing; the chance claim (next rows) can "
-        "fail instead. The value itself needs the paper's accuracies on a bank of about 10,000 "
-        "examples (a 1-point half-width), which it does not report",
+        "binomial noise of the one shared 1,000-example test bank (1.96·√(0.25/1000)), so such a "
+        "band admits a model that learns nothing (the chance claim can fail instead); the value "
+        "needs accuracies on about 10,000 examples (a 1-point half-width), which it doesn't report",
     )
 
 
@@ -621,7 +608,7 @@ CLAIMS = [
     *PARITY,
     *(accuracy_claim(*row) for row in TABLE2),
     *GAIN,
-    *(_table1_claim(*row) for row in TABLE1),
+    *(accuracy_claim(*row) for row in TABLE1),
     *(_table1_unchecked(*row) for row in TABLE1_UNCHECKED),
     *(_chance_claim(*row) for row in TABLE1_CHANCE),
     *TABLE1_MAJORITY_AND_D7,

@@ -6,7 +6,7 @@ the readers of the stored cells, checked by :func:`schema` (what they feed is :m
 from __future__ import annotations
 
 from dataclasses import dataclass
-
+from functools import partial
 
 from lengthgen.chapters.ch2 import paper, training
 from lengthgen.chapters.ch2.single_layer import (
@@ -109,58 +109,39 @@ def _check_variants(variants, norm_map) -> list[str]:
     return variants
 
 
+#: :func:`train_experiment`'s checked settings (a stored cell's kwargs), each with its check
+_CHECKS = {
+    "task": lambda v: check_choice("task", v, TASKS),
+    "stream": lambda v: check_positive_int("batch stream", v, minimum=0),
+    "seeds": lambda v: _check_ints("seeds", v, minimum=0),
+    "Ns": lambda v: _check_ints("Ns", v),
+    "every": partial(check_positive_int, "validation every"),
+    **{k: partial(check_positive_int, k) for k in ("steps", "val_size", "test_size", "batch")},
+    "patience": partial(check_positive_int, "patience"),
+    "h": check_width,
+    **{k: partial(check_finite, k, nonnegative=True) for k in ("lr", "eps", "clip")},
+    "betas": lambda v: tuple(check_finite("beta", b, nonnegative=True) for b in v),
+}
+#: the settings :func:`train_experiment` takes (as :func:`experiment_config` gives them)
+SETTINGS = ("experiment", "variants", "norm_map", "fixed_token", *_CHECKS)
+
+
 def train_experiment(
-    *,
-    experiment: str,
-    task: str,
-    variants,
-    stream: int,
-    norm_map: str,
-    fixed_token,
-    seeds,
-    Ns,
-    steps: int,
-    every: int,
-    val_size: int,
-    test_size: int,
-    batch: int,
-    h: int,
-    lr: float,
-    betas,
-    eps: float,
-    clip: float,
-    patience: int,
-    device="cpu",
-    progress: bool = True,
-    keep_params: bool = False,
-    beta="log",
+    *, device="cpu", progress: bool = True, keep_params: bool = False, beta="log", **settings
 ) -> dict:
     """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
     the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with
-    ``"params"`` if ``keep_params``). ``beta``: ``log``, ``one`` or both (chapter 5: each member
-    once per β)."""
-    check_choice("task", task, TASKS)
+    ``"params"`` if ``keep_params``). ``settings``: :data:`SETTINGS`; ``beta``: ``log``, ``one``
+    or both (chapter 5: each member once per β)."""
+    if sorted(settings) != sorted(SETTINGS):
+        raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
+    c = {k: check(settings[k]) for k, check in _CHECKS.items()}
     att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
     if len(set(att_betas)) != len(att_betas):
         raise ConfigError(f"beta must not repeat values, got {beta!r}")
-    ints = {"steps": steps, "validation every": every, "val_size": val_size}  # names as said
-    ints |= {"test_size": test_size, "batch": batch, "patience": patience}
-    reals = dict(lr=lr, eps=eps, clip=clip)
-    c = {
-        "experiment": experiment,
-        "task": task,
-        "variants": _check_variants(variants, norm_map),
-        "stream": check_positive_int("batch stream", stream, minimum=0),
-        "norm_map": norm_map,
-        "fixed": fixed_token_of(task, fixed_token),
-        "seeds": _check_ints("seeds", seeds, minimum=0),
-        "Ns": _check_ints("Ns", Ns),
-        **{k.split()[-1]: check_positive_int(k, v) for k, v in ints.items()},
-        "h": check_width(h),
-        **{k: check_finite(k, v, nonnegative=True) for k, v in reals.items()},
-        "betas": tuple(check_finite("beta", b, nonnegative=True) for b in betas),
-        "att_betas": att_betas,
-    }
+    c |= {"experiment": settings["experiment"], "norm_map": settings["norm_map"]}
+    c |= {"variants": _check_variants(settings["variants"], settings["norm_map"])}
+    c |= {"fixed": fixed_token_of(c["task"], settings["fixed_token"]), "att_betas": att_betas}
     # "auto" resolved here; the trainer gets "cpu" or "cuda"
     return training.run(c, get_device(device), progress, keep_params)
 
@@ -175,23 +156,12 @@ def experiment_config(name: str, **sizes) -> dict:
         raise ConfigError(f"the run sizes are {', '.join(SIZES)}; got {', '.join(sizes)}")
     check_choice("experiment", name, tuple(EXPERIMENTS))
     ex = EXPERIMENTS[name]
-    return {
-        "experiment": name,
-        "task": ex.task,
-        "variants": list(ex.variants),
-        "stream": ex.stream,
-        "norm_map": ex.norm_map if "norm" in ex.variants else None,
-        "fixed_token": None if ex.task == "index" else FIXED_TOKEN[ex.task],
-        "seeds": list(sizes["seeds"]),
-        "Ns": list(sizes["Ns"]),
-        **{k: sizes[k] for k in SIZES[2:]},
-        "h": paper.H,
-        "lr": paper.LR,
-        "betas": list(paper.BETAS),
-        "eps": paper.EPS,
-        "clip": paper.CLIP,
-        "patience": paper.PATIENCE,
-    }
+    cfg = dict(experiment=name, task=ex.task, variants=list(ex.variants), stream=ex.stream)
+    cfg["norm_map"] = ex.norm_map if "norm" in ex.variants else None
+    cfg["fixed_token"] = None if ex.task == "index" else FIXED_TOKEN[ex.task]
+    cfg |= {k: list(sizes[k]) for k in SIZES[:2]} | {k: sizes[k] for k in SIZES[2:]}
+    cfg |= dict(h=paper.H, lr=paper.LR, betas=list(paper.BETAS), eps=paper.EPS, clip=paper.CLIP)
+    return cfg | {"patience": paper.PATIENCE}
 
 
 def run_experiment(
@@ -221,10 +191,7 @@ def volume_scans(
     from lengthgen.chapters.ch2 import volume as vo
 
     ns, beta = _check_ints("ns", ns), check_beta(beta)
-    if norm_map != "sqrt":
-        raise ConfigError(
-            f"the volume scans use the paper's A_norm map 'sqrt' only, got {norm_map!r}"
-        )
+    check_choice("the volume scans' A_norm map", norm_map, ("sqrt",))
     out = {"widths": {}, "mc": {}}
     for v, task, coord in combos:
         c = vo.center(v, task, h, eta=eta)
@@ -250,18 +217,14 @@ def volume_scans(
 def cells(scale: str) -> list[Cell]:
     """Chapter 2's plan at ``scale``: the :data:`SMOKE_EXPERIMENTS` at :data:`SMOKE` sizes, or
     every experiment with its stored cap and N, then ``volume_scans``."""
-    scale = get_scale(scale)
-    out = []
-    if scale == "smoke":
-        for name in SMOKE_EXPERIMENTS:
-            cfg = experiment_config(name, **SMOKE)
-            out.append(Cell(name, train_experiment, cfg, seeds=tuple(SMOKE["seeds"])))
+    smoke, out = get_scale(scale) == "smoke", []
+    for name in SMOKE_EXPERIMENTS if smoke else EXPERIMENTS:
+        stored = dict(Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name])
+        sizes = SMOKE if smoke else FULL | stored
+        cfg = experiment_config(name, **sizes)
+        out.append(Cell(name, train_experiment, cfg, seeds=tuple(sizes["seeds"])))
+    if smoke:
         return out
-    for name in EXPERIMENTS:
-        cfg = experiment_config(
-            name, Ns=paper.STORED_NS[name], steps=paper.STORED_STEP_CAPS[name], **FULL
-        )
-        out.append(Cell(name, train_experiment, cfg, seeds=tuple(FULL["seeds"])))
     kw = dict(ns=list(VOLUME_NS), combos=[list(c) for c in VOLUME_COMBOS])
     kw |= dict(mc_ns={k: list(v) for k, v in VOLUME_MC_NS.items()}, mc_samples=VOLUME_MC_SAMPLES)
     kw |= dict(h=H, eta=VOLUME_ETA, half_width=VOLUME_HALF_WIDTH, norm_map="sqrt")
@@ -289,26 +252,20 @@ def schema(name: str, scale: str = "full") -> str | None:
 
 
 def load_experiment(name: str, folder=None, scale: str = "full") -> dict:
-    """The stored cell of experiment ``name`` (``{"provenance", "data", "path"}``, default folder
-    ``results/ch2/cells``), checked by :data:`EXPERIMENT_SCHEMA` (its declared seeds and N)."""
+    """The stored cell ``{"provenance", "data", "path"}`` of ``name``, checked by the schema."""
     check_choice("experiment", name, tuple(EXPERIMENTS))
     return load_stored("ch2", name, folder=folder, scale=scale, schema=EXPERIMENT_SCHEMA)
 
 
 def load_runs(folder=None, scale: str = "full") -> dict:
-    """Stored experiments ``{name: (result, provenance)}`` in the order of :data:`EXPERIMENTS`
-    (experiments not stored are absent), each checked by :func:`load_experiment`."""
-    out = {}
-    for name in EXPERIMENTS:
-        if has_stored("ch2", name, folder=folder):
-            obj = load_experiment(name, folder, scale)
-            out[name] = (obj["data"], obj["provenance"])
-    return out
+    """The stored experiments ``{name: (result, provenance)}``, in :data:`EXPERIMENTS` order."""
+    got = [n for n in EXPERIMENTS if has_stored("ch2", n, folder=folder)]
+    objs = {n: load_experiment(n, folder, scale) for n in got}
+    return {n: (o["data"], o["provenance"]) for n, o in objs.items()}
 
 
 def load_volume_scans(folder=None, scale: str = "full") -> dict | None:
-    """The stored volume scans ``{"provenance", "data", "path"}`` checked against
-    :data:`VOLUME_SCHEMA`, or ``None`` when none is stored."""
+    """The stored volume scans (as :func:`load_experiment`), or ``None`` when none is stored."""
     if not has_stored("ch2", "volume_scans", folder=folder):
         return None
     return load_stored("ch2", "volume_scans", folder=folder, scale=scale, schema=VOLUME_SCHEMA)

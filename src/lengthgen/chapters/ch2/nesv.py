@@ -209,12 +209,11 @@ CLAIMS = [
     live(
         "ch2.nesv.positional_tasks_gen_sin",
         "Table 1, §1",
-        "First and Index have NESV 0 under A_gen and Index under A_sin for every n ≥ 2: pairs of "
-        "inputs that look the same to the model but carry different labels get identical logits "
-        "at 2,000 whole-box points per model at n = 2, 3, 8, 64, 511. First under A_sin (printed "
-        "0 without proof; we derive only NESV → 0): the whole-box mean output-bias fiber on the "
-        "pair (e₁, e_j*), an upper bound on the NESV, falls more than tenfold from n = 7 to "
-        "n = 711 as ‖p_j* − p₁‖ falls from 0.28 to 6·10⁻⁵",
+        "First and Index have NESV 0 under A_gen and Index under A_sin (n ≥ 2): inputs alike to "
+        "the model but labelled differently get identical logits at 2,000 whole-box points per "
+        "model, n = 2, 3, 8, 64, 511. First under A_sin (printed 0 without proof; we derive NESV → "
+        "0): the whole-box mean output-bias fiber on (e₁, e_j*), an upper bound on the NESV, falls "
+        "over tenfold from n = 7 to 711 as ‖p_j* − p₁‖ falls from 0.28 to 6·10⁻⁵",
         "0",
         lambda v: (
             v["points"] > 0
@@ -228,10 +227,10 @@ CLAIMS = [
         "ch2.nesv.parity_other_models",
         "Table 1, §1, App. A.4 (extended)",
         "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: along 0ⁿ, "
-        "10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows strictly, so n sign changes are needed and "
-        "h + 1 possible), and under A_sin by sampling: at n = 10, h = 8, none of 2,000 whole-box "
-        "points per model has a nonempty exact output-bias fiber over all 1,024 strings, and no "
-        "A_pos or A_norm point has more than 9 sign changes along that chain",
+        "10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows strictly: n sign changes are needed, h + 1 "
+        "possible), and under A_sin by sampling: at n = 10, h = 8, no whole-box point of 2,000 per "
+        "model has a nonempty exact output-bias fiber over all 1,024 strings or (A_pos, A_norm) "
+        "over 9 sign changes along that chain",
         "0",
         lambda v: (
             all(r["points"] > 0 and r["exact"] == 0 for r in v.values())

@@ -61,8 +61,7 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
 
 
 def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: int = 0):
-    """Per-member validation banks at each member's N (D.2), padded: ``(x [E, S, max N + 1],
-    y [E, S])``."""
+    """Validation banks at each member's N (D.2), padded: x [E, S, max N + 1], y [E, S]."""
     Lmax = max(Ns_members)
     cache = {}
     for N in sorted(set(Ns_members)):

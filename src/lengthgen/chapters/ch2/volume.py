@@ -52,12 +52,11 @@ def _beta_n(n: int, beta: str) -> float:
 
 def _batch(params: dict) -> tuple[dict, bool]:
     """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
-    single = params["b2"].dim() == 1
-    return (
-        {k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else v) for k, v in params.items()}
-        if single
-        else dict(params)
-    ), single
+    if params["b2"].dim() != 1:
+        return dict(params), False
+    return {
+        k: v.unsqueeze(0) if isinstance(v, torch.Tensor) else v for k, v in params.items()
+    }, True
 
 
 def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
@@ -79,8 +78,7 @@ def count_level_logits(P: dict, n: int, beta: str = "log", levels=None) -> torch
 
 
 def count_level_attention(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
-    """A_gen's attention output A_t = v₀ + ρ_t (v₁ − v₀) at the count levels (eq. 71), shape
-    [P, levels, 2] (arguments: :func:`count_level_logits`)."""
+    """A_gen's attention output A_t = v₀ + ρ_t (v₁ − v₀) at its count levels (eq. 71), [P, t, 2]."""
     WV, bV = P["W_V"], P["b_V"]
     rho = torch.sigmoid(count_level_logits(P, n, beta, levels))
     v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
@@ -88,8 +86,7 @@ def count_level_attention(P: dict, n: int, beta: str = "log", levels=None) -> to
 
 
 def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
-    """f(A_t) = y₁ − y₀ at A_gen's count levels (eq. 71), shape [P, levels] (arguments:
-    :func:`count_level_logits`)."""
+    """f(A_t) = y₁ − y₀ at A_gen's count levels (eq. 71): [P, levels]."""
     return _head_diff(P, count_level_attention(P, n, beta, levels))
 
 
@@ -184,14 +181,8 @@ def score_contrast_peak_density(B: float = 1.0) -> float:
     def g(u):
         if u == 0.0:
             return f_tri(0.0)
-        return integrate.quad(
-            lambda v: f_tri(v) * f_tri(v / u) / u,
-            -2 * u,
-            2 * u,
-            points=[0.0],
-            epsabs=1e-13,
-            epsrel=1e-12,
-        )[0]
+        f = lambda v: f_tri(v) * f_tri(v / u) / u  # noqa: E731
+        return integrate.quad(f, -2 * u, 2 * u, points=[0.0], epsabs=1e-13, epsrel=1e-12)[0]
 
     val = 2 * integrate.quad(g, 0.0, 1.0, epsabs=1e-12, epsrel=1e-11, limit=200)[0]
     return val / B**2
@@ -260,12 +251,8 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
 
 
 #: tasks each model family is analysed on
-MODEL_TASKS = {
-    "gen": ("first", "index", "majority", "parity"),
-    "sin": ("first", "index", "majority", "parity"),
-    "pos": ("first", "index"),
-    "norm": ("first", "index"),
-}
+MODEL_TASKS = dict.fromkeys(("gen", "sin"), ("first", "index", "majority", "parity"))
+MODEL_TASKS |= dict.fromkeys(("pos", "norm"), ("first", "index"))
 
 
 def _check_model_task(variant, task):
@@ -344,8 +331,7 @@ def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
 def attention_profile(
     params: dict, variant: str, n: int, k: int, beta: str = "log"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Scores g_j and attention weights α_j = softmax(β_n g)_j, j = 1 … n, for query k (A_pos /
-    A_norm)."""
+    """Scores g_j and weights α_j = softmax(β_n g)_j, j = 1 … n, of query k (A_pos / A_norm)."""
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
     P = single_point(params)
@@ -391,8 +377,7 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
 def diagonal_attention(
     P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000, beta: str = "log"
 ) -> torch.Tensor:
-    """α_k(k): the attention the query for k puts on position k, shape [P, len(ks)] (A_pos /
-    A_norm)."""
+    """α_k(k), the attention the query for k puts on position k: [P, len(ks)] (A_pos / A_norm)."""
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
     out = []
@@ -497,31 +482,26 @@ def exactness(
     check_beta(beta)
     P, _ = _batch(params)
     Pn = P["b2"].shape[0]
-    sin_structural = variant == "sin" and task == "majority" and method != "exhaustive"
-    if method == "exhaustive" or (variant == "sin" and not sin_structural):
+    enumerate_all = method == "exhaustive" or (variant == "sin" and task != "majority")
+    if enumerate_all:  # every point undecided, then enumerated below
         if variant == "sin" and method == "structural":
             raise ValueError(
                 "A_sin has a structural exactness check for Majority only; use "
                 "method='exhaustive' (n ≤ 16)"
             )
-        m = _exhaustive(P, variant, task, n, beta)
-        return Exactness(
-            np.array((m > 0).tolist(), dtype=object), np.array(["exhaustive"] * Pn, dtype=object), m
-        )
-    if variant == "gen":
+        dec, marg = np.array([None] * Pn, dtype=object), np.full(Pn, np.nan)
+    elif variant == "gen":
         dec, marg = structural_gen(P, task, n, beta)
     elif variant == "sin":
         dec, marg = sin_majority_structural(P, n, beta)
     else:
         dec, marg = _structural_positional(P, variant, task, n, beta)
     meth = np.array(["structural"] * Pn, dtype=object)
-    if method == "auto" and n <= 16:
-        und = [i for i in range(Pn) if dec[i] is None]
-        if und:
-            sub = {k: v[und] for k, v in P.items()}
-            m = _exhaustive(sub, variant, task, n, beta)
-            for j, i in enumerate(und):
-                dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
+    und = [i for i in range(Pn) if dec[i] is None]
+    if und and (enumerate_all or (method == "auto" and n <= 16)):
+        m = _exhaustive({k: v[und] for k, v in P.items()}, variant, task, n, beta)
+        for j, i in enumerate(und):
+            dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
     return Exactness(dec, meth, np.asarray(marg, dtype=float))
 
 
@@ -552,8 +532,7 @@ def center_exact_threshold(task: str, eta: float) -> float:
 
 
 def center_exact_eta(task: str, beta: str = "one") -> float:
-    """The scale η* above which the First / Index center is exact at every n under β_n = 1
-    (``beta="one"`` only; chapter 5)."""
+    """The scale η* above which the First / Index center is exact at every n if β_n = 1 (ch. 5)."""
     if check_beta(beta) != "one":
         raise ValueError(
             "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
