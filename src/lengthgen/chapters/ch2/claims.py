@@ -48,21 +48,25 @@ UNEXPLAINED_POS_N51 = Deviation(
     "checkpoint perfect on validation) and the A_norm map (unused by A_pos). Against a fixed "
     "offset of our protocol: our A_pos means agree under rule 1 at N = 11, 21 and 41 (two above "
     "the paper's), and the same run's A_norm members (same banks, batches and initial tensors) "
-    "agree at N = 51. Not ruled out: our one test bank at L = 511 (1,000 examples shared by every "
-    "seed), our data streams, initial draws and shared batch lengths, and run-to-run drift (an "
-    "earlier run of the same code and seeds stored a higher mean, still below the paper's "
-    "interval); only new training runs can tell these apart.",
+    "agree at N = 51, which argues against a gross fault in the bank or streams but not one "
+    "touching A_pos alone. Not ruled out: our one test bank at L = 511 (1,000 examples shared by "
+    "every seed, its sampling error in neither interval), our data streams, initial draws and "
+    "shared batch lengths, and run-to-run drift (an earlier run of the same code and seeds "
+    "stored a higher mean, still below the paper's interval); only new training runs can tell "
+    "these apart.",
 )
 PRE_ASYMPTOTIC = Deviation(
     "pre-asymptotic lengths",
     "The χ window shrinks like n⁻² and at the smallest lengths is still comparable to the box of "
     "half-width 0.1, so the exact fraction there falls more slowly than n⁻³; at the longest "
-    "lengths too few sampled points are exact to enter the fit.",
+    "lengths too few sampled points are exact to enter the fit, so the fit sees the approach to "
+    "n⁻³, not the rate.",
 )
 _COUNT_ONLY = (
     "{}, and the best rule of the count beats a coin: our seed interval lies above 50 %, near that "
     "count-only rate, while rule 8 read the paper's number ± 3 points, which straddles 50 %. Both "
-    "say the models learn nothing beyond the count; the rule wrongly takes 50 % for chance."
+    "say the models learn nothing beyond the count; the rule wrongly takes 50 % for chance. "
+    "Neither interval includes the shared test bank's sampling error."
 )
 COUNT_ONLY = {
     m: Deviation("count-only chance above 50 %", _COUNT_ONLY.format(sees))

@@ -226,11 +226,12 @@ CLAIMS = [
     live(
         "ch2.nesv.parity_other_models",
         "Table 1, §1, App. A.4 (extended)",
-        "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: along 0ⁿ, "
-        "10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows strictly: n sign changes are needed, h + 1 "
-        "possible), and under A_sin by sampling: at n = 10, h = 8, no whole-box point of 2,000 per "
-        "model has a nonempty exact output-bias fiber over all 1,024 strings or (A_pos, A_norm) "
-        "over 9 sign changes along that chain",
+        "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: their "
+        "attention ignores the symbols, so along 0ⁿ, 10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows "
+        "strictly; n sign changes are needed, at most h + 1 possible), and under A_sin by "
+        "sampling: at n = 10, h = 8, no whole-box point of 2,000 per model has a nonempty exact "
+        "output-bias fiber over all 1,024 strings or (A_pos, A_norm) over 9 sign changes along "
+        "that chain",
         "0",
         lambda v: (
             all(r["points"] > 0 and r["exact"] == 0 for r in v.values())

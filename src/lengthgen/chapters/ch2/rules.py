@@ -81,7 +81,8 @@ def rule1(cell) -> dict:
         paper_uncertainty=[cell[1], cell[2]],
         check="predicate",
         holds=lambda v: two_sample_agree(v, cell),
-        why="rule 1: two independent 20-seed means, |ours − paper| ≤ √(h_ours² + h_paper²)",
+        why="rule 1: two independent 20-seed means: |ours − paper| ≤ √(h_ours² + h_paper²), "
+        "h = facing 95 % seed-bootstrap half-widths",
     )
 
 
