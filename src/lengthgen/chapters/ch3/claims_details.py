@@ -10,9 +10,7 @@ from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.experiments import LR_MATCH
-from lengthgen.chapters.ch3.robustness import APP_G_MEASURED, INDUCTION, NOT_RUN, app_f_stats
-from lengthgen.chapters.ch3.robustness import app_g_auc, app_g_generalizing, induction_table
-from lengthgen.chapters.ch3.robustness import rope_scale_table
+from lengthgen.chapters.ch3.robustness import APP_G_MEASURED, INDUCTION, NOT_RUN
 from lengthgen.chapters.ch3.rules import MC_FIGURE_TOL, PRECISION_1L1H_CI, RHO_TOL, binomial_band
 from lengthgen.chapters.ch3.rules import claim, element_wise, exact, lr_deviation, old_key_tolerance
 from lengthgen.chapters.ch3.rules import printed, rank_correlation, seed_mean_tol
@@ -231,7 +229,7 @@ DETAIL_CLAIMS = [
             "Vocabulary 64, d = 128, 1L1H, 2 seeds: [Spearman ρ(α_L, LG) over learnable cells, "
             "precision Pr[LG ≥ 0.7 | α_L ≥ 0.5], high-α rows]",
             [paper.SCALE_ROBUSTNESS["rho_1L1H"], paper.SCALE_ROBUSTNESS["precision_1L1H"]],
-            lambda r: [app_f_stats(r)[k]
+            lambda r: [m.app_f_stats(r)[k]
                        for k in ("spearman_learnable", "precision", "n_high_rows")],
             holds=lambda v: (
                 abs(v[0] - paper.SCALE_ROBUSTNESS["rho_1L1H"]) <= RHO_TOL
@@ -249,7 +247,7 @@ DETAIL_CLAIMS = [
         exact("ch3.appG.L0", "App. G, Table 8",
             "1L1H, 3 seeds, at L = 3·L0: AUC of α separating the cells at LG ≥ 0.5, at L0 = "
             f"{', '.join(map(str, APP_G_L0))}",
-            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_L0), app_g_auc,
+            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_L0), m.app_g_auc,
             why="rule 1: a perfect separation", protocol=APP_G_PROTOCOL),
         "appG__L0_10__*", APP_G_COST),  # with L0 = 20, two lengths: enough to compare
     until_run(
@@ -257,21 +255,21 @@ DETAIL_CLAIMS = [
             f"The cells with LG@3·L0 ≥ 0.5 per L0 = {', '.join(map(str, APP_G_L0))} (the same)",
             "the same cells at every L0 (the paper names RoPE prev/skip-3, sinusoidal and "
             "learned-absolute first)",
-            app_g_generalizing, holds=lambda v: len({tuple(c) for c in v.values()}) == 1,
+            m.app_g_generalizing, holds=lambda v: len({tuple(c) for c in v.values()}) == 1,
             why="the paper: the verdicts do not move with L0", protocol=APP_G_PROTOCOL),
         "appG__L0_10__*", APP_G_COST),
     until_run(
         element_wise("ch3.appH.rope_frequency_scale", "App. H, Table 10",
             "RoPE, every frequency × 0.03, skip-3, 1L1H, 5 seeds: [α_60, mean LG@60]",
             [paper.ROPE_FREQ_SCALE_LG["alpha"], paper.ROPE_FREQ_SCALE_LG["lg"]],
-            lambda r: [rope_scale_table(r)["0.03"][k] for k in ("alpha", "lg")],
+            lambda r: [m.rope_scale_table(r)["0.03"][k] for k in ("alpha", "lg")],
             tolerances=[0.0, seed_mean_tol()], why="rule 1 for α; rule 3 for LG"),
         "appH__rope_scale_0.03", ROPE_COST),
     until_run(
         claim("predicate", "ch3.appH.rope_scale_resolved", "App. H, Table 10",
             "RoPE skip-3 at frequency scales 1, 0.3, 0.1 (the last two our reading): [α_60, mean "
             "LG@60] per scale (1 and ≈ 1)", "α_L = 1, LG ≈ 1",
-            lambda r: {s: [v["alpha"], v["lg"]] for s, v in rope_scale_table(r).items()
+            lambda r: {s: [v["alpha"], v["lg"]] for s, v in m.rope_scale_table(r).items()
                        if s in ("1", "0.3", "0.1")},
             holds=lambda v: all(a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()),
             why="rule 1 for α; rule 3 for LG (at least 1 − 0.045)",
@@ -284,14 +282,14 @@ DETAIL_CLAIMS = [
         claim("predicate", "ch3.appH.rope_scale_unlearnable", "App. H, Table 10",
             "RoPE skip-3 at frequency scale 0.01, 1L1H: mean train accuracy over 5 seeds (≤ 0.8)",
             "fails the learnability filter (train acc ≤ 0.8)",
-            lambda r: rope_scale_table(r)["0.01"]["train"], holds=lambda v: v <= m.LEARNABLE,
+            lambda r: m.rope_scale_table(r)["0.01"]["train"], holds=lambda v: v <= m.LEARNABLE,
             why="the paper's learnability threshold"),
         "appH__rope_scale_0.01", ROPE_COST),
     until_run(
         element_wise("ch3.appH.induction", "App. H, Table 9",
             "Induction, 2L4H, 3 seeds: mean LG@60 of ALiBi, RoPE and NoPE (α_L = 0, α_L⁺ = 1)",
             list(paper.INDUCTION_LG.values()),
-            lambda r: [induction_table(r)["2L4H"][e]["lg"] for e in paper.INDUCTION_LG],
+            lambda r: [m.induction_table(r)["2L4H"][e]["lg"] for e in paper.INDUCTION_LG],
             tolerances=[seed_mean_tol(n=len(INDUCTION["seeds"]))] * 3, why="rule 3 (±0.058)",
             deviation=Deviation("unstated setup: App. H's induction protocol",
                 "ALiBi and NoPE are within the band; RoPE's two-layer models transfer induction "
@@ -302,8 +300,8 @@ DETAIL_CLAIMS = [
         claim("predicate", "ch3.appH.induction_depth", "App. H",
             "Induction: [largest 1L1H train accuracy (≤ 0.8), smallest 2L4H (≥ 0.76 − 0.058)]",
             "1 layer ≈ 0.25; 2 layers 0.76–1.0",
-            lambda r: [max(v["train"] for v in induction_table(r)["1L1H"].values()),
-                       min(v["train"] for v in induction_table(r)["2L4H"].values())],
+            lambda r: [max(v["train"] for v in m.induction_table(r)["1L1H"].values()),
+                       min(v["train"] for v in m.induction_table(r)["2L4H"].values())],
             holds=lambda v: (
                 v[0] <= m.LEARNABLE and v[1] >= 0.76 - seed_mean_tol(n=len(INDUCTION["seeds"]))
             ),

@@ -15,6 +15,7 @@ from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
+from lengthgen.chapters.ch3.robustness import APP_G, APP_G_MEASURED, INDUCTION, NOT_RUN, ROPE_SCALES
 from lengthgen.config import check_choice
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
@@ -358,3 +359,65 @@ def app_e_relative(r, tiers=("1L1H",)):
     st = [app_e_stats(r, t)["cells"] for t in tiers]
     rel = [c for s in st for k, c in s.items() if k.split("/")[0] not in paper.APP_E_ABSOLUTE]
     return [len(rel), max(c["train"] for c in rel), max(c["lg"] for c in rel)]
+
+
+# --------------------------------------------------------------- App. F–H (the robustness cells)
+def _mean(rows, key="acc") -> float:
+    return float(np.mean([x[key] for x in rows])) if rows else float("nan")
+
+
+def app_g_cells(r) -> dict:
+    """App. G per training length: ``{L0: cell summaries at 3·L0}`` over 3 seeds (L0 = 20: the main
+    study's seeds 0–2 at L = 60), with α_{3L0} (:func:`~.analysis.cell_summary`)."""
+    out = {}
+    for L0 in APP_G_MEASURED:
+        if L0 in APP_G["trained"]:
+            rs = [x for e in ENCODINGS for x in stored(r, f"appG__L0_{L0}__{e}")]
+        else:
+            rs = [x for x in rows(r) if x["L"] == 3 * L0 and x["seed"] in APP_G["seeds"]]
+        A = {k: {3 * L0: a} for k, a in stored(r, "robustness_alpha")["appG"][str(L0)].items()}
+        out[L0] = an3.cell_summary(rs, "1L1H", A)
+    return out
+
+
+def app_g_auc(r) -> list:
+    """Screen AUC of α_{3L0} for the cells with LG@3L0 ≥ 0.5, at each training length of App. G."""
+    by_L0 = [list(c.values()) for c in app_g_cells(r).values()]
+    return [auc([v["alpha"] for v in c], [v["lg"] >= GENERALIZES for v in c]) for c in by_L0]
+
+
+def app_g_generalizing(r) -> dict:
+    """The cells with LG@3L0 ≥ 0.5 at each training length, ``{L0: [cells]}``."""
+    return {
+        str(L0): sorted(k for k, v in c.items() if v["lg"] >= GENERALIZES)
+        for L0, c in app_g_cells(r).items()
+    }
+
+
+def rope_scale_table(r) -> dict:
+    """App. H's frequency sweep per stored scale: α_60, mean LG@60, train accuracy, LGs."""
+    out = {}
+    for s in [f"{s:g}" for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
+        rs = [x for x in stored(r, f"appH__rope_scale_{s}") if x["L"] == 60]
+        out[s] = {"alpha": stored(r, "robustness_alpha")["rope_scale"][s]["60"], "lg": _mean(rs)}
+        out[s] |= {"train": _mean(rs, "train_acc"), "lg_seeds": [x["acc"] for x in rs]}
+    return out
+
+
+def app_f_stats(r) -> dict:
+    """App. F's 1L1H tier (vocabulary 64, d = 128): the §6 statistics with the main α table."""
+    rs = lambda: [x for e in ENCODINGS for x in stored(r, f"appF__{e}")]
+    kw = dict(n_perm=N_PERM, n_boot=N_BOOT)
+    return _memo(r, "app_f", lambda: an3.study_stats(rs(), alpha(r), "1L1H", **kw))
+
+
+def induction_table(r) -> dict:
+    """App. H's induction: per tier and encoding, mean LG@60 and train accuracy over the seeds."""
+    return {
+        t: {
+            e: {k: _mean(rs, key) for k, key in (("lg", "acc"), ("train", "train_acc"))}
+            for e in ENCODINGS
+            for rs in [stored(r, f"appH__induction__{t}__{e}")]
+        }
+        for t in INDUCTION["tiers"]
+    }
