@@ -277,11 +277,6 @@ def violation_sin_first(r):
 PAPER_FAMILIES = "rope/first@30 sinusoidal/prev@40 sinusoidal/first@60 sinusoidal/first@80".split()
 
 
-def content_rescued(tier: str):
-    """The main-task cells of ``tier`` rescued by content (:func:`analysis.content_channel`)."""
-    return lambda r: sorted(an3.content_channel(rows(r), alpha(r), tier))
-
-
 def ablation(r):
     """App. D's :func:`analysis.selection_ablation` of the CE and both min-norm tables."""
     tabs = {"ce": alpha(r), "min_norm": alpha(r, "min_norm")}
@@ -293,12 +288,6 @@ def pos_rows(results, tier: str = "1L1H") -> list[dict]:
     """The stored pos2/pos5 rows of one ``tier`` (App. E; its Table 6 is tier 1L1H)."""
     check_choice("tier", tier, TIERS)
     return [x for x in rows(results) if x["task"] in POS_TASKS and x["tier"] == tier]
-
-
-def app_e_lg80(r):
-    """The smallest 1L1H LG@80 of App. E's absolute-encoding cells."""
-    c80 = an3.cell_table(pos_rows(r), alpha(r), "1L1H", 80, tasks=POS_TASKS)
-    return min(c["lg_mean"] for k, c in c80.items() if k.split("/")[0] in paper.APP_E_ABSOLUTE)
 
 
 def app_e_stats(results, tier: str = "1L1H") -> dict:
@@ -326,9 +315,7 @@ def app_e_tiers(results):
         c = st["cells"]
         data[(t, "train acc")] = [c.get(k, {}).get("train", nan) for k in keys] + [nan]
         data[(t, "LG")] = [c.get(k, {}).get("lg", nan) for k in keys] + [st.get("auc", nan)]
-    df = pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
-    df.columns = pd.MultiIndex.from_tuples(df.columns)
-    return df
+    return pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
 
 
 def app_e_rescued(results) -> dict:
