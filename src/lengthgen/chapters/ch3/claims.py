@@ -67,9 +67,8 @@ MAIN_CLAIMS = [
         lambda r: min(min(m.alpha(r)[f"rope/{t}"].values())
                       for t in ("prev", "skip2", "skip3", "skip5"))),
     claim("predicate", "ch3.alpha.clamped_prev_tie", "Prop. 4(b), App. A.7",
-        "Clamped learned-absolute prev: [α_60, whether the target ties every collapsed key "
-        "j ≥ L0 − 1 exactly on all 40 rows]", "0.00 (exact tie)",
-        holds=lambda v: v[0] == 0.0 and v[1] is True,
+        "Clamped learned-absolute prev: [α_60, target ties all keys j ≥ L0 − 1 on all 40 rows]",
+        "0.00 (exact tie)", holds=lambda v: v[0] == 0.0 and v[1] is True,
         why="rule 1: keys j ≥ L0 − 1 share one feature", source="live"),
     claim("interval", "ch3.alpha.copy_reverse", "Thm. 2 corollary, Tables 11–12",
         "Copy and reverse: largest α_512 of the 10 cells (≤ 0.01)", "≈ 0",

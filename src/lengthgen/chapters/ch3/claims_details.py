@@ -37,7 +37,6 @@ APP_G_COST = "5 ensembles of 21 one-layer members at L0 = 10, about 30 CPU-minut
 ROPE_COST = "one ensemble of 5 one-layer members per scale, about 1.5 CPU-minutes each"
 INDUCTION_COST = "10 ensembles of 3 members, one and two layers, about 13 CPU-minutes"
 MIN_NORM_CUTOFF = "unstated hyperparameter: min-norm pseudo-inverse cutoff"
-WHY5, WHY3 = "rule 5, as at our lr", "rule 3 element-wise, wider where the paper's ± is larger"
 
 
 def until_run(claim: Claim, pattern: str, cost: str):
@@ -51,31 +50,33 @@ def until_run(claim: Claim, pattern: str, cost: str):
     return Unchecked(c.id, c.location, c.statement, c.paper_value, "not-attempted", reason)
 
 
-def lr_match_claim(id: str, tier: str, interval) -> Claim:
-    """Rule 5 at each lr of :data:`LR_MATCH`: the precision of ``tier`` inside ``interval``."""
+def lr_match_claim(id: str, tier: str) -> Claim:
+    """Rule 5 at each lr of :data:`LR_MATCH`: the precision of ``tier`` inside its interval."""
+    interval = PRECISION_1L1H_CI if tier == "1L1H" else paper.TABLE4_CI[("precision", tier)]
     statement = f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] and its rows, CE fit at lr 0.09, 0.1"
     holds = lambda v: all(interval[0] <= x["precision"] <= interval[1] for x in v.values())
     kw = dict(paper_uncertainty=list(interval), holds=holds, protocol=LR_MATCH_PROTOCOL)
     where, measure = "§6, Table 4; App. C (CE fit)", lambda r: m.lr_match_precision(r, tier)
-    return claim("predicate", id, where, statement, paper.TABLE4[tier][1], measure, **kw, why=WHY5)
+    kw |= dict(why="rule 5, as at our lr")
+    return claim("predicate", id, where, statement, paper.TABLE4[tier][1], measure, **kw)
 
 
 def table3_lg_claim(id: str, tier: str) -> Claim:
     """Rule 3 element-wise: Table 3's LG@60 column of ``tier`` (a 5-seed mean per cell)."""
     table = lambda r: an3.cell_table(m.rows(r), m.alpha(r), tier, 60)
     lg = lambda r: [c["lg_mean"] for c in map(table(r).get, paper.T3_KEYS)]
-    kw = dict(tolerances=[seed_mean_tol(s) for s in paper.T3_SD[tier]], why=WHY3)
+    sd = paper.T3_SD[tier]
+    kw = dict(tolerances=[seed_mean_tol(s) for s in sd], paper_uncertainty=sd)
+    kw["why"] = "rule 3 element-wise, wider where the paper's ± is larger"
     statement = f"{tier}: LG@60 (5-seed mean) of the ten Table-3 cells"
-    kw |= dict(paper_uncertainty=paper.T3_SD[tier])
     return element_wise(id, f"Table 3 (LG {tier} column)", statement, paper.T3_LG[tier], lg, **kw)
 
 
 def freq_alpha(id: str, location: str, task: str, values: dict, moves: str) -> Claim:
     """Rule 2 on App. I's sinusoidal ``task`` α_60 at 8 and 32 frequencies (live), which ``moves``
     with the CE fit's learning rate."""
-    statement = f"Sinusoidal {task} α_60 with 8 and with 32 frequencies"
-    kw = dict(source="live", deviation=lr_deviation(moves))
-    return printed(id, location, statement, list(values.values()), **kw)
+    statement, pv = f"Sinusoidal {task} α_60 with 8 and with 32 frequencies", list(values.values())
+    return printed(id, location, statement, pv, source="live", deviation=lr_deviation(moves))
 
 
 # A table, laid out by hand: each claim's id and location, its statement, then its paper value,
@@ -321,11 +322,9 @@ DETAIL_CLAIMS = [
         "reproduce the most printed α)", [paper.HIGH_ROWS_1L1H["rows"]] * 2,
         lambda r: [m.lr_match_precision(r, "1L1H")[str(lr)]["rows"] for lr in LR_MATCH],
         why="rule 1: it fixes what the precision is over", protocol=LR_MATCH_PROTOCOL),
-    lr_match_claim("ch3.study.precision_1L1H_lr_match", "1L1H", PRECISION_1L1H_CI),
-    lr_match_claim("ch3.study.precision_2L4H_lr_match", "2L4H",
-        paper.TABLE4_CI[("precision", "2L4H")]),
-    lr_match_claim("ch3.study.precision_4L4H_lr_match", "4L4H",
-        paper.TABLE4_CI[("precision", "4L4H")]),
+    lr_match_claim("ch3.study.precision_1L1H_lr_match", "1L1H"),
+    lr_match_claim("ch3.study.precision_2L4H_lr_match", "2L4H"),
+    lr_match_claim("ch3.study.precision_4L4H_lr_match", "4L4H"),
     claim("value", "ch3.prop2.old_key_ratio", "§5 (why both hypotheses are needed)",
         "Prop. 2, old-key target (attend-first, m = 64, L = 128, min-norm W on the trained rows): "
         "Pr[M_i = 0] / (1/(k − 1))", paper.PROP2_OLD_KEY_RATIO,
@@ -338,8 +337,7 @@ DETAIL_CLAIMS = [
             "(k − 1)/2 (derived; our Monte Carlo agrees and grows with m as the paper says). At "
             "m = 64 the paper's ratio is far below ours: its features or selection differ.")),
     claim("predicate", "ch3.conj1.sin_conditioning", "§4, Conjecture 1 (partial progress, iv)",
-        "Sinusoidal Φ_20 at 8, 16, 32 frequencies, exact: per count [rows, full column rank, "
-        "condition number] (rank-deficient, or cond in 10⁴–10¹¹)",
+        "Exact sinusoidal Φ_20 at 8, 16, 32 frequencies: [rows, full column rank, condition] each",
         "rank-deficient or cond ~ 1e4–1e11",
         holds=lambda v: all(
             (not x["full_column_rank"]) or 1e4 <= x["cond"] <= 1e11 for x in v.values()
