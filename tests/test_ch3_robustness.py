@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from lengthgen.chapters.ch3 import experiments as ch3
+from lengthgen.chapters.ch3 import measures as m3
 from lengthgen.chapters.ch3 import robustness as rb
 from lengthgen.chapters.ch3.paper import MAIN_TASKS
 from lengthgen.chapters.ch3.training import induction_targets, train_groups
@@ -117,7 +118,7 @@ def test_app_g_alpha_is_one_on_the_same_cells_at_every_training_length():
     """Pins the details page's sentence on App. G's stored α side."""
     from lengthgen.claims import StoredResults
 
-    tabs = rb._rows(StoredResults("ch3"), "robustness_alpha")["appG"]
+    tabs = m3.stored(StoredResults("ch3"), "robustness_alpha")["appG"]
     ones = {L0: sorted(k for k, a in t.items() if a == 1.0) for L0, t in tabs.items()}
     assert set(ones) == {"10", "20", "40"} and len({tuple(v) for v in ones.values()}) == 1
     assert "rope/skip3" in ones["10"] and "learned_abs/first" in ones["40"]
@@ -130,7 +131,7 @@ def test_scaled_rope_lg_equals_its_training_accuracy_at_every_length():
 
     r = StoredResults("ch3")
     for s in [s for s in rb.ROPE_SCALES if s < 1 and f"appH__rope_scale_{s:g}" not in rb.NOT_RUN]:
-        rows = rb._rows(r, f"appH__rope_scale_{s:g}")
+        rows = m3.stored(r, f"appH__rope_scale_{s:g}")
         train = np.mean([x["train_acc"] for x in rows])
         if train <= 0.8:  # the sentence is about the scales where the models learn skip-3
             continue

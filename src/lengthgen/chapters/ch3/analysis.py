@@ -58,10 +58,7 @@ def study_stats(
         out.update(min_alpha_pos=float(a[pos].min()), max_alpha_neg=float(a[~pos].max()))
     out["spearman_all"] = spearman(a, lg)
 
-    def rho(v):
-        r = spearman(v[:, 0], v[:, 1])
-        return 0.0 if np.isnan(r) else r
-
+    rho = lambda v: float(np.nan_to_num(spearman(v[:, 0], v[:, 1])))  # a constant resample: 0
     learn = np.array([cells[k]["train"] > learnable for k in keys])
     out["n_learnable"] = int(learn.sum())
     if learn.sum() >= 3:
@@ -86,11 +83,8 @@ def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float 
         raise ValueError("alphas must name at least one α table")
     cells = cell_summary(rows, tier, next(iter(alphas.values())))
     keys = [k for k in sorted(cells) if cells[k]["train"] > learnable]
-    pts = []
-    for k in keys:
-        for L in cells[k]["lengths"]:
-            acc = [x["acc"] for x in cell_rows(rows, tier, *k.split("/"), L)]
-            pts.append((k, L, float(np.mean(acc))))
+    acc = lambda k, L: float(np.mean([x["acc"] for x in cell_rows(rows, tier, *k.split("/"), L)]))
+    pts = [(k, L, acc(k, L)) for k in keys for L in cells[k]["lengths"]]
     out = {"tier": tier, "n_cells": len(keys), "n_rows": len(pts)}
     if len(pts) >= 3:
         lg = np.array([q[2] for q in pts])

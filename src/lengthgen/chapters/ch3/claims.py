@@ -21,15 +21,14 @@ RUN_TO_RUN = "run-to-run variance"
 #: rules 2, 3, 1 entry by entry, for a high-α row of the study: [α_L, 5-seed mean LG, failing seeds]
 ROW_TOLS = [rounding(2), seed_mean_tol(), 0]
 ROW_WHY = "rules 2, 3, 1 element-wise: α ±0.005, a 5-seed mean ±0.045, the count exactly"
-DEPTH_RHO_WHY = "rule 4: the paper prints no interval (only that it includes 0)"
 
 # A table, laid out by hand: each claim's id and location, its statement, then its paper value,
 # measure and comparison.
 # fmt: off
 MAIN_CLAIMS = [
     claim("value", "ch3.thm1.old_rows", "Thm. 1 / App. A.1",
-        "Sinusoidal prev, causal mask: max |T_128(W) − T_20(W)| over the rows i < L0 (they keep "
-        "their logits)", 0.0, tolerance=1e-10,
+        "Sinusoidal prev, causal mask: max |T_128(W) − T_20(W)| over the rows i < L0", 0.0,
+        tolerance=1e-10,
         why="the same W and features on both grids: only float64 rounding may differ",
         group="self-check", source="live", digits=1),
     exact("ch3.alpha.stored_regression", "§5, App. C (predictor fit)",
@@ -38,8 +37,7 @@ MAIN_CLAIMS = [
         why="the CE fit and the well-conditioned min-norm rows are deterministic: a difference is "
         "a change of the code", group="self-check", source="live"),
     exact("ch3.theory.stored_regression", "App. A (executable checks)",
-        "Live theory checks against the stored full-scale ones: keys that differ (leaving out the "
-        "scale-dependent Monte Carlo)", [],
+        "Live theory checks against the stored ones: keys that differ (Monte Carlo left out)", [],
         why="all but the Monte Carlo of Props. 1–2 is deterministic and scale-free",
         group="self-check", source="live"),
     exact("ch3.thm2.deep_row_lemma", "App. A.5 (Lemma)",
@@ -65,22 +63,20 @@ MAIN_CLAIMS = [
         "Clamped learned-absolute attend-first: smallest α_L over L ≤ 512",
         1.0, lambda r: min(m.alpha(r)["learned_abs/first"].values())),
     exact("ch3.alpha.rope_fixed_offsets", "Prop. 4(a), Table 3, Table 11",
-        "RoPE prev and skip-2/3/5, CE fit at our lr 0.05 (not at every lr): smallest α_L over the "
-        "four tasks and L ≤ 512", 1.0,
+        "RoPE prev and skip-2/3/5, CE fit at our lr 0.05: smallest α_L over them and L ≤ 512", 1.0,
         lambda r: min(min(m.alpha(r)[f"rope/{t}"].values())
                       for t in ("prev", "skip2", "skip3", "skip5"))),
     claim("predicate", "ch3.alpha.clamped_prev_tie", "Prop. 4(b), App. A.7",
-        "Clamped learned-absolute prev: [α_60, whether the target ties every collapsed key "
-        "j ≥ L0 − 1 exactly on all 40 rows]", "0.00 (exact tie)",
-        holds=lambda v: v[0] == 0.0 and v[1] is True,
+        "Clamped learned-absolute prev: [α_60, target ties all keys j ≥ L0 − 1 on all 40 rows]",
+        "0.00 (exact tie)", holds=lambda v: v[0] == 0.0 and v[1] is True,
         why="rule 1: keys j ≥ L0 − 1 share one feature", source="live"),
     claim("interval", "ch3.alpha.copy_reverse", "Thm. 2 corollary, Tables 11–12",
         "Copy and reverse: largest α_512 of the 10 cells (≤ 0.01)", "≈ 0",
         lambda r: max(m.alpha(r)[f"{e}/{t}"][512] for e in ENCODINGS for t in ("copy", "reverse")),
         interval=(0.0, NEAR_ZERO), why="rule 7, at the longest length"),
     printed("ch3.alpha.zero_cells_std", "§6 (primary confirmation), App. D",
-        "The 20 NoPE/ALiBi/copy/reverse cells: standard deviation of the cell-level α (mean over "
-        "L = 30…80)", paper.ZERO_CELLS_ALPHA_STD, m.zero_cells_std, why="rule 2"),
+        "The 20 NoPE/ALiBi/copy/reverse cells: standard deviation of α (mean over L = 30…80)",
+        paper.ZERO_CELLS_ALPHA_STD, m.zero_cells_std, why="rule 2"),
     exact("ch3.alpha.nope_alibi_zero", "Prop. 1, Table 3",
         "NoPE and sign-constrained ALiBi: largest α_L over every task and length", 0.0,
         lambda r: max(v for k, d in m.alpha(r).items() if k.split("/")[0] in ("nope", "alibi")
@@ -94,8 +90,8 @@ MAIN_CLAIMS = [
         [paper.COUNTEREXAMPLE_OFFSETS[0], list(paper.COUNTEREXAMPLE_OFFSETS[1])],
         lambda r: [m.th("thm2_counterexample", k)(r) for k in ("row2_offset", "deep_offsets")]),
     claim("predicate", "ch3.thm2.fixed_vs_growing", "Thm. 2 (corollaries)",
-        "A kernel peaked at k: [min α_L on skip-k up to L = 5000, max α_L on copy/reverse once "
-        "L > 2c] (1 and ≤ 0.01)", "1 / → 0",
+        "Kernel peaked at c: [min α_L on skip-c up to L = 5000, max on copy/reverse at L > 2c]",
+        "1 / → 0",
         lambda r: [min(min(d.values()) for d in m.th("thm2_fixed_offset")(r).values()),
                    max(max(d.values()) for d in m.th("thm2_growing")(r).values())],
         holds=lambda v: v[0] == 1.0 and v[1] <= NEAR_ZERO, why="rule 1 for 1; rule 7 for '→ 0'"),
@@ -194,26 +190,22 @@ MAIN_CLAIMS = [
             "our high-α set has 155 rows, not the paper's 160: sinusoidal prev at L = 40 "
             "falls below α = 0.5 in our CE fit (see ch3.study.high_rows_1L1H)")),
     claim("predicate", "ch3.study.precision_tau", "§6 (sufficiency)",
-        "1L1H: precision at α thresholds τ = 0.5, 0.7, 0.9, each within 2 binomial standard "
-        "errors over our rows ({τ: precision, rows})",
+        "1L1H: precision Pr[LG ≥ 0.7 | α_L ≥ τ] and its rows at τ = 0.5, 0.7, 0.9",
         list(paper.PRECISION_TAU.values()), m.precision_tau_rows, holds=tau_holds,
         why="rule 5 without intervals (not blind: our precisions were in the ledger as a "
         "direction claim when this band was chosen)"),
     element_wise("ch3.study.violation_rope_first", "§6 (sufficiency, what the theorem certifies)",
-        "1L1H: RoPE attend-first at L = 30, a high-α row failing every seed ([α_30, mean LG, "
-        "seeds with LG < 0.7])",
+        "1L1H RoPE attend-first at L = 30: [α_30, mean LG, seeds with LG < 0.7]",
         [V["rope/first"][k] for k in ("alpha", "lg", "seeds")], m.violation("rope/first", 30),
         tolerances=ROW_TOLS, why=ROW_WHY),
     element_wise("ch3.study.violation_sin_prev", "§6 (sufficiency)",
-        "1L1H: sinusoidal prev at L = 40, a high-α row failing every seed ([α_40, mean LG, "
-        "high-α seeds with LG < 0.7])",
+        "1L1H sinusoidal prev at L = 40: [α_40, mean LG, high-α seeds with LG < 0.7]",
         [V["sinusoidal/prev"][k] for k in ("alpha", "lg", "seeds")],
         m.violation("sinusoidal/prev", 40), tolerances=ROW_TOLS, why=ROW_WHY,
         deviation=lr_deviation("Our models fail this row as the paper's do, but our α_40 is just "
             "below 0.5, so it is no high-α violation (ch3.study.high_rows_1L1H). ")),
     element_wise("ch3.study.violation_sin_first", "§6 (sufficiency, what the theorem certifies)",
-        "1L1H: sinusoidal attend-first [mean LG at L = 80, worst seed at 80, seeds with LG < 0.7 "
-        "at L = 60, at 80]",
+        "1L1H sinusoidal first: [mean LG@80, worst seed's LG@80, seeds with LG < 0.7 at 60, 80]",
         [*(V["sinusoidal/first"][k] for k in ("lg80", "worst")), *V["sinusoidal/first"]["seeds"]],
         m.violation_sin_first, tolerances=[seed_mean_tol(), seed_mean_tol(n=1), 0, 0],
         why="rules 3, 1 element-wise: mean ±0.045, one seed ±0.10, counts exact",
@@ -231,15 +223,14 @@ MAIN_CLAIMS = [
     exact("ch3.study.n_learnable_2L4H", "App. F (Table 7's caption)",
         "2L4H: learnable cells (train accuracy > 0.8), of 35",
         paper.N_LEARNABLE["2L4H"], m.stat("2L4H", "n_learnable")),
-    rank_correlation("ch3.study.depth_2L4H", "§6 (scale and depth), Table 4",
-        "2L4H: cell-level Spearman(α, LG) over the learnable cells",
-        paper.TABLE4["2L4H"][0], m.stat("2L4H", "spearman_learnable"), why=DEPTH_RHO_WHY),
-    rank_correlation("ch3.study.depth_4L4H", "§6 (scale and depth), Table 4",
-        "4L4H: cell-level Spearman(α, LG) over the learnable cells",
-        paper.TABLE4["4L4H"][0], m.stat("4L4H", "spearman_learnable"), why=DEPTH_RHO_WHY),
+    *[rank_correlation(id, "§6 (scale and depth), Table 4",
+        f"{t}: cell-level Spearman(α, LG) over the learnable cells",
+        paper.TABLE4[t][0], m.stat(t, "spearman_learnable"),
+        why="rule 4: the paper prints no interval (only that it includes 0)")
+      for id, t in (("ch3.study.depth_2L4H", "2L4H"), ("ch3.study.depth_4L4H", "4L4H"))],
     exact("ch3.study.depth_significance", "§6 (scale and depth), Table 4, paper Fig. 6",
-        "Learnable-cell Spearman: whether our 95 % bootstrap interval over cells excludes 0 at "
-        "[1L1H, 2L4H, 4L4H]", [True, False, False],
+        "Learnable-cell Spearman: does our 95 % bootstrap interval exclude 0 at [1L1H, 2L4H, 4L4H]",
+        [True, False, False],
         lambda r: [bool(m.stats(r, t)["spearman_ci"][0] > 0) for t in ("1L1H", "2L4H", "4L4H")],
         why="rule 1: the paper states which intervals contain 0"),
     paper_interval("ch3.study.precision_2L4H", "§6 (scale and depth), Table 4",

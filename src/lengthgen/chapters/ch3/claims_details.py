@@ -10,9 +10,7 @@ from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.experiments import LR_MATCH
-from lengthgen.chapters.ch3.robustness import APP_G_MEASURED, INDUCTION, NOT_RUN, app_f_stats
-from lengthgen.chapters.ch3.robustness import app_g_auc, app_g_generalizing, induction_table
-from lengthgen.chapters.ch3.robustness import rope_scale_table
+from lengthgen.chapters.ch3.robustness import APP_G_MEASURED, INDUCTION, NOT_RUN
 from lengthgen.chapters.ch3.rules import MC_FIGURE_TOL, PRECISION_1L1H_CI, RHO_TOL, binomial_band
 from lengthgen.chapters.ch3.rules import claim, element_wise, exact, lr_deviation, old_key_tolerance
 from lengthgen.chapters.ch3.rules import printed, rank_correlation, seed_mean_tol
@@ -39,7 +37,6 @@ APP_G_COST = "5 ensembles of 21 one-layer members at L0 = 10, about 30 CPU-minut
 ROPE_COST = "one ensemble of 5 one-layer members per scale, about 1.5 CPU-minutes each"
 INDUCTION_COST = "10 ensembles of 3 members, one and two layers, about 13 CPU-minutes"
 MIN_NORM_CUTOFF = "unstated hyperparameter: min-norm pseudo-inverse cutoff"
-WHY5, WHY3 = "rule 5, as at our lr", "rule 3 element-wise, wider where the paper's ± is larger"
 
 
 def until_run(claim: Claim, pattern: str, cost: str):
@@ -47,40 +44,39 @@ def until_run(claim: Claim, pattern: str, cost: str):
     in :data:`.robustness.NOT_RUN`, the claim not attempted, naming the run."""
     if not any(fnmatch.filter(NOT_RUN, p) for p in pattern.split(",")):
         return claim
-    reason = (
-        f"its stored cells are not run yet: python -m lengthgen reproduce ch3 --scale full --only "
-        f"'{pattern}' ({cost}); the comparison is declared ({claim.why})"
-    )
+    run = f"python -m lengthgen reproduce ch3 --scale full --only '{pattern}' ({cost})"
+    reason = f"its stored cells are not run yet: {run}; the comparison is declared ({claim.why})"
     c = claim
     return Unchecked(c.id, c.location, c.statement, c.paper_value, "not-attempted", reason)
 
 
-def lr_match_claim(id: str, tier: str, interval) -> Claim:
-    """Rule 5 at each lr of :data:`LR_MATCH`: the precision of ``tier`` inside ``interval``."""
-    statement = f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5], CE fit at lr 0.09 and 0.1, each in "
-    statement += "the paper's interval (ours: the precision and its rows at each lr)"
+def lr_match_claim(id: str, tier: str) -> Claim:
+    """Rule 5 at each lr of :data:`LR_MATCH`: the precision of ``tier`` inside its interval."""
+    interval = PRECISION_1L1H_CI if tier == "1L1H" else paper.TABLE4_CI[("precision", tier)]
+    statement = f"{tier}: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] and its rows, CE fit at lr 0.09, 0.1"
     holds = lambda v: all(interval[0] <= x["precision"] <= interval[1] for x in v.values())
     kw = dict(paper_uncertainty=list(interval), holds=holds, protocol=LR_MATCH_PROTOCOL)
     where, measure = "§6, Table 4; App. C (CE fit)", lambda r: m.lr_match_precision(r, tier)
-    return claim("predicate", id, where, statement, paper.TABLE4[tier][1], measure, **kw, why=WHY5)
+    kw |= dict(why="rule 5, as at our lr")
+    return claim("predicate", id, where, statement, paper.TABLE4[tier][1], measure, **kw)
 
 
 def table3_lg_claim(id: str, tier: str) -> Claim:
     """Rule 3 element-wise: Table 3's LG@60 column of ``tier`` (a 5-seed mean per cell)."""
     table = lambda r: an3.cell_table(m.rows(r), m.alpha(r), tier, 60)
     lg = lambda r: [c["lg_mean"] for c in map(table(r).get, paper.T3_KEYS)]
-    kw = dict(tolerances=[seed_mean_tol(s) for s in paper.T3_SD[tier]], why=WHY3)
+    sd = paper.T3_SD[tier]
+    kw = dict(tolerances=[seed_mean_tol(s) for s in sd], paper_uncertainty=sd)
+    kw["why"] = "rule 3 element-wise, wider where the paper's ± is larger"
     statement = f"{tier}: LG@60 (5-seed mean) of the ten Table-3 cells"
-    kw |= dict(paper_uncertainty=paper.T3_SD[tier])
     return element_wise(id, f"Table 3 (LG {tier} column)", statement, paper.T3_LG[tier], lg, **kw)
 
 
 def freq_alpha(id: str, location: str, task: str, values: dict, moves: str) -> Claim:
     """Rule 2 on App. I's sinusoidal ``task`` α_60 at 8 and 32 frequencies (live), which ``moves``
     with the CE fit's learning rate."""
-    statement = f"Sinusoidal {task} α_60 with 8 and with 32 frequencies"
-    kw = dict(source="live", deviation=lr_deviation(moves))
-    return printed(id, location, statement, list(values.values()), **kw)
+    statement, pv = f"Sinusoidal {task} α_60 with 8 and with 32 frequencies", list(values.values())
+    return printed(id, location, statement, pv, source="live", deviation=lr_deviation(moves))
 
 
 # A table, laid out by hand: each claim's id and location, its statement, then its paper value,
@@ -93,8 +89,7 @@ DETAIL_CLAIMS = [
         why="rule 2: 10⁻⁴·¹⁵/¹⁶ to three significant digits; it checks our encoding's constants",
         group="self-check"),
     claim("value", "ch3.prop2.unconditional", "Prop. 2 (eq. 4)",
-        "Pr[hit] − Pr[hit | M_i ∈ N_i]·Pr[M_i ∈ N_i], both W, L = 30 and 60 (every hit is a win "
-        "among the new keys)", [0.0] * 4,
+        "Pr[hit] − Pr[hit | M_i ∈ N_i]·Pr[M_i ∈ N_i], both W, L = 30 and 60", [0.0] * 4,
         lambda r: [d["unconditional"] - d["conditional"] * d["p_new"] for d in m.prop2_mc(r)],
         tolerance=1e-12, why="the target is a new key: the identity holds up to float rounding, "
         "so Pr[hit] ≤ 1/(k − 1) adds nothing to the conditional claim",
@@ -153,12 +148,11 @@ DETAIL_CLAIMS = [
         "relative 1.00/0.00, clamped 0.00/1.00", m.duality, holds=m.duality_holds,
         why="rule 1; the margin must be one number at every length"),
     table3_lg_claim("ch3.table3.lg60_2L4H", "2L4H"),
-    exact("ch3.appD.content_2L4H", "App. D (depth trend)",
-        "2L4H: cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content)",
-        sorted(paper.RESCUED["2L4H"]), m.content_rescued("2L4H"), why="rule 1: a set of cells"),
-    exact("ch3.appD.content_4L4H", "App. D (depth trend)",
-        "4L4H: cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content)",
-        sorted(paper.RESCUED["4L4H"]), m.content_rescued("4L4H"), why="rule 1: a set of cells"),
+    *[exact(id, "App. D (depth trend)",
+        f"{t}: cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content)",
+        sorted(paper.RESCUED[t]), why="rule 1: a set of cells",
+        measure=lambda r, t=t: sorted(an3.content_channel(m.rows(r), m.alpha(r), t)))
+      for id, t in (("ch3.appD.content_2L4H", "2L4H"), ("ch3.appD.content_4L4H", "4L4H"))],
     claim("value", "ch3.appD.marginal_growth", "App. D (depth trend)",
         "Mean LG (seeds and lengths) of NoPE prev at 2L4H and 4L4H, RoPE first at 2L4H and 4L4H",
         list(paper.MARGINAL_GROWTH.values()),
@@ -174,9 +168,8 @@ DETAIL_CLAIMS = [
             "and their correlation with LG, change with the pseudo-inverse cutoff (the chapter's "
             "cutoff table). The order CE > min-norm holds (next claims).")),
     rank_correlation("ch3.appD.ablation_min_norm_exact", "App. D, Table 5; §4 (W* = Φ⁺RΦ⁺ᵀ)",
-        "Spearman(α_L, LG) over the same 75 rows, exact min-norm (no cutoff, 150 digits: our "
-        "reading of the paper's Φ⁺)", paper.TABLE5["min_norm"],
-        lambda r: m.ablation(r)["min_norm_exact"],
+        "Spearman(α_L, LG) over the same 75 rows, exact min-norm (no cutoff, 150 digits)",
+        paper.TABLE5["min_norm"], lambda r: m.ablation(r)["min_norm_exact"],
         why="rule 4; the paper's formula names Φ⁺ and no cutoff",
         deviation=Deviation(MIN_NORM_CUTOFF, "Computed exactly, the min-norm α correlates with LG "
             "less than the paper reports, and with torch's cutoff more (previous claim). A "
@@ -206,7 +199,9 @@ DETAIL_CLAIMS = [
         why="rule 8"),
     claim("interval", "ch3.appE.lg", "App. E, Table 6",
         "pos2/pos5, 1L1H: smallest LG@80 (5-seed mean) of the four absolute-encoding cells",
-        f"≥ {paper.APP_E_MIN_LG80}", m.app_e_lg80, interval=(paper.APP_E_MIN_LG80, 1.0),
+        f"≥ {paper.APP_E_MIN_LG80}", interval=(paper.APP_E_MIN_LG80, 1.0),
+        measure=lambda r: min(c["lg_mean"] for k, c in an3.cell_table(m.pos_rows(r), m.alpha(r),
+            "1L1H", 80, tasks=paper.POS_TASKS).items() if k.split("/")[0] in paper.APP_E_ABSOLUTE),
         why="the paper's own bound"),
     exact("ch3.appE.auc", "App. E",
         "pos2/pos5, 1L1H: AUC of the cell-level α separating the 10 cells at LG ≥ 0.5",
@@ -231,7 +226,7 @@ DETAIL_CLAIMS = [
             "Vocabulary 64, d = 128, 1L1H, 2 seeds: [Spearman ρ(α_L, LG) over learnable cells, "
             "precision Pr[LG ≥ 0.7 | α_L ≥ 0.5], high-α rows]",
             [paper.SCALE_ROBUSTNESS["rho_1L1H"], paper.SCALE_ROBUSTNESS["precision_1L1H"]],
-            lambda r: [app_f_stats(r)[k]
+            lambda r: [m.app_f_stats(r)[k]
                        for k in ("spearman_learnable", "precision", "n_high_rows")],
             holds=lambda v: (
                 abs(v[0] - paper.SCALE_ROBUSTNESS["rho_1L1H"]) <= RHO_TOL
@@ -249,7 +244,7 @@ DETAIL_CLAIMS = [
         exact("ch3.appG.L0", "App. G, Table 8",
             "1L1H, 3 seeds, at L = 3·L0: AUC of α separating the cells at LG ≥ 0.5, at L0 = "
             f"{', '.join(map(str, APP_G_L0))}",
-            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_L0), app_g_auc,
+            [paper.L0_SENSITIVITY["auc"]] * len(APP_G_L0), m.app_g_auc,
             why="rule 1: a perfect separation", protocol=APP_G_PROTOCOL),
         "appG__L0_10__*", APP_G_COST),  # with L0 = 20, two lengths: enough to compare
     until_run(
@@ -257,21 +252,21 @@ DETAIL_CLAIMS = [
             f"The cells with LG@3·L0 ≥ 0.5 per L0 = {', '.join(map(str, APP_G_L0))} (the same)",
             "the same cells at every L0 (the paper names RoPE prev/skip-3, sinusoidal and "
             "learned-absolute first)",
-            app_g_generalizing, holds=lambda v: len({tuple(c) for c in v.values()}) == 1,
+            m.app_g_generalizing, holds=lambda v: len({tuple(c) for c in v.values()}) == 1,
             why="the paper: the verdicts do not move with L0", protocol=APP_G_PROTOCOL),
         "appG__L0_10__*", APP_G_COST),
     until_run(
         element_wise("ch3.appH.rope_frequency_scale", "App. H, Table 10",
             "RoPE, every frequency × 0.03, skip-3, 1L1H, 5 seeds: [α_60, mean LG@60]",
             [paper.ROPE_FREQ_SCALE_LG["alpha"], paper.ROPE_FREQ_SCALE_LG["lg"]],
-            lambda r: [rope_scale_table(r)["0.03"][k] for k in ("alpha", "lg")],
+            lambda r: [m.rope_scale_table(r)["0.03"][k] for k in ("alpha", "lg")],
             tolerances=[0.0, seed_mean_tol()], why="rule 1 for α; rule 3 for LG"),
         "appH__rope_scale_0.03", ROPE_COST),
     until_run(
         claim("predicate", "ch3.appH.rope_scale_resolved", "App. H, Table 10",
             "RoPE skip-3 at frequency scales 1, 0.3, 0.1 (the last two our reading): [α_60, mean "
             "LG@60] per scale (1 and ≈ 1)", "α_L = 1, LG ≈ 1",
-            lambda r: {s: [v["alpha"], v["lg"]] for s, v in rope_scale_table(r).items()
+            lambda r: {s: [v["alpha"], v["lg"]] for s, v in m.rope_scale_table(r).items()
                        if s in ("1", "0.3", "0.1")},
             holds=lambda v: all(a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()),
             why="rule 1 for α; rule 3 for LG (at least 1 − 0.045)",
@@ -284,14 +279,14 @@ DETAIL_CLAIMS = [
         claim("predicate", "ch3.appH.rope_scale_unlearnable", "App. H, Table 10",
             "RoPE skip-3 at frequency scale 0.01, 1L1H: mean train accuracy over 5 seeds (≤ 0.8)",
             "fails the learnability filter (train acc ≤ 0.8)",
-            lambda r: rope_scale_table(r)["0.01"]["train"], holds=lambda v: v <= m.LEARNABLE,
+            lambda r: m.rope_scale_table(r)["0.01"]["train"], holds=lambda v: v <= m.LEARNABLE,
             why="the paper's learnability threshold"),
         "appH__rope_scale_0.01", ROPE_COST),
     until_run(
         element_wise("ch3.appH.induction", "App. H, Table 9",
             "Induction, 2L4H, 3 seeds: mean LG@60 of ALiBi, RoPE and NoPE (α_L = 0, α_L⁺ = 1)",
             list(paper.INDUCTION_LG.values()),
-            lambda r: [induction_table(r)["2L4H"][e]["lg"] for e in paper.INDUCTION_LG],
+            lambda r: [m.induction_table(r)["2L4H"][e]["lg"] for e in paper.INDUCTION_LG],
             tolerances=[seed_mean_tol(n=len(INDUCTION["seeds"]))] * 3, why="rule 3 (±0.058)",
             deviation=Deviation("unstated setup: App. H's induction protocol",
                 "ALiBi and NoPE are within the band; RoPE's two-layer models transfer induction "
@@ -302,8 +297,8 @@ DETAIL_CLAIMS = [
         claim("predicate", "ch3.appH.induction_depth", "App. H",
             "Induction: [largest 1L1H train accuracy (≤ 0.8), smallest 2L4H (≥ 0.76 − 0.058)]",
             "1 layer ≈ 0.25; 2 layers 0.76–1.0",
-            lambda r: [max(v["train"] for v in induction_table(r)["1L1H"].values()),
-                       min(v["train"] for v in induction_table(r)["2L4H"].values())],
+            lambda r: [max(v["train"] for v in m.induction_table(r)["1L1H"].values()),
+                       min(v["train"] for v in m.induction_table(r)["2L4H"].values())],
             holds=lambda v: (
                 v[0] <= m.LEARNABLE and v[1] >= 0.76 - seed_mean_tol(n=len(INDUCTION["seeds"]))
             ),
@@ -327,11 +322,9 @@ DETAIL_CLAIMS = [
         "reproduce the most printed α)", [paper.HIGH_ROWS_1L1H["rows"]] * 2,
         lambda r: [m.lr_match_precision(r, "1L1H")[str(lr)]["rows"] for lr in LR_MATCH],
         why="rule 1: it fixes what the precision is over", protocol=LR_MATCH_PROTOCOL),
-    lr_match_claim("ch3.study.precision_1L1H_lr_match", "1L1H", PRECISION_1L1H_CI),
-    lr_match_claim("ch3.study.precision_2L4H_lr_match", "2L4H",
-        paper.TABLE4_CI[("precision", "2L4H")]),
-    lr_match_claim("ch3.study.precision_4L4H_lr_match", "4L4H",
-        paper.TABLE4_CI[("precision", "4L4H")]),
+    lr_match_claim("ch3.study.precision_1L1H_lr_match", "1L1H"),
+    lr_match_claim("ch3.study.precision_2L4H_lr_match", "2L4H"),
+    lr_match_claim("ch3.study.precision_4L4H_lr_match", "4L4H"),
     claim("value", "ch3.prop2.old_key_ratio", "§5 (why both hypotheses are needed)",
         "Prop. 2, old-key target (attend-first, m = 64, L = 128, min-norm W on the trained rows): "
         "Pr[M_i = 0] / (1/(k − 1))", paper.PROP2_OLD_KEY_RATIO,
@@ -344,8 +337,7 @@ DETAIL_CLAIMS = [
             "(k − 1)/2 (derived; our Monte Carlo agrees and grows with m as the paper says). At "
             "m = 64 the paper's ratio is far below ours: its features or selection differ.")),
     claim("predicate", "ch3.conj1.sin_conditioning", "§4, Conjecture 1 (partial progress, iv)",
-        "Sinusoidal Φ_20 at 8, 16, 32 frequencies, exact: per count [rows, full column rank, "
-        "condition number] (rank-deficient, or cond in 10⁴–10¹¹)",
+        "Exact sinusoidal Φ_20 at 8, 16, 32 frequencies: [rows, full column rank, condition] each",
         "rank-deficient or cond ~ 1e4–1e11",
         holds=lambda v: all(
             (not x["full_column_rank"]) or 1e4 <= x["cond"] <= 1e11 for x in v.values()

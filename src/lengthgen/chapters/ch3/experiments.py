@@ -337,7 +337,8 @@ def _load(name: str, plan: dict, folder) -> dict:
     if stored_state(folder, plan[name], "full") != "done":
         raise ResultFileError(
             f"{rec['path']} holds {name} computed with another configuration than today's plan "
-            f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full --only {name}`"
+            f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full "
+            f"--only {name}`"
         )
     if plan[name].fn is train_cell_group:
         check_group(rec["data"], plan[name].kwargs, rec["path"])

@@ -65,9 +65,7 @@ def min_norm_rules_frame(tabs: dict, exact: dict, lengths=(30, 60, 512)):
         | {("exact", f"L = {L}"): row[L] for L in lengths}
         for k, row in exact["alpha"].items()
     }
-    df = pd.DataFrame(rows).T
-    df.columns = pd.MultiIndex.from_tuples(df.columns)
-    return df
+    return pd.DataFrame(rows).T
 
 
 def study_label(groups: dict) -> str:

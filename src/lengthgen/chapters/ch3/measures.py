@@ -15,6 +15,7 @@ from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
+from lengthgen.chapters.ch3.robustness import APP_G, APP_G_MEASURED, INDUCTION, NOT_RUN, ROPE_SCALES
 from lengthgen.config import check_choice
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
@@ -276,11 +277,6 @@ def violation_sin_first(r):
 PAPER_FAMILIES = "rope/first@30 sinusoidal/prev@40 sinusoidal/first@60 sinusoidal/first@80".split()
 
 
-def content_rescued(tier: str):
-    """The main-task cells of ``tier`` rescued by content (:func:`analysis.content_channel`)."""
-    return lambda r: sorted(an3.content_channel(rows(r), alpha(r), tier))
-
-
 def ablation(r):
     """App. D's :func:`analysis.selection_ablation` of the CE and both min-norm tables."""
     tabs = {"ce": alpha(r), "min_norm": alpha(r, "min_norm")}
@@ -292,12 +288,6 @@ def pos_rows(results, tier: str = "1L1H") -> list[dict]:
     """The stored pos2/pos5 rows of one ``tier`` (App. E; its Table 6 is tier 1L1H)."""
     check_choice("tier", tier, TIERS)
     return [x for x in rows(results) if x["task"] in POS_TASKS and x["tier"] == tier]
-
-
-def app_e_lg80(r):
-    """The smallest 1L1H LG@80 of App. E's absolute-encoding cells."""
-    c80 = an3.cell_table(pos_rows(r), alpha(r), "1L1H", 80, tasks=POS_TASKS)
-    return min(c["lg_mean"] for k, c in c80.items() if k.split("/")[0] in paper.APP_E_ABSOLUTE)
 
 
 def app_e_stats(results, tier: str = "1L1H") -> dict:
@@ -325,9 +315,7 @@ def app_e_tiers(results):
         c = st["cells"]
         data[(t, "train acc")] = [c.get(k, {}).get("train", nan) for k in keys] + [nan]
         data[(t, "LG")] = [c.get(k, {}).get("lg", nan) for k in keys] + [st.get("auc", nan)]
-    df = pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
-    df.columns = pd.MultiIndex.from_tuples(df.columns)
-    return df
+    return pd.DataFrame(data, index=pd.Index(keys + ["AUC (LG ≥ 0.5)"], name="encoding/task"))
 
 
 def app_e_rescued(results) -> dict:
@@ -358,3 +346,65 @@ def app_e_relative(r, tiers=("1L1H",)):
     st = [app_e_stats(r, t)["cells"] for t in tiers]
     rel = [c for s in st for k, c in s.items() if k.split("/")[0] not in paper.APP_E_ABSOLUTE]
     return [len(rel), max(c["train"] for c in rel), max(c["lg"] for c in rel)]
+
+
+# --------------------------------------------------------------- App. F–H (the robustness cells)
+def _mean(rows, key="acc") -> float:
+    return float(np.mean([x[key] for x in rows])) if rows else float("nan")
+
+
+def app_g_cells(r) -> dict:
+    """App. G per training length: ``{L0: cell summaries at 3·L0}`` over 3 seeds (L0 = 20: the main
+    study's seeds 0–2 at L = 60), with α_{3L0} (:func:`~.analysis.cell_summary`)."""
+    out = {}
+    for L0 in APP_G_MEASURED:
+        if L0 in APP_G["trained"]:
+            rs = [x for e in ENCODINGS for x in stored(r, f"appG__L0_{L0}__{e}")]
+        else:
+            rs = [x for x in rows(r) if x["L"] == 3 * L0 and x["seed"] in APP_G["seeds"]]
+        A = {k: {3 * L0: a} for k, a in stored(r, "robustness_alpha")["appG"][str(L0)].items()}
+        out[L0] = an3.cell_summary(rs, "1L1H", A)
+    return out
+
+
+def app_g_auc(r) -> list:
+    """Screen AUC of α_{3L0} for the cells with LG@3L0 ≥ 0.5, at each training length of App. G."""
+    by_L0 = [list(c.values()) for c in app_g_cells(r).values()]
+    return [auc([v["alpha"] for v in c], [v["lg"] >= GENERALIZES for v in c]) for c in by_L0]
+
+
+def app_g_generalizing(r) -> dict:
+    """The cells with LG@3L0 ≥ 0.5 at each training length, ``{L0: [cells]}``."""
+    return {
+        str(L0): sorted(k for k, v in c.items() if v["lg"] >= GENERALIZES)
+        for L0, c in app_g_cells(r).items()
+    }
+
+
+def rope_scale_table(r) -> dict:
+    """App. H's frequency sweep per stored scale: α_60, mean LG@60, train accuracy, LGs."""
+    out = {}
+    for s in [f"{s:g}" for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
+        rs = [x for x in stored(r, f"appH__rope_scale_{s}") if x["L"] == 60]
+        out[s] = {"alpha": stored(r, "robustness_alpha")["rope_scale"][s]["60"], "lg": _mean(rs)}
+        out[s] |= {"train": _mean(rs, "train_acc"), "lg_seeds": [x["acc"] for x in rs]}
+    return out
+
+
+def app_f_stats(r) -> dict:
+    """App. F's 1L1H tier (vocabulary 64, d = 128): the §6 statistics with the main α table."""
+    rs = lambda: [x for e in ENCODINGS for x in stored(r, f"appF__{e}")]
+    kw = dict(n_perm=N_PERM, n_boot=N_BOOT)
+    return _memo(r, "app_f", lambda: an3.study_stats(rs(), alpha(r), "1L1H", **kw))
+
+
+def induction_table(r) -> dict:
+    """App. H's induction: per tier and encoding, mean LG@60 and train accuracy over the seeds."""
+    return {
+        t: {
+            e: {k: _mean(rs, key) for k, key in (("lg", "acc"), ("train", "train_acc"))}
+            for e in ENCODINGS
+            for rs in [stored(r, f"appH__induction__{t}__{e}")]
+        }
+        for t in INDUCTION["tiers"]
+    }

@@ -129,7 +129,6 @@ def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
 
 def scored_logits(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, chunk=1024):
     """``(rows, T_L(W) on them)`` for the scored rows of ``task``, ``chunk`` rows at a time."""
-    check_task(task)
     L, L0 = _check_lengths(L, L0)
     W = torch.as_tensor(W, dtype=torch.float64)
     Phi = family.features(L)
@@ -164,7 +163,6 @@ def simulate(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, chunk
 
 def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> float:
     """The smallest target margin over the query rows at L0 (> 0: W realizes R_L0)."""
-    check_task(task)
     L0 = check_positive_int("L0", L0)
     Phi = family.features(L0)
     rows = query_rows(task, L0)
@@ -191,7 +189,6 @@ def fit_ce(
 ) -> torch.Tensor:
     """The cross-entropy selection rule (§4, App. C): Adam on the family's coefficients from zero,
     sign-projected, on the causal-softmax CE at L0; ``row_scale`` (chapter 5): per-row factors."""
-    check_task(task)
     L0, steps = check_positive_int("L0", L0), check_positive_int("steps", steps)
     if row_scale is not None:
         row_scale = torch.as_tensor(row_scale, dtype=torch.float64)
@@ -221,7 +218,6 @@ def fit_min_norm(
 ) -> torch.Tensor:
     """The min-norm selection rule (§4): ``W* = Φ⁺ R (Φ⁺)ᵀ`` within the family (ALiBi's
     positive slope clipped to 0); ``rtol``: the pseudo-inverse's cutoff."""
-    check_task(task)
     L0 = check_positive_int("L0", L0)
     Phi = family.features(L0)
     R = pattern(task, L0)

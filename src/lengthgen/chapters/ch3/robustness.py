@@ -1,10 +1,9 @@
 """Chapter 3's robustness studies (details page): App. G's training lengths, App. H's RoPE
 frequency sweep and induction, App. F's larger model; each trained cell is one ensemble
-(:func:`train_seeds`); the measurements the claims read are at the end."""
+(:func:`train_seeds`); :mod:`.measures` reads the stored cells."""
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from lengthgen.chapters.ch3 import paper
@@ -105,86 +104,3 @@ def alpha_cell() -> dict:
         W = fit_ce(fam, "skip3", paper.L0, **paper.CE_FIT)
         scaled[f"{s:g}"] = {str(L): simulate(W, fam, "skip3", L).alpha for L in STUDY["lengths"]}
     return {"appG": appG, "rope_scale": scaled}
-
-
-# --------------------------------------------------------------------------- measurements
-def _rows(r, name: str):
-    """The stored cell ``name`` (read once; measures import this module's plan, hence lazily)."""
-    from lengthgen.chapters.ch3.measures import stored
-
-    return stored(r, name)
-
-
-def _mean(rows, key="acc", **match) -> float:
-    v = [x[key] for x in rows if all(x[k] == m for k, m in match.items())]
-    return float(np.mean(v)) if v else float("nan")
-
-
-def app_g_cells(r) -> dict:
-    """App. G per training length: ``{L0: cell summaries at 3·L0}`` over 3 seeds (L0 = 20: the main
-    study's seeds 0–2 at L = 60), with α_{3L0} (:func:`~.analysis.cell_summary`)."""
-    from lengthgen.chapters.ch3.analysis import cell_summary
-    from lengthgen.chapters.ch3.measures import rows
-
-    out = {}
-    for L0 in APP_G_MEASURED:
-        if L0 in APP_G["trained"]:
-            rs = [x for e in ENCODINGS for x in _rows(r, f"appG__L0_{L0}__{e}")]
-        else:
-            rs = [x for x in rows(r) if x["L"] == 3 * L0 and x["seed"] in APP_G["seeds"]]
-        A = {k: {3 * L0: a} for k, a in _rows(r, "robustness_alpha")["appG"][str(L0)].items()}
-        out[L0] = cell_summary(rs, "1L1H", A)
-    return out
-
-
-def app_g_auc(r) -> list:
-    """Screen AUC of α_{3L0} for the cells with LG@3L0 ≥ 0.5, at each training length of App. G."""
-    from lengthgen.stats import auc
-
-    by_L0 = [list(c.values()) for c in app_g_cells(r).values()]
-    return [auc([v["alpha"] for v in c], [v["lg"] >= 0.5 for v in c]) for c in by_L0]
-
-
-def app_g_generalizing(r) -> dict:
-    """The cells with LG@3L0 ≥ 0.5 at each training length, ``{L0: [cells]}``."""
-    return {
-        str(L0): sorted(k for k, v in c.items() if v["lg"] >= 0.5)
-        for L0, c in app_g_cells(r).items()
-    }
-
-
-def rope_scale_table(r) -> dict:
-    """App. H's frequency sweep per stored scale: α_60, mean LG@60, train accuracy, LGs."""
-    out = {}
-    for s in [s for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
-        rs = [x for x in _rows(r, f"appH__rope_scale_{s:g}") if x["L"] == 60]
-        out[f"{s:g}"] = {
-            "alpha": _rows(r, "robustness_alpha")["rope_scale"][f"{s:g}"]["60"],
-            "lg": _mean(rs),
-        }
-        out[f"{s:g}"] |= {"train": _mean(rs, "train_acc"), "lg_seeds": [x["acc"] for x in rs]}
-    return out
-
-
-def app_f_stats(r) -> dict:
-    """App. F's 1L1H tier (vocabulary 64, d = 128): the §6 statistics with the main α table."""
-    from lengthgen.chapters.ch3 import analysis
-    from lengthgen.chapters.ch3.measures import N_BOOT, N_PERM, _memo, alpha
-
-    def make():
-        rs = [x for e in ENCODINGS for x in _rows(r, f"appF__{e}")]
-        return analysis.study_stats(rs, alpha(r), "1L1H", n_perm=N_PERM, n_boot=N_BOOT)
-
-    return _memo(r, "app_f", make)
-
-
-def induction_table(r) -> dict:
-    """App. H's induction: per tier and encoding, mean LG@60 and train accuracy over the seeds."""
-    return {
-        t: {
-            e: {k: _mean(rs, key) for k, key in (("lg", "acc"), ("train", "train_acc"))}
-            for e in ENCODINGS
-            for rs in [_rows(r, f"appH__induction__{t}__{e}")]
-        }
-        for t in INDUCTION["tiers"]
-    }
