@@ -184,7 +184,7 @@ def run_study(
     ``<out>/cells`` and skipping stored ones; ``budget_s``: stop before an ensemble whose estimate
     would overrun it. Returns the record appended to run.json."""
     from lengthgen.engine import runs
-    from lengthgen.store import atomic_write_json, device_name, git_state, plan_status
+    from lengthgen.store import atomic_write_json, device_name
 
     scale = check_choice("scale", get_run_scale(scale), tuple(paper.PROTOCOL))
     if budget_s is not None:
@@ -195,10 +195,8 @@ def run_study(
     folder, extra = out / "cells", dict(extra or {})
     ens_list = study_ensembles(scale)
     cells = group_cells(scale)
-    status = plan_status(list(cells.values()), folder, scale)
+    status, git, _ = runs.plan_run(list(cells.values()), folder, scale, allow_dirty)
     todo = [e for e in ens_list if any(status[g["key"]] != "done" for g in e["groups"])]
-    git = git_state()
-    runs.refuse_dirty(todo, scale, git, allow_dirty)
     steps = ex._protocol(scale)["study"]["steps"]
     est = {t: estimate_s(profile, t, steps) for t in (profile or {}).get("tiers", {})}
     t_start = time.time()
