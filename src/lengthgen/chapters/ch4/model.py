@@ -6,7 +6,6 @@ and the model"), with the paper's strict-uniqueness argmax (:func:`uargmax`: a t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 
@@ -90,9 +89,7 @@ class ModularMLP:
         self.bias = bias
         self.init_std = check_finite("init_std", init_std, nonnegative=True)
 
-    def init(
-        self, seeds: Sequence[int], dtype=torch.float32, device="cpu"
-    ) -> dict[str, torch.Tensor]:
+    def init(self, seeds, dtype=torch.float32, device="cpu") -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed
         ``seeds[e]``: W, V, then b drawn from its generator)."""
         shapes = {"W": (self.width, self.p), "V": (self.p, self.width)}

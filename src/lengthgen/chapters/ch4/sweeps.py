@@ -42,9 +42,7 @@ def _rows(members, keys: str, cols, **same) -> list[dict]:
 
 
 @experiments_cell
-def relu_min_width(
-    *, p: int, lengths, widths, steps: int, lr: float, seeds, device="cpu", progress: bool = False
-) -> dict:
+def relu_min_width(*, p, lengths, widths, steps, lr, seeds, device="cpu", progress=False) -> dict:
     """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) per width; one ensemble per width
     over (length, seed); record train accuracy (section "Claim 2")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
@@ -307,9 +305,7 @@ class LastTokenDecoder:
     ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``.
     """
 
-    def __init__(
-        self, p: int, m: int, activation: str, d_model: int = 64, init_std: float = INIT_STD
-    ):
+    def __init__(self, p, m, activation, d_model=64, init_std=INIT_STD):
         from lengthgen.nn.decoder import Decoder
 
         self.p, self.m = check_modulus(p), check_length(m)
@@ -427,9 +423,7 @@ def _sync(dev: torch.device) -> None:
 
 
 @experiments_cell
-def epoch_timing(
-    p: int = 53, width: int = 1024, n: int = 8000, runs: int = 3, device="cpu"
-) -> dict:
+def epoch_timing(p=53, width=1024, n=8000, runs=3, device="cpu") -> dict:
     """Seconds for one epoch (n/1024 updates) of the B.1.3 configuration, ``runs`` runs, on ``device``:
     the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear +
     torch.optim.Muon) (section "How fast is an epoch?")."""

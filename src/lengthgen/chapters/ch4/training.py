@@ -59,9 +59,7 @@ class EpochSampler:
     mixed-length batches: each epoch member e's set is reshuffled by its own generator (B.1) and cut
     into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``."""
 
-    def __init__(
-        self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
-    ):
+    def __init__(self, datasets, batch_size=BATCH_SIZE, dtype=torch.float32):
         self.batch = check_positive_int("batch_size", batch_size)
         self.n = [len(d) for d in datasets]
         self.B = min(self.batch, max(self.n))
@@ -94,9 +92,7 @@ class LengthEpochSampler(EpochSampler):
     """Single-length mini-batches, as in the authors' released loop: an epoch walks the training
     lengths in order, each shard reshuffled and cut into ``ceil(n_m / batch_size)`` batches."""
 
-    def __init__(
-        self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
-    ):
+    def __init__(self, datasets, batch_size=BATCH_SIZE, dtype=torch.float32):
         super().__init__(datasets, batch_size, dtype)
         self.shards = [  # per member: the example indices of each length, in order
             [torch.nonzero(d.m == L).flatten() for L in dict.fromkeys(d.m.tolist())]
@@ -127,9 +123,7 @@ class LengthEpochSampler(EpochSampler):
 SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
 
 
-def updates_per_epoch(
-    n: int, lengths: Sequence[int], batch_size: int = BATCH_SIZE, by_length: bool = True
-) -> int:
+def updates_per_epoch(n, lengths, batch_size=BATCH_SIZE, by_length=True) -> int:
     """Updates per epoch of budget ``n`` split over ``lengths``: ``Σ_m ceil(n_m / batch_size)``
     with single-length batches, else ``ceil(n / batch_size)``."""
     if not by_length:
@@ -241,9 +235,7 @@ def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
     return torch.linalg.matrix_norm(W, "fro") * torch.linalg.matrix_norm(V, 2)
 
 
-def train_margins(
-    model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5, device=None
-) -> dict:
+def train_margins(model, params, datasets, q=0.5, device=None) -> dict:
     """Per member e on ``datasets[e]``: the q-th percentile margin, the layer norm of Sec. 6 and
     their ratio, the normalized margin (on ``device``; default: where ``params`` live)."""
     x, y = padded_sets(datasets)
