@@ -251,40 +251,19 @@ def lengthgen(
 
 
 @experiments_cell
-def budget_study(
-    *,
-    p: int,
-    width: int,
-    n: int,
-    wds,
-    seeds,
-    steps: int,
-    every: int,
-    lr: float,
-    val_length: int,
-    n_val: int,
-    n_test: int,
-    test_lengths,
-    train_lengths=TRAIN_LENGTHS,
-    in_domain_lengths=IN_DOMAIN_LENGTHS,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
+def budget_study(*, n, every, val_length, n_val, device="cpu", progress=False, **run) -> dict:
     """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
-    :func:`lengthgen` at one budget over weight decays, 4× longer, with the accuracy at
-    ``val_length`` recorded every ``every`` updates, reshaped per member."""
-    run = dict(p=p, width=width, budgets=(n,), wds=wds, steps=steps, lr=lr, seeds=seeds, bias=True)
-    run.update(n_test=n_test, test_lengths=test_lengths, train_lengths=train_lengths)
-    run.update(in_domain_lengths=in_domain_lengths, batch_size=batch_size, progress=progress)
-    out = lengthgen(**run, device=device, track_every=every, track_length=val_length, n_track=n_val)
-    lengths, rows = (*in_domain_lengths, *test_lengths), out["rows"]
+    :func:`lengthgen` (``run``: its other arguments) at one budget over weight decays, 4× longer,
+    with the accuracy at ``val_length`` recorded every ``every`` updates, reshaped per member."""
+    track = dict(track_every=every, track_length=val_length, n_track=n_val)
+    out = lengthgen(**run, budgets=(n,), bias=True, device=device, progress=progress, **track)
+    rows = out["rows"]
     return {
         "members": [[r["wd"], r["seed"]] for r in rows],
         "val_length": val_length,
         **{k: out[k] for k in ("val_step", "val_acc")},
-        "final_acc": {str(L): [r[str(L)] for r in rows] for L in lengths},
-        "steps": steps,
+        "final_acc": {L: [r[L] for r in rows] for L in rows[0] if L.isdigit()},
+        "steps": run["steps"],
     }
 
 
@@ -388,26 +367,12 @@ def transformer_baseline(
 _MEMBER_KEYS = ("activation", "bias", "n", "wd", "seed")  # a lengthgen row's member
 
 
-def sampler_comparison(
-    *,
-    p: int,
-    width: int,
-    n: int,
-    wd: float,
-    steps: int,
-    lr: float,
-    seed: int,
-    n_test: int,
-    test_lengths,
-    activation: str = "sine",
-    bias: bool = True,
-    device="cpu",
-) -> list[dict]:
+def sampler_comparison(*, n, wd, steps, seed, bias=True, device="cpu", **run) -> list[dict]:
     """Section "Training: protocol and budget": the same B.1.3 run (one member, same seed, data and
-    initialisation) trained with mixed-length batches and with the released loop's single-length
-    batches. One row per sampler: updates per epoch, epochs run, and the accuracies of :func:`lengthgen`."""
-    run = dict(p=p, width=width, budgets=(n,), wds=(wd,), steps=steps, lr=lr, seeds=(seed,))
-    run.update(n_test=n_test, test_lengths=test_lengths, activation=activation, bias=bias)
+    initialisation; ``run``: the other arguments of :func:`lengthgen`) trained with mixed-length
+    batches and with the released loop's single-length batches. One row per sampler: updates per
+    epoch, epochs run, and the accuracies of :func:`lengthgen`."""
+    run.update(budgets=(n,), wds=(wd,), steps=steps, seeds=(seed,), bias=bias)
     rows = []
     for name in ("mixed", "by_length"):
         out = lengthgen(**run, device=device, sampler=name)
