@@ -175,26 +175,6 @@ def overparam(
     return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
 
 
-def _tracking(every: int, seed: int, p: int, length: int, n: int):
-    """The engine's validation hook: accuracy on ``n`` held-out inputs of ``length`` every ``every``
-    updates, no early stopping (``None`` when ``every`` is not set)."""
-    if not every:
-        return None
-    bank = test_set(seed, p, length, n)
-    return engine.Validation(
-        every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric
-    )
-
-
-def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
-    """Per length L: each member's accuracy on its seed's B.1.3 test set of length L."""
-    out = {}
-    for L in lengths:
-        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(member_seeds)}
-        out[L] = accuracy_on(model, P, [tests[s] for s in member_seeds], device=dev).tolist()
-    return out
-
-
 @experiments_cell
 def lengthgen(
     *,
@@ -230,15 +210,20 @@ def lengthgen(
     members = list(itertools.product(budgets, wds, seeds))  # (n, wd, seed)
     train = [train_set(s, p, train_lengths, n) for n, _, s in members]
     model = ModularMLP(p, width, act, bias=bias)
-    validation = _tracking(track_every, seeds[0], p, track_length, n_track)
+    validation = None
+    if track_every:  # the engine's validation hook: accuracy at one length, no early stopping
+        bank = test_set(seeds[0], p, track_length, n_track)
+        hook = dict(bank=(bank.x, bank.y), patience=None, metric=masked_metric)
+        validation = engine.Validation(every=track_every, **hook)
     optim = b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias)
     run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev, sampler=sampler)
     seeds_e, desc = [s for _, _, s in members], f"lengthgen {act}{'+b' if bias else ''}"
     res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
-    lengths = tuple(in_domain_lengths) + tuple(test_lengths)
-    acc.update(_accuracy_by_length(model, P, seeds_e, p, lengths, n_test, dev))
+    for L in (*in_domain_lengths, *test_lengths):  # each member on its seed's test set of length L
+        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(seeds_e)}
+        acc[L] = accuracy_on(model, P, [tests[s] for s in seeds_e], device=dev).tolist()
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
     out = {"rows": _rows(members, "n wd seed", cols, activation=act, bias=bias)}
