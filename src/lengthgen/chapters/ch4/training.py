@@ -1,8 +1,6 @@
-"""Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
-budget", App. B.1; parameters initialised on CPU generators, then trained on ``device``), and the
-margins of Sec. 6 / B.1.2 (section "Claim 4"): :func:`margins`, its 0.5th percentile
-(:func:`percentile_margin`), the normaliser :func:`layer_norm_product` and all three per member
-(:func:`train_margins`).
+"""Chapter 4: training the MLPs through the ensemble engine (:func:`fit`; section "Training:
+protocol and budget", App. B.1) and the margins of Sec. 6 / B.1.2 (section "Claim 4"):
+:func:`margins`, :func:`percentile_margin`, :func:`layer_norm_product`, :func:`train_margins`.
 """
 
 from __future__ import annotations
@@ -158,7 +156,6 @@ def fit(
     progress: bool = False,
     desc: str = "ch4",
     device="cpu",
-    record_every: int = 10,
     validation=None,
     sampler: str = "mixed",
 ):
@@ -171,7 +168,7 @@ def fit(
     dev = resolve_device(device)
     note_device(dev)
     kw = dict(loss=masked_loss, optim=optim, steps=steps, progress=progress, desc=desc)
-    kw.update(record_every=record_every, validation=validation, data_seeds=[int(s) for s in seeds])
+    kw.update(record_every=10, validation=validation, data_seeds=[int(s) for s in seeds])
     return engine.train_ensemble(model, model.init(list(seeds), device=dev), sample=sample, **kw)
 
 
