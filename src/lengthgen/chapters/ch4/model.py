@@ -77,8 +77,7 @@ class Network:
 class ModularMLP:
     """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`:
     ``W`` [E, d, p], ``V`` [E, p, d], ``b`` [E, d] (``bias=True``), initialised N(0, ``init_std``²)
-    per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p].
-    """
+    per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p]."""
 
     def __init__(self, p: int, width: int, activation="sine", bias=False, init_std=INIT_STD):
         self.p = check_modulus(p)

@@ -266,8 +266,7 @@ def addition_sequences(tokens: torch.Tensor, p: int) -> torch.Tensor:
 class LastTokenDecoder:
     """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the
     ``=``), initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0) from generator
-    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``.
-    """
+    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``."""
 
     def __init__(self, p, m, activation, d_model=64, init_std=INIT_STD):
         from lengthgen.nn.decoder import Decoder
