@@ -87,11 +87,9 @@ def accuracy_by_length(
 
 def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int = 200_000):
     """The first layer of a sine network with rational phases as a finite automaton (exact).
-
     With ``W = 2πN/D``, ``b = 2πβ/D`` the state is the residue vector ``ρ = (N x + β) mod D`` and
     token v maps ``ρ ↦ (ρ + N[:, v]) mod D`` (chapter 4, "The phase/rotation view"). Returns
-    ``(states [K, d], trans [K, p], start)``, enumerated breadth-first from β.
-    """
+    ``(states [K, d], trans [K, p], start)``, enumerated breadth-first from β."""
     D = check_positive_int("D", D)
     cols = [tuple(c) for c in torch.as_tensor(N, dtype=torch.long).T.remainder(D).tolist()]
     start = tuple(torch.as_tensor(beta, dtype=torch.long).remainder(D).tolist())

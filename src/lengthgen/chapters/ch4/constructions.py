@@ -42,8 +42,7 @@ def construct_fixed_length(m: int, p: int) -> Network:
 def fixed_length_window(m: int, p: int, max_m: int) -> list[int]:
     """The lengths ``1 … max_m`` at which the Thm 4.1 network built for ``m`` is exact, by our
     derivation for odd p (chapter 4, "The phase/rotation view"): the m′ with
-    ``|m′ − m − 4mk| < 2m/p`` for some integer k (a phase error below π/p). Odd p only.
-    """
+    ``|m′ − m − 4mk| < 2m/p`` for some integer k (a phase error below π/p). Odd p only."""
     m, p, max_m = check_length(m), check_modulus(p), check_length(max_m)
     if p % 2 == 0:
         raise ConfigError(f"the closed-form window is derived for odd p, got p = {p}")
@@ -102,8 +101,7 @@ def construct_relu(m: int, p: int) -> Network:
     """Our explicit bias-free ReLU network interpolating ``X_m`` exactly (section "Claim 2"):
     units ``ReLU(m)``, ``ReLU(S)`` and one per kink of :func:`relu_kinks`, so that the score is
     p-periodic in S with unique maximiser ``ℓ ≡ S`` (margin 1/2). Width ≈ ``2m(p−1)/p + 2``, an
-    upper bound against Thm 4.3's lower bounds.
-    """
+    upper bound against Thm 4.3's lower bounds."""
     m, p = check_length(m), check_modulus(p)
     v = torch.arange(p, dtype=torch.float64)
     ell = torch.arange(p, dtype=torch.float64)
@@ -157,8 +155,7 @@ def path_kinks(net: Network, m: int) -> list[float]:
 def homogeneous_pairs(m1: int, m2: int, p: int) -> dict:
     """Thm 4.4 (bias-free ReLU): the inputs ``(m1/g) z`` and ``(m2/g) z`` (``g = gcd(m1, m2)``,
     ``z = (g−1)e_0 + e_v``) lie on one ray, so a positively homogeneous network labels them alike,
-    while their labels differ (section "Claim 2"). Returns the conflicting pairs.
-    """
+    while their labels differ (section "Claim 2"). Returns the conflicting pairs."""
     m1, m2, p = check_length(m1), check_length(m2), check_modulus(p)
     g = math.gcd(m1, m2)
     pairs = []

@@ -150,16 +150,7 @@ SCHEMAS_BY_FUNCTION = {
 def schema(name: str, scale: str = "full") -> str | None:
     """What the cell ``name`` of today's ``scale`` plan holds (``None``: no such cell)."""
     cell = {c.name: c for c in cells(scale)}.get(name)
-    return None if cell is None else schema_of(cell)
-
-
-def schema_of(cell: Cell) -> str:
-    """:func:`schema` of one cell of a plan (any scale, the paper-scale cell included)."""
-    if not isinstance(cell, Cell):
-        raise ConfigError(f"schema_of needs a Cell of chapter 4, got {type(cell).__name__}")
-    if cell.fn not in SCHEMAS_BY_FUNCTION:
-        raise ConfigError(f"no schema for cell {cell.name!r} (function {cell.fn.__name__})")
-    spec = SCHEMAS_BY_FUNCTION[cell.fn]
+    spec = None if cell is None else SCHEMAS_BY_FUNCTION[cell.fn]
     return spec(cell.kwargs) if callable(spec) else spec
 
 
@@ -180,7 +171,7 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
             f"{scale}-scale plan (run: python -m lengthgen reproduce ch4 --scale {scale} "
             f"--only {name})"
         )
-    return load_stored("ch4", name, schema=schema_of(plan[name]), folder=folder, scale=scale)
+    return load_stored("ch4", name, schema=schema(name, scale), folder=folder, scale=scale)
 
 
 def stored_label_of(records: dict) -> str:

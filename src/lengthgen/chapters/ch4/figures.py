@@ -36,11 +36,9 @@ TRAINED = {
     "trained sine+bias (60k updates)": ("lengthgen_paper_lr_60k", None),
 }
 #: the three sine constructions, by their key in :func:`~.checks.summarize_checks`
-NETWORK_NAMES = {
-    "thm41": "Thm 4.1 (fixed m)",
-    "thm42_bias": "Thm 4.2 (bias)",
-    "fourier": "Thm 4.2 (no bias)",
-}
+NETWORK_NAMES = dict(
+    thm41="Thm 4.1 (fixed m)", thm42_bias="Thm 4.2 (bias)", fourier="Thm 4.2 (no bias)"
+)
 EXPLORER_KINDS = (*NETWORK_NAMES.values(), "ReLU interpolant", *TRAINED)
 #: lengths of the explorer's accuracy panel: every length to 40, then the paper's long test lengths
 EXPLORER_LENGTHS = tuple(range(1, 41)) + (53, 97, 201, 303, 401, 512, 602, 705, 811)

@@ -6,7 +6,6 @@ and the model"), with the paper's strict-uniqueness argmax (:func:`uargmax`: a t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 
@@ -78,8 +77,7 @@ class Network:
 class ModularMLP:
     """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`:
     ``W`` [E, d, p], ``V`` [E, p, d], ``b`` [E, d] (``bias=True``), initialised N(0, ``init_std``²)
-    per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p].
-    """
+    per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p]."""
 
     def __init__(self, p: int, width: int, activation="sine", bias=False, init_std=INIT_STD):
         self.p = check_modulus(p)
@@ -90,9 +88,7 @@ class ModularMLP:
         self.bias = bias
         self.init_std = check_finite("init_std", init_std, nonnegative=True)
 
-    def init(
-        self, seeds: Sequence[int], dtype=torch.float32, device="cpu"
-    ) -> dict[str, torch.Tensor]:
+    def init(self, seeds, dtype=torch.float32, device="cpu") -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed
         ``seeds[e]``: W, V, then b drawn from its generator)."""
         shapes = {"W": (self.width, self.p), "V": (self.p, self.width)}

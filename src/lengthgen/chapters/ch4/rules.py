@@ -106,11 +106,8 @@ R2 = dict(
     tolerance=1e-12,
     why="R2: an exact population accuracy evaluated on every input, equal up to float rounding",
 )
-R4_PERFECT = dict(
-    check="interval",
-    interval=PERFECT,
-    why="R4: a level stated in words, read as 1 with a ±0.05 band",
-)
+R4_PERFECT = dict(check="interval", interval=PERFECT)
+R4_PERFECT["why"] = "R4: a level stated in words, read as 1 with a ±0.05 band"
 _P17 = paper.protocol("full")["lengthgen"]["p"]
 R4_CHANCE = dict(check="interval", interval=(1 / _P17 - WORD_BAND, 1 / _P17 + WORD_BAND))
 R4_CHANCE["why"] = "R4: 'chance' read as 1/p (p = 17) with a ±0.05 band"

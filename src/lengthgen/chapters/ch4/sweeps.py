@@ -42,9 +42,7 @@ def _rows(members, keys: str, cols, **same) -> list[dict]:
 
 
 @experiments_cell
-def relu_min_width(
-    *, p: int, lengths, widths, steps: int, lr: float, seeds, device="cpu", progress: bool = False
-) -> dict:
+def relu_min_width(*, p, lengths, widths, steps, lr, seeds, device="cpu", progress=False) -> dict:
     """Train bias-free ReLU MLPs on all of X_m (full batch, Adam) per width; one ensemble per width
     over (length, seed); record train accuracy (section "Claim 2")."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
@@ -177,26 +175,6 @@ def overparam(
     return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
 
 
-def _tracking(every: int, seed: int, p: int, length: int, n: int):
-    """The engine's validation hook: accuracy on ``n`` held-out inputs of ``length`` every ``every``
-    updates, no early stopping (``None`` when ``every`` is not set)."""
-    if not every:
-        return None
-    bank = test_set(seed, p, length, n)
-    return engine.Validation(
-        every=every, bank=(bank.x, bank.y), patience=None, metric=masked_metric
-    )
-
-
-def _accuracy_by_length(model, P, member_seeds, p, lengths, n_test, dev) -> dict:
-    """Per length L: each member's accuracy on its seed's B.1.3 test set of length L."""
-    out = {}
-    for L in lengths:
-        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(member_seeds)}
-        out[L] = accuracy_on(model, P, [tests[s] for s in member_seeds], device=dev).tolist()
-    return out
-
-
 @experiments_cell
 def lengthgen(
     *,
@@ -232,15 +210,20 @@ def lengthgen(
     members = list(itertools.product(budgets, wds, seeds))  # (n, wd, seed)
     train = [train_set(s, p, train_lengths, n) for n, _, s in members]
     model = ModularMLP(p, width, act, bias=bias)
-    validation = _tracking(track_every, seeds[0], p, track_length, n_track)
+    validation = None
+    if track_every:  # the engine's validation hook: accuracy at one length, no early stopping
+        bank = test_set(seeds[0], p, track_length, n_track)
+        hook = dict(bank=(bank.x, bank.y), patience=None, metric=masked_metric)
+        validation = engine.Validation(every=track_every, **hook)
     optim = b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias)
     run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev, sampler=sampler)
     seeds_e, desc = [s for _, _, s in members], f"lengthgen {act}{'+b' if bias else ''}"
     res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
-    lengths = tuple(in_domain_lengths) + tuple(test_lengths)
-    acc.update(_accuracy_by_length(model, P, seeds_e, p, lengths, n_test, dev))
+    for L in (*in_domain_lengths, *test_lengths):  # each member on its seed's test set of length L
+        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(seeds_e)}
+        acc[L] = accuracy_on(model, P, [tests[s] for s in seeds_e], device=dev).tolist()
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
     out = {"rows": _rows(members, "n wd seed", cols, activation=act, bias=bias)}
@@ -253,40 +236,19 @@ def lengthgen(
 
 
 @experiments_cell
-def budget_study(
-    *,
-    p: int,
-    width: int,
-    n: int,
-    wds,
-    seeds,
-    steps: int,
-    every: int,
-    lr: float,
-    val_length: int,
-    n_val: int,
-    n_test: int,
-    test_lengths,
-    train_lengths=TRAIN_LENGTHS,
-    in_domain_lengths=IN_DOMAIN_LENGTHS,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
+def budget_study(*, n, every, val_length, n_val, device="cpu", progress=False, **run) -> dict:
     """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
-    :func:`lengthgen` at one budget over weight decays, 4× longer, with the accuracy at
-    ``val_length`` recorded every ``every`` updates, reshaped per member."""
-    run = dict(p=p, width=width, budgets=(n,), wds=wds, steps=steps, lr=lr, seeds=seeds, bias=True)
-    run.update(n_test=n_test, test_lengths=test_lengths, train_lengths=train_lengths)
-    run.update(in_domain_lengths=in_domain_lengths, batch_size=batch_size, progress=progress)
-    out = lengthgen(**run, device=device, track_every=every, track_length=val_length, n_track=n_val)
-    lengths, rows = (*in_domain_lengths, *test_lengths), out["rows"]
+    :func:`lengthgen` (``run``: its other arguments) at one budget over weight decays, 4× longer,
+    with the accuracy at ``val_length`` recorded every ``every`` updates, reshaped per member."""
+    track = dict(track_every=every, track_length=val_length, n_track=n_val)
+    out = lengthgen(**run, budgets=(n,), bias=True, device=device, progress=progress, **track)
+    rows = out["rows"]
     return {
         "members": [[r["wd"], r["seed"]] for r in rows],
         "val_length": val_length,
         **{k: out[k] for k in ("val_step", "val_acc")},
-        "final_acc": {str(L): [r[str(L)] for r in rows] for L in lengths},
-        "steps": steps,
+        "final_acc": {L: [r[L] for r in rows] for L in rows[0] if L.isdigit()},
+        "steps": run["steps"],
     }
 
 
@@ -304,12 +266,9 @@ def addition_sequences(tokens: torch.Tensor, p: int) -> torch.Tensor:
 class LastTokenDecoder:
     """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the
     ``=``), initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0) from generator
-    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``.
-    """
+    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``."""
 
-    def __init__(
-        self, p: int, m: int, activation: str, d_model: int = 64, init_std: float = INIT_STD
-    ):
+    def __init__(self, p, m, activation, d_model=64, init_std=INIT_STD):
         from lengthgen.nn.decoder import Decoder
 
         self.p, self.m = check_modulus(p), check_length(m)
@@ -392,26 +351,12 @@ def transformer_baseline(
 _MEMBER_KEYS = ("activation", "bias", "n", "wd", "seed")  # a lengthgen row's member
 
 
-def sampler_comparison(
-    *,
-    p: int,
-    width: int,
-    n: int,
-    wd: float,
-    steps: int,
-    lr: float,
-    seed: int,
-    n_test: int,
-    test_lengths,
-    activation: str = "sine",
-    bias: bool = True,
-    device="cpu",
-) -> list[dict]:
+def sampler_comparison(*, n, wd, steps, seed, bias=True, device="cpu", **run) -> list[dict]:
     """Section "Training: protocol and budget": the same B.1.3 run (one member, same seed, data and
-    initialisation) trained with mixed-length batches and with the released loop's single-length
-    batches. One row per sampler: updates per epoch, epochs run, and the accuracies of :func:`lengthgen`."""
-    run = dict(p=p, width=width, budgets=(n,), wds=(wd,), steps=steps, lr=lr, seeds=(seed,))
-    run.update(n_test=n_test, test_lengths=test_lengths, activation=activation, bias=bias)
+    initialisation; ``run``: the other arguments of :func:`lengthgen`) trained with mixed-length
+    batches and with the released loop's single-length batches. One row per sampler: updates per
+    epoch, epochs run, and the accuracies of :func:`lengthgen`."""
+    run.update(budgets=(n,), wds=(wd,), steps=steps, seeds=(seed,), bias=bias)
     rows = []
     for name in ("mixed", "by_length"):
         out = lengthgen(**run, device=device, sampler=name)
@@ -427,9 +372,7 @@ def _sync(dev: torch.device) -> None:
 
 
 @experiments_cell
-def epoch_timing(
-    p: int = 53, width: int = 1024, n: int = 8000, runs: int = 3, device="cpu"
-) -> dict:
+def epoch_timing(p=53, width=1024, n=8000, runs=3, device="cpu") -> dict:
     """Seconds for one epoch (n/1024 updates) of the B.1.3 configuration, ``runs`` runs, on ``device``:
     the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear +
     torch.optim.Muon) (section "How fast is an epoch?")."""

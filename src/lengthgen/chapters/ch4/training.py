@@ -1,8 +1,6 @@
-"""Chapter 4: training the MLPs through the ensemble engine (section "Training: protocol and
-budget", App. B.1; parameters initialised on CPU generators, then trained on ``device``), and the
-margins of Sec. 6 / B.1.2 (section "Claim 4"): :func:`margins`, its 0.5th percentile
-(:func:`percentile_margin`), the normaliser :func:`layer_norm_product` and all three per member
-(:func:`train_margins`).
+"""Chapter 4: training the MLPs through the ensemble engine (:func:`fit`; section "Training:
+protocol and budget", App. B.1) and the margins of Sec. 6 / B.1.2 (section "Claim 4"):
+:func:`margins`, :func:`percentile_margin`, :func:`layer_norm_product`, :func:`train_margins`.
 """
 
 from __future__ import annotations
@@ -59,9 +57,7 @@ class EpochSampler:
     mixed-length batches: each epoch member e's set is reshuffled by its own generator (B.1) and cut
     into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``."""
 
-    def __init__(
-        self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
-    ):
+    def __init__(self, datasets, batch_size=BATCH_SIZE, dtype=torch.float32):
         self.batch = check_positive_int("batch_size", batch_size)
         self.n = [len(d) for d in datasets]
         self.B = min(self.batch, max(self.n))
@@ -94,9 +90,7 @@ class LengthEpochSampler(EpochSampler):
     """Single-length mini-batches, as in the authors' released loop: an epoch walks the training
     lengths in order, each shard reshuffled and cut into ``ceil(n_m / batch_size)`` batches."""
 
-    def __init__(
-        self, datasets: Sequence[Dataset], batch_size: int = BATCH_SIZE, dtype=torch.float32
-    ):
+    def __init__(self, datasets, batch_size=BATCH_SIZE, dtype=torch.float32):
         super().__init__(datasets, batch_size, dtype)
         self.shards = [  # per member: the example indices of each length, in order
             [torch.nonzero(d.m == L).flatten() for L in dict.fromkeys(d.m.tolist())]
@@ -127,9 +121,7 @@ class LengthEpochSampler(EpochSampler):
 SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
 
 
-def updates_per_epoch(
-    n: int, lengths: Sequence[int], batch_size: int = BATCH_SIZE, by_length: bool = True
-) -> int:
+def updates_per_epoch(n, lengths, batch_size=BATCH_SIZE, by_length=True) -> int:
     """Updates per epoch of budget ``n`` split over ``lengths``: ``Σ_m ceil(n_m / batch_size)``
     with single-length batches, else ``ceil(n / batch_size)``."""
     if not by_length:
@@ -164,7 +156,6 @@ def fit(
     progress: bool = False,
     desc: str = "ch4",
     device="cpu",
-    record_every: int = 10,
     validation=None,
     sampler: str = "mixed",
 ):
@@ -177,7 +168,7 @@ def fit(
     dev = resolve_device(device)
     note_device(dev)
     kw = dict(loss=masked_loss, optim=optim, steps=steps, progress=progress, desc=desc)
-    kw.update(record_every=record_every, validation=validation, data_seeds=[int(s) for s in seeds])
+    kw.update(record_every=10, validation=validation, data_seeds=[int(s) for s in seeds])
     return engine.train_ensemble(model, model.init(list(seeds), device=dev), sample=sample, **kw)
 
 
@@ -241,9 +232,7 @@ def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
     return torch.linalg.matrix_norm(W, "fro") * torch.linalg.matrix_norm(V, 2)
 
 
-def train_margins(
-    model: ModularMLP, params: dict, datasets: Sequence[Dataset], q: float = 0.5, device=None
-) -> dict:
+def train_margins(model, params, datasets, q=0.5, device=None) -> dict:
     """Per member e on ``datasets[e]``: the q-th percentile margin, the layer norm of Sec. 6 and
     their ratio, the normalized margin (on ``device``; default: where ``params`` live)."""
     x, y = padded_sets(datasets)
