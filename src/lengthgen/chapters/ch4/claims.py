@@ -42,13 +42,15 @@ _BUDGET_FAR = Deviation(
     "reduced budget",
     "a sine neuron whose per-token phase is off by δ drifts by mδ: exactness at m = 811 needs δ "
     "below about 2·10⁻⁴, which the paper's 3·10⁵ epochs (≈ 4.2M updates at n = 8,000) reach and "
-    "our bias-free runs do not (the budget study shows the reach growing with updates)",
+    "our bias-free runs do not within their budget (the budget study shows the reach growing with "
+    "updates)",
 )
 _BUDGET_FAR_BIAS_MAIN = Deviation(
     "reduced budget",
-    "after 2,000 updates at the larger learning rate the biased network is exact up to lengths "
-    "near 100, its phases not yet precise enough for lengths in the hundreds; "
-    "ch4.fig5.paper_lr_60k.bias_far is the check closest to the paper",
+    f"after {_FULL['lengthgen']['steps']:,} updates at the larger learning rate the biased network "
+    "is exact up to lengths near 100, its phases not yet precise enough for lengths in the "
+    f"hundreds; the {_FULL['lengthgen_paper_lr_60k']['steps']:,}-update run at the paper's lr "
+    "(ch4.fig5.paper_lr_60k.bias_far) is the check closest to the paper",
 )
 _P53_BIAS_NOISE = Deviation(
     "run-to-run variance",
@@ -56,18 +58,19 @@ _P53_BIAS_NOISE = Deviation(
     "seed; at the end of our budget (about 5 % of the paper's updates at n = 8,000) some biased "
     "networks have arrived and their other-seed twins have not, a spread as large as the bias's "
     "average gain with two seeds. At n = 2,000 neither variant generalizes beyond its training "
-    "lengths",
+    "lengths, so no order between them can show there",
 )
 _BUDGET_SEEN = Deviation(
     "reduced budget",
     "after 20,000 updates (2,500 mixed-length epochs) the bias-free sine MLP fits its training set "
-    "but not yet fresh inputs of the longer training lengths; the paper's ≈ 4.2M updates are 210 "
-    "times more",
+    "but not yet fresh inputs of the longer training lengths; the paper's ≈ 4.2M updates at "
+    "n = 8,000 are 210 times more",
 )
 _UNDER_VAR = Deviation(
     "run-to-run variance",
-    "with two seeds the spread is large where a sine run has not fitted its training set, or where "
-    "the widest networks memorise a small training set; there the sine lead is within noise",
+    "with two seeds the spread is large where a sine run has not fitted its training set within "
+    "our budget, or where the widest networks memorise a small training set; there the sine lead "
+    "is within noise",
 )
 _OVER_RELU_MARGIN = Deviation(
     "reduced budget",
@@ -79,12 +82,14 @@ _OVER_RELU_TEST = Deviation(
     "run-to-run variance",
     f"one seed per decay, {_FULL['overparam']['n_test']:,} test inputs: the ReLU networks memorise "
     f"their {_FULL['overparam']['n']:,} examples at every moderate decay and after "
-    f"{_FULL['overparam']['steps']:,} updates their layers have not shrunk, so test accuracy moves "
-    "less than one seed's binomial noise",
+    f"{_FULL['overparam']['steps']:,} updates their layers have not shrunk, so test accuracy's "
+    "rise (1.7 binomial SE of one seed's test set) cannot be told from noise, which the paper's "
+    f"{len(paper.PAPER_SEEDS)} longer-trained seeds would reduce",
 )
 _OVER_CEILING = Deviation(
     "reduced modulus",
-    "at p = 17 the sine MLP generalizes almost perfectly at every decay, leaving no room to improve",
+    "at p = 17 the sine MLP generalizes almost perfectly at every decay, leaving no room to "
+    "improve; the paper's larger moduli leave that room",
 )
 _OVER_SINE_EXCESSIVE = Deviation(
     "unstated hyperparameter: weight-decay grid (B.1.2)",
@@ -94,8 +99,9 @@ _OVER_SINE_EXCESSIVE = Deviation(
 _TRANSFORMER = Deviation(
     "unstated hyperparameter: transformer optimizer (B.1.4)",
     "with AdamW 1e-2, no clipping, width 32, p = 17 (released code: AdamW 1e-4, clip 1.0, width "
-    "256, p = 97) and 800 updates the decoders memorise the smallest training set or fail to fit "
-    "the largest; the sine lead is clear only in between",
+    "256, p = 97) and 800 updates the decoders memorise the smallest training set (test accuracies "
+    "within noise) or fail to fit the largest; none reaches high test accuracy; the sine lead is "
+    "clear only in between",
 )
 
 
@@ -123,7 +129,7 @@ _THM63_OURS = Deviation(
     "construction missing from the text",
     "our interpolant's margin is 1/2 at every m while ‖W‖_F and ‖V‖_2 each grow like √m (about "
     "2m(p−1)/p kink neurons of fixed norm), so its normalized margin falls like 1/m; the paper's "
-    "Sec. 6 remark calls its exponential decay an artifact of the proof",
+    "Sec. 6 remark calls the exponential decay of its own construction an artifact of the proof",
 )
 
 
@@ -163,7 +169,7 @@ def _long(id, network, construction, why_where=""):
     return paper_claim(
         id,
         f"{network}: lowest accuracy over 10,000 sampled inputs at every m = 1 … 811, "
-        "p ∈ {97, 53} (exact phases)",
+        "p ∈ {97, 53} (phases computed exactly)",
         R.R1,
         lambda r: min(M.automaton(r, construction, "min_acc")),
         why=f"R1: the theorem says accuracy 1{why_where}; one error would falsify it",
@@ -182,15 +188,16 @@ def _over_parameterized(id, deviation=None) -> Claim:
             f"over 0 … {R.MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
             lambda r: M.trend(r, act, "normalized_margin"),
             R.significant_rise,
-            "R5: a trend stated in words, significant at 5 %",
+            f"R5: a trend stated in words counts only if significant at {100 * R.TREND_ALPHA:g} %",
         ),
         "test_improves": (
             f"Over-parameterized {name}: test accuracy rises with weight decay over 0 … "
-            f"{R.MODERATE_WD:g} (Spearman p < 0.05) and from decay {wd0:g} to "
-            f"{R.MODERATE_WD:g} by > 2 SE ({n_test:,} test inputs, one seed)",
+            f"{R.MODERATE_WD:g} (Spearman ρ, exact one-sided p < {R.TREND_ALPHA:g}) and from decay "
+            f"{wd0:g} to {R.MODERATE_WD:g} by > 2 SE ({n_test:,} test inputs, one seed)",
             lambda r: M.accuracy_trend(r, act),
             R.significant_rise_beyond_se,
-            "R5: a trend of an accuracy, significant at 5 % and beyond 2 SE end to end",
+            f"R5: an accuracy trend counts only if significant at {100 * R.TREND_ALPHA:g} % and "
+            f"beyond {R.N_SE:g} SE end to end",
         ),
         "excessive": (
             f"Over-parameterized {name} at the largest decay (above {R.MODERATE_WD:g}): train "
@@ -298,7 +305,8 @@ CLAIMS = [
         {"check": "value", "tolerance": NOBIAS_LONG_TOL},
         lambda r: M.automaton(r, "fourier", "mean_acc"),
         paper_value=M.nobias_long_paper(),
-        why="R3: an exact population accuracy from 8.11 million i.i.d. inputs, ±3 binomial SE",
+        why=f"R3: an exact population accuracy, estimated from {M.N_LONG / 1e6:g} million i.i.d. "
+        f"inputs, ±{R.N_SE_EXACT} binomial SE",
         digits=6,
     ),
     _self(
@@ -354,9 +362,10 @@ CLAIMS = [
         "ch4.thm43",
         "A ReLU MLP that realizes modular addition exactly at length m has width ≥ (m − p)/(p + 2)",
         "not-reproducible",
-        "a lower bound over all networks cannot be checked by training; our copy of the paper "
-        "(arXiv 2511.23443) prints parts of the proof (App. C.1) but not the theorem, so the "
-        "chapter proves a stronger version (width ≥ ⌈(m+1)/p⌉ − 1) and self-checks it",
+        "a lower bound over all networks cannot be checked by training or finitely many "
+        "constructions; our copy of the paper (arXiv 2511.23443) prints parts of the proof (App. "
+        "C.1) but not the theorem, so the chapter proves a stronger version "
+        "(width ≥ ⌈(m+1)/p⌉ − 1) and self-checks its consequences",
     ),
     _self(
         "ch4.thm43.bounds",
@@ -397,7 +406,8 @@ CLAIMS = [
         "not-reproducible",
         "an impossibility over all networks cannot be checked by training; our copy of the paper "
         "(arXiv 2511.23443) prints parts of the proof (App. D.3) but not the theorem, so the "
-        "chapter proves its own version (linear regions are cones) and self-checks it",
+        "chapter proves its own version (linear regions are cones) and self-checks its "
+        "consequences on trained networks",
     ),
     _self(
         "ch4.thm44.rays",
@@ -425,7 +435,11 @@ CLAIMS = [
         "ch4.fig1.sine_beats_relu",
         "Under-parameterized (AdamW): in every (m, p, width, n) cell the sine MLP's mean test "
         "accuracy exceeds the ReLU MLP's by > 2 SE",
-        R.r5_everywhere("cells", "sine ahead by > 2 SE", "R5 (seed spread or binomial SE)"),
+        R.r5_everywhere(
+            "cells",
+            "sine ahead by > 2 SE",
+            f"R5: an order counts only beyond {R.N_SE:g} SE (seed spread or binomial)",
+        ),
         M.sine_beats_relu,
         protocol=paper.UNDER,
         deviation=_UNDER_VAR,
@@ -433,12 +447,14 @@ CLAIMS = [
     paper_claim(
         "ch4.fig1.width",
         "Under-parameterized, sine: at each (m, p, n), among widths whose every run fits its "
-        "training set, the narrower is never significantly worse, and better wherever the widest "
-        "is below the near-perfect band (ReLU: too few widths fit to compare)",
+        "training set, the narrower is never significantly worse, and significantly better "
+        "wherever the widest is below the near-perfect band (ReLU: too few widths fit at our "
+        "budget to compare)",
         R.r5_everywhere(
             "(m, p, n) cells compared",
             "narrower not worse, better where room",
-            "R4 ('sufficient for optimization' = fits its training set) and R5",
+            "R4 ('sufficient for optimization' = fits its training set) and R5 (orders beyond "
+            f"{R.N_SE:g} SE)",
         ),
         M.width_trend,
         protocol=paper.UNDER,
@@ -501,8 +517,8 @@ CLAIMS = [
     paper_claim(
         "ch4.thm63",
         "Normalized margin γ/(‖W‖_F ‖V‖_2) of our exact ReLU interpolant at p = 3 and p = 5, "
-        "m = 8 … 256 doubling: log-log slope over the last doubling of m over that of the one "
-        "before (2 for decay ∝ e^(−cm), 1 for a power of m)",
+        "m = 8 … 256 doubling: log-log slope over the last doubling of m divided by that over the "
+        "one before (2 for decay ∝ e^(−cm), 1 for a power of m)",
         source="live",
         check="value",
         tolerance=0.5,
@@ -541,8 +557,9 @@ CLAIMS = [
         measure=M.sgd_relu_gap,
         check="predicate",
         holds=lambda v: v["cells where ReLU fits"] >= 1 and v["largest gap"] <= CLOSE,
-        why="R4: 'closely matches' read as within ±0.05, where a network has fit (two at chance "
-        "match trivially; restricted after our first, unrestricted gap 0.002 was seen)",
+        why=f"R4: 'closely matches' read as within ±{CLOSE:g}, only where a network has fit (the "
+        "paper's 'after interpolation'; two at chance match trivially; restricted after our first, "
+        "unrestricted gap 0.002 was seen)",
         protocol=_UNDER_SGD,
         deviation=_SGD_BUDGET,
     ),
@@ -560,7 +577,8 @@ CLAIMS = [
         measure=lambda r: M.samples_slope(r, "p", SAMPLE_LEVEL),
         check="interval",
         interval=COR58_SLOPE,
-        why="slope 1 up to two log factors (≈ 0.3 each) and fit error (≈ ±0.3) (COR58_SLOPE)",
+        why="Õ(p) and Ω(p) give slope 1, up to two log factors (≈ 0.3 each) and fit error "
+        "(≈ ±0.3); memorizing or a fixed need fall outside",
         protocol=_SAMPLES,
     ),
     paper_claim(
@@ -571,8 +589,9 @@ CLAIMS = [
         measure=lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),
         check="predicate",
         holds=lambda v: v is not None and v <= THM56_MAX_SLOPE,
-        why="Θ̃(dp) bounds the need by ∝ d up to logs (slope 1, +0.5, THM56_MAX_SLOPE); it does "
-        "not say a learner needs more as d grows",
+        why="Θ̃(dp) bounds what every interpolating learner of width d needs by ∝ d up to logs "
+        f"(slope 1, +{THM56_MAX_SLOPE - 1:g} for log factors); it does not say a learner needs "
+        "more as d grows",
         protocol=_SAMPLES,
     ),
     paper_unchecked(
@@ -580,8 +599,8 @@ CLAIMS = [
         "Width-independent margin bound for sine MLPs under a ‖V‖_{1,∞} constraint",
         "not-attempted",
         "the bound's constants and log factors (App. I) are missing from our copy of the paper, so "
-        "it has no finite value to compare; with them, the stored margins at widths 8–256 (cell "
-        "margin_widths) would evaluate it in seconds",
+        "it has no finite value to compare with a test error; with them, the stored margins at "
+        "widths 8–256 (cell margin_widths, shown in this section) would evaluate it in seconds",
     ),
 ]
 
