@@ -21,9 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-BUDGET, TOTAL, FILE, FUNCTION = 20_000, 24_459, 800, 80
+BUDGET, TOTAL, FILE, FUNCTION = 20_000, 22_385, 800, 80
 NOTEBOOK_CODE, TOOLS = 4_000, 2_500
-WIDTH, WIDE = 100, 509
+WIDTH, WIDE = 100, 202
 
 
 def _files(folder: Path) -> list[Path]:
