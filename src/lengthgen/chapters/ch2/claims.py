@@ -403,12 +403,13 @@ GAIN = [
     Claim(
         "ch2.train.fig2.norm_above_pos",
         "§4.3, paper Fig. 2",
-        "On Index at N = 51, A_norm is more accurate than A_pos at each test length of Fig. 2 "
-        f"between N and 10N+1 (L = {', '.join(map(str, measures.FIG2_INTERMEDIATE))}): the "
-        "seed-paired gain's 95 % bootstrap interval lies above 0 at each",
+        "On Index at N = 51, A_norm is more accurate than A_pos at each test length of paper "
+        f"Fig. 2 between N and 10N+1 (L = {', '.join(map(str, measures.FIG2_INTERMEDIATE))}): "
+        "the seed-paired gain's 95 % bootstrap interval lies above 0 at each",
         "A_norm above A_pos beyond N",
         "direction",
-        "rule 9: Fig. 2's curves are described in words only; the sign at every plotted length",
+        "rule 9: paper Fig. 2's curves are described in words only; the sign at every plotted "
+        "length",
         holds=lambda v: (
             len(v) == len(measures.FIG2_INTERMEDIATE) and all(map(rules.above_zero, v.values()))
         ),
@@ -436,8 +437,8 @@ GAIN = [
         "at the test lengths below 511",
         "curves only",
         "not-reproducible",
-        "the paper prints no number for Fig. 2's curves and our text of it lacks the figure; "
-        "L = 511 is Table 2's N = 51 row, the shape is ch2.train.fig2.norm_above_pos and "
+        "the paper prints no number for the curves of paper Fig. 2 and our text of it lacks the "
+        "figure; L = 511 is Table 2's N = 51 row, the shape is ch2.train.fig2.norm_above_pos and "
         "ch2.train.fig2.pos_drop",
     ),
     Claim(
