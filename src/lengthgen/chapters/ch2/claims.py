@@ -408,8 +408,7 @@ GAIN = [
         "the seed-paired gain's 95 % bootstrap interval lies above 0 at each",
         "A_norm above A_pos beyond N",
         "direction",
-        "rule 9: paper Fig. 2's curves are described in words only; the sign at every plotted "
-        "length",
+        "rule 9: paper Fig. 2's curves are described in words; the sign at every plotted length",
         holds=lambda v: (
             len(v) == len(measures.FIG2_INTERMEDIATE) and all(map(rules.above_zero, v.values()))
         ),
