@@ -17,7 +17,7 @@ from lengthgen.chapters.ch2.single_layer import (
     check_width,
 )
 from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
-from lengthgen.chapters.ch2.training import make_sampler, nonempty, test_bank  # noqa: F401
+from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401
 from lengthgen.config import (
     ConfigError,
     check_choice,
@@ -25,6 +25,7 @@ from lengthgen.config import (
     check_positive_int,
     get_device,
     get_scale,
+    nonempty,
 )
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.tasks import TASKS

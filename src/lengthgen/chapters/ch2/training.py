@@ -19,13 +19,6 @@ from lengthgen.nn.tasks import TASKS, first_bank, index_bank, label, majority_ba
 
 
 # --------------------------------------------------------------------------- banks and batches (D.3)
-def nonempty(name: str, values) -> list:
-    """``values`` as a list; a string, a scalar or an empty sequence is refused."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not values:
-        raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
-    return list(values)
-
-
 def fixed_token(task: str, fixed):
     """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
     if task == "index":

@@ -14,7 +14,7 @@ from typing import Sequence
 import torch
 
 from lengthgen.chapters.ch4.paper import N_TEST, TEST_SEED_MULTIPLIER, TRAIN_SEED_MULTIPLIER
-from lengthgen.config import ConfigError, check_positive_int
+from lengthgen.config import ConfigError, check_positive_int, nonempty
 
 #: largest number of ordered tuples (or count vectors) the enumerations will produce
 MAX_ENUMERATION = 2_000_000
@@ -24,13 +24,6 @@ MAX_ENUMERATION = 2_000_000
 def check_modulus(p) -> int:
     """``p`` as int if it is an integer ≥ 2 (the number of residues), else ConfigError."""
     return check_positive_int("modulus p", p, minimum=2)
-
-
-def nonempty(name: str, values) -> list:
-    """``values`` as a list, refusing a string, a scalar or an empty sequence (ConfigError)."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not values:
-        raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
-    return list(values)
 
 
 def check_length(m) -> int:

@@ -14,7 +14,7 @@ from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import homogeneous_pairs, path_lower_bound, relu_kinks
 from lengthgen.chapters.ch4.constructions import relu_width_lower_bound
 from lengthgen.chapters.ch4.data import Dataset, all_count_vectors, check_length, check_modulus
-from lengthgen.chapters.ch4.data import check_tokens, labels_of, labels_of_counts, nonempty
+from lengthgen.chapters.ch4.data import check_tokens, labels_of, labels_of_counts
 from lengthgen.chapters.ch4.data import sample_tokens, test_seed, test_set, train_seed, train_set
 from lengthgen.chapters.ch4.model import ACTIVATIONS, ModularMLP, Network, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, INIT_STD, PAPER_SEEDS
@@ -22,7 +22,7 @@ from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, TRANSFORMER_INIT_SEED_OF
 from lengthgen.chapters.ch4.training import EpochSampler, accuracy_on, b1_optimizer, fit
 from lengthgen.chapters.ch4.training import fit_columns, masked_loss, masked_metric, padded_sets
 from lengthgen.chapters.ch4.training import resolve_device, updates_per_epoch
-from lengthgen.config import check_finite, check_positive_int, check_seeds
+from lengthgen.config import check_finite, check_positive_int, check_seeds, nonempty
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble

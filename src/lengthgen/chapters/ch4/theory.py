@@ -14,12 +14,12 @@ import torch
 
 from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import construct_relu
-from lengthgen.chapters.ch4.data import check_length, check_modulus, nonempty, test_set, train_set
+from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE
 from lengthgen.chapters.ch4.training import b1_optimizer, fit_columns, layer_norm_product, margins
 from lengthgen.chapters.ch4.training import resolve_device
-from lengthgen.config import ConfigError, check_positive_int, check_seeds
+from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
 
 
 # --------------------------------------------------------------------------- the VC proposition (Sec. 4)
