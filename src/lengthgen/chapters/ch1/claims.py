@@ -66,11 +66,10 @@ FIG2_RISE_TOL = 0.3
 # Rule 10: our ``sqrt_d`` layout of the authors' configuration of Fig. 2 (paper.AUTHORS_WIDTH) is
 # checked against the per-head logit and the ε = 0 cross-entropy (logit √(d/2), d twice the width
 # with paired layer norm) their widths and heads imply, [PARITY, FIRST] (self-check; rule 2).
-AUTHORS_HEAD_LOGIT = [
-    1 / math.sqrt(paper.AUTHORS_WIDTH[k] / paper.AUTHORS_HEADS[k]) for k in ("parity", "first")
-]
+_BOTH = ("parity", "first")
+AUTHORS_HEAD_LOGIT = [1 / math.sqrt(paper.AUTHORS_WIDTH[k] / paper.AUTHORS_HEADS[k]) for k in _BOTH]
 AUTHORS_EPS0_BITS = [
-    math.log2(1 + math.exp(-math.sqrt(2 * paper.AUTHORS_WIDTH[k] / 2))) for k in ("parity", "first")
+    math.log2(1 + math.exp(-math.sqrt(2 * paper.AUTHORS_WIDTH[k] / 2))) for k in _BOTH
 ]
 #: The lengths at which the curve of the authors' configuration (√d convention) is read.
 SQRT_D_NS = (10, 100, 1000)
@@ -133,21 +132,19 @@ _NO_FIT = (
     "never fit their training strings within the 10,000 updates (optimisation failures, not "
     "failures to extrapolate)"
 )
+_VARIANCE = partial(Deviation, "run-to-run variance")
 _SCALED_DEV = {
-    10: Deviation(
-        "run-to-run variance",
+    10: _VARIANCE(
         "A few log-scaled runs trained at n = 10 fit their training strings but end near chance "
         f"at n = 1000. {_AUTHORS_FAIL} in this way: a run succeeds often, not always, so the "
         "paper's 20 of 20 may be a favourable draw; " + _RATES_100,
     ),
-    300: Deviation(
-        "run-to-run variance",
+    300: _VARIANCE(
         f"A few log-scaled runs trained at n = 300 {_NO_FIT}, and one is 100% accurate but above "
         f"rule 3's cross-entropy bar. {_AUTHORS_FAIL}; " + _RATES_100,
     ),
 }
-_STANDARD_10_DEV = Deviation(
-    "run-to-run variance",
+_STANDARD_10_DEV = _VARIANCE(
     "Most standard runs end either perfect or at or below 60% at n = 1000; in our seed set a "
     "minority of the runs trained at n = 10 generalise (nearly) perfectly, which lifts the mean "
     "above the band while most runs sit near chance. The paper shows only the 20-run mean, so "
@@ -199,10 +196,8 @@ def _chance_at_10(cid, runs, measure, deviation=None):
         f"Standard attention trained at n = 10: mean test accuracy at n = {paper.TEST_N} over "
         f"{runs} runs is within 0.1 of chance"
     )
-    hardly = "hardly better than random guessing"
-    return near_chance(
-        cid, "paper Fig. 4", statement, hardly, measure, why="rule 4", deviation=deviation
-    )
+    kw = dict(measure=measure, why="rule 4", deviation=deviation)
+    return near_chance(cid, "paper Fig. 4", statement, "hardly better than random guessing", **kw)
 
 
 def _scaled_perfect(cid, n):
@@ -231,23 +226,15 @@ def _rate_claim(cid, arm, n):
         f"at n = {paper.TEST_N}) with its exact 95% interval, and the chance {_P20} that {_M} runs "
         f"at that rate are all perfect (plausible if ≥ {PLAUSIBLE:g})"
     )
-    return predicate(
-        cid,
-        "paper Fig. 4",
-        statement,
-        f"{_M} of {_M} perfect",
-        lambda r: _rate(r, n, arm),
-        holds=lambda v: v[f"p_{_M}_of_{_M}"] >= PLAUSIBLE,
-        why=f"rule 8 (p̂ ≥ {PLAUSIBLE ** (1 / _M):.3f}), fixed before the rates were read; it "
-        "treats p̂ as exact",
-        deviation=_RATE_DEV.get(n),
-    )
+    why = f"rule 8 (p̂ ≥ {PLAUSIBLE ** (1 / _M):.3f}), fixed before the rates were read; it "
+    kw = dict(why=why + "treats p̂ as exact", deviation=_RATE_DEV.get(n))
+    kw.update(measure=lambda r: _rate(r, n, arm), holds=lambda v: v[f"p_{_M}_of_{_M}"] >= PLAUSIBLE)
+    return predicate(cid, "paper Fig. 4", statement, f"{_M} of {_M} perfect", **kw)
 
 
 _SELF = {"source": "live", "group": "self-check"}
 _LN_BOUNDS = [studies.ln_logit_bound(e) for e in studies.LN_EPS]
 _LN_CE_TARGET = math.log2(1 + math.exp(-studies.LN_LAMBDA * _LN_BOUNDS[0]))
-_BOTH = ("parity", "first")
 
 
 def _no_ln(results):
@@ -666,30 +653,17 @@ DETAILS = (
 
 #: the intro's results box: the main finding and main deviation, with the claims behind them
 HEADLINE = {
-    "claims": [
-        {
-            "claim": "A hand-built transformer classifies PARITY correctly at every length",
-            "id": "ch1.exact.parity",
-        },
-        {
-            "claim": "Layer normalisation without its small constant keeps confidence the same "
-            "at every length",
-            "id": "ch1.fig2.eps_0_flat",
-        },
-        {
-            "claim": "Standard attention trained on length 10: mean accuracy of 20 runs near chance "
-            "on length 1000",
-            "id": "ch1.first_train.standard_chance_at_10",
-        },
-        {
-            "claim": "Log-scaled attention trained on length 30: all 20 runs perfect on length 1000",
-            "id": "ch1.first_train.scaled_perfect_n30",
-        },
-        {
-            "claim": "Log-scaled attention trained on length 10: all 20 runs perfect on length 1000",
-            "id": "ch1.first_train.scaled_perfect_n10",
-        },
-    ],
+    "claims": {  # id: words, as [{"claim": words, "id": id}] below
+        "ch1.exact.parity": "A hand-built transformer classifies PARITY correctly at every length",
+        "ch1.fig2.eps_0_flat": "Layer normalisation without its small constant keeps confidence "
+        "the same at every length",
+        "ch1.first_train.standard_chance_at_10": "Standard attention trained on length 10: mean "
+        "accuracy of 20 runs near chance on length 1000",
+        "ch1.first_train.scaled_perfect_n30": "Log-scaled attention trained on length 30: all 20 "
+        "runs perfect on length 1000",
+        "ch1.first_train.scaled_perfect_n10": "Log-scaled attention trained on length 10: all 20 "
+        "runs perfect on length 1000",
+    },
     "finding": "The exact PARITY and FIRST transformers are 100 % accurate at every length, and "
     "log-scaled attention learns FIRST from short strings (20 of 20 runs perfect at n = 1000 "
     "when trained at 30 or 100).",
@@ -704,9 +678,7 @@ HEADLINE = {
     "and the paper's 20 of 20 is consistent with a favourable draw; at 30 and 100 it "
     "succeeds in 98 of 100.",
     "deviation_ids": [
-        "ch1.first_rates.scaled_n10",
-        "ch1.first_rates.scaled_n300",
-        "ch1.first_rates.authors_placement_n10",
-        "ch1.first_rates.authors_placement_n300",
+        f"ch1.first_rates.{arm}_n{n}" for arm in ("scaled", "authors_placement") for n in (10, 300)
     ],
 }
+HEADLINE["claims"] = [{"claim": words, "id": cid} for cid, words in HEADLINE["claims"].items()]

@@ -18,6 +18,7 @@ import torch
 
 from lengthgen.nn.attention import log_length_scale
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import check_seeds
 from lengthgen.nn.tasks import check_bits
 
 #: Fixed positional features (what ``pos_features(i, N)`` returns) and their number p.
@@ -132,9 +133,7 @@ class Encoder:
         """PyTorch's default initialisation of ``nn.TransformerEncoder`` (every layer starts from the
         same values, as its deep copies do), member e drawn from a generator seeded ``seeds[e]``."""
         cfg = self.config
-        seeds = [check_positive_int("seed", s, minimum=0) for s in seeds]
-        if not seeds:
-            raise ConfigError("init needs at least one seed")
+        seeds = check_seeds(seeds)
         H, d, k, f = cfg.n_heads, cfg.d_model, cfg.head_dim, cfg.d_ffn
         inner = H * k
         p = self.zeros(len(seeds))  # float64: zero biases, unit layer-norm gains
@@ -175,10 +174,7 @@ class Encoder:
         is ``None`` when no member places it on the query)."""
         flags, places = self.config.per_member(E)
         if len(flags) != E or len(places) != E:
-            raise ValueError(
-                f"config.log_scaled has {len(flags)} flags and config.log_placement "
-                f"{len(places)} entries, but params have {E} members"
-            )
+            raise ValueError(f"{len(flags)} flags, {len(places)} placements for {E} members")
         if isinstance(N, torch.Tensor):
             logn = torch.log(N.to(dtype))
         else:
@@ -196,7 +192,7 @@ class Encoder:
         log(count) to the logits, O(1) per string. ``forward`` accepts it in place of ``bits``."""
         if self.config.positional == "parity":
             raise ValueError(
-                "positional 'parity' gives every position its own features; strings cannot be grouped"
+                "positional 'parity': every position differs, strings cannot be grouped"
             )
         bits = check_bits(bits)
         return grouped(bits[..., 0], bits[..., 1:].sum(-1).to(torch.float64), bits.shape[-1])

@@ -115,10 +115,8 @@ def train_first(
         ]
     else:
         protocol.update(arms=list(dict.fromkeys(m[1] for m in members)), fit_strings=fit_strings)
-        protocol["arm_definitions"] = {
-            a: {"log_scaled": paper.FIRST_ARMS[a][0], "placement": paper.FIRST_ARMS[a][1]}
-            for a in arms
-        }
+        fields = ("log_scaled", "placement")
+        protocol["arm_definitions"] = {a: dict(zip(fields, paper.FIRST_ARMS[a])) for a in arms}
         kept = [{"train_n": n, "arm": a, "run": r} for n, a, r in members]
     seeds = sorted({s["seed"] + m[2] for m in members})
     return {"protocol": protocol, "members": kept, **out, "seeds": seeds}

@@ -70,10 +70,6 @@ def ln_logit_bound(eps: float, *, s_min: float = 0.25, d: int = 5) -> float:
 
 
 # --------------------------------------------------------------------------- §5.2: outvoted?
-#: Length at which the trained FIRST encoders are probed (the test length of paper Fig. 4).
-PROBE_N = paper.TEST_N
-
-
 def _probe_inputs(n: int) -> Grouped:
     """Every string class at length n as groups: first symbol w₁ ∈ {0, 1} (outer) and k′ = 0 … n − 1
     later 1s (inner). With the feature 1[i = 1] only, the encoder's output depends on nothing else."""
@@ -82,7 +78,7 @@ def _probe_inputs(n: int) -> Grouped:
 
 
 @torch.no_grad()
-def outvote_profile(enc, params: dict, n: int = PROBE_N) -> dict:
+def outvote_profile(enc, params: dict, n: int = paper.TEST_N) -> dict:
     """Per member of a trained FIRST encoder at length ``n``, from its logit for every (w₁, k′):
 
     ``exact_error``      error rate over all 2ⁿ strings (k′ ~ Binomial(n − 1, ½), w₁ fair)

@@ -79,15 +79,15 @@ def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
     return Grouped(*(getattr(_grouped_bank(enc, gen, strings, ns), f) for f in Grouped._fields))
 
 
-def _scores(enc: Encoder, params: dict, x, dev) -> tuple[list, list]:
-    """Accuracy and mean cross-entropy (bits) per member of ``params`` on the strings ``x``:
+def _scores(enc: Encoder, params: dict, x, dev) -> dict:
+    """``test_acc`` and ``test_ce_bits`` (mean, bits) per member of ``params`` on the strings ``x``:
     grouped FIRST strings, or PARITY strings ``[E, B, n]``."""
     grouped = isinstance(x, Grouped)
     with torch.no_grad():
         out = enc(params, Grouped(*(t.to(dev) for t in x)) if grouped else x.to(dev))
-    out = out.cpu().to(torch.float64)
     y = x.tokens[..., 1] if grouped else x.sum(-1) % 2
-    return accuracy(out, y).tolist(), cross_entropy_bits(out, y).mean(-1).tolist()
+    scores = _ce_metric(out.cpu().to(torch.float64), y)
+    return {k: v.tolist() for k, v in zip(("test_acc", "test_ce_bits"), scores)}
 
 
 def _train(enc: Encoder, params: dict, lr, s: dict, **kw):
@@ -146,8 +146,7 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
     s, arms = _first_settings(settings, arms)
-    model = check_model(model)
-    dev = get_device(device)
+    model, dev = check_model(model), get_device(device)
     lengths, seed, spe = s["lengths"], s["seed"], s["steps_per_epoch"]
     members = [(n, a, r) for n in lengths for a in arms for r in range(s["runs"])]
     E = len(members)
@@ -157,29 +156,24 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
     data_seeds = [
         off["data"] + off["data_per_length"] * lengths.index(m[0]) + seed + m[2] for m in members
     ]
-    bank_gen = torch.Generator().manual_seed(off["bank"] + seed)
-    bank_x = _grouped_bank(enc, bank_gen, s["test_strings"], [s["test_n"]] * E)
+    gen = lambda key: torch.Generator().manual_seed(off[key] + seed)  # noqa: E731
+    bank_x = _grouped_bank(enc, gen("bank"), s["test_strings"], [s["test_n"]] * E)
     bank = (bank_x, bank_x.tokens[..., 1])
     val = Validation(s["eval_every_epochs"] * spe, bank, None, _ce_metric, per_member=True)
     kw = dict(sample=_first_sampler(enc, lengths, members), data_seeds=data_seeds, validation=val)
     kw.update(progress=progress, device=device, desc="ch1 FIRST")
     res, final_p, train_ce, t0 = _train(enc, params, model["lr"], s, **kw)
-    test_gen = torch.Generator().manual_seed(off["test"] + seed)
-    test_x = _grouped_bank(enc, test_gen, s["test_strings"], [s["test_n"]] * E)
-    out = dict(zip(("test_acc", "test_ce_bits"), _scores(enc, final_p, test_x, dev)))
-    out["train_ce_bits_last_epoch"] = train_ce
+    test_x = _grouped_bank(enc, gen("test"), s["test_strings"], [s["test_n"]] * E)
+    out = {**_scores(enc, final_p, test_x, dev), "train_ce_bits_last_epoch": train_ce}
     if rates:
         fit_strings = check_positive_int("fit_strings", fit_strings)
-        fit_gen = torch.Generator().manual_seed(off["fit"] + seed)
-        fit_x = _fit_bank(enc, fit_gen, fit_strings, [m[0] for m in members])
-        fit = _scores(enc, final_p, fit_x, dev)
+        fit_x = _fit_bank(enc, gen("fit"), fit_strings, [m[0] for m in members])
+        fit = _scores(enc, final_p, fit_x, dev).values()
         out.update(zip(("train_len_acc", "train_len_ce_bits"), fit))
     out.update(analyse(enc, final_p) if analyse else {})
-    out["curve"] = {
-        "epoch": (res.history["val_step"] // spe).tolist(),
-        "acc": res.history["val_acc"].tolist(),
-        "ce_bits": res.history["val_loss"].tolist(),
-    }
+    h = res.history
+    out["curve"] = {"epoch": (h["val_step"] // spe).tolist(), "acc": h["val_acc"].tolist()}
+    out["curve"]["ce_bits"] = h["val_loss"].tolist()
     out["wall_time_s"] = time.perf_counter() - t0
     return {**s, "model": model}, members, out
 
@@ -193,8 +187,7 @@ def train_parity_runs(settings: dict, seed_offsets, model, device, progress, mem
     runs, n = s["runs"], s["n"]
     seed = check_positive_int("seed", settings["seed"], minimum=0)
     off = check_offsets(seed_offsets, paper.PARITY_SEED_OFFSETS)
-    model = check_model(model)
-    dev = get_device(device)
+    model, dev = check_model(model), get_device(device)
     if members is None:
         members = [(r, model["lr"], False) for r in range(runs)]
     ids, lrs, flags = zip(*members)
@@ -210,20 +203,13 @@ def train_parity_runs(settings: dict, seed_offsets, model, device, progress, mem
     _, final_p, train_ce, t0 = _train(enc, params, lr, s, progress=progress, device=device, **kw)
     tg = torch.Generator().manual_seed(off["test"] + seed)
     bits = torch.stack([random_strings(s["test_strings"], n, generator=tg) for _ in ids])
-    acc, ce = _scores(enc, final_p, bits, dev)
+    out = {**_scores(enc, final_p, bits, dev), "train_ce_bits_last_epoch": train_ce}
     protocol = {k: s[k] for k in ("runs", "epochs", "steps_per_epoch")}
     protocol.update(batch_size=1, n=n, test_strings=s["test_strings"], seed=seed, **model)
-    protocol.update(
-        n_heads=paper.PARITY_HEADS, positional="i/N, cos(pi i) (fixed)", dtype="float32"
-    )
-    return {
-        "protocol": protocol,
-        "test_acc": acc,
-        "test_ce_bits": ce,
-        "train_ce_bits_last_epoch": train_ce,
-        "wall_time_s": time.perf_counter() - t0,
-        "seeds": [seed + r for r in range(runs)],
-    }
+    protocol.update(n_heads=paper.PARITY_HEADS, positional="i/N, cos(pi i) (fixed)")
+    protocol["dtype"] = "float32"
+    out.update(wall_time_s=time.perf_counter() - t0, seeds=[seed + r for r in range(runs)])
+    return {"protocol": protocol, **out}
 
 
 # --------------------------------------------------------------------------- analyses of the runs
