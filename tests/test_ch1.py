@@ -290,8 +290,8 @@ def test_one_schema_per_cell_at_each_scale():
     """``schema(name, scale)`` is the one declaration, the same at each scale: the counts come
     from the stored protocol and the cell's arguments (here the sweep's ``points``)."""
     for scale in ("smoke", "full"):
-        assert [c.name for c in ch1.cells(scale)] == list(ch1.CELL_NAMES)
-        assert all(ch1.schema(name, scale) == ch1.SCHEMAS[name] for name in ch1.CELL_NAMES)
+        assert [c.name for c in ch1.cells(scale)] == list(ch1.SCHEMAS)
+        assert all(ch1.schema(name, scale) == ch1.SCHEMAS[name] for name in ch1.SCHEMAS)
     assert ch1.schema("no_such_cell") is None
     sweep = {"n": 5, "n_strings": 3, "rows": [{"value": 1.0, "ce_bits": 0.1, "acc": 1.0}] * 3}
     assert validate(sweep, ch1.schema("sensitivity", "smoke"), "s.json", {"points": 3}) == sweep

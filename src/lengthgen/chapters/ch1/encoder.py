@@ -33,8 +33,6 @@ CLS = 2
 def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) -> torch.Tensor:
     """The fixed features ``[N, p]`` of positions 0 … N−1: ``first``, 1[i = 1] (paper §3.3);
     ``parity``, i / N and cos(π i) (paper §3.2)."""
-    check_choice("positional", kind, tuple(POSITIONAL))
-    N = check_positive_int("N", N)
     i = torch.arange(N, dtype=dtype, device=device)
     if kind == "first":
         return (i == 1).to(dtype).unsqueeze(-1)

@@ -27,8 +27,7 @@ def fig2(
     lengths=paper.FIG2_LENGTHS, n_strings: int = 1000, seed: int = paper.SEED, sqrt_d: bool = False
 ) -> list[dict]:
     """The six curves of Fig. 2: :func:`ce_curve` of PARITY and FIRST in each layer-norm setting of
-    :data:`paper.LN_VARIANTS`, with its ``label``. ``sqrt_d``: the authors' configuration
-    (:mod:`.constructions`), computed live by the chapter."""
+    :data:`paper.LN_VARIANTS`; ``sqrt_d``: the authors' configuration (:mod:`.constructions`)."""
     extra = {"sqrt_d": True} if sqrt_d else {}
     return [
         {
@@ -72,9 +71,8 @@ def train_parity(
 ) -> dict:
     """The standard setup on PARITY (§5.1): :func:`training.train_parity_runs`."""
     settings = dict(runs=runs, epochs=epochs, steps_per_epoch=steps_per_epoch, n=n, seed=seed)
-    return T.train_parity_runs(
-        {**settings, "test_strings": test_strings}, seed_offsets, model, device, progress
-    )
+    settings["test_strings"] = test_strings
+    return T.train_parity_runs(settings, seed_offsets, model, device, progress)
 
 
 def train_first(
@@ -95,9 +93,8 @@ def train_first(
     progress: bool = False,
     analyse=None,
 ) -> dict:
-    """Standard and log-scaled encoders trained on FIRST (paper Fig. 4, "Learning FIRST"):
-    :func:`training.train_first_arms`; with ``arms`` and ``fit_strings``,
-    :func:`train_first_rates`."""
+    """Standard and log-scaled learners on FIRST (Fig. 4): :func:`training.train_first_arms`;
+    with ``arms`` and ``fit_strings``, :func:`train_first_rates`."""
     settings = {"lengths": lengths, "runs": runs, "epochs": epochs}
     settings.update(steps_per_epoch=steps_per_epoch, test_n=test_n, seed=seed)
     settings.update(test_strings=test_strings, eval_every_epochs=eval_every_epochs)
@@ -233,8 +230,6 @@ SCHEMAS = {
     "parity_grid": "protocol.(runs|n) settings.*.(depth|lr|log_scaled) setting test_ce_bits"
     " test_acc.*:p test_acc=setting",
 }
-#: The cells of the plan, by name (the same at every scale).
-CELL_NAMES = tuple(SCHEMAS)
 
 
 def schema(name: str, scale: str = "full") -> str | None:

@@ -10,7 +10,7 @@ import torch
 
 from lengthgen import plotting
 from lengthgen.chapters.ch1 import constructions as C
-from lengthgen.config import ConfigError, check_positive_int
+from lengthgen.config import check_choice, check_positive_int
 from lengthgen.nn.tasks import random_strings
 
 #: The two models of the explorer: the exact two-layer FIRST construction and the one-layer one.
@@ -22,18 +22,15 @@ def explorer_frame(n: int = 100, model: str = EXPLORER_MODELS[0], seed: int = 0)
     flipped, read by ``model`` (c = 2) with standard and log-scaled attention: the last layer's CLS
     attention per position (left) and the output logits (right)."""
     n = check_positive_int("n", int(n))
-    if model not in EXPLORER_MODELS:
-        raise ConfigError(f"model must be one of {EXPLORER_MODELS}, got {model!r}")
+    check_choice("model", model, EXPLORER_MODELS)
+    build = C.first if model == EXPLORER_MODELS[0] else C.first_log_scaled
     bits = random_strings(1, n, generator=torch.Generator().manual_seed(int(seed)))
     both = torch.cat([bits, bits])
     both[1, 0] = 1 - bits[0, 0]
     fig, (ax0, ax1) = plotting.figure(1, 2, width=3.4, height=2.8)
     logits = {}
     for scaled, col in ((False, plotting.PALETTE[0]), (True, plotting.PALETTE[1])):
-        if model == EXPLORER_MODELS[0]:
-            enc, p = C.first(c=2.0, log_scaled=scaled)
-        else:
-            enc, p = C.first_log_scaled(log_scaled=scaled)
+        enc, p = build(c=2.0, log_scaled=scaled)  # c = 2: the default of first_log_scaled
         tr = enc.trace(p, both)
         lab = "× log N" if scaled else "standard"
         att = tr["attention"][-1][0, 0, 0].numpy()

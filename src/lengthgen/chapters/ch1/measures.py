@@ -14,7 +14,7 @@ import torch
 from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import paper
 from lengthgen.chapters.ch1.encoder import Encoder, accuracy, cross_entropy_bits
-from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, nonempty
 from lengthgen.nn.tasks import all_strings, label, random_strings
 
 
@@ -155,9 +155,7 @@ def sensitivity_sweep(
     strings of length ``n`` (section "PARITY is not learned, and its exact solution is a needle")."""
     n = check_positive_int("n", n)
     n_strings = check_positive_int("n_strings", n_strings)
-    values = [check_finite("value weight", v) for v in values]
-    if not values:
-        raise ConfigError("sensitivity_sweep needs at least one value weight")
+    values = nonempty("value weights", [check_finite("value weight", v) for v in values])
     g = torch.Generator().manual_seed(seed)
     bits = random_strings(n_strings, n, generator=g)
     rows = []

@@ -40,18 +40,13 @@ def ffnn_parity_logits(bits: torch.Tensor, *, relu: bool = False) -> torch.Tenso
 
 def ffnn_exactness(*, relu: bool, n_exhaustive: int = paper.EXACT_N_EXHAUSTIVE) -> dict:
     """Accuracy and |logit| range of F_n on :func:`measures.exact_sets`."""
-    accs, mags = [], []
-    for bits in exact_sets(n_exhaustive):
-        s = ffnn_parity_logits(bits, relu=relu)
-        accs.append(float(((s > 0).long() == bits.sum(-1) % 2).double().mean()))
-        mags.append(s.abs())
-    mags = torch.cat(mags)
-    return {
-        "exhaustive_min_acc": min(accs[:n_exhaustive]),
-        "random_acc": dict(zip(paper.EXACT_RANDOM_NS, accs[n_exhaustive:])),
-        "min_abs_logit": float(mags.min()),
-        "max_abs_logit": float(mags.max()),
-    }
+    sets = exact_sets(n_exhaustive)
+    logits = [ffnn_parity_logits(bits, relu=relu) for bits in sets]
+    accs = [float(((s > 0).long() == b.sum(-1) % 2).double().mean()) for s, b in zip(logits, sets)]
+    mags = torch.cat(logits).abs()
+    out = {"exhaustive_min_acc": min(accs[:n_exhaustive])}
+    out["random_acc"] = dict(zip(paper.EXACT_RANDOM_NS, accs[n_exhaustive:]))
+    return {**out, "min_abs_logit": float(mags.min()), "max_abs_logit": float(mags.max())}
 
 
 # --------------------------------------------------------------------------- §5.3 with layer norm
@@ -145,17 +140,16 @@ def train_parity_grid(
     ``parity_training`` (``settings``: the other arguments of :func:`training.train_parity_runs`)."""
     lrs = [check_finite("learning rate", v) for v in lrs]
     if not lrs or min(lrs) <= 0 or not depths or not log_scaled:
-        raise ConfigError(
-            f"the grid needs depths, learning rates > 0 and scalings, got {depths}, {lrs}, {log_scaled}"
-        )
+        got = f"{depths}, {lrs}, {log_scaled}"
+        raise ConfigError(f"the grid needs depths, learning rates > 0 and scalings, got {got}")
     runs = check_positive_int("runs", runs)
     lists = ("test_acc", "test_ce_bits", "train_ce_bits_last_epoch")
     out, walls = {"settings": [], "setting": [], **{k: [] for k in lists}}, []
+    grid = [(lr, bool(s)) for lr in lrs for s in log_scaled]
+    members = [(r, lr, s) for lr, s in grid for r in range(runs)]
+    kw = {**settings, "runs": runs}
     for depth in depths:
-        grid = [(lr, bool(s)) for lr in lrs for s in log_scaled]
-        members = [(r, lr, s) for lr, s in grid for r in range(runs)]
         m = {**model, "n_layers": check_positive_int("depth", depth)}
-        kw = {**settings, "runs": runs}
         res = T.train_parity_runs(kw, kw["seed_offsets"], m, device, progress, members=members)
         base = len(out["settings"])
         out["settings"] += [{"depth": depth, "lr": lr, "log_scaled": s} for lr, s in grid]

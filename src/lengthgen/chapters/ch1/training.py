@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from typing import Mapping
 
 import numpy as np
@@ -65,9 +66,8 @@ def _stack(parts: list[Grouped], combine=torch.stack) -> Grouped:
 
 
 def _grouped_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
-    """``strings`` random strings of length ``ns[e]`` for each member e, drawn from ``gen`` one member
-    after the other and grouped member by member (the same draws and groups as grouping the whole
-    [members, strings, n] tensor at once, without holding it: 1,200 members × 100 × 1000 symbols)."""
+    """``strings`` random strings of length ``ns[e]`` per member e, drawn from ``gen`` and grouped
+    member by member (as grouping the whole [members, strings, n] tensor, without holding it)."""
     return _stack([enc.group(random_strings(strings, n, generator=gen)) for n in ns])
 
 
@@ -120,9 +120,7 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
     drawn from the member's own generator and grouped length by length."""
     E = len(members)
     by_len = {n: [i for i, m in enumerate(members) if m[0] == n] for n in lengths}
-    order = torch.tensor([i for n in lengths for i in by_len[n]])
-    inv = torch.empty_like(order)
-    inv[order] = torch.arange(E)
+    inv = torch.argsort(torch.tensor([i for n in lengths for i in by_len[n]]))
 
     def sample(step, gens, members=None):
         if members is not None and len(members) != E:
@@ -138,10 +136,9 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
 
 
 def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_strings, analyse):
-    """The FIRST cells (the arguments of :func:`.experiments.train_first`): one member per
-    (training length, arm, run), batch 1; member (n, arm, r) starts from seed ``seed + r`` and
-    reads the data stream of (n, r), shared by the arms. Returns the checked settings, the members
-    and the per-member results."""
+    """The FIRST cells (:func:`.experiments.train_first`): member (n, arm, r) starts from seed
+    ``seed + r`` and reads the data stream of (n, r), shared by the arms; batch 1. Returns the
+    checked settings, the members and the per-member results."""
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
@@ -221,16 +218,16 @@ def summarize(values, *, seed: int = 0) -> dict:
     return {"mean": est, "lo": lo, "hi": hi, "n": len(values)}
 
 
+def _run_key(member: dict) -> tuple:
+    """(training length, arm, run) of a member (``first_training`` names the arm by its flag)."""
+    arm = member.get("arm", paper.ATTENTION_ARMS[bool(member.get("log_scaled"))])
+    return member["train_n"], arm, member["run"]
+
+
 def arm_members(result: dict, n: int, arm: str) -> list[int]:
-    """Indices of the members of arm ``arm`` at training length ``n``, in run order (a
-    ``first_training`` result names the arm by its ``log_scaled`` flag)."""
+    """Indices of the members of arm ``arm`` at training length ``n``, in run order."""
     members = result["members"]
-    idx = [
-        i
-        for i, m in enumerate(members)
-        if m["train_n"] == n
-        and m.get("arm", paper.ATTENTION_ARMS[bool(m.get("log_scaled"))]) == arm
-    ]
+    idx = [i for i, m in enumerate(members) if _run_key(m)[:2] == (n, arm)]
     return sorted(idx, key=lambda i: members[i]["run"])
 
 
@@ -284,9 +281,8 @@ def failure_breakdown(result: dict, *, perfect_ce_bits: float = 0.01) -> list[di
 
 
 def success_rates(result, *, perfect_ce_bits=0.01, level=0.95, paper_runs=paper.FIG4_RUNS):
-    """Per (training length, arm) of a ``first_rates`` result: perfect runs, the success rate with
-    its exact ``level`` interval, p̂^paper_runs, the mean test accuracy, runs near chance (≤ 0.6)
-    and runs that did not fit their own training length (below 100% there)."""
+    """Per (training length, arm) of a ``first_rates`` result: perfect runs, success rate with its
+    exact ``level`` interval, p̂^paper_runs, mean test accuracy, runs near chance (≤ 0.6), unfit."""
     from lengthgen.stats import clopper_pearson
 
     ce = check_finite("perfect_ce_bits", perfect_ce_bits, nonnegative=True)
@@ -324,20 +320,9 @@ def placement_comparison(result, *, a="log-scaled", b="authors' placement", perf
 def shared_runs(rates: dict, first: dict, *, perfect_ce_bits: float = 0.01) -> dict:
     """The runs a ``first_rates`` result shares with a ``first_training`` one: how many, the largest
     relative difference of their last-epoch training cross-entropy, and verdicts that differ."""
-    where = {
-        (m["train_n"], paper.ATTENTION_ARMS[m["log_scaled"]], m["run"]): i
-        for i, m in enumerate(first["members"])
-    }
-    diff, differ, shared = 0.0, 0, 0
-    for j, m in enumerate(rates["members"]):
-        i = where.get((m["train_n"], m["arm"], m["run"]))
-        if i is None:
-            continue
-        shared += 1
-        a, b = rates["train_ce_bits_last_epoch"][j], first["train_ce_bits_last_epoch"][i]
-        diff = max(diff, abs(a - b) / max(abs(b), 1e-12))
-        verdicts = (
-            rate_perfect(x, k, perfect_ce_bits=perfect_ce_bits) for x, k in ((rates, j), (first, i))
-        )
-        differ += len(set(verdicts)) > 1
-    return {"shared_runs": shared, "max_rel_diff_train_ce": diff, "verdicts_differ": differ}
+    where = {_run_key(m): i for i, m in enumerate(first["members"])}
+    pairs = [(j, where[k]) for j, m in enumerate(rates["members"]) if (k := _run_key(m)) in where]
+    ce, ok = "train_ce_bits_last_epoch", partial(rate_perfect, perfect_ce_bits=perfect_ce_bits)
+    rel = [abs(rates[ce][j] - first[ce][i]) / max(abs(first[ce][i]), 1e-12) for j, i in pairs]
+    diff, differ = max(rel, default=0.0), sum(ok(rates, j) != ok(first, i) for j, i in pairs)
+    return {"shared_runs": len(pairs), "max_rel_diff_train_ce": diff, "verdicts_differ": differ}
