@@ -150,8 +150,8 @@ def cells(scale: str) -> list[Cell]:
     proto = paper.PROTOCOLS[check_choice("scale", scale, tuple(paper.PROTOCOLS))]
     seed = paper.SEED
 
-    def seeds(runs) -> list[int]:
-        return [seed + r for r in range(proto[runs] if isinstance(runs, str) else runs)]
+    def cell(name, fn, kwargs) -> Cell:  # run r of a training cell starts from seed + r
+        return Cell(name, fn, kwargs, seeds=[seed + r for r in range(kwargs.get("runs", 1))])
 
     shared = {k: proto[k] for k in ("steps_per_epoch", "test_strings")}
     shared.update(seed=seed, model=dict(paper.MODEL))
@@ -164,32 +164,15 @@ def cells(scale: str) -> list[Cell]:
     fig = {"lengths": list(paper.FIG2_LENGTHS), "n_strings": proto["fig2_strings"], "seed": seed}
     rates = {"arms": list(paper.FIRST_ARMS), "runs": proto["rate_runs"]}
     rates.update(fit_strings=proto["test_strings"], seed_offsets=paper.FIRST_RATE_SEED_OFFSETS)
-    grid = paper.PARITY_GRID[scale]
+    trained = {**first, "runs": proto["runs"]}  # first_training's runs, re-run by first_mechanism
     return [
-        Cell("fig2", fig2, fig, seeds=[seed]),
-        Cell("sensitivity", sensitivity, sweep, seeds=[seed]),
-        Cell(
-            "parity_training",
-            train_parity,
-            {**parity, "runs": proto["parity_runs"]},
-            seeds=seeds("parity_runs"),
-        ),
-        Cell(
-            "first_training",
-            train_first,
-            {**first, "runs": proto["runs"], "seed_offsets": dict(paper.FIRST_SEED_OFFSETS)},
-            seeds=seeds("runs"),
-        ),
-        Cell("first_rates", train_first_rates, {**first, **rates}, seeds=seeds("rate_runs")),
-        Cell(
-            "first_mechanism",
-            first_mechanism,
-            {**first, "runs": proto["runs"], "probe_n": proto["test_n"]},
-            seeds=seeds("runs"),
-        ),
-        Cell(
-            "parity_grid", studies.train_parity_grid, {**grid, **parity}, seeds=seeds(grid["runs"])
-        ),
+        cell("fig2", fig2, fig),
+        cell("sensitivity", sensitivity, sweep),
+        cell("parity_training", train_parity, {**parity, "runs": proto["parity_runs"]}),
+        cell("first_training", train_first, {**trained, "seed_offsets": paper.FIRST_SEED_OFFSETS}),
+        cell("first_rates", train_first_rates, {**first, **rates}),
+        cell("first_mechanism", first_mechanism, {**trained, "probe_n": proto["test_n"]}),
+        cell("parity_grid", studies.train_parity_grid, {**paper.PARITY_GRID[scale], **parity}),
     ]
 
 

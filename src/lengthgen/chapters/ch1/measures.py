@@ -150,9 +150,8 @@ def logit_range(
 def sensitivity_sweep(
     values, *, n: int = paper.SENS_N, n_strings: int = 1000, seed: int = paper.SEED
 ) -> dict:
-    """§5.1: the ε = 0 layer-norm PARITY construction with the k/N value weight set to each of
-    ``values`` (1 is the construction); accuracy and cross-entropy on the same ``n_strings`` random
-    strings of length ``n`` (section "PARITY is not learned, and its exact solution is a needle")."""
+    """§5.1 (section "PARITY is not learned …"): :func:`evaluate` of the ε = 0 layer-norm PARITY
+    construction at each k/N value weight of ``values`` on the same ``n_strings`` strings of length n."""
     n = check_positive_int("n", n)
     n_strings = check_positive_int("n_strings", n_strings)
     values = nonempty("value weights", [check_finite("value weight", v) for v in values])

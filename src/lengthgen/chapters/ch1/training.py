@@ -303,16 +303,13 @@ def placement_comparison(result, *, a="log-scaled", b="authors' placement", perf
     neither) and the exact McNemar p-value (:func:`lengthgen.stats.mcnemar_exact`)."""
     from lengthgen.stats import mcnemar_exact
 
+    ok = partial(rate_perfect, result, perfect_ce_bits=perfect_ce_bits)
     rows = []
     for n in result["protocol"]["lengths"]:
         ia, ib = arm_members(result, n, a), arm_members(result, n, b)
         if [result["members"][i]["run"] for i in ia] != [result["members"][i]["run"] for i in ib]:
-            raise ValueError(
-                f"arms {a!r} and {b!r} do not hold the same runs at training length {n}"
-            )
-        pa, pb = (
-            [rate_perfect(result, i, perfect_ce_bits=perfect_ce_bits) for i in x] for x in (ia, ib)
-        )
+            raise ValueError(f"arms {a!r} and {b!r} hold different runs at training length {n}")
+        pa, pb = ([ok(i) for i in x] for x in (ia, ib))
         rows.append({"train_n": n, "runs": len(ia), **mcnemar_exact(pa, pb)})
     return rows
 
