@@ -94,33 +94,19 @@ def _train(enc: Encoder, params: dict, lr, s: dict, **kw):
     """:func:`train_ensemble` with Adam at ``lr`` for ``s["epochs"]`` epochs: its result, the final
     parameters, each member's mean training cross-entropy (bits) over the last epoch, start time."""
     t0, spe = time.perf_counter(), s["steps_per_epoch"]
-    res = train_ensemble(
-        enc, params, optim=OptimConfig("adam", lr=lr), steps=s["epochs"] * spe, **kw
-    )
+    adam, steps = OptimConfig("adam", lr=lr), s["epochs"] * spe
+    res = train_ensemble(enc, params, optim=adam, steps=steps, **kw)
     final = {k: v.to(params["embed"].device) for k, v in res.final_params.items()}
     ce = (res.history["loss"][-spe:].mean(0) / math.log(2)).tolist()
     return res, final, ce, t0
 
 
-def _first_settings(settings: dict, arms) -> tuple[dict, list]:
-    """The FIRST settings checked (counts positive, training lengths ≥ 2 and distinct) and the arms."""
-    counts = ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings", "eval_every_epochs")
-    s = {k: check_positive_int(k, settings[k]) for k in counts}
-    s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
-    lengths = [check_positive_int("training length", n, minimum=2) for n in settings["lengths"]]
-    arms = [check_choice("arm", a, tuple(paper.FIRST_ARMS)) for a in arms]
-    for what, values in (("training lengths", lengths), ("arms", arms)):
-        if not values or len(set(values)) != len(values):
-            raise ConfigError(f"{what} must be distinct and at least one, got {values}")
-    return {"lengths": lengths, **s}, arms
-
-
 def _first_sampler(enc: Encoder, lengths: list, members: list):
     """The engine's ``sample``: one fresh string of its training length per member and update,
-    drawn from the member's own generator and grouped length by length."""
+    drawn from the member's own generator and grouped length by length (the members come length by
+    length, so the groups concatenate in member order)."""
     E = len(members)
     by_len = {n: [i for i, m in enumerate(members) if m[0] == n] for n in lengths}
-    inv = torch.argsort(torch.tensor([i for n in lengths for i in by_len[n]]))
 
     def sample(step, gens, members=None):
         if members is not None and len(members) != E:
@@ -129,7 +115,7 @@ def _first_sampler(enc: Encoder, lengths: list, members: list):
             enc.group(torch.stack([random_strings(1, n, generator=gens[i]) for i in by_len[n]]))
             for n in lengths
         ]
-        x = _stack(parts, lambda t: torch.cat(t)[inv])
+        x = _stack(parts, torch.cat)
         return x, x.tokens[..., 1]
 
     return sample
@@ -142,9 +128,16 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
     rates = fit_strings is not None
     expected = paper.FIRST_RATE_SEED_OFFSETS if rates else paper.FIRST_SEED_OFFSETS
     off = check_offsets(seed_offsets, expected)
-    s, arms = _first_settings(settings, arms)
+    counts = ("runs", "epochs", "steps_per_epoch", "test_n", "test_strings", "eval_every_epochs")
+    s = {k: check_positive_int(k, settings[k]) for k in counts}
+    s["seed"] = check_positive_int("seed", settings["seed"], minimum=0)
+    lengths = [check_positive_int("training length", n, minimum=2) for n in settings["lengths"]]
+    arms = [check_choice("arm", a, tuple(paper.FIRST_ARMS)) for a in arms]
+    for what, values in (("training lengths", lengths), ("arms", arms)):
+        if not values or len(set(values)) != len(values):
+            raise ConfigError(f"{what} must be distinct and at least one, got {values}")
     model, dev = check_model(model), get_device(device)
-    lengths, seed, spe = s["lengths"], s["seed"], s["steps_per_epoch"]
+    seed, spe = s["seed"], s["steps_per_epoch"]
     members = [(n, a, r) for n in lengths for a in arms for r in range(s["runs"])]
     E = len(members)
     flags, places = zip(*(paper.FIRST_ARMS[m[1]] for m in members))
@@ -172,7 +165,7 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
     out["curve"] = {"epoch": (h["val_step"] // spe).tolist(), "acc": h["val_acc"].tolist()}
     out["curve"]["ce_bits"] = h["val_loss"].tolist()
     out["wall_time_s"] = time.perf_counter() - t0
-    return {**s, "model": model}, members, out
+    return {**s, "lengths": lengths, "model": model}, members, out
 
 
 def train_parity_runs(settings: dict, seed_offsets, model, device, progress, members=None) -> dict:
