@@ -167,9 +167,8 @@ class Encoder:
         return E
 
     def _scales(self, E: int, N, dtype, device):
-        """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input:
-        log N for a log-scaled member at its ``log_placement``, 1 elsewhere (the query multiplier
-        is ``None`` when no member places it on the query)."""
+        """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input
+        (``None`` if unused): log N for a log-scaled member at its ``log_placement``, else 1."""
         flags, places = self.config.per_member(E)
         if len(flags) != E or len(places) != E:
             raise ValueError(f"{len(flags)} flags, {len(places)} placements for {E} members")

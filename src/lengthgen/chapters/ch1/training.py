@@ -169,9 +169,8 @@ def train_first_arms(settings, arms, seed_offsets, model, device, progress, fit_
 
 
 def train_parity_runs(settings: dict, seed_offsets, model, device, progress, members=None) -> dict:
-    """Cell ``parity_training`` (§5.1; ``settings``: the arguments of
-    :func:`.experiments.train_parity`): ``runs`` members from seeds ``seed + r``. ``members``:
-    (run, learning rate, log-scaled) per member instead (cell ``parity_grid``)."""
+    """Cell ``parity_training`` (§5.1, :func:`.experiments.train_parity`): members from seeds
+    ``seed + r``; ``members``: (run, learning rate, log-scaled) each (cell ``parity_grid``)."""
     counts = ("runs", "epochs", "steps_per_epoch", "n", "test_strings")
     s = {k: check_positive_int(k, settings[k]) for k in counts}
     runs, n = s["runs"], s["n"]
