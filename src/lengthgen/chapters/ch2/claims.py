@@ -10,13 +10,8 @@ import math
 
 from lengthgen.chapters.ch2 import measures, nesv, paper, rules
 from lengthgen.chapters.ch2.measures import run_of, window_measure  # noqa: F401  (re-exported)
-from lengthgen.chapters.ch2.rules import (  # noqa: F401  (WINDOW_SLOPE_TOL, two_sample_band)
-    CLOSED_FORM_RTOL,
-    MC_EXPONENT_TOL,
-    T1_TOLERANCE,
-    WINDOW_SLOPE_TOL,
-    two_sample_band,
-)
+from lengthgen.chapters.ch2.rules import CLOSED_FORM_RTOL, MC_EXPONENT_TOL, T1_TOLERANCE
+from lengthgen.chapters.ch2.rules import WINDOW_SLOPE_TOL, two_sample_band  # noqa: F401
 from lengthgen.claims import Claim, Deviation, Unchecked
 from lengthgen.rounding import superscript
 

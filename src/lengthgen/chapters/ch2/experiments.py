@@ -9,24 +9,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from lengthgen.chapters.ch2 import paper, training
-from lengthgen.chapters.ch2.single_layer import (
-    FIXED_TOKEN,
-    NORM_MAPS,
-    VARIANTS,
-    check_beta,
-    check_width,
-)
+from lengthgen.chapters.ch2.single_layer import FIXED_TOKEN, NORM_MAPS, VARIANTS
+from lengthgen.chapters.ch2.single_layer import check_beta, check_width
 from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
 from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    get_device,
-    get_scale,
-    nonempty,
-)
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import get_device, get_scale, nonempty
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.tasks import TASKS
 from lengthgen.store import has_stored, load_stored
@@ -94,11 +82,15 @@ VOLUME_ETA = 1.0
 
 
 # --------------------------------------------------------------------------- one experiment (a cell)
-def _check_ints(name, values, minimum=1) -> list[int]:
-    out = [check_positive_int(name, v, minimum) for v in nonempty(name, values)]
+def _distinct(name, values, check) -> list:
+    out = [check(v) for v in nonempty(name, values)]
     if len(set(out)) != len(out):
         raise ConfigError(f"{name} must not repeat values, got {list(values)!r}")
     return out
+
+
+def _check_ints(name, values, minimum=1) -> list[int]:
+    return _distinct(name, values, partial(check_positive_int, name, minimum=minimum))
 
 
 def _check_variants(variants, norm_map) -> list[str]:
@@ -137,9 +129,7 @@ def train_experiment(
     if sorted(settings) != sorted(SETTINGS):
         raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
     c = {k: check(settings[k]) for k, check in _CHECKS.items()}
-    att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
-    if len(set(att_betas)) != len(att_betas):
-        raise ConfigError(f"beta must not repeat values, got {beta!r}")
+    att_betas = _distinct("beta", [beta] if isinstance(beta, str) else beta, check_beta)
     c |= {"experiment": settings["experiment"], "norm_map": settings["norm_map"]}
     c |= {"variants": _check_variants(settings["variants"], settings["norm_map"])}
     c |= {"fixed": fixed_token_of(c["task"], settings["fixed_token"]), "att_betas": att_betas}

@@ -37,16 +37,8 @@ from lengthgen.chapters.ch2 import paper
 from lengthgen.claims import Claim
 
 #: rule 3: median 95 % half-width of the paper's 20-seed means (Tables 2–3, no ceilings), whole points
-T1_TOLERANCE = float(
-    round(
-        statistics.median(
-            (hi - lo) / 2
-            for table in (*paper.PAPER_T2.values(), *paper.PAPER_T3.values())
-            for (m, lo, hi) in table.values()
-            if m < 100.0
-        )
-    )
-)
+_CELLS = [c for t in (*paper.PAPER_T2.values(), *paper.PAPER_T3.values()) for c in t.values()]
+T1_TOLERANCE = float(round(statistics.median((hi - lo) / 2 for m, lo, hi in _CELLS if m < 100.0)))
 #: rule 6
 WINDOW_SLOPE_TOL = 0.3
 MC_EXPONENT_TOL = 0.5
@@ -114,13 +106,9 @@ def fisher_interval(rho: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def rule5(rho: float, n: int) -> dict:
-    return dict(
-        paper_value=rho,
-        paper_uncertainty=list(fisher_interval(rho, n)),
-        check="interval",
-        interval=fisher_interval(rho, n),
-        why=f"rule 5: the paper's value with its 95 % Fisher-z interval for n = {n}",
-    )
+    ci = fisher_interval(rho, n)
+    why = f"rule 5: the paper's value with its 95 % Fisher-z interval for n = {n}"
+    return dict(paper_value=rho, paper_uncertainty=list(ci), check="interval", interval=ci, why=why)
 
 
 def chance_side(lo: float, hi: float, chance: float = 50.0) -> str:

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import torch
 
-from lengthgen.config import check_choice, check_positive_int, check_seeds
+from lengthgen.config import check_choice, check_positive_int, check_seeds, nonempty
 
 VARIANTS = ("gen", "pos", "sin", "norm")
 FAMILIES = {"gen": "gen", "sin": "sin", "pos": "positional", "norm": "positional"}
@@ -60,17 +60,15 @@ def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.
         kk = torch.full(bits.shape[:-1], int(fixed), dtype=torch.long)
     else:
         kk = torch.as_tensor(k, dtype=torch.long).expand(bits.shape[:-1])
-        if bool(((kk < 1) | (kk > n)).any()):
-            raise ValueError(
-                f"index query k must lie in [1, {n}], got {int(kk[(kk < 1) | (kk > n)].flatten()[0])}"
-            )
+        bad = kk[(kk < 1) | (kk > n)]
+        if bad.numel():
+            raise ValueError(f"index query k must lie in [1, {n}], got {int(bad.flatten()[0])}")
     if pad_to is not None:
         pad_to = check_positive_int("pad_to", pad_to)
         if pad_to < n:
             raise ValueError(f"pad_to = {pad_to} is shorter than the strings (n = {n})")
-        bits = torch.cat(
-            [bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)], -1
-        )
+        pad = torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)
+        bits = torch.cat([bits, pad], -1)
     return torch.cat([bits, kk.to(bits.device).unsqueeze(-1)], -1)
 
 
@@ -92,22 +90,17 @@ def _split(x: torch.Tensor, dtype):
 
 # --------------------------------------------------------------------------- initialisation (D.2)
 def _xavier(shape, g, dtype):
-    fan_out, fan_in = shape
-    bound = math.sqrt(6.0 / (fan_in + fan_out))
+    bound = math.sqrt(6.0 / (shape[1] + shape[0]))  # fan_in + fan_out
     return (torch.rand(shape, generator=g, dtype=dtype) * 2 - 1) * bound
 
 
 def init_member(
     variant: str, h: int, seed: int, N: int, dtype=torch.float64
 ) -> dict[str, torch.Tensor]:
-    """One member's initial tensors (App. D.2), drawn from ``torch.Generator().manual_seed(seed)``.
-
-    Positional family: a, r, s, b, c_K ~ N(0, σ²) with σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1; C_V, W1,
-    W2 Xavier-uniform; biases zero. ``pos`` and ``norm`` with the same seed get identical tensors.
-    ``gen`` / ``sin``: the same draws are made first and the value, bias and classifier blocks are
-    copied from them (b_Q ← b, b_K ← c_K, value content block ← C_V); the content query/key blocks
-    and the sinusoidal positional blocks are then drawn Xavier-uniform.
-    """
+    """One member's initial tensors (App. D.2) from ``manual_seed(seed)``: a, r, s, b, c_K ~ N(0,
+    σ²), σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1, C_V, W1, W2 Xavier-uniform, biases zero (``pos`` and
+    ``norm`` alike); ``gen`` / ``sin`` copy b_Q ← b, b_K ← c_K, the value content block ← C_V and
+    the classifier, then draw their content query/key and positional blocks Xavier-uniform."""
     g = torch.Generator().manual_seed(seed)
     rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
     a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N**2)
@@ -130,6 +123,14 @@ def _classifier(params, A):
     """``W2 ReLU(W1 A + b1) + b2``: A [E, B, 2] → logits [E, B, 2]."""
     hid = torch.relu(torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :])
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
+
+
+def value_mix(V, bV, p: torch.Tensor) -> torch.Tensor:
+    """The attention output u₀ + p(u₁ − u₀) at the mass ``p`` [E, ...] on the ones, u_c = column c
+    of the value map ``V`` plus ``bV``: [E, ..., 2]."""
+    u0, u1 = (V[:, :, c] + bV for c in (0, 1))
+    shape = (-1, *[1] * (p.dim() - 1), 2)
+    return u0.view(shape) + p[..., None] * (u1 - u0).view(shape)
 
 
 #: the A_norm maps: ``sqrt`` (the paper's, the default) and ``misread`` (our earlier error, an ablation)
@@ -169,15 +170,6 @@ def positional_scores(params, k: torch.Tensor, L: int, normalized) -> torch.Tens
     return c1[..., None] * j + c2[..., None] * (j * j) + c0[..., None]
 
 
-def _expand_x(params, x):
-    E = next(iter(params.values())).shape[0]
-    if x.dim() == 2:
-        x = x.unsqueeze(0).expand(E, *x.shape)
-    if x.shape[0] != E:
-        raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
-    return x
-
-
 #: the attention scale β_n: ``log`` (log n, the paper's eq. 2) or ``one`` (1; chapter 5)
 BETAS = ("log", "one")
 
@@ -198,9 +190,8 @@ def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
             raise ValueError(
                 "a per-member attention-scale flag (_beta_one) needs beta='log' for the others"
             )
-        return torch.where(
-            flag.bool().view(-1, *([1] * (logn.dim() - 1))), torch.ones_like(logn), logn
-        )
+        one = flag.bool().view(-1, *([1] * (logn.dim() - 1)))
+        return torch.where(one, torch.ones_like(logn), logn)
     return logn if beta == "log" else torch.ones_like(logn)
 
 
@@ -209,21 +200,20 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     ``params["_norm"]`` (bool [E]) selects A_norm member by member, so paired A_pos/A_norm members
     run in one pass; ``beta``: the attention scale (:func:`attention_scale`)."""
     check_choice("variant", variant, VARIANTS)
-    dtype = params["b_V"].dtype
-    x = _expand_x(params, x)
+    dtype, E = params["b_V"].dtype, params["b_V"].shape[0]
+    x = x.unsqueeze(0).expand(E, *x.shape) if x.dim() == 2 else x
+    if x.shape[0] != E:
+        raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
     data, valid, n, k = _split(x, dtype)
     beta_n = attention_scale(params, n, beta)  # β_n (log n unless β = 1)
     L = data.shape[-1]
     if variant in ("gen", "sin"):  # the index token is z = 0: q = Q(0) = b_Q
         q, WK, bK, WV, bV = (params[k] for k in ("b_Q", "W_K", "b_K", "W_V", "b_V"))
         s0, s1 = ((q * (WK[:, :, c] + bK)).sum(-1) for c in (0, 1))  # a zero's, a one's score
-        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
     if variant == "gen":
         t = data.sum(-1) - PAD * (L - n)  # number of ones
-        d = torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None]
-        rho = torch.sigmoid(d)  # ρ_t of eq. 71
-        A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
-        return _classifier(params, A)
+        rho = torch.sigmoid(torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None])  # eq. 71
+        return _classifier(params, value_mix(WV, bV, rho))
     if variant == "sin":
         w = data * valid
         j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
@@ -231,25 +221,19 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
         pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)  # qᵀ W_K^pos p_j
         # the symbol-0 score s0 is common to every position and cancels in the softmax
         logits = torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None]) * beta_n[..., None]
-        logits = logits.masked_fill(~valid, float("-inf"))
-        alpha = torch.softmax(logits, -1)
+        alpha = torch.softmax(logits.masked_fill(~valid, float("-inf")), -1)
         p = (alpha * w).sum(-1)
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
-        A = v0[:, None, :] + p[..., None] * (v1 - v0)[:, None, :]
-        A = A + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)  # the positional values
+        A = value_mix(WV, bV, p) + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)  # + positional
         return _classifier(params, A)
     # c0 = qᵀc_K is common to all j: cancels in the softmax
     c1, c2, _ = _positional_coefs(params, k, params.get("_norm", variant == "norm"))
     j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
     coef = torch.stack([c1, c2], -1) * beta_n[..., None]  # [E, B, 2]
     logits = torch.matmul(coef, torch.stack([j, j * j]))  # [E, B, L]
-    logits = logits.masked_fill(~valid, float("-inf"))
-    alpha = torch.softmax(logits, -1)
+    alpha = torch.softmax(logits.masked_fill(~valid, float("-inf")), -1)
     p = (alpha * data).sum(-1)  # attention mass on ones (PAD positions have α = 0)
-    CV, bV = params["C_V"], params["b_V"]
-    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
-    A = u0[:, None, :] + p[..., None] * (u1 - u0)[:, None, :]
-    return _classifier(params, A)
+    return _classifier(params, value_mix(params["C_V"], params["b_V"], p))
 
 
 def _per_member(name: str, values, E: int) -> list:
@@ -277,26 +261,14 @@ class SingleLayer:
     ):
         self.h = check_width(h)
         self.norm_map = check_choice("norm map", norm_map, NORM_MAPS)
-        if isinstance(beta, str):
-            self.beta = check_beta(beta)
-        elif hasattr(beta, "__len__") and len(beta) > 0:
-            self.beta = [check_beta(b) for b in beta]
-        else:
-            raise ValueError(
-                f"beta must be one of {BETAS} or a per-member list of them, got {beta!r}"
-            )
+        one = isinstance(beta, str)
+        self.beta = check_beta(beta) if one else [check_beta(b) for b in nonempty("beta", beta)]
+        self.variant, self.variants = check_choice("variant", variant, VARIANTS), None
         if variants is not None:
-            variants = [check_choice("variant", v, VARIANTS) for v in variants]
-            fams = {FAMILIES[v] for v in variants}
-            if len(fams) != 1:
-                raise ValueError(
-                    f"one ensemble holds one parameter family; got variants {sorted(set(variants))}"
-                )
-            self.variants = list(variants)
-            self.variant = "norm" if all(v == "norm" for v in variants) else variants[0]
-        else:
-            self.variant = check_choice("variant", variant, VARIANTS)
-            self.variants = None
+            self.variants = [check_choice("variant", v, VARIANTS) for v in variants]
+            if len({FAMILIES[v] for v in self.variants}) != 1:
+                raise ValueError(f"one ensemble holds one parameter family, got {variants}")
+            self.variant = "norm" if set(self.variants) == {"norm"} else self.variants[0]
         self.max_lengths = max_lengths
 
     def init(
@@ -319,16 +291,9 @@ class SingleLayer:
         return out
 
     def forward(self, params, x) -> torch.Tensor:
-        fam = FAMILIES[self.variant]
-        return forward("pos" if fam == "positional" else self.variant, params, x)
+        return forward("pos" if FAMILIES[self.variant] == "positional" else self.variant, params, x)
 
 
-def single_point(params: dict, variant: str | None = None) -> dict[str, torch.Tensor]:
+def single_point(params: dict) -> dict[str, torch.Tensor]:
     """Add a member dimension of size 1 to an unbatched parameter point (for :func:`forward`)."""
-    out = {
-        k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else torch.tensor([v]))
-        for k, v in params.items()
-    }
-    if variant is not None and FAMILIES[check_choice("variant", variant, VARIANTS)] == "positional":
-        out["_norm"] = torch.tensor([variant == "norm"])
-    return out
+    return {k: torch.as_tensor(v).unsqueeze(0) for k, v in params.items()}

@@ -62,9 +62,7 @@ def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: 
         bits = random_strings(size, N, g)
         k = torch.randint(1, N + 1, (size,), generator=g) if task == "index" else None
         cache[N] = _labelled(task, bits, k, fixed, pad_to=Lmax)
-    x = torch.stack([cache[N][0] for N in Ns_members])
-    y = torch.stack([cache[N][1] for N in Ns_members])
-    return x, y
+    return tuple(torch.stack([cache[N][i] for N in Ns_members]) for i in (0, 1))
 
 
 def make_sampler(
@@ -120,15 +118,9 @@ def make_sampler(
 # --------------------------------------------------------------------------- one experiment
 def _model(c: dict, members: list, idx) -> SingleLayer:
     """The ensemble model of the members ``idx`` (one β per member unless all use log n)."""
-    plain = c["att_betas"] == ["log"]
-    return SingleLayer(
-        members[0][0],
-        c["h"],
-        max_lengths=[members[i][1] for i in idx],
-        variants=[members[i][0] for i in idx],
-        norm_map=c["norm_map"] or "sqrt",
-        beta="log" if plain else [members[i][3] for i in idx],
-    )
+    vs, Ns, betas = ([members[i][j] for i in idx] for j in (0, 1, 3))
+    kw = dict(norm_map=c["norm_map"] or "sqrt", beta="log" if c["att_betas"] == ["log"] else betas)
+    return SingleLayer(vs[0], c["h"], max_lengths=Ns, variants=vs, **kw)
 
 
 def _train(c: dict, members: list, dev, progress: bool):
@@ -165,9 +157,8 @@ def _test(c: dict, members: list, params: dict, device: str) -> dict:
     tests = {}
     for N in sorted({m[1] for m in members}):
         idx = [i for i, m in enumerate(members) if m[1] == N]
-        banks = {
-            L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"]) for L in test_lengths(N)
-        }
+        Ls = test_lengths(N)
+        banks = {L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"]) for L in Ls}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
         sub = select_members(params, idx)
         acc = evaluate_ensemble(_model(c, members, idx), sub, banks, batch_size=bs, device=device)
@@ -192,8 +183,7 @@ def _row(c: dict, res, i: int, member: tuple, test: dict, coef) -> dict:
 
         point = {k: t[i] for k, t in res.params.items() if not k.startswith("_")}
         sc = parity_sign_changes(point, N, b)
-        row["sign_changes"] = int(sc["sign_changes"][0])
-        row["kinks"] = int(sc["kinks"][0])
+        row |= {k: int(sc[k][0]) for k in ("sign_changes", "kinks")}
     return row
 
 
@@ -206,9 +196,8 @@ def run(c: dict, dev, progress: bool, keep_params: bool) -> dict:
     res = _train(c, members, dev, progress)
     train_s = time.perf_counter() - t0
     tests = _test(c, members, res.params, dev.type)
-    positional = FAMILIES[members[0][0]] == "positional"
     coef = None
-    if positional:  # the drift coefficients χ, ℓ, χ̂, ℓ̂ of each member (D.4; eqs. 9, 20)
+    if FAMILIES[members[0][0]] == "positional":  # the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4)
         from lengthgen.chapters.ch2.volume import score_coefficients
 
         c9 = score_coefficients(res.params)

@@ -15,19 +15,10 @@ import numpy as np
 import torch
 
 from lengthgen.config import check_choice, check_finite, check_positive_int
-from lengthgen.chapters.ch2.single_layer import (
-    BETAS,  # noqa: F401  (re-exported: volume.BETAS)
-    FAMILIES,
-    VARIANTS,
-    F_norm,
-    check_beta,
-    check_width,
-    encode,
-    param_shapes,
-    forward,
-    positional_scores,
-    single_point,
-)
+from lengthgen.chapters.ch2.single_layer import BETAS  # noqa: F401  (re-exported: volume.BETAS)
+from lengthgen.chapters.ch2.single_layer import FAMILIES, VARIANTS, F_norm, check_beta, check_width
+from lengthgen.chapters.ch2.single_layer import encode, forward, param_shapes, positional_scores
+from lengthgen.chapters.ch2.single_layer import single_point, value_mix, _classifier
 from lengthgen.nn.tasks import TASKS, all_strings, label
 
 DT = torch.float64
@@ -50,22 +41,15 @@ def _beta_n(n: int, beta: str) -> float:
     return math.log(n) if check_beta(beta) == "log" else 1.0
 
 
-def _batch(params: dict) -> tuple[dict, bool]:
-    """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
-    if params["b2"].dim() != 1:
-        return dict(params), False
-    return {
-        k: v.unsqueeze(0) if isinstance(v, torch.Tensor) else v for k, v in params.items()
-    }, True
+def _batch(params: dict) -> dict:
+    """``params`` with a point dimension (added if it is a single point)."""
+    return single_point(params) if params["b2"].dim() == 1 else dict(params)
 
 
 def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
     """f = y₁ − y₀ for attention outputs A [P, ..., 2]."""
-    shape = A.shape
-    A2 = A.reshape(shape[0], -1, 2)
-    hid = torch.relu(torch.einsum("pbi,phi->pbh", A2, P["W1"]) + P["b1"][:, None, :])
-    y = torch.einsum("pbh,pch->pbc", hid, P["W2"]) + P["b2"][:, None, :]
-    return (y[..., 1] - y[..., 0]).reshape(shape[:-1])
+    y = _classifier(P, A.reshape(A.shape[0], -1, 2))
+    return (y[..., 1] - y[..., 0]).reshape(A.shape[:-1])
 
 
 # --------------------------------------------------------------------------- count levels (eq. 71)
@@ -79,10 +63,7 @@ def count_level_logits(P: dict, n: int, beta: str = "log", levels=None) -> torch
 
 def count_level_attention(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
     """A_gen's attention output A_t = v₀ + ρ_t (v₁ − v₀) at its count levels (eq. 71), [P, t, 2]."""
-    WV, bV = P["W_V"], P["b_V"]
-    rho = torch.sigmoid(count_level_logits(P, n, beta, levels))
-    v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
-    return v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
+    return value_mix(P["W_V"], P["b_V"], torch.sigmoid(count_level_logits(P, n, beta, levels)))
 
 
 def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
@@ -93,16 +74,12 @@ def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torc
 def structural_gen(P, task, n, beta="log"):
     """A_gen's exactness from its n + 1 count levels: (decisions, margins)."""
     f = count_level_outputs(P, n, beta)
+    if task in ("first", "index") and n >= 2:  # count 1 … n−1 carries both labels
+        return np.full(f.shape[0], False, dtype=object), (-f[:, 1:n].abs().min(-1).values).numpy()
     t = torch.arange(0, n + 1)
-    Pn = f.shape[0]
-    if task in ("first", "index") and n >= 2:
-        marg = -f[:, 1:n].abs().min(-1).values  # count 1 … n−1 carries both labels
-        dec = np.array([False] * Pn, dtype=object)
-        return dec, marg.numpy()
     lab = {"majority": (t >= (n + 1) // 2).long(), "parity": t % 2}.get(task, t)  # n = 1: the bit
     m = (f * (2 * lab - 1).to(DT)).min(-1).values
-    dec = np.array((m > 0).tolist(), dtype=object)
-    return dec, m.numpy()
+    return np.array((m > 0).tolist(), dtype=object), m.numpy()
 
 
 # --------------------------------------------------------------------------- the Majority area (Lemma 4, eq. 75)
@@ -118,17 +95,16 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
     """The widths of the exact b₂,₁ interval (from the two central count levels) at each grid X
     (set through W_K) and their trapezoid area (A_gen Majority, Lemma 5)."""
     n = _check_n(n, "majority")
-    P, _ = _batch(params)
-    WK = P["W_K"][0]
+    P = _batch(params)
     m = (n - 1) // 2
-    widths = []
-    for X in np.asarray(X_grid, dtype=float):
-        Q = {k: v.clone() for k, v in P.items()}
-        Q["W_K"] = WK.clone()[None]
-        Q["W_K"][0, 0, 1] = WK[0, 0] + X / float(P["b_Q"][0, 0])
-        f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n, beta)[0]
-        widths.append(max(0.0, float(f[m + 1] - f[m])))
-    widths = np.array(widths)
+
+    def width(X):
+        WK = P["W_K"].clone()
+        WK[0, 0, 1] = WK[0, 0, 0] + X / float(P["b_Q"][0, 0])
+        f = count_level_outputs(dict(P, W_K=WK, b2=torch.zeros_like(P["b2"])), n, beta)[0]
+        return max(0.0, float(f[m + 1] - f[m]))
+
+    widths = np.array([width(X) for X in np.asarray(X_grid, dtype=float)])
     return {"widths": widths, "area": float(np.trapezoid(widths, X_grid))}
 
 
@@ -149,7 +125,7 @@ def uniform_box(
 
 def score_contrast(params: dict) -> torch.Tensor:
     """The score contrast X = qᵀW_K(e₁ − e₀) of A_gen points (eq. 70; q = b_Q as z = 0)."""
-    P, _ = _batch(params)
+    P = _batch(params)
     dK = P["W_K"][:, :, 1] - P["W_K"][:, :, 0]
     return (P["b_Q"] * dK).sum(-1)
 
@@ -202,12 +178,11 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     """Per point, the sign changes of f along the count levels and the kinks of f on the value
     segment (App. A.4: exact Parity needs n, and κ ≤ h kinks allow at most κ + 1)."""
     n = _check_n(n)
-    P, _ = _batch(params)
+    P = _batch(params)
     f = count_level_outputs(P, n, beta)
     s = torch.sign(f)
-    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1) + 0
-    with torch.no_grad():
-        kink = _kinks(P, P["W_V"])
+    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1)
+    kink = _kinks(P, P["W_V"])
     kinks = ((kink > 0) & (kink < 1)).sum(-1)
     alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
     exact = (f * alt > 0).all(-1)
@@ -229,21 +204,14 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
     sgn = np.array([(-1) ** (t + 1) for t in range(n + 1)], dtype=float)
     # variables: beta (h), c, m ; maximise m s.t. sgn_t (feats_t·beta + c) ≥ m, |beta|, |c| ≤ 4n
     A_ub = np.hstack([-(sgn[:, None] * feats), -sgn[:, None], np.ones((n + 1, 1))])
-    res = linprog(
-        np.r_[np.zeros(h + 1), -1.0],
-        A_ub=A_ub,
-        b_ub=np.zeros(n + 1),
-        bounds=[(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)],
-        method="highs",
-    )
+    cost, bounds = np.r_[np.zeros(h + 1), -1.0], [(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)]
+    res = linprog(cost, A_ub=A_ub, b_ub=np.zeros(n + 1), bounds=bounds, method="highs")
     if not res.success or res.x[-1] <= 0:
         raise RuntimeError(f"no parity solution found for n = {n}: {res.message}")
     beta, c = res.x[:h], res.x[h]
-    W1 = torch.zeros(h, 2, dtype=DT)
-    W1[:, 0] = torch.tensor(sigma)
+    W1 = torch.tensor(np.stack([sigma, np.zeros(h)], 1))  # units read the mass on the ones
+    W2 = torch.tensor(np.stack([np.zeros(h), beta]))
     b1 = torch.tensor(-sigma * kinks, dtype=DT)
-    W2 = torch.zeros(2, h, dtype=DT)
-    W2[1] = torch.tensor(beta)
     t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
     att = dict(W_Q=torch.zeros(2, 2, dtype=DT), b_Q=t(1, 0), W_K=torch.zeros(2, 2, dtype=DT))
     att |= dict(b_K=t(0, 0), W_V=t(0, 1, 0, 0).view(2, 2), b_V=t(0, 0))
@@ -305,12 +273,9 @@ def score_coefficients(params: dict) -> dict[str, float]:
     (eq. 20), as tensors, of one point or a batch."""
     a, b, r, s = (params[k] for k in ("a", "b", "r", "s"))
     dot = lambda u, v: (u * v).sum(-1)  # noqa: E731
-    chi, ell = dot(a, s), 2 * dot(b, s) + dot(a, r)
-    ahat = a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300)
-    chi_hat = dot(ahat, s)
-    return dict(
-        chi=chi, ell=ell, delta=dot(b, s), phi=dot(b, r), chi_hat=chi_hat, ell_hat=ell + 2 * chi_hat
-    )
+    out = dict(chi=dot(a, s), ell=2 * dot(b, s) + dot(a, r), delta=dot(b, s), phi=dot(b, r))
+    out["chi_hat"] = dot(a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300), s)
+    return out | {"ell_hat": out["ell"] + 2 * out["chi_hat"]}
 
 
 def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
@@ -358,12 +323,10 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
         raise ValueError(
             f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)"
         )
-    S = all_strings(n)
+    S, ks = all_strings(n), None
     if task == "index":
         ks = torch.arange(1, n + 1).repeat_interleave(S.shape[0])
         S = S.repeat(n, 1)
-    else:
-        ks = None
     y = label(task, S, ks)
     x = encode(S, ks)
     margins = []
@@ -394,9 +357,7 @@ def diagonal_attention(
 
 def _head_at(P, p):
     """f = y₁ − y₀ at the attention mass p [P, ...] on the ones: head(u₀ + p(u₁ − u₀))."""
-    CV, bV = P["C_V"], P["b_V"]
-    u0, u1 = ((CV[:, :, c] + bV).view(-1, *[1] * (p.dim() - 1), 2) for c in (0, 1))
-    return _head_diff(P, u0 + p[..., None] * (u1 - u0))
+    return _head_diff(P, value_mix(P["C_V"], P["b_V"], p))
 
 
 def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
@@ -480,7 +441,7 @@ def exactness(
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))
     check_beta(beta)
-    P, _ = _batch(params)
+    P = _batch(params)
     Pn = P["b2"].shape[0]
     enumerate_all = method == "exhaustive" or (variant == "sin" and task != "majority")
     if enumerate_all:  # every point undecided, then enumerated below
@@ -524,10 +485,7 @@ def center_exact_threshold(task: str, eta: float) -> float:
         hi *= 2
     for _ in range(200):
         mid = (lo + hi) / 2
-        if center_attention_floor(task, eta, mid) > 0.5:
-            hi = mid
-        else:
-            lo = mid
+        lo, hi = (lo, mid) if center_attention_floor(task, eta, mid) > 0.5 else (mid, hi)
     return hi
 
 
@@ -598,19 +556,12 @@ def admissible_width(
             ok, und = _ray_exact(params, d, sign * ts, variant, task, n, beta)
             undecided += int(und.sum())
             bad = np.flatnonzero(~ok)
-            if len(bad) == 0:
-                lo = float(ts[-1])
-                if rnd == 0:  # still exact at t_max: the side is capped
-                    hi = None
-                    break
-                ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
-                continue
-            first_bad = bad[0]
-            hi = float(ts[first_bad])
+            first_bad = bad[0] if len(bad) else len(ok)
             lo = float(ts[first_bad - 1]) if first_bad > 0 else lo
-            ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
-            if not ok[:first_bad].all():
+            if len(bad) == 0 and rnd == 0:  # still exact at t_max: the side is capped
                 break
+            hi = float(ts[first_bad]) if len(bad) else hi
+            ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
         sides.append(lo if hi is None else (lo + hi) / 2 if lo > 0 else hi / 2)
         capped.append(hi is None)
     finite = [sd for sd, cap in zip(sides, capped) if not cap]
@@ -649,8 +600,7 @@ def mc_fraction(
         dec = exactness(P, variant, task, n, method="structural", beta=beta).decision
         n_true += int((dec == True).sum())  # noqa: E712
         n_none += int(np.equal(dec, None).sum())
-    p = n_true / samples
-    z = 1.96
+    p, z = n_true / samples, 1.96
     den = 1 + z * z / samples
     mid = (p + z * z / (2 * samples)) / den
     half = z * math.sqrt(p * (1 - p) / samples + z * z / (4 * samples * samples)) / den
