@@ -1,8 +1,7 @@
 """Chapter 2's claims (Zhu & Chiang 2026): each names its tolerance rule (:mod:`.rules`), reads the
 paper's numbers from :mod:`.paper` and ours from :mod:`.measures` (stored cells) or the notebooks
 (``source="live"``); a declared deviation (a cause of :data:`CAUSES`) sits on its claim's row.
-Paper Table 2: :func:`accuracy_claim`, one per row of :data:`TABLE2`.
-"""
+Paper Table 2: :func:`accuracy_claim`, one per row of :data:`TABLE2`."""
 
 from __future__ import annotations
 
@@ -71,11 +70,8 @@ COUNT_ONLY = {
     )
 }
 
+
 # --------------------------------------------------------------------------- the claims
-#: the models' names in the statements
-NAMES = {"pos": "A_pos", "gen": "A_gen", "sin": "A_sin", "norm": "A_norm"}
-
-
 def _certified(*declared) -> Claim:
     """A live self-check: every construction it names is certified exact by the checker."""
     *head, why = declared
@@ -179,7 +175,7 @@ def _window_claim(cid, v, t, c) -> Claim:
     return Claim(
         cid,
         _WINDOW_WHERE[(v, t)],
-        statement=f"{t.capitalize()} under {NAMES[v]}: the exact window of {moved} around "
+        statement=f"{t.capitalize()} under A_{v}: the exact window of {moved} around "
         f"the η = 1 center shrinks like n{superscript(theory)} (log-log slope, n = 8 … 512)",
         **rules.rule6_window(theory),
         measure=lambda r: measures.window_slope(r, f"{v}/{t}/{c}"),
@@ -343,7 +339,7 @@ def accuracy_claim(cid: str, task: str, model: str, N: int = 51, deviation=None)
     pv, *unc = paper.PAPER_T2[(task, model)][N] if t2 else (paper.PAPER_T1[(task, model)],)
     loc = ("Table 2 (App. D.5)" + ("; Table 1" if N == 51 else "")) if t2 else _T1_LOC
     loc += "; abstract, §4.3" if task == "index" and N == 51 else ""
-    said = f"{task.capitalize()} under {NAMES[model]} at N = {N}: "
+    said = f"{task.capitalize()} under A_{model} at N = {N}: "
     if pv == 100.0:
         said += f"all 20 seeds are at 100 % accuracy at L = {10 * N + 1}"
         rule = {**rules.rule2(), "paper_uncertainty": unc or None}
@@ -478,7 +474,7 @@ def _table1_unchecked(cid, task, model) -> Unchecked:
     return Unchecked(
         cid,
         _T1_LOC,
-        statement=f"{task.capitalize()} under {NAMES[model]} at N = 51: mean accuracy over 20 "
+        statement=f"{task.capitalize()} under A_{model} at N = 51: mean accuracy over 20 "
         "seeds at L = 511",
         paper_value=paper.PAPER_T1[(task, model)],
         status="not-attempted",
@@ -495,16 +491,13 @@ def _chance_claim(cid, task, model, deviation) -> Claim:
     side = rules.paper_chance_side(pv)
     said = {"above": "above", "below": "below", "indistinguishable": "not distinguishable from"}
     said = (
-        f"{task.capitalize()} under {NAMES[model]} at N = 51 (NESV 0): our 20-seed mean accuracy "
+        f"{task.capitalize()} under A_{model} at N = 51 (NESV 0): our 20-seed mean accuracy "
         f"at L = 511 is {said[side]} chance (50 %, by its 95 % seed-bootstrap interval), as is "
         f"the paper's {pv:g} % read ± {T1_TOLERANCE:g} points (it gives no interval)"
     )
-    rule = dict(
-        paper_value=f"{side} ({pv:g} %)",
-        check="predicate",
-        why="rule 8: its side of chance (50 %, balanced banks), checked on its own",
-        holds=lambda v: rules.chance_side(v["lo"], v["hi"]) == side,
-    )
+    why = "rule 8: its side of chance (50 %, balanced banks), checked on its own"
+    holds = lambda v: rules.chance_side(v["lo"], v["hi"]) == side
+    rule = dict(paper_value=f"{side} ({pv:g} %)", check="predicate", why=why, holds=holds)
     return _cell_claim(cid, _T1_LOC, said, rule, measures.summary, (task, model, 51), deviation)
 
 

@@ -1,7 +1,6 @@
 """Chapter 2's plan (``reproduce ch2``, :func:`cells`): one cell per experiment of
 :data:`EXPERIMENTS` (:func:`train_experiment`; the loop is :mod:`.training`) and the volume scans;
-the readers of the stored cells, checked by :func:`schema` (what they feed is :mod:`.measures`).
-"""
+the readers of the stored cells, checked by :func:`schema` (what they feed is :mod:`.measures`)."""
 
 from __future__ import annotations
 

@@ -57,43 +57,28 @@ def accuracy_table(runs: dict, table: str):
     paper's mean (and 95 % interval), our 20-seed mean with its 95 % interval, the stored run."""
     import pandas as pd
 
-    check_choice("table", table, ("table1", "table2", "table3"))
-    if table == "table2":
-        rows = [
-            _row(runs, task, model, N, cells[N], "longest")
-            for N in paper.NS
-            for (task, model), cells in paper.PAPER_T2.items()
-        ]
-    elif table == "table3":
-        rows = [
-            _row(runs, "majority", model, N, cell, "ood")
-            for model, cells in paper.PAPER_T3.items()
-            for N, cell in sorted(cells.items())
-        ]
-    else:
-        rows = [
-            _row(runs, task, model, 51, (pv, math.nan, math.nan), "longest")
-            for (task, model), pv in paper.PAPER_T1.items()
-        ]
-    return pd.DataFrame(rows)
+    T1, T2, T3 = paper.PAPER_T1, paper.PAPER_T2, paper.PAPER_T3
+    cells = {  # (task, model, N, the paper's (mean, lo, hi), statistic)
+        "table1": [(t, m, 51, (pv, math.nan, math.nan), "longest") for (t, m), pv in T1.items()],
+        "table2": [(t, m, N, c[N], "longest") for N in paper.NS for (t, m), c in T2.items()],
+        "table3": [("majority", m, N, c, "ood") for m in T3 for N, c in sorted(T3[m].items())],
+    }[check_choice("table", table, ("table1", "table2", "table3"))]
+    return pd.DataFrame([_row(runs, *cell) for cell in cells])
 
 
 def styled_accuracy_table(df, caption: str | None = None):
     """:func:`accuracy_table` as a formatted table: "mean (lo–hi)" for the paper and for us, and
     the rule each comparison uses (Table 1: rules 3 and 8; Tables 2–3: rule 1)."""
     rows = df.to_dict("records")
-    trio = lambda r, who: (r[who], r[f"{who} lo"], r[f"{who} hi"])  # noqa: E731
+    trio = lambda r, who: (r[who], r[f"{who} lo"], r[f"{who} hi"])
+    text = lambda m, lo, hi: f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
+    yes = lambda ok: "yes" if ok else "no"
     out = df[["N", "task", "model"]].copy()
     for col, who in (("paper", "paper"), ("ours (20 seeds)", "ours")):
-        out[col] = [
-            f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
-            for m, lo, hi in (trio(r, who) for r in rows)
-        ]
+        out[col] = [text(*trio(r, who)) for r in rows]
     T = rules.T1_TOLERANCE
     if df["paper lo"].isna().all():
-        out[f"within ± {T:g} points"] = [
-            "yes" if abs(r["ours"] - r["paper"]) <= T else "no" for r in rows
-        ]
+        out[f"within ± {T:g} points"] = [yes(abs(r["ours"] - r["paper"]) <= T) for r in rows]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
         out["side of 50 %: paper (chance rule) / ours"] = [
             f"{rules.paper_chance_side(r['paper'])} / "
@@ -103,10 +88,9 @@ def styled_accuracy_table(df, caption: str | None = None):
             for r in rows
         ]
     else:
-        ours = lambda r: dict(zip(("mean", "lo", "hi"), trio(r, "ours")))  # noqa: E731
-        out["agrees (two-sample rule)"] = [
-            "yes" if rules.two_sample_agree(ours(r), trio(r, "paper")) else "no" for r in rows
-        ]
+        ours = lambda r: dict(zip(("mean", "lo", "hi"), trio(r, "ours")))
+        agree = [rules.two_sample_agree(ours(r), trio(r, "paper")) for r in rows]
+        out["agrees (two-sample rule)"] = [yes(ok) for ok in agree]
     out["stored run"] = df["run"]
     from lengthgen.tables import styled
 
@@ -251,7 +235,6 @@ def coefficient_figure(ca: dict):
             x, y = np.array(ca[key]["values"])[sel], np.array(ca["acc"])[sel]
             ax.scatter(x, y, s=12, label=f"N = {N}", color=plotting.PALETTE[i])
         ax.set(xscale="log", xlabel=f"{lab} of the checkpoint", ylabel="mean OOD accuracy (%)")
-        ax.set_title(
-            f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10
-        )
+        rho = f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})"
+        ax.set_title(rho, fontsize=10)
     return _legend_below(fig, 5, axes[0].get_legend_handles_labels())

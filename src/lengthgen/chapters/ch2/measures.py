@@ -1,7 +1,6 @@
 """Chapter 2's measurements: which stored run and protocol each (task, model, N) comes from
 (:func:`run_of`, :func:`protocol_of`), the summaries of a stored run and our value of each
-stored-result claim of :mod:`.claims`.
-"""
+stored-result claim of :mod:`.claims`."""
 
 from __future__ import annotations
 
@@ -51,9 +50,8 @@ def members(result: dict, variant: str, N: int) -> list[dict]:
 def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
     """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
     Ls = list(paper.test_lengths(N))
-    return Ls, np.array(
-        [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
-    )
+    acc = [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
+    return Ls, np.array(acc)
 
 
 def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:

@@ -25,8 +25,7 @@
    below by more than rule 1's band.
 10. A lemma's inequality (App. A.3): checked as stated with its proof's constant (``predicate``);
    a Monte Carlo probability enters by the lower end of its 95 % Clopper–Pearson interval.
-A ``direction`` claim never counts as a numeric reproduction; a size gets its own value claim.
-"""
+A ``direction`` claim never counts as a numeric reproduction; a size gets its own value claim."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The four single-layer transformers of chapter 2 ("The models", §2.2), batched over members:
 ``gen`` A_gen (its output depends only on the count of ones, eq. 71), ``pos`` A_pos, ``norm``
 A_norm (eq. 19, :func:`F_norm`) and ``sin`` A_sin (App. C.1). :func:`encode` builds the inputs,
-:func:`forward` the logits, :class:`SingleLayer` the ensemble the engine trains.
-"""
+:func:`forward` the logits, :class:`SingleLayer` the ensemble the engine trains."""
 
 from __future__ import annotations
 
@@ -94,17 +93,14 @@ def _xavier(shape, g, dtype):
     return (torch.rand(shape, generator=g, dtype=dtype) * 2 - 1) * bound
 
 
-def init_member(
-    variant: str, h: int, seed: int, N: int, dtype=torch.float64
-) -> dict[str, torch.Tensor]:
+def init_member(variant: str, h: int, seed: int, N: int, dtype=torch.float64) -> dict:
     """One member's initial tensors (App. D.2) from ``manual_seed(seed)``: a, r, s, b, c_K ~ N(0,
     σ²), σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1, C_V, W1, W2 Xavier-uniform, biases zero (``pos`` and
     ``norm`` alike); ``gen`` / ``sin`` copy b_Q ← b, b_K ← c_K, the value content block ← C_V and
     the classifier, then draw their content query/key and positional blocks Xavier-uniform."""
     g = torch.Generator().manual_seed(seed)
     rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
-    a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N**2)
-    b, c_K = rn(0.1), rn(0.1)
+    a, r, s, b, c_K = (rn(sd) for sd in (0.1 / N, 0.1 / N, 0.1 / N**2, 0.1, 0.1))
     C_V, W1, W2 = (_xavier(shape, g, dtype) for shape in ((2, 2), (h, 2), (2, h)))
     head = dict(W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype))
     zero2 = torch.zeros(2, dtype=dtype)
@@ -119,7 +115,7 @@ def init_member(
 
 
 # --------------------------------------------------------------------------- forward passes
-def _classifier(params, A):
+def classifier(params, A):
     """``W2 ReLU(W1 A + b1) + b2``: A [E, B, 2] → logits [E, B, 2]."""
     hid = torch.relu(torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :])
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
@@ -155,10 +151,8 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
     mis = params.get("_norm_misread")  # per-member ablation flag (bool [E])
     if mis is not None and bool(mis.any()):
         Fa = torch.where(mis.bool().view(-1, 1, 1), F_norm(ak, "misread"), Fa)
-    if isinstance(normalized, bool):
-        qq = b[:, None, :] + Fa if normalized else q
-    else:
-        qq = torch.where(normalized.bool().view(-1, 1, 1), b[:, None, :] + Fa, q)
+    norm = torch.as_tensor(normalized, device=q.device).bool().view(-1, 1, 1)  # bool or per member
+    qq = torch.where(norm, b[:, None, :] + Fa, q)
     return ((q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1))
 
 
@@ -187,9 +181,7 @@ def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
     flag = params.get("_beta_one")
     if flag is not None:
         if beta != "log":
-            raise ValueError(
-                "a per-member attention-scale flag (_beta_one) needs beta='log' for the others"
-            )
+            raise ValueError("a per-member flag _beta_one needs beta='log' for the other members")
         one = flag.bool().view(-1, *([1] * (logn.dim() - 1)))
         return torch.where(one, torch.ones_like(logn), logn)
     return logn if beta == "log" else torch.ones_like(logn)
@@ -207,16 +199,16 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     data, valid, n, k = _split(x, dtype)
     beta_n = attention_scale(params, n, beta)  # β_n (log n unless β = 1)
     L = data.shape[-1]
+    j = torch.arange(1, L + 1, dtype=dtype, device=x.device)  # the positions
     if variant in ("gen", "sin"):  # the index token is z = 0: q = Q(0) = b_Q
         q, WK, bK, WV, bV = (params[k] for k in ("b_Q", "W_K", "b_K", "W_V", "b_V"))
         s0, s1 = ((q * (WK[:, :, c] + bK)).sum(-1) for c in (0, 1))  # a zero's, a one's score
     if variant == "gen":
         t = data.sum(-1) - PAD * (L - n)  # number of ones
         rho = torch.sigmoid(torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None])  # eq. 71
-        return _classifier(params, value_mix(WV, bV, rho))
+        return classifier(params, value_mix(WV, bV, rho))
     if variant == "sin":
         w = data * valid
-        j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
         pj = torch.stack([torch.sin(j), torch.cos(j)], -1)  # [L, 2]
         pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)  # qᵀ W_K^pos p_j
         # the symbol-0 score s0 is common to every position and cancels in the softmax
@@ -225,15 +217,14 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
         p = (alpha * w).sum(-1)
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
         A = value_mix(WV, bV, p) + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)  # + positional
-        return _classifier(params, A)
+        return classifier(params, A)
     # c0 = qᵀc_K is common to all j: cancels in the softmax
     c1, c2, _ = _positional_coefs(params, k, params.get("_norm", variant == "norm"))
-    j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
     coef = torch.stack([c1, c2], -1) * beta_n[..., None]  # [E, B, 2]
     logits = torch.matmul(coef, torch.stack([j, j * j]))  # [E, B, L]
     alpha = torch.softmax(logits.masked_fill(~valid, float("-inf")), -1)
     p = (alpha * data).sum(-1)  # attention mass on ones (PAD positions have α = 0)
-    return _classifier(params, value_mix(params["C_V"], params["b_V"], p))
+    return classifier(params, value_mix(params["C_V"], params["b_V"], p))
 
 
 def _per_member(name: str, values, E: int) -> list:
@@ -251,13 +242,7 @@ class SingleLayer:
     ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`."""
 
     def __init__(
-        self,
-        variant: str = "pos",
-        h: int = 8,
-        max_lengths: int | Sequence[int] = 1,
-        variants: Sequence[str] | None = None,
-        norm_map: str = "sqrt",
-        beta: str | Sequence[str] = "log",
+        self, variant="pos", h=8, max_lengths=1, variants=None, norm_map="sqrt", beta="log"
     ):
         self.h = check_width(h)
         self.norm_map = check_choice("norm map", norm_map, NORM_MAPS)
@@ -271,9 +256,7 @@ class SingleLayer:
             self.variant = "norm" if set(self.variants) == {"norm"} else self.variants[0]
         self.max_lengths = max_lengths
 
-    def init(
-        self, seeds: Sequence[int], dtype=torch.float64, device=None
-    ) -> dict[str, torch.Tensor]:
+    def init(self, seeds: Sequence[int], dtype=torch.float64, device=None) -> dict:
         """Stacked initial tensors, member e from seed ``seeds[e]`` with its own N (App. D.2)."""
         seeds = check_seeds(seeds)
         E = len(seeds)

@@ -1,7 +1,6 @@
 """How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks
 (:func:`test_bank`), the batch sampler (:func:`make_sampler`) and one experiment's ensemble
-(:func:`run`, on :func:`lengthgen.engine.train.train_ensemble`).
-"""
+(:func:`run`, on :func:`lengthgen.engine.train.train_ensemble`)."""
 
 from __future__ import annotations
 
@@ -23,9 +22,7 @@ def fixed_token(task: str, fixed):
     """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
     if task == "index":
         if fixed is not None:
-            raise ConfigError(
-                f"Index reads its query from the index token; fixed token must be None, got {fixed!r}"
-            )
+            raise ConfigError(f"Index reads its query from the index token; got fixed = {fixed!r}")
         return None
     fixed = FIXED_TOKEN[task] if fixed is None else fixed
     if isinstance(fixed, bool) or fixed not in (0, 1):
@@ -42,11 +39,8 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
     """The saved test bank ``(x, y)`` at length L (D.3), shared by all seeds and variants."""
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
-    g = torch.Generator().manual_seed(
-        paper.TEST_SEED_STRIDE * (1 + seed)
-        + paper.TEST_SEED_LENGTH_STRIDE * L
-        + paper.TEST_SEED_TASK[task]
-    )
+    seed = paper.TEST_SEED_STRIDE * (1 + seed) + paper.TEST_SEED_LENGTH_STRIDE * L
+    g = torch.Generator().manual_seed(seed + paper.TEST_SEED_TASK[task])
     if task == "index":
         return _labelled(task, *index_bank(L, size, g), fixed)
     bank = {"first": first_bank, "majority": majority_bank}.get(task)
@@ -65,14 +59,7 @@ def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: 
     return tuple(torch.stack([cache[N][i] for N in Ns_members]) for i in (0, 1))
 
 
-def make_sampler(
-    task: str,
-    Ns_members,
-    stream_of_member,
-    batch: int,
-    base_seed: int = 0,
-    fixed: int | None = None,
-):
+def make_sampler(task: str, Ns_members, streams, batch: int, base_seed: int = 0, fixed=None):
     """``sample(step, generators, members)`` for :func:`train_ensemble`: one data length per
     update from a uniform ``u`` shared by all members (member e: ``L_e = ⌈u N_e⌉``), so the padded
     batch is as long as the longest member's; members of one (N, seed) ``stream`` (paired A_pos /
@@ -80,7 +67,7 @@ def make_sampler(
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
     Ns = torch.as_tensor(Ns_members, dtype=torch.long)
-    streams = torch.as_tensor(stream_of_member, dtype=torch.long)
+    streams = torch.as_tensor(streams, dtype=torch.long)
     U = int(streams.max()) + 1
     Ns_stream = torch.zeros(U, dtype=torch.long)
     Ns_stream[streams] = Ns
@@ -97,17 +84,12 @@ def make_sampler(
         k = torch.floor(torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]) + 1
         valid = torch.arange(1, Lmax + 1)[None, :] <= L[:, None]  # [U, Lmax]
         data = bits.masked_fill(~valid[:, None, :], PAD)
+        kk = k if task == "index" else torch.full_like(k, fixed)
         if task == "index":
             y = torch.gather(bits, -1, (k.long() - 1).unsqueeze(-1)).squeeze(-1).long()
-            kk = k
         else:
-            ones = (bits * valid[:, None, :]).sum(-1)
-            y = {
-                "first": bits[..., 0],
-                "majority": (ones >= (L[:, None] + 1) // 2),
-                "parity": ones % 2,
-            }[task].long()
-            kk = torch.full_like(k, fixed)
+            ones, half = (bits * valid[:, None, :]).sum(-1), (L[:, None] + 1) // 2
+            y = {"first": bits[..., 0], "majority": ones >= half, "parity": ones % 2}[task].long()
         x = torch.cat([data, kk.unsqueeze(-1)], -1)
         sel = streams if members is None else streams[members]
         return x[sel], y[sel]

@@ -2,14 +2,12 @@
 A_gen's count levels (eq. 71) and what is built on them (the Majority area of Lemma 4, the score
 contrast of Lemmas 6–7, Parity of App. A.4), the paper's centers, the score-gap coefficients of
 eqs. 9 and 20, the exactness checker (:func:`exactness`), admissible widths and Monte Carlo exact
-fractions.
-"""
+fractions."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -18,7 +16,7 @@ from lengthgen.config import check_choice, check_finite, check_positive_int
 from lengthgen.chapters.ch2.single_layer import BETAS  # noqa: F401  (re-exported: volume.BETAS)
 from lengthgen.chapters.ch2.single_layer import FAMILIES, VARIANTS, F_norm, check_beta, check_width
 from lengthgen.chapters.ch2.single_layer import encode, forward, param_shapes, positional_scores
-from lengthgen.chapters.ch2.single_layer import single_point, value_mix, _classifier
+from lengthgen.chapters.ch2.single_layer import classifier, single_point, value_mix
 from lengthgen.nn.tasks import TASKS, all_strings, label
 
 DT = torch.float64
@@ -48,7 +46,7 @@ def _batch(params: dict) -> dict:
 
 def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
     """f = y₁ − y₀ for attention outputs A [P, ..., 2]."""
-    y = _classifier(P, A.reshape(A.shape[0], -1, 2))
+    y = classifier(P, A.reshape(A.shape[0], -1, 2))
     return (y[..., 1] - y[..., 0]).reshape(A.shape[:-1])
 
 
@@ -86,8 +84,7 @@ def structural_gen(P, task, n, beta="log"):
 def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
     """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
     η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ times eq. 75)."""
-    eta = _positive("eta", eta)
-    n = _check_n(n, "majority")
+    eta, n = _positive("eta", eta), _check_n(n, "majority")
     return eta**3 * 4 * math.atanh(1 / n) / _beta_n(n, beta)
 
 
@@ -109,9 +106,7 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
 
 
 # --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
-def uniform_box(
-    variant: str, h: int, B: float, samples: int, seed: int = 0
-) -> dict[str, torch.Tensor]:
+def uniform_box(variant: str, h: int, B: float, samples: int, seed: int = 0) -> dict:
     """``samples`` points drawn uniformly from the raw box [−B, B]^D of ``variant``'s trainable
     scalars (Definition 1), float64, in the order of :func:`single_layer.param_shapes`."""
     B = _positive("the box half-width B", B)
@@ -130,9 +125,7 @@ def score_contrast(params: dict) -> torch.Tensor:
     return (P["b_Q"] * dK).sum(-1)
 
 
-def sample_score_contrast(
-    B: float, samples: int, seed: int = 0, h: int = 8, chunk: int = 100_000
-) -> np.ndarray:
+def sample_score_contrast(B: float, samples: int, seed=0, h=8, chunk=100_000) -> np.ndarray:
     """X of ``samples`` A_gen(h) points of the box [−B, B]^D, in chunks (:func:`uniform_box`
     with seeds ``seed``, ``seed + 1``, …)."""
     samples = check_positive_int("samples", samples)
@@ -227,9 +220,8 @@ def _check_model_task(variant, task):
     check_choice("variant", variant, VARIANTS)
     check_choice("task", task, TASKS)
     if task not in MODEL_TASKS[variant]:
-        raise ValueError(
-            f"task {task!r} is not analysed under A_{variant}; valid: {', '.join(MODEL_TASKS[variant])}"
-        )
+        valid = ", ".join(MODEL_TASKS[variant])
+        raise ValueError(f"task {task!r} is not analysed under A_{variant}; valid: {valid}")
 
 
 # --------------------------------------------------------------------------- centers
@@ -238,9 +230,7 @@ def paper_eta(B: float) -> float:
     return min(_positive("box size B", B) / 16, 1 / 16)
 
 
-def center(
-    variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None
-) -> dict[str, torch.Tensor]:
+def center(variant: str, task: str, h: int = 8, *, B: float = 1.0, eta=None) -> dict:
     """The paper's exact-solution center (unbatched, float64) of A_pos / A_norm First and Index
     (eqs. 25, 37; B.1: scores −η²(j − k)² + const) and A_gen Majority (Lemma 8); ``eta=None``
     is the paper's η = min(B/16, 1/16)."""
@@ -286,16 +276,13 @@ def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
         C_quad = c["chi"] * k + c["delta"]
     else:
         a, s = params["a"], params["s"]
-        ahat = a / a.norm()
-        eps = ((F_norm(a * k) - ahat) * s).sum()
+        eps = ((F_norm(a * k) - a / a.norm()) * s).sum()
         C_lin = c["ell_hat"] * k + c["phi"] + 2 * k * eps
         C_quad = c["chi_hat"] + c["delta"] + eps
     return float(delta * C_lin + delta * delta * C_quad)
 
 
-def attention_profile(
-    params: dict, variant: str, n: int, k: int, beta: str = "log"
-) -> tuple[np.ndarray, np.ndarray]:
+def attention_profile(params: dict, variant: str, n: int, k: int, beta: str = "log") -> tuple:
     """Scores g_j and weights α_j = softmax(β_n g)_j, j = 1 … n, of query k (A_pos / A_norm)."""
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
@@ -320,15 +307,12 @@ class Exactness:
 
 def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> np.ndarray:
     if n > 16:
-        raise ValueError(
-            f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)"
-        )
+        raise ValueError(f"exhaustive check: 2**n strings, n = {n} is too large (max 16)")
     S, ks = all_strings(n), None
     if task == "index":
         ks = torch.arange(1, n + 1).repeat_interleave(S.shape[0])
         S = S.repeat(n, 1)
-    y = label(task, S, ks)
-    x = encode(S, ks)
+    x, y = encode(S, ks), label(task, S, ks)
     margins = []
     for lo in range(0, x.shape[0], 8192):
         out = forward(variant, P, x[lo : lo + 8192], beta=beta)
@@ -337,9 +321,7 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
     return torch.stack(margins, -1).min(-1).values.numpy()
 
 
-def diagonal_attention(
-    P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000, beta: str = "log"
-) -> torch.Tensor:
+def diagonal_attention(P: dict, variant: str, n: int, ks, chunk=2_000_000, beta="log"):
     """α_k(k), the attention the query for k puts on position k: [P, len(ks)] (A_pos / A_norm)."""
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
@@ -376,10 +358,8 @@ def _structural_positional(P, variant, task, n, beta="log"):
     _, max0 = _interval_extremes(P, zero, 1 - ak)
     cert_margin = torch.minimum(min1, -max0).min(-1).values  # > 0 ⇒ certified exact
     # witnesses: e_k (p = α_k), all ones (p = 1), all zeros (p = 0), all ones but k (p = 1 − α_k)
-    wit = torch.stack(
-        [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)], -1
-    )
-    wit_margin = wit.min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
+    wit = [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)]
+    wit_margin = torch.stack(wit, -1).min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
     cm, wm = cert_margin.numpy(), wit_margin.numpy()
     dec = np.full(len(cm), None, dtype=object)
     dec[wm <= 0] = False
@@ -399,8 +379,7 @@ def sin_affine_logit(P: dict, n: int, beta: str = "log"):
     logP = bn * torch.einsum("pd,pdc,jc->pj", q, WK[:, :, 2:], pj)  # aᵀp_j
     Pj = torch.exp(logP - logP.max(-1, keepdim=True).values)
     pos = torch.einsum("pdc,jc->pjd", WV[:, :, 2:], pj)  # C_V p_j
-    u0 = (WV[:, :, 0] + bV)[:, None, :] + pos  # value of a 0 at j [P, n, 2]
-    u1 = (WV[:, :, 1] + bV)[:, None, :] + pos
+    u0, u1 = ((WV[:, :, c] + bV)[:, None, :] + pos for c in (0, 1))  # a 0's, a 1's value at j
     z = lambda u: torch.einsum("pjd,phd->phj", u, P["W1"]) + P["b1"][:, :, None]  # noqa: E731
     c0 = Pj[:, None, :] * z(u0)  # [P, h, n]: D-scaled pre-activation of a 0 at j
     al = Pj[:, None, :] * torch.exp(lam)[:, None, None] * z(u1) - c0
@@ -529,18 +508,7 @@ def _ray_exact(params, d, ts, variant, task, n, beta="log"):
     return np.array([x is True for x in res.decision]), np.array([x is None for x in res.decision])
 
 
-def admissible_width(
-    params: dict,
-    d: dict,
-    variant: str,
-    task: str,
-    n: int,
-    *,
-    t_max: float = 10.0,
-    grid: int = 32,
-    rounds: int = 3,
-    beta: str = "log",
-) -> dict:
+def admissible_width(params, d, variant, task, n, *, t_max=10.0, grid=32, rounds=3, beta="log"):
     """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0:
     per side ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements
     (undecided counts as not exact). A side exact at ``t_max`` is capped; ``finite_width`` sums
@@ -572,18 +540,7 @@ def admissible_width(
 
 # --------------------------------------------------------------------------- Monte Carlo fractions
 def mc_fraction(
-    variant: str,
-    task: str,
-    n: int,
-    *,
-    coords: Sequence[str],
-    half_width: float,
-    samples: int,
-    seed: int = 0,
-    eta: float = 1.0,
-    h: int = 8,
-    chunk: int = 4096,
-    beta: str = "log",
+    variant, task, n, *, coords, half_width, samples, seed=0, eta=1.0, h=8, chunk=4096, beta="log"
 ) -> dict:
     """Monte Carlo fraction of certified-exact points in a box around the center (η = ``eta``),
     the tensors ``coords`` drawn within ± ``half_width``: counts and the 95 % Wilson interval."""
