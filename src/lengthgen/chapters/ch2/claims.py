@@ -321,15 +321,9 @@ TABLE3 = (
 
 def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, deviation=None, **kw) -> Claim:
     """A claim on one stored ``cell`` = (task, model, N): ours ``measure(results, *cell, **kw)``."""
-    return Claim(
-        cid,
-        loc,
-        statement=said,
-        **rule,
-        measure=lambda r: measure(r, *cell, **kw),
-        protocol=measures.protocol_of([cell]),
-        deviation=deviation,
-    )
+    ours = lambda r: measure(r, *cell, **kw)
+    extra = dict(measure=ours, protocol=measures.protocol_of([cell]), deviation=deviation)
+    return Claim(cid, loc, statement=said, **rule, **extra)
 
 
 def accuracy_claim(cid: str, task: str, model: str, N: int = 51, deviation=None) -> Claim:

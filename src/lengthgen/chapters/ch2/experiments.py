@@ -118,9 +118,7 @@ _CHECKS = {
 SETTINGS = ("experiment", "variants", "norm_map", "fixed_token", *_CHECKS)
 
 
-def train_experiment(
-    *, device="cpu", progress: bool = True, keep_params: bool = False, beta="log", **settings
-) -> dict:
+def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="log", **settings):
     """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
     the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with
     ``"params"`` if ``keep_params``). ``settings``: :data:`SETTINGS`; ``beta``: ``log``, ``one``
@@ -154,9 +152,7 @@ def experiment_config(name: str, **sizes) -> dict:
     return cfg | {"patience": paper.PATIENCE}
 
 
-def run_experiment(
-    name: str, *, device="cpu", progress: bool = True, keep_params: bool = False, **sizes
-) -> dict:
+def run_experiment(name: str, *, device="cpu", progress=True, keep_params=False, **sizes) -> dict:
     """What a cell does, for the notebook's live runs: experiment ``name`` at the run ``sizes``."""
     cfg = experiment_config(name, **sizes)
     return train_experiment(**cfg, device=device, progress=progress, keep_params=keep_params)

@@ -115,6 +115,7 @@ def _train(c: dict, members: list, dev, progress: bool):
     model = _model(c, members, range(len(members)))
     params = model.init([m[2] for m in members], torch.float64, dev)
     bank = _validation_bank(task, Nm, c["val_size"], c["fixed"])
+    val = Validation(c["every"], bank, c["patience"], per_member=True, batch_size=250)
     return train_ensemble(
         model,
         params,
@@ -122,9 +123,7 @@ def _train(c: dict, members: list, dev, progress: bool):
         optim=OptimConfig("adam", lr=c["lr"], betas=c["betas"], eps=c["eps"], clip=c["clip"]),
         steps=c["steps"],
         data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s, _) in members],
-        validation=Validation(
-            every=c["every"], bank=bank, patience=c["patience"], per_member=True, batch_size=250
-        ),
+        validation=val,
         progress=progress,
         record_every=max(1, c["every"] // 5),
         device=dev.type,

@@ -112,10 +112,8 @@ def uniform_box(variant: str, h: int, B: float, samples: int, seed: int = 0) -> 
     B = _positive("the box half-width B", B)
     samples = check_positive_int("samples", samples)
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
-    return {
-        k: (torch.rand(samples, *s, generator=g, dtype=DT) * 2 - 1) * B
-        for k, s in param_shapes(variant, h).items()
-    }
+    draw = lambda shape: (torch.rand(samples, *shape, generator=g, dtype=DT) * 2 - 1) * B
+    return {k: draw(shape) for k, shape in param_shapes(variant, h).items()}
 
 
 def score_contrast(params: dict) -> torch.Tensor:
@@ -407,9 +405,7 @@ def sin_majority_structural(P: dict, n: int, beta: str = "log"):
     return dec, marg
 
 
-def exactness(
-    params: dict, variant: str, task: str, n: int, *, method: str = "auto", beta: str = "log"
-) -> Exactness:
+def exactness(params: dict, variant: str, task: str, n: int, *, method="auto", beta="log"):
     """Is each parameter point (one, or a batch) strictly correct (Definition 1) on every length-n
     input (every k for Index)? ``"exhaustive"`` enumerates the 2ⁿ strings (n ≤ 16);
     ``"structural"``: A_gen's n+1 count levels decide exactly; A_pos / A_norm are certified True by
@@ -487,9 +483,8 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
     check_choice("coordinate", coordinate, ("chi", "ell", "chi_fixed_ell_hat"))
     if coordinate == "chi_fixed_ell_hat" and variant != "norm":
         raise ValueError("coordinate 'chi_fixed_ell_hat' is only defined for A_norm")
-    a = params["a"]
+    a, a1 = params["a"], float(params["a"][0])
     d = {k: torch.zeros_like(v) for k, v in params.items()}
-    a1 = float(a[0])
     if coordinate == "ell":
         d["r"][0] = 1.0 / a1
         return d
@@ -500,10 +495,8 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
 
 
 def _ray_exact(params, d, ts, variant, task, n, beta="log"):
-    P = {
-        k: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * d[k].unsqueeze(0)
-        for k, v in params.items()
-    }
+    along = lambda v, dv: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * dv.unsqueeze(0)
+    P = {k: along(v, d[k]) for k, v in params.items()}
     res = exactness(P, variant, task, n, method="structural", beta=beta)
     return np.array([x is True for x in res.decision]), np.array([x is None for x in res.decision])
 
