@@ -192,10 +192,8 @@ def volume_scans(
     for key, nlist in (VOLUME_MC_NS if mc_ns is None else mc_ns).items():
         v, task = key.split("/")
         more = 4 if (v, task) == ("pos", "index") else 1  # 4× the samples from n = 32 on
-        out["mc"][key] = [
-            vo.mc_fraction(v, task, n, samples=mc_samples * (more if n >= 32 else 1), seed=n, **kw)
-            for n in nlist
-        ]
+        size = lambda n: mc_samples * (more if n >= 32 else 1)
+        out["mc"][key] = [vo.mc_fraction(v, task, n, samples=size(n), seed=n, **kw) for n in nlist]
     return out
 
 

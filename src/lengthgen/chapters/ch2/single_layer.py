@@ -71,22 +71,6 @@ def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.
     return torch.cat([bits, kk.to(bits.device).unsqueeze(-1)], -1)
 
 
-def _split(x: torch.Tensor, dtype):
-    """(data [.., L] as float with PAD, valid mask, n [..], k [..]) from an encoded input."""
-    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
-        raise ValueError(
-            "model input must be a tensor [..., L + 1] (data tokens then the index token); "
-            "build it with lengthgen.chapters.ch2.single_layer.encode"
-        )
-    x = x.to(dtype)
-    data = x[..., :-1]
-    valid = data != PAD
-    n = valid.sum(-1, dtype=dtype)
-    if bool((n < 1).any()):
-        raise ValueError("every input needs at least one data token")
-    return data, valid, n, x[..., -1]
-
-
 # --------------------------------------------------------------------------- initialisation (D.2)
 def _xavier(shape, g, dtype):
     bound = math.sqrt(6.0 / (shape[1] + shape[0]))  # fan_in + fan_out
@@ -192,11 +176,20 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     ``params["_norm"]`` (bool [E]) selects A_norm member by member, so paired A_pos/A_norm members
     run in one pass; ``beta``: the attention scale (:func:`attention_scale`)."""
     check_choice("variant", variant, VARIANTS)
+    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
+        raise ValueError(
+            "model input must be a tensor [..., L + 1] (data tokens then the index token); "
+            "build it with lengthgen.chapters.ch2.single_layer.encode"
+        )
     dtype, E = params["b_V"].dtype, params["b_V"].shape[0]
-    x = x.unsqueeze(0).expand(E, *x.shape) if x.dim() == 2 else x
+    x = (x.unsqueeze(0).expand(E, *x.shape) if x.dim() == 2 else x).to(dtype)
     if x.shape[0] != E:
         raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
-    data, valid, n, k = _split(x, dtype)
+    data, k = x[..., :-1], x[..., -1]  # the data tokens (PAD beyond n) and the index token
+    valid = data != PAD
+    n = valid.sum(-1, dtype=dtype)
+    if bool((n < 1).any()):
+        raise ValueError("every input needs at least one data token")
     beta_n = attention_scale(params, n, beta)  # β_n (log n unless β = 1)
     L = data.shape[-1]
     j = torch.arange(1, L + 1, dtype=dtype, device=x.device)  # the positions

@@ -127,11 +127,9 @@ def sample_score_contrast(B: float, samples: int, seed=0, h=8, chunk=100_000) ->
     """X of ``samples`` A_gen(h) points of the box [−B, B]^D, in chunks (:func:`uniform_box`
     with seeds ``seed``, ``seed + 1``, …)."""
     samples = check_positive_int("samples", samples)
-    out = []
-    for i, lo in enumerate(range(0, samples, chunk)):
-        m = min(chunk, samples - lo)
-        out.append(score_contrast(uniform_box("gen", h, B, m, seed=seed + i)).numpy())
-    return np.concatenate(out)
+    sizes = [min(chunk, samples - lo) for lo in range(0, samples, chunk)]
+    X = lambda i, m: score_contrast(uniform_box("gen", h, B, m, seed=seed + i)).numpy()
+    return np.concatenate([X(i, m) for i, m in enumerate(sizes)])
 
 
 def score_contrast_peak_density(B: float = 1.0) -> float:
