@@ -172,30 +172,21 @@ _WINDOW_MOVES = {
 def _window_claim(cid, v, t, c) -> Claim:
     theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
     moved = _WINDOW_MOVES["norm_ell" if (v, c) == ("norm", "ell") else c]
-    return Claim(
-        cid,
-        _WINDOW_WHERE[(v, t)],
-        statement=f"{t.capitalize()} under A_{v}: the exact window of {moved} around "
-        f"the η = 1 center shrinks like n{superscript(theory)} (log-log slope, n = 8 … 512)",
-        **rules.rule6_window(theory),
-        measure=lambda r: measures.window_slope(r, f"{v}/{t}/{c}"),
-    )
+    said = f"{t.capitalize()} under A_{v}: the exact window of {moved} around the η = 1 center "
+    said += f"shrinks like n{superscript(theory)} (log-log slope, n = 8 … 512)"
+    ours = lambda r: measures.window_slope(r, f"{v}/{t}/{c}")
+    return Claim(cid, _WINDOW_WHERE[(v, t)], said, **rules.rule6_window(theory), measure=ours)
 
 
 def _mc_claim(cid, key, deviation) -> Claim:
     theory = paper.PAPER_MC_EXPONENTS[key]
     v, t = key.split("/")
     why = f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's"
-    return Claim(
-        cid,
-        "Thm. 1 eqs. 4–5, Thm. 2",
-        statement=f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around "
-        f"the η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 "
-        "exact points)",
-        **rules.within(theory, MC_EXPONENT_TOL, why),
-        measure=lambda r: measures.mc_exponent(r, key),
-        deviation=deviation,
-    )
+    said = f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around the "
+    said += f"η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 "
+    said += "exact points)"
+    rule, ours = rules.within(theory, MC_EXPONENT_TOL, why), lambda r: measures.mc_exponent(r, key)
+    return Claim(cid, "Thm. 1 eqs. 4–5, Thm. 2", said, **rule, measure=ours, deviation=deviation)
 
 
 _RULE7_WHY = f"rule 7: a closed form in float64, relative error ≤ {CLOSED_FORM_RTOL:g}"
@@ -465,18 +456,14 @@ CHANCE_CELLS = tuple((t, m) for _, t, m, _ in TABLE1_CHANCE)
 
 
 def _table1_unchecked(cid, task, model) -> Unchecked:
-    return Unchecked(
-        cid,
-        _T1_LOC,
-        statement=f"{task.capitalize()} under A_{model} at N = 51: mean accuracy over 20 "
-        "seeds at L = 511",
-        paper_value=paper.PAPER_T1[(task, model)],
-        status="not-attempted",
-        reason="the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
+    said = f"{task.capitalize()} under A_{model} at N = 51: mean accuracy over 20 seeds at L = 511"
+    reason = (
+        "the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
         "binomial noise of the one shared 1,000-example test bank (1.96·√(0.25/1000)), so such a "
         "band admits a model that learns nothing (the chance claim can fail instead); the value "
-        "needs accuracies on about 10,000 examples (a 1-point half-width), which it doesn't report",
+        "needs accuracies on about 10,000 examples (a 1-point half-width), which it doesn't report"
     )
+    return Unchecked(cid, _T1_LOC, said, paper.PAPER_T1[(task, model)], "not-attempted", reason)
 
 
 def _chance_claim(cid, task, model, deviation) -> Claim:

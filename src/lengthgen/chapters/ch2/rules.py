@@ -67,14 +67,10 @@ def two_sample_agree(ours: dict, theirs) -> bool:
 
 def rule1(cell) -> dict:
     """Rule 1 against the paper's ``cell = (mean, lo, hi)``."""
-    return dict(
-        paper_value=cell[0],
-        paper_uncertainty=[cell[1], cell[2]],
-        check="predicate",
-        holds=lambda v: two_sample_agree(v, cell),
-        why="rule 1: two independent 20-seed means: |ours − paper| ≤ √(h_ours² + h_paper²), "
-        "h = facing 95 % seed-bootstrap half-widths",
-    )
+    why = "rule 1: two independent 20-seed means: |ours − paper| ≤ √(h_ours² + h_paper²), "
+    why += "h = facing 95 % seed-bootstrap half-widths"
+    unc, holds = [cell[1], cell[2]], lambda v: two_sample_agree(v, cell)
+    return dict(paper_value=cell[0], paper_uncertainty=unc, check="predicate", holds=holds, why=why)
 
 
 def rule2(count=SEEDS) -> dict:
