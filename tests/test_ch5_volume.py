@@ -146,7 +146,7 @@ def test_one_diagonal_attention_and_profile_explicit():
     n = 9
     g, a = vo.attention_profile(c, "pos", n, 4, beta="one")
     assert np.allclose(a, np.exp(g) / np.exp(g).sum(), rtol=1e-13)
-    diag = vo.diagonal_attention(vo._batch(c)[0], "pos", n, range(1, n + 1), beta="one")
+    diag = vo.diagonal_attention(vo._batch(c), "pos", n, range(1, n + 1), beta="one")
     want = [vo.attention_profile(c, "pos", n, k, beta="one")[1][k - 1] for k in range(1, n + 1)]
     assert np.allclose(diag[0].numpy(), want, rtol=1e-12)
 

@@ -11,5 +11,4 @@
 * :mod:`.figures`      -- what the chapter draws; :mod:`.measures` what it reads off a stored run
 * :mod:`.claims`       -- the claims: Tables 1–3 and the rest as rows and short declarations
   (declared deviations on their rows), checked by the tolerance rules of :mod:`.rules`,
-  measured by :mod:`.measures`
-"""
+  measured by :mod:`.measures`"""

@@ -1,8 +1,7 @@
 """Chapter 2's claims (Zhu & Chiang 2026): each names its tolerance rule (:mod:`.rules`), reads the
 paper's numbers from :mod:`.paper` and ours from :mod:`.measures` (stored cells) or the notebooks
 (``source="live"``); a declared deviation (a cause of :data:`CAUSES`) sits on its claim's row.
-Paper Table 2: :func:`accuracy_claim`, one per row of :data:`TABLE2`.
-"""
+Paper Table 2: :func:`accuracy_claim`, one per row of :data:`TABLE2`."""
 
 from __future__ import annotations
 
@@ -10,13 +9,8 @@ import math
 
 from lengthgen.chapters.ch2 import measures, nesv, paper, rules
 from lengthgen.chapters.ch2.measures import run_of, window_measure  # noqa: F401  (re-exported)
-from lengthgen.chapters.ch2.rules import (  # noqa: F401  (WINDOW_SLOPE_TOL, two_sample_band)
-    CLOSED_FORM_RTOL,
-    MC_EXPONENT_TOL,
-    T1_TOLERANCE,
-    WINDOW_SLOPE_TOL,
-    two_sample_band,
-)
+from lengthgen.chapters.ch2.rules import CLOSED_FORM_RTOL, MC_EXPONENT_TOL, T1_TOLERANCE
+from lengthgen.chapters.ch2.rules import WINDOW_SLOPE_TOL, two_sample_band  # noqa: F401
 from lengthgen.claims import Claim, Deviation, Unchecked
 from lengthgen.rounding import superscript
 
@@ -76,11 +70,8 @@ COUNT_ONLY = {
     )
 }
 
+
 # --------------------------------------------------------------------------- the claims
-#: the models' names in the statements
-NAMES = {"pos": "A_pos", "gen": "A_gen", "sin": "A_sin", "norm": "A_norm"}
-
-
 def _certified(*declared) -> Claim:
     """A live self-check: every construction it names is certified exact by the checker."""
     *head, why = declared
@@ -181,30 +172,21 @@ _WINDOW_MOVES = {
 def _window_claim(cid, v, t, c) -> Claim:
     theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
     moved = _WINDOW_MOVES["norm_ell" if (v, c) == ("norm", "ell") else c]
-    return Claim(
-        cid,
-        _WINDOW_WHERE[(v, t)],
-        statement=f"{t.capitalize()} under {NAMES[v]}: the exact window of {moved} around "
-        f"the η = 1 center shrinks like n{superscript(theory)} (log-log slope, n = 8 … 512)",
-        **rules.rule6_window(theory),
-        measure=lambda r: measures.window_slope(r, f"{v}/{t}/{c}"),
-    )
+    said = f"{t.capitalize()} under A_{v}: the exact window of {moved} around the η = 1 center "
+    said += f"shrinks like n{superscript(theory)} (log-log slope, n = 8 … 512)"
+    ours = lambda r: measures.window_slope(r, f"{v}/{t}/{c}")
+    return Claim(cid, _WINDOW_WHERE[(v, t)], said, **rules.rule6_window(theory), measure=ours)
 
 
 def _mc_claim(cid, key, deviation) -> Claim:
     theory = paper.PAPER_MC_EXPONENTS[key]
     v, t = key.split("/")
     why = f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's"
-    return Claim(
-        cid,
-        "Thm. 1 eqs. 4–5, Thm. 2",
-        statement=f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around "
-        f"the η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 "
-        "exact points)",
-        **rules.within(theory, MC_EXPONENT_TOL, why),
-        measure=lambda r: measures.mc_exponent(r, key),
-        deviation=deviation,
-    )
+    said = f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around the "
+    said += f"η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 "
+    said += "exact points)"
+    rule, ours = rules.within(theory, MC_EXPONENT_TOL, why), lambda r: measures.mc_exponent(r, key)
+    return Claim(cid, "Thm. 1 eqs. 4–5, Thm. 2", said, **rule, measure=ours, deviation=deviation)
 
 
 _RULE7_WHY = f"rule 7: a closed form in float64, relative error ≤ {CLOSED_FORM_RTOL:g}"
@@ -330,15 +312,9 @@ TABLE3 = (
 
 def _cell_claim(cid, loc, said, rule: dict, measure, cell: tuple, deviation=None, **kw) -> Claim:
     """A claim on one stored ``cell`` = (task, model, N): ours ``measure(results, *cell, **kw)``."""
-    return Claim(
-        cid,
-        loc,
-        statement=said,
-        **rule,
-        measure=lambda r: measure(r, *cell, **kw),
-        protocol=measures.protocol_of([cell]),
-        deviation=deviation,
-    )
+    ours = lambda r: measure(r, *cell, **kw)
+    extra = dict(measure=ours, protocol=measures.protocol_of([cell]), deviation=deviation)
+    return Claim(cid, loc, statement=said, **rule, **extra)
 
 
 def accuracy_claim(cid: str, task: str, model: str, N: int = 51, deviation=None) -> Claim:
@@ -348,7 +324,7 @@ def accuracy_claim(cid: str, task: str, model: str, N: int = 51, deviation=None)
     pv, *unc = paper.PAPER_T2[(task, model)][N] if t2 else (paper.PAPER_T1[(task, model)],)
     loc = ("Table 2 (App. D.5)" + ("; Table 1" if N == 51 else "")) if t2 else _T1_LOC
     loc += "; abstract, §4.3" if task == "index" and N == 51 else ""
-    said = f"{task.capitalize()} under {NAMES[model]} at N = {N}: "
+    said = f"{task.capitalize()} under A_{model} at N = {N}: "
     if pv == 100.0:
         said += f"all 20 seeds are at 100 % accuracy at L = {10 * N + 1}"
         rule = {**rules.rule2(), "paper_uncertainty": unc or None}
@@ -480,18 +456,14 @@ CHANCE_CELLS = tuple((t, m) for _, t, m, _ in TABLE1_CHANCE)
 
 
 def _table1_unchecked(cid, task, model) -> Unchecked:
-    return Unchecked(
-        cid,
-        _T1_LOC,
-        statement=f"{task.capitalize()} under {NAMES[model]} at N = 51: mean accuracy over 20 "
-        "seeds at L = 511",
-        paper_value=paper.PAPER_T1[(task, model)],
-        status="not-attempted",
-        reason="the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
+    said = f"{task.capitalize()} under A_{model} at N = 51: mean accuracy over 20 seeds at L = 511"
+    reason = (
+        "the paper's value lies within 3.1 points of 50 %, the 95 % half-width of the "
         "binomial noise of the one shared 1,000-example test bank (1.96·√(0.25/1000)), so such a "
         "band admits a model that learns nothing (the chance claim can fail instead); the value "
-        "needs accuracies on about 10,000 examples (a 1-point half-width), which it doesn't report",
+        "needs accuracies on about 10,000 examples (a 1-point half-width), which it doesn't report"
     )
+    return Unchecked(cid, _T1_LOC, said, paper.PAPER_T1[(task, model)], "not-attempted", reason)
 
 
 def _chance_claim(cid, task, model, deviation) -> Claim:
@@ -500,16 +472,13 @@ def _chance_claim(cid, task, model, deviation) -> Claim:
     side = rules.paper_chance_side(pv)
     said = {"above": "above", "below": "below", "indistinguishable": "not distinguishable from"}
     said = (
-        f"{task.capitalize()} under {NAMES[model]} at N = 51 (NESV 0): our 20-seed mean accuracy "
+        f"{task.capitalize()} under A_{model} at N = 51 (NESV 0): our 20-seed mean accuracy "
         f"at L = 511 is {said[side]} chance (50 %, by its 95 % seed-bootstrap interval), as is "
         f"the paper's {pv:g} % read ± {T1_TOLERANCE:g} points (it gives no interval)"
     )
-    rule = dict(
-        paper_value=f"{side} ({pv:g} %)",
-        check="predicate",
-        why="rule 8: its side of chance (50 %, balanced banks), checked on its own",
-        holds=lambda v: rules.chance_side(v["lo"], v["hi"]) == side,
-    )
+    why = "rule 8: its side of chance (50 %, balanced banks), checked on its own"
+    holds = lambda v: rules.chance_side(v["lo"], v["hi"]) == side
+    rule = dict(paper_value=f"{side} ({pv:g} %)", check="predicate", why=why, holds=holds)
     return _cell_claim(cid, _T1_LOC, said, rule, measures.summary, (task, model, 51), deviation)
 
 

@@ -1,7 +1,6 @@
 """Chapter 2's plan (``reproduce ch2``, :func:`cells`): one cell per experiment of
 :data:`EXPERIMENTS` (:func:`train_experiment`; the loop is :mod:`.training`) and the volume scans;
-the readers of the stored cells, checked by :func:`schema` (what they feed is :mod:`.measures`).
-"""
+the readers of the stored cells, checked by :func:`schema` (what they feed is :mod:`.measures`)."""
 
 from __future__ import annotations
 
@@ -9,24 +8,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from lengthgen.chapters.ch2 import paper, training
-from lengthgen.chapters.ch2.single_layer import (
-    FIXED_TOKEN,
-    NORM_MAPS,
-    VARIANTS,
-    check_beta,
-    check_width,
-)
+from lengthgen.chapters.ch2.single_layer import FIXED_TOKEN, NORM_MAPS, VARIANTS
+from lengthgen.chapters.ch2.single_layer import check_beta, check_width
 from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
 from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    get_device,
-    get_scale,
-    nonempty,
-)
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import get_device, get_scale, nonempty
 from lengthgen.engine.runs import Cell
 from lengthgen.nn.tasks import TASKS
 from lengthgen.store import has_stored, load_stored
@@ -94,11 +81,15 @@ VOLUME_ETA = 1.0
 
 
 # --------------------------------------------------------------------------- one experiment (a cell)
-def _check_ints(name, values, minimum=1) -> list[int]:
-    out = [check_positive_int(name, v, minimum) for v in nonempty(name, values)]
+def _distinct(name, values, check) -> list:
+    out = [check(v) for v in nonempty(name, values)]
     if len(set(out)) != len(out):
         raise ConfigError(f"{name} must not repeat values, got {list(values)!r}")
     return out
+
+
+def _check_ints(name, values, minimum=1) -> list[int]:
+    return _distinct(name, values, partial(check_positive_int, name, minimum=minimum))
 
 
 def _check_variants(variants, norm_map) -> list[str]:
@@ -127,9 +118,7 @@ _CHECKS = {
 SETTINGS = ("experiment", "variants", "norm_map", "fixed_token", *_CHECKS)
 
 
-def train_experiment(
-    *, device="cpu", progress: bool = True, keep_params: bool = False, beta="log", **settings
-) -> dict:
+def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="log", **settings):
     """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
     the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with
     ``"params"`` if ``keep_params``). ``settings``: :data:`SETTINGS`; ``beta``: ``log``, ``one``
@@ -137,9 +126,7 @@ def train_experiment(
     if sorted(settings) != sorted(SETTINGS):
         raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
     c = {k: check(settings[k]) for k, check in _CHECKS.items()}
-    att_betas = [check_beta(b) for b in nonempty("beta", [beta] if isinstance(beta, str) else beta)]
-    if len(set(att_betas)) != len(att_betas):
-        raise ConfigError(f"beta must not repeat values, got {beta!r}")
+    att_betas = _distinct("beta", [beta] if isinstance(beta, str) else beta, check_beta)
     c |= {"experiment": settings["experiment"], "norm_map": settings["norm_map"]}
     c |= {"variants": _check_variants(settings["variants"], settings["norm_map"])}
     c |= {"fixed": fixed_token_of(c["task"], settings["fixed_token"]), "att_betas": att_betas}
@@ -165,9 +152,7 @@ def experiment_config(name: str, **sizes) -> dict:
     return cfg | {"patience": paper.PATIENCE}
 
 
-def run_experiment(
-    name: str, *, device="cpu", progress: bool = True, keep_params: bool = False, **sizes
-) -> dict:
+def run_experiment(name: str, *, device="cpu", progress=True, keep_params=False, **sizes) -> dict:
     """What a cell does, for the notebook's live runs: experiment ``name`` at the run ``sizes``."""
     cfg = experiment_config(name, **sizes)
     return train_experiment(**cfg, device=device, progress=progress, keep_params=keep_params)
@@ -207,10 +192,8 @@ def volume_scans(
     for key, nlist in (VOLUME_MC_NS if mc_ns is None else mc_ns).items():
         v, task = key.split("/")
         more = 4 if (v, task) == ("pos", "index") else 1  # 4× the samples from n = 32 on
-        out["mc"][key] = [
-            vo.mc_fraction(v, task, n, samples=mc_samples * (more if n >= 32 else 1), seed=n, **kw)
-            for n in nlist
-        ]
+        size = lambda n: mc_samples * (more if n >= 32 else 1)
+        out["mc"][key] = [vo.mc_fraction(v, task, n, samples=size(n), seed=n, **kw) for n in nlist]
     return out
 
 

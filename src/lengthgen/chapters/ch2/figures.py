@@ -31,18 +31,13 @@ def attention_panels(center: dict, dirs: dict, chi=0.0, ell=0.0, k: int = 40, n:
     (right), at the center moved by ``chi`` and ``ell`` along ``dirs[variant][coordinate]``."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=2.6, sharey=True)
     for i, (ax, v) in enumerate(zip(axes, ("pos", "norm"))):
-        p = {
-            key: center[key] + chi * dirs[v]["chi"][key] + ell * dirs[v]["ell"][key]
-            for key in center
-        }
+        d = dirs[v]
+        p = {key: center[key] + chi * d["chi"][key] + ell * d["ell"][key] for key in center}
         _, alpha = vo.attention_profile(p, v, n, k)
-        alpha = np.asarray(alpha, dtype=float)
         ax.plot(np.arange(1, n + 1), alpha, marker=".", ms=3, color=plotting.PALETTE[i])
         ax.axvline(k, ls="--", color="grey", lw=1)
-        name = "A_pos" if v == "pos" else "A_norm"
-        ax.set_title(
-            f"{name}: peak at j = {int(alpha.argmax()) + 1}\nα_k = {alpha[k - 1]:.2f}", fontsize=10
-        )
+        peak = f"A_{v}: peak at j = {int(alpha.argmax()) + 1}"
+        ax.set_title(f"{peak}\nα_k = {alpha[k - 1]:.2f}", fontsize=10)
         ax.set(xlabel="position j", ylabel="attention weight α_j", ylim=(0, 1.05))
     return plotting.finish(fig)
 
@@ -62,43 +57,28 @@ def accuracy_table(runs: dict, table: str):
     paper's mean (and 95 % interval), our 20-seed mean with its 95 % interval, the stored run."""
     import pandas as pd
 
-    check_choice("table", table, ("table1", "table2", "table3"))
-    if table == "table2":
-        rows = [
-            _row(runs, task, model, N, cells[N], "longest")
-            for N in paper.NS
-            for (task, model), cells in paper.PAPER_T2.items()
-        ]
-    elif table == "table3":
-        rows = [
-            _row(runs, "majority", model, N, cell, "ood")
-            for model, cells in paper.PAPER_T3.items()
-            for N, cell in sorted(cells.items())
-        ]
-    else:
-        rows = [
-            _row(runs, task, model, 51, (pv, math.nan, math.nan), "longest")
-            for (task, model), pv in paper.PAPER_T1.items()
-        ]
-    return pd.DataFrame(rows)
+    T1, T2, T3 = paper.PAPER_T1, paper.PAPER_T2, paper.PAPER_T3
+    cells = {  # (task, model, N, the paper's (mean, lo, hi), statistic)
+        "table1": [(t, m, 51, (pv, math.nan, math.nan), "longest") for (t, m), pv in T1.items()],
+        "table2": [(t, m, N, c[N], "longest") for N in paper.NS for (t, m), c in T2.items()],
+        "table3": [("majority", m, N, c, "ood") for m in T3 for N, c in sorted(T3[m].items())],
+    }[check_choice("table", table, ("table1", "table2", "table3"))]
+    return pd.DataFrame([_row(runs, *cell) for cell in cells])
 
 
 def styled_accuracy_table(df, caption: str | None = None):
     """:func:`accuracy_table` as a formatted table: "mean (lo–hi)" for the paper and for us, and
     the rule each comparison uses (Table 1: rules 3 and 8; Tables 2–3: rule 1)."""
     rows = df.to_dict("records")
-    trio = lambda r, who: (r[who], r[f"{who} lo"], r[f"{who} hi"])  # noqa: E731
+    trio = lambda r, who: (r[who], r[f"{who} lo"], r[f"{who} hi"])
+    text = lambda m, lo, hi: f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
+    yes = lambda ok: "yes" if ok else "no"
     out = df[["N", "task", "model"]].copy()
     for col, who in (("paper", "paper"), ("ours (20 seeds)", "ours")):
-        out[col] = [
-            f"{m:g}" if math.isnan(lo) else f"{m:.1f} ({lo:.1f}–{hi:.1f})"
-            for m, lo, hi in (trio(r, who) for r in rows)
-        ]
+        out[col] = [text(*trio(r, who)) for r in rows]
     T = rules.T1_TOLERANCE
     if df["paper lo"].isna().all():
-        out[f"within ± {T:g} points"] = [
-            "yes" if abs(r["ours"] - r["paper"]) <= T else "no" for r in rows
-        ]
+        out[f"within ± {T:g} points"] = [yes(abs(r["ours"] - r["paper"]) <= T) for r in rows]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
         out["side of 50 %: paper (chance rule) / ours"] = [
             f"{rules.paper_chance_side(r['paper'])} / "
@@ -108,10 +88,9 @@ def styled_accuracy_table(df, caption: str | None = None):
             for r in rows
         ]
     else:
-        ours = lambda r: dict(zip(("mean", "lo", "hi"), trio(r, "ours")))  # noqa: E731
-        out["agrees (two-sample rule)"] = [
-            "yes" if rules.two_sample_agree(ours(r), trio(r, "paper")) else "no" for r in rows
-        ]
+        ours = lambda r: dict(zip(("mean", "lo", "hi"), trio(r, "ours")))
+        agree = [rules.two_sample_agree(ours(r), trio(r, "paper")) for r in rows]
+        out["agrees (two-sample rule)"] = [yes(ok) for ok in agree]
     out["stored run"] = df["run"]
     from lengthgen.tables import styled
 
@@ -124,14 +103,17 @@ def _errorbar(ax, x, m, lo, hi, **kw):
     return ax.errorbar(x, m, yerr=[m - lo, hi - m], **kw)
 
 
-def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0, label: str | None = None):
+def _paper_ours(ax, df, model: str, color, *, shift: float = 1.0):
     """Ours (filled) and the paper's (open squares, shifted by ``shift``) against N."""
     d = df[df["model"] == f"A_{model}"]
-    label = label or f"A_{model}"
     for who, x, style in (("ours", d["N"], OURS_STYLE), ("paper", d["N"] + shift, PAPER_STYLE)):
-        lo, hi = d[f"{who} lo"], d[f"{who} hi"]
-        kw = dict(color=color, label=f"{label}: {who}", **style)
-        _errorbar(ax, x, d[who], lo, hi, **kw)
+        kw = dict(color=color, label=f"A_{model}: {who}", **style)
+        _errorbar(ax, x, d[who], d[f"{who} lo"], d[f"{who} hi"], **kw)
+
+
+def _against_N(ax, ylim, **kw):
+    """The axes of an accuracy against the training lengths N of the paper's tables."""
+    ax.set(xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=ylim, **kw)
 
 
 def index_table2_figure(t2):
@@ -142,12 +124,7 @@ def index_table2_figure(t2):
     _paper_ours(ax, d, "pos", plotting.PALETTE[0])
     _paper_ours(ax, d, "norm", plotting.PALETTE[3])
     ax.axhline(50, color="grey", lw=0.8)
-    ax.set(
-        xlabel="training length N (tokens)",
-        ylabel="Index accuracy at L = 10N+1 (%)",
-        xticks=list(paper.NS),
-        ylim=(40, 100),
-    )
+    _against_N(ax, (40, 100), ylabel="Index accuracy at L = 10N+1 (%)")
     return _legend_below(fig, 2)
 
 
@@ -156,13 +133,11 @@ def majority_figure(t2, t3):
     A_gen and A_sin (right) against N, ours and the paper's."""
     fig, axes = plotting.figure(1, 2, width=3.4, height=3.0, sharey=True)
     _paper_ours(axes[0], t2[t2["task"] == "majority"], "gen", plotting.PALETTE[0])
-    axes[0].set(ylabel="accuracy (%)", title="L = 10N+1 (Table 2)")
-    _paper_ours(axes[1], t3, "gen", plotting.PALETTE[0], shift=1.0)
+    _paper_ours(axes[1], t3, "gen", plotting.PALETTE[0])
     _paper_ours(axes[1], t3, "sin", plotting.PALETTE[2], shift=2.0)
-    axes[1].set(ylabel="accuracy (%)", title="mean over L > N (Table 3)")
-    for ax in axes:
+    for ax, title in zip(axes, ("L = 10N+1 (Table 2)", "mean over L > N (Table 3)")):
+        _against_N(ax, (70, 100), ylabel="accuracy (%)", title=title)
         ax.title.set_fontsize(10)
-        ax.set(xlabel="training length N (tokens)", xticks=list(paper.NS), ylim=(70, 100))
     return _legend_below(fig, 4, axes[1].get_legend_handles_labels())
 
 
@@ -177,23 +152,20 @@ def curves_figure(runs: dict, N: int = 51):
         ("norm", "index_posnorm", "A_norm", "-", 3),
         ("norm", "index_norm_misread", "A_norm, misread map (ablation)", "--", 4),
     ]
-    L_top = 10 * N + 1
     for v, name, lab, ls, ci in curves:
-        if name not in runs:
-            continue
-        Ls, A = measures.accuracy_curve(runs[name][0], v, N)
-        band = np.array([bootstrap_ci(A[:, j], seed=0) for j in range(len(Ls))])
-        col = plotting.PALETTE[ci]
-        ax.plot(Ls, band[:, 0], marker="o", ms=4, ls=ls, label=f"{lab}: ours", color=col)
-        ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=col)
+        if name in runs:
+            Ls, A = measures.accuracy_curve(runs[name][0], v, N)
+            band = np.array([bootstrap_ci(A[:, j], seed=0) for j in range(len(Ls))])
+            kw = dict(color=plotting.PALETTE[ci], label=f"{lab}: ours")
+            ax.plot(Ls, band[:, 0], marker="o", ms=4, ls=ls, **kw)
+            ax.fill_between(Ls, band[:, 1], band[:, 2], alpha=0.2, color=kw["color"])
     for model, ci in (("pos", 0), ("norm", 3)):
         pv, plo, phi = paper.PAPER_T2[("index", model)][N]
         kw = dict(color=plotting.PALETTE[ci], label=f"A_{model}: paper (Table 2)", **PAPER_STYLE)
-        _errorbar(ax, [L_top * 1.06], [pv], [plo], [phi], **kw)
+        _errorbar(ax, [(10 * N + 1) * 1.06], [pv], [plo], [phi], **kw)
     ax.axhline(50, color="grey", lw=0.8)
-    ax.set(
-        xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log", ylim=(40, 102)
-    )
+    ax.set(xlabel="test length L (tokens)", ylabel="Index accuracy (%)", xscale="log")
+    ax.set(ylim=(40, 102))
     Ls = list(paper.test_lengths(N))
     ax.set_xticks(Ls, [str(L) for L in Ls])
     ax.minorticks_off()
@@ -223,18 +195,14 @@ def windows_figure(widths: dict):
     for i, (key, r) in enumerate(widths.items()):
         v, t, c = key.split("/")
         ax = axes[0] if v == "pos" else axes[1]
-        theory = paper.PAPER_WINDOW_SLOPES[(v, t, c)]
-        name = names[v][c]
-        w = measures.window_measure(r)
+        theory, w = paper.PAPER_WINDOW_SLOPES[(v, t, c)], measures.window_measure(r)
         col = plotting.PALETTE[i % len(plotting.PALETTE)]
-        ax.loglog(
-            r["n"], w, marker="o", ms=4, color=col, label=f"{v}/{t}: {name} ({_rate_label(theory)})"
-        )
+        label = f"{v}/{t}: {names[v][c]} ({_rate_label(theory)})"
+        ax.loglog(r["n"], w, marker="o", ms=4, color=col, label=label)
         if theory is not None:
             _guide(ax, r["n"], w, theory, col)
-    axes[0].set_title("A_pos", fontsize=10)
-    axes[1].set_title("A_norm", fontsize=10)
-    for ax in axes:
+    for ax, title in zip(axes, ("A_pos", "A_norm")):
+        ax.set_title(title, fontsize=10)
         ax.set(xlabel="input length n (tokens)", ylabel="exact-window width")
     return _legend_below(fig, 2)
 
@@ -245,10 +213,8 @@ def mc_figure(mc: dict, min_exact: int = 10):
     fig, ax = plotting.figure(width=5.0, height=3.3)
     for i, (key, rows) in enumerate(mc.items()):
         rows = [r for r in rows if r["exact"] >= min_exact]
-        ns, fr = [r["n"] for r in rows], [r["fraction"] for r in rows]
-        col = plotting.PALETTE[i]
-        theory = paper.PAPER_MC_EXPONENTS[key]
-        lo, hi = [r["lo"] for r in rows], [r["hi"] for r in rows]
+        ns, fr, lo, hi = ([r[f] for r in rows] for f in ("n", "fraction", "lo", "hi"))
+        col, theory = plotting.PALETTE[i], paper.PAPER_MC_EXPONENTS[key]
         kw = dict(marker="o", ms=4, capsize=2, color=col, label=f"{key} ({_rate_label(theory)})")
         _errorbar(ax, ns, fr, lo, hi, **kw)
         _guide(ax, ns, fr, theory, col)
@@ -269,7 +235,6 @@ def coefficient_figure(ca: dict):
             x, y = np.array(ca[key]["values"])[sel], np.array(ca["acc"])[sel]
             ax.scatter(x, y, s=12, label=f"N = {N}", color=plotting.PALETTE[i])
         ax.set(xscale="log", xlabel=f"{lab} of the checkpoint", ylabel="mean OOD accuracy (%)")
-        ax.set_title(
-            f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})", fontsize=10
-        )
+        rho = f"ρ = {ca[key]['rho']:+.2f} (paper {paper.PAPER_COEF_RHO[key]:+.2f})"
+        ax.set_title(rho, fontsize=10)
     return _legend_below(fig, 5, axes[0].get_legend_handles_labels())

@@ -1,7 +1,6 @@
 """Chapter 2's measurements: which stored run and protocol each (task, model, N) comes from
 (:func:`run_of`, :func:`protocol_of`), the summaries of a stored run and our value of each
-stored-result claim of :mod:`.claims`.
-"""
+stored-result claim of :mod:`.claims`."""
 
 from __future__ import annotations
 
@@ -31,12 +30,9 @@ def run_of(task: str, model: str, N: int) -> str:
 def protocol_of(cells) -> object:
     """The protocol of a claim reading the stored (task, model, N) ``cells``: the paper's, or
     reduced by the update caps below the paper's (:func:`run_of` never reads the misread map)."""
-    notes = []
-    for cell in cells:
-        cap = paper.STORED_STEP_CAPS[run_of(*cell)]
-        note = f"update cap {cap:,} (paper: {paper.PAPER_MAX_UPDATES:,})"
-        if cap < paper.PAPER_MAX_UPDATES and note not in notes:
-            notes.append(note)
+    caps = dict.fromkeys(paper.STORED_STEP_CAPS[run_of(*cell)] for cell in cells)
+    top = paper.PAPER_MAX_UPDATES
+    notes = [f"update cap {cap:,} (paper: {top:,})" for cap in caps if cap < top]
     return reduced("; ".join(notes)) if notes else PAPER_PROTOCOL
 
 
@@ -54,9 +50,8 @@ def members(result: dict, variant: str, N: int) -> list[dict]:
 def accuracy_curve(result: dict, variant: str, N: int) -> tuple[list[int], np.ndarray]:
     """Test lengths and the per-seed accuracies [seeds, lengths] (percent; Fig. 2)."""
     Ls = list(paper.test_lengths(N))
-    return Ls, np.array(
-        [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
-    )
+    acc = [[100 * m["test"][str(L)] for L in Ls] for m in members(result, variant, N)]
+    return Ls, np.array(acc)
 
 
 def longest_accuracy(result: dict, variant: str, N: int) -> np.ndarray:
@@ -79,20 +74,16 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
     Ns = np.array([m["N"] for m in rows])
     acc = np.array([_ood(m) for m in rows])
     out = {"N": Ns.tolist(), "acc": acc.tolist()}
-    for name, val in (
-        ("chi", [m["N"] ** 2 * abs(m["chi"]) for m in rows]),
-        ("ell", [m["N"] * abs(m["ell"]) for m in rows]),
-    ):
-        val = np.asarray(val)
+    for name, power in (("chi", 2), ("ell", 1)):
+        val = np.array([m["N"] ** power * abs(m[name]) for m in rows])
         rv, ra = np.empty(len(val)), np.empty(len(val))
         for N in np.unique(Ns):
             idx = Ns == N
             rv[idx], ra[idx] = rankdata(val[idx]), rankdata(acc[idx])
-        if rv.std() == 0 or ra.std() == 0:
-            out[name] = {"values": val.tolist(), "rho": float("nan"), "p": float("nan")}
-            continue
-        stat = lambda x, y: float(np.corrcoef(x, y)[0, 1])  # noqa: E731  (Pearson of within-N ranks)
-        r, p = permutation_pvalue(stat, rv, ra, n_perm=n_perm, seed=seed, groups=Ns)
+        r = p = float("nan")
+        if rv.std() > 0 and ra.std() > 0:  # the Pearson correlation of the within-N ranks
+            stat = lambda x, y: float(np.corrcoef(x, y)[0, 1])  # noqa: E731
+            r, p = permutation_pvalue(stat, rv, ra, n_perm=n_perm, seed=seed, groups=Ns)
         out[name] = {"values": val.tolist(), "rho": r, "p": p}
     return out
 
@@ -152,8 +143,8 @@ def paired(results, a: tuple, b: tuple, N: int = 51) -> dict:
     x, y = ({m["seed"]: 100 * m["test"][str(L)] for m in members(res, v, N)} for v, L in (a, b))
     if sorted(x) != sorted(y):
         raise ValueError(f"the paired seeds differ: {sorted(x)} vs {sorted(y)}")
-    m, lo, hi = bootstrap_ci(np.array([x[s] - y[s] for s in sorted(x)]), seed=0)
-    return {"mean": m, "lo": lo, "hi": hi}
+    diff = np.array([x[s] - y[s] for s in sorted(x)])
+    return dict(zip(("mean", "lo", "hi"), bootstrap_ci(diff, seed=0)))
 
 
 #: Fig. 2's test lengths strictly between N and 10N+1 at N = 51 (2N+1, 3N, 5N, 8N+1)

@@ -117,9 +117,8 @@ def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
     lam = LAMBDA0 / math.sqrt(n)
     xi = torch.tensor(XI_OVER_DELTA, dtype=DT)  # ξ = ξ/δ as δ = η³ = 1
     a = -math.sinh(lam) * xi if compensate else torch.zeros(2, dtype=DT)
-    WK = torch.zeros(2, 4, dtype=DT)
+    WK, WV = torch.zeros(2, 4, dtype=DT), torch.zeros(2, 4, dtype=DT)
     WK[0, 1], WK[0, 2], WK[0, 3] = lam / (bn * q1), a[0] / (bn * q1), a[1] / (bn * q1)
-    WV = torch.zeros(2, 4, dtype=DT)
     WV[0, 1], WV[0, 2], WV[0, 3] = 1.0, xi[0], xi[1]
     W1, W2 = torch.zeros(H, 2, dtype=DT), torch.zeros(2, H, dtype=DT)
     b1 = -torch.ones(H, dtype=DT)  # every unit but the first is off
@@ -158,10 +157,7 @@ def majority_sin(ns=SIN_NS) -> dict:
     prod = [w["k_sin"] * w["k_cos"] * w["b21"] * math.log(n) ** 2 for w, n in zip(W, ns)]
     qs = (0.125, 0.25, 0.5, 1.0)
     wq = [sin_windows(161, q)["k_sin"] for q in qs]
-
-    def exact(p, n):
-        return vo.exactness(p, "sin", "majority", n, method="structural").decision[0]
-
+    exact = lambda p, n: vo.exactness(p, "sin", "majority", n, method="structural").decision[0]
     return {
         "n": list(ns),
         "windows": W,

@@ -1,7 +1,6 @@
 """Zhu & Chiang (2026) in one place: the training protocol of App. D.2–D.3, the theory's
 exponents (Thm. 1–2), the values of Tables 1–3 and §4.1.3, and (section "the stored run" below)
-where the book's stored run reduces the protocol. Nothing here runs anything.
-"""
+where the book's stored run reduces the protocol. Nothing here runs anything."""
 
 from __future__ import annotations
 

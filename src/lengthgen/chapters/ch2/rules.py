@@ -25,8 +25,7 @@
    below by more than rule 1's band.
 10. A lemma's inequality (App. A.3): checked as stated with its proof's constant (``predicate``);
    a Monte Carlo probability enters by the lower end of its 95 % Clopper–Pearson interval.
-A ``direction`` claim never counts as a numeric reproduction; a size gets its own value claim.
-"""
+A ``direction`` claim never counts as a numeric reproduction; a size gets its own value claim."""
 
 from __future__ import annotations
 
@@ -37,16 +36,8 @@ from lengthgen.chapters.ch2 import paper
 from lengthgen.claims import Claim
 
 #: rule 3: median 95 % half-width of the paper's 20-seed means (Tables 2–3, no ceilings), whole points
-T1_TOLERANCE = float(
-    round(
-        statistics.median(
-            (hi - lo) / 2
-            for table in (*paper.PAPER_T2.values(), *paper.PAPER_T3.values())
-            for (m, lo, hi) in table.values()
-            if m < 100.0
-        )
-    )
-)
+_CELLS = [c for t in (*paper.PAPER_T2.values(), *paper.PAPER_T3.values()) for c in t.values()]
+T1_TOLERANCE = float(round(statistics.median((hi - lo) / 2 for m, lo, hi in _CELLS if m < 100.0)))
 #: rule 6
 WINDOW_SLOPE_TOL = 0.3
 MC_EXPONENT_TOL = 0.5
@@ -76,14 +67,10 @@ def two_sample_agree(ours: dict, theirs) -> bool:
 
 def rule1(cell) -> dict:
     """Rule 1 against the paper's ``cell = (mean, lo, hi)``."""
-    return dict(
-        paper_value=cell[0],
-        paper_uncertainty=[cell[1], cell[2]],
-        check="predicate",
-        holds=lambda v: two_sample_agree(v, cell),
-        why="rule 1: two independent 20-seed means: |ours − paper| ≤ √(h_ours² + h_paper²), "
-        "h = facing 95 % seed-bootstrap half-widths",
-    )
+    why = "rule 1: two independent 20-seed means: |ours − paper| ≤ √(h_ours² + h_paper²), "
+    why += "h = facing 95 % seed-bootstrap half-widths"
+    unc, holds = [cell[1], cell[2]], lambda v: two_sample_agree(v, cell)
+    return dict(paper_value=cell[0], paper_uncertainty=unc, check="predicate", holds=holds, why=why)
 
 
 def rule2(count=SEEDS) -> dict:
@@ -114,13 +101,9 @@ def fisher_interval(rho: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def rule5(rho: float, n: int) -> dict:
-    return dict(
-        paper_value=rho,
-        paper_uncertainty=list(fisher_interval(rho, n)),
-        check="interval",
-        interval=fisher_interval(rho, n),
-        why=f"rule 5: the paper's value with its 95 % Fisher-z interval for n = {n}",
-    )
+    ci = fisher_interval(rho, n)
+    why = f"rule 5: the paper's value with its 95 % Fisher-z interval for n = {n}"
+    return dict(paper_value=rho, paper_uncertainty=list(ci), check="interval", interval=ci, why=why)
 
 
 def chance_side(lo: float, hi: float, chance: float = 50.0) -> str:

@@ -1,8 +1,7 @@
 """The four single-layer transformers of chapter 2 ("The models", §2.2), batched over members:
 ``gen`` A_gen (its output depends only on the count of ones, eq. 71), ``pos`` A_pos, ``norm``
 A_norm (eq. 19, :func:`F_norm`) and ``sin`` A_sin (App. C.1). :func:`encode` builds the inputs,
-:func:`forward` the logits, :class:`SingleLayer` the ensemble the engine trains.
-"""
+:func:`forward` the logits, :class:`SingleLayer` the ensemble the engine trains."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from typing import Sequence
 
 import torch
 
-from lengthgen.config import check_choice, check_positive_int, check_seeds
+from lengthgen.config import check_choice, check_positive_int, check_seeds, nonempty
 
 VARIANTS = ("gen", "pos", "sin", "norm")
 FAMILIES = {"gen": "gen", "sin": "sin", "pos": "positional", "norm": "positional"}
@@ -60,58 +59,32 @@ def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.
         kk = torch.full(bits.shape[:-1], int(fixed), dtype=torch.long)
     else:
         kk = torch.as_tensor(k, dtype=torch.long).expand(bits.shape[:-1])
-        if bool(((kk < 1) | (kk > n)).any()):
-            raise ValueError(
-                f"index query k must lie in [1, {n}], got {int(kk[(kk < 1) | (kk > n)].flatten()[0])}"
-            )
+        bad = kk[(kk < 1) | (kk > n)]
+        if bad.numel():
+            raise ValueError(f"index query k must lie in [1, {n}], got {int(bad.flatten()[0])}")
     if pad_to is not None:
         pad_to = check_positive_int("pad_to", pad_to)
         if pad_to < n:
             raise ValueError(f"pad_to = {pad_to} is shorter than the strings (n = {n})")
-        bits = torch.cat(
-            [bits, torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)], -1
-        )
+        pad = torch.full((*bits.shape[:-1], pad_to - n), PAD, dtype=torch.long)
+        bits = torch.cat([bits, pad], -1)
     return torch.cat([bits, kk.to(bits.device).unsqueeze(-1)], -1)
-
-
-def _split(x: torch.Tensor, dtype):
-    """(data [.., L] as float with PAD, valid mask, n [..], k [..]) from an encoded input."""
-    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
-        raise ValueError(
-            "model input must be a tensor [..., L + 1] (data tokens then the index token); "
-            "build it with lengthgen.chapters.ch2.single_layer.encode"
-        )
-    x = x.to(dtype)
-    data = x[..., :-1]
-    valid = data != PAD
-    n = valid.sum(-1, dtype=dtype)
-    if bool((n < 1).any()):
-        raise ValueError("every input needs at least one data token")
-    return data, valid, n, x[..., -1]
 
 
 # --------------------------------------------------------------------------- initialisation (D.2)
 def _xavier(shape, g, dtype):
-    fan_out, fan_in = shape
-    bound = math.sqrt(6.0 / (fan_in + fan_out))
+    bound = math.sqrt(6.0 / (shape[1] + shape[0]))  # fan_in + fan_out
     return (torch.rand(shape, generator=g, dtype=dtype) * 2 - 1) * bound
 
 
-def init_member(
-    variant: str, h: int, seed: int, N: int, dtype=torch.float64
-) -> dict[str, torch.Tensor]:
-    """One member's initial tensors (App. D.2), drawn from ``torch.Generator().manual_seed(seed)``.
-
-    Positional family: a, r, s, b, c_K ~ N(0, σ²) with σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1; C_V, W1,
-    W2 Xavier-uniform; biases zero. ``pos`` and ``norm`` with the same seed get identical tensors.
-    ``gen`` / ``sin``: the same draws are made first and the value, bias and classifier blocks are
-    copied from them (b_Q ← b, b_K ← c_K, value content block ← C_V); the content query/key blocks
-    and the sinusoidal positional blocks are then drawn Xavier-uniform.
-    """
+def init_member(variant: str, h: int, seed: int, N: int, dtype=torch.float64) -> dict:
+    """One member's initial tensors (App. D.2) from ``manual_seed(seed)``: a, r, s, b, c_K ~ N(0,
+    σ²), σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1, C_V, W1, W2 Xavier-uniform, biases zero (``pos`` and
+    ``norm`` alike); ``gen`` / ``sin`` copy b_Q ← b, b_K ← c_K, the value content block ← C_V and
+    the classifier, then draw their content query/key and positional blocks Xavier-uniform."""
     g = torch.Generator().manual_seed(seed)
     rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
-    a, r, s = rn(0.1 / N), rn(0.1 / N), rn(0.1 / N**2)
-    b, c_K = rn(0.1), rn(0.1)
+    a, r, s, b, c_K = (rn(sd) for sd in (0.1 / N, 0.1 / N, 0.1 / N**2, 0.1, 0.1))
     C_V, W1, W2 = (_xavier(shape, g, dtype) for shape in ((2, 2), (h, 2), (2, h)))
     head = dict(W1=W1, b1=torch.zeros(h, dtype=dtype), W2=W2, b2=torch.zeros(2, dtype=dtype))
     zero2 = torch.zeros(2, dtype=dtype)
@@ -126,10 +99,18 @@ def init_member(
 
 
 # --------------------------------------------------------------------------- forward passes
-def _classifier(params, A):
+def classifier(params, A):
     """``W2 ReLU(W1 A + b1) + b2``: A [E, B, 2] → logits [E, B, 2]."""
     hid = torch.relu(torch.einsum("ebi,ehi->ebh", A, params["W1"]) + params["b1"][:, None, :])
     return torch.einsum("ebh,ech->ebc", hid, params["W2"]) + params["b2"][:, None, :]
+
+
+def value_mix(V, bV, p: torch.Tensor) -> torch.Tensor:
+    """The attention output u₀ + p(u₁ − u₀) at the mass ``p`` [E, ...] on the ones, u_c = column c
+    of the value map ``V`` plus ``bV``: [E, ..., 2]."""
+    u0, u1 = (V[:, :, c] + bV for c in (0, 1))
+    shape = (-1, *[1] * (p.dim() - 1), 2)
+    return u0.view(shape) + p[..., None] * (u1 - u0).view(shape)
 
 
 #: the A_norm maps: ``sqrt`` (the paper's, the default) and ``misread`` (our earlier error, an ablation)
@@ -154,10 +135,8 @@ def _positional_coefs(params, k: torch.Tensor, normalized):
     mis = params.get("_norm_misread")  # per-member ablation flag (bool [E])
     if mis is not None and bool(mis.any()):
         Fa = torch.where(mis.bool().view(-1, 1, 1), F_norm(ak, "misread"), Fa)
-    if isinstance(normalized, bool):
-        qq = b[:, None, :] + Fa if normalized else q
-    else:
-        qq = torch.where(normalized.bool().view(-1, 1, 1), b[:, None, :] + Fa, q)
+    norm = torch.as_tensor(normalized, device=q.device).bool().view(-1, 1, 1)  # bool or per member
+    qq = torch.where(norm, b[:, None, :] + Fa, q)
     return ((q * r[:, None, :]).sum(-1), (qq * s[:, None, :]).sum(-1), (q * cK[:, None, :]).sum(-1))
 
 
@@ -167,15 +146,6 @@ def positional_scores(params, k: torch.Tensor, L: int, normalized) -> torch.Tens
     c1, c2, c0 = _positional_coefs(params, k, normalized)
     j = torch.arange(1, L + 1, dtype=k.dtype, device=k.device)
     return c1[..., None] * j + c2[..., None] * (j * j) + c0[..., None]
-
-
-def _expand_x(params, x):
-    E = next(iter(params.values())).shape[0]
-    if x.dim() == 2:
-        x = x.unsqueeze(0).expand(E, *x.shape)
-    if x.shape[0] != E:
-        raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
-    return x
 
 
 #: the attention scale β_n: ``log`` (log n, the paper's eq. 2) or ``one`` (1; chapter 5)
@@ -195,12 +165,9 @@ def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
     flag = params.get("_beta_one")
     if flag is not None:
         if beta != "log":
-            raise ValueError(
-                "a per-member attention-scale flag (_beta_one) needs beta='log' for the others"
-            )
-        return torch.where(
-            flag.bool().view(-1, *([1] * (logn.dim() - 1))), torch.ones_like(logn), logn
-        )
+            raise ValueError("a per-member flag _beta_one needs beta='log' for the other members")
+        one = flag.bool().view(-1, *([1] * (logn.dim() - 1)))
+        return torch.where(one, torch.ones_like(logn), logn)
     return logn if beta == "log" else torch.ones_like(logn)
 
 
@@ -209,47 +176,48 @@ def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.T
     ``params["_norm"]`` (bool [E]) selects A_norm member by member, so paired A_pos/A_norm members
     run in one pass; ``beta``: the attention scale (:func:`attention_scale`)."""
     check_choice("variant", variant, VARIANTS)
-    dtype = params["b_V"].dtype
-    x = _expand_x(params, x)
-    data, valid, n, k = _split(x, dtype)
+    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
+        raise ValueError(
+            "model input must be a tensor [..., L + 1] (data tokens then the index token); "
+            "build it with lengthgen.chapters.ch2.single_layer.encode"
+        )
+    dtype, E = params["b_V"].dtype, params["b_V"].shape[0]
+    x = (x.unsqueeze(0).expand(E, *x.shape) if x.dim() == 2 else x).to(dtype)
+    if x.shape[0] != E:
+        raise ValueError(f"input has leading dim {x.shape[0]}, the ensemble has {E} members")
+    data, k = x[..., :-1], x[..., -1]  # the data tokens (PAD beyond n) and the index token
+    valid = data != PAD
+    n = valid.sum(-1, dtype=dtype)
+    if bool((n < 1).any()):
+        raise ValueError("every input needs at least one data token")
     beta_n = attention_scale(params, n, beta)  # β_n (log n unless β = 1)
     L = data.shape[-1]
+    j = torch.arange(1, L + 1, dtype=dtype, device=x.device)  # the positions
     if variant in ("gen", "sin"):  # the index token is z = 0: q = Q(0) = b_Q
         q, WK, bK, WV, bV = (params[k] for k in ("b_Q", "W_K", "b_K", "W_V", "b_V"))
         s0, s1 = ((q * (WK[:, :, c] + bK)).sum(-1) for c in (0, 1))  # a zero's, a one's score
-        v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
     if variant == "gen":
         t = data.sum(-1) - PAD * (L - n)  # number of ones
-        d = torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None]
-        rho = torch.sigmoid(d)  # ρ_t of eq. 71
-        A = v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
-        return _classifier(params, A)
+        rho = torch.sigmoid(torch.log(t) - torch.log(n - t) + beta_n * (s1 - s0)[:, None])  # eq. 71
+        return classifier(params, value_mix(WV, bV, rho))
     if variant == "sin":
         w = data * valid
-        j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
         pj = torch.stack([torch.sin(j), torch.cos(j)], -1)  # [L, 2]
         pos = torch.einsum("ed,edp,lp->el", q, WK[:, :, 2:], pj)  # qᵀ W_K^pos p_j
         # the symbol-0 score s0 is common to every position and cancels in the softmax
         logits = torch.addcmul(pos[:, None, :], w, (s1 - s0)[:, None, None]) * beta_n[..., None]
-        logits = logits.masked_fill(~valid, float("-inf"))
-        alpha = torch.softmax(logits, -1)
+        alpha = torch.softmax(logits.masked_fill(~valid, float("-inf")), -1)
         p = (alpha * w).sum(-1)
         P = torch.einsum("ebl,lp->ebp", alpha, pj)
-        A = v0[:, None, :] + p[..., None] * (v1 - v0)[:, None, :]
-        A = A + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)  # the positional values
-        return _classifier(params, A)
+        A = value_mix(WV, bV, p) + torch.einsum("edp,ebp->ebd", WV[:, :, 2:], P)  # + positional
+        return classifier(params, A)
     # c0 = qᵀc_K is common to all j: cancels in the softmax
     c1, c2, _ = _positional_coefs(params, k, params.get("_norm", variant == "norm"))
-    j = torch.arange(1, L + 1, dtype=dtype, device=x.device)
     coef = torch.stack([c1, c2], -1) * beta_n[..., None]  # [E, B, 2]
     logits = torch.matmul(coef, torch.stack([j, j * j]))  # [E, B, L]
-    logits = logits.masked_fill(~valid, float("-inf"))
-    alpha = torch.softmax(logits, -1)
+    alpha = torch.softmax(logits.masked_fill(~valid, float("-inf")), -1)
     p = (alpha * data).sum(-1)  # attention mass on ones (PAD positions have α = 0)
-    CV, bV = params["C_V"], params["b_V"]
-    u0, u1 = CV[:, :, 0] + bV, CV[:, :, 1] + bV
-    A = u0[:, None, :] + p[..., None] * (u1 - u0)[:, None, :]
-    return _classifier(params, A)
+    return classifier(params, value_mix(params["C_V"], params["b_V"], p))
 
 
 def _per_member(name: str, values, E: int) -> list:
@@ -267,41 +235,21 @@ class SingleLayer:
     ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`."""
 
     def __init__(
-        self,
-        variant: str = "pos",
-        h: int = 8,
-        max_lengths: int | Sequence[int] = 1,
-        variants: Sequence[str] | None = None,
-        norm_map: str = "sqrt",
-        beta: str | Sequence[str] = "log",
+        self, variant="pos", h=8, max_lengths=1, variants=None, norm_map="sqrt", beta="log"
     ):
         self.h = check_width(h)
         self.norm_map = check_choice("norm map", norm_map, NORM_MAPS)
-        if isinstance(beta, str):
-            self.beta = check_beta(beta)
-        elif hasattr(beta, "__len__") and len(beta) > 0:
-            self.beta = [check_beta(b) for b in beta]
-        else:
-            raise ValueError(
-                f"beta must be one of {BETAS} or a per-member list of them, got {beta!r}"
-            )
+        one = isinstance(beta, str)
+        self.beta = check_beta(beta) if one else [check_beta(b) for b in nonempty("beta", beta)]
+        self.variant, self.variants = check_choice("variant", variant, VARIANTS), None
         if variants is not None:
-            variants = [check_choice("variant", v, VARIANTS) for v in variants]
-            fams = {FAMILIES[v] for v in variants}
-            if len(fams) != 1:
-                raise ValueError(
-                    f"one ensemble holds one parameter family; got variants {sorted(set(variants))}"
-                )
-            self.variants = list(variants)
-            self.variant = "norm" if all(v == "norm" for v in variants) else variants[0]
-        else:
-            self.variant = check_choice("variant", variant, VARIANTS)
-            self.variants = None
+            self.variants = [check_choice("variant", v, VARIANTS) for v in variants]
+            if len({FAMILIES[v] for v in self.variants}) != 1:
+                raise ValueError(f"one ensemble holds one parameter family, got {variants}")
+            self.variant = "norm" if set(self.variants) == {"norm"} else self.variants[0]
         self.max_lengths = max_lengths
 
-    def init(
-        self, seeds: Sequence[int], dtype=torch.float64, device=None
-    ) -> dict[str, torch.Tensor]:
+    def init(self, seeds: Sequence[int], dtype=torch.float64, device=None) -> dict:
         """Stacked initial tensors, member e from seed ``seeds[e]`` with its own N (App. D.2)."""
         seeds = check_seeds(seeds)
         E = len(seeds)
@@ -319,16 +267,9 @@ class SingleLayer:
         return out
 
     def forward(self, params, x) -> torch.Tensor:
-        fam = FAMILIES[self.variant]
-        return forward("pos" if fam == "positional" else self.variant, params, x)
+        return forward("pos" if FAMILIES[self.variant] == "positional" else self.variant, params, x)
 
 
-def single_point(params: dict, variant: str | None = None) -> dict[str, torch.Tensor]:
+def single_point(params: dict) -> dict[str, torch.Tensor]:
     """Add a member dimension of size 1 to an unbatched parameter point (for :func:`forward`)."""
-    out = {
-        k: (v.unsqueeze(0) if isinstance(v, torch.Tensor) else torch.tensor([v]))
-        for k, v in params.items()
-    }
-    if variant is not None and FAMILIES[check_choice("variant", variant, VARIANTS)] == "positional":
-        out["_norm"] = torch.tensor([variant == "norm"])
-    return out
+    return {k: torch.as_tensor(v).unsqueeze(0) for k, v in params.items()}

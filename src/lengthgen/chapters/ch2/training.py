@@ -1,7 +1,6 @@
 """How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks
 (:func:`test_bank`), the batch sampler (:func:`make_sampler`) and one experiment's ensemble
-(:func:`run`, on :func:`lengthgen.engine.train.train_ensemble`).
-"""
+(:func:`run`, on :func:`lengthgen.engine.train.train_ensemble`)."""
 
 from __future__ import annotations
 
@@ -23,9 +22,7 @@ def fixed_token(task: str, fixed):
     """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
     if task == "index":
         if fixed is not None:
-            raise ConfigError(
-                f"Index reads its query from the index token; fixed token must be None, got {fixed!r}"
-            )
+            raise ConfigError(f"Index reads its query from the index token; got fixed = {fixed!r}")
         return None
     fixed = FIXED_TOKEN[task] if fixed is None else fixed
     if isinstance(fixed, bool) or fixed not in (0, 1):
@@ -42,11 +39,8 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
     """The saved test bank ``(x, y)`` at length L (D.3), shared by all seeds and variants."""
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
-    g = torch.Generator().manual_seed(
-        paper.TEST_SEED_STRIDE * (1 + seed)
-        + paper.TEST_SEED_LENGTH_STRIDE * L
-        + paper.TEST_SEED_TASK[task]
-    )
+    seed = paper.TEST_SEED_STRIDE * (1 + seed) + paper.TEST_SEED_LENGTH_STRIDE * L
+    g = torch.Generator().manual_seed(seed + paper.TEST_SEED_TASK[task])
     if task == "index":
         return _labelled(task, *index_bank(L, size, g), fixed)
     bank = {"first": first_bank, "majority": majority_bank}.get(task)
@@ -62,19 +56,10 @@ def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: 
         bits = random_strings(size, N, g)
         k = torch.randint(1, N + 1, (size,), generator=g) if task == "index" else None
         cache[N] = _labelled(task, bits, k, fixed, pad_to=Lmax)
-    x = torch.stack([cache[N][0] for N in Ns_members])
-    y = torch.stack([cache[N][1] for N in Ns_members])
-    return x, y
+    return tuple(torch.stack([cache[N][i] for N in Ns_members]) for i in (0, 1))
 
 
-def make_sampler(
-    task: str,
-    Ns_members,
-    stream_of_member,
-    batch: int,
-    base_seed: int = 0,
-    fixed: int | None = None,
-):
+def make_sampler(task: str, Ns_members, streams, batch: int, base_seed: int = 0, fixed=None):
     """``sample(step, generators, members)`` for :func:`train_ensemble`: one data length per
     update from a uniform ``u`` shared by all members (member e: ``L_e = ⌈u N_e⌉``), so the padded
     batch is as long as the longest member's; members of one (N, seed) ``stream`` (paired A_pos /
@@ -82,7 +67,7 @@ def make_sampler(
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
     Ns = torch.as_tensor(Ns_members, dtype=torch.long)
-    streams = torch.as_tensor(stream_of_member, dtype=torch.long)
+    streams = torch.as_tensor(streams, dtype=torch.long)
     U = int(streams.max()) + 1
     Ns_stream = torch.zeros(U, dtype=torch.long)
     Ns_stream[streams] = Ns
@@ -99,17 +84,12 @@ def make_sampler(
         k = torch.floor(torch.rand(U, batch, generator=g, dtype=torch.float64) * L[:, None]) + 1
         valid = torch.arange(1, Lmax + 1)[None, :] <= L[:, None]  # [U, Lmax]
         data = bits.masked_fill(~valid[:, None, :], PAD)
+        kk = k if task == "index" else torch.full_like(k, fixed)
         if task == "index":
             y = torch.gather(bits, -1, (k.long() - 1).unsqueeze(-1)).squeeze(-1).long()
-            kk = k
         else:
-            ones = (bits * valid[:, None, :]).sum(-1)
-            y = {
-                "first": bits[..., 0],
-                "majority": (ones >= (L[:, None] + 1) // 2),
-                "parity": ones % 2,
-            }[task].long()
-            kk = torch.full_like(k, fixed)
+            ones, half = (bits * valid[:, None, :]).sum(-1), (L[:, None] + 1) // 2
+            y = {"first": bits[..., 0], "majority": ones >= half, "parity": ones % 2}[task].long()
         x = torch.cat([data, kk.unsqueeze(-1)], -1)
         sel = streams if members is None else streams[members]
         return x[sel], y[sel]
@@ -120,15 +100,9 @@ def make_sampler(
 # --------------------------------------------------------------------------- one experiment
 def _model(c: dict, members: list, idx) -> SingleLayer:
     """The ensemble model of the members ``idx`` (one β per member unless all use log n)."""
-    plain = c["att_betas"] == ["log"]
-    return SingleLayer(
-        members[0][0],
-        c["h"],
-        max_lengths=[members[i][1] for i in idx],
-        variants=[members[i][0] for i in idx],
-        norm_map=c["norm_map"] or "sqrt",
-        beta="log" if plain else [members[i][3] for i in idx],
-    )
+    vs, Ns, betas = ([members[i][j] for i in idx] for j in (0, 1, 3))
+    kw = dict(norm_map=c["norm_map"] or "sqrt", beta="log" if c["att_betas"] == ["log"] else betas)
+    return SingleLayer(vs[0], c["h"], max_lengths=Ns, variants=vs, **kw)
 
 
 def _train(c: dict, members: list, dev, progress: bool):
@@ -141,6 +115,7 @@ def _train(c: dict, members: list, dev, progress: bool):
     model = _model(c, members, range(len(members)))
     params = model.init([m[2] for m in members], torch.float64, dev)
     bank = _validation_bank(task, Nm, c["val_size"], c["fixed"])
+    val = Validation(c["every"], bank, c["patience"], per_member=True, batch_size=250)
     return train_ensemble(
         model,
         params,
@@ -148,9 +123,7 @@ def _train(c: dict, members: list, dev, progress: bool):
         optim=OptimConfig("adam", lr=c["lr"], betas=c["betas"], eps=c["eps"], clip=c["clip"]),
         steps=c["steps"],
         data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s, _) in members],
-        validation=Validation(
-            every=c["every"], bank=bank, patience=c["patience"], per_member=True, batch_size=250
-        ),
+        validation=val,
         progress=progress,
         record_every=max(1, c["every"] // 5),
         device=dev.type,
@@ -165,9 +138,8 @@ def _test(c: dict, members: list, params: dict, device: str) -> dict:
     tests = {}
     for N in sorted({m[1] for m in members}):
         idx = [i for i, m in enumerate(members) if m[1] == N]
-        banks = {
-            L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"]) for L in test_lengths(N)
-        }
+        Ls = test_lengths(N)
+        banks = {L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"]) for L in Ls}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
         sub = select_members(params, idx)
         acc = evaluate_ensemble(_model(c, members, idx), sub, banks, batch_size=bs, device=device)
@@ -192,8 +164,7 @@ def _row(c: dict, res, i: int, member: tuple, test: dict, coef) -> dict:
 
         point = {k: t[i] for k, t in res.params.items() if not k.startswith("_")}
         sc = parity_sign_changes(point, N, b)
-        row["sign_changes"] = int(sc["sign_changes"][0])
-        row["kinks"] = int(sc["kinks"][0])
+        row |= {k: int(sc[k][0]) for k in ("sign_changes", "kinks")}
     return row
 
 
@@ -206,9 +177,8 @@ def run(c: dict, dev, progress: bool, keep_params: bool) -> dict:
     res = _train(c, members, dev, progress)
     train_s = time.perf_counter() - t0
     tests = _test(c, members, res.params, dev.type)
-    positional = FAMILIES[members[0][0]] == "positional"
     coef = None
-    if positional:  # the drift coefficients χ, ℓ, χ̂, ℓ̂ of each member (D.4; eqs. 9, 20)
+    if FAMILIES[members[0][0]] == "positional":  # the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4)
         from lengthgen.chapters.ch2.volume import score_coefficients
 
         c9 = score_coefficients(res.params)

@@ -2,32 +2,21 @@
 A_gen's count levels (eq. 71) and what is built on them (the Majority area of Lemma 4, the score
 contrast of Lemmas 6–7, Parity of App. A.4), the paper's centers, the score-gap coefficients of
 eqs. 9 and 20, the exactness checker (:func:`exactness`), admissible widths and Monte Carlo exact
-fractions.
-"""
+fractions."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import torch
 
 from lengthgen.config import check_choice, check_finite, check_positive_int
-from lengthgen.chapters.ch2.single_layer import (
-    BETAS,  # noqa: F401  (re-exported: volume.BETAS)
-    FAMILIES,
-    VARIANTS,
-    F_norm,
-    check_beta,
-    check_width,
-    encode,
-    param_shapes,
-    forward,
-    positional_scores,
-    single_point,
-)
+from lengthgen.chapters.ch2.single_layer import BETAS  # noqa: F401  (re-exported: volume.BETAS)
+from lengthgen.chapters.ch2.single_layer import FAMILIES, VARIANTS, F_norm, check_beta, check_width
+from lengthgen.chapters.ch2.single_layer import encode, forward, param_shapes, positional_scores
+from lengthgen.chapters.ch2.single_layer import classifier, single_point, value_mix
 from lengthgen.nn.tasks import TASKS, all_strings, label
 
 DT = torch.float64
@@ -50,22 +39,15 @@ def _beta_n(n: int, beta: str) -> float:
     return math.log(n) if check_beta(beta) == "log" else 1.0
 
 
-def _batch(params: dict) -> tuple[dict, bool]:
-    """Add a point dimension if ``params`` is a single point; returns (batched, was_single)."""
-    if params["b2"].dim() != 1:
-        return dict(params), False
-    return {
-        k: v.unsqueeze(0) if isinstance(v, torch.Tensor) else v for k, v in params.items()
-    }, True
+def _batch(params: dict) -> dict:
+    """``params`` with a point dimension (added if it is a single point)."""
+    return single_point(params) if params["b2"].dim() == 1 else dict(params)
 
 
 def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
     """f = y₁ − y₀ for attention outputs A [P, ..., 2]."""
-    shape = A.shape
-    A2 = A.reshape(shape[0], -1, 2)
-    hid = torch.relu(torch.einsum("pbi,phi->pbh", A2, P["W1"]) + P["b1"][:, None, :])
-    y = torch.einsum("pbh,pch->pbc", hid, P["W2"]) + P["b2"][:, None, :]
-    return (y[..., 1] - y[..., 0]).reshape(shape[:-1])
+    y = classifier(P, A.reshape(A.shape[0], -1, 2))
+    return (y[..., 1] - y[..., 0]).reshape(A.shape[:-1])
 
 
 # --------------------------------------------------------------------------- count levels (eq. 71)
@@ -79,10 +61,7 @@ def count_level_logits(P: dict, n: int, beta: str = "log", levels=None) -> torch
 
 def count_level_attention(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
     """A_gen's attention output A_t = v₀ + ρ_t (v₁ − v₀) at its count levels (eq. 71), [P, t, 2]."""
-    WV, bV = P["W_V"], P["b_V"]
-    rho = torch.sigmoid(count_level_logits(P, n, beta, levels))
-    v0, v1 = WV[:, :, 0] + bV, WV[:, :, 1] + bV
-    return v0[:, None, :] + rho[..., None] * (v1 - v0)[:, None, :]
+    return value_mix(P["W_V"], P["b_V"], torch.sigmoid(count_level_logits(P, n, beta, levels)))
 
 
 def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
@@ -93,24 +72,19 @@ def count_level_outputs(P: dict, n: int, beta: str = "log", levels=None) -> torc
 def structural_gen(P, task, n, beta="log"):
     """A_gen's exactness from its n + 1 count levels: (decisions, margins)."""
     f = count_level_outputs(P, n, beta)
+    if task in ("first", "index") and n >= 2:  # count 1 … n−1 carries both labels
+        return np.full(f.shape[0], False, dtype=object), (-f[:, 1:n].abs().min(-1).values).numpy()
     t = torch.arange(0, n + 1)
-    Pn = f.shape[0]
-    if task in ("first", "index") and n >= 2:
-        marg = -f[:, 1:n].abs().min(-1).values  # count 1 … n−1 carries both labels
-        dec = np.array([False] * Pn, dtype=object)
-        return dec, marg.numpy()
     lab = {"majority": (t >= (n + 1) // 2).long(), "parity": t % 2}.get(task, t)  # n = 1: the bit
     m = (f * (2 * lab - 1).to(DT)).min(-1).values
-    dec = np.array((m > 0).tolist(), dtype=object)
-    return dec, m.numpy()
+    return np.array((m > 0).tolist(), dtype=object), m.numpy()
 
 
 # --------------------------------------------------------------------------- the Majority area (Lemma 4, eq. 75)
 def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
     """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
     η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ times eq. 75)."""
-    eta = _positive("eta", eta)
-    n = _check_n(n, "majority")
+    eta, n = _positive("eta", eta), _check_n(n, "majority")
     return eta**3 * 4 * math.atanh(1 / n) / _beta_n(n, beta)
 
 
@@ -118,53 +92,44 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
     """The widths of the exact b₂,₁ interval (from the two central count levels) at each grid X
     (set through W_K) and their trapezoid area (A_gen Majority, Lemma 5)."""
     n = _check_n(n, "majority")
-    P, _ = _batch(params)
-    WK = P["W_K"][0]
+    P = _batch(params)
     m = (n - 1) // 2
-    widths = []
-    for X in np.asarray(X_grid, dtype=float):
-        Q = {k: v.clone() for k, v in P.items()}
-        Q["W_K"] = WK.clone()[None]
-        Q["W_K"][0, 0, 1] = WK[0, 0] + X / float(P["b_Q"][0, 0])
-        f = count_level_outputs({**Q, "b2": torch.zeros_like(P["b2"])}, n, beta)[0]
-        widths.append(max(0.0, float(f[m + 1] - f[m])))
-    widths = np.array(widths)
+
+    def width(X):
+        WK = P["W_K"].clone()
+        WK[0, 0, 1] = WK[0, 0, 0] + X / float(P["b_Q"][0, 0])
+        f = count_level_outputs(dict(P, W_K=WK, b2=torch.zeros_like(P["b2"])), n, beta)[0]
+        return max(0.0, float(f[m + 1] - f[m]))
+
+    widths = np.array([width(X) for X in np.asarray(X_grid, dtype=float)])
     return {"widths": widths, "area": float(np.trapezoid(widths, X_grid))}
 
 
 # --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
-def uniform_box(
-    variant: str, h: int, B: float, samples: int, seed: int = 0
-) -> dict[str, torch.Tensor]:
+def uniform_box(variant: str, h: int, B: float, samples: int, seed: int = 0) -> dict:
     """``samples`` points drawn uniformly from the raw box [−B, B]^D of ``variant``'s trainable
     scalars (Definition 1), float64, in the order of :func:`single_layer.param_shapes`."""
     B = _positive("the box half-width B", B)
     samples = check_positive_int("samples", samples)
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
-    return {
-        k: (torch.rand(samples, *s, generator=g, dtype=DT) * 2 - 1) * B
-        for k, s in param_shapes(variant, h).items()
-    }
+    draw = lambda shape: (torch.rand(samples, *shape, generator=g, dtype=DT) * 2 - 1) * B
+    return {k: draw(shape) for k, shape in param_shapes(variant, h).items()}
 
 
 def score_contrast(params: dict) -> torch.Tensor:
     """The score contrast X = qᵀW_K(e₁ − e₀) of A_gen points (eq. 70; q = b_Q as z = 0)."""
-    P, _ = _batch(params)
+    P = _batch(params)
     dK = P["W_K"][:, :, 1] - P["W_K"][:, :, 0]
     return (P["b_Q"] * dK).sum(-1)
 
 
-def sample_score_contrast(
-    B: float, samples: int, seed: int = 0, h: int = 8, chunk: int = 100_000
-) -> np.ndarray:
+def sample_score_contrast(B: float, samples: int, seed=0, h=8, chunk=100_000) -> np.ndarray:
     """X of ``samples`` A_gen(h) points of the box [−B, B]^D, in chunks (:func:`uniform_box`
     with seeds ``seed``, ``seed + 1``, …)."""
     samples = check_positive_int("samples", samples)
-    out = []
-    for i, lo in enumerate(range(0, samples, chunk)):
-        m = min(chunk, samples - lo)
-        out.append(score_contrast(uniform_box("gen", h, B, m, seed=seed + i)).numpy())
-    return np.concatenate(out)
+    sizes = [min(chunk, samples - lo) for lo in range(0, samples, chunk)]
+    X = lambda i, m: score_contrast(uniform_box("gen", h, B, m, seed=seed + i)).numpy()
+    return np.concatenate([X(i, m) for i, m in enumerate(sizes)])
 
 
 def score_contrast_peak_density(B: float = 1.0) -> float:
@@ -202,12 +167,11 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     """Per point, the sign changes of f along the count levels and the kinks of f on the value
     segment (App. A.4: exact Parity needs n, and κ ≤ h kinks allow at most κ + 1)."""
     n = _check_n(n)
-    P, _ = _batch(params)
+    P = _batch(params)
     f = count_level_outputs(P, n, beta)
     s = torch.sign(f)
-    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1) + 0
-    with torch.no_grad():
-        kink = _kinks(P, P["W_V"])
+    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1)
+    kink = _kinks(P, P["W_V"])
     kinks = ((kink > 0) & (kink < 1)).sum(-1)
     alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
     exact = (f * alt > 0).all(-1)
@@ -229,21 +193,14 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
     sgn = np.array([(-1) ** (t + 1) for t in range(n + 1)], dtype=float)
     # variables: beta (h), c, m ; maximise m s.t. sgn_t (feats_t·beta + c) ≥ m, |beta|, |c| ≤ 4n
     A_ub = np.hstack([-(sgn[:, None] * feats), -sgn[:, None], np.ones((n + 1, 1))])
-    res = linprog(
-        np.r_[np.zeros(h + 1), -1.0],
-        A_ub=A_ub,
-        b_ub=np.zeros(n + 1),
-        bounds=[(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)],
-        method="highs",
-    )
+    cost, bounds = np.r_[np.zeros(h + 1), -1.0], [(-4 * n, 4 * n)] * (h + 1) + [(None, 1.0)]
+    res = linprog(cost, A_ub=A_ub, b_ub=np.zeros(n + 1), bounds=bounds, method="highs")
     if not res.success or res.x[-1] <= 0:
         raise RuntimeError(f"no parity solution found for n = {n}: {res.message}")
     beta, c = res.x[:h], res.x[h]
-    W1 = torch.zeros(h, 2, dtype=DT)
-    W1[:, 0] = torch.tensor(sigma)
+    W1 = torch.tensor(np.stack([sigma, np.zeros(h)], 1))  # units read the mass on the ones
+    W2 = torch.tensor(np.stack([np.zeros(h), beta]))
     b1 = torch.tensor(-sigma * kinks, dtype=DT)
-    W2 = torch.zeros(2, h, dtype=DT)
-    W2[1] = torch.tensor(beta)
     t = lambda *v: torch.tensor(v, dtype=DT)  # noqa: E731
     att = dict(W_Q=torch.zeros(2, 2, dtype=DT), b_Q=t(1, 0), W_K=torch.zeros(2, 2, dtype=DT))
     att |= dict(b_K=t(0, 0), W_V=t(0, 1, 0, 0).view(2, 2), b_V=t(0, 0))
@@ -259,9 +216,8 @@ def _check_model_task(variant, task):
     check_choice("variant", variant, VARIANTS)
     check_choice("task", task, TASKS)
     if task not in MODEL_TASKS[variant]:
-        raise ValueError(
-            f"task {task!r} is not analysed under A_{variant}; valid: {', '.join(MODEL_TASKS[variant])}"
-        )
+        valid = ", ".join(MODEL_TASKS[variant])
+        raise ValueError(f"task {task!r} is not analysed under A_{variant}; valid: {valid}")
 
 
 # --------------------------------------------------------------------------- centers
@@ -270,9 +226,7 @@ def paper_eta(B: float) -> float:
     return min(_positive("box size B", B) / 16, 1 / 16)
 
 
-def center(
-    variant: str, task: str, h: int = 8, *, B: float = 1.0, eta: float | None = None
-) -> dict[str, torch.Tensor]:
+def center(variant: str, task: str, h: int = 8, *, B: float = 1.0, eta=None) -> dict:
     """The paper's exact-solution center (unbatched, float64) of A_pos / A_norm First and Index
     (eqs. 25, 37; B.1: scores −η²(j − k)² + const) and A_gen Majority (Lemma 8); ``eta=None``
     is the paper's η = min(B/16, 1/16)."""
@@ -305,12 +259,9 @@ def score_coefficients(params: dict) -> dict[str, float]:
     (eq. 20), as tensors, of one point or a batch."""
     a, b, r, s = (params[k] for k in ("a", "b", "r", "s"))
     dot = lambda u, v: (u * v).sum(-1)  # noqa: E731
-    chi, ell = dot(a, s), 2 * dot(b, s) + dot(a, r)
-    ahat = a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300)
-    chi_hat = dot(ahat, s)
-    return dict(
-        chi=chi, ell=ell, delta=dot(b, s), phi=dot(b, r), chi_hat=chi_hat, ell_hat=ell + 2 * chi_hat
-    )
+    out = dict(chi=dot(a, s), ell=2 * dot(b, s) + dot(a, r), delta=dot(b, s), phi=dot(b, r))
+    out["chi_hat"] = dot(a / a.norm(dim=-1, keepdim=True).clamp_min(1e-300), s)
+    return out | {"ell_hat": out["ell"] + 2 * out["chi_hat"]}
 
 
 def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
@@ -321,16 +272,13 @@ def score_gap(params: dict, k: int, delta: int, variant: str = "pos") -> float:
         C_quad = c["chi"] * k + c["delta"]
     else:
         a, s = params["a"], params["s"]
-        ahat = a / a.norm()
-        eps = ((F_norm(a * k) - ahat) * s).sum()
+        eps = ((F_norm(a * k) - a / a.norm()) * s).sum()
         C_lin = c["ell_hat"] * k + c["phi"] + 2 * k * eps
         C_quad = c["chi_hat"] + c["delta"] + eps
     return float(delta * C_lin + delta * delta * C_quad)
 
 
-def attention_profile(
-    params: dict, variant: str, n: int, k: int, beta: str = "log"
-) -> tuple[np.ndarray, np.ndarray]:
+def attention_profile(params: dict, variant: str, n: int, k: int, beta: str = "log") -> tuple:
     """Scores g_j and weights α_j = softmax(β_n g)_j, j = 1 … n, of query k (A_pos / A_norm)."""
     if not 1 <= int(k) <= n:
         raise ValueError(f"query k must lie in [1, {n}], got {k}")
@@ -355,17 +303,12 @@ class Exactness:
 
 def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> np.ndarray:
     if n > 16:
-        raise ValueError(
-            f"exhaustive exactness check enumerates 2**n strings; n = {n} is too large (max 16)"
-        )
-    S = all_strings(n)
+        raise ValueError(f"exhaustive check: 2**n strings, n = {n} is too large (max 16)")
+    S, ks = all_strings(n), None
     if task == "index":
         ks = torch.arange(1, n + 1).repeat_interleave(S.shape[0])
         S = S.repeat(n, 1)
-    else:
-        ks = None
-    y = label(task, S, ks)
-    x = encode(S, ks)
+    x, y = encode(S, ks), label(task, S, ks)
     margins = []
     for lo in range(0, x.shape[0], 8192):
         out = forward(variant, P, x[lo : lo + 8192], beta=beta)
@@ -374,9 +317,7 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
     return torch.stack(margins, -1).min(-1).values.numpy()
 
 
-def diagonal_attention(
-    P: dict, variant: str, n: int, ks: Sequence[int], chunk: int = 2_000_000, beta: str = "log"
-) -> torch.Tensor:
+def diagonal_attention(P: dict, variant: str, n: int, ks, chunk=2_000_000, beta="log"):
     """α_k(k), the attention the query for k puts on position k: [P, len(ks)] (A_pos / A_norm)."""
     Pn = P["b2"].shape[0]
     ks_t = torch.as_tensor(list(ks), dtype=DT)
@@ -394,9 +335,7 @@ def diagonal_attention(
 
 def _head_at(P, p):
     """f = y₁ − y₀ at the attention mass p [P, ...] on the ones: head(u₀ + p(u₁ − u₀))."""
-    CV, bV = P["C_V"], P["b_V"]
-    u0, u1 = ((CV[:, :, c] + bV).view(-1, *[1] * (p.dim() - 1), 2) for c in (0, 1))
-    return _head_diff(P, u0 + p[..., None] * (u1 - u0))
+    return _head_diff(P, value_mix(P["C_V"], P["b_V"], p))
 
 
 def _interval_extremes(P: dict, lo: torch.Tensor, hi: torch.Tensor):
@@ -415,10 +354,8 @@ def _structural_positional(P, variant, task, n, beta="log"):
     _, max0 = _interval_extremes(P, zero, 1 - ak)
     cert_margin = torch.minimum(min1, -max0).min(-1).values  # > 0 ⇒ certified exact
     # witnesses: e_k (p = α_k), all ones (p = 1), all zeros (p = 0), all ones but k (p = 1 − α_k)
-    wit = torch.stack(
-        [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)], -1
-    )
-    wit_margin = wit.min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
+    wit = [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)]
+    wit_margin = torch.stack(wit, -1).min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
     cm, wm = cert_margin.numpy(), wit_margin.numpy()
     dec = np.full(len(cm), None, dtype=object)
     dec[wm <= 0] = False
@@ -438,8 +375,7 @@ def sin_affine_logit(P: dict, n: int, beta: str = "log"):
     logP = bn * torch.einsum("pd,pdc,jc->pj", q, WK[:, :, 2:], pj)  # aᵀp_j
     Pj = torch.exp(logP - logP.max(-1, keepdim=True).values)
     pos = torch.einsum("pdc,jc->pjd", WV[:, :, 2:], pj)  # C_V p_j
-    u0 = (WV[:, :, 0] + bV)[:, None, :] + pos  # value of a 0 at j [P, n, 2]
-    u1 = (WV[:, :, 1] + bV)[:, None, :] + pos
+    u0, u1 = ((WV[:, :, c] + bV)[:, None, :] + pos for c in (0, 1))  # a 0's, a 1's value at j
     z = lambda u: torch.einsum("pjd,phd->phj", u, P["W1"]) + P["b1"][:, :, None]  # noqa: E731
     c0 = Pj[:, None, :] * z(u0)  # [P, h, n]: D-scaled pre-activation of a 0 at j
     al = Pj[:, None, :] * torch.exp(lam)[:, None, None] * z(u1) - c0
@@ -467,9 +403,7 @@ def sin_majority_structural(P: dict, n: int, beta: str = "log"):
     return dec, marg
 
 
-def exactness(
-    params: dict, variant: str, task: str, n: int, *, method: str = "auto", beta: str = "log"
-) -> Exactness:
+def exactness(params: dict, variant: str, task: str, n: int, *, method="auto", beta="log"):
     """Is each parameter point (one, or a batch) strictly correct (Definition 1) on every length-n
     input (every k for Index)? ``"exhaustive"`` enumerates the 2ⁿ strings (n ≤ 16);
     ``"structural"``: A_gen's n+1 count levels decide exactly; A_pos / A_norm are certified True by
@@ -480,7 +414,7 @@ def exactness(
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))
     check_beta(beta)
-    P, _ = _batch(params)
+    P = _batch(params)
     Pn = P["b2"].shape[0]
     enumerate_all = method == "exhaustive" or (variant == "sin" and task != "majority")
     if enumerate_all:  # every point undecided, then enumerated below
@@ -524,10 +458,7 @@ def center_exact_threshold(task: str, eta: float) -> float:
         hi *= 2
     for _ in range(200):
         mid = (lo + hi) / 2
-        if center_attention_floor(task, eta, mid) > 0.5:
-            hi = mid
-        else:
-            lo = mid
+        lo, hi = (lo, mid) if center_attention_floor(task, eta, mid) > 0.5 else (mid, hi)
     return hi
 
 
@@ -550,9 +481,8 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
     check_choice("coordinate", coordinate, ("chi", "ell", "chi_fixed_ell_hat"))
     if coordinate == "chi_fixed_ell_hat" and variant != "norm":
         raise ValueError("coordinate 'chi_fixed_ell_hat' is only defined for A_norm")
-    a = params["a"]
+    a, a1 = params["a"], float(params["a"][0])
     d = {k: torch.zeros_like(v) for k, v in params.items()}
-    a1 = float(a[0])
     if coordinate == "ell":
         d["r"][0] = 1.0 / a1
         return d
@@ -563,26 +493,13 @@ def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Te
 
 
 def _ray_exact(params, d, ts, variant, task, n, beta="log"):
-    P = {
-        k: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * d[k].unsqueeze(0)
-        for k, v in params.items()
-    }
+    along = lambda v, dv: v.unsqueeze(0) + ts.view(-1, *([1] * v.dim())) * dv.unsqueeze(0)
+    P = {k: along(v, d[k]) for k, v in params.items()}
     res = exactness(P, variant, task, n, method="structural", beta=beta)
     return np.array([x is True for x in res.decision]), np.array([x is None for x in res.decision])
 
 
-def admissible_width(
-    params: dict,
-    d: dict,
-    variant: str,
-    task: str,
-    n: int,
-    *,
-    t_max: float = 10.0,
-    grid: int = 32,
-    rounds: int = 3,
-    beta: str = "log",
-) -> dict:
+def admissible_width(params, d, variant, task, n, *, t_max=10.0, grid=32, rounds=3, beta="log"):
     """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0:
     per side ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements
     (undecided counts as not exact). A side exact at ``t_max`` is capped; ``finite_width`` sums
@@ -598,19 +515,12 @@ def admissible_width(
             ok, und = _ray_exact(params, d, sign * ts, variant, task, n, beta)
             undecided += int(und.sum())
             bad = np.flatnonzero(~ok)
-            if len(bad) == 0:
-                lo = float(ts[-1])
-                if rnd == 0:  # still exact at t_max: the side is capped
-                    hi = None
-                    break
-                ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
-                continue
-            first_bad = bad[0]
-            hi = float(ts[first_bad])
+            first_bad = bad[0] if len(bad) else len(ok)
             lo = float(ts[first_bad - 1]) if first_bad > 0 else lo
-            ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
-            if not ok[:first_bad].all():
+            if len(bad) == 0 and rnd == 0:  # still exact at t_max: the side is capped
                 break
+            hi = float(ts[first_bad]) if len(bad) else hi
+            ts = torch.linspace(lo, hi, grid + 2, dtype=DT)[1:-1]
         sides.append(lo if hi is None else (lo + hi) / 2 if lo > 0 else hi / 2)
         capped.append(hi is None)
     finite = [sd for sd, cap in zip(sides, capped) if not cap]
@@ -621,18 +531,7 @@ def admissible_width(
 
 # --------------------------------------------------------------------------- Monte Carlo fractions
 def mc_fraction(
-    variant: str,
-    task: str,
-    n: int,
-    *,
-    coords: Sequence[str],
-    half_width: float,
-    samples: int,
-    seed: int = 0,
-    eta: float = 1.0,
-    h: int = 8,
-    chunk: int = 4096,
-    beta: str = "log",
+    variant, task, n, *, coords, half_width, samples, seed=0, eta=1.0, h=8, chunk=4096, beta="log"
 ) -> dict:
     """Monte Carlo fraction of certified-exact points in a box around the center (η = ``eta``),
     the tensors ``coords`` drawn within ± ``half_width``: counts and the 95 % Wilson interval."""
@@ -649,8 +548,7 @@ def mc_fraction(
         dec = exactness(P, variant, task, n, method="structural", beta=beta).decision
         n_true += int((dec == True).sum())  # noqa: E712
         n_none += int(np.equal(dec, None).sum())
-    p = n_true / samples
-    z = 1.96
+    p, z = n_true / samples, 1.96
     den = 1 + z * z / samples
     mid = (p + z * z / (2 * samples)) / den
     half = z * math.sqrt(p * (1 - p) / samples + z * z / (4 * samples * samples)) / den
