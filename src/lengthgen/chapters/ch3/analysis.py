@@ -43,8 +43,7 @@ def study_stats(
     if not cells:
         return {"tier": tier, "n_cells": 0}
     keys = sorted(cells)
-    a = np.array([cells[k]["alpha"] for k in keys])
-    lg = np.array([cells[k]["lg"] for k in keys])
+    a, lg = (np.array([cells[k][f] for k in keys]) for f in ("alpha", "lg"))
     pos = lg >= 0.5
     out = {"tier": tier, "n_cells": len(keys), "n_pos": int(pos.sum())}
     out["cells"] = {k: cells[k] for k in keys}

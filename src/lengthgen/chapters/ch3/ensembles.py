@@ -282,9 +282,9 @@ def main(argv=None) -> int:
         say(f"tiny check: {json.dumps(tiny)}")
         prof = profile_study(args.scale, device=dev)
         atomic_write_json(out / "profile.json", prof)
-        for t, p in prof["tiers"].items():
-            ms = f"{1e3 * p['s_per_update']:.2f} ms/update, fixed {p['fixed_s']:.2f} s"
-            say(f"profile {t}: {p['members']} members, {ms}")
+        for t, row in prof["tiers"].items():
+            ms = f"{1e3 * row['s_per_update']:.2f} ms/update, fixed {row['fixed_s']:.2f} s"
+            say(f"profile {t}: {row['members']} members, {ms}")
         fits = "" if budget_s is None else f" (budget {budget_s:.0f} s)"
         say(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}")
         if budget_s is not None:

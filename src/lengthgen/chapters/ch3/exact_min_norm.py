@@ -1,14 +1,12 @@
-"""The exact min-norm selection rule of chapter 3 (§4: ``W* = Φ⁺ R (Φ⁺)ᵀ``) for the sinusoidal
-and RoPE bases, whose Φ_20 has singular values below float64's resolution: computed in
-``dps``-digit arithmetic (mpmath) with no cutoff (chapter section "α_L for every encoding and
-task")."""
+"""Chapter 3's exact min-norm rule (§4: ``W* = Φ⁺ R (Φ⁺)ᵀ``; section "α_L for every encoding and
+task") for the sinusoidal and RoPE bases, whose Φ_20 has singular values below float64's
+resolution: ``dps``-digit arithmetic (mpmath), no cutoff."""
 
 from __future__ import annotations
 
 import mpmath
 import numpy as np
 
-from lengthgen.chapters.ch3.paper import LONG_LENGTHS, STUDY_LENGTHS, TASKS
 from lengthgen.chapters.ch3.realizability import BASE, L0_DEFAULT, NUM_FREQ, _check_lengths
 from lengthgen.chapters.ch3.realizability import check_task, query_rows, scored_rows, targets
 from lengthgen.config import check_choice, check_positive_int
@@ -52,14 +50,7 @@ def _rope_design(th, L0: int) -> list:
 
 
 def exact_min_norm_alpha(
-    encoding,
-    tasks=TASKS,
-    lengths=STUDY_LENGTHS + LONG_LENGTHS,
-    L0=L0_DEFAULT,
-    *,
-    num_freq=NUM_FREQ,
-    base=BASE,
-    dps=EXACT_DPS,
+    encoding, tasks, lengths, L0=L0_DEFAULT, *, num_freq=NUM_FREQ, base=BASE, dps=EXACT_DPS
 ) -> dict:
     """α_L of the exact min-norm interpolant: ``{"enc/task": {L: α}}`` plus ``"_recomputed"``
     (rows the error bound could not certify) and ``"_l0_exact"`` (whether W realizes R_L0)."""
