@@ -247,9 +247,9 @@ def test_exact_min_norm_spectrum_is_full_rank_and_float64_loses_its_tail():
 
 def test_exact_min_norm_bad_input():
     with pytest.raises(ConfigError, match="valid choices"):
-        exact.exact_min_norm_alpha("alibi")
+        exact.exact_min_norm_alpha("alibi", ["prev"], [30])
     with pytest.raises(ConfigError, match="task"):
-        exact.exact_min_norm_alpha("rope", ["nope"])
+        exact.exact_min_norm_alpha("rope", ["nope"], [30])
     with pytest.raises(ConfigError, match="L0"):
         exact.exact_min_norm_alpha("rope", ["prev"], [10])
     with pytest.raises(ConfigError, match="dps"):

@@ -10,6 +10,7 @@ from lengthgen.chapters.ch3.realizability import MAIN_TASKS, TASKS
 from lengthgen.config import check_choice, check_probability
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
+from lengthgen.stats import auc, bootstrap_ci, permutation_pvalue, spearman
 
 
 def cell_rows(rows, tier: str, encoding: str, task: str, L: int | None = None) -> list:
@@ -24,14 +25,11 @@ def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
     for t in tasks:
         check_choice("task", t, TASKS)
     out = {}
-    for e in ENCODINGS:
-        for t in tasks:
-            r = cell_rows(rows, tier, e, t)
-            if not r:
-                continue
+    for k in (f"{e}/{t}" for e in ENCODINGS for t in tasks):
+        if r := cell_rows(rows, tier, *k.split("/")):
             Ls = sorted({x["L"] for x in r})
-            c = out[f"{e}/{t}"] = {"alpha": float(np.mean([alpha[f"{e}/{t}"][L] for L in Ls]))}
-            c["lg"], c["train"] = (float(np.mean([x[k] for x in r])) for k in ("acc", "train_acc"))
+            c = out[k] = {"alpha": float(np.mean([alpha[k][L] for L in Ls]))}
+            c["lg"], c["train"] = (float(np.mean([x[f] for x in r])) for f in ("acc", "train_acc"))
             c |= {"seeds": sorted({x["seed"] for x in r}), "lengths": Ls}
     return out
 
@@ -41,14 +39,11 @@ def study_stats(
 ):
     """The §6 statistics of one tier: cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over
     all and learnable cells with a bootstrap CI, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] with its CI."""
-    from lengthgen.stats import auc, bootstrap_ci, permutation_pvalue, spearman
-
     cells = cell_summary(rows, tier, alpha, tasks)
     if not cells:
         return {"tier": tier, "n_cells": 0}
     keys = sorted(cells)
-    a = np.array([cells[k]["alpha"] for k in keys])
-    lg = np.array([cells[k]["lg"] for k in keys])
+    a, lg = (np.array([cells[k][f] for k in keys]) for f in ("alpha", "lg"))
     pos = lg >= 0.5
     out = {"tier": tier, "n_cells": len(keys), "n_pos": int(pos.sum())}
     out["cells"] = {k: cells[k] for k in keys}
@@ -77,8 +72,6 @@ def study_stats(
 
 def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8) -> dict:
     """App. D, Table 5: Spearman(α_L, LG) over the (learnable cell, L) rows, per α table."""
-    from lengthgen.stats import spearman
-
     if not alphas:
         raise ValueError("alphas must name at least one α table")
     cells = cell_summary(rows, tier, next(iter(alphas.values())))
@@ -109,10 +102,8 @@ def content_channel(
 def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
     """``{"enc/task": {alpha, lg_mean, lg_std, n_seeds}}`` at length ``L`` (Tables 3, 6, Fig. 5)."""
     out = {}
-    for e in ENCODINGS:
-        for t in tasks:
-            acc = [x["acc"] for x in cell_rows(rows, tier, e, t, L)]
-            if acc:
-                out[f"{e}/{t}"] = {"alpha": alpha[f"{e}/{t}"][L], "lg_mean": float(np.mean(acc))}
-                out[f"{e}/{t}"] |= {"lg_std": float(np.std(acc)), "n_seeds": len(acc)}
+    for k in (f"{e}/{t}" for e in ENCODINGS for t in tasks):
+        if acc := [x["acc"] for x in cell_rows(rows, tier, *k.split("/"), L)]:
+            m, sd = float(np.mean(acc)), float(np.std(acc))
+            out[k] = {"alpha": alpha[k][L], "lg_mean": m, "lg_std": sd, "n_seeds": len(acc)}
     return out

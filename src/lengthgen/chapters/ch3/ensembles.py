@@ -19,6 +19,9 @@ from lengthgen.chapters.ch3 import experiments as ex
 from lengthgen.chapters.ch3 import paper, training
 from lengthgen.config import DEVICES, ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.config import get_device, get_run_scale
+from lengthgen.engine import runs
+from lengthgen.store import ResultFileError, atomic_write_json, device_name, max_difference
+from lengthgen.store import provenance, results_dir, write_cell
 
 CHAPTER = "ch3"
 #: Per-file size limit for what a device session copies back (``scripts/gpu_ch3.sh``).
@@ -88,17 +91,12 @@ def train_ensemble_groups(scale: str, ensemble: dict, *, groups=None, device="cp
 # --------------------------------------------------------------------------- folders
 def default_out(scale: str, device) -> Path:
     """``reproduce ch3``'s folder on the CPU, its ``device`` subfolder on any other device."""
-    from lengthgen.engine import runs
-
     base = runs.default_out(CHAPTER, get_run_scale(scale))
     return base if get_device(device).type == "cpu" else base / "device"
 
 
 def check_out(out, device) -> Path:
     """Check and create ``out``: a non-CPU run must not write into ``results/ch3``."""
-    from lengthgen.engine import runs
-    from lengthgen.store import results_dir
-
     out, kind = Path(out), get_device(device).type
     if kind != "cpu" and out.resolve() == (results_dir() / CHAPTER).resolve():
         where = f"a {kind} run writes elsewhere, e.g. results/ch3/device"
@@ -110,8 +108,6 @@ def check_out(out, device) -> Path:
 def tiny_check(device="cpu") -> dict:
     """:data:`TINY`'s groups as one ensemble and each alone on ``device``: the largest difference,
     the wall times; raises :class:`RuntimeError` above :data:`TINY_LIMIT`."""
-    from lengthgen.store import max_difference
-
     t, dev = TINY, get_device(device)
     tier_enc, kind = (t["tier"], t["encoding"]), dev.type
     ensemble = lambda on: training.train_groups(*tier_enc, t["groups"], device=on, **t["kwargs"])
@@ -183,9 +179,6 @@ def run_study(
     """Train the study of ``scale`` as :func:`study_ensembles`, storing a cell per group under
     ``<out>/cells`` and skipping stored ones; ``budget_s``: stop before an ensemble whose estimate
     would overrun it. Returns the record appended to run.json."""
-    from lengthgen.engine import runs
-    from lengthgen.store import atomic_write_json, device_name
-
     scale = check_choice("scale", get_run_scale(scale), tuple(paper.PROTOCOL))
     if budget_s is not None:
         budget_s = check_finite("budget_s", budget_s, nonnegative=True)
@@ -239,8 +232,6 @@ def run_study(
 
 def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
     """Write the cells of one ensemble, each with its share of the wall and CPU time."""
-    from lengthgen.store import provenance, write_cell
-
     dev = str(run["device"])
     ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
     for c in cells:
@@ -255,7 +246,8 @@ def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
 
 
 # --------------------------------------------------------------------------- command line
-def build_parser() -> argparse.ArgumentParser:
+def main(argv=None) -> int:
+    """The command line; exit 0 done (or stopped at the budget), 2 bad arguments, 3 tiny failed."""
     p = argparse.ArgumentParser(
         prog="python -m lengthgen.chapters.ch3.ensembles",
         description="Chapter 3's trained study as study-sized ensembles (float32, TF32 off).",
@@ -266,14 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget-minutes", type=float, default=None)
     p.add_argument("--allow-dirty", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="the tiny DRY_RUN study (smoke scale)")
-    return p
-
-
-def main(argv=None) -> int:
-    """The command line; exit 0 done (or stopped at the budget), 2 bad arguments, 3 tiny failed."""
-    from lengthgen.store import ResultFileError, atomic_write_json
-
-    args, say = build_parser().parse_args(argv), lambda text: print(text, flush=True)
+    args, say = p.parse_args(argv), lambda text: print(text, flush=True)
     if args.dry_run and (args.scale != "smoke" or args.out is None):
         print("error: --dry-run needs --scale smoke and an --out folder", file=sys.stderr)
         return 2
@@ -297,9 +282,9 @@ def main(argv=None) -> int:
         say(f"tiny check: {json.dumps(tiny)}")
         prof = profile_study(args.scale, device=dev)
         atomic_write_json(out / "profile.json", prof)
-        for t, p in prof["tiers"].items():
-            ms = f"{1e3 * p['s_per_update']:.2f} ms/update, fixed {p['fixed_s']:.2f} s"
-            say(f"profile {t}: {p['members']} members, {ms}")
+        for t, row in prof["tiers"].items():
+            ms = f"{1e3 * row['s_per_update']:.2f} ms/update, fixed {row['fixed_s']:.2f} s"
+            say(f"profile {t}: {row['members']} members, {ms}")
         fits = "" if budget_s is None else f" (budget {budget_s:.0f} s)"
         say(f"estimate of the whole study: {prof['estimate_s']:.0f} s{fits}")
         if budget_s is not None:

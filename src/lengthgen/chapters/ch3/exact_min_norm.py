@@ -1,13 +1,12 @@
-"""The exact min-norm selection rule of chapter 3 (§4: ``W* = Φ⁺ R (Φ⁺)ᵀ``) for the sinusoidal
-and RoPE bases, whose Φ_20 has singular values below float64's resolution: computed in
-``dps``-digit arithmetic (mpmath) with no cutoff (chapter section "α_L for every encoding and
-task")."""
+"""Chapter 3's exact min-norm rule (§4: ``W* = Φ⁺ R (Φ⁺)ᵀ``; section "α_L for every encoding and
+task") for the sinusoidal and RoPE bases, whose Φ_20 has singular values below float64's
+resolution: ``dps``-digit arithmetic (mpmath), no cutoff."""
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 
-from lengthgen.chapters.ch3.paper import LONG_LENGTHS, STUDY_LENGTHS, TASKS
 from lengthgen.chapters.ch3.realizability import BASE, L0_DEFAULT, NUM_FREQ, _check_lengths
 from lengthgen.chapters.ch3.realizability import check_task, query_rows, scored_rows, targets
 from lengthgen.config import check_choice, check_positive_int
@@ -21,8 +20,6 @@ EXACT_ENCODINGS = ("sinusoidal", "rope")
 
 
 def _exact_frequencies(num_freq: int, base: float):
-    import mpmath
-
     return [mpmath.mpf(base) ** (-mpmath.mpf(k) / num_freq) for k in range(num_freq)]
 
 
@@ -30,8 +27,6 @@ def exact_min_norm_spectrum(
     encoding, L0=L0_DEFAULT, *, num_freq=NUM_FREQ, base=BASE, dps=EXACT_DPS
 ):
     """Singular values (descending, ``dps`` digits) of the matrix the min-norm rule inverts."""
-    import mpmath
-
     check_choice("encoding", encoding, EXACT_ENCODINGS)
     L0 = check_positive_int("L0", L0)
     with mpmath.workdps(check_positive_int("dps", dps, minimum=30)):
@@ -46,44 +41,19 @@ def exact_min_norm_spectrum(
 
 def _rope_basis(d, th):
     """RoPE's relative kernel basis at offset ``d``: κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k)."""
-    import mpmath
-
     return [mpmath.cos(d * t) for t in th] + [-mpmath.sin(d * t) for t in th]
 
 
 def _rope_design(th, L0: int) -> list:
     """RoPE's coefficients → L0 × L0 logits, a row per offset d weighted by √(L0 − |d|)."""
-    import mpmath
-
     return [[mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)] for d in range(1 - L0, L0)]
 
 
-def _strict_argmax_rows(T, rows, Bound):
-    """Each row's strict causal argmax, certified by ``Bound`` (``None`` where it cannot)."""
-    out = {}
-    for i in rows:
-        r, b = T[i, : i + 1], Bound[i, : i + 1]
-        top = int(np.argmax(r))
-        ub = r + b
-        ub[top] = -np.inf
-        out[int(i)] = top if (i == 0 or r[top] - b[top] > ub.max()) else None
-    return out
-
-
 def exact_min_norm_alpha(
-    encoding,
-    tasks=TASKS,
-    lengths=STUDY_LENGTHS + LONG_LENGTHS,
-    L0=L0_DEFAULT,
-    *,
-    num_freq=NUM_FREQ,
-    base=BASE,
-    dps=EXACT_DPS,
+    encoding, tasks, lengths, L0=L0_DEFAULT, *, num_freq=NUM_FREQ, base=BASE, dps=EXACT_DPS
 ) -> dict:
     """α_L of the exact min-norm interpolant: ``{"enc/task": {L: α}}`` plus ``"_recomputed"``
     (rows the error bound could not certify) and ``"_l0_exact"`` (whether W realizes R_L0)."""
-    import mpmath
-
     check_choice("encoding", encoding, EXACT_ENCODINGS)
     tasks = [check_task(t) for t in tasks]
     L0 = check_positive_int("L0", L0)
@@ -112,8 +82,6 @@ def exact_min_norm_alpha(
 
 def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
     """Sinusoidal W*: ``t0 ↦ ({row: strict argmax, −1 on a tie}, rows recomputed)``."""
-    import mpmath
-
     kd = {d: mpmath.fsum(mpmath.cos(d * t) for t in th) for d in range(-(L0 - 1), Lmax)}
     G = mpmath.matrix([[kd[m - n] for n in range(L0)] for m in range(L0)])
     Gi = G**-1
@@ -137,11 +105,15 @@ def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
             win = [j for j, v in enumerate(vals) if v == top]
             return win[0] if len(win) == 1 else -1
 
-        args, recomputed = _strict_argmax_rows(T, range(Lmax), bound), 0
-        for i, a in list(args.items()):
-            if a is None:
-                recomputed += 1
-                args[i] = exact_row(i)
+        args, recomputed = {}, 0
+        for i in range(Lmax):  # the float64 argmax where the error bound certifies it
+            r, b = T[i, : i + 1], bound[i, : i + 1]
+            top = int(np.argmax(r))
+            ub = r + b
+            ub[top] = -np.inf
+            certified = i == 0 or r[top] - b[top] > ub.max()
+            args[i] = top if certified else exact_row(i)
+            recomputed += not certified
         return args, recomputed
 
     return argmaxes
@@ -149,8 +121,6 @@ def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
 
 def _rope_argmaxes(th, L0: int, Lmax: int):
     """RoPE's least-squares κ: ``t0 ↦ ({row i = d: argmax column, −1 on a tie}, 0)``."""
-    import mpmath
-
     basis = {d: _rope_basis(d, th) for d in range(-(L0 - 1), Lmax)}
     D = list(range(-(L0 - 1), L0))
     U, S, V = mpmath.svd_r(mpmath.matrix(_rope_design(th, L0)))

@@ -8,6 +8,8 @@ import numpy as np
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3 import realizability as rz
+from lengthgen.chapters.ch3 import exact_min_norm as xm
+from lengthgen.chapters.ch3 import robustness
 from lengthgen.chapters.ch3.exact_min_norm import EXACT_DPS, EXACT_ENCODINGS
 from lengthgen.chapters.ch3.paper import ALPHA_SPEC, POS_TASKS
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, SELECTION_RULES, relative_alpha
@@ -211,8 +213,6 @@ def exact_min_norm_tables(
 ) -> dict:
     """The exact min-norm rule (:mod:`.exact_min_norm`) for the ill-conditioned
     encodings: α tables, ``l0_exact``, rows ``recomputed``, smallest singular values and ``dps``."""
-    from lengthgen.chapters.ch3 import exact_min_norm as xm
-
     out = {"alpha": {}, "l0_exact": {}, "recomputed": 0, "smallest_singular_value": {}}
     out["dps"] = int(dps)
     for e in encodings:
@@ -266,8 +266,6 @@ def cells(scale: str) -> list[Cell]:
     for g in study_plan(scale):
         out.append(Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],)))
     if scale == "full":  # App. F, G and H (details page), after the main study
-        from lengthgen.chapters.ch3 import robustness
-
         out += robustness.cells()
     return out
 

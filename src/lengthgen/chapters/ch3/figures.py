@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
 from lengthgen import plotting
 from lengthgen.chapters.ch3 import paper
@@ -38,11 +40,8 @@ def lr_matches(data: dict):
 
 def lr_points(data: dict):
     """The paper's α values (rows) against ours at each lr (columns), from an ``lr_grid`` result."""
-
-    def name(p):
-        nf = "" if p["num_freq"] == 16 else f", {p['num_freq']} freq."
-        return f"{p['source']}: {p['encoding']}/{p['task']} @ {p['L']}{nf}"
-
+    nf = lambda p: "" if p["num_freq"] == 16 else f", {p['num_freq']} freq."
+    name = lambda p: f"{p['source']}: {p['encoding']}/{p['task']} @ {p['L']}{nf(p)}"
     tab = {}
     for p in data["points"]:
         tab.setdefault(name(p), {"paper": p["paper"]})[f"lr {p['lr']:g}"] = p["alpha"]
@@ -129,10 +128,7 @@ def lr_sensitivity(
 
 def theory_table(th: dict, copy_2c: dict | None = None):
     """Theorem 2's checks (a :func:`~.experiments.theory_checks` result): check, ours, paper."""
-
-    def vals(d, fmt="{:.3f}"):
-        return ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
-
+    vals = lambda d, fmt="{:.3f}": ", ".join(f"{k}: {fmt.format(v)}" for k, v in d.items())
     ce, rnd, fixed = th["thm2_counterexample"], th["thm2_random"], th["thm2_fixed_offset"]
     grow, two, rev = th["thm2_growing"], th["thm2_two_lengths"], th["thm2_reverse_sweep"]
     # fmt: off
@@ -171,8 +167,6 @@ def theory_table(th: dict, copy_2c: dict | None = None):
 
 def _box(ax, x: int, y: int) -> None:
     """Outline the heat-map cell at column ``x``, row ``y``."""
-    from matplotlib.patches import Rectangle
-
     ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=plotting.PALETTE[5], lw=2))
 
 
@@ -273,15 +267,12 @@ def show_transfer(encoding="rope", task="first", L=60, rule="ce", L0=L0_DEFAULT)
 
 def plot_heatmaps(alpha60: dict, lg60: dict, title: str = "", paper_lg60: dict | None = None):
     """Fig. 5: α_60 (top) and LG@60 (bottom); ``paper_lg60`` adds the paper's under ours."""
-    A = np.array([[alpha60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
-    G = np.array([[lg60.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
+    grid = lambda d: np.array([[d.get(f"{e}/{t}", np.nan) for t in MAIN_TASKS] for e in ENCODINGS])
+    cells = [(r, c, f"{e}/{t}") for r, e in enumerate(ENCODINGS) for c, t in enumerate(MAIN_TASKS)]
     fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
     names = ("α_60 (training-free)", "LG@60 (trained, mean over seeds)")
-    for ax, M, name in zip(axes, (A, G), names):
+    for ax, M, name in zip(axes, (grid(alpha60), grid(lg60)), names):
         pv = {} if ax is axes[0] else paper_lg60 or {}
-        cells = [
-            (r, c, f"{e}/{t}") for r, e in enumerate(ENCODINGS) for c, t in enumerate(MAIN_TASKS)
-        ]
         both = {(r, c): pv[k] for r, c, k in cells if k in pv and np.isfinite(M[r, c])}
         im = _heat(ax, M, fontsize=10, xticks=MAIN_TASKS, yticks=ENCODINGS, skip=both)
         for (r, c), p in both.items():  # ours above the paper's ("paper 1.00" is too wide)
@@ -305,8 +296,6 @@ LG_CURVE_CELLS = (
 
 def plot_lg_curves(rows, alpha: dict, tier: str = "1L1H", cells=LG_CURVE_CELLS):
     """Fig. 4: trained LG (mean ± one seed sd) and α_L (dashed) against L."""
-    from matplotlib.lines import Line2D
-
     fig, ax = plotting.figure(width=6.8, height=4.6)
     for c, (e, t) in enumerate(cells):
         r = cell_rows(rows, tier, e, t)

@@ -15,11 +15,13 @@ from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
+from lengthgen.chapters.ch3.exact_min_norm import exact_min_norm_spectrum
 from lengthgen.chapters.ch3.robustness import APP_G, APP_G_MEASURED, INDUCTION, NOT_RUN, ROPE_SCALES
 from lengthgen.config import check_choice
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
 from lengthgen.stats import auc, spearman
+from lengthgen.store import _clean, max_difference
 
 #: Shuffles of the AUC permutation test (the paper's 20k) and our bootstrap resamples.
 N_PERM = paper.STUDY_1L1H["n_perm"]
@@ -91,11 +93,15 @@ def rows(results) -> list[dict]:
     return _memo(results, "rows", lambda: ch3.study_rows(folder=results.folder))
 
 
+def _study_stats(results, key, rows: list, tier: str, **kw) -> dict:
+    """:func:`analysis.study_stats` of ``rows`` with the CE α table, computed once per ``key``."""
+    make = lambda: an3.study_stats(rows, alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT, **kw)
+    return _memo(results, key, make)
+
+
 def stats(results, tier: str) -> dict:
     """§6 statistics of ``tier``, main tasks (:func:`analysis.study_stats`), computed once."""
-    kw = dict(n_perm=N_PERM, n_boot=N_BOOT)
-    make = lambda: an3.study_stats(rows(results), alpha(results), tier, **kw)
-    return _memo(results, ("stats", tier), make)
+    return _study_stats(results, ("stats", tier), rows(results), tier)
 
 
 def stat(tier: str, key: str):
@@ -127,17 +133,15 @@ def violations(results, tier: str = "1L1H") -> dict:
     return dict(sorted(collections.Counter(fails).items()))
 
 
-def spearman_cells(results, keep) -> float:
-    """Spearman(α, LG) over the 1L1H cells for which ``keep(key, cell)`` holds."""
-    c = [v for k, v in sorted(cells(results).items()) if keep(k, v)]
-    return spearman([v["alpha"] for v in c], [v["lg"] for v in c])
+def spearman_cells(results, keep, score=lambda k, v: v["alpha"]) -> float:
+    """Spearman(``score(key, cell)``, LG), default score α, over the 1L1H cells ``keep`` selects."""
+    c = [(k, v) for k, v in sorted(cells(results).items()) if keep(k, v)]
+    return spearman([score(k, v) for k, v in c], [v["lg"] for _, v in c])
 
 
 def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), tol=1e-9) -> list:
     """Keys of the theory checks on which ``live`` and ``stored`` differ by more than ``tol``,
     leaving out the scale-dependent Monte-Carlo checks ``skip``."""
-    from lengthgen.store import _clean, max_difference
-
     # `not <=`: a NaN on one side is a difference
     differ = lambda k: not max_difference(_clean(live[k]), _clean(stored[k])) <= tol
     keys = sorted((set(live) | set(stored)) - set(skip))
@@ -146,6 +150,7 @@ def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), tol
 
 # --------------------------------------------------------------------------- measures
 def alpha_at(cell, Ls):
+    """The measure ``[α_L of cell for L in Ls]``."""
     return lambda r: [alpha(r)[cell][L] for L in Ls]
 
 
@@ -189,8 +194,9 @@ def auc_nontrivial(r):
 
 
 def spearman_binarized(r):
-    c = [v for k, v in sorted(cells(r).items()) if v["train"] > LEARNABLE]
-    return spearman([float(v["alpha"] >= HIGH_ALPHA) for v in c], [v["lg"] for v in c])
+    """Spearman(1[α ≥ 0.5], LG) over the learnable 1L1H cells."""
+    binary = lambda k, v: float(v["alpha"] >= HIGH_ALPHA)
+    return spearman_cells(r, lambda k, v: v["train"] > LEARNABLE, binary)
 
 
 SIN_BOUNDED = ("sinusoidal/prev", "sinusoidal/skip2", "sinusoidal/skip3", "sinusoidal/skip5")
@@ -243,15 +249,12 @@ def baseline_scores(key: str) -> dict:
 
 def baseline_rho(results, rule: str) -> float:
     """Spearman between a baseline rule's score and LG over the learnable 1L1H cells."""
-    c = {k: v for k, v in cells(results).items() if v["train"] > LEARNABLE}
-    keys = sorted(c)
-    return spearman([baseline_scores(k)[rule] for k in keys], [c[k]["lg"] for k in keys])
+    score = lambda k, v: baseline_scores(k)[rule]
+    return spearman_cells(results, lambda k, v: v["train"] > LEARNABLE, score)
 
 
 def conditioning(num_freq: int) -> dict:
     """Sinusoidal Φ_20 at ``num_freq`` frequencies, exact: columns, full column rank, condition."""
-    from lengthgen.chapters.ch3.exact_min_norm import exact_min_norm_spectrum
-
     s = exact_min_norm_spectrum("sinusoidal", num_freq=num_freq)
     m = 2 * num_freq
     return {"m": m, "full_column_rank": m <= 20, "cond": s[0] / s[-1]}
@@ -259,12 +262,9 @@ def conditioning(num_freq: int) -> dict:
 
 def violation(cell, L):
     """``[α_L, mean LG, failing seeds if the row is high-α]`` of one 1L1H row of the study."""
-
-    def measure(r):
-        a, acc = alpha(r)[cell][L], accs(r, "1L1H", cell, L)
-        return [a, float(np.mean(acc)), sum(v < SUCCESS for v in acc) if a >= HIGH_ALPHA else 0]
-
-    return measure
+    fails = lambda a, acc: sum(v < SUCCESS for v in acc) if a >= HIGH_ALPHA else 0
+    row = lambda a, acc: [a, float(np.mean(acc)), fails(a, acc)]
+    return lambda r: row(alpha(r)[cell][L], accs(r, "1L1H", cell, L))
 
 
 def violation_sin_first(r):
@@ -292,9 +292,7 @@ def pos_rows(results, tier: str = "1L1H") -> list[dict]:
 
 def app_e_stats(results, tier: str = "1L1H") -> dict:
     """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`analysis.study_stats`)."""
-    kw = dict(tasks=POS_TASKS, n_perm=N_PERM, n_boot=N_BOOT)
-    make = lambda: an3.study_stats(pos_rows(results, tier), alpha(results), tier, **kw)
-    return _memo(results, ("appE", tier), make)
+    return _study_stats(results, ("appE", tier), pos_rows(results, tier), tier, tasks=POS_TASKS)
 
 
 def _app_e_by_tier(results) -> dict:
@@ -383,28 +381,21 @@ def app_g_generalizing(r) -> dict:
 
 def rope_scale_table(r) -> dict:
     """App. H's frequency sweep per stored scale: α_60, mean LG@60, train accuracy, LGs."""
-    out = {}
+    out, alphas = {}, stored(r, "robustness_alpha")["rope_scale"]
     for s in [f"{s:g}" for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
         rs = [x for x in stored(r, f"appH__rope_scale_{s}") if x["L"] == 60]
-        out[s] = {"alpha": stored(r, "robustness_alpha")["rope_scale"][s]["60"], "lg": _mean(rs)}
-        out[s] |= {"train": _mean(rs, "train_acc"), "lg_seeds": [x["acc"] for x in rs]}
+        out[s] = {"alpha": alphas[s]["60"], "lg": _mean(rs), "train": _mean(rs, "train_acc")}
+        out[s]["lg_seeds"] = [x["acc"] for x in rs]
     return out
 
 
 def app_f_stats(r) -> dict:
     """App. F's 1L1H tier (vocabulary 64, d = 128): the §6 statistics with the main α table."""
-    rs = lambda: [x for e in ENCODINGS for x in stored(r, f"appF__{e}")]
-    kw = dict(n_perm=N_PERM, n_boot=N_BOOT)
-    return _memo(r, "app_f", lambda: an3.study_stats(rs(), alpha(r), "1L1H", **kw))
+    return _study_stats(r, "app_f", [x for e in ENCODINGS for x in stored(r, f"appF__{e}")], "1L1H")
 
 
 def induction_table(r) -> dict:
     """App. H's induction: per tier and encoding, mean LG@60 and train accuracy over the seeds."""
-    return {
-        t: {
-            e: {k: _mean(rs, key) for k, key in (("lg", "acc"), ("train", "train_acc"))}
-            for e in ENCODINGS
-            for rs in [stored(r, f"appH__induction__{t}__{e}")]
-        }
-        for t in INDUCTION["tiers"]
-    }
+    cell = lambda rs: {"lg": _mean(rs), "train": _mean(rs, "train_acc")}
+    by_tier = lambda t: {e: cell(stored(r, f"appH__induction__{t}__{e}")) for e in ENCODINGS}
+    return {t: by_tier(t) for t in INDUCTION["tiers"]}

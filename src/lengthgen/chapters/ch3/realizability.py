@@ -1,8 +1,6 @@
-"""Positional realizability (chapter 3; Han, Chai & Wang 2026): the tasks' targets, the transfer
-``T_L(W) = Φ_L W Φ_Lᵀ``, the selection rules and α_L (§4, eq. 2–3; a tie at the top of a row's
-argmax is a failure), and the checks of Props. 1–4 and Theorem 2 (chapter section "Tasks and the
-transfer operator"). The exact min-norm rule is :mod:`.exact_min_norm`.
-"""
+"""Positional realizability (chapter 3, "Tasks and the transfer operator"): the tasks' targets,
+``T_L(W) = Φ_L W Φ_Lᵀ``, the selection rules, α_L (§4, eq. 2–3; a tied top is a failure) and the
+checks of Props. 1–4 and Theorem 2. The exact min-norm rule is :mod:`.exact_min_norm`."""
 
 from __future__ import annotations
 
@@ -16,6 +14,7 @@ import torch
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.nn.positional import BASE, ENCODINGS, NUM_FREQ, KernelFamily, frequencies
 from lengthgen.nn.positional import check_encoding
+from lengthgen.nn.positional import monotone_range, theta_min
 
 from lengthgen.chapters.ch3.paper import CE_FIT, LONG_LENGTHS, STUDY_LENGTHS, TASKS
 from lengthgen.chapters.ch3.paper import L0 as L0_DEFAULT
@@ -73,17 +72,14 @@ def scored_rows(task: str, L: int, L0: int = L0_DEFAULT) -> torch.Tensor:
 def offsets(task: str, n: int) -> torch.Tensor:
     """The demanded offsets ``δ_n(i) = i − t_n(i)`` (−1 on non-query rows)."""
     t = targets(task, n)
-    d = torch.arange(n) - t
-    d[t < 0] = -1
-    return d
+    return torch.where(t >= 0, torch.arange(n) - t, -1)
 
 
 def pattern(task: str, n: int, dtype=torch.float64) -> torch.Tensor:
     """The required pattern ``R_n[i, j] = 1[j = t_n(i)]`` (zero rows off the query set)."""
     t = targets(task, n)
-    R = torch.zeros(n, n, dtype=dtype)
-    q = t >= 0
-    R[torch.nonzero(q).flatten(), t[q]] = 1.0
+    R, q = torch.zeros(n, n, dtype=dtype), torch.nonzero(t >= 0).flatten()
+    R[q, t[q]] = 1.0
     return R
 
 
@@ -148,17 +144,12 @@ def scored_logits(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, 
 
 def simulate(W, family: KernelFamily, task: str, L: int, L0=L0_DEFAULT, *, chunk=1024):
     """α_L (eq. 3, strict argmax) of the head ``W`` of ``family`` on ``task`` at length ``L``."""
-    rows = scored_rows(check_task(task), *_check_lengths(L, L0))
-    tgt_all = targets(task, L)
-    out = {"arg": [], "margin": [], "correct": []}
-    for r, logits in scored_logits(W, family, task, L, L0, chunk=chunk):
-        a, m, c = _row_stats(logits, r, tgt_all[r])
-        out["arg"].append(a), out["margin"].append(m), out["correct"].append(c)
-    cat = {k: torch.cat(v).numpy() if v else np.zeros(0) for k, v in out.items()}
-    correct = cat["correct"].astype(bool)
-    alpha = float(correct.mean()) if len(rows) else float("nan")
-    argmax, target = cat["arg"].astype(int), tgt_all[rows].numpy()
-    return Simulation(alpha, rows.numpy(), target, argmax, cat["margin"], correct)
+    rows, tgt = scored_rows(check_task(task), L, L0), targets(task, L)
+    logits = scored_logits(W, family, task, L, L0, chunk=chunk)
+    parts = [_row_stats(lg, r, tgt[r]) for r, lg in logits]
+    arg, margin, ok = (torch.cat(p).numpy() for p in zip(*parts)) if parts else [np.zeros(0)] * 3
+    alpha, ok = float(ok.mean()) if len(rows) else float("nan"), ok.astype(bool)
+    return Simulation(alpha, rows.numpy(), tgt[rows].numpy(), arg.astype(int), margin, ok)
 
 
 def train_margin(W: torch.Tensor, family: KernelFamily, task: str, L0: int = L0_DEFAULT) -> float:
@@ -187,8 +178,8 @@ def fit_ce(
     weight_decay: float = CE_FIT["weight_decay"],
     row_scale: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """The cross-entropy selection rule (§4, App. C): Adam on the family's coefficients from zero,
-    sign-projected, on the causal-softmax CE at L0; ``row_scale`` (chapter 5): per-row factors."""
+    """The CE selection rule (§4, App. C): sign-projected Adam from zero on the causal-softmax CE at
+    L0; ``row_scale`` (chapter 5): per-row factors."""
     L0, steps = check_positive_int("L0", L0), check_positive_int("steps", steps)
     if row_scale is not None:
         row_scale = torch.as_tensor(row_scale, dtype=torch.float64)
@@ -373,8 +364,7 @@ def prop1_search(
     i = torch.arange(n)
     interior = unique & (top.indices > 0) & (top.indices < i) & (i >= 2)
     best = -math.inf
-    rows = torch.arange(2, n)
-    tgt = rows - 1
+    rows, tgt = torch.arange(2, n), torch.arange(1, n - 1)
     for _ in range(check_positive_int("n_adversarial", n_adversarial)):
         W = torch.randn(2, 2, generator=g, dtype=torch.float64).requires_grad_(True)
         opt = torch.optim.Adam([W], lr=0.05)
@@ -403,8 +393,6 @@ def prop2_montecarlo(
         raise ValueError(f"m must be >= L0 = {L0} so the trained rows are independent, got m = {m}")
     i = L - 1
     t = int(targets(task, L)[i])
-    if not isinstance(old_key, bool):
-        raise ConfigError(f"old_key must be True or False, got {old_key!r}")
     if old_key and not (0 <= t < L0):
         raise ValueError(f"task {task!r} at L = {L}: target {t} of row {i} is not a trained key")
     if not old_key and not (L0 <= t < i):
@@ -449,8 +437,6 @@ def prop3_monotone_copy(
     num_freq: int = NUM_FREQ, base: float = BASE, L: int | None = None, L0: int = L0_DEFAULT
 ) -> dict:
     """Prop. 3: ``κ(d) = sin(d θ_min)`` solves copy; default L = 2·⌊π/(2θ_min)⌉ − 1."""
-    from lengthgen.nn.positional import monotone_range, theta_min
-
     fam = KernelFamily("sinusoidal", L0=L0, num_freq=num_freq, base=base)
     peak = monotone_range(num_freq, base)
     L = 2 * peak - 1 if L is None else L

@@ -34,6 +34,7 @@ import numpy as np
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.claims import Claim, Deviation
+from lengthgen.stats import bootstrap_ci
 
 #: Causes a deviation of this chapter may name.
 CAUSES: dict[str, str] = {
@@ -110,8 +111,6 @@ def seed_mean_tol(sd: float | None = None, n: int = 5) -> float:
 
 def paper_precision_interval(hits: int, rows: int, *, n_boot=10_000, seed=0) -> tuple:
     """Rule 5: the 95 % percentile-bootstrap interval of ``hits`` successes in ``rows`` rows."""
-    from lengthgen.stats import bootstrap_ci
-
     _, lo, hi = bootstrap_ci(np.r_[np.ones(hits), np.zeros(rows - hits)], n_boot=n_boot, seed=seed)
     return lo, hi
 

@@ -194,9 +194,8 @@ def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
 
     kw = dict(n_eval=run["eval_n"], train_n=run["train_n"], L0=run["L0"], vocab=run["vocab"])
     per_group = [eval_banks(ts, run["lengths"], seed=run["eval"] + s, **kw) for ts, s in checked]
-    banks = per_group[0]
-    if len(per_group) > 1:  # member-wise
-        banks = {k: tuple(torch.cat([b[k][i] for b in per_group]) for i in (0, 1)) for k in banks}
+    cat = lambda k, i: torch.cat([b[k][i] for b in per_group])  # member-wise
+    banks = {k: (cat(k, 0), cat(k, 1)) for k in per_group[0]}
     kw = dict(metric=masked_acc, per_member=True, batch_size=64, device=dev)
     acc = evaluate_ensemble(model, res.params, banks, **kw)
     train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
