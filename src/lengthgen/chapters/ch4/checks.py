@@ -125,14 +125,10 @@ def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[i
     force over reachable (automaton state, label) pairs)."""
     p, max_m = check_modulus(p), check_length(max_m)
     states, trans, start, table = _readout_automaton(net, p, tol, "exact_lengths")
-    reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
-    reach[start, 0] = True  # the empty input: start state, sum 0
-    tokens = torch.arange(p)
-    out = []
+    s, y, out = torch.tensor([start]), torch.tensor([0]), []  # the empty input: sum 0
     for m in range(1, max_m + 1):
-        s, y = reach.nonzero(as_tuple=True)
-        reach = torch.zeros_like(reach)
-        reach[trans[s].reshape(-1), ((y[:, None] + tokens) % p).reshape(-1)] = True
+        reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
+        reach[trans[s].reshape(-1), ((y[:, None] + torch.arange(p)) % p).reshape(-1)] = True
         s, y = reach.nonzero(as_tuple=True)
         if bool((table[s] == y).all()):
             out.append(m)
@@ -168,9 +164,8 @@ def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20
 
 
 def _three_constructions(check, primes, seed: int, **kw) -> dict:
-    """``check`` of Thm 4.1's family, Thm 4.2 with and without bias (seeds ``seed`` … + 2). On X_m
-    Thm 4.1's network for m computes what Thm 4.2's biased one does (W x + π/2), so one stands for
-    the family at every m."""
+    """``check`` of Thm 4.1's family, Thm 4.2 with and without bias (seeds ``seed`` … + 2); on X_m
+    Thm 4.1's network for m computes Thm 4.2's biased one (W x + π/2), so that stands for all m."""
     return {
         p: {
             "thm41": check(construct_with_bias(p), p, seed=seed, **kw),
@@ -219,9 +214,7 @@ def automaton_summary(primes, max_m: int, n: int, seed: int) -> dict:
 @experiments_cell
 def float_summary(primes, max_m: int, n: int, seed: int, lengths=None) -> dict:
     """Cell ``float_n<n>``: :func:`summarize_checks` of :func:`float_network_checks`."""
-    return summarize_checks(
-        float_network_checks(primes=primes, max_m=max_m, n=n, lengths=lengths, seed=seed)
-    )
+    return summarize_checks(float_network_checks(primes, max_m, n, lengths, seed))
 
 
 # --------------------------------------------------------------------------- claim 2: ReLU limits

@@ -13,7 +13,7 @@ from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4 import rules as R
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
 from lengthgen.chapters.ch4.paper import MAIN, OVER, P53, PAPER_LR, PAPER_LR_60K
-from lengthgen.chapters.ch4.paper import paper_claim, paper_unchecked, protocol
+from lengthgen.chapters.ch4.paper import paper_claim, paper_unchecked
 from lengthgen.claims import Claim, Deviation, compare, modified, reduced
 from lengthgen.config import check_positive_int
 from lengthgen.verify import NoiseBand
@@ -106,13 +106,10 @@ _TRANSFORMER = Deviation(
 # --------------------------------------------------------------------------- theory and Fig. 9
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
-#: Cor. 5.8: Õ(p) with the Ω(p) lower bound is slope 1 in log p up to polylog factors; each log
-#: factor adds about 1/ln p ≈ 0.3 to a local slope at p = 11–41 (we allow two), and a 5-point fit
-#: of sizes interpolated on a doubling grid is good to about ±0.3; a learner that memorizes (∝ p³
-#: inputs) or needs a fixed number of examples (slope 0) falls outside
+#: Cor. 5.8: Õ(p) and Ω(p) give slope 1 in log p, + ≈ 1/ln p ≈ 0.3 per log factor (two allowed),
+#: ± 0.3 of fit error; a memorizer (∝ p³ inputs) or a fixed need (slope 0) falls outside
 COR58_SLOPE = (0.7, 1.7)
-#: Thm 5.6: Θ̃(dp) bounds the samples any interpolating learner of width d needs by ∝ d (slope 1),
-#: plus ≈ 0.5 for log factors at d·p ≈ 200–1500
+#: Thm 5.6: Θ̃(dp) bounds the samples needed by ∝ d (slope 1), + ≈ 0.5 of log factors
 THM56_MAX_SLOPE = 1.5
 #: Fig. 9: "closely matches" read as within the R4 band of a level stated in words
 CLOSE = 0.05
@@ -131,9 +128,8 @@ _THM63_OURS = Deviation(
 )
 
 
-_F = protocol("full")
 _B, _A, _W, _N = (
-    _F[k] for k in ("underparam_sgd", "underparam_adamw97", "margin_widths", "sample_needs")
+    _FULL[k] for k in ("underparam_sgd", "underparam_adamw97", "margin_widths", "sample_needs")
 )
 _UNDER_SGD = reduced(
     f"(m, p) = (3, 97) as the paper; widths {', '.join(map(str, _B['widths']))}, n ∈ "

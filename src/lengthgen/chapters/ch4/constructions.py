@@ -37,14 +37,8 @@ def fixed_length_window(m: int, p: int, max_m: int) -> list[int]:
     m, p, max_m = check_length(m), check_modulus(p), check_length(max_m)
     if p % 2 == 0:
         raise ConfigError(f"the closed-form window is derived for odd p, got p = {p}")
-    out = []
-    for length in range(1, max_m + 1):
-        j = (length - m) % (4 * m)
-        if j > 2 * m:
-            j -= 4 * m  # the phase error reduced to (−π, π]
-        if p * abs(j) < 2 * m:
-            out.append(length)
-    return out
+    # the phase error (L − m)·π/(2m), reduced to [−π, π), below π/p
+    return [L for L in range(1, max_m + 1) if p * abs((L + m) % (4 * m) - 2 * m) < 2 * m]
 
 
 def construct_with_bias(p: int) -> Network:
@@ -140,9 +134,8 @@ def homogeneous_pairs(m1: int, m2: int, p: int) -> dict:
     g = math.gcd(m1, m2)
     pairs = []
     for v in range(1, p):
-        z = torch.zeros(p, dtype=torch.long)
-        z[0] = g - 1
-        z[v] += 1
+        z = torch.eye(p, dtype=torch.long)[v]
+        z[0] += g - 1
         x1, x2 = (m1 // g) * z, (m2 // g) * z
         y1, y2 = int(labels_of_counts(x1, p)), int(labels_of_counts(x2, p))
         if y1 != y2:

@@ -119,14 +119,13 @@ def union(results):
 # ------------------------------------------------------------------ under-parameterized (Figs 1, 9)
 def under_cells(results, name="underparam"):
     """{(m, p, width, n): {activation: (mean test, SE, all seeds fit)}} of the sweep ``name``."""
-    groups = {}
+    groups, out = {}, {}
     for r in cell(results, name)["rows"]:
         groups.setdefault((r["m"], r["p"], r["width"], r["n"], r["activation"]), []).append(r)
-    out = {}
-    for (m, p, w, n, act), rs in groups.items():
-        mean, se = seed_mean([r["test_acc"] for r in rs], FULL[name]["n_test"])
+    for (*cell_key, act), rs in groups.items():
+        mean_se = seed_mean([r["test_acc"] for r in rs], FULL[name]["n_test"])
         fits = all(r["train_acc"] >= PERFECT[0] for r in rs)
-        out.setdefault((m, p, w, n), {})[act] = (mean, se, fits)
+        out.setdefault(tuple(cell_key), {})[act] = (*mean_se, fits)
     return out
 
 
