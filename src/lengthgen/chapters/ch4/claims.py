@@ -594,8 +594,7 @@ CLAIMS = [
     ),
 ]
 
-#: how many of the p = 53 run's last evaluations :func:`p53_history` reads (it evaluates every
-#: 10,000 updates and at its end)
+#: how many of the p = 53 run's last evaluations (every 10,000 updates) :func:`p53_history` reads
 P53_LAST_EVALS = 5
 
 
@@ -656,17 +655,15 @@ HEADLINE = {
     ],
 }
 
-#: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page);
-#: the last line: the paper's learning theory and Fig. 9
+#: the claims (id prefixes) on the chapter's details page; the last line: theory and Fig. 9
 DETAILS = tuple(
     "ch4.float. ch4.thm43. ch4.fig4.paper_lr. ch4.fig5.paper_lr ch4.fig4.p53.sine_seen "
     "ch4.fig4.p53.relu_in_domain ch4.fig5.p53.bias_seen ch4.fig5.p53.bias_robust "
     "ch4.prop_vc ch4.thm56 ch4.cor58 ch4.fig9.sgd ch4.thm62 ch4.thm63 ch4.sec6.relu_margins".split()
 )
 
-#: How far re-running the trained sweeps of Figs 4–5 on another machine may move their claims
-#: (``python -m lengthgen verify``): each band is twice the largest move measured by re-running
-#: the one-seed float32 sweeps on two CPUs (issue 24).
+#: How far re-running the Figs 4–5 sweeps elsewhere may move their claims (``lengthgen verify``):
+#: twice the largest move seen re-running the one-seed float32 sweeps on two CPUs (issue 24).
 RERUN_NOISE = (
     NoiseBand(
         "ch4.fig4.",

@@ -139,9 +139,8 @@ PROTOCOL = {
 
 #: The variants (activation, first-layer bias) of the length-generalization study (B.1.3, Fig. 5).
 LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
-#: The paper-scale GPU run (``reproduce ch4 --scale paper``; section "At the paper's modulus"):
-#: B.1.3 at p = 53, 36 members in one ensemble; ``steps`` is a target (a run stopped by its time
-#: budget is stored as partial).
+#: The paper-scale GPU run (``reproduce ch4 --scale paper``): B.1.3 at p = 53, 36 members in one
+#: ensemble; ``steps`` is a target (a run stopped by its time budget is stored as partial).
 PAPER_RUN = dict(
     p=53, width=1024, budgets=(2000, 8000), wds=(0.3, 0.1, 0.03), seeds=_S2,
     variants=LENGTHGEN_VARIANTS, lr=1e-3, steps=300_000, eval_every=10_000, n_eval=2000,
