@@ -115,8 +115,7 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
         ax.plot(xs, [1.04] * len(xs), marker, ms=ms, color="0.3", label=label)
     ax.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
     ax.set(xscale="log", xlabel="input length m (tokens)", ylabel="accuracy", ylim=(-0.02, 1.08))
-    ax.set_title(kind)
-    ax.title.set_fontsize(10)
+    ax.set_title(kind, fontsize=10)
     ax.legend(fontsize=9, loc="lower left")
 
 

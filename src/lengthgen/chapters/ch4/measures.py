@@ -280,8 +280,7 @@ def transformer(results):
 # ------------------------------------------------------------------- Fig. 9 and the learning theory
 def sgd_versus_adamw(results, activation):
     """Fig. 9, per cell: (SGD, AdamW) of ``activation``, each (seed-mean test acc, SE, all fit)."""
-    sgd = under_cells(results, "underparam_sgd")
-    adam = under_cells(results, "underparam_adamw97")
+    sgd, adam = (under_cells(results, f"underparam_{o}") for o in ("sgd", "adamw97"))
     return {k: (sgd[k][activation], adam[k][activation]) for k in sgd}
 
 
