@@ -22,13 +22,12 @@ from lengthgen.config import ConfigError, check_positive_int, nonempty
 
 
 class _Tally:
-    """Per-length counts of right, tied and wrong predictions and of tie-residue labels, and the
-    errors outside those residues (which Lemma D.2 says the bias-free network never makes)."""
+    """Per-length counts of right and tied predictions and of tie-residue labels, and the errors
+    outside those residues (never made by the bias-free network, Lemma D.2)."""
 
     def __init__(self, p: int, lengths: int):
         self.tie_res = (2 * torch.arange(p)) % p == 0
-        self.correct, self.ties = torch.zeros(lengths), torch.zeros(lengths)
-        self.wrong, self.tie_frac = torch.zeros(lengths), torch.zeros(lengths)
+        self.correct, self.ties, self.tie_frac = (torch.zeros(lengths) for _ in range(3))
         self.outside = 0
 
     def add(self, pred: torch.Tensor, y: torch.Tensor) -> None:
@@ -36,14 +35,13 @@ class _Tally:
         ok = pred == y
         self.correct += ok.sum(0)
         self.ties += (pred < 0).sum(0)
-        self.wrong += ((pred >= 0) & ~ok).sum(0)
         self.tie_frac += self.tie_res[y].sum(0)
         self.outside += int((~ok & ~self.tie_res[y]).sum())
 
     def result(self, lengths: list, n: int) -> dict:
         frac = lambda t: (t / n).tolist()  # noqa: E731
         out = {"lengths": lengths, "acc": frac(self.correct), "ties": frac(self.ties)}
-        out.update(wrong_label=frac(self.wrong), errors_outside_tie_residues=self.outside, n=n)
+        out.update(errors_outside_tie_residues=self.outside, n=n)
         return {**out, "tie_residue_frac": frac(self.tie_frac)}
 
 
@@ -55,41 +53,28 @@ def _token_chunks(p: int, max_m: int, n: int, seed: int, chunk: int):
         yield torch.randint(0, p, (min(chunk, n - lo), max_m), generator=g)
 
 
-def accuracy_by_length(
-    net, p, max_m, n=N_TEST, seed=0, lengths=None, tol=1e-6, chunk=250, fixed_length_family=False
-) -> dict:
-    """Strict-uniqueness accuracy of the float64 ``net`` at every length 1 … ``max_m`` (or
-    ``lengths``) on ``n`` sampled inputs each (prefixes of one sequence per row), as
-    :class:`_Tally`'s fractions; ``fixed_length_family``: at each m, Thm 4.1's network for m."""
+def accuracy_by_length(net, p, max_m, n=N_TEST, seed=0, lengths=None, tol=1e-6, chunk=250) -> dict:
+    """Strict-uniqueness accuracy of the float64 ``net`` at lengths 1 … ``max_m`` (or ``lengths``),
+    ``n`` sampled inputs each (prefixes of one sequence per row), as :class:`_Tally`'s fractions."""
     p, max_m = check_modulus(p), check_length(max_m)
     lens = list(range(1, max_m + 1)) if lengths is None else sorted(map(check_length, set(lengths)))
     if max(lens) > max_m:
         raise ConfigError(f"lengths go beyond max_m = {max_m}")
-    if fixed_length_family:
-        net = construct_with_bias(p)  # with the offset π/2 below instead of its bias
-    elif not isinstance(net, Network) or net.p != p:
+    if not isinstance(net, Network) or net.p != p:
         raise ConfigError(f"net must be a Network with p = {p} classes")
     sel = torch.tensor(lens) - 1
     tally = _Tally(p, len(lens))
     Wt = net.W.T.contiguous()  # [p, d]
     for tok in _token_chunks(p, max_m, n, seed, chunk):
-        y = tok.cumsum(1)[:, sel].remainder(p)
         h = Wt[tok].cumsum(1)[:, sel]  # [k, L, d] = W x^(m)
-        if fixed_length_family:
-            h = h.clone()
-            h[..., 0] += math.pi / 2  # π/(2m)·m, the Thm 4.1 offset
-        elif net.b is not None:
-            h = h + net.b
-        act = "sine" if fixed_length_family else net.activation
-        tally.add(uargmax(activate(h, act) @ net.V.T, tol), y)
+        h = h if net.b is None else h + net.b
+        tally.add(uargmax(activate(h, net.activation) @ net.V.T, tol), tok.cumsum(1)[:, sel] % p)
     return tally.result(lens, n)
 
 
 def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int = 200_000):
-    """The first layer of a sine network with rational phases as a finite automaton (exact).
-    With ``W = 2πN/D``, ``b = 2πβ/D`` the state is the residue vector ``ρ = (N x + β) mod D`` and
-    token v maps ``ρ ↦ (ρ + N[:, v]) mod D`` (chapter 4, "The phase/rotation view"). Returns
-    ``(states [K, d], trans [K, p], start)``, enumerated breadth-first from β."""
+    """The first layer ``W = 2πN/D``, ``b = 2πβ/D`` of a sine network as an exact automaton on
+    ``ρ = (N x + β) mod D`` ("The phase/rotation view"): ``(states [K, d], trans [K, p], 0)``."""
     D = check_positive_int("D", D)
     cols = [tuple(c) for c in torch.as_tensor(N, dtype=torch.long).T.remainder(D).tolist()]
     start = tuple(torch.as_tensor(beta, dtype=torch.long).remainder(D).tolist())
@@ -109,8 +94,7 @@ def phase_automaton(N: torch.Tensor, beta: torch.Tensor, D: int, max_states: int
 
 
 def _readout_automaton(net: Network, p: int, tol: float, who: str):
-    """:func:`phase_automaton` of a sine ``net`` with rational phases, and each state's prediction
-    (float64 readout, ``tol`` absorbing its rounding): ``(states, trans, start, table)``."""
+    """:func:`phase_automaton` of a sine ``net`` and each state's float64 prediction ``table``."""
     sine = isinstance(net, Network) and net.activation == "sine" and net.p == p
     if not sine or net.rational is None:
         raise ConfigError(f"{who} needs a sine Network with rational phases and p classes")
@@ -120,15 +104,10 @@ def _readout_automaton(net: Network, p: int, tol: float, who: str):
     return states, trans, start, uargmax(hidden @ net.V.T, tol)
 
 
-def automaton_accuracy(
-    net, p, max_m, n=N_TEST, seed=0, tol=1e-9, chunk=2_000, fixed_length_family=False
-) -> dict:
-    """:func:`accuracy_by_length` with the first layer run exactly as :func:`phase_automaton`; only
-    each state's float64 readout rounds (``tol`` ≫ 1e-16, ≪ the gaps 1 − cos(2π/p)).
-    ``fixed_length_family`` uses Thm 4.2's biased automaton, equal to Thm 4.1's network on X_m."""
+def automaton_accuracy(net, p, max_m, n=N_TEST, seed=0, tol=1e-9, chunk=2_000) -> dict:
+    """:func:`accuracy_by_length` with the first layer run exactly (:func:`phase_automaton`);
+    ``tol`` ≫ 1e-16, ≪ the gaps 1 − cos(2π/p)."""
     p, max_m = check_modulus(p), check_length(max_m)
-    if fixed_length_family:
-        net = construct_with_bias(p)
     states, trans, start, table = _readout_automaton(net, p, tol, "automaton_accuracy")
     tally = _Tally(p, max_m)
     for tok in _token_chunks(p, max_m, n, seed, chunk):
@@ -142,18 +121,14 @@ def automaton_accuracy(
 
 
 def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[int]:
-    """The lengths ``1 … max_m`` at which the sine ``net`` (rational phases) is right on all
-    ``p^m`` ordered inputs, by brute force over the reachable (automaton state, label) pairs."""
+    """The lengths ``1 … max_m`` at which the sine ``net`` is right on all ``p^m`` inputs (brute
+    force over reachable (automaton state, label) pairs)."""
     p, max_m = check_modulus(p), check_length(max_m)
     states, trans, start, table = _readout_automaton(net, p, tol, "exact_lengths")
-    reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
-    reach[start, 0] = True  # the empty input: start state, sum 0
-    tokens = torch.arange(p)
-    out = []
+    s, y, out = torch.tensor([start]), torch.tensor([0]), []  # the empty input: sum 0
     for m in range(1, max_m + 1):
-        s, y = reach.nonzero(as_tuple=True)
-        reach = torch.zeros_like(reach)
-        reach[trans[s].reshape(-1), ((y[:, None] + tokens) % p).reshape(-1)] = True
+        reach = torch.zeros(states.shape[0], p, dtype=torch.bool)
+        reach[trans[s].reshape(-1), ((y[:, None] + torch.arange(p)) % p).reshape(-1)] = True
         s, y = reach.nonzero(as_tuple=True)
         if bool((table[s] == y).all()):
             out.append(m)
@@ -161,9 +136,7 @@ def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[i
 
 
 def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
-    """Accuracy of ``net`` over all ``p^m`` ordered inputs of length m (each tuple weighted once)."""
-    if not isinstance(net, Network):
-        raise ConfigError(f"net must be a Network, got {type(net).__name__}")
+    """Accuracy of ``net`` over all ``p^m`` ordered inputs of length m (each weighted once)."""
     tok = all_inputs(m, net.p)
     pred = net.predict(count_vectors(tok, net.p, torch.float64), tol)
     y = labels_of(tok, net.p)
@@ -174,7 +147,7 @@ def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
 # --------------------------------------------------------------------------- claim 1: constructions
 @experiments_cell
 def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000) -> list[dict]:
-    """Every construction on every ordered input of length m, for small (m, p) with p^m ≤ ``limit``."""
+    """Every construction on every ordered input of length m, for (m, p) with p^m ≤ ``limit``."""
     limit = check_positive_int("limit", limit)
     rows = []
     for p in nonempty("ps", ps):
@@ -191,11 +164,11 @@ def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20
 
 
 def _three_constructions(check, primes, seed: int, **kw) -> dict:
-    """``check`` of Thm 4.1's family and Thm 4.2 with and without bias at each prime (seeds
-    ``seed``, ``seed + 1``, ``seed + 2``)."""
+    """``check`` of Thm 4.1's family, Thm 4.2 with and without bias (seeds ``seed`` … + 2); on X_m
+    Thm 4.1's network for m computes Thm 4.2's biased one (W x + π/2), so that stands for all m."""
     return {
         p: {
-            "thm41": check(None, p, seed=seed, fixed_length_family=True, **kw),
+            "thm41": check(construct_with_bias(p), p, seed=seed, **kw),
             "thm42_bias": check(construct_with_bias(p), p, seed=seed + 1, **kw),
             "fourier": check(construct_fourier(p), p, seed=seed + 2, **kw),
         }
@@ -218,8 +191,8 @@ def float_network_checks(
 
 
 def summarize_checks(checks_: dict) -> dict:
-    """Per construction and prime of a check: min/max/mean accuracy, errors outside tie residues
-    and the largest gap to 1 − (tie-residue share)."""
+    """Per construction and prime: min/max/mean accuracy, errors outside tie residues, and the
+    largest gap to 1 − (tie-residue share)."""
     out = {}
     for p, d in checks_.items():
         for name, r in d.items():
@@ -241,9 +214,7 @@ def automaton_summary(primes, max_m: int, n: int, seed: int) -> dict:
 @experiments_cell
 def float_summary(primes, max_m: int, n: int, seed: int, lengths=None) -> dict:
     """Cell ``float_n<n>``: :func:`summarize_checks` of :func:`float_network_checks`."""
-    return summarize_checks(
-        float_network_checks(primes=primes, max_m=max_m, n=n, lengths=lengths, seed=seed)
-    )
+    return summarize_checks(float_network_checks(primes, max_m, n, lengths, seed))
 
 
 # --------------------------------------------------------------------------- claim 2: ReLU limits
@@ -253,8 +224,7 @@ def window_key(p: int, m: int) -> str:
 
 
 def fixed_length_exact_lengths(cases=paper.WINDOW_CASES, span: int = paper.WINDOW_SPAN) -> dict:
-    """Brute force for ``ch4.thm41.window``: per (p, m), :func:`exact_lengths` of Thm 4.1's
-    network for m up to span·m."""
+    """``ch4.thm41.window`` by brute force: per (p, m), :func:`exact_lengths` up to span·m."""
     span = check_positive_int("span", span)
     if any(not isinstance(c, (list, tuple)) or len(c) != 2 for c in nonempty("cases", cases)):
         raise ConfigError(f"each case must be a pair (p, m), got {cases!r}")
@@ -278,8 +248,7 @@ def relu_bounds_table(p: int = 97, lengths=OOD_LENGTHS) -> list[dict]:
 
 
 def relu_construction_check(cases=((3, (6, 12, 24, 48)), (5, (4, 6)))) -> list[dict]:
-    """Our ReLU interpolant on every count vector of X_m, per ``(p, lengths)``: accuracy, width,
-    path bound."""
+    """Our ReLU interpolant on all of X_m, per ``(p, lengths)``: accuracy, width, path bound."""
     rows = []
     for p, lengths in nonempty("cases", cases):
         for m in nonempty("lengths", lengths):

@@ -1,9 +1,7 @@
 """Chapter 4's claims, each declared once by its literal id: the paper's value from
-:data:`~lengthgen.chapters.ch4.paper.PAPER_VALUES`, the comparison from
-:mod:`~lengthgen.chapters.ch4.rules` (R1–R6), the measurement from
-:mod:`~lengthgen.chapters.ch4.measures` (stored full-scale cells, so ``claims --check`` needs no
-notebook). The Figs 4–5 claims come in families (:data:`LENGTHGEN_STATEMENTS`); a reduced
-protocol says what was reduced, and a deviation has a cause from :data:`CAUSES`.
+:data:`.paper.PAPER_VALUES`, the comparison from :mod:`.rules` (R1–R6), the measurement from
+:mod:`.measures` (stored cells, so ``claims --check`` needs no notebook). The Figs 4–5 claims come
+in families (:data:`LENGTHGEN_STATEMENTS`); a deviation has a cause from :data:`CAUSES`.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4 import rules as R
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
 from lengthgen.chapters.ch4.paper import MAIN, OVER, P53, PAPER_LR, PAPER_LR_60K
-from lengthgen.chapters.ch4.paper import paper_claim, paper_unchecked, protocol
+from lengthgen.chapters.ch4.paper import paper_claim, paper_unchecked
 from lengthgen.claims import Claim, Deviation, compare, modified, reduced
 from lengthgen.config import check_positive_int
 from lengthgen.verify import NoiseBand
@@ -108,13 +106,10 @@ _TRANSFORMER = Deviation(
 # --------------------------------------------------------------------------- theory and Fig. 9
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
-#: Cor. 5.8: Õ(p) with the Ω(p) lower bound is slope 1 in log p up to polylog factors; each log
-#: factor adds about 1/ln p ≈ 0.3 to a local slope at p = 11–41 (we allow two), and a 5-point fit
-#: of sizes interpolated on a doubling grid is good to about ±0.3; a learner that memorizes (∝ p³
-#: inputs) or needs a fixed number of examples (slope 0) falls outside
+#: Cor. 5.8: Õ(p) and Ω(p) give slope 1 in log p, + ≈ 1/ln p ≈ 0.3 per log factor (two allowed),
+#: ± 0.3 of fit error; a memorizer (∝ p³ inputs) or a fixed need (slope 0) falls outside
 COR58_SLOPE = (0.7, 1.7)
-#: Thm 5.6: Θ̃(dp) bounds the samples any interpolating learner of width d needs by ∝ d (slope 1),
-#: plus ≈ 0.5 for log factors at d·p ≈ 200–1500
+#: Thm 5.6: Θ̃(dp) bounds the samples needed by ∝ d (slope 1), + ≈ 0.5 of log factors
 THM56_MAX_SLOPE = 1.5
 #: Fig. 9: "closely matches" read as within the R4 band of a level stated in words
 CLOSE = 0.05
@@ -133,9 +128,8 @@ _THM63_OURS = Deviation(
 )
 
 
-_F = protocol("full")
 _B, _A, _W, _N = (
-    _F[k] for k in ("underparam_sgd", "underparam_adamw97", "margin_widths", "sample_needs")
+    _FULL[k] for k in ("underparam_sgd", "underparam_adamw97", "margin_widths", "sample_needs")
 )
 _UNDER_SGD = reduced(
     f"(m, p) = (3, 97) as the paper; widths {', '.join(map(str, _B['widths']))}, n ∈ "
@@ -164,8 +158,7 @@ def _self(id, location, statement, paper_value, check, why, measure=None, **kw) 
 
 
 def _long(id, network, construction, why_where=""):
-    """Thm 4.1 or 4.2 at long lengths (R1): the lowest accuracy of ``construction`` in the stored
-    automaton check."""
+    """Thm 4.1 or 4.2 at long lengths (R1): the lowest accuracy of ``construction``, stored."""
     return paper_claim(
         id,
         f"{network}: lowest accuracy over 10,000 sampled inputs at every m = 1 … 811, "
@@ -177,8 +170,7 @@ def _long(id, network, construction, why_where=""):
 
 
 def _over_parameterized(id, deviation=None) -> Claim:
-    """One Figs 2–3 weight-decay statement ``ch4.fig23.<kind>.<activation>`` on the stored
-    over-parameterized sweep."""
+    """The Figs 2–3 weight-decay claim ``ch4.fig23.<kind>.<activation>`` on the stored sweep."""
     _, _, kind, act = id.split(".")
     name = "sine MLP" if act == "sine" else "ReLU MLP"
     n_test, wd0 = _FULL["overparam"]["n_test"], min(_FULL["overparam"]["wds"])
@@ -203,7 +195,7 @@ def _over_parameterized(id, deviation=None) -> Claim:
             f"Over-parameterized {name} at the largest decay (above {R.MODERATE_WD:g}): train "
             "accuracy below the near-perfect band, test accuracy > 2 SE below the best moderate decay",
             lambda r: M.excessive(r, act),
-            M.excessive_holds,
+            lambda v: v["train acc"] < R.PERFECT[0] and v["test below best moderate by > 2 SE"],
             "R4 ('training accuracy falls' = leaves the near-perfect band) and R5",
         ),
     }[kind]
@@ -219,10 +211,9 @@ _GAIN_TXT = (
     "at every budget n, mean accuracy over all unseen lengths and weight decays higher with a "
     "first-layer bias than without, by > 2 SE"
 )
-#: The Figs 4–5 statements each length-generalization sweep is checked on, by the last part of the
-#: claim's id: the paper's statement (its key in PAPER_VALUES), the networks, what is measured, the
-#: comparison (at p = 53 "chance" is read by R3 instead, :data:`~.rules.R3_CHANCE_P53`) and our
-#: value on a sweep (:mod:`.measures`).
+#: The Figs 4–5 statements a length-generalization sweep is checked on, by the id's last part: the
+#: key in PAPER_VALUES, the networks, what is measured, the comparison (at p = 53 "chance" is read
+#: by :data:`~.rules.R3_CHANCE_P53`) and our value on a sweep.
 LENGTHGEN_STATEMENTS = {
     "sine_seen": ("ch4.fig4.sine_seen", "bias-free sine MLP", _SEEN_TXT, R.R4_PERFECT,
                   lambda r, sweep: M.worst(r, sweep, "sine", False, _SEEN)),
@@ -248,8 +239,7 @@ _SWEEPS = {
 
 
 def _lengthgen(id, deviation=None) -> Claim:
-    """The Figs 4–5 claim ``ch4.<fig>.<sweep>.<statement>`` (:data:`_SWEEPS`,
-    :data:`LENGTHGEN_STATEMENTS`) on one stored sweep."""
+    """The Figs 4–5 claim ``ch4.<fig>.<sweep>.<statement>`` on one stored sweep."""
     _, _, family, kind = id.split(".")
     sweep, protocol = _SWEEPS[family]
     key, networks, what, rule, measure = LENGTHGEN_STATEMENTS[kind]
@@ -267,7 +257,7 @@ def _lengthgen(id, deviation=None) -> Claim:
 
 
 #: R3: N = lengths × inputs per length; the larger of the two primes' standard errors
-NOBIAS_LONG_TOL = R.r3_tolerance(M.nobias_long_paper(), M.N_LONG)
+NOBIAS_LONG_TOL = R.r3_tolerance(M.NOBIAS_LONG_PAPER, M.N_LONG)
 
 CLAIMS = [
     # ----- Sec. 4: the constructions (exact statements of the paper; R1–R3)
@@ -291,7 +281,7 @@ CLAIMS = [
         "(m, p) cell with 3 ≤ p ≤ 11 (paper value: its formula at that p)",
         R.R2,
         M.nobias_exhaustive,
-        paper_value=M.nobias_exhaustive_paper(),
+        paper_value=M.NOBIAS_EXHAUSTIVE_PAPER,
         digits=12,
     ),
     _long("ch4.thm41.long", "Thm 4.1's network built for each m", "thm41"),
@@ -304,7 +294,7 @@ CLAIMS = [
         "1 … 811, at p = 97 and p = 53 (paper value: 1 − 1/p)",
         {"check": "value", "tolerance": NOBIAS_LONG_TOL},
         lambda r: M.automaton(r, "fourier", "mean_acc"),
-        paper_value=M.nobias_long_paper(),
+        paper_value=M.NOBIAS_LONG_PAPER,
         why=f"R3: an exact population accuracy, estimated from {M.N_LONG / 1e6:g} million i.i.d. "
         f"inputs, ±{R.N_SE_EXACT} binomial SE",
         digits=6,
@@ -604,15 +594,13 @@ CLAIMS = [
     ),
 ]
 
-#: how many of the p = 53 run's last evaluations :func:`p53_history` reads (it evaluates every
-#: 10,000 updates and at its end)
+#: how many of the p = 53 run's last evaluations (every 10,000 updates) :func:`p53_history` reads
 P53_LAST_EVALS = 5
 
 
 def p53_history(results, last: int = P53_LAST_EVALS) -> list[dict]:
-    """Each p = 53 claim judged again at each of the last ``last`` evaluations of the stored
-    partial GPU run, ``{"id", "steps", "values", "holds"}`` per claim: how far a claim rests on
-    where the run stopped."""
+    """Each p = 53 claim judged again at each of the last ``last`` evaluations of the partial GPU
+    run, ``{"id", "steps", "values", "holds"}``: how far a claim rests on where the run stopped."""
     value = M.cell(results, PAPER_CELL)
     hist = value["history"]
     idx = list(range(max(0, len(hist) - check_positive_int("last", last)), len(hist)))
@@ -621,15 +609,13 @@ def p53_history(results, last: int = P53_LAST_EVALS) -> list[dict]:
         SimpleNamespace(folder=results.folder, _ch4_cells={PAPER_CELL: paper_scale_at(value, i)})
         for i in idx
     ]
-    out = []
-    for c in CLAIMS:
-        if isinstance(c, Claim) and c.protocol is P53:
-            vals = [c.measure(fr) for fr in frames]
-            steps = [hist[i]["step"] for i in idx]
-            out.append(
-                {"id": c.id, "steps": steps, "values": vals, "holds": [compare(c, v) for v in vals]}
-            )
-    return out
+    steps = [hist[i]["step"] for i in idx]
+    p53 = [c for c in CLAIMS if isinstance(c, Claim) and c.protocol is P53]
+    values = [[c.measure(fr) for fr in frames] for c in p53]
+    return [
+        {"id": c.id, "steps": steps, "values": v, "holds": [compare(c, x) for x in v]}
+        for c, v in zip(p53, values)
+    ]
 
 
 #: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
@@ -669,17 +655,15 @@ HEADLINE = {
     ],
 }
 
-#: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page);
-#: the last line: the paper's learning theory and Fig. 9
+#: the claims (id prefixes) on the chapter's details page; the last line: theory and Fig. 9
 DETAILS = tuple(
     "ch4.float. ch4.thm43. ch4.fig4.paper_lr. ch4.fig5.paper_lr ch4.fig4.p53.sine_seen "
     "ch4.fig4.p53.relu_in_domain ch4.fig5.p53.bias_seen ch4.fig5.p53.bias_robust "
     "ch4.prop_vc ch4.thm56 ch4.cor58 ch4.fig9.sgd ch4.thm62 ch4.thm63 ch4.sec6.relu_margins".split()
 )
 
-#: How far re-running the trained sweeps of Figs 4–5 on another machine may move their claims
-#: (``python -m lengthgen verify``): each band is twice the largest move measured by re-running
-#: the one-seed float32 sweeps on two CPUs (issue 24).
+#: How far re-running the Figs 4–5 sweeps elsewhere may move their claims (``lengthgen verify``):
+#: twice the largest move seen re-running the one-seed float32 sweeps on two CPUs (issue 24).
 RERUN_NOISE = (
     NoiseBand(
         "ch4.fig4.",

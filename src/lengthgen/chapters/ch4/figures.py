@@ -1,7 +1,5 @@
-"""Chapter 4's page helpers: :func:`paper_level` (a paper's word as a reference line with its
-band, :data:`lengthgen.chapters.ch4.claims.WORD_BAND`) and the frame explorer
-(:func:`explorer_network`, :func:`explorer_frame`).
-"""
+"""Chapter 4's page helpers: :func:`paper_level` (a paper's word as a reference line), the frame
+explorer (:func:`explorer_frame`), the pages' tables and the paper-scale run's figure."""
 
 from __future__ import annotations
 
@@ -16,14 +14,13 @@ from lengthgen.chapters.ch4.measures import best_over_wd
 from lengthgen.chapters.ch4.rules import WORD_BAND
 from lengthgen.chapters.ch4.experiments import paper_scale_rows, variant_name
 from lengthgen.chapters.ch4.model import Network
-from lengthgen.chapters.ch4.constructions import path_inputs, path_kinks
 from lengthgen.config import ConfigError, check_positive_int
 
 
 # --------------------------------------------------------------------------- the paper's levels
 def paper_level(ax, y: float, label: str, *, band: bool = True, color: str = "k", ls: str = "--"):
-    """The level a sentence of the paper names, as a reference line at ``y`` labelled ``label``
-    (prefix it with "paper"), with the ±WORD_BAND band the claims are read with when ``band``."""
+    """The level a sentence of the paper names, a line at ``y`` labelled ``label`` ("paper: …"),
+    with the ±WORD_BAND band the claims are read with when ``band``."""
     ax.axhline(y, color=color, lw=1.0, ls=ls, label=label, zorder=1)
     if band:
         ax.axhspan(y - WORD_BAND, min(y + WORD_BAND, 1.0), color=color, alpha=0.08, lw=0, zorder=0)
@@ -42,15 +39,12 @@ NETWORK_NAMES = dict(
 EXPLORER_KINDS = (*NETWORK_NAMES.values(), "ReLU interpolant", *TRAINED)
 #: lengths of the explorer's accuracy panel: every length to 40, then the paper's long test lengths
 EXPLORER_LENGTHS = tuple(range(1, 41)) + (53, 97, 201, 303, 401, 512, 602, 705, 811)
-
-
 _EXAMPLE = ("example_W", "example_V", "example_b")  # a trained example's weights (b: None)
 
 
 def explorer_network(kind: str, p: int, m: int, stored: dict | None = None) -> Network:
-    """The network ``kind`` at modulus ``p`` (built for length ``m`` where that matters);
-    trained networks are the examples kept in the stored training cells ``stored``
-    (``experiments.stored_training()["data"]``)."""
+    """The network ``kind`` at modulus ``p`` (built for length ``m`` where that matters); trained
+    ones are examples kept in ``stored`` (``experiments.stored_training()["data"]``)."""
     built = {
         "Thm 4.1 (fixed m)": lambda: C.construct_fixed_length(m, p),
         "Thm 4.2 (bias)": lambda: C.construct_with_bias(p),
@@ -88,10 +82,10 @@ def _draw_phases(ax, net: Network) -> None:
 
 def _draw_path(ax, net: Network, m: int, p: int) -> None:
     """The scores along the counting path x(t) of length ``m``, with its kinks (a ReLU network)."""
-    s = net.scores(path_inputs(m, p)).numpy()
+    s = net.scores(C.path_inputs(m, p)).numpy()
     for lab in range(min(p, 4)):
         ax.plot(np.arange(m + 1), s[:, lab], lw=1, label=f"score of label {lab}")
-    for k in path_kinks(net, m):
+    for k in C.path_kinks(net, m):
         ax.axvline(k, color="k", lw=0.4, ls=":")
     ax.set(xlabel="t (ones on the path x(t))", ylabel="score (logit units)")
     ax.set_title("scores along the path")
@@ -99,8 +93,8 @@ def _draw_path(ax, net: Network, m: int, p: int) -> None:
 
 
 def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
-    """Accuracy by length on ``n`` sampled inputs per length (exact phases for the constructions),
-    the length ``m`` marked with the accuracy there, and the training lengths or our window."""
+    """Accuracy by length on ``n`` inputs per length (exact phases for the constructions), ``m``
+    marked with the accuracy there, and the training lengths or our window."""
     lens = np.array(sorted(set(EXPLORER_LENGTHS) | {m}))
     if net.rational is not None:
         acc = np.asarray(automaton_accuracy(net, p, int(lens.max()), n=n)["acc"])[lens - 1]
@@ -121,15 +115,13 @@ def _draw_accuracy(ax, net: Network, kind: str, m: int, p: int, n: int) -> None:
         ax.plot(xs, [1.04] * len(xs), marker, ms=ms, color="0.3", label=label)
     ax.axhline(1 / p, color="0.4", lw=0.8, ls="--", label="chance 1/p")
     ax.set(xscale="log", xlabel="input length m (tokens)", ylabel="accuracy", ylim=(-0.02, 1.08))
-    ax.set_title(kind)
-    ax.title.set_fontsize(10)
+    ax.set_title(kind, fontsize=10)
     ax.legend(fontsize=9, loc="lower left")
 
 
 def explorer_frame(kind: str, m: int, p: int = 17, stored: dict | None = None, n: int = 200):
-    """The explorer's frame for network ``kind`` at length ``m``: left, the phases of the six
-    neurons the readout uses most (sine) or the scores along the counting path with its kinks
-    (ReLU); right, accuracy by length on ``n`` sampled inputs per length, ``m`` marked."""
+    """The explorer's frame for network ``kind`` at length ``m``: left, its phases (sine) or scores
+    along the counting path (ReLU); right, accuracy by length on ``n`` inputs per length."""
     m = check_positive_int("m", m)
     net = explorer_network(kind, p, m, stored)
     if net.p != p:
@@ -151,8 +143,8 @@ INT_FORMATS = dict.fromkeys(
 
 
 def check_frame(summary: dict, cols: dict):
-    """A :func:`~.checks.summarize_checks` summary as a DataFrame: one row per (network, p), the
-    columns ``cols`` (summary key → header) (section "Claim 1")."""
+    """A :func:`~.checks.summarize_checks` summary as a DataFrame, a row per (network, p), columns
+    ``cols`` (summary key → header)."""
     import pandas as pd
 
     df = pd.DataFrame(summary).T[list(cols)].astype(float).rename(columns=cols)
@@ -163,8 +155,8 @@ def check_frame(summary: dict, cols: dict):
 
 
 def lengthgen_table(results):
-    """Length-generalization cells as a DataFrame: per variant and training-set size, the best over
-    weight decay of the seed-mean accuracy, per length (section "Claim 5")."""
+    """Length-generalization cells as a DataFrame: per (variant, n) and length, the best over
+    weight decay of the seed-mean accuracy."""
     import pandas as pd
 
     df = pd.DataFrame([r for res in results for r in res["rows"]])
@@ -181,11 +173,10 @@ def lengthgen_shown(results, summary: str):
     return collapsible(styled(lengthgen_table(results), digits=2), summary)
 
 
-# --------------------------------------------------------------------------- the paper-scale GPU run
+# -------------------------------------------------------------------------- the paper-scale GPU run
 def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
-    """Section "At the paper's modulus": one row per (variant, n, weight decay) of the stored
-    paper-scale cell, the seed-mean training accuracy and held-out accuracy at ``lengths`` at the
-    last evaluation (a pandas DataFrame)."""
+    """Section "At the paper's modulus": per (variant, n, weight decay) of the paper-scale cell, the
+    seed-mean train and held-out accuracy at ``lengths`` at the last evaluation (a DataFrame)."""
     import pandas as pd
 
     rows = {}
@@ -199,9 +190,8 @@ def paper_scale_table(value: dict, lengths=(3, 13, 14, 53, 201, 811)):
 
 
 def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
-    """Section "At the paper's modulus": left, accuracy at length ``track`` against updates of each
-    member of budget ``n`` (colour: variant, line: weight decay); right, the last evaluation's
-    accuracy by length, best over weight decay, per variant and budget; the paper's levels."""
+    """Section "At the paper's modulus": left, accuracy at length ``track`` against updates, each
+    member of budget ``n``; right, the last evaluation by length, best over weight decay."""
     if not value.get("members") or not value.get("history"):
         raise ConfigError("paper_scale_figure needs the value of the stored paper-scale cell")
     p = paper.PAPER_RUN["p"]
@@ -235,7 +225,5 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     ax1.set(xscale="log", xlabel="test length m (tokens)", ylabel="final (best over wd)")
     # one entry per label, in first-seen order (the paper's levels are drawn alike on both axes)
     handles = {lab: h for ax in (ax0, ax1) for h, lab in zip(*ax.get_legend_handles_labels())}
-    fig.legend(
-        list(handles.values()), list(handles), loc="outside lower center", ncol=2, fontsize=9
-    )
+    fig.legend(handles.values(), handles, loc="outside lower center", ncol=2, fontsize=9)
     return fig

@@ -1,6 +1,5 @@
-"""Chapter 4's measurements: our value of each stored claim of :mod:`lengthgen.chapters.ch4.claims`
-from the full-scale cells (``results``: a :class:`lengthgen.claims.StoredResults`), by :mod:`.rules`.
-"""
+"""Chapter 4's measurements: our value of each stored claim of :mod:`.claims` from the full-scale
+cells (``results``: a :class:`lengthgen.claims.StoredResults`), by :mod:`.rules`."""
 
 from __future__ import annotations
 
@@ -9,19 +8,18 @@ import math
 import numpy as np
 
 from lengthgen.chapters.ch4 import paper
-from lengthgen.chapters.ch4.constructions import fixed_length_window, homogeneous_pairs
+from lengthgen.chapters.ch4.constructions import fixed_length_window, fourier_accuracy
+from lengthgen.chapters.ch4.constructions import homogeneous_pairs, path_lower_bound
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, lengthgen_cell_name, load_stored_cell
 from lengthgen.chapters.ch4.experiments import paper_scale_rows, window_key
 from lengthgen.chapters.ch4.paper import OOD_LENGTHS
-from lengthgen.chapters.ch4.constructions import path_lower_bound
 from lengthgen.chapters.ch4.rules import FAR_FROM, MODERATE_WD, PERFECT, ahead, binomial_se
 from lengthgen.chapters.ch4.rules import seed_mean, spearman_trend
 from lengthgen.stats import loglog_slope
 from lengthgen.chapters.ch4.theory import relu_interpolant_margins, samples_needed
 
 FULL = paper.protocol("full")
-_AUT = paper.checks("full")["automaton"]
-_FLOAT = paper.checks("full")["float"]
+_EXH, _AUT, _FLOAT = (paper.checks("full")[k] for k in ("exhaustive", "automaton", "float"))
 
 
 def cell(results, name):
@@ -33,15 +31,13 @@ def cell(results, name):
 
 
 # --------------------------------------------------------------------------- constructions (Sec. 4)
-def nobias_exhaustive_cells():
-    """The (p, m) cells of the stored exhaustive check where the bias-free network exists (p ≥ 3)."""
-    c = paper.checks("full")["exhaustive"]
-    return [(p, m) for p in c["ps"] for m in c["ms"] if p**m <= c["limit"] and p >= 3]
-
-
-def nobias_exhaustive_paper():
-    """The paper's Thm 4.2 (no bias) value, 1 − 1/p or 1 − 2/p, at each of our exhaustive cells."""
-    return [1 - (1 if p % 2 else 2) / p for p, _ in nobias_exhaustive_cells()]
+#: the (p, m) cells of the stored exhaustive check where the bias-free network exists (p ≥ 3)
+NOBIAS_CELLS = [(p, m) for p in _EXH["ps"] for m in _EXH["ms"] if p**m <= _EXH["limit"] and p >= 3]
+#: the paper's Thm 4.2 (no bias) value at each of those cells and at each prime of the long check
+NOBIAS_EXHAUSTIVE_PAPER = [fourier_accuracy(p) for p, _ in NOBIAS_CELLS]
+NOBIAS_LONG_PAPER = [fourier_accuracy(p) for p in _AUT["primes"]]
+#: inputs behind the long-length accuracy: lengths × inputs per length
+N_LONG = _AUT["max_m"] * _AUT["n"]
 
 
 def exhaustive_min(results, construction):
@@ -50,16 +46,7 @@ def exhaustive_min(results, construction):
 
 def nobias_exhaustive(results):
     rows = {(r["p"], r["m"]): r["fourier"] for r in cell(results, "exhaustive")}
-    return [rows[c] for c in nobias_exhaustive_cells()]
-
-
-def nobias_long_paper():
-    """The paper's Thm 4.2 (no bias) value 1 − 1/p at each prime of the long-length check."""
-    return [1 - 1 / p for p in _AUT["primes"]]
-
-
-#: inputs behind the long-length accuracy: lengths × inputs per length
-N_LONG = _AUT["max_m"] * _AUT["n"]
+    return [rows[c] for c in NOBIAS_CELLS]
 
 
 def automaton(results, construction, field):
@@ -129,22 +116,21 @@ def union(results):
     return [[a, b] for a, b in zip(run["acc_m1"], run["acc_m2"])]
 
 
-# --------------------------------------------------------------------------- under-parameterized (Figs 1, 9)
+# ------------------------------------------------------------------ under-parameterized (Figs 1, 9)
 def under_cells(results, name="underparam"):
-    """{(m, p, width, n): {activation: (mean test, SE, all seeds fit)}} of the stored sweep ``name``."""
-    groups = {}
+    """{(m, p, width, n): {activation: (mean test, SE, all seeds fit)}} of the sweep ``name``."""
+    groups, out = {}, {}
     for r in cell(results, name)["rows"]:
         groups.setdefault((r["m"], r["p"], r["width"], r["n"], r["activation"]), []).append(r)
-    out = {}
-    for (m, p, w, n, act), rs in groups.items():
-        mean, se = seed_mean([r["test_acc"] for r in rs], FULL[name]["n_test"])
+    for (*cell_key, act), rs in groups.items():
+        mean_se = seed_mean([r["test_acc"] for r in rs], FULL[name]["n_test"])
         fits = all(r["train_acc"] >= PERFECT[0] for r in rs)
-        out.setdefault((m, p, w, n), {})[act] = (mean, se, fits)
+        out.setdefault(tuple(cell_key), {})[act] = (*mean_se, fits)
     return out
 
 
 def sine_beats_relu(results, name="underparam"):
-    """Cells of the sweep ``name`` (Fig. 1, or Fig. 9's SGD sweep) where sine leads ReLU by > 2 SE."""
+    """Cells of the sweep ``name`` (Figs 1, 9) where sine leads ReLU by > 2 SE."""
     pairs = [(c["sine"], c["relu"]) for c in under_cells(results, name).values()]
     return {"cells": len(pairs), "sine ahead by > 2 SE": _count_ahead(pairs)}
 
@@ -155,9 +141,8 @@ def _count_ahead(pairs) -> int:
 
 
 def width_trend(results):
-    """Fig. 1, sine, per (m, p, n), among widths whose every seed fits (R4): test accuracy never
-    rises significantly with width, and falls from the narrowest to the widest unless the widest
-    is near-perfect."""
+    """Fig. 1, sine, per (m, p, n), among widths whose every seed fits (R4): accuracy never rises
+    significantly with width, and falls from narrowest to widest unless the widest is near-perfect."""
     cells = under_cells(results)
     compared = agree = 0
     for m, p, n in sorted({(m, p, n) for m, p, _, n in cells}):
@@ -171,7 +156,7 @@ def width_trend(results):
     return {"(m, p, n) cells compared": compared, "narrower not worse, better where room": agree}
 
 
-# --------------------------------------------------------------------------- over-parameterized (Figs 2–3)
+# -------------------------------------------------------------------- over-parameterized (Figs 2–3)
 def _over(results, activation=None, moderate=False):
     return [
         r
@@ -187,7 +172,7 @@ def trend(results, activation, field):
 
 
 def accuracy_trend(results, activation):
-    """R5: :func:`trend` of the test accuracy and its seed-mean rise over the moderate decays, with SE."""
+    """R5: :func:`trend` of the test accuracy, and its seed-mean rise over the moderate decays."""
     n_test = FULL["overparam"]["n_test"]
     by = {}
     for r in _over(results, activation, moderate=True):
@@ -214,10 +199,6 @@ def excessive(results, activation):
     }
 
 
-def excessive_holds(v):
-    return v["train acc"] < PERFECT[0] and v["test below best moderate by > 2 SE"]
-
-
 def sine_vs_relu_over(results):
     by = {(r["activation"], r["wd"]): r for r in _over(results)}
     wds = sorted({wd for _, wd in by})
@@ -229,9 +210,9 @@ def sine_vs_relu_over(results):
     return {"weight decays": len(wds), "sine larger margin and test acc ahead by > 2 SE": ok}
 
 
-# --------------------------------------------------------------------------- length generalization (Figs 4–5)
+# ----------------------------------------------------------------- length generalization (Figs 4–5)
 def rows(results, sweep, activation, bias):
-    """The member rows of one variant in the sweep ``sweep`` (or :data:`PAPER_CELL`, last evaluation)."""
+    """The member rows of one variant in ``sweep`` (:data:`PAPER_CELL`: its last evaluation)."""
     if sweep == PAPER_CELL:
         gpu = paper_scale_rows(cell(results, PAPER_CELL))
         return [r for r in gpu if r["activation"] == activation and r["bias"] == bias]
@@ -239,7 +220,7 @@ def rows(results, sweep, activation, bias):
 
 
 def best_over_wd(rows, n, lengths):
-    """R4 / App. B.1: per length, the best over weight decay of the seed-averaged accuracy, at budget n."""
+    """R4 / App. B.1: per length, the best over weight decay of the seed-mean accuracy at budget n."""
     by_wd = {}
     for r in rows:
         if r["n"] == n:
@@ -249,20 +230,15 @@ def best_over_wd(rows, n, lengths):
     }
 
 
-def _at_largest_n(results, sweep, activation, bias, lengths):
+def worst(results, sweep, activation, bias, lengths, pick=min):
+    """R4: the worst (``pick=max``: best) of ``lengths`` at the largest budget, best over decay."""
     rs = rows(results, sweep, activation, bias)
-    return best_over_wd(rs, max(r["n"] for r in rs), lengths).values()
-
-
-def worst(results, sweep, activation, bias, lengths):
-    """R4: the worst of ``lengths`` at the largest budget, best over weight decay."""
-    return min(_at_largest_n(results, sweep, activation, bias, lengths))
+    return pick(best_over_wd(rs, max(r["n"] for r in rs), lengths).values())
 
 
 def far_max(results, sweep):
     """R4: the ReLU MLP's highest accuracy at unseen lengths ≥ FAR_FROM, best over weight decay."""
-    far = [L for L in OOD_LENGTHS if L >= FAR_FROM]
-    return max(_at_largest_n(results, sweep, "relu", False, far))
+    return worst(results, sweep, "relu", False, [L for L in OOD_LENGTHS if L >= FAR_FROM], max)
 
 
 def _mean_and_se(per_seed, n_test):
@@ -301,11 +277,10 @@ def transformer(results):
     return {"training-set sizes": len(sizes), "sine ahead of ReLU and GELU by > 2 SE": ok}
 
 
-# --------------------------------------------------------------------------- Fig. 9 and the learning theory
+# ------------------------------------------------------------------- Fig. 9 and the learning theory
 def sgd_versus_adamw(results, activation):
     """Fig. 9, per cell: (SGD, AdamW) of ``activation``, each (seed-mean test acc, SE, all fit)."""
-    sgd = under_cells(results, "underparam_sgd")
-    adam = under_cells(results, "underparam_adamw97")
+    sgd, adam = (under_cells(results, f"underparam_{o}") for o in ("sgd", "adamw97"))
     return {k: (sgd[k][activation], adam[k][activation]) for k in sgd}
 
 

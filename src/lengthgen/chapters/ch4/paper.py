@@ -8,15 +8,14 @@ from __future__ import annotations
 from lengthgen.claims import Claim, Unchecked, reduced
 from lengthgen.config import check_choice, get_scale
 
-# --------------------------------------------------------------------------- the paper's setting (App. B.1)
+# ------------------------------------------------------------------- the paper's setting (App. B.1)
 PAPER_SEEDS = (1337, 1338, 1339)  # "three random seeds {1337, 1338, 1339}"
 #: training and test lengths of the length-generalization experiment (Sec. 7.3, B.1.3)
 TRAIN_LENGTHS = (2, 3, 4, 5, 7, 13, 19)
 OOD_LENGTHS = (14, 38, 53, 97, 201, 303, 401, 512, 602, 705, 811)
 #: held-out inputs of three training lengths, reported next to the unseen lengths
 IN_DOMAIN_LENGTHS = (3, 7, 13)
-#: B.1.3 seeding: training data of length m from generator ``seed·TRAIN_SEED_MULTIPLIER + m``,
-#: test data from ``seed·TEST_SEED_MULTIPLIER + m``
+#: B.1.3 seeding: data of length m from generator ``seed·(TRAIN or TEST)_SEED_MULTIPLIER + m``
 TRAIN_SEED_MULTIPLIER = 1009
 TEST_SEED_MULTIPLIER = 2009
 BATCH_SIZE = 1024  # every MLP run (B.1)
@@ -29,8 +28,7 @@ PAPER_LENGTHGEN_BUDGETS = {
     53: (1000, 2000, 4000, 8000, 16_000),
 }
 
-#: The paper's settings that our protocol changes (each ledger claim states what it reduced);
-#: updates per epoch as :func:`lengthgen.chapters.ch4.training.updates_per_epoch` counts them.
+#: The paper's settings that our protocol changes (updates per epoch: ``updates_per_epoch``)
 PAPER_PROTOCOL = {
     "budget": "up to 300,000 epochs per run, final checkpoint",
     "batches": "1024, single-length: an epoch walks the training lengths in order "
@@ -46,22 +44,19 @@ PAPER_PROTOCOL = {
     "transformer (B.1.4)": "(m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0 "
     "(released code)",
 }
-#: Our Newton–Schulz dtype for Muon, our reading of B.1's "float32 precision throughout" (the
-#: engine's default, bfloat16, is what ``torch.optim.Muon`` does; every chapter-4 Muon run passes
-#: this one).
+#: Our Newton–Schulz dtype for every chapter-4 Muon run, our reading of B.1's "float32 precision
+#: throughout" (the engine's default, bfloat16, is what ``torch.optim.Muon`` does)
 NS_DTYPE = "float32"
 
 # --------------------------------------------------------------------------- our seeds and offsets
 #: added to a member's seed for the B.1.4 re-initialisation of the transformer baseline
 TRANSFORMER_INIT_SEED_OFFSET = 7919
-#: seeds of the exact (phase automaton) and float64-network checks: the three constructions use
-#: seed, seed+1, seed+2
+#: seeds of the exact (automaton) and float64 checks (the three constructions: seed … seed+2)
 AUTOMATON_SEED = 0
 FLOAT_SEED = 10
 
 # --------------------------------------------------------------------------- training protocol
-# Per-scale settings of the training studies; ``steps`` are optimizer updates, sized for one
-# shared CPU core (the claims read from them carry a reduced protocol).
+# Per-scale settings of the training studies; ``steps`` (optimizer updates) fit one CPU core.
 _S1, _S2, _S3 = (1337,), (1337, 1338), (1337, 1338, 1339)  # seeds
 #: the main CPU length-generalization sweep (30x the paper's learning rate)
 _MAIN = dict(
@@ -144,29 +139,25 @@ PROTOCOL = {
 
 #: The variants (activation, first-layer bias) of the length-generalization study (B.1.3, Fig. 5).
 LENGTHGEN_VARIANTS = (("sine", False), ("sine", True), ("relu", False))
-#: The paper-scale GPU run (``reproduce ch4 --scale paper``; section "At the paper's modulus"):
-#: B.1.3 at p = 53, 36 members in one ensemble; ``steps`` is a target (a run stopped by its time
-#: budget is stored as partial).
+#: The paper-scale GPU run (``reproduce ch4 --scale paper``): B.1.3 at p = 53, 36 members in one
+#: ensemble; ``steps`` is a target (a run stopped by its time budget is stored as partial).
 PAPER_RUN = dict(
     p=53, width=1024, budgets=(2000, 8000), wds=(0.3, 0.1, 0.03), seeds=_S2,
     variants=LENGTHGEN_VARIANTS, lr=1e-3, steps=300_000, eval_every=10_000, n_eval=2000,
     eval_lengths=TRAIN_LENGTHS + OOD_LENGTHS, train_lengths=TRAIN_LENGTHS, batch_size=BATCH_SIZE,
 )  # fmt: skip
-#: A live side run (not stored, same at every scale): the biased sine MLP of the main sweep,
-#: n = 8,000, one seed, trained for a few hundred updates once with our mixed-length batches and
-#: once with the released loop's single-length batches (section "Training: protocol and budget").
+#: A live side run (section "Training: protocol and budget"): the main sweep's biased sine MLP,
+#: trained with our mixed-length batches and with the released loop's single-length batches.
 SAMPLER_COMPARISON = dict(
     p=17, width=128, n=8000, wd=0.1, steps=400, lr=3e-2, seed=1337, n_test=500,
     test_lengths=(14, 53, 201),
 )  # fmt: skip
 
-# --------------------------------------------------------------------------- exact checks and timing
+# -------------------------------------------------------------------------- exact checks and timing
 #: The (p, m) cases (odd p) of claim ch4.thm41.window, each over the lengths 1 … WINDOW_SPAN·m
-#: (section "The phase/rotation view").
 WINDOW_CASES = ((3, 6), (5, 5), (13, 5), (13, 9), (17, 9), (7, 19), (97, 19))
 WINDOW_SPAN = 6
-#: Per-scale settings of the construction checks (claims 1–2) and the epoch timing; only the
-#: float64-network check is smaller at smoke scale.
+#: Per-scale settings of the construction checks and the epoch timing (smoke: a smaller float check)
 _CHECKS = {
     "exhaustive": dict(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit=20_000),
     "automaton": dict(primes=(97, 53), max_m=max(OOD_LENGTHS), n=N_TEST, seed=AUTOMATON_SEED),
@@ -180,7 +171,7 @@ CHECKS = {
 
 
 def protocol(scale: str | None = None) -> dict:
-    """The training settings of :data:`PROTOCOL` for ``scale`` (default: the LENGTHGEN_SCALE knob)."""
+    """The training settings of :data:`PROTOCOL` for ``scale`` (default: LENGTHGEN_SCALE)."""
     return PROTOCOL[check_choice("scale", get_scale(scale), tuple(PROTOCOL))]
 
 
@@ -191,7 +182,7 @@ def checks(scale: str | None = None) -> dict:
 
 # --------------------------------------------------------------------------- the paper's claims
 #: Every number and statement the chapter quotes from the paper: claim id → (location, the paper's
-#: value); a figure's value is the paper's own words (read by :mod:`.rules`). Unchecked ids too.
+#: value, for a figure its own words, read by :mod:`.rules`).
 PAPER_VALUES = {
     # Sec. 4: expressivity (exact statements)
     "ch4.thm41.exhaustive": ("Thm 4.1, App. D.1", 1.0),
@@ -300,9 +291,8 @@ PAPER_VALUES = {
 }
 
 
-# --------------------------------------------------------------------------- what our protocols reduce
-# The ``protocol=`` of the chapter's training claims: what each stored sweep reduces or changes
-# relative to the paper's protocol, in the words the ledger shows.
+# ---------------------------------------------------------------------- what our protocols reduce
+# The ``protocol=`` of the training claims: what each stored sweep changes, in the ledger's words.
 def _set(xs, fmt="{:g}"):
     return "{" + ", ".join(fmt.format(x) for x in xs) + "}"
 
@@ -365,8 +355,7 @@ P53 = reduced(
 
 def paper_claim(id, statement, rule=None, measure=None, *, key=None, **kw) -> Claim:
     """A claim of the paper at ``PAPER_VALUES[key or id]``, compared by ``rule`` (of :mod:`.rules`;
-    ``kw`` may refine it, or give the ``paper_value`` the check compares, e.g. the paper's
-    formula at our cells)."""
+    ``kw`` may refine it, or give the ``paper_value`` compared, e.g. its formula at our cells)."""
     location, value = PAPER_VALUES[key or id]
     kw = {"paper_value": value, **(rule or {}), **kw}
     return Claim(id, location, statement=statement, measure=measure, **kw)

@@ -101,11 +101,8 @@ def r5_everywhere(
 
 # --------------------------------------------------------------------------- the comparisons
 R1 = {"check": "equal", "why": "R1: an exact statement of the theorem"}
-R2 = dict(
-    check="value",
-    tolerance=1e-12,
-    why="R2: an exact population accuracy evaluated on every input, equal up to float rounding",
-)
+R2 = dict(check="value", tolerance=1e-12)
+R2["why"] = "R2: an exact population accuracy evaluated on every input, equal up to float rounding"
 R4_PERFECT = dict(check="interval", interval=PERFECT)
 R4_PERFECT["why"] = "R4: a level stated in words, read as 1 with a ±0.05 band"
 _P17 = paper.protocol("full")["lengthgen"]["p"]

@@ -1,6 +1,5 @@
-"""Chapter 4's learning theory, measured (details page, section "The learning theory, measured"):
-the VC proposition in exact arithmetic, our ReLU interpolant's margins against m (Thm 6.3), and
-two training cells: margins across widths (Sec. 6 remark) and samples needed (Cor. 5.8, Thm 5.6).
+"""Chapter 4's learning theory, measured (details page): the VC proposition exactly, our ReLU
+interpolant's margins (Thm 6.3), margins across widths (Sec. 6) and samples needed (Cor. 5.8).
 """
 
 from __future__ import annotations
@@ -22,10 +21,10 @@ from lengthgen.chapters.ch4.training import resolve_device
 from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
 
 
-# --------------------------------------------------------------------------- the VC proposition (Sec. 4)
+# ---------------------------------------------------------------------- the VC proposition (Sec. 4)
 def shatter_frequency(labels) -> Fraction:
-    """a/π such that ``sgn(sin(a·2^i)) = labels[i]`` (labels ±1, i = 0 … N−1): binary digit i of
-    a/π is 1 where the label is −1, plus 2^−N so no point lands on a zero of the sine."""
+    """a/π with ``sgn(sin(a·2^i)) = labels[i]`` (±1): binary digit i set where the label is −1,
+    plus 2^−N so no point lands on a zero of the sine."""
     labels = list(labels)
     if not labels or any(y not in (-1, 1) for y in labels):
         raise ConfigError(f"labels must be a non-empty list of ±1, got {labels!r}")
@@ -40,8 +39,7 @@ def sign_sin_pi(t: Fraction) -> int:
 
 
 def shattered_labellings(n: int) -> int:
-    """How many of the 2^n labellings of the integers 1, 2, 4, …, 2^(n−1) the frequency
-    :func:`shatter_frequency` realizes, checked exactly (a/π rational, so sin(a x) = sin(π t))."""
+    """How many labellings of 1, 2, 4, …, 2^(n−1) :func:`shatter_frequency` realizes (exactly)."""
     n = check_positive_int("n", n)
     xs = [2**i for i in range(n)]
     return sum(
@@ -50,10 +48,9 @@ def shattered_labellings(n: int) -> int:
     )
 
 
-# --------------------------------------------------------------------------- Thm 6.3: margins against m
+# ----------------------------------------------------------------------- Thm 6.3: margins against m
 def sum_representatives(m: int, p: int) -> torch.Tensor:
-    """One count vector of X_m for each token sum S = 0 … m(p−1) ([m(p−1)+1, p]): as many tokens
-    p−1 as fit, one token S mod (p−1), the rest zeros."""
+    """One count vector of X_m per token sum S = 0 … m(p−1): tokens p−1, one S mod (p−1), zeros."""
     m, p = check_length(m), check_modulus(p)
     S = torch.arange(m * (p - 1) + 1)
     x = torch.zeros(len(S), p, dtype=torch.long)
@@ -65,25 +62,20 @@ def sum_representatives(m: int, p: int) -> torch.Tensor:
 
 
 def relu_interpolant_margins(p: int, ms) -> list[dict]:
-    """Per m: width, margin on all of X_m, ``‖W‖_F ‖V‖_2`` and the normalized margin of our ReLU
-    interpolant (:func:`~.constructions.construct_relu`). Its hidden units read only m and the
-    token sum S, so one input per S (:func:`sum_representatives`) gives the margin over X_m."""
+    """Per m: width, margin on X_m, ``‖W‖_F ‖V‖_2`` and normalized margin of our ReLU interpolant
+    (its units read only m and S, so :func:`sum_representatives` give the margin over X_m)."""
     out = []
     for m in nonempty("ms", ms):
         net, x = construct_relu(m, p), sum_representatives(m, p)
-        y = (x * torch.arange(p)).sum(1) % p
-        gam = float(margins(net.scores(x), y).min())
+        gam = float(margins(net.scores(x), (x * torch.arange(p)).sum(1) % p).min())
         norm = float(layer_norm_product({"W": net.W, "V": net.V}, "relu"))
-        out.append(
-            {"m": m, "width": net.width, "margin": gam, "norm": norm, "normalized": gam / norm}
-        )
+        out += [{"m": m, "width": net.width, "margin": gam, "norm": norm, "normalized": gam / norm}]
     return out
 
 
 def slope_growth(rows) -> float:
-    """The test of exponential decay: the local slope of log γ̄ against log m over the last doubling
-    of m divided by that over the one before. γ̄ ∝ e^(−cm) doubles its log-log slope with each
-    doubling of m (ratio → 2); a power law m^(−k) keeps it (ratio → 1). Needs m doubling."""
+    """Log-log slope of γ̄ against m over the last doubling of m over that of the one before:
+    2 for γ̄ ∝ e^(−cm) (the slope doubles with m), 1 for a power law m^(−k)."""
     ms = [r["m"] for r in rows]
     if len(ms) < 3 or any(b != 2 * a for a, b in zip(ms, ms[1:])):
         raise ConfigError(f"slope_growth needs ≥ 3 lengths, each twice the last; got {ms}")
@@ -109,8 +101,8 @@ def margin_widths(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """B.1.2 at several widths (Sec. 6 remark): Muon at one weight decay, one ensemble per
-    (activation, width) over seeds; train/test accuracy and the normalized 0.5 % margin."""
+    """B.1.2 at several widths (Sec. 6 remark), one ensemble per (activation, width): train/test
+    accuracy and normalized 0.5 % margin."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size, seeds=seeds)
     train = [train_set(s, p, (m,), n) for s in seeds]
@@ -143,9 +135,8 @@ def sample_needs(
     device="cpu",
     progress: bool = False,
 ) -> dict:
-    """Cor. 5.8 / Thm 5.6: sine MLPs (AdamW, no decay) for each (p, width) of ``grid``, trained
-    on n = round(ratio·p) examples of length m for each ratio and seed (one ensemble per pair);
-    train and test accuracy per member (test: ``n_test`` fresh inputs per seed)."""
+    """Cor. 5.8 / Thm 5.6: sine MLPs (AdamW, no decay) per (p, width) of ``grid``, one ensemble
+    of n = round(ratio·p) examples per (ratio, seed); train and test accuracy per member."""
     seeds, dev = check_seeds(seeds), resolve_device(device)
     run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
     optim, rows = b1_optimizer("adamw", lr, 0.0, "sine", False), []
@@ -160,11 +151,10 @@ def sample_needs(
     return {"rows": rows, "m": m}
 
 
-# --------------------------------------------------------------------------- reading the sample sweep
+# ------------------------------------------------------------------------- reading the sample sweep
 def samples_needed(rows, p: int, width: int, level: float) -> float | None:
-    """The training-set size at which the seed-mean test accuracy of (p, width) first reaches
-    ``level``, interpolated linearly in log n between the two grid sizes around the crossing
-    (``None`` if it never does; the smallest size if it already does there)."""
+    """The training-set size where the seed-mean test accuracy of (p, width) first reaches
+    ``level``, linear in log n between grid sizes (``None``: never)."""
     sel = [r for r in rows if r["p"] == p and r["width"] == width]
     ns = sorted({r["n"] for r in sel})
     acc = [np.mean([r["test_acc"] for r in sel if r["n"] == n]) for n in ns]
