@@ -9,7 +9,6 @@ prepares a bare GPU machine.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import time
@@ -74,13 +73,7 @@ class VariantMLP:
     def forward(self, params: dict, x: torch.Tensor) -> torch.Tensor:
         """Logits [E, B, p] of count vectors ``x`` [E, B, p]."""
         h = torch.baddbmm(params["b"].unsqueeze(1), x, params["W"].transpose(1, 2))
-        k = self.n_sine
-        if k == h.shape[0]:
-            a = torch.sin(h)
-        elif k == 0:
-            a = torch.relu(h)
-        else:
-            a = torch.cat([torch.sin(h[:k]), torch.relu(h[k:])])
+        a = torch.cat([torch.sin(h[: self.n_sine]), torch.relu(h[self.n_sine :])])
         return torch.bmm(a, params["V"].transpose(1, 2))
 
     def mask_grads(self, grads: dict) -> None:
@@ -162,13 +155,7 @@ class DeviceLengthSampler:
         return {"perm": self.perm, "k": self.k, "gen": self.gen.get_state()}
 
     def load(self, st: dict) -> None:
-        """Restore :meth:`state` (copied into the existing buffers: shapes must match)."""
-        for name in ("perm", "k"):
-            if st[name].shape != getattr(self, name).shape:
-                raise ConfigError(
-                    f"sampler checkpoint {name} has shape {tuple(st[name].shape)}, "
-                    f"this sampler {tuple(getattr(self, name).shape)}"
-                )
+        """Restore :meth:`state` (a checkpoint of this configuration: the shapes match)."""
         gen, mine = st["gen"].cpu(), self.gen.get_state().numel()
         if gen.numel() != mine:
             raise ConfigError(
@@ -213,22 +200,10 @@ def _parts_flag(value) -> bool:
     return value
 
 
-@contextlib.contextmanager
-def float32_throughout():
-    """B.1's "float32 precision throughout": no TF32 in float32 matmuls while the block runs."""
-    prev = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")
-    try:
-        yield
-    finally:
-        torch.set_float32_matmul_precision(prev)
-
-
-#: the arguments of :func:`train_paper_scale` that make its configuration
-_CONFIG_KEYS = (
-    "p width budgets wds seeds variants lr steps eval_every n_eval eval_lengths train_lengths "
-    "batch_size"
-).split()
+#: the settings of :func:`train_paper_scale` that make its configuration, and its options
+_CONFIG_KEYS = "p width budgets wds seeds variants lr steps eval_every n_eval eval_lengths".split()
+_CONFIG_KEYS += ["train_lengths", "batch_size"]
+_OPTIONS = dict(checkpoint_every_s=120.0, stop_margin_s=30.0, checkpoint_parts=None, _stop_at=None)
 
 
 def _paper_config(cfg: dict) -> dict:
@@ -409,48 +384,35 @@ class _PaperRun:
         }
 
 
-def train_paper_scale(
-    *,
-    p: int,
-    width: int,
-    budgets,
-    wds,
-    seeds,
-    variants,
-    lr: float,
-    steps: int,
-    eval_every: int,
-    n_eval: int,
-    eval_lengths,
-    train_lengths=TRAIN_LENGTHS,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    deadline: float | None = None,
-    workdir: str | None = None,
-    checkpoint_every_s: float = 120.0,
-    stop_margin_s: float = 30.0,
-    checkpoint_parts: bool | None = None,
-    _stop_at: int | None = None,
-) -> dict:
-    """Train the B.1.3 study at the paper's settings as one on-device ensemble: members, updates per
-    epoch, evaluation history, final accuracies, throughput and ``partial`` (stopped at
-    ``deadline`` − ``stop_margin_s``). ``checkpoint_parts`` (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1)
-    writes the checkpoint in parts; ``_stop_at`` is for tests."""
+def train_paper_scale(*, device="cpu", deadline=None, workdir=None, **settings) -> dict:
+    """Train the B.1.3 study at the paper's settings (:data:`_CONFIG_KEYS`; ``train_lengths`` and
+    ``batch_size`` default to the paper's) as one on-device ensemble: members, updates per epoch,
+    evaluation history, final accuracies, throughput and ``partial`` (stopped at ``deadline`` −
+    ``stop_margin_s``). Options (:data:`_OPTIONS`): ``checkpoint_parts`` (``None``:
+    ``$LENGTHGEN_CH4_PARTS`` = 1) writes the checkpoint in parts; ``_stop_at`` is for tests."""
     t_call = time.perf_counter()
-    cfg = _paper_config({k: v for k, v in locals().items() if k in _CONFIG_KEYS})
-    members = members_of(variants, budgets, wds, seeds)
-    checkpoint_parts = _parts_flag(checkpoint_parts)
+    given = {"train_lengths": TRAIN_LENGTHS, "batch_size": BATCH_SIZE, **settings}
+    opt = {k: given.pop(k, v) for k, v in _OPTIONS.items()}
+    if sorted(given) != sorted(_CONFIG_KEYS):
+        raise ConfigError(f"train_paper_scale takes {_CONFIG_KEYS} and {list(_OPTIONS)}")
+    members = members_of(*(given[k] for k in ("variants", "budgets", "wds", "seeds")))
+    cfg, parts = _paper_config(given), _parts_flag(opt["checkpoint_parts"])
     dev = resolve_device(device)
     note_device(dev)
-    with float32_throughout():
-        run = _PaperRun(cfg, members, dev, workdir, checkpoint_parts)
+    precision = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")  # B.1's "float32 precision throughout"
+    try:
+        run = _PaperRun(cfg, members, dev, workdir, parts)
         setup_s = time.perf_counter() - t_call
-        partial = run.loop(deadline, stop_margin_s, checkpoint_every_s, _stop_at)
+        stops = (deadline, opt["stop_margin_s"], opt["checkpoint_every_s"], opt["_stop_at"])
+        partial = run.loop(*stops)
         if dev.type == "cuda":
             torch.cuda.synchronize()
         train_s = time.perf_counter() - run.t0
         if not partial:
             run.checkpoint()
+    finally:
+        torch.set_float32_matmul_precision(precision)
     return run.result(partial, train_s, setup_s)
 
 
@@ -490,9 +452,7 @@ def main(argv=None) -> int:
     import sys
 
     ap = argparse.ArgumentParser(prog="python -m lengthgen.chapters.ch4.paper_scale")
-    ap.add_argument(
-        "command", choices=["store-checkpoint"], help="keep a run's checkpoint under results/"
-    )
+    ap.add_argument("command", choices=["store-checkpoint"])
     ap.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
     ap.add_argument("name", help="the cell's name, e.g. paper_p53")
     args = ap.parse_args(argv)
@@ -502,10 +462,7 @@ def main(argv=None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     mb = r["bytes"] / 1e6
-    print(
-        f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, {mb:.1f} MB",
-        flush=True,
-    )
+    print(f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, {mb:.1f} MB")
     return 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from types import SimpleNamespace
 
 import torch
 
@@ -22,12 +23,39 @@ from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, TRANSFORMER_INIT_SEED_OF
 from lengthgen.chapters.ch4.training import EpochSampler, accuracy_on, b1_optimizer, fit
 from lengthgen.chapters.ch4.training import fit_columns, masked_loss, masked_metric, padded_sets
 from lengthgen.chapters.ch4.training import resolve_device, updates_per_epoch
-from lengthgen.config import check_finite, check_positive_int, check_seeds, nonempty
+from lengthgen.config import ConfigError, check_finite, check_positive_int, check_seeds, nonempty
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble
 
 TRANSFORMER_ACTIVATIONS = ("sine", "relu", "gelu")
+_RUN = "steps lr seeds n_test"  # settings every training cell below takes
+
+#: the settings of the training cells taking ``**settings`` (besides ``device``, ``progress``):
+#: the required names, then the optional ones with their defaults
+SETTINGS = {
+    "underparam": (f"configs widths budgets {_RUN}", dict(optimizer="adamw")),
+    "overparam": (f"m p width n wds {_RUN}", {}),
+    "transformer_baseline": (f"m p d_model budgets {_RUN}", {}),
+    "lengthgen": (
+        f"p width budgets wds test_lengths {_RUN}",
+        dict(activation="sine", bias=False, sampler="mixed", train_lengths=TRAIN_LENGTHS)
+        | dict(in_domain_lengths=IN_DOMAIN_LENGTHS, track_every=None, track_length=None)
+        | dict(n_track=None),
+    ),
+}
+
+
+def _settings(fn: str, given: dict) -> SimpleNamespace:
+    """The settings ``given`` to the cell function ``fn`` over its :data:`SETTINGS` defaults (and
+    ``batch_size`` = :data:`~.paper.BATCH_SIZE`); a missing or unknown name is a ConfigError."""
+    required, defaults = SETTINGS[fn]
+    defaults = {"batch_size": BATCH_SIZE, **defaults}
+    missing = [k for k in required.split() if k not in given]
+    unknown = sorted(set(given) - set(required.split()) - set(defaults))
+    if missing or unknown:
+        raise ConfigError(f"{fn}: settings missing {missing}, unknown {unknown}")
+    return SimpleNamespace(**{**defaults, **given})
 
 
 def _all_length_set(m: int, p: int) -> Dataset:
@@ -109,33 +137,21 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
 
 # --------------------------------------------------------------------------- claims 3–5: training
 @experiments_cell
-def underparam(
-    *,
-    configs,
-    widths,
-    budgets,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-    optimizer: str = "adamw",
-) -> dict:
+def underparam(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's vanilla SGD), wd 0
     (section "Claim 3"): one ensemble per (config, activation, width) over (budget, seed); test
     sets fixed per (seed, m)."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
-    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size)
+    c = _settings("underparam", settings)
+    seeds, dev = check_seeds(c.seeds), resolve_device(device)
+    members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
+    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size)
     run["seeds"], rows = [s for _, s in members], []
-    for m, p in nonempty("configs", configs):
+    for m, p in nonempty("configs", c.configs):
         train = [train_set(s, p, (m,), n) for n, s in members]
-        tests = {s: test_set(s, p, m, n_test) for s in seeds}
+        tests = {s: test_set(s, p, m, c.n_test) for s in seeds}
         tests_e = [tests[s] for _, s in members]
-        for act, w in itertools.product(ACTIVATIONS, nonempty("widths", widths)):
-            optim = b1_optimizer(optimizer, lr, 0.0, act, False)
+        for act, w in itertools.product(ACTIVATIONS, nonempty("widths", c.widths)):
+            optim = b1_optimizer(c.optimizer, c.lr, 0.0, act, False)
             desc = f"under m={m} p={p} {act} d={w}"
             cols = fit_columns(ModularMLP(p, w, act), train, tests_e, optim=optim, desc=desc, **run)
             rows += _rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
@@ -143,86 +159,55 @@ def underparam(
 
 
 @experiments_cell
-def overparam(
-    *,
-    m: int,
-    p: int,
-    width: int,
-    n: int,
-    wds,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
+def overparam(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins (section "Claim 4")."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
-    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size, margins=True)
+    c = _settings("overparam", settings)
+    seeds, dev = check_seeds(c.seeds), resolve_device(device)
+    members = [(wd, s) for wd in nonempty("wds", c.wds) for s in seeds]
+    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, margins=True)
     run["seeds"], wds_e = [s for _, s in members], [wd for wd, _ in members]
-    train = [train_set(s, p, (m,), n) for _, s in members]
-    tests = {s: test_set(s, p, m, n_test) for s in seeds}
+    train = [train_set(s, c.p, (c.m,), c.n) for _, s in members]
+    tests = {s: test_set(s, c.p, c.m, c.n_test) for s in seeds}
     rows, tests_e = [], [tests[s] for _, s in members]
     for act in ACTIVATIONS:
-        optim = b1_optimizer("muon", lr, wds_e, act, False)
-        cols = fit_columns(
-            ModularMLP(p, width, act), train, tests_e, optim=optim, desc=f"over {act}", **run
-        )
+        optim = b1_optimizer("muon", c.lr, wds_e, act, False)
+        model, desc = ModularMLP(c.p, c.width, act), f"over {act}"
+        cols = fit_columns(model, train, tests_e, optim=optim, desc=desc, **run)
         rows += _rows(members, "wd seed", cols, activation=act)
-    return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
+    return {"rows": rows, "m": c.m, "p": c.p, "width": c.width, "n": c.n}
 
 
 @experiments_cell
-def lengthgen(
-    *,
-    p: int,
-    width: int,
-    budgets,
-    wds,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    test_lengths,
-    activation: str = "sine",
-    bias: bool = False,
-    train_lengths=TRAIN_LENGTHS,
-    in_domain_lengths=IN_DOMAIN_LENGTHS,
-    batch_size: int = BATCH_SIZE,
-    track_every: int | None = None,
-    track_length: int | None = None,
-    n_track: int | None = None,
-    device="cpu",
-    progress: bool = False,
-    sampler: str = "mixed",
-) -> dict:
+def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.3 for one variant (activation, bias): members are (budget, wd, seed); per-length test accuracy
     (section "Claim 5"). With ``track_every`` the accuracy on ``n_track`` inputs of length
     ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
     batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    act = check_activation(activation)
-    test_lengths = nonempty("test_lengths", test_lengths)
-    budgets, wds = nonempty("budgets", budgets), nonempty("wds", wds)
+    c = _settings("lengthgen", settings)
+    seeds, dev, p = check_seeds(c.seeds), resolve_device(device), c.p
+    act, bias = check_activation(c.activation), c.bias
+    test_lengths = nonempty("test_lengths", c.test_lengths)
+    budgets, wds = nonempty("budgets", c.budgets), nonempty("wds", c.wds)
     members = list(itertools.product(budgets, wds, seeds))  # (n, wd, seed)
-    train = [train_set(s, p, train_lengths, n) for n, _, s in members]
-    model = ModularMLP(p, width, act, bias=bias)
+    train = [train_set(s, p, c.train_lengths, n) for n, _, s in members]
+    model = ModularMLP(p, c.width, act, bias=bias)
     validation = None
-    if track_every:  # the engine's validation hook: accuracy at one length, no early stopping
-        bank = test_set(seeds[0], p, track_length, n_track)
+    if c.track_every:  # the engine's validation hook: accuracy at one length, no early stopping
+        bank = test_set(seeds[0], p, c.track_length, c.n_track)
         hook = dict(bank=(bank.x, bank.y), patience=None, metric=masked_metric)
-        validation = engine.Validation(every=track_every, **hook)
-    optim = b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias)
-    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev, sampler=sampler)
+        validation = engine.Validation(every=c.track_every, **hook)
+    optim = b1_optimizer("muon", c.lr, [wd for _, wd, _ in members], act, bias)
+    run = dict(steps=c.steps, batch_size=c.batch_size, progress=progress, device=dev)
     seeds_e, desc = [s for _, _, s in members], f"lengthgen {act}{'+b' if bias else ''}"
+    run["sampler"] = c.sampler
     res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
-    for L in (*in_domain_lengths, *test_lengths):  # each member on its seed's test set of length L
-        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(seeds_e)}
+    for L in (
+        *c.in_domain_lengths,
+        *test_lengths,
+    ):  # each member on its seed's test set of length L
+        tests = {s: test_set(s, p, L, c.n_test) for s in dict.fromkeys(seeds_e)}
         acc[L] = accuracy_on(model, P, [tests[s] for s in seeds_e], device=dev).tolist()
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
@@ -231,7 +216,7 @@ def lengthgen(
     out.update({f"example_{k}": P[k][best].tolist() if k in P else None for k in "WVb"})
     if validation is not None:  # the tracked accuracy
         out.update({k: res.history[k].tolist() for k in ("val_step", "val_acc")})
-        out["track_length"] = track_length
+        out["track_length"] = c.track_length
     return out
 
 
@@ -304,40 +289,28 @@ def _sequences(seed_value: int, n: int, m: int, p: int):
 
 
 @experiments_cell
-def transformer_baseline(
-    *,
-    m: int,
-    p: int,
-    d_model: int,
-    budgets,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
+def transformer_baseline(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.4: 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, test accuracy vs training-set size
     (section "Claim 6 — transformer baseline")."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
+    c = _settings("transformer_baseline", settings)
+    seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
+    members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
     sets = [
         Dataset(*_sequences(train_seed(s, m), n, m, p), torch.full((n,), m)) for n, s in members
     ]
-    tests = {s: _sequences(test_seed(s, m), n_test, m, p) for s in seeds}
+    tests = {s: _sequences(test_seed(s, m), c.n_test, m, p) for s in seeds}
     banks = [
         [t.to(dev) for t in padded_sets(sets, dtype=torch.long)],
         [torch.stack([tests[s][i] for _, s in members]).to(dev) for i in (0, 1)],
     ]
     rows, seeds_e = [], [s for _, s in members]
-    run = dict(optim=OptimConfig("adamw", lr=lr, weight_decay=0.0), data_seeds=seeds_e)
-    run.update(loss=masked_loss, steps=steps, progress=progress)
+    run = dict(optim=OptimConfig("adamw", lr=c.lr, weight_decay=0.0), data_seeds=seeds_e)
+    run.update(loss=masked_loss, steps=c.steps, progress=progress)
     for act in TRANSFORMER_ACTIVATIONS:
-        model = LastTokenDecoder(p, m, act, d_model=d_model)
+        model = LastTokenDecoder(p, m, act, d_model=c.d_model)
         params = model.init(seeds_e, device=dev)
         note_device(dev)
-        sample = EpochSampler(sets, batch_size, dtype=torch.long)
+        sample = EpochSampler(sets, c.batch_size, dtype=torch.long)
         res = engine.train_ensemble(model, params, sample=sample, desc=f"transformer {act}", **run)
         P = {k: v.to(dev) for k, v in res.final_params.items()}
         with torch.no_grad():
