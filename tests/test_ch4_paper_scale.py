@@ -81,7 +81,8 @@ def test_device_sampler_walks_single_length_batches_like_the_released_loop():
     for e, d in enumerate(sets):
         seen, lengths = [], []
         for step in range(s.spe[e]):
-            x, y = s(step)
+            s.reshuffle(step)
+            x, y = s.batch()
             keep = y[e] >= 0
             xe = x[e][keep]
             m = xe.sum(1).unique()

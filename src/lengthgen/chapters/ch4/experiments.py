@@ -1,8 +1,6 @@
 """Chapter 4's plan (``reproduce ch4``): :func:`cells` lists the cell functions of :mod:`.checks`,
 :mod:`.sweeps` and :mod:`.paper_scale` with the settings of :mod:`.paper`; and the readers of
-``results/ch4/cells/`` (:func:`stored_constructions`, :func:`stored_training`), checked against
-today's plan and :func:`schema`.
-"""
+``results/ch4/cells/``, checked against today's plan and :func:`schema`."""
 
 from __future__ import annotations
 
@@ -247,8 +245,7 @@ def variant_name(m: dict) -> str:
 
 def paper_scale_ranges(value: dict, n: int) -> dict:
     """``{(variant, wd): (lo, hi)}`` at budget ``n``: the range of seed-mean accuracy over the
-    held-out (non-training) lengths at the last evaluation, as section "At the paper's modulus"
-    quotes it."""
+    held-out lengths at the last evaluation (section "At the paper's modulus")."""
     held = [str(L) for L in value["eval_lengths"] if L not in value["train_lengths"]]
     groups: dict = {}
     for r in paper_scale_rows(value):

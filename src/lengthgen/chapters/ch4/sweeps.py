@@ -1,7 +1,5 @@
-"""Chapter 4's training cells (:func:`lengthgen.chapters.ch4.experiments.cells`), each a function of
-its full configuration returning a JSON-ready value, trained through :func:`.training.fit`; and
-the transformer baseline of App. B.1.4 (:class:`LastTokenDecoder`, section "Claim 6").
-"""
+"""Chapter 4's training cells (planned in :mod:`.experiments`), each a function of its settings
+returning a JSON-ready value, trained through :func:`.training.fit`; the B.1.4 transformer."""
 
 from __future__ import annotations
 
@@ -14,16 +12,16 @@ import torch
 from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import homogeneous_pairs, path_lower_bound, relu_kinks
 from lengthgen.chapters.ch4.constructions import relu_width_lower_bound
-from lengthgen.chapters.ch4.data import Dataset, all_count_vectors, check_length, check_modulus
+from lengthgen.chapters.ch4.data import Dataset, all_count_vectors
 from lengthgen.chapters.ch4.data import check_tokens, labels_of, labels_of_counts
 from lengthgen.chapters.ch4.data import sample_tokens, test_seed, test_set, train_seed, train_set
 from lengthgen.chapters.ch4.model import ACTIVATIONS, ModularMLP, Network, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, INIT_STD, PAPER_SEEDS
 from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, TRANSFORMER_INIT_SEED_OFFSET
-from lengthgen.chapters.ch4.training import EpochSampler, accuracy_on, b1_optimizer, fit
-from lengthgen.chapters.ch4.training import fit_columns, masked_loss, masked_metric, padded_sets
+from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
+from lengthgen.chapters.ch4.training import fit_columns, masked_metric, padded_sets
 from lengthgen.chapters.ch4.training import resolve_device, updates_per_epoch
-from lengthgen.config import ConfigError, check_finite, check_positive_int, check_seeds, nonempty
+from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble
@@ -64,8 +62,7 @@ def _all_length_set(m: int, p: int) -> Dataset:
 
 
 def _rows(members, keys: str, cols, **same) -> list[dict]:
-    """One row per member: ``same``, then the member's tuple under the space-separated ``keys``,
-    then its dict of ``cols``."""
+    """One row per member: ``same``, its tuple under the names ``keys``, then its ``cols``."""
     return [{**same, **dict(zip(keys.split(), m)), **c} for m, c in zip(members, cols)]
 
 
@@ -85,11 +82,8 @@ def relu_min_width(*, p, lengths, widths, steps, lr, seeds, device="cpu", progre
         res = fit(model, ds, desc=f"relu w={w}", **run)
         acc = accuracy_on(model, res.final_params, ds, device=dev).tolist()
         rows += _rows(members, "m seed", [{"train_acc": a} for a in acc], width=w)
-    minw = {}
-    for m in lengths:
-        ok = sorted({r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0})
-        minw[m] = ok[0] if ok else None
-    out = {"rows": rows, "min_width": minw, "p": p}
+    fits = lambda m: [r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0]  # noqa: E731
+    out = {"rows": rows, "min_width": {m: min(fits(m), default=None) for m in lengths}, "p": p}
     out["paper_bound"] = {m: relu_width_lower_bound(m, p) for m in lengths}
     out["path_bound"] = {m: path_lower_bound(m, p) for m in lengths}
     return {**out, "construction_width": {m: 2 + len(relu_kinks(m, p)) for m in lengths}}
@@ -138,9 +132,8 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
 # --------------------------------------------------------------------------- claims 3–5: training
 @experiments_cell
 def underparam(*, device="cpu", progress=False, **settings) -> dict:
-    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's vanilla SGD), wd 0
-    (section "Claim 3"): one ensemble per (config, activation, width) over (budget, seed); test
-    sets fixed per (seed, m)."""
+    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's SGD), wd 0 (section
+    "Claim 3"): one ensemble per (config, activation, width) over (budget, seed)."""
     c = _settings("underparam", settings)
     seeds, dev = check_seeds(c.seeds), resolve_device(device)
     members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
@@ -148,8 +141,7 @@ def underparam(*, device="cpu", progress=False, **settings) -> dict:
     run["seeds"], rows = [s for _, s in members], []
     for m, p in nonempty("configs", c.configs):
         train = [train_set(s, p, (m,), n) for n, s in members]
-        tests = {s: test_set(s, p, m, c.n_test) for s in seeds}
-        tests_e = [tests[s] for _, s in members]
+        tests_e = [test_set(s, p, m, c.n_test) for _, s in members]
         for act, w in itertools.product(ACTIVATIONS, nonempty("widths", c.widths)):
             optim = b1_optimizer(c.optimizer, c.lr, 0.0, act, False)
             desc = f"under m={m} p={p} {act} d={w}"
@@ -160,15 +152,14 @@ def underparam(*, device="cpu", progress=False, **settings) -> dict:
 
 @experiments_cell
 def overparam(*, device="cpu", progress=False, **settings) -> dict:
-    """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins (section "Claim 4")."""
+    """B.1.2: Muon over weight decays; accuracies and normalized 0.5%-margins (section "Claim 4")."""
     c = _settings("overparam", settings)
     seeds, dev = check_seeds(c.seeds), resolve_device(device)
     members = [(wd, s) for wd in nonempty("wds", c.wds) for s in seeds]
     run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, margins=True)
     run["seeds"], wds_e = [s for _, s in members], [wd for wd, _ in members]
     train = [train_set(s, c.p, (c.m,), c.n) for _, s in members]
-    tests = {s: test_set(s, c.p, c.m, c.n_test) for s in seeds}
-    rows, tests_e = [], [tests[s] for _, s in members]
+    rows, tests_e = [], [test_set(s, c.p, c.m, c.n_test) for _, s in members]
     for act in ACTIVATIONS:
         optim = b1_optimizer("muon", c.lr, wds_e, act, False)
         model, desc = ModularMLP(c.p, c.width, act), f"over {act}"
@@ -179,10 +170,9 @@ def overparam(*, device="cpu", progress=False, **settings) -> dict:
 
 @experiments_cell
 def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
-    """B.1.3 for one variant (activation, bias): members are (budget, wd, seed); per-length test accuracy
-    (section "Claim 5"). With ``track_every`` the accuracy on ``n_track`` inputs of length
-    ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
-    batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
+    """B.1.3 for one variant (activation, bias), members (budget, wd, seed): per-length test
+    accuracy (section "Claim 5"); with ``track_every``, the accuracy on ``n_track`` inputs of length
+    ``track_length`` during training; ``sampler``: a key of :data:`~.training.SAMPLERS`."""
     c = _settings("lengthgen", settings)
     seeds, dev, p = check_seeds(c.seeds), resolve_device(device), c.p
     act, bias = check_activation(c.activation), c.bias
@@ -222,9 +212,8 @@ def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
 
 @experiments_cell
 def budget_study(*, n, every, val_length, n_val, device="cpu", progress=False, **run) -> dict:
-    """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
-    :func:`lengthgen` (``run``: its other arguments) at one budget over weight decays, 4× longer,
-    with the accuracy at ``val_length`` recorded every ``every`` updates, reshaped per member."""
+    """Far-length accuracy of the biased sine MLP vs updates (B.1.3, p = 17): :func:`lengthgen`
+    (``run``: its other settings) at one budget, accuracy at ``val_length`` every ``every``."""
     track = dict(track_every=every, track_length=val_length, n_track=n_val)
     out = lengthgen(**run, budgets=(n,), bias=True, device=device, progress=progress, **track)
     rows = out["rows"]
@@ -249,18 +238,15 @@ def addition_sequences(tokens: torch.Tensor, p: int) -> torch.Tensor:
 
 
 class LastTokenDecoder:
-    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the
-    ``=``), initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0) from generator
-    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``."""
+    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (``=``),
+    initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0)."""
 
     def __init__(self, p, m, activation, d_model=64, init_std=INIT_STD):
         from lengthgen.nn.decoder import Decoder
 
-        self.p, self.m = check_modulus(p), check_length(m)
-        check_positive_int("d_model", d_model)
+        self.p, self.m, self.init_std = p, m, init_std
         shape = dict(n_layers=1, n_heads=1, d_model=d_model, vocab=p + 2, L0=2 * m, n_out=p)
         self.dec = Decoder("learned_abs", activation=activation, **shape)
-        self.init_std = check_finite("init_std", init_std, nonnegative=True)
 
     def init(self, seeds, dtype=torch.float32, device=None):
         """Per-member parameters ``{name: [E, ...]}`` on ``device`` with the B.1.4 initialisation."""
@@ -268,12 +254,10 @@ class LastTokenDecoder:
         for e, s in enumerate(seeds):
             g = torch.Generator().manual_seed(int(s) + TRANSFORMER_INIT_SEED_OFFSET)
             for name, t in params.items():
-                leaf = name.split(".")[-1]
-                if leaf.endswith("_g"):
-                    continue
+                leaf = name.split(".")[-1]  # LayerNorm gains *_g keep their 1
                 if leaf.startswith("b") or leaf.endswith("_b"):
                     t[e].zero_()
-                else:
+                elif not leaf.endswith("_g"):
                     t[e].copy_(torch.randn(t[e].shape, generator=g) * self.init_std)
         return params
 
@@ -290,8 +274,8 @@ def _sequences(seed_value: int, n: int, m: int, p: int):
 
 @experiments_cell
 def transformer_baseline(*, device="cpu", progress=False, **settings) -> dict:
-    """B.1.4: 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, test accuracy vs training-set size
-    (section "Claim 6 — transformer baseline")."""
+    """B.1.4: a 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, accuracy vs training-set
+    size (section "Claim 6 — transformer baseline")."""
     c = _settings("transformer_baseline", settings)
     seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
     members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
@@ -304,14 +288,11 @@ def transformer_baseline(*, device="cpu", progress=False, **settings) -> dict:
         [torch.stack([tests[s][i] for _, s in members]).to(dev) for i in (0, 1)],
     ]
     rows, seeds_e = [], [s for _, s in members]
-    run = dict(optim=OptimConfig("adamw", lr=c.lr, weight_decay=0.0), data_seeds=seeds_e)
-    run.update(loss=masked_loss, steps=c.steps, progress=progress)
+    run = dict(optim=OptimConfig("adamw", lr=c.lr, weight_decay=0.0), seeds=seeds_e, device=dev)
+    run.update(steps=c.steps, progress=progress, batch_size=c.batch_size)
     for act in TRANSFORMER_ACTIVATIONS:
         model = LastTokenDecoder(p, m, act, d_model=c.d_model)
-        params = model.init(seeds_e, device=dev)
-        note_device(dev)
-        sample = EpochSampler(sets, c.batch_size, dtype=torch.long)
-        res = engine.train_ensemble(model, params, sample=sample, desc=f"transformer {act}", **run)
+        res = fit(model, sets, desc=f"transformer {act}", **run)
         P = {k: v.to(dev) for k, v in res.final_params.items()}
         with torch.no_grad():
             tr, te = (masked_metric(model.forward(P, x), y)[0].tolist() for x, y in banks)
@@ -325,10 +306,8 @@ _MEMBER_KEYS = ("activation", "bias", "n", "wd", "seed")  # a lengthgen row's me
 
 
 def sampler_comparison(*, n, wd, steps, seed, bias=True, device="cpu", **run) -> list[dict]:
-    """Section "Training: protocol and budget": the same B.1.3 run (one member, same seed, data and
-    initialisation; ``run``: the other arguments of :func:`lengthgen`) trained with mixed-length
-    batches and with the released loop's single-length batches. One row per sampler: updates per
-    epoch, epochs run, and the accuracies of :func:`lengthgen`."""
+    """Section "Training: protocol and budget": one B.1.3 run (``run``: the other settings of
+    :func:`lengthgen`) per sampler: updates per epoch, epochs and accuracies of each."""
     run.update(budgets=(n,), wds=(wd,), steps=steps, seeds=(seed,), bias=bias)
     rows = []
     for name in ("mixed", "by_length"):
@@ -346,9 +325,8 @@ def _sync(dev: torch.device) -> None:
 
 @experiments_cell
 def epoch_timing(p=53, width=1024, n=8000, runs=3, device="cpu") -> dict:
-    """Seconds for one epoch (n/1024 updates) of the B.1.3 configuration, ``runs`` runs, on ``device``:
-    the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear +
-    torch.optim.Muon) (section "How fast is an epoch?")."""
+    """Seconds for one B.1.3 epoch of ``runs`` runs: the ensemble engine vs a plain per-run PyTorch
+    loop (nn.Linear, torch.optim.Muon) (section "How fast is an epoch?")."""
     runs, dev = check_positive_int("runs", runs), resolve_device(device)
     seeds = list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))  # the paper's, continued
     train = [train_set(s, p, TRAIN_LENGTHS, n) for s in seeds]
