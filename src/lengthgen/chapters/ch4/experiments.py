@@ -175,16 +175,15 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
 def stored_label_of(records: dict) -> str:
     """One line describing several stored cells (devices, torch, commits, summed wall time, dates)."""
     provs = [r["provenance"] for r in records.values()]
-    seen = lambda key: sorted({str(p.get(key)) for p in provs})  # noqa: E731
-    commits = {(p.get("git_commit") or "unknown")[:8] for p in provs}
+    seen = lambda key: ", ".join(sorted({str(p.get(key)) for p in provs}))  # noqa: E731
+    commits = len({(p.get("git_commit") or "unknown")[:8] for p in provs})
     days = sorted({str(p.get("date", ""))[:10] for p in provs})
     wall = sum(p.get("wall_time_s") or 0.0 for p in provs)
     migrated = sum(1 for p in provs if p.get("migrated"))
     return (
-        f"stored {provs[0].get('scale')} run: {len(provs)} cells ({', '.join(seen('device'))}, "
-        f"torch {', '.join(seen('torch_version'))}, {len(commits)} commit"
-        f"{'s' if len(commits) > 1 else ''}, {wall:,.0f} s of cell wall time, "
-        f"{' to '.join(dict.fromkeys([days[0], days[-1]]))}"
+        f"stored {provs[0].get('scale')} run: {len(provs)} cells ({seen('device')}, torch "
+        f"{seen('torch_version')}, {commits} commit{'s' if commits > 1 else ''}, {wall:,.0f} s of "
+        f"cell wall time, {' to '.join(dict.fromkeys([days[0], days[-1]]))}"
         + (f"; {migrated} migrated from the old store" if migrated else "")
         + ")"
     )

@@ -38,15 +38,12 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
     for v in variants:
         if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[1], bool):
             raise ConfigError(f"each variant must be (activation, bias), got {v!r}")
+    budgets = [check_positive_int("budget n", n) for n in budgets]
+    wds = [check_finite("weight decay", wd, nonnegative=True) for wd in wds]
+    seeds = [check_positive_int("seed", s, minimum=0) for s in seeds]
     out = [
-        dict(
-            activation=check_activation(v[0]),
-            bias=v[1],
-            n=check_positive_int("budget n", n),
-            wd=check_finite("weight decay", wd, nonnegative=True),
-            seed=check_positive_int("seed", s, minimum=0),
-        )
-        for v, n, wd, s in itertools.product(variants, budgets, wds, seeds)
+        dict(activation=check_activation(a), bias=b, n=n, wd=wd, seed=s)
+        for (a, b), n, wd, s in itertools.product(variants, budgets, wds, seeds)
     ]
     if not out:
         raise ConfigError("the ensemble is empty: give a variant, budget, weight decay and seed")
@@ -76,10 +73,6 @@ class VariantMLP:
         h = torch.baddbmm(params["b"].unsqueeze(1), x, params["W"].transpose(1, 2))
         a = torch.cat([torch.sin(h[: self.n_sine]), torch.relu(h[self.n_sine :])])
         return torch.bmm(a, params["V"].transpose(1, 2))
-
-    def mask_grads(self, grads: dict) -> None:
-        """Zero the bias gradient of the members without a bias."""
-        grads["b"].mul_(self.bias_mask)
 
     def optimizer(self, params: dict, lr: float) -> EnsembleOptimizer:
         """B.1.3's Muon (float32 Newton–Schulz) on W and V, AdamW without decay on b; decoupled decay
@@ -257,7 +250,7 @@ class _PaperRun:
         P = {n: self.params[n].detach().requires_grad_(True) for n in names}
         lvec = masked_loss(self.model.forward(P, x), y)
         grads = dict(zip(names, torch.autograd.grad(lvec.sum(), [P[n] for n in names])))
-        self.model.mask_grads(grads)
+        grads["b"].mul_(self.model.bias_mask)  # the members without a bias keep b = 0
         self.opt.step(self.params, grads)
         self.loss_sum += lvec.detach().double()
 

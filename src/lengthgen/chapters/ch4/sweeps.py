@@ -105,11 +105,11 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
     pairs = homogeneous_pairs(m1, m2, p)["pairs"]
     out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs), "runs": []}
     run = dict(optim=OptimConfig("adam", lr=lr), steps=steps, seeds=seeds, progress=progress)
+    run["device"] = dev
     for name, bias, which in TWO_LENGTH_RUNS:
         data = a if which == "m1" else union
         model = ModularMLP(p, width, "relu", bias=bias)
-        res = fit(model, [data] * len(seeds), batch_size=len(data), desc=name, device=dev, **run)
-        P = res.final_params
+        P = fit(model, [data] * len(seeds), batch_size=len(data), desc=name, **run).final_params
         # predictions at the paired inputs (m1/g) z and (m2/g) z (float64 on the CPU)
         nets = [
             Network(*(P[k][e].double() for k in "WV"), "relu", P["b"][e].double() if bias else None)
