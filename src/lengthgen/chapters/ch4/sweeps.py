@@ -193,10 +193,7 @@ def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
     res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
-    for L in (
-        *c.in_domain_lengths,
-        *test_lengths,
-    ):  # each member on its seed's test set of length L
+    for L in (*c.in_domain_lengths, *test_lengths):  # each member on its seed's test set
         tests = {s: test_set(s, p, L, c.n_test) for s in dict.fromkeys(seeds_e)}
         acc[L] = accuracy_on(model, P, [tests[s] for s in seeds_e], device=dev).tolist()
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
