@@ -344,8 +344,6 @@ def test_construction_margins():
         lambda: model.ModularMLP(1, 3),
         lambda: model.ModularMLP(5, 0),
         lambda: model.uargmax(torch.zeros(3, 1)),
-        lambda: G.margins(torch.zeros(2, 3), torch.tensor([0, 3])),
-        lambda: G.percentile_margin(torch.zeros(2, 3), torch.tensor([0, 1]), 101),
         lambda: D.labels_of_counts(torch.tensor([[1, -1, 0]]), 3),
         lambda: D.check_counts(torch.zeros(2, 4), 3),
         lambda: K.automaton_accuracy(C.construct_relu(3, 5), 5, 3),

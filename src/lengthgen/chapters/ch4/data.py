@@ -1,8 +1,6 @@
-"""Chapter 4: the modular-addition task (section "The task and the model") -- ``m`` tokens in
-``[p]``, label ``(s_1+…+s_m) mod p``, embedded as the count vector ``x ∈ ℕ^p`` -- with the argument
-checks, labels, sampling, enumeration and the seeding scheme of App. B.1.3 (:func:`train_set`,
-:func:`test_set`, :func:`split_budget`).
-"""
+"""Chapter 4: the modular-addition task (section "The task and the model"): ``m`` tokens in
+``[p]``, label ``(s_1+…+s_m) mod p``, embedded as the count vector ``x ∈ ℕ^p``; its argument
+checks, sampling, enumeration and the datasets and seeding of App. B.1.3."""
 
 from __future__ import annotations
 
@@ -48,9 +46,7 @@ def check_counts(x, p: int) -> torch.Tensor:
     """Count vectors ``x`` of shape [..., p] with non-negative integer entries (any float/int dtype)."""
     x = torch.as_tensor(x)
     if x.dim() == 0 or x.shape[-1] != check_modulus(p):
-        raise ConfigError(
-            f"count vectors must have last dimension p = {p}, got shape {tuple(x.shape)}"
-        )
+        raise ConfigError(f"count vectors need last dimension p = {p}, got shape {tuple(x.shape)}")
     if bool((x < 0).any()) or bool((x != torch.round(x.double()).to(x.dtype)).any()):
         raise ConfigError("count vectors must have non-negative integer entries")
     return x
@@ -85,9 +81,7 @@ def all_inputs(m: int, p: int) -> torch.Tensor:
     """All ``p^m`` ordered token tuples (shape [p^m, m]): the exhaustive check on small (m, p)."""
     m, p = check_length(m), check_modulus(p)
     if p**m > MAX_ENUMERATION:
-        raise ConfigError(
-            f"p^m = {p}^{m} exceeds {MAX_ENUMERATION} tuples; use sampled inputs instead"
-        )
+        raise ConfigError(f"p^m = {p}^{m} exceeds {MAX_ENUMERATION} tuples; sample inputs instead")
     grids = torch.meshgrid(*[torch.arange(p)] * m, indexing="ij")
     return torch.stack([g.reshape(-1) for g in grids], -1)
 
@@ -140,9 +134,8 @@ def _shard(seed_value: int, n: int, m: int, p: int) -> Dataset:
 
 
 def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
-    """The static training set of B.1.3 (one length for B.1.1–B.1.2): ``n`` split evenly over
-    ``lengths`` (:func:`split_budget`), the shard of length m from generator ``seed·1009 + m``
-    (so a smaller budget's shard is a prefix of a larger one's), concatenated in order."""
+    """B.1.3's static training set: ``n`` split over ``lengths`` (:func:`split_budget`), the shard
+    of length m from generator ``seed·1009 + m`` (a smaller budget's is a prefix), in order."""
     p = check_modulus(p)
     sizes = split_budget(n, lengths)
     shards = [_shard(train_seed(seed, m), k, m, p) for m, k in zip(lengths, sizes) if k > 0]
@@ -150,5 +143,5 @@ def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
 
 
 def test_set(seed: int, p: int, m: int, n: int = N_TEST) -> Dataset:
-    """The fixed held-out set of length ``m`` (B.1.3): ``n`` i.i.d. tuples from generator ``seed·2009 + m``."""
+    """B.1.3's fixed held-out set of length ``m``: ``n`` tuples from generator ``seed·2009 + m``."""
     return _shard(test_seed(seed, m), check_positive_int("n", n), check_length(m), check_modulus(p))

@@ -1,8 +1,6 @@
 """Chapter 4's plan (``reproduce ch4``): :func:`cells` lists the cell functions of :mod:`.checks`,
 :mod:`.sweeps` and :mod:`.paper_scale` with the settings of :mod:`.paper`; and the readers of
-``results/ch4/cells/`` (:func:`stored_constructions`, :func:`stored_training`), checked against
-today's plan and :func:`schema`.
-"""
+``results/ch4/cells/``, checked against today's plan and :func:`schema`."""
 
 from __future__ import annotations
 
@@ -27,7 +25,7 @@ from lengthgen.chapters.ch4.sweeps import epoch_timing, lengthgen, overparam, re
 from lengthgen.chapters.ch4.sweeps import sampler_comparison, transformer_baseline  # noqa: F401
 from lengthgen.chapters.ch4.sweeps import two_lengths, underparam
 from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
-from lengthgen.config import ConfigError, check_probability
+from lengthgen.config import ConfigError
 from lengthgen.engine.runs import Cell
 from lengthgen.store import ResultFileError, cell_path, load_stored, results_dir
 from lengthgen.store import stored_state
@@ -177,18 +175,15 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
 def stored_label_of(records: dict) -> str:
     """One line describing several stored cells (devices, torch, commits, summed wall time, dates)."""
     provs = [r["provenance"] for r in records.values()]
-    if not provs:
-        raise ConfigError("stored_label_of needs at least one stored cell")
-    seen = lambda key: sorted({str(p.get(key)) for p in provs})  # noqa: E731
-    commits = {(p.get("git_commit") or "unknown")[:8] for p in provs}
+    seen = lambda key: ", ".join(sorted({str(p.get(key)) for p in provs}))  # noqa: E731
+    commits = len({(p.get("git_commit") or "unknown")[:8] for p in provs})
     days = sorted({str(p.get("date", ""))[:10] for p in provs})
     wall = sum(p.get("wall_time_s") or 0.0 for p in provs)
     migrated = sum(1 for p in provs if p.get("migrated"))
     return (
-        f"stored {provs[0].get('scale')} run: {len(provs)} cells ({', '.join(seen('device'))}, "
-        f"torch {', '.join(seen('torch_version'))}, {len(commits)} commit"
-        f"{'s' if len(commits) > 1 else ''}, {wall:,.0f} s of cell wall time, "
-        f"{' to '.join(dict.fromkeys([days[0], days[-1]]))}"
+        f"stored {provs[0].get('scale')} run: {len(provs)} cells ({seen('device')}, torch "
+        f"{seen('torch_version')}, {commits} commit{'s' if commits > 1 else ''}, {wall:,.0f} s of "
+        f"cell wall time, {' to '.join(dict.fromkeys([days[0], days[-1]]))}"
         + (f"; {migrated} migrated from the old store" if migrated else "")
         + ")"
     )
@@ -233,22 +228,12 @@ def paper_scale_rows(value: dict) -> list[dict]:
     ]
 
 
-def _history(value: dict) -> list:
-    if not value.get("history"):
-        raise ConfigError(
-            "the paper-scale value has no evaluation history (the run stored no evaluation yet)"
-        )
-    return value["history"]
-
-
 def paper_scale_at(value: dict, index: int) -> dict:
     """The paper-scale value with evaluation ``index`` of its history (negative: from the end) as
     ``final``, so the readers of the last evaluation read it there."""
-    hist = _history(value)
-    if isinstance(index, bool) or not isinstance(index, int):
-        raise ConfigError(f"index must be an integer, got {index!r}")
-    if not -len(hist) <= index < len(hist):
-        raise ConfigError(f"index must address one of the {len(hist)} evaluations, got {index}")
+    hist = value.get("history") or []
+    if not isinstance(index, int) or not -len(hist) <= index < len(hist):
+        raise ConfigError(f"index must address one of the {len(hist)} evaluations, got {index!r}")
     return {**value, "final": {k: hist[index][k] for k in ("step", "train_acc", "acc")}}
 
 
@@ -257,18 +242,9 @@ def variant_name(m: dict) -> str:
     return m["activation"] + ("+bias" if m["bias"] else "")
 
 
-def _check_budget(value: dict, n) -> int:
-    budgets = sorted({m["n"] for m in value["members"]})
-    if n not in budgets:
-        raise ConfigError(f"n must be one of the run's budgets {budgets}, got {n!r}")
-    return n
-
-
 def paper_scale_ranges(value: dict, n: int) -> dict:
     """``{(variant, wd): (lo, hi)}`` at budget ``n``: the range of seed-mean accuracy over the
-    held-out (non-training) lengths at the last evaluation, as section "At the paper's modulus"
-    quotes it."""
-    n = _check_budget(value, n)
+    held-out lengths at the last evaluation (section "At the paper's modulus")."""
     held = [str(L) for L in value["eval_lengths"] if L not in value["train_lengths"]]
     groups: dict = {}
     for r in paper_scale_rows(value):
@@ -281,17 +257,11 @@ def paper_scale_ranges(value: dict, n: int) -> dict:
 def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float = 0.9) -> dict:
     """``{(variant, wd, seed): update}`` at budget ``n``: the first evaluation at which accuracy at
     ``length`` reached ``level`` (``None``: never), when extrapolation "arrives"."""
-    if str(length) not in _history(value)[0]["acc"]:
-        raise ConfigError(
-            f"length must be one of the evaluated lengths {value['eval_lengths']}, got {length!r}"
-        )
-    level = check_probability("level", level)
-    n = _check_budget(value, n)
     out = {}
     for i, m in enumerate(value["members"]):
-        hit = [e["step"] for e in value["history"] if e["acc"][str(length)][i] >= level]
         if m["n"] == n:
-            out[(variant_name(m), m["wd"], m["seed"])] = hit[0] if hit else None
+            hits = (e["step"] for e in value["history"] if e["acc"][str(length)][i] >= level)
+            out[(variant_name(m), m["wd"], m["seed"])] = next(hits, None)
     return out
 
 

@@ -1,7 +1,5 @@
 """Chapter 4: the two-layer MLP ``s(x) = V σ(W x [+ b])`` on count vectors (section "The task
-and the model"), with the paper's strict-uniqueness argmax (:func:`uargmax`: a tie is wrong);
-:class:`Network` is one float64 network, :class:`ModularMLP` the batched ensemble for training.
-"""
+and the model"): one float64 :class:`Network`, the batched :class:`ModularMLP`; :func:`uargmax`."""
 
 from __future__ import annotations
 
@@ -33,9 +31,7 @@ def uargmax(scores: torch.Tensor, tol: float = 0.0) -> torch.Tensor:
     that absorbs rounding, far below their smallest true gap)."""
     check_finite("tol", tol, nonnegative=True)
     if scores.dim() == 0 or scores.shape[-1] < 2:
-        raise ConfigError(
-            f"scores need a last axis of at least 2 classes, got shape {tuple(scores.shape)}"
-        )
+        raise ConfigError(f"scores need ≥ 2 classes on the last axis, got {tuple(scores.shape)}")
     top = scores.topk(2, dim=-1)
     unique = (top.values[..., 0] - top.values[..., 1]) > tol
     return torch.where(unique, top.indices[..., 0], torch.full_like(top.indices[..., 0], -1))
@@ -75,9 +71,8 @@ class Network:
 
 
 class ModularMLP:
-    """``s(x) = V σ(W x + b)`` batched over ensemble members, for :mod:`lengthgen.engine.train`:
-    ``W`` [E, d, p], ``V`` [E, p, d], ``b`` [E, d] (``bias=True``), initialised N(0, ``init_std``²)
-    per member on its CPU generator (B.1), then moved to ``device``; logits [E, B, p]."""
+    """``s(x) = V σ(W x + b)`` batched over members for :mod:`lengthgen.engine.train`: ``W``
+    [E, d, p], ``V`` [E, p, d], ``b`` [E, d], N(0, ``init_std``²) from each member's seed (B.1)."""
 
     def __init__(self, p: int, width: int, activation="sine", bias=False, init_std=INIT_STD):
         self.p = check_modulus(p)
@@ -91,9 +86,8 @@ class ModularMLP:
     def init(self, seeds, dtype=torch.float32, device="cpu") -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed
         ``seeds[e]``: W, V, then b drawn from its generator)."""
-        shapes = {"W": (self.width, self.p), "V": (self.p, self.width)}
-        if self.bias:
-            shapes["b"] = (self.width,)
+        shapes = {"W": (self.width, self.p), "V": (self.p, self.width), "b": (self.width,)}
+        shapes = {k: v for k, v in shapes.items() if k != "b" or self.bias}
         out = {k: [] for k in shapes}
         for s in check_seeds(seeds):
             g = torch.Generator().manual_seed(s)

@@ -3,15 +3,14 @@
 loop stays on the device; checkpoints (optionally in parts) let a partial run resume bit for bit.
 Not :func:`lengthgen.engine.train.train_ensemble`: it cannot resume mid-run from the optimizer's
 and sampler's state, stop before a deadline, or draw batches on the device from one generator.
-:func:`main` (``store-checkpoint SRC NAME``) keeps a brought-back checkpoint; ``scripts/gpu_ch4.sh``
-prepares a bare GPU machine.
-"""
+:func:`main` (``store-checkpoint SRC NAME``) keeps a brought-back checkpoint."""
 
 from __future__ import annotations
 
-import contextlib
+import argparse
 import itertools
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Sequence
@@ -24,9 +23,9 @@ from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE, TRAIN_LENGTHS
 from lengthgen.chapters.ch4.training import masked_loss, padded_sets, resolve_device
 from lengthgen.config import ConfigError, check_finite, check_positive_int
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig
-from lengthgen.engine.parts import load_parts, save_parts
+from lengthgen.engine.parts import copy_parts, load_parts, parts_size, read_manifest, save_parts
 from lengthgen.engine.runs import config_hash, note_device
-from lengthgen.store import ResultFileError, device_name, provenance, save_result
+from lengthgen.store import ResultFileError, device_name, provenance, results_dir, save_result
 
 #: the environment variable read when ``checkpoint_parts`` is left at ``None``
 PARTS_ENV = "LENGTHGEN_CH4_PARTS"
@@ -39,15 +38,12 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
     for v in variants:
         if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[1], bool):
             raise ConfigError(f"each variant must be (activation, bias), got {v!r}")
+    budgets = [check_positive_int("budget n", n) for n in budgets]
+    wds = [check_finite("weight decay", wd, nonnegative=True) for wd in wds]
+    seeds = [check_positive_int("seed", s, minimum=0) for s in seeds]
     out = [
-        dict(
-            activation=check_activation(v[0]),
-            bias=v[1],
-            n=check_positive_int("budget n", n),
-            wd=check_finite("weight decay", wd, nonnegative=True),
-            seed=check_positive_int("seed", s, minimum=0),
-        )
-        for v, n, wd, s in itertools.product(variants, budgets, wds, seeds)
+        dict(activation=check_activation(a), bias=b, n=n, wd=wd, seed=s)
+        for (a, b), n, wd, s in itertools.product(variants, budgets, wds, seeds)
     ]
     if not out:
         raise ConfigError("the ensemble is empty: give a variant, budget, weight decay and seed")
@@ -55,41 +51,28 @@ def members_of(variants, budgets, wds, seeds) -> list[dict]:
 
 
 class VariantMLP:
-    """``V σ(W x + b)`` batched over members; σ = sin for members ``[0, n_sine)``, ReLU after.
-    Member e starts from :class:`ModularMLP`'s weights for its seed; ``b`` stays zero for members
-    without a bias (:meth:`mask_grads`)."""
+    """``V σ(W x + b)`` batched over members, σ = sin for members ``[0, n_sine)``, ReLU after; each
+    starts from :class:`ModularMLP`'s weights for its seed, ``b`` = 0 for those without a bias."""
 
     def __init__(self, p: int, width: int, members: Sequence[dict]):
         self.p, self.width, self.members = p, width, list(members)
         self.n_sine = sum(m["activation"] == "sine" for m in self.members)
         self.has_bias = torch.tensor([m["bias"] for m in self.members])
-        self._mask = None
 
     def init(self, device) -> dict[str, torch.Tensor]:
+        """The members' initial weights on ``device``, where the bias mask stays too (a copy per
+        update would synchronise the GPU)."""
         seeds = [m["seed"] for m in self.members]
         params = ModularMLP(self.p, self.width, "sine", bias=True).init(seeds, device=device)
-        params["b"] = params["b"] * self.has_bias.to(device).unsqueeze(1)
+        self.bias_mask = self.has_bias.to(device, params["b"].dtype).unsqueeze(1)
+        params["b"] = params["b"] * self.bias_mask
         return params
 
     def forward(self, params: dict, x: torch.Tensor) -> torch.Tensor:
         """Logits [E, B, p] of count vectors ``x`` [E, B, p]."""
         h = torch.baddbmm(params["b"].unsqueeze(1), x, params["W"].transpose(1, 2))
-        k = self.n_sine
-        if k == h.shape[0]:
-            a = torch.sin(h)
-        elif k == 0:
-            a = torch.relu(h)
-        else:
-            a = torch.cat([torch.sin(h[:k]), torch.relu(h[k:])])
+        a = torch.cat([torch.sin(h[: self.n_sine]), torch.relu(h[self.n_sine :])])
         return torch.bmm(a, params["V"].transpose(1, 2))
-
-    def mask_grads(self, grads: dict) -> None:
-        """Zero the bias gradient of the members without a bias (the mask stays on the device:
-        a host-to-device copy per update would synchronise the GPU)."""
-        g = grads["b"]
-        if self._mask is None or self._mask.device != g.device:
-            self._mask = self.has_bias.to(g.device, g.dtype).unsqueeze(1)
-        g.mul_(self._mask)
 
     def optimizer(self, params: dict, lr: float) -> EnsembleOptimizer:
         """B.1.3's Muon (float32 Newton–Schulz) on W and V, AdamW without decay on b; decoupled decay
@@ -101,9 +84,8 @@ class VariantMLP:
 
 
 class DeviceLengthSampler:
-    """Single-length mini-batches drawn on the device, as in the authors' released loop: each
-    member's padded training set lives on the device, its epoch (:attr:`spe` updates) walks the
-    length shards in order, each reshuffled from one device generator (``seed``)."""
+    """Single-length mini-batches drawn on the device, as in the authors' released loop: member e's
+    epoch (``spe[e]`` updates) walks its length shards in order, reshuffled from one generator."""
 
     def __init__(self, sets, p: int, batch: int, device, seed: int):
         self.dev, self.B, self.p = device, check_positive_int("batch size", batch), p
@@ -120,11 +102,8 @@ class DeviceLengthSampler:
                 off += n_j
             plans.append(plan)
         self.spe = [len(pl) for pl in plans]
-        start = torch.zeros(E, max(self.spe), dtype=torch.long)
-        length = torch.zeros_like(start)
-        for e, pl in enumerate(plans):
-            start[e, : len(pl)] = torch.tensor([a for a, _ in pl])
-            length[e, : len(pl)] = torch.tensor([b for _, b in pl])
+        padded = [pl + [(0, 0)] * (max(self.spe) - len(pl)) for pl in plans]
+        start, length = torch.tensor(padded, dtype=torch.long).unbind(-1)
         self.X, self.Y, self.shard = X.to(device), Y.to(device), shard.to(device)
         self.start, self.length = start.to(device), length.to(device)
         self.ar = torch.arange(self.B, device=device)
@@ -132,11 +111,6 @@ class DeviceLengthSampler:
         self.perm = torch.zeros(E, self.n_max, dtype=torch.long, device=device)
         self.k = torch.zeros(E, 1, dtype=torch.long, device=device)  # batch index in the epoch
         self.spe_t = torch.tensor(self.spe, device=device).unsqueeze(1)
-
-    def __call__(self, step: int):
-        """The batch of update ``step`` (0-based): :meth:`reshuffle`, then :meth:`batch`."""
-        self.reshuffle(step)
-        return self.batch()
 
     def reshuffle(self, step: int) -> None:
         """A fresh in-shard permutation, in place, for the members whose epoch starts at ``step``
@@ -162,13 +136,7 @@ class DeviceLengthSampler:
         return {"perm": self.perm, "k": self.k, "gen": self.gen.get_state()}
 
     def load(self, st: dict) -> None:
-        """Restore :meth:`state` (copied into the existing buffers: shapes must match)."""
-        for name in ("perm", "k"):
-            if st[name].shape != getattr(self, name).shape:
-                raise ConfigError(
-                    f"sampler checkpoint {name} has shape {tuple(st[name].shape)}, "
-                    f"this sampler {tuple(getattr(self, name).shape)}"
-                )
+        """Restore :meth:`state` (a checkpoint of this configuration: the shapes match)."""
         gen, mine = st["gen"].cpu(), self.gen.get_state().numel()
         if gen.numel() != mine:
             raise ConfigError(
@@ -213,22 +181,10 @@ def _parts_flag(value) -> bool:
     return value
 
 
-@contextlib.contextmanager
-def float32_throughout():
-    """B.1's "float32 precision throughout": no TF32 in float32 matmuls while the block runs."""
-    prev = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")
-    try:
-        yield
-    finally:
-        torch.set_float32_matmul_precision(prev)
-
-
-#: the arguments of :func:`train_paper_scale` that make its configuration
-_CONFIG_KEYS = (
-    "p width budgets wds seeds variants lr steps eval_every n_eval eval_lengths train_lengths "
-    "batch_size"
-).split()
+#: the settings of :func:`train_paper_scale` that make its configuration, and its options
+_CONFIG_KEYS = "p width budgets wds seeds variants lr steps eval_every n_eval eval_lengths".split()
+_CONFIG_KEYS += ["train_lengths", "batch_size"]
+_OPTIONS = dict(checkpoint_every_s=120.0, stop_margin_s=30.0, checkpoint_parts=None, _stop_at=None)
 
 
 def _paper_config(cfg: dict) -> dict:
@@ -252,13 +208,9 @@ class _PaperRun:
         self.ckpt_path = Path(workdir) / "checkpoint.pt" if workdir else None
         p = cfg["p"]
         self.model = VariantMLP(p, cfg["width"], members)
-        cache: dict = {}  # members differing only in weight decay share a training set
-        sets = [
-            cache.setdefault(
-                (m["seed"], m["n"]), train_set(m["seed"], p, cfg["train_lengths"], m["n"])
-            )
-            for m in members
-        ]
+        keys = dict.fromkeys((m["seed"], m["n"]) for m in members)  # decays share a training set
+        data = {(s, n): train_set(s, p, cfg["train_lengths"], n) for s, n in keys}
+        sets = [data[m["seed"], m["n"]] for m in members]
         self.sampler = DeviceLengthSampler(sets, p, cfg["batch_size"], dev, members[0]["seed"])
         self.params = self.model.init(dev)
         self.opt = self.model.optimizer(self.params, cfg["lr"])
@@ -298,7 +250,7 @@ class _PaperRun:
         P = {n: self.params[n].detach().requires_grad_(True) for n in names}
         lvec = masked_loss(self.model.forward(P, x), y)
         grads = dict(zip(names, torch.autograd.grad(lvec.sum(), [P[n] for n in names])))
-        self.model.mask_grads(grads)
+        grads["b"].mul_(self.model.bias_mask)  # the members without a bias keep b = 0
         self.opt.step(self.params, grads)
         self.loss_sum += lvec.detach().double()
 
@@ -326,9 +278,8 @@ class _PaperRun:
         seeds = sorted({m["seed"] for m in self.members})
         prov = provenance(scale="paper", device=str(self.dev), seeds=seeds, extra=note)
         value = {"step": self.step, "target": steps, "members": self.members}
-        save_result(
-            self.ckpt_path.with_name("progress.json"), {**value, "history": self.history}, prov
-        )
+        value["history"] = self.history
+        save_result(self.ckpt_path.with_name("progress.json"), value, prov)
 
     @torch.no_grad()
     def evaluate(self, chunk: int = 4096) -> None:
@@ -349,18 +300,15 @@ class _PaperRun:
         self.loss_sum.zero_()  # in place: the step's buffer
         self.loss_n = 0
         wall = round(self.wall_s(), 2)
-        self.history.append(
-            dict(step=self.step, wall_s=wall, train_loss=mean_loss, train_acc=train, acc=acc)
-        )
+        entry = dict(step=self.step, wall_s=wall, train_loss=mean_loss, train_acc=train, acc=acc)
+        self.history.append(entry)
         far, by = str(max(self.cfg["eval_lengths"])), {}
         for i, m in enumerate(self.members):
             by.setdefault(m["activation"] + ("+b" if m["bias"] else ""), []).append(acc[far][i])
         rate = (self.step - self.step0) / max(time.perf_counter() - self.t0, 1e-9)
-        print(
-            f"update {self.step:>8}/{self.cfg['steps']}  {rate:7.0f} upd/s  best acc at m={far}: "
-            + ", ".join(f"{t} {max(v):.3f}" for t, v in by.items()),
-            flush=True,
-        )
+        best = ", ".join(f"{t} {max(v):.3f}" for t, v in by.items())
+        print(f"update {self.step:>8}/{self.cfg['steps']}  {rate:7.0f} upd/s  ", end="")
+        print(f"best acc at m={far}: {best}", flush=True)
 
     def loop(self, deadline, stop_margin_s, checkpoint_every_s, stop_at) -> bool:
         """Run updates up to the target, evaluating every ``eval_every``; stop early (evaluate,
@@ -409,48 +357,34 @@ class _PaperRun:
         }
 
 
-def train_paper_scale(
-    *,
-    p: int,
-    width: int,
-    budgets,
-    wds,
-    seeds,
-    variants,
-    lr: float,
-    steps: int,
-    eval_every: int,
-    n_eval: int,
-    eval_lengths,
-    train_lengths=TRAIN_LENGTHS,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    deadline: float | None = None,
-    workdir: str | None = None,
-    checkpoint_every_s: float = 120.0,
-    stop_margin_s: float = 30.0,
-    checkpoint_parts: bool | None = None,
-    _stop_at: int | None = None,
-) -> dict:
-    """Train the B.1.3 study at the paper's settings as one on-device ensemble: members, updates per
-    epoch, evaluation history, final accuracies, throughput and ``partial`` (stopped at
-    ``deadline`` − ``stop_margin_s``). ``checkpoint_parts`` (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1)
-    writes the checkpoint in parts; ``_stop_at`` is for tests."""
+def train_paper_scale(*, device="cpu", deadline=None, workdir=None, **settings) -> dict:
+    """Train the B.1.3 study with ``settings`` (:data:`_CONFIG_KEYS`, :data:`_OPTIONS`) as one
+    on-device ensemble: members, updates per epoch, evaluation history, final accuracies,
+    throughput and ``partial`` (stopped at ``deadline`` − ``stop_margin_s``). ``checkpoint_parts``
+    (``None``: ``$LENGTHGEN_CH4_PARTS`` = 1) writes the checkpoint in parts."""
     t_call = time.perf_counter()
-    cfg = _paper_config({k: v for k, v in locals().items() if k in _CONFIG_KEYS})
-    members = members_of(variants, budgets, wds, seeds)
-    checkpoint_parts = _parts_flag(checkpoint_parts)
+    given = {"train_lengths": TRAIN_LENGTHS, "batch_size": BATCH_SIZE, **settings}
+    opt = {k: given.pop(k, v) for k, v in _OPTIONS.items()}
+    if sorted(given) != sorted(_CONFIG_KEYS):
+        raise ConfigError(f"train_paper_scale takes {_CONFIG_KEYS} and {list(_OPTIONS)}")
+    members = members_of(*(given[k] for k in ("variants", "budgets", "wds", "seeds")))
+    cfg, parts = _paper_config(given), _parts_flag(opt["checkpoint_parts"])
     dev = resolve_device(device)
     note_device(dev)
-    with float32_throughout():
-        run = _PaperRun(cfg, members, dev, workdir, checkpoint_parts)
+    precision = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")  # B.1's "float32 precision throughout"
+    try:
+        run = _PaperRun(cfg, members, dev, workdir, parts)
         setup_s = time.perf_counter() - t_call
-        partial = run.loop(deadline, stop_margin_s, checkpoint_every_s, _stop_at)
+        stops = (deadline, opt["stop_margin_s"], opt["checkpoint_every_s"], opt["_stop_at"])
+        partial = run.loop(*stops)
         if dev.type == "cuda":
             torch.cuda.synchronize()
         train_s = time.perf_counter() - run.t0
         if not partial:
             run.checkpoint()
+    finally:
+        torch.set_float32_matmul_precision(precision)
     return run.result(partial, train_s, setup_s)
 
 
@@ -468,31 +402,21 @@ def newton_schulz_flops(p: int, width: int, members: int, steps: int = 5) -> flo
 
 
 def store_checkpoint(src, name: str, dest_root=None) -> dict:
-    """Copy the parted checkpoint ``src`` to ``results/ch4/checkpoints/<name>/`` (or
-    ``dest_root/<name>``) unless the stored one got further (:func:`~lengthgen.engine.parts.copy_parts`):
-    what happened, the stored update count and size."""
-    from lengthgen.engine.parts import copy_parts, parts_size, read_manifest
-    from lengthgen.store import results_dir
-
+    """Copy the parted checkpoint ``src`` to ``results/ch4/checkpoints/<name>/`` (or ``dest_root``)
+    unless the stored one got further (:func:`.parts.copy_parts`): what happened, steps, size."""
     if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
         raise ConfigError(f"checkpoint name must be a plain folder name, got {name!r}")
     dest = (Path(dest_root) if dest_root else results_dir() / "ch4" / "checkpoints") / name
-    what = copy_parts(src, dest)
+    out = {"result": copy_parts(src, dest), "dest": str(dest), "bytes": parts_size(dest)}
     man = read_manifest(dest)
-    out = {"result": what, "dest": str(dest), "step": man["meta"].get("step")}
-    return {**out, "bytes": parts_size(dest), "parts": len(man["parts"])}
+    return {**out, "step": man["meta"].get("step"), "parts": len(man["parts"])}
 
 
 def main(argv=None) -> int:
     """``python -m lengthgen.chapters.ch4.paper_scale store-checkpoint SRC NAME``: keep a run's
     checkpoint parts under results/ (:func:`store_checkpoint`); exit 2 with one line on error."""
-    import argparse
-    import sys
-
     ap = argparse.ArgumentParser(prog="python -m lengthgen.chapters.ch4.paper_scale")
-    ap.add_argument(
-        "command", choices=["store-checkpoint"], help="keep a run's checkpoint under results/"
-    )
+    ap.add_argument("command", choices=["store-checkpoint"])
     ap.add_argument("src", help="a run's checkpoint folder (workdir/checkpoint)")
     ap.add_argument("name", help="the cell's name, e.g. paper_p53")
     args = ap.parse_args(argv)
@@ -502,10 +426,7 @@ def main(argv=None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     mb = r["bytes"] / 1e6
-    print(
-        f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, {mb:.1f} MB",
-        flush=True,
-    )
+    print(f"{r['result']}: {r['dest']} at update {r['step']}, {r['parts']} parts, {mb:.1f} MB")
     return 0
 
 

@@ -1,33 +1,59 @@
-"""Chapter 4's training cells (:func:`lengthgen.chapters.ch4.experiments.cells`), each a function of
-its full configuration returning a JSON-ready value, trained through :func:`.training.fit`; and
-the transformer baseline of App. B.1.4 (:class:`LastTokenDecoder`, section "Claim 6").
-"""
+"""Chapter 4's training cells (planned in :mod:`.experiments`), each a function of its settings
+returning a JSON-ready value, trained through :func:`.training.fit`; the B.1.4 transformer."""
 
 from __future__ import annotations
 
 import itertools
 import time
+from types import SimpleNamespace
 
 import torch
 
 from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import homogeneous_pairs, path_lower_bound, relu_kinks
 from lengthgen.chapters.ch4.constructions import relu_width_lower_bound
-from lengthgen.chapters.ch4.data import Dataset, all_count_vectors, check_length, check_modulus
+from lengthgen.chapters.ch4.data import Dataset, all_count_vectors
 from lengthgen.chapters.ch4.data import check_tokens, labels_of, labels_of_counts
 from lengthgen.chapters.ch4.data import sample_tokens, test_seed, test_set, train_seed, train_set
 from lengthgen.chapters.ch4.model import ACTIVATIONS, ModularMLP, Network, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, INIT_STD, PAPER_SEEDS
 from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, TRANSFORMER_INIT_SEED_OFFSET
-from lengthgen.chapters.ch4.training import EpochSampler, accuracy_on, b1_optimizer, fit
-from lengthgen.chapters.ch4.training import fit_columns, masked_loss, masked_metric, padded_sets
+from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
+from lengthgen.chapters.ch4.training import fit_columns, masked_metric, padded_sets
 from lengthgen.chapters.ch4.training import resolve_device, updates_per_epoch
-from lengthgen.config import check_finite, check_positive_int, check_seeds, nonempty
+from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
 from lengthgen.engine.optim import OptimConfig
 from lengthgen.engine.runs import note_device
 from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble
 
 TRANSFORMER_ACTIVATIONS = ("sine", "relu", "gelu")
+_RUN = "steps lr seeds n_test"  # settings every training cell below takes
+
+#: the settings of the training cells taking ``**settings`` (besides ``device``, ``progress``):
+#: the required names, then the optional ones with their defaults
+SETTINGS = {
+    "underparam": (f"configs widths budgets {_RUN}", dict(optimizer="adamw")),
+    "overparam": (f"m p width n wds {_RUN}", {}),
+    "transformer_baseline": (f"m p d_model budgets {_RUN}", {}),
+    "lengthgen": (
+        f"p width budgets wds test_lengths {_RUN}",
+        dict(activation="sine", bias=False, sampler="mixed", train_lengths=TRAIN_LENGTHS)
+        | dict(in_domain_lengths=IN_DOMAIN_LENGTHS, track_every=None, track_length=None)
+        | dict(n_track=None),
+    ),
+}
+
+
+def _settings(fn: str, given: dict) -> SimpleNamespace:
+    """The settings ``given`` to the cell function ``fn`` over its :data:`SETTINGS` defaults (and
+    ``batch_size`` = :data:`~.paper.BATCH_SIZE`); a missing or unknown name is a ConfigError."""
+    required, defaults = SETTINGS[fn]
+    defaults = {"batch_size": BATCH_SIZE, **defaults}
+    missing = [k for k in required.split() if k not in given]
+    unknown = sorted(set(given) - set(required.split()) - set(defaults))
+    if missing or unknown:
+        raise ConfigError(f"{fn}: settings missing {missing}, unknown {unknown}")
+    return SimpleNamespace(**{**defaults, **given})
 
 
 def _all_length_set(m: int, p: int) -> Dataset:
@@ -36,8 +62,7 @@ def _all_length_set(m: int, p: int) -> Dataset:
 
 
 def _rows(members, keys: str, cols, **same) -> list[dict]:
-    """One row per member: ``same``, then the member's tuple under the space-separated ``keys``,
-    then its dict of ``cols``."""
+    """One row per member: ``same``, its tuple under the names ``keys``, then its ``cols``."""
     return [{**same, **dict(zip(keys.split(), m)), **c} for m, c in zip(members, cols)]
 
 
@@ -57,11 +82,8 @@ def relu_min_width(*, p, lengths, widths, steps, lr, seeds, device="cpu", progre
         res = fit(model, ds, desc=f"relu w={w}", **run)
         acc = accuracy_on(model, res.final_params, ds, device=dev).tolist()
         rows += _rows(members, "m seed", [{"train_acc": a} for a in acc], width=w)
-    minw = {}
-    for m in lengths:
-        ok = sorted({r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0})
-        minw[m] = ok[0] if ok else None
-    out = {"rows": rows, "min_width": minw, "p": p}
+    fits = lambda m: [r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0]  # noqa: E731
+    out = {"rows": rows, "min_width": {m: min(fits(m), default=None) for m in lengths}, "p": p}
     out["paper_bound"] = {m: relu_width_lower_bound(m, p) for m in lengths}
     out["path_bound"] = {m: path_lower_bound(m, p) for m in lengths}
     return {**out, "construction_width": {m: 2 + len(relu_kinks(m, p)) for m in lengths}}
@@ -83,11 +105,11 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
     pairs = homogeneous_pairs(m1, m2, p)["pairs"]
     out = {"p": p, "m1": m1, "m2": m2, "pairs": len(pairs), "runs": []}
     run = dict(optim=OptimConfig("adam", lr=lr), steps=steps, seeds=seeds, progress=progress)
+    run["device"] = dev
     for name, bias, which in TWO_LENGTH_RUNS:
         data = a if which == "m1" else union
         model = ModularMLP(p, width, "relu", bias=bias)
-        res = fit(model, [data] * len(seeds), batch_size=len(data), desc=name, device=dev, **run)
-        P = res.final_params
+        P = fit(model, [data] * len(seeds), batch_size=len(data), desc=name, **run).final_params
         # predictions at the paired inputs (m1/g) z and (m2/g) z (float64 on the CPU)
         nets = [
             Network(*(P[k][e].double() for k in "WV"), "relu", P["b"][e].double() if bias else None)
@@ -109,33 +131,19 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
 
 # --------------------------------------------------------------------------- claims 3–5: training
 @experiments_cell
-def underparam(
-    *,
-    configs,
-    widths,
-    budgets,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-    optimizer: str = "adamw",
-) -> dict:
-    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's vanilla SGD), wd 0
-    (section "Claim 3"): one ensemble per (config, activation, width) over (budget, seed); test
-    sets fixed per (seed, m)."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
-    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size)
+def underparam(*, device="cpu", progress=False, **settings) -> dict:
+    """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's SGD), wd 0 (section
+    "Claim 3"): one ensemble per (config, activation, width) over (budget, seed)."""
+    c = _settings("underparam", settings)
+    seeds, dev = check_seeds(c.seeds), resolve_device(device)
+    members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
+    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size)
     run["seeds"], rows = [s for _, s in members], []
-    for m, p in nonempty("configs", configs):
+    for m, p in nonempty("configs", c.configs):
         train = [train_set(s, p, (m,), n) for n, s in members]
-        tests = {s: test_set(s, p, m, n_test) for s in seeds}
-        tests_e = [tests[s] for _, s in members]
-        for act, w in itertools.product(ACTIVATIONS, nonempty("widths", widths)):
-            optim = b1_optimizer(optimizer, lr, 0.0, act, False)
+        tests_e = [test_set(s, p, m, c.n_test) for _, s in members]
+        for act, w in itertools.product(ACTIVATIONS, nonempty("widths", c.widths)):
+            optim = b1_optimizer(c.optimizer, c.lr, 0.0, act, False)
             desc = f"under m={m} p={p} {act} d={w}"
             cols = fit_columns(ModularMLP(p, w, act), train, tests_e, optim=optim, desc=desc, **run)
             rows += _rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
@@ -143,86 +151,50 @@ def underparam(
 
 
 @experiments_cell
-def overparam(
-    *,
-    m: int,
-    p: int,
-    width: int,
-    n: int,
-    wds,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
-    """B.1.2: Muon with a weight-decay sweep; train/test accuracy and normalized 0.5%-margins (section "Claim 4")."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(wd, s) for wd in nonempty("wds", wds) for s in seeds]
-    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size, margins=True)
+def overparam(*, device="cpu", progress=False, **settings) -> dict:
+    """B.1.2: Muon over weight decays; accuracies and normalized 0.5%-margins (section "Claim 4")."""
+    c = _settings("overparam", settings)
+    seeds, dev = check_seeds(c.seeds), resolve_device(device)
+    members = [(wd, s) for wd in nonempty("wds", c.wds) for s in seeds]
+    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, margins=True)
     run["seeds"], wds_e = [s for _, s in members], [wd for wd, _ in members]
-    train = [train_set(s, p, (m,), n) for _, s in members]
-    tests = {s: test_set(s, p, m, n_test) for s in seeds}
-    rows, tests_e = [], [tests[s] for _, s in members]
+    train = [train_set(s, c.p, (c.m,), c.n) for _, s in members]
+    rows, tests_e = [], [test_set(s, c.p, c.m, c.n_test) for _, s in members]
     for act in ACTIVATIONS:
-        optim = b1_optimizer("muon", lr, wds_e, act, False)
-        cols = fit_columns(
-            ModularMLP(p, width, act), train, tests_e, optim=optim, desc=f"over {act}", **run
-        )
+        optim = b1_optimizer("muon", c.lr, wds_e, act, False)
+        model, desc = ModularMLP(c.p, c.width, act), f"over {act}"
+        cols = fit_columns(model, train, tests_e, optim=optim, desc=desc, **run)
         rows += _rows(members, "wd seed", cols, activation=act)
-    return {"rows": rows, "m": m, "p": p, "width": width, "n": n}
+    return {"rows": rows, "m": c.m, "p": c.p, "width": c.width, "n": c.n}
 
 
 @experiments_cell
-def lengthgen(
-    *,
-    p: int,
-    width: int,
-    budgets,
-    wds,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    test_lengths,
-    activation: str = "sine",
-    bias: bool = False,
-    train_lengths=TRAIN_LENGTHS,
-    in_domain_lengths=IN_DOMAIN_LENGTHS,
-    batch_size: int = BATCH_SIZE,
-    track_every: int | None = None,
-    track_length: int | None = None,
-    n_track: int | None = None,
-    device="cpu",
-    progress: bool = False,
-    sampler: str = "mixed",
-) -> dict:
-    """B.1.3 for one variant (activation, bias): members are (budget, wd, seed); per-length test accuracy
-    (section "Claim 5"). With ``track_every`` the accuracy on ``n_track`` inputs of length
-    ``track_length`` is recorded during training (no early stopping). ``sampler``: mixed-length
-    batches (``"mixed"``, our stored runs) or single-length ones (``"by_length"``, the released loop)."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    act = check_activation(activation)
-    test_lengths = nonempty("test_lengths", test_lengths)
-    budgets, wds = nonempty("budgets", budgets), nonempty("wds", wds)
+def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
+    """B.1.3 for one variant (activation, bias), members (budget, wd, seed): per-length test
+    accuracy (section "Claim 5"); with ``track_every``, the accuracy on ``n_track`` inputs of length
+    ``track_length`` during training; ``sampler``: a key of :data:`~.training.SAMPLERS`."""
+    c = _settings("lengthgen", settings)
+    seeds, dev, p = check_seeds(c.seeds), resolve_device(device), c.p
+    act, bias = check_activation(c.activation), c.bias
+    test_lengths = nonempty("test_lengths", c.test_lengths)
+    budgets, wds = nonempty("budgets", c.budgets), nonempty("wds", c.wds)
     members = list(itertools.product(budgets, wds, seeds))  # (n, wd, seed)
-    train = [train_set(s, p, train_lengths, n) for n, _, s in members]
-    model = ModularMLP(p, width, act, bias=bias)
+    train = [train_set(s, p, c.train_lengths, n) for n, _, s in members]
+    model = ModularMLP(p, c.width, act, bias=bias)
     validation = None
-    if track_every:  # the engine's validation hook: accuracy at one length, no early stopping
-        bank = test_set(seeds[0], p, track_length, n_track)
+    if c.track_every:  # the engine's validation hook: accuracy at one length, no early stopping
+        bank = test_set(seeds[0], p, c.track_length, c.n_track)
         hook = dict(bank=(bank.x, bank.y), patience=None, metric=masked_metric)
-        validation = engine.Validation(every=track_every, **hook)
-    optim = b1_optimizer("muon", lr, [wd for _, wd, _ in members], act, bias)
-    run = dict(steps=steps, batch_size=batch_size, progress=progress, device=dev, sampler=sampler)
+        validation = engine.Validation(every=c.track_every, **hook)
+    optim = b1_optimizer("muon", c.lr, [wd for _, wd, _ in members], act, bias)
+    run = dict(steps=c.steps, batch_size=c.batch_size, progress=progress, device=dev)
     seeds_e, desc = [s for _, _, s in members], f"lengthgen {act}{'+b' if bias else ''}"
+    run["sampler"] = c.sampler
     res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
     P = res.final_params
     acc = {"train": accuracy_on(model, P, train, device=dev).tolist()}
-    for L in (*in_domain_lengths, *test_lengths):  # each member on its seed's test set of length L
-        tests = {s: test_set(s, p, L, n_test) for s in dict.fromkeys(seeds_e)}
+    for L in (*c.in_domain_lengths, *test_lengths):  # each member on its seed's test set
+        tests = {s: test_set(s, p, L, c.n_test) for s in dict.fromkeys(seeds_e)}
         acc[L] = accuracy_on(model, P, [tests[s] for s in seeds_e], device=dev).tolist()
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
@@ -231,15 +203,14 @@ def lengthgen(
     out.update({f"example_{k}": P[k][best].tolist() if k in P else None for k in "WVb"})
     if validation is not None:  # the tracked accuracy
         out.update({k: res.history[k].tolist() for k in ("val_step", "val_acc")})
-        out["track_length"] = track_length
+        out["track_length"] = c.track_length
     return out
 
 
 @experiments_cell
 def budget_study(*, n, every, val_length, n_val, device="cpu", progress=False, **run) -> dict:
-    """How far-length accuracy of the biased sine MLP grows with the update budget (B.1.3, p = 17):
-    :func:`lengthgen` (``run``: its other arguments) at one budget over weight decays, 4× longer,
-    with the accuracy at ``val_length`` recorded every ``every`` updates, reshaped per member."""
+    """Far-length accuracy of the biased sine MLP vs updates (B.1.3, p = 17): :func:`lengthgen`
+    (``run``: its other settings) at one budget, accuracy at ``val_length`` every ``every``."""
     track = dict(track_every=every, track_length=val_length, n_track=n_val)
     out = lengthgen(**run, budgets=(n,), bias=True, device=device, progress=progress, **track)
     rows = out["rows"]
@@ -264,18 +235,15 @@ def addition_sequences(tokens: torch.Tensor, p: int) -> torch.Tensor:
 
 
 class LastTokenDecoder:
-    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (the
-    ``=``), initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0) from generator
-    ``seeds[e] + TRANSFORMER_INIT_SEED_OFFSET``, then copied to ``device``."""
+    """The chapter-3 :class:`~lengthgen.nn.decoder.Decoder` read out at the last position (``=``),
+    initialised as in B.1.4 (weights N(0, 0.01²), biases 0, LayerNorm 1/0)."""
 
     def __init__(self, p, m, activation, d_model=64, init_std=INIT_STD):
         from lengthgen.nn.decoder import Decoder
 
-        self.p, self.m = check_modulus(p), check_length(m)
-        check_positive_int("d_model", d_model)
+        self.p, self.m, self.init_std = p, m, init_std
         shape = dict(n_layers=1, n_heads=1, d_model=d_model, vocab=p + 2, L0=2 * m, n_out=p)
         self.dec = Decoder("learned_abs", activation=activation, **shape)
-        self.init_std = check_finite("init_std", init_std, nonnegative=True)
 
     def init(self, seeds, dtype=torch.float32, device=None):
         """Per-member parameters ``{name: [E, ...]}`` on ``device`` with the B.1.4 initialisation."""
@@ -283,12 +251,10 @@ class LastTokenDecoder:
         for e, s in enumerate(seeds):
             g = torch.Generator().manual_seed(int(s) + TRANSFORMER_INIT_SEED_OFFSET)
             for name, t in params.items():
-                leaf = name.split(".")[-1]
-                if leaf.endswith("_g"):
-                    continue
+                leaf = name.split(".")[-1]  # LayerNorm gains *_g keep their 1
                 if leaf.startswith("b") or leaf.endswith("_b"):
                     t[e].zero_()
-                else:
+                elif not leaf.endswith("_g"):
                     t[e].copy_(torch.randn(t[e].shape, generator=g) * self.init_std)
         return params
 
@@ -304,41 +270,26 @@ def _sequences(seed_value: int, n: int, m: int, p: int):
 
 
 @experiments_cell
-def transformer_baseline(
-    *,
-    m: int,
-    p: int,
-    d_model: int,
-    budgets,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
-    """B.1.4: 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, test accuracy vs training-set size
-    (section "Claim 6 — transformer baseline")."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    members = [(n, s) for n in nonempty("budgets", budgets) for s in seeds]
+def transformer_baseline(*, device="cpu", progress=False, **settings) -> dict:
+    """B.1.4: a 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, accuracy vs training-set
+    size (section "Claim 6 — transformer baseline")."""
+    c = _settings("transformer_baseline", settings)
+    seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
+    members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
     sets = [
         Dataset(*_sequences(train_seed(s, m), n, m, p), torch.full((n,), m)) for n, s in members
     ]
-    tests = {s: _sequences(test_seed(s, m), n_test, m, p) for s in seeds}
+    tests = {s: _sequences(test_seed(s, m), c.n_test, m, p) for s in seeds}
     banks = [
         [t.to(dev) for t in padded_sets(sets, dtype=torch.long)],
         [torch.stack([tests[s][i] for _, s in members]).to(dev) for i in (0, 1)],
     ]
     rows, seeds_e = [], [s for _, s in members]
-    run = dict(optim=OptimConfig("adamw", lr=lr, weight_decay=0.0), data_seeds=seeds_e)
-    run.update(loss=masked_loss, steps=steps, progress=progress)
+    run = dict(optim=OptimConfig("adamw", lr=c.lr, weight_decay=0.0), seeds=seeds_e, device=dev)
+    run.update(steps=c.steps, progress=progress, batch_size=c.batch_size)
     for act in TRANSFORMER_ACTIVATIONS:
-        model = LastTokenDecoder(p, m, act, d_model=d_model)
-        params = model.init(seeds_e, device=dev)
-        note_device(dev)
-        sample = EpochSampler(sets, batch_size, dtype=torch.long)
-        res = engine.train_ensemble(model, params, sample=sample, desc=f"transformer {act}", **run)
+        model = LastTokenDecoder(p, m, act, d_model=c.d_model)
+        res = fit(model, sets, desc=f"transformer {act}", **run)
         P = {k: v.to(dev) for k, v in res.final_params.items()}
         with torch.no_grad():
             tr, te = (masked_metric(model.forward(P, x), y)[0].tolist() for x, y in banks)
@@ -352,10 +303,8 @@ _MEMBER_KEYS = ("activation", "bias", "n", "wd", "seed")  # a lengthgen row's me
 
 
 def sampler_comparison(*, n, wd, steps, seed, bias=True, device="cpu", **run) -> list[dict]:
-    """Section "Training: protocol and budget": the same B.1.3 run (one member, same seed, data and
-    initialisation; ``run``: the other arguments of :func:`lengthgen`) trained with mixed-length
-    batches and with the released loop's single-length batches. One row per sampler: updates per
-    epoch, epochs run, and the accuracies of :func:`lengthgen`."""
+    """Section "Training: protocol and budget": one B.1.3 run (``run``: the other settings of
+    :func:`lengthgen`) per sampler: updates per epoch, epochs and accuracies of each."""
     run.update(budgets=(n,), wds=(wd,), steps=steps, seeds=(seed,), bias=bias)
     rows = []
     for name in ("mixed", "by_length"):
@@ -373,9 +322,8 @@ def _sync(dev: torch.device) -> None:
 
 @experiments_cell
 def epoch_timing(p=53, width=1024, n=8000, runs=3, device="cpu") -> dict:
-    """Seconds for one epoch (n/1024 updates) of the B.1.3 configuration, ``runs`` runs, on ``device``:
-    the ensemble engine (one batched program) vs a plain per-run PyTorch loop (nn.Linear +
-    torch.optim.Muon) (section "How fast is an epoch?")."""
+    """Seconds for one B.1.3 epoch of ``runs`` runs: the ensemble engine vs a plain per-run PyTorch
+    loop (nn.Linear, torch.optim.Muon) (section "How fast is an epoch?")."""
     runs, dev = check_positive_int("runs", runs), resolve_device(device)
     seeds = list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))  # the paper's, continued
     train = [train_set(s, p, TRAIN_LENGTHS, n) for s in seeds]

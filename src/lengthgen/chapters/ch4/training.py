@@ -1,7 +1,5 @@
 """Chapter 4: training the MLPs through the ensemble engine (:func:`fit`; section "Training:
-protocol and budget", App. B.1) and the margins of Sec. 6 / B.1.2 (section "Claim 4"):
-:func:`margins`, :func:`percentile_margin`, :func:`layer_norm_product`, :func:`train_margins`.
-"""
+protocol and budget", App. B.1) and the margins of Sec. 6 / B.1.2 (section "Claim 4")."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ import torch.nn.functional as F
 from lengthgen.chapters.ch4.data import Dataset, split_budget
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE
-from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.config import get_device
 from lengthgen.engine import train as engine
 from lengthgen.engine.optim import OptimConfig
@@ -21,7 +19,7 @@ from lengthgen.engine.runs import note_device
 
 
 def resolve_device(device) -> torch.device:
-    """A ``torch.device`` as given (tests use ``"meta"``), else :func:`lengthgen.config.get_device`."""
+    """A ``torch.device`` as given (tests use ``"meta"``), else :func:`.config.get_device`."""
     return device if isinstance(device, torch.device) else get_device(device)
 
 
@@ -53,9 +51,8 @@ def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, tor
 
 
 class EpochSampler:
-    """The engine's ``sample(step, generators, members)`` over static per-member training sets,
-    mixed-length batches: each epoch member e's set is reshuffled by its own generator (B.1) and cut
-    into ``ceil(n_e / batch_size)`` batches, padded with label ``-1``."""
+    """The engine's ``sample(step, generators, members)``, mixed-length batches: each epoch member
+    e's set is reshuffled by its own generator (B.1) and cut into batches (padding: label -1)."""
 
     def __init__(self, datasets, batch_size=BATCH_SIZE, dtype=torch.float32):
         self.batch = check_positive_int("batch_size", batch_size)
@@ -124,52 +121,33 @@ SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
 def updates_per_epoch(n, lengths, batch_size=BATCH_SIZE, by_length=True) -> int:
     """Updates per epoch of budget ``n`` split over ``lengths``: ``Σ_m ceil(n_m / batch_size)``
     with single-length batches, else ``ceil(n / batch_size)``."""
-    if not by_length:
-        return -(-n // batch_size)
-    return sum(-(-k // batch_size) for k in split_budget(n, lengths))
+    return sum(-(-k // batch_size) for k in (split_budget(n, lengths) if by_length else [n]))
 
 
 # --------------------------------------------------------------------------- optimizers of B.1
 def b1_optimizer(name: str, lr, wds, activation: str, bias: bool) -> OptimConfig:
-    """B.1: AdamW or Muon with decoupled decay on V (sine) or on W and V (ReLU); with Muon the
-    bias is trained by AdamW without decay. ``lr`` and ``wds`` may be one value per member."""
+    """B.1: AdamW, Muon (the bias trained by AdamW without decay) or B.1.1's vanilla SGD (Fig. 9)
+    with decoupled decay on V (sine) or on W and V (ReLU); ``lr``, ``wds`` may be one per member."""
     check_choice("optimizer", name, ("adamw", "muon", "sgd"))
     decay = ["V"] if check_activation(activation) == "sine" else ["W", "V"]
     kw = dict(lr=lr, weight_decay=wds, decay=decay)
-    if name != "muon":  # App. B.1.1's vanilla SGD (Fig. 9): no momentum, dampening or Nesterov
-        return OptimConfig(name, **kw)
-    bias_params = ["b"] if bias else ()
-    return OptimConfig(
-        name, **kw, muon_params=["W", "V"], ns_dtype=NS_DTYPE, adamw_params=bias_params
-    )
+    if name == "muon":
+        kw.update(muon_params=["W", "V"], ns_dtype=NS_DTYPE, adamw_params=["b"] if bias else ())
+    return OptimConfig(name, **kw)
 
 
 # --------------------------------------------------------------------------- training and evaluation
-def fit(
-    model: ModularMLP,
-    datasets: Sequence[Dataset],
-    *,
-    optim,
-    steps: int,
-    seeds: Sequence[int],
-    batch_size: int = BATCH_SIZE,
-    progress: bool = False,
-    desc: str = "ch4",
-    device="cpu",
-    validation=None,
-    sampler: str = "mixed",
-):
-    """Train one ensemble of ``model`` (member e: seed ``seeds[e]``, data ``datasets[e]``) through
-    :func:`lengthgen.engine.train.train_ensemble` on :func:`masked_loss`, batches from
-    :data:`SAMPLERS`; the engine's ``TrainResult`` (parameters on the CPU)."""
+def fit(model, datasets, *, seeds, batch_size=BATCH_SIZE, device="cpu", sampler="mixed", **train):
+    """Train one ensemble of ``model`` (member e: seed ``seeds[e]``, data ``datasets[e]``) on
+    :func:`masked_loss` by :func:`.train.train_ensemble` (``train``: ``optim``, ``steps``, …)."""
     if len(seeds) != len(datasets):
         raise ConfigError(f"{len(seeds)} seeds for {len(datasets)} datasets")
     sample = SAMPLERS[check_choice("sampler", sampler, tuple(SAMPLERS))](datasets, batch_size)
     dev = resolve_device(device)
     note_device(dev)
-    kw = dict(loss=masked_loss, optim=optim, steps=steps, progress=progress, desc=desc)
-    kw.update(record_every=10, validation=validation, data_seeds=[int(s) for s in seeds])
-    return engine.train_ensemble(model, model.init(list(seeds), device=dev), sample=sample, **kw)
+    kw = {"loss": masked_loss, "progress": False, "desc": "ch4", "record_every": 10, **train}
+    kw.update(sample=sample, data_seeds=[int(s) for s in seeds])
+    return engine.train_ensemble(model, model.init(list(seeds), device=dev), **kw)
 
 
 def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -> torch.Tensor:
@@ -189,9 +167,8 @@ def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -
 
 
 def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit_kw) -> list[dict]:
-    """:func:`fit` on ``train``, then one dict per member e: ``train_acc``, ``test_acc`` (on
-    ``train[e]``, ``tests[e]``) and, with ``margins``, its training set's 0.5 %-margin, layer norm
-    and normalized margin (:func:`train_margins`; sections "Claim 3" and "Claim 4")."""
+    """:func:`fit` on ``train``, then per member e ``train_acc``, ``test_acc`` (on ``train[e]``,
+    ``tests[e]``) and, with ``margins``, :func:`train_margins` (sections "Claim 3", "Claim 4")."""
     P, dev = fit(model, train, **fit_kw).final_params, fit_kw.get("device", "cpu")
     tr, te = (accuracy_on(model, P, d, device=dev).tolist() for d in (train, tests))
     cols = [{"train_acc": a, "test_acc": b} for a, b in zip(tr, te)]
@@ -205,11 +182,7 @@ def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit
 # --------------------------------------------------------------------------- margins (Sec. 6, B.1.2)
 def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """The multiclass margin ``s_y(x) − max_{ℓ≠y} s_ℓ(x)`` of each example (negative = wrong)."""
-    if scores.shape[:-1] != y.shape:
-        raise ConfigError(f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree")
     y = y.long()
-    if bool((y < 0).any()) or bool((y >= scores.shape[-1]).any()):
-        raise ConfigError(f"labels must lie in [0, {scores.shape[-1]})")
     sy = scores.gather(-1, y.unsqueeze(-1)).squeeze(-1)
     others = scores.scatter(-1, y.unsqueeze(-1), float("-inf"))
     return sy - others.amax(-1)
@@ -218,8 +191,6 @@ def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> torch.Tensor:
     """The ``q``-th percentile (B.1.2: q = 0.5) of the training margins over the example axis
     (``torch.quantile``): ``scores`` [..., n, p], ``y`` [..., n] → [...]."""
-    if not 0 <= check_finite("q", q) <= 100:
-        raise ConfigError(f"q is a percentile in [0, 100], got {q!r}")
     return torch.quantile(margins(scores, y).double(), q / 100.0, dim=-1)
 
 
