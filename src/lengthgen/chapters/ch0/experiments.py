@@ -42,8 +42,5 @@ def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:
 
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan: one cell, the same at both scales."""
-    return [
-        Cell(
-            "dilution_grid", dilution_grid, {"c_values": list(C_VALUES), "n_values": list(N_VALUES)}
-        )
-    ]
+    kw = {"c_values": list(C_VALUES), "n_values": list(N_VALUES)}
+    return [Cell("dilution_grid", dilution_grid, kw)]

@@ -100,8 +100,7 @@ def _mass_rows(results):
 
 
 def _rows_off(results, name, half, closed):
-    """The largest |computed − closed form| of α^{½}, in rows, over the rows of cell ``name``
-    that carry a closed form."""
+    """The largest |computed − closed form| of α^{½} in rows, over cell ``name``'s closed forms."""
     rows = results.cell(name)["rows"]
     return max(abs(r[half] - r[closed]) * (r["L"] - MASS_L0) for r in rows if closed in r)
 
@@ -266,8 +265,7 @@ def _rope_fixed_changes(results):
 
 
 def _perfect_half(results):
-    """Refit α^{½} − the unscaled fit's unscaled α^{½} over the RoPE and sinusoidal cells where
-    both fits have α_L = 1."""
+    """Refit α^{½} − unscaled fit's unscaled α^{½}, RoPE and sinusoidal cells where both α_L = 1."""
     return {
         f"{r['encoding']}/{r['task']}/{r['L']}": r["alpha_half"] - o["alpha_half_none"]
         for r, o in _pairs(results)
