@@ -26,8 +26,7 @@ def _rows(results, c, log_scaled):
 
 def _check(id, location, statement, paper_value, check, why, measure=None, **kw) -> Claim:
     """A self-check, stored when it has a ``measure``, live otherwise."""
-    source = "stored" if measure else "live"
-    kw |= {"source": source, "measure": measure, "group": "self-check"}
+    kw |= {"source": "stored" if measure else "live", "measure": measure, "group": "self-check"}
     return Claim(id, location, statement, paper_value, check, why, **kw)
 
 

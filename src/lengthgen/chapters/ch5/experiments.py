@@ -78,7 +78,7 @@ def mass_clamped(lengths=None) -> dict:
         for L in lengths or MASS_LENGTHS:
             got = mass.mass_alignment(W, fam, t, L, MASS_L0)
             for k in mass.SCALES:
-                closed = mass.first_clamped_half(W, t, L, MASS_L0, k)
+                closed = mass.clamped_half(W, t, L, MASS_L0, mass.logit_scale(k, L, MASS_L0))
                 row = {"task": t, "L": int(L), "scale": k, "m": m, "c": c}
                 rows.append(row | {"alpha_half": got[f"alpha_half_{k}"], "closed_form": closed})
     return {"rows": rows}
@@ -99,7 +99,8 @@ def mass_scaled(targets=None, lengths=None) -> dict:
                 got = mass.mass_alignment(Ws, fam, t, L, MASS_L0)
                 row = {"task": t, "c_fit": c, "c": c_scaled, "L": int(L)}
                 row |= {k: got[k] for k in ("alpha", "alpha_half_none", "alpha_half_log")}
-                row["closed_form_log"] = mass.first_clamped_half(Ws, t, L, MASS_L0, "log")
+                s_log = mass.logit_scale("log", L, MASS_L0)
+                row["closed_form_log"] = mass.clamped_half(Ws, t, L, MASS_L0, s_log)
                 rows.append(row)
     return {"rows": rows}
 

@@ -93,8 +93,3 @@ def clamped_half(W, task: str, L: int, L0: int, s) -> float:
     K = (e[:, tau] - rest) / e[:, c]  # rows i with i − c + 1 < K keep more than half
     i = np.arange(L0, L)
     return float(((i - c + 1) < K).mean())
-
-
-def first_clamped_half(W, task: str, L: int, L0: int = rz.L0_DEFAULT, scale="none"):
-    """:func:`clamped_half` with the evaluation-time factor of ``scale`` (:func:`logit_scale`)."""
-    return clamped_half(W, task, L, L0, logit_scale(scale, L, L0))

@@ -123,8 +123,7 @@ def majority_box(ns=vc.BOX_NS, samples=vc.BOX_SAMPLES, chunk=100_000) -> dict:
     chunk = check_positive_int("chunk", chunk)
     rows = []
     for i, (n, m) in enumerate(zip(ns, samples)):
-        hits = {"log": 0, "one": 0}
-        undecided = 0
+        hits, undecided = {"log": 0, "one": 0}, 0
         for j, lo in enumerate(range(0, m, chunk)):
             P = vo.uniform_box("gen", h, B, min(chunk, m - lo), seed + 1000 * i + j)
             for beta in hits:
