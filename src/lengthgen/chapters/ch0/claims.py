@@ -1,6 +1,5 @@
 """Chapter 0's claims: self-checks of the closed forms (the chapter reproduces no experiment), kept
-in the ledger so that a change to the dilution code or the stored grid is caught.
-"""
+in the ledger so that a change to the dilution code or the stored grid is caught."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Chapter 0 (attention dilution): the numeric check of eqs. 1–2 on a grid of N up to 10^5, the
-chapter's one stored cell ``dilution_grid`` (section "The stored run"), the same at every scale.
-"""
+chapter's one stored cell ``dilution_grid`` (section "The stored run"), the same at every scale."""
 
 from __future__ import annotations
 

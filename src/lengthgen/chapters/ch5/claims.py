@@ -1,13 +1,11 @@
 """Chapter 5's claims: **our** predictions for experiments none of the four papers runs (group
 ``ours``), each committed with its comparison before the run it judges (``git log -p``), and
-self-checks of the code they reuse (group ``self-check``: what follows from a definition, a
-theorem or a deterministic computation). Id prefixes: ``volume``, ``joint``
-(:mod:`.volume_claims`), ``sumsine`` (:mod:`.sum_sine_claims`), ``parity``, ``mass``,
-``mass_refit`` and ``mass_far`` (here). The comparison rules are in :mod:`.common`, plus
-:data:`C_RULE_LEVEL` (chapter 0's c-rule) here and chapter 2's rules 6–7; a refuted prediction
-carries :data:`~.common.FAILED`, one whose population is empty is
-:class:`~lengthgen.claims.Unchecked`.
-"""
+self-checks of the code they reuse (group ``self-check``: what follows from a definition, a theorem
+or a deterministic computation). Id prefixes: ``volume``, ``joint`` (:mod:`.volume_claims`),
+``sumsine`` (:mod:`.sum_sine_claims`), ``parity``, ``mass``, ``mass_refit`` and ``mass_far`` (here).
+The comparison rules are in :mod:`.common`, plus :data:`C_RULE_LEVEL` (chapter 0's c-rule) here and
+chapter 2's rules 6–7; a refuted prediction carries :data:`~.common.FAILED`, one whose population is
+empty is :class:`~lengthgen.claims.Unchecked`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """Chapter 5, section "Log-length scaling in the volume theory": our predictions for chapter 2's
-models with β_n = 1 in place of log n (its paper's eq. 2), each comparison written before any run
-of the section (cells ``beta_*`` and ``joint_*`` of :mod:`.volume_beta`). A later review moved
+models with β_n = 1 in place of log n (its paper's eq. 2), each comparison written before any run of
+the section (cells ``beta_*`` and ``joint_*`` of :mod:`.volume_beta`). A later review moved
 ``area_ratio``, ``majority_center``, ``windows_nested`` and ``mc_nested`` from ``ours`` to
-``self-check`` (comparisons unchanged).
-"""
+``self-check`` (comparisons unchanged)."""
 
 from __future__ import annotations
 
