@@ -168,7 +168,7 @@ def test_clamped_closed_form_against_the_computation(task, scale):
         W[L0 - 1, mass.FIXED_TARGET[task]] += 3.0 + seed  # a target that wins the clamped row
         for L in (11, 40, 300):
             got = mass.mass_alignment(W, fam, task, L, L0)[f"alpha_half_{scale}"]
-            closed = mass.first_clamped_half(W, task, L, L0, scale)
+            closed = mass.clamped_half(W, task, L, L0, mass.logit_scale(scale, L, L0))
             assert abs(got - closed) * (L - L0) <= 1, (seed, L, got, closed)
 
 
@@ -179,7 +179,7 @@ def test_mass_bad_input():
     with pytest.raises(ConfigError, match="fixed target"):
         mass.clamped_margin(W, "prev", 8)
     with pytest.raises(ConfigError, match="fixed target"):
-        mass.first_clamped_half(W, "copy", 30, 8)
+        mass.clamped_half(W, "copy", 30, 8, 1.0)
 
 
 def test_scaled_tables_reach_their_c_and_keep_the_argmax():

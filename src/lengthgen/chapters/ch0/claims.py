@@ -1,6 +1,5 @@
 """Chapter 0's claims: self-checks of the closed forms (the chapter reproduces no experiment), kept
-in the ledger so that a change to the dilution code or the stored grid is caught.
-"""
+in the ledger so that a change to the dilution code or the stored grid is caught."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ def _rows(results, c, log_scaled):
 
 def _check(id, location, statement, paper_value, check, why, measure=None, **kw) -> Claim:
     """A self-check, stored when it has a ``measure``, live otherwise."""
-    source = "stored" if measure else "live"
-    kw |= {"source": source, "measure": measure, "group": "self-check"}
+    kw |= {"source": "stored" if measure else "live", "measure": measure, "group": "self-check"}
     return Claim(id, location, statement, paper_value, check, why, **kw)
 
 

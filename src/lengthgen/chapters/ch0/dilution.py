@@ -1,10 +1,6 @@
-"""Chapter 0: softmax attention dilution and how scaling logits by log N removes it.
-
-One query over N positions, logit ``c`` at position 0 and 0 elsewhere: the favoured weight is
-e^c / (e^c + N − 1) (ch. 0, eq. 1), or N^c / (N^c + N − 1) with log-length scaling (eq. 2).
-:func:`favoured_weight` computes both in closed form, :func:`softmax_weight` with ``torch.softmax``,
-:func:`advantage_needed` the advantage that keeps a given weight.
-"""
+"""Chapter 0: softmax attention dilution and how scaling logits by log N removes it. One query
+over N positions, logit ``c`` at position 0 and 0 elsewhere: the favoured weight is
+e^c / (e^c + N − 1) (eq. 1), or N^c / (N^c + N − 1) with log-length scaling (eq. 2)."""
 
 from __future__ import annotations
 

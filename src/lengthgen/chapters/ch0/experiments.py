@@ -1,6 +1,5 @@
 """Chapter 0 (attention dilution): the numeric check of eqs. 1–2 on a grid of N up to 10^5, the
-chapter's one stored cell ``dilution_grid`` (section "The stored run"), the same at every scale.
-"""
+chapter's one stored cell ``dilution_grid`` (section "The stored run"), the same at every scale."""
 
 from __future__ import annotations
 
@@ -42,8 +41,5 @@ def dilution_grid(c_values=C_VALUES, n_values=N_VALUES) -> dict:
 
 def cells(scale: str) -> list[Cell]:
     """The chapter's reproduction plan: one cell, the same at both scales."""
-    return [
-        Cell(
-            "dilution_grid", dilution_grid, {"c_values": list(C_VALUES), "n_values": list(N_VALUES)}
-        )
-    ]
+    kw = {"c_values": list(C_VALUES), "n_values": list(N_VALUES)}
+    return [Cell("dilution_grid", dilution_grid, kw)]

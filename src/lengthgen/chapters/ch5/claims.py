@@ -1,13 +1,11 @@
 """Chapter 5's claims: **our** predictions for experiments none of the four papers runs (group
 ``ours``), each committed with its comparison before the run it judges (``git log -p``), and
-self-checks of the code they reuse (group ``self-check``: what follows from a definition, a
-theorem or a deterministic computation). Id prefixes: ``volume``, ``joint``
-(:mod:`.volume_claims`), ``sumsine`` (:mod:`.sum_sine_claims`), ``parity``, ``mass``,
-``mass_refit`` and ``mass_far`` (here). The comparison rules are in :mod:`.common`, plus
-:data:`C_RULE_LEVEL` (chapter 0's c-rule) here and chapter 2's rules 6–7; a refuted prediction
-carries :data:`~.common.FAILED`, one whose population is empty is
-:class:`~lengthgen.claims.Unchecked`.
-"""
+self-checks of the code they reuse (group ``self-check``: what follows from a definition, a theorem
+or a deterministic computation). Id prefixes: ``volume``, ``joint`` (:mod:`.volume_claims`),
+``sumsine`` (:mod:`.sum_sine_claims`), ``parity``, ``mass``, ``mass_refit`` and ``mass_far`` (here).
+The comparison rules are in :mod:`.common`, plus :data:`C_RULE_LEVEL` (chapter 0's c-rule) here and
+chapter 2's rules 6–7; a refuted prediction carries :data:`~.common.FAILED`, one whose population is
+empty is :class:`~lengthgen.claims.Unchecked`."""
 
 from __future__ import annotations
 
@@ -100,8 +98,7 @@ def _mass_rows(results):
 
 
 def _rows_off(results, name, half, closed):
-    """The largest |computed − closed form| of α^{½}, in rows, over the rows of cell ``name``
-    that carry a closed form."""
+    """The largest |computed − closed form| of α^{½} in rows, over cell ``name``'s closed forms."""
     rows = results.cell(name)["rows"]
     return max(abs(r[half] - r[closed]) * (r["L"] - MASS_L0) for r in rows if closed in r)
 
@@ -266,8 +263,7 @@ def _rope_fixed_changes(results):
 
 
 def _perfect_half(results):
-    """Refit α^{½} − the unscaled fit's unscaled α^{½} over the RoPE and sinusoidal cells where
-    both fits have α_L = 1."""
+    """Refit α^{½} − unscaled fit's unscaled α^{½}, RoPE and sinusoidal cells where both α_L = 1."""
     return {
         f"{r['encoding']}/{r['task']}/{r['L']}": r["alpha_half"] - o["alpha_half_none"]
         for r, o in _pairs(results)

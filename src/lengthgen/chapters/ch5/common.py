@@ -1,9 +1,7 @@
-"""Chapter 5's one way to declare a prediction on stored results (:func:`claim_maker`) and how
-each comparison is chosen: a value exactly 0 in real arithmetic gets a tolerance (and ledger
-``residue``) far above float64 rounding, a count that can only be 0 :func:`equal`; closed forms
-in rows :data:`ONE_ROW`; log-log slopes :func:`slope_holds`; properties that must hold everywhere
-:func:`everywhere`; trained accuracy the sign of a paired 95 % bootstrap interval; bands and
-factors are declared next to their claims."""
+"""Chapter 5's one way to declare a prediction on stored results (:func:`claim_maker`) and its
+comparisons: a value exactly 0 in real arithmetic gets a tolerance (and ledger ``residue``) far
+above float64 rounding, a count :func:`equal`, closed forms in rows :data:`ONE_ROW`, log-log
+slopes :func:`slope_holds`, properties :func:`everywhere`."""
 
 from __future__ import annotations
 
@@ -26,8 +24,7 @@ def failed(what_came_out: str) -> dict:
 
 
 def claim_maker(loc: str, group: str = "ours"):
-    """``make(cid, statement, comparison, why, measure, **kw)``: a stored-result claim of section
-    ``loc`` in ``group`` (``ours`` or ``self-check``)."""
+    """``make(cid, statement, comparison, why, measure, **kw)``: a stored claim of ``loc``."""
 
     def make(cid, statement, comparison: dict, why, measure, **kw):
         kw = {"group": group, **comparison, **kw}
@@ -56,14 +53,9 @@ def everywhere() -> dict:
     return holds(True, lambda v: v is True)
 
 
-def in_band(band):
-    """The predicate ``band[0] ≤ v ≤ band[1]``."""
-    return lambda v: band[0] <= v <= band[1]
-
-
 def slope_fit(ns, fractions, hits, *, lengths: bool = False) -> dict:
-    """The log-log slope with its 95 % t-interval, the number of lengths (with ``lengths``) and
-    the fewest exact points behind one fraction."""
+    """The log-log slope with its 95 % t-interval, the fewest hits behind one point (and with
+    ``lengths`` the number of lengths)."""
     s, lo, hi = loglog_slope(list(ns), list(fractions))
     count = {"lengths": len(ns)} if lengths else {}
     return {"slope": s, "lo": lo, "hi": hi, **count, "min_hits": min(hits)}

@@ -1,10 +1,6 @@
-"""Chapter 5's runs (the same at both scales) and the one declaration of their stored cells
-(:data:`SCHEMAS`). The plan (:func:`cells`) runs the volume-theory cells (:mod:`.volume_beta`),
-the Parity cells (``parity_doubling``, ``averaging_sine``, ``summing``: :mod:`.parity`) and the
-softmax-mass cells below (chapter 3's fitted kernels: ``mass_tables``; the learned tables against
-our closed form: ``mass_clamped``; scaled to given c: ``mass_scaled``), then the further cells of
-:mod:`.sum_sine` and :mod:`.mass_more`.
-"""
+"""Chapter 5's runs, the same at both scales (the plan: :func:`cells`), and the one declaration
+of their stored cells (:data:`SCHEMAS`): the Parity cells (:mod:`.parity`) and the softmax-mass
+cells here, then those of :mod:`.volume_beta`, :mod:`.sum_sine` and :mod:`.mass_more`."""
 
 from __future__ import annotations
 
@@ -66,44 +62,45 @@ def mass_tables(lengths=None, encodings=None, tasks=None) -> dict:
     return {"rows": rows}
 
 
-def _c_of(W, task) -> float:
-    """c = m / log L0 of a learned table (:func:`.mass.clamped_margin`)."""
-    return mass.clamped_margin(W, task, MASS_L0) / math.log(MASS_L0)
+def _learned_tables():
+    """``(task, family, W, c)`` of chapter 3's learned tables on first, pos2, pos5, c = m / log L0
+    (:func:`.mass.clamped_margin`)."""
+    for t in mass.FIXED_TARGET:
+        fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
+        yield t, fam, W, mass.clamped_margin(W, t, MASS_L0) / math.log(MASS_L0)
 
 
 def mass_clamped(lengths=None) -> dict:
     """The learned tables on first, pos2, pos5: α^{½} next to our closed form, both scales."""
     rows = []
-    for t in mass.FIXED_TARGET:
-        fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
+    for t, fam, W, c in _learned_tables():
         m = mass.clamped_margin(W, t, MASS_L0)
         for L in lengths or MASS_LENGTHS:
             got = mass.mass_alignment(W, fam, t, L, MASS_L0)
             for k in mass.SCALES:
-                closed = mass.first_clamped_half(W, t, L, MASS_L0, k)
-                row = {"task": t, "L": int(L), "scale": k, "m": m, "c": m / math.log(MASS_L0)}
+                closed = mass.clamped_half(W, t, L, MASS_L0, mass.logit_scale(k, L, MASS_L0))
+                row = {"task": t, "L": int(L), "scale": k, "m": m, "c": c}
                 rows.append(row | {"alpha_half": got[f"alpha_half_{k}"], "closed_form": closed})
     return {"rows": rows}
 
 
 def mass_scaled(targets=None, lengths=None) -> dict:
-    """Each learned table on first, pos2, pos5 scaled so that c = m / log L0 is each of
-    ``targets`` (a positive factor keeps every argmax): α^{½} with both scales next to our closed
-    form with the log factor."""
-    targets = [check_finite("c'", c, nonnegative=True) for c in (targets or SCALED_C)]
+    """The learned tables scaled so that c = m / log L0 is each of ``targets`` (a positive factor
+    keeps every argmax): α^{½} with both scales next to our closed form with the log factor."""
+    targets = [check_finite("c'", c) for c in (targets or SCALED_C)]
     if not all(c > 0 for c in targets):
         raise ConfigError(f"every target c' must be > 0, got {targets}")
     rows = []
-    for t in mass.FIXED_TARGET:
-        fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
-        c = _c_of(W, t)
+    for t, fam, W, c in _learned_tables():
         for target in targets:
             Ws = W * (target / c)
+            c_scaled = mass.clamped_margin(Ws, t, MASS_L0) / math.log(MASS_L0)
             for L in lengths or MASS_LENGTHS:
                 got = mass.mass_alignment(Ws, fam, t, L, MASS_L0)
-                row = {"task": t, "c_fit": c, "c": _c_of(Ws, t), "L": int(L)}
+                row = {"task": t, "c_fit": c, "c": c_scaled, "L": int(L)}
                 row |= {k: got[k] for k in ("alpha", "alpha_half_none", "alpha_half_log")}
-                row["closed_form_log"] = mass.first_clamped_half(Ws, t, L, MASS_L0, "log")
+                s_log = mass.logit_scale("log", L, MASS_L0)
+                row["closed_form_log"] = mass.clamped_half(Ws, t, L, MASS_L0, s_log)
                 rows.append(row)
     return {"rows": rows}
 

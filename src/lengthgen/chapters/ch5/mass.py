@@ -31,14 +31,26 @@ def target_weight(z, r, tgt) -> torch.Tensor:
     return torch.exp(z.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(z, 1))
 
 
-def weight_summary(weights, suffix: str = "") -> dict:
-    """α^{½} (the share of target weights above ½), the smallest and the median weight."""
-    w = torch.cat(weights)
-    return {
-        f"alpha_half{suffix}": float((w > 0.5).double().mean()),
-        f"min_weight{suffix}": float(w.min()),
-        f"median_weight{suffix}": float(w.median()),
-    }
+def alignment(W, family, task, L, L0, factors: dict, chunk: int = 512) -> dict:
+    """Per name in ``factors`` (scored rows ``r`` → factor on their logits): α_L, α_L^{½} (the
+    share of target weights above ½), the smallest and the median target weight."""
+    tgt_all = rz.targets(task, L)
+    correct, weights = ({k: [] for k in factors} for _ in range(2))
+    for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=chunk):
+        for k, factor in factors.items():
+            z = logits * factor(r)
+            correct[k].append(rz._row_stats(z, r, tgt_all[r])[2])
+            weights[k].append(target_weight(z, r, tgt_all[r]))
+    out = {}
+    for k in factors:
+        w = torch.cat(weights[k])
+        out[k] = {
+            "alpha": float(torch.cat(correct[k]).double().mean()),
+            "alpha_half": float((w > 0.5).double().mean()),
+            "min_weight": float(w.min()),
+            "median_weight": float(w.median()),
+        }
+    return out
 
 
 def mass_alignment(
@@ -46,23 +58,11 @@ def mass_alignment(
 ) -> dict:
     """α_L (chapter 3's eq. 3; ``alpha_log`` with the log factor) and, per scale, α_L^{½} with the
     smallest and median target weight, from one pass over the scored rows."""
-    tgt_all = rz.targets(task, L)
     s = {k: logit_scale(k, L, L0) for k in SCALES}
-    correct, correct_log = [], []
-    weights = {k: [] for k in SCALES}
-    for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=chunk):
-        tgt = tgt_all[r]
-        correct.append(rz._row_stats(logits, r, tgt)[2])
-        correct_log.append(rz._row_stats(logits * s["log"], r, tgt)[2])
-        for k in SCALES:
-            weights[k].append(target_weight(logits * s[k], r, tgt))
-    out = {
-        "L": int(L),
-        "alpha": float(torch.cat(correct).double().mean()),
-        "alpha_log": float(torch.cat(correct_log).double().mean()),
-    }
+    got = alignment(W, family, task, L, L0, {k: lambda r, k=k: s[k] for k in SCALES}, chunk)
+    out = {"L": int(L), "alpha": got["none"]["alpha"], "alpha_log": got["log"]["alpha"]}
     for k in SCALES:
-        out |= weight_summary(weights[k], f"_{k}")
+        out |= {f"{key}_{k}": got[k][key] for key in ("alpha_half", "min_weight", "median_weight")}
     return out
 
 
@@ -93,8 +93,3 @@ def clamped_half(W, task: str, L: int, L0: int, s) -> float:
     K = (e[:, tau] - rest) / e[:, c]  # rows i with i − c + 1 < K keep more than half
     i = np.arange(L0, L)
     return float(((i - c + 1) < K).mean())
-
-
-def first_clamped_half(W, task: str, L: int, L0: int = rz.L0_DEFAULT, scale="none"):
-    """:func:`clamped_half` with the evaluation-time factor of ``scale`` (:func:`logit_scale`)."""
-    return clamped_half(W, task, L, L0, logit_scale(scale, L, L0))

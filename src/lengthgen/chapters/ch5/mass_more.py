@@ -1,12 +1,8 @@
-"""Chapter 5, section "Softmax mass, not just argmax", beyond the evaluation-time factor (both
-parts derived on the chapter's details page; predictions: :mod:`.claims`). ``mass_refit``:
-chapter 3's cross-entropy fit redone with the per-row factor s_i = log(i + 1) / log L0 and
-evaluated with it. ``mass_far``: a RoPE head's κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k) out to
-10⁷; chapter 3's frequencies fall into four classes of integer multiples
-(:func:`frequency_classes`), so κ lives on the 4-torus: sup κ = S4 (:func:`torus_sup`), the
-density μ(ℓ) of offsets above a level (:func:`level_measure`), and the records of κ
-(:func:`far_records`).
-"""
+"""Chapter 5, section "Softmax mass", beyond the evaluation-time factor (derived on the details
+page). ``mass_refit``: chapter 3's CE fit redone and evaluated with the per-row factor
+s_i = log(i + 1) / log L0. ``mass_far``: a RoPE head's κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k)
+out to 10⁷; its frequencies fall into four classes of integer multiples, so κ lives on the
+4-torus: sup κ = S4 (:func:`torus_sup`), the density μ(ℓ) above a level (:func:`level_measure`)."""
 
 from __future__ import annotations
 
@@ -51,14 +47,9 @@ def refit(encoding: str, task: str, L0: int = rz.L0_DEFAULT):
 
 def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict:
     """α_L, α_L^{½}, smallest and median target weight of ``W``, row i's logits times s_i."""
-    s_all, tgt_all = row_log_scale(L, L0), rz.targets(task, L)
-    correct, weights = [], []
-    for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=512):
-        z = logits * s_all[r][:, None]
-        correct.append(rz._row_stats(z, r, tgt_all[r])[2])
-        weights.append(mass.target_weight(z, r, tgt_all[r]))
-    alpha = float(torch.cat(correct).double().mean())
-    return {"L": int(L), "alpha": alpha, **mass.weight_summary(weights)}
+    s = row_log_scale(L, L0)
+    got = mass.alignment(W, family, task, L, L0, {"row": lambda r: s[r][:, None]})["row"]
+    return {"L": int(L), **got}
 
 
 def clamped_half_rows(W, task: str, L: int, L0: int = rz.L0_DEFAULT) -> float:
@@ -110,8 +101,7 @@ def rope_kappa(W, n: int, *, chunk=1_000_000) -> np.ndarray:
 
 
 def frequency_classes():
-    """The frequencies in classes of integer multiples (≤ 10⁶, to 10⁻¹²) of the class's smallest
-    one: ``[(base index, [(k, multiplier), …]), …]``."""
+    """``[(base index, [(k, multiplier), …]), …]``: classes of integer multiples (≤ 10⁶)."""
     th = frequencies().numpy()
     classes, seen = [], set()
     for j in sorted(range(len(th)), key=lambda k: th[k]):
@@ -128,7 +118,6 @@ def frequency_classes():
 
 
 def _class_f(a, b, members, t):
-    """f_r(t) of one class of frequencies (``members``: (k, multiplier))."""
     return sum(a[k] * np.cos(m * t) - b[k] * np.sin(m * t) for k, m in members)
 
 
@@ -150,9 +139,8 @@ def torus_sup(W, *, grid=TORUS_GRID) -> dict:
 
 
 def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: bool = False):
-    """μ(ℓ) = |{t ∈ T^4 : F(t) > ℓ}| per level, from the FFT convolution of the f_r's value
-    histograms (accurate to a level shift ``level_error``); ``independent=True``: the (wrong)
-    measure on the 16-torus."""
+    """μ(ℓ) = |{t ∈ T^4 : F(t) > ℓ}| per level by FFT convolution of the f_r's histograms (to a
+    level shift ``level_error``); ``independent=True``: the (wrong) measure on the 16-torus."""
     a, b = rope_coefficients(W)
     classes = frequency_classes()
     if independent:

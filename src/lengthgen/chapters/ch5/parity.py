@@ -1,8 +1,6 @@
-"""Chapter 5, section "Parity: averaging versus summing" (chapter 2 × chapter 4): with β_n = 1
-chapter 2's A_gen gives (t, n) and (2t, 2n) the same output (:func:`doubling_gap`); averaging +
-one sine unit is exact only up to a bounded n (:func:`search_averaging_sine`); summing +
-chapter 4's sine construction is exact at every length (:func:`summing_check`).
-"""
+"""Chapter 5, section "Parity: averaging versus summing": with β_n = 1 chapter 2's A_gen gives
+(t, n) and (2t, 2n) one output (:func:`doubling_gap`); averaging + a sine unit is exact only up to
+a bounded n (:func:`search_averaging_sine`), summing + chapter 4's construction at every n."""
 
 from __future__ import annotations
 
@@ -17,9 +15,8 @@ from lengthgen.chapters.ch4.constructions import construct_with_bias
 
 
 def doubling_gap(P: dict, n: int, beta: str) -> dict:
-    """Over the A_gen points ``P`` and t = 1 … n − 1: max |A_t(n) − A_{2t}(2n)|
-    (``max_abs_output``) and how far d_{2t}(2n) − d_t(n) is from its closed form, X log 2 with
-    log n and 0 with β_n = 1 (``max_logit_error``)."""
+    """Over A_gen points ``P``, t = 1 … n − 1: max |A_t(n) − A_{2t}(2n)| (``max_abs_output``) and
+    of d_{2t}(2n) − d_t(n) minus X log 2 (log n) or 0 (β_n = 1) (``max_logit_error``)."""
     n = check_positive_int("n", n, minimum=2)
     check_choice("beta", beta, vo.BETAS)
     d1 = vo.count_level_logits(P, n, beta)[:, 1:n]
@@ -35,8 +32,7 @@ def doubling_gap(P: dict, n: int, beta: str) -> dict:
 
 
 def sine_levels_exact(omega: float, phi: float, rho) -> bool:
-    """Whether ``a sin(φ + ω ρ_t)`` has the sign of (−1)^{t+1} strictly at every level ρ_t, for one
-    of the two signs of a."""
+    """Whether ``± sin(φ + ω ρ_t)`` has the sign of (−1)^{t+1} at every level ρ_t (one sign)."""
     rho = np.asarray(rho, dtype=float)
     sign = np.where(np.arange(len(rho)) % 2 == 1, 1.0, -1.0)
     f = np.sin(phi + omega * rho) * sign
@@ -45,8 +41,7 @@ def sine_levels_exact(omega: float, phi: float, rho) -> bool:
 
 def phase_for(omega: float, rho) -> float | None:
     """A phase φ making ``sin(φ + ω ρ_t)`` alternate in sign along the levels, or ``None``: each
-    level asks φ to lie on an open half-circle, so the midpoints of consecutive end points are
-    the only candidates."""
+    level asks φ into an open half-circle: the midpoints of consecutive ends are the candidates."""
     rho = np.asarray(rho, dtype=float)
     t = np.arange(len(rho))
     starts = np.mod(-omega * rho + np.where(t % 2 == 0, math.pi, 0.0), 2 * math.pi)
@@ -55,14 +50,11 @@ def phase_for(omega: float, rho) -> float | None:
     mids = (
         pts + np.roll(pts, -1) + np.where(np.arange(len(pts)) == len(pts) - 1, 2 * math.pi, 0)
     ) / 2
-    for phi in mids:
-        if sine_levels_exact(omega, phi, rho):
-            return float(phi)
-    return None
+    return next((float(phi) for phi in mids if sine_levels_exact(omega, phi, rho)), None)
 
 
 def averaging_sine_bound(B: float) -> int:
-    """The largest n at which averaging + one sine unit with parameters in [−B, B] can be exact:
+    """The largest n at which averaging + a sine unit with parameters in [−B, B] can be exact:
     n sign changes of sin(φ + ω ρ_t), |ω| ≤ 2B², ρ in [0, 1], need (n − 1) π < 2B²."""
     B = check_finite("B", B)
     if not B > 0:
@@ -84,9 +76,8 @@ X_FRACTIONS = (-0.5, -0.1, -0.02, 0.0, 0.02, 0.1, 0.5)
 
 
 def search_averaging_sine(B: float, n: int, *, omegas: int = 400) -> dict:
-    """Search for an exact averaging + sine classifier of Parity at length n, every parameter in
-    [−B, B] (B ≥ π/2 leaves the phase free): X = x · 2B² for x in :data:`X_FRACTIONS`,
-    ``omegas`` values of ω down from 2B², each tested exactly by :func:`phase_for`."""
+    """An exact averaging + sine classifier of Parity at length n, parameters in [−B, B], B ≥ π/2:
+    X = x · 2B², x in :data:`X_FRACTIONS`, ``omegas`` values of ω below 2B², :func:`phase_for`."""
     B = check_finite("B", B)
     if not B >= math.pi / 2:
         raise ConfigError(f"B must be ≥ π/2 (a free phase), got {B}")
@@ -107,9 +98,8 @@ def largest_exact_n(B: float, n_max: int, **kw) -> int:
 
 
 def summing_check(n_max: int, *, all_lengths: int = 1000) -> dict:
-    """Chapter 4's biased width-2 sine construction (p = 2) on a summing attention's counts
-    (n − t, t): errors at every t ≤ ``n_max`` (length n_max) and every (n, t) with
-    n ≤ ``all_lengths``, the smallest margin and the weight on the count of zeros."""
+    """Chapter 4's width-2 sine construction (p = 2) on summed counts (n − t, t): errors at every
+    t ≤ ``n_max`` and (n, t), n ≤ ``all_lengths``; the smallest margin, the weight on zeros."""
     n_max = check_positive_int("n_max", n_max)
     all_lengths = check_positive_int("all_lengths", all_lengths)
     net = construct_with_bias(2)

@@ -1,9 +1,6 @@
-"""Chapter 5, section "Parity: averaging versus summing" (derived on the chapter page): the
-exact-solution volume of summing attention + a sine unit, s = V sin(W x + b) on the counts
-x = (n − t, t), around chapter 4's biased width-2 construction θ* for p = 2
-(:func:`volume_scan`), and that network trained with chapter 4's protocol (:func:`train_variant`);
-predictions: :mod:`.sum_sine_claims`.
-"""
+"""Chapter 5, section "Parity: averaging versus summing": the exact-solution volume of summing
+attention + a sine unit s = V sin(W x + b), x = (n − t, t), around chapter 4's biased width-2 θ*
+for p = 2 (:func:`volume_scan`), and that network trained (:func:`train_variant`)."""
 
 from __future__ import annotations
 
@@ -40,8 +37,8 @@ def check_eta(eta) -> float:
 
 
 def arc_length(eta: float) -> float:
-    """L_arc = π + 2 arcsin κ, κ = (2η + 10⁻¹⁵)/(2 − 2η): the longest arc the decisive unit's
-    phase perturbation may occupy (10⁻¹⁵ covers |sin π| of the float64 center)."""
+    """L_arc = π + 2 arcsin((2η + 10⁻¹⁵)/(2 − 2η)): the longest arc the decisive unit's phase
+    perturbation may occupy (10⁻¹⁵ covers |sin π| of the float64 center)."""
     return math.pi + 2 * math.asin((2 * eta + 1e-15) / (2 - 2 * eta))
 
 
@@ -111,9 +108,8 @@ def exact_jointly(P: dict, n: int) -> torch.Tensor:
 
 
 def volume_fraction(eta: float, n: int, kind: str, *, samples, seed, restrict=True) -> dict:
-    """The fraction of θ* + [−η, η]^10 exact at length n (``one``) or jointly up to n (``joint``)
-    with its 95 % Clopper–Pearson interval: Monte Carlo over the region the necessary condition
-    leaves, scaled by its share of the box (``restrict=False``: plain Monte Carlo)."""
+    """The fraction of θ* + [−η, η]^10 exact at n (``one``) or at every length up to n (``joint``),
+    95 % interval: Monte Carlo over the region the necessary condition leaves, times its share."""
     eta = check_eta(eta)
     check_choice("kind", kind, KINDS)
     P = sample_box(eta, samples, seed, n=n if restrict else None, kind=kind)
@@ -129,7 +125,6 @@ def volume_fraction(eta: float, n: int, kind: str, *, samples, seed, restrict=Tr
 def volume_scan(eta, ns_one, ns_joint, samples_one, samples_joint, check_ns, check_samples):
     """The cell of one η: restricted :func:`volume_fraction` at ``ns_one`` and ``ns_joint``
     (seed n), and plain Monte Carlo of both kinds at ``check_ns`` (seed n + 1)."""
-    eta = check_eta(eta)
     scans = (("one", ns_one, samples_one), ("joint", ns_joint, samples_joint))
     rows = [
         volume_fraction(eta, int(n), k, samples=m, seed=int(n)) for k, ns, m in scans for n in ns
@@ -187,9 +182,8 @@ def linear_failure_length(phi0, a0, a1, L_max: int) -> int | None:
 
 
 def drift_diagnostics(net, train_lengths, L_max: int) -> dict:
-    """The phase drift a sine network learned: per unit d_j = V₀ⱼ − V₁ⱼ, δ_j = W_j1 − W_j0 − π,
-    ν_j = W_j0 in (−π, π]; arg Z fitted as Φ0 + α₀ x₀ + α₁ x₁ on the training lattice; and the
-    failure that linear phase predicts next to the measured one."""
+    """Per unit d_j = V₀ⱼ − V₁ⱼ, δ_j = W_j1 − W_j0 − π, ν_j = W_j0 in (−π, π]; arg Z fitted as
+    Φ0 + α₀ x₀ + α₁ x₁ on the training lattice; the failure that predicts and the measured one."""
     pts = [(m - t, t) for m in train_lengths for t in range(m + 1)]
     x0, x1 = (torch.tensor([p[i] for p in pts], dtype=DT) for i in (0, 1))
     R, ph = collective_phase(net, x0, x1)
@@ -228,9 +222,8 @@ def train_variant(
     L_max: int,
     device="cpu",
 ) -> dict:
-    """Chapter 4's B.1.3 protocol at p = 2 for one variant, one ensemble of members (wd, seed):
-    per member the accuracy at each length, the first failing length up to ``L_max`` and, for
-    sine networks, :func:`drift_diagnostics`."""
+    """Chapter 4's B.1.3 protocol at p = 2, one ensemble of members (wd, seed): per member the
+    accuracy per length, the first failing length ≤ ``L_max``, sine: :func:`drift_diagnostics`."""
     act = check_activation(activation)
     if not isinstance(bias, bool):
         raise ConfigError(f"bias must be True or False, got {bias!r}")

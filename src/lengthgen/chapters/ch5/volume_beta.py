@@ -26,9 +26,8 @@ def closed_forms(
     paper_eta_ns=vc.PAPER_ETA_NS,
     majority_n_max=vc.MAJORITY_N_MAX,
 ) -> dict:
-    """Majority's exact (X, b₂,₁) area under both scales against 4η³ artanh(1/n)/β_n; η* of the
-    First/Index center without log n, the center on both sides of η* and at the paper's η; the
-    Majority center's failures."""
+    """Majority's exact (X, b₂,₁) area, both scales, against 4η³ artanh(1/n)/β_n; without log n
+    η* of the First/Index center, the center near η* and at the paper's η; Majority's failures."""
     area, grid, span, paper_eta = [], vc.AREA_GRID, vc.AREA_SPAN, vc.PAPER_ETA
     cm = vo.center("gen", "majority", 8, eta=vc.AREA_ETA)
     for n in area_ns:
@@ -44,7 +43,6 @@ def closed_forms(
             row[f"width_X0_{beta}"] = float(r["widths"][grid // 2])
         row["ratio"] = row["area_one"] / row["area_log"]
         area.append(row)
-
     eta_star = {t: vo.center_exact_eta(t) for t in ("first", "index")}
     center_one = []
     for task in ("first", "index"):
@@ -125,8 +123,7 @@ def majority_box(ns=vc.BOX_NS, samples=vc.BOX_SAMPLES, chunk=100_000) -> dict:
     chunk = check_positive_int("chunk", chunk)
     rows = []
     for i, (n, m) in enumerate(zip(ns, samples)):
-        hits = {"log": 0, "one": 0}
-        undecided = 0
+        hits, undecided = {"log": 0, "one": 0}, 0
         for j, lo in enumerate(range(0, m, chunk)):
             P = vo.uniform_box("gen", h, B, min(chunk, m - lo), seed + 1000 * i + j)
             for beta in hits:
@@ -163,9 +160,8 @@ def _joint_points(variant, task, m, seed, h, B, half_width):
 
 
 def joint_box(variant, task, Ns, samples, seed=vc.BOX_SEED, half_width=0.1, chunk=50_000) -> dict:
-    """Per N, under both scales on the same points: the counts exact at N and at both N and
-    L = 10N + 1 (tested at L only where exact at N), the joint fraction with its 95 % interval,
-    and ``one_not_log`` (0 by the nesting of the exact sets)."""
+    """Per N, both scales on the same points: counts exact at N and at both N and L = 10N + 1, the
+    joint fraction with its 95 % interval, ``one_not_log`` (0 by the nesting of the exact sets)."""
     rows = []
     for i, (N, m) in enumerate(zip(Ns, samples)):
         N, m, L = int(N), check_positive_int("samples", m), 10 * int(N) + 1
