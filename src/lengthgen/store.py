@@ -75,26 +75,8 @@ def git_state() -> dict:
 
 def _command_line() -> str:
     prog = Path(sys.argv[0])
-    head = (
-        "python -m lengthgen"
-        if prog.name == "__main__.py" and prog.parent.name == "lengthgen"
-        else prog.name
-    )
-    return " ".join([head, *sys.argv[1:]])
-
-
-def _versions() -> dict:
-    import numpy
-    import torch
-
-    from lengthgen import __version__
-
-    return {
-        "lengthgen_version": __version__,
-        "torch_version": torch.__version__,
-        "numpy_version": numpy.__version__,
-        "python_version": platform.python_version(),
-    }
+    module = prog.name == "__main__.py" and prog.parent.name == "lengthgen"
+    return " ".join(["python -m lengthgen" if module else prog.name, *sys.argv[1:]])
 
 
 def device_name(device: str) -> str:
@@ -119,8 +101,6 @@ def _cpu_model() -> str:
 
 def _blas() -> dict:
     """BLAS/LAPACK of the torch build and the knobs that change its kernels."""
-    import re
-
     import torch
 
     cfg = torch.__config__.show()
@@ -182,7 +162,10 @@ def provenance(
 ) -> dict:
     """The provenance block stored with every result (``git``: taken at the run's start), plus the
     fields of ``extra``."""
+    import numpy
     import torch
+
+    from lengthgen import __version__
 
     git = git_state() if git is None else git
     prov = {
@@ -192,7 +175,10 @@ def provenance(
         **({"git_commit_source": git["commit_source"]} if git.get("commit_source") else {}),
         "device": str(device),
         "device_name": device_name(str(device)),
-        **_versions(),
+        "lengthgen_version": __version__,
+        "torch_version": torch.__version__,
+        "numpy_version": numpy.__version__,
+        "python_version": platform.python_version(),
         "threads": torch.get_num_threads(),
         "scale": scale,
         "seeds": [int(s) for s in seeds],
@@ -272,18 +258,22 @@ def read_json(path: str | os.PathLike) -> Any:
         with open(path) as fh:
             return json.load(fh)
     except FileNotFoundError:
-        raise ResultFileError(f"result file not found: {path}") from None
+        msg = f"result file not found: {path}"
+    except IsADirectoryError:
+        msg = f"{path} is a folder where a result file should be; move it away"
+    except OSError as err:
+        msg = f"cannot read result file {path}: {err.strerror or err}"
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ResultFileError(f"corrupt result file {path}: {err}") from None
+        msg = f"corrupt result file {path}: {err}"
+    raise ResultFileError(msg)
 
 
 def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
     """Store ``data`` with its provenance block at ``path`` (atomically)."""
-    for key in ("scale", "device", "torch_version", "date"):
-        if key not in prov:
-            raise ValueError(
-                f"provenance is missing {key!r}; build it with lengthgen.store.provenance()"
-            )
+    if missing := [k for k in ("scale", "device", "torch_version", "date") if k not in prov]:
+        raise ValueError(
+            f"provenance is missing {missing[0]!r}; build it with lengthgen.store.provenance()"
+        )
     return atomic_write_json(path, {"provenance": prov, "data": data})
 
 
@@ -372,9 +362,9 @@ def validate(data, spec: str, path: str | os.PathLike = "<data>", kwargs: Mappin
 def load_result(path: str | os.PathLike) -> dict:
     """A stored result ``{"provenance", "data"}`` (a cell is checked by :func:`load_stored`)."""
     obj = read_json(path)
-    if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
+    if not (isinstance(obj, dict) and isinstance(obj.get("provenance"), dict) and "data" in obj):
         raise ResultFileError(
-            f"corrupt result file {path}: expected an object with 'provenance' and 'data'"
+            f"corrupt result file {path}: expected an object with a 'provenance' object and 'data'"
         )
     return obj
 
@@ -404,15 +394,6 @@ def cell_path(folder: str | os.PathLike, name: str) -> Path:
     return Path(folder) / f"{name}.json"
 
 
-def _read(path: Path) -> dict:
-    if path.is_dir():
-        raise ResultFileError(f"{path} is a folder where a result file should be; move it away")
-    try:
-        return load_result(path)
-    except OSError as err:
-        raise ResultFileError(f"cannot read result file {path}: {err.strerror or err}") from None
-
-
 def _partial_done(value) -> int | None:
     """``progress.done`` of a partial cell value, ``None`` for a complete one."""
     if isinstance(value, dict) and value.get("partial"):
@@ -423,15 +404,9 @@ def _partial_done(value) -> int | None:
 def stored_state(folder, cell, scale: str) -> str:
     """``"done"``, ``"partial"`` (stopped early: resumed), ``"missing"``, ``"changed"`` (another
     configuration: recomputed) or ``"other-scale"`` (never replaced)."""
-    path = cell_path(folder, cell.name)
-    if not path.exists():
+    if not cell_path(folder, cell.name).exists():
         return "missing"
-    data = _read(path)["data"]
-    if not isinstance(data, dict) or "scale" not in data or "config_hash" not in data:
-        raise ResultFileError(
-            f"corrupt result file {path}: not a cell of the runs facility "
-            "(no 'scale'/'config_hash'); move it away or migrate it"
-        )
+    data = load_cell(folder, cell.name)["data"]
     if data["scale"] != scale:
         return "other-scale"
     if data["config_hash"] != cell.hash:
@@ -446,19 +421,18 @@ def number(x) -> float | None:
 
 def has_cpu_time(prov) -> bool:
     """Whether a provenance block records the worker's CPU time (migrated results do not)."""
-    return isinstance(prov, dict) and number(prov.get("cpu_time_s")) is not None
+    return number(prov.get("cpu_time_s")) is not None
 
 
 def unmeasured(folder, cell, scale: str) -> bool:
     """Whether ``cell`` is stored complete without a CPU time: what ``refresh`` recomputes."""
-    if stored_state(folder, cell, scale) != "done":
-        return False
-    return not has_cpu_time(_read(cell_path(folder, cell.name))["provenance"])
+    done = stored_state(folder, cell, scale) == "done"
+    return done and not has_cpu_time(load_cell(folder, cell.name)["provenance"])
 
 
 def refresh_record(old: dict, new_value) -> dict:
     """What a refreshed cell's provenance keeps of the record ``old`` it replaces."""
-    prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
+    prov = old["provenance"]
     diff = max_difference(_clean(new_value), old["data"]["value"])
     return {
         "previous_date": prov.get("date"),
@@ -481,11 +455,12 @@ def refresh_difference(prov) -> float | None:
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
     """The stored record of cell ``name``; ``scale`` (if given) must match."""
     path = cell_path(folder, name)
-    obj = _read(path)
+    obj = load_result(path)
     data = obj["data"]
-    if not isinstance(data, dict) or "value" not in data or "scale" not in data:
+    if not isinstance(data, dict) or not {"scale", "config_hash", "value"} <= set(data):
         raise ResultFileError(
-            f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'"
+            f"corrupt result file {path}: not a cell of the runs facility (no 'scale', "
+            "'config_hash' or 'value'); move it away or migrate it"
         )
     if scale is not None and data["scale"] != scale:
         raise ScaleConflict(f"{path} holds a {data['scale']}-scale result, not {scale}")
@@ -508,7 +483,7 @@ def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
         )
     new = _partial_done(value)
     if state == "partial" and new is not None:
-        old = _partial_done(_read(path)["data"]["value"])
+        old = _partial_done(load_result(path)["data"]["value"])
         if old > new:
             print(f"kept {path}: its partial result did {old} units of work, this run only {new}")
             return path
@@ -568,8 +543,6 @@ def _restore(path: Path, state) -> None:
     if state is None:
         path.unlink(missing_ok=True)
         return
-    if _file_state(path) == state:  # not touched
-        return
     tmp = path.with_name(f".{path.name}.restore.tmp")
     tmp.write_bytes(state[0])
     os.replace(tmp, path)
@@ -597,28 +570,15 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
             out["absent"].append(c.name)
             continue
         new = load_cell(src, c.name, scale=scale)
-        old_state = status[c.name]
-        replace_unmeasured = (
-            old_state == "done"
-            and have == "done"
-            and unmeasured(dst, c, scale)
-            and has_cpu_time(new["provenance"])
-        )
-        if old_state == "done" and not replace_unmeasured:
-            out["kept"].append(c.name)
-            continue
-        if not isinstance(new["provenance"], dict):
-            raise ResultFileError(
-                f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object"
-            )
+        prov, value = dict(new["provenance"]), new["data"]["value"]
+        if status[c.name] == "done":  # replaced only by a measured run of a cell stored unmeasured
+            if have != "done" or not has_cpu_time(prov) or not unmeasured(dst, c, scale):
+                out["kept"].append(c.name)
+                continue
+            prov["refreshed"] = refresh_record(load_cell(dst, c.name), value)
         if schema is not None and (spec := schema(c)) is not None:
-            validate(new["data"]["value"], spec, cell_path(src, c.name), new["data"].get("kwargs"))
-        prov = dict(new["provenance"])
-        if replace_unmeasured:
-            prov["refreshed"] = refresh_record(
-                load_cell(dst, c.name, scale=scale), new["data"]["value"]
-            )
-        writes.append((c, new["data"]["value"], prov))
+            validate(value, spec, cell_path(src, c.name), new["data"].get("kwargs"))
+        writes.append((c, value, prov))
     _write_all(dst, scale, writes, out)
     names = [c.name for c in cells]
     return {k: sorted(v, key=names.index) for k, v in out.items()}
