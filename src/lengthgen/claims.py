@@ -232,20 +232,16 @@ RECORD_FIELDS = tuple(
 )
 
 
-def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
-    """The ledger record of an :class:`Unchecked` claim (its reason is the explanation)."""
-    rec = dict.fromkeys(RECORD_FIELDS)
-    rec.update(id=u.id, chapter=chapter, group=u.group, location=u.location)
-    rec.update(statement=u.statement, paper_value=_clean(u.paper_value), protocol_note="")
-    rec.update(status=u.status, explanation=u.reason, declared_deviation_holds=False)
-    return rec
-
-
 def stored_record(c: Claim | Unchecked, results: StoredResults, chapter: str) -> dict:
-    """The record of an :class:`Unchecked` claim, or of a stored claim measured on ``results``."""
-    if isinstance(c, Unchecked):
-        return unchecked_record(c, chapter=chapter)
-    return evaluate(c, c.measure(results), chapter=chapter, scale="full")
+    """The record of a stored claim measured on ``results``, or of an :class:`Unchecked` claim
+    (its reason is the explanation)."""
+    if not isinstance(c, Unchecked):
+        return evaluate(c, c.measure(results), chapter=chapter, scale="full")
+    rec = dict.fromkeys(RECORD_FIELDS)
+    rec.update(id=c.id, chapter=chapter, group=c.group, location=c.location)
+    rec.update(statement=c.statement, paper_value=_clean(c.paper_value), protocol_note="")
+    rec.update(status=c.status, explanation=c.reason, declared_deviation_holds=False)
+    return rec
 
 
 def category(rec: dict) -> str:
@@ -291,14 +287,11 @@ class StoredResults:
 
     def cell(self, name: str):
         if name not in self._cache:
-            try:
-                mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
-            except ModuleNotFoundError:
-                mod = None
+            mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
             if hasattr(mod, "load_stored_cell"):  # the chapter's own checked reader
                 obj = mod.load_stored_cell(name, folder=self.folder)
             else:
-                schema = mod.schema(name, "full") if mod is not None else None
+                schema = mod.schema(name, "full")
                 obj = load_stored(self.chapter, name, schema=schema, folder=self.folder)
             self._cache[name] = obj["data"]
         return self._cache[name]
@@ -378,9 +371,7 @@ class Ledger:
         n, k = len(ids), sum(self.held(i) for i in ids)
         if n == 1:
             return "it held" if k else "it failed"
-        return (
-            f"all {n} held" if k == n else (f"none of {n} held" if k == 0 else f"{k} of {n} held")
-        )
+        return f"all {n} held" if k == n else f"none of {n} held" if k == 0 else f"{k} of {n} held"
 
     def records(self) -> list[dict]:
         """This page's records in declaration order (stored ones evaluated if not shown)."""
@@ -466,11 +457,8 @@ def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> 
     ``{chapter, id, problem}`` per changed status or value, undeclared failure, claim on one side
     only or on the wrong page, or declared deviation that now holds."""
     root = Path(results_root) if results_root is not None else results_dir()
-    return [
-        {"chapter": ch, "id": cid, "problem": problem}
-        for ch in chapters
-        for cid, problem in _chapter_problems(ch, root)
-    ]
+    problems = [(ch, cid, why) for ch in chapters for cid, why in _chapter_problems(ch, root)]
+    return [{"chapter": ch, "id": cid, "problem": why} for ch, cid, why in problems]
 
 
 def _chapter_problems(ch: str, root: Path):

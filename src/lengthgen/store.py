@@ -60,12 +60,8 @@ def git_state() -> dict:
     top = _git("rev-parse", "--show-toplevel")
     own = top is not None and Path(top).resolve() == repo_root().resolve()
     commit = _git("rev-parse", "HEAD") if own else None  # not an enclosing checkout's HEAD
-    if commit is None and os.environ.get("LENGTHGEN_SOURCE_COMMIT"):
-        return {
-            "commit": os.environ["LENGTHGEN_SOURCE_COMMIT"].strip(),
-            "dirty": None,
-            "commit_source": "LENGTHGEN_SOURCE_COMMIT",
-        }
+    if commit is None and (env := os.environ.get("LENGTHGEN_SOURCE_COMMIT")):
+        return {"commit": env.strip(), "dirty": None, "commit_source": "LENGTHGEN_SOURCE_COMMIT"}
     if not own:
         return {"commit": None, "dirty": None}
     args = "status --porcelain --untracked-files=normal -- . :(exclude)results :(exclude)_build"
@@ -517,8 +513,7 @@ def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = No
 def plan_status(cells: Sequence, folder, scale: str) -> dict[str, str]:
     """``{cell name: stored_state}``; :class:`ScaleConflict` for a cell of another scale."""
     names = [c.name for c in cells]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
+    if dup := sorted({n for n in names if names.count(n) > 1}):
         raise ConfigError(f"cell names must be unique; repeated: {', '.join(dup)}")
     status = {c.name: stored_state(folder, c, scale) for c in cells}
     clash = [n for n, s in status.items() if s == "other-scale"]

@@ -75,8 +75,7 @@ class FrameExplorer:
 
     def draw_png(self, **settings) -> bytes:
         """The figure at any ``settings`` (on the grid or not), as PNG bytes."""
-        data = _png(self._draw(**settings), self._dpi)[0]
-        return base64.b64decode(data)
+        return base64.b64decode(_png(self._draw(**settings), self._dpi)[0])
 
     def widget(self):
         """The live explorer (ipywidgets): a slider over each numeric setting's range (log-spaced
@@ -104,10 +103,8 @@ class FrameExplorer:
             elif ints:
                 controls[k] = W.IntSlider(min=lo, max=hi, step=1, **common)
             else:
-                step = (hi - lo) / 200
-                controls[k] = W.FloatSlider(
-                    min=lo, max=hi, step=step, readout_format=".3g", **common
-                )
+                controls[k] = W.FloatSlider(min=lo, max=hi, step=(hi - lo) / 200, **common)
+                controls[k].readout_format = ".3g"
             controls[k]._lg_int = ints
         image = W.Image(value=base64.b64decode(self.frames[tuple(combo)]), format="png")
         image.layout.max_width = "100%"

@@ -10,7 +10,7 @@ import importlib
 from pathlib import Path
 from typing import Callable
 
-from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.config import CHAPTERS, ConfigError, check_choice, get_run_scale
 
 
 def chapter_module(chapter: str):
@@ -21,8 +21,6 @@ def chapter_module(chapter: str):
 
 def plan(chapter: str, scale: str, only=None) -> list:
     """The cells of ``chapter`` at ``scale``; ``only``: shell patterns of the names to keep."""
-    from lengthgen.config import get_run_scale
-
     cells = chapter_module(chapter).cells(get_run_scale(scale))
     if only is None:
         return cells
@@ -56,8 +54,6 @@ def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[P
 
 def chapter_schema(chapter: str, scale: str) -> Callable:
     """``cell -> description`` of ``chapter``'s stored cells at ``scale`` (``experiments.schema``)."""
-    from lengthgen.config import get_run_scale
-
     scale = get_run_scale(scale)
     mod = chapter_module(chapter)
     return lambda cell: mod.schema(cell.name, scale)
