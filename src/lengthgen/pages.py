@@ -214,7 +214,7 @@ def claim_row(r: dict, *, where: bool = True, origin: bool = False) -> str:
         f'<details class="lg-claim" id="claim-{rid}" {attrs}><summary>'
         f"<span>{_esc(r['statement'])}{f' <i>({loc})</i>' if where else ''}"
         f'<a class="lg-perma" href="#claim-{rid}" title="link to this claim">#</a></span>'
-        f"<span>{_esc(paper)}</span><span>{_esc(ours)}</span><span>{_badge_of(r)}</span>"
+        f"<span>{_esc(paper)}</span><span>{_esc(ours)}</span><span>{badge(cat, _label(r))}</span>"
         f'</summary><div class="lg-more">{"" if where else f"<p><b>where:</b> {loc}</p>"}'
         f"{''.join(notes)}</div></details>"
     )
@@ -473,10 +473,6 @@ def _label(r: dict) -> str:
     return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
-def _badge_of(r: dict) -> str:
-    return badge(category(r), _label(r))
-
-
 def headline_claims(chapter: str) -> list[dict]:
     """The chapter's 3–5 headline claims ``HEADLINE["claims"]``: ``[{"claim": words, "id": id}]``."""
     items = _headline(chapter).get("claims") or []
@@ -524,7 +520,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         body.append(
             f'<tr data-claim="{_esc(r["id"])}"><td>{_esc(it["claim"])}</td>'
             f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
-            f'<td><a href="{link}{_esc(r["id"])}">{_badge_of(r)}</a></td></tr>'
+            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
         )
     c = cost.chapter_cost(chapter)
     spent = (
