@@ -1,11 +1,9 @@
 """The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
-comparison chosen before our value was seen (book page ``book/claims.md``).
-
-Chapters declare :class:`Claim` and :class:`Unchecked` records in ``lengthgen.chapters.chN.claims``;
-a notebook's :class:`Ledger` shows them and writes ``results/claims/chN.json``; :func:`check_ledgers`
-re-evaluates the stored-result claims; :func:`compare` is each check. This core imports no chapter
-statically and no page code.
-"""
+comparison chosen before our value was seen (book page ``book/claims.md``). Chapters declare
+:class:`Claim` and :class:`Unchecked` records in ``lengthgen.chapters.chN.claims``; a notebook's
+:class:`Ledger` shows them and writes ``results/claims/chN.json``; :func:`check_ledgers`
+re-evaluates the stored-result claims; :func:`compare` is each check. This core imports no
+chapter statically and no page code."""
 
 from __future__ import annotations
 
@@ -45,8 +43,6 @@ PROTOCOL_KINDS = ("paper", "reduced", "modified")
 PAGES = ("main", "details")
 #: the categories the scorecard counts: a direction check that holds is its own category
 CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
-
-
 #: the cause of a failed prediction of ours (a finding, not an error: no cause declared)
 PREDICTION_FAILED = "our prediction did not hold"
 
@@ -386,8 +382,7 @@ class Ledger:
     def save(self, folder: str | Path | None = None) -> Path:
         """Write this page's part of the ledger atomically; a value that differs from the written
         one only by rounding keeps the written value (:func:`keep_within_rounding`)."""
-        recs = self.records()
-        path = ledger_path(self.chapter, self.page, folder)
+        recs, path = self.records(), ledger_path(self.chapter, self.page, folder)
         digits = {c.id: getattr(c, "digits", 4) for c in self._mine()}
         return atomic_write_json(path, keep_within_rounding(recs, path, digits))
 
@@ -441,15 +436,12 @@ DECLARED_FIELDS = tuple(
 
 def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
     """Why ``new`` differs from the committed ``old`` record beyond rounding (None if not)."""
-    stale = [k for k in DECLARED_FIELDS if _clean(old.get(k)) != _clean(new.get(k))]
-    if stale:
+    if stale := [k for k in DECLARED_FIELDS if _clean(old.get(k)) != _clean(new.get(k))]:
         return f"declaration changed ({', '.join(stale)}) since the ledger was written; re-run the chapter"
     if old.get("status") != new["status"]:
         return f"status {old.get('status')} → {new['status']}"
     a, b = old.get("our_value"), new["our_value"]
-    if same_within_rounding(a, b, digits):
-        return None
-    return f"value {a!r} → {b!r}"
+    return None if same_within_rounding(a, b, digits) else f"value {a!r} → {b!r}"
 
 
 def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> list[dict]:

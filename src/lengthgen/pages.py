@@ -1,7 +1,6 @@
 """The book's pages built from the claims ledger: the claims tables a notebook shows, the
 scorecard page (totals, figure, every claim with filters; CSV download) and the results boxes.
-Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML.
-"""
+Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML."""
 
 from __future__ import annotations
 
@@ -155,8 +154,7 @@ def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
     if o is None and r.get("status") in ("not-reproducible", "not-attempted"):
         ours = "not checked"
     if paper == ours and r.get("status") == "deviates" and isinstance(p, list):
-        at = [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]
-        if at:
+        if at := [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]:
             paper, ours = (f"entry {at[0] + 1} of {len(p)}: {fmt_value(v[at[0]])}" for v in (p, o))
     return paper, ours
 

@@ -1,8 +1,6 @@
 """Statistics shared by the chapters: bootstrap intervals, rank correlation, permutation tests, AUC.
-
 Where :mod:`scipy.stats` would not give the stored ledgers' numbers bit for bit (or cannot
-shuffle within groups), the function is hand-written; each docstring says why.
-"""
+shuffle within groups), the function is hand-written; each docstring says why."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The result store: JSON files ``{"provenance": {...}, "data": ...}``, written atomically (a
 temporary file, then :func:`os.replace`); a file that cannot be read raises
-:class:`ResultFileError` naming it. This module alone reads and writes the cell files.
-"""
+:class:`ResultFileError` naming it. This module alone reads and writes the cell files."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ class ResultFileError(RuntimeError):
 def repo_root() -> Path:
     """The book's repository root: ``$LENGTHGEN_ROOT``, else the first folder holding
     ``_config.yml`` above this file or the working directory."""
-    env = os.environ.get("LENGTHGEN_ROOT")
-    if env:
+    if env := os.environ.get("LENGTHGEN_ROOT"):
         return Path(env).resolve()
     for start in (Path(__file__).resolve(), Path.cwd().resolve()):
         for p in (start, *start.parents):
@@ -199,9 +197,7 @@ def max_difference(a, b) -> float:
         if len(a) != len(b):
             return math.inf
         return max((max_difference(x, y) for x, y in zip(a, b)), default=0.0)
-    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
-        return 0.0 if a == b else math.inf
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+    if number(a) is not None and number(b) is not None:  # bools and None compare as equal or not
         return abs(float(a) - float(b))
     return 0.0 if a == b else math.inf
 
@@ -516,8 +512,7 @@ def plan_status(cells: Sequence, folder, scale: str) -> dict[str, str]:
     if dup := sorted({n for n in names if names.count(n) > 1}):
         raise ConfigError(f"cell names must be unique; repeated: {', '.join(dup)}")
     status = {c.name: stored_state(folder, c, scale) for c in cells}
-    clash = [n for n, s in status.items() if s == "other-scale"]
-    if clash:
+    if clash := [n for n, s in status.items() if s == "other-scale"]:
         raise ScaleConflict(
             f"{cell_path(folder, clash[0])} holds a result of another scale than {scale}; "
             f"a {scale} run never replaces it (write elsewhere with --out)"
@@ -526,30 +521,11 @@ def plan_status(cells: Sequence, folder, scale: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- merging a run's cells
-def _file_state(path: Path):
-    """``(bytes, (atime_ns, mtime_ns))`` of the file at ``path``, or ``None``."""
-    if not path.exists():
-        return None
-    st = path.stat()
-    return path.read_bytes(), (st.st_atime_ns, st.st_mtime_ns)
-
-
-def _restore(path: Path, state) -> None:
-    if state is None:
-        path.unlink(missing_ok=True)
-        return
-    tmp = path.with_name(f".{path.name}.restore.tmp")
-    tmp.write_bytes(state[0])
-    os.replace(tmp, path)
-    os.utime(path, ns=state[1])
-
-
 def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[str, list[str]]:
-    """Bring the cells computed into folder ``src`` (``reproduce --out``) into the store ``dst`` by
-    the rules of a run into ``dst`` (a measured complete cell is never replaced), checked by
-    ``schema`` (a function of a :class:`~lengthgen.engine.runs.Cell`: its description for
-    :func:`validate`, or ``None``); all or nothing.
-    Returns ``{"taken", "kept", "absent"}`` (names)."""
+    """Bring the cells computed into ``src`` (``reproduce --out``) into the store ``dst`` as a run
+    into ``dst`` would (a measured complete cell is never replaced), each checked by
+    ``schema(cell)`` (a :func:`validate` description or ``None``); all or nothing. Returns
+    ``{"taken", "kept", "absent"}`` (names)."""
     scale = get_run_scale(scale)
     src, dst = Path(src), Path(dst)
     if not src.is_dir():
@@ -581,19 +557,23 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
 
 def _write_all(dst: Path, scale: str, writes, out: dict) -> None:
     """Write a merge's ``(cell, value, provenance)``; a failed write puts back what was written."""
-    done = []  # (path, what was there before)
+    done = []  # (path, its bytes and stat before, or None)
     try:
         for c, value, prov in writes:
             path = cell_path(dst, c.name)
-            before = _file_state(path)
+            before = (path.read_bytes(), path.stat()) if path.exists() else None
             done.append((path, before))
             write_cell(dst, c, scale, value, prov)
-            unchanged = before is not None and path.stat().st_mtime_ns == before[1][1]
+            unchanged = before is not None and path.stat().st_mtime_ns == before[1].st_mtime_ns
             (out["kept"] if unchanged else out["taken"]).append(c.name)
     except BaseException as err:
         for path, before in reversed(done):
             with contextlib.suppress(OSError):
-                _restore(path, before)
+                if before is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    atomic_write_bytes(path, before[0])
+                    os.utime(path, ns=(before[1].st_atime_ns, before[1].st_mtime_ns))
         if isinstance(err, OSError):
             raise ConfigError(
                 f"cannot write the merged cells into {dst}: {err.strerror or err}; "

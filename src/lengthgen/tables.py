@@ -1,6 +1,5 @@
 """The book's formatted tables: :func:`styled` (a DataFrame as the book's HTML table),
-:func:`collapsible` (folded under a summary) and :func:`text_table` (the command line's).
-"""
+:func:`collapsible` (folded under a summary) and :func:`text_table` (the command line's)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The chapters' explorers: :func:`frame_explorer` serves the static book (frames drawn at build
 time, swapped by a few lines of JavaScript) and a running kernel (an ipywidgets explorer over each
-setting's whole range); ``_repr_mimebundle_`` carries both.
-"""
+setting's whole range); ``_repr_mimebundle_`` carries both."""
 
 from __future__ import annotations
 
@@ -146,9 +145,8 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
             raise ConfigError(
                 f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}"
             )
-    for k in discrete:
-        if k not in grid:
-            raise ConfigError(f"discrete names {k!r}, not an argument of the grid: {names}")
+    if stray := [k for k in discrete if k not in grid]:
+        raise ConfigError(f"discrete names {stray[0]!r}, not an argument of the grid: {names}")
     return names, combos
 
 
@@ -186,11 +184,10 @@ def _control(label: str, vals: list, start: int, i: int) -> str:
 
 
 def frame_explorer(draw, grid: dict, *, labels=None, initial=None, discrete=()) -> FrameExplorer:
-    """A kernel-free explorer: ``draw(**settings)`` is drawn for every combination of ``grid``
-    (``{argument: [values, …]}``, at most 200) and embedded as PNG frames, one control per
-    argument. ``labels`` names the controls, ``initial`` picks the first frame, ``discrete`` names
-    numeric arguments the live explorer offers as a drop-down. Every option must change the
-    figure visibly."""
+    """A kernel-free explorer: ``draw(**settings)`` for every combination of ``grid`` (``{argument:
+    [values, …]}``, at most 200) embedded as PNG frames, one control per argument (``labels`` names
+    them, ``initial`` picks the first frame, ``discrete``: numeric arguments the live explorer
+    offers as a drop-down). Every option must change the figure visibly."""
     initial = initial or {}
     names, combos = _check_grid(draw, grid, initial, discrete)
     labels = {**{k: k for k in names}, **(labels or {})}

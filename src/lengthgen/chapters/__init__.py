@@ -1,7 +1,6 @@
 """The chapters, one package each (``chapters/chN/``). Every chapter's ``experiments`` module
 declares its reproduction as ``cells(scale) -> list[Cell]`` (:mod:`lengthgen.engine.runs`) and may
-define ``assemble(out, scale, values) -> list[Path]``; :func:`reproduce` runs the plan.
-"""
+define ``assemble(out, scale, values) -> list[Path]``; :func:`reproduce` runs the plan."""
 
 from __future__ import annotations
 
