@@ -531,13 +531,13 @@ def results_box(chapter: str, folder: str | Path | None = None):
     )
     parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
+        what = dict(paper="the paper claims", predicted="we predicted").get(
+            lab, "the chapter checks"
+        )
+        cols = "".join(f'<col style="width:{w}%">' for w in (55, 15, 15, 15))
         parts.append(
-            '<table><colgroup><col style="width:55%"><col style="width:15%">'
-            '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
-            f"<th>{dict(paper='the paper claims', predicted='we predicted').get(lab, 'the chapter checks')}</th>"
-            f"<th>{lab}</th>"
-            "<th>ours</th><th>verdict</th></tr>"
-            "</thead><tbody>" + "".join(body) + "</tbody></table>"
+            f"<table><colgroup>{cols}</colgroup><thead><tr><th>{what}</th><th>{lab}</th>"
+            f"<th>ours</th><th>verdict</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
         )
     if dev := head.get("deviation"):
         dev_links = _links(link, head.get("deviation_ids", []))

@@ -83,13 +83,10 @@ def device_name(device: str) -> str:
 
 
 def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.lower().startswith("model name") and ":" in line:
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", errors="replace") as fh:
+        for line in fh:
+            if line.lower().startswith("model name") and ":" in line:
+                return line.split(":", 1)[1].strip()
     return platform.processor() or platform.machine() or "unknown"
 
 
@@ -231,8 +228,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         os.chmod(tmp, 0o644)  # stored results are world-readable (mkstemp makes 0600)
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         raise
     return path
 

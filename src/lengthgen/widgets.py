@@ -33,8 +33,7 @@ def _png(fig, dpi: int):
     im = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
     out = io.BytesIO()
     im.quantize(colors=192).save(out, format="PNG", optimize=True)
-    data = base64.b64encode(out.getvalue()).decode("ascii")
-    return data, im.size[0], np.asarray(im)
+    return base64.b64encode(out.getvalue()).decode("ascii"), im.size[0], np.asarray(im)
 
 
 def _look_alike(a, b) -> bool:
