@@ -275,14 +275,10 @@ def _walk(obj, parts: list[str], prefix: str = ""):
         return
     head, rest = parts[0], parts[1:]
     join = lambda k: f"{prefix}.{k}" if prefix else str(k)
-    if head == "*":
-        if not isinstance(obj, (dict, list)):
-            yield join("*"), _MISSING
-            return
+    if head == "*" and isinstance(obj, (dict, list)):
         for k, v in obj.items() if isinstance(obj, dict) else enumerate(obj):
             yield from _walk(v, rest, join(k))
-        return
-    if isinstance(obj, dict) and head in obj:
+    elif isinstance(obj, dict) and head in obj:
         yield from _walk(obj[head], rest, join(head))
     elif isinstance(obj, list) and head.lstrip("-").isdigit() and -len(obj) <= int(head) < len(obj):
         yield from _walk(obj[int(head)], rest, join(head))
@@ -338,9 +334,7 @@ def validate(data, spec: str, path: str | os.PathLike = "<data>", kwargs: Mappin
             for where, v in _walk(data, pattern.split(".") if pattern else []):
                 if v is _MISSING or (want >= 0 and not hasattr(v, "__len__")):
                     bad(where, "is missing")
-                if prob and (
-                    isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1
-                ):
+                if prob and (number(v) is None or not 0 <= v <= 1):
                     bad(where, f"must be a probability in [0, 1], got {v!r}")
                 if want >= 0 and len(v) != want:
                     bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
