@@ -1,11 +1,9 @@
 """The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
-comparison chosen before our value was seen (book page ``book/claims.md``).
-
-Chapters declare :class:`Claim` and :class:`Unchecked` records in ``lengthgen.chapters.chN.claims``;
-a notebook's :class:`Ledger` shows them and writes ``results/claims/chN.json``; :func:`check_ledgers`
-re-evaluates the stored-result claims; :func:`compare` is each check. This core imports no chapter
-statically and no page code.
-"""
+comparison chosen before our value was seen (book page ``book/claims.md``). Chapters declare
+:class:`Claim` and :class:`Unchecked` records in ``lengthgen.chapters.chN.claims``; a notebook's
+:class:`Ledger` shows them and writes ``results/claims/chN.json``; :func:`check_ledgers`
+re-evaluates the stored-result claims; :func:`compare` is each check. This core imports no
+chapter statically and no page code."""
 
 from __future__ import annotations
 
@@ -45,8 +43,6 @@ PROTOCOL_KINDS = ("paper", "reduced", "modified")
 PAGES = ("main", "details")
 #: the categories the scorecard counts: a direction check that holds is its own category
 CATEGORIES = ("reproduced", "direction", "deviates", "not-reproducible", "not-attempted")
-
-
 #: the cause of a failed prediction of ours (a finding, not an error: no cause declared)
 PREDICTION_FAILED = "our prediction did not hold"
 
@@ -232,20 +228,16 @@ RECORD_FIELDS = tuple(
 )
 
 
-def unchecked_record(u: Unchecked, *, chapter: str) -> dict:
-    """The ledger record of an :class:`Unchecked` claim (its reason is the explanation)."""
-    rec = dict.fromkeys(RECORD_FIELDS)
-    rec.update(id=u.id, chapter=chapter, group=u.group, location=u.location)
-    rec.update(statement=u.statement, paper_value=_clean(u.paper_value), protocol_note="")
-    rec.update(status=u.status, explanation=u.reason, declared_deviation_holds=False)
-    return rec
-
-
 def stored_record(c: Claim | Unchecked, results: StoredResults, chapter: str) -> dict:
-    """The record of an :class:`Unchecked` claim, or of a stored claim measured on ``results``."""
-    if isinstance(c, Unchecked):
-        return unchecked_record(c, chapter=chapter)
-    return evaluate(c, c.measure(results), chapter=chapter, scale="full")
+    """The record of a stored claim measured on ``results``, or of an :class:`Unchecked` claim
+    (its reason is the explanation)."""
+    if not isinstance(c, Unchecked):
+        return evaluate(c, c.measure(results), chapter=chapter, scale="full")
+    rec = dict.fromkeys(RECORD_FIELDS)
+    rec.update(id=c.id, chapter=chapter, group=c.group, location=c.location)
+    rec.update(statement=c.statement, paper_value=_clean(c.paper_value), protocol_note="")
+    rec.update(status=c.status, explanation=c.reason, declared_deviation_holds=False)
+    return rec
 
 
 def category(rec: dict) -> str:
@@ -291,14 +283,11 @@ class StoredResults:
 
     def cell(self, name: str):
         if name not in self._cache:
-            try:
-                mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
-            except ModuleNotFoundError:
-                mod = None
+            mod = importlib.import_module(f"lengthgen.chapters.{self.chapter}.experiments")
             if hasattr(mod, "load_stored_cell"):  # the chapter's own checked reader
                 obj = mod.load_stored_cell(name, folder=self.folder)
             else:
-                schema = mod.schema(name, "full") if mod is not None else None
+                schema = mod.schema(name, "full")
                 obj = load_stored(self.chapter, name, schema=schema, folder=self.folder)
             self._cache[name] = obj["data"]
         return self._cache[name]
@@ -378,9 +367,7 @@ class Ledger:
         n, k = len(ids), sum(self.held(i) for i in ids)
         if n == 1:
             return "it held" if k else "it failed"
-        return (
-            f"all {n} held" if k == n else (f"none of {n} held" if k == 0 else f"{k} of {n} held")
-        )
+        return f"all {n} held" if k == n else f"none of {n} held" if k == 0 else f"{k} of {n} held"
 
     def records(self) -> list[dict]:
         """This page's records in declaration order (stored ones evaluated if not shown)."""
@@ -395,8 +382,7 @@ class Ledger:
     def save(self, folder: str | Path | None = None) -> Path:
         """Write this page's part of the ledger atomically; a value that differs from the written
         one only by rounding keeps the written value (:func:`keep_within_rounding`)."""
-        recs = self.records()
-        path = ledger_path(self.chapter, self.page, folder)
+        recs, path = self.records(), ledger_path(self.chapter, self.page, folder)
         digits = {c.id: getattr(c, "digits", 4) for c in self._mine()}
         return atomic_write_json(path, keep_within_rounding(recs, path, digits))
 
@@ -450,15 +436,12 @@ DECLARED_FIELDS = tuple(
 
 def _changed(old: dict, new: dict, digits: int = 4) -> str | None:
     """Why ``new`` differs from the committed ``old`` record beyond rounding (None if not)."""
-    stale = [k for k in DECLARED_FIELDS if _clean(old.get(k)) != _clean(new.get(k))]
-    if stale:
+    if stale := [k for k in DECLARED_FIELDS if _clean(old.get(k)) != _clean(new.get(k))]:
         return f"declaration changed ({', '.join(stale)}) since the ledger was written; re-run the chapter"
     if old.get("status") != new["status"]:
         return f"status {old.get('status')} → {new['status']}"
     a, b = old.get("our_value"), new["our_value"]
-    if same_within_rounding(a, b, digits):
-        return None
-    return f"value {a!r} → {b!r}"
+    return None if same_within_rounding(a, b, digits) else f"value {a!r} → {b!r}"
 
 
 def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> list[dict]:
@@ -466,11 +449,8 @@ def check_ledgers(chapters=CHAPTERS, results_root: str | Path | None = None) -> 
     ``{chapter, id, problem}`` per changed status or value, undeclared failure, claim on one side
     only or on the wrong page, or declared deviation that now holds."""
     root = Path(results_root) if results_root is not None else results_dir()
-    return [
-        {"chapter": ch, "id": cid, "problem": problem}
-        for ch in chapters
-        for cid, problem in _chapter_problems(ch, root)
-    ]
+    problems = [(ch, cid, why) for ch in chapters for cid, why in _chapter_problems(ch, root)]
+    return [{"chapter": ch, "id": cid, "problem": why} for ch, cid, why in problems]
 
 
 def _chapter_problems(ch: str, root: Path):

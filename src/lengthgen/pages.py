@@ -1,7 +1,6 @@
 """The book's pages built from the claims ledger: the claims tables a notebook shows, the
 scorecard page (totals, figure, every claim with filters; CSV download) and the results boxes.
-Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML.
-"""
+Importing it gives :class:`lengthgen.claims.ClaimRows` its HTML."""
 
 from __future__ import annotations
 
@@ -155,8 +154,7 @@ def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
     if o is None and r.get("status") in ("not-reproducible", "not-attempted"):
         ours = "not checked"
     if paper == ours and r.get("status") == "deviates" and isinstance(p, list):
-        at = [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]
-        if at:
+        if at := [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]:
             paper, ours = (f"entry {at[0] + 1} of {len(p)}: {fmt_value(v[at[0]])}" for v in (p, o))
     return paper, ours
 
@@ -214,7 +212,7 @@ def claim_row(r: dict, *, where: bool = True, origin: bool = False) -> str:
         f'<details class="lg-claim" id="claim-{rid}" {attrs}><summary>'
         f"<span>{_esc(r['statement'])}{f' <i>({loc})</i>' if where else ''}"
         f'<a class="lg-perma" href="#claim-{rid}" title="link to this claim">#</a></span>'
-        f"<span>{_esc(paper)}</span><span>{_esc(ours)}</span><span>{_badge_of(r)}</span>"
+        f"<span>{_esc(paper)}</span><span>{_esc(ours)}</span><span>{badge(cat, _label(r))}</span>"
         f'</summary><div class="lg-more">{"" if where else f"<p><b>where:</b> {loc}</p>"}'
         f"{''.join(notes)}</div></details>"
     )
@@ -473,10 +471,6 @@ def _label(r: dict) -> str:
     return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
-def _badge_of(r: dict) -> str:
-    return badge(category(r), _label(r))
-
-
 def headline_claims(chapter: str) -> list[dict]:
     """The chapter's 3–5 headline claims ``HEADLINE["claims"]``: ``[{"claim": words, "id": id}]``."""
     items = _headline(chapter).get("claims") or []
@@ -524,7 +518,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         body.append(
             f'<tr data-claim="{_esc(r["id"])}"><td>{_esc(it["claim"])}</td>'
             f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
-            f'<td><a href="{link}{_esc(r["id"])}">{_badge_of(r)}</a></td></tr>'
+            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
         )
     c = cost.chapter_cost(chapter)
     spent = (
@@ -537,13 +531,13 @@ def results_box(chapter: str, folder: str | Path | None = None):
     )
     parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
+        what = dict(paper="the paper claims", predicted="we predicted").get(
+            lab, "the chapter checks"
+        )
+        cols = "".join(f'<col style="width:{w}%">' for w in (55, 15, 15, 15))
         parts.append(
-            '<table><colgroup><col style="width:55%"><col style="width:15%">'
-            '<col style="width:15%"><col style="width:15%"></colgroup><thead><tr>'
-            f"<th>{dict(paper='the paper claims', predicted='we predicted').get(lab, 'the chapter checks')}</th>"
-            f"<th>{lab}</th>"
-            "<th>ours</th><th>verdict</th></tr>"
-            "</thead><tbody>" + "".join(body) + "</tbody></table>"
+            f"<table><colgroup>{cols}</colgroup><thead><tr><th>{what}</th><th>{lab}</th>"
+            f"<th>ours</th><th>verdict</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
         )
     if dev := head.get("deviation"):
         dev_links = _links(link, head.get("deviation_ids", []))

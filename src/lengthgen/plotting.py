@@ -1,10 +1,8 @@
 """One house style for every figure of the book: :func:`figure` returns a styled ``(fig, axes)``;
-:func:`finish` checks labels and text sizes. The palette is Okabe–Ito (colour-blind safe).
-"""
+:func:`finish` checks labels and text sizes. The palette is Okabe–Ito (colour-blind safe)."""
 
 from __future__ import annotations
 
-#: Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 STYLE = {

@@ -5,7 +5,6 @@ words for a reader (:func:`fmt_value`). Re-exported by :mod:`lengthgen.claims`."
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from lengthgen.store import ResultFileError, _clean, read_json
 
@@ -74,7 +73,7 @@ def keep_within_rounding(records: list[dict], path, digits: dict | None = None) 
     """``records`` with each ``our_value`` replaced by the one written at ``path`` where only the
     ledger's rounding separates them (every other field equal)."""
     try:  # a missing, unreadable or malformed written ledger keeps nothing
-        old = read_json(path) if Path(path).exists() else []
+        old = read_json(path)
     except ResultFileError:
         old = []
     old = old if isinstance(old, list) else []

@@ -1,8 +1,6 @@
 """Statistics shared by the chapters: bootstrap intervals, rank correlation, permutation tests, AUC.
-
 Where :mod:`scipy.stats` would not give the stored ledgers' numbers bit for bit (or cannot
-shuffle within groups), the function is hand-written; each docstring says why.
-"""
+shuffle within groups), the function is hand-written; each docstring says why."""
 
 from __future__ import annotations
 
@@ -65,8 +63,7 @@ def spearman(x, y) -> float:
 def auc(scores, labels) -> float:
     """Area under the ROC curve of ``scores`` for binary ``labels`` (ties count 1/2; NaN when a
     class is empty). Hand-written: 25× faster than ``scipy.stats.mannwhitneyu``, same number."""
-    s = _vector("scores", scores)
-    y = _vector("labels", labels, dtype=bool)
+    s, y = _vector("scores", scores), _vector("labels", labels, dtype=bool)
     _same_length(scores=s, labels=y)
     pos, neg = s[y], s[~y]
     if len(pos) == 0 or len(neg) == 0 or np.isnan(s).any():
@@ -140,8 +137,7 @@ def plane_fit(x0, x1, y) -> tuple[float, float, float]:
     det = s00 * s11 - s01 * s01
     if not det > 1e-9 * s00 * s11:
         raise ValueError("plane_fit: the points lie on one line (x0 and x1 are collinear)")
-    a0 = (s11 * s0y - s01 * s1y) / det
-    a1 = (s00 * s1y - s01 * s0y) / det
+    a0, a1 = (s11 * s0y - s01 * s1y) / det, (s00 * s1y - s01 * s0y) / det
     return float(my - a0 * m0 - a1 * m1), float(a0), float(a1)
 
 

@@ -1,7 +1,6 @@
 """The result store: JSON files ``{"provenance": {...}, "data": ...}``, written atomically (a
 temporary file, then :func:`os.replace`); a file that cannot be read raises
-:class:`ResultFileError` naming it. This module alone reads and writes the cell files.
-"""
+:class:`ResultFileError` naming it. This module alone reads and writes the cell files."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ class ResultFileError(RuntimeError):
 def repo_root() -> Path:
     """The book's repository root: ``$LENGTHGEN_ROOT``, else the first folder holding
     ``_config.yml`` above this file or the working directory."""
-    env = os.environ.get("LENGTHGEN_ROOT")
-    if env:
+    if env := os.environ.get("LENGTHGEN_ROOT"):
         return Path(env).resolve()
     for start in (Path(__file__).resolve(), Path.cwd().resolve()):
         for p in (start, *start.parents):
@@ -60,12 +58,8 @@ def git_state() -> dict:
     top = _git("rev-parse", "--show-toplevel")
     own = top is not None and Path(top).resolve() == repo_root().resolve()
     commit = _git("rev-parse", "HEAD") if own else None  # not an enclosing checkout's HEAD
-    if commit is None and os.environ.get("LENGTHGEN_SOURCE_COMMIT"):
-        return {
-            "commit": os.environ["LENGTHGEN_SOURCE_COMMIT"].strip(),
-            "dirty": None,
-            "commit_source": "LENGTHGEN_SOURCE_COMMIT",
-        }
+    if commit is None and (env := os.environ.get("LENGTHGEN_SOURCE_COMMIT")):
+        return {"commit": env.strip(), "dirty": None, "commit_source": "LENGTHGEN_SOURCE_COMMIT"}
     if not own:
         return {"commit": None, "dirty": None}
     args = "status --porcelain --untracked-files=normal -- . :(exclude)results :(exclude)_build"
@@ -75,26 +69,8 @@ def git_state() -> dict:
 
 def _command_line() -> str:
     prog = Path(sys.argv[0])
-    head = (
-        "python -m lengthgen"
-        if prog.name == "__main__.py" and prog.parent.name == "lengthgen"
-        else prog.name
-    )
-    return " ".join([head, *sys.argv[1:]])
-
-
-def _versions() -> dict:
-    import numpy
-    import torch
-
-    from lengthgen import __version__
-
-    return {
-        "lengthgen_version": __version__,
-        "torch_version": torch.__version__,
-        "numpy_version": numpy.__version__,
-        "python_version": platform.python_version(),
-    }
+    module = prog.name == "__main__.py" and prog.parent.name == "lengthgen"
+    return " ".join(["python -m lengthgen" if module else prog.name, *sys.argv[1:]])
 
 
 def device_name(device: str) -> str:
@@ -107,20 +83,15 @@ def device_name(device: str) -> str:
 
 
 def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.lower().startswith("model name") and ":" in line:
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", errors="replace") as fh:
+        for line in fh:
+            if line.lower().startswith("model name") and ":" in line:
+                return line.split(":", 1)[1].strip()
     return platform.processor() or platform.machine() or "unknown"
 
 
 def _blas() -> dict:
     """BLAS/LAPACK of the torch build and the knobs that change its kernels."""
-    import re
-
     import torch
 
     cfg = torch.__config__.show()
@@ -182,7 +153,10 @@ def provenance(
 ) -> dict:
     """The provenance block stored with every result (``git``: taken at the run's start), plus the
     fields of ``extra``."""
+    import numpy
     import torch
+
+    from lengthgen import __version__
 
     git = git_state() if git is None else git
     prov = {
@@ -192,7 +166,10 @@ def provenance(
         **({"git_commit_source": git["commit_source"]} if git.get("commit_source") else {}),
         "device": str(device),
         "device_name": device_name(str(device)),
-        **_versions(),
+        "lengthgen_version": __version__,
+        "torch_version": torch.__version__,
+        "numpy_version": numpy.__version__,
+        "python_version": platform.python_version(),
         "threads": torch.get_num_threads(),
         "scale": scale,
         "seeds": [int(s) for s in seeds],
@@ -217,9 +194,7 @@ def max_difference(a, b) -> float:
         if len(a) != len(b):
             return math.inf
         return max((max_difference(x, y) for x, y in zip(a, b)), default=0.0)
-    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
-        return 0.0 if a == b else math.inf
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+    if number(a) is not None and number(b) is not None:  # bools and None compare as equal or not
         return abs(float(a) - float(b))
     return 0.0 if a == b else math.inf
 
@@ -253,8 +228,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         os.chmod(tmp, 0o644)  # stored results are world-readable (mkstemp makes 0600)
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         raise
     return path
 
@@ -272,18 +246,22 @@ def read_json(path: str | os.PathLike) -> Any:
         with open(path) as fh:
             return json.load(fh)
     except FileNotFoundError:
-        raise ResultFileError(f"result file not found: {path}") from None
+        msg = f"result file not found: {path}"
+    except IsADirectoryError:
+        msg = f"{path} is a folder where a result file should be; move it away"
+    except OSError as err:
+        msg = f"cannot read result file {path}: {err.strerror or err}"
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ResultFileError(f"corrupt result file {path}: {err}") from None
+        msg = f"corrupt result file {path}: {err}"
+    raise ResultFileError(msg)
 
 
 def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
     """Store ``data`` with its provenance block at ``path`` (atomically)."""
-    for key in ("scale", "device", "torch_version", "date"):
-        if key not in prov:
-            raise ValueError(
-                f"provenance is missing {key!r}; build it with lengthgen.store.provenance()"
-            )
+    if missing := [k for k in ("scale", "device", "torch_version", "date") if k not in prov]:
+        raise ValueError(
+            f"provenance is missing {missing[0]!r}; build it with lengthgen.store.provenance()"
+        )
     return atomic_write_json(path, {"provenance": prov, "data": data})
 
 
@@ -297,14 +275,10 @@ def _walk(obj, parts: list[str], prefix: str = ""):
         return
     head, rest = parts[0], parts[1:]
     join = lambda k: f"{prefix}.{k}" if prefix else str(k)
-    if head == "*":
-        if not isinstance(obj, (dict, list)):
-            yield join("*"), _MISSING
-            return
+    if head == "*" and isinstance(obj, (dict, list)):
         for k, v in obj.items() if isinstance(obj, dict) else enumerate(obj):
             yield from _walk(v, rest, join(k))
-        return
-    if isinstance(obj, dict) and head in obj:
+    elif isinstance(obj, dict) and head in obj:
         yield from _walk(obj[head], rest, join(head))
     elif isinstance(obj, list) and head.lstrip("-").isdigit() and -len(obj) <= int(head) < len(obj):
         yield from _walk(obj[int(head)], rest, join(head))
@@ -360,9 +334,7 @@ def validate(data, spec: str, path: str | os.PathLike = "<data>", kwargs: Mappin
             for where, v in _walk(data, pattern.split(".") if pattern else []):
                 if v is _MISSING or (want >= 0 and not hasattr(v, "__len__")):
                     bad(where, "is missing")
-                if prob and (
-                    isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1
-                ):
+                if prob and (number(v) is None or not 0 <= v <= 1):
                     bad(where, f"must be a probability in [0, 1], got {v!r}")
                 if want >= 0 and len(v) != want:
                     bad(where, f"has {len(v)} entries, but the declared protocol needs {want}")
@@ -372,9 +344,9 @@ def validate(data, spec: str, path: str | os.PathLike = "<data>", kwargs: Mappin
 def load_result(path: str | os.PathLike) -> dict:
     """A stored result ``{"provenance", "data"}`` (a cell is checked by :func:`load_stored`)."""
     obj = read_json(path)
-    if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
+    if not (isinstance(obj, dict) and isinstance(obj.get("provenance"), dict) and "data" in obj):
         raise ResultFileError(
-            f"corrupt result file {path}: expected an object with 'provenance' and 'data'"
+            f"corrupt result file {path}: expected an object with a 'provenance' object and 'data'"
         )
     return obj
 
@@ -404,15 +376,6 @@ def cell_path(folder: str | os.PathLike, name: str) -> Path:
     return Path(folder) / f"{name}.json"
 
 
-def _read(path: Path) -> dict:
-    if path.is_dir():
-        raise ResultFileError(f"{path} is a folder where a result file should be; move it away")
-    try:
-        return load_result(path)
-    except OSError as err:
-        raise ResultFileError(f"cannot read result file {path}: {err.strerror or err}") from None
-
-
 def _partial_done(value) -> int | None:
     """``progress.done`` of a partial cell value, ``None`` for a complete one."""
     if isinstance(value, dict) and value.get("partial"):
@@ -423,15 +386,9 @@ def _partial_done(value) -> int | None:
 def stored_state(folder, cell, scale: str) -> str:
     """``"done"``, ``"partial"`` (stopped early: resumed), ``"missing"``, ``"changed"`` (another
     configuration: recomputed) or ``"other-scale"`` (never replaced)."""
-    path = cell_path(folder, cell.name)
-    if not path.exists():
+    if not cell_path(folder, cell.name).exists():
         return "missing"
-    data = _read(path)["data"]
-    if not isinstance(data, dict) or "scale" not in data or "config_hash" not in data:
-        raise ResultFileError(
-            f"corrupt result file {path}: not a cell of the runs facility "
-            "(no 'scale'/'config_hash'); move it away or migrate it"
-        )
+    data = load_cell(folder, cell.name)["data"]
     if data["scale"] != scale:
         return "other-scale"
     if data["config_hash"] != cell.hash:
@@ -446,19 +403,18 @@ def number(x) -> float | None:
 
 def has_cpu_time(prov) -> bool:
     """Whether a provenance block records the worker's CPU time (migrated results do not)."""
-    return isinstance(prov, dict) and number(prov.get("cpu_time_s")) is not None
+    return number(prov.get("cpu_time_s")) is not None
 
 
 def unmeasured(folder, cell, scale: str) -> bool:
     """Whether ``cell`` is stored complete without a CPU time: what ``refresh`` recomputes."""
-    if stored_state(folder, cell, scale) != "done":
-        return False
-    return not has_cpu_time(_read(cell_path(folder, cell.name))["provenance"])
+    done = stored_state(folder, cell, scale) == "done"
+    return done and not has_cpu_time(load_cell(folder, cell.name)["provenance"])
 
 
 def refresh_record(old: dict, new_value) -> dict:
     """What a refreshed cell's provenance keeps of the record ``old`` it replaces."""
-    prov = old.get("provenance") if isinstance(old.get("provenance"), dict) else {}
+    prov = old["provenance"]
     diff = max_difference(_clean(new_value), old["data"]["value"])
     return {
         "previous_date": prov.get("date"),
@@ -481,11 +437,12 @@ def refresh_difference(prov) -> float | None:
 def load_cell(folder, name: str, *, scale: str | None = None) -> dict:
     """The stored record of cell ``name``; ``scale`` (if given) must match."""
     path = cell_path(folder, name)
-    obj = _read(path)
+    obj = load_result(path)
     data = obj["data"]
-    if not isinstance(data, dict) or "value" not in data or "scale" not in data:
+    if not isinstance(data, dict) or not {"scale", "config_hash", "value"} <= set(data):
         raise ResultFileError(
-            f"corrupt result file {path}: expected a stored cell with 'scale' and 'value'"
+            f"corrupt result file {path}: not a cell of the runs facility (no 'scale', "
+            "'config_hash' or 'value'); move it away or migrate it"
         )
     if scale is not None and data["scale"] != scale:
         raise ScaleConflict(f"{path} holds a {data['scale']}-scale result, not {scale}")
@@ -508,7 +465,7 @@ def write_cell(folder, cell, scale: str, value, prov: dict) -> Path:
         )
     new = _partial_done(value)
     if state == "partial" and new is not None:
-        old = _partial_done(_read(path)["data"]["value"])
+        old = _partial_done(load_result(path)["data"]["value"])
         if old > new:
             print(f"kept {path}: its partial result did {old} units of work, this run only {new}")
             return path
@@ -542,12 +499,10 @@ def has_stored(chapter: str, name: str, *, folder: str | os.PathLike | None = No
 def plan_status(cells: Sequence, folder, scale: str) -> dict[str, str]:
     """``{cell name: stored_state}``; :class:`ScaleConflict` for a cell of another scale."""
     names = [c.name for c in cells]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
+    if dup := sorted({n for n in names if names.count(n) > 1}):
         raise ConfigError(f"cell names must be unique; repeated: {', '.join(dup)}")
     status = {c.name: stored_state(folder, c, scale) for c in cells}
-    clash = [n for n, s in status.items() if s == "other-scale"]
-    if clash:
+    if clash := [n for n, s in status.items() if s == "other-scale"]:
         raise ScaleConflict(
             f"{cell_path(folder, clash[0])} holds a result of another scale than {scale}; "
             f"a {scale} run never replaces it (write elsewhere with --out)"
@@ -556,32 +511,11 @@ def plan_status(cells: Sequence, folder, scale: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- merging a run's cells
-def _file_state(path: Path):
-    """``(bytes, (atime_ns, mtime_ns))`` of the file at ``path``, or ``None``."""
-    if not path.exists():
-        return None
-    st = path.stat()
-    return path.read_bytes(), (st.st_atime_ns, st.st_mtime_ns)
-
-
-def _restore(path: Path, state) -> None:
-    if state is None:
-        path.unlink(missing_ok=True)
-        return
-    if _file_state(path) == state:  # not touched
-        return
-    tmp = path.with_name(f".{path.name}.restore.tmp")
-    tmp.write_bytes(state[0])
-    os.replace(tmp, path)
-    os.utime(path, ns=state[1])
-
-
 def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[str, list[str]]:
-    """Bring the cells computed into folder ``src`` (``reproduce --out``) into the store ``dst`` by
-    the rules of a run into ``dst`` (a measured complete cell is never replaced), checked by
-    ``schema`` (a function of a :class:`~lengthgen.engine.runs.Cell`: its description for
-    :func:`validate`, or ``None``); all or nothing.
-    Returns ``{"taken", "kept", "absent"}`` (names)."""
+    """Bring the cells computed into ``src`` (``reproduce --out``) into the store ``dst`` as a run
+    into ``dst`` would (a measured complete cell is never replaced), each checked by
+    ``schema(cell)`` (a :func:`validate` description or ``None``); all or nothing. Returns
+    ``{"taken", "kept", "absent"}`` (names)."""
     scale = get_run_scale(scale)
     src, dst = Path(src), Path(dst)
     if not src.is_dir():
@@ -597,28 +531,15 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
             out["absent"].append(c.name)
             continue
         new = load_cell(src, c.name, scale=scale)
-        old_state = status[c.name]
-        replace_unmeasured = (
-            old_state == "done"
-            and have == "done"
-            and unmeasured(dst, c, scale)
-            and has_cpu_time(new["provenance"])
-        )
-        if old_state == "done" and not replace_unmeasured:
-            out["kept"].append(c.name)
-            continue
-        if not isinstance(new["provenance"], dict):
-            raise ResultFileError(
-                f"corrupt result file {cell_path(src, c.name)}: the provenance is not an object"
-            )
+        prov, value = dict(new["provenance"]), new["data"]["value"]
+        if status[c.name] == "done":  # replaced only by a measured run of a cell stored unmeasured
+            if have != "done" or not has_cpu_time(prov) or not unmeasured(dst, c, scale):
+                out["kept"].append(c.name)
+                continue
+            prov["refreshed"] = refresh_record(load_cell(dst, c.name), value)
         if schema is not None and (spec := schema(c)) is not None:
-            validate(new["data"]["value"], spec, cell_path(src, c.name), new["data"].get("kwargs"))
-        prov = dict(new["provenance"])
-        if replace_unmeasured:
-            prov["refreshed"] = refresh_record(
-                load_cell(dst, c.name, scale=scale), new["data"]["value"]
-            )
-        writes.append((c, new["data"]["value"], prov))
+            validate(value, spec, cell_path(src, c.name), new["data"].get("kwargs"))
+        writes.append((c, value, prov))
     _write_all(dst, scale, writes, out)
     names = [c.name for c in cells]
     return {k: sorted(v, key=names.index) for k, v in out.items()}
@@ -626,19 +547,23 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
 
 def _write_all(dst: Path, scale: str, writes, out: dict) -> None:
     """Write a merge's ``(cell, value, provenance)``; a failed write puts back what was written."""
-    done = []  # (path, what was there before)
+    done = []  # (path, its bytes and stat before, or None)
     try:
         for c, value, prov in writes:
             path = cell_path(dst, c.name)
-            before = _file_state(path)
+            before = (path.read_bytes(), path.stat()) if path.exists() else None
             done.append((path, before))
             write_cell(dst, c, scale, value, prov)
-            unchanged = before is not None and path.stat().st_mtime_ns == before[1][1]
+            unchanged = before is not None and path.stat().st_mtime_ns == before[1].st_mtime_ns
             (out["kept"] if unchanged else out["taken"]).append(c.name)
     except BaseException as err:
         for path, before in reversed(done):
             with contextlib.suppress(OSError):
-                _restore(path, before)
+                if before is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    atomic_write_bytes(path, before[0])
+                    os.utime(path, ns=(before[1].st_atime_ns, before[1].st_mtime_ns))
         if isinstance(err, OSError):
             raise ConfigError(
                 f"cannot write the merged cells into {dst}: {err.strerror or err}; "

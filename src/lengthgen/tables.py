@@ -1,6 +1,5 @@
 """The book's formatted tables: :func:`styled` (a DataFrame as the book's HTML table),
-:func:`collapsible` (folded under a summary) and :func:`text_table` (the command line's).
-"""
+:func:`collapsible` (folded under a summary) and :func:`text_table` (the command line's)."""
 
 from __future__ import annotations
 
@@ -22,22 +21,12 @@ def styled(df, digits: int = 3, *, formats=None, caption=None, index=True, gradi
         df.columns = [" ".join(str(c) for c in col if str(c) != "") for col in df.columns]
     if not isinstance(df.index, pd.RangeIndex) or df.index.name is not None:
         df = df.reset_index()
-    fmt = {}
-    for c in df.columns:
-        if pd.api.types.is_bool_dtype(df[c]):
-            continue
-        if pd.api.types.is_float_dtype(df[c]):
-            fmt[c] = f"{{:.{digits}f}}"
-        elif pd.api.types.is_integer_dtype(df[c]):
-            fmt[c] = "{:,}"
-    fmt.update(formats or {})
+    floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
+    fmt = {c: "{:,}" for c in df.columns if pd.api.types.is_integer_dtype(df[c])}  # not bool
+    fmt |= {c: f"{{:.{digits}f}}" for c in floats} | (formats or {})
     sty = df.style.format(fmt, na_rep="—").hide(axis="index")
     if gradient is not None:
-        cols = (
-            [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
-            if gradient is True
-            else list(gradient)
-        )
+        cols = floats if gradient is True else list(gradient)
         sty = sty.background_gradient(cmap="Greens", vmin=0, vmax=1, subset=cols)
     if caption:
         sty = sty.set_caption(caption)

@@ -1,7 +1,6 @@
 """The chapters' explorers: :func:`frame_explorer` serves the static book (frames drawn at build
 time, swapped by a few lines of JavaScript) and a running kernel (an ipywidgets explorer over each
-setting's whole range); ``_repr_mimebundle_`` carries both.
-"""
+setting's whole range); ``_repr_mimebundle_`` carries both."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ def _png(fig, dpi: int):
     im = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
     out = io.BytesIO()
     im.quantize(colors=192).save(out, format="PNG", optimize=True)
-    data = base64.b64encode(out.getvalue()).decode("ascii")
-    return data, im.size[0], np.asarray(im)
+    return base64.b64encode(out.getvalue()).decode("ascii"), im.size[0], np.asarray(im)
 
 
 def _look_alike(a, b) -> bool:
@@ -75,8 +73,7 @@ class FrameExplorer:
 
     def draw_png(self, **settings) -> bytes:
         """The figure at any ``settings`` (on the grid or not), as PNG bytes."""
-        data = _png(self._draw(**settings), self._dpi)[0]
-        return base64.b64decode(data)
+        return base64.b64decode(_png(self._draw(**settings), self._dpi)[0])
 
     def widget(self):
         """The live explorer (ipywidgets): a slider over each numeric setting's range (log-spaced
@@ -104,10 +101,8 @@ class FrameExplorer:
             elif ints:
                 controls[k] = W.IntSlider(min=lo, max=hi, step=1, **common)
             else:
-                step = (hi - lo) / 200
-                controls[k] = W.FloatSlider(
-                    min=lo, max=hi, step=step, readout_format=".3g", **common
-                )
+                controls[k] = W.FloatSlider(min=lo, max=hi, step=(hi - lo) / 200, **common)
+                controls[k].readout_format = ".3g"
             controls[k]._lg_int = ints
         image = W.Image(value=base64.b64decode(self.frames[tuple(combo)]), format="png")
         image.layout.max_width = "100%"
@@ -149,9 +144,8 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
             raise ConfigError(
                 f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}"
             )
-    for k in discrete:
-        if k not in grid:
-            raise ConfigError(f"discrete names {k!r}, not an argument of the grid: {names}")
+    if stray := [k for k in discrete if k not in grid]:
+        raise ConfigError(f"discrete names {stray[0]!r}, not an argument of the grid: {names}")
     return names, combos
 
 
@@ -189,11 +183,10 @@ def _control(label: str, vals: list, start: int, i: int) -> str:
 
 
 def frame_explorer(draw, grid: dict, *, labels=None, initial=None, discrete=()) -> FrameExplorer:
-    """A kernel-free explorer: ``draw(**settings)`` is drawn for every combination of ``grid``
-    (``{argument: [values, …]}``, at most 200) and embedded as PNG frames, one control per
-    argument. ``labels`` names the controls, ``initial`` picks the first frame, ``discrete`` names
-    numeric arguments the live explorer offers as a drop-down. Every option must change the
-    figure visibly."""
+    """A kernel-free explorer: ``draw(**settings)`` for every combination of ``grid`` (``{argument:
+    [values, …]}``, at most 200) embedded as PNG frames, one control per argument (``labels`` names
+    them, ``initial`` picks the first frame, ``discrete``: numeric arguments the live explorer
+    offers as a drop-down). Every option must change the figure visibly."""
     initial = initial or {}
     names, combos = _check_grid(draw, grid, initial, discrete)
     labels = {**{k: k for k in names}, **(labels or {})}

@@ -1,7 +1,6 @@
 """The chapters, one package each (``chapters/chN/``). Every chapter's ``experiments`` module
 declares its reproduction as ``cells(scale) -> list[Cell]`` (:mod:`lengthgen.engine.runs`) and may
-define ``assemble(out, scale, values) -> list[Path]``; :func:`reproduce` runs the plan.
-"""
+define ``assemble(out, scale, values) -> list[Path]``; :func:`reproduce` runs the plan."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import importlib
 from pathlib import Path
 from typing import Callable
 
-from lengthgen.config import CHAPTERS, ConfigError, check_choice
+from lengthgen.config import CHAPTERS, ConfigError, check_choice, get_run_scale
 
 
 def chapter_module(chapter: str):
@@ -21,8 +20,6 @@ def chapter_module(chapter: str):
 
 def plan(chapter: str, scale: str, only=None) -> list:
     """The cells of ``chapter`` at ``scale``; ``only``: shell patterns of the names to keep."""
-    from lengthgen.config import get_run_scale
-
     cells = chapter_module(chapter).cells(get_run_scale(scale))
     if only is None:
         return cells
@@ -56,8 +53,6 @@ def reproduce(chapter: str, *, scale: str, out=None, only=None, **run) -> list[P
 
 def chapter_schema(chapter: str, scale: str) -> Callable:
     """``cell -> description`` of ``chapter``'s stored cells at ``scale`` (``experiments.schema``)."""
-    from lengthgen.config import get_run_scale
-
     scale = get_run_scale(scale)
     mod = chapter_module(chapter)
     return lambda cell: mod.schema(cell.name, scale)
