@@ -30,18 +30,6 @@ class NoiseBand:
     why: str
 
 
-def band_for(chapter: str, claim_id: str) -> NoiseBand | None:
-    """The chapter's :class:`NoiseBand` with the longest prefix of ``claim_id`` (None if none)."""
-    from lengthgen.claims import chapter_claims
-
-    bands = getattr(chapter_claims(chapter), "RERUN_NOISE", ())
-    return max(
-        (b for b in bands if claim_id.startswith(b.prefix)),
-        key=lambda b: len(b.prefix),
-        default=None,
-    )
-
-
 def _evaluate(claim, results, chapter: str):
     """``(raw value, status)`` of a stored claim on ``results``; status ``fails`` for a failed
     check without a declared deviation, ``error: …`` where the value cannot be computed."""
@@ -68,7 +56,7 @@ def compare_claims(
     mod = lc.chapter_claims(chapter)  # checks the chapter
     old = lc.StoredResults(chapter, Path(stored_root) / chapter / "cells")
     new = lc.StoredResults(chapter, Path(rerun_root) / chapter / "cells")
-    trained = any(rerun_cells.values())
+    bands = getattr(mod, "RERUN_NOISE", ()) if any(rerun_cells.values()) else ()
     rows = []
     for c in mod.CLAIMS:
         if not (isinstance(c, lc.Claim) and c.source == "stored"):
@@ -79,7 +67,9 @@ def compare_claims(
         floor = lc.residue_of(c)  # rounding residues compare as their bound
         ra, rb = (lc.round_sig(lc.bound_residues(x, floor), c.digits) for x in (a, b))
         same = sa == sb and lc.same_within_rounding(ra, rb, c.digits)
-        band = band_for(chapter, c.id) if trained else None
+        # the declared band with the longest prefix of the claim's id
+        mine = [b for b in bands if c.id.startswith(b.prefix)]
+        band = max(mine, key=lambda b: len(b.prefix), default=None)
         errors = sa.startswith("error") or sb.startswith("error")
         noise = band is not None and diff <= band.band and not errors
         verdict = "same" if same else ("within noise" if sa == sb else "borderline")
@@ -111,7 +101,7 @@ def _without_timing(x):
     return x
 
 
-def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict]:
+def compare_cells(stored_folder, rerun_folder, names) -> list[dict]:
     """One row per re-run cell: ``{cell, trained, difference}`` (the largest absolute difference
     of the values, timings left out)."""
     rows = []
@@ -158,30 +148,19 @@ def verify(
     if stored.parent.resolve() in (out.resolve(), *out.resolve().parents):
         raise ConfigError(f"--out {out} is the store itself; verify writes its re-runs elsewhere")
     out = runs.check_out_dir(out)
-    runs.run_cells(
-        cells,
-        out / "cells",
-        scale="full",
-        device=device,
-        executor=executor,
-        workers=workers,
-        allow_dirty=True,
-        progress=progress,
-        desc=f"verify {chapter}",
-        extra={"verify": True},
-    )
+    run = dict(scale="full", device=device, executor=executor, workers=workers, progress=progress)
+    about = dict(allow_dirty=True, desc=f"verify {chapter}", extra={"verify": True})
+    runs.run_cells(cells, out / "cells", **run, **about)
     names = [c.name for c in cells]
-    cell_rows = compare_cells(chapter, stored, out / "cells", names)
+    cell_rows = compare_cells(stored, out / "cells", names)
     with tempfile.TemporaryDirectory(prefix="lengthgen-verify-") as tmp:
-        overlay = Path(tmp)
-        shutil.copytree(stored, overlay / chapter / "cells")
+        # the stored cells with the re-run ones in their place
+        overlay = Path(tmp) / chapter / "cells"
+        shutil.copytree(stored, overlay)
         for name in names:
-            shutil.copy2(
-                cell_path(out / "cells", name), cell_path(overlay / chapter / "cells", name)
-            )
-        claim_rows = compare_claims(
-            chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows}
-        )
+            shutil.copy2(cell_path(out / "cells", name), cell_path(overlay, name))
+        trained = {r["cell"]: r["trained"] for r in cell_rows}
+        claim_rows = compare_claims(chapter, root, Path(tmp), trained)
     return {"chapter": chapter, "cells": cell_rows, "claims": claim_rows, "out": str(out)}
 
 
@@ -202,11 +181,8 @@ def verify_text(res: dict, *, all_claims: bool = False) -> str:
         lines.append(f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict")
     for r in shown:
         band = "—" if r["band"] is None else f"{r['band']:g}"
-        flip = (
-            f" ({r['status_stored']} → {r['status_rerun']})"
-            if r["status_stored"] != r["status_rerun"]
-            else ""
-        )
+        a, b = r["status_stored"], r["status_rerun"]
+        flip = f" ({a} → {b})" if a != b else ""
         lines.append(
             f"  {r['id']:<48} {_fmt(r['stored'])[:22]:<22} {_fmt(r['rerun'])[:22]:<22} {band:<8} "
             f"{r['verdict']}{flip}"

@@ -117,14 +117,7 @@ def check_out_dir(out: str | os.PathLike) -> Path:
 
 
 # --------------------------------------------------------------------------- execution
-def _call(
-    fn: Callable,
-    kwargs: Mapping,
-    device: str,
-    progress: bool,
-    threads: int,
-    extras: Mapping | None = None,
-):
+def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: int, extras=None):
     """Run one cell in this process; returns its value and what the provenance needs."""
     import torch
 
@@ -150,12 +143,7 @@ def _call(
 
 
 @contextlib.contextmanager
-def make_executor(
-    executor: str | cf.Executor | None = None,
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-) -> Iterator[cf.Executor | None]:
+def make_executor(executor=None, *, workers=None, scheduler=None) -> Iterator[cf.Executor | None]:
     """The executor named ``executor`` (``None`` in-process), closed on exit; ``"dask"`` runs a
     ``LocalCluster`` or joins the scheduler at ``scheduler``. An ``Executor`` is used as is."""
     if isinstance(executor, cf.Executor):
@@ -249,10 +237,8 @@ def _wait_dask(pending: dict, submitted: dict, client, run) -> set:
 def refuse_dirty(todo, scale: str, git: dict, allow_dirty: bool) -> None:
     """Refuse a run above smoke scale with work ``todo`` from a dirty git tree (no ``allow_dirty``)."""
     if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
-        raise ConfigError(
-            f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
-            "(recorded in the provenance)"
-        )
+        why = "a clean git tree (commit first), or --allow-dirty (recorded in the provenance)"
+        raise ConfigError(f"a {scale}-scale run needs {why}")
 
 
 def plan_run(cells, folder: Path, scale: str, allow_dirty: bool, refresh: bool = False):
@@ -420,22 +406,12 @@ def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
 def _store(c: Cell, value, info: dict, run) -> None:
     """Write finished cell ``c`` with its provenance (``extra`` wins)."""
     trained_on = info.pop("devices_used")
-    prov = store.provenance(
-        scale=run.scale,
-        device=",".join(trained_on or ["cpu"]),
-        seeds=c.seeds,
-        git=run.git,
-        extra={
-            **info,
-            "trained_on": trained_on,
-            "requested_device": run.record["requested_device"],
-            "executor": run.record["executor"],
-            "cell": c.name,
-            "config_hash": c.hash,
-            "allow_dirty": run.record["allow_dirty"],
-            **(run.extra or {}),
-        },
-    )
+    rec = run.record  # requested_device, executor, allow_dirty
+    extra = {**info, "trained_on": trained_on, "requested_device": rec["requested_device"]}
+    extra |= {"executor": rec["executor"], "cell": c.name, "config_hash": c.hash}
+    extra |= {"allow_dirty": rec["allow_dirty"], **(run.extra or {})}
+    device = ",".join(trained_on or ["cpu"])
+    prov = store.provenance(scale=run.scale, device=device, seeds=c.seeds, git=run.git, extra=extra)
     if c.name in run.stale:
         old = store.load_cell(run.folder, c.name, scale=run.scale)
         prov["refreshed"] = store.refresh_record(old, value)
