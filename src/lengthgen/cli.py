@@ -86,9 +86,8 @@ COMMANDS = {
             _arg(
                 "--refresh-unmeasured",
                 action="store_true",
-                help="also re-run stored cells whose provenance has no CPU time (migrated from "
-                "before the runs facility); each re-run replaces its cell when it finishes and "
-                "records how far its value differs from the one it replaced",
+                help="also re-run stored cells without a recorded CPU time (migrated ones); each "
+                "re-run replaces its cell and records how far its value moved",
             ),
         ],
     ),

@@ -68,25 +68,15 @@ def compare_claims(
         ra, rb = (lc.round_sig(lc.bound_residues(x, floor), c.digits) for x in (a, b))
         same = sa == sb and lc.same_within_rounding(ra, rb, c.digits)
         # the declared band with the longest prefix of the claim's id
-        mine = [b for b in bands if c.id.startswith(b.prefix)]
-        band = max(mine, key=lambda b: len(b.prefix), default=None)
+        mine = [nb for nb in bands if c.id.startswith(nb.prefix)]
+        band = max(mine, key=lambda nb: len(nb.prefix), default=None)
         errors = sa.startswith("error") or sb.startswith("error")
         noise = band is not None and diff <= band.band and not errors
         verdict = "same" if same else ("within noise" if sa == sb else "borderline")
         verdict = verdict if same or noise else "changed"
-        rows.append(
-            {
-                "id": c.id,
-                "stored": a,
-                "rerun": b,
-                "status_stored": sa,
-                "status_rerun": sb,
-                "difference": diff,
-                "band": None if band is None else band.band,
-                "band_why": None if band is None else band.why,
-                "verdict": verdict,
-            }
-        )
+        row = {"id": c.id, "stored": a, "rerun": b, "status_stored": sa, "status_rerun": sb}
+        row |= {"difference": diff, "band": getattr(band, "band", None)}
+        rows.append(row | {"band_why": getattr(band, "why", None), "verdict": verdict})
     return rows
 
 

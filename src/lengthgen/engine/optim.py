@@ -9,7 +9,7 @@ equals E ``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``muon`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Real
 from typing import Mapping, Sequence
 
@@ -47,8 +47,7 @@ class OptimConfig:
     all); ``decay_members`` ``{name: E booleans}`` decays a parameter only for some members;
     ``clip`` is a per-member gradient-norm threshold. ``muon_params`` (``None``: every matrix but
     ``adamw_params``) are trained by Muon (Nesterov momentum, torch's "original" learning-rate
-    adjustment), the rest by AdamW at the same ``lr``. SGD has no momentum (App. B.1.1).
-    """
+    adjustment), the rest by AdamW at the same ``lr``. SGD has no momentum (App. B.1.1)."""
 
     name: str = "adam"
     lr: float | Sequence[float] = 1e-3
@@ -61,7 +60,7 @@ class OptimConfig:
     ns_steps: int = 5
     ns_dtype: str = "bfloat16"
     muon_params: Sequence[str] | None = None
-    adamw_params: Sequence[str] = field(default_factory=tuple)
+    adamw_params: Sequence[str] = ()
     decay_members: Mapping[str, Sequence[bool]] | None = None
 
     def __post_init__(self):

@@ -92,8 +92,7 @@ class Cell:
 # --------------------------------------------------------------------------- output folders
 def default_out(chapter: str, scale: str) -> Path:
     """``results/<chapter>``, or ``_build/smoke-results/<chapter>`` at smoke scale."""
-    scale = get_run_scale(scale)
-    if scale != "smoke":
+    if get_run_scale(scale) != "smoke":
         return store.results_dir() / chapter
     return store.repo_root() / "_build" / "smoke-results" / chapter
 
@@ -130,15 +129,11 @@ def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: i
     load0 = os.getloadavg()
     w0, c0 = time.perf_counter(), time.process_time()
     value = fn(**kw)
-    info = {
-        "wall_time_s": time.perf_counter() - w0,
-        "cpu_time_s": time.process_time() - c0,
-        "load_avg_start": [round(v, 2) for v in load0],
-        "load_avg_end": [round(v, 2) for v in os.getloadavg()],
-        "devices_used": sorted(_DEVICES_SEEN),
-        "threads": torch.get_num_threads(),
-        "pid": os.getpid(),
-    }
+    info = {"wall_time_s": time.perf_counter() - w0, "cpu_time_s": time.process_time() - c0}
+    info |= {"load_avg_start": [round(v, 2) for v in load0]}
+    info |= {"load_avg_end": [round(v, 2) for v in os.getloadavg()]}
+    info |= {"devices_used": sorted(_DEVICES_SEEN), "threads": torch.get_num_threads()}
+    info["pid"] = os.getpid()
     return store._clean(value), info
 
 
@@ -285,26 +280,14 @@ def run_cells(
     status, git, todo = plan_run(cells, folder, scale, allow_dirty, refresh)
     stale = {c.name for c in todo if status[c.name] == "done"}  # re-run for their CPU time
     # what the queue needs besides its executor and its cells
-    run = SimpleNamespace(
-        folder=folder,
-        scale=scale,
-        git=git,
-        stale=stale,
-        extra=extra,
-        desc=desc,
-        budget_s=budget_s,
-        timeout_s=timeout_s,
-        no_workers_s=no_workers_s,
-        progress=progress,
-        window=max(1, workers or 2),
-        record={"requested_device": str(device), "allow_dirty": bool(allow_dirty)},
-        call={  # what every cell's call gets besides its own function and arguments
-            "device": str(device),
-            "threads": torch.get_num_threads(),
-            "deadline": None if budget_s is None else time.time() + budget_s,
-        },
-        t_start=time.perf_counter(),  # the budget counts from here
-    )
+    run = SimpleNamespace(folder=folder, scale=scale, git=git, stale=stale, extra=extra, desc=desc)
+    run.budget_s, run.timeout_s, run.no_workers_s = budget_s, timeout_s, no_workers_s
+    run.progress, run.window = progress, max(1, workers or 2)
+    run.record = {"requested_device": str(device), "allow_dirty": bool(allow_dirty)}
+    deadline = None if budget_s is None else time.time() + budget_s
+    # what every cell's call gets besides its own function and arguments
+    run.call = {"device": str(device), "threads": torch.get_num_threads(), "deadline": deadline}
+    run.t_start = time.perf_counter()  # the budget counts from here
     bar = progress_bar(progress and todo, len(cells), len(cells) - len(todo), desc)
     try:
         with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
@@ -314,12 +297,8 @@ def run_cells(
     finally:
         if bar is not None:
             bar.close()
-    return {
-        c.name: store.cell_value(folder, c.name)
-        for c in cells
-        if store.cell_path(folder, c.name).exists()
-        and store.stored_state(folder, c, scale) in ("done", "partial")
-    }
+    kept = [c.name for c in cells if store.stored_state(folder, c, scale) in ("done", "partial")]
+    return {name: store.cell_value(folder, name) for name in kept}
 
 
 def _run_queue(ex, todo: list[Cell], run, bar) -> None:

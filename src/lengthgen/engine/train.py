@@ -119,13 +119,10 @@ class TrainResult:
 
 # --------------------------------------------------------------------------- evaluation
 def _bank_size(x, per_member: bool) -> int:
-    leaves = _tree_leaves(x)
-    if not leaves:
-        raise ValueError("a bank must contain at least one tensor")
     dim = 1 if per_member else 0
-    sizes = {int(t.shape[dim]) for t in leaves if t.dim() > dim}
+    sizes = {int(t.shape[dim]) for t in _tree_leaves(x) if t.dim() > dim}
     if len(sizes) != 1:
-        raise ValueError(f"bank tensors disagree on the number of examples: {sorted(sizes)}")
+        raise ValueError(f"a bank's tensors must agree on the number of examples: {sorted(sizes)}")
     return sizes.pop()
 
 
