@@ -2,8 +2,7 @@
 
 :func:`run_chapter_benchmark` trains a toy case and each chapter's training step as one ensemble
 and as a loop over the members with ``torch.optim`` (:func:`_pair`), on the same batches. No test
-asserts a speed. Book page ``book/engine.md`` ("Benchmark").
-"""
+asserts a speed. Book page ``book/engine.md`` ("Benchmark")."""
 
 from __future__ import annotations
 
@@ -54,8 +53,7 @@ def _pool(bits, base, c, E0, dE, Pn):
     With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
     exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
     sums of bits and positions are the matrix product ``bits @ [w | w ⊙ P]`` plus per-member
-    constants. (The shifts are detached: softmax does not depend on them.)
-    """
+    constants. (The shifts are detached: softmax does not depend on them.)"""
     w = torch.exp(base - base.max(-1, keepdim=True).values.detach())  # [..., n]
     cp = torch.relu(c).detach()
     u0, u1 = torch.exp(-cp), torch.exp(c - cp)  # [...]

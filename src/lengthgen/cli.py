@@ -266,11 +266,9 @@ def _claims(args) -> int:
         )
         return 1 if problems else 0
     rows = load_ledger(args.chapter) if args.chapter else load_all()
-    if args.json:
-        print(json.dumps(rows, indent=1))
-        return 0
-    if not rows:
-        print("no claims recorded yet (execute the chapters to fill results/claims/)")
+    if args.json or not rows:
+        empty = "no claims recorded yet (execute the chapters to fill results/claims/)"
+        print(json.dumps(rows, indent=1) if args.json else empty)
         return 0
     for r in rows:
         selfc = r.get("group") == "self-check"

@@ -2,8 +2,7 @@
 
 :func:`chapter_cost` sums the provenance of a chapter's stored cells (fields :data:`FIELDS`, each
 explained on book page ``book/cost.md``); :func:`cost_text` is ``python -m lengthgen cost``'s
-table and :func:`cost_markdown` the book's.
-"""
+table and :func:`cost_markdown` the book's."""
 
 from __future__ import annotations
 

@@ -3,8 +3,7 @@
 :func:`verify` re-runs a chapter's cells into a separate folder (never ``results/``);
 :func:`compare_claims` gives each stored-result claim a verdict (:data:`VERDICTS`) against its
 chapter's declared :class:`NoiseBand`. Book page ``book/running.md`` explains the verdicts: training
-amplifies rounding, so a re-run elsewhere may move a trained claim within its band.
-"""
+amplifies rounding, so a re-run elsewhere may move a trained claim within its band."""
 
 from __future__ import annotations
 

@@ -3,8 +3,7 @@
 Member e's update reads only its own gradient, state and hyperparameters, so one batched step
 equals E ``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``muon`` applies
 :class:`torch.optim.Muon` to every matrix per member and AdamW to the rest, as Huang & Li do
-(chapter 4, App. B).
-"""
+(chapter 4, App. B)."""
 
 from __future__ import annotations
 

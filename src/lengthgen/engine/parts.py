@@ -1,8 +1,7 @@
 """Checkpoints stored as a folder of size-capped parts (a device session returns files up to 16 MB)
 with a manifest of sizes, SHA-256 sums and a JSON ``meta`` block. The manifest is written last and
 stale parts removed after it, so a killed writer leaves the old checkpoint or the new one; reading
-checks every part first (:class:`lengthgen.store.ResultFileError` names a bad one).
-"""
+checks every part first (:class:`lengthgen.store.ResultFileError` names a bad one)."""
 
 from __future__ import annotations
 

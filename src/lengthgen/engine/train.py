@@ -4,8 +4,7 @@
 :func:`evaluate_ensemble`; a *model* has ``init(seeds, dtype, device)`` and a hand-batched
 ``forward(params, x) -> Tensor[E, B, ...]``. Member e reads only its own tensors, data stream
 and hyperparameters, so the ensemble equals E separate trainings up to rounding
-(``tests/test_train.py``). Book page ``book/engine.md`` ("The ensemble engine").
-"""
+(``tests/test_train.py``). Book page ``book/engine.md`` ("The ensemble engine")."""
 
 from __future__ import annotations
 
@@ -182,9 +181,8 @@ def evaluate_ensemble(
     for key, bank in banks.items():
         if not (isinstance(bank, (tuple, list)) and len(bank) == 2):
             raise ConfigError(f"bank {key!r} must be a pair (x, y)")
-        out[key] = _evaluate(
-            model, params, bank[0], bank[1], metric, E, per_member, batch_size, dev
-        )[0].cpu()
+        x, y = bank
+        out[key] = _evaluate(model, params, x, y, metric, E, per_member, batch_size, dev)[0].cpu()
     return out
 
 

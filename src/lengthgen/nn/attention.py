@@ -1,6 +1,5 @@
 """Softmax attention ``softmax(β · q kᵀ + bias) v`` shared by every chapter's models, batched over
-any leading dimensions; :func:`log_length_scale` is Chiang & Cholak's β = log N (2022, §5.3).
-"""
+any leading dimensions; :func:`log_length_scale` is Chiang & Cholak's β = log N (2022, §5.3)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@
 App. C): token embedding, pre-LN blocks of causal multi-head attention and an MLP, a final LN and
 an untied read-out; PyTorch's default initialisation. ``kernels="fused"`` uses ``F.layer_norm``
 and one ``baddbmm`` per linear map; ``"reference"`` is the hand-written form that trained the
-stored chapter-3 study; both compute the same function (``tests/test_speed_paths.py``).
-"""
+stored chapter-3 study; both compute the same function (``tests/test_speed_paths.py``)."""
 
 from __future__ import annotations
 

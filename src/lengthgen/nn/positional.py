@@ -4,8 +4,7 @@ Chapter 3 (Han, Chai & Wang 2026, §3) models the positional logit as ``φ(i)ᵀ
 ``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W``
 each encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's
 encodings: :func:`sinusoidal_table`, :func:`clamped_positions`, :func:`rope_rotate`,
-:func:`alibi_bias`.
-"""
+:func:`alibi_bias`."""
 
 from __future__ import annotations
 
@@ -155,7 +154,6 @@ def sinusoidal_table(n: int, dim: int, base: float = BASE, dtype=torch.float32) 
 
 def clamped_positions(n: int, L0: int, device=None) -> torch.Tensor:
     """Indices ``min(i, L0−1)`` into a learned-absolute table of size ``L0`` (positions ≥ L0 share L0−1)."""
-    n, L0 = check_positive_int("n", n), check_positive_int("L0", L0)
     return torch.arange(n, device=device).clamp(max=L0 - 1)
 
 

@@ -1,7 +1,6 @@
 """Binary-string tasks shared by chapters 1 and 2 (Zhu & Chiang 2026 §2.1): FIRST, PARITY,
 MAJORITY and INDEX (:func:`label`), on integer tensors of 0/1 with the string as the last
-dimension; the test banks of App. D.3.
-"""
+dimension; the test banks of App. D.3."""
 
 from __future__ import annotations
 
