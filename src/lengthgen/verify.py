@@ -98,9 +98,8 @@ def compare_cells(stored_folder, rerun_folder, names) -> list[dict]:
         new = load_cell(rerun_folder, name, scale="full")
         old = load_cell(stored_folder, name, scale="full")["data"]["value"]
         diff = max_difference(_without_timing(old), _without_timing(new["data"]["value"]))
-        rows.append(
-            {"cell": name, "trained": bool(new["provenance"].get("trained_on")), "difference": diff}
-        )
+        trained = bool(new["provenance"].get("trained_on"))
+        rows.append({"cell": name, "trained": trained, "difference": diff})
     return rows
 
 
@@ -161,10 +160,9 @@ def verify_text(res: dict, *, all_claims: bool = False) -> str:
     lines = [f"{res['chapter']}: re-ran {len(res['cells'])} cell(s) into {res['out']}"]
     for r in res["cells"]:
         d = r["difference"]
-        lines.append(
-            f"  cell {r['cell']:<36} {'trained' if r['trained'] else 'deterministic':<13} "
-            f"max |Δ| {'identical' if d == 0 else ('structure differs' if math.isinf(d) else f'{d:.3g}')}"
-        )
+        d = "identical" if d == 0 else ("structure differs" if math.isinf(d) else f"{d:.3g}")
+        kind = "trained" if r["trained"] else "deterministic"
+        lines.append(f"  cell {r['cell']:<36} {kind:<13} max |Δ| {d}")
     shown = [r for r in res["claims"] if all_claims or r["verdict"] != "same"]
     if shown:
         lines.append(f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict")
@@ -176,11 +174,8 @@ def verify_text(res: dict, *, all_claims: bool = False) -> str:
             f"  {r['id']:<48} {_fmt(r['stored'])[:22]:<22} {_fmt(r['rerun'])[:22]:<22} {band:<8} "
             f"{r['verdict']}{flip}"
         )
-    counts = {v: sum(r["verdict"] == v for r in res["claims"]) for v in VERDICTS}
-    lines.append(
-        f"{res['chapter']}: {len(res['claims'])} stored claims: "
-        + ", ".join(f"{n} {v}" for v, n in counts.items())
-    )
+    counts = ", ".join(f"{sum(r['verdict'] == v for r in res['claims'])} {v}" for v in VERDICTS)
+    lines.append(f"{res['chapter']}: {len(res['claims'])} stored claims: {counts}")
     return "\n".join(lines)
 
 

@@ -346,8 +346,7 @@ class _Members:
     def __init__(self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation):
         self.validation, self.steps = validation, steps
         self.active = torch.arange(E)
-        self.final = _to_cpu(P)
-        self.best = _to_cpu(P)
+        self.final, self.best = _to_cpu(P), _to_cpu(P)
         self.best_step = torch.zeros(E, dtype=torch.long)
         worst = (math.nan, math.nan) if validation is None else (-math.inf, math.inf)
         self.best_acc = torch.full((E,), worst[0], dtype=torch.float64)
