@@ -12,7 +12,6 @@ from lengthgen.nn.positional import (
     alibi_bias,
     alibi_slopes,
     clamped_positions,
-    feature_dim,
     feature_map,
     frequencies,
     monotone_range,
@@ -28,7 +27,7 @@ from lengthgen.nn.positional import (
 )
 def test_feature_shapes(enc, m):
     Phi = feature_map(enc, 37)
-    assert Phi.shape == (37, m) == (37, feature_dim(enc))
+    assert Phi.shape == (37, m) == (37, KernelFamily(enc).m)
     assert Phi.dtype == torch.float64
 
 

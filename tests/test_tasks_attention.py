@@ -44,13 +44,17 @@ def test_attention_hand_case_and_mask():
     k = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], dtype=torch.float64)
     v = torch.tensor([[1.0], [2.0], [3.0]], dtype=torch.float64)
     e = math.e
-    out, w = attention.attend(q, k, v), attention.attention_weights(q, k)
+
+    def weights(q, k, **kw):  # the attention weights: attend to the identity
+        return attention.attend(q, k, torch.eye(k.shape[-2], dtype=k.dtype), **kw)
+
+    out, w = attention.attend(q, k, v), weights(q, k)
     assert w[0].tolist() == pytest.approx([e / (e + 2), 1 / (e + 2), 1 / (e + 2)])
     assert out.item() == pytest.approx((e + 2 + 3) / (e + 2))
-    w3 = attention.attention_weights(q, k, scale=math.log(3))
+    w3 = weights(q, k, scale=math.log(3))
     assert w3[0, 0].item() == pytest.approx(3 / 5)
     m = attention.causal_mask(3)
-    ww = attention.attention_weights(k, k, mask=m)
+    ww = weights(k, k, mask=m)
     assert torch.all(ww[m.logical_not()] == 0) and torch.allclose(
         ww.sum(-1), torch.ones(3, dtype=torch.float64)
     )

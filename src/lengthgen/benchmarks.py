@@ -2,8 +2,7 @@
 
 :func:`run_chapter_benchmark` trains a toy case and each chapter's training step as one ensemble
 and as a loop over the members with ``torch.optim`` (:func:`_pair`), on the same batches. No test
-asserts a speed. Book page ``book/engine.md`` ("Benchmark").
-"""
+asserts a speed. Book page ``book/engine.md`` ("Benchmark")."""
 
 from __future__ import annotations
 
@@ -54,8 +53,7 @@ def _pool(bits, base, c, E0, dE, Pn):
     With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
     exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
     sums of bits and positions are the matrix product ``bits @ [w | w ⊙ P]`` plus per-member
-    constants. (The shifts are detached: softmax does not depend on them.)
-    """
+    constants. (The shifts are detached: softmax does not depend on them.)"""
     w = torch.exp(base - base.max(-1, keepdim=True).values.detach())  # [..., n]
     cp = torch.relu(c).detach()
     u0, u1 = torch.exp(-cp), torch.exp(c - cp)  # [...]
@@ -202,29 +200,20 @@ def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, 
     loop_loss, t_loop, c_loop = _timed(per_member, range(E), steps)
     c_ens, c_loop, t_ens, t_loop = (max(t, 1e-9) for t in (c_ens, c_loop, t_ens, t_loop))
     diff = float((loop_loss - res.history["loss"][-1]).abs().max())
-    return {
-        "name": name,
-        "members": E,
-        "ensemble_updates_per_s": round(E * steps / c_ens, 1),
-        "loop_updates_per_s": round(E * steps / c_loop, 1),
-        "ratio": round(c_loop / c_ens, 2),
-        "max_abs_loss_diff": diff,
-        "steps": steps,
-        "dtype": str(dtype).replace("torch.", ""),
-        "loop_optimizer": label,
-        "ensemble_cpu_s": round(c_ens, 3),
-        "loop_cpu_s": round(c_loop, 3),
-        "ensemble_wall_s": round(t_ens, 3),
-        "loop_wall_s": round(t_loop, 3),
-        "wall_ratio": round(t_loop / t_ens, 2),
-        "model": about,
-    }
+    n = E * steps  # member-updates on each side
+    row = {"name": name, "members": E, "ensemble_updates_per_s": round(n / c_ens, 1)}
+    row |= {"loop_updates_per_s": round(n / c_loop, 1), "ratio": round(c_loop / c_ens, 2)}
+    row |= {"max_abs_loss_diff": diff, "steps": steps, "dtype": str(dtype).replace("torch.", "")}
+    cpu = {"ensemble_cpu_s": round(c_ens, 3), "loop_cpu_s": round(c_loop, 3)}
+    wall = {"ensemble_wall_s": round(t_ens, 3), "loop_wall_s": round(t_loop, 3)}
+    row |= {"loop_optimizer": label, **cpu, **wall, "wall_ratio": round(t_loop / t_ens, 2)}
+    return row | {"model": about}
 
 
 # =========================================================================== the rows
 # Each row returns what :func:`_pair` compares: (model, member_model, params, batches, loss, optim,
 # description); the description names the case.
-def _row_toy(steps: int, members: int, batch: int) -> tuple:
+def _row_toy(steps: int = 40, members: int = 40, batch: int = 256) -> tuple:
     """:class:`AttentionClassifier` on task First, float64, Adam (lr 1e-3) clipped at 1."""
     model = AttentionClassifier()
     params = model.init([1000 + e for e in range(members)], torch.float64)
@@ -235,7 +224,7 @@ def _row_toy(steps: int, members: int, batch: int) -> tuple:
     return model, lambda e: model, params, batches, classification_loss, optim, about
 
 
-def _row_ch1(steps: int, runs: int, n: int = 100) -> tuple:
+def _row_ch1(steps: int = 150, runs: int = 20, n: int = 100) -> tuple:
     """Chapter 1's FIRST encoder, both attention arms, float32, the chapter's Adam."""
     from lengthgen.chapters.ch1 import paper as p1
     from lengthgen.chapters.ch1.training import first_model
@@ -256,7 +245,7 @@ def _row_ch1(steps: int, runs: int, n: int = 100) -> tuple:
     return enc, member, params, batches, classification_loss, optim, about
 
 
-def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index") -> tuple:
+def _row_ch2(steps: int = 60, seeds: int = 4, Ns=(11, 21, 31, 41, 51), task="index") -> tuple:
     """Chapter 2's A_pos/A_norm pair (Table 2), the chapter's sampler and Adam, float64."""
     from lengthgen.chapters.ch2 import paper as p2
     from lengthgen.chapters.ch2.experiments import make_sampler as ch2_sampler
@@ -276,7 +265,7 @@ def _row_ch2(steps: int, seeds: int, Ns=(11, 21, 31, 41, 51), task: str = "index
     return model, member, params, batches, classification_loss, optim, about
 
 
-def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> tuple:
+def _row_ch3(steps: int = 20, tier: str = "2L4H", encoding: str = "rope") -> tuple:
     """Chapter 3's decoder on the main task group, the chapter's sampler and AdamW, float32."""
     from lengthgen.chapters.ch3 import paper as p3
     from lengthgen.chapters.ch3.training import make_sampler as ch3_sampler, masked_ce
@@ -293,7 +282,7 @@ def _row_ch3(steps: int, tier: str = "2L4H", encoding: str = "rope") -> tuple:
     return model, lambda e: model, params, batches, masked_ce, optim, about
 
 
-def _row_ch4(steps: int, members: int, p=53, width=256, n=2000, batch=1024) -> tuple:
+def _row_ch4(steps=30, members=6, p=53, width=256, n=2000, batch=1024) -> tuple:
     """Chapter 4's MLP ``V sin(W x)`` with the chapter's Muon, float32; the loop runs
     ``torch.optim.Muon`` (Newton–Schulz in bfloat16)."""
     from lengthgen.chapters.ch4 import paper as p4
@@ -311,15 +300,10 @@ def _row_ch4(steps: int, members: int, p=53, width=256, n=2000, batch=1024) -> t
     return model, lambda e: model, model.init(seeds), batches, masked_loss, optim, about
 
 
-#: sizes of the default (full) bench and of the tiny one the tests use: name -> keyword arguments
+#: the rows' keyword arguments at each size: full (the default) is each row's defaults; tiny the
+#: one the tests use
 SIZES = {
-    "full": {
-        "toy": {"steps": 40, "members": 40, "batch": 256},
-        "ch1_encoder": {"steps": 150, "runs": 20},
-        "ch2_single_layer": {"steps": 60, "seeds": 4},
-        "ch3_decoder": {"steps": 20},
-        "ch4_mlp_muon": {"steps": 30, "members": 6},
-    },
+    "full": dict.fromkeys(CHAPTER_ROWS, {}),
     "tiny": {
         "toy": {"steps": 2, "members": 3, "batch": 8},
         "ch1_encoder": {"steps": 3, "runs": 2},

@@ -10,15 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from lengthgen.config import CHAPTERS, DEVICES, RUN_SCALES, ConfigError
+from lengthgen.config import CHAPTERS, DEVICES, RUN_SCALES, ConfigError, check_positive_int
 from lengthgen.engine.runs import EXECUTORS, RunError
 from lengthgen.store import ResultFileError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse's choices message already names the valid values
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _arg(*flags, **kw):
@@ -92,9 +86,8 @@ COMMANDS = {
             _arg(
                 "--refresh-unmeasured",
                 action="store_true",
-                help="also re-run stored cells whose provenance has no CPU time (migrated from "
-                "before the runs facility); each re-run replaces its cell when it finishes and "
-                "records how far its value differs from the one it replaced",
+                help="also re-run stored cells without a recorded CPU time (migrated ones); each "
+                "re-run replaces its cell and records how far its value moved",
             ),
         ],
     ),
@@ -162,13 +155,11 @@ COMMANDS = {
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command in :data:`COMMANDS`."""
-    p = _Parser(
+    p = argparse.ArgumentParser(
         prog="python -m lengthgen",
         description="Length Generalization, Executable: run the book's reproductions.",
     )
-    sub = p.add_subparsers(
-        dest="command", metavar="{" + ",".join(COMMANDS) + "}", parser_class=_Parser
-    )
+    sub = p.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
     for name, (what, args) in COMMANDS.items():
         cmd = sub.add_parser(name, help=what)
         for flags, kw in args:
@@ -211,13 +202,9 @@ def _results_store() -> Path:
 
 def _cells_asked(args) -> list[str] | None:
     """``--only``'s patterns (``None``: every cell), once ``--workers`` is checked."""
-    from lengthgen.config import check_positive_int
-
     if args.workers is not None:
         check_positive_int("--workers", args.workers)
-    if args.only is None:
-        return None
-    return [x.strip() for x in args.only.split(",") if x.strip()]
+    return None if args.only is None else [x.strip() for x in args.only.split(",") if x.strip()]
 
 
 def _reproduce(args) -> int:
@@ -225,10 +212,9 @@ def _reproduce(args) -> int:
     from lengthgen.config import check_finite, setup
     from lengthgen.engine.runs import default_out
 
-    only = _cells_asked(args)
-    budget_s = None
-    if args.budget_minutes is not None:
-        budget_s = 60 * check_finite("--budget-minutes", args.budget_minutes, nonnegative=True)
+    only, budget_s = _cells_asked(args), args.budget_minutes
+    if budget_s is not None:
+        budget_s = 60 * check_finite("--budget-minutes", budget_s, nonnegative=True)
     cfg = setup(scale=args.scale, device=args.device, run=True)
     out = args.out if args.out is not None else default_out(args.chapter, cfg.scale)
     t0 = time.perf_counter()
@@ -280,11 +266,9 @@ def _claims(args) -> int:
         )
         return 1 if problems else 0
     rows = load_ledger(args.chapter) if args.chapter else load_all()
-    if args.json:
-        print(json.dumps(rows, indent=1))
-        return 0
-    if not rows:
-        print("no claims recorded yet (execute the chapters to fill results/claims/)")
+    if args.json or not rows:
+        empty = "no claims recorded yet (execute the chapters to fill results/claims/)"
+        print(json.dumps(rows, indent=1) if args.json else empty)
         return 0
     for r in rows:
         selfc = r.get("group") == "self-check"
@@ -343,12 +327,9 @@ def main(argv=None) -> int:
     commands = (_reproduce, _merge, _verify, _claims, _cost, _bench)  # in COMMANDS' order
     try:
         return dict(zip(COMMANDS, commands))[args.command](args)
-    except (ConfigError, ResultFileError, ValueError) as err:
+    except (ConfigError, ResultFileError, ValueError, RunError) as err:
         print(f"error: {err}", file=sys.stderr)
-        return 2
-    except RunError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
+        return 1 if isinstance(err, RunError) else 2
     except BrokenPipeError:  # output piped into e.g. `head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -357,8 +338,6 @@ def main(argv=None) -> int:
         print(f"error: {err.strerror or err}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(
-            "interrupted; finished cells are stored — re-run the same command to resume",
-            file=sys.stderr,
-        )
+        msg = "interrupted; finished cells are stored — re-run the same command to resume"
+        print(msg, file=sys.stderr)
         return 130

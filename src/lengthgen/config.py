@@ -1,8 +1,7 @@
 """Run-time configuration: the scale and device knobs, threads, seeding and argument checks.
 
 Environment variables, read at call time: ``LENGTHGEN_SCALE`` (``smoke``, default, or ``full``),
-``LENGTHGEN_DEVICE`` (``auto``, ``cpu``, ``cuda``), ``LENGTHGEN_THREADS`` (default 1).
-"""
+``LENGTHGEN_DEVICE`` (``auto``, ``cpu``, ``cuda``), ``LENGTHGEN_THREADS`` (default 1)."""
 
 from __future__ import annotations
 
@@ -141,14 +140,9 @@ def setup(
 
     scale = get_run_scale(scale) if run else get_scale(scale)
     dev = get_device(device)
-    if threads is None:
-        raw = os.environ.get("LENGTHGEN_THREADS", "1")
-        try:
-            threads = int(raw)
-        except ValueError:
-            raise ConfigError(
-                f"LENGTHGEN_THREADS must be a positive integer, got {raw!r}"
-            ) from None
+    if threads is None:  # a value that is not a whole number is named by the check below
+        raw = os.environ.get("LENGTHGEN_THREADS", "1").strip()
+        threads = int(raw) if raw.isdigit() else raw
     threads = check_positive_int("threads (LENGTHGEN_THREADS)", threads)
     if dev.type == "cpu":
         torch.set_num_threads(threads)

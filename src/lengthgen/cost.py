@@ -2,8 +2,7 @@
 
 :func:`chapter_cost` sums the provenance of a chapter's stored cells (fields :data:`FIELDS`, each
 explained on book page ``book/cost.md``); :func:`cost_text` is ``python -m lengthgen cost``'s
-table and :func:`cost_markdown` the book's.
-"""
+table and :func:`cost_markdown` the book's."""
 
 from __future__ import annotations
 
@@ -50,10 +49,8 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
                 f"corrupt result file {path}: the provenance is not an object"
             )
         row["stored"] += 1
-        wall, cpu = (
-            store.number(prov.get("wall_time_s")) or 0.0,
-            store.number(prov.get("cpu_time_s")),
-        )
+        wall = store.number(prov.get("wall_time_s")) or 0.0
+        cpu = store.number(prov.get("cpu_time_s"))
         row["wall_s"] += wall
         row["cpu_recorded" if cpu is not None else "cpu_unknown"] += 1
         row["cpu_s"] += cpu or 0.0

@@ -3,8 +3,7 @@
 :func:`verify` re-runs a chapter's cells into a separate folder (never ``results/``);
 :func:`compare_claims` gives each stored-result claim a verdict (:data:`VERDICTS`) against its
 chapter's declared :class:`NoiseBand`. Book page ``book/running.md`` explains the verdicts: training
-amplifies rounding, so a re-run elsewhere may move a trained claim within its band.
-"""
+amplifies rounding, so a re-run elsewhere may move a trained claim within its band."""
 
 from __future__ import annotations
 
@@ -28,18 +27,6 @@ class NoiseBand:
     prefix: str
     band: float
     why: str
-
-
-def band_for(chapter: str, claim_id: str) -> NoiseBand | None:
-    """The chapter's :class:`NoiseBand` with the longest prefix of ``claim_id`` (None if none)."""
-    from lengthgen.claims import chapter_claims
-
-    bands = getattr(chapter_claims(chapter), "RERUN_NOISE", ())
-    return max(
-        (b for b in bands if claim_id.startswith(b.prefix)),
-        key=lambda b: len(b.prefix),
-        default=None,
-    )
 
 
 def _evaluate(claim, results, chapter: str):
@@ -68,7 +55,7 @@ def compare_claims(
     mod = lc.chapter_claims(chapter)  # checks the chapter
     old = lc.StoredResults(chapter, Path(stored_root) / chapter / "cells")
     new = lc.StoredResults(chapter, Path(rerun_root) / chapter / "cells")
-    trained = any(rerun_cells.values())
+    bands = getattr(mod, "RERUN_NOISE", ()) if any(rerun_cells.values()) else ()
     rows = []
     for c in mod.CLAIMS:
         if not (isinstance(c, lc.Claim) and c.source == "stored"):
@@ -79,24 +66,16 @@ def compare_claims(
         floor = lc.residue_of(c)  # rounding residues compare as their bound
         ra, rb = (lc.round_sig(lc.bound_residues(x, floor), c.digits) for x in (a, b))
         same = sa == sb and lc.same_within_rounding(ra, rb, c.digits)
-        band = band_for(chapter, c.id) if trained else None
+        # the declared band with the longest prefix of the claim's id
+        mine = [nb for nb in bands if c.id.startswith(nb.prefix)]
+        band = max(mine, key=lambda nb: len(nb.prefix), default=None)
         errors = sa.startswith("error") or sb.startswith("error")
         noise = band is not None and diff <= band.band and not errors
         verdict = "same" if same else ("within noise" if sa == sb else "borderline")
         verdict = verdict if same or noise else "changed"
-        rows.append(
-            {
-                "id": c.id,
-                "stored": a,
-                "rerun": b,
-                "status_stored": sa,
-                "status_rerun": sb,
-                "difference": diff,
-                "band": None if band is None else band.band,
-                "band_why": None if band is None else band.why,
-                "verdict": verdict,
-            }
-        )
+        row = {"id": c.id, "stored": a, "rerun": b, "status_stored": sa, "status_rerun": sb}
+        row |= {"difference": diff, "band": getattr(band, "band", None)}
+        rows.append(row | {"band_why": getattr(band, "why", None), "verdict": verdict})
     return rows
 
 
@@ -111,7 +90,7 @@ def _without_timing(x):
     return x
 
 
-def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict]:
+def compare_cells(stored_folder, rerun_folder, names) -> list[dict]:
     """One row per re-run cell: ``{cell, trained, difference}`` (the largest absolute difference
     of the values, timings left out)."""
     rows = []
@@ -119,9 +98,8 @@ def compare_cells(chapter: str, stored_folder, rerun_folder, names) -> list[dict
         new = load_cell(rerun_folder, name, scale="full")
         old = load_cell(stored_folder, name, scale="full")["data"]["value"]
         diff = max_difference(_without_timing(old), _without_timing(new["data"]["value"]))
-        rows.append(
-            {"cell": name, "trained": bool(new["provenance"].get("trained_on")), "difference": diff}
-        )
+        trained = bool(new["provenance"].get("trained_on"))
+        rows.append({"cell": name, "trained": trained, "difference": diff})
     return rows
 
 
@@ -158,30 +136,19 @@ def verify(
     if stored.parent.resolve() in (out.resolve(), *out.resolve().parents):
         raise ConfigError(f"--out {out} is the store itself; verify writes its re-runs elsewhere")
     out = runs.check_out_dir(out)
-    runs.run_cells(
-        cells,
-        out / "cells",
-        scale="full",
-        device=device,
-        executor=executor,
-        workers=workers,
-        allow_dirty=True,
-        progress=progress,
-        desc=f"verify {chapter}",
-        extra={"verify": True},
-    )
+    run = dict(scale="full", device=device, executor=executor, workers=workers, progress=progress)
+    about = dict(allow_dirty=True, desc=f"verify {chapter}", extra={"verify": True})
+    runs.run_cells(cells, out / "cells", **run, **about)
     names = [c.name for c in cells]
-    cell_rows = compare_cells(chapter, stored, out / "cells", names)
+    cell_rows = compare_cells(stored, out / "cells", names)
     with tempfile.TemporaryDirectory(prefix="lengthgen-verify-") as tmp:
-        overlay = Path(tmp)
-        shutil.copytree(stored, overlay / chapter / "cells")
+        # the stored cells with the re-run ones in their place
+        overlay = Path(tmp) / chapter / "cells"
+        shutil.copytree(stored, overlay)
         for name in names:
-            shutil.copy2(
-                cell_path(out / "cells", name), cell_path(overlay / chapter / "cells", name)
-            )
-        claim_rows = compare_claims(
-            chapter, root, overlay, {r["cell"]: r["trained"] for r in cell_rows}
-        )
+            shutil.copy2(cell_path(out / "cells", name), cell_path(overlay, name))
+        trained = {r["cell"]: r["trained"] for r in cell_rows}
+        claim_rows = compare_claims(chapter, root, Path(tmp), trained)
     return {"chapter": chapter, "cells": cell_rows, "claims": claim_rows, "out": str(out)}
 
 
@@ -193,29 +160,22 @@ def verify_text(res: dict, *, all_claims: bool = False) -> str:
     lines = [f"{res['chapter']}: re-ran {len(res['cells'])} cell(s) into {res['out']}"]
     for r in res["cells"]:
         d = r["difference"]
-        lines.append(
-            f"  cell {r['cell']:<36} {'trained' if r['trained'] else 'deterministic':<13} "
-            f"max |Δ| {'identical' if d == 0 else ('structure differs' if math.isinf(d) else f'{d:.3g}')}"
-        )
+        d = "identical" if d == 0 else ("structure differs" if math.isinf(d) else f"{d:.3g}")
+        kind = "trained" if r["trained"] else "deterministic"
+        lines.append(f"  cell {r['cell']:<36} {kind:<13} max |Δ| {d}")
     shown = [r for r in res["claims"] if all_claims or r["verdict"] != "same"]
     if shown:
         lines.append(f"  {'claim':<48} {'stored':<22} {'re-run':<22} {'band':<8} verdict")
     for r in shown:
         band = "—" if r["band"] is None else f"{r['band']:g}"
-        flip = (
-            f" ({r['status_stored']} → {r['status_rerun']})"
-            if r["status_stored"] != r["status_rerun"]
-            else ""
-        )
+        a, b = r["status_stored"], r["status_rerun"]
+        flip = f" ({a} → {b})" if a != b else ""
         lines.append(
             f"  {r['id']:<48} {_fmt(r['stored'])[:22]:<22} {_fmt(r['rerun'])[:22]:<22} {band:<8} "
             f"{r['verdict']}{flip}"
         )
-    counts = {v: sum(r["verdict"] == v for r in res["claims"]) for v in VERDICTS}
-    lines.append(
-        f"{res['chapter']}: {len(res['claims'])} stored claims: "
-        + ", ".join(f"{n} {v}" for v, n in counts.items())
-    )
+    counts = ", ".join(f"{sum(r['verdict'] == v for r in res['claims'])} {v}" for v in VERDICTS)
+    lines.append(f"{res['chapter']}: {len(res['claims'])} stored claims: {counts}")
     return "\n".join(lines)
 
 

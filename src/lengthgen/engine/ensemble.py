@@ -1,6 +1,5 @@
 """The ensemble's model interface: E members' parameters stacked along a leading member dimension
-(pytrees of tensors); :mod:`lengthgen.engine.train` re-exports every public name here.
-"""
+(pytrees of tensors); :mod:`lengthgen.engine.train` re-exports every public name here."""
 
 from __future__ import annotations
 

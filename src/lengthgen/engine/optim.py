@@ -3,13 +3,12 @@
 Member e's update reads only its own gradient, state and hyperparameters, so one batched step
 equals E ``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``muon`` applies
 :class:`torch.optim.Muon` to every matrix per member and AdamW to the rest, as Huang & Li do
-(chapter 4, App. B).
-"""
+(chapter 4, App. B)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Real
 from typing import Mapping, Sequence
 
@@ -25,24 +24,19 @@ MUON_NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
 MUON_NS_EPS = 1e-7
 
 
-def _check_per_member(name: str, value, *, nonnegative: bool = True):
-    """A finite number or a non-empty sequence of finite numbers (returned as float / tuple)."""
+def _check_per_member(name: str, value):
+    """A finite number >= 0 or a non-empty sequence of them (returned as float / tuple)."""
     if isinstance(value, torch.Tensor):
         value = value.detach().cpu().tolist()
-        if isinstance(value, float):
-            return check_finite(name, value, nonnegative=nonnegative)
     if isinstance(value, Real) and not isinstance(value, bool):
-        return check_finite(name, value, nonnegative=nonnegative)
+        return check_finite(name, value, nonnegative=True)
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
         raise ConfigError(
             f"{name} must be a number or a sequence of numbers (one per member), got {value!r}"
         )
-    vals = tuple(
-        check_finite(f"{name}[{i}]", v, nonnegative=nonnegative) for i, v in enumerate(value)
-    )
-    if not vals:
+    if len(value) == 0:
         raise ConfigError(f"{name} must not be an empty sequence")
-    return vals
+    return tuple(check_finite(f"{name}[{i}]", v, nonnegative=True) for i, v in enumerate(value))
 
 
 @dataclass(frozen=True)
@@ -52,8 +46,7 @@ class OptimConfig:
     all); ``decay_members`` ``{name: E booleans}`` decays a parameter only for some members;
     ``clip`` is a per-member gradient-norm threshold. ``muon_params`` (``None``: every matrix but
     ``adamw_params``) are trained by Muon (Nesterov momentum, torch's "original" learning-rate
-    adjustment), the rest by AdamW at the same ``lr``. SGD has no momentum (App. B.1.1).
-    """
+    adjustment), the rest by AdamW at the same ``lr``. SGD has no momentum (App. B.1.1)."""
 
     name: str = "adam"
     lr: float | Sequence[float] = 1e-3
@@ -66,7 +59,7 @@ class OptimConfig:
     ns_steps: int = 5
     ns_dtype: str = "bfloat16"
     muon_params: Sequence[str] | None = None
-    adamw_params: Sequence[str] = field(default_factory=tuple)
+    adamw_params: Sequence[str] = ()
     decay_members: Mapping[str, Sequence[bool]] | None = None
 
     def __post_init__(self):
@@ -148,16 +141,14 @@ def zeropower_newton_schulz(
 
 
 def _col(v, t: torch.Tensor):
-    if isinstance(v, torch.Tensor):
-        return v.view(-1, *([1] * (t.dim() - 1)))
-    return v
+    """A per-member tensor ``[E]`` shaped to broadcast against ``t [E, ...]`` (a float as is)."""
+    return v.view(-1, *([1] * (t.dim() - 1))) if isinstance(v, torch.Tensor) else v
 
 
 def _values(vals: Sequence[float], like: torch.Tensor):
     """E values as a Python float when all equal (bitwise like torch.optim), else a tensor [E]."""
-    if all(v == vals[0] for v in vals):
-        return float(vals[0])
-    return torch.tensor(vals, dtype=like.dtype, device=like.device)
+    same = all(v == vals[0] for v in vals)
+    return float(vals[0]) if same else torch.tensor(vals, dtype=like.dtype, device=like.device)
 
 
 def _moments(st: dict, p: torch.Tensor):
@@ -223,11 +214,8 @@ class EnsembleOptimizer:
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
         """The step count and every member's optimizer state, for a checkpoint."""
-        return {
-            "t": self.t,
-            "members": self.members,
-            "state": {n: dict(st) for n, st in self.state.items()},
-        }
+        state = {n: dict(st) for n, st in self.state.items()}
+        return {"t": self.t, "members": self.members, "state": state}
 
     def load_state_dict(self, sd: Mapping) -> None:
         """Restore :meth:`state_dict` (same parameter names and member count, else ConfigError)."""
@@ -268,8 +256,7 @@ class EnsembleOptimizer:
     def _adam_foreach(self, items, lr: float, wd: float, decoupled: bool) -> None:
         """The same Adam/AdamW arithmetic as :meth:`_adam` with torch._foreach ops (fewer calls)."""
         b1, b2 = self.config.betas
-        ps = [p for p, _, _ in items]
-        gs = [g for _, g, _ in items]
+        ps, gs = [p for p, _, _ in items], [g for _, g, _ in items]
         ms, vs = (list(m) for m in zip(*(_moments(st, p) for p, _, st in items)))
         if wd != 0:
             if decoupled:

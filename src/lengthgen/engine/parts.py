@@ -1,8 +1,7 @@
 """Checkpoints stored as a folder of size-capped parts (a device session returns files up to 16 MB)
 with a manifest of sizes, SHA-256 sums and a JSON ``meta`` block. The manifest is written last and
 stale parts removed after it, so a killed writer leaves the old checkpoint or the new one; reading
-checks every part first (:class:`lengthgen.store.ResultFileError` names a bad one).
-"""
+checks every part first (:class:`lengthgen.store.ResultFileError` names a bad one)."""
 
 from __future__ import annotations
 
@@ -47,17 +46,10 @@ def save_parts(folder, obj: Any, *, part_bytes: int = PART_BYTES, meta: dict | N
         chunk = blob[lo : lo + part_bytes]
         name = f"part-{whole[:12]}-{i:03d}.bin"
         atomic_write_bytes(folder / name, chunk)
-        parts.append(
-            {"name": name, "bytes": len(chunk), "sha256": hashlib.sha256(chunk).hexdigest()}
-        )
-    manifest = {
-        "format": FORMAT,
-        "total_bytes": len(blob),
-        "sha256": whole,
-        "part_bytes": part_bytes,
-        "parts": parts,
-        "meta": dict(meta or {}),
-    }
+        digest = hashlib.sha256(chunk).hexdigest()
+        parts.append({"name": name, "bytes": len(chunk), "sha256": digest})
+    manifest = {"format": FORMAT, "total_bytes": len(blob), "sha256": whole}
+    manifest |= {"part_bytes": part_bytes, "parts": parts, "meta": dict(meta or {})}
     _publish(folder, manifest)
     return manifest
 
@@ -82,11 +74,8 @@ def read_manifest(folder) -> dict | None:
         raise ResultFileError(
             f"corrupt checkpoint manifest {path}: {err}; move the folder away to start afresh"
         ) from None
-    if (
-        not isinstance(man, dict)
-        or man.get("format") != FORMAT
-        or not isinstance(man.get("parts"), list)
-    ):
+    ok = isinstance(man, dict) and man.get("format") == FORMAT
+    if not (ok and isinstance(man.get("parts"), list)):
         raise ResultFileError(
             f"corrupt checkpoint manifest {path}: not a {FORMAT} manifest; move the folder away"
         )
@@ -94,17 +83,19 @@ def read_manifest(folder) -> dict | None:
 
 
 def verify_parts(folder) -> dict:
-    """Check every part of ``folder``'s manifest (size, SHA-256) and the whole; returns the
-    manifest."""
+    """Check every part of ``folder``'s checkpoint (size, SHA-256) and the whole; its manifest."""
+    read = _read(folder)
+    if read is None:
+        raise ResultFileError(f"no checkpoint in {folder}: {MANIFEST} is missing")
+    return read[0]
+
+
+def _read(folder) -> tuple[dict, bytes] | None:
+    """The manifest and the whole of the checkpoint in ``folder``, every part checked (or None)."""
     folder = _folder(folder)
     man = read_manifest(folder)
     if man is None:
-        raise ResultFileError(f"no checkpoint in {folder}: {MANIFEST} is missing")
-    _read_blob(folder, man)
-    return man
-
-
-def _read_blob(folder: Path, man: dict) -> bytes:
+        return None
     chunks = []
     for p in man["parts"]:
         path = folder / str(p.get("name"))
@@ -127,18 +118,16 @@ def _read_blob(folder: Path, man: dict) -> bytes:
         raise ResultFileError(
             f"checkpoint in {folder} is corrupt: its parts do not add up to the manifest's whole"
         )
-    return blob
+    return man, blob
 
 
 def load_parts(folder, map_location=None) -> Any | None:
     """The object stored by :func:`save_parts` in ``folder``, verified (``None`` if none)."""
-    folder = _folder(folder)
-    man = read_manifest(folder)
-    if man is None:
+    read = _read(folder)
+    if read is None:
         return None
-    blob = _read_blob(folder, man)
     try:
-        return torch.load(io.BytesIO(blob), map_location=map_location, weights_only=False)
+        return torch.load(io.BytesIO(read[1]), map_location=map_location, weights_only=False)
     except Exception as err:  # noqa: BLE001 - any undecodable checkpoint is named
         raise ResultFileError(
             f"corrupt checkpoint in {folder}: {type(err).__name__}: {err}".splitlines()[0]

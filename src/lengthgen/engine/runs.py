@@ -92,8 +92,7 @@ class Cell:
 # --------------------------------------------------------------------------- output folders
 def default_out(chapter: str, scale: str) -> Path:
     """``results/<chapter>``, or ``_build/smoke-results/<chapter>`` at smoke scale."""
-    scale = get_run_scale(scale)
-    if scale != "smoke":
+    if get_run_scale(scale) != "smoke":
         return store.results_dir() / chapter
     return store.repo_root() / "_build" / "smoke-results" / chapter
 
@@ -117,14 +116,7 @@ def check_out_dir(out: str | os.PathLike) -> Path:
 
 
 # --------------------------------------------------------------------------- execution
-def _call(
-    fn: Callable,
-    kwargs: Mapping,
-    device: str,
-    progress: bool,
-    threads: int,
-    extras: Mapping | None = None,
-):
+def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: int, extras=None):
     """Run one cell in this process; returns its value and what the provenance needs."""
     import torch
 
@@ -137,25 +129,16 @@ def _call(
     load0 = os.getloadavg()
     w0, c0 = time.perf_counter(), time.process_time()
     value = fn(**kw)
-    info = {
-        "wall_time_s": time.perf_counter() - w0,
-        "cpu_time_s": time.process_time() - c0,
-        "load_avg_start": [round(v, 2) for v in load0],
-        "load_avg_end": [round(v, 2) for v in os.getloadavg()],
-        "devices_used": sorted(_DEVICES_SEEN),
-        "threads": torch.get_num_threads(),
-        "pid": os.getpid(),
-    }
+    info = {"wall_time_s": time.perf_counter() - w0, "cpu_time_s": time.process_time() - c0}
+    info |= {"load_avg_start": [round(v, 2) for v in load0]}
+    info |= {"load_avg_end": [round(v, 2) for v in os.getloadavg()]}
+    info |= {"devices_used": sorted(_DEVICES_SEEN), "threads": torch.get_num_threads()}
+    info["pid"] = os.getpid()
     return store._clean(value), info
 
 
 @contextlib.contextmanager
-def make_executor(
-    executor: str | cf.Executor | None = None,
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-) -> Iterator[cf.Executor | None]:
+def make_executor(executor=None, *, workers=None, scheduler=None) -> Iterator[cf.Executor | None]:
     """The executor named ``executor`` (``None`` in-process), closed on exit; ``"dask"`` runs a
     ``LocalCluster`` or joins the scheduler at ``scheduler``. An ``Executor`` is used as is."""
     if isinstance(executor, cf.Executor):
@@ -249,10 +232,8 @@ def _wait_dask(pending: dict, submitted: dict, client, run) -> set:
 def refuse_dirty(todo, scale: str, git: dict, allow_dirty: bool) -> None:
     """Refuse a run above smoke scale with work ``todo`` from a dirty git tree (no ``allow_dirty``)."""
     if todo and scale != "smoke" and git["dirty"] and not allow_dirty:
-        raise ConfigError(
-            f"a {scale}-scale run needs a clean git tree (commit first), or --allow-dirty "
-            "(recorded in the provenance)"
-        )
+        why = "a clean git tree (commit first), or --allow-dirty (recorded in the provenance)"
+        raise ConfigError(f"a {scale}-scale run needs {why}")
 
 
 def plan_run(cells, folder: Path, scale: str, allow_dirty: bool, refresh: bool = False):
@@ -299,26 +280,14 @@ def run_cells(
     status, git, todo = plan_run(cells, folder, scale, allow_dirty, refresh)
     stale = {c.name for c in todo if status[c.name] == "done"}  # re-run for their CPU time
     # what the queue needs besides its executor and its cells
-    run = SimpleNamespace(
-        folder=folder,
-        scale=scale,
-        git=git,
-        stale=stale,
-        extra=extra,
-        desc=desc,
-        budget_s=budget_s,
-        timeout_s=timeout_s,
-        no_workers_s=no_workers_s,
-        progress=progress,
-        window=max(1, workers or 2),
-        record={"requested_device": str(device), "allow_dirty": bool(allow_dirty)},
-        call={  # what every cell's call gets besides its own function and arguments
-            "device": str(device),
-            "threads": torch.get_num_threads(),
-            "deadline": None if budget_s is None else time.time() + budget_s,
-        },
-        t_start=time.perf_counter(),  # the budget counts from here
-    )
+    run = SimpleNamespace(folder=folder, scale=scale, git=git, stale=stale, extra=extra, desc=desc)
+    run.budget_s, run.timeout_s, run.no_workers_s = budget_s, timeout_s, no_workers_s
+    run.progress, run.window = progress, max(1, workers or 2)
+    run.record = {"requested_device": str(device), "allow_dirty": bool(allow_dirty)}
+    deadline = None if budget_s is None else time.time() + budget_s
+    # what every cell's call gets besides its own function and arguments
+    run.call = {"device": str(device), "threads": torch.get_num_threads(), "deadline": deadline}
+    run.t_start = time.perf_counter()  # the budget counts from here
     bar = progress_bar(progress and todo, len(cells), len(cells) - len(todo), desc)
     try:
         with make_executor(executor, workers=workers, scheduler=scheduler) as ex:
@@ -328,12 +297,8 @@ def run_cells(
     finally:
         if bar is not None:
             bar.close()
-    return {
-        c.name: store.cell_value(folder, c.name)
-        for c in cells
-        if store.cell_path(folder, c.name).exists()
-        and store.stored_state(folder, c, scale) in ("done", "partial")
-    }
+    kept = [c.name for c in cells if store.stored_state(folder, c, scale) in ("done", "partial")]
+    return {name: store.cell_value(folder, name) for name in kept}
 
 
 def _run_queue(ex, todo: list[Cell], run, bar) -> None:
@@ -420,22 +385,12 @@ def _submit(ex, c: Cell, folder: Path, call: dict, progress: bool) -> cf.Future:
 def _store(c: Cell, value, info: dict, run) -> None:
     """Write finished cell ``c`` with its provenance (``extra`` wins)."""
     trained_on = info.pop("devices_used")
-    prov = store.provenance(
-        scale=run.scale,
-        device=",".join(trained_on or ["cpu"]),
-        seeds=c.seeds,
-        git=run.git,
-        extra={
-            **info,
-            "trained_on": trained_on,
-            "requested_device": run.record["requested_device"],
-            "executor": run.record["executor"],
-            "cell": c.name,
-            "config_hash": c.hash,
-            "allow_dirty": run.record["allow_dirty"],
-            **(run.extra or {}),
-        },
-    )
+    rec = run.record  # requested_device, executor, allow_dirty
+    extra = {**info, "trained_on": trained_on, "requested_device": rec["requested_device"]}
+    extra |= {"executor": rec["executor"], "cell": c.name, "config_hash": c.hash}
+    extra |= {"allow_dirty": rec["allow_dirty"], **(run.extra or {})}
+    device = ",".join(trained_on or ["cpu"])
+    prov = store.provenance(scale=run.scale, device=device, seeds=c.seeds, git=run.git, extra=extra)
     if c.name in run.stale:
         old = store.load_cell(run.folder, c.name, scale=run.scale)
         prov["refreshed"] = store.refresh_record(old, value)

@@ -4,8 +4,7 @@
 :func:`evaluate_ensemble`; a *model* has ``init(seeds, dtype, device)`` and a hand-batched
 ``forward(params, x) -> Tensor[E, B, ...]``. Member e reads only its own tensors, data stream
 and hyperparameters, so the ensemble equals E separate trainings up to rounding
-(``tests/test_train.py``). Book page ``book/engine.md`` ("The ensemble engine").
-"""
+(``tests/test_train.py``). Book page ``book/engine.md`` ("The ensemble engine")."""
 
 from __future__ import annotations
 
@@ -119,13 +118,10 @@ class TrainResult:
 
 # --------------------------------------------------------------------------- evaluation
 def _bank_size(x, per_member: bool) -> int:
-    leaves = _tree_leaves(x)
-    if not leaves:
-        raise ValueError("a bank must contain at least one tensor")
     dim = 1 if per_member else 0
-    sizes = {int(t.shape[dim]) for t in leaves if t.dim() > dim}
+    sizes = {int(t.shape[dim]) for t in _tree_leaves(x) if t.dim() > dim}
     if len(sizes) != 1:
-        raise ValueError(f"bank tensors disagree on the number of examples: {sorted(sizes)}")
+        raise ValueError(f"a bank's tensors must agree on the number of examples: {sorted(sizes)}")
     return sizes.pop()
 
 
@@ -140,9 +136,7 @@ def _batch(x, lo: int, hi: int, E: int, per_member: bool):
 
 
 @torch.no_grad()
-def _evaluate(
-    model, params, x, y, metric, E: int, per_member: bool, batch_size: int | None, device
-):
+def _evaluate(model, params, x, y, metric, E: int, per_member: bool, batch_size, device):
     """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
     x, y = _tree_map(lambda t: t.to(device), (x, y))
     n = _bank_size(x, per_member)
@@ -175,9 +169,7 @@ def evaluate_ensemble(
     if isinstance(metric, str):
         metric = METRICS[check_choice("metric", metric, tuple(METRICS))]
     elif not callable(metric):
-        raise ConfigError(
-            f"metric must be 'accuracy', 'cross_entropy' or a callable, got {metric!r}"
-        )
+        raise ConfigError(f"metric must be 'accuracy', 'cross_entropy' or a callable: {metric!r}")
     if not isinstance(banks, Mapping) or not banks:
         raise ConfigError("banks must be a non-empty dict {key: (x, y)}")
     if batch_size is not None:
@@ -189,9 +181,8 @@ def evaluate_ensemble(
     for key, bank in banks.items():
         if not (isinstance(bank, (tuple, list)) and len(bank) == 2):
             raise ConfigError(f"bank {key!r} must be a pair (x, y)")
-        out[key] = _evaluate(
-            model, params, bank[0], bank[1], metric, E, per_member, batch_size, dev
-        )[0].cpu()
+        x, y = bank
+        out[key] = _evaluate(model, params, x, y, metric, E, per_member, batch_size, dev)[0].cpu()
     return out
 
 
@@ -327,15 +318,12 @@ def _check_train_args(
 def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: bool, dev):
     """The batch ``(x, y)`` of update ``step`` on ``dev``, from the generators of the ``active``."""
     kw = {"members": active.clone()} if with_members else {}
-    x, y = sample(
-        step, gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()], **kw
-    )
+    mine = gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()]
+    x, y = sample(step, mine, **kw)
     return _tree_map(lambda t: t.to(dev), (x, y))
 
 
-def _update_step(
-    model, P, names, opt: EnsembleOptimizer, clip, loss, x, y, n_act: int
-) -> torch.Tensor:
+def _update_step(model, P, names, opt, clip, loss, x, y, n_act: int) -> torch.Tensor:
     """One update of the ``n_act`` members in ``P`` (in place); returns their loss before it."""
     lvec = loss(model.forward(P, x), y)
     if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
@@ -355,13 +343,10 @@ class _Members:
     """Per-member bookkeeping: ``active`` holds the original indices of the members training;
     ``final`` / ``stop_step`` / ``best*`` the stopped members' and selected checkpoints."""
 
-    def __init__(
-        self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation: Validation | None
-    ):
+    def __init__(self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation):
         self.validation, self.steps = validation, steps
         self.active = torch.arange(E)
-        self.final = _to_cpu(P)
-        self.best = _to_cpu(P)
+        self.final, self.best = _to_cpu(P), _to_cpu(P)
         self.best_step = torch.zeros(E, dtype=torch.long)
         worst = (math.nan, math.nan) if validation is None else (-math.inf, math.inf)
         self.best_acc = torch.full((E,), worst[0], dtype=torch.float64)
@@ -446,9 +431,8 @@ def _loss_history(log: list, E: int) -> torch.Tensor:
     return out
 
 
-def _train_result(
-    members: _Members, log: list, steps_run: int, E: int, wall_time_s: float, dev
-) -> TrainResult:
+def _train_result(members, log: list, steps_run: int, E: int, wall_time_s: float, dev):
+    """The :class:`TrainResult` of a finished training."""
     rows = lambda xs: torch.stack(xs) if xs else torch.empty(0, E, dtype=torch.float64)
     history = {
         "loss": _loss_history(log, E),

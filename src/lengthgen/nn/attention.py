@@ -1,6 +1,5 @@
 """Softmax attention ``softmax(β · q kᵀ + bias) v`` shared by every chapter's models, batched over
-any leading dimensions; :func:`log_length_scale` is Chiang & Cholak's β = log N (2022, §5.3).
-"""
+any leading dimensions; :func:`log_length_scale` is Chiang & Cholak's β = log N (2022, §5.3)."""
 
 from __future__ import annotations
 
@@ -27,18 +26,12 @@ def causal_mask(n: int, device=None) -> torch.Tensor:
     return torch.ones(n, n, dtype=torch.bool, device=device).tril()
 
 
-def attention_weights(
-    q: torch.Tensor, k: torch.Tensor, *, scale=1.0, bias=None, mask=None
-) -> torch.Tensor:
-    """Softmax weights ``[..., n_q, n_k]`` of ``scale · q kᵀ + bias`` over keys, masked entries 0."""
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale=1.0, bias=None, mask=None):
+    """Attention output ``[..., n_q, d_v]``: the softmax over keys of ``scale · q kᵀ + bias``
+    (masked entries weigh 0) times ``v``."""
     logits = torch.matmul(q, k.transpose(-1, -2)) * scale
     if bias is not None:
         logits = logits + bias
     if mask is not None:
         logits = logits.masked_fill(~mask, float("-inf"))
-    return torch.softmax(logits, dim=-1)
-
-
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale=1.0, bias=None, mask=None):
-    """Attention output ``[..., n_q, d_v]``: :func:`attention_weights` times ``v``."""
-    return torch.matmul(attention_weights(q, k, scale=scale, bias=bias, mask=mask), v)
+    return torch.matmul(torch.softmax(logits, dim=-1), v)

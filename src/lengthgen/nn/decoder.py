@@ -4,8 +4,7 @@
 App. C): token embedding, pre-LN blocks of causal multi-head attention and an MLP, a final LN and
 an untied read-out; PyTorch's default initialisation. ``kernels="fused"`` uses ``F.layer_norm``
 and one ``baddbmm`` per linear map; ``"reference"`` is the hand-written form that trained the
-stored chapter-3 study; both compute the same function (``tests/test_speed_paths.py``).
-"""
+stored chapter-3 study; both compute the same function (``tests/test_speed_paths.py``)."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ def _layer_norm(x, g, b, eps: float = 1e-5):
 
 
 def _layer_norm_fused(x, g, b, eps: float = 1e-5):
-    """The same layer norm through :func:`torch.nn.functional.layer_norm`, then the per-member
-    gain and bias."""
+    """The same layer norm through :func:`torch.nn.functional.layer_norm`, then gain and bias."""
     return torch.addcmul(b, F.layer_norm(x, x.shape[-1:], eps=eps), g)
 
 
@@ -111,16 +109,10 @@ class Decoder:
         layers, heads = TIERS[check_choice("tier", name, tuple(TIERS))]
         return cls(encoding, n_layers=layers, n_heads=heads, **kw)
 
-    def __repr__(self) -> str:
-        return (
-            f"Decoder({self.encoding!r}, layers={self.n_layers}, heads={self.n_heads}, d={self.d_model}, "
-            f"vocab={self.vocab}, mlp={self.mlp}, act={self.activation!r})"
-        )
-
     # ------------------------------------------------------------------ parameters
     def param_shapes(self) -> dict[str, tuple]:
         """Name → per-member shape of every parameter."""
-        d, m = self.d_model, self.mlp
+        d, m, o = self.d_model, self.mlp, self.n_out
         shapes = {"tok_emb": (self.vocab, d)}
         if self.encoding == "learned_abs":
             shapes["pos_emb"] = (self.L0, d)
@@ -128,15 +120,11 @@ class Decoder:
         mlp = dict(ln2_g=(d,), ln2_b=(d,), w1=(d, m), b1=(m,), w2=(m, d), b2=(d,))
         for l in range(self.n_layers):
             shapes.update({f"l{l}.{k}": shape for k, shape in {**attn, **mlp}.items()})
-        shapes.update(
-            {"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, self.n_out), "b_out": (self.n_out,)}
-        )
-        return shapes
+        return shapes | {"lnf_g": (d,), "lnf_b": (d,), "w_out": (d, o), "b_out": (o,)}
 
     def matmul_flops(self, batch: int, n: int, *, backward: bool = True) -> int:
-        """Floating-point operations of the matrix products of one member's forward pass over
-        ``batch`` sequences of length ``n`` (times 3 with ``backward``), as book page "What a
-        reproduction costs" counts them."""
+        """FLOPs of one member's matrix products over ``batch`` sequences of length ``n`` (forward;
+        times 3 with ``backward``), as book page "What a reproduction costs" counts them."""
         batch, n = check_positive_int("batch", batch), check_positive_int("n", n)
         if not isinstance(backward, bool):
             raise ConfigError(f"backward must be True or False, got {backward!r}")
@@ -144,9 +132,7 @@ class Decoder:
         per_pos = self.n_layers * 2 * (4 * d * d + 2 * d * m + 2 * n * d) + 2 * d * self.n_out
         return per_pos * batch * n * (3 if backward else 1)
 
-    def init(
-        self, seeds: Sequence[int], dtype=torch.float32, device=None
-    ) -> dict[str, torch.Tensor]:
+    def init(self, seeds: Sequence[int], dtype=torch.float32, device=None):
         """Per-member initial parameters ``{name: [E, ...]}``, member e from ``torch.Generator(seeds[e])``."""
         seeds = check_seeds(seeds)
         shapes = self.param_shapes()
@@ -196,10 +182,8 @@ class Decoder:
         if self.encoding == "sinusoidal":
             h = h + pe.sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
         elif self.encoding == "learned_abs":
-            pos = params["pos_emb"][
-                :, pe.clamped_positions(n, self.L0, device=h.device)
-            ]  # [E, n, d]
-            h = h + pos[:, None]
+            pos = pe.clamped_positions(n, self.L0, device=h.device)
+            h = h + params["pos_emb"][:, pos][:, None]  # [E, 1, n, d]
         return h
 
     def _attention(self, params, l, h):
@@ -209,16 +193,12 @@ class Decoder:
         p = f"l{l}."
         fused = self.kernels == "fused"
         qkv = _linear(h, params[p + "wqkv"], params[p + "bqkv"], fused)
-        q, k, v = (
-            t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1)
-        )  # [E, B, H, n, dh]
+        # q, k, v: [E, B, H, n, dh]
+        q, k, v = (t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1))
         if self.encoding == "rope":
             q, k = (pe.rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
-        bias = (
-            pe.alibi_bias(n, H, dtype=h.dtype, device=h.device)
-            if self.encoding == "alibi"
-            else None
-        )
+        alibi = self.encoding == "alibi"
+        bias = pe.alibi_bias(n, H, dtype=h.dtype, device=h.device) if alibi else None
         mask = causal_mask(n, device=h.device)
         out = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask)
         out = out.transpose(2, 3).reshape(E, B, n, d)

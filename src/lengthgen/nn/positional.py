@@ -4,8 +4,7 @@ Chapter 3 (Han, Chai & Wang 2026, §3) models the positional logit as ``φ(i)ᵀ
 ``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W``
 each encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's
 encodings: :func:`sinusoidal_table`, :func:`clamped_positions`, :func:`rope_rotate`,
-:func:`alibi_bias`.
-"""
+:func:`alibi_bias`."""
 
 from __future__ import annotations
 
@@ -68,14 +67,6 @@ def feature_map(
     return phi.to(dtype)
 
 
-def feature_dim(encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ) -> int:
-    """The dimension m of φ for ``encoding``."""
-    check_encoding(encoding)
-    return {"nope": 1, "alibi": 2, "learned_abs": check_positive_int("L0", L0)}.get(
-        encoding, 2 * check_positive_int("num_freq", num_freq)
-    )
-
-
 # --------------------------------------------------------------------------- kernel families
 class KernelFamily:
     """The realizable positional kernels ``Φ W(c) Φᵀ`` of one encoding (ch. 3 §3–4): ``W(c)`` is
@@ -85,18 +76,12 @@ class KernelFamily:
     def __init__(
         self, encoding: str, *, L0: int = 20, num_freq: int = NUM_FREQ, base: float = BASE
     ):
-        self.encoding = check_encoding(encoding)
-        self.L0 = check_positive_int("L0", L0)
-        self.num_freq = check_positive_int("num_freq", num_freq)
-        self.base = check_finite("base", base)
-        self.m = feature_dim(encoding, L0=L0, num_freq=num_freq)
+        self.encoding, self.L0, self.num_freq, self.base = encoding, L0, num_freq, base
+        self.m = self.features(1).shape[1]  # checks the arguments
         self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * self.num_freq}.get(
             encoding, self.m * self.m
         )
         self.relative = encoding in RELATIVE
-
-    def __repr__(self) -> str:
-        return f"KernelFamily({self.encoding!r}, m={self.m}, n_coef={self.n_coef})"
 
     def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
         """``Φ_n`` for this family (see :func:`feature_map`)."""
@@ -152,11 +137,9 @@ class KernelFamily:
         d = torch.as_tensor(d, dtype=torch.float64)
         if self.encoding == "alibi":
             return coef[0] + coef[1] * d
-        th = frequencies(self.num_freq, self.base)
-        ang = d[..., None] * th
-        return (
-            coef[: self.num_freq] * torch.cos(ang) - coef[self.num_freq :] * torch.sin(ang)
-        ).sum(-1)
+        ang = d[..., None] * frequencies(self.num_freq, self.base)
+        a, b = coef[: self.num_freq], coef[self.num_freq :]
+        return (a * torch.cos(ang) - b * torch.sin(ang)).sum(-1)
 
 
 # --------------------------------------------------------------------------- encodings of the decoder
@@ -171,7 +154,6 @@ def sinusoidal_table(n: int, dim: int, base: float = BASE, dtype=torch.float32) 
 
 def clamped_positions(n: int, L0: int, device=None) -> torch.Tensor:
     """Indices ``min(i, L0−1)`` into a learned-absolute table of size ``L0`` (positions ≥ L0 share L0−1)."""
-    n, L0 = check_positive_int("n", n), check_positive_int("L0", L0)
     return torch.arange(n, device=device).clamp(max=L0 - 1)
 
 

@@ -1,7 +1,6 @@
 """Binary-string tasks shared by chapters 1 and 2 (Zhu & Chiang 2026 §2.1): FIRST, PARITY,
 MAJORITY and INDEX (:func:`label`), on integer tensors of 0/1 with the string as the last
-dimension; the test banks of App. D.3.
-"""
+dimension; the test banks of App. D.3."""
 
 from __future__ import annotations
 
@@ -62,12 +61,9 @@ def all_strings(n: int) -> torch.Tensor:
     return torch.tensor(list(itertools.product((0, 1), repeat=n)), dtype=torch.long)
 
 
-def random_strings(
-    batch: int, n: int, generator: torch.Generator | None = None, device=None
-) -> torch.Tensor:
+def random_strings(batch: int, n: int, generator=None, device=None) -> torch.Tensor:
     """``batch`` independent uniformly random strings of length n, shape [batch, n]."""
-    batch = check_positive_int("batch", batch)
-    n = check_positive_int("n", n)
+    batch, n = check_positive_int("batch", batch), check_positive_int("n", n)
     return torch.randint(0, 2, (batch, n), generator=generator, device=device)
 
 
@@ -81,33 +77,25 @@ def _check_bank_size(size: int) -> int:
     return size
 
 
-def first_bank(n: int, size: int = 1000, generator: torch.Generator | None = None) -> torch.Tensor:
+def first_bank(n: int, size: int = 1000, generator=None) -> torch.Tensor:
     """FIRST test bank of Zhu & Chiang (D.3): ``size/2`` strings with w₁ = 0, then w₁ = 1."""
     size = _check_bank_size(size)
-    bits = random_strings(size, check_positive_int("n", n), generator)
+    bits = random_strings(size, n, generator)
     bits[:, 0] = (torch.arange(size) >= size // 2).long()
     return bits
 
 
-def majority_bank(
-    n: int, size: int = 1000, generator: torch.Generator | None = None
-) -> torch.Tensor:
+def majority_bank(n: int, size: int = 1000, generator=None) -> torch.Tensor:
     """MAJORITY test bank (D.3): ``size/2`` random strings followed by their complements (n odd)."""
-    size = _check_bank_size(size)
-    n = check_positive_int("n", n)
+    half = random_strings(_check_bank_size(size) // 2, n, generator)
     if n % 2 == 0:
         raise ValueError(f"majority is defined for odd n only, got n = {n}")
-    half = random_strings(size // 2, n, generator)
     return torch.cat([half, 1 - half])
 
 
-def index_bank(
-    n: int, size: int = 1000, generator: torch.Generator | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
+def index_bank(n: int, size: int = 1000, generator=None) -> tuple[torch.Tensor, torch.Tensor]:
     """INDEX test bank (D.3): ``size/2`` random (string, query) pairs, then the complemented
     strings with the same queries. Returns ``(strings [size, n], k [size])`` with k ∈ [1, n]."""
-    size = _check_bank_size(size)
-    n = check_positive_int("n", n)
-    half = random_strings(size // 2, n, generator)
-    k = torch.randint(1, n + 1, (size // 2,), generator=generator)
+    half = random_strings(_check_bank_size(size) // 2, n, generator)
+    k = torch.randint(1, n + 1, (len(half),), generator=generator)
     return torch.cat([half, 1 - half]), torch.cat([k, k])
