@@ -77,8 +77,8 @@ class ScaledRope(KernelFamily):
     """RoPE's kernel family with every frequency multiplied by ``scale`` (App. H's sweep)."""
 
     def __init__(self, scale: float, **kw):
+        self.scale = check_finite("scale", scale)  # before the base class sizes the features
         super().__init__("rope", **kw)
-        self.scale = check_finite("scale", scale)
 
     def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
         theta = self.scale * frequencies(self.num_freq, self.base)
