@@ -250,6 +250,3 @@ def test_grouped_positions_equal_full_strings():
     assert torch.allclose(grads[0], grads[1], atol=1e-10)
     with pytest.raises(ValueError, match="cannot be grouped"):
         Encoder(EncoderConfig(d_model=4, positional="parity")).group(bits)
-    bad = enc.group(bits)
-    with pytest.raises(ValueError, match="CLS"):
-        enc(p, bad._replace(counts=bad.counts * 2))

@@ -112,11 +112,11 @@ def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+@dataclass(frozen=True)
 class Encoder:
     """A batched CLS-token transformer encoder (see the module docstring)."""
 
-    def __init__(self, config: EncoderConfig):
-        self.config = config
+    config: EncoderConfig
 
     # ------------------------------------------------------------------ parameters
     def zeros(self, members: int = 1, *, dtype=torch.float64, device=None) -> dict:
@@ -188,9 +188,7 @@ class Encoder:
         n − 1 − k′, k′), exact for ``positional`` ``first``: attention over the groups adds
         log(count) to the logits, O(1) per string. ``forward`` accepts it in place of ``bits``."""
         if self.config.positional == "parity":
-            raise ValueError(
-                "positional 'parity': every position differs, strings cannot be grouped"
-            )
+            raise ValueError("positional 'parity': every position differs, cannot be grouped")
         bits = check_bits(bits)
         return grouped(bits[..., 0], bits[..., 1:].sum(-1).to(torch.float64), bits.shape[-1])
 
@@ -272,14 +270,8 @@ class Encoder:
         if isinstance(inp, Grouped):
             if inp.tokens.ndim == 2:
                 inp = Grouped(*(t.unsqueeze(0).expand(E, *t.shape) for t in inp))
-            tokens, feats, counts = inp
-            if tokens.shape[0] != E or counts.shape != tokens.shape:
-                raise ValueError(f"grouped tokens must be [B, T] or [E={E}, B, T]")
-            bad = (tokens[..., 0] != CLS) | (counts[..., 0] != 1)
-            if bool(bad.any() | (counts < 0).any() | ((tokens < 0) | (tokens >= VOCAB)).any()):
-                raise ValueError("group 0 must be CLS, count 1; counts >= 0; tokens in {0, 1, 2}")
-            counts = counts.to(dev)
-            return _Inputs(tokens.to(dev), feats.to(dev), counts, counts.sum(-1))
+            tokens, feats, counts = (t.to(dev) for t in inp)
+            return _Inputs(tokens, feats, counts, counts.sum(-1))
         bits = check_bits(inp).to(dev)
         bits = bits.unsqueeze(0) if bits.ndim == 1 else bits
         if bits.ndim == 2:

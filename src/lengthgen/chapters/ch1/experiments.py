@@ -29,11 +29,9 @@ def fig2(
     """The six curves of Fig. 2: :func:`ce_curve` of PARITY and FIRST in each layer-norm setting of
     :data:`paper.LN_VARIANTS`; ``sqrt_d``: the authors' configuration (:mod:`.constructions`)."""
     extra = {"sqrt_d": True} if sqrt_d else {}
+    opts = dict(lengths=lengths, n_strings=n_strings, seed=seed)
     return [
-        {
-            **ce_curve(name, {**kw, **extra}, lengths=lengths, n_strings=n_strings, seed=seed),
-            "label": lab,
-        }
+        {**ce_curve(name, {**kw, **extra}, **opts), "label": lab}
         for name in ("parity", "first")
         for lab, kw in paper.LN_VARIANTS
     ]
