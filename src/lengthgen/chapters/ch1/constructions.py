@@ -66,8 +66,7 @@ def _canvas(shape, positional, pos_map, log_scaled):
     """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
     without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
     the page each construction writes on."""
-    d, n_layers, n_heads, d_head, d_ffn = shape
-    sizes = dict(d_model=d, n_layers=n_layers, n_heads=n_heads, d_head=d_head, d_ffn=d_ffn)
+    sizes = dict(zip(("d_model", "n_layers", "n_heads", "d_head", "d_ffn"), shape))
     opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
     enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
     p = enc.zeros(1)  # float64

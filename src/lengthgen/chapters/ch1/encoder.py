@@ -155,17 +155,6 @@ class Encoder:
             p["out_b"][e] = u((), 1 / math.sqrt(d))
         return {k_: v.to(dtype=dtype, device=device).contiguous() for k_, v in p.items()}
 
-    def check_params(self, params: dict) -> int:
-        """Validate names and shapes of ``params``; returns the number of members E."""
-        shapes = param_shapes(self.config)
-        if set(shapes) != set(params):
-            raise ValueError(f"parameters missing or unexpected: {set(shapes) ^ set(params)}")
-        E = params["embed"].shape[0]
-        bad = [k for k, s in shapes.items() if tuple(params[k].shape) != (E, *s)]
-        if bad:
-            raise ValueError(f"parameters {bad} do not have the shape of the config")
-        return E
-
     def _scales(self, E: int, N, dtype, device):
         """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input
         (``None`` if unused): log N for a log-scaled member at its ``log_placement``, else 1."""
@@ -265,8 +254,7 @@ class Encoder:
         return norm(ff.add_(h) if fast else h + ff, 2), w
 
     def _prepare(self, params, inp) -> "_Inputs":
-        E = self.check_params(params)
-        dev = params["embed"].device
+        E, dev = params["embed"].shape[0], params["embed"].device
         if isinstance(inp, Grouped):
             if inp.tokens.ndim == 2:
                 inp = Grouped(*(t.unsqueeze(0).expand(E, *t.shape) for t in inp))

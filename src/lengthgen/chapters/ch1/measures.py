@@ -188,10 +188,9 @@ NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
 
 def fig2_curve(results, construction: str, label: str) -> list[dict]:
     """The rows of one curve of the stored cell ``fig2``."""
+    curves = results.cell("fig2")
     return next(
-        c["rows"]
-        for c in results.cell("fig2")
-        if c["construction"] == construction and c["label"] == label
+        c["rows"] for c in curves if (c["construction"], c["label"]) == (construction, label)
     )
 
 
