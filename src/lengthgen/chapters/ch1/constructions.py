@@ -177,7 +177,6 @@ def paired(
     bias-free maps commute with that. With ``cleanup`` the last layer's (unused) FFN becomes the
     clean-up of §4.2 that zeroes every coordinate pair except ``keep``."""
     cfg = enc.config
-    eps = check_finite("eps", eps, nonnegative=True)
     if cfg.layer_norm:
         raise ValueError("paired() expects a construction without layer norm")
     for name in ("bq", "bk", "bv", "bo", "b1", "b2", "out_b"):
@@ -202,11 +201,7 @@ def paired(
         last = cfg.n_layers - 1
         if bool((params["w1"][:, last] != 0).any()) or bool((params["w2"][:, last] != 0).any()):
             raise ValueError("the clean-up needs the last layer's FFN to be unused")
-        if keep is None:
-            raise ValueError("cleanup needs the coordinate to keep")
         # hidden j = ReLU(x_j), j = 0 … 2d−1; output_j = −ReLU(x_j) + ReLU(x_{j±d}) = −x_j except the kept pair
-        p["w1"][:, last] = 0.0
-        p["w2"][:, last] = 0.0
         p["w1"][:, last, :, : 2 * d] = torch.eye(2 * d, dtype=p["w1"].dtype)
         for j in set(range(d)) - {keep}:
             p["w2"][:, last, j, j] = -1.0

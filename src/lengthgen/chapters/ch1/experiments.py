@@ -1,12 +1,10 @@
 """Chapter 1's plan (Chiang & Cholak 2022): the cells of ``python -m lengthgen reproduce ch1``,
-their functions, and the schemas of the stored cells (``results/ch1/cells/``).
-
-Cells, configured by :data:`paper.PROTOCOLS` (the notebook's section in brackets): ``fig2`` (Fig. 2,
-"Confidence: cross-entropy against length"), ``sensitivity`` and ``parity_training`` ("PARITY is
-not learned …"), ``first_training`` (Fig. 4, "Learning FIRST"), ``first_rates`` (100 runs per arm
-and three attention arms, "How often does training find the solution?"), and for the details page
-``first_mechanism`` (§5.2) and ``parity_grid`` (§5.1).
-"""
+their functions, and the schemas of the stored cells (``results/ch1/cells/``). Cells, configured
+by :data:`paper.PROTOCOLS` (the notebook's section in brackets): ``fig2`` (Fig. 2, "Confidence:
+cross-entropy against length"), ``sensitivity`` and ``parity_training`` ("PARITY is not learned
+…"), ``first_training`` (Fig. 4, "Learning FIRST"), ``first_rates`` (100 runs per arm and three
+attention arms, "How often does training find the solution?"), and for the details page
+``first_mechanism`` (§5.2) and ``parity_grid`` (§5.1)."""
 
 from __future__ import annotations
 
