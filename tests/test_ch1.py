@@ -331,7 +331,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="n must be"):
         measures.logit_range("first", lengths=(0,))
     with pytest.raises(ConfigError, match="'sort'.*parity"):
-        measures.task_of("sort")
+        measures.exactness("sort")
 
 
 # --------------------------------------------------------------------------- the chapter page

@@ -102,19 +102,12 @@ HEADLINE = {
     "deviation": "No deviation: the chapter reproduces no experiment.",
     "deviation_ids": [],
     # this background chapter's main checks (self-checks; no paper claims)
-    "claims": [
-        {"claim": claim, "id": cid}
-        for claim, cid in (
-            ("Softmax's closed forms hold numerically up to N = 10⁵", "ch0.eq1.closed_form"),
-            (
-                "A fixed margin is diluted: the favoured weight falls below 1 %",
-                "ch0.dilution.unscaled",
-            ),
-            ("Scaled by log N, margin 2 keeps the weight near 1", "ch0.logscale.c2_to_one"),
-            (
-                "With log N scaling the margin needed for half the mass tends to 1",
-                "ch0.margin.scaled_constant",
-            ),
-        )
-    ],
+    "claims": {
+        "ch0.eq1.closed_form": "Softmax's closed forms hold numerically up to N = 10⁵",
+        "ch0.dilution.unscaled": "A fixed margin is diluted: the favoured weight falls below 1 %",
+        "ch0.logscale.c2_to_one": "Scaled by log N, margin 2 keeps the weight near 1",
+        "ch0.margin.scaled_constant": "With log N scaling the margin needed for half the mass "
+        "tends to 1",
+    },
 }
+HEADLINE["claims"] = [{"claim": words, "id": cid} for cid, words in HEADLINE["claims"].items()]

@@ -13,9 +13,7 @@ def _check_N(N) -> np.ndarray:
     arr = np.asarray(N)
     integral = arr.size and np.issubdtype(arr.dtype, np.number) and np.all(arr == np.floor(arr))
     if not integral or np.any(arr < 1):
-        raise ValueError(
-            f"N must be a positive integer number of positions (or an array of them), got {N!r}"
-        )
+        raise ValueError(f"N must be a positive integer number of positions, got {N!r}")
     return arr.astype(np.float64)
 
 

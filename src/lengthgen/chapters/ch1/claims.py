@@ -68,9 +68,7 @@ FIG2_RISE_TOL = 0.3
 # with paired layer norm) their widths and heads imply, [PARITY, FIRST] (self-check; rule 2).
 _BOTH = ("parity", "first")
 AUTHORS_HEAD_LOGIT = [1 / math.sqrt(paper.AUTHORS_WIDTH[k] / paper.AUTHORS_HEADS[k]) for k in _BOTH]
-AUTHORS_EPS0_BITS = [
-    math.log2(1 + math.exp(-math.sqrt(2 * paper.AUTHORS_WIDTH[k] / 2))) for k in _BOTH
-]
+AUTHORS_EPS0_BITS = [math.log2(1 + math.exp(-math.sqrt(paper.AUTHORS_WIDTH[k]))) for k in _BOTH]
 #: The lengths at which the curve of the authors' configuration (√d convention) is read.
 SQRT_D_NS = (10, 100, 1000)
 #: Fixed advantage of the flawed one-layer FIRST (§5.2) and the length where it is judged.

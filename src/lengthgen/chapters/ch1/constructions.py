@@ -42,7 +42,7 @@ import math
 
 import torch
 
-from lengthgen.config import check_finite
+from lengthgen.config import check_choice, check_finite
 from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig
 
 CONSTRUCTIONS = ("parity", "first", "first_log_scaled")
@@ -66,8 +66,7 @@ def _canvas(shape, positional, pos_map, log_scaled):
     """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
     without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
     the page each construction writes on."""
-    d, n_layers, n_heads, d_head, d_ffn = shape
-    sizes = dict(d_model=d, n_layers=n_layers, n_heads=n_heads, d_head=d_head, d_ffn=d_ffn)
+    sizes = dict(zip(("d_model", "n_layers", "n_heads", "d_head", "d_ffn"), shape))
     opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
     enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
     p = enc.zeros(1)  # float64
@@ -165,8 +164,6 @@ def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, outpu
 
 def build(name: str, **kw):
     """Dispatch by name: ``parity``, ``first`` or ``first_log_scaled``."""
-    from lengthgen.config import check_choice
-
     check_choice("construction", name, CONSTRUCTIONS)
     return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[name](**kw)
 
@@ -180,7 +177,6 @@ def paired(
     bias-free maps commute with that. With ``cleanup`` the last layer's (unused) FFN becomes the
     clean-up of §4.2 that zeroes every coordinate pair except ``keep``."""
     cfg = enc.config
-    eps = check_finite("eps", eps, nonnegative=True)
     if cfg.layer_norm:
         raise ValueError("paired() expects a construction without layer norm")
     for name in ("bq", "bk", "bv", "bo", "b1", "b2", "out_b"):
@@ -189,20 +185,12 @@ def paired(
     d = cfg.d_model
     f = max(cfg.d_ffn, 2 * d) if cleanup else cfg.d_ffn
     pos = cfg.pos_matrix()
-    new_cfg = dataclasses.replace(
-        cfg,
-        d_model=2 * d,
-        d_head=cfg.head_dim,
-        d_ffn=f,
-        layer_norm=True,
-        eps=eps,
-        pos_map=tuple(tuple(float(v) for v in r) for r in torch.cat([pos, -pos], -1).tolist()),
-    )
-    new = Encoder(new_cfg)
-    p = new.zeros(
-        params["embed"].shape[0], dtype=params["embed"].dtype, device=params["embed"].device
-    )
-    p["embed"] = torch.cat([params["embed"], -params["embed"]], -1)
+    pos_map = tuple(map(tuple, torch.cat([pos, -pos], -1).tolist()))
+    sizes = dict(d_model=2 * d, d_head=cfg.head_dim, d_ffn=f)
+    new = Encoder(dataclasses.replace(cfg, **sizes, layer_norm=True, eps=eps, pos_map=pos_map))
+    emb = params["embed"]
+    p = new.zeros(emb.shape[0], dtype=emb.dtype, device=emb.device)
+    p["embed"] = torch.cat([emb, -emb], -1)
     for name in ("wq", "wk", "wv"):
         p[name][..., :d, :] = params[name]
     p["wo"] = torch.cat([params["wo"], -params["wo"]], -1)
@@ -213,15 +201,9 @@ def paired(
         last = cfg.n_layers - 1
         if bool((params["w1"][:, last] != 0).any()) or bool((params["w2"][:, last] != 0).any()):
             raise ValueError("the clean-up needs the last layer's FFN to be unused")
-        if keep is None:
-            raise ValueError("cleanup needs the coordinate to keep")
         # hidden j = ReLU(x_j), j = 0 … 2d−1; output_j = −ReLU(x_j) + ReLU(x_{j±d}) = −x_j except the kept pair
-        p["w1"][:, last] = 0.0
-        p["w2"][:, last] = 0.0
         p["w1"][:, last, :, : 2 * d] = torch.eye(2 * d, dtype=p["w1"].dtype)
-        for j in range(d):
-            if j == keep:
-                continue
+        for j in set(range(d)) - {keep}:
             p["w2"][:, last, j, j] = -1.0
             p["w2"][:, last, j + d, j] = 1.0
             p["w2"][:, last, j, j + d] = 1.0

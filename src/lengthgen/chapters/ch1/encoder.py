@@ -112,11 +112,11 @@ def param_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+@dataclass(frozen=True)
 class Encoder:
     """A batched CLS-token transformer encoder (see the module docstring)."""
 
-    def __init__(self, config: EncoderConfig):
-        self.config = config
+    config: EncoderConfig
 
     # ------------------------------------------------------------------ parameters
     def zeros(self, members: int = 1, *, dtype=torch.float64, device=None) -> dict:
@@ -155,17 +155,6 @@ class Encoder:
             p["out_b"][e] = u((), 1 / math.sqrt(d))
         return {k_: v.to(dtype=dtype, device=device).contiguous() for k_, v in p.items()}
 
-    def check_params(self, params: dict) -> int:
-        """Validate names and shapes of ``params``; returns the number of members E."""
-        shapes = param_shapes(self.config)
-        if set(shapes) != set(params):
-            raise ValueError(f"parameters missing or unexpected: {set(shapes) ^ set(params)}")
-        E = params["embed"].shape[0]
-        bad = [k for k, s in shapes.items() if tuple(params[k].shape) != (E, *s)]
-        if bad:
-            raise ValueError(f"parameters {bad} do not have the shape of the config")
-        return E
-
     def _scales(self, E: int, N, dtype, device):
         """Per-member multipliers ``[E, B or 1]`` of the attention logit (β) and of the query input
         (``None`` if unused): log N for a log-scaled member at its ``log_placement``, else 1."""
@@ -188,9 +177,7 @@ class Encoder:
         n − 1 − k′, k′), exact for ``positional`` ``first``: attention over the groups adds
         log(count) to the logits, O(1) per string. ``forward`` accepts it in place of ``bits``."""
         if self.config.positional == "parity":
-            raise ValueError(
-                "positional 'parity': every position differs, strings cannot be grouped"
-            )
+            raise ValueError("positional 'parity': every position differs, cannot be grouped")
         bits = check_bits(bits)
         return grouped(bits[..., 0], bits[..., 1:].sum(-1).to(torch.float64), bits.shape[-1])
 
@@ -267,19 +254,12 @@ class Encoder:
         return norm(ff.add_(h) if fast else h + ff, 2), w
 
     def _prepare(self, params, inp) -> "_Inputs":
-        E = self.check_params(params)
-        dev = params["embed"].device
+        E, dev = params["embed"].shape[0], params["embed"].device
         if isinstance(inp, Grouped):
             if inp.tokens.ndim == 2:
                 inp = Grouped(*(t.unsqueeze(0).expand(E, *t.shape) for t in inp))
-            tokens, feats, counts = inp
-            if tokens.shape[0] != E or counts.shape != tokens.shape:
-                raise ValueError(f"grouped tokens must be [B, T] or [E={E}, B, T]")
-            bad = (tokens[..., 0] != CLS) | (counts[..., 0] != 1)
-            if bool(bad.any() | (counts < 0).any() | ((tokens < 0) | (tokens >= VOCAB)).any()):
-                raise ValueError("group 0 must be CLS, count 1; counts >= 0; tokens in {0, 1, 2}")
-            counts = counts.to(dev)
-            return _Inputs(tokens.to(dev), feats.to(dev), counts, counts.sum(-1))
+            tokens, feats, counts = (t.to(dev) for t in inp)
+            return _Inputs(tokens, feats, counts, counts.sum(-1))
         bits = check_bits(inp).to(dev)
         bits = bits.unsqueeze(0) if bits.ndim == 1 else bits
         if bits.ndim == 2:

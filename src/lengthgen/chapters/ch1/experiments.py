@@ -1,12 +1,10 @@
 """Chapter 1's plan (Chiang & Cholak 2022): the cells of ``python -m lengthgen reproduce ch1``,
-their functions, and the schemas of the stored cells (``results/ch1/cells/``).
-
-Cells, configured by :data:`paper.PROTOCOLS` (the notebook's section in brackets): ``fig2`` (Fig. 2,
-"Confidence: cross-entropy against length"), ``sensitivity`` and ``parity_training`` ("PARITY is
-not learned …"), ``first_training`` (Fig. 4, "Learning FIRST"), ``first_rates`` (100 runs per arm
-and three attention arms, "How often does training find the solution?"), and for the details page
-``first_mechanism`` (§5.2) and ``parity_grid`` (§5.1).
-"""
+their functions, and the schemas of the stored cells (``results/ch1/cells/``). Cells, configured
+by :data:`paper.PROTOCOLS` (the notebook's section in brackets): ``fig2`` (Fig. 2, "Confidence:
+cross-entropy against length"), ``sensitivity`` and ``parity_training`` ("PARITY is not learned
+…"), ``first_training`` (Fig. 4, "Learning FIRST"), ``first_rates`` (100 runs per arm and three
+attention arms, "How often does training find the solution?"), and for the details page
+``first_mechanism`` (§5.2) and ``parity_grid`` (§5.1)."""
 
 from __future__ import annotations
 
@@ -29,11 +27,9 @@ def fig2(
     """The six curves of Fig. 2: :func:`ce_curve` of PARITY and FIRST in each layer-norm setting of
     :data:`paper.LN_VARIANTS`; ``sqrt_d``: the authors' configuration (:mod:`.constructions`)."""
     extra = {"sqrt_d": True} if sqrt_d else {}
+    opts = dict(lengths=lengths, n_strings=n_strings, seed=seed)
     return [
-        {
-            **ce_curve(name, {**kw, **extra}, lengths=lengths, n_strings=n_strings, seed=seed),
-            "label": lab,
-        }
+        {**ce_curve(name, {**kw, **extra}, **opts), "label": lab}
         for name in ("parity", "first")
         for lab, kw in paper.LN_VARIANTS
     ]

@@ -21,12 +21,6 @@ from lengthgen.nn.tasks import all_strings, label, random_strings
 _all_strings = lru_cache(maxsize=None)(all_strings)  # reused by every construction's check
 
 
-def task_of(construction: str) -> str:
-    """The task a construction solves: ``"parity"`` or ``"first"`` (both FIRST constructions)."""
-    check_choice("construction", construction, C.CONSTRUCTIONS)
-    return "parity" if construction == "parity" else "first"
-
-
 def exact_sets(
     n_exhaustive=paper.EXACT_N_EXHAUSTIVE,
     random_ns=paper.EXACT_RANDOM_NS,
@@ -41,12 +35,13 @@ def exact_sets(
 
 
 @torch.no_grad()
-def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str) -> dict:
+def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str | None = None) -> dict:
     """Accuracy, mean cross-entropy (bits) and min / max |logit| of member 0 on ``bits`` (grouped
-    where that is exact, positional ``first``)."""
-    grouped = enc.config.positional != "parity"
+    where that is exact, positional ``first``) for ``task``, by default the one its positional
+    features are made for."""
+    grouped = enc.config.positional == "first"
     logits = enc(params, enc.group(bits) if grouped else bits)[0]
-    y = label(task, bits)
+    y = label(task or enc.config.positional, bits)
     mag = logits.abs()
     return {
         "acc": float(accuracy(logits, y)),
@@ -69,7 +64,7 @@ def exactness(
     n_exhaustive = check_positive_int("n_exhaustive", n_exhaustive)
     enc, p = C.build(name, **(kw or {}))
     sets = exact_sets(n_exhaustive, random_ns, n_random, seed)
-    acc = [evaluate(enc, p, bits, task_of(name))["acc"] for bits in sets]
+    acc = [evaluate(enc, p, bits)["acc"] for bits in sets]
     exh, rnd = acc[:n_exhaustive], dict(zip(map(int, random_ns), acc[n_exhaustive:]))
     return {
         "exhaustive_min_acc": min(exh),
@@ -93,7 +88,7 @@ def ce_curve(
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
     strings = ((int(n), random_strings(n_strings, int(n), generator=g)) for n in lengths)
-    rows = [{"n": n, **evaluate(enc, p, bits, task_of(name))} for n, bits in strings]
+    rows = [{"n": n, **evaluate(enc, p, bits)} for n, bits in strings]
     return {"construction": name, "kw": dict(kw or {}), "n_strings": n_strings, "rows": rows}
 
 
@@ -142,7 +137,7 @@ def logit_range(
         extreme = torch.zeros(4, n, dtype=torch.long)
         extreme[0, 0] = extreme[2] = 1
         extreme[1, 1:] = 1
-        found = evaluate(enc, p, torch.cat([bits, extreme]), task_of(name))
+        found = evaluate(enc, p, torch.cat([bits, extreme]))
         rows.append({"n": n, "strings": k + 4, **found})
     return rows
 
@@ -160,7 +155,7 @@ def sensitivity_sweep(
     rows = []
     for v in values:
         enc, p = C.parity(layer_norm=True, eps=0.0, value_k=float(v))
-        rows.append({"value": float(v), **evaluate(enc, p, bits, "parity")})
+        rows.append({"value": float(v), **evaluate(enc, p, bits)})
     return {"n": n, "n_strings": n_strings, "rows": rows}
 
 
@@ -193,10 +188,9 @@ NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
 
 def fig2_curve(results, construction: str, label: str) -> list[dict]:
     """The rows of one curve of the stored cell ``fig2``."""
+    curves = results.cell("fig2")
     return next(
-        c["rows"]
-        for c in results.cell("fig2")
-        if c["construction"] == construction and c["label"] == label
+        c["rows"] for c in curves if (c["construction"], c["label"]) == (construction, label)
     )
 
 

@@ -103,10 +103,8 @@ def mechanism_counts(cell: dict) -> dict:
     that are not 100% accurate on their test strings at n = 1000, how many are balanced-correct."""
     members, acc = cell["members"], cell["test_acc"]
     failed = [i for i, m in enumerate(members) if not m["log_scaled"] and acc[i] < 1.0]
-    return {
-        "failed_runs": len(failed),
-        "outvoted": sum(cell["balanced_correct"][i] for i in failed),
-    }
+    outvoted = sum(cell["balanced_correct"][i] for i in failed)
+    return {"failed_runs": len(failed), "outvoted": outvoted}
 
 
 def mechanism_table(cell: dict) -> list[dict]:
@@ -143,23 +141,20 @@ def train_parity_grid(
         got = f"{depths}, {lrs}, {log_scaled}"
         raise ConfigError(f"the grid needs depths, learning rates > 0 and scalings, got {got}")
     runs = check_positive_int("runs", runs)
-    lists = ("test_acc", "test_ce_bits", "train_ce_bits_last_epoch")
-    out, walls = {"settings": [], "setting": [], **{k: [] for k in lists}}, []
     grid = [(lr, bool(s)) for lr in lrs for s in log_scaled]
     members = [(r, lr, s) for lr, s in grid for r in range(runs)]
-    kw = {**settings, "runs": runs}
+    kw, res = {**settings, "runs": runs}, []
     for depth in depths:
         m = {**model, "n_layers": check_positive_int("depth", depth)}
-        res = T.train_parity_runs(kw, kw["seed_offsets"], m, device, progress, members=members)
-        base = len(out["settings"])
-        out["settings"] += [{"depth": depth, "lr": lr, "log_scaled": s} for lr, s in grid]
-        out["setting"] += [base + i // runs for i in range(len(members))]
-        for key in lists:
-            out[key] += res[key]
-        walls.append(res["wall_time_s"])
+        res.append(T.train_parity_runs(kw, kw["seed_offsets"], m, device, progress, members))
     proto = {k: settings[k] for k in ("n", "epochs", "steps_per_epoch", "test_strings")}
     proto.update(runs=runs, seed=settings["seed"], model=dict(model))
-    return {"protocol": proto, **out, "wall_time_s": sum(walls)}
+    out = {"protocol": proto}
+    out["settings"] = [{"depth": d, "lr": lr, "log_scaled": s} for d in depths for lr, s in grid]
+    out["setting"] = [i // runs for i in range(len(depths) * len(members))]
+    for key in ("test_acc", "test_ce_bits", "train_ce_bits_last_epoch"):
+        out[key] = [v for r in res for v in r[key]]
+    return {**out, "wall_time_s": sum(r["wall_time_s"] for r in res)}
 
 
 def grid_means(cell: dict) -> list[dict]:
