@@ -168,14 +168,11 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     segment (App. A.4: exact Parity needs n, and κ ≤ h kinks allow at most κ + 1)."""
     n = _check_n(n)
     P = _batch(params)
-    f = count_level_outputs(P, n, beta)
-    s = torch.sign(f)
-    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1)
+    s = torch.sign(count_level_outputs(P, n, beta))
     kink = _kinks(P, P["W_V"])
-    kinks = ((kink > 0) & (kink < 1)).sum(-1)
-    alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
-    exact = (f * alt > 0).all(-1)
-    return dict(sign_changes=changes.numpy(), kinks=kinks.numpy(), exact=exact.numpy(), needed=n)
+    out = dict(sign_changes=((s[:, 1:] * s[:, :-1]) < 0).sum(-1).numpy(), needed=n)
+    out |= dict(kinks=((kink > 0) & (kink < 1)).sum(-1).numpy())
+    return out | dict(exact=structural_gen(P, "parity", n, beta)[1] > 0)
 
 
 def parity_solution(n: int) -> dict[str, torch.Tensor]:
@@ -462,12 +459,8 @@ def center_exact_threshold(task: str, eta: float) -> float:
     return hi
 
 
-def center_exact_eta(task: str, beta: str = "one") -> float:
+def center_exact_eta(task: str) -> float:
     """The scale η* above which the First / Index center is exact at every n if β_n = 1 (ch. 5)."""
-    if check_beta(beta) != "one":
-        raise ValueError(
-            "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
-        )
     # the floor depends on η² log n only: the β_n = 1 limit at scale η is the log n = η² floor
     # at scale 1, so η* = √(log n* at η = 1)
     return math.sqrt(center_exact_threshold(task, 1.0))
