@@ -90,16 +90,18 @@ def _check_ints(name, values, minimum=1) -> list[int]:
     return _distinct(name, values, partial(check_positive_int, name, minimum=minimum))
 
 
-#: :func:`train_experiment`'s checked settings (the run sizes), each with its check; the rest
-#: come from :func:`experiment_config` (:data:`EXPERIMENTS` and the paper's protocol)
+#: the run sizes a cell chooses, each with the check :func:`train_experiment` applies; the rest
+#: of its configuration is the experiment and the protocol (:func:`experiment_config`)
 _CHECKS = {
     "seeds": lambda v: _check_ints("seeds", v, minimum=0),
     "Ns": lambda v: _check_ints("Ns", v),
+    "steps": partial(check_positive_int, "steps"),
     "every": partial(check_positive_int, "validation every"),
-    **{k: partial(check_positive_int, k) for k in ("steps", "val_size", "test_size", "batch")},
+    **{k: partial(check_positive_int, k) for k in ("val_size", "test_size", "batch")},
 }
+SIZES = tuple(_CHECKS)
 #: the settings :func:`train_experiment` takes (as :func:`experiment_config` gives them)
-SETTINGS = ("experiment", "task", "variants", "stream", "norm_map", "fixed_token", *_CHECKS)
+SETTINGS = ("experiment", "task", "variants", "stream", "norm_map", "fixed_token", *SIZES)
 SETTINGS += ("h", "lr", "betas", "eps", "clip", "patience")
 
 
@@ -115,10 +117,6 @@ def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="lo
     c |= {"fixed": fixed_token_of(c["task"], settings["fixed_token"]), "att_betas": att_betas}
     # "auto" resolved here; the trainer gets "cpu" or "cuda"
     return training.run(c, get_device(device), progress, keep_params)
-
-
-#: the run sizes a cell chooses; the rest of its configuration is the experiment and the protocol
-SIZES = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
 
 
 def experiment_config(name: str, **sizes) -> dict:

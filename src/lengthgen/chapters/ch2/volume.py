@@ -287,12 +287,9 @@ def attention_profile(params: dict, variant: str, n: int, k: int, beta: str = "l
 # --------------------------------------------------------------------------- exactness
 @dataclass
 class Exactness:
-    """:func:`exactness` of P points: ``decision`` [P] True / False / None (undecided), the
-    ``method`` that decided each, and the smallest signed ``margin`` found."""
+    """:func:`exactness` of P points: ``decision`` [P] True / False / None (undecided)."""
 
     decision: np.ndarray
-    method: np.ndarray
-    margin: np.ndarray
 
     def all(self) -> bool:
         return bool(all(d is True for d in self.decision))
@@ -420,20 +417,19 @@ def exactness(params: dict, variant: str, task: str, n: int, *, method="auto", b
                 "A_sin has a structural exactness check for Majority only; use "
                 "method='exhaustive' (n ≤ 16)"
             )
-        dec, marg = np.array([None] * Pn, dtype=object), np.full(Pn, np.nan)
+        dec = np.full(Pn, None, dtype=object)
     elif variant == "gen":
-        dec, marg = structural_gen(P, task, n, beta)
+        dec = structural_gen(P, task, n, beta)[0]
     elif variant == "sin":
-        dec, marg = sin_majority_structural(P, n, beta)
+        dec = sin_majority_structural(P, n, beta)[0]
     else:
-        dec, marg = _structural_positional(P, variant, task, n, beta)
-    meth = np.array(["structural"] * Pn, dtype=object)
+        dec = _structural_positional(P, variant, task, n, beta)[0]
     und = [i for i in range(Pn) if dec[i] is None]
     if und and (enumerate_all or (method == "auto" and n <= 16)):
         m = _exhaustive({k: v[und] for k, v in P.items()}, variant, task, n, beta)
-        for j, i in enumerate(und):
-            dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
-    return Exactness(dec, meth, np.asarray(marg, dtype=float))
+        for i, margin in zip(und, m):
+            dec[i] = bool(margin > 0)
+    return Exactness(dec)
 
 
 # --------------------------------------------------------------------------- the η = 1/16 centers
