@@ -350,11 +350,10 @@ def _structural_positional(P, variant, task, n, beta="log"):
     # witnesses: e_k (p = α_k), all ones (p = 1), all zeros (p = 0), all ones but k (p = 1 − α_k)
     wit = [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)]
     wit_margin = torch.stack(wit, -1).min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
-    cm, wm = cert_margin.numpy(), wit_margin.numpy()
-    dec = np.full(len(cm), None, dtype=object)
-    dec[wm <= 0] = False
-    dec[cm > 0] = True
-    return dec, np.where(cm > 0, cm, wm)
+    dec = np.full(ak.shape[0], None, dtype=object)
+    dec[(wit_margin <= 0).numpy()] = False
+    dec[(cert_margin > 0).numpy()] = True
+    return dec
 
 
 def sin_affine_logit(P: dict, n: int, beta: str = "log"):
@@ -423,7 +422,7 @@ def exactness(params: dict, variant: str, task: str, n: int, *, method="auto", b
     elif variant == "sin":
         dec = sin_majority_structural(P, n, beta)[0]
     else:
-        dec = _structural_positional(P, variant, task, n, beta)[0]
+        dec = _structural_positional(P, variant, task, n, beta)
     und = [i for i in range(Pn) if dec[i] is None]
     if und and (enumerate_all or (method == "auto" and n <= 16)):
         m = _exhaustive({k: v[und] for k, v in P.items()}, variant, task, n, beta)
