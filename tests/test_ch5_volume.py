@@ -235,8 +235,6 @@ def test_bad_beta_is_named(call):
 
 
 def test_bad_beta_combinations_are_named():
-    with pytest.raises(ValueError, match="center_exact_threshold"):
-        vo.center_exact_eta("index", beta="log")
     m, P = _params("pos", seeds=(1, 2), beta=["one", "log"])
     with pytest.raises(ValueError, match="_beta_one"):
         sl.forward("pos", P, _inputs("pos", 5, E=2), beta="one")

@@ -74,8 +74,7 @@ def test_rule1_two_sample_band():
     """Facing half-widths of asymmetric intervals; the band is their root sum of squares, stricter
     than overlapping intervals (which allow the plain sum)."""
     ours = {"mean": 50.0, "lo": 49.0, "hi": 53.0}
-    assert ch2_rules.facing_half_widths(ours, (60.0, 56.0, 61.0)) == (3.0, 4.0)
-    assert ch2_rules.facing_half_widths(ours, (40.0, 39.0, 44.0)) == (1.0, 4.0)
+    assert ch2_rules.two_sample_band(ours, (40.0, 39.0, 44.0)) == pytest.approx(17**0.5)
     assert ch2_rules.two_sample_band(ours, (60.0, 56.0, 61.0)) == pytest.approx(5.0)
     assert ch2_rules.two_sample_agree(ours, (54.0, 51.0, 57.0))  # 4 ≤ √(3² + 3²)
     # intervals that overlap (53 > 52) but means 6 apart with band √(3² + 4²) = 5: no agreement
@@ -134,7 +133,7 @@ def test_new_claims_issue25():
 def test_tolerance_rules_come_from_the_paper():
     # rule 3: the median of the paper's own 95 % half-widths (Tables 2–3), whole points
     assert ch2_rules.T1_TOLERANCE == 3.0
-    lo, hi = ch2_rules.fisher_interval(-0.655, 100)
+    lo, hi = ch2_rules.rule5(-0.655, 100)["interval"]
     assert lo < -0.655 < hi and hi - lo < 0.25
     assert (
         ch2_measures.run_of("index", "norm", 51) == "index_posnorm"

@@ -349,6 +349,7 @@ def _table3_claim(cid: str, N: int, model: str, deviation) -> Claim:
 
 # ---- §4.3 / paper Fig. 2: the A_norm gain on Index at N = 51, direction and size
 _GAIN_PROTOCOL = measures.protocol_of([("index", "pos", 51), ("index", "norm", 51)])
+_gain = lambda r, L=511: measures.paired(r, ("norm", L), ("pos", L))  # noqa: E731
 _PAPER_GAIN = [paper.PAPER_T2[("index", m)][51] for m in ("pos", "norm")]
 GAIN = [
     Claim(
@@ -360,7 +361,7 @@ GAIN = [
         "direction",
         "the sign of the paired gain; its size is the next claim",
         holds=rules.above_zero,
-        measure=lambda r: measures.paired(r, ("norm", 511), ("pos", 511)),
+        measure=_gain,
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
@@ -373,7 +374,7 @@ GAIN = [
             round(sum((hi - lo) / 2 for _, lo, hi in _PAPER_GAIN), 2),
             "rule 4: a difference of two reported means, ± the sum of their 95 % half-widths",
         ),
-        measure=lambda r: measures.paired(r, ("norm", 511), ("pos", 511))["mean"],
+        measure=lambda r: _gain(r)["mean"],
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(
@@ -388,9 +389,7 @@ GAIN = [
         holds=lambda v: (
             len(v) == len(measures.FIG2_INTERMEDIATE) and all(map(rules.above_zero, v.values()))
         ),
-        measure=lambda r: {
-            str(L): measures.paired(r, ("norm", L), ("pos", L)) for L in measures.FIG2_INTERMEDIATE
-        },
+        measure=lambda r: {str(L): _gain(r, L) for L in measures.FIG2_INTERMEDIATE},
         protocol=_GAIN_PROTOCOL,
     ),
     Claim(

@@ -8,14 +8,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from lengthgen.chapters.ch2 import paper, training
-from lengthgen.chapters.ch2.single_layer import FIXED_TOKEN, NORM_MAPS, VARIANTS
-from lengthgen.chapters.ch2.single_layer import check_beta, check_width
+from lengthgen.chapters.ch2.single_layer import FIXED_TOKEN, check_beta
 from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
 from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401
-from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.config import get_device, get_scale, nonempty
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.tasks import TASKS
 from lengthgen.store import has_stored, load_stored
 
 H = paper.H
@@ -92,30 +90,19 @@ def _check_ints(name, values, minimum=1) -> list[int]:
     return _distinct(name, values, partial(check_positive_int, name, minimum=minimum))
 
 
-def _check_variants(variants, norm_map) -> list[str]:
-    variants = [check_choice("variant", v, VARIANTS) for v in nonempty("variants", variants)]
-    if "norm" in variants:
-        check_choice("norm map", norm_map, NORM_MAPS)
-    elif norm_map is not None:
-        raise ConfigError(f"norm_map applies to A_norm only; variants {variants} need None")
-    return variants
-
-
-#: :func:`train_experiment`'s checked settings (a stored cell's kwargs), each with its check
+#: the run sizes a cell chooses, each with the check :func:`train_experiment` applies; the rest
+#: of its configuration is the experiment and the protocol (:func:`experiment_config`)
 _CHECKS = {
-    "task": lambda v: check_choice("task", v, TASKS),
-    "stream": lambda v: check_positive_int("batch stream", v, minimum=0),
     "seeds": lambda v: _check_ints("seeds", v, minimum=0),
     "Ns": lambda v: _check_ints("Ns", v),
+    "steps": partial(check_positive_int, "steps"),
     "every": partial(check_positive_int, "validation every"),
-    **{k: partial(check_positive_int, k) for k in ("steps", "val_size", "test_size", "batch")},
-    "patience": partial(check_positive_int, "patience"),
-    "h": check_width,
-    **{k: partial(check_finite, k, nonnegative=True) for k in ("lr", "eps", "clip")},
-    "betas": lambda v: tuple(check_finite("beta", b, nonnegative=True) for b in v),
+    **{k: partial(check_positive_int, k) for k in ("val_size", "test_size", "batch")},
 }
+SIZES = tuple(_CHECKS)
 #: the settings :func:`train_experiment` takes (as :func:`experiment_config` gives them)
-SETTINGS = ("experiment", "variants", "norm_map", "fixed_token", *_CHECKS)
+SETTINGS = ("experiment", "task", "variants", "stream", "norm_map", "fixed_token", *SIZES)
+SETTINGS += ("h", "lr", "betas", "eps", "clip", "patience")
 
 
 def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="log", **settings):
@@ -125,17 +112,11 @@ def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="lo
     or both (chapter 5: each member once per β)."""
     if sorted(settings) != sorted(SETTINGS):
         raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
-    c = {k: check(settings[k]) for k, check in _CHECKS.items()}
+    c = settings | {k: check(settings[k]) for k, check in _CHECKS.items()}
     att_betas = _distinct("beta", [beta] if isinstance(beta, str) else beta, check_beta)
-    c |= {"experiment": settings["experiment"], "norm_map": settings["norm_map"]}
-    c |= {"variants": _check_variants(settings["variants"], settings["norm_map"])}
     c |= {"fixed": fixed_token_of(c["task"], settings["fixed_token"]), "att_betas": att_betas}
     # "auto" resolved here; the trainer gets "cpu" or "cuda"
     return training.run(c, get_device(device), progress, keep_params)
-
-
-#: the run sizes a cell chooses; the rest of its configuration is the experiment and the protocol
-SIZES = ("seeds", "Ns", "steps", "every", "val_size", "test_size", "batch")
 
 
 def experiment_config(name: str, **sizes) -> dict:

@@ -215,6 +215,5 @@ def parity_trained(results) -> dict:
 def majority_equivalent(results) -> int:
     """Seeds whose A_pos and A_norm Majority members have identical test accuracies."""
     ms = results.cell("majority_posnorm")["members"]
-    pos = {m["seed"]: m["test"] for m in ms if m["variant"] == "pos"}
-    norm = {m["seed"]: m["test"] for m in ms if m["variant"] == "norm"}
+    pos, norm = ({m["seed"]: m["test"] for m in ms if m["variant"] == v} for v in ("pos", "norm"))
     return sum(pos[s] == norm.get(s) for s in pos)

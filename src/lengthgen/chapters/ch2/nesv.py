@@ -104,8 +104,6 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
 #: the center's positional value row (ξ/δ = this at η = 1) and λ_n = LAMBDA0/√n (eq. 148's
 #: |λ| ≤ c₁n^-1/2)
 XI_OVER_DELTA, LAMBDA0 = (0.2, -0.1), 1.0
-#: the entries :func:`sin_windows` moves: the positional key columns (k_sin, k_cos) and b₂,₁
-SIN_WINDOW_ENTRIES = {"k_sin": ("W_K", (0, 2)), "k_cos": ("W_K", (0, 3)), "b21": ("b2", (1,))}
 
 
 def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
@@ -139,7 +137,8 @@ def sin_windows(n: int, q1: float = 1.0) -> dict:
     a = β_n q₁ (k_sin, k_cos) and of b₂,₁ around :func:`sin_center` at length n."""
     c = sin_center(n, q1)
     out = {}
-    for name, (key, idx) in SIN_WINDOW_ENTRIES.items():
+    entries = {"k_sin": ("W_K", (0, 2)), "k_cos": ("W_K", (0, 3)), "b21": ("b2", (1,))}
+    for name, (key, idx) in entries.items():
         d = {k: torch.zeros_like(v) for k, v in c.items()}
         d[key][idx] = 1.0
         out[name] = vo.admissible_width(c, d, "sin", "majority", n, t_max=1.0)["width"]

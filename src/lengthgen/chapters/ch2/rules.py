@@ -47,17 +47,13 @@ CLOSED_FORM_RTOL = 1e-9
 SEEDS = len(paper.SEEDS)
 
 
-def facing_half_widths(ours: dict, theirs) -> tuple[float, float]:
-    """Rule 1: the half-widths of ``ours = {"mean", "lo", "hi"}`` and ``theirs = (mean, lo, hi)``
-    on the sides that face each other's mean."""
-    if ours["mean"] <= theirs[0]:
-        return ours["hi"] - ours["mean"], theirs[0] - theirs[1]
-    return ours["mean"] - ours["lo"], theirs[2] - theirs[0]
-
-
 def two_sample_band(ours: dict, theirs) -> float:
-    """Rule 1: the largest difference of the two means inside the band, √(h_ours² + h_paper²)."""
-    return math.hypot(*facing_half_widths(ours, theirs))
+    """Rule 1: the largest difference of the two means inside the band, √(h_ours² + h_paper²),
+    h the half-widths of ``ours = {"mean", "lo", "hi"}`` and ``theirs = (mean, lo, hi)`` on the
+    sides that face each other's mean."""
+    if ours["mean"] <= theirs[0]:
+        return math.hypot(ours["hi"] - ours["mean"], theirs[0] - theirs[1])
+    return math.hypot(ours["mean"] - ours["lo"], theirs[2] - theirs[0])
 
 
 def two_sample_agree(ours: dict, theirs) -> bool:
@@ -94,14 +90,10 @@ def rule6_window(exponent) -> dict:
     return within(exponent, WINDOW_SLOPE_TOL, why)
 
 
-def fisher_interval(rho: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Rule 5: the 95 % interval of a correlation ``rho`` over ``n`` points by Fisher's z."""
+def rule5(rho: float, n: int, z: float = 1.96) -> dict:
+    """Rule 5: the paper's ``rho`` over ``n`` points with its 95 % interval by Fisher's z."""
     c, h = math.atanh(rho), z / math.sqrt(n - 3)
-    return (round(math.tanh(c - h), 3), round(math.tanh(c + h), 3))
-
-
-def rule5(rho: float, n: int) -> dict:
-    ci = fisher_interval(rho, n)
+    ci = (round(math.tanh(c - h), 3), round(math.tanh(c + h), 3))
     why = f"rule 5: the paper's value with its 95 % Fisher-z interval for n = {n}"
     return dict(paper_value=rho, paper_uncertainty=list(ci), check="interval", interval=ci, why=why)
 

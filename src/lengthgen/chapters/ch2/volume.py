@@ -168,14 +168,11 @@ def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     segment (App. A.4: exact Parity needs n, and κ ≤ h kinks allow at most κ + 1)."""
     n = _check_n(n)
     P = _batch(params)
-    f = count_level_outputs(P, n, beta)
-    s = torch.sign(f)
-    changes = ((s[:, 1:] * s[:, :-1]) < 0).sum(-1)
+    s = torch.sign(count_level_outputs(P, n, beta))
     kink = _kinks(P, P["W_V"])
-    kinks = ((kink > 0) & (kink < 1)).sum(-1)
-    alt = torch.tensor([(-1) ** (t + 1) for t in range(n + 1)], dtype=DT)
-    exact = (f * alt > 0).all(-1)
-    return dict(sign_changes=changes.numpy(), kinks=kinks.numpy(), exact=exact.numpy(), needed=n)
+    out = dict(sign_changes=((s[:, 1:] * s[:, :-1]) < 0).sum(-1).numpy(), needed=n)
+    out |= dict(kinks=((kink > 0) & (kink < 1)).sum(-1).numpy())
+    return out | dict(exact=structural_gen(P, "parity", n, beta)[1] > 0)
 
 
 def parity_solution(n: int) -> dict[str, torch.Tensor]:
@@ -290,12 +287,9 @@ def attention_profile(params: dict, variant: str, n: int, k: int, beta: str = "l
 # --------------------------------------------------------------------------- exactness
 @dataclass
 class Exactness:
-    """:func:`exactness` of P points: ``decision`` [P] True / False / None (undecided), the
-    ``method`` that decided each, and the smallest signed ``margin`` found."""
+    """:func:`exactness` of P points: ``decision`` [P] True / False / None (undecided)."""
 
     decision: np.ndarray
-    method: np.ndarray
-    margin: np.ndarray
 
     def all(self) -> bool:
         return bool(all(d is True for d in self.decision))
@@ -356,11 +350,10 @@ def _structural_positional(P, variant, task, n, beta="log"):
     # witnesses: e_k (p = α_k), all ones (p = 1), all zeros (p = 0), all ones but k (p = 1 − α_k)
     wit = [_head_at(P, ak), _head_at(P, one), -_head_at(P, zero), -_head_at(P, 1 - ak)]
     wit_margin = torch.stack(wit, -1).min(-1).values.min(-1).values  # ≤ 0 ⇒ certified not exact
-    cm, wm = cert_margin.numpy(), wit_margin.numpy()
-    dec = np.full(len(cm), None, dtype=object)
-    dec[wm <= 0] = False
-    dec[cm > 0] = True
-    return dec, np.where(cm > 0, cm, wm)
+    dec = np.full(ak.shape[0], None, dtype=object)
+    dec[(wit_margin <= 0).numpy()] = False
+    dec[(cert_margin > 0).numpy()] = True
+    return dec
 
 
 def sin_affine_logit(P: dict, n: int, beta: str = "log"):
@@ -423,20 +416,19 @@ def exactness(params: dict, variant: str, task: str, n: int, *, method="auto", b
                 "A_sin has a structural exactness check for Majority only; use "
                 "method='exhaustive' (n ≤ 16)"
             )
-        dec, marg = np.array([None] * Pn, dtype=object), np.full(Pn, np.nan)
+        dec = np.full(Pn, None, dtype=object)
     elif variant == "gen":
-        dec, marg = structural_gen(P, task, n, beta)
+        dec = structural_gen(P, task, n, beta)[0]
     elif variant == "sin":
-        dec, marg = sin_majority_structural(P, n, beta)
+        dec = sin_majority_structural(P, n, beta)[0]
     else:
-        dec, marg = _structural_positional(P, variant, task, n, beta)
-    meth = np.array(["structural"] * Pn, dtype=object)
+        dec = _structural_positional(P, variant, task, n, beta)
     und = [i for i in range(Pn) if dec[i] is None]
     if und and (enumerate_all or (method == "auto" and n <= 16)):
         m = _exhaustive({k: v[und] for k, v in P.items()}, variant, task, n, beta)
-        for j, i in enumerate(und):
-            dec[i], marg[i], meth[i] = bool(m[j] > 0), m[j], "exhaustive"
-    return Exactness(dec, meth, np.asarray(marg, dtype=float))
+        for i, margin in zip(und, m):
+            dec[i] = bool(margin > 0)
+    return Exactness(dec)
 
 
 # --------------------------------------------------------------------------- the η = 1/16 centers
@@ -462,12 +454,8 @@ def center_exact_threshold(task: str, eta: float) -> float:
     return hi
 
 
-def center_exact_eta(task: str, beta: str = "one") -> float:
+def center_exact_eta(task: str) -> float:
     """The scale η* above which the First / Index center is exact at every n if β_n = 1 (ch. 5)."""
-    if check_beta(beta) != "one":
-        raise ValueError(
-            "center_exact_eta is the β_n = 1 threshold; with β_n = log n use center_exact_threshold"
-        )
     # the floor depends on η² log n only: the β_n = 1 limit at scale η is the log n = η² floor
     # at scale 1, so η* = √(log n* at η = 1)
     return math.sqrt(center_exact_threshold(task, 1.0))
