@@ -35,6 +35,8 @@ SETTINGS = {
     "underparam": (f"configs widths budgets {_RUN}", dict(optimizer="adamw")),
     "overparam": (f"m p width n wds {_RUN}", {}),
     "transformer_baseline": (f"m p d_model budgets {_RUN}", {}),
+    "margin_widths": (f"m p n widths wd {_RUN}", dict(activations=("relu", "sine"))),
+    "sample_needs": (f"m grid ratios {_RUN}", {}),
     "lengthgen": (
         f"p width budgets wds test_lengths {_RUN}",
         dict(activation="sine", bias=False, sampler="mixed", train_lengths=TRAIN_LENGTHS)
