@@ -27,7 +27,7 @@ from lengthgen.engine.runs import note_device
 from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble
 
 TRANSFORMER_ACTIVATIONS = ("sine", "relu", "gelu")
-_RUN = "steps lr seeds n_test"  # settings every training cell below takes
+_RUN = "steps lr seeds n_test"  # settings every training cell of SETTINGS takes
 
 #: the settings of the training cells taking ``**settings`` (besides ``device``, ``progress``):
 #: the required names, then the optional ones with their defaults

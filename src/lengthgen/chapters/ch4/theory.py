@@ -15,7 +15,7 @@ from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import construct_relu
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
-from lengthgen.chapters.ch4.sweeps import _settings
+from lengthgen.chapters.ch4.sweeps import _rows, _settings
 from lengthgen.chapters.ch4.training import b1_optimizer, fit_columns, layer_norm_product, margins
 from lengthgen.chapters.ch4.training import resolve_device
 from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
@@ -99,10 +99,8 @@ def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
         optim = b1_optimizer("muon", c.lr, c.wd, act, False)
         desc = f"{act} d={w}"
         cols = fit_columns(model, train, tests, margins=True, optim=optim, desc=desc, **run)
-        rows += [
-            {"activation": act, "width": w, "seed": s, **{k: col[k] for k in keep}}
-            for s, col in zip(seeds, cols)
-        ]
+        kept = [{k: col[k] for k in keep} for col in cols]
+        rows += _rows([(s,) for s in seeds], "seed", kept, activation=act, width=w)
     return {"rows": rows, "m": m, "p": p, "n": c.n, "wd": c.wd}
 
 
@@ -121,9 +119,7 @@ def sample_needs(*, device="cpu", progress: bool = False, **settings) -> dict:
         model, seeds_e = ModularMLP(p, w, "sine"), [s for _, s in members]
         desc = f"samples p={p} d={w}"
         cols = fit_columns(model, train, tests, optim=optim, seeds=seeds_e, desc=desc, **run)
-        rows += [
-            {"p": p, "width": w, "n": n, "seed": s, **col} for (n, s), col in zip(members, cols)
-        ]
+        rows += _rows(members, "n seed", cols, p=p, width=w)
     return {"rows": rows, "m": c.m}
 
 
