@@ -131,13 +131,8 @@ def under_cells(results, name="underparam"):
 
 def sine_beats_relu(results, name="underparam"):
     """Cells of the sweep ``name`` (Figs 1, 9) where sine leads ReLU by > 2 SE."""
-    pairs = [(c["sine"], c["relu"]) for c in under_cells(results, name).values()]
-    return {"cells": len(pairs), "sine ahead by > 2 SE": _count_ahead(pairs)}
-
-
-def _count_ahead(pairs) -> int:
-    """R5: how many pairs ``((mean, SE, …), (mean, SE, …))`` have the first ahead by > 2 SE."""
-    return sum(ahead(*a[:2], *b[:2]) for a, b in pairs)
+    leads = [ahead(*c["sine"][:2], *c["relu"][:2]) for c in under_cells(results, name).values()]
+    return {"cells": len(leads), "sine ahead by > 2 SE": sum(leads)}
 
 
 def width_trend(results):
@@ -294,8 +289,8 @@ def sgd_relu_gap(results):
 
 def sgd_sine_slower(results):
     """Fig. 9: cells where sine under AdamW is ahead of sine under SGD by > 2 SE (R5)."""
-    pairs = [(a, s) for s, a in sgd_versus_adamw(results, "sine").values()]
-    return {"cells": len(pairs), "AdamW ahead by > 2 SE": _count_ahead(pairs)}
+    leads = [ahead(*a[:2], *s[:2]) for s, a in sgd_versus_adamw(results, "sine").values()]
+    return {"cells": len(leads), "AdamW ahead by > 2 SE": sum(leads)}
 
 
 def relu_margins_vs_interpolant(results):

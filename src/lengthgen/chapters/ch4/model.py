@@ -95,14 +95,8 @@ class ModularMLP:
                 out[k].append(torch.randn(*shape, generator=g, dtype=torch.float64) * self.init_std)
         return {k: torch.stack(v).to(device, dtype) for k, v in out.items()}
 
-    def hidden(self, params: dict, x: torch.Tensor) -> torch.Tensor:
-        """Pre-activations ``W x + b``: [E, B, d]."""
-        h = torch.bmm(x, params["W"].transpose(1, 2))
-        if self.bias:
-            h = h + params["b"].unsqueeze(1)
-        return h
-
     def forward(self, params: dict, x: torch.Tensor) -> torch.Tensor:
         """Logits ``V σ(W x + b)``: [E, B, p]."""
-        a = activate(self.hidden(params, x), self.activation)
-        return torch.bmm(a, params["V"].transpose(1, 2))
+        h = torch.bmm(x, params["W"].transpose(1, 2))
+        h = h + params["b"].unsqueeze(1) if self.bias else h
+        return torch.bmm(activate(h, self.activation), params["V"].transpose(1, 2))

@@ -27,7 +27,7 @@ from lengthgen.engine.runs import note_device
 from lengthgen.engine import train as engine  # by module: the tests stub train_ensemble
 
 TRANSFORMER_ACTIVATIONS = ("sine", "relu", "gelu")
-_RUN = "steps lr seeds n_test"  # settings every training cell below takes
+_RUN = "steps lr seeds n_test"  # settings every training cell of SETTINGS takes
 
 #: the settings of the training cells taking ``**settings`` (besides ``device``, ``progress``):
 #: the required names, then the optional ones with their defaults
@@ -35,6 +35,8 @@ SETTINGS = {
     "underparam": (f"configs widths budgets {_RUN}", dict(optimizer="adamw")),
     "overparam": (f"m p width n wds {_RUN}", {}),
     "transformer_baseline": (f"m p d_model budgets {_RUN}", {}),
+    "margin_widths": (f"m p n widths wd {_RUN}", dict(activations=("relu", "sine"))),
+    "sample_needs": (f"m grid ratios {_RUN}", {}),
     "lengthgen": (
         f"p width budgets wds test_lengths {_RUN}",
         dict(activation="sine", bias=False, sampler="mixed", train_lengths=TRAIN_LENGTHS)

@@ -15,7 +15,7 @@ from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import construct_relu
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
-from lengthgen.chapters.ch4.paper import BATCH_SIZE
+from lengthgen.chapters.ch4.sweeps import _rows, _settings
 from lengthgen.chapters.ch4.training import b1_optimizer, fit_columns, layer_norm_product, margins
 from lengthgen.chapters.ch4.training import resolve_device
 from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
@@ -85,70 +85,42 @@ def slope_growth(rows) -> float:
 
 # --------------------------------------------------------------------------- training cells
 @experiments_cell
-def margin_widths(
-    *,
-    m: int,
-    p: int,
-    n: int,
-    widths,
-    wd: float,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    activations=("relu", "sine"),
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
+def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
     """B.1.2 at several widths (Sec. 6 remark), one ensemble per (activation, width): train/test
     accuracy and normalized 0.5 % margin."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = dict(steps=steps, progress=progress, device=dev, batch_size=batch_size, seeds=seeds)
-    train = [train_set(s, p, (m,), n) for s in seeds]
-    tests = [test_set(s, p, m, n_test) for s in seeds]
+    c = _settings("margin_widths", settings)
+    seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
+    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, seeds=seeds)
+    train = [train_set(s, p, (m,), c.n) for s in seeds]
+    tests = [test_set(s, p, m, c.n_test) for s in seeds]
     rows, keep = [], ("train_acc", "test_acc", "normalized_margin")
-    for act, w in itertools.product(activations, nonempty("widths", widths)):
+    for act, w in itertools.product(c.activations, nonempty("widths", c.widths)):
         model = ModularMLP(p, w, check_activation(act))
-        optim = b1_optimizer("muon", lr, wd, act, False)
-        cols = fit_columns(
-            model, train, tests, margins=True, optim=optim, desc=f"{act} d={w}", **run
-        )
-        rows += [
-            {"activation": act, "width": w, "seed": s, **{k: c[k] for k in keep}}
-            for s, c in zip(seeds, cols)
-        ]
-    return {"rows": rows, "m": m, "p": p, "n": n, "wd": wd}
+        optim = b1_optimizer("muon", c.lr, c.wd, act, False)
+        desc = f"{act} d={w}"
+        cols = fit_columns(model, train, tests, margins=True, optim=optim, desc=desc, **run)
+        kept = [{k: col[k] for k in keep} for col in cols]
+        rows += _rows([(s,) for s in seeds], "seed", kept, activation=act, width=w)
+    return {"rows": rows, "m": m, "p": p, "n": c.n, "wd": c.wd}
 
 
 @experiments_cell
-def sample_needs(
-    *,
-    m: int,
-    grid,
-    ratios,
-    steps: int,
-    lr: float,
-    seeds,
-    n_test: int,
-    batch_size: int = BATCH_SIZE,
-    device="cpu",
-    progress: bool = False,
-) -> dict:
+def sample_needs(*, device="cpu", progress: bool = False, **settings) -> dict:
     """Cor. 5.8 / Thm 5.6: sine MLPs (AdamW, no decay) per (p, width) of ``grid``, one ensemble
     of n = round(ratio·p) examples per (ratio, seed); train and test accuracy per member."""
-    seeds, dev = check_seeds(seeds), resolve_device(device)
-    run = {"steps": steps, "progress": progress, "device": dev, "batch_size": batch_size}
-    optim, rows = b1_optimizer("adamw", lr, 0.0, "sine", False), []
-    for p, w in nonempty("grid", grid):
-        members = [(max(1, round(r * p)), s) for r in nonempty("ratios", ratios) for s in seeds]
-        train = [train_set(s, p, (m,), n) for n, s in members]
-        tests = [test_set(s, p, m, n_test) for _, s in members]
+    c = _settings("sample_needs", settings)
+    seeds, dev = check_seeds(c.seeds), resolve_device(device)
+    run = {"steps": c.steps, "progress": progress, "device": dev, "batch_size": c.batch_size}
+    optim, rows = b1_optimizer("adamw", c.lr, 0.0, "sine", False), []
+    for p, w in nonempty("grid", c.grid):
+        members = [(max(1, round(r * p)), s) for r in nonempty("ratios", c.ratios) for s in seeds]
+        train = [train_set(s, p, (c.m,), n) for n, s in members]
+        tests = [test_set(s, p, c.m, c.n_test) for _, s in members]
         model, seeds_e = ModularMLP(p, w, "sine"), [s for _, s in members]
         desc = f"samples p={p} d={w}"
         cols = fit_columns(model, train, tests, optim=optim, seeds=seeds_e, desc=desc, **run)
-        rows += [{"p": p, "width": w, "n": n, "seed": s, **c} for (n, s), c in zip(members, cols)]
-    return {"rows": rows, "m": m}
+        rows += _rows(members, "n seed", cols, p=p, width=w)
+    return {"rows": rows, "m": c.m}
 
 
 # ------------------------------------------------------------------------- reading the sample sweep
