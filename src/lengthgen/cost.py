@@ -51,11 +51,9 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
         row["cpu_s"] += cpu or 0.0
         unknown_wall += wall if cpu is None else 0.0
         row["migrated"] += "migrated" in prov
-        if isinstance(prov.get("refreshed"), dict):
-            row["refreshed"] += 1
-            d = store.refresh_difference(prov)
-            if d is not None:  # the largest difference of any refreshed cell
-                row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
+        row["refreshed"] += isinstance(prov.get("refreshed"), dict)
+        if (d := store.refresh_difference(prov)) is not None:  # the largest of any refreshed cell
+            row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
         row["loaded"] += _loaded(prov)
         row["machines"][store.machine_label(prov)] += 1
     row["projection_2core_s"] = row["cpu_s"] / 2 + unknown_wall
