@@ -510,12 +510,9 @@ class ClaimRows:
 
 def counts_line(rows: list[dict], group: str = "paper") -> str:
     """``12 reproduced · 3 direction · …`` over the claims of ``group`` in ``rows``."""
-    paper = [r for r in rows if r.get("group", "paper") == group]
+    n = Counter(category(r) for r in rows if r.get("group", "paper") == group)
     words = OURS_WORDS if group == "ours" else {}
-    out = " · ".join(
-        f"{n} {words.get(k, k)}" for k in CATEGORIES if (n := sum(category(r) == k for r in paper))
-    )
-    return out or "none"
+    return " · ".join(f"{n[k]} {words.get(k, k)}" for k in CATEGORIES if n[k]) or "none"
 
 
 #: how a prediction of ours (chapter 5) reads

@@ -34,8 +34,8 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
 
     cells = chapter_module(chapter).cells("full")  # checks the chapter
     folder = (Path(results) if results is not None else store.results_dir()) / chapter / "cells"
-    row = dict.fromkeys(FIELDS, 0) | {"chapter": chapter, "planned": len(cells), "machines": {}}
-    row |= {"refresh_max_diff": None, "wall_s": 0.0, "cpu_s": 0.0}
+    row = dict.fromkeys(FIELDS, 0) | {"chapter": chapter, "planned": len(cells)}
+    row |= {"refresh_max_diff": None, "wall_s": 0.0, "cpu_s": 0.0, "machines": Counter()}
     unknown_wall = 0.0
     for cell in cells:
         state = store.stored_state(folder, cell, "full")
@@ -43,11 +43,6 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
         if state != "done":
             continue
         prov = store.load_cell(folder, cell.name, scale="full")["provenance"]
-        if not isinstance(prov, dict):
-            path = store.cell_path(folder, cell.name)
-            raise store.ResultFileError(
-                f"corrupt result file {path}: the provenance is not an object"
-            )
         row["stored"] += 1
         wall = store.number(prov.get("wall_time_s")) or 0.0
         cpu = store.number(prov.get("cpu_time_s"))
@@ -56,14 +51,11 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
         row["cpu_s"] += cpu or 0.0
         unknown_wall += wall if cpu is None else 0.0
         row["migrated"] += "migrated" in prov
-        if isinstance(prov.get("refreshed"), dict):
-            row["refreshed"] += 1
-            d = store.refresh_difference(prov)
-            if d is not None:  # the largest difference of any refreshed cell
-                row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
+        row["refreshed"] += isinstance(prov.get("refreshed"), dict)
+        if (d := store.refresh_difference(prov)) is not None:  # the largest of any refreshed cell
+            row["refresh_max_diff"] = max(d, row["refresh_max_diff"] or d)
         row["loaded"] += _loaded(prov)
-        label = store.machine_label(prov)
-        row["machines"][label] = row["machines"].get(label, 0) + 1
+        row["machines"][store.machine_label(prov)] += 1
     row["projection_2core_s"] = row["cpu_s"] / 2 + unknown_wall
     row["projection_upper_bound"] = row["cpu_unknown"] > 0
     for k in ("wall_s", "cpu_s", "projection_2core_s"):

@@ -88,16 +88,6 @@ def measured_by(chapter: str, claim_id: str) -> str | None:
     return f"{fn.__module__}.{fn.__qualname__} at {where}"
 
 
-def origin_notes(r: dict) -> list[str]:
-    """A scorecard row's pointers into the code: where declared, what measures it."""
-    notes = []
-    if where := declared_at().get(r["id"]):
-        notes.append(f"<b>declared at:</b> <code>{_esc(where)}</code>")
-    if r.get("source") == "stored" and (fn := measured_by(r["chapter"], r["id"])):
-        notes.append(f"<b>measured by:</b> <code>{_esc(fn)}</code>")
-    return [f"<p>{n}</p>" for n in notes]
-
-
 #: each category's colour (green, blue, orange, two greys)
 _BADGE = dict(zip(CATEGORIES, ("#1b7f3b", "#3465a4", "#b5470b", "#6b6b6b", "#8a8a8a")))
 _CSS = """<style>
@@ -163,8 +153,9 @@ def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
 _GROUP_PROTOCOL = {"self-check": "self-check", "ours": "our experiment"}
 
 
-def claim_notes(r: dict) -> list[str]:
-    """The collapsed part of a claim's row (HTML paragraphs)."""
+def claim_notes(r: dict, origin: bool = False) -> list[str]:
+    """The collapsed part of a claim's row (HTML paragraphs); ``origin``: then its pointers into
+    the code, where it is declared and what measures it."""
     prot = _GROUP_PROTOCOL.get(r.get("group"), protocol_label(r))
     notes = []
     for key, name in (("paper_value", "paper"), ("our_value", "ours")):
@@ -190,6 +181,10 @@ def claim_notes(r: dict) -> list[str]:
     if r.get("declared_deviation_holds"):
         notes.append("<b>note:</b> a deviation was declared but the check now holds")
     notes.append(f"<b>id:</b> <code>{_esc(r['id'])}</code> · {_esc(r.get('source') or '—')}")
+    if origin and (where := declared_at().get(r["id"])):
+        notes.append(f"<b>declared at:</b> <code>{_esc(where)}</code>")
+    if origin and r.get("source") == "stored" and (fn := measured_by(r["chapter"], r["id"])):
+        notes.append(f"<b>measured by:</b> <code>{_esc(fn)}</code>")
     return [f"<p>{n}</p>" for n in notes]
 
 
@@ -207,14 +202,13 @@ def claim_row(r: dict, *, where: bool = True, origin: bool = False) -> str:
         f'data-group="{_esc(r.get("group", "paper"))}"'
     )
     paper, ours = cell_values(r)
-    notes = claim_notes(r) + (origin_notes(r) if origin else [])
     return (
         f'<details class="lg-claim" id="claim-{rid}" {attrs}><summary>'
         f"<span>{_esc(r['statement'])}{f' <i>({loc})</i>' if where else ''}"
         f'<a class="lg-perma" href="#claim-{rid}" title="link to this claim">#</a></span>'
         f"<span>{_esc(paper)}</span><span>{_esc(ours)}</span><span>{badge(cat, _label(r))}</span>"
         f'</summary><div class="lg-more">{"" if where else f"<p><b>where:</b> {loc}</p>"}'
-        f"{''.join(notes)}</div></details>"
+        f"{''.join(claim_notes(r, origin))}</div></details>"
     )
 
 
@@ -531,7 +525,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
     )
     parts = [_CSS, '<div class="lg-results" id="results-box">', _glance(rows, len(items))]
     if body:
-        what = dict(paper="the paper claims", predicted="we predicted").get(
+        what = {"paper": "the paper claims", "predicted": "we predicted"}.get(
             lab, "the chapter checks"
         )
         cols = "".join(f'<col style="width:{w}%">' for w in (55, 15, 15, 15))

@@ -92,7 +92,7 @@ def _is_zero(x) -> bool:
     v = _as_list(x)
     if v is not None:
         return len(v) > 0 and all(_is_zero(y) for y in v)
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == 0
+    return _is_num(x) and x == 0
 
 
 #: a ``value`` check of zero whose tolerance is at most this is a check of float rounding (a residue)

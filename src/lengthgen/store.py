@@ -90,39 +90,28 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def _blas() -> dict:
-    """BLAS/LAPACK of the torch build and the knobs that change its kernels."""
-    import torch
-
-    cfg = torch.__config__.show()
-    info = dict(re.findall(r"\b(BLAS_INFO|LAPACK_INFO)=([^,\s]+)", cfg))
-    mkl = re.search(r"Math Kernel Library Version ([^\s]+)", cfg)
-    return {
-        "blas": info.get("BLAS_INFO", "unknown"),
-        "lapack": info.get("LAPACK_INFO", "unknown"),
-        **({"mkl_version": mkl.group(1)} if mkl else {}),
-        **{
-            k.lower(): os.environ[k]
-            for k in ("MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "ATEN_CPU_CAPABILITY")
-            if os.environ.get(k)
-        },
-    }
-
-
 def machine() -> dict:
-    """Which machine a number came from (every cell's provenance ``machine``)."""
+    """Which machine a number came from (every cell's provenance ``machine``): its CPU, the
+    BLAS/LAPACK of the torch build and the knobs that change its kernels."""
     import torch
 
     try:
         capability = torch.backends.cpu.get_cpu_capability()
     except (AttributeError, RuntimeError):
         capability = "unknown"
+    cfg = torch.__config__.show()
+    info = dict(re.findall(r"\b(BLAS_INFO|LAPACK_INFO)=([^,\s]+)", cfg))
+    mkl = re.search(r"Math Kernel Library Version ([^\s]+)", cfg)
+    knobs = ("MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "ATEN_CPU_CAPABILITY")
     return {
         "cpu_model": _cpu_model(),
         "arch": platform.machine(),
         "logical_cpus": os.cpu_count(),
         "cpu_capability": capability,
-        **_blas(),
+        "blas": info.get("BLAS_INFO", "unknown"),
+        "lapack": info.get("LAPACK_INFO", "unknown"),
+        **({"mkl_version": mkl.group(1)} if mkl else {}),
+        **{k.lower(): os.environ[k] for k in knobs if os.environ.get(k)},
         "torch_build": f"cuda {torch.version.cuda}" if torch.version.cuda else "cpu",
         "threads": torch.get_num_threads(),
         "interop_threads": torch.get_num_interop_threads(),
@@ -401,15 +390,11 @@ def number(x) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
-def has_cpu_time(prov) -> bool:
-    """Whether a provenance block records the worker's CPU time (migrated results do not)."""
-    return number(prov.get("cpu_time_s")) is not None
-
-
 def unmeasured(folder, cell, scale: str) -> bool:
-    """Whether ``cell`` is stored complete without a CPU time: what ``refresh`` recomputes."""
+    """Whether ``cell`` is stored complete without a CPU time (as migrated results are): what
+    ``refresh`` recomputes."""
     done = stored_state(folder, cell, scale) == "done"
-    return done and not has_cpu_time(load_cell(folder, cell.name)["provenance"])
+    return done and number(load_cell(folder, cell.name)["provenance"].get("cpu_time_s")) is None
 
 
 def refresh_record(old: dict, new_value) -> dict:
@@ -533,7 +518,8 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
         new = load_cell(src, c.name, scale=scale)
         prov, value = dict(new["provenance"]), new["data"]["value"]
         if status[c.name] == "done":  # replaced only by a measured run of a cell stored unmeasured
-            if have != "done" or not has_cpu_time(prov) or not unmeasured(dst, c, scale):
+            measured = number(prov.get("cpu_time_s")) is not None
+            if have != "done" or not measured or not unmeasured(dst, c, scale):
                 out["kept"].append(c.name)
                 continue
             prov["refreshed"] = refresh_record(load_cell(dst, c.name), value)
