@@ -195,10 +195,6 @@ def _accepts_members(fn) -> bool:
     return any(p.name == "members" or p.kind == p.VAR_KEYWORD for p in params)
 
 
-def _to_cpu(params):
-    return {k: v.detach().to("cpu").clone() for k, v in params.items()}
-
-
 # --------------------------------------------------------------------------- the engine
 def train_ensemble(
     model,
@@ -246,10 +242,9 @@ def train_ensemble(
                     bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
             if members.validation_due(done):
                 members.validate(model, P, done, metric, dev)
-                kept = _drop_stopped(members, P, names, opt, done, dev)
-                if kept is None:  # every member has stopped
+                P = members.drop_stopped(P, names, opt, done, dev)
+                if P is None:  # every member has stopped
                     break
-                P = kept
     finally:
         if bar is not None:
             bar.close()
@@ -267,19 +262,6 @@ def _leaves(params, dev):
     for k in names:
         P[k].requires_grad_(True)
     return P, names
-
-
-def _drop_stopped(members, P, names, opt, done: int, dev):
-    """Remove the members that stop now from ``P`` and the optimizer; ``None`` once none is left."""
-    stop = members.to_stop()
-    if stop is None:
-        return P
-    keep = members.stop(P, stop, done, dev)
-    if keep.numel() == 0:
-        return None
-    kd = keep.to(dev)
-    opt.select(keep)
-    return {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
 
 
 def _check_train_args(
@@ -346,7 +328,8 @@ class _Members:
     def __init__(self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation):
         self.validation, self.steps = validation, steps
         self.active = torch.arange(E)
-        self.final, self.best = _to_cpu(P), _to_cpu(P)
+        self.final = {k: v.detach().to("cpu").clone() for k, v in P.items()}
+        self.best = {k: v.clone() for k, v in self.final.items()}
         self.best_step = torch.zeros(E, dtype=torch.long)
         worst = (math.nan, math.nan) if validation is None else (-math.inf, math.inf)
         self.best_acc = torch.full((E,), worst[0], dtype=torch.float64)
@@ -380,39 +363,40 @@ class _Members:
         )
         if bool(better.any()):
             idx = better.nonzero().flatten()
-            orig = active[idx]
-            for k in P:
-                self.best[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+            orig = self._keep(self.best, P, idx, dev)
             self.best_acc[orig], self.best_loss[orig] = acc[idx], vloss[idx]
             self.best_step[orig] = done
         perfect = self.perfect[active]
         self.perfect[active] = torch.where(acc == 1.0, perfect + 1, torch.zeros_like(perfect))
 
-    def to_stop(self) -> torch.Tensor | None:
-        """Mask of the training members that stop now, or ``None``."""
-        if self.validation.patience is None:
-            return None
-        stop = self.perfect[self.active] >= self.validation.patience
-        return stop if bool(stop.any()) else None
-
-    def stop(self, P, stop: torch.Tensor, done: int, dev) -> torch.Tensor:
-        """Stop the members marked in ``stop``; returns the positions of those that keep training."""
-        idx = stop.nonzero().flatten()
+    def _keep(self, into: dict, P, idx: torch.Tensor, dev) -> torch.Tensor:
+        """Copy the training members at positions ``idx`` of ``P`` into ``into``; their indices."""
         orig = self.active[idx]
         for k in P:
-            self.final[k][orig] = P[k].detach()[idx.to(dev)].cpu()
-        self.stop_step[orig] = done
+            into[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+        return orig
+
+    def drop_stopped(self, P, names, opt, done: int, dev):
+        """Stop the members with ``patience`` perfect validations in a row (their parameters become
+        final ones) and drop them from ``P`` and the optimizer; ``None`` once none is left."""
+        if self.validation.patience is None:
+            return P
+        stop = self.perfect[self.active] >= self.validation.patience
+        if not bool(stop.any()):
+            return P
+        self.stop_step[self._keep(self.final, P, stop.nonzero().flatten(), dev)] = done
         keep = (~stop).nonzero().flatten()
         self.active = self.active[keep]
-        return keep
+        if keep.numel() == 0:
+            return None
+        opt.select(keep)
+        kd = keep.to(dev)
+        return {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
 
     def finish(self, P, steps_run: int, dev) -> None:
         """End of the loop: the members still training keep their parameters as final ones."""
-        if self.active.numel():
-            idx = torch.arange(self.active.numel())
-            for k in P:
-                self.final[k][self.active] = P[k].detach()[idx.to(dev)].cpu()
-            self.stop_step[self.active] = steps_run
+        if n := int(self.active.numel()):
+            self.stop_step[self._keep(self.final, P, torch.arange(n), dev)] = steps_run
         if self.validation is None:
             self.best = {k: v.clone() for k, v in self.final.items()}
             self.best_step = self.stop_step.clone()
