@@ -218,11 +218,11 @@ def train_ensemble(
     defaults to Adam at lr 1e-3; ``validation`` selects checkpoints and stops members early.
     """
     # every argument by name (first statement: locals() holds only the arguments)
-    E, steps, record_every, optim, gens, dev = _check_train_args(**locals())
+    E, steps, record_every, optim, gens, dev, names = _check_train_args(**locals())
     metric = getattr(validation, "metric", None) or classification_metric
     with_members = _accepts_members(sample)
     t0 = time.perf_counter()
-    P, names = _leaves(params, dev)
+    P = {k: v.detach().to(dev).clone().requires_grad_(k in names) for k, v in params.items()}
     opt = EnsembleOptimizer(optim, P, names)
     members = _Members(P, E, steps, validation)
     log = []  # (update, loss [active], active) of the recorded updates, on the device until the end
@@ -231,7 +231,9 @@ def train_ensemble(
     try:
         for step in range(steps):
             n_act = int(members.active.numel())
-            x, y = _draw_batch(sample, step, gens, members.active, with_members, dev)
+            kw = {"members": members.active.clone()} if with_members else {}
+            mine = gens if n_act == len(gens) else [gens[i] for i in members.active.tolist()]
+            x, y = _tree_map(lambda t: t.to(dev), sample(step, mine, **kw))
             lvec = _update_step(model, P, names, opt, optim.clip, loss, x, y, n_act)
             done = step + 1
             if done % record_every == 0 or done == steps:
@@ -240,7 +242,7 @@ def train_ensemble(
                 bar.update(1)
                 if done % 50 == 0 or done == steps:
                     bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
-            if members.validation_due(done):
+            if validation is not None and (done % validation.every == 0 or done == steps):
                 members.validate(model, P, done, metric, dev)
                 P = members.drop_stopped(P, names, opt, done, dev)
                 if P is None:  # every member has stopped
@@ -253,21 +255,11 @@ def train_ensemble(
     return _train_result(members, log, steps_run, E, time.perf_counter() - t0, dev)
 
 
-def _leaves(params, dev):
-    """The trained copy of ``params`` on ``dev`` and the trained names."""
-    P = {k: v.detach().to(dev).clone() for k, v in params.items()}
-    names = [k for k in P if not k.startswith("_")]
-    if not names:
-        raise ConfigError("no trainable parameters (every name starts with '_')")
-    for k in names:
-        P[k].requires_grad_(True)
-    return P, names
-
-
 def _check_train_args(
     model, params, sample, loss, optim, steps, data_seeds, validation, record_every, device, **_
 ):
-    """Check :func:`train_ensemble`'s arguments: ``(E, steps, record_every, optim, gens, device)``."""
+    """Check :func:`train_ensemble`'s arguments: ``(E, steps, record_every, optim, gens, device,
+    trained names)``."""
     _check_model(model)
     E = members_of(params)
     steps = check_positive_int("steps", steps)
@@ -289,20 +281,17 @@ def _check_train_args(
     if len(seeds) != E:
         raise ConfigError(f"data_seeds has {len(seeds)} seeds but params have {E} members")
     gens = seeded_generators(seeds)
-    for name, t in params.items():
-        if not (t.is_floating_point() or name.startswith("_")):
-            raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
+    names = [k for k in params if not k.startswith("_")]
+    if not names:
+        raise ConfigError("no trainable parameters (every name starts with '_')")
+    for name in names:
+        if not params[name].is_floating_point():
+            raise ConfigError(
+                f"trainable parameter {name!r} must be floating point, got {params[name].dtype}"
+            )
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
-    return E, steps, record_every, optim, gens, dev
-
-
-def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: bool, dev):
-    """The batch ``(x, y)`` of update ``step`` on ``dev``, from the generators of the ``active``."""
-    kw = {"members": active.clone()} if with_members else {}
-    mine = gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()]
-    x, y = sample(step, mine, **kw)
-    return _tree_map(lambda t: t.to(dev), (x, y))
+    return E, steps, record_every, optim, gens, dev, names
 
 
 def _update_step(model, P, names, opt, clip, loss, x, y, n_act: int) -> torch.Tensor:
@@ -337,10 +326,6 @@ class _Members:
         self.stop_step = torch.full((E,), steps, dtype=torch.long)
         self.perfect = torch.zeros(E, dtype=torch.long)
         self.val_step, self.val_acc, self.val_loss = [], [], []  # validation rows
-
-    def validation_due(self, done: int) -> bool:
-        v = self.validation
-        return v is not None and (done % v.every == 0 or done == self.steps)
 
     def validate(self, model, P, done: int, metric, dev) -> None:
         """Validate the training members after update ``done``; keep every improved checkpoint."""
