@@ -336,18 +336,12 @@ def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) 
             out.append(_pair(r, *_ROWS[r](**(SIZES[size][r] | more))))
     finally:
         torch.set_num_threads(old)
-    wall, cpu = round(time.perf_counter() - t0, 1), round(time.process_time() - c0, 1)
     per_mb = 2**20 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
-    return {
-        "ratio": round(statistics.median(r["ratio"] for r in out), 2),
-        "rows": out,
-        "size": size,
-        "torch": torch.__version__,
-        "measure": MEASURE,
-        "total_wall_s": wall,
-        "total_cpu_s": cpu,
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mb, 1),
-    }
+    rss = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mb, 1)
+    res = {"ratio": round(statistics.median(r["ratio"] for r in out), 2), "rows": out, "size": size}
+    res |= {"torch": torch.__version__, "measure": MEASURE, "peak_rss_mb": rss}
+    wall, cpu = round(time.perf_counter() - t0, 1), round(time.process_time() - c0, 1)
+    return res | {"total_wall_s": wall, "total_cpu_s": cpu}
 
 
 def bench_text(res: dict) -> str:

@@ -145,12 +145,6 @@ def _col(v, t: torch.Tensor):
     return v.view(-1, *([1] * (t.dim() - 1))) if isinstance(v, torch.Tensor) else v
 
 
-def _values(vals: Sequence[float], like: torch.Tensor):
-    """E values as a Python float when all equal (bitwise like torch.optim), else a tensor [E]."""
-    same = all(v == vals[0] for v in vals)
-    return float(vals[0]) if same else torch.tensor(vals, dtype=like.dtype, device=like.device)
-
-
 def _moments(st: dict, p: torch.Tensor):
     """Adam's first and second moments of ``p`` in its state ``st`` (zeros at the first step)."""
     if "exp_avg" not in st:
@@ -166,20 +160,24 @@ class EnsembleOptimizer:
         self.config = config
         self.names = list(names)
         E = self.members = int(params[self.names[0]].shape[0])
-        self.lr, self.wd = config.per_member("lr", E), config.per_member("weight_decay", E)
+        self.lr, wd = config.per_member("lr", E), config.per_member("weight_decay", E)
         for label in ("decay", "muon_params", "adamw_params", "decay_members"):
             for n in getattr(config, label) or ():
                 if n not in params:
                     raise ValueError(
                         f"{label} names unknown parameter {n!r}; parameters: {', '.join(params)}"
                     )
-        self.decayed = {n: config.decay is None or n in config.decay for n in self.names}
-        self.decay_mask: dict[str, tuple[bool, ...]] = dict(config.decay_members or {})
-        for n, flags in self.decay_mask.items():
+        masks = dict(config.decay_members or {})
+        for n, flags in masks.items():
             if len(flags) != E:
                 raise ConfigError(
                     f"decay_members[{n!r}] has {len(flags)} flags but the ensemble has {E} members"
                 )
+        #: each parameter's weight decay per member: its decay_members flags, else ``decay``
+        self.wd: dict[str, tuple[float, ...]] = {}
+        for n in self.names:
+            flags = masks.get(n) or [config.decay is None or n in config.decay] * E
+            self.wd[n] = tuple(w if f else 0.0 for w, f in zip(wd, flags))
         self.muon = set()
         if config.name == "muon" and config.muon_params is None:
             self.muon = {n for n in self.names if params[n].dim() == 3} - set(config.adamw_params)
@@ -203,8 +201,8 @@ class EnsembleOptimizer:
     def select(self, index: torch.Tensor) -> None:
         """Keep members ``index`` (a 1-D long tensor), in that order, dropping the others' state."""
         idx = index.tolist()
-        self.lr, self.wd = (tuple(v[i] for i in idx) for v in (self.lr, self.wd))
-        self.decay_mask = {n: tuple(f[i] for i in idx) for n, f in self.decay_mask.items()}
+        self.lr = tuple(self.lr[i] for i in idx)
+        self.wd = {n: tuple(w[i] for i in idx) for n, w in self.wd.items()}
         for st in self.state.values():
             for k, v in st.items():
                 st[k] = v.index_select(0, index.to(v.device))
@@ -238,10 +236,7 @@ class EnsembleOptimizer:
             p, g, st = params[n], grads[n], self.state[n]
             if g is None:
                 continue
-            lr = self._cached("lr", p)
-            wd = self._cached(
-                ("wd", n) if n in self.decay_mask else "wd" if self.decayed[n] else "zero", p
-            )
+            lr, wd = self._cached(self.lr, p), self._cached(self.wd[n], p)
             if name == "muon" and n in self.muon:
                 self._muon(p, g, st, lr, wd)
             elif name == "sgd":
@@ -273,16 +268,15 @@ class EnsembleOptimizer:
         torch._foreach_add_(denom, self.config.eps)
         torch._foreach_addcdiv_(ps, ms, denom, -(lr / bc1))
 
-    def _cached(self, which: str, like: torch.Tensor):
-        """Per-member values as a float (all equal) or an [E] tensor, cached per dtype/device."""
-        key = (which, like.dtype, like.device)
+    def _cached(self, vals: tuple[float, ...], like: torch.Tensor):
+        """E values as a Python float when all equal (bitwise like torch.optim), else a tensor
+        [E] on ``like``'s dtype and device (cached)."""
+        key = (vals, like.dtype, like.device)
         if key not in self._cache:
-            # ("wd", name): decay only the members marked in decay_mask
-            if isinstance(which, tuple):
-                vals = tuple(w if f else 0.0 for w, f in zip(self.wd, self.decay_mask[which[1]]))
-            else:
-                vals = (0.0,) if which == "zero" else getattr(self, which)
-            self._cache[key] = _values(vals, like)
+            same = all(v == vals[0] for v in vals)
+            self._cache[key] = (
+                float(vals[0]) if same else torch.tensor(vals, dtype=like.dtype, device=like.device)
+            )
         return self._cache[key]
 
     @staticmethod

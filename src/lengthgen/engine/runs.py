@@ -130,8 +130,8 @@ def _call(fn: Callable, kwargs: Mapping, device: str, progress: bool, threads: i
     w0, c0 = time.perf_counter(), time.process_time()
     value = fn(**kw)
     info = {"wall_time_s": time.perf_counter() - w0, "cpu_time_s": time.process_time() - c0}
-    info |= {"load_avg_start": [round(v, 2) for v in load0]}
-    info |= {"load_avg_end": [round(v, 2) for v in os.getloadavg()]}
+    for key, load in (("load_avg_start", load0), ("load_avg_end", os.getloadavg())):
+        info[key] = [round(v, 2) for v in load]
     info |= {"devices_used": sorted(_DEVICES_SEEN), "threads": torch.get_num_threads()}
     info["pid"] = os.getpid()
     return store._clean(value), info
@@ -348,10 +348,8 @@ def _check_run_args(cells, refresh, budget_s, timeout_s, no_workers_s):
         raise ConfigError("cells must be a list of lengthgen.engine.runs.Cell")
     if not isinstance(refresh, bool):
         raise ConfigError(f"refresh must be True or False, got {refresh!r}")
-    if timeout_s is None:
-        timeout_s = DASK_TIMEOUT_S + (
-            check_finite("budget_s", budget_s, nonnegative=True) if budget_s else 0.0
-        )
+    budget = check_finite("budget_s", budget_s, nonnegative=True) if budget_s else 0.0
+    timeout_s = DASK_TIMEOUT_S + budget if timeout_s is None else timeout_s
     no_workers_s = DASK_NO_WORKERS_S if no_workers_s is None else no_workers_s
     for name, value in (("timeout_s", timeout_s), ("no_workers_s", no_workers_s)):
         if check_finite(name, value) <= 0:

@@ -195,10 +195,6 @@ def _accepts_members(fn) -> bool:
     return any(p.name == "members" or p.kind == p.VAR_KEYWORD for p in params)
 
 
-def _to_cpu(params):
-    return {k: v.detach().to("cpu").clone() for k, v in params.items()}
-
-
 # --------------------------------------------------------------------------- the engine
 def train_ensemble(
     model,
@@ -222,11 +218,11 @@ def train_ensemble(
     defaults to Adam at lr 1e-3; ``validation`` selects checkpoints and stops members early.
     """
     # every argument by name (first statement: locals() holds only the arguments)
-    E, steps, record_every, optim, gens, dev = _check_train_args(**locals())
+    E, steps, record_every, optim, gens, dev, names = _check_train_args(**locals())
     metric = getattr(validation, "metric", None) or classification_metric
     with_members = _accepts_members(sample)
     t0 = time.perf_counter()
-    P, names = _leaves(params, dev)
+    P = {k: v.detach().to(dev).clone().requires_grad_(k in names) for k, v in params.items()}
     opt = EnsembleOptimizer(optim, P, names)
     members = _Members(P, E, steps, validation)
     log = []  # (update, loss [active], active) of the recorded updates, on the device until the end
@@ -235,7 +231,9 @@ def train_ensemble(
     try:
         for step in range(steps):
             n_act = int(members.active.numel())
-            x, y = _draw_batch(sample, step, gens, members.active, with_members, dev)
+            kw = {"members": members.active.clone()} if with_members else {}
+            mine = gens if n_act == len(gens) else [gens[i] for i in members.active.tolist()]
+            x, y = _tree_map(lambda t: t.to(dev), sample(step, mine, **kw))
             lvec = _update_step(model, P, names, opt, optim.clip, loss, x, y, n_act)
             done = step + 1
             if done % record_every == 0 or done == steps:
@@ -244,12 +242,11 @@ def train_ensemble(
                 bar.update(1)
                 if done % 50 == 0 or done == steps:
                     bar.set_postfix(training=f"{n_act}/{E}", refresh=False)
-            if members.validation_due(done):
+            if validation is not None and (done % validation.every == 0 or done == steps):
                 members.validate(model, P, done, metric, dev)
-                kept = _drop_stopped(members, P, names, opt, done, dev)
-                if kept is None:  # every member has stopped
+                P = members.drop_stopped(P, names, opt, done, dev)
+                if P is None:  # every member has stopped
                     break
-                P = kept
     finally:
         if bar is not None:
             bar.close()
@@ -258,34 +255,11 @@ def train_ensemble(
     return _train_result(members, log, steps_run, E, time.perf_counter() - t0, dev)
 
 
-def _leaves(params, dev):
-    """The trained copy of ``params`` on ``dev`` and the trained names."""
-    P = {k: v.detach().to(dev).clone() for k, v in params.items()}
-    names = [k for k in P if not k.startswith("_")]
-    if not names:
-        raise ConfigError("no trainable parameters (every name starts with '_')")
-    for k in names:
-        P[k].requires_grad_(True)
-    return P, names
-
-
-def _drop_stopped(members, P, names, opt, done: int, dev):
-    """Remove the members that stop now from ``P`` and the optimizer; ``None`` once none is left."""
-    stop = members.to_stop()
-    if stop is None:
-        return P
-    keep = members.stop(P, stop, done, dev)
-    if keep.numel() == 0:
-        return None
-    kd = keep.to(dev)
-    opt.select(keep)
-    return {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
-
-
 def _check_train_args(
     model, params, sample, loss, optim, steps, data_seeds, validation, record_every, device, **_
 ):
-    """Check :func:`train_ensemble`'s arguments: ``(E, steps, record_every, optim, gens, device)``."""
+    """Check :func:`train_ensemble`'s arguments: ``(E, steps, record_every, optim, gens, device,
+    trained names)``."""
     _check_model(model)
     E = members_of(params)
     steps = check_positive_int("steps", steps)
@@ -307,20 +281,17 @@ def _check_train_args(
     if len(seeds) != E:
         raise ConfigError(f"data_seeds has {len(seeds)} seeds but params have {E} members")
     gens = seeded_generators(seeds)
-    for name, t in params.items():
-        if not (t.is_floating_point() or name.startswith("_")):
-            raise ConfigError(f"trainable parameter {name!r} must be floating point, got {t.dtype}")
+    names = [k for k in params if not k.startswith("_")]
+    if not names:
+        raise ConfigError("no trainable parameters (every name starts with '_')")
+    for name in names:
+        if not params[name].is_floating_point():
+            raise ConfigError(
+                f"trainable parameter {name!r} must be floating point, got {params[name].dtype}"
+            )
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
-    return E, steps, record_every, optim, gens, dev
-
-
-def _draw_batch(sample, step: int, gens, active: torch.Tensor, with_members: bool, dev):
-    """The batch ``(x, y)`` of update ``step`` on ``dev``, from the generators of the ``active``."""
-    kw = {"members": active.clone()} if with_members else {}
-    mine = gens if int(active.numel()) == len(gens) else [gens[i] for i in active.tolist()]
-    x, y = sample(step, mine, **kw)
-    return _tree_map(lambda t: t.to(dev), (x, y))
+    return E, steps, record_every, optim, gens, dev, names
 
 
 def _update_step(model, P, names, opt, clip, loss, x, y, n_act: int) -> torch.Tensor:
@@ -346,7 +317,8 @@ class _Members:
     def __init__(self, P: Mapping[str, torch.Tensor], E: int, steps: int, validation):
         self.validation, self.steps = validation, steps
         self.active = torch.arange(E)
-        self.final, self.best = _to_cpu(P), _to_cpu(P)
+        self.final = {k: v.detach().to("cpu").clone() for k, v in P.items()}
+        self.best = {k: v.clone() for k, v in self.final.items()}
         self.best_step = torch.zeros(E, dtype=torch.long)
         worst = (math.nan, math.nan) if validation is None else (-math.inf, math.inf)
         self.best_acc = torch.full((E,), worst[0], dtype=torch.float64)
@@ -354,10 +326,6 @@ class _Members:
         self.stop_step = torch.full((E,), steps, dtype=torch.long)
         self.perfect = torch.zeros(E, dtype=torch.long)
         self.val_step, self.val_acc, self.val_loss = [], [], []  # validation rows
-
-    def validation_due(self, done: int) -> bool:
-        v = self.validation
-        return v is not None and (done % v.every == 0 or done == self.steps)
 
     def validate(self, model, P, done: int, metric, dev) -> None:
         """Validate the training members after update ``done``; keep every improved checkpoint."""
@@ -380,39 +348,40 @@ class _Members:
         )
         if bool(better.any()):
             idx = better.nonzero().flatten()
-            orig = active[idx]
-            for k in P:
-                self.best[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+            orig = self._keep(self.best, P, idx, dev)
             self.best_acc[orig], self.best_loss[orig] = acc[idx], vloss[idx]
             self.best_step[orig] = done
         perfect = self.perfect[active]
         self.perfect[active] = torch.where(acc == 1.0, perfect + 1, torch.zeros_like(perfect))
 
-    def to_stop(self) -> torch.Tensor | None:
-        """Mask of the training members that stop now, or ``None``."""
-        if self.validation.patience is None:
-            return None
-        stop = self.perfect[self.active] >= self.validation.patience
-        return stop if bool(stop.any()) else None
-
-    def stop(self, P, stop: torch.Tensor, done: int, dev) -> torch.Tensor:
-        """Stop the members marked in ``stop``; returns the positions of those that keep training."""
-        idx = stop.nonzero().flatten()
+    def _keep(self, into: dict, P, idx: torch.Tensor, dev) -> torch.Tensor:
+        """Copy the training members at positions ``idx`` of ``P`` into ``into``; their indices."""
         orig = self.active[idx]
         for k in P:
-            self.final[k][orig] = P[k].detach()[idx.to(dev)].cpu()
-        self.stop_step[orig] = done
+            into[k][orig] = P[k].detach()[idx.to(dev)].cpu()
+        return orig
+
+    def drop_stopped(self, P, names, opt, done: int, dev):
+        """Stop the members with ``patience`` perfect validations in a row (their parameters become
+        final ones) and drop them from ``P`` and the optimizer; ``None`` once none is left."""
+        if self.validation.patience is None:
+            return P
+        stop = self.perfect[self.active] >= self.validation.patience
+        if not bool(stop.any()):
+            return P
+        self.stop_step[self._keep(self.final, P, stop.nonzero().flatten(), dev)] = done
         keep = (~stop).nonzero().flatten()
         self.active = self.active[keep]
-        return keep
+        if keep.numel() == 0:
+            return None
+        opt.select(keep)
+        kd = keep.to(dev)
+        return {k: v.detach()[kd].clone().requires_grad_(k in names) for k, v in P.items()}
 
     def finish(self, P, steps_run: int, dev) -> None:
         """End of the loop: the members still training keep their parameters as final ones."""
-        if self.active.numel():
-            idx = torch.arange(self.active.numel())
-            for k in P:
-                self.final[k][self.active] = P[k].detach()[idx.to(dev)].cpu()
-            self.stop_step[self.active] = steps_run
+        if n := int(self.active.numel()):
+            self.stop_step[self._keep(self.final, P, torch.arange(n), dev)] = steps_run
         if self.validation is None:
             self.best = {k: v.clone() for k, v in self.final.items()}
             self.best_step = self.stop_step.clone()

@@ -8,16 +8,10 @@ import math
 import torch
 
 
-def log_length_scale(
-    n_positions: int | torch.Tensor, *, causal: bool = False, dtype=torch.float64, device=None
-):
-    """β = log N. For ``causal=True`` returns the per-row vector ``log(i + 1)``, i = 0 … N−1, shape [N, 1]."""
-    if bool((torch.as_tensor(n_positions) < 1).any()):
+def log_length_scale(n_positions: int) -> float:
+    """β = log N for N positions."""
+    if n_positions < 1:
         raise ValueError(f"number of positions must be >= 1, got {n_positions}")
-    if causal:
-        return torch.log(torch.arange(1, int(n_positions) + 1, dtype=dtype, device=device))[:, None]
-    if isinstance(n_positions, torch.Tensor):
-        return torch.log(n_positions.to(dtype))
     return math.log(int(n_positions))
 
 

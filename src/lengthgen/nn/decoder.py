@@ -155,21 +155,6 @@ class Decoder:
         return {k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()}
 
     # ------------------------------------------------------------------ forward
-    def _embed_checked(self, params, x):
-        """:meth:`embed` of token ids ``x [E, B, n]``, checked first (the public edge)."""
-        if getattr(x, "dtype", None) not in (torch.int64, torch.int32) or x.dim() != 3:
-            raise ValueError(
-                f"x must be an integer tensor [E, B, n] of token ids, got "
-                f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
-            )
-        if x.shape[0] != (E := params["tok_emb"].shape[0]):
-            raise ValueError(f"x has {x.shape[0]} members, params have {E}")
-        if x.numel() and (int(x.min()) < 0 or int(x.max()) >= self.vocab):
-            raise ValueError(
-                f"token ids must lie in [0, {self.vocab}), got range [{int(x.min())}, {int(x.max())}]"
-            )
-        return self.embed(params, x)
-
     def embed(self, params, x):
         """Token (+ additive position) embedding ``[E, B, n, d]``."""
         E, B, n = x.shape
@@ -186,41 +171,44 @@ class Decoder:
             h = h + params["pos_emb"][:, pos][:, None]  # [E, 1, n, d]
         return h
 
-    def _attention(self, params, l, h):
-        """Causal multi-head attention of layer ``l``."""
+    def _block(self, params, l, h):
+        """Pre-LN block ``l``: causal multi-head attention, then the MLP, each added to ``h``."""
         E, B, n, d = h.shape
         H, dh = self.n_heads, self.d_head
-        p = f"l{l}."
-        fused = self.kernels == "fused"
-        qkv = _linear(h, params[p + "wqkv"], params[p + "bqkv"], fused)
+        p, fused = f"l{l}.", self.kernels == "fused"
+        z = self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h))
+        qkv = _linear(z, params[p + "wqkv"], params[p + "bqkv"], fused)
         # q, k, v: [E, B, H, n, dh]
         q, k, v = (t.reshape(E, B, n, H, dh).transpose(2, 3) for t in qkv.split(d, dim=-1))
         if self.encoding == "rope":
             q, k = (pe.rope_rotate(t, self.base, self.rope_scale) for t in (q, k))
         alibi = self.encoding == "alibi"
-        bias = pe.alibi_bias(n, H, dtype=h.dtype, device=h.device) if alibi else None
-        mask = causal_mask(n, device=h.device)
+        bias = pe.alibi_bias(n, H, dtype=z.dtype, device=z.device) if alibi else None
+        mask = causal_mask(n, device=z.device)
         out = attend(q, k, v, scale=1 / math.sqrt(dh), bias=bias, mask=mask)
         out = out.transpose(2, 3).reshape(E, B, n, d)
-        return _linear(out, params[p + "wo"], params[p + "bo"], fused)
-
-    def _block(self, params, l, h):
-        p = f"l{l}."
-        z = self._ln(h, _bcast(params[p + "ln1_g"], h), _bcast(params[p + "ln1_b"], h))
-        h = h + self._attention(params, l, z)
+        h = h + _linear(out, params[p + "wo"], params[p + "bo"], fused)
         z = self._ln(h, _bcast(params[p + "ln2_g"], h), _bcast(params[p + "ln2_b"], h))
-        fused = self.kernels == "fused"
         z = self._act(_linear(z, params[p + "w1"], params[p + "b1"], fused))
         if fused:
-            h = h + _linear(z, params[p + "w2"], params[p + "b2"], True)
-        else:  # the reference order: (h + z W2) + b2
-            zw = torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"])
-            h = h + zw + params[p + "b2"][:, None, None]
-        return h
+            return h + _linear(z, params[p + "w2"], params[p + "b2"], True)
+        zw = torch.einsum("ebnf,efd->ebnd", z, params[p + "w2"])
+        return h + zw + params[p + "b2"][:, None, None]  # the reference order: (h + z W2) + b2
 
     def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
         """Logits ``[E, B, n, n_out]`` for token ids ``x [E, B, n]`` (causal: position i sees 0 … i)."""
-        h = self._embed_checked(params, x)
+        if getattr(x, "dtype", None) not in (torch.int64, torch.int32) or x.dim() != 3:
+            raise ValueError(
+                f"x must be an integer tensor [E, B, n] of token ids, got "
+                f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
+            )
+        if x.shape[0] != (E := params["tok_emb"].shape[0]):
+            raise ValueError(f"x has {x.shape[0]} members, params have {E}")
+        if x.numel() and (int(x.min()) < 0 or int(x.max()) >= self.vocab):
+            raise ValueError(
+                f"token ids must lie in [0, {self.vocab}), got range [{int(x.min())}, {int(x.max())}]"
+            )
+        h = self.embed(params, x)
         for l in range(self.n_layers):
             h = self._block(params, l, h)
         h = self._ln(h, _bcast(params["lnf_g"], h), _bcast(params["lnf_b"], h))
