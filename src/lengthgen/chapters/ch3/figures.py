@@ -325,10 +325,9 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict |
     n = max(1, len(tiers))
     fig, axes = plotting.figure(1, n, width=6.8 / max(n, 2), height=3.3, sharey=True)
     learnt, other = dict(color=plotting.PALETTE[0]), dict(facecolors="none", edgecolors="grey")
-    styles = ((True, learnt), (False, other))
     for ax, tier in zip(np.atleast_1d(axes), tiers):
         st = tier_stats[tier]
-        for learn, style in styles:
+        for learn, style in ((True, learnt), (False, other)):
             cells = [c for c in st["cells"].values() if (c["train"] > learnable) == learn]
             pts = [(c["alpha"], c["lg"]) for c in cells]
             if pts:
@@ -364,9 +363,8 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
             err = np.clip([np.array(v) - lo, hi - np.array(v)], 0, None)
             ax.errorbar(d, v, yerr=err, fmt=mark + "-", color=col, capsize=3, label=name)
     if paper:
-        pts = [(TIERS[t][0] + 0.08, r, p) for t, (r, p) in paper.items() if t in TIERS]
-        xs, ys = [x for x, _, _ in pts], [r for _, r, _ in pts] + [p for _, _, p in pts]
-        ax.plot(xs + xs, ys, "x", color="k", ms=8, mew=2, label="paper (Table 4)")
+        xs, rs, ps = zip(*[(TIERS[t][0] + 0.08, r, p) for t, (r, p) in paper.items() if t in TIERS])
+        ax.plot(xs + xs, rs + ps, "x", color="k", ms=8, mew=2, label="paper (Table 4)")
     ax.axhline(0, color="grey", lw=0.8)
     xlabel, ylabel = "layers (1L1H, 2L4H, 4L4H)", "statistic (95% bootstrap CI)"
     ax.set(xlabel=xlabel, ylabel=ylabel, xticks=[1, 2, 4], ylim=(-0.6, 1.08))
