@@ -187,14 +187,9 @@ def duality_holds(v):
     return bool(v["alpha"] == [*expected, D["clamped"]["first"]] and len(m) == 1 and m[0] > 0)
 
 
-def _screen_auc(cells: list) -> float:
-    """AUC of the cells' α separating those with LG ≥ 0.5 from the rest."""
-    return auc([v["alpha"] for v in cells], [v["lg"] >= GENERALIZES for v in cells])
-
-
 def auc_nontrivial(r):
     c = [v for k, v in sorted(cells(r).items()) if v["alpha"] > 0.05]
-    return [len(c), _screen_auc(c)]
+    return [len(c), auc([v["alpha"] for v in c], [v["lg"] >= GENERALIZES for v in c])]
 
 
 def spearman_binarized(r):
@@ -368,7 +363,8 @@ def app_g_cells(r) -> dict:
 
 def app_g_auc(r) -> list:
     """Screen AUC of α_{3L0} for the cells with LG@3L0 ≥ 0.5, at each training length of App. G."""
-    return [_screen_auc(list(c.values())) for c in app_g_cells(r).values()]
+    by_L0 = [list(c.values()) for c in app_g_cells(r).values()]
+    return [auc([v["alpha"] for v in c], [v["lg"] >= GENERALIZES for v in c]) for c in by_L0]
 
 
 def app_g_generalizing(r) -> dict:
