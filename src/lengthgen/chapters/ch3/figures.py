@@ -217,8 +217,7 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
             label = f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else "")
             col = plotting.PALETTE[j % 5]
             ax.plot(Ls, row.to_numpy(), "o-", ms=3, lw=1.3, color=col, label=label)
-        pv = (paper_alpha or {}).get(cell)
-        if pv:
+        if pv := (paper_alpha or {}).get(cell):
             ax.plot(list(pv), list(pv.values()), "kx", ms=8, mew=2, label="paper")
         ax.set(xscale="log", xlabel="test length L", ylabel="α_L", title=cell, ylim=(-0.03, 1.03))
         ax.set_xticks([30, 60, 128, 512], labels=["30", "60", "128", "512"])
@@ -227,10 +226,8 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
     for ax in np.atleast_1d(axes):
         for h, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, h)
-    kw = dict(fontsize=9, handlelength=1.2, columnspacing=0.8)
-    fig.legend(
-        list(legend.values()), list(legend), loc="outside lower center", ncol=len(legend), **kw
-    )
+    kw = dict(loc="outside lower center", ncol=len(legend), fontsize=9)
+    fig.legend(list(legend.values()), list(legend), handlelength=1.2, columnspacing=0.8, **kw)
     return plotting.finish(fig)
 
 
