@@ -198,8 +198,6 @@ def run_study(
     record |= {"precision": precision, "folder": str(folder), "ensembles": []}
     record |= {"skipped": [e["name"] for e in ens_list if e not in todo]}
     record |= {"remaining": [], "stopped": False, "budget_s": budget_s, "profile": profile, **extra}
-    run = {"scale": scale, "device": dev, "requested": device, "git": git}
-    run |= {"allow_dirty": allow_dirty, "precision": precision}
     for i, e in enumerate(todo):
         guess = est.get(e["tier"]) or 0.0
         if deadline is not None and time.time() + guess > deadline - STOP_MARGIN_S:
@@ -216,8 +214,15 @@ def run_study(
         info = {"name": e["name"], "members": members, "groups": [g["key"] for g in groups]}
         info |= {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
         info["member_updates_per_s"] = round(members * steps / wall, 1)
-        run |= {"wall": wall, "cpu": cpu}
-        _store(folder, [cells[g["key"]] for g in groups], rows, info, run, extra)
+        ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
+        for g in groups:  # each cell with its share of the wall and CPU time
+            c, share = cells[g["key"]], len(g["tasks"]) / members
+            pv = {"wall_time_s": wall * share, "cpu_time_s": cpu * share, "trained_on": [str(dev)]}
+            pv |= {"requested_device": str(device), "executor": "study_ensemble", "cell": c.name}
+            pv |= {"config_hash": c.hash, "allow_dirty": allow_dirty, "precision": precision}
+            pv |= {"ensemble": ensemble | {"share": round(share, 6)}, **extra}
+            prov = provenance(scale=scale, device=str(dev), seeds=c.seeds, git=git, extra=pv)
+            write_cell(folder, c, scale, rows[c.name], prov)
         record["ensembles"].append(info)
         rate = f"{info['member_updates_per_s']:.0f} member-updates/s"
         log(f"{e['name']}: {len(groups)} groups, {members} members in {wall:.1f} s ({rate})")
@@ -228,21 +233,6 @@ def run_study(
         history = []  # none yet, or an unreadable one: replaced by a readable one, never the cells
     atomic_write_json(out / "run.json", {"runs": [*history, record]})
     return record
-
-
-def _store(folder, cells: list, rows: dict, info: dict, run: dict, extra: dict):
-    """Write the cells of one ensemble, each with its share of the wall and CPU time."""
-    dev = str(run["device"])
-    ensemble = {k: info[k] for k in ("name", "members", "wall_s", "cpu_s")}
-    for c in cells:
-        share = len(c.kwargs["tasks"]) / info["members"]
-        ex = {"wall_time_s": run["wall"] * share, "cpu_time_s": run["cpu"] * share}
-        ex |= {"trained_on": [dev], "requested_device": str(run["requested"])}
-        ex |= {"executor": "study_ensemble", "cell": c.name, "config_hash": c.hash}
-        ex |= {"allow_dirty": run["allow_dirty"], "precision": run["precision"]}
-        ex |= {"ensemble": ensemble | {"share": round(share, 6)}, **extra}
-        prov = provenance(scale=run["scale"], device=dev, seeds=c.seeds, git=run["git"], extra=ex)
-        write_cell(folder, c, run["scale"], rows[c.name], prov)
 
 
 # --------------------------------------------------------------------------- command line

@@ -15,7 +15,7 @@ from lengthgen.chapters.ch3.paper import ALPHA_SPEC, POS_TASKS
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, SELECTION_RULES, relative_alpha
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.positional import ENCODINGS, check_encoding
+from lengthgen.nn.positional import ENCODINGS
 from lengthgen.store import ResultFileError, cells_dir, has_stored, load_stored
 from lengthgen.store import stored_state, validate
 from lengthgen.chapters.ch3.training import train_groups
@@ -39,13 +39,7 @@ def alpha_tables(
 ) -> dict:
     """``{rule: {"enc/task": {L: α}}}`` for both selection rules (section "α_L for every encoding
     and task"); ``fit``: the CE rule's settings (default :data:`~.paper.CE_FIT`)."""
-    fit = dict(paper.CE_FIT if fit is None else fit)
-    if set(fit) - set(paper.CE_FIT):
-        raise ConfigError(f"fit has unknown keys; valid: {sorted(paper.CE_FIT)}")
-    for e in encodings:
-        check_encoding(e)
-    for t in tasks:
-        rz.check_task(t)
+    fit = dict(paper.CE_FIT if fit is None else fit)  # checked by :func:`~.realizability.select`
     return {rule: _alpha_tab(encodings, tasks, lengths, rule, L0, fit) for rule in SELECTION_RULES}
 
 
@@ -248,12 +242,10 @@ def cells(scale: str) -> list[Cell]:
     P = _protocol(scale)
     A = P["alpha"]
     spec = {"tasks": list(A["tasks"]), "lengths": list(A["lengths"]), "L0": A["L0"]}
-    main = {
-        "tasks": [t for t in A["tasks"] if t in MAIN_TASKS],
-        "lengths": [L for L in A["lengths"] if L in paper.STUDY_LENGTHS],
-    }
+    main = {"tasks": [t for t in A["tasks"] if t in MAIN_TASKS], "L0": A["L0"]}
+    main["lengths"] = [L for L in A["lengths"] if L in paper.STUDY_LENGTHS]
     enc, fit = {"encodings": list(A["encodings"])}, {"fit": dict(A["fit"])}
-    lr_match = {"lrs": list(LR_MATCH)} | enc | main | {"L0": A["L0"]} | fit
+    lr_match = {"lrs": list(LR_MATCH)} | enc | main | fit
     out = [
         Cell("alpha_tables", alpha_tables, enc | spec | fit),
         Cell("alpha_min_norm_exact", exact_min_norm_tables, spec),

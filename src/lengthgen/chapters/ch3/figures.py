@@ -217,8 +217,7 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
             label = f"lr {lr:g}" + (" (ours)" if lr == paper.CE_FIT["lr"] else "")
             col = plotting.PALETTE[j % 5]
             ax.plot(Ls, row.to_numpy(), "o-", ms=3, lw=1.3, color=col, label=label)
-        pv = (paper_alpha or {}).get(cell)
-        if pv:
+        if pv := (paper_alpha or {}).get(cell):
             ax.plot(list(pv), list(pv.values()), "kx", ms=8, mew=2, label="paper")
         ax.set(xscale="log", xlabel="test length L", ylabel="α_L", title=cell, ylim=(-0.03, 1.03))
         ax.set_xticks([30, 60, 128, 512], labels=["30", "60", "128", "512"])
@@ -227,10 +226,8 @@ def plot_lr_sensitivity(sens, paper_alpha: dict | None = None):
     for ax in np.atleast_1d(axes):
         for h, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, h)
-    kw = dict(fontsize=9, handlelength=1.2, columnspacing=0.8)
-    fig.legend(
-        list(legend.values()), list(legend), loc="outside lower center", ncol=len(legend), **kw
-    )
+    kw = dict(loc="outside lower center", ncol=len(legend), fontsize=9)
+    fig.legend(list(legend.values()), list(legend), handlelength=1.2, columnspacing=0.8, **kw)
     return plotting.finish(fig)
 
 
@@ -325,10 +322,9 @@ def plot_alpha_vs_lg(tier_stats: dict, learnable: float = 0.8, paper_rho: dict |
     n = max(1, len(tiers))
     fig, axes = plotting.figure(1, n, width=6.8 / max(n, 2), height=3.3, sharey=True)
     learnt, other = dict(color=plotting.PALETTE[0]), dict(facecolors="none", edgecolors="grey")
-    styles = ((True, learnt), (False, other))
     for ax, tier in zip(np.atleast_1d(axes), tiers):
         st = tier_stats[tier]
-        for learn, style in styles:
+        for learn, style in ((True, learnt), (False, other)):
             cells = [c for c in st["cells"].values() if (c["train"] > learnable) == learn]
             pts = [(c["alpha"], c["lg"]) for c in cells]
             if pts:
@@ -364,9 +360,8 @@ def plot_depth_trend(tier_stats: dict, paper: dict | None = None):
             err = np.clip([np.array(v) - lo, hi - np.array(v)], 0, None)
             ax.errorbar(d, v, yerr=err, fmt=mark + "-", color=col, capsize=3, label=name)
     if paper:
-        pts = [(TIERS[t][0] + 0.08, r, p) for t, (r, p) in paper.items() if t in TIERS]
-        xs, ys = [x for x, _, _ in pts], [r for _, r, _ in pts] + [p for _, _, p in pts]
-        ax.plot(xs + xs, ys, "x", color="k", ms=8, mew=2, label="paper (Table 4)")
+        xs, rs, ps = zip(*[(TIERS[t][0] + 0.08, r, p) for t, (r, p) in paper.items() if t in TIERS])
+        ax.plot(xs + xs, rs + ps, "x", color="k", ms=8, mew=2, label="paper (Table 4)")
     ax.axhline(0, color="grey", lw=0.8)
     xlabel, ylabel = "layers (1L1H, 2L4H, 4L4H)", "statistic (95% bootstrap CI)"
     ax.set(xlabel=xlabel, ylabel=ylabel, xticks=[1, 2, 4], ylim=(-0.6, 1.08))

@@ -60,7 +60,6 @@ def alpha(results, rule: str = "ce") -> dict:
 
 
 def alpha_exact(results) -> dict:
-    """The stored exact min-norm rule (``alpha_min_norm_exact`` cell)."""
     return stored(results, "alpha_min_norm_exact")
 
 
@@ -70,7 +69,6 @@ def min_norm_exact_table(results) -> dict:
 
 
 def theory(results) -> dict:
-    """The stored theory checks (the ``theory`` cell)."""
     return stored(results, "theory")
 
 
@@ -133,8 +131,9 @@ def violations(results, tier: str = "1L1H") -> dict:
     return dict(sorted(collections.Counter(fails).items()))
 
 
-def spearman_cells(results, keep, score=lambda k, v: v["alpha"]) -> float:
-    """Spearman(``score(key, cell)``, LG), default score α, over the 1L1H cells ``keep`` selects."""
+def spearman_cells(results, keep=None, score=lambda k, v: v["alpha"]) -> float:
+    """Spearman(``score(key, cell)``, LG) over the 1L1H cells ``keep`` selects (learnable)."""
+    keep = keep or (lambda k, v: v["train"] > LEARNABLE)
     c = [(k, v) for k, v in sorted(cells(results).items()) if keep(k, v)]
     return spearman([score(k, v) for k, v in c], [v["lg"] for _, v in c])
 
@@ -195,8 +194,7 @@ def auc_nontrivial(r):
 
 def spearman_binarized(r):
     """Spearman(1[α ≥ 0.5], LG) over the learnable 1L1H cells."""
-    binary = lambda k, v: float(v["alpha"] >= HIGH_ALPHA)
-    return spearman_cells(r, lambda k, v: v["train"] > LEARNABLE, binary)
+    return spearman_cells(r, score=lambda k, v: float(v["alpha"] >= HIGH_ALPHA))
 
 
 SIN_BOUNDED = ("sinusoidal/prev", "sinusoidal/skip2", "sinusoidal/skip3", "sinusoidal/skip5")
@@ -208,10 +206,8 @@ def sin_graded_fine(r):
     key = lambda x: f"{x['encoding']}/{x['task']}"
     rr = [x for x in rows(r) if x["tier"] == "1L1H" and key(x) in SIN_BOUNDED]
     row = spearman([A[key(x)][x["L"]] for x in rr], [x["acc"] for x in rr])
-    pts = [
-        (A[c][L], float(np.mean(accs(r, "1L1H", c, L)))) for c in SIN_BOUNDED for L in STUDY_LENGTHS
-    ]
-    return [row, spearman([p[0] for p in pts], [p[1] for p in pts])]
+    pts = [(A[c][L], np.mean(accs(r, "1L1H", c, L))) for c in SIN_BOUNDED for L in STUDY_LENGTHS]
+    return [row, spearman(*zip(*pts))]
 
 
 def precision_with(results, tier: str, A: dict, tau: float = HIGH_ALPHA) -> dict:
@@ -249,8 +245,7 @@ def baseline_scores(key: str) -> dict:
 
 def baseline_rho(results, rule: str) -> float:
     """Spearman between a baseline rule's score and LG over the learnable 1L1H cells."""
-    score = lambda k, v: baseline_scores(k)[rule]
-    return spearman_cells(results, lambda k, v: v["train"] > LEARNABLE, score)
+    return spearman_cells(results, score=lambda k, v: baseline_scores(k)[rule])
 
 
 def conditioning(num_freq: int) -> dict:
@@ -306,8 +301,8 @@ def app_e_tiers(results):
 
     nan = float("nan")
     by_tier = _app_e_by_tier(results)
-    keys = sorted({k for st in by_tier.values() for k in st["cells"]})
     alphas = {k: c["alpha"] for st in by_tier.values() for k, c in st["cells"].items()}
+    keys = sorted(alphas)
     data = {("", "α"): [alphas[k] for k in keys] + [nan]}
     for t, st in by_tier.items():
         c = st["cells"]
@@ -321,8 +316,7 @@ def app_e_rescued(results) -> dict:
     A = alpha(results)
     rescued = lambda t: an3.content_channel(pos_rows(results, t), A, t, tasks=POS_TASKS)
     return {
-        t: {"rescued": sorted(rescued(t)), "n_cells": st["n_cells"], "n_pos": st["n_pos"]}
-        | {"auc": st.get("auc")}
+        t: {"rescued": sorted(rescued(t))} | {k: st.get(k) for k in ("n_cells", "n_pos", "auc")}
         for t, st in _app_e_by_tier(results).items()
     }
 
@@ -347,8 +341,10 @@ def app_e_relative(r, tiers=("1L1H",)):
 
 
 # --------------------------------------------------------------- App. F–H (the robustness cells)
-def _mean(rows, key="acc") -> float:
-    return float(np.mean([x[key] for x in rows])) if rows else float("nan")
+def _lg_train(rows) -> dict:
+    """Mean LG and mean train accuracy of ``rows`` (NaN without rows)."""
+    mean = lambda k: float(np.mean([x[k] for x in rows])) if rows else float("nan")
+    return {"lg": mean("acc"), "train": mean("train_acc")}
 
 
 def app_g_cells(r) -> dict:
@@ -384,8 +380,7 @@ def rope_scale_table(r) -> dict:
     out, alphas = {}, stored(r, "robustness_alpha")["rope_scale"]
     for s in [f"{s:g}" for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
         rs = [x for x in stored(r, f"appH__rope_scale_{s}") if x["L"] == 60]
-        out[s] = {"alpha": alphas[s]["60"], "lg": _mean(rs), "train": _mean(rs, "train_acc")}
-        out[s]["lg_seeds"] = [x["acc"] for x in rs]
+        out[s] = {"alpha": alphas[s]["60"], **_lg_train(rs), "lg_seeds": [x["acc"] for x in rs]}
     return out
 
 
@@ -396,6 +391,5 @@ def app_f_stats(r) -> dict:
 
 def induction_table(r) -> dict:
     """App. H's induction: per tier and encoding, mean LG@60 and train accuracy over the seeds."""
-    cell = lambda rs: {"lg": _mean(rs), "train": _mean(rs, "train_acc")}
-    by_tier = lambda t: {e: cell(stored(r, f"appH__induction__{t}__{e}")) for e in ENCODINGS}
+    by_tier = lambda t: {e: _lg_train(stored(r, f"appH__induction__{t}__{e}")) for e in ENCODINGS}
     return {t: by_tier(t) for t in INDUCTION["tiers"]}

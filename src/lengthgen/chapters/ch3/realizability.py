@@ -109,12 +109,9 @@ def _row_stats(logits: torch.Tensor, rows: torch.Tensor, tgt: torch.Tensor):
     """Strict causal argmax (−1 on a tie within ``TIE_RTOL``) and target margin of ``rows``."""
     keys = torch.arange(logits.shape[1])
     masked = logits.masked_fill(keys[None, :] > rows[:, None], -math.inf)
-    if masked.shape[1] >= 2:
-        top2 = masked.topk(2, dim=1)
-        top, second, arg = top2.values[:, 0], top2.values[:, 1], top2.indices[:, 0]
-    else:
-        top, arg = masked[:, 0], torch.zeros(len(rows), dtype=torch.long)
-        second = torch.full_like(top, -math.inf)
+    # a −∞ key gives a one-key grid its runner-up
+    top2 = torch.nn.functional.pad(masked, (0, 1), value=-math.inf).topk(2, dim=1)
+    top, second, arg = top2.values[:, 0], top2.values[:, 1], top2.indices[:, 0]
     tol = TIE_RTOL * top.abs().clamp(min=1.0)
     unique = (top - second) > tol
     t_logit = masked.gather(1, tgt[:, None]).squeeze(1)
@@ -250,7 +247,6 @@ def select(encoding, task, rule="ce", *, L0=L0_DEFAULT, num_freq=NUM_FREQ, base=
 
 def alpha(encoding: str, task: str, L: int, *, rule="ce", L0=L0_DEFAULT, **fit_kw) -> float:
     """α_L of ``(encoding, task)`` under the selection ``rule`` (eq. 3)."""
-    _check_lengths(L, L0)
     fam, W = select(encoding, task, rule, L0=L0, **fit_kw)
     return simulate(W, fam, task, L, L0).alpha
 

@@ -39,17 +39,14 @@ def train_seeds(tier, encoding, tasks, seeds, *, setting: dict, **protocol) -> l
     return [{**r, **setting} for g in rows for r in g]
 
 
-def _study(**over) -> dict:
-    """App. C's protocol (:data:`paper.STUDY`) with ``over`` changed, as cell keyword arguments."""
-    keep = ("steps", "batch", "lr", "weight_decay", "eval_n", "train_eval_n")
-    return {k: STUDY[k] for k in keep} | {"L0": paper.L0, "lengths": list(STUDY["lengths"])} | over
-
-
 def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
-    """A trained cell; the keys of ``over`` that name the setting also tag its rows."""
+    """A trained cell of App. C's protocol (:data:`paper.STUDY`) with ``over`` changed; the keys of
+    ``over`` that name the setting also tag its rows."""
     kw = {"tier": tier, "encoding": enc, "tasks": list(tasks), "seeds": list(seeds)}
+    kw |= {k: STUDY[k] for k in ("steps", "batch", "lr", "weight_decay", "eval_n", "train_eval_n")}
+    kw |= {"L0": paper.L0, "lengths": list(STUDY["lengths"])} | over
     tag = {k: over[k] for k in ("L0", "rope_scale", "vocab") if k in over}
-    return Cell(name, train_seeds, kw | {"setting": tag} | _study(**over), seeds=seeds)
+    return Cell(name, train_seeds, kw | {"setting": tag}, seeds=seeds)
 
 
 def cells() -> list[Cell]:

@@ -11,8 +11,7 @@ from lengthgen.chapters.ch3.paper import CONTENT_TASKS, DATA_SEED_OFFSET, DATA_S
 from lengthgen.chapters.ch3.paper import EVAL_SEED_OFFSET
 from lengthgen.chapters.ch3.realizability import L0_DEFAULT, TASKS, targets
 from lengthgen.config import ConfigError, check_choice, check_positive_int, get_device
-from lengthgen.nn.decoder import TIERS, Decoder
-from lengthgen.nn.positional import check_encoding
+from lengthgen.nn.decoder import Decoder
 
 #: Every task a decoder trains on: the positional tasks and App. H's content task (induction).
 TRAIN_TASKS = TASKS + CONTENT_TASKS
@@ -36,13 +35,6 @@ def induction_targets(x: torch.Tensor) -> torch.Tensor:
     seen = (x[..., :, None] == x[..., None, :]) & torch.ones(n, n, dtype=torch.bool).tril(-1)
     j = torch.where(seen, torch.arange(n), -1).amax(-1)
     return torch.where(j >= 0, j + 1, -1)
-
-
-def task_targets(task: str, x: torch.Tensor) -> torch.Tensor:
-    """Targets ``[N, n]`` of ``task`` on the sequences ``x [N, n]`` (positional: tokens ignored)."""
-    if task in CONTENT_TASKS:
-        return induction_targets(x)
-    return targets(task, x.shape[-1]).expand(x.shape)
 
 
 def labels(x: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
@@ -107,7 +99,8 @@ def eval_banks(tasks, lengths, *, n_eval, train_n, L0=L0_DEFAULT, vocab=12, seed
     specs += [(("train", n), train_n, n) for n in range(L0 // 2, L0 + 1)]
     for key, N, n in specs:
         x = torch.randint(0, vocab, (N, n), generator=g)
-        tg = torch.stack([task_targets(t, x) for t in tasks])  # [E, N, n]
+        tg = [induction_targets(x) if t in CONTENT_TASKS else targets(t, n) for t in tasks]
+        tg = torch.stack([t.expand(x.shape) for t in tg])  # [E, N, n]
         if not isinstance(key, tuple):
             tg[..., :L0] = -1  # score [L0, L) only
         xe = x[None].expand(len(tasks), N, n)
@@ -147,10 +140,8 @@ def train_groups(
     measure them: one list of rows per group. Member (τ, s) keeps its own cell's weights, data
     stream, length schedule and banks; groups of other seeds are padded, unscored (App. F and H vary
     ``vocab``, ``d_model``, ``rope_scale``)."""
-    from lengthgen.engine.train import OptimConfig, train_ensemble
+    from lengthgen.engine.train import OptimConfig, evaluate_ensemble, train_ensemble
 
-    check_choice("tier", tier, tuple(TIERS))
-    check_encoding(encoding)
     checked = _check_groups(groups)
     L0 = check_positive_int("L0", L0, minimum=2)
     if isinstance(lengths, (str, int)) or not lengths:
@@ -168,9 +159,26 @@ def train_groups(
     offset = [(data_seed_offset + data_seed_stride * s, ts) for ts, s in checked]
     data = [o + TRAIN_TASKS.index(t) for o, ts in offset for t in ts]
     res = train_ensemble(model, params, steps=steps, data_seeds=data, **kw)
-    run = dict(tier=tier, encoding=encoding, steps=steps, lengths=lengths, L0=L0)
-    run |= dict(eval_n=eval_n, train_n=train_eval_n, eval=eval_seed_offset, vocab=vocab)
-    return _group_rows(model, res, checked, run, dev)
+    # measure: each group on its own banks, the members' banks side by side
+    kw = dict(n_eval=eval_n, train_n=train_eval_n, L0=L0, vocab=vocab)
+    per_group = [eval_banks(ts, lengths, seed=eval_seed_offset + s, **kw) for ts, s in checked]
+    cat = lambda k, i: torch.cat([b[k][i] for b in per_group])  # member-wise
+    banks = {k: (cat(k, 0), cat(k, 1)) for k in per_group[0]}
+    kw = dict(metric=masked_acc, per_member=True, batch_size=64, device=dev)
+    acc = evaluate_ensemble(model, res.params, banks, **kw)
+    train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
+    final_loss = res.history["loss"][-1].tolist()
+    out, e = [], 0
+    for tasks, seed in checked:
+        rows = []
+        for task in tasks:
+            head = dict(tier=tier, encoding=encoding, task=task, seed=int(seed))
+            tail = {"train_acc": float(train_acc[e]), "final_loss": float(final_loss[e])}
+            tail["steps"] = steps
+            rows += [head | {"L": L, "acc": float(acc[L][e])} | tail for L in lengths]
+            e += 1
+        out.append(rows)
+    return out
 
 
 def _check_groups(groups) -> list[tuple]:
@@ -186,32 +194,6 @@ def _check_groups(groups) -> list[tuple]:
     if len(set(checked)) != len(checked):
         raise ConfigError(f"groups must not repeat a (tasks, seed) pair, got {groups!r}")
     return checked
-
-
-def _group_rows(model, res, checked, run: dict, dev) -> list[list[dict]]:
-    """The rows of :func:`train_groups`: the trained ensemble ``res`` on each group's banks."""
-    from lengthgen.engine.train import evaluate_ensemble
-
-    kw = dict(n_eval=run["eval_n"], train_n=run["train_n"], L0=run["L0"], vocab=run["vocab"])
-    per_group = [eval_banks(ts, run["lengths"], seed=run["eval"] + s, **kw) for ts, s in checked]
-    cat = lambda k, i: torch.cat([b[k][i] for b in per_group])  # member-wise
-    banks = {k: (cat(k, 0), cat(k, 1)) for k in per_group[0]}
-    kw = dict(metric=masked_acc, per_member=True, batch_size=64, device=dev)
-    acc = evaluate_ensemble(model, res.params, banks, **kw)
-    train_acc = torch.stack([acc[k] for k in acc if isinstance(k, tuple)]).mean(0)
-    final_loss = res.history["loss"][-1].tolist()
-    out, e = [], 0
-    for tasks, seed in checked:
-        rows = []
-        for task in tasks:
-            head = dict(tier=run["tier"], encoding=run["encoding"], task=task, seed=int(seed))
-            tail = {"train_acc": float(train_acc[e]), "final_loss": float(final_loss[e])}
-            tail["steps"] = run["steps"]
-            row = lambda L: head | {"L": L, "acc": float(acc[L][e])} | tail
-            rows += [row(L) for L in map(int, run["lengths"])]
-            e += 1
-        out.append(rows)
-    return out
 
 
 def _groups_sampler(groups, *, batch: int, L0: int, steps: int, vocab: int = 12):
