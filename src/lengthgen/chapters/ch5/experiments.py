@@ -99,8 +99,7 @@ def mass_scaled(targets=None, lengths=None) -> dict:
                 row = {"task": t, "c_fit": c, "c": c_scaled, "L": int(L)}
                 row |= {k: got[k] for k in ("alpha", "alpha_half_none", "alpha_half_log")}
                 s_log = mass.logit_scale("log", L, MASS_L0)
-                row["closed_form_log"] = mass.clamped_half(Ws, t, L, MASS_L0, s_log)
-                rows.append(row)
+                rows.append(row | {"closed_form_log": mass.clamped_half(Ws, t, L, MASS_L0, s_log)})
     return {"rows": rows}
 
 

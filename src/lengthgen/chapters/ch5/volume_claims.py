@@ -178,8 +178,7 @@ def box_ratio_growth(results):
     return ratio_growth(sorted(results.cell("beta_majority_box")["rows"], key=lambda r: r["n"]))
 
 
-_c = claim_maker(LOC)
-_check = claim_maker(LOC, group="self-check")
+_c, _check = (claim_maker(LOC, g) for g in ("ours", "self-check"))
 
 #: one claim per exponent of chapter 2 that should survive β_n = 1: (id, chapter 2's key, its
 #: exponent); ``window_one``: a window with its paper's exponent, ``mc_one``: a Monte Carlo volume
