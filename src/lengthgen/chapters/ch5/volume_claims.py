@@ -162,9 +162,8 @@ def paired_accuracy(members, variant) -> dict:
 def paired_summary(results, exp, variant):
     """Mean paired difference (one − log) at L = 10N+1, pooled, with its 95 % bootstrap interval."""
     pairs = paired_accuracy(members(results, exp), variant)
-    d = np.asarray([one - log for one, log in pairs.values()])
-    m, lo, hi = bootstrap_ci(d, **BOOT)
-    return {"mean": m, "lo": lo, "hi": hi, "pairs": int(len(d))}
+    m, lo, hi = bootstrap_ci(np.asarray([one - log for one, log in pairs.values()]), **BOOT)
+    return {"mean": m, "lo": lo, "hi": hi, "pairs": len(pairs)}
 
 
 def box_slope(results, beta):
