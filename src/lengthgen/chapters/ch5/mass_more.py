@@ -153,12 +153,9 @@ def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: b
         dist = np.fft.irfft(np.fft.rfft(dist, N) * np.fft.rfft(p, N), N)[:n]
     dist = np.clip(dist, 0.0, None)
     tail = np.cumsum(dist[::-1])[::-1]  # tail[j] = P(bin ≥ j)
-    base_lo = sum(lo)
-    out = []
-    for ell in levels:
-        j = int(math.floor((ell - base_lo) / h)) + 1
-        out.append(float(tail[j]) if 0 <= j < len(tail) else float(j < 0))
-    return {"mu": out, "level_error": len(vals) * h}
+    js = [int(math.floor((ell - sum(lo)) / h)) + 1 for ell in levels]
+    mu = [float(tail[j]) if 0 <= j < len(tail) else float(j < 0) for j in js]
+    return {"mu": mu, "level_error": len(vals) * h}
 
 
 def far_records(kappa, L0: int = rz.L0_DEFAULT) -> np.ndarray:
