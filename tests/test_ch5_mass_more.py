@@ -52,9 +52,13 @@ def test_clamped_half_rows_matches_computed():
     fam, W = rz.select("learned_abs", "first", "ce", L0=20)
     for L in (60, 700):
         got = mm.row_alignment(W, fam, "first", L, 20)["alpha_half"]
-        assert abs(got - mm.clamped_half_rows(W, "first", L, 20)) * (L - 20) <= 1
+        assert (
+            abs(got - mass.clamped_half(W, "first", L, 20, mm.row_log_scale(L, 20).numpy()[20:]))
+            * (L - 20)
+            <= 1
+        )
     with pytest.raises(ConfigError):
-        mm.clamped_half_rows(W, "prev", 60, 20)
+        mass.clamped_half(W, "prev", 60, 20, 1.0)
 
 
 def test_refit_learned_row_19_unchanged_and_deterministic():

@@ -181,12 +181,8 @@ def test_claims_are_ours_with_unique_ids():
 
 
 def test_bad_inputs_fail_with_one_line():
-    with pytest.raises(ConfigError):
-        ss.check_eta(0.5)
-    with pytest.raises(ConfigError):
-        ss.check_eta(-0.1)
     # the public edges: the volume estimate and the training cell
-    for bad in (dict(eta=0.5), dict(kind="both"), dict(kind="x")):
+    for bad in (dict(eta=0.5), dict(eta=-0.1), dict(kind="both"), dict(kind="x")):
         args = {"eta": 0.25, "n": 16, "kind": "one", "samples": 10, "seed": 0, **bad}
         with pytest.raises(ConfigError):
             ss.volume_fraction(**args)

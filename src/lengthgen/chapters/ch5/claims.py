@@ -130,8 +130,7 @@ def _perfect_series(results):
     }
 
 
-_mass = claim_maker("ch. 5 § softmax mass")
-_mass_check = claim_maker("ch. 5 § softmax mass", group="self-check")
+_mass, _mass_check = (claim_maker("ch. 5 § softmax mass", g) for g in ("ours", "self-check"))
 
 CLAIMS += [
     _mass_check(
@@ -283,13 +282,10 @@ def _study_alpha_matches(results):
 
 def _exceed_ratios(results, key="exceed", mu="mu_study_max", tasks=None, min_expected=50):
     """Per task at the farthest length: exceedances of ``mu``'s level over the expected number."""
-    out = {}
-    for t, r in ((t, r) for t, r in _far(results).items() if not tasks or t in tasks):
-        f = r["far"][-1]
-        expected = r[mu] * (f["L"] - results.cell("mass_far")["study_max"])
-        if expected >= min_expected:
-            out[t] = f[key] / expected
-    return out
+    study_max = results.cell("mass_far")["study_max"]
+    far = {t: r for t, r in _far(results).items() if not tasks or t in tasks}
+    expected = {t: r[mu] * (r["far"][-1]["L"] - study_max) for t, r in far.items()}
+    return {t: far[t]["far"][-1][key] / e for t, e in expected.items() if e >= min_expected}
 
 
 def _first_records(results):

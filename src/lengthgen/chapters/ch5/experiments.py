@@ -26,14 +26,13 @@ DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
 
 def parity_doubling(ns=DOUBLING_N) -> dict:
     """:func:`.parity.doubling_gap` for both attention scales at each n in ``ns``."""
-    pts = dict(DOUBLING_POINTS)
-    P = uniform_box("gen", pts["h"], pts["B"], pts["samples"], pts["seed"])
+    P = uniform_box("gen", *DOUBLING_POINTS.values())
     rows = [
         {"beta": beta, "n": int(n), **pa.doubling_gap(P, int(n), beta)}
         for beta in ("one", "log")
         for n in ns
     ]
-    return {"rows": rows, "points": pts}
+    return {"rows": rows, "points": dict(DOUBLING_POINTS)}
 
 
 def averaging_sine(Bs=SINE_B, past: int = 3) -> dict:
@@ -63,18 +62,18 @@ def mass_tables(lengths=None, encodings=None, tasks=None) -> dict:
 
 
 def _learned_tables():
-    """``(task, family, W, c)`` of chapter 3's learned tables on first, pos2, pos5, c = m / log L0
-    (:func:`.mass.clamped_margin`)."""
+    """``(task, family, W, m, c)`` of chapter 3's learned tables on first, pos2, pos5: the clamped
+    margin m (:func:`.mass.clamped_margin`) and c = m / log L0."""
     for t in mass.FIXED_TARGET:
         fam, W = rz.select("learned_abs", t, "ce", L0=MASS_L0)
-        yield t, fam, W, mass.clamped_margin(W, t, MASS_L0) / math.log(MASS_L0)
+        m = mass.clamped_margin(W, t, MASS_L0)
+        yield t, fam, W, m, m / math.log(MASS_L0)
 
 
 def mass_clamped(lengths=None) -> dict:
     """The learned tables on first, pos2, pos5: α^{½} next to our closed form, both scales."""
     rows = []
-    for t, fam, W, c in _learned_tables():
-        m = mass.clamped_margin(W, t, MASS_L0)
+    for t, fam, W, m, c in _learned_tables():
         for L in lengths or MASS_LENGTHS:
             got = mass.mass_alignment(W, fam, t, L, MASS_L0)
             for k in mass.SCALES:
@@ -91,7 +90,7 @@ def mass_scaled(targets=None, lengths=None) -> dict:
     if not all(c > 0 for c in targets):
         raise ConfigError(f"every target c' must be > 0, got {targets}")
     rows = []
-    for t, fam, W, c in _learned_tables():
+    for t, fam, W, _, c in _learned_tables():
         for target in targets:
             Ws = W * (target / c)
             c_scaled = mass.clamped_margin(Ws, t, MASS_L0) / math.log(MASS_L0)
@@ -100,8 +99,7 @@ def mass_scaled(targets=None, lengths=None) -> dict:
                 row = {"task": t, "c_fit": c, "c": c_scaled, "L": int(L)}
                 row |= {k: got[k] for k in ("alpha", "alpha_half_none", "alpha_half_log")}
                 s_log = mass.logit_scale("log", L, MASS_L0)
-                row["closed_form_log"] = mass.clamped_half(Ws, t, L, MASS_L0, s_log)
-                rows.append(row)
+                rows.append(row | {"closed_form_log": mass.clamped_half(Ws, t, L, MASS_L0, s_log)})
     return {"rows": rows}
 
 

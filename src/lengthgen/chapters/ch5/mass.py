@@ -24,23 +24,18 @@ def logit_scale(scale: str, L: int, L0: int) -> float:
     return 1.0 if scale == "none" else math.log(L) / math.log(L0)
 
 
-def target_weight(z, r, tgt) -> torch.Tensor:
-    """The causal softmax weight on the target of each row (logits ``z``, positions ``r``)."""
-    causal = torch.arange(z.shape[1])[None, :] <= r[:, None]
-    z = z.masked_fill(~causal, -math.inf)
-    return torch.exp(z.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(z, 1))
-
-
 def alignment(W, family, task, L, L0, factors: dict, chunk: int = 512) -> dict:
     """Per name in ``factors`` (scored rows ``r`` → factor on their logits): α_L, α_L^{½} (the
     share of target weights above ½), the smallest and the median target weight."""
     tgt_all = rz.targets(task, L)
     correct, weights = ({k: [] for k in factors} for _ in range(2))
     for r, logits in rz.scored_logits(W, family, task, L, L0, chunk=chunk):
+        tgt, causal = tgt_all[r], torch.arange(logits.shape[1])[None, :] <= r[:, None]
         for k, factor in factors.items():
             z = logits * factor(r)
-            correct[k].append(rz._row_stats(z, r, tgt_all[r])[2])
-            weights[k].append(target_weight(z, r, tgt_all[r]))
+            correct[k].append(rz._row_stats(z, r, tgt)[2])
+            z = z.masked_fill(~causal, -math.inf)  # the causal softmax weight on the target:
+            weights[k].append(torch.exp(z.gather(1, tgt[:, None])[:, 0] - torch.logsumexp(z, 1)))
     out = {}
     for k in factors:
         w = torch.cat(weights[k])

@@ -52,11 +52,6 @@ def row_alignment(W, family, task: str, L: int, L0: int = rz.L0_DEFAULT) -> dict
     return {"L": int(L), **got}
 
 
-def clamped_half_rows(W, task: str, L: int, L0: int = rz.L0_DEFAULT) -> float:
-    """:func:`.mass.clamped_half` under the per-row factor s_i."""
-    return mass.clamped_half(W, task, L, L0, row_log_scale(L, L0).numpy()[L0:])
-
-
 def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
     """The refit's α_L, α_L^{½} per (encoding, task, L); per fit its norm next to chapter 3's and,
     for learned tables on fixed-target tasks, both fits' clamped margins and the closed form."""
@@ -75,8 +70,9 @@ def mass_refit(lengths=None, encodings=None, tasks=None) -> dict:
             fits.append(fit)
             for L in lengths or MASS_LENGTHS:
                 row = {"encoding": e, "task": t, **row_alignment(W, fam, t, L, MASS_L0)}
-                if "m" in fit:
-                    row["closed_form"] = clamped_half_rows(W, t, L, MASS_L0)
+                if "m" in fit:  # the closed form under the per-row factor s_i
+                    s = row_log_scale(L, MASS_L0).numpy()[MASS_L0:]
+                    row["closed_form"] = mass.clamped_half(W, t, L, MASS_L0, s)
                 rows.append(row)
     return {"rows": rows, "fits": fits}
 
@@ -131,9 +127,8 @@ def torus_sup(W, *, grid=TORUS_GRID) -> dict:
     for _, mem in classes:
         f = _class_f(a, b, mem, t)
         i = int(f.argmax())
-        g = lambda x, mem=mem: -_class_f(a, b, mem, x)  # noqa: E731
         opts = {"bounds": (t[i] - h, t[i] + h), "method": "bounded", "options": {"xatol": 1e-13}}
-        res = minimize_scalar(g, **opts)
+        res = minimize_scalar(lambda x, mem=mem: -_class_f(a, b, mem, x), **opts)
         sup += float(max(-res.fun, float(f[i])))
     return {"S4": sup, "S16": float(np.hypot(a, b).sum()), "classes": len(classes)}
 
@@ -158,12 +153,9 @@ def level_measure(W, levels, *, grid=TORUS_GRID, bins=VALUE_BINS, independent: b
         dist = np.fft.irfft(np.fft.rfft(dist, N) * np.fft.rfft(p, N), N)[:n]
     dist = np.clip(dist, 0.0, None)
     tail = np.cumsum(dist[::-1])[::-1]  # tail[j] = P(bin ≥ j)
-    base_lo = sum(lo)
-    out = []
-    for ell in levels:
-        j = int(math.floor((ell - base_lo) / h)) + 1
-        out.append(float(tail[j]) if 0 <= j < len(tail) else float(j < 0))
-    return {"mu": out, "level_error": len(vals) * h}
+    js = [int(math.floor((ell - sum(lo)) / h)) + 1 for ell in levels]
+    mu = [float(tail[j]) if 0 <= j < len(tail) else float(j < 0) for j in js]
+    return {"mu": mu, "level_error": len(vals) * h}
 
 
 def far_records(kappa, L0: int = rz.L0_DEFAULT) -> np.ndarray:

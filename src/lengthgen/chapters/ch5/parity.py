@@ -47,9 +47,7 @@ def phase_for(omega: float, rho) -> float | None:
     starts = np.mod(-omega * rho + np.where(t % 2 == 0, math.pi, 0.0), 2 * math.pi)
     ends = np.mod(starts + math.pi, 2 * math.pi)
     pts = np.sort(np.concatenate([starts, ends]))
-    mids = (
-        pts + np.roll(pts, -1) + np.where(np.arange(len(pts)) == len(pts) - 1, 2 * math.pi, 0)
-    ) / 2
+    mids = (pts + np.roll(pts, -1) + np.r_[np.zeros(len(pts) - 1), 2 * math.pi]) / 2
     return next((float(phi) for phi in mids if sine_levels_exact(omega, phi, rho)), None)
 
 

@@ -28,23 +28,11 @@ def center() -> dict[str, torch.Tensor]:
     return {"W": net.W.clone(), "b": net.b.clone(), "V": net.V.clone()}
 
 
-def check_eta(eta) -> float:
-    """η in (0, 1/2), where the decisive unit's weight beats the other's in the whole box."""
-    eta = check_finite("eta", eta)
-    if not 0 < eta < 0.5:
-        raise ConfigError(f"eta must lie in (0, 0.5), got {eta}")
-    return eta
-
-
-def arc_length(eta: float) -> float:
-    """L_arc = π + 2 arcsin((2η + 10⁻¹⁵)/(2 − 2η)): the longest arc the decisive unit's phase
-    perturbation may occupy (10⁻¹⁵ covers |sin π| of the float64 center)."""
-    return math.pi + 2 * math.asin((2 * eta + 1e-15) / (2 - 2 * eta))
-
-
 def necessary_radius(eta: float, n: int, kind: str) -> float:
-    """The necessary condition's bound on |w − u| (``one``) or on |u| and |w| (``joint``)."""
-    L = arc_length(eta)
+    """The necessary condition's bound on |w − u| (``one``) or on |u| and |w| (``joint``), from
+    the longest arc the decisive unit's phase perturbation may occupy, π + 2 arcsin((2η + 10⁻¹⁵)
+    / (2 − 2η)) (10⁻¹⁵ covers |sin π| of the float64 center)."""
+    L = math.pi + 2 * math.asin((2 * eta + 1e-15) / (2 - 2 * eta))
     return min(2 * eta, L / n) if kind == "one" else min(eta, L / (n - 1))
 
 
@@ -110,7 +98,9 @@ def exact_jointly(P: dict, n: int) -> torch.Tensor:
 def volume_fraction(eta: float, n: int, kind: str, *, samples, seed, restrict=True) -> dict:
     """The fraction of θ* + [−η, η]^10 exact at n (``one``) or at every length up to n (``joint``),
     95 % interval: Monte Carlo over the region the necessary condition leaves, times its share."""
-    eta = check_eta(eta)
+    eta = check_finite("eta", eta)
+    if not 0 < eta < 0.5:  # where the decisive unit's weight beats the other's in the whole box
+        raise ConfigError(f"eta must lie in (0, 0.5), got {eta}")
     check_choice("kind", kind, KINDS)
     P = sample_box(eta, samples, seed, n=n if restrict else None, kind=kind)
     ok = exact_at(P, n) if kind == "one" else exact_jointly(P, n)
@@ -135,11 +125,6 @@ def volume_scan(eta, ns_one, ns_joint, samples_one, samples_joint, check_ns, che
         for n in check_ns
     ]
     return {"eta": eta, "rows": rows, "plain": plain}
-
-
-def _net(params: dict, i: int, activation: str):
-    b = params["b"][i].double() if "b" in params else None
-    return Network(params["W"][i].double(), params["V"][i].double(), activation, b)
 
 
 def length_margins(net, L: int) -> torch.Tensor:
@@ -239,7 +224,8 @@ def train_variant(
     lengths = [int(L) for L in (*in_domain_lengths, *test_lengths)]
     rows = []
     for i, (wd, s) in enumerate(members):
-        net = _net(P, i, act)
+        b = P["b"][i].double() if "b" in P else None
+        net = Network(P["W"][i].double(), P["V"][i].double(), act, b)
         row = {"activation": act, "bias": bias, "width": width, "wd": wd, "seed": s}
         row |= {
             "train_acc": train_acc[i],
@@ -255,7 +241,7 @@ def train_variant(
     return {"rows": rows, "steps": res.steps_run, "L_max": L_max}
 
 
-#: the two box half-widths (both < 1/2, see :func:`check_eta`)
+#: the two box half-widths (both < 1/2, see :func:`volume_fraction`)
 ETAS = (0.25, 0.1)
 #: lengths of the volume scans (doublings), per kind, and of the plain Monte Carlo check
 VOLUME_NS = {"one": tuple(2**k for k in range(4, 13)), "joint": tuple(2**k for k in range(4, 11))}

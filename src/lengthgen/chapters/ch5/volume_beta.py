@@ -37,8 +37,7 @@ def closed_forms(
             X = np.linspace(-span / b, span / b, grid)
             r = vo.majority_bias_area(cm, n, X, beta=beta)
             closed = vo.majority_area_closed_form(vc.AREA_ETA, n, beta)
-            row[f"area_{beta}"] = r["area"]
-            row[f"closed_{beta}"] = closed
+            row |= {f"area_{beta}": r["area"], f"closed_{beta}": closed}
             row[f"rel_err_{beta}"] = abs(r["area"] - closed) / closed
             row[f"width_X0_{beta}"] = float(r["widths"][grid // 2])
         row["ratio"] = row["area_one"] / row["area_log"]

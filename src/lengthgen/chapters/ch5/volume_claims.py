@@ -162,9 +162,8 @@ def paired_accuracy(members, variant) -> dict:
 def paired_summary(results, exp, variant):
     """Mean paired difference (one − log) at L = 10N+1, pooled, with its 95 % bootstrap interval."""
     pairs = paired_accuracy(members(results, exp), variant)
-    d = np.asarray([one - log for one, log in pairs.values()])
-    m, lo, hi = bootstrap_ci(d, **BOOT)
-    return {"mean": m, "lo": lo, "hi": hi, "pairs": int(len(d))}
+    m, lo, hi = bootstrap_ci(np.asarray([one - log for one, log in pairs.values()]), **BOOT)
+    return {"mean": m, "lo": lo, "hi": hi, "pairs": len(pairs)}
 
 
 def box_slope(results, beta):
@@ -178,8 +177,7 @@ def box_ratio_growth(results):
     return ratio_growth(sorted(results.cell("beta_majority_box")["rows"], key=lambda r: r["n"]))
 
 
-_c = claim_maker(LOC)
-_check = claim_maker(LOC, group="self-check")
+_c, _check = (claim_maker(LOC, g) for g in ("ours", "self-check"))
 
 #: one claim per exponent of chapter 2 that should survive β_n = 1: (id, chapter 2's key, its
 #: exponent); ``window_one``: a window with its paper's exponent, ``mc_one``: a Monte Carlo volume
