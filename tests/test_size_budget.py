@@ -21,9 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-BUDGET, TOTAL, FILE, FUNCTION = 20_000, 21_095, 800, 80
+BUDGET, TOTAL, FILE, FUNCTION = 20_000, 20_754, 800, 80
 NOTEBOOK_CODE, TOOLS = 4_000, 2_500
-WIDTH, WIDE = 100, 152
+WIDTH, WIDE = 100, 149
 
 
 def _files(folder: Path) -> list[Path]:
