@@ -160,6 +160,11 @@ def test_cells_plan():
         )
         assert kw["norm_map"] == expect, c.name
     assert full[-1].kwargs["norm_map"] == "sqrt"
+    with pytest.raises(ConfigError, match="norm_map applies to A_norm only"):
+        ch2.train_experiment(
+            **{**ch2.experiment_config("majority_gen", **TINY), "norm_map": "sqrt"},
+            progress=False,
+        )
     assert [c.name for c in ch2.cells("smoke")] == list(ch2.SMOKE_EXPERIMENTS)
     with pytest.raises(ValueError, match="unknown scale"):
         ch2.cells("huge")

@@ -293,6 +293,8 @@ def test_margins_hand_made():
     s = torch.tensor([[3.0, 1.0, 0.0], [0.0, 2.0, 2.0], [1.0, 4.0, 0.5]])
     y = torch.tensor([0, 1, 0])
     assert G.margins(s, y).tolist() == [2.0, 0.0, -3.0]
+    with pytest.raises(ConfigError, match="disagree"):
+        G.margins(s, y[:1])
     assert model.uargmax(s).tolist() == [0, -1, 1]
     assert float(G.percentile_margin(s, y, 50.0)) == 0.0
     assert float(G.percentile_margin(s, y, 0.0)) == -3.0

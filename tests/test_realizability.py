@@ -178,6 +178,8 @@ def test_prop1_and_prop2_small():
 
 
 def test_bad_inputs():
+    with pytest.raises(ConfigError, match="old_key must be True or False"):
+        prop2_montecarlo(30, n_trials=10, old_key="False")
     with pytest.raises(ConfigError, match="unknown task 'swap'"):
         targets("swap", 5)
     with pytest.raises(ConfigError, match="unknown encoding"):

@@ -142,7 +142,7 @@ def setup(
     dev = get_device(device)
     if threads is None:  # a value that is not a whole number is named by the check below
         raw = os.environ.get("LENGTHGEN_THREADS", "1").strip()
-        threads = int(raw) if raw.isdigit() else raw
+        threads = int(raw) if raw.isdecimal() else raw
     threads = check_positive_int("threads (LENGTHGEN_THREADS)", threads)
     if dev.type == "cpu":
         torch.set_num_threads(threads)

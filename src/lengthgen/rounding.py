@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from lengthgen.store import ResultFileError, _clean, read_json
+from lengthgen.store import ResultFileError, _clean, number, read_json
 
 
 def _as_list(x):
@@ -58,7 +58,7 @@ def same_within_rounding(a, b, digits: int = 4) -> bool:
         return same and all(same_within_rounding(x, y, digits) for x, y in zip(la, lb))
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
-    if _is_num(a) and _is_num(b):
+    if number(a) is not None and number(b) is not None:
         if a == b:
             return True
         if not (math.isfinite(float(a)) and math.isfinite(float(b))):
@@ -92,7 +92,7 @@ def _is_zero(x) -> bool:
     v = _as_list(x)
     if v is not None:
         return len(v) > 0 and all(_is_zero(y) for y in v)
-    return _is_num(x) and x == 0
+    return number(x) is not None and x == 0
 
 
 #: a ``value`` check of zero whose tolerance is at most this is a check of float rounding (a residue)
@@ -139,16 +139,12 @@ def _number(x, digits: int) -> str:
     return text.replace("-", "−")
 
 
-def _is_num(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 def _list_text(v: list, digits: int, items: int, of: str) -> str:
     if all(isinstance(x, bool) for x in v):
         return f"{sum(v)} of {len(v)} yes" if not all(v) else f"all {len(v)} yes"
     if len(v) > 2 and len(texts := {fmt_value(x, digits) for x in v}) == 1:
         return f"{texts.pop()} for all {len(v)} {of}"
-    if len(v) > items and all(_is_num(x) for x in v):
+    if len(v) > items and all(number(x) is not None for x in v):
         lo, hi = (fmt_value(x, digits) for x in (min(v), max(v)))
         return f"min {lo}, max {hi} over {len(v)} {of}"
     rows = all(isinstance(x, (list, tuple)) for x in v)
@@ -165,7 +161,7 @@ def fmt_value(v, digits=4, *, items=8, of="values", nested=False) -> str:
         return "none" if nested or v is not None else "—"
     if isinstance(v, bool):
         return "yes" if v else "no"
-    if _is_num(v):
+    if number(v) is not None:
         return _number(v, digits)
     if isinstance(v, str):  # a residue's bound as the ledger writes it: "≤ 1e-09"
         num = v[2:].replace(".", "", 1).replace("e-", "", 1)

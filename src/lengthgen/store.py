@@ -83,7 +83,10 @@ def device_name(device: str) -> str:
 
 
 def _cpu_model() -> str:
-    with contextlib.suppress(OSError), open("/proc/cpuinfo", errors="replace") as fh:
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh,
+    ):
         for line in fh:
             if line.lower().startswith("model name") and ":" in line:
                 return line.split(":", 1)[1].strip()

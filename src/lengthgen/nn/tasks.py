@@ -87,9 +87,9 @@ def first_bank(n: int, size: int = 1000, generator=None) -> torch.Tensor:
 
 def majority_bank(n: int, size: int = 1000, generator=None) -> torch.Tensor:
     """MAJORITY test bank (D.3): ``size/2`` random strings followed by their complements (n odd)."""
-    half = random_strings(_check_bank_size(size) // 2, n, generator)
     if n % 2 == 0:
         raise ValueError(f"majority is defined for odd n only, got n = {n}")
+    half = random_strings(_check_bank_size(size) // 2, n, generator)
     return torch.cat([half, 1 - half])
 
 

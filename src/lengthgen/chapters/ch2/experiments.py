@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from lengthgen.chapters.ch2 import paper, training
-from lengthgen.chapters.ch2.single_layer import FIXED_TOKEN, check_beta
+from lengthgen.chapters.ch2.single_layer import FIXED_TOKEN, NORM_MAPS, VARIANTS, check_beta
 from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
 from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401
 from lengthgen.config import ConfigError, check_choice, check_positive_int
@@ -105,6 +105,15 @@ SETTINGS = ("experiment", "task", "variants", "stream", "norm_map", "fixed_token
 SETTINGS += ("h", "lr", "betas", "eps", "clip", "patience")
 
 
+def _check_variants(variants, norm_map) -> list[str]:
+    variants = [check_choice("variant", v, VARIANTS) for v in nonempty("variants", variants)]
+    if "norm" in variants:
+        check_choice("norm map", norm_map, NORM_MAPS)
+    elif norm_map is not None:
+        raise ConfigError(f"norm_map applies to A_norm only; variants {variants} need None")
+    return variants
+
+
 def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="log", **settings):
     """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
     the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with
@@ -113,6 +122,7 @@ def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="lo
     if sorted(settings) != sorted(SETTINGS):
         raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
     c = settings | {k: check(settings[k]) for k, check in _CHECKS.items()}
+    c["variants"] = _check_variants(settings["variants"], settings["norm_map"])
     att_betas = _distinct("beta", [beta] if isinstance(beta, str) else beta, check_beta)
     c |= {"fixed": fixed_token_of(c["task"], settings["fixed_token"]), "att_betas": att_betas}
     # "auto" resolved here; the trainer gets "cpu" or "cuda"

@@ -389,6 +389,8 @@ def prop2_montecarlo(
         raise ValueError(f"m must be >= L0 = {L0} so the trained rows are independent, got m = {m}")
     i = L - 1
     t = int(targets(task, L)[i])
+    if not isinstance(old_key, bool):
+        raise ConfigError(f"old_key must be True or False, got {old_key!r}")
     if old_key and not (0 <= t < L0):
         raise ValueError(f"task {task!r} at L = {L}: target {t} of row {i} is not a trained key")
     if not old_key and not (L0 <= t < i):

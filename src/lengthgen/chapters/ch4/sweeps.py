@@ -46,7 +46,7 @@ SETTINGS = {
 }
 
 
-def _settings(fn: str, given: dict) -> SimpleNamespace:
+def cell_settings(fn: str, given: dict) -> SimpleNamespace:
     """The settings ``given`` to the cell function ``fn`` over its :data:`SETTINGS` defaults (and
     ``batch_size`` = :data:`~.paper.BATCH_SIZE`); a missing or unknown name is a ConfigError."""
     required, defaults = SETTINGS[fn]
@@ -63,7 +63,7 @@ def _all_length_set(m: int, p: int) -> Dataset:
     return Dataset(X.float(), labels_of_counts(X, p), torch.full((X.shape[0],), m))
 
 
-def _rows(members, keys: str, cols, **same) -> list[dict]:
+def member_rows(members, keys: str, cols, **same) -> list[dict]:
     """One row per member: ``same``, its tuple under the names ``keys``, then its ``cols``."""
     return [{**same, **dict(zip(keys.split(), m)), **c} for m, c in zip(members, cols)]
 
@@ -83,7 +83,7 @@ def relu_min_width(*, p, lengths, widths, steps, lr, seeds, device="cpu", progre
         model = ModularMLP(p, w, "relu", bias=False)
         res = fit(model, ds, desc=f"relu w={w}", **run)
         acc = accuracy_on(model, res.final_params, ds, device=dev).tolist()
-        rows += _rows(members, "m seed", [{"train_acc": a} for a in acc], width=w)
+        rows += member_rows(members, "m seed", [{"train_acc": a} for a in acc], width=w)
     fits = lambda m: [r["width"] for r in rows if r["m"] == m and r["train_acc"] == 1.0]  # noqa: E731
     out = {"rows": rows, "min_width": {m: min(fits(m), default=None) for m in lengths}, "p": p}
     out["paper_bound"] = {m: relu_width_lower_bound(m, p) for m in lengths}
@@ -136,7 +136,7 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
 def underparam(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's SGD), wd 0 (section
     "Claim 3"): one ensemble per (config, activation, width) over (budget, seed)."""
-    c = _settings("underparam", settings)
+    c = cell_settings("underparam", settings)
     seeds, dev = check_seeds(c.seeds), resolve_device(device)
     members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
     run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size)
@@ -148,14 +148,14 @@ def underparam(*, device="cpu", progress=False, **settings) -> dict:
             optim = b1_optimizer(c.optimizer, c.lr, 0.0, act, False)
             desc = f"under m={m} p={p} {act} d={w}"
             cols = fit_columns(ModularMLP(p, w, act), train, tests_e, optim=optim, desc=desc, **run)
-            rows += _rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
+            rows += member_rows(members, "n seed", cols, m=m, p=p, activation=act, width=w)
     return {"rows": rows}
 
 
 @experiments_cell
 def overparam(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.2: Muon over weight decays; accuracies and normalized 0.5%-margins (section "Claim 4")."""
-    c = _settings("overparam", settings)
+    c = cell_settings("overparam", settings)
     seeds, dev = check_seeds(c.seeds), resolve_device(device)
     members = [(wd, s) for wd in nonempty("wds", c.wds) for s in seeds]
     run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, margins=True)
@@ -166,7 +166,7 @@ def overparam(*, device="cpu", progress=False, **settings) -> dict:
         optim = b1_optimizer("muon", c.lr, wds_e, act, False)
         model, desc = ModularMLP(c.p, c.width, act), f"over {act}"
         cols = fit_columns(model, train, tests_e, optim=optim, desc=desc, **run)
-        rows += _rows(members, "wd seed", cols, activation=act)
+        rows += member_rows(members, "wd seed", cols, activation=act)
     return {"rows": rows, "m": c.m, "p": c.p, "width": c.width, "n": c.n}
 
 
@@ -175,7 +175,7 @@ def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.3 for one variant (activation, bias), members (budget, wd, seed): per-length test
     accuracy (section "Claim 5"); with ``track_every``, the accuracy on ``n_track`` inputs of length
     ``track_length`` during training; ``sampler``: a key of :data:`~.training.SAMPLERS`."""
-    c = _settings("lengthgen", settings)
+    c = cell_settings("lengthgen", settings)
     seeds, dev, p = check_seeds(c.seeds), resolve_device(device), c.p
     act, bias = check_activation(c.activation), c.bias
     test_lengths = nonempty("test_lengths", c.test_lengths)
@@ -200,7 +200,7 @@ def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
         acc[L] = accuracy_on(model, P, [tests[s] for s in seeds_e], device=dev).tolist()
     cols = [{str(k): v[i] for k, v in acc.items()} for i in range(len(members))]
     best = max(range(len(members)), key=lambda i: acc[test_lengths[-1]][i])
-    out = {"rows": _rows(members, "n wd seed", cols, activation=act, bias=bias)}
+    out = {"rows": member_rows(members, "n wd seed", cols, activation=act, bias=bias)}
     out.update(wall_time_s=res.wall_time_s, steps=res.steps_run, example_member=list(members[best]))
     out.update({f"example_{k}": P[k][best].tolist() if k in P else None for k in "WVb"})
     if validation is not None:  # the tracked accuracy
@@ -275,7 +275,7 @@ def _sequences(seed_value: int, n: int, m: int, p: int):
 def transformer_baseline(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.4: a 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, accuracy vs training-set
     size (section "Claim 6 — transformer baseline")."""
-    c = _settings("transformer_baseline", settings)
+    c = cell_settings("transformer_baseline", settings)
     seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
     members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
     sets = [
@@ -296,7 +296,7 @@ def transformer_baseline(*, device="cpu", progress=False, **settings) -> dict:
         with torch.no_grad():
             tr, te = (masked_metric(model.forward(P, x), y)[0].tolist() for x, y in banks)
         cols = [{"train_acc": a, "test_acc": b} for a, b in zip(tr, te)]
-        rows += _rows(members, "n seed", cols, activation=act)
+        rows += member_rows(members, "n seed", cols, activation=act)
     return {"rows": rows, "m": m, "p": p}
 
 

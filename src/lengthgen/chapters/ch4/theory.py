@@ -15,7 +15,7 @@ from lengthgen.chapters.ch4 import experiments_cell
 from lengthgen.chapters.ch4.constructions import construct_relu
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
-from lengthgen.chapters.ch4.sweeps import _rows, _settings
+from lengthgen.chapters.ch4.sweeps import cell_settings, member_rows
 from lengthgen.chapters.ch4.training import b1_optimizer, fit_columns, layer_norm_product, margins
 from lengthgen.chapters.ch4.training import resolve_device
 from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
@@ -88,7 +88,7 @@ def slope_growth(rows) -> float:
 def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
     """B.1.2 at several widths (Sec. 6 remark), one ensemble per (activation, width): train/test
     accuracy and normalized 0.5 % margin."""
-    c = _settings("margin_widths", settings)
+    c = cell_settings("margin_widths", settings)
     seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
     run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, seeds=seeds)
     train = [train_set(s, p, (m,), c.n) for s in seeds]
@@ -100,7 +100,7 @@ def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
         desc = f"{act} d={w}"
         cols = fit_columns(model, train, tests, margins=True, optim=optim, desc=desc, **run)
         kept = [{k: col[k] for k in keep} for col in cols]
-        rows += _rows([(s,) for s in seeds], "seed", kept, activation=act, width=w)
+        rows += member_rows([(s,) for s in seeds], "seed", kept, activation=act, width=w)
     return {"rows": rows, "m": m, "p": p, "n": c.n, "wd": c.wd}
 
 
@@ -108,7 +108,7 @@ def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
 def sample_needs(*, device="cpu", progress: bool = False, **settings) -> dict:
     """Cor. 5.8 / Thm 5.6: sine MLPs (AdamW, no decay) per (p, width) of ``grid``, one ensemble
     of n = round(ratio·p) examples per (ratio, seed); train and test accuracy per member."""
-    c = _settings("sample_needs", settings)
+    c = cell_settings("sample_needs", settings)
     seeds, dev = check_seeds(c.seeds), resolve_device(device)
     run = {"steps": c.steps, "progress": progress, "device": dev, "batch_size": c.batch_size}
     optim, rows = b1_optimizer("adamw", c.lr, 0.0, "sine", False), []
@@ -119,7 +119,7 @@ def sample_needs(*, device="cpu", progress: bool = False, **settings) -> dict:
         model, seeds_e = ModularMLP(p, w, "sine"), [s for _, s in members]
         desc = f"samples p={p} d={w}"
         cols = fit_columns(model, train, tests, optim=optim, seeds=seeds_e, desc=desc, **run)
-        rows += _rows(members, "n seed", cols, p=p, width=w)
+        rows += member_rows(members, "n seed", cols, p=p, width=w)
     return {"rows": rows, "m": c.m}
 
 

@@ -182,6 +182,8 @@ def fit_columns(model: ModularMLP, train, tests, *, margins: bool = False, **fit
 # --------------------------------------------------------------------------- margins (Sec. 6, B.1.2)
 def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """The multiclass margin ``s_y(x) − max_{ℓ≠y} s_ℓ(x)`` of each example (negative = wrong)."""
+    if scores.shape[:-1] != y.shape:
+        raise ConfigError(f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree")
     y = y.long()
     sy = scores.gather(-1, y.unsqueeze(-1)).squeeze(-1)
     others = scores.scatter(-1, y.unsqueeze(-1), float("-inf"))
