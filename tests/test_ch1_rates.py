@@ -186,3 +186,6 @@ def test_success_rates_and_placement_comparison_on_a_toy_result():
     assert rows["log-scaled"]["p_all_20"] == pytest.approx(0.5**20)
     cmp = training.placement_comparison(res)[0]
     assert (cmp["both"], cmp["only_a"], cmp["only_b"], cmp["neither"]) == (2, 0, 0, 2)
+    res["members"] = members[:-1] + [{**members[-1], "run": 9}]  # the arms' runs differ
+    with pytest.raises(ValueError, match="do not hold the same runs"):
+        training.placement_comparison(res)

@@ -341,4 +341,6 @@ def test_paper_scale_ranges_and_arrivals_brute_force():
         ("sine+bias", 0.1, 2): None,
         ("relu", 0.1, 1): None,
     }
-    assert paper_scale_ranges(v, 9) == paper_scale_arrivals(v, 9, length=9) == {}  # no such budget
+    for read in (paper_scale_ranges, paper_scale_arrivals):
+        with pytest.raises(ConfigError, match="budget n = 9 is not one of"):
+            read(v, 9)

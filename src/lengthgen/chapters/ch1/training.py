@@ -295,7 +295,10 @@ def placement_comparison(result, *, a="log-scaled", b="authors' placement", perf
     ok = partial(rate_perfect, result, perfect_ce_bits=perfect_ce_bits)
     rows = []
     for n in result["protocol"]["lengths"]:
-        pa, pb = ([ok(i) for i in arm_members(result, n, arm)] for arm in (a, b))
+        ia, ib = (arm_members(result, n, arm) for arm in (a, b))
+        if [result["members"][i]["run"] for i in ia] != [result["members"][i]["run"] for i in ib]:
+            raise ValueError(f"arms {a!r} and {b!r} do not hold the same runs at length {n}")
+        pa, pb = [ok(i) for i in ia], [ok(i) for i in ib]
         rows.append({"train_n": n, "runs": len(pa), **mcnemar_exact(pa, pb)})
     return rows
 

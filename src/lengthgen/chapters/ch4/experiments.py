@@ -242,9 +242,16 @@ def variant_name(m: dict) -> str:
     return m["activation"] + ("+bias" if m["bias"] else "")
 
 
+def _check_budget(value: dict, n: int) -> None:
+    budgets = sorted({m["n"] for m in value["members"]})
+    if n not in budgets:
+        raise ConfigError(f"budget n = {n} is not one of the run's budgets {budgets}")
+
+
 def paper_scale_ranges(value: dict, n: int) -> dict:
     """``{(variant, wd): (lo, hi)}`` at budget ``n``: the range of seed-mean accuracy over the
     held-out lengths at the last evaluation (section "At the paper's modulus")."""
+    _check_budget(value, n)
     held = [str(L) for L in value["eval_lengths"] if L not in value["train_lengths"]]
     groups: dict = {}
     for r in paper_scale_rows(value):
@@ -257,6 +264,7 @@ def paper_scale_ranges(value: dict, n: int) -> dict:
 def paper_scale_arrivals(value: dict, n: int, *, length: int = 811, level: float = 0.9) -> dict:
     """``{(variant, wd, seed): update}`` at budget ``n``: the first evaluation at which accuracy at
     ``length`` reached ``level`` (``None``: never), when extrapolation "arrives"."""
+    _check_budget(value, n)
     out = {}
     for i, m in enumerate(value["members"]):
         if m["n"] == n:
