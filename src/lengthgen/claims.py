@@ -1,9 +1,8 @@
 """The claims ledger: every number a chapter quotes from its paper, next to ours, checked by a
-comparison chosen before our value was seen (book page ``book/claims.md``). Chapters declare
-:class:`Claim` and :class:`Unchecked` records in ``lengthgen.chapters.chN.claims``; a notebook's
-:class:`Ledger` shows them and writes ``results/claims/chN.json``; :func:`check_ledgers`
-re-evaluates the stored-result claims; :func:`compare` is each check. This core imports no
-chapter statically and no page code."""
+comparison chosen before our value was seen (``book/claims.md``). Chapters declare :class:`Claim`
+and :class:`Unchecked` records in ``chapters/chN/claims.py``; a notebook's :class:`Ledger` shows
+them and writes ``results/claims/chN.json``; :func:`check_ledgers` re-evaluates the stored-result
+claims; :func:`compare` is each check. Imports no chapter statically and no page code."""
 
 from __future__ import annotations
 
@@ -211,10 +210,9 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     rec.update(source=claim.source, scale="full" if claim.source == "stored" else scale)
     rec.update(protocol=claim.protocol.kind, protocol_note=claim.protocol.reduced)
     rec.update(status="reproduced" if ok else "deviates", holds=ok, cause=None, explanation=None)
-    rec["declared_deviation_holds"] = False
+    rec["declared_deviation_holds"] = claim.deviation is not None and ok
     if claim.deviation is not None:
         rec.update(cause=claim.deviation.cause, explanation=claim.deviation.explanation)
-        rec["declared_deviation_holds"] = ok
     elif not ok:  # a prediction of ours that failed: a result, reported as such
         rec["cause"] = PREDICTION_FAILED
     return rec
@@ -229,8 +227,7 @@ RECORD_FIELDS = tuple(
 
 
 def stored_record(c: Claim | Unchecked, results: StoredResults, chapter: str) -> dict:
-    """The record of a stored claim measured on ``results``, or of an :class:`Unchecked` claim
-    (its reason is the explanation)."""
+    """The record of a stored claim measured on ``results``, or of an :class:`Unchecked` one."""
     if not isinstance(c, Unchecked):
         return evaluate(c, c.measure(results), chapter=chapter, scale="full")
     rec = dict.fromkeys(RECORD_FIELDS)
@@ -272,9 +269,8 @@ def chapter_claims(chapter: str):
 
 
 class StoredResults:
-    """A chapter's stored full-scale cells for ``measure`` functions, read lazily: ``cell(name)``
-    through the chapter's ``experiments.load_stored_cell`` where it has one, else checked against
-    its ``experiments.schema(name, "full")``."""
+    """A chapter's stored full-scale cells for ``measure`` functions, read lazily by ``cell(name)``
+    (the chapter's ``experiments.load_stored_cell``, else checked by ``experiments.schema``)."""
 
     def __init__(self, chapter: str, folder: str | Path | None = None):
         self.chapter = check_choice("chapter", chapter, CHAPTERS)

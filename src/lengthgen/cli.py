@@ -40,8 +40,8 @@ def _executor(what: str):
     return _arg("--executor", choices=EXECUTORS, default="inprocess", help=what)
 
 
-def _json(what: str):
-    return _arg("--json", action="store_true", help=what)
+def _flag(flag: str, what: str):
+    return _arg(flag, action="store_true", help=what)
 
 
 #: every command: its help line and its arguments
@@ -77,16 +77,13 @@ COMMANDS = {
                 help="start no new cell after this many minutes, and stop a cell that can stop "
                 "early (it stores what it did as a partial result; re-run to resume)",
             ),
-            _arg(
+            _flag(
                 "--allow-dirty",
-                action="store_true",
-                help="allow a full-scale run from a working tree with uncommitted changes "
-                "(recorded)",
+                "allow a full-scale run from a working tree with uncommitted changes (recorded)",
             ),
-            _arg(
+            _flag(
                 "--refresh-unmeasured",
-                action="store_true",
-                help="also re-run stored cells without a recorded CPU time (migrated ones); each "
+                "also re-run stored cells without a recorded CPU time (migrated ones); each "
                 "re-run replaces its cell and records how far its value moved",
             ),
         ],
@@ -103,7 +100,7 @@ COMMANDS = {
                 "--scale",
                 choices=RUN_SCALES,
                 default="full",
-                help="the scale of the cells (default full)",
+                help="the cells' scale (default full)",
             ),
             _arg("--out", help="the store to merge into (default: results/<chapter>)"),
         ],
@@ -122,31 +119,30 @@ COMMANDS = {
             _DEVICE,
             _executor("inprocess (default), process or dask"),
             _WORKERS,
-            _arg("--all", action="store_true", help="list every claim, not only those that moved"),
-            _json("print the comparison as JSON"),
+            _flag("--all", "list every claim, not only those that moved"),
+            _flag("--json", "print the comparison as JSON"),
         ],
     ),
     "claims": (
         "print the claims ledger, or re-check it from the stored results",
         [
-            _json("print a JSON list of claim records"),
+            _flag("--json", "print a JSON list of claim records"),
             _CHAPTER_OPT,
-            _arg(
+            _flag(
                 "--check",
-                action="store_true",
-                help="re-evaluate every stored-result claim from results/ and compare with "
-                "the committed ledger; exit 1 on any change",
+                "re-evaluate every stored-result claim from results/ and compare with the "
+                "committed ledger; exit 1 on any change",
             ),
         ],
     ),
     "cost": (
         "what the stored full-scale runs cost: wall and CPU time per chapter",
-        [_json("print a JSON list of per-chapter rows and a total"), _CHAPTER_OPT],
+        [_flag("--json", "print a JSON list of per-chapter rows and a total"), _CHAPTER_OPT],
     ),
     "bench": (
         "ensemble engine vs Python loop benchmark",
         [
-            _json("print the figures as one JSON object"),
+            _flag("--json", "print the figures as one JSON object"),
             _arg("--steps", type=int, help="training steps per member"),
         ],
     ),

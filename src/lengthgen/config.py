@@ -1,5 +1,4 @@
 """Run-time configuration: the scale and device knobs, threads, seeding and argument checks.
-
 Environment variables, read at call time: ``LENGTHGEN_SCALE`` (``smoke``, default, or ``full``),
 ``LENGTHGEN_DEVICE`` (``auto``, ``cpu``, ``cuda``), ``LENGTHGEN_THREADS`` (default 1)."""
 
@@ -85,9 +84,8 @@ def get_scale(value: str | None = None) -> str:
 
 def get_run_scale(value: str | None = None) -> str:
     """The scale of a reproduction, as :func:`get_scale` but also ``paper`` (``reproduce`` only)."""
-    return check_choice(
-        "scale", _env("LENGTHGEN_SCALE", "smoke") if value is None else value, RUN_SCALES
-    )
+    value = _env("LENGTHGEN_SCALE", "smoke") if value is None else value
+    return check_choice("scale", value, RUN_SCALES)
 
 
 def get_device(value: str | None = None):

@@ -1,8 +1,7 @@
 """What a reproduction costs: the compute recorded in the stored full-scale cells, per chapter.
-
-:func:`chapter_cost` sums the provenance of a chapter's stored cells (fields :data:`FIELDS`, each
-explained on book page ``book/cost.md``); :func:`cost_text` is ``python -m lengthgen cost``'s
-table and :func:`cost_markdown` the book's."""
+:func:`chapter_cost` sums the provenance of a chapter's stored cells (fields :data:`FIELDS`,
+explained on ``book/cost.md``); :func:`cost_text` is ``python -m lengthgen cost``'s table and
+:func:`cost_markdown` the book's."""
 
 from __future__ import annotations
 
@@ -104,16 +103,9 @@ COLUMNS = (
 def _cells(r: dict) -> list[str]:
     cpu = f"{fmt_seconds(r['cpu_s'])} ({r['cpu_recorded']})" if r["cpu_recorded"] else "— (0)"
     proj = ("≤ " if r["projection_upper_bound"] else "") + fmt_seconds(r["projection_2core_s"])
-    return [
-        r["chapter"],
-        f"{r['stored']} / {r['planned']}",
-        str(r["stale"]),
-        fmt_seconds(r["wall_s"]),
-        cpu,
-        f"{r['cpu_unknown']} ({r['migrated']})",
-        str(r["loaded"]),
-        proj,
-    ]
+    stored, unknown = f"{r['stored']} / {r['planned']}", f"{r['cpu_unknown']} ({r['migrated']})"
+    wall, stale, loaded = fmt_seconds(r["wall_s"]), str(r["stale"]), str(r["loaded"])
+    return [r["chapter"], stored, stale, wall, cpu, unknown, loaded, proj]  # in COLUMNS' order
 
 
 def _notes(rows: list[dict]) -> list[str]:

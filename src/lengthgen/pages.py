@@ -390,7 +390,6 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from lengthgen import plotting
 
     paper = scorecard(folder)[0]

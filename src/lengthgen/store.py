@@ -26,8 +26,7 @@ class ResultFileError(RuntimeError):
 
 # --------------------------------------------------------------------------- locations
 def repo_root() -> Path:
-    """The book's repository root: ``$LENGTHGEN_ROOT``, else the first folder holding
-    ``_config.yml`` above this file or the working directory."""
+    """``$LENGTHGEN_ROOT``, else the first folder with ``_config.yml`` above this file or cwd."""
     if env := os.environ.get("LENGTHGEN_ROOT"):
         return Path(env).resolve()
     for start in (Path(__file__).resolve(), Path.cwd().resolve()):
@@ -83,11 +82,8 @@ def device_name(device: str) -> str:
 
 
 def _cpu_model() -> str:
-    with (
-        contextlib.suppress(OSError),
-        open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh,
-    ):
-        for line in fh:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text("utf-8", "replace").splitlines():
             if line.lower().startswith("model name") and ":" in line:
                 return line.split(":", 1)[1].strip()
     return platform.processor() or platform.machine() or "unknown"
@@ -143,8 +139,7 @@ def provenance(
     git: dict | None = None,
     extra: dict | None = None,
 ) -> dict:
-    """The provenance block stored with every result (``git``: taken at the run's start), plus the
-    fields of ``extra``."""
+    """The provenance block of every result (``git``: taken at the run's start), plus ``extra``."""
     import numpy
     import torch
 
@@ -336,11 +331,9 @@ def validate(data, spec: str, path: str | os.PathLike = "<data>", kwargs: Mappin
 def load_result(path: str | os.PathLike) -> dict:
     """A stored result ``{"provenance", "data"}`` (a cell is checked by :func:`load_stored`)."""
     obj = read_json(path)
-    if not (isinstance(obj, dict) and isinstance(obj.get("provenance"), dict) and "data" in obj):
-        raise ResultFileError(
-            f"corrupt result file {path}: expected an object with a 'provenance' object and 'data'"
-        )
-    return obj
+    if isinstance(obj, dict) and isinstance(obj.get("provenance"), dict) and "data" in obj:
+        return obj
+    raise ResultFileError(f"corrupt result file {path}: expected a 'provenance' object and 'data'")
 
 
 def stored_label(result: dict) -> str:
@@ -354,8 +347,6 @@ def stored_label(result: dict) -> str:
 
 # --------------------------------------------------------------------------- stored cells
 # <folder>/<name>.json with the provenance and {"key", "scale", "config_hash", "kwargs", "value"}
-
-
 class ScaleConflict(ConfigError):
     """A stored result of another scale (or kind) sits where this run would write."""
 
@@ -376,8 +367,8 @@ def _partial_done(value) -> int | None:
 
 
 def stored_state(folder, cell, scale: str) -> str:
-    """``"done"``, ``"partial"`` (stopped early: resumed), ``"missing"``, ``"changed"`` (another
-    configuration: recomputed) or ``"other-scale"`` (never replaced)."""
+    """``done``, ``partial`` (stopped early: resumed), ``missing``, ``changed`` (another
+    configuration: recomputed) or ``other-scale`` (never replaced)."""
     if not cell_path(folder, cell.name).exists():
         return "missing"
     data = load_cell(folder, cell.name)["data"]
@@ -394,8 +385,7 @@ def number(x) -> float | None:
 
 
 def unmeasured(folder, cell, scale: str) -> bool:
-    """Whether ``cell`` is stored complete without a CPU time (as migrated results are): what
-    ``refresh`` recomputes."""
+    """Whether ``cell`` is stored complete without a CPU time (migrated): ``refresh`` re-runs it."""
     done = stored_state(folder, cell, scale) == "done"
     return done and number(load_cell(folder, cell.name)["provenance"].get("cpu_time_s")) is None
 
@@ -416,9 +406,7 @@ def refresh_record(old: dict, new_value) -> dict:
 def refresh_difference(prov) -> float | None:
     """The ``max_abs_difference`` a refreshed cell's provenance records (else ``None``)."""
     ref = prov.get("refreshed") if isinstance(prov, dict) else None
-    if not isinstance(ref, dict):
-        return None
-    d = ref.get("max_abs_difference")
+    d = ref.get("max_abs_difference") if isinstance(ref, dict) else None
     return float("inf") if d == "inf" else number(d)
 
 

@@ -91,8 +91,8 @@ def _without_timing(x):
 
 
 def compare_cells(stored_folder, rerun_folder, names) -> list[dict]:
-    """One row per re-run cell: ``{cell, trained, difference}`` (the largest absolute difference
-    of the values, timings left out)."""
+    """Per re-run cell ``{cell, trained, difference}``: the values' largest absolute difference
+    (timings left out)."""
     rows = []
     for name in names:
         new = load_cell(rerun_folder, name, scale="full")
@@ -103,19 +103,10 @@ def compare_cells(stored_folder, rerun_folder, names) -> list[dict]:
     return rows
 
 
-def verify(
-    chapter: str,
-    *,
-    only=None,
-    out=None,
-    device: str = "cpu",
-    executor=None,
-    workers=None,
-    progress: bool = True,
-    results=None,
-) -> dict:
+def verify(chapter: str, *, only=None, out=None, results=None, **run) -> dict:
     """Re-run ``chapter``'s full-scale cells matching ``only`` into ``out`` (default
-    ``results/_scratch/verify/<chapter>``, resumable) and compare them with the stored ones:
+    ``results/_scratch/verify/<chapter>``, resumable; ``run``: the options of
+    :func:`lengthgen.engine.runs.run_cells`) and compare them with the stored ones:
     ``{"cells": compare_cells rows, "claims": compare_claims rows, "out": folder}``."""
     from lengthgen.chapters import plan
     from lengthgen.engine import runs
@@ -126,8 +117,7 @@ def verify(
     if not stored.is_dir():
         raise ConfigError(f"no stored results to verify against: {stored} does not exist")
     cells = plan(chapter, "full", only)
-    missing = [c.name for c in cells if stored_state(stored, c, "full") != "done"]
-    if missing:
+    if missing := [c.name for c in cells if stored_state(stored, c, "full") != "done"]:
         raise ConfigError(
             f"{chapter}: no stored full-scale result to compare for {', '.join(missing[:6])}"
             f"{' …' if len(missing) > 6 else ''}; name stored cells with --only"
@@ -136,9 +126,8 @@ def verify(
     if stored.parent.resolve() in (out.resolve(), *out.resolve().parents):
         raise ConfigError(f"--out {out} is the store itself; verify writes its re-runs elsewhere")
     out = runs.check_out_dir(out)
-    run = dict(scale="full", device=device, executor=executor, workers=workers, progress=progress)
     about = dict(allow_dirty=True, desc=f"verify {chapter}", extra={"verify": True})
-    runs.run_cells(cells, out / "cells", **run, **about)
+    runs.run_cells(cells, out / "cells", scale="full", **about, **run)
     names = [c.name for c in cells]
     cell_rows = compare_cells(stored, out / "cells", names)
     with tempfile.TemporaryDirectory(prefix="lengthgen-verify-") as tmp:
