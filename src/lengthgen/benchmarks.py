@@ -1,5 +1,4 @@
 """``python -m lengthgen bench``: the ensemble engine against a plain PyTorch loop, one row per case.
-
 :func:`run_chapter_benchmark` trains a toy case and each chapter's training step as one ensemble
 and as a loop over the members with ``torch.optim`` (:func:`_pair`), on the same batches. No test
 asserts a speed. Book page ``book/engine.md`` ("Benchmark")."""
@@ -49,7 +48,6 @@ def _shapes(d, h, L):
 
 def _pool(bits, base, c, E0, dE, Pn):
     """Attention pooling without a [..., B, n] tensor of scores, using that the tokens are bits.
-
     With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
     exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
     sums of bits and positions are the matrix product ``bits @ [w | w ⊙ P]`` plus per-member
@@ -68,13 +66,11 @@ def _pool(bits, base, c, E0, dE, Pn):
 
 
 class AttentionClassifier:
-    """Hand-batched single-layer, single-query attention classifier over bit strings.
-
-    Per member: token embeddings E0, E1, position embeddings P_j, a query q0 with maps Wq, Wk, Wv,
-    a width-h ReLU layer and 2 logits. With kq = Wkᵀ Wq q0, position j scores
-    log(n) · (E_{w_j} + P_j) · kq and the pooled value is Wv Σ_j α_j (E_{w_j} + P_j).
-    ``x = (bits [E, B, n], mask [E, n], scale [E])``; pooled in one matrix product (:func:`_pool`).
-    """
+    """Hand-batched single-layer, single-query attention classifier over bit strings. Per member:
+    token embeddings E0, E1, position embeddings P_j, a query q0 with maps Wq, Wk, Wv, a width-h
+    ReLU layer and 2 logits. With kq = Wkᵀ Wq q0, position j scores log(n) · (E_{w_j} + P_j) · kq
+    and the pooled value is Wv Σ_j α_j (E_{w_j} + P_j). ``x = (bits [E, B, n], mask [E, n],
+    scale [E])``; pooled in one matrix product (:func:`_pool`)."""
 
     def __init__(self, width=WIDTH, hidden=WIDTH, max_len=MAX_LEN):
         self.d, self.h, self.max_len = width, hidden, max_len
@@ -177,9 +173,8 @@ def _timed(fn, *args):
 
 
 def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, about) -> dict:
-    """One row: ``batches`` (one ``(x, y)`` per update) trained as the ensemble ``model`` and as a
-    loop over ``member_model(e)`` with :func:`_loop_optimizer`; both final losses agree up to
-    rounding (``max_abs_loss_diff``)."""
+    """One row: ``batches`` (an ``(x, y)`` per update) trained as the ensemble ``model`` and as a
+    loop over ``member_model(e)``; both final losses agree up to rounding (max_abs_loss_diff)."""
     dtype = next(iter(params.values())).dtype
     make_opt, label = _loop_optimizer(optim, dtype)
     label += " + clip_grad_norm_(foreach)" if optim.clip is not None else ""
@@ -316,9 +311,8 @@ _ROWS = dict(zip(CHAPTER_ROWS, (_row_toy, _row_ch1, _row_ch2, _row_ch3, _row_ch4
 
 
 def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) -> dict:
-    """``python -m lengthgen bench``: one row (:func:`_pair`) per name of ``rows`` at ``size``
-    (:data:`SIZES`; ``steps`` sets every row's timed updates) on one torch thread, and the median
-    of the rows' ``ratio``."""
+    """One row (:func:`_pair`) per name of ``rows`` at ``size`` (:data:`SIZES`; ``steps``: every
+    row's timed updates) on one torch thread, and the median of the rows' ``ratio``."""
     check_choice("size", size, tuple(SIZES))
     more = {} if steps is None else {"steps": check_positive_int("steps", steps)}
     rows = [

@@ -165,8 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 @contextlib.contextmanager
 def _no_empty_folder_left(out):
-    """A failed run or merge into ``out`` removes the empty folders it created (a folder holding a
-    file stays, with the folders above it)."""
+    """A failed run or merge into ``out`` removes the empty folders it created."""
     path = Path(out).absolute()
     created = [p for p in (path, *path.parents) if not p.exists()]  # the topmost last
     try:
@@ -179,9 +178,8 @@ def _no_empty_folder_left(out):
         raise
 
 
-def _results_store() -> Path:
-    """``results/`` (:func:`lengthgen.store.results_dir`), checked to be a folder: a missing store
-    (``$LENGTHGEN_ROOT`` pointing elsewhere, or ``results/`` absent) is a :class:`ConfigError`."""
+def _results_store() -> None:
+    """Check that ``results/`` is a folder (``$LENGTHGEN_ROOT`` may point elsewhere)."""
     from lengthgen.store import results_dir
 
     folder = results_dir()
@@ -193,7 +191,6 @@ def _results_store() -> Path:
             f"no results store: {folder} {what}{where}; run from the book's repository or set "
             "LENGTHGEN_ROOT to it"
         )
-    return folder
 
 
 def _cells_asked(args) -> list[str] | None:

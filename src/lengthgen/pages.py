@@ -14,21 +14,7 @@ from collections import Counter
 from html import escape
 from pathlib import Path
 
-from lengthgen.claims import (
-    CATEGORIES,
-    GROUPS,
-    OURS_WORDS,
-    PREDICTION_FAILED,
-    Claim,
-    ClaimRows,
-    category,
-    chapter_claims,
-    counts_line,
-    fmt_value,
-    load_all,
-    load_ledger,
-    protocol_label,
-)
+from lengthgen import claims as lc
 from lengthgen.config import CHAPTERS, ConfigError
 from lengthgen.tables import HTML
 
@@ -37,12 +23,12 @@ CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
 
 def scorecard(folder: str | Path | None = None) -> list[dict]:
     """The scorecard's totals, one ``{chapter or "all": Counter of categories and "total"}`` per
-    group of :data:`GROUPS` (paper claims, self-checks, predictions of ours)."""
-    out = {g: {c: Counter() for c in (*CHAPTERS, "all")} for g in GROUPS}
-    for r in load_all(folder):
+    group of :data:`lengthgen.claims.GROUPS` (paper claims, self-checks, predictions of ours)."""
+    out = {g: {c: Counter() for c in (*CHAPTERS, "all")} for g in lc.GROUPS}
+    for r in lc.load_all(folder):
         for c in (r["chapter"], "all"):
-            out[r.get("group", "paper")][c].update((category(r), "total"))
-    return [out[g] for g in GROUPS]
+            out[r.get("group", "paper")][c].update((lc.category(r), "total"))
+    return [out[g] for g in lc.GROUPS]
 
 
 def _where(path: Path, line: int) -> str:
@@ -73,8 +59,8 @@ def declared_at() -> dict[str, str]:
 
 def measured_by(chapter: str, claim_id: str) -> str | None:
     """The function measuring stored claim ``claim_id`` and where it is defined (else ``None``)."""
-    claim = {c.id: c for c in chapter_claims(chapter).CLAIMS}.get(claim_id)
-    if not isinstance(claim, Claim) or claim.measure is None:
+    claim = {c.id: c for c in lc.chapter_claims(chapter).CLAIMS}.get(claim_id)
+    if not isinstance(claim, lc.Claim) or claim.measure is None:
         return None
     fn = claim.measure
     while isinstance(fn, functools.partial):
@@ -89,7 +75,7 @@ def measured_by(chapter: str, claim_id: str) -> str | None:
 
 
 #: each category's colour (green, blue, orange, two greys)
-_BADGE = dict(zip(CATEGORIES, ("#1b7f3b", "#3465a4", "#b5470b", "#6b6b6b", "#8a8a8a")))
+_BADGE = dict(zip(lc.CATEGORIES, ("#1b7f3b", "#3465a4", "#b5470b", "#6b6b6b", "#8a8a8a")))
 _CSS = """<style>
 div.lg-claims{font-size:0.86em;margin:0.5em 0;border-top:1px solid #ccc}
 div.lg-claims .lg-row,div.lg-claims details.lg-claim>summary{display:grid;
@@ -130,7 +116,7 @@ def badge(cat: str, label: str | None = None) -> str:
 
 def short_value(v, width: int = 40) -> str:
     """A claim value in a few words (three entries, cut at a word past ``width`` characters)."""
-    text = fmt_value(v, items=3)
+    text = lc.fmt_value(v, items=3)
     if len(text) > width:
         text = text[:width].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
     return text
@@ -145,7 +131,9 @@ def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
         ours = "not checked"
     if paper == ours and r.get("status") == "deviates" and isinstance(p, list):
         if at := [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]:
-            paper, ours = (f"entry {at[0] + 1} of {len(p)}: {fmt_value(v[at[0]])}" for v in (p, o))
+            paper, ours = (
+                f"entry {at[0] + 1} of {len(p)}: {lc.fmt_value(v[at[0]])}" for v in (p, o)
+            )
     return paper, ours
 
 
@@ -156,24 +144,24 @@ _GROUP_PROTOCOL = {"self-check": "self-check", "ours": "our experiment"}
 def claim_notes(r: dict, origin: bool = False) -> list[str]:
     """The collapsed part of a claim's row (HTML paragraphs); ``origin``: then its pointers into
     the code, where it is declared and what measures it."""
-    prot = _GROUP_PROTOCOL.get(r.get("group"), protocol_label(r))
+    prot = _GROUP_PROTOCOL.get(r.get("group"), lc.protocol_label(r))
     notes = []
     for key, name in (("paper_value", "paper"), ("our_value", "ours")):
-        full = fmt_value(r.get(key), items=40)
+        full = lc.fmt_value(r.get(key), items=40)
         if short_value(r.get(key)) != full:
             notes.append(f"<b>{name}, in full:</b> {_esc(full)}")
     notes.append(f"<b>check:</b> {_esc(r.get('check') or '—')} · <b>protocol:</b> {_esc(prot)}")
     if r.get("why"):
         notes.append(f"<b>why this check:</b> {_esc(r['why'])}")
     if r.get("interval"):
-        lo, hi = (fmt_value(x) for x in r["interval"])
+        lo, hi = (lc.fmt_value(x) for x in r["interval"])
         notes.append(f"<b>interval:</b> from {_esc(lo)} to {_esc(hi)}")
     if r.get("tolerance") is not None:
-        notes.append(f"<b>tolerance:</b> ± {_esc(fmt_value(r['tolerance']))}")
+        notes.append(f"<b>tolerance:</b> ± {_esc(lc.fmt_value(r['tolerance']))}")
     if r.get("cause"):
         notes.append(f"<b>cause:</b> {_esc(r['cause'])}")
-    if r.get("cause") == PREDICTION_FAILED and not r.get("explanation"):
-        came, want = (_esc(fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value"))
+    if r.get("cause") == lc.PREDICTION_FAILED and not r.get("explanation"):
+        came, want = (_esc(lc.fmt_value(r.get(k), items=12)) for k in ("our_value", "paper_value"))
         notes.append(f"<b>what came out instead:</b> {came}, where we predicted {want}")
     if r.get("explanation"):
         word = "why it deviates" if r["status"] == "deviates" else "reason"
@@ -195,7 +183,7 @@ def _protocol(r: dict) -> str:
 def claim_row(r: dict, *, where: bool = True, origin: bool = False) -> str:
     """One claim as one row (statement | paper | ours | status) opening to its details, with its
     permalink; the ``data-*`` attributes are what the scorecard filters and sorts on."""
-    cat, rid, loc = category(r), _esc(r["id"]), _esc(r["location"])
+    cat, rid, loc = lc.category(r), _esc(r["id"]), _esc(r["location"])
     attrs = (
         f'data-chapter="{_esc(r.get("chapter"))}" data-status="{_esc(cat)}" '
         f'data-check="{_esc(r.get("check") or "none")}" data-protocol="{_esc(_protocol(r))}" '
@@ -226,7 +214,7 @@ def totals_html(folder: str | Path | None = None) -> str:
     """The scorecard's totals per chapter (paper claims; self-checks counted apart) as HTML."""
     paper, selfc, ours = scorecard(folder)
     out = [_CSS, '<div class="lg-wide"><table class="lg-totals"><thead><tr><th>chapter</th>']
-    out += [f"<th>{badge(k)}</th>" for k in CATEGORIES] + [
+    out += [f"<th>{badge(k)}</th>" for k in lc.CATEGORIES] + [
         "<th>paper claims</th><th>self-checks</th><th>our predictions (held)</th>"
         "</tr></thead><tbody>"
     ]
@@ -236,7 +224,7 @@ def totals_html(folder: str | Path | None = None) -> str:
         mine = f"{o['total']} ({_held(o)})" if o["total"] else "—"
         out.append(
             f"<tr><td>{cell(ch)}</td>"
-            + "".join(f"<td>{cell(paper[ch][k])}</td>" for k in (*CATEGORIES, "total"))
+            + "".join(f"<td>{cell(paper[ch][k])}</td>" for k in (*lc.CATEGORIES, "total"))
             + f"<td>{cell(selfc[ch]['total'])}</td><td>{cell(mine)}</td></tr>"
         )
     out.append("</tbody></table></div>")
@@ -266,8 +254,8 @@ def ledger_csv(folder: str | Path | None = None) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
-    for r in load_all(folder):
-        vals = [category(r) if k == "category" else r.get(k) for k in CSV_FIELDS]
+    for r in lc.load_all(folder):
+        vals = [lc.category(r) if k == "category" else r.get(k) for k in CSV_FIELDS]
         w.writerow("" if v is None else cell(v) for v in vals)  # None as an empty cell
     return buf.getvalue()
 
@@ -329,7 +317,7 @@ def _options(name: str, label: str, values, words: dict | None = None) -> str:
 def scorecard_markdown(folder=None, figure: str | None = None, downloads=None) -> str:
     """The scorecard page's body (MyST with raw HTML): totals, ``figure``, ``downloads`` (CSV,
     JSON), then every claim (:func:`claim_row`) with offline filters, a search and a sort."""
-    rows, parts = load_all(folder), [totals_html(folder), ""]
+    rows, parts = lc.load_all(folder), [totals_html(folder), ""]
     if figure:
         caption = "Paper claims per chapter by status (self-checks not counted)."
         parts += [f"```{{figure}} {figure}", ":name: fig-scorecard-totals", ":width: 100%"]
@@ -344,7 +332,7 @@ def scorecard_markdown(folder=None, figure: str | None = None, downloads=None) -
     filters = (
         '<div id="lg-filters" class="lg-filters">'
         + _options("chapter", "chapter", [c for c in CHAPTERS if c in present("chapter")])
-        + _options("status", "status", CATEGORIES, _STATUS_WORDS)
+        + _options("status", "status", lc.CATEGORIES, _STATUS_WORDS)
         + _options("check", "check", present("check"))
         + _options("protocol", "protocol", sorted({_protocol(r) for r in rows}))
         + _options("group", "kind", ["paper", "self-check", "ours"], _KIND_WORDS)
@@ -395,7 +383,7 @@ def scorecard_figure(path: str | Path, folder: str | Path | None = None) -> Path
     paper = scorecard(folder)[0]
     fig, ax = plotting.figure(width=6.4, height=2.4)
     left = [0] * len(CHAPTERS)
-    for cat in CATEGORIES:
+    for cat in lc.CATEGORIES:
         vals = [paper[c][cat] for c in CHAPTERS]
         ax.barh(CHAPTERS, vals, left=left, color=_BADGE[cat], label=cat)
         left = [a + b for a, b in zip(left, vals)]
@@ -416,7 +404,7 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
 
     def counts(ch: str) -> str:
         r, o, n = paper[ch], ours[ch], selfc[ch]["total"]
-        out = " · ".join(f"{r[k]} {k}" for k in CATEGORIES if r[k]) or "none"
+        out = " · ".join(f"{r[k]} {k}" for k in lc.CATEGORIES if r[k]) or "none"
         if o["total"]:
             mine = f"our predictions: {_held(o)} of {o['total']} held"
             out = mine if not r["total"] else f"{out}; {mine}"
@@ -452,7 +440,7 @@ def _held(o: Counter) -> int:
 
 
 def _headline(chapter: str) -> dict:
-    return getattr(chapter_claims(chapter), "HEADLINE", None) or {}
+    return getattr(lc.chapter_claims(chapter), "HEADLINE", None) or {}
 
 
 def _links(prefix: str, ids) -> str:
@@ -460,8 +448,8 @@ def _links(prefix: str, ids) -> str:
 
 
 def _label(r: dict) -> str:
-    cat = category(r)
-    return OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
+    cat = lc.category(r)
+    return lc.OURS_WORDS.get(cat, cat) if r.get("group") == "ours" else cat
 
 
 def headline_claims(chapter: str) -> list[dict]:
@@ -480,10 +468,10 @@ def _glance(rows: list[dict], shown: int) -> str:
     n_paper, n_self, n_ours = (n.count(g) for g in ("paper", "self-check", "ours"))
     selfc = f" (and {n_self} self-checks of our own code)" if n_self else ""
     text = (
-        f"Of the paper's {n_paper} claims we check here: {_esc(counts_line(rows))}{selfc}"
+        f"Of the paper's {n_paper} claims we check here: {_esc(lc.counts_line(rows))}{selfc}"
         if n_paper
         else f"Our experiments, not the papers' claims: of our {n_ours} predictions, each "
-        f"fixed before its run: {_esc(counts_line(rows, 'ours'))}{selfc}"
+        f"fixed before its run: {_esc(lc.counts_line(rows, 'ours'))}{selfc}"
         if n_ours
         else f"This chapter checks no paper's claims; it runs {n_self} self-checks of our own code"
     )
@@ -496,7 +484,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
     claim counts, the main deviation and the cost of its stored results."""
     from lengthgen import cost  # the page code may read the cost of the stored results
 
-    rows = load_ledger(chapter, folder)
+    rows = lc.load_ledger(chapter, folder)
     by_id = {r["id"]: r for r in rows}
     head, items = _headline(chapter), headline_claims(chapter)
     if missing := [it["id"] for it in items if it["id"] not in by_id]:
@@ -511,7 +499,7 @@ def results_box(chapter: str, folder: str | Path | None = None):
         body.append(
             f'<tr data-claim="{_esc(r["id"])}"><td>{_esc(it["claim"])}</td>'
             f'<td data-label="{lab}">{_esc(paper)}</td><td data-label="ours">{_esc(ours)}</td>'
-            f'<td><a href="{link}{_esc(r["id"])}">{badge(category(r), _label(r))}</a></td></tr>'
+            f'<td><a href="{link}{_esc(r["id"])}">{badge(lc.category(r), _label(r))}</a></td></tr>'
         )
     c = cost.chapter_cost(chapter)
     spent = (
@@ -541,4 +529,4 @@ def results_box(chapter: str, folder: str | Path | None = None):
     return HTML("".join(parts))
 
 
-ClaimRows.html = claims_html  # the ledger's claims tables display as this page code draws them
+lc.ClaimRows.html = claims_html  # the ledger's claims tables display as this page code draws them

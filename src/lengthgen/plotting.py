@@ -5,21 +5,11 @@ from __future__ import annotations
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-STYLE = {
-    "figure.dpi": 110,
-    "savefig.dpi": 150,
-    "font.size": 11,
-    "axes.titlesize": 12,
-    "axes.labelsize": 11,
-    "legend.fontsize": 9,
-    "xtick.labelsize": 10,
-    "ytick.labelsize": 10,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "lines.linewidth": 1.8,
-}
+#: matplotlib rcParams: resolution, text sizes, then grid, spines and lines
+STYLE = {"figure.dpi": 110, "savefig.dpi": 150, "font.size": 11, "axes.titlesize": 12}
+STYLE |= {"axes.labelsize": 11, "legend.fontsize": 9, "xtick.labelsize": 10, "ytick.labelsize": 10}
+STYLE |= {"axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False}
+STYLE |= {"axes.spines.right": False, "lines.linewidth": 1.8}
 
 
 def apply_style() -> None:

@@ -1,9 +1,7 @@
-"""``python -m lengthgen verify``: re-run stored full-scale cells and judge every claim again.
-
-:func:`verify` re-runs a chapter's cells into a separate folder (never ``results/``);
-:func:`compare_claims` gives each stored-result claim a verdict (:data:`VERDICTS`) against its
-chapter's declared :class:`NoiseBand`. Book page ``book/running.md`` explains the verdicts: training
-amplifies rounding, so a re-run elsewhere may move a trained claim within its band."""
+"""``python -m lengthgen verify``: :func:`verify` re-runs stored full-scale cells into a separate
+folder (never ``results/``); :func:`compare_claims` gives each stored-result claim a verdict
+(:data:`VERDICTS`) against its chapter's declared :class:`NoiseBand`. ``book/running.md`` explains
+the verdicts: training amplifies rounding, so a re-run may move a trained claim within its band."""
 
 from __future__ import annotations
 
@@ -47,9 +45,8 @@ def _evaluate(claim, results, chapter: str):
 def compare_claims(
     chapter: str, stored_root, rerun_root, rerun_cells: dict[str, bool]
 ) -> list[dict]:
-    """One row per stored-result claim of ``chapter``: the claim on the results folder
-    ``stored_root`` against the same claim on ``rerun_root`` (with the re-run cells in place).
-    ``rerun_cells`` maps each re-run cell's name to whether it trains (False: deterministic)."""
+    """Per stored-result claim of ``chapter``: its value on the results folder ``stored_root``
+    against ``rerun_root`` (the re-run cells in place); ``rerun_cells``: ``{name: trains}``."""
     from lengthgen import claims as lc
 
     mod = lc.chapter_claims(chapter)  # checks the chapter
@@ -91,8 +88,7 @@ def _without_timing(x):
 
 
 def compare_cells(stored_folder, rerun_folder, names) -> list[dict]:
-    """Per re-run cell ``{cell, trained, difference}``: the values' largest absolute difference
-    (timings left out)."""
+    """Per re-run cell ``{cell, trained, difference}`` (largest absolute difference, no timings)."""
     rows = []
     for name in names:
         new = load_cell(rerun_folder, name, scale="full")

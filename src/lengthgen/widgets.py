@@ -11,7 +11,7 @@ import json
 import math
 import uuid
 
-from lengthgen.config import ConfigError
+from lengthgen.config import ConfigError, nonempty
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 #: CSS pixels per inch of figure in an explorer, and how many drawn pixels per CSS pixel
@@ -45,8 +45,7 @@ def _look_alike(a, b) -> bool:
 
 
 class FrameExplorer:
-    """The explorer of :func:`frame_explorer`: ``html`` (static), ``frames`` (combination → PNG)
-    and :meth:`widget` (live)."""
+    """A :func:`frame_explorer`: ``html`` (static), ``frames`` (combination → PNG), a widget."""
 
     def __init__(self, html, frames, grid, *, draw, dpi, labels, start, discrete):
         self.html, self.frames, self.grid = html, frames, grid
@@ -129,10 +128,7 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
     if not isinstance(grid, dict) or not grid:
         raise ConfigError("grid must be a non-empty dict {argument: [values, ...]}")
     names = list(grid)
-    for k, vals in grid.items():
-        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__len__") or len(vals) == 0:
-            raise ConfigError(f"grid[{k!r}] must be a non-empty list of values, got {vals!r}")
-    combos = list(itertools.product(*(list(grid[k]) for k in names)))
+    combos = list(itertools.product(*(nonempty(f"grid[{k!r}]", grid[k]) for k in names)))
     if len(combos) > 200:
         raise ConfigError(
             f"the grid has {len(combos)} combinations; at most 200 frames are embedded"
@@ -150,8 +146,7 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
 
 
 def _draw_frames(draw, names: list, combos: list, dpi: float) -> tuple[dict, int]:
-    """Every frame (``{combination: png}``) and the widest in pixels; refuses two neighbouring
-    combinations that look alike."""
+    """Every frame ``{combination: png}``, the widest in pixels; refuses look-alike neighbours."""
     frames, width_px, pixels = {}, 0, {}
     for combo in combos:
         frames[combo], w, pixels[combo] = _png(draw(**dict(zip(names, combo))), dpi)
