@@ -15,13 +15,8 @@ import torch
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.engine.ensemble import _tree_map
-from lengthgen.engine.train import (
-    OptimConfig,
-    classification_loss,
-    members_of,
-    seeded_generators,
-    train_ensemble,
-)
+from lengthgen.engine.train import OptimConfig, classification_loss, members_of
+from lengthgen.engine.train import seeded_generators, train_ensemble
 from lengthgen.tables import text_table
 
 #: the rows, in order

@@ -14,24 +14,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lengthgen.config import CHAPTERS, ConfigError, check_choice, get_scale
-from lengthgen.rounding import (  # the ledger's rounding; names kept importable here
-    _as_list,
-    bound_residues,
-    fmt_value,
-    keep_within_rounding,
-    residue_of,
-    round_sig,
-    same_within_rounding,
-)
-from lengthgen.store import (
-    ResultFileError,
-    cells_dir,
-    load_stored,
-    _clean,
-    atomic_write_json,
-    read_json,
-    results_dir,
-)
+from lengthgen.rounding import _as_list, bound_residues, fmt_value, keep_within_rounding
+from lengthgen.rounding import residue_of, round_sig, same_within_rounding
+from lengthgen.store import ResultFileError, _clean, atomic_write_json, read_json, results_dir
+from lengthgen.store import cells_dir, load_stored
 
 CHECKS = ("value", "interval", "equal", "direction", "predicate")
 #: ``ours``: a prediction of our own (chapter 5), counted apart from the papers' claims
@@ -239,9 +225,8 @@ def stored_record(c: Claim | Unchecked, results: StoredResults, chapter: str) ->
 
 def category(rec: dict) -> str:
     """Scorecard category of a ledger record: a holding ``direction`` check counts as "direction"."""
-    if rec["status"] == "reproduced" and rec.get("check") == "direction":
-        return "direction"
-    return rec["status"]
+    direction = rec["status"] == "reproduced" and rec.get("check") == "direction"
+    return "direction" if direction else rec["status"]
 
 
 # --------------------------------------------------------------------------- a chapter's declarations

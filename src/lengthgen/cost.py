@@ -1,7 +1,6 @@
-"""What a reproduction costs: the compute recorded in the stored full-scale cells, per chapter.
-:func:`chapter_cost` sums the provenance of a chapter's stored cells (fields :data:`FIELDS`,
-explained on ``book/cost.md``); :func:`cost_text` is ``python -m lengthgen cost``'s table and
-:func:`cost_markdown` the book's."""
+"""What a reproduction costs, per chapter: :func:`chapter_cost` sums the provenance of a chapter's
+stored full-scale cells (fields :data:`FIELDS`, explained on ``book/cost.md``); :func:`cost_text` is
+``python -m lengthgen cost``'s table and :func:`cost_markdown` the book's."""
 
 from __future__ import annotations
 

@@ -10,12 +10,9 @@ from lengthgen.store import ResultFileError, _clean, number, read_json
 
 
 def _as_list(x):
-    if isinstance(x, (list, tuple)):
-        return list(x)
-    if hasattr(x, "tolist"):
-        v = x.tolist()
-        return v if isinstance(v, list) else None
-    return None
+    """``x`` as a list if it is a list, a tuple or an array of one or more dimensions, else None."""
+    v = list(x) if isinstance(x, (list, tuple)) else x.tolist() if hasattr(x, "tolist") else None
+    return v if isinstance(v, list) else None
 
 
 def _map_floats(x, fn):

@@ -296,9 +296,8 @@ def _size(factor: str, data, kwargs: Mapping) -> int:
 def validate(data, spec: str, path: str | os.PathLike = "<data>", kwargs: Mapping | None = None):
     """Check a stored cell's value ``data`` against its description ``spec``, whitespace-separated
     dotted paths (``*`` any item, ``(a|b)`` each of a and b, ``($k)`` each item of the cell's
-    argument ``k`` in ``kwargs``) that must exist; ``path:p`` a probability in [0, 1];
-    ``path=f*g`` a list or dict of f·g entries (:func:`_size`). Returns ``data``, or raises
-    :class:`ResultFileError` naming the file and the field."""
+    argument ``k`` in ``kwargs``) that must exist; ``path:p`` a probability in [0, 1]; ``path=f*g``
+    a list or dict of f·g entries (:func:`_size`). Returns ``data``, else a ResultFileError."""
     kwargs = kwargs or {}
 
     def bad(field, msg):
