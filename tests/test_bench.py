@@ -126,5 +126,5 @@ def test_factored_pooling_is_the_softmax_pooling():
 
 
 def test_bad_benchmark_arguments():
-    with pytest.raises(ConfigError, match="at least one row"):
+    with pytest.raises(ConfigError, match="rows must be a non-empty list"):
         run_chapter_benchmark([], size="tiny")

@@ -13,7 +13,7 @@ import time
 
 import torch
 
-from lengthgen.config import ConfigError, check_choice, check_positive_int
+from lengthgen.config import check_choice, check_positive_int, nonempty
 from lengthgen.engine.ensemble import _tree_map
 from lengthgen.engine.train import OptimConfig, classification_loss, members_of
 from lengthgen.engine.train import seeded_generators, train_ensemble
@@ -310,11 +310,8 @@ def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) 
     row's timed updates) on one torch thread, and the median of the rows' ``ratio``."""
     check_choice("size", size, tuple(SIZES))
     more = {} if steps is None else {"steps": check_positive_int("steps", steps)}
-    rows = [
-        check_choice("row", r, CHAPTER_ROWS) for r in ([rows] if isinstance(rows, str) else rows)
-    ]
-    if not rows:
-        raise ConfigError("bench needs at least one row")
+    rows = nonempty("rows", [rows] if isinstance(rows, str) else rows)
+    rows = [check_choice("row", r, CHAPTER_ROWS) for r in rows]
     old = torch.get_num_threads()
     torch.set_num_threads(1)
     t0, c0 = time.perf_counter(), time.process_time()

@@ -22,18 +22,13 @@ def _arg(*flags, **kw):
 
 _CHAPTER = _arg("chapter", choices=CHAPTERS, help="which chapter")
 _CHAPTER_OPT = _arg("--chapter", choices=CHAPTERS, help="only this chapter")
-_DEVICE = _arg(
-    "--device", choices=DEVICES, help="auto (default, or $LENGTHGEN_DEVICE), cpu or cuda"
-)
+_DEVICE = _arg("--device", choices=DEVICES, help="auto (default or $LENGTHGEN_DEVICE), cpu or cuda")
 _WORKERS = _arg("--workers", type=int, help="worker processes for process/dask-local (default 2)")
 
 
 def _only(verb: str, default: str = ""):
-    return _arg(
-        "--only",
-        metavar="PATTERN[,PATTERN…]",
-        help=f"{verb} only the cells whose names match these shell patterns{default}",
-    )
+    what = f"{verb} only the cells whose names match these shell patterns{default}"
+    return _arg("--only", metavar="PATTERN[,PATTERN…]", help=what)
 
 
 def _executor(what: str):
@@ -92,16 +87,8 @@ COMMANDS = {
         "bring cells computed into another folder (reproduce --out) into the store",
         [
             _CHAPTER,
-            _arg(
-                "source",
-                help="the other run's output folder (the one given to --out; its cells/ is read)",
-            ),
-            _arg(
-                "--scale",
-                choices=RUN_SCALES,
-                default="full",
-                help="the cells' scale (default full)",
-            ),
+            _arg("source", help="the other run's --out folder (its cells/ is read)"),
+            _arg("--scale", choices=RUN_SCALES, default="full", help="the scale (default full)"),
             _arg("--out", help="the store to merge into (default: results/<chapter>)"),
         ],
     ),

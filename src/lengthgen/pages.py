@@ -419,14 +419,11 @@ def results_box_markdown(folder: str | Path | None = None) -> str:
     ]
     for ch in CHAPTERS:
         head = _headline(ch)
-        out.append(
-            f"<tr><td><b>{_esc(TITLES[ch])}</b></td>"
-            f'<td data-label="main finding">{_esc(head.get("finding", "—"))} '
-            f"{links(head.get('finding_ids', []))}</td>"
-            f'<td data-label="main deviation">{_esc(head.get("deviation", "—"))} '
-            f"{links(head.get('deviation_ids', []))}</td>"
-            f'<td data-label="claims">{_esc(counts(ch))}</td></tr>'
-        )
+        out.append(f"<tr><td><b>{_esc(TITLES[ch])}</b></td>")
+        for k in ("finding", "deviation"):
+            ids = links(head.get(f"{k}_ids", []))
+            out.append(f'<td data-label="main {k}">{_esc(head.get(k, "—"))} {ids}</td>')
+        out.append(f'<td data-label="claims">{_esc(counts(ch))}</td></tr>')
     out.append(
         f"<tr><td><b>all chapters</b></td><td colspan=2><b>{paper['all']['total']} paper "
         f"claims:</b> {_esc(counts('all'))}</td><td></td></tr></tbody></table></div>"
