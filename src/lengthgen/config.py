@@ -110,8 +110,7 @@ def get_dtype(value: str = "float64"):
     """The torch dtype named ``value`` (``float32`` or ``float64``)."""
     import torch
 
-    check_choice("dtype", value, DTYPES)
-    return getattr(torch, value)
+    return getattr(torch, check_choice("dtype", value, DTYPES))
 
 
 @dataclass(frozen=True)

@@ -220,8 +220,7 @@ def totals_html(folder: str | Path | None = None) -> str:
     ]
     for ch in (*CHAPTERS, "all"):
         cell = (lambda v: f"<b>{v}</b>") if ch == "all" else str
-        o = ours[ch]
-        mine = f"{o['total']} ({_held(o)})" if o["total"] else "—"
+        mine = f"{ours[ch]['total']} ({_held(ours[ch])})" if ours[ch]["total"] else "—"
         out.append(
             f"<tr><td>{cell(ch)}</td>"
             + "".join(f"<td>{cell(paper[ch][k])}</td>" for k in (*lc.CATEGORIES, "total"))

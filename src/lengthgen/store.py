@@ -339,8 +339,7 @@ def stored_label(result: dict) -> str:
     """A one-line label for a stored result (a figure caption, a table note)."""
     p = result["provenance"]
     commit = (p.get("git_commit") or "unknown")[:8]
-    wall = p.get("wall_time_s")
-    wall_s = f", {wall:.0f} s" if isinstance(wall, (int, float)) else ""
+    wall_s = f", {wall:.0f} s" if isinstance(wall := p.get("wall_time_s"), (int, float)) else ""
     return f"stored {p.get('scale')} run ({p.get('device')}, torch {p.get('torch_version')}, commit {commit}{wall_s}, {p.get('date', '')[:10]})"
 
 

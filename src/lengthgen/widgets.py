@@ -50,8 +50,7 @@ class FrameExplorer:
     def __init__(self, html, frames, grid, *, draw, dpi, labels, start, discrete):
         self.html, self.frames, self.grid = html, frames, grid
         self._draw, self._dpi, self._labels = draw, dpi, labels
-        self._start, self._discrete = start, discrete
-        self._widget = None
+        self._start, self._discrete, self._widget = start, discrete, None
 
     def _repr_html_(self) -> str:
         return self.html
