@@ -195,12 +195,10 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     rec.update(check=claim.check, tolerance=claim.tolerance, interval=iv, why=claim.why)
     rec.update(source=claim.source, scale="full" if claim.source == "stored" else scale)
     rec.update(protocol=claim.protocol.kind, protocol_note=claim.protocol.reduced)
-    rec.update(status="reproduced" if ok else "deviates", holds=ok, cause=None, explanation=None)
-    rec["declared_deviation_holds"] = claim.deviation is not None and ok
-    if claim.deviation is not None:
-        rec.update(cause=claim.deviation.cause, explanation=claim.deviation.explanation)
-    elif not ok:  # a prediction of ours that failed: a result, reported as such
-        rec["cause"] = PREDICTION_FAILED
+    dev = claim.deviation  # none on a failure: a prediction of ours that failed, a result
+    cause = dev.cause if dev is not None else None if ok else PREDICTION_FAILED
+    rec.update(status="reproduced" if ok else "deviates", holds=ok, cause=cause)
+    rec.update(explanation=dev and dev.explanation, declared_deviation_holds=dev is not None and ok)
     return rec
 
 
@@ -449,9 +447,7 @@ def _chapter_problems(ch: str, root: Path):
     for cid in [c.id for c in mod.CLAIMS if c.id not in committed]:
         yield cid, "declared but missing from the committed ledger"
     results = StoredResults(ch, root / ch / "cells")
-    for c in mod.CLAIMS:
-        if not (isinstance(c, Claim) and c.source == "stored"):
-            continue
+    for c in [c for c in mod.CLAIMS if isinstance(c, Claim) and c.source == "stored"]:
         try:
             new = stored_record(c, results, ch)
         except ClaimFailed as err:

@@ -131,9 +131,8 @@ def cell_values(r: dict, width: int = 40) -> tuple[str, str]:
         ours = "not checked"
     if paper == ours and r.get("status") == "deviates" and isinstance(p, list):
         if at := [i for i, (x, y) in enumerate(zip(p, o)) if x != y and len(p) == len(o)]:
-            paper, ours = (
-                f"entry {at[0] + 1} of {len(p)}: {lc.fmt_value(v[at[0]])}" for v in (p, o)
-            )
+            i = at[0]  # the first entry that differs
+            paper, ours = (f"entry {i + 1} of {len(p)}: {lc.fmt_value(v[i])}" for v in (p, o))
     return paper, ours
 
 

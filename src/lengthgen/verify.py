@@ -54,9 +54,7 @@ def compare_claims(
     new = lc.StoredResults(chapter, Path(rerun_root) / chapter / "cells")
     bands = getattr(mod, "RERUN_NOISE", ()) if any(rerun_cells.values()) else ()
     rows = []
-    for c in mod.CLAIMS:
-        if not (isinstance(c, lc.Claim) and c.source == "stored"):
-            continue
+    for c in [c for c in mod.CLAIMS if isinstance(c, lc.Claim) and c.source == "stored"]:
         a, sa = _evaluate(c, old, chapter)
         b, sb = _evaluate(c, new, chapter)
         diff = max_difference(a, b)
