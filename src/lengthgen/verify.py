@@ -55,8 +55,7 @@ def compare_claims(
     bands = getattr(mod, "RERUN_NOISE", ()) if any(rerun_cells.values()) else ()
     rows = []
     for c in [c for c in mod.CLAIMS if isinstance(c, lc.Claim) and c.source == "stored"]:
-        a, sa = _evaluate(c, old, chapter)
-        b, sb = _evaluate(c, new, chapter)
+        (a, sa), (b, sb) = (_evaluate(c, res, chapter) for res in (old, new))
         diff = max_difference(a, b)
         floor = lc.residue_of(c)  # rounding residues compare as their bound
         ra, rb = (lc.round_sig(lc.bound_residues(x, floor), c.digits) for x in (a, b))
