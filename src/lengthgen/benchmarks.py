@@ -121,10 +121,8 @@ def _loop_optimizer(cfg: OptimConfig, dtype):
 
     if cfg.name == "muon":
         muon = dict(momentum=cfg.muon_momentum, ns_steps=cfg.ns_steps)  # torch's other defaults
-        return (
-            lambda named: torch.optim.Muon(groups(named), lr=cfg.lr, **muon),
-            "torch.optim.Muon (bfloat16 Newton-Schulz)",
-        )
+        make = lambda named: torch.optim.Muon(groups(named), lr=cfg.lr, **muon)  # noqa: E731
+        return make, "torch.optim.Muon (bfloat16 Newton-Schulz)"
     try:
         p = torch.zeros(2, dtype=dtype, requires_grad=True)
         p.grad = torch.ones(2, dtype=dtype)
