@@ -15,9 +15,9 @@ import time
 import torch
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int
-from lengthgen.engine.ensemble import _tree_map
 from lengthgen.engine.train import (
     OptimConfig,
+    _tree_map,
     classification_loss,
     members_of,
     seeded_generators,

@@ -1,10 +1,11 @@
-"""The ensemble training engine: E independent models trained as one vectorised program.
+"""The ensemble engine (book page ``book/engine.md``): E models trained as one vectorised program.
 
-:func:`train_ensemble` (with :class:`Validation` for early stopping and checkpoint selection) and
-:func:`evaluate_ensemble`; a *model* has ``init(seeds, dtype, device)`` and a hand-batched
-``forward(params, x) -> Tensor[E, B, ...]``. Member e reads only its own tensors, data stream
-and hyperparameters, so the ensemble equals E separate trainings up to rounding
-(``tests/test_train.py``). Book page ``book/engine.md`` ("The ensemble engine")."""
+A *model* has ``init(seeds, dtype, device)`` and a hand-batched ``forward(params, x) -> Tensor[E,
+B, ...]``, its parameters stacked along a leading member dimension (:func:`members_of`,
+:func:`select_members`, :func:`seeded_generators`). :func:`train_ensemble` (:class:`Validation`
+for early stopping and checkpoint selection), :func:`evaluate_ensemble`. Member e reads only its
+own tensors, data stream and hyperparameters, so the ensemble equals E separate trainings up to
+rounding (``tests/test_train.py``)."""
 
 from __future__ import annotations
 
@@ -19,22 +20,77 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int, check_seeds, get_device
-from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable from here too
-    _check_model,
-    _params_device,
-    _tree_leaves,
-    _tree_map,
-    members_of,
-    seeded_generators,
-    select_members,
-)
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
 from lengthgen.engine.runs import note_device, progress_bar
 
 
+# --------------------------------------------------------------------------- pytrees of tensors
+def _tree_map(fn, obj):
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_tree_map(fn, o) for o in obj))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_tree_map(fn, o) for o in obj)
+    if isinstance(obj, Mapping):
+        return {k: _tree_map(fn, v) for k, v in obj.items()}
+    return obj
+
+
+def _tree_leaves(obj) -> list[torch.Tensor]:
+    out: list[torch.Tensor] = []
+    _tree_map(lambda t: out.append(t) or t, obj)
+    return out
+
+
+def seeded_generators(seeds: Sequence[int], device="cpu") -> list[torch.Generator]:
+    """One ``torch.Generator`` per seed (``manual_seed(seed)``): per-member init or data streams."""
+    return [torch.Generator(device=device).manual_seed(s) for s in check_seeds(seeds)]
+
+
+def members_of(params: Mapping[str, torch.Tensor]) -> int:
+    """The ensemble size E of a params dict (checking every tensor has the same leading dim)."""
+    if not isinstance(params, Mapping) or not params:
+        raise ValueError(
+            "params must be a non-empty dict of tensors with a leading member dimension"
+        )
+    sizes = {}
+    for name, t in params.items():
+        if not isinstance(t, torch.Tensor) or t.dim() == 0:
+            raise ValueError(
+                f"parameter {name!r} must be a tensor with a leading member dimension, got {type(t).__name__}"
+                + (f" of shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else "")
+            )
+        sizes[name] = int(t.shape[0])
+    if len(set(sizes.values())) != 1:
+        raise ValueError(f"parameters disagree on the number of members: {sizes}")
+    return next(iter(sizes.values()))
+
+
+def select_members(params: Mapping[str, torch.Tensor], index) -> dict[str, torch.Tensor]:
+    """The sub-ensemble ``index`` (ints or a long tensor) of a params dict, as new tensors."""
+    E = members_of(params)
+    idx = torch.as_tensor(index, dtype=torch.long)
+    if idx.dim() != 1 or (idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= E)):
+        raise ValueError(f"member index must be a 1-D list of integers in [0, {E}), got {index!r}")
+    return {k: v.detach().index_select(0, idx.to(v.device)).clone() for k, v in params.items()}
+
+
+def _check_model(model) -> None:
+    if not callable(getattr(model, "forward", None)):
+        raise TypeError(f"model must have a forward(params, x) method; got {type(model).__name__}")
+
+
+def _params_device(params) -> torch.device:
+    devs = {t.device for t in params.values()}
+    if len(devs) != 1:
+        raise ValueError(f"parameters live on several devices: {sorted(map(str, devs))}")
+    return devs.pop()
+
+
 # --------------------------------------------------------------------------- losses and metrics
 def _classes(out: torch.Tensor, y: torch.Tensor) -> bool:
-    """Whether ``out`` [E, B, C] holds class scores for labels [E, B] (else binary logits [E, B])."""
+    """Whether ``out`` [E, B, C] holds class scores for labels [E, B] (else binary logits)."""
     if out.dim() == y.dim() + 1 or out.shape == y.shape:
         return out.dim() == y.dim() + 1
     raise ValueError(
@@ -72,10 +128,9 @@ METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
 @dataclass(frozen=True)
 class Validation:
     """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2): every
-    ``every`` updates and after the last, the members are evaluated on ``bank`` (x, y) with
-    ``metric(out, y) -> (accuracy [E], loss [E])``; a member stops after ``patience`` consecutive
-    perfect validations; the checkpoint kept has the highest accuracy, then the lower loss, then
-    the earlier update."""
+    ``every`` updates and after the last, members are scored on ``bank`` (x, y) by ``metric(out,
+    y) -> (accuracy [E], loss [E])``; a member stops after ``patience`` perfect validations in a
+    row; the checkpoint kept has the highest accuracy, then lower loss, then earlier update."""
 
     every: int
     bank: Any
@@ -177,16 +232,13 @@ def evaluate_ensemble(
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
     params = {k: v.detach().to(dev) for k, v in params.items()}
-    out = {}
     for key, bank in banks.items():
         if not (isinstance(bank, (tuple, list)) and len(bank) == 2):
             raise ConfigError(f"bank {key!r} must be a pair (x, y)")
-        x, y = bank
-        out[key] = _evaluate(model, params, x, y, metric, E, per_member, batch_size, dev)[0].cpu()
-    return out
+    evaluate = lambda x, y: _evaluate(model, params, x, y, metric, E, per_member, batch_size, dev)
+    return {key: evaluate(*bank)[0].cpu() for key, bank in banks.items()}
 
 
-# --------------------------------------------------------------------------- helpers
 def _accepts_members(fn) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()
@@ -211,12 +263,10 @@ def train_ensemble(
     device=None,
     desc: str = "train",
 ) -> TrainResult:
-    """Train the E members of ``params`` (``[E, ...]``, copied) for up to ``steps`` updates.
-
+    """Train the E members of ``params`` (``[E, ...]``, copied) for up to ``steps`` updates:
     ``sample(step, generators) -> (x, y)`` draws a batch from one CPU generator per member still
     training (seeded by ``data_seeds``; a ``members`` keyword gets their indices); ``optim``
-    defaults to Adam at lr 1e-3; ``validation`` selects checkpoints and stops members early.
-    """
+    defaults to Adam at lr 1e-3; ``validation`` selects checkpoints and stops members early."""
     # every argument by name (first statement: locals() holds only the arguments)
     E, steps, record_every, optim, gens, dev, names = _check_train_args(**locals())
     metric = getattr(validation, "metric", None) or classification_metric
