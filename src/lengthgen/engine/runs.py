@@ -3,8 +3,7 @@
 A :class:`Cell` (a name, a module-level function, its keyword arguments) is stored under its name
 with the scale and its configuration hash (:func:`config_hash`): a re-run skips stored cells,
 recomputes changed ones and never replaces another scale's. Executors: ``inprocess``, ``process``
-and ``dask``. Book page ``book/engine.md`` ("Runs: cells, keys and executors") explains each rule.
-"""
+and ``dask``. ``book/engine.md`` ("Runs: cells, keys and executors") explains each rule."""
 
 from __future__ import annotations
 

@@ -109,7 +109,6 @@ class Decoder:
         layers, heads = TIERS[check_choice("tier", name, tuple(TIERS))]
         return cls(encoding, n_layers=layers, n_heads=heads, **kw)
 
-    # ------------------------------------------------------------------ parameters
     def param_shapes(self) -> dict[str, tuple]:
         """Name → per-member shape of every parameter."""
         d, m, o = self.d_model, self.mlp, self.n_out
@@ -154,7 +153,6 @@ class Decoder:
                 members[name].append(t)
         return {k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()}
 
-    # ------------------------------------------------------------------ forward
     def embed(self, params, x):
         """Token (+ additive position) embedding ``[E, B, n, d]``."""
         E, B, n = x.shape

@@ -28,7 +28,6 @@ def check_encoding(encoding: str) -> str:
     return check_choice("encoding", encoding, ENCODINGS)
 
 
-# --------------------------------------------------------------------------- frequencies
 def frequencies(num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float64) -> torch.Tensor:
     """Geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1 (θ_0 = 1 rad/position)."""
     num_freq = check_positive_int("num_freq", num_freq)
@@ -78,9 +77,7 @@ class KernelFamily:
     ):
         self.encoding, self.L0, self.num_freq, self.base = encoding, L0, num_freq, base
         self.m = self.features(1).shape[1]  # checks the arguments
-        self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * self.num_freq}.get(
-            encoding, self.m * self.m
-        )
+        self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * num_freq}.get(encoding, self.m**2)
         self.relative = encoding in RELATIVE
 
     def features(self, n: int, dtype=torch.float64) -> torch.Tensor:

@@ -15,8 +15,7 @@ TASKS = ("first", "parity", "majority", "index")
 
 def check_bits(bits: torch.Tensor) -> torch.Tensor:
     """Validate a 0/1 string tensor (non-empty last dimension, entries in {0, 1})."""
-    if not isinstance(bits, torch.Tensor):
-        bits = torch.as_tensor(bits)
+    bits = torch.as_tensor(bits)
     if bits.ndim == 0 or bits.shape[-1] == 0:
         raise ValueError(
             f"strings must be non-empty (last dimension > 0), got shape {tuple(bits.shape)}"
