@@ -437,28 +437,22 @@ class _Members:
             self.best_step = self.stop_step.clone()
 
 
-def _loss_history(log: list, E: int) -> torch.Tensor:
-    """The training losses ``[records, E]`` (NaN for a stopped member); the rows recorded with the
-    same members move to the CPU in one transfer."""
-    out = torch.full((len(log), E), math.nan, dtype=torch.float64)
+def _train_result(members, log: list, steps_run: int, E: int, wall_time_s: float, dev):
+    """The :class:`TrainResult` of a finished training; the training losses (NaN for a stopped
+    member) recorded with the same members move to the CPU in one transfer."""
+    loss = torch.full((len(log), E), math.nan, dtype=torch.float64)
     i = 0
     for _, rows in itertools.groupby(log, key=lambda r: id(r[2])):
         rows = list(rows)
-        vals = torch.stack([lvec for _, lvec, _ in rows]).to("cpu", torch.float64)
-        out[i : i + len(rows), rows[0][2]] = vals
+        loss[i : i + len(rows), rows[0][2]] = torch.stack([lv for _, lv, _ in rows]).to(loss)
         i += len(rows)
-    return out
-
-
-def _train_result(members, log: list, steps_run: int, E: int, wall_time_s: float, dev):
-    """The :class:`TrainResult` of a finished training."""
-    rows = lambda xs: torch.stack(xs) if xs else torch.empty(0, E, dtype=torch.float64)
+    stack = lambda xs: torch.stack(xs) if xs else torch.empty(0, E, dtype=torch.float64)
     history = {
-        "loss": _loss_history(log, E),
+        "loss": loss,
         "step": torch.tensor([done for done, _, _ in log], dtype=torch.long),
         "val_step": torch.tensor(members.val_step, dtype=torch.long),
-        "val_acc": rows(members.val_acc),
-        "val_loss": rows(members.val_loss),
+        "val_acc": stack(members.val_acc),
+        "val_loss": stack(members.val_loss),
     }
     done = dict(steps_run=steps_run, members=E, wall_time_s=wall_time_s, device=str(dev))
     picked = {k: getattr(members, k) for k in ("best_step", "best_acc", "best_loss", "stop_step")}

@@ -133,10 +133,9 @@ class Decoder:
 
     def init(self, seeds: Sequence[int], dtype=torch.float32, device=None):
         """Per-member initial parameters ``{name: [E, ...]}``, member e from ``torch.Generator(seeds[e])``."""
-        seeds = check_seeds(seeds)
         shapes = self.param_shapes()
         members = {k: [] for k in shapes}
-        for s in seeds:
+        for s in check_seeds(seeds):
             g = torch.Generator().manual_seed(s)
             for name, shape in shapes.items():
                 leaf = name.split(".")[-1]

@@ -45,9 +45,8 @@ def label(task: str, bits, k=None) -> torch.Tensor:
     if k is None:
         raise ValueError("index needs the query position k")
     k = torch.as_tensor(k, dtype=torch.long)
-    if bool(((k < 1) | (k > n)).any()):
-        bad = int(k[(k < 1) | (k > n)].flatten()[0])
-        raise ValueError(f"index query k must lie in [1, {n}], got {bad}")
+    if bool((bad := (k < 1) | (k > n)).any()):
+        raise ValueError(f"index query k must lie in [1, {n}], got {int(k[bad].flatten()[0])}")
     k = k.expand(bits.shape[:-1])
     return torch.gather(bits, -1, (k - 1).unsqueeze(-1)).squeeze(-1)
 
