@@ -80,9 +80,7 @@ class OptimConfig:
         check_choice("ns_dtype", self.ns_dtype, NS_DTYPES)
         for attr in ("decay", "muon_params", "adamw_params"):
             if isinstance(val := getattr(self, attr), str):
-                raise ConfigError(
-                    f"{attr} must be a sequence of parameter names, got the string {val!r}"
-                )
+                raise ConfigError(f"{attr} must be a sequence of parameter names, got {val!r}")
             if val is not None:
                 object.__setattr__(self, attr, tuple(val))
         if self.decay_members is not None:
@@ -95,12 +93,12 @@ class OptimConfig:
     def per_member(self, name: str, members: int) -> tuple[float, ...]:
         """The hyperparameter ``name`` (``lr`` or ``weight_decay``) as E values."""
         val = getattr(self, name)
-        vals = val if isinstance(val, tuple) else (float(val),) * members
-        if len(vals) != members:
+        val = val if isinstance(val, tuple) else (float(val),) * members
+        if len(val) != members:
             raise ConfigError(
-                f"{name} has {len(vals)} values but the ensemble has {members} members"
+                f"{name} has {len(val)} values but the ensemble has {members} members"
             )
-        return vals
+        return val
 
 
 # --------------------------------------------------------------------------- building blocks
@@ -187,9 +185,7 @@ class EnsembleOptimizer:
                         f"{tuple(params[n].shape)}"
                     )
                 if n in config.adamw_params:
-                    raise ValueError(
-                        f"parameter {n!r} is listed in both muon_params and adamw_params"
-                    )
+                    raise ValueError(f"{n!r} is listed in both muon_params and adamw_params")
         self.t = 0
         self._cache: dict = {}
         self.state: dict[str, dict[str, torch.Tensor]] = {n: {} for n in self.names}

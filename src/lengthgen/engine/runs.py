@@ -73,9 +73,7 @@ class Cell:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise ConfigError(
-                f"cell name {self.name!r} must be letters, digits and _.=- (no slashes)"
-            )
+            raise ConfigError(f"cell name {self.name!r} must be letters, digits, _.=- (no slashes)")
         if not callable(self.fn):
             raise ConfigError(f"cell {self.name!r}: fn must be callable, got {self.fn!r}")
         if not isinstance(self.kwargs, Mapping):

@@ -51,9 +51,7 @@ def seeded_generators(seeds: Sequence[int], device="cpu") -> list[torch.Generato
 def members_of(params: Mapping[str, torch.Tensor]) -> int:
     """The ensemble size E of a params dict (checking every tensor has the same leading dim)."""
     if not isinstance(params, Mapping) or not params:
-        raise ValueError(
-            "params must be a non-empty dict of tensors with a leading member dimension"
-        )
+        raise ValueError("params must be a non-empty dict of tensors [E, ...]")
     sizes = {}
     for name, t in params.items():
         if not isinstance(t, torch.Tensor) or t.dim() == 0:
@@ -315,9 +313,7 @@ def _check_train_args(
     steps = check_positive_int("steps", steps)
     record_every = check_positive_int("record_every", record_every)
     if not callable(sample):
-        raise ConfigError(
-            f"sample must be a callable sample(step, generators) -> (x, y), got {sample!r}"
-        )
+        raise ConfigError(f"sample must be a callable (step, generators) -> (x, y), got {sample!r}")
     if not callable(loss):
         raise ConfigError(f"loss must be a callable loss(out, y) -> Tensor[E], got {loss!r}")
     optim = OptimConfig() if optim is None else optim
