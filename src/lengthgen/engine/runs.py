@@ -142,8 +142,7 @@ def make_executor(executor=None, *, workers=None, scheduler=None) -> Iterator[cf
         yield executor
         return
     kind = check_choice("executor", executor or "inprocess", EXECUTORS)
-    if workers is not None:
-        workers = check_positive_int("workers", workers)
+    workers = None if workers is None else check_positive_int("workers", workers)
     if scheduler is not None and kind != "dask":
         raise ConfigError(f"--scheduler needs --executor dask (got executor {kind!r})")
     if kind == "inprocess":

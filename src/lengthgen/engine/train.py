@@ -170,14 +170,6 @@ class TrainResult:
 
 
 # --------------------------------------------------------------------------- evaluation
-def _bank_size(x, per_member: bool) -> int:
-    dim = 1 if per_member else 0
-    sizes = {int(t.shape[dim]) for t in _tree_leaves(x) if t.dim() > dim}
-    if len(sizes) != 1:
-        raise ValueError(f"a bank's tensors must agree on the number of examples: {sorted(sizes)}")
-    return sizes.pop()
-
-
 def _batch(x, lo: int, hi: int, E: int, per_member: bool):
     """Examples ``lo:hi`` of a bank, one copy per member (a per-member bank has its own)."""
     if not per_member:
@@ -192,7 +184,11 @@ def _batch(x, lo: int, hi: int, E: int, per_member: bool):
 def _evaluate(model, params, x, y, metric, E: int, per_member: bool, batch_size, device):
     """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
     x, y = _tree_map(lambda t: t.to(device), (x, y))
-    n = _bank_size(x, per_member)
+    dim = 1 if per_member else 0  # the examples' dimension
+    sizes = {int(t.shape[dim]) for t in _tree_leaves(x) if t.dim() > dim}
+    if len(sizes) != 1:
+        raise ValueError(f"a bank's tensors must agree on the number of examples: {sorted(sizes)}")
+    n = sizes.pop()
     bs = n if batch_size is None else batch_size
     totals = None
     for lo in range(0, n, bs):

@@ -1,10 +1,9 @@
 """Positional encodings: the feature maps φ of chapter 3 and the encodings of the trained decoder.
 
 Chapter 3 (Han, Chai & Wang 2026, §3) models the positional logit as ``φ(i)ᵀ W φ(j)``; the rows
-``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W``
-each encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's
-encodings: :func:`sinusoidal_table`, :func:`clamped_positions`, :func:`rope_rotate`,
-:func:`alibi_bias`."""
+``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W`` each
+encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's encodings:
+:func:`sinusoidal_table`, :func:`clamped_positions`, :func:`rope_rotate`, :func:`alibi_bias`."""
 
 from __future__ import annotations
 
@@ -93,10 +92,8 @@ class KernelFamily:
             raise ValueError(
                 f"{self.encoding} needs {self.n_coef} coefficients, got shape {tuple(coef.shape)}"
             )
-        if self.encoding in ("sinusoidal", "learned_abs"):
+        if self.encoding in ("sinusoidal", "learned_abs", "nope"):  # unconstrained (NoPE: 1×1)
             return coef.reshape(self.m, self.m)
-        if self.encoding == "nope":
-            return coef.reshape(1, 1)
         if self.encoding == "alibi":
             c0, s = coef[0], coef[1]
             z = torch.zeros((), dtype=coef.dtype)
