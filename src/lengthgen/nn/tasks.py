@@ -67,11 +67,8 @@ def random_strings(batch: int, n: int, generator=None, device=None) -> torch.Ten
 
 # --------------------------------------------------------------------------- Zhu & Chiang (2026) App. D.3 banks
 def _check_bank_size(size: int) -> int:
-    size = check_positive_int("bank size", size, minimum=2)
-    if size % 2:
-        raise ValueError(
-            f"bank size must be even (examples come in balanced halves or pairs), got {size}"
-        )
+    if (size := check_positive_int("bank size", size, minimum=2)) % 2:
+        raise ValueError(f"bank size must be even (balanced halves or pairs), got {size}")
     return size
 
 
