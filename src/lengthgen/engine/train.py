@@ -52,14 +52,11 @@ def members_of(params: Mapping[str, torch.Tensor]) -> int:
     """The ensemble size E of a params dict (checking every tensor has the same leading dim)."""
     if not isinstance(params, Mapping) or not params:
         raise ValueError("params must be a non-empty dict of tensors [E, ...]")
-    sizes = {}
     for name, t in params.items():
         if not isinstance(t, torch.Tensor) or t.dim() == 0:
-            raise ValueError(
-                f"parameter {name!r} must be a tensor with a leading member dimension, got {type(t).__name__}"
-                + (f" of shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else "")
-            )
-        sizes[name] = int(t.shape[0])
+            got = f"shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
+            raise ValueError(f"parameter {name!r} must be a tensor [E, ...], got {got}")
+    sizes = {name: int(t.shape[0]) for name, t in params.items()}
     if len(set(sizes.values())) != 1:
         raise ValueError(f"parameters disagree on the number of members: {sizes}")
     return next(iter(sizes.values()))
@@ -271,9 +268,8 @@ def train_ensemble(
     members = _Members(P, E, steps, validation)
     log = []  # (update, loss [active], active) of the recorded updates, on the device until the end
     bar = progress_bar(progress, steps, 0, desc)
-    step = 0
     try:
-        for step in range(steps):
+        for step in range(steps):  # steps >= 1: ``step`` is bound after the loop
             n_act = int(members.active.numel())
             kw = {"members": members.active.clone()} if with_members else {}
             mine = gens if n_act == len(gens) else [gens[i] for i in members.active.tolist()]
