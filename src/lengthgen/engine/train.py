@@ -323,10 +323,8 @@ def _check_train_args(
     if not names:
         raise ConfigError("no trainable parameters (every name starts with '_')")
     for name in names:
-        if not params[name].is_floating_point():
-            raise ConfigError(
-                f"trainable parameter {name!r} must be floating point, got {params[name].dtype}"
-            )
+        if not (t := params[name]).is_floating_point():
+            raise ConfigError(f"trainable parameter {name!r} must be floating point ({t.dtype})")
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
     return E, steps, record_every, optim, gens, dev, names
@@ -336,10 +334,8 @@ def _update_step(model, P, names, opt, clip, loss, x, y, n_act: int) -> torch.Te
     """One update of the ``n_act`` members in ``P`` (in place); returns their loss before it."""
     lvec = loss(model.forward(P, x), y)
     if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
-        raise ValueError(
-            f"loss must return a per-member tensor of shape [{n_act}], got "
-            f"{getattr(lvec, 'shape', type(lvec).__name__)}"
-        )
+        got = getattr(lvec, "shape", type(lvec).__name__)
+        raise ValueError(f"loss must return a per-member tensor of shape [{n_act}], not {got}")
     grads = torch.autograd.grad(lvec.sum(), [P[k] for k in names], allow_unused=True)
     grads = [torch.zeros_like(P[k]) if g is None else g for k, g in zip(names, grads)]
     if clip is not None:

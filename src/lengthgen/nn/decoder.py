@@ -195,10 +195,8 @@ class Decoder:
     def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
         """Logits ``[E, B, n, n_out]`` for token ids ``x [E, B, n]`` (causal: position i sees 0 … i)."""
         if getattr(x, "dtype", None) not in (torch.int64, torch.int32) or x.dim() != 3:
-            raise ValueError(
-                f"x must be an integer tensor [E, B, n] of token ids, got "
-                f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
-            )
+            got = f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
+            raise ValueError(f"x must be an integer tensor [E, B, n] of token ids, got {got}")
         if x.shape[0] != (E := params["tok_emb"].shape[0]):
             raise ValueError(f"x has {x.shape[0]} members, params have {E}")
         if x.numel() and (int(x.min()) < 0 or int(x.max()) >= self.vocab):
