@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import inspect
 import json
+import multiprocessing as mp
 import os
 import re
 import time
@@ -148,8 +149,6 @@ def make_executor(executor=None, *, workers=None, scheduler=None) -> Iterator[cf
     if kind == "inprocess":
         yield None
     elif kind == "process":
-        import multiprocessing as mp
-
         ctx = mp.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers or 2, mp_context=ctx) as ex:
             yield ex

@@ -155,12 +155,8 @@ class Decoder:
     def embed(self, params, x):
         """Token (+ additive position) embedding ``[E, B, n, d]``."""
         E, B, n = x.shape
-        emb = params["tok_emb"]
-        h = torch.gather(
-            emb[:, None].expand(E, B, *emb.shape[1:]),
-            2,
-            x[..., None].expand(E, B, n, self.d_model).long(),
-        )
+        emb, ids = params["tok_emb"], x[..., None].expand(E, B, n, self.d_model).long()
+        h = torch.gather(emb[:, None].expand(E, B, *emb.shape[1:]), 2, ids)
         if self.encoding == "sinusoidal":
             h = h + pe.sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
         elif self.encoding == "learned_abs":
