@@ -14,8 +14,7 @@ import time
 import torch
 
 from lengthgen.config import check_choice, check_positive_int, nonempty
-from lengthgen.engine.ensemble import _tree_map
-from lengthgen.engine.train import OptimConfig, classification_loss, members_of
+from lengthgen.engine.train import OptimConfig, _tree_map, classification_loss, members_of
 from lengthgen.engine.train import seeded_generators, train_ensemble
 from lengthgen.tables import text_table
 

@@ -69,8 +69,7 @@ class OptimConfig:
         if len(self.betas) != 2:
             raise ConfigError(f"betas must be a pair (beta1, beta2), got {self.betas!r}")
         for i, b in enumerate(self.betas):
-            check_finite(f"betas[{i}]", b, nonnegative=True)
-            if not b < 1:
+            if not check_finite(f"betas[{i}]", b, nonnegative=True) < 1:
                 raise ConfigError(f"betas[{i}] must lie in [0, 1), got {b!r}")
         for attr in ("eps", "muon_momentum"):
             check_finite(attr, getattr(self, attr), nonnegative=True)
@@ -81,9 +80,7 @@ class OptimConfig:
         check_choice("ns_dtype", self.ns_dtype, NS_DTYPES)
         for attr in ("decay", "muon_params", "adamw_params"):
             if isinstance(val := getattr(self, attr), str):
-                raise ConfigError(
-                    f"{attr} must be a sequence of parameter names, got the string {val!r}"
-                )
+                raise ConfigError(f"{attr} must be a sequence of parameter names, got {val!r}")
             if val is not None:
                 object.__setattr__(self, attr, tuple(val))
         if self.decay_members is not None:
@@ -96,13 +93,12 @@ class OptimConfig:
     def per_member(self, name: str, members: int) -> tuple[float, ...]:
         """The hyperparameter ``name`` (``lr`` or ``weight_decay``) as E values."""
         val = getattr(self, name)
-        if isinstance(val, tuple):
-            if len(val) != members:
-                raise ConfigError(
-                    f"{name} has {len(val)} values but the ensemble has {members} members"
-                )
-            return val
-        return (float(val),) * members
+        val = val if isinstance(val, tuple) else (float(val),) * members
+        if len(val) != members:
+            raise ConfigError(
+                f"{name} has {len(val)} values but the ensemble has {members} members"
+            )
+        return val
 
 
 # --------------------------------------------------------------------------- building blocks
@@ -117,9 +113,7 @@ def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Ten
 
 
 def zeropower_newton_schulz(
-    G: torch.Tensor,
-    steps: int = 5,
-    dtype: torch.dtype = torch.bfloat16,
+    G: torch.Tensor, steps: int = 5, dtype: torch.dtype = torch.bfloat16
 ) -> torch.Tensor:
     """Approximate orthogonalisation ``U Vᵀ`` of each matrix in ``G = [E, A, B]``:
     :class:`torch.optim.Muon`'s quintic Newton–Schulz iteration batched over members."""
@@ -145,11 +139,12 @@ def _col(v, t: torch.Tensor):
     return v.view(-1, *([1] * (t.dim() - 1))) if isinstance(v, torch.Tensor) else v
 
 
-def _moments(st: dict, p: torch.Tensor):
-    """Adam's first and second moments of ``p`` in its state ``st`` (zeros at the first step)."""
-    if "exp_avg" not in st:
-        st["exp_avg"], st["exp_avg_sq"] = torch.zeros_like(p), torch.zeros_like(p)
-    return st["exp_avg"], st["exp_avg_sq"]
+def _state(st: dict, p: torch.Tensor, keys=("exp_avg", "exp_avg_sq")) -> list[torch.Tensor]:
+    """The state tensors ``keys`` of ``p`` in ``st`` (zeros at the first step): Adam's moments."""
+    for k in keys:
+        if k not in st:
+            st[k] = torch.zeros_like(p)
+    return [st[k] for k in keys]
 
 
 class EnsembleOptimizer:
@@ -190,14 +185,11 @@ class EnsembleOptimizer:
                         f"{tuple(params[n].shape)}"
                     )
                 if n in config.adamw_params:
-                    raise ValueError(
-                        f"parameter {n!r} is listed in both muon_params and adamw_params"
-                    )
+                    raise ValueError(f"{n!r} is listed in both muon_params and adamw_params")
         self.t = 0
         self._cache: dict = {}
         self.state: dict[str, dict[str, torch.Tensor]] = {n: {} for n in self.names}
 
-    # ------------------------------------------------------------------ compaction
     def select(self, index: torch.Tensor) -> None:
         """Keep members ``index`` (a 1-D long tensor), in that order, dropping the others' state."""
         idx = index.tolist()
@@ -209,7 +201,6 @@ class EnsembleOptimizer:
         self.members = len(idx)
         self._cache.clear()
 
-    # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
         """The step count and every member's optimizer state, for a checkpoint."""
         state = {n: dict(st) for n, st in self.state.items()}
@@ -226,7 +217,6 @@ class EnsembleOptimizer:
         self.t = int(sd["t"])
         self.state = {n: dict(st) for n, st in sd["state"].items()}
 
-    # ------------------------------------------------------------------ the step
     @torch.no_grad()
     def step(self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor]) -> None:
         name, decoupled = self.config.name, self.config.name != "adam"
@@ -252,7 +242,7 @@ class EnsembleOptimizer:
         """The same Adam/AdamW arithmetic as :meth:`_adam` with torch._foreach ops (fewer calls)."""
         b1, b2 = self.config.betas
         ps, gs = [p for p, _, _ in items], [g for _, g, _ in items]
-        ms, vs = (list(m) for m in zip(*(_moments(st, p) for p, _, st in items)))
+        ms, vs = (list(m) for m in zip(*(_state(st, p) for p, _, st in items)))
         if wd != 0:
             if decoupled:
                 torch._foreach_mul_(ps, 1 - lr * wd)
@@ -271,8 +261,7 @@ class EnsembleOptimizer:
     def _cached(self, vals: tuple[float, ...], like: torch.Tensor):
         """E values as a Python float when all equal (bitwise like torch.optim), else a tensor
         [E] on ``like``'s dtype and device (cached)."""
-        key = (vals, like.dtype, like.device)
-        if key not in self._cache:
+        if (key := (vals, like.dtype, like.device)) not in self._cache:
             same = all(v == vals[0] for v in vals)
             self._cache[key] = (
                 float(vals[0]) if same else torch.tensor(vals, dtype=like.dtype, device=like.device)
@@ -297,7 +286,7 @@ class EnsembleOptimizer:
                 p.mul_(1 - _col(lr, p) * _col(wd, p))
         else:
             g = self._coupled_decay(g, p, wd)
-        m, v = _moments(st, p)
+        m, v = _state(st, p)
         m.lerp_(g, 1 - b1)
         v.mul_(b2).addcmul_(g, g, value=1 - b2)
         bc1 = 1 - b1**self.t
@@ -319,9 +308,7 @@ class EnsembleOptimizer:
     def _muon(self, p, g, st, lr, wd) -> None:
         """torch.optim.Muon, batched: momentum, Newton–Schulz per member, decoupled decay."""
         cfg = self.config
-        if "momentum_buffer" not in st:
-            st["momentum_buffer"] = torch.zeros_like(g)
-        buf = st["momentum_buffer"]
+        (buf,) = _state(st, g, ("momentum_buffer",))
         buf.lerp_(g, 1 - cfg.muon_momentum)
         update = g.lerp(buf, cfg.muon_momentum)  # Nesterov
         O = zeropower_newton_schulz(update, cfg.ns_steps, getattr(torch, cfg.ns_dtype))

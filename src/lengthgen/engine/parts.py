@@ -136,9 +136,8 @@ def load_parts(folder, map_location=None) -> Any | None:
 
 def parts_size(folder) -> int:
     """Bytes on disk of the parted checkpoint in ``folder`` (its parts and its manifest)."""
-    folder = _folder(folder)
     man = verify_parts(folder)
-    return sum(p["bytes"] for p in man["parts"]) + (folder / MANIFEST).stat().st_size
+    return sum(p["bytes"] for p in man["parts"]) + (Path(folder) / MANIFEST).stat().st_size
 
 
 def copy_parts(src, dest, *, step_key: str = "step") -> str:

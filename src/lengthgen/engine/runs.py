@@ -3,8 +3,7 @@
 A :class:`Cell` (a name, a module-level function, its keyword arguments) is stored under its name
 with the scale and its configuration hash (:func:`config_hash`): a re-run skips stored cells,
 recomputes changed ones and never replaces another scale's. Executors: ``inprocess``, ``process``
-and ``dask``. Book page ``book/engine.md`` ("Runs: cells, keys and executors") explains each rule.
-"""
+and ``dask``. ``book/engine.md`` ("Runs: cells, keys and executors") explains each rule."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ import contextlib
 import hashlib
 import inspect
 import json
+import multiprocessing as mp
 import os
 import re
 import time
@@ -74,9 +74,7 @@ class Cell:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise ConfigError(
-                f"cell name {self.name!r} must be letters, digits and _.=- (no slashes)"
-            )
+            raise ConfigError(f"cell name {self.name!r} must be letters, digits, _.=- (no slashes)")
         if not callable(self.fn):
             raise ConfigError(f"cell {self.name!r}: fn must be callable, got {self.fn!r}")
         if not isinstance(self.kwargs, Mapping):
@@ -145,15 +143,12 @@ def make_executor(executor=None, *, workers=None, scheduler=None) -> Iterator[cf
         yield executor
         return
     kind = check_choice("executor", executor or "inprocess", EXECUTORS)
-    if workers is not None:
-        workers = check_positive_int("workers", workers)
+    workers = None if workers is None else check_positive_int("workers", workers)
     if scheduler is not None and kind != "dask":
         raise ConfigError(f"--scheduler needs --executor dask (got executor {kind!r})")
     if kind == "inprocess":
         yield None
     elif kind == "process":
-        import multiprocessing as mp
-
         ctx = mp.get_context("spawn")
         with cf.ProcessPoolExecutor(max_workers=workers or 2, mp_context=ctx) as ex:
             yield ex

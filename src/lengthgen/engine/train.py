@@ -1,10 +1,11 @@
-"""The ensemble training engine: E independent models trained as one vectorised program.
+"""The ensemble engine (book page ``book/engine.md``): E models trained as one vectorised program.
 
-:func:`train_ensemble` (with :class:`Validation` for early stopping and checkpoint selection) and
-:func:`evaluate_ensemble`; a *model* has ``init(seeds, dtype, device)`` and a hand-batched
-``forward(params, x) -> Tensor[E, B, ...]``. Member e reads only its own tensors, data stream
-and hyperparameters, so the ensemble equals E separate trainings up to rounding
-(``tests/test_train.py``). Book page ``book/engine.md`` ("The ensemble engine")."""
+A *model* has ``init(seeds, dtype, device)`` and a hand-batched ``forward(params, x) -> Tensor[E,
+B, ...]``, its parameters stacked along a leading member dimension (:func:`members_of`,
+:func:`select_members`, :func:`seeded_generators`). :func:`train_ensemble` (:class:`Validation`
+for early stopping and checkpoint selection), :func:`evaluate_ensemble`. Member e reads only its
+own tensors, data stream and hyperparameters, so the ensemble equals E separate trainings up to
+rounding (``tests/test_train.py``)."""
 
 from __future__ import annotations
 
@@ -19,22 +20,72 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.config import ConfigError, check_choice, check_positive_int, check_seeds, get_device
-from lengthgen.engine.ensemble import (  # noqa: F401 - its names are importable from here too
-    _check_model,
-    _params_device,
-    _tree_leaves,
-    _tree_map,
-    members_of,
-    seeded_generators,
-    select_members,
-)
 from lengthgen.engine.optim import EnsembleOptimizer, OptimConfig, clip_grad_norm_
 from lengthgen.engine.runs import note_device, progress_bar
 
 
+# --------------------------------------------------------------------------- pytrees of tensors
+def _tree_map(fn, obj):
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_tree_map(fn, o) for o in obj))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_tree_map(fn, o) for o in obj)
+    if isinstance(obj, Mapping):
+        return {k: _tree_map(fn, v) for k, v in obj.items()}
+    return obj
+
+
+def _tree_leaves(obj) -> list[torch.Tensor]:
+    out: list[torch.Tensor] = []
+    _tree_map(lambda t: out.append(t) or t, obj)
+    return out
+
+
+def seeded_generators(seeds: Sequence[int], device="cpu") -> list[torch.Generator]:
+    """One ``torch.Generator`` per seed (``manual_seed(seed)``): per-member init or data streams."""
+    return [torch.Generator(device=device).manual_seed(s) for s in check_seeds(seeds)]
+
+
+def members_of(params: Mapping[str, torch.Tensor]) -> int:
+    """The ensemble size E of a params dict (checking every tensor has the same leading dim)."""
+    if not isinstance(params, Mapping) or not params:
+        raise ValueError("params must be a non-empty dict of tensors [E, ...]")
+    for name, t in params.items():
+        if not isinstance(t, torch.Tensor) or t.dim() == 0:
+            got = f"shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
+            raise ValueError(f"parameter {name!r} must be a tensor [E, ...], got {got}")
+    sizes = {name: int(t.shape[0]) for name, t in params.items()}
+    if len(set(sizes.values())) != 1:
+        raise ValueError(f"parameters disagree on the number of members: {sizes}")
+    return next(iter(sizes.values()))
+
+
+def select_members(params: Mapping[str, torch.Tensor], index) -> dict[str, torch.Tensor]:
+    """The sub-ensemble ``index`` (ints or a long tensor) of a params dict, as new tensors."""
+    E = members_of(params)
+    idx = torch.as_tensor(index, dtype=torch.long)
+    if idx.dim() != 1 or (idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= E)):
+        raise ValueError(f"member index must be a 1-D list of integers in [0, {E}), got {index!r}")
+    return {k: v.detach().index_select(0, idx.to(v.device)).clone() for k, v in params.items()}
+
+
+def _check_model(model) -> None:
+    if not callable(getattr(model, "forward", None)):
+        raise TypeError(f"model must have a forward(params, x) method; got {type(model).__name__}")
+
+
+def _params_device(params) -> torch.device:
+    devs = {t.device for t in params.values()}
+    if len(devs) != 1:
+        raise ValueError(f"parameters live on several devices: {sorted(map(str, devs))}")
+    return devs.pop()
+
+
 # --------------------------------------------------------------------------- losses and metrics
 def _classes(out: torch.Tensor, y: torch.Tensor) -> bool:
-    """Whether ``out`` [E, B, C] holds class scores for labels [E, B] (else binary logits [E, B])."""
+    """Whether ``out`` [E, B, C] holds class scores for labels [E, B] (else binary logits)."""
     if out.dim() == y.dim() + 1 or out.shape == y.shape:
         return out.dim() == y.dim() + 1
     raise ValueError(
@@ -72,10 +123,9 @@ METRICS = {"accuracy": accuracy, "cross_entropy": classification_loss}
 @dataclass(frozen=True)
 class Validation:
     """Validation, early stopping and checkpoint selection per member (Zhu & Chiang D.2): every
-    ``every`` updates and after the last, the members are evaluated on ``bank`` (x, y) with
-    ``metric(out, y) -> (accuracy [E], loss [E])``; a member stops after ``patience`` consecutive
-    perfect validations; the checkpoint kept has the highest accuracy, then the lower loss, then
-    the earlier update."""
+    ``every`` updates and after the last, members are scored on ``bank`` (x, y) by ``metric(out,
+    y) -> (accuracy [E], loss [E])``; a member stops after ``patience`` perfect validations in a
+    row; the checkpoint kept has the highest accuracy, then lower loss, then earlier update."""
 
     every: int
     bank: Any
@@ -117,14 +167,6 @@ class TrainResult:
 
 
 # --------------------------------------------------------------------------- evaluation
-def _bank_size(x, per_member: bool) -> int:
-    dim = 1 if per_member else 0
-    sizes = {int(t.shape[dim]) for t in _tree_leaves(x) if t.dim() > dim}
-    if len(sizes) != 1:
-        raise ValueError(f"a bank's tensors must agree on the number of examples: {sorted(sizes)}")
-    return sizes.pop()
-
-
 def _batch(x, lo: int, hi: int, E: int, per_member: bool):
     """Examples ``lo:hi`` of a bank, one copy per member (a per-member bank has its own)."""
     if not per_member:
@@ -139,7 +181,11 @@ def _batch(x, lo: int, hi: int, E: int, per_member: bool):
 def _evaluate(model, params, x, y, metric, E: int, per_member: bool, batch_size, device):
     """Example-weighted mean of ``metric`` over chunks of the bank; returns a tuple of [E] tensors."""
     x, y = _tree_map(lambda t: t.to(device), (x, y))
-    n = _bank_size(x, per_member)
+    dim = 1 if per_member else 0  # the examples' dimension
+    sizes = {int(t.shape[dim]) for t in _tree_leaves(x) if t.dim() > dim}
+    if len(sizes) != 1:
+        raise ValueError(f"a bank's tensors must agree on the number of examples: {sorted(sizes)}")
+    n = sizes.pop()
     bs = n if batch_size is None else batch_size
     totals = None
     for lo in range(0, n, bs):
@@ -177,16 +223,13 @@ def evaluate_ensemble(
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
     params = {k: v.detach().to(dev) for k, v in params.items()}
-    out = {}
     for key, bank in banks.items():
         if not (isinstance(bank, (tuple, list)) and len(bank) == 2):
             raise ConfigError(f"bank {key!r} must be a pair (x, y)")
-        x, y = bank
-        out[key] = _evaluate(model, params, x, y, metric, E, per_member, batch_size, dev)[0].cpu()
-    return out
+    evaluate = lambda x, y: _evaluate(model, params, x, y, metric, E, per_member, batch_size, dev)
+    return {key: evaluate(*bank)[0].cpu() for key, bank in banks.items()}
 
 
-# --------------------------------------------------------------------------- helpers
 def _accepts_members(fn) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()
@@ -211,12 +254,10 @@ def train_ensemble(
     device=None,
     desc: str = "train",
 ) -> TrainResult:
-    """Train the E members of ``params`` (``[E, ...]``, copied) for up to ``steps`` updates.
-
+    """Train the E members of ``params`` (``[E, ...]``, copied) for up to ``steps`` updates:
     ``sample(step, generators) -> (x, y)`` draws a batch from one CPU generator per member still
     training (seeded by ``data_seeds``; a ``members`` keyword gets their indices); ``optim``
-    defaults to Adam at lr 1e-3; ``validation`` selects checkpoints and stops members early.
-    """
+    defaults to Adam at lr 1e-3; ``validation`` selects checkpoints and stops members early."""
     # every argument by name (first statement: locals() holds only the arguments)
     E, steps, record_every, optim, gens, dev, names = _check_train_args(**locals())
     metric = getattr(validation, "metric", None) or classification_metric
@@ -227,9 +268,8 @@ def train_ensemble(
     members = _Members(P, E, steps, validation)
     log = []  # (update, loss [active], active) of the recorded updates, on the device until the end
     bar = progress_bar(progress, steps, 0, desc)
-    step = 0
     try:
-        for step in range(steps):
+        for step in range(steps):  # steps >= 1: ``step`` is bound after the loop
             n_act = int(members.active.numel())
             kw = {"members": members.active.clone()} if with_members else {}
             mine = gens if n_act == len(gens) else [gens[i] for i in members.active.tolist()]
@@ -265,9 +305,7 @@ def _check_train_args(
     steps = check_positive_int("steps", steps)
     record_every = check_positive_int("record_every", record_every)
     if not callable(sample):
-        raise ConfigError(
-            f"sample must be a callable sample(step, generators) -> (x, y), got {sample!r}"
-        )
+        raise ConfigError(f"sample must be a callable (step, generators) -> (x, y), got {sample!r}")
     if not callable(loss):
         raise ConfigError(f"loss must be a callable loss(out, y) -> Tensor[E], got {loss!r}")
     optim = OptimConfig() if optim is None else optim
@@ -285,10 +323,8 @@ def _check_train_args(
     if not names:
         raise ConfigError("no trainable parameters (every name starts with '_')")
     for name in names:
-        if not params[name].is_floating_point():
-            raise ConfigError(
-                f"trainable parameter {name!r} must be floating point, got {params[name].dtype}"
-            )
+        if not (t := params[name]).is_floating_point():
+            raise ConfigError(f"trainable parameter {name!r} must be floating point ({t.dtype})")
     dev = _params_device(params) if device is None else get_device(device)
     note_device(dev)  # provenance: where the trained tensors live
     return E, steps, record_every, optim, gens, dev, names
@@ -298,10 +334,8 @@ def _update_step(model, P, names, opt, clip, loss, x, y, n_act: int) -> torch.Te
     """One update of the ``n_act`` members in ``P`` (in place); returns their loss before it."""
     lvec = loss(model.forward(P, x), y)
     if not isinstance(lvec, torch.Tensor) or lvec.shape != (n_act,):
-        raise ValueError(
-            f"loss must return a per-member tensor of shape [{n_act}], got "
-            f"{getattr(lvec, 'shape', type(lvec).__name__)}"
-        )
+        got = getattr(lvec, "shape", type(lvec).__name__)
+        raise ValueError(f"loss must return a per-member tensor of shape [{n_act}], not {got}")
     grads = torch.autograd.grad(lvec.sum(), [P[k] for k in names], allow_unused=True)
     grads = [torch.zeros_like(P[k]) if g is None else g for k, g in zip(names, grads)]
     if clip is not None:
@@ -387,28 +421,22 @@ class _Members:
             self.best_step = self.stop_step.clone()
 
 
-def _loss_history(log: list, E: int) -> torch.Tensor:
-    """The training losses ``[records, E]`` (NaN for a stopped member); the rows recorded with the
-    same members move to the CPU in one transfer."""
-    out = torch.full((len(log), E), math.nan, dtype=torch.float64)
+def _train_result(members, log: list, steps_run: int, E: int, wall_time_s: float, dev):
+    """The :class:`TrainResult` of a finished training; the training losses (NaN for a stopped
+    member) recorded with the same members move to the CPU in one transfer."""
+    loss = torch.full((len(log), E), math.nan, dtype=torch.float64)
     i = 0
     for _, rows in itertools.groupby(log, key=lambda r: id(r[2])):
         rows = list(rows)
-        vals = torch.stack([lvec for _, lvec, _ in rows]).to("cpu", torch.float64)
-        out[i : i + len(rows), rows[0][2]] = vals
+        loss[i : i + len(rows), rows[0][2]] = torch.stack([lv for _, lv, _ in rows]).to(loss)
         i += len(rows)
-    return out
-
-
-def _train_result(members, log: list, steps_run: int, E: int, wall_time_s: float, dev):
-    """The :class:`TrainResult` of a finished training."""
-    rows = lambda xs: torch.stack(xs) if xs else torch.empty(0, E, dtype=torch.float64)
+    stack = lambda xs: torch.stack(xs) if xs else torch.empty(0, E, dtype=torch.float64)
     history = {
-        "loss": _loss_history(log, E),
+        "loss": loss,
         "step": torch.tensor([done for done, _, _ in log], dtype=torch.long),
         "val_step": torch.tensor(members.val_step, dtype=torch.long),
-        "val_acc": rows(members.val_acc),
-        "val_loss": rows(members.val_loss),
+        "val_acc": stack(members.val_acc),
+        "val_loss": stack(members.val_loss),
     }
     done = dict(steps_run=steps_run, members=E, wall_time_s=wall_time_s, device=str(dev))
     picked = {k: getattr(members, k) for k in ("best_step", "best_acc", "best_loss", "stop_step")}

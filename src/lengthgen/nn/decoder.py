@@ -109,7 +109,6 @@ class Decoder:
         layers, heads = TIERS[check_choice("tier", name, tuple(TIERS))]
         return cls(encoding, n_layers=layers, n_heads=heads, **kw)
 
-    # ------------------------------------------------------------------ parameters
     def param_shapes(self) -> dict[str, tuple]:
         """Name → per-member shape of every parameter."""
         d, m, o = self.d_model, self.mlp, self.n_out
@@ -134,10 +133,9 @@ class Decoder:
 
     def init(self, seeds: Sequence[int], dtype=torch.float32, device=None):
         """Per-member initial parameters ``{name: [E, ...]}``, member e from ``torch.Generator(seeds[e])``."""
-        seeds = check_seeds(seeds)
         shapes = self.param_shapes()
         members = {k: [] for k in shapes}
-        for s in seeds:
+        for s in check_seeds(seeds):
             g = torch.Generator().manual_seed(s)
             for name, shape in shapes.items():
                 leaf = name.split(".")[-1]
@@ -154,16 +152,11 @@ class Decoder:
                 members[name].append(t)
         return {k: torch.stack(v).to(dtype=dtype, device=device) for k, v in members.items()}
 
-    # ------------------------------------------------------------------ forward
     def embed(self, params, x):
         """Token (+ additive position) embedding ``[E, B, n, d]``."""
         E, B, n = x.shape
-        emb = params["tok_emb"]
-        h = torch.gather(
-            emb[:, None].expand(E, B, *emb.shape[1:]),
-            2,
-            x[..., None].expand(E, B, n, self.d_model).long(),
-        )
+        emb, ids = params["tok_emb"], x[..., None].expand(E, B, n, self.d_model).long()
+        h = torch.gather(emb[:, None].expand(E, B, *emb.shape[1:]), 2, ids)
         if self.encoding == "sinusoidal":
             h = h + pe.sinusoidal_table(n, self.d_model, self.base, dtype=h.dtype).to(h.device)
         elif self.encoding == "learned_abs":
@@ -198,10 +191,8 @@ class Decoder:
     def forward(self, params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
         """Logits ``[E, B, n, n_out]`` for token ids ``x [E, B, n]`` (causal: position i sees 0 … i)."""
         if getattr(x, "dtype", None) not in (torch.int64, torch.int32) or x.dim() != 3:
-            raise ValueError(
-                f"x must be an integer tensor [E, B, n] of token ids, got "
-                f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
-            )
+            got = f"{getattr(x, 'shape', type(x).__name__)} {getattr(x, 'dtype', '')}"
+            raise ValueError(f"x must be an integer tensor [E, B, n] of token ids, got {got}")
         if x.shape[0] != (E := params["tok_emb"].shape[0]):
             raise ValueError(f"x has {x.shape[0]} members, params have {E}")
         if x.numel() and (int(x.min()) < 0 or int(x.max()) >= self.vocab):

@@ -1,10 +1,9 @@
 """Positional encodings: the feature maps φ of chapter 3 and the encodings of the trained decoder.
 
 Chapter 3 (Han, Chai & Wang 2026, §3) models the positional logit as ``φ(i)ᵀ W φ(j)``; the rows
-``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W``
-each encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's
-encodings: :func:`sinusoidal_table`, :func:`clamped_positions`, :func:`rope_rotate`,
-:func:`alibi_bias`."""
+``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W`` each
+encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's encodings:
+:func:`sinusoidal_table`, :func:`clamped_positions`, :func:`rope_rotate`, :func:`alibi_bias`."""
 
 from __future__ import annotations
 
@@ -28,7 +27,6 @@ def check_encoding(encoding: str) -> str:
     return check_choice("encoding", encoding, ENCODINGS)
 
 
-# --------------------------------------------------------------------------- frequencies
 def frequencies(num_freq: int = NUM_FREQ, base: float = BASE, dtype=torch.float64) -> torch.Tensor:
     """Geometric frequencies ``θ_k = base^(−k/num_freq)``, k = 0 … num_freq−1 (θ_0 = 1 rad/position)."""
     num_freq = check_positive_int("num_freq", num_freq)
@@ -78,9 +76,7 @@ class KernelFamily:
     ):
         self.encoding, self.L0, self.num_freq, self.base = encoding, L0, num_freq, base
         self.m = self.features(1).shape[1]  # checks the arguments
-        self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * self.num_freq}.get(
-            encoding, self.m * self.m
-        )
+        self.n_coef = {"nope": 1, "alibi": 2, "rope": 2 * num_freq}.get(encoding, self.m**2)
         self.relative = encoding in RELATIVE
 
     def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
@@ -96,10 +92,8 @@ class KernelFamily:
             raise ValueError(
                 f"{self.encoding} needs {self.n_coef} coefficients, got shape {tuple(coef.shape)}"
             )
-        if self.encoding in ("sinusoidal", "learned_abs"):
+        if self.encoding in ("sinusoidal", "learned_abs", "nope"):  # unconstrained (NoPE: 1×1)
             return coef.reshape(self.m, self.m)
-        if self.encoding == "nope":
-            return coef.reshape(1, 1)
         if self.encoding == "alibi":
             c0, s = coef[0], coef[1]
             z = torch.zeros((), dtype=coef.dtype)

@@ -15,8 +15,7 @@ TASKS = ("first", "parity", "majority", "index")
 
 def check_bits(bits: torch.Tensor) -> torch.Tensor:
     """Validate a 0/1 string tensor (non-empty last dimension, entries in {0, 1})."""
-    if not isinstance(bits, torch.Tensor):
-        bits = torch.as_tensor(bits)
+    bits = torch.as_tensor(bits)
     if bits.ndim == 0 or bits.shape[-1] == 0:
         raise ValueError(
             f"strings must be non-empty (last dimension > 0), got shape {tuple(bits.shape)}"
@@ -46,9 +45,8 @@ def label(task: str, bits, k=None) -> torch.Tensor:
     if k is None:
         raise ValueError("index needs the query position k")
     k = torch.as_tensor(k, dtype=torch.long)
-    if bool(((k < 1) | (k > n)).any()):
-        bad = int(k[(k < 1) | (k > n)].flatten()[0])
-        raise ValueError(f"index query k must lie in [1, {n}], got {bad}")
+    if bool((bad := (k < 1) | (k > n)).any()):
+        raise ValueError(f"index query k must lie in [1, {n}], got {int(k[bad].flatten()[0])}")
     k = k.expand(bits.shape[:-1])
     return torch.gather(bits, -1, (k - 1).unsqueeze(-1)).squeeze(-1)
 
@@ -69,11 +67,8 @@ def random_strings(batch: int, n: int, generator=None, device=None) -> torch.Ten
 
 # --------------------------------------------------------------------------- Zhu & Chiang (2026) App. D.3 banks
 def _check_bank_size(size: int) -> int:
-    size = check_positive_int("bank size", size, minimum=2)
-    if size % 2:
-        raise ValueError(
-            f"bank size must be even (examples come in balanced halves or pairs), got {size}"
-        )
+    if (size := check_positive_int("bank size", size, minimum=2)) % 2:
+        raise ValueError(f"bank size must be even (balanced halves or pairs), got {size}")
     return size
 
 
