@@ -168,10 +168,9 @@ _FIRST_LOST = Deviation(
     "first symbol ignored",
     "Declared after the probe: most failed runs are wrong at balance for one of the two first "
     "symbols, with an exact error rate at length 1000 of 0.5 or within 0.05 of it: the first "
-    "symbol changes their decision on at most a tenth of the strings, on most runs none. The "
-    "later symbols carry values (more later 1s raise the logit in nearly every standard run), but "
-    "the first position is not outvoted by chance imbalance: at n = 1000 its vote is lost "
-    "entirely.",
+    "symbol changes their decision on at most a tenth of the strings, on most runs none. More "
+    "later 1s raise the logit in nearly every standard run, but the first position is not "
+    "outvoted by chance imbalance: at n = 1000 its vote is lost entirely.",
 )
 
 
@@ -453,10 +452,7 @@ CLAIMS = [
         lambda r: _mean_acc(r)["10"][0],
         _STANDARD_10_DEV,
     ),
-    _scaled_perfect("ch1.first_train.scaled_perfect_n10", 10),
-    _scaled_perfect("ch1.first_train.scaled_perfect_n30", 30),
-    _scaled_perfect("ch1.first_train.scaled_perfect_n100", 100),
-    _scaled_perfect("ch1.first_train.scaled_perfect_n300", 300),
+    *(_scaled_perfect(f"ch1.first_train.scaled_perfect_n{n}", n) for n in paper.TRAIN_LENGTHS),
     direction(
         "ch1.first_train.scaled_beats_standard",
         "paper Fig. 4",
@@ -468,14 +464,11 @@ CLAIMS = [
         why="rule 6: the paper gives no size for standard attention, only the order",
     ),
     # ---- Fig. 4 as success rates (section "How often does training find the solution?")
-    _rate_claim("ch1.first_rates.scaled_n10", "log-scaled", 10),
-    _rate_claim("ch1.first_rates.scaled_n30", "log-scaled", 30),
-    _rate_claim("ch1.first_rates.scaled_n100", "log-scaled", 100),
-    _rate_claim("ch1.first_rates.scaled_n300", "log-scaled", 300),
-    _rate_claim("ch1.first_rates.authors_placement_n10", "authors' placement", 10),
-    _rate_claim("ch1.first_rates.authors_placement_n30", "authors' placement", 30),
-    _rate_claim("ch1.first_rates.authors_placement_n100", "authors' placement", 100),
-    _rate_claim("ch1.first_rates.authors_placement_n300", "authors' placement", 300),
+    *(
+        _rate_claim(f"ch1.first_rates.{key}_n{n}", arm, n)
+        for key, arm in (("scaled", "log-scaled"), ("authors_placement", "authors' placement"))
+        for n in paper.TRAIN_LENGTHS
+    ),
     _chance_at_10(
         "ch1.first_rates.standard_chance_at_10",
         _RUNS,
@@ -560,8 +553,7 @@ CLAIMS = [
     Unchecked(
         "ch1.first_train.fig4_curves",
         "paper Fig. 4",
-        "Paper Fig. 4's mean test accuracy and cross-entropy of standard attention at each "
-        "training length",
+        "Fig. 4's standard-attention mean test accuracy and cross-entropy at each training length",
         "plotted only",
         "not-reproducible",
         "the paper states these only in words (checked above) and prints no values for its curves",
@@ -594,10 +586,9 @@ CLAIMS = [
     predicate(
         "ch1.first_train.mechanism",
         "§5.2",
-        "Standard-attention FIRST runs (the 80 of paper Fig. 4's protocol, re-trained) not 100% "
+        "Standard-attention FIRST runs (the 80 of Fig. 4's protocol, re-trained) not 100% "
         "accurate at n = 1000: how many, and how many of them are right for both first symbols "
-        "when the later symbols are balanced (k′ = 499 or 500 later 1s), i.e. fail only by being "
-        "outvoted",
+        "with balanced later symbols (k′ = 499 or 500 later 1s), i.e. fail only by being outvoted",
         "failures are outvotes",
         lambda r: studies.mechanism_counts(r.cell("first_mechanism")),
         holds=lambda v: v["failed_runs"] >= 5 and v["outvoted"] > v["failed_runs"] / 2,

@@ -27,12 +27,10 @@ Log-scaled FIRST (paper §5.3; ``first_log_scaled``): one layer, d = 5.
     weights are the "flawed" construction of §5.2, whose other positions can outvote the first.
 
 Layer norm (§4.1, §4.2; ``layer_norm=True``): :func:`paired` rewrites a construction on [x; −x]
-and turns the unused last FFN into the clean-up of §4.2.
-
-Logit convention (``sqrt_d``; Fig. 2, details page "two layouts"): by default the query weight
-c·√d_head cancels the encoder's 1/√d_head, so the favoured logit is exactly c; ``sqrt_d=True`` lays
-the construction out as the authors' scripts do (:data:`.paper.AUTHORS_WIDTH`): query weight c,
-each head divides by √(width / heads), the width padded to a multiple of the heads.
+and turns the unused last FFN into the clean-up of §4.2. Logit (Fig. 2, details page "two
+layouts"): the query weight c·√d_head cancels the encoder's 1/√d_head, so the favoured logit is c;
+``sqrt_d=True`` lays it out as the authors' scripts do (:data:`.paper.AUTHORS_WIDTH`): query weight
+c, each head divides by √(width / heads), the width padded to a multiple of the heads.
 """
 
 from __future__ import annotations
@@ -63,9 +61,8 @@ def _query_scale(d_head: int, n_heads: int, width: int, layer_norm: bool, sqrt_d
 
 
 def _canvas(shape, positional, pos_map, log_scaled):
-    """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
-    without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
-    the page each construction writes on."""
+    """An all-zero one-member encoder of ``shape`` (d, layers, heads, head width, FFN width), no
+    layer norm (:func:`paired` adds it), tokens one-hot in coordinates 0, 1, 2."""
     sizes = dict(zip(("d_model", "n_layers", "n_heads", "d_head", "d_ffn"), shape))
     opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
     enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
@@ -98,21 +95,18 @@ def parity(
     check_finite("value_k", value_k)
     heads, dk = 2, 2
     d = _padded(9, heads, sqrt_d)
-    # positional features i/N and cos(π i) in coordinates 3 and 4
     pos = tuple(tuple(float(j == c) for j in range(d)) for c in (3, 4))
     enc, p = _canvas((d, 2, heads, dk, 3), "parity", pos, log_scaled)
-    # layer 1, head 1: uniform attention (zero keys); values k/N → 5, 1/N → 6
+    # the module docstring's map, layer by layer
     p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
     p["wo"][0, 0, 0, 0, 5] = 1.0
     p["wo"][0, 0, 0, 1, 6] = 1.0
-    # layer 1, FFN: hidden units (k−i+1)/N, (k−i)/N, (k−i−1)/N from coordinates 5 (k/N), 3 (i/N), 6 (1/N)
     for j, off in enumerate((1.0, 0.0, -1.0)):
         p["w1"][0, 0, 5, j] = 1.0
         p["w1"][0, 0, 3, j] = -1.0
         p["w1"][0, 0, 6, j] = off
     p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
-    # layer 2: CLS query (one-hot coordinate 2); head 0 keys −cos (odd positions), head 1 keys +cos
     sq = _query_scale(dk, heads, d, layer_norm, sqrt_d)
     for h, sign in ((0, -1.0), (1, 1.0)):
         p["wq"][0, 1, h, 2, 0] = sq
@@ -123,20 +117,16 @@ def parity(
 
 
 def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.0, sqrt_d=False):
-    """The exact two-layer FIRST transformer (paper §3.3) with first-position advantage ``c``.
-
-    ``sqrt_d``: the authors' layout of the module docstring (advantage c/√6 instead of c).
-    """
+    """The exact two-layer FIRST transformer (paper §3.3) with first-position advantage ``c``
+    (``sqrt_d``: the authors' layout, advantage c/√6)."""
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     heads, dk = 1, 1
     d = _padded(6, heads, sqrt_d)
     pos = ((0, 0, 0, 1, 0, 0),)  # 1[i = 1] in coordinate 3
     enc, p = _canvas((d, 2, heads, dk, 1), "first", pos, log_scaled)
-    # layer 1: attention zero; FFN h = ReLU(tok1 + 1[i=1] − (tok0 + tok1 + CLS)) → 4
     p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=torch.float64)
     p["w2"][0, 0, 0, 4] = 1.0
-    # layer 2: CLS query c, key 1[i = 1]; value x4 − x3/2 → 5
     p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, heads, d, layer_norm, sqrt_d)
     p["wk"][0, 1, 0, 3, 0] = 1.0
     p["wv"][0, 1, 0, 4, 0] = 1.0
@@ -171,11 +161,9 @@ def build(name: str, **kw):
 def paired(
     enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True
 ):
-    """Rewrite a layer-norm-free construction on [x; −x] and switch layer norm on (§4.1).
-
-    Biases must be zero: layer norm multiplies each position by its own positive factor, and only
-    bias-free maps commute with that. With ``cleanup`` the last layer's (unused) FFN becomes the
-    clean-up of §4.2 that zeroes every coordinate pair except ``keep``."""
+    """Rewrite a layer-norm-free construction on [x; −x] and switch layer norm on (§4.1). Biases
+    must be zero: only bias-free maps commute with layer norm's positive per-position factor. With
+    ``cleanup`` the last (unused) FFN becomes §4.2's clean-up, zeroing every pair but ``keep``."""
     cfg = enc.config
     if cfg.layer_norm:
         raise ValueError("paired() expects a construction without layer norm")

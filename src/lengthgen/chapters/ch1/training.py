@@ -36,7 +36,7 @@ def check_model(model: Mapping) -> dict:
 
 
 def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
-    """``offsets`` as a dict with exactly the keys of ``expected`` (a seed-offset table of :mod:`.paper`)."""
+    """``offsets`` with exactly the keys of ``expected`` (a seed-offset table of :mod:`.paper`)."""
     _check_keys("seed_offsets", offsets, expected)
     return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
@@ -72,10 +72,9 @@ def _grouped_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Group
 
 
 def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
-    """The fit bank of cell ``first_rates``, as it was computed: each field of the groups (tokens,
-    features, counts) from its own pass of :func:`_grouped_bank`'s draws. The label (the first
-    symbol) and the counts of later 1s thus come from different draws; the symbols being
-    independent and uniform, together they are still a uniform random string of length ``ns[e]``."""
+    """Cell ``first_rates``'s fit bank as it was computed: each field of the groups from its own
+    pass of :func:`_grouped_bank`, so the label (first symbol) and the count of later 1s come from
+    different draws; the symbols being independent and uniform, still a uniform random string."""
     return Grouped(*(getattr(_grouped_bank(enc, gen, strings, ns), f) for f in Grouped._fields))
 
 
@@ -241,7 +240,7 @@ def first_table(result: dict) -> list[dict]:
 
 
 def perfect_key(perfect_ce_bits: float) -> str:
-    """The column of :func:`failure_breakdown` counting runs with 100% accuracy and low cross-entropy."""
+    """The :func:`failure_breakdown` column counting runs at 100% accuracy and low cross-entropy."""
     return f"perfect (100%, CE < {perfect_ce_bits:g} bits)"
 
 
