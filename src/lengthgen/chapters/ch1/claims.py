@@ -1,9 +1,8 @@
-"""Chapter 1's claims: Chiang & Cholak 2022, *Overcoming a Theoretical Limitation of Self-Attention*.
+"""Chapter 1's claims (Chiang & Cholak 2022).
 
 Each claim with its paper value (:mod:`.paper`), the rule of its comparison (below, fixed before
 looking at our values; the paper reports no uncertainty) and its measure. Stored claims read
-``results/ch1/cells/``, live ones are measured by the notebook. Deviations name a :data:`CAUSES`.
-"""
+``results/ch1/cells/``, live ones are measured by the notebook. Deviations name a :data:`CAUSES`."""
 
 from __future__ import annotations
 
@@ -389,8 +388,7 @@ CLAIMS = [
         "PARITY and 12 for FIRST (ours: at the length farthest from it; [PARITY, FIRST], bits)",
         AUTHORS_EPS0_BITS,
         **_SELF,
-        why="rule 10: layer norm with ε = 0 maps [s; −s; 0 …] to ±√(d/2), d twice the width "
-        "(paired)",
+        why="rule 10: layer norm at ε = 0 maps [s; −s; 0 …] to ±√(d/2), d twice the width (paired)",
         digits=6,
     ),
     # ---- the flawed one-layer FIRST (section "Why a fixed attention advantage is not enough")
@@ -550,8 +548,7 @@ CLAIMS = [
     Unchecked(
         "ch1.mt.bleu_matched",
         "§5.4, the paper's BLEU table",
-        "With matched training and test lengths, log-length scaling makes no significant BLEU "
-        "difference",
+        "Matched training and test lengths: log-length scaling makes no significant BLEU change",
         f"{paper.MT_BLEU_MATCHED[0]} vs {paper.MT_BLEU_MATCHED[1]} BLEU",
         "not-reproducible",
         "the same corpus and system as the long-sentence result",

@@ -43,8 +43,6 @@ import torch
 from lengthgen.config import check_choice, check_finite
 from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig
 
-CONSTRUCTIONS = ("parity", "first", "first_log_scaled")
-
 
 def _padded(d: int, n_heads: int, sqrt_d: bool) -> int:
     """The model width: ``d``, or with ``sqrt_d`` the next multiple of ``n_heads`` (torch's rule)."""
@@ -117,8 +115,7 @@ def parity(
 
 
 def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.0, sqrt_d=False):
-    """The exact two-layer FIRST transformer (paper §3.3) with first-position advantage ``c``
-    (``sqrt_d``: the authors' layout, advantage c/√6)."""
+    """The exact two-layer FIRST (§3.3), first-position advantage ``c`` (c/√6 if ``sqrt_d``)."""
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     heads, dk = 1, 1
@@ -136,8 +133,7 @@ def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.
 
 
 def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, output_scale=1.0):
-    """The one-layer FIRST transformer of paper §5.3 (1/4 < |s| < 1/2 at every n for c = 2); with
-    ``log_scaled=False`` the flawed transformer of §5.2."""
+    """§5.3's one-layer FIRST (1/4 < |s| < 1/2 for all n at c = 2); unscaled, §5.2's flawed one."""
     _check_common(eps, output_scale)
     c = check_finite("c", c)
     d, dk = 5, 1
@@ -154,8 +150,8 @@ def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, outpu
 
 def build(name: str, **kw):
     """Dispatch by name: ``parity``, ``first`` or ``first_log_scaled``."""
-    check_choice("construction", name, CONSTRUCTIONS)
-    return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[name](**kw)
+    fns = {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}
+    return fns[check_choice("construction", name, tuple(fns))](**kw)
 
 
 def paired(

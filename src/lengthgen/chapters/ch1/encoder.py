@@ -1,12 +1,11 @@
 """The CLS-token post-norm transformer encoder of chapter 1 (Chiang & Cholak 2022, §2.2; section
 "The encoder"), β = log N for log-length scaled attention (§5.3), layer norm ε may be 0 (§4.2).
 
-Every parameter has a leading member dimension E, so one :class:`Encoder` call evaluates E
-encoders: the model interface of :mod:`lengthgen.engine.train`. :meth:`Encoder.zeros` is the canvas
-of the hand-set constructions (:mod:`.constructions`), :meth:`Encoder.group` the exact grouped
-form of FIRST strings. Two exact shortcuts: the last layer computes the CLS position only, and
-without gradients a head with all-zero keys attends uniformly, so its output is the mean value.
-"""
+Every parameter has a leading member dimension E, so one :class:`Encoder` call evaluates E encoders
+(the model interface of :mod:`lengthgen.engine.train`). :meth:`Encoder.zeros` is the canvas of the
+hand-set constructions, :meth:`Encoder.group` the exact grouped form of FIRST strings. Two exact
+shortcuts: the last layer computes the CLS position only, and without gradients a head with all-zero
+keys attends uniformly, so its output is the mean value."""
 
 from __future__ import annotations
 

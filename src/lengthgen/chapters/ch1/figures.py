@@ -1,7 +1,6 @@
-"""The frames of chapter 1's explorer (section "Explorer" of ``notebooks/01_log_scaled_attention``):
-the CLS token's last-layer attention and the output logits of a FIRST transformer, with standard
-and with log-length scaled attention.
-"""
+"""Chapter 1's explorer frames (section "Explorer" of ``notebooks/01_log_scaled_attention``): the
+CLS token's last-layer attention and the output logits of a FIRST transformer, with standard and
+with log-length scaled attention."""
 
 from __future__ import annotations
 

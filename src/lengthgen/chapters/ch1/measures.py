@@ -1,7 +1,6 @@
-"""What chapter 1's hand-set constructions do (Chiang & Cholak 2022, §3–§5): their exactness,
-Fig. 2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST transformer of
-§5.2, cheap enough to run live at full size; the functions at the end read the stored cells.
-"""
+"""What chapter 1's hand-set constructions do (Chiang & Cholak 2022, §3–§5): their exactness, Fig.
+2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST transformer of §5.2,
+cheap enough to run live at full size; the functions at the end read the stored cells."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Chiang & Cholak (2022), *Overcoming a Theoretical Limitation of Self-Attention*: the paper's
-numbers and chapter 1's protocol, as constants, each naming the paper's section or figure.
-"""
+numbers and chapter 1's protocol, as constants, each naming the paper's section or figure."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Chapter 1's secondary studies (details page, issue 38; their claims in :mod:`.claims`):
-the feed-forward network for PARITY (§3.1), the log-scaled FIRST construction with layer norm
-(§5.3), the outvote probe of trained FIRST encoders (§5.2, cell ``first_mechanism``) and the
-PARITY learner over other settings (§5.1, cell ``parity_grid``).
-"""
+"""Chapter 1's secondary studies (details page, issue 38; their claims in :mod:`.claims`): the
+feed-forward network for PARITY (§3.1), the log-scaled FIRST construction with layer norm (§5.3),
+the outvote probe of trained FIRST encoders (§5.2, cell ``first_mechanism``) and the PARITY learner
+over other settings (§5.1, cell ``parity_grid``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners on the engine's
 :func:`lengthgen.engine.train.train_ensemble` (FIRST strings grouped, :meth:`Encoder.group`), and
-the analyses of the runs that the chapter's claims and notebooks read.
-"""
+the analyses of the runs that the chapter's claims and notebooks read."""
 
 from __future__ import annotations
 
@@ -79,8 +78,7 @@ def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
 
 
 def _scores(enc: Encoder, params: dict, x, dev) -> dict:
-    """``test_acc`` and ``test_ce_bits`` (mean, bits) per member of ``params`` on the strings ``x``:
-    grouped FIRST strings, or PARITY strings ``[E, B, n]``."""
+    """Mean ``test_acc``, ``test_ce_bits`` (bits) per member on ``x`` (FIRST grouped, or PARITY)."""
     grouped = isinstance(x, Grouped)
     with torch.no_grad():
         out = enc(params, Grouped(*(t.to(dev) for t in x)) if grouped else x.to(dev))
