@@ -125,10 +125,7 @@ def _rate(results, n, arm):
 # --------------------------------------------------------------------------- declared deviations
 _RATES_100 = "the claims ch1.first_rates.* measure the success rate with 100 seeds."
 _AUTHORS_FAIL = "The authors' released script, run outside this book, also fails now and then"
-_NO_FIT = (
-    "never fit their training strings within the 10,000 updates (optimisation failures, not "
-    "failures to extrapolate)"
-)
+_NO_FIT = "never fit training strings in 10,000 updates (failing to optimise, not to extrapolate)"
 _VARIANCE = partial(Deviation, "run-to-run variance")
 _SCALED_DEV = {
     10: _VARIANCE(

@@ -100,10 +100,8 @@ def parity(
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
     p["wo"][0, 0, 0, 0, 5] = 1.0
     p["wo"][0, 0, 0, 1, 6] = 1.0
-    for j, off in enumerate((1.0, 0.0, -1.0)):
-        p["w1"][0, 0, 5, j] = 1.0
-        p["w1"][0, 0, 3, j] = -1.0
-        p["w1"][0, 0, 6, j] = off
+    # hidden unit j = (k − i + 1 − j)/N from coordinates 5 (k/N), 3 (i/N) and 6 (1/N)
+    p["w1"][0, 0, [5, 3, 6]] = torch.tensor([[1.0] * 3, [-1.0] * 3, [1.0, 0.0, -1.0]]).double()
     p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
     sq = _query_scale(dk, heads, d, layer_norm, sqrt_d)
     for h, sign in ((0, -1.0), (1, 1.0)):
