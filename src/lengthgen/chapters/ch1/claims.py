@@ -76,8 +76,7 @@ _RUNS, _M = paper.PROTOCOLS["full"]["rate_runs"], paper.FIG4_RUNS
 _P20 = f"p̂{superscript(_M)}"
 
 
-# Builders: a claim's id, location, statement, paper value and (stored claims) measure come
-# positionally, its other fields of :class:`lengthgen.claims.Claim` by keyword.
+# Builders: id, location, statement, paper value, (stored) measure by position; the rest by keyword.
 def claim(check, id, location, statement, paper_value, measure=None, *, why, **kw) -> Claim:
     return Claim(id, location, statement, paper_value, check, why, measure=measure, **kw)
 
@@ -125,7 +124,7 @@ def _rate(results, n, arm):
 # --------------------------------------------------------------------------- declared deviations
 _RATES_100 = "the claims ch1.first_rates.* measure the success rate with 100 seeds."
 _AUTHORS_FAIL = "The authors' released script, run outside this book, also fails now and then"
-_NO_FIT = "never fit training strings in 10,000 updates (failing to optimise, not to extrapolate)"
+_NO_FIT = "never fit training strings within 10,000 updates (fail to optimise, not to extrapolate)"
 _VARIANCE = partial(Deviation, "run-to-run variance")
 _SCALED_DEV = {
     10: _VARIANCE(

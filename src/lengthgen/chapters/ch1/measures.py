@@ -146,8 +146,7 @@ def sensitivity_sweep(
     n = check_positive_int("n", n)
     n_strings = check_positive_int("n_strings", n_strings)
     values = nonempty("value weights", [check_finite("value weight", v) for v in values])
-    g = torch.Generator().manual_seed(seed)
-    bits = random_strings(n_strings, n, generator=g)
+    bits = random_strings(n_strings, n, generator=torch.Generator().manual_seed(seed))
     rows = []
     for v in values:
         enc, p = C.parity(layer_norm=True, eps=0.0, value_k=float(v))
@@ -184,10 +183,8 @@ NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
 
 def fig2_curve(results, construction: str, label: str) -> list[dict]:
     """The rows of one curve of the stored cell ``fig2``."""
-    curves = results.cell("fig2")
-    return next(
-        c["rows"] for c in curves if (c["construction"], c["label"]) == (construction, label)
-    )
+    want = (construction, label)
+    return next(c["rows"] for c in results.cell("fig2") if (c["construction"], c["label"]) == want)
 
 
 def first_logit_formula(n, c=FIRST_C):
