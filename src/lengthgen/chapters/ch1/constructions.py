@@ -1,7 +1,5 @@
-"""Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST.
-
-Every function returns ``(encoder, params)`` for one member (E = 1), float64, on
-:class:`.encoder.Encoder`. Coordinates below are 0-based (the paper counts from 1).
+"""Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST, each as
+``(encoder, params)`` of one member (E = 1), float64. Coordinates are 0-based (the paper's from 1).
 
 PARITY (paper §3.2; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
     0,1,2  one-hot of symbol 0, symbol 1, CLS;   3  i/N;   4  cos(π i)
