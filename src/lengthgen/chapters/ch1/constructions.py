@@ -75,11 +75,12 @@ def _read_out(enc, p, coord, output_scale, layer_norm, eps, cleanup=True):
     return paired(enc, p, eps=eps, keep=coord, cleanup=cleanup)
 
 
-def _check_common(eps, output_scale):
+def _check_common(eps, output_scale, c=1.0) -> float:
+    """Validate the shared options; returns ``c`` as a float."""
     check_finite("eps", eps, nonnegative=True)
-    s = check_finite("output_scale", output_scale)
-    if s <= 0:
+    if check_finite("output_scale", output_scale) <= 0:
         raise ValueError(f"output_scale must be > 0, got {output_scale!r}")
+    return check_finite("c", c)
 
 
 def parity(
@@ -112,8 +113,7 @@ def parity(
 
 def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.0, sqrt_d=False):
     """The exact two-layer FIRST (§3.3), first-position advantage ``c`` (c/√6 if ``sqrt_d``)."""
-    _check_common(eps, output_scale)
-    c = check_finite("c", c)
+    c = _check_common(eps, output_scale, c)
     heads, dk = 1, 1
     d = _padded(6, heads, sqrt_d)
     pos = ((0, 0, 0, 1, 0, 0),)  # 1[i = 1] in coordinate 3
@@ -130,8 +130,7 @@ def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.
 
 def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, output_scale=1.0):
     """§5.3's one-layer FIRST (1/4 < |s| < 1/2 for all n at c = 2); unscaled, §5.2's flawed one."""
-    _check_common(eps, output_scale)
-    c = check_finite("c", c)
+    c = _check_common(eps, output_scale, c)
     d, dk = 5, 1
     pos = ((0, 0, 0, 1, 0),)  # 1[i = 1] in coordinate 3
     enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled)
