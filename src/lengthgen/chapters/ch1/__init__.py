@@ -4,5 +4,4 @@
 PARITY and FIRST transformers; :mod:`.measures` what they do; :mod:`.training` the learners, their
 training and the analyses of the runs; :mod:`.studies` the details page's secondary studies;
 :mod:`.experiments` the plan (cells, their functions, schemas); :mod:`.figures` the explorer;
-:mod:`.paper` the paper's numbers and the protocol; :mod:`.claims` every claim the chapter checks.
-"""
+:mod:`.paper` the paper's numbers and the protocol; :mod:`.claims` the chapter's claims."""

@@ -1,9 +1,8 @@
-"""Chapter 1's claims: Chiang & Cholak 2022, *Overcoming a Theoretical Limitation of Self-Attention*.
+"""Chapter 1's claims (Chiang & Cholak 2022).
 
 Each claim with its paper value (:mod:`.paper`), the rule of its comparison (below, fixed before
 looking at our values; the paper reports no uncertainty) and its measure. Stored claims read
-``results/ch1/cells/``, live ones are measured by the notebook. Deviations name a :data:`CAUSES`.
-"""
+``results/ch1/cells/``, live ones are measured by the notebook. Deviations name a :data:`CAUSES`."""
 
 from __future__ import annotations
 
@@ -77,8 +76,7 @@ _RUNS, _M = paper.PROTOCOLS["full"]["rate_runs"], paper.FIG4_RUNS
 _P20 = f"p̂{superscript(_M)}"
 
 
-# Builders: a claim's id, location, statement, paper value and (stored claims) measure come
-# positionally, its other fields of :class:`lengthgen.claims.Claim` by keyword.
+# Builders: id, location, statement, paper value, (stored) measure by position; the rest by keyword.
 def claim(check, id, location, statement, paper_value, measure=None, *, why, **kw) -> Claim:
     return Claim(id, location, statement, paper_value, check, why, measure=measure, **kw)
 
@@ -126,10 +124,7 @@ def _rate(results, n, arm):
 # --------------------------------------------------------------------------- declared deviations
 _RATES_100 = "the claims ch1.first_rates.* measure the success rate with 100 seeds."
 _AUTHORS_FAIL = "The authors' released script, run outside this book, also fails now and then"
-_NO_FIT = (
-    "never fit their training strings within the 10,000 updates (optimisation failures, not "
-    "failures to extrapolate)"
-)
+_NO_FIT = "never fit training strings within 10,000 updates (fail to optimise, not to extrapolate)"
 _VARIANCE = partial(Deviation, "run-to-run variance")
 _SCALED_DEV = {
     10: _VARIANCE(
@@ -168,10 +163,9 @@ _FIRST_LOST = Deviation(
     "first symbol ignored",
     "Declared after the probe: most failed runs are wrong at balance for one of the two first "
     "symbols, with an exact error rate at length 1000 of 0.5 or within 0.05 of it: the first "
-    "symbol changes their decision on at most a tenth of the strings, on most runs none. The "
-    "later symbols carry values (more later 1s raise the logit in nearly every standard run), but "
-    "the first position is not outvoted by chance imbalance: at n = 1000 its vote is lost "
-    "entirely.",
+    "symbol changes their decision on at most a tenth of the strings, on most runs none. More "
+    "later 1s raise the logit in nearly every standard run, but the first position is not "
+    "outvoted by chance imbalance: at n = 1000 its vote is lost entirely.",
 )
 
 
@@ -390,8 +384,7 @@ CLAIMS = [
         "PARITY and 12 for FIRST (ours: at the length farthest from it; [PARITY, FIRST], bits)",
         AUTHORS_EPS0_BITS,
         **_SELF,
-        why="rule 10: layer norm with ε = 0 maps [s; −s; 0 …] to ±√(d/2), d twice the width "
-        "(paired)",
+        why="rule 10: layer norm at ε = 0 maps [s; −s; 0 …] to ±√(d/2), d twice the width (paired)",
         digits=6,
     ),
     # ---- the flawed one-layer FIRST (section "Why a fixed attention advantage is not enough")
@@ -551,8 +544,7 @@ CLAIMS = [
     Unchecked(
         "ch1.mt.bleu_matched",
         "§5.4, the paper's BLEU table",
-        "With matched training and test lengths, log-length scaling makes no significant BLEU "
-        "difference",
+        "Matched training and test lengths: log-length scaling makes no significant BLEU change",
         f"{paper.MT_BLEU_MATCHED[0]} vs {paper.MT_BLEU_MATCHED[1]} BLEU",
         "not-reproducible",
         "the same corpus and system as the long-sentence result",
@@ -560,8 +552,7 @@ CLAIMS = [
     Unchecked(
         "ch1.first_train.fig4_curves",
         "paper Fig. 4",
-        "Paper Fig. 4's mean test accuracy and cross-entropy of standard attention at each "
-        "training length",
+        "Fig. 4's standard-attention mean test accuracy and cross-entropy at each training length",
         "plotted only",
         "not-reproducible",
         "the paper states these only in words (checked above) and prints no values for its curves",
@@ -594,10 +585,9 @@ CLAIMS = [
     predicate(
         "ch1.first_train.mechanism",
         "§5.2",
-        "Standard-attention FIRST runs (the 80 of paper Fig. 4's protocol, re-trained) not 100% "
+        "Standard-attention FIRST runs (the 80 of Fig. 4's protocol, re-trained) not 100% "
         "accurate at n = 1000: how many, and how many of them are right for both first symbols "
-        "when the later symbols are balanced (k′ = 499 or 500 later 1s), i.e. fail only by being "
-        "outvoted",
+        "with balanced later symbols (k′ = 499 or 500 later 1s), i.e. fail only by being outvoted",
         "failures are outvotes",
         lambda r: studies.mechanism_counts(r.cell("first_mechanism")),
         holds=lambda v: v["failed_runs"] >= 5 and v["outvoted"] > v["failed_runs"] / 2,

@@ -1,7 +1,5 @@
-"""Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST.
-
-Every function returns ``(encoder, params)`` for one member (E = 1), float64, on
-:class:`.encoder.Encoder`. Coordinates below are 0-based (the paper counts from 1).
+"""Hand-set transformers of chapter 1 (Chiang & Cholak 2022): exact PARITY and FIRST, each as
+``(encoder, params)`` of one member (E = 1), float64. Coordinates are 0-based (the paper's from 1).
 
 PARITY (paper §3.2; ``parity``): d = 9 (10 with ``sqrt_d``, coordinate 9 unused).
     0,1,2  one-hot of symbol 0, symbol 1, CLS;   3  i/N;   4  cos(π i)
@@ -27,12 +25,10 @@ Log-scaled FIRST (paper §5.3; ``first_log_scaled``): one layer, d = 5.
     weights are the "flawed" construction of §5.2, whose other positions can outvote the first.
 
 Layer norm (§4.1, §4.2; ``layer_norm=True``): :func:`paired` rewrites a construction on [x; −x]
-and turns the unused last FFN into the clean-up of §4.2.
-
-Logit convention (``sqrt_d``; Fig. 2, details page "two layouts"): by default the query weight
-c·√d_head cancels the encoder's 1/√d_head, so the favoured logit is exactly c; ``sqrt_d=True`` lays
-the construction out as the authors' scripts do (:data:`.paper.AUTHORS_WIDTH`): query weight c,
-each head divides by √(width / heads), the width padded to a multiple of the heads.
+and turns the unused last FFN into the clean-up of §4.2. Logit (Fig. 2, details page "two
+layouts"): the query weight c·√d_head cancels the encoder's 1/√d_head, so the favoured logit is c;
+``sqrt_d=True`` lays it out as the authors' scripts do (:data:`.paper.AUTHORS_WIDTH`): query weight
+c, each head divides by √(width / heads), the width padded to a multiple of the heads.
 """
 
 from __future__ import annotations
@@ -44,8 +40,6 @@ import torch
 
 from lengthgen.config import check_choice, check_finite
 from lengthgen.chapters.ch1.encoder import Encoder, EncoderConfig
-
-CONSTRUCTIONS = ("parity", "first", "first_log_scaled")
 
 
 def _padded(d: int, n_heads: int, sqrt_d: bool) -> int:
@@ -63,9 +57,8 @@ def _query_scale(d_head: int, n_heads: int, width: int, layer_norm: bool, sqrt_d
 
 
 def _canvas(shape, positional, pos_map, log_scaled):
-    """An all-zero one-member encoder of ``shape`` (width d, layers, heads, head width, FFN width)
-    without layer norm (:func:`paired` adds it), the three tokens one-hot in coordinates 0, 1, 2:
-    the page each construction writes on."""
+    """An all-zero one-member encoder of ``shape`` (d, layers, heads, head width, FFN width), no
+    layer norm (:func:`paired` adds it), tokens one-hot in coordinates 0, 1, 2."""
     sizes = dict(zip(("d_model", "n_layers", "n_heads", "d_head", "d_ffn"), shape))
     opts = dict(layer_norm=False, eps=0.0, log_scaled=log_scaled, positional=positional)
     enc = Encoder(EncoderConfig(**sizes, **opts, pos_map=pos_map))
@@ -82,11 +75,12 @@ def _read_out(enc, p, coord, output_scale, layer_norm, eps, cleanup=True):
     return paired(enc, p, eps=eps, keep=coord, cleanup=cleanup)
 
 
-def _check_common(eps, output_scale):
+def _check_common(eps, output_scale, c=1.0) -> float:
+    """Validate the shared options; returns ``c`` as a float."""
     check_finite("eps", eps, nonnegative=True)
-    s = check_finite("output_scale", output_scale)
-    if s <= 0:
+    if check_finite("output_scale", output_scale) <= 0:
         raise ValueError(f"output_scale must be > 0, got {output_scale!r}")
+    return check_finite("c", c)
 
 
 def parity(
@@ -98,21 +92,16 @@ def parity(
     check_finite("value_k", value_k)
     heads, dk = 2, 2
     d = _padded(9, heads, sqrt_d)
-    # positional features i/N and cos(π i) in coordinates 3 and 4
     pos = tuple(tuple(float(j == c) for j in range(d)) for c in (3, 4))
     enc, p = _canvas((d, 2, heads, dk, 3), "parity", pos, log_scaled)
-    # layer 1, head 1: uniform attention (zero keys); values k/N → 5, 1/N → 6
+    # the module docstring's map, layer by layer
     p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
     p["wo"][0, 0, 0, 0, 5] = 1.0
     p["wo"][0, 0, 0, 1, 6] = 1.0
-    # layer 1, FFN: hidden units (k−i+1)/N, (k−i)/N, (k−i−1)/N from coordinates 5 (k/N), 3 (i/N), 6 (1/N)
-    for j, off in enumerate((1.0, 0.0, -1.0)):
-        p["w1"][0, 0, 5, j] = 1.0
-        p["w1"][0, 0, 3, j] = -1.0
-        p["w1"][0, 0, 6, j] = off
+    # hidden unit j = (k − i + 1 − j)/N from coordinates 5 (k/N), 3 (i/N) and 6 (1/N)
+    p["w1"][0, 0, [5, 3, 6]] = torch.tensor([[1.0] * 3, [-1.0] * 3, [1.0, 0.0, -1.0]]).double()
     p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
-    # layer 2: CLS query (one-hot coordinate 2); head 0 keys −cos (odd positions), head 1 keys +cos
     sq = _query_scale(dk, heads, d, layer_norm, sqrt_d)
     for h, sign in ((0, -1.0), (1, 1.0)):
         p["wq"][0, 1, h, 2, 0] = sq
@@ -123,20 +112,14 @@ def parity(
 
 
 def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.0, sqrt_d=False):
-    """The exact two-layer FIRST transformer (paper §3.3) with first-position advantage ``c``.
-
-    ``sqrt_d``: the authors' layout of the module docstring (advantage c/√6 instead of c).
-    """
-    _check_common(eps, output_scale)
-    c = check_finite("c", c)
+    """The exact two-layer FIRST (§3.3), first-position advantage ``c`` (c/√6 if ``sqrt_d``)."""
+    c = _check_common(eps, output_scale, c)
     heads, dk = 1, 1
     d = _padded(6, heads, sqrt_d)
     pos = ((0, 0, 0, 1, 0, 0),)  # 1[i = 1] in coordinate 3
     enc, p = _canvas((d, 2, heads, dk, 1), "first", pos, log_scaled)
-    # layer 1: attention zero; FFN h = ReLU(tok1 + 1[i=1] − (tok0 + tok1 + CLS)) → 4
     p["w1"][0, 0, :, 0] = torch.tensor([-1.0, 0.0, -1.0, 1.0, 0.0, 0.0], dtype=torch.float64)
     p["w2"][0, 0, 0, 4] = 1.0
-    # layer 2: CLS query c, key 1[i = 1]; value x4 − x3/2 → 5
     p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, heads, d, layer_norm, sqrt_d)
     p["wk"][0, 1, 0, 3, 0] = 1.0
     p["wv"][0, 1, 0, 4, 0] = 1.0
@@ -146,10 +129,8 @@ def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.
 
 
 def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, output_scale=1.0):
-    """The one-layer FIRST transformer of paper §5.3 (1/4 < |s| < 1/2 at every n for c = 2); with
-    ``log_scaled=False`` the flawed transformer of §5.2."""
-    _check_common(eps, output_scale)
-    c = check_finite("c", c)
+    """§5.3's one-layer FIRST (1/4 < |s| < 1/2 for all n at c = 2); unscaled, §5.2's flawed one."""
+    c = _check_common(eps, output_scale, c)
     d, dk = 5, 1
     pos = ((0, 0, 0, 1, 0),)  # 1[i = 1] in coordinate 3
     enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled)
@@ -164,18 +145,16 @@ def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, outpu
 
 def build(name: str, **kw):
     """Dispatch by name: ``parity``, ``first`` or ``first_log_scaled``."""
-    check_choice("construction", name, CONSTRUCTIONS)
-    return {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}[name](**kw)
+    fns = {"parity": parity, "first": first, "first_log_scaled": first_log_scaled}
+    return fns[check_choice("construction", name, tuple(fns))](**kw)
 
 
 def paired(
     enc: Encoder, params: dict, *, eps: float = 0.0, keep: int | None = None, cleanup: bool = True
 ):
-    """Rewrite a layer-norm-free construction on [x; −x] and switch layer norm on (§4.1).
-
-    Biases must be zero: layer norm multiplies each position by its own positive factor, and only
-    bias-free maps commute with that. With ``cleanup`` the last layer's (unused) FFN becomes the
-    clean-up of §4.2 that zeroes every coordinate pair except ``keep``."""
+    """Rewrite a layer-norm-free construction on [x; −x] and switch layer norm on (§4.1). Biases
+    must be zero: only bias-free maps commute with layer norm's positive per-position factor. With
+    ``cleanup`` the last (unused) FFN becomes §4.2's clean-up, zeroing every pair but ``keep``."""
     cfg = enc.config
     if cfg.layer_norm:
         raise ValueError("paired() expects a construction without layer norm")

@@ -1,12 +1,11 @@
 """The CLS-token post-norm transformer encoder of chapter 1 (Chiang & Cholak 2022, §2.2; section
 "The encoder"), β = log N for log-length scaled attention (§5.3), layer norm ε may be 0 (§4.2).
 
-Every parameter has a leading member dimension E, so one :class:`Encoder` call evaluates E
-encoders: the model interface of :mod:`lengthgen.engine.train`. :meth:`Encoder.zeros` is the canvas
-of the hand-set constructions (:mod:`.constructions`), :meth:`Encoder.group` the exact grouped
-form of FIRST strings. Two exact shortcuts: the last layer computes the CLS position only, and
-without gradients a head with all-zero keys attends uniformly, so its output is the mean value.
-"""
+Every parameter has a leading member dimension E, so one :class:`Encoder` call evaluates E encoders
+(the model interface of :mod:`lengthgen.engine.train`). :meth:`Encoder.zeros` is the canvas of the
+hand-set constructions, :meth:`Encoder.group` the exact grouped form of FIRST strings. Two exact
+shortcuts: the last layer computes the CLS position only, and without gradients a head with all-zero
+keys attends uniformly, so its output is the mean value."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ CLS = 2
 
 
 def positional_features(kind: str, N: int, *, dtype=torch.float64, device=None) -> torch.Tensor:
-    """The fixed features ``[N, p]`` of positions 0 … N−1: ``first``, 1[i = 1] (paper §3.3);
-    ``parity``, i / N and cos(π i) (paper §3.2)."""
+    """Features ``[N, p]`` of positions 0 … N−1: 1[i = 1] (``first``, §3.3) or i/N, cos(π i)."""
     i = torch.arange(N, dtype=dtype, device=device)
     if kind == "first":
         return (i == 1).to(dtype).unsqueeze(-1)
@@ -173,16 +171,15 @@ class Encoder:
 
     # ------------------------------------------------------------------ forward
     def group(self, bits) -> "Grouped":
-        """The strings as four groups (CLS, first symbol, later 0s, later 1s; counts 1, 1,
-        n − 1 − k′, k′), exact for ``positional`` ``first``: attention over the groups adds
-        log(count) to the logits, O(1) per string. ``forward`` accepts it in place of ``bits``."""
+        """The strings as :func:`grouped`, exact for ``positional`` ``first``: attention over the
+        groups adds log(count) to the logits, O(1) per string; ``forward`` accepts it."""
         if self.config.positional == "parity":
             raise ValueError("positional 'parity': every position differs, cannot be grouped")
         bits = check_bits(bits)
         return grouped(bits[..., 0], bits[..., 1:].sum(-1).to(torch.float64), bits.shape[-1])
 
     def embed(self, params: dict, tokens: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
-        """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and positional features ``[…, T, p]``."""
+        """Input vectors ``[E, B, T, d]`` from tokens ``[E, B, T]`` and features ``[…, T, p]``."""
         emb = params["embed"]
         E = emb.shape[0]
         member = torch.arange(E, device=emb.device).view(E, *([1] * (tokens.ndim - 1)))
@@ -218,9 +215,8 @@ class Encoder:
 
         q = project(x[:, :, :1] if last else x, "q")
         k, v = project(x, "k"), project(x, "v")
-        logits = (q @ k.transpose(-1, -2)) * (
-            beta[:, :, None, None, None] / math.sqrt(self.config.head_dim)
-        )
+        scale = beta[:, :, None, None, None] / math.sqrt(self.config.head_dim)
+        logits = (q @ k.transpose(-1, -2)) * scale
         if inp.counts is not None:
             logits = logits + torch.log(inp.counts.to(x.dtype))[:, :, None, None, :]
         att = torch.softmax(logits, dim=-1)
@@ -228,16 +224,14 @@ class Encoder:
         return a, (att[..., 0, :] if want_weights else None)
 
     def _layer(self, params, l, x, beta, inp: "_Inputs", *, last: bool, **att):
-        """One encoder layer; ``last`` computes the CLS position only. ``att``: ``want_weights``,
-        ``fast`` and ``qscale`` of :meth:`_attend`. Returns (output, CLS attention row)."""
+        """One encoder layer (``att``: the options of :meth:`_attend`); same (output, CLS row)."""
         P = lambda name: params[name][:, l]  # noqa: E731
         fast, ln = att["fast"], self.config.layer_norm
         unit = (("ln1_g", 1), ("ln2_g", 1), ("ln1_b", 0), ("ln2_b", 0))
         plain = fast and ln and all(bool((P(n) == v).all()) for n, v in unit)
 
         def norm(y, i):
-            """Layer norm i: (y − mean) / √(var + ε) · γ + β (biased variance, ε may be 0); the
-            affine step skipped where it is the identity for every member."""
+            """Layer norm i (ε may be 0), its affine step skipped where it is the identity."""
             if not ln:
                 return y
             y = torch.nn.functional.layer_norm(y, y.shape[-1:], eps=self.config.eps)
@@ -326,8 +320,8 @@ class Grouped(NamedTuple):
 
 
 def grouped(first: torch.Tensor, ones_later: torch.Tensor, n: int) -> Grouped:
-    """Strings of length ``n`` with first symbols ``first`` and ``ones_later`` later 1s (float64)
-    as the four groups CLS, first symbol, later 0s, later 1s (:meth:`Encoder.group`)."""
+    """Strings of length ``n`` (first symbols ``first``, k′ = ``ones_later`` later 1s, float64) as
+    the groups CLS, first symbol, later 0s, later 1s, counts 1, 1, n − 1 − k′, k′."""
     one, zero = torch.ones_like(ones_later), first * 0
     tokens = torch.stack([zero + CLS, first, zero, zero + 1], dim=-1)
     feats = torch.tensor([[0.0], [1.0], [0.0], [0.0]], dtype=torch.float64, device=first.device)

@@ -173,14 +173,12 @@ def cells(scale: str) -> list[Cell]:
 
 
 def run_live(name: str, scale: str, *, device: str = "cpu", progress: bool = False):
-    """Compute cell ``name`` of :func:`cells` at ``scale`` without storing it (``device`` and
-    ``progress`` go to the cell's function when it takes them)."""
+    """Cell ``name`` at ``scale``, not stored (given ``device``, ``progress`` if it takes them)."""
     plan = {c.name: c for c in cells(scale)}
     cell = plan[check_choice("cell", name, tuple(plan))]
-    kw = dict(cell.kwargs)
     params = inspect.signature(cell.fn).parameters
-    kw.update({k: v for k, v in (("device", device), ("progress", progress)) if k in params})
-    return cell.fn(**kw)
+    extra = {k: v for k, v in (("device", device), ("progress", progress)) if k in params}
+    return cell.fn(**cell.kwargs, **extra)
 
 
 # ----------------------------------------------------------------------- what the stored cells hold

@@ -1,7 +1,6 @@
-"""The frames of chapter 1's explorer (section "Explorer" of ``notebooks/01_log_scaled_attention``):
-the CLS token's last-layer attention and the output logits of a FIRST transformer, with standard
-and with log-length scaled attention.
-"""
+"""Chapter 1's explorer frames (section "Explorer" of ``notebooks/01_log_scaled_attention``): the
+CLS token's last-layer attention and the output logits of a FIRST transformer, with standard and
+with log-length scaled attention."""
 
 from __future__ import annotations
 
@@ -18,9 +17,8 @@ EXPLORER_MODELS = ("exact two-layer FIRST", "one-layer FIRST")
 
 
 def explorer_frame(n: int = 100, model: str = EXPLORER_MODELS[0], seed: int = 0):
-    """One explorer frame: a random string of length ``n`` and the same string with its first symbol
-    flipped, read by ``model`` (c = 2) with standard and log-scaled attention: the last layer's CLS
-    attention per position (left) and the output logits (right)."""
+    """One explorer frame: a random length-``n`` string and it with w₁ flipped, read by ``model``
+    (c = 2), standard vs log-scaled: last-layer CLS attention by position (left), logits (right)."""
     n = check_positive_int("n", int(n))
     check_choice("model", model, EXPLORER_MODELS)
     build = C.first if model == EXPLORER_MODELS[0] else C.first_log_scaled

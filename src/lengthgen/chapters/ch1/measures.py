@@ -1,7 +1,6 @@
-"""What chapter 1's hand-set constructions do (Chiang & Cholak 2022, §3–§5): their exactness,
-Fig. 2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST transformer of
-§5.2, cheap enough to run live at full size; the functions at the end read the stored cells.
-"""
+"""What chapter 1's hand-set constructions do (Chiang & Cholak 2022, §3–§5): their exactness, Fig.
+2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST transformer of §5.2,
+cheap enough to run live at full size; the functions at the end read the stored cells."""
 
 from __future__ import annotations
 
@@ -36,9 +35,8 @@ def exact_sets(
 
 @torch.no_grad()
 def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str | None = None) -> dict:
-    """Accuracy, mean cross-entropy (bits) and min / max |logit| of member 0 on ``bits`` (grouped
-    where that is exact, positional ``first``) for ``task``, by default the one its positional
-    features are made for."""
+    """Accuracy, mean cross-entropy (bits), min / max |logit| of member 0 on ``bits`` (grouped for
+    positional ``first``, where exact) for ``task``, by default that of its positional features."""
     grouped = enc.config.positional == "first"
     logits = enc(params, enc.group(bits) if grouped else bits)[0]
     y = label(task or enc.config.positional, bits)
@@ -82,8 +80,8 @@ def ce_curve(
     n_strings: int = 1000,
     seed: int = paper.SEED,
 ) -> dict:
-    """Mean cross-entropy (bits), accuracy and |logit| range of a construction at each length, on
-    ``n_strings`` random strings per length (chapter section "Confidence: cross-entropy against length")."""
+    """Mean cross-entropy (bits), accuracy and |logit| range of a construction on ``n_strings``
+    random strings per length (section "Confidence: cross-entropy against length")."""
     n_strings = check_positive_int("n_strings", n_strings)
     enc, p = C.build(name, **(kw or {}))
     g = torch.Generator().manual_seed(seed)
@@ -93,9 +91,8 @@ def ce_curve(
 
 
 def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
-    """``{"odd": |s|, "even": |s|}``: the PARITY construction's logit without layer norm at length
-    ``n`` for an odd and an even count of 1s (the chapter's eq-parity-logit, unit output weight),
-    ``a`` > 0 the favoured attention logit of layer 2 (1 ours, 1/√5 the authors')."""
+    """``{"odd": |s|, "even": |s|}``: the PARITY logit without layer norm at length ``n`` (chapter
+    eq-parity-logit, output weight 1); ``a`` > 0: layer 2's favoured logit (1 ours, 1/√5 theirs)."""
     n = check_positive_int("n", n)
     a = check_finite("a", a)
     if a <= 0:
@@ -108,9 +105,8 @@ def parity_logit_closed_form(n: int, a: float = 1.0) -> dict:
 
 
 def favoured_logit(name: str, kw: dict | None = None, *, n: int = 4) -> float:
-    """The favoured attention logit of a construction's last layer (without layer norm), read off
-    its first head's CLS weights w on the all-zero string of length ``n`` ≥ 2: log(w₁ / w₂) for
-    FIRST, log(w₁ / w₂) / 2 for PARITY (keys ±1 at odd and even positions)."""
+    """The favoured attention logit of a construction's last layer (no layer norm) from its first
+    head's CLS weights w on 0…0 (length ``n`` ≥ 2): log(w₁ / w₂), halved for PARITY (keys ±1)."""
     check_choice("construction", name, ("parity", "first"))
     n = check_positive_int("n", n, minimum=2)
     kw = dict(kw or {})
@@ -150,8 +146,7 @@ def sensitivity_sweep(
     n = check_positive_int("n", n)
     n_strings = check_positive_int("n_strings", n_strings)
     values = nonempty("value weights", [check_finite("value weight", v) for v in values])
-    g = torch.Generator().manual_seed(seed)
-    bits = random_strings(n_strings, n, generator=g)
+    bits = random_strings(n_strings, n, generator=torch.Generator().manual_seed(seed))
     rows = []
     for v in values:
         enc, p = C.parity(layer_norm=True, eps=0.0, value_k=float(v))
@@ -188,10 +183,8 @@ NO_LN, EPS5, EPS0 = (lab for lab, _ in paper.LN_VARIANTS)
 
 def fig2_curve(results, construction: str, label: str) -> list[dict]:
     """The rows of one curve of the stored cell ``fig2``."""
-    curves = results.cell("fig2")
-    return next(
-        c["rows"] for c in curves if (c["construction"], c["label"]) == (construction, label)
-    )
+    want = (construction, label)
+    return next(c["rows"] for c in results.cell("fig2") if (c["construction"], c["label"]) == want)
 
 
 def first_logit_formula(n, c=FIRST_C):
@@ -200,8 +193,7 @@ def first_logit_formula(n, c=FIRST_C):
 
 
 def sensitivity_oscillation(results, near: float, *, low: float, high: float) -> dict:
-    """The lowest accuracy of the stored sweep within ``near`` of weight 1, and the recoveries
-    (:func:`oscillations`) read outwards from 1 on both sides."""
+    """Lowest accuracy of the stored sweep within ``near`` of 1; recoveries read outwards from 1."""
     rows = results.cell("sensitivity")["rows"]
     v, a = (np.array([r[k] for r in rows]) for k in ("value", "acc"))
     kw = {"high": high, "low": low}

@@ -1,6 +1,5 @@
 """Chiang & Cholak (2022), *Overcoming a Theoretical Limitation of Self-Attention*: the paper's
-numbers and chapter 1's protocol, as constants, each naming the paper's section or figure.
-"""
+numbers and chapter 1's protocol, as constants, each naming the paper's section or figure."""
 
 from __future__ import annotations
 
@@ -21,10 +20,9 @@ LN_VARIANTS = (
     ("layer norm, eps = 0", {"layer_norm": True, "eps": 0.0}),
 )
 
-#: The authors' implementation of the exact constructions that Fig. 2 evaluates (the widths of their
-#: released scripts, github.com/ndnlp/parity, where torch's attention needs a width the heads split
-#: evenly): width without layer norm (paired layer norm doubles it) and heads; each head divides
-#: its query-key product by sqrt(width / heads).
+#: The authors' exact constructions that Fig. 2 evaluates (their released scripts,
+#: github.com/ndnlp/parity; torch's attention needs a width the heads split evenly): width without
+#: layer norm (paired layer norm doubles it), heads; each head divides by sqrt(width / heads).
 AUTHORS_WIDTH = {"parity": 10, "first": 6}
 AUTHORS_HEADS = {"parity": 2, "first": 1}
 #: §4.3, paper Fig. 2: the rise (bits) of FIRST's cross-entropy with layer norm and eps = 1e-5 from
@@ -79,9 +77,8 @@ SENS_N = 100
 # --------------------------------------------------------------------------- seeds
 #: Base seed of every cell; run r of a training ensemble is initialised from seed ``SEED + r``.
 SEED = 0
-#: FIRST's generators: run r at the i-th training length reads ``data + data_per_length·i + SEED + r``
-#: (shared by the arms of the same run: paired design); the validation bank ``bank + SEED``, the
-#: final test strings ``test + SEED``.
+#: FIRST's generators: run r at the i-th training length ``data + data_per_length·i + SEED + r``
+#: (shared by the arms: paired design), the validation bank ``bank + SEED``, test ``test + SEED``.
 FIRST_SEED_OFFSETS = {"data": 10_000, "data_per_length": 1_000, "bank": 99_000, "test": 199_000}
 #: The same for PARITY: run r reads ``data + SEED + r``; test strings from ``test + SEED``.
 PARITY_SEED_OFFSETS = {"data": 20_000, "test": 299_000}

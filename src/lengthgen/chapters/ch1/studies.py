@@ -1,8 +1,7 @@
-"""Chapter 1's secondary studies (details page, issue 38; their claims in :mod:`.claims`):
-the feed-forward network for PARITY (§3.1), the log-scaled FIRST construction with layer norm
-(§5.3), the outvote probe of trained FIRST encoders (§5.2, cell ``first_mechanism``) and the
-PARITY learner over other settings (§5.1, cell ``parity_grid``).
-"""
+"""Chapter 1's secondary studies (details page, issue 38; their claims in :mod:`.claims`): the
+feed-forward network for PARITY (§3.1), the log-scaled FIRST construction with layer norm (§5.3),
+the outvote probe of trained FIRST encoders (§5.2, cell ``first_mechanism``) and the PARITY learner
+over other settings (§5.1, cell ``parity_grid``)."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ from lengthgen.config import ConfigError, check_finite, check_positive_int
 # --------------------------------------------------------------------------- §3.1: FFNN for PARITY
 def ffnn_parity_logits(bits: torch.Tensor, *, relu: bool = False) -> torch.Tensor:
     """Logits of the feed-forward PARITY network F_n for strings ``bits`` [B, n] (float64, exact).
-
     Hidden unit j = 1 … n is a threshold unit h_j = 1[Σ x_i − j + ½ > 0] = 1[k ≥ j]; the output
     Σ_j (−1)^(j+1) h_j − ½ is ½ for odd k and −½ for even k. With ``relu`` each threshold unit is
     the pair ReLU(k − j + 1) − ReLU(k − j), equal to 1[k ≥ j] for integer k (2n ReLU units)."""
@@ -75,7 +73,6 @@ def _probe_inputs(n: int) -> Grouped:
 @torch.no_grad()
 def outvote_profile(enc, params: dict, n: int = paper.TEST_N) -> dict:
     """Per member of a trained FIRST encoder at length ``n``, from its logit for every (w₁, k′):
-
     ``exact_error``      error rate over all 2ⁿ strings (k′ ~ Binomial(n − 1, ½), w₁ fair)
     ``balanced_correct`` right for both w₁ when the later symbols are balanced, k′ ∈ {⌊(n−1)/2⌋,
                          ⌈(n−1)/2⌉}: the first position still decides once the others cancel

@@ -1,7 +1,6 @@
 """How chapter 1 trains (paper §5.1 and Fig. 4): the FIRST and PARITY learners on the engine's
 :func:`lengthgen.engine.train.train_ensemble` (FIRST strings grouped, :meth:`Encoder.group`), and
-the analyses of the runs that the chapter's claims and notebooks read.
-"""
+the analyses of the runs that the chapter's claims and notebooks read."""
 
 from __future__ import annotations
 
@@ -36,7 +35,7 @@ def check_model(model: Mapping) -> dict:
 
 
 def check_offsets(offsets: Mapping, expected: Mapping) -> dict:
-    """``offsets`` as a dict with exactly the keys of ``expected`` (a seed-offset table of :mod:`.paper`)."""
+    """``offsets`` with exactly the keys of ``expected`` (a seed-offset table of :mod:`.paper`)."""
     _check_keys("seed_offsets", offsets, expected)
     return {k: check_positive_int(f"seed offset {k!r}", offsets[k], minimum=0) for k in expected}
 
@@ -72,16 +71,14 @@ def _grouped_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Group
 
 
 def _fit_bank(enc: Encoder, gen: torch.Generator, strings: int, ns) -> Grouped:
-    """The fit bank of cell ``first_rates``, as it was computed: each field of the groups (tokens,
-    features, counts) from its own pass of :func:`_grouped_bank`'s draws. The label (the first
-    symbol) and the counts of later 1s thus come from different draws; the symbols being
-    independent and uniform, together they are still a uniform random string of length ``ns[e]``."""
+    """Cell ``first_rates``'s fit bank as it was computed: each field of the groups from its own
+    pass of :func:`_grouped_bank`, so the label (first symbol) and the count of later 1s come from
+    different draws; the symbols being independent and uniform, still a uniform random string."""
     return Grouped(*(getattr(_grouped_bank(enc, gen, strings, ns), f) for f in Grouped._fields))
 
 
 def _scores(enc: Encoder, params: dict, x, dev) -> dict:
-    """``test_acc`` and ``test_ce_bits`` (mean, bits) per member of ``params`` on the strings ``x``:
-    grouped FIRST strings, or PARITY strings ``[E, B, n]``."""
+    """Mean ``test_acc``, ``test_ce_bits`` (bits) per member on ``x`` (FIRST grouped, or PARITY)."""
     grouped = isinstance(x, Grouped)
     with torch.no_grad():
         out = enc(params, Grouped(*(t.to(dev) for t in x)) if grouped else x.to(dev))
@@ -241,7 +238,7 @@ def first_table(result: dict) -> list[dict]:
 
 
 def perfect_key(perfect_ce_bits: float) -> str:
-    """The column of :func:`failure_breakdown` counting runs with 100% accuracy and low cross-entropy."""
+    """The :func:`failure_breakdown` column counting runs at 100% accuracy and low cross-entropy."""
     return f"perfect (100%, CE < {perfect_ce_bits:g} bits)"
 
 
