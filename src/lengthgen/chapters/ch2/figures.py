@@ -8,12 +8,11 @@ import math
 import numpy as np
 
 from lengthgen import plotting
-from lengthgen.chapters.ch2 import claims as c2
-from lengthgen.chapters.ch2 import measures, rules
-from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2 import volume as vo
+from lengthgen.chapters.ch2 import claims as c2, measures, paper, rules, volume as vo
 from lengthgen.config import check_choice
 from lengthgen.rounding import superscript
+from lengthgen.stats import bootstrap_ci
+from lengthgen.tables import styled
 
 #: marker styles: the paper's values (open squares, shifted right of ours), ours (filled circles)
 PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 5}
@@ -21,7 +20,7 @@ OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
 
 
 def _legend_below(fig, ncol: int, handles=()):
-    """The legend (``handles``, labels; default: every axis's) below the axes; the finished figure."""
+    """The legend (``handles``, labels; default: all axes') below the axes; the finished figure."""
     fig.legend(*handles, loc="outside lower center", ncol=ncol, fontsize=9)
     return plotting.finish(fig)
 
@@ -92,8 +91,6 @@ def styled_accuracy_table(df, caption: str | None = None):
         agree = [rules.two_sample_agree(ours(r), trio(r, "paper")) for r in rows]
         out["agrees (two-sample rule)"] = [yes(ok) for ok in agree]
     out["stored run"] = df["run"]
-    from lengthgen.tables import styled
-
     return styled(out, caption=caption)
 
 
@@ -144,8 +141,6 @@ def majority_figure(t2, t3):
 def curves_figure(runs: dict, N: int = 51):
     """Index accuracy against test length at N (mean and 95 % band over seeds) with the paper's
     Table 2 value at L = 10N+1; the misread-map ablation dashed where it is stored."""
-    from lengthgen.stats import bootstrap_ci
-
     fig, ax = plotting.figure(width=6.4, height=3.6)
     curves = [
         ("pos", "index_posnorm", "A_pos", "-", 0),

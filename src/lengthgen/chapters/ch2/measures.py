@@ -9,8 +9,7 @@ import weakref
 
 import numpy as np
 
-from lengthgen.chapters.ch2 import experiments as ex
-from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2 import experiments as ex, paper
 from lengthgen.chapters.ch2.rules import two_sample_band
 from lengthgen.claims import PAPER_PROTOCOL, reduced
 from lengthgen.stats import bootstrap_ci, loglog_slope, permutation_pvalue, rankdata
@@ -89,7 +88,7 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
 
 
 def cap_note(result: dict, variant: str) -> str:
-    """How the update cap touched one variant of a stored experiment (printed next to the claims)."""
+    """How the update cap touched one variant of a stored experiment (printed beside the claims)."""
     ms = [m for m in result["members"] if m["variant"] == variant]
     cap, of = result["steps_cap"], f"/{len(ms)}"
     hit = sum(m["stop_step"] >= cap for m in ms)
@@ -172,7 +171,7 @@ _COEF_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def coefficients(results) -> dict:
-    """D.4 on our 100 selected A_pos Index checkpoints (20 seeds × N = 11 … 51), cached per results."""
+    """D.4 on our 100 selected A_pos Index checkpoints (20 seeds × N = 11 … 51), cached."""
     if results not in _COEF_CACHE:
         cells = [(_cell(results, "index", "pos", N), N) for N in paper.NS]
         pooled = [m for res, N in cells for m in members(res, "pos", N)]
@@ -196,7 +195,7 @@ def window_slope(results, key: str) -> float:
 
 
 def mc_exponent(results, key: str) -> float:
-    """Log-log slope of a stored Monte Carlo exact fraction over the lengths with ≥ 10 exact points."""
+    """Log-log slope of a stored Monte Carlo exact fraction over lengths with ≥ 10 exact points."""
     rows = [r for r in results.cell("volume_scans")["mc"][key] if r["exact"] >= 10]
     return loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])[0]
 
