@@ -92,11 +92,9 @@ SELF_CHECKS = [
         "§4.1 eq. 10, §4.2 eqs. 21–22",
         "The score-gap expansion in χ, ℓ, δ, φ equals our A_pos and A_norm score differences "
         "(3 queries, every offset, a perturbed center)",
-        0.0,
-        "value",
-        "an algebraic identity in float64: only rounding may differ",
-        tolerance=1e-9,
-        digits=1,
+        **rules.within(
+            0.0, 1e-9, "an algebraic identity in float64: only rounding may differ", digits=1
+        ),
         group="self-check",
         source="live",
     ),

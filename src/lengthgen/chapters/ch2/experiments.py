@@ -71,9 +71,7 @@ VOLUME_MC_NS = {
     "norm/index": (4, 8, 16, 32, 64, 128),
     "pos/first": (4, 16, 64, 256),
 }
-VOLUME_MC_SAMPLES = 20_000
-VOLUME_HALF_WIDTH = 0.1
-VOLUME_ETA = 1.0
+VOLUME_MC_SAMPLES, VOLUME_HALF_WIDTH, VOLUME_ETA = 20_000, 0.1, 1.0
 
 
 # -------------------------------------------------------------------------- one experiment (a cell)

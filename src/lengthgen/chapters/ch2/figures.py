@@ -114,8 +114,7 @@ def _against_N(ax, ylim, **kw):
 
 
 def index_table2_figure(t2):
-    """Table 2's Index rows: accuracy at L = 10N+1 against N, ours and the paper's, A_pos and A_norm
-    (A_norm with the paper's map)."""
+    """Table 2's Index rows (A_pos, A_norm): accuracy at 10N+1 against N, ours and the paper's."""
     fig, ax = plotting.figure(width=6.4, height=3.8)
     d = t2[t2["task"] == "index"]
     _paper_ours(ax, d, "pos", plotting.PALETTE[0])

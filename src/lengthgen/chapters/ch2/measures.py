@@ -91,8 +91,7 @@ def cap_note(result: dict, variant: str) -> str:
     """How the update cap touched one variant of a stored experiment (printed beside the claims)."""
     ms = [m for m in result["members"] if m["variant"] == variant]
     cap, of = result["steps_cap"], f"/{len(ms)}"
-    hit = sum(m["stop_step"] >= cap for m in ms)
-    perfect = sum(m["best_val_acc"] == 1.0 for m in ms)
+    hit, perfect = sum(m["stop_step"] >= cap for m in ms), sum(m["best_val_acc"] == 1.0 for m in ms)
     perfect = f"({perfect}{of} selected checkpoints have perfect validation)"
     if hit and cap >= paper.PAPER_MAX_UPDATES:
         return (
@@ -121,8 +120,7 @@ def mean_longest(results, task, model, N) -> float:
 
 
 def summary(results, task, model, N, ood: bool = False) -> dict:
-    """Our 20-seed mean accuracy (%) at L = 10N+1 (``ood``: over the five lengths > N) with its
-    95 % seed-bootstrap interval."""
+    """Our 20-seed mean accuracy (%) at L = 10N+1 (``ood``: lengths > N), its 95 % bootstrap CI."""
     m, lo, hi = seed_summary(_cell(results, task, model, N), model, N, ood)
     return {"mean": m, "lo": lo, "hi": hi}
 
@@ -148,12 +146,8 @@ def paired(results, a: tuple, b: tuple, N: int = 51) -> dict:
 
 #: Fig. 2's test lengths strictly between N and 10N+1 at N = 51 (2N+1, 3N, 5N, 8N+1)
 FIG2_INTERMEDIATE = paper.test_lengths(paper.FIG2_N)[1:-1]
-
-
 #: §3.2's counterexample: the cells compared, (label, ood, N)
-COUNTEREXAMPLE_CELLS = (("N=51, L=511", False, 51),) + tuple(
-    (f"N={N}, L>N", True, N) for N in paper.NS
-)
+COUNTEREXAMPLE_CELLS = (("N=51, L=511", False, 51), *((f"N={N}, L>N", True, N) for N in paper.NS))
 
 
 def counterexample(results) -> dict:

@@ -131,8 +131,7 @@ def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
 def sin_windows(n: int, q1: float = 1.0) -> dict:
     """Exact windows (chapter's admissible widths) of the two positional key entries that move
     a = β_n q₁ (k_sin, k_cos) and of b₂,₁ around :func:`sin_center` at length n."""
-    c = sin_center(n, q1)
-    out = {}
+    c, out = sin_center(n, q1), {}
     entries = {"k_sin": ("W_K", (0, 2)), "k_cos": ("W_K", (0, 3)), "b21": ("b2", (1,))}
     for name, (key, idx) in entries.items():
         d = {k: torch.zeros_like(v) for k, v in c.items()}

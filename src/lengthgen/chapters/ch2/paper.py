@@ -15,10 +15,8 @@ SEEDS = tuple(range(2000, 2020))
 NS = (11, 21, 31, 41, 51)
 #: Adam: learning rate, moments, stabiliser; no weight decay (D.2)
 LR, BETAS, EPS = 3e-4, (0.9, 0.999), 1e-8
-#: gradient-norm clipping threshold (D.2)
-CLIP = 1.0
-#: examples per update (D.2)
-BATCH = 256
+#: gradient-norm clipping threshold and examples per update (D.2)
+CLIP, BATCH = 1.0, 256
 #: the update budget of App. D.2
 PAPER_MAX_UPDATES = 30_000
 #: validate every this many updates, on this many examples at length N (D.2)
@@ -131,10 +129,9 @@ PAPER_T3 = {
 }
 #: §4.1.3, App. D.4, Fig. 1: within-N rank correlation of N²|χ| and N|ℓ| with mean OOD accuracy
 PAPER_COEF_RHO = {"chi": -0.655, "ell": -0.516}
-#: D.4: both permutation tests (10,000 permutations within N) give p below this
-PAPER_COEF_P = 1e-3
-#: D.4: number of selected A_pos Index checkpoints in that analysis (20 seeds × five N)
-PAPER_COEF_CHECKPOINTS = 100
+#: D.4: both permutation tests (10,000 permutations within N) give p below PAPER_COEF_P, over
+#: PAPER_COEF_CHECKPOINTS selected A_pos Index checkpoints (20 seeds × five N)
+PAPER_COEF_P, PAPER_COEF_CHECKPOINTS = 1e-3, 100
 
 #: §4.3: the training length of Fig. 2's curves (only drawn; their one number is Table 2's)
 FIG2_N = 51

@@ -169,9 +169,8 @@ def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
 
 
 def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.Tensor:
-    """Logits ``[E, B, 2]`` of ``variant`` for inputs ``x`` [E, B, L+1] (or [B, L+1], shared).
-    ``params["_norm"]`` (bool [E]) selects A_norm member by member, so paired A_pos/A_norm members
-    run in one pass; ``beta``: the attention scale (:func:`attention_scale`)."""
+    """Logits [E, B, 2] of ``variant`` for inputs ``x`` [E, B, L+1] (or [B, L+1], shared), β_n by
+    ``beta``; ``params["_norm"]`` (bool [E]) picks A_norm per member (pairs run in one pass)."""
     check_choice("variant", variant, VARIANTS)
     if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
         raise ValueError(
@@ -227,9 +226,8 @@ def _per_member(name: str, values, E: int) -> list:
 
 
 class SingleLayer:
-    """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family:
-    per-member ``variants`` may mix ``pos`` and ``norm`` and ``beta`` mix ``log`` / ``one``;
-    ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`."""
+    """Ensemble model (the engine's interface) of one parameter family, per member ``variants``
+    (pos, norm), ``beta`` (log, one), ``max_lengths`` (N: D.2's init scales), ``norm_map``."""
 
     def __init__(
         self, variant="pos", h=8, max_lengths=1, variants=None, norm_map="sqrt", beta="log"

@@ -1,6 +1,5 @@
-"""How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks
-(:func:`test_bank`), the batch sampler (:func:`make_sampler`) and one experiment's ensemble
-(:func:`run`, on :func:`lengthgen.engine.train.train_ensemble`)."""
+"""How chapter 2 trains (App. D.2–D.3, section "Training"): saved test banks (:func:`test_bank`),
+the batch sampler (:func:`make_sampler`), one experiment's ensemble (:func:`run`, on the engine)."""
 
 from __future__ import annotations
 
@@ -62,17 +61,15 @@ def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: 
 
 
 def make_sampler(task: str, Ns_members, streams, batch: int, base_seed: int = 0, fixed=None):
-    """``sample(step, generators, members)`` for :func:`train_ensemble`: one data length per
-    update from a uniform ``u`` shared by all members (member e: ``L_e = ⌈u N_e⌉``), so the padded
-    batch is as long as the longest member's; members of one (N, seed) ``stream`` (paired A_pos /
-    A_norm, repeated trainings) read the same batches of the experiment's ``base_seed``."""
+    """``sample(step, generators, members)`` for :func:`train_ensemble`: one data length per update
+    from a uniform ``u`` shared by all members (member e: ``L_e = ⌈u N_e⌉``, padded to the longest);
+    members of one (N, seed) ``stream`` (paired A_pos / A_norm, repeats) read the same batches."""
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
-    Ns = torch.as_tensor(Ns_members, dtype=torch.long)
     streams = torch.as_tensor(streams, dtype=torch.long)
     U = int(streams.max()) + 1
     Ns_stream = torch.zeros(U, dtype=torch.long)
-    Ns_stream[streams] = Ns
+    Ns_stream[streams] = torch.as_tensor(Ns_members, dtype=torch.long)
 
     def sample(step, generators, members=None):
         g = torch.Generator().manual_seed(base_seed * paper.BATCH_STREAM_STRIDE + step)

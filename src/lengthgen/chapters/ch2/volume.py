@@ -175,10 +175,9 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
 
     n = check_positive_int("n", n, minimum=4)
     h = n - 1
-    kinks = np.arange(1, n) / n
+    kinks, ps = np.arange(1, n) / n, np.arange(0, n + 1) / n
     sigma = np.ones(h)
     sigma[2] = -1.0  # unit 3 opens to the left
-    ps = np.arange(0, n + 1) / n
     feats = np.maximum(0.0, sigma[None, :] * (ps[:, None] - kinks[None, :]))  # [n+1, h]
     sgn = np.array([(-1) ** (t + 1) for t in range(n + 1)], dtype=float)
     # variables: beta (h), c, m ; maximise m s.t. sgn_t (feats_t·beta + c) ≥ m, |beta|, |c| ≤ 4n
