@@ -41,15 +41,13 @@ EXPERIMENTS = {
     "first_sin": Experiment("first", ("sin",), 7),
     "index_sin": Experiment("index", ("sin",), 8),
     "parity_gen": Experiment("parity", ("gen",), 9),
-    # index_posnorm at N = 11, 21, then at N = 31, 41
-    "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),
-    "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),
+    "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),  # index_posnorm at N = 11, 21
+    "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),  # and at N = 31, 41
     # Tables 2–3 at N = 11 … 41
     "majority_gen_more": Experiment("majority", ("gen",), 3),
     "first_posnorm_more": Experiment("first", ("pos", "norm"), 2),
     "majority_sin_more": Experiment("majority", ("sin",), 4),
-    # Table 1: Majority under A_pos / A_norm
-    "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),
+    "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),  # Table 1: A_pos / A_norm
     # ablation: index_posnorm's A_norm (same draws) with our earlier misread map F(v) = v/(1+‖v‖²)
     "index_norm_misread": Experiment("index", ("norm",), 1, norm_map="misread"),
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from lengthgen import plotting
 from lengthgen.chapters.ch2 import claims as c2, measures, paper, rules, volume as vo
@@ -54,8 +55,6 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
 def accuracy_table(runs: dict, table: str):
     """Paper against ours, one row per cell of ``table`` ("table1", "table2", "table3"): the
     paper's mean (and 95 % interval), our 20-seed mean with its 95 % interval, the stored run."""
-    import pandas as pd
-
     T1, T2, T3 = paper.PAPER_T1, paper.PAPER_T2, paper.PAPER_T3
     cells = {  # (task, model, N, the paper's (mean, lo, hi), statistic)
         "table1": [(t, m, 51, (pv, math.nan, math.nan), "longest") for (t, m), pv in T1.items()],

@@ -66,8 +66,7 @@ def positional_zero(M: int = 2000, seed: int = 80) -> dict:
             out = forward(variant, P, x)
             f = out[..., 1] - out[..., 0]
             gap, tried = max(gap, float((f[:, 0] - f[:, 1]).abs().max())), tried + M
-    j = np.arange(2, max(RETURNS) + 1)
-    sin_first = {}
+    j, sin_first = np.arange(2, max(RETURNS) + 1), {}
     for n in RETURNS:
         js = int(j[: n - 1][np.argmin(np.abs(2 * np.sin((j[: n - 1] - 1) / 2)))])
         pair = torch.zeros(2, n, dtype=torch.long)
@@ -82,8 +81,7 @@ def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
     all 2ⁿ strings, and (A_pos, A_norm) the most sign changes of f along 0ⁿ, 10ⁿ⁻¹, 110ⁿ⁻², …"""
     S = all_strings(n)
     y = label("parity", S, None)
-    chain = torch.tensor([[1] * t + [0] * (n - t) for t in range(n + 1)])
-    rows = {}
+    chain, rows = torch.tensor([[1] * t + [0] * (n - t) for t in range(n + 1)]), {}
     for i, variant in enumerate(("pos", "norm", "sin")):
         P = vo.uniform_box(variant, H, 1.0, M, seed + i)
         chunks = [{k: v[a : a + 500] for k, v in P.items()} for a in range(0, M, 500)]

@@ -450,9 +450,8 @@ def center_exact_eta(task: str) -> float:
 
 # --------------------------------------------------------------------------- admissible widths
 def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Tensor]:
-    """A parameter-space direction that moves one coordinate at unit rate, the other
-    coefficients of eq. 9 fixed at the center (b₁ = 0): ``chi`` χ (A_pos) or χ̂ (A_norm) via s₁,
-    ``ell`` ℓ via r₁, ``chi_fixed_ell_hat`` χ̂ at fixed ℓ̂ = ℓ + 2χ̂ (A_norm; s₁ and r₁)."""
+    """A direction moving one coordinate at unit rate, eq. 9's others fixed at the center (b₁ = 0):
+    ``chi`` χ (A_norm: χ̂) via s₁, ``ell`` ℓ via r₁, ``chi_fixed_ell_hat`` χ̂, ℓ̂ fixed."""
     check_choice("coordinate", coordinate, ("chi", "ell", "chi_fixed_ell_hat"))
     if coordinate == "chi_fixed_ell_hat" and variant != "norm":
         raise ValueError("coordinate 'chi_fixed_ell_hat' is only defined for A_norm")
