@@ -42,19 +42,17 @@ UNEXPLAINED_POS_N51 = Deviation(
     "checkpoint perfect on validation) and the A_norm map (unused by A_pos). Against a fixed "
     "offset of our protocol: our A_pos means agree under rule 1 at N = 11, 21 and 41 (two above "
     "the paper's), and the same run's A_norm members (same banks, batches and initial tensors) "
-    "agree at N = 51, which argues against a gross fault in the bank or streams but not one "
-    "touching A_pos alone. Not ruled out: our one test bank at L = 511 (1,000 examples shared by "
-    "every seed, its sampling error in neither interval), our data streams, initial draws and "
-    "shared batch lengths, and run-to-run drift (an earlier run of the same code and seeds "
-    "stored a higher mean, still below the paper's interval); only new training runs can tell "
-    "these apart.",
+    "agree at N = 51, arguing against a gross fault in the bank or streams but not one touching "
+    "A_pos alone. Not ruled out: our one test bank at L = 511 (1,000 examples shared by every "
+    "seed, its sampling error in neither interval), our data streams, initial draws and shared "
+    "batch lengths, and run-to-run drift (an earlier run of the same code and seeds stored a "
+    "higher mean, still below the paper's interval); only new training runs can separate these.",
 )
 PRE_ASYMPTOTIC = Deviation(
     "pre-asymptotic lengths",
-    "The χ window shrinks like n⁻² and at the smallest lengths is still comparable to the box of "
-    "half-width 0.1, so the exact fraction there falls more slowly than n⁻³; at the longest "
-    "lengths too few sampled points are exact to enter the fit, so the fit sees the approach to "
-    "n⁻³, not the rate.",
+    "The χ window shrinks like n⁻² and at the smallest lengths is still comparable to the box "
+    "half-width 0.1, so the exact fraction there falls slower than n⁻³; at the longest lengths "
+    "too few sampled points are exact for the fit, so it sees the approach to n⁻³, not the rate.",
 )
 _COUNT_ONLY = (
     "{}, and the best rule of the count beats a coin: our seed interval lies above 50 %, near that "
@@ -94,11 +92,9 @@ SELF_CHECKS = [
         "§4.1 eq. 10, §4.2 eqs. 21–22",
         "The score-gap expansion in χ, ℓ, δ, φ equals our A_pos and A_norm score differences "
         "(3 queries, every offset, a perturbed center)",
-        0.0,
-        "value",
-        "an algebraic identity in float64: only rounding may differ",
-        tolerance=1e-9,
-        digits=1,
+        **rules.within(
+            0.0, 1e-9, "an algebraic identity in float64: only rounding may differ", digits=1
+        ),
         group="self-check",
         source="live",
     ),
@@ -179,8 +175,7 @@ def _window_claim(cid, v, t, c) -> Claim:
 
 
 def _mc_claim(cid, key, deviation) -> Claim:
-    theory = paper.PAPER_MC_EXPONENTS[key]
-    v, t = key.split("/")
+    theory, (v, t) = paper.PAPER_MC_EXPONENTS[key], key.split("/")
     why = f"rule 6: a Monte Carlo exponent within ± {MC_EXPONENT_TOL} of the theorem's"
     said = f"{t.capitalize()} under A_{v}: the Monte Carlo exact fraction of a box around the "
     said += f"η = 1 center decays like n{superscript(theory)} (fit over the lengths with ≥ 10 "
@@ -367,8 +362,7 @@ GAIN = [
     Claim(
         "ch2.train.norm_vs_pos_size",
         "§4.3, Table 2 (N = 51)",
-        statement="On Index at N = 51, the mean A_norm − A_pos accuracy gain at L = 511 "
-        "(percentage points)",
+        "On Index at N = 51, the mean A_norm − A_pos accuracy gain at L = 511 (percentage points)",
         **rules.within(
             round(_PAPER_GAIN[1][0] - _PAPER_GAIN[0][0], 1),
             round(sum((hi - lo) / 2 for _, lo, hi in _PAPER_GAIN), 2),
@@ -431,10 +425,9 @@ GAIN = [
     ),
 ]
 
-# ---- paper Table 1 (N = 51), the cells not in Table 2 (ours at L = 511), rows (id, task, model)
-# of :func:`accuracy_claim`: rule 3 (rule 2 at the 100 % ceiling); the zero-NESV cells near
-# chance: rule 8, and no rule 3 claim where the paper's value cannot be told from chance
-# (TABLE1_UNCHECKED)
+# ---- paper Table 1 (N = 51), the cells not in Table 2 (ours at L = 511): rows (id, task, model)
+# of :func:`accuracy_claim` (rule 3; rule 2 at the 100 % ceiling); zero-NESV cells near chance:
+# rule 8 (no rule 3 claim where the paper's value cannot be told from chance: TABLE1_UNCHECKED)
 TABLE1 = (
     ("ch2.train.table1.first_sin", "first", "sin"),
     ("ch2.train.table1.majority_sin", "majority", "sin"),
@@ -589,7 +582,7 @@ CLAIMS = [
     *nesv.CLAIMS,
 ]
 
-#: the intro's results box: the chapter's main finding and main deviation, with the claims behind them
+#: the intro's results box: the chapter's main finding and deviation, with the claims behind them
 HEADLINE = {
     "claims": [
         {"claim": words, "id": cid}
@@ -606,9 +599,9 @@ HEADLINE = {
             "worse (rank correlation ρ)",
         }.items()
     ],
-    "finding": "The exact-solution windows shrink as the paper derives (Index under A_pos: χ like n⁻², ℓ like "
-    "n⁻¹; under A_norm only ℓ̂ like n⁻¹; First constant), and length generalization follows that "
-    "order in training, with A_norm ahead of A_pos on Index by the paper's margin.",
+    "finding": "The exact-solution windows shrink as the paper derives (Index under A_pos: χ like "
+    "n⁻², ℓ like n⁻¹; under A_norm only ℓ̂ like n⁻¹; First constant), and length generalization "
+    "follows that order in training, with A_norm ahead of A_pos on Index by the paper's margin.",
     "finding_ids": [
         "ch2.volume.pos_index_chi",
         "ch2.volume.pos_index_ell",
@@ -622,12 +615,7 @@ HEADLINE = {
 }
 
 #: the id prefixes of the claims shown on the details page (02_exact_solution_volume_details)
-DETAILS = (
-    "ch2.volume.lemma",
-    "ch2.volume.mc_",
-    "ch2.parity.",
-    "ch2.train.table1.",
-    "ch2.train.d7.",
-    "ch2.train.table3.",
-    "ch2.nesv.",
+DETAILS = tuple(
+    "ch2.volume.lemma ch2.volume.mc_ ch2.parity. ch2.train.table1. ch2.train.d7. ch2.train.table3. "
+    "ch2.nesv.".split()
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from lengthgen.chapters.ch2 import paper, training
+from lengthgen.chapters.ch2 import paper, training, volume as vo
 from lengthgen.chapters.ch2.single_layer import FIXED_TOKEN, NORM_MAPS, VARIANTS, check_beta
 from lengthgen.chapters.ch2.training import fixed_token as fixed_token_of
 from lengthgen.chapters.ch2.training import make_sampler, test_bank  # noqa: F401
@@ -21,9 +21,8 @@ H = paper.H
 
 @dataclass(frozen=True)
 class Experiment:
-    """One (task, model family) ensemble: ``variants`` train together (``("pos", "norm")``
-    pairs members); experiments repeating another's trainings share its batch ``stream``
-    (:data:`.paper.BATCH_STREAM_STRIDE`); ``norm_map`` of A_norm: :func:`.single_layer.F_norm`."""
+    """One (task, model family) ensemble: ``variants`` train together (pos, norm: paired members);
+    repeated trainings share a batch ``stream``; ``norm_map``: A_norm's map (:func:`.F_norm`)."""
 
     task: str
     variants: tuple[str, ...]
@@ -42,17 +41,14 @@ EXPERIMENTS = {
     "first_sin": Experiment("first", ("sin",), 7),
     "index_sin": Experiment("index", ("sin",), 8),
     "parity_gen": Experiment("parity", ("gen",), 9),
-    # index_posnorm at N = 11, 21, then at N = 31, 41
-    "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),
-    "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),
+    "index_posnorm_small": Experiment("index", ("pos", "norm"), 1),  # index_posnorm at N = 11, 21
+    "index_posnorm_mid": Experiment("index", ("pos", "norm"), 1),  # and at N = 31, 41
     # Tables 2–3 at N = 11 … 41
     "majority_gen_more": Experiment("majority", ("gen",), 3),
     "first_posnorm_more": Experiment("first", ("pos", "norm"), 2),
     "majority_sin_more": Experiment("majority", ("sin",), 4),
-    # Table 1: Majority under A_pos / A_norm
-    "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),
-    # ablation: A_norm with our earlier misread map F(v) = v/(1+‖v‖²), same seeds, initial tensors and
-    # batches as index_posnorm (which uses the paper's map)
+    "majority_posnorm": Experiment("majority", ("pos", "norm"), 16),  # Table 1: A_pos / A_norm
+    # ablation: index_posnorm's A_norm (same draws) with our earlier misread map F(v) = v/(1+‖v‖²)
     "index_norm_misread": Experiment("index", ("norm",), 1, norm_map="misread"),
 }
 
@@ -73,12 +69,10 @@ VOLUME_MC_NS = {
     "norm/index": (4, 8, 16, 32, 64, 128),
     "pos/first": (4, 16, 64, 256),
 }
-VOLUME_MC_SAMPLES = 20_000
-VOLUME_HALF_WIDTH = 0.1
-VOLUME_ETA = 1.0
+VOLUME_MC_SAMPLES, VOLUME_HALF_WIDTH, VOLUME_ETA = 20_000, 0.1, 1.0
 
 
-# --------------------------------------------------------------------------- one experiment (a cell)
+# -------------------------------------------------------------------------- one experiment (a cell)
 def _distinct(name, values, check) -> list:
     out = [check(v) for v in nonempty(name, values)]
     if len(set(out)) != len(out):
@@ -115,10 +109,9 @@ def _check_variants(variants, norm_map) -> list[str]:
 
 
 def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="log", **settings):
-    """Train and test one experiment (``seeds`` × ``Ns`` × ``variants`` as one ensemble) with
-    the protocol of App. D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with
-    ``"params"`` if ``keep_params``). ``settings``: :data:`SETTINGS`; ``beta``: ``log``, ``one``
-    or both (chapter 5: each member once per β)."""
+    """Train and test one experiment (``seeds`` × ``Ns`` × ``variants``, one ensemble) by App.
+    D.2–D.3 (chapter 2, "Claims 3–4: training"): a JSON-ready dict (with ``"params"`` if
+    ``keep_params``). ``settings``: :data:`SETTINGS`; ``beta``: log, one or both (ch. 5)."""
     if sorted(settings) != sorted(SETTINGS):
         raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
     c = settings | {k: check(settings[k]) for k, check in _CHECKS.items()}
@@ -165,8 +158,6 @@ def volume_scans(
     """Admissible widths around the η = ``eta`` centers at lengths ``ns`` (chapter 2, "Claim 2")
     and Monte Carlo exact fractions in a box of half-width ``half_width``; ``norm_map`` (``sqrt``
     only) keys the cell so a scan with another map is never reused; ``beta``: chapter 5's β_n."""
-    from lengthgen.chapters.ch2 import volume as vo
-
     ns, beta = _check_ints("ns", ns), check_beta(beta)
     check_choice("the volume scans' A_norm map", norm_map, ("sqrt",))
     out = {"widths": {}, "mc": {}}

@@ -6,14 +6,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from lengthgen import plotting
-from lengthgen.chapters.ch2 import claims as c2
-from lengthgen.chapters.ch2 import measures, rules
-from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2 import volume as vo
+from lengthgen.chapters.ch2 import claims as c2, measures, paper, rules, volume as vo
 from lengthgen.config import check_choice
 from lengthgen.rounding import superscript
+from lengthgen.stats import bootstrap_ci
+from lengthgen.tables import styled
 
 #: marker styles: the paper's values (open squares, shifted right of ours), ours (filled circles)
 PAPER_STYLE = {"marker": "s", "mfc": "white", "ls": "none", "capsize": 2, "ms": 5}
@@ -21,7 +21,7 @@ OURS_STYLE = {"marker": "o", "ls": "-", "capsize": 2, "ms": 4}
 
 
 def _legend_below(fig, ncol: int, handles=()):
-    """The legend (``handles``, labels; default: every axis's) below the axes; the finished figure."""
+    """The legend (``handles``, labels; default: all axes') below the axes; the finished figure."""
     fig.legend(*handles, loc="outside lower center", ncol=ncol, fontsize=9)
     return plotting.finish(fig)
 
@@ -55,8 +55,6 @@ def _row(runs: dict, task: str, model: str, N: int, cell, stat: str) -> dict:
 def accuracy_table(runs: dict, table: str):
     """Paper against ours, one row per cell of ``table`` ("table1", "table2", "table3"): the
     paper's mean (and 95 % interval), our 20-seed mean with its 95 % interval, the stored run."""
-    import pandas as pd
-
     T1, T2, T3 = paper.PAPER_T1, paper.PAPER_T2, paper.PAPER_T3
     cells = {  # (task, model, N, the paper's (mean, lo, hi), statistic)
         "table1": [(t, m, 51, (pv, math.nan, math.nan), "longest") for (t, m), pv in T1.items()],
@@ -92,8 +90,6 @@ def styled_accuracy_table(df, caption: str | None = None):
         agree = [rules.two_sample_agree(ours(r), trio(r, "paper")) for r in rows]
         out["agrees (two-sample rule)"] = [yes(ok) for ok in agree]
     out["stored run"] = df["run"]
-    from lengthgen.tables import styled
-
     return styled(out, caption=caption)
 
 
@@ -117,8 +113,7 @@ def _against_N(ax, ylim, **kw):
 
 
 def index_table2_figure(t2):
-    """Table 2's Index rows: accuracy at L = 10N+1 against N, ours and the paper's, A_pos and A_norm
-    (A_norm with the paper's map)."""
+    """Table 2's Index rows (A_pos, A_norm): accuracy at 10N+1 against N, ours and the paper's."""
     fig, ax = plotting.figure(width=6.4, height=3.8)
     d = t2[t2["task"] == "index"]
     _paper_ours(ax, d, "pos", plotting.PALETTE[0])
@@ -144,8 +139,6 @@ def majority_figure(t2, t3):
 def curves_figure(runs: dict, N: int = 51):
     """Index accuracy against test length at N (mean and 95 % band over seeds) with the paper's
     Table 2 value at L = 10N+1; the misread-map ablation dashed where it is stored."""
-    from lengthgen.stats import bootstrap_ci
-
     fig, ax = plotting.figure(width=6.4, height=3.6)
     curves = [
         ("pos", "index_posnorm", "A_pos", "-", 0),

@@ -9,8 +9,7 @@ import weakref
 
 import numpy as np
 
-from lengthgen.chapters.ch2 import experiments as ex
-from lengthgen.chapters.ch2 import paper
+from lengthgen.chapters.ch2 import experiments as ex, paper
 from lengthgen.chapters.ch2.rules import two_sample_band
 from lengthgen.claims import PAPER_PROTOCOL, reduced
 from lengthgen.stats import bootstrap_ci, loglog_slope, permutation_pvalue, rankdata
@@ -89,11 +88,10 @@ def coefficient_analysis(result: dict, n_perm: int = 10_000, seed: int = 0) -> d
 
 
 def cap_note(result: dict, variant: str) -> str:
-    """How the update cap touched one variant of a stored experiment (printed next to the claims)."""
+    """How the update cap touched one variant of a stored experiment (printed beside the claims)."""
     ms = [m for m in result["members"] if m["variant"] == variant]
     cap, of = result["steps_cap"], f"/{len(ms)}"
-    hit = sum(m["stop_step"] >= cap for m in ms)
-    perfect = sum(m["best_val_acc"] == 1.0 for m in ms)
+    hit, perfect = sum(m["stop_step"] >= cap for m in ms), sum(m["best_val_acc"] == 1.0 for m in ms)
     perfect = f"({perfect}{of} selected checkpoints have perfect validation)"
     if hit and cap >= paper.PAPER_MAX_UPDATES:
         return (
@@ -122,8 +120,7 @@ def mean_longest(results, task, model, N) -> float:
 
 
 def summary(results, task, model, N, ood: bool = False) -> dict:
-    """Our 20-seed mean accuracy (%) at L = 10N+1 (``ood``: over the five lengths > N) with its
-    95 % seed-bootstrap interval."""
+    """Our 20-seed mean accuracy (%) at L = 10N+1 (``ood``: lengths > N), its 95 % bootstrap CI."""
     m, lo, hi = seed_summary(_cell(results, task, model, N), model, N, ood)
     return {"mean": m, "lo": lo, "hi": hi}
 
@@ -149,12 +146,8 @@ def paired(results, a: tuple, b: tuple, N: int = 51) -> dict:
 
 #: Fig. 2's test lengths strictly between N and 10N+1 at N = 51 (2N+1, 3N, 5N, 8N+1)
 FIG2_INTERMEDIATE = paper.test_lengths(paper.FIG2_N)[1:-1]
-
-
 #: §3.2's counterexample: the cells compared, (label, ood, N)
-COUNTEREXAMPLE_CELLS = (("N=51, L=511", False, 51),) + tuple(
-    (f"N={N}, L>N", True, N) for N in paper.NS
-)
+COUNTEREXAMPLE_CELLS = (("N=51, L=511", False, 51), *((f"N={N}, L>N", True, N) for N in paper.NS))
 
 
 def counterexample(results) -> dict:
@@ -172,7 +165,7 @@ _COEF_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def coefficients(results) -> dict:
-    """D.4 on our 100 selected A_pos Index checkpoints (20 seeds × N = 11 … 51), cached per results."""
+    """D.4 on our 100 selected A_pos Index checkpoints (20 seeds × N = 11 … 51), cached."""
     if results not in _COEF_CACHE:
         cells = [(_cell(results, "index", "pos", N), N) for N in paper.NS]
         pooled = [m for res, N in cells for m in members(res, "pos", N)]
@@ -196,7 +189,7 @@ def window_slope(results, key: str) -> float:
 
 
 def mc_exponent(results, key: str) -> float:
-    """Log-log slope of a stored Monte Carlo exact fraction over the lengths with ≥ 10 exact points."""
+    """Log-log slope of a stored Monte Carlo exact fraction over lengths with ≥ 10 exact points."""
     rows = [r for r in results.cell("volume_scans")["mc"][key] if r["exact"] >= 10]
     return loglog_slope([r["n"] for r in rows], [r["fraction"] for r in rows])[0]
 

@@ -11,14 +11,12 @@ import torch
 
 from lengthgen import stats
 from lengthgen.chapters.ch2 import volume as vo
-from lengthgen.chapters.ch2.volume import count_level_outputs
+from lengthgen.chapters.ch2.paper import H
 from lengthgen.chapters.ch2.rules import live, rule6_window
 from lengthgen.chapters.ch2.single_layer import encode, forward
+from lengthgen.chapters.ch2.volume import DT, count_level_outputs
 from lengthgen.claims import Claim
 from lengthgen.nn.tasks import all_strings, label
-
-DT = torch.float64
-H = 8
 
 
 # --------------------------------------------------------------------------- the bias fiber
@@ -68,8 +66,7 @@ def positional_zero(M: int = 2000, seed: int = 80) -> dict:
             out = forward(variant, P, x)
             f = out[..., 1] - out[..., 0]
             gap, tried = max(gap, float((f[:, 0] - f[:, 1]).abs().max())), tried + M
-    j = np.arange(2, max(RETURNS) + 1)
-    sin_first = {}
+    j, sin_first = np.arange(2, max(RETURNS) + 1), {}
     for n in RETURNS:
         js = int(j[: n - 1][np.argmin(np.abs(2 * np.sin((j[: n - 1] - 1) / 2)))])
         pair = torch.zeros(2, n, dtype=torch.long)
@@ -80,13 +77,11 @@ def positional_zero(M: int = 2000, seed: int = 80) -> dict:
 
 
 def parity_zero(n: int = 10, M: int = 2000, seed: int = 90) -> dict:
-    """Parity at n = h + 2 under A_pos, A_norm and A_sin: points of the whole box with a nonempty
-    exact fiber over all 2ⁿ strings (none allowed), and for A_pos / A_norm the most sign changes
-    of the logit difference along the chain 0ⁿ, 10ⁿ⁻¹, 110ⁿ⁻², … (the proof allows h + 1)."""
+    """Parity at n = h + 2 (A_pos, A_norm, A_sin): whole-box points with a nonempty exact fiber over
+    all 2ⁿ strings, and (A_pos, A_norm) the most sign changes of f along 0ⁿ, 10ⁿ⁻¹, 110ⁿ⁻², …"""
     S = all_strings(n)
     y = label("parity", S, None)
-    chain = torch.tensor([[1] * t + [0] * (n - t) for t in range(n + 1)])
-    rows = {}
+    chain, rows = torch.tensor([[1] * t + [0] * (n - t) for t in range(n + 1)]), {}
     for i, variant in enumerate(("pos", "norm", "sin")):
         P = vo.uniform_box(variant, H, 1.0, M, seed + i)
         chunks = [{k: v[a : a + 500] for k, v in P.items()} for a in range(0, M, 500)]
@@ -107,10 +102,9 @@ XI_OVER_DELTA, LAMBDA0 = (0.2, -0.1), 1.0
 
 
 def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
-    """An A_sin(8) Majority point exact at length n (App. C.3's lower-bound box, η = 1): v₀ = 0,
-    v₁ = e₁, C_V's first row ξ/δ, one always-active hidden unit, q = (q₁, 0), λ = λ₀/√n, the
-    positional key columns at the compensation a* = −(sinh λ/δ) ξ of Lemma 10 (eq. 138; a = 0
-    with ``compensate=False``) and b₂,₁ at c* of eq. 137."""
+    """An A_sin(8) Majority point exact at length n (App. C.3, η = 1): v₀ = 0, v₁ = e₁, C_V's first
+    row ξ/δ, one always-active unit, q = (q₁, 0), λ = λ₀/√n, the positional key at Lemma 10's
+    a* = −(sinh λ/δ) ξ (eq. 138; a = 0 if not ``compensate``) and b₂,₁ at eq. 137's c*."""
     n, bn = vo._check_n(n, "majority"), math.log(n)
     lam = LAMBDA0 / math.sqrt(n)
     xi = torch.tensor(XI_OVER_DELTA, dtype=DT)  # ξ = ξ/δ as δ = η³ = 1
@@ -135,8 +129,7 @@ def sin_center(n: int, q1: float = 1.0, compensate: bool = True) -> dict:
 def sin_windows(n: int, q1: float = 1.0) -> dict:
     """Exact windows (chapter's admissible widths) of the two positional key entries that move
     a = β_n q₁ (k_sin, k_cos) and of b₂,₁ around :func:`sin_center` at length n."""
-    c = sin_center(n, q1)
-    out = {}
+    c, out = sin_center(n, q1), {}
     entries = {"k_sin": ("W_K", (0, 2)), "k_cos": ("W_K", (0, 3)), "b21": ("b2", (1,))}
     for name, (key, idx) in entries.items():
         d = {k: torch.zeros_like(v) for k, v in c.items()}
@@ -149,9 +142,8 @@ SIN_NS = (11, 21, 41, 81, 161, 321, 641, 1281)
 
 
 def majority_sin(ns=SIN_NS) -> dict:
-    """The windows at each n, the log-log slope of their product times log² n (theory −3: the
-    integrand of eq. 145 at fixed q), the 1/q₁ scaling of the k_sin window (n = 161) and
-    Lemma 10's check: compensated centers exact, uncompensated twins (a = 0) not at large n."""
+    """The windows at each n, the log-log slope of their product times log² n (theory −3: eq. 145
+    at fixed q), the k_sin window's 1/q₁ scaling (n = 161) and Lemma 10's check (a* needed)."""
     W = [sin_windows(n) for n in ns]
     prod = [w["k_sin"] * w["k_cos"] * w["b21"] * math.log(n) ** 2 for w, n in zip(W, ns)]
     qs = (0.125, 0.25, 0.5, 1.0)
@@ -223,10 +215,9 @@ CLAIMS = [
         "Table 1, §1, App. A.4 (extended)",
         "Parity has NESV 0 for n > h + 1 under A_pos and A_norm (our extension of A.4: their "
         "attention ignores the symbols, so along 0ⁿ, 10ⁿ⁻¹, 110ⁿ⁻², … the mass on the ones grows "
-        "strictly; n sign changes are needed, at most h + 1 possible), and under A_sin by "
-        "sampling: at n = 10, h = 8, no whole-box point of 2,000 per model has a nonempty exact "
-        "output-bias fiber over all 1,024 strings or (A_pos, A_norm) over 9 sign changes along "
-        "that chain",
+        "strictly; n sign changes are needed, at most h + 1 possible) and under A_sin by sampling: "
+        "at n = 10, h = 8, no whole-box point of 2,000 per model has a nonempty exact output-bias "
+        "fiber over all 1,024 strings or (A_pos, A_norm) over 9 sign changes on that chain",
         "0",
         lambda v: (
             all(r["points"] > 0 and r["exact"] == 0 for r in v.values())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lengthgen.config import check_positive_int
 
-# --------------------------------------------------------------------------- protocol (App. D.2–D.3)
+# -------------------------------------------------------------------------- protocol (App. D.2–D.3)
 #: classifier width h of every trained model (§2.2, D.2)
 H = 8
 #: the 20 training seeds (D.2)
@@ -14,18 +14,13 @@ SEEDS = tuple(range(2000, 2020))
 #: maximum training lengths N (D.2, Tables 2–3)
 NS = (11, 21, 31, 41, 51)
 #: Adam: learning rate, moments, stabiliser; no weight decay (D.2)
-LR = 3e-4
-BETAS = (0.9, 0.999)
-EPS = 1e-8
-#: gradient-norm clipping threshold (D.2)
-CLIP = 1.0
-#: examples per update (D.2)
-BATCH = 256
+LR, BETAS, EPS = 3e-4, (0.9, 0.999), 1e-8
+#: gradient-norm clipping threshold and examples per update (D.2)
+CLIP, BATCH = 1.0, 256
 #: the update budget of App. D.2
 PAPER_MAX_UPDATES = 30_000
 #: validate every this many updates, on this many examples at length N (D.2)
-VALIDATE_EVERY = 500
-VAL_SIZE = 1000
+VALIDATE_EVERY, VAL_SIZE = 500, 1000
 #: stop after this many consecutive perfect validations (D.2)
 PATIENCE = 3
 #: examples per saved test bank and length (D.3)
@@ -49,8 +44,7 @@ BATCH_STREAM_STRIDE = 1_000_003
 VALIDATION_SEED_STRIDE = 5_000_011
 #: the test bank of ``task`` at length L:
 #: ``manual_seed(TEST_SEED_STRIDE · (1 + bank_seed) + TEST_SEED_LENGTH_STRIDE · L + TEST_SEED_TASK[task])``
-TEST_SEED_STRIDE = 7_000_003
-TEST_SEED_LENGTH_STRIDE = 1009
+TEST_SEED_STRIDE, TEST_SEED_LENGTH_STRIDE = 7_000_003, 1009
 TEST_SEED_TASK = {"first": 1, "index": 2, "majority": 3, "parity": 4}
 
 # --------------------------------------------------------------------------- the stored run (ours)
@@ -102,9 +96,8 @@ def _by_N(row: str) -> dict:
     return dict(zip(NS, (tuple(map(float, cell.split())) for cell in row.split(","))))
 
 
-#: Table 2 (App. D.5): accuracy at L = 10N+1, (mean, lo, hi) by (task, model) and N. Its N = 51 row
-#: is also Table 1's First/A_pos, Majority/A_gen, Index/A_pos and Index/A_norm cells and the
-#: "60 % → 85 %" of the abstract and §4.3.
+#: Table 2 (App. D.5): accuracy at L = 10N+1, (mean, lo, hi) by (task, model) and N; its N = 51 row
+#: is also Table 1's cells of these four and the "60 % → 85 %" of the abstract and §4.3.
 PAPER_T2 = {
     ("first", "pos"): {N: (100.0, 100.0, 100.0) for N in NS},
     ("majority", "gen"): _by_N(
@@ -129,28 +122,24 @@ PAPER_T1 = {
     ("majority", "pos"): 92.7,
     ("majority", "norm"): 92.7,
 }
-#: Table 3 (App. D.6): Majority mean OOD accuracy over the five lengths > N, (mean, lo, hi) by model and N
+#: Table 3 (App. D.6): Majority's mean OOD accuracy over the lengths > N, (mean, lo, hi) by model, N
 PAPER_T3 = {
     "gen": _by_N("91.6 88.1 95.0, 95.1 91.8 97.6, 92.9 90.0 95.6, 93.4 90.6 95.8, 89.8 86.2 92.9"),
     "sin": _by_N("95.3 93.6 96.8, 93.8 91.5 95.9, 91.2 88.2 94.0, 91.5 88.7 94.1, 92.9 90.0 95.6"),
 }
 #: §4.1.3, App. D.4, Fig. 1: within-N rank correlation of N²|χ| and N|ℓ| with mean OOD accuracy
 PAPER_COEF_RHO = {"chi": -0.655, "ell": -0.516}
-#: D.4: both permutation tests (10,000 permutations within N) give p below this
-PAPER_COEF_P = 1e-3
-#: D.4: number of selected A_pos Index checkpoints in that analysis (20 seeds × five N)
-PAPER_COEF_CHECKPOINTS = 100
+#: D.4: both permutation tests (10,000 permutations within N) give p below PAPER_COEF_P, over
+#: PAPER_COEF_CHECKPOINTS selected A_pos Index checkpoints (20 seeds × five N)
+PAPER_COEF_P, PAPER_COEF_CHECKPOINTS = 1e-3, 100
 
-#: §4.3, Fig. 2: the training length of Fig. 2's curves (printed as curves only; their one number
-#: is Table 2's value at L = 10N+1)
+#: §4.3: the training length of Fig. 2's curves (only drawn; their one number is Table 2's)
 FIG2_N = 51
 #: §1, §3.2: the one counterexample the paper names to "faster volume decay, worse length
 #: generalization": Majority under A_sin (Θ(1/(n³ log n)), Thm. 9) trains as well as under A_gen
 PAPER_COUNTEREXAMPLE = "Majority: A_sin as good as A_gen"
-#: App. A.3, Lemma 6 (eq. 84): the density of A_gen's score contrast X under the uniform box, times
-#: B², is at most this
+#: App. A.3, Lemma 6 (eq. 84): the bound on the density of A_gen's score contrast X, times B²
 PAPER_LEMMA6_BOUND = 1.0
 #: Lemma 7 (eqs. 88, 91): Pr(|X| ≤ ε) ≥ 9ε/(512 B²) for ε ≤ B²/8: the constant times B², and the
 #: largest ε/B² of eq. 91
-PAPER_LEMMA7_CONSTANT = 9 / 512
-PAPER_LEMMA7_EPS_MAX = 1 / 8
+PAPER_LEMMA7_CONSTANT, PAPER_LEMMA7_EPS_MAX = 9 / 512, 1 / 8

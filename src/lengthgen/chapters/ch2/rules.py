@@ -48,9 +48,8 @@ SEEDS = len(paper.SEEDS)
 
 
 def two_sample_band(ours: dict, theirs) -> float:
-    """Rule 1: the largest difference of the two means inside the band, √(h_ours² + h_paper²),
-    h the half-widths of ``ours = {"mean", "lo", "hi"}`` and ``theirs = (mean, lo, hi)`` on the
-    sides that face each other's mean."""
+    """Rule 1: the largest difference of the means in the band √(h_ours² + h_paper²), h the facing
+    half-widths of ``ours = {"mean", "lo", "hi"}`` and ``theirs = (mean, lo, hi)``."""
     if ours["mean"] <= theirs[0]:
         return math.hypot(ours["hi"] - ours["mean"], theirs[0] - theirs[1])
     return math.hypot(ours["mean"] - ours["lo"], theirs[2] - theirs[0])
@@ -99,13 +98,12 @@ def rule5(rho: float, n: int, z: float = 1.96) -> dict:
 
 
 def chance_side(lo: float, hi: float, chance: float = 50.0) -> str:
-    """Rule 8: "above" or "below" chance where the interval (lo, hi) excludes it, else
-    "indistinguishable"."""
+    """Rule 8: "above" or "below" chance where (lo, hi) excludes it, else "indistinguishable"."""
     return "above" if lo > chance else "below" if hi < chance else "indistinguishable"
 
 
 def paper_chance_side(value: float) -> str:
-    """Rule 8: the side of chance of a Table 1 number without an interval, ± :data:`T1_TOLERANCE`."""
+    """Rule 8: the side of chance of a Table 1 number (no interval), ± :data:`T1_TOLERANCE`."""
     return chance_side(value - T1_TOLERANCE, value + T1_TOLERANCE)
 
 

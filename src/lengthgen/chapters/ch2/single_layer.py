@@ -11,6 +11,7 @@ from typing import Sequence
 import torch
 
 from lengthgen.config import check_choice, check_positive_int, check_seeds, nonempty
+from lengthgen.nn.tasks import check_bits
 
 VARIANTS = ("gen", "pos", "sin", "norm")
 FAMILIES = {"gen": "gen", "sin": "sin", "pos": "positional", "norm": "positional"}
@@ -49,8 +50,6 @@ FIXED_TOKEN = {"first": 1, "majority": 0, "parity": 0}
 def encode(bits, k=None, *, pad_to: int | None = None, fixed: int = 1) -> torch.Tensor:
     """Model input ``[..., L+1]``: the 0/1 ``bits`` [..., n] (right-padded with PAD to ``pad_to``)
     then the index token: the Index query ``k`` (1-based), or ``fixed`` (:data:`FIXED_TOKEN`)."""
-    from lengthgen.nn.tasks import check_bits
-
     bits = check_bits(bits)
     n = bits.shape[-1]
     if k is None:
@@ -78,10 +77,9 @@ def _xavier(shape, g, dtype):
 
 
 def init_member(variant: str, h: int, seed: int, N: int, dtype=torch.float64) -> dict:
-    """One member's initial tensors (App. D.2) from ``manual_seed(seed)``: a, r, s, b, c_K ~ N(0,
-    σ²), σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1, C_V, W1, W2 Xavier-uniform, biases zero (``pos`` and
-    ``norm`` alike); ``gen`` / ``sin`` copy b_Q ← b, b_K ← c_K, the value content block ← C_V and
-    the classifier, then draw their content query/key and positional blocks Xavier-uniform."""
+    """One member's initial tensors (App. D.2) from ``manual_seed(seed)``: a, r, s, b, c_K ~
+    N(0, σ²), σ = 0.1/N, 0.1/N, 0.1/N², 0.1, 0.1; C_V, W1, W2 Xavier-uniform; biases 0; ``gen``,
+    ``sin`` copy b_Q ← b, b_K ← c_K, value content ← C_V and the classifier, the rest Xavier."""
     g = torch.Generator().manual_seed(seed)
     rn = lambda sd: torch.randn(2, generator=g, dtype=dtype) * sd  # noqa: E731
     a, r, s, b, c_K = (rn(sd) for sd in (0.1 / N, 0.1 / N, 0.1 / N**2, 0.1, 0.1))
@@ -113,7 +111,7 @@ def value_mix(V, bV, p: torch.Tensor) -> torch.Tensor:
     return u0.view(shape) + p[..., None] * (u1 - u0).view(shape)
 
 
-#: the A_norm maps: ``sqrt`` (the paper's, the default) and ``misread`` (our earlier error, an ablation)
+#: the A_norm maps: ``sqrt`` (the paper's, default), ``misread`` (our earlier error, an ablation)
 NORM_MAPS = ("sqrt", "misread")
 
 
@@ -161,8 +159,7 @@ def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
     """β_n for every input (shape of ``n``): ``log n`` or ``1``; a per-member flag
     ``params["_beta_one"]`` (bool [E]) selects β_n = 1 member by member (``beta`` then ``log``)."""
     check_beta(beta)
-    logn = torch.log(n)
-    flag = params.get("_beta_one")
+    logn, flag = torch.log(n), params.get("_beta_one")
     if flag is not None:
         if beta != "log":
             raise ValueError("a per-member flag _beta_one needs beta='log' for the other members")
@@ -172,9 +169,8 @@ def attention_scale(params, n: torch.Tensor, beta: str = "log") -> torch.Tensor:
 
 
 def forward(variant: str, params, x: torch.Tensor, beta: str = "log") -> torch.Tensor:
-    """Logits ``[E, B, 2]`` of ``variant`` for inputs ``x`` [E, B, L+1] (or [B, L+1], shared).
-    ``params["_norm"]`` (bool [E]) selects A_norm member by member, so paired A_pos/A_norm members
-    run in one pass; ``beta``: the attention scale (:func:`attention_scale`)."""
+    """Logits [E, B, 2] of ``variant`` for inputs ``x`` [E, B, L+1] (or [B, L+1], shared), β_n by
+    ``beta``; ``params["_norm"]`` (bool [E]) picks A_norm per member (pairs run in one pass)."""
     check_choice("variant", variant, VARIANTS)
     if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[-1] < 2:
         raise ValueError(
@@ -230,9 +226,8 @@ def _per_member(name: str, values, E: int) -> list:
 
 
 class SingleLayer:
-    """Ensemble model (the :mod:`lengthgen.engine.train` interface) for one parameter family:
-    per-member ``variants`` may mix ``pos`` and ``norm`` and ``beta`` mix ``log`` / ``one``;
-    ``max_lengths``: each member's N (init scales of D.2); ``norm_map``: :func:`F_norm`."""
+    """Ensemble model (the engine's interface) of one parameter family, per member ``variants``
+    (pos, norm), ``beta`` (log, one), ``max_lengths`` (N: D.2's init scales), ``norm_map``."""
 
     def __init__(
         self, variant="pos", h=8, max_lengths=1, variants=None, norm_map="sqrt", beta="log"

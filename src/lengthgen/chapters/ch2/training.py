@@ -1,6 +1,5 @@
-"""How chapter 2 trains (App. D.2–D.3; chapter 2, "Training"): the saved test banks
-(:func:`test_bank`), the batch sampler (:func:`make_sampler`) and one experiment's ensemble
-(:func:`run`, on :func:`lengthgen.engine.train.train_ensemble`)."""
+"""How chapter 2 trains (App. D.2–D.3, section "Training"): saved test banks (:func:`test_bank`),
+the batch sampler (:func:`make_sampler`), one experiment's ensemble (:func:`run`, on the engine)."""
 
 from __future__ import annotations
 
@@ -13,11 +12,14 @@ from lengthgen.chapters.ch2 import paper
 from lengthgen.chapters.ch2.paper import test_lengths
 from lengthgen.chapters.ch2.single_layer import FAMILIES, FIXED_TOKEN, PAD
 from lengthgen.chapters.ch2.single_layer import SingleLayer, encode
+from lengthgen.chapters.ch2.volume import parity_sign_changes, score_coefficients
 from lengthgen.config import ConfigError, check_choice
+from lengthgen.engine import train as engine  # its trainers looked up per call (tests spy on them)
+from lengthgen.engine.train import OptimConfig, Validation, select_members
 from lengthgen.nn.tasks import TASKS, first_bank, index_bank, label, majority_bank, random_strings
 
 
-# --------------------------------------------------------------------------- banks and batches (D.3)
+# -------------------------------------------------------------------------- banks and batches (D.3)
 def fixed_token(task: str, fixed):
     """The index token of a task without a query (``None``: :data:`FIXED_TOKEN`); Index has none."""
     if task == "index":
@@ -49,8 +51,7 @@ def test_bank(task: str, L: int, size: int = 1000, seed: int = 0, fixed: int | N
 
 def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: int = 0):
     """Validation banks at each member's N (D.2), padded: x [E, S, max N + 1], y [E, S]."""
-    Lmax = max(Ns_members)
-    cache = {}
+    Lmax, cache = max(Ns_members), {}
     for N in sorted(set(Ns_members)):
         g = torch.Generator().manual_seed(paper.VALIDATION_SEED_STRIDE * (1 + seed) + N)
         bits = random_strings(size, N, g)
@@ -60,17 +61,15 @@ def _validation_bank(task: str, Ns_members, size: int, fixed: int | None, seed: 
 
 
 def make_sampler(task: str, Ns_members, streams, batch: int, base_seed: int = 0, fixed=None):
-    """``sample(step, generators, members)`` for :func:`train_ensemble`: one data length per
-    update from a uniform ``u`` shared by all members (member e: ``L_e = ⌈u N_e⌉``), so the padded
-    batch is as long as the longest member's; members of one (N, seed) ``stream`` (paired A_pos /
-    A_norm, repeated trainings) read the same batches of the experiment's ``base_seed``."""
+    """``sample(step, generators, members)`` for :func:`train_ensemble`: one data length per update
+    from a uniform ``u`` shared by all members (member e: ``L_e = ⌈u N_e⌉``, padded to the longest);
+    members of one (N, seed) ``stream`` (paired A_pos / A_norm, repeats) read the same batches."""
     check_choice("task", task, TASKS)
     fixed = fixed_token(task, fixed)
-    Ns = torch.as_tensor(Ns_members, dtype=torch.long)
     streams = torch.as_tensor(streams, dtype=torch.long)
     U = int(streams.max()) + 1
     Ns_stream = torch.zeros(U, dtype=torch.long)
-    Ns_stream[streams] = Ns
+    Ns_stream[streams] = torch.as_tensor(Ns_members, dtype=torch.long)
 
     def sample(step, generators, members=None):
         g = torch.Generator().manual_seed(base_seed * paper.BATCH_STREAM_STRIDE + step)
@@ -107,23 +106,20 @@ def _model(c: dict, members: list, idx) -> SingleLayer:
 
 def _train(c: dict, members: list, dev, progress: bool):
     """Train every member (variant, N, seed, β) as one ensemble: the engine's result."""
-    from lengthgen.engine.train import OptimConfig, Validation, train_ensemble
-
     task, Nm = c["task"], [m[1] for m in members]
     stream_ids = {}
     streams = [stream_ids.setdefault((N, s), len(stream_ids)) for (_, N, s, _) in members]
     model = _model(c, members, range(len(members)))
     params = model.init([m[2] for m in members], torch.float64, dev)
     bank = _validation_bank(task, Nm, c["val_size"], c["fixed"])
-    val = Validation(c["every"], bank, c["patience"], per_member=True, batch_size=250)
-    return train_ensemble(
+    return engine.train_ensemble(
         model,
         params,
         sample=make_sampler(task, Nm, streams, c["batch"], base_seed=c["stream"], fixed=c["fixed"]),
         optim=OptimConfig("adam", lr=c["lr"], betas=c["betas"], eps=c["eps"], clip=c["clip"]),
         steps=c["steps"],
         data_seeds=[s + paper.DATA_SEED_N_STRIDE * N for (_, N, s, _) in members],
-        validation=val,
+        validation=Validation(c["every"], bank, c["patience"], per_member=True, batch_size=250),
         progress=progress,
         record_every=max(1, c["every"] // 5),
         device=dev.type,
@@ -133,16 +129,14 @@ def _train(c: dict, members: list, dev, progress: bool):
 
 def _test(c: dict, members: list, params: dict, device: str) -> dict:
     """Each member's accuracy on the saved test banks at its N's six test lengths."""
-    from lengthgen.engine.train import evaluate_ensemble, select_members
-
     tests = {}
     for N in sorted({m[1] for m in members}):
         idx = [i for i, m in enumerate(members) if m[1] == N]
         Ls = test_lengths(N)
         banks = {L: test_bank(c["task"], L, c["test_size"], fixed=c["fixed"]) for L in Ls}
         bs = max(10, min(1000, 4_000_000 // (len(idx) * (10 * N + 2))))
-        sub = select_members(params, idx)
-        acc = evaluate_ensemble(_model(c, members, idx), sub, banks, batch_size=bs, device=device)
+        sub, model = select_members(params, idx), _model(c, members, idx)
+        acc = engine.evaluate_ensemble(model, sub, banks, batch_size=bs, device=device)
         for j, i in enumerate(idx):
             tests[i] = {str(L): float(acc[L][j]) for L in banks}
     return tests
@@ -160,8 +154,6 @@ def _row(c: dict, res, i: int, member: tuple, test: dict, coef) -> dict:
     if coef is not None:
         row.update({k: coef[k][i] for k in coef})
     if c["task"] == "parity" and v == "gen":
-        from lengthgen.chapters.ch2.volume import parity_sign_changes
-
         point = {k: t[i] for k, t in res.params.items() if not k.startswith("_")}
         sc = parity_sign_changes(point, N, b)
         row |= {k: int(sc[k][0]) for k in ("sign_changes", "kinks")}
@@ -179,8 +171,6 @@ def run(c: dict, dev, progress: bool, keep_params: bool) -> dict:
     tests = _test(c, members, res.params, dev.type)
     coef = None
     if FAMILIES[members[0][0]] == "positional":  # the drift coefficients χ, ℓ, χ̂, ℓ̂ (D.4)
-        from lengthgen.chapters.ch2.volume import score_coefficients
-
         c9 = score_coefficients(res.params)
         coef = {k: c9[k].tolist() for k in ("chi", "ell", "chi_hat", "ell_hat")}
     rows = [_row(c, res, i, m, tests[i], coef) for i, m in enumerate(members)]

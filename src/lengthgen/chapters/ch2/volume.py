@@ -1,8 +1,7 @@
-"""Exact-solution analysis of the single-layer models (chapter 2, "Exact-solution volume"):
-A_gen's count levels (eq. 71) and what is built on them (the Majority area of Lemma 4, the score
-contrast of Lemmas 6–7, Parity of App. A.4), the paper's centers, the score-gap coefficients of
-eqs. 9 and 20, the exactness checker (:func:`exactness`), admissible widths and Monte Carlo exact
-fractions."""
+"""Exact-solution analysis of the single-layer models (chapter 2, "Exact-solution volume"): A_gen's
+count levels (eq. 71) and what builds on them (Lemma 4's Majority area, the score contrast of
+Lemmas 6–7, App. A.4's Parity), the paper's centers, the score-gap coefficients (eqs. 9, 20), the
+exactness checker (:func:`exactness`), admissible widths and Monte Carlo exact fractions."""
 
 from __future__ import annotations
 
@@ -52,9 +51,8 @@ def _head_diff(P: dict, A: torch.Tensor) -> torch.Tensor:
 
 # --------------------------------------------------------------------------- count levels (eq. 71)
 def count_level_logits(P: dict, n: int, beta: str = "log", levels=None) -> torch.Tensor:
-    """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the
-    ones at A_gen's count levels t (eq. 71; ``levels``, default 0 … n), shape [P, levels];
-    β_n = log n (``beta="log"``, the paper's) or 1 (``"one"``, chapter 5)."""
+    """The log-odds d_t = log t − log(n − t) + β_n X of the attention share ρ_t = σ(d_t) on the ones
+    at A_gen's count levels t (eq. 71; ``levels``, default 0 … n): [P, levels]; β_n: log n or 1."""
     t = torch.arange(0, n + 1, dtype=DT) if levels is None else levels
     return torch.log(t) - torch.log(n - t) + _beta_n(n, beta) * score_contrast(P)[:, None]
 
@@ -80,7 +78,7 @@ def structural_gen(P, task, n, beta="log"):
     return np.array((m > 0).tolist(), dtype=object), m.numpy()
 
 
-# --------------------------------------------------------------------------- the Majority area (Lemma 4, eq. 75)
+# -------------------------------------------------------------- the Majority area (Lemma 4, eq. 75)
 def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
     """∫ (width of the exact b₂,₁ interval) dX at the A_gen Majority center of scale η:
     η³ · 4 artanh(1/n) / β_n (Lemma 8's slope η³ times eq. 75)."""
@@ -91,8 +89,7 @@ def majority_area_closed_form(eta: float, n: int, beta: str = "log") -> float:
 def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "log") -> dict:
     """The widths of the exact b₂,₁ interval (from the two central count levels) at each grid X
     (set through W_K) and their trapezoid area (A_gen Majority, Lemma 5)."""
-    n = _check_n(n, "majority")
-    P = _batch(params)
+    n, P = _check_n(n, "majority"), _batch(params)
     m = (n - 1) // 2
 
     def width(X):
@@ -105,12 +102,11 @@ def majority_bias_area(params: dict, n: int, X_grid: np.ndarray, beta: str = "lo
     return {"widths": widths, "area": float(np.trapezoid(widths, X_grid))}
 
 
-# --------------------------------------------------------------------------- the score contrast (Lemmas 6–7)
+# ------------------------------------------------------------------ the score contrast (Lemmas 6–7)
 def uniform_box(variant: str, h: int, B: float, samples: int, seed: int = 0) -> dict:
     """``samples`` points drawn uniformly from the raw box [−B, B]^D of ``variant``'s trainable
     scalars (Definition 1), float64, in the order of :func:`single_layer.param_shapes`."""
-    B = _positive("the box half-width B", B)
-    samples = check_positive_int("samples", samples)
+    B, samples = _positive("the box half-width B", B), check_positive_int("samples", samples)
     g = torch.Generator().manual_seed(check_positive_int("seed", seed, minimum=0))
     draw = lambda shape: (torch.rand(samples, *shape, generator=g, dtype=DT) * 2 - 1) * B
     return {k: draw(shape) for k, shape in param_shapes(variant, h).items()}
@@ -119,8 +115,7 @@ def uniform_box(variant: str, h: int, B: float, samples: int, seed: int = 0) -> 
 def score_contrast(params: dict) -> torch.Tensor:
     """The score contrast X = qᵀW_K(e₁ − e₀) of A_gen points (eq. 70; q = b_Q as z = 0)."""
     P = _batch(params)
-    dK = P["W_K"][:, :, 1] - P["W_K"][:, :, 0]
-    return (P["b_Q"] * dK).sum(-1)
+    return (P["b_Q"] * (P["W_K"][:, :, 1] - P["W_K"][:, :, 0])).sum(-1)
 
 
 def sample_score_contrast(B: float, samples: int, seed=0, h=8, chunk=100_000) -> np.ndarray:
@@ -133,9 +128,8 @@ def sample_score_contrast(B: float, samples: int, seed=0, h=8, chunk=100_000) ->
 
 
 def score_contrast_peak_density(B: float = 1.0) -> float:
-    """The peak density of X under the uniform box [−B, B]^D (Lemma 6 bounds it by B⁻²), by
-    quadrature: f_X(0) = 2∫₀¹ g(u) du, g(u) the density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on
-    [−2, 2]; chapter 2 details, "Lemmas 6–7")."""
+    """The peak density f_X(0) = 2∫₀¹ g(u) du of X in the box [−B, B]^D (Lemma 6: ≤ B⁻²), g(u) the
+    density at 0 of Δ₁ + uΔ₂ (Δ_i triangular on [−2, 2]), by quadrature (details, "Lemmas 6–7")."""
     from scipy import integrate
 
     B = _positive("the box half-width B", B)
@@ -166,8 +160,7 @@ def _kinks(P: dict, V: torch.Tensor) -> torch.Tensor:
 def parity_sign_changes(params: dict, n: int, beta: str = "log") -> dict:
     """Per point, the sign changes of f along the count levels and the kinks of f on the value
     segment (App. A.4: exact Parity needs n, and κ ≤ h kinks allow at most κ + 1)."""
-    n = _check_n(n)
-    P = _batch(params)
+    n, P = _check_n(n), _batch(params)
     s = torch.sign(count_level_outputs(P, n, beta))
     kink = _kinks(P, P["W_V"])
     out = dict(sign_changes=((s[:, 1:] * s[:, :-1]) < 0).sum(-1).numpy(), needed=n)
@@ -182,10 +175,9 @@ def parity_solution(n: int) -> dict[str, torch.Tensor]:
 
     n = check_positive_int("n", n, minimum=4)
     h = n - 1
-    kinks = np.arange(1, n) / n
+    kinks, ps = np.arange(1, n) / n, np.arange(0, n + 1) / n
     sigma = np.ones(h)
     sigma[2] = -1.0  # unit 3 opens to the left
-    ps = np.arange(0, n + 1) / n
     feats = np.maximum(0.0, sigma[None, :] * (ps[:, None] - kinks[None, :]))  # [n+1, h]
     sgn = np.array([(-1) ** (t + 1) for t in range(n + 1)], dtype=float)
     # variables: beta (h), c, m ; maximise m s.t. sgn_t (feats_t·beta + c) ≥ m, |beta|, |c| ≤ 4n
@@ -224,9 +216,8 @@ def paper_eta(B: float) -> float:
 
 
 def center(variant: str, task: str, h: int = 8, *, B: float = 1.0, eta=None) -> dict:
-    """The paper's exact-solution center (unbatched, float64) of A_pos / A_norm First and Index
-    (eqs. 25, 37; B.1: scores −η²(j − k)² + const) and A_gen Majority (Lemma 8); ``eta=None``
-    is the paper's η = min(B/16, 1/16)."""
+    """The paper's exact center (unbatched, float64) of A_pos / A_norm First and Index (eqs. 25,
+    37; B.1: scores −η²(j − k)² + const), A_gen Majority (Lemma 8); η: ``eta`` or paper_eta(B)."""
     _check_model_task(variant, task)
     h = check_width(h)
     e = paper_eta(B) if eta is None else check_finite("eta", eta, nonnegative=True)
@@ -313,11 +304,8 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
 
 def diagonal_attention(P: dict, variant: str, n: int, ks, chunk=2_000_000, beta="log"):
     """α_k(k), the attention the query for k puts on position k: [P, len(ks)] (A_pos / A_norm)."""
-    Pn = P["b2"].shape[0]
-    ks_t = torch.as_tensor(list(ks), dtype=DT)
-    out = []
-    step = max(1, chunk // max(1, Pn * n))
-    logn = _beta_n(n, beta)  # β_n
+    Pn, ks_t, out = P["b2"].shape[0], torch.as_tensor(list(ks), dtype=DT), []
+    step, logn = max(1, chunk // max(1, Pn * n)), _beta_n(n, beta)  # logn: β_n
     normalized = P.get("_norm", variant == "norm")
     for lo in range(0, len(ks_t), step):
         kk = ks_t[lo : lo + step]
@@ -397,12 +385,11 @@ def sin_majority_structural(P: dict, n: int, beta: str = "log"):
 
 
 def exactness(params: dict, variant: str, task: str, n: int, *, method="auto", beta="log"):
-    """Is each parameter point (one, or a batch) strictly correct (Definition 1) on every length-n
-    input (every k for Index)? ``"exhaustive"`` enumerates the 2ⁿ strings (n ≤ 16);
-    ``"structural"``: A_gen's n+1 count levels decide exactly; A_pos / A_norm are certified True by
-    interval arithmetic over the attention mass p on the ones, False by a witness string (e_k, 1,
-    0 or 1 − e_k), else None (``"auto"`` then enumerates when n ≤ 16); A_sin only for Majority
-    (:func:`sin_majority_structural`). ``beta``: β_n, log or one."""
+    """Is each point (one or a batch) strictly correct (Definition 1) on every length-n input (every
+    k for Index)? ``"exhaustive"`` enumerates the 2ⁿ strings (n ≤ 16); ``"structural"``: A_gen's
+    n+1 count levels decide exactly; A_pos / A_norm are certified True by interval arithmetic over
+    the attention mass p on the ones, False by a witness (e_k, 1, 0 or 1 − e_k), else None (then
+    ``"auto"`` enumerates if n ≤ 16); A_sin only on Majority (:func:`sin_majority_structural`)."""
     _check_model_task(variant, task)
     n = _check_n(n, task)
     check_choice("method", method, ("auto", "exhaustive", "structural"))
@@ -463,9 +450,8 @@ def center_exact_eta(task: str) -> float:
 
 # --------------------------------------------------------------------------- admissible widths
 def direction(variant: str, coordinate: str, params: dict) -> dict[str, torch.Tensor]:
-    """A parameter-space direction that moves one coordinate at unit rate, the other
-    coefficients of eq. 9 fixed at the center (b₁ = 0): ``chi`` χ (A_pos) or χ̂ (A_norm) via s₁,
-    ``ell`` ℓ via r₁, ``chi_fixed_ell_hat`` χ̂ at fixed ℓ̂ = ℓ + 2χ̂ (A_norm; s₁ and r₁)."""
+    """A direction moving one coordinate at unit rate, eq. 9's others fixed at the center (b₁ = 0):
+    ``chi`` χ (A_norm: χ̂) via s₁, ``ell`` ℓ via r₁, ``chi_fixed_ell_hat`` χ̂, ℓ̂ fixed."""
     check_choice("coordinate", coordinate, ("chi", "ell", "chi_fixed_ell_hat"))
     if coordinate == "chi_fixed_ell_hat" and variant != "norm":
         raise ValueError("coordinate 'chi_fixed_ell_hat' is only defined for A_norm")
@@ -488,10 +474,9 @@ def _ray_exact(params, d, ts, variant, task, n, beta="log"):
 
 
 def admissible_width(params, d, variant, task, n, *, t_max=10.0, grid=32, rounds=3, beta="log"):
-    """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0:
-    per side ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements
-    (undecided counts as not exact). A side exact at ``t_max`` is capped; ``finite_width`` sums
-    the others."""
+    """Width of the certified-exact interval {t : params + t·d exact at length n} around t = 0: per
+    side ``grid`` geometric points in (0, t_max], then ``rounds`` bracket refinements (undecided
+    counts as not exact). A side exact at ``t_max`` is capped; ``finite_width`` sums the others."""
     ok0, _ = _ray_exact(params, d, torch.zeros(1, dtype=DT), variant, task, n, beta)
     if not ok0[0]:
         raise ValueError(f"the starting point is not (certified) exact at n = {n}")
