@@ -37,8 +37,7 @@ def alpha_tables(
     L0: int = ALPHA_SPEC["L0"],
     fit=None,
 ) -> dict:
-    """``{rule: {"enc/task": {L: α}}}`` for both selection rules (section "α_L for every encoding
-    and task"); ``fit``: the CE rule's settings (default :data:`~.paper.CE_FIT`)."""
+    """``{rule: {"enc/task": {L: α}}}``, both rules (section "α_L for every encoding and task")."""
     fit = dict(paper.CE_FIT if fit is None else fit)  # checked by :func:`~.realizability.select`
     return {rule: _alpha_tab(encodings, tasks, lengths, rule, L0, fit) for rule in SELECTION_RULES}
 
