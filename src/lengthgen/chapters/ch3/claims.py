@@ -276,8 +276,7 @@ HEADLINE = {
                     "ch3.appD.content_4L4H"],
     "deviation": "The paper does not state its cross-entropy fit's learning rate; the scores that "
     "depend on it (sinusoidal fixed offsets, RoPE attend-first at long lengths) differ, and so "
-    "does the four-layer precision, which falls inside the paper's interval at the rates that "
-    "match its scores.",
+    "does the four-layer precision, inside the paper's interval at the rates matching its scores.",
     "deviation_ids": ["ch3.table3.alpha60", "ch3.alpha.sin_prev", "ch3.study.precision_4L4H"],
     "claims": [
         {"claim": "RoPE keeps a head on a fixed look-back distance at every test length",

@@ -54,10 +54,9 @@ def alpha_differences(live: dict, stored: dict) -> dict:
         for key, row in stored[rule].items():
             if (rule, key.split("/")[0]) in ILL_CONDITIONED_ROWS:
                 out["skipped"] += len(row)
-                continue
-            mine = live[rule].get(key, {})
-            out["compared"] += len(row)
-            out["differ"] += sum(mine.get(L) != v for L, v in row.items())
+            else:
+                out["compared"] += len(row)
+                out["differ"] += sum(live[rule].get(key, {}).get(L) != v for L, v in row.items())
     return out
 
 

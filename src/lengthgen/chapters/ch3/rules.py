@@ -60,8 +60,7 @@ CAUSES: dict[str, str] = {
     "unstated setup: the frequency counts of Conjecture 1 (iv)": "the paper gives a range of "
     "condition numbers for 'realistic frequency counts' without naming counts, bases or lengths",
     "our reading: the moderately low scales of paper Table 10": "the paper names the scales 0.03 "
-    "and 0.01 and calls the others standard and moderately low without listing them; 0.3 and 0.1 "
-    "are ours",
+    "and 0.01 and calls the others, unlisted, standard and moderately low; 0.3 and 0.1 are ours",
     "unstated setup: App. H's induction protocol": "the paper reports induction LG per encoding "
     "at two depths but not its generator, vocabulary, lengths or updates; we train App. C's "
     "protocol on our induction generator",
