@@ -22,8 +22,7 @@ RUN_TO_RUN = "run-to-run variance"
 ROW_TOLS = [rounding(2), seed_mean_tol(), 0]
 ROW_WHY = "rules 2, 3, 1 element-wise: α ±0.005, a 5-seed mean ±0.045, the count exactly"
 
-# A table, laid out by hand: each claim's id and location, its statement, then its paper value,
-# measure and comparison.
+# A table laid out by hand: per claim its id, location, statement, paper value, measure, comparison.
 # fmt: off
 MAIN_CLAIMS = [
     claim("value", "ch3.thm1.old_rows", "Thm. 1 / App. A.1",

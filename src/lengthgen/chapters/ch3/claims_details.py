@@ -37,8 +37,7 @@ MIN_NORM_CUTOFF = "unstated hyperparameter: min-norm pseudo-inverse cutoff"
 
 
 def until_run(claim: Claim, pattern: str, cost: str):
-    """``claim``, or while a stored cell matching ``pattern`` (as ``reproduce --only`` takes it) is
-    in :data:`.robustness.NOT_RUN`, the claim not attempted, naming the run."""
+    """``claim``, not attempted (naming the run) while a cell matching ``pattern`` is unstored."""
     if not any(fnmatch.filter(NOT_RUN, p) for p in pattern.split(",")):
         return claim
     run = f"python -m lengthgen reproduce ch3 --scale full --only '{pattern}' ({cost})"
@@ -75,8 +74,7 @@ def freq_alpha(id: str, location: str, task: str, values: dict, moves: str) -> C
     return printed(id, location, statement, pv, source="live", deviation=lr_deviation(moves))
 
 
-# A table, laid out by hand: each claim's id and location, its statement, then its paper value,
-# measure and comparison.
+# A table laid out by hand: per claim its id, location, statement, paper value, measure, comparison.
 # fmt: off
 DETAIL_CLAIMS = [
     claim("value", "ch3.prop3.theta_min", "Prop. 3",

@@ -27,10 +27,8 @@ CE_FIT = {"steps": 400, "lr": 0.05, "weight_decay": 1e-4}
 LR_GRID = (0.01, 0.02, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.2)
 
 #: The α_L tables (section "α_L for every encoding and task"), the same at both scales.
-# fmt: off
-ALPHA_SPEC = {"encodings": ENCODINGS, "tasks": TASKS, "lengths": STUDY_LENGTHS + LONG_LENGTHS,
-              "L0": L0, "fit": CE_FIT}
-# fmt: on
+ALPHA_SPEC = dict(encodings=ENCODINGS, tasks=TASKS, L0=L0, fit=CE_FIT)
+ALPHA_SPEC["lengths"] = STUDY_LENGTHS + LONG_LENGTHS
 
 # --------------------------------------------------------------------------- the trained study
 #: Five seeds per (tier, encoding, task) (App. C).
