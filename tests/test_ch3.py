@@ -18,9 +18,20 @@ from lengthgen.chapters.ch3.robustness import NOT_RUN
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, STUDY_LENGTHS
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
+from lengthgen.nn.positional import ENCODINGS
 from lengthgen import store
 from lengthgen.store import ResultFileError, load_result, results_dir
 from lengthgen.tables import styled
+
+
+def _row(tier, e, t, s, L, acc, train_acc):
+    """One measurement row of the trained study."""
+    return dict(tier=tier, encoding=e, task=t, seed=s, L=L, acc=acc, train_acc=train_acc)
+
+
+def _table(tasks, alpha):
+    """A synthetic α table: ``alpha(encoding, task)`` at every study length."""
+    return {f"{e}/{t}": dict.fromkeys(STUDY_LENGTHS, alpha(e, t)) for e in ENCODINGS for t in tasks}
 
 
 def test_target_table_and_labels():
@@ -69,14 +80,10 @@ def test_study_plan_order():
     assert len(plan) == 3 * 5 * 5 * 2
     assert plan[0]["tier"] == "1L1H" and plan[0]["seed"] == 0 and plan[0]["tasks"] == MAIN_TASKS
     assert len({p["key"] for p in plan}) == len(plan)
-    assert all(
-        p["tier"] == "1L1H" and p["tasks"] == MAIN_TASKS for p in plan[:25]
-    )  # 1L1H, all seeds
+    assert all(p["tier"] == "1L1H" and p["tasks"] == MAIN_TASKS for p in plan[:25])  # all seeds
     assert [p["seed"] for p in plan[:25:5]] == [0, 1, 2, 3, 4]
-    assert [(p["tier"], p["seed"]) for p in plan[25:35:5]] == [
-        ("2L4H", 0),
-        ("4L4H", 0),
-    ]  # deep tiers, seed 0
+    deep = [("2L4H", 0), ("4L4H", 0)]  # deep tiers, seed 0
+    assert [(p["tier"], p["seed"]) for p in plan[25:35:5]] == deep
     assert all(p["tier"] == "1L1H" and p["tasks"] == ("pos2", "pos5") for p in plan[35:60])
     assert plan[60]["tier"] == "2L4H" and plan[60]["seed"] == 1 and plan[60]["tasks"] == MAIN_TASKS
     with pytest.raises(ConfigError, match="huge"):
@@ -98,65 +105,28 @@ def test_cells_follow_the_plan_with_the_whole_configuration():
     keys = [g["key"] for g in ch3.study_plan("full")]
     assert [c.name for c in cs[5 : 5 + len(keys)]] == keys  # then App. F–H (robustness)
     kw = cs[5].kwargs
-    assert (
-        kw["steps"] == 2000
-        and kw["batch"] == 64
-        and kw["lr"] == 3e-4
-        and kw["weight_decay"] == 0.01
-    )
+    assert (kw["steps"], kw["batch"], kw["lr"], kw["weight_decay"]) == (2000, 64, 3e-4, 0.01)
     assert kw["lengths"] == list(STUDY_LENGTHS) and kw["eval_n"] == 256 and kw["train_eval_n"] == 22
-    assert (
-        kw["data_seed_offset"] == paper.DATA_SEED_OFFSET
-        and kw["eval_seed_offset"] == paper.EVAL_SEED_OFFSET
-    )
+    assert kw["data_seed_offset"] == paper.DATA_SEED_OFFSET
+    assert kw["eval_seed_offset"] == paper.EVAL_SEED_OFFSET
     assert cs[5].seeds == (kw["seed"],)
     assert cs[2].kwargs == {"n_trials": 20_000, "n_random": 20_000}
-    assert cs[0].kwargs["fit"] == paper.CE_FIT and cs[0].kwargs["lengths"] == [
-        30,
-        40,
-        50,
-        60,
-        80,
-        128,
-        256,
-        512,
-    ]
-    assert [c.name for c in ch3.cells("smoke")] == [
-        "alpha_tables",
-        "alpha_min_norm_exact",
-        "theory",
-        "alpha_lr_match",
-        "prop2_old_key",
-        "1L1H__rope__main__seed0",
-    ]
+    assert cs[0].kwargs["fit"] == paper.CE_FIT
+    assert cs[0].kwargs["lengths"] == [30, 40, 50, 60, 80, 128, 256, 512]
+    smoke = singles + ["prop2_old_key", "1L1H__rope__main__seed0"]
+    assert [c.name for c in ch3.cells("smoke")] == smoke
 
 
 def test_study_stats_on_synthetic_rows():
-    A = {
-        f"{e}/{t}": {
-            L: (1.0 if (e, t) in (("rope", "prev"), ("learned_abs", "first")) else 0.0)
-            for L in STUDY_LENGTHS
-        }
-        for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
-        for t in MAIN_TASKS
-    }
-    rows = []
-    for e in ("rope", "learned_abs", "nope"):
-        for t in ("prev", "first"):
-            for s in (0, 1):
-                for L in STUDY_LENGTHS:
-                    acc = 0.95 if A[f"{e}/{t}"][L] == 1 else 0.1
-                    rows.append(
-                        {
-                            "tier": "1L1H",
-                            "encoding": e,
-                            "task": t,
-                            "seed": s,
-                            "L": L,
-                            "acc": acc,
-                            "train_acc": 0.9,
-                        }
-                    )
+    good = (("rope", "prev"), ("learned_abs", "first"))
+    A = _table(MAIN_TASKS, lambda e, t: float((e, t) in good))
+    rows = [
+        _row("1L1H", e, t, s, L, 0.95 if (e, t) in good else 0.1, 0.9)
+        for e in ("rope", "learned_abs", "nope")
+        for t in ("prev", "first")
+        for s in (0, 1)
+        for L in STUDY_LENGTHS
+    ]
     st = an3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
     assert st["n_cells"] == 6 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
     assert st["auc_p"] < 0.2 and st["n_learnable"] == 6
@@ -165,13 +135,7 @@ def test_study_stats_on_synthetic_rows():
 
 
 TINY_STUDY = dict(
-    steps=3,
-    batch=8,
-    lr=3e-4,
-    weight_decay=0.01,
-    lengths=(30,),
-    eval_n=4,
-    train_eval_n=2,
+    steps=3, batch=8, lr=3e-4, weight_decay=0.01, lengths=(30,), eval_n=4, train_eval_n=2
 )
 
 
@@ -179,20 +143,8 @@ def test_tiny_trained_group_and_argument_checks():
     rows = ch3.train_cell_group("1L1H", "rope", ("prev", "first"), 0, **TINY_STUDY)
     assert len(rows) == 2 and {r["task"] for r in rows} == {"prev", "first"}
     assert all(0 <= r["acc"] <= 1 and 0 <= r["train_acc"] <= 1 for r in rows)
-    assert (
-        ch3.check_group(
-            rows,
-            {
-                "tier": "1L1H",
-                "encoding": "rope",
-                "seed": 0,
-                "steps": 3,
-                "tasks": ["prev", "first"],
-                "lengths": [30],
-            },
-        )
-        is rows
-    )
+    kw = dict(tier="1L1H", encoding="rope", seed=0, steps=3, tasks=["prev", "first"], lengths=[30])
+    assert ch3.check_group(rows, kw) is rows
     for bad, match in (
         (dict(tier="9L9H"), "9L9H"),
         (dict(tasks=("swap",)), "swap"),
@@ -202,22 +154,10 @@ def test_tiny_trained_group_and_argument_checks():
         (dict(device="tpu"), "tpu"),
         (dict(seed=-1), "seed"),
     ):
-        args = {
-            "tier": "1L1H",
-            "encoding": "rope",
-            "tasks": ("prev",),
-            "seed": 0,
-            **TINY_STUDY,
-            **bad,
-        }
+        args = dict(tier="1L1H", encoding="rope", tasks=("prev",), seed=0, **TINY_STUDY) | bad
+        pos = [args.pop(k) for k in ("tier", "encoding", "tasks", "seed")]
         with pytest.raises(ConfigError, match=match):
-            ch3.train_cell_group(
-                args.pop("tier"),
-                args.pop("encoding"),
-                args.pop("tasks"),
-                args.pop("seed"),
-                **args,
-            )
+            ch3.train_cell_group(*pos, **args)
 
 
 # --------------------------------------------------------------------------- the chapter on the runs facility
@@ -231,32 +171,12 @@ TINY = {
         "fit": {"steps": 20, "lr": 0.05, "weight_decay": 1e-4},
     },
     "theory": {"n_trials": 50, "n_random": 50},
-    "study": {
-        "tiers": ("1L1H",),
-        "encodings": ("rope", "nope"),
-        "seeds": (0, 1),
-        "groups": {"main": ("prev", "first")},
-        "steps": 3,
-        "batch": 8,
-        "lr": 3e-4,
-        "weight_decay": 0.01,
-        "lengths": (30, 40),
-        "eval_n": 4,
-        "train_eval_n": 2,
-        "L0": 20,
-    },
+    "study": dict(TINY_STUDY, lengths=(30, 40), L0=20)
+    | {"tiers": ("1L1H",), "encodings": ("rope", "nope"), "seeds": (0, 1)}
+    | {"groups": {"main": ("prev", "first")}},
 }
-TINY_NAMES = [
-    "alpha_tables",
-    "alpha_min_norm_exact",
-    "theory",
-    "alpha_lr_match",
-    "prop2_old_key",
-    "1L1H__rope__main__seed0",
-    "1L1H__nope__main__seed0",
-    "1L1H__rope__main__seed1",
-    "1L1H__nope__main__seed1",
-]
+TINY_NAMES = ["alpha_tables", "alpha_min_norm_exact", "theory", "alpha_lr_match", "prop2_old_key"]
+TINY_NAMES += [f"1L1H__{e}__main__seed{s}" for s in (0, 1) for e in ("rope", "nope")]
 
 
 @pytest.fixture
@@ -327,26 +247,14 @@ def test_device_reaches_the_training(tiny, tmp_path, monkeypatch):
         return real_group(tier, encoding, tasks, seed, device=device, progress=progress, **kw)
 
     monkeypatch.setattr(ch3, "train_cell_group", group)
-    lengthgen.chapters.reproduce(
-        "ch3",
-        scale="smoke",
-        out=tmp_path,
-        device="auto",
-        only="1L1H__rope__*",
-        progress=False,
-    )
+    run = dict(scale="smoke", out=tmp_path, device="auto", only="1L1H__rope__*", progress=False)
+    lengthgen.chapters.reproduce("ch3", **run)
     assert received == ["auto", "auto"]  # what reproduce was given ...
     want = "cuda" if torch.cuda.is_available() else "cpu"
-    assert seen["train"] == [want, want] and seen["eval"] == [
-        want,
-        want,
-    ]  # ... resolved and used for training
+    assert seen["train"] == seen["eval"] == [want, want]  # ... resolved and used for training
     prov = load_result(tmp_path / "cells" / "1L1H__rope__main__seed0.json")["provenance"]
-    assert (
-        prov["requested_device"] == "auto"
-        and prov["trained_on"]
-        and all(d.startswith(want) for d in prov["trained_on"])
-    )
+    assert prov["requested_device"] == "auto" and prov["trained_on"]
+    assert all(d.startswith(want) for d in prov["trained_on"])
     if not torch.cuda.is_available():
         with pytest.raises(ConfigError, match="cuda"):
             real_group("1L1H", "rope", ("prev",), 0, device="cuda", **TINY_STUDY)
@@ -387,14 +295,8 @@ def test_every_stored_cell_is_done_and_valid():
     status = store.plan_status(ch3.cells("full"), CELLS, "full")
     stored = sorted(p.stem for p in CELLS.glob("*.json"))
     assert stored and all(status[n] == "done" for n in stored)
-    singles = (
-        "alpha_tables",
-        "alpha_min_norm_exact",
-        "theory",
-        "alpha_lr_match",
-        "prop2_old_key",
-        "lr_grid",
-    )
+    singles = ("alpha_tables", "alpha_min_norm_exact", "theory", "alpha_lr_match", "prop2_old_key")
+    singles += ("lr_grid",)
     robust = {c.name for c in robustness.cells()}
     groups = [n for n in stored if n not in singles and n not in robust]
     assert set(singles) <= set(stored) and len(groups) == 150
@@ -408,11 +310,8 @@ def test_every_stored_cell_is_done_and_valid():
     main = [r for r in rows if r["task"] in MAIN_TASKS]
     pos = [r for r in rows if r["task"] not in MAIN_TASKS]
     assert len(main) == paper.N_MEASUREMENTS["main"] == 2625
-    assert len(pos) == paper.N_MEASUREMENTS["pos"] == 750 and {r["tier"] for r in pos} == {
-        "1L1H",
-        "2L4H",
-        "4L4H",
-    }
+    assert len(pos) == paper.N_MEASUREMENTS["pos"] == 750
+    assert {r["tier"] for r in pos} == {"1L1H", "2L4H", "4L4H"}
     assert sum(r["tier"] == "1L1H" for r in pos) == paper.N_MEASUREMENTS["pos_1L1H"] == 250
     assert len(rows) == 3375 and len(ch3.stored_groups()) == 150
     assert fig3.study_label(ch3.stored_groups()).startswith(
@@ -421,26 +320,14 @@ def test_every_stored_cell_is_done_and_valid():
 
 
 def test_selection_ablation_ranks_rows_of_learnable_cells():
-    rows = []
-    for e, t, acc, tr in (
-        ("rope", "prev", 0.95, 0.99),
-        ("nope", "first", 0.1, 0.95),
-        ("alibi", "prev", 0.5, 0.9),
-        ("rope", "copy", 0.3, 0.2),
-    ):
-        for L in (30, 60):
-            for s in (0, 1):
-                rows.append(
-                    {
-                        "tier": "1L1H",
-                        "encoding": e,
-                        "task": t,
-                        "seed": s,
-                        "L": L,
-                        "acc": acc + 0.01 * s,
-                        "train_acc": tr,
-                    }
-                )
+    cells = [("rope", "prev", 0.95, 0.99), ("nope", "first", 0.1, 0.95)]
+    cells += [("alibi", "prev", 0.5, 0.9), ("rope", "copy", 0.3, 0.2)]
+    rows = [
+        _row("1L1H", e, t, s, L, acc + 0.01 * s, tr)
+        for e, t, acc, tr in cells
+        for L in (30, 60)
+        for s in (0, 1)
+    ]
     good = {
         "rope/prev": {30: 1.0, 60: 1.0},
         "nope/first": {30: 0.0, 60: 0.0},
@@ -457,27 +344,11 @@ def test_selection_ablation_ranks_rows_of_learnable_cells():
 
 def _depth_rows():
     """Synthetic 2L4H rows: α = 1 for rope/prev; alibi/first rescued by content (α 0, LG 0.9)."""
-    A = {
-        f"{e}/{t}": {L: (1.0 if (e, t) == ("rope", "prev") else 0.0) for L in STUDY_LENGTHS}
-        for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
-        for t in MAIN_TASKS
-    }
-    lg = {
-        ("rope", "prev"): 0.95,
-        ("alibi", "first"): 0.9,
-        ("nope", "prev"): 0.49,
-        ("rope", "copy"): 0.1,
-    }
+    A = _table(MAIN_TASKS, lambda e, t: 1.0 if (e, t) == ("rope", "prev") else 0.0)
+    lg = {("rope", "prev"): 0.95, ("alibi", "first"): 0.9, ("nope", "prev"): 0.49}
+    lg[("rope", "copy")] = 0.1
     rows = [
-        {
-            "tier": "2L4H",
-            "encoding": e,
-            "task": t,
-            "seed": s,
-            "L": L,
-            "acc": a,
-            "train_acc": 0.95,
-        }
+        _row("2L4H", e, t, s, L, a, 0.95)
         for (e, t), a in lg.items()
         for s in (0, 1)
         for L in STUDY_LENGTHS
@@ -490,10 +361,7 @@ def test_content_channel_lists_low_alpha_cells_that_generalize():
     cc = an3.content_channel(rows, A, "2L4H")
     assert list(cc) == ["alibi/first"]  # nope/prev (0.49) is under the 0.5 split
     assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"]["seeds"] == [0, 1]
-    assert list(an3.content_channel(rows, A, "2L4H", lg_min=0.4)) == [
-        "alibi/first",
-        "nope/prev",
-    ]
+    assert list(an3.content_channel(rows, A, "2L4H", lg_min=0.4)) == ["alibi/first", "nope/prev"]
     assert an3.content_channel(rows, A, "1L1H") == {}
     with pytest.raises(ConfigError, match="lg_min"):
         an3.content_channel(rows, A, "2L4H", lg_min=1.5)
@@ -507,10 +375,7 @@ def test_depth_figures_have_labelled_axes():
     import matplotlib.pyplot as plt
 
     A, rows = _depth_rows()
-    st = {
-        "2L4H": an3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100),
-        "4L4H": {"n_cells": 0},
-    }
+    st = {"2L4H": an3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100), "4L4H": {"n_cells": 0}}
     fig = fig3.plot_alpha_vs_lg(st)
     assert len([a for a in fig.axes if a.has_data()]) == 1 and fig.axes[0].get_xlabel()
     fig2 = fig3.plot_depth_trend(st, paper={"1L1H": (0.9, 0.925), "2L4H": (0.31, 0.94)})
@@ -532,30 +397,17 @@ def test_cell_summary_averages_over_seeds_and_lengths():
 
 
 def test_study_stats_on_the_interior_position_tasks():
-    A = {
-        f"{e}/{t}": {L: float(e in ("learned_abs", "sinusoidal")) for L in STUDY_LENGTHS}
-        for e in ("learned_abs", "nope", "alibi", "sinusoidal", "rope")
-        for t in ch3.POS_TASKS
-    }
+    A = _table(ch3.POS_TASKS, lambda e, t: float(e in ("learned_abs", "sinusoidal")))
     rows = [
-        {
-            "tier": "1L1H",
-            "encoding": e,
-            "task": t,
-            "seed": 0,
-            "L": L,
-            "acc": 0.99 if A[f"{e}/{t}"][L] else 0.15,
-            "train_acc": 1.0 if A[f"{e}/{t}"][L] else 0.3,
-        }
+        _row("1L1H", e, t, 0, L, *((0.99, 1.0) if e == "learned_abs" else (0.15, 0.3)))
         for e in ("learned_abs", "rope")
         for t in ch3.POS_TASKS
         for L in STUDY_LENGTHS
     ]
     st = an3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
     assert st["n_cells"] == 4 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
-    assert (
-        an3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
-    )  # default: main tasks only
+    # default: main tasks only
+    assert an3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
 
 
 def test_page_figures_and_tables_fit_the_column():
@@ -585,33 +437,17 @@ def test_lr_grid_points_and_match_counts():
     use rule 2 per value (half a unit of its last decimal) and the fixed-offset table its minimum."""
     pts = ch3.paper_alpha_points()
     assert len(pts) == 37 and sum(p["decimals"] == 3 for p in pts) == 2
-    assert {p["source"] for p in pts} == {
-        "Prop. 4(a)",
-        "App. A.4",
-        "Table 3",
-        "App. I",
-        "App. E",
-    }
+    assert {p["source"] for p in pts} == {"Prop. 4(a)", "App. A.4", "Table 3", "App. I", "App. E"}
     lrs = [0.05, 0.1]
     shift = {0.05: 0.0, 0.1: 0.004}
+    bump = lambda p, lr: shift[lr] if p["decimals"] == 2 else 0.001
     data = {
         "lrs": lrs,
         "points": [
-            {
-                **p,
-                "lr": lr,
-                "alpha": min(1.0, p["paper"] + (shift[lr] if p["decimals"] == 2 else 0.001)),
-            }
-            for lr in lrs
-            for p in pts
+            {**p, "lr": lr, "alpha": min(1.0, p["paper"] + bump(p, lr))} for lr in lrs for p in pts
         ],
         "fixed": [
-            {
-                "lr": lr,
-                "task": t,
-                "L": L,
-                "alpha": 1.0 if lr == 0.05 or L < 512 else 0.9,
-            }
+            {"lr": lr, "task": t, "L": L, "alpha": 1.0 if lr == 0.05 or L < 512 else 0.9}
             for lr in lrs
             for t in ch3.FIXED_OFFSET_TASKS
             for L in (30, 512)
@@ -641,11 +477,7 @@ def test_stored_lr_grid_supports_the_page():
 
 def test_study_label_counts_refreshed_groups():
     """The stored-run label says how many groups were re-run for their CPU time and how far they moved."""
-    prov = {
-        "date": "2026-11-30T10:00:00",
-        "device": "cpu",
-        "torch_version": "2.13.0+cpu",
-    }
+    prov = {"date": "2026-11-30T10:00:00", "device": "cpu", "torch_version": "2.13.0+cpu"}
     groups = {
         "a": {"provenance": {**prov, "migrated": {"from": "x"}}},
         "b": {"provenance": {**prov, "refreshed": {"max_abs_difference": 2e-7}}},

@@ -39,13 +39,7 @@ from lengthgen.store import load_result, repo_root, results_dir
 
 MAIN, POS = ("prev", "first", "copy"), ("pos2", "pos5")
 TINY = dict(
-    steps=4,
-    batch=8,
-    lr=3e-3,
-    weight_decay=0.01,
-    lengths=(30, 40),
-    eval_n=6,
-    train_eval_n=2,
+    steps=4, batch=8, lr=3e-3, weight_decay=0.01, lengths=(30, 40), eval_n=6, train_eval_n=2
 )
 EPS32 = torch.finfo(torch.float32).eps
 
@@ -91,16 +85,12 @@ def test_padded_study_ensemble_equals_per_group_cells_to_float32_rounding(monkey
     assert not torch.equal(s0, s1)
     model = Decoder.tier(tier, enc, L0=paper.L0)
     nL, e, deltas, diffs = len(TINY["lengths"]), 0, [], []
+    bank_kw = dict(n_eval=TINY["eval_n"], train_n=TINY["train_eval_n"], L0=paper.L0)
     for (tasks, seed), rows_e, rows_o, rows_64, r_o, r_64 in zip(
         groups, ens, own, f64, res_own, res_64
     ):
         banks = tr3.eval_banks(
-            tasks,
-            TINY["lengths"],
-            n_eval=TINY["eval_n"],
-            train_n=TINY["train_eval_n"],
-            L0=paper.L0,
-            seed=paper.EVAL_SEED_OFFSET + seed,
+            tasks, TINY["lengths"], seed=paper.EVAL_SEED_OFFSET + seed, **bank_kw
         )
         close = []  # per member: {bank: share of scored positions that may flip}
         for i in range(len(tasks)):
@@ -165,12 +155,8 @@ def test_run_study_stores_every_group_as_its_cell_and_resumes(dry, tmp_path, mon
     e0 = en.study_ensembles("smoke")[0]
     direct = en.train_ensemble_groups("smoke", e0)
     assert {k: store.cell_value(folder, k) for k in direct} == direct
-    assert (
-        json.loads((tmp_path / "run.json").read_text())["runs"][0]["precision"][
-            "float32_matmul_precision"
-        ]
-        == "highest"
-    )
+    run = json.loads((tmp_path / "run.json").read_text())["runs"][0]
+    assert run["precision"]["float32_matmul_precision"] == "highest"
     # a re-run trains nothing; a lost cell is re-trained alone, equal to its own cell bit for bit
     (folder / "1L1H__nope__main__seed1.json").unlink()
     calls = []
@@ -192,10 +178,7 @@ def test_run_study_stores_every_group_as_its_cell_and_resumes(dry, tmp_path, mon
 def test_a_spent_budget_stops_cleanly_before_an_ensemble(dry, tmp_path):
     prof = en.profile_study("smoke", device="cpu")
     assert set(prof["tiers"]) == {"1L1H"} and prof["tiers"]["1L1H"]["members"] == 6
-    assert prof["estimate_s"] > 0 and set(prof["ensembles"]) == {
-        "1L1H__rope",
-        "1L1H__nope",
-    }
+    assert prof["estimate_s"] > 0 and set(prof["ensembles"]) == {"1L1H__rope", "1L1H__nope"}
     log = []
     rec = en.run_study(
         "smoke", out=tmp_path, device="cpu", budget_s=0, profile=prof, log=log.append
@@ -232,18 +215,13 @@ def test_a_device_run_never_writes_into_the_stored_cpu_study():
 
 
 def test_arguments_are_checked_with_one_line_naming_the_value():
+    train = lambda groups, **kw: lambda: tr3.train_groups("1L1H", "rope", groups, **kw, **TINY)
     for call, match in (
-        (lambda: tr3.train_groups("1L1H", "rope", [], **TINY), "groups"),
-        (lambda: tr3.train_groups("1L1H", "rope", [("prev",)], **TINY), "pair"),
-        (lambda: tr3.train_groups("1L1H", "rope", [(("swap",), 0)], **TINY), "swap"),
-        (
-            lambda: tr3.train_groups("1L1H", "rope", [(MAIN, 0), (MAIN, 0)], **TINY),
-            "repeat",
-        ),
-        (
-            lambda: tr3.train_groups("1L1H", "rope", [(MAIN, 0)], dtype="half", **TINY),
-            "half",
-        ),
+        (train([]), "groups"),
+        (train([("prev",)]), "pair"),
+        (train([(("swap",), 0)]), "swap"),
+        (train([(MAIN, 0), (MAIN, 0)]), "repeat"),
+        (train([(MAIN, 0)], dtype="half"), "half"),
         (lambda: en.study_ensembles("paper"), "paper"),
         (lambda: en.run_study("smoke", budget_s=-1), "budget_s"),
     ):
@@ -256,32 +234,19 @@ def test_gpu_script_dry_run_on_the_cpu(tmp_path):
     env = {**os.environ, "PYTHON": sys.executable}
     env.pop("LENGTHGEN_DEVICE", None)
     out, copy = tmp_path / "out", tmp_path / "copy"
-    p = subprocess.run(
-        ["bash", "scripts/gpu_ch3.sh", "--dry-run", str(out), "10", "cpu", str(copy)],
-        cwd=repo_root(),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    script = ["bash", "scripts/gpu_ch3.sh", "--dry-run", str(out)]
+    kw = dict(cwd=repo_root(), env=env, capture_output=True, text=True)
+    p = subprocess.run([*script, "10", "cpu", str(copy)], timeout=120, **kw)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "TF32 off" in p.stdout and "tiny check" in p.stdout and "estimate" in p.stdout
     cells = sorted(x.name for x in (copy / "cells").glob("*.json"))
-    assert len(cells) == 8 and all(
-        (copy / "cells" / c).stat().st_size <= en.COPY_LIMIT_BYTES for c in cells
-    )
+    assert len(cells) == 8
+    assert all((copy / "cells" / c).stat().st_size <= en.COPY_LIMIT_BYTES for c in cells)
     run = json.loads((copy / "run.json").read_text())["runs"][-1]
     assert run["dry_run"] and run["precision"]["tf32"] is False and not run["stopped"]
     tiny = json.loads((copy / "tiny.json").read_text())
     assert tiny["max_abs_diff"] <= en.TINY_LIMIT
-    bad = subprocess.run(
-        ["bash", "scripts/gpu_ch3.sh", "--dry-run", str(out), "1", "tpu"],
-        cwd=repo_root(),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    bad = subprocess.run([*script, "1", "tpu"], timeout=60, **kw)
     assert bad.returncode == 2 and "tpu" in bad.stderr
 
 

@@ -16,6 +16,10 @@ from lengthgen.nn.decoder import Decoder
 from lengthgen.nn.positional import KernelFamily, frequencies, rope_rotate
 
 
+#: a protocol of seconds
+KW = dict(steps=2, batch=4, lr=1e-3, weight_decay=0.0, lengths=[30], eval_n=4, train_eval_n=2)
+
+
 def test_induction_targets_match_brute_force():
     g = torch.Generator().manual_seed(0)
     x = torch.randint(0, 5, (20, 17), generator=g)
@@ -52,19 +56,10 @@ def test_scale_one_is_the_standard_decoder_and_family():
 
 
 def test_train_groups_accepts_the_induction_task_and_rejects_unknown_tasks():
-    kw = dict(
-        steps=2,
-        batch=4,
-        lr=1e-3,
-        weight_decay=0.0,
-        lengths=[30],
-        eval_n=4,
-        train_eval_n=2,
-    )
-    rows = train_groups("1L1H", "alibi", [(("induction", "prev"), 0)], **kw)[0]
+    rows = train_groups("1L1H", "alibi", [(("induction", "prev"), 0)], **KW)[0]
     assert [r["task"] for r in rows] == ["induction", "prev"]
     with pytest.raises(ConfigError, match="task"):
-        train_groups("1L1H", "alibi", [(("inductio",), 0)], **kw)
+        train_groups("1L1H", "alibi", [(("inductio",), 0)], **KW)
 
 
 def test_robustness_cells_are_planned_once_with_seeds_as_members():
@@ -80,25 +75,9 @@ def test_robustness_cells_are_planned_once_with_seeds_as_members():
 
 
 def test_train_seeds_is_train_groups_per_seed():
-    kw = dict(
-        steps=2,
-        batch=4,
-        lr=1e-3,
-        weight_decay=0.0,
-        lengths=[30],
-        eval_n=4,
-        train_eval_n=2,
-    )
-    rows = rb.train_seeds(
-        "1L1H",
-        "rope",
-        ["skip3"],
-        [0, 1],
-        setting={"rope_scale": 0.5},
-        rope_scale=0.5,
-        **kw,
-    )
-    ref = train_groups("1L1H", "rope", [(("skip3",), 0), (("skip3",), 1)], rope_scale=0.5, **kw)
+    scale = {"rope_scale": 0.5}
+    rows = rb.train_seeds("1L1H", "rope", ["skip3"], [0, 1], setting=scale, **KW | scale)
+    ref = train_groups("1L1H", "rope", [(("skip3",), 0), (("skip3",), 1)], **KW | scale)
     assert rows == [{**r, "rope_scale": 0.5} for g in ref for r in g]
 
 

@@ -22,15 +22,13 @@ RUN_TO_RUN = "run-to-run variance"
 ROW_TOLS = [rounding(2), seed_mean_tol(), 0]
 ROW_WHY = "rules 2, 3, 1 element-wise: α ±0.005, a 5-seed mean ±0.045, the count exactly"
 
-# A table, laid out by hand: each claim's id and location, its statement, then its paper value,
-# measure and comparison.
+# A table laid out by hand: per claim its id, location, statement, paper value, measure, comparison.
 # fmt: off
 MAIN_CLAIMS = [
     claim("value", "ch3.thm1.old_rows", "Thm. 1 / App. A.1",
         "Sinusoidal prev, causal mask: max |T_128(W) − T_20(W)| over the rows i < L0", 0.0,
-        tolerance=1e-10,
-        why="the same W and features on both grids: only float64 rounding may differ",
-        group="self-check", source="live", digits=1),
+        tolerance=1e-10, group="self-check", source="live", digits=1,
+        why="the same W and features on both grids: only float64 rounding may differ"),
     exact("ch3.alpha.stored_regression", "§5, App. C (predictor fit)",
         "Live α_L tables against the stored full-scale ones: entries that differ (of 5 × 9 × 8 × "
         "2, less the 2 × 9 × 8 ill-conditioned min-norm entries, read from storage only)", 0,
@@ -54,13 +52,12 @@ MAIN_CLAIMS = [
         m.alpha_at("rope/first", (128, 256, 512)),
         why="rule 2: ±0.005, set by the coarsest entry (0.12)",
         deviation=lr_deviation("The decay is the same but our tail is longer: how many long rows "
-            "the RoPE kernel hits depends on its fitted low frequencies, i.e. on the fit's "
-            "learning rate. ")),
+            "the RoPE kernel hits depends on its fitted low frequencies, i.e. on the fit's lr. ")),
     printed("ch3.alpha.sin_prev", "Prop. 3, App. A.4",
         "Sinusoidal prev α_L at L = 60 and 128 (the existence-versus-selection gap)",
         list(paper.SIN_PREV_ALPHA.values()), m.alpha_at("sinusoidal/prev", paper.SIN_PREV_ALPHA),
-        deviation=lr_deviation("Both are below 1 as the proposition says; which of the kernels "
-            "realizing prev at L0 the fit returns depends on its learning rate. ")),
+        deviation=lr_deviation("Both are below 1 as the proposition says; which kernel realizing "
+            "prev at L0 the fit returns depends on its lr. ")),
     exact("ch3.alpha.clamped_first", "Prop. 4(b), App. A.7",
         "Clamped learned-absolute attend-first: smallest α_L over L ≤ 512",
         1.0, lambda r: min(m.alpha(r)["learned_abs/first"].values())),
@@ -90,8 +87,7 @@ MAIN_CLAIMS = [
         deviation=lr_deviation("Nine cells agree; sinusoidal skip-3's α moves with the lr. ")),
     exact("ch3.thm2.counterexample", "App. A.5",
         "κ = [1.46, 1.96, 1.80, 6.32]: [offset of shallow row 2 (not min(2, 3)), offsets of the "
-        "deep rows]",
-        [paper.COUNTEREXAMPLE_OFFSETS[0], list(paper.COUNTEREXAMPLE_OFFSETS[1])],
+        "deep rows]", [paper.COUNTEREXAMPLE_OFFSETS[0], list(paper.COUNTEREXAMPLE_OFFSETS[1])],
         lambda r: [m.th("thm2_counterexample", k)(r) for k in ("row2_offset", "deep_offsets")]),
     claim("predicate", "ch3.thm2.fixed_vs_growing", "Thm. 2 (corollaries)",
         "Kernel peaked at c: [min α_L on skip-c up to L = 5000, max on copy/reverse at L > 2c]",
@@ -178,9 +174,8 @@ MAIN_CLAIMS = [
         "1L1H, sinusoidal prev/skip-2/3/5: Spearman(α_L, LG) over the (cell, L, seed) rows and "
         "over the (cell, L) means", [paper.GRADED_1L1H["sin_row"], paper.GRADED_1L1H["sin_cell_L"]],
         m.sin_graded_fine,
-        deviation=lr_deviation("These rank the α_L that move with the fit's learning rate "
-            "(ch3.alpha.sin_prev, ch3.table3.alpha60); like the paper's, ours show no positive "
-            "graded signal in this family. ")),
+        deviation=lr_deviation("These rank the α_L that move with the lr (ch3.alpha.sin_prev, "
+            "ch3.table3.alpha60); like the paper's, ours show no positive graded signal here. ")),
     exact("ch3.study.high_rows_1L1H", "§6 (sufficiency)",
         "1L1H: high-α rows (cell, L, seed with α_L ≥ 0.5) behind the precision",
         paper.HIGH_ROWS_1L1H["rows"], m.stat("1L1H", "n_high_rows"),
@@ -191,9 +186,8 @@ MAIN_CLAIMS = [
         "1L1H: precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] over the high-α (cell, L, seed) rows",
         paper.TABLE4["1L1H"][1], m.stat("1L1H", "precision"), interval=PRECISION_1L1H_CI,
         why="rule 5 over the paper's 148 of 160 rows (its interval is lost with Table 4)",
-        protocol=modified(
-            "our high-α set has 155 rows, not the paper's 160: sinusoidal prev at L = 40 "
-            "falls below α = 0.5 in our CE fit (see ch3.study.high_rows_1L1H)")),
+        protocol=modified("our high-α set has 155 rows, not the paper's 160: sinusoidal prev at "
+            "L = 40 falls below α = 0.5 in our CE fit (see ch3.study.high_rows_1L1H)")),
     claim("predicate", "ch3.study.precision_tau", "§6 (sufficiency)",
         "1L1H: precision Pr[LG ≥ 0.7 | α_L ≥ τ] and its rows at τ = 0.5, 0.7, 0.9, each within "
         "2 binomial standard errors (over our rows) of the paper's",
@@ -281,8 +275,7 @@ HEADLINE = {
                     "ch3.appD.content_4L4H"],
     "deviation": "The paper does not state its cross-entropy fit's learning rate; the scores that "
     "depend on it (sinusoidal fixed offsets, RoPE attend-first at long lengths) differ, and so "
-    "does the four-layer precision, which falls inside the paper's interval at the rates that "
-    "match its scores.",
+    "does the four-layer precision, inside the paper's interval at the rates matching its scores.",
     "deviation_ids": ["ch3.table3.alpha60", "ch3.alpha.sin_prev", "ch3.study.precision_4L4H"],
     "claims": [
         {"claim": "RoPE keeps a head on a fixed look-back distance at every test length",

@@ -17,12 +17,9 @@ from lengthgen.chapters.ch3.rules import printed, rank_correlation, seed_mean_to
 from lengthgen.claims import PAPER_PROTOCOL, Claim, Deviation, Unchecked, modified, reduced
 from lengthgen.nn.positional import ENCODINGS
 
-LR_MATCH_PROTOCOL = modified(
-    "CE-fit learning rate 0.09 and 0.1 (the lr grid's best matches) instead of 0.05"
-)
+LR_MATCH_PROTOCOL = modified("CE-fit lr 0.09 and 0.1 (the lr grid's best matches) instead of 0.05")
 #: The training lengths App. G's claims compare: the stored ones, or the paper's three while no
-#: trained length is stored (the claims are then not attempted); the paper's protocol once all
-#: three are stored.
+#: trained length is stored (the claims are then not attempted); the paper's protocol once all are.
 APP_G_L0 = APP_G_MEASURED if len(APP_G_MEASURED) > 1 else paper.L0_SENSITIVITY["L0"]
 APP_G_PROTOCOL = (
     PAPER_PROTOCOL
@@ -40,8 +37,7 @@ MIN_NORM_CUTOFF = "unstated hyperparameter: min-norm pseudo-inverse cutoff"
 
 
 def until_run(claim: Claim, pattern: str, cost: str):
-    """``claim``, or while a stored cell matching ``pattern`` (as ``reproduce --only`` takes it) is
-    in :data:`.robustness.NOT_RUN`, the claim not attempted, naming the run."""
+    """``claim``, not attempted (naming the run) while a cell matching ``pattern`` is unstored."""
     if not any(fnmatch.filter(NOT_RUN, p) for p in pattern.split(",")):
         return claim
     run = f"python -m lengthgen reproduce ch3 --scale full --only '{pattern}' ({cost})"
@@ -73,27 +69,24 @@ def table3_lg_claim(id: str, tier: str) -> Claim:
 
 
 def freq_alpha(id: str, location: str, task: str, values: dict, moves: str) -> Claim:
-    """Rule 2 on App. I's sinusoidal ``task`` α_60 at 8 and 32 frequencies (live), which ``moves``
-    with the CE fit's learning rate."""
+    """Rule 2 on App. I's sinusoidal ``task`` α_60 at 8 and 32 frequencies; ``moves``: why."""
     statement, pv = f"Sinusoidal {task} α_60 with 8 and with 32 frequencies", list(values.values())
     return printed(id, location, statement, pv, source="live", deviation=lr_deviation(moves))
 
 
-# A table, laid out by hand: each claim's id and location, its statement, then its paper value,
-# measure and comparison.
+# A table laid out by hand: per claim its id, location, statement, paper value, measure, comparison.
 # fmt: off
 DETAIL_CLAIMS = [
     claim("value", "ch3.prop3.theta_min", "Prop. 3",
         "θ_min of our 16-frequency, base-10⁴ encoding (the paper's 1.78·10⁻⁴)",
         paper.PROP3_COPY["theta_min"], m.th("prop3_copy", "theta_min"), tolerance=5e-7,
-        why="rule 2: 10⁻⁴·¹⁵/¹⁶ to three significant digits; it checks our encoding's constants",
+        why="rule 2: 10⁻⁴·¹⁵/¹⁶ to three significant digits; checks our encoding's constants",
         group="self-check"),
     claim("value", "ch3.prop2.unconditional", "Prop. 2 (eq. 4)",
         "Pr[hit] − Pr[hit | M_i ∈ N_i]·Pr[M_i ∈ N_i], both W, L = 30 and 60", [0.0] * 4,
         lambda r: [d["unconditional"] - d["conditional"] * d["p_new"] for d in m.prop2_mc(r)],
-        tolerance=1e-12, why="the target is a new key: the identity holds up to float rounding, "
-        "so Pr[hit] ≤ 1/(k − 1) adds nothing to the conditional claim",
-        group="self-check", digits=2),
+        tolerance=1e-12, group="self-check", digits=2, why="the target is a new key: the identity "
+        "holds up to float rounding, so Pr[hit] ≤ 1/(k − 1) adds nothing to the conditional claim"),
     exact("ch3.lr_grid.headline_row", "App. C (CE fit)",
         "The lr grid's fits at our lr 0.05 against the stored α tables: entries that differ (of "
         "its 16-frequency paper values and RoPE fixed-offset entries)", 0,
@@ -116,10 +109,8 @@ DETAIL_CLAIMS = [
         "ours does not; which kernel the 8-frequency fit selects moves with its lr. "),
     exact("ch3.appI.rope_verdicts", "App. I, Table 11",
         "RoPE prev and skip-3: smallest α_60 over 8, 16 and 32 frequencies",
-        paper.FREQ_ROPE_FIXED, source="live",
-        protocol=reduced(
-            "frequency counts 8, 16 and 32 at θ-base 10⁴ only; we have no listing of Table 11's "
-            "θ-bases (the table's body is missing from our copy of the paper)")),
+        paper.FREQ_ROPE_FIXED, source="live", protocol=reduced("frequency counts 8, 16 and 32 at "
+            "θ-base 10⁴ only; no listing of Table 11's θ-bases (its body is missing in our copy)")),
     claim("predicate", "ch3.prop2.conditional", "Prop. 2 (eq. 4)",
         "Conditional hit rate Pr[M_i = t | M_i ∈ N_i], min-norm and generic W, L = 30 and 60, "
         "20,000 trials: {all four within 3 SE of 1/(k − 1), the rates}",
@@ -179,9 +170,8 @@ DETAIL_CLAIMS = [
     claim("predicate", "ch3.minnorm.full_rank", "§4 (W* = Φ⁺RΦ⁺ᵀ)",
         "Smallest singular values (150 digits) of the sinusoidal Φ_20 and RoPE's coefficient map "
         "(full rank)", "> 0", lambda r: m.alpha_exact(r)["smallest_singular_value"],
-        holds=lambda v: all(x > 1e-100 for x in v.values()),
-        why="150 digits resolve values far below 1e-100; full rank: a unique pseudo-inverse",
-        group="self-check", digits=3),
+        holds=lambda v: all(x > 1e-100 for x in v.values()), group="self-check", digits=3,
+        why="150 digits resolve values far below 1e-100; full rank: a unique pseudo-inverse"),
     exact("ch3.minnorm.exact_realizes_sin", "§4, App. A.1 (Remark)",
         "Exact sinusoidal W*: tasks where it is not argmax-correct on every query row at L0",
         [], lambda r: sorted(k for k, ok in m.alpha_exact(r)["l0_exact"].items()
@@ -201,10 +191,9 @@ DETAIL_CLAIMS = [
         why="rule 8"),
     claim("interval", "ch3.appE.lg", "App. E, Table 6",
         "pos2/pos5, 1L1H: smallest LG@80 (5-seed mean) of the four absolute-encoding cells",
-        f"≥ {paper.APP_E_MIN_LG80}", interval=(paper.APP_E_MIN_LG80, 1.0),
+        f"≥ {paper.APP_E_MIN_LG80}", interval=(paper.APP_E_MIN_LG80, 1.0), why="the paper's bound",
         measure=lambda r: min(c["lg_mean"] for k, c in an3.cell_table(m.pos_rows(r), m.alpha(r),
-            "1L1H", 80, tasks=paper.POS_TASKS).items() if k.split("/")[0] in paper.APP_E_ABSOLUTE),
-        why="the paper's own bound"),
+            "1L1H", 80, tasks=paper.POS_TASKS).items() if k.split("/")[0] in paper.APP_E_ABSOLUTE)),
     exact("ch3.appE.auc", "App. E",
         "pos2/pos5, 1L1H: AUC of the cell-level α separating cells with LG ≥ 0.5 from the rest "
         "(10 cells)",
@@ -217,9 +206,8 @@ DETAIL_CLAIMS = [
     claim("predicate", "ch3.appE.relative_fail_deeper", "App. E",
         "pos2/pos5, 2L4H and 4L4H, RoPE, ALiBi and NoPE: [cells, largest train accuracy (≤ 0.8), "
         "largest LG (< 0.5)]", "neither learned nor transferred (no tier named)",
-        lambda r: m.app_e_relative(r, ("2L4H", "4L4H")),
+        lambda r: m.app_e_relative(r, ("2L4H", "4L4H")), why="the paper's thresholds, as at 1L1H",
         holds=lambda v: v[0] == 12 and v[1] <= m.LEARNABLE and v[2] < m.GENERALIZES,
-        why="the paper's thresholds, as at 1L1H",
         deviation=Deviation("scope: App. E's sentence names no tier",
             "At two layers RoPE fits and transfers both interior positions, at four every "
             "relative cell reaches LG 0.5, through the content channel (App. D). α is 0 for all "
@@ -238,11 +226,9 @@ DETAIL_CLAIMS = [
             ),
             why="rule 4 for ρ; rule 5 for the precision, 2 binomial standard errors over our "
             "rows (Table 7's interval is lost)",
-            protocol=reduced(
-                "the 1L1H tier only; the 2L4H tier (ρ 0.36 over 19 cells) is not run: 10 "
-                "ensembles of 14 two-layer, four-head members at d = 128, about 4 CPU-hours")),
-        "appF__*",
-        "5 ensembles of 14 one-layer members at d = 128, about 65 CPU-minutes"),
+            protocol=reduced("the 1L1H tier only; the 2L4H tier (ρ 0.36 over 19 cells) is not run: "
+                "10 ensembles of 14 two-layer, four-head members at d = 128, about 4 CPU-hours")),
+        "appF__*", "5 ensembles of 14 one-layer members at d = 128, about 65 CPU-minutes"),
     until_run(
         exact("ch3.appG.L0", "App. G, Table 8",
             "1L1H, 3 seeds, at L = 3·L0: AUC of α separating the cells at LG ≥ 0.5, at L0 = "
@@ -275,11 +261,10 @@ DETAIL_CLAIMS = [
             holds=lambda v: all(a == 1.0 and lg >= 1 - seed_mean_tol() for a, lg in v.values()),
             why="rule 1 for α; rule 3 for LG (at least 1 − 0.045)",
             deviation=Deviation("our reading: the moderately low scales of paper Table 10",
-                "At 1 and 0.3 our models transfer skip-3 completely. At 0.1 the kernel still "
-                "resolves offset 3, but one layer fits skip-3 only partly in 2000 updates; the "
-                "models' LG equals their train accuracy at every length, so the shortfall is in "
-                "fitting. Whether the paper's moderately low scales went down to 0.1 is lost with "
-                "its table.")),
+                "At 1 and 0.3 our models transfer skip-3 fully. At 0.1 the kernel still resolves "
+                "offset 3, but one layer fits skip-3 only partly in 2000 updates; the models' LG "
+                "equals their train accuracy at every length: the shortfall is in fitting. Whether "
+                "the paper's moderately low scales went down to 0.1 is lost with its table.")),
         "appH__rope_scale_1,appH__rope_scale_0.[13]", ROPE_COST),
     until_run(
         claim("predicate", "ch3.appH.rope_scale_unlearnable", "App. H, Table 10",
@@ -346,12 +331,11 @@ DETAIL_CLAIMS = [
             "m = 64 the paper's ratio is far below ours: its features or selection differ.")),
     claim("predicate", "ch3.conj1.sin_conditioning", "§4, Conjecture 1 (partial progress, iv)",
         "Exact sinusoidal Φ_20 at 8, 16, 32 frequencies: [rows, full column rank, condition] each",
-        "rank-deficient or cond ~ 1e4–1e11",
+        "rank-deficient or cond ~ 1e4–1e11", source="live", digits=3,
         holds=lambda v: all(
             (not x["full_column_rank"]) or 1e4 <= x["cond"] <= 1e11 for x in v.values()
         ),
         why="rule 7: an order of magnitude; 150 digits, so the matrix's condition, not float64's",
-        source="live", digits=3,
         deviation=Deviation("unstated setup: the frequency counts of Conjecture 1 (iv)",
             "At 16 and 32 frequencies Φ_20 is rank-deficient, as the paper says. At 8, the one "
             "count with full column rank, its exact condition number is far above the paper's "

@@ -1,8 +1,7 @@
 """Chapter 3's trained study as study-sized ensembles on one device (``scripts/gpu_ch3.sh`` runs
-:func:`main`): the 150 groups as 15 ensembles of 45 members, each member with its own weights,
-data, schedule and banks, so its rows equal its own cell's up to float32 rounding
-(:func:`tiny_check`). :func:`run_study` stores a cell per group; a non-CPU run never writes into
-``results/ch3``."""
+:func:`main`): the 150 groups as 15 ensembles of 45 members, each member with its own weights, data,
+schedule and banks, so its rows equal its own cell's up to float32 rounding (:func:`tiny_check`).
+:func:`run_study` stores a cell per group; a non-CPU run never writes into ``results/ch3``."""
 
 from __future__ import annotations
 

@@ -37,8 +37,7 @@ def alpha_tables(
     L0: int = ALPHA_SPEC["L0"],
     fit=None,
 ) -> dict:
-    """``{rule: {"enc/task": {L: α}}}`` for both selection rules (section "α_L for every encoding
-    and task"); ``fit``: the CE rule's settings (default :data:`~.paper.CE_FIT`)."""
+    """``{rule: {"enc/task": {L: α}}}``, both rules (section "α_L for every encoding and task")."""
     fit = dict(paper.CE_FIT if fit is None else fit)  # checked by :func:`~.realizability.select`
     return {rule: _alpha_tab(encodings, tasks, lengths, rule, L0, fit) for rule in SELECTION_RULES}
 
@@ -55,10 +54,9 @@ def alpha_differences(live: dict, stored: dict) -> dict:
         for key, row in stored[rule].items():
             if (rule, key.split("/")[0]) in ILL_CONDITIONED_ROWS:
                 out["skipped"] += len(row)
-                continue
-            mine = live[rule].get(key, {})
-            out["compared"] += len(row)
-            out["differ"] += sum(mine.get(L) != v for L, v in row.items())
+            else:
+                out["compared"] += len(row)
+                out["differ"] += sum(live[rule].get(key, {}).get(L) != v for L, v in row.items())
     return out
 
 

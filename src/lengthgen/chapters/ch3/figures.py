@@ -1,5 +1,4 @@
-"""Chapter 3's tables and figures: each takes what the chapter computes and returns a DataFrame
-or draws a figure; none computes a claim."""
+"""Chapter 3's tables (DataFrames) and figures, from what the chapter computes; none is a claim."""
 
 from __future__ import annotations
 

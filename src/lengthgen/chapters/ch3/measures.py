@@ -139,8 +139,7 @@ def spearman_cells(results, keep=None, score=lambda k, v: v["alpha"]) -> float:
 
 
 def theory_differences(live: dict, stored: dict, *, skip=("prop1", "prop2"), tol=1e-9) -> list:
-    """Keys of the theory checks on which ``live`` and ``stored`` differ by more than ``tol``,
-    leaving out the scale-dependent Monte-Carlo checks ``skip``."""
+    """Theory-check keys where ``live`` and ``stored`` differ by > ``tol`` (Monte Carlo skipped)."""
     # `not <=`: a NaN on one side is a difference
     differ = lambda k: not max_difference(_clean(live[k]), _clean(stored[k])) <= tol
     keys = sorted((set(live) | set(stored)) - set(skip))

@@ -27,10 +27,8 @@ CE_FIT = {"steps": 400, "lr": 0.05, "weight_decay": 1e-4}
 LR_GRID = (0.01, 0.02, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.2)
 
 #: The α_L tables (section "α_L for every encoding and task"), the same at both scales.
-# fmt: off
-ALPHA_SPEC = {"encodings": ENCODINGS, "tasks": TASKS, "lengths": STUDY_LENGTHS + LONG_LENGTHS,
-              "L0": L0, "fit": CE_FIT}
-# fmt: on
+ALPHA_SPEC = dict(encodings=ENCODINGS, tasks=TASKS, L0=L0, fit=CE_FIT)
+ALPHA_SPEC["lengths"] = STUDY_LENGTHS + LONG_LENGTHS
 
 # --------------------------------------------------------------------------- the trained study
 #: Five seeds per (tier, encoding, task) (App. C).
@@ -88,8 +86,7 @@ THM2_PARITY_ALPHA = 0.5
 THM2_LADDER = {"lengths": (40, 160, 640, 2560, 10240, 40960), "alpha": 1.0}
 PEAK_COPY_ALPHA = 1.0
 REVERSE_SWEEP = {"kernels": 20_000, "solved": 0}
-#: Prop. 4 / App. A.7: relative head prev 1.00, attend-first 0.00; clamped learned-absolute prev
-#: 0.00 (exact tie), attend-first 1.00 with a length-independent margin.
+#: Prop. 4 / App. A.7: α_L of the relative and the clamped learned-absolute head on prev and first.
 DUALITY = {"relative": {"prev": 1.0, "first": 0.0}, "clamped": {"prev": 0.0, "first": 1.0}}
 #: Prop. 3: sin(d θ_min) (16 frequencies, base 1e4) solves copy at L = 17665 (offset 8833); θ_min.
 PROP3_COPY = {"L": 17665, "copy_offset": 8833, "alpha": 1.0, "theta_min": 1.78e-4}
@@ -166,8 +163,7 @@ APP_E_MIN_LG80 = 0.97
 APP_E_AUC = 1.0
 
 # --------------------------------------------------------- paper values the book does not check
-#: Study sizes (§6, App. E): 3 tiers × 5 PEs × 7 (or 2) tasks × 5 seeds × 5 lengths; Table 6 prints
-#: the 1L1H tier's 250. The book runs all of them.
+#: Study sizes (§6, App. E): 3 tiers × 5 PEs × 7 (or 2) tasks × 5 seeds × 5 lengths (Table 6: 1L1H).
 N_MEASUREMENTS = {"main": 2625, "pos": 750, "pos_1L1H": 250}
 #: §6 (relation to the taxonomy): ρ of the PE-blind rule and of the taxonomy baseline.
 BASELINE_RHO = {"pe_blind": -0.24, "taxonomy": 0.85}
@@ -177,8 +173,7 @@ PROP2_OLD_KEY_RATIO = 5.2
 SCALE_ROBUSTNESS = {"rho_1L1H": 0.92, "precision_1L1H": 0.94, "rho_2L4H": 0.36, "cells_2L4H": 19}
 #: App. G, Table 8: L0 ∈ {10, 20, 40}, evaluated at 3 L0, 3 seeds: screen AUC 1.0 at every L0.
 L0_SENSITIVITY = {"L0": (10, 20, 40), "auc": 1.0, "seeds": 3}
-#: App. H, Table 9 (text): content-driven induction, 2-layer LG of ALiBi (the largest), RoPE and
-#: NoPE (α_L = 0 for every PE).
+#: App. H, Table 9 (text): induction's 2-layer LG of ALiBi (the largest), RoPE, NoPE (all α_L = 0).
 INDUCTION_LG = {"alibi": 0.84, "rope": 0.43, "nope": 0.34}
 #: App. H, Table 10: RoPE frequency scale 0.03 on skip-3 (1L1H): trained LG while α_L = 0.
 ROPE_FREQ_SCALE_LG = {"scale": 0.03, "lg": 0.88, "alpha": 0.0}

@@ -40,8 +40,7 @@ def train_seeds(tier, encoding, tasks, seeds, *, setting: dict, **protocol) -> l
 
 
 def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
-    """A trained cell of App. C's protocol (:data:`paper.STUDY`) with ``over`` changed; the keys of
-    ``over`` that name the setting also tag its rows."""
+    """A trained cell of App. C's protocol (:data:`paper.STUDY`), ``over`` changed (and tagged)."""
     kw = {"tier": tier, "encoding": enc, "tasks": list(tasks), "seeds": list(seeds)}
     kw |= {k: STUDY[k] for k in ("steps", "batch", "lr", "weight_decay", "eval_n", "train_eval_n")}
     kw |= {"L0": paper.L0, "lengths": list(STUDY["lengths"])} | over
@@ -84,8 +83,7 @@ class ScaledRope(KernelFamily):
 
 
 def alpha_cell() -> dict:
-    """α_L (CE rule) of the robustness studies: ``{"appG": {L0: {"enc/task": α at 3·L0}},
-    "rope_scale": {scale: {L: α}}}`` (RoPE skip-3)."""
+    """α_L (CE) of App. G ``{L0: {"enc/task": α at 3·L0}}`` and App. H ``{scale: {L: α}}``."""
     appG = {
         str(L0): {
             f"{e}/{t}": simulate(fit_ce(fam, t, L0, **paper.CE_FIT), fam, t, 3 * L0, L0).alpha

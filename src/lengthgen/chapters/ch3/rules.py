@@ -38,20 +38,19 @@ from lengthgen.stats import bootstrap_ci
 
 #: Causes a deviation of this chapter may name.
 CAUSES: dict[str, str] = {
-    "unstated hyperparameter: CE-fit learning rate": "the paper fixes the CE selection rule's 400 "
-    "Adam steps and weight decay 1e-4 but not its learning rate; we use 0.05, chosen before "
-    "looking at any number. Cells in the selection gap (sinusoidal bounded offsets, RoPE "
-    "attend-first's long tail) change with it",
-    "unstated hyperparameter: min-norm pseudo-inverse cutoff": "the sinusoidal and RoPE Φ_20 are "
-    "full rank but their smallest singular values lie below float64's resolution, so a float64 "
-    "min-norm interpolant depends on where Φ⁺ cuts the spectrum; the paper does not say, we use "
-    "torch's default",
-    "unstated setup: the W of Prop. 2's Monte Carlo": "the paper does not say which selected W its "
-    "Monte-Carlo figures for Prop. 2 use",
+    "unstated hyperparameter: CE-fit learning rate": "the paper fixes the CE rule's 400 Adam "
+    "steps and weight decay 1e-4, not its learning rate; we use 0.05, chosen before looking at "
+    "any number. Cells in the selection gap (sinusoidal bounded offsets, RoPE attend-first's long "
+    "tail) change with it",
+    "unstated hyperparameter: min-norm pseudo-inverse cutoff": "the sinusoidal and RoPE Φ_20 have "
+    "full rank but singular values below float64's resolution, so a float64 min-norm interpolant "
+    "depends on where Φ⁺ cuts the spectrum; the paper does not say, we use torch's default",
+    "unstated setup: the W of Prop. 2's Monte Carlo": "the paper does not say which selected W "
+    "its Monte-Carlo figures for Prop. 2 use",
     "scope: App. E's sentence names no tier": "App. E says the relative encodings neither learn "
-    "nor transfer the interior positions without naming a tier; its numbers (Table 6) are the "
-    "one-layer tier's, where the sentence holds in our runs. At the deeper tiers our models reach "
-    "them through the content channel (§6, App. D), and the paper prints no number there",
+    "nor transfer the interior positions, naming no tier; its numbers (Table 6) are the one-layer "
+    "tier's, where the sentence holds for us. At the deeper tiers our models reach them through "
+    "the content channel (§6, App. D); the paper prints no number there",
     "one crossing per length": "the target of copy and reverse moves with the row, so a kernel "
     "favouring one fixed key or offset hits exactly the row whose target crosses it, at every "
     "length: α = 1/|S_L|, not a transfer, tending to 0 only as the scored set grows",
@@ -61,8 +60,7 @@ CAUSES: dict[str, str] = {
     "unstated setup: the frequency counts of Conjecture 1 (iv)": "the paper gives a range of "
     "condition numbers for 'realistic frequency counts' without naming counts, bases or lengths",
     "our reading: the moderately low scales of paper Table 10": "the paper names the scales 0.03 "
-    "and 0.01 and calls the others standard and moderately low without listing them; 0.3 and 0.1 "
-    "are ours",
+    "and 0.01 and calls the others, unlisted, standard and moderately low; 0.3 and 0.1 are ours",
     "unstated setup: App. H's induction protocol": "the paper reports induction LG per encoding "
     "at two depths but not its generator, vocabulary, lengths or updates; we train App. C's "
     "protocol on our induction generator",
