@@ -1,6 +1,5 @@
 """Chapter 4: a network's accuracy at every length, exactly where possible (section "Claim 1 —
-the constructions, checked exactly"), with the errors outside the "tie residues" (Lemma D.2).
-"""
+the constructions, checked exactly"), with the errors outside the "tie residues" (Lemma D.2)."""
 
 from __future__ import annotations
 

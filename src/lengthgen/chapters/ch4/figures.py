@@ -143,8 +143,7 @@ INT_FORMATS = dict.fromkeys(
 
 
 def check_frame(summary: dict, cols: dict):
-    """A :func:`~.checks.summarize_checks` summary as a DataFrame, a row per (network, p), columns
-    ``cols`` (summary key → header)."""
+    """A summarize_checks summary as a DataFrame: a row per (network, p); ``cols``: key → header."""
     import pandas as pd
 
     df = pd.DataFrame(summary).T[list(cols)].astype(float).rename(columns=cols)

@@ -1,9 +1,8 @@
-"""Chapter 4 at the paper's protocol (B.1.3, p = 53), on a GPU (section "At the paper's modulus"):
-:func:`train_paper_scale` trains every variant x budget x weight decay x seed as one ensemble whose
-loop stays on the device; checkpoints (optionally in parts) let a partial run resume bit for bit.
-Not :func:`lengthgen.engine.train.train_ensemble`: it cannot resume mid-run from the optimizer's
-and sampler's state, stop before a deadline, or draw batches on the device from one generator.
-:func:`main` (``store-checkpoint SRC NAME``) keeps a brought-back checkpoint."""
+"""Chapter 4 at the paper's protocol (B.1.3, p = 53) on a GPU (section "At the paper's modulus"):
+:func:`train_paper_scale` trains every (variant, budget, weight decay, seed) as one on-device
+ensemble, resumable bit for bit from checkpoints (optionally in parts); the engine's
+``train_ensemble`` cannot resume from optimizer and sampler state, stop before a deadline or draw
+batches on the device from one generator. :func:`main` stores a brought-back checkpoint."""
 
 from __future__ import annotations
 

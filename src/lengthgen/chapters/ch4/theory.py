@@ -1,6 +1,5 @@
 """Chapter 4's learning theory, measured (details page): the VC proposition exactly, our ReLU
-interpolant's margins (Thm 6.3), margins across widths (Sec. 6) and samples needed (Cor. 5.8).
-"""
+interpolant's margins (Thm 6.3), margins across widths (Sec. 6) and samples needed (Cor. 5.8)."""
 
 from __future__ import annotations
 
