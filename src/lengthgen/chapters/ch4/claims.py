@@ -103,8 +103,7 @@ _TRANSFORMER = Deviation(
 # --------------------------------------------------------------------------- theory and Fig. 9
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
-#: Cor. 5.8: Õ(p) and Ω(p) give slope 1 in log p, + ≈ 1/ln p ≈ 0.3 per log factor (two allowed),
-#: ± 0.3 of fit error; a memorizer (∝ p³ inputs) or a fixed need (slope 0) falls outside
+#: slope 1, + ≈ 0.3 per log factor (two), ± 0.3 fit error; memorizing or a fixed need fall outside
 COR58_SLOPE = (0.7, 1.7)
 #: Thm 5.6: Θ̃(dp) bounds the samples needed by ∝ d (slope 1), + ≈ 0.5 of log factors
 THM56_MAX_SLOPE = 1.5
@@ -208,8 +207,7 @@ _GAIN_TXT = (
     "first-layer bias than without, by > 2 SE"
 )
 #: The Figs 4–5 statements a length-generalization sweep is checked on, by the id's last part: the
-#: key in PAPER_VALUES, the networks, what is measured, the comparison (at p = 53 "chance" is read
-#: by :data:`~.rules.R3_CHANCE_P53`) and our value on a sweep.
+#: key in PAPER_VALUES, the networks, what is measured, the comparison and our value on a sweep.
 LENGTHGEN_STATEMENTS = {
     "sine_seen": ("ch4.fig4.sine_seen", "bias-free sine MLP", _SEEN_TXT, R.R4_PERFECT,
                   lambda r, sweep: M.worst(r, sweep, "sine", False, _SEEN)),

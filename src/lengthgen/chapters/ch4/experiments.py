@@ -112,8 +112,7 @@ _MEMBERS = "rows.*.(activation|bias|n|wd|seed) rows=budgets*wds*seeds"
 _LENGTHS = "$in_domain_lengths|$test_lengths"
 _TRACKED = " val_step track_length val_acc.*.*:p val_acc.*=budgets*wds*seeds"
 
-#: What each kind of stored cell holds (:func:`lengthgen.store.validate`; counts from the cell's
-#: arguments), by the function that computes it; or a function of the cell's arguments.
+#: What each cell function's stored cell holds: a ``store.validate`` spec, or a function of kwargs
 SCHEMAS_BY_FUNCTION = {
     small_exhaustive: lambda kw: (
         "*.(p|m|inputs|fourier|fourier_theory) *.(thm41|thm42_bias):p"

@@ -75,8 +75,7 @@ class ModularMLP:
     [E, d, p], ``V`` [E, p, d], ``b`` [E, d], N(0, ``init_std``²) from each member's seed (B.1)."""
 
     def __init__(self, p: int, width: int, activation="sine", bias=False, init_std=INIT_STD):
-        self.p = check_modulus(p)
-        self.width = check_positive_int("width", width)
+        self.p, self.width = check_modulus(p), check_positive_int("width", width)
         self.activation = check_activation(activation)
         if not isinstance(bias, bool):
             raise ConfigError(f"bias must be True or False, got {bias!r}")

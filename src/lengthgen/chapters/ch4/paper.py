@@ -42,8 +42,7 @@ PAPER_PROTOCOL = {
     "transformer (B.1.4)": "(m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0 "
     "(released code)",
 }
-#: Our Newton–Schulz dtype for every chapter-4 Muon run, our reading of B.1's "float32 precision
-#: throughout" (the engine's default, bfloat16, is what ``torch.optim.Muon`` does)
+#: Newton–Schulz dtype of our Muon runs: B.1's "float32 throughout" (engine default: bfloat16)
 NS_DTYPE = "float32"
 
 # --------------------------------------------------------------------------- our seeds and offsets
@@ -179,8 +178,7 @@ def checks(scale: str | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- the paper's claims
-#: Every number and statement the chapter quotes from the paper: claim id → (location, the paper's
-#: value, for a figure its own words, read by :mod:`.rules`).
+#: What the chapter quotes from the paper: id → (location, value; for a figure its words, see R4).
 PAPER_VALUES = {
     # Sec. 4: expressivity (exact statements)
     "ch4.thm41.exhaustive": ("Thm 4.1, App. D.1", 1.0),

@@ -71,8 +71,7 @@ def spearman_trend(x, y):
     if not math.isfinite(r0):
         return {"rho": None, "p": 1.0}
     perms = list(itertools.permutations(ry))
-    p = sum(rho(rx, np.asarray(q)) >= r0 - 1e-12 for q in perms) / len(perms)
-    return {"rho": r0, "p": p}
+    return {"rho": r0, "p": sum(rho(rx, np.asarray(q)) >= r0 - 1e-12 for q in perms) / len(perms)}
 
 
 def significant_rise(t):
@@ -115,11 +114,10 @@ R5_BIAS_GAIN = {  # the gain exceeds 2 SE at every budget
     "length range and a wider weight-decay range",
 }
 
-# R3 for "chance" in the p = 53 GPU run: a predictor at chance has population accuracy q = 1/p,
-# and one reported value (a seed mean on the run's n_eval held-out inputs of one length) has
-# binomial SE at most sqrt(q(1 − q)/n_eval). The claim reports the highest of K = (lengths ≥
-# FAR_FROM) × (decays) such values, so a network at chance ends above the ±3 SE band with
-# probability at most K times the one-sided normal tail beyond 3 SE (union bound).
+# R3 for "chance" in the p = 53 GPU run: at chance, one reported value (a seed mean on n_eval
+# held-out inputs of one length) has population accuracy q = 1/p, binomial SE ≤ √(q(1−q)/n_eval).
+# The claim reports the highest of K = (lengths ≥ FAR_FROM) × (decays) such values: at chance it
+# exceeds the ±3 SE band with probability ≤ K × the one-sided normal tail beyond 3 SE (union bound).
 _P53, _N_EVAL = paper.PAPER_RUN["p"], paper.PAPER_RUN["n_eval"]
 _SE_P53 = math.sqrt((1 / _P53) * (1 - 1 / _P53) / _N_EVAL)
 CHANCE_P53 = (1 / _P53 - N_SE_EXACT * _SE_P53, 1 / _P53 + N_SE_EXACT * _SE_P53)
