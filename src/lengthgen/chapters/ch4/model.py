@@ -79,8 +79,7 @@ class ModularMLP:
         self.activation = check_activation(activation)
         if not isinstance(bias, bool):
             raise ConfigError(f"bias must be True or False, got {bias!r}")
-        self.bias = bias
-        self.init_std = check_finite("init_std", init_std, nonnegative=True)
+        self.bias, self.init_std = bias, check_finite("init_std", init_std, nonnegative=True)
 
     def init(self, seeds, dtype=torch.float32, device="cpu") -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed

@@ -51,8 +51,7 @@ def sum_representatives(m: int, p: int) -> torch.Tensor:
     """One count vector of X_m per token sum S = 0 … m(p−1): tokens p−1, one S mod (p−1), zeros."""
     m, p = check_length(m), check_modulus(p)
     S = torch.arange(m * (p - 1) + 1)
-    x = torch.zeros(len(S), p, dtype=torch.long)
-    q, r = S // (p - 1), S % (p - 1)
+    x, q, r = torch.zeros(len(S), p, dtype=torch.long), S // (p - 1), S % (p - 1)
     x[:, p - 1] += q
     x[torch.arange(len(S)), r] += (r > 0).long()
     x[:, 0] += m - x.sum(1)
@@ -84,8 +83,7 @@ def slope_growth(rows) -> float:
 # --------------------------------------------------------------------------- training cells
 @experiments_cell
 def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
-    """B.1.2 at several widths (Sec. 6 remark), one ensemble per (activation, width): train/test
-    accuracy and normalized 0.5 % margin."""
+    """B.1.2 at several widths (Sec. 6 remark): train/test accuracy, normalized 0.5 % margin."""
     c, run = cell_settings("margin_widths", settings, device, progress)
     run["seeds"], m, p = c.seeds, c.m, c.p
     train = [train_set(s, p, (m,), c.n) for s in c.seeds]

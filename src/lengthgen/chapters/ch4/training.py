@@ -192,8 +192,7 @@ def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> 
 
 
 def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
-    """The normaliser of Sec. 6, [E] (or a scalar, unbatched): ``‖V‖_{1,∞}`` (max row ℓ1 norm) for
-    sine, ``‖W‖_F ‖V‖_2`` for ReLU."""
+    """The Sec. 6 normaliser: ``‖V‖_{1,∞}`` (max row ℓ1 norm) for sine, ``‖W‖_F ‖V‖_2`` for ReLU."""
     W, V = params["W"].double(), params["V"].double()
     if check_activation(activation) == "sine":
         return V.abs().sum(-1).amax(-1)
