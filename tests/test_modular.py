@@ -200,7 +200,7 @@ def test_test_set_seeding():
     g = torch.Generator().manual_seed(1337 * 2009 + 811)
     tok = torch.randint(0, 97, (50, 811), generator=g)
     assert torch.equal(t.y, D.labels_of(tok, 97)) and bool((t.x.sum(1) == 811).all())
-    assert D.train_seed(1, 3) == 1012 and D.test_seed(1, 3) == 2012
+    assert D.data_seed(1, 3) == 1012 and D.data_seed(1, 3, test=True) == 2012
     big = D.test_set(7, 97, 100, n=20000)
     counts = torch.bincount(big.y, minlength=97).double()
     chi2 = float(((counts - 20000 / 97) ** 2 / (20000 / 97)).sum())

@@ -4,8 +4,7 @@
 :mod:`.constructions` the exact networks of Sec. 4; :mod:`.checks` accuracy at every length;
 :mod:`.theory` the learning theory; :mod:`.training`, :mod:`.sweeps` the trained studies;
 :mod:`.paper_scale` the p = 53 GPU run; :mod:`.experiments` the plan and stored-run readers;
-:mod:`.rules`, :mod:`.measures`, :mod:`.claims` the ledger; :mod:`.figures` what the chapter draws.
-"""
+:mod:`.rules`, :mod:`.measures`, :mod:`.claims` the ledger; :mod:`.figures` the pages' plots."""
 
 
 def experiments_cell(fn):

@@ -1,6 +1,5 @@
 """Chapter 4: a network's accuracy at every length, exactly where possible (section "Claim 1 —
-the constructions, checked exactly"), with the errors outside the "tie residues" (Lemma D.2).
-"""
+the constructions, checked exactly"), with the errors outside the "tie residues" (Lemma D.2)."""
 
 from __future__ import annotations
 
@@ -62,8 +61,7 @@ def accuracy_by_length(net, p, max_m, n=N_TEST, seed=0, lengths=None, tol=1e-6, 
         raise ConfigError(f"lengths go beyond max_m = {max_m}")
     if not isinstance(net, Network) or net.p != p:
         raise ConfigError(f"net must be a Network with p = {p} classes")
-    sel = torch.tensor(lens) - 1
-    tally = _Tally(p, len(lens))
+    sel, tally = torch.tensor(lens) - 1, _Tally(p, len(lens))
     Wt = net.W.T.contiguous()  # [p, d]
     for tok in _token_chunks(p, max_m, n, seed, chunk):
         h = Wt[tok].cumsum(1)[:, sel]  # [k, L, d] = W x^(m)
@@ -138,8 +136,7 @@ def exact_lengths(net: Network, p: int, max_m: int, tol: float = 1e-9) -> list[i
 def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
     """Accuracy of ``net`` over all ``p^m`` ordered inputs of length m (each weighted once)."""
     tok = all_inputs(m, net.p)
-    pred = net.predict(count_vectors(tok, net.p, torch.float64), tol)
-    y = labels_of(tok, net.p)
+    pred, y = net.predict(count_vectors(tok, net.p, torch.float64), tol), labels_of(tok, net.p)
     acc, ties = float((pred == y).double().mean()), float((pred < 0).double().mean())
     return {"m": m, "p": net.p, "inputs": int(tok.shape[0]), "acc": acc, "ties": ties}
 
@@ -148,8 +145,7 @@ def exhaustive_accuracy(net: Network, m: int, tol: float = 1e-6) -> dict:
 @experiments_cell
 def small_exhaustive(ps=(2, 3, 4, 5, 6, 7, 11), ms=(1, 2, 3, 4), limit: int = 20_000) -> list[dict]:
     """Every construction on every ordered input of length m, for (m, p) with p^m ≤ ``limit``."""
-    limit = check_positive_int("limit", limit)
-    rows = []
+    limit, rows = check_positive_int("limit", limit), []
     for p in nonempty("ps", ps):
         for m in nonempty("ms", ms):
             if check_modulus(p) ** check_length(m) > limit:

@@ -1,8 +1,7 @@
 """Chapter 4's claims, each declared once by its literal id: the paper's value from
 :data:`.paper.PAPER_VALUES`, the comparison from :mod:`.rules` (R1–R6), the measurement from
 :mod:`.measures` (stored cells, so ``claims --check`` needs no notebook). The Figs 4–5 claims come
-in families (:data:`LENGTHGEN_STATEMENTS`); a deviation has a cause from :data:`CAUSES`.
-"""
+in families (:data:`LENGTHGEN_STATEMENTS`); a deviation has a cause from :data:`CAUSES`."""
 
 from __future__ import annotations
 
@@ -38,10 +37,9 @@ CAUSES = {
 
 _BUDGET_FAR = Deviation(
     "reduced budget",
-    "a sine neuron whose per-token phase is off by δ drifts by mδ: exactness at m = 811 needs δ "
-    "below about 2·10⁻⁴, which the paper's 3·10⁵ epochs (≈ 4.2M updates at n = 8,000) reach and "
-    "our bias-free runs do not within their budget (the budget study shows the reach growing with "
-    "updates)",
+    "a sine neuron with per-token phase error δ drifts by mδ: exactness at m = 811 needs δ below "
+    "about 2·10⁻⁴, which the paper's 3·10⁵ epochs (≈ 4.2M updates at n = 8,000) reach and our "
+    "bias-free runs do not within budget (the reach grows with updates in the budget study)",
 )
 _BUDGET_FAR_BIAS_MAIN = Deviation(
     "reduced budget",
@@ -66,9 +64,8 @@ _BUDGET_SEEN = Deviation(
 )
 _UNDER_VAR = Deviation(
     "run-to-run variance",
-    "with two seeds the spread is large where a sine run has not fitted its training set within "
-    "our budget, or where the widest networks memorise a small training set; there the sine lead "
-    "is within noise",
+    "with two seeds, spread is big where a sine run has not fit its training set within budget, or "
+    "where the widest memorise a small training set; there the sine lead is within noise",
 )
 _OVER_RELU_MARGIN = Deviation(
     "reduced budget",
@@ -106,8 +103,7 @@ _TRANSFORMER = Deviation(
 # --------------------------------------------------------------------------- theory and Fig. 9
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
-#: Cor. 5.8: Õ(p) and Ω(p) give slope 1 in log p, + ≈ 1/ln p ≈ 0.3 per log factor (two allowed),
-#: ± 0.3 of fit error; a memorizer (∝ p³ inputs) or a fixed need (slope 0) falls outside
+#: slope 1, + ≈ 0.3 per log factor (two), ± 0.3 fit error; memorizing or a fixed need fall outside
 COR58_SLOPE = (0.7, 1.7)
 #: Thm 5.6: Θ̃(dp) bounds the samples needed by ∝ d (slope 1), + ≈ 0.5 of log factors
 THM56_MAX_SLOPE = 1.5
@@ -138,10 +134,9 @@ _UNDER_SGD = reduced(
     f"{_A['lr']:g} (paper: 1e-3), where the paper trains 3·10⁵ epochs"
 )
 _OVER_WIDTHS = reduced(
-    f"(m, p) = ({_W['m']}, {_W['p']}), n = {_W['n']}, widths "
-    f"{', '.join(map(str, _W['widths']))}, Muon lr {_W['lr']:g}, decay {_W['wd']:g}, "
-    f"{_W['steps']:,} updates, {len(_W['seeds'])} seeds (paper: p ∈ {{53, 307}}, lr 1e-3, "
-    "3·10⁵ epochs)"
+    f"(m, p) = ({_W['m']}, {_W['p']}), n = {_W['n']}, widths {', '.join(map(str, _W['widths']))}, "
+    f"Muon lr {_W['lr']:g}, decay {_W['wd']:g}, {_W['steps']:,} updates, {len(_W['seeds'])} seeds "
+    f"(paper: p ∈ {{53, 307}}, lr 1e-3, 3·10⁵ epochs)"
 )
 _SAMPLES = reduced(
     f"sine MLPs, m = {_N['m']}, AdamW lr {_N['lr']:g}, {_N['steps']:,} updates, "
@@ -212,8 +207,7 @@ _GAIN_TXT = (
     "first-layer bias than without, by > 2 SE"
 )
 #: The Figs 4–5 statements a length-generalization sweep is checked on, by the id's last part: the
-#: key in PAPER_VALUES, the networks, what is measured, the comparison (at p = 53 "chance" is read
-#: by :data:`~.rules.R3_CHANCE_P53`) and our value on a sweep.
+#: key in PAPER_VALUES, the networks, what is measured, the comparison and our value on a sweep.
 LENGTHGEN_STATEMENTS = {
     "sine_seen": ("ch4.fig4.sine_seen", "bias-free sine MLP", _SEEN_TXT, R.R4_PERFECT,
                   lambda r, sweep: M.worst(r, sweep, "sine", False, _SEEN)),
@@ -332,8 +326,7 @@ CLAIMS = [
         + ", ".join(f"({p}, {m})" for p, m in paper.WINDOW_CASES),
         M.window_derived(),
         "equal",
-        "our derivation (odd p) says exactly these lengths; a difference is an error in it or in "
-        "the code",
+        "our derivation (odd p) gives exactly these; a difference is an error in it or in the code",
         source="live",
     ),
     _self(
@@ -394,10 +387,9 @@ CLAIMS = [
         "ch4.thm44",
         "No bias-free ReLU MLP, of any width, is exact on X_m1 and X_m2 when m1 ≢ m2 (mod p)",
         "not-reproducible",
-        "an impossibility over all networks cannot be checked by training; our copy of the paper "
-        "(arXiv 2511.23443) prints parts of the proof (App. D.3) but not the theorem, so the "
-        "chapter proves its own version (linear regions are cones) and self-checks its "
-        "consequences on trained networks",
+        "an impossibility over all networks cannot be checked by training; our copy (arXiv "
+        "2511.23443) prints parts of the proof (App. D.3), not the theorem, so we prove our own "
+        "version (linear regions are cones), self-checking its consequences on trained networks",
     ),
     _self(
         "ch4.thm44.rays",
@@ -496,9 +488,8 @@ CLAIMS = [
     # ----- Secs 4–6 learning theory and Fig. 9 (details page; measured live by .theory or stored)
     paper_claim(
         "ch4.prop_vc",
-        "sgn(sin(a·x)), a > 0, on the integers 1, 2, 4, …, 2^(N−1): how many of the 2^N "
-        "labellings our a (binary digit i of a/π set where the label is −1) realizes, N = 1 … 10, "
-        "in exact arithmetic",
+        "sgn(sin(a·x)), a > 0, on 1, 2, 4, …, 2^(N−1), N = 1 … 10: how many of the 2^N labellings "
+        "our a (binary digit i of a/π set where the label is −1) realizes, in exact arithmetic",
         source="live",
         check="equal",
         why="shattering needs every labelling at every N; one missed labelling falsifies ours",
@@ -579,9 +570,8 @@ CLAIMS = [
         measure=lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),
         check="predicate",
         holds=lambda v: v is not None and v <= THM56_MAX_SLOPE,
-        why="Θ̃(dp) bounds what every interpolating learner of width d needs by ∝ d up to logs "
-        f"(slope 1, +{THM56_MAX_SLOPE - 1:g} for log factors); it does not say a learner needs "
-        "more as d grows",
+        why="Θ̃(dp) bounds every interpolating width-d learner's need by ∝ d (slope 1, "
+        f"+{THM56_MAX_SLOPE - 1:g} for log factors); it does not say a wider learner needs more",
         protocol=_SAMPLES,
     ),
     paper_unchecked(
@@ -632,26 +622,19 @@ HEADLINE = {
     "deviation_ids": ["ch4.fig4.paper_lr.sine_far", "ch4.fig23.test_improves.sine"],
     # the chapter's results box: the paper's headline claims in plain words
     "claims": [
-        {
-            "claim": "Two sine neurons add numbers modulo p exactly, at any one input length",
-            "id": "ch4.thm41.long",
-        },
-        {
-            "claim": "With a bias term, one two-neuron sine network is exact at every length",
-            "id": "ch4.thm42.bias_long",
-        },
-        {
-            "claim": "With few neurons and little data, sine networks beat ReLU networks",
-            "id": "ch4.fig1.sine_beats_relu",
-        },
-        {
-            "claim": "Trained on short inputs, a sine network stays accurate on far longer ones",
-            "id": "ch4.fig4.p53.sine_far",
-        },
-        {
-            "claim": "Trained the same way, a ReLU network is at chance on longer inputs",
-            "id": "ch4.fig4.p53.relu_chance",
-        },
+        {"claim": words, "id": cid}
+        for cid, words in {
+            "ch4.thm41.long": "Two sine neurons add numbers modulo p exactly, at any one input "
+            "length",
+            "ch4.thm42.bias_long": "With a bias term, one two-neuron sine network is exact at "
+            "every length",
+            "ch4.fig1.sine_beats_relu": "With few neurons and little data, sine networks beat "
+            "ReLU networks",
+            "ch4.fig4.p53.sine_far": "Trained on short inputs, a sine network stays accurate on "
+            "far longer ones",
+            "ch4.fig4.p53.relu_chance": "Trained the same way, a ReLU network is at chance on "
+            "longer inputs",
+        }.items()
     ],
 }
 

@@ -24,8 +24,7 @@ def construct_fixed_length(m: int, p: int) -> Network:
     ``W_{2v} = 2πv/p``: on ``X_m`` the score ``cos(2π(S − ℓ)/p)`` peaks uniquely at ``ℓ ≡ S``."""
     m, p = check_length(m), check_modulus(p)
     base = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
-    W = torch.stack([base + math.pi / (2 * m), base])
-    v = torch.arange(p)
+    W, v = torch.stack([base + math.pi / (2 * m), base]), torch.arange(p)
     N = torch.stack([4 * m * v + p, 4 * m * v])
     rational = (N, torch.zeros(2, dtype=torch.long), 4 * m * p)
     return Network(W, _readout(p), "sine", None, f"Thm 4.1 (m = {m})", rational=rational)
@@ -45,8 +44,7 @@ def construct_with_bias(p: int) -> Network:
     """Thm 4.2 (with bias): width 2, ``W_{jv} = 2πv/p``, ``b = (π/2, 0)``; exact at every length."""
     p = check_modulus(p)
     base = 2 * math.pi * torch.arange(p, dtype=torch.float64) / p
-    W = torch.stack([base, base])
-    b = torch.tensor([math.pi / 2, 0.0], dtype=torch.float64)
+    W, b = torch.stack([base, base]), torch.tensor([math.pi / 2, 0.0], dtype=torch.float64)
     rational = (torch.stack([4 * torch.arange(p)] * 2), torch.tensor([p, 0]), 4 * p)
     return Network(W, _readout(p), "sine", b, "Thm 4.2 (bias)", rational=rational)
 
@@ -58,8 +56,7 @@ def construct_fourier(p: int) -> Network:
     K = (p - 1) // 2
     if K < 1:
         raise ConfigError(f"the bias-free Fourier construction needs p >= 3, got p = {p}")
-    k = torch.arange(1, K + 1, dtype=torch.float64)
-    v = torch.arange(p, dtype=torch.float64)
+    k, v = torch.arange(1, K + 1, dtype=torch.float64), torch.arange(p, dtype=torch.float64)
     W = 2 * math.pi * k[:, None] * v[None, :] / p
     V = torch.sin(2 * math.pi * v[:, None] * k[None, :] / p)
     rational = ((torch.arange(1, K + 1)[:, None] * torch.arange(p)) % p, torch.zeros(K).long(), p)
@@ -110,8 +107,7 @@ def path_lower_bound(m: int, p: int) -> int:
 def path_inputs(m: int, p: int) -> torch.Tensor:
     """The path of Thm 4.3: ``x(t) = (m − t) e_0 + t e_1``, t = 0 … m (label t mod p); [m+1, p]."""
     m, p = check_length(m), check_modulus(p)
-    t = torch.arange(m + 1)
-    x = torch.zeros(m + 1, p, dtype=torch.long)
+    t, x = torch.arange(m + 1), torch.zeros(m + 1, p, dtype=torch.long)
     x[:, 0], x[:, 1] = m - t, t
     return x
 
@@ -131,8 +127,7 @@ def homogeneous_pairs(m1: int, m2: int, p: int) -> dict:
     """Thm 4.4: ``(m1/g) z`` and ``(m2/g) z`` (``g = gcd(m1, m2)``, ``z = (g−1)e_0 + e_v``) lie on
     one ray, so a bias-free ReLU net labels them alike; the pairs whose labels differ."""
     m1, m2, p = check_length(m1), check_length(m2), check_modulus(p)
-    g = math.gcd(m1, m2)
-    pairs = []
+    g, pairs = math.gcd(m1, m2), []
     for v in range(1, p):
         z = torch.eye(p, dtype=torch.long)[v]
         z[0] += g - 1

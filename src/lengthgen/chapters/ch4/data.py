@@ -106,14 +106,10 @@ def split_budget(n: int, lengths: Sequence[int]) -> list[int]:
     return [q + (1 if i < r else 0) for i in range(len(lengths))]
 
 
-def train_seed(seed: int, m: int) -> int:
-    """B.1.3: the generator of the training data of length m is seeded with ``seed·1009 + m``."""
-    return check_positive_int("seed", seed, minimum=0) * TRAIN_SEED_MULTIPLIER + check_length(m)
-
-
-def test_seed(seed: int, m: int) -> int:
-    """B.1.3: the generator of the test data of length m is seeded with ``seed·2009 + m``."""
-    return check_positive_int("seed", seed, minimum=0) * TEST_SEED_MULTIPLIER + check_length(m)
+def data_seed(seed: int, m: int, test: bool = False) -> int:
+    """B.1.3: training (test) data of length m come from generator ``seed·1009 (2009) + m``."""
+    mult = TEST_SEED_MULTIPLIER if test else TRAIN_SEED_MULTIPLIER
+    return check_positive_int("seed", seed, minimum=0) * mult + check_length(m)
 
 
 @dataclass
@@ -136,12 +132,11 @@ def _shard(seed_value: int, n: int, m: int, p: int) -> Dataset:
 def train_set(seed: int, p: int, lengths: Sequence[int], n: int) -> Dataset:
     """B.1.3's static training set: ``n`` split over ``lengths`` (:func:`split_budget`), the shard
     of length m from generator ``seed·1009 + m`` (a smaller budget's is a prefix), in order."""
-    p = check_modulus(p)
-    sizes = split_budget(n, lengths)
-    shards = [_shard(train_seed(seed, m), k, m, p) for m, k in zip(lengths, sizes) if k > 0]
+    p, sizes = check_modulus(p), split_budget(n, lengths)
+    shards = [_shard(data_seed(seed, m), k, m, p) for m, k in zip(lengths, sizes) if k > 0]
     return Dataset(*(torch.cat([getattr(d, f) for d in shards]) for f in "xym"))
 
 
 def test_set(seed: int, p: int, m: int, n: int = N_TEST) -> Dataset:
     """B.1.3's fixed held-out set of length ``m``: ``n`` tuples from generator ``seed·2009 + m``."""
-    return _shard(test_seed(seed, m), check_positive_int("n", n), check_length(m), check_modulus(p))
+    return _shard(data_seed(seed, m, test=True), n, m, p)  # sample_tokens checks n, m, p

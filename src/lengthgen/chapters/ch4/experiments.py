@@ -112,8 +112,7 @@ _MEMBERS = "rows.*.(activation|bias|n|wd|seed) rows=budgets*wds*seeds"
 _LENGTHS = "$in_domain_lengths|$test_lengths"
 _TRACKED = " val_step track_length val_acc.*.*:p val_acc.*=budgets*wds*seeds"
 
-#: What each kind of stored cell holds (:func:`lengthgen.store.validate`; counts from the cell's
-#: arguments), by the function that computes it; or a function of the cell's arguments.
+#: What each cell function's stored cell holds: a ``store.validate`` spec, or a function of kwargs
 SCHEMAS_BY_FUNCTION = {
     small_exhaustive: lambda kw: (
         "*.(p|m|inputs|fourier|fourier_theory) *.(thm41|thm42_bias):p"
@@ -165,9 +164,8 @@ def load_stored_cell(name: str, *, folder=None) -> dict:
     state = stored_state(folder, plan[name], scale)
     if state not in (("done", "partial") if scale == "paper" else ("done",)):
         raise ResultFileError(
-            f"{cell_path(folder, name)}: stored ch4 cell {name!r} is {state} for today's "
-            f"{scale}-scale plan (run: python -m lengthgen reproduce ch4 --scale {scale} "
-            f"--only {name})"
+            f"{cell_path(folder, name)}: stored cell {name!r} is {state} for today's {scale}-scale "
+            f"plan (run: python -m lengthgen reproduce ch4 --scale {scale} --only {name})"
         )
     return load_stored("ch4", name, schema=schema(name, scale), folder=folder, scale=scale)
 
@@ -190,8 +188,7 @@ def stored_label_of(records: dict) -> str:
 
 
 def _gather(layout: dict, folder=None) -> dict:
-    """The stored cells of ``layout`` (key: a cell name, or a list of them) as ``data`` by key,
-    with their ``provenance`` by name, ``paths`` and one ``label``."""
+    """The cells of ``layout`` (key → a cell name or a list): data, provenance, paths, label."""
     recs, data = {}, {}
     for key, names in layout.items():
         one = isinstance(names, str)

@@ -66,8 +66,7 @@ def explorer_network(kind: str, p: int, m: int, stored: dict | None = None) -> N
 
 def _draw_phases(ax, net: Network) -> None:
     """The first-layer phases of the six neurons the readout uses most (a sine network)."""
-    ph = C.phases(net.W).numpy()
-    t = np.linspace(0, 2 * np.pi, 200)
+    ph, t = C.phases(net.W).numpy(), np.linspace(0, 2 * np.pi, 200)
     ax.plot(np.cos(t), np.sin(t), color="0.8", lw=0.8)
     top = net.V.norm(dim=0).argsort(descending=True)[:6].tolist()
     for i, j in enumerate(top):
@@ -143,8 +142,7 @@ INT_FORMATS = dict.fromkeys(
 
 
 def check_frame(summary: dict, cols: dict):
-    """A :func:`~.checks.summarize_checks` summary as a DataFrame, a row per (network, p), columns
-    ``cols`` (summary key → header)."""
+    """A summarize_checks summary as a DataFrame: a row per (network, p); ``cols``: key → header."""
     import pandas as pd
 
     df = pd.DataFrame(summary).T[list(cols)].astype(float).rename(columns=cols)
@@ -198,8 +196,7 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
     variants = list(dict.fromkeys(variant_name(m) for m in value["members"]))
     colour = {v: plotting.PALETTE[i] for i, v in enumerate(variants)}
     wds = sorted({m["wd"] for m in value["members"]}, reverse=True)
-    style = dict(zip(wds, ["-", "--", ":", "-."]))
-    steps = [h["step"] for h in value["history"]]
+    style, steps = dict(zip(wds, ["-", "--", ":", "-."])), [h["step"] for h in value["history"]]
     fig, (ax0, ax1) = plotting.figure(1, 2, width=3.4, height=4.6, sharey=True)
     for ax in (ax0, ax1):
         paper_level(ax, 1.0, "paper: near-perfect (sine)")
@@ -212,8 +209,7 @@ def paper_scale_figure(value: dict, n: int = 8000, track: int = 811):
         ax0.plot([], [], color=colour[v], label=v)
     for wd in wds:
         ax0.plot([], [], color="0.3", ls=style[wd], label=f"wd {wd:g}")
-    lengths = sorted(int(L) for L in value["final"]["acc"])
-    rows = paper_scale_rows(value)
+    lengths, rows = sorted(int(L) for L in value["final"]["acc"]), paper_scale_rows(value)
     for v in variants:
         mine = [r for r in rows if variant_name(r) == v]
         for budget, ls in zip(sorted({r["n"] for r in mine}, reverse=True), ("-", ":")):

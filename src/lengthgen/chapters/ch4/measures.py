@@ -51,8 +51,7 @@ def nobias_exhaustive(results):
 
 def automaton(results, construction, field):
     """``field`` of ``construction`` in the stored long-length check, one value per prime."""
-    a = cell(results, "automaton")
-    return [a[f"{construction}@{p}"][field] for p in _AUT["primes"]]
+    return [cell(results, "automaton")[f"{construction}@{p}"][field] for p in _AUT["primes"]]
 
 
 def ties(results):
@@ -168,8 +167,7 @@ def trend(results, activation, field):
 
 def accuracy_trend(results, activation):
     """R5: :func:`trend` of the test accuracy, and its seed-mean rise over the moderate decays."""
-    n_test = FULL["overparam"]["n_test"]
-    by = {}
+    n_test, by = FULL["overparam"]["n_test"], {}
     for r in _over(results, activation, moderate=True):
         by.setdefault(r["wd"], []).append(r["test_acc"])
     (a0, s0), (a1, s1) = seed_mean(by[min(by)], n_test), seed_mean(by[max(by)], n_test)
@@ -196,8 +194,7 @@ def excessive(results, activation):
 
 def sine_vs_relu_over(results):
     by = {(r["activation"], r["wd"]): r for r in _over(results)}
-    wds = sorted({wd for _, wd in by})
-    ok = 0
+    wds, ok = sorted({wd for _, wd in by}), 0
     for wd in wds:
         s, r = by[("sine", wd)], by[("relu", wd)]
         margin = s["normalized_margin"] > r["normalized_margin"]
@@ -263,8 +260,7 @@ def bias_gain(results, sweep):
 
 # --------------------------------------------------------------------------- transformer (Fig. 6)
 def transformer(results):
-    block = FULL["transformer"]
-    by = {}
+    block, by = FULL["transformer"], {}
     for r in cell(results, f"transformer_m{block['m']}")["rows"]:
         by.setdefault((r["n"], r["activation"]), []).append(r["test_acc"])
     sizes, ms = sorted({n for n, _ in by}), lambda n, a: seed_mean(by[(n, a)], block["n_test"])
@@ -297,8 +293,7 @@ def relu_margins_vs_interpolant(results):
     """Sec. 6 remark: trained ReLU widths where every seed fits, and how many have every seed's
     normalized margin above our interpolant's."""
     c = cell(results, "margin_widths")
-    ours = relu_interpolant_margins(c["p"], [c["m"]])[0]["normalized"]
-    by_w = {}
+    ours, by_w = relu_interpolant_margins(c["p"], [c["m"]])[0]["normalized"], {}
     for r in c["rows"]:
         if r["activation"] == "relu":
             by_w.setdefault(r["width"], []).append(r)

@@ -75,13 +75,11 @@ class ModularMLP:
     [E, d, p], ``V`` [E, p, d], ``b`` [E, d], N(0, ``init_std``²) from each member's seed (B.1)."""
 
     def __init__(self, p: int, width: int, activation="sine", bias=False, init_std=INIT_STD):
-        self.p = check_modulus(p)
-        self.width = check_positive_int("width", width)
+        self.p, self.width = check_modulus(p), check_positive_int("width", width)
         self.activation = check_activation(activation)
         if not isinstance(bias, bool):
             raise ConfigError(f"bias must be True or False, got {bias!r}")
-        self.bias = bias
-        self.init_std = check_finite("init_std", init_std, nonnegative=True)
+        self.bias, self.init_std = bias, check_finite("init_std", init_std, nonnegative=True)
 
     def init(self, seeds, dtype=torch.float32, device="cpu") -> dict[str, torch.Tensor]:
         """Per-member initial parameters ``{"W", "V"[, "b"]}`` on ``device`` (member e from seed

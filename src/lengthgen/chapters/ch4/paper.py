@@ -1,7 +1,6 @@
 """Chapter 4: the paper's numbers and our protocol, in one place (nothing here computes):
 the paper's setting (App. B.1, :data:`PAPER_PROTOCOL`), our per-scale :data:`PROTOCOL` and
-:data:`CHECKS`, and :data:`PAPER_VALUES`, every value quoted from the paper with its location.
-"""
+:data:`CHECKS`, and :data:`PAPER_VALUES`, every value quoted from the paper with its location."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ PAPER_LENGTHGEN_BUDGETS = {
 #: The paper's settings that our protocol changes (updates per epoch: ``updates_per_epoch``)
 PAPER_PROTOCOL = {
     "budget": "up to 300,000 epochs per run, final checkpoint",
-    "batches": "1024, single-length: an epoch walks the training lengths in order "
-    "(released training loop)",
+    "batches": "1024, single-length: an epoch walks the training lengths in order (released loop)",
     "updates (B.1.3)": "an epoch is 7 updates at n ≤ 4k, 14 at 8k, 21 at 16k, 35 at 32k, 63 at "
     "64k: 300,000 epochs ≈ 2.1M, 4.2M, 6.3M, 10.5M, 18.9M updates",
     "moduli": "(m, p) = (2, 307), (4, 53), (3, 97) (B.1.1–B.1.2); p = 97 and 53 (B.1.3)",
@@ -44,8 +42,7 @@ PAPER_PROTOCOL = {
     "transformer (B.1.4)": "(m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0 "
     "(released code)",
 }
-#: Our Newton–Schulz dtype for every chapter-4 Muon run, our reading of B.1's "float32 precision
-#: throughout" (the engine's default, bfloat16, is what ``torch.optim.Muon`` does)
+#: Newton–Schulz dtype of our Muon runs: B.1's "float32 throughout" (engine default: bfloat16)
 NS_DTYPE = "float32"
 
 # --------------------------------------------------------------------------- our seeds and offsets
@@ -181,8 +178,7 @@ def checks(scale: str | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- the paper's claims
-#: Every number and statement the chapter quotes from the paper: claim id → (location, the paper's
-#: value, for a figure its own words, read by :mod:`.rules`).
+#: What the chapter quotes from the paper: id → (location, value; for a figure its words, see R4).
 PAPER_VALUES = {
     # Sec. 4: expressivity (exact statements)
     "ch4.thm41.exhaustive": ("Thm 4.1, App. D.1", 1.0),
@@ -309,9 +305,9 @@ def _lg_protocol(block, extra):
 
 
 _DATA_RICH = (
-    "; at p = 17, n = 8,000 holds every one of the 153 count vectors of length 2 and 650 of the 969 of "
-    "length 3 (at p = 97: 1,006 of 4,753 and 1,142 of 156,849), so the paper's p = 97 threshold n ≥ 8k "
-    "is a data-richer setting here"
+    "; at p = 17, n = 8,000 holds every one of the 153 count vectors of length 2 and 650 of the "
+    "969 of length 3 (at p = 97: 1,006 of 4,753 and 1,142 of 156,849), so the paper's p = 97 "
+    "threshold n ≥ 8k is a data-richer setting here"
 )
 MAIN = _lg_protocol(
     "lengthgen",
@@ -335,18 +331,18 @@ OVER = reduced(
     f"updates at n = {_O['n']})"
 )
 TRANSFORMER = reduced(
-    f"(m, p) = ({_T['m']}, {_T['p']}), d_model {_T['d_model']}, n ∈ "
-    f"{_set(_T['budgets'], '{:,}')}, {len(_T['seeds'])} seed (paper: 3); {_T['steps']} AdamW "
-    f"updates at lr {_T['lr']:g}, batch {_T['batch_size']} (the paper's B.1.4 gives neither the optimizer nor the budget; the "
-    "released code: (m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0)"
+    f"(m, p) = ({_T['m']}, {_T['p']}), d_model {_T['d_model']}, n ∈ {_set(_T['budgets'], '{:,}')}, "
+    f"{len(_T['seeds'])} seed (paper: 3); {_T['steps']} AdamW updates at lr {_T['lr']:g}, batch "
+    f"{_T['batch_size']} (the paper's B.1.4 gives neither the optimizer nor "
+    "the budget; the released code: (m, p) = (3, 97), width 256, AdamW lr 1e-4, grad-norm clip 1.0)"
 )
 _R = PAPER_RUN
 P53 = reduced(
     f"the paper's p = {_R['p']}, width {_R['width']}, Muon lr {_R['lr']:g}, single-length batches "
     f"of {_R['batch_size']} and test lengths, on one GPU, with Newton–Schulz in float32 (our "
     "reading of 'float32 throughout'; a library Muon would run it in bfloat16); but n ∈ "
-    f"{_set(_R['budgets'], '{:,}')} (paper: 1k–16k), weight decay ∈ {_set(_R['wds'])} "
-    f"(paper: 7 values), seeds {', '.join(map(str, _R['seeds']))} (paper: 3), {_R['n_eval']:,} held-out "
+    f"{_set(_R['budgets'], '{:,}')} (paper: 1k–16k), weight decay ∈ {_set(_R['wds'])} (paper: 7 "
+    f"values), seeds {', '.join(map(str, _R['seeds']))} (paper: 3), {_R['n_eval']:,} held-out "
     f"inputs per length (paper: 10,000), and a target of {_R['steps']:,} updates cut by the "
     "device budget (the stored run is partial: 213,289 updates; paper: 3·10⁵ epochs ≈ 2.1M "
     "updates at n = 2,000 and 4.2M at 8,000)"

@@ -1,9 +1,8 @@
-"""Chapter 4 at the paper's protocol (B.1.3, p = 53), on a GPU (section "At the paper's modulus"):
-:func:`train_paper_scale` trains every variant x budget x weight decay x seed as one ensemble whose
-loop stays on the device; checkpoints (optionally in parts) let a partial run resume bit for bit.
-Not :func:`lengthgen.engine.train.train_ensemble`: it cannot resume mid-run from the optimizer's
-and sampler's state, stop before a deadline, or draw batches on the device from one generator.
-:func:`main` (``store-checkpoint SRC NAME``) keeps a brought-back checkpoint."""
+"""Chapter 4 at the paper's protocol (B.1.3, p = 53) on a GPU (section "At the paper's modulus"):
+:func:`train_paper_scale` trains every (variant, budget, weight decay, seed) as one on-device
+ensemble, resumable bit for bit from checkpoints (optionally in parts); the engine's
+``train_ensemble`` cannot resume from optimizer and sampler state, stop before a deadline or draw
+batches on the device from one generator. :func:`main` stores a brought-back checkpoint."""
 
 from __future__ import annotations
 
@@ -124,8 +123,7 @@ class DeviceLengthSampler:
     def batch(self):
         """The next batch of every member (``x`` [E, B, p], ``y`` [E, B], ``-1`` = padding)."""
         pos = (self.start.gather(1, self.k) + self.ar).clamp(max=self.n_max - 1)
-        valid = self.ar < self.length.gather(1, self.k)
-        idx = self.perm.gather(1, pos)
+        valid, idx = self.ar < self.length.gather(1, self.k), self.perm.gather(1, pos)
         x = self.X.gather(1, idx.unsqueeze(-1).expand(-1, -1, self.p))
         y = torch.where(valid, self.Y.gather(1, idx), torch.full_like(idx, -1))
         self.k.copy_((self.k + 1).remainder(self.spe_t))
@@ -221,8 +219,7 @@ class _PaperRun:
             tests = [test_set(s, p, L, cfg["n_eval"]) for s in uniq]
             self.banks[L] = tuple(torch.stack([getattr(d, f) for d in tests]).to(dev) for f in "xy")
         self.step, self.history, self.wall_before, self.resumed = 0, [], 0.0, []
-        self.loss_sum = torch.zeros(len(members), dtype=torch.float64, device=dev)
-        self.loss_n = 0
+        self.loss_sum, self.loss_n = torch.zeros(len(members), dtype=torch.float64, device=dev), 0
         self._resume()
 
     def _resume(self) -> None:
@@ -277,21 +274,18 @@ class _PaperRun:
         note = {"note": "progress of an unfinished paper-scale run (not a stored cell)"}
         seeds = sorted({m["seed"] for m in self.members})
         prov = provenance(scale="paper", device=str(self.dev), seeds=seeds, extra=note)
-        value = {"step": self.step, "target": steps, "members": self.members}
-        value["history"] = self.history
+        value = dict(step=self.step, target=steps, members=self.members, history=self.history)
         save_result(self.ckpt_path.with_name("progress.json"), value, prov)
 
     @torch.no_grad()
     def evaluate(self, chunk: int = 4096) -> None:
         """Record each member's train and held-out accuracies and mean loss; print a progress line."""
-        s = self.sampler
-        n_ok = 0
+        s, n_ok = self.sampler, 0
         for lo in range(0, s.n_max, chunk):
             out = self.model.forward(self.params, s.X[:, lo : lo + chunk])
             y = s.Y[:, lo : lo + chunk]
             n_ok = n_ok + ((uargmax(out) == y) & (y >= 0)).sum(1)
-        train = (n_ok.double() / (s.Y >= 0).sum(1)).cpu().tolist()
-        acc = {}
+        train, acc = (n_ok.double() / (s.Y >= 0).sum(1)).cpu().tolist(), {}
         for L, (x, y) in self.banks.items():
             out = self.model.forward(self.params, x.index_select(0, self.seed_index))
             correct = uargmax(out) == y.index_select(0, self.seed_index)
@@ -374,8 +368,7 @@ def train_paper_scale(*, device="cpu", deadline=None, workdir=None, **settings) 
     precision = torch.get_float32_matmul_precision()
     torch.set_float32_matmul_precision("highest")  # B.1's "float32 precision throughout"
     try:
-        run = _PaperRun(cfg, members, dev, workdir, parts)
-        setup_s = time.perf_counter() - t_call
+        run, setup_s = _PaperRun(cfg, members, dev, workdir, parts), time.perf_counter() - t_call
         stops = (deadline, opt["stop_margin_s"], opt["checkpoint_every_s"], opt["_stop_at"])
         partial = run.loop(*stops)
         if dev.type == "cuda":

@@ -1,6 +1,6 @@
 """How chapter 4 compares our numbers with the paper's: each rule once, as code, named by the
-claims of :mod:`lengthgen.chapters.ch4.claims`. Fixed before looking at our values; the paper
-gives no error bars and no numbers for its figures, only sentences.
+claims of :mod:`.claims`, fixed before looking at our values (the paper gives no error bars and
+no numbers for its figures, only sentences).
 
 R1  An exact statement of a theorem (accuracy exactly 1): ``equal`` (:data:`R1`).
 R2  An exact population accuracy evaluated on every input in float64: ``value`` ± 1e-12.
@@ -9,12 +9,10 @@ R3  An exact population accuracy estimated from N i.i.d. inputs: ± 3 binomial S
 R4  A level stated in words: "perfect", "near-perfect", "excellent" read as 1, "chance" as 1/p,
     each ± :data:`WORD_BAND`; per length the best over weight decay of the seed mean (App. B.1),
     "all lengths" taking the worst length, "chance at longer lengths" the highest at ≥ FAR_FROM.
-R5  An order stated in words: ``direction``, counted only beyond 2 SE of the difference
-    (:func:`seed_mean`, :func:`ahead`); a trend only where Spearman's ρ is significant at 5 %
-    (:func:`significant_rise`), an accuracy trend also beyond 2 SE end to end. "Moderate" weight
-    decay ends at the paper's one stated grid's top (B.1.3: 0.3).
-R6  Our own checks (brute force, consequences by construction, live vs stored): ``self-check``.
-"""
+R5  An order stated in words: ``direction``, only beyond 2 SE of the difference (:func:`ahead`);
+    a trend only where Spearman's ρ is significant at 5 % (:func:`significant_rise`), an accuracy
+    trend also beyond 2 SE end to end; "moderate" decay ends at B.1.3's grid top, 0.3.
+R6  Our own checks (brute force, consequences by construction, live vs stored): ``self-check``."""
 
 from __future__ import annotations
 
@@ -73,8 +71,7 @@ def spearman_trend(x, y):
     if not math.isfinite(r0):
         return {"rho": None, "p": 1.0}
     perms = list(itertools.permutations(ry))
-    p = sum(rho(rx, np.asarray(q)) >= r0 - 1e-12 for q in perms) / len(perms)
-    return {"rho": r0, "p": p}
+    return {"rho": r0, "p": sum(rho(rx, np.asarray(q)) >= r0 - 1e-12 for q in perms) / len(perms)}
 
 
 def significant_rise(t):
@@ -117,11 +114,10 @@ R5_BIAS_GAIN = {  # the gain exceeds 2 SE at every budget
     "length range and a wider weight-decay range",
 }
 
-# R3 for "chance" in the p = 53 GPU run: a predictor at chance has population accuracy q = 1/p,
-# and one reported value (a seed mean on the run's n_eval held-out inputs of one length) has
-# binomial SE at most sqrt(q(1 − q)/n_eval). The claim reports the highest of K = (lengths ≥
-# FAR_FROM) × (decays) such values, so a network at chance ends above the ±3 SE band with
-# probability at most K times the one-sided normal tail beyond 3 SE (union bound).
+# R3 for "chance" in the p = 53 GPU run: at chance, one reported value (a seed mean on n_eval
+# held-out inputs of one length) has population accuracy q = 1/p, binomial SE ≤ √(q(1−q)/n_eval).
+# The claim reports the highest of K = (lengths ≥ FAR_FROM) × (decays) such values: at chance it
+# exceeds the ±3 SE band with probability ≤ K × the one-sided normal tail beyond 3 SE (union bound).
 _P53, _N_EVAL = paper.PAPER_RUN["p"], paper.PAPER_RUN["n_eval"]
 _SE_P53 = math.sqrt((1 / _P53) * (1 - 1 / _P53) / _N_EVAL)
 CHANCE_P53 = (1 / _P53 - N_SE_EXACT * _SE_P53, 1 / _P53 + N_SE_EXACT * _SE_P53)

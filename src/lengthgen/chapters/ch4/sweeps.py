@@ -14,7 +14,7 @@ from lengthgen.chapters.ch4.constructions import homogeneous_pairs, path_lower_b
 from lengthgen.chapters.ch4.constructions import relu_width_lower_bound
 from lengthgen.chapters.ch4.data import Dataset, all_count_vectors
 from lengthgen.chapters.ch4.data import check_tokens, labels_of, labels_of_counts
-from lengthgen.chapters.ch4.data import sample_tokens, test_seed, test_set, train_seed, train_set
+from lengthgen.chapters.ch4.data import data_seed, sample_tokens, test_set, train_set
 from lengthgen.chapters.ch4.model import ACTIVATIONS, ModularMLP, Network, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, INIT_STD, PAPER_SEEDS
 from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, TRANSFORMER_INIT_SEED_OFFSET
@@ -29,8 +29,7 @@ from lengthgen.engine import train as engine  # by module: the tests stub train_
 TRANSFORMER_ACTIVATIONS = ("sine", "relu", "gelu")
 _RUN = "steps lr seeds n_test"  # settings every training cell of SETTINGS takes
 
-#: the settings of the training cells taking ``**settings`` (besides ``device``, ``progress``):
-#: the required names, then the optional ones with their defaults
+#: the ``**settings`` of the training cells (not device, progress): required, optional with defaults
 SETTINGS = {
     "underparam": (f"configs widths budgets {_RUN}", dict(optimizer="adamw")),
     "overparam": (f"m p width n wds {_RUN}", {}),
@@ -46,16 +45,18 @@ SETTINGS = {
 }
 
 
-def cell_settings(fn: str, given: dict) -> SimpleNamespace:
-    """The settings ``given`` to the cell function ``fn`` over its :data:`SETTINGS` defaults (and
-    ``batch_size`` = :data:`~.paper.BATCH_SIZE`); a missing or unknown name is a ConfigError."""
+def cell_settings(fn: str, given: dict, device, progress: bool) -> tuple[SimpleNamespace, dict]:
+    """``given`` over cell ``fn``'s :data:`SETTINGS` defaults (``batch_size``: BATCH_SIZE), seeds
+    checked (a missing or unknown name: ConfigError); and the options shared by :func:`.fit`."""
     required, defaults = SETTINGS[fn]
     defaults = {"batch_size": BATCH_SIZE, **defaults}
     missing = [k for k in required.split() if k not in given]
     unknown = sorted(set(given) - set(required.split()) - set(defaults))
     if missing or unknown:
         raise ConfigError(f"{fn}: settings missing {missing}, unknown {unknown}")
-    return SimpleNamespace(**{**defaults, **given})
+    c = SimpleNamespace(**{**defaults, **given})
+    c.seeds, dev = check_seeds(c.seeds), resolve_device(device)
+    return c, dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size)
 
 
 def _all_length_set(m: int, p: int) -> Dataset:
@@ -109,8 +110,7 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
     run = dict(optim=OptimConfig("adam", lr=lr), steps=steps, seeds=seeds, progress=progress)
     run["device"] = dev
     for name, bias, which in TWO_LENGTH_RUNS:
-        data = a if which == "m1" else union
-        model = ModularMLP(p, width, "relu", bias=bias)
+        data, model = a if which == "m1" else union, ModularMLP(p, width, "relu", bias=bias)
         P = fit(model, [data] * len(seeds), batch_size=len(data), desc=name, **run).final_params
         # predictions at the paired inputs (m1/g) z and (m2/g) z (float64 on the CPU)
         nets = [
@@ -136,10 +136,8 @@ def two_lengths(*, p, m1, m2, width, steps, lr: float, seeds, device="cpu", prog
 def underparam(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.1: sine vs ReLU at matched (m, p, width, n), AdamW (or Fig. 9's SGD), wd 0 (section
     "Claim 3"): one ensemble per (config, activation, width) over (budget, seed)."""
-    c = cell_settings("underparam", settings)
-    seeds, dev = check_seeds(c.seeds), resolve_device(device)
-    members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
-    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size)
+    c, run = cell_settings("underparam", settings, device, progress)
+    members = [(n, s) for n in nonempty("budgets", c.budgets) for s in c.seeds]
     run["seeds"], rows = [s for _, s in members], []
     for m, p in nonempty("configs", c.configs):
         train = [train_set(s, p, (m,), n) for n, s in members]
@@ -155,12 +153,10 @@ def underparam(*, device="cpu", progress=False, **settings) -> dict:
 @experiments_cell
 def overparam(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.2: Muon over weight decays; accuracies and normalized 0.5%-margins (section "Claim 4")."""
-    c = cell_settings("overparam", settings)
-    seeds, dev = check_seeds(c.seeds), resolve_device(device)
-    members = [(wd, s) for wd in nonempty("wds", c.wds) for s in seeds]
-    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, margins=True)
-    run["seeds"], wds_e = [s for _, s in members], [wd for wd, _ in members]
-    train = [train_set(s, c.p, (c.m,), c.n) for _, s in members]
+    c, run = cell_settings("overparam", settings, device, progress)
+    members = [(wd, s) for wd in nonempty("wds", c.wds) for s in c.seeds]
+    run.update(margins=True, seeds=[s for _, s in members])
+    wds_e, train = [wd for wd, _ in members], [train_set(s, c.p, (c.m,), c.n) for _, s in members]
     rows, tests_e = [], [test_set(s, c.p, c.m, c.n_test) for _, s in members]
     for act in ACTIVATIONS:
         optim = b1_optimizer("muon", c.lr, wds_e, act, False)
@@ -175,21 +171,19 @@ def lengthgen(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.3 for one variant (activation, bias), members (budget, wd, seed): per-length test
     accuracy (section "Claim 5"); with ``track_every``, the accuracy on ``n_track`` inputs of length
     ``track_length`` during training; ``sampler``: a key of :data:`~.training.SAMPLERS`."""
-    c = cell_settings("lengthgen", settings)
-    seeds, dev, p = check_seeds(c.seeds), resolve_device(device), c.p
+    c, run = cell_settings("lengthgen", settings, device, progress)
+    seeds, dev, p = c.seeds, run["device"], c.p
     act, bias = check_activation(c.activation), c.bias
     test_lengths = nonempty("test_lengths", c.test_lengths)
     budgets, wds = nonempty("budgets", c.budgets), nonempty("wds", c.wds)
     members = list(itertools.product(budgets, wds, seeds))  # (n, wd, seed)
     train = [train_set(s, p, c.train_lengths, n) for n, _, s in members]
-    model = ModularMLP(p, c.width, act, bias=bias)
-    validation = None
+    model, validation = ModularMLP(p, c.width, act, bias=bias), None
     if c.track_every:  # the engine's validation hook: accuracy at one length, no early stopping
         bank = test_set(seeds[0], p, c.track_length, c.n_track)
         hook = dict(bank=(bank.x, bank.y), patience=None, metric=masked_metric)
         validation = engine.Validation(every=c.track_every, **hook)
     optim = b1_optimizer("muon", c.lr, [wd for _, wd, _ in members], act, bias)
-    run = dict(steps=c.steps, batch_size=c.batch_size, progress=progress, device=dev)
     seeds_e, desc = [s for _, _, s in members], f"lengthgen {act}{'+b' if bias else ''}"
     run["sampler"] = c.sampler
     res = fit(model, train, optim=optim, seeds=seeds_e, desc=desc, validation=validation, **run)
@@ -275,20 +269,17 @@ def _sequences(seed_value: int, n: int, m: int, p: int):
 def transformer_baseline(*, device="cpu", progress=False, **settings) -> dict:
     """B.1.4: a 1-layer 1-head decoder, FFN activation sine / ReLU / GELU, accuracy vs training-set
     size (section "Claim 6 — transformer baseline")."""
-    c = cell_settings("transformer_baseline", settings)
-    seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
+    c, run = cell_settings("transformer_baseline", settings, device, progress)
+    seeds, dev, m, p = c.seeds, run["device"], c.m, c.p
     members = [(n, s) for n in nonempty("budgets", c.budgets) for s in seeds]
-    sets = [
-        Dataset(*_sequences(train_seed(s, m), n, m, p), torch.full((n,), m)) for n, s in members
-    ]
-    tests = {s: _sequences(test_seed(s, m), c.n_test, m, p) for s in seeds}
+    sets = [Dataset(*_sequences(data_seed(s, m), n, m, p), torch.full((n,), m)) for n, s in members]
+    tests = {s: _sequences(data_seed(s, m, test=True), c.n_test, m, p) for s in seeds}
     banks = [
         [t.to(dev) for t in padded_sets(sets, dtype=torch.long)],
         [torch.stack([tests[s][i] for _, s in members]).to(dev) for i in (0, 1)],
     ]
     rows, seeds_e = [], [s for _, s in members]
-    run = dict(optim=OptimConfig("adamw", lr=c.lr, weight_decay=0.0), seeds=seeds_e, device=dev)
-    run.update(steps=c.steps, progress=progress, batch_size=c.batch_size)
+    run.update(optim=OptimConfig("adamw", lr=c.lr, weight_decay=0.0), seeds=seeds_e)
     for act in TRANSFORMER_ACTIVATIONS:
         model = LastTokenDecoder(p, m, act, d_model=c.d_model)
         res = fit(model, sets, desc=f"transformer {act}", **run)
@@ -328,8 +319,7 @@ def epoch_timing(p=53, width=1024, n=8000, runs=3, device="cpu") -> dict:
     loop (nn.Linear, torch.optim.Muon) (section "How fast is an epoch?")."""
     runs, dev = check_positive_int("runs", runs), resolve_device(device)
     seeds = list(range(PAPER_SEEDS[0], PAPER_SEEDS[0] + runs))  # the paper's, continued
-    train = [train_set(s, p, TRAIN_LENGTHS, n) for s in seeds]
-    steps = -(-n // BATCH_SIZE)
+    train, steps = [train_set(s, p, TRAIN_LENGTHS, n) for s in seeds], -(-n // BATCH_SIZE)
     optim = OptimConfig("muon", lr=1e-3, weight_decay=0.01, decay=["V"])
     _sync(dev)
     t0 = time.perf_counter()

@@ -1,6 +1,5 @@
 """Chapter 4's learning theory, measured (details page): the VC proposition exactly, our ReLU
-interpolant's margins (Thm 6.3), margins across widths (Sec. 6) and samples needed (Cor. 5.8).
-"""
+interpolant's margins (Thm 6.3), margins across widths (Sec. 6) and samples needed (Cor. 5.8)."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, t
 from lengthgen.chapters.ch4.model import ModularMLP, check_activation
 from lengthgen.chapters.ch4.sweeps import cell_settings, member_rows
 from lengthgen.chapters.ch4.training import b1_optimizer, fit_columns, layer_norm_product, margins
-from lengthgen.chapters.ch4.training import resolve_device
-from lengthgen.config import ConfigError, check_positive_int, check_seeds, nonempty
+from lengthgen.config import ConfigError, check_positive_int, nonempty
 
 
 # ---------------------------------------------------------------------- the VC proposition (Sec. 4)
@@ -53,8 +51,7 @@ def sum_representatives(m: int, p: int) -> torch.Tensor:
     """One count vector of X_m per token sum S = 0 … m(p−1): tokens p−1, one S mod (p−1), zeros."""
     m, p = check_length(m), check_modulus(p)
     S = torch.arange(m * (p - 1) + 1)
-    x = torch.zeros(len(S), p, dtype=torch.long)
-    q, r = S // (p - 1), S % (p - 1)
+    x, q, r = torch.zeros(len(S), p, dtype=torch.long), S // (p - 1), S % (p - 1)
     x[:, p - 1] += q
     x[torch.arange(len(S)), r] += (r > 0).long()
     x[:, 0] += m - x.sum(1)
@@ -86,21 +83,18 @@ def slope_growth(rows) -> float:
 # --------------------------------------------------------------------------- training cells
 @experiments_cell
 def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
-    """B.1.2 at several widths (Sec. 6 remark), one ensemble per (activation, width): train/test
-    accuracy and normalized 0.5 % margin."""
-    c = cell_settings("margin_widths", settings)
-    seeds, dev, m, p = check_seeds(c.seeds), resolve_device(device), c.m, c.p
-    run = dict(steps=c.steps, progress=progress, device=dev, batch_size=c.batch_size, seeds=seeds)
-    train = [train_set(s, p, (m,), c.n) for s in seeds]
-    tests = [test_set(s, p, m, c.n_test) for s in seeds]
+    """B.1.2 at several widths (Sec. 6 remark): train/test accuracy, normalized 0.5 % margin."""
+    c, run = cell_settings("margin_widths", settings, device, progress)
+    run["seeds"], m, p = c.seeds, c.m, c.p
+    train = [train_set(s, p, (m,), c.n) for s in c.seeds]
+    tests = [test_set(s, p, m, c.n_test) for s in c.seeds]
     rows, keep = [], ("train_acc", "test_acc", "normalized_margin")
     for act, w in itertools.product(c.activations, nonempty("widths", c.widths)):
         model = ModularMLP(p, w, check_activation(act))
-        optim = b1_optimizer("muon", c.lr, c.wd, act, False)
-        desc = f"{act} d={w}"
+        optim, desc = b1_optimizer("muon", c.lr, c.wd, act, False), f"{act} d={w}"
         cols = fit_columns(model, train, tests, margins=True, optim=optim, desc=desc, **run)
         kept = [{k: col[k] for k in keep} for col in cols]
-        rows += member_rows([(s,) for s in seeds], "seed", kept, activation=act, width=w)
+        rows += member_rows([(s,) for s in c.seeds], "seed", kept, activation=act, width=w)
     return {"rows": rows, "m": m, "p": p, "n": c.n, "wd": c.wd}
 
 
@@ -108,12 +102,10 @@ def margin_widths(*, device="cpu", progress: bool = False, **settings) -> dict:
 def sample_needs(*, device="cpu", progress: bool = False, **settings) -> dict:
     """Cor. 5.8 / Thm 5.6: sine MLPs (AdamW, no decay) per (p, width) of ``grid``, one ensemble
     of n = round(ratio·p) examples per (ratio, seed); train and test accuracy per member."""
-    c = cell_settings("sample_needs", settings)
-    seeds, dev = check_seeds(c.seeds), resolve_device(device)
-    run = {"steps": c.steps, "progress": progress, "device": dev, "batch_size": c.batch_size}
+    c, run = cell_settings("sample_needs", settings, device, progress)
     optim, rows = b1_optimizer("adamw", c.lr, 0.0, "sine", False), []
     for p, w in nonempty("grid", c.grid):
-        members = [(max(1, round(r * p)), s) for r in nonempty("ratios", c.ratios) for s in seeds]
+        members = [(max(1, round(r * p)), s) for r in nonempty("ratios", c.ratios) for s in c.seeds]
         train = [train_set(s, p, (c.m,), n) for n, s in members]
         tests = [test_set(s, p, c.m, c.n_test) for _, s in members]
         model, seeds_e = ModularMLP(p, w, "sine"), [s for _, s in members]

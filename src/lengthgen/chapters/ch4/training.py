@@ -46,8 +46,7 @@ def masked_metric(out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, tor
     """``(accuracy [E], cross-entropy [E])`` over non-padding entries; accuracy uses :func:`uargmax`."""
     valid = y >= 0
     correct = (uargmax(out) == y) & valid
-    acc = correct.sum(1).double() / valid.sum(1).clamp(min=1)
-    return acc, masked_loss(out, y).double()
+    return correct.sum(1).double() / valid.sum(1).clamp(min=1), masked_loss(out, y).double()
 
 
 class EpochSampler:
@@ -72,8 +71,7 @@ class EpochSampler:
         return self.perm[e][k * self.batch : (k + 1) * self.batch]
 
     def __call__(self, step: int, generators, members=None):
-        members = range(len(generators)) if members is None else [int(i) for i in members]
-        rows = []
+        members, rows = range(len(generators)) if members is None else [int(i) for i in members], []
         for gen, e in zip(generators, members):
             sl = self._indices(e, step % self.steps_per_epoch(e), gen)
             rows.append(torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)]))
@@ -113,8 +111,7 @@ class LengthEpochSampler(EpochSampler):
         return self.shard_perm[e][j][c * self.batch : (c + 1) * self.batch]
 
 
-#: the samplers :func:`fit` accepts: mixed-length batches (our stored runs) or single-length
-#: batches (the authors' released loop)
+#: :func:`fit`'s samplers: mixed-length batches (our stored runs) or single-length (released loop)
 SAMPLERS = {"mixed": EpochSampler, "by_length": LengthEpochSampler}
 
 
@@ -151,8 +148,7 @@ def fit(model, datasets, *, seeds, batch_size=BATCH_SIZE, device="cpu", sampler=
 
 
 def accuracy_on(model, params: dict, datasets, chunk: int = 4096, device=None) -> torch.Tensor:
-    """Strict-uniqueness accuracy ``[E]`` (CPU) of member e on ``datasets[e]`` (or all on one set),
-    on ``device`` (default: where ``params`` live)."""
+    """Strict-uniqueness accuracy ``[E]`` (CPU) of member e on ``datasets[e]`` or one shared set."""
     dev = next(iter(params.values())).device if device is None else resolve_device(device)
     params = {k: v.to(dev) for k, v in params.items()}
     if isinstance(datasets, Dataset):
@@ -186,8 +182,7 @@ def margins(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         raise ConfigError(f"scores {tuple(scores.shape)} and labels {tuple(y.shape)} disagree")
     y = y.long()
     sy = scores.gather(-1, y.unsqueeze(-1)).squeeze(-1)
-    others = scores.scatter(-1, y.unsqueeze(-1), float("-inf"))
-    return sy - others.amax(-1)
+    return sy - scores.scatter(-1, y.unsqueeze(-1), float("-inf")).amax(-1)
 
 
 def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> torch.Tensor:
@@ -197,8 +192,7 @@ def percentile_margin(scores: torch.Tensor, y: torch.Tensor, q: float = 0.5) -> 
 
 
 def layer_norm_product(params: dict, activation: str) -> torch.Tensor:
-    """The normaliser of Sec. 6, [E] (or a scalar, unbatched): ``‖V‖_{1,∞}`` (max row ℓ1 norm) for
-    sine, ``‖W‖_F ‖V‖_2`` for ReLU."""
+    """The Sec. 6 normaliser: ``‖V‖_{1,∞}`` (max row ℓ1 norm) for sine, ``‖W‖_F ‖V‖_2`` for ReLU."""
     W, V = params["W"].double(), params["V"].double()
     if check_activation(activation) == "sine":
         return V.abs().sum(-1).amax(-1)
