@@ -211,9 +211,8 @@ CLAIMS += [
         f"L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
         _c_rule_holds(12),
         "our derivation: at c = 1.01 the last rows keep the mass only if L^0.01 = 1.10 beats the "
-        "constant of the other keys, at c = 0.99 about L^0.99 rows keep it; a constant of either "
-        "sign can break either side (a review had seen one table at c = 0.99 and 1.01 before "
-        "this was written)",
+        "other keys' constant, at c = 0.99 about L^0.99 rows keep it; a constant of either sign "
+        "can break either side (a review had seen one table at c = 0.99 and 1.01 beforehand)",
         lambda r: _c_rule(r, "mass_scaled_near_one", "alpha_half_log"),
     ),
     _mass_check(
@@ -392,9 +391,8 @@ CLAIMS += [
     ),
     _mass_check(
         "ch5.mass_far.fixed_offset",
-        "prev, skip2, skip3, skip5 at L = 10⁵, 10⁶, 10⁷: the right rows are exactly the d1 − L0 "
-        "rows before the first offset d1 (found below 16,384) with κ(d1) > κ(δ) (largest "
-        "deviation in rows)",
+        "prev, skip2, skip3, skip5 at L = 10⁵, 10⁶, 10⁷: right rows are exactly the d1 − L0 rows "
+        "before the first offset d1 (below 16,384) with κ(d1) > κ(δ) (largest deviation in rows)",
         value(0.0, 0.5),
         "a row i ≥ d1 sees offset d1, whose κ beats κ(δ); rows below d1 were right at 16,384 "
         "already; α_L = (d1 − L0)/(L − L0) → 0",

@@ -270,9 +270,8 @@ CLAIMS = [
     ),
     _check(
         "ch5.volume.center_threshold",
-        f"Without log n, the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS} and "
-        f"the center at η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First and Index, A_pos and "
-        "A_norm: 8 checks)",
+        f"Without log n the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS}, at "
+        f"η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First, Index; A_pos, A_norm: 8 checks)",
         equal([True] * 8),
         "the mass on k decreases to its n = ∞ limit, which crosses 1/2 at η*; below η* the "
         "truncated sum passes the limit's excess within a few η⁻¹ positions",
@@ -344,9 +343,8 @@ CLAIMS = [
         "10N+1, β_n = 1 does not",
         lambda r: paired_summary(r, "index_posnorm", "norm"),
         **failed(
-            "the pooled paired difference came out positive, not negative, with an interval "
-            "that contains 0; per N it changes sign, and the largest gain without log n is at "
-            "the largest N"
+            "the pooled paired difference came out positive, not negative, its interval containing "
+            "0; per N it changes sign, and the largest gain without log n is at the largest N"
         ),
     ),
     _c(
