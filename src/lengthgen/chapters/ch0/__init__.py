@@ -1,6 +1,3 @@
-"""Chapter 0 (background): softmax attention dilution and log-length scaling.
-
-* :mod:`.dilution`    -- closed forms of the favoured weight and the log-length scaling (§0.1–0.3)
-* :mod:`.experiments` -- the chapter's stored run (the dilution grid) for ``reproduce ch0``
-* :mod:`.claims`      -- the chapter's self-checks
-"""
+"""Chapter 0 (background): softmax attention dilution and log-length scaling. :mod:`.dilution`:
+closed forms of the favoured weight and the log-length scaling (§0.1–0.3); :mod:`.experiments`: the
+stored run (the dilution grid) for ``reproduce ch0``; :mod:`.claims`: self-checks."""

@@ -76,8 +76,7 @@ CLAIMS = [
     _check(
         "ch0.margin.grows_logN",
         "Chiang & Cholak §5.2 (simplified model)",
-        "The margin needed for weight 1/2 grows like log N (least-squares slope against log N, "
-        "N = 10 … 10⁵)",
+        "The margin for weight 1/2 grows like log N (least-squares slope on log N, N = 10 … 10⁵)",
         1.0,
         "value",
         "c* = log(N − 1) differs from log N by less than 0.11 over the range",
@@ -106,8 +105,7 @@ HEADLINE = {
         "ch0.eq1.closed_form": "Softmax's closed forms hold numerically up to N = 10⁵",
         "ch0.dilution.unscaled": "A fixed margin is diluted: the favoured weight falls below 1 %",
         "ch0.logscale.c2_to_one": "Scaled by log N, margin 2 keeps the weight near 1",
-        "ch0.margin.scaled_constant": "With log N scaling the margin needed for half the mass "
-        "tends to 1",
+        "ch0.margin.scaled_constant": "Scaled by log N, the margin for half the mass tends to 1",
     },
 }
 HEADLINE["claims"] = [{"claim": words, "id": cid} for cid, words in HEADLINE["claims"].items()]

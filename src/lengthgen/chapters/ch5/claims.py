@@ -1,11 +1,10 @@
 """Chapter 5's claims: **our** predictions for experiments none of the four papers runs (group
 ``ours``), each committed with its comparison before the run it judges (``git log -p``), and
 self-checks of the code they reuse (group ``self-check``: what follows from a definition, a theorem
-or a deterministic computation). Id prefixes: ``volume``, ``joint`` (:mod:`.volume_claims`),
-``sumsine`` (:mod:`.sum_sine_claims`), ``parity``, ``mass``, ``mass_refit`` and ``mass_far`` (here).
-The comparison rules are in :mod:`.common`, plus :data:`C_RULE_LEVEL` (chapter 0's c-rule) here and
-chapter 2's rules 6–7; a refuted prediction carries :data:`~.common.FAILED`, one whose population is
-empty is :class:`~lengthgen.claims.Unchecked`."""
+or a deterministic computation). Ids: ``volume``, ``joint`` (:mod:`.volume_claims`), ``sumsine``
+(:mod:`.sum_sine_claims`), ``parity``, ``mass``, ``mass_*`` (here). Rules: :mod:`.common`,
+:data:`C_RULE_LEVEL` (chapter 0's c-rule), chapter 2's rules 6–7; a refuted prediction carries
+:data:`~.common.FAILED`, one with no population is :class:`~lengthgen.claims.Unchecked`."""
 
 from __future__ import annotations
 
@@ -37,9 +36,8 @@ def _doubling(results, beta, key):
 CLAIMS = [
     _parity(
         "ch5.parity.collapse_beta_one",
-        "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
-        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51), so no classifier is exact "
-        "at both n and 2n",
+        "With β_n = 1 attention gives t ones among n the output of 2t among 2n (largest difference "
+        "over 10⁴ A_gen points, n = 3, 5, 11, 51): no classifier is exact at both n and 2n",
         value(0.0, 1e-12, residue=1e-12),
         "the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to float64 "
         "rounding of the logarithms",
@@ -57,8 +55,7 @@ CLAIMS = [
     _parity(
         "ch5.parity.averaging_sine_nmax",
         "A scalar averaging head + one sine unit, every parameter in [−B, B]: the largest length "
-        "at which a search finds an exact Parity classifier, for B = 2, 3, 4, 6, 8, equals our "
-        "bound ⌈2B²/π⌉",
+        "where a search finds an exact Parity classifier is our bound ⌈2B²/π⌉ (B = 2, 3, 4, 6, 8)",
         equal([3, 6, 11, 23, 41]),
         "our derivation: n sign changes need n zeros of the sine, π apart, within |ω| ≤ 2B²; the "
         "search never tries |ω| > 2B², so only the bound's tightness is tested (it follows from "
@@ -214,9 +211,8 @@ CLAIMS += [
         f"L = 16,384 is ≥ {C_RULE_LEVEL:g} exactly when c > 1 (12 tables: [c, α^{{½}}])",
         _c_rule_holds(12),
         "our derivation: at c = 1.01 the last rows keep the mass only if L^0.01 = 1.10 beats the "
-        "constant of the other keys, at c = 0.99 about L^0.99 rows keep it; a constant of either "
-        "sign can break either side (a review had seen one table at c = 0.99 and 1.01 before "
-        "this was written)",
+        "other keys' constant, at c = 0.99 about L^0.99 rows keep it; a constant of either sign "
+        "can break either side (a review had seen one table at c = 0.99 and 1.01 beforehand)",
         lambda r: _c_rule(r, "mass_scaled_near_one", "alpha_half_log"),
     ),
     _mass_check(
@@ -230,14 +226,13 @@ CLAIMS += [
 ]
 
 # --------------------------------------------------------------------------- refit and far lengths
-# The runs of :mod:`.mass_more`. Seen before writing these (design look-ups, none at a judged
-# size): the stored ``mass_tables`` and ``mass_clamped`` cells (c ≈ 2.1 for the three learned
-# tables); for chapter 3's RoPE fits, κ and its running maximum up to L = 16,384 (d1 = 560, 995,
-# 2585, 640 for prev, skip2, skip3, skip5; 36 records of κ in [20, 16,384) for first), S4, S16 and
-# the measures μ of the study maximum and of κ(δ). Nothing of the refit beyond its code, and no κ
-# beyond 16,384. After the runs a review moved ``mass_refit.margin_kept``, ``alpha_structural``,
-# ``below_eval_log`` and ``mass_far.fixed_offset`` from ``ours`` to ``self-check`` (comparisons
-# unchanged).
+# The runs of :mod:`.mass_more`. Seen before writing these (design look-ups, none at a judged size):
+# the stored ``mass_tables`` and ``mass_clamped`` cells (c ≈ 2.1 for the three learned tables); for
+# chapter 3's RoPE fits, κ and its running maximum up to L = 16,384 (d1 = 560, 995, 2585, 640 for
+# prev, skip2, skip3, skip5; 36 records of κ in [20, 16,384) for first), S4, S16 and the measures μ
+# of the study maximum and of κ(δ). Nothing of the refit beyond its code, and no κ beyond 16,384.
+# After the runs a review moved ``mass_refit.margin_kept``, ``alpha_structural``, ``below_eval_log``
+# and ``mass_far.fixed_offset`` to ``self-check`` (comparisons unchanged).
 
 
 def _refit_rows(results):
@@ -396,9 +391,8 @@ CLAIMS += [
     ),
     _mass_check(
         "ch5.mass_far.fixed_offset",
-        "prev, skip2, skip3, skip5 at L = 10⁵, 10⁶, 10⁷: the right rows are exactly the d1 − L0 "
-        "rows before the first offset d1 (found below 16,384) with κ(d1) > κ(δ) (largest "
-        "deviation in rows)",
+        "prev, skip2, skip3, skip5 at L = 10⁵, 10⁶, 10⁷: right rows are exactly the d1 − L0 rows "
+        "before the first offset d1 (below 16,384) with κ(d1) > κ(δ) (largest deviation in rows)",
         value(0.0, 0.5),
         "a row i ≥ d1 sees offset d1, whose κ beats κ(δ); rows below d1 were right at 16,384 "
         "already; α_L = (d1 − L0)/(L − L0) → 0",
@@ -492,11 +486,10 @@ HEADLINE = {
         "ch5.sumsine.volume_joint_eta0p25",
         "ch5.mass.c_rule_near_one",
     ],
-    "deviation": "Predictions that failed: Index under A_norm does not lose accuracy without "
-    "log n; one trained sine network stayed exact past length 38; the linear phase drift does "
-    "not predict where trained sine networks fail; the per-row log refit did not move RoPE's "
-    "alignment. The ALiBi prediction could not be evaluated: no ALiBi kernel has a perfect "
-    "argmax.",
+    "deviation": "Predictions that failed: Index under A_norm does not lose accuracy without log "
+    "n; one trained sine network stayed exact past length 38; the linear phase drift does not "
+    "predict where trained sine networks fail; the per-row log refit did not move RoPE's "
+    "alignment. The ALiBi prediction could not be evaluated: no ALiBi kernel has a perfect argmax.",
     "deviation_ids": [
         "ch5.volume.train_index_norm",
         "ch5.sumsine.sine_fails_by_38",
@@ -504,31 +497,19 @@ HEADLINE = {
         "ch5.mass_refit.rope_moves",
         "ch5.mass.alibi_keeps_mass",
     ],
-    "claims": [
-        {
-            "claim": "Without log n, chapter 2's volume exponents stay the same",
-            "id": "ch5.volume.mc_one.pos_index",
-        },
-        {
-            "claim": "Exact at N and 10N+1: Majority's volume falls like N⁻² with log n, "
-            "N⁻¹ without",
-            "id": "ch5.joint.majority_log_exponent",
-        },
-        {
-            "claim": "Summing + sine: the exact volume shrinks like n⁻² over all lengths",
-            "id": "ch5.sumsine.volume_joint_eta0p25",
-        },
-        {
-            "claim": "Log scaling keeps a learned table's mass exactly when c = m / log L0 > 1, "
-            "tested at c = 0.95 … 1.05",
-            "id": "ch5.mass.c_rule_near_one",
-        },
-        {
-            "claim": "RoPE's κ exceeds the study's maximum as often as the torus measure predicts",
-            "id": "ch5.mass_far.equidistribution_max",
-        },
-    ],
+    "claims": {
+        "ch5.volume.mc_one.pos_index": "Without log n, chapter 2's volume exponents stay the same",
+        "ch5.joint.majority_log_exponent": "Exact at N and 10N+1: Majority's volume falls like N⁻² "
+        "with log n, N⁻¹ without",
+        "ch5.sumsine.volume_joint_eta0p25": "Summing + sine: the exact volume shrinks like n⁻² "
+        "over all lengths",
+        "ch5.mass.c_rule_near_one": "Log scaling keeps a learned table's mass exactly when "
+        "c = m / log L0 > 1, tested at c = 0.95 … 1.05",
+        "ch5.mass_far.equidistribution_max": "RoPE's κ exceeds the study's maximum as often as the "
+        "torus measure predicts",
+    },
 }
+HEADLINE["claims"] = [{"claim": text, "id": cid} for cid, text in HEADLINE["claims"].items()]
 
 #: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page)
 DETAILS = (

@@ -1,20 +1,17 @@
-"""Chapter 5's one way to declare a prediction on stored results (:func:`claim_maker`) and its
-comparisons: a value exactly 0 in real arithmetic gets a tolerance (and ledger ``residue``) far
-above float64 rounding, a count :func:`equal`, closed forms in rows :data:`ONE_ROW`, log-log
-slopes :func:`slope_holds`, properties :func:`everywhere`."""
+"""Chapter 5's claim declaration (:func:`claim_maker`) and comparisons: a value exactly 0 in real
+arithmetic gets a tolerance (ledger ``residue``) far above float64 rounding, a count :func:`equal`,
+closed forms in rows :data:`ONE_ROW`, slopes :func:`slope_holds`, properties :func:`everywhere`."""
 
 from __future__ import annotations
 
 from lengthgen.claims import Claim, Deviation
 from lengthgen.stats import loglog_slope
 
-#: a closed form that counts rows by a strict inequality: one row at the boundary may round the
-#: other way (tolerance in rows), more than one is a wrong derivation
+#: a closed form counting rows by a strict inequality: one boundary row may round the other way
 ONE_ROW = 1.0
 #: the one cause a prediction of ours is recorded as failed with (chapter 5's ``CAUSES``)
 FAILED = "prediction failed"
-#: a log-log slope over finite n: the predicted exponent must lie in the fit's 95 % t-interval
-#: widened by this on each side (the finite-n bias of the slope is ≤ 0.05)
+#: a log-log slope's 95 % t-interval widened by this (finite-n bias ≤ 0.05) must hold the exponent
 SLOPE_ALLOWANCE = 0.1
 
 
@@ -54,8 +51,7 @@ def everywhere() -> dict:
 
 
 def slope_fit(ns, fractions, hits, *, lengths: bool = False) -> dict:
-    """The log-log slope with its 95 % t-interval, the fewest hits behind one point (and with
-    ``lengths`` the number of lengths)."""
+    """The log-log slope, its 95 % t-interval, the fewest hits behind a point (and ``lengths``)."""
     s, lo, hi = loglog_slope(list(ns), list(fractions))
     count = {"lengths": len(ns)} if lengths else {}
     return {"slope": s, "lo": lo, "hi": hi, **count, "min_hits": min(hits)}

@@ -1,18 +1,17 @@
 """Chapter 5, section "Parity: averaging versus summing": our predictions on the runs of
 :mod:`.sum_sine`, each written with its comparison before the run it judges. The restricted volume
 estimate carries the power of n through its share by construction: the volume predictions' content
-is that the hit rate inside it tends to a positive constant.
-
-Seen before writing these: exploratory runs at η = 0.17, not a judged η (hit rates ≈ 20 %; local
-slopes −0.96 over n = 64 … 1024 and −1.2 over 1024 … 4096 at one length from 400–2000 points, −2.0
-and −2.2 jointly over 64 … 256 … 512 from 300–500 points), and training at seeds 7 and 8 (not
-judged) with 2000 updates: biased sine networks failed first at lengths 6 … 27, biased ReLU ones at
-4 … 5; of three biased sine networks right on the whole training lattice one failed within a factor
-2 of the linear-phase prediction (27 vs 45) and two did not (6 vs 85, 11 vs 43); width-2 runs failed
-at length 1 against predictions of 31 … 74. We expected the drift relation to fail for some networks
-(those seen failed where |Z| collapses between training lengths, which a linear phase does not see)
-and kept it unchanged. After the runs a review moved ``relu_nobias_fails_by_2`` and
-``relu_bias_width_bound`` to ``self-check`` (comparisons unchanged)."""
+is that the hit rate inside it tends to a positive constant. Seen before writing these: exploratory
+runs at η = 0.17, not a judged η (hit rates ≈ 20 %; local slopes −0.96 over n = 64 … 1024 and −1.2
+over 1024 … 4096 at one length from 400–2000 points, −2.0 and −2.2 jointly over 64 … 256 … 512 from
+300–500 points), and training at seeds 7 and 8 (not judged) with 2000 updates: biased sine networks
+failed first at lengths 6 … 27, biased ReLU ones at 4 … 5; of three biased sine networks right on
+the whole training lattice one failed within a factor 2 of the linear-phase prediction (27 vs 45)
+and two did not (6 vs 85, 11 vs 43); width-2 runs failed at length 1 against predictions of 31 … 74.
+We expected the drift relation to fail for some networks (those seen failed where |Z| collapses
+between training lengths, which a linear phase does not see) and kept it unchanged. After the runs a
+review moved ``relu_nobias_fails_by_2`` and ``relu_bias_width_bound`` to ``self-check`` (comparisons
+unchanged)."""
 
 from __future__ import annotations
 
@@ -115,9 +114,8 @@ CLAIMS = [
         _c(
             cid,
             f"The fraction of the box θ* + [−{eta:g}, {eta:g}]^10 around chapter 4's construction "
-            f"that is exact {_WHAT[kind]} decays like n^{EXPONENTS[kind]} (log-log slope over "
-            f"n = {ns[0]} … {ns[1]}, doublings; the exponent "
-            f"inside its 95 % interval ± {SLOPE_ALLOWANCE})",
+            f"exact {_WHAT[kind]} decays like n^{EXPONENTS[kind]} (log-log slope over n = {ns[0]} "
+            f"… {ns[1]}, doublings; the exponent inside its 95 % interval ± {SLOPE_ALLOWANCE})",
             holds(EXPONENTS[kind], lambda v, e=EXPONENTS[kind]: slope_holds(v, e)),
             "one length: only the step w − u of the decisive unit's phase along t must be O(1/n), "
             "its offset only modulo 2π; jointly both u and w must be O(1/n); the rest enters "
@@ -180,9 +178,8 @@ CLAIMS = [
     ),
     _c(
         "ch5.sumsine.drift_relation",
-        "Each sine network right on the whole training lattice (with and without bias) fails "
-        "first within a factor 2 of the length at which its fitted linear collective phase "
-        "leaves (0, π)",
+        "Each sine network right on the whole training lattice (with and without bias) fails first "
+        "within a factor 2 of the length at which its fitted linear collective phase leaves (0, π)",
         holds(
             "every network within a factor 2",
             lambda v: v["networks"] > 0 and v["within_factor_2"] == v["networks"],
@@ -192,8 +189,7 @@ CLAIMS = [
         "some networks, as in exploratory runs at seeds 7–8)",
         drift_relation,
         **failed(
-            "most networks fail well before the extrapolated length; only one matches within "
-            "a factor 2"
+            "most fail well before the extrapolated length; only one matches within a factor 2"
         ),
     ),
 ]

@@ -110,8 +110,7 @@ def _area(results):
 
 
 def window_slope(results, beta, key):
-    """The log-log slope of a window against n; exactly 0 for constant widths (a fit leaves a
-    build-dependent rounding residue)."""
+    """A window's log-log slope against n; exactly 0 for constant widths (a fit leaves rounding)."""
     r = results.cell(f"beta_volume_{beta}")["widths"][key]
     widths = window_measure(r)
     return 0.0 if len(set(widths)) == 1 else loglog_slope(r["n"], widths)[0]
@@ -191,8 +190,7 @@ EXPONENT_CLAIMS = (
     ("ch5.volume.mc_one.norm_index", "norm/index", -1),
     ("ch5.volume.mc_one.pos_first", "pos/first", 0),
 )
-#: per kind: what shrinks (the row's {key} and {theory}), why its power survives, the measure and
-#: chapter 2's rule 6 tolerance
+#: per kind: what shrinks (the row's {key}, {theory}), why its power survives, measure, tolerance
 _SHRINKS = {
     "window": "the exact window {key} around the η = 1 center shrinks like n^{theory}, chapter 2's "
     "exponent with log n (log-log slope, n = 8 … 512)",
@@ -225,10 +223,9 @@ CLAIMS = [
         "the η = 1 center) decays with the same log-log slope as with log n on the same points "
         "(slope without minus slope with, n = 4 … 32)",
         value(0, MC_EXPONENT_TOL),
-        "the volume is a product of windows whose powers do not change; at n = 4 … 32 both "
-        "slopes are pre-asymptotic (chapter 2's n⁻³ is not reached), so the arms are compared "
-        f"with each other, chapter 2's rule 6 ± {MC_EXPONENT_TOL} (restated after a review had "
-        "seen both)",
+        "the volume is a product of windows whose powers do not change; at n = 4 … 32 both slopes "
+        "are pre-asymptotic (chapter 2's n⁻³ is not reached), so the arms are compared with each "
+        f"other, chapter 2's rule 6 ± {MC_EXPONENT_TOL} (restated after a review had seen both)",
         lambda r: mc_exponent(r, "one", "pos/index") - mc_exponent(r, "log", "pos/index"),
     ),
     _check(
@@ -273,9 +270,8 @@ CLAIMS = [
     ),
     _check(
         "ch5.volume.center_threshold",
-        f"Without log n, the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS} and "
-        f"the center at η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First and Index, A_pos and "
-        "A_norm: 8 checks)",
+        f"Without log n the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS}, at "
+        f"η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First, Index; A_pos, A_norm: 8 checks)",
         equal([True] * 8),
         "the mass on k decreases to its n = ∞ limit, which crosses 1/2 at η*; below η* the "
         "truncated sum passes the limit's excess within a few η⁻¹ positions",
@@ -347,9 +343,8 @@ CLAIMS = [
         "10N+1, β_n = 1 does not",
         lambda r: paired_summary(r, "index_posnorm", "norm"),
         **failed(
-            "the pooled paired difference came out positive, not negative, with an interval "
-            "that contains 0; per N it changes sign, and the largest gain without log n is at "
-            "the largest N"
+            "the pooled paired difference came out positive, not negative, its interval containing "
+            "0; per N it changes sign, and the largest gain without log n is at the largest N"
         ),
     ),
     _c(
