@@ -79,6 +79,14 @@ def test_config_hash_is_stable_and_sensitive():
     assert len(a) == 12
 
 
+def test_a_moved_cell_function_keeps_its_stored_hash():
+    def moved(n, seed):
+        return square(n, seed)
+
+    moved.stored_as = f"{square.__module__}.{square.__qualname__}"  # its name before the move
+    assert config_hash(moved, {"n": 2, "seed": 1}) == config_hash(square, {"n": 2, "seed": 1})
+
+
 def test_cells_stored_with_key_and_provenance(tmp_path):
     out = run_cells(cells3(), tmp_path, scale="smoke", progress=False)
     assert out == {"sq1": {"value": 1}, "sq2": {"value": 4}, "sq3": {"value": 9}}

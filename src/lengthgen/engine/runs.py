@@ -52,7 +52,9 @@ def note_device(device) -> None:
 
 # --------------------------------------------------------------------------- cells and keys
 def _qualname(fn: Callable) -> str:
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    # a cell function moved to another module sets ``stored_as`` to the name its cells were hashed by
+    default = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    return getattr(fn, "stored_as", default)
 
 
 def config_hash(fn: Callable, kwargs: Mapping) -> str:
