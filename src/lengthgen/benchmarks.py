@@ -1,11 +1,11 @@
 """``python -m lengthgen bench``: the ensemble engine against a plain PyTorch loop, one row per case.
-:func:`run_chapter_benchmark` trains a toy case and each chapter's training step as one ensemble
-and as a loop over the members with ``torch.optim`` (:func:`_pair`), on the same batches. No test
-asserts a speed. Book page ``book/engine.md`` ("Benchmark")."""
+
+:func:`run_chapter_benchmark` trains each chapter's training step as one ensemble and as a loop
+over the members with ``torch.optim`` (:func:`_pair`), on the same batches. No test asserts a
+speed. Book page ``book/engine.md`` ("Benchmark")."""
 
 from __future__ import annotations
 
-import math
 import resource
 import statistics
 import sys
@@ -19,91 +19,11 @@ from lengthgen.engine.train import seeded_generators, train_ensemble
 from lengthgen.tables import text_table
 
 #: the rows, in order
-CHAPTER_ROWS = ("toy", "ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_mlp_muon")
-#: the toy classifier's width and longest string
-WIDTH, MAX_LEN = 8, 51
+CHAPTER_ROWS = ("ch1_encoder", "ch2_single_layer", "ch3_decoder", "ch4_mlp_muon")
 #: what the figures count
 MEASURE = (
     "member-updates per process CPU second (1 torch thread); ratio = loop CPU s / ensemble CPU s"
 )
-
-
-# =========================================================================== the toy case
-def _shapes(d, h, L):
-    """name -> per-member shape and init std of :class:`AttentionClassifier`'s tensors."""
-    s, r = 1 / math.sqrt(d), 1 / math.sqrt(h)
-    return {
-        **{k: ((d,), 1.0) for k in ("E0", "E1", "q0")},
-        "P": ((L, d), 1.0),
-        **{k: ((d, d), s) for k in ("Wq", "Wk", "Wv")},
-        **{"W1": ((h, d), s), "b1": ((h,), 0.0), "W2": ((2, h), r), "b2": ((2,), 0.0)},
-    }
-
-
-def _pool(bits, base, c, E0, dE, Pn):
-    """Attention pooling without a [..., B, n] tensor of scores, using that the tokens are bits.
-    With w_j = exp(base_j − max base) and the per-bit factors u0 = exp(−c⁺), u1 = exp(c − c⁺),
-    exp(s_bj − max) = w_j (u0 + (u1 − u0) bit_bj), so the softmax normaliser and the weighted
-    sums of bits and positions are the matrix product ``bits @ [w | w ⊙ P]`` plus per-member
-    constants. (The shifts are detached: softmax does not depend on them.)"""
-    w = torch.exp(base - base.max(-1, keepdim=True).values.detach())  # [..., n]
-    cp = torch.relu(c).detach()
-    u0, u1 = torch.exp(-cp), torch.exp(c - cp)  # [...]
-    wP = w[..., None] * Pn  # [..., n, d]
-    S = bits @ torch.cat([w[..., None], wP], -1)  # [..., B, 1 + d]
-    Sw, SP = S[..., 0], S[..., 1:]
-    du = (u1 - u0)[..., None]
-    Z = u0[..., None] * w.sum(-1)[..., None] + du * Sw  # [..., B]
-    mbits = u1[..., None] * Sw / Z
-    aP = (u0[..., None, None] * wP.sum(-2)[..., None, :] + du[..., None] * SP) / Z[..., None]
-    return E0[..., None, :] + mbits[..., None] * dE[..., None, :] + aP
-
-
-class AttentionClassifier:
-    """Hand-batched single-layer, single-query attention classifier over bit strings. Per member:
-    token embeddings E0, E1, position embeddings P_j, a query q0 with maps Wq, Wk, Wv, a width-h
-    ReLU layer and 2 logits. With kq = Wkᵀ Wq q0, position j scores log(n) · (E_{w_j} + P_j) · kq
-    and the pooled value is Wv Σ_j α_j (E_{w_j} + P_j). ``x = (bits [E, B, n], mask [E, n],
-    scale [E])``; pooled in one matrix product (:func:`_pool`)."""
-
-    def __init__(self, width=WIDTH, hidden=WIDTH, max_len=MAX_LEN):
-        self.d, self.h, self.max_len = width, hidden, max_len
-
-    def init(self, seeds, dtype=torch.float64):
-        gens = seeded_generators(seeds)
-        return {
-            k: torch.stack([torch.randn(shape, generator=g, dtype=dtype) * std for g in gens])
-            for k, (shape, std) in _shapes(self.d, self.h, self.max_len).items()
-        }
-
-    def forward(self, p, x):
-        """Logits [..., B, 2]; ``p`` holds one member's tensors or stacked [E, ...] tensors."""
-        bits, mask, scale = x
-        q = (p["Wq"] @ p["q0"][..., None])[..., 0]
-        kq = (p["Wk"].mT @ q[..., None])[..., 0]
-        dE = p["E1"] - p["E0"]
-        Pn = p["P"][..., : bits.shape[-1], :]
-        t0 = (p["E0"] * kq).sum(-1)
-        base = scale[..., None] * (t0[..., None] + (Pn @ kq[..., None])[..., 0])  # [..., n]
-        base = base.masked_fill(~mask, float("-inf"))
-        pooled = _pool(bits, base, scale * (dE * kq).sum(-1), p["E0"], dE, Pn)
-        h = torch.relu(pooled @ p["Wv"].mT @ p["W1"].mT + p["b1"][..., None, :])
-        return h @ p["W2"].mT + p["b2"][..., None, :]
-
-
-def make_sampler(batch: int = 256, max_len: int = MAX_LEN, dtype=torch.float64):
-    """``sample(step, generators)``: per member a length n ~ U{1..max_len}, then ``batch`` random
-    strings of that length (task First, label = first bit); padded to the longest with a mask."""
-
-    def sample(step, gens):
-        n = torch.tensor([int(torch.randint(1, max_len + 1, (1,), generator=g)) for g in gens])
-        L = int(n.max())
-        mask = torch.arange(L)[None, :] < n[:, None]
-        bits = torch.stack([torch.randint(0, 2, (batch, L), generator=g) for g in gens])
-        bits = (bits * mask[:, None, :]).to(dtype)  # zero the padding bits
-        return (bits, mask, torch.log(n.to(dtype))), bits[:, :, 0].long()
-
-    return sample
 
 
 # =========================================================================== ensemble vs loop
@@ -200,17 +120,6 @@ def _pair(name, model, member_model, params, batches, loss, optim: OptimConfig, 
 # =========================================================================== the rows
 # Each row returns what :func:`_pair` compares: (model, member_model, params, batches, loss, optim,
 # description); the description names the case.
-def _row_toy(steps: int = 40, members: int = 40, batch: int = 256) -> tuple:
-    """:class:`AttentionClassifier` on task First, float64, Adam (lr 1e-3) clipped at 1."""
-    model = AttentionClassifier()
-    params = model.init([1000 + e for e in range(members)], torch.float64)
-    sample, gens = make_sampler(batch), seeded_generators([5000 + e for e in range(members)])
-    batches = [sample(step, gens) for step in range(steps)]
-    optim = OptimConfig("adam", lr=1e-3, clip=1.0)
-    about = f"single-layer attention classifier, width 8, batch {batch}, lengths 1-{MAX_LEN}"
-    return model, lambda e: model, params, batches, classification_loss, optim, about
-
-
 def _row_ch1(steps: int = 150, runs: int = 20, n: int = 100) -> tuple:
     """Chapter 1's FIRST encoder, both attention arms, float32, the chapter's Adam."""
     from lengthgen.chapters.ch1 import paper as p1
@@ -292,14 +201,13 @@ def _row_ch4(steps=30, members=6, p=53, width=256, n=2000, batch=1024) -> tuple:
 SIZES = {
     "full": dict.fromkeys(CHAPTER_ROWS, {}),
     "tiny": {
-        "toy": {"steps": 2, "members": 3, "batch": 8},
         "ch1_encoder": {"steps": 3, "runs": 2},
         "ch2_single_layer": {"steps": 3, "seeds": 1, "Ns": (5, 9)},
         "ch3_decoder": {"steps": 2, "tier": "1L1H"},
         "ch4_mlp_muon": {"steps": 3, "members": 2, "p": 7, "width": 16, "n": 200, "batch": 64},
     },
 }
-_ROWS = dict(zip(CHAPTER_ROWS, (_row_toy, _row_ch1, _row_ch2, _row_ch3, _row_ch4)))
+_ROWS = dict(zip(CHAPTER_ROWS, (_row_ch1, _row_ch2, _row_ch3, _row_ch4)))
 
 
 def run_chapter_benchmark(rows=CHAPTER_ROWS, *, size: str = "full", steps=None) -> dict:
