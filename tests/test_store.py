@@ -10,11 +10,11 @@ from lengthgen.store import ResultFileError, validate
 
 
 def _prov(**kw):
-    return store.provenance(scale="smoke", device="cpu", seeds=[1, 2], wall_time_s=1.5, **kw)
+    return store.provenance(scale="smoke", device="cpu", seeds=[1, 2], **kw)
 
 
 def test_provenance_fields():
-    p = _prov(command="python -m lengthgen reproduce ch0")
+    p = _prov(extra={"command": "python -m lengthgen reproduce ch0", "wall_time_s": 1.5})
     for key in (
         "command",
         "git_commit",

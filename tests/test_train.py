@@ -448,7 +448,7 @@ def _good():
         ({"steps": -3}, "steps must be an integer >= 1"),
         ({"steps": 2.5}, "steps must be an integer >= 1"),
         ({"data_seeds": [1, 2, 3]}, "data_seeds has 3 seeds but params have 4 members"),
-        ({"data_seeds": 7}, "data_seeds must be a non-empty sequence"),
+        ({"data_seeds": 7}, "data_seeds must be a non-empty list"),
         ({"data_seeds": [1, 2, 3, -4]}, r"seeds\[3\] must be an integer >= 0"),
         (
             {"optim": OptimConfig("adam", lr=[0.1, 0.2])},

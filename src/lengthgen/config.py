@@ -50,15 +50,14 @@ def check_probability(name: str, value) -> float:
 
 def nonempty(name: str, values) -> list:
     """``values`` as a list; a string, a scalar or an empty sequence is refused."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not values:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) == 0:
         raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
     return list(values)
 
 
 def check_seeds(seeds, name: str = "seeds") -> list[int]:
     """``seeds`` as a non-empty list of integers >= 0 (the one seeds check at the public edges)."""
-    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or not seeds:
-        raise ConfigError(f"{name} must be a non-empty sequence of integers, got {seeds!r}")
+    seeds = nonempty(name, seeds)
     return [check_positive_int(f"{name}[{i}]", s, minimum=0) for i, s in enumerate(seeds)]
 
 

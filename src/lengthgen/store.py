@@ -66,12 +66,6 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
-def _command_line() -> str:
-    prog = Path(sys.argv[0])
-    module = prog.name == "__main__.py" and prog.parent.name == "lengthgen"
-    return " ".join(["python -m lengthgen" if module else prog.name, *sys.argv[1:]])
-
-
 def device_name(device: str) -> str:
     """The GPU's name for a CUDA ``device``, the CPU's model otherwise."""
     import torch
@@ -134,20 +128,21 @@ def provenance(
     scale: str,
     device: str,
     seeds: Iterable[int] = (),
-    wall_time_s: float | None = None,
-    command: str | None = None,
     git: dict | None = None,
     extra: dict | None = None,
 ) -> dict:
-    """The provenance block of every result (``git``: taken at the run's start), plus ``extra``."""
+    """The provenance block of every result (``git``: taken at the run's start), plus ``extra``
+    (e.g. ``wall_time_s``, floats rounded to 3 decimals)."""
     import numpy
     import torch
 
     from lengthgen import __version__
 
     git = git_state() if git is None else git
+    prog = Path(sys.argv[0])  # the command line, as ``python -m lengthgen …`` where it was that
+    module = prog.name == "__main__.py" and prog.parent.name == "lengthgen"
     prov = {
-        "command": command if command is not None else _command_line(),
+        "command": " ".join(["python -m lengthgen" if module else prog.name, *sys.argv[1:]]),
         "git_commit": git.get("commit"),
         "git_dirty": git.get("dirty"),
         **({"git_commit_source": git["commit_source"]} if git.get("commit_source") else {}),
@@ -160,7 +155,7 @@ def provenance(
         "threads": torch.get_num_threads(),
         "scale": scale,
         "seeds": [int(s) for s in seeds],
-        "wall_time_s": None if wall_time_s is None else round(float(wall_time_s), 3),
+        "wall_time_s": None,
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine(),
     }
@@ -503,11 +498,12 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
         new = load_cell(src, c.name, scale=scale)
         prov, value = dict(new["provenance"]), new["data"]["value"]
         if status[c.name] == "done":  # replaced only by a measured run of a cell stored unmeasured
-            measured = number(prov.get("cpu_time_s")) is not None
-            if have != "done" or not measured or not unmeasured(dst, c, scale):
+            old = load_cell(dst, c.name)
+            cpu_new, cpu_old = (number(p.get("cpu_time_s")) for p in (prov, old["provenance"]))
+            if have != "done" or cpu_new is None or cpu_old is not None:
                 out["kept"].append(c.name)
                 continue
-            prov["refreshed"] = refresh_record(load_cell(dst, c.name), value)
+            prov["refreshed"] = refresh_record(old, value)
         if schema is not None and (spec := schema(c)) is not None:
             validate(value, spec, cell_path(src, c.name), new["data"].get("kwargs"))
         writes.append((c, value, prov))

@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 
 import torch
 
-from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int, nonempty
 
 OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
 NS_DTYPES = ("bfloat16", "float32", "float64")
@@ -30,13 +30,8 @@ def _check_per_member(name: str, value):
         value = value.detach().cpu().tolist()
     if isinstance(value, Real) and not isinstance(value, bool):
         return check_finite(name, value, nonnegative=True)
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        raise ConfigError(
-            f"{name} must be a number or a sequence of numbers (one per member), got {value!r}"
-        )
-    if len(value) == 0:
-        raise ConfigError(f"{name} must not be an empty sequence")
-    return tuple(check_finite(f"{name}[{i}]", v, nonnegative=True) for i, v in enumerate(value))
+    values = enumerate(nonempty(name, value))
+    return tuple(check_finite(f"{name}[{i}]", v, nonnegative=True) for i, v in values)
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,8 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.nn.attention import attend, causal_mask
-from lengthgen.config import (
-    ConfigError,
-    check_choice,
-    check_finite,
-    check_positive_int,
-    check_seeds,
-)
+from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
+from lengthgen.config import check_seeds
 from lengthgen.nn import positional as pe
 
 ACTIVATIONS = ("gelu", "relu", "sine")

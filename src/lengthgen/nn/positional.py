@@ -109,18 +109,6 @@ class KernelFamily:
                 coef[1].clamp_(max=0.0)
         return coef
 
-    def is_admissible(self, W: torch.Tensor, atol: float = 1e-12) -> bool:
-        """Whether ``W`` lies in this family (the structural constraint holds up to ``atol``)."""
-        W = torch.as_tensor(W, dtype=torch.float64)
-        if W.shape != (self.m, self.m):
-            return False
-        if self.encoding in ("sinusoidal", "learned_abs", "nope"):
-            return True
-        if self.encoding == "alibi":
-            return bool(abs(W[1, 1]) <= atol and abs(W[0, 1] + W[1, 0]) <= atol and W[1, 0] <= atol)
-        a, b = torch.diagonal(W)[0::2], W[0::2, 1::2].diagonal()
-        return bool(torch.allclose(W, self.W(torch.cat([a, b])), atol=atol, rtol=0))
-
     def kappa(self, coef: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
         """The relative kernel ``κ(d)`` at offsets ``d`` (RoPE and ALiBi only)."""
         if not self.relative:
