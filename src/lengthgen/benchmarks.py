@@ -1,8 +1,6 @@
-"""``python -m lengthgen bench``: the ensemble engine against a plain PyTorch loop, one row per case.
-
-:func:`run_chapter_benchmark` trains each chapter's training step as one ensemble and as a loop
-over the members with ``torch.optim`` (:func:`_pair`), on the same batches. No test asserts a
-speed. Book page ``book/engine.md`` ("Benchmark")."""
+"""``python -m lengthgen bench`` (``book/engine.md``, "Benchmark"): :func:`run_chapter_benchmark`
+trains each chapter's training step as one ensemble and as a loop over the members with
+``torch.optim`` (:func:`_pair`) on the same batches, a row per chapter. No test asserts a speed."""
 
 from __future__ import annotations
 

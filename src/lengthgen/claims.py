@@ -111,9 +111,7 @@ class Claim:
         if c == "value" and (tol is None or not float(tol) >= 0):
             raise ConfigError(f"claim {self.id}: a value check needs tolerance >= 0")
         if c == "interval" and (iv is None or len(iv) != 2 or not float(iv[0]) <= float(iv[1])):
-            raise ConfigError(
-                f"claim {self.id}: an interval check needs interval=(lo, hi), lo <= hi"
-            )
+            raise ConfigError(f"claim {self.id}: interval check needs interval=(lo, hi), lo <= hi")
         if c in ("direction", "predicate") and not callable(self.holds):
             raise ConfigError(f"claim {self.id}: a {c} check needs holds(ours) -> bool")
         if self.deviation is not None and not isinstance(self.deviation, Deviation):
@@ -328,9 +326,7 @@ class Ledger:
             elif isinstance(it, str):
                 recs += self.show(it).records
             else:
-                raise ConfigError(
-                    f"each item must be a stored claim id or an (id, ours) pair, got {it!r}"
-                )
+                raise ConfigError(f"each item must be a claim id or an (id, ours) pair, got {it!r}")
         return ClaimRows(recs)
 
     def held(self, id: str) -> bool:
@@ -393,9 +389,7 @@ def load_ledger(chapter: str, folder: str | Path | None = None) -> list[dict]:
             raise ResultFileError(f"corrupt claims file {path}: expected a list of claim records")
         for r in part:
             if r["id"] in seen:
-                raise ResultFileError(
-                    f"claim {r['id']} is recorded in both {seen[r['id']]} and {path}"
-                )
+                raise ResultFileError(f"claim {r['id']} is in both {seen[r['id']]} and {path}")
             seen[r["id"]] = path
         rows += part
     return rows

@@ -265,9 +265,7 @@ def _merge(args) -> int:
 
     src = Path(args.source) / "cells"
     if not src.is_dir():
-        raise ConfigError(
-            f"{args.source} has no cells/ folder: give the folder a run wrote with --out"
-        )
+        raise ConfigError(f"{args.source} has no cells/ folder: give a run's --out folder")
     out = args.out if args.out is not None else runs.default_out(args.chapter, args.scale)
     with _no_empty_folder_left(out):
         dst = runs.check_out_dir(out) / "cells"

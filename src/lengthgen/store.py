@@ -241,9 +241,7 @@ def read_json(path: str | os.PathLike) -> Any:
 def save_result(path: str | os.PathLike, data: Any, prov: dict) -> Path:
     """Store ``data`` with its provenance block at ``path`` (atomically)."""
     if missing := [k for k in ("scale", "device", "torch_version", "date") if k not in prov]:
-        raise ValueError(
-            f"provenance is missing {missing[0]!r}; build it with lengthgen.store.provenance()"
-        )
+        raise ValueError(f"provenance lacks {missing[0]!r}; build it with store.provenance()")
     return atomic_write_json(path, {"provenance": prov, "data": data})
 
 

@@ -129,16 +129,12 @@ def _check_grid(draw, grid, initial: dict, discrete) -> tuple[list, list]:
     names = list(grid)
     combos = list(itertools.product(*(nonempty(f"grid[{k!r}]", grid[k]) for k in names)))
     if len(combos) > 200:
-        raise ConfigError(
-            f"the grid has {len(combos)} combinations; at most 200 frames are embedded"
-        )
+        raise ConfigError(f"the grid holds {len(combos)} frames; at most 200 frames are embedded")
     if not callable(draw):
         raise ConfigError(f"draw must be a function returning a matplotlib figure, got {draw!r}")
     for k, v in initial.items():
         if k not in grid or v not in list(grid[k]):
-            raise ConfigError(
-                f"initial value {k}={v!r} is not on the grid; values: {list(grid.get(k, []))}"
-            )
+            raise ConfigError(f"initial {k}={v!r} is not on the grid: {list(grid.get(k, []))}")
     if stray := [k for k in discrete if k not in grid]:
         raise ConfigError(f"discrete names {stray[0]!r}, not an argument of the grid: {names}")
     return names, combos

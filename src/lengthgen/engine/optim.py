@@ -1,9 +1,7 @@
-"""Batched optimizers for ensembles: Adam, AdamW, SGD and Muon with per-member state.
-
-Member e's update reads only its own gradient, state and hyperparameters, so one batched step
-equals E ``torch.optim`` steps up to rounding (``tests/test_optim.py``). ``muon`` applies
-:class:`torch.optim.Muon` to every matrix per member and AdamW to the rest, as Huang & Li do
-(chapter 4, App. B)."""
+"""Batched optimizers for ensembles: Adam, AdamW, SGD and Muon (:class:`torch.optim.Muon` on every
+matrix per member, AdamW on the rest, as Huang & Li do: chapter 4, App. B). Member e's update reads
+only its own gradient, state and hyperparameters, so one batched step equals E ``torch.optim``
+steps up to rounding (``tests/test_optim.py``)."""
 
 from __future__ import annotations
 

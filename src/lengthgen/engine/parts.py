@@ -84,8 +84,7 @@ def read_manifest(folder) -> dict | None:
 
 def verify_parts(folder) -> dict:
     """Check every part of ``folder``'s checkpoint (size, SHA-256) and the whole; its manifest."""
-    read = _read(folder)
-    if read is None:
+    if (read := _read(folder)) is None:
         raise ResultFileError(f"no checkpoint in {folder}: {MANIFEST} is missing")
     return read[0]
 
@@ -93,8 +92,7 @@ def verify_parts(folder) -> dict:
 def _read(folder) -> tuple[dict, bytes] | None:
     """The manifest and the whole of the checkpoint in ``folder``, every part checked (or None)."""
     folder = _folder(folder)
-    man = read_manifest(folder)
-    if man is None:
+    if (man := read_manifest(folder)) is None:
         return None
     chunks = []
     for p in man["parts"]:
@@ -123,8 +121,7 @@ def _read(folder) -> tuple[dict, bytes] | None:
 
 def load_parts(folder, map_location=None) -> Any | None:
     """The object stored by :func:`save_parts` in ``folder``, verified (``None`` if none)."""
-    read = _read(folder)
-    if read is None:
+    if (read := _read(folder)) is None:
         return None
     try:
         return torch.load(io.BytesIO(read[1]), map_location=map_location, weights_only=False)

@@ -1,5 +1,4 @@
 """Resumable runs: a chapter's ``reproduce`` is a list of named cells run through :func:`run_cells`.
-
 A :class:`Cell` (a name, a module-level function, its keyword arguments) is stored under its name
 with the scale and its configuration hash (:func:`config_hash`): a re-run skips stored cells,
 recomputes changed ones and never replaces another scale's. Executors: ``inprocess``, ``process``

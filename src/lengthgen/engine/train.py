@@ -1,5 +1,4 @@
 """The ensemble engine (book page ``book/engine.md``): E models trained as one vectorised program.
-
 A *model* has ``init(seeds, dtype, device)`` and a hand-batched ``forward(params, x) -> Tensor[E,
 B, ...]``, its parameters stacked along a leading member dimension (:func:`members_of`,
 :func:`select_members`, :func:`seeded_generators`). :func:`train_ensemble` (:class:`Validation`

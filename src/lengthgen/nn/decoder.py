@@ -1,10 +1,9 @@
-"""A small decoder-only transformer, hand-batched over ensemble members (chapters 3 and 4).
-
-:class:`Decoder` is an ensemble model of :mod:`lengthgen.engine.train` (Han, Chai & Wang 2026,
-App. C): token embedding, pre-LN blocks of causal multi-head attention and an MLP, a final LN and
-an untied read-out; PyTorch's default initialisation. ``kernels="fused"`` uses ``F.layer_norm``
-and one ``baddbmm`` per linear map; ``"reference"`` is the hand-written form that trained the
-stored chapter-3 study; both compute the same function (``tests/test_speed_paths.py``)."""
+"""A small decoder-only transformer (chapters 3 and 4): :class:`Decoder`, an ensemble model of
+:mod:`lengthgen.engine.train` hand-batched over members (Han, Chai & Wang 2026, App. C): token
+embedding, pre-LN blocks of causal multi-head attention and an MLP, a final LN and an untied
+read-out; PyTorch's default initialisation. ``kernels="fused"`` uses ``F.layer_norm`` and one
+``baddbmm`` per linear map; ``"reference"`` is the hand-written form that trained the stored
+chapter-3 study; both compute the same function (``tests/test_speed_paths.py``)."""
 
 from __future__ import annotations
 

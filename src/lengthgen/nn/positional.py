@@ -1,5 +1,4 @@
 """Positional encodings: the feature maps φ of chapter 3 and the encodings of the trained decoder.
-
 Chapter 3 (Han, Chai & Wang 2026, §3) models the positional logit as ``φ(i)ᵀ W φ(j)``; the rows
 ``φ(0) … φ(n−1)`` form ``Φ_n`` (:func:`feature_map`) and :class:`KernelFamily` holds the ``W`` each
 encoding can realize (the table in chapter 3's "One head, positions only"). The decoder's encodings:
@@ -112,9 +111,7 @@ class KernelFamily:
     def kappa(self, coef: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
         """The relative kernel ``κ(d)`` at offsets ``d`` (RoPE and ALiBi only)."""
         if not self.relative:
-            raise ValueError(
-                f"encoding {self.encoding!r} is not relative; valid: {', '.join(RELATIVE)}"
-            )
+            raise ValueError(f"{self.encoding!r} is not relative; valid: {', '.join(RELATIVE)}")
         coef = torch.as_tensor(coef, dtype=torch.float64)
         d = torch.as_tensor(d, dtype=torch.float64)
         if self.encoding == "alibi":

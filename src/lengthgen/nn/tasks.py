@@ -17,9 +17,7 @@ def check_bits(bits: torch.Tensor) -> torch.Tensor:
     """Validate a 0/1 string tensor (non-empty last dimension, entries in {0, 1})."""
     bits = torch.as_tensor(bits)
     if bits.ndim == 0 or bits.shape[-1] == 0:
-        raise ValueError(
-            f"strings must be non-empty (last dimension > 0), got shape {tuple(bits.shape)}"
-        )
+        raise ValueError(f"strings must be non-empty, got shape {tuple(bits.shape)}")
     if bits.dtype.is_floating_point or bits.dtype == torch.bool:
         bits = bits.long()
     bad = (bits != 0) & (bits != 1)
