@@ -72,10 +72,7 @@ COMMANDS = {
                 help="start no new cell after this many minutes, and stop a cell that can stop "
                 "early (it stores what it did as a partial result; re-run to resume)",
             ),
-            _flag(
-                "--allow-dirty",
-                "allow a full-scale run from a working tree with uncommitted changes (recorded)",
-            ),
+            _flag("--allow-dirty", "allow a full-scale run with uncommitted changes (recorded)"),
             _flag(
                 "--refresh-unmeasured",
                 "also re-run stored cells without a recorded CPU time (migrated ones); each "

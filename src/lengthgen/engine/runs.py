@@ -161,9 +161,7 @@ def make_executor(executor=None, *, workers=None, scheduler=None) -> Iterator[cf
             client = Client(cluster)
         else:
             if workers is not None:
-                raise ConfigError(
-                    "--workers applies to a local cluster only; a remote scheduler has its own"
-                )
+                raise ConfigError("--workers sizes a local cluster; a remote scheduler has its own")
             cluster = None
             try:
                 client = Client(scheduler, timeout="10s")

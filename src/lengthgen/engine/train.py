@@ -311,9 +311,7 @@ def _check_train_args(
     if not isinstance(optim, OptimConfig):
         raise ConfigError(f"optim must be an OptimConfig, got {type(optim).__name__}")
     if validation is not None and not isinstance(validation, Validation):
-        raise ConfigError(
-            f"validation must be a Validation or None, got {type(validation).__name__}"
-        )
+        raise ConfigError(f"validation must be a Validation, got {type(validation).__name__}")
     seeds = check_seeds(data_seeds, "data_seeds")  # the one seeds check
     if len(seeds) != E:
         raise ConfigError(f"data_seeds has {len(seeds)} seeds but params have {E} members")
