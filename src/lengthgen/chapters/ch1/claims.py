@@ -552,7 +552,8 @@ CLAIMS = [
     Unchecked(
         "ch1.first_train.fig4_curves",
         "paper Fig. 4",
-        "Fig. 4's standard-attention mean test accuracy and cross-entropy at each training length",
+        "Paper Fig. 4's standard-attention mean test accuracy and cross-entropy at each training "
+        "length",
         "plotted only",
         "not-reproducible",
         "the paper states these only in words (checked above) and prints no values for its curves",
@@ -585,7 +586,7 @@ CLAIMS = [
     predicate(
         "ch1.first_train.mechanism",
         "§5.2",
-        "Standard-attention FIRST runs (the 80 of Fig. 4's protocol, re-trained) not 100% "
+        "Standard-attention FIRST runs (the 80 of paper Fig. 4's protocol, re-trained) not 100% "
         "accurate at n = 1000: how many, and how many of them are right for both first symbols "
         "with balanced later symbols (k′ = 499 or 500 later 1s), i.e. fail only by being outvoted",
         "failures are outvotes",
