@@ -314,9 +314,8 @@ CLAIMS = [
     direction(
         "ch1.fig2.eps_1e-5_parity_rises",
         "§4.3, paper Fig. 2",
-        "In the authors' configuration, PARITY with layer norm and ε = 1e-5 on 1,000 random "
-        "strings per length: the cross-entropy at n = 1000 is above that at n = 1 (bits at n = 1, "
-        "1000)",
+        "Authors' configuration, PARITY with layer norm and ε = 1e-5 on 1,000 random strings per "
+        "length: the cross-entropy at n = 1000 is above that at n = 1 (bits at n = 1, 1000)",
         "still increases with length",
         source="live",
         holds=lambda v: v[1] > v[0],
@@ -404,9 +403,8 @@ CLAIMS = [
     predicate(
         "ch1.logscaled.band",
         "§5.3",
-        "Self-check of weights we derived: our log-scaled one-layer FIRST has smallest and "
-        "largest |logit| in [1/4, 1/2] and accuracy 100% for n = 1 … 1e5 (random and extreme "
-        "strings)",
+        "Self-check of weights we derived: our log-scaled one-layer FIRST has smallest and largest "
+        "|logit| in [1/4, 1/2] and accuracy 100% for n = 1 … 1e5 (random and extreme strings)",
         list(paper.LOGIT_BAND),
         **_SELF,
         holds=lambda v: (
