@@ -70,9 +70,7 @@ def _canvas(shape, positional, pos_map, log_scaled):
 def _read_out(enc, p, coord, output_scale, layer_norm, eps, cleanup=True):
     """Finish a construction: logit ``output_scale`` · x_coord at CLS, :func:`paired` if ``layer_norm``."""
     p["out_w"][0, coord] = output_scale
-    if not layer_norm:
-        return enc, p
-    return paired(enc, p, eps=eps, keep=coord, cleanup=cleanup)
+    return paired(enc, p, eps=eps, keep=coord, cleanup=cleanup) if layer_norm else (enc, p)
 
 
 def _check_common(eps, output_scale, c=1.0) -> float:
@@ -182,9 +180,7 @@ def paired(
             raise ValueError("the clean-up needs the last layer's FFN to be unused")
         # hidden j = ReLU(x_j), j = 0 … 2d−1; output_j = −ReLU(x_j) + ReLU(x_{j±d}) = −x_j except the kept pair
         p["w1"][:, last, :, : 2 * d] = torch.eye(2 * d, dtype=p["w1"].dtype)
+        block = torch.tensor([[-1.0, 1.0], [1.0, -1.0]])  # rows and columns j, j + d
         for j in set(range(d)) - {keep}:
-            p["w2"][:, last, j, j] = -1.0
-            p["w2"][:, last, j + d, j] = 1.0
-            p["w2"][:, last, j, j + d] = 1.0
-            p["w2"][:, last, j + d, j + d] = -1.0
+            p["w2"][:, last, j : 2 * d : d, j : 2 * d : d] = block
     return new, p
