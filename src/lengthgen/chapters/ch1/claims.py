@@ -89,21 +89,17 @@ predicate = partial(claim, "predicate")  # rules 3–8 where the statement fixes
 
 
 # ------------------------------------------------------------------------- measures on stored cells
-def _first(results):
-    return results.cell("first_training")
-
-
 def _perfect_counts(results, attention, *, with_ce):
     """Perfect runs per training length: 100% test accuracy (and, ``with_ce``, rule 3's bar)."""
     key = T.perfect_key(PERFECT_CE_BITS) if with_ce else "perfect (100%)"
-    rows = T.failure_breakdown(_first(results), perfect_ce_bits=PERFECT_CE_BITS)
+    rows = T.failure_breakdown(results.cell("first_training"), perfect_ce_bits=PERFECT_CE_BITS)
     return {str(r["train_n"]): int(r[key]) for r in rows if r["attention"] == attention}
 
 
 def _mean_acc(results):
     """Fig. 4's mean test accuracy per training length, [standard, log-scaled]."""
     acc = {}
-    for r in T.first_table(_first(results)):
+    for r in T.first_table(results.cell("first_training")):
         acc.setdefault(str(r["train_n"]), []).append(r["test_acc"])
     return acc
 
@@ -490,7 +486,9 @@ CLAIMS = [
         "(largest relative difference) and the same verdict (runs whose perfect / not-perfect "
         "verdict differs; their test strings differ)",
         "same runs, same result",
-        lambda r: T.shared_runs(r.cell("first_rates"), _first(r), perfect_ce_bits=PERFECT_CE_BITS),
+        lambda r: T.shared_runs(
+            r.cell("first_rates"), r.cell("first_training"), perfect_ce_bits=PERFECT_CE_BITS
+        ),
         group="self-check",
         holds=lambda v: v["max_rel_diff_train_ce"] <= 1e-5 and v["verdicts_differ"] == 0,
         why="the same weights and strings in ensembles of different size: equal up to float32 "

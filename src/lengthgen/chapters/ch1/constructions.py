@@ -95,8 +95,7 @@ def parity(
     # the module docstring's map, layer by layer
     p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
-    p["wo"][0, 0, 0, 0, 5] = 1.0
-    p["wo"][0, 0, 0, 1, 6] = 1.0
+    p["wo"][0, 0, 0, [0, 1], [5, 6]] = 1.0  # value 0 → 5, value 1 → 6
     # hidden unit j = (k − i + 1 − j)/N from coordinates 5 (k/N), 3 (i/N) and 6 (1/N)
     p["w1"][0, 0, [5, 3, 6]] = torch.tensor([[1.0] * 3, [-1.0] * 3, [1.0, 0.0, -1.0]]).double()
     p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
@@ -120,8 +119,7 @@ def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.
     p["w2"][0, 0, 0, 4] = 1.0
     p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, heads, d, layer_norm, sqrt_d)
     p["wk"][0, 1, 0, 3, 0] = 1.0
-    p["wv"][0, 1, 0, 4, 0] = 1.0
-    p["wv"][0, 1, 0, 3, 0] = -0.5
+    p["wv"][0, 1, 0, [4, 3], 0] = torch.tensor([1.0, -0.5], dtype=torch.float64)  # x_4 − x_3 / 2
     p["wo"][0, 1, 0, 0, 5] = 1.0
     return _read_out(enc, p, 5, output_scale, layer_norm, eps)
 
@@ -134,8 +132,7 @@ def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, outpu
     enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled)
     p["wq"][0, 0, 0, 2, 0] = c * math.sqrt(dk)
     p["wk"][0, 0, 0, 3, 0] = 1.0
-    p["wv"][0, 0, 0, 1, 0] = 0.5
-    p["wv"][0, 0, 0, 0, 0] = -0.5
+    p["wv"][0, 0, 0, [1, 0], 0] = torch.tensor([0.5, -0.5], dtype=torch.float64)  # (tok₁ − tok₀)/2
     p["wo"][0, 0, 0, 0, 4] = 1.0
     # one layer: no unused last FFN to turn into the clean-up (§5.3 needs none)
     return _read_out(enc, p, 4, output_scale, layer_norm, eps, cleanup=False)

@@ -127,8 +127,7 @@ def logit_range(
         extreme = torch.zeros(4, n, dtype=torch.long)
         extreme[0, 0] = extreme[2] = 1
         extreme[1, 1:] = 1
-        found = evaluate(enc, p, torch.cat([bits, extreme]))
-        rows.append({"n": n, "strings": k + 4, **found})
+        rows.append({"n": n, "strings": k + 4, **evaluate(enc, p, torch.cat([bits, extreme]))})
     return rows
 
 
