@@ -339,19 +339,19 @@ def test_explorer_frames_differ_and_check_inputs():
     import matplotlib
 
     matplotlib.use("Agg")
-    from lengthgen.chapters.ch1 import figures
+    from lengthgen.chapters.ch1 import measures
     from lengthgen.widgets import frame_explorer
 
     fx = frame_explorer(
-        figures.explorer_frame,
-        {"n": [3, 30], "model": list(figures.EXPLORER_MODELS), "seed": [0]},
+        measures.explorer_frame,
+        {"n": [3, 30], "model": list(measures.EXPLORER_MODELS), "seed": [0]},
         discrete=("seed",),
     )
     assert len(fx.frames) == 4 and len(set(fx.frames.values())) == 4
     with pytest.raises(ConfigError):
-        figures.explorer_frame(10, model="no such model")
+        measures.explorer_frame(10, model="no such model")
     with pytest.raises(ConfigError):
-        figures.explorer_frame(0)
+        measures.explorer_frame(0)
 
 
 def test_chapter_page_is_clean():

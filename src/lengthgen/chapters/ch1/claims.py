@@ -89,21 +89,17 @@ predicate = partial(claim, "predicate")  # rules 3–8 where the statement fixes
 
 
 # ------------------------------------------------------------------------- measures on stored cells
-def _first(results):
-    return results.cell("first_training")
-
-
 def _perfect_counts(results, attention, *, with_ce):
     """Perfect runs per training length: 100% test accuracy (and, ``with_ce``, rule 3's bar)."""
     key = T.perfect_key(PERFECT_CE_BITS) if with_ce else "perfect (100%)"
-    rows = T.failure_breakdown(_first(results), perfect_ce_bits=PERFECT_CE_BITS)
+    rows = T.failure_breakdown(results.cell("first_training"), perfect_ce_bits=PERFECT_CE_BITS)
     return {str(r["train_n"]): int(r[key]) for r in rows if r["attention"] == attention}
 
 
 def _mean_acc(results):
     """Fig. 4's mean test accuracy per training length, [standard, log-scaled]."""
     acc = {}
-    for r in T.first_table(_first(results)):
+    for r in T.first_table(results.cell("first_training")):
         acc.setdefault(str(r["train_n"]), []).append(r["test_acc"])
     return acc
 
@@ -314,9 +310,8 @@ CLAIMS = [
     direction(
         "ch1.fig2.eps_1e-5_parity_rises",
         "§4.3, paper Fig. 2",
-        "In the authors' configuration, PARITY with layer norm and ε = 1e-5 on 1,000 random "
-        "strings per length: the cross-entropy at n = 1000 is above that at n = 1 (bits at n = 1, "
-        "1000)",
+        "Authors' configuration, PARITY with layer norm and ε = 1e-5 on 1,000 random strings per "
+        "length: the cross-entropy at n = 1000 is above that at n = 1 (bits at n = 1, 1000)",
         "still increases with length",
         source="live",
         holds=lambda v: v[1] > v[0],
@@ -404,9 +399,8 @@ CLAIMS = [
     predicate(
         "ch1.logscaled.band",
         "§5.3",
-        "Self-check of weights we derived: our log-scaled one-layer FIRST has smallest and "
-        "largest |logit| in [1/4, 1/2] and accuracy 100% for n = 1 … 1e5 (random and extreme "
-        "strings)",
+        "Self-check of weights we derived: our log-scaled one-layer FIRST has smallest and largest "
+        "|logit| in [1/4, 1/2] and accuracy 100% for n = 1 … 1e5 (random and extreme strings)",
         list(paper.LOGIT_BAND),
         **_SELF,
         holds=lambda v: (
@@ -492,7 +486,9 @@ CLAIMS = [
         "(largest relative difference) and the same verdict (runs whose perfect / not-perfect "
         "verdict differs; their test strings differ)",
         "same runs, same result",
-        lambda r: T.shared_runs(r.cell("first_rates"), _first(r), perfect_ce_bits=PERFECT_CE_BITS),
+        lambda r: T.shared_runs(
+            r.cell("first_rates"), r.cell("first_training"), perfect_ce_bits=PERFECT_CE_BITS
+        ),
         group="self-check",
         holds=lambda v: v["max_rel_diff_train_ce"] <= 1e-5 and v["verdicts_differ"] == 0,
         why="the same weights and strings in ensembles of different size: equal up to float32 "
@@ -552,7 +548,8 @@ CLAIMS = [
     Unchecked(
         "ch1.first_train.fig4_curves",
         "paper Fig. 4",
-        "Fig. 4's standard-attention mean test accuracy and cross-entropy at each training length",
+        "Paper Fig. 4's standard-attention mean test accuracy and cross-entropy at each training "
+        "length",
         "plotted only",
         "not-reproducible",
         "the paper states these only in words (checked above) and prints no values for its curves",
@@ -585,7 +582,7 @@ CLAIMS = [
     predicate(
         "ch1.first_train.mechanism",
         "§5.2",
-        "Standard-attention FIRST runs (the 80 of Fig. 4's protocol, re-trained) not 100% "
+        "Standard-attention FIRST runs (the 80 of paper Fig. 4's protocol, re-trained) not 100% "
         "accurate at n = 1000: how many, and how many of them are right for both first symbols "
         "with balanced later symbols (k′ = 499 or 500 later 1s), i.e. fail only by being outvoted",
         "failures are outvotes",

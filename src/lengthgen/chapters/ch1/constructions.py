@@ -70,9 +70,7 @@ def _canvas(shape, positional, pos_map, log_scaled):
 def _read_out(enc, p, coord, output_scale, layer_norm, eps, cleanup=True):
     """Finish a construction: logit ``output_scale`` · x_coord at CLS, :func:`paired` if ``layer_norm``."""
     p["out_w"][0, coord] = output_scale
-    if not layer_norm:
-        return enc, p
-    return paired(enc, p, eps=eps, keep=coord, cleanup=cleanup)
+    return paired(enc, p, eps=eps, keep=coord, cleanup=cleanup) if layer_norm else (enc, p)
 
 
 def _check_common(eps, output_scale, c=1.0) -> float:
@@ -97,8 +95,7 @@ def parity(
     # the module docstring's map, layer by layer
     p["wv"][0, 0, 0, 1, 0] = value_k  # symbol 1 → value 0
     p["wv"][0, 0, 0, 2, 1] = 1.0  # CLS      → value 1
-    p["wo"][0, 0, 0, 0, 5] = 1.0
-    p["wo"][0, 0, 0, 1, 6] = 1.0
+    p["wo"][0, 0, 0, [0, 1], [5, 6]] = 1.0  # value 0 → 5, value 1 → 6
     # hidden unit j = (k − i + 1 − j)/N from coordinates 5 (k/N), 3 (i/N) and 6 (1/N)
     p["w1"][0, 0, [5, 3, 6]] = torch.tensor([[1.0] * 3, [-1.0] * 3, [1.0, 0.0, -1.0]]).double()
     p["w2"][0, 0, :, 7] = torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
@@ -122,8 +119,7 @@ def first(*, layer_norm=False, eps=0.0, log_scaled=False, c=1.0, output_scale=1.
     p["w2"][0, 0, 0, 4] = 1.0
     p["wq"][0, 1, 0, 2, 0] = c * _query_scale(dk, heads, d, layer_norm, sqrt_d)
     p["wk"][0, 1, 0, 3, 0] = 1.0
-    p["wv"][0, 1, 0, 4, 0] = 1.0
-    p["wv"][0, 1, 0, 3, 0] = -0.5
+    p["wv"][0, 1, 0, [4, 3], 0] = torch.tensor([1.0, -0.5], dtype=torch.float64)  # x_4 − x_3 / 2
     p["wo"][0, 1, 0, 0, 5] = 1.0
     return _read_out(enc, p, 5, output_scale, layer_norm, eps)
 
@@ -136,8 +132,7 @@ def first_log_scaled(*, layer_norm=False, eps=0.0, log_scaled=True, c=2.0, outpu
     enc, p = _canvas((d, 1, 1, dk, 1), "first", pos, log_scaled)
     p["wq"][0, 0, 0, 2, 0] = c * math.sqrt(dk)
     p["wk"][0, 0, 0, 3, 0] = 1.0
-    p["wv"][0, 0, 0, 1, 0] = 0.5
-    p["wv"][0, 0, 0, 0, 0] = -0.5
+    p["wv"][0, 0, 0, [1, 0], 0] = torch.tensor([0.5, -0.5], dtype=torch.float64)  # (tok₁ − tok₀)/2
     p["wo"][0, 0, 0, 0, 4] = 1.0
     # one layer: no unused last FFN to turn into the clean-up (§5.3 needs none)
     return _read_out(enc, p, 4, output_scale, layer_norm, eps, cleanup=False)
@@ -182,9 +177,7 @@ def paired(
             raise ValueError("the clean-up needs the last layer's FFN to be unused")
         # hidden j = ReLU(x_j), j = 0 … 2d−1; output_j = −ReLU(x_j) + ReLU(x_{j±d}) = −x_j except the kept pair
         p["w1"][:, last, :, : 2 * d] = torch.eye(2 * d, dtype=p["w1"].dtype)
+        block = torch.tensor([[-1.0, 1.0], [1.0, -1.0]])  # rows and columns j, j + d
         for j in set(range(d)) - {keep}:
-            p["w2"][:, last, j, j] = -1.0
-            p["w2"][:, last, j + d, j] = 1.0
-            p["w2"][:, last, j, j + d] = 1.0
-            p["w2"][:, last, j + d, j + d] = -1.0
+            p["w2"][:, last, j : 2 * d : d, j : 2 * d : d] = block
     return new, p

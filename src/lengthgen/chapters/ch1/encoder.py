@@ -293,11 +293,8 @@ class Encoder:
         chunk = max(1, max_elements // max(1, E * T * max(cfg.d_model, cfg.d_ffn, heads)))
         if torch.is_grad_enabled() or chunk >= B:
             return self._run(params, inp, want_weights=False)[0]
-        parts = [
-            self._run(params, inp.slice(i, i + chunk), want_weights=False)[0]
-            for i in range(0, B, chunk)
-        ]
-        return torch.cat(parts, dim=1)
+        run = lambda i: self._run(params, inp.slice(i, i + chunk), want_weights=False)  # noqa: E731
+        return torch.cat([run(i)[0] for i in range(0, B, chunk)], dim=1)
 
     __call__ = forward
 

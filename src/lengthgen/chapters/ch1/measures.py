@@ -1,6 +1,6 @@
 """What chapter 1's hand-set constructions do (Chiang & Cholak 2022, §3–§5): their exactness, Fig.
 2's curves, their logits, the sensitivity sweep of §5.1 and the flawed FIRST transformer of §5.2,
-cheap enough to run live at full size; the functions at the end read the stored cells."""
+cheap enough to run live at full size; then readers of the stored cells and the explorer."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from lengthgen import plotting
 from lengthgen.chapters.ch1 import constructions as C
 from lengthgen.chapters.ch1 import paper
 from lengthgen.chapters.ch1.encoder import Encoder, accuracy, cross_entropy_bits
@@ -40,13 +41,9 @@ def evaluate(enc: Encoder, params: dict, bits: torch.Tensor, task: str | None = 
     grouped = enc.config.positional == "first"
     logits = enc(params, enc.group(bits) if grouped else bits)[0]
     y = label(task or enc.config.positional, bits)
-    mag = logits.abs()
-    return {
-        "acc": float(accuracy(logits, y)),
-        "ce_bits": float(cross_entropy_bits(logits, y).mean()),
-        "min_abs_logit": float(mag.min()),
-        "max_abs_logit": float(mag.max()),
-    }
+    mag, ce = logits.abs(), cross_entropy_bits(logits, y).mean()
+    out = {"acc": float(accuracy(logits, y)), "ce_bits": float(ce)}
+    return {**out, "min_abs_logit": float(mag.min()), "max_abs_logit": float(mag.max())}
 
 
 def exactness(
@@ -64,12 +61,9 @@ def exactness(
     sets = exact_sets(n_exhaustive, random_ns, n_random, seed)
     acc = [evaluate(enc, p, bits)["acc"] for bits in sets]
     exh, rnd = acc[:n_exhaustive], dict(zip(map(int, random_ns), acc[n_exhaustive:]))
-    return {
-        "exhaustive_min_acc": min(exh),
-        "exhaustive_strings": int(sum(2**n for n in range(1, n_exhaustive + 1))),
-        "random_acc": rnd,
-        "all_correct": min(exh) == 1.0 and all(a == 1.0 for a in rnd.values()),
-    }
+    out = {"exhaustive_min_acc": min(exh), "exhaustive_strings": 2 ** (n_exhaustive + 1) - 2}
+    ok = min(exh) == 1.0 and all(a == 1.0 for a in rnd.values())
+    return {**out, "random_acc": rnd, "all_correct": ok}
 
 
 def ce_curve(
@@ -133,8 +127,7 @@ def logit_range(
         extreme = torch.zeros(4, n, dtype=torch.long)
         extreme[0, 0] = extreme[2] = 1
         extreme[1, 1:] = 1
-        found = evaluate(enc, p, torch.cat([bits, extreme]))
-        rows.append({"n": n, "strings": k + 4, **found})
+        rows.append({"n": n, "strings": k + 4, **evaluate(enc, p, torch.cat([bits, extreme]))})
     return rows
 
 
@@ -147,10 +140,8 @@ def sensitivity_sweep(
     n_strings = check_positive_int("n_strings", n_strings)
     values = nonempty("value weights", [check_finite("value weight", v) for v in values])
     bits = random_strings(n_strings, n, generator=torch.Generator().manual_seed(seed))
-    rows = []
-    for v in values:
-        enc, p = C.parity(layer_norm=True, eps=0.0, value_k=float(v))
-        rows.append({"value": float(v), **evaluate(enc, p, bits)})
+    ln0 = {"layer_norm": True, "eps": 0.0}  # the ε = 0 layer-norm construction
+    rows = [{"value": v, **evaluate(*C.parity(**ln0, value_k=v), bits)} for v in values]
     return {"n": n, "n_strings": n_strings, "rows": rows}
 
 
@@ -200,3 +191,39 @@ def sensitivity_oscillation(results, near: float, *, low: float, high: float) ->
     up, down = v >= 1, v <= 1
     rec = oscillations(v[up], a[up], **kw) + oscillations(v[down][::-1], a[down][::-1], **kw)
     return {"min_acc_near_1": float(a[np.abs(v - 1.0) <= near].min()), "recoveries": int(rec)}
+
+
+# ------------------------------------------------------------------------- explorer
+#: The two models of section "Explorer": the exact two-layer FIRST construction and the one-layer.
+EXPLORER_MODELS = ("exact two-layer FIRST", "one-layer FIRST")
+
+
+def explorer_frame(n: int = 100, model: str = EXPLORER_MODELS[0], seed: int = 0):
+    """One explorer frame: a random length-``n`` string and it with w₁ flipped, read by ``model``
+    (c = 2), standard vs log-scaled: last-layer CLS attention by position (left), logits (right)."""
+    n = check_positive_int("n", int(n))
+    check_choice("model", model, EXPLORER_MODELS)
+    build = C.first if model == EXPLORER_MODELS[0] else C.first_log_scaled
+    bits = random_strings(1, n, generator=torch.Generator().manual_seed(int(seed)))
+    both = torch.cat([bits, bits])
+    both[1, 0] = 1 - bits[0, 0]
+    fig, (ax0, ax1) = plotting.figure(1, 2, width=3.4, height=2.8)
+    logits = {}
+    for scaled, col in ((False, plotting.PALETTE[0]), (True, plotting.PALETTE[1])):
+        enc, p = build(c=2.0, log_scaled=scaled)  # c = 2: the default of first_log_scaled
+        tr = enc.trace(p, both)
+        lab = "× log N" if scaled else "standard"
+        att = tr["attention"][-1][0, 0, 0].numpy()
+        ax0.plot(range(n + 1), att, ".", ms=3, color=col, label=lab)
+        logits[lab] = tr["logit"][0].numpy()
+    ax0.set(yscale="log", xlabel="position i (0 = CLS)", ylabel="CLS attention weight")
+    ax0.legend(loc="best", markerscale=3)
+    x = np.arange(2)
+    for j, (lab, v) in enumerate(logits.items()):
+        ax1.bar(x + 0.38 * j, v, width=0.36, label=lab, color=plotting.PALETTE[j])
+    ax1.axhline(0, color="k", lw=0.8)
+    ticks = [f"w₁ = {int(both[0, 0])}", f"w₁ = {int(both[1, 0])}"]
+    ax1.set(xticks=x + 0.19, xticklabels=ticks, xlabel=f"string of length n = {n}")
+    ax1.set_ylabel("output logit s (> 0: accept)")
+    fig.suptitle(f"{model} (c = 2)", fontsize=11)
+    return plotting.finish(fig)
