@@ -11,8 +11,7 @@ import torch
 
 from lengthgen import stats
 from lengthgen.chapters.ch2 import volume as vo
-from lengthgen.chapters.ch2.paper import H
-from lengthgen.chapters.ch2.rules import live, rule6_window
+from lengthgen.chapters.ch2.paper import H, live, rule6_window
 from lengthgen.chapters.ch2.single_layer import encode, forward
 from lengthgen.chapters.ch2.volume import DT, count_level_outputs
 from lengthgen.claims import Claim
