@@ -183,7 +183,7 @@ def test_committed_ledger_is_complete_and_current():
     assert status["ch2.train.counterexample_sin_majority"] == "reproduced"
     assert status["ch2.volume.lemma6_density"] == "reproduced"
     assert status["ch2.volume.lemma7_mass"] == "reproduced"
-    # paper Table 1's zeros, Thm. 9 and the whole box (nesv.py): attempted, each can fail
+    # paper Table 1's zeros, Thm. 9 and the whole box (volume.py): attempted, each can fail
     for cid in (
         "ch2.nesv.positional_tasks_gen_sin",
         "ch2.nesv.parity_other_models",

@@ -248,11 +248,9 @@ def paper_chance_side(value: float) -> str:
     return chance_side(value - T1_TOLERANCE, value + T1_TOLERANCE)
 
 
-def live(cid, location, statement, paper_value, holds, why, **kw) -> Claim:
+def live(cid, where, said, paper_value, holds, why, **kw) -> Claim:
     """A claim the notebook measures live, checked by the predicate ``holds`` (rules 7, 10)."""
-    return Claim(
-        cid, location, statement, paper_value, "predicate", why, source="live", holds=holds, **kw
-    )
+    return Claim(cid, where, said, paper_value, "predicate", why, source="live", holds=holds, **kw)
 
 
 def above_zero(v: dict) -> bool:
