@@ -565,8 +565,7 @@ COUNTEREXAMPLE_AND_D4 = [
     ),
 ]
 
-# ---- paper Table 1's zeros, Thm. 9 and eq. 87 (details page, "Volumes the scans do not reach";
-# measured by the notebook with :mod:`.volume`'s output-bias fiber)
+# ---- paper Table 1's zeros, Thm. 9, eq. 87 (details page; measured by :mod:`.volume`'s bias fiber)
 NESV = [
     paper.live(
         "ch2.nesv.positional_tasks_gen_sin",

@@ -1,10 +1,9 @@
 """Exact-solution analysis of the single-layer models (chapter 2, "Exact-solution volume"): A_gen's
 count levels (eq. 71) and what builds on them (Lemma 4's Majority area, the score contrast of
 Lemmas 6–7, App. A.4's Parity), the paper's centers, the score-gap coefficients (eqs. 9, 20), the
-exactness checker (:func:`exactness`), admissible widths and Monte Carlo exact fractions; then the
-volumes beyond the scans (details page, "Volumes the scans do not reach": paper Table 1's zeros,
-Majority under A_sin by Thm. 9 and Lemma 10, eq. 87's whole-box bound) by the output-bias fiber
-(:func:`bias_fiber`)."""
+exactness checker (:func:`exactness`), admissible widths, Monte Carlo exact fractions; and, by the
+output-bias fiber (:func:`bias_fiber`), the volumes the scans do not reach (details page): paper
+Table 1's zeros, Majority under A_sin (Thm. 9, Lemma 10) and eq. 87's whole-box bound."""
 
 from __future__ import annotations
 
