@@ -1,11 +1,11 @@
-"""Chapter 2's zero and whole-box volumes (lengthgen.chapters.ch2.nesv) against brute force."""
+"""Chapter 2's zero and whole-box volumes (lengthgen.chapters.ch2.volume) against brute force."""
 
 import math
 
 import pytest
 import torch
 
-from lengthgen.chapters.ch2 import nesv
+from lengthgen.chapters.ch2 import claims as ch2_claims
 from lengthgen.chapters.ch2 import volume as vo
 from lengthgen.chapters.ch2.volume import count_level_outputs
 from lengthgen.nn.tasks import all_strings, label
@@ -27,7 +27,7 @@ def test_bias_fiber_is_the_exact_interval(variant, task):
     P = vo.uniform_box(variant, 8, 1.0, 3000, seed=3)
     S = all_strings(n)
     y = label(task, S, None)
-    phi = nesv.bias_fiber(P, variant, S, None, y)
+    phi = vo.bias_fiber(P, variant, S, None, y)
     inside = phi > 0
     assert inside.any()
     Hw = None
@@ -58,7 +58,7 @@ def test_sin_majority_structural_agrees_with_enumeration():
     """Certified decisions of the A_sin Majority checker equal enumeration, True ones included."""
     g = torch.Generator().manual_seed(5)
     for n in (7, 11, 13):
-        c = nesv.sin_center(n)
+        c = vo.sin_center(n)
         P = {
             k: v + 0.02 * torch.randn(400, *v.shape, generator=g, dtype=torch.float64)
             for k, v in c.items()
@@ -74,35 +74,35 @@ def test_sin_majority_structural_agrees_with_enumeration():
 
 def test_sin_centers_exact_by_enumeration():
     for n in (11, 13, 15):
-        assert vo.exactness(nesv.sin_center(n), "sin", "majority", n, method="exhaustive").all()
+        assert vo.exactness(vo.sin_center(n), "sin", "majority", n, method="exhaustive").all()
 
 
 def test_majority_fiber_prefilter_changes_nothing():
     P = vo.uniform_box("gen", 8, 1.0, 4000, seed=9)
     n = 51
     y = (torch.arange(n + 1) >= (n + 1) // 2).long()
-    full = nesv.fiber_of(P, count_level_outputs(P, n), y, 1.0)
+    full = vo.fiber_of(P, count_level_outputs(P, n), y, 1.0)
     assert (full > 0).sum() > 10
-    assert torch.equal(nesv._majority_fiber(P, n), full)
+    assert torch.equal(vo._majority_fiber(P, n), full)
 
 
 def test_eq87_bound_and_estimates_are_deterministic():
-    assert nesv.eq87_bound(101) == pytest.approx(16 * 8 * math.atanh(1 / 101) / math.log(101))
-    a = nesv.whole_box_majority(M=500, ns=(11, 21, 41))
-    assert a == nesv.whole_box_majority(M=500, ns=(11, 21, 41))
+    assert vo.eq87_bound(101) == pytest.approx(16 * 8 * math.atanh(1 / 101) / math.log(101))
+    a = vo.whole_box_majority(M=500, ns=(11, 21, 41))
+    assert a == vo.whole_box_majority(M=500, ns=(11, 21, 41))
     assert all(r["lo"] <= r["mean"] <= r["hi"] or r["hits"] == 0 for r in a.values())
 
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="odd"):
-        nesv.sin_center(10)
+        vo.sin_center(10)
     with pytest.raises(ValueError, match="Majority only"):
         vo.exactness(vo.uniform_box("sin", 8, 1.0, 2), "sin", "first", 20, method="structural")
 
 
 def test_each_claim_can_fail():
     """The predicates reject the values a refutation would produce."""
-    C = {c.id: c for c in nesv.CLAIMS}
+    C = {c.id: c for c in ch2_claims.NESV}
     sf = {k: {"mean": m} for k, m in (("7", 1e-3), ("45", 1e-4), ("711", 2e-4))}
     pz = C["ch2.nesv.positional_tasks_gen_sin"].holds
     assert pz({"points": 10, "pair_gap": 0.0, "sin_first": {**sf, "711": {"mean": 1e-5}}})
@@ -121,8 +121,8 @@ def test_each_claim_can_fail():
     )
     wb = C["ch2.nesv.whole_box"].holds
     row = {"lo": 0.01, "bound": 0.02}
-    assert wb({str(n): row for n in nesv.WHOLE_NS})
-    assert not wb({**{str(n): row for n in nesv.WHOLE_NS}, "3001": {"lo": 0.03, "bound": 0.02}})
+    assert wb({str(n): row for n in vo.WHOLE_NS})
+    assert not wb({**{str(n): row for n in vo.WHOLE_NS}, "3001": {"lo": 0.03, "bound": 0.02}})
     ms = C["ch2.nesv.majority_sin"]
     assert ms.check == "value" and ms.paper_value == -3 and ms.tolerance == 0.3
 

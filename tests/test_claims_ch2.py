@@ -10,7 +10,6 @@ from lengthgen import claims
 from lengthgen.chapters.ch2 import claims as ch2_claims
 from lengthgen.chapters.ch2 import measures as ch2_measures
 from lengthgen.chapters.ch2 import paper
-from lengthgen.chapters.ch2 import rules as ch2_rules
 from lengthgen.claims import Claim, Unchecked
 from helpers import copy_results, edit_cell
 
@@ -74,20 +73,20 @@ def test_rule1_two_sample_band():
     """Facing half-widths of asymmetric intervals; the band is their root sum of squares, stricter
     than overlapping intervals (which allow the plain sum)."""
     ours = {"mean": 50.0, "lo": 49.0, "hi": 53.0}
-    assert ch2_rules.two_sample_band(ours, (40.0, 39.0, 44.0)) == pytest.approx(17**0.5)
-    assert ch2_rules.two_sample_band(ours, (60.0, 56.0, 61.0)) == pytest.approx(5.0)
-    assert ch2_rules.two_sample_agree(ours, (54.0, 51.0, 57.0))  # 4 ≤ √(3² + 3²)
+    assert paper.two_sample_band(ours, (40.0, 39.0, 44.0)) == pytest.approx(17**0.5)
+    assert paper.two_sample_band(ours, (60.0, 56.0, 61.0)) == pytest.approx(5.0)
+    assert paper.two_sample_agree(ours, (54.0, 51.0, 57.0))  # 4 ≤ √(3² + 3²)
     # intervals that overlap (53 > 52) but means 6 apart with band √(3² + 4²) = 5: no agreement
-    assert not ch2_rules.two_sample_agree(ours, (56.0, 52.0, 57.0))
+    assert not paper.two_sample_agree(ours, (56.0, 52.0, 57.0))
 
 
 def test_rule8_chance_sides():
-    assert ch2_rules.chance_side(50.5, 51.0) == "above"
-    assert ch2_rules.chance_side(48.0, 49.9) == "below"
-    assert ch2_rules.chance_side(49.0, 51.0) == "indistinguishable"
-    assert ch2_rules.chance_side(50.0, 51.0) == "indistinguishable"
+    assert paper.chance_side(50.5, 51.0) == "above"
+    assert paper.chance_side(48.0, 49.9) == "below"
+    assert paper.chance_side(49.0, 51.0) == "indistinguishable"
+    assert paper.chance_side(50.0, 51.0) == "indistinguishable"
     sides = {
-        cell: ch2_rules.paper_chance_side(paper.PAPER_T1[cell]) for cell in ch2_claims.CHANCE_CELLS
+        cell: paper.paper_chance_side(paper.PAPER_T1[cell]) for cell in ch2_claims.CHANCE_CELLS
     }
     assert sides == {
         ("first", "gen"): "indistinguishable",
@@ -132,8 +131,8 @@ def test_new_claims_issue25():
 
 def test_tolerance_rules_come_from_the_paper():
     # rule 3: the median of the paper's own 95 % half-widths (Tables 2–3), whole points
-    assert ch2_rules.T1_TOLERANCE == 3.0
-    lo, hi = ch2_rules.rule5(-0.655, 100)["interval"]
+    assert paper.T1_TOLERANCE == 3.0
+    lo, hi = paper.rule5(-0.655, 100)["interval"]
     assert lo < -0.655 < hi and hi - lo < 0.25
     assert (
         ch2_measures.run_of("index", "norm", 51) == "index_posnorm"
@@ -184,7 +183,7 @@ def test_committed_ledger_is_complete_and_current():
     assert status["ch2.train.counterexample_sin_majority"] == "reproduced"
     assert status["ch2.volume.lemma6_density"] == "reproduced"
     assert status["ch2.volume.lemma7_mass"] == "reproduced"
-    # paper Table 1's zeros, Thm. 9 and the whole box (nesv.py): attempted, each can fail
+    # paper Table 1's zeros, Thm. 9 and the whole box (volume.py): attempted, each can fail
     for cid in (
         "ch2.nesv.positional_tasks_gen_sin",
         "ch2.nesv.parity_other_models",
@@ -193,7 +192,7 @@ def test_committed_ledger_is_complete_and_current():
         "ch2.nesv.whole_box",
     ):
         assert status[cid] == "reproduced", cid
-    assert by_id["ch2.nesv.majority_sin"]["tolerance"] == ch2_rules.WINDOW_SLOPE_TOL
+    assert by_id["ch2.nesv.majority_sin"]["tolerance"] == paper.WINDOW_SLOPE_TOL
     assert "3.1 points" in by_id["ch2.train.table1.index_sin"]["explanation"]
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen import plotting
-from lengthgen.chapters.ch2 import claims as c2, measures, paper, rules, volume as vo
+from lengthgen.chapters.ch2 import claims as c2, measures, paper, volume as vo
 from lengthgen.config import check_choice
 from lengthgen.rounding import superscript
 from lengthgen.stats import bootstrap_ci
@@ -74,20 +74,20 @@ def styled_accuracy_table(df, caption: str | None = None):
     out = df[["N", "task", "model"]].copy()
     for col, who in (("paper", "paper"), ("ours (20 seeds)", "ours")):
         out[col] = [text(*trio(r, who)) for r in rows]
-    T = rules.T1_TOLERANCE
+    T = paper.T1_TOLERANCE
     if df["paper lo"].isna().all():
         out[f"within ± {T:g} points"] = [yes(abs(r["ours"] - r["paper"]) <= T) for r in rows]
         chance = {(t, f"A_{m}") for t, m in c2.CHANCE_CELLS}
         out["side of 50 %: paper (chance rule) / ours"] = [
-            f"{rules.paper_chance_side(r['paper'])} / "
-            f"{rules.chance_side(r['ours lo'], r['ours hi'])}"
+            f"{paper.paper_chance_side(r['paper'])} / "
+            f"{paper.chance_side(r['ours lo'], r['ours hi'])}"
             if (r["task"], r["model"]) in chance
             else "—"
             for r in rows
         ]
     else:
         ours = lambda r: dict(zip(("mean", "lo", "hi"), trio(r, "ours")))
-        agree = [rules.two_sample_agree(ours(r), trio(r, "paper")) for r in rows]
+        agree = [paper.two_sample_agree(ours(r), trio(r, "paper")) for r in rows]
         out["agrees (two-sample rule)"] = [yes(ok) for ok in agree]
     out["stored run"] = df["run"]
     return styled(out, caption=caption)

@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 
 from lengthgen.chapters.ch2 import experiments as ex, paper
-from lengthgen.chapters.ch2.rules import two_sample_band
+from lengthgen.chapters.ch2.paper import two_sample_band
 from lengthgen.claims import PAPER_PROTOCOL, reduced
 from lengthgen.stats import bootstrap_ci, loglog_slope, permutation_pvalue, rankdata
 
