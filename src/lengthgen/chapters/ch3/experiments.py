@@ -1,7 +1,6 @@
-"""Chapter 3's cells (``python -m lengthgen reproduce ch3``), built from ``paper.PROTOCOL``: the α
-tables, the theory checks, the lr grid and one ``<tier>__<encoding>__<group>__seed<s>`` cell per
-trained group (:func:`study_plan`), App. F–H's robustness cells; :func:`load` reads a stored cell,
-checked by :func:`schema`."""
+"""Chapter 3's cells (``python -m lengthgen reproduce ch3``), from ``paper.PROTOCOL``: the α tables,
+theory checks, lr grid, one ``<tier>__<encoding>__<group>__seed<s>`` cell per trained group
+(:func:`study_plan`), App. F–H's cells; :func:`load` reads a stored cell (:func:`schema`)."""
 
 from __future__ import annotations
 
@@ -415,9 +414,8 @@ def _load(name: str, plan: dict, folder) -> dict:
     rec = load_stored(CHAPTER, name, schema=schema(name), folder=folder)
     if stored_state(folder, plan[name], "full") != "done":
         raise ResultFileError(
-            f"{rec['path']} holds {name} computed with another configuration than today's plan "
-            f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full "
-            f"--only {name}`"
+            f"{rec['path']} holds {name} from another configuration than today's plan (config hash "
+            f"differs); re-run `python -m lengthgen reproduce ch3 --scale full --only {name}`"
         )
     if plan[name].fn is train_cell_group:
         check_group(rec["data"], plan[name].kwargs, rec["path"])

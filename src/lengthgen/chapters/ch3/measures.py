@@ -1,7 +1,6 @@
-"""What chapter 3's stored claims measure: the trained study's statistics (§6, App. D and E) from
-rows and an α table, readers of the full-scale cells (validated by :func:`.experiments.load`, cached
-per :class:`lengthgen.claims.StoredResults`) and the measurements the claims name, each taking the
-stored results ``r`` (the notebooks show the same numbers)."""
+"""What chapter 3's claims measure: the study's statistics (§6, App. D, E) from rows and an α table;
+readers of the full-scale cells (validated by :func:`.experiments.load`, cached per stored results
+``r``); the measurements the claims name, each of ``r`` (the notebooks show the same numbers)."""
 
 from __future__ import annotations
 
