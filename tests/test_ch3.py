@@ -11,10 +11,10 @@ import torch
 import lengthgen.chapters
 from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import figures as fig3
-from lengthgen.chapters.ch3 import analysis as an3
+from lengthgen.chapters.ch3 import measures as m3
 from lengthgen.chapters.ch3 import training as tr3
-from lengthgen.chapters.ch3 import paper, robustness
-from lengthgen.chapters.ch3.robustness import NOT_RUN
+from lengthgen.chapters.ch3 import paper
+from lengthgen.chapters.ch3.experiments import NOT_RUN
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, STUDY_LENGTHS
 from lengthgen.config import ConfigError
 from lengthgen.engine import runs
@@ -127,10 +127,10 @@ def test_study_stats_on_synthetic_rows():
         for s in (0, 1)
         for L in STUDY_LENGTHS
     ]
-    st = an3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
+    st = m3.study_stats(rows, A, "1L1H", n_perm=200, n_boot=200)
     assert st["n_cells"] == 6 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
     assert st["auc_p"] < 0.2 and st["n_learnable"] == 6
-    c = an3.cell_table(rows, A, "1L1H", 60)
+    c = m3.cell_table(rows, A, "1L1H", 60)
     assert c["rope/prev"]["lg_mean"] == 0.95 and c["rope/prev"]["n_seeds"] == 2
 
 
@@ -297,7 +297,7 @@ def test_every_stored_cell_is_done_and_valid():
     assert stored and all(status[n] == "done" for n in stored)
     singles = ("alpha_tables", "alpha_min_norm_exact", "theory", "alpha_lr_match", "prop2_old_key")
     singles += ("lr_grid",)
-    robust = {c.name for c in robustness.cells()}
+    robust = {c.name for c in ch3.robustness_cells()}
     groups = [n for n in stored if n not in singles and n not in robust]
     assert set(singles) <= set(stored) and len(groups) == 150
     assert {n for n, s in status.items() if s == "missing"} <= NOT_RUN
@@ -335,11 +335,11 @@ def test_selection_ablation_ranks_rows_of_learnable_cells():
         "rope/copy": {30: 0.9, 60: 0.9},
     }
     bad = {k: {L: 1 - a for L, a in v.items()} for k, v in good.items()}
-    out = an3.selection_ablation(rows, {"good": good, "bad": bad})
+    out = m3.selection_ablation(rows, {"good": good, "bad": bad})
     assert out["n_cells"] == 3 and out["n_rows"] == 6  # rope/copy is not learnable (train 0.2)
     assert out["good"] > 0.9 and out["bad"] < -0.9
     with pytest.raises(ValueError):
-        an3.selection_ablation(rows, {})
+        m3.selection_ablation(rows, {})
 
 
 def _depth_rows():
@@ -358,24 +358,24 @@ def _depth_rows():
 
 def test_content_channel_lists_low_alpha_cells_that_generalize():
     A, rows = _depth_rows()
-    cc = an3.content_channel(rows, A, "2L4H")
+    cc = m3.content_channel(rows, A, "2L4H")
     assert list(cc) == ["alibi/first"]  # nope/prev (0.49) is under the 0.5 split
     assert cc["alibi/first"]["lg"] == pytest.approx(0.9) and cc["alibi/first"]["seeds"] == [0, 1]
-    assert list(an3.content_channel(rows, A, "2L4H", lg_min=0.4)) == ["alibi/first", "nope/prev"]
-    assert an3.content_channel(rows, A, "1L1H") == {}
+    assert list(m3.content_channel(rows, A, "2L4H", lg_min=0.4)) == ["alibi/first", "nope/prev"]
+    assert m3.content_channel(rows, A, "1L1H") == {}
     with pytest.raises(ConfigError, match="lg_min"):
-        an3.content_channel(rows, A, "2L4H", lg_min=1.5)
+        m3.content_channel(rows, A, "2L4H", lg_min=1.5)
     with pytest.raises(ConfigError, match="alpha_max"):
-        an3.content_channel(rows, A, "2L4H", alpha_max=-0.1)
+        m3.content_channel(rows, A, "2L4H", alpha_max=-0.1)
     with pytest.raises(ConfigError, match="3L3H"):
-        an3.content_channel(rows, A, "3L3H")
+        m3.content_channel(rows, A, "3L3H")
 
 
 def test_depth_figures_have_labelled_axes():
     import matplotlib.pyplot as plt
 
     A, rows = _depth_rows()
-    st = {"2L4H": an3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100), "4L4H": {"n_cells": 0}}
+    st = {"2L4H": m3.study_stats(rows, A, "2L4H", n_perm=100, n_boot=100), "4L4H": {"n_cells": 0}}
     fig = fig3.plot_alpha_vs_lg(st)
     assert len([a for a in fig.axes if a.has_data()]) == 1 and fig.axes[0].get_xlabel()
     fig2 = fig3.plot_depth_trend(st, paper={"1L1H": (0.9, 0.925), "2L4H": (0.31, 0.94)})
@@ -385,15 +385,15 @@ def test_depth_figures_have_labelled_axes():
 
 def test_cell_summary_averages_over_seeds_and_lengths():
     A, rows = _depth_rows()
-    c = an3.cell_summary(rows, "2L4H", A)
+    c = m3.cell_summary(rows, "2L4H", A)
     assert set(c) == {"rope/prev", "alibi/first", "nope/prev", "rope/copy"}
     assert c["rope/prev"]["alpha"] == 1.0 and c["rope/prev"]["lg"] == pytest.approx(0.95)
     assert c["rope/prev"]["seeds"] == [0, 1] and c["rope/prev"]["lengths"] == sorted(STUDY_LENGTHS)
-    assert an3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
+    assert m3.cell_summary(rows, "2L4H", A, tasks=ch3.POS_TASKS) == {}
     with pytest.raises(ConfigError, match="9L9H"):
-        an3.cell_summary(rows, "9L9H", A)
+        m3.cell_summary(rows, "9L9H", A)
     with pytest.raises(ConfigError, match="swap"):
-        an3.cell_summary(rows, "2L4H", A, tasks=("swap",))
+        m3.cell_summary(rows, "2L4H", A, tasks=("swap",))
 
 
 def test_study_stats_on_the_interior_position_tasks():
@@ -404,10 +404,10 @@ def test_study_stats_on_the_interior_position_tasks():
         for t in ch3.POS_TASKS
         for L in STUDY_LENGTHS
     ]
-    st = an3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
+    st = m3.study_stats(rows, A, "1L1H", tasks=ch3.POS_TASKS, n_perm=100, n_boot=100)
     assert st["n_cells"] == 4 and st["n_pos"] == 2 and st["auc"] == 1.0 and st["precision"] == 1.0
     # default: main tasks only
-    assert an3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
+    assert m3.study_stats(rows, A, "1L1H", n_perm=100, n_boot=100)["n_cells"] == 0
 
 
 def test_page_figures_and_tables_fit_the_column():

@@ -1,4 +1,4 @@
-"""Chapter 3's robustness studies (App. F–H; ``lengthgen.chapters.ch3.robustness``): the induction
+"""Chapter 3's robustness studies (App. F–H; ``lengthgen.chapters.ch3.experiments``): the induction
 targets, the frequency-scaled RoPE of the decoder and of the predictor, and the plan's cells."""
 
 import math
@@ -8,7 +8,6 @@ import torch
 
 from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import measures as m3
-from lengthgen.chapters.ch3 import robustness as rb
 from lengthgen.chapters.ch3.paper import MAIN_TASKS
 from lengthgen.chapters.ch3.training import induction_targets, train_groups
 from lengthgen.config import ConfigError
@@ -49,7 +48,7 @@ def test_scale_one_is_the_standard_decoder_and_family():
     p = m0.init([0, 1])
     x = torch.randint(0, 12, (2, 3, 9), generator=torch.Generator().manual_seed(1))
     assert torch.equal(m0(p, x), m1(p, x))
-    assert torch.equal(rb.ScaledRope(1.0).features(25), KernelFamily("rope").features(25))
+    assert torch.equal(ch3.ScaledRope(1.0).features(25), KernelFamily("rope").features(25))
     assert not torch.equal(Decoder("rope", rope_scale=0.1)(p, x), m0(p, x))
     with pytest.raises(ConfigError, match="rope_scale"):
         Decoder("rope", rope_scale=float("nan"))
@@ -63,7 +62,7 @@ def test_train_groups_accepts_the_induction_task_and_rejects_unknown_tasks():
 
 
 def test_robustness_cells_are_planned_once_with_seeds_as_members():
-    cs = [c for c in ch3.cells("full") if c.fn is rb.train_seeds]
+    cs = [c for c in ch3.cells("full") if c.fn is ch3.train_seeds]
     names = [c.name for c in cs]
     assert len(names) == len(set(names)) == 30
     g10 = next(c for c in cs if c.name == "appG__L0_10__rope").kwargs
@@ -71,12 +70,12 @@ def test_robustness_cells_are_planned_once_with_seeds_as_members():
     assert g10["tasks"] == list(MAIN_TASKS) and g10["steps"] == 2000
     f = next(c for c in cs if c.name == "appF__nope").kwargs
     assert (f["vocab"], f["d_model"], f["seeds"]) == (64, 128, [0, 1])
-    assert not [c for c in ch3.cells("smoke") if c.fn is rb.train_seeds]
+    assert not [c for c in ch3.cells("smoke") if c.fn is ch3.train_seeds]
 
 
 def test_train_seeds_is_train_groups_per_seed():
     scale = {"rope_scale": 0.5}
-    rows = rb.train_seeds("1L1H", "rope", ["skip3"], [0, 1], setting=scale, **KW | scale)
+    rows = ch3.train_seeds("1L1H", "rope", ["skip3"], [0, 1], setting=scale, **KW | scale)
     ref = train_groups("1L1H", "rope", [(("skip3",), 0), (("skip3",), 1)], **KW | scale)
     assert rows == [{**r, "rope_scale": 0.5} for g in ref for r in g]
 
@@ -109,7 +108,7 @@ def test_scaled_rope_lg_equals_its_training_accuracy_at_every_length():
     from lengthgen.claims import StoredResults
 
     r = StoredResults("ch3")
-    for s in [s for s in rb.ROPE_SCALES if s < 1 and f"appH__rope_scale_{s:g}" not in rb.NOT_RUN]:
+    for s in [s for s in ch3.ROPE_SCALES if s < 1 and f"appH__rope_scale_{s:g}" not in ch3.NOT_RUN]:
         rows = m3.stored(r, f"appH__rope_scale_{s:g}")
         train = np.mean([x["train_acc"] for x in rows])
         if train <= 0.8:  # the sentence is about the scales where the models learn skip-3

@@ -8,7 +8,6 @@ import torch
 
 from lengthgen.config import ConfigError
 from lengthgen.nn.positional import KernelFamily
-from lengthgen.chapters.ch3 import exact_min_norm as exact
 from lengthgen.chapters.ch3 import realizability as rz
 from lengthgen.chapters.ch3.realizability import (
     TASKS,
@@ -227,32 +226,32 @@ def _direct_sinusoidal_alpha(task, L, dps=80):
 
 @pytest.mark.parametrize("task", ["prev", "first", "reverse"])
 def test_exact_min_norm_sinusoidal_matches_brute_force(task):
-    got = exact.exact_min_norm_alpha("sinusoidal", [task], [30, 40], dps=80)
+    got = rz.exact_min_norm_alpha("sinusoidal", [task], [30, 40], dps=80)
     assert got[f"sinusoidal/{task}"] == {L: _direct_sinusoidal_alpha(task, L) for L in (30, 40)}
     assert got["_l0_exact"] == {f"sinusoidal/{task}": True}
 
 
 def test_exact_min_norm_is_stable_in_the_working_precision():
-    for enc in exact.EXACT_ENCODINGS:
-        a = exact.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=150)
-        b = exact.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=250)
+    for enc in rz.EXACT_ENCODINGS:
+        a = rz.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=150)
+        b = rz.exact_min_norm_alpha(enc, ["prev", "skip3", "first"], [30, 512], dps=250)
         assert a == b, enc
 
 
 def test_exact_min_norm_spectrum_is_full_rank_and_float64_loses_its_tail():
-    s = exact.exact_min_norm_spectrum("sinusoidal")
+    s = rz.exact_min_norm_spectrum("sinusoidal")
     assert len(s) == 20 and s[-1] > 1e-30 and s[-1] < 1e-20  # far below float64's reach
     f64 = torch.linalg.svdvals(rz.KernelFamily("sinusoidal").features(20)).tolist()
     assert f64[-1] > 10 * s[-1]  # float64 only sees its noise floor
-    assert exact.exact_min_norm_spectrum("rope")[-1] > 1e-70
+    assert rz.exact_min_norm_spectrum("rope")[-1] > 1e-70
 
 
 def test_exact_min_norm_bad_input():
     with pytest.raises(ConfigError, match="valid choices"):
-        exact.exact_min_norm_alpha("alibi", ["prev"], [30])
+        rz.exact_min_norm_alpha("alibi", ["prev"], [30])
     with pytest.raises(ConfigError, match="task"):
-        exact.exact_min_norm_alpha("rope", ["nope"], [30])
+        rz.exact_min_norm_alpha("rope", ["nope"], [30])
     with pytest.raises(ConfigError, match="L0"):
-        exact.exact_min_norm_alpha("rope", ["prev"], [10])
+        rz.exact_min_norm_alpha("rope", ["prev"], [10])
     with pytest.raises(ConfigError, match="dps"):
-        exact.exact_min_norm_alpha("rope", ["prev"], [30], dps=5)
+        rz.exact_min_norm_alpha("rope", ["prev"], [30], dps=5)

@@ -51,13 +51,13 @@ MAIN_CLAIMS = [
         [paper.ROPE_FIRST_ALPHA[L] for L in (128, 256, 512)],
         m.alpha_at("rope/first", (128, 256, 512)),
         why="rule 2: ±0.005, set by the coarsest entry (0.12)",
-        deviation=lr_deviation("The decay is the same but our tail is longer: how many long rows "
-            "the RoPE kernel hits depends on its fitted low frequencies, i.e. on the fit's lr. ")),
+        deviation=lr_deviation("Same decay; our tail is longer: how many long rows RoPE's kernel "
+            "hits depends on its fitted low frequencies, i.e. on the fit's learning rate. ")),
     printed("ch3.alpha.sin_prev", "Prop. 3, App. A.4",
         "Sinusoidal prev α_L at L = 60 and 128 (the existence-versus-selection gap)",
         list(paper.SIN_PREV_ALPHA.values()), m.alpha_at("sinusoidal/prev", paper.SIN_PREV_ALPHA),
         deviation=lr_deviation("Both are below 1 as the proposition says; which kernel realizing "
-            "prev at L0 the fit returns depends on its lr. ")),
+            "prev at L0 the fit returns depends on its learning rate. ")),
     exact("ch3.alpha.clamped_first", "Prop. 4(b), App. A.7",
         "Clamped learned-absolute attend-first: smallest α_L over L ≤ 512",
         1.0, lambda r: min(m.alpha(r)["learned_abs/first"].values())),
@@ -174,8 +174,9 @@ MAIN_CLAIMS = [
         "1L1H, sinusoidal prev/skip-2/3/5: Spearman(α_L, LG) over the (cell, L, seed) rows and "
         "over the (cell, L) means", [paper.GRADED_1L1H["sin_row"], paper.GRADED_1L1H["sin_cell_L"]],
         m.sin_graded_fine,
-        deviation=lr_deviation("These rank the α_L that move with the lr (ch3.alpha.sin_prev, "
-            "ch3.table3.alpha60); like the paper's, ours show no positive graded signal here. ")),
+        deviation=lr_deviation("These rank the α_L that move with the fit's learning rate "
+            "(ch3.alpha.sin_prev, ch3.table3.alpha60); like the paper's, ours show no positive "
+            "graded signal in this family. ")),
     exact("ch3.study.high_rows_1L1H", "§6 (sufficiency)",
         "1L1H: high-α rows (cell, L, seed with α_L ≥ 0.5) behind the precision",
         paper.HIGH_ROWS_1L1H["rows"], m.stat("1L1H", "n_high_rows"),

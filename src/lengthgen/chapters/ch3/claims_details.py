@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import fnmatch
 
-from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import measures as m
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3.experiments import LR_MATCH
-from lengthgen.chapters.ch3.robustness import APP_G_MEASURED, INDUCTION, NOT_RUN
+from lengthgen.chapters.ch3.experiments import APP_G_MEASURED, INDUCTION, NOT_RUN
 from lengthgen.chapters.ch3.rules import MC_FIGURE_TOL, PRECISION_1L1H_CI, RHO_TOL, binomial_band
 from lengthgen.chapters.ch3.rules import claim, element_wise, exact, lr_deviation, old_key_tolerance
 from lengthgen.chapters.ch3.rules import printed, rank_correlation, seed_mean_tol
 from lengthgen.claims import PAPER_PROTOCOL, Claim, Deviation, Unchecked, modified, reduced
 from lengthgen.nn.positional import ENCODINGS
 
-LR_MATCH_PROTOCOL = modified("CE-fit lr 0.09 and 0.1 (the lr grid's best matches) instead of 0.05")
+LR_MATCH_PROTOCOL = modified(
+    "CE-fit learning rate 0.09 and 0.1 (the lr grid's best matches) instead of 0.05"
+)
 #: The training lengths App. G's claims compare: the stored ones, or the paper's three while no
 #: trained length is stored (the claims are then not attempted); the paper's protocol once all are.
 APP_G_L0 = APP_G_MEASURED if len(APP_G_MEASURED) > 1 else paper.L0_SENSITIVITY["L0"]
@@ -59,7 +60,7 @@ def lr_match_claim(id: str, tier: str) -> Claim:
 
 def table3_lg_claim(id: str, tier: str) -> Claim:
     """Rule 3 element-wise: Table 3's LG@60 column of ``tier`` (a 5-seed mean per cell)."""
-    table = lambda r: an3.cell_table(m.rows(r), m.alpha(r), tier, 60)
+    table = lambda r: m.cell_table(m.rows(r), m.alpha(r), tier, 60)
     lg = lambda r: [c["lg_mean"] for c in map(table(r).get, paper.T3_KEYS)]
     sd = paper.T3_SD[tier]
     kw = dict(tolerances=[seed_mean_tol(s) for s in sd], paper_uncertainty=sd)
@@ -144,7 +145,7 @@ DETAIL_CLAIMS = [
     *[exact(id, "App. D (depth trend)",
         f"{t}: cells with mean α_L < 0.5 whose mean LG reaches 0.5 (rescued by content)",
         sorted(paper.RESCUED[t]), why="rule 1: a set of cells",
-        measure=lambda r, t=t: sorted(an3.content_channel(m.rows(r), m.alpha(r), t)))
+        measure=lambda r, t=t: sorted(m.content_channel(m.rows(r), m.alpha(r), t)))
       for id, t in (("ch3.appD.content_2L4H", "2L4H"), ("ch3.appD.content_4L4H", "4L4H"))],
     claim("value", "ch3.appD.marginal_growth", "App. D (depth trend)",
         "Mean LG (seeds and lengths) of NoPE prev at 2L4H and 4L4H, RoPE first at 2L4H and 4L4H",
@@ -192,7 +193,7 @@ DETAIL_CLAIMS = [
     claim("interval", "ch3.appE.lg", "App. E, Table 6",
         "pos2/pos5, 1L1H: smallest LG@80 (5-seed mean) of the four absolute-encoding cells",
         f"≥ {paper.APP_E_MIN_LG80}", interval=(paper.APP_E_MIN_LG80, 1.0), why="the paper's bound",
-        measure=lambda r: min(c["lg_mean"] for k, c in an3.cell_table(m.pos_rows(r), m.alpha(r),
+        measure=lambda r: min(c["lg_mean"] for k, c in m.cell_table(m.pos_rows(r), m.alpha(r),
             "1L1H", 80, tasks=paper.POS_TASKS).items() if k.split("/")[0] in paper.APP_E_ABSOLUTE)),
     exact("ch3.appE.auc", "App. E",
         "pos2/pos5, 1L1H: AUC of the cell-level α separating cells with LG ≥ 0.5 from the rest "

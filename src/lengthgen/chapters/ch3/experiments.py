@@ -1,21 +1,19 @@
-"""Chapter 3's cells (``python -m lengthgen reproduce ch3``), built from ``paper.PROTOCOL``: the α
-tables, the theory checks, the lr grid and one ``<tier>__<encoding>__<group>__seed<s>`` cell per
-trained group (:func:`study_plan`); :func:`load` reads a stored cell, checked by :func:`schema`."""
+"""Chapter 3's cells (``python -m lengthgen reproduce ch3``), from ``paper.PROTOCOL``: the α tables,
+theory checks, lr grid, one ``<tier>__<encoding>__<group>__seed<s>`` cell per trained group
+(:func:`study_plan`), App. F–H's cells; :func:`load` reads a stored cell (:func:`schema`)."""
 
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from lengthgen.chapters.ch3 import paper
 from lengthgen.chapters.ch3 import realizability as rz
-from lengthgen.chapters.ch3 import exact_min_norm as xm
-from lengthgen.chapters.ch3 import robustness
-from lengthgen.chapters.ch3.exact_min_norm import EXACT_DPS, EXACT_ENCODINGS
-from lengthgen.chapters.ch3.paper import ALPHA_SPEC, POS_TASKS
+from lengthgen.chapters.ch3.paper import ALPHA_SPEC, POS_TASKS, STUDY
 from lengthgen.chapters.ch3.realizability import MAIN_TASKS, SELECTION_RULES, relative_alpha
 from lengthgen.config import ConfigError, check_choice, check_finite, check_positive_int
 from lengthgen.engine.runs import Cell
-from lengthgen.nn.positional import ENCODINGS
+from lengthgen.nn.positional import ENCODINGS, KernelFamily, frequencies
 from lengthgen.store import ResultFileError, cells_dir, has_stored, load_stored
 from lengthgen.store import stored_state, validate
 from lengthgen.chapters.ch3.training import train_groups
@@ -197,22 +195,21 @@ def group_kwargs(scale: str, group: dict) -> dict:
 
 
 def exact_min_norm_tables(
-    encodings=EXACT_ENCODINGS,
+    encodings=rz.EXACT_ENCODINGS,
     tasks=ALPHA_SPEC["tasks"],
     lengths=ALPHA_SPEC["lengths"],
     L0: int = ALPHA_SPEC["L0"],
-    dps: int = EXACT_DPS,
+    dps: int = rz.EXACT_DPS,
 ) -> dict:
-    """The exact min-norm rule (:mod:`.exact_min_norm`) for the ill-conditioned
+    """The exact min-norm rule (:func:`.realizability.exact_min_norm_alpha`) for the ill-conditioned
     encodings: α tables, ``l0_exact``, rows ``recomputed``, smallest singular values and ``dps``."""
-    out = {"alpha": {}, "l0_exact": {}, "recomputed": 0, "smallest_singular_value": {}}
-    out["dps"] = int(dps)
+    out = dict(alpha={}, l0_exact={}, recomputed=0, smallest_singular_value={}, dps=int(dps))
     for e in encodings:
-        res = xm.exact_min_norm_alpha(e, tasks, lengths, L0, dps=dps)
+        res = rz.exact_min_norm_alpha(e, tasks, lengths, L0, dps=dps)
         out["recomputed"] += res.pop("_recomputed")
         out["l0_exact"].update(res.pop("_l0_exact"))
         out["alpha"].update(res)
-        out["smallest_singular_value"][e] = xm.exact_min_norm_spectrum(e, L0, dps=dps)[-1]
+        out["smallest_singular_value"][e] = rz.exact_min_norm_spectrum(e, L0, dps=dps)[-1]
     return out
 
 
@@ -233,6 +230,100 @@ def prop2_old_key(*, L: int = 128, m: int = 64, n_trials: int = 20_000, seed: in
     """Prop. 2 with an old-key target (attend-first at row L − 1): ratio to 1/(k − 1) (§5)."""
     kw = dict(m=m, n_trials=n_trials, task="first", rule="min_norm", seed=seed, old_key=True)
     return rz.prop2_montecarlo(L, **kw)
+
+
+# ---------------------------------------------- App. F–H, the robustness studies (details page)
+#: App. G: the 1L1H study at other training lengths (3 seeds, evaluated at 3·L0); L0 = 20 is
+#: the main study's seeds 0–2 (the same protocol), so only 10 and 40 are trained here.
+APP_G = {"L0s": (10, 20, 40), "trained": (10, 40), "seeds": (0, 1, 2)}
+#: App. H, Table 10: RoPE frequency scales on skip-3 (1L1H, the main study's 5 seeds). 0.03 and
+#: 0.01 are the paper's; 1 (standard), 0.3 and 0.1 ("moderately low") are our reading of the rest.
+ROPE_SCALES = (1.0, 0.3, 0.1, 0.03, 0.01)
+#: App. F: vocabulary 64, d = 128, the paper's 2 seeds; the 1L1H tier (the 2L4H tier is not run).
+APP_F = {"vocab": 64, "d_model": 128, "seeds": (0, 1), "tier": "1L1H"}
+#: App. H, Table 9: induction at one and two layers; 3 seeds (ours), LG at L = 60 (ours).
+INDUCTION = {"tiers": ("1L1H", "2L4H"), "seeds": (0, 1, 2)}
+#: Planned cells not stored yet (``reproduce ch3 --scale full`` stores them; their claims are then
+#: checked): App. G at L0 = 40, over 20 CPU-minutes per ensemble (5); App. F, about 13 each.
+NOT_RUN: frozenset = frozenset(n for e in ENCODINGS for n in (f"appG__L0_40__{e}", f"appF__{e}"))
+#: App. G's training lengths that are measured: those whose cells are all stored.
+APP_G_MEASURED = tuple(
+    L0 for L0 in APP_G["L0s"] if not {f"appG__L0_{L0}__{e}" for e in ENCODINGS} & NOT_RUN
+)
+
+
+def train_seeds(tier, encoding, tasks, seeds, *, setting: dict, **protocol) -> list[dict]:
+    """Train ``tasks`` × ``seeds`` as one ensemble, its rows tagged with ``setting``."""
+    rows = train_groups(tier, encoding, [(tasks, s) for s in seeds], **protocol)
+    return [{**r, **setting} for g in rows for r in g]
+
+
+train_seeds.stored_as = "lengthgen.chapters.ch3.robustness.train_seeds"
+
+
+def _cell(name, tier, enc, tasks, seeds, **over) -> Cell:
+    """A trained cell of App. C's protocol (:data:`paper.STUDY`), ``over`` changed (and tagged)."""
+    kw = {"tier": tier, "encoding": enc, "tasks": list(tasks), "seeds": list(seeds)}
+    kw |= {k: STUDY[k] for k in ("steps", "batch", "lr", "weight_decay", "eval_n", "train_eval_n")}
+    kw |= {"L0": paper.L0, "lengths": list(STUDY["lengths"])} | over
+    tag = {k: over[k] for k in ("L0", "rope_scale", "vocab") if k in over}
+    return Cell(name, train_seeds, kw | {"setting": tag}, seeds=seeds)
+
+
+def robustness_cells() -> list[Cell]:
+    """The robustness cells of the full-scale plan, cheapest first."""
+    G, F, I = APP_G["seeds"], APP_F, INDUCTION
+    app_g = lambda L0: [
+        _cell(f"appG__L0_{L0}__{e}", "1L1H", e, MAIN_TASKS, G, L0=L0, lengths=[3 * L0])
+        for e in ENCODINGS
+    ]
+    sweep = [
+        _cell(f"appH__rope_scale_{s:g}", "1L1H", "rope", ("skip3",), paper.SEEDS, rope_scale=s)
+        for s in ROPE_SCALES
+    ]
+    ind = [
+        _cell(f"appH__induction__{t}__{e}", t, e, ("induction",), I["seeds"], lengths=[60])
+        for t in I["tiers"]
+        for e in ENCODINGS
+    ]
+    size = {"vocab": F["vocab"], "d_model": F["d_model"]}
+    big = [_cell(f"appF__{e}", F["tier"], e, MAIN_TASKS, F["seeds"], **size) for e in ENCODINGS]
+    return [Cell("robustness_alpha", alpha_cell, {}), *app_g(10), *sweep, *ind, *app_g(40), *big]
+
+
+class ScaledRope(KernelFamily):
+    """RoPE's kernel family with every frequency multiplied by ``scale`` (App. H's sweep)."""
+
+    def __init__(self, scale: float, **kw):
+        self.scale = check_finite("scale", scale)  # before the base class sizes the features
+        super().__init__("rope", **kw)
+
+    def features(self, n: int, dtype=torch.float64) -> torch.Tensor:
+        theta = self.scale * frequencies(self.num_freq, self.base)
+        ang = torch.arange(n, dtype=torch.float64)[:, None] * theta
+        return torch.stack([ang.cos(), ang.sin()], 2).reshape(n, -1).to(dtype)
+
+
+def alpha_cell() -> dict:
+    """α_L (CE) of App. G ``{L0: {"enc/task": α at 3·L0}}`` and App. H ``{scale: {L: α}}``."""
+    appG = {
+        str(L0): {
+            f"{e}/{t}": rz.simulate(rz.fit_ce(fam, t, L0, **paper.CE_FIT), fam, t, 3 * L0, L0).alpha
+            for e in ENCODINGS
+            for fam in [KernelFamily(e, L0=L0)]
+            for t in MAIN_TASKS
+        }
+        for L0 in APP_G["L0s"]
+    }
+    scaled = {}
+    for s in ROPE_SCALES:
+        fam = ScaledRope(s)
+        W = rz.fit_ce(fam, "skip3", paper.L0, **paper.CE_FIT)
+        scaled[f"{s:g}"] = {str(L): rz.simulate(W, fam, "skip3", L).alpha for L in STUDY["lengths"]}
+    return {"appG": appG, "rope_scale": scaled}
+
+
+alpha_cell.stored_as = "lengthgen.chapters.ch3.robustness.alpha_cell"
 
 
 def cells(scale: str) -> list[Cell]:
@@ -256,7 +347,7 @@ def cells(scale: str) -> list[Cell]:
     for g in study_plan(scale):
         out.append(Cell(g["key"], train_cell_group, group_kwargs(scale, g), seeds=(g["seed"],)))
     if scale == "full":  # App. F, G and H (details page), after the main study
-        out += robustness.cells()
+        out += robustness_cells()
     return out
 
 
@@ -316,17 +407,15 @@ def load(name: str, *, folder=None) -> dict:
 def _load(name: str, plan: dict, folder) -> dict:
     if name not in plan:
         raise ConfigError(
-            f"no chapter-3 cell {name!r}; the cells are {', '.join(SCHEMAS)}, the "
-            "robustness studies appF__*, appG__*, appH__* and <tier>__<encoding>__<main|pos>__"
-            "seed<s> (e.g. 1L1H__rope__main__seed0)"
+            f"no chapter-3 cell {name!r}; the cells are {', '.join(SCHEMAS)}, appF__*, appG__*, "
+            "appH__* and <tier>__<encoding>__<main|pos>__seed<s> (e.g. 1L1H__rope__main__seed0)"
         )
     folder = cells_dir(CHAPTER, folder)
     rec = load_stored(CHAPTER, name, schema=schema(name), folder=folder)
     if stored_state(folder, plan[name], "full") != "done":
         raise ResultFileError(
-            f"{rec['path']} holds {name} computed with another configuration than today's plan "
-            f"(config hash differs); re-run `python -m lengthgen reproduce ch3 --scale full "
-            f"--only {name}`"
+            f"{rec['path']} holds {name} from another configuration than today's plan (config hash "
+            f"differs); re-run `python -m lengthgen reproduce ch3 --scale full --only {name}`"
         )
     if plan[name].fn is train_cell_group:
         check_group(rec["data"], plan[name].kwargs, rec["path"])

@@ -15,7 +15,7 @@ from lengthgen.config import check_choice
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS, KernelFamily
 from lengthgen.store import refresh_difference
-from lengthgen.chapters.ch3.analysis import cell_rows
+from lengthgen.chapters.ch3.measures import cell_rows
 from lengthgen.chapters.ch3.experiments import FIXED_OFFSET_TASKS, study_plan
 
 
@@ -89,8 +89,7 @@ def study_label(groups: dict) -> str:
 def alpha_frame(tabs: dict, rule: str = "ce"):
     """α_L table of one selection rule as a DataFrame (rows ``encoding/task``, columns L)."""
     check_choice("selection rule", rule, SELECTION_RULES)
-    tab = tabs[rule]
-    df = pd.DataFrame({k: {int(L): v for L, v in vals.items()} for k, vals in tab.items()}).T
+    df = pd.DataFrame({k: {int(L): v for L, v in vals.items()} for k, vals in tabs[rule].items()}).T
     df.index.name = "encoding/task"
     return df
 

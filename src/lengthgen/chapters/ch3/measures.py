@@ -1,6 +1,6 @@
-"""What chapter 3's stored claims measure: readers of the full-scale cells (validated by
-:func:`.experiments.load`, cached per :class:`lengthgen.claims.StoredResults`) and the measurements
-the claims name, each taking the stored results ``r`` (the notebooks show the same numbers)."""
+"""What chapter 3's claims measure: the study's statistics (§6, App. D, E) from rows and an α table;
+readers of the full-scale cells (validated by :func:`.experiments.load`, cached per stored results
+``r``); the measurements the claims name, each of ``r`` (the notebooks show the same numbers)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,14 @@ import operator
 
 import numpy as np
 
-from lengthgen.chapters.ch3 import analysis as an3
 from lengthgen.chapters.ch3 import experiments as ch3
 from lengthgen.chapters.ch3 import paper
-from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS
-from lengthgen.chapters.ch3.exact_min_norm import exact_min_norm_spectrum
-from lengthgen.chapters.ch3.robustness import APP_G, APP_G_MEASURED, INDUCTION, NOT_RUN, ROPE_SCALES
-from lengthgen.config import check_choice
+from lengthgen.chapters.ch3.paper import MAIN_TASKS, POS_TASKS, STUDY_LENGTHS, TASKS
+from lengthgen.chapters.ch3.realizability import exact_min_norm_spectrum
+from lengthgen.config import check_choice, check_probability
 from lengthgen.nn.decoder import TIERS
 from lengthgen.nn.positional import ENCODINGS
-from lengthgen.stats import auc, spearman
+from lengthgen.stats import auc, bootstrap_ci, permutation_pvalue, spearman
 from lengthgen.store import _clean, max_difference
 
 #: Shuffles of the AUC permutation test (the paper's 20k) and our bootstrap resamples.
@@ -29,6 +27,105 @@ N_BOOT = 2_000
 #: The paper's thresholds (§6, Table 4): a cell is learnable when its train accuracy exceeds 0.8 and
 #: generalizes when its LG reaches 0.5; a row succeeds when LG ≥ 0.7 and is high-α when α_L ≥ 0.5.
 LEARNABLE, GENERALIZES, SUCCESS, HIGH_ALPHA = 0.8, 0.5, 0.7, 0.5
+
+
+# ----------------------------------------------------- the study's statistics (rows, an α table)
+
+
+def cell_rows(rows, tier: str, encoding: str, task: str, L: int | None = None) -> list:
+    """The measurement rows of the cell (``encoding``, ``task``) of ``tier`` (at length ``L``)."""
+    rows = [x for x in rows if (x["tier"], x["encoding"], x["task"]) == (tier, encoding, task)]
+    return [x for x in rows if L is None or x["L"] == L]
+
+
+def cell_summary(rows, tier: str, alpha: dict, tasks=MAIN_TASKS) -> dict:
+    """Per (encoding, task) cell of ``tier``: α (mean over its L), mean LG and train, seeds, L."""
+    check_choice("tier", tier, tuple(TIERS))
+    for t in tasks:
+        check_choice("task", t, TASKS)
+    out = {}
+    for k in (f"{e}/{t}" for e in ENCODINGS for t in tasks):
+        if r := cell_rows(rows, tier, *k.split("/")):
+            Ls = sorted({x["L"] for x in r})
+            c = out[k] = {"alpha": float(np.mean([alpha[k][L] for L in Ls]))}
+            c["lg"], c["train"] = (float(np.mean([x[f] for x in r])) for f in ("acc", "train_acc"))
+            c |= {"seeds": sorted({x["seed"] for x in r}), "lengths": Ls}
+    return out
+
+
+def study_stats(
+    rows, alpha, tier="1L1H", *, n_perm=20_000, n_boot=10_000, learnable=0.8, tasks=MAIN_TASKS
+):
+    """The §6 statistics of one tier: cell-level AUC (LG ≥ 0.5) with permutation p, Spearman over
+    all and learnable cells with a bootstrap CI, precision Pr[LG ≥ 0.7 | α_L ≥ 0.5] with its CI."""
+    cells = cell_summary(rows, tier, alpha, tasks)
+    if not cells:
+        return {"tier": tier, "n_cells": 0}
+    keys = sorted(cells)
+    a, lg = (np.array([cells[k][f] for k in keys]) for f in ("alpha", "lg"))
+    pos = lg >= 0.5
+    out = {"tier": tier, "n_cells": len(keys), "n_pos": int(pos.sum())}
+    out["cells"] = {k: cells[k] for k in keys}
+    if 0 < pos.sum() < len(pos):
+        obs, p = permutation_pvalue(auc, a, pos, n_perm=n_perm, alternative="greater")
+        out.update(auc=obs, auc_p=p)
+        out.update(min_alpha_pos=float(a[pos].min()), max_alpha_neg=float(a[~pos].max()))
+    out["spearman_all"] = spearman(a, lg)
+
+    rho = lambda v: float(np.nan_to_num(spearman(v[:, 0], v[:, 1])))  # a constant resample: 0
+    learn = np.array([cells[k]["train"] > learnable for k in keys])
+    out["n_learnable"] = int(learn.sum())
+    if learn.sum() >= 3:
+        v = np.stack([a[learn], lg[learn]], 1)
+        est, lo, hi = bootstrap_ci(v, stat=rho, n_boot=n_boot)
+        out.update(spearman_learnable=spearman(a[learn], lg[learn]), spearman_ci=(lo, hi))
+    hi_rows = [x for x in rows if x["tier"] == tier and x["task"] in tasks]
+    hi_rows = [x for x in hi_rows if alpha[f"{x['encoding']}/{x['task']}"][x["L"]] >= 0.5]
+    if hi_rows:
+        ok = np.array([x["acc"] >= 0.7 for x in hi_rows], dtype=float)
+        est, lo, hi = bootstrap_ci(ok, n_boot=n_boot)
+        out.update(precision=est, precision_ci=(lo, hi), n_high_rows=len(hi_rows))
+        out["n_violations"] = int((ok == 0).sum())
+    return out
+
+
+def selection_ablation(rows, alphas: dict, tier: str = "1L1H", learnable: float = 0.8) -> dict:
+    """App. D, Table 5: Spearman(α_L, LG) over the (learnable cell, L) rows, per α table."""
+    if not alphas:
+        raise ValueError("alphas must name at least one α table")
+    cells = cell_summary(rows, tier, next(iter(alphas.values())))
+    keys = [k for k in sorted(cells) if cells[k]["train"] > learnable]
+    acc = lambda k, L: float(np.mean([x["acc"] for x in cell_rows(rows, tier, *k.split("/"), L)]))
+    pts = [(k, L, acc(k, L)) for k in keys for L in cells[k]["lengths"]]
+    out = {"tier": tier, "n_cells": len(keys), "n_rows": len(pts)}
+    if len(pts) >= 3:
+        lg = np.array([q[2] for q in pts])
+        for name, tab in alphas.items():
+            out[name] = spearman(np.array([tab[k][L] for k, L, _ in pts]), lg)
+    return out
+
+
+def content_channel(
+    rows, alpha: dict, tier: str, *, lg_min: float = 0.5, alpha_max: float = 0.5, tasks=MAIN_TASKS
+) -> dict:
+    """App. D: cells of ``tier`` with α < ``alpha_max``, LG ≥ ``lg_min`` (rescued by content)."""
+    lg_min = check_probability("lg_min", lg_min)
+    alpha_max = check_probability("alpha_max", alpha_max)
+    return {
+        k: {"alpha": c["alpha"], "lg": c["lg"], "seeds": c["seeds"]}
+        for k, c in sorted(cell_summary(rows, tier, alpha, tasks).items())
+        if c["alpha"] < alpha_max and c["lg"] >= lg_min
+    }
+
+
+def cell_table(rows, alpha, tier: str, L: int = 60, tasks=MAIN_TASKS) -> dict:
+    """``{"enc/task": {alpha, lg_mean, lg_std, n_seeds}}`` at length ``L`` (Tables 3, 6, Fig. 5)."""
+    out = {}
+    for k in (f"{e}/{t}" for e in ENCODINGS for t in tasks):
+        if acc := [x["acc"] for x in cell_rows(rows, tier, *k.split("/"), L)]:
+            m, sd = float(np.mean(acc)), float(np.std(acc))
+            out[k] = {"alpha": alpha[k][L], "lg_mean": m, "lg_std": sd, "n_seeds": len(acc)}
+    return out
 
 
 # ---------------------------------------------------------------------- stored results (cached)
@@ -92,13 +189,13 @@ def rows(results) -> list[dict]:
 
 
 def _study_stats(results, key, rows: list, tier: str, **kw) -> dict:
-    """:func:`analysis.study_stats` of ``rows`` with the CE α table, computed once per ``key``."""
-    make = lambda: an3.study_stats(rows, alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT, **kw)
+    """:func:`study_stats` of ``rows`` with the CE α table, computed once per ``key``."""
+    make = lambda: study_stats(rows, alpha(results), tier, n_perm=N_PERM, n_boot=N_BOOT, **kw)
     return _memo(results, key, make)
 
 
 def stats(results, tier: str) -> dict:
-    """§6 statistics of ``tier``, main tasks (:func:`analysis.study_stats`), computed once."""
+    """§6 statistics of ``tier``, main tasks (:func:`study_stats`), computed once."""
     return _study_stats(results, ("stats", tier), rows(results), tier)
 
 
@@ -114,7 +211,7 @@ def cells(results, tier: str = "1L1H") -> dict:
 
 def accs(results, tier, cell, L):
     """The stored accuracies of one ``"enc/task"`` cell of ``tier`` at length ``L``."""
-    return [x["acc"] for x in an3.cell_rows(rows(results), tier, *cell.split("/"), L)]
+    return [x["acc"] for x in cell_rows(rows(results), tier, *cell.split("/"), L)]
 
 
 def high_rows(results, tier="1L1H", tau=HIGH_ALPHA, A=None) -> list[dict]:
@@ -272,10 +369,10 @@ PAPER_FAMILIES = "rope/first@30 sinusoidal/prev@40 sinusoidal/first@60 sinusoida
 
 
 def ablation(r):
-    """App. D's :func:`analysis.selection_ablation` of the CE and both min-norm tables."""
+    """App. D's :func:`selection_ablation` of the CE and both min-norm tables."""
     tabs = {"ce": alpha(r), "min_norm": alpha(r, "min_norm")}
     tabs["min_norm_exact"] = min_norm_exact_table(r)
-    return _memo(r, "ablation", lambda: an3.selection_ablation(rows(r), tabs))
+    return _memo(r, "ablation", lambda: selection_ablation(rows(r), tabs))
 
 
 def pos_rows(results, tier: str = "1L1H") -> list[dict]:
@@ -285,7 +382,7 @@ def pos_rows(results, tier: str = "1L1H") -> list[dict]:
 
 
 def app_e_stats(results, tier: str = "1L1H") -> dict:
-    """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`analysis.study_stats`)."""
+    """The §6 statistics of App. E's pos2/pos5 cells at one tier (:func:`study_stats`)."""
     return _study_stats(results, ("appE", tier), pos_rows(results, tier), tier, tasks=POS_TASKS)
 
 
@@ -313,7 +410,7 @@ def app_e_tiers(results):
 def app_e_rescued(results) -> dict:
     """Per stored tier of App. E: rescued cells, numbers of cells and of generalizing ones, AUC."""
     A = alpha(results)
-    rescued = lambda t: an3.content_channel(pos_rows(results, t), A, t, tasks=POS_TASKS)
+    rescued = lambda t: content_channel(pos_rows(results, t), A, t, tasks=POS_TASKS)
     return {
         t: {"rescued": sorted(rescued(t))} | {k: st.get(k) for k in ("n_cells", "n_pos", "auc")}
         for t, st in _app_e_by_tier(results).items()
@@ -348,15 +445,15 @@ def _lg_train(rows) -> dict:
 
 def app_g_cells(r) -> dict:
     """App. G per training length: ``{L0: cell summaries at 3·L0}`` over 3 seeds (L0 = 20: the main
-    study's seeds 0–2 at L = 60), with α_{3L0} (:func:`~.analysis.cell_summary`)."""
+    study's seeds 0–2 at L = 60), with α_{3L0} (:func:`cell_summary`)."""
     out = {}
-    for L0 in APP_G_MEASURED:
-        if L0 in APP_G["trained"]:
+    for L0 in ch3.APP_G_MEASURED:
+        if L0 in ch3.APP_G["trained"]:
             rs = [x for e in ENCODINGS for x in stored(r, f"appG__L0_{L0}__{e}")]
         else:
-            rs = [x for x in rows(r) if x["L"] == 3 * L0 and x["seed"] in APP_G["seeds"]]
+            rs = [x for x in rows(r) if x["L"] == 3 * L0 and x["seed"] in ch3.APP_G["seeds"]]
         A = {k: {3 * L0: a} for k, a in stored(r, "robustness_alpha")["appG"][str(L0)].items()}
-        out[L0] = an3.cell_summary(rs, "1L1H", A)
+        out[L0] = cell_summary(rs, "1L1H", A)
     return out
 
 
@@ -377,7 +474,7 @@ def app_g_generalizing(r) -> dict:
 def rope_scale_table(r) -> dict:
     """App. H's frequency sweep per stored scale: α_60, mean LG@60, train accuracy, LGs."""
     out, alphas = {}, stored(r, "robustness_alpha")["rope_scale"]
-    for s in [f"{s:g}" for s in ROPE_SCALES if f"appH__rope_scale_{s:g}" not in NOT_RUN]:
+    for s in [f"{s:g}" for s in ch3.ROPE_SCALES if f"appH__rope_scale_{s:g}" not in ch3.NOT_RUN]:
         rs = [x for x in stored(r, f"appH__rope_scale_{s}") if x["L"] == 60]
         out[s] = {"alpha": alphas[s]["60"], **_lg_train(rs), "lg_seeds": [x["acc"] for x in rs]}
     return out
@@ -391,4 +488,4 @@ def app_f_stats(r) -> dict:
 def induction_table(r) -> dict:
     """App. H's induction: per tier and encoding, mean LG@60 and train accuracy over the seeds."""
     by_tier = lambda t: {e: _lg_train(stored(r, f"appH__induction__{t}__{e}")) for e in ENCODINGS}
-    return {t: by_tier(t) for t in INDUCTION["tiers"]}
+    return {t: by_tier(t) for t in ch3.INDUCTION["tiers"]}

@@ -1,6 +1,6 @@
 """Positional realizability (chapter 3, "Tasks and the transfer operator"): the tasks' targets,
 ``T_L(W) = Φ_L W Φ_Lᵀ``, the selection rules, α_L (§4, eq. 2–3; a tied top is a failure) and the
-checks of Props. 1–4 and Theorem 2. The exact min-norm rule is :mod:`.exact_min_norm`."""
+checks of Props. 1–4 and Theorem 2, and the exact min-norm rule (``dps``-digit arithmetic)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+import mpmath
 import numpy as np
 import torch
 
@@ -477,3 +478,133 @@ def duality_table(lengths=(30, 60, 128), L0: int = L0_DEFAULT) -> list[dict]:
         row |= {f"learned_abs/{t} margin": clamped_margin(t, L, L0) for t in ("prev", "first")}
         rows.append(row)
     return rows
+
+
+# ------------------------------------------- exact min-norm rule (§4, W* = Φ⁺ R (Φ⁺)ᵀ), no cutoff
+#: Working precision (decimal digits) of :func:`exact_min_norm_alpha`. The sinusoidal Gram matrix
+#: Φ_20 Φ_20ᵀ has condition ≈ 10⁵⁴ and RoPE's coefficient matrix ≈ 10⁶², so 150 digits leave
+#: more than 80 correct ones; the α values are the same at 250 (tests/test_realizability.py).
+EXACT_DPS = 150
+#: the encodings whose min-norm interpolant float64 cannot compute (see :func:`fit_min_norm`)
+EXACT_ENCODINGS = ("sinusoidal", "rope")
+
+
+def _exact_frequencies(num_freq: int, base: float):
+    return [mpmath.mpf(base) ** (-mpmath.mpf(k) / num_freq) for k in range(num_freq)]
+
+
+def exact_min_norm_spectrum(
+    encoding, L0=L0_DEFAULT, *, num_freq=NUM_FREQ, base=BASE, dps=EXACT_DPS
+):
+    """Singular values (descending, ``dps`` digits) of the matrix the min-norm rule inverts."""
+    check_choice("encoding", encoding, EXACT_ENCODINGS)
+    L0 = check_positive_int("L0", L0)
+    with mpmath.workdps(check_positive_int("dps", dps, minimum=30)):
+        th = _exact_frequencies(num_freq, base)
+        if encoding == "sinusoidal":
+            rows = [[f(i * t) for t in th for f in (mpmath.cos, mpmath.sin)] for i in range(L0)]
+        else:
+            rows = _rope_design(th, L0)
+        S = mpmath.svd_r(mpmath.matrix(rows), compute_uv=False)
+        return sorted((float(x) for x in S), reverse=True)
+
+
+def _rope_basis(d, th):
+    """RoPE's relative kernel basis at offset ``d``: κ(d) = Σ_k a_k cos(dθ_k) − b_k sin(dθ_k)."""
+    return [mpmath.cos(d * t) for t in th] + [-mpmath.sin(d * t) for t in th]
+
+
+def _rope_design(th, L0: int) -> list:
+    """RoPE's coefficients → L0 × L0 logits, a row per offset d weighted by √(L0 − |d|)."""
+    return [[mpmath.sqrt(L0 - abs(d)) * g for g in _rope_basis(d, th)] for d in range(1 - L0, L0)]
+
+
+def exact_min_norm_alpha(
+    encoding, tasks, lengths, L0=L0_DEFAULT, *, num_freq=NUM_FREQ, base=BASE, dps=EXACT_DPS
+) -> dict:
+    """α_L of the exact min-norm interpolant: ``{"enc/task": {L: α}}`` plus ``"_recomputed"``
+    (rows the error bound could not certify) and ``"_l0_exact"`` (whether W realizes R_L0)."""
+    check_choice("encoding", encoding, EXACT_ENCODINGS)
+    tasks = [check_task(t) for t in tasks]
+    L0 = check_positive_int("L0", L0)
+    lengths = [_check_lengths(L, L0)[0] for L in lengths]
+    dps = check_positive_int("dps", dps, minimum=30)
+    out = {"_recomputed": 0, "_l0_exact": {}}
+    with mpmath.workdps(dps):
+        th = _exact_frequencies(num_freq, base)
+        rule = _sinusoidal_argmaxes if encoding == "sinusoidal" else _rope_argmaxes
+        argmaxes = rule(th, L0, max(lengths))
+        for task in tasks:
+            t0 = targets(task, L0).tolist()
+            args, recomputed = argmaxes(t0)
+            out["_recomputed"] += recomputed
+            q0 = query_rows(task, L0).tolist()
+            out["_l0_exact"][f"{encoding}/{task}"] = all(args[i] == t0[i] for i in q0)
+            row = out[f"{encoding}/{task}"] = {}
+            for L in lengths:
+                tg, rs = targets(task, L), scored_rows(task, L, L0).tolist()
+                hits = sum(args[i] == int(tg[i]) for i in rs)
+                row[int(L)] = hits / len(rs) if rs else float("nan")
+    return out
+
+
+def _sinusoidal_argmaxes(th, L0: int, Lmax: int):
+    """Sinusoidal W*: ``t0 ↦ ({row: strict argmax, −1 on a tie}, rows recomputed)``."""
+    kd = {d: mpmath.fsum(mpmath.cos(d * t) for t in th) for d in range(-(L0 - 1), Lmax)}
+    G = mpmath.matrix([[kd[m - n] for n in range(L0)] for m in range(L0)])
+    A = mpmath.matrix([[kd[i - m] for m in range(L0)] for i in range(Lmax)]) * G**-1
+    Af = np.array(A.tolist(), dtype=float)
+
+    def argmaxes(t0):
+        B = mpmath.matrix(Lmax, L0)
+        for m in range(L0):
+            if t0[m] >= 0:
+                for i in range(Lmax):
+                    B[i, t0[m]] += A[i, m]
+        Bf = np.array(B.tolist(), dtype=float)
+        T = Bf @ Af.T
+        bound = 4 * (L0 + 2) * np.finfo(float).eps * (np.abs(Bf) @ np.abs(Af).T)
+
+        def exact_row(i):
+            b = [B[i, m] for m in range(L0)]
+            vals = [mpmath.fdot(b, [A[j, m] for m in range(L0)]) for j in range(i + 1)]
+            top = max(vals)
+            win = [j for j, v in enumerate(vals) if v == top]
+            return win[0] if len(win) == 1 else -1
+
+        args, recomputed = {}, 0
+        for i in range(Lmax):  # the float64 argmax where the error bound certifies it
+            r, b = T[i, : i + 1], bound[i, : i + 1]
+            top = int(np.argmax(r))
+            ub = r + b
+            ub[top] = -np.inf
+            certified = i == 0 or r[top] - b[top] > ub.max()
+            args[i] = top if certified else exact_row(i)
+            recomputed += not certified
+        return args, recomputed
+
+    return argmaxes
+
+
+def _rope_argmaxes(th, L0: int, Lmax: int):
+    """RoPE's least-squares κ: ``t0 ↦ ({row i = d: argmax column, −1 on a tie}, 0)``."""
+    basis = {d: _rope_basis(d, th) for d in range(-(L0 - 1), Lmax)}
+    D = list(range(-(L0 - 1), L0))
+    U, S, V = mpmath.svd_r(mpmath.matrix(_rope_design(th, L0)))
+
+    def argmaxes(t0):
+        # weighted targets per offset: the mean of R over each diagonal of the grid
+        hits = [sum(1 for i in range(L0) if 0 <= i - d < L0 and t0[i] == i - d) for d in D]
+        y = mpmath.matrix([h / mpmath.sqrt(L0 - abs(d)) for h, d in zip(hits, D)])
+        coef = V.T * mpmath.diag([1 / x for x in S]) * (U.T * y)
+        kappa = [mpmath.fdot(coef, basis[d]) for d in range(Lmax)]
+        args, best, bd, tie = {}, None, -1, False
+        for d in range(Lmax):
+            if best is None or kappa[d] > best:
+                best, bd, tie = kappa[d], d, False
+            elif kappa[d] == best:
+                tie = True
+            args[d] = -1 if tie else d - bd  # row i = d: its argmax column
+        return args, 0
+
+    return argmaxes
