@@ -13,7 +13,7 @@ import torch
 
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.data import train_set
-from lengthgen.chapters.ch4.model import ModularMLP
+from lengthgen.chapters.ch4.data import ModularMLP
 from lengthgen.chapters.ch4.paper_scale import (
     DeviceLengthSampler,
     VariantMLP,

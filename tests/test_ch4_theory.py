@@ -1,4 +1,4 @@
-"""Chapter 4's learning-theory helpers (:mod:`lengthgen.chapters.ch4.theory`) against brute force
+"""Chapter 4's learning-theory helpers (:mod:`lengthgen.chapters.ch4.sweeps`) against brute force
 on small sizes, and their bad-input paths."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 import torch
 
-from lengthgen.chapters.ch4 import theory as T
+from lengthgen.chapters.ch4 import sweeps as T
 from lengthgen.chapters.ch4.constructions import construct_relu
 from lengthgen.chapters.ch4.data import all_count_vectors, labels_of_counts
 from lengthgen.chapters.ch4.training import margins

@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from lengthgen.chapters.ch4.model import Network
+from lengthgen.chapters.ch4.data import Network
 from lengthgen.chapters.ch5 import sum_sine as ss
 from lengthgen.chapters.ch5 import sum_sine_claims as sc
 from lengthgen.chapters.ch5.experiments import schema

@@ -9,7 +9,6 @@ import pytest
 from lengthgen import claims
 from lengthgen.chapters.ch4 import claims as C4
 from lengthgen.chapters.ch4 import measures as M4
-from lengthgen.chapters.ch4 import rules as R4
 from lengthgen.claims import Claim, Unchecked
 from lengthgen.store import max_difference
 from helpers import copy_results, edit_cell
@@ -212,14 +211,14 @@ def test_tolerance_of_the_sampled_bias_free_accuracy_is_three_binomial_se():
 
 
 def test_spearman_trend_permutation_p_and_seed_se():
-    t = R4.spearman_trend([0, 1, 2, 3, 4], [1, 2, 3, 4, 5])
+    t = M4.spearman_trend([0, 1, 2, 3, 4], [1, 2, 3, 4, 5])
     assert t["rho"] == pytest.approx(1.0) and t["p"] == pytest.approx(1 / 120)
-    assert R4.spearman_trend([0, 1, 2], [1, 1, 1])["p"] == 1.0
-    mean, se = R4.seed_mean([1.0, 1.0], 10_000)
+    assert M4.spearman_trend([0, 1, 2], [1, 1, 1])["p"] == 1.0
+    mean, se = M4.seed_mean([1.0, 1.0], 10_000)
     assert mean == 1.0 and se == 0.0
-    mean, se = R4.seed_mean([0.5], 10_000)
+    mean, se = M4.seed_mean([0.5], 10_000)
     assert se == pytest.approx(0.005)
-    assert R4.ahead(0.6, 0.01, 0.5, 0.01) and not R4.ahead(0.52, 0.01, 0.5, 0.01)
+    assert M4.ahead(0.6, 0.01, 0.5, 0.01) and not M4.ahead(0.52, 0.01, 0.5, 0.01)
 
 
 def test_max_difference():
@@ -319,9 +318,9 @@ def test_p53_chance_band_is_three_binomial_se_of_one_evaluation():
     assert stored["data"]["kwargs"]["n_eval"] == n_eval
     q = 1 / 53
     se = math.sqrt(q * (1 - q) / n_eval)
-    assert R4.CHANCE_P53 == pytest.approx((q - 3 * se, q + 3 * se))
+    assert M4.CHANCE_P53 == pytest.approx((q - 3 * se, q + 3 * se))
     rec = _committed()["ch4.fig4.p53.relu_chance"]
-    assert rec["interval"] == pytest.approx(list(R4.CHANCE_P53))
+    assert rec["interval"] == pytest.approx(list(M4.CHANCE_P53))
     assert "3 binomial SE" in rec["why"] and "21 such values" in rec["why"]
 
 
@@ -336,16 +335,16 @@ def test_accuracy_trend_rise_and_its_binomial_se_from_the_stored_sweep():
     assert n == M4.FULL["overparam"]["n_test"]
     for act in ("sine", "relu"):
         rows = {r["wd"]: r["test_acc"] for r in stored["value"]["rows"] if r["activation"] == act}
-        a0, a1 = rows[0.0], rows[R4.MODERATE_WD]
+        a0, a1 = rows[0.0], rows[M4.MODERATE_WD]
         v = M4.accuracy_trend(claims.StoredResults("ch4"), act)
         se = math.hypot(math.sqrt(a0 * (1 - a0) / n), math.sqrt(a1 * (1 - a1) / n))
         assert v["rise"] == pytest.approx(a1 - a0)
         assert v["SE of the rise"] == pytest.approx(se)
     # a significant rank trend whose rise is inside 2 SE does not count
-    assert not R4.significant_rise_beyond_se(
+    assert not M4.significant_rise_beyond_se(
         {"rho": 1.0, "p": 0.01, "rise": 0.01, "SE of the rise": 0.006}
     )
-    assert R4.significant_rise_beyond_se(
+    assert M4.significant_rise_beyond_se(
         {"rho": 1.0, "p": 0.01, "rise": 0.02, "SE of the rise": 0.006}
     )
 

@@ -1,5 +1,5 @@
 """Chapter 4's task and data, model, exact constructions and their checks, ReLU limits, margins and
-sampler (lengthgen.chapters.ch4.{data, model, constructions, checks, training})."""
+sampler (lengthgen.chapters.ch4.{data, constructions, checks, training})."""
 
 import math
 
@@ -10,7 +10,7 @@ from lengthgen.chapters.ch4 import checks as K
 from lengthgen.chapters.ch4 import constructions as C
 from lengthgen.chapters.ch4 import data as D
 from lengthgen.chapters.ch4 import training as G
-from lengthgen.chapters.ch4 import model, paper
+from lengthgen.chapters.ch4 import data as model, paper
 from lengthgen.chapters.ch4 import constructions as R
 from lengthgen.chapters.ch4 import training as T
 from lengthgen.config import ConfigError

@@ -181,7 +181,7 @@ def _row_ch4(steps=30, members=6, p=53, width=256, n=2000, batch=1024) -> tuple:
     ``torch.optim.Muon`` (Newton–Schulz in bfloat16)."""
     from lengthgen.chapters.ch4 import paper as p4
     from lengthgen.chapters.ch4.data import train_set
-    from lengthgen.chapters.ch4.model import ModularMLP
+    from lengthgen.chapters.ch4.data import ModularMLP
     from lengthgen.chapters.ch4.training import EpochSampler, b1_optimizer, masked_loss
 
     model, seeds = ModularMLP(p, width, "sine"), [1337 + i for i in range(members)]

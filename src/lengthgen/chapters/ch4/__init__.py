@@ -1,10 +1,10 @@
 """Chapter 4: Huang & Li, *Provable Benefits of Sinusoidal Activation for Modular Addition*.
 
-:mod:`.paper` the paper's numbers and our protocol; :mod:`.data` the task; :mod:`.model` the MLPs;
+:mod:`.paper` the paper's numbers and our protocol; :mod:`.data` the task and the MLPs;
 :mod:`.constructions` the exact networks of Sec. 4; :mod:`.checks` accuracy at every length;
-:mod:`.theory` the learning theory; :mod:`.training`, :mod:`.sweeps` the trained studies;
+:mod:`.training`, :mod:`.sweeps` the trained studies and the learning theory;
 :mod:`.paper_scale` the p = 53 GPU run; :mod:`.experiments` the plan and stored-run readers;
-:mod:`.rules`, :mod:`.measures`, :mod:`.claims` the ledger; :mod:`.figures` the pages' plots."""
+:mod:`.measures` (rules, values), :mod:`.claims` the ledger; :mod:`.figures` the pages' plots."""
 
 
 def experiments_cell(fn):

@@ -15,7 +15,7 @@ from lengthgen.chapters.ch4.constructions import fourier_accuracy, path_lower_bo
 from lengthgen.chapters.ch4.constructions import relu_width_lower_bound
 from lengthgen.chapters.ch4.data import all_count_vectors, all_inputs, check_length, check_modulus
 from lengthgen.chapters.ch4.data import count_vectors, labels_of, labels_of_counts
-from lengthgen.chapters.ch4.model import Network, activate, uargmax
+from lengthgen.chapters.ch4.data import Network, activate, uargmax
 from lengthgen.chapters.ch4.paper import N_TEST, OOD_LENGTHS
 from lengthgen.config import ConfigError, check_positive_int, nonempty
 

@@ -1,5 +1,5 @@
 """Chapter 4's claims, each declared once by its literal id: the paper's value from
-:data:`.paper.PAPER_VALUES`, the comparison from :mod:`.rules` (R1–R6), the measurement from
+:data:`.paper.PAPER_VALUES`, the comparison (R1–R6) and the measurement from
 :mod:`.measures` (stored cells, so ``claims --check`` needs no notebook). The Figs 4–5 claims come
 in families (:data:`LENGTHGEN_STATEMENTS`); a deviation has a cause from :data:`CAUSES`."""
 
@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 from lengthgen.chapters.ch4 import measures as M
 from lengthgen.chapters.ch4 import paper
-from lengthgen.chapters.ch4 import rules as R
 from lengthgen.chapters.ch4.experiments import PAPER_CELL, paper_scale_at
 from lengthgen.chapters.ch4.paper import MAIN, OVER, P53, PAPER_LR, PAPER_LR_60K
 from lengthgen.chapters.ch4.paper import paper_claim, paper_unchecked
@@ -158,7 +157,7 @@ def _long(id, network, construction, why_where=""):
         id,
         f"{network}: lowest accuracy over 10,000 sampled inputs at every m = 1 … 811, "
         "p ∈ {97, 53} (phases computed exactly)",
-        R.R1,
+        M.R1,
         lambda r: min(M.automaton(r, construction, "min_acc")),
         why=f"R1: the theorem says accuracy 1{why_where}; one error would falsify it",
     )
@@ -172,25 +171,25 @@ def _over_parameterized(id, deviation=None) -> Claim:
     statement, measure, holds, why = {
         "margin_grows": (
             f"Over-parameterized {name} (Muon): normalized 0.5 % margin rises with weight decay "
-            f"over 0 … {R.MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
+            f"over 0 … {M.MODERATE_WD:g} (Spearman ρ, exact one-sided p)",
             lambda r: M.trend(r, act, "normalized_margin"),
-            R.significant_rise,
-            f"R5: a trend stated in words counts only if significant at {100 * R.TREND_ALPHA:g} %",
+            M.significant_rise,
+            f"R5: a trend stated in words counts only if significant at {100 * M.TREND_ALPHA:g} %",
         ),
         "test_improves": (
             f"Over-parameterized {name}: test accuracy rises with weight decay over 0 … "
-            f"{R.MODERATE_WD:g} (Spearman ρ, exact one-sided p < {R.TREND_ALPHA:g}) and from decay "
-            f"{wd0:g} to {R.MODERATE_WD:g} by > 2 SE ({n_test:,} test inputs, one seed)",
+            f"{M.MODERATE_WD:g} (Spearman ρ, exact one-sided p < {M.TREND_ALPHA:g}) and from decay "
+            f"{wd0:g} to {M.MODERATE_WD:g} by > 2 SE ({n_test:,} test inputs, one seed)",
             lambda r: M.accuracy_trend(r, act),
-            R.significant_rise_beyond_se,
-            f"R5: an accuracy trend counts only if significant at {100 * R.TREND_ALPHA:g} % and "
-            f"beyond {R.N_SE:g} SE end to end",
+            M.significant_rise_beyond_se,
+            f"R5: an accuracy trend counts only if significant at {100 * M.TREND_ALPHA:g} % and "
+            f"beyond {M.N_SE:g} SE end to end",
         ),
         "excessive": (
-            f"Over-parameterized {name} at the largest decay (above {R.MODERATE_WD:g}): train "
+            f"Over-parameterized {name} at the largest decay (above {M.MODERATE_WD:g}): train "
             "accuracy below the near-perfect band, test accuracy > 2 SE below the best moderate decay",
             lambda r: M.excessive(r, act),
-            lambda v: v["train acc"] < R.PERFECT[0] and v["test below best moderate by > 2 SE"],
+            lambda v: v["train acc"] < M.PERFECT[0] and v["test below best moderate by > 2 SE"],
             "R4 ('training accuracy falls' = leaves the near-perfect band) and R5",
         ),
     }[kind]
@@ -201,7 +200,7 @@ def _over_parameterized(id, deviation=None) -> Claim:
 _SEEN, _UNSEEN = list(paper.IN_DOMAIN_LENGTHS), list(paper.OOD_LENGTHS)
 _SEEN_TXT = "accuracy at its worst held-out training length (3, 7, 13), best over weight decay"
 _UNSEEN_TXT = "accuracy at its worst unseen length (14–811), best over weight decay"
-_FAR_TXT = f"highest accuracy at unseen lengths ≥ {R.FAR_FROM}, best over weight decay"
+_FAR_TXT = f"highest accuracy at unseen lengths ≥ {M.FAR_FROM}, best over weight decay"
 _GAIN_TXT = (
     "at every budget n, mean accuracy over all unseen lengths and weight decays higher with a "
     "first-layer bias than without, by > 2 SE"
@@ -209,19 +208,19 @@ _GAIN_TXT = (
 #: The Figs 4–5 statements a length-generalization sweep is checked on, by the id's last part: the
 #: key in PAPER_VALUES, the networks, what is measured, the comparison and our value on a sweep.
 LENGTHGEN_STATEMENTS = {
-    "sine_seen": ("ch4.fig4.sine_seen", "bias-free sine MLP", _SEEN_TXT, R.R4_PERFECT,
+    "sine_seen": ("ch4.fig4.sine_seen", "bias-free sine MLP", _SEEN_TXT, M.R4_PERFECT,
                   lambda r, sweep: M.worst(r, sweep, "sine", False, _SEEN)),
-    "sine_far": ("ch4.fig4.sine_far", "bias-free sine MLP", _UNSEEN_TXT, R.R4_PERFECT,
+    "sine_far": ("ch4.fig4.sine_far", "bias-free sine MLP", _UNSEEN_TXT, M.R4_PERFECT,
                  lambda r, sweep: M.worst(r, sweep, "sine", False, _UNSEEN)),
     "relu_in_domain": ("ch4.fig4.relu_in_domain", "ReLU MLP", f"{_SEEN_TXT}, lies below the "
-                       "near-perfect band", R.R5_STRUGGLES,
+                       "near-perfect band", M.R5_STRUGGLES,
                        lambda r, sweep: M.worst(r, sweep, "relu", False, _SEEN)),
-    "relu_chance": ("ch4.fig4.relu_chance", "ReLU MLP", _FAR_TXT, R.R4_CHANCE, M.far_max),
-    "bias_seen": ("ch4.fig5.bias_seen", "biased sine MLP", _SEEN_TXT, R.R4_PERFECT,
+    "relu_chance": ("ch4.fig4.relu_chance", "ReLU MLP", _FAR_TXT, M.R4_CHANCE, M.far_max),
+    "bias_seen": ("ch4.fig5.bias_seen", "biased sine MLP", _SEEN_TXT, M.R4_PERFECT,
                   lambda r, sweep: M.worst(r, sweep, "sine", True, _SEEN)),
-    "bias_far": ("ch4.fig5.bias_far", "biased sine MLP", _UNSEEN_TXT, R.R4_PERFECT,
+    "bias_far": ("ch4.fig5.bias_far", "biased sine MLP", _UNSEEN_TXT, M.R4_PERFECT,
                  lambda r, sweep: M.worst(r, sweep, "sine", True, _UNSEEN)),
-    "bias_robust": ("ch4.fig5.bias_robust", "sine MLPs", _GAIN_TXT, R.R5_BIAS_GAIN, M.bias_gain),
+    "bias_robust": ("ch4.fig5.bias_robust", "sine MLPs", _GAIN_TXT, M.R5_BIAS_GAIN, M.bias_gain),
 }  # fmt: skip
 #: the stored sweep and the protocol of each family, by the middle part of the claim's id
 _SWEEPS = {
@@ -241,7 +240,7 @@ def _lengthgen(id, deviation=None) -> Claim:
     if sweep == PAPER_CELL:
         p = paper.PAPER_RUN["p"]
         subject = f"p = {p} on a GPU, at the last evaluation of the partial run, {networks}{n}"
-        rule = R.R3_CHANCE_P53 if kind == "relu_chance" else rule
+        rule = M.R3_CHANCE_P53 if kind == "relu_chance" else rule
     else:
         b = _FULL[sweep]
         setting = f"{b['steps']:,} updates, lr {b['lr']:g}"
@@ -251,7 +250,7 @@ def _lengthgen(id, deviation=None) -> Claim:
 
 
 #: R3: N = lengths × inputs per length; the larger of the two primes' standard errors
-NOBIAS_LONG_TOL = R.r3_tolerance(M.NOBIAS_LONG_PAPER, M.N_LONG)
+NOBIAS_LONG_TOL = M.r3_tolerance(M.NOBIAS_LONG_PAPER, M.N_LONG)
 
 CLAIMS = [
     # ----- Sec. 4: the constructions (exact statements of the paper; R1–R3)
@@ -259,21 +258,21 @@ CLAIMS = [
         "ch4.thm41.exhaustive",
         "Thm 4.1's width-2 sine network built for length m: lowest accuracy over every ordered "
         "input of every (m, p) with p ≤ 11, m ≤ 4, pᵐ ≤ 20,000",
-        R.R1,
+        M.R1,
         lambda r: M.exhaustive_min(r, "thm41"),
     ),
     paper_claim(
         "ch4.thm42.bias_exhaustive",
         "Thm 4.2's single width-2 sine network with bias: lowest accuracy over every ordered "
         "input of the same (m, p) cells",
-        R.R1,
+        M.R1,
         lambda r: M.exhaustive_min(r, "thm42_bias"),
     ),
     paper_claim(
         "ch4.thm42.nobias_exhaustive",
         "Thm 4.2's bias-free width-⌊(p−1)/2⌋ network: accuracy over every ordered input, at each "
         "(m, p) cell with 3 ≤ p ≤ 11 (paper value: its formula at that p)",
-        R.R2,
+        M.R2,
         M.nobias_exhaustive,
         paper_value=M.NOBIAS_EXHAUSTIVE_PAPER,
         digits=12,
@@ -290,7 +289,7 @@ CLAIMS = [
         lambda r: M.automaton(r, "fourier", "mean_acc"),
         paper_value=M.NOBIAS_LONG_PAPER,
         why=f"R3: an exact population accuracy, estimated from {M.N_LONG / 1e6:g} million i.i.d. "
-        f"inputs, ±{R.N_SE_EXACT} binomial SE",
+        f"inputs, ±{M.N_SE_EXACT} binomial SE",
         digits=6,
     ),
     _self(
@@ -359,7 +358,7 @@ CLAIMS = [
         "predicate",
         "the path bound implies the paper's, and an exact interpolant cannot beat a valid bound",
         M.bounds,
-        holds=R.all_agree("lengths", "paper ≤ path ≤ construction"),
+        holds=lambda v: v["paper ≤ path ≤ construction"] == v["lengths"] > 0,
     ),
     _self(
         "ch4.thm43.construction",
@@ -417,10 +416,10 @@ CLAIMS = [
         "ch4.fig1.sine_beats_relu",
         "Under-parameterized (AdamW): in every (m, p, width, n) cell the sine MLP's mean test "
         "accuracy exceeds the ReLU MLP's by > 2 SE",
-        R.r5_everywhere(
+        M.r5_everywhere(
             "cells",
             "sine ahead by > 2 SE",
-            f"R5: an order counts only beyond {R.N_SE:g} SE (seed spread or binomial)",
+            f"R5: an order counts only beyond {M.N_SE:g} SE (seed spread or binomial)",
         ),
         M.sine_beats_relu,
         protocol=paper.UNDER,
@@ -432,11 +431,11 @@ CLAIMS = [
         "training set, the narrower is never significantly worse, and significantly better "
         "wherever the widest is below the near-perfect band (ReLU: too few widths fit at our "
         "budget to compare)",
-        R.r5_everywhere(
+        M.r5_everywhere(
             "(m, p, n) cells compared",
             "narrower not worse, better where room",
             "R4 ('sufficient for optimization' = fits its training set) and R5 (orders beyond "
-            f"{R.N_SE:g} SE)",
+            f"{M.N_SE:g} SE)",
         ),
         M.width_trend,
         protocol=paper.UNDER,
@@ -452,7 +451,7 @@ CLAIMS = [
         "ch4.fig23.sine_vs_relu",
         "Over-parameterized: at every weight decay the sine MLP has the larger normalized margin "
         "and a test accuracy > 2 SE above the ReLU MLP's",
-        R.r5_everywhere("weight decays", "sine larger margin and test acc ahead by > 2 SE"),
+        M.r5_everywhere("weight decays", "sine larger margin and test acc ahead by > 2 SE"),
         M.sine_vs_relu_over,
         protocol=OVER,
     ),
@@ -480,12 +479,12 @@ CLAIMS = [
         "ch4.fig6.transformer",
         "1-layer 1-head decoder: at every training-set size the sine FFN's test accuracy exceeds "
         "both ReLU's and GELU's by > 2 SE",
-        R.r5_everywhere("training-set sizes", "sine ahead of ReLU and GELU by > 2 SE"),
+        M.r5_everywhere("training-set sizes", "sine ahead of ReLU and GELU by > 2 SE"),
         M.transformer,
         protocol=paper.TRANSFORMER,
         deviation=_TRANSFORMER,
     ),
-    # ----- Secs 4–6 learning theory and Fig. 9 (details page; measured live by .theory or stored)
+    # ----- Secs 4–6 learning theory and Fig. 9 (details page; measured live by .sweeps or stored)
     paper_claim(
         "ch4.prop_vc",
         "sgn(sin(a·x)), a > 0, on 1, 2, 4, …, 2^(N−1), N = 1 … 10: how many of the 2^N labellings "
@@ -526,7 +525,7 @@ CLAIMS = [
         "ch4.fig9.sgd",
         "Under-parameterized (3, 97), vanilla SGD: in every (width, n) cell the sine MLP's "
         "seed-mean test accuracy exceeds the ReLU MLP's by > 2 SE",
-        R.r5_everywhere("cells", "sine ahead by > 2 SE"),
+        M.r5_everywhere("cells", "sine ahead by > 2 SE"),
         lambda r: M.sine_beats_relu(r, "underparam_sgd"),
         protocol=_UNDER_SGD,
         deviation=_SGD_BUDGET,
@@ -547,7 +546,7 @@ CLAIMS = [
     paper_claim(
         "ch4.fig9.sgd.sine_slower",
         "The same cells: the sine MLP under AdamW is ahead of it under SGD by > 2 SE in each",
-        R.r5_everywhere("cells", "AdamW ahead by > 2 SE"),
+        M.r5_everywhere("cells", "AdamW ahead by > 2 SE"),
         M.sgd_sine_slower,
         protocol=_UNDER_SGD,
     ),
@@ -617,8 +616,7 @@ HEADLINE = {
     "finding_ids": "ch4.thm41.long ch4.thm42.bias_long ch4.fig4.p53.sine_far ch4.fig5.p53.bias_far "
     "ch4.fig4.p53.relu_chance".split(),
     "deviation": "At our reduced CPU budget (p = 17) the bias-free sine MLP does not generalize to long "
-    "unseen lengths (paper Fig. 4), and the weight-decay trends of paper Figs. 2–3 do not all "
-    "appear.",
+    "unseen lengths (paper Fig. 4), and not all weight-decay trends of paper Figs. 2–3 appear.",
     "deviation_ids": ["ch4.fig4.paper_lr.sine_far", "ch4.fig23.test_improves.sine"],
     # the chapter's results box: the paper's headline claims in plain words
     "claims": [

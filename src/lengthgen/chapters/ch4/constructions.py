@@ -1,4 +1,4 @@
-"""Chapter 4: the exact networks of Sec. 4 as float64 :class:`~.model.Network` s (Thms 4.1–4.2,
+"""Chapter 4: the exact networks of Sec. 4 as float64 :class:`~.data.Network` s (Thms 4.1–4.2,
 our ReLU interpolant; sine weights carry exact rational phases for :mod:`.checks`) and what ReLU
 networks cannot do (Thms 4.3–4.4: width bounds, same-ray pairs), section "Claim 2"."""
 
@@ -8,8 +8,7 @@ import math
 
 import torch
 
-from lengthgen.chapters.ch4.data import check_length, check_modulus, labels_of_counts
-from lengthgen.chapters.ch4.model import Network
+from lengthgen.chapters.ch4.data import Network, check_length, check_modulus, labels_of_counts
 from lengthgen.config import ConfigError
 
 

@@ -16,15 +16,14 @@ from lengthgen.chapters.ch4.checks import fixed_length_exact_lengths, window_key
 from lengthgen.chapters.ch4.checks import float_network_checks, long_length_checks  # noqa: F401
 from lengthgen.chapters.ch4.checks import relu_construction_check, summarize_checks  # noqa: F401
 from lengthgen.chapters.ch4.checks import small_exhaustive
-from lengthgen.chapters.ch4.model import ACTIVATIONS, check_activation
+from lengthgen.chapters.ch4.data import ACTIVATIONS, check_activation
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, IN_DOMAIN_LENGTHS, LENGTHGEN_VARIANTS
 from lengthgen.chapters.ch4.paper import TRAIN_LENGTHS, checks, protocol
 from lengthgen.chapters.ch4.paper_scale import train_paper_scale
 from lengthgen.chapters.ch4.sweeps import TRANSFORMER_ACTIVATIONS, TWO_LENGTH_RUNS, budget_study
 from lengthgen.chapters.ch4.sweeps import epoch_timing, lengthgen, overparam, relu_min_width
 from lengthgen.chapters.ch4.sweeps import sampler_comparison, transformer_baseline  # noqa: F401
-from lengthgen.chapters.ch4.sweeps import two_lengths, underparam
-from lengthgen.chapters.ch4.theory import margin_widths, sample_needs
+from lengthgen.chapters.ch4.sweeps import margin_widths, sample_needs, two_lengths, underparam
 from lengthgen.config import ConfigError
 from lengthgen.engine.runs import Cell
 from lengthgen.store import ResultFileError, cell_path, load_stored, results_dir
@@ -93,7 +92,7 @@ def cells(scale: str) -> list[Cell]:
     return out
 
 
-#: the cells of the learning-theory section (:mod:`.theory`; Fig. 9 reuses :func:`underparam`)
+#: the cells of the learning-theory section (:mod:`.sweeps`; Fig. 9 reuses :func:`underparam`)
 THEORY_CELLS = (
     ("margin_widths", margin_widths),
     ("sample_needs", sample_needs),

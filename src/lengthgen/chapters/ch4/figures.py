@@ -10,10 +10,9 @@ from lengthgen import plotting
 from lengthgen.chapters.ch4 import constructions as C
 from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4.checks import accuracy_by_length, automaton_accuracy
-from lengthgen.chapters.ch4.measures import best_over_wd
-from lengthgen.chapters.ch4.rules import WORD_BAND
+from lengthgen.chapters.ch4.measures import WORD_BAND, best_over_wd
 from lengthgen.chapters.ch4.experiments import paper_scale_rows, variant_name
-from lengthgen.chapters.ch4.model import Network
+from lengthgen.chapters.ch4.data import Network
 from lengthgen.config import ConfigError, check_positive_int
 
 

@@ -350,7 +350,7 @@ P53 = reduced(
 
 
 def paper_claim(id, statement, rule=None, measure=None, *, key=None, **kw) -> Claim:
-    """A claim of the paper at ``PAPER_VALUES[key or id]``, compared by ``rule`` (of :mod:`.rules`;
+    """A claim of the paper at ``PAPER_VALUES[key or id]``, compared by ``rule`` (:mod:`.measures`;
     ``kw`` may refine it, or give the ``paper_value`` compared, e.g. its formula at our cells)."""
     location, value = PAPER_VALUES[key or id]
     kw = {"paper_value": value, **(rule or {}), **kw}

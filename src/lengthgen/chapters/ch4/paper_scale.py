@@ -17,7 +17,7 @@ from typing import Sequence
 import torch
 
 from lengthgen.chapters.ch4.data import check_length, check_modulus, test_set, train_set
-from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
+from lengthgen.chapters.ch4.data import ModularMLP, check_activation, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE, TRAIN_LENGTHS
 from lengthgen.chapters.ch4.training import masked_loss, padded_sets, resolve_device
 from lengthgen.config import ConfigError, check_finite, check_positive_int

@@ -8,8 +8,7 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
-from lengthgen.chapters.ch4.data import Dataset, split_budget
-from lengthgen.chapters.ch4.model import ModularMLP, check_activation, uargmax
+from lengthgen.chapters.ch4.data import Dataset, ModularMLP, check_activation, split_budget, uargmax
 from lengthgen.chapters.ch4.paper import BATCH_SIZE, NS_DTYPE
 from lengthgen.config import ConfigError, check_choice, check_positive_int
 from lengthgen.config import get_device

@@ -14,7 +14,7 @@ from lengthgen.engine.runs import Cell
 from lengthgen.chapters.ch4.constructions import construct_with_bias
 from lengthgen.stats import clopper_pearson, plane_fit
 from lengthgen.chapters.ch4.data import train_set
-from lengthgen.chapters.ch4.model import ModularMLP, Network, check_activation
+from lengthgen.chapters.ch4.data import ModularMLP, Network, check_activation
 from lengthgen.chapters.ch4.training import accuracy_on, b1_optimizer, fit
 from lengthgen.chapters.ch4 import paper as p4
 
