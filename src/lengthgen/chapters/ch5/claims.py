@@ -425,8 +425,7 @@ CLAIMS += [
         "The offsets in [16,384, 10⁷) whose κ exceeds the study's maximum number μ·(10⁷ − 16,384) "
         "within a factor 2, μ the torus measure above that level (tasks expecting ≥ 50)",
         holds(
-            "ratio in [0.5, 2]",
-            lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values()),
+            "ratio in [0.5, 2]", lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values())
         ),
         "Weyl: the fraction of offsets in a set of measure μ tends to μ; exceedances come in "
         "short runs, so counts fluctuate more than Poisson: factor 2 for 60 to 6000 expected",

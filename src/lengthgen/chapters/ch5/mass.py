@@ -269,21 +269,15 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
         mu = level_measure(W, levels, grid=grid)
         mu16 = level_measure(W, levels, grid=grid, independent=True)
         recs = far_records(k, MASS_L0)
-        row = {
-            "task": t,
-            **sup,
-            "study_max": M0,
-            "mu_study_max": mu["mu"][0],
-            "mu16_study_max": mu16["mu"][0],
-            "alpha_study": rz.relative_alpha(k, t, study_max, MASS_L0),
-            "level_error": mu["level_error"],
-            "study_records": int((recs < study_max).sum()),
-            "d1": first_exceedance(k, delta) if delta else None,
-            "kappa_delta": levels[1] if delta else None,
-            "mu_kappa_delta": mu["mu"][1] if delta else None,
-            "mu16_kappa_delta": mu16["mu"][1] if delta else None,
-            "far": [],
-        }
+        row = {"task": t, **sup, "study_max": M0, "mu_study_max": mu["mu"][0]}
+        row["mu16_study_max"] = mu16["mu"][0]
+        row["alpha_study"] = rz.relative_alpha(k, t, study_max, MASS_L0)
+        row |= {"level_error": mu["level_error"], "study_records": int((recs < study_max).sum())}
+        fixed = [None] * 4  # none of these without a fixed offset δ
+        if delta:
+            fixed = [first_exceedance(k, delta), levels[1], mu["mu"][1], mu16["mu"][1]]
+        row |= dict(zip(("d1", "kappa_delta", "mu_kappa_delta", "mu16_kappa_delta"), fixed))
+        row["far"] = []
         for L in lengths:
             far = {"L": int(L), "alpha": rz.relative_alpha(k, t, L, MASS_L0)}
             far["n_scored"] = int(len(rz.scored_rows(t, L, MASS_L0)))

@@ -229,11 +229,9 @@ def train_variant(
         b = P["b"][i].double() if "b" in P else None
         net = Network(P["W"][i].double(), P["V"][i].double(), act, b)
         row = {"activation": act, "bias": bias, "width": width, "wd": wd, "seed": s}
-        row |= {
-            "train_acc": train_acc[i],
-            "acc": {str(L): population_accuracy(net, L) for L in lengths},
-            "exact_at": {str(L): bool((length_margins(net, L) > 0).all()) for L in lengths},
-        }
+        row["train_acc"] = train_acc[i]
+        row["acc"] = {str(L): population_accuracy(net, L) for L in lengths}
+        row["exact_at"] = {str(L): bool((length_margins(net, L) > 0).all()) for L in lengths}
         if act == "sine":
             row["drift"] = drift_diagnostics(net, train_lengths, L_max)
             row["first_failure"] = row["drift"]["measured_failure"]
@@ -457,10 +455,7 @@ CLAIMS = [
         "ch5.sumsine.sine_fails_by_38",
         f"No biased sine network learns the construction's zero drift: every one fails at some "
         f"length ≤ 2 × {LONGEST_TRAIN} = {2 * LONGEST_TRAIN}",
-        holds(
-            f"max first failing length ≤ {2 * LONGEST_TRAIN}",
-            lambda v: v <= 2 * LONGEST_TRAIN,
-        ),
+        holds(f"max first failing length ≤ {2 * LONGEST_TRAIN}", lambda v: v <= 2 * LONGEST_TRAIN),
         "the training lattice (7 lengths ≤ 19) leaves the per-length phase ν and the frequency "
         "offset δ free up to O(1/19); seen at seeds 7–8: failures at 6 … 27",
         lambda r: max(_failure(x, 10**9) for x in _rows(r, "sine", True)),

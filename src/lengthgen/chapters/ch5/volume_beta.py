@@ -78,10 +78,7 @@ TRAIN_EXPERIMENTS = tuple(e for exps in TRAIN_RUNS.values() for e in exps)
 
 
 def closed_forms(
-    area_ns=AREA_NS,
-    center_ns=CENTER_NS,
-    paper_eta_ns=PAPER_ETA_NS,
-    majority_n_max=MAJORITY_N_MAX,
+    area_ns=AREA_NS, center_ns=CENTER_NS, paper_eta_ns=PAPER_ETA_NS, majority_n_max=MAJORITY_N_MAX
 ) -> dict:
     """Majority's exact (X, b₂,₁) area, both scales, against 4η³ artanh(1/n)/β_n; without log n
     η* of the First/Index center, the center near η* and at the paper's η; Majority's failures."""
