@@ -46,12 +46,9 @@ def alignment(W, family, task, L, L0, factors: dict, chunk: int = 512) -> dict:
     out = {}
     for k in factors:
         w = torch.cat(weights[k])
-        out[k] = {
-            "alpha": float(torch.cat(correct[k]).double().mean()),
-            "alpha_half": float((w > 0.5).double().mean()),
-            "min_weight": float(w.min()),
-            "median_weight": float(w.median()),
-        }
+        alpha, half = (float(x.double().mean()) for x in (torch.cat(correct[k]), w > 0.5))
+        out[k] = {"alpha": alpha, "alpha_half": half, "min_weight": float(w.min())}
+        out[k]["median_weight"] = float(w.median())
     return out
 
 
