@@ -11,7 +11,6 @@ import torch
 
 from lengthgen.chapters.ch4.data import Network
 from lengthgen.chapters.ch5 import sum_sine as ss
-from lengthgen.chapters.ch5 import sum_sine_claims as sc
 from lengthgen.chapters.ch5.experiments import schema
 from lengthgen.config import ConfigError
 
@@ -167,7 +166,7 @@ def test_plan_names_are_the_same_at_both_scales():
 
 
 def test_claims_are_ours_with_unique_ids():
-    ids = [c.id for c in sc.CLAIMS]
+    ids = [c.id for c in ss.CLAIMS]
     assert len(ids) == len(set(ids))
     checks = {
         "ch5.sumsine.volume_plain_check_eta0p25",
@@ -175,7 +174,7 @@ def test_claims_are_ours_with_unique_ids():
         "ch5.sumsine.relu_nobias_fails_by_2",
         "ch5.sumsine.relu_bias_width_bound",
     }
-    assert {c.id: c.group for c in sc.CLAIMS} == {
+    assert {c.id: c.group for c in ss.CLAIMS} == {
         i: "self-check" if i in checks else "ours" for i in ids
     }
 

@@ -177,11 +177,11 @@ def test_majority_area_closed_form_both_scales():
 @pytest.mark.parametrize("task", ["first", "index"])
 def test_center_eta_threshold_by_brute_force(task):
     """Below η* the β_n = 1 center fails at some n; above it, it is exact at every n checked."""
-    from lengthgen.chapters.ch5 import volume_claims as vc
+    from lengthgen.chapters.ch5 import volume_beta as vb
 
     eta = vo.center_exact_eta(task)
     # Poisson summation (chapter 5), with its next-order term
-    assert abs(eta / vc.ETA_STAR[task] - 1) < vc.ETA_STAR_TOL
+    assert abs(eta / vb.ETA_STAR[task] - 1) < vb.ETA_STAR_TOL
     for e, ok in ((eta * 1.01, True), (eta * 0.99, False)):
         c = vo.center("pos", task, 8, eta=e)
         res = [
@@ -261,7 +261,6 @@ def test_bad_beta_combinations_are_named():
 def test_plan_and_schemas():
     from lengthgen.chapters.ch5 import volume_beta as vb
     from lengthgen.chapters.ch5.experiments import schema as ch5_schema
-    from lengthgen.chapters.ch5 import volume_claims as vc
 
     names = [c.name for c in vb.cells("full")]
     first = [
@@ -272,9 +271,9 @@ def test_plan_and_schemas():
     ]
     assert names[:4] == first
     assert all(ch5_schema(n) is not None for n in names)
-    stored = {"beta_train_" + e for exps in vc.TRAIN_RUNS.values() for e in exps}
+    stored = {"beta_train_" + e for exps in vb.TRAIN_RUNS.values() for e in exps}
     assert stored <= set(names)
-    joint = [f"joint_{k.replace('/', '_')}" for k in vc.JOINT]
+    joint = [f"joint_{k.replace('/', '_')}" for k in vb.JOINT]
     assert names[4:7] == joint
     assert [c.name for c in vb.cells("smoke", training=False)] == names[:7]
     # the full-scale training cells are chapter 2's cells with both scales
@@ -301,14 +300,14 @@ def test_closed_forms_small():
 
 def test_window_slope_of_constant_widths_is_exactly_zero():
     """A constant window gives slope 0 exactly, not a build-dependent rounding residue."""
-    from lengthgen.chapters.ch5 import volume_claims as vc
+    from lengthgen.chapters.ch5 import volume_beta as vb
 
     class R:
         def cell(self, name):
             return {"widths": {"k": {"n": [8, 16, 32, 64], "width": [0.3] * 4}}}
 
     r = R()
-    got = vc.window_slope(r, "one", "k")
+    got = vb.window_slope(r, "one", "k")
     assert got == 0.0 and str(got) == "0.0"
 
 
@@ -337,7 +336,7 @@ def test_majority_box_counts_the_structural_test_on_the_same_points():
 
 
 def test_paired_accuracy_pairs_each_log_member_with_its_beta_one_member():
-    from lengthgen.chapters.ch5 import volume_claims as vc
+    from lengthgen.chapters.ch5 import volume_beta as vb
 
     def m(beta, N, seed, acc, variant="gen"):
         return {
@@ -356,11 +355,11 @@ def test_paired_accuracy_pairs_each_log_member_with_its_beta_one_member():
         m("one", 3, 7, 0.0),
         m("log", 3, 1, 0.0, "sin"),
     ]
-    assert vc.paired_accuracy(members, "gen") == {
+    assert vb.paired_accuracy(members, "gen") == {
         (3, 1): (100.0, 25.0),
         (5, 2): (50.0, 75.0),
     }
-    assert list(vc.paired_accuracy(members, "gen")) == [(3, 1), (5, 2)]
+    assert list(vb.paired_accuracy(members, "gen")) == [(3, 1), (5, 2)]
 
 
 @pytest.mark.parametrize("variant,task,N", [("gen", "majority", 5), ("norm", "index", 3)])
@@ -391,7 +390,7 @@ def test_joint_box_is_exactness_at_both_lengths(variant, task, N):
 def test_joint_rates_are_the_derived_closed_forms():
     """The predicted joint areas: with β_n = 1 the single-length area at 10N+1; with log n the
     overlap of two intervals whose centres part by X log(L/N), integrated over X by quadrature."""
-    from lengthgen.chapters.ch5 import volume_claims as vc
+    from lengthgen.chapters.ch5 import volume_beta as vb
 
     for N in (5, 11, 41):
         L = 10 * N + 1
@@ -400,8 +399,8 @@ def test_joint_rates_are_the_derived_closed_forms():
         D = X * math.log(L / N)
         overlap = np.clip(np.minimum(a, D + b) - np.maximum(-a, D - b), 0, None)
         area = np.trapezoid(overlap, X) if hasattr(np, "trapezoid") else np.trapz(overlap, X)
-        assert area == pytest.approx(16 * vc.joint_rate(N, "log"), rel=1e-6)  # 4ab
-        assert vc.joint_rate(N, "one") == math.atanh(1 / L)
+        assert area == pytest.approx(16 * vb.joint_rate(N, "log"), rel=1e-6)  # 4ab
+        assert vb.joint_rate(N, "one") == math.atanh(1 / L)
 
 
 def test_the_pages_n_max_numbers_are_the_bounds():

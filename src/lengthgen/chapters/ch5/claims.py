@@ -1,8 +1,8 @@
 """Chapter 5's claims: **our** predictions for experiments none of the four papers runs (group
 ``ours``), each committed with its comparison before the run it judges (``git log -p``), and
 self-checks of the code they reuse (group ``self-check``: what follows from a definition, a theorem
-or a deterministic computation). Ids: ``volume``, ``joint`` (:mod:`.volume_claims`), ``sumsine``
-(:mod:`.sum_sine_claims`), ``parity``, ``mass``, ``mass_*`` (here). Rules: :mod:`.common`,
+or a deterministic computation). Ids: ``volume``, ``joint`` (:mod:`.volume_beta`), ``sumsine``
+(:mod:`.sum_sine`), ``parity``, ``mass``, ``mass_*`` (here). Rules: :mod:`.common`,
 :data:`C_RULE_LEVEL` (chapter 0's c-rule), chapter 2's rules 6–7; a refuted prediction carries
 :data:`~.common.FAILED`, one with no population is :class:`~lengthgen.claims.Unchecked`."""
 
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import math
 
-from lengthgen.chapters.ch5 import sum_sine_claims, volume_claims
+from lengthgen.chapters.ch5 import sum_sine, volume_beta
 from lengthgen.chapters.ch5.common import FAILED, ONE_ROW, claim_maker, equal, everywhere, failed
 from lengthgen.chapters.ch5.common import holds, value
-from lengthgen.chapters.ch5.mass import FIXED_TARGET
-from lengthgen.chapters.ch5.mass_more import FIXED_OFFSET
+from lengthgen.chapters.ch5.mass import FIXED_OFFSET, FIXED_TARGET
 from lengthgen.claims import Unchecked
 
 CAUSES = {
@@ -226,7 +225,7 @@ CLAIMS += [
 ]
 
 # --------------------------------------------------------------------------- refit and far lengths
-# The runs of :mod:`.mass_more`. Seen before writing these (design look-ups, none at a judged size):
+# The runs mass_refit, mass_far. Seen before writing these (design look-ups, none at a judged size):
 # the stored ``mass_tables`` and ``mass_clamped`` cells (c ≈ 2.1 for the three learned tables); for
 # chapter 3's RoPE fits, κ and its running maximum up to L = 16,384 (d1 = 560, 995, 2585, 640 for
 # prev, skip2, skip3, skip5; 36 records of κ in [20, 16,384) for first), S4, S16 and the measures μ
@@ -426,8 +425,7 @@ CLAIMS += [
         "The offsets in [16,384, 10⁷) whose κ exceeds the study's maximum number μ·(10⁷ − 16,384) "
         "within a factor 2, μ the torus measure above that level (tasks expecting ≥ 50)",
         holds(
-            "ratio in [0.5, 2]",
-            lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values()),
+            "ratio in [0.5, 2]", lambda v: len(v) >= 7 and all(0.5 <= x <= 2 for x in v.values())
         ),
         "Weyl: the fraction of offsets in a set of measure μ tends to μ; exceedances come in "
         "short runs, so counts fluctuate more than Poisson: factor 2 for 60 to 6000 expected",
@@ -469,7 +467,7 @@ CLAIMS += [
     ),
 ]
 
-CLAIMS = volume_claims.CLAIMS + CLAIMS + sum_sine_claims.CLAIMS
+CLAIMS = volume_beta.CLAIMS + CLAIMS + sum_sine.CLAIMS
 
 HEADLINE = {
     "finding": "Without chapter 1's log n factor, chapter 2's volume exponents stay the same "

@@ -1,6 +1,6 @@
 """Chapter 5's runs, the same at both scales (the plan: :func:`cells`), and the one declaration
 of their stored cells (:data:`SCHEMAS`): the Parity cells (:mod:`.parity`) and the softmax-mass
-cells here, then those of :mod:`.volume_beta`, :mod:`.sum_sine` and :mod:`.mass_more`."""
+cells here, then those of :mod:`.volume_beta`, :mod:`.sum_sine` and :mod:`.mass`."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import math
 from lengthgen.chapters.ch2.experiments import VOLUME_SCHEMA
 from lengthgen.chapters.ch2.volume import uniform_box
 from lengthgen.chapters.ch3 import realizability as rz
-from lengthgen.chapters.ch5 import mass, mass_more, sum_sine
+from lengthgen.chapters.ch5 import mass, sum_sine
 from lengthgen.chapters.ch5 import parity as pa
 from lengthgen.chapters.ch5 import volume_beta as vb
-from lengthgen.chapters.ch5 import volume_claims as vc
 from lengthgen.chapters.ch5.claims import DOUBLING_N, MASS_L0, MASS_LENGTHS, NEAR_ONE_C, SCALED_C
 from lengthgen.chapters.ch5.claims import SINE_B, SUMMING_ALL, SUMMING_N
 from lengthgen.chapters.ch5.sum_sine import ETAS, TRAIN_VARIANTS, train_cell_name, volume_cell_name
@@ -121,7 +120,7 @@ def cells(scale: str) -> list[Cell]:
             ),
         ]
         + sum_sine.cells(scale)
-        + mass_more.cells(scale)
+        + mass.cells(scale)
     )
 
 
@@ -132,11 +131,11 @@ _TRAIN = "members.*.(variant|N|seed|beta|test) members.*.(test.*|best_val_acc):p
 SCHEMAS: dict[str, str] = {
     "beta_closed_forms": "area.*.(n|area_log|area_one|ratio) eta_star.(first|index)"
     " center_one.*.(exact_above|paper_eta_largest_n) majority_center_failures"
-    f" area={len(vc.AREA_NS)} center_one=4",
+    f" area={len(vb.AREA_NS)} center_one=4",
     "beta_volume_log": VOLUME_SCHEMA,
     "beta_volume_one": VOLUME_SCHEMA,
     "beta_majority_box": "rows.*.(n|exact_log|exact_one|samples)"
-    f" rows.*.(fraction_log|fraction_one):p rows={len(vc.BOX_NS)}",
+    f" rows.*.(fraction_log|fraction_one):p rows={len(vb.BOX_NS)}",
     # chapter 2's experiment under both scales: its members twice
     **{f"beta_train_{e}": f"{_TRAIN} members=2*seeds*Ns*variants" for e in vb.TRAIN_EXPERIMENTS},
     "parity_doubling": "rows.*.(beta|n|max_abs_output|max_logit_error) rows=2*ns",
@@ -149,7 +148,7 @@ SCHEMAS: dict[str, str] = {
     **{
         f"joint_{k.replace('/', '_')}": "rows.*.(N|L|samples|exact_log|exact_one|one_not_log)"
         " rows.*.(fraction_log|fraction_one):p rows=Ns"
-        for k in vc.JOINT
+        for k in vb.JOINT
     },
     **{volume_cell_name(eta): "rows.*.(n|kind|fraction|lo|hi) plain.*.fraction" for eta in ETAS},
     **{
