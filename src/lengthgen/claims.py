@@ -193,10 +193,13 @@ def evaluate(claim: Claim, ours, *, chapter: str, scale: str) -> dict:
     rec.update(check=claim.check, tolerance=claim.tolerance, interval=iv, why=claim.why)
     rec.update(source=claim.source, scale="full" if claim.source == "stored" else scale)
     rec.update(protocol=claim.protocol.kind, protocol_note=claim.protocol.reduced)
-    dev = claim.deviation  # none on a failure: a prediction of ours that failed, a result
-    cause = dev.cause if dev is not None else None if ok else PREDICTION_FAILED
+    dev = claim.deviation
+    if dev is not None:
+        cause, explanation = dev.cause, dev.explanation
+    else:  # a prediction of ours that failed is a result, reported as such (no declared cause)
+        cause, explanation = (None if ok else PREDICTION_FAILED), None
     rec.update(status="reproduced" if ok else "deviates", holds=ok, cause=cause)
-    rec.update(explanation=dev and dev.explanation, declared_deviation_holds=dev is not None and ok)
+    rec.update(explanation=explanation, declared_deviation_holds=dev is not None and ok)
     return rec
 
 

@@ -385,7 +385,8 @@ def refresh_record(old: dict, new_value) -> dict:
     """What a refreshed cell's provenance keeps of the record ``old`` it replaces."""
     prov = old["provenance"]
     diff = max_difference(_clean(new_value), old["data"]["value"])
-    rec = {f"previous_{k}": prov.get(k) for k in ("date", "git_commit", "wall_time_s")}
+    rec = {"previous_date": prov.get("date"), "previous_git_commit": prov.get("git_commit")}
+    rec["previous_wall_time_s"] = prov.get("wall_time_s")
     rec["previous_migrated"] = "migrated" in prov
     return rec | {"max_abs_difference": diff if diff != float("inf") else "inf"}
 

@@ -73,7 +73,9 @@ class OptimConfig:
         check_choice("ns_dtype", self.ns_dtype, NS_DTYPES)
         for attr in ("decay", "muon_params", "adamw_params"):
             if isinstance(val := getattr(self, attr), str):
-                raise ConfigError(f"{attr} must be a sequence of parameter names, got {val!r}")
+                raise ConfigError(
+                    f"{attr} must be a sequence of parameter names, got the string {val!r}"
+                )
             if val is not None:
                 object.__setattr__(self, attr, tuple(val))
         if self.decay_members is not None:

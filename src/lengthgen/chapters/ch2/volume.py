@@ -309,11 +309,11 @@ def _exhaustive(P: dict, variant: str, task: str, n: int, beta: str = "log") -> 
 def diagonal_attention(P: dict, variant: str, n: int, ks, chunk=2_000_000, beta="log"):
     """α_k(k), the attention the query for k puts on position k: [P, len(ks)] (A_pos / A_norm)."""
     Pn, ks_t, out = P["b2"].shape[0], torch.as_tensor(list(ks), dtype=DT), []
-    step, logn = max(1, chunk // max(1, Pn * n)), _beta_n(n, beta)  # logn: β_n
+    step, beta_n = max(1, chunk // max(1, Pn * n)), _beta_n(n, beta)
     normalized = P.get("_norm", variant == "norm")
     for lo in range(0, len(ks_t), step):
         kk = ks_t[lo : lo + step]
-        g = positional_scores(P, kk.expand(Pn, -1), n, normalized) * logn  # [P, K, n]
+        g = positional_scores(P, kk.expand(Pn, -1), n, normalized) * beta_n  # [P, K, n]
         gk = torch.gather(g, -1, (kk.long() - 1).expand(Pn, -1).unsqueeze(-1)).squeeze(-1)
         out.append(torch.exp(gk - torch.logsumexp(g, -1)))
     return torch.cat(out, -1)

@@ -45,6 +45,9 @@ def labels(x: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
 
 def length_schedule(steps: int, L0: int = L0_DEFAULT, seed: int = 0) -> torch.Tensor:
     """The training length of each update, n ~ U{L0/2, …, L0} from generator ``seed``."""
+    steps = check_positive_int("steps", steps)  # public: the speed-path tests call it directly
+    L0 = check_positive_int("L0", L0, minimum=2)
+    seed = check_positive_int("seed", seed, minimum=0)
     return torch.randint(L0 // 2, L0 + 1, (steps,), generator=torch.Generator().manual_seed(seed))
 
 

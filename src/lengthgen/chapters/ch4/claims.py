@@ -64,7 +64,7 @@ _BUDGET_SEEN = Deviation(
 _UNDER_VAR = Deviation(
     "run-to-run variance",
     "with two seeds, spread is big where a sine run has not fit its training set within budget, or "
-    "where the widest memorise a small training set; there the sine lead is within noise",
+    "where the widest networks memorise a small training set; there the sine lead is within noise",
 )
 _OVER_RELU_MARGIN = Deviation(
     "reduced budget",
@@ -102,7 +102,8 @@ _TRANSFORMER = Deviation(
 # --------------------------------------------------------------------------- theory and Fig. 9
 #: Cor. 5.8 / Thm 5.6: the seed-mean test accuracy at which a training-set size counts as enough
 SAMPLE_LEVEL = 0.9
-#: slope 1, + ≈ 0.3 per log factor (two), ± 0.3 fit error; memorizing or a fixed need fall outside
+#: Cor. 5.8: Õ(p) and Ω(p) give slope 1 in log p, + ≈ 1/ln p ≈ 0.3 per log factor (two allowed),
+#: ± 0.3 of fit error; a memorizer (∝ p³ inputs) or a fixed need (slope 0) falls outside
 COR58_SLOPE = (0.7, 1.7)
 #: Thm 5.6: Θ̃(dp) bounds the samples needed by ∝ d (slope 1), + ≈ 0.5 of log factors
 THM56_MAX_SLOPE = 1.5
@@ -569,8 +570,9 @@ CLAIMS = [
         measure=lambda r: M.samples_slope(r, "width", SAMPLE_LEVEL),
         check="predicate",
         holds=lambda v: v is not None and v <= THM56_MAX_SLOPE,
-        why="Θ̃(dp) bounds every interpolating width-d learner's need by ∝ d (slope 1, "
-        f"+{THM56_MAX_SLOPE - 1:g} for log factors); it does not say a wider learner needs more",
+        why="Θ̃(dp) bounds what every interpolating learner of width d needs by ∝ d up to logs "
+        f"(slope 1, +{THM56_MAX_SLOPE - 1:g} for log factors); it does not say a wider learner "
+        "needs more",
         protocol=_SAMPLES,
     ),
     paper_unchecked(

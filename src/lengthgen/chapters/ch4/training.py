@@ -70,7 +70,8 @@ class EpochSampler:
         return self.perm[e][k * self.batch : (k + 1) * self.batch]
 
     def __call__(self, step: int, generators, members=None):
-        members, rows = range(len(generators)) if members is None else [int(i) for i in members], []
+        members = range(len(generators)) if members is None else [int(i) for i in members]
+        rows = []
         for gen, e in zip(generators, members):
             sl = self._indices(e, step % self.steps_per_epoch(e), gen)
             rows.append(torch.cat([sl, torch.full((self.B - sl.numel(),), -1, dtype=torch.long)]))

@@ -35,8 +35,9 @@ def _doubling(results, beta, key):
 CLAIMS = [
     _parity(
         "ch5.parity.collapse_beta_one",
-        "With β_n = 1 attention gives t ones among n the output of 2t among 2n (largest difference "
-        "over 10⁴ A_gen points, n = 3, 5, 11, 51): no classifier is exact at both n and 2n",
+        "With β_n = 1 the attention output for t ones among n equals the one for 2t among 2n "
+        "(largest difference over 10⁴ A_gen points, n = 3, 5, 11, 51): no classifier is exact "
+        "at both n and 2n",
         value(0.0, 1e-12, residue=1e-12),
         "the log-odds log t − log(n − t) + X are equal at (t, n) and (2t, 2n) up to float64 "
         "rounding of the logarithms",
@@ -211,7 +212,8 @@ CLAIMS += [
         _c_rule_holds(12),
         "our derivation: at c = 1.01 the last rows keep the mass only if L^0.01 = 1.10 beats the "
         "other keys' constant, at c = 0.99 about L^0.99 rows keep it; a constant of either sign "
-        "can break either side (a review had seen one table at c = 0.99 and 1.01 beforehand)",
+        "can break either side (a review had seen one table at c = 0.99 and 1.01 before this was "
+        "written)",
         lambda r: _c_rule(r, "mass_scaled_near_one", "alpha_half_log"),
     ),
     _mass_check(

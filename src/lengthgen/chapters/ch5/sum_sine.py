@@ -402,8 +402,9 @@ CLAIMS = [
         _c(
             cid,
             f"The fraction of the box θ* + [−{eta:g}, {eta:g}]^10 around chapter 4's construction "
-            f"exact {_WHAT[kind]} decays like n^{EXPONENTS[kind]} (log-log slope over n = {ns[0]} "
-            f"… {ns[1]}, doublings; the exponent inside its 95 % interval ± {SLOPE_ALLOWANCE})",
+            f"that is exact {_WHAT[kind]} decays like n^{EXPONENTS[kind]} (log-log slope over "
+            f"n = {ns[0]} … {ns[1]}, doublings; the exponent inside its 95 % interval "
+            f"± {SLOPE_ALLOWANCE})",
             holds(EXPONENTS[kind], lambda v, e=EXPONENTS[kind]: slope_holds(v, e)),
             "one length: only the step w − u of the decisive unit's phase along t must be O(1/n), "
             "its offset only modulo 2π; jointly both u and w must be O(1/n); the rest enters "

@@ -513,8 +513,9 @@ CLAIMS = [
     ),
     _check(
         "ch5.volume.center_threshold",
-        f"Without log n the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS}, at "
-        f"η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First, Index; A_pos, A_norm: 8 checks)",
+        f"Without log n the center at η*(1 + 10⁻³) is certified exact at every n ≤ {CENTER_NS} and "
+        f"the center at η*(1 − 10⁻³) fails at some n ≤ {CENTER_NS} (First, Index; A_pos, A_norm: "
+        "8 checks)",
         equal([True] * 8),
         "the mass on k decreases to its n = ∞ limit, which crosses 1/2 at η*; below η* the "
         "truncated sum passes the limit's excess within a few η⁻¹ positions",
