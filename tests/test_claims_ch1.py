@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lengthgen import claims
+from lengthgen import claims, pages
 from lengthgen.chapters.ch1 import claims as ch1_claims
 from lengthgen.chapters.ch1 import paper, training
 from lengthgen.claims import Claim, Unchecked
@@ -340,7 +340,7 @@ def test_headline_claims_type_only_the_papers_protocol_numbers():
         str(paper.TEST_N),
         str(paper.FIG4_RUNS),
     }
-    for it in ch1_claims.HEADLINE["claims"]:
+    for it in pages.headline_claims("ch1"):
         numbers = set(re.findall(r"\d+", it["claim"]))
         assert numbers <= allowed, it
         m = re.search(r"_n(\d+)$", it["id"])

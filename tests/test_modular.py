@@ -10,7 +10,7 @@ from lengthgen.chapters.ch4 import checks as K
 from lengthgen.chapters.ch4 import constructions as C
 from lengthgen.chapters.ch4 import data as D
 from lengthgen.chapters.ch4 import training as G
-from lengthgen.chapters.ch4 import data as model, paper
+from lengthgen.chapters.ch4 import paper
 from lengthgen.chapters.ch4 import constructions as R
 from lengthgen.chapters.ch4 import training as T
 from lengthgen.config import ConfigError
@@ -137,7 +137,7 @@ def test_homogeneous_pairs_force_equal_predictions():
     h = R.homogeneous_pairs(m1, m2, p)
     assert h["g"] == 2 and h["incongruent"] and len(h["pairs"]) == p - 1
     g = torch.Generator().manual_seed(0)
-    net = model.Network(
+    net = D.Network(
         torch.randn(16, p, generator=g, dtype=torch.float64),
         torch.randn(p, 16, generator=g, dtype=torch.float64),
         "relu",
@@ -244,7 +244,7 @@ def test_length_sampler_walks_lengths_in_order_with_single_length_batches():
     assert set(x[0][y[0] >= 0].sum(1).long().tolist()) == {2}
     with pytest.raises(ConfigError):
         T.fit(
-            model.ModularMLP(7, 2, "sine"),
+            D.ModularMLP(7, 2, "sine"),
             ds,
             optim=None,
             steps=1,
@@ -274,7 +274,7 @@ def test_updates_per_epoch_match_the_recorded_paper_protocol():
 
 # --------------------------------------------------------------------------- model
 def test_model_init_forward_and_determinism():
-    net = model.ModularMLP(p=5, width=3, activation="sine", bias=True)
+    net = D.ModularMLP(p=5, width=3, activation="sine", bias=True)
     a, b = net.init([1, 2]), net.init([1, 2])
     assert a["W"].shape == (2, 3, 5) and a["V"].shape == (2, 5, 3) and a["b"].shape == (2, 3)
     assert a["W"].dtype == torch.float32 and torch.equal(a["W"], b["W"])
@@ -284,7 +284,7 @@ def test_model_init_forward_and_determinism():
     out = net.forward(a, x)
     want = torch.sin(x @ a["W"].transpose(1, 2) + a["b"][:, None]) @ a["V"].transpose(1, 2)
     assert out.shape == (2, 4, 5) and torch.allclose(out, want)
-    relu = model.ModularMLP(p=5, width=3, activation="relu")
+    relu = D.ModularMLP(p=5, width=3, activation="relu")
     assert "b" not in relu.init([0])
 
 
@@ -295,7 +295,7 @@ def test_margins_hand_made():
     assert G.margins(s, y).tolist() == [2.0, 0.0, -3.0]
     with pytest.raises(ConfigError, match="disagree"):
         G.margins(s, y[:1])
-    assert model.uargmax(s).tolist() == [0, -1, 1]
+    assert D.uargmax(s).tolist() == [0, -1, 1]
     assert float(G.percentile_margin(s, y, 50.0)) == 0.0
     assert float(G.percentile_margin(s, y, 0.0)) == -3.0
     params = {"W": torch.tensor([[[3.0, 4.0]]]), "V": torch.tensor([[[2.0], [-1.0]]])}
@@ -303,12 +303,12 @@ def test_margins_hand_made():
     assert float(G.layer_norm_product(params, "relu")) == pytest.approx(5 * math.sqrt(5))
     # a hand-made ReLU net: x = e_0 -> h = 3, scores (6, -3): margin 9, normalised by 5·√5
     one = [D.Dataset(torch.tensor([[1.0, 0.0]]), torch.tensor([0]), torch.tensor([1]))]
-    relu = G.train_margins(model.ModularMLP(2, 1, "relu"), params, one, q=0.5)
+    relu = G.train_margins(D.ModularMLP(2, 1, "relu"), params, one, q=0.5)
     assert relu["margin"] == [9.0] and relu["normalized"][0] == pytest.approx(
         9 / (5 * math.sqrt(5))
     )
     # sine: scores (2 sin 3, -sin 3): margin 3 sin 3, normalised by 2
-    sine = G.train_margins(model.ModularMLP(2, 1, "sine"), params, one)
+    sine = G.train_margins(D.ModularMLP(2, 1, "sine"), params, one)
     assert sine["normalized"][0] == pytest.approx(3 * math.sin(3) / 2, rel=1e-6)
 
 
@@ -342,10 +342,10 @@ def test_construction_margins():
         lambda: D.split_budget(10, ()),
         lambda: D.train_set(-1, 5, (2,), 10),
         lambda: D.test_set(0, 5, 0),
-        lambda: model.ModularMLP(5, 3, activation="gelu"),
-        lambda: model.ModularMLP(1, 3),
-        lambda: model.ModularMLP(5, 0),
-        lambda: model.uargmax(torch.zeros(3, 1)),
+        lambda: D.ModularMLP(5, 3, activation="gelu"),
+        lambda: D.ModularMLP(1, 3),
+        lambda: D.ModularMLP(5, 0),
+        lambda: D.uargmax(torch.zeros(3, 1)),
         lambda: D.labels_of_counts(torch.tensor([[1, -1, 0]]), 3),
         lambda: D.check_counts(torch.zeros(2, 4), 3),
         lambda: K.automaton_accuracy(C.construct_relu(3, 5), 5, 3),

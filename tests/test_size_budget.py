@@ -1,10 +1,8 @@
 """The package's size budget (issue 34), checked so that growth shows where it happens: the shared
 package a chapter's cells call stays small enough to read.
 
-- everything under ``src/`` (every file, any extension) at most :data:`TOTAL` lines — the
-  budget is :data:`BUDGET`; until the package is cut to it (issue 34, open) :data:`TOTAL` is a
-  ceiling that stops unnoticed growth: lowered as the package shrinks, raised only in a commit
-  that names the new science that needed the lines;
+- everything under ``src/`` (every file, any extension) at most :data:`TOTAL` lines, the
+  budget of issue 34 (met at 19,888 lines); new science fits inside it by cutting elsewhere;
 - no file under ``src/`` over :data:`FILE` lines, no function or method over :data:`FUNCTION`;
 - no packing: lines wider than :data:`WIDTH` columns (ruff's line length; ruff does not wrap
   strings, comments or ``fmt: off`` tables) at most :data:`WIDE` — a wide line holds what would
@@ -21,9 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-BUDGET, TOTAL, FILE, FUNCTION = 20_000, 20_778, 800, 80
+TOTAL, FILE, FUNCTION = 20_000, 800, 80
 NOTEBOOK_CODE, TOOLS = 4_000, 2_500
-WIDTH, WIDE = 100, 149
+WIDTH, WIDE = 100, 118
 
 
 def _files(folder: Path) -> list[Path]:

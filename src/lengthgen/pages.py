@@ -448,8 +448,10 @@ def _label(r: dict) -> str:
 
 
 def headline_claims(chapter: str) -> list[dict]:
-    """The chapter's 3–5 headline claims ``HEADLINE["claims"]``: ``[{"claim": words, "id": id}]``."""
-    items = _headline(chapter).get("claims") or []
+    """The chapter's 3–5 headline claims ``[{"claim": words, "id": id}]`` from its
+    ``HEADLINE["claims"]`` table ``{id: words}``."""
+    table = _headline(chapter).get("claims") or {}
+    items = [{"claim": words, "id": cid} for cid, words in table.items()]
     if not 3 <= len(items) <= 5 and chapter != "ch0":
         raise ConfigError(
             f"{chapter}: HEADLINE['claims'] lists {len(items)} claims; a results box shows 3 to 5"

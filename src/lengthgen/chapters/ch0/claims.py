@@ -108,4 +108,3 @@ HEADLINE = {
         "ch0.margin.scaled_constant": "Scaled by log N, the margin for half the mass tends to 1",
     },
 }
-HEADLINE["claims"] = [{"claim": words, "id": cid} for cid, words in HEADLINE["claims"].items()]

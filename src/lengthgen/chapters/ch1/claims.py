@@ -310,8 +310,9 @@ CLAIMS = [
     direction(
         "ch1.fig2.eps_1e-5_parity_rises",
         "§4.3, paper Fig. 2",
-        "Authors' configuration, PARITY with layer norm and ε = 1e-5 on 1,000 random strings per "
-        "length: the cross-entropy at n = 1000 is above that at n = 1 (bits at n = 1, 1000)",
+        "In the authors' configuration, PARITY with layer norm and ε = 1e-5 on 1,000 random "
+        "strings per length: the cross-entropy at n = 1000 is above that at n = 1 (bits at n = 1, "
+        "1000)",
         "still increases with length",
         source="live",
         holds=lambda v: v[1] > v[0],
@@ -638,7 +639,7 @@ DETAILS = (
 
 #: the intro's results box: the main finding and main deviation, with the claims behind them
 HEADLINE = {
-    "claims": {  # id: words, as [{"claim": words, "id": id}] below
+    "claims": {  # id: the claim in plain words
         "ch1.exact.parity": "A hand-built transformer classifies PARITY correctly at every length",
         "ch1.fig2.eps_0_flat": "Layer normalisation without its small constant keeps confidence "
         "the same at every length",
@@ -666,4 +667,3 @@ HEADLINE = {
         f"ch1.first_rates.{arm}_n{n}" for arm in ("scaled", "authors_placement") for n in (10, 300)
     ],
 }
-HEADLINE["claims"] = [{"claim": words, "id": cid} for cid, words in HEADLINE["claims"].items()]

@@ -657,21 +657,18 @@ CLAIMS = [
 
 #: the intro's results box: the chapter's main finding and deviation, with the claims behind them
 HEADLINE = {
-    "claims": [
-        {"claim": words, "id": cid}
-        for cid, words in {
-            "ch2.volume.pos_index_chi": "For Index, the exact range of the coefficient χ narrows "
-            "like n⁻² (log–log slope in n)",
-            "ch2.volume.norm_index_chi_fixed_ell_hat": "A normalized query (A_norm) keeps that "
-            "range from narrowing (slope 0)",
-            "ch2.train.volume_order": "Tasks whose exact solutions shrink faster generalize worse "
-            "after training (accuracy % at 10 × N: First, Majority, Index)",
-            "ch2.train.norm_vs_pos_size": "A_norm is far more accurate on Index at 10 times the "
-            "training length (percentage points over A_pos)",
-            "ch2.train.coef_chi": "Trained models with a larger drifting coefficient χ generalize "
-            "worse (rank correlation ρ)",
-        }.items()
-    ],
+    "claims": {
+        "ch2.volume.pos_index_chi": "For Index, the exact range of the coefficient χ narrows "
+        "like n⁻² (log–log slope in n)",
+        "ch2.volume.norm_index_chi_fixed_ell_hat": "A normalized query (A_norm) keeps that "
+        "range from narrowing (slope 0)",
+        "ch2.train.volume_order": "Tasks whose exact solutions shrink faster generalize worse "
+        "after training (accuracy % at 10 × N: First, Majority, Index)",
+        "ch2.train.norm_vs_pos_size": "A_norm is far more accurate on Index at 10 times the "
+        "training length (percentage points over A_pos)",
+        "ch2.train.coef_chi": "Trained models with a larger drifting coefficient χ generalize "
+        "worse (rank correlation ρ)",
+    },
     "finding": "The exact-solution windows shrink as the paper derives (Index under A_pos: χ like "
     "n⁻², ℓ like n⁻¹; under A_norm only ℓ̂ like n⁻¹; First constant), and length generalization "
     "follows that order in training, with A_norm ahead of A_pos on Index by the paper's margin.",

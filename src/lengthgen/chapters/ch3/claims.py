@@ -278,17 +278,17 @@ HEADLINE = {
     "depend on it (sinusoidal fixed offsets, RoPE attend-first at long lengths) differ, and so "
     "does the four-layer precision, inside the paper's interval at the rates matching its scores.",
     "deviation_ids": ["ch3.table3.alpha60", "ch3.alpha.sin_prev", "ch3.study.precision_4L4H"],
-    "claims": [
-        {"claim": "RoPE keeps a head on a fixed look-back distance at every test length",
-         "id": "ch3.alpha.rope_fixed_offsets"},
-        {"claim": "No encoding follows copy or reverse, whose look-back distance grows with length",
-         "id": "ch3.alpha.copy_reverse"},
-        {"claim": "A training-free score tells exactly which one-layer transformers extrapolate",
-         "id": "ch3.study.auc"},
-        {"claim": "On the tasks one-layer models learn, the score ranks them as accuracy does",
-         "id": "ch3.study.spearman_1L1H"},
-        {"claim": "In four-layer models, which also use token content, the rank correlation is "
-                   "weak", "id": "ch3.study.depth_4L4H"},
-    ],
+    "claims": {
+        "ch3.alpha.rope_fixed_offsets":
+            "RoPE keeps a head on a fixed look-back distance at every test length",
+        "ch3.alpha.copy_reverse":
+            "No encoding follows copy or reverse, whose look-back distance grows with length",
+        "ch3.study.auc":
+            "A training-free score tells exactly which one-layer transformers extrapolate",
+        "ch3.study.spearman_1L1H":
+            "On the tasks one-layer models learn, the score ranks them as accuracy does",
+        "ch3.study.depth_4L4H":
+            "In four-layer models, which also use token content, the rank correlation is weak",
+    },
 }
 # fmt: on

@@ -359,7 +359,7 @@ CLAIMS = [
         "predicate",
         "the path bound implies the paper's, and an exact interpolant cannot beat a valid bound",
         M.bounds,
-        holds=lambda v: v["paper ≤ path ≤ construction"] == v["lengths"] > 0,
+        holds=lambda v: v["paper ≤ path ≤ construction"] == v["lengths"] and v["lengths"] > 0,
     ),
     _self(
         "ch4.thm43.construction",
@@ -621,21 +621,17 @@ HEADLINE = {
     "unseen lengths (paper Fig. 4), and not all weight-decay trends of paper Figs. 2–3 appear.",
     "deviation_ids": ["ch4.fig4.paper_lr.sine_far", "ch4.fig23.test_improves.sine"],
     # the chapter's results box: the paper's headline claims in plain words
-    "claims": [
-        {"claim": words, "id": cid}
-        for cid, words in {
-            "ch4.thm41.long": "Two sine neurons add numbers modulo p exactly, at any one input "
-            "length",
-            "ch4.thm42.bias_long": "With a bias term, one two-neuron sine network is exact at "
-            "every length",
-            "ch4.fig1.sine_beats_relu": "With few neurons and little data, sine networks beat "
-            "ReLU networks",
-            "ch4.fig4.p53.sine_far": "Trained on short inputs, a sine network stays accurate on "
-            "far longer ones",
-            "ch4.fig4.p53.relu_chance": "Trained the same way, a ReLU network is at chance on "
-            "longer inputs",
-        }.items()
-    ],
+    "claims": {
+        "ch4.thm41.long": "Two sine neurons add numbers modulo p exactly, at any one input length",
+        "ch4.thm42.bias_long": "With a bias term, one two-neuron sine network is exact at "
+        "every length",
+        "ch4.fig1.sine_beats_relu": "With few neurons and little data, sine networks beat "
+        "ReLU networks",
+        "ch4.fig4.p53.sine_far": "Trained on short inputs, a sine network stays accurate on "
+        "far longer ones",
+        "ch4.fig4.p53.relu_chance": "Trained the same way, a ReLU network is at chance on "
+        "longer inputs",
+    },
 }
 
 #: the claims (id prefixes) on the chapter's details page; the last line: theory and Fig. 9

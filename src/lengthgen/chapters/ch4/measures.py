@@ -91,7 +91,11 @@ def r5_everywhere(
     total, hit, why="R5: an order stated in words, counted only beyond 2 binomial SE"
 ) -> dict:
     """R5 over a grid: the stated order holds, beyond 2 SE, at all ``v[total]`` points."""
-    return {"check": "direction", "holds": lambda v: v[hit] == v[total] > 0, "why": why}
+    return {
+        "check": "direction",
+        "holds": lambda v: v[hit] == v[total] and v[total] > 0,
+        "why": why,
+    }
 
 
 # --------------------------------------------------------------------------- the comparisons

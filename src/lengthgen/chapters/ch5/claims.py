@@ -509,7 +509,6 @@ HEADLINE = {
         "torus measure predicts",
     },
 }
-HEADLINE["claims"] = [{"claim": text, "id": cid} for cid, text in HEADLINE["claims"].items()]
 
 #: the claims shown on the chapter's details page (claim-id prefixes; the rest are on its page)
 DETAILS = (
