@@ -1,7 +1,6 @@
 """The benchmark runs, reports the agreed keys, and the ensemble and the loop agree (tiny step count)."""
 
 import json
-import statistics
 
 import pytest
 import torch
@@ -26,7 +25,8 @@ def test_cli_bench_json(capsys):
     assert [r["name"] for r in res["rows"]] == list(CHAPTER_ROWS)
     for row in res["rows"]:
         assert set(ROW_KEYS) <= set(row) and row["steps"] == 1
-    assert res["ratio"] == round(statistics.median(r["ratio"] for r in res["rows"]), 2)
+    mid = sorted(r["ratio"] for r in res["rows"])[1:3]  # four rows: the median is their mean
+    assert res["ratio"] == round((mid[0] + mid[1]) / 2, 2)
     assert main(["bench", "--steps", "0"]) == 2
     assert "steps must be an integer >= 1" in capsys.readouterr().err
 
@@ -50,7 +50,8 @@ def test_chapter_rows_keys_and_equal_losses():
         )
         tol = 1e-12 if row["dtype"] == "float64" else 1e-5
         assert row["max_abs_loss_diff"] <= tol, (name, row["max_abs_loss_diff"])
-    assert res["ratio"] == round(statistics.median(r["ratio"] for r in res["rows"]), 2)
+    mid = sorted(r["ratio"] for r in res["rows"])[1:3]  # four rows: the median is their mean
+    assert res["ratio"] == round((mid[0] + mid[1]) / 2, 2)
     assert (
         "fused" in rows["ch3_decoder"]["loop_optimizer"]
         or "foreach" in rows["ch3_decoder"]["loop_optimizer"]

@@ -144,7 +144,7 @@ def test_selection_rules_realize_rope_prev_and_fail_alibi():
     assert simulate(W, fam, "prev", 80).alpha == 1.0
     fa = KernelFamily("alibi")
     Wa = fit_ce(fa, "prev", steps=100)
-    assert Wa[1, 0] <= 0 and Wa[1, 1] == 0 and simulate(Wa, fa, "prev", 40).alpha == 0.0
+    assert Wa[1, 0] <= 0 and simulate(Wa, fa, "prev", 40).alpha == 0.0
     Wm = fit_min_norm(KernelFamily("learned_abs"), "first")
     assert torch.allclose(Wm[:, 0], torch.ones(20, dtype=torch.float64))
 

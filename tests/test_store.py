@@ -14,7 +14,7 @@ def _prov(**kw):
 
 
 def test_provenance_fields():
-    p = _prov(extra={"command": "python -m lengthgen reproduce ch0", "wall_time_s": 1.5})
+    p = _prov(extra={"command": "python -m lengthgen reproduce ch0", "wall_time_s": 1.23456})
     for key in (
         "command",
         "git_commit",
@@ -28,6 +28,7 @@ def test_provenance_fields():
     ):
         assert key in p
     assert p["seeds"] == [1, 2] and p["command"].endswith("ch0")
+    assert p["wall_time_s"] == 1.235  # extra's floats are rounded to 3 decimals
 
 
 def test_save_and_load(tmp_path):

@@ -43,7 +43,7 @@ def chapter_cost(chapter: str, results: str | os.PathLike | None = None) -> dict
         prov = store.load_cell(folder, cell.name, scale="full")["provenance"]
         row["stored"] += 1
         wall = store.number(prov.get("wall_time_s")) or 0.0
-        cpu = store.number(prov.get("cpu_time_s"))
+        cpu = store.cpu_time(prov)
         row["wall_s"] += wall
         row["cpu_recorded" if cpu is not None else "cpu_unknown"] += 1
         row["cpu_s"] += cpu or 0.0

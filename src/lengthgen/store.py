@@ -375,10 +375,15 @@ def number(x) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
+def cpu_time(prov: dict) -> float | None:
+    """A stored run's CPU seconds, or None where it was not measured (a migrated cell)."""
+    return number(prov.get("cpu_time_s"))
+
+
 def unmeasured(folder, cell, scale: str) -> bool:
     """Whether ``cell`` is stored complete without a CPU time (migrated): ``refresh`` re-runs it."""
     done = stored_state(folder, cell, scale) == "done"
-    return done and number(load_cell(folder, cell.name)["provenance"].get("cpu_time_s")) is None
+    return done and cpu_time(load_cell(folder, cell.name)["provenance"]) is None
 
 
 def refresh_record(old: dict, new_value) -> dict:
@@ -498,7 +503,7 @@ def merge_cells(src, dst, cells: Sequence, scale: str, *, schema=None) -> dict[s
         prov, value = dict(new["provenance"]), new["data"]["value"]
         if status[c.name] == "done":  # replaced only by a measured run of a cell stored unmeasured
             old = load_cell(dst, c.name)
-            cpu_new, cpu_old = (number(p.get("cpu_time_s")) for p in (prov, old["provenance"]))
+            cpu_new, cpu_old = cpu_time(prov), cpu_time(old["provenance"])
             if have != "done" or cpu_new is None or cpu_old is not None:
                 out["kept"].append(c.name)
                 continue

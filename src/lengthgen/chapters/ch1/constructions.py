@@ -172,6 +172,8 @@ def paired(
     p["w2"][..., : cfg.d_ffn, :] = torch.cat([params["w2"], -params["w2"]], -1)
     p["out_w"][..., :d] = params["out_w"]
     if cleanup:
+        if keep is None:
+            raise ValueError("cleanup needs the coordinate to keep")
         last = cfg.n_layers - 1
         if bool((params["w1"][:, last] != 0).any()) or bool((params["w2"][:, last] != 0).any()):
             raise ValueError("the clean-up needs the last layer's FFN to be unused")

@@ -620,7 +620,7 @@ NESV = [
         lambda v: (
             all(v["compensated_exact"])
             and not any(v["uncompensated_exact"][-2:])
-            and abs(v["q_slope"] + 1) <= 0.3
+            and abs(v["q_slope"] + 1) <= WINDOW_SLOPE_TOL
         ),
         "a check of our construction: a* ≈ 0.22/√n leaves the O(1/n) window from n ≈ 600 on",
         group="self-check",

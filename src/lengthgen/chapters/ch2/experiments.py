@@ -287,6 +287,8 @@ def train_experiment(*, device="cpu", progress=True, keep_params=False, beta="lo
         raise ConfigError(f"the settings are {', '.join(SETTINGS)}; got {', '.join(settings)}")
     c = settings | {k: check(settings[k]) for k, check in _CHECKS.items()}
     c["variants"] = _check_variants(settings["variants"], settings["norm_map"])
+    check_choice("task", c["task"], TASKS)  # before fixed_token reads it
+    check_positive_int("batch stream", c["stream"], minimum=0)
     att_betas = _distinct("beta", [beta] if isinstance(beta, str) else beta, check_beta)
     c |= {"fixed": fixed_token(c["task"], settings["fixed_token"]), "att_betas": att_betas}
     # "auto" resolved here; the trainer gets "cpu" or "cuda"

@@ -25,7 +25,7 @@ DOUBLING_POINTS = {"h": 4, "B": 1.0, "samples": 10_000, "seed": 0}
 
 def parity_doubling(ns=DOUBLING_N) -> dict:
     """:func:`.parity.doubling_gap` for both attention scales at each n in ``ns``."""
-    P = uniform_box("gen", *DOUBLING_POINTS.values())
+    P = uniform_box("gen", **DOUBLING_POINTS)
     rows = [
         {"beta": beta, "n": int(n), **pa.doubling_gap(P, int(n), beta)}
         for beta in ("one", "log")

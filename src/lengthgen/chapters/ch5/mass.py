@@ -286,8 +286,9 @@ def mass_far(lengths=FAR_LENGTHS, study_max: int = STUDY_MAX, grid=TORUS_GRID) -
     return {"rows": rows, "study_max": int(study_max)}
 
 
-for _fn in (mass_refit, mass_far):  # their cells were hashed when they lived in ``mass_more``
-    _fn.stored_as = f"lengthgen.chapters.ch5.mass_more.{_fn.__name__}"
+# their cells were hashed when they lived in ``mass_more`` (engine.runs._qualname)
+mass_refit.stored_as = "lengthgen.chapters.ch5.mass_more.mass_refit"
+mass_far.stored_as = "lengthgen.chapters.ch5.mass_more.mass_far"
 
 
 def cells(scale: str) -> list[Cell]:
